@@ -1,0 +1,26 @@
+// Bundles the action (dist/index.js) and the CLI (dist/cli.js) as ESM for Node 20+.
+import { build } from "esbuild";
+import { chmodSync, readFileSync } from "node:fs";
+
+const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+const common = {
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "esm",
+  legalComments: "none",
+  logLevel: "warning",
+  external: ["cpu-features", "*.node"],
+  define: { MEDALIST_VERSION: JSON.stringify(pkg.version) },
+  banner: {
+    js: "import { createRequire as __medalistRequire } from 'node:module'; const require = __medalistRequire(import.meta.url);",
+  },
+};
+await build({ ...common, entryPoints: ["src/index.ts"], outfile: "dist/index.js" });
+await build({
+  ...common,
+  entryPoints: ["src/cli.ts"],
+  outfile: "dist/cli.js",
+  banner: { js: "#!/usr/bin/env node\n" + common.banner.js },
+});
+chmodSync("dist/cli.js", 0o755);

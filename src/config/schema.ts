@@ -1,0 +1,148 @@
+import { z } from "zod";
+
+/** "90", "90s", "30m", "2h" → seconds. */
+export function parseDuration(v: string | number): number | null {
+  if (typeof v === "number") return v;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*$/i.exec(v);
+  if (!m) return null;
+  const n = Number(m[1]);
+  const unit = (m[2] ?? "s").toLowerCase();
+  return n * (unit === "h" ? 3600 : unit === "m" ? 60 : 1);
+}
+
+/** "512m", "8g", "1024k", 1048576 → bytes. */
+export function parseBytes(v: string | number): number | null {
+  if (typeof v === "number") return v;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$/i.exec(v);
+  if (!m) return null;
+  const pow = { "": 0, k: 1, m: 2, g: 3, t: 4 }[m[2].toLowerCase() as "" | "k" | "m" | "g" | "t"];
+  return Math.round(Number(m[1]) * 1024 ** pow);
+}
+
+const duration = z
+  .union([z.number().positive(), z.string()])
+  .transform((v, ctx) => {
+    const s = parseDuration(v);
+    if (s === null || !(s > 0)) {
+      ctx.addIssue({ code: "custom", message: `expected a duration like 600, "90s", "30m" or "2h", got ${JSON.stringify(v)}` });
+      return z.NEVER;
+    }
+    return s;
+  });
+
+const bytes = z
+  .union([z.number().int().positive(), z.string()])
+  .transform((v, ctx) => {
+    const b = parseBytes(v);
+    if (b === null || !(b > 0)) {
+      ctx.addIssue({ code: "custom", message: `expected a size like "512m" or "8g", got ${JSON.stringify(v)}` });
+      return z.NEVER;
+    }
+    return b;
+  });
+
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name");
+
+export const AgentSchema = z
+  .strictObject({
+    /** Command for the agent: run by a shell (local executor) or as the container's command (docker). */
+    command: z.union([z.string().min(1), z.array(z.string()).min(1)]).optional(),
+    /** Docker: an existing image tag. */
+    image: z.string().min(1).optional(),
+    /** Docker: build the image from a Dockerfile in the repository. */
+    build: z
+      .strictObject({
+        context: z.string().default("."),
+        dockerfile: z.string().default("Dockerfile"),
+        target: z.string().optional(),
+        args: z.record(z.string(), z.string()).default({}),
+      })
+      .optional(),
+    /** Working directory for the local executor (relative to the config file). */
+    cwd: z.string().optional(),
+    /** Plain variables passed to the agent. */
+    env: z.record(envName, z.string()).default({}),
+    /** Names of runner environment variables passed to the agent (masked in logs). */
+    secrets: z.array(envName).default([]),
+  })
+  .describe("The agent under test.");
+
+export const CompetitionsSchema = z
+  .strictObject({
+    /** A named split: toy, lite (= low), medium, high, all, dev, … */
+    split: z.string().optional(),
+    include: z.array(z.string()).default([]),
+    exclude: z.array(z.string()).default([]),
+    /** Leave out competitions flagged upstream (leaked labels, crowded leaderboards). */
+    excludeFlagged: z.boolean().default(false),
+  })
+  .refine((c) => c.split !== undefined || c.include.length > 0, {
+    message: "name a split or list competitions under include",
+  });
+
+export const LimitsSchema = z.strictObject({
+  time: duration.default(600),
+  cpus: z.number().positive().optional(),
+  memory: bytes.optional(),
+  shmSize: bytes.optional(),
+  pids: z.number().int().positive().optional(),
+  /** GPUs per run. */
+  gpus: z.number().int().min(0).default(0),
+});
+
+export const DockerSchema = z.strictObject({
+  network: z.enum(["bridge", "none"]).default("bridge"),
+  /** Explicit GPU ids instead of detection with nvidia-smi. */
+  gpuIds: z.array(z.string()).optional(),
+  /** How often an infrastructure error is retried before the run counts as not comparable. */
+  retries: z.number().int().min(0).default(2),
+  /** Seconds between SIGTERM and SIGKILL when the time limit is hit. */
+  stopGraceSecs: z.number().int().min(0).default(10),
+});
+
+export const BaselineSchema = z.discriminatedUnion("source", [
+  z.strictObject({ source: z.literal("none") }),
+  z.strictObject({ source: z.literal("cache") }),
+  z.strictObject({ source: z.literal("file"), path: z.string().min(1) }),
+  /** Run a second agent (or the base ref's scaffold) in the same job. */
+  z.strictObject({ source: z.literal("run"), agent: AgentSchema.optional() }),
+]);
+
+export const GateSchema = z.strictObject({
+  /** Medal-rate drop (absolute, 0..1) tolerated before calling it a regression. */
+  tolerance: z.number().min(0).max(1).default(0.05),
+  /** Significance level of the test and 1 - confidence of the interval. */
+  alpha: z.number().gt(0).lt(1).default(0.05),
+  failOn: z.enum(["regression", "never"]).default("regression"),
+});
+
+export const ConfigSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    name: z.string().min(1).default("default"),
+    competitions: CompetitionsSchema,
+    seeds: z.number().int().min(1).max(100).default(3),
+    agent: AgentSchema,
+    limits: LimitsSchema.default({ time: 600, gpus: 0 }),
+    dataDir: z.string().default(".medalist/data"),
+    /** Folder with competition definitions; defaults to the bundled registry. */
+    registryDir: z.string().optional(),
+    executor: z.enum(["local", "docker"]).default("local"),
+    /** Runs at once (local executor); docker schedules by CPUs and GPUs. */
+    concurrency: z.number().int().min(1).default(1),
+    docker: DockerSchema.default({ network: "bridge", retries: 2, stopGraceSecs: 10 }),
+    baseline: BaselineSchema.default({ source: "none" }),
+    gate: GateSchema.default({ tolerance: 0.05, alpha: 0.05, failOn: "regression" }),
+  })
+  .superRefine((c, ctx) => {
+    if (c.executor === "local" && c.agent.command === undefined) {
+      ctx.addIssue({ code: "custom", path: ["agent", "command"], message: "the local executor needs agent.command" });
+    }
+    if (c.executor === "docker" && !c.agent.image && !c.agent.build) {
+      ctx.addIssue({ code: "custom", path: ["agent", "image"], message: "the docker executor needs agent.image or agent.build" });
+    }
+  });
+
+export type Config = z.output<typeof ConfigSchema>;
+export type ConfigInput = z.input<typeof ConfigSchema>;
+export type AgentConfig = z.output<typeof AgentSchema>;

@@ -1,0 +1,50 @@
+/** How a run ended, from the executor's point of view. */
+export type Outcome = "completed" | "failed" | "timed_out" | "oom" | "infra_error";
+
+/** Everything an executor needs to run one (competition, seed). Host paths are absolute. */
+export interface RunSpec {
+  runId: string;
+  suiteId: string;
+  competitionId: string;
+  seed: number;
+  /** Host folder with the competition's public files (mounted read-only at /home/data). */
+  publicDir: string;
+  /** Host folder of this run: submission/, logs/, code/, instructions.txt, run.log live here. */
+  runDir: string;
+  timeLimitSecs: number;
+  /** Extra environment the agent may see (config env + secrets, already resolved). */
+  env: Record<string, string>;
+  /** GPU device ids pinned to this run (empty: none). */
+  gpus: string[];
+  /** URL of the format-validation endpoint, when one runs. */
+  validationUrl?: string;
+}
+
+export interface ExecResult {
+  outcome: Outcome;
+  exitCode: number | null;
+  durationMs: number;
+  oomKilled?: boolean;
+  /** Human-readable reason for failed/infra_error outcomes. */
+  error?: string;
+  /** Executor-specific facts for the results (image digest, container id, …). */
+  details?: Record<string, string>;
+}
+
+/** An executor runs the agent for one RunSpec and reports how it ended. It never grades. */
+export interface Executor {
+  readonly name: string;
+  execute(spec: RunSpec, signal?: AbortSignal): Promise<ExecResult>;
+}
+
+/** Paths inside a run directory, shared by every executor. */
+export function runPaths(runDir: string) {
+  return {
+    submissionDir: `${runDir}/submission`,
+    submissionFile: `${runDir}/submission/submission.csv`,
+    logsDir: `${runDir}/logs`,
+    codeDir: `${runDir}/code`,
+    instructionsFile: `${runDir}/instructions.txt`,
+    logFile: `${runDir}/run.log`,
+  };
+}

@@ -1,0 +1,45 @@
+import { z } from "zod";
+
+/** Precomputed thresholds (when the full leaderboard CSV is not available). */
+export const ThresholdsSchema = z.strictObject({
+  gold: z.number(),
+  silver: z.number(),
+  bronze: z.number(),
+  median: z.number(),
+  teamCount: z.number().int().positive().optional(),
+  /** Where the figures come from. */
+  source: z.string(),
+});
+
+/** competitions/<id>/competition.json */
+export const CompetitionSchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/),
+  name: z.string(),
+  category: z.string().default("Other"),
+  /** Splits this competition belongs to (toy, low, medium, high, split75, dev, …). */
+  splits: z.array(z.string()).default([]),
+  /** Human-readable metric name. */
+  metric: z.string(),
+  isLowerBetter: z.boolean(),
+  /** native: graded by Medalist (needs grader.json); external: by a configured command. */
+  grading: z.enum(["native", "external"]).default("native"),
+  /** Answers file, relative to <data-dir>/<id>/prepared/private. */
+  answers: z.string(),
+  /** Sample submission, relative to <data-dir>/<id>/prepared/public. */
+  sampleSubmission: z.string(),
+  /** Leaderboard CSV (Kaggle export columns), relative to this competition's folder. */
+  leaderboard: z.string().optional(),
+  thresholds: ThresholdsSchema.optional(),
+  /** Known problems upstream (e.g. "leaked-test-labels", "crowded-leaderboard"). */
+  flags: z.array(z.string()).default([]),
+  /** Rough agent run time in seconds, used to schedule the longest runs first. */
+  expectedDurationSecs: z.number().positive().optional(),
+  /** How the data is obtained; toy competitions are generated locally. */
+  source: z.enum(["toy", "kaggle"]).default("kaggle"),
+  /** Toy generator parameters (source: toy). */
+  toy: z.record(z.string(), z.unknown()).optional(),
+  /** Upstream metadata kept as facts (grade function name, dataset size, …). */
+  upstream: z.record(z.string(), z.unknown()).optional(),
+});
+
+export type Competition = z.output<typeof CompetitionSchema>;

@@ -1,0 +1,89 @@
+import { z } from "zod";
+
+/** Bump when the results document changes incompatibly. */
+export const RESULTS_SCHEMA_VERSION = 1;
+
+/** JSON cannot hold NaN: a NaN score is written as the string "NaN". */
+const score = z.union([z.number(), z.literal("NaN"), z.null()]);
+
+export const GradeReportSchema = z.object({
+  competition_id: z.string(),
+  score,
+  gold_threshold: score,
+  silver_threshold: score,
+  bronze_threshold: score,
+  median_threshold: score,
+  any_medal: z.boolean(),
+  gold_medal: z.boolean(),
+  silver_medal: z.boolean(),
+  bronze_medal: z.boolean(),
+  above_median: z.boolean(),
+  submission_exists: z.boolean(),
+  valid_submission: z.boolean(),
+  is_lower_better: z.boolean(),
+  created_at: z.string(),
+  submission_path: z.string(),
+  percentile: z.number().min(0).max(1).nullable(),
+  error: z.string().nullable(),
+});
+
+export const OutcomeSchema = z.enum(["completed", "failed", "timed_out", "oom", "infra_error"]);
+
+export const RunResultSchema = z.object({
+  runId: z.string(),
+  competitionId: z.string(),
+  seed: z.number().int(),
+  outcome: OutcomeSchema,
+  exitCode: z.number().int().nullable(),
+  startedAt: z.string(),
+  durationMs: z.number().min(0),
+  /** Tries taken (infrastructure errors are retried). */
+  attempts: z.number().int().min(1),
+  /** The run's folder (logs/, code/, submission/, run.log), relative to the results file. */
+  runDir: z.string(),
+  error: z.string().nullable(),
+  /** null when the run never produced something gradeable (infra_error). */
+  grade: GradeReportSchema.nullable(),
+  usage: z
+    .object({ tokens: z.number().optional(), dollars: z.number().optional() })
+    .nullable()
+    .default(null),
+  gpus: z.array(z.string()).default([]),
+  details: z.record(z.string(), z.string()).default({}),
+});
+
+export const SuiteResultsSchema = z.object({
+  schemaVersion: z.literal(RESULTS_SCHEMA_VERSION),
+  medalistVersion: z.string(),
+  /** "base" or "head" in a comparison; free text otherwise. */
+  label: z.string(),
+  suite: z.object({
+    name: z.string(),
+    /** Hash of what makes two runs comparable (competitions, seeds, limits, grading). */
+    hash: z.string(),
+    competitions: z.array(z.string()),
+    seeds: z.number().int(),
+  }),
+  agent: z.object({
+    description: z.string(),
+    image: z.string().nullable().default(null),
+    imageDigest: z.string().nullable().default(null),
+  }),
+  git: z
+    .object({ sha: z.string().nullable(), ref: z.string().nullable() })
+    .default({ sha: null, ref: null }),
+  environment: z.object({
+    executor: z.string(),
+    timeLimitSecs: z.number(),
+    gpuModel: z.string().nullable().default(null),
+    node: z.string(),
+    platform: z.string(),
+  }),
+  startedAt: z.string(),
+  finishedAt: z.string(),
+  runs: z.array(RunResultSchema),
+});
+
+export type RunResult = z.output<typeof RunResultSchema>;
+export type SuiteResults = z.output<typeof SuiteResultsSchema>;
+export type GradeReportJson = z.output<typeof GradeReportSchema>;
