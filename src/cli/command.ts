@@ -1,16 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { UserError } from "../errors.js";
 
-/** An error meant for the user: printed as one line, no stack trace. */
-export class UserError extends Error {
-  constructor(
-    message: string,
-    /** Process exit code: 2 for bad input or config, 1 for other failures. */
-    readonly exitCode = 2,
-  ) {
-    super(message);
-    this.name = "UserError";
-  }
-}
+export { UserError };
 
 export interface Command {
   name: string;
