@@ -4,7 +4,7 @@ import { createRequire as __medalistRequire } from 'node:module'; const require 
 // src/version.ts
 var VERSION = true ? "0.1.0" : "0.0.0-dev";
 
-// src/cli/command.ts
+// src/errors.ts
 var UserError = class extends Error {
   constructor(message, exitCode = 2) {
     super(message);
