@@ -38,18 +38,20 @@ export function loadRegistry(dir: string = defaultRegistryDir()): Registry {
     }
     const parsed = CompetitionSchema.safeParse(raw);
     if (!parsed.success) throw new UserError(formatZodError(parsed.error, file));
-    if (parsed.data.id !== name) throw new UserError(`${file}: id "${parsed.data.id}" does not match its folder "${name}"`);
+    if (parsed.data.id !== name)
+      throw new UserError(`${file}: id "${parsed.data.id}" does not match its folder "${name}"`);
     registry.set(name, { competition: parsed.data, dir: join(dir, name) });
   }
   return registry;
 }
 
-/** Competitions of a split (a split named "all" is every competition). */
+/** Competitions of a split. "lite" is "low"; "all" is every competition unless some declare "all". */
 export function splitMembers(registry: Registry, split: string): string[] {
   const aliases: Record<string, string> = { lite: "low" };
   const name = aliases[split] ?? split;
+  const declared = name === "all" && [...registry.values()].some((e) => e.competition.splits.includes("all"));
   const ids = [...registry.values()]
-    .filter((e) => name === "all" || e.competition.splits.includes(name))
+    .filter((e) => (name === "all" && !declared) || e.competition.splits.includes(name))
     .map((e) => e.competition.id);
   return ids;
 }
@@ -60,3 +62,82 @@ export function knownSplits(registry: Registry): string[] {
   if (s.has("low")) s.add("lite");
   return [...s].sort();
 }
+
+export interface Selection {
+  split?: string;
+  include?: string[];
+  exclude?: string[];
+  /** Leave out flagged members of the split (explicitly included ids are kept). */
+  excludeFlagged?: boolean;
+}
+
+/** The closest known id, for "did you mean" hints. */
+function closest(name: string, candidates: Iterable<string>): string | undefined {
+  const lower = name.toLowerCase();
+  let best: string | undefined;
+  let bestScore = Infinity;
+  for (const c of candidates) {
+    const cl = c.toLowerCase();
+    const score = cl.startsWith(lower) || lower.startsWith(cl) ? 0 : editDistance(lower, cl);
+    if (score < bestScore) [best, bestScore] = [c, score];
+  }
+  return best !== undefined && bestScore <= Math.max(1, Math.floor(name.length / 3)) ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+function checkIds(registry: Registry, ids: string[], what: string): void {
+  for (const id of ids) {
+    if (registry.has(id)) continue;
+    const hint = closest(id, registry.keys());
+    throw new UserError(
+      `unknown competition "${id}" in ${what}${hint ? ` (did you mean "${hint}"?)` : ""}; ` +
+        "run `medalist competitions` to list them",
+    );
+  }
+}
+
+/**
+ * The competitions a suite runs, in registry order then include order:
+ * members of the split, plus `include`, minus `exclude`, minus flagged split members when
+ * `excludeFlagged`. Unknown splits or ids are user errors.
+ */
+export function selectCompetitions(registry: Registry, sel: Selection): string[] {
+  const include = sel.include ?? [];
+  const exclude = sel.exclude ?? [];
+  checkIds(registry, include, "competitions.include");
+  checkIds(registry, exclude, "competitions.exclude");
+  let members: string[] = [];
+  if (sel.split !== undefined) {
+    const splits = knownSplits(registry);
+    if (!splits.includes(sel.split)) {
+      const hint = closest(sel.split, splits);
+      throw new UserError(
+        `unknown split "${sel.split}"${hint ? ` (did you mean "${hint}"?)` : ""}; known splits: ${splits.join(", ")}`,
+      );
+    }
+    members = splitMembers(registry, sel.split);
+    if (sel.excludeFlagged)
+      members = members.filter((id) => registry.get(id)!.competition.flags.length === 0);
+  }
+  const out = [...new Set([...members, ...include])].filter((id) => !exclude.includes(id));
+  if (out.length === 0) {
+    throw new UserError(
+      `no competitions selected (split ${sel.split ?? "none"}, ${include.length} included, ` +
+        `${exclude.length} excluded${sel.excludeFlagged ? ", flagged ones left out" : ""})`,
+    );
+  }
+  return out;
+}
+
+export { leaderboardPath, defaultLeaderboardsDir } from "./leaderboards.js";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RecipeSchema } from "./recipe-schema.js";
 
 /** Precomputed thresholds (when the full leaderboard CSV is not available). */
 export const ThresholdsSchema = z.strictObject({
@@ -9,6 +10,14 @@ export const ThresholdsSchema = z.strictObject({
   teamCount: z.number().int().positive().optional(),
   /** Where the figures come from. */
   source: z.string(),
+  /** True when teamCount is an estimate rather than the leaderboard's row count. */
+  teamCountEstimated: z.boolean().optional(),
+});
+
+/** The upstream leaderboard CSV pinned by its Git LFS pointer. */
+export const LeaderboardPinSchema = z.strictObject({
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  bytes: z.number().int().positive(),
 });
 
 /** competitions/<id>/competition.json */
@@ -29,6 +38,8 @@ export const CompetitionSchema = z.strictObject({
   sampleSubmission: z.string(),
   /** Leaderboard CSV (Kaggle export columns), relative to this competition's folder. */
   leaderboard: z.string().optional(),
+  /** SHA-256 and size of upstream's leaderboard.csv (fetched by `medalist leaderboards fetch`). */
+  leaderboardPin: LeaderboardPinSchema.optional(),
   thresholds: ThresholdsSchema.optional(),
   /** Known problems upstream (e.g. "leaked-test-labels", "crowded-leaderboard"). */
   flags: z.array(z.string()).default([]),
@@ -40,6 +51,8 @@ export const CompetitionSchema = z.strictObject({
   toy: z.record(z.string(), z.unknown()).optional(),
   /** Upstream metadata kept as facts (grade function name, dataset size, …). */
   upstream: z.record(z.string(), z.unknown()).optional(),
+  /** How the Kaggle download becomes prepared/{public,private} (see src/prepare/recipe.ts). */
+  prepare: RecipeSchema.optional(),
 });
 
 export type Competition = z.output<typeof CompetitionSchema>;

@@ -1,0 +1,202 @@
+/**
+ * CSV reading and writing the way upstream's preparers see it: pandas `read_csv` (type inference,
+ * missing-value tokens) followed by `to_csv(index=False)` (minimal quoting, Python float repr).
+ */
+
+/** RFC 4180 records; a CRLF or LF ends a record outside quotes. */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = "";
+  let i = 0;
+  const n = text.length;
+  if (text.charCodeAt(0) === 0xfeff) i = 1;
+  let quoted = false;
+  while (i < n) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"') {
+        if (text[i + 1] === '"') {
+          cell += '"';
+          i += 2;
+          continue;
+        }
+        quoted = false;
+        i++;
+        continue;
+      }
+      cell += c;
+      i++;
+      continue;
+    }
+    if (c === '"') {
+      quoted = true;
+      i++;
+    } else if (c === ",") {
+      row.push(cell);
+      cell = "";
+      i++;
+    } else if (c === "\n" || c === "\r") {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = "";
+      i += c === "\r" && text[i + 1] === "\n" ? 2 : 1;
+    } else {
+      // Fast path: copy a run of plain characters.
+      let j = i + 1;
+      while (j < n) {
+        const d = text.charCodeAt(j);
+        if (d === 44 || d === 34 || d === 10 || d === 13) break;
+        j++;
+      }
+      cell += text.slice(i, j);
+      i = j;
+    }
+  }
+  if (cell !== "" || row.length > 0) {
+    row.push(cell);
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** A CSV as header + rows of objects (plain strings, no typing). */
+export function parseCsvRecords(text: string): Record<string, string>[] {
+  const [header, ...rows] = parseCsv(text);
+  if (!header) return [];
+  return rows
+    .filter((r) => !(r.length === 1 && r[0] === ""))
+    .map((r) => Object.fromEntries(header.map((h, k) => [h, r[k] ?? ""])));
+}
+
+/** pandas' default missing-value tokens (pandas ≥ 2.0: "None" included). */
+export const NA_TOKENS = new Set([
+  "",
+  "#N/A",
+  "#N/A N/A",
+  "#NA",
+  "-1.#IND",
+  "-1.#QNAN",
+  "-NaN",
+  "-nan",
+  "1.#IND",
+  "1.#QNAN",
+  "<NA>",
+  "N/A",
+  "NA",
+  "NULL",
+  "NaN",
+  "None",
+  "n/a",
+  "nan",
+  "null",
+]);
+
+export type ColumnType = "int" | "float" | "bool" | "text";
+
+const INT_RE = /^\s*[+-]?\d+\s*$/;
+const FLOAT_RE = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$|^\s*[+-]?(inf|infinity)\s*$/i;
+const BOOL_RE = /^(True|False|TRUE|FALSE|true|false)$/;
+
+/** pandas' inference over a whole column (values as read, before NA handling). */
+export function inferType(values: Iterable<string>): ColumnType {
+  let anyMissing = false;
+  let allInt = true;
+  let allNum = true;
+  let allBool = true;
+  let any = false;
+  for (const v of values) {
+    if (NA_TOKENS.has(v)) {
+      anyMissing = true;
+      continue;
+    }
+    any = true;
+    if (allInt && !INT_RE.test(v)) allInt = false;
+    if (allNum && !allInt && !FLOAT_RE.test(v)) allNum = false;
+    if (allBool && !BOOL_RE.test(v)) allBool = false;
+    if (!allNum && !allBool) return "text";
+  }
+  if (!any) return "float"; // an all-missing column is float64 in pandas
+  if (allInt && !anyMissing) {
+    // Integers beyond int64 stay text-like in pandas (object); treat them as text.
+    return "int";
+  }
+  if (allInt || allNum) return "float";
+  if (allBool && !anyMissing) return "bool";
+  return "text";
+}
+
+/** Python's repr of a double (numpy's shortest round-trip form). */
+export function pyFloat(x: number): string {
+  if (Number.isNaN(x)) return "nan";
+  if (x === Infinity) return "inf";
+  if (x === -Infinity) return "-inf";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const [mant, expText] = x.toExponential().split("e");
+  const exp = Number(expText);
+  const neg = mant.startsWith("-");
+  const digits = mant.replace("-", "").replace(".", "");
+  const sign = neg ? "-" : "";
+  if (exp >= -4 && exp < 16) {
+    if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
+    const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
+    const frac = digits.slice(exp + 1) || "0";
+    return `${sign}${intPart}.${frac}`;
+  }
+  const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  const e = Math.abs(exp) < 10 ? `0${Math.abs(exp)}` : String(Math.abs(exp));
+  return `${sign}${m}e${exp < 0 ? "-" : "+"}${e}`;
+}
+
+/** Re-renders one raw cell as pandas would write it for a column of the given type. */
+export function renderCell(v: string, type: ColumnType): string {
+  if (NA_TOKENS.has(v)) return "";
+  switch (type) {
+    case "int":
+      return BigInt(v.trim()).toString();
+    case "float":
+      return pyFloat(
+        Number(
+          v
+            .trim()
+            .replace(/^\+/, "")
+            .replace(/^(-?)inf(inity)?$/i, "$1Infinity"),
+        ),
+      );
+    case "bool":
+      return /^t/i.test(v) ? "True" : "False";
+    default:
+      return v;
+  }
+}
+
+/** Minimal quoting (csv.QUOTE_MINIMAL). */
+export function quoteCell(v: string): string {
+  return /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
+
+/** A table read with pandas semantics: header, raw rows, inferred column types. */
+export interface Table {
+  header: string[];
+  rows: string[][];
+  types: ColumnType[];
+}
+
+export function readTable(text: string): Table {
+  const [header = [], ...rows] = parseCsv(text);
+  const body = rows.filter((r) => !(r.length === 1 && r[0] === "" && header.length > 1));
+  const types = header.map((_, k) => inferType(columnValues(body, k)));
+  return { header, rows: body, types };
+}
+
+function* columnValues(rows: string[][], k: number): Iterable<string> {
+  for (const r of rows) yield r[k] ?? "";
+}
+
+/** Renders a table: header line + one line per row, "\n" endings. */
+export function writeTable(header: string[], rows: Iterable<string[]>): string {
+  const out: string[] = [header.map(quoteCell).join(",")];
+  for (const r of rows) out.push(r.length === 1 && r[0] === "" ? '""' : r.map(quoteCell).join(","));
+  return out.join("\n") + "\n";
+}

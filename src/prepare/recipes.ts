@@ -1,0 +1,295 @@
+import type { z } from "zod";
+import type { TableSplitRecipeSchema } from "../registry/recipe-schema.js";
+
+type SplitInput = z.input<typeof TableSplitRecipeSchema>;
+
+/**
+ * Native preparation recipes for the lite competitions with tabular raw data, written from
+ * ../shared/mlebench/lite-prepare.md §2 (upstream's prepare.py, one competition each).
+ * scripts/gen-registry.ts copies them into competitions/<id>/competition.json.
+ */
+export const SPLIT_RECIPES: Record<string, SplitInput> = {
+  "aerial-cactus-identification": {
+    kind: "table-split",
+    extract: [{ archive: "train.zip" }],
+    table: "train.csv",
+    testSize: 0.19,
+    outputs: [
+      { kind: "rows", to: "public/train.csv", part: "train" },
+      {
+        kind: "constant",
+        to: "public/sample_submission.csv",
+        part: "test",
+        keep: ["id"],
+        values: { has_cactus: "0.5" },
+      },
+      { kind: "rows", to: "private/test.csv", part: "test" },
+    ],
+    copies: [
+      { part: "train", from: "train/{id}", to: "public/train/{id}" },
+      { part: "test", from: "train/{id}", to: "public/test/{id}" },
+    ],
+    archives: [
+      { dir: "public/train", to: "public/train.zip" },
+      { dir: "public/test", to: "public/test.zip" },
+    ],
+  },
+  "aptos2019-blindness-detection": {
+    kind: "table-split",
+    table: "train.csv",
+    testSize: 0.1,
+    outputs: [
+      { kind: "rows", to: "public/train.csv", part: "train" },
+      { kind: "rows", to: "public/test.csv", part: "test", columns: ["id_code"] },
+      {
+        kind: "constant",
+        to: "public/sample_submission.csv",
+        part: "test",
+        keep: ["id_code"],
+        values: { diagnosis: "0" },
+      },
+      { kind: "rows", to: "private/test.csv", part: "test" },
+    ],
+    copies: [
+      { part: "train", from: "train_images/{id_code}.png", to: "public/train_images/{id_code}.png" },
+      { part: "test", from: "train_images/{id_code}.png", to: "public/test_images/{id_code}.png" },
+    ],
+  },
+  "dog-breed-identification": {
+    kind: "table-split",
+    table: "labels.csv",
+    testSize: 0.1,
+    outputs: [
+      { kind: "rows", to: "public/labels.csv", part: "train" },
+      {
+        kind: "one-hot",
+        to: "public/sample_submission.csv",
+        part: "test",
+        id: "id",
+        label: "breed",
+        constant: "0.008333333333333333",
+      },
+      { kind: "one-hot", to: "private/test.csv", part: "test", id: "id", label: "breed" },
+    ],
+    copies: [
+      { part: "train", from: "train/{id}.jpg", to: "public/train/{id}.jpg" },
+      { part: "test", from: "train/{id}.jpg", to: "public/test/{id}.jpg" },
+    ],
+  },
+  "leaf-classification": {
+    kind: "table-split",
+    extract: [{ archive: "train.csv.zip" }, { archive: "images.zip" }],
+    table: "train.csv",
+    testSize: 0.1,
+    outputs: [
+      { kind: "rows", to: "public/train.csv", part: "train" },
+      { kind: "rows", to: "public/test.csv", part: "test", drop: ["species"] },
+      {
+        kind: "one-hot",
+        to: "public/sample_submission.csv",
+        part: "test",
+        id: "id",
+        label: "species",
+        constant: "0.010101010101010102",
+      },
+      { kind: "one-hot", to: "private/test.csv", part: "test", id: "id", label: "species" },
+    ],
+    copies: [
+      { part: "train", from: "images/{id}.jpg", to: "public/images/{id}.jpg" },
+      { part: "test", from: "images/{id}.jpg", to: "public/images/{id}.jpg" },
+    ],
+    dirs: ["private/images"],
+  },
+  "new-york-city-taxi-fare-prediction": {
+    kind: "table-split",
+    table: "train.csv",
+    testSize: 9914,
+    outputs: [
+      { kind: "rows", to: "public/labels.csv", part: "train" },
+      { kind: "rows", to: "public/test.csv", part: "test", drop: ["fare_amount"] },
+      {
+        kind: "constant",
+        to: "public/sample_submission.csv",
+        part: "test",
+        keep: ["key"],
+        values: { fare_amount: "11.35" },
+      },
+      { kind: "rows", to: "private/test.csv", part: "test" },
+    ],
+    files: [{ from: "GCP-Coupons-Instructions.rtf", to: "public/GCP-Coupons-Instructions.rtf" }],
+  },
+  "nomad2018-predict-transparent-conductors": {
+    kind: "table-split",
+    extract: [
+      { archive: "train.csv.zip", into: "train.csv" },
+      { archive: "train.zip", into: "train" },
+    ],
+    table: "train.csv/train.csv",
+    testSize: 0.1,
+    renumber: { column: "id", train: { start: 1 }, test: { start: 1 } },
+    outputs: [
+      { kind: "rows", to: "public/train.csv", part: "train" },
+      {
+        kind: "rows",
+        to: "public/test.csv",
+        part: "test",
+        drop: ["formation_energy_ev_natom", "bandgap_energy_ev"],
+      },
+      {
+        kind: "constant",
+        to: "public/sample_submission.csv",
+        part: "test",
+        keep: ["id"],
+        values: { formation_energy_ev_natom: "0.1779", bandgap_energy_ev: "1.8892" },
+      },
+      { kind: "rows", to: "private/test.csv", part: "test" },
+    ],
+    copies: [
+      { part: "train", from: "train/train/{id}/geometry.xyz", to: "public/train/{=id}/geometry.xyz" },
+      { part: "test", from: "train/train/{id}/geometry.xyz", to: "public/test/{=id}/geometry.xyz" },
+    ],
+  },
+  "plant-pathology-2020-fgvc7": {
+    kind: "table-split",
+    table: "train.csv",
+    testSize: 0.1,
+    renumber: {
+      column: "image_id",
+      train: { start: 0, prefix: "Train_" },
+      test: { start: 0, prefix: "Test_" },
+    },
+    outputs: [
+      { kind: "rows", to: "public/train.csv", part: "train" },
+      { kind: "rows", to: "public/test.csv", part: "test", columns: ["image_id"] },
+      {
+        kind: "constant",
+        to: "public/sample_submission.csv",
+        part: "test",
+        keep: ["image_id"],
+        values: { healthy: "0.25", multiple_diseases: "0.25", rust: "0.25", scab: "0.25" },
+      },
+      { kind: "rows", to: "private/test.csv", part: "test" },
+    ],
+    copies: [
+      { part: "train", from: "images/{image_id}.jpg", to: "public/images/{=image_id}.jpg" },
+      { part: "test", from: "images/{image_id}.jpg", to: "public/images/{=image_id}.jpg" },
+    ],
+  },
+  "ranzcr-clip-catheter-line-classification": {
+    kind: "table-split",
+    table: "train.csv",
+    testSize: 0.1,
+    outputs: [
+      { kind: "rows", to: "public/train.csv", part: "train" },
+      {
+        kind: "filter",
+        from: "train_annotations.csv",
+        to: "public/train_annotations.csv",
+        part: "train",
+        key: "StudyInstanceUID",
+      },
+      {
+        kind: "constant",
+        to: "public/sample_submission.csv",
+        part: "test",
+        keep: ["StudyInstanceUID"],
+        values: Object.fromEntries(
+          [
+            "ETT - Abnormal",
+            "ETT - Borderline",
+            "ETT - Normal",
+            "NGT - Abnormal",
+            "NGT - Borderline",
+            "NGT - Incompletely Imaged",
+            "NGT - Normal",
+            "CVC - Abnormal",
+            "CVC - Borderline",
+          ].map((c) => [c, "0"]),
+        ),
+      },
+      { kind: "rows", to: "private/test.csv", part: "test" },
+    ],
+    copies: [
+      { part: "train", from: "train/{StudyInstanceUID}.jpg", to: "public/train/{StudyInstanceUID}.jpg" },
+      { part: "test", from: "train/{StudyInstanceUID}.jpg", to: "public/test/{StudyInstanceUID}.jpg" },
+    ],
+  },
+  "spooky-author-identification": {
+    kind: "table-split",
+    extract: [{ archive: "train.zip" }],
+    table: "train.csv",
+    testSize: 0.1,
+    outputs: [
+      { kind: "rows", to: "public/train.csv", part: "train" },
+      { kind: "rows", to: "public/test.csv", part: "test", columns: ["id", "text"] },
+      {
+        kind: "constant",
+        to: "public/sample_submission.csv",
+        part: "test",
+        keep: ["id"],
+        values: { EAP: "0.403493538995863", HPL: "0.287808366106543", MWS: "0.308698094897594" },
+      },
+      {
+        kind: "one-hot",
+        to: "private/test.csv",
+        part: "test",
+        id: "id",
+        label: "author",
+        classes: ["EAP", "HPL", "MWS"],
+      },
+    ],
+  },
+  "tabular-playground-series-dec-2021": {
+    kind: "table-split",
+    table: "train.csv",
+    testSize: 0.1,
+    outputs: [
+      { kind: "rows", to: "public/train.csv", part: "train" },
+      { kind: "rows", to: "public/test.csv", part: "test", drop: ["Cover_Type"] },
+      {
+        kind: "constant",
+        to: "public/sample_submission.csv",
+        part: "test",
+        keep: ["Id"],
+        values: { Cover_Type: "2" },
+      },
+      { kind: "rows", to: "private/test.csv", part: "test" },
+    ],
+  },
+  "tabular-playground-series-may-2022": {
+    kind: "table-split",
+    table: "train.csv",
+    testSize: 100000,
+    renumber: { column: "id", train: { start: 0 }, test: { start: 800000 } },
+    outputs: [
+      { kind: "rows", to: "public/train.csv", part: "train" },
+      { kind: "rows", to: "public/test.csv", part: "test", drop: ["target"] },
+      {
+        kind: "constant",
+        to: "public/sample_submission.csv",
+        part: "test",
+        keep: ["id"],
+        values: { target: "0.5" },
+      },
+      { kind: "rows", to: "private/test.csv", part: "test" },
+      { kind: "rows", to: "private/gold_submission.csv", part: "test", columns: ["id", "target"] },
+    ],
+  },
+};
+
+/** Why a lite competition has no native recipe (prepare it with `mlebench prepare`, then reuse). */
+export const NO_RECIPE: Record<string, string> = {
+  "denoising-dirty-documents": "answers are the cleaned images' pixels (needs a PNG decoder)",
+  "detecting-insults-in-social-commentary": "no split; not yet ported",
+  "dogs-vs-cats-redux-kernels-edition": "split of a file listing with renaming; not yet ported",
+  "histopathologic-cancer-detection": "test size from the raw test-file count; not yet ported",
+  "jigsaw-toxic-comment-classification-challenge": "no split; not yet ported",
+  "mlsp-2013-birds": "custom text formats (DataFrame.sample); not yet ported",
+  "random-acts-of-pizza": "JSON records with Python json.dump formatting; not yet ported",
+  "siim-isic-melanoma-classification": "test ids come from TFRecord files",
+  "text-normalization-challenge-english-language":
+    "grouped split by sentence, QUOTE_NONNUMERIC; not yet ported",
+  "text-normalization-challenge-russian-language":
+    "grouped split by sentence, QUOTE_NONNUMERIC; not yet ported",
+  "the-icml-2013-whale-challenge-right-whale-redux": "split by recording date with renaming; not yet ported",
+};

@@ -1,0 +1,105 @@
+import { z } from "zod";
+
+/**
+ * A declarative preparation recipe: how a Kaggle download (extracted into raw/) becomes
+ * prepared/public and prepared/private, the way upstream MLE-bench's prepare.py does it.
+ * Paths in `to` start with "public/" or "private/". Placeholders `{col}` stand for a row's raw
+ * value of column col, `{=col}` for its value after renumbering.
+ */
+
+const md5 = z.string().regex(/^[0-9a-f]{32}$/);
+const part = z.enum(["train", "test"]);
+const outPath = z
+  .string()
+  .regex(/^(public|private)\/[^]+$/, 'expected a path starting with "public/" or "private/"');
+
+/** Rows of one part, with all columns, a subset (`columns`) or all but some (`drop`). */
+const RowsOutput = z.strictObject({
+  kind: z.literal("rows"),
+  to: outPath,
+  part,
+  columns: z.array(z.string()).optional(),
+  drop: z.array(z.string()).optional(),
+});
+
+/** The part's key columns plus constant columns; values are written verbatim (pre-rendered). */
+const ConstantOutput = z.strictObject({
+  kind: z.literal("constant"),
+  to: outPath,
+  part,
+  keep: z.array(z.string()).min(1),
+  values: z.record(z.string(), z.string()),
+});
+
+/** One column per class (sorted labels of the whole table unless listed): 0/1, or a constant. */
+const OneHotOutput = z.strictObject({
+  kind: z.literal("one-hot"),
+  to: outPath,
+  part,
+  id: z.string(),
+  label: z.string(),
+  classes: z.array(z.string()).optional(),
+  constant: z.string().optional(),
+});
+
+/** Rows of another raw table whose `key` belongs to a part, in file order. */
+const FilterOutput = z.strictObject({
+  kind: z.literal("filter"),
+  from: z.string(),
+  to: outPath,
+  part,
+  key: z.string(),
+});
+
+export const RecipeOutputSchema = z.discriminatedUnion("kind", [
+  RowsOutput,
+  ConstantOutput,
+  OneHotOutput,
+  FilterOutput,
+]);
+
+const Renumber = z.strictObject({
+  column: z.string(),
+  train: z.strictObject({ start: z.number().int(), prefix: z.string().optional() }),
+  test: z.strictObject({ start: z.number().int(), prefix: z.string().optional() }),
+});
+
+export const TableSplitRecipeSchema = z.strictObject({
+  kind: z.literal("table-split"),
+  /** Inner archives of raw/ to extract first (into raw/, or into raw/<into>). */
+  extract: z.array(z.strictObject({ archive: z.string(), into: z.string().optional() })).default([]),
+  /** The labelled table in raw/ that is split. */
+  table: z.string(),
+  /** A fraction (ceil(t·n) test rows, as scikit-learn) or a row count. */
+  testSize: z.number().positive(),
+  randomState: z.number().int().min(0).default(0),
+  /** Row order of the written parts: permutation order (train_test_split) or raw file order. */
+  order: z.enum(["permutation", "file"]).default("permutation"),
+  renumber: Renumber.optional(),
+  outputs: z.array(RecipeOutputSchema).min(1),
+  /** Per-row file copies, e.g. images: from raw/<from> to <to>. */
+  copies: z.array(z.strictObject({ part, from: z.string(), to: outPath })).default([]),
+  /** Whole raw files copied unchanged. */
+  files: z.array(z.strictObject({ from: z.string(), to: outPath })).default([]),
+  /** Folders zipped into an archive of bare file names, the folder then removed. */
+  archives: z.array(z.strictObject({ dir: outPath, to: outPath })).default([]),
+  /** Empty folders to create. */
+  dirs: z.array(outPath).default([]),
+});
+
+/** Preparation facts for a competition; `split` absent means no native recipe (use `mlebench prepare`). */
+export const RecipeSchema = z.strictObject({
+  /** MD5 of Kaggle's zip as pinned upstream (checksums.yaml `zip`). */
+  zipMd5: md5.optional(),
+  /** MD5 of the prepared CSV/JSON files upstream (checksums.yaml public/private). */
+  checksums: z
+    .strictObject({ public: z.record(z.string(), md5), private: z.record(z.string(), md5) })
+    .optional(),
+  split: TableSplitRecipeSchema.optional(),
+  /** Why there is no native recipe, when there is none. */
+  note: z.string().optional(),
+});
+
+export type Recipe = z.output<typeof RecipeSchema>;
+export type TableSplitRecipe = z.output<typeof TableSplitRecipeSchema>;
+export type RecipeOutput = z.output<typeof RecipeOutputSchema>;
