@@ -1,0 +1,42 @@
+import { readFileSync } from "node:fs";
+import { dirname, resolve, extname } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { ConfigSchema, type Config } from "./schema.js";
+import { formatZodError } from "./errors.js";
+import { UserError } from "../errors.js";
+
+export interface LoadedConfig {
+  config: Config;
+  /** Folder of the config file: relative paths in it resolve against this. */
+  baseDir: string;
+  path: string;
+}
+
+/** Parses YAML or JSON text (JSON is YAML, but JSON files get JSON's error messages). */
+export function parseConfigText(text: string, path: string): unknown {
+  try {
+    return extname(path).toLowerCase() === ".json" ? JSON.parse(text) : parseYaml(text);
+  } catch (e) {
+    throw new UserError(`${path}: cannot parse: ${(e as Error).message.split("\n")[0]}`);
+  }
+}
+
+/** Validates raw config data; a bad field is reported with its path. */
+export function validateConfig(raw: unknown, where: string): Config {
+  if (raw === null || raw === undefined) throw new UserError(`${where}: the file is empty`);
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) throw new UserError(formatZodError(parsed.error, where));
+  return parsed.data;
+}
+
+export function loadConfig(path: string): LoadedConfig {
+  const abs = resolve(path);
+  let text: string;
+  try {
+    text = readFileSync(abs, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UserError(code === "ENOENT" ? `config file not found: ${path}` : `cannot read ${path}: ${(e as Error).message}`);
+  }
+  return { config: validateConfig(parseConfigText(text, abs), path), baseDir: dirname(abs), path: abs };
+}

@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig, validateConfig } from "../../src/config/load.js";
+import { parseBytes, parseDuration } from "../../src/config/schema.js";
+import { UserError } from "../../src/errors.js";
+
+function write(name: string, text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "medalist-cfg-"));
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+function errorOf(fn: () => unknown): UserError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(UserError);
+    return e as UserError;
+  }
+  throw new Error("expected an error");
+}
+
+describe("config", () => {
+  it("applies defaults to a minimal YAML config", () => {
+    const { config } = loadConfig(write("m.yml", "competitions: {split: toy}\nagent: {command: node a.mjs}\n"));
+    expect(config.seeds).toBe(3);
+    expect(config.limits.time).toBe(600);
+    expect(config.executor).toBe("local");
+    expect(config.baseline).toEqual({ source: "none" });
+    expect(config.gate).toEqual({ tolerance: 0.05, alpha: 0.05, failOn: "regression" });
+  });
+
+  it("reads JSON too", () => {
+    const { config } = loadConfig(write("m.json", JSON.stringify({ competitions: { include: ["toy-churn"] }, agent: { command: "x" }, seeds: 2 })));
+    expect(config.seeds).toBe(2);
+  });
+
+  it("names the path of a bad field and what was expected", () => {
+    const e = errorOf(() => loadConfig(write("m.yml", "competitions: {split: toy}\nagent: {command: x}\nlimits: {time: soon}\n")));
+    expect(e.message).toContain("limits.time");
+    expect(e.message).toContain("expected a duration");
+    expect(e.exitCode).toBe(2);
+  });
+
+  it("reports unknown fields (typos) by name", () => {
+    const e = errorOf(() => validateConfig({ competitions: { split: "toy" }, agent: { comand: "x" } }, "m.yml"));
+    expect(e.message).toContain('agent: unknown field(s) "comand"');
+  });
+
+  it("reports every problem, each with its path", () => {
+    const e = errorOf(() => validateConfig({ competitions: {}, seeds: 0, agent: { command: "x" }, gate: { alpha: 2 } }, "m.yml"));
+    expect(e.message).toContain("competitions: name a split");
+    expect(e.message).toContain("seeds:");
+    expect(e.message).toContain("gate.alpha:");
+  });
+
+  it("needs agent.command for the local executor and an image for docker", () => {
+    expect(errorOf(() => validateConfig({ competitions: { split: "toy" }, agent: {} }, "m")).message).toContain("agent.command");
+    expect(errorOf(() => validateConfig({ competitions: { split: "toy" }, executor: "docker", agent: { command: "x" } }, "m")).message).toContain("agent.image");
+  });
+
+  it("validates the baseline by its source", () => {
+    expect(errorOf(() => validateConfig({ competitions: { split: "toy" }, agent: { command: "x" }, baseline: { source: "file" } }, "m")).message).toContain("baseline.path");
+    expect(errorOf(() => validateConfig({ competitions: { split: "toy" }, agent: { command: "x" }, baseline: { source: "s3" } }, "m")).message).toContain("baseline.source");
+  });
+
+  it("gives one clear line for missing files, empty files and broken YAML", () => {
+    expect(errorOf(() => loadConfig("/nonexistent/medalist.yml")).message).toBe("config file not found: /nonexistent/medalist.yml");
+    expect(errorOf(() => loadConfig(write("e.yml", ""))).message).toContain("the file is empty");
+    expect(errorOf(() => loadConfig(write("b.yml", "agent: [unclosed\n"))).message).toContain("cannot parse");
+  });
+
+  it("parses durations and sizes", () => {
+    expect(parseDuration("90s")).toBe(90);
+    expect(parseDuration("30m")).toBe(1800);
+    expect(parseDuration("2h")).toBe(7200);
+    expect(parseDuration("later")).toBeNull();
+    expect(parseBytes("512m")).toBe(512 * 1024 ** 2);
+    expect(parseBytes("8g")).toBe(8 * 1024 ** 3);
+    expect(parseBytes("lots")).toBeNull();
+  });
+});

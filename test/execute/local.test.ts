@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LocalExecutor } from "../../src/execute/local.js";
+import type { RunSpec } from "../../src/execute/types.js";
+
+const fixtures = join(import.meta.dirname, "..", "fixtures", "agents");
+
+function spec(overrides: Partial<RunSpec> = {}): RunSpec {
+  const root = mkdtempSync(join(tmpdir(), "medalist-local-"));
+  mkdirSync(join(root, "public"));
+  return {
+    runId: "r.s0",
+    suiteId: "suite",
+    competitionId: "toy-churn",
+    seed: 1,
+    publicDir: join(root, "public"),
+    runDir: join(root, "run"),
+    timeLimitSecs: 30,
+    env: {},
+    gpus: [],
+    ...overrides,
+  };
+}
+
+const agent = (name: string) => new LocalExecutor({ command: [process.execPath, join(fixtures, name)], cwd: fixtures, graceSecs: 1 });
+
+/** Running (a zombie waiting to be reaped by init does not count). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+describe("local executor", () => {
+  it("reports a crash as failed with its exit code and keeps the output in run.log", async () => {
+    const s = spec();
+    const r = await agent("crash.mjs").execute(s);
+    expect(r.outcome).toBe("failed");
+    expect(r.exitCode).toBe(3);
+    expect(readFileSync(join(s.runDir, "run.log"), "utf8")).toContain("about to crash");
+  });
+
+  it("kills a hanging agent and its children at the time limit", async () => {
+    const s = spec({ timeLimitSecs: 1 });
+    const t0 = Date.now();
+    const r = await agent("hang.mjs").execute(s);
+    expect(r.outcome).toBe("timed_out");
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    const childPid = Number(readFileSync(join(s.runDir, "logs", "child.pid"), "utf8"));
+    await new Promise((res) => setTimeout(res, 200));
+    expect(alive(childPid)).toBe(false);
+    expect(readFileSync(join(s.runDir, "run.log"), "utf8")).toContain("time limit of 1s reached");
+  });
+
+  it("passes the contract's variables and not the runner's secrets", async () => {
+    process.env.MEDALIST_TEST_SECRET = "do-not-leak";
+    const s = spec({ env: { MY_VAR: "x" } });
+    const r = await agent("env.mjs").execute(s);
+    delete process.env.MEDALIST_TEST_SECRET;
+    expect(r.outcome).toBe("completed");
+    const env = JSON.parse(readFileSync(join(s.runDir, "logs", "env.json"), "utf8"));
+    expect(env).toMatchObject({ COMPETITION_ID: "toy-churn", SEED: "1", TIME_LIMIT_SECS: "30", MY_VAR: "x", DATA_DIR: s.publicDir });
+    expect(env.SUBMISSION_DIR).toBe(join(s.runDir, "submission"));
+    expect(env.MEDALIST_TEST_SECRET).toBeUndefined();
+  });
+
+  it("stops the agent when the suite is cancelled", async () => {
+    const s = spec();
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 300);
+    const r = await agent("hang.mjs").execute(s, ac.signal);
+    expect(r.outcome).toBe("infra_error");
+    expect(r.error).toBe("cancelled");
+  });
+
+  it("reports a command that cannot start as an infrastructure error", async () => {
+    const r = await new LocalExecutor({ command: ["/nonexistent/agent"], cwd: fixtures }).execute(spec());
+    expect(r.outcome).toBe("infra_error");
+  });
+});
