@@ -1,0 +1,58 @@
+import type { Medal } from "../grade/types.js";
+import type { RunCell } from "../compare/compare.js";
+
+export const MEDAL_ICON: Record<Medal, string> = { gold: "🥇", silver: "🥈", bronze: "🥉", none: "·" };
+
+export function pct(x: number | null, digits = 1): string {
+  return x === null || Number.isNaN(x) ? "—" : `${(x * 100).toFixed(digits)}%`;
+}
+
+/** Signed difference in percentage points. */
+export function points(x: number | null, digits = 1): string {
+  if (x === null || Number.isNaN(x)) return "—";
+  const v = x * 100;
+  return `${v > 0 ? "+" : v < 0 ? "−" : "±"}${Math.abs(v).toFixed(digits)} pts`;
+}
+
+export function score(x: number | null): string {
+  if (x === null) return "—";
+  if (Number.isNaN(x)) return "NaN";
+  return Number(x.toPrecision(6)).toString();
+}
+
+export function signed(x: number | null): string {
+  if (x === null || Number.isNaN(x)) return "—";
+  const s = score(Math.abs(x));
+  return x > 0 ? `+${s}` : x < 0 ? `−${s}` : "±0";
+}
+
+export function duration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m}m ${s % 60}s` : `${Math.floor(m / 60)}h ${m % 60}m`;
+}
+
+const OUTCOME: Record<RunCell["outcome"], string> = {
+  completed: "ok",
+  failed: "crashed",
+  timed_out: "timed out",
+  oom: "out of memory",
+  infra_error: "infra error",
+};
+
+/** One word for how a run went, counting an invalid or missing submission as the agent's outcome. */
+export function outcomeText(c: RunCell): string {
+  if (c.outcome === "completed" && !c.valid) return "invalid submission";
+  return OUTCOME[c.outcome];
+}
+
+/** Medal icons for a competition's runs, e.g. "🥉·" for two seeds. */
+export function medals(cells: RunCell[]): string {
+  return cells.length ? cells.map((c) => (c.outcome === "infra_error" ? "⚠" : MEDAL_ICON[c.medal])).join("") : "—";
+}
+
+/** Markdown table cells must not contain pipes or newlines. */
+export function cell(text: string): string {
+  return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+}

@@ -1,0 +1,159 @@
+import { markdownTable } from "markdown-table";
+import type { Comparison, RunCell } from "../compare/compare.js";
+import type { SuiteResults } from "../results/schema.js";
+import { cellOf, summarize } from "../compare/compare.js";
+import type { MetricAnalysis } from "../compare/stats.js";
+import { MEDAL_ICON, cell, duration, medals, outcomeText, pct, points, score, signed } from "./format.js";
+import { VERSION } from "../version.js";
+
+export interface ReportOptions {
+  /** Trajectory links by run directory (relative, as in the results). */
+  links?: Record<string, string>;
+  /** Where the full report lives (used when the comment is cut). */
+  fullReportUrl?: string;
+  /** Environment facts shown at the bottom. */
+  environment?: Record<string, string | null | undefined>;
+}
+
+const VERDICT: Record<Comparison["verdict"], string> = {
+  regressed: "❌ regressed",
+  "no-regression": "✅ no regression",
+  inconclusive: "❔ inconclusive",
+};
+
+function interval(a: MetricAnalysis): string {
+  if (!a.interval) return "";
+  return `${Math.round(a.interval.level * 100)}% CI ${points(a.interval.lower)} to ${points(a.interval.upper)}`;
+}
+
+function direction(lower: boolean | null): string {
+  return lower === null ? "" : lower ? " ↓" : " ↑";
+}
+
+function runLink(c: RunCell, links?: Record<string, string>): string {
+  const url = links?.[c.runDir];
+  return url ? `[s${c.seed}](${url})` : `s${c.seed}`;
+}
+
+/** The PR comment / job summary text for a base-vs-head comparison. */
+export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string {
+  const a = cmp.analysis;
+  const out: string[] = [];
+  out.push(`## Medalist · ${cell(cmp.suiteName)} · ${VERDICT[cmp.verdict]}`);
+  out.push("");
+  const b = cmp.base;
+  const h = cmp.head;
+  let line = `**Medal rate** ${pct(b.medalRate)} (${b.medals}/${b.comparable}) → **${pct(h.medalRate)}** (${h.medals}/${h.comparable})`;
+  if (a) {
+    line += `, Δ **${points(a.medal.delta)}**`;
+    const extra = [interval(a.medal), `p = ${a.medal.pValue < 0.001 ? "<0.001" : a.medal.pValue.toFixed(3)}`].filter(Boolean);
+    line += ` (${extra.join("; ")})`;
+  }
+  out.push(line + ".");
+  if (a) {
+    out.push("");
+    out.push(
+      `${a.medal.reason} Tolerance ${points(-cmp.gate.tolerance).replace("−", "")} drop at α = ${cmp.gate.alpha}. ` +
+        (a.medal.mde === null
+          ? "With this few runs no drop could be reliably detected."
+          : `Smallest drop this run could detect (${Math.round(a.targetPower * 100)}% power): **${points(-a.medal.mde).replace("−", "")}**.`),
+    );
+  }
+  if (!cmp.sameSuite) out.push("", "⚠️ Base and head ran different suites (competitions, seeds or limits differ): compare with care.");
+  out.push("", `Baseline: ${cmp.baselineSource}.`);
+  out.push("");
+
+  const header = ["Competition", "Base", "Head", "Base score", "Head score", "Δ score", "Head percentile", "Head runs"];
+  const rows = cmp.competitions.map((r) => [
+    cell(`${r.competitionId}${direction(r.isLowerBetter)}`),
+    medals(r.base),
+    medals(r.head),
+    score(r.baseMeanScore),
+    score(r.headMeanScore),
+    signed(r.deltaScore),
+    pct(r.headMeanPercentile, 0),
+    r.head.map((c) => `${runLink(c, opts.links)} ${outcomeText(c)}`).join(", ") || "—",
+  ]);
+  out.push(markdownTable([header, ...rows], { align: ["l", "c", "c", "r", "r", "r", "r", "l"] }));
+  out.push("");
+  out.push(`${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze · no medal ⚠ not comparable (infrastructure); one mark per seed. Scores are means over valid runs.`);
+
+  if (a) {
+    out.push("", "<details><summary>Statistics</summary>", "");
+    const metricRows = [a.medal, a.percentile].filter((m): m is MetricAnalysis => m !== null).map((m) => [
+      m.metric === "medal" ? "medal rate" : "leaderboard percentile",
+      pct(m.base),
+      pct(m.head),
+      points(m.delta),
+      interval(m) || "—",
+      m.pValue < 0.001 ? "<0.001" : m.pValue.toFixed(3),
+      m.mde === null ? "—" : points(-m.mde).replace("−", ""),
+      m.verdict,
+    ]);
+    out.push(markdownTable([["Metric", "Base", "Head", "Δ", "Interval", "p (one-sided)", "MDE", "Verdict"], ...metricRows]));
+    out.push("");
+    out.push(`Power of this design to flag a drop (α = ${a.alpha}, ${a.medal.powerMethod}):`);
+    out.push("");
+    out.push(
+      markdownTable([
+        ["Drop", ...a.medal.power.map((p) => points(-p.drop, 0).replace("−", ""))],
+        ["Medal rate", ...a.medal.power.map((p) => (p.power === null ? "n/a" : pct(p.power, 0)))],
+        ...(a.percentile ? [["Percentile", ...a.percentile.power.map((p) => (p.power === null ? "n/a" : pct(p.power, 0)))]] : []),
+      ]),
+    );
+    out.push("", `Paired by competition: ${a.medal.competitions} competitions, ${a.medal.baseRuns} base and ${a.medal.headRuns} head runs; p-value ${a.medal.pValueMethod} permutation test within competitions.`);
+    out.push("", "</details>");
+  }
+
+  out.push("", "<details><summary>Cost and time</summary>", "");
+  out.push(
+    markdownTable([
+      ["", "Base", "Head"],
+      ["Agent", cell(b.agent), cell(h.agent)],
+      ["Runs (comparable)", `${b.runs} (${b.comparable})`, `${h.runs} (${h.comparable})`],
+      ["Valid submissions", pct(b.validRate, 0), pct(h.validRate, 0)],
+      ["Above median", pct(b.aboveMedianRate, 0), pct(h.aboveMedianRate, 0)],
+      ["Agent time", duration(b.durationMs), duration(h.durationMs)],
+      ["Cost", b.dollars === null ? "—" : `$${b.dollars.toFixed(2)}`, h.dollars === null ? "—" : `$${h.dollars.toFixed(2)}`],
+    ]),
+  );
+  out.push("", "</details>");
+
+  const env = { ...opts.environment, "suite hash": cmp.suiteHash, medalist: VERSION };
+  const facts = Object.entries(env)
+    .filter(([, v]) => v !== null && v !== undefined && v !== "")
+    .map(([k, v]) => `${k}: \`${v}\``);
+  out.push("", `<sub>${facts.join(" · ")}</sub>`);
+  if (opts.fullReportUrl) out.push("", `[Full report](${opts.fullReportUrl})`);
+  return out.join("\n") + "\n";
+}
+
+/** A report for one suite run without a baseline (`medalist report RESULTS.json`). */
+export function renderResults(s: SuiteResults, opts: ReportOptions = {}): string {
+  const sum = summarize(s);
+  const out: string[] = [];
+  out.push(`## Medalist · ${cell(s.suite.name)} · ${cell(s.label)}`);
+  out.push("");
+  out.push(
+    `**Medal rate ${pct(sum.medalRate)}** (${sum.medals}/${sum.comparable}: ${sum.gold} gold, ${sum.silver} silver, ${sum.bronze} bronze) · valid submissions ${pct(sum.validRate, 0)} · above median ${pct(sum.aboveMedianRate, 0)}` +
+      (sum.infraErrors ? ` · ${sum.infraErrors} not comparable (infrastructure)` : ""),
+  );
+  out.push("");
+  const header = ["Competition", "Seed", "Outcome", "Score", "Medal", "Percentile", "Time", "Note"];
+  const rows = s.runs.map((r) => {
+    const c = cellOf(r);
+    return [
+      cell(`${r.competitionId}${direction(r.grade ? r.grade.is_lower_better : null)}`),
+      runLink(c, opts.links),
+      outcomeText(c),
+      score(c.score),
+      MEDAL_ICON[c.medal],
+      pct(c.percentile, 0),
+      duration(r.durationMs),
+      cell(c.error ?? ""),
+    ];
+  });
+  out.push(markdownTable([header, ...rows], { align: ["l", "r", "l", "r", "c", "r", "r", "l"] }));
+  out.push("", `<sub>agent: \`${s.agent.description}\` · executor: \`${s.environment.executor}\` · time limit: \`${s.environment.timeLimitSecs}s\` · suite hash: \`${s.suite.hash}\` · medalist: \`${s.medalistVersion}\`</sub>`);
+  return out.join("\n") + "\n";
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { compareRuns } from "../../src/compare/compare.js";
+import { renderReport, renderResults } from "../../src/report/markdown.js";
+import { fakeRun, fakeSuite } from "../helpers/results.js";
+
+const gate = { tolerance: 0.05, alpha: 0.05, failOn: "regression" as const };
+
+describe("compareRuns", () => {
+  it("computes medal rates per side and pairs by competition", () => {
+    const base = fakeSuite("base", [fakeRun("a", 0, "none", { score: 0.4 }), fakeRun("a", 1, "bronze", { score: 0.72 }), fakeRun("b", 0, "none"), fakeRun("b", 1, "none")]);
+    const head = fakeSuite("head", [fakeRun("a", 0, "gold", { score: 0.95 }), fakeRun("a", 1, "silver", { score: 0.85 }), fakeRun("b", 0, "bronze"), fakeRun("b", 1, "none")]);
+    const c = compareRuns(base, head, gate);
+    expect(c.base.medalRate).toBe(0.25);
+    expect(c.head.medalRate).toBe(0.75);
+    expect(c.head.gold).toBe(1);
+    expect(c.delta).toBeCloseTo(0.5);
+    const a = c.competitions.find((r) => r.competitionId === "a")!;
+    expect(a.baseMeanScore).toBeCloseTo(0.56);
+    expect(a.headMeanScore).toBeCloseTo(0.9);
+    expect(a.deltaScore).toBeCloseTo(0.34);
+    expect(c.sameSuite).toBe(true);
+  });
+
+  it("leaves infrastructure errors out of both sides", () => {
+    const base = fakeSuite("base", [fakeRun("a", 0, "bronze"), fakeRun("a", 1, "bronze")]);
+    const head = fakeSuite("head", [fakeRun("a", 0, "none", { outcome: "infra_error", grade: null, error: "daemon gone" }), fakeRun("a", 1, "bronze")]);
+    const c = compareRuns(base, head, gate);
+    expect(c.head.comparable).toBe(1);
+    expect(c.head.infraErrors).toBe(1);
+    expect(c.head.medalRate).toBe(1);
+  });
+
+  it("counts invalid submissions and crashes as the agent's (no medal)", () => {
+    const base = fakeSuite("base", [fakeRun("a", 0, "bronze")]);
+    const head = fakeSuite("head", [fakeRun("a", 0, "none", { valid: false })]);
+    const c = compareRuns(base, head, gate);
+    expect(c.head.comparable).toBe(1);
+    expect(c.head.medalRate).toBe(0);
+    expect(c.head.validRate).toBe(0);
+  });
+
+  it("flags suites that are not the same", () => {
+    const c = compareRuns(fakeSuite("base", [fakeRun("a", 0, "none")], "x"), fakeSuite("head", [fakeRun("a", 0, "none")], "y"), gate);
+    expect(c.sameSuite).toBe(false);
+    expect(renderReport(c)).toContain("different suites");
+  });
+});
+
+describe("renderReport", () => {
+  const base = fakeSuite("base", [fakeRun("comp-a", 0, "none", { score: 0.4 }), fakeRun("comp-a", 1, "none", { score: 0.45 })]);
+  const head = fakeSuite("head", [fakeRun("comp-a", 0, "gold", { score: 0.95 }), fakeRun("comp-a", 1, "none", { valid: false })]);
+  const text = renderReport(compareRuns(base, head, gate), { links: { "runs/comp-a.s0": "https://example.test/run0" } });
+
+  it("shows the verdict, the medal rates and the interval", () => {
+    expect(text).toMatch(/^## Medalist · s · /);
+    expect(text).toContain("**Medal rate** 0.0% (0/2) → **50.0%** (1/2)");
+    expect(text).toContain("+50.0 pts");
+  });
+
+  it("has a per-competition row with medal icons, scores and the delta", () => {
+    const row = text.split("\n").find((l) => l.startsWith("| comp-a"))!;
+    expect(row).toContain("🥇·");
+    expect(row).toContain("0.425");
+    expect(row).toContain("0.95");
+    expect(row).toContain("+0.525");
+    expect(row).toContain("[s0](https://example.test/run0) ok");
+    expect(row).toContain("s1 invalid submission");
+  });
+
+  it("includes the statistics, the power table and the environment", () => {
+    expect(text).toContain("<summary>Statistics</summary>");
+    expect(text).toMatch(/\| Drop +\| 5 pts/);
+    expect(text).toContain("suite hash: `abc`");
+  });
+
+  it("renders a single suite without a baseline", () => {
+    const single = renderResults(head);
+    expect(single).toContain("**Medal rate 50.0%** (1/2: 1 gold, 0 silver, 0 bronze)");
+    expect(single).toContain("bad columns");
+  });
+});
