@@ -49,6 +49,8 @@ export interface ReadOptions {
   chunkSize?: number;
   /** Longest line accepted, in bytes (default 64 MiB). */
   maxLineBytes?: number;
+  /** Stop with a SubmissionError past this many data rows (a submission longer than the answers). */
+  maxRows?: number;
 }
 
 export const NA_TOKENS = new Set([
@@ -366,6 +368,9 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions): Table {
       names = dedupeNames(raw);
       builders = names.map((nm) => (opts.keep && !opts.keep(nm) ? null : new ColumnBuilder(nm)));
       return;
+    }
+    if (opts.maxRows !== undefined && row >= opts.maxRows) {
+      throw new SubmissionError(`${name}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`);
     }
     if (count > names.length) {
       throw new SubmissionError(`${name}: expected ${names.length} fields on data row ${row + 1}, saw ${count}`);

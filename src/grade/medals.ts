@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import type { Thresholds } from "./types.js";
 import { readCsvText } from "./csv.js";
 
@@ -90,7 +91,7 @@ export function percentile(score: number | null, leaderboardScores: ArrayLike<nu
 
 /** The `score` column of a Kaggle leaderboard export, in file order (missing → null). */
 export function leaderboardScoresFromCsv(text: string, source = "leaderboard"): (number | null)[] {
-  const table = readCsvText(text, source);
+  const table = readCsvText(text, source, { keep: (n) => n === "score" });
   const col = table.column("score");
   if (!col) throw new Error(`${source}: no "score" column`);
   if (col.kind === "text") {
@@ -110,4 +111,8 @@ export function leaderboardScoresFromCsv(text: string, source = "leaderboard"): 
 
 export async function readLeaderboardCsv(path: string): Promise<(number | null)[]> {
   return leaderboardScoresFromCsv(await readFile(path, "utf8"), path);
+}
+
+export function readLeaderboardScores(path: string): (number | null)[] {
+  return leaderboardScoresFromCsv(readFileSync(path, "utf8"), path);
 }

@@ -43,6 +43,12 @@ export interface GradeReport {
   percentile: number | null;
   /** Why the submission is missing or invalid; null when valid. */
   error: string | null;
+  /** The metric value before rounding (null when missing or invalid). */
+  unrounded_score?: number | null;
+  /** Where the thresholds came from: the leaderboard CSV, competition.thresholds, or nowhere (NaN). */
+  thresholds_source?: "leaderboard" | "thresholds" | "none";
+  /** true when grading itself failed (answers unreadable, grader misconfigured): not the agent's fault. */
+  grader_error?: boolean;
 }
 
 export type Medal = "gold" | "silver" | "bronze" | "none";

@@ -1,0 +1,69 @@
+import { join, resolve } from "node:path";
+import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
+import { loadRegistry } from "../../registry/registry.js";
+import { grade } from "../../grade/grade.js";
+import { pythonJson } from "../../grade/json.js";
+import type { GradeReport } from "../../grade/types.js";
+
+const usage = `Usage: medalist grade --competition ID --submission FILE --data-dir DIR [options]
+
+Grades one submission exactly as MLE-bench does and prints the report.
+
+Options:
+  --competition ID        competition id (see \`medalist competitions\`)
+  --submission FILE       the submission CSV
+  --data-dir DIR          MLE-bench data folder (answers in DIR/ID/prepared/private)
+  --leaderboard FILE      leaderboard CSV (Kaggle export) to take thresholds from
+  --registry DIR          competitions folder (default: the bundled one)
+  --external-command CMD  grader command for externally graded competitions
+                          ({submission}, {competition}, {private_dir} are filled in)
+  --json                  print the report as JSON (MLE-bench field names; NaN as NaN)`;
+
+function fmt(x: number | null): string {
+  return x === null ? "—" : String(x);
+}
+
+export function formatReport(r: GradeReport): string {
+  const medal = r.gold_medal ? "gold" : r.silver_medal ? "silver" : r.bronze_medal ? "bronze" : "none";
+  const lines = [
+    `${r.competition_id}: ${r.valid_submission ? `score ${fmt(r.score)}` : r.submission_exists ? "invalid submission" : "no submission"}`,
+    `  medal ${medal}, above median: ${r.above_median ? "yes" : "no"}${r.percentile !== null ? `, beats ${(r.percentile * 100).toFixed(1)}% of the leaderboard` : ""}`,
+    `  thresholds (${r.is_lower_better ? "lower" : "higher"} is better): gold ${r.gold_threshold}, silver ${r.silver_threshold}, bronze ${r.bronze_threshold}, median ${r.median_threshold}`,
+  ];
+  if (r.error) lines.push(`  reason: ${r.error}`);
+  return lines.join("\n");
+}
+
+export const gradeCommand: Command = {
+  name: "grade",
+  summary: "Grade a submission CSV as MLE-bench does (score, medal, percentile)",
+  usage,
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, {
+      competition: { type: "string" },
+      submission: { type: "string" },
+      "data-dir": { type: "string" },
+      leaderboard: { type: "string" },
+      registry: { type: "string" },
+      "external-command": { type: "string" },
+      json: { type: "boolean", default: false },
+    });
+    const id = requireOption(values.competition, "--competition");
+    const submission = requireOption(values.submission, "--submission");
+    const dataDir = requireOption(values["data-dir"], "--data-dir");
+    const registry = loadRegistry(values.registry ? resolve(values.registry) : undefined);
+    const entry = registry.get(id);
+    if (!entry) throw new UserError(`unknown competition "${id}"`);
+    const ext = values["external-command"]?.trim();
+    const report = await grade({
+      competition: entry.competition,
+      competitionDir: entry.dir,
+      privateDir: join(resolve(dataDir), id, "prepared", "private"),
+      submissionPath: submission,
+      leaderboardPath: values.leaderboard ? resolve(values.leaderboard) : undefined,
+      external: ext ? { command: ext.split(/\s+/) } : undefined,
+    });
+    console.log(values.json ? pythonJson(report) : formatReport(report));
+    return report.grader_error ? 1 : 0;
+  },
+};

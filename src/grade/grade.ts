@@ -1,0 +1,167 @@
+/**
+ * The grading stage: one submission file → a GradeReport with MLE-bench's fields. A missing or
+ * invalid submission is a report with its reason, never a throw.
+ */
+import { statSync } from "node:fs";
+import { extname, join } from "node:path";
+import type { Competition } from "../registry/schema.js";
+import type { GradeReport, ScoreResult, Thresholds } from "./types.js";
+import { readCsvFile, type Table } from "./csv.js";
+import { SubmissionError } from "./errors.js";
+import { MetricError } from "./metrics/errors.js";
+import { loadGraderSpec, type GraderSpec } from "./spec.js";
+import { columnsUsed, scoreTables } from "./graders.js";
+import { round5 } from "./round.js";
+import { percentile, rankScore, readLeaderboardScores, thresholdsFromLeaderboard } from "./medals.js";
+import { gradeExternal } from "./external.js";
+
+export interface GradeOptions {
+  competition: Competition;
+  /** Folder with grader.json / leaderboard.csv. */
+  competitionDir: string;
+  /** <data-dir>/<id>/prepared/private */
+  privateDir: string;
+  submissionPath: string;
+  /** Overrides competition.leaderboard. */
+  leaderboardPath?: string;
+  /** External grader for competitions with grading: "external". */
+  external?: { command: string[] };
+  now?: Date;
+}
+
+/** Is this path a gradable submission (an existing regular file ending in .csv)? Reason when not. */
+export function submissionProblem(path: string): string | null {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    return `no submission file at ${path}`;
+  }
+  if (!st.isFile()) return `${path} is not a regular file`;
+  if (extname(path).toLowerCase() !== ".csv") return `${path} is not a .csv file`;
+  return null;
+}
+
+/** Scores a submission against answers with a declared grader (unrounded; invalid → reason). */
+export function scoreSubmission(spec: GraderSpec, submissionPath: string, answersPath: string): ScoreResult {
+  const used = columnsUsed(spec);
+  let answers: Table;
+  try {
+    answers = readCsvFile(answersPath, { keep: (n) => used.answers.includes(n) });
+  } catch (e) {
+    throw new Error(`cannot read the answers ${answersPath}: ${(e as Error).message}`);
+  }
+  const keep = used.submission;
+  try {
+    const sub = readCsvFile(submissionPath, {
+      keep: keep ? (n) => keep.includes(n) : undefined,
+      maxRows: answers.rowCount,
+    });
+    const score = scoreTables(spec, sub, answers);
+    return { valid: true, score, error: null };
+  } catch (e) {
+    if (e instanceof SubmissionError || e instanceof MetricError) return { valid: false, score: null, error: e.message };
+    if (e instanceof RangeError) return { valid: false, score: null, error: `cannot grade: ${e.message}` };
+    throw e;
+  }
+}
+
+interface Board {
+  thresholds: Thresholds;
+  scores: (number | null)[] | null;
+  source: GradeReport["thresholds_source"];
+}
+
+/** Thresholds from the leaderboard CSV when there is one, else from competition.thresholds. */
+export function boardFor(competition: Competition, competitionDir: string, leaderboardPath?: string): Board {
+  const path = leaderboardPath ?? (competition.leaderboard ? join(competitionDir, competition.leaderboard) : undefined);
+  if (path) {
+    try {
+      const scores = readLeaderboardScores(path);
+      return { thresholds: thresholdsFromLeaderboard(scores), scores, source: "leaderboard" };
+    } catch (e) {
+      if (leaderboardPath) throw new Error(`cannot read the leaderboard ${path}: ${(e as Error).message}`);
+      // Bundled leaderboard unreadable: fall back to the precomputed thresholds.
+    }
+  }
+  const t = competition.thresholds;
+  if (t) {
+    return {
+      thresholds: { gold: t.gold, silver: t.silver, bronze: t.bronze, median: t.median, isLowerBetter: competition.isLowerBetter },
+      scores: null,
+      source: "thresholds",
+    };
+  }
+  return {
+    thresholds: { gold: NaN, silver: NaN, bronze: NaN, median: NaN, isLowerBetter: competition.isLowerBetter },
+    scores: null,
+    source: "none",
+  };
+}
+
+/** Builds the report from a score result and the board. */
+export function makeReport(
+  competitionId: string,
+  submissionPath: string,
+  result: ScoreResult & { exists: boolean },
+  board: Board,
+  now: Date,
+): GradeReport {
+  const score = result.valid && result.score !== null ? round5(result.score) : null;
+  const t = board.thresholds;
+  const flags = rankScore(score, t);
+  return {
+    competition_id: competitionId,
+    score,
+    gold_threshold: t.gold,
+    silver_threshold: t.silver,
+    bronze_threshold: t.bronze,
+    median_threshold: t.median,
+    ...flags,
+    submission_exists: result.exists,
+    valid_submission: result.valid && result.exists,
+    is_lower_better: t.isLowerBetter,
+    created_at: now.toISOString(),
+    submission_path: submissionPath,
+    percentile: board.scores ? percentile(score, board.scores, t.isLowerBetter) : null,
+    error: result.error,
+    unrounded_score: result.valid ? result.score : null,
+    thresholds_source: board.source,
+  };
+}
+
+export async function grade(opts: GradeOptions): Promise<GradeReport> {
+  const { competition } = opts;
+  const now = opts.now ?? new Date();
+  let board: Board;
+  try {
+    board = boardFor(competition, opts.competitionDir, opts.leaderboardPath);
+  } catch (e) {
+    board = {
+      thresholds: { gold: NaN, silver: NaN, bronze: NaN, median: NaN, isLowerBetter: competition.isLowerBetter },
+      scores: null,
+      source: "none",
+    };
+    return { ...makeReport(competition.id, opts.submissionPath, { exists: true, valid: false, score: null, error: (e as Error).message }, board, now), grader_error: true };
+  }
+  const problem = submissionProblem(opts.submissionPath);
+  if (problem) {
+    return makeReport(competition.id, opts.submissionPath, { exists: false, valid: false, score: null, error: problem }, board, now);
+  }
+  let result: ScoreResult;
+  try {
+    if (competition.grading === "external") {
+      if (!opts.external) throw new Error(`${competition.id} is graded externally but no external grader command is configured`);
+      result = await gradeExternal(opts.external.command, { competition: competition.id, submission: opts.submissionPath, privateDir: opts.privateDir });
+    } else {
+      const spec = loadGraderSpec(opts.competitionDir);
+      if (!spec) throw new Error(`${join(opts.competitionDir, "grader.json")} is missing`);
+      result = scoreSubmission(spec, opts.submissionPath, join(opts.privateDir, competition.answers));
+    }
+  } catch (e) {
+    // The grader itself failed (answers unreadable, bad grader.json): not the agent's fault.
+    const report = makeReport(competition.id, opts.submissionPath, { exists: true, valid: false, score: null, error: (e as Error).message }, board, now);
+    return { ...report, grader_error: true };
+  }
+  return makeReport(competition.id, opts.submissionPath, { ...result, exists: true }, board, now);
+}

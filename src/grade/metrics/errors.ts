@@ -1,0 +1,19 @@
+/** A metric's inputs are outside its domain (upstream raises, so the submission is invalid). */
+export class MetricError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "MetricError";
+  }
+}
+
+export type Vec = ArrayLike<number>;
+
+export function sameLength(a: { length: number }, b: { length: number }, what = "inputs"): void {
+  if (a.length !== b.length) throw new MetricError(`${what} have different lengths: ${a.length} and ${b.length}`);
+}
+
+export function requireFinite(a: Vec, what: string): void {
+  for (let i = 0; i < a.length; i++) {
+    if (!Number.isFinite(a[i])) throw new MetricError(`${what} contains ${a[i]} (row ${i + 1})`);
+  }
+}

@@ -1,0 +1,44 @@
+import { MetricError, sameLength, type Vec } from "./errors.js";
+
+/** float64 machine epsilon, scikit-learn's clipping bound. */
+export const EPS = 2.220446049250313e-16;
+
+const clip = (p: number) => (p < EPS ? EPS : p > 1 - EPS ? 1 - EPS : p);
+
+/**
+ * Multi-class log loss, scikit-learn ≥ 1.5: every probability clipped to [eps, 1-eps], no row
+ * renormalisation; loss = mean over rows of -Σ_j y_ij·ln(p_ij). Columns are given column-wise
+ * (truth[j][i], prob[j][i]).
+ */
+export function multiclassLogLoss(truth: Vec[], prob: Vec[]): number {
+  if (truth.length !== prob.length) throw new MetricError("different number of classes in truth and predictions");
+  if (truth.length === 0) throw new MetricError("no classes");
+  const n = truth[0].length;
+  if (n === 0) throw new MetricError("no rows");
+  let total = 0;
+  for (let j = 0; j < truth.length; j++) {
+    const y = truth[j], p = prob[j];
+    sameLength(y, p, "truth and predictions");
+    for (let i = 0; i < n; i++) {
+      const yi = y[i], pi = p[i];
+      if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
+      if (yi !== 0) total -= yi * Math.log(clip(pi));
+    }
+  }
+  return total / n;
+}
+
+/** Binary log loss: p = probability of label 1; labels are 0/1. */
+export function binaryLogLoss(labels: Vec, p: Vec): number {
+  sameLength(labels, p, "labels and predictions");
+  if (labels.length === 0) throw new MetricError("no rows");
+  let total = 0;
+  for (let i = 0; i < labels.length; i++) {
+    const pi = p[i];
+    if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
+    const y = labels[i];
+    if (y !== 0 && y !== 1) throw new MetricError(`label ${y} is not 0 or 1`);
+    total -= Math.log(y === 1 ? clip(pi) : clip(1 - pi));
+  }
+  return total / labels.length;
+}
