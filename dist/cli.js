@@ -1,10 +1,7374 @@
 #!/usr/bin/env node
 import { createRequire as __medalistRequire } from 'node:module'; const require = __medalistRequire(import.meta.url);
+var __create = Object.create;
 var __defProp = Object.defineProperty;
-var __export = (target, all) => {
-  for (var name in all)
-    __defProp(target, name, { get: all[name], enumerable: true });
+var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
+var __getOwnPropNames = Object.getOwnPropertyNames;
+var __getProtoOf = Object.getPrototypeOf;
+var __hasOwnProp = Object.prototype.hasOwnProperty;
+var __require = /* @__PURE__ */ ((x) => typeof require !== "undefined" ? require : typeof Proxy !== "undefined" ? new Proxy(x, {
+  get: (a, b) => (typeof require !== "undefined" ? require : a)[b]
+}) : x)(function(x) {
+  if (typeof require !== "undefined") return require.apply(this, arguments);
+  throw Error('Dynamic require of "' + x + '" is not supported');
+});
+var __commonJS = (cb, mod) => function __require2() {
+  try {
+    return mod || (0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports;
+  } catch (e) {
+    throw mod = 0, e;
+  }
 };
+var __export = (target, all) => {
+  for (var name2 in all)
+    __defProp(target, name2, { get: all[name2], enumerable: true });
+};
+var __copyProps = (to, from, except, desc) => {
+  if (from && typeof from === "object" || typeof from === "function") {
+    for (let key of __getOwnPropNames(from))
+      if (!__hasOwnProp.call(to, key) && key !== except)
+        __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
+  }
+  return to;
+};
+var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__getProtoOf(mod)) : {}, __copyProps(
+  // If the importer is in node compatibility mode or this is not an ESM
+  // file that has been converted to a CommonJS file using a Babel-
+  // compatible transform (i.e. "__esModule" has not been set), then set
+  // "default" to the CommonJS "module.exports" for node compatibility.
+  isNodeMode || !mod || !mod.__esModule ? __defProp(target, "default", { value: mod, enumerable: true }) : target,
+  mod
+));
+
+// ../../work/main/node_modules/yaml/dist/nodes/identity.js
+var require_identity = __commonJS({
+  "../../work/main/node_modules/yaml/dist/nodes/identity.js"(exports) {
+    "use strict";
+    var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
+    var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
+    var MAP = /* @__PURE__ */ Symbol.for("yaml.map");
+    var PAIR = /* @__PURE__ */ Symbol.for("yaml.pair");
+    var SCALAR = /* @__PURE__ */ Symbol.for("yaml.scalar");
+    var SEQ = /* @__PURE__ */ Symbol.for("yaml.seq");
+    var NODE_TYPE = /* @__PURE__ */ Symbol.for("yaml.node.type");
+    var isAlias = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === ALIAS;
+    var isDocument = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === DOC;
+    var isMap = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === MAP;
+    var isPair = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === PAIR;
+    var isScalar = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === SCALAR;
+    var isSeq = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === SEQ;
+    function isCollection(node2) {
+      if (node2 && typeof node2 === "object")
+        switch (node2[NODE_TYPE]) {
+          case MAP:
+          case SEQ:
+            return true;
+        }
+      return false;
+    }
+    function isNode(node2) {
+      if (node2 && typeof node2 === "object")
+        switch (node2[NODE_TYPE]) {
+          case ALIAS:
+          case MAP:
+          case SCALAR:
+          case SEQ:
+            return true;
+        }
+      return false;
+    }
+    var hasAnchor = (node2) => (isScalar(node2) || isCollection(node2)) && !!node2.anchor;
+    exports.ALIAS = ALIAS;
+    exports.DOC = DOC;
+    exports.MAP = MAP;
+    exports.NODE_TYPE = NODE_TYPE;
+    exports.PAIR = PAIR;
+    exports.SCALAR = SCALAR;
+    exports.SEQ = SEQ;
+    exports.hasAnchor = hasAnchor;
+    exports.isAlias = isAlias;
+    exports.isCollection = isCollection;
+    exports.isDocument = isDocument;
+    exports.isMap = isMap;
+    exports.isNode = isNode;
+    exports.isPair = isPair;
+    exports.isScalar = isScalar;
+    exports.isSeq = isSeq;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/visit.js
+var require_visit = __commonJS({
+  "../../work/main/node_modules/yaml/dist/visit.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var BREAK = /* @__PURE__ */ Symbol("break visit");
+    var SKIP = /* @__PURE__ */ Symbol("skip children");
+    var REMOVE = /* @__PURE__ */ Symbol("remove node");
+    function visit2(node2, visitor) {
+      const visitor_ = initVisitor(visitor);
+      if (identity.isDocument(node2)) {
+        const cd = visit_(null, node2.contents, visitor_, Object.freeze([node2]));
+        if (cd === REMOVE)
+          node2.contents = null;
+      } else
+        visit_(null, node2, visitor_, Object.freeze([]));
+    }
+    visit2.BREAK = BREAK;
+    visit2.SKIP = SKIP;
+    visit2.REMOVE = REMOVE;
+    function visit_(key, node2, visitor, path) {
+      const ctrl = callVisitor(key, node2, visitor, path);
+      if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+        replaceNode(key, path, ctrl);
+        return visit_(key, ctrl, visitor, path);
+      }
+      if (typeof ctrl !== "symbol") {
+        if (identity.isCollection(node2)) {
+          path = Object.freeze(path.concat(node2));
+          for (let i = 0; i < node2.items.length; ++i) {
+            const ci = visit_(i, node2.items[i], visitor, path);
+            if (typeof ci === "number")
+              i = ci - 1;
+            else if (ci === BREAK)
+              return BREAK;
+            else if (ci === REMOVE) {
+              node2.items.splice(i, 1);
+              i -= 1;
+            }
+          }
+        } else if (identity.isPair(node2)) {
+          path = Object.freeze(path.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path);
+          if (ck === BREAK)
+            return BREAK;
+          else if (ck === REMOVE)
+            node2.key = null;
+          const cv = visit_("value", node2.value, visitor, path);
+          if (cv === BREAK)
+            return BREAK;
+          else if (cv === REMOVE)
+            node2.value = null;
+        }
+      }
+      return ctrl;
+    }
+    async function visitAsync(node2, visitor) {
+      const visitor_ = initVisitor(visitor);
+      if (identity.isDocument(node2)) {
+        const cd = await visitAsync_(null, node2.contents, visitor_, Object.freeze([node2]));
+        if (cd === REMOVE)
+          node2.contents = null;
+      } else
+        await visitAsync_(null, node2, visitor_, Object.freeze([]));
+    }
+    visitAsync.BREAK = BREAK;
+    visitAsync.SKIP = SKIP;
+    visitAsync.REMOVE = REMOVE;
+    async function visitAsync_(key, node2, visitor, path) {
+      const ctrl = await callVisitor(key, node2, visitor, path);
+      if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+        replaceNode(key, path, ctrl);
+        return visitAsync_(key, ctrl, visitor, path);
+      }
+      if (typeof ctrl !== "symbol") {
+        if (identity.isCollection(node2)) {
+          path = Object.freeze(path.concat(node2));
+          for (let i = 0; i < node2.items.length; ++i) {
+            const ci = await visitAsync_(i, node2.items[i], visitor, path);
+            if (typeof ci === "number")
+              i = ci - 1;
+            else if (ci === BREAK)
+              return BREAK;
+            else if (ci === REMOVE) {
+              node2.items.splice(i, 1);
+              i -= 1;
+            }
+          }
+        } else if (identity.isPair(node2)) {
+          path = Object.freeze(path.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path);
+          if (ck === BREAK)
+            return BREAK;
+          else if (ck === REMOVE)
+            node2.key = null;
+          const cv = await visitAsync_("value", node2.value, visitor, path);
+          if (cv === BREAK)
+            return BREAK;
+          else if (cv === REMOVE)
+            node2.value = null;
+        }
+      }
+      return ctrl;
+    }
+    function initVisitor(visitor) {
+      if (typeof visitor === "object" && (visitor.Collection || visitor.Node || visitor.Value)) {
+        return Object.assign({
+          Alias: visitor.Node,
+          Map: visitor.Node,
+          Scalar: visitor.Node,
+          Seq: visitor.Node
+        }, visitor.Value && {
+          Map: visitor.Value,
+          Scalar: visitor.Value,
+          Seq: visitor.Value
+        }, visitor.Collection && {
+          Map: visitor.Collection,
+          Seq: visitor.Collection
+        }, visitor);
+      }
+      return visitor;
+    }
+    function callVisitor(key, node2, visitor, path) {
+      if (typeof visitor === "function")
+        return visitor(key, node2, path);
+      if (identity.isMap(node2))
+        return visitor.Map?.(key, node2, path);
+      if (identity.isSeq(node2))
+        return visitor.Seq?.(key, node2, path);
+      if (identity.isPair(node2))
+        return visitor.Pair?.(key, node2, path);
+      if (identity.isScalar(node2))
+        return visitor.Scalar?.(key, node2, path);
+      if (identity.isAlias(node2))
+        return visitor.Alias?.(key, node2, path);
+      return void 0;
+    }
+    function replaceNode(key, path, node2) {
+      const parent = path[path.length - 1];
+      if (identity.isCollection(parent)) {
+        parent.items[key] = node2;
+      } else if (identity.isPair(parent)) {
+        if (key === "key")
+          parent.key = node2;
+        else
+          parent.value = node2;
+      } else if (identity.isDocument(parent)) {
+        parent.contents = node2;
+      } else {
+        const pt = identity.isAlias(parent) ? "alias" : "scalar";
+        throw new Error(`Cannot replace node with ${pt} parent`);
+      }
+    }
+    exports.visit = visit2;
+    exports.visitAsync = visitAsync;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/doc/directives.js
+var require_directives = __commonJS({
+  "../../work/main/node_modules/yaml/dist/doc/directives.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var visit2 = require_visit();
+    var escapeChars = {
+      "!": "%21",
+      ",": "%2C",
+      "[": "%5B",
+      "]": "%5D",
+      "{": "%7B",
+      "}": "%7D"
+    };
+    var escapeTagName = (tn) => tn.replace(/[!,[\]{}]/g, (ch) => escapeChars[ch]);
+    var Directives = class _Directives {
+      constructor(yaml, tags) {
+        this.docStart = null;
+        this.docEnd = false;
+        this.yaml = Object.assign({}, _Directives.defaultYaml, yaml);
+        this.tags = Object.assign({}, _Directives.defaultTags, tags);
+      }
+      clone() {
+        const copy = new _Directives(this.yaml, this.tags);
+        copy.docStart = this.docStart;
+        return copy;
+      }
+      /**
+       * During parsing, get a Directives instance for the current document and
+       * update the stream state according to the current version's spec.
+       */
+      atDocument() {
+        const res = new _Directives(this.yaml, this.tags);
+        switch (this.yaml.version) {
+          case "1.1":
+            this.atNextDocument = true;
+            break;
+          case "1.2":
+            this.atNextDocument = false;
+            this.yaml = {
+              explicit: _Directives.defaultYaml.explicit,
+              version: "1.2"
+            };
+            this.tags = Object.assign({}, _Directives.defaultTags);
+            break;
+        }
+        return res;
+      }
+      /**
+       * @param onError - May be called even if the action was successful
+       * @returns `true` on success
+       */
+      add(line, onError) {
+        if (this.atNextDocument) {
+          this.yaml = { explicit: _Directives.defaultYaml.explicit, version: "1.1" };
+          this.tags = Object.assign({}, _Directives.defaultTags);
+          this.atNextDocument = false;
+        }
+        const parts = line.trim().split(/[ \t]+/);
+        const name2 = parts.shift();
+        switch (name2) {
+          case "%TAG": {
+            if (parts.length !== 2) {
+              onError(0, "%TAG directive should contain exactly two parts");
+              if (parts.length < 2)
+                return false;
+            }
+            const [handle, prefix] = parts;
+            this.tags[handle] = prefix;
+            return true;
+          }
+          case "%YAML": {
+            this.yaml.explicit = true;
+            if (parts.length !== 1) {
+              onError(0, "%YAML directive should contain exactly one part");
+              return false;
+            }
+            const [version2] = parts;
+            if (version2 === "1.1" || version2 === "1.2") {
+              this.yaml.version = version2;
+              return true;
+            } else {
+              const isValid = /^\d+\.\d+$/.test(version2);
+              onError(6, `Unsupported YAML version ${version2}`, isValid);
+              return false;
+            }
+          }
+          default:
+            onError(0, `Unknown directive ${name2}`, true);
+            return false;
+        }
+      }
+      /**
+       * Resolves a tag, matching handles to those defined in %TAG directives.
+       *
+       * @returns Resolved tag, which may also be the non-specific tag `'!'` or a
+       *   `'!local'` tag, or `null` if unresolvable.
+       */
+      tagName(source, onError) {
+        if (source === "!")
+          return "!";
+        if (source[0] !== "!") {
+          onError(`Not a valid tag: ${source}`);
+          return null;
+        }
+        if (source[1] === "<") {
+          const verbatim = source.slice(2, -1);
+          if (verbatim === "!" || verbatim === "!!") {
+            onError(`Verbatim tags aren't resolved, so ${source} is invalid.`);
+            return null;
+          }
+          if (source[source.length - 1] !== ">")
+            onError("Verbatim tags must end with a >");
+          return verbatim;
+        }
+        const [, handle, suffix] = source.match(/^(.*!)([^!]*)$/s);
+        if (!suffix)
+          onError(`The ${source} tag has no suffix`);
+        const prefix = this.tags[handle];
+        if (prefix) {
+          try {
+            return prefix + decodeURIComponent(suffix);
+          } catch (error62) {
+            onError(String(error62));
+            return null;
+          }
+        }
+        if (handle === "!")
+          return source;
+        onError(`Could not resolve tag: ${source}`);
+        return null;
+      }
+      /**
+       * Given a fully resolved tag, returns its printable string form,
+       * taking into account current tag prefixes and defaults.
+       */
+      tagString(tag) {
+        for (const [handle, prefix] of Object.entries(this.tags)) {
+          if (tag.startsWith(prefix))
+            return handle + escapeTagName(tag.substring(prefix.length));
+        }
+        return tag[0] === "!" ? tag : `!<${tag}>`;
+      }
+      toString(doc) {
+        const lines = this.yaml.explicit ? [`%YAML ${this.yaml.version || "1.2"}`] : [];
+        const tagEntries = Object.entries(this.tags);
+        let tagNames;
+        if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
+          const tags = {};
+          visit2.visit(doc.contents, (_key, node2) => {
+            if (identity.isNode(node2) && node2.tag)
+              tags[node2.tag] = true;
+          });
+          tagNames = Object.keys(tags);
+        } else
+          tagNames = [];
+        for (const [handle, prefix] of tagEntries) {
+          if (handle === "!!" && prefix === "tag:yaml.org,2002:")
+            continue;
+          if (!doc || tagNames.some((tn) => tn.startsWith(prefix)))
+            lines.push(`%TAG ${handle} ${prefix}`);
+        }
+        return lines.join("\n");
+      }
+    };
+    Directives.defaultYaml = { explicit: false, version: "1.2" };
+    Directives.defaultTags = { "!!": "tag:yaml.org,2002:" };
+    exports.Directives = Directives;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/doc/anchors.js
+var require_anchors = __commonJS({
+  "../../work/main/node_modules/yaml/dist/doc/anchors.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var visit2 = require_visit();
+    function anchorIsValid(anchor2) {
+      if (/[\x00-\x19\s,[\]{}]/.test(anchor2)) {
+        const sa = JSON.stringify(anchor2);
+        const msg = `Anchor must not contain whitespace or control characters: ${sa}`;
+        throw new Error(msg);
+      }
+      return true;
+    }
+    function anchorNames(root) {
+      const anchors = /* @__PURE__ */ new Set();
+      visit2.visit(root, {
+        Value(_key, node2) {
+          if (node2.anchor)
+            anchors.add(node2.anchor);
+        }
+      });
+      return anchors;
+    }
+    function findNewAnchor(prefix, exclude) {
+      for (let i = 1; true; ++i) {
+        const name2 = `${prefix}${i}`;
+        if (!exclude.has(name2))
+          return name2;
+      }
+    }
+    function createNodeAnchors(doc, prefix) {
+      const aliasObjects = [];
+      const sourceObjects = /* @__PURE__ */ new Map();
+      let prevAnchors = null;
+      return {
+        onAnchor: (source) => {
+          aliasObjects.push(source);
+          prevAnchors ?? (prevAnchors = anchorNames(doc));
+          const anchor2 = findNewAnchor(prefix, prevAnchors);
+          prevAnchors.add(anchor2);
+          return anchor2;
+        },
+        /**
+         * With circular references, the source node is only resolved after all
+         * of its child nodes are. This is why anchors are set only after all of
+         * the nodes have been created.
+         */
+        setAnchors: () => {
+          for (const source of aliasObjects) {
+            const ref = sourceObjects.get(source);
+            if (typeof ref === "object" && ref.anchor && (identity.isScalar(ref.node) || identity.isCollection(ref.node))) {
+              ref.node.anchor = ref.anchor;
+            } else {
+              const error62 = new Error("Failed to resolve repeated object (this should not happen)");
+              error62.source = source;
+              throw error62;
+            }
+          }
+        },
+        sourceObjects
+      };
+    }
+    exports.anchorIsValid = anchorIsValid;
+    exports.anchorNames = anchorNames;
+    exports.createNodeAnchors = createNodeAnchors;
+    exports.findNewAnchor = findNewAnchor;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/doc/applyReviver.js
+var require_applyReviver = __commonJS({
+  "../../work/main/node_modules/yaml/dist/doc/applyReviver.js"(exports) {
+    "use strict";
+    function applyReviver(reviver, obj, key, val) {
+      if (val && typeof val === "object") {
+        if (Array.isArray(val)) {
+          for (let i = 0, len = val.length; i < len; ++i) {
+            const v0 = val[i];
+            const v1 = applyReviver(reviver, val, String(i), v0);
+            if (v1 === void 0)
+              delete val[i];
+            else if (v1 !== v0)
+              val[i] = v1;
+          }
+        } else if (val instanceof Map) {
+          for (const k of Array.from(val.keys())) {
+            const v0 = val.get(k);
+            const v1 = applyReviver(reviver, val, k, v0);
+            if (v1 === void 0)
+              val.delete(k);
+            else if (v1 !== v0)
+              val.set(k, v1);
+          }
+        } else if (val instanceof Set) {
+          for (const v0 of Array.from(val)) {
+            const v1 = applyReviver(reviver, val, v0, v0);
+            if (v1 === void 0)
+              val.delete(v0);
+            else if (v1 !== v0) {
+              val.delete(v0);
+              val.add(v1);
+            }
+          }
+        } else {
+          for (const [k, v0] of Object.entries(val)) {
+            const v1 = applyReviver(reviver, val, k, v0);
+            if (v1 === void 0)
+              delete val[k];
+            else if (v1 !== v0)
+              val[k] = v1;
+          }
+        }
+      }
+      return reviver.call(obj, key, val);
+    }
+    exports.applyReviver = applyReviver;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/nodes/toJS.js
+var require_toJS = __commonJS({
+  "../../work/main/node_modules/yaml/dist/nodes/toJS.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    function toJS(value, arg, ctx) {
+      if (Array.isArray(value))
+        return value.map((v, i) => toJS(v, String(i), ctx));
+      if (value && typeof value.toJSON === "function") {
+        if (!ctx || !identity.hasAnchor(value))
+          return value.toJSON(arg, ctx);
+        const data = { aliasCount: 0, count: 1, res: void 0 };
+        ctx.anchors.set(value, data);
+        ctx.onCreate = (res2) => {
+          data.res = res2;
+          delete ctx.onCreate;
+        };
+        const res = value.toJSON(arg, ctx);
+        if (ctx.onCreate)
+          ctx.onCreate(res);
+        return res;
+      }
+      if (typeof value === "bigint" && !ctx?.keep)
+        return Number(value);
+      return value;
+    }
+    exports.toJS = toJS;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/nodes/Node.js
+var require_Node = __commonJS({
+  "../../work/main/node_modules/yaml/dist/nodes/Node.js"(exports) {
+    "use strict";
+    var applyReviver = require_applyReviver();
+    var identity = require_identity();
+    var toJS = require_toJS();
+    var NodeBase = class {
+      constructor(type) {
+        Object.defineProperty(this, identity.NODE_TYPE, { value: type });
+      }
+      /** Create a copy of this node.  */
+      clone() {
+        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
+        if (this.range)
+          copy.range = this.range.slice();
+        return copy;
+      }
+      /** A plain JavaScript representation of this node. */
+      toJS(doc, { mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
+        if (!identity.isDocument(doc))
+          throw new TypeError("A document argument is required");
+        const ctx = {
+          anchors: /* @__PURE__ */ new Map(),
+          doc,
+          keep: true,
+          mapAsMap: mapAsMap === true,
+          mapKeyWarned: false,
+          maxAliasCount: typeof maxAliasCount === "number" ? maxAliasCount : 100
+        };
+        const res = toJS.toJS(this, "", ctx);
+        if (typeof onAnchor === "function")
+          for (const { count, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count);
+        return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
+      }
+    };
+    exports.NodeBase = NodeBase;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/nodes/Alias.js
+var require_Alias = __commonJS({
+  "../../work/main/node_modules/yaml/dist/nodes/Alias.js"(exports) {
+    "use strict";
+    var anchors = require_anchors();
+    var visit2 = require_visit();
+    var identity = require_identity();
+    var Node = require_Node();
+    var toJS = require_toJS();
+    var Alias = class extends Node.NodeBase {
+      constructor(source) {
+        super(identity.ALIAS);
+        this.source = source;
+        Object.defineProperty(this, "tag", {
+          set() {
+            throw new Error("Alias nodes cannot have tags");
+          }
+        });
+      }
+      /**
+       * Resolve the value of this alias within `doc`, finding the last
+       * instance of the `source` anchor before this node.
+       */
+      resolve(doc, ctx) {
+        if (ctx?.maxAliasCount === 0)
+          throw new ReferenceError("Alias resolution is disabled");
+        let nodes;
+        if (ctx?.aliasResolveCache) {
+          nodes = ctx.aliasResolveCache;
+        } else {
+          nodes = [];
+          visit2.visit(doc, {
+            Node: (_key, node2) => {
+              if (identity.isAlias(node2) || identity.hasAnchor(node2))
+                nodes.push(node2);
+            }
+          });
+          if (ctx)
+            ctx.aliasResolveCache = nodes;
+        }
+        let found = void 0;
+        for (const node2 of nodes) {
+          if (node2 === this)
+            break;
+          if (node2.anchor === this.source)
+            found = node2;
+        }
+        if (found && ctx) {
+          const { anchors: anchors2, doc: doc2, maxAliasCount } = ctx;
+          let data = anchors2.get(found);
+          if (!data) {
+            toJS.toJS(found, null, ctx);
+            data = anchors2.get(found);
+          }
+          if (data?.res === void 0) {
+            const msg = "This should not happen: Alias anchor was not resolved?";
+            throw new ReferenceError(msg);
+          }
+          if (maxAliasCount >= 0) {
+            data.count += 1;
+            if (data.aliasCount === 0)
+              data.aliasCount = getAliasCount(doc2, found, anchors2);
+            if (data.count * data.aliasCount > maxAliasCount) {
+              const msg = "Excessive alias count indicates a resource exhaustion attack";
+              throw new ReferenceError(msg);
+            }
+          }
+        }
+        return found;
+      }
+      toJSON(_arg, ctx) {
+        if (!ctx)
+          return { source: this.source };
+        const source = this.resolve(ctx.doc, ctx);
+        if (!source) {
+          const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
+          throw new ReferenceError(msg);
+        }
+        return ctx.anchors.get(source).res;
+      }
+      toString(ctx, _onComment, _onChompKeep) {
+        const src = `*${this.source}`;
+        if (ctx) {
+          anchors.anchorIsValid(this.source);
+          if (ctx.options.verifyAliasOrder && !ctx.anchors.has(this.source)) {
+            const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
+            throw new Error(msg);
+          }
+          if (ctx.implicitKey)
+            return `${src} `;
+        }
+        return src;
+      }
+    };
+    function getAliasCount(doc, node2, anchors2) {
+      if (identity.isAlias(node2)) {
+        const source = node2.resolve(doc);
+        const anchor2 = anchors2 && source && anchors2.get(source);
+        return anchor2 ? anchor2.count * anchor2.aliasCount : 0;
+      } else if (identity.isCollection(node2)) {
+        let count = 0;
+        for (const item of node2.items) {
+          const c = getAliasCount(doc, item, anchors2);
+          if (c > count)
+            count = c;
+        }
+        return count;
+      } else if (identity.isPair(node2)) {
+        const kc = getAliasCount(doc, node2.key, anchors2);
+        const vc = getAliasCount(doc, node2.value, anchors2);
+        return Math.max(kc, vc);
+      }
+      return 1;
+    }
+    exports.Alias = Alias;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/nodes/Scalar.js
+var require_Scalar = __commonJS({
+  "../../work/main/node_modules/yaml/dist/nodes/Scalar.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var Node = require_Node();
+    var toJS = require_toJS();
+    var isScalarValue = (value) => !value || typeof value !== "function" && typeof value !== "object";
+    var Scalar = class extends Node.NodeBase {
+      constructor(value) {
+        super(identity.SCALAR);
+        this.value = value;
+      }
+      toJSON(arg, ctx) {
+        return ctx?.keep ? this.value : toJS.toJS(this.value, arg, ctx);
+      }
+      toString() {
+        return String(this.value);
+      }
+    };
+    Scalar.BLOCK_FOLDED = "BLOCK_FOLDED";
+    Scalar.BLOCK_LITERAL = "BLOCK_LITERAL";
+    Scalar.PLAIN = "PLAIN";
+    Scalar.QUOTE_DOUBLE = "QUOTE_DOUBLE";
+    Scalar.QUOTE_SINGLE = "QUOTE_SINGLE";
+    exports.Scalar = Scalar;
+    exports.isScalarValue = isScalarValue;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/doc/createNode.js
+var require_createNode = __commonJS({
+  "../../work/main/node_modules/yaml/dist/doc/createNode.js"(exports) {
+    "use strict";
+    var Alias = require_Alias();
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var defaultTagPrefix = "tag:yaml.org,2002:";
+    function findTagObject(value, tagName, tags) {
+      if (tagName) {
+        const match = tags.filter((t) => t.tag === tagName);
+        const tagObj = match.find((t) => !t.format) ?? match[0];
+        if (!tagObj)
+          throw new Error(`Tag ${tagName} not found`);
+        return tagObj;
+      }
+      return tags.find((t) => t.identify?.(value) && !t.format);
+    }
+    function createNode(value, tagName, ctx) {
+      if (identity.isDocument(value))
+        value = value.contents;
+      if (identity.isNode(value))
+        return value;
+      if (identity.isPair(value)) {
+        const map2 = ctx.schema[identity.MAP].createNode?.(ctx.schema, null, ctx);
+        map2.items.push(value);
+        return map2;
+      }
+      if (value instanceof String || value instanceof Number || value instanceof Boolean || typeof BigInt !== "undefined" && value instanceof BigInt) {
+        value = value.valueOf();
+      }
+      const { aliasDuplicateObjects, onAnchor, onTagObj, schema, sourceObjects } = ctx;
+      let ref = void 0;
+      if (aliasDuplicateObjects && value && typeof value === "object") {
+        ref = sourceObjects.get(value);
+        if (ref) {
+          ref.anchor ?? (ref.anchor = onAnchor(value));
+          return new Alias.Alias(ref.anchor);
+        } else {
+          ref = { anchor: null, node: null };
+          sourceObjects.set(value, ref);
+        }
+      }
+      if (tagName?.startsWith("!!"))
+        tagName = defaultTagPrefix + tagName.slice(2);
+      let tagObj = findTagObject(value, tagName, schema.tags);
+      if (!tagObj) {
+        if (value && typeof value.toJSON === "function") {
+          value = value.toJSON();
+        }
+        if (!value || typeof value !== "object") {
+          const node3 = new Scalar.Scalar(value);
+          if (ref)
+            ref.node = node3;
+          return node3;
+        }
+        tagObj = value instanceof Map ? schema[identity.MAP] : Symbol.iterator in Object(value) ? schema[identity.SEQ] : schema[identity.MAP];
+      }
+      if (onTagObj) {
+        onTagObj(tagObj);
+        delete ctx.onTagObj;
+      }
+      const node2 = tagObj?.createNode ? tagObj.createNode(ctx.schema, value, ctx) : typeof tagObj?.nodeClass?.from === "function" ? tagObj.nodeClass.from(ctx.schema, value, ctx) : new Scalar.Scalar(value);
+      if (tagName)
+        node2.tag = tagName;
+      else if (!tagObj.default)
+        node2.tag = tagObj.tag;
+      if (ref)
+        ref.node = node2;
+      return node2;
+    }
+    exports.createNode = createNode;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/nodes/Collection.js
+var require_Collection = __commonJS({
+  "../../work/main/node_modules/yaml/dist/nodes/Collection.js"(exports) {
+    "use strict";
+    var createNode = require_createNode();
+    var identity = require_identity();
+    var Node = require_Node();
+    function collectionFromPath(schema, path, value) {
+      let v = value;
+      for (let i = path.length - 1; i >= 0; --i) {
+        const k = path[i];
+        if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
+          const a = [];
+          a[k] = v;
+          v = a;
+        } else {
+          v = /* @__PURE__ */ new Map([[k, v]]);
+        }
+      }
+      return createNode.createNode(v, void 0, {
+        aliasDuplicateObjects: false,
+        keepUndefined: false,
+        onAnchor: () => {
+          throw new Error("This should not happen, please report a bug.");
+        },
+        schema,
+        sourceObjects: /* @__PURE__ */ new Map()
+      });
+    }
+    var isEmptyPath = (path) => path == null || typeof path === "object" && !!path[Symbol.iterator]().next().done;
+    var Collection = class extends Node.NodeBase {
+      constructor(type, schema) {
+        super(type);
+        Object.defineProperty(this, "schema", {
+          value: schema,
+          configurable: true,
+          enumerable: false,
+          writable: true
+        });
+      }
+      /**
+       * Create a copy of this collection.
+       *
+       * @param schema - If defined, overwrites the original's schema
+       */
+      clone(schema) {
+        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
+        if (schema)
+          copy.schema = schema;
+        copy.items = copy.items.map((it) => identity.isNode(it) || identity.isPair(it) ? it.clone(schema) : it);
+        if (this.range)
+          copy.range = this.range.slice();
+        return copy;
+      }
+      /**
+       * Adds a value to the collection. For `!!map` and `!!omap` the value must
+       * be a Pair instance or a `{ key, value }` object, which may not have a key
+       * that already exists in the map.
+       */
+      addIn(path, value) {
+        if (isEmptyPath(path))
+          this.add(value);
+        else {
+          const [key, ...rest] = path;
+          const node2 = this.get(key, true);
+          if (identity.isCollection(node2))
+            node2.addIn(rest, value);
+          else if (node2 === void 0 && this.schema)
+            this.set(key, collectionFromPath(this.schema, rest, value));
+          else
+            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+        }
+      }
+      /**
+       * Removes a value from the collection.
+       * @returns `true` if the item was found and removed.
+       */
+      deleteIn(path) {
+        const [key, ...rest] = path;
+        if (rest.length === 0)
+          return this.delete(key);
+        const node2 = this.get(key, true);
+        if (identity.isCollection(node2))
+          return node2.deleteIn(rest);
+        else
+          throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+      }
+      /**
+       * Returns item at `key`, or `undefined` if not found. By default unwraps
+       * scalar values from their surrounding node; to disable set `keepScalar` to
+       * `true` (collections are always returned intact).
+       */
+      getIn(path, keepScalar) {
+        const [key, ...rest] = path;
+        const node2 = this.get(key, true);
+        if (rest.length === 0)
+          return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
+        else
+          return identity.isCollection(node2) ? node2.getIn(rest, keepScalar) : void 0;
+      }
+      hasAllNullValues(allowScalar) {
+        return this.items.every((node2) => {
+          if (!identity.isPair(node2))
+            return false;
+          const n = node2.value;
+          return n == null || allowScalar && identity.isScalar(n) && n.value == null && !n.commentBefore && !n.comment && !n.tag;
+        });
+      }
+      /**
+       * Checks if the collection includes a value with the key `key`.
+       */
+      hasIn(path) {
+        const [key, ...rest] = path;
+        if (rest.length === 0)
+          return this.has(key);
+        const node2 = this.get(key, true);
+        return identity.isCollection(node2) ? node2.hasIn(rest) : false;
+      }
+      /**
+       * Sets a value in this collection. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       */
+      setIn(path, value) {
+        const [key, ...rest] = path;
+        if (rest.length === 0) {
+          this.set(key, value);
+        } else {
+          const node2 = this.get(key, true);
+          if (identity.isCollection(node2))
+            node2.setIn(rest, value);
+          else if (node2 === void 0 && this.schema)
+            this.set(key, collectionFromPath(this.schema, rest, value));
+          else
+            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+        }
+      }
+    };
+    exports.Collection = Collection;
+    exports.collectionFromPath = collectionFromPath;
+    exports.isEmptyPath = isEmptyPath;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/stringify/stringifyComment.js
+var require_stringifyComment = __commonJS({
+  "../../work/main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
+    "use strict";
+    var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
+    function indentComment(comment, indent) {
+      if (/^\n+$/.test(comment))
+        return comment.substring(1);
+      return indent ? comment.replace(/^(?! *$)/gm, indent) : comment;
+    }
+    var lineComment = (str, indent, comment) => str.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str.endsWith(" ") ? "" : " ") + comment;
+    exports.indentComment = indentComment;
+    exports.lineComment = lineComment;
+    exports.stringifyComment = stringifyComment;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/stringify/foldFlowLines.js
+var require_foldFlowLines = __commonJS({
+  "../../work/main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports) {
+    "use strict";
+    var FOLD_FLOW = "flow";
+    var FOLD_BLOCK = "block";
+    var FOLD_QUOTED = "quoted";
+    function foldFlowLines(text, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+      if (!lineWidth || lineWidth < 0)
+        return text;
+      if (lineWidth < minContentWidth)
+        minContentWidth = 0;
+      const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
+      if (text.length <= endStep)
+        return text;
+      const folds = [];
+      const escapedFolds = {};
+      let end = lineWidth - indent.length;
+      if (typeof indentAtStart === "number") {
+        if (indentAtStart > lineWidth - Math.max(2, minContentWidth))
+          folds.push(0);
+        else
+          end = lineWidth - indentAtStart;
+      }
+      let split = void 0;
+      let prev = void 0;
+      let overflow = false;
+      let i = -1;
+      let escStart = -1;
+      let escEnd = -1;
+      if (mode === FOLD_BLOCK) {
+        i = consumeMoreIndentedLines(text, i, indent.length);
+        if (i !== -1)
+          end = i + endStep;
+      }
+      for (let ch; ch = text[i += 1]; ) {
+        if (mode === FOLD_QUOTED && ch === "\\") {
+          escStart = i;
+          switch (text[i + 1]) {
+            case "x":
+              i += 3;
+              break;
+            case "u":
+              i += 5;
+              break;
+            case "U":
+              i += 9;
+              break;
+            default:
+              i += 1;
+          }
+          escEnd = i;
+        }
+        if (ch === "\n") {
+          if (mode === FOLD_BLOCK)
+            i = consumeMoreIndentedLines(text, i, indent.length);
+          end = i + indent.length + endStep;
+          split = void 0;
+        } else {
+          if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
+            const next = text[i + 1];
+            if (next && next !== " " && next !== "\n" && next !== "	")
+              split = i;
+          }
+          if (i >= end) {
+            if (split) {
+              folds.push(split);
+              end = split + endStep;
+              split = void 0;
+            } else if (mode === FOLD_QUOTED) {
+              while (prev === " " || prev === "	") {
+                prev = ch;
+                ch = text[i += 1];
+                overflow = true;
+              }
+              const j = i > escEnd + 1 ? i - 2 : escStart - 1;
+              if (escapedFolds[j])
+                return text;
+              folds.push(j);
+              escapedFolds[j] = true;
+              end = j + endStep;
+              split = void 0;
+            } else {
+              overflow = true;
+            }
+          }
+        }
+        prev = ch;
+      }
+      if (overflow && onOverflow)
+        onOverflow();
+      if (folds.length === 0)
+        return text;
+      if (onFold)
+        onFold();
+      let res = text.slice(0, folds[0]);
+      for (let i2 = 0; i2 < folds.length; ++i2) {
+        const fold = folds[i2];
+        const end2 = folds[i2 + 1] || text.length;
+        if (fold === 0)
+          res = `
+${indent}${text.slice(0, end2)}`;
+        else {
+          if (mode === FOLD_QUOTED && escapedFolds[fold])
+            res += `${text[fold]}\\`;
+          res += `
+${indent}${text.slice(fold + 1, end2)}`;
+        }
+      }
+      return res;
+    }
+    function consumeMoreIndentedLines(text, i, indent) {
+      let end = i;
+      let start = i + 1;
+      let ch = text[start];
+      while (ch === " " || ch === "	") {
+        if (i < start + indent) {
+          ch = text[++i];
+        } else {
+          do {
+            ch = text[++i];
+          } while (ch && ch !== "\n");
+          end = i;
+          start = i + 1;
+          ch = text[start];
+        }
+      }
+      return end;
+    }
+    exports.FOLD_BLOCK = FOLD_BLOCK;
+    exports.FOLD_FLOW = FOLD_FLOW;
+    exports.FOLD_QUOTED = FOLD_QUOTED;
+    exports.foldFlowLines = foldFlowLines;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/stringify/stringifyString.js
+var require_stringifyString = __commonJS({
+  "../../work/main/node_modules/yaml/dist/stringify/stringifyString.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var foldFlowLines = require_foldFlowLines();
+    var getFoldOptions = (ctx, isBlock) => ({
+      indentAtStart: isBlock ? ctx.indent.length : ctx.indentAtStart,
+      lineWidth: ctx.options.lineWidth,
+      minContentWidth: ctx.options.minContentWidth
+    });
+    var containsDocumentMarker = (str) => /^(%|---|\.\.\.)/m.test(str);
+    function lineLengthOverLimit(str, lineWidth, indentLength) {
+      if (!lineWidth || lineWidth < 0)
+        return false;
+      const limit = lineWidth - indentLength;
+      const strLen = str.length;
+      if (strLen <= limit)
+        return false;
+      for (let i = 0, start = 0; i < strLen; ++i) {
+        if (str[i] === "\n") {
+          if (i - start > limit)
+            return true;
+          start = i + 1;
+          if (strLen - start <= limit)
+            return false;
+        }
+      }
+      return true;
+    }
+    function doubleQuotedString(value, ctx) {
+      const json2 = JSON.stringify(value);
+      if (ctx.options.doubleQuotedAsJSON)
+        return json2;
+      const { implicitKey } = ctx;
+      const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
+      const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
+      let str = "";
+      let start = 0;
+      for (let i = 0, ch = json2[i]; ch; ch = json2[++i]) {
+        if (ch === " " && json2[i + 1] === "\\" && json2[i + 2] === "n") {
+          str += json2.slice(start, i) + "\\ ";
+          i += 1;
+          start = i;
+          ch = "\\";
+        }
+        if (ch === "\\")
+          switch (json2[i + 1]) {
+            case "u":
+              {
+                str += json2.slice(start, i);
+                const code = json2.substr(i + 2, 4);
+                switch (code) {
+                  case "0000":
+                    str += "\\0";
+                    break;
+                  case "0007":
+                    str += "\\a";
+                    break;
+                  case "000b":
+                    str += "\\v";
+                    break;
+                  case "001b":
+                    str += "\\e";
+                    break;
+                  case "0085":
+                    str += "\\N";
+                    break;
+                  case "00a0":
+                    str += "\\_";
+                    break;
+                  case "2028":
+                    str += "\\L";
+                    break;
+                  case "2029":
+                    str += "\\P";
+                    break;
+                  default:
+                    if (code.substr(0, 2) === "00")
+                      str += "\\x" + code.substr(2);
+                    else
+                      str += json2.substr(i, 6);
+                }
+                i += 5;
+                start = i + 1;
+              }
+              break;
+            case "n":
+              if (implicitKey || json2[i + 2] === '"' || json2.length < minMultiLineLength) {
+                i += 1;
+              } else {
+                str += json2.slice(start, i) + "\n\n";
+                while (json2[i + 2] === "\\" && json2[i + 3] === "n" && json2[i + 4] !== '"') {
+                  str += "\n";
+                  i += 2;
+                }
+                str += indent;
+                if (json2[i + 2] === " ")
+                  str += "\\";
+                i += 1;
+                start = i + 1;
+              }
+              break;
+            default:
+              i += 1;
+          }
+      }
+      str = start ? str + json2.slice(start) : json2;
+      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
+    }
+    function singleQuotedString(value, ctx) {
+      if (ctx.options.singleQuote === false || ctx.implicitKey && value.includes("\n") || /[ \t]\n|\n[ \t]/.test(value))
+        return doubleQuotedString(value, ctx);
+      const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
+      const res = "'" + value.replace(/'/g, "''").replace(/\n+/g, `$&
+${indent}`) + "'";
+      return ctx.implicitKey ? res : foldFlowLines.foldFlowLines(res, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+    }
+    function quotedString(value, ctx) {
+      const { singleQuote } = ctx.options;
+      let qs;
+      if (singleQuote === false)
+        qs = doubleQuotedString;
+      else {
+        const hasDouble = value.includes('"');
+        const hasSingle = value.includes("'");
+        if (hasDouble && !hasSingle)
+          qs = singleQuotedString;
+        else if (hasSingle && !hasDouble)
+          qs = doubleQuotedString;
+        else
+          qs = singleQuote ? singleQuotedString : doubleQuotedString;
+      }
+      return qs(value, ctx);
+    }
+    var blockEndNewlines;
+    try {
+      blockEndNewlines = new RegExp("(^|(?<!\n))\n+(?!\n|$)", "g");
+    } catch {
+      blockEndNewlines = /\n+(?!\n|$)/g;
+    }
+    function blockString({ comment, type, value }, ctx, onComment, onChompKeep) {
+      const { blockQuote, commentString, lineWidth } = ctx.options;
+      if (!blockQuote || /\n[\t ]+$/.test(value)) {
+        return quotedString(value, ctx);
+      }
+      const indent = ctx.indent || (ctx.forceBlockIndent || containsDocumentMarker(value) ? "  " : "");
+      const literal2 = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar.Scalar.BLOCK_FOLDED ? false : type === Scalar.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value, lineWidth, indent.length);
+      if (!value)
+        return literal2 ? "|\n" : ">\n";
+      let chomp;
+      let endStart;
+      for (endStart = value.length; endStart > 0; --endStart) {
+        const ch = value[endStart - 1];
+        if (ch !== "\n" && ch !== "	" && ch !== " ")
+          break;
+      }
+      let end = value.substring(endStart);
+      const endNlPos = end.indexOf("\n");
+      if (endNlPos === -1) {
+        chomp = "-";
+      } else if (value === end || endNlPos !== end.length - 1) {
+        chomp = "+";
+        if (onChompKeep)
+          onChompKeep();
+      } else {
+        chomp = "";
+      }
+      if (end) {
+        value = value.slice(0, -end.length);
+        if (end[end.length - 1] === "\n")
+          end = end.slice(0, -1);
+        end = end.replace(blockEndNewlines, `$&${indent}`);
+      }
+      let startWithSpace = false;
+      let startEnd;
+      let startNlPos = -1;
+      for (startEnd = 0; startEnd < value.length; ++startEnd) {
+        const ch = value[startEnd];
+        if (ch === " ")
+          startWithSpace = true;
+        else if (ch === "\n")
+          startNlPos = startEnd;
+        else
+          break;
+      }
+      let start = value.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
+      if (start) {
+        value = value.substring(start.length);
+        start = start.replace(/\n+/g, `$&${indent}`);
+      }
+      const indentSize = indent ? "2" : "1";
+      let header = (startWithSpace ? indentSize : "") + chomp;
+      if (comment) {
+        header += " " + commentString(comment.replace(/ ?[\r\n]+/g, " "));
+        if (onComment)
+          onComment();
+      }
+      if (!literal2) {
+        const foldedValue = value.replace(/\n+/g, "\n$&").replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, "$1$2").replace(/\n+/g, `$&${indent}`);
+        let literalFallback = false;
+        const foldOptions = getFoldOptions(ctx, true);
+        if (blockQuote !== "folded" && type !== Scalar.Scalar.BLOCK_FOLDED) {
+          foldOptions.onOverflow = () => {
+            literalFallback = true;
+          };
+        }
+        const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
+        if (!literalFallback)
+          return `>${header}
+${indent}${body}`;
+      }
+      value = value.replace(/\n+/g, `$&${indent}`);
+      return `|${header}
+${indent}${start}${value}${end}`;
+    }
+    function plainString(item, ctx, onComment, onChompKeep) {
+      const { type, value } = item;
+      const { actualString, implicitKey, indent, indentStep, inFlow } = ctx;
+      if (implicitKey && value.includes("\n") || inFlow && /[[\]{},]/.test(value)) {
+        return quotedString(value, ctx);
+      }
+      if (/^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/.test(value)) {
+        return implicitKey || inFlow || !value.includes("\n") ? quotedString(value, ctx) : blockString(item, ctx, onComment, onChompKeep);
+      }
+      if (!implicitKey && !inFlow && type !== Scalar.Scalar.PLAIN && value.includes("\n")) {
+        return blockString(item, ctx, onComment, onChompKeep);
+      }
+      if (containsDocumentMarker(value)) {
+        if (indent === "") {
+          ctx.forceBlockIndent = true;
+          return blockString(item, ctx, onComment, onChompKeep);
+        } else if (implicitKey && indent === indentStep) {
+          return quotedString(value, ctx);
+        }
+      }
+      const str = value.replace(/\n+/g, `$&
+${indent}`);
+      if (actualString) {
+        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str);
+        const { compat, tags } = ctx.doc.schema;
+        if (tags.some(test) || compat?.some(test))
+          return quotedString(value, ctx);
+      }
+      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+    }
+    function stringifyString(item, ctx, onComment, onChompKeep) {
+      const { implicitKey, inFlow } = ctx;
+      const ss = typeof item.value === "string" ? item : Object.assign({}, item, { value: String(item.value) });
+      let { type } = item;
+      if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
+        if (/[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u.test(ss.value))
+          type = Scalar.Scalar.QUOTE_DOUBLE;
+      }
+      const _stringify = (_type) => {
+        switch (_type) {
+          case Scalar.Scalar.BLOCK_FOLDED:
+          case Scalar.Scalar.BLOCK_LITERAL:
+            return implicitKey || inFlow ? quotedString(ss.value, ctx) : blockString(ss, ctx, onComment, onChompKeep);
+          case Scalar.Scalar.QUOTE_DOUBLE:
+            return doubleQuotedString(ss.value, ctx);
+          case Scalar.Scalar.QUOTE_SINGLE:
+            return singleQuotedString(ss.value, ctx);
+          case Scalar.Scalar.PLAIN:
+            return plainString(ss, ctx, onComment, onChompKeep);
+          default:
+            return null;
+        }
+      };
+      let res = _stringify(type);
+      if (res === null) {
+        const { defaultKeyType, defaultStringType } = ctx.options;
+        const t = implicitKey && defaultKeyType || defaultStringType;
+        res = _stringify(t);
+        if (res === null)
+          throw new Error(`Unsupported default string type ${t}`);
+      }
+      return res;
+    }
+    exports.stringifyString = stringifyString;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/stringify/stringify.js
+var require_stringify = __commonJS({
+  "../../work/main/node_modules/yaml/dist/stringify/stringify.js"(exports) {
+    "use strict";
+    var anchors = require_anchors();
+    var identity = require_identity();
+    var stringifyComment = require_stringifyComment();
+    var stringifyString = require_stringifyString();
+    function createStringifyContext(doc, options) {
+      const opt = Object.assign({
+        blockQuote: true,
+        commentString: stringifyComment.stringifyComment,
+        defaultKeyType: null,
+        defaultStringType: "PLAIN",
+        directives: null,
+        doubleQuotedAsJSON: false,
+        doubleQuotedMinMultiLineLength: 40,
+        falseStr: "false",
+        flowCollectionPadding: true,
+        indentSeq: true,
+        lineWidth: 80,
+        minContentWidth: 20,
+        nullStr: "null",
+        simpleKeys: false,
+        singleQuote: null,
+        trailingComma: false,
+        trueStr: "true",
+        verifyAliasOrder: true
+      }, doc.schema.toStringOptions, options);
+      let inFlow;
+      switch (opt.collectionStyle) {
+        case "block":
+          inFlow = false;
+          break;
+        case "flow":
+          inFlow = true;
+          break;
+        default:
+          inFlow = null;
+      }
+      return {
+        anchors: /* @__PURE__ */ new Set(),
+        doc,
+        flowCollectionPadding: opt.flowCollectionPadding ? " " : "",
+        indent: "",
+        indentStep: typeof opt.indent === "number" ? " ".repeat(opt.indent) : "  ",
+        inFlow,
+        options: opt
+      };
+    }
+    function getTagObject(tags, item) {
+      if (item.tag) {
+        const match = tags.filter((t) => t.tag === item.tag);
+        if (match.length > 0)
+          return match.find((t) => t.format === item.format) ?? match[0];
+      }
+      let tagObj = void 0;
+      let obj;
+      if (identity.isScalar(item)) {
+        obj = item.value;
+        let match = tags.filter((t) => t.identify?.(obj));
+        if (match.length > 1) {
+          const testMatch = match.filter((t) => t.test);
+          if (testMatch.length > 0)
+            match = testMatch;
+        }
+        tagObj = match.find((t) => t.format === item.format) ?? match.find((t) => !t.format);
+      } else {
+        obj = item;
+        tagObj = tags.find((t) => t.nodeClass && obj instanceof t.nodeClass);
+      }
+      if (!tagObj) {
+        const name2 = obj?.constructor?.name ?? (obj === null ? "null" : typeof obj);
+        throw new Error(`Tag not resolved for ${name2} value`);
+      }
+      return tagObj;
+    }
+    function stringifyProps(node2, tagObj, { anchors: anchors$1, doc }) {
+      if (!doc.directives)
+        return "";
+      const props = [];
+      const anchor2 = (identity.isScalar(node2) || identity.isCollection(node2)) && node2.anchor;
+      if (anchor2 && anchors.anchorIsValid(anchor2)) {
+        anchors$1.add(anchor2);
+        props.push(`&${anchor2}`);
+      }
+      const tag = node2.tag ?? (tagObj.default ? null : tagObj.tag);
+      if (tag)
+        props.push(doc.directives.tagString(tag));
+      return props.join(" ");
+    }
+    function stringify(item, ctx, onComment, onChompKeep) {
+      if (identity.isPair(item))
+        return item.toString(ctx, onComment, onChompKeep);
+      if (identity.isAlias(item)) {
+        if (ctx.doc.directives)
+          return item.toString(ctx);
+        if (ctx.resolvedAliases?.has(item)) {
+          throw new TypeError(`Cannot stringify circular structure without alias nodes`);
+        } else {
+          if (ctx.resolvedAliases)
+            ctx.resolvedAliases.add(item);
+          else
+            ctx.resolvedAliases = /* @__PURE__ */ new Set([item]);
+          item = item.resolve(ctx.doc);
+        }
+      }
+      let tagObj = void 0;
+      const node2 = identity.isNode(item) ? item : ctx.doc.createNode(item, { onTagObj: (o) => tagObj = o });
+      tagObj ?? (tagObj = getTagObject(ctx.doc.schema.tags, node2));
+      const props = stringifyProps(node2, tagObj, ctx);
+      if (props.length > 0)
+        ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
+      const str = typeof tagObj.stringify === "function" ? tagObj.stringify(node2, ctx, onComment, onChompKeep) : identity.isScalar(node2) ? stringifyString.stringifyString(node2, ctx, onComment, onChompKeep) : node2.toString(ctx, onComment, onChompKeep);
+      if (!props)
+        return str;
+      return identity.isScalar(node2) || str[0] === "{" || str[0] === "[" ? `${props} ${str}` : `${props}
+${ctx.indent}${str}`;
+    }
+    exports.createStringifyContext = createStringifyContext;
+    exports.stringify = stringify;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/stringify/stringifyPair.js
+var require_stringifyPair = __commonJS({
+  "../../work/main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var stringify = require_stringify();
+    var stringifyComment = require_stringifyComment();
+    function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
+      const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
+      let keyComment = identity.isNode(key) && key.comment || null;
+      if (simpleKeys) {
+        if (keyComment) {
+          throw new Error("With simple keys, key nodes cannot have comments");
+        }
+        if (identity.isCollection(key) || !identity.isNode(key) && typeof key === "object") {
+          const msg = "With simple keys, collection cannot be used as a key value";
+          throw new Error(msg);
+        }
+      }
+      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity.isCollection(key) || (identity.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
+      ctx = Object.assign({}, ctx, {
+        allNullValues: false,
+        implicitKey: !explicitKey && (simpleKeys || !allNullValues),
+        indent: indent + indentStep
+      });
+      let keyCommentDone = false;
+      let chompKeep = false;
+      let str = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      if (!explicitKey && !ctx.inFlow && str.length > 1024) {
+        if (simpleKeys)
+          throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
+        explicitKey = true;
+      }
+      if (ctx.inFlow) {
+        if (allNullValues || value == null) {
+          if (keyCommentDone && onComment)
+            onComment();
+          return str === "" ? "?" : explicitKey ? `? ${str}` : str;
+        }
+      } else if (allNullValues && !simpleKeys || value == null && explicitKey) {
+        str = `? ${str}`;
+        if (keyComment && !keyCommentDone) {
+          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+        } else if (chompKeep && onChompKeep)
+          onChompKeep();
+        return str;
+      }
+      if (keyCommentDone)
+        keyComment = null;
+      if (explicitKey) {
+        if (keyComment)
+          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+        str = `? ${str}
+${indent}:`;
+      } else {
+        str = `${str}:`;
+        if (keyComment)
+          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+      }
+      let vsb, vcb, valueComment;
+      if (identity.isNode(value)) {
+        vsb = !!value.spaceBefore;
+        vcb = value.commentBefore;
+        valueComment = value.comment;
+      } else {
+        vsb = false;
+        vcb = null;
+        valueComment = null;
+        if (value && typeof value === "object")
+          value = doc.createNode(value);
+      }
+      ctx.implicitKey = false;
+      if (!explicitKey && !keyComment && identity.isScalar(value))
+        ctx.indentAtStart = str.length + 1;
+      chompKeep = false;
+      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
+        ctx.indent = ctx.indent.substring(2);
+      }
+      let valueCommentDone = false;
+      const valueStr = stringify.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
+      let ws = " ";
+      if (keyComment || vsb || vcb) {
+        ws = vsb ? "\n" : "";
+        if (vcb) {
+          const cs = commentString(vcb);
+          ws += `
+${stringifyComment.indentComment(cs, ctx.indent)}`;
+        }
+        if (valueStr === "" && !ctx.inFlow) {
+          if (ws === "\n" && valueComment)
+            ws = "\n\n";
+        } else {
+          ws += `
+${ctx.indent}`;
+        }
+      } else if (!explicitKey && identity.isCollection(value)) {
+        const vs0 = valueStr[0];
+        const nl0 = valueStr.indexOf("\n");
+        const hasNewline = nl0 !== -1;
+        const flow = ctx.inFlow ?? value.flow ?? value.items.length === 0;
+        if (hasNewline || !flow) {
+          let hasPropsLine = false;
+          if (hasNewline && (vs0 === "&" || vs0 === "!")) {
+            let sp0 = valueStr.indexOf(" ");
+            if (vs0 === "&" && sp0 !== -1 && sp0 < nl0 && valueStr[sp0 + 1] === "!") {
+              sp0 = valueStr.indexOf(" ", sp0 + 1);
+            }
+            if (sp0 === -1 || nl0 < sp0)
+              hasPropsLine = true;
+          }
+          if (!hasPropsLine)
+            ws = `
+${ctx.indent}`;
+        }
+      } else if (valueStr === "" || valueStr[0] === "\n") {
+        ws = "";
+      }
+      str += ws + valueStr;
+      if (ctx.inFlow) {
+        if (valueCommentDone && onComment)
+          onComment();
+      } else if (valueComment && !valueCommentDone) {
+        str += stringifyComment.lineComment(str, ctx.indent, commentString(valueComment));
+      } else if (chompKeep && onChompKeep) {
+        onChompKeep();
+      }
+      return str;
+    }
+    exports.stringifyPair = stringifyPair;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/log.js
+var require_log = __commonJS({
+  "../../work/main/node_modules/yaml/dist/log.js"(exports) {
+    "use strict";
+    var node_process = __require("process");
+    function debug(logLevel, ...messages) {
+      if (logLevel === "debug")
+        console.log(...messages);
+    }
+    function warn(logLevel, warning) {
+      if (logLevel === "debug" || logLevel === "warn") {
+        if (typeof node_process.emitWarning === "function")
+          node_process.emitWarning(warning);
+        else
+          console.warn(warning);
+      }
+    }
+    exports.debug = debug;
+    exports.warn = warn;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
+var require_merge = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var MERGE_KEY = "<<";
+    var merge2 = {
+      identify: (value) => value === MERGE_KEY || typeof value === "symbol" && value.description === MERGE_KEY,
+      default: "key",
+      tag: "tag:yaml.org,2002:merge",
+      test: /^<<$/,
+      resolve: () => Object.assign(new Scalar.Scalar(Symbol(MERGE_KEY)), {
+        addToJSMap: addMergeToJSMap
+      }),
+      stringify: () => MERGE_KEY
+    };
+    var isMergeKey = (ctx, key) => (merge2.identify(key) || identity.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge2.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge2.tag && tag.default);
+    function addMergeToJSMap(ctx, map2, value) {
+      const source = resolveAliasValue(ctx, value);
+      if (identity.isSeq(source))
+        for (const it of source.items)
+          mergeValue(ctx, map2, it);
+      else if (Array.isArray(source))
+        for (const it of source)
+          mergeValue(ctx, map2, it);
+      else
+        mergeValue(ctx, map2, source);
+    }
+    function mergeValue(ctx, map2, value) {
+      const source = resolveAliasValue(ctx, value);
+      if (!identity.isMap(source))
+        throw new Error("Merge sources must be maps or map aliases");
+      const srcMap = source.toJSON(null, ctx, Map);
+      for (const [key, value2] of srcMap) {
+        if (map2 instanceof Map) {
+          if (!map2.has(key))
+            map2.set(key, value2);
+        } else if (map2 instanceof Set) {
+          map2.add(key);
+        } else if (!Object.prototype.hasOwnProperty.call(map2, key)) {
+          Object.defineProperty(map2, key, {
+            value: value2,
+            writable: true,
+            enumerable: true,
+            configurable: true
+          });
+        }
+      }
+      return map2;
+    }
+    function resolveAliasValue(ctx, value) {
+      return ctx && identity.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
+    }
+    exports.addMergeToJSMap = addMergeToJSMap;
+    exports.isMergeKey = isMergeKey;
+    exports.merge = merge2;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/nodes/addPairToJSMap.js
+var require_addPairToJSMap = __commonJS({
+  "../../work/main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
+    "use strict";
+    var log = require_log();
+    var merge2 = require_merge();
+    var stringify = require_stringify();
+    var identity = require_identity();
+    var toJS = require_toJS();
+    function addPairToJSMap(ctx, map2, { key, value }) {
+      if (identity.isNode(key) && key.addToJSMap)
+        key.addToJSMap(ctx, map2, value);
+      else if (merge2.isMergeKey(ctx, key))
+        merge2.addMergeToJSMap(ctx, map2, value);
+      else {
+        const jsKey = toJS.toJS(key, "", ctx);
+        if (map2 instanceof Map) {
+          map2.set(jsKey, toJS.toJS(value, jsKey, ctx));
+        } else if (map2 instanceof Set) {
+          map2.add(jsKey);
+        } else {
+          const stringKey = stringifyKey(key, jsKey, ctx);
+          const jsValue = toJS.toJS(value, stringKey, ctx);
+          if (stringKey in map2)
+            Object.defineProperty(map2, stringKey, {
+              value: jsValue,
+              writable: true,
+              enumerable: true,
+              configurable: true
+            });
+          else
+            map2[stringKey] = jsValue;
+        }
+      }
+      return map2;
+    }
+    function stringifyKey(key, jsKey, ctx) {
+      if (jsKey === null)
+        return "";
+      if (typeof jsKey !== "object")
+        return String(jsKey);
+      if (identity.isNode(key) && ctx?.doc) {
+        const strCtx = stringify.createStringifyContext(ctx.doc, {});
+        strCtx.anchors = /* @__PURE__ */ new Set();
+        for (const node2 of ctx.anchors.keys())
+          strCtx.anchors.add(node2.anchor);
+        strCtx.inFlow = true;
+        strCtx.inStringifyKey = true;
+        const strKey = key.toString(strCtx);
+        if (!ctx.mapKeyWarned) {
+          let jsonStr = JSON.stringify(strKey);
+          if (jsonStr.length > 40)
+            jsonStr = jsonStr.substring(0, 36) + '..."';
+          log.warn(ctx.doc.options.logLevel, `Keys with collection values will be stringified due to JS Object restrictions: ${jsonStr}. Set mapAsMap: true to use object keys.`);
+          ctx.mapKeyWarned = true;
+        }
+        return strKey;
+      }
+      return JSON.stringify(jsKey);
+    }
+    exports.addPairToJSMap = addPairToJSMap;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/nodes/Pair.js
+var require_Pair = __commonJS({
+  "../../work/main/node_modules/yaml/dist/nodes/Pair.js"(exports) {
+    "use strict";
+    var createNode = require_createNode();
+    var stringifyPair = require_stringifyPair();
+    var addPairToJSMap = require_addPairToJSMap();
+    var identity = require_identity();
+    function createPair(key, value, ctx) {
+      const k = createNode.createNode(key, void 0, ctx);
+      const v = createNode.createNode(value, void 0, ctx);
+      return new Pair(k, v);
+    }
+    var Pair = class _Pair {
+      constructor(key, value = null) {
+        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.PAIR });
+        this.key = key;
+        this.value = value;
+      }
+      clone(schema) {
+        let { key, value } = this;
+        if (identity.isNode(key))
+          key = key.clone(schema);
+        if (identity.isNode(value))
+          value = value.clone(schema);
+        return new _Pair(key, value);
+      }
+      toJSON(_, ctx) {
+        const pair = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
+        return addPairToJSMap.addPairToJSMap(ctx, pair, this);
+      }
+      toString(ctx, onComment, onChompKeep) {
+        return ctx?.doc ? stringifyPair.stringifyPair(this, ctx, onComment, onChompKeep) : JSON.stringify(this);
+      }
+    };
+    exports.Pair = Pair;
+    exports.createPair = createPair;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/stringify/stringifyCollection.js
+var require_stringifyCollection = __commonJS({
+  "../../work/main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var stringify = require_stringify();
+    var stringifyComment = require_stringifyComment();
+    function stringifyCollection(collection, ctx, options) {
+      const flow = ctx.inFlow ?? collection.flow;
+      const stringify2 = flow ? stringifyFlowCollection : stringifyBlockCollection;
+      return stringify2(collection, ctx, options);
+    }
+    function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
+      const { indent, options: { commentString } } = ctx;
+      const itemCtx = Object.assign({}, ctx, { indent: itemIndent, type: null });
+      let chompKeep = false;
+      const lines = [];
+      for (let i = 0; i < items.length; ++i) {
+        const item = items[i];
+        let comment2 = null;
+        if (identity.isNode(item)) {
+          if (!chompKeep && item.spaceBefore)
+            lines.push("");
+          addCommentBefore(ctx, lines, item.commentBefore, chompKeep);
+          if (item.comment)
+            comment2 = item.comment;
+        } else if (identity.isPair(item)) {
+          const ik = identity.isNode(item.key) ? item.key : null;
+          if (ik) {
+            if (!chompKeep && ik.spaceBefore)
+              lines.push("");
+            addCommentBefore(ctx, lines, ik.commentBefore, chompKeep);
+          }
+        }
+        chompKeep = false;
+        let str2 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        if (comment2)
+          str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment2));
+        if (chompKeep && comment2)
+          chompKeep = false;
+        lines.push(blockItemPrefix + str2);
+      }
+      let str;
+      if (lines.length === 0) {
+        str = flowChars.start + flowChars.end;
+      } else {
+        str = lines[0];
+        for (let i = 1; i < lines.length; ++i) {
+          const line = lines[i];
+          str += line ? `
+${indent}${line}` : "\n";
+        }
+      }
+      if (comment) {
+        str += "\n" + stringifyComment.indentComment(commentString(comment), indent);
+        if (onComment)
+          onComment();
+      } else if (chompKeep && onChompKeep)
+        onChompKeep();
+      return str;
+    }
+    function stringifyFlowCollection({ items }, ctx, { flowChars, itemIndent }) {
+      const { indent, indentStep, flowCollectionPadding: fcPadding, options: { commentString } } = ctx;
+      itemIndent += indentStep;
+      const itemCtx = Object.assign({}, ctx, {
+        indent: itemIndent,
+        inFlow: true,
+        type: null
+      });
+      let reqNewline = false;
+      let linesAtValue = 0;
+      const lines = [];
+      for (let i = 0; i < items.length; ++i) {
+        const item = items[i];
+        let comment = null;
+        if (identity.isNode(item)) {
+          if (item.spaceBefore)
+            lines.push("");
+          addCommentBefore(ctx, lines, item.commentBefore, false);
+          if (item.comment)
+            comment = item.comment;
+        } else if (identity.isPair(item)) {
+          const ik = identity.isNode(item.key) ? item.key : null;
+          if (ik) {
+            if (ik.spaceBefore)
+              lines.push("");
+            addCommentBefore(ctx, lines, ik.commentBefore, false);
+            if (ik.comment)
+              reqNewline = true;
+          }
+          const iv = identity.isNode(item.value) ? item.value : null;
+          if (iv) {
+            if (iv.comment)
+              comment = iv.comment;
+            if (iv.commentBefore)
+              reqNewline = true;
+          } else if (item.value == null && ik?.comment) {
+            comment = ik.comment;
+          }
+        }
+        if (comment)
+          reqNewline = true;
+        let str = stringify.stringify(item, itemCtx, () => comment = null);
+        reqNewline || (reqNewline = lines.length > linesAtValue || str.includes("\n"));
+        if (i < items.length - 1) {
+          str += ",";
+        } else if (ctx.options.trailingComma) {
+          if (ctx.options.lineWidth > 0) {
+            reqNewline || (reqNewline = lines.reduce((sum2, line) => sum2 + line.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
+          }
+          if (reqNewline) {
+            str += ",";
+          }
+        }
+        if (comment)
+          str += stringifyComment.lineComment(str, itemIndent, commentString(comment));
+        lines.push(str);
+        linesAtValue = lines.length;
+      }
+      const { start, end } = flowChars;
+      if (lines.length === 0) {
+        return start + end;
+      } else {
+        if (!reqNewline) {
+          const len = lines.reduce((sum2, line) => sum2 + line.length + 2, 2);
+          reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
+        }
+        if (reqNewline) {
+          let str = start;
+          for (const line of lines)
+            str += line ? `
+${indentStep}${indent}${line}` : "\n";
+          return `${str}
+${indent}${end}`;
+        } else {
+          return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
+        }
+      }
+    }
+    function addCommentBefore({ indent, options: { commentString } }, lines, comment, chompKeep) {
+      if (comment && chompKeep)
+        comment = comment.replace(/^\n+/, "");
+      if (comment) {
+        const ic = stringifyComment.indentComment(commentString(comment), indent);
+        lines.push(ic.trimStart());
+      }
+    }
+    exports.stringifyCollection = stringifyCollection;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/nodes/YAMLMap.js
+var require_YAMLMap = __commonJS({
+  "../../work/main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports) {
+    "use strict";
+    var stringifyCollection = require_stringifyCollection();
+    var addPairToJSMap = require_addPairToJSMap();
+    var Collection = require_Collection();
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var Scalar = require_Scalar();
+    function findPair(items, key) {
+      const k = identity.isScalar(key) ? key.value : key;
+      for (const it of items) {
+        if (identity.isPair(it)) {
+          if (it.key === key || it.key === k)
+            return it;
+          if (identity.isScalar(it.key) && it.key.value === k)
+            return it;
+        }
+      }
+      return void 0;
+    }
+    var YAMLMap = class extends Collection.Collection {
+      static get tagName() {
+        return "tag:yaml.org,2002:map";
+      }
+      constructor(schema) {
+        super(identity.MAP, schema);
+        this.items = [];
+      }
+      /**
+       * A generic collection parsing method that can be extended
+       * to other node classes that inherit from YAMLMap
+       */
+      static from(schema, obj, ctx) {
+        const { keepUndefined, replacer } = ctx;
+        const map2 = new this(schema);
+        const add = (key, value) => {
+          if (typeof replacer === "function")
+            value = replacer.call(obj, key, value);
+          else if (Array.isArray(replacer) && !replacer.includes(key))
+            return;
+          if (value !== void 0 || keepUndefined)
+            map2.items.push(Pair.createPair(key, value, ctx));
+        };
+        if (obj instanceof Map) {
+          for (const [key, value] of obj)
+            add(key, value);
+        } else if (obj && typeof obj === "object") {
+          for (const key of Object.keys(obj))
+            add(key, obj[key]);
+        }
+        if (typeof schema.sortMapEntries === "function") {
+          map2.items.sort(schema.sortMapEntries);
+        }
+        return map2;
+      }
+      /**
+       * Adds a value to the collection.
+       *
+       * @param overwrite - If not set `true`, using a key that is already in the
+       *   collection will throw. Otherwise, overwrites the previous value.
+       */
+      add(pair, overwrite) {
+        let _pair;
+        if (identity.isPair(pair))
+          _pair = pair;
+        else if (!pair || typeof pair !== "object" || !("key" in pair)) {
+          _pair = new Pair.Pair(pair, pair?.value);
+        } else
+          _pair = new Pair.Pair(pair.key, pair.value);
+        const prev = findPair(this.items, _pair.key);
+        const sortEntries = this.schema?.sortMapEntries;
+        if (prev) {
+          if (!overwrite)
+            throw new Error(`Key ${_pair.key} already set`);
+          if (identity.isScalar(prev.value) && Scalar.isScalarValue(_pair.value))
+            prev.value.value = _pair.value;
+          else
+            prev.value = _pair.value;
+        } else if (sortEntries) {
+          const i = this.items.findIndex((item) => sortEntries(_pair, item) < 0);
+          if (i === -1)
+            this.items.push(_pair);
+          else
+            this.items.splice(i, 0, _pair);
+        } else {
+          this.items.push(_pair);
+        }
+      }
+      delete(key) {
+        const it = findPair(this.items, key);
+        if (!it)
+          return false;
+        const del = this.items.splice(this.items.indexOf(it), 1);
+        return del.length > 0;
+      }
+      get(key, keepScalar) {
+        const it = findPair(this.items, key);
+        const node2 = it?.value;
+        return (!keepScalar && identity.isScalar(node2) ? node2.value : node2) ?? void 0;
+      }
+      has(key) {
+        return !!findPair(this.items, key);
+      }
+      set(key, value) {
+        this.add(new Pair.Pair(key, value), true);
+      }
+      /**
+       * @param ctx - Conversion context, originally set in Document#toJS()
+       * @param {Class} Type - If set, forces the returned collection type
+       * @returns Instance of Type, Map, or Object
+       */
+      toJSON(_, ctx, Type) {
+        const map2 = Type ? new Type() : ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
+        if (ctx?.onCreate)
+          ctx.onCreate(map2);
+        for (const item of this.items)
+          addPairToJSMap.addPairToJSMap(ctx, map2, item);
+        return map2;
+      }
+      toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+          return JSON.stringify(this);
+        for (const item of this.items) {
+          if (!identity.isPair(item))
+            throw new Error(`Map items must all be pairs; found ${JSON.stringify(item)} instead`);
+        }
+        if (!ctx.allNullValues && this.hasAllNullValues(false))
+          ctx = Object.assign({}, ctx, { allNullValues: true });
+        return stringifyCollection.stringifyCollection(this, ctx, {
+          blockItemPrefix: "",
+          flowChars: { start: "{", end: "}" },
+          itemIndent: ctx.indent || "",
+          onChompKeep,
+          onComment
+        });
+      }
+    };
+    exports.YAMLMap = YAMLMap;
+    exports.findPair = findPair;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/common/map.js
+var require_map = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/common/map.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var YAMLMap = require_YAMLMap();
+    var map2 = {
+      collection: "map",
+      default: true,
+      nodeClass: YAMLMap.YAMLMap,
+      tag: "tag:yaml.org,2002:map",
+      resolve(map3, onError) {
+        if (!identity.isMap(map3))
+          onError("Expected a mapping for this tag");
+        return map3;
+      },
+      createNode: (schema, obj, ctx) => YAMLMap.YAMLMap.from(schema, obj, ctx)
+    };
+    exports.map = map2;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/nodes/YAMLSeq.js
+var require_YAMLSeq = __commonJS({
+  "../../work/main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports) {
+    "use strict";
+    var createNode = require_createNode();
+    var stringifyCollection = require_stringifyCollection();
+    var Collection = require_Collection();
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var toJS = require_toJS();
+    var YAMLSeq = class extends Collection.Collection {
+      static get tagName() {
+        return "tag:yaml.org,2002:seq";
+      }
+      constructor(schema) {
+        super(identity.SEQ, schema);
+        this.items = [];
+      }
+      add(value) {
+        this.items.push(value);
+      }
+      /**
+       * Removes a value from the collection.
+       *
+       * `key` must contain a representation of an integer for this to succeed.
+       * It may be wrapped in a `Scalar`.
+       *
+       * @returns `true` if the item was found and removed.
+       */
+      delete(key) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== "number")
+          return false;
+        const del = this.items.splice(idx, 1);
+        return del.length > 0;
+      }
+      get(key, keepScalar) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== "number")
+          return void 0;
+        const it = this.items[idx];
+        return !keepScalar && identity.isScalar(it) ? it.value : it;
+      }
+      /**
+       * Checks if the collection includes a value with the key `key`.
+       *
+       * `key` must contain a representation of an integer for this to succeed.
+       * It may be wrapped in a `Scalar`.
+       */
+      has(key) {
+        const idx = asItemIndex(key);
+        return typeof idx === "number" && idx < this.items.length;
+      }
+      /**
+       * Sets a value in this collection. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       *
+       * If `key` does not contain a representation of an integer, this will throw.
+       * It may be wrapped in a `Scalar`.
+       */
+      set(key, value) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== "number")
+          throw new Error(`Expected a valid index, not ${key}.`);
+        const prev = this.items[idx];
+        if (identity.isScalar(prev) && Scalar.isScalarValue(value))
+          prev.value = value;
+        else
+          this.items[idx] = value;
+      }
+      toJSON(_, ctx) {
+        const seq = [];
+        if (ctx?.onCreate)
+          ctx.onCreate(seq);
+        let i = 0;
+        for (const item of this.items)
+          seq.push(toJS.toJS(item, String(i++), ctx));
+        return seq;
+      }
+      toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+          return JSON.stringify(this);
+        return stringifyCollection.stringifyCollection(this, ctx, {
+          blockItemPrefix: "- ",
+          flowChars: { start: "[", end: "]" },
+          itemIndent: (ctx.indent || "") + "  ",
+          onChompKeep,
+          onComment
+        });
+      }
+      static from(schema, obj, ctx) {
+        const { replacer } = ctx;
+        const seq = new this(schema);
+        if (obj && Symbol.iterator in Object(obj)) {
+          let i = 0;
+          for (let it of obj) {
+            if (typeof replacer === "function") {
+              const key = obj instanceof Set ? it : String(i++);
+              it = replacer.call(obj, key, it);
+            }
+            seq.items.push(createNode.createNode(it, void 0, ctx));
+          }
+        }
+        return seq;
+      }
+    };
+    function asItemIndex(key) {
+      let idx = identity.isScalar(key) ? key.value : key;
+      if (idx && typeof idx === "string")
+        idx = Number(idx);
+      return typeof idx === "number" && Number.isInteger(idx) && idx >= 0 ? idx : null;
+    }
+    exports.YAMLSeq = YAMLSeq;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/common/seq.js
+var require_seq = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/common/seq.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var YAMLSeq = require_YAMLSeq();
+    var seq = {
+      collection: "seq",
+      default: true,
+      nodeClass: YAMLSeq.YAMLSeq,
+      tag: "tag:yaml.org,2002:seq",
+      resolve(seq2, onError) {
+        if (!identity.isSeq(seq2))
+          onError("Expected a sequence for this tag");
+        return seq2;
+      },
+      createNode: (schema, obj, ctx) => YAMLSeq.YAMLSeq.from(schema, obj, ctx)
+    };
+    exports.seq = seq;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/common/string.js
+var require_string = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/common/string.js"(exports) {
+    "use strict";
+    var stringifyString = require_stringifyString();
+    var string4 = {
+      identify: (value) => typeof value === "string",
+      default: true,
+      tag: "tag:yaml.org,2002:str",
+      resolve: (str) => str,
+      stringify(item, ctx, onComment, onChompKeep) {
+        ctx = Object.assign({ actualString: true }, ctx);
+        return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
+      }
+    };
+    exports.string = string4;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/common/null.js
+var require_null = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/common/null.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var nullTag = {
+      identify: (value) => value == null,
+      createNode: () => new Scalar.Scalar(null),
+      default: true,
+      tag: "tag:yaml.org,2002:null",
+      test: /^(?:~|[Nn]ull|NULL)?$/,
+      resolve: () => new Scalar.Scalar(null),
+      stringify: ({ source }, ctx) => typeof source === "string" && nullTag.test.test(source) ? source : ctx.options.nullStr
+    };
+    exports.nullTag = nullTag;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/core/bool.js
+var require_bool = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/core/bool.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var boolTag = {
+      identify: (value) => typeof value === "boolean",
+      default: true,
+      tag: "tag:yaml.org,2002:bool",
+      test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
+      resolve: (str) => new Scalar.Scalar(str[0] === "t" || str[0] === "T"),
+      stringify({ source, value }, ctx) {
+        if (source && boolTag.test.test(source)) {
+          const sv = source[0] === "t" || source[0] === "T";
+          if (value === sv)
+            return source;
+        }
+        return value ? ctx.options.trueStr : ctx.options.falseStr;
+      }
+    };
+    exports.boolTag = boolTag;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/stringify/stringifyNumber.js
+var require_stringifyNumber = __commonJS({
+  "../../work/main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports) {
+    "use strict";
+    function stringifyNumber({ format, minFractionDigits, tag, value }) {
+      if (typeof value === "bigint")
+        return String(value);
+      const num2 = typeof value === "number" ? value : Number(value);
+      if (!isFinite(num2))
+        return isNaN(num2) ? ".nan" : num2 < 0 ? "-.inf" : ".inf";
+      let n = Object.is(value, -0) ? "-0" : JSON.stringify(value);
+      if (!format && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n) && !n.includes("e")) {
+        let i = n.indexOf(".");
+        if (i < 0) {
+          i = n.length;
+          n += ".";
+        }
+        let d = minFractionDigits - (n.length - i - 1);
+        while (d-- > 0)
+          n += "0";
+      }
+      return n;
+    }
+    exports.stringifyNumber = stringifyNumber;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/core/float.js
+var require_float = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/core/float.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var stringifyNumber = require_stringifyNumber();
+    var floatNaN = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var floatExp = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      format: "EXP",
+      test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
+      resolve: (str) => parseFloat(str),
+      stringify(node2) {
+        const num2 = Number(node2.value);
+        return isFinite(num2) ? num2.toExponential() : stringifyNumber.stringifyNumber(node2);
+      }
+    };
+    var float = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
+      resolve(str) {
+        const node2 = new Scalar.Scalar(parseFloat(str));
+        const dot = str.indexOf(".");
+        if (dot !== -1 && str[str.length - 1] === "0")
+          node2.minFractionDigits = str.length - dot - 1;
+        return node2;
+      },
+      stringify: stringifyNumber.stringifyNumber
+    };
+    exports.float = float;
+    exports.floatExp = floatExp;
+    exports.floatNaN = floatNaN;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/core/int.js
+var require_int = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/core/int.js"(exports) {
+    "use strict";
+    var stringifyNumber = require_stringifyNumber();
+    var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
+    var intResolve = (str, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix);
+    function intStringify(node2, radix, prefix) {
+      const { value } = node2;
+      if (intIdentify(value) && value >= 0)
+        return prefix + value.toString(radix);
+      return stringifyNumber.stringifyNumber(node2);
+    }
+    var intOct = {
+      identify: (value) => intIdentify(value) && value >= 0,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "OCT",
+      test: /^0o[0-7]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 8, opt),
+      stringify: (node2) => intStringify(node2, 8, "0o")
+    };
+    var int2 = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      test: /^[-+]?[0-9]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var intHex = {
+      identify: (value) => intIdentify(value) && value >= 0,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "HEX",
+      test: /^0x[0-9a-fA-F]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+      stringify: (node2) => intStringify(node2, 16, "0x")
+    };
+    exports.int = int2;
+    exports.intHex = intHex;
+    exports.intOct = intOct;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/core/schema.js
+var require_schema = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/core/schema.js"(exports) {
+    "use strict";
+    var map2 = require_map();
+    var _null4 = require_null();
+    var seq = require_seq();
+    var string4 = require_string();
+    var bool = require_bool();
+    var float = require_float();
+    var int2 = require_int();
+    var schema = [
+      map2.map,
+      seq.seq,
+      string4.string,
+      _null4.nullTag,
+      bool.boolTag,
+      int2.intOct,
+      int2.int,
+      int2.intHex,
+      float.floatNaN,
+      float.floatExp,
+      float.float
+    ];
+    exports.schema = schema;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/json/schema.js
+var require_schema2 = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/json/schema.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var map2 = require_map();
+    var seq = require_seq();
+    function intIdentify(value) {
+      return typeof value === "bigint" || Number.isInteger(value);
+    }
+    var stringifyJSON = ({ value }) => JSON.stringify(value);
+    var jsonScalars = [
+      {
+        identify: (value) => typeof value === "string",
+        default: true,
+        tag: "tag:yaml.org,2002:str",
+        resolve: (str) => str,
+        stringify: stringifyJSON
+      },
+      {
+        identify: (value) => value == null,
+        createNode: () => new Scalar.Scalar(null),
+        default: true,
+        tag: "tag:yaml.org,2002:null",
+        test: /^null$/,
+        resolve: () => null,
+        stringify: stringifyJSON
+      },
+      {
+        identify: (value) => typeof value === "boolean",
+        default: true,
+        tag: "tag:yaml.org,2002:bool",
+        test: /^true$|^false$/,
+        resolve: (str) => str === "true",
+        stringify: stringifyJSON
+      },
+      {
+        identify: intIdentify,
+        default: true,
+        tag: "tag:yaml.org,2002:int",
+        test: /^-?(?:0|[1-9][0-9]*)$/,
+        resolve: (str, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str, 10),
+        stringify: ({ value }) => intIdentify(value) ? value.toString() : JSON.stringify(value)
+      },
+      {
+        identify: (value) => typeof value === "number",
+        default: true,
+        tag: "tag:yaml.org,2002:float",
+        test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
+        resolve: (str) => parseFloat(str),
+        stringify: stringifyJSON
+      }
+    ];
+    var jsonError = {
+      default: true,
+      tag: "",
+      test: /^/,
+      resolve(str, onError) {
+        onError(`Unresolved plain scalar ${JSON.stringify(str)}`);
+        return str;
+      }
+    };
+    var schema = [map2.map, seq.seq].concat(jsonScalars, jsonError);
+    exports.schema = schema;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
+var require_binary = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports) {
+    "use strict";
+    var node_buffer = __require("buffer");
+    var Scalar = require_Scalar();
+    var stringifyString = require_stringifyString();
+    var binary = {
+      identify: (value) => value instanceof Uint8Array,
+      // Buffer inherits from Uint8Array
+      default: false,
+      tag: "tag:yaml.org,2002:binary",
+      /**
+       * Returns a Buffer in node and an Uint8Array in browsers
+       *
+       * To use the resulting buffer as an image, you'll want to do something like:
+       *
+       *   const blob = new Blob([buffer], { type: 'image/jpeg' })
+       *   document.querySelector('#photo').src = URL.createObjectURL(blob)
+       */
+      resolve(src, onError) {
+        if (typeof node_buffer.Buffer === "function") {
+          return node_buffer.Buffer.from(src, "base64");
+        } else if (typeof atob === "function") {
+          const str = atob(src.replace(/[\n\r]/g, ""));
+          const buffer = new Uint8Array(str.length);
+          for (let i = 0; i < str.length; ++i)
+            buffer[i] = str.charCodeAt(i);
+          return buffer;
+        } else {
+          onError("This environment does not support reading binary tags; either Buffer or atob is required");
+          return src;
+        }
+      },
+      stringify({ comment, type, value }, ctx, onComment, onChompKeep) {
+        if (!value)
+          return "";
+        const buf = value;
+        let str;
+        if (typeof node_buffer.Buffer === "function") {
+          str = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
+        } else if (typeof btoa === "function") {
+          let s = "";
+          for (let i = 0; i < buf.length; ++i)
+            s += String.fromCharCode(buf[i]);
+          str = btoa(s);
+        } else {
+          throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
+        }
+        type ?? (type = Scalar.Scalar.BLOCK_LITERAL);
+        if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
+          const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
+          const n = Math.ceil(str.length / lineWidth);
+          const lines = new Array(n);
+          for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
+            lines[i] = str.substr(o, lineWidth);
+          }
+          str = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
+        }
+        return stringifyString.stringifyString({ comment, type, value: str }, ctx, onComment, onChompKeep);
+      }
+    };
+    exports.binary = binary;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+var require_pairs = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var Scalar = require_Scalar();
+    var YAMLSeq = require_YAMLSeq();
+    function resolvePairs(seq, onError) {
+      if (identity.isSeq(seq)) {
+        for (let i = 0; i < seq.items.length; ++i) {
+          let item = seq.items[i];
+          if (identity.isPair(item))
+            continue;
+          else if (identity.isMap(item)) {
+            if (item.items.length > 1)
+              onError("Each pair must have its own sequence indicator");
+            const pair = item.items[0] || new Pair.Pair(new Scalar.Scalar(null));
+            if (item.commentBefore)
+              pair.key.commentBefore = pair.key.commentBefore ? `${item.commentBefore}
+${pair.key.commentBefore}` : item.commentBefore;
+            if (item.comment) {
+              const cn = pair.value ?? pair.key;
+              cn.comment = cn.comment ? `${item.comment}
+${cn.comment}` : item.comment;
+            }
+            item = pair;
+          }
+          seq.items[i] = identity.isPair(item) ? item : new Pair.Pair(item);
+        }
+      } else
+        onError("Expected a sequence for this tag");
+      return seq;
+    }
+    function createPairs(schema, iterable, ctx) {
+      const { replacer } = ctx;
+      const pairs2 = new YAMLSeq.YAMLSeq(schema);
+      pairs2.tag = "tag:yaml.org,2002:pairs";
+      let i = 0;
+      if (iterable && Symbol.iterator in Object(iterable))
+        for (let it of iterable) {
+          if (typeof replacer === "function")
+            it = replacer.call(iterable, String(i++), it);
+          let key, value;
+          if (Array.isArray(it)) {
+            if (it.length === 2) {
+              key = it[0];
+              value = it[1];
+            } else
+              throw new TypeError(`Expected [key, value] tuple: ${it}`);
+          } else if (it && it instanceof Object) {
+            const keys = Object.keys(it);
+            if (keys.length === 1) {
+              key = keys[0];
+              value = it[key];
+            } else {
+              throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
+            }
+          } else {
+            key = it;
+          }
+          pairs2.items.push(Pair.createPair(key, value, ctx));
+        }
+      return pairs2;
+    }
+    var pairs = {
+      collection: "seq",
+      default: false,
+      tag: "tag:yaml.org,2002:pairs",
+      resolve: resolvePairs,
+      createNode: createPairs
+    };
+    exports.createPairs = createPairs;
+    exports.pairs = pairs;
+    exports.resolvePairs = resolvePairs;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
+var require_omap = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var toJS = require_toJS();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var pairs = require_pairs();
+    var YAMLOMap = class _YAMLOMap extends YAMLSeq.YAMLSeq {
+      constructor() {
+        super();
+        this.add = YAMLMap.YAMLMap.prototype.add.bind(this);
+        this.delete = YAMLMap.YAMLMap.prototype.delete.bind(this);
+        this.get = YAMLMap.YAMLMap.prototype.get.bind(this);
+        this.has = YAMLMap.YAMLMap.prototype.has.bind(this);
+        this.set = YAMLMap.YAMLMap.prototype.set.bind(this);
+        this.tag = _YAMLOMap.tag;
+      }
+      /**
+       * If `ctx` is given, the return type is actually `Map<unknown, unknown>`,
+       * but TypeScript won't allow widening the signature of a child method.
+       */
+      toJSON(_, ctx) {
+        if (!ctx)
+          return super.toJSON(_);
+        const map2 = /* @__PURE__ */ new Map();
+        if (ctx?.onCreate)
+          ctx.onCreate(map2);
+        for (const pair of this.items) {
+          let key, value;
+          if (identity.isPair(pair)) {
+            key = toJS.toJS(pair.key, "", ctx);
+            value = toJS.toJS(pair.value, key, ctx);
+          } else {
+            key = toJS.toJS(pair, "", ctx);
+          }
+          if (map2.has(key))
+            throw new Error("Ordered maps must not include duplicate keys");
+          map2.set(key, value);
+        }
+        return map2;
+      }
+      static from(schema, iterable, ctx) {
+        const pairs$1 = pairs.createPairs(schema, iterable, ctx);
+        const omap2 = new this();
+        omap2.items = pairs$1.items;
+        return omap2;
+      }
+    };
+    YAMLOMap.tag = "tag:yaml.org,2002:omap";
+    var omap = {
+      collection: "seq",
+      identify: (value) => value instanceof Map,
+      nodeClass: YAMLOMap,
+      default: false,
+      tag: "tag:yaml.org,2002:omap",
+      resolve(seq, onError) {
+        const pairs$1 = pairs.resolvePairs(seq, onError);
+        const seenKeys = [];
+        for (const { key } of pairs$1.items) {
+          if (identity.isScalar(key)) {
+            if (seenKeys.includes(key.value)) {
+              onError(`Ordered maps must not include duplicate keys: ${key.value}`);
+            } else {
+              seenKeys.push(key.value);
+            }
+          }
+        }
+        return Object.assign(new YAMLOMap(), pairs$1);
+      },
+      createNode: (schema, iterable, ctx) => YAMLOMap.from(schema, iterable, ctx)
+    };
+    exports.YAMLOMap = YAMLOMap;
+    exports.omap = omap;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
+var require_bool2 = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    function boolStringify({ value, source }, ctx) {
+      const boolObj = value ? trueTag : falseTag;
+      if (source && boolObj.test.test(source))
+        return source;
+      return value ? ctx.options.trueStr : ctx.options.falseStr;
+    }
+    var trueTag = {
+      identify: (value) => value === true,
+      default: true,
+      tag: "tag:yaml.org,2002:bool",
+      test: /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/,
+      resolve: () => new Scalar.Scalar(true),
+      stringify: boolStringify
+    };
+    var falseTag = {
+      identify: (value) => value === false,
+      default: true,
+      tag: "tag:yaml.org,2002:bool",
+      test: /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/,
+      resolve: () => new Scalar.Scalar(false),
+      stringify: boolStringify
+    };
+    exports.falseTag = falseTag;
+    exports.trueTag = trueTag;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/float.js
+var require_float2 = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var stringifyNumber = require_stringifyNumber();
+    var floatNaN = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var floatExp = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      format: "EXP",
+      test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
+      resolve: (str) => parseFloat(str.replace(/_/g, "")),
+      stringify(node2) {
+        const num2 = Number(node2.value);
+        return isFinite(num2) ? num2.toExponential() : stringifyNumber.stringifyNumber(node2);
+      }
+    };
+    var float = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
+      resolve(str) {
+        const node2 = new Scalar.Scalar(parseFloat(str.replace(/_/g, "")));
+        const dot = str.indexOf(".");
+        if (dot !== -1) {
+          const f = str.substring(dot + 1).replace(/_/g, "");
+          if (f[f.length - 1] === "0")
+            node2.minFractionDigits = f.length;
+        }
+        return node2;
+      },
+      stringify: stringifyNumber.stringifyNumber
+    };
+    exports.float = float;
+    exports.floatExp = floatExp;
+    exports.floatNaN = floatNaN;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/int.js
+var require_int2 = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports) {
+    "use strict";
+    var stringifyNumber = require_stringifyNumber();
+    var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
+    function intResolve(str, offset, radix, { intAsBigInt }) {
+      const sign = str[0];
+      if (sign === "-" || sign === "+")
+        offset += 1;
+      str = str.substring(offset).replace(/_/g, "");
+      if (intAsBigInt) {
+        switch (radix) {
+          case 2:
+            str = `0b${str}`;
+            break;
+          case 8:
+            str = `0o${str}`;
+            break;
+          case 16:
+            str = `0x${str}`;
+            break;
+        }
+        const n2 = BigInt(str);
+        return sign === "-" ? BigInt(-1) * n2 : n2;
+      }
+      const n = parseInt(str, radix);
+      return sign === "-" ? -1 * n : n;
+    }
+    function intStringify(node2, radix, prefix) {
+      const { value } = node2;
+      if (intIdentify(value)) {
+        const str = value.toString(radix);
+        return value < 0 ? "-" + prefix + str.substr(1) : prefix + str;
+      }
+      return stringifyNumber.stringifyNumber(node2);
+    }
+    var intBin = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "BIN",
+      test: /^[-+]?0b[0-1_]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 2, opt),
+      stringify: (node2) => intStringify(node2, 2, "0b")
+    };
+    var intOct = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "OCT",
+      test: /^[-+]?0[0-7_]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 1, 8, opt),
+      stringify: (node2) => intStringify(node2, 8, "0")
+    };
+    var int2 = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      test: /^[-+]?[0-9][0-9_]*$/,
+      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var intHex = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "HEX",
+      test: /^[-+]?0x[0-9a-fA-F_]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+      stringify: (node2) => intStringify(node2, 16, "0x")
+    };
+    exports.int = int2;
+    exports.intBin = intBin;
+    exports.intHex = intHex;
+    exports.intOct = intOct;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/set.js
+var require_set = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSet = class _YAMLSet extends YAMLMap.YAMLMap {
+      constructor(schema) {
+        super(schema);
+        this.tag = _YAMLSet.tag;
+      }
+      add(key) {
+        let pair;
+        if (identity.isPair(key))
+          pair = key;
+        else if (key && typeof key === "object" && "key" in key && "value" in key && key.value === null)
+          pair = new Pair.Pair(key.key, null);
+        else
+          pair = new Pair.Pair(key, null);
+        const prev = YAMLMap.findPair(this.items, pair.key);
+        if (!prev)
+          this.items.push(pair);
+      }
+      /**
+       * If `keepPair` is `true`, returns the Pair matching `key`.
+       * Otherwise, returns the value of that Pair's key.
+       */
+      get(key, keepPair) {
+        const pair = YAMLMap.findPair(this.items, key);
+        return !keepPair && identity.isPair(pair) ? identity.isScalar(pair.key) ? pair.key.value : pair.key : pair;
+      }
+      set(key, value) {
+        if (typeof value !== "boolean")
+          throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value}`);
+        const prev = YAMLMap.findPair(this.items, key);
+        if (prev && !value) {
+          this.items.splice(this.items.indexOf(prev), 1);
+        } else if (!prev && value) {
+          this.items.push(new Pair.Pair(key));
+        }
+      }
+      toJSON(_, ctx) {
+        return super.toJSON(_, ctx, Set);
+      }
+      toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+          return JSON.stringify(this);
+        if (this.hasAllNullValues(true))
+          return super.toString(Object.assign({}, ctx, { allNullValues: true }), onComment, onChompKeep);
+        else
+          throw new Error("Set items must all have null values");
+      }
+      static from(schema, iterable, ctx) {
+        const { replacer } = ctx;
+        const set3 = new this(schema);
+        if (iterable && Symbol.iterator in Object(iterable))
+          for (let value of iterable) {
+            if (typeof replacer === "function")
+              value = replacer.call(iterable, value, value);
+            set3.items.push(Pair.createPair(value, null, ctx));
+          }
+        return set3;
+      }
+    };
+    YAMLSet.tag = "tag:yaml.org,2002:set";
+    var set2 = {
+      collection: "map",
+      identify: (value) => value instanceof Set,
+      nodeClass: YAMLSet,
+      default: false,
+      tag: "tag:yaml.org,2002:set",
+      createNode: (schema, iterable, ctx) => YAMLSet.from(schema, iterable, ctx),
+      resolve(map2, onError) {
+        if (identity.isMap(map2)) {
+          if (map2.hasAllNullValues(true))
+            return Object.assign(new YAMLSet(), map2);
+          else
+            onError("Set items must all have null values");
+        } else
+          onError("Expected a mapping for this tag");
+        return map2;
+      }
+    };
+    exports.YAMLSet = YAMLSet;
+    exports.set = set2;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+var require_timestamp = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
+    "use strict";
+    var stringifyNumber = require_stringifyNumber();
+    function parseSexagesimal(str, asBigInt) {
+      const sign = str[0];
+      const parts = sign === "-" || sign === "+" ? str.substring(1) : str;
+      const num2 = (n) => asBigInt ? BigInt(n) : Number(n);
+      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num2(60) + num2(p), num2(0));
+      return sign === "-" ? num2(-1) * res : res;
+    }
+    function stringifySexagesimal(node2) {
+      let { value } = node2;
+      let num2 = (n) => n;
+      if (typeof value === "bigint")
+        num2 = (n) => BigInt(n);
+      else if (isNaN(value) || !isFinite(value))
+        return stringifyNumber.stringifyNumber(node2);
+      let sign = "";
+      if (value < 0) {
+        sign = "-";
+        value *= num2(-1);
+      }
+      const _60 = num2(60);
+      const parts = [value % _60];
+      if (value < 60) {
+        parts.unshift(0);
+      } else {
+        value = (value - parts[0]) / _60;
+        parts.unshift(value % _60);
+        if (value >= 60) {
+          value = (value - parts[0]) / _60;
+          parts.unshift(value);
+        }
+      }
+      return sign + parts.map((n) => String(n).padStart(2, "0")).join(":").replace(/000000\d*$/, "");
+    }
+    var intTime = {
+      identify: (value) => typeof value === "bigint" || Number.isInteger(value),
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "TIME",
+      test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
+      resolve: (str, _onError, { intAsBigInt }) => parseSexagesimal(str, intAsBigInt),
+      stringify: stringifySexagesimal
+    };
+    var floatTime = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      format: "TIME",
+      test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
+      resolve: (str) => parseSexagesimal(str, false),
+      stringify: stringifySexagesimal
+    };
+    var timestamp = {
+      identify: (value) => value instanceof Date,
+      default: true,
+      tag: "tag:yaml.org,2002:timestamp",
+      // If the time zone is omitted, the timestamp is assumed to be specified in UTC. The time part
+      // may be omitted altogether, resulting in a date format. In such a case, the time part is
+      // assumed to be 00:00:00Z (start of day, UTC).
+      test: RegExp("^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:t|T|[ \\t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$"),
+      resolve(str) {
+        const match = str.match(timestamp.test);
+        if (!match)
+          throw new Error("!!timestamp expects a date, starting with yyyy-mm-dd");
+        const [, year, month, day, hour, minute, second] = match.map(Number);
+        const millisec = match[7] ? Number((match[7] + "00").substr(1, 3)) : 0;
+        let date5 = Date.UTC(year, month - 1, day, hour || 0, minute || 0, second || 0, millisec);
+        const tz = match[8];
+        if (tz && tz !== "Z") {
+          let d = parseSexagesimal(tz, false);
+          if (Math.abs(d) < 30)
+            d *= 60;
+          date5 -= 6e4 * d;
+        }
+        return new Date(date5);
+      },
+      stringify: ({ value }) => value?.toISOString().replace(/(T00:00:00)?\.000Z$/, "") ?? ""
+    };
+    exports.floatTime = floatTime;
+    exports.intTime = intTime;
+    exports.timestamp = timestamp;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
+var require_schema3 = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports) {
+    "use strict";
+    var map2 = require_map();
+    var _null4 = require_null();
+    var seq = require_seq();
+    var string4 = require_string();
+    var binary = require_binary();
+    var bool = require_bool2();
+    var float = require_float2();
+    var int2 = require_int2();
+    var merge2 = require_merge();
+    var omap = require_omap();
+    var pairs = require_pairs();
+    var set2 = require_set();
+    var timestamp = require_timestamp();
+    var schema = [
+      map2.map,
+      seq.seq,
+      string4.string,
+      _null4.nullTag,
+      bool.trueTag,
+      bool.falseTag,
+      int2.intBin,
+      int2.intOct,
+      int2.int,
+      int2.intHex,
+      float.floatNaN,
+      float.floatExp,
+      float.float,
+      binary.binary,
+      merge2.merge,
+      omap.omap,
+      pairs.pairs,
+      set2.set,
+      timestamp.intTime,
+      timestamp.floatTime,
+      timestamp.timestamp
+    ];
+    exports.schema = schema;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/tags.js
+var require_tags = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/tags.js"(exports) {
+    "use strict";
+    var map2 = require_map();
+    var _null4 = require_null();
+    var seq = require_seq();
+    var string4 = require_string();
+    var bool = require_bool();
+    var float = require_float();
+    var int2 = require_int();
+    var schema = require_schema();
+    var schema$1 = require_schema2();
+    var binary = require_binary();
+    var merge2 = require_merge();
+    var omap = require_omap();
+    var pairs = require_pairs();
+    var schema$2 = require_schema3();
+    var set2 = require_set();
+    var timestamp = require_timestamp();
+    var schemas = /* @__PURE__ */ new Map([
+      ["core", schema.schema],
+      ["failsafe", [map2.map, seq.seq, string4.string]],
+      ["json", schema$1.schema],
+      ["yaml11", schema$2.schema],
+      ["yaml-1.1", schema$2.schema]
+    ]);
+    var tagsByName = {
+      binary: binary.binary,
+      bool: bool.boolTag,
+      float: float.float,
+      floatExp: float.floatExp,
+      floatNaN: float.floatNaN,
+      floatTime: timestamp.floatTime,
+      int: int2.int,
+      intHex: int2.intHex,
+      intOct: int2.intOct,
+      intTime: timestamp.intTime,
+      map: map2.map,
+      merge: merge2.merge,
+      null: _null4.nullTag,
+      omap: omap.omap,
+      pairs: pairs.pairs,
+      seq: seq.seq,
+      set: set2.set,
+      timestamp: timestamp.timestamp
+    };
+    var coreKnownTags = {
+      "tag:yaml.org,2002:binary": binary.binary,
+      "tag:yaml.org,2002:merge": merge2.merge,
+      "tag:yaml.org,2002:omap": omap.omap,
+      "tag:yaml.org,2002:pairs": pairs.pairs,
+      "tag:yaml.org,2002:set": set2.set,
+      "tag:yaml.org,2002:timestamp": timestamp.timestamp
+    };
+    function getTags(customTags, schemaName, addMergeTag) {
+      const schemaTags = schemas.get(schemaName);
+      if (schemaTags && !customTags) {
+        return addMergeTag && !schemaTags.includes(merge2.merge) ? schemaTags.concat(merge2.merge) : schemaTags.slice();
+      }
+      let tags = schemaTags;
+      if (!tags) {
+        if (Array.isArray(customTags))
+          tags = [];
+        else {
+          const keys = Array.from(schemas.keys()).filter((key) => key !== "yaml11").map((key) => JSON.stringify(key)).join(", ");
+          throw new Error(`Unknown schema "${schemaName}"; use one of ${keys} or define customTags array`);
+        }
+      }
+      if (Array.isArray(customTags)) {
+        for (const tag of customTags)
+          tags = tags.concat(tag);
+      } else if (typeof customTags === "function") {
+        tags = customTags(tags.slice());
+      }
+      if (addMergeTag)
+        tags = tags.concat(merge2.merge);
+      return tags.reduce((tags2, tag) => {
+        const tagObj = typeof tag === "string" ? tagsByName[tag] : tag;
+        if (!tagObj) {
+          const tagName = JSON.stringify(tag);
+          const keys = Object.keys(tagsByName).map((key) => JSON.stringify(key)).join(", ");
+          throw new Error(`Unknown custom tag ${tagName}; use one of ${keys}`);
+        }
+        if (!tags2.includes(tagObj))
+          tags2.push(tagObj);
+        return tags2;
+      }, []);
+    }
+    exports.coreKnownTags = coreKnownTags;
+    exports.getTags = getTags;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/schema/Schema.js
+var require_Schema = __commonJS({
+  "../../work/main/node_modules/yaml/dist/schema/Schema.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var map2 = require_map();
+    var seq = require_seq();
+    var string4 = require_string();
+    var tags = require_tags();
+    var sortMapEntriesByKey = (a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+    var Schema = class _Schema {
+      constructor({ compat, customTags, merge: merge2, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
+        this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
+        this.name = typeof schema === "string" && schema || "core";
+        this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
+        this.tags = tags.getTags(customTags, this.name, merge2);
+        this.toStringOptions = toStringDefaults ?? null;
+        Object.defineProperty(this, identity.MAP, { value: map2.map });
+        Object.defineProperty(this, identity.SCALAR, { value: string4.string });
+        Object.defineProperty(this, identity.SEQ, { value: seq.seq });
+        this.sortMapEntries = typeof sortMapEntries === "function" ? sortMapEntries : sortMapEntries === true ? sortMapEntriesByKey : null;
+      }
+      clone() {
+        const copy = Object.create(_Schema.prototype, Object.getOwnPropertyDescriptors(this));
+        copy.tags = this.tags.slice();
+        return copy;
+      }
+    };
+    exports.Schema = Schema;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/stringify/stringifyDocument.js
+var require_stringifyDocument = __commonJS({
+  "../../work/main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var stringify = require_stringify();
+    var stringifyComment = require_stringifyComment();
+    function stringifyDocument(doc, options) {
+      const lines = [];
+      let hasDirectives = options.directives === true;
+      if (options.directives !== false && doc.directives) {
+        const dir = doc.directives.toString(doc);
+        if (dir) {
+          lines.push(dir);
+          hasDirectives = true;
+        } else if (doc.directives.docStart)
+          hasDirectives = true;
+      }
+      if (hasDirectives)
+        lines.push("---");
+      const ctx = stringify.createStringifyContext(doc, options);
+      const { commentString } = ctx.options;
+      if (doc.commentBefore) {
+        if (lines.length !== 1)
+          lines.unshift("");
+        const cs = commentString(doc.commentBefore);
+        lines.unshift(stringifyComment.indentComment(cs, ""));
+      }
+      let chompKeep = false;
+      let contentComment = null;
+      if (doc.contents) {
+        if (identity.isNode(doc.contents)) {
+          if (doc.contents.spaceBefore && hasDirectives)
+            lines.push("");
+          if (doc.contents.commentBefore) {
+            const cs = commentString(doc.contents.commentBefore);
+            lines.push(stringifyComment.indentComment(cs, ""));
+          }
+          ctx.forceBlockIndent = !!doc.comment;
+          contentComment = doc.contents.comment;
+        }
+        const onChompKeep = contentComment ? void 0 : () => chompKeep = true;
+        let body = stringify.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
+        if (contentComment)
+          body += stringifyComment.lineComment(body, "", commentString(contentComment));
+        if ((body[0] === "|" || body[0] === ">") && lines[lines.length - 1] === "---") {
+          lines[lines.length - 1] = `--- ${body}`;
+        } else
+          lines.push(body);
+      } else {
+        lines.push(stringify.stringify(doc.contents, ctx));
+      }
+      if (doc.directives?.docEnd) {
+        if (doc.comment) {
+          const cs = commentString(doc.comment);
+          if (cs.includes("\n")) {
+            lines.push("...");
+            lines.push(stringifyComment.indentComment(cs, ""));
+          } else {
+            lines.push(`... ${cs}`);
+          }
+        } else {
+          lines.push("...");
+        }
+      } else {
+        let dc = doc.comment;
+        if (dc && chompKeep)
+          dc = dc.replace(/^\n+/, "");
+        if (dc) {
+          if ((!chompKeep || contentComment) && lines[lines.length - 1] !== "")
+            lines.push("");
+          lines.push(stringifyComment.indentComment(commentString(dc), ""));
+        }
+      }
+      return lines.join("\n") + "\n";
+    }
+    exports.stringifyDocument = stringifyDocument;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/doc/Document.js
+var require_Document = __commonJS({
+  "../../work/main/node_modules/yaml/dist/doc/Document.js"(exports) {
+    "use strict";
+    var Alias = require_Alias();
+    var Collection = require_Collection();
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var toJS = require_toJS();
+    var Schema = require_Schema();
+    var stringifyDocument = require_stringifyDocument();
+    var anchors = require_anchors();
+    var applyReviver = require_applyReviver();
+    var createNode = require_createNode();
+    var directives = require_directives();
+    var Document = class _Document {
+      constructor(value, replacer, options) {
+        this.commentBefore = null;
+        this.comment = null;
+        this.errors = [];
+        this.warnings = [];
+        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.DOC });
+        let _replacer = null;
+        if (typeof replacer === "function" || Array.isArray(replacer)) {
+          _replacer = replacer;
+        } else if (options === void 0 && replacer) {
+          options = replacer;
+          replacer = void 0;
+        }
+        const opt = Object.assign({
+          intAsBigInt: false,
+          keepSourceTokens: false,
+          logLevel: "warn",
+          prettyErrors: true,
+          strict: true,
+          stringKeys: false,
+          uniqueKeys: true,
+          version: "1.2"
+        }, options);
+        this.options = opt;
+        let { version: version2 } = opt;
+        if (options?._directives) {
+          this.directives = options._directives.atDocument();
+          if (this.directives.yaml.explicit)
+            version2 = this.directives.yaml.version;
+        } else
+          this.directives = new directives.Directives({ version: version2 });
+        this.setSchema(version2, options);
+        this.contents = value === void 0 ? null : this.createNode(value, _replacer, options);
+      }
+      /**
+       * Create a deep copy of this Document and its contents.
+       *
+       * Custom Node values that inherit from `Object` still refer to their original instances.
+       */
+      clone() {
+        const copy = Object.create(_Document.prototype, {
+          [identity.NODE_TYPE]: { value: identity.DOC }
+        });
+        copy.commentBefore = this.commentBefore;
+        copy.comment = this.comment;
+        copy.errors = this.errors.slice();
+        copy.warnings = this.warnings.slice();
+        copy.options = Object.assign({}, this.options);
+        if (this.directives)
+          copy.directives = this.directives.clone();
+        copy.schema = this.schema.clone();
+        copy.contents = identity.isNode(this.contents) ? this.contents.clone(copy.schema) : this.contents;
+        if (this.range)
+          copy.range = this.range.slice();
+        return copy;
+      }
+      /** Adds a value to the document. */
+      add(value) {
+        if (assertCollection(this.contents))
+          this.contents.add(value);
+      }
+      /** Adds a value to the document. */
+      addIn(path, value) {
+        if (assertCollection(this.contents))
+          this.contents.addIn(path, value);
+      }
+      /**
+       * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
+       *
+       * If `node` already has an anchor, `name` is ignored.
+       * Otherwise, the `node.anchor` value will be set to `name`,
+       * or if an anchor with that name is already present in the document,
+       * `name` will be used as a prefix for a new unique anchor.
+       * If `name` is undefined, the generated anchor will use 'a' as a prefix.
+       */
+      createAlias(node2, name2) {
+        if (!node2.anchor) {
+          const prev = anchors.anchorNames(this);
+          node2.anchor = // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
+          !name2 || prev.has(name2) ? anchors.findNewAnchor(name2 || "a", prev) : name2;
+        }
+        return new Alias.Alias(node2.anchor);
+      }
+      createNode(value, replacer, options) {
+        let _replacer = void 0;
+        if (typeof replacer === "function") {
+          value = replacer.call({ "": value }, "", value);
+          _replacer = replacer;
+        } else if (Array.isArray(replacer)) {
+          const keyToStr = (v) => typeof v === "number" || v instanceof String || v instanceof Number;
+          const asStr = replacer.filter(keyToStr).map(String);
+          if (asStr.length > 0)
+            replacer = replacer.concat(asStr);
+          _replacer = replacer;
+        } else if (options === void 0 && replacer) {
+          options = replacer;
+          replacer = void 0;
+        }
+        const { aliasDuplicateObjects, anchorPrefix, flow, keepUndefined, onTagObj, tag } = options ?? {};
+        const { onAnchor, setAnchors, sourceObjects } = anchors.createNodeAnchors(
+          this,
+          // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
+          anchorPrefix || "a"
+        );
+        const ctx = {
+          aliasDuplicateObjects: aliasDuplicateObjects ?? true,
+          keepUndefined: keepUndefined ?? false,
+          onAnchor,
+          onTagObj,
+          replacer: _replacer,
+          schema: this.schema,
+          sourceObjects
+        };
+        const node2 = createNode.createNode(value, tag, ctx);
+        if (flow && identity.isCollection(node2))
+          node2.flow = true;
+        setAnchors();
+        return node2;
+      }
+      /**
+       * Convert a key and a value into a `Pair` using the current schema,
+       * recursively wrapping all values as `Scalar` or `Collection` nodes.
+       */
+      createPair(key, value, options = {}) {
+        const k = this.createNode(key, null, options);
+        const v = this.createNode(value, null, options);
+        return new Pair.Pair(k, v);
+      }
+      /**
+       * Removes a value from the document.
+       * @returns `true` if the item was found and removed.
+       */
+      delete(key) {
+        return assertCollection(this.contents) ? this.contents.delete(key) : false;
+      }
+      /**
+       * Removes a value from the document.
+       * @returns `true` if the item was found and removed.
+       */
+      deleteIn(path) {
+        if (Collection.isEmptyPath(path)) {
+          if (this.contents == null)
+            return false;
+          this.contents = null;
+          return true;
+        }
+        return assertCollection(this.contents) ? this.contents.deleteIn(path) : false;
+      }
+      /**
+       * Returns item at `key`, or `undefined` if not found. By default unwraps
+       * scalar values from their surrounding node; to disable set `keepScalar` to
+       * `true` (collections are always returned intact).
+       */
+      get(key, keepScalar) {
+        return identity.isCollection(this.contents) ? this.contents.get(key, keepScalar) : void 0;
+      }
+      /**
+       * Returns item at `path`, or `undefined` if not found. By default unwraps
+       * scalar values from their surrounding node; to disable set `keepScalar` to
+       * `true` (collections are always returned intact).
+       */
+      getIn(path, keepScalar) {
+        if (Collection.isEmptyPath(path))
+          return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path, keepScalar) : void 0;
+      }
+      /**
+       * Checks if the document includes a value with the key `key`.
+       */
+      has(key) {
+        return identity.isCollection(this.contents) ? this.contents.has(key) : false;
+      }
+      /**
+       * Checks if the document includes a value at `path`.
+       */
+      hasIn(path) {
+        if (Collection.isEmptyPath(path))
+          return this.contents !== void 0;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path) : false;
+      }
+      /**
+       * Sets a value in this document. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       */
+      set(key, value) {
+        if (this.contents == null) {
+          this.contents = Collection.collectionFromPath(this.schema, [key], value);
+        } else if (assertCollection(this.contents)) {
+          this.contents.set(key, value);
+        }
+      }
+      /**
+       * Sets a value in this document. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       */
+      setIn(path, value) {
+        if (Collection.isEmptyPath(path)) {
+          this.contents = value;
+        } else if (this.contents == null) {
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path), value);
+        } else if (assertCollection(this.contents)) {
+          this.contents.setIn(path, value);
+        }
+      }
+      /**
+       * Change the YAML version and schema used by the document.
+       * A `null` version disables support for directives, explicit tags, anchors, and aliases.
+       * It also requires the `schema` option to be given as a `Schema` instance value.
+       *
+       * Overrides all previously set schema options.
+       */
+      setSchema(version2, options = {}) {
+        if (typeof version2 === "number")
+          version2 = String(version2);
+        let opt;
+        switch (version2) {
+          case "1.1":
+            if (this.directives)
+              this.directives.yaml.version = "1.1";
+            else
+              this.directives = new directives.Directives({ version: "1.1" });
+            opt = { resolveKnownTags: false, schema: "yaml-1.1" };
+            break;
+          case "1.2":
+          case "next":
+            if (this.directives)
+              this.directives.yaml.version = version2;
+            else
+              this.directives = new directives.Directives({ version: version2 });
+            opt = { resolveKnownTags: true, schema: "core" };
+            break;
+          case null:
+            if (this.directives)
+              delete this.directives;
+            opt = null;
+            break;
+          default: {
+            const sv = JSON.stringify(version2);
+            throw new Error(`Expected '1.1', '1.2' or null as first argument, but found: ${sv}`);
+          }
+        }
+        if (options.schema instanceof Object)
+          this.schema = options.schema;
+        else if (opt)
+          this.schema = new Schema.Schema(Object.assign(opt, options));
+        else
+          throw new Error(`With a null YAML version, the { schema: Schema } option is required`);
+      }
+      // json & jsonArg are only used from toJSON()
+      toJS({ json: json2, jsonArg, mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
+        const ctx = {
+          anchors: /* @__PURE__ */ new Map(),
+          doc: this,
+          keep: !json2,
+          mapAsMap: mapAsMap === true,
+          mapKeyWarned: false,
+          maxAliasCount: typeof maxAliasCount === "number" ? maxAliasCount : 100
+        };
+        const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
+        if (typeof onAnchor === "function")
+          for (const { count, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count);
+        return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
+      }
+      /**
+       * A JSON representation of the document `contents`.
+       *
+       * @param jsonArg Used by `JSON.stringify` to indicate the array index or
+       *   property name.
+       */
+      toJSON(jsonArg, onAnchor) {
+        return this.toJS({ json: true, jsonArg, mapAsMap: false, onAnchor });
+      }
+      /** A YAML representation of the document. */
+      toString(options = {}) {
+        if (this.errors.length > 0)
+          throw new Error("Document with errors cannot be stringified");
+        if ("indent" in options && (!Number.isInteger(options.indent) || Number(options.indent) <= 0)) {
+          const s = JSON.stringify(options.indent);
+          throw new Error(`"indent" option must be a positive integer, not ${s}`);
+        }
+        return stringifyDocument.stringifyDocument(this, options);
+      }
+    };
+    function assertCollection(contents) {
+      if (identity.isCollection(contents))
+        return true;
+      throw new Error("Expected a YAML collection as document contents");
+    }
+    exports.Document = Document;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/errors.js
+var require_errors = __commonJS({
+  "../../work/main/node_modules/yaml/dist/errors.js"(exports) {
+    "use strict";
+    var YAMLError = class extends Error {
+      constructor(name2, pos, code, message) {
+        super();
+        this.name = name2;
+        this.code = code;
+        this.message = message;
+        this.pos = pos;
+      }
+    };
+    var YAMLParseError = class extends YAMLError {
+      constructor(pos, code, message) {
+        super("YAMLParseError", pos, code, message);
+      }
+    };
+    var YAMLWarning = class extends YAMLError {
+      constructor(pos, code, message) {
+        super("YAMLWarning", pos, code, message);
+      }
+    };
+    var prettifyError2 = (src, lc) => (error62) => {
+      if (error62.pos[0] === -1)
+        return;
+      error62.linePos = error62.pos.map((pos) => lc.linePos(pos));
+      const { line, col } = error62.linePos[0];
+      error62.message += ` at line ${line}, column ${col}`;
+      let ci = col - 1;
+      let lineStr = src.substring(lc.lineStarts[line - 1], lc.lineStarts[line]).replace(/[\n\r]+$/, "");
+      if (ci >= 60 && lineStr.length > 80) {
+        const trimStart = Math.min(ci - 39, lineStr.length - 79);
+        lineStr = "\u2026" + lineStr.substring(trimStart);
+        ci -= trimStart - 1;
+      }
+      if (lineStr.length > 80)
+        lineStr = lineStr.substring(0, 79) + "\u2026";
+      if (line > 1 && /^ *$/.test(lineStr.substring(0, ci))) {
+        let prev = src.substring(lc.lineStarts[line - 2], lc.lineStarts[line - 1]);
+        if (prev.length > 80)
+          prev = prev.substring(0, 79) + "\u2026\n";
+        lineStr = prev + lineStr;
+      }
+      if (/[^ ]/.test(lineStr)) {
+        let count = 1;
+        const end = error62.linePos[1];
+        if (end?.line === line && end.col > col) {
+          count = Math.max(1, Math.min(end.col - col, 80 - ci));
+        }
+        const pointer = " ".repeat(ci) + "^".repeat(count);
+        error62.message += `:
+
+${lineStr}
+${pointer}
+`;
+      }
+    };
+    exports.YAMLError = YAMLError;
+    exports.YAMLParseError = YAMLParseError;
+    exports.YAMLWarning = YAMLWarning;
+    exports.prettifyError = prettifyError2;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/compose/resolve-props.js
+var require_resolve_props = __commonJS({
+  "../../work/main/node_modules/yaml/dist/compose/resolve-props.js"(exports) {
+    "use strict";
+    function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
+      let spaceBefore = false;
+      let atNewline = startOnNewline;
+      let hasSpace = startOnNewline;
+      let comment = "";
+      let commentSep = "";
+      let hasNewline = false;
+      let reqSpace = false;
+      let tab = null;
+      let anchor2 = null;
+      let tag = null;
+      let newlineAfterProp = null;
+      let comma = null;
+      let found = null;
+      let start = null;
+      for (const token of tokens) {
+        if (reqSpace) {
+          if (token.type !== "space" && token.type !== "newline" && token.type !== "comma")
+            onError(token.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
+          reqSpace = false;
+        }
+        if (tab) {
+          if (atNewline && token.type !== "comment" && token.type !== "newline") {
+            onError(tab, "TAB_AS_INDENT", "Tabs are not allowed as indentation");
+          }
+          tab = null;
+        }
+        switch (token.type) {
+          case "space":
+            if (!flow && (indicator !== "doc-start" || next?.type !== "flow-collection") && token.source.includes("	")) {
+              tab = token;
+            }
+            hasSpace = true;
+            break;
+          case "comment": {
+            if (!hasSpace)
+              onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
+            const cb = token.source.substring(1) || " ";
+            if (!comment)
+              comment = cb;
+            else
+              comment += commentSep + cb;
+            commentSep = "";
+            atNewline = false;
+            break;
+          }
+          case "newline":
+            if (atNewline) {
+              if (comment)
+                comment += token.source;
+              else if (!found || indicator !== "seq-item-ind")
+                spaceBefore = true;
+            } else
+              commentSep += token.source;
+            atNewline = true;
+            hasNewline = true;
+            if (anchor2 || tag)
+              newlineAfterProp = token;
+            hasSpace = true;
+            break;
+          case "anchor":
+            if (anchor2)
+              onError(token, "MULTIPLE_ANCHORS", "A node can have at most one anchor");
+            if (token.source.endsWith(":"))
+              onError(token.offset + token.source.length - 1, "BAD_ALIAS", "Anchor ending in : is ambiguous", true);
+            anchor2 = token;
+            start ?? (start = token.offset);
+            atNewline = false;
+            hasSpace = false;
+            reqSpace = true;
+            break;
+          case "tag": {
+            if (tag)
+              onError(token, "MULTIPLE_TAGS", "A node can have at most one tag");
+            tag = token;
+            start ?? (start = token.offset);
+            atNewline = false;
+            hasSpace = false;
+            reqSpace = true;
+            break;
+          }
+          case indicator:
+            if (anchor2 || tag)
+              onError(token, "BAD_PROP_ORDER", `Anchors and tags must be after the ${token.source} indicator`);
+            if (found)
+              onError(token, "UNEXPECTED_TOKEN", `Unexpected ${token.source} in ${flow ?? "collection"}`);
+            found = token;
+            atNewline = indicator === "seq-item-ind" || indicator === "explicit-key-ind";
+            hasSpace = false;
+            break;
+          case "comma":
+            if (flow) {
+              if (comma)
+                onError(token, "UNEXPECTED_TOKEN", `Unexpected , in ${flow}`);
+              comma = token;
+              atNewline = false;
+              hasSpace = false;
+              break;
+            }
+          // else fallthrough
+          default:
+            onError(token, "UNEXPECTED_TOKEN", `Unexpected ${token.type} token`);
+            atNewline = false;
+            hasSpace = false;
+        }
+      }
+      const last = tokens[tokens.length - 1];
+      const end = last ? last.offset + last.source.length : offset;
+      if (reqSpace && next && next.type !== "space" && next.type !== "newline" && next.type !== "comma" && (next.type !== "scalar" || next.source !== "")) {
+        onError(next.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
+      }
+      if (tab && (atNewline && tab.indent <= parentIndent || next?.type === "block-map" || next?.type === "block-seq"))
+        onError(tab, "TAB_AS_INDENT", "Tabs are not allowed as indentation");
+      return {
+        comma,
+        found,
+        spaceBefore,
+        comment,
+        hasNewline,
+        anchor: anchor2,
+        tag,
+        newlineAfterProp,
+        end,
+        start: start ?? end
+      };
+    }
+    exports.resolveProps = resolveProps;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/compose/util-contains-newline.js
+var require_util_contains_newline = __commonJS({
+  "../../work/main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports) {
+    "use strict";
+    function containsNewline(key) {
+      if (!key)
+        return null;
+      switch (key.type) {
+        case "alias":
+        case "scalar":
+        case "double-quoted-scalar":
+        case "single-quoted-scalar":
+          if (key.source.includes("\n"))
+            return true;
+          if (key.end) {
+            for (const st of key.end)
+              if (st.type === "newline")
+                return true;
+          }
+          return false;
+        case "flow-collection":
+          for (const it of key.items) {
+            for (const st of it.start)
+              if (st.type === "newline")
+                return true;
+            if (it.sep) {
+              for (const st of it.sep)
+                if (st.type === "newline")
+                  return true;
+            }
+            if (containsNewline(it.key) || containsNewline(it.value))
+              return true;
+          }
+          return false;
+        default:
+          return true;
+      }
+    }
+    exports.containsNewline = containsNewline;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/compose/util-flow-indent-check.js
+var require_util_flow_indent_check = __commonJS({
+  "../../work/main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports) {
+    "use strict";
+    var utilContainsNewline = require_util_contains_newline();
+    function flowIndentCheck(indent, fc, onError) {
+      if (fc?.type === "flow-collection") {
+        const end = fc.end[0];
+        if (end.indent === indent && (end.source === "]" || end.source === "}") && utilContainsNewline.containsNewline(fc)) {
+          const msg = "Flow end indicator should be more indented than parent";
+          onError(end, "BAD_INDENT", msg, true);
+        }
+      }
+    }
+    exports.flowIndentCheck = flowIndentCheck;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/compose/util-map-includes.js
+var require_util_map_includes = __commonJS({
+  "../../work/main/node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    function mapIncludes(ctx, items, search) {
+      const { uniqueKeys } = ctx.options;
+      if (uniqueKeys === false)
+        return false;
+      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b) => a === b || identity.isScalar(a) && identity.isScalar(b) && a.value === b.value;
+      return items.some((pair) => isEqual(pair.key, search));
+    }
+    exports.mapIncludes = mapIncludes;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/compose/resolve-block-map.js
+var require_resolve_block_map = __commonJS({
+  "../../work/main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports) {
+    "use strict";
+    var Pair = require_Pair();
+    var YAMLMap = require_YAMLMap();
+    var resolveProps = require_resolve_props();
+    var utilContainsNewline = require_util_contains_newline();
+    var utilFlowIndentCheck = require_util_flow_indent_check();
+    var utilMapIncludes = require_util_map_includes();
+    var startColMsg = "All mapping items must start at the same column";
+    function resolveBlockMap({ composeNode, composeEmptyNode }, ctx, bm, onError, tag) {
+      const NodeClass = tag?.nodeClass ?? YAMLMap.YAMLMap;
+      const map2 = new NodeClass(ctx.schema);
+      if (ctx.atRoot)
+        ctx.atRoot = false;
+      let offset = bm.offset;
+      let commentEnd = null;
+      for (const collItem of bm.items) {
+        const { start, key, sep, value } = collItem;
+        const keyProps = resolveProps.resolveProps(start, {
+          indicator: "explicit-key-ind",
+          next: key ?? sep?.[0],
+          offset,
+          onError,
+          parentIndent: bm.indent,
+          startOnNewline: true
+        });
+        const implicitKey = !keyProps.found;
+        if (implicitKey) {
+          if (key) {
+            if (key.type === "block-seq")
+              onError(offset, "BLOCK_AS_IMPLICIT_KEY", "A block sequence may not be used as an implicit map key");
+            else if ("indent" in key && key.indent !== bm.indent)
+              onError(offset, "BAD_INDENT", startColMsg);
+          }
+          if (!keyProps.anchor && !keyProps.tag && !sep) {
+            commentEnd = keyProps.end;
+            if (keyProps.comment) {
+              if (map2.comment)
+                map2.comment += "\n" + keyProps.comment;
+              else
+                map2.comment = keyProps.comment;
+            }
+            continue;
+          }
+          if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key)) {
+            onError(key ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
+          }
+        } else if (keyProps.found?.indent !== bm.indent) {
+          onError(offset, "BAD_INDENT", startColMsg);
+        }
+        ctx.atKey = true;
+        const keyStart = keyProps.end;
+        const keyNode = key ? composeNode(ctx, key, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
+        if (ctx.schema.compat)
+          utilFlowIndentCheck.flowIndentCheck(bm.indent, key, onError);
+        ctx.atKey = false;
+        if (utilMapIncludes.mapIncludes(ctx, map2.items, keyNode))
+          onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
+        const valueProps = resolveProps.resolveProps(sep ?? [], {
+          indicator: "map-value-ind",
+          next: value,
+          offset: keyNode.range[2],
+          onError,
+          parentIndent: bm.indent,
+          startOnNewline: !key || key.type === "block-scalar"
+        });
+        offset = valueProps.end;
+        if (valueProps.found) {
+          if (implicitKey) {
+            if (value?.type === "block-map" && !valueProps.hasNewline)
+              onError(offset, "BLOCK_AS_IMPLICIT_KEY", "Nested mappings are not allowed in compact mappings");
+            if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
+              onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
+          }
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep, null, valueProps, onError);
+          if (ctx.schema.compat)
+            utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
+          offset = valueNode.range[2];
+          const pair = new Pair.Pair(keyNode, valueNode);
+          if (ctx.options.keepSourceTokens)
+            pair.srcToken = collItem;
+          map2.items.push(pair);
+        } else {
+          if (implicitKey)
+            onError(keyNode.range, "MISSING_CHAR", "Implicit map keys need to be followed by map values");
+          if (valueProps.comment) {
+            if (keyNode.comment)
+              keyNode.comment += "\n" + valueProps.comment;
+            else
+              keyNode.comment = valueProps.comment;
+          }
+          const pair = new Pair.Pair(keyNode);
+          if (ctx.options.keepSourceTokens)
+            pair.srcToken = collItem;
+          map2.items.push(pair);
+        }
+      }
+      if (commentEnd && commentEnd < offset)
+        onError(commentEnd, "IMPOSSIBLE", "Map comment with trailing content");
+      map2.range = [bm.offset, offset, commentEnd ?? offset];
+      return map2;
+    }
+    exports.resolveBlockMap = resolveBlockMap;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/compose/resolve-block-seq.js
+var require_resolve_block_seq = __commonJS({
+  "../../work/main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports) {
+    "use strict";
+    var YAMLSeq = require_YAMLSeq();
+    var resolveProps = require_resolve_props();
+    var utilFlowIndentCheck = require_util_flow_indent_check();
+    function resolveBlockSeq({ composeNode, composeEmptyNode }, ctx, bs, onError, tag) {
+      const NodeClass = tag?.nodeClass ?? YAMLSeq.YAMLSeq;
+      const seq = new NodeClass(ctx.schema);
+      if (ctx.atRoot)
+        ctx.atRoot = false;
+      if (ctx.atKey)
+        ctx.atKey = false;
+      let offset = bs.offset;
+      let commentEnd = null;
+      for (const { start, value } of bs.items) {
+        const props = resolveProps.resolveProps(start, {
+          indicator: "seq-item-ind",
+          next: value,
+          offset,
+          onError,
+          parentIndent: bs.indent,
+          startOnNewline: true
+        });
+        if (!props.found) {
+          if (props.anchor || props.tag || value) {
+            if (value?.type === "block-seq")
+              onError(props.end, "BAD_INDENT", "All sequence items must start at the same column");
+            else
+              onError(offset, "MISSING_CHAR", "Sequence item without - indicator");
+          } else {
+            commentEnd = props.end;
+            if (props.comment)
+              seq.comment = props.comment;
+            continue;
+          }
+        }
+        const node2 = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, start, null, props, onError);
+        if (ctx.schema.compat)
+          utilFlowIndentCheck.flowIndentCheck(bs.indent, value, onError);
+        offset = node2.range[2];
+        seq.items.push(node2);
+      }
+      seq.range = [bs.offset, offset, commentEnd ?? offset];
+      return seq;
+    }
+    exports.resolveBlockSeq = resolveBlockSeq;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/compose/resolve-end.js
+var require_resolve_end = __commonJS({
+  "../../work/main/node_modules/yaml/dist/compose/resolve-end.js"(exports) {
+    "use strict";
+    function resolveEnd(end, offset, reqSpace, onError) {
+      let comment = "";
+      if (end) {
+        let hasSpace = false;
+        let sep = "";
+        for (const token of end) {
+          const { source, type } = token;
+          switch (type) {
+            case "space":
+              hasSpace = true;
+              break;
+            case "comment": {
+              if (reqSpace && !hasSpace)
+                onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
+              const cb = source.substring(1) || " ";
+              if (!comment)
+                comment = cb;
+              else
+                comment += sep + cb;
+              sep = "";
+              break;
+            }
+            case "newline":
+              if (comment)
+                sep += source;
+              hasSpace = true;
+              break;
+            default:
+              onError(token, "UNEXPECTED_TOKEN", `Unexpected ${type} at node end`);
+          }
+          offset += source.length;
+        }
+      }
+      return { comment, offset };
+    }
+    exports.resolveEnd = resolveEnd;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/compose/resolve-flow-collection.js
+var require_resolve_flow_collection = __commonJS({
+  "../../work/main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var resolveEnd = require_resolve_end();
+    var resolveProps = require_resolve_props();
+    var utilContainsNewline = require_util_contains_newline();
+    var utilMapIncludes = require_util_map_includes();
+    var blockMsg = "Block collections are not allowed within flow collections";
+    var isBlock = (token) => token && (token.type === "block-map" || token.type === "block-seq");
+    function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag) {
+      const isMap = fc.start.source === "{";
+      const fcName = isMap ? "flow map" : "flow sequence";
+      const NodeClass = tag?.nodeClass ?? (isMap ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq);
+      const coll = new NodeClass(ctx.schema);
+      coll.flow = true;
+      const atRoot = ctx.atRoot;
+      if (atRoot)
+        ctx.atRoot = false;
+      if (ctx.atKey)
+        ctx.atKey = false;
+      let offset = fc.offset + fc.start.source.length;
+      for (let i = 0; i < fc.items.length; ++i) {
+        const collItem = fc.items[i];
+        const { start, key, sep, value } = collItem;
+        const props = resolveProps.resolveProps(start, {
+          flow: fcName,
+          indicator: "explicit-key-ind",
+          next: key ?? sep?.[0],
+          offset,
+          onError,
+          parentIndent: fc.indent,
+          startOnNewline: false
+        });
+        if (!props.found) {
+          if (!props.anchor && !props.tag && !sep && !value) {
+            if (i === 0 && props.comma)
+              onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
+            else if (i < fc.items.length - 1)
+              onError(props.start, "UNEXPECTED_TOKEN", `Unexpected empty item in ${fcName}`);
+            if (props.comment) {
+              if (coll.comment)
+                coll.comment += "\n" + props.comment;
+              else
+                coll.comment = props.comment;
+            }
+            offset = props.end;
+            continue;
+          }
+          if (!isMap && ctx.options.strict && utilContainsNewline.containsNewline(key))
+            onError(
+              key,
+              // checked by containsNewline()
+              "MULTILINE_IMPLICIT_KEY",
+              "Implicit keys of flow sequence pairs need to be on a single line"
+            );
+        }
+        if (i === 0) {
+          if (props.comma)
+            onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
+        } else {
+          if (!props.comma)
+            onError(props.start, "MISSING_CHAR", `Missing , between ${fcName} items`);
+          if (props.comment) {
+            let prevItemComment = "";
+            loop: for (const st of start) {
+              switch (st.type) {
+                case "comma":
+                case "space":
+                  break;
+                case "comment":
+                  prevItemComment = st.source.substring(1);
+                  break loop;
+                default:
+                  break loop;
+              }
+            }
+            if (prevItemComment) {
+              let prev = coll.items[coll.items.length - 1];
+              if (identity.isPair(prev))
+                prev = prev.value ?? prev.key;
+              if (prev.comment)
+                prev.comment += "\n" + prevItemComment;
+              else
+                prev.comment = prevItemComment;
+              props.comment = props.comment.substring(prevItemComment.length + 1);
+            }
+          }
+        }
+        if (!isMap && !sep && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep, null, props, onError);
+          coll.items.push(valueNode);
+          offset = valueNode.range[2];
+          if (isBlock(value))
+            onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
+        } else {
+          ctx.atKey = true;
+          const keyStart = props.end;
+          const keyNode = key ? composeNode(ctx, key, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
+          if (isBlock(key))
+            onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
+          ctx.atKey = false;
+          const valueProps = resolveProps.resolveProps(sep ?? [], {
+            flow: fcName,
+            indicator: "map-value-ind",
+            next: value,
+            offset: keyNode.range[2],
+            onError,
+            parentIndent: fc.indent,
+            startOnNewline: false
+          });
+          if (valueProps.found) {
+            if (!isMap && !props.found && ctx.options.strict) {
+              if (sep)
+                for (const st of sep) {
+                  if (st === valueProps.found)
+                    break;
+                  if (st.type === "newline") {
+                    onError(st, "MULTILINE_IMPLICIT_KEY", "Implicit keys of flow sequence pairs need to be on a single line");
+                    break;
+                  }
+                }
+              if (props.start < valueProps.found.offset - 1024)
+                onError(valueProps.found, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit flow sequence key");
+            }
+          } else if (value) {
+            if ("source" in value && value.source?.[0] === ":")
+              onError(value, "MISSING_CHAR", `Missing space after : in ${fcName}`);
+            else
+              onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
+          }
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep, null, valueProps, onError) : null;
+          if (valueNode) {
+            if (isBlock(value))
+              onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
+          } else if (valueProps.comment) {
+            if (keyNode.comment)
+              keyNode.comment += "\n" + valueProps.comment;
+            else
+              keyNode.comment = valueProps.comment;
+          }
+          const pair = new Pair.Pair(keyNode, valueNode);
+          if (ctx.options.keepSourceTokens)
+            pair.srcToken = collItem;
+          if (isMap) {
+            const map2 = coll;
+            if (utilMapIncludes.mapIncludes(ctx, map2.items, keyNode))
+              onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
+            map2.items.push(pair);
+          } else {
+            const map2 = new YAMLMap.YAMLMap(ctx.schema);
+            map2.flow = true;
+            map2.items.push(pair);
+            const endRange = (valueNode ?? keyNode).range;
+            map2.range = [keyNode.range[0], endRange[1], endRange[2]];
+            coll.items.push(map2);
+          }
+          offset = valueNode ? valueNode.range[2] : valueProps.end;
+        }
+      }
+      const expectedEnd = isMap ? "}" : "]";
+      const [ce, ...ee] = fc.end;
+      let cePos = offset;
+      if (ce?.source === expectedEnd)
+        cePos = ce.offset + ce.source.length;
+      else {
+        const name2 = fcName[0].toUpperCase() + fcName.substring(1);
+        const msg = atRoot ? `${name2} must end with a ${expectedEnd}` : `${name2} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
+        onError(offset, atRoot ? "MISSING_CHAR" : "BAD_INDENT", msg);
+        if (ce && ce.source.length !== 1)
+          ee.unshift(ce);
+      }
+      if (ee.length > 0) {
+        const end = resolveEnd.resolveEnd(ee, cePos, ctx.options.strict, onError);
+        if (end.comment) {
+          if (coll.comment)
+            coll.comment += "\n" + end.comment;
+          else
+            coll.comment = end.comment;
+        }
+        coll.range = [fc.offset, cePos, end.offset];
+      } else {
+        coll.range = [fc.offset, cePos, cePos];
+      }
+      return coll;
+    }
+    exports.resolveFlowCollection = resolveFlowCollection;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/compose/compose-collection.js
+var require_compose_collection = __commonJS({
+  "../../work/main/node_modules/yaml/dist/compose/compose-collection.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var resolveBlockMap = require_resolve_block_map();
+    var resolveBlockSeq = require_resolve_block_seq();
+    var resolveFlowCollection = require_resolve_flow_collection();
+    function resolveCollection(CN, ctx, token, onError, tagName, tag) {
+      const coll = token.type === "block-map" ? resolveBlockMap.resolveBlockMap(CN, ctx, token, onError, tag) : token.type === "block-seq" ? resolveBlockSeq.resolveBlockSeq(CN, ctx, token, onError, tag) : resolveFlowCollection.resolveFlowCollection(CN, ctx, token, onError, tag);
+      const Coll = coll.constructor;
+      if (tagName === "!" || tagName === Coll.tagName) {
+        coll.tag = Coll.tagName;
+        return coll;
+      }
+      if (tagName)
+        coll.tag = tagName;
+      return coll;
+    }
+    function composeCollection(CN, ctx, token, props, onError) {
+      const tagToken = props.tag;
+      const tagName = !tagToken ? null : ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg));
+      if (token.type === "block-seq") {
+        const { anchor: anchor2, newlineAfterProp: nl } = props;
+        const lastProp = anchor2 && tagToken ? anchor2.offset > tagToken.offset ? anchor2 : tagToken : anchor2 ?? tagToken;
+        if (lastProp && (!nl || nl.offset < lastProp.offset)) {
+          const message = "Missing newline after block sequence props";
+          onError(lastProp, "MISSING_CHAR", message);
+        }
+      }
+      const expType = token.type === "block-map" ? "map" : token.type === "block-seq" ? "seq" : token.start.source === "{" ? "map" : "seq";
+      if (!tagToken || !tagName || tagName === "!" || tagName === YAMLMap.YAMLMap.tagName && expType === "map" || tagName === YAMLSeq.YAMLSeq.tagName && expType === "seq") {
+        return resolveCollection(CN, ctx, token, onError, tagName);
+      }
+      let tag = ctx.schema.tags.find((t) => t.tag === tagName && t.collection === expType);
+      if (!tag) {
+        const kt = ctx.schema.knownTags[tagName];
+        if (kt?.collection === expType) {
+          ctx.schema.tags.push(Object.assign({}, kt, { default: false }));
+          tag = kt;
+        } else {
+          if (kt) {
+            onError(tagToken, "BAD_COLLECTION_TYPE", `${kt.tag} used for ${expType} collection, but expects ${kt.collection ?? "scalar"}`, true);
+          } else {
+            onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, true);
+          }
+          return resolveCollection(CN, ctx, token, onError, tagName);
+        }
+      }
+      const coll = resolveCollection(CN, ctx, token, onError, tagName, tag);
+      const res = tag.resolve?.(coll, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg), ctx.options) ?? coll;
+      const node2 = identity.isNode(res) ? res : new Scalar.Scalar(res);
+      node2.range = coll.range;
+      node2.tag = tagName;
+      if (tag?.format)
+        node2.format = tag.format;
+      return node2;
+    }
+    exports.composeCollection = composeCollection;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/compose/resolve-block-scalar.js
+var require_resolve_block_scalar = __commonJS({
+  "../../work/main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    function resolveBlockScalar(ctx, scalar, onError) {
+      const start = scalar.offset;
+      const header = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
+      if (!header)
+        return { value: "", type: null, comment: "", range: [start, start, start] };
+      const type = header.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
+      const lines = scalar.source ? splitLines(scalar.source) : [];
+      let chompStart = lines.length;
+      for (let i = lines.length - 1; i >= 0; --i) {
+        const content = lines[i][1];
+        if (content === "" || content === "\r")
+          chompStart = i;
+        else
+          break;
+      }
+      if (chompStart === 0) {
+        const value2 = header.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
+        let end2 = start + header.length;
+        if (scalar.source)
+          end2 += scalar.source.length;
+        return { value: value2, type, comment: header.comment, range: [start, end2, end2] };
+      }
+      let trimIndent = scalar.indent + header.indent;
+      let offset = scalar.offset + header.length;
+      let contentStart = 0;
+      for (let i = 0; i < chompStart; ++i) {
+        const [indent, content] = lines[i];
+        if (content === "" || content === "\r") {
+          if (header.indent === 0 && indent.length > trimIndent)
+            trimIndent = indent.length;
+        } else {
+          if (indent.length < trimIndent) {
+            const message = "Block scalars with more-indented leading empty lines must use an explicit indentation indicator";
+            onError(offset + indent.length, "MISSING_CHAR", message);
+          }
+          if (header.indent === 0)
+            trimIndent = indent.length;
+          contentStart = i;
+          if (trimIndent === 0 && !ctx.atRoot) {
+            const message = "Block scalar values in collections must be indented";
+            onError(offset, "BAD_INDENT", message);
+          }
+          break;
+        }
+        offset += indent.length + content.length + 1;
+      }
+      for (let i = lines.length - 1; i >= chompStart; --i) {
+        if (lines[i][0].length > trimIndent)
+          chompStart = i + 1;
+      }
+      let value = "";
+      let sep = "";
+      let prevMoreIndented = false;
+      for (let i = 0; i < contentStart; ++i)
+        value += lines[i][0].slice(trimIndent) + "\n";
+      for (let i = contentStart; i < chompStart; ++i) {
+        let [indent, content] = lines[i];
+        offset += indent.length + content.length + 1;
+        const crlf = content[content.length - 1] === "\r";
+        if (crlf)
+          content = content.slice(0, -1);
+        if (content && indent.length < trimIndent) {
+          const src = header.indent ? "explicit indentation indicator" : "first line";
+          const message = `Block scalar lines must not be less indented than their ${src}`;
+          onError(offset - content.length - (crlf ? 2 : 1), "BAD_INDENT", message);
+          indent = "";
+        }
+        if (type === Scalar.Scalar.BLOCK_LITERAL) {
+          value += sep + indent.slice(trimIndent) + content;
+          sep = "\n";
+        } else if (indent.length > trimIndent || content[0] === "	") {
+          if (sep === " ")
+            sep = "\n";
+          else if (!prevMoreIndented && sep === "\n")
+            sep = "\n\n";
+          value += sep + indent.slice(trimIndent) + content;
+          sep = "\n";
+          prevMoreIndented = true;
+        } else if (content === "") {
+          if (sep === "\n")
+            value += "\n";
+          else
+            sep = "\n";
+        } else {
+          value += sep + content;
+          sep = " ";
+          prevMoreIndented = false;
+        }
+      }
+      switch (header.chomp) {
+        case "-":
+          break;
+        case "+":
+          for (let i = chompStart; i < lines.length; ++i)
+            value += "\n" + lines[i][0].slice(trimIndent);
+          if (value[value.length - 1] !== "\n")
+            value += "\n";
+          break;
+        default:
+          value += "\n";
+      }
+      const end = start + header.length + scalar.source.length;
+      return { value, type, comment: header.comment, range: [start, end, end] };
+    }
+    function parseBlockScalarHeader({ offset, props }, strict, onError) {
+      if (props[0].type !== "block-scalar-header") {
+        onError(props[0], "IMPOSSIBLE", "Block scalar header not found");
+        return null;
+      }
+      const { source } = props[0];
+      const mode = source[0];
+      let indent = 0;
+      let chomp = "";
+      let error62 = -1;
+      for (let i = 1; i < source.length; ++i) {
+        const ch = source[i];
+        if (!chomp && (ch === "-" || ch === "+"))
+          chomp = ch;
+        else {
+          const n = Number(ch);
+          if (!indent && n)
+            indent = n;
+          else if (error62 === -1)
+            error62 = offset + i;
+        }
+      }
+      if (error62 !== -1)
+        onError(error62, "UNEXPECTED_TOKEN", `Block scalar header includes extra characters: ${source}`);
+      let hasSpace = false;
+      let comment = "";
+      let length = source.length;
+      for (let i = 1; i < props.length; ++i) {
+        const token = props[i];
+        switch (token.type) {
+          case "space":
+            hasSpace = true;
+          // fallthrough
+          case "newline":
+            length += token.source.length;
+            break;
+          case "comment":
+            if (strict && !hasSpace) {
+              const message = "Comments must be separated from other tokens by white space characters";
+              onError(token, "MISSING_CHAR", message);
+            }
+            length += token.source.length;
+            comment = token.source.substring(1);
+            break;
+          case "error":
+            onError(token, "UNEXPECTED_TOKEN", token.message);
+            length += token.source.length;
+            break;
+          /* istanbul ignore next should not happen */
+          default: {
+            const message = `Unexpected token in block scalar header: ${token.type}`;
+            onError(token, "UNEXPECTED_TOKEN", message);
+            const ts = token.source;
+            if (ts && typeof ts === "string")
+              length += ts.length;
+          }
+        }
+      }
+      return { mode, indent, chomp, comment, length };
+    }
+    function splitLines(source) {
+      const split = source.split(/\n( *)/);
+      const first = split[0];
+      const m = first.match(/^( *)/);
+      const line0 = m?.[1] ? [m[1], first.slice(m[1].length)] : ["", first];
+      const lines = [line0];
+      for (let i = 1; i < split.length; i += 2)
+        lines.push([split[i], split[i + 1]]);
+      return lines;
+    }
+    exports.resolveBlockScalar = resolveBlockScalar;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
+var require_resolve_flow_scalar = __commonJS({
+  "../../work/main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var resolveEnd = require_resolve_end();
+    function resolveFlowScalar(scalar, strict, onError) {
+      const { offset, type, source, end } = scalar;
+      let _type;
+      let value;
+      const _onError = (rel, code, msg) => onError(offset + rel, code, msg);
+      switch (type) {
+        case "scalar":
+          _type = Scalar.Scalar.PLAIN;
+          value = plainValue(source, _onError);
+          break;
+        case "single-quoted-scalar":
+          _type = Scalar.Scalar.QUOTE_SINGLE;
+          value = singleQuotedValue(source, _onError);
+          break;
+        case "double-quoted-scalar":
+          _type = Scalar.Scalar.QUOTE_DOUBLE;
+          value = doubleQuotedValue(source, _onError);
+          break;
+        /* istanbul ignore next should not happen */
+        default:
+          onError(scalar, "UNEXPECTED_TOKEN", `Expected a flow scalar value, but found: ${type}`);
+          return {
+            value: "",
+            type: null,
+            comment: "",
+            range: [offset, offset + source.length, offset + source.length]
+          };
+      }
+      const valueEnd = offset + source.length;
+      const re = resolveEnd.resolveEnd(end, valueEnd, strict, onError);
+      return {
+        value,
+        type: _type,
+        comment: re.comment,
+        range: [offset, valueEnd, re.offset]
+      };
+    }
+    function plainValue(source, onError) {
+      let badChar = "";
+      switch (source[0]) {
+        /* istanbul ignore next should not happen */
+        case "	":
+          badChar = "a tab character";
+          break;
+        case ",":
+          badChar = "flow indicator character ,";
+          break;
+        case "%":
+          badChar = "directive indicator character %";
+          break;
+        case "|":
+        case ">": {
+          badChar = `block scalar indicator ${source[0]}`;
+          break;
+        }
+        case "@":
+        case "`": {
+          badChar = `reserved character ${source[0]}`;
+          break;
+        }
+      }
+      if (badChar)
+        onError(0, "BAD_SCALAR_START", `Plain value cannot start with ${badChar}`);
+      return unfoldLines(source);
+    }
+    function singleQuotedValue(source, onError) {
+      if (source[source.length - 1] !== "'" || source.length === 1)
+        onError(source.length, "MISSING_CHAR", "Missing closing 'quote");
+      return unfoldLines(source.slice(1, -1)).replace(/''/g, "'");
+    }
+    function unfoldLines(source) {
+      const line = /(.*?)\r?\n/sy;
+      let match = line.exec(source);
+      if (!match)
+        return source;
+      let trimEnd, trimBoth;
+      try {
+        trimEnd = new RegExp("(?<![ 	])[ 	]+$");
+        trimBoth = new RegExp("^[ 	]+|(?<![ 	])[ 	]+$", "g");
+      } catch {
+        trimEnd = /[ \t]+$/;
+        trimBoth = /^[ \t]+|[ \t]+$/g;
+      }
+      let res = match[1].replace(trimEnd, "");
+      let sep = " ";
+      let pos = line.lastIndex;
+      while (match = line.exec(source)) {
+        const lm = match[1].replace(trimBoth, "");
+        if (lm === "") {
+          if (sep === "\n")
+            res += sep;
+          else
+            sep = "\n";
+        } else {
+          res += sep + lm;
+          sep = " ";
+        }
+        pos = line.lastIndex;
+      }
+      const last = /[ \t]*(.*)/sy;
+      last.lastIndex = pos;
+      match = last.exec(source);
+      return res + sep + (match?.[1] ?? "");
+    }
+    function doubleQuotedValue(source, onError) {
+      let res = "";
+      for (let i = 1; i < source.length - 1; ++i) {
+        const ch = source[i];
+        if (ch === "\r" && source[i + 1] === "\n")
+          continue;
+        if (ch === "\n") {
+          const { fold, offset } = foldNewline(source, i);
+          res += fold;
+          i = offset;
+        } else if (ch === "\\") {
+          let next = source[++i];
+          const cc = escapeCodes[next];
+          if (cc)
+            res += cc;
+          else if (next === "\n") {
+            next = source[i + 1];
+            while (next === " " || next === "	")
+              next = source[++i + 1];
+          } else if (next === "\r" && source[i + 1] === "\n") {
+            next = source[++i + 1];
+            while (next === " " || next === "	")
+              next = source[++i + 1];
+          } else if (next === "x" || next === "u" || next === "U") {
+            const length = next === "x" ? 2 : next === "u" ? 4 : 8;
+            res += parseCharCode(source, i + 1, length, onError);
+            i += length;
+          } else {
+            const raw = source.substr(i - 1, 2);
+            onError(i - 1, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
+            res += raw;
+          }
+        } else if (ch === " " || ch === "	") {
+          const wsStart = i;
+          let next = source[i + 1];
+          while (next === " " || next === "	")
+            next = source[++i + 1];
+          if (next !== "\n" && !(next === "\r" && source[i + 2] === "\n"))
+            res += i > wsStart ? source.slice(wsStart, i + 1) : ch;
+        } else {
+          res += ch;
+        }
+      }
+      if (source[source.length - 1] !== '"' || source.length === 1)
+        onError(source.length, "MISSING_CHAR", 'Missing closing "quote');
+      return res;
+    }
+    function foldNewline(source, offset) {
+      let fold = "";
+      let ch = source[offset + 1];
+      while (ch === " " || ch === "	" || ch === "\n" || ch === "\r") {
+        if (ch === "\r" && source[offset + 2] !== "\n")
+          break;
+        if (ch === "\n")
+          fold += "\n";
+        offset += 1;
+        ch = source[offset + 1];
+      }
+      if (!fold)
+        fold = " ";
+      return { fold, offset };
+    }
+    var escapeCodes = {
+      "0": "\0",
+      // null character
+      a: "\x07",
+      // bell character
+      b: "\b",
+      // backspace
+      e: "\x1B",
+      // escape character
+      f: "\f",
+      // form feed
+      n: "\n",
+      // line feed
+      r: "\r",
+      // carriage return
+      t: "	",
+      // horizontal tab
+      v: "\v",
+      // vertical tab
+      N: "\x85",
+      // Unicode next line
+      _: "\xA0",
+      // Unicode non-breaking space
+      L: "\u2028",
+      // Unicode line separator
+      P: "\u2029",
+      // Unicode paragraph separator
+      " ": " ",
+      '"': '"',
+      "/": "/",
+      "\\": "\\",
+      "	": "	"
+    };
+    function parseCharCode(source, offset, length, onError) {
+      const cc = source.substr(offset, length);
+      const ok = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
+      const code = ok ? parseInt(cc, 16) : NaN;
+      try {
+        return String.fromCodePoint(code);
+      } catch {
+        const raw = source.substr(offset - 2, length + 2);
+        onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
+        return raw;
+      }
+    }
+    exports.resolveFlowScalar = resolveFlowScalar;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/compose/compose-scalar.js
+var require_compose_scalar = __commonJS({
+  "../../work/main/node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var resolveBlockScalar = require_resolve_block_scalar();
+    var resolveFlowScalar = require_resolve_flow_scalar();
+    function composeScalar(ctx, token, tagToken, onError) {
+      const { value, type, comment, range } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
+      const tagName = tagToken ? ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg)) : null;
+      let tag;
+      if (ctx.options.stringKeys && ctx.atKey) {
+        tag = ctx.schema[identity.SCALAR];
+      } else if (tagName)
+        tag = findScalarTagByName(ctx.schema, value, tagName, tagToken, onError);
+      else if (token.type === "scalar")
+        tag = findScalarTagByTest(ctx, value, token, onError);
+      else
+        tag = ctx.schema[identity.SCALAR];
+      let scalar;
+      try {
+        const res = tag.resolve(value, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
+        scalar = identity.isScalar(res) ? res : new Scalar.Scalar(res);
+      } catch (error62) {
+        const msg = error62 instanceof Error ? error62.message : String(error62);
+        onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg);
+        scalar = new Scalar.Scalar(value);
+      }
+      scalar.range = range;
+      scalar.source = value;
+      if (type)
+        scalar.type = type;
+      if (tagName)
+        scalar.tag = tagName;
+      if (tag.format)
+        scalar.format = tag.format;
+      if (comment)
+        scalar.comment = comment;
+      return scalar;
+    }
+    function findScalarTagByName(schema, value, tagName, tagToken, onError) {
+      if (tagName === "!")
+        return schema[identity.SCALAR];
+      const matchWithTest = [];
+      for (const tag of schema.tags) {
+        if (!tag.collection && tag.tag === tagName) {
+          if (tag.default && tag.test)
+            matchWithTest.push(tag);
+          else
+            return tag;
+        }
+      }
+      for (const tag of matchWithTest)
+        if (tag.test?.test(value))
+          return tag;
+      const kt = schema.knownTags[tagName];
+      if (kt && !kt.collection) {
+        schema.tags.push(Object.assign({}, kt, { default: false, test: void 0 }));
+        return kt;
+      }
+      onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, tagName !== "tag:yaml.org,2002:str");
+      return schema[identity.SCALAR];
+    }
+    function findScalarTagByTest({ atKey, directives, schema }, value, token, onError) {
+      const tag = schema.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema[identity.SCALAR];
+      if (schema.compat) {
+        const compat = schema.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema[identity.SCALAR];
+        if (tag.tag !== compat.tag) {
+          const ts = directives.tagString(tag.tag);
+          const cs = directives.tagString(compat.tag);
+          const msg = `Value may be parsed as either ${ts} or ${cs}`;
+          onError(token, "TAG_RESOLVE_FAILED", msg, true);
+        }
+      }
+      return tag;
+    }
+    exports.composeScalar = composeScalar;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
+var require_util_empty_scalar_position = __commonJS({
+  "../../work/main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports) {
+    "use strict";
+    function emptyScalarPosition(offset, before, pos) {
+      if (before) {
+        pos ?? (pos = before.length);
+        for (let i = pos - 1; i >= 0; --i) {
+          let st = before[i];
+          switch (st.type) {
+            case "space":
+            case "comment":
+            case "newline":
+              offset -= st.source.length;
+              continue;
+          }
+          st = before[++i];
+          while (st?.type === "space") {
+            offset += st.source.length;
+            st = before[++i];
+          }
+          break;
+        }
+      }
+      return offset;
+    }
+    exports.emptyScalarPosition = emptyScalarPosition;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/compose/compose-node.js
+var require_compose_node = __commonJS({
+  "../../work/main/node_modules/yaml/dist/compose/compose-node.js"(exports) {
+    "use strict";
+    var Alias = require_Alias();
+    var identity = require_identity();
+    var composeCollection = require_compose_collection();
+    var composeScalar = require_compose_scalar();
+    var resolveEnd = require_resolve_end();
+    var utilEmptyScalarPosition = require_util_empty_scalar_position();
+    var CN = { composeNode, composeEmptyNode };
+    function composeNode(ctx, token, props, onError) {
+      const atKey = ctx.atKey;
+      const { spaceBefore, comment, anchor: anchor2, tag } = props;
+      let node2;
+      let isSrcToken = true;
+      switch (token.type) {
+        case "alias":
+          node2 = composeAlias(ctx, token, onError);
+          if (anchor2 || tag)
+            onError(token, "ALIAS_PROPS", "An alias node must not specify any properties");
+          break;
+        case "scalar":
+        case "single-quoted-scalar":
+        case "double-quoted-scalar":
+        case "block-scalar":
+          node2 = composeScalar.composeScalar(ctx, token, tag, onError);
+          if (anchor2)
+            node2.anchor = anchor2.source.substring(1);
+          break;
+        case "block-map":
+        case "block-seq":
+        case "flow-collection":
+          try {
+            node2 = composeCollection.composeCollection(CN, ctx, token, props, onError);
+            if (anchor2)
+              node2.anchor = anchor2.source.substring(1);
+          } catch (error62) {
+            const message = error62 instanceof Error ? error62.message : String(error62);
+            onError(token, "RESOURCE_EXHAUSTION", message);
+          }
+          break;
+        default: {
+          const message = token.type === "error" ? token.message : `Unsupported token (type: ${token.type})`;
+          onError(token, "UNEXPECTED_TOKEN", message);
+          isSrcToken = false;
+        }
+      }
+      node2 ?? (node2 = composeEmptyNode(ctx, token.offset, void 0, null, props, onError));
+      if (anchor2 && node2.anchor === "")
+        onError(anchor2, "BAD_ALIAS", "Anchor cannot be an empty string");
+      if (atKey && ctx.options.stringKeys && (!identity.isScalar(node2) || typeof node2.value !== "string" || node2.tag && node2.tag !== "tag:yaml.org,2002:str")) {
+        const msg = "With stringKeys, all keys must be strings";
+        onError(tag ?? token, "NON_STRING_KEY", msg);
+      }
+      if (spaceBefore)
+        node2.spaceBefore = true;
+      if (comment) {
+        if (token.type === "scalar" && token.source === "")
+          node2.comment = comment;
+        else
+          node2.commentBefore = comment;
+      }
+      if (ctx.options.keepSourceTokens && isSrcToken)
+        node2.srcToken = token;
+      return node2;
+    }
+    function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment, anchor: anchor2, tag, end }, onError) {
+      const token = {
+        type: "scalar",
+        offset: utilEmptyScalarPosition.emptyScalarPosition(offset, before, pos),
+        indent: -1,
+        source: ""
+      };
+      const node2 = composeScalar.composeScalar(ctx, token, tag, onError);
+      if (anchor2) {
+        node2.anchor = anchor2.source.substring(1);
+        if (node2.anchor === "")
+          onError(anchor2, "BAD_ALIAS", "Anchor cannot be an empty string");
+      }
+      if (spaceBefore)
+        node2.spaceBefore = true;
+      if (comment) {
+        node2.comment = comment;
+        node2.range[2] = end;
+      }
+      return node2;
+    }
+    function composeAlias({ options }, { offset, source, end }, onError) {
+      const alias = new Alias.Alias(source.substring(1));
+      if (alias.source === "")
+        onError(offset, "BAD_ALIAS", "Alias cannot be an empty string");
+      if (alias.source.endsWith(":"))
+        onError(offset + source.length - 1, "BAD_ALIAS", "Alias ending in : is ambiguous", true);
+      const valueEnd = offset + source.length;
+      const re = resolveEnd.resolveEnd(end, valueEnd, options.strict, onError);
+      alias.range = [offset, valueEnd, re.offset];
+      if (re.comment)
+        alias.comment = re.comment;
+      return alias;
+    }
+    exports.composeEmptyNode = composeEmptyNode;
+    exports.composeNode = composeNode;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/compose/compose-doc.js
+var require_compose_doc = __commonJS({
+  "../../work/main/node_modules/yaml/dist/compose/compose-doc.js"(exports) {
+    "use strict";
+    var Document = require_Document();
+    var composeNode = require_compose_node();
+    var resolveEnd = require_resolve_end();
+    var resolveProps = require_resolve_props();
+    function composeDoc(options, directives, { offset, start, value, end }, onError) {
+      const opts = Object.assign({ _directives: directives }, options);
+      const doc = new Document.Document(void 0, opts);
+      const ctx = {
+        atKey: false,
+        atRoot: true,
+        directives: doc.directives,
+        options: doc.options,
+        schema: doc.schema
+      };
+      const props = resolveProps.resolveProps(start, {
+        indicator: "doc-start",
+        next: value ?? end?.[0],
+        offset,
+        onError,
+        parentIndent: 0,
+        startOnNewline: true
+      });
+      if (props.found) {
+        doc.directives.docStart = true;
+        if (value && (value.type === "block-map" || value.type === "block-seq") && !props.hasNewline)
+          onError(props.end, "MISSING_CHAR", "Block collection cannot start on same line with directives-end marker");
+      }
+      doc.contents = value ? composeNode.composeNode(ctx, value, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
+      const contentEnd = doc.contents.range[2];
+      const re = resolveEnd.resolveEnd(end, contentEnd, false, onError);
+      if (re.comment)
+        doc.comment = re.comment;
+      doc.range = [offset, contentEnd, re.offset];
+      return doc;
+    }
+    exports.composeDoc = composeDoc;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/compose/composer.js
+var require_composer = __commonJS({
+  "../../work/main/node_modules/yaml/dist/compose/composer.js"(exports) {
+    "use strict";
+    var node_process = __require("process");
+    var directives = require_directives();
+    var Document = require_Document();
+    var errors = require_errors();
+    var identity = require_identity();
+    var composeDoc = require_compose_doc();
+    var resolveEnd = require_resolve_end();
+    function getErrorPos(src) {
+      if (typeof src === "number")
+        return [src, src + 1];
+      if (Array.isArray(src))
+        return src.length === 2 ? src : [src[0], src[1]];
+      const { offset, source } = src;
+      return [offset, offset + (typeof source === "string" ? source.length : 1)];
+    }
+    function parsePrelude(prelude) {
+      let comment = "";
+      let atComment = false;
+      let afterEmptyLine = false;
+      for (let i = 0; i < prelude.length; ++i) {
+        const source = prelude[i];
+        switch (source[0]) {
+          case "#":
+            comment += (comment === "" ? "" : afterEmptyLine ? "\n\n" : "\n") + (source.substring(1) || " ");
+            atComment = true;
+            afterEmptyLine = false;
+            break;
+          case "%":
+            if (prelude[i + 1]?.[0] !== "#")
+              i += 1;
+            atComment = false;
+            break;
+          default:
+            if (!atComment)
+              afterEmptyLine = true;
+            atComment = false;
+        }
+      }
+      return { comment, afterEmptyLine };
+    }
+    var Composer = class {
+      constructor(options = {}) {
+        this.doc = null;
+        this.atDirectives = false;
+        this.prelude = [];
+        this.errors = [];
+        this.warnings = [];
+        this.onError = (source, code, message, warning) => {
+          const pos = getErrorPos(source);
+          if (warning)
+            this.warnings.push(new errors.YAMLWarning(pos, code, message));
+          else
+            this.errors.push(new errors.YAMLParseError(pos, code, message));
+        };
+        this.directives = new directives.Directives({ version: options.version || "1.2" });
+        this.options = options;
+      }
+      decorate(doc, afterDoc) {
+        const { comment, afterEmptyLine } = parsePrelude(this.prelude);
+        if (comment) {
+          const dc = doc.contents;
+          if (afterDoc) {
+            doc.comment = doc.comment ? `${doc.comment}
+${comment}` : comment;
+          } else if (afterEmptyLine || doc.directives.docStart || !dc) {
+            doc.commentBefore = comment;
+          } else if (identity.isCollection(dc) && !dc.flow && dc.items.length > 0) {
+            let it = dc.items[0];
+            if (identity.isPair(it))
+              it = it.key;
+            const cb = it.commentBefore;
+            it.commentBefore = cb ? `${comment}
+${cb}` : comment;
+          } else {
+            const cb = dc.commentBefore;
+            dc.commentBefore = cb ? `${comment}
+${cb}` : comment;
+          }
+        }
+        if (afterDoc) {
+          for (let i = 0; i < this.errors.length; ++i)
+            doc.errors.push(this.errors[i]);
+          for (let i = 0; i < this.warnings.length; ++i)
+            doc.warnings.push(this.warnings[i]);
+        } else {
+          doc.errors = this.errors;
+          doc.warnings = this.warnings;
+        }
+        this.prelude = [];
+        this.errors = [];
+        this.warnings = [];
+      }
+      /**
+       * Current stream status information.
+       *
+       * Mostly useful at the end of input for an empty stream.
+       */
+      streamInfo() {
+        return {
+          comment: parsePrelude(this.prelude).comment,
+          directives: this.directives,
+          errors: this.errors,
+          warnings: this.warnings
+        };
+      }
+      /**
+       * Compose tokens into documents.
+       *
+       * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
+       * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
+       */
+      *compose(tokens, forceDoc = false, endOffset = -1) {
+        for (const token of tokens)
+          yield* this.next(token);
+        yield* this.end(forceDoc, endOffset);
+      }
+      /** Advance the composer by one CST token. */
+      *next(token) {
+        if (node_process.env.LOG_STREAM)
+          console.dir(token, { depth: null });
+        switch (token.type) {
+          case "directive":
+            this.directives.add(token.source, (offset, message, warning) => {
+              const pos = getErrorPos(token);
+              pos[0] += offset;
+              this.onError(pos, "BAD_DIRECTIVE", message, warning);
+            });
+            this.prelude.push(token.source);
+            this.atDirectives = true;
+            break;
+          case "document": {
+            const doc = composeDoc.composeDoc(this.options, this.directives, token, this.onError);
+            if (this.atDirectives && !doc.directives.docStart)
+              this.onError(token, "MISSING_CHAR", "Missing directives-end/doc-start indicator line");
+            this.decorate(doc, false);
+            if (this.doc)
+              yield this.doc;
+            this.doc = doc;
+            this.atDirectives = false;
+            break;
+          }
+          case "byte-order-mark":
+          case "space":
+            break;
+          case "comment":
+          case "newline":
+            this.prelude.push(token.source);
+            break;
+          case "error": {
+            const msg = token.source ? `${token.message}: ${JSON.stringify(token.source)}` : token.message;
+            const error62 = new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", msg);
+            if (this.atDirectives || !this.doc)
+              this.errors.push(error62);
+            else
+              this.doc.errors.push(error62);
+            break;
+          }
+          case "doc-end": {
+            if (!this.doc) {
+              const msg = "Unexpected doc-end without preceding document";
+              this.errors.push(new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", msg));
+              break;
+            }
+            this.doc.directives.docEnd = true;
+            const end = resolveEnd.resolveEnd(token.end, token.offset + token.source.length, this.doc.options.strict, this.onError);
+            this.decorate(this.doc, true);
+            if (end.comment) {
+              const dc = this.doc.comment;
+              this.doc.comment = dc ? `${dc}
+${end.comment}` : end.comment;
+            }
+            this.doc.range[2] = end.offset;
+            break;
+          }
+          default:
+            this.errors.push(new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", `Unsupported token ${token.type}`));
+        }
+      }
+      /**
+       * Call at end of input to yield any remaining document.
+       *
+       * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
+       * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
+       */
+      *end(forceDoc = false, endOffset = -1) {
+        if (this.doc) {
+          this.decorate(this.doc, true);
+          yield this.doc;
+          this.doc = null;
+        } else if (forceDoc) {
+          const opts = Object.assign({ _directives: this.directives }, this.options);
+          const doc = new Document.Document(void 0, opts);
+          if (this.atDirectives)
+            this.onError(endOffset, "MISSING_CHAR", "Missing directives-end indicator line");
+          doc.range = [0, endOffset, endOffset];
+          this.decorate(doc, false);
+          yield doc;
+        }
+      }
+    };
+    exports.Composer = Composer;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/parse/cst-scalar.js
+var require_cst_scalar = __commonJS({
+  "../../work/main/node_modules/yaml/dist/parse/cst-scalar.js"(exports) {
+    "use strict";
+    var resolveBlockScalar = require_resolve_block_scalar();
+    var resolveFlowScalar = require_resolve_flow_scalar();
+    var errors = require_errors();
+    var stringifyString = require_stringifyString();
+    function resolveAsScalar(token, strict = true, onError) {
+      if (token) {
+        const _onError = (pos, code, message) => {
+          const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
+          if (onError)
+            onError(offset, code, message);
+          else
+            throw new errors.YAMLParseError([offset, offset + 1], code, message);
+        };
+        switch (token.type) {
+          case "scalar":
+          case "single-quoted-scalar":
+          case "double-quoted-scalar":
+            return resolveFlowScalar.resolveFlowScalar(token, strict, _onError);
+          case "block-scalar":
+            return resolveBlockScalar.resolveBlockScalar({ options: { strict } }, token, _onError);
+        }
+      }
+      return null;
+    }
+    function createScalarToken(value, context) {
+      const { implicitKey = false, indent, inFlow = false, offset = -1, type = "PLAIN" } = context;
+      const source = stringifyString.stringifyString({ type, value }, {
+        implicitKey,
+        indent: indent > 0 ? " ".repeat(indent) : "",
+        inFlow,
+        options: { blockQuote: true, lineWidth: -1 }
+      });
+      const end = context.end ?? [
+        { type: "newline", offset: -1, indent, source: "\n" }
+      ];
+      switch (source[0]) {
+        case "|":
+        case ">": {
+          const he = source.indexOf("\n");
+          const head = source.substring(0, he);
+          const body = source.substring(he + 1) + "\n";
+          const props = [
+            { type: "block-scalar-header", offset, indent, source: head }
+          ];
+          if (!addEndtoBlockProps(props, end))
+            props.push({ type: "newline", offset: -1, indent, source: "\n" });
+          return { type: "block-scalar", offset, indent, props, source: body };
+        }
+        case '"':
+          return { type: "double-quoted-scalar", offset, indent, source, end };
+        case "'":
+          return { type: "single-quoted-scalar", offset, indent, source, end };
+        default:
+          return { type: "scalar", offset, indent, source, end };
+      }
+    }
+    function setScalarValue(token, value, context = {}) {
+      let { afterKey = false, implicitKey = false, inFlow = false, type } = context;
+      let indent = "indent" in token ? token.indent : null;
+      if (afterKey && typeof indent === "number")
+        indent += 2;
+      if (!type)
+        switch (token.type) {
+          case "single-quoted-scalar":
+            type = "QUOTE_SINGLE";
+            break;
+          case "double-quoted-scalar":
+            type = "QUOTE_DOUBLE";
+            break;
+          case "block-scalar": {
+            const header = token.props[0];
+            if (header.type !== "block-scalar-header")
+              throw new Error("Invalid block scalar header");
+            type = header.source[0] === ">" ? "BLOCK_FOLDED" : "BLOCK_LITERAL";
+            break;
+          }
+          default:
+            type = "PLAIN";
+        }
+      const source = stringifyString.stringifyString({ type, value }, {
+        implicitKey: implicitKey || indent === null,
+        indent: indent !== null && indent > 0 ? " ".repeat(indent) : "",
+        inFlow,
+        options: { blockQuote: true, lineWidth: -1 }
+      });
+      switch (source[0]) {
+        case "|":
+        case ">":
+          setBlockScalarValue(token, source);
+          break;
+        case '"':
+          setFlowScalarValue(token, source, "double-quoted-scalar");
+          break;
+        case "'":
+          setFlowScalarValue(token, source, "single-quoted-scalar");
+          break;
+        default:
+          setFlowScalarValue(token, source, "scalar");
+      }
+    }
+    function setBlockScalarValue(token, source) {
+      const he = source.indexOf("\n");
+      const head = source.substring(0, he);
+      const body = source.substring(he + 1) + "\n";
+      if (token.type === "block-scalar") {
+        const header = token.props[0];
+        if (header.type !== "block-scalar-header")
+          throw new Error("Invalid block scalar header");
+        header.source = head;
+        token.source = body;
+      } else {
+        const { offset } = token;
+        const indent = "indent" in token ? token.indent : -1;
+        const props = [
+          { type: "block-scalar-header", offset, indent, source: head }
+        ];
+        if (!addEndtoBlockProps(props, "end" in token ? token.end : void 0))
+          props.push({ type: "newline", offset: -1, indent, source: "\n" });
+        for (const key of Object.keys(token))
+          if (key !== "type" && key !== "offset")
+            delete token[key];
+        Object.assign(token, { type: "block-scalar", indent, props, source: body });
+      }
+    }
+    function addEndtoBlockProps(props, end) {
+      if (end)
+        for (const st of end)
+          switch (st.type) {
+            case "space":
+            case "comment":
+              props.push(st);
+              break;
+            case "newline":
+              props.push(st);
+              return true;
+          }
+      return false;
+    }
+    function setFlowScalarValue(token, source, type) {
+      switch (token.type) {
+        case "scalar":
+        case "double-quoted-scalar":
+        case "single-quoted-scalar":
+          token.type = type;
+          token.source = source;
+          break;
+        case "block-scalar": {
+          const end = token.props.slice(1);
+          let oa = source.length;
+          if (token.props[0].type === "block-scalar-header")
+            oa -= token.props[0].source.length;
+          for (const tok of end)
+            tok.offset += oa;
+          delete token.props;
+          Object.assign(token, { type, source, end });
+          break;
+        }
+        case "block-map":
+        case "block-seq": {
+          const offset = token.offset + source.length;
+          const nl = { type: "newline", offset, indent: token.indent, source: "\n" };
+          delete token.items;
+          Object.assign(token, { type, source, end: [nl] });
+          break;
+        }
+        default: {
+          const indent = "indent" in token ? token.indent : -1;
+          const end = "end" in token && Array.isArray(token.end) ? token.end.filter((st) => st.type === "space" || st.type === "comment" || st.type === "newline") : [];
+          for (const key of Object.keys(token))
+            if (key !== "type" && key !== "offset")
+              delete token[key];
+          Object.assign(token, { type, indent, source, end });
+        }
+      }
+    }
+    exports.createScalarToken = createScalarToken;
+    exports.resolveAsScalar = resolveAsScalar;
+    exports.setScalarValue = setScalarValue;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/parse/cst-stringify.js
+var require_cst_stringify = __commonJS({
+  "../../work/main/node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
+    "use strict";
+    var stringify = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
+    function stringifyToken(token) {
+      switch (token.type) {
+        case "block-scalar": {
+          let res = "";
+          for (const tok of token.props)
+            res += stringifyToken(tok);
+          return res + token.source;
+        }
+        case "block-map":
+        case "block-seq": {
+          let res = "";
+          for (const item of token.items)
+            res += stringifyItem(item);
+          return res;
+        }
+        case "flow-collection": {
+          let res = token.start.source;
+          for (const item of token.items)
+            res += stringifyItem(item);
+          for (const st of token.end)
+            res += st.source;
+          return res;
+        }
+        case "document": {
+          let res = stringifyItem(token);
+          if (token.end)
+            for (const st of token.end)
+              res += st.source;
+          return res;
+        }
+        default: {
+          let res = token.source;
+          if ("end" in token && token.end)
+            for (const st of token.end)
+              res += st.source;
+          return res;
+        }
+      }
+    }
+    function stringifyItem({ start, key, sep, value }) {
+      let res = "";
+      for (const st of start)
+        res += st.source;
+      if (key)
+        res += stringifyToken(key);
+      if (sep)
+        for (const st of sep)
+          res += st.source;
+      if (value)
+        res += stringifyToken(value);
+      return res;
+    }
+    exports.stringify = stringify;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/parse/cst-visit.js
+var require_cst_visit = __commonJS({
+  "../../work/main/node_modules/yaml/dist/parse/cst-visit.js"(exports) {
+    "use strict";
+    var BREAK = /* @__PURE__ */ Symbol("break visit");
+    var SKIP = /* @__PURE__ */ Symbol("skip children");
+    var REMOVE = /* @__PURE__ */ Symbol("remove item");
+    function visit2(cst, visitor) {
+      if ("type" in cst && cst.type === "document")
+        cst = { start: cst.start, value: cst.value };
+      _visit(Object.freeze([]), cst, visitor);
+    }
+    visit2.BREAK = BREAK;
+    visit2.SKIP = SKIP;
+    visit2.REMOVE = REMOVE;
+    visit2.itemAtPath = (cst, path) => {
+      let item = cst;
+      for (const [field, index] of path) {
+        const tok = item?.[field];
+        if (tok && "items" in tok) {
+          item = tok.items[index];
+        } else
+          return void 0;
+      }
+      return item;
+    };
+    visit2.parentCollection = (cst, path) => {
+      const parent = visit2.itemAtPath(cst, path.slice(0, -1));
+      const field = path[path.length - 1][0];
+      const coll = parent?.[field];
+      if (coll && "items" in coll)
+        return coll;
+      throw new Error("Parent collection not found");
+    };
+    function _visit(path, item, visitor) {
+      let ctrl = visitor(item, path);
+      if (typeof ctrl === "symbol")
+        return ctrl;
+      for (const field of ["key", "value"]) {
+        const token = item[field];
+        if (token && "items" in token) {
+          for (let i = 0; i < token.items.length; ++i) {
+            const ci = _visit(Object.freeze(path.concat([[field, i]])), token.items[i], visitor);
+            if (typeof ci === "number")
+              i = ci - 1;
+            else if (ci === BREAK)
+              return BREAK;
+            else if (ci === REMOVE) {
+              token.items.splice(i, 1);
+              i -= 1;
+            }
+          }
+          if (typeof ctrl === "function" && field === "key")
+            ctrl = ctrl(item, path);
+        }
+      }
+      return typeof ctrl === "function" ? ctrl(item, path) : ctrl;
+    }
+    exports.visit = visit2;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/parse/cst.js
+var require_cst = __commonJS({
+  "../../work/main/node_modules/yaml/dist/parse/cst.js"(exports) {
+    "use strict";
+    var cstScalar = require_cst_scalar();
+    var cstStringify = require_cst_stringify();
+    var cstVisit = require_cst_visit();
+    var BOM = "\uFEFF";
+    var DOCUMENT = "";
+    var FLOW_END = "";
+    var SCALAR = "";
+    var isCollection = (token) => !!token && "items" in token;
+    var isScalar = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
+    function prettyToken(token) {
+      switch (token) {
+        case BOM:
+          return "<BOM>";
+        case DOCUMENT:
+          return "<DOC>";
+        case FLOW_END:
+          return "<FLOW_END>";
+        case SCALAR:
+          return "<SCALAR>";
+        default:
+          return JSON.stringify(token);
+      }
+    }
+    function tokenType(source) {
+      switch (source) {
+        case BOM:
+          return "byte-order-mark";
+        case DOCUMENT:
+          return "doc-mode";
+        case FLOW_END:
+          return "flow-error-end";
+        case SCALAR:
+          return "scalar";
+        case "---":
+          return "doc-start";
+        case "...":
+          return "doc-end";
+        case "":
+        case "\n":
+        case "\r\n":
+          return "newline";
+        case "-":
+          return "seq-item-ind";
+        case "?":
+          return "explicit-key-ind";
+        case ":":
+          return "map-value-ind";
+        case "{":
+          return "flow-map-start";
+        case "}":
+          return "flow-map-end";
+        case "[":
+          return "flow-seq-start";
+        case "]":
+          return "flow-seq-end";
+        case ",":
+          return "comma";
+      }
+      switch (source[0]) {
+        case " ":
+        case "	":
+          return "space";
+        case "#":
+          return "comment";
+        case "%":
+          return "directive-line";
+        case "*":
+          return "alias";
+        case "&":
+          return "anchor";
+        case "!":
+          return "tag";
+        case "'":
+          return "single-quoted-scalar";
+        case '"':
+          return "double-quoted-scalar";
+        case "|":
+        case ">":
+          return "block-scalar-header";
+      }
+      return null;
+    }
+    exports.createScalarToken = cstScalar.createScalarToken;
+    exports.resolveAsScalar = cstScalar.resolveAsScalar;
+    exports.setScalarValue = cstScalar.setScalarValue;
+    exports.stringify = cstStringify.stringify;
+    exports.visit = cstVisit.visit;
+    exports.BOM = BOM;
+    exports.DOCUMENT = DOCUMENT;
+    exports.FLOW_END = FLOW_END;
+    exports.SCALAR = SCALAR;
+    exports.isCollection = isCollection;
+    exports.isScalar = isScalar;
+    exports.prettyToken = prettyToken;
+    exports.tokenType = tokenType;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/parse/lexer.js
+var require_lexer = __commonJS({
+  "../../work/main/node_modules/yaml/dist/parse/lexer.js"(exports) {
+    "use strict";
+    var cst = require_cst();
+    function isEmpty(ch) {
+      switch (ch) {
+        case void 0:
+        case " ":
+        case "\n":
+        case "\r":
+        case "	":
+          return true;
+        default:
+          return false;
+      }
+    }
+    var hexDigits = new Set("0123456789ABCDEFabcdef");
+    var tagChars = new Set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-#;/?:@&=+$_.!~*'()");
+    var flowIndicatorChars = new Set(",[]{}");
+    var invalidAnchorChars = new Set(" ,[]{}\n\r	");
+    var isNotAnchorChar = (ch) => !ch || invalidAnchorChars.has(ch);
+    var Lexer = class {
+      constructor() {
+        this.atEnd = false;
+        this.blockScalarIndent = -1;
+        this.blockScalarKeep = false;
+        this.buffer = "";
+        this.flowKey = false;
+        this.flowLevel = 0;
+        this.indentNext = 0;
+        this.indentValue = 0;
+        this.lineEndPos = null;
+        this.next = null;
+        this.pos = 0;
+      }
+      /**
+       * Generate YAML tokens from the `source` string. If `incomplete`,
+       * a part of the last line may be left as a buffer for the next call.
+       *
+       * @returns A generator of lexical tokens
+       */
+      *lex(source, incomplete = false) {
+        if (source) {
+          if (typeof source !== "string")
+            throw TypeError("source is not a string");
+          this.buffer = this.buffer ? this.buffer + source : source;
+          this.lineEndPos = null;
+        }
+        this.atEnd = !incomplete;
+        let next = this.next ?? "stream";
+        while (next && (incomplete || this.hasChars(1)))
+          next = yield* this.parseNext(next);
+      }
+      atLineEnd() {
+        let i = this.pos;
+        let ch = this.buffer[i];
+        while (ch === " " || ch === "	")
+          ch = this.buffer[++i];
+        if (!ch || ch === "#" || ch === "\n")
+          return true;
+        if (ch === "\r")
+          return this.buffer[i + 1] === "\n";
+        return false;
+      }
+      charAt(n) {
+        return this.buffer[this.pos + n];
+      }
+      continueScalar(offset) {
+        let ch = this.buffer[offset];
+        if (this.indentNext > 0) {
+          let indent = 0;
+          while (ch === " ")
+            ch = this.buffer[++indent + offset];
+          if (ch === "\r") {
+            const next = this.buffer[indent + offset + 1];
+            if (next === "\n" || !next && !this.atEnd)
+              return offset + indent + 1;
+          }
+          return ch === "\n" || indent >= this.indentNext || !ch && !this.atEnd ? offset + indent : -1;
+        }
+        if (ch === "-" || ch === ".") {
+          const dt = this.buffer.substr(offset, 3);
+          if ((dt === "---" || dt === "...") && isEmpty(this.buffer[offset + 3]))
+            return -1;
+        }
+        return offset;
+      }
+      getLine() {
+        let end = this.lineEndPos;
+        if (typeof end !== "number" || end !== -1 && end < this.pos) {
+          end = this.buffer.indexOf("\n", this.pos);
+          this.lineEndPos = end;
+        }
+        if (end === -1)
+          return this.atEnd ? this.buffer.substring(this.pos) : null;
+        if (this.buffer[end - 1] === "\r")
+          end -= 1;
+        return this.buffer.substring(this.pos, end);
+      }
+      hasChars(n) {
+        return this.pos + n <= this.buffer.length;
+      }
+      setNext(state) {
+        this.buffer = this.buffer.substring(this.pos);
+        this.pos = 0;
+        this.lineEndPos = null;
+        this.next = state;
+        return null;
+      }
+      peek(n) {
+        return this.buffer.substr(this.pos, n);
+      }
+      *parseNext(next) {
+        switch (next) {
+          case "stream":
+            return yield* this.parseStream();
+          case "line-start":
+            return yield* this.parseLineStart();
+          case "block-start":
+            return yield* this.parseBlockStart();
+          case "doc":
+            return yield* this.parseDocument();
+          case "flow":
+            return yield* this.parseFlowCollection();
+          case "quoted-scalar":
+            return yield* this.parseQuotedScalar();
+          case "block-scalar":
+            return yield* this.parseBlockScalar();
+          case "plain-scalar":
+            return yield* this.parsePlainScalar();
+        }
+      }
+      *parseStream() {
+        let line = this.getLine();
+        if (line === null)
+          return this.setNext("stream");
+        if (line[0] === cst.BOM) {
+          yield* this.pushCount(1);
+          line = line.substring(1);
+        }
+        if (line[0] === "%") {
+          let dirEnd = line.length;
+          let cs = line.indexOf("#");
+          while (cs !== -1) {
+            const ch = line[cs - 1];
+            if (ch === " " || ch === "	") {
+              dirEnd = cs - 1;
+              break;
+            } else {
+              cs = line.indexOf("#", cs + 1);
+            }
+          }
+          while (true) {
+            const ch = line[dirEnd - 1];
+            if (ch === " " || ch === "	")
+              dirEnd -= 1;
+            else
+              break;
+          }
+          const n = (yield* this.pushCount(dirEnd)) + (yield* this.pushSpaces(true));
+          yield* this.pushCount(line.length - n);
+          this.pushNewline();
+          return "stream";
+        }
+        if (this.atLineEnd()) {
+          const sp = yield* this.pushSpaces(true);
+          yield* this.pushCount(line.length - sp);
+          yield* this.pushNewline();
+          return "stream";
+        }
+        yield cst.DOCUMENT;
+        return yield* this.parseLineStart();
+      }
+      *parseLineStart() {
+        const ch = this.charAt(0);
+        if (!ch && !this.atEnd)
+          return this.setNext("line-start");
+        if (ch === "-" || ch === ".") {
+          if (!this.atEnd && !this.hasChars(4))
+            return this.setNext("line-start");
+          const s = this.peek(3);
+          if ((s === "---" || s === "...") && isEmpty(this.charAt(3))) {
+            yield* this.pushCount(3);
+            this.indentValue = 0;
+            this.indentNext = 0;
+            return s === "---" ? "doc" : "stream";
+          }
+        }
+        this.indentValue = yield* this.pushSpaces(false);
+        if (this.indentNext > this.indentValue && !isEmpty(this.charAt(1)))
+          this.indentNext = this.indentValue;
+        return yield* this.parseBlockStart();
+      }
+      *parseBlockStart() {
+        const [ch0, ch1] = this.peek(2);
+        if (!ch1 && !this.atEnd)
+          return this.setNext("block-start");
+        if ((ch0 === "-" || ch0 === "?" || ch0 === ":") && isEmpty(ch1)) {
+          const n = (yield* this.pushCount(1)) + (yield* this.pushSpaces(true));
+          this.indentNext = this.indentValue + 1;
+          this.indentValue += n;
+          return "block-start";
+        }
+        return "doc";
+      }
+      *parseDocument() {
+        yield* this.pushSpaces(true);
+        const line = this.getLine();
+        if (line === null)
+          return this.setNext("doc");
+        let n = yield* this.pushIndicators();
+        switch (line[n]) {
+          case "#":
+            yield* this.pushCount(line.length - n);
+          // fallthrough
+          case void 0:
+            yield* this.pushNewline();
+            return yield* this.parseLineStart();
+          case "{":
+          case "[":
+            yield* this.pushCount(1);
+            this.flowKey = false;
+            this.flowLevel = 1;
+            return "flow";
+          case "}":
+          case "]":
+            yield* this.pushCount(1);
+            return "doc";
+          case "*":
+            yield* this.pushUntil(isNotAnchorChar);
+            return "doc";
+          case '"':
+          case "'":
+            return yield* this.parseQuotedScalar();
+          case "|":
+          case ">":
+            n += yield* this.parseBlockScalarHeader();
+            n += yield* this.pushSpaces(true);
+            yield* this.pushCount(line.length - n);
+            yield* this.pushNewline();
+            return yield* this.parseBlockScalar();
+          default:
+            return yield* this.parsePlainScalar();
+        }
+      }
+      *parseFlowCollection() {
+        let nl, sp;
+        let indent = -1;
+        do {
+          nl = yield* this.pushNewline();
+          if (nl > 0) {
+            sp = yield* this.pushSpaces(false);
+            this.indentValue = indent = sp;
+          } else {
+            sp = 0;
+          }
+          sp += yield* this.pushSpaces(true);
+        } while (nl + sp > 0);
+        const line = this.getLine();
+        if (line === null)
+          return this.setNext("flow");
+        if (indent !== -1 && indent < this.indentNext && line[0] !== "#" || indent === 0 && (line.startsWith("---") || line.startsWith("...")) && isEmpty(line[3])) {
+          const atFlowEndMarker = indent === this.indentNext - 1 && this.flowLevel === 1 && (line[0] === "]" || line[0] === "}");
+          if (!atFlowEndMarker) {
+            this.flowLevel = 0;
+            yield cst.FLOW_END;
+            return yield* this.parseLineStart();
+          }
+        }
+        let n = 0;
+        while (line[n] === ",") {
+          n += yield* this.pushCount(1);
+          n += yield* this.pushSpaces(true);
+          this.flowKey = false;
+        }
+        n += yield* this.pushIndicators();
+        switch (line[n]) {
+          case void 0:
+            return "flow";
+          case "#":
+            yield* this.pushCount(line.length - n);
+            return "flow";
+          case "{":
+          case "[":
+            yield* this.pushCount(1);
+            this.flowKey = false;
+            this.flowLevel += 1;
+            return "flow";
+          case "}":
+          case "]":
+            yield* this.pushCount(1);
+            this.flowKey = true;
+            this.flowLevel -= 1;
+            return this.flowLevel ? "flow" : "doc";
+          case "*":
+            yield* this.pushUntil(isNotAnchorChar);
+            return "flow";
+          case '"':
+          case "'":
+            this.flowKey = true;
+            return yield* this.parseQuotedScalar();
+          case ":": {
+            const next = this.charAt(1);
+            if (this.flowKey || isEmpty(next) || next === ",") {
+              this.flowKey = false;
+              yield* this.pushCount(1);
+              yield* this.pushSpaces(true);
+              return "flow";
+            }
+          }
+          // fallthrough
+          default:
+            this.flowKey = false;
+            return yield* this.parsePlainScalar();
+        }
+      }
+      *parseQuotedScalar() {
+        const quote = this.charAt(0);
+        let end = this.buffer.indexOf(quote, this.pos + 1);
+        if (quote === "'") {
+          while (end !== -1 && this.buffer[end + 1] === "'")
+            end = this.buffer.indexOf("'", end + 2);
+        } else {
+          while (end !== -1) {
+            let n = 0;
+            while (this.buffer[end - 1 - n] === "\\")
+              n += 1;
+            if (n % 2 === 0)
+              break;
+            end = this.buffer.indexOf('"', end + 1);
+          }
+        }
+        const qb = this.buffer.substring(0, end);
+        let nl = qb.indexOf("\n", this.pos);
+        if (nl !== -1) {
+          while (nl !== -1) {
+            const cs = this.continueScalar(nl + 1);
+            if (cs === -1)
+              break;
+            nl = qb.indexOf("\n", cs);
+          }
+          if (nl !== -1) {
+            end = nl - (qb[nl - 1] === "\r" ? 2 : 1);
+          }
+        }
+        if (end === -1) {
+          if (!this.atEnd)
+            return this.setNext("quoted-scalar");
+          end = this.buffer.length;
+        }
+        yield* this.pushToIndex(end + 1, false);
+        return this.flowLevel ? "flow" : "doc";
+      }
+      *parseBlockScalarHeader() {
+        this.blockScalarIndent = -1;
+        this.blockScalarKeep = false;
+        let i = this.pos;
+        while (true) {
+          const ch = this.buffer[++i];
+          if (ch === "+")
+            this.blockScalarKeep = true;
+          else if (ch > "0" && ch <= "9")
+            this.blockScalarIndent = Number(ch) - 1;
+          else if (ch !== "-")
+            break;
+        }
+        return yield* this.pushUntil((ch) => isEmpty(ch) || ch === "#");
+      }
+      *parseBlockScalar() {
+        let nl = this.pos - 1;
+        let indent = 0;
+        let ch;
+        loop: for (let i2 = this.pos; ch = this.buffer[i2]; ++i2) {
+          switch (ch) {
+            case " ":
+              indent += 1;
+              break;
+            case "\n":
+              nl = i2;
+              indent = 0;
+              break;
+            case "\r": {
+              const next = this.buffer[i2 + 1];
+              if (!next && !this.atEnd)
+                return this.setNext("block-scalar");
+              if (next === "\n")
+                break;
+            }
+            // fallthrough
+            default:
+              break loop;
+          }
+        }
+        if (!ch && !this.atEnd)
+          return this.setNext("block-scalar");
+        if (indent >= this.indentNext) {
+          if (this.blockScalarIndent === -1)
+            this.indentNext = indent;
+          else {
+            this.indentNext = this.blockScalarIndent + (this.indentNext === 0 ? 1 : this.indentNext);
+          }
+          do {
+            const cs = this.continueScalar(nl + 1);
+            if (cs === -1)
+              break;
+            nl = this.buffer.indexOf("\n", cs);
+          } while (nl !== -1);
+          if (nl === -1) {
+            if (!this.atEnd)
+              return this.setNext("block-scalar");
+            nl = this.buffer.length;
+          }
+        }
+        let i = nl + 1;
+        ch = this.buffer[i];
+        while (ch === " ")
+          ch = this.buffer[++i];
+        if (ch === "	") {
+          while (ch === "	" || ch === " " || ch === "\r" || ch === "\n")
+            ch = this.buffer[++i];
+          nl = i - 1;
+        } else if (!this.blockScalarKeep) {
+          do {
+            let i2 = nl - 1;
+            let ch2 = this.buffer[i2];
+            if (ch2 === "\r")
+              ch2 = this.buffer[--i2];
+            const lastChar = i2;
+            while (ch2 === " ")
+              ch2 = this.buffer[--i2];
+            if (ch2 === "\n" && i2 >= this.pos && i2 + 1 + indent > lastChar)
+              nl = i2;
+            else
+              break;
+          } while (true);
+        }
+        yield cst.SCALAR;
+        yield* this.pushToIndex(nl + 1, true);
+        return yield* this.parseLineStart();
+      }
+      *parsePlainScalar() {
+        const inFlow = this.flowLevel > 0;
+        let end = this.pos - 1;
+        let i = this.pos - 1;
+        let ch;
+        while (ch = this.buffer[++i]) {
+          if (ch === ":") {
+            const next = this.buffer[i + 1];
+            if (isEmpty(next) || inFlow && flowIndicatorChars.has(next))
+              break;
+            end = i;
+          } else if (isEmpty(ch)) {
+            let next = this.buffer[i + 1];
+            if (ch === "\r") {
+              if (next === "\n") {
+                i += 1;
+                ch = "\n";
+                next = this.buffer[i + 1];
+              } else
+                end = i;
+            }
+            if (next === "#" || inFlow && flowIndicatorChars.has(next))
+              break;
+            if (ch === "\n") {
+              const cs = this.continueScalar(i + 1);
+              if (cs === -1)
+                break;
+              i = Math.max(i, cs - 2);
+            }
+          } else {
+            if (inFlow && flowIndicatorChars.has(ch))
+              break;
+            end = i;
+          }
+        }
+        if (!ch && !this.atEnd)
+          return this.setNext("plain-scalar");
+        yield cst.SCALAR;
+        yield* this.pushToIndex(end + 1, true);
+        return inFlow ? "flow" : "doc";
+      }
+      *pushCount(n) {
+        if (n > 0) {
+          yield this.buffer.substr(this.pos, n);
+          this.pos += n;
+          return n;
+        }
+        return 0;
+      }
+      *pushToIndex(i, allowEmpty) {
+        const s = this.buffer.slice(this.pos, i);
+        if (s) {
+          yield s;
+          this.pos += s.length;
+          return s.length;
+        } else if (allowEmpty)
+          yield "";
+        return 0;
+      }
+      *pushIndicators() {
+        let n = 0;
+        loop: while (true) {
+          switch (this.charAt(0)) {
+            case "!":
+              n += yield* this.pushTag();
+              n += yield* this.pushSpaces(true);
+              continue loop;
+            case "&":
+              n += yield* this.pushUntil(isNotAnchorChar);
+              n += yield* this.pushSpaces(true);
+              continue loop;
+            case "-":
+            // this is an error
+            case "?":
+            // this is an error outside flow collections
+            case ":": {
+              const inFlow = this.flowLevel > 0;
+              const ch1 = this.charAt(1);
+              if (isEmpty(ch1) || inFlow && flowIndicatorChars.has(ch1)) {
+                if (!inFlow)
+                  this.indentNext = this.indentValue + 1;
+                else if (this.flowKey)
+                  this.flowKey = false;
+                n += yield* this.pushCount(1);
+                n += yield* this.pushSpaces(true);
+                continue loop;
+              }
+            }
+          }
+          break loop;
+        }
+        return n;
+      }
+      *pushTag() {
+        if (this.charAt(1) === "<") {
+          let i = this.pos + 2;
+          let ch = this.buffer[i];
+          while (!isEmpty(ch) && ch !== ">")
+            ch = this.buffer[++i];
+          return yield* this.pushToIndex(ch === ">" ? i + 1 : i, false);
+        } else {
+          let i = this.pos + 1;
+          let ch = this.buffer[i];
+          while (ch) {
+            if (tagChars.has(ch))
+              ch = this.buffer[++i];
+            else if (ch === "%" && hexDigits.has(this.buffer[i + 1]) && hexDigits.has(this.buffer[i + 2])) {
+              ch = this.buffer[i += 3];
+            } else
+              break;
+          }
+          return yield* this.pushToIndex(i, false);
+        }
+      }
+      *pushNewline() {
+        const ch = this.buffer[this.pos];
+        if (ch === "\n")
+          return yield* this.pushCount(1);
+        else if (ch === "\r" && this.charAt(1) === "\n")
+          return yield* this.pushCount(2);
+        else
+          return 0;
+      }
+      *pushSpaces(allowTabs) {
+        let i = this.pos - 1;
+        let ch;
+        do {
+          ch = this.buffer[++i];
+        } while (ch === " " || allowTabs && ch === "	");
+        const n = i - this.pos;
+        if (n > 0) {
+          yield this.buffer.substr(this.pos, n);
+          this.pos = i;
+        }
+        return n;
+      }
+      *pushUntil(test) {
+        let i = this.pos;
+        let ch = this.buffer[i];
+        while (!test(ch))
+          ch = this.buffer[++i];
+        return yield* this.pushToIndex(i, false);
+      }
+    };
+    exports.Lexer = Lexer;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/parse/line-counter.js
+var require_line_counter = __commonJS({
+  "../../work/main/node_modules/yaml/dist/parse/line-counter.js"(exports) {
+    "use strict";
+    var LineCounter = class {
+      constructor() {
+        this.lineStarts = [];
+        this.addNewLine = (offset) => this.lineStarts.push(offset);
+        this.linePos = (offset) => {
+          let low = 0;
+          let high = this.lineStarts.length;
+          while (low < high) {
+            const mid = low + high >> 1;
+            if (this.lineStarts[mid] < offset)
+              low = mid + 1;
+            else
+              high = mid;
+          }
+          if (this.lineStarts[low] === offset)
+            return { line: low + 1, col: 1 };
+          if (low === 0)
+            return { line: 0, col: offset };
+          const start = this.lineStarts[low - 1];
+          return { line: low, col: offset - start + 1 };
+        };
+      }
+    };
+    exports.LineCounter = LineCounter;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/parse/parser.js
+var require_parser = __commonJS({
+  "../../work/main/node_modules/yaml/dist/parse/parser.js"(exports) {
+    "use strict";
+    var node_process = __require("process");
+    var cst = require_cst();
+    var lexer = require_lexer();
+    function includesToken(list, type) {
+      for (let i = 0; i < list.length; ++i)
+        if (list[i].type === type)
+          return true;
+      return false;
+    }
+    function findNonEmptyIndex(list) {
+      for (let i = 0; i < list.length; ++i) {
+        switch (list[i].type) {
+          case "space":
+          case "comment":
+          case "newline":
+            break;
+          default:
+            return i;
+        }
+      }
+      return -1;
+    }
+    function isFlowToken(token) {
+      switch (token?.type) {
+        case "alias":
+        case "scalar":
+        case "single-quoted-scalar":
+        case "double-quoted-scalar":
+        case "flow-collection":
+          return true;
+        default:
+          return false;
+      }
+    }
+    function getPrevProps(parent) {
+      switch (parent.type) {
+        case "document":
+          return parent.start;
+        case "block-map": {
+          const it = parent.items[parent.items.length - 1];
+          return it.sep ?? it.start;
+        }
+        case "block-seq":
+          return parent.items[parent.items.length - 1].start;
+        /* istanbul ignore next should not happen */
+        default:
+          return [];
+      }
+    }
+    function getFirstKeyStartProps(prev) {
+      if (prev.length === 0)
+        return [];
+      let i = prev.length;
+      loop: while (--i >= 0) {
+        switch (prev[i].type) {
+          case "doc-start":
+          case "explicit-key-ind":
+          case "map-value-ind":
+          case "seq-item-ind":
+          case "newline":
+            break loop;
+        }
+      }
+      while (prev[++i]?.type === "space") {
+      }
+      return prev.splice(i, prev.length);
+    }
+    function arrayPushArray(target, source) {
+      if (source.length < 1e5)
+        Array.prototype.push.apply(target, source);
+      else
+        for (let i = 0; i < source.length; ++i)
+          target.push(source[i]);
+    }
+    function fixFlowSeqItems(fc) {
+      if (fc.start.type === "flow-seq-start") {
+        for (const it of fc.items) {
+          if (it.sep && !it.value && !includesToken(it.start, "explicit-key-ind") && !includesToken(it.sep, "map-value-ind")) {
+            if (it.key)
+              it.value = it.key;
+            delete it.key;
+            if (isFlowToken(it.value)) {
+              if (it.value.end)
+                arrayPushArray(it.value.end, it.sep);
+              else
+                it.value.end = it.sep;
+            } else
+              arrayPushArray(it.start, it.sep);
+            delete it.sep;
+          }
+        }
+      }
+    }
+    var Parser = class {
+      /**
+       * @param onNewLine - If defined, called separately with the start position of
+       *   each new line (in `parse()`, including the start of input).
+       */
+      constructor(onNewLine) {
+        this.atNewLine = true;
+        this.atScalar = false;
+        this.indent = 0;
+        this.offset = 0;
+        this.onKeyLine = false;
+        this.stack = [];
+        this.source = "";
+        this.type = "";
+        this.lexer = new lexer.Lexer();
+        this.onNewLine = onNewLine;
+      }
+      /**
+       * Parse `source` as a YAML stream.
+       * If `incomplete`, a part of the last line may be left as a buffer for the next call.
+       *
+       * Errors are not thrown, but yielded as `{ type: 'error', message }` tokens.
+       *
+       * @returns A generator of tokens representing each directive, document, and other structure.
+       */
+      *parse(source, incomplete = false) {
+        if (this.onNewLine && this.offset === 0)
+          this.onNewLine(0);
+        for (const lexeme of this.lexer.lex(source, incomplete))
+          yield* this.next(lexeme);
+        if (!incomplete)
+          yield* this.end();
+      }
+      /**
+       * Advance the parser by the `source` of one lexical token.
+       */
+      *next(source) {
+        this.source = source;
+        if (node_process.env.LOG_TOKENS)
+          console.log("|", cst.prettyToken(source));
+        if (this.atScalar) {
+          this.atScalar = false;
+          yield* this.step();
+          this.offset += source.length;
+          return;
+        }
+        const type = cst.tokenType(source);
+        if (!type) {
+          const message = `Not a YAML token: ${source}`;
+          yield* this.pop({ type: "error", offset: this.offset, message, source });
+          this.offset += source.length;
+        } else if (type === "scalar") {
+          this.atNewLine = false;
+          this.atScalar = true;
+          this.type = "scalar";
+        } else {
+          this.type = type;
+          yield* this.step();
+          switch (type) {
+            case "newline":
+              this.atNewLine = true;
+              this.indent = 0;
+              if (this.onNewLine)
+                this.onNewLine(this.offset + source.length);
+              break;
+            case "space":
+              if (this.atNewLine && source[0] === " ")
+                this.indent += source.length;
+              break;
+            case "explicit-key-ind":
+            case "map-value-ind":
+            case "seq-item-ind":
+              if (this.atNewLine)
+                this.indent += source.length;
+              break;
+            case "doc-mode":
+            case "flow-error-end":
+              return;
+            default:
+              this.atNewLine = false;
+          }
+          this.offset += source.length;
+        }
+      }
+      /** Call at end of input to push out any remaining constructions */
+      *end() {
+        while (this.stack.length > 0)
+          yield* this.pop();
+      }
+      get sourceToken() {
+        const st = {
+          type: this.type,
+          offset: this.offset,
+          indent: this.indent,
+          source: this.source
+        };
+        return st;
+      }
+      *step() {
+        const top = this.peek(1);
+        if (this.type === "doc-end" && top?.type !== "doc-end") {
+          while (this.stack.length > 0)
+            yield* this.pop();
+          this.stack.push({
+            type: "doc-end",
+            offset: this.offset,
+            source: this.source
+          });
+          return;
+        }
+        if (!top)
+          return yield* this.stream();
+        switch (top.type) {
+          case "document":
+            return yield* this.document(top);
+          case "alias":
+          case "scalar":
+          case "single-quoted-scalar":
+          case "double-quoted-scalar":
+            return yield* this.scalar(top);
+          case "block-scalar":
+            return yield* this.blockScalar(top);
+          case "block-map":
+            return yield* this.blockMap(top);
+          case "block-seq":
+            return yield* this.blockSequence(top);
+          case "flow-collection":
+            return yield* this.flowCollection(top);
+          case "doc-end":
+            return yield* this.documentEnd(top);
+        }
+        yield* this.pop();
+      }
+      peek(n) {
+        return this.stack[this.stack.length - n];
+      }
+      *pop(error62) {
+        const token = error62 ?? this.stack.pop();
+        if (!token) {
+          const message = "Tried to pop an empty stack";
+          yield { type: "error", offset: this.offset, source: "", message };
+        } else if (this.stack.length === 0) {
+          yield token;
+        } else {
+          const top = this.peek(1);
+          if (token.type === "block-scalar") {
+            token.indent = "indent" in top ? top.indent : 0;
+          } else if (token.type === "flow-collection" && top.type === "document") {
+            token.indent = 0;
+          }
+          if (token.type === "flow-collection")
+            fixFlowSeqItems(token);
+          switch (top.type) {
+            case "document":
+              top.value = token;
+              break;
+            case "block-scalar":
+              top.props.push(token);
+              break;
+            case "block-map": {
+              const it = top.items[top.items.length - 1];
+              if (it.value) {
+                top.items.push({ start: [], key: token, sep: [] });
+                this.onKeyLine = true;
+                return;
+              } else if (it.sep) {
+                it.value = token;
+              } else {
+                Object.assign(it, { key: token, sep: [] });
+                this.onKeyLine = !it.explicitKey;
+                return;
+              }
+              break;
+            }
+            case "block-seq": {
+              const it = top.items[top.items.length - 1];
+              if (it.value)
+                top.items.push({ start: [], value: token });
+              else
+                it.value = token;
+              break;
+            }
+            case "flow-collection": {
+              const it = top.items[top.items.length - 1];
+              if (!it || it.value)
+                top.items.push({ start: [], key: token, sep: [] });
+              else if (it.sep)
+                it.value = token;
+              else
+                Object.assign(it, { key: token, sep: [] });
+              return;
+            }
+            /* istanbul ignore next should not happen */
+            default:
+              yield* this.pop();
+              yield* this.pop(token);
+          }
+          if ((top.type === "document" || top.type === "block-map" || top.type === "block-seq") && (token.type === "block-map" || token.type === "block-seq")) {
+            const last = token.items[token.items.length - 1];
+            if (last && !last.sep && !last.value && last.start.length > 0 && findNonEmptyIndex(last.start) === -1 && (token.indent === 0 || last.start.every((st) => st.type !== "comment" || st.indent < token.indent))) {
+              if (top.type === "document")
+                top.end = last.start;
+              else
+                top.items.push({ start: last.start });
+              token.items.splice(-1, 1);
+            }
+          }
+        }
+      }
+      *stream() {
+        switch (this.type) {
+          case "directive-line":
+            yield { type: "directive", offset: this.offset, source: this.source };
+            return;
+          case "byte-order-mark":
+          case "space":
+          case "comment":
+          case "newline":
+            yield this.sourceToken;
+            return;
+          case "doc-mode":
+          case "doc-start": {
+            const doc = {
+              type: "document",
+              offset: this.offset,
+              start: []
+            };
+            if (this.type === "doc-start")
+              doc.start.push(this.sourceToken);
+            this.stack.push(doc);
+            return;
+          }
+        }
+        yield {
+          type: "error",
+          offset: this.offset,
+          message: `Unexpected ${this.type} token in YAML stream`,
+          source: this.source
+        };
+      }
+      *document(doc) {
+        if (doc.value)
+          return yield* this.lineEnd(doc);
+        switch (this.type) {
+          case "doc-start": {
+            if (findNonEmptyIndex(doc.start) !== -1) {
+              yield* this.pop();
+              yield* this.step();
+            } else
+              doc.start.push(this.sourceToken);
+            return;
+          }
+          case "anchor":
+          case "tag":
+          case "space":
+          case "comment":
+          case "newline":
+            doc.start.push(this.sourceToken);
+            return;
+        }
+        const bv = this.startBlockValue(doc);
+        if (bv)
+          this.stack.push(bv);
+        else {
+          yield {
+            type: "error",
+            offset: this.offset,
+            message: `Unexpected ${this.type} token in YAML document`,
+            source: this.source
+          };
+        }
+      }
+      *scalar(scalar) {
+        if (this.type === "map-value-ind") {
+          const prev = getPrevProps(this.peek(2));
+          const start = getFirstKeyStartProps(prev);
+          let sep;
+          if (scalar.end) {
+            sep = scalar.end;
+            sep.push(this.sourceToken);
+            delete scalar.end;
+          } else
+            sep = [this.sourceToken];
+          const map2 = {
+            type: "block-map",
+            offset: scalar.offset,
+            indent: scalar.indent,
+            items: [{ start, key: scalar, sep }]
+          };
+          this.onKeyLine = true;
+          this.stack[this.stack.length - 1] = map2;
+        } else
+          yield* this.lineEnd(scalar);
+      }
+      *blockScalar(scalar) {
+        switch (this.type) {
+          case "space":
+          case "comment":
+          case "newline":
+            scalar.props.push(this.sourceToken);
+            return;
+          case "scalar":
+            scalar.source = this.source;
+            this.atNewLine = true;
+            this.indent = 0;
+            if (this.onNewLine) {
+              let nl = this.source.indexOf("\n") + 1;
+              while (nl !== 0) {
+                this.onNewLine(this.offset + nl);
+                nl = this.source.indexOf("\n", nl) + 1;
+              }
+            }
+            yield* this.pop();
+            break;
+          /* istanbul ignore next should not happen */
+          default:
+            yield* this.pop();
+            yield* this.step();
+        }
+      }
+      *blockMap(map2) {
+        const it = map2.items[map2.items.length - 1];
+        switch (this.type) {
+          case "newline":
+            this.onKeyLine = false;
+            if (it.value) {
+              const end = "end" in it.value ? it.value.end : void 0;
+              const last = Array.isArray(end) ? end[end.length - 1] : void 0;
+              if (last?.type === "comment")
+                end?.push(this.sourceToken);
+              else
+                map2.items.push({ start: [this.sourceToken] });
+            } else if (it.sep) {
+              it.sep.push(this.sourceToken);
+            } else {
+              it.start.push(this.sourceToken);
+            }
+            return;
+          case "space":
+          case "comment":
+            if (it.value) {
+              map2.items.push({ start: [this.sourceToken] });
+            } else if (it.sep) {
+              it.sep.push(this.sourceToken);
+            } else {
+              if (this.atIndentedComment(it.start, map2.indent)) {
+                const prev = map2.items[map2.items.length - 2];
+                const end = prev?.value?.end;
+                if (Array.isArray(end)) {
+                  arrayPushArray(end, it.start);
+                  end.push(this.sourceToken);
+                  map2.items.pop();
+                  return;
+                }
+              }
+              it.start.push(this.sourceToken);
+            }
+            return;
+        }
+        if (this.indent >= map2.indent) {
+          const atMapIndent = !this.onKeyLine && this.indent === map2.indent;
+          const atNextItem = atMapIndent && (it.sep || it.explicitKey) && this.type !== "seq-item-ind";
+          let start = [];
+          if (atNextItem && it.sep && !it.value) {
+            const nl = [];
+            for (let i = 0; i < it.sep.length; ++i) {
+              const st = it.sep[i];
+              switch (st.type) {
+                case "newline":
+                  nl.push(i);
+                  break;
+                case "space":
+                  break;
+                case "comment":
+                  if (st.indent > map2.indent)
+                    nl.length = 0;
+                  break;
+                default:
+                  nl.length = 0;
+              }
+            }
+            if (nl.length >= 2)
+              start = it.sep.splice(nl[1]);
+          }
+          switch (this.type) {
+            case "anchor":
+            case "tag":
+              if (atNextItem || it.value) {
+                start.push(this.sourceToken);
+                map2.items.push({ start });
+                this.onKeyLine = true;
+              } else if (it.sep) {
+                it.sep.push(this.sourceToken);
+              } else {
+                it.start.push(this.sourceToken);
+              }
+              return;
+            case "explicit-key-ind":
+              if (!it.sep && !it.explicitKey) {
+                it.start.push(this.sourceToken);
+                it.explicitKey = true;
+              } else if (atNextItem || it.value) {
+                start.push(this.sourceToken);
+                map2.items.push({ start, explicitKey: true });
+              } else {
+                this.stack.push({
+                  type: "block-map",
+                  offset: this.offset,
+                  indent: this.indent,
+                  items: [{ start: [this.sourceToken], explicitKey: true }]
+                });
+              }
+              this.onKeyLine = true;
+              return;
+            case "map-value-ind":
+              if (it.explicitKey) {
+                if (!it.sep) {
+                  if (includesToken(it.start, "newline")) {
+                    Object.assign(it, { key: null, sep: [this.sourceToken] });
+                  } else {
+                    const start2 = getFirstKeyStartProps(it.start);
+                    this.stack.push({
+                      type: "block-map",
+                      offset: this.offset,
+                      indent: this.indent,
+                      items: [{ start: start2, key: null, sep: [this.sourceToken] }]
+                    });
+                  }
+                } else if (it.value) {
+                  map2.items.push({ start: [], key: null, sep: [this.sourceToken] });
+                } else if (includesToken(it.sep, "map-value-ind")) {
+                  this.stack.push({
+                    type: "block-map",
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start, key: null, sep: [this.sourceToken] }]
+                  });
+                } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
+                  const start2 = getFirstKeyStartProps(it.start);
+                  const key = it.key;
+                  const sep = it.sep;
+                  sep.push(this.sourceToken);
+                  delete it.key;
+                  delete it.sep;
+                  this.stack.push({
+                    type: "block-map",
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start: start2, key, sep }]
+                  });
+                } else if (start.length > 0) {
+                  it.sep = it.sep.concat(start, this.sourceToken);
+                } else {
+                  it.sep.push(this.sourceToken);
+                }
+              } else {
+                if (!it.sep) {
+                  Object.assign(it, { key: null, sep: [this.sourceToken] });
+                } else if (it.value || atNextItem) {
+                  map2.items.push({ start, key: null, sep: [this.sourceToken] });
+                } else if (includesToken(it.sep, "map-value-ind")) {
+                  this.stack.push({
+                    type: "block-map",
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start: [], key: null, sep: [this.sourceToken] }]
+                  });
+                } else {
+                  it.sep.push(this.sourceToken);
+                }
+              }
+              this.onKeyLine = true;
+              return;
+            case "alias":
+            case "scalar":
+            case "single-quoted-scalar":
+            case "double-quoted-scalar": {
+              const fs = this.flowScalar(this.type);
+              if (atNextItem || it.value) {
+                map2.items.push({ start, key: fs, sep: [] });
+                this.onKeyLine = true;
+              } else if (it.sep) {
+                this.stack.push(fs);
+              } else {
+                Object.assign(it, { key: fs, sep: [] });
+                this.onKeyLine = true;
+              }
+              return;
+            }
+            default: {
+              const bv = this.startBlockValue(map2);
+              if (bv) {
+                if (bv.type === "block-seq") {
+                  if (!it.explicitKey && it.sep && !includesToken(it.sep, "newline")) {
+                    yield* this.pop({
+                      type: "error",
+                      offset: this.offset,
+                      message: "Unexpected block-seq-ind on same line with key",
+                      source: this.source
+                    });
+                    return;
+                  }
+                } else if (atMapIndent) {
+                  map2.items.push({ start });
+                }
+                this.stack.push(bv);
+                return;
+              }
+            }
+          }
+        }
+        yield* this.pop();
+        yield* this.step();
+      }
+      *blockSequence(seq) {
+        const it = seq.items[seq.items.length - 1];
+        switch (this.type) {
+          case "newline":
+            if (it.value) {
+              const end = "end" in it.value ? it.value.end : void 0;
+              const last = Array.isArray(end) ? end[end.length - 1] : void 0;
+              if (last?.type === "comment")
+                end?.push(this.sourceToken);
+              else
+                seq.items.push({ start: [this.sourceToken] });
+            } else
+              it.start.push(this.sourceToken);
+            return;
+          case "space":
+          case "comment":
+            if (it.value)
+              seq.items.push({ start: [this.sourceToken] });
+            else {
+              if (this.atIndentedComment(it.start, seq.indent)) {
+                const prev = seq.items[seq.items.length - 2];
+                const end = prev?.value?.end;
+                if (Array.isArray(end)) {
+                  arrayPushArray(end, it.start);
+                  end.push(this.sourceToken);
+                  seq.items.pop();
+                  return;
+                }
+              }
+              it.start.push(this.sourceToken);
+            }
+            return;
+          case "anchor":
+          case "tag":
+            if (it.value || this.indent <= seq.indent)
+              break;
+            it.start.push(this.sourceToken);
+            return;
+          case "seq-item-ind":
+            if (this.indent !== seq.indent)
+              break;
+            if (it.value || includesToken(it.start, "seq-item-ind"))
+              seq.items.push({ start: [this.sourceToken] });
+            else
+              it.start.push(this.sourceToken);
+            return;
+        }
+        if (this.indent > seq.indent) {
+          const bv = this.startBlockValue(seq);
+          if (bv) {
+            this.stack.push(bv);
+            return;
+          }
+        }
+        yield* this.pop();
+        yield* this.step();
+      }
+      *flowCollection(fc) {
+        const it = fc.items[fc.items.length - 1];
+        if (this.type === "flow-error-end") {
+          let top;
+          do {
+            yield* this.pop();
+            top = this.peek(1);
+          } while (top?.type === "flow-collection");
+        } else if (fc.end.length === 0) {
+          switch (this.type) {
+            case "comma":
+            case "explicit-key-ind":
+              if (!it || it.sep)
+                fc.items.push({ start: [this.sourceToken] });
+              else
+                it.start.push(this.sourceToken);
+              return;
+            case "map-value-ind":
+              if (!it || it.value)
+                fc.items.push({ start: [], key: null, sep: [this.sourceToken] });
+              else if (it.sep)
+                it.sep.push(this.sourceToken);
+              else
+                Object.assign(it, { key: null, sep: [this.sourceToken] });
+              return;
+            case "space":
+            case "comment":
+            case "newline":
+            case "anchor":
+            case "tag":
+              if (!it || it.value)
+                fc.items.push({ start: [this.sourceToken] });
+              else if (it.sep)
+                it.sep.push(this.sourceToken);
+              else
+                it.start.push(this.sourceToken);
+              return;
+            case "alias":
+            case "scalar":
+            case "single-quoted-scalar":
+            case "double-quoted-scalar": {
+              const fs = this.flowScalar(this.type);
+              if (!it || it.value)
+                fc.items.push({ start: [], key: fs, sep: [] });
+              else if (it.sep)
+                this.stack.push(fs);
+              else
+                Object.assign(it, { key: fs, sep: [] });
+              return;
+            }
+            case "flow-map-end":
+            case "flow-seq-end":
+              fc.end.push(this.sourceToken);
+              return;
+          }
+          const bv = this.startBlockValue(fc);
+          if (bv)
+            this.stack.push(bv);
+          else {
+            yield* this.pop();
+            yield* this.step();
+          }
+        } else {
+          const parent = this.peek(2);
+          if (parent.type === "block-map" && (this.type === "map-value-ind" && parent.indent === fc.indent || this.type === "newline" && !parent.items[parent.items.length - 1].sep)) {
+            yield* this.pop();
+            yield* this.step();
+          } else if (this.type === "map-value-ind" && parent.type !== "flow-collection") {
+            const prev = getPrevProps(parent);
+            const start = getFirstKeyStartProps(prev);
+            fixFlowSeqItems(fc);
+            const sep = fc.end.splice(1, fc.end.length);
+            sep.push(this.sourceToken);
+            const map2 = {
+              type: "block-map",
+              offset: fc.offset,
+              indent: fc.indent,
+              items: [{ start, key: fc, sep }]
+            };
+            this.onKeyLine = true;
+            this.stack[this.stack.length - 1] = map2;
+          } else {
+            yield* this.lineEnd(fc);
+          }
+        }
+      }
+      flowScalar(type) {
+        if (this.onNewLine) {
+          let nl = this.source.indexOf("\n") + 1;
+          while (nl !== 0) {
+            this.onNewLine(this.offset + nl);
+            nl = this.source.indexOf("\n", nl) + 1;
+          }
+        }
+        return {
+          type,
+          offset: this.offset,
+          indent: this.indent,
+          source: this.source
+        };
+      }
+      startBlockValue(parent) {
+        switch (this.type) {
+          case "alias":
+          case "scalar":
+          case "single-quoted-scalar":
+          case "double-quoted-scalar":
+            return this.flowScalar(this.type);
+          case "block-scalar-header":
+            return {
+              type: "block-scalar",
+              offset: this.offset,
+              indent: this.indent,
+              props: [this.sourceToken],
+              source: ""
+            };
+          case "flow-map-start":
+          case "flow-seq-start":
+            return {
+              type: "flow-collection",
+              offset: this.offset,
+              indent: this.indent,
+              start: this.sourceToken,
+              items: [],
+              end: []
+            };
+          case "seq-item-ind":
+            return {
+              type: "block-seq",
+              offset: this.offset,
+              indent: this.indent,
+              items: [{ start: [this.sourceToken] }]
+            };
+          case "explicit-key-ind": {
+            this.onKeyLine = true;
+            const prev = getPrevProps(parent);
+            const start = getFirstKeyStartProps(prev);
+            start.push(this.sourceToken);
+            return {
+              type: "block-map",
+              offset: this.offset,
+              indent: this.indent,
+              items: [{ start, explicitKey: true }]
+            };
+          }
+          case "map-value-ind": {
+            this.onKeyLine = true;
+            const prev = getPrevProps(parent);
+            const start = getFirstKeyStartProps(prev);
+            return {
+              type: "block-map",
+              offset: this.offset,
+              indent: this.indent,
+              items: [{ start, key: null, sep: [this.sourceToken] }]
+            };
+          }
+        }
+        return null;
+      }
+      atIndentedComment(start, indent) {
+        if (this.type !== "comment")
+          return false;
+        if (this.indent <= indent)
+          return false;
+        return start.every((st) => st.type === "newline" || st.type === "space");
+      }
+      *documentEnd(docEnd) {
+        if (this.type !== "doc-mode") {
+          if (docEnd.end)
+            docEnd.end.push(this.sourceToken);
+          else
+            docEnd.end = [this.sourceToken];
+          if (this.type === "newline")
+            yield* this.pop();
+        }
+      }
+      *lineEnd(token) {
+        switch (this.type) {
+          case "comma":
+          case "doc-start":
+          case "doc-end":
+          case "flow-seq-end":
+          case "flow-map-end":
+          case "map-value-ind":
+            yield* this.pop();
+            yield* this.step();
+            break;
+          case "newline":
+            this.onKeyLine = false;
+          // fallthrough
+          case "space":
+          case "comment":
+          default:
+            if (token.end)
+              token.end.push(this.sourceToken);
+            else
+              token.end = [this.sourceToken];
+            if (this.type === "newline")
+              yield* this.pop();
+        }
+      }
+    };
+    exports.Parser = Parser;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/public-api.js
+var require_public_api = __commonJS({
+  "../../work/main/node_modules/yaml/dist/public-api.js"(exports) {
+    "use strict";
+    var composer = require_composer();
+    var Document = require_Document();
+    var errors = require_errors();
+    var log = require_log();
+    var identity = require_identity();
+    var lineCounter = require_line_counter();
+    var parser = require_parser();
+    function parseOptions(options) {
+      const prettyErrors = options.prettyErrors !== false;
+      const lineCounter$1 = options.lineCounter || prettyErrors && new lineCounter.LineCounter() || null;
+      return { lineCounter: lineCounter$1, prettyErrors };
+    }
+    function parseAllDocuments(source, options = {}) {
+      const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
+      const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
+      const composer$1 = new composer.Composer(options);
+      const docs = Array.from(composer$1.compose(parser$1.parse(source)));
+      if (prettyErrors && lineCounter2)
+        for (const doc of docs) {
+          doc.errors.forEach(errors.prettifyError(source, lineCounter2));
+          doc.warnings.forEach(errors.prettifyError(source, lineCounter2));
+        }
+      if (docs.length > 0)
+        return docs;
+      return Object.assign([], { empty: true }, composer$1.streamInfo());
+    }
+    function parseDocument(source, options = {}) {
+      const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
+      const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
+      const composer$1 = new composer.Composer(options);
+      let doc = null;
+      for (const _doc of composer$1.compose(parser$1.parse(source), true, source.length)) {
+        if (!doc)
+          doc = _doc;
+        else if (doc.options.logLevel !== "silent") {
+          doc.errors.push(new errors.YAMLParseError(_doc.range.slice(0, 2), "MULTIPLE_DOCS", "Source contains multiple documents; please use YAML.parseAllDocuments()"));
+          break;
+        }
+      }
+      if (prettyErrors && lineCounter2) {
+        doc.errors.forEach(errors.prettifyError(source, lineCounter2));
+        doc.warnings.forEach(errors.prettifyError(source, lineCounter2));
+      }
+      return doc;
+    }
+    function parse3(src, reviver, options) {
+      let _reviver = void 0;
+      if (typeof reviver === "function") {
+        _reviver = reviver;
+      } else if (options === void 0 && reviver && typeof reviver === "object") {
+        options = reviver;
+      }
+      const doc = parseDocument(src, options);
+      if (!doc)
+        return null;
+      doc.warnings.forEach((warning) => log.warn(doc.options.logLevel, warning));
+      if (doc.errors.length > 0) {
+        if (doc.options.logLevel !== "silent")
+          throw doc.errors[0];
+        else
+          doc.errors = [];
+      }
+      return doc.toJS(Object.assign({ reviver: _reviver }, options));
+    }
+    function stringify(value, replacer, options) {
+      let _replacer = null;
+      if (typeof replacer === "function" || Array.isArray(replacer)) {
+        _replacer = replacer;
+      } else if (options === void 0 && replacer) {
+        options = replacer;
+      }
+      if (typeof options === "string")
+        options = options.length;
+      if (typeof options === "number") {
+        const indent = Math.round(options);
+        options = indent < 1 ? void 0 : indent > 8 ? { indent: 8 } : { indent };
+      }
+      if (value === void 0) {
+        const { keepUndefined } = options ?? replacer ?? {};
+        if (!keepUndefined)
+          return void 0;
+      }
+      if (identity.isDocument(value) && !_replacer)
+        return value.toString(options);
+      return new Document.Document(value, _replacer, options).toString(options);
+    }
+    exports.parse = parse3;
+    exports.parseAllDocuments = parseAllDocuments;
+    exports.parseDocument = parseDocument;
+    exports.stringify = stringify;
+  }
+});
+
+// ../../work/main/node_modules/yaml/dist/index.js
+var require_dist = __commonJS({
+  "../../work/main/node_modules/yaml/dist/index.js"(exports) {
+    "use strict";
+    var composer = require_composer();
+    var Document = require_Document();
+    var Schema = require_Schema();
+    var errors = require_errors();
+    var Alias = require_Alias();
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var Scalar = require_Scalar();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var cst = require_cst();
+    var lexer = require_lexer();
+    var lineCounter = require_line_counter();
+    var parser = require_parser();
+    var publicApi = require_public_api();
+    var visit2 = require_visit();
+    exports.Composer = composer.Composer;
+    exports.Document = Document.Document;
+    exports.Schema = Schema.Schema;
+    exports.YAMLError = errors.YAMLError;
+    exports.YAMLParseError = errors.YAMLParseError;
+    exports.YAMLWarning = errors.YAMLWarning;
+    exports.Alias = Alias.Alias;
+    exports.isAlias = identity.isAlias;
+    exports.isCollection = identity.isCollection;
+    exports.isDocument = identity.isDocument;
+    exports.isMap = identity.isMap;
+    exports.isNode = identity.isNode;
+    exports.isPair = identity.isPair;
+    exports.isScalar = identity.isScalar;
+    exports.isSeq = identity.isSeq;
+    exports.Pair = Pair.Pair;
+    exports.Scalar = Scalar.Scalar;
+    exports.YAMLMap = YAMLMap.YAMLMap;
+    exports.YAMLSeq = YAMLSeq.YAMLSeq;
+    exports.CST = cst;
+    exports.Lexer = lexer.Lexer;
+    exports.LineCounter = lineCounter.LineCounter;
+    exports.Parser = parser.Parser;
+    exports.parse = publicApi.parse;
+    exports.parseAllDocuments = publicApi.parseAllDocuments;
+    exports.parseDocument = publicApi.parseDocument;
+    exports.stringify = publicApi.stringify;
+    exports.visit = visit2.visit;
+    exports.visitAsync = visit2.visitAsync;
+  }
+});
 
 // src/version.ts
 var VERSION = true ? "0.1.0" : "0.0.0-dev";
@@ -30,11 +7394,25 @@ function parseCommandArgs(argv, options, allowPositionals = false) {
     throw new UserError(`${e.message.replace(/\. To specify a positional.*$/s, "")} (see --help)`);
   }
 }
+function requireOption(value, flag) {
+  if (value === void 0 || value === "") throw new UserError(`missing ${flag} (see --help)`);
+  return value;
+}
+function numberOption(value, flag, allowNaN = false) {
+  if (allowNaN && /^nan$/i.test(value.trim())) return NaN;
+  const n = Number(value);
+  if (value.trim() === "" || Number.isNaN(n)) throw new UserError(`${flag} expects a number, got ${JSON.stringify(value)}`);
+  return n;
+}
 
-// src/registry/registry.ts
-import { readdirSync, readFileSync, existsSync } from "node:fs";
-import { join, resolve, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
+// src/cli/commands/run.ts
+import { mkdirSync as mkdirSync5, writeFileSync as writeFileSync4 } from "node:fs";
+import { join as join7, resolve as resolve5, dirname as dirname4 } from "node:path";
+
+// src/config/load.ts
+var import_yaml = __toESM(require_dist(), 1);
+import { readFileSync } from "node:fs";
+import { dirname, resolve, extname } from "node:path";
 
 // ../../work/main/node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -1155,12 +8533,12 @@ function merge(a, b) {
   });
   return clone(a, def);
 }
-function partial(Class2, schema, mask, name = "partial") {
+function partial(Class2, schema, mask, name2 = "partial") {
   const currDef = schema._zod.def;
   const checks = currDef.checks;
   const hasChecks = checks && checks.length > 0;
   if (hasChecks) {
-    throw new Error(`.${name}() cannot be used on object schemas containing refinements`);
+    throw new Error(`.${name2}() cannot be used on object schemas containing refinements`);
   }
   const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
@@ -1319,16 +8697,16 @@ function cleanEnum(obj) {
 }
 function base64ToUint8Array(base643) {
   const binaryString = atob(base643);
-  const bytes = new Uint8Array(binaryString.length);
+  const bytes2 = new Uint8Array(binaryString.length);
   for (let i = 0; i < binaryString.length; i++) {
-    bytes[i] = binaryString.charCodeAt(i);
+    bytes2[i] = binaryString.charCodeAt(i);
   }
-  return bytes;
+  return bytes2;
 }
-function uint8ArrayToBase64(bytes) {
+function uint8ArrayToBase64(bytes2) {
   let binaryString = "";
-  for (let i = 0; i < bytes.length; i++) {
-    binaryString += String.fromCharCode(bytes[i]);
+  for (let i = 0; i < bytes2.length; i++) {
+    binaryString += String.fromCharCode(bytes2[i]);
   }
   return btoa(binaryString);
 }
@@ -1337,22 +8715,22 @@ function base64urlToUint8Array(base64url3) {
   const padding = "=".repeat((4 - base643.length % 4) % 4);
   return base64ToUint8Array(base643 + padding);
 }
-function uint8ArrayToBase64url(bytes) {
-  return uint8ArrayToBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=/g, "");
+function uint8ArrayToBase64url(bytes2) {
+  return uint8ArrayToBase64(bytes2).replace(/\+/g, "-").replace(/\//g, "_").replace(/=/g, "");
 }
 function hexToUint8Array(hex3) {
   const cleanHex = hex3.replace(/^0x/, "");
   if (cleanHex.length % 2 !== 0) {
     throw new Error("Invalid hex string length");
   }
-  const bytes = new Uint8Array(cleanHex.length / 2);
+  const bytes2 = new Uint8Array(cleanHex.length / 2);
   for (let i = 0; i < cleanHex.length; i += 2) {
-    bytes[i / 2] = Number.parseInt(cleanHex.slice(i, i + 2), 16);
+    bytes2[i / 2] = Number.parseInt(cleanHex.slice(i, i + 2), 16);
   }
-  return bytes;
+  return bytes2;
 }
-function uint8ArrayToHex(bytes) {
-  return Array.from(bytes).map((b) => b.toString(16).padStart(2, "0")).join("");
+function uint8ArrayToHex(bytes2) {
+  return Array.from(bytes2).map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 var Class = class {
   constructor(..._args) {
@@ -1500,7 +8878,7 @@ function newError(Definition) {
   return new Definition();
 }
 // @__NO_SIDE_EFFECTS__
-function $constructor(name, initializer3, proto, params) {
+function $constructor(name2, initializer3, proto, params) {
   const zodProto = {};
   function Internals(def) {
     this.def = def;
@@ -1518,10 +8896,10 @@ function $constructor(name, initializer3, proto, params) {
       } finally {
         _zodDesc.value = void 0;
       }
-    } else if (inst._zod.traits.has(name)) {
+    } else if (inst._zod.traits.has(name2)) {
       return;
     }
-    inst._zod.traits.add(name);
+    inst._zod.traits.add(name2);
     initializer3(inst, def);
     if (initialized) {
       const own2 = Object.getPrototypeOf(inst);
@@ -1547,7 +8925,7 @@ function $constructor(name, initializer3, proto, params) {
   const Parent = params?.Parent ?? Object;
   class Definition extends Parent {
   }
-  Object.defineProperty(Definition, "name", { value: name });
+  Object.defineProperty(Definition, "name", { value: name2 });
   function _(def) {
     const inst = params?.Parent ? newError(Definition) : this;
     init(inst, def);
@@ -1568,10 +8946,10 @@ function $constructor(name, initializer3, proto, params) {
     value: (inst) => {
       if (params?.Parent && inst instanceof params.Parent)
         return true;
-      return inst?._zod?.traits?.has(name);
+      return inst?._zod?.traits?.has(name2);
     }
   });
-  Object.defineProperty(_, "name", { value: name });
+  Object.defineProperty(_, "name", { value: name2 });
   return _;
 }
 var $brand = /* @__PURE__ */ Symbol("zod_brand");
@@ -1581,8 +8959,8 @@ var $ZodAsyncError = class extends Error {
   }
 };
 var $ZodEncodeError = class extends Error {
-  constructor(name) {
-    super(`Encountered unidirectional transform during encode: ${name}`);
+  constructor(name2) {
+    super(`Encountered unidirectional transform during encode: ${name2}`);
     this.name = "ZodEncodeError";
   }
 };
@@ -3105,13 +10483,13 @@ var CC_SANITIZE = /[- ]/g;
 function isLuhnAlgo(digits) {
   let length = digits.length;
   let bit = 1;
-  let sum = 0;
+  let sum2 = 0;
   while (length) {
     const value = digits.charCodeAt(--length) - 48;
     bit ^= 1;
-    sum += bit ? [0, 2, 4, 6, 8, 1, 3, 5, 7, 9][value] : value;
+    sum2 += bit ? [0, 2, 4, 6, 8, 1, 3, 5, 7, 9][value] : value;
   }
-  return sum % 10 === 0;
+  return sum2 % 10 === 0;
 }
 function isValidCreditCard(input2) {
   if (!creditCard.test(input2))
@@ -4795,8 +12173,8 @@ var $ZodCodec = /* @__PURE__ */ $constructor("$ZodCodec", (inst, def) => {
   defineLazyInternal(inst, "optout", (zod) => zod.def.out._zod.optout);
   defineLazyInternal(inst, "propValues", (zod) => zod.def.in._zod.propValues);
   inst._zod.parse = (payload, ctx) => {
-    const direction = ctx.direction || "forward";
-    if (direction === "forward") {
+    const direction2 = ctx.direction || "forward";
+    if (direction2 === "forward") {
       const left = def.in._zod.run(payload, ctx);
       if (left instanceof Promise) {
         return left.then((left2) => handleCodecAResult(left2, def, ctx));
@@ -4816,8 +12194,8 @@ function handleCodecAResult(result, def, ctx) {
     result.aborted = true;
     return result;
   }
-  const direction = ctx.direction || "forward";
-  if (direction === "forward") {
+  const direction2 = ctx.direction || "forward";
+  if (direction2 === "forward") {
     const transformed = def.transform(result.value, result);
     if (transformed instanceof Promise) {
       return transformed.then((value) => handleCodecTxResult(result, value, def.out, ctx));
@@ -5103,7 +12481,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve2) {
+function isRecursive(inst, stack, resolve8) {
   const cached2 = recursive.get(inst);
   if (cached2 !== void 0)
     return cached2 ? PROVEN : NONE;
@@ -5113,7 +12491,7 @@ function isRecursive(inst, stack, resolve2) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve2);
+      const answer = isRecursive(child, stack, resolve8);
       if (answer > result)
         result = answer;
     }
@@ -5124,7 +12502,7 @@ function isRecursive(inst, stack, resolve2) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve2) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve8) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -5188,7 +12566,7 @@ function isRecursive(inst, stack, resolve2) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve2 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve8 ? inst._zod.innerType : void 0);
       merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -13109,13 +20487,13 @@ ${code}
   return fn;
 }
 function addConstant(ctx, value) {
-  for (const [name2, v] of ctx.constants) {
+  for (const [name3, v] of ctx.constants) {
     if (v === value)
-      return name2;
+      return name3;
   }
-  const name = `c${ctx.constantCounter++}`;
-  ctx.constants.set(name, value);
-  return name;
+  const name2 = `c${ctx.constantCounter++}`;
+  ctx.constants.set(name2, value);
+  return name2;
 }
 function addUserConstant(ctx, fn) {
   ctx.definite = false;
@@ -13440,45 +20818,45 @@ var PATTERN_IS_COMPLETE = /* @__PURE__ */ new Set([
   "xid"
 ]);
 function generateStringFormatCheck(doc, ctx, def, accessor, needsValue = true) {
-  const fmt = def.format;
-  if (fmt === "base64") {
+  const fmt3 = def.format;
+  if (fmt3 === "base64") {
     const validator = addConstant(ctx, isValidBase64);
     doc.write(`if (!${validator}(${accessor})) return INVALID;`);
     return accessor;
   }
-  if (fmt === "base64url") {
+  if (fmt3 === "base64url") {
     const validator = addConstant(ctx, isValidBase64URL);
     doc.write(`if (!${validator}(${accessor})) return INVALID;`);
     return accessor;
   }
-  if (fmt === "jwt") {
+  if (fmt3 === "jwt") {
     const validator = addConstant(ctx, isValidJWT);
     const alg = addConstant(ctx, def.alg ?? null);
     doc.write(`if (!${validator}(${accessor}, ${alg})) return INVALID;`);
     return accessor;
   }
-  if (fmt === "ipv6") {
+  if (fmt3 === "ipv6") {
     const validator = addConstant(ctx, isValidIPv6);
     doc.write(`if (!${validator}(${accessor})) return INVALID;`);
     return accessor;
   }
-  if (fmt === "cidrv6") {
+  if (fmt3 === "cidrv6") {
     const validator = addConstant(ctx, isValidCIDRv6);
     doc.write(`if (!${validator}(${accessor})) return INVALID;`);
     return accessor;
   }
-  if (fmt === "credit_card") {
+  if (fmt3 === "credit_card") {
     const validator = addConstant(ctx, isValidCreditCard);
     doc.write(`if (!${validator}(${accessor})) return INVALID;`);
     return accessor;
   }
-  if (fmt === "iban") {
+  if (fmt3 === "iban") {
     const validator = addConstant(ctx, isValidIBAN);
     doc.write(`if (!${validator}(${accessor})) return INVALID;`);
     return accessor;
   }
   const formatDef = def;
-  if (fmt === "url" || fmt === "httpurl" || formatDef.normalize || formatDef.hostname !== void 0 || formatDef.protocol !== void 0) {
+  if (fmt3 === "url" || fmt3 === "httpurl" || formatDef.normalize || formatDef.hostname !== void 0 || formatDef.protocol !== void 0) {
     const parseConst = addConstant(ctx, validateURL);
     const defConst = addConstant(ctx, def);
     const trimVar = newVar(ctx);
@@ -13504,12 +20882,12 @@ function generateStringFormatCheck(doc, ctx, def, accessor, needsValue = true) {
   const customFn = def.fn;
   if (customFn) {
     if (isAsyncFunction(customFn))
-      throw new ZodCompileUnsupportedError(`async string format ${fmt}`);
+      throw new ZodCompileUnsupportedError(`async string format ${fmt3}`);
     const fnConst = addConstant(ctx, customFn);
     doc.write(`if (!${fnConst}(${accessor})) return INVALID;`);
     return accessor;
   }
-  if (PATTERN_IS_COMPLETE.has(fmt) && def.pattern) {
+  if (PATTERN_IS_COMPLETE.has(fmt3) && def.pattern) {
     const patternConst = addConstant(ctx, def.pattern);
     doc.write(`${patternConst}.lastIndex = 0;`);
     doc.write(`if (!${patternConst}.test(${accessor})) return INVALID;`);
@@ -16691,12 +24069,12 @@ function rewriteKeyNames(ctx) {
   const rewrites = /* @__PURE__ */ new Map();
   for (const record2 of pendingRecords.get(ctx) ?? []) {
     const seen = ctx.seen.get(record2);
-    const names = (seen?.def ?? seen?.schema)?.propertyNames;
-    if (!names || names === true || rewrites.has(names))
+    const names2 = (seen?.def ?? seen?.schema)?.propertyNames;
+    if (!names2 || names2 === true || rewrites.has(names2))
       continue;
-    const rewritten = stringifyKeyNames(bySchema, names, /* @__PURE__ */ new Set());
-    if (rewritten !== names)
-      rewrites.set(names, rewritten);
+    const rewritten = stringifyKeyNames(bySchema, names2, /* @__PURE__ */ new Set());
+    if (rewritten !== names2)
+      rewrites.set(names2, rewritten);
   }
   if (!rewrites.size)
     return;
@@ -19753,6 +27131,176 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 
+// src/config/schema.ts
+function parseDuration(v) {
+  if (typeof v === "number") return v;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*$/i.exec(v);
+  if (!m) return null;
+  const n = Number(m[1]);
+  const unit = (m[2] ?? "s").toLowerCase();
+  return n * (unit === "h" ? 3600 : unit === "m" ? 60 : 1);
+}
+function parseBytes(v) {
+  if (typeof v === "number") return v;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$/i.exec(v);
+  if (!m) return null;
+  const pow = { "": 0, k: 1, m: 2, g: 3, t: 4 }[m[2].toLowerCase()];
+  return Math.round(Number(m[1]) * 1024 ** pow);
+}
+var duration3 = external_exports.union([external_exports.number().positive(), external_exports.string()]).transform((v, ctx) => {
+  const s = parseDuration(v);
+  if (s === null || !(s > 0)) {
+    ctx.addIssue({ code: "custom", message: `expected a duration like 600, "90s", "30m" or "2h", got ${JSON.stringify(v)}` });
+    return external_exports.NEVER;
+  }
+  return s;
+});
+var bytes = external_exports.union([external_exports.number().int().positive(), external_exports.string()]).transform((v, ctx) => {
+  const b = parseBytes(v);
+  if (b === null || !(b > 0)) {
+    ctx.addIssue({ code: "custom", message: `expected a size like "512m" or "8g", got ${JSON.stringify(v)}` });
+    return external_exports.NEVER;
+  }
+  return b;
+});
+var envName = external_exports.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name");
+var AgentSchema = external_exports.strictObject({
+  /** Command for the agent: run by a shell (local executor) or as the container's command (docker). */
+  command: external_exports.union([external_exports.string().min(1), external_exports.array(external_exports.string()).min(1)]).optional(),
+  /** Docker: an existing image tag. */
+  image: external_exports.string().min(1).optional(),
+  /** Docker: build the image from a Dockerfile in the repository. */
+  build: external_exports.strictObject({
+    context: external_exports.string().default("."),
+    dockerfile: external_exports.string().default("Dockerfile"),
+    target: external_exports.string().optional(),
+    args: external_exports.record(external_exports.string(), external_exports.string()).default({})
+  }).optional(),
+  /** Working directory for the local executor (relative to the config file). */
+  cwd: external_exports.string().optional(),
+  /** Plain variables passed to the agent. */
+  env: external_exports.record(envName, external_exports.string()).default({}),
+  /** Names of runner environment variables passed to the agent (masked in logs). */
+  secrets: external_exports.array(envName).default([])
+}).describe("The agent under test.");
+var CompetitionsSchema = external_exports.strictObject({
+  /** A named split: toy, lite (= low), medium, high, all, dev, … */
+  split: external_exports.string().optional(),
+  include: external_exports.array(external_exports.string()).default([]),
+  exclude: external_exports.array(external_exports.string()).default([]),
+  /** Leave out competitions flagged upstream (leaked labels, crowded leaderboards). */
+  excludeFlagged: external_exports.boolean().default(false)
+}).refine((c) => c.split !== void 0 || c.include.length > 0, {
+  message: "name a split or list competitions under include"
+});
+var LimitsSchema = external_exports.strictObject({
+  time: duration3.default(600),
+  cpus: external_exports.number().positive().optional(),
+  memory: bytes.optional(),
+  shmSize: bytes.optional(),
+  pids: external_exports.number().int().positive().optional(),
+  /** GPUs per run. */
+  gpus: external_exports.number().int().min(0).default(0)
+});
+var DockerSchema = external_exports.strictObject({
+  network: external_exports.enum(["bridge", "none"]).default("bridge"),
+  /** Explicit GPU ids instead of detection with nvidia-smi. */
+  gpuIds: external_exports.array(external_exports.string()).optional(),
+  /** How often an infrastructure error is retried before the run counts as not comparable. */
+  retries: external_exports.number().int().min(0).default(2),
+  /** Seconds between SIGTERM and SIGKILL when the time limit is hit. */
+  stopGraceSecs: external_exports.number().int().min(0).default(10)
+});
+var BaselineSchema = external_exports.discriminatedUnion("source", [
+  external_exports.strictObject({ source: external_exports.literal("none") }),
+  external_exports.strictObject({ source: external_exports.literal("cache") }),
+  external_exports.strictObject({ source: external_exports.literal("file"), path: external_exports.string().min(1) }),
+  /** Run a second agent (or the base ref's scaffold) in the same job. */
+  external_exports.strictObject({ source: external_exports.literal("run"), agent: AgentSchema.optional() })
+]);
+var GateSchema = external_exports.strictObject({
+  /** Medal-rate drop (absolute, 0..1) tolerated before calling it a regression. */
+  tolerance: external_exports.number().min(0).max(1).default(0.05),
+  /** Significance level of the test and 1 - confidence of the interval. */
+  alpha: external_exports.number().gt(0).lt(1).default(0.05),
+  failOn: external_exports.enum(["regression", "never"]).default("regression")
+});
+var ConfigSchema = external_exports.strictObject({
+  $schema: external_exports.string().optional(),
+  name: external_exports.string().min(1).default("default"),
+  competitions: CompetitionsSchema,
+  seeds: external_exports.number().int().min(1).max(100).default(3),
+  agent: AgentSchema,
+  limits: LimitsSchema.default({ time: 600, gpus: 0 }),
+  dataDir: external_exports.string().default(".medalist/data"),
+  /** Folder with competition definitions; defaults to the bundled registry. */
+  registryDir: external_exports.string().optional(),
+  executor: external_exports.enum(["local", "docker"]).default("local"),
+  /** Runs at once (local executor); docker schedules by CPUs and GPUs. */
+  concurrency: external_exports.number().int().min(1).default(1),
+  docker: DockerSchema.default({ network: "bridge", retries: 2, stopGraceSecs: 10 }),
+  baseline: BaselineSchema.default({ source: "none" }),
+  gate: GateSchema.default({ tolerance: 0.05, alpha: 0.05, failOn: "regression" })
+}).superRefine((c, ctx) => {
+  if (c.executor === "local" && c.agent.command === void 0) {
+    ctx.addIssue({ code: "custom", path: ["agent", "command"], message: "the local executor needs agent.command" });
+  }
+  if (c.executor === "docker" && !c.agent.image && !c.agent.build) {
+    ctx.addIssue({ code: "custom", path: ["agent", "image"], message: "the docker executor needs agent.image or agent.build" });
+  }
+});
+
+// src/config/errors.ts
+function pathOf(path) {
+  if (path.length === 0) return "(top level)";
+  return path.map((p, i) => typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`).join("");
+}
+function formatZodError(error62, where) {
+  const lines = error62.issues.map((issue2) => {
+    let msg = issue2.message;
+    if (issue2.code === "unrecognized_keys") msg = `unknown field(s) ${issue2.keys.map((k) => `"${k}"`).join(", ")}`;
+    const path = issue2.code === "unrecognized_keys" ? pathOf(issue2.path) : pathOf(issue2.path);
+    return `${path}: ${msg}`;
+  });
+  return lines.length === 1 ? `${where}: ${lines[0]}` : `${where}: ${lines.length} problems
+  ${lines.join("\n  ")}`;
+}
+
+// src/config/load.ts
+function parseConfigText(text, path) {
+  try {
+    return extname(path).toLowerCase() === ".json" ? JSON.parse(text) : (0, import_yaml.parse)(text);
+  } catch (e) {
+    throw new UserError(`${path}: cannot parse: ${e.message.split("\n")[0]}`);
+  }
+}
+function validateConfig(raw, where) {
+  if (raw === null || raw === void 0) throw new UserError(`${where}: the file is empty`);
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) throw new UserError(formatZodError(parsed.error, where));
+  return parsed.data;
+}
+function loadConfig(path) {
+  const abs = resolve(path);
+  let text;
+  try {
+    text = readFileSync(abs, "utf8");
+  } catch (e) {
+    const code = e.code;
+    throw new UserError(code === "ENOENT" ? `config file not found: ${path}` : `cannot read ${path}: ${e.message}`);
+  }
+  return { config: validateConfig(parseConfigText(text, abs), path), baseDir: dirname(abs), path: abs };
+}
+
+// src/suite/run.ts
+import { mkdirSync as mkdirSync4, rmSync as rmSync2, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join6, relative, resolve as resolve3 } from "node:path";
+
+// src/registry/registry.ts
+import { readdirSync, readFileSync as readFileSync2, existsSync } from "node:fs";
+import { join, resolve as resolve2, dirname as dirname2 } from "node:path";
+import { fileURLToPath } from "node:url";
+
 // src/registry/recipe-schema.ts
 var md5 = external_exports.string().regex(/^[0-9a-f]{32}$/);
 var part = external_exports.enum(["train", "test"]);
@@ -19880,27 +27428,11 @@ var CompetitionSchema = external_exports.strictObject({
   prepare: RecipeSchema.optional()
 });
 
-// src/config/errors.ts
-function pathOf(path) {
-  if (path.length === 0) return "(top level)";
-  return path.map((p, i) => typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`).join("");
-}
-function formatZodError(error62, where) {
-  const lines = error62.issues.map((issue2) => {
-    let msg = issue2.message;
-    if (issue2.code === "unrecognized_keys") msg = `unknown field(s) ${issue2.keys.map((k) => `"${k}"`).join(", ")}`;
-    const path = issue2.code === "unrecognized_keys" ? pathOf(issue2.path) : pathOf(issue2.path);
-    return `${path}: ${msg}`;
-  });
-  return lines.length === 1 ? `${where}: ${lines[0]}` : `${where}: ${lines.length} problems
-  ${lines.join("\n  ")}`;
-}
-
 // src/registry/registry.ts
 function defaultRegistryDir() {
-  const here = dirname(fileURLToPath(import.meta.url));
+  const here = dirname2(fileURLToPath(import.meta.url));
   for (const up of ["..", "../..", "../../.."]) {
-    const dir = resolve(here, up, "competitions");
+    const dir = resolve2(here, up, "competitions");
     if (existsSync(dir)) return dir;
   }
   throw new UserError("cannot find the bundled competitions/ folder");
@@ -19908,28 +27440,28 @@ function defaultRegistryDir() {
 function loadRegistry(dir = defaultRegistryDir()) {
   const registry2 = /* @__PURE__ */ new Map();
   if (!existsSync(dir)) throw new UserError(`competitions folder not found: ${dir}`);
-  for (const name of readdirSync(dir).sort()) {
-    const file2 = join(dir, name, "competition.json");
+  for (const name2 of readdirSync(dir).sort()) {
+    const file2 = join(dir, name2, "competition.json");
     if (!existsSync(file2)) continue;
     let raw;
     try {
-      raw = JSON.parse(readFileSync(file2, "utf8"));
+      raw = JSON.parse(readFileSync2(file2, "utf8"));
     } catch (e) {
       throw new UserError(`${file2}: not valid JSON (${e.message})`);
     }
     const parsed = CompetitionSchema.safeParse(raw);
     if (!parsed.success) throw new UserError(formatZodError(parsed.error, file2));
-    if (parsed.data.id !== name)
-      throw new UserError(`${file2}: id "${parsed.data.id}" does not match its folder "${name}"`);
-    registry2.set(name, { competition: parsed.data, dir: join(dir, name) });
+    if (parsed.data.id !== name2)
+      throw new UserError(`${file2}: id "${parsed.data.id}" does not match its folder "${name2}"`);
+    registry2.set(name2, { competition: parsed.data, dir: join(dir, name2) });
   }
   return registry2;
 }
 function splitMembers(registry2, split) {
   const aliases = { lite: "low" };
-  const name = aliases[split] ?? split;
-  const declared = name === "all" && [...registry2.values()].some((e) => e.competition.splits.includes("all"));
-  const ids = [...registry2.values()].filter((e) => name === "all" && !declared || e.competition.splits.includes(name)).map((e) => e.competition.id);
+  const name2 = aliases[split] ?? split;
+  const declared = name2 === "all" && [...registry2.values()].some((e) => e.competition.splits.includes("all"));
+  const ids = [...registry2.values()].filter((e) => name2 === "all" && !declared || e.competition.splits.includes(name2)).map((e) => e.competition.id);
   return ids;
 }
 function knownSplits(registry2) {
@@ -19938,16 +27470,16 @@ function knownSplits(registry2) {
   if (s.has("low")) s.add("lite");
   return [...s].sort();
 }
-function closest(name, candidates) {
-  const lower = name.toLowerCase();
+function closest(name2, candidates) {
+  const lower = name2.toLowerCase();
   let best;
   let bestScore = Infinity;
   for (const c of candidates) {
     const cl = c.toLowerCase();
-    const score = cl.startsWith(lower) || lower.startsWith(cl) ? 0 : editDistance(lower, cl);
-    if (score < bestScore) [best, bestScore] = [c, score];
+    const score3 = cl.startsWith(lower) || lower.startsWith(cl) ? 0 : editDistance(lower, cl);
+    if (score3 < bestScore) [best, bestScore] = [c, score3];
   }
-  return best !== void 0 && bestScore <= Math.max(1, Math.floor(name.length / 3)) ? best : void 0;
+  return best !== void 0 && bestScore <= Math.max(1, Math.floor(name2.length / 3)) ? best : void 0;
 }
 function editDistance(a, b) {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -19995,6 +27527,3049 @@ function selectCompetitions(registry2, sel) {
   }
   return out;
 }
+
+// src/plan/plan.ts
+import { createHash } from "node:crypto";
+function canonical(v) {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  if (v && typeof v === "object") {
+    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(v);
+}
+function suiteHash(config2, competitions, registry2) {
+  const grading = competitions.map((id) => {
+    const c = registry2.get(id).competition;
+    return { id, metric: c.metric, answers: c.answers, thresholds: c.thresholds ?? null, leaderboard: c.leaderboard ?? null, toy: c.toy ?? null };
+  });
+  const key = { v: 1, competitions, seeds: config2.seeds, time: config2.limits.time, gpus: config2.limits.gpus, grading };
+  return createHash("sha256").update(canonical(key)).digest("hex").slice(0, 16);
+}
+function plan(config2, registry2) {
+  const competitions = selectCompetitions(registry2, config2.competitions);
+  const runs = [];
+  for (const id of competitions) {
+    const expected = registry2.get(id).competition.expectedDurationSecs ?? config2.limits.time;
+    for (let seed = 0; seed < config2.seeds; seed++) {
+      runs.push({ runId: `${id}.s${seed}`, competitionId: id, seed, expectedSecs: Math.min(expected, config2.limits.time), gpus: config2.limits.gpus });
+    }
+  }
+  return { competitions, seeds: config2.seeds, runs, suiteHash: suiteHash(config2, competitions, registry2) };
+}
+
+// src/execute/scheduler.ts
+var Pool = class {
+  constructor(tasks, resources, order = "longest-first") {
+    this.resources = resources;
+    for (const t of tasks) {
+      if (t.gpus > resources.gpuIds.length) {
+        throw new Error(`task ${t.id} needs ${t.gpus} GPU(s) but the runner has ${resources.gpuIds.length}`);
+      }
+      if (resources.cpus !== void 0 && (t.cpus ?? 0) > resources.cpus) {
+        throw new Error(`task ${t.id} needs ${t.cpus} CPU(s) but the runner's budget is ${resources.cpus}`);
+      }
+    }
+    if (!(resources.maxParallel >= 1)) throw new Error("maxParallel must be at least 1");
+    this.queue = order === "fifo" ? [...tasks] : [...tasks].sort((a, b) => b.expectedSecs - a.expectedSecs);
+    this.freeGpus = [...resources.gpuIds];
+    this.freeCpus = resources.cpus ?? Infinity;
+  }
+  resources;
+  queue;
+  freeGpus;
+  freeCpus;
+  runningCount = 0;
+  get pending() {
+    return this.queue.length;
+  }
+  get running() {
+    return this.runningCount;
+  }
+  /** The next task that fits now, with the GPU ids it holds; null when none fits. */
+  next() {
+    if (this.runningCount >= this.resources.maxParallel) return null;
+    const i = this.queue.findIndex((t) => t.gpus <= this.freeGpus.length && (t.cpus ?? 0) <= this.freeCpus);
+    if (i < 0) return null;
+    const [task] = this.queue.splice(i, 1);
+    const gpuIds = this.freeGpus.splice(0, task.gpus);
+    this.freeCpus -= task.cpus ?? 0;
+    this.runningCount++;
+    return { task, gpuIds };
+  }
+  release(task, gpuIds) {
+    this.freeGpus.push(...gpuIds);
+    this.freeCpus += task.cpus ?? 0;
+    this.runningCount--;
+  }
+};
+async function schedule(tasks, resources, work, signal) {
+  const pool = new Pool(tasks, resources);
+  const running = /* @__PURE__ */ new Set();
+  let failure2 = null;
+  for (; ; ) {
+    while (!signal?.aborted && failure2 === null) {
+      const picked = pool.next();
+      if (!picked) break;
+      const { task, gpuIds } = picked;
+      const p = Promise.resolve().then(() => work(task, gpuIds)).catch((error62) => {
+        failure2 ??= { error: error62 };
+      }).finally(() => {
+        pool.release(task, gpuIds);
+        running.delete(p);
+      });
+      running.add(p);
+    }
+    if (running.size === 0) break;
+    await Promise.race(running);
+  }
+  if (failure2 !== null) throw failure2.error;
+}
+
+// src/execute/local.ts
+import { spawn } from "node:child_process";
+import { createWriteStream, mkdirSync } from "node:fs";
+
+// src/execute/types.ts
+function runPaths(runDir) {
+  return {
+    submissionDir: `${runDir}/submission`,
+    submissionFile: `${runDir}/submission/submission.csv`,
+    logsDir: `${runDir}/logs`,
+    codeDir: `${runDir}/code`,
+    instructionsFile: `${runDir}/instructions.txt`,
+    logFile: `${runDir}/run.log`
+  };
+}
+
+// src/execute/local.ts
+var KEEP = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT"];
+function contractEnv(spec, paths) {
+  const env = {
+    COMPETITION_ID: spec.competitionId,
+    SEED: String(spec.seed),
+    TIME_LIMIT_SECS: String(spec.timeLimitSecs),
+    DATA_DIR: paths.data,
+    SUBMISSION_DIR: paths.submission,
+    LOGS_DIR: paths.logs,
+    CODE_DIR: paths.code,
+    INSTRUCTIONS_FILE: paths.instructions
+  };
+  if (spec.validationUrl) env.MEDALIST_VALIDATION_URL = spec.validationUrl;
+  return env;
+}
+var LocalExecutor = class {
+  constructor(opts) {
+    this.opts = opts;
+  }
+  opts;
+  name = "local";
+  execute(spec, signal) {
+    const p = runPaths(spec.runDir);
+    for (const d of [p.submissionDir, p.logsDir, p.codeDir]) mkdirSync(d, { recursive: true });
+    const env = {};
+    for (const k of KEEP) if (process.env[k] !== void 0) env[k] = process.env[k];
+    Object.assign(env, spec.env, contractEnv(spec, {
+      data: spec.publicDir,
+      submission: p.submissionDir,
+      logs: p.logsDir,
+      code: p.codeDir,
+      instructions: p.instructionsFile
+    }));
+    const log = createWriteStream(p.logFile, { flags: "a" });
+    const started = Date.now();
+    const { command } = this.opts;
+    const [file2, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0], command.slice(1)];
+    return new Promise((resolve8) => {
+      let timedOut = false;
+      let cancelled = false;
+      let settled = false;
+      const child = spawn(file2, args, { cwd: this.opts.cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      const stamp = (chunk) => log.write(chunk);
+      child.stdout.on("data", stamp);
+      child.stderr.on("data", stamp);
+      const killGroup = (sig) => {
+        try {
+          if (child.pid) process.kill(-child.pid, sig);
+        } catch {
+        }
+      };
+      const stop = () => {
+        killGroup("SIGTERM");
+        setTimeout(() => killGroup("SIGKILL"), (this.opts.graceSecs ?? 5) * 1e3).unref();
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        log.write(`
+[medalist] time limit of ${spec.timeLimitSecs}s reached: stopping the agent
+`);
+        stop();
+      }, spec.timeLimitSecs * 1e3);
+      const onAbort = () => {
+        cancelled = true;
+        stop();
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const finish = (r) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        killGroup("SIGKILL");
+        log.end(() => resolve8({ ...r, durationMs: Date.now() - started }));
+      };
+      child.on("error", (e) => finish({ outcome: "infra_error", exitCode: null, error: `could not start the agent: ${e.message}` }));
+      child.on("close", (code, sig) => {
+        if (timedOut) return finish({ outcome: "timed_out", exitCode: code, error: `killed at the ${spec.timeLimitSecs}s time limit` });
+        if (cancelled) return finish({ outcome: "infra_error", exitCode: code, error: "cancelled" });
+        if (code === 0) return finish({ outcome: "completed", exitCode: 0 });
+        return finish({
+          outcome: "failed",
+          exitCode: code,
+          error: sig ? `agent killed by ${sig}` : `agent exited with code ${code}`
+        });
+      });
+    });
+  }
+};
+
+// src/execute/instructions.ts
+function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
+  return [
+    `You are solving the Kaggle-style competition "${c.name}" (${c.id}).`,
+    "",
+    `- The competition's files are in ${paths.data} (read-only); start with description.md.`,
+    `- Write your predictions to ${paths.submission}/submission.csv in the format of ${c.sampleSubmission}.`,
+    `  Only that file is graded, after you finish, against private answers you cannot see.`,
+    `- Keep your notes and logs in ${paths.logs} and your code in ${paths.code}.`,
+    `- You have ${timeLimitSecs} seconds of wall-clock time; the run is stopped at the limit.`,
+    `- The metric is ${c.metric} (${c.isLowerBetter ? "lower" : "higher"} is better).`,
+    `- To check your submission's format (never its score), POST the CSV to the URL in $MEDALIST_VALIDATION_URL when it is set.`,
+    ""
+  ].join("\n");
+}
+var CONTAINER_PATHS = {
+  data: "/home/data",
+  submission: "/home/submission",
+  logs: "/home/logs",
+  code: "/home/code"
+};
+
+// src/grade/grade.ts
+import { statSync } from "node:fs";
+import { extname as extname2, join as join3 } from "node:path";
+
+// src/grade/csv.ts
+import { openSync, readSync, closeSync, fstatSync } from "node:fs";
+import { isUtf8 } from "node:buffer";
+
+// src/grade/errors.ts
+var SubmissionError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "SubmissionError";
+  }
+};
+
+// src/grade/csv.ts
+var Table = class {
+  constructor(names2, columns, rowCount) {
+    this.names = names2;
+    this.columns = columns;
+    this.rowCount = rowCount;
+  }
+  names;
+  columns;
+  rowCount;
+  column(name2) {
+    return this.columns.find((c) => c.name === name2);
+  }
+  has(name2) {
+    return this.names.includes(name2);
+  }
+};
+var NA_TOKENS = /* @__PURE__ */ new Set([
+  "",
+  "#N/A",
+  "#N/A N/A",
+  "#NA",
+  "-1.#IND",
+  "-1.#QNAN",
+  "-NaN",
+  "-nan",
+  "1.#IND",
+  "1.#QNAN",
+  "<NA>",
+  "N/A",
+  "NA",
+  "NULL",
+  "NaN",
+  "None",
+  "n/a",
+  "nan",
+  "null"
+]);
+var TRUE_TOKENS = /* @__PURE__ */ new Set(["True", "TRUE", "true"]);
+var FALSE_TOKENS = /* @__PURE__ */ new Set(["False", "FALSE", "false"]);
+var SPECIAL_FLOAT = /^\s*([+-]?)(inf|infinity|nan)\s*$/i;
+var NUMBER_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
+var QUOTE = 34;
+var COMMA = 44;
+var LF = 10;
+var CR = 13;
+var SPACE = 32;
+var TAB = 9;
+var POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
+var NOT_NUMBER = 0;
+var IS_INT = 1;
+var IS_FLOAT = 2;
+var numValue = 0;
+function parseNumber(b, s, e) {
+  while (s < e && (b[s] === SPACE || b[s] === TAB)) s++;
+  while (e > s && (b[e - 1] === SPACE || b[e - 1] === TAB)) e--;
+  if (s >= e) return NOT_NUMBER;
+  const start = s;
+  let neg = false;
+  if (b[s] === 43 || b[s] === 45) {
+    neg = b[s] === 45;
+    s++;
+  }
+  let mant = 0, digits = 0, intDigits = 0, fracDigits = 0, exact = true;
+  while (s < e && b[s] >= 48 && b[s] <= 57) {
+    if (digits > 0 || b[s] !== 48) digits++;
+    mant = mant * 10 + (b[s] - 48);
+    intDigits++;
+    s++;
+  }
+  let isInt = true;
+  if (s < e && b[s] === 46) {
+    isInt = false;
+    s++;
+    while (s < e && b[s] >= 48 && b[s] <= 57) {
+      if (digits > 0 || b[s] !== 48) digits++;
+      mant = mant * 10 + (b[s] - 48);
+      fracDigits++;
+      s++;
+    }
+  }
+  if (intDigits + fracDigits === 0) return NOT_NUMBER;
+  let exp = 0;
+  if (s < e && (b[s] === 101 || b[s] === 69)) {
+    isInt = false;
+    s++;
+    let eneg = false;
+    if (s < e && (b[s] === 43 || b[s] === 45)) {
+      eneg = b[s] === 45;
+      s++;
+    }
+    const es = s;
+    while (s < e && b[s] >= 48 && b[s] <= 57) {
+      exp = exp * 10 + (b[s] - 48);
+      s++;
+      if (exp > 1e6) exact = false;
+    }
+    if (s === es) return NOT_NUMBER;
+    if (eneg) exp = -exp;
+  }
+  if (s !== e) return NOT_NUMBER;
+  if (intDigits + fracDigits > 15) exact = false;
+  const scale = exp - fracDigits;
+  if (exact && scale >= -22 && scale <= 22) {
+    const v = scale >= 0 ? mant * POW10[scale] : mant / POW10[-scale];
+    if (scale <= 0 || mant * POW10[scale] <= 9007199254740992) {
+      numValue = neg ? -v : v;
+      return isInt ? IS_INT : IS_FLOAT;
+    }
+  }
+  numValue = Number(Buffer.from(b.buffer, b.byteOffset + start, e - start).toString("latin1"));
+  return isInt ? IS_INT : IS_FLOAT;
+}
+function decodeField(b, s, e, complex) {
+  if (!complex) return b.toString("utf8", s, e);
+  let out = "";
+  let i = s;
+  if (b[i] === QUOTE) {
+    i++;
+    let segStart = i;
+    for (; ; ) {
+      if (i >= e) {
+        out += b.toString("utf8", segStart, e);
+        return out;
+      }
+      if (b[i] === QUOTE) {
+        out += b.toString("utf8", segStart, i);
+        if (i + 1 < e && b[i + 1] === QUOTE) {
+          out += '"';
+          i += 2;
+          segStart = i;
+          continue;
+        }
+        i++;
+        break;
+      }
+      i++;
+    }
+  }
+  return out + b.toString("utf8", i, e);
+}
+function dedupeNames(raw) {
+  const names2 = raw.map((n, i) => n === "" ? `Unnamed: ${i}` : n);
+  const counts = /* @__PURE__ */ new Map();
+  return names2.map((name2) => {
+    let col = name2;
+    let count = counts.get(col) ?? 0;
+    while (count > 0) {
+      counts.set(col, count + 1);
+      col = `${col}.${count}`;
+      count = counts.get(col) ?? 0;
+    }
+    counts.set(col, count + 1);
+    return col;
+  });
+}
+var EMPTY = 0;
+var NUM = 1;
+var BOOL = 2;
+var TEXT = 3;
+var ColumnBuilder = class {
+  constructor(name2) {
+    this.name = name2;
+  }
+  name;
+  state = EMPTY;
+  sawFloat = false;
+  sawMissing = false;
+  values = new Float64Array(1024);
+  strings = null;
+  /** Rows before this one must be re-read as strings (second pass); -1 when not needed. */
+  backfillUntil = -1;
+  setValue(row, v) {
+    if (row >= this.values.length) {
+      const bigger = new Float64Array(Math.max(this.values.length * 2, row + 1));
+      bigger.set(this.values);
+      this.values = bigger;
+    }
+    this.values[row] = v;
+  }
+  toText(row) {
+    if (this.state !== EMPTY) this.backfillUntil = row;
+    this.strings = new Array(row).fill(null);
+    this.state = TEXT;
+  }
+  finish(rows) {
+    if (this.state === TEXT) {
+      const strings = this.strings;
+      while (strings.length < rows) strings.push(null);
+      return { name: this.name, kind: "text", values: null, strings };
+    }
+    const values = this.values.length === rows ? this.values : this.values.slice(0, rows);
+    if (this.state === BOOL) return { name: this.name, kind: "bool", values, strings: null };
+    if (this.state === EMPTY) return { name: this.name, kind: "float", values: values.fill(NaN), strings: null };
+    return { name: this.name, kind: this.sawFloat || this.sawMissing ? "float" : "int", values, strings: null };
+  }
+};
+var Tokenizer = class {
+  constructor(sink, source, maxLineBytes) {
+    this.sink = sink;
+    this.source = source;
+    this.maxLineBytes = maxLineBytes;
+  }
+  sink;
+  source;
+  maxLineBytes;
+  rest = Buffer.alloc(0);
+  starts = new Int32Array(64);
+  ends = new Int32Array(64);
+  complex = new Uint8Array(64);
+  first = true;
+  utf8Tail = Buffer.alloc(0);
+  bytesSeen = 0;
+  push(chunk) {
+    if (this.first) {
+      this.first = false;
+      if (chunk.length >= 3 && chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191) chunk = chunk.subarray(3);
+    }
+    this.checkText(chunk, false);
+    const buf = this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk;
+    const used = this.scan(buf, false);
+    this.rest = Buffer.from(buf.subarray(used));
+    if (this.rest.length > this.maxLineBytes) {
+      throw new SubmissionError(`${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`);
+    }
+  }
+  end() {
+    this.checkText(Buffer.alloc(0), true);
+    if (this.rest.length) this.scan(this.rest, true);
+    this.rest = Buffer.alloc(0);
+  }
+  /** Rejects NUL bytes and invalid UTF-8 (checked line-feed to line-feed, so no character is split). */
+  checkText(chunk, final) {
+    if (chunk.indexOf(0) !== -1) {
+      throw new SubmissionError(`${this.source}: contains NUL bytes (a binary file, not a CSV)`);
+    }
+    const bad = () => new SubmissionError(`${this.source}: not valid UTF-8 text (near byte ${this.bytesSeen})`);
+    if (final) {
+      if (!isUtf8(this.utf8Tail)) throw bad();
+      this.utf8Tail = Buffer.alloc(0);
+      return;
+    }
+    const firstLf = chunk.indexOf(LF);
+    if (firstLf === -1) {
+      this.utf8Tail = Buffer.concat([this.utf8Tail, chunk]);
+    } else {
+      const lastLf = chunk.lastIndexOf(LF);
+      if (!isUtf8(Buffer.concat([this.utf8Tail, chunk.subarray(0, firstLf + 1)]))) throw bad();
+      if (!isUtf8(chunk.subarray(firstLf + 1, lastLf + 1))) throw bad();
+      this.bytesSeen += this.utf8Tail.length + lastLf + 1;
+      this.utf8Tail = Buffer.from(chunk.subarray(lastLf + 1));
+    }
+    if (this.utf8Tail.length > this.maxLineBytes) {
+      throw new SubmissionError(`${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`);
+    }
+  }
+  grow() {
+    const n = this.starts.length * 2;
+    const s = new Int32Array(n);
+    s.set(this.starts);
+    this.starts = s;
+    const e = new Int32Array(n);
+    e.set(this.ends);
+    this.ends = e;
+    const c = new Uint8Array(n);
+    c.set(this.complex);
+    this.complex = c;
+  }
+  /** Emits every complete row of buf; returns the offset of the first unconsumed byte. */
+  scan(b, final) {
+    const n = b.length;
+    let i = 0;
+    for (; ; ) {
+      let j = i;
+      while (j < n && (b[j] === SPACE || b[j] === TAB)) j++;
+      if (j < n && (b[j] === LF || b[j] === CR)) {
+        i = j + 1;
+        continue;
+      }
+      if (j >= n) return final ? n : i;
+      const rowStart = i;
+      let count = 0;
+      let pos = i;
+      let complete = false;
+      for (; ; ) {
+        if (count >= this.starts.length) this.grow();
+        const fs = pos;
+        let cx = 0;
+        if (pos < n && b[pos] === QUOTE) {
+          cx = 1;
+          pos++;
+          let closed = false;
+          while (pos < n) {
+            if (b[pos] === QUOTE) {
+              if (pos + 1 < n && b[pos + 1] === QUOTE) {
+                cx = 2;
+                pos += 2;
+                continue;
+              }
+              if (pos + 1 >= n && !final) break;
+              pos++;
+              closed = true;
+              break;
+            }
+            pos++;
+          }
+          if (!closed) {
+            if (!final) return rowStart;
+            throw new SubmissionError(`${this.source}: a quoted field is never closed (end of file inside quotes)`);
+          }
+        }
+        while (pos < n && b[pos] !== COMMA && b[pos] !== LF && b[pos] !== CR) {
+          if (cx === 1) cx = 2;
+          pos++;
+        }
+        if (cx === 1) {
+          this.starts[count] = fs + 1;
+          this.ends[count] = pos - 1;
+          this.complex[count] = 0;
+        } else {
+          this.starts[count] = fs;
+          this.ends[count] = pos;
+          this.complex[count] = cx === 2 ? 1 : 0;
+        }
+        count++;
+        if (pos >= n) {
+          if (!final) return rowStart;
+          complete = true;
+          i = n;
+          break;
+        }
+        if (b[pos] === COMMA) {
+          pos++;
+          continue;
+        }
+        if (b[pos] === CR) {
+          if (pos + 1 >= n && !final) return rowStart;
+          pos += pos + 1 < n && b[pos + 1] === LF ? 2 : 1;
+        } else pos++;
+        complete = true;
+        i = pos;
+        break;
+      }
+      if (complete) this.sink(b, this.starts, this.ends, this.complex, count);
+      if (i >= n) return n;
+    }
+  }
+};
+function fileSource(path, chunkSize) {
+  return (visit2) => {
+    let fd;
+    try {
+      fd = openSync(path, "r");
+    } catch (e) {
+      throw new SubmissionError(`cannot open ${path}: ${e.code ?? e.message}`);
+    }
+    try {
+      if (!fstatSync(fd).isFile()) throw new SubmissionError(`${path} is not a regular file`);
+      for (; ; ) {
+        const chunk = Buffer.allocUnsafe(chunkSize);
+        const got = readSync(fd, chunk, 0, chunkSize, null);
+        if (got === 0) break;
+        if (visit2(chunk.subarray(0, got)) === false) break;
+      }
+    } finally {
+      closeSync(fd);
+    }
+  };
+}
+function bufferSource(buf, chunkSize) {
+  return (visit2) => {
+    for (let i = 0; i < buf.length; i += chunkSize) if (visit2(buf.subarray(i, i + chunkSize)) === false) break;
+  };
+}
+var StopReading = class extends Error {
+};
+function readFrom(source, name2, opts) {
+  const maxLine = opts.maxLineBytes ?? 64 * 1024 * 1024;
+  let names2 = null;
+  let builders = [];
+  let row = 0;
+  const sink = (b, starts, ends, complex, count) => {
+    if (names2 === null) {
+      const raw = [];
+      for (let k = 0; k < count; k++) raw.push(decodeField(b, starts[k], ends[k], complex[k] === 1));
+      names2 = dedupeNames(raw);
+      builders = names2.map((nm) => opts.keep && !opts.keep(nm) ? null : new ColumnBuilder(nm));
+      return;
+    }
+    if (opts.maxRows !== void 0 && row >= opts.maxRows) {
+      throw new SubmissionError(`${name2}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`);
+    }
+    if (count > names2.length) {
+      throw new SubmissionError(`${name2}: expected ${names2.length} fields on data row ${row + 1}, saw ${count}`);
+    }
+    for (let k = 0; k < builders.length; k++) {
+      const col = builders[k];
+      if (col === null) continue;
+      if (k >= count) {
+        col.sawMissing = true;
+        if (col.state === TEXT) col.strings.push(null);
+        else col.setValue(row, NaN);
+        continue;
+      }
+      cell(col, row, b, starts[k], ends[k], complex[k] === 1);
+    }
+    row++;
+  };
+  const tok = new Tokenizer(sink, name2, maxLine);
+  source((chunk) => tok.push(chunk));
+  tok.end();
+  if (names2 === null) throw new SubmissionError(`${name2}: the file is empty (no header row)`);
+  const finalNames = names2;
+  const backfill = builders.filter((c) => c !== null && c.backfillUntil > 0);
+  if (backfill.length) {
+    const index = backfill.map((c) => builders.indexOf(c));
+    const until = Math.max(...backfill.map((c) => c.backfillUntil));
+    let header = true;
+    let r = 0;
+    const sink2 = (b, starts, ends, complex, count) => {
+      if (header) {
+        header = false;
+        return;
+      }
+      if (r >= until) throw new StopReading();
+      for (let q = 0; q < backfill.length; q++) {
+        const col = backfill[q], k = index[q];
+        if (r >= col.backfillUntil || k >= count) continue;
+        const s = decodeField(b, starts[k], ends[k], complex[k] === 1);
+        col.strings[r] = NA_TOKENS.has(s) ? null : s;
+      }
+      r++;
+    };
+    const tok2 = new Tokenizer(sink2, name2, maxLine);
+    try {
+      source((chunk) => tok2.push(chunk));
+      tok2.end();
+    } catch (e) {
+      if (!(e instanceof StopReading)) throw e;
+    }
+  }
+  const columns = builders.filter((c) => c !== null).map((c) => c.finish(row));
+  return new Table(finalNames, columns, row);
+}
+function cell(col, row, b, s, e, complex) {
+  if (!complex) {
+    const kind = parseNumber(b, s, e);
+    if (kind !== NOT_NUMBER) {
+      if (col.state === TEXT) {
+        col.strings.push(b.toString("utf8", s, e));
+        return;
+      }
+      if (col.state === BOOL) {
+        col.toText(row);
+        col.strings.push(b.toString("utf8", s, e));
+        return;
+      }
+      col.state = NUM;
+      if (kind === IS_FLOAT) col.sawFloat = true;
+      col.setValue(row, numValue);
+      return;
+    }
+  }
+  const str = decodeField(b, s, e, complex);
+  if (NA_TOKENS.has(str)) {
+    col.sawMissing = true;
+    if (col.state === TEXT) col.strings.push(null);
+    else col.setValue(row, NaN);
+    return;
+  }
+  if (col.state === TEXT) {
+    col.strings.push(str);
+    return;
+  }
+  if (complex && NUMBER_TEXT.test(str)) {
+    if (col.state === BOOL) {
+      col.toText(row);
+      col.strings.push(str);
+      return;
+    }
+    col.state = NUM;
+    if (!/^\s*[+-]?\d+\s*$/.test(str)) col.sawFloat = true;
+    col.setValue(row, Number(str.trim()));
+    return;
+  }
+  const special = SPECIAL_FLOAT.exec(str);
+  if (special) {
+    if (col.state === BOOL) {
+      col.toText(row);
+      col.strings.push(str);
+      return;
+    }
+    col.state = NUM;
+    col.sawFloat = true;
+    const mag = special[2].toLowerCase() === "nan" ? NaN : Infinity;
+    col.setValue(row, special[1] === "-" ? -mag : mag);
+    return;
+  }
+  const isTrue = TRUE_TOKENS.has(str);
+  if (isTrue || FALSE_TOKENS.has(str)) {
+    if (col.state === NUM) {
+      col.toText(row);
+      col.strings.push(str);
+      return;
+    }
+    col.state = BOOL;
+    col.setValue(row, isTrue ? 1 : 0);
+    return;
+  }
+  col.toText(row);
+  col.strings.push(str);
+}
+function readCsvFile(path, opts = {}) {
+  return readFrom(fileSource(path, opts.chunkSize ?? 4 * 1024 * 1024), path, opts);
+}
+function readCsvText(text, source = "csv", opts = {}) {
+  const buf = typeof text === "string" ? Buffer.from(text, "utf8") : text;
+  return readFrom(bufferSource(buf, opts.chunkSize ?? 4 * 1024 * 1024), source, opts);
+}
+
+// src/grade/metrics/errors.ts
+var MetricError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "MetricError";
+  }
+};
+function sameLength(a, b, what = "inputs") {
+  if (a.length !== b.length) throw new MetricError(`${what} have different lengths: ${a.length} and ${b.length}`);
+}
+function requireFinite(a, what) {
+  for (let i = 0; i < a.length; i++) {
+    if (!Number.isFinite(a[i])) throw new MetricError(`${what} contains ${a[i]} (row ${i + 1})`);
+  }
+}
+
+// src/grade/spec.ts
+import { readFileSync as readFileSync3, existsSync as existsSync2 } from "node:fs";
+import { join as join2 } from "node:path";
+var name = external_exports.string().min(1);
+var names = external_exports.array(name).min(1);
+var note = external_exports.string().optional();
+var IdRule = external_exports.enum([
+  /** Sorted id lists equal (same multiset): missing, extra, duplicated or retyped ids are invalid. */
+  "match",
+  /** Ids only used to sort both sides, rows then paired by position; no check (nyc-taxi). */
+  "sort-only"
+]);
+var GraderSpecSchema = external_exports.discriminatedUnion("kind", [
+  /** One probability column scored with ROC AUC; values must lie in [0,1] (lite-grading §2.3). */
+  external_exports.strictObject({ kind: external_exports.literal("binary-auc"), id: name, target: name, note }),
+  /** Mean of per-column ROC AUCs. */
+  external_exports.strictObject({
+    kind: external_exports.literal("column-auc"),
+    id: name,
+    targets: names,
+    /** superset: extra columns ignored; exact: the column set must be exactly id + targets. */
+    columns: external_exports.enum(["superset", "exact"]).default("superset"),
+    /** Require every target value to lie in [0,1]. */
+    range: external_exports.boolean().default(true),
+    /** by-name: target k scored against answers' target k; by-position: the submission's non-id columns in its own order (jigsaw). */
+    pairing: external_exports.enum(["by-name", "by-position"]).default("by-name"),
+    /** Drop answer rows whose targets sum below 0 (Kaggle's unscored rows marked -1). */
+    skipNegativeRows: external_exports.boolean().default(false),
+    /** reject: ids must match exactly; allow: duplicated submission ids are paired by sorted position (jigsaw). */
+    duplicateIds: external_exports.enum(["reject", "allow"]).default("reject"),
+    note
+  }),
+  /** Root mean squared error of one column. */
+  external_exports.strictObject({ kind: external_exports.literal("rmse"), id: name, target: name, ids: IdRule.default("match"), note }),
+  /** Mean of per-column RMSLEs, rows paired in file order (ids ignored). */
+  external_exports.strictObject({ kind: external_exports.literal("column-rmsle"), targets: names, note }),
+  /** Multi-class log loss over one-hot answer columns; rows must sum to 1 ± tolerance and lie in [0,1]. */
+  external_exports.strictObject({
+    kind: external_exports.literal("multiclass-logloss"),
+    id: name,
+    classes: names,
+    /** superset: extras ignored; exact: column set exactly id + classes; exact-count: exactly 1+K columns, probability checks by position (id first). */
+    columns: external_exports.enum(["superset", "exact", "exact-count"]).default("superset"),
+    /** numpy isclose(sum, 1, atol=1e-6) with rtol 1e-5 ⇒ 1.1e-5. */
+    rowSumTolerance: external_exports.number().nonnegative().default(11e-6),
+    note
+  }),
+  /** Binary log loss of P(label = 1); ids compared as sets, values in [0,1]. */
+  external_exports.strictObject({ kind: external_exports.literal("binary-logloss"), id: name, target: name, note }),
+  /** Fraction of rows equal to the answer. value: pandas/sklearn comparison; string: both sides as pandas astype(str). */
+  external_exports.strictObject({ kind: external_exports.literal("accuracy"), id: name, target: name, compare: external_exports.enum(["value", "string"]).default("value"), note }),
+  /** Quadratic weighted kappa over integral labels; ids compared as sets. */
+  external_exports.strictObject({ kind: external_exports.literal("qwk"), id: name, target: name, note })
+]);
+function parseGraderSpec(raw, source = "grader.json") {
+  const parsed = GraderSpecSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(formatZodError(parsed.error, source));
+  return parsed.data;
+}
+function loadGraderSpec(competitionDir) {
+  const file2 = join2(competitionDir, "grader.json");
+  if (!existsSync2(file2)) return null;
+  let raw;
+  try {
+    raw = JSON.parse(readFileSync3(file2, "utf8"));
+  } catch (e) {
+    throw new Error(`${file2}: not valid JSON (${e.message})`);
+  }
+  return parseGraderSpec(raw, file2);
+}
+
+// src/grade/align.ts
+var show = (v) => typeof v === "string" ? JSON.stringify(v) : String(v);
+function requireColumn(t, name2, side = "submission") {
+  const c = t.column(name2);
+  if (!c) throw new SubmissionError(`${side} has no "${name2}" column`);
+  return c;
+}
+function requireRowCount(sub, ans) {
+  if (sub.rowCount !== ans.rowCount) {
+    throw new SubmissionError(`submission has ${sub.rowCount} rows, the answers have ${ans.rowCount}`);
+  }
+}
+function numeric(c, side = "submission") {
+  if (c.kind === "text") {
+    const bad = c.strings.find((s) => s !== null && !/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(s));
+    throw new SubmissionError(`${side} column "${c.name}" is not numeric${bad !== void 0 ? ` (e.g. ${JSON.stringify(bad)})` : ""}`);
+  }
+  return c.values;
+}
+function requireNoMissing(v, c, side = "submission") {
+  for (let i = 0; i < v.length; i++) {
+    if (Number.isNaN(v[i])) throw new SubmissionError(`${side} column "${c.name}" has a missing value (data row ${i + 1})`);
+  }
+}
+function requireUnitRange(v, c) {
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (x < 0 || x > 1) throw new SubmissionError(`column "${c.name}" has ${x} (data row ${i + 1}); values must lie in [0, 1]`);
+  }
+}
+function take(v, rows) {
+  const out = new Float64Array(rows.length);
+  for (let i = 0; i < rows.length; i++) out[i] = v[rows[i]];
+  return out;
+}
+function keyAt(c, i) {
+  if (c.kind === "text") return c.strings[i];
+  const v = c.values[i];
+  return Number.isNaN(v) ? null : v;
+}
+function pairById(subId, ansId) {
+  const n = ansId.kind === "text" ? ansId.strings.length : ansId.values.length;
+  const m = subId.kind === "text" ? subId.strings.length : subId.values.length;
+  if (n !== m) throw new SubmissionError(`submission has ${m} rows, the answers have ${n}`);
+  const subText = subId.kind === "text", ansText = ansId.kind === "text";
+  if (n > 0 && subText !== ansText) {
+    throw new SubmissionError(
+      `submission ids in "${subId.name}" are ${subText ? "text" : "numbers"} but the answers' ids are ${ansText ? "text" : "numbers"}`
+    );
+  }
+  const out = new Int32Array(n);
+  let same = true;
+  for (let i = 0; i < n; i++) {
+    const k = keyAt(subId, i);
+    if (k === null || k !== keyAt(ansId, i)) {
+      same = false;
+      break;
+    }
+    out[i] = i;
+  }
+  if (same) return out;
+  const head = /* @__PURE__ */ new Map();
+  const next = new Int32Array(n).fill(-1);
+  for (let j = n - 1; j >= 0; j--) {
+    const k = keyAt(ansId, j);
+    if (k === null) throw new SubmissionError(`the answers have a missing id (row ${j + 1})`);
+    const h = head.get(k);
+    if (h !== void 0) next[j] = h;
+    head.set(k, j);
+  }
+  for (let i = 0; i < n; i++) {
+    const k = keyAt(subId, i);
+    if (k === null) throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
+    const j = head.get(k);
+    if (j === void 0 || j === -1) {
+      throw new SubmissionError(
+        j === void 0 ? `submission id ${show(k)} is not in the answers` : `submission id ${show(k)} appears more often than in the answers`
+      );
+    }
+    head.set(k, next[j]);
+    out[j] = i;
+  }
+  return out;
+}
+function sameIdSet(subId, ansId) {
+  const a = /* @__PURE__ */ new Set(), b = /* @__PURE__ */ new Set();
+  const len = (c) => c.kind === "text" ? c.strings.length : c.values.length;
+  for (let i = 0; i < len(subId); i++) a.add(keyAt(subId, i));
+  for (let i = 0; i < len(ansId); i++) b.add(keyAt(ansId, i));
+  if (a.size !== b.size || a.has(null) || b.has(null)) return false;
+  for (const k of a) if (!b.has(k)) return false;
+  return true;
+}
+function sortedOrder(c) {
+  const n = c.kind === "text" ? c.strings.length : c.values.length;
+  const idx = Array.from({ length: n }, (_, i) => i);
+  if (c.kind === "text") {
+    const s = c.strings;
+    idx.sort((i, j) => {
+      const a = s[i], b = s[j];
+      if (a === null) return b === null ? 0 : 1;
+      if (b === null) return -1;
+      return a < b ? -1 : a > b ? 1 : 0;
+    });
+  } else {
+    const v = c.values;
+    idx.sort((i, j) => {
+      const a = v[i], b = v[j];
+      if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : 1;
+      if (Number.isNaN(b)) return -1;
+      return a - b;
+    });
+  }
+  return Int32Array.from(idx);
+}
+function idKey(c, i) {
+  return keyAt(c, i);
+}
+
+// src/grade/metrics/auc.ts
+function rocAuc(yTrue, yScore) {
+  sameLength(yTrue, yScore, "labels and scores");
+  let lo = NaN, hi = NaN;
+  for (let i = 0; i < yTrue.length; i++) {
+    const v = yTrue[i];
+    if (Number.isNaN(v)) throw new MetricError("the true labels contain a missing value");
+    if (Number.isNaN(lo)) {
+      lo = v;
+      hi = v;
+    } else if (v !== lo && v !== hi) {
+      if (lo !== hi) throw new MetricError("the true labels have more than two classes");
+      if (v < lo) lo = v;
+      else hi = v;
+    }
+  }
+  if (yTrue.length === 0 || lo === hi) throw new MetricError("only one class is present in the true labels; ROC AUC is undefined");
+  for (let i = 0; i < yScore.length; i++) if (Number.isNaN(yScore[i])) throw new MetricError(`the scores contain a missing value (row ${i + 1})`);
+  let p = 0;
+  for (let i = 0; i < yTrue.length; i++) if (yTrue[i] === hi) p++;
+  const pos = new Float64Array(p);
+  const neg = new Float64Array(yTrue.length - p);
+  for (let i = 0, a = 0, b = 0; i < yTrue.length; i++) {
+    if (yTrue[i] === hi) pos[a++] = yScore[i];
+    else neg[b++] = yScore[i];
+  }
+  pos.sort();
+  neg.sort();
+  let below = 0, upto = 0, twice = 0;
+  for (let i = 0; i < pos.length; i++) {
+    const s = pos[i];
+    while (below < neg.length && neg[below] < s) below++;
+    if (upto < below) upto = below;
+    while (upto < neg.length && neg[upto] === s) upto++;
+    twice += 2 * below + (upto - below);
+  }
+  return twice / 2 / (pos.length * neg.length);
+}
+
+// src/grade/metrics/logloss.ts
+var EPS = 2220446049250313e-31;
+var clip = (p) => p < EPS ? EPS : p > 1 - EPS ? 1 - EPS : p;
+function multiclassLogLoss(truth, prob) {
+  if (truth.length !== prob.length) throw new MetricError("different number of classes in truth and predictions");
+  if (truth.length === 0) throw new MetricError("no classes");
+  const n = truth[0].length;
+  if (n === 0) throw new MetricError("no rows");
+  let total = 0;
+  for (let j = 0; j < truth.length; j++) {
+    const y = truth[j], p = prob[j];
+    sameLength(y, p, "truth and predictions");
+    for (let i = 0; i < n; i++) {
+      const yi = y[i], pi = p[i];
+      if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
+      if (yi !== 0) total -= yi * Math.log(clip(pi));
+    }
+  }
+  return total / n;
+}
+function binaryLogLoss(labels, p) {
+  sameLength(labels, p, "labels and predictions");
+  if (labels.length === 0) throw new MetricError("no rows");
+  let total = 0;
+  for (let i = 0; i < labels.length; i++) {
+    const pi = p[i];
+    if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
+    const y = labels[i];
+    if (y !== 0 && y !== 1) throw new MetricError(`label ${y} is not 0 or 1`);
+    total -= Math.log(y === 1 ? clip(pi) : clip(1 - pi));
+  }
+  return total / labels.length;
+}
+
+// src/grade/metrics/regression.ts
+function checked(a, b) {
+  sameLength(a, b);
+  if (a.length === 0) throw new MetricError("no rows");
+  requireFinite(a, "the answers");
+  requireFinite(b, "the predictions");
+}
+function rmse(truth, pred) {
+  checked(truth, pred);
+  let s = 0;
+  for (let i = 0; i < truth.length; i++) {
+    const d = truth[i] - pred[i];
+    s += d * d;
+  }
+  return Math.sqrt(s / truth.length);
+}
+function rmsle(truth, pred) {
+  checked(truth, pred);
+  let s = 0;
+  for (let i = 0; i < truth.length; i++) {
+    if (truth[i] <= -1 || pred[i] <= -1) throw new MetricError("RMSLE is undefined for values \u2264 -1");
+    const d = Math.log1p(pred[i]) - Math.log1p(truth[i]);
+    s += d * d;
+  }
+  return Math.sqrt(s / truth.length);
+}
+
+// src/grade/metrics/classification.ts
+function sortedUnion(a, b) {
+  const set2 = /* @__PURE__ */ new Set();
+  for (let i = 0; i < a.length; i++) set2.add(a[i]);
+  for (let i = 0; i < b.length; i++) set2.add(b[i]);
+  return [...set2].sort((x, y) => x < y ? -1 : x > y ? 1 : 0);
+}
+function quadraticWeightedKappa(a, b) {
+  sameLength(a, b);
+  if (a.length === 0) throw new MetricError("no rows");
+  const labels = sortedUnion(a, b);
+  const k = labels.length;
+  const index = new Map(labels.map((l, i) => [l, i]));
+  const o = new Float64Array(k * k);
+  const rows = new Float64Array(k), cols = new Float64Array(k);
+  for (let i = 0; i < a.length; i++) {
+    const x = index.get(a[i]), y = index.get(b[i]);
+    o[x * k + y]++;
+    rows[x]++;
+    cols[y]++;
+  }
+  const n = a.length;
+  let num2 = 0, den = 0;
+  for (let x = 0; x < k; x++) {
+    for (let y = 0; y < k; y++) {
+      const w = (x - y) * (x - y);
+      num2 += w * o[x * k + y];
+      den += w * rows[x] * cols[y] / n;
+    }
+  }
+  return 1 - num2 / den;
+}
+
+// src/grade/pystr.ts
+function pythonFloatRepr(x) {
+  if (Number.isNaN(x)) return "nan";
+  if (x === Infinity) return "inf";
+  if (x === -Infinity) return "-inf";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const [mant, expStr] = x.toExponential().split("e");
+  const exp = Number(expStr);
+  const neg = mant.startsWith("-");
+  const digits = mant.replace("-", "").replace(".", "");
+  let body;
+  if (exp >= -4 && exp < 16) {
+    if (exp < 0) body = "0." + "0".repeat(-exp - 1) + digits;
+    else if (digits.length > exp + 1) body = digits.slice(0, exp + 1) + "." + digits.slice(exp + 1);
+    else body = digits + "0".repeat(exp + 1 - digits.length) + ".0";
+  } else {
+    const m = digits.length > 1 ? digits[0] + "." + digits.slice(1) : digits;
+    body = `${m}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+  }
+  return neg ? "-" + body : body;
+}
+function pythonStr(c, i) {
+  switch (c.kind) {
+    case "text":
+      return c.strings[i] ?? "nan";
+    case "int":
+      return String(c.values[i]);
+    case "bool": {
+      const v = c.values[i];
+      return Number.isNaN(v) ? "nan" : v ? "True" : "False";
+    }
+    case "float":
+      return pythonFloatRepr(c.values[i]);
+  }
+}
+
+// src/grade/graders.ts
+function columnsUsed(spec) {
+  switch (spec.kind) {
+    case "binary-auc":
+    case "rmse":
+    case "binary-logloss":
+    case "accuracy":
+    case "qwk":
+      return { submission: [spec.id, spec.target], answers: [spec.id, spec.target] };
+    case "column-auc":
+      return { submission: spec.pairing === "by-position" ? null : [spec.id, ...spec.targets], answers: [spec.id, ...spec.targets] };
+    case "column-rmsle":
+      return { submission: spec.targets, answers: spec.targets };
+    case "multiclass-logloss":
+      return { submission: spec.columns === "exact-count" ? null : [spec.id, ...spec.classes], answers: [spec.id, ...spec.classes] };
+  }
+}
+function scoreTables(spec, sub, ans) {
+  switch (spec.kind) {
+    case "binary-auc":
+      return binaryAuc(spec.id, spec.target, sub, ans);
+    case "column-auc":
+      return columnAuc(spec, sub, ans);
+    case "rmse":
+      return rmseGrade(spec, sub, ans);
+    case "column-rmsle":
+      return columnRmsle(spec.targets, sub, ans);
+    case "multiclass-logloss":
+      return multiclassLogLossGrade(spec, sub, ans);
+    case "binary-logloss":
+      return binaryLogLossGrade(spec.id, spec.target, sub, ans);
+    case "accuracy":
+      return accuracyGrade(spec, sub, ans);
+    case "qwk":
+      return qwkGrade(spec.id, spec.target, sub, ans);
+  }
+}
+function binaryAucChecks(id, target, sub, ans) {
+  const subId = requireColumn(sub, id);
+  const col = requireColumn(sub, target);
+  requireRowCount(sub, ans);
+  const score3 = numeric(col);
+  requireUnitRange(score3, col);
+  const rows = pairById(subId, requireColumn(ans, id, "answers"));
+  return { truth: numeric(requireColumn(ans, target, "answers"), "answers"), score: take(score3, rows) };
+}
+function binaryAuc(id, target, sub, ans) {
+  const { truth, score: score3 } = binaryAucChecks(id, target, sub, ans);
+  return rocAuc(truth, score3);
+}
+function columnAuc(spec, sub, ans) {
+  const ansId = requireColumn(ans, spec.id, "answers");
+  if (spec.columns === "exact") {
+    if (spec.pairing === "by-name") requireRowCount(sub, ans);
+    requireColumn(sub, spec.id);
+    for (const t of spec.targets) requireColumn(sub, t);
+    const want = /* @__PURE__ */ new Set([spec.id, ...spec.targets]);
+    const extra = sub.names.filter((n) => !want.has(n));
+    if (extra.length) throw new SubmissionError(`submission has unexpected column(s) ${extra.map((e) => `"${e}"`).join(", ")}`);
+    if (spec.pairing === "by-position") requireRowCount(sub, ans);
+  } else {
+    for (const t of spec.targets) requireColumn(sub, t);
+    requireColumn(sub, spec.id);
+    requireRowCount(sub, ans);
+  }
+  const subId = requireColumn(sub, spec.id);
+  const scoreCols = spec.pairing === "by-position" ? sub.names.filter((n) => n !== spec.id).map((n) => sub.column(n)) : spec.targets.map((t) => sub.column(t));
+  const scores = scoreCols.map((c) => {
+    const v = numeric(c);
+    if (spec.range) requireUnitRange(v, c);
+    return v;
+  });
+  const truths = spec.targets.map((t) => numeric(requireColumn(ans, t, "answers"), "answers"));
+  let ansRows, subRows;
+  const keepAnswer = (j) => !spec.skipNegativeRows || truths.reduce((s, t) => s + t[j], 0) >= 0;
+  let paired = null;
+  try {
+    paired = pairById(subId, ansId);
+  } catch (e) {
+    if (spec.duplicateIds !== "allow") throw e;
+  }
+  if (paired) {
+    const keep = [];
+    for (let j = 0; j < ans.rowCount; j++) if (keepAnswer(j)) keep.push(j);
+    ansRows = Int32Array.from(keep);
+    subRows = Int32Array.from(keep, (j) => paired[j]);
+  } else {
+    const flag = /* @__PURE__ */ new Map();
+    for (let j = 0; j < ans.rowCount; j++) flag.set(idKey(ansId, j), keepAnswer(j));
+    const subOrder = sortedOrder(subId), ansOrder = sortedOrder(ansId);
+    const s = [], a = [];
+    for (const i of subOrder) {
+      const f = flag.get(idKey(subId, i));
+      if (f === void 0) throw new SubmissionError(`submission id ${JSON.stringify(idKey(subId, i))} is not in the answers`);
+      if (f) s.push(i);
+    }
+    for (const j of ansOrder) if (keepAnswer(j)) a.push(j);
+    if (s.length !== a.length) throw new SubmissionError(`after matching ids, ${s.length} submission rows pair with ${a.length} answer rows`);
+    ansRows = Int32Array.from(a);
+    subRows = Int32Array.from(s);
+  }
+  if (scores.length !== truths.length) {
+    throw new SubmissionError(`submission has ${scores.length} score columns, expected ${truths.length}`);
+  }
+  let sum2 = 0;
+  for (let k = 0; k < truths.length; k++) {
+    const y = take(truths[k], ansRows);
+    const p = take(scores[k], subRows);
+    requireNoMissing(p, scoreCols[k]);
+    sum2 += rocAuc(y, p);
+  }
+  return sum2 / truths.length;
+}
+function rmseGrade(spec, sub, ans) {
+  const ansId = requireColumn(ans, spec.id, "answers");
+  const truthAll = numeric(requireColumn(ans, spec.target, "answers"), "answers");
+  if (spec.ids === "sort-only") {
+    const col2 = requireColumn(sub, spec.target);
+    const subId2 = requireColumn(sub, spec.id);
+    const pred2 = numeric(col2);
+    requireRowCount(sub, ans);
+    return rmse(take(truthAll, sortedOrder(ansId)), take(pred2, sortedOrder(subId2)));
+  }
+  const subId = requireColumn(sub, spec.id);
+  const col = requireColumn(sub, spec.target);
+  const pred = numeric(col);
+  requireRowCount(sub, ans);
+  const rows = pairById(subId, ansId);
+  return rmse(truthAll, take(pred, rows));
+}
+function columnRmsle(targets, sub, ans) {
+  const cols = targets.map((t) => requireColumn(sub, t));
+  requireRowCount(sub, ans);
+  let sum2 = 0;
+  for (let k = 0; k < targets.length; k++) {
+    sum2 += rmsle(numeric(requireColumn(ans, targets[k], "answers"), "answers"), numeric(cols[k]));
+  }
+  return sum2 / targets.length;
+}
+function requireRowSums(cols, tolerance) {
+  const vals = cols.map((c) => numeric(c));
+  const n = vals.length ? vals[0].length : 0;
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (const v of vals) if (!Number.isNaN(v[i])) s += v[i];
+    if (!(Math.abs(s - 1) <= tolerance)) {
+      throw new SubmissionError(`probabilities on data row ${i + 1} sum to ${s}, not 1 (tolerance ${tolerance})`);
+    }
+  }
+  for (let k = 0; k < vals.length; k++) {
+    requireUnitRange(vals[k], cols[k]);
+    requireNoMissing(vals[k], cols[k]);
+  }
+  return vals;
+}
+function multiclassLogLossGrade(spec, sub, ans) {
+  const want = [spec.id, ...spec.classes];
+  if (spec.columns === "exact-count") {
+    if (sub.rowCount !== ans.rowCount || sub.names.length !== want.length) {
+      throw new SubmissionError(
+        `submission shape (${sub.rowCount}, ${sub.names.length}) does not match the answers' (${ans.rowCount}, ${want.length})`
+      );
+    }
+    requireRowSums(sub.names.slice(1).map((n) => sub.column(n)), spec.rowSumTolerance);
+  } else {
+    if (spec.columns === "exact") {
+      const wanted = new Set(want);
+      const missing = want.filter((n) => !sub.has(n));
+      const extra = sub.names.filter((n) => !wanted.has(n));
+      if (missing.length || extra.length || sub.names.length !== want.length) {
+        const parts = [];
+        if (missing.length) parts.push(`missing ${missing.slice(0, 3).map((m) => `"${m}"`).join(", ")}${missing.length > 3 ? ", \u2026" : ""}`);
+        if (extra.length) parts.push(`unexpected ${extra.slice(0, 3).map((m) => `"${m}"`).join(", ")}${extra.length > 3 ? ", \u2026" : ""}`);
+        throw new SubmissionError(`submission columns must be exactly ${spec.id} + ${spec.classes.length} classes (${parts.join("; ")})`);
+      }
+    } else {
+      for (const c of spec.classes) requireColumn(sub, c);
+      requireColumn(sub, spec.id);
+    }
+    requireRowCount(sub, ans);
+    requireRowSums(spec.classes.map((c) => sub.column(c)), spec.rowSumTolerance);
+  }
+  for (const c of want) requireColumn(sub, c);
+  const rows = pairById(sub.column(spec.id), requireColumn(ans, spec.id, "answers"));
+  const probs = spec.classes.map((c) => take(numeric(sub.column(c)), rows));
+  const truth = spec.classes.map((c) => numeric(requireColumn(ans, c, "answers"), "answers"));
+  return multiclassLogLoss(truth, probs);
+}
+function binaryLogLossGrade(id, target, sub, ans) {
+  const subId = requireColumn(sub, id);
+  const col = requireColumn(sub, target);
+  const ansId = requireColumn(ans, id, "answers");
+  if (!sameIdSet(subId, ansId)) throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
+  requireRowCount(sub, ans);
+  const p = numeric(col);
+  requireUnitRange(p, col);
+  requireNoMissing(p, col);
+  const rows = pairById(subId, ansId);
+  return binaryLogLoss(numeric(requireColumn(ans, target, "answers"), "answers"), take(p, rows));
+}
+function distinct(c) {
+  return new Set(c.kind === "text" ? c.strings : c.values);
+}
+function accuracyGrade(spec, sub, ans) {
+  requireRowCount(sub, ans);
+  const col = requireColumn(sub, spec.target);
+  const subId = requireColumn(sub, spec.id);
+  const truthCol = requireColumn(ans, spec.target, "answers");
+  const rows = pairById(subId, requireColumn(ans, spec.id, "answers"));
+  const n = ans.rowCount;
+  if (n === 0) throw new SubmissionError("the answers have no rows");
+  let hits = 0;
+  if (spec.compare === "string") {
+    for (let j = 0; j < n; j++) if (pythonStr(truthCol, j) === pythonStr(col, rows[j])) hits++;
+    return hits / n;
+  }
+  const subText = col.kind === "text", ansText = truthCol.kind === "text";
+  if (subText !== ansText) {
+    if (distinct(col).size <= 2 && distinct(truthCol).size <= 2) {
+      throw new SubmissionError(`column "${spec.target}" mixes text and number labels`);
+    }
+    return 0;
+  }
+  if (subText) {
+    const a2 = truthCol.strings, s2 = col.strings;
+    for (let j = 0; j < n; j++) if (a2[j] === s2[rows[j]]) hits++;
+    return hits / n;
+  }
+  const a = truthCol.values, s = col.values;
+  requireNoMissing(s, col);
+  for (let i = 0; i < s.length; i++) {
+    if (!Number.isInteger(s[i])) throw new SubmissionError(`column "${spec.target}" has a non-integer label ${s[i]} (data row ${i + 1})`);
+  }
+  for (let j = 0; j < n; j++) if (a[j] === s[rows[j]]) hits++;
+  return hits / n;
+}
+function qwkGrade(id, target, sub, ans) {
+  const col = requireColumn(sub, target);
+  if (sub.rowCount === 0 || sub.names.length === 0) throw new SubmissionError("submission has no rows");
+  const subId = requireColumn(sub, id);
+  const ansId = requireColumn(ans, id, "answers");
+  if (!sameIdSet(subId, ansId)) throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
+  requireRowCount(sub, ans);
+  const pred = numeric(col);
+  requireNoMissing(pred, col);
+  for (let i = 0; i < pred.length; i++) {
+    if (!Number.isInteger(pred[i])) throw new SubmissionError(`column "${target}" has a non-integer label ${pred[i]} (data row ${i + 1})`);
+  }
+  const rows = pairById(subId, ansId);
+  return quadraticWeightedKappa(take(pred, rows), numeric(requireColumn(ans, target, "answers"), "answers"));
+}
+
+// src/grade/round.ts
+function round5(x) {
+  if (!Number.isFinite(x)) return x;
+  if (Math.abs(x) >= 2 ** 52) return x;
+  if (Number.isInteger(x * 64)) {
+    const six = Math.abs(x).toFixed(6);
+    if (six.endsWith("5")) {
+      const truncated = six.slice(0, -1);
+      const lastDigit = Number(truncated[truncated.length - 1]);
+      if (lastDigit % 2 === 0) return x < 0 ? -Number(truncated) : Number(truncated);
+    }
+  }
+  return Number(x.toFixed(5));
+}
+
+// src/grade/medals.ts
+import { readFileSync as readFileSync4 } from "node:fs";
+function thresholdPositions(n) {
+  if (!Number.isInteger(n) || n < 1) throw new Error(`a leaderboard needs at least one team (got ${n})`);
+  const at = (c) => Math.max(1, Math.floor(n * c));
+  if (n < 100) return { gold: at(0.1), silver: at(0.2), bronze: at(0.4) };
+  if (n < 250) return { gold: 10, silver: at(0.2), bronze: at(0.4) };
+  if (n < 1e3) return { gold: 10 + Math.floor(2e-3 * n), silver: 50, bronze: 100 };
+  return { gold: 10 + Math.floor(2e-3 * n), silver: at(0.05), bronze: at(0.1) };
+}
+function median(values) {
+  const xs = [];
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v !== null && v !== void 0 && !Number.isNaN(v)) xs.push(v);
+  }
+  if (xs.length === 0) return NaN;
+  xs.sort((a, b) => a - b);
+  const mid = xs.length >> 1;
+  return xs.length % 2 === 1 ? xs[mid] : (xs[mid - 1] + xs[mid]) / 2;
+}
+function thresholdsFromLeaderboard(scores) {
+  const n = scores.length;
+  const pos = thresholdPositions(n);
+  const at = (p) => {
+    const v = scores[p - 1];
+    return v === null || v === void 0 ? NaN : v;
+  };
+  return {
+    gold: at(pos.gold),
+    silver: at(pos.silver),
+    bronze: at(pos.bronze),
+    median: median(scores),
+    isLowerBetter: at(1) < at(n)
+  };
+}
+function rankScore(score3, t) {
+  if (score3 === null || Number.isNaN(score3)) {
+    return { any_medal: false, gold_medal: false, silver_medal: false, bronze_medal: false, above_median: false };
+  }
+  const reaches = (thr) => t.isLowerBetter ? score3 <= thr : score3 >= thr;
+  const gold = reaches(t.gold);
+  const silver = !gold && reaches(t.silver);
+  const bronze = !gold && !silver && reaches(t.bronze);
+  const above = t.isLowerBetter ? score3 < t.median : score3 > t.median;
+  return { any_medal: gold || silver || bronze, gold_medal: gold, silver_medal: silver, bronze_medal: bronze, above_median: above };
+}
+function percentile(score3, leaderboardScores, isLowerBetter) {
+  if (score3 === null) return null;
+  let teams = 0;
+  let beaten = 0;
+  for (let i = 0; i < leaderboardScores.length; i++) {
+    const v = leaderboardScores[i];
+    if (v === null || v === void 0 || Number.isNaN(v)) continue;
+    teams++;
+    if (Number.isNaN(score3)) continue;
+    if (v === score3) beaten += 0.5;
+    else if (isLowerBetter ? score3 < v : score3 > v) beaten += 1;
+  }
+  if (teams === 0) return null;
+  return beaten / teams;
+}
+function leaderboardScoresFromCsv(text, source = "leaderboard") {
+  const table = readCsvText(text, source, { keep: (n) => n === "score" });
+  const col = table.column("score");
+  if (!col) throw new Error(`${source}: no "score" column`);
+  if (col.kind === "text") {
+    const out = [];
+    for (const s of col.strings) {
+      if (s === null) out.push(null);
+      else {
+        const v = Number(s.trim());
+        if (s.trim() === "" || Number.isNaN(v)) throw new Error(`${source}: score ${JSON.stringify(s)} is not a number`);
+        out.push(v);
+      }
+    }
+    return out;
+  }
+  return Array.from(col.values, (v) => Number.isNaN(v) ? null : v);
+}
+function readLeaderboardScores(path) {
+  return leaderboardScoresFromCsv(readFileSync4(path, "utf8"), path);
+}
+
+// src/grade/external.ts
+import { spawn as spawn2 } from "node:child_process";
+var NumberOrNaN = external_exports.union([external_exports.number(), external_exports.literal("NaN").transform(() => NaN), external_exports.null()]);
+var ExternalReportSchema = external_exports.looseObject({
+  score: NumberOrNaN,
+  valid_submission: external_exports.boolean().optional(),
+  submission_exists: external_exports.boolean().optional()
+});
+function lastJsonObject(text) {
+  const fixed = text.replace(/\bNaN\b/g, '"NaN"').replace(/-?\bInfinity\b/g, "null");
+  for (let end = fixed.lastIndexOf("}"); end !== -1; end = fixed.lastIndexOf("}", end - 1)) {
+    let depth = 0;
+    for (let start = end; start >= 0; start--) {
+      const ch = fixed[start];
+      if (ch === "}") depth++;
+      else if (ch === "{" && --depth === 0) {
+        try {
+          return JSON.parse(fixed.slice(start, end + 1));
+        } catch {
+          break;
+        }
+      }
+    }
+  }
+  return void 0;
+}
+async function gradeExternal(command, ctx, timeoutMs = 30 * 6e4) {
+  if (command.length === 0) throw new Error("the external grader command is empty");
+  const args = command.map(
+    (a) => a.replaceAll("{submission}", ctx.submission).replaceAll("{competition}", ctx.competition).replaceAll("{private_dir}", ctx.privateDir)
+  );
+  const { code, stdout, stderr, failure: failure2 } = await new Promise((resolve8) => {
+    let out = "", err = "";
+    let child;
+    try {
+      child = spawn2(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
+    } catch (e) {
+      resolve8({ code: null, stdout: "", stderr: "", failure: e.message });
+      return;
+    }
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.stdout.on("data", (d) => {
+      if (out.length < 16e6) out += d.toString();
+    });
+    child.stderr.on("data", (d) => {
+      if (err.length < 16e6) err += d.toString();
+    });
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      resolve8({ code: null, stdout: out, stderr: err, failure: e.message });
+    });
+    child.on("close", (c, sig) => {
+      clearTimeout(timer);
+      resolve8({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : void 0 });
+    });
+  });
+  const name2 = args[0];
+  if (failure2) throw new Error(`external grader ${name2} failed: ${failure2}`);
+  if (code !== 0) throw new Error(`external grader ${name2} exited with code ${code}: ${lastLine(stderr || stdout)}`);
+  const raw = lastJsonObject(stdout) ?? lastJsonObject(stderr);
+  if (raw === void 0) throw new Error(`external grader ${name2} printed no JSON report`);
+  const parsed = ExternalReportSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(`external grader ${name2} printed an unexpected report: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  const r = parsed.data;
+  const valid = r.valid_submission ?? r.score !== null;
+  if (!valid || r.score === null) return { valid: false, score: null, error: "the external grader found the submission invalid" };
+  return { valid: true, score: r.score, error: null };
+}
+function lastLine(s) {
+  const lines = s.trim().split("\n");
+  return (lines[lines.length - 1] ?? "").slice(0, 300);
+}
+
+// src/grade/grade.ts
+function submissionProblem(path) {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    return `no submission file at ${path}`;
+  }
+  if (!st.isFile()) return `${path} is not a regular file`;
+  if (extname2(path).toLowerCase() !== ".csv") return `${path} is not a .csv file`;
+  return null;
+}
+function scoreSubmission(spec, submissionPath, answersPath) {
+  const used = columnsUsed(spec);
+  let answers;
+  try {
+    answers = readCsvFile(answersPath, { keep: (n) => used.answers.includes(n) });
+  } catch (e) {
+    throw new Error(`cannot read the answers ${answersPath}: ${e.message}`);
+  }
+  const keep = used.submission;
+  try {
+    const sub = readCsvFile(submissionPath, {
+      keep: keep ? (n) => keep.includes(n) : void 0,
+      maxRows: answers.rowCount
+    });
+    const score3 = scoreTables(spec, sub, answers);
+    return { valid: true, score: score3, error: null };
+  } catch (e) {
+    if (e instanceof SubmissionError || e instanceof MetricError) return { valid: false, score: null, error: e.message };
+    if (e instanceof RangeError) return { valid: false, score: null, error: `cannot grade: ${e.message}` };
+    throw e;
+  }
+}
+function boardFor(competition, competitionDir, leaderboardPath2) {
+  const path = leaderboardPath2 ?? (competition.leaderboard ? join3(competitionDir, competition.leaderboard) : void 0);
+  if (path) {
+    try {
+      const scores = readLeaderboardScores(path);
+      return { thresholds: thresholdsFromLeaderboard(scores), scores, source: "leaderboard" };
+    } catch (e) {
+      if (leaderboardPath2) throw new Error(`cannot read the leaderboard ${path}: ${e.message}`);
+    }
+  }
+  const t = competition.thresholds;
+  if (t) {
+    return {
+      thresholds: { gold: t.gold, silver: t.silver, bronze: t.bronze, median: t.median, isLowerBetter: competition.isLowerBetter },
+      scores: null,
+      source: "thresholds"
+    };
+  }
+  return {
+    thresholds: { gold: NaN, silver: NaN, bronze: NaN, median: NaN, isLowerBetter: competition.isLowerBetter },
+    scores: null,
+    source: "none"
+  };
+}
+function makeReport(competitionId, submissionPath, result, board, now) {
+  const score3 = result.valid && result.score !== null ? round5(result.score) : null;
+  const t = board.thresholds;
+  const flags = rankScore(score3, t);
+  return {
+    competition_id: competitionId,
+    score: score3,
+    gold_threshold: t.gold,
+    silver_threshold: t.silver,
+    bronze_threshold: t.bronze,
+    median_threshold: t.median,
+    ...flags,
+    submission_exists: result.exists,
+    valid_submission: result.valid && result.exists,
+    is_lower_better: t.isLowerBetter,
+    created_at: now.toISOString(),
+    submission_path: submissionPath,
+    percentile: board.scores ? percentile(score3, board.scores, t.isLowerBetter) : null,
+    error: result.error,
+    unrounded_score: result.valid ? result.score : null,
+    thresholds_source: board.source
+  };
+}
+async function grade(opts) {
+  const { competition } = opts;
+  const now = opts.now ?? /* @__PURE__ */ new Date();
+  let board;
+  try {
+    board = boardFor(competition, opts.competitionDir, opts.leaderboardPath);
+  } catch (e) {
+    board = {
+      thresholds: { gold: NaN, silver: NaN, bronze: NaN, median: NaN, isLowerBetter: competition.isLowerBetter },
+      scores: null,
+      source: "none"
+    };
+    return { ...makeReport(competition.id, opts.submissionPath, { exists: true, valid: false, score: null, error: e.message }, board, now), grader_error: true };
+  }
+  const problem = submissionProblem(opts.submissionPath);
+  if (problem) {
+    return makeReport(competition.id, opts.submissionPath, { exists: false, valid: false, score: null, error: problem }, board, now);
+  }
+  let result;
+  try {
+    if (competition.grading === "external") {
+      if (!opts.external) throw new Error(`${competition.id} is graded externally but no external grader command is configured`);
+      result = await gradeExternal(opts.external.command, { competition: competition.id, submission: opts.submissionPath, privateDir: opts.privateDir });
+    } else {
+      const spec = loadGraderSpec(opts.competitionDir);
+      if (!spec) throw new Error(`${join3(opts.competitionDir, "grader.json")} is missing`);
+      result = scoreSubmission(spec, opts.submissionPath, join3(opts.privateDir, competition.answers));
+    }
+  } catch (e) {
+    const report = makeReport(competition.id, opts.submissionPath, { exists: true, valid: false, score: null, error: e.message }, board, now);
+    return { ...report, grader_error: true };
+  }
+  return makeReport(competition.id, opts.submissionPath, { ...result, exists: true }, board, now);
+}
+
+// src/results/schema.ts
+var RESULTS_SCHEMA_VERSION = 1;
+var score = external_exports.union([external_exports.number(), external_exports.literal("NaN"), external_exports.null()]);
+var GradeReportSchema = external_exports.object({
+  competition_id: external_exports.string(),
+  score,
+  gold_threshold: score,
+  silver_threshold: score,
+  bronze_threshold: score,
+  median_threshold: score,
+  any_medal: external_exports.boolean(),
+  gold_medal: external_exports.boolean(),
+  silver_medal: external_exports.boolean(),
+  bronze_medal: external_exports.boolean(),
+  above_median: external_exports.boolean(),
+  submission_exists: external_exports.boolean(),
+  valid_submission: external_exports.boolean(),
+  is_lower_better: external_exports.boolean(),
+  created_at: external_exports.string(),
+  submission_path: external_exports.string(),
+  percentile: external_exports.number().min(0).max(1).nullable(),
+  error: external_exports.string().nullable(),
+  /** Where the thresholds came from: the full leaderboard, precomputed figures, or nowhere. */
+  thresholds_source: external_exports.enum(["leaderboard", "thresholds", "none"]).optional(),
+  /** Grading itself failed (answers unreadable, grader misconfigured): not the agent's fault. */
+  grader_error: external_exports.boolean().optional()
+});
+var OutcomeSchema = external_exports.enum(["completed", "failed", "timed_out", "oom", "infra_error"]);
+var RunResultSchema = external_exports.object({
+  runId: external_exports.string(),
+  competitionId: external_exports.string(),
+  seed: external_exports.number().int(),
+  outcome: OutcomeSchema,
+  exitCode: external_exports.number().int().nullable(),
+  startedAt: external_exports.string(),
+  durationMs: external_exports.number().min(0),
+  /** Tries taken (infrastructure errors are retried). */
+  attempts: external_exports.number().int().min(1),
+  /** The run's folder (logs/, code/, submission/, run.log), relative to the results file. */
+  runDir: external_exports.string(),
+  error: external_exports.string().nullable(),
+  /** null when the run never produced something gradeable (infra_error). */
+  grade: GradeReportSchema.nullable(),
+  usage: external_exports.object({ tokens: external_exports.number().optional(), dollars: external_exports.number().optional() }).nullable().default(null),
+  gpus: external_exports.array(external_exports.string()).default([]),
+  details: external_exports.record(external_exports.string(), external_exports.string()).default({})
+});
+var SuiteResultsSchema = external_exports.object({
+  schemaVersion: external_exports.literal(RESULTS_SCHEMA_VERSION),
+  medalistVersion: external_exports.string(),
+  /** "base" or "head" in a comparison; free text otherwise. */
+  label: external_exports.string(),
+  suite: external_exports.object({
+    name: external_exports.string(),
+    /** Hash of what makes two runs comparable (competitions, seeds, limits, grading). */
+    hash: external_exports.string(),
+    competitions: external_exports.array(external_exports.string()),
+    seeds: external_exports.number().int()
+  }),
+  agent: external_exports.object({
+    description: external_exports.string(),
+    image: external_exports.string().nullable().default(null),
+    imageDigest: external_exports.string().nullable().default(null)
+  }),
+  git: external_exports.object({ sha: external_exports.string().nullable(), ref: external_exports.string().nullable() }).default({ sha: null, ref: null }),
+  environment: external_exports.object({
+    executor: external_exports.string(),
+    timeLimitSecs: external_exports.number(),
+    gpuModel: external_exports.string().nullable().default(null),
+    node: external_exports.string(),
+    platform: external_exports.string()
+  }),
+  startedAt: external_exports.string(),
+  finishedAt: external_exports.string(),
+  runs: external_exports.array(RunResultSchema)
+});
+
+// src/suite/prepare.ts
+import { existsSync as existsSync4 } from "node:fs";
+import { join as join5 } from "node:path";
+
+// src/prepare/toy.ts
+import { mkdirSync as mkdirSync2, writeFileSync, readFileSync as readFileSync5, existsSync as existsSync3, renameSync, rmSync } from "node:fs";
+import { join as join4 } from "node:path";
+import { createHash as createHash2 } from "node:crypto";
+
+// src/prepare/random.ts
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = a + 1831565813 >>> 0;
+    let t = a;
+    t = Math.imul(t ^ t >>> 15, t | 1);
+    t ^= t + Math.imul(t ^ t >>> 7, t | 61);
+    return ((t ^ t >>> 14) >>> 0) / 4294967296;
+  };
+}
+function normal(u) {
+  return () => {
+    const a = Math.max(u(), 1e-12);
+    return Math.sqrt(-2 * Math.log(a)) * Math.cos(2 * Math.PI * u());
+  };
+}
+
+// src/prepare/toy.ts
+var ToyLeaderboardSchema = external_exports.strictObject({
+  teams: external_exports.number().int().min(1),
+  best: external_exports.number(),
+  median: external_exports.number(),
+  worst: external_exports.number(),
+  seed: external_exports.number().int()
+});
+var Split = {
+  seed: external_exports.number().int(),
+  trainRows: external_exports.number().int().positive(),
+  testRows: external_exports.number().int().positive(),
+  leaderboard: ToyLeaderboardSchema
+};
+var ToySchema = external_exports.discriminatedUnion("task", [
+  external_exports.strictObject({ task: external_exports.literal("regression"), ...Split, features: external_exports.number().int().min(3), noise: external_exports.number().positive(), target: external_exports.string() }),
+  external_exports.strictObject({ task: external_exports.literal("binary"), ...Split, features: external_exports.number().int().min(3), target: external_exports.string() }),
+  external_exports.strictObject({
+    task: external_exports.literal("multiclass"),
+    ...Split,
+    features: external_exports.number().int().min(2),
+    classes: external_exports.array(external_exports.string()).min(2),
+    spread: external_exports.number().positive(),
+    target: external_exports.string()
+  })
+]);
+function toyParams(c) {
+  const parsed = ToySchema.safeParse(c.toy);
+  if (!parsed.success) throw new UserError(`competitions/${c.id}: toy parameters invalid: ${parsed.error.issues[0].message}`);
+  return parsed.data;
+}
+function csv(t) {
+  return [t.header.join(","), ...t.rows.map((r) => r.join(","))].join("\n") + "\n";
+}
+var fmt = (x) => Number(x.toFixed(6));
+function generateToy(c) {
+  const p = toyParams(c);
+  const u = rng(p.seed);
+  const n = normal(u);
+  const total = p.trainRows + p.testRows;
+  const featureNames = Array.from({ length: p.features }, (_, j) => `f${j}`);
+  const X = Array.from({ length: total }, () => featureNames.map(() => n()));
+  const ids = Array.from({ length: total }, (_, i) => 1e4 + i);
+  let labels;
+  let answers;
+  let sample;
+  const testIdx = Array.from({ length: p.testRows }, (_, i) => p.trainRows + i);
+  if (p.task === "regression") {
+    const w = featureNames.map(() => -5 + 10 * u());
+    labels = X.map((x) => fmt(20 + x.reduce((s, v, j) => s + w[j] * v, 0) + 3 * x[0] * x[1] + 4 * Math.sin(2 * x[2]) + p.noise * n()));
+    answers = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], labels[i]]) };
+    sample = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], 0]) };
+  } else if (p.task === "binary") {
+    const w = featureNames.map(() => -1.5 + 3 * u());
+    labels = X.map((x) => {
+      const logit = x.reduce((s, v, j) => s + w[j] * v, 0) + 1.5 * x[0] * x[1] - 0.5;
+      return u() < 1 / (1 + Math.exp(-logit)) ? 1 : 0;
+    });
+    answers = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], labels[i]]) };
+    sample = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], 0.5]) };
+  } else {
+    const centers = p.classes.map(() => featureNames.map(() => p.spread * n()));
+    const cls = X.map(() => Math.floor(u() * p.classes.length));
+    X.forEach((x, i) => x.forEach((_, j) => x[j] += centers[cls[i]][j]));
+    labels = cls.map((k) => p.classes[k]);
+    answers = {
+      header: ["id", ...p.classes],
+      rows: testIdx.map((i) => [ids[i], ...p.classes.map((_, k) => k === cls[i] ? 1 : 0)])
+    };
+    const uniform = 1 / p.classes.length;
+    sample = { header: ["id", ...p.classes], rows: testIdx.map((i) => [ids[i], ...p.classes.map(() => uniform)]) };
+  }
+  const train = {
+    header: ["id", ...featureNames, p.target],
+    rows: Array.from({ length: p.trainRows }, (_, i) => [ids[i], ...X[i].map(fmt), labels[i]])
+  };
+  const test = { header: ["id", ...featureNames], rows: testIdx.map((i) => [ids[i], ...X[i].map(fmt)]) };
+  return {
+    public: {
+      "description.md": describe3(c, p),
+      "train.csv": csv(train),
+      "test.csv": csv(test),
+      [c.sampleSubmission]: csv(sample)
+    },
+    private: { [c.answers]: csv(answers) }
+  };
+}
+function describe3(c, p) {
+  const task = p.task === "regression" ? `Predict the numeric column \`${p.target}\` for every row of test.csv. Submissions are scored by ${c.metric} (lower is better).` : p.task === "binary" ? `Predict the probability that \`${p.target}\` is 1 for every row of test.csv. Submissions are scored by ${c.metric} (higher is better).` : `Predict a probability for each class (${p.classes.join(", ")}) of \`${p.target}\` for every row of test.csv; each row's probabilities sum to 1. Submissions are scored by ${c.metric} (lower is better).`;
+  return [
+    `# ${c.name}`,
+    "",
+    "A small synthetic competition bundled with Medalist (generated, deterministic, no download).",
+    "",
+    "## Task",
+    task,
+    "",
+    "## Files",
+    `- train.csv: ${p.trainRows} rows with features f0..f${p.features - 1} and the target \`${p.target}\``,
+    `- test.csv: ${p.testRows} rows, features only`,
+    `- ${c.sampleSubmission}: the expected submission format`,
+    "",
+    "## Submission",
+    `Write \`submission.csv\` with the same columns and ids as ${c.sampleSubmission}.`,
+    ""
+  ].join("\n");
+}
+function fingerprint(c) {
+  return createHash2("sha256").update(JSON.stringify({ toy: { ...c.toy ?? {}, leaderboard: void 0 }, answers: c.answers, sample: c.sampleSubmission })).digest("hex");
+}
+function prepareToy(c, dataDir) {
+  const dir = join4(dataDir, c.id, "prepared");
+  const stamp = join4(dataDir, c.id, ".medalist-toy");
+  const fp = fingerprint(c);
+  if (existsSync3(stamp) && readFileSync5(stamp, "utf8") === fp && existsSync3(dir)) return { prepared: false, dir };
+  const files = generateToy(c);
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  for (const side of ["public", "private"]) {
+    for (const [name2, text] of Object.entries(files[side])) {
+      const file2 = join4(tmp, side, name2);
+      mkdirSync2(join4(file2, ".."), { recursive: true });
+      writeFileSync(file2, text);
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(tmp, dir);
+  writeFileSync(stamp, fp);
+  return { prepared: true, dir };
+}
+
+// src/suite/prepare.ts
+function preparedPaths(dataDir, id) {
+  return { publicDir: join5(dataDir, id, "prepared", "public"), privateDir: join5(dataDir, id, "prepared", "private") };
+}
+function ensurePrepared(entry, dataDir) {
+  const c = entry.competition;
+  if (c.source === "toy") prepareToy(c, dataDir);
+  const paths = preparedPaths(dataDir, c.id);
+  const sample = join5(paths.publicDir, c.sampleSubmission);
+  const answers = join5(paths.privateDir, c.answers);
+  for (const [what, file2] of [["sample submission", sample], ["answers", answers]]) {
+    if (!existsSync4(file2)) {
+      throw new UserError(
+        `${c.id}: ${what} not found at ${file2}. Prepare the data first: medalist prepare --competition ${c.id} --data-dir ${dataDir}`
+      );
+    }
+  }
+  return paths;
+}
+
+// src/suite/store.ts
+import { mkdirSync as mkdirSync3, readFileSync as readFileSync6, renameSync as renameSync2, writeFileSync as writeFileSync2, existsSync as existsSync5 } from "node:fs";
+import { dirname as dirname3 } from "node:path";
+function toJson(value) {
+  return JSON.stringify(value, (_k, v) => typeof v === "number" && Number.isNaN(v) ? "NaN" : v, 2) + "\n";
+}
+function writeAtomic(path, text) {
+  mkdirSync3(dirname3(path), { recursive: true });
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync2(tmp, text);
+  renameSync2(tmp, path);
+}
+function writeResults(path, results) {
+  writeAtomic(path, toJson(SuiteResultsSchema.parse(results)));
+}
+function readResults(path) {
+  let raw;
+  try {
+    raw = JSON.parse(readFileSync6(path, "utf8"));
+  } catch (e) {
+    const code = e.code;
+    throw new UserError(code === "ENOENT" ? `results file not found: ${path}` : `${path}: not a results JSON file (${e.message})`);
+  }
+  const parsed = SuiteResultsSchema.safeParse(raw);
+  if (!parsed.success) throw new UserError(formatZodError(parsed.error, path));
+  return parsed.data;
+}
+function readStoredRun(path) {
+  if (!existsSync5(path)) return null;
+  try {
+    const raw = JSON.parse(readFileSync6(path, "utf8"));
+    const result = RunResultSchema.parse(raw.result);
+    return { suiteHash: String(raw.suiteHash), agent: String(raw.agent), result };
+  } catch {
+    return null;
+  }
+}
+
+// src/suite/run.ts
+function describeAgent(agent) {
+  if (agent.image) return `image ${agent.image}`;
+  if (agent.build) return `build ${agent.build.context}/${agent.build.dockerfile}`;
+  return Array.isArray(agent.command) ? agent.command.join(" ") : agent.command ?? "(none)";
+}
+function gradeJson(r) {
+  const n = (v) => v !== null && Number.isNaN(v) ? "NaN" : v;
+  return {
+    ...r,
+    score: n(r.score),
+    gold_threshold: n(r.gold_threshold),
+    silver_threshold: n(r.silver_threshold),
+    bronze_threshold: n(r.bronze_threshold),
+    median_threshold: n(r.median_threshold)
+  };
+}
+function makeExecutor(opts, agent) {
+  if (opts.executor) return opts.executor;
+  if (opts.config.executor === "local") {
+    if (agent.command === void 0) throw new UserError("agent.command: the local executor needs a command");
+    return new LocalExecutor({ command: agent.command, cwd: resolve3(opts.baseDir, agent.cwd ?? "."), graceSecs: opts.config.docker.stopGraceSecs });
+  }
+  throw new UserError(`executor "${opts.config.executor}" needs to be created by the caller`);
+}
+function agentEnv(agent, env = process.env) {
+  const out = { ...agent.env };
+  for (const name2 of agent.secrets) {
+    const v = env[name2];
+    if (v === void 0) throw new UserError(`agent.secrets: ${name2} is not set in the runner's environment`);
+    out[name2] = v;
+  }
+  return out;
+}
+async function runSuite(opts) {
+  const { config: config2 } = opts;
+  const log = opts.log ?? (() => {
+  });
+  const agent = opts.agent ?? config2.agent;
+  const registry2 = opts.registry ?? loadRegistry(config2.registryDir ? resolve3(opts.baseDir, config2.registryDir) : defaultRegistryDir());
+  const thePlan = plan(config2, registry2);
+  const dataDir = resolve3(opts.baseDir, config2.dataDir);
+  const outDir = resolve3(opts.outDir);
+  const executor = makeExecutor(opts, agent);
+  const env = agentEnv(agent);
+  const agentText = describeAgent(agent);
+  const startedAt = (/* @__PURE__ */ new Date()).toISOString();
+  const prepared = /* @__PURE__ */ new Map();
+  for (const id of thePlan.competitions) prepared.set(id, ensurePrepared(registry2.get(id), dataDir));
+  log(`[${opts.label}] ${thePlan.runs.length} runs: ${thePlan.competitions.length} competitions \xD7 ${thePlan.seeds} seeds, agent: ${agentText}`);
+  const results = /* @__PURE__ */ new Map();
+  let done = 0;
+  const total = thePlan.runs.length;
+  const one = async (run, gpus) => {
+    const runDir = join6(outDir, "runs", run.runId);
+    const storePath = join6(runDir, "run.json");
+    const stored = readStoredRun(storePath);
+    if (stored && stored.suiteHash === thePlan.suiteHash && stored.agent === agentText) {
+      results.set(run.runId, stored.result);
+      log(`[${opts.label}] ${++done}/${total} ${run.runId}: kept from an earlier run (${stored.result.outcome})`);
+      return;
+    }
+    rmSync2(runDir, { recursive: true, force: true });
+    mkdirSync4(runDir, { recursive: true });
+    const entry = registry2.get(run.competitionId);
+    const paths = prepared.get(run.competitionId);
+    writeFileSync3(runPaths(runDir).instructionsFile, instructions(entry.competition, config2.limits.time));
+    const t0 = /* @__PURE__ */ new Date();
+    log(`[${opts.label}] ${done + 1}/${total} ${run.runId}: started`);
+    let exec;
+    let attempts = 0;
+    for (; ; ) {
+      attempts++;
+      exec = await executor.execute(
+        {
+          runId: run.runId,
+          suiteId: thePlan.suiteHash,
+          competitionId: run.competitionId,
+          seed: run.seed,
+          publicDir: paths.publicDir,
+          runDir,
+          timeLimitSecs: config2.limits.time,
+          env,
+          gpus
+        },
+        opts.signal
+      );
+      if (exec.outcome !== "infra_error" || attempts > config2.docker.retries || opts.signal?.aborted) break;
+      log(`[${opts.label}] ${run.runId}: infrastructure error (${exec.error}); retrying (${attempts}/${config2.docker.retries})`);
+    }
+    const report = exec.outcome === "infra_error" ? null : await grade({
+      competition: entry.competition,
+      competitionDir: entry.dir,
+      privateDir: paths.privateDir,
+      submissionPath: runPaths(runDir).submissionFile
+    });
+    const result = {
+      runId: run.runId,
+      competitionId: run.competitionId,
+      seed: run.seed,
+      outcome: exec.outcome,
+      exitCode: exec.exitCode,
+      startedAt: t0.toISOString(),
+      durationMs: exec.durationMs,
+      attempts,
+      runDir: relative(outDir, runDir),
+      error: exec.error ?? null,
+      grade: report ? gradeJson(report) : null,
+      usage: null,
+      gpus,
+      details: exec.details ?? {}
+    };
+    writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, result }));
+    results.set(run.runId, result);
+    const medal = report ? report.gold_medal ? "gold" : report.silver_medal ? "silver" : report.bronze_medal ? "bronze" : "no medal" : "not graded";
+    const score3 = report?.valid_submission ? `score ${report.score}` : report ? `invalid: ${report.error}` : exec.error;
+    log(`[${opts.label}] ${++done}/${total} ${run.runId}: ${exec.outcome} in ${(exec.durationMs / 1e3).toFixed(1)}s, ${score3}, ${medal}`);
+  };
+  const parallel = config2.executor === "local" ? config2.concurrency : Math.max(1, config2.concurrency);
+  await schedule(
+    thePlan.runs.map((r) => ({ ...r, id: r.runId })),
+    { gpuIds: config2.limits.gpus > 0 ? config2.docker.gpuIds ?? [] : [], maxParallel: parallel },
+    one,
+    opts.signal
+  );
+  const suite = {
+    schemaVersion: RESULTS_SCHEMA_VERSION,
+    medalistVersion: VERSION,
+    label: opts.label,
+    suite: { name: config2.name, hash: thePlan.suiteHash, competitions: thePlan.competitions, seeds: thePlan.seeds },
+    agent: { description: agentText, image: agent.image ?? null, imageDigest: null },
+    git: opts.git ?? { sha: null, ref: null },
+    environment: {
+      executor: executor.name,
+      timeLimitSecs: config2.limits.time,
+      gpuModel: opts.gpuModel ?? null,
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`
+    },
+    startedAt,
+    finishedAt: (/* @__PURE__ */ new Date()).toISOString(),
+    runs: thePlan.runs.map((r) => results.get(r.runId)).filter((r) => r !== void 0)
+  };
+  writeResults(join6(outDir, "results.json"), suite);
+  return suite;
+}
+
+// src/grade/types.ts
+function medalOf(r) {
+  if (r.gold_medal) return "gold";
+  if (r.silver_medal) return "silver";
+  if (r.bronze_medal) return "bronze";
+  return "none";
+}
+
+// src/compare/distributions.ts
+function makeRng(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = state + 2654435769 >>> 0;
+    let z2 = state;
+    z2 = Math.imul(z2 ^ z2 >>> 16, 2246822507) >>> 0;
+    z2 = Math.imul(z2 ^ z2 >>> 13, 3266489909) >>> 0;
+    z2 = (z2 ^ z2 >>> 16) >>> 0;
+    return z2 / 4294967296;
+  };
+}
+function normalCdf(x) {
+  if (x < -8) return 0;
+  if (x > 8) return 1;
+  let term = x;
+  let sum2 = x;
+  for (let i = 1; i < 200 && Math.abs(term) > 1e-16 * Math.abs(sum2); i++) {
+    term *= x * x / (2 * i + 1);
+    sum2 += term;
+  }
+  return 0.5 + sum2 * Math.exp(-0.5 * x * x - 0.5 * Math.log(2 * Math.PI));
+}
+function studentTCdf(t, df) {
+  if (!Number.isInteger(df) || df < 1) throw new Error(`studentTCdf: df must be a positive integer, got ${df}`);
+  if (df > 400) return normalCdf(t);
+  const theta = Math.atan(Math.abs(t) / Math.sqrt(df));
+  const s = Math.sin(theta);
+  const c2 = Math.cos(theta) ** 2;
+  let inside;
+  if (df % 2 === 1) {
+    let sum2 = 0;
+    let term = Math.cos(theta);
+    for (let k = 3; k <= df; k += 2) {
+      sum2 += term;
+      term *= c2 * (k - 1) / k;
+    }
+    inside = 2 / Math.PI * (theta + s * sum2);
+  } else {
+    let sum2 = 0;
+    let term = 1;
+    for (let k = 2; k <= df; k += 2) {
+      sum2 += term;
+      term *= c2 * (k - 1) / k;
+    }
+    inside = s * sum2;
+  }
+  return t >= 0 ? 0.5 + inside / 2 : 0.5 - inside / 2;
+}
+function invert(cdf, p) {
+  if (!(p > 0 && p < 1)) throw new Error(`quantile: p must be in (0, 1), got ${p}`);
+  let lo = -1e3;
+  let hi = 1e3;
+  for (let i = 0; i < 200 && hi - lo > 1e-10; i++) {
+    const mid = (lo + hi) / 2;
+    if (cdf(mid) < p) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+function normalQuantile(p) {
+  return invert(normalCdf, p);
+}
+function studentTQuantile(p, df) {
+  return invert((x) => studentTCdf(x, df), p);
+}
+var logFactorials = [0];
+function logFactorial(n) {
+  for (let i = logFactorials.length; i <= n; i++) logFactorials.push(logFactorials[i - 1] + Math.log(i));
+  return logFactorials[n];
+}
+function logChoose(n, k) {
+  return logFactorial(n) - logFactorial(k) - logFactorial(n - k);
+}
+function hypergeometric(total, successes, draws) {
+  const min = Math.max(0, draws - (total - successes));
+  const max = Math.min(draws, successes);
+  const denom = logChoose(total, draws);
+  const pmf = [];
+  for (let k = min; k <= max; k++) {
+    pmf.push(Math.exp(logChoose(successes, k) + logChoose(total - successes, draws - k) - denom));
+  }
+  return { min, pmf };
+}
+function convolve(laws) {
+  let acc = { min: 0, pmf: [1] };
+  for (const law of laws) {
+    const out = new Array(acc.pmf.length + law.pmf.length - 1).fill(0);
+    for (let i = 0; i < acc.pmf.length; i++) {
+      const a = acc.pmf[i];
+      if (a === 0) continue;
+      for (let j = 0; j < law.pmf.length; j++) out[i + j] += a * law.pmf[j];
+    }
+    acc = { min: acc.min + law.min, pmf: out };
+  }
+  return acc;
+}
+
+// src/compare/stats.ts
+var mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+var sum = (xs) => xs.reduce((a, b) => a + b, 0);
+var clamp = (x, lo, hi) => Math.min(hi, Math.max(lo, x));
+var isBinary = (xs) => xs.every((x) => x === 0 || x === 1);
+function usable(samples) {
+  return samples.filter((s) => s.base.length > 0 && s.head.length > 0);
+}
+function pairedDelta(samples) {
+  return mean(samples.map((s) => mean(s.head) - mean(s.base)));
+}
+function clusterInterval(samples, alpha) {
+  const m = samples.length;
+  if (m < 2) return null;
+  const d = samples.map((s) => mean(s.head) - mean(s.base));
+  const dbar = mean(d);
+  const sd = Math.sqrt(d.reduce((a, x) => a + (x - dbar) ** 2, 0) / (m - 1));
+  const half = studentTQuantile(1 - alpha / 2, m - 1) * (sd / Math.sqrt(m));
+  return { lower: clamp(dbar - half, -1, 1), upper: clamp(dbar + half, -1, 1), level: 1 - alpha };
+}
+function exactPermutationPValue(samples) {
+  const laws = samples.map((s) => hypergeometric(s.base.length + s.head.length, sum(s.base) + sum(s.head), s.head.length));
+  const law = convolve(laws);
+  const observed = samples.reduce((a, s) => a + sum(s.head), 0);
+  let p = 0;
+  for (let i = 0; i <= observed - law.min && i < law.pmf.length; i++) p += law.pmf[i];
+  return clamp(p, 0, 1);
+}
+function monteCarloPermutationPValue(samples, draws, seed) {
+  const rng2 = makeRng(seed);
+  const pooled = samples.map((s) => [...s.base, ...s.head]);
+  const observed = samples.reduce((a, s) => a + sum(s.head), 0);
+  const eps = 1e-9 * Math.max(1, Math.abs(observed));
+  let hits = 0;
+  for (let r = 0; r < draws; r++) {
+    let total = 0;
+    for (let i = 0; i < samples.length; i++) {
+      const v = pooled[i];
+      const k = samples[i].head.length;
+      for (let j = 0; j < k; j++) {
+        const pick2 = j + Math.floor(rng2() * (v.length - j));
+        const t = v[j];
+        v[j] = v[pick2];
+        v[pick2] = t;
+        total += v[j];
+      }
+    }
+    if (total <= observed + eps) hits++;
+  }
+  return (1 + hits) / (1 + draws);
+}
+function decide(delta, interval2, pValue, alpha, tolerance, unit) {
+  const pts = (x) => `${(Math.abs(x) * 100).toFixed(1)} points`;
+  if (pValue <= alpha && delta < -tolerance) {
+    return {
+      verdict: "regressed",
+      reason: `${unit} dropped by ${pts(delta)}, more than the ${pts(tolerance)} tolerance, and the drop is significant (p = ${formatP(pValue)} \u2264 \u03B1 = ${alpha}).`
+    };
+  }
+  if (interval2 && interval2.lower > -tolerance) {
+    return {
+      verdict: "no-regression",
+      reason: `the ${Math.round(interval2.level * 100)}% interval rules out a drop larger than the ${pts(tolerance)} tolerance (lower bound ${signedPts(interval2.lower)}).`
+    };
+  }
+  if (pValue <= alpha) {
+    return {
+      verdict: "inconclusive",
+      reason: `${unit} dropped significantly (p = ${formatP(pValue)}) but by ${pts(delta)}, within the ${pts(tolerance)} tolerance; the interval does not exclude a larger drop.`
+    };
+  }
+  return {
+    verdict: "inconclusive",
+    reason: interval2 ? `the drop is not significant (p = ${formatP(pValue)}), but the ${Math.round(interval2.level * 100)}% interval (${signedPts(interval2.lower)} to ${signedPts(interval2.upper)}) still allows a drop larger than the ${pts(tolerance)} tolerance: more seeds or competitions would settle it.` : `too few competitions to bound the difference (p = ${formatP(pValue)}).`
+  };
+}
+function formatP(p) {
+  return p < 1e-3 ? "<0.001" : p.toFixed(3);
+}
+function signedPts(x) {
+  const v = x * 100;
+  return `${v >= 0 ? "+" : "\u2212"}${Math.abs(v).toFixed(1)} pts`;
+}
+function designRates(samples) {
+  return samples.map((s) => (sum(s.base) + 0.5) / (s.base.length + 1));
+}
+function simulatedPower(samples, rates, drop, alpha, simulations, seed) {
+  const avg = mean(rates);
+  if (drop > avg + 1e-12) return null;
+  const keep = avg > 0 ? 1 - drop / avg : 1;
+  const rng2 = makeRng(seed);
+  let rejections = 0;
+  for (let r = 0; r < simulations; r++) {
+    const sim = samples.map((s, i) => ({
+      competitionId: s.competitionId,
+      base: s.base.map(() => rng2() < rates[i] ? 1 : 0),
+      head: s.head.map(() => rng2() < rates[i] * keep ? 1 : 0)
+    }));
+    if (exactPermutationPValue(sim) <= alpha) rejections++;
+  }
+  return rejections / simulations;
+}
+function simulatedMde(samples, rates, alpha, target, simulations, seed) {
+  const maxDrop = mean(rates);
+  const atMax = simulatedPower(samples, rates, maxDrop, alpha, simulations, seed);
+  if (atMax === null || atMax < target) return null;
+  let lo = 0;
+  let hi = maxDrop;
+  while (hi - lo > 25e-4) {
+    const mid = (lo + hi) / 2;
+    if ((simulatedPower(samples, rates, mid, alpha, simulations, seed) ?? 0) >= target) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+function shiftPowerModel(samples, alpha) {
+  let variance = 0;
+  let slope = 0;
+  for (const s of samples) {
+    const v = [...s.base, ...s.head];
+    const n = v.length;
+    const nh = s.head.length;
+    const nb = s.base.length;
+    const vbar = mean(v);
+    const ss = v.reduce((a, x) => a + (x - vbar) ** 2, 0);
+    if (n > 1) variance += nh * nb / (n * (n - 1)) * ss;
+    slope += nh * nb / n;
+  }
+  const sd = Math.sqrt(variance);
+  const zAlpha = normalQuantile(1 - alpha);
+  return {
+    power: (drop) => sd > 0 ? normalCdf(drop * slope / sd - zAlpha) : drop > 0 ? 1 : alpha,
+    mde: (target) => sd > 0 ? (zAlpha + normalQuantile(target)) * sd / slope : 0
+  };
+}
+function emptyMetric(metric, o) {
+  return {
+    metric,
+    competitions: 0,
+    baseRuns: 0,
+    headRuns: 0,
+    base: NaN,
+    head: NaN,
+    delta: NaN,
+    interval: null,
+    pValue: 1,
+    pValueMethod: "exact",
+    mde: null,
+    power: o.drops.map((drop) => ({ drop, power: null })),
+    powerMethod: "simulation",
+    verdict: "inconclusive",
+    reason: "no competition has comparable runs on both sides."
+  };
+}
+function analyzeMetric(metric, input2, options) {
+  const o = resolve4(options);
+  const samples = usable(input2);
+  if (samples.length === 0) return emptyMetric(metric, o);
+  const binary = samples.every((s) => isBinary(s.base) && isBinary(s.head));
+  const delta = pairedDelta(samples);
+  const interval2 = clusterInterval(samples, o.alpha);
+  const pValue = binary ? exactPermutationPValue(samples) : monteCarloPermutationPValue(samples, o.permutations, o.seed);
+  let power;
+  let mde;
+  let powerMethod;
+  if (binary) {
+    const rates = designRates(samples);
+    power = o.drops.map((drop, i) => ({
+      drop,
+      power: simulatedPower(samples, rates, drop, o.alpha, o.simulations, o.seed + 1 + i)
+    }));
+    mde = simulatedMde(samples, rates, o.alpha, o.power, Math.max(200, Math.round(o.simulations / 2)), o.seed);
+    powerMethod = "simulation";
+  } else {
+    const model = shiftPowerModel(samples, o.alpha);
+    power = o.drops.map((drop) => ({ drop, power: model.power(drop) }));
+    const m = model.mde(o.power);
+    mde = m <= 1 ? m : null;
+    powerMethod = "normal-approximation";
+  }
+  const unit = metric === "medal" ? "the medal rate" : "the mean percentile";
+  const { verdict, reason } = decide(delta, interval2, pValue, o.alpha, o.tolerance, unit);
+  return {
+    metric,
+    competitions: samples.length,
+    baseRuns: samples.reduce((a, s) => a + s.base.length, 0),
+    headRuns: samples.reduce((a, s) => a + s.head.length, 0),
+    base: mean(samples.map((s) => mean(s.base))),
+    head: mean(samples.map((s) => mean(s.head))),
+    delta,
+    interval: interval2,
+    pValue,
+    pValueMethod: binary ? "exact" : "monte-carlo",
+    mde,
+    power,
+    powerMethod,
+    verdict,
+    reason
+  };
+}
+function resolve4(o) {
+  if (!(o.alpha > 0 && o.alpha < 1)) throw new Error(`alpha must be in (0, 1), got ${o.alpha}`);
+  if (!(o.tolerance >= 0 && o.tolerance <= 1)) throw new Error(`tolerance must be in [0, 1], got ${o.tolerance}`);
+  return {
+    alpha: o.alpha,
+    tolerance: o.tolerance,
+    seed: o.seed ?? 1,
+    power: o.power ?? 0.8,
+    drops: o.drops ?? [0.05, 0.1, 0.2],
+    simulations: o.simulations ?? 1e3,
+    permutations: o.permutations ?? 9999
+  };
+}
+function analyze(data, options) {
+  const o = resolve4(options);
+  return {
+    alpha: o.alpha,
+    tolerance: o.tolerance,
+    seed: o.seed,
+    targetPower: o.power,
+    medal: analyzeMetric("medal", data.medals, options),
+    percentile: data.percentiles && usable(data.percentiles).length > 0 ? analyzeMetric("percentile", data.percentiles, options) : null
+  };
+}
+
+// src/compare/compare.ts
+var num = (v) => v === "NaN" ? NaN : v;
+var mean2 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+function cellOf(r) {
+  const g = r.grade;
+  return {
+    seed: r.seed,
+    outcome: r.outcome,
+    medal: g ? medalOf(g) : "none",
+    score: g && g.valid_submission ? num(g.score) : null,
+    valid: g?.valid_submission ?? false,
+    percentile: g?.percentile ?? null,
+    error: g?.error ?? r.error,
+    runDir: r.runDir
+  };
+}
+var comparable = (r) => r.outcome !== "infra_error" && r.grade?.grader_error !== true;
+function summarize(s) {
+  const ok = s.runs.filter(comparable);
+  const grades = ok.map((r) => r.grade).filter((g) => g !== null);
+  const rate = (n) => ok.length ? n / ok.length : null;
+  const pct2 = grades.map((g) => g.percentile ?? 0);
+  const dollars = s.runs.map((r) => r.usage?.dollars).filter((d) => typeof d === "number");
+  return {
+    label: s.label,
+    agent: s.agent.description,
+    runs: s.runs.length,
+    comparable: ok.length,
+    medals: grades.filter((g) => g.any_medal).length,
+    gold: grades.filter((g) => g.gold_medal).length,
+    silver: grades.filter((g) => g.silver_medal).length,
+    bronze: grades.filter((g) => g.bronze_medal).length,
+    medalRate: rate(grades.filter((g) => g.any_medal).length),
+    validRate: rate(grades.filter((g) => g.valid_submission).length),
+    aboveMedianRate: rate(grades.filter((g) => g.above_median).length),
+    meanPercentile: ok.length ? pct2.reduce((a, b) => a + b, 0) / ok.length : null,
+    infraErrors: s.runs.length - ok.length,
+    durationMs: s.runs.reduce((a, r) => a + r.durationMs, 0),
+    dollars: dollars.length ? dollars.reduce((a, b) => a + b, 0) : null
+  };
+}
+function compareRuns(base, head, gate, baselineSource = "file") {
+  const ids = [.../* @__PURE__ */ new Set([...head.suite.competitions, ...base.suite.competitions])].sort();
+  const medals2 = [];
+  const percentiles = [];
+  const rows = ids.map((id) => {
+    const b = base.runs.filter((r) => r.competitionId === id).sort((x, y) => x.seed - y.seed);
+    const h = head.runs.filter((r) => r.competitionId === id).sort((x, y) => x.seed - y.seed);
+    const bOk = b.filter(comparable);
+    const hOk = h.filter(comparable);
+    const medalValues = (rs) => rs.map((r) => r.grade?.any_medal ? 1 : 0);
+    const pctValues = (rs) => rs.map((r) => r.grade?.percentile ?? 0);
+    const isComparable = bOk.length > 0 && hOk.length > 0;
+    if (isComparable) {
+      medals2.push({ competitionId: id, base: medalValues(bOk), head: medalValues(hOk) });
+      percentiles.push({ competitionId: id, base: pctValues(bOk), head: pctValues(hOk) });
+    }
+    const scores = (rs) => rs.map(cellOf).map((c) => c.score).filter((x) => x !== null && !Number.isNaN(x));
+    const bs = mean2(scores(bOk));
+    const hs = mean2(scores(hOk));
+    const first = h[0]?.grade ?? b[0]?.grade;
+    return {
+      competitionId: id,
+      isLowerBetter: first ? first.is_lower_better : null,
+      base: b.map(cellOf),
+      head: h.map(cellOf),
+      baseMedalRate: mean2(medalValues(bOk)),
+      headMedalRate: mean2(medalValues(hOk)),
+      baseMeanScore: bs,
+      headMeanScore: hs,
+      deltaScore: bs !== null && hs !== null ? hs - bs : null,
+      headMeanPercentile: mean2(pctValues(hOk)),
+      basePercentile: mean2(pctValues(bOk)),
+      comparable: isComparable
+    };
+  });
+  const analysis = medals2.length > 0 ? analyze({ medals: medals2, percentiles }, { alpha: gate.alpha, tolerance: gate.tolerance }) : null;
+  return {
+    suiteName: head.suite.name,
+    suiteHash: head.suite.hash,
+    sameSuite: base.suite.hash === head.suite.hash,
+    base: summarize(base),
+    head: summarize(head),
+    delta: analysis ? analysis.medal.delta : null,
+    competitions: rows,
+    analysis,
+    verdict: analysis ? analysis.medal.verdict : "inconclusive",
+    gate,
+    baselineSource
+  };
+}
+
+// ../../work/main/node_modules/markdown-table/index.js
+function defaultStringLength(value) {
+  return value.length;
+}
+function markdownTable(table, options) {
+  const settings = options || {};
+  const align = (settings.align || []).concat();
+  const stringLength = settings.stringLength || defaultStringLength;
+  const alignments = [];
+  const cellMatrix = [];
+  const sizeMatrix = [];
+  const longestCellByColumn = [];
+  let mostCellsPerRow = 0;
+  let rowIndex = -1;
+  while (++rowIndex < table.length) {
+    const row2 = [];
+    const sizes2 = [];
+    let columnIndex2 = -1;
+    if (table[rowIndex].length > mostCellsPerRow) {
+      mostCellsPerRow = table[rowIndex].length;
+    }
+    while (++columnIndex2 < table[rowIndex].length) {
+      const cell3 = serialize(table[rowIndex][columnIndex2]);
+      if (settings.alignDelimiters !== false) {
+        const size = stringLength(cell3);
+        sizes2[columnIndex2] = size;
+        if (longestCellByColumn[columnIndex2] === void 0 || size > longestCellByColumn[columnIndex2]) {
+          longestCellByColumn[columnIndex2] = size;
+        }
+      }
+      row2.push(cell3);
+    }
+    cellMatrix[rowIndex] = row2;
+    sizeMatrix[rowIndex] = sizes2;
+  }
+  let columnIndex = -1;
+  if (typeof align === "object" && "length" in align) {
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = toAlignment(align[columnIndex]);
+    }
+  } else {
+    const code = toAlignment(align);
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = code;
+    }
+  }
+  columnIndex = -1;
+  const row = [];
+  const sizes = [];
+  while (++columnIndex < mostCellsPerRow) {
+    const code = alignments[columnIndex];
+    let before = "";
+    let after = "";
+    if (code === 99) {
+      before = ":";
+      after = ":";
+    } else if (code === 108) {
+      before = ":";
+    } else if (code === 114) {
+      after = ":";
+    }
+    let size = settings.alignDelimiters === false ? 1 : Math.max(
+      1,
+      longestCellByColumn[columnIndex] - before.length - after.length
+    );
+    const cell3 = before + "-".repeat(size) + after;
+    if (settings.alignDelimiters !== false) {
+      size = before.length + size + after.length;
+      if (size > longestCellByColumn[columnIndex]) {
+        longestCellByColumn[columnIndex] = size;
+      }
+      sizes[columnIndex] = size;
+    }
+    row[columnIndex] = cell3;
+  }
+  cellMatrix.splice(1, 0, row);
+  sizeMatrix.splice(1, 0, sizes);
+  rowIndex = -1;
+  const lines = [];
+  while (++rowIndex < cellMatrix.length) {
+    const row2 = cellMatrix[rowIndex];
+    const sizes2 = sizeMatrix[rowIndex];
+    const cellsInRow = settings.fillRows === false ? Math.max(1, cellMatrix[rowIndex === 1 ? 0 : rowIndex].length) : mostCellsPerRow;
+    columnIndex = -1;
+    const line = [];
+    while (++columnIndex < cellsInRow) {
+      const cell3 = row2[columnIndex] || "";
+      let before = "";
+      let after = "";
+      if (settings.alignDelimiters !== false) {
+        const size = longestCellByColumn[columnIndex] - (sizes2[columnIndex] || 0);
+        const code = alignments[columnIndex];
+        if (code === 114) {
+          before = " ".repeat(size);
+        } else if (code === 99) {
+          const half = size / 2;
+          if (size % 2) {
+            before = " ".repeat(half + 0.5);
+            after = " ".repeat(half - 0.5);
+          } else {
+            before = " ".repeat(half);
+            after = before;
+          }
+        } else {
+          after = " ".repeat(size);
+        }
+      }
+      if (settings.delimiterStart !== false && !columnIndex) {
+        line.push("|");
+      }
+      if (settings.padding !== false && // Don’t add the opening space if we’re not aligning and the cell is
+      // empty: there will be a closing space.
+      !(settings.alignDelimiters === false && cell3 === "") && (settings.delimiterStart !== false || columnIndex)) {
+        line.push(" ");
+      }
+      if (settings.alignDelimiters !== false) {
+        line.push(before);
+      }
+      line.push(cell3);
+      if (settings.alignDelimiters !== false) {
+        line.push(after);
+      }
+      if (settings.padding !== false) {
+        line.push(" ");
+      }
+      if (settings.delimiterEnd !== false || columnIndex !== cellsInRow - 1) {
+        line.push("|");
+      }
+    }
+    lines.push(
+      settings.delimiterEnd === false ? line.join("").replace(/ +$/, "") : line.join("")
+    );
+  }
+  return lines.join("\n");
+}
+function serialize(value) {
+  return value === null || value === void 0 ? "" : String(value);
+}
+function toAlignment(value) {
+  const code = typeof value === "string" ? value.codePointAt(0) : 0;
+  return code === 67 || code === 99 ? 99 : code === 76 || code === 108 ? 108 : code === 82 || code === 114 ? 114 : 0;
+}
+
+// src/report/format.ts
+var MEDAL_ICON = { gold: "\u{1F947}", silver: "\u{1F948}", bronze: "\u{1F949}", none: "\xB7" };
+function pct(x, digits = 1) {
+  return x === null || Number.isNaN(x) ? "\u2014" : `${(x * 100).toFixed(digits)}%`;
+}
+function points(x, digits = 1) {
+  if (x === null || Number.isNaN(x)) return "\u2014";
+  const v = x * 100;
+  return `${v > 0 ? "+" : v < 0 ? "\u2212" : "\xB1"}${Math.abs(v).toFixed(digits)} pts`;
+}
+function score2(x) {
+  if (x === null) return "\u2014";
+  if (Number.isNaN(x)) return "NaN";
+  return Number(x.toPrecision(6)).toString();
+}
+function signed(x) {
+  if (x === null || Number.isNaN(x)) return "\u2014";
+  const s = score2(Math.abs(x));
+  return x > 0 ? `+${s}` : x < 0 ? `\u2212${s}` : "\xB10";
+}
+function duration4(ms) {
+  const s = Math.round(ms / 1e3);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m}m ${s % 60}s` : `${Math.floor(m / 60)}h ${m % 60}m`;
+}
+var OUTCOME = {
+  completed: "ok",
+  failed: "crashed",
+  timed_out: "timed out",
+  oom: "out of memory",
+  infra_error: "infra error"
+};
+function outcomeText(c) {
+  if (c.outcome === "completed" && !c.valid) return "invalid submission";
+  return OUTCOME[c.outcome];
+}
+function medals(cells) {
+  return cells.length ? cells.map((c) => c.outcome === "infra_error" ? "\u26A0" : MEDAL_ICON[c.medal]).join("") : "\u2014";
+}
+function cell2(text) {
+  return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+}
+
+// src/report/markdown.ts
+var VERDICT = {
+  regressed: "\u274C regressed",
+  "no-regression": "\u2705 no regression",
+  inconclusive: "\u2754 inconclusive"
+};
+function interval(a) {
+  if (!a.interval) return "";
+  return `${Math.round(a.interval.level * 100)}% CI ${points(a.interval.lower)} to ${points(a.interval.upper)}`;
+}
+function direction(lower) {
+  return lower === null ? "" : lower ? " \u2193" : " \u2191";
+}
+function runLink(c, links) {
+  const url2 = links?.[c.runDir];
+  return url2 ? `[s${c.seed}](${url2})` : `s${c.seed}`;
+}
+function renderReport(cmp, opts = {}) {
+  const a = cmp.analysis;
+  const out = [];
+  out.push(`## Medalist \xB7 ${cell2(cmp.suiteName)} \xB7 ${VERDICT[cmp.verdict]}`);
+  out.push("");
+  const b = cmp.base;
+  const h = cmp.head;
+  let line = `**Medal rate** ${pct(b.medalRate)} (${b.medals}/${b.comparable}) \u2192 **${pct(h.medalRate)}** (${h.medals}/${h.comparable})`;
+  if (a) {
+    line += `, \u0394 **${points(a.medal.delta)}**`;
+    const extra = [interval(a.medal), `p = ${a.medal.pValue < 1e-3 ? "<0.001" : a.medal.pValue.toFixed(3)}`].filter(Boolean);
+    line += ` (${extra.join("; ")})`;
+  }
+  out.push(line + ".");
+  if (a) {
+    out.push("");
+    out.push(
+      `${a.medal.reason.charAt(0).toUpperCase()}${a.medal.reason.slice(1)} Tolerance ${points(-cmp.gate.tolerance).replace("\u2212", "")} drop at \u03B1 = ${cmp.gate.alpha}. ` + (a.medal.mde === null ? "With this few runs no drop could be reliably detected." : `Smallest drop this run could detect (${Math.round(a.targetPower * 100)}% power): **${points(-a.medal.mde).replace("\u2212", "")}**.`)
+    );
+  }
+  if (!cmp.sameSuite) out.push("", "\u26A0\uFE0F Base and head ran different suites (competitions, seeds or limits differ): compare with care.");
+  out.push("", `Baseline: ${cmp.baselineSource}.`);
+  out.push("");
+  const header = ["Competition", "Base", "Head", "Base score", "Head score", "\u0394 score", "Head percentile", "Head runs"];
+  const rows = cmp.competitions.map((r) => [
+    cell2(`${r.competitionId}${direction(r.isLowerBetter)}`),
+    medals(r.base),
+    medals(r.head),
+    score2(r.baseMeanScore),
+    score2(r.headMeanScore),
+    signed(r.deltaScore),
+    pct(r.headMeanPercentile, 0),
+    r.head.map((c) => `${runLink(c, opts.links)} ${outcomeText(c)}`).join(", ") || "\u2014"
+  ]);
+  out.push(markdownTable([header, ...rows], { align: ["l", "c", "c", "r", "r", "r", "r", "l"] }));
+  out.push("");
+  out.push(`${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze \xB7 no medal \u26A0 not comparable (infrastructure); one mark per seed. Scores are means over valid runs.`);
+  if (a) {
+    out.push("", "<details><summary>Statistics</summary>", "");
+    const metricRows = [a.medal, a.percentile].filter((m) => m !== null).map((m) => [
+      m.metric === "medal" ? "medal rate" : "leaderboard percentile",
+      pct(m.base),
+      pct(m.head),
+      points(m.delta),
+      interval(m) || "\u2014",
+      m.pValue < 1e-3 ? "<0.001" : m.pValue.toFixed(3),
+      m.mde === null ? "\u2014" : points(-m.mde).replace("\u2212", ""),
+      m.verdict
+    ]);
+    out.push(markdownTable([["Metric", "Base", "Head", "\u0394", "Interval", "p (one-sided)", "MDE", "Verdict"], ...metricRows]));
+    out.push("");
+    out.push(`Power of this design to flag a drop (\u03B1 = ${a.alpha}, ${a.medal.powerMethod}):`);
+    out.push("");
+    out.push(
+      markdownTable([
+        ["Drop", ...a.medal.power.map((p) => points(-p.drop, 0).replace("\u2212", ""))],
+        ["Medal rate", ...a.medal.power.map((p) => p.power === null ? "n/a" : pct(p.power, 0))],
+        ...a.percentile ? [["Percentile", ...a.percentile.power.map((p) => p.power === null ? "n/a" : pct(p.power, 0))]] : []
+      ])
+    );
+    out.push("", `Paired by competition: ${a.medal.competitions} competitions, ${a.medal.baseRuns} base and ${a.medal.headRuns} head runs; p-value ${a.medal.pValueMethod} permutation test within competitions.`);
+    out.push("", "</details>");
+  }
+  out.push("", "<details><summary>Cost and time</summary>", "");
+  out.push(
+    markdownTable([
+      ["", "Base", "Head"],
+      ["Agent", cell2(b.agent), cell2(h.agent)],
+      ["Runs (comparable)", `${b.runs} (${b.comparable})`, `${h.runs} (${h.comparable})`],
+      ["Valid submissions", pct(b.validRate, 0), pct(h.validRate, 0)],
+      ["Above median", pct(b.aboveMedianRate, 0), pct(h.aboveMedianRate, 0)],
+      ["Agent time", duration4(b.durationMs), duration4(h.durationMs)],
+      ["Cost", b.dollars === null ? "\u2014" : `$${b.dollars.toFixed(2)}`, h.dollars === null ? "\u2014" : `$${h.dollars.toFixed(2)}`]
+    ])
+  );
+  out.push("", "</details>");
+  const env = { ...opts.environment, "suite hash": cmp.suiteHash, medalist: VERSION };
+  const facts = Object.entries(env).filter(([, v]) => v !== null && v !== void 0 && v !== "").map(([k, v]) => `${k}: \`${v}\``);
+  out.push("", `<sub>${facts.join(" \xB7 ")}</sub>`);
+  if (opts.fullReportUrl) out.push("", `[Full report](${opts.fullReportUrl})`);
+  return out.join("\n") + "\n";
+}
+function renderResults(s, opts = {}) {
+  const sum2 = summarize(s);
+  const out = [];
+  out.push(`## Medalist \xB7 ${cell2(s.suite.name)} \xB7 ${cell2(s.label)}`);
+  out.push("");
+  out.push(
+    `**Medal rate ${pct(sum2.medalRate)}** (${sum2.medals}/${sum2.comparable}: ${sum2.gold} gold, ${sum2.silver} silver, ${sum2.bronze} bronze) \xB7 valid submissions ${pct(sum2.validRate, 0)} \xB7 above median ${pct(sum2.aboveMedianRate, 0)}` + (sum2.infraErrors ? ` \xB7 ${sum2.infraErrors} not comparable (infrastructure)` : "")
+  );
+  out.push("");
+  const header = ["Competition", "Seed", "Outcome", "Score", "Medal", "Percentile", "Time", "Note"];
+  const rows = s.runs.map((r) => {
+    const c = cellOf(r);
+    return [
+      cell2(`${r.competitionId}${direction(r.grade ? r.grade.is_lower_better : null)}`),
+      runLink(c, opts.links),
+      outcomeText(c),
+      score2(c.score),
+      MEDAL_ICON[c.medal],
+      pct(c.percentile, 0),
+      duration4(r.durationMs),
+      cell2(c.error ?? "")
+    ];
+  });
+  out.push(markdownTable([header, ...rows], { align: ["l", "r", "l", "r", "c", "r", "r", "l"] }));
+  out.push("", `<sub>agent: \`${s.agent.description}\` \xB7 executor: \`${s.environment.executor}\` \xB7 time limit: \`${s.environment.timeLimitSecs}s\` \xB7 suite hash: \`${s.suite.hash}\` \xB7 medalist: \`${s.medalistVersion}\`</sub>`);
+  return out.join("\n") + "\n";
+}
+
+// src/cli/commands/run.ts
+function cancelOnSignals(log) {
+  const ac = new AbortController();
+  const onSignal = (sig) => {
+    if (ac.signal.aborted) return;
+    log(`medalist: ${sig} received: stopping runs; finished runs are kept`);
+    ac.abort();
+  };
+  const onInt = () => onSignal("SIGINT");
+  const onTerm = () => onSignal("SIGTERM");
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
+  return { signal: ac.signal, dispose: () => (process.off("SIGINT", onInt), process.off("SIGTERM", onTerm)) };
+}
+var progress = (line) => console.error(line);
+async function runFromConfig(loaded, outDir) {
+  const { config: config2, baseDir } = loaded;
+  const out = resolve5(outDir);
+  mkdirSync5(out, { recursive: true });
+  const { signal, dispose } = cancelOnSignals(progress);
+  try {
+    const started = Date.now();
+    const b = config2.baseline;
+    if (b.source === "cache") {
+      throw new UserError('baseline.source: "cache" works in the GitHub Action only; on the command line use "file" or "run"');
+    }
+    const base = b.source === "run" ? await runSuite({ config: config2, baseDir, outDir: join7(out, "base"), label: "base", agent: b.agent ?? config2.agent, signal, log: progress }) : b.source === "file" ? readResults(resolve5(baseDir, b.path)) : null;
+    if (signal.aborted) return 130;
+    const head = await runSuite({ config: config2, baseDir, outDir: join7(out, "head"), label: "head", signal, log: progress });
+    if (signal.aborted) return 130;
+    const reportPath = join7(out, "report.md");
+    if (!base) {
+      const text2 = renderResults(head);
+      writeFileSync4(reportPath, text2);
+      console.log(text2);
+      progress(`results: ${join7(out, "head", "results.json")}
+report:  ${reportPath}
+took ${((Date.now() - started) / 1e3).toFixed(1)}s`);
+      return 0;
+    }
+    const source = b.source === "run" ? "evaluated in this job (baseline agent)" : b.source === "file" ? `file ${b.path}` : "none";
+    const cmp = compareRuns(base, head, config2.gate, source);
+    writeAtomic(join7(out, "comparison.json"), toJson(cmp));
+    const text = renderReport(cmp, { environment: { "time limit": `${config2.limits.time}s`, executor: config2.executor } });
+    writeFileSync4(reportPath, text);
+    console.log(text);
+    progress(`results: ${join7(out, "head", "results.json")}${b.source === "run" ? `, ${join7(out, "base", "results.json")}` : ""}`);
+    progress(`report:  ${reportPath}
+took ${((Date.now() - started) / 1e3).toFixed(1)}s`);
+    if (cmp.verdict === "regressed" && config2.gate.failOn === "regression") {
+      progress("medalist: the agent regressed (see the report); exit code 1");
+      return 1;
+    }
+    return 0;
+  } finally {
+    dispose();
+  }
+}
+var runCommand = {
+  name: "run",
+  summary: "run a suite from a config file, compare with the baseline, write results and report",
+  usage: `Usage: medalist run --config FILE [--out DIR]
+
+Runs every (competition, seed) of the suite with the configured agent and executor, grades each
+submission, and writes DIR/head/results.json (and DIR/base/results.json when baseline.source is
+"run"), DIR/report.md and DIR/comparison.json. Progress goes to stderr, the report to stdout.
+Interrupted suites resume: finished runs are kept and skipped on the next run.
+
+Options:
+  --config FILE   medalist.yml or .json (required)
+  --out DIR       output folder (default: .medalist/out)
+
+Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input, 130 cancelled.`,
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, { config: { type: "string" }, out: { type: "string" } });
+    const loaded = loadConfig(requireOption(values.config, "--config"));
+    return runFromConfig(loaded, values.out ?? ".medalist/out");
+  }
+};
+var demoCommand = {
+  name: "demo",
+  summary: "the embedded default: weak example agent (base) vs better one (head) on the toy suite",
+  usage: `Usage: medalist demo [--out DIR]
+
+Evaluates examples/agents/weak (as base) and examples/agents/strong (as head) on the bundled toy
+competitions, 2 seeds each, with the local executor (no Docker, GitHub or Kaggle), prints the
+comparison and writes DIR/report.md and the results JSON (default DIR: .medalist/demo).`,
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, { out: { type: "string" } });
+    const demo = join7(dirname4(defaultRegistryDir()), "examples", "demo.yml");
+    return runFromConfig(loadConfig(demo), values.out ?? ".medalist/demo");
+  }
+};
+
+// src/cli/commands/compare.ts
+import { writeFileSync as writeFileSync5 } from "node:fs";
+var compareCommand = {
+  name: "compare",
+  summary: "compare two results files (base, head): medal rates, per-competition diff, verdict",
+  usage: `Usage: medalist compare BASE.json HEAD.json [--json] [--tolerance X] [--alpha A] [--out FILE] [--fail-on regression|never]
+
+Pairs the two suites by competition and prints the Markdown report (or the comparison as JSON).
+  --tolerance X   medal-rate drop tolerated, 0..1 (default 0.05)
+  --alpha A       significance level (default 0.05)
+  --out FILE      also write the output to FILE
+  --fail-on       exit 1 when the verdict is "regressed" (default: never)`,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(
+      argv,
+      {
+        json: { type: "boolean" },
+        tolerance: { type: "string" },
+        alpha: { type: "string" },
+        out: { type: "string" },
+        "fail-on": { type: "string" }
+      },
+      true
+    );
+    if (positionals.length !== 2) throw new UserError("expects two results files: BASE.json HEAD.json (see --help)");
+    const gate = GateSchema.safeParse({
+      tolerance: values.tolerance === void 0 ? void 0 : numberOption(values.tolerance, "--tolerance"),
+      alpha: values.alpha === void 0 ? void 0 : numberOption(values.alpha, "--alpha"),
+      failOn: values["fail-on"] ?? "never"
+    });
+    if (!gate.success) {
+      const i = gate.error.issues[0];
+      throw new UserError(`--${String(i.path[0]).replace("failOn", "fail-on")}: ${i.message}`);
+    }
+    const [base, head] = positionals.map(readResults);
+    const cmp = compareRuns(base, head, gate.data, `file ${positionals[0]}`);
+    const text = values.json ? toJson(cmp) : renderReport(cmp);
+    if (values.out) writeFileSync5(values.out, text);
+    process.stdout.write(text);
+    return cmp.verdict === "regressed" && gate.data.failOn === "regression" ? 1 : 0;
+  }
+};
+
+// src/cli/commands/report.ts
+import { writeFileSync as writeFileSync6 } from "node:fs";
+var reportCommand = {
+  name: "report",
+  summary: "render one results file as Markdown",
+  usage: `Usage: medalist report RESULTS.json [--out FILE]
+
+Prints a Markdown report of one suite run: medal rate and every run's outcome, score and medal.`,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(argv, { out: { type: "string" } }, true);
+    if (positionals.length !== 1) throw new UserError("expects one results file (see --help)");
+    const text = renderResults(readResults(positionals[0]));
+    if (values.out) writeFileSync6(values.out, text);
+    process.stdout.write(text);
+    return 0;
+  }
+};
+
+// src/cli/commands/schema.ts
+import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync7 } from "node:fs";
+import { join as join8 } from "node:path";
+function jsonSchemas() {
+  return {
+    "medalist.schema.json": {
+      title: "Medalist configuration (medalist.yml)",
+      ...external_exports.toJSONSchema(ConfigSchema, { io: "input", unrepresentable: "any" })
+    },
+    "results.schema.json": {
+      title: "Medalist suite results (results.json)",
+      ...external_exports.toJSONSchema(SuiteResultsSchema, { io: "output", unrepresentable: "any" })
+    }
+  };
+}
+var schemaCommand = {
+  name: "schema",
+  summary: "write the JSON Schemas of the config file and the results document",
+  usage: `Usage: medalist schema [--out DIR]
+
+Writes medalist.schema.json and results.schema.json to DIR (default: schema/).
+Point your editor's YAML/JSON schema setting at medalist.schema.json to validate medalist.yml.`,
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, { out: { type: "string" } });
+    const dir = values.out ?? "schema";
+    mkdirSync6(dir, { recursive: true });
+    for (const [name2, schema] of Object.entries(jsonSchemas())) {
+      writeFileSync7(join8(dir, name2), JSON.stringify(schema, null, 2) + "\n");
+      console.log(`wrote ${join8(dir, name2)}`);
+    }
+    return 0;
+  }
+};
 
 // src/cli/commands/competitions.ts
 var usage = `Usage: medalist competitions [--split NAME] [--json] [--registry DIR]
@@ -20048,8 +30623,141 @@ ${rows.length} competition(s)${values.split ? ` in split ${values.split}` : ""}`
   }
 };
 
+// src/cli/commands/grade.ts
+import { join as join9, resolve as resolve6 } from "node:path";
+
+// src/grade/json.ts
+function pythonJson(value, indent = 2) {
+  const tag = "\0num:";
+  const text = JSON.stringify(
+    value,
+    (_k, v) => {
+      if (typeof v === "number" && !Number.isFinite(v)) return tag + (Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
+      return v;
+    },
+    indent
+  );
+  return text.replace(/"\\u0000num:([^"]+)"/g, "$1");
+}
+
+// src/cli/commands/grade.ts
+var usage2 = `Usage: medalist grade --competition ID --submission FILE --data-dir DIR [options]
+
+Grades one submission exactly as MLE-bench does and prints the report.
+
+Options:
+  --competition ID        competition id (see \`medalist competitions\`)
+  --submission FILE       the submission CSV
+  --data-dir DIR          MLE-bench data folder (answers in DIR/ID/prepared/private)
+  --leaderboard FILE      leaderboard CSV (Kaggle export) to take thresholds from
+  --registry DIR          competitions folder (default: the bundled one)
+  --external-command CMD  grader command for externally graded competitions
+                          ({submission}, {competition}, {private_dir} are filled in)
+  --json                  print the report as JSON (MLE-bench field names; NaN as NaN)`;
+function fmt2(x) {
+  return x === null ? "\u2014" : String(x);
+}
+function formatReport(r) {
+  const medal = r.gold_medal ? "gold" : r.silver_medal ? "silver" : r.bronze_medal ? "bronze" : "none";
+  const lines = [
+    `${r.competition_id}: ${r.valid_submission ? `score ${fmt2(r.score)}` : r.submission_exists ? "invalid submission" : "no submission"}`,
+    `  medal ${medal}, above median: ${r.above_median ? "yes" : "no"}${r.percentile !== null ? `, beats ${(r.percentile * 100).toFixed(1)}% of the leaderboard` : ""}`,
+    `  thresholds (${r.is_lower_better ? "lower" : "higher"} is better): gold ${r.gold_threshold}, silver ${r.silver_threshold}, bronze ${r.bronze_threshold}, median ${r.median_threshold}`
+  ];
+  if (r.error) lines.push(`  reason: ${r.error}`);
+  return lines.join("\n");
+}
+var gradeCommand = {
+  name: "grade",
+  summary: "Grade a submission CSV as MLE-bench does (score, medal, percentile)",
+  usage: usage2,
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, {
+      competition: { type: "string" },
+      submission: { type: "string" },
+      "data-dir": { type: "string" },
+      leaderboard: { type: "string" },
+      registry: { type: "string" },
+      "external-command": { type: "string" },
+      json: { type: "boolean", default: false }
+    });
+    const id = requireOption(values.competition, "--competition");
+    const submission = requireOption(values.submission, "--submission");
+    const dataDir = requireOption(values["data-dir"], "--data-dir");
+    const registry2 = loadRegistry(values.registry ? resolve6(values.registry) : void 0);
+    const entry = registry2.get(id);
+    if (!entry) throw new UserError(`unknown competition "${id}"`);
+    const ext = values["external-command"]?.trim();
+    const report = await grade({
+      competition: entry.competition,
+      competitionDir: entry.dir,
+      privateDir: join9(resolve6(dataDir), id, "prepared", "private"),
+      submissionPath: submission,
+      leaderboardPath: values.leaderboard ? resolve6(values.leaderboard) : void 0,
+      external: ext ? { command: ext.split(/\s+/) } : void 0
+    });
+    console.log(values.json ? pythonJson(report) : formatReport(report));
+    return report.grader_error ? 1 : 0;
+  }
+};
+
+// src/cli/commands/rank.ts
+import { resolve as resolve7 } from "node:path";
+var usage3 = `Usage: medalist rank --leaderboard FILE --score X [--json]
+
+Medals a score would earn on a Kaggle leaderboard export (columns
+scoreNullable,teamId,hasTeamName,submissionDate,score,hasScore), as MLE-bench's rank_score.
+The score is used as given (MLE-bench rounds grades to 5 decimals before ranking).
+
+Options:
+  --leaderboard FILE  leaderboard CSV, best first as Kaggle lists it
+  --score X           the score; NaN allowed (never medals)
+  --json              print JSON (MLE-bench field names; NaN as NaN)`;
+var rankCommand = {
+  name: "rank",
+  summary: "Medals and percentile a score would get on a leaderboard",
+  usage: usage3,
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, {
+      leaderboard: { type: "string" },
+      score: { type: "string" },
+      json: { type: "boolean", default: false }
+    });
+    const file2 = resolve7(requireOption(values.leaderboard, "--leaderboard"));
+    const score3 = numberOption(requireOption(values.score, "--score"), "--score", true);
+    let scores;
+    try {
+      scores = readLeaderboardScores(file2);
+      if (scores.length === 0) throw new Error("the leaderboard has no rows");
+    } catch (e) {
+      throw new UserError(`cannot read the leaderboard ${file2}: ${e.message}`);
+    }
+    const t = thresholdsFromLeaderboard(scores);
+    const out = {
+      score: score3,
+      ...rankScore(score3, t),
+      gold_threshold: t.gold,
+      silver_threshold: t.silver,
+      bronze_threshold: t.bronze,
+      median_threshold: t.median,
+      is_lower_better: t.isLowerBetter,
+      team_count: scores.length,
+      percentile: percentile(score3, scores, t.isLowerBetter)
+    };
+    if (values.json) console.log(pythonJson(out));
+    else {
+      const medal = out.gold_medal ? "gold" : out.silver_medal ? "silver" : out.bronze_medal ? "bronze" : "none";
+      console.log(
+        `score ${score3}: medal ${medal}, above median: ${out.above_median ? "yes" : "no"}, beats ${((out.percentile ?? 0) * 100).toFixed(1)}% of ${scores.length} teams
+thresholds (${t.isLowerBetter ? "lower" : "higher"} is better): gold ${t.gold}, silver ${t.silver}, bronze ${t.bronze}, median ${t.median}`
+      );
+    }
+    return 0;
+  }
+};
+
 // src/cli/commands/index.ts
-var commands = [competitionsCommand];
+var commands = [runCommand, demoCommand, compareCommand, reportCommand, schemaCommand, competitionsCommand, gradeCommand, rankCommand];
 
 // src/cli/main.ts
 function overview(all) {
@@ -20066,18 +30774,18 @@ function overview(all) {
   ].join("\n");
 }
 async function main(argv, all = commands) {
-  const [name, ...rest] = argv;
-  if (name === void 0 || name === "--help" || name === "-h" || name === "help") {
+  const [name2, ...rest] = argv;
+  if (name2 === void 0 || name2 === "--help" || name2 === "-h" || name2 === "help") {
     console.log(overview(all));
-    return name === void 0 ? 2 : 0;
+    return name2 === void 0 ? 2 : 0;
   }
-  if (name === "--version" || name === "-v") {
+  if (name2 === "--version" || name2 === "-v") {
     console.log(VERSION);
     return 0;
   }
-  const cmd = all.find((c) => c.name === name);
+  const cmd = all.find((c) => c.name === name2);
   if (!cmd) {
-    console.error(`medalist: unknown command "${name}". Commands: ${all.map((c) => c.name).join(", ")}`);
+    console.error(`medalist: unknown command "${name2}". Commands: ${all.map((c) => c.name).join(", ")}`);
     return 2;
   }
   if (rest.includes("--help") || rest.includes("-h")) {
@@ -20088,11 +30796,11 @@ async function main(argv, all = commands) {
     return await cmd.run(rest);
   } catch (e) {
     if (e instanceof UserError) {
-      console.error(`medalist ${name}: ${e.message}`);
+      console.error(`medalist ${name2}: ${e.message}`);
       return e.exitCode;
     }
     const err = e;
-    console.error(`medalist ${name}: unexpected error: ${err?.message ?? String(e)}`);
+    console.error(`medalist ${name2}: unexpected error: ${err?.message ?? String(e)}`);
     if (process.env.MEDALIST_DEBUG) console.error(err?.stack);
     return 1;
   }

@@ -86,7 +86,8 @@ export function cellOf(r: RunResult): RunCell {
   };
 }
 
-const comparable = (r: RunResult) => r.outcome !== "infra_error";
+/** Infrastructure errors and grader failures are nobody's score: they count on neither side. */
+const comparable = (r: RunResult) => r.outcome !== "infra_error" && r.grade?.grader_error !== true;
 
 export function summarize(s: SuiteResults): SideSummary {
   const ok = s.runs.filter(comparable);

@@ -25,6 +25,10 @@ export const GradeReportSchema = z.object({
   submission_path: z.string(),
   percentile: z.number().min(0).max(1).nullable(),
   error: z.string().nullable(),
+  /** Where the thresholds came from: the full leaderboard, precomputed figures, or nowhere. */
+  thresholds_source: z.enum(["leaderboard", "thresholds", "none"]).optional(),
+  /** Grading itself failed (answers unreadable, grader misconfigured): not the agent's fault. */
+  grader_error: z.boolean().optional(),
 });
 
 export const OutcomeSchema = z.enum(["completed", "failed", "timed_out", "oom", "infra_error"]);

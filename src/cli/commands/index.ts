@@ -1,5 +1,11 @@
 import type { Command } from "../command.js";
+import { runCommand, demoCommand } from "./run.js";
+import { compareCommand } from "./compare.js";
+import { reportCommand } from "./report.js";
+import { schemaCommand } from "./schema.js";
 import { competitionsCommand } from "./competitions.js";
+import { gradeCommand } from "./grade.js";
+import { rankCommand } from "./rank.js";
 
 /** Every CLI command; each lives in its own file in this folder. */
-export const commands: Command[] = [competitionsCommand];
+export const commands: Command[] = [runCommand, demoCommand, compareCommand, reportCommand, schemaCommand, competitionsCommand, gradeCommand, rankCommand];

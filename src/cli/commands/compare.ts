@@ -1,0 +1,47 @@
+import { writeFileSync } from "node:fs";
+import { readResults, toJson } from "../../suite/store.js";
+import { compareRuns } from "../../compare/compare.js";
+import { renderReport } from "../../report/markdown.js";
+import { GateSchema } from "../../config/schema.js";
+import { numberOption, parseCommandArgs, UserError, type Command } from "../command.js";
+
+export const compareCommand: Command = {
+  name: "compare",
+  summary: "compare two results files (base, head): medal rates, per-competition diff, verdict",
+  usage: `Usage: medalist compare BASE.json HEAD.json [--json] [--tolerance X] [--alpha A] [--out FILE] [--fail-on regression|never]
+
+Pairs the two suites by competition and prints the Markdown report (or the comparison as JSON).
+  --tolerance X   medal-rate drop tolerated, 0..1 (default 0.05)
+  --alpha A       significance level (default 0.05)
+  --out FILE      also write the output to FILE
+  --fail-on       exit 1 when the verdict is "regressed" (default: never)`,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(
+      argv,
+      {
+        json: { type: "boolean" },
+        tolerance: { type: "string" },
+        alpha: { type: "string" },
+        out: { type: "string" },
+        "fail-on": { type: "string" },
+      },
+      true,
+    );
+    if (positionals.length !== 2) throw new UserError("expects two results files: BASE.json HEAD.json (see --help)");
+    const gate = GateSchema.safeParse({
+      tolerance: values.tolerance === undefined ? undefined : numberOption(values.tolerance, "--tolerance"),
+      alpha: values.alpha === undefined ? undefined : numberOption(values.alpha, "--alpha"),
+      failOn: values["fail-on"] ?? "never",
+    });
+    if (!gate.success) {
+      const i = gate.error.issues[0];
+      throw new UserError(`--${String(i.path[0]).replace("failOn", "fail-on")}: ${i.message}`);
+    }
+    const [base, head] = positionals.map(readResults);
+    const cmp = compareRuns(base, head, gate.data, `file ${positionals[0]}`);
+    const text = values.json ? toJson(cmp) : renderReport(cmp);
+    if (values.out) writeFileSync(values.out, text);
+    process.stdout.write(text);
+    return cmp.verdict === "regressed" && gate.data.failOn === "regression" ? 1 : 0;
+  },
+};

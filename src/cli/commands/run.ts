@@ -1,0 +1,111 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve, dirname } from "node:path";
+import { loadConfig, type LoadedConfig } from "../../config/load.js";
+import { runSuite } from "../../suite/run.js";
+import { readResults, toJson, writeAtomic } from "../../suite/store.js";
+import { compareRuns } from "../../compare/compare.js";
+import { renderReport, renderResults } from "../../report/markdown.js";
+import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
+import { defaultRegistryDir } from "../../registry/registry.js";
+
+/** Aborts on the first SIGINT/SIGTERM; finished runs stay on disk. */
+function cancelOnSignals(log: (s: string) => void): { signal: AbortSignal; dispose: () => void } {
+  const ac = new AbortController();
+  const onSignal = (sig: string) => {
+    if (ac.signal.aborted) return;
+    log(`medalist: ${sig} received: stopping runs; finished runs are kept`);
+    ac.abort();
+  };
+  const onInt = () => onSignal("SIGINT");
+  const onTerm = () => onSignal("SIGTERM");
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
+  return { signal: ac.signal, dispose: () => (process.off("SIGINT", onInt), process.off("SIGTERM", onTerm)) };
+}
+
+const progress = (line: string) => console.error(line);
+
+/** Runs head (and base when the config asks), compares, writes report.md; returns the exit code. */
+export async function runFromConfig(loaded: LoadedConfig, outDir: string): Promise<number> {
+  const { config, baseDir } = loaded;
+  const out = resolve(outDir);
+  mkdirSync(out, { recursive: true });
+  const { signal, dispose } = cancelOnSignals(progress);
+  try {
+    const started = Date.now();
+    const b = config.baseline;
+    if (b.source === "cache") {
+      throw new UserError("baseline.source: \"cache\" works in the GitHub Action only; on the command line use \"file\" or \"run\"");
+    }
+    const base =
+      b.source === "run"
+        ? await runSuite({ config, baseDir, outDir: join(out, "base"), label: "base", agent: b.agent ?? config.agent, signal, log: progress })
+        : b.source === "file"
+          ? readResults(resolve(baseDir, b.path))
+          : null;
+    if (signal.aborted) return 130;
+    const head = await runSuite({ config, baseDir, outDir: join(out, "head"), label: "head", signal, log: progress });
+    if (signal.aborted) return 130;
+
+    const reportPath = join(out, "report.md");
+    if (!base) {
+      const text = renderResults(head);
+      writeFileSync(reportPath, text);
+      console.log(text);
+      progress(`results: ${join(out, "head", "results.json")}\nreport:  ${reportPath}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`);
+      return 0;
+    }
+    const source = b.source === "run" ? "evaluated in this job (baseline agent)" : b.source === "file" ? `file ${b.path}` : "none";
+    const cmp = compareRuns(base, head, config.gate, source);
+    writeAtomic(join(out, "comparison.json"), toJson(cmp));
+    const text = renderReport(cmp, { environment: { "time limit": `${config.limits.time}s`, executor: config.executor } });
+    writeFileSync(reportPath, text);
+    console.log(text);
+    progress(`results: ${join(out, "head", "results.json")}${b.source === "run" ? `, ${join(out, "base", "results.json")}` : ""}`);
+    progress(`report:  ${reportPath}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`);
+    if (cmp.verdict === "regressed" && config.gate.failOn === "regression") {
+      progress("medalist: the agent regressed (see the report); exit code 1");
+      return 1;
+    }
+    return 0;
+  } finally {
+    dispose();
+  }
+}
+
+export const runCommand: Command = {
+  name: "run",
+  summary: "run a suite from a config file, compare with the baseline, write results and report",
+  usage: `Usage: medalist run --config FILE [--out DIR]
+
+Runs every (competition, seed) of the suite with the configured agent and executor, grades each
+submission, and writes DIR/head/results.json (and DIR/base/results.json when baseline.source is
+"run"), DIR/report.md and DIR/comparison.json. Progress goes to stderr, the report to stdout.
+Interrupted suites resume: finished runs are kept and skipped on the next run.
+
+Options:
+  --config FILE   medalist.yml or .json (required)
+  --out DIR       output folder (default: .medalist/out)
+
+Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input, 130 cancelled.`,
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, { config: { type: "string" }, out: { type: "string" } });
+    const loaded = loadConfig(requireOption(values.config, "--config"));
+    return runFromConfig(loaded, values.out ?? ".medalist/out");
+  },
+};
+
+export const demoCommand: Command = {
+  name: "demo",
+  summary: "the embedded default: weak example agent (base) vs better one (head) on the toy suite",
+  usage: `Usage: medalist demo [--out DIR]
+
+Evaluates examples/agents/weak (as base) and examples/agents/strong (as head) on the bundled toy
+competitions, 2 seeds each, with the local executor (no Docker, GitHub or Kaggle), prints the
+comparison and writes DIR/report.md and the results JSON (default DIR: .medalist/demo).`,
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, { out: { type: "string" } });
+    const demo = join(dirname(defaultRegistryDir()), "examples", "demo.yml");
+    return runFromConfig(loadConfig(demo), values.out ?? ".medalist/demo");
+  },
+};

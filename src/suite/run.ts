@@ -1,0 +1,204 @@
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import type { Config, AgentConfig } from "../config/schema.js";
+import { loadRegistry, defaultRegistryDir, type Registry } from "../registry/registry.js";
+import { plan, type PlannedRun } from "../plan/plan.js";
+import { schedule } from "../execute/scheduler.js";
+import { LocalExecutor } from "../execute/local.js";
+import { instructions } from "../execute/instructions.js";
+import { runPaths, type Executor, type ExecResult } from "../execute/types.js";
+import { grade } from "../grade/grade.js";
+import type { GradeReport } from "../grade/types.js";
+import type { GradeReportJson, RunResult, SuiteResults } from "../results/schema.js";
+import { RESULTS_SCHEMA_VERSION } from "../results/schema.js";
+import { ensurePrepared, type PreparedPaths } from "./prepare.js";
+import { readStoredRun, writeAtomic, writeResults, toJson } from "./store.js";
+import { UserError } from "../errors.js";
+import { VERSION } from "../version.js";
+
+export interface SuiteOptions {
+  config: Config;
+  /** Folder of the config file; relative paths resolve against it. */
+  baseDir: string;
+  /** Where results.json and runs/ go. */
+  outDir: string;
+  /** "base", "head", or a free label. */
+  label: string;
+  /** Agent to evaluate (defaults to config.agent). */
+  agent?: AgentConfig;
+  /** Executor override (tests, Docker). */
+  executor?: Executor;
+  registry?: Registry;
+  signal?: AbortSignal;
+  /** Progress lines. */
+  log?: (line: string) => void;
+  git?: { sha: string | null; ref: string | null };
+  gpuModel?: string | null;
+}
+
+export function describeAgent(agent: AgentConfig): string {
+  if (agent.image) return `image ${agent.image}`;
+  if (agent.build) return `build ${agent.build.context}/${agent.build.dockerfile}`;
+  return Array.isArray(agent.command) ? agent.command.join(" ") : (agent.command ?? "(none)");
+}
+
+function gradeJson(r: GradeReport): GradeReportJson {
+  const n = (v: number | null) => (v !== null && Number.isNaN(v) ? ("NaN" as const) : v);
+  return {
+    ...r,
+    score: n(r.score),
+    gold_threshold: n(r.gold_threshold),
+    silver_threshold: n(r.silver_threshold),
+    bronze_threshold: n(r.bronze_threshold),
+    median_threshold: n(r.median_threshold),
+  };
+}
+
+function makeExecutor(opts: SuiteOptions, agent: AgentConfig): Executor {
+  if (opts.executor) return opts.executor;
+  if (opts.config.executor === "local") {
+    if (agent.command === undefined) throw new UserError("agent.command: the local executor needs a command");
+    return new LocalExecutor({ command: agent.command, cwd: resolve(opts.baseDir, agent.cwd ?? "."), graceSecs: opts.config.docker.stopGraceSecs });
+  }
+  throw new UserError(`executor "${opts.config.executor}" needs to be created by the caller`);
+}
+
+/** Resolves agent.secrets (names) against the runner's environment. Missing secrets are an error. */
+export function agentEnv(agent: AgentConfig, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out: Record<string, string> = { ...agent.env };
+  for (const name of agent.secrets) {
+    const v = env[name];
+    if (v === undefined) throw new UserError(`agent.secrets: ${name} is not set in the runner's environment`);
+    out[name] = v;
+  }
+  return out;
+}
+
+/**
+ * Runs every (competition, seed) of the suite, grades each submission outside the agent's
+ * sandbox, and writes results.json. A run whose run.json exists for the same suite and agent is
+ * reused, so an interrupted suite resumes where it stopped.
+ */
+export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
+  const { config } = opts;
+  const log = opts.log ?? (() => {});
+  const agent = opts.agent ?? config.agent;
+  const registry = opts.registry ?? loadRegistry(config.registryDir ? resolve(opts.baseDir, config.registryDir) : defaultRegistryDir());
+  const thePlan = plan(config, registry);
+  const dataDir = resolve(opts.baseDir, config.dataDir);
+  const outDir = resolve(opts.outDir);
+  const executor = makeExecutor(opts, agent);
+  const env = agentEnv(agent);
+  const agentText = describeAgent(agent);
+  const startedAt = new Date().toISOString();
+
+  const prepared = new Map<string, PreparedPaths>();
+  for (const id of thePlan.competitions) prepared.set(id, ensurePrepared(registry.get(id)!, dataDir));
+
+  log(`[${opts.label}] ${thePlan.runs.length} runs: ${thePlan.competitions.length} competitions × ${thePlan.seeds} seeds, agent: ${agentText}`);
+  const results = new Map<string, RunResult>();
+  let done = 0;
+  const total = thePlan.runs.length;
+
+  const one = async (run: PlannedRun, gpus: string[]) => {
+    const runDir = join(outDir, "runs", run.runId);
+    const storePath = join(runDir, "run.json");
+    const stored = readStoredRun(storePath);
+    if (stored && stored.suiteHash === thePlan.suiteHash && stored.agent === agentText) {
+      results.set(run.runId, stored.result);
+      log(`[${opts.label}] ${++done}/${total} ${run.runId}: kept from an earlier run (${stored.result.outcome})`);
+      return;
+    }
+    rmSync(runDir, { recursive: true, force: true });
+    mkdirSync(runDir, { recursive: true });
+    const entry = registry.get(run.competitionId)!;
+    const paths = prepared.get(run.competitionId)!;
+    writeFileSync(runPaths(runDir).instructionsFile, instructions(entry.competition, config.limits.time));
+    const t0 = new Date();
+    log(`[${opts.label}] ${done + 1}/${total} ${run.runId}: started`);
+
+    let exec: ExecResult;
+    let attempts = 0;
+    for (;;) {
+      attempts++;
+      exec = await executor.execute(
+        {
+          runId: run.runId,
+          suiteId: thePlan.suiteHash,
+          competitionId: run.competitionId,
+          seed: run.seed,
+          publicDir: paths.publicDir,
+          runDir,
+          timeLimitSecs: config.limits.time,
+          env,
+          gpus,
+        },
+        opts.signal,
+      );
+      if (exec.outcome !== "infra_error" || attempts > config.docker.retries || opts.signal?.aborted) break;
+      log(`[${opts.label}] ${run.runId}: infrastructure error (${exec.error}); retrying (${attempts}/${config.docker.retries})`);
+    }
+
+    // Grading happens here, outside the agent's sandbox, after it exited.
+    const report =
+      exec.outcome === "infra_error"
+        ? null
+        : await grade({
+            competition: entry.competition,
+            competitionDir: entry.dir,
+            privateDir: paths.privateDir,
+            submissionPath: runPaths(runDir).submissionFile,
+          });
+    const result: RunResult = {
+      runId: run.runId,
+      competitionId: run.competitionId,
+      seed: run.seed,
+      outcome: exec.outcome,
+      exitCode: exec.exitCode,
+      startedAt: t0.toISOString(),
+      durationMs: exec.durationMs,
+      attempts,
+      runDir: relative(outDir, runDir),
+      error: exec.error ?? null,
+      grade: report ? gradeJson(report) : null,
+      usage: null,
+      gpus,
+      details: exec.details ?? {},
+    };
+    writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, result }));
+    results.set(run.runId, result);
+    const medal = report ? (report.gold_medal ? "gold" : report.silver_medal ? "silver" : report.bronze_medal ? "bronze" : "no medal") : "not graded";
+    const score = report?.valid_submission ? `score ${report.score}` : report ? `invalid: ${report.error}` : exec.error;
+    log(`[${opts.label}] ${++done}/${total} ${run.runId}: ${exec.outcome} in ${(exec.durationMs / 1000).toFixed(1)}s, ${score}, ${medal}`);
+  };
+
+  const parallel = config.executor === "local" ? config.concurrency : Math.max(1, config.concurrency);
+  await schedule(
+    thePlan.runs.map((r) => ({ ...r, id: r.runId })),
+    { gpuIds: config.limits.gpus > 0 ? (config.docker.gpuIds ?? []) : [], maxParallel: parallel },
+    one,
+    opts.signal,
+  );
+
+  const suite: SuiteResults = {
+    schemaVersion: RESULTS_SCHEMA_VERSION,
+    medalistVersion: VERSION,
+    label: opts.label,
+    suite: { name: config.name, hash: thePlan.suiteHash, competitions: thePlan.competitions, seeds: thePlan.seeds },
+    agent: { description: agentText, image: agent.image ?? null, imageDigest: null },
+    git: opts.git ?? { sha: null, ref: null },
+    environment: {
+      executor: executor.name,
+      timeLimitSecs: config.limits.time,
+      gpuModel: opts.gpuModel ?? null,
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+    },
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    runs: thePlan.runs.map((r) => results.get(r.runId)).filter((r): r is RunResult => r !== undefined),
+  };
+  // Written before anything else (compare, comment, upload) uses it.
+  writeResults(join(outDir, "results.json"), suite);
+  return suite;
+}

@@ -1,0 +1,140 @@
+import { describe, expect, it, vi, afterEach } from "vitest";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync, readFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { main } from "../../src/cli/main.js";
+import { toJson } from "../../src/suite/store.js";
+import { fakeRun, fakeSuite } from "../helpers/results.js";
+
+const root = resolve(import.meta.dirname, "..", "..");
+
+/** Runs the CLI in-process, capturing stdout and stderr. */
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const log = vi.spyOn(console, "log").mockImplementation((...a) => void out.push(a.join(" ")));
+  const error = vi.spyOn(console, "error").mockImplementation((...a) => void err.push(a.join(" ")));
+  const write = vi.spyOn(process.stdout, "write").mockImplementation((s) => (out.push(String(s)), true));
+  try {
+    const code = await main(argv);
+    return { code, stdout: out.join("\n"), stderr: err.join("\n") };
+  } finally {
+    log.mockRestore();
+    error.mockRestore();
+    write.mockRestore();
+  }
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("medalist CLI", () => {
+  it("lists commands and has --help everywhere", async () => {
+    const r = await cli("--help");
+    expect(r.code).toBe(0);
+    for (const name of ["run", "demo", "compare", "report", "grade", "rank", "schema"]) {
+      expect(r.stdout).toContain(`  ${name}`);
+      const h = await cli(name, "--help");
+      expect(h.code).toBe(0);
+      expect(h.stdout).toMatch(/^Usage: medalist /);
+    }
+  });
+
+  it("rejects an unknown command or option in one line with exit code 2", async () => {
+    expect((await cli("frobnicate")).code).toBe(2);
+    const r = await cli("run", "--config", "x.yml", "--bogus");
+    expect(r.code).toBe(2);
+    expect(r.stderr.split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain("--bogus");
+  });
+
+  it("reports a bad config by field path, exit code 2, no stack trace", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "medalist-cli-"));
+    const cfg = join(dir, "medalist.yml");
+    writeFileSync(cfg, "competitions: {split: toy}\nseeds: many\nagent: {command: x}\n");
+    const r = await cli("run", "--config", cfg, "--out", dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("seeds: Invalid input: expected number");
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("runs a suite from a config and compares with a results file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "medalist-cli-"));
+    const cfg = join(dir, "medalist.yml");
+    writeFileSync(
+      cfg,
+      [
+        "competitions: {include: [toy-species]}",
+        "seeds: 2",
+        `agent: {command: node examples/agents/weak/agent.mjs, cwd: ${root}}`,
+        `dataDir: ${join(dir, "data")}`,
+        "baseline: {source: run, agent: {command: node examples/agents/weak/agent.mjs, cwd: " + root + "}}",
+      ].join("\n"),
+    );
+    const r = await cli("run", "--config", cfg, "--out", join(dir, "out"));
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("[base] 2/2 toy-species.s1: completed");
+    expect(r.stdout).toContain("| toy-species ↓");
+    expect(existsSync(join(dir, "out", "report.md"))).toBe(true);
+    const cmp = JSON.parse(readFileSync(join(dir, "out", "comparison.json"), "utf8"));
+    expect(cmp.base.runs).toBe(2);
+    expect(cmp.head.runs).toBe(2);
+  });
+
+  it("compare prints Markdown or JSON and can gate on a regression", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "medalist-cli-"));
+    const ids = Array.from({ length: 12 }, (_, i) => `c${i}`);
+    const base = fakeSuite("base", ids.flatMap((id) => [0, 1, 2].map((s) => fakeRun(id, s, "gold"))));
+    const head = fakeSuite("head", ids.flatMap((id) => [0, 1, 2].map((s) => fakeRun(id, s, "none"))));
+    writeFileSync(join(dir, "base.json"), toJson(base));
+    writeFileSync(join(dir, "head.json"), toJson(head));
+    const md = await cli("compare", join(dir, "base.json"), join(dir, "head.json"));
+    expect(md.code).toBe(0);
+    expect(md.stdout).toContain("❌ regressed");
+    const json = await cli("compare", join(dir, "base.json"), join(dir, "head.json"), "--json");
+    expect(JSON.parse(json.stdout).verdict).toBe("regressed");
+    const gated = await cli("compare", join(dir, "base.json"), join(dir, "head.json"), "--fail-on", "regression");
+    expect(gated.code).toBe(1);
+    const bad = await cli("compare", join(dir, "base.json"), join(dir, "head.json"), "--tolerance", "2");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--tolerance");
+  });
+
+  it("report renders a results file; a broken one is one clear line", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "medalist-cli-"));
+    writeFileSync(join(dir, "r.json"), toJson(fakeSuite("head", [fakeRun("a", 0, "silver")])));
+    const r = await cli("report", join(dir, "r.json"));
+    expect(r.stdout).toContain("🥈");
+    writeFileSync(join(dir, "bad.json"), JSON.stringify({ schemaVersion: 1, runs: "no" }));
+    const bad = await cli("report", join(dir, "bad.json"));
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("bad.json");
+  });
+
+  it("schema writes JSON Schemas that match the committed ones", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "medalist-cli-"));
+    await cli("schema", "--out", dir);
+    for (const f of ["medalist.schema.json", "results.schema.json"]) {
+      expect(readFileSync(join(dir, f), "utf8")).toBe(readFileSync(join(root, "schema", f), "utf8"));
+    }
+  });
+});
+
+describe("bundled entry points", () => {
+  it("dist/index.js outside GitHub Actions fails with one readable line", () => {
+    const env = { ...process.env };
+    delete env.GITHUB_ACTIONS;
+    const r = spawnSync(process.execPath, [join(root, "dist", "index.js")], { env, encoding: "utf8" });
+    expect(r.status).not.toBe(0);
+    const lines = (r.stdout + r.stderr).trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain("GitHub Action");
+    expect(lines[0]).not.toMatch(/\bat .*:\d+:\d+/);
+  });
+
+  it("dist/cli.js runs", () => {
+    const r = spawnSync(process.execPath, [join(root, "dist", "cli.js"), "--version"], { encoding: "utf8" });
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
