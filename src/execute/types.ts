@@ -18,6 +18,8 @@ export interface RunSpec {
   gpus: string[];
   /** URL of the format-validation endpoint, when one runs. */
   validationUrl?: string;
+  /** Names in `env` whose values are secrets: masked in run.log. */
+  secretEnv?: string[];
 }
 
 export interface ExecResult {
@@ -29,6 +31,8 @@ export interface ExecResult {
   error?: string;
   /** Executor-specific facts for the results (image digest, container id, …). */
   details?: Record<string, string>;
+  /** Tries taken (infrastructure errors are retried); 1 when absent. */
+  attempts?: number;
 }
 
 /** An executor runs the agent for one RunSpec and reports how it ended. It never grades. */

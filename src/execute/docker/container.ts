@@ -1,0 +1,113 @@
+import { createHash } from "node:crypto";
+import os from "node:os";
+import type Docker from "dockerode";
+import { runPaths, type RunSpec } from "../types.js";
+import type { DockerSettings } from "./settings.js";
+
+/** Labels on every container Medalist starts; cleanup finds containers by these. */
+export const LABEL = {
+  suite: "medalist.suite",
+  run: "medalist.run",
+  competition: "medalist.competition",
+  seed: "medalist.seed",
+  /** "<hostname>:<pid>" of the process that owns the container. */
+  owner: "medalist.owner",
+  /** Epoch ms after which the owner would have killed it: a later sweep may remove it. */
+  deadline: "medalist.deadline",
+} as const;
+
+/** Where the agent contract puts things inside the container. */
+export const CONTAINER_PATHS = {
+  data: "/home/data",
+  submission: "/home/submission",
+  logs: "/home/logs",
+  code: "/home/code",
+  instructions: "/home/instructions.txt",
+} as const;
+
+export const VALIDATION_URL_VAR = "MEDALIST_VALIDATION_URL";
+
+export function ownerLabel(): string {
+  return `${os.hostname()}:${process.pid}`;
+}
+
+/** A valid, unique Docker name for a run: medalist-<suite>-<run>, shortened with a hash if long. */
+export function containerName(suiteId: string, runId: string): string {
+  const clean = (s: string) => s.replace(/[^a-zA-Z0-9_.-]+/g, "-");
+  const name = `medalist-${clean(suiteId)}-${clean(runId)}`;
+  if (name.length <= 120) return name;
+  const hash = createHash("sha256").update(`${suiteId}\0${runId}`).digest("hex").slice(0, 12);
+  return `${name.slice(0, 107)}-${hash}`;
+}
+
+/** The container's whole environment: the contract's variables and spec.env, nothing else. */
+export function containerEnv(spec: RunSpec, network: DockerSettings["network"]): string[] {
+  const env: Record<string, string> = { ...spec.env };
+  env.COMPETITION_ID = spec.competitionId;
+  env.TIME_LIMIT_SECS = String(spec.timeLimitSecs);
+  env.SEED = String(spec.seed);
+  // With no network the endpoint cannot be reached: don't advertise it.
+  if (spec.validationUrl && network !== "none") env[VALIDATION_URL_VAR] = spec.validationUrl;
+  else delete env[VALIDATION_URL_VAR];
+  return Object.entries(env).map(([k, v]) => `${k}=${v}`);
+}
+
+/** Create options for one run's container (pure: no Docker calls). */
+export function containerOptions(
+  spec: RunSpec,
+  settings: DockerSettings,
+  image: string,
+  opts: { owner?: string; now?: number } = {},
+): Docker.ContainerCreateOptions {
+  const p = runPaths(spec.runDir);
+  const { limits } = settings;
+  const now = opts.now ?? Date.now();
+  const deadline = now + (spec.timeLimitSecs + settings.stopGraceSecs + 300) * 1000;
+  const bind = (Source: string, Target: string, ReadOnly: boolean) => ({ Type: "bind" as const, Source, Target, ReadOnly });
+  const hostConfig: Docker.HostConfig = {
+    Mounts: [
+      bind(spec.publicDir, CONTAINER_PATHS.data, true),
+      bind(p.submissionDir, CONTAINER_PATHS.submission, false),
+      bind(p.logsDir, CONTAINER_PATHS.logs, false),
+      bind(p.codeDir, CONTAINER_PATHS.code, false),
+      bind(p.instructionsFile, CONTAINER_PATHS.instructions, true),
+    ],
+    NetworkMode: settings.network,
+    Privileged: false,
+    Init: settings.init ?? true,
+    AutoRemove: false,
+    // Container output is also streamed to run.log; keep the daemon's copy bounded.
+    LogConfig: { Type: "json-file", Config: { "max-size": "50m", "max-file": "2" } },
+  };
+  if (limits.cpus !== undefined) hostConfig.NanoCpus = Math.round(limits.cpus * 1e9);
+  if (limits.memory !== undefined) {
+    hostConfig.Memory = limits.memory;
+    hostConfig.MemorySwap = limits.memory; // no swap: past the limit is out of memory
+  }
+  if (limits.shmSize !== undefined) hostConfig.ShmSize = limits.shmSize;
+  if (limits.pids !== undefined) hostConfig.PidsLimit = limits.pids;
+  if (spec.gpus.length > 0) {
+    hostConfig.DeviceRequests = [{ Driver: "nvidia", DeviceIDs: [...spec.gpus], Capabilities: [["gpu"]] }];
+  }
+  return {
+    name: containerName(spec.suiteId, spec.runId),
+    Image: image,
+    Cmd: settings.command,
+    Env: containerEnv(spec, settings.network),
+    Labels: {
+      [LABEL.suite]: spec.suiteId,
+      [LABEL.run]: spec.runId,
+      [LABEL.competition]: spec.competitionId,
+      [LABEL.seed]: String(spec.seed),
+      [LABEL.owner]: opts.owner ?? ownerLabel(),
+      [LABEL.deadline]: String(deadline),
+    },
+    Tty: false,
+    OpenStdin: false,
+    AttachStdin: false,
+    AttachStdout: false,
+    AttachStderr: false,
+    StopTimeout: settings.stopGraceSecs,
+    HostConfig: hostConfig,
+  };
+}

@@ -1,0 +1,120 @@
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import type Docker from "dockerode";
+import { errorMessage, statusCode } from "./client.js";
+import type { DockerSettings } from "./settings.js";
+
+export interface ImageInfo {
+  /** The tag asked for (or built). */
+  ref: string;
+  /** Content-addressed image id (sha256:…): what containers are created from. */
+  id: string;
+  /** Registry digest (repo@sha256:…) when the image came from a registry, else the id. */
+  digest: string;
+}
+
+/** The image is not on this runner and cannot be built: not worth retrying. */
+export class ImageMissingError extends Error {
+  constructor(ref: string) {
+    super(`image ${ref} is not on this runner (no registry pull is attempted; build it or docker load it first)`);
+    this.name = "ImageMissingError";
+  }
+}
+
+export async function inspectImage(docker: Docker, ref: string): Promise<ImageInfo> {
+  try {
+    const info = await docker.getImage(ref).inspect();
+    return { ref, id: info.Id, digest: info.RepoDigests?.[0] ?? info.Id };
+  } catch (e) {
+    if (statusCode(e) === 404) throw new ImageMissingError(ref);
+    throw e;
+  }
+}
+
+/** Files of a build context, relative to it (dockerode applies .dockerignore to this list). */
+async function contextFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile() || e.isSymbolicLink())
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join("/"));
+}
+
+/** Builds the agent image, streaming the build output line by line to `log`. */
+export async function buildImage(
+  docker: Docker,
+  build: NonNullable<DockerSettings["build"]>,
+  log: (line: string) => void,
+): Promise<ImageInfo> {
+  const src = await contextFiles(build.context);
+  const stream = await docker.buildImage(
+    { context: build.context, src },
+    {
+      t: build.tag,
+      dockerfile: build.dockerfile,
+      target: build.target,
+      buildargs: build.args,
+      labels: { "medalist.built": "true" },
+    } as Docker.ImageBuildOptions,
+  );
+  await new Promise<void>((resolve, reject) => {
+    let failed: string | null = null;
+    docker.modem.followProgress(
+      stream,
+      (err: Error | null) => {
+        if (err) reject(err);
+        else if (failed !== null) reject(new Error(`docker build failed: ${failed}`));
+        else resolve();
+      },
+      (event: { stream?: string; status?: string; error?: string; errorDetail?: { message?: string } }) => {
+        if (event.error) failed = event.errorDetail?.message ?? event.error;
+        const text = event.stream ?? event.status ?? event.error;
+        if (text) for (const line of text.split("\n")) if (line.trim() !== "") log(line.trimEnd());
+      },
+    );
+  });
+  return inspectImage(docker, build.tag);
+}
+
+/** The image for the runs: built when `settings.build` is given, else the existing tag. */
+export async function prepareImage(docker: Docker, settings: DockerSettings, log: (line: string) => void): Promise<ImageInfo> {
+  if (settings.build) {
+    log(`building ${settings.build.tag} from ${settings.build.context} (${settings.build.dockerfile})`);
+    try {
+      return await buildImage(docker, settings.build, log);
+    } catch (e) {
+      throw new Error(`building the agent image failed: ${errorMessage(e)}`);
+    }
+  }
+  if (!settings.image) throw new Error("the docker executor needs agent.image or agent.build");
+  try {
+    return await inspectImage(docker, settings.image);
+  } catch (e) {
+    if (!(e instanceof ImageMissingError) || settings.pull === false) throw e;
+  }
+  log(`pulling ${settings.image}`);
+  try {
+    await pullImage(docker, settings.image, log);
+  } catch (e) {
+    log(`pull failed: ${errorMessage(e)}`);
+    throw new ImageMissingError(settings.image);
+  }
+  return inspectImage(docker, settings.image);
+}
+
+async function pullImage(docker: Docker, ref: string, log: (line: string) => void): Promise<void> {
+  const stream = await docker.pull(ref);
+  await new Promise<void>((resolve, reject) => {
+    let last = "";
+    docker.modem.followProgress(
+      stream,
+      (err: Error | null) => (err ? reject(err) : resolve()),
+      (event: { status?: string; id?: string; error?: string }) => {
+        if (event.error) return reject(new Error(event.error));
+        // Layer progress repeats a lot: log each distinct status once.
+        const line = [event.id, event.status].filter(Boolean).join(": ");
+        if (line && line !== last && !event.status?.startsWith("Downloading") && !event.status?.startsWith("Extracting")) log(line);
+        last = line;
+      },
+    );
+  });
+}

@@ -1,0 +1,196 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
+import { DockerExecutor } from "../../src/execute/docker/executor.js";
+import { runPaths } from "../../src/execute/types.js";
+import { startValidationServerForDocker } from "../../src/execute/validation-server.js";
+import { containersOf, makeRun, requireDocker, shellSettings, uniqueSuite } from "./helpers.js";
+
+const docker = await requireDocker();
+const suite = uniqueSuite("exec");
+
+describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
+  afterAll(async () => {
+    await cleanupSuite(docker!, suite, { graceSecs: 0 });
+  });
+
+  it("runs an agent that writes a submission: completed, output in run.log with timestamps", async () => {
+    const spec = await makeRun(suite, "completes");
+    const ex = new DockerExecutor(
+      docker!,
+      shellSettings(
+        'echo "hello from $COMPETITION_ID seed $SEED"; echo "to stderr" >&2; ' +
+          "cp /home/data/sample_submission.csv /home/submission/submission.csv; " +
+          "cat /home/instructions.txt > /home/logs/seen-instructions.txt; echo 'print(1)' > /home/code/agent.py",
+      ),
+    );
+    const r = await ex.execute(spec);
+    expect(r.outcome).toBe("completed");
+    expect(r.exitCode).toBe(0);
+    expect(r.attempts).toBe(1);
+    expect(r.details?.imageDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const p = runPaths(spec.runDir);
+    expect(await readFile(p.submissionFile, "utf8")).toBe("id,target\n1,0\n2,0\n3,0\n");
+    expect(await readFile(path.join(p.logsDir, "seen-instructions.txt"), "utf8")).toContain("Predict target");
+    expect(await readFile(path.join(p.codeDir, "agent.py"), "utf8")).toBe("print(1)\n");
+    const log = await readFile(p.logFile, "utf8");
+    expect(log).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z stdout hello from toy-comp seed 0$/m);
+    expect(log).toMatch(/Z stderr to stderr$/m);
+    expect(await containersOf(docker!, suite)).toHaveLength(0);
+  });
+
+  it("reports a crash as failed with its exit code", async () => {
+    const spec = await makeRun(suite, "crashes");
+    const r = await new DockerExecutor(docker!, shellSettings("echo about to crash; exit 3")).execute(spec);
+    expect(r.outcome).toBe("failed");
+    expect(r.exitCode).toBe(3);
+    expect(r.error).toContain("code 3");
+  });
+
+  it("stops a hanging agent at its time limit, killing it after the grace period", async () => {
+    const spec = await makeRun(suite, "hangs", { timeLimitSecs: 2 });
+    // The agent ignores SIGTERM: only the kill after the grace period ends it.
+    const ex = new DockerExecutor(docker!, shellSettings('trap "" TERM; echo hanging; while true; do sleep 1; done', { stopGraceSecs: 1 }));
+    const t0 = Date.now();
+    const r = await ex.execute(spec);
+    expect(r.outcome).toBe("timed_out");
+    expect(r.exitCode).toBe(137);
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    expect(await readFile(runPaths(spec.runDir).logFile, "utf8")).toContain("time limit reached");
+  });
+
+  it("reports an agent past its memory limit as oom", async () => {
+    const spec = await makeRun(suite, "oom");
+    const ex = new DockerExecutor(
+      docker!,
+      shellSettings('x=0123456789abcdef; while true; do x="$x$x"; done', { limits: { memory: 32 * 1024 ** 2 } }),
+    );
+    const r = await ex.execute(spec);
+    expect(r.outcome).toBe("oom");
+    expect(r.oomKilled).toBe(true);
+    expect(r.exitCode).toBe(137);
+  });
+
+  it("does not let the agent read the private answers: they are not in the container", async () => {
+    const spec = await makeRun(suite, "snoops");
+    const script = [
+      "cd /home/logs",
+      "ls -la /home/data > data.txt",
+      "cat /home/data/../private/answers.csv > direct.txt 2>&1; echo rc=$? >> direct.txt",
+      "find / -xdev -name 'answers*' 2>/dev/null > found.txt",
+      "grep -rl SECRET_ANSWER_1 /home 2>/dev/null > grep.txt",
+      "touch /home/data/x 2> ro.txt; echo rc=$? >> ro.txt",
+    ].join("; ");
+    const r = await new DockerExecutor(docker!, shellSettings(script)).execute(spec);
+    expect(r.outcome).toBe("completed");
+    const logs = runPaths(spec.runDir).logsDir;
+    const read = (f: string) => readFile(path.join(logs, f), "utf8");
+    expect(await read("data.txt")).toContain("sample_submission.csv");
+    expect(await read("direct.txt")).toMatch(/No such file[\s\S]*rc=1/);
+    expect((await read("found.txt")).trim()).toBe("");
+    expect((await read("grep.txt")).trim()).toBe("");
+    expect(await read("ro.txt")).toMatch(/Read-only file system[\s\S]*rc=1/);
+  });
+
+  it("gives the agent only its own environment, and masks secrets in run.log", async () => {
+    process.env.MEDALIST_RUNNER_ONLY = "must-not-leak";
+    const spec = await makeRun(suite, "env", {
+      seed: 2,
+      timeLimitSecs: 45,
+      env: { OPENAI_API_KEY: "sk-test-secret-value", AGENT_MODE: "fast" },
+      secretEnv: ["OPENAI_API_KEY"],
+      validationUrl: "http://172.17.0.1:1/x/validate",
+    });
+    const r = await new DockerExecutor(docker!, shellSettings("env > /home/logs/env.txt; echo key=$OPENAI_API_KEY")).execute(spec);
+    delete process.env.MEDALIST_RUNNER_ONLY;
+    expect(r.outcome).toBe("completed");
+    const env = Object.fromEntries(
+      (await readFile(path.join(runPaths(spec.runDir).logsDir, "env.txt"), "utf8"))
+        .trim()
+        .split("\n")
+        .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+    );
+    // Given by Medalist, plus what Docker and the shell always set (HOSTNAME, HOME, PATH from the image, PWD, SHLVL).
+    expect(Object.keys(env).sort()).toEqual(
+      ["AGENT_MODE", "COMPETITION_ID", "HOME", "HOSTNAME", "MEDALIST_VALIDATION_URL", "OPENAI_API_KEY", "PATH", "PWD", "SEED", "SHLVL", "TIME_LIMIT_SECS"].sort(),
+    );
+    expect(env).toMatchObject({ COMPETITION_ID: "toy-comp", SEED: "2", TIME_LIMIT_SECS: "45", AGENT_MODE: "fast" });
+    const log = await readFile(runPaths(spec.runDir).logFile, "utf8");
+    expect(log).toContain("stdout key=***");
+    expect(log).not.toContain("sk-test-secret-value");
+  });
+
+  it("applies limits, never privileged, no Docker socket", async () => {
+    const spec = await makeRun(suite, "limits");
+    const ex = new DockerExecutor(
+      docker!,
+      shellSettings("ls /var/run/docker.sock 2>/dev/null > /home/logs/sock.txt; cat /proc/self/status | grep -i nonewprivs; sleep 3", {
+        limits: { cpus: 0.5, memory: 64 * 1024 ** 2, shmSize: 16 * 1024 ** 2, pids: 64 },
+        network: "none",
+      }),
+    );
+    const running = ex.execute(spec);
+    let host: Record<string, unknown> | undefined;
+    for (let i = 0; i < 50 && !host; i++) {
+      const [c] = await containersOf(docker!, suite).then((l) => l.filter((x) => x.Labels["medalist.run"] === "limits"));
+      if (c) host = (await docker!.getContainer(c.Id).inspect()).HostConfig as unknown as Record<string, unknown>;
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await running).outcome).toBe("completed");
+    expect(host).toMatchObject({ NanoCpus: 5e8, Memory: 64 * 1024 ** 2, ShmSize: 16 * 1024 ** 2, PidsLimit: 64, NetworkMode: "none", Privileged: false });
+    expect(JSON.stringify(host)).not.toContain("docker.sock");
+    expect((await readFile(path.join(runPaths(spec.runDir).logsDir, "sock.txt"), "utf8")).trim()).toBe("");
+  });
+
+  it("reports a missing image as infra_error without retrying", async () => {
+    const spec = await makeRun(suite, "no-image");
+    const ex = new DockerExecutor(docker!, shellSettings("true", { image: "medalist-no-such-image:0", retries: 2 }));
+    const r = await ex.execute(spec);
+    expect(r.outcome).toBe("infra_error");
+    expect(r.attempts).toBe(1);
+    expect(r.error).toContain("medalist-no-such-image:0");
+  });
+
+  it("retries a container that fails to start, then reports infra_error", async () => {
+    // A GPU request on a daemon without the nvidia runtime fails at start (and if it has one,
+    // device id 99 does not exist).
+    const spec = await makeRun(suite, "no-start", { gpus: ["99"] });
+    const lines: string[] = [];
+    const ex = new DockerExecutor(docker!, shellSettings("true", { retries: 2 }), { log: (l) => lines.push(l) });
+    const r = await ex.execute(spec);
+    expect(r.outcome).toBe("infra_error");
+    expect(r.attempts).toBe(3);
+    expect(r.error).toMatch(/starting the container failed/);
+    expect(lines.filter((l) => l.includes("retry"))).toHaveLength(2);
+    expect(await containersOf(docker!, suite).then((l) => l.filter((c) => c.Labels["medalist.run"] === "no-start"))).toHaveLength(0);
+  });
+
+  it("serves format checks to the agent over the bridge, without a score", async () => {
+    const server = await startValidationServerForDocker(docker!);
+    try {
+      const spec = await makeRun(suite, "validates");
+      spec.validationUrl = server.register("toy-comp", path.join(spec.publicDir, "sample_submission.csv"));
+      // busybox has no curl: speak HTTP/1.0 over nc.
+      const post = (file: string, out: string) =>
+        `u=\${MEDALIST_VALIDATION_URL#http://}; hp=\${u%%/*}; p=/\${u#*/}; n=$(wc -c < ${file}); ` +
+        `{ printf 'POST %s HTTP/1.0\\r\\nHost: %s\\r\\nContent-Type: text/csv\\r\\nContent-Length: %s\\r\\n\\r\\n' "$p" "$hp" "$n"; cat ${file}; sleep 1; } | nc -w 5 \${hp%:*} \${hp#*:} > ${out}`;
+      const script = [
+        "cp /home/data/sample_submission.csv /home/submission/submission.csv",
+        post("/home/submission/submission.csv", "/home/logs/good.txt"),
+        "printf 'id,target\\n1,0\\n9,1\\n' > /tmp/bad.csv",
+        post("/tmp/bad.csv", "/home/logs/bad.txt"),
+      ].join("; ");
+      const r = await new DockerExecutor(docker!, shellSettings(script)).execute(spec);
+      expect(r.outcome).toBe("completed");
+      const good = await readFile(path.join(runPaths(spec.runDir).logsDir, "good.txt"), "utf8");
+      const bad = await readFile(path.join(runPaths(spec.runDir).logsDir, "bad.txt"), "utf8");
+      expect(good).toContain('"valid":true');
+      expect(bad).toContain('"valid":false');
+      expect(bad).toContain("2 rows, expected 3");
+      expect(good + bad).not.toMatch(/score/i);
+    } finally {
+      await server.close();
+    }
+  });
+});
