@@ -27293,7 +27293,7 @@ function loadConfig(path) {
 }
 
 // src/suite/run.ts
-import { mkdirSync as mkdirSync4, rmSync as rmSync2, writeFileSync as writeFileSync3 } from "node:fs";
+import { mkdirSync as mkdirSync4, readFileSync as readFileSync7, rmSync as rmSync2, writeFileSync as writeFileSync3 } from "node:fs";
 import { join as join6, relative, resolve as resolve3 } from "node:path";
 
 // src/registry/registry.ts
@@ -29227,6 +29227,8 @@ var GradeReportSchema = external_exports.object({
   submission_path: external_exports.string(),
   percentile: external_exports.number().min(0).max(1).nullable(),
   error: external_exports.string().nullable(),
+  /** The metric's value before rounding to 5 decimals. */
+  unrounded_score: score.optional(),
   /** Where the thresholds came from: the full leaderboard, precomputed figures, or nowhere. */
   thresholds_source: external_exports.enum(["leaderboard", "thresholds", "none"]).optional(),
   /** Grading itself failed (answers unreadable, grader misconfigured): not the agent's fault. */
@@ -29473,7 +29475,9 @@ function writeAtomic(path, text) {
   renameSync2(tmp, path);
 }
 function writeResults(path, results) {
-  writeAtomic(path, toJson(SuiteResultsSchema.parse(results)));
+  const parsed = SuiteResultsSchema.parse(results);
+  writeAtomic(path, toJson(parsed));
+  return parsed;
 }
 function readResults(path) {
   let raw;
@@ -29512,8 +29516,18 @@ function gradeJson(r) {
     gold_threshold: n(r.gold_threshold),
     silver_threshold: n(r.silver_threshold),
     bronze_threshold: n(r.bronze_threshold),
-    median_threshold: n(r.median_threshold)
+    median_threshold: n(r.median_threshold),
+    ...r.unrounded_score === void 0 ? {} : { unrounded_score: n(r.unrounded_score) }
   };
+}
+var UsageSchema = external_exports.object({ tokens: external_exports.number().nonnegative().optional(), dollars: external_exports.number().nonnegative().optional() });
+function readUsage(runDir) {
+  try {
+    const parsed = UsageSchema.safeParse(JSON.parse(readFileSync7(join6(runPaths(runDir).logsDir, "usage.json"), "utf8")));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 function makeExecutor(opts, agent) {
   if (opts.executor) return opts.executor;
@@ -29606,7 +29620,7 @@ async function runSuite(opts) {
       runDir: relative(outDir, runDir),
       error: exec.error ?? null,
       grade: report ? gradeJson(report) : null,
-      usage: null,
+      usage: readUsage(runDir),
       gpus,
       details: exec.details ?? {}
     };
@@ -29641,8 +29655,7 @@ async function runSuite(opts) {
     finishedAt: (/* @__PURE__ */ new Date()).toISOString(),
     runs: thePlan.runs.map((r) => results.get(r.runId)).filter((r) => r !== void 0)
   };
-  writeResults(join6(outDir, "results.json"), suite);
-  return suite;
+  return writeResults(join6(outDir, "results.json"), suite);
 }
 
 // src/grade/types.ts

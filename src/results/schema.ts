@@ -25,6 +25,8 @@ export const GradeReportSchema = z.object({
   submission_path: z.string(),
   percentile: z.number().min(0).max(1).nullable(),
   error: z.string().nullable(),
+  /** The metric's value before rounding to 5 decimals. */
+  unrounded_score: score.optional(),
   /** Where the thresholds came from: the full leaderboard, precomputed figures, or nowhere. */
   thresholds_source: z.enum(["leaderboard", "thresholds", "none"]).optional(),
   /** Grading itself failed (answers unreadable, grader misconfigured): not the agent's fault. */

@@ -1,4 +1,5 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { z } from "zod";
 import { join, relative, resolve } from "node:path";
 import type { Config, AgentConfig } from "../config/schema.js";
 import { loadRegistry, defaultRegistryDir, type Registry } from "../registry/registry.js";
@@ -51,7 +52,20 @@ function gradeJson(r: GradeReport): GradeReportJson {
     silver_threshold: n(r.silver_threshold),
     bronze_threshold: n(r.bronze_threshold),
     median_threshold: n(r.median_threshold),
+    ...(r.unrounded_score === undefined ? {} : { unrounded_score: n(r.unrounded_score) }),
   };
+}
+
+const UsageSchema = z.object({ tokens: z.number().nonnegative().optional(), dollars: z.number().nonnegative().optional() });
+
+/** The agent's optional logs/usage.json ({tokens, dollars}); ignored when absent or malformed. */
+export function readUsage(runDir: string): RunResult["usage"] {
+  try {
+    const parsed = UsageSchema.safeParse(JSON.parse(readFileSync(join(runPaths(runDir).logsDir, "usage.json"), "utf8")));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
 function makeExecutor(opts: SuiteOptions, agent: AgentConfig): Executor {
@@ -161,7 +175,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
       runDir: relative(outDir, runDir),
       error: exec.error ?? null,
       grade: report ? gradeJson(report) : null,
-      usage: null,
+      usage: readUsage(runDir),
       gpus,
       details: exec.details ?? {},
     };
@@ -199,6 +213,5 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     runs: thePlan.runs.map((r) => results.get(r.runId)).filter((r): r is RunResult => r !== undefined),
   };
   // Written before anything else (compare, comment, upload) uses it.
-  writeResults(join(outDir, "results.json"), suite);
-  return suite;
+  return writeResults(join(outDir, "results.json"), suite);
 }

@@ -17,8 +17,11 @@ export function writeAtomic(path: string, text: string): void {
   renameSync(tmp, path);
 }
 
-export function writeResults(path: string, results: SuiteResults): void {
-  writeAtomic(path, toJson(SuiteResultsSchema.parse(results)));
+/** Validates and writes results.json; returns the document as written. */
+export function writeResults(path: string, results: SuiteResults): SuiteResults {
+  const parsed = SuiteResultsSchema.parse(results);
+  writeAtomic(path, toJson(parsed));
+  return parsed;
 }
 
 export function readResults(path: string): SuiteResults {

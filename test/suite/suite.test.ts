@@ -80,3 +80,17 @@ describe("runSuite with the local executor", () => {
     await expect(suite("true", { agent: { command: "true", secrets: ["MEDALIST_MISSING_SECRET"] } })).rejects.toThrow(/MEDALIST_MISSING_SECRET is not set/);
   });
 });
+
+describe("readUsage", () => {
+  it("reads logs/usage.json and ignores a malformed one", async () => {
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    const { readUsage } = await import("../../src/suite/run.js");
+    const dir = mkdtempSync(join(tmpdir(), "medalist-usage-"));
+    mkdirSync(join(dir, "logs"));
+    expect(readUsage(dir)).toBeNull();
+    writeFileSync(join(dir, "logs", "usage.json"), JSON.stringify({ tokens: 1200, dollars: 0.42 }));
+    expect(readUsage(dir)).toEqual({ tokens: 1200, dollars: 0.42 });
+    writeFileSync(join(dir, "logs", "usage.json"), "{not json");
+    expect(readUsage(dir)).toBeNull();
+  });
+});
