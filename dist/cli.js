@@ -7401,7 +7401,8 @@ function requireOption(value, flag) {
 function numberOption(value, flag, allowNaN = false) {
   if (allowNaN && /^nan$/i.test(value.trim())) return NaN;
   const n = Number(value);
-  if (value.trim() === "" || Number.isNaN(n)) throw new UserError(`${flag} expects a number, got ${JSON.stringify(value)}`);
+  if (value.trim() === "" || Number.isNaN(n))
+    throw new UserError(`${flag} expects a number, got ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -27150,7 +27151,10 @@ function parseBytes(v) {
 var duration3 = external_exports.union([external_exports.number().positive(), external_exports.string()]).transform((v, ctx) => {
   const s = parseDuration(v);
   if (s === null || !(s > 0)) {
-    ctx.addIssue({ code: "custom", message: `expected a duration like 600, "90s", "30m" or "2h", got ${JSON.stringify(v)}` });
+    ctx.addIssue({
+      code: "custom",
+      message: `expected a duration like 600, "90s", "30m" or "2h", got ${JSON.stringify(v)}`
+    });
     return external_exports.NEVER;
   }
   return s;
@@ -27158,7 +27162,10 @@ var duration3 = external_exports.union([external_exports.number().positive(), ex
 var bytes = external_exports.union([external_exports.number().int().positive(), external_exports.string()]).transform((v, ctx) => {
   const b = parseBytes(v);
   if (b === null || !(b > 0)) {
-    ctx.addIssue({ code: "custom", message: `expected a size like "512m" or "8g", got ${JSON.stringify(v)}` });
+    ctx.addIssue({
+      code: "custom",
+      message: `expected a size like "512m" or "8g", got ${JSON.stringify(v)}`
+    });
     return external_exports.NEVER;
   }
   return b;
@@ -27243,10 +27250,18 @@ var ConfigSchema = external_exports.strictObject({
   gate: GateSchema.default({ tolerance: 0.05, alpha: 0.05, failOn: "regression" })
 }).superRefine((c, ctx) => {
   if (c.executor === "local" && c.agent.command === void 0) {
-    ctx.addIssue({ code: "custom", path: ["agent", "command"], message: "the local executor needs agent.command" });
+    ctx.addIssue({
+      code: "custom",
+      path: ["agent", "command"],
+      message: "the local executor needs agent.command"
+    });
   }
   if (c.executor === "docker" && !c.agent.image && !c.agent.build) {
-    ctx.addIssue({ code: "custom", path: ["agent", "image"], message: "the docker executor needs agent.image or agent.build" });
+    ctx.addIssue({
+      code: "custom",
+      path: ["agent", "image"],
+      message: "the docker executor needs agent.image or agent.build"
+    });
   }
 });
 
@@ -27258,7 +27273,8 @@ function pathOf(path) {
 function formatZodError(error62, where) {
   const lines = error62.issues.map((issue2) => {
     let msg = issue2.message;
-    if (issue2.code === "unrecognized_keys") msg = `unknown field(s) ${issue2.keys.map((k) => `"${k}"`).join(", ")}`;
+    if (issue2.code === "unrecognized_keys")
+      msg = `unknown field(s) ${issue2.keys.map((k) => `"${k}"`).join(", ")}`;
     const path = issue2.code === "unrecognized_keys" ? pathOf(issue2.path) : pathOf(issue2.path);
     return `${path}: ${msg}`;
   });
@@ -27287,7 +27303,9 @@ function loadConfig(path) {
     text = readFileSync(abs, "utf8");
   } catch (e) {
     const code = e.code;
-    throw new UserError(code === "ENOENT" ? `config file not found: ${path}` : `cannot read ${path}: ${e.message}`);
+    throw new UserError(
+      code === "ENOENT" ? `config file not found: ${path}` : `cannot read ${path}: ${e.message}`
+    );
   }
   return { config: validateConfig(parseConfigText(text, abs), path), baseDir: dirname(abs), path: abs };
 }
@@ -27341,11 +27359,11 @@ var RecipeOutputSchema = external_exports.discriminatedUnion("kind", [
   OneHotOutput,
   FilterOutput
 ]);
-var Renumber = external_exports.strictObject({
-  column: external_exports.string(),
-  train: external_exports.strictObject({ start: external_exports.number().int(), prefix: external_exports.string().optional() }),
-  test: external_exports.strictObject({ start: external_exports.number().int(), prefix: external_exports.string().optional() })
+var Numbering = external_exports.strictObject({
+  start: external_exports.union([external_exports.number().int(), external_exports.literal("after-train")]),
+  prefix: external_exports.string().optional()
 });
+var Renumber = external_exports.strictObject({ column: external_exports.string(), train: Numbering, test: Numbering });
 var TableSplitRecipeSchema = external_exports.strictObject({
   kind: external_exports.literal("table-split"),
   /** Inner archives of raw/ to extract first (into raw/, or into raw/<into>). */
@@ -27540,9 +27558,23 @@ function canonical(v) {
 function suiteHash(config2, competitions, registry2) {
   const grading = competitions.map((id) => {
     const c = registry2.get(id).competition;
-    return { id, metric: c.metric, answers: c.answers, thresholds: c.thresholds ?? null, leaderboard: c.leaderboard ?? null, toy: c.toy ?? null };
+    return {
+      id,
+      metric: c.metric,
+      answers: c.answers,
+      thresholds: c.thresholds ?? null,
+      leaderboard: c.leaderboard ?? null,
+      toy: c.toy ?? null
+    };
   });
-  const key = { v: 1, competitions, seeds: config2.seeds, time: config2.limits.time, gpus: config2.limits.gpus, grading };
+  const key = {
+    v: 1,
+    competitions,
+    seeds: config2.seeds,
+    time: config2.limits.time,
+    gpus: config2.limits.gpus,
+    grading
+  };
   return createHash("sha256").update(canonical(key)).digest("hex").slice(0, 16);
 }
 function plan(config2, registry2) {
@@ -27551,7 +27583,13 @@ function plan(config2, registry2) {
   for (const id of competitions) {
     const expected = registry2.get(id).competition.expectedDurationSecs ?? config2.limits.time;
     for (let seed = 0; seed < config2.seeds; seed++) {
-      runs.push({ runId: `${id}.s${seed}`, competitionId: id, seed, expectedSecs: Math.min(expected, config2.limits.time), gpus: config2.limits.gpus });
+      runs.push({
+        runId: `${id}.s${seed}`,
+        competitionId: id,
+        seed,
+        expectedSecs: Math.min(expected, config2.limits.time),
+        gpus: config2.limits.gpus
+      });
     }
   }
   return { competitions, seeds: config2.seeds, runs, suiteHash: suiteHash(config2, competitions, registry2) };
@@ -27668,13 +27706,17 @@ var LocalExecutor = class {
     for (const d of [p.submissionDir, p.logsDir, p.codeDir]) mkdirSync(d, { recursive: true });
     const env = {};
     for (const k of KEEP) if (process.env[k] !== void 0) env[k] = process.env[k];
-    Object.assign(env, spec.env, contractEnv(spec, {
-      data: spec.publicDir,
-      submission: p.submissionDir,
-      logs: p.logsDir,
-      code: p.codeDir,
-      instructions: p.instructionsFile
-    }));
+    Object.assign(
+      env,
+      spec.env,
+      contractEnv(spec, {
+        data: spec.publicDir,
+        submission: p.submissionDir,
+        logs: p.logsDir,
+        code: p.codeDir,
+        instructions: p.instructionsFile
+      })
+    );
     const log = createWriteStream(p.logFile, { flags: "a" });
     const started = Date.now();
     const { command } = this.opts;
@@ -27683,7 +27725,12 @@ var LocalExecutor = class {
       let timedOut = false;
       let cancelled = false;
       let settled = false;
-      const child = spawn(file2, args, { cwd: this.opts.cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(file2, args, {
+        cwd: this.opts.cwd,
+        env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"]
+      });
       const stamp = (chunk) => log.write(chunk);
       child.stdout.on("data", stamp);
       child.stderr.on("data", stamp);
@@ -27717,9 +27764,17 @@ var LocalExecutor = class {
         killGroup("SIGKILL");
         log.end(() => resolve8({ ...r, durationMs: Date.now() - started }));
       };
-      child.on("error", (e) => finish({ outcome: "infra_error", exitCode: null, error: `could not start the agent: ${e.message}` }));
+      child.on(
+        "error",
+        (e) => finish({ outcome: "infra_error", exitCode: null, error: `could not start the agent: ${e.message}` })
+      );
       child.on("close", (code, sig) => {
-        if (timedOut) return finish({ outcome: "timed_out", exitCode: code, error: `killed at the ${spec.timeLimitSecs}s time limit` });
+        if (timedOut)
+          return finish({
+            outcome: "timed_out",
+            exitCode: code,
+            error: `killed at the ${spec.timeLimitSecs}s time limit`
+          });
         if (cancelled) return finish({ outcome: "infra_error", exitCode: code, error: "cancelled" });
         if (code === 0) return finish({ outcome: "completed", exitCode: 0 });
         return finish({
@@ -27808,9 +27863,10 @@ var NA_TOKENS = /* @__PURE__ */ new Set([
   "nan",
   "null"
 ]);
-var TRUE_TOKENS = /* @__PURE__ */ new Set(["True", "TRUE", "true"]);
-var FALSE_TOKENS = /* @__PURE__ */ new Set(["False", "FALSE", "false"]);
-var SPECIAL_FLOAT = /^\s*([+-]?)(inf|infinity|nan)\s*$/i;
+var SPECIAL_FLOAT = /^([+-]?)(inf|infinity)$/i;
+var INT64_MAX = 9223372036854775807n;
+var UINT64_MAX = 18446744073709551615n;
+var INT64_MIN = -9223372036854775808n;
 var NUMBER_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
 var QUOTE = 34;
 var COMMA = 44;
@@ -27880,7 +27936,13 @@ function parseNumber(b, s, e) {
       return isInt ? IS_INT : IS_FLOAT;
     }
   }
-  numValue = Number(Buffer.from(b.buffer, b.byteOffset + start, e - start).toString("latin1"));
+  const text = Buffer.from(b.buffer, b.byteOffset + start, e - start).toString("latin1");
+  numValue = Number(text);
+  if (isInt && intDigits > 18) {
+    const big = BigInt(text);
+    if (big < INT64_MIN || big > UINT64_MAX || big > INT64_MAX && neg) return NOT_NUMBER;
+  }
+  if (!Number.isFinite(numValue)) return NOT_NUMBER;
   return isInt ? IS_INT : IS_FLOAT;
 }
 function decodeField(b, s, e, complex) {
@@ -27963,7 +28025,10 @@ var ColumnBuilder = class {
     }
     const values = this.values.length === rows ? this.values : this.values.slice(0, rows);
     if (this.state === BOOL) return { name: this.name, kind: "bool", values, strings: null };
-    if (this.state === EMPTY) return { name: this.name, kind: "float", values: values.fill(NaN), strings: null };
+    if (this.state === EMPTY) {
+      if (rows === 0) return { name: this.name, kind: "text", values: null, strings: [] };
+      return { name: this.name, kind: "float", values: values.fill(NaN), strings: null };
+    }
     return { name: this.name, kind: this.sawFloat || this.sawMissing ? "float" : "int", values, strings: null };
   }
 };
@@ -28151,6 +28216,7 @@ function readFrom(source, name2, opts) {
   let names2 = null;
   let builders = [];
   let row = 0;
+  let offset = -1;
   const sink = (b, starts, ends, complex, count) => {
     if (names2 === null) {
       const raw = [];
@@ -28162,19 +28228,20 @@ function readFrom(source, name2, opts) {
     if (opts.maxRows !== void 0 && row >= opts.maxRows) {
       throw new SubmissionError(`${name2}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`);
     }
-    if (count > names2.length) {
+    if (offset === -1) offset = count === names2.length + 1 ? 1 : 0;
+    if (count - offset > names2.length) {
       throw new SubmissionError(`${name2}: expected ${names2.length} fields on data row ${row + 1}, saw ${count}`);
     }
     for (let k = 0; k < builders.length; k++) {
       const col = builders[k];
       if (col === null) continue;
-      if (k >= count) {
+      if (k + offset >= count) {
         col.sawMissing = true;
         if (col.state === TEXT) col.strings.push(null);
         else col.setValue(row, NaN);
         continue;
       }
-      cell(col, row, b, starts[k], ends[k], complex[k] === 1);
+      cell(col, row, b, starts[k + offset], ends[k + offset], complex[k + offset] === 1);
     }
     row++;
   };
@@ -28196,7 +28263,7 @@ function readFrom(source, name2, opts) {
       }
       if (r >= until) throw new StopReading();
       for (let q = 0; q < backfill.length; q++) {
-        const col = backfill[q], k = index[q];
+        const col = backfill[q], k = index[q] + offset;
         if (r >= col.backfillUntil || k >= count) continue;
         const s = decodeField(b, starts[k], ends[k], complex[k] === 1);
         col.strings[r] = NA_TOKENS.has(s) ? null : s;
@@ -28245,15 +28312,18 @@ function cell(col, row, b, s, e, complex) {
     return;
   }
   if (complex && NUMBER_TEXT.test(str)) {
-    if (col.state === BOOL) {
-      col.toText(row);
-      col.strings.push(str);
+    const kind = parseNumber(Buffer.from(str, "latin1"), 0, str.length);
+    if (kind !== NOT_NUMBER) {
+      if (col.state === BOOL) {
+        col.toText(row);
+        col.strings.push(str);
+        return;
+      }
+      col.state = NUM;
+      if (kind === IS_FLOAT) col.sawFloat = true;
+      col.setValue(row, numValue);
       return;
     }
-    col.state = NUM;
-    if (!/^\s*[+-]?\d+\s*$/.test(str)) col.sawFloat = true;
-    col.setValue(row, Number(str.trim()));
-    return;
   }
   const special = SPECIAL_FLOAT.exec(str);
   if (special) {
@@ -28264,12 +28334,12 @@ function cell(col, row, b, s, e, complex) {
     }
     col.state = NUM;
     col.sawFloat = true;
-    const mag = special[2].toLowerCase() === "nan" ? NaN : Infinity;
-    col.setValue(row, special[1] === "-" ? -mag : mag);
+    col.setValue(row, special[1] === "-" ? -Infinity : Infinity);
     return;
   }
-  const isTrue = TRUE_TOKENS.has(str);
-  if (isTrue || FALSE_TOKENS.has(str)) {
+  const lower = str.length === 4 || str.length === 5 ? str.toLowerCase() : "";
+  const isTrue = lower === "true";
+  if (isTrue || lower === "false") {
     if (col.state === NUM) {
       col.toText(row);
       col.strings.push(str);
@@ -29326,8 +29396,19 @@ var Split = {
   leaderboard: ToyLeaderboardSchema
 };
 var ToySchema = external_exports.discriminatedUnion("task", [
-  external_exports.strictObject({ task: external_exports.literal("regression"), ...Split, features: external_exports.number().int().min(3), noise: external_exports.number().positive(), target: external_exports.string() }),
-  external_exports.strictObject({ task: external_exports.literal("binary"), ...Split, features: external_exports.number().int().min(3), target: external_exports.string() }),
+  external_exports.strictObject({
+    task: external_exports.literal("regression"),
+    ...Split,
+    features: external_exports.number().int().min(3),
+    noise: external_exports.number().positive(),
+    target: external_exports.string()
+  }),
+  external_exports.strictObject({
+    task: external_exports.literal("binary"),
+    ...Split,
+    features: external_exports.number().int().min(3),
+    target: external_exports.string()
+  }),
   external_exports.strictObject({
     task: external_exports.literal("multiclass"),
     ...Split,
@@ -29339,7 +29420,8 @@ var ToySchema = external_exports.discriminatedUnion("task", [
 ]);
 function toyParams(c) {
   const parsed = ToySchema.safeParse(c.toy);
-  if (!parsed.success) throw new UserError(`competitions/${c.id}: toy parameters invalid: ${parsed.error.issues[0].message}`);
+  if (!parsed.success)
+    throw new UserError(`competitions/${c.id}: toy parameters invalid: ${parsed.error.issues[0].message}`);
   return parsed.data;
 }
 function csv(t) {
@@ -29360,7 +29442,11 @@ function generateToy(c) {
   const testIdx = Array.from({ length: p.testRows }, (_, i) => p.trainRows + i);
   if (p.task === "regression") {
     const w = featureNames.map(() => -5 + 10 * u());
-    labels = X.map((x) => fmt(20 + x.reduce((s, v, j) => s + w[j] * v, 0) + 3 * x[0] * x[1] + 4 * Math.sin(2 * x[2]) + p.noise * n()));
+    labels = X.map(
+      (x) => fmt(
+        20 + x.reduce((s, v, j) => s + w[j] * v, 0) + 3 * x[0] * x[1] + 4 * Math.sin(2 * x[2]) + p.noise * n()
+      )
+    );
     answers = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], labels[i]]) };
     sample = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], 0]) };
   } else if (p.task === "binary") {
@@ -29381,13 +29467,19 @@ function generateToy(c) {
       rows: testIdx.map((i) => [ids[i], ...p.classes.map((_, k) => k === cls[i] ? 1 : 0)])
     };
     const uniform = 1 / p.classes.length;
-    sample = { header: ["id", ...p.classes], rows: testIdx.map((i) => [ids[i], ...p.classes.map(() => uniform)]) };
+    sample = {
+      header: ["id", ...p.classes],
+      rows: testIdx.map((i) => [ids[i], ...p.classes.map(() => uniform)])
+    };
   }
   const train = {
     header: ["id", ...featureNames, p.target],
     rows: Array.from({ length: p.trainRows }, (_, i) => [ids[i], ...X[i].map(fmt), labels[i]])
   };
-  const test = { header: ["id", ...featureNames], rows: testIdx.map((i) => [ids[i], ...X[i].map(fmt)]) };
+  const test = {
+    header: ["id", ...featureNames],
+    rows: testIdx.map((i) => [ids[i], ...X[i].map(fmt)])
+  };
   return {
     public: {
       "description.md": describe3(c, p),
@@ -29419,13 +29511,20 @@ function describe3(c, p) {
   ].join("\n");
 }
 function fingerprint(c) {
-  return createHash2("sha256").update(JSON.stringify({ toy: { ...c.toy ?? {}, leaderboard: void 0 }, answers: c.answers, sample: c.sampleSubmission })).digest("hex");
+  return createHash2("sha256").update(
+    JSON.stringify({
+      toy: { ...c.toy ?? {}, leaderboard: void 0 },
+      answers: c.answers,
+      sample: c.sampleSubmission
+    })
+  ).digest("hex");
 }
 function prepareToy(c, dataDir) {
   const dir = join4(dataDir, c.id, "prepared");
   const stamp = join4(dataDir, c.id, ".medalist-toy");
   const fp = fingerprint(c);
-  if (existsSync3(stamp) && readFileSync5(stamp, "utf8") === fp && existsSync3(dir)) return { prepared: false, dir };
+  if (existsSync3(stamp) && readFileSync5(stamp, "utf8") === fp && existsSync3(dir))
+    return { prepared: false, dir };
   const files = generateToy(c);
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
@@ -29444,7 +29543,10 @@ function prepareToy(c, dataDir) {
 
 // src/suite/prepare.ts
 function preparedPaths(dataDir, id) {
-  return { publicDir: join5(dataDir, id, "prepared", "public"), privateDir: join5(dataDir, id, "prepared", "private") };
+  return {
+    publicDir: join5(dataDir, id, "prepared", "public"),
+    privateDir: join5(dataDir, id, "prepared", "private")
+  };
 }
 function ensurePrepared(entry, dataDir) {
   const c = entry.competition;
@@ -29452,7 +29554,10 @@ function ensurePrepared(entry, dataDir) {
   const paths = preparedPaths(dataDir, c.id);
   const sample = join5(paths.publicDir, c.sampleSubmission);
   const answers = join5(paths.privateDir, c.answers);
-  for (const [what, file2] of [["sample submission", sample], ["answers", answers]]) {
+  for (const [what, file2] of [
+    ["sample submission", sample],
+    ["answers", answers]
+  ]) {
     if (!existsSync4(file2)) {
       throw new UserError(
         `${c.id}: ${what} not found at ${file2}. Prepare the data first: medalist prepare --competition ${c.id} --data-dir ${dataDir}`
@@ -29485,7 +29590,9 @@ function readResults(path) {
     raw = JSON.parse(readFileSync6(path, "utf8"));
   } catch (e) {
     const code = e.code;
-    throw new UserError(code === "ENOENT" ? `results file not found: ${path}` : `${path}: not a results JSON file (${e.message})`);
+    throw new UserError(
+      code === "ENOENT" ? `results file not found: ${path}` : `${path}: not a results JSON file (${e.message})`
+    );
   }
   const parsed = SuiteResultsSchema.safeParse(raw);
   if (!parsed.success) throw new UserError(formatZodError(parsed.error, path));
@@ -29520,10 +29627,15 @@ function gradeJson(r) {
     ...r.unrounded_score === void 0 ? {} : { unrounded_score: n(r.unrounded_score) }
   };
 }
-var UsageSchema = external_exports.object({ tokens: external_exports.number().nonnegative().optional(), dollars: external_exports.number().nonnegative().optional() });
+var UsageSchema = external_exports.object({
+  tokens: external_exports.number().nonnegative().optional(),
+  dollars: external_exports.number().nonnegative().optional()
+});
 function readUsage(runDir) {
   try {
-    const parsed = UsageSchema.safeParse(JSON.parse(readFileSync7(join6(runPaths(runDir).logsDir, "usage.json"), "utf8")));
+    const parsed = UsageSchema.safeParse(
+      JSON.parse(readFileSync7(join6(runPaths(runDir).logsDir, "usage.json"), "utf8"))
+    );
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
@@ -29533,7 +29645,11 @@ function makeExecutor(opts, agent) {
   if (opts.executor) return opts.executor;
   if (opts.config.executor === "local") {
     if (agent.command === void 0) throw new UserError("agent.command: the local executor needs a command");
-    return new LocalExecutor({ command: agent.command, cwd: resolve3(opts.baseDir, agent.cwd ?? "."), graceSecs: opts.config.docker.stopGraceSecs });
+    return new LocalExecutor({
+      command: agent.command,
+      cwd: resolve3(opts.baseDir, agent.cwd ?? "."),
+      graceSecs: opts.config.docker.stopGraceSecs
+    });
   }
   throw new UserError(`executor "${opts.config.executor}" needs to be created by the caller`);
 }
@@ -29561,7 +29677,9 @@ async function runSuite(opts) {
   const startedAt = (/* @__PURE__ */ new Date()).toISOString();
   const prepared = /* @__PURE__ */ new Map();
   for (const id of thePlan.competitions) prepared.set(id, ensurePrepared(registry2.get(id), dataDir));
-  log(`[${opts.label}] ${thePlan.runs.length} runs: ${thePlan.competitions.length} competitions \xD7 ${thePlan.seeds} seeds, agent: ${agentText}`);
+  log(
+    `[${opts.label}] ${thePlan.runs.length} runs: ${thePlan.competitions.length} competitions \xD7 ${thePlan.seeds} seeds, agent: ${agentText}`
+  );
   const results = /* @__PURE__ */ new Map();
   let done = 0;
   const total = thePlan.runs.length;
@@ -29571,7 +29689,9 @@ async function runSuite(opts) {
     const stored = readStoredRun(storePath);
     if (stored && stored.suiteHash === thePlan.suiteHash && stored.agent === agentText) {
       results.set(run.runId, stored.result);
-      log(`[${opts.label}] ${++done}/${total} ${run.runId}: kept from an earlier run (${stored.result.outcome})`);
+      log(
+        `[${opts.label}] ${++done}/${total} ${run.runId}: kept from an earlier run (${stored.result.outcome})`
+      );
       return;
     }
     rmSync2(runDir, { recursive: true, force: true });
@@ -29600,7 +29720,9 @@ async function runSuite(opts) {
         opts.signal
       );
       if (exec.outcome !== "infra_error" || attempts > config2.docker.retries || opts.signal?.aborted) break;
-      log(`[${opts.label}] ${run.runId}: infrastructure error (${exec.error}); retrying (${attempts}/${config2.docker.retries})`);
+      log(
+        `[${opts.label}] ${run.runId}: infrastructure error (${exec.error}); retrying (${attempts}/${config2.docker.retries})`
+      );
     }
     const report = exec.outcome === "infra_error" ? null : await grade({
       competition: entry.competition,
@@ -29628,7 +29750,9 @@ async function runSuite(opts) {
     results.set(run.runId, result);
     const medal = report ? report.gold_medal ? "gold" : report.silver_medal ? "silver" : report.bronze_medal ? "bronze" : "no medal" : "not graded";
     const score3 = report?.valid_submission ? `score ${report.score}` : report ? `invalid: ${report.error}` : exec.error;
-    log(`[${opts.label}] ${++done}/${total} ${run.runId}: ${exec.outcome} in ${(exec.durationMs / 1e3).toFixed(1)}s, ${score3}, ${medal}`);
+    log(
+      `[${opts.label}] ${++done}/${total} ${run.runId}: ${exec.outcome} in ${(exec.durationMs / 1e3).toFixed(1)}s, ${score3}, ${medal}`
+    );
   };
   const parallel = config2.executor === "local" ? config2.concurrency : Math.max(1, config2.concurrency);
   await schedule(
@@ -29641,7 +29765,12 @@ async function runSuite(opts) {
     schemaVersion: RESULTS_SCHEMA_VERSION,
     medalistVersion: VERSION,
     label: opts.label,
-    suite: { name: config2.name, hash: thePlan.suiteHash, competitions: thePlan.competitions, seeds: thePlan.seeds },
+    suite: {
+      name: config2.name,
+      hash: thePlan.suiteHash,
+      competitions: thePlan.competitions,
+      seeds: thePlan.seeds
+    },
     agent: { description: agentText, image: agent.image ?? null, imageDigest: null },
     git: opts.git ?? { sha: null, ref: null },
     environment: {
@@ -30295,7 +30424,10 @@ function renderReport(cmp, opts = {}) {
   let line = `**Medal rate** ${pct(b.medalRate)} (${b.medals}/${b.comparable}) \u2192 **${pct(h.medalRate)}** (${h.medals}/${h.comparable})`;
   if (a) {
     line += `, \u0394 **${points(a.medal.delta)}**`;
-    const extra = [interval(a.medal), `p = ${a.medal.pValue < 1e-3 ? "<0.001" : a.medal.pValue.toFixed(3)}`].filter(Boolean);
+    const extra = [
+      interval(a.medal),
+      `p = ${a.medal.pValue < 1e-3 ? "<0.001" : a.medal.pValue.toFixed(3)}`
+    ].filter(Boolean);
     line += ` (${extra.join("; ")})`;
   }
   out.push(line + ".");
@@ -30305,10 +30437,23 @@ function renderReport(cmp, opts = {}) {
       `${a.medal.reason.charAt(0).toUpperCase()}${a.medal.reason.slice(1)} Tolerance ${points(-cmp.gate.tolerance).replace("\u2212", "")} drop at \u03B1 = ${cmp.gate.alpha}. ` + (a.medal.mde === null ? "With this few runs no drop could be reliably detected." : `Smallest drop this run could detect (${Math.round(a.targetPower * 100)}% power): **${points(-a.medal.mde).replace("\u2212", "")}**.`)
     );
   }
-  if (!cmp.sameSuite) out.push("", "\u26A0\uFE0F Base and head ran different suites (competitions, seeds or limits differ): compare with care.");
+  if (!cmp.sameSuite)
+    out.push(
+      "",
+      "\u26A0\uFE0F Base and head ran different suites (competitions, seeds or limits differ): compare with care."
+    );
   out.push("", `Baseline: ${cmp.baselineSource}.`);
   out.push("");
-  const header = ["Competition", "Base", "Head", "Base score", "Head score", "\u0394 score", "Head percentile", "Head runs"];
+  const header = [
+    "Competition",
+    "Base",
+    "Head",
+    "Base score",
+    "Head score",
+    "\u0394 score",
+    "Head percentile",
+    "Head runs"
+  ];
   const rows = cmp.competitions.map((r) => [
     cell2(`${r.competitionId}${direction(r.isLowerBetter)}`),
     medals(r.base),
@@ -30321,7 +30466,9 @@ function renderReport(cmp, opts = {}) {
   ]);
   out.push(markdownTable([header, ...rows], { align: ["l", "c", "c", "r", "r", "r", "r", "l"] }));
   out.push("");
-  out.push(`${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze \xB7 no medal \u26A0 not comparable (infrastructure); one mark per seed. Scores are means over valid runs.`);
+  out.push(
+    `${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze \xB7 no medal \u26A0 not comparable (infrastructure); one mark per seed. Scores are means over valid runs.`
+  );
   if (a) {
     out.push("", "<details><summary>Statistics</summary>", "");
     const metricRows = [a.medal, a.percentile].filter((m) => m !== null).map((m) => [
@@ -30334,7 +30481,12 @@ function renderReport(cmp, opts = {}) {
       m.mde === null ? "\u2014" : points(-m.mde).replace("\u2212", ""),
       m.verdict
     ]);
-    out.push(markdownTable([["Metric", "Base", "Head", "\u0394", "Interval", "p (one-sided)", "MDE", "Verdict"], ...metricRows]));
+    out.push(
+      markdownTable([
+        ["Metric", "Base", "Head", "\u0394", "Interval", "p (one-sided)", "MDE", "Verdict"],
+        ...metricRows
+      ])
+    );
     out.push("");
     out.push(`Power of this design to flag a drop (\u03B1 = ${a.alpha}, ${a.medal.powerMethod}):`);
     out.push("");
@@ -30345,7 +30497,10 @@ function renderReport(cmp, opts = {}) {
         ...a.percentile ? [["Percentile", ...a.percentile.power.map((p) => p.power === null ? "n/a" : pct(p.power, 0))]] : []
       ])
     );
-    out.push("", `Paired by competition: ${a.medal.competitions} competitions, ${a.medal.baseRuns} base and ${a.medal.headRuns} head runs; p-value ${a.medal.pValueMethod} permutation test within competitions.`);
+    out.push(
+      "",
+      `Paired by competition: ${a.medal.competitions} competitions, ${a.medal.baseRuns} base and ${a.medal.headRuns} head runs; p-value ${a.medal.pValueMethod} permutation test within competitions.`
+    );
     out.push("", "</details>");
   }
   out.push("", "<details><summary>Cost and time</summary>", "");
@@ -30357,7 +30512,11 @@ function renderReport(cmp, opts = {}) {
       ["Valid submissions", pct(b.validRate, 0), pct(h.validRate, 0)],
       ["Above median", pct(b.aboveMedianRate, 0), pct(h.aboveMedianRate, 0)],
       ["Agent time", duration4(b.durationMs), duration4(h.durationMs)],
-      ["Cost", b.dollars === null ? "\u2014" : `$${b.dollars.toFixed(2)}`, h.dollars === null ? "\u2014" : `$${h.dollars.toFixed(2)}`]
+      [
+        "Cost",
+        b.dollars === null ? "\u2014" : `$${b.dollars.toFixed(2)}`,
+        h.dollars === null ? "\u2014" : `$${h.dollars.toFixed(2)}`
+      ]
     ])
   );
   out.push("", "</details>");
@@ -30391,7 +30550,10 @@ function renderResults(s, opts = {}) {
     ];
   });
   out.push(markdownTable([header, ...rows], { align: ["l", "r", "l", "r", "c", "r", "r", "l"] }));
-  out.push("", `<sub>agent: \`${s.agent.description}\` \xB7 executor: \`${s.environment.executor}\` \xB7 time limit: \`${s.environment.timeLimitSecs}s\` \xB7 suite hash: \`${s.suite.hash}\` \xB7 medalist: \`${s.medalistVersion}\`</sub>`);
+  out.push(
+    "",
+    `<sub>agent: \`${s.agent.description}\` \xB7 executor: \`${s.environment.executor}\` \xB7 time limit: \`${s.environment.timeLimitSecs}s\` \xB7 suite hash: \`${s.suite.hash}\` \xB7 medalist: \`${s.medalistVersion}\`</sub>`
+  );
   return out.join("\n") + "\n";
 }
 
@@ -30419,29 +30581,52 @@ async function runFromConfig(loaded, outDir) {
     const started = Date.now();
     const b = config2.baseline;
     if (b.source === "cache") {
-      throw new UserError('baseline.source: "cache" works in the GitHub Action only; on the command line use "file" or "run"');
+      throw new UserError(
+        'baseline.source: "cache" works in the GitHub Action only; on the command line use "file" or "run"'
+      );
     }
-    const base = b.source === "run" ? await runSuite({ config: config2, baseDir, outDir: join7(out, "base"), label: "base", agent: b.agent ?? config2.agent, signal, log: progress }) : b.source === "file" ? readResults(resolve5(baseDir, b.path)) : null;
+    const base = b.source === "run" ? await runSuite({
+      config: config2,
+      baseDir,
+      outDir: join7(out, "base"),
+      label: "base",
+      agent: b.agent ?? config2.agent,
+      signal,
+      log: progress
+    }) : b.source === "file" ? readResults(resolve5(baseDir, b.path)) : null;
     if (signal.aborted) return 130;
-    const head = await runSuite({ config: config2, baseDir, outDir: join7(out, "head"), label: "head", signal, log: progress });
+    const head = await runSuite({
+      config: config2,
+      baseDir,
+      outDir: join7(out, "head"),
+      label: "head",
+      signal,
+      log: progress
+    });
     if (signal.aborted) return 130;
     const reportPath = join7(out, "report.md");
     if (!base) {
       const text2 = renderResults(head);
       writeFileSync4(reportPath, text2);
       console.log(text2);
-      progress(`results: ${join7(out, "head", "results.json")}
+      progress(
+        `results: ${join7(out, "head", "results.json")}
 report:  ${reportPath}
-took ${((Date.now() - started) / 1e3).toFixed(1)}s`);
+took ${((Date.now() - started) / 1e3).toFixed(1)}s`
+      );
       return 0;
     }
     const source = b.source === "run" ? "evaluated in this job (baseline agent)" : b.source === "file" ? `file ${b.path}` : "none";
     const cmp = compareRuns(base, head, config2.gate, source);
     writeAtomic(join7(out, "comparison.json"), toJson(cmp));
-    const text = renderReport(cmp, { environment: { "time limit": `${config2.limits.time}s`, executor: config2.executor } });
+    const text = renderReport(cmp, {
+      environment: { "time limit": `${config2.limits.time}s`, executor: config2.executor }
+    });
     writeFileSync4(reportPath, text);
     console.log(text);
-    progress(`results: ${join7(out, "head", "results.json")}${b.source === "run" ? `, ${join7(out, "base", "results.json")}` : ""}`);
+    progress(
+      `results: ${join7(out, "head", "results.json")}${b.source === "run" ? `, ${join7(out, "base", "results.json")}` : ""}`
+    );
     progress(`report:  ${reportPath}
 took ${((Date.now() - started) / 1e3).toFixed(1)}s`);
     if (cmp.verdict === "regressed" && config2.gate.failOn === "regression") {
@@ -30513,7 +30698,8 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
       },
       true
     );
-    if (positionals.length !== 2) throw new UserError("expects two results files: BASE.json HEAD.json (see --help)");
+    if (positionals.length !== 2)
+      throw new UserError("expects two results files: BASE.json HEAD.json (see --help)");
     const gate = GateSchema.safeParse({
       tolerance: values.tolerance === void 0 ? void 0 : numberOption(values.tolerance, "--tolerance"),
       alpha: values.alpha === void 0 ? void 0 : numberOption(values.alpha, "--alpha"),

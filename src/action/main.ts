@@ -1,10 +1,297 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import * as core from "@actions/core";
+import { compareRuns, type Comparison } from "../compare/compare.js";
+import { loadConfig, type LoadedConfig } from "../config/load.js";
+import type { Config } from "../config/schema.js";
+import { UserError } from "../errors.js";
+import { createClient } from "../github/client.js";
+import { upsertStickyComment } from "../github/comment.js";
+import { commentMarker } from "../github/marker.js";
+import { fitComment } from "../github/truncate.js";
+import { plan } from "../plan/plan.js";
+import { defaultRegistryDir, loadRegistry } from "../registry/registry.js";
+import { renderReport, renderResults } from "../report/markdown.js";
+import type { SuiteResults } from "../results/schema.js";
+import { runSuite } from "../suite/run.js";
+import { toJson, writeAtomic } from "../suite/store.js";
+import { actionsArtifacts, uploadTrajectories, type ArtifactApi } from "./artifacts.js";
+import { actionsCache, fromFile, restoreFromCache, saveToCache, type Baseline, type CacheApi } from "./baseline.js";
+import { checkoutBase } from "./base-ref.js";
+import { Outputs } from "./constants.js";
+import { isGhes, readEvent, runUrl, type EventInfo } from "./event.js";
+import { readSettings, type Settings } from "./inputs.js";
+
+/** Outside world the action touches; tests may replace any of it. */
+export interface Deps {
+  env: NodeJS.ProcessEnv;
+  runSuite: typeof runSuite;
+  cache: CacheApi;
+  artifacts: () => ArtifactApi;
+  checkoutBase: typeof checkoutBase;
+}
+
+const defaults: Deps = {
+  env: process.env,
+  runSuite,
+  cache: actionsCache,
+  artifacts: actionsArtifacts,
+  checkoutBase,
+};
+
+const fmt = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? "" : x.toFixed(4));
+
+/** Refuses pull requests from forks on self-hosted runners unless the workflow opted in. */
+export function forkRefusal(event: EventInfo, settings: Settings): string | null {
+  if (!event.pr?.isFork || settings.allowForkPrs) return null;
+  if (event.runnerEnvironment === "github-hosted") return null;
+  return (
+    `medalist: refusing to run pull request #${event.pr.number} from the fork ${event.pr.headRepo ?? "(deleted)"} on a self-hosted runner: ` +
+    "its code would run on your machine with access to whatever the runner can reach. " +
+    "Review the change and set `allow-fork-prs: true` to accept such runs, or use the two-workflow pattern in docs/action.md."
+  );
+}
 
 /** The action's entry; testable without side effects on import. */
-export async function run(): Promise<void> {
-  if (!process.env.GITHUB_ACTIONS) {
-    core.setFailed("medalist: this is the GitHub Action entry point; outside GitHub Actions use the CLI (npx medalist --help).");
+export async function run(overrides: Partial<Deps> = {}): Promise<void> {
+  const deps = { ...defaults, ...overrides };
+  try {
+    await main(deps);
+  } catch (e) {
+    if (e instanceof UserError) core.setFailed(`medalist: ${e.message}`);
+    else {
+      core.setFailed(`medalist: unexpected error: ${(e as Error)?.message ?? String(e)}`);
+      core.debug((e as Error)?.stack ?? "");
+    }
+  }
+}
+
+async function main(deps: Deps): Promise<void> {
+  if (!deps.env.GITHUB_ACTIONS) {
+    throw new UserError("this is the GitHub Action entry point; outside GitHub Actions use the CLI (npx medalist --help).");
+  }
+  const settings = readSettings();
+  const event = readEvent(deps.env);
+  if (settings.token) core.setSecret(settings.token);
+
+  const refusal = forkRefusal(event, settings);
+  if (refusal) {
+    core.setFailed(refusal);
+    await core.summary.addHeading("Medalist: not run", 3).addRaw(refusal, true).write();
     return;
   }
-  core.setFailed("medalist: action not implemented yet");
+
+  const loaded = loadConfig(settings.configPath);
+  const config: Config = {
+    ...loaded.config,
+    dataDir: resolve(settings.dataDir ?? resolve(loaded.baseDir, loaded.config.dataDir)),
+    registryDir: loaded.config.registryDir ? resolve(loaded.baseDir, loaded.config.registryDir) : undefined,
+    gate: { ...loaded.config.gate, failOn: settings.failOn },
+  };
+  const registry = loadRegistry(config.registryDir ?? defaultRegistryDir());
+  const suiteHash = plan(config, registry).suiteHash;
+  const resultsDir = resolve(settings.resultsDir);
+  mkdirSync(resultsDir, { recursive: true });
+  const log = (line: string) => core.info(line);
+
+  // The cache restore comes first: a broken cache service fails the job before any GPU time is spent.
+  let baseline: Baseline | null = null;
+  let baselineNote: string | null = null;
+  const b = settings.baseline;
+  if (b.source === "cache" && event.pr) {
+    baseline = await restoreFromCache(deps.cache, suiteHash, event.pr.baseSha);
+    if (!baseline) {
+      baselineNote =
+        `no cached baseline for suite ${suiteHash} (neither the base commit ${event.pr.baseSha.slice(0, 7)} nor any default-branch commit): ` +
+        "run the baseline workflow on the default branch, or use `baseline: run`.";
+      core.warning(`medalist: ${baselineNote}`);
+    } else log(`baseline: ${baseline.description}`);
+  } else if (b.source === "file") {
+    baseline = fromFile(resolve(b.path));
+  }
+
+  const head = await core.group("Evaluate the head", () =>
+    deps.runSuite({
+      config,
+      baseDir: loaded.baseDir,
+      outDir: join(resultsDir, "head"),
+      label: "head",
+      git: { sha: event.pr?.headSha || event.sha || null, ref: event.ref || null },
+      log,
+    }),
+  );
+  const headResults = join(resultsDir, "head", "results.json");
+
+  if (b.source === "run") {
+    baseline = await core.group("Evaluate the base ref", () => runBaseRef(deps, loaded, config, event, resultsDir, log));
+  }
+
+  // Everything on disk before any network call to GitHub.
+  const reportPath = join(resultsDir, "report.md");
+  const comparison = baseline ? compareRuns(baseline.results, head, config.gate, baseline.description) : null;
+  if (comparison) writeAtomic(join(resultsDir, "comparison.json"), toJson(comparison));
+  const environment = environmentFacts(head, config);
+  const render = (links?: Record<string, string>) =>
+    comparison
+      ? renderReport(comparison, { links, environment, fullReportUrl: runUrl(event) })
+      : renderResults(head, { links }) + (baselineNote ? `\n> ⚠️ Baseline: ${baselineNote}\n` : "");
+  writeFileSync(reportPath, render());
+
+  // Trajectories, then the final report with links to them.
+  const unsupported = isGhes(event)
+    ? "GitHub Enterprise Server does not support artifact uploads from this action"
+    : !deps.env.ACTIONS_RUNTIME_TOKEN
+      ? "the artifact service is not available in this job (no ACTIONS_RUNTIME_TOKEN)"
+      : null;
+  const artifacts = unsupported ? null : deps.artifacts();
+  const page = (id: number) => `${runUrl(event)}/artifacts/${id}`;
+  const uploaded = await uploadTrajectories(
+    artifacts,
+    head.runs.map((r) => ({ label: "head", runId: r.runId, runDir: r.runDir, resultsDir: join(resultsDir, "head") })),
+    page,
+    unsupported,
+  );
+  const links: Record<string, string> = {};
+  for (const u of uploaded.uploads) if (u.url) links[u.runDir] = u.url;
+  let reportArtifactUrl: string | null = null;
+  if (uploaded.warning) {
+    core.warning(
+      `medalist: trajectories not uploaded (${uploaded.warning}); they are on the runner under ${join(resultsDir, "head", "runs")}`,
+    );
+  }
+  const report = render(Object.keys(links).length ? links : undefined);
+  writeFileSync(reportPath, report);
+  if (artifacts && !uploaded.warning) {
+    try {
+      const files = [reportPath, headResults, ...(b.source === "run" ? [join(resultsDir, "base", "results.json")] : [])];
+      const { id } = await artifacts.upload("medalist-report", files, resultsDir);
+      if (id !== undefined) reportArtifactUrl = page(id);
+    } catch (e) {
+      core.warning(`medalist: report artifact not uploaded: ${(e as Error).message}`);
+    }
+  }
+
+  const verdict = comparison?.verdict ?? "inconclusive";
+  const gateLine = gateText(comparison, settings, baselineNote);
+  const summaryParts = [report, "", gateLine];
+
+  // The sticky comment.
+  let commentUrl = "";
+  const commentProblem = await postComment(settings, event, config, comparison, report, reportArtifactUrl).then(
+    (r) => {
+      commentUrl = r.url ?? "";
+      return r.problem;
+    },
+  );
+  if (commentProblem) summaryParts.push("", `> ⚠️ ${commentProblem}`);
+  if (uploaded.warning) {
+    summaryParts.push("", `> ℹ️ Trajectories are on the runner under \`${join(resultsDir, "head", "runs")}\` (${uploaded.warning}).`);
+  }
+  await core.summary.addRaw(summaryParts.join("\n"), true).write();
+
+  // Baselines are saved from the default branch only.
+  if (event.onDefaultBranch && b.source !== "none") {
+    const problem = await saveToCache(deps.cache, headResults, suiteHash, event.sha);
+    if (problem) core.warning(`medalist: baseline not saved to the cache: ${problem}`);
+    else log(`baseline saved for suite ${suiteHash} at ${event.sha.slice(0, 7)}`);
+  }
+
+  core.setOutput(Outputs.MedalRate, fmt(comparison ? comparison.head.medalRate : medalRate(head)));
+  core.setOutput(Outputs.BaselineMedalRate, fmt(comparison?.base.medalRate));
+  core.setOutput(Outputs.Delta, fmt(comparison?.delta));
+  core.setOutput(Outputs.Verdict, verdict);
+  core.setOutput(Outputs.ResultsPath, headResults);
+  core.setOutput(Outputs.ReportPath, reportPath);
+  core.setOutput(Outputs.CommentUrl, commentUrl);
+
+  if (comparison && verdict === "regressed" && settings.failOn === "regression") {
+    core.setFailed(`medalist: ${gateLine.replace(/\*\*/g, "")}`);
+  }
+}
+
+function medalRate(s: SuiteResults): number | null {
+  const ok = s.runs.filter((r) => r.outcome !== "infra_error");
+  return ok.length ? ok.filter((r) => r.grade?.any_medal).length / ok.length : null;
+}
+
+function environmentFacts(head: SuiteResults, config: Config): Record<string, string | null> {
+  return {
+    agent: head.agent.imageDigest ?? head.agent.image ?? head.agent.description,
+    executor: head.environment.executor,
+    GPU: head.environment.gpuModel,
+    "time limit": `${config.limits.time}s`,
+  };
+}
+
+export function gateText(comparison: Comparison | null, settings: Settings, baselineNote: string | null): string {
+  if (!comparison) return `**Gate: passed** — no baseline to compare with${baselineNote ? "" : ` (baseline: ${settings.baseline.source})`}.`;
+  const why = comparison.analysis?.medal.reason ?? "";
+  if (settings.failOn === "never") return `**Gate: off** (fail-on: never); verdict ${comparison.verdict}.`;
+  if (comparison.verdict === "regressed") return `**Gate: failed** — the medal rate regressed: ${why}`;
+  return `**Gate: passed** — verdict ${comparison.verdict}; fail-on: regression fails only on a significant drop larger than the tolerance.`;
+}
+
+async function runBaseRef(
+  deps: Deps,
+  loaded: LoadedConfig,
+  config: Config,
+  event: EventInfo,
+  resultsDir: string,
+  log: (line: string) => void,
+): Promise<Baseline> {
+  const sha = event.pr?.baseSha;
+  if (!sha) throw new UserError("baseline: run needs a pull_request event (the base ref comes from it)");
+  const agent = config.baseline.source === "run" && config.baseline.agent ? config.baseline.agent : config.agent;
+  const base = await deps.checkoutBase(sha, loaded.baseDir, log);
+  try {
+    const results = await deps.runSuite({
+      config,
+      baseDir: base.baseDir,
+      outDir: join(resultsDir, "base"),
+      label: "base",
+      agent,
+      git: { sha, ref: event.pr?.baseRef ?? null },
+      log,
+    });
+    return { results, description: `the base commit ${sha.slice(0, 7)} evaluated in this job` };
+  } finally {
+    base.dispose();
+  }
+}
+
+async function postComment(
+  settings: Settings,
+  event: EventInfo,
+  config: Config,
+  comparison: Comparison | null,
+  report: string,
+  reportArtifactUrl: string | null,
+): Promise<{ url: string | null; problem: string | null }> {
+  if (settings.comment === "never" || !event.pr) return { url: null, problem: null };
+  if (!settings.token) return { url: null, problem: "no github-token: the report is in this summary only." };
+  const marker = commentMarker(event.workflow, config.name);
+  const body = fitComment(`${marker}\n${report}`, reportArtifactUrl ?? runUrl(event));
+  const changed = !comparison || comparison.verdict !== "no-regression" || (comparison.delta ?? 0) !== 0;
+  try {
+    const client = createClient(settings.token, {
+      baseUrl: event.apiUrl,
+      onRetry: (r) => core.info(`GitHub ${r.method} ${r.url}: ${r.status ?? "no answer"}; retry ${r.attempt} in ${r.waitMs} ms`),
+    });
+    const result = await upsertStickyComment(
+      client,
+      { owner: event.owner, repo: event.repo, issueNumber: event.pr.number, marker },
+      body,
+      { create: settings.comment === "always" || changed },
+    );
+    if (result) core.info(`comment ${result.action}: ${result.url}`);
+    return { url: result?.url ?? null, problem: null };
+  } catch (e) {
+    const status = (e as { status?: number }).status;
+    const problem =
+      status === 403
+        ? "could not comment on the pull request (403: the token is read-only, as for pull requests from forks); the report is in this job summary and the `medalist-report` artifact. See docs/action.md for the workflow_run pattern."
+        : `could not comment on the pull request (${status ?? ""} ${(e as Error).message}); the report is in this job summary.`;
+    core.warning(`medalist: ${problem}`);
+    return { url: null, problem };
+  }
 }

@@ -35,6 +35,7 @@ export function requireOption(value: string | undefined, flag: string): string {
 export function numberOption(value: string, flag: string, allowNaN = false): number {
   if (allowNaN && /^nan$/i.test(value.trim())) return NaN;
   const n = Number(value);
-  if (value.trim() === "" || Number.isNaN(n)) throw new UserError(`${flag} expects a number, got ${JSON.stringify(value)}`);
+  if (value.trim() === "" || Number.isNaN(n))
+    throw new UserError(`${flag} expects a number, got ${JSON.stringify(value)}`);
   return n;
 }

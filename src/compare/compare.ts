@@ -118,7 +118,12 @@ export function summarize(s: SuiteResults): SideSummary {
  * Pairs base and head by competition and compares them: medal rates, per-competition rows, and
  * the paired statistics that decide the verdict. Infrastructure errors count on neither side.
  */
-export function compareRuns(base: SuiteResults, head: SuiteResults, gate: Config["gate"], baselineSource = "file"): Comparison {
+export function compareRuns(
+  base: SuiteResults,
+  head: SuiteResults,
+  gate: Config["gate"],
+  baselineSource = "file",
+): Comparison {
   const ids = [...new Set([...head.suite.competitions, ...base.suite.competitions])].sort();
   const medals: CompetitionSample[] = [];
   const percentiles: CompetitionSample[] = [];
@@ -134,7 +139,11 @@ export function compareRuns(base: SuiteResults, head: SuiteResults, gate: Config
       medals.push({ competitionId: id, base: medalValues(bOk), head: medalValues(hOk) });
       percentiles.push({ competitionId: id, base: pctValues(bOk), head: pctValues(hOk) });
     }
-    const scores = (rs: RunResult[]) => rs.map(cellOf).map((c) => c.score).filter((x): x is number => x !== null && !Number.isNaN(x));
+    const scores = (rs: RunResult[]) =>
+      rs
+        .map(cellOf)
+        .map((c) => c.score)
+        .filter((x): x is number => x !== null && !Number.isNaN(x));
     const bs = mean(scores(bOk));
     const hs = mean(scores(hOk));
     const first = h[0]?.grade ?? b[0]?.grade;
@@ -153,7 +162,10 @@ export function compareRuns(base: SuiteResults, head: SuiteResults, gate: Config
       comparable: isComparable,
     };
   });
-  const analysis = medals.length > 0 ? analyze({ medals, percentiles }, { alpha: gate.alpha, tolerance: gate.tolerance }) : null;
+  const analysis =
+    medals.length > 0
+      ? analyze({ medals, percentiles }, { alpha: gate.alpha, tolerance: gate.tolerance })
+      : null;
   return {
     suiteName: head.suite.name,
     suiteHash: head.suite.hash,

@@ -11,9 +11,12 @@ function pathOf(path: PropertyKey[]): string {
 export function formatZodError(error: z.ZodError, where: string): string {
   const lines = error.issues.map((issue) => {
     let msg = issue.message;
-    if (issue.code === "unrecognized_keys") msg = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+    if (issue.code === "unrecognized_keys")
+      msg = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
     const path = issue.code === "unrecognized_keys" ? pathOf(issue.path) : pathOf(issue.path);
     return `${path}: ${msg}`;
   });
-  return lines.length === 1 ? `${where}: ${lines[0]}` : `${where}: ${lines.length} problems\n  ${lines.join("\n  ")}`;
+  return lines.length === 1
+    ? `${where}: ${lines[0]}`
+    : `${where}: ${lines.length} problems\n  ${lines.join("\n  ")}`;
 }

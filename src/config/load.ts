@@ -36,7 +36,9 @@ export function loadConfig(path: string): LoadedConfig {
     text = readFileSync(abs, "utf8");
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new UserError(code === "ENOENT" ? `config file not found: ${path}` : `cannot read ${path}: ${(e as Error).message}`);
+    throw new UserError(
+      code === "ENOENT" ? `config file not found: ${path}` : `cannot read ${path}: ${(e as Error).message}`,
+    );
   }
   return { config: validateConfig(parseConfigText(text, abs), path), baseDir: dirname(abs), path: abs };
 }

@@ -19,27 +19,29 @@ export function parseBytes(v: string | number): number | null {
   return Math.round(Number(m[1]) * 1024 ** pow);
 }
 
-const duration = z
-  .union([z.number().positive(), z.string()])
-  .transform((v, ctx) => {
-    const s = parseDuration(v);
-    if (s === null || !(s > 0)) {
-      ctx.addIssue({ code: "custom", message: `expected a duration like 600, "90s", "30m" or "2h", got ${JSON.stringify(v)}` });
-      return z.NEVER;
-    }
-    return s;
-  });
+const duration = z.union([z.number().positive(), z.string()]).transform((v, ctx) => {
+  const s = parseDuration(v);
+  if (s === null || !(s > 0)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `expected a duration like 600, "90s", "30m" or "2h", got ${JSON.stringify(v)}`,
+    });
+    return z.NEVER;
+  }
+  return s;
+});
 
-const bytes = z
-  .union([z.number().int().positive(), z.string()])
-  .transform((v, ctx) => {
-    const b = parseBytes(v);
-    if (b === null || !(b > 0)) {
-      ctx.addIssue({ code: "custom", message: `expected a size like "512m" or "8g", got ${JSON.stringify(v)}` });
-      return z.NEVER;
-    }
-    return b;
-  });
+const bytes = z.union([z.number().int().positive(), z.string()]).transform((v, ctx) => {
+  const b = parseBytes(v);
+  if (b === null || !(b > 0)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `expected a size like "512m" or "8g", got ${JSON.stringify(v)}`,
+    });
+    return z.NEVER;
+  }
+  return b;
+});
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name");
 
@@ -136,10 +138,18 @@ export const ConfigSchema = z
   })
   .superRefine((c, ctx) => {
     if (c.executor === "local" && c.agent.command === undefined) {
-      ctx.addIssue({ code: "custom", path: ["agent", "command"], message: "the local executor needs agent.command" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["agent", "command"],
+        message: "the local executor needs agent.command",
+      });
     }
     if (c.executor === "docker" && !c.agent.image && !c.agent.build) {
-      ctx.addIssue({ code: "custom", path: ["agent", "image"], message: "the docker executor needs agent.image or agent.build" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["agent", "image"],
+        message: "the docker executor needs agent.image or agent.build",
+      });
     }
   });
 

@@ -15,7 +15,10 @@ export interface LocalOptions {
 }
 
 /** The contract's variables for a run (host paths here; container paths in Docker). */
-export function contractEnv(spec: RunSpec, paths: { data: string; submission: string; logs: string; code: string; instructions: string }) {
+export function contractEnv(
+  spec: RunSpec,
+  paths: { data: string; submission: string; logs: string; code: string; instructions: string },
+) {
   const env: Record<string, string> = {
     COMPETITION_ID: spec.competitionId,
     SEED: String(spec.seed),
@@ -43,23 +46,33 @@ export class LocalExecutor implements Executor {
     for (const d of [p.submissionDir, p.logsDir, p.codeDir]) mkdirSync(d, { recursive: true });
     const env: Record<string, string> = {};
     for (const k of KEEP) if (process.env[k] !== undefined) env[k] = process.env[k]!;
-    Object.assign(env, spec.env, contractEnv(spec, {
-      data: spec.publicDir,
-      submission: p.submissionDir,
-      logs: p.logsDir,
-      code: p.codeDir,
-      instructions: p.instructionsFile,
-    }));
+    Object.assign(
+      env,
+      spec.env,
+      contractEnv(spec, {
+        data: spec.publicDir,
+        submission: p.submissionDir,
+        logs: p.logsDir,
+        code: p.codeDir,
+        instructions: p.instructionsFile,
+      }),
+    );
     const log = createWriteStream(p.logFile, { flags: "a" });
     const started = Date.now();
     const { command } = this.opts;
-    const [file, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0], command.slice(1)];
+    const [file, args] =
+      typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0], command.slice(1)];
 
     return new Promise<ExecResult>((resolve) => {
       let timedOut = false;
       let cancelled = false;
       let settled = false;
-      const child = spawn(file, args, { cwd: this.opts.cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(file, args, {
+        cwd: this.opts.cwd,
+        env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       const stamp = (chunk: Buffer) => log.write(chunk);
       child.stdout.on("data", stamp);
       child.stderr.on("data", stamp);
@@ -95,9 +108,16 @@ export class LocalExecutor implements Executor {
         killGroup("SIGKILL");
         log.end(() => resolve({ ...r, durationMs: Date.now() - started }));
       };
-      child.on("error", (e) => finish({ outcome: "infra_error", exitCode: null, error: `could not start the agent: ${e.message}` }));
+      child.on("error", (e) =>
+        finish({ outcome: "infra_error", exitCode: null, error: `could not start the agent: ${e.message}` }),
+      );
       child.on("close", (code, sig) => {
-        if (timedOut) return finish({ outcome: "timed_out", exitCode: code, error: `killed at the ${spec.timeLimitSecs}s time limit` });
+        if (timedOut)
+          return finish({
+            outcome: "timed_out",
+            exitCode: code,
+            error: `killed at the ${spec.timeLimitSecs}s time limit`,
+          });
         if (cancelled) return finish({ outcome: "infra_error", exitCode: code, error: "cancelled" });
         if (code === 0) return finish({ outcome: "completed", exitCode: 0 });
         return finish({

@@ -57,9 +57,9 @@ export const NA_TOKENS = new Set([
   "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
   "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
 ]);
-const TRUE_TOKENS = new Set(["True", "TRUE", "true"]);
-const FALSE_TOKENS = new Set(["False", "FALSE", "false"]);
-const SPECIAL_FLOAT = /^\s*([+-]?)(inf|infinity|nan)\s*$/i;
+// pandas' C parser: booleans and infinities match case-insensitively, without spaces.
+const SPECIAL_FLOAT = /^([+-]?)(inf|infinity)$/i;
+const INT64_MAX = 9223372036854775807n, UINT64_MAX = 18446744073709551615n, INT64_MIN = -9223372036854775808n;
 const NUMBER_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
 
 const QUOTE = 0x22, COMMA = 0x2c, LF = 0x0a, CR = 0x0d, SPACE = 0x20, TAB = 0x09;
@@ -111,7 +111,14 @@ function parseNumber(b: Uint8Array, s: number, e: number): number {
       return isInt ? IS_INT : IS_FLOAT;
     }
   }
-  numValue = Number(Buffer.from(b.buffer, b.byteOffset + start, e - start).toString("latin1"));
+  const text = Buffer.from(b.buffer, b.byteOffset + start, e - start).toString("latin1");
+  numValue = Number(text);
+  if (isInt && intDigits > 18) {
+    // pandas: int64, then uint64; integers outside both stay text.
+    const big = BigInt(text);
+    if (big < INT64_MIN || big > UINT64_MAX || (big > INT64_MAX && neg)) return NOT_NUMBER;
+  }
+  if (!Number.isFinite(numValue)) return NOT_NUMBER; // overflow (1e400) stays text in pandas
   return isInt ? IS_INT : IS_FLOAT;
 }
 
@@ -189,7 +196,11 @@ class ColumnBuilder {
     }
     const values = this.values.length === rows ? this.values : this.values.slice(0, rows);
     if (this.state === BOOL) return { name: this.name, kind: "bool", values, strings: null };
-    if (this.state === EMPTY) return { name: this.name, kind: "float", values: values.fill(NaN), strings: null };
+    if (this.state === EMPTY) {
+      // pandas: an all-missing column is float; a column with no rows at all is text (object).
+      if (rows === 0) return { name: this.name, kind: "text", values: null, strings: [] };
+      return { name: this.name, kind: "float", values: values.fill(NaN), strings: null };
+    }
     return { name: this.name, kind: this.sawFloat || this.sawMissing ? "float" : "int", values, strings: null };
   }
 }
@@ -360,6 +371,8 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions): Table {
   let names: string[] | null = null;
   let builders: (ColumnBuilder | null)[] = [];
   let row = 0;
+  // pandas: a first data row with one field more than the header makes the first field an index.
+  let offset = -1;
 
   const sink: RowSink = (b, starts, ends, complex, count) => {
     if (names === null) {
@@ -372,19 +385,20 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions): Table {
     if (opts.maxRows !== undefined && row >= opts.maxRows) {
       throw new SubmissionError(`${name}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`);
     }
-    if (count > names.length) {
+    if (offset === -1) offset = count === names.length + 1 ? 1 : 0;
+    if (count - offset > names.length) {
       throw new SubmissionError(`${name}: expected ${names.length} fields on data row ${row + 1}, saw ${count}`);
     }
     for (let k = 0; k < builders.length; k++) {
       const col = builders[k];
       if (col === null) continue;
-      if (k >= count) { // short row: missing cells
+      if (k + offset >= count) { // short row: missing cells
         col.sawMissing = true;
         if (col.state === TEXT) col.strings!.push(null);
         else col.setValue(row, NaN);
         continue;
       }
-      cell(col, row, b, starts[k], ends[k], complex[k] === 1);
+      cell(col, row, b, starts[k + offset], ends[k + offset], complex[k + offset] === 1);
     }
     row++;
   };
@@ -406,7 +420,7 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions): Table {
       if (header) { header = false; return; }
       if (r >= until) throw new StopReading();
       for (let q = 0; q < backfill.length; q++) {
-        const col = backfill[q], k = index[q];
+        const col = backfill[q], k = index[q] + offset;
         if (r >= col.backfillUntil || k >= count) continue;
         const s = decodeField(b, starts[k], ends[k], complex[k] === 1);
         col.strings![r] = NA_TOKENS.has(s) ? null : s;
@@ -447,23 +461,26 @@ function cell(col: ColumnBuilder, row: number, b: Buffer, s: number, e: number, 
   }
   if (col.state === TEXT) { col.strings!.push(str); return; }
   if (complex && NUMBER_TEXT.test(str)) {
-    if (col.state === BOOL) { col.toText(row); col.strings!.push(str); return; }
-    col.state = NUM;
-    if (!/^\s*[+-]?\d+\s*$/.test(str)) col.sawFloat = true;
-    col.setValue(row, Number(str.trim()));
-    return;
+    const kind = parseNumber(Buffer.from(str, "latin1"), 0, str.length);
+    if (kind !== NOT_NUMBER) {
+      if (col.state === BOOL) { col.toText(row); col.strings!.push(str); return; }
+      col.state = NUM;
+      if (kind === IS_FLOAT) col.sawFloat = true;
+      col.setValue(row, numValue);
+      return;
+    }
   }
   const special = SPECIAL_FLOAT.exec(str);
   if (special) {
     if (col.state === BOOL) { col.toText(row); col.strings!.push(str); return; }
     col.state = NUM;
     col.sawFloat = true;
-    const mag = special[2].toLowerCase() === "nan" ? NaN : Infinity;
-    col.setValue(row, special[1] === "-" ? -mag : mag);
+    col.setValue(row, special[1] === "-" ? -Infinity : Infinity);
     return;
   }
-  const isTrue = TRUE_TOKENS.has(str);
-  if (isTrue || FALSE_TOKENS.has(str)) {
+  const lower = str.length === 4 || str.length === 5 ? str.toLowerCase() : "";
+  const isTrue = lower === "true";
+  if (isTrue || lower === "false") {
     if (col.state === NUM) { col.toText(row); col.strings!.push(str); return; }
     col.state = BOOL;
     col.setValue(row, isTrue ? 1 : 0);

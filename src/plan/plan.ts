@@ -34,9 +34,23 @@ function canonical(v: unknown): string {
 export function suiteHash(config: Config, competitions: string[], registry: Registry): string {
   const grading = competitions.map((id) => {
     const c = registry.get(id)!.competition;
-    return { id, metric: c.metric, answers: c.answers, thresholds: c.thresholds ?? null, leaderboard: c.leaderboard ?? null, toy: c.toy ?? null };
+    return {
+      id,
+      metric: c.metric,
+      answers: c.answers,
+      thresholds: c.thresholds ?? null,
+      leaderboard: c.leaderboard ?? null,
+      toy: c.toy ?? null,
+    };
   });
-  const key = { v: 1, competitions, seeds: config.seeds, time: config.limits.time, gpus: config.limits.gpus, grading };
+  const key = {
+    v: 1,
+    competitions,
+    seeds: config.seeds,
+    time: config.limits.time,
+    gpus: config.limits.gpus,
+    grading,
+  };
   return createHash("sha256").update(canonical(key)).digest("hex").slice(0, 16);
 }
 
@@ -47,7 +61,13 @@ export function plan(config: Config, registry: Registry): Plan {
   for (const id of competitions) {
     const expected = registry.get(id)!.competition.expectedDurationSecs ?? config.limits.time;
     for (let seed = 0; seed < config.seeds; seed++) {
-      runs.push({ runId: `${id}.s${seed}`, competitionId: id, seed, expectedSecs: Math.min(expected, config.limits.time), gpus: config.limits.gpus });
+      runs.push({
+        runId: `${id}.s${seed}`,
+        competitionId: id,
+        seed,
+        expectedSecs: Math.min(expected, config.limits.time),
+        gpus: config.limits.gpus,
+      });
     }
   }
   return { competitions, seeds: config.seeds, runs, suiteHash: suiteHash(config, competitions, registry) };

@@ -99,32 +99,38 @@ const INT_RE = /^\s*[+-]?\d+\s*$/;
 const FLOAT_RE = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$|^\s*[+-]?(inf|infinity)\s*$/i;
 const BOOL_RE = /^(True|False|TRUE|FALSE|true|false)$/;
 
-/** pandas' inference over a whole column (values as read, before NA handling). */
-export function inferType(values: Iterable<string>): ColumnType {
-  let anyMissing = false;
-  let allInt = true;
-  let allNum = true;
-  let allBool = true;
-  let any = false;
-  for (const v of values) {
+/** pandas' type inference over a whole column, fed one raw value at a time. */
+export class ColumnTyper {
+  private anyMissing = false;
+  private any = false;
+  private allInt = true;
+  private allNum = true;
+  private allBool = true;
+
+  add(v: string): void {
     if (NA_TOKENS.has(v)) {
-      anyMissing = true;
-      continue;
+      this.anyMissing = true;
+      return;
     }
-    any = true;
-    if (allInt && !INT_RE.test(v)) allInt = false;
-    if (allNum && !allInt && !FLOAT_RE.test(v)) allNum = false;
-    if (allBool && !BOOL_RE.test(v)) allBool = false;
-    if (!allNum && !allBool) return "text";
+    this.any = true;
+    if (this.allInt && !INT_RE.test(v)) this.allInt = false;
+    if (this.allNum && !this.allInt && !FLOAT_RE.test(v)) this.allNum = false;
+    if (this.allBool && !BOOL_RE.test(v)) this.allBool = false;
   }
-  if (!any) return "float"; // an all-missing column is float64 in pandas
-  if (allInt && !anyMissing) {
-    // Integers beyond int64 stay text-like in pandas (object); treat them as text.
-    return "int";
+
+  get type(): ColumnType {
+    if (!this.any) return "float"; // an all-missing column is float64 in pandas
+    if (this.allInt && !this.anyMissing) return "int";
+    if (this.allInt || this.allNum) return "float";
+    if (this.allBool && !this.anyMissing) return "bool";
+    return "text";
   }
-  if (allInt || allNum) return "float";
-  if (allBool && !anyMissing) return "bool";
-  return "text";
+}
+
+export function inferType(values: Iterable<string>): ColumnType {
+  const t = new ColumnTyper();
+  for (const v of values) t.add(v);
+  return t.type;
 }
 
 /** Python's repr of a double (numpy's shortest round-trip form). */

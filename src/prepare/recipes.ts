@@ -260,7 +260,7 @@ export const SPLIT_RECIPES: Record<string, SplitInput> = {
     kind: "table-split",
     table: "train.csv",
     testSize: 100000,
-    renumber: { column: "id", train: { start: 0 }, test: { start: 800000 } },
+    renumber: { column: "id", train: { start: 0 }, test: { start: "after-train" } },
     outputs: [
       { kind: "rows", to: "public/train.csv", part: "train" },
       { kind: "rows", to: "public/test.csv", part: "test", drop: ["target"] },

@@ -24,8 +24,19 @@ const Split = {
 
 /** The `toy` block of a toy competition.json. */
 export const ToySchema = z.discriminatedUnion("task", [
-  z.strictObject({ task: z.literal("regression"), ...Split, features: z.number().int().min(3), noise: z.number().positive(), target: z.string() }),
-  z.strictObject({ task: z.literal("binary"), ...Split, features: z.number().int().min(3), target: z.string() }),
+  z.strictObject({
+    task: z.literal("regression"),
+    ...Split,
+    features: z.number().int().min(3),
+    noise: z.number().positive(),
+    target: z.string(),
+  }),
+  z.strictObject({
+    task: z.literal("binary"),
+    ...Split,
+    features: z.number().int().min(3),
+    target: z.string(),
+  }),
   z.strictObject({
     task: z.literal("multiclass"),
     ...Split,
@@ -39,7 +50,8 @@ export type Toy = z.output<typeof ToySchema>;
 
 export function toyParams(c: Competition): Toy {
   const parsed = ToySchema.safeParse(c.toy);
-  if (!parsed.success) throw new UserError(`competitions/${c.id}: toy parameters invalid: ${parsed.error.issues[0].message}`);
+  if (!parsed.success)
+    throw new UserError(`competitions/${c.id}: toy parameters invalid: ${parsed.error.issues[0].message}`);
   return parsed.data;
 }
 
@@ -70,7 +82,15 @@ export function generateToy(c: Competition): Record<"public" | "private", Record
 
   if (p.task === "regression") {
     const w = featureNames.map(() => -5 + 10 * u());
-    labels = X.map((x) => fmt(20 + x.reduce((s, v, j) => s + w[j] * v, 0) + 3 * x[0] * x[1] + 4 * Math.sin(2 * x[2]) + p.noise * n()));
+    labels = X.map((x) =>
+      fmt(
+        20 +
+          x.reduce((s, v, j) => s + w[j] * v, 0) +
+          3 * x[0] * x[1] +
+          4 * Math.sin(2 * x[2]) +
+          p.noise * n(),
+      ),
+    );
     answers = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], labels[i]]) };
     sample = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], 0]) };
   } else if (p.task === "binary") {
@@ -91,14 +111,20 @@ export function generateToy(c: Competition): Record<"public" | "private", Record
       rows: testIdx.map((i) => [ids[i], ...p.classes.map((_, k) => (k === cls[i] ? 1 : 0))]),
     };
     const uniform = 1 / p.classes.length;
-    sample = { header: ["id", ...p.classes], rows: testIdx.map((i) => [ids[i], ...p.classes.map(() => uniform)]) };
+    sample = {
+      header: ["id", ...p.classes],
+      rows: testIdx.map((i) => [ids[i], ...p.classes.map(() => uniform)]),
+    };
   }
 
   const train: Table = {
     header: ["id", ...featureNames, p.target],
     rows: Array.from({ length: p.trainRows }, (_, i) => [ids[i], ...X[i].map(fmt), labels[i]]),
   };
-  const test: Table = { header: ["id", ...featureNames], rows: testIdx.map((i) => [ids[i], ...X[i].map(fmt)]) };
+  const test: Table = {
+    header: ["id", ...featureNames],
+    rows: testIdx.map((i) => [ids[i], ...X[i].map(fmt)]),
+  };
   return {
     public: {
       "description.md": describe(c, p),
@@ -157,7 +183,15 @@ export function generateLeaderboard(params: z.input<typeof ToyLeaderboardSchema>
 }
 
 function fingerprint(c: Competition): string {
-  return createHash("sha256").update(JSON.stringify({ toy: { ...(c.toy ?? {}), leaderboard: undefined }, answers: c.answers, sample: c.sampleSubmission })).digest("hex");
+  return createHash("sha256")
+    .update(
+      JSON.stringify({
+        toy: { ...(c.toy ?? {}), leaderboard: undefined },
+        answers: c.answers,
+        sample: c.sampleSubmission,
+      }),
+    )
+    .digest("hex");
 }
 
 /**
@@ -168,7 +202,8 @@ export function prepareToy(c: Competition, dataDir: string): { prepared: boolean
   const dir = join(dataDir, c.id, "prepared");
   const stamp = join(dataDir, c.id, ".medalist-toy");
   const fp = fingerprint(c);
-  if (existsSync(stamp) && readFileSync(stamp, "utf8") === fp && existsSync(dir)) return { prepared: false, dir };
+  if (existsSync(stamp) && readFileSync(stamp, "utf8") === fp && existsSync(dir))
+    return { prepared: false, dir };
   const files = generateToy(c);
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });

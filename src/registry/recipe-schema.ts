@@ -58,11 +58,12 @@ export const RecipeOutputSchema = z.discriminatedUnion("kind", [
   FilterOutput,
 ]);
 
-const Renumber = z.strictObject({
-  column: z.string(),
-  train: z.strictObject({ start: z.number().int(), prefix: z.string().optional() }),
-  test: z.strictObject({ start: z.number().int(), prefix: z.string().optional() }),
+/** New ids in output order: prefix + (start, start+1, …); "after-train" continues the train ids. */
+const Numbering = z.strictObject({
+  start: z.union([z.number().int(), z.literal("after-train")]),
+  prefix: z.string().optional(),
 });
+const Renumber = z.strictObject({ column: z.string(), train: Numbering, test: Numbering });
 
 export const TableSplitRecipeSchema = z.strictObject({
   kind: z.literal("table-split"),

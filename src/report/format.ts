@@ -49,7 +49,9 @@ export function outcomeText(c: RunCell): string {
 
 /** Medal icons for a competition's runs, e.g. "🥉·" for two seeds. */
 export function medals(cells: RunCell[]): string {
-  return cells.length ? cells.map((c) => (c.outcome === "infra_error" ? "⚠" : MEDAL_ICON[c.medal])).join("") : "—";
+  return cells.length
+    ? cells.map((c) => (c.outcome === "infra_error" ? "⚠" : MEDAL_ICON[c.medal])).join("")
+    : "—";
 }
 
 /** Markdown table cells must not contain pipes or newlines. */

@@ -46,7 +46,10 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
   let line = `**Medal rate** ${pct(b.medalRate)} (${b.medals}/${b.comparable}) → **${pct(h.medalRate)}** (${h.medals}/${h.comparable})`;
   if (a) {
     line += `, Δ **${points(a.medal.delta)}**`;
-    const extra = [interval(a.medal), `p = ${a.medal.pValue < 0.001 ? "<0.001" : a.medal.pValue.toFixed(3)}`].filter(Boolean);
+    const extra = [
+      interval(a.medal),
+      `p = ${a.medal.pValue < 0.001 ? "<0.001" : a.medal.pValue.toFixed(3)}`,
+    ].filter(Boolean);
     line += ` (${extra.join("; ")})`;
   }
   out.push(line + ".");
@@ -59,11 +62,24 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
           : `Smallest drop this run could detect (${Math.round(a.targetPower * 100)}% power): **${points(-a.medal.mde).replace("−", "")}**.`),
     );
   }
-  if (!cmp.sameSuite) out.push("", "⚠️ Base and head ran different suites (competitions, seeds or limits differ): compare with care.");
+  if (!cmp.sameSuite)
+    out.push(
+      "",
+      "⚠️ Base and head ran different suites (competitions, seeds or limits differ): compare with care.",
+    );
   out.push("", `Baseline: ${cmp.baselineSource}.`);
   out.push("");
 
-  const header = ["Competition", "Base", "Head", "Base score", "Head score", "Δ score", "Head percentile", "Head runs"];
+  const header = [
+    "Competition",
+    "Base",
+    "Head",
+    "Base score",
+    "Head score",
+    "Δ score",
+    "Head percentile",
+    "Head runs",
+  ];
   const rows = cmp.competitions.map((r) => [
     cell(`${r.competitionId}${direction(r.isLowerBetter)}`),
     medals(r.base),
@@ -76,21 +92,30 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
   ]);
   out.push(markdownTable([header, ...rows], { align: ["l", "c", "c", "r", "r", "r", "r", "l"] }));
   out.push("");
-  out.push(`${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze · no medal ⚠ not comparable (infrastructure); one mark per seed. Scores are means over valid runs.`);
+  out.push(
+    `${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze · no medal ⚠ not comparable (infrastructure); one mark per seed. Scores are means over valid runs.`,
+  );
 
   if (a) {
     out.push("", "<details><summary>Statistics</summary>", "");
-    const metricRows = [a.medal, a.percentile].filter((m): m is MetricAnalysis => m !== null).map((m) => [
-      m.metric === "medal" ? "medal rate" : "leaderboard percentile",
-      pct(m.base),
-      pct(m.head),
-      points(m.delta),
-      interval(m) || "—",
-      m.pValue < 0.001 ? "<0.001" : m.pValue.toFixed(3),
-      m.mde === null ? "—" : points(-m.mde).replace("−", ""),
-      m.verdict,
-    ]);
-    out.push(markdownTable([["Metric", "Base", "Head", "Δ", "Interval", "p (one-sided)", "MDE", "Verdict"], ...metricRows]));
+    const metricRows = [a.medal, a.percentile]
+      .filter((m): m is MetricAnalysis => m !== null)
+      .map((m) => [
+        m.metric === "medal" ? "medal rate" : "leaderboard percentile",
+        pct(m.base),
+        pct(m.head),
+        points(m.delta),
+        interval(m) || "—",
+        m.pValue < 0.001 ? "<0.001" : m.pValue.toFixed(3),
+        m.mde === null ? "—" : points(-m.mde).replace("−", ""),
+        m.verdict,
+      ]);
+    out.push(
+      markdownTable([
+        ["Metric", "Base", "Head", "Δ", "Interval", "p (one-sided)", "MDE", "Verdict"],
+        ...metricRows,
+      ]),
+    );
     out.push("");
     out.push(`Power of this design to flag a drop (α = ${a.alpha}, ${a.medal.powerMethod}):`);
     out.push("");
@@ -98,10 +123,15 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
       markdownTable([
         ["Drop", ...a.medal.power.map((p) => points(-p.drop, 0).replace("−", ""))],
         ["Medal rate", ...a.medal.power.map((p) => (p.power === null ? "n/a" : pct(p.power, 0)))],
-        ...(a.percentile ? [["Percentile", ...a.percentile.power.map((p) => (p.power === null ? "n/a" : pct(p.power, 0)))]] : []),
+        ...(a.percentile
+          ? [["Percentile", ...a.percentile.power.map((p) => (p.power === null ? "n/a" : pct(p.power, 0)))]]
+          : []),
       ]),
     );
-    out.push("", `Paired by competition: ${a.medal.competitions} competitions, ${a.medal.baseRuns} base and ${a.medal.headRuns} head runs; p-value ${a.medal.pValueMethod} permutation test within competitions.`);
+    out.push(
+      "",
+      `Paired by competition: ${a.medal.competitions} competitions, ${a.medal.baseRuns} base and ${a.medal.headRuns} head runs; p-value ${a.medal.pValueMethod} permutation test within competitions.`,
+    );
     out.push("", "</details>");
   }
 
@@ -114,7 +144,11 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
       ["Valid submissions", pct(b.validRate, 0), pct(h.validRate, 0)],
       ["Above median", pct(b.aboveMedianRate, 0), pct(h.aboveMedianRate, 0)],
       ["Agent time", duration(b.durationMs), duration(h.durationMs)],
-      ["Cost", b.dollars === null ? "—" : `$${b.dollars.toFixed(2)}`, h.dollars === null ? "—" : `$${h.dollars.toFixed(2)}`],
+      [
+        "Cost",
+        b.dollars === null ? "—" : `$${b.dollars.toFixed(2)}`,
+        h.dollars === null ? "—" : `$${h.dollars.toFixed(2)}`,
+      ],
     ]),
   );
   out.push("", "</details>");
@@ -154,6 +188,9 @@ export function renderResults(s: SuiteResults, opts: ReportOptions = {}): string
     ];
   });
   out.push(markdownTable([header, ...rows], { align: ["l", "r", "l", "r", "c", "r", "r", "l"] }));
-  out.push("", `<sub>agent: \`${s.agent.description}\` · executor: \`${s.environment.executor}\` · time limit: \`${s.environment.timeLimitSecs}s\` · suite hash: \`${s.suite.hash}\` · medalist: \`${s.medalistVersion}\`</sub>`);
+  out.push(
+    "",
+    `<sub>agent: \`${s.agent.description}\` · executor: \`${s.environment.executor}\` · time limit: \`${s.environment.timeLimitSecs}s\` · suite hash: \`${s.suite.hash}\` · medalist: \`${s.medalistVersion}\`</sub>`,
+  );
   return out.join("\n") + "\n";
 }

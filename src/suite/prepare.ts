@@ -10,7 +10,10 @@ export interface PreparedPaths {
 }
 
 export function preparedPaths(dataDir: string, id: string): PreparedPaths {
-  return { publicDir: join(dataDir, id, "prepared", "public"), privateDir: join(dataDir, id, "prepared", "private") };
+  return {
+    publicDir: join(dataDir, id, "prepared", "public"),
+    privateDir: join(dataDir, id, "prepared", "private"),
+  };
 }
 
 /** Makes sure a competition's data is on the runner: toy data is generated, real data must be prepared. */
@@ -20,7 +23,10 @@ export function ensurePrepared(entry: RegistryEntry, dataDir: string): PreparedP
   const paths = preparedPaths(dataDir, c.id);
   const sample = join(paths.publicDir, c.sampleSubmission);
   const answers = join(paths.privateDir, c.answers);
-  for (const [what, file] of [["sample submission", sample], ["answers", answers]] as const) {
+  for (const [what, file] of [
+    ["sample submission", sample],
+    ["answers", answers],
+  ] as const) {
     if (!existsSync(file)) {
       throw new UserError(
         `${c.id}: ${what} not found at ${file}. Prepare the data first: medalist prepare --competition ${c.id} --data-dir ${dataDir}`,

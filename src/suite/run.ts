@@ -56,12 +56,17 @@ function gradeJson(r: GradeReport): GradeReportJson {
   };
 }
 
-const UsageSchema = z.object({ tokens: z.number().nonnegative().optional(), dollars: z.number().nonnegative().optional() });
+const UsageSchema = z.object({
+  tokens: z.number().nonnegative().optional(),
+  dollars: z.number().nonnegative().optional(),
+});
 
 /** The agent's optional logs/usage.json ({tokens, dollars}); ignored when absent or malformed. */
 export function readUsage(runDir: string): RunResult["usage"] {
   try {
-    const parsed = UsageSchema.safeParse(JSON.parse(readFileSync(join(runPaths(runDir).logsDir, "usage.json"), "utf8")));
+    const parsed = UsageSchema.safeParse(
+      JSON.parse(readFileSync(join(runPaths(runDir).logsDir, "usage.json"), "utf8")),
+    );
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
@@ -72,7 +77,11 @@ function makeExecutor(opts: SuiteOptions, agent: AgentConfig): Executor {
   if (opts.executor) return opts.executor;
   if (opts.config.executor === "local") {
     if (agent.command === undefined) throw new UserError("agent.command: the local executor needs a command");
-    return new LocalExecutor({ command: agent.command, cwd: resolve(opts.baseDir, agent.cwd ?? "."), graceSecs: opts.config.docker.stopGraceSecs });
+    return new LocalExecutor({
+      command: agent.command,
+      cwd: resolve(opts.baseDir, agent.cwd ?? "."),
+      graceSecs: opts.config.docker.stopGraceSecs,
+    });
   }
   throw new UserError(`executor "${opts.config.executor}" needs to be created by the caller`);
 }
@@ -97,7 +106,9 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   const { config } = opts;
   const log = opts.log ?? (() => {});
   const agent = opts.agent ?? config.agent;
-  const registry = opts.registry ?? loadRegistry(config.registryDir ? resolve(opts.baseDir, config.registryDir) : defaultRegistryDir());
+  const registry =
+    opts.registry ??
+    loadRegistry(config.registryDir ? resolve(opts.baseDir, config.registryDir) : defaultRegistryDir());
   const thePlan = plan(config, registry);
   const dataDir = resolve(opts.baseDir, config.dataDir);
   const outDir = resolve(opts.outDir);
@@ -109,7 +120,9 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   const prepared = new Map<string, PreparedPaths>();
   for (const id of thePlan.competitions) prepared.set(id, ensurePrepared(registry.get(id)!, dataDir));
 
-  log(`[${opts.label}] ${thePlan.runs.length} runs: ${thePlan.competitions.length} competitions × ${thePlan.seeds} seeds, agent: ${agentText}`);
+  log(
+    `[${opts.label}] ${thePlan.runs.length} runs: ${thePlan.competitions.length} competitions × ${thePlan.seeds} seeds, agent: ${agentText}`,
+  );
   const results = new Map<string, RunResult>();
   let done = 0;
   const total = thePlan.runs.length;
@@ -120,7 +133,9 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     const stored = readStoredRun(storePath);
     if (stored && stored.suiteHash === thePlan.suiteHash && stored.agent === agentText) {
       results.set(run.runId, stored.result);
-      log(`[${opts.label}] ${++done}/${total} ${run.runId}: kept from an earlier run (${stored.result.outcome})`);
+      log(
+        `[${opts.label}] ${++done}/${total} ${run.runId}: kept from an earlier run (${stored.result.outcome})`,
+      );
       return;
     }
     rmSync(runDir, { recursive: true, force: true });
@@ -150,7 +165,9 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
         opts.signal,
       );
       if (exec.outcome !== "infra_error" || attempts > config.docker.retries || opts.signal?.aborted) break;
-      log(`[${opts.label}] ${run.runId}: infrastructure error (${exec.error}); retrying (${attempts}/${config.docker.retries})`);
+      log(
+        `[${opts.label}] ${run.runId}: infrastructure error (${exec.error}); retrying (${attempts}/${config.docker.retries})`,
+      );
     }
 
     // Grading happens here, outside the agent's sandbox, after it exited.
@@ -181,9 +198,23 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     };
     writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, result }));
     results.set(run.runId, result);
-    const medal = report ? (report.gold_medal ? "gold" : report.silver_medal ? "silver" : report.bronze_medal ? "bronze" : "no medal") : "not graded";
-    const score = report?.valid_submission ? `score ${report.score}` : report ? `invalid: ${report.error}` : exec.error;
-    log(`[${opts.label}] ${++done}/${total} ${run.runId}: ${exec.outcome} in ${(exec.durationMs / 1000).toFixed(1)}s, ${score}, ${medal}`);
+    const medal = report
+      ? report.gold_medal
+        ? "gold"
+        : report.silver_medal
+          ? "silver"
+          : report.bronze_medal
+            ? "bronze"
+            : "no medal"
+      : "not graded";
+    const score = report?.valid_submission
+      ? `score ${report.score}`
+      : report
+        ? `invalid: ${report.error}`
+        : exec.error;
+    log(
+      `[${opts.label}] ${++done}/${total} ${run.runId}: ${exec.outcome} in ${(exec.durationMs / 1000).toFixed(1)}s, ${score}, ${medal}`,
+    );
   };
 
   const parallel = config.executor === "local" ? config.concurrency : Math.max(1, config.concurrency);
@@ -198,7 +229,12 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     schemaVersion: RESULTS_SCHEMA_VERSION,
     medalistVersion: VERSION,
     label: opts.label,
-    suite: { name: config.name, hash: thePlan.suiteHash, competitions: thePlan.competitions, seeds: thePlan.seeds },
+    suite: {
+      name: config.name,
+      hash: thePlan.suiteHash,
+      competitions: thePlan.competitions,
+      seeds: thePlan.seeds,
+    },
     agent: { description: agentText, image: agent.image ?? null, imageDigest: null },
     git: opts.git ?? { sha: null, ref: null },
     environment: {

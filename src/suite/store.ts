@@ -30,7 +30,11 @@ export function readResults(path: string): SuiteResults {
     raw = JSON.parse(readFileSync(path, "utf8"));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new UserError(code === "ENOENT" ? `results file not found: ${path}` : `${path}: not a results JSON file (${(e as Error).message})`);
+    throw new UserError(
+      code === "ENOENT"
+        ? `results file not found: ${path}`
+        : `${path}: not a results JSON file (${(e as Error).message})`,
+    );
   }
   const parsed = SuiteResultsSchema.safeParse(raw);
   if (!parsed.success) throw new UserError(formatZodError(parsed.error, path));

@@ -84,8 +84,14 @@ describe("medalist CLI", () => {
   it("compare prints Markdown or JSON and can gate on a regression", async () => {
     const dir = mkdtempSync(join(tmpdir(), "medalist-cli-"));
     const ids = Array.from({ length: 12 }, (_, i) => `c${i}`);
-    const base = fakeSuite("base", ids.flatMap((id) => [0, 1, 2].map((s) => fakeRun(id, s, "gold"))));
-    const head = fakeSuite("head", ids.flatMap((id) => [0, 1, 2].map((s) => fakeRun(id, s, "none"))));
+    const base = fakeSuite(
+      "base",
+      ids.flatMap((id) => [0, 1, 2].map((s) => fakeRun(id, s, "gold"))),
+    );
+    const head = fakeSuite(
+      "head",
+      ids.flatMap((id) => [0, 1, 2].map((s) => fakeRun(id, s, "none"))),
+    );
     writeFileSync(join(dir, "base.json"), toJson(base));
     writeFileSync(join(dir, "head.json"), toJson(head));
     const md = await cli("compare", join(dir, "base.json"), join(dir, "head.json"));
@@ -93,7 +99,13 @@ describe("medalist CLI", () => {
     expect(md.stdout).toContain("❌ regressed");
     const json = await cli("compare", join(dir, "base.json"), join(dir, "head.json"), "--json");
     expect(JSON.parse(json.stdout).verdict).toBe("regressed");
-    const gated = await cli("compare", join(dir, "base.json"), join(dir, "head.json"), "--fail-on", "regression");
+    const gated = await cli(
+      "compare",
+      join(dir, "base.json"),
+      join(dir, "head.json"),
+      "--fail-on",
+      "regression",
+    );
     expect(gated.code).toBe(1);
     const bad = await cli("compare", join(dir, "base.json"), join(dir, "head.json"), "--tolerance", "2");
     expect(bad.code).toBe(2);

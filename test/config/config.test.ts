@@ -25,7 +25,9 @@ function errorOf(fn: () => unknown): UserError {
 
 describe("config", () => {
   it("applies defaults to a minimal YAML config", () => {
-    const { config } = loadConfig(write("m.yml", "competitions: {split: toy}\nagent: {command: node a.mjs}\n"));
+    const { config } = loadConfig(
+      write("m.yml", "competitions: {split: toy}\nagent: {command: node a.mjs}\n"),
+    );
     expect(config.seeds).toBe(3);
     expect(config.limits.time).toBe(600);
     expect(config.executor).toBe("local");
@@ -34,41 +36,74 @@ describe("config", () => {
   });
 
   it("reads JSON too", () => {
-    const { config } = loadConfig(write("m.json", JSON.stringify({ competitions: { include: ["toy-churn"] }, agent: { command: "x" }, seeds: 2 })));
+    const { config } = loadConfig(
+      write(
+        "m.json",
+        JSON.stringify({ competitions: { include: ["toy-churn"] }, agent: { command: "x" }, seeds: 2 }),
+      ),
+    );
     expect(config.seeds).toBe(2);
   });
 
   it("names the path of a bad field and what was expected", () => {
-    const e = errorOf(() => loadConfig(write("m.yml", "competitions: {split: toy}\nagent: {command: x}\nlimits: {time: soon}\n")));
+    const e = errorOf(() =>
+      loadConfig(write("m.yml", "competitions: {split: toy}\nagent: {command: x}\nlimits: {time: soon}\n")),
+    );
     expect(e.message).toContain("limits.time");
     expect(e.message).toContain("expected a duration");
     expect(e.exitCode).toBe(2);
   });
 
   it("reports unknown fields (typos) by name", () => {
-    const e = errorOf(() => validateConfig({ competitions: { split: "toy" }, agent: { comand: "x" } }, "m.yml"));
+    const e = errorOf(() =>
+      validateConfig({ competitions: { split: "toy" }, agent: { comand: "x" } }, "m.yml"),
+    );
     expect(e.message).toContain('agent: unknown field(s) "comand"');
   });
 
   it("reports every problem, each with its path", () => {
-    const e = errorOf(() => validateConfig({ competitions: {}, seeds: 0, agent: { command: "x" }, gate: { alpha: 2 } }, "m.yml"));
+    const e = errorOf(() =>
+      validateConfig({ competitions: {}, seeds: 0, agent: { command: "x" }, gate: { alpha: 2 } }, "m.yml"),
+    );
     expect(e.message).toContain("competitions: name a split");
     expect(e.message).toContain("seeds:");
     expect(e.message).toContain("gate.alpha:");
   });
 
   it("needs agent.command for the local executor and an image for docker", () => {
-    expect(errorOf(() => validateConfig({ competitions: { split: "toy" }, agent: {} }, "m")).message).toContain("agent.command");
-    expect(errorOf(() => validateConfig({ competitions: { split: "toy" }, executor: "docker", agent: { command: "x" } }, "m")).message).toContain("agent.image");
+    expect(
+      errorOf(() => validateConfig({ competitions: { split: "toy" }, agent: {} }, "m")).message,
+    ).toContain("agent.command");
+    expect(
+      errorOf(() =>
+        validateConfig({ competitions: { split: "toy" }, executor: "docker", agent: { command: "x" } }, "m"),
+      ).message,
+    ).toContain("agent.image");
   });
 
   it("validates the baseline by its source", () => {
-    expect(errorOf(() => validateConfig({ competitions: { split: "toy" }, agent: { command: "x" }, baseline: { source: "file" } }, "m")).message).toContain("baseline.path");
-    expect(errorOf(() => validateConfig({ competitions: { split: "toy" }, agent: { command: "x" }, baseline: { source: "s3" } }, "m")).message).toContain("baseline.source");
+    expect(
+      errorOf(() =>
+        validateConfig(
+          { competitions: { split: "toy" }, agent: { command: "x" }, baseline: { source: "file" } },
+          "m",
+        ),
+      ).message,
+    ).toContain("baseline.path");
+    expect(
+      errorOf(() =>
+        validateConfig(
+          { competitions: { split: "toy" }, agent: { command: "x" }, baseline: { source: "s3" } },
+          "m",
+        ),
+      ).message,
+    ).toContain("baseline.source");
   });
 
   it("gives one clear line for missing files, empty files and broken YAML", () => {
-    expect(errorOf(() => loadConfig("/nonexistent/medalist.yml")).message).toBe("config file not found: /nonexistent/medalist.yml");
+    expect(errorOf(() => loadConfig("/nonexistent/medalist.yml")).message).toBe(
+      "config file not found: /nonexistent/medalist.yml",
+    );
     expect(errorOf(() => loadConfig(write("e.yml", ""))).message).toContain("the file is empty");
     expect(errorOf(() => loadConfig(write("b.yml", "agent: [unclosed\n"))).message).toContain("cannot parse");
   });

@@ -24,7 +24,8 @@ function spec(overrides: Partial<RunSpec> = {}): RunSpec {
   };
 }
 
-const agent = (name: string) => new LocalExecutor({ command: [process.execPath, join(fixtures, name)], cwd: fixtures, graceSecs: 1 });
+const agent = (name: string) =>
+  new LocalExecutor({ command: [process.execPath, join(fixtures, name)], cwd: fixtures, graceSecs: 1 });
 
 /** Running (a zombie waiting to be reaped by init does not count). */
 function alive(pid: number): boolean {
@@ -63,7 +64,13 @@ describe("local executor", () => {
     delete process.env.MEDALIST_TEST_SECRET;
     expect(r.outcome).toBe("completed");
     const env = JSON.parse(readFileSync(join(s.runDir, "logs", "env.json"), "utf8"));
-    expect(env).toMatchObject({ COMPETITION_ID: "toy-churn", SEED: "1", TIME_LIMIT_SECS: "30", MY_VAR: "x", DATA_DIR: s.publicDir });
+    expect(env).toMatchObject({
+      COMPETITION_ID: "toy-churn",
+      SEED: "1",
+      TIME_LIMIT_SECS: "30",
+      MY_VAR: "x",
+      DATA_DIR: s.publicDir,
+    });
     expect(env.SUBMISSION_DIR).toBe(join(s.runDir, "submission"));
     expect(env.MEDALIST_TEST_SECRET).toBeUndefined();
   });

@@ -1,7 +1,12 @@
 import type { RunResult, SuiteResults } from "../../src/results/schema.js";
 
 /** A run of a fake suite: medal is "gold" | "silver" | "bronze" | "none"; outcome defaults to completed. */
-export function fakeRun(competitionId: string, seed: number, medal: string, opts: Partial<RunResult> & { score?: number; valid?: boolean } = {}): RunResult {
+export function fakeRun(
+  competitionId: string,
+  seed: number,
+  medal: string,
+  opts: Partial<RunResult> & { score?: number; valid?: boolean } = {},
+): RunResult {
   const { score = 0.5, valid = true, ...rest } = opts;
   return {
     runId: `${competitionId}.s${seed}`,

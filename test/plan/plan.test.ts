@@ -12,7 +12,12 @@ describe("plan", () => {
     const p = plan(cfg(), registry);
     expect(p.competitions).toEqual(["toy-churn", "toy-house-prices", "toy-species"]);
     expect(p.runs.map((r) => r.runId)).toEqual([
-      "toy-churn.s0", "toy-churn.s1", "toy-house-prices.s0", "toy-house-prices.s1", "toy-species.s0", "toy-species.s1",
+      "toy-churn.s0",
+      "toy-churn.s1",
+      "toy-house-prices.s0",
+      "toy-house-prices.s1",
+      "toy-species.s0",
+      "toy-species.s1",
     ]);
   });
 
@@ -30,7 +35,9 @@ describe("plan", () => {
   });
 
   it("rejects unknown competitions and splits with a clear message", () => {
-    expect(() => plan(cfg({ competitions: { include: ["toy-chrun"] } }), registry)).toThrow(/unknown competition "toy-chrun"/);
+    expect(() => plan(cfg({ competitions: { include: ["toy-chrun"] } }), registry)).toThrow(
+      /unknown competition "toy-chrun"/,
+    );
     expect(() => plan(cfg({ competitions: { split: "nope" } }), registry)).toThrow(/unknown split "nope"/);
   });
 });

@@ -7,8 +7,18 @@ const gate = { tolerance: 0.05, alpha: 0.05, failOn: "regression" as const };
 
 describe("compareRuns", () => {
   it("computes medal rates per side and pairs by competition", () => {
-    const base = fakeSuite("base", [fakeRun("a", 0, "none", { score: 0.4 }), fakeRun("a", 1, "bronze", { score: 0.72 }), fakeRun("b", 0, "none"), fakeRun("b", 1, "none")]);
-    const head = fakeSuite("head", [fakeRun("a", 0, "gold", { score: 0.95 }), fakeRun("a", 1, "silver", { score: 0.85 }), fakeRun("b", 0, "bronze"), fakeRun("b", 1, "none")]);
+    const base = fakeSuite("base", [
+      fakeRun("a", 0, "none", { score: 0.4 }),
+      fakeRun("a", 1, "bronze", { score: 0.72 }),
+      fakeRun("b", 0, "none"),
+      fakeRun("b", 1, "none"),
+    ]);
+    const head = fakeSuite("head", [
+      fakeRun("a", 0, "gold", { score: 0.95 }),
+      fakeRun("a", 1, "silver", { score: 0.85 }),
+      fakeRun("b", 0, "bronze"),
+      fakeRun("b", 1, "none"),
+    ]);
     const c = compareRuns(base, head, gate);
     expect(c.base.medalRate).toBe(0.25);
     expect(c.head.medalRate).toBe(0.75);
@@ -23,7 +33,10 @@ describe("compareRuns", () => {
 
   it("leaves infrastructure errors out of both sides", () => {
     const base = fakeSuite("base", [fakeRun("a", 0, "bronze"), fakeRun("a", 1, "bronze")]);
-    const head = fakeSuite("head", [fakeRun("a", 0, "none", { outcome: "infra_error", grade: null, error: "daemon gone" }), fakeRun("a", 1, "bronze")]);
+    const head = fakeSuite("head", [
+      fakeRun("a", 0, "none", { outcome: "infra_error", grade: null, error: "daemon gone" }),
+      fakeRun("a", 1, "bronze"),
+    ]);
     const c = compareRuns(base, head, gate);
     expect(c.head.comparable).toBe(1);
     expect(c.head.infraErrors).toBe(1);
@@ -40,16 +53,28 @@ describe("compareRuns", () => {
   });
 
   it("flags suites that are not the same", () => {
-    const c = compareRuns(fakeSuite("base", [fakeRun("a", 0, "none")], "x"), fakeSuite("head", [fakeRun("a", 0, "none")], "y"), gate);
+    const c = compareRuns(
+      fakeSuite("base", [fakeRun("a", 0, "none")], "x"),
+      fakeSuite("head", [fakeRun("a", 0, "none")], "y"),
+      gate,
+    );
     expect(c.sameSuite).toBe(false);
     expect(renderReport(c)).toContain("different suites");
   });
 });
 
 describe("renderReport", () => {
-  const base = fakeSuite("base", [fakeRun("comp-a", 0, "none", { score: 0.4 }), fakeRun("comp-a", 1, "none", { score: 0.45 })]);
-  const head = fakeSuite("head", [fakeRun("comp-a", 0, "gold", { score: 0.95 }), fakeRun("comp-a", 1, "none", { valid: false })]);
-  const text = renderReport(compareRuns(base, head, gate), { links: { "runs/comp-a.s0": "https://example.test/run0" } });
+  const base = fakeSuite("base", [
+    fakeRun("comp-a", 0, "none", { score: 0.4 }),
+    fakeRun("comp-a", 1, "none", { score: 0.45 }),
+  ]);
+  const head = fakeSuite("head", [
+    fakeRun("comp-a", 0, "gold", { score: 0.95 }),
+    fakeRun("comp-a", 1, "none", { valid: false }),
+  ]);
+  const text = renderReport(compareRuns(base, head, gate), {
+    links: { "runs/comp-a.s0": "https://example.test/run0" },
+  });
 
   it("shows the verdict, the medal rates and the interval", () => {
     expect(text).toMatch(/^## Medalist · s · /);

@@ -11,7 +11,15 @@ const dataDir = mkdtempSync(join(tmpdir(), "medalist-data-"));
 
 function config(command: string, extra: Record<string, unknown> = {}) {
   return validateConfig(
-    { name: "t", competitions: { include: ["toy-churn"] }, seeds: 1, agent: { command }, limits: { time: 20 }, dataDir, ...extra },
+    {
+      name: "t",
+      competitions: { include: ["toy-churn"] },
+      seeds: 1,
+      agent: { command },
+      limits: { time: 20 },
+      dataDir,
+      ...extra,
+    },
     "test",
   );
 }
@@ -19,7 +27,13 @@ function config(command: string, extra: Record<string, unknown> = {}) {
 async function suite(command: string, extra: Record<string, unknown> = {}) {
   const outDir = mkdtempSync(join(tmpdir(), "medalist-out-"));
   const lines: string[] = [];
-  const results = await runSuite({ config: config(command, extra), baseDir: root, outDir, label: "head", log: (l) => lines.push(l) });
+  const results = await runSuite({
+    config: config(command, extra),
+    baseDir: root,
+    outDir,
+    label: "head",
+    log: (l) => lines.push(l),
+  });
   return { results, outDir, lines };
 }
 
@@ -49,7 +63,12 @@ describe("runSuite with the local executor", () => {
     const run = results.runs[0];
     expect(run.outcome).toBe("failed");
     expect(run.exitCode).toBe(3);
-    expect(run.grade).toMatchObject({ submission_exists: false, valid_submission: false, any_medal: false, score: null });
+    expect(run.grade).toMatchObject({
+      submission_exists: false,
+      valid_submission: false,
+      any_medal: false,
+      score: null,
+    });
   });
 
   it("records an invalid submission with its reason", async () => {
@@ -71,13 +90,21 @@ describe("runSuite with the local executor", () => {
     const cfg = config("node examples/agents/weak/agent.mjs");
     const first = await runSuite({ config: cfg, baseDir: root, outDir, label: "head" });
     const lines: string[] = [];
-    const second = await runSuite({ config: cfg, baseDir: root, outDir, label: "head", log: (l) => lines.push(l) });
+    const second = await runSuite({
+      config: cfg,
+      baseDir: root,
+      outDir,
+      label: "head",
+      log: (l) => lines.push(l),
+    });
     expect(second.runs).toEqual(first.runs);
     expect(lines.some((l) => l.includes("kept from an earlier run"))).toBe(true);
   });
 
   it("refuses a secret that is not set, naming it", async () => {
-    await expect(suite("true", { agent: { command: "true", secrets: ["MEDALIST_MISSING_SECRET"] } })).rejects.toThrow(/MEDALIST_MISSING_SECRET is not set/);
+    await expect(
+      suite("true", { agent: { command: "true", secrets: ["MEDALIST_MISSING_SECRET"] } }),
+    ).rejects.toThrow(/MEDALIST_MISSING_SECRET is not set/);
   });
 });
 

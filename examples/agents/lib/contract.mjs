@@ -23,7 +23,10 @@ export function log(message) {
 /** Records a validation metric over time (logs/metrics.jsonl). */
 export function metric(name, value, step) {
   mkdirSync(env.logsDir, { recursive: true });
-  appendFileSync(join(env.logsDir, "metrics.jsonl"), JSON.stringify({ t: Date.now(), step, name, value }) + "\n");
+  appendFileSync(
+    join(env.logsDir, "metrics.jsonl"),
+    JSON.stringify({ t: Date.now(), step, name, value }) + "\n",
+  );
 }
 
 /** Keeps a copy of the agent's code as part of the run's artifact. */
@@ -34,7 +37,9 @@ export function saveCode(...files) {
 
 /** Reads a simple numeric/text CSV (no quoted commas) into {header, rows}. */
 export function readCsv(file) {
-  const lines = readFileSync(file, "utf8").split(/\r?\n/).filter((l) => l.length > 0);
+  const lines = readFileSync(file, "utf8")
+    .split(/\r?\n/)
+    .filter((l) => l.length > 0);
   const header = lines[0].split(",");
   return { header, rows: lines.slice(1).map((l) => l.split(",")) };
 }

@@ -11,7 +11,9 @@ saveCode(fileURLToPath(import.meta.url), fileURLToPath(new URL("../lib/linear.mj
 
 // A seeded 80/20 split of the training rows: fit on 80 %, choose on 20 %.
 const u = random(env.seed + 7);
-const order = task.X.map((_, i) => [u(), i]).sort((a, b) => a[0] - b[0]).map((p) => p[1]);
+const order = task.X.map((_, i) => [u(), i])
+  .sort((a, b) => a[0] - b[0])
+  .map((p) => p[1]);
 const cut = Math.floor(order.length * 0.8);
 const fit = order.slice(0, cut);
 const hold = order.slice(cut);
@@ -21,11 +23,16 @@ function auc(scores, labels) {
   let rank = 0;
   let pos = 0;
   let sumPos = 0;
-  for (let k = 0; k < idx.length; ) {
+  for (let k = 0; k < idx.length;) {
     let e = k;
     while (e + 1 < idx.length && scores[idx[e + 1]] === scores[idx[k]]) e++;
     const avg = (k + e + 2) / 2;
-    for (let t = k; t <= e; t++) if (labels[idx[t]] === 1) (sumPos += avg), pos++;
+    for (let t = k; t <= e; t++) {
+      if (labels[idx[t]] === 1) {
+        sumPos += avg;
+        pos++;
+      }
+    }
     rank = e + 1;
     k = e + 1;
   }
@@ -33,7 +40,7 @@ function auc(scores, labels) {
   return (sumPos - (pos * (pos + 1)) / 2) / (pos * neg);
 }
 
-let header = [task.idCol, ...task.targetCols];
+const header = [task.idCol, ...task.targetCols];
 let rows;
 if (task.kind === "multiclass") {
   // Gaussian discriminant with a shared covariance (fitted on the 80 % split, shrinkage chosen on 20 %).
@@ -52,7 +59,9 @@ if (task.kind === "multiclass") {
     varj.forEach((_, j) => (varj[j] = varj[j] / rowsIdx.length + shrink));
     const prior = [...counts].map((c) => (c + 1) / (rowsIdx.length + K));
     return (x) => {
-      const logits = means.map((m, k) => Math.log(prior[k]) - x.reduce((s, v, j) => s + (v - m[j]) ** 2 / (2 * varj[j]), 0));
+      const logits = means.map(
+        (m, k) => Math.log(prior[k]) - x.reduce((s, v, j) => s + (v - m[j]) ** 2 / (2 * varj[j]), 0),
+      );
       const mx = Math.max(...logits);
       const e = logits.map((l) => Math.exp(l - mx));
       const z = e.reduce((a, b) => a + b, 0);
@@ -88,12 +97,17 @@ if (task.kind === "multiclass") {
       metric("val_rmse", -score, lambda);
     } else {
       const w = logistic(pick(fit), ys(fit), lambda, 8);
-      score = auc(hold.map((i) => dot(w, Z[i])), ys(hold));
+      score = auc(
+        hold.map((i) => dot(w, Z[i])),
+        ys(hold),
+      );
       metric("val_auc", score, lambda);
     }
     if (score > best.score) best = { score, lambda };
   }
-  log(`chose lambda ${best.lambda} (validation ${task.kind === "regression" ? "RMSE" : "AUC"} ${Math.abs(best.score).toFixed(4)})`);
+  log(
+    `chose lambda ${best.lambda} (validation ${task.kind === "regression" ? "RMSE" : "AUC"} ${Math.abs(best.score).toFixed(4)})`,
+  );
   const Zt = task.Xtest.map((x) => scale(expand(x)));
   if (task.kind === "regression") {
     const w = ridge(pick(fit), ys(fit), best.lambda);

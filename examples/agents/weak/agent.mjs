@@ -35,7 +35,10 @@ if (task.kind === "regression") {
     if (Math.abs(c) > Math.abs(bestCorr)) [best, bestCorr] = [j, c];
   });
   log(`using feature ${task.features[best]} (correlation ${bestCorr.toFixed(3)})`);
-  rows = task.Xtest.map((x, k) => [task.ids[k], (1 / (1 + Math.exp(-Math.sign(bestCorr) * x[best]))).toFixed(6)]);
+  rows = task.Xtest.map((x, k) => [
+    task.ids[k],
+    (1 / (1 + Math.exp(-Math.sign(bestCorr) * x[best]))).toFixed(6),
+  ]);
 } else {
   const counts = task.classes.map(() => 1);
   ys.forEach((c) => counts[c]++);

@@ -27,7 +27,8 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
       },
       true,
     );
-    if (positionals.length !== 2) throw new UserError("expects two results files: BASE.json HEAD.json (see --help)");
+    if (positionals.length !== 2)
+      throw new UserError("expects two results files: BASE.json HEAD.json (see --help)");
     const gate = GateSchema.safeParse({
       tolerance: values.tolerance === undefined ? undefined : numberOption(values.tolerance, "--tolerance"),
       alpha: values.alpha === undefined ? undefined : numberOption(values.alpha, "--alpha"),

@@ -35,16 +35,33 @@ export async function runFromConfig(loaded: LoadedConfig, outDir: string): Promi
     const started = Date.now();
     const b = config.baseline;
     if (b.source === "cache") {
-      throw new UserError("baseline.source: \"cache\" works in the GitHub Action only; on the command line use \"file\" or \"run\"");
+      throw new UserError(
+        'baseline.source: "cache" works in the GitHub Action only; on the command line use "file" or "run"',
+      );
     }
     const base =
       b.source === "run"
-        ? await runSuite({ config, baseDir, outDir: join(out, "base"), label: "base", agent: b.agent ?? config.agent, signal, log: progress })
+        ? await runSuite({
+            config,
+            baseDir,
+            outDir: join(out, "base"),
+            label: "base",
+            agent: b.agent ?? config.agent,
+            signal,
+            log: progress,
+          })
         : b.source === "file"
           ? readResults(resolve(baseDir, b.path))
           : null;
     if (signal.aborted) return 130;
-    const head = await runSuite({ config, baseDir, outDir: join(out, "head"), label: "head", signal, log: progress });
+    const head = await runSuite({
+      config,
+      baseDir,
+      outDir: join(out, "head"),
+      label: "head",
+      signal,
+      log: progress,
+    });
     if (signal.aborted) return 130;
 
     const reportPath = join(out, "report.md");
@@ -52,16 +69,27 @@ export async function runFromConfig(loaded: LoadedConfig, outDir: string): Promi
       const text = renderResults(head);
       writeFileSync(reportPath, text);
       console.log(text);
-      progress(`results: ${join(out, "head", "results.json")}\nreport:  ${reportPath}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`);
+      progress(
+        `results: ${join(out, "head", "results.json")}\nreport:  ${reportPath}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`,
+      );
       return 0;
     }
-    const source = b.source === "run" ? "evaluated in this job (baseline agent)" : b.source === "file" ? `file ${b.path}` : "none";
+    const source =
+      b.source === "run"
+        ? "evaluated in this job (baseline agent)"
+        : b.source === "file"
+          ? `file ${b.path}`
+          : "none";
     const cmp = compareRuns(base, head, config.gate, source);
     writeAtomic(join(out, "comparison.json"), toJson(cmp));
-    const text = renderReport(cmp, { environment: { "time limit": `${config.limits.time}s`, executor: config.executor } });
+    const text = renderReport(cmp, {
+      environment: { "time limit": `${config.limits.time}s`, executor: config.executor },
+    });
     writeFileSync(reportPath, text);
     console.log(text);
-    progress(`results: ${join(out, "head", "results.json")}${b.source === "run" ? `, ${join(out, "base", "results.json")}` : ""}`);
+    progress(
+      `results: ${join(out, "head", "results.json")}${b.source === "run" ? `, ${join(out, "base", "results.json")}` : ""}`,
+    );
     progress(`report:  ${reportPath}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`);
     if (cmp.verdict === "regressed" && config.gate.failOn === "regression") {
       progress("medalist: the agent regressed (see the report); exit code 1");

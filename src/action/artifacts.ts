@@ -1,0 +1,77 @@
+// Uploads each run's trajectory (logs, code, submission) and the report as workflow artifacts.
+import { readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { DefaultArtifactClient } from "@actions/artifact";
+
+export interface ArtifactApi {
+  upload: (name: string, files: string[], root: string) => Promise<{ id?: number }>;
+}
+
+export const actionsArtifacts = (): ArtifactApi => {
+  const client = new DefaultArtifactClient();
+  return { upload: (name, files, root) => client.uploadArtifact(name, files, root, { retentionDays: 30 }) };
+};
+
+function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...listFiles(p));
+    else if (entry.isFile()) out.push(p);
+  }
+  return out;
+}
+
+/** Artifact names may not hold " : < > | * ? \ / or line breaks. */
+export const artifactName = (s: string) => s.replace(/[":<>|*?\\/\r\n]+/g, "_");
+
+export interface TrajectoryUpload {
+  /** Run directory as written in results.json (relative to the results file). */
+  runDir: string;
+  localPath: string;
+  url: string | null;
+}
+
+export interface UploadOutcome {
+  uploads: TrajectoryUpload[];
+  /** Set when nothing could be uploaded (GHES, no artifact service, permissions). */
+  warning: string | null;
+}
+
+/** Uploads one artifact per run directory, a few at a time; stops at the first failure with a warning. */
+export async function uploadTrajectories(
+  api: ArtifactApi | null,
+  runs: { label: string; runId: string; runDir: string; resultsDir: string }[],
+  artifactPage: (id: number) => string,
+  unsupported: string | null,
+): Promise<UploadOutcome> {
+  const uploads: TrajectoryUpload[] = runs.map((r) => ({ runDir: r.runDir, localPath: resolve(r.resultsDir, r.runDir), url: null }));
+  if (unsupported || !api) return { uploads, warning: unsupported ?? "no artifact client" };
+  let warning: string | null = null;
+  let next = 0;
+  const worker = async () => {
+    while (next < runs.length && warning === null) {
+      const i = next++;
+      const dir = uploads[i].localPath;
+      if (!safeIsDir(dir)) continue;
+      const files = listFiles(dir);
+      if (files.length === 0) continue;
+      try {
+        const { id } = await api.upload(artifactName(`medalist-${runs[i].label}-${runs[i].runId}`), files, dir);
+        if (id !== undefined) uploads[i].url = artifactPage(id);
+      } catch (e) {
+        warning ??= (e as Error).message;
+      }
+    }
+  };
+  await Promise.all([worker(), worker(), worker()]);
+  return { uploads, warning };
+}
+
+function safeIsDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,25 @@
+// Every input and output name in one place (action.yml must agree; test/action checks it).
+
+export const Inputs = {
+  Config: "config",
+  GitHubToken: "github-token",
+  Baseline: "baseline",
+  Comment: "comment",
+  FailOn: "fail-on",
+  AllowForkPrs: "allow-fork-prs",
+  DataDir: "data-dir",
+  ResultsDir: "results-dir",
+} as const;
+
+export const Outputs = {
+  MedalRate: "medal-rate",
+  BaselineMedalRate: "baseline-medal-rate",
+  Delta: "delta",
+  Verdict: "verdict",
+  ResultsPath: "results-path",
+  ReportPath: "report-path",
+  CommentUrl: "comment-url",
+} as const;
+
+/** Cache keys: medalist-<suite hash>-<commit sha>; restore falls back on the prefix. */
+export const CACHE_KEY_PREFIX = "medalist";

@@ -1,0 +1,93 @@
+// Reads and validates every action input up front into one typed settings object.
+import * as core from "@actions/core";
+import { z } from "zod";
+import { UserError } from "../errors.js";
+import { Inputs } from "./constants.js";
+
+export type BaselineSetting =
+  | { source: "cache" }
+  | { source: "run" }
+  | { source: "none" }
+  | { source: "file"; path: string };
+
+const baseline = z
+  .string()
+  .trim()
+  .transform((v, ctx): BaselineSetting => {
+    if (v === "cache" || v === "run" || v === "none") return { source: v };
+    if (v.startsWith("file:") && v.length > "file:".length) return { source: "file", path: v.slice("file:".length).trim() };
+    ctx.addIssue({ code: "custom", message: `expected cache, run, none or file:<path>, got "${v}"` });
+    return z.NEVER;
+  });
+
+const bool = z
+  .string()
+  .trim()
+  .transform((v, ctx) => {
+    // The YAML 1.2 core schema booleans, as @actions/core's getBooleanInput accepts.
+    if (["true", "True", "TRUE"].includes(v)) return true;
+    if (["false", "False", "FALSE"].includes(v)) return false;
+    ctx.addIssue({ code: "custom", message: `expected true or false, got "${v}"` });
+    return z.NEVER;
+  });
+
+export const SettingsSchema = z.object({
+  [Inputs.Config]: z.string().trim().min(1, "the path of the Medalist config file is required"),
+  [Inputs.GitHubToken]: z.string().trim(),
+  [Inputs.Baseline]: baseline,
+  [Inputs.Comment]: z.enum(["always", "on-change", "never"]),
+  [Inputs.FailOn]: z.enum(["regression", "never"]),
+  [Inputs.AllowForkPrs]: bool,
+  [Inputs.DataDir]: z.string().trim(),
+  [Inputs.ResultsDir]: z.string().trim().min(1),
+});
+
+/** Defaults as in action.yml, so a missing INPUT_* variable (local runs, tests) behaves the same. */
+export const DEFAULTS: Record<string, string> = {
+  [Inputs.Config]: "medalist.yml",
+  [Inputs.GitHubToken]: "",
+  [Inputs.Baseline]: "cache",
+  [Inputs.Comment]: "always",
+  [Inputs.FailOn]: "regression",
+  [Inputs.AllowForkPrs]: "false",
+  [Inputs.DataDir]: "",
+  [Inputs.ResultsDir]: ".medalist/results",
+};
+
+export interface Settings {
+  configPath: string;
+  /** Empty when no token was given; commenting is then skipped. */
+  token: string;
+  baseline: BaselineSetting;
+  comment: "always" | "on-change" | "never";
+  failOn: "regression" | "never";
+  allowForkPrs: boolean;
+  /** Overrides the config's dataDir when set. */
+  dataDir: string | null;
+  resultsDir: string;
+}
+
+/** Reads all inputs (or the given reader) and returns the settings, or throws one UserError listing every problem. */
+export function readSettings(read: (name: string) => string = (n) => core.getInput(n)): Settings {
+  const raw: Record<string, string> = {};
+  for (const name of Object.values(Inputs)) {
+    const v = read(name);
+    raw[name] = v === "" ? DEFAULTS[name] : v;
+  }
+  const parsed = SettingsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `input "${String(i.path[0])}": ${i.message}`);
+    throw new UserError(lines.length === 1 ? lines[0] : `${lines.length} invalid inputs:\n  ${lines.join("\n  ")}`);
+  }
+  const s = parsed.data;
+  return {
+    configPath: s[Inputs.Config],
+    token: s[Inputs.GitHubToken],
+    baseline: s[Inputs.Baseline],
+    comment: s[Inputs.Comment],
+    failOn: s[Inputs.FailOn],
+    allowForkPrs: s[Inputs.AllowForkPrs],
+    dataDir: s[Inputs.DataDir] === "" ? null : s[Inputs.DataDir],
+    resultsDir: s[Inputs.ResultsDir],
+  };
+}

@@ -1,0 +1,201 @@
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join, posix } from "node:path";
+import { UserError } from "../errors.js";
+import type { RegistryEntry } from "../registry/registry.js";
+import type { Competition } from "../registry/schema.js";
+import { downloadCompetition, kaggleCredentials, type KaggleCredentials } from "./kaggle.js";
+import { acquireLock, LockBusyError } from "./lock.js";
+import { buildManifest, manifestStillValid, md5File, readManifest, writeManifest, type Manifest } from "./manifest.js";
+import { runTableSplit } from "./split.js";
+import { prepareToy } from "./toy.js";
+import { extractZip } from "./zip.js";
+
+export interface PrepareOptions {
+  /** MLE-bench's data root: <dataDir>/<id>/prepared/{public,private}. */
+  dataDir: string;
+  /** Kaggle API base URL (default https://www.kaggle.com/api/v1). */
+  kaggleUrl?: string;
+  /** Credentials; read from the environment or ~/.kaggle/kaggle.json when a download is needed. */
+  credentials?: KaggleCredentials;
+  /** Accept a Kaggle zip whose MD5 differs from upstream's pin. */
+  skipVerification?: boolean;
+  /** How long to wait for another process preparing the same competition (ms). */
+  lockWaitMs?: number;
+  downloadRetries?: number;
+  retryDelayMs?: number;
+  log?: (line: string) => void;
+}
+
+export type PrepareStatus = "ready" | "reused" | "prepared" | "generated";
+
+export interface PrepareResult {
+  id: string;
+  status: PrepareStatus;
+  ms: number;
+  /** Prepared files whose MD5 differs from upstream's checksums.yaml. */
+  upstreamMismatches: string[];
+}
+
+export function preparedDir(dataDir: string, id: string): string {
+  return join(dataDir, id, "prepared");
+}
+
+/** The files that must exist, relative to prepared/: the sample submission and the answers. */
+export function requiredFiles(c: Competition): string[] {
+  return [posix.normalize(`public/${c.sampleSubmission}`), posix.normalize(`private/${c.answers}`)];
+}
+
+/** The instant check: a manifest whose files still have their recorded sizes and mtimes. */
+export function warmCheck(c: Competition, dataDir: string): Manifest | undefined {
+  const dir = preparedDir(dataDir, c.id);
+  const m = readManifest(dir);
+  if (!m || m.competition !== c.id) return undefined;
+  return manifestStillValid(dir, m, requiredFiles(c)) === undefined ? m : undefined;
+}
+
+function descriptionStub(c: Competition): string {
+  return (
+    `# ${c.name}\n\nKaggle competition \`${c.id}\`: https://www.kaggle.com/competitions/${c.id}/overview\n\n` +
+    "(Prepared by Medalist; upstream MLE-bench's description.md is not bundled.)\n"
+  );
+}
+
+/** Makes one competition's prepared data ready: warm check, reuse, or download + recipe. */
+export async function prepareCompetition(entry: RegistryEntry, opts: PrepareOptions): Promise<PrepareResult> {
+  const c = entry.competition;
+  const t0 = performance.now();
+  const log = opts.log ?? (() => {});
+  const done = (status: PrepareStatus, m?: Manifest): PrepareResult => ({
+    id: c.id,
+    status,
+    ms: performance.now() - t0,
+    upstreamMismatches: m?.upstreamMismatches ?? [],
+  });
+  // Toy data is checked by its generator (a fingerprint of its parameters), under the lock below.
+  const warm = c.source === "toy" ? undefined : warmCheck(c, opts.dataDir);
+  if (warm) return done("ready", warm);
+
+  const compDir = join(opts.dataDir, c.id);
+  mkdirSync(compDir, { recursive: true });
+  let release: () => void;
+  try {
+    release = await acquireLock(join(compDir, ".medalist-prepare.lock"), { waitMs: opts.lockWaitMs ?? 3600_000 });
+  } catch (e) {
+    if (e instanceof LockBusyError) throw new UserError(`${c.id}: another process is preparing it (${e.message})`, 1);
+    throw e;
+  }
+  try {
+    if (c.source === "toy") {
+      const dir = preparedDir(opts.dataDir, c.id);
+      const { prepared } = prepareToy(c, opts.dataDir);
+      const still = prepared ? undefined : warmCheck(c, opts.dataDir);
+      if (still) return done("ready", still);
+      const m = await buildManifest(dir, c.id, "toy", requiredFiles(c));
+      writeManifest(dir, m);
+      return done("generated", m);
+    }
+    // Another process may have finished while we waited.
+    const after = warmCheck(c, opts.dataDir);
+    if (after) return done("ready", after);
+    // Leftovers of an interrupted preparation (we hold the lock, so nobody is using them).
+    for (const name of readdirSync(compDir)) if (name.startsWith(".staging-")) rmSync(join(compDir, name), { recursive: true, force: true });
+
+    const dir = preparedDir(opts.dataDir, c.id);
+    const required = requiredFiles(c);
+    const upstream = c.prepare?.checksums;
+
+    if (existsSync(dir)) {
+      const missing = required.filter((f) => !existsSync(join(dir, f)));
+      if (missing.length > 0) {
+        throw new UserError(
+          `${c.id}: ${dir} exists but is incomplete (missing ${missing.join(", ")}); ` +
+            "remove it, or re-run `mlebench prepare`, then run again",
+          1,
+        );
+      }
+      log(`${c.id}: checking data prepared by MLE-bench`);
+      const m = await buildManifest(dir, c.id, "reused", required, upstream);
+      writeManifest(dir, m);
+      return done("reused", m);
+    }
+
+    const recipe = c.prepare?.split;
+    if (!recipe) {
+      throw new UserError(
+        `${c.id}: Medalist has no native preparation for it${c.prepare?.note ? ` (${c.prepare.note})` : ""}. ` +
+          `Prepare it with MLE-bench (mlebench prepare -c ${c.id} --data-dir ${opts.dataDir}); Medalist then reuses it`,
+        1,
+      );
+    }
+
+    const zip = join(compDir, `${c.id}.zip`);
+    const md5 = opts.skipVerification ? undefined : c.prepare?.zipMd5;
+    if (!existsSync(zip)) {
+      log(`${c.id}: downloading from Kaggle`);
+      await downloadCompetition(c.id, zip, {
+        baseUrl: opts.kaggleUrl,
+        credentials: opts.credentials ?? kaggleCredentials(),
+        md5,
+        retries: opts.downloadRetries,
+        retryDelayMs: opts.retryDelayMs,
+        log,
+      });
+    } else if (md5 && (await md5File(zip)) !== md5) {
+      throw new UserError(
+        `${c.id}: ${zip} has an MD5 different from upstream's ${md5}; delete it to download again, ` +
+          "or run with --skip-verification to accept it",
+        1,
+      );
+    }
+
+    const staging = join(compDir, `.staging-${process.pid}-${Date.now()}`);
+    try {
+      const raw = join(staging, "raw");
+      const out = join(staging, "prepared");
+      log(`${c.id}: extracting ${zip}`);
+      await extractZip(zip, raw);
+      mkdirSync(join(out, "public"), { recursive: true });
+      mkdirSync(join(out, "private"), { recursive: true });
+      const sizes = await runTableSplit(recipe, raw, out, log);
+      log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
+      if (!existsSync(join(out, "public", "description.md"))) writeFileSync(join(out, "public", "description.md"), descriptionStub(c));
+      const missing = required.filter((f) => !existsSync(join(out, f)));
+      if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
+      rmSync(raw, { recursive: true, force: true });
+      renameSync(out, dir);
+    } finally {
+      rmSync(staging, { recursive: true, force: true });
+    }
+    // The manifest is written last: its presence marks the preparation complete.
+    const m = await buildManifest(dir, c.id, "recipe", required, upstream);
+    writeManifest(dir, m);
+    if (m.upstreamMismatches.length > 0) {
+      log(`${c.id}: warning: ${m.upstreamMismatches.join(", ")} differ from upstream's checksums`);
+    }
+    return done("prepared", m);
+  } finally {
+    release();
+  }
+}
+
+export interface PrepareFailure {
+  id: string;
+  message: string;
+}
+
+/** Prepares several competitions one after another; a failure does not stop the others. */
+export async function prepareCompetitions(
+  entries: RegistryEntry[],
+  opts: PrepareOptions,
+): Promise<{ results: PrepareResult[]; failures: PrepareFailure[] }> {
+  const results: PrepareResult[] = [];
+  const failures: PrepareFailure[] = [];
+  for (const e of entries) {
+    try {
+      results.push(await prepareCompetition(e, opts));
+    } catch (err) {
+      failures.push({ id: e.competition.id, message: (err as Error).message });
+    }
+  }
+  return { results, failures };
+}

@@ -1,0 +1,168 @@
+import { closeSync, createReadStream, openSync, readSync, statSync, writeSync } from "node:fs";
+import { ColumnTyper, parseCsv, quoteCell, type ColumnType } from "./csv.js";
+
+/**
+ * A raw CSV too large to hold as one string: a first streaming pass records each record's byte
+ * offsets and infers column types (pandas rules); records are then read back by index.
+ */
+export interface ScannedTable {
+  file: string;
+  header: string[];
+  types: ColumnType[];
+  /** Start of record i at starts[i]; its end (before the line break) at ends[i]. */
+  starts: Float64Array;
+  ends: Float64Array;
+  n: number;
+  /** Distinct raw values of the columns asked for. */
+  distinct: Map<string, Set<string>>;
+}
+
+function grow(a: Float64Array): Float64Array<ArrayBuffer> {
+  const b = new Float64Array(Math.max(1024, a.length * 2));
+  b.set(a);
+  return b;
+}
+
+export async function scanTable(file: string, collect: string[] = []): Promise<ScannedTable> {
+  let starts: Float64Array<ArrayBuffer> = new Float64Array(1024);
+  let ends: Float64Array<ArrayBuffer> = new Float64Array(1024);
+  let n = -1; // the header is record -1
+  let header: string[] = [];
+  let typers: ColumnTyper[] = [];
+  const distinct = new Map<string, Set<string>>(collect.map((c) => [c, new Set<string>()]));
+  let collectIdx: [string, number][] = [];
+
+  let pending: Buffer[] = []; // bytes of the current record so far
+  let recStart = 0;
+  let pos = 0; // absolute offset of the chunk start
+  let inQuotes = false;
+  let first = true;
+
+  const finish = (endAbs: number) => {
+    let bytes = Buffer.concat(pending);
+    pending = [];
+    let end = endAbs;
+    if (bytes.length > 0 && bytes[bytes.length - 1] === 13) {
+      bytes = bytes.subarray(0, bytes.length - 1);
+      end--;
+    }
+    const text = bytes.toString("utf8");
+    if (n === -1) {
+      header = parseCsv(text.replace(/^\uFEFF/, ""))[0] ?? [];
+      typers = header.map(() => new ColumnTyper());
+      collectIdx = collect.map((c) => {
+        const k = header.indexOf(c);
+        if (k < 0) throw new Error(`${file}: no column "${c}" (columns: ${header.join(", ")})`);
+        return [c, k];
+      });
+      n = 0;
+      return;
+    }
+    if (text === "" && header.length > 1) return; // pandas skips blank lines
+    const cells = parseCsv(text)[0] ?? [""];
+    for (let k = 0; k < typers.length; k++) typers[k].add(cells[k] ?? "");
+    for (const [c, k] of collectIdx) distinct.get(c)!.add(cells[k] ?? "");
+    if (n >= starts.length) {
+      starts = grow(starts);
+      ends = grow(ends);
+    }
+    starts[n] = recStart;
+    ends[n] = end;
+    n++;
+  };
+
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    let from = 0;
+    if (first && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) {
+      from = 3;
+      recStart = 3;
+    }
+    first = false;
+    for (let i = from; i < chunk.length; i++) {
+      const b = chunk[i];
+      if (b === 34) inQuotes = !inQuotes;
+      else if (b === 10 && !inQuotes) {
+        pending.push(chunk.subarray(from, i));
+        finish(pos + i);
+        from = i + 1;
+        recStart = pos + i + 1;
+      }
+    }
+    if (from < chunk.length) pending.push(chunk.subarray(from));
+    pos += chunk.length;
+  }
+  if (pending.some((p) => p.length > 0)) finish(pos);
+  if (n < 0) throw new Error(`${file}: empty CSV`);
+  return { file, header, types: typers.map((t) => t.type), starts, ends, n, distinct };
+}
+
+/** Reads records back by index: from memory when the file is small enough, else with positioned reads. */
+export class RecordReader {
+  private readonly buf?: Buffer;
+  private readonly fd?: number;
+
+  constructor(private readonly t: ScannedTable) {
+    const size = statSync(t.file).size;
+    if (size < 1 << 30) {
+      this.buf = Buffer.alloc(size);
+      const fd = openSync(t.file, "r");
+      try {
+        let off = 0;
+        while (off < size) off += readSync(fd, this.buf, off, size - off, off);
+      } finally {
+        closeSync(fd);
+      }
+    } else this.fd = openSync(t.file, "r");
+  }
+
+  cells(i: number): string[] {
+    const s = this.t.starts[i];
+    const e = this.t.ends[i];
+    let text: string;
+    if (this.buf) text = this.buf.toString("utf8", s, e);
+    else {
+      const b = Buffer.alloc(e - s);
+      readSync(this.fd!, b, 0, e - s, s);
+      text = b.toString("utf8");
+    }
+    return parseCsv(text)[0] ?? [""];
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+  }
+}
+
+/** Buffered line writer for large CSV outputs. */
+export class CsvWriter {
+  private readonly fd: number;
+  private parts: string[] = [];
+  private size = 0;
+
+  constructor(file: string, header: string[]) {
+    this.fd = openSync(file, "w");
+    this.line(header.map(quoteCell).join(","));
+  }
+
+  /** A row of already rendered cells. */
+  row(cells: string[]): void {
+    this.line(cells.length === 1 && cells[0] === "" ? '""' : cells.map(quoteCell).join(","));
+  }
+
+  private line(s: string): void {
+    this.parts.push(s, "\n");
+    this.size += s.length + 1;
+    if (this.size > 1 << 20) this.flush();
+  }
+
+  private flush(): void {
+    if (this.parts.length) writeSync(this.fd, this.parts.join(""));
+    this.parts = [];
+    this.size = 0;
+  }
+
+  close(): void {
+    this.flush();
+    closeSync(this.fd);
+  }
+}
