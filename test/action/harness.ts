@@ -1,0 +1,81 @@
+// Runs dist/index.js the way the Actions runner does: INPUT_* variables, an event payload file,
+// GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and GITHUB_API_URL pointing at a loopback server.
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dirname, "../..");
+export const DIST = join(ROOT, "dist/index.js");
+export const PR_PAYLOAD = join(ROOT, "test/fixtures/github/pull_request.opened.json");
+
+/** dist/ is what the runner executes; the tests exercise it, so build first (`npm run build`). */
+export function assertDist(): void {
+  if (!existsSync(DIST)) throw new Error("dist/index.js is missing: run `npm run build` first");
+}
+
+export interface ActionRun {
+  code: number | null;
+  stdout: string;
+  outputs: Record<string, string>;
+  summary: string;
+}
+
+/** Parses the GITHUB_OUTPUT file (name<<delimiter … delimiter). */
+export function parseOutputs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^([^<=]+)<<(.+)$/.exec(lines[i]);
+    if (!m) continue;
+    const value: string[] = [];
+    for (i++; i < lines.length && lines[i] !== m[2]; i++) value.push(lines[i]);
+    out[m[1]] = value.join("\n");
+  }
+  return out;
+}
+
+export async function runAction(opts: {
+  workspace: string;
+  inputs: Record<string, string>;
+  env?: Record<string, string>;
+  eventPath?: string;
+}): Promise<ActionRun> {
+  const dir = join(opts.workspace, `.runner-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+  mkdirSync(dir, { recursive: true });
+  const outputFile = join(dir, "output");
+  const summaryFile = join(dir, "summary");
+  writeFileSync(outputFile, "");
+  writeFileSync(summaryFile, "");
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? dir,
+    CI: "true",
+    GITHUB_ACTIONS: "true",
+    GITHUB_WORKSPACE: opts.workspace,
+    GITHUB_REPOSITORY: "acme/agent",
+    GITHUB_EVENT_NAME: "pull_request",
+    GITHUB_EVENT_PATH: opts.eventPath ?? PR_PAYLOAD,
+    GITHUB_REF: "refs/pull/7/merge",
+    GITHUB_SHA: "5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b",
+    GITHUB_RUN_ID: "4242",
+    GITHUB_WORKFLOW: "Medalist PR",
+    GITHUB_SERVER_URL: "https://github.com",
+    GITHUB_OUTPUT: outputFile,
+    GITHUB_STEP_SUMMARY: summaryFile,
+    RUNNER_ENVIRONMENT: "self-hosted",
+    RUNNER_TEMP: dir,
+    ...opts.env,
+  };
+  for (const [k, v] of Object.entries(opts.inputs)) env[`INPUT_${k.replace(/ /g, "_").toUpperCase()}`] = v;
+  const child = spawn(process.execPath, [DIST], { cwd: opts.workspace, env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stdout += d));
+  const code = await new Promise<number | null>((r) => child.on("close", r));
+  return {
+    code,
+    stdout,
+    outputs: parseOutputs(readFileSync(outputFile, "utf8")),
+    summary: readFileSync(summaryFile, "utf8"),
+  };
+}
