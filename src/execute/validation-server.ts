@@ -57,8 +57,13 @@ export interface SampleShape {
   rows: number;
 }
 
+/** Rows of a CSV without blank lines (pandas skips them too). */
+function csvRows(text: string): string[][] {
+  return parseCsv(text).filter((r) => !(r.length === 1 && r[0] === ""));
+}
+
 export function sampleShape(csv: string): SampleShape {
-  const [header, ...body] = parseCsv(csv);
+  const [header, ...body] = csvRows(csv);
   if (!header || header.length === 0) throw new Error("the sample submission is empty");
   return { columns: header, idColumn: header[0], ids: new Set(body.map((r) => r[0])), rows: body.length };
 }
@@ -73,8 +78,8 @@ const few = (xs: string[], n = 5) => xs.slice(0, n).map((x) => JSON.stringify(x)
 /** Same columns, same ids, same row count as the sample; no score, ever. */
 export function checkFormat(sample: SampleShape, submissionCsv: string): FormatCheck {
   const errors: string[] = [];
-  const [header, ...body] = parseCsv(submissionCsv);
-  if (!header || (header.length === 1 && header[0] === "")) return { valid: false, errors: ["the submission is empty"] };
+  const [header, ...body] = csvRows(submissionCsv);
+  if (!header) return { valid: false, errors: ["the submission is empty"] };
 
   const missing = sample.columns.filter((c) => !header.includes(c));
   const extra = header.filter((c) => !sample.columns.includes(c));

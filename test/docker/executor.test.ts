@@ -194,3 +194,57 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
     }
   });
 });
+
+describe.skipIf(!docker)("agent images", () => {
+  it("builds the image from a Dockerfile, streaming the build output, and records its digest", async () => {
+    const { mkdtemp, writeFile } = await import("node:fs/promises");
+    const os = await import("node:os");
+    const ctx = await mkdtemp(path.join(os.tmpdir(), "medalist-build-"));
+    await writeFile(path.join(ctx, "agent.sh"), "cp /home/data/sample_submission.csv /home/submission/submission.csv; cat /built.txt\n");
+    await writeFile(path.join(ctx, "ignored.txt"), "not in the image\n");
+    await writeFile(path.join(ctx, ".dockerignore"), "ignored.txt\n");
+    await writeFile(
+      path.join(ctx, "Agent.Dockerfile"),
+      'FROM medalist-test-busybox:1 AS base\nARG GREETING=none\nRUN echo "built with $GREETING" > /built.txt\nCOPY . /agent\nCMD ["/bin/sh", "/agent/agent.sh"]\n',
+    );
+    const lines: string[] = [];
+    const ex = new DockerExecutor(
+      docker!,
+      {
+        build: { context: ctx, dockerfile: "Agent.Dockerfile", target: "base", args: { GREETING: "hello" }, tag: "medalist-agent:test-build" },
+        limits: {},
+        network: "none",
+        retries: 0,
+        stopGraceSecs: 1,
+      },
+      { log: (l) => lines.push(l) },
+    );
+    const image = await ex.prepareImage();
+    expect(image.ref).toBe("medalist-agent:test-build");
+    expect(image.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(lines.join("\n")).toMatch(/Step \d\/\d : RUN echo/);
+    const spec = await makeRun(suite, "built");
+    const r = await ex.execute(spec);
+    expect(r.outcome).toBe("completed");
+    expect(r.details?.imageDigest).toBe(image.digest);
+    expect(await readFile(runPaths(spec.runDir).logFile, "utf8")).toContain("stdout built with hello");
+    const ls = await docker!.getImage(image.id).inspect();
+    expect(ls.Config.Labels?.["medalist.built"]).toBe("true");
+    await docker!.getImage("medalist-agent:test-build").remove({ force: true }).catch(() => {});
+  });
+
+  it("fails a broken build with the builder's message", async () => {
+    const { mkdtemp, writeFile } = await import("node:fs/promises");
+    const os = await import("node:os");
+    const ctx = await mkdtemp(path.join(os.tmpdir(), "medalist-build-"));
+    await writeFile(path.join(ctx, "Dockerfile"), "FROM medalist-test-busybox:1\nRUN exit 7\n");
+    const ex = new DockerExecutor(docker!, {
+      build: { context: ctx, dockerfile: "Dockerfile", args: {}, tag: "medalist-agent:test-broken" },
+      limits: {},
+      network: "none",
+      retries: 0,
+      stopGraceSecs: 1,
+    });
+    await expect(ex.prepareImage()).rejects.toThrow(/building the agent image failed: .*returned a non-zero code: 7/);
+  });
+});

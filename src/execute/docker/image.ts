@@ -54,6 +54,8 @@ export async function buildImage(
       target: build.target,
       buildargs: build.args,
       labels: { "medalist.built": "true" },
+      rm: true,
+      forcerm: true,
     } as Docker.ImageBuildOptions,
   );
   await new Promise<void>((resolve, reject) => {
