@@ -1427,7 +1427,7 @@ var require_stringify = __commonJS({
     var identity = require_identity();
     var stringifyComment = require_stringifyComment();
     var stringifyString = require_stringifyString();
-    function createStringifyContext(doc, options) {
+    function createStringifyContext(doc, options2) {
       const opt = Object.assign({
         blockQuote: true,
         commentString: stringifyComment.stringifyComment,
@@ -1447,7 +1447,7 @@ var require_stringify = __commonJS({
         trailingComma: false,
         trueStr: "true",
         verifyAliasOrder: true
-      }, doc.schema.toStringOptions, options);
+      }, doc.schema.toStringOptions, options2);
       let inFlow;
       switch (opt.collectionStyle) {
         case "block":
@@ -1869,10 +1869,10 @@ var require_stringifyCollection = __commonJS({
     var identity = require_identity();
     var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
-    function stringifyCollection(collection, ctx, options) {
+    function stringifyCollection(collection, ctx, options2) {
       const flow = ctx.inFlow ?? collection.flow;
       const stringify2 = flow ? stringifyFlowCollection : stringifyBlockCollection;
-      return stringify2(collection, ctx, options);
+      return stringify2(collection, ctx, options2);
     }
     function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
       const { indent, options: { commentString } } = ctx;
@@ -3327,10 +3327,10 @@ var require_stringifyDocument = __commonJS({
     var identity = require_identity();
     var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
-    function stringifyDocument(doc, options) {
+    function stringifyDocument(doc, options2) {
       const lines = [];
-      let hasDirectives = options.directives === true;
-      if (options.directives !== false && doc.directives) {
+      let hasDirectives = options2.directives === true;
+      if (options2.directives !== false && doc.directives) {
         const dir = doc.directives.toString(doc);
         if (dir) {
           lines.push(dir);
@@ -3340,7 +3340,7 @@ var require_stringifyDocument = __commonJS({
       }
       if (hasDirectives)
         lines.push("---");
-      const ctx = stringify.createStringifyContext(doc, options);
+      const ctx = stringify.createStringifyContext(doc, options2);
       const { commentString } = ctx.options;
       if (doc.commentBefore) {
         if (lines.length !== 1)
@@ -3416,7 +3416,7 @@ var require_Document = __commonJS({
     var createNode = require_createNode();
     var directives = require_directives();
     var Document = class _Document {
-      constructor(value, replacer, options) {
+      constructor(value, replacer, options2) {
         this.commentBefore = null;
         this.comment = null;
         this.errors = [];
@@ -3425,8 +3425,8 @@ var require_Document = __commonJS({
         let _replacer = null;
         if (typeof replacer === "function" || Array.isArray(replacer)) {
           _replacer = replacer;
-        } else if (options === void 0 && replacer) {
-          options = replacer;
+        } else if (options2 === void 0 && replacer) {
+          options2 = replacer;
           replacer = void 0;
         }
         const opt = Object.assign({
@@ -3438,17 +3438,17 @@ var require_Document = __commonJS({
           stringKeys: false,
           uniqueKeys: true,
           version: "1.2"
-        }, options);
+        }, options2);
         this.options = opt;
         let { version: version2 } = opt;
-        if (options?._directives) {
-          this.directives = options._directives.atDocument();
+        if (options2?._directives) {
+          this.directives = options2._directives.atDocument();
           if (this.directives.yaml.explicit)
             version2 = this.directives.yaml.version;
         } else
           this.directives = new directives.Directives({ version: version2 });
-        this.setSchema(version2, options);
-        this.contents = value === void 0 ? null : this.createNode(value, _replacer, options);
+        this.setSchema(version2, options2);
+        this.contents = value === void 0 ? null : this.createNode(value, _replacer, options2);
       }
       /**
        * Create a deep copy of this Document and its contents.
@@ -3499,7 +3499,7 @@ var require_Document = __commonJS({
         }
         return new Alias.Alias(node2.anchor);
       }
-      createNode(value, replacer, options) {
+      createNode(value, replacer, options2) {
         let _replacer = void 0;
         if (typeof replacer === "function") {
           value = replacer.call({ "": value }, "", value);
@@ -3510,11 +3510,11 @@ var require_Document = __commonJS({
           if (asStr.length > 0)
             replacer = replacer.concat(asStr);
           _replacer = replacer;
-        } else if (options === void 0 && replacer) {
-          options = replacer;
+        } else if (options2 === void 0 && replacer) {
+          options2 = replacer;
           replacer = void 0;
         }
-        const { aliasDuplicateObjects, anchorPrefix, flow, keepUndefined, onTagObj, tag } = options ?? {};
+        const { aliasDuplicateObjects, anchorPrefix, flow, keepUndefined, onTagObj, tag } = options2 ?? {};
         const { onAnchor, setAnchors, sourceObjects } = anchors.createNodeAnchors(
           this,
           // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
@@ -3539,9 +3539,9 @@ var require_Document = __commonJS({
        * Convert a key and a value into a `Pair` using the current schema,
        * recursively wrapping all values as `Scalar` or `Collection` nodes.
        */
-      createPair(key, value, options = {}) {
-        const k = this.createNode(key, null, options);
-        const v = this.createNode(value, null, options);
+      createPair(key, value, options2 = {}) {
+        const k = this.createNode(key, null, options2);
+        const v = this.createNode(value, null, options2);
         return new Pair.Pair(k, v);
       }
       /**
@@ -3627,7 +3627,7 @@ var require_Document = __commonJS({
        *
        * Overrides all previously set schema options.
        */
-      setSchema(version2, options = {}) {
+      setSchema(version2, options2 = {}) {
         if (typeof version2 === "number")
           version2 = String(version2);
         let opt;
@@ -3657,10 +3657,10 @@ var require_Document = __commonJS({
             throw new Error(`Expected '1.1', '1.2' or null as first argument, but found: ${sv}`);
           }
         }
-        if (options.schema instanceof Object)
-          this.schema = options.schema;
+        if (options2.schema instanceof Object)
+          this.schema = options2.schema;
         else if (opt)
-          this.schema = new Schema.Schema(Object.assign(opt, options));
+          this.schema = new Schema.Schema(Object.assign(opt, options2));
         else
           throw new Error(`With a null YAML version, the { schema: Schema } option is required`);
       }
@@ -3690,14 +3690,14 @@ var require_Document = __commonJS({
         return this.toJS({ json: true, jsonArg, mapAsMap: false, onAnchor });
       }
       /** A YAML representation of the document. */
-      toString(options = {}) {
+      toString(options2 = {}) {
         if (this.errors.length > 0)
           throw new Error("Document with errors cannot be stringified");
-        if ("indent" in options && (!Number.isInteger(options.indent) || Number(options.indent) <= 0)) {
-          const s = JSON.stringify(options.indent);
+        if ("indent" in options2 && (!Number.isInteger(options2.indent) || Number(options2.indent) <= 0)) {
+          const s = JSON.stringify(options2.indent);
           throw new Error(`"indent" option must be a positive integer, not ${s}`);
         }
-        return stringifyDocument.stringifyDocument(this, options);
+        return stringifyDocument.stringifyDocument(this, options2);
       }
     };
     function assertCollection(contents) {
@@ -4003,10 +4003,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep, value } = collItem;
+        const { start, key, sep: sep2, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep?.[0],
+          next: key ?? sep2?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -4020,7 +4020,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep) {
+          if (!keyProps.anchor && !keyProps.tag && !sep2) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map2.comment)
@@ -4044,7 +4044,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map2.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep ?? [], {
+        const valueProps = resolveProps.resolveProps(sep2 ?? [], {
           indicator: "map-value-ind",
           next: value,
           offset: keyNode.range[2],
@@ -4060,7 +4060,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep2, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
@@ -4151,7 +4151,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep = "";
+        let sep2 = "";
         for (const token of end) {
           const { source, type } = token;
           switch (type) {
@@ -4165,13 +4165,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep + cb;
-              sep = "";
+                comment += sep2 + cb;
+              sep2 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep += source;
+                sep2 += source;
               hasSpace = true;
               break;
             default:
@@ -4214,18 +4214,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep, value } = collItem;
+        const { start, key, sep: sep2, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep?.[0],
+          next: key ?? sep2?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep && !value) {
+          if (!props.anchor && !props.tag && !sep2 && !value) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -4279,8 +4279,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap && !sep && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep, null, props, onError);
+        if (!isMap && !sep2 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep2, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value))
@@ -4292,7 +4292,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep ?? [], {
+          const valueProps = resolveProps.resolveProps(sep2 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value,
@@ -4303,8 +4303,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap && !props.found && ctx.options.strict) {
-              if (sep)
-                for (const st of sep) {
+              if (sep2)
+                for (const st of sep2) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -4321,7 +4321,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep2, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -4501,7 +4501,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value = "";
-      let sep = "";
+      let sep2 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value += lines[i][0].slice(trimIndent) + "\n";
@@ -4518,24 +4518,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep + indent.slice(trimIndent) + content;
-          sep = "\n";
+          value += sep2 + indent.slice(trimIndent) + content;
+          sep2 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep === " ")
-            sep = "\n";
-          else if (!prevMoreIndented && sep === "\n")
-            sep = "\n\n";
-          value += sep + indent.slice(trimIndent) + content;
-          sep = "\n";
+          if (sep2 === " ")
+            sep2 = "\n";
+          else if (!prevMoreIndented && sep2 === "\n")
+            sep2 = "\n\n";
+          value += sep2 + indent.slice(trimIndent) + content;
+          sep2 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep === "\n")
+          if (sep2 === "\n")
             value += "\n";
           else
-            sep = "\n";
+            sep2 = "\n";
         } else {
-          value += sep + content;
-          sep = " ";
+          value += sep2 + content;
+          sep2 = " ";
           prevMoreIndented = false;
         }
       }
@@ -4718,25 +4718,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep = " ";
+      let sep2 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep === "\n")
-            res += sep;
+          if (sep2 === "\n")
+            res += sep2;
           else
-            sep = "\n";
+            sep2 = "\n";
         } else {
-          res += sep + lm;
-          sep = " ";
+          res += sep2 + lm;
+          sep2 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep + (match?.[1] ?? "");
+      return res + sep2 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -5048,14 +5048,14 @@ var require_compose_node = __commonJS({
       }
       return node2;
     }
-    function composeAlias({ options }, { offset, source, end }, onError) {
+    function composeAlias({ options: options2 }, { offset, source, end }, onError) {
       const alias = new Alias.Alias(source.substring(1));
       if (alias.source === "")
         onError(offset, "BAD_ALIAS", "Alias cannot be an empty string");
       if (alias.source.endsWith(":"))
         onError(offset + source.length - 1, "BAD_ALIAS", "Alias ending in : is ambiguous", true);
       const valueEnd = offset + source.length;
-      const re = resolveEnd.resolveEnd(end, valueEnd, options.strict, onError);
+      const re = resolveEnd.resolveEnd(end, valueEnd, options2.strict, onError);
       alias.range = [offset, valueEnd, re.offset];
       if (re.comment)
         alias.comment = re.comment;
@@ -5074,8 +5074,8 @@ var require_compose_doc = __commonJS({
     var composeNode = require_compose_node();
     var resolveEnd = require_resolve_end();
     var resolveProps = require_resolve_props();
-    function composeDoc(options, directives, { offset, start, value, end }, onError) {
-      const opts = Object.assign({ _directives: directives }, options);
+    function composeDoc(options2, directives, { offset, start, value, end }, onError) {
+      const opts = Object.assign({ _directives: directives }, options2);
       const doc = new Document.Document(void 0, opts);
       const ctx = {
         atKey: false,
@@ -5154,7 +5154,7 @@ var require_composer = __commonJS({
       return { comment, afterEmptyLine };
     }
     var Composer = class {
-      constructor(options = {}) {
+      constructor(options2 = {}) {
         this.doc = null;
         this.atDirectives = false;
         this.prelude = [];
@@ -5167,8 +5167,8 @@ var require_composer = __commonJS({
           else
             this.errors.push(new errors.YAMLParseError(pos, code, message));
         };
-        this.directives = new directives.Directives({ version: options.version || "1.2" });
-        this.options = options;
+        this.directives = new directives.Directives({ version: options2.version || "1.2" });
+        this.options = options2;
       }
       decorate(doc, afterDoc) {
         const { comment, afterEmptyLine } = parsePrelude(this.prelude);
@@ -5546,14 +5546,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep, value }) {
+    function stringifyItem({ start, key, sep: sep2, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
       if (key)
         res += stringifyToken(key);
-      if (sep)
-        for (const st of sep)
+      if (sep2)
+        for (const st of sep2)
           res += st.source;
       if (value)
         res += stringifyToken(value);
@@ -6720,18 +6720,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep;
+          let sep2;
           if (scalar.end) {
-            sep = scalar.end;
-            sep.push(this.sourceToken);
+            sep2 = scalar.end;
+            sep2.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep = [this.sourceToken];
+            sep2 = [this.sourceToken];
           const map2 = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep }]
+            items: [{ start, key: scalar, sep: sep2 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map2;
@@ -6884,15 +6884,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
                   const key = it.key;
-                  const sep = it.sep;
-                  sep.push(this.sourceToken);
+                  const sep2 = it.sep;
+                  sep2.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep }]
+                    items: [{ start: start2, key, sep: sep2 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -7086,13 +7086,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep = fc.end.splice(1, fc.end.length);
-            sep.push(this.sourceToken);
+            const sep2 = fc.end.splice(1, fc.end.length);
+            sep2.push(this.sourceToken);
             const map2 = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep }]
+              items: [{ start, key: fc, sep: sep2 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map2;
@@ -7232,15 +7232,15 @@ var require_public_api = __commonJS({
     var identity = require_identity();
     var lineCounter = require_line_counter();
     var parser = require_parser();
-    function parseOptions(options) {
-      const prettyErrors = options.prettyErrors !== false;
-      const lineCounter$1 = options.lineCounter || prettyErrors && new lineCounter.LineCounter() || null;
+    function parseOptions(options2) {
+      const prettyErrors = options2.prettyErrors !== false;
+      const lineCounter$1 = options2.lineCounter || prettyErrors && new lineCounter.LineCounter() || null;
       return { lineCounter: lineCounter$1, prettyErrors };
     }
-    function parseAllDocuments(source, options = {}) {
-      const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
+    function parseAllDocuments(source, options2 = {}) {
+      const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options2);
       const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
-      const composer$1 = new composer.Composer(options);
+      const composer$1 = new composer.Composer(options2);
       const docs = Array.from(composer$1.compose(parser$1.parse(source)));
       if (prettyErrors && lineCounter2)
         for (const doc of docs) {
@@ -7251,10 +7251,10 @@ var require_public_api = __commonJS({
         return docs;
       return Object.assign([], { empty: true }, composer$1.streamInfo());
     }
-    function parseDocument(source, options = {}) {
-      const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
+    function parseDocument(source, options2 = {}) {
+      const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options2);
       const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
-      const composer$1 = new composer.Composer(options);
+      const composer$1 = new composer.Composer(options2);
       let doc = null;
       for (const _doc of composer$1.compose(parser$1.parse(source), true, source.length)) {
         if (!doc)
@@ -7270,14 +7270,14 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse3(src, reviver, options) {
+    function parse3(src, reviver, options2) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
-      } else if (options === void 0 && reviver && typeof reviver === "object") {
-        options = reviver;
+      } else if (options2 === void 0 && reviver && typeof reviver === "object") {
+        options2 = reviver;
       }
-      const doc = parseDocument(src, options);
+      const doc = parseDocument(src, options2);
       if (!doc)
         return null;
       doc.warnings.forEach((warning) => log.warn(doc.options.logLevel, warning));
@@ -7287,29 +7287,29 @@ var require_public_api = __commonJS({
         else
           doc.errors = [];
       }
-      return doc.toJS(Object.assign({ reviver: _reviver }, options));
+      return doc.toJS(Object.assign({ reviver: _reviver }, options2));
     }
-    function stringify(value, replacer, options) {
+    function stringify(value, replacer, options2) {
       let _replacer = null;
       if (typeof replacer === "function" || Array.isArray(replacer)) {
         _replacer = replacer;
-      } else if (options === void 0 && replacer) {
-        options = replacer;
+      } else if (options2 === void 0 && replacer) {
+        options2 = replacer;
       }
-      if (typeof options === "string")
-        options = options.length;
-      if (typeof options === "number") {
-        const indent = Math.round(options);
-        options = indent < 1 ? void 0 : indent > 8 ? { indent: 8 } : { indent };
+      if (typeof options2 === "string")
+        options2 = options2.length;
+      if (typeof options2 === "number") {
+        const indent = Math.round(options2);
+        options2 = indent < 1 ? void 0 : indent > 8 ? { indent: 8 } : { indent };
       }
       if (value === void 0) {
-        const { keepUndefined } = options ?? replacer ?? {};
+        const { keepUndefined } = options2 ?? replacer ?? {};
         if (!keepUndefined)
           return void 0;
       }
       if (identity.isDocument(value) && !_replacer)
-        return value.toString(options);
-      return new Document.Document(value, _replacer, options).toString(options);
+        return value.toString(options2);
+      return new Document.Document(value, _replacer, options2).toString(options2);
     }
     exports.parse = parse3;
     exports.parseAllDocuments = parseAllDocuments;
@@ -7370,6 +7370,2297 @@ var require_dist = __commonJS({
   }
 });
 
+// ../../work/main/node_modules/pend/index.js
+var require_pend = __commonJS({
+  "../../work/main/node_modules/pend/index.js"(exports, module) {
+    module.exports = Pend;
+    function Pend() {
+      this.pending = 0;
+      this.max = Infinity;
+      this.listeners = [];
+      this.waiting = [];
+      this.error = null;
+    }
+    Pend.prototype.go = function(fn) {
+      if (this.pending < this.max) {
+        pendGo(this, fn);
+      } else {
+        this.waiting.push(fn);
+      }
+    };
+    Pend.prototype.wait = function(cb) {
+      if (this.pending === 0) {
+        cb(this.error);
+      } else {
+        this.listeners.push(cb);
+      }
+    };
+    Pend.prototype.hold = function() {
+      return pendHold(this);
+    };
+    function pendHold(self) {
+      self.pending += 1;
+      var called = false;
+      return onCb;
+      function onCb(err) {
+        if (called) throw new Error("callback called twice");
+        called = true;
+        self.error = self.error || err;
+        self.pending -= 1;
+        if (self.waiting.length > 0 && self.pending < self.max) {
+          pendGo(self, self.waiting.shift());
+        } else if (self.pending === 0) {
+          var listeners = self.listeners;
+          self.listeners = [];
+          listeners.forEach(cbListener);
+        }
+      }
+      function cbListener(listener) {
+        listener(self.error);
+      }
+    }
+    function pendGo(self, fn) {
+      fn(pendHold(self));
+    }
+  }
+});
+
+// ../../work/main/node_modules/yauzl/fd-slicer.js
+var require_fd_slicer = __commonJS({
+  "../../work/main/node_modules/yauzl/fd-slicer.js"(exports) {
+    var fs = __require("fs");
+    var util = __require("util");
+    var stream = __require("stream");
+    var Readable = stream.Readable;
+    var PassThrough = stream.PassThrough;
+    var Pend = require_pend();
+    var EventEmitter = __require("events").EventEmitter;
+    exports.BufferSlicer = BufferSlicer;
+    exports.FdSlicer = FdSlicer;
+    util.inherits(FdSlicer, EventEmitter);
+    function FdSlicer(fd) {
+      EventEmitter.call(this);
+      this.fd = fd;
+      this.pend = new Pend();
+      this.pend.max = 1;
+      this.refCount = 0;
+    }
+    FdSlicer.prototype.read = function(buffer, offset, length, position, callback) {
+      var self = this;
+      self.pend.go(function(cb) {
+        fs.read(self.fd, buffer, offset, length, position, function(err, bytesRead, buffer2) {
+          cb();
+          callback(err, bytesRead, buffer2);
+        });
+      });
+    };
+    FdSlicer.prototype.createReadStream = function(options2) {
+      return new ReadStream(this, options2);
+    };
+    FdSlicer.prototype.ref = function() {
+      this.refCount += 1;
+    };
+    FdSlicer.prototype.unref = function() {
+      var self = this;
+      self.refCount -= 1;
+      if (self.refCount < 0) throw new Error("invalid unref");
+      if (self.refCount > 0) return;
+      fs.close(self.fd, onCloseDone);
+      function onCloseDone(err) {
+        if (err) {
+          self.emit("error", err);
+        } else {
+          self.emit("close");
+        }
+      }
+    };
+    util.inherits(ReadStream, Readable);
+    function ReadStream(context, options2) {
+      options2 = options2 || {};
+      Readable.call(this, options2);
+      this.context = context;
+      this.context.ref();
+      this.start = options2.start || 0;
+      this.endOffset = options2.end;
+      this.pos = this.start;
+    }
+    ReadStream.prototype._read = function(n) {
+      var self = this;
+      var toRead = Math.min(self._readableState.highWaterMark, n);
+      if (self.endOffset != null) {
+        toRead = Math.min(toRead, self.endOffset - self.pos);
+      }
+      if (toRead <= 0) {
+        self.push(null);
+        this._cleanup();
+        return;
+      }
+      self.context.pend.go(function(cb) {
+        var buffer = Buffer.allocUnsafe(toRead);
+        fs.read(self.context.fd, buffer, 0, toRead, self.pos, function(err, bytesRead) {
+          if (err) {
+            self.destroy(err);
+          } else if (bytesRead === 0) {
+            self.push(null);
+            self._cleanup();
+          } else {
+            self.pos += bytesRead;
+            self.push(buffer.slice(0, bytesRead));
+          }
+          cb();
+        });
+      });
+    };
+    ReadStream.prototype._destroy = function(err, cb) {
+      this._cleanup();
+      cb(err);
+    };
+    ReadStream.prototype._cleanup = function() {
+      if (this.context != null) {
+        this.context.unref();
+        this.context = null;
+      }
+    };
+    util.inherits(BufferSlicer, EventEmitter);
+    function BufferSlicer(buffer) {
+      EventEmitter.call(this);
+      this.refCount = 0;
+      this.buffer = buffer;
+    }
+    BufferSlicer.prototype.read = function(buffer, offset, length, position, callback) {
+      if (!(0 <= offset && offset <= buffer.length)) throw new RangeError("offset outside buffer: 0 <= " + offset + " <= " + buffer.length);
+      if (position < 0) throw new RangeError("position is negative: " + position);
+      if (offset + length > buffer.length) {
+        length = buffer.length - offset;
+      }
+      if (position + length > this.buffer.length) {
+        length = this.buffer.length - position;
+      }
+      if (length <= 0) {
+        setImmediate(function() {
+          callback(null, 0);
+        });
+        return;
+      }
+      this.buffer.copy(buffer, offset, position, position + length);
+      setImmediate(function() {
+        callback(null, length);
+      });
+    };
+    BufferSlicer.prototype.createReadStream = function(options2) {
+      options2 = options2 || {};
+      var readStream = new PassThrough(options2);
+      readStream.start = options2.start || 0;
+      readStream.endOffset = options2.end;
+      readStream.pos = readStream.endOffset || this.buffer.length;
+      var entireSlice = this.buffer.slice(readStream.start, readStream.pos);
+      var maxChunkSize = 65536;
+      var offset = 0;
+      while (true) {
+        var nextOffset = offset + maxChunkSize;
+        if (nextOffset >= entireSlice.length) {
+          if (offset < entireSlice.length) {
+            readStream.write(entireSlice.slice(offset, entireSlice.length));
+          }
+          break;
+        }
+        readStream.write(entireSlice.slice(offset, nextOffset));
+        offset = nextOffset;
+      }
+      readStream.end();
+      return readStream;
+    };
+    BufferSlicer.prototype.ref = function() {
+      this.refCount += 1;
+    };
+    BufferSlicer.prototype.unref = function() {
+      this.refCount -= 1;
+      if (this.refCount < 0) {
+        throw new Error("invalid unref");
+      }
+    };
+  }
+});
+
+// ../../work/main/node_modules/yauzl/crc32.js
+var require_crc32 = __commonJS({
+  "../../work/main/node_modules/yauzl/crc32.js"(exports, module) {
+    var CRC_TABLE = new Int32Array([
+      0,
+      1996959894,
+      3993919788,
+      2567524794,
+      124634137,
+      1886057615,
+      3915621685,
+      2657392035,
+      249268274,
+      2044508324,
+      3772115230,
+      2547177864,
+      162941995,
+      2125561021,
+      3887607047,
+      2428444049,
+      498536548,
+      1789927666,
+      4089016648,
+      2227061214,
+      450548861,
+      1843258603,
+      4107580753,
+      2211677639,
+      325883990,
+      1684777152,
+      4251122042,
+      2321926636,
+      335633487,
+      1661365465,
+      4195302755,
+      2366115317,
+      997073096,
+      1281953886,
+      3579855332,
+      2724688242,
+      1006888145,
+      1258607687,
+      3524101629,
+      2768942443,
+      901097722,
+      1119000684,
+      3686517206,
+      2898065728,
+      853044451,
+      1172266101,
+      3705015759,
+      2882616665,
+      651767980,
+      1373503546,
+      3369554304,
+      3218104598,
+      565507253,
+      1454621731,
+      3485111705,
+      3099436303,
+      671266974,
+      1594198024,
+      3322730930,
+      2970347812,
+      795835527,
+      1483230225,
+      3244367275,
+      3060149565,
+      1994146192,
+      31158534,
+      2563907772,
+      4023717930,
+      1907459465,
+      112637215,
+      2680153253,
+      3904427059,
+      2013776290,
+      251722036,
+      2517215374,
+      3775830040,
+      2137656763,
+      141376813,
+      2439277719,
+      3865271297,
+      1802195444,
+      476864866,
+      2238001368,
+      4066508878,
+      1812370925,
+      453092731,
+      2181625025,
+      4111451223,
+      1706088902,
+      314042704,
+      2344532202,
+      4240017532,
+      1658658271,
+      366619977,
+      2362670323,
+      4224994405,
+      1303535960,
+      984961486,
+      2747007092,
+      3569037538,
+      1256170817,
+      1037604311,
+      2765210733,
+      3554079995,
+      1131014506,
+      879679996,
+      2909243462,
+      3663771856,
+      1141124467,
+      855842277,
+      2852801631,
+      3708648649,
+      1342533948,
+      654459306,
+      3188396048,
+      3373015174,
+      1466479909,
+      544179635,
+      3110523913,
+      3462522015,
+      1591671054,
+      702138776,
+      2966460450,
+      3352799412,
+      1504918807,
+      783551873,
+      3082640443,
+      3233442989,
+      3988292384,
+      2596254646,
+      62317068,
+      1957810842,
+      3939845945,
+      2647816111,
+      81470997,
+      1943803523,
+      3814918930,
+      2489596804,
+      225274430,
+      2053790376,
+      3826175755,
+      2466906013,
+      167816743,
+      2097651377,
+      4027552580,
+      2265490386,
+      503444072,
+      1762050814,
+      4150417245,
+      2154129355,
+      426522225,
+      1852507879,
+      4275313526,
+      2312317920,
+      282753626,
+      1742555852,
+      4189708143,
+      2394877945,
+      397917763,
+      1622183637,
+      3604390888,
+      2714866558,
+      953729732,
+      1340076626,
+      3518719985,
+      2797360999,
+      1068828381,
+      1219638859,
+      3624741850,
+      2936675148,
+      906185462,
+      1090812512,
+      3747672003,
+      2825379669,
+      829329135,
+      1181335161,
+      3412177804,
+      3160834842,
+      628085408,
+      1382605366,
+      3423369109,
+      3138078467,
+      570562233,
+      1426400815,
+      3317316542,
+      2998733608,
+      733239954,
+      1555261956,
+      3268935591,
+      3050360625,
+      752459403,
+      1541320221,
+      2607071920,
+      3965973030,
+      1969922972,
+      40735498,
+      2617837225,
+      3943577151,
+      1913087877,
+      83908371,
+      2512341634,
+      3803740692,
+      2075208622,
+      213261112,
+      2463272603,
+      3855990285,
+      2094854071,
+      198958881,
+      2262029012,
+      4057260610,
+      1759359992,
+      534414190,
+      2176718541,
+      4139329115,
+      1873836001,
+      414664567,
+      2282248934,
+      4279200368,
+      1711684554,
+      285281116,
+      2405801727,
+      4167216745,
+      1634467795,
+      376229701,
+      2685067896,
+      3608007406,
+      1308918612,
+      956543938,
+      2808555105,
+      3495958263,
+      1231636301,
+      1047427035,
+      2932959818,
+      3654703836,
+      1088359270,
+      936918e3,
+      2847714899,
+      3736837829,
+      1202900863,
+      817233897,
+      3183342108,
+      3401237130,
+      1404277552,
+      615818150,
+      3134207493,
+      3453421203,
+      1423857449,
+      601450431,
+      3009837614,
+      3294710456,
+      1567103746,
+      711928724,
+      3020668471,
+      3272380065,
+      1510334235,
+      755167117
+    ]);
+    function crc32(buf) {
+      let crc = -1;
+      for (let x of buf) {
+        crc = CRC_TABLE[(crc ^ x) & 255] ^ crc >>> 8;
+      }
+      return (crc ^ -1) >>> 0;
+    }
+    module.exports = crc32;
+  }
+});
+
+// ../../work/main/node_modules/yauzl/index.js
+var require_yauzl = __commonJS({
+  "../../work/main/node_modules/yauzl/index.js"(exports) {
+    var fs = __require("fs");
+    var zlib = __require("zlib");
+    var fd_slicer = require_fd_slicer();
+    var util = __require("util");
+    var EventEmitter = __require("events").EventEmitter;
+    var Transform = __require("stream").Transform;
+    var PassThrough = __require("stream").PassThrough;
+    var Writable = __require("stream").Writable;
+    var crc32 = typeof zlib.crc32 === "function" ? zlib.crc32 : require_crc32();
+    exports.open = open2;
+    exports.fromFd = fromFd;
+    exports.fromBuffer = fromBuffer;
+    exports.fromRandomAccessReader = fromRandomAccessReader;
+    exports.openPromise = openPromise;
+    exports.fromFdPromise = fromFdPromise;
+    exports.fromBufferPromise = fromBufferPromise;
+    exports.fromRandomAccessReaderPromise = fromRandomAccessReaderPromise;
+    exports.dosDateTimeToDate = dosDateTimeToDate;
+    exports.getFileNameLowLevel = getFileNameLowLevel;
+    exports.validateFileName = validateFileName;
+    exports.parseExtraFields = parseExtraFields;
+    exports.ZipFile = ZipFile;
+    exports.Entry = Entry;
+    exports.LocalFileHeader = LocalFileHeader;
+    exports.RandomAccessReader = RandomAccessReader;
+    function openPromise(path, options2) {
+      return new Promise((resolve10, reject) => {
+        open2(path, { ...options2, lazyEntries: true }, function(err, zipfile) {
+          if (err) return reject(err);
+          resolve10(zipfile);
+        });
+      });
+    }
+    function fromFdPromise(fd, options2) {
+      return new Promise((resolve10, reject) => {
+        fromFd(fd, { ...options2, lazyEntries: true }, function(err, zipfile) {
+          if (err) return reject(err);
+          resolve10(zipfile);
+        });
+      });
+    }
+    function fromBufferPromise(buffer, options2) {
+      return new Promise((resolve10, reject) => {
+        fromBuffer(buffer, { ...options2, lazyEntries: true }, function(err, zipfile) {
+          if (err) return reject(err);
+          resolve10(zipfile);
+        });
+      });
+    }
+    function fromRandomAccessReaderPromise(reader, totalSize2, options2) {
+      return new Promise((resolve10, reject) => {
+        fromRandomAccessReader(reader, totalSize2, { ...options2, lazyEntries: true }, function(err, zipfile) {
+          if (err) return reject(err);
+          resolve10(zipfile);
+        });
+      });
+    }
+    function open2(path, options2, callback) {
+      if (typeof options2 === "function") {
+        callback = options2;
+        options2 = null;
+      }
+      if (options2 == null) options2 = {};
+      if (options2.autoClose == null) options2.autoClose = true;
+      if (options2.lazyEntries == null) options2.lazyEntries = false;
+      if (options2.decodeStrings == null) options2.decodeStrings = true;
+      if (options2.validateEntrySizes == null) options2.validateEntrySizes = true;
+      if (options2.strictFileNames == null) options2.strictFileNames = false;
+      if (callback == null) callback = defaultCallback;
+      fs.open(path, "r", function(err, fd) {
+        if (err) return callback(err);
+        fromFd(fd, options2, function(err2, zipfile) {
+          if (err2) fs.close(fd, defaultCallback);
+          callback(err2, zipfile);
+        });
+      });
+    }
+    function fromFd(fd, options2, callback) {
+      if (typeof options2 === "function") {
+        callback = options2;
+        options2 = null;
+      }
+      if (options2 == null) options2 = {};
+      if (options2.autoClose == null) options2.autoClose = false;
+      if (options2.lazyEntries == null) options2.lazyEntries = false;
+      if (options2.decodeStrings == null) options2.decodeStrings = true;
+      if (options2.validateEntrySizes == null) options2.validateEntrySizes = true;
+      if (options2.strictFileNames == null) options2.strictFileNames = false;
+      if (callback == null) callback = defaultCallback;
+      fs.fstat(fd, function(err, stats) {
+        if (err) return callback(err);
+        var reader = new fd_slicer.FdSlicer(fd);
+        fromRandomAccessReader(reader, stats.size, options2, callback);
+      });
+    }
+    function fromBuffer(buffer, options2, callback) {
+      if (typeof options2 === "function") {
+        callback = options2;
+        options2 = null;
+      }
+      if (options2 == null) options2 = {};
+      options2.autoClose = false;
+      if (options2.lazyEntries == null) options2.lazyEntries = false;
+      if (options2.decodeStrings == null) options2.decodeStrings = true;
+      if (options2.validateEntrySizes == null) options2.validateEntrySizes = true;
+      if (options2.strictFileNames == null) options2.strictFileNames = false;
+      var reader = new fd_slicer.BufferSlicer(buffer);
+      fromRandomAccessReader(reader, buffer.length, options2, callback);
+    }
+    function fromRandomAccessReader(reader, totalSize2, options2, callback) {
+      if (typeof options2 === "function") {
+        callback = options2;
+        options2 = null;
+      }
+      if (options2 == null) options2 = {};
+      if (options2.autoClose == null) options2.autoClose = true;
+      if (options2.lazyEntries == null) options2.lazyEntries = false;
+      if (options2.decodeStrings == null) options2.decodeStrings = true;
+      var decodeStrings = !!options2.decodeStrings;
+      if (options2.validateEntrySizes == null) options2.validateEntrySizes = true;
+      if (options2.strictFileNames == null) options2.strictFileNames = false;
+      if (callback == null) callback = defaultCallback;
+      if (typeof totalSize2 !== "number") throw new Error("expected totalSize parameter to be a number");
+      if (totalSize2 > Number.MAX_SAFE_INTEGER) {
+        throw new Error("zip file too large. only file sizes up to 2^52 are supported due to JavaScript's Number type being an IEEE 754 double.");
+      }
+      reader.ref();
+      var eocdrWithoutCommentSize = 22;
+      var zip64EocdlSize = 20;
+      var maxCommentSize = 65535;
+      var bufferSize = Math.min(zip64EocdlSize + eocdrWithoutCommentSize + maxCommentSize, totalSize2);
+      var buffer = newBuffer(bufferSize);
+      var bufferReadStart = totalSize2 - buffer.length;
+      readAndAssertNoEof(reader, buffer, 0, bufferSize, bufferReadStart, function(err) {
+        if (err) return callback(err);
+        for (var i = bufferSize - eocdrWithoutCommentSize; i >= 0; i -= 1) {
+          if (buffer.readUInt32LE(i) !== 101010256) continue;
+          var eocdrBuffer = buffer.subarray(i);
+          var diskNumber = eocdrBuffer.readUInt16LE(4);
+          var entryCount = eocdrBuffer.readUInt16LE(10);
+          var centralDirectoryOffset = eocdrBuffer.readUInt32LE(16);
+          var commentLength = eocdrBuffer.readUInt16LE(20);
+          var expectedCommentLength = eocdrBuffer.length - eocdrWithoutCommentSize;
+          if (commentLength !== expectedCommentLength) {
+            return callback(new Error("Invalid comment length. Expected: " + expectedCommentLength + ". Found: " + commentLength + ". Are there extra bytes at the end of the file? Or is the end of central dir signature `PK\u263A\u263B` in the comment?"));
+          }
+          var comment = decodeStrings ? decodeBuffer(eocdrBuffer.subarray(22), false) : eocdrBuffer.subarray(22);
+          if (i - zip64EocdlSize >= 0 && buffer.readUInt32LE(i - zip64EocdlSize) === 117853008) {
+            var zip64EocdlBuffer = buffer.subarray(i - zip64EocdlSize, i - zip64EocdlSize + zip64EocdlSize);
+            var zip64EocdrOffset = readUInt64LE(zip64EocdlBuffer, 8);
+            var zip64EocdrBuffer = newBuffer(56);
+            return readAndAssertNoEof(reader, zip64EocdrBuffer, 0, zip64EocdrBuffer.length, zip64EocdrOffset, function(err2) {
+              if (err2) return callback(err2);
+              if (zip64EocdrBuffer.readUInt32LE(0) !== 101075792) {
+                return callback(new Error("invalid zip64 end of central directory record signature"));
+              }
+              diskNumber = zip64EocdrBuffer.readUInt32LE(16);
+              if (diskNumber !== 0) {
+                return callback(new Error("multi-disk zip files are not supported: found disk number: " + diskNumber));
+              }
+              entryCount = readUInt64LE(zip64EocdrBuffer, 32);
+              centralDirectoryOffset = readUInt64LE(zip64EocdrBuffer, 48);
+              return callback(null, new ZipFile(reader, centralDirectoryOffset, totalSize2, entryCount, comment, options2.autoClose, options2.lazyEntries, decodeStrings, options2.validateEntrySizes, options2.strictFileNames));
+            });
+          }
+          if (diskNumber !== 0) {
+            return callback(new Error("multi-disk zip files are not supported: found disk number: " + diskNumber));
+          }
+          return callback(null, new ZipFile(reader, centralDirectoryOffset, totalSize2, entryCount, comment, options2.autoClose, options2.lazyEntries, decodeStrings, options2.validateEntrySizes, options2.strictFileNames));
+        }
+        callback(new Error("End of central directory record signature not found. Either not a zip file, or file is truncated."));
+      });
+    }
+    util.inherits(ZipFile, EventEmitter);
+    function ZipFile(reader, centralDirectoryOffset, fileSize, entryCount, comment, autoClose, lazyEntries, decodeStrings, validateEntrySizes, strictFileNames) {
+      var self = this;
+      EventEmitter.call(self);
+      self.reader = reader;
+      self.reader.on("error", function(err) {
+        emitError(self, err);
+      });
+      self.reader.once("close", function() {
+        self.emit("close");
+      });
+      self.readEntryCursor = centralDirectoryOffset;
+      self.fileSize = fileSize;
+      self.entryCount = entryCount;
+      self.comment = comment;
+      self.entriesRead = 0;
+      self.autoClose = !!autoClose;
+      self.lazyEntries = !!lazyEntries;
+      self.decodeStrings = !!decodeStrings;
+      self.validateEntrySizes = !!validateEntrySizes;
+      self.strictFileNames = !!strictFileNames;
+      self.isOpen = true;
+      self.emittedError = false;
+      self.hasEachEntryBeenCalled = false;
+      if (!self.lazyEntries) self._readEntry();
+    }
+    ZipFile.prototype.close = function() {
+      if (!this.isOpen) return;
+      this.isOpen = false;
+      this.reader.unref();
+    };
+    function emitErrorAndAutoClose(self, err) {
+      if (self.autoClose) self.close();
+      emitError(self, err);
+    }
+    function emitError(self, err) {
+      if (self.emittedError) return;
+      self.emittedError = true;
+      self.emit("error", err);
+    }
+    ZipFile.prototype.readEntry = function() {
+      if (!this.lazyEntries) throw new Error("readEntry() called without lazyEntries:true");
+      this._readEntry();
+    };
+    ZipFile.prototype._readEntry = function() {
+      var self = this;
+      if (self.entryCount === self.entriesRead) {
+        setImmediate(function() {
+          if (self.autoClose) self.close();
+          if (self.emittedError) return;
+          self.emit("end");
+        });
+        return;
+      }
+      if (self.emittedError) return;
+      var buffer = newBuffer(46);
+      readAndAssertNoEof(self.reader, buffer, 0, buffer.length, self.readEntryCursor, function(err) {
+        if (err) return emitErrorAndAutoClose(self, err);
+        if (self.emittedError) return;
+        var entry = new Entry();
+        var signature = buffer.readUInt32LE(0);
+        if (signature !== 33639248) return emitErrorAndAutoClose(self, new Error("invalid central directory file header signature: 0x" + signature.toString(16)));
+        entry.versionMadeBy = buffer.readUInt16LE(4);
+        entry.versionNeededToExtract = buffer.readUInt16LE(6);
+        entry.generalPurposeBitFlag = buffer.readUInt16LE(8);
+        entry.compressionMethod = buffer.readUInt16LE(10);
+        entry.lastModFileTime = buffer.readUInt16LE(12);
+        entry.lastModFileDate = buffer.readUInt16LE(14);
+        entry.crc32 = buffer.readUInt32LE(16);
+        entry.compressedSize = buffer.readUInt32LE(20);
+        entry.uncompressedSize = buffer.readUInt32LE(24);
+        entry.fileNameLength = buffer.readUInt16LE(28);
+        entry.extraFieldLength = buffer.readUInt16LE(30);
+        entry.fileCommentLength = buffer.readUInt16LE(32);
+        entry.internalFileAttributes = buffer.readUInt16LE(36);
+        entry.externalFileAttributes = buffer.readUInt32LE(38);
+        entry.relativeOffsetOfLocalHeader = buffer.readUInt32LE(42);
+        if (entry.generalPurposeBitFlag & 64) return emitErrorAndAutoClose(self, new Error("strong encryption is not supported"));
+        self.readEntryCursor += 46;
+        buffer = newBuffer(entry.fileNameLength + entry.extraFieldLength + entry.fileCommentLength);
+        readAndAssertNoEof(self.reader, buffer, 0, buffer.length, self.readEntryCursor, function(err2) {
+          if (err2) return emitErrorAndAutoClose(self, err2);
+          if (self.emittedError) return;
+          entry.fileNameRaw = buffer.subarray(0, entry.fileNameLength);
+          var fileCommentStart = entry.fileNameLength + entry.extraFieldLength;
+          entry.extraFieldRaw = buffer.subarray(entry.fileNameLength, fileCommentStart);
+          entry.fileCommentRaw = buffer.subarray(fileCommentStart, fileCommentStart + entry.fileCommentLength);
+          try {
+            entry.extraFields = parseExtraFields(entry.extraFieldRaw);
+          } catch (err3) {
+            return emitErrorAndAutoClose(self, err3);
+          }
+          if (self.decodeStrings) {
+            var isUtf82 = (entry.generalPurposeBitFlag & 2048) !== 0;
+            entry.fileComment = decodeBuffer(entry.fileCommentRaw, isUtf82);
+            entry.fileName = getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, self.strictFileNames);
+            var errorMessage = validateFileName(entry.fileName);
+            if (errorMessage != null) return emitErrorAndAutoClose(self, new Error(errorMessage));
+          } else {
+            entry.fileComment = entry.fileCommentRaw;
+            entry.fileName = entry.fileNameRaw;
+          }
+          entry.comment = entry.fileComment;
+          self.readEntryCursor += buffer.length;
+          self.entriesRead += 1;
+          for (var i = 0; i < entry.extraFields.length; i++) {
+            var extraField = entry.extraFields[i];
+            if (extraField.id !== 1) continue;
+            var zip64EiefBuffer = extraField.data;
+            var index = 0;
+            if (entry.uncompressedSize === 4294967295) {
+              if (index + 8 > zip64EiefBuffer.length) {
+                return emitErrorAndAutoClose(self, new Error("zip64 extended information extra field does not include uncompressed size"));
+              }
+              entry.uncompressedSize = readUInt64LE(zip64EiefBuffer, index);
+              index += 8;
+            }
+            if (entry.compressedSize === 4294967295) {
+              if (index + 8 > zip64EiefBuffer.length) {
+                return emitErrorAndAutoClose(self, new Error("zip64 extended information extra field does not include compressed size"));
+              }
+              entry.compressedSize = readUInt64LE(zip64EiefBuffer, index);
+              index += 8;
+            }
+            if (entry.relativeOffsetOfLocalHeader === 4294967295) {
+              if (index + 8 > zip64EiefBuffer.length) {
+                return emitErrorAndAutoClose(self, new Error("zip64 extended information extra field does not include relative header offset"));
+              }
+              entry.relativeOffsetOfLocalHeader = readUInt64LE(zip64EiefBuffer, index);
+              index += 8;
+            }
+            break;
+          }
+          if (self.validateEntrySizes && entry.compressionMethod === 0) {
+            var expectedCompressedSize = entry.uncompressedSize;
+            if (entry.isEncrypted()) {
+              expectedCompressedSize += 12;
+            }
+            if (entry.compressedSize !== expectedCompressedSize) {
+              var msg = "compressed/uncompressed size mismatch for stored file: " + entry.compressedSize + " != " + entry.uncompressedSize;
+              return emitErrorAndAutoClose(self, new Error(msg));
+            }
+          }
+          self.emit("entry", entry);
+          if (!self.lazyEntries) self._readEntry();
+        });
+      });
+    };
+    ZipFile.prototype.eachEntry = function() {
+      const self = this;
+      if (!self.lazyEntries) throw new Error("eachEntry() requires lazyEntries: true");
+      if (self.hasEachEntryBeenCalled) throw new Error("eachEntry() must only be called once per ZipFile");
+      self.hasEachEntryBeenCalled = true;
+      let pendingResolveReject = null;
+      self.on("entry", onEntry);
+      self.on("end", onEnd);
+      self.on("error", onError);
+      function cleanup() {
+        self.removeListener("entry", onEntry);
+        self.removeListener("end", onEnd);
+        self.removeListener("error", onError);
+        if (self.autoClose) self.close();
+      }
+      function onEntry(entry) {
+        let { resolve: resolve10 } = pendingResolveReject;
+        pendingResolveReject = null;
+        resolve10({ value: entry });
+      }
+      function onEnd() {
+        let { resolve: resolve10 } = pendingResolveReject;
+        pendingResolveReject = null;
+        cleanup();
+        resolve10({ done: true });
+      }
+      function onError(err) {
+        let { reject } = pendingResolveReject;
+        pendingResolveReject = null;
+        cleanup();
+        reject(err);
+      }
+      return {
+        [Symbol.asyncIterator]() {
+          return this;
+        },
+        next() {
+          const promise2 = new Promise((resolve10, reject) => {
+            if (pendingResolveReject != null) throw new Error("next() called before previous Promise was resolved.");
+            pendingResolveReject = { resolve: resolve10, reject };
+          });
+          self.readEntry();
+          return promise2;
+        },
+        return(value) {
+          cleanup();
+          return Promise.resolve({ done: true, value });
+        },
+        throw(value) {
+          cleanup();
+          return Promise.reject(value);
+        }
+      };
+    };
+    ZipFile.prototype.openReadStream = function(entry, options2, callback) {
+      var self = this;
+      var relativeStart = 0;
+      var relativeEnd = entry.compressedSize;
+      if (callback == null) {
+        callback = options2;
+        options2 = null;
+      }
+      if (options2 == null) {
+        options2 = {};
+      } else {
+        if (options2.decodeFileData === false) {
+          if (options2.decrypt != null) {
+            throw new Error("cannot use options.decrypt when options.decodeFileData === false");
+          }
+          if (options2.decompress != null) {
+            throw new Error("cannot use options.decompress when options.decodeFileData === false");
+          }
+        } else {
+          if (options2.decrypt != null) {
+            if (!entry.isEncrypted()) {
+              throw new Error("options.decrypt can only be specified for encrypted entries. See also option decodeFileData.");
+            }
+            if (options2.decrypt !== false) throw new Error("invalid options.decrypt value: " + options2.decrypt);
+            if (entry.isCompressed()) {
+              if (options2.decompress !== false) throw new Error("entry is encrypted and compressed, and options.decompress !== false. See also option decodeFileData.");
+            }
+          }
+          if (options2.decompress != null) {
+            if (!entry.isCompressed()) {
+              throw new Error("options.decompress can only be specified for compressed entries. See also option decodeFileData.");
+            }
+            if (!(options2.decompress === false || options2.decompress === true)) {
+              throw new Error("invalid options.decompress value: " + options2.decompress);
+            }
+            decompress = options2.decompress;
+          }
+        }
+        if (options2.start != null) {
+          relativeStart = options2.start;
+          if (relativeStart < 0) throw new Error("options.start < 0");
+          if (relativeStart > entry.compressedSize) throw new Error("options.start > entry.compressedSize");
+        }
+        if (options2.end != null) {
+          relativeEnd = options2.end;
+          if (relativeEnd < 0) throw new Error("options.end < 0");
+          if (relativeEnd > entry.compressedSize) throw new Error("options.end > entry.compressedSize");
+          if (relativeEnd < relativeStart) throw new Error("options.end < options.start");
+        }
+      }
+      var rawMode = options2.decodeFileData === false || // Explicitly requested raw.
+      (entry.compressionMethod === 0 || // Naturally without compression.
+      entry.compressionMethod === 8 && options2.decompress === false) && (!entry.isEncrypted() || // Naturally without encryption.
+      options2.decrypt === false);
+      if (options2.start != null || options2.end != null) {
+        if (!rawMode) throw new Error("start/end range require options.decodeFileData === false for non-trivial encoded entries.");
+      }
+      if (!self.isOpen) return callback(new Error("closed"));
+      if (entry.isEncrypted() && !rawMode) {
+        if (options2.decrypt !== false) return callback(new Error("entry is encrypted, and options.decodeFileData !== false"));
+      }
+      var decompress;
+      if (rawMode) {
+        decompress = false;
+      } else if (entry.compressionMethod === 8) {
+        decompress = options2.decodeFileData !== true;
+      } else {
+        return callback(new Error("unsupported compression method: " + entry.compressionMethod));
+      }
+      self.readLocalFileHeader(entry, { minimal: true }, function(err, localFileHeader) {
+        if (err) return callback(err);
+        self.openReadStreamLowLevel(
+          localFileHeader.fileDataStart,
+          entry.compressedSize,
+          relativeStart,
+          relativeEnd,
+          decompress,
+          entry.uncompressedSize,
+          callback
+        );
+      });
+    };
+    ZipFile.prototype.openReadStreamLowLevel = function(fileDataStart, compressedSize, relativeStart, relativeEnd, decompress, uncompressedSize, callback) {
+      var self = this;
+      var fileDataEnd = fileDataStart + compressedSize;
+      var readStream = self.reader.createReadStream({
+        start: fileDataStart + relativeStart,
+        end: fileDataStart + relativeEnd
+      });
+      var endpointStream = readStream;
+      if (decompress) {
+        var destroyed = false;
+        var inflateFilter = zlib.createInflateRaw();
+        readStream.on("error", function(err) {
+          setImmediate(function() {
+            if (!destroyed) inflateFilter.emit("error", err);
+          });
+        });
+        readStream.pipe(inflateFilter);
+        if (self.validateEntrySizes) {
+          endpointStream = new AssertByteCountStream(uncompressedSize);
+          inflateFilter.on("error", function(err) {
+            setImmediate(function() {
+              if (!destroyed) endpointStream.emit("error", err);
+            });
+          });
+          inflateFilter.pipe(endpointStream);
+        } else {
+          endpointStream = inflateFilter;
+        }
+        installDestroyFn(endpointStream, function() {
+          destroyed = true;
+          if (inflateFilter !== endpointStream) inflateFilter.unpipe(endpointStream);
+          readStream.unpipe(inflateFilter);
+          readStream.destroy();
+        });
+      }
+      callback(null, endpointStream);
+    };
+    ZipFile.prototype.readLocalFileHeader = function(entry, options2, callback) {
+      var self = this;
+      if (callback == null) {
+        callback = options2;
+        options2 = null;
+      }
+      if (options2 == null) options2 = {};
+      self.reader.ref();
+      var buffer = newBuffer(30);
+      readAndAssertNoEof(self.reader, buffer, 0, buffer.length, entry.relativeOffsetOfLocalHeader, function(err) {
+        try {
+          if (err) return callback(err);
+          var signature = buffer.readUInt32LE(0);
+          if (signature !== 67324752) {
+            return callback(new Error("invalid local file header signature: 0x" + signature.toString(16)));
+          }
+          var fileNameLength = buffer.readUInt16LE(26);
+          var extraFieldLength = buffer.readUInt16LE(28);
+          var fileDataStart = entry.relativeOffsetOfLocalHeader + 30 + fileNameLength + extraFieldLength;
+          if (fileDataStart + entry.compressedSize > self.fileSize) {
+            return callback(new Error("file data overflows file bounds: " + fileDataStart + " + " + entry.compressedSize + " > " + self.fileSize));
+          }
+          if (options2.minimal) {
+            return callback(null, { fileDataStart });
+          }
+          var localFileHeader = new LocalFileHeader();
+          localFileHeader.fileDataStart = fileDataStart;
+          localFileHeader.versionNeededToExtract = buffer.readUInt16LE(4);
+          localFileHeader.generalPurposeBitFlag = buffer.readUInt16LE(6);
+          localFileHeader.compressionMethod = buffer.readUInt16LE(8);
+          localFileHeader.lastModFileTime = buffer.readUInt16LE(10);
+          localFileHeader.lastModFileDate = buffer.readUInt16LE(12);
+          localFileHeader.crc32 = buffer.readUInt32LE(14);
+          localFileHeader.compressedSize = buffer.readUInt32LE(18);
+          localFileHeader.uncompressedSize = buffer.readUInt32LE(22);
+          localFileHeader.fileNameLength = fileNameLength;
+          localFileHeader.extraFieldLength = extraFieldLength;
+          buffer = newBuffer(fileNameLength + extraFieldLength);
+          self.reader.ref();
+          readAndAssertNoEof(self.reader, buffer, 0, buffer.length, entry.relativeOffsetOfLocalHeader + 30, function(err2) {
+            try {
+              if (err2) return callback(err2);
+              localFileHeader.fileName = buffer.subarray(0, fileNameLength);
+              localFileHeader.extraField = buffer.subarray(fileNameLength);
+              return callback(null, localFileHeader);
+            } finally {
+              self.reader.unref();
+            }
+          });
+        } finally {
+          self.reader.unref();
+        }
+      });
+    };
+    ZipFile.prototype.openReadStreamPromise = function(entry, options2) {
+      return new Promise((resolve10, reject) => {
+        this.openReadStream(entry, options2, function(err, readStream) {
+          if (err) return reject(err);
+          resolve10(readStream);
+        });
+      });
+    };
+    ZipFile.prototype.openReadStreamLowLevelPromise = function(fileDataStart, compressedSize, relativeStart, relativeEnd, decompress, uncompressedSize) {
+      return new Promise((resolve10, reject) => {
+        this.openReadStream(fileDataStart, compressedSize, relativeStart, relativeEnd, decompress, uncompressedSize, function(err, readStream) {
+          if (err) return reject(err);
+          resolve10(readStream);
+        });
+      });
+    };
+    ZipFile.prototype.readLocalFileHeaderPromise = function(entry, options2) {
+      return new Promise((resolve10, reject) => {
+        this.readLocalFileHeader(entry, options2, function(err, localFileHeader) {
+          if (err) return reject(err);
+          resolve10(localFileHeader);
+        });
+      });
+    };
+    function Entry() {
+    }
+    Entry.prototype.getLastModDate = function(options2) {
+      if (options2 == null) options2 = {};
+      if (!options2.forceDosFormat) {
+        for (var i = 0; i < this.extraFields.length; i++) {
+          var extraField = this.extraFields[i];
+          if (extraField.id === 21589) {
+            var data = extraField.data;
+            if (data.length < 5) continue;
+            var flags = data[0];
+            var HAS_MTIME = 1;
+            if (!(flags & HAS_MTIME)) continue;
+            var posixTimestamp = data.readInt32LE(1);
+            return new Date(posixTimestamp * 1e3);
+          } else if (extraField.id === 10) {
+            var data = extraField.data;
+            if (data.length !== 32) continue;
+            if (data.readUInt16LE(4) !== 1) continue;
+            if (data.readUInt16LE(6) !== 24) continue;
+            var hundredNanoSecondsSince1601 = data.readUInt32LE(8) + 4294967296 * data.readInt32LE(12);
+            var millisecondsSince1970 = hundredNanoSecondsSince1601 / 1e4 - 116444736e5;
+            return new Date(millisecondsSince1970);
+          }
+        }
+      }
+      return dosDateTimeToDate(this.lastModFileDate, this.lastModFileTime, options2.timezone);
+    };
+    Entry.prototype.canDecodeFileData = function() {
+      return !this.isEncrypted() && (this.compressionMethod === 0 || this.compressionMethod === 8);
+    };
+    Entry.prototype.isEncrypted = function() {
+      return (this.generalPurposeBitFlag & 1) !== 0;
+    };
+    Entry.prototype.isCompressed = function() {
+      return this.compressionMethod === 8;
+    };
+    function LocalFileHeader() {
+    }
+    function dosDateTimeToDate(date5, time3, timezone) {
+      var day = date5 & 31;
+      var month = (date5 >> 5 & 15) - 1;
+      var year = (date5 >> 9 & 127) + 1980;
+      var millisecond = 0;
+      var second = (time3 & 31) * 2;
+      var minute = time3 >> 5 & 63;
+      var hour = time3 >> 11 & 31;
+      if (timezone == null || timezone === "local") {
+        return new Date(year, month, day, hour, minute, second, millisecond);
+      } else if (timezone === "UTC") {
+        return new Date(Date.UTC(year, month, day, hour, minute, second, millisecond));
+      } else {
+        throw new Error("unrecognized options.timezone: " + options.timezone);
+      }
+    }
+    function getFileNameLowLevel(generalPurposeBitFlag, fileNameBuffer, extraFields, strictFileNames) {
+      var fileName = null;
+      for (var i = 0; i < extraFields.length; i++) {
+        var extraField = extraFields[i];
+        if (extraField.id === 28789) {
+          if (extraField.data.length < 6) {
+            continue;
+          }
+          if (extraField.data.readUInt8(0) !== 1) {
+            continue;
+          }
+          var oldNameCrc32 = extraField.data.readUInt32LE(1);
+          if (crc32(fileNameBuffer) !== oldNameCrc32) {
+            continue;
+          }
+          fileName = decodeBuffer(extraField.data.subarray(5), true);
+          break;
+        }
+      }
+      if (fileName == null) {
+        var isUtf82 = (generalPurposeBitFlag & 2048) !== 0;
+        fileName = decodeBuffer(fileNameBuffer, isUtf82);
+      }
+      if (!strictFileNames) {
+        fileName = fileName.replace(/\\/g, "/");
+      }
+      return fileName;
+    }
+    function validateFileName(fileName) {
+      if (fileName.indexOf("\\") !== -1) {
+        return "invalid characters in fileName: " + fileName;
+      }
+      if (/^[a-zA-Z]:/.test(fileName) || /^\//.test(fileName)) {
+        return "absolute path: " + fileName;
+      }
+      if (fileName.split("/").indexOf("..") !== -1) {
+        return "invalid relative path: " + fileName;
+      }
+      return null;
+    }
+    function parseExtraFields(extraFieldBuffer) {
+      var extraFields = [];
+      var i = 0;
+      while (i < extraFieldBuffer.length - 3) {
+        var headerId = extraFieldBuffer.readUInt16LE(i + 0);
+        var dataSize = extraFieldBuffer.readUInt16LE(i + 2);
+        var dataStart = i + 4;
+        var dataEnd = dataStart + dataSize;
+        if (dataEnd > extraFieldBuffer.length) throw new Error("extra field length exceeds extra field buffer size");
+        var dataBuffer = extraFieldBuffer.subarray(dataStart, dataEnd);
+        extraFields.push({
+          id: headerId,
+          data: dataBuffer
+        });
+        i = dataEnd;
+      }
+      return extraFields;
+    }
+    function readAndAssertNoEof(reader, buffer, offset, length, position, callback) {
+      if (length === 0) {
+        return setImmediate(function() {
+          callback(null, newBuffer(0));
+        });
+      }
+      reader.read(buffer, offset, length, position, function(err, bytesRead) {
+        if (err) return callback(err);
+        if (bytesRead < length) {
+          return callback(new Error("unexpected EOF"));
+        }
+        callback();
+      });
+    }
+    util.inherits(AssertByteCountStream, Transform);
+    function AssertByteCountStream(byteCount) {
+      Transform.call(this);
+      this.actualByteCount = 0;
+      this.expectedByteCount = byteCount;
+    }
+    AssertByteCountStream.prototype._transform = function(chunk, encoding, cb) {
+      this.actualByteCount += chunk.length;
+      if (this.actualByteCount > this.expectedByteCount) {
+        var msg = "too many bytes in the stream. expected " + this.expectedByteCount + ". got at least " + this.actualByteCount;
+        return cb(new Error(msg));
+      }
+      cb(null, chunk);
+    };
+    AssertByteCountStream.prototype._flush = function(cb) {
+      if (this.actualByteCount < this.expectedByteCount) {
+        var msg = "not enough bytes in the stream. expected " + this.expectedByteCount + ". got only " + this.actualByteCount;
+        return cb(new Error(msg));
+      }
+      cb();
+    };
+    util.inherits(RandomAccessReader, EventEmitter);
+    function RandomAccessReader() {
+      EventEmitter.call(this);
+      this.refCount = 0;
+    }
+    RandomAccessReader.prototype.ref = function() {
+      this.refCount += 1;
+    };
+    RandomAccessReader.prototype.unref = function() {
+      var self = this;
+      self.refCount -= 1;
+      if (self.refCount > 0) return;
+      if (self.refCount < 0) throw new Error("invalid unref");
+      self.close(onCloseDone);
+      function onCloseDone(err) {
+        if (err) return self.emit("error", err);
+        self.emit("close");
+      }
+    };
+    RandomAccessReader.prototype.createReadStream = function(options2) {
+      if (options2 == null) options2 = {};
+      var start = options2.start;
+      var end = options2.end;
+      if (start === end) {
+        var emptyStream = new PassThrough();
+        setImmediate(function() {
+          emptyStream.end();
+        });
+        return emptyStream;
+      }
+      var stream = this._readStreamForRange(start, end);
+      var destroyed = false;
+      var refUnrefFilter = new RefUnrefFilter(this);
+      stream.on("error", function(err) {
+        setImmediate(function() {
+          if (!destroyed) refUnrefFilter.emit("error", err);
+        });
+      });
+      installDestroyFn(refUnrefFilter, function() {
+        stream.unpipe(refUnrefFilter);
+        refUnrefFilter.unref();
+        stream.destroy();
+      });
+      var byteCounter = new AssertByteCountStream(end - start);
+      refUnrefFilter.on("error", function(err) {
+        setImmediate(function() {
+          if (!destroyed) byteCounter.emit("error", err);
+        });
+      });
+      installDestroyFn(byteCounter, function() {
+        destroyed = true;
+        refUnrefFilter.unpipe(byteCounter);
+        refUnrefFilter.destroy();
+      });
+      return stream.pipe(refUnrefFilter).pipe(byteCounter);
+    };
+    RandomAccessReader.prototype._readStreamForRange = function(start, end) {
+      throw new Error("not implemented");
+    };
+    RandomAccessReader.prototype.read = function(buffer, offset, length, position, callback) {
+      var readStream = this.createReadStream({ start: position, end: position + length });
+      var writeStream = new Writable();
+      var written = 0;
+      writeStream._write = function(chunk, encoding, cb) {
+        chunk.copy(buffer, offset + written, 0, chunk.length);
+        written += chunk.length;
+        cb();
+      };
+      writeStream.on("finish", callback);
+      readStream.on("error", function(error62) {
+        callback(error62);
+      });
+      readStream.pipe(writeStream);
+    };
+    RandomAccessReader.prototype.close = function(callback) {
+      setImmediate(callback);
+    };
+    util.inherits(RefUnrefFilter, PassThrough);
+    function RefUnrefFilter(context) {
+      PassThrough.call(this);
+      this.context = context;
+      this.context.ref();
+      this.unreffedYet = false;
+    }
+    RefUnrefFilter.prototype._flush = function(cb) {
+      this.unref();
+      cb();
+    };
+    RefUnrefFilter.prototype.unref = function(cb) {
+      if (this.unreffedYet) return;
+      this.unreffedYet = true;
+      this.context.unref();
+    };
+    var cp437 = "\0\u263A\u263B\u2665\u2666\u2663\u2660\u2022\u25D8\u25CB\u25D9\u2642\u2640\u266A\u266B\u263C\u25BA\u25C4\u2195\u203C\xB6\xA7\u25AC\u21A8\u2191\u2193\u2192\u2190\u221F\u2194\u25B2\u25BC !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~\u2302\xC7\xFC\xE9\xE2\xE4\xE0\xE5\xE7\xEA\xEB\xE8\xEF\xEE\xEC\xC4\xC5\xC9\xE6\xC6\xF4\xF6\xF2\xFB\xF9\xFF\xD6\xDC\xA2\xA3\xA5\u20A7\u0192\xE1\xED\xF3\xFA\xF1\xD1\xAA\xBA\xBF\u2310\xAC\xBD\xBC\xA1\xAB\xBB\u2591\u2592\u2593\u2502\u2524\u2561\u2562\u2556\u2555\u2563\u2551\u2557\u255D\u255C\u255B\u2510\u2514\u2534\u252C\u251C\u2500\u253C\u255E\u255F\u255A\u2554\u2569\u2566\u2560\u2550\u256C\u2567\u2568\u2564\u2565\u2559\u2558\u2552\u2553\u256B\u256A\u2518\u250C\u2588\u2584\u258C\u2590\u2580\u03B1\xDF\u0393\u03C0\u03A3\u03C3\xB5\u03C4\u03A6\u0398\u03A9\u03B4\u221E\u03C6\u03B5\u2229\u2261\xB1\u2265\u2264\u2320\u2321\xF7\u2248\xB0\u2219\xB7\u221A\u207F\xB2\u25A0\xA0";
+    function decodeBuffer(buffer, isUtf82) {
+      if (isUtf82) {
+        return buffer.toString("utf8");
+      } else {
+        var result = "";
+        for (var i = 0; i < buffer.length; i++) {
+          result += cp437[buffer[i]];
+        }
+        return result;
+      }
+    }
+    function readUInt64LE(buffer, offset) {
+      var lower32 = buffer.readUInt32LE(offset);
+      var upper32 = buffer.readUInt32LE(offset + 4);
+      return upper32 * 4294967296 + lower32;
+    }
+    var newBuffer;
+    if (typeof Buffer.allocUnsafe === "function") {
+      newBuffer = function(len) {
+        return Buffer.allocUnsafe(len);
+      };
+    } else {
+      newBuffer = function(len) {
+        return new Buffer(len);
+      };
+    }
+    function installDestroyFn(stream, fn) {
+      if (typeof stream.destroy === "function") {
+        stream._destroy = function(err, cb) {
+          fn();
+          if (cb != null) cb(err);
+        };
+      } else {
+        stream.destroy = fn;
+      }
+    }
+    function defaultCallback(err) {
+      if (err) throw err;
+    }
+  }
+});
+
+// ../../work/main/node_modules/buffer-crc32/dist/index.cjs
+var require_dist2 = __commonJS({
+  "../../work/main/node_modules/buffer-crc32/dist/index.cjs"(exports, module) {
+    "use strict";
+    function getDefaultExportFromCjs(x) {
+      return x && x.__esModule && Object.prototype.hasOwnProperty.call(x, "default") ? x["default"] : x;
+    }
+    var CRC_TABLE = new Int32Array([
+      0,
+      1996959894,
+      3993919788,
+      2567524794,
+      124634137,
+      1886057615,
+      3915621685,
+      2657392035,
+      249268274,
+      2044508324,
+      3772115230,
+      2547177864,
+      162941995,
+      2125561021,
+      3887607047,
+      2428444049,
+      498536548,
+      1789927666,
+      4089016648,
+      2227061214,
+      450548861,
+      1843258603,
+      4107580753,
+      2211677639,
+      325883990,
+      1684777152,
+      4251122042,
+      2321926636,
+      335633487,
+      1661365465,
+      4195302755,
+      2366115317,
+      997073096,
+      1281953886,
+      3579855332,
+      2724688242,
+      1006888145,
+      1258607687,
+      3524101629,
+      2768942443,
+      901097722,
+      1119000684,
+      3686517206,
+      2898065728,
+      853044451,
+      1172266101,
+      3705015759,
+      2882616665,
+      651767980,
+      1373503546,
+      3369554304,
+      3218104598,
+      565507253,
+      1454621731,
+      3485111705,
+      3099436303,
+      671266974,
+      1594198024,
+      3322730930,
+      2970347812,
+      795835527,
+      1483230225,
+      3244367275,
+      3060149565,
+      1994146192,
+      31158534,
+      2563907772,
+      4023717930,
+      1907459465,
+      112637215,
+      2680153253,
+      3904427059,
+      2013776290,
+      251722036,
+      2517215374,
+      3775830040,
+      2137656763,
+      141376813,
+      2439277719,
+      3865271297,
+      1802195444,
+      476864866,
+      2238001368,
+      4066508878,
+      1812370925,
+      453092731,
+      2181625025,
+      4111451223,
+      1706088902,
+      314042704,
+      2344532202,
+      4240017532,
+      1658658271,
+      366619977,
+      2362670323,
+      4224994405,
+      1303535960,
+      984961486,
+      2747007092,
+      3569037538,
+      1256170817,
+      1037604311,
+      2765210733,
+      3554079995,
+      1131014506,
+      879679996,
+      2909243462,
+      3663771856,
+      1141124467,
+      855842277,
+      2852801631,
+      3708648649,
+      1342533948,
+      654459306,
+      3188396048,
+      3373015174,
+      1466479909,
+      544179635,
+      3110523913,
+      3462522015,
+      1591671054,
+      702138776,
+      2966460450,
+      3352799412,
+      1504918807,
+      783551873,
+      3082640443,
+      3233442989,
+      3988292384,
+      2596254646,
+      62317068,
+      1957810842,
+      3939845945,
+      2647816111,
+      81470997,
+      1943803523,
+      3814918930,
+      2489596804,
+      225274430,
+      2053790376,
+      3826175755,
+      2466906013,
+      167816743,
+      2097651377,
+      4027552580,
+      2265490386,
+      503444072,
+      1762050814,
+      4150417245,
+      2154129355,
+      426522225,
+      1852507879,
+      4275313526,
+      2312317920,
+      282753626,
+      1742555852,
+      4189708143,
+      2394877945,
+      397917763,
+      1622183637,
+      3604390888,
+      2714866558,
+      953729732,
+      1340076626,
+      3518719985,
+      2797360999,
+      1068828381,
+      1219638859,
+      3624741850,
+      2936675148,
+      906185462,
+      1090812512,
+      3747672003,
+      2825379669,
+      829329135,
+      1181335161,
+      3412177804,
+      3160834842,
+      628085408,
+      1382605366,
+      3423369109,
+      3138078467,
+      570562233,
+      1426400815,
+      3317316542,
+      2998733608,
+      733239954,
+      1555261956,
+      3268935591,
+      3050360625,
+      752459403,
+      1541320221,
+      2607071920,
+      3965973030,
+      1969922972,
+      40735498,
+      2617837225,
+      3943577151,
+      1913087877,
+      83908371,
+      2512341634,
+      3803740692,
+      2075208622,
+      213261112,
+      2463272603,
+      3855990285,
+      2094854071,
+      198958881,
+      2262029012,
+      4057260610,
+      1759359992,
+      534414190,
+      2176718541,
+      4139329115,
+      1873836001,
+      414664567,
+      2282248934,
+      4279200368,
+      1711684554,
+      285281116,
+      2405801727,
+      4167216745,
+      1634467795,
+      376229701,
+      2685067896,
+      3608007406,
+      1308918612,
+      956543938,
+      2808555105,
+      3495958263,
+      1231636301,
+      1047427035,
+      2932959818,
+      3654703836,
+      1088359270,
+      936918e3,
+      2847714899,
+      3736837829,
+      1202900863,
+      817233897,
+      3183342108,
+      3401237130,
+      1404277552,
+      615818150,
+      3134207493,
+      3453421203,
+      1423857449,
+      601450431,
+      3009837614,
+      3294710456,
+      1567103746,
+      711928724,
+      3020668471,
+      3272380065,
+      1510334235,
+      755167117
+    ]);
+    function ensureBuffer(input2) {
+      if (Buffer.isBuffer(input2)) {
+        return input2;
+      }
+      if (typeof input2 === "number") {
+        return Buffer.alloc(input2);
+      } else if (typeof input2 === "string") {
+        return Buffer.from(input2);
+      } else {
+        throw new Error("input must be buffer, number, or string, received " + typeof input2);
+      }
+    }
+    function bufferizeInt(num2) {
+      const tmp = ensureBuffer(4);
+      tmp.writeInt32BE(num2, 0);
+      return tmp;
+    }
+    function _crc32(buf, previous) {
+      buf = ensureBuffer(buf);
+      if (Buffer.isBuffer(previous)) {
+        previous = previous.readUInt32BE(0);
+      }
+      let crc = ~~previous ^ -1;
+      for (var n = 0; n < buf.length; n++) {
+        crc = CRC_TABLE[(crc ^ buf[n]) & 255] ^ crc >>> 8;
+      }
+      return crc ^ -1;
+    }
+    function crc32() {
+      return bufferizeInt(_crc32.apply(null, arguments));
+    }
+    crc32.signed = function() {
+      return _crc32.apply(null, arguments);
+    };
+    crc32.unsigned = function() {
+      return _crc32.apply(null, arguments) >>> 0;
+    };
+    var bufferCrc32 = crc32;
+    var index = /* @__PURE__ */ getDefaultExportFromCjs(bufferCrc32);
+    module.exports = index;
+  }
+});
+
+// ../../work/main/node_modules/yazl/index.js
+var require_yazl = __commonJS({
+  "../../work/main/node_modules/yazl/index.js"(exports) {
+    var fs = __require("fs");
+    var Transform = __require("stream").Transform;
+    var PassThrough = __require("stream").PassThrough;
+    var zlib = __require("zlib");
+    var util = __require("util");
+    var EventEmitter = __require("events").EventEmitter;
+    var errorMonitor = __require("events").errorMonitor;
+    var crc32 = require_dist2();
+    exports.ZipFile = ZipFile;
+    exports.dateToDosDateTime = dateToDosDateTime;
+    util.inherits(ZipFile, EventEmitter);
+    function ZipFile() {
+      this.outputStream = new PassThrough();
+      this.entries = [];
+      this.outputStreamCursor = 0;
+      this.ended = false;
+      this.allDone = false;
+      this.forceZip64Eocd = false;
+      this.errored = false;
+      this.on(errorMonitor, function() {
+        this.errored = true;
+      });
+    }
+    ZipFile.prototype.addFile = function(realPath, metadataPath, options2) {
+      var self = this;
+      metadataPath = validateMetadataPath(metadataPath, false);
+      if (options2 == null) options2 = {};
+      if (shouldIgnoreAdding(self)) return;
+      var entry = new Entry(metadataPath, false, options2);
+      self.entries.push(entry);
+      fs.stat(realPath, function(err, stats) {
+        if (err) return self.emit("error", err);
+        if (!stats.isFile()) return self.emit("error", new Error("not a file: " + realPath));
+        entry.uncompressedSize = stats.size;
+        if (options2.mtime == null) entry.setLastModDate(stats.mtime);
+        if (options2.mode == null) entry.setFileAttributesMode(stats.mode);
+        entry.setFileDataPumpFunction(function() {
+          var readStream = fs.createReadStream(realPath);
+          entry.state = Entry.FILE_DATA_IN_PROGRESS;
+          readStream.on("error", function(err2) {
+            self.emit("error", err2);
+          });
+          pumpFileDataReadStream(self, entry, readStream);
+        });
+        pumpEntries(self);
+      });
+    };
+    ZipFile.prototype.addReadStream = function(readStream, metadataPath, options2) {
+      this.addReadStreamLazy(metadataPath, options2, function(cb) {
+        cb(null, readStream);
+      });
+    };
+    ZipFile.prototype.addReadStreamLazy = function(metadataPath, options2, getReadStreamFunction) {
+      var self = this;
+      if (typeof options2 === "function") {
+        getReadStreamFunction = options2;
+        options2 = null;
+      }
+      if (options2 == null) options2 = {};
+      metadataPath = validateMetadataPath(metadataPath, false);
+      if (shouldIgnoreAdding(self)) return;
+      var entry = new Entry(metadataPath, false, options2);
+      self.entries.push(entry);
+      entry.setFileDataPumpFunction(function() {
+        entry.state = Entry.FILE_DATA_IN_PROGRESS;
+        getReadStreamFunction(function(err, readStream) {
+          if (err) return self.emit("error", err);
+          pumpFileDataReadStream(self, entry, readStream);
+        });
+      });
+      pumpEntries(self);
+    };
+    ZipFile.prototype.addBuffer = function(buffer, metadataPath, options2) {
+      var self = this;
+      metadataPath = validateMetadataPath(metadataPath, false);
+      if (buffer.length > 1073741823) throw new Error("buffer too large: " + buffer.length + " > 1073741823");
+      if (options2 == null) options2 = {};
+      if (options2.size != null) throw new Error("options.size not allowed");
+      if (shouldIgnoreAdding(self)) return;
+      var entry = new Entry(metadataPath, false, options2);
+      entry.uncompressedSize = buffer.length;
+      entry.crc32 = crc32.unsigned(buffer);
+      entry.crcAndFileSizeKnown = true;
+      self.entries.push(entry);
+      if (entry.compressionLevel === 0) {
+        setCompressedBuffer(buffer);
+      } else {
+        zlib.deflateRaw(buffer, { level: entry.compressionLevel }, function(err, compressedBuffer) {
+          setCompressedBuffer(compressedBuffer);
+        });
+      }
+      function setCompressedBuffer(compressedBuffer) {
+        entry.compressedSize = compressedBuffer.length;
+        entry.setFileDataPumpFunction(function() {
+          writeToOutputStream(self, compressedBuffer);
+          writeToOutputStream(self, entry.getDataDescriptor());
+          entry.state = Entry.FILE_DATA_DONE;
+          setImmediate(function() {
+            pumpEntries(self);
+          });
+        });
+        pumpEntries(self);
+      }
+    };
+    ZipFile.prototype.addEmptyDirectory = function(metadataPath, options2) {
+      var self = this;
+      metadataPath = validateMetadataPath(metadataPath, true);
+      if (options2 == null) options2 = {};
+      if (options2.size != null) throw new Error("options.size not allowed");
+      if (options2.compress != null) throw new Error("options.compress not allowed");
+      if (options2.compressionLevel != null) throw new Error("options.compressionLevel not allowed");
+      if (shouldIgnoreAdding(self)) return;
+      var entry = new Entry(metadataPath, true, options2);
+      self.entries.push(entry);
+      entry.setFileDataPumpFunction(function() {
+        writeToOutputStream(self, entry.getDataDescriptor());
+        entry.state = Entry.FILE_DATA_DONE;
+        pumpEntries(self);
+      });
+      pumpEntries(self);
+    };
+    var eocdrSignatureBuffer = bufferFrom([80, 75, 5, 6]);
+    ZipFile.prototype.end = function(options2, calculatedTotalSizeCallback) {
+      if (typeof options2 === "function") {
+        calculatedTotalSizeCallback = options2;
+        options2 = null;
+      }
+      if (options2 == null) options2 = {};
+      if (this.ended) return;
+      this.ended = true;
+      if (this.errored) return;
+      this.calculatedTotalSizeCallback = calculatedTotalSizeCallback;
+      this.forceZip64Eocd = !!options2.forceZip64Format;
+      if (options2.comment) {
+        if (typeof options2.comment === "string") {
+          this.comment = encodeCp437(options2.comment);
+        } else {
+          this.comment = options2.comment;
+        }
+        if (this.comment.length > 65535) throw new Error("comment is too large");
+        if (bufferIncludes(this.comment, eocdrSignatureBuffer)) throw new Error("comment contains end of central directory record signature");
+      } else {
+        this.comment = EMPTY_BUFFER;
+      }
+      pumpEntries(this);
+    };
+    function writeToOutputStream(self, buffer) {
+      self.outputStream.write(buffer);
+      self.outputStreamCursor += buffer.length;
+    }
+    function pumpFileDataReadStream(self, entry, readStream) {
+      var crc32Watcher = new Crc32Watcher();
+      var uncompressedSizeCounter = new ByteCounter();
+      var compressor = entry.compressionLevel !== 0 ? new zlib.DeflateRaw({ level: entry.compressionLevel }) : new PassThrough();
+      var compressedSizeCounter = new ByteCounter();
+      readStream.pipe(crc32Watcher).pipe(uncompressedSizeCounter).pipe(compressor).pipe(compressedSizeCounter).pipe(self.outputStream, { end: false });
+      compressedSizeCounter.on("end", function() {
+        entry.crc32 = crc32Watcher.crc32;
+        if (entry.uncompressedSize == null) {
+          entry.uncompressedSize = uncompressedSizeCounter.byteCount;
+        } else {
+          if (entry.uncompressedSize !== uncompressedSizeCounter.byteCount) return self.emit("error", new Error("file data stream has unexpected number of bytes"));
+        }
+        entry.compressedSize = compressedSizeCounter.byteCount;
+        self.outputStreamCursor += entry.compressedSize;
+        writeToOutputStream(self, entry.getDataDescriptor());
+        entry.state = Entry.FILE_DATA_DONE;
+        pumpEntries(self);
+      });
+    }
+    function determineCompressionLevel(options2) {
+      if (options2.compress != null && options2.compressionLevel != null) {
+        if (!!options2.compress !== !!options2.compressionLevel) throw new Error("conflicting settings for compress and compressionLevel");
+      }
+      if (options2.compressionLevel != null) return options2.compressionLevel;
+      if (options2.compress === false) return 0;
+      return 6;
+    }
+    function pumpEntries(self) {
+      if (self.allDone || self.errored) return;
+      if (self.ended && self.calculatedTotalSizeCallback != null) {
+        var calculatedTotalSize = calculateTotalSize(self);
+        if (calculatedTotalSize != null) {
+          self.calculatedTotalSizeCallback(calculatedTotalSize);
+          self.calculatedTotalSizeCallback = null;
+        }
+      }
+      var entry = getFirstNotDoneEntry();
+      function getFirstNotDoneEntry() {
+        for (var i = 0; i < self.entries.length; i++) {
+          var entry2 = self.entries[i];
+          if (entry2.state < Entry.FILE_DATA_DONE) return entry2;
+        }
+        return null;
+      }
+      if (entry != null) {
+        if (entry.state < Entry.READY_TO_PUMP_FILE_DATA) return;
+        if (entry.state === Entry.FILE_DATA_IN_PROGRESS) return;
+        entry.relativeOffsetOfLocalHeader = self.outputStreamCursor;
+        var localFileHeader = entry.getLocalFileHeader();
+        writeToOutputStream(self, localFileHeader);
+        entry.doFileDataPump();
+      } else {
+        if (self.ended) {
+          self.offsetOfStartOfCentralDirectory = self.outputStreamCursor;
+          self.entries.forEach(function(entry2) {
+            var centralDirectoryRecord = entry2.getCentralDirectoryRecord();
+            writeToOutputStream(self, centralDirectoryRecord);
+          });
+          writeToOutputStream(self, getEndOfCentralDirectoryRecord(self));
+          self.outputStream.end();
+          self.allDone = true;
+        }
+      }
+    }
+    function calculateTotalSize(self) {
+      var pretendOutputCursor = 0;
+      var centralDirectorySize = 0;
+      for (var i = 0; i < self.entries.length; i++) {
+        var entry = self.entries[i];
+        if (entry.compressionLevel !== 0) return -1;
+        if (entry.state >= Entry.READY_TO_PUMP_FILE_DATA) {
+          if (entry.uncompressedSize == null) return -1;
+        } else {
+          if (entry.uncompressedSize == null) return null;
+        }
+        entry.relativeOffsetOfLocalHeader = pretendOutputCursor;
+        var useZip64Format = entry.useZip64Format();
+        pretendOutputCursor += LOCAL_FILE_HEADER_FIXED_SIZE + entry.utf8FileName.length;
+        pretendOutputCursor += entry.uncompressedSize;
+        if (!entry.crcAndFileSizeKnown) {
+          if (useZip64Format) {
+            pretendOutputCursor += ZIP64_DATA_DESCRIPTOR_SIZE;
+          } else {
+            pretendOutputCursor += DATA_DESCRIPTOR_SIZE;
+          }
+        }
+        centralDirectorySize += CENTRAL_DIRECTORY_RECORD_FIXED_SIZE + entry.utf8FileName.length + entry.fileComment.length;
+        if (!entry.forceDosTimestamp) {
+          centralDirectorySize += INFO_ZIP_UNIVERSAL_TIMESTAMP_EXTRA_FIELD_SIZE;
+        }
+        if (useZip64Format) {
+          centralDirectorySize += ZIP64_EXTENDED_INFORMATION_EXTRA_FIELD_SIZE;
+        }
+      }
+      var endOfCentralDirectorySize = 0;
+      if (self.forceZip64Eocd || self.entries.length >= 65535 || centralDirectorySize >= 65535 || pretendOutputCursor >= 4294967295) {
+        endOfCentralDirectorySize += ZIP64_END_OF_CENTRAL_DIRECTORY_RECORD_SIZE + ZIP64_END_OF_CENTRAL_DIRECTORY_LOCATOR_SIZE;
+      }
+      endOfCentralDirectorySize += END_OF_CENTRAL_DIRECTORY_RECORD_SIZE + self.comment.length;
+      return pretendOutputCursor + centralDirectorySize + endOfCentralDirectorySize;
+    }
+    function shouldIgnoreAdding(self) {
+      if (self.ended) throw new Error("cannot add entries after calling end()");
+      if (self.errored) return true;
+      return false;
+    }
+    var ZIP64_END_OF_CENTRAL_DIRECTORY_RECORD_SIZE = 56;
+    var ZIP64_END_OF_CENTRAL_DIRECTORY_LOCATOR_SIZE = 20;
+    var END_OF_CENTRAL_DIRECTORY_RECORD_SIZE = 22;
+    function getEndOfCentralDirectoryRecord(self, actuallyJustTellMeHowLongItWouldBe) {
+      var needZip64Format = false;
+      var normalEntriesLength = self.entries.length;
+      if (self.forceZip64Eocd || self.entries.length >= 65535) {
+        normalEntriesLength = 65535;
+        needZip64Format = true;
+      }
+      var sizeOfCentralDirectory = self.outputStreamCursor - self.offsetOfStartOfCentralDirectory;
+      var normalSizeOfCentralDirectory = sizeOfCentralDirectory;
+      if (self.forceZip64Eocd || sizeOfCentralDirectory >= 4294967295) {
+        normalSizeOfCentralDirectory = 4294967295;
+        needZip64Format = true;
+      }
+      var normalOffsetOfStartOfCentralDirectory = self.offsetOfStartOfCentralDirectory;
+      if (self.forceZip64Eocd || self.offsetOfStartOfCentralDirectory >= 4294967295) {
+        normalOffsetOfStartOfCentralDirectory = 4294967295;
+        needZip64Format = true;
+      }
+      if (actuallyJustTellMeHowLongItWouldBe) {
+        if (needZip64Format) {
+          return ZIP64_END_OF_CENTRAL_DIRECTORY_RECORD_SIZE + ZIP64_END_OF_CENTRAL_DIRECTORY_LOCATOR_SIZE + END_OF_CENTRAL_DIRECTORY_RECORD_SIZE;
+        } else {
+          return END_OF_CENTRAL_DIRECTORY_RECORD_SIZE;
+        }
+      }
+      var eocdrBuffer = bufferAlloc(END_OF_CENTRAL_DIRECTORY_RECORD_SIZE + self.comment.length);
+      eocdrBuffer.writeUInt32LE(101010256, 0);
+      eocdrBuffer.writeUInt16LE(0, 4);
+      eocdrBuffer.writeUInt16LE(0, 6);
+      eocdrBuffer.writeUInt16LE(normalEntriesLength, 8);
+      eocdrBuffer.writeUInt16LE(normalEntriesLength, 10);
+      eocdrBuffer.writeUInt32LE(normalSizeOfCentralDirectory, 12);
+      eocdrBuffer.writeUInt32LE(normalOffsetOfStartOfCentralDirectory, 16);
+      eocdrBuffer.writeUInt16LE(self.comment.length, 20);
+      self.comment.copy(eocdrBuffer, 22);
+      if (!needZip64Format) return eocdrBuffer;
+      var zip64EocdrBuffer = bufferAlloc(ZIP64_END_OF_CENTRAL_DIRECTORY_RECORD_SIZE);
+      zip64EocdrBuffer.writeUInt32LE(101075792, 0);
+      writeUInt64LE(zip64EocdrBuffer, ZIP64_END_OF_CENTRAL_DIRECTORY_RECORD_SIZE - 12, 4);
+      zip64EocdrBuffer.writeUInt16LE(VERSION_MADE_BY, 12);
+      zip64EocdrBuffer.writeUInt16LE(VERSION_NEEDED_TO_EXTRACT_ZIP64, 14);
+      zip64EocdrBuffer.writeUInt32LE(0, 16);
+      zip64EocdrBuffer.writeUInt32LE(0, 20);
+      writeUInt64LE(zip64EocdrBuffer, self.entries.length, 24);
+      writeUInt64LE(zip64EocdrBuffer, self.entries.length, 32);
+      writeUInt64LE(zip64EocdrBuffer, sizeOfCentralDirectory, 40);
+      writeUInt64LE(zip64EocdrBuffer, self.offsetOfStartOfCentralDirectory, 48);
+      var zip64EocdlBuffer = bufferAlloc(ZIP64_END_OF_CENTRAL_DIRECTORY_LOCATOR_SIZE);
+      zip64EocdlBuffer.writeUInt32LE(117853008, 0);
+      zip64EocdlBuffer.writeUInt32LE(0, 4);
+      writeUInt64LE(zip64EocdlBuffer, self.outputStreamCursor, 8);
+      zip64EocdlBuffer.writeUInt32LE(1, 16);
+      return Buffer.concat([
+        zip64EocdrBuffer,
+        zip64EocdlBuffer,
+        eocdrBuffer
+      ]);
+    }
+    function validateMetadataPath(metadataPath, isDirectory) {
+      if (metadataPath === "") throw new Error("empty metadataPath");
+      metadataPath = metadataPath.replace(/\\/g, "/");
+      if (/^[a-zA-Z]:/.test(metadataPath) || /^\//.test(metadataPath)) throw new Error("absolute path: " + metadataPath);
+      if (metadataPath.split("/").indexOf("..") !== -1) throw new Error("invalid relative path: " + metadataPath);
+      var looksLikeDirectory = /\/$/.test(metadataPath);
+      if (isDirectory) {
+        if (!looksLikeDirectory) metadataPath += "/";
+      } else {
+        if (looksLikeDirectory) throw new Error("file path cannot end with '/': " + metadataPath);
+      }
+      return metadataPath;
+    }
+    var EMPTY_BUFFER = bufferAlloc(0);
+    function Entry(metadataPath, isDirectory, options2) {
+      this.utf8FileName = bufferFrom(metadataPath);
+      if (this.utf8FileName.length > 65535) throw new Error("utf8 file name too long. " + utf8FileName.length + " > 65535");
+      this.isDirectory = isDirectory;
+      this.state = Entry.WAITING_FOR_METADATA;
+      this.setLastModDate(options2.mtime != null ? options2.mtime : /* @__PURE__ */ new Date());
+      this.forceDosTimestamp = !!options2.forceDosTimestamp;
+      if (options2.mode != null) {
+        this.setFileAttributesMode(options2.mode);
+      } else {
+        this.setFileAttributesMode(isDirectory ? 16893 : 33204);
+      }
+      if (isDirectory) {
+        this.crcAndFileSizeKnown = true;
+        this.crc32 = 0;
+        this.uncompressedSize = 0;
+        this.compressedSize = 0;
+      } else {
+        this.crcAndFileSizeKnown = false;
+        this.crc32 = null;
+        this.uncompressedSize = null;
+        this.compressedSize = null;
+        if (options2.size != null) this.uncompressedSize = options2.size;
+      }
+      if (isDirectory) {
+        this.compressionLevel = 0;
+      } else {
+        this.compressionLevel = determineCompressionLevel(options2);
+      }
+      this.forceZip64Format = !!options2.forceZip64Format;
+      if (options2.fileComment) {
+        if (typeof options2.fileComment === "string") {
+          this.fileComment = bufferFrom(options2.fileComment, "utf-8");
+        } else {
+          this.fileComment = options2.fileComment;
+        }
+        if (this.fileComment.length > 65535) throw new Error("fileComment is too large");
+      } else {
+        this.fileComment = EMPTY_BUFFER;
+      }
+    }
+    Entry.WAITING_FOR_METADATA = 0;
+    Entry.READY_TO_PUMP_FILE_DATA = 1;
+    Entry.FILE_DATA_IN_PROGRESS = 2;
+    Entry.FILE_DATA_DONE = 3;
+    Entry.prototype.setLastModDate = function(date5) {
+      this.mtime = date5;
+      var dosDateTime = dateToDosDateTime(date5);
+      this.lastModFileTime = dosDateTime.time;
+      this.lastModFileDate = dosDateTime.date;
+    };
+    Entry.prototype.setFileAttributesMode = function(mode) {
+      if ((mode & 65535) !== mode) throw new Error("invalid mode. expected: 0 <= " + mode + " <= 65535");
+      this.externalFileAttributes = mode << 16 >>> 0;
+    };
+    Entry.prototype.setFileDataPumpFunction = function(doFileDataPump) {
+      this.doFileDataPump = doFileDataPump;
+      this.state = Entry.READY_TO_PUMP_FILE_DATA;
+    };
+    Entry.prototype.useZip64Format = function() {
+      return this.forceZip64Format || this.uncompressedSize != null && this.uncompressedSize > 4294967294 || this.compressedSize != null && this.compressedSize > 4294967294 || this.relativeOffsetOfLocalHeader != null && this.relativeOffsetOfLocalHeader > 4294967294;
+    };
+    var LOCAL_FILE_HEADER_FIXED_SIZE = 30;
+    var VERSION_NEEDED_TO_EXTRACT_UTF8 = 20;
+    var VERSION_NEEDED_TO_EXTRACT_ZIP64 = 45;
+    var VERSION_MADE_BY = 3 << 8 | 63;
+    var FILE_NAME_IS_UTF8 = 1 << 11;
+    var UNKNOWN_CRC32_AND_FILE_SIZES = 1 << 3;
+    Entry.prototype.getLocalFileHeader = function() {
+      var crc322 = 0;
+      var compressedSize = 0;
+      var uncompressedSize = 0;
+      if (this.crcAndFileSizeKnown) {
+        crc322 = this.crc32;
+        compressedSize = this.compressedSize;
+        uncompressedSize = this.uncompressedSize;
+      }
+      var fixedSizeStuff = bufferAlloc(LOCAL_FILE_HEADER_FIXED_SIZE);
+      var generalPurposeBitFlag = FILE_NAME_IS_UTF8;
+      if (!this.crcAndFileSizeKnown) generalPurposeBitFlag |= UNKNOWN_CRC32_AND_FILE_SIZES;
+      fixedSizeStuff.writeUInt32LE(67324752, 0);
+      fixedSizeStuff.writeUInt16LE(VERSION_NEEDED_TO_EXTRACT_UTF8, 4);
+      fixedSizeStuff.writeUInt16LE(generalPurposeBitFlag, 6);
+      fixedSizeStuff.writeUInt16LE(this.getCompressionMethod(), 8);
+      fixedSizeStuff.writeUInt16LE(this.lastModFileTime, 10);
+      fixedSizeStuff.writeUInt16LE(this.lastModFileDate, 12);
+      fixedSizeStuff.writeUInt32LE(crc322, 14);
+      fixedSizeStuff.writeUInt32LE(compressedSize, 18);
+      fixedSizeStuff.writeUInt32LE(uncompressedSize, 22);
+      fixedSizeStuff.writeUInt16LE(this.utf8FileName.length, 26);
+      fixedSizeStuff.writeUInt16LE(0, 28);
+      return Buffer.concat([
+        fixedSizeStuff,
+        // file name (variable size)
+        this.utf8FileName
+        // extra field (variable size)
+        // no extra fields
+      ]);
+    };
+    var DATA_DESCRIPTOR_SIZE = 16;
+    var ZIP64_DATA_DESCRIPTOR_SIZE = 24;
+    Entry.prototype.getDataDescriptor = function() {
+      if (this.crcAndFileSizeKnown) {
+        return EMPTY_BUFFER;
+      }
+      if (!this.useZip64Format()) {
+        var buffer = bufferAlloc(DATA_DESCRIPTOR_SIZE);
+        buffer.writeUInt32LE(134695760, 0);
+        buffer.writeUInt32LE(this.crc32, 4);
+        buffer.writeUInt32LE(this.compressedSize, 8);
+        buffer.writeUInt32LE(this.uncompressedSize, 12);
+        return buffer;
+      } else {
+        var buffer = bufferAlloc(ZIP64_DATA_DESCRIPTOR_SIZE);
+        buffer.writeUInt32LE(134695760, 0);
+        buffer.writeUInt32LE(this.crc32, 4);
+        writeUInt64LE(buffer, this.compressedSize, 8);
+        writeUInt64LE(buffer, this.uncompressedSize, 16);
+        return buffer;
+      }
+    };
+    var CENTRAL_DIRECTORY_RECORD_FIXED_SIZE = 46;
+    var INFO_ZIP_UNIVERSAL_TIMESTAMP_EXTRA_FIELD_SIZE = 9;
+    var ZIP64_EXTENDED_INFORMATION_EXTRA_FIELD_SIZE = 28;
+    Entry.prototype.getCentralDirectoryRecord = function() {
+      var fixedSizeStuff = bufferAlloc(CENTRAL_DIRECTORY_RECORD_FIXED_SIZE);
+      var generalPurposeBitFlag = FILE_NAME_IS_UTF8;
+      if (!this.crcAndFileSizeKnown) generalPurposeBitFlag |= UNKNOWN_CRC32_AND_FILE_SIZES;
+      var izutefBuffer = EMPTY_BUFFER;
+      if (!this.forceDosTimestamp) {
+        izutefBuffer = bufferAlloc(INFO_ZIP_UNIVERSAL_TIMESTAMP_EXTRA_FIELD_SIZE);
+        izutefBuffer.writeUInt16LE(21589, 0);
+        izutefBuffer.writeUInt16LE(INFO_ZIP_UNIVERSAL_TIMESTAMP_EXTRA_FIELD_SIZE - 4, 2);
+        var EB_UT_FL_MTIME = 1 << 0;
+        var EB_UT_FL_ATIME = 1 << 1;
+        izutefBuffer.writeUInt8(EB_UT_FL_MTIME | EB_UT_FL_ATIME, 4);
+        var timestamp = Math.floor(this.mtime.getTime() / 1e3);
+        if (timestamp < -2147483648) timestamp = -2147483648;
+        if (timestamp > 2147483647) timestamp = 2147483647;
+        izutefBuffer.writeUInt32LE(timestamp, 5);
+      }
+      var normalCompressedSize = this.compressedSize;
+      var normalUncompressedSize = this.uncompressedSize;
+      var normalRelativeOffsetOfLocalHeader = this.relativeOffsetOfLocalHeader;
+      var versionNeededToExtract = VERSION_NEEDED_TO_EXTRACT_UTF8;
+      var zeiefBuffer = EMPTY_BUFFER;
+      if (this.useZip64Format()) {
+        normalCompressedSize = 4294967295;
+        normalUncompressedSize = 4294967295;
+        normalRelativeOffsetOfLocalHeader = 4294967295;
+        versionNeededToExtract = VERSION_NEEDED_TO_EXTRACT_ZIP64;
+        zeiefBuffer = bufferAlloc(ZIP64_EXTENDED_INFORMATION_EXTRA_FIELD_SIZE);
+        zeiefBuffer.writeUInt16LE(1, 0);
+        zeiefBuffer.writeUInt16LE(ZIP64_EXTENDED_INFORMATION_EXTRA_FIELD_SIZE - 4, 2);
+        writeUInt64LE(zeiefBuffer, this.uncompressedSize, 4);
+        writeUInt64LE(zeiefBuffer, this.compressedSize, 12);
+        writeUInt64LE(zeiefBuffer, this.relativeOffsetOfLocalHeader, 20);
+      }
+      fixedSizeStuff.writeUInt32LE(33639248, 0);
+      fixedSizeStuff.writeUInt16LE(VERSION_MADE_BY, 4);
+      fixedSizeStuff.writeUInt16LE(versionNeededToExtract, 6);
+      fixedSizeStuff.writeUInt16LE(generalPurposeBitFlag, 8);
+      fixedSizeStuff.writeUInt16LE(this.getCompressionMethod(), 10);
+      fixedSizeStuff.writeUInt16LE(this.lastModFileTime, 12);
+      fixedSizeStuff.writeUInt16LE(this.lastModFileDate, 14);
+      fixedSizeStuff.writeUInt32LE(this.crc32, 16);
+      fixedSizeStuff.writeUInt32LE(normalCompressedSize, 20);
+      fixedSizeStuff.writeUInt32LE(normalUncompressedSize, 24);
+      fixedSizeStuff.writeUInt16LE(this.utf8FileName.length, 28);
+      fixedSizeStuff.writeUInt16LE(izutefBuffer.length + zeiefBuffer.length, 30);
+      fixedSizeStuff.writeUInt16LE(this.fileComment.length, 32);
+      fixedSizeStuff.writeUInt16LE(0, 34);
+      fixedSizeStuff.writeUInt16LE(0, 36);
+      fixedSizeStuff.writeUInt32LE(this.externalFileAttributes, 38);
+      fixedSizeStuff.writeUInt32LE(normalRelativeOffsetOfLocalHeader, 42);
+      return Buffer.concat([
+        fixedSizeStuff,
+        // file name (variable size)
+        this.utf8FileName,
+        // extra field (variable size)
+        izutefBuffer,
+        zeiefBuffer,
+        // file comment (variable size)
+        this.fileComment
+      ]);
+    };
+    Entry.prototype.getCompressionMethod = function() {
+      var NO_COMPRESSION = 0;
+      var DEFLATE_COMPRESSION = 8;
+      return this.compressionLevel === 0 ? NO_COMPRESSION : DEFLATE_COMPRESSION;
+    };
+    var minDosDate = new Date(1980, 0, 1);
+    var maxDosDate = new Date(2107, 11, 31, 23, 59, 58);
+    function dateToDosDateTime(jsDate) {
+      if (jsDate < minDosDate) jsDate = minDosDate;
+      else if (jsDate > maxDosDate) jsDate = maxDosDate;
+      var date5 = 0;
+      date5 |= jsDate.getDate() & 31;
+      date5 |= (jsDate.getMonth() + 1 & 15) << 5;
+      date5 |= (jsDate.getFullYear() - 1980 & 127) << 9;
+      var time3 = 0;
+      time3 |= Math.floor(jsDate.getSeconds() / 2);
+      time3 |= (jsDate.getMinutes() & 63) << 5;
+      time3 |= (jsDate.getHours() & 31) << 11;
+      return { date: date5, time: time3 };
+    }
+    function writeUInt64LE(buffer, n, offset) {
+      var high = Math.floor(n / 4294967296);
+      var low = n % 4294967296;
+      buffer.writeUInt32LE(low, offset);
+      buffer.writeUInt32LE(high, offset + 4);
+    }
+    util.inherits(ByteCounter, Transform);
+    function ByteCounter(options2) {
+      Transform.call(this, options2);
+      this.byteCount = 0;
+    }
+    ByteCounter.prototype._transform = function(chunk, encoding, cb) {
+      this.byteCount += chunk.length;
+      cb(null, chunk);
+    };
+    util.inherits(Crc32Watcher, Transform);
+    function Crc32Watcher(options2) {
+      Transform.call(this, options2);
+      this.crc32 = 0;
+    }
+    Crc32Watcher.prototype._transform = function(chunk, encoding, cb) {
+      this.crc32 = crc32.unsigned(chunk, this.crc32);
+      cb(null, chunk);
+    };
+    var cp437 = "\0\u263A\u263B\u2665\u2666\u2663\u2660\u2022\u25D8\u25CB\u25D9\u2642\u2640\u266A\u266B\u263C\u25BA\u25C4\u2195\u203C\xB6\xA7\u25AC\u21A8\u2191\u2193\u2192\u2190\u221F\u2194\u25B2\u25BC !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~\u2302\xC7\xFC\xE9\xE2\xE4\xE0\xE5\xE7\xEA\xEB\xE8\xEF\xEE\xEC\xC4\xC5\xC9\xE6\xC6\xF4\xF6\xF2\xFB\xF9\xFF\xD6\xDC\xA2\xA3\xA5\u20A7\u0192\xE1\xED\xF3\xFA\xF1\xD1\xAA\xBA\xBF\u2310\xAC\xBD\xBC\xA1\xAB\xBB\u2591\u2592\u2593\u2502\u2524\u2561\u2562\u2556\u2555\u2563\u2551\u2557\u255D\u255C\u255B\u2510\u2514\u2534\u252C\u251C\u2500\u253C\u255E\u255F\u255A\u2554\u2569\u2566\u2560\u2550\u256C\u2567\u2568\u2564\u2565\u2559\u2558\u2552\u2553\u256B\u256A\u2518\u250C\u2588\u2584\u258C\u2590\u2580\u03B1\xDF\u0393\u03C0\u03A3\u03C3\xB5\u03C4\u03A6\u0398\u03A9\u03B4\u221E\u03C6\u03B5\u2229\u2261\xB1\u2265\u2264\u2320\u2321\xF7\u2248\xB0\u2219\xB7\u221A\u207F\xB2\u25A0\xA0";
+    if (cp437.length !== 256) throw new Error("assertion failure");
+    var reverseCp437 = null;
+    function encodeCp437(string4) {
+      if (/^[\x20-\x7e]*$/.test(string4)) {
+        return bufferFrom(string4, "utf-8");
+      }
+      if (reverseCp437 == null) {
+        reverseCp437 = {};
+        for (var i = 0; i < cp437.length; i++) {
+          reverseCp437[cp437[i]] = i;
+        }
+      }
+      var result = bufferAlloc(string4.length);
+      for (var i = 0; i < string4.length; i++) {
+        var b = reverseCp437[string4[i]];
+        if (b == null) throw new Error("character not encodable in CP437: " + JSON.stringify(string4[i]));
+        result[i] = b;
+      }
+      return result;
+    }
+    function bufferAlloc(size) {
+      bufferAlloc = modern;
+      try {
+        return bufferAlloc(size);
+      } catch (e) {
+        bufferAlloc = legacy;
+        return bufferAlloc(size);
+      }
+      function modern(size2) {
+        return Buffer.allocUnsafe(size2);
+      }
+      function legacy(size2) {
+        return new Buffer(size2);
+      }
+    }
+    function bufferFrom(something, encoding) {
+      bufferFrom = modern;
+      try {
+        return bufferFrom(something, encoding);
+      } catch (e) {
+        bufferFrom = legacy;
+        return bufferFrom(something, encoding);
+      }
+      function modern(something2, encoding2) {
+        return Buffer.from(something2, encoding2);
+      }
+      function legacy(something2, encoding2) {
+        return new Buffer(something2, encoding2);
+      }
+    }
+    function bufferIncludes(buffer, content) {
+      bufferIncludes = modern;
+      try {
+        return bufferIncludes(buffer, content);
+      } catch (e) {
+        bufferIncludes = legacy;
+        return bufferIncludes(buffer, content);
+      }
+      function modern(buffer2, content2) {
+        return buffer2.includes(content2);
+      }
+      function legacy(buffer2, content2) {
+        for (var i = 0; i <= buffer2.length - content2.length; i++) {
+          for (var j = 0; ; j++) {
+            if (j === content2.length) return true;
+            if (buffer2[i + j] !== content2[j]) break;
+          }
+        }
+        return false;
+      }
+    }
+  }
+});
+
 // src/version.ts
 var VERSION = true ? "0.1.0" : "0.0.0-dev";
 
@@ -7387,9 +9678,9 @@ var UserError = class extends Error {
 };
 
 // src/cli/command.ts
-function parseCommandArgs(argv, options, allowPositionals = false) {
+function parseCommandArgs(argv, options2, allowPositionals = false) {
   try {
-    return parseArgs({ args: argv, options, allowPositionals, strict: true });
+    return parseArgs({ args: argv, options: options2, allowPositionals, strict: true });
   } catch (e) {
     throw new UserError(`${e.message.replace(/\. To specify a positional.*$/s, "")} (see --help)`);
   }
@@ -10241,9 +12532,9 @@ var asciiTabOrNewline = /[\t\n\r]/g;
 function stripTabAndNewline(value) {
   return value.replace(asciiTabOrNewline, "");
 }
-function urlHostnameOk(url2, hostname3) {
-  hostname3.lastIndex = 0;
-  return hostname3.test(url2.hostname);
+function urlHostnameOk(url2, hostname4) {
+  hostname4.lastIndex = 0;
+  return hostname4.test(url2.hostname);
 }
 function urlProtocolOk(url2, protocol) {
   protocol.lastIndex = 0;
@@ -12482,7 +14773,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve8) {
+function isRecursive(inst, stack, resolve10) {
   const cached2 = recursive.get(inst);
   if (cached2 !== void 0)
     return cached2 ? PROVEN : NONE;
@@ -12492,7 +14783,7 @@ function isRecursive(inst, stack, resolve8) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve8);
+      const answer = isRecursive(child, stack, resolve10);
       if (answer > result)
         result = answer;
     }
@@ -12503,7 +14794,7 @@ function isRecursive(inst, stack, resolve8) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve8) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve10) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -12567,7 +14858,7 @@ function isRecursive(inst, stack, resolve8) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve8 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve10 ? inst._zod.innerType : void 0);
       merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -20380,14 +22671,14 @@ function compileValidator(schema, parser) {
     return parser;
   }
 }
-function compile(schema, options) {
+function compile(schema, options2) {
   try {
     const parser = compileFn(schema);
     const clone2 = withParser(schema, parser);
     clone2._zod.bag.validator = compileValidator(schema, parser);
     return clone2;
   } catch (err) {
-    if (options?.strict)
+    if (options2?.strict)
       throw err;
     return schema;
   }
@@ -20447,7 +22738,7 @@ function installCompiledUserMethods(target, source, parser) {
     };
   }
 }
-function compileFn(schema, options) {
+function compileFn(schema, options2) {
   let recursive2 = true;
   try {
     recursive2 = isRecursiveSchema(schema);
@@ -20463,12 +22754,12 @@ function compileFn(schema, options) {
     definite: true
   };
   const doc = new Doc(["input"]);
-  const outputAccessor = generateCheck(doc, ctx, schema, "input", !options?.assertOnly);
+  const outputAccessor = generateCheck(doc, ctx, schema, "input", !options2?.assertOnly);
   doc.write(outputAccessor === null ? `return true;` : `return ${outputAccessor};`);
   const constantNames = ["INVALID", ...ctx.constants.keys()];
   const constantValues = [INVALID, ...ctx.constants.values()];
   const code = doc.content.join("\n");
-  const fullCode = options?.debug ? constantNames.length > 0 ? `// Constants: ${constantNames.join(", ")}
+  const fullCode = options2?.debug ? constantNames.length > 0 ? `// Constants: ${constantNames.join(", ")}
 ${code}` : code : "";
   const F = Function;
   const factoryCode = `return (input) => {
@@ -20481,7 +22772,7 @@ ${code}
   } catch (err) {
     throw new ZodCompileUnsupportedError(`this schema (generated code failed to evaluate: ${err.message})`);
   }
-  if (options?.debug) {
+  if (options2?.debug) {
     fn.code = fullCode;
   }
   fn.definite = ctx.definite;
@@ -21588,31 +23879,31 @@ function getTupleOptStart2(items, key) {
 }
 function generateUnionCheck(doc, ctx, schema, accessor) {
   const def = schema._zod.def;
-  const options = def.options;
+  const options2 = def.options;
   if (def.discriminator) {
     return generateDiscriminatedUnionCheck(doc, ctx, def, accessor);
   }
   if (def.inclusive === false) {
     throw new ZodCompileUnsupportedError("exclusive unions (z.xor)");
   }
-  if (options.length === 0) {
+  if (options2.length === 0) {
     doc.write("return INVALID;");
     return accessor;
   }
-  if (options.length === 1) {
-    return generateCheck(doc, ctx, options[0], accessor);
+  if (options2.length === 1) {
+    return generateCheck(doc, ctx, options2[0], accessor);
   }
-  const allLiterals = options.every((opt) => opt._zod.def.type === "literal" && !opt._zod.def.checks?.length);
+  const allLiterals = options2.every((opt) => opt._zod.def.type === "literal" && !opt._zod.def.checks?.length);
   if (allLiterals) {
-    const values = new Set(options.flatMap((opt) => opt._zod.def.values));
+    const values = new Set(options2.flatMap((opt) => opt._zod.def.values));
     const valuesConst = addConstant(ctx, values);
     doc.write(`if (!${valuesConst}.has(${accessor})) return INVALID;`);
     return accessor;
   }
   const outputVar = newVar(ctx);
   doc.write(`let ${outputVar};`);
-  for (let i = 0; i < options.length; i++) {
-    const opt = options[i];
+  for (let i = 0; i < options2.length; i++) {
+    const opt = options2[i];
     if (i === 0) {
       doc.write(`${outputVar} = (() => {`);
     } else {
@@ -22683,26 +24974,26 @@ function _array(Class2, element, params) {
   });
 }
 // @__NO_SIDE_EFFECTS__
-function _union(Class2, options, params) {
+function _union(Class2, options2, params) {
   return new Class2({
     type: "union",
-    options,
+    options: options2,
     ...normalizeParams(params)
   });
 }
-function _xor(Class2, options, params) {
+function _xor(Class2, options2, params) {
   return new Class2({
     type: "union",
-    options,
+    options: options2,
     inclusive: false,
     ...normalizeParams(params)
   });
 }
 // @__NO_SIDE_EFFECTS__
-function _discriminatedUnion(Class2, discriminator, options, params) {
+function _discriminatedUnion(Class2, discriminator, options2, params) {
   return new Class2({
     type: "union",
-    options,
+    options: options2,
     discriminator,
     ...normalizeParams(params)
   });
@@ -23224,11 +25515,11 @@ Set the \`cycles\` parameter to \`"ref"\` to resolve cyclical schemas with defs.
     ctx.sharedDefsExtractedFor = ctx.external;
 }
 function compactTypeUnion(schema) {
-  const options = schema.anyOf;
-  if (!Array.isArray(options) || options.length === 0 || schema.type !== void 0)
+  const options2 = schema.anyOf;
+  if (!Array.isArray(options2) || options2.length === 0 || schema.type !== void 0)
     return;
   const types = [];
-  for (const option of options) {
+  for (const option of options2) {
     if (!option || typeof option !== "object")
       return;
     compactTypeUnion(option);
@@ -23932,14 +26223,14 @@ var objectProcessor = (schema, ctx, _json, params) => {
 var unionProcessor = (schema, ctx, json2, params) => {
   const def = schema._zod.def;
   const isExclusive = def.inclusive === false;
-  const options = def.options.map((x, i) => processSchema(x, ctx, {
+  const options2 = def.options.map((x, i) => processSchema(x, ctx, {
     ...params,
     path: [...params.path, isExclusive ? "oneOf" : "anyOf", i]
   }));
   if (isExclusive) {
-    json2.oneOf = options;
+    json2.oneOf = options2;
   } else {
-    json2.anyOf = options;
+    json2.anyOf = options2;
   }
 };
 var intersectionProcessor = (schema, ctx, json2, params) => {
@@ -25553,10 +27844,10 @@ var ZodUnion = /* @__PURE__ */ $constructor("ZodUnion", (inst, def) => {
   inst._zod.processJSONSchema = (ctx, json2, params) => unionProcessor(inst, ctx, json2, params);
   inst.options = def.options;
 });
-function union(options, params) {
+function union(options2, params) {
   return new ZodUnion({
     type: "union",
-    options,
+    options: options2,
     ...util_exports.normalizeParams(params)
   });
 }
@@ -25566,10 +27857,10 @@ var ZodXor = /* @__PURE__ */ $constructor("ZodXor", (inst, def) => {
   inst._zod.processJSONSchema = (ctx, json2, params) => unionProcessor(inst, ctx, json2, params);
   inst.options = def.options;
 });
-function xor(options, params) {
+function xor(options2, params) {
   return new ZodXor({
     type: "union",
-    options,
+    options: options2,
     inclusive: false,
     ...util_exports.normalizeParams(params)
   });
@@ -25578,10 +27869,10 @@ var ZodDiscriminatedUnion = /* @__PURE__ */ $constructor("ZodDiscriminatedUnion"
   ZodUnion.init(inst, def);
   $ZodDiscriminatedUnion.init(inst, def);
 });
-function discriminatedUnion(discriminator, options, params) {
+function discriminatedUnion(discriminator, options2, params) {
   return new ZodDiscriminatedUnion({
     type: "union",
-    options,
+    options: options2,
     discriminator,
     ...util_exports.normalizeParams(params)
   });
@@ -26813,13 +29104,13 @@ function convertSchema(schema, ctx) {
   let baseSchema = convertBaseSchema(schema, ctx);
   const hasExplicitType = schema.type || schema.enum !== void 0 || schema.const !== void 0;
   if (schema.anyOf && Array.isArray(schema.anyOf)) {
-    const options = schema.anyOf.map((s) => convertSchema(s, ctx));
-    const anyOfUnion = z.union(options);
+    const options2 = schema.anyOf.map((s) => convertSchema(s, ctx));
+    const anyOfUnion = z.union(options2);
     baseSchema = hasExplicitType ? z.intersection(baseSchema, anyOfUnion) : anyOfUnion;
   }
   if (schema.oneOf && Array.isArray(schema.oneOf)) {
-    const options = schema.oneOf.map((s) => convertSchema(s, ctx));
-    const oneOfUnion = z.xor(options);
+    const options2 = schema.oneOf.map((s) => convertSchema(s, ctx));
+    const oneOfUnion = z.xor(options2);
     baseSchema = hasExplicitType ? z.intersection(baseSchema, oneOfUnion) : oneOfUnion;
   }
   if (schema.allOf && Array.isArray(schema.allOf)) {
@@ -27721,7 +30012,7 @@ var LocalExecutor = class {
     const started = Date.now();
     const { command } = this.opts;
     const [file2, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0], command.slice(1)];
-    return new Promise((resolve8) => {
+    return new Promise((resolve10) => {
       let timedOut = false;
       let cancelled = false;
       let settled = false;
@@ -27762,7 +30053,7 @@ var LocalExecutor = class {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
         killGroup("SIGKILL");
-        log.end(() => resolve8({ ...r, durationMs: Date.now() - started }));
+        log.end(() => resolve10({ ...r, durationMs: Date.now() - started }));
       };
       child.on(
         "error",
@@ -29117,13 +31408,13 @@ async function gradeExternal(command, ctx, timeoutMs = 30 * 6e4) {
   const args = command.map(
     (a) => a.replaceAll("{submission}", ctx.submission).replaceAll("{competition}", ctx.competition).replaceAll("{private_dir}", ctx.privateDir)
   );
-  const { code, stdout, stderr, failure: failure2 } = await new Promise((resolve8) => {
+  const { code, stdout, stderr, failure: failure2 } = await new Promise((resolve10) => {
     let out = "", err = "";
     let child;
     try {
       child = spawn2(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
     } catch (e) {
-      resolve8({ code: null, stdout: "", stderr: "", failure: e.message });
+      resolve10({ code: null, stdout: "", stderr: "", failure: e.message });
       return;
     }
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
@@ -29135,11 +31426,11 @@ async function gradeExternal(command, ctx, timeoutMs = 30 * 6e4) {
     });
     child.on("error", (e) => {
       clearTimeout(timer);
-      resolve8({ code: null, stdout: out, stderr: err, failure: e.message });
+      resolve10({ code: null, stdout: out, stderr: err, failure: e.message });
     });
     child.on("close", (c, sig) => {
       clearTimeout(timer);
-      resolve8({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : void 0 });
+      resolve10({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : void 0 });
     });
   });
   const name2 = args[0];
@@ -29944,7 +32235,7 @@ function monteCarloPermutationPValue(samples, draws, seed) {
   }
   return (1 + hits) / (1 + draws);
 }
-function decide(delta, interval2, pValue, alpha, tolerance, unit) {
+function decide(delta, interval3, pValue, alpha, tolerance, unit) {
   const pts = (x) => `${(Math.abs(x) * 100).toFixed(1)} points`;
   if (pValue <= alpha && delta < -tolerance) {
     return {
@@ -29952,10 +32243,10 @@ function decide(delta, interval2, pValue, alpha, tolerance, unit) {
       reason: `${unit} dropped by ${pts(delta)}, more than the ${pts(tolerance)} tolerance, and the drop is significant (p = ${formatP(pValue)} \u2264 \u03B1 = ${alpha}).`
     };
   }
-  if (interval2 && interval2.lower > -tolerance) {
+  if (interval3 && interval3.lower > -tolerance) {
     return {
       verdict: "no-regression",
-      reason: `the ${Math.round(interval2.level * 100)}% interval rules out a drop larger than the ${pts(tolerance)} tolerance (lower bound ${signedPts(interval2.lower)}).`
+      reason: `the ${Math.round(interval3.level * 100)}% interval rules out a drop larger than the ${pts(tolerance)} tolerance (lower bound ${signedPts(interval3.lower)}).`
     };
   }
   if (pValue <= alpha) {
@@ -29966,7 +32257,7 @@ function decide(delta, interval2, pValue, alpha, tolerance, unit) {
   }
   return {
     verdict: "inconclusive",
-    reason: interval2 ? `the drop is not significant (p = ${formatP(pValue)}), but the ${Math.round(interval2.level * 100)}% interval (${signedPts(interval2.lower)} to ${signedPts(interval2.upper)}) still allows a drop larger than the ${pts(tolerance)} tolerance: more seeds or competitions would settle it.` : `too few competitions to bound the difference (p = ${formatP(pValue)}).`
+    reason: interval3 ? `the drop is not significant (p = ${formatP(pValue)}), but the ${Math.round(interval3.level * 100)}% interval (${signedPts(interval3.lower)} to ${signedPts(interval3.upper)}) still allows a drop larger than the ${pts(tolerance)} tolerance: more seeds or competitions would settle it.` : `too few competitions to bound the difference (p = ${formatP(pValue)}).`
   };
 }
 function formatP(p) {
@@ -30047,13 +32338,13 @@ function emptyMetric(metric, o) {
     reason: "no competition has comparable runs on both sides."
   };
 }
-function analyzeMetric(metric, input2, options) {
-  const o = resolve4(options);
+function analyzeMetric(metric, input2, options2) {
+  const o = resolve4(options2);
   const samples = usable(input2);
   if (samples.length === 0) return emptyMetric(metric, o);
   const binary = samples.every((s) => isBinary(s.base) && isBinary(s.head));
   const delta = pairedDelta(samples);
-  const interval2 = clusterInterval(samples, o.alpha);
+  const interval3 = clusterInterval(samples, o.alpha);
   const pValue = binary ? exactPermutationPValue(samples) : monteCarloPermutationPValue(samples, o.permutations, o.seed);
   let power;
   let mde;
@@ -30074,7 +32365,7 @@ function analyzeMetric(metric, input2, options) {
     powerMethod = "normal-approximation";
   }
   const unit = metric === "medal" ? "the medal rate" : "the mean percentile";
-  const { verdict, reason } = decide(delta, interval2, pValue, o.alpha, o.tolerance, unit);
+  const { verdict, reason } = decide(delta, interval3, pValue, o.alpha, o.tolerance, unit);
   return {
     metric,
     competitions: samples.length,
@@ -30083,7 +32374,7 @@ function analyzeMetric(metric, input2, options) {
     base: mean(samples.map((s) => mean(s.base))),
     head: mean(samples.map((s) => mean(s.head))),
     delta,
-    interval: interval2,
+    interval: interval3,
     pValue,
     pValueMethod: binary ? "exact" : "monte-carlo",
     mde,
@@ -30106,15 +32397,15 @@ function resolve4(o) {
     permutations: o.permutations ?? 9999
   };
 }
-function analyze(data, options) {
-  const o = resolve4(options);
+function analyze(data, options2) {
+  const o = resolve4(options2);
   return {
     alpha: o.alpha,
     tolerance: o.tolerance,
     seed: o.seed,
     targetPower: o.power,
-    medal: analyzeMetric("medal", data.medals, options),
-    percentile: data.percentiles && usable(data.percentiles).length > 0 ? analyzeMetric("percentile", data.percentiles, options) : null
+    medal: analyzeMetric("medal", data.medals, options2),
+    percentile: data.percentiles && usable(data.percentiles).length > 0 ? analyzeMetric("percentile", data.percentiles, options2) : null
   };
 }
 
@@ -30214,8 +32505,8 @@ function compareRuns(base, head, gate, baselineSource = "file") {
 function defaultStringLength(value) {
   return value.length;
 }
-function markdownTable(table, options) {
-  const settings = options || {};
+function markdownTable(table, options2) {
+  const settings = options2 || {};
   const align = (settings.align || []).concat();
   const stringLength = settings.stringLength || defaultStringLength;
   const alignments = [];
@@ -30822,8 +33113,1076 @@ ${rows.length} competition(s)${values.split ? ` in split ${values.split}` : ""}`
   }
 };
 
+// src/cli/commands/prepare.ts
+import { resolve as resolve7 } from "node:path";
+
+// src/prepare/prepare.ts
+import { existsSync as existsSync9, mkdirSync as mkdirSync9, readdirSync as readdirSync4, renameSync as renameSync6, rmSync as rmSync6, writeFileSync as writeFileSync9 } from "node:fs";
+import { join as join13, posix } from "node:path";
+
+// src/prepare/kaggle.ts
+import {
+  closeSync as closeSync2,
+  existsSync as existsSync7,
+  openSync as openSync2,
+  readFileSync as readFileSync9,
+  renameSync as renameSync4,
+  rmSync as rmSync3,
+  statSync as statSync3,
+  writeSync
+} from "node:fs";
+import { homedir } from "node:os";
+import { join as join10 } from "node:path";
+
+// src/prepare/manifest.ts
+import { createHash as createHash3 } from "node:crypto";
+import {
+  createReadStream,
+  existsSync as existsSync6,
+  readdirSync as readdirSync2,
+  readFileSync as readFileSync8,
+  renameSync as renameSync3,
+  statSync as statSync2,
+  writeFileSync as writeFileSync8
+} from "node:fs";
+import { join as join9 } from "node:path";
+var MANIFEST_NAME = "medalist-manifest.json";
+var FileEntry = external_exports.strictObject({ size: external_exports.number(), mtimeMs: external_exports.number(), md5: external_exports.string() });
+var ManifestSchema = external_exports.strictObject({
+  version: external_exports.literal(1),
+  competition: external_exports.string(),
+  /** reused: prepared by MLE-bench (or by hand); recipe: by Medalist's recipe; toy: generated. */
+  origin: external_exports.enum(["reused", "recipe", "toy"]),
+  createdAt: external_exports.string(),
+  /** Paths relative to prepared/, e.g. "public/train.csv". */
+  files: external_exports.record(external_exports.string(), FileEntry),
+  /** Files whose MD5 differs from upstream's (empty when they match or nothing is pinned). */
+  upstreamMismatches: external_exports.array(external_exports.string()).default([]),
+  /** Number of entries per folder (public/, private/ and their sub-folders), for information. */
+  counts: external_exports.record(external_exports.string(), external_exports.number()).default({})
+});
+var HASHED = /\.(csv|json|jsonl|parquet|bson)$/;
+function md5File(file2) {
+  return new Promise((resolve10, reject) => {
+    const h = createHash3("md5");
+    createReadStream(file2).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve10(h.digest("hex")));
+  });
+}
+function manifestFiles(preparedDir2, extra) {
+  const out = /* @__PURE__ */ new Set();
+  for (const side of ["public", "private"]) {
+    const dir = join9(preparedDir2, side);
+    if (!existsSync6(dir)) continue;
+    for (const d of readdirSync2(dir, { withFileTypes: true })) {
+      if (d.isFile() && HASHED.test(d.name)) out.add(`${side}/${d.name}`);
+    }
+  }
+  for (const e of extra) out.add(e);
+  return [...out].sort();
+}
+function folderCounts(preparedDir2) {
+  const counts = {};
+  for (const side of ["public", "private"]) {
+    const dir = join9(preparedDir2, side);
+    if (!existsSync6(dir)) continue;
+    const entries = readdirSync2(dir, { withFileTypes: true });
+    counts[side] = entries.length;
+    for (const d of entries)
+      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync2(join9(dir, d.name)).length;
+  }
+  return counts;
+}
+async function buildManifest(preparedDir2, competition, origin, extra, upstream) {
+  const files = {};
+  for (const rel of manifestFiles(preparedDir2, extra)) {
+    const file2 = join9(preparedDir2, rel);
+    const st = statSync2(file2);
+    files[rel] = { size: st.size, mtimeMs: st.mtimeMs, md5: await md5File(file2) };
+  }
+  const mismatches = [];
+  if (upstream) {
+    for (const side of ["public", "private"]) {
+      for (const [name2, md52] of Object.entries(upstream[side])) {
+        const got = files[`${side}/${name2}`]?.md5;
+        if (got !== md52) mismatches.push(`${side}/${name2}`);
+      }
+    }
+  }
+  return {
+    version: 1,
+    competition,
+    origin,
+    createdAt: (/* @__PURE__ */ new Date()).toISOString(),
+    files,
+    upstreamMismatches: mismatches,
+    counts: folderCounts(preparedDir2)
+  };
+}
+function writeManifest(preparedDir2, m) {
+  const file2 = join9(preparedDir2, MANIFEST_NAME);
+  writeFileSync8(`${file2}.tmp-${process.pid}`, JSON.stringify(m, null, 2) + "\n");
+  renameSync3(`${file2}.tmp-${process.pid}`, file2);
+}
+function readManifest(preparedDir2) {
+  const file2 = join9(preparedDir2, MANIFEST_NAME);
+  if (!existsSync6(file2)) return void 0;
+  try {
+    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync8(file2, "utf8")));
+    return parsed.success ? parsed.data : void 0;
+  } catch {
+    return void 0;
+  }
+}
+function manifestStillValid(preparedDir2, m, required2) {
+  for (const rel of required2) if (!(rel in m.files)) return `${rel} not in the manifest`;
+  for (const [rel, f] of Object.entries(m.files)) {
+    let st;
+    try {
+      st = statSync2(join9(preparedDir2, rel));
+    } catch {
+      return `${rel} is missing`;
+    }
+    if (st.size !== f.size || st.mtimeMs !== f.mtimeMs) return `${rel} changed since it was checked`;
+  }
+  return void 0;
+}
+
+// src/prepare/kaggle.ts
+var KAGGLE_API = "https://www.kaggle.com/api/v1";
+function kaggleCredentials(env = process.env) {
+  if (env.KAGGLE_USERNAME && env.KAGGLE_KEY) return { username: env.KAGGLE_USERNAME, key: env.KAGGLE_KEY };
+  const file2 = join10(env.KAGGLE_CONFIG_DIR ?? join10(homedir(), ".kaggle"), "kaggle.json");
+  if (existsSync7(file2)) {
+    try {
+      const j = JSON.parse(readFileSync9(file2, "utf8"));
+      if (j.username && j.key) return { username: j.username, key: j.key };
+    } catch {
+    }
+    throw new UserError(
+      `${file2} must be JSON with "username" and "key" (download it from your Kaggle account settings)`
+    );
+  }
+  throw new UserError(
+    "no Kaggle credentials: set KAGGLE_USERNAME and KAGGLE_KEY, or put kaggle.json (from kaggle.com \u2192 Settings \u2192 API) in ~/.kaggle/"
+  );
+}
+function rulesUrl(id) {
+  return `https://www.kaggle.com/competitions/${id}/rules`;
+}
+function statusError(id, status, body) {
+  const detail = body.trim().slice(0, 200);
+  if (status === 401) {
+    return new UserError(
+      `${id}: Kaggle rejected the credentials (HTTP 401). Check KAGGLE_USERNAME/KAGGLE_KEY or ~/.kaggle/kaggle.json (create a fresh API token at kaggle.com \u2192 Settings \u2192 API)`
+    );
+  }
+  if (status === 403) {
+    return new UserError(
+      `${id}: Kaggle refused the download (HTTP 403): the competition's rules have not been accepted for this account. Open ${rulesUrl(id)} while logged in, click "I Understand and Accept", then run again`
+    );
+  }
+  if (status === 404) return new UserError(`${id}: no such competition on Kaggle (HTTP 404)`);
+  return new Error(`${id}: Kaggle download failed with HTTP ${status}${detail ? `: ${detail}` : ""}`);
+}
+var Interrupted = class extends Error {
+};
+async function attempt(id, url2, part2, opts) {
+  const have = existsSync7(part2) ? statSync3(part2).size : 0;
+  const auth = Buffer.from(`${opts.credentials.username}:${opts.credentials.key}`).toString("base64");
+  const headers = { authorization: `Basic ${auth}`, "user-agent": "medalist" };
+  if (have > 0) headers.range = `bytes=${have}-`;
+  let res;
+  try {
+    res = await fetch(url2, { headers, redirect: "follow" });
+  } catch (e) {
+    throw new Interrupted(`${id}: cannot reach Kaggle (${e.message})`);
+  }
+  if (res.status === 416 && have > 0) {
+    rmSync3(part2, { force: true });
+    throw new Interrupted(`${id}: the partial download no longer matches the server's file; starting over`);
+  }
+  if (res.status !== 200 && res.status !== 206)
+    throw statusError(id, res.status, await res.text().catch(() => ""));
+  let offset = have;
+  if (res.status === 200 || !/^bytes (\d+)-/.test(res.headers.get("content-range") ?? "")) offset = 0;
+  else offset = Number(/^bytes (\d+)-/.exec(res.headers.get("content-range"))[1]);
+  if (offset > have)
+    throw new Error(`${id}: server resumed at byte ${offset}, but only ${have} bytes are here`);
+  const total = totalSize(res, offset);
+  const fd = openSync2(part2, offset === 0 ? "w" : "r+");
+  let written = offset;
+  try {
+    if (!res.body) throw new Interrupted(`${id}: empty response`);
+    const reader = res.body.getReader();
+    for (; ; ) {
+      let chunk;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        throw new Interrupted(`${id}: connection dropped after ${written} bytes (${e.message})`);
+      }
+      if (chunk.done) break;
+      writeSync(fd, chunk.value, 0, chunk.value.length, written);
+      written += chunk.value.length;
+    }
+  } finally {
+    closeSync2(fd);
+  }
+  if (total !== void 0 && written !== total) {
+    throw new Interrupted(`${id}: connection closed after ${written} of ${total} bytes`);
+  }
+  if (total === void 0)
+    throw new Interrupted(`${id}: the server did not say how long the file is; cannot trust it`);
+}
+function totalSize(res, offset) {
+  const range = /\/(\d+)$/.exec(res.headers.get("content-range") ?? "");
+  if (range) return Number(range[1]);
+  const len = res.headers.get("content-length");
+  return len === null ? void 0 : offset + Number(len);
+}
+async function downloadCompetition(id, dest, opts) {
+  const base = (opts.baseUrl ?? KAGGLE_API).replace(/\/+$/, "");
+  const url2 = `${base}/competitions/data/download-all/${encodeURIComponent(id)}`;
+  const part2 = `${dest}.part`;
+  const retries = opts.retries ?? 3;
+  for (let i = 0; ; i++) {
+    try {
+      await attempt(id, url2, part2, opts);
+      break;
+    } catch (e) {
+      if (!(e instanceof Interrupted)) throw e;
+      if (i >= retries) {
+        throw new UserError(`${e.message}; the partial file ${part2} is kept, run again to resume`, 1);
+      }
+      opts.log?.(`${e.message}; resuming (attempt ${i + 2} of ${retries + 1})`);
+      await new Promise((r) => setTimeout(r, opts.retryDelayMs ?? 5e3));
+    }
+  }
+  if (opts.md5) {
+    const got = await md5File(part2);
+    if (got !== opts.md5) {
+      rmSync3(part2, { force: true });
+      throw new UserError(
+        `${id}: the downloaded zip's MD5 ${got} differs from upstream's ${opts.md5}; it was deleted. Kaggle sometimes re-packages downloads: run with --skip-verification to accept it`,
+        1
+      );
+    }
+  }
+  renameSync4(part2, dest);
+}
+
+// src/prepare/lock.ts
+import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync10, rmSync as rmSync4, writeSync as writeSync2 } from "node:fs";
+import { hostname as hostname3 } from "node:os";
+var LockBusyError = class extends Error {
+};
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function isStale(file2, staleMs) {
+  let text;
+  try {
+    text = readFileSync10(file2, "utf8");
+  } catch {
+    return false;
+  }
+  const [pidText, host, timeText] = text.trim().split(" ");
+  const pid = Number(pidText);
+  const time3 = Number(timeText);
+  if (host === hostname3() && Number.isInteger(pid) && pid > 0 && !alive(pid)) return true;
+  return Number.isFinite(time3) && Date.now() - time3 > staleMs;
+}
+function tryCreate(file2) {
+  try {
+    const fd = openSync3(file2, "wx");
+    writeSync2(fd, `${process.pid} ${hostname3()} ${Date.now()}
+`);
+    closeSync3(fd);
+    return true;
+  } catch (e) {
+    if (e.code === "EEXIST") return false;
+    throw e;
+  }
+}
+async function acquireLock(file2, opts = {}) {
+  const { waitMs = 0, pollMs = 200, staleMs = 6 * 36e5 } = opts;
+  const deadline = Date.now() + waitMs;
+  for (; ; ) {
+    if (tryCreate(file2)) {
+      return () => rmSync4(file2, { force: true });
+    }
+    if (isStale(file2, staleMs)) {
+      rmSync4(file2, { force: true });
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      let holder = "";
+      try {
+        holder = readFileSync10(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
+      } catch {
+      }
+      throw new LockBusyError(`${file2} is held by process ${holder || "?"}`);
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+// src/prepare/split.ts
+import { copyFileSync, existsSync as existsSync8, mkdirSync as mkdirSync8, renameSync as renameSync5, rmSync as rmSync5 } from "node:fs";
+import { dirname as dirname6, join as join12 } from "node:path";
+
+// src/prepare/csv.ts
+function parseCsv(text) {
+  const rows = [];
+  let row = [];
+  let cell3 = "";
+  let i = 0;
+  const n = text.length;
+  if (text.charCodeAt(0) === 65279) i = 1;
+  let quoted = false;
+  while (i < n) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"') {
+        if (text[i + 1] === '"') {
+          cell3 += '"';
+          i += 2;
+          continue;
+        }
+        quoted = false;
+        i++;
+        continue;
+      }
+      cell3 += c;
+      i++;
+      continue;
+    }
+    if (c === '"') {
+      quoted = true;
+      i++;
+    } else if (c === ",") {
+      row.push(cell3);
+      cell3 = "";
+      i++;
+    } else if (c === "\n" || c === "\r") {
+      row.push(cell3);
+      rows.push(row);
+      row = [];
+      cell3 = "";
+      i += c === "\r" && text[i + 1] === "\n" ? 2 : 1;
+    } else {
+      let j = i + 1;
+      while (j < n) {
+        const d = text.charCodeAt(j);
+        if (d === 44 || d === 34 || d === 10 || d === 13) break;
+        j++;
+      }
+      cell3 += text.slice(i, j);
+      i = j;
+    }
+  }
+  if (cell3 !== "" || row.length > 0) {
+    row.push(cell3);
+    rows.push(row);
+  }
+  return rows;
+}
+var NA_TOKENS2 = /* @__PURE__ */ new Set([
+  "",
+  "#N/A",
+  "#N/A N/A",
+  "#NA",
+  "-1.#IND",
+  "-1.#QNAN",
+  "-NaN",
+  "-nan",
+  "1.#IND",
+  "1.#QNAN",
+  "<NA>",
+  "N/A",
+  "NA",
+  "NULL",
+  "NaN",
+  "None",
+  "n/a",
+  "nan",
+  "null"
+]);
+var INT_RE = /^\s*[+-]?\d+\s*$/;
+var FLOAT_RE = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$|^\s*[+-]?(inf|infinity)\s*$/i;
+var BOOL_RE = /^(True|False|TRUE|FALSE|true|false)$/;
+var ColumnTyper = class {
+  anyMissing = false;
+  any = false;
+  allInt = true;
+  allNum = true;
+  allBool = true;
+  add(v) {
+    if (NA_TOKENS2.has(v)) {
+      this.anyMissing = true;
+      return;
+    }
+    this.any = true;
+    if (this.allInt && !INT_RE.test(v)) this.allInt = false;
+    if (this.allNum && !this.allInt && !FLOAT_RE.test(v)) this.allNum = false;
+    if (this.allBool && !BOOL_RE.test(v)) this.allBool = false;
+  }
+  get type() {
+    if (!this.any) return "float";
+    if (this.allInt && !this.anyMissing) return "int";
+    if (this.allInt || this.allNum) return "float";
+    if (this.allBool && !this.anyMissing) return "bool";
+    return "text";
+  }
+};
+function pyFloat(x) {
+  if (Number.isNaN(x)) return "nan";
+  if (x === Infinity) return "inf";
+  if (x === -Infinity) return "-inf";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const [mant, expText] = x.toExponential().split("e");
+  const exp = Number(expText);
+  const neg = mant.startsWith("-");
+  const digits = mant.replace("-", "").replace(".", "");
+  const sign = neg ? "-" : "";
+  if (exp >= -4 && exp < 16) {
+    if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
+    const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
+    const frac = digits.slice(exp + 1) || "0";
+    return `${sign}${intPart}.${frac}`;
+  }
+  const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  const e = Math.abs(exp) < 10 ? `0${Math.abs(exp)}` : String(Math.abs(exp));
+  return `${sign}${m}e${exp < 0 ? "-" : "+"}${e}`;
+}
+function renderCell(v, type) {
+  if (NA_TOKENS2.has(v)) return "";
+  switch (type) {
+    case "int":
+      return BigInt(v.trim()).toString();
+    case "float":
+      return pyFloat(
+        Number(
+          v.trim().replace(/^\+/, "").replace(/^(-?)inf(inity)?$/i, "$1Infinity")
+        )
+      );
+    case "bool":
+      return /^t/i.test(v) ? "True" : "False";
+    default:
+      return v;
+  }
+}
+function quoteCell(v) {
+  return /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
+
+// src/prepare/numpy-random.ts
+var N = 624;
+var M = 397;
+var MT19937 = class {
+  mt = new Uint32Array(N);
+  index = N;
+  constructor(seed) {
+    const mt = this.mt;
+    mt[0] = seed >>> 0;
+    for (let i = 1; i < N; i++) {
+      const prev = mt[i - 1] ^ mt[i - 1] >>> 30;
+      mt[i] = Math.imul(1812433253, prev) + i >>> 0;
+    }
+  }
+  twist() {
+    const mt = this.mt;
+    for (let i = 0; i < N; i++) {
+      const y = mt[i] & 2147483648 | mt[(i + 1) % N] & 2147483647;
+      mt[i] = mt[(i + M) % N] ^ y >>> 1 ^ (y & 1 ? 2567483615 : 0);
+    }
+    this.index = 0;
+  }
+  next() {
+    if (this.index >= N) this.twist();
+    let y = this.mt[this.index++];
+    y ^= y >>> 11;
+    y ^= y << 7 & 2636928640;
+    y ^= y << 15 & 4022730752;
+    y ^= y >>> 18;
+    return y >>> 0;
+  }
+};
+function interval2(rng2, max) {
+  if (max === 0) return 0;
+  let mask = max;
+  mask |= mask >>> 1;
+  mask |= mask >>> 2;
+  mask |= mask >>> 4;
+  mask |= mask >>> 8;
+  mask |= mask >>> 16;
+  mask >>>= 0;
+  for (; ; ) {
+    const v = (rng2.next() & mask) >>> 0;
+    if (v <= max) return v;
+  }
+}
+function permutation(n, seed) {
+  if (!Number.isInteger(n) || n < 0 || n >= 2 ** 32)
+    throw new RangeError(`permutation size out of range: ${n}`);
+  const rng2 = new MT19937(seed);
+  const a = new Uint32Array(n);
+  for (let i = 0; i < n; i++) a[i] = i;
+  for (let i = n - 1; i >= 1; i--) {
+    const j = interval2(rng2, i);
+    const t = a[i];
+    a[i] = a[j];
+    a[j] = t;
+  }
+  return a;
+}
+function testCount(n, testSize) {
+  const nTest = Number.isInteger(testSize) && testSize >= 1 ? testSize : Math.ceil(testSize * n);
+  if (nTest <= 0 || nTest >= n) {
+    throw new RangeError(`test_size=${testSize} with ${n} rows leaves an empty train or test set`);
+  }
+  return nTest;
+}
+function trainTestSplit(n, testSize, seed) {
+  const nTest = testCount(n, testSize);
+  const p = permutation(n, seed);
+  return { test: p.subarray(0, nTest), train: p.subarray(nTest) };
+}
+
+// src/prepare/table-file.ts
+import { closeSync as closeSync4, createReadStream as createReadStream2, openSync as openSync4, readSync as readSync2, statSync as statSync4, writeSync as writeSync3 } from "node:fs";
+function grow(a) {
+  const b = new Float64Array(Math.max(1024, a.length * 2));
+  b.set(a);
+  return b;
+}
+async function scanTable(file2, collect = []) {
+  let starts = new Float64Array(1024);
+  let ends = new Float64Array(1024);
+  let n = -1;
+  let header = [];
+  let typers = [];
+  const distinct2 = new Map(collect.map((c) => [c, /* @__PURE__ */ new Set()]));
+  let collectIdx = [];
+  let pending = [];
+  let recStart = 0;
+  let pos = 0;
+  let inQuotes = false;
+  let first = true;
+  const finish = (endAbs) => {
+    let bytes2 = Buffer.concat(pending);
+    pending = [];
+    let end = endAbs;
+    if (bytes2.length > 0 && bytes2[bytes2.length - 1] === 13) {
+      bytes2 = bytes2.subarray(0, bytes2.length - 1);
+      end--;
+    }
+    const text = bytes2.toString("utf8");
+    if (n === -1) {
+      header = parseCsv(text.replace(/^\uFEFF/, ""))[0] ?? [];
+      typers = header.map(() => new ColumnTyper());
+      collectIdx = collect.map((c) => {
+        const k = header.indexOf(c);
+        if (k < 0) throw new Error(`${file2}: no column "${c}" (columns: ${header.join(", ")})`);
+        return [c, k];
+      });
+      n = 0;
+      return;
+    }
+    if (text === "" && header.length > 1) return;
+    const cells = parseCsv(text)[0] ?? [""];
+    for (let k = 0; k < typers.length; k++) typers[k].add(cells[k] ?? "");
+    for (const [c, k] of collectIdx) distinct2.get(c).add(cells[k] ?? "");
+    if (n >= starts.length) {
+      starts = grow(starts);
+      ends = grow(ends);
+    }
+    starts[n] = recStart;
+    ends[n] = end;
+    n++;
+  };
+  for await (const chunk of createReadStream2(file2, { highWaterMark: 1 << 20 })) {
+    let from = 0;
+    if (first && chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191) {
+      from = 3;
+      recStart = 3;
+    }
+    first = false;
+    for (let i = from; i < chunk.length; i++) {
+      const b = chunk[i];
+      if (b === 34) inQuotes = !inQuotes;
+      else if (b === 10 && !inQuotes) {
+        pending.push(chunk.subarray(from, i));
+        finish(pos + i);
+        from = i + 1;
+        recStart = pos + i + 1;
+      }
+    }
+    if (from < chunk.length) pending.push(chunk.subarray(from));
+    pos += chunk.length;
+  }
+  if (pending.some((p) => p.length > 0)) finish(pos);
+  if (n < 0) throw new Error(`${file2}: empty CSV`);
+  return { file: file2, header, types: typers.map((t) => t.type), starts, ends, n, distinct: distinct2 };
+}
+var RecordReader = class {
+  constructor(t) {
+    this.t = t;
+    const size = statSync4(t.file).size;
+    if (size < 1 << 30) {
+      this.buf = Buffer.alloc(size);
+      const fd = openSync4(t.file, "r");
+      try {
+        let off = 0;
+        while (off < size) off += readSync2(fd, this.buf, off, size - off, off);
+      } finally {
+        closeSync4(fd);
+      }
+    } else this.fd = openSync4(t.file, "r");
+  }
+  t;
+  buf;
+  fd;
+  cells(i) {
+    const s = this.t.starts[i];
+    const e = this.t.ends[i];
+    let text;
+    if (this.buf) text = this.buf.toString("utf8", s, e);
+    else {
+      const b = Buffer.alloc(e - s);
+      readSync2(this.fd, b, 0, e - s, s);
+      text = b.toString("utf8");
+    }
+    return parseCsv(text)[0] ?? [""];
+  }
+  close() {
+    if (this.fd !== void 0) closeSync4(this.fd);
+  }
+};
+var CsvWriter = class {
+  fd;
+  parts = [];
+  size = 0;
+  constructor(file2, header) {
+    this.fd = openSync4(file2, "w");
+    this.line(header.map(quoteCell).join(","));
+  }
+  /** A row of already rendered cells. */
+  row(cells) {
+    this.line(cells.length === 1 && cells[0] === "" ? '""' : cells.map(quoteCell).join(","));
+  }
+  line(s) {
+    this.parts.push(s, "\n");
+    this.size += s.length + 1;
+    if (this.size > 1 << 20) this.flush();
+  }
+  flush() {
+    if (this.parts.length) writeSync3(this.fd, this.parts.join(""));
+    this.parts = [];
+    this.size = 0;
+  }
+  close() {
+    this.flush();
+    closeSync4(this.fd);
+  }
+};
+
+// src/prepare/zip.ts
+var import_yauzl = __toESM(require_yauzl(), 1);
+var import_yazl = __toESM(require_yazl(), 1);
+import { createWriteStream as createWriteStream2, mkdirSync as mkdirSync7, readdirSync as readdirSync3 } from "node:fs";
+import { dirname as dirname5, join as join11, resolve as resolve6, sep } from "node:path";
+import { pipeline } from "node:stream/promises";
+async function extractZip(zipFile, dest) {
+  const root = resolve6(dest);
+  mkdirSync7(root, { recursive: true });
+  const zip = await import_yauzl.default.openPromise(zipFile, {
+    lazyEntries: true,
+    autoClose: false,
+    strictFileNames: false
+  });
+  let count = 0;
+  try {
+    for await (const entry of zip.eachEntry()) {
+      const name2 = entry.fileName.replace(/\\/g, "/");
+      const target = resolve6(root, name2);
+      if (target !== root && !target.startsWith(root + sep))
+        throw new Error(`${zipFile}: entry "${name2}" escapes the folder`);
+      if (name2.endsWith("/")) {
+        mkdirSync7(target, { recursive: true });
+        continue;
+      }
+      mkdirSync7(dirname5(target), { recursive: true });
+      await pipeline(await zip.openReadStreamPromise(entry), createWriteStream2(target));
+      count++;
+    }
+  } finally {
+    zip.close();
+  }
+  return count;
+}
+async function zipFolder(dir, zipFile) {
+  const z2 = new import_yazl.default.ZipFile();
+  for (const name2 of readdirSync3(dir).sort()) z2.addFile(join11(dir, name2), name2, { compress: true });
+  const done = pipeline(z2.outputStream, createWriteStream2(zipFile));
+  z2.end();
+  await done;
+}
+
+// src/prepare/split.ts
+function splitIndices(n, recipe) {
+  const { train, test } = trainTestSplit(n, recipe.testSize, recipe.randomState);
+  if (recipe.order === "file")
+    return { train: Uint32Array.from(train).sort(), test: Uint32Array.from(test).sort() };
+  return { train, test };
+}
+async function runTableSplit(recipe, rawDir, outDir, log = () => {
+}) {
+  for (const x of recipe.extract) {
+    const archive = join12(rawDir, x.archive);
+    if (!existsSync8(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
+    await extractZip(archive, join12(rawDir, x.into ?? ""));
+  }
+  const tableFile = join12(rawDir, recipe.table);
+  if (!existsSync8(tableFile)) throw new Error(`raw table ${recipe.table} not found in the Kaggle download`);
+  const labelCols = recipe.outputs.flatMap((o) => o.kind === "one-hot" && !o.classes ? [o.label] : []);
+  const table = await scanTable(tableFile, labelCols);
+  const col = (name2) => {
+    const k = table.header.indexOf(name2);
+    if (k < 0) throw new Error(`${recipe.table}: no column "${name2}" (columns: ${table.header.join(", ")})`);
+    return k;
+  };
+  log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, recipe.testSize)} to the new test set`);
+  const parts = splitIndices(table.n, recipe);
+  const reader = new RecordReader(table);
+  const renumberCol = recipe.renumber ? col(recipe.renumber.column) : -1;
+  const types = table.types.slice();
+  if (recipe.renumber) {
+    const prefixed = recipe.renumber.train.prefix !== void 0 || recipe.renumber.test.prefix !== void 0;
+    types[renumberCol] = prefixed ? "text" : "int";
+  }
+  const each = (part2, fn) => {
+    const idx = parts[part2];
+    const rn = recipe.renumber?.[part2];
+    const start = rn?.start === "after-train" ? parts.train.length : rn?.start ?? 0;
+    for (let pos = 0; pos < idx.length; pos++) {
+      const raw = reader.cells(idx[pos]);
+      const out = raw.map((v, k) => renderCell(v, table.types[k]));
+      if (rn) out[renumberCol] = `${rn.prefix ?? ""}${start + pos}`;
+      fn(raw, out, pos);
+    }
+  };
+  const target = (to) => {
+    const file2 = join12(outDir, to);
+    mkdirSync8(dirname6(file2), { recursive: true });
+    return file2;
+  };
+  try {
+    for (const o of recipe.outputs) await writeOutput(o);
+  } finally {
+    reader.close();
+  }
+  async function writeOutput(o) {
+    if (o.kind === "rows") {
+      let keep = o.columns ? o.columns.map(col) : table.header.map((_, k) => k);
+      if (o.drop) {
+        const drop = new Set(o.drop.map(col));
+        keep = keep.filter((k) => !drop.has(k));
+      }
+      const w = new CsvWriter(
+        target(o.to),
+        keep.map((k) => table.header[k])
+      );
+      each(o.part, (_, out) => w.row(keep.map((k) => out[k])));
+      w.close();
+    } else if (o.kind === "constant") {
+      const keep = o.keep.map(col);
+      const values = Object.values(o.values);
+      const w = new CsvWriter(target(o.to), [...o.keep, ...Object.keys(o.values)]);
+      each(o.part, (_, out) => w.row([...keep.map((k) => out[k]), ...values]));
+      w.close();
+    } else if (o.kind === "one-hot") {
+      const id = col(o.id);
+      const label = col(o.label);
+      const classes = o.classes ?? [...table.distinct.get(o.label)].sort();
+      const w = new CsvWriter(target(o.to), [o.id, ...classes]);
+      each(
+        o.part,
+        (raw, out) => w.row([out[id], ...classes.map((c) => o.constant ?? (raw[label] === c ? "1" : "0"))])
+      );
+      w.close();
+    } else {
+      const key = col(o.key);
+      const keys = /* @__PURE__ */ new Set();
+      each(o.part, (raw) => keys.add(raw[key]));
+      const other = await scanTable(join12(rawDir, o.from));
+      const k2 = other.header.indexOf(o.key);
+      if (k2 < 0) throw new Error(`${o.from}: no column "${o.key}"`);
+      const r2 = new RecordReader(other);
+      const w = new CsvWriter(target(o.to), other.header);
+      try {
+        for (let i = 0; i < other.n; i++) {
+          const raw = r2.cells(i);
+          if (keys.has(raw[k2])) w.row(raw.map((v, k) => renderCell(v, other.types[k])));
+        }
+      } finally {
+        w.close();
+        r2.close();
+      }
+    }
+  }
+  const moved = /* @__PURE__ */ new Map();
+  for (const c of recipe.copies) {
+    each(c.part, (raw, out) => {
+      const fill = (tpl) => tpl.replace(/\{(=?)([^}]+)\}/g, (_, eq, name2) => (eq ? out : raw)[col(name2)]);
+      const from = join12(rawDir, fill(c.from));
+      const to = target(fill(c.to));
+      const earlier = moved.get(from);
+      if (earlier) copyFileSync(earlier, to);
+      else if (existsSync8(from)) {
+        renameSync5(from, to);
+        moved.set(from, to);
+      } else throw new Error(`raw file ${fill(c.from)} not found in the Kaggle download`);
+    });
+  }
+  for (const f of recipe.files) copyFileSync(join12(rawDir, f.from), target(f.to));
+  for (const a of recipe.archives) {
+    const dir = join12(outDir, a.dir);
+    mkdirSync8(dir, { recursive: true });
+    await zipFolder(dir, target(a.to));
+    rmSync5(dir, { recursive: true, force: true });
+  }
+  for (const d of recipe.dirs) mkdirSync8(join12(outDir, d), { recursive: true });
+  return { train: parts.train.length, test: parts.test.length };
+}
+
+// src/prepare/prepare.ts
+function preparedDir(dataDir, id) {
+  return join13(dataDir, id, "prepared");
+}
+function requiredFiles(c) {
+  return [posix.normalize(`public/${c.sampleSubmission}`), posix.normalize(`private/${c.answers}`)];
+}
+function warmCheck(c, dataDir) {
+  const dir = preparedDir(dataDir, c.id);
+  const m = readManifest(dir);
+  if (!m || m.competition !== c.id) return void 0;
+  return manifestStillValid(dir, m, requiredFiles(c)) === void 0 ? m : void 0;
+}
+function descriptionStub(c) {
+  return `# ${c.name}
+
+Kaggle competition \`${c.id}\`: https://www.kaggle.com/competitions/${c.id}/overview
+
+(Prepared by Medalist; upstream MLE-bench's description.md is not bundled.)
+`;
+}
+async function prepareCompetition(entry, opts) {
+  const c = entry.competition;
+  const t0 = performance.now();
+  const log = opts.log ?? (() => {
+  });
+  const done = (status, m) => ({
+    id: c.id,
+    status,
+    ms: performance.now() - t0,
+    upstreamMismatches: m?.upstreamMismatches ?? []
+  });
+  const warm = c.source === "toy" ? void 0 : warmCheck(c, opts.dataDir);
+  if (warm) return done("ready", warm);
+  const compDir = join13(opts.dataDir, c.id);
+  mkdirSync9(compDir, { recursive: true });
+  let release;
+  try {
+    release = await acquireLock(join13(compDir, ".medalist-prepare.lock"), {
+      waitMs: opts.lockWaitMs ?? 36e5
+    });
+  } catch (e) {
+    if (e instanceof LockBusyError)
+      throw new UserError(`${c.id}: another process is preparing it (${e.message})`, 1);
+    throw e;
+  }
+  try {
+    if (c.source === "toy") {
+      const dir2 = preparedDir(opts.dataDir, c.id);
+      const { prepared } = prepareToy(c, opts.dataDir);
+      const still = prepared ? void 0 : warmCheck(c, opts.dataDir);
+      if (still) return done("ready", still);
+      const m2 = await buildManifest(dir2, c.id, "toy", requiredFiles(c));
+      writeManifest(dir2, m2);
+      return done("generated", m2);
+    }
+    const after = warmCheck(c, opts.dataDir);
+    if (after) return done("ready", after);
+    for (const name2 of readdirSync4(compDir))
+      if (name2.startsWith(".staging-")) rmSync6(join13(compDir, name2), { recursive: true, force: true });
+    const dir = preparedDir(opts.dataDir, c.id);
+    const required2 = requiredFiles(c);
+    const upstream = c.prepare?.checksums;
+    if (existsSync9(dir)) {
+      const missing = required2.filter((f) => !existsSync9(join13(dir, f)));
+      if (missing.length > 0) {
+        throw new UserError(
+          `${c.id}: ${dir} exists but is incomplete (missing ${missing.join(", ")}); remove it, or re-run \`mlebench prepare\`, then run again`,
+          1
+        );
+      }
+      log(`${c.id}: checking data prepared by MLE-bench`);
+      const m2 = await buildManifest(dir, c.id, "reused", required2, upstream);
+      writeManifest(dir, m2);
+      return done("reused", m2);
+    }
+    const recipe = c.prepare?.split;
+    if (!recipe) {
+      throw new UserError(
+        `${c.id}: Medalist has no native preparation for it${c.prepare?.note ? ` (${c.prepare.note})` : ""}. Prepare it with MLE-bench (mlebench prepare -c ${c.id} --data-dir ${opts.dataDir}); Medalist then reuses it`,
+        1
+      );
+    }
+    const zip = join13(compDir, `${c.id}.zip`);
+    const md52 = opts.skipVerification ? void 0 : c.prepare?.zipMd5;
+    if (!existsSync9(zip)) {
+      log(`${c.id}: downloading from Kaggle`);
+      await downloadCompetition(c.id, zip, {
+        baseUrl: opts.kaggleUrl,
+        credentials: opts.credentials ?? kaggleCredentials(),
+        md5: md52,
+        retries: opts.downloadRetries,
+        retryDelayMs: opts.retryDelayMs,
+        log
+      });
+    } else if (md52 && await md5File(zip) !== md52) {
+      throw new UserError(
+        `${c.id}: ${zip} has an MD5 different from upstream's ${md52}; delete it to download again, or run with --skip-verification to accept it`,
+        1
+      );
+    }
+    const staging = join13(compDir, `.staging-${process.pid}-${Date.now()}`);
+    try {
+      const raw = join13(staging, "raw");
+      const out = join13(staging, "prepared");
+      log(`${c.id}: extracting ${zip}`);
+      await extractZip(zip, raw);
+      mkdirSync9(join13(out, "public"), { recursive: true });
+      mkdirSync9(join13(out, "private"), { recursive: true });
+      const sizes = await runTableSplit(recipe, raw, out, log);
+      log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
+      if (!existsSync9(join13(out, "public", "description.md")))
+        writeFileSync9(join13(out, "public", "description.md"), descriptionStub(c));
+      const missing = required2.filter((f) => !existsSync9(join13(out, f)));
+      if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
+      rmSync6(raw, { recursive: true, force: true });
+      renameSync6(out, dir);
+    } finally {
+      rmSync6(staging, { recursive: true, force: true });
+    }
+    const m = await buildManifest(dir, c.id, "recipe", required2, upstream);
+    writeManifest(dir, m);
+    if (m.upstreamMismatches.length > 0) {
+      log(`${c.id}: warning: ${m.upstreamMismatches.join(", ")} differ from upstream's checksums`);
+    }
+    return done("prepared", m);
+  } finally {
+    release();
+  }
+}
+async function prepareCompetitions(entries, opts) {
+  const results = [];
+  const failures = [];
+  for (const e of entries) {
+    try {
+      results.push(await prepareCompetition(e, opts));
+    } catch (err) {
+      failures.push({ id: e.competition.id, message: err.message });
+    }
+  }
+  return { results, failures };
+}
+
+// src/cli/commands/prepare.ts
+var usage2 = `Usage: medalist prepare (--split NAME | --competition ID...) --data-dir DIR [options]
+
+Makes competitions' data ready in MLE-bench's layout, <data-dir>/<id>/prepared/{public,private}:
+  - data already prepared by MLE-bench there is checked (answers and sample submission present)
+    and recorded in a checksum manifest; later checks only compare sizes and times (instant);
+  - otherwise the competition's files are downloaded from Kaggle (resumable) and split by the
+    competition's recipe, reproducing upstream's prepare.py (tabular lite competitions).
+Kaggle credentials: KAGGLE_USERNAME and KAGGLE_KEY, or ~/.kaggle/kaggle.json. Each competition's
+rules must have been accepted once on kaggle.com by that account.
+
+Options:
+  --split NAME          lite (= low), medium, high, all, dev, toy, \u2026
+  --competition ID      a competition (repeatable; with --split, added to it)
+  --data-dir DIR        data root (default: $MEDALIST_DATA_DIR)
+  --exclude-flagged     leave out competitions flagged upstream (leaked labels, \u2026)
+  --skip-verification   accept a Kaggle zip whose MD5 differs from upstream's
+  --wait SECONDS        wait this long for another process preparing the same competition (3600)
+  --kaggle-url URL      Kaggle API base URL (default https://www.kaggle.com/api/v1)
+  --registry DIR        competitions folder (default: the bundled one)
+  --json                print the results as JSON`;
+var prepareCommand = {
+  name: "prepare",
+  summary: "Check or prepare competitions' data (MLE-bench layout; Kaggle download + recipe)",
+  usage: usage2,
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, {
+      split: { type: "string" },
+      competition: { type: "string", multiple: true },
+      "data-dir": { type: "string" },
+      "exclude-flagged": { type: "boolean" },
+      "skip-verification": { type: "boolean" },
+      wait: { type: "string" },
+      "kaggle-url": { type: "string" },
+      registry: { type: "string" },
+      json: { type: "boolean" }
+    });
+    const dataDir = values["data-dir"] ?? process.env.MEDALIST_DATA_DIR;
+    if (!dataDir) throw new UserError("missing --data-dir (or set MEDALIST_DATA_DIR) (see --help)");
+    if (!values.split && !values.competition?.length)
+      throw new UserError("name a --split or --competition (see --help)");
+    const registry2 = loadRegistry(values.registry);
+    const ids = selectCompetitions(registry2, {
+      split: values.split,
+      include: values.competition ?? [],
+      excludeFlagged: values["exclude-flagged"]
+    });
+    const waitSecs = values.wait === void 0 ? 3600 : numberOption(values.wait, "--wait");
+    const t0 = performance.now();
+    const { results, failures } = await prepareCompetitions(
+      ids.map((id) => registry2.get(id)),
+      {
+        dataDir: resolve7(dataDir),
+        kaggleUrl: values["kaggle-url"],
+        skipVerification: values["skip-verification"],
+        lockWaitMs: waitSecs * 1e3,
+        log: values.json ? void 0 : (line) => console.error(line)
+      }
+    );
+    const totalMs = performance.now() - t0;
+    if (values.json) {
+      console.log(JSON.stringify({ results, failures, totalMs }, null, 2));
+    } else {
+      for (const r of results) {
+        const warn = r.upstreamMismatches.length ? ` (differs from upstream: ${r.upstreamMismatches.join(", ")})` : "";
+        console.log(`${r.status.padEnd(9)} ${r.id}  ${r.ms.toFixed(0)} ms${warn}`);
+      }
+      for (const f of failures) console.log(`FAILED    ${f.id}: ${f.message}`);
+      console.log(
+        `
+${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)} s in total (data in ${resolve7(dataDir)})`
+      );
+    }
+    return failures.length > 0 ? 1 : 0;
+  }
+};
+
 // src/cli/commands/grade.ts
-import { join as join9, resolve as resolve6 } from "node:path";
+import { join as join14, resolve as resolve8 } from "node:path";
 
 // src/grade/json.ts
 function pythonJson(value, indent = 2) {
@@ -30840,7 +34199,7 @@ function pythonJson(value, indent = 2) {
 }
 
 // src/cli/commands/grade.ts
-var usage2 = `Usage: medalist grade --competition ID --submission FILE --data-dir DIR [options]
+var usage3 = `Usage: medalist grade --competition ID --submission FILE --data-dir DIR [options]
 
 Grades one submission exactly as MLE-bench does and prints the report.
 
@@ -30869,7 +34228,7 @@ function formatReport(r) {
 var gradeCommand = {
   name: "grade",
   summary: "Grade a submission CSV as MLE-bench does (score, medal, percentile)",
-  usage: usage2,
+  usage: usage3,
   async run(argv) {
     const { values } = parseCommandArgs(argv, {
       competition: { type: "string" },
@@ -30883,16 +34242,16 @@ var gradeCommand = {
     const id = requireOption(values.competition, "--competition");
     const submission = requireOption(values.submission, "--submission");
     const dataDir = requireOption(values["data-dir"], "--data-dir");
-    const registry2 = loadRegistry(values.registry ? resolve6(values.registry) : void 0);
+    const registry2 = loadRegistry(values.registry ? resolve8(values.registry) : void 0);
     const entry = registry2.get(id);
     if (!entry) throw new UserError(`unknown competition "${id}"`);
     const ext = values["external-command"]?.trim();
     const report = await grade({
       competition: entry.competition,
       competitionDir: entry.dir,
-      privateDir: join9(resolve6(dataDir), id, "prepared", "private"),
+      privateDir: join14(resolve8(dataDir), id, "prepared", "private"),
       submissionPath: submission,
-      leaderboardPath: values.leaderboard ? resolve6(values.leaderboard) : void 0,
+      leaderboardPath: values.leaderboard ? resolve8(values.leaderboard) : void 0,
       external: ext ? { command: ext.split(/\s+/) } : void 0
     });
     console.log(values.json ? pythonJson(report) : formatReport(report));
@@ -30901,8 +34260,8 @@ var gradeCommand = {
 };
 
 // src/cli/commands/rank.ts
-import { resolve as resolve7 } from "node:path";
-var usage3 = `Usage: medalist rank --leaderboard FILE --score X [--json]
+import { resolve as resolve9 } from "node:path";
+var usage4 = `Usage: medalist rank --leaderboard FILE --score X [--json]
 
 Medals a score would earn on a Kaggle leaderboard export (columns
 scoreNullable,teamId,hasTeamName,submissionDate,score,hasScore), as MLE-bench's rank_score.
@@ -30915,14 +34274,14 @@ Options:
 var rankCommand = {
   name: "rank",
   summary: "Medals and percentile a score would get on a leaderboard",
-  usage: usage3,
+  usage: usage4,
   async run(argv) {
     const { values } = parseCommandArgs(argv, {
       leaderboard: { type: "string" },
       score: { type: "string" },
       json: { type: "boolean", default: false }
     });
-    const file2 = resolve7(requireOption(values.leaderboard, "--leaderboard"));
+    const file2 = resolve9(requireOption(values.leaderboard, "--leaderboard"));
     const score3 = numberOption(requireOption(values.score, "--score"), "--score", true);
     let scores;
     try {
@@ -30956,7 +34315,7 @@ thresholds (${t.isLowerBetter ? "lower" : "higher"} is better): gold ${t.gold}, 
 };
 
 // src/cli/commands/index.ts
-var commands = [runCommand, demoCommand, compareCommand, reportCommand, schemaCommand, competitionsCommand, gradeCommand, rankCommand];
+var commands = [runCommand, demoCommand, compareCommand, reportCommand, schemaCommand, competitionsCommand, prepareCommand, gradeCommand, rankCommand];
 
 // src/cli/main.ts
 function overview(all) {

@@ -1,4 +1,13 @@
-import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { UserError } from "../errors.js";
@@ -22,7 +31,9 @@ export function kaggleCredentials(env: NodeJS.ProcessEnv = process.env): KaggleC
     } catch {
       /* reported below */
     }
-    throw new UserError(`${file} must be JSON with "username" and "key" (download it from your Kaggle account settings)`);
+    throw new UserError(
+      `${file} must be JSON with "username" and "key" (download it from your Kaggle account settings)`,
+    );
   }
   throw new UserError(
     "no Kaggle credentials: set KAGGLE_USERNAME and KAGGLE_KEY, or put kaggle.json (from kaggle.com → Settings → API) in ~/.kaggle/",
@@ -82,11 +93,13 @@ async function attempt(id: string, url: string, part: string, opts: DownloadOpti
     rmSync(part, { force: true });
     throw new Interrupted(`${id}: the partial download no longer matches the server's file; starting over`);
   }
-  if (res.status !== 200 && res.status !== 206) throw statusError(id, res.status, await res.text().catch(() => ""));
+  if (res.status !== 200 && res.status !== 206)
+    throw statusError(id, res.status, await res.text().catch(() => ""));
   let offset = have;
   if (res.status === 200 || !/^bytes (\d+)-/.test(res.headers.get("content-range") ?? "")) offset = 0;
   else offset = Number(/^bytes (\d+)-/.exec(res.headers.get("content-range")!)![1]);
-  if (offset > have) throw new Error(`${id}: server resumed at byte ${offset}, but only ${have} bytes are here`);
+  if (offset > have)
+    throw new Error(`${id}: server resumed at byte ${offset}, but only ${have} bytes are here`);
   const total = totalSize(res, offset);
   const fd = openSync(part, offset === 0 ? "w" : "r+");
   let written = offset;
@@ -110,7 +123,8 @@ async function attempt(id: string, url: string, part: string, opts: DownloadOpti
   if (total !== undefined && written !== total) {
     throw new Interrupted(`${id}: connection closed after ${written} of ${total} bytes`);
   }
-  if (total === undefined) throw new Interrupted(`${id}: the server did not say how long the file is; cannot trust it`);
+  if (total === undefined)
+    throw new Interrupted(`${id}: the server did not say how long the file is; cannot trust it`);
 }
 
 function totalSize(res: Response, offset: number): number | undefined {

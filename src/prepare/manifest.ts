@@ -1,5 +1,13 @@
 import { createHash } from "node:crypto";
-import { createReadStream, existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import {
+  createReadStream,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 
@@ -61,7 +69,8 @@ function folderCounts(preparedDir: string): Record<string, number> {
     if (!existsSync(dir)) continue;
     const entries = readdirSync(dir, { withFileTypes: true });
     counts[side] = entries.length;
-    for (const d of entries) if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync(join(dir, d.name)).length;
+    for (const d of entries)
+      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync(join(dir, d.name)).length;
   }
   return counts;
 }

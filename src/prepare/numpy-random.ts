@@ -59,7 +59,8 @@ export function interval(rng: MT19937, max: number): number {
 
 /** `np.random.RandomState(seed).permutation(n)`. */
 export function permutation(n: number, seed: number): Uint32Array {
-  if (!Number.isInteger(n) || n < 0 || n >= 2 ** 32) throw new RangeError(`permutation size out of range: ${n}`);
+  if (!Number.isInteger(n) || n < 0 || n >= 2 ** 32)
+    throw new RangeError(`permutation size out of range: ${n}`);
   const rng = new MT19937(seed);
   const a = new Uint32Array(n);
   for (let i = 0; i < n; i++) a[i] = i;
@@ -82,7 +83,11 @@ export function testCount(n: number, testSize: number): number {
 }
 
 /** `train_test_split(range(n), test_size, random_state=seed)` (shuffled, not stratified). */
-export function trainTestSplit(n: number, testSize: number, seed: number): { train: Uint32Array; test: Uint32Array } {
+export function trainTestSplit(
+  n: number,
+  testSize: number,
+  seed: number,
+): { train: Uint32Array; test: Uint32Array } {
   const nTest = testCount(n, testSize);
   const p = permutation(n, seed);
   return { test: p.subarray(0, nTest), train: p.subarray(nTest) };

@@ -5,7 +5,14 @@ import type { RegistryEntry } from "../registry/registry.js";
 import type { Competition } from "../registry/schema.js";
 import { downloadCompetition, kaggleCredentials, type KaggleCredentials } from "./kaggle.js";
 import { acquireLock, LockBusyError } from "./lock.js";
-import { buildManifest, manifestStillValid, md5File, readManifest, writeManifest, type Manifest } from "./manifest.js";
+import {
+  buildManifest,
+  manifestStillValid,
+  md5File,
+  readManifest,
+  writeManifest,
+  type Manifest,
+} from "./manifest.js";
 import { runTableSplit } from "./split.js";
 import { prepareToy } from "./toy.js";
 import { extractZip } from "./zip.js";
@@ -79,9 +86,12 @@ export async function prepareCompetition(entry: RegistryEntry, opts: PrepareOpti
   mkdirSync(compDir, { recursive: true });
   let release: () => void;
   try {
-    release = await acquireLock(join(compDir, ".medalist-prepare.lock"), { waitMs: opts.lockWaitMs ?? 3600_000 });
+    release = await acquireLock(join(compDir, ".medalist-prepare.lock"), {
+      waitMs: opts.lockWaitMs ?? 3600_000,
+    });
   } catch (e) {
-    if (e instanceof LockBusyError) throw new UserError(`${c.id}: another process is preparing it (${e.message})`, 1);
+    if (e instanceof LockBusyError)
+      throw new UserError(`${c.id}: another process is preparing it (${e.message})`, 1);
     throw e;
   }
   try {
@@ -98,7 +108,8 @@ export async function prepareCompetition(entry: RegistryEntry, opts: PrepareOpti
     const after = warmCheck(c, opts.dataDir);
     if (after) return done("ready", after);
     // Leftovers of an interrupted preparation (we hold the lock, so nobody is using them).
-    for (const name of readdirSync(compDir)) if (name.startsWith(".staging-")) rmSync(join(compDir, name), { recursive: true, force: true });
+    for (const name of readdirSync(compDir))
+      if (name.startsWith(".staging-")) rmSync(join(compDir, name), { recursive: true, force: true });
 
     const dir = preparedDir(opts.dataDir, c.id);
     const required = requiredFiles(c);
@@ -158,7 +169,8 @@ export async function prepareCompetition(entry: RegistryEntry, opts: PrepareOpti
       mkdirSync(join(out, "private"), { recursive: true });
       const sizes = await runTableSplit(recipe, raw, out, log);
       log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
-      if (!existsSync(join(out, "public", "description.md"))) writeFileSync(join(out, "public", "description.md"), descriptionStub(c));
+      if (!existsSync(join(out, "public", "description.md")))
+        writeFileSync(join(out, "public", "description.md"), descriptionStub(c));
       const missing = required.filter((f) => !existsSync(join(out, f)));
       if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
       rmSync(raw, { recursive: true, force: true });

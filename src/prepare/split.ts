@@ -9,9 +9,13 @@ import { extractZip, zipFolder } from "./zip.js";
 type Part = "train" | "test";
 
 /** Row indices of each part, in the order they are written. */
-export function splitIndices(n: number, recipe: Pick<TableSplitRecipe, "testSize" | "randomState" | "order">) {
+export function splitIndices(
+  n: number,
+  recipe: Pick<TableSplitRecipe, "testSize" | "randomState" | "order">,
+) {
   const { train, test } = trainTestSplit(n, recipe.testSize, recipe.randomState);
-  if (recipe.order === "file") return { train: Uint32Array.from(train).sort(), test: Uint32Array.from(test).sort() };
+  if (recipe.order === "file")
+    return { train: Uint32Array.from(train).sort(), test: Uint32Array.from(test).sort() };
   return { train, test };
 }
 
@@ -81,7 +85,10 @@ export async function runTableSplit(
         const drop = new Set(o.drop.map(col));
         keep = keep.filter((k) => !drop.has(k));
       }
-      const w = new CsvWriter(target(o.to), keep.map((k) => table.header[k]));
+      const w = new CsvWriter(
+        target(o.to),
+        keep.map((k) => table.header[k]),
+      );
       each(o.part, (_, out) => w.row(keep.map((k) => out[k])));
       w.close();
     } else if (o.kind === "constant") {

@@ -11,13 +11,18 @@ import yazl from "yazl";
 export async function extractZip(zipFile: string, dest: string): Promise<number> {
   const root = resolve(dest);
   mkdirSync(root, { recursive: true });
-  const zip = await yauzl.openPromise(zipFile, { lazyEntries: true, autoClose: false, strictFileNames: false });
+  const zip = await yauzl.openPromise(zipFile, {
+    lazyEntries: true,
+    autoClose: false,
+    strictFileNames: false,
+  });
   let count = 0;
   try {
     for await (const entry of zip.eachEntry()) {
       const name = entry.fileName.replace(/\\/g, "/");
       const target = resolve(root, name);
-      if (target !== root && !target.startsWith(root + sep)) throw new Error(`${zipFile}: entry "${name}" escapes the folder`);
+      if (target !== root && !target.startsWith(root + sep))
+        throw new Error(`${zipFile}: entry "${name}" escapes the folder`);
       if (name.endsWith("/")) {
         mkdirSync(target, { recursive: true });
         continue;

@@ -42,7 +42,8 @@ export const prepareCommand: Command = {
     });
     const dataDir = values["data-dir"] ?? process.env.MEDALIST_DATA_DIR;
     if (!dataDir) throw new UserError("missing --data-dir (or set MEDALIST_DATA_DIR) (see --help)");
-    if (!values.split && !values.competition?.length) throw new UserError("name a --split or --competition (see --help)");
+    if (!values.split && !values.competition?.length)
+      throw new UserError("name a --split or --competition (see --help)");
     const registry = loadRegistry(values.registry);
     const ids = selectCompetitions(registry, {
       split: values.split,
@@ -66,7 +67,9 @@ export const prepareCommand: Command = {
       console.log(JSON.stringify({ results, failures, totalMs }, null, 2));
     } else {
       for (const r of results) {
-        const warn = r.upstreamMismatches.length ? ` (differs from upstream: ${r.upstreamMismatches.join(", ")})` : "";
+        const warn = r.upstreamMismatches.length
+          ? ` (differs from upstream: ${r.upstreamMismatches.join(", ")})`
+          : "";
         console.log(`${r.status.padEnd(9)} ${r.id}  ${r.ms.toFixed(0)} ms${warn}`);
       }
       for (const f of failures) console.log(`FAILED    ${f.id}: ${f.message}`);
