@@ -93,6 +93,11 @@ async function main(deps: Deps): Promise<void> {
   const resultsDir = resolve(settings.resultsDir);
   mkdirSync(resultsDir, { recursive: true });
   const log = (line: string) => core.info(line);
+  // A cancelled job gets SIGINT then SIGTERM: stop the runs (their containers are removed by the executor).
+  const abort = new AbortController();
+  const onSignal = () => abort.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
 
   // The cache restore comes first: a broken cache service fails the job before any GPU time is spent.
   let baseline: Baseline | null = null;
@@ -118,12 +123,17 @@ async function main(deps: Deps): Promise<void> {
       label: "head",
       git: { sha: event.pr?.headSha || event.sha || null, ref: event.ref || null },
       log,
+      signal: abort.signal,
     }),
   );
+  if (abort.signal.aborted) throw new UserError("cancelled; finished runs are kept in the results folder", 1);
   const headResults = join(resultsDir, "head", "results.json");
 
   if (b.source === "run") {
-    baseline = await core.group("Evaluate the base ref", () => runBaseRef(deps, loaded, config, event, resultsDir, log));
+    baseline = await core.group("Evaluate the base ref", () =>
+      runBaseRef(deps, loaded, config, event, resultsDir, log, abort.signal),
+    );
+    if (abort.signal.aborted) throw new UserError("cancelled; finished runs are kept in the results folder", 1);
   }
 
   // Everything on disk before any network call to GitHub.
@@ -238,6 +248,7 @@ async function runBaseRef(
   event: EventInfo,
   resultsDir: string,
   log: (line: string) => void,
+  signal: AbortSignal,
 ): Promise<Baseline> {
   const sha = event.pr?.baseSha;
   if (!sha) throw new UserError("baseline: run needs a pull_request event (the base ref comes from it)");
@@ -252,6 +263,7 @@ async function runBaseRef(
       agent,
       git: { sha, ref: event.pr?.baseRef ?? null },
       log,
+      signal,
     });
     return { results, description: `the base commit ${sha.slice(0, 7)} evaluated in this job` };
   } finally {
