@@ -30320,7 +30320,11 @@ var ColumnBuilder = class {
       if (rows === 0) return { name: this.name, kind: "text", values: null, strings: [] };
       return { name: this.name, kind: "float", values: values.fill(NaN), strings: null };
     }
-    return { name: this.name, kind: this.sawFloat || this.sawMissing ? "float" : "int", values, strings: null };
+    const kind = this.sawFloat || this.sawMissing ? "float" : "int";
+    if (!this.sawFloat) {
+      for (let i = 0; i < values.length; i++) if (values[i] === 0) values[i] = 0;
+    }
+    return { name: this.name, kind, values, strings: null };
   }
 };
 var Tokenizer = class {
@@ -30339,10 +30343,17 @@ var Tokenizer = class {
   first = true;
   utf8Tail = Buffer.alloc(0);
   bytesSeen = 0;
+  head = Buffer.alloc(0);
   push(chunk) {
     if (this.first) {
+      chunk = this.head.length ? Buffer.concat([this.head, chunk]) : chunk;
+      if (chunk.length < 3) {
+        this.head = Buffer.from(chunk);
+        return;
+      }
       this.first = false;
-      if (chunk.length >= 3 && chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191) chunk = chunk.subarray(3);
+      this.head = Buffer.alloc(0);
+      if (chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191) chunk = chunk.subarray(3);
     }
     this.checkText(chunk, false);
     const buf = this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk;
@@ -30353,6 +30364,12 @@ var Tokenizer = class {
     }
   }
   end() {
+    if (this.first && this.head.length) {
+      const head = this.head;
+      this.first = false;
+      this.head = Buffer.alloc(0);
+      this.push(head);
+    }
     this.checkText(Buffer.alloc(0), true);
     if (this.rest.length) this.scan(this.rest, true);
     this.rest = Buffer.alloc(0);
@@ -30519,7 +30536,7 @@ function readFrom(source, name2, opts) {
     if (opts.maxRows !== void 0 && row >= opts.maxRows) {
       throw new SubmissionError(`${name2}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`);
     }
-    if (offset === -1) offset = count === names2.length + 1 ? 1 : 0;
+    if (offset === -1) offset = Math.max(0, count - names2.length);
     if (count - offset > names2.length) {
       throw new SubmissionError(`${name2}: expected ${names2.length} fields on data row ${row + 1}, saw ${count}`);
     }

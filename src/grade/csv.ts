@@ -201,7 +201,10 @@ class ColumnBuilder {
       if (rows === 0) return { name: this.name, kind: "text", values: null, strings: [] };
       return { name: this.name, kind: "float", values: values.fill(NaN), strings: null };
     }
-    return { name: this.name, kind: this.sawFloat || this.sawMissing ? "float" : "int", values, strings: null };
+    const kind = this.sawFloat || this.sawMissing ? "float" : "int";
+    // All-integer columns are parsed as int64 first, where "-0" is 0.
+    if (!this.sawFloat) for (let i = 0; i < values.length; i++) if (values[i] === 0) values[i] = 0;
+    return { name: this.name, kind, values, strings: null };
   }
 }
 
@@ -224,10 +227,16 @@ class Tokenizer {
     private readonly maxLineBytes: number,
   ) {}
 
+  private head: Buffer = Buffer.alloc(0);
+
   push(chunk: Buffer): void {
     if (this.first) {
+      // Hold the first bytes until a BOM can be recognised.
+      chunk = this.head.length ? Buffer.concat([this.head, chunk]) : chunk;
+      if (chunk.length < 3) { this.head = Buffer.from(chunk); return; }
       this.first = false;
-      if (chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
+      this.head = Buffer.alloc(0);
+      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
     }
     this.checkText(chunk, false);
     const buf = this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk;
@@ -239,6 +248,12 @@ class Tokenizer {
   }
 
   end(): void {
+    if (this.first && this.head.length) {
+      const head = this.head;
+      this.first = false;
+      this.head = Buffer.alloc(0);
+      this.push(head);
+    }
     this.checkText(Buffer.alloc(0), true);
     if (this.rest.length) this.scan(this.rest, true);
     this.rest = Buffer.alloc(0);
@@ -371,7 +386,7 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions): Table {
   let names: string[] | null = null;
   let builders: (ColumnBuilder | null)[] = [];
   let row = 0;
-  // pandas: a first data row with one field more than the header makes the first field an index.
+  // pandas: extra fields on the first data row (beyond the header) become index columns, dropped here.
   let offset = -1;
 
   const sink: RowSink = (b, starts, ends, complex, count) => {
@@ -385,7 +400,7 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions): Table {
     if (opts.maxRows !== undefined && row >= opts.maxRows) {
       throw new SubmissionError(`${name}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`);
     }
-    if (offset === -1) offset = count === names.length + 1 ? 1 : 0;
+    if (offset === -1) offset = Math.max(0, count - names.length);
     if (count - offset > names.length) {
       throw new SubmissionError(`${name}: expected ${names.length} fields on data row ${row + 1}, saw ${count}`);
     }
