@@ -62,7 +62,9 @@ export function runNvidiaSmi(command = "nvidia-smi", timeoutMs = 15_000): Promis
  * The runner's GPUs: the configured ids when given (named from nvidia-smi when it answers),
  * otherwise whatever nvidia-smi lists; none when it is absent.
  */
-export async function detectGpus(opts: { gpuIds?: string[]; nvidiaSmi?: string } = {}): Promise<GpuDetection> {
+export async function detectGpus(
+  opts: { gpuIds?: string[]; nvidiaSmi?: string } = {},
+): Promise<GpuDetection> {
   const out = await runNvidiaSmi(opts.nvidiaSmi);
   const all = out === null ? [] : parseNvidiaSmi(out);
   if (opts.gpuIds !== undefined) {

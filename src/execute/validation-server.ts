@@ -73,7 +73,11 @@ export interface FormatCheck {
   errors: string[];
 }
 
-const few = (xs: string[], n = 5) => xs.slice(0, n).map((x) => JSON.stringify(x)).join(", ") + (xs.length > n ? `, … (${xs.length} in all)` : "");
+const few = (xs: string[], n = 5) =>
+  xs
+    .slice(0, n)
+    .map((x) => JSON.stringify(x))
+    .join(", ") + (xs.length > n ? `, … (${xs.length} in all)` : "");
 
 /** Same columns, same ids, same row count as the sample; no score, ever. */
 export function checkFormat(sample: SampleShape, submissionCsv: string): FormatCheck {
@@ -88,8 +92,10 @@ export function checkFormat(sample: SampleShape, submissionCsv: string): FormatC
   if (new Set(header).size !== header.length) errors.push("duplicate column names");
 
   const ragged = body.findIndex((r) => r.length !== header.length);
-  if (ragged >= 0) errors.push(`row ${ragged + 2} has ${body[ragged].length} fields, the header has ${header.length}`);
-  if (body.length !== sample.rows) errors.push(`${body.length} rows, expected ${sample.rows} (as in the sample submission)`);
+  if (ragged >= 0)
+    errors.push(`row ${ragged + 2} has ${body[ragged].length} fields, the header has ${header.length}`);
+  if (body.length !== sample.rows)
+    errors.push(`${body.length} rows, expected ${sample.rows} (as in the sample submission)`);
 
   const idAt = header.indexOf(sample.idColumn);
   if (idAt >= 0) {
@@ -124,10 +130,12 @@ export function multipartFile(body: Buffer, contentType: string): Buffer | null 
     if (next < 0) break;
     const part = body.subarray(start + 2, next - 2); // skip CRLF after the delimiter and before the next
     const split = part.indexOf("\r\n\r\n");
-    if (split >= 0) parts.push({ headers: part.subarray(0, split).toString(), content: part.subarray(split + 4) });
+    if (split >= 0)
+      parts.push({ headers: part.subarray(0, split).toString(), content: part.subarray(split + 4) });
     at = next;
   }
-  const named = parts.find((p) => /name="file"/i.test(p.headers)) ?? parts.find((p) => /filename=/i.test(p.headers));
+  const named =
+    parts.find((p) => /name="file"/i.test(p.headers)) ?? parts.find((p) => /filename=/i.test(p.headers));
   return named?.content ?? null;
 }
 
@@ -152,7 +160,10 @@ export interface ValidationServerOptions {
 
 export async function startValidationServer(opts: ValidationServerOptions = {}): Promise<ValidationServer> {
   const maxBytes = opts.maxBytes ?? 512 * 1024 ** 2;
-  const byToken = new Map<string, { competitionId: string; samplePath: string; shape?: Promise<SampleShape> }>();
+  const byToken = new Map<
+    string,
+    { competitionId: string; samplePath: string; shape?: Promise<SampleShape> }
+  >();
   const tokenOf = new Map<string, string>();
 
   const server = http.createServer((req, res) => {
@@ -164,7 +175,8 @@ export async function startValidationServer(opts: ValidationServerOptions = {}):
     const entry = m ? byToken.get(m[1]) : undefined;
     if (req.url === "/health") return reply(200, { ok: true });
     if (!entry) return reply(404, { error: "unknown validation URL" });
-    if (req.method !== "POST") return reply(405, { error: "POST the submission CSV (raw body, or multipart with a `file` part)" });
+    if (req.method !== "POST")
+      return reply(405, { error: "POST the submission CSV (raw body, or multipart with a `file` part)" });
 
     const chunks: Buffer[] = [];
     let size = 0;
@@ -254,7 +266,10 @@ export function firstHost(cidr: string): string {
 }
 
 /** A validation server bound to the Docker bridge gateway, reachable from containers on `bridge`. */
-export async function startValidationServerForDocker(docker: Docker, opts: Omit<ValidationServerOptions, "host"> = {}): Promise<ValidationServer> {
+export async function startValidationServerForDocker(
+  docker: Docker,
+  opts: Omit<ValidationServerOptions, "host"> = {},
+): Promise<ValidationServer> {
   const gw = await bridgeGateway(docker);
   if (!gw) throw new Error("no Docker bridge gateway found: cannot serve format checks to containers");
   return startValidationServer({ ...opts, host: gw });

@@ -19,7 +19,8 @@ const until = async (cond: () => Promise<boolean>, ms = 20_000) => {
     await new Promise((r) => setTimeout(r, 100));
   }
 };
-const running = async (suite: string) => (await containersOf(docker!, suite)).filter((c) => c.State === "running").length;
+const running = async (suite: string) =>
+  (await containersOf(docker!, suite)).filter((c) => c.State === "running").length;
 
 describe.skipIf(!docker)("cancelling a suite", () => {
   it("aborting mid-run stops every container, starts nothing new, leaves no container", async () => {
@@ -32,7 +33,10 @@ describe.skipIf(!docker)("cancelling a suite", () => {
       tasks,
       { gpuIds: [], maxParallel: 2 },
       async (t) => {
-        results[t.id] = await new DockerExecutor(docker!, settings).execute(await makeRun(suite, t.id), ac.signal);
+        results[t.id] = await new DockerExecutor(docker!, settings).execute(
+          await makeRun(suite, t.id),
+          ac.signal,
+        );
       },
       ac.signal,
     );
@@ -42,16 +46,21 @@ describe.skipIf(!docker)("cancelling a suite", () => {
     await done;
     expect(Date.now() - t0).toBeLessThan(15_000);
     expect(Object.keys(results).sort()).toEqual(["a", "b"]);
-    for (const r of Object.values(results)) expect(r).toMatchObject({ outcome: "infra_error", error: "cancelled" });
+    for (const r of Object.values(results))
+      expect(r).toMatchObject({ outcome: "infra_error", error: "cancelled" });
     expect(await containersOf(docker!, suite)).toHaveLength(0);
   });
 
   it("SIGTERM to a suite process removes its containers within 15 s and keeps finished results", async () => {
     const suite = uniqueSuite("sigterm");
     const out = path.join(await mkdtemp(path.join(os.tmpdir(), "medalist-cancel-")), "results.json");
-    const child = spawn(process.execPath, ["--import", "tsx", "test/fixtures/docker/cancel-suite.ts", suite, out], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "test/fixtures/docker/cancel-suite.ts", suite, out],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let output = "";
     child.stdout.on("data", (d) => (output += d));
     child.stderr.on("data", (d) => (output += d));
@@ -83,7 +92,12 @@ describe.skipIf(!docker)("cancelling a suite", () => {
         Image: TEST_IMAGE,
         Cmd: ["sleep", "60"],
         name: `medalist-${suite}-${run}`,
-        Labels: { [LABEL.suite]: suite, [LABEL.run]: run, [LABEL.owner]: owner, [LABEL.deadline]: String(deadline) },
+        Labels: {
+          [LABEL.suite]: suite,
+          [LABEL.run]: run,
+          [LABEL.owner]: owner,
+          [LABEL.deadline]: String(deadline),
+        },
       });
     const host = os.hostname();
     const later = Date.now() + 3_600_000;
@@ -93,7 +107,10 @@ describe.skipIf(!docker)("cancelling a suite", () => {
     await make("other-host", `elsewhere:1`, later);
     try {
       const removed = await sweepStale(docker!, { isAlive: (pid) => pid !== 999999 });
-      expect(removed.filter((n) => n.includes(suite)).sort()).toEqual([`medalist-${suite}-dead-owner`, `medalist-${suite}-past-deadline`]);
+      expect(removed.filter((n) => n.includes(suite)).sort()).toEqual([
+        `medalist-${suite}-dead-owner`,
+        `medalist-${suite}-past-deadline`,
+      ]);
       const left = (await containersOf(docker!, suite)).map((c) => c.Labels[LABEL.run]).sort();
       expect(left).toEqual(["live-owner", "other-host"]);
     } finally {

@@ -51,7 +51,10 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
   it("stops a hanging agent at its time limit, killing it after the grace period", async () => {
     const spec = await makeRun(suite, "hangs", { timeLimitSecs: 2 });
     // The agent ignores SIGTERM: only the kill after the grace period ends it.
-    const ex = new DockerExecutor(docker!, shellSettings('trap "" TERM; echo hanging; while true; do sleep 1; done', { stopGraceSecs: 1 }));
+    const ex = new DockerExecutor(
+      docker!,
+      shellSettings('trap "" TERM; echo hanging; while true; do sleep 1; done', { stopGraceSecs: 1 }),
+    );
     const t0 = Date.now();
     const r = await ex.execute(spec);
     expect(r.outcome).toBe("timed_out");
@@ -64,7 +67,9 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
     const spec = await makeRun(suite, "oom");
     const ex = new DockerExecutor(
       docker!,
-      shellSettings('x=0123456789abcdef; while true; do x="$x$x"; done', { limits: { memory: 32 * 1024 ** 2 } }),
+      shellSettings('x=0123456789abcdef; while true; do x="$x$x"; done', {
+        limits: { memory: 32 * 1024 ** 2 },
+      }),
     );
     const r = await ex.execute(spec);
     expect(r.outcome).toBe("oom");
@@ -102,7 +107,10 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
       secretEnv: ["OPENAI_API_KEY"],
       validationUrl: "http://172.17.0.1:1/x/validate",
     });
-    const r = await new DockerExecutor(docker!, shellSettings("env > /home/logs/env.txt; echo key=$OPENAI_API_KEY")).execute(spec);
+    const r = await new DockerExecutor(
+      docker!,
+      shellSettings("env > /home/logs/env.txt; echo key=$OPENAI_API_KEY"),
+    ).execute(spec);
     delete process.env.MEDALIST_RUNNER_ONLY;
     expect(r.outcome).toBe("completed");
     const env = Object.fromEntries(
@@ -113,9 +121,26 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
     );
     // Given by Medalist, plus what Docker and the shell always set (HOSTNAME, HOME, PATH from the image, PWD, SHLVL).
     expect(Object.keys(env).sort()).toEqual(
-      ["AGENT_MODE", "COMPETITION_ID", "HOME", "HOSTNAME", "MEDALIST_VALIDATION_URL", "OPENAI_API_KEY", "PATH", "PWD", "SEED", "SHLVL", "TIME_LIMIT_SECS"].sort(),
+      [
+        "AGENT_MODE",
+        "COMPETITION_ID",
+        "HOME",
+        "HOSTNAME",
+        "MEDALIST_VALIDATION_URL",
+        "OPENAI_API_KEY",
+        "PATH",
+        "PWD",
+        "SEED",
+        "SHLVL",
+        "TIME_LIMIT_SECS",
+      ].sort(),
     );
-    expect(env).toMatchObject({ COMPETITION_ID: "toy-comp", SEED: "2", TIME_LIMIT_SECS: "45", AGENT_MODE: "fast" });
+    expect(env).toMatchObject({
+      COMPETITION_ID: "toy-comp",
+      SEED: "2",
+      TIME_LIMIT_SECS: "45",
+      AGENT_MODE: "fast",
+    });
     const log = await readFile(runPaths(spec.runDir).logFile, "utf8");
     expect(log).toContain("stdout key=***");
     expect(log).not.toContain("sk-test-secret-value");
@@ -125,27 +150,43 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
     const spec = await makeRun(suite, "limits");
     const ex = new DockerExecutor(
       docker!,
-      shellSettings("ls /var/run/docker.sock 2>/dev/null > /home/logs/sock.txt; cat /proc/self/status | grep -i nonewprivs; sleep 3", {
-        limits: { cpus: 0.5, memory: 64 * 1024 ** 2, shmSize: 16 * 1024 ** 2, pids: 64 },
-        network: "none",
-      }),
+      shellSettings(
+        "ls /var/run/docker.sock 2>/dev/null > /home/logs/sock.txt; cat /proc/self/status | grep -i nonewprivs; sleep 3",
+        {
+          limits: { cpus: 0.5, memory: 64 * 1024 ** 2, shmSize: 16 * 1024 ** 2, pids: 64 },
+          network: "none",
+        },
+      ),
     );
     const running = ex.execute(spec);
     let host: Record<string, unknown> | undefined;
     for (let i = 0; i < 50 && !host; i++) {
-      const [c] = await containersOf(docker!, suite).then((l) => l.filter((x) => x.Labels["medalist.run"] === "limits"));
-      if (c) host = (await docker!.getContainer(c.Id).inspect()).HostConfig as unknown as Record<string, unknown>;
+      const [c] = await containersOf(docker!, suite).then((l) =>
+        l.filter((x) => x.Labels["medalist.run"] === "limits"),
+      );
+      if (c)
+        host = (await docker!.getContainer(c.Id).inspect()).HostConfig as unknown as Record<string, unknown>;
       else await new Promise((r) => setTimeout(r, 100));
     }
     expect((await running).outcome).toBe("completed");
-    expect(host).toMatchObject({ NanoCpus: 5e8, Memory: 64 * 1024 ** 2, ShmSize: 16 * 1024 ** 2, PidsLimit: 64, NetworkMode: "none", Privileged: false });
+    expect(host).toMatchObject({
+      NanoCpus: 5e8,
+      Memory: 64 * 1024 ** 2,
+      ShmSize: 16 * 1024 ** 2,
+      PidsLimit: 64,
+      NetworkMode: "none",
+      Privileged: false,
+    });
     expect(JSON.stringify(host)).not.toContain("docker.sock");
     expect((await readFile(path.join(runPaths(spec.runDir).logsDir, "sock.txt"), "utf8")).trim()).toBe("");
   });
 
   it("reports a missing image as infra_error without retrying", async () => {
     const spec = await makeRun(suite, "no-image");
-    const ex = new DockerExecutor(docker!, shellSettings("true", { image: "medalist-no-such-image:0", retries: 2 }));
+    const ex = new DockerExecutor(
+      docker!,
+      shellSettings("true", { image: "medalist-no-such-image:0", retries: 2 }),
+    );
     const r = await ex.execute(spec);
     expect(r.outcome).toBe("infra_error");
     expect(r.attempts).toBe(1);
@@ -157,13 +198,19 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
     // device id 99 does not exist).
     const spec = await makeRun(suite, "no-start", { gpus: ["99"] });
     const lines: string[] = [];
-    const ex = new DockerExecutor(docker!, shellSettings("true", { retries: 2 }), { log: (l) => lines.push(l) });
+    const ex = new DockerExecutor(docker!, shellSettings("true", { retries: 2 }), {
+      log: (l) => lines.push(l),
+    });
     const r = await ex.execute(spec);
     expect(r.outcome).toBe("infra_error");
     expect(r.attempts).toBe(3);
     expect(r.error).toMatch(/starting the container failed/);
     expect(lines.filter((l) => l.includes("retry"))).toHaveLength(2);
-    expect(await containersOf(docker!, suite).then((l) => l.filter((c) => c.Labels["medalist.run"] === "no-start"))).toHaveLength(0);
+    expect(
+      await containersOf(docker!, suite).then((l) =>
+        l.filter((c) => c.Labels["medalist.run"] === "no-start"),
+      ),
+    ).toHaveLength(0);
   });
 
   it("serves format checks to the agent over the bridge, without a score", async () => {
@@ -200,7 +247,10 @@ describe.skipIf(!docker)("agent images", () => {
     const { mkdtemp, writeFile } = await import("node:fs/promises");
     const os = await import("node:os");
     const ctx = await mkdtemp(path.join(os.tmpdir(), "medalist-build-"));
-    await writeFile(path.join(ctx, "agent.sh"), "cp /home/data/sample_submission.csv /home/submission/submission.csv; cat /built.txt\n");
+    await writeFile(
+      path.join(ctx, "agent.sh"),
+      "cp /home/data/sample_submission.csv /home/submission/submission.csv; cat /built.txt\n",
+    );
     await writeFile(path.join(ctx, "ignored.txt"), "not in the image\n");
     await writeFile(path.join(ctx, ".dockerignore"), "ignored.txt\n");
     await writeFile(
@@ -211,7 +261,13 @@ describe.skipIf(!docker)("agent images", () => {
     const ex = new DockerExecutor(
       docker!,
       {
-        build: { context: ctx, dockerfile: "Agent.Dockerfile", target: "base", args: { GREETING: "hello" }, tag: "medalist-agent:test-build" },
+        build: {
+          context: ctx,
+          dockerfile: "Agent.Dockerfile",
+          target: "base",
+          args: { GREETING: "hello" },
+          tag: "medalist-agent:test-build",
+        },
         limits: {},
         network: "none",
         retries: 0,
@@ -230,7 +286,10 @@ describe.skipIf(!docker)("agent images", () => {
     expect(await readFile(runPaths(spec.runDir).logFile, "utf8")).toContain("stdout built with hello");
     const ls = await docker!.getImage(image.id).inspect();
     expect(ls.Config.Labels?.["medalist.built"]).toBe("true");
-    await docker!.getImage("medalist-agent:test-build").remove({ force: true }).catch(() => {});
+    await docker!
+      .getImage("medalist-agent:test-build")
+      .remove({ force: true })
+      .catch(() => {});
   });
 
   it("fails a broken build with the builder's message", async () => {
@@ -245,6 +304,8 @@ describe.skipIf(!docker)("agent images", () => {
       retries: 0,
       stopGraceSecs: 1,
     });
-    await expect(ex.prepareImage()).rejects.toThrow(/building the agent image failed: .*returned a non-zero code: 7/);
+    await expect(ex.prepareImage()).rejects.toThrow(
+      /building the agent image failed: .*returned a non-zero code: 7/,
+    );
   });
 });

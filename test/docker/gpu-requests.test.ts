@@ -15,14 +15,22 @@ const fakeBin = path.resolve("test/fixtures/docker/bin");
  * wrapper creates each container as asked, records the HostConfig the daemon stored, then
  * recreates it without the request so the run can go on.
  */
-function recordingDocker(real: Docker, seen: { run: string; deviceIds: string[]; driver?: string; caps?: string[][] }[]): Docker {
+function recordingDocker(
+  real: Docker,
+  seen: { run: string; deviceIds: string[]; driver?: string; caps?: string[][] }[],
+): Docker {
   return new Proxy(real, {
     get(target, prop) {
       if (prop === "createContainer") {
         return async (opts: Docker.ContainerCreateOptions) => {
           const asked = await target.createContainer(opts);
           const req = (await asked.inspect()).HostConfig.DeviceRequests?.[0];
-          seen.push({ run: opts.Labels!["medalist.run"], deviceIds: req?.DeviceIDs ?? [], driver: req?.Driver, caps: req?.Capabilities });
+          seen.push({
+            run: opts.Labels!["medalist.run"],
+            deviceIds: req?.DeviceIDs ?? [],
+            driver: req?.Driver,
+            caps: req?.Capabilities,
+          });
           await asked.remove({ force: true });
           const { DeviceRequests: _, ...host } = opts.HostConfig!;
           return target.createContainer({ ...opts, HostConfig: host });

@@ -16,7 +16,10 @@ export async function dockerForTests(): Promise<{ docker: Docker | null; reason:
   try {
     await docker.ping();
   } catch (e) {
-    return { docker: null, reason: `no Docker daemon reachable (${(e as Error).message}); run scripts/ci-docker.sh as root` };
+    return {
+      docker: null,
+      reason: `no Docker daemon reachable (${(e as Error).message}); run scripts/ci-docker.sh as root`,
+    };
   }
   try {
     await docker.getImage(TEST_IMAGE).inspect();
@@ -29,7 +32,8 @@ export async function dockerForTests(): Promise<{ docker: Docker | null; reason:
 export async function requireDocker(): Promise<Docker | null> {
   const { docker, reason } = await dockerForTests();
   if (!docker) {
-    if (process.env.MEDALIST_REQUIRE_DOCKER === "1") throw new Error(`MEDALIST_REQUIRE_DOCKER=1 but ${reason}`);
+    if (process.env.MEDALIST_REQUIRE_DOCKER === "1")
+      throw new Error(`MEDALIST_REQUIRE_DOCKER=1 but ${reason}`);
     console.warn(`[test/docker] skipping Docker tests: ${reason}`);
   }
   return docker;

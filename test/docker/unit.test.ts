@@ -110,7 +110,12 @@ describe("nvidia-smi parsing", () => {
     const out = await readFile("test/fixtures/docker/nvidia-smi-mixed.txt", "utf8");
     const gpus = parseNvidiaSmi(out);
     expect(gpus).toHaveLength(3);
-    expect(gpus[0]).toEqual({ index: "0", uuid: "GPU-5f2b3c1e-8a7d-4e2b-9c1a-3d4e5f6a7b8c", name: "NVIDIA A10G", memoryMiB: 23028 });
+    expect(gpus[0]).toEqual({
+      index: "0",
+      uuid: "GPU-5f2b3c1e-8a7d-4e2b-9c1a-3d4e5f6a7b8c",
+      name: "NVIDIA A10G",
+      memoryMiB: 23028,
+    });
     expect(gpuModel(gpus)).toBe("2× NVIDIA A10G, 1× Tesla T4");
     expect(gpuModel(gpus.slice(0, 2))).toBe("NVIDIA A10G");
     expect(gpuModel([])).toBeNull();

@@ -37,7 +37,9 @@ describe("format checks", () => {
       'duplicate ids: "1"',
     ]);
     expect(checkFormat(sample, "").errors).toEqual(["the submission is empty"]);
-    expect(checkFormat(sample, "id,target\n1,0\n2\n3,0\n").errors).toEqual(["row 3 has 1 fields, the header has 2"]);
+    expect(checkFormat(sample, "id,target\n1,0\n2\n3,0\n").errors).toEqual([
+      "row 3 has 1 fields, the header has 2",
+    ]);
   });
 
   it("extracts the file part of a multipart body", () => {
@@ -66,22 +68,37 @@ describe("validation server over HTTP", () => {
   afterAll(() => server.close());
 
   it("checks a raw CSV body", async () => {
-    const res = await fetch(url, { method: "POST", body: "id,target\n1,1\n2,1\n3,1\n", headers: { "content-type": "text/csv" } });
+    const res = await fetch(url, {
+      method: "POST",
+      body: "id,target\n1,1\n2,1\n3,1\n",
+      headers: { "content-type": "text/csv" },
+    });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ competition_id: "toy", valid: true, result: "Submission is valid.", errors: [] });
+    expect(await res.json()).toEqual({
+      competition_id: "toy",
+      valid: true,
+      result: "Submission is valid.",
+      errors: [],
+    });
   });
 
   it("checks a multipart upload, as MLE-bench's validate script sends it", async () => {
     const form = new FormData();
     form.append("file", new Blob(["id,target\n1,1\n"]), "submission.csv");
-    const body = (await (await fetch(url, { method: "POST", body: form })).json()) as { valid: boolean; result: string };
+    const body = (await (await fetch(url, { method: "POST", body: form })).json()) as {
+      valid: boolean;
+      result: string;
+    };
     expect(body.valid).toBe(false);
     expect(body.result).toMatch(/^Submission is invalid: 1 rows, expected 3/);
     expect(JSON.stringify(body)).not.toMatch(/score/i);
   });
 
   it("refuses unknown URLs, other methods and oversized bodies", async () => {
-    expect((await fetch(url.replace(/\/[0-9a-f]{32}\//, `/${"0".repeat(32)}/`), { method: "POST", body: "x" })).status).toBe(404);
+    expect(
+      (await fetch(url.replace(/\/[0-9a-f]{32}\//, `/${"0".repeat(32)}/`), { method: "POST", body: "x" }))
+        .status,
+    ).toBe(404);
     expect((await fetch(url)).status).toBe(405);
     const small = await startValidationServer({ maxBytes: 10 });
     try {

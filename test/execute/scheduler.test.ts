@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { makespanLowerBound, Pool, schedule, simulate, type SchedTask } from "../../src/execute/scheduler.js";
 
-const task = (id: string, expectedSecs: number, gpus = 0, cpus?: number): SchedTask => ({ id, expectedSecs, gpus, cpus });
+const task = (id: string, expectedSecs: number, gpus = 0, cpus?: number): SchedTask => ({
+  id,
+  expectedSecs,
+  gpus,
+  cpus,
+});
 const tick = () => new Promise((r) => setTimeout(r, 1));
 
 describe("schedule", () => {
@@ -44,7 +49,10 @@ describe("schedule", () => {
   });
 
   it("backfills a short task while a multi-GPU task waits", () => {
-    const pool = new Pool([task("big", 10, 2), task("small", 1, 1), task("first", 20, 1)], { gpuIds: ["0", "1"], maxParallel: 4 });
+    const pool = new Pool([task("big", 10, 2), task("small", 1, 1), task("first", 20, 1)], {
+      gpuIds: ["0", "1"],
+      maxParallel: 4,
+    });
     const a = pool.next();
     expect(a?.task.id).toBe("first");
     expect(pool.next()?.task.id).toBe("small");
@@ -54,10 +62,15 @@ describe("schedule", () => {
   it("stops starting tasks once aborted", async () => {
     const ac = new AbortController();
     const ran: string[] = [];
-    await schedule([task("a", 3), task("b", 2), task("c", 1)], { gpuIds: [], maxParallel: 1 }, async (t) => {
-      ran.push(t.id);
-      ac.abort();
-    }, ac.signal);
+    await schedule(
+      [task("a", 3), task("b", 2), task("c", 1)],
+      { gpuIds: [], maxParallel: 1 },
+      async (t) => {
+        ran.push(t.id);
+        ac.abort();
+      },
+      ac.signal,
+    );
     expect(ran).toEqual(["a"]);
   });
 
@@ -74,8 +87,12 @@ describe("schedule", () => {
   });
 
   it("rejects tasks that can never fit", async () => {
-    await expect(schedule([task("a", 1, 3)], { gpuIds: ["0"], maxParallel: 1 }, async () => {})).rejects.toThrow(/needs 3 GPU/);
-    await expect(schedule([task("a", 1, 0, 8)], { gpuIds: [], maxParallel: 1, cpus: 4 }, async () => {})).rejects.toThrow(/needs 8 CPU/);
+    await expect(
+      schedule([task("a", 1, 3)], { gpuIds: ["0"], maxParallel: 1 }, async () => {}),
+    ).rejects.toThrow(/needs 3 GPU/);
+    await expect(
+      schedule([task("a", 1, 0, 8)], { gpuIds: [], maxParallel: 1, cpus: 4 }, async () => {}),
+    ).rejects.toThrow(/needs 8 CPU/);
   });
 });
 
@@ -92,7 +109,13 @@ describe("simulate", () => {
   });
 
   it("longest-first beats first-in-first-out on a skewed queue", () => {
-    const tasks = [task("s1", 1, 1), task("s2", 1, 1), task("s3", 1, 1), task("s4", 1, 1), task("long", 4, 1)];
+    const tasks = [
+      task("s1", 1, 1),
+      task("s2", 1, 1),
+      task("s3", 1, 1),
+      task("s4", 1, 1),
+      task("long", 4, 1),
+    ];
     const res = { gpuIds: ["0", "1"], maxParallel: 2 };
     expect(simulate(tasks, res).makespan).toBe(4);
     expect(simulate(tasks, res, { order: "fifo" }).makespan).toBe(6);

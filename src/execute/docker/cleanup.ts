@@ -16,7 +16,8 @@ async function removeAll(docker: Docker, list: Docker.ContainerInfo[], graceSecs
       } catch (e) {
         // 404: gone already (the executor removed it); 409: removal already in progress.
         const code = (e as { statusCode?: number }).statusCode;
-        if (code !== 404 && code !== 409) throw new Error(`removing container ${c.Id.slice(0, 12)} failed: ${errorMessage(e)}`);
+        if (code !== 404 && code !== 409)
+          throw new Error(`removing container ${c.Id.slice(0, 12)} failed: ${errorMessage(e)}`);
       }
     }),
   );
@@ -24,7 +25,11 @@ async function removeAll(docker: Docker, list: Docker.ContainerInfo[], graceSecs
 }
 
 /** Every container of this suite: stopped with a short grace, then removed. */
-export async function cleanupSuite(docker: Docker, suiteId: string, opts: { graceSecs?: number } = {}): Promise<string[]> {
+export async function cleanupSuite(
+  docker: Docker,
+  suiteId: string,
+  opts: { graceSecs?: number } = {},
+): Promise<string[]> {
   const list = await docker.listContainers({ all: true, filters: { label: [`${LABEL.suite}=${suiteId}`] } });
   return removeAll(docker, list, opts.graceSecs ?? 5);
 }

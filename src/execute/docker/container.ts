@@ -63,7 +63,12 @@ export function containerOptions(
   const { limits } = settings;
   const now = opts.now ?? Date.now();
   const deadline = now + (spec.timeLimitSecs + settings.stopGraceSecs + 300) * 1000;
-  const bind = (Source: string, Target: string, ReadOnly: boolean) => ({ Type: "bind" as const, Source, Target, ReadOnly });
+  const bind = (Source: string, Target: string, ReadOnly: boolean) => ({
+    Type: "bind" as const,
+    Source,
+    Target,
+    ReadOnly,
+  });
   const hostConfig: Docker.HostConfig = {
     Mounts: [
       bind(spec.publicDir, CONTAINER_PATHS.data, true),

@@ -53,11 +53,14 @@ export class DockerExecutor implements Executor {
     let delay = this.settings.retryDelayMs ?? 2000;
     for (let attempt = 1; ; attempt++) {
       const { retryable, ...result } = await this.attempt(spec, attempt, signal);
-      const last = result.outcome !== "infra_error" || !retryable || attempt > this.settings.retries || signal?.aborted;
+      const last =
+        result.outcome !== "infra_error" || !retryable || attempt > this.settings.retries || signal?.aborted;
       if (last) {
         return { ...result, attempts: attempt, durationMs: result.durationMs || Date.now() - began };
       }
-      this.log(`${spec.runId}: infrastructure error (${result.error}); retry ${attempt}/${this.settings.retries} in ${delay} ms`);
+      this.log(
+        `${spec.runId}: infrastructure error (${result.error}); retry ${attempt}/${this.settings.retries} in ${delay} ms`,
+      );
       await sleep(delay, signal);
       delay *= 2;
     }
@@ -74,7 +77,10 @@ export class DockerExecutor implements Executor {
       details,
       retryable,
     });
-    const cancelled = (): Attempt => ({ ...infra("cancelled", false), details: { ...details, cancelled: "true" } });
+    const cancelled = (): Attempt => ({
+      ...infra("cancelled", false),
+      details: { ...details, cancelled: "true" },
+    });
     if (signal?.aborted) return cancelled();
 
     let image: ImageInfo;
@@ -142,7 +148,11 @@ export class DockerExecutor implements Executor {
     const stop = (why: "timeout" | "cancel", grace: number) => {
       if (ended !== "exit") return;
       ended = why;
-      log.note(why === "timeout" ? `time limit reached: stopping (grace ${grace}s)` : `cancelled: stopping (grace ${grace}s)`);
+      log.note(
+        why === "timeout"
+          ? `time limit reached: stopping (grace ${grace}s)`
+          : `cancelled: stopping (grace ${grace}s)`,
+      );
       container.stop({ t: grace }).catch(() => {});
     };
     const timer = setTimeout(() => stop("timeout", this.settings.stopGraceSecs), spec.timeLimitSecs * 1000);
@@ -163,10 +173,22 @@ export class DockerExecutor implements Executor {
     const durationMs = Date.now() - started;
     const base = { durationMs, details, retryable: false };
     if ((ended as string) === "cancel") {
-      return { ...base, outcome: "infra_error", exitCode: waitCode, error: "cancelled", details: { ...details, cancelled: "true" } };
+      return {
+        ...base,
+        outcome: "infra_error",
+        exitCode: waitCode,
+        error: "cancelled",
+        details: { ...details, cancelled: "true" },
+      };
     }
     if (lost !== null) {
-      return { ...base, outcome: "infra_error", exitCode: null, error: `lost the container: ${errorMessage(lost)}`, retryable: true };
+      return {
+        ...base,
+        outcome: "infra_error",
+        exitCode: null,
+        error: `lost the container: ${errorMessage(lost)}`,
+        retryable: true,
+      };
     }
 
     let state: { ExitCode?: number; OOMKilled?: boolean } = {};
@@ -179,14 +201,28 @@ export class DockerExecutor implements Executor {
     const exitCode = state.ExitCode ?? waitCode;
     const oomKilled = state.OOMKilled === true;
     if (oomKilled) details.oomKilled = "true";
-    log.note(`exited with code ${exitCode}${oomKilled ? " (out of memory)" : ""} after ${(durationMs / 1000).toFixed(1)}s`);
+    log.note(
+      `exited with code ${exitCode}${oomKilled ? " (out of memory)" : ""} after ${(durationMs / 1000).toFixed(1)}s`,
+    );
 
     if ((ended as string) === "timeout") {
-      return { ...base, outcome: "timed_out", exitCode, oomKilled, error: `time limit of ${spec.timeLimitSecs}s reached` };
+      return {
+        ...base,
+        outcome: "timed_out",
+        exitCode,
+        oomKilled,
+        error: `time limit of ${spec.timeLimitSecs}s reached`,
+      };
     }
     if (exitCode === 0) return { ...base, outcome: "completed", exitCode, oomKilled };
     if (oomKilled) {
-      return { ...base, outcome: "oom", exitCode, oomKilled, error: `out of memory (limit ${this.settings.limits.memory ?? "none"} bytes)` };
+      return {
+        ...base,
+        outcome: "oom",
+        exitCode,
+        oomKilled,
+        error: `out of memory (limit ${this.settings.limits.memory ?? "none"} bytes)`,
+      };
     }
     return { ...base, outcome: "failed", exitCode, oomKilled, error: `agent exited with code ${exitCode}` };
   }
@@ -212,7 +248,8 @@ async function prepareRunDir(spec: RunSpec, retry: boolean): Promise<void> {
   }
   // A retried run must not be graded on an earlier attempt's submission.
   if (retry) {
-    for (const f of await readdir(p.submissionDir)) await rm(path.join(p.submissionDir, f), { recursive: true, force: true });
+    for (const f of await readdir(p.submissionDir))
+      await rm(path.join(p.submissionDir, f), { recursive: true, force: true });
   }
   await writeFile(p.instructionsFile, "", { flag: "a" });
 }

@@ -16,7 +16,9 @@ export interface ImageInfo {
 /** The image is not on this runner and cannot be built: not worth retrying. */
 export class ImageMissingError extends Error {
   constructor(ref: string) {
-    super(`image ${ref} is not on this runner (no registry pull is attempted; build it or docker load it first)`);
+    super(
+      `image ${ref} is not on this runner (no registry pull is attempted; build it or docker load it first)`,
+    );
     this.name = "ImageMissingError";
   }
 }
@@ -46,18 +48,15 @@ export async function buildImage(
   log: (line: string) => void,
 ): Promise<ImageInfo> {
   const src = await contextFiles(build.context);
-  const stream = await docker.buildImage(
-    { context: build.context, src },
-    {
-      t: build.tag,
-      dockerfile: build.dockerfile,
-      target: build.target,
-      buildargs: build.args,
-      labels: { "medalist.built": "true" },
-      rm: true,
-      forcerm: true,
-    } as Docker.ImageBuildOptions,
-  );
+  const stream = await docker.buildImage({ context: build.context, src }, {
+    t: build.tag,
+    dockerfile: build.dockerfile,
+    target: build.target,
+    buildargs: build.args,
+    labels: { "medalist.built": "true" },
+    rm: true,
+    forcerm: true,
+  } as Docker.ImageBuildOptions);
   await new Promise<void>((resolve, reject) => {
     let failed: string | null = null;
     docker.modem.followProgress(
@@ -78,7 +77,11 @@ export async function buildImage(
 }
 
 /** The image for the runs: built when `settings.build` is given, else the existing tag. */
-export async function prepareImage(docker: Docker, settings: DockerSettings, log: (line: string) => void): Promise<ImageInfo> {
+export async function prepareImage(
+  docker: Docker,
+  settings: DockerSettings,
+  log: (line: string) => void,
+): Promise<ImageInfo> {
   if (settings.build) {
     log(`building ${settings.build.tag} from ${settings.build.context} (${settings.build.dockerfile})`);
     try {
@@ -114,7 +117,13 @@ async function pullImage(docker: Docker, ref: string, log: (line: string) => voi
         if (event.error) return reject(new Error(event.error));
         // Layer progress repeats a lot: log each distinct status once.
         const line = [event.id, event.status].filter(Boolean).join(": ");
-        if (line && line !== last && !event.status?.startsWith("Downloading") && !event.status?.startsWith("Extracting")) log(line);
+        if (
+          line &&
+          line !== last &&
+          !event.status?.startsWith("Downloading") &&
+          !event.status?.startsWith("Extracting")
+        )
+          log(line);
         last = line;
       },
     );

@@ -76,7 +76,10 @@ export class RunLog {
  * Splits Docker's multiplexed stream (8-byte frame headers: type, 0, 0, 0, size) into
  * stdout/stderr text. Resolves when the stream ends or errors.
  */
-export function demux(stream: NodeJS.ReadableStream, onText: (s: "stdout" | "stderr", text: string) => void): Promise<void> {
+export function demux(
+  stream: NodeJS.ReadableStream,
+  onText: (s: "stdout" | "stderr", text: string) => void,
+): Promise<void> {
   return new Promise((resolve) => {
     let pending: Buffer = Buffer.alloc(0);
     const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };

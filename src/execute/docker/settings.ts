@@ -33,7 +33,11 @@ export interface DockerSettings {
 
 /** Image tag for built agents: `medalist-agent:<suite name>`. */
 export function buildTag(name: string): string {
-  const t = name.toLowerCase().replace(/[^a-z0-9_.-]+/g, "-").replace(/^[-.]+/, "").slice(0, 100);
+  const t = name
+    .toLowerCase()
+    .replace(/[^a-z0-9_.-]+/g, "-")
+    .replace(/^[-.]+/, "")
+    .slice(0, 100);
   return `medalist-agent:${t || "local"}`;
 }
 
