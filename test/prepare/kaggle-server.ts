@@ -13,6 +13,8 @@ export interface FakeKaggle {
   rulesNotAccepted: Set<string>;
   /** Cut the connection after this many body bytes, for the next `times` storage responses. */
   drop: { afterBytes: number; times: number };
+  /** Answer Range requests with the whole file (200), as some servers do. */
+  ignoreRange: boolean;
   /** Range headers seen by the storage endpoint, in order. */
   ranges: (string | undefined)[];
   requests: number;
@@ -32,6 +34,7 @@ export async function startFakeKaggle(): Promise<FakeKaggle> {
     files: new Map<string, Buffer>(),
     rulesNotAccepted: new Set<string>(),
     drop: { afterBytes: 0, times: 0 },
+    ignoreRange: false,
     ranges: [] as (string | undefined)[],
     requests: 0,
   };
@@ -67,7 +70,7 @@ export async function startFakeKaggle(): Promise<FakeKaggle> {
     }
     state.ranges.push(req.headers.range);
     let start = 0;
-    const m = /^bytes=(\d+)-$/.exec(req.headers.range ?? "");
+    const m = state.ignoreRange ? null : /^bytes=(\d+)-$/.exec(req.headers.range ?? "");
     if (m) {
       start = Number(m[1]);
       if (start >= body.length) {

@@ -67,12 +67,15 @@ export const prepareCommand: Command = {
       console.log(JSON.stringify({ results, failures, totalMs }, null, 2));
     } else {
       for (const r of results) {
-        const warn = r.upstreamMismatches.length
-          ? ` (differs from upstream: ${r.upstreamMismatches.join(", ")})`
+        const n = r.upstreamMismatches.length;
+        const warn = n
+          ? ` (${n} file(s) differ from upstream's checksums: ${r.upstreamMismatches.join(", ")})`
           : "";
         console.log(`${r.status.padEnd(9)} ${r.id}  ${r.ms.toFixed(0)} ms${warn}`);
       }
-      for (const f of failures) console.log(`FAILED    ${f.id}: ${f.message}`);
+      for (const f of failures) {
+        console.log(`FAILED    ${f.message.startsWith(`${f.id}:`) ? f.message : `${f.id}: ${f.message}`}`);
+      }
       console.log(
         `\n${results.length} ready, ${failures.length} failed, ${(totalMs / 1000).toFixed(2)} s in total (data in ${resolve(dataDir)})`,
       );
