@@ -11,3 +11,4 @@ export {
 export { DockerExecutor, type DockerExecutorOptions } from "./executor.js";
 export { ImageMissingError, inspectImage, prepareImage, type ImageInfo } from "./image.js";
 export { buildTag, dockerSettings, type DockerSettings } from "./settings.js";
+export { dockerResources, setupDocker, type DockerSetup, type SetupOptions } from "./setup.js";

@@ -1,0 +1,114 @@
+import os from "node:os";
+import type Docker from "dockerode";
+import type { Config } from "../../config/schema.js";
+import { UserError } from "../../errors.js";
+import { detectGpus, type GpuDetection } from "../gpu.js";
+import type { Resources } from "../scheduler.js";
+import { startValidationServerForDocker, type ValidationServer } from "../validation-server.js";
+import { connectDocker, errorMessage, type ConnectOptions } from "./client.js";
+import { sweepStale } from "./cleanup.js";
+import { DockerExecutor } from "./executor.js";
+import type { ImageInfo } from "./image.js";
+import { dockerSettings } from "./settings.js";
+
+export interface DockerSetup {
+  docker: Docker;
+  executor: DockerExecutor;
+  image: ImageInfo;
+  gpus: GpuDetection;
+  /** Containers of earlier crashed suites removed at start. */
+  swept: string[];
+  /** Format checks for agents; null with network "none" or when it could not start. */
+  validation: ValidationServer | null;
+  /** For schedule(): this runner's GPUs, runs at once, CPU budget. */
+  resources: Resources;
+  /** What each run reserves: pass as the SchedTask's gpus and cpus. */
+  perRun: { gpus: number; cpus?: number };
+  close(): Promise<void>;
+}
+
+export interface SetupOptions {
+  /** The config file's folder: resolves agent.build.context. */
+  baseDir: string;
+  log?: (line: string) => void;
+  connect?: ConnectOptions;
+  /** Start the format-validation server (default true). */
+  validation?: boolean;
+  /** Host CPUs (default os.availableParallelism()). */
+  hostCpus?: number;
+}
+
+/** How many runs fit at once: by GPUs when runs need them, else by CPUs, else `concurrency`. */
+export function dockerResources(
+  config: Config,
+  gpuIds: string[],
+  hostCpus: number,
+): { resources: Resources; perRun: DockerSetup["perRun"] } {
+  const { gpus, cpus } = config.limits;
+  if (gpus > gpuIds.length) {
+    throw new UserError(
+      `each run needs ${gpus} GPU(s) (limits.gpus) but this runner has ${gpuIds.length}`,
+      1,
+    );
+  }
+  if (cpus !== undefined && cpus > hostCpus) {
+    throw new UserError(`each run needs ${cpus} CPU(s) (limits.cpus) but this runner has ${hostCpus}`, 1);
+  }
+  let maxParallel = config.concurrency;
+  if (gpus > 0) maxParallel = Math.floor(gpuIds.length / gpus);
+  else if (cpus !== undefined) maxParallel = Math.max(1, Math.floor(hostCpus / cpus));
+  return {
+    resources: { gpuIds, maxParallel, cpus: cpus !== undefined ? hostCpus : undefined },
+    perRun: { gpus, cpus },
+  };
+}
+
+/**
+ * Everything the suite needs before its first Docker run, in order: a daemon that answers (ping
+ * with backoff, one clear error), leftovers of crashed suites removed, GPUs detected, the agent
+ * image found or built (digest recorded), the validation server started.
+ */
+export async function setupDocker(config: Config, opts: SetupOptions): Promise<DockerSetup> {
+  const log = opts.log ?? (() => {});
+  const docker = await connectDocker(opts.connect);
+  const swept = await sweepStale(docker);
+  if (swept.length > 0)
+    log(`removed ${swept.length} container(s) left by an earlier suite: ${swept.join(", ")}`);
+
+  const gpus = await detectGpus({ gpuIds: config.docker.gpuIds });
+  if (gpus.ids.length > 0)
+    log(`GPUs: ${gpus.ids.join(", ")} (${gpus.model ?? "model unknown"}, from ${gpus.source})`);
+  const { resources, perRun } = dockerResources(config, gpus.ids, opts.hostCpus ?? os.availableParallelism());
+
+  const executor = new DockerExecutor(docker, dockerSettings(config, opts.baseDir), { log });
+  let image: ImageInfo;
+  try {
+    image = await executor.prepareImage();
+  } catch (e) {
+    throw new UserError(errorMessage(e), 1);
+  }
+  log(`agent image ${image.ref} (${image.digest})`);
+
+  let validation: ValidationServer | null = null;
+  if (opts.validation !== false && config.docker.network !== "none") {
+    try {
+      validation = await startValidationServerForDocker(docker);
+      log(`format checks for agents at ${validation.url}`);
+    } catch (e) {
+      log(`warning: no format-validation endpoint for agents (${errorMessage(e)})`);
+    }
+  }
+  return {
+    docker,
+    executor,
+    image,
+    gpus,
+    swept,
+    validation,
+    resources,
+    perRun,
+    close: async () => {
+      await validation?.close();
+    },
+  };
+}
