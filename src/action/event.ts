@@ -12,6 +12,14 @@ export interface PullRequestInfo {
   isFork: boolean;
 }
 
+/** The run that triggered a `workflow_run` event (the evaluation whose report is relayed). */
+export interface WorkflowRunInfo {
+  id: number;
+  name: string;
+  event: string;
+  headSha: string;
+}
+
 export interface EventInfo {
   eventName: string;
   owner: string;
@@ -26,6 +34,7 @@ export interface EventInfo {
   runnerEnvironment: string;
   defaultBranch: string | null;
   pr: PullRequestInfo | null;
+  workflowRun: WorkflowRunInfo | null;
   /** A push (or manual/scheduled run) on the default branch: the place baselines are saved. */
   onDefaultBranch: boolean;
 }
@@ -60,6 +69,10 @@ export function readEvent(env: NodeJS.ProcessEnv = process.env): EventInfo {
       isFork: headRepo === null || headRepo !== baseRepo,
     };
   }
+  const wr = payload.workflow_run ? obj(payload.workflow_run) : null;
+  const workflowRun: WorkflowRunInfo | null = wr
+    ? { id: Number(wr.id), name: str(wr.name) ?? "", event: str(wr.event) ?? "", headSha: str(wr.head_sha) ?? "" }
+    : null;
   const defaultBranch = str(obj(payload.repository).default_branch);
   const ref = env.GITHUB_REF ?? "";
   const eventName = env.GITHUB_EVENT_NAME ?? "";
@@ -76,6 +89,7 @@ export function readEvent(env: NodeJS.ProcessEnv = process.env): EventInfo {
     runnerEnvironment: env.RUNNER_ENVIRONMENT ?? "unknown",
     defaultBranch,
     pr,
+    workflowRun,
     onDefaultBranch:
       pr === null &&
       defaultBranch !== null &&

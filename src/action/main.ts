@@ -21,6 +21,7 @@ import { checkoutBase } from "./base-ref.js";
 import { Outputs } from "./constants.js";
 import { isGhes, readEvent, runUrl, type EventInfo } from "./event.js";
 import { readSettings, type Settings } from "./inputs.js";
+import { COMMENT_ARTIFACT, COMMENT_FILE, downloadCommentFile, relayComment, writeCommentFile } from "./relay.js";
 
 /** Outside world the action touches; tests may replace any of it. */
 export interface Deps {
@@ -73,6 +74,8 @@ async function main(deps: Deps): Promise<void> {
   const settings = readSettings();
   const event = readEvent(deps.env);
   if (settings.token) core.setSecret(settings.token);
+
+  if (event.workflowRun) return relay(settings, event);
 
   const refusal = forkRefusal(event, settings);
   if (refusal) {
@@ -171,7 +174,17 @@ async function main(deps: Deps): Promise<void> {
   }
   const report = render(Object.keys(links).length ? links : undefined);
   writeFileSync(reportPath, report);
+  const commentFile = join(resultsDir, COMMENT_FILE);
+  if (event.pr) {
+    writeCommentFile(commentFile, { version: 1, pr: event.pr.number, headSha: event.pr.headSha, suite: config.name, body: report });
+  }
   if (artifacts && !uploaded.warning) {
+    if (event.pr) {
+      // For the workflow_run relay (fork pull requests): see docs/action.md.
+      await artifacts.upload(COMMENT_ARTIFACT, [commentFile], resultsDir).catch((e: Error) => {
+        core.warning(`medalist: comment artifact not uploaded: ${e.message}`);
+      });
+    }
     try {
       const files = [reportPath, headResults, ...(b.source === "run" ? [join(resultsDir, "base", "results.json")] : [])];
       const { id } = await artifacts.upload("medalist-report", files, resultsDir);
@@ -217,6 +230,23 @@ async function main(deps: Deps): Promise<void> {
   if (comparison && verdict === "regressed" && settings.failOn === "regression") {
     core.setFailed(`medalist: ${gateLine.replace(/\*\*/g, "")}`);
   }
+}
+
+/** workflow_run: post the comment an evaluation run left as an artifact; runs no agent. */
+async function relay(settings: Settings, event: EventInfo): Promise<void> {
+  const run = event.workflowRun!;
+  if (!["pull_request", "pull_request_target"].includes(run.event)) {
+    core.info(`medalist: run ${run.id} was triggered by ${run.event}, not a pull request; nothing to relay`);
+    return;
+  }
+  if (settings.comment === "never") return;
+  if (!settings.token) throw new UserError("relaying a comment needs github-token (with pull-requests: write and actions: read)");
+  const raw = await downloadCommentFile(settings.token, event.owner, event.repo, run.id);
+  const client = createClient(settings.token, { baseUrl: event.apiUrl });
+  const fullReport = `${event.serverUrl}/${event.owner}/${event.repo}/actions/runs/${run.id}`;
+  const result = await relayComment(client, { owner: event.owner, repo: event.repo }, run, raw, fullReport);
+  if (result) core.info(`comment ${result.action}: ${result.url}`);
+  core.setOutput(Outputs.CommentUrl, result?.url ?? "");
 }
 
 function medalRate(s: SuiteResults): number | null {

@@ -176,3 +176,57 @@ describe("dist/index.js as the runner runs it", () => {
     expect(gh.requests).toHaveLength(0);
   });
 });
+
+describe("workflow_run relay (comments for fork pull requests)", () => {
+  let ws: string;
+  let gh: FakeGitHub;
+  const headSha = "8c2e1f0a4d3b5e6f7a8b9c0d1e2f3a4b5c6d7e8f";
+  const event = join(ROOT, "test/fixtures/github/workflow_run.completed.json");
+  const relayMarker = commentMarker("Medalist PR", "toy-suite");
+  const relay = () =>
+    runAction({
+      workspace: ws,
+      inputs: { "github-token": "ghs_write", comment: "always" },
+      env: { GITHUB_API_URL: gh.url, GITHUB_EVENT_NAME: "workflow_run", GITHUB_WORKFLOW: "Medalist comment" },
+      eventPath: event,
+    });
+  const artifact = (content: object) =>
+    gh.artifacts.set(9001, [{ id: 55, name: "medalist-comment", fileName: "comment.json", content: JSON.stringify(content) }]);
+
+  beforeAll(async () => {
+    assertDist();
+    ws = mkdtempSync(join(tmpdir(), "medalist-relay-"));
+    gh = new FakeGitHub();
+    await gh.start();
+  });
+  afterAll(async () => {
+    await gh?.stop();
+    if (ws) rmSync(ws, { recursive: true, force: true });
+  });
+
+  it("posts the evaluation's comment as the sticky comment, then updates it", async () => {
+    gh.pulls.set(7, { headSha });
+    artifact({ version: 1, pr: 7, headSha, suite: "toy-suite", body: "## Medalist · report v1 <!-- medalist:x:y -->" });
+    const first = await relay();
+    expect(first.code, first.stdout).toBe(0);
+    const thread = gh.thread("acme", "agent", 7);
+    expect(thread).toHaveLength(1);
+    expect(thread[0].body).toBe(`${relayMarker}\n## Medalist · report v1 `);
+    expect(first.outputs["comment-url"]).toBe(thread[0].html_url);
+    expect(gh.requests.map((r) => r.path)).toContain("/repos/acme/agent/actions/runs/9001/artifacts?name=medalist-comment");
+
+    artifact({ version: 1, pr: 7, headSha, suite: "toy-suite", body: "report v2" });
+    const second = await relay();
+    expect(second.code, second.stdout).toBe(0);
+    expect(gh.thread("acme", "agent", 7).map((c) => c.body)).toEqual([`${relayMarker}\nreport v2`]);
+  });
+
+  it("refuses an artifact that names a pull request the run did not evaluate", async () => {
+    gh.pulls.set(8, { headSha: "0".repeat(40) });
+    artifact({ version: 1, pr: 8, headSha, suite: "toy-suite", body: "redirected" });
+    const r = await relay();
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/names pull request #8, whose head 0000000 is not the commit 8c2e1f0/);
+    expect(gh.thread("acme", "agent", 8)).toHaveLength(0);
+  });
+});

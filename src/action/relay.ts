@@ -1,0 +1,75 @@
+// The `workflow_run` half of the two-workflow pattern for fork pull requests: the evaluation
+// (read-only token, untrusted code) uploads its comment as an artifact; this half (trusted code,
+// write token, never runs the pull request's code) checks it and posts the sticky comment.
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DefaultArtifactClient } from "@actions/artifact";
+import { z } from "zod";
+import { UserError } from "../errors.js";
+import type { GitHubClient } from "../github/client.js";
+import { upsertStickyComment, type StickyResult } from "../github/comment.js";
+import { commentMarker } from "../github/marker.js";
+import { fitComment } from "../github/truncate.js";
+import type { WorkflowRunInfo } from "./event.js";
+
+export const COMMENT_ARTIFACT = "medalist-comment";
+export const COMMENT_FILE = "comment.json";
+
+export const CommentFileSchema = z.strictObject({
+  version: z.literal(1),
+  pr: z.number().int().positive(),
+  headSha: z.string().regex(/^[0-9a-f]{40}$/),
+  suite: z.string().min(1).max(200),
+  /** Markdown without the marker (the relay adds it). */
+  body: z.string().max(1_000_000),
+});
+export type CommentFile = z.output<typeof CommentFileSchema>;
+
+export function writeCommentFile(path: string, c: CommentFile): void {
+  writeFileSync(path, JSON.stringify(c) + "\n");
+}
+
+/** Downloads the comment artifact of another run with the token (needs `actions: read`). */
+export async function downloadCommentFile(
+  token: string,
+  owner: string,
+  repo: string,
+  runId: number,
+): Promise<unknown> {
+  const client = new DefaultArtifactClient();
+  const findBy = { token, workflowRunId: runId, repositoryOwner: owner, repositoryName: repo };
+  const { artifact } = await client.getArtifact(COMMENT_ARTIFACT, { findBy });
+  const dir = mkdtempSync(join(process.env.RUNNER_TEMP || tmpdir(), "medalist-relay-"));
+  await client.downloadArtifact(artifact.id, { path: dir, findBy });
+  const file = readdirSync(dir).includes(COMMENT_FILE) ? COMMENT_FILE : readdirSync(dir)[0];
+  if (!file) throw new UserError(`the ${COMMENT_ARTIFACT} artifact of run ${runId} is empty`);
+  return JSON.parse(readFileSync(join(dir, file), "utf8"));
+}
+
+/**
+ * Checks the artifact against what the trusted event says (the pull request's head must be the
+ * commit the evaluation ran on) and posts it as the sticky comment of (evaluation workflow, suite).
+ */
+export async function relayComment(
+  client: GitHubClient,
+  repo: { owner: string; repo: string },
+  run: WorkflowRunInfo,
+  raw: unknown,
+  fullReportUrl: string,
+): Promise<StickyResult | null> {
+  const parsed = CommentFileSchema.safeParse(raw);
+  if (!parsed.success) throw new UserError(`the ${COMMENT_ARTIFACT} artifact is not a Medalist comment file`);
+  const c = parsed.data;
+  const { data: pull } = await client.rest.pulls.get({ ...repo, pull_number: c.pr });
+  if (pull.head.sha !== run.headSha || c.headSha !== run.headSha) {
+    throw new UserError(
+      `the comment artifact names pull request #${c.pr}, whose head ${pull.head.sha.slice(0, 7)} is not the commit ${run.headSha.slice(0, 7)} that run ${run.id} evaluated; not posting`,
+    );
+  }
+  const marker = commentMarker(run.name, c.suite);
+  // Markers inside the untrusted body could make this comment match another suite's lookup.
+  const clean = c.body.replace(/<!--\s*medalist:[^>]*-->/g, "");
+  const body = fitComment(`${marker}\n${clean}`, fullReportUrl);
+  return upsertStickyComment(client, { ...repo, issueNumber: c.pr, marker }, body);
+}
