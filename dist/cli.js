@@ -7883,34 +7883,34 @@ var require_yauzl = __commonJS({
     exports.LocalFileHeader = LocalFileHeader;
     exports.RandomAccessReader = RandomAccessReader;
     function openPromise(path, options2) {
-      return new Promise((resolve10, reject) => {
+      return new Promise((resolve11, reject) => {
         open2(path, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve10(zipfile);
+          resolve11(zipfile);
         });
       });
     }
     function fromFdPromise(fd, options2) {
-      return new Promise((resolve10, reject) => {
+      return new Promise((resolve11, reject) => {
         fromFd(fd, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve10(zipfile);
+          resolve11(zipfile);
         });
       });
     }
     function fromBufferPromise(buffer, options2) {
-      return new Promise((resolve10, reject) => {
+      return new Promise((resolve11, reject) => {
         fromBuffer(buffer, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve10(zipfile);
+          resolve11(zipfile);
         });
       });
     }
     function fromRandomAccessReaderPromise(reader, totalSize2, options2) {
-      return new Promise((resolve10, reject) => {
+      return new Promise((resolve11, reject) => {
         fromRandomAccessReader(reader, totalSize2, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve10(zipfile);
+          resolve11(zipfile);
         });
       });
     }
@@ -8194,15 +8194,15 @@ var require_yauzl = __commonJS({
         if (self.autoClose) self.close();
       }
       function onEntry(entry) {
-        let { resolve: resolve10 } = pendingResolveReject;
+        let { resolve: resolve11 } = pendingResolveReject;
         pendingResolveReject = null;
-        resolve10({ value: entry });
+        resolve11({ value: entry });
       }
       function onEnd() {
-        let { resolve: resolve10 } = pendingResolveReject;
+        let { resolve: resolve11 } = pendingResolveReject;
         pendingResolveReject = null;
         cleanup();
-        resolve10({ done: true });
+        resolve11({ done: true });
       }
       function onError(err) {
         let { reject } = pendingResolveReject;
@@ -8215,9 +8215,9 @@ var require_yauzl = __commonJS({
           return this;
         },
         next() {
-          const promise2 = new Promise((resolve10, reject) => {
+          const promise2 = new Promise((resolve11, reject) => {
             if (pendingResolveReject != null) throw new Error("next() called before previous Promise was resolved.");
-            pendingResolveReject = { resolve: resolve10, reject };
+            pendingResolveReject = { resolve: resolve11, reject };
           });
           self.readEntry();
           return promise2;
@@ -8406,26 +8406,26 @@ var require_yauzl = __commonJS({
       });
     };
     ZipFile.prototype.openReadStreamPromise = function(entry, options2) {
-      return new Promise((resolve10, reject) => {
+      return new Promise((resolve11, reject) => {
         this.openReadStream(entry, options2, function(err, readStream) {
           if (err) return reject(err);
-          resolve10(readStream);
+          resolve11(readStream);
         });
       });
     };
     ZipFile.prototype.openReadStreamLowLevelPromise = function(fileDataStart, compressedSize, relativeStart, relativeEnd, decompress, uncompressedSize) {
-      return new Promise((resolve10, reject) => {
+      return new Promise((resolve11, reject) => {
         this.openReadStream(fileDataStart, compressedSize, relativeStart, relativeEnd, decompress, uncompressedSize, function(err, readStream) {
           if (err) return reject(err);
-          resolve10(readStream);
+          resolve11(readStream);
         });
       });
     };
     ZipFile.prototype.readLocalFileHeaderPromise = function(entry, options2) {
-      return new Promise((resolve10, reject) => {
+      return new Promise((resolve11, reject) => {
         this.readLocalFileHeader(entry, options2, function(err, localFileHeader) {
           if (err) return reject(err);
-          resolve10(localFileHeader);
+          resolve11(localFileHeader);
         });
       });
     };
@@ -9699,7 +9699,7 @@ function numberOption(value, flag, allowNaN = false) {
 
 // src/cli/commands/run.ts
 import { mkdirSync as mkdirSync5, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join7, resolve as resolve5, dirname as dirname4 } from "node:path";
+import { join as join8, resolve as resolve5, dirname as dirname4 } from "node:path";
 
 // src/config/load.ts
 var import_yaml = __toESM(require_dist(), 1);
@@ -14773,7 +14773,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve10) {
+function isRecursive(inst, stack, resolve11) {
   const cached2 = recursive.get(inst);
   if (cached2 !== void 0)
     return cached2 ? PROVEN : NONE;
@@ -14783,7 +14783,7 @@ function isRecursive(inst, stack, resolve10) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve10);
+      const answer = isRecursive(child, stack, resolve11);
       if (answer > result)
         result = answer;
     }
@@ -14794,7 +14794,7 @@ function isRecursive(inst, stack, resolve10) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve10) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve11) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -14858,7 +14858,7 @@ function isRecursive(inst, stack, resolve10) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve10 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve11 ? inst._zod.innerType : void 0);
       merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -29602,12 +29602,12 @@ function loadConfig(path) {
 }
 
 // src/suite/run.ts
-import { mkdirSync as mkdirSync4, readFileSync as readFileSync7, rmSync as rmSync2, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join6, relative, resolve as resolve3 } from "node:path";
+import { mkdirSync as mkdirSync4, readFileSync as readFileSync8, rmSync as rmSync2, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join7, relative, resolve as resolve3 } from "node:path";
 
 // src/registry/registry.ts
-import { readdirSync, readFileSync as readFileSync2, existsSync } from "node:fs";
-import { join, resolve as resolve2, dirname as dirname2 } from "node:path";
+import { readdirSync, readFileSync as readFileSync3, existsSync as existsSync2 } from "node:fs";
+import { join as join2, resolve as resolve2, dirname as dirname2 } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // src/registry/recipe-schema.ts
@@ -29737,24 +29737,48 @@ var CompetitionSchema = external_exports.strictObject({
   prepare: RecipeSchema.optional()
 });
 
+// src/registry/leaderboards.ts
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync as readFileSync2, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+function defaultLeaderboardsDir() {
+  return process.env.MEDALIST_LEADERBOARDS_DIR ?? join(homedir(), ".cache", "medalist", "leaderboards");
+}
+function fetchedLeaderboardFile(dir, id) {
+  return join(dir, id, "leaderboard.csv");
+}
+var verified = /* @__PURE__ */ new Map();
+function matchesPin(entry, file2) {
+  const pin = entry.competition.leaderboardPin;
+  if (!pin || !existsSync(file2)) return false;
+  const st = statSync(file2);
+  if (st.size !== pin.bytes) return false;
+  const stamp = `${st.size}:${st.mtimeMs}`;
+  if (verified.get(file2) === stamp) return true;
+  const ok = createHash("sha256").update(readFileSync2(file2)).digest("hex") === pin.sha256;
+  if (ok) verified.set(file2, stamp);
+  return ok;
+}
+
 // src/registry/registry.ts
 function defaultRegistryDir() {
   const here = dirname2(fileURLToPath(import.meta.url));
   for (const up of ["..", "../..", "../../.."]) {
     const dir = resolve2(here, up, "competitions");
-    if (existsSync(dir)) return dir;
+    if (existsSync2(dir)) return dir;
   }
   throw new UserError("cannot find the bundled competitions/ folder");
 }
 function loadRegistry(dir = defaultRegistryDir()) {
   const registry2 = /* @__PURE__ */ new Map();
-  if (!existsSync(dir)) throw new UserError(`competitions folder not found: ${dir}`);
+  if (!existsSync2(dir)) throw new UserError(`competitions folder not found: ${dir}`);
   for (const name2 of readdirSync(dir).sort()) {
-    const file2 = join(dir, name2, "competition.json");
-    if (!existsSync(file2)) continue;
+    const file2 = join2(dir, name2, "competition.json");
+    if (!existsSync2(file2)) continue;
     let raw;
     try {
-      raw = JSON.parse(readFileSync2(file2, "utf8"));
+      raw = JSON.parse(readFileSync3(file2, "utf8"));
     } catch (e) {
       throw new UserError(`${file2}: not valid JSON (${e.message})`);
     }
@@ -29762,7 +29786,7 @@ function loadRegistry(dir = defaultRegistryDir()) {
     if (!parsed.success) throw new UserError(formatZodError(parsed.error, file2));
     if (parsed.data.id !== name2)
       throw new UserError(`${file2}: id "${parsed.data.id}" does not match its folder "${name2}"`);
-    registry2.set(name2, { competition: parsed.data, dir: join(dir, name2) });
+    registry2.set(name2, { competition: parsed.data, dir: join2(dir, name2) });
   }
   return registry2;
 }
@@ -29838,7 +29862,7 @@ function selectCompetitions(registry2, sel) {
 }
 
 // src/plan/plan.ts
-import { createHash } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
 function canonical(v) {
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
   if (v && typeof v === "object") {
@@ -29866,7 +29890,7 @@ function suiteHash(config2, competitions, registry2) {
     gpus: config2.limits.gpus,
     grading
   };
-  return createHash("sha256").update(canonical(key)).digest("hex").slice(0, 16);
+  return createHash2("sha256").update(canonical(key)).digest("hex").slice(0, 16);
 }
 function plan(config2, registry2) {
   const competitions = selectCompetitions(registry2, config2.competitions);
@@ -30012,7 +30036,7 @@ var LocalExecutor = class {
     const started = Date.now();
     const { command } = this.opts;
     const [file2, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0], command.slice(1)];
-    return new Promise((resolve10) => {
+    return new Promise((resolve11) => {
       let timedOut = false;
       let cancelled = false;
       let settled = false;
@@ -30053,7 +30077,7 @@ var LocalExecutor = class {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
         killGroup("SIGKILL");
-        log.end(() => resolve10({ ...r, durationMs: Date.now() - started }));
+        log.end(() => resolve11({ ...r, durationMs: Date.now() - started }));
       };
       child.on(
         "error",
@@ -30101,8 +30125,8 @@ var CONTAINER_PATHS = {
 };
 
 // src/grade/grade.ts
-import { statSync } from "node:fs";
-import { extname as extname2, join as join3 } from "node:path";
+import { statSync as statSync2 } from "node:fs";
+import { extname as extname2, join as join4 } from "node:path";
 
 // src/grade/csv.ts
 import { openSync, readSync, closeSync, fstatSync } from "node:fs";
@@ -30685,8 +30709,8 @@ function requireFinite(a, what) {
 }
 
 // src/grade/spec.ts
-import { readFileSync as readFileSync3, existsSync as existsSync2 } from "node:fs";
-import { join as join2 } from "node:path";
+import { readFileSync as readFileSync4, existsSync as existsSync3 } from "node:fs";
+import { join as join3 } from "node:path";
 var name = external_exports.string().min(1);
 var names = external_exports.array(name).min(1);
 var note = external_exports.string().optional();
@@ -30744,11 +30768,11 @@ function parseGraderSpec(raw, source = "grader.json") {
   return parsed.data;
 }
 function loadGraderSpec(competitionDir) {
-  const file2 = join2(competitionDir, "grader.json");
-  if (!existsSync2(file2)) return null;
+  const file2 = join3(competitionDir, "grader.json");
+  if (!existsSync3(file2)) return null;
   let raw;
   try {
-    raw = JSON.parse(readFileSync3(file2, "utf8"));
+    raw = JSON.parse(readFileSync4(file2, "utf8"));
   } catch (e) {
     throw new Error(`${file2}: not valid JSON (${e.message})`);
   }
@@ -31311,7 +31335,7 @@ function round5(x) {
 }
 
 // src/grade/medals.ts
-import { readFileSync as readFileSync4 } from "node:fs";
+import { readFileSync as readFileSync5 } from "node:fs";
 function thresholdPositions(n) {
   if (!Number.isInteger(n) || n < 1) throw new Error(`a leaderboard needs at least one team (got ${n})`);
   const at = (c) => Math.max(1, Math.floor(n * c));
@@ -31391,7 +31415,7 @@ function leaderboardScoresFromCsv(text, source = "leaderboard") {
   return Array.from(col.values, (v) => Number.isNaN(v) ? null : v);
 }
 function readLeaderboardScores(path) {
-  return leaderboardScoresFromCsv(readFileSync4(path, "utf8"), path);
+  return leaderboardScoresFromCsv(readFileSync5(path, "utf8"), path);
 }
 
 // src/grade/external.ts
@@ -31425,13 +31449,13 @@ async function gradeExternal(command, ctx, timeoutMs = 30 * 6e4) {
   const args = command.map(
     (a) => a.replaceAll("{submission}", ctx.submission).replaceAll("{competition}", ctx.competition).replaceAll("{private_dir}", ctx.privateDir)
   );
-  const { code, stdout, stderr, failure: failure2 } = await new Promise((resolve10) => {
+  const { code, stdout, stderr, failure: failure2 } = await new Promise((resolve11) => {
     let out = "", err = "";
     let child;
     try {
       child = spawn2(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
     } catch (e) {
-      resolve10({ code: null, stdout: "", stderr: "", failure: e.message });
+      resolve11({ code: null, stdout: "", stderr: "", failure: e.message });
       return;
     }
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
@@ -31443,11 +31467,11 @@ async function gradeExternal(command, ctx, timeoutMs = 30 * 6e4) {
     });
     child.on("error", (e) => {
       clearTimeout(timer);
-      resolve10({ code: null, stdout: out, stderr: err, failure: e.message });
+      resolve11({ code: null, stdout: out, stderr: err, failure: e.message });
     });
     child.on("close", (c, sig) => {
       clearTimeout(timer);
-      resolve10({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : void 0 });
+      resolve11({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : void 0 });
     });
   });
   const name2 = args[0];
@@ -31471,7 +31495,7 @@ function lastLine(s) {
 function submissionProblem(path) {
   let st;
   try {
-    st = statSync(path);
+    st = statSync2(path);
   } catch {
     return `no submission file at ${path}`;
   }
@@ -31502,7 +31526,7 @@ function scoreSubmission(spec, submissionPath, answersPath) {
   }
 }
 function boardFor(competition, competitionDir, leaderboardPath2) {
-  const path = leaderboardPath2 ?? (competition.leaderboard ? join3(competitionDir, competition.leaderboard) : void 0);
+  const path = leaderboardPath2 ?? (competition.leaderboard ? join4(competitionDir, competition.leaderboard) : void 0);
   if (path) {
     try {
       const scores = readLeaderboardScores(path);
@@ -31573,8 +31597,8 @@ async function grade(opts) {
       result = await gradeExternal(opts.external.command, { competition: competition.id, submission: opts.submissionPath, privateDir: opts.privateDir });
     } else {
       const spec = loadGraderSpec(opts.competitionDir);
-      if (!spec) throw new Error(`${join3(opts.competitionDir, "grader.json")} is missing`);
-      result = scoreSubmission(spec, opts.submissionPath, join3(opts.privateDir, competition.answers));
+      if (!spec) throw new Error(`${join4(opts.competitionDir, "grader.json")} is missing`);
+      result = scoreSubmission(spec, opts.submissionPath, join4(opts.privateDir, competition.answers));
     }
   } catch (e) {
     const report = makeReport(competition.id, opts.submissionPath, { exists: true, valid: false, score: null, error: e.message }, board, now);
@@ -31663,13 +31687,13 @@ var SuiteResultsSchema = external_exports.object({
 });
 
 // src/suite/prepare.ts
-import { existsSync as existsSync4 } from "node:fs";
-import { join as join5 } from "node:path";
+import { existsSync as existsSync5 } from "node:fs";
+import { join as join6 } from "node:path";
 
 // src/prepare/toy.ts
-import { mkdirSync as mkdirSync2, writeFileSync, readFileSync as readFileSync5, existsSync as existsSync3, renameSync, rmSync } from "node:fs";
-import { join as join4 } from "node:path";
-import { createHash as createHash2 } from "node:crypto";
+import { mkdirSync as mkdirSync2, writeFileSync, readFileSync as readFileSync6, existsSync as existsSync4, renameSync, rmSync } from "node:fs";
+import { join as join5 } from "node:path";
+import { createHash as createHash3 } from "node:crypto";
 
 // src/prepare/random.ts
 function rng(seed) {
@@ -31819,7 +31843,7 @@ function describe3(c, p) {
   ].join("\n");
 }
 function fingerprint(c) {
-  return createHash2("sha256").update(
+  return createHash3("sha256").update(
     JSON.stringify({
       toy: { ...c.toy ?? {}, leaderboard: void 0 },
       answers: c.answers,
@@ -31828,18 +31852,18 @@ function fingerprint(c) {
   ).digest("hex");
 }
 function prepareToy(c, dataDir) {
-  const dir = join4(dataDir, c.id, "prepared");
-  const stamp = join4(dataDir, c.id, ".medalist-toy");
+  const dir = join5(dataDir, c.id, "prepared");
+  const stamp = join5(dataDir, c.id, ".medalist-toy");
   const fp = fingerprint(c);
-  if (existsSync3(stamp) && readFileSync5(stamp, "utf8") === fp && existsSync3(dir))
+  if (existsSync4(stamp) && readFileSync6(stamp, "utf8") === fp && existsSync4(dir))
     return { prepared: false, dir };
   const files = generateToy(c);
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   for (const side of ["public", "private"]) {
     for (const [name2, text] of Object.entries(files[side])) {
-      const file2 = join4(tmp, side, name2);
-      mkdirSync2(join4(file2, ".."), { recursive: true });
+      const file2 = join5(tmp, side, name2);
+      mkdirSync2(join5(file2, ".."), { recursive: true });
       writeFileSync(file2, text);
     }
   }
@@ -31852,21 +31876,21 @@ function prepareToy(c, dataDir) {
 // src/suite/prepare.ts
 function preparedPaths(dataDir, id) {
   return {
-    publicDir: join5(dataDir, id, "prepared", "public"),
-    privateDir: join5(dataDir, id, "prepared", "private")
+    publicDir: join6(dataDir, id, "prepared", "public"),
+    privateDir: join6(dataDir, id, "prepared", "private")
   };
 }
 function ensurePrepared(entry, dataDir) {
   const c = entry.competition;
   if (c.source === "toy") prepareToy(c, dataDir);
   const paths = preparedPaths(dataDir, c.id);
-  const sample = join5(paths.publicDir, c.sampleSubmission);
-  const answers = join5(paths.privateDir, c.answers);
+  const sample = join6(paths.publicDir, c.sampleSubmission);
+  const answers = join6(paths.privateDir, c.answers);
   for (const [what, file2] of [
     ["sample submission", sample],
     ["answers", answers]
   ]) {
-    if (!existsSync4(file2)) {
+    if (!existsSync5(file2)) {
       throw new UserError(
         `${c.id}: ${what} not found at ${file2}. Prepare the data first: medalist prepare --competition ${c.id} --data-dir ${dataDir}`
       );
@@ -31876,7 +31900,7 @@ function ensurePrepared(entry, dataDir) {
 }
 
 // src/suite/store.ts
-import { mkdirSync as mkdirSync3, readFileSync as readFileSync6, renameSync as renameSync2, writeFileSync as writeFileSync2, existsSync as existsSync5 } from "node:fs";
+import { mkdirSync as mkdirSync3, readFileSync as readFileSync7, renameSync as renameSync2, writeFileSync as writeFileSync2, existsSync as existsSync6 } from "node:fs";
 import { dirname as dirname3 } from "node:path";
 function toJson(value) {
   return JSON.stringify(value, (_k, v) => typeof v === "number" && Number.isNaN(v) ? "NaN" : v, 2) + "\n";
@@ -31895,7 +31919,7 @@ function writeResults(path, results) {
 function readResults(path) {
   let raw;
   try {
-    raw = JSON.parse(readFileSync6(path, "utf8"));
+    raw = JSON.parse(readFileSync7(path, "utf8"));
   } catch (e) {
     const code = e.code;
     throw new UserError(
@@ -31907,9 +31931,9 @@ function readResults(path) {
   return parsed.data;
 }
 function readStoredRun(path) {
-  if (!existsSync5(path)) return null;
+  if (!existsSync6(path)) return null;
   try {
-    const raw = JSON.parse(readFileSync6(path, "utf8"));
+    const raw = JSON.parse(readFileSync7(path, "utf8"));
     const result = RunResultSchema.parse(raw.result);
     return { suiteHash: String(raw.suiteHash), agent: String(raw.agent), result };
   } catch {
@@ -31942,7 +31966,7 @@ var UsageSchema = external_exports.object({
 function readUsage(runDir) {
   try {
     const parsed = UsageSchema.safeParse(
-      JSON.parse(readFileSync7(join6(runPaths(runDir).logsDir, "usage.json"), "utf8"))
+      JSON.parse(readFileSync8(join7(runPaths(runDir).logsDir, "usage.json"), "utf8"))
     );
     return parsed.success ? parsed.data : null;
   } catch {
@@ -31992,8 +32016,8 @@ async function runSuite(opts) {
   let done = 0;
   const total = thePlan.runs.length;
   const one = async (run, gpus) => {
-    const runDir = join6(outDir, "runs", run.runId);
-    const storePath = join6(runDir, "run.json");
+    const runDir = join7(outDir, "runs", run.runId);
+    const storePath = join7(runDir, "run.json");
     const stored = readStoredRun(storePath);
     if (stored && stored.suiteHash === thePlan.suiteHash && stored.agent === agentText) {
       results.set(run.runId, stored.result);
@@ -32092,7 +32116,7 @@ async function runSuite(opts) {
     finishedAt: (/* @__PURE__ */ new Date()).toISOString(),
     runs: thePlan.runs.map((r) => results.get(r.runId)).filter((r) => r !== void 0)
   };
-  return writeResults(join6(outDir, "results.json"), suite);
+  return writeResults(join7(outDir, "results.json"), suite);
 }
 
 // src/grade/types.ts
@@ -32896,7 +32920,7 @@ async function runFromConfig(loaded, outDir) {
     const base = b.source === "run" ? await runSuite({
       config: config2,
       baseDir,
-      outDir: join7(out, "base"),
+      outDir: join8(out, "base"),
       label: "base",
       agent: b.agent ?? config2.agent,
       signal,
@@ -32906,19 +32930,19 @@ async function runFromConfig(loaded, outDir) {
     const head = await runSuite({
       config: config2,
       baseDir,
-      outDir: join7(out, "head"),
+      outDir: join8(out, "head"),
       label: "head",
       signal,
       log: progress
     });
     if (signal.aborted) return 130;
-    const reportPath = join7(out, "report.md");
+    const reportPath = join8(out, "report.md");
     if (!base) {
       const text2 = renderResults(head);
       writeFileSync4(reportPath, text2);
       console.log(text2);
       progress(
-        `results: ${join7(out, "head", "results.json")}
+        `results: ${join8(out, "head", "results.json")}
 report:  ${reportPath}
 took ${((Date.now() - started) / 1e3).toFixed(1)}s`
       );
@@ -32926,14 +32950,14 @@ took ${((Date.now() - started) / 1e3).toFixed(1)}s`
     }
     const source = b.source === "run" ? "evaluated in this job (baseline agent)" : b.source === "file" ? `file ${b.path}` : "none";
     const cmp = compareRuns(base, head, config2.gate, source);
-    writeAtomic(join7(out, "comparison.json"), toJson(cmp));
+    writeAtomic(join8(out, "comparison.json"), toJson(cmp));
     const text = renderReport(cmp, {
       environment: { "time limit": `${config2.limits.time}s`, executor: config2.executor }
     });
     writeFileSync4(reportPath, text);
     console.log(text);
     progress(
-      `results: ${join7(out, "head", "results.json")}${b.source === "run" ? `, ${join7(out, "base", "results.json")}` : ""}`
+      `results: ${join8(out, "head", "results.json")}${b.source === "run" ? `, ${join8(out, "base", "results.json")}` : ""}`
     );
     progress(`report:  ${reportPath}
 took ${((Date.now() - started) / 1e3).toFixed(1)}s`);
@@ -32977,7 +33001,7 @@ competitions, 2 seeds each, with the local executor (no Docker, GitHub or Kaggle
 comparison and writes DIR/report.md and the results JSON (default DIR: .medalist/demo).`,
   async run(argv) {
     const { values } = parseCommandArgs(argv, { out: { type: "string" } });
-    const demo = join7(dirname4(defaultRegistryDir()), "examples", "demo.yml");
+    const demo = join8(dirname4(defaultRegistryDir()), "examples", "demo.yml");
     return runFromConfig(loadConfig(demo), values.out ?? ".medalist/demo");
   }
 };
@@ -33046,7 +33070,7 @@ Prints a Markdown report of one suite run: medal rate and every run's outcome, s
 
 // src/cli/commands/schema.ts
 import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync7 } from "node:fs";
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
 function jsonSchemas() {
   return {
     "medalist.schema.json": {
@@ -33071,8 +33095,8 @@ Point your editor's YAML/JSON schema setting at medalist.schema.json to validate
     const dir = values.out ?? "schema";
     mkdirSync6(dir, { recursive: true });
     for (const [name2, schema] of Object.entries(jsonSchemas())) {
-      writeFileSync7(join8(dir, name2), JSON.stringify(schema, null, 2) + "\n");
-      console.log(`wrote ${join8(dir, name2)}`);
+      writeFileSync7(join9(dir, name2), JSON.stringify(schema, null, 2) + "\n");
+      console.log(`wrote ${join9(dir, name2)}`);
     }
     return 0;
   }
@@ -33134,35 +33158,35 @@ ${rows.length} competition(s)${values.split ? ` in split ${values.split}` : ""}`
 import { resolve as resolve7 } from "node:path";
 
 // src/prepare/prepare.ts
-import { existsSync as existsSync9, mkdirSync as mkdirSync9, readdirSync as readdirSync4, renameSync as renameSync6, rmSync as rmSync6, writeFileSync as writeFileSync9 } from "node:fs";
-import { join as join13, posix } from "node:path";
+import { existsSync as existsSync10, mkdirSync as mkdirSync9, readdirSync as readdirSync4, renameSync as renameSync6, rmSync as rmSync6, writeFileSync as writeFileSync9 } from "node:fs";
+import { join as join14, posix } from "node:path";
 
 // src/prepare/kaggle.ts
 import {
   closeSync as closeSync2,
-  existsSync as existsSync7,
+  existsSync as existsSync8,
   openSync as openSync2,
-  readFileSync as readFileSync9,
+  readFileSync as readFileSync10,
   renameSync as renameSync4,
   rmSync as rmSync3,
-  statSync as statSync3,
+  statSync as statSync4,
   writeSync
 } from "node:fs";
-import { homedir } from "node:os";
-import { join as join10 } from "node:path";
+import { homedir as homedir2 } from "node:os";
+import { join as join11 } from "node:path";
 
 // src/prepare/manifest.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 import {
   createReadStream,
-  existsSync as existsSync6,
+  existsSync as existsSync7,
   readdirSync as readdirSync2,
-  readFileSync as readFileSync8,
+  readFileSync as readFileSync9,
   renameSync as renameSync3,
-  statSync as statSync2,
+  statSync as statSync3,
   writeFileSync as writeFileSync8
 } from "node:fs";
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 var MANIFEST_NAME = "medalist-manifest.json";
 var FileEntry = external_exports.strictObject({ size: external_exports.number(), mtimeMs: external_exports.number(), md5: external_exports.string() });
 var ManifestSchema = external_exports.strictObject({
@@ -33180,16 +33204,16 @@ var ManifestSchema = external_exports.strictObject({
 });
 var HASHED = /\.(csv|json|jsonl|parquet|bson)$/;
 function md5File(file2) {
-  return new Promise((resolve10, reject) => {
-    const h = createHash3("md5");
-    createReadStream(file2).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve10(h.digest("hex")));
+  return new Promise((resolve11, reject) => {
+    const h = createHash4("md5");
+    createReadStream(file2).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve11(h.digest("hex")));
   });
 }
 function manifestFiles(preparedDir2, extra) {
   const out = /* @__PURE__ */ new Set();
   for (const side of ["public", "private"]) {
-    const dir = join9(preparedDir2, side);
-    if (!existsSync6(dir)) continue;
+    const dir = join10(preparedDir2, side);
+    if (!existsSync7(dir)) continue;
     for (const d of readdirSync2(dir, { withFileTypes: true })) {
       if (d.isFile() && HASHED.test(d.name)) out.add(`${side}/${d.name}`);
     }
@@ -33200,20 +33224,20 @@ function manifestFiles(preparedDir2, extra) {
 function folderCounts(preparedDir2) {
   const counts = {};
   for (const side of ["public", "private"]) {
-    const dir = join9(preparedDir2, side);
-    if (!existsSync6(dir)) continue;
+    const dir = join10(preparedDir2, side);
+    if (!existsSync7(dir)) continue;
     const entries = readdirSync2(dir, { withFileTypes: true });
     counts[side] = entries.length;
     for (const d of entries)
-      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync2(join9(dir, d.name)).length;
+      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync2(join10(dir, d.name)).length;
   }
   return counts;
 }
 async function buildManifest(preparedDir2, competition, origin, extra, upstream) {
   const files = {};
   for (const rel of manifestFiles(preparedDir2, extra)) {
-    const file2 = join9(preparedDir2, rel);
-    const st = statSync2(file2);
+    const file2 = join10(preparedDir2, rel);
+    const st = statSync3(file2);
     files[rel] = { size: st.size, mtimeMs: st.mtimeMs, md5: await md5File(file2) };
   }
   const mismatches = [];
@@ -33236,15 +33260,15 @@ async function buildManifest(preparedDir2, competition, origin, extra, upstream)
   };
 }
 function writeManifest(preparedDir2, m) {
-  const file2 = join9(preparedDir2, MANIFEST_NAME);
+  const file2 = join10(preparedDir2, MANIFEST_NAME);
   writeFileSync8(`${file2}.tmp-${process.pid}`, JSON.stringify(m, null, 2) + "\n");
   renameSync3(`${file2}.tmp-${process.pid}`, file2);
 }
 function readManifest(preparedDir2) {
-  const file2 = join9(preparedDir2, MANIFEST_NAME);
-  if (!existsSync6(file2)) return void 0;
+  const file2 = join10(preparedDir2, MANIFEST_NAME);
+  if (!existsSync7(file2)) return void 0;
   try {
-    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync8(file2, "utf8")));
+    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync9(file2, "utf8")));
     return parsed.success ? parsed.data : void 0;
   } catch {
     return void 0;
@@ -33255,7 +33279,7 @@ function manifestStillValid(preparedDir2, m, required2) {
   for (const [rel, f] of Object.entries(m.files)) {
     let st;
     try {
-      st = statSync2(join9(preparedDir2, rel));
+      st = statSync3(join10(preparedDir2, rel));
     } catch {
       return `${rel} is missing`;
     }
@@ -33268,10 +33292,10 @@ function manifestStillValid(preparedDir2, m, required2) {
 var KAGGLE_API = "https://www.kaggle.com/api/v1";
 function kaggleCredentials(env = process.env) {
   if (env.KAGGLE_USERNAME && env.KAGGLE_KEY) return { username: env.KAGGLE_USERNAME, key: env.KAGGLE_KEY };
-  const file2 = join10(env.KAGGLE_CONFIG_DIR ?? join10(homedir(), ".kaggle"), "kaggle.json");
-  if (existsSync7(file2)) {
+  const file2 = join11(env.KAGGLE_CONFIG_DIR ?? join11(homedir2(), ".kaggle"), "kaggle.json");
+  if (existsSync8(file2)) {
     try {
-      const j = JSON.parse(readFileSync9(file2, "utf8"));
+      const j = JSON.parse(readFileSync10(file2, "utf8"));
       if (j.username && j.key) return { username: j.username, key: j.key };
     } catch {
     }
@@ -33304,7 +33328,7 @@ function statusError(id, status, body) {
 var Interrupted = class extends Error {
 };
 async function attempt(id, url2, part2, opts) {
-  const have = existsSync7(part2) ? statSync3(part2).size : 0;
+  const have = existsSync8(part2) ? statSync4(part2).size : 0;
   const auth = Buffer.from(`${opts.credentials.username}:${opts.credentials.key}`).toString("base64");
   const headers = { authorization: `Basic ${auth}`, "user-agent": "medalist" };
   if (have > 0) headers.range = `bytes=${have}-`;
@@ -33389,7 +33413,7 @@ async function downloadCompetition(id, dest, opts) {
 }
 
 // src/prepare/lock.ts
-import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync10, rmSync as rmSync4, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync11, rmSync as rmSync4, writeSync as writeSync2 } from "node:fs";
 import { hostname as hostname3 } from "node:os";
 var LockBusyError = class extends Error {
 };
@@ -33404,7 +33428,7 @@ function alive(pid) {
 function isStale(file2, staleMs) {
   let text;
   try {
-    text = readFileSync10(file2, "utf8");
+    text = readFileSync11(file2, "utf8");
   } catch {
     return false;
   }
@@ -33440,7 +33464,7 @@ async function acquireLock(file2, opts = {}) {
     if (Date.now() >= deadline) {
       let holder = "";
       try {
-        holder = readFileSync10(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
+        holder = readFileSync11(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
       } catch {
       }
       throw new LockBusyError(`${file2} is held by process ${holder || "?"}`);
@@ -33450,8 +33474,8 @@ async function acquireLock(file2, opts = {}) {
 }
 
 // src/prepare/split.ts
-import { copyFileSync, existsSync as existsSync8, mkdirSync as mkdirSync8, renameSync as renameSync5, rmSync as rmSync5 } from "node:fs";
-import { dirname as dirname6, join as join12 } from "node:path";
+import { copyFileSync, existsSync as existsSync9, mkdirSync as mkdirSync8, renameSync as renameSync5, rmSync as rmSync5 } from "node:fs";
+import { dirname as dirname6, join as join13 } from "node:path";
 
 // src/prepare/csv.ts
 function parseCsv(text) {
@@ -33672,7 +33696,7 @@ function trainTestSplit(n, testSize, seed) {
 }
 
 // src/prepare/table-file.ts
-import { closeSync as closeSync4, createReadStream as createReadStream2, openSync as openSync4, readSync as readSync2, statSync as statSync4, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync4, createReadStream as createReadStream2, openSync as openSync4, readSync as readSync2, statSync as statSync5, writeSync as writeSync3 } from "node:fs";
 function grow(a) {
   const b = new Float64Array(Math.max(1024, a.length * 2));
   b.set(a);
@@ -33750,7 +33774,7 @@ async function scanTable(file2, collect = []) {
 var RecordReader = class {
   constructor(t) {
     this.t = t;
-    const size = statSync4(t.file).size;
+    const size = statSync5(t.file).size;
     if (size < 1 << 30) {
       this.buf = Buffer.alloc(size);
       const fd = openSync4(t.file, "r");
@@ -33813,7 +33837,7 @@ var CsvWriter = class {
 var import_yauzl = __toESM(require_yauzl(), 1);
 var import_yazl = __toESM(require_yazl(), 1);
 import { createWriteStream as createWriteStream2, mkdirSync as mkdirSync7, readdirSync as readdirSync3 } from "node:fs";
-import { dirname as dirname5, join as join11, resolve as resolve6, sep } from "node:path";
+import { dirname as dirname5, join as join12, resolve as resolve6, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
 async function extractZip(zipFile, dest) {
   const root = resolve6(dest);
@@ -33845,7 +33869,7 @@ async function extractZip(zipFile, dest) {
 }
 async function zipFolder(dir, zipFile) {
   const z2 = new import_yazl.default.ZipFile();
-  for (const name2 of readdirSync3(dir).sort()) z2.addFile(join11(dir, name2), name2, { compress: true });
+  for (const name2 of readdirSync3(dir).sort()) z2.addFile(join12(dir, name2), name2, { compress: true });
   const done = pipeline(z2.outputStream, createWriteStream2(zipFile));
   z2.end();
   await done;
@@ -33861,12 +33885,12 @@ function splitIndices(n, recipe) {
 async function runTableSplit(recipe, rawDir, outDir, log = () => {
 }) {
   for (const x of recipe.extract) {
-    const archive = join12(rawDir, x.archive);
-    if (!existsSync8(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
-    await extractZip(archive, join12(rawDir, x.into ?? ""));
+    const archive = join13(rawDir, x.archive);
+    if (!existsSync9(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
+    await extractZip(archive, join13(rawDir, x.into ?? ""));
   }
-  const tableFile = join12(rawDir, recipe.table);
-  if (!existsSync8(tableFile)) throw new Error(`raw table ${recipe.table} not found in the Kaggle download`);
+  const tableFile = join13(rawDir, recipe.table);
+  if (!existsSync9(tableFile)) throw new Error(`raw table ${recipe.table} not found in the Kaggle download`);
   const labelCols = recipe.outputs.flatMap((o) => o.kind === "one-hot" && !o.classes ? [o.label] : []);
   const table = await scanTable(tableFile, labelCols);
   const col = (name2) => {
@@ -33895,7 +33919,7 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     }
   };
   const target = (to) => {
-    const file2 = join12(outDir, to);
+    const file2 = join13(outDir, to);
     mkdirSync8(dirname6(file2), { recursive: true });
     return file2;
   };
@@ -33937,7 +33961,7 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
       const key = col(o.key);
       const keys = /* @__PURE__ */ new Set();
       each(o.part, (raw) => keys.add(raw[key]));
-      const other = await scanTable(join12(rawDir, o.from));
+      const other = await scanTable(join13(rawDir, o.from));
       const k2 = other.header.indexOf(o.key);
       if (k2 < 0) throw new Error(`${o.from}: no column "${o.key}"`);
       const r2 = new RecordReader(other);
@@ -33957,30 +33981,30 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
   for (const c of recipe.copies) {
     each(c.part, (raw, out) => {
       const fill = (tpl) => tpl.replace(/\{(=?)([^}]+)\}/g, (_, eq, name2) => (eq ? out : raw)[col(name2)]);
-      const from = join12(rawDir, fill(c.from));
+      const from = join13(rawDir, fill(c.from));
       const to = target(fill(c.to));
       const earlier = moved.get(from);
       if (earlier) copyFileSync(earlier, to);
-      else if (existsSync8(from)) {
+      else if (existsSync9(from)) {
         renameSync5(from, to);
         moved.set(from, to);
       } else throw new Error(`raw file ${fill(c.from)} not found in the Kaggle download`);
     });
   }
-  for (const f of recipe.files) copyFileSync(join12(rawDir, f.from), target(f.to));
+  for (const f of recipe.files) copyFileSync(join13(rawDir, f.from), target(f.to));
   for (const a of recipe.archives) {
-    const dir = join12(outDir, a.dir);
+    const dir = join13(outDir, a.dir);
     mkdirSync8(dir, { recursive: true });
     await zipFolder(dir, target(a.to));
     rmSync5(dir, { recursive: true, force: true });
   }
-  for (const d of recipe.dirs) mkdirSync8(join12(outDir, d), { recursive: true });
+  for (const d of recipe.dirs) mkdirSync8(join13(outDir, d), { recursive: true });
   return { train: parts.train.length, test: parts.test.length };
 }
 
 // src/prepare/prepare.ts
 function preparedDir(dataDir, id) {
-  return join13(dataDir, id, "prepared");
+  return join14(dataDir, id, "prepared");
 }
 function requiredFiles(c) {
   return [posix.normalize(`public/${c.sampleSubmission}`), posix.normalize(`private/${c.answers}`)];
@@ -34012,11 +34036,11 @@ async function prepareCompetition(entry, opts) {
   });
   const warm = c.source === "toy" ? void 0 : warmCheck(c, opts.dataDir);
   if (warm) return done("ready", warm);
-  const compDir = join13(opts.dataDir, c.id);
+  const compDir = join14(opts.dataDir, c.id);
   mkdirSync9(compDir, { recursive: true });
   let release;
   try {
-    release = await acquireLock(join13(compDir, ".medalist-prepare.lock"), {
+    release = await acquireLock(join14(compDir, ".medalist-prepare.lock"), {
       waitMs: opts.lockWaitMs ?? 36e5
     });
   } catch (e) {
@@ -34037,12 +34061,12 @@ async function prepareCompetition(entry, opts) {
     const after = warmCheck(c, opts.dataDir);
     if (after) return done("ready", after);
     for (const name2 of readdirSync4(compDir))
-      if (name2.startsWith(".staging-")) rmSync6(join13(compDir, name2), { recursive: true, force: true });
+      if (name2.startsWith(".staging-")) rmSync6(join14(compDir, name2), { recursive: true, force: true });
     const dir = preparedDir(opts.dataDir, c.id);
     const required2 = requiredFiles(c);
     const upstream = c.prepare?.checksums;
-    if (existsSync9(dir)) {
-      const missing = required2.filter((f) => !existsSync9(join13(dir, f)));
+    if (existsSync10(dir)) {
+      const missing = required2.filter((f) => !existsSync10(join14(dir, f)));
       if (missing.length > 0) {
         throw new UserError(
           `${c.id}: ${dir} exists but is incomplete (missing ${missing.join(", ")}); remove it, or re-run \`mlebench prepare\`, then run again`,
@@ -34061,9 +34085,9 @@ async function prepareCompetition(entry, opts) {
         1
       );
     }
-    const zip = join13(compDir, `${c.id}.zip`);
+    const zip = join14(compDir, `${c.id}.zip`);
     const md52 = opts.skipVerification ? void 0 : c.prepare?.zipMd5;
-    if (!existsSync9(zip)) {
+    if (!existsSync10(zip)) {
       log(`${c.id}: downloading from Kaggle`);
       await downloadCompetition(c.id, zip, {
         baseUrl: opts.kaggleUrl,
@@ -34079,19 +34103,19 @@ async function prepareCompetition(entry, opts) {
         1
       );
     }
-    const staging = join13(compDir, `.staging-${process.pid}-${Date.now()}`);
+    const staging = join14(compDir, `.staging-${process.pid}-${Date.now()}`);
     try {
-      const raw = join13(staging, "raw");
-      const out = join13(staging, "prepared");
+      const raw = join14(staging, "raw");
+      const out = join14(staging, "prepared");
       log(`${c.id}: extracting ${zip}`);
       await extractZip(zip, raw);
-      mkdirSync9(join13(out, "public"), { recursive: true });
-      mkdirSync9(join13(out, "private"), { recursive: true });
+      mkdirSync9(join14(out, "public"), { recursive: true });
+      mkdirSync9(join14(out, "private"), { recursive: true });
       const sizes = await runTableSplit(recipe, raw, out, log);
       log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
-      if (!existsSync9(join13(out, "public", "description.md")))
-        writeFileSync9(join13(out, "public", "description.md"), descriptionStub(c));
-      const missing = required2.filter((f) => !existsSync9(join13(out, f)));
+      if (!existsSync10(join14(out, "public", "description.md")))
+        writeFileSync9(join14(out, "public", "description.md"), descriptionStub(c));
+      const missing = required2.filter((f) => !existsSync10(join14(out, f)));
       if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
       rmSync6(raw, { recursive: true, force: true });
       renameSync6(out, dir);
@@ -34201,8 +34225,149 @@ ${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)
   }
 };
 
+// src/cli/commands/leaderboards.ts
+import { resolve as resolve8 } from "node:path";
+
+// src/registry/leaderboards-fetch.ts
+import { createHash as createHash5 } from "node:crypto";
+import { mkdirSync as mkdirSync10, renameSync as renameSync7, rmSync as rmSync7, writeFileSync as writeFileSync10 } from "node:fs";
+import { dirname as dirname7 } from "node:path";
+var MLEBENCH_LFS = "https://github.com/openai/mle-bench.git/info/lfs";
+var LFS_JSON = "application/vnd.git-lfs+json";
+async function lfsSources(entries, lfsUrl) {
+  const out = /* @__PURE__ */ new Map();
+  for (let i = 0; i < entries.length; i += 100) {
+    const chunk = entries.slice(i, i + 100);
+    const objects = chunk.map((e) => ({
+      oid: e.competition.leaderboardPin.sha256,
+      size: e.competition.leaderboardPin.bytes
+    }));
+    const res = await fetch(`${lfsUrl.replace(/\/+$/, "")}/objects/batch`, {
+      method: "POST",
+      headers: { accept: LFS_JSON, "content-type": LFS_JSON },
+      body: JSON.stringify({ operation: "download", transfers: ["basic"], objects })
+    });
+    if (!res.ok) throw new Error(`Git LFS batch request failed: HTTP ${res.status}`);
+    const body = await res.json();
+    const byOid = new Map((body.objects ?? []).map((o) => [o.oid, o]));
+    for (const e of chunk) {
+      const o = byOid.get(e.competition.leaderboardPin.sha256);
+      const dl = o?.actions?.download;
+      out.set(
+        e.competition.id,
+        dl ? { url: dl.href, headers: dl.header ?? {} } : `LFS has no download for it${o?.error?.message ? ` (${o.error.message})` : ""}`
+      );
+    }
+  }
+  return out;
+}
+async function fetchLeaderboards(entries, opts) {
+  const result = { fetched: [], present: [], failed: [] };
+  const todo = [];
+  for (const e of entries) {
+    if (!e.competition.leaderboardPin) continue;
+    if (matchesPin(e, fetchedLeaderboardFile(opts.dir, e.competition.id)))
+      result.present.push(e.competition.id);
+    else todo.push(e);
+  }
+  if (todo.length === 0) return result;
+  let sources;
+  if (opts.baseUrl) {
+    const base = opts.baseUrl.replace(/\/+$/, "");
+    sources = new Map(
+      todo.map((e) => [
+        e.competition.id,
+        { url: `${base}/${encodeURIComponent(e.competition.id)}/leaderboard.csv`, headers: {} }
+      ])
+    );
+  } else {
+    try {
+      sources = await lfsSources(todo, opts.lfsUrl ?? MLEBENCH_LFS);
+    } catch (err) {
+      for (const e of todo) result.failed.push({ id: e.competition.id, message: err.message });
+      return result;
+    }
+  }
+  for (const e of todo) {
+    const id = e.competition.id;
+    const pin = e.competition.leaderboardPin;
+    const src = sources.get(id);
+    try {
+      if (typeof src === "string") throw new Error(src);
+      const res = await fetch(src.url, { headers: src.headers });
+      if (!res.ok) throw new Error(`HTTP ${res.status} from ${src.url}`);
+      const body = Buffer.from(await res.arrayBuffer());
+      const sha = createHash5("sha256").update(body).digest("hex");
+      if (sha !== pin.sha256 || body.length !== pin.bytes) {
+        throw new Error(
+          `SHA-256 ${sha} (${body.length} bytes) differs from the pinned ${pin.sha256} (${pin.bytes} bytes); not kept`
+        );
+      }
+      const file2 = fetchedLeaderboardFile(opts.dir, id);
+      mkdirSync10(dirname7(file2), { recursive: true });
+      const tmp = `${file2}.tmp-${process.pid}`;
+      writeFileSync10(tmp, body);
+      renameSync7(tmp, file2);
+      result.fetched.push(id);
+      opts.log?.(`${id}: verified (${body.length} bytes)`);
+    } catch (err) {
+      rmSync7(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
+      result.failed.push({ id, message: err.message });
+    }
+  }
+  return result;
+}
+
+// src/cli/commands/leaderboards.ts
+var usage3 = `Usage: medalist leaderboards fetch [--dir DIR] [--base-url URL] [--split NAME] [--competition ID...]
+
+Downloads upstream MLE-bench's leaderboard CSVs (needs network) and keeps each one only if its
+SHA-256 matches the pin in competitions/<id>/competition.json. Where a verified leaderboard is
+present, medal thresholds and percentiles come from it instead of the precomputed thresholds.
+
+Options:
+  --dir DIR           where to keep them (default: $MEDALIST_LEADERBOARDS_DIR or ~/.cache/medalist/leaderboards)
+  --base-url URL      a mirror serving <URL>/<id>/leaderboard.csv (default: upstream's Git LFS,
+                      ${MLEBENCH_LFS}, by object id)
+  --lfs-url URL       another Git LFS endpoint
+  --split NAME        only this split (default: all)
+  --competition ID    only these competitions (repeatable)
+  --registry DIR      competitions folder (default: the bundled one)`;
+var leaderboardsCommand = {
+  name: "leaderboards",
+  summary: "Fetch upstream leaderboards and verify them against pinned SHA-256s",
+  usage: usage3,
+  async run(argv) {
+    const [sub, ...rest] = argv;
+    if (sub !== "fetch")
+      throw new UserError(
+        sub ? `unknown subcommand "${sub}" (expected: fetch)` : "expected a subcommand: fetch (see --help)"
+      );
+    const { values } = parseCommandArgs(rest, {
+      dir: { type: "string" },
+      "base-url": { type: "string" },
+      "lfs-url": { type: "string" },
+      split: { type: "string" },
+      competition: { type: "string", multiple: true },
+      registry: { type: "string" }
+    });
+    const registry2 = loadRegistry(values.registry);
+    const ids = values.competition?.length && !values.split ? selectCompetitions(registry2, { include: values.competition }) : selectCompetitions(registry2, { split: values.split ?? "all", include: values.competition ?? [] });
+    const dir = resolve8(values.dir ?? defaultLeaderboardsDir());
+    const r = await fetchLeaderboards(
+      ids.map((id) => registry2.get(id)),
+      { dir, baseUrl: values["base-url"], lfsUrl: values["lfs-url"], log: (l) => console.error(l) }
+    );
+    for (const f of r.failed) console.log(`FAILED  ${f.id}: ${f.message}`);
+    console.log(
+      `${r.fetched.length} fetched, ${r.present.length} already verified, ${r.failed.length} failed (in ${dir})`
+    );
+    return r.failed.length > 0 ? 1 : 0;
+  }
+};
+
 // src/cli/commands/grade.ts
-import { join as join14, resolve as resolve8 } from "node:path";
+import { join as join15, resolve as resolve9 } from "node:path";
 
 // src/grade/json.ts
 function pythonJson(value, indent = 2) {
@@ -34219,7 +34384,7 @@ function pythonJson(value, indent = 2) {
 }
 
 // src/cli/commands/grade.ts
-var usage3 = `Usage: medalist grade --competition ID --submission FILE --data-dir DIR [options]
+var usage4 = `Usage: medalist grade --competition ID --submission FILE --data-dir DIR [options]
 
 Grades one submission exactly as MLE-bench does and prints the report.
 
@@ -34248,7 +34413,7 @@ function formatReport(r) {
 var gradeCommand = {
   name: "grade",
   summary: "Grade a submission CSV as MLE-bench does (score, medal, percentile)",
-  usage: usage3,
+  usage: usage4,
   async run(argv) {
     const { values } = parseCommandArgs(argv, {
       competition: { type: "string" },
@@ -34262,16 +34427,16 @@ var gradeCommand = {
     const id = requireOption(values.competition, "--competition");
     const submission = requireOption(values.submission, "--submission");
     const dataDir = requireOption(values["data-dir"], "--data-dir");
-    const registry2 = loadRegistry(values.registry ? resolve8(values.registry) : void 0);
+    const registry2 = loadRegistry(values.registry ? resolve9(values.registry) : void 0);
     const entry = registry2.get(id);
     if (!entry) throw new UserError(`unknown competition "${id}"`);
     const ext = values["external-command"]?.trim();
     const report = await grade({
       competition: entry.competition,
       competitionDir: entry.dir,
-      privateDir: join14(resolve8(dataDir), id, "prepared", "private"),
+      privateDir: join15(resolve9(dataDir), id, "prepared", "private"),
       submissionPath: submission,
-      leaderboardPath: values.leaderboard ? resolve8(values.leaderboard) : void 0,
+      leaderboardPath: values.leaderboard ? resolve9(values.leaderboard) : void 0,
       external: ext ? { command: ext.split(/\s+/) } : void 0
     });
     console.log(values.json ? pythonJson(report) : formatReport(report));
@@ -34280,8 +34445,8 @@ var gradeCommand = {
 };
 
 // src/cli/commands/rank.ts
-import { resolve as resolve9 } from "node:path";
-var usage4 = `Usage: medalist rank --leaderboard FILE --score X [--json]
+import { resolve as resolve10 } from "node:path";
+var usage5 = `Usage: medalist rank --leaderboard FILE --score X [--json]
 
 Medals a score would earn on a Kaggle leaderboard export (columns
 scoreNullable,teamId,hasTeamName,submissionDate,score,hasScore), as MLE-bench's rank_score.
@@ -34294,14 +34459,14 @@ Options:
 var rankCommand = {
   name: "rank",
   summary: "Medals and percentile a score would get on a leaderboard",
-  usage: usage4,
+  usage: usage5,
   async run(argv) {
     const { values } = parseCommandArgs(argv, {
       leaderboard: { type: "string" },
       score: { type: "string" },
       json: { type: "boolean", default: false }
     });
-    const file2 = resolve9(requireOption(values.leaderboard, "--leaderboard"));
+    const file2 = resolve10(requireOption(values.leaderboard, "--leaderboard"));
     const score3 = numberOption(requireOption(values.score, "--score"), "--score", true);
     let scores;
     try {
@@ -34335,7 +34500,7 @@ thresholds (${t.isLowerBetter ? "lower" : "higher"} is better): gold ${t.gold}, 
 };
 
 // src/cli/commands/index.ts
-var commands = [runCommand, demoCommand, compareCommand, reportCommand, schemaCommand, competitionsCommand, prepareCommand, gradeCommand, rankCommand];
+var commands = [runCommand, demoCommand, compareCommand, reportCommand, schemaCommand, competitionsCommand, prepareCommand, leaderboardsCommand, gradeCommand, rankCommand];
 
 // src/cli/main.ts
 function overview(all) {

@@ -5,8 +5,9 @@ import { reportCommand } from "./report.js";
 import { schemaCommand } from "./schema.js";
 import { competitionsCommand } from "./competitions.js";
 import { prepareCommand } from "./prepare.js";
+import { leaderboardsCommand } from "./leaderboards.js";
 import { gradeCommand } from "./grade.js";
 import { rankCommand } from "./rank.js";
 
 /** Every CLI command; each lives in its own file in this folder. */
-export const commands: Command[] = [runCommand, demoCommand, compareCommand, reportCommand, schemaCommand, competitionsCommand, prepareCommand, gradeCommand, rankCommand];
+export const commands: Command[] = [runCommand, demoCommand, compareCommand, reportCommand, schemaCommand, competitionsCommand, prepareCommand, leaderboardsCommand, gradeCommand, rankCommand];
