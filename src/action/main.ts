@@ -241,7 +241,15 @@ async function relay(settings: Settings, event: EventInfo): Promise<void> {
   }
   if (settings.comment === "never") return;
   if (!settings.token) throw new UserError("relaying a comment needs github-token (with pull-requests: write and actions: read)");
-  const raw = await downloadCommentFile(settings.token, event.owner, event.repo, run.id);
+  let raw: unknown;
+  try {
+    raw = await downloadCommentFile(settings.token, event.owner, event.repo, run.id);
+  } catch (e) {
+    // A refused, cancelled or failed-early evaluation leaves no comment behind.
+    if ((e as Error).name !== "ArtifactNotFoundError") throw e;
+    core.info(`medalist: run ${run.id} left no ${COMMENT_ARTIFACT} artifact; nothing to relay`);
+    return;
+  }
   const client = createClient(settings.token, { baseUrl: event.apiUrl });
   const fullReport = `${event.serverUrl}/${event.owner}/${event.repo}/actions/runs/${run.id}`;
   const result = await relayComment(client, { owner: event.owner, repo: event.repo }, run, raw, fullReport);

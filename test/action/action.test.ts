@@ -229,4 +229,13 @@ describe("workflow_run relay (comments for fork pull requests)", () => {
     expect(r.stdout).toMatch(/names pull request #8, whose head 0000000 is not the commit 8c2e1f0/);
     expect(gh.thread("acme", "agent", 8)).toHaveLength(0);
   });
+
+  it("does nothing when the evaluation left no comment (refused fork, cancelled run)", async () => {
+    gh.artifacts.clear();
+    gh.comments.clear();
+    const r = await relay();
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/left no medalist-comment artifact; nothing to relay/);
+    expect(gh.thread("acme", "agent", 7)).toHaveLength(0);
+  });
 });
