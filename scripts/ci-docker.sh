@@ -26,4 +26,4 @@ if ! docker info >/dev/null 2>&1; then
 fi
 echo "docker daemon $(docker version --format '{{.Server.Version}}' 2>/dev/null) ready"
 
-bash scripts/docker-test-image.sh
+WITH_NODE=1 bash scripts/docker-test-image.sh

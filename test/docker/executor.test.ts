@@ -309,3 +309,61 @@ describe.skipIf(!docker)("agent images", () => {
     );
   });
 });
+
+const NODE_IMAGE = process.env.MEDALIST_TEST_NODE_IMAGE ?? "medalist-test-node:1";
+const hasNode = docker
+  ? await docker
+      .getImage(NODE_IMAGE)
+      .inspect()
+      .then(
+        () => true,
+        () => false,
+      )
+  : false;
+if (docker && !hasNode)
+  console.warn(
+    `[test/docker] skipping the Node agent test: ${NODE_IMAGE} missing (WITH_NODE=1 scripts/docker-test-image.sh)`,
+  );
+
+describe.skipIf(!hasNode)("a Node agent", () => {
+  it("posts its submission as multipart to the validation URL and fixes it", async () => {
+    const server = await startValidationServerForDocker(docker!);
+    try {
+      const spec = await makeRun(suite, "node-agent");
+      spec.validationUrl = server.register("toy-comp", path.join(spec.publicDir, "sample_submission.csv"));
+      const agent = `
+        const fs = require("fs");
+        const check = async (csv) => {
+          const form = new FormData();
+          form.append("file", new Blob([csv]), "submission.csv");
+          return (await fetch(process.env.MEDALIST_VALIDATION_URL, { method: "POST", body: form })).json();
+        };
+        (async () => {
+          const first = await check("id,target\\n1,1\\n");
+          const csv = fs.readFileSync("/home/data/sample_submission.csv", "utf8").replace(/,0$/gm, ",1");
+          const second = await check(csv);
+          fs.writeFileSync("/home/submission/submission.csv", csv);
+          fs.writeFileSync("/home/logs/checks.json", JSON.stringify([first, second]));
+        })();`;
+      const ex = new DockerExecutor(docker!, {
+        ...shellSettings(""),
+        image: NODE_IMAGE,
+        command: ["node", "-e", agent],
+      });
+      const r = await ex.execute(spec);
+      expect(r.outcome, await readFile(runPaths(spec.runDir).logFile, "utf8")).toBe("completed");
+      const [first, second] = JSON.parse(
+        await readFile(path.join(runPaths(spec.runDir).logsDir, "checks.json"), "utf8"),
+      );
+      expect(first.valid).toBe(false);
+      expect(second).toEqual({
+        competition_id: "toy-comp",
+        valid: true,
+        result: "Submission is valid.",
+        errors: [],
+      });
+    } finally {
+      await server.close();
+    }
+  });
+});
