@@ -9,6 +9,8 @@ const common = {
   target: "node20",
   format: "esm",
   legalComments: "none",
+  // Same output whether node_modules is a folder or a link (as in a temporary worktree).
+  preserveSymlinks: true,
   logLevel: "warning",
   external: ["cpu-features", "*.node"],
   define: { MEDALIST_VERSION: JSON.stringify(pkg.version) },
