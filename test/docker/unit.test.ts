@@ -164,3 +164,42 @@ describe("run log", () => {
     expect(text).not.toContain("line 19");
   });
 });
+
+describe("executor without a daemon", () => {
+  it("retries when the daemon does not answer, then reports infra_error", async () => {
+    const { default: Docker } = await import("dockerode");
+    const { DockerExecutor } = await import("../../src/execute/docker/executor.js");
+    const lines: string[] = [];
+    const ex = new DockerExecutor(
+      new Docker({ socketPath: "/nonexistent/docker.sock" }),
+      { image: "x:1", limits: {}, network: "none", retries: 2, stopGraceSecs: 1, retryDelayMs: 5 },
+      { log: (l) => lines.push(l) },
+    );
+    const dir = await mkdtemp(path.join(os.tmpdir(), "medalist-nodaemon-"));
+    const r = await ex.execute({ ...spec, runDir: dir, publicDir: dir, gpus: [] });
+    expect(r).toMatchObject({ outcome: "infra_error", attempts: 3, exitCode: null });
+    expect(r.error).toMatch(/ENOENT|connect/);
+    expect(lines).toHaveLength(2);
+  });
+
+  it("does not start anything once the suite is cancelled", async () => {
+    const { default: Docker } = await import("dockerode");
+    const { DockerExecutor } = await import("../../src/execute/docker/executor.js");
+    const ex = new DockerExecutor(new Docker({ socketPath: "/nonexistent/docker.sock" }), {
+      image: "x:1",
+      limits: {},
+      network: "none",
+      retries: 2,
+      stopGraceSecs: 1,
+    });
+    const ac = new AbortController();
+    ac.abort();
+    const r = await ex.execute(spec, ac.signal);
+    expect(r).toMatchObject({
+      outcome: "infra_error",
+      error: "cancelled",
+      attempts: 1,
+      details: { cancelled: "true" },
+    });
+  });
+});

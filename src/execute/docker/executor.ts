@@ -106,8 +106,8 @@ export class DockerExecutor implements Executor {
     let container: Docker.Container | null = null;
     try {
       log.note(`attempt ${attempt}: container ${name}, image ${image.ref} (${image.digest})`);
-      await this.removeByName(name);
       try {
+        await this.removeByName(name);
         container = await this.docker.createContainer(opts);
       } catch (e) {
         return infra(`creating the container failed: ${errorMessage(e)}`, statusCode(e) !== 400);
@@ -145,6 +145,9 @@ export class DockerExecutor implements Executor {
       .catch(() => {});
 
     let ended: "exit" | "timeout" | "cancel" = "exit";
+    let giveUp: () => void = () => {};
+    const gaveUp = new Promise<"gave-up">((resolve) => (giveUp = () => resolve("gave-up")));
+    const backstops: NodeJS.Timeout[] = [];
     const stop = (why: "timeout" | "cancel", grace: number) => {
       if (ended !== "exit") return;
       ended = why;
@@ -154,6 +157,9 @@ export class DockerExecutor implements Executor {
           : `cancelled: stopping (grace ${grace}s)`,
       );
       container.stop({ t: grace }).catch(() => {});
+      // If the daemon does not deliver the stop, kill; if the wait still hangs, stop waiting.
+      backstops.push(setTimeout(() => container.kill().catch(() => {}), (grace + 5) * 1000));
+      backstops.push(setTimeout(giveUp, (grace + 30) * 1000));
     };
     const timer = setTimeout(() => stop("timeout", this.settings.stopGraceSecs), spec.timeLimitSecs * 1000);
     const onAbort = () => stop("cancel", Math.min(this.settings.stopGraceSecs, CANCEL_GRACE_SECS));
@@ -163,11 +169,14 @@ export class DockerExecutor implements Executor {
     let waitCode: number | null = null;
     let lost: unknown = null;
     try {
-      waitCode = ((await container.wait()) as { StatusCode?: number }).StatusCode ?? null;
+      const waited = await Promise.race([container.wait() as Promise<{ StatusCode?: number }>, gaveUp]);
+      if (waited === "gave-up") lost = new Error("the container did not stop after it was killed");
+      else waitCode = waited.StatusCode ?? null;
     } catch (e) {
       lost = e;
     } finally {
       clearTimeout(timer);
+      for (const t of backstops) clearTimeout(t);
       signal?.removeEventListener("abort", onAbort);
     }
     const durationMs = Date.now() - started;
@@ -187,7 +196,8 @@ export class DockerExecutor implements Executor {
         outcome: "infra_error",
         exitCode: null,
         error: `lost the container: ${errorMessage(lost)}`,
-        retryable: true,
+        // Not after a timeout: rerunning a whole time limit for a stuck daemon is not worth it.
+        retryable: ended === "exit",
       };
     }
 
