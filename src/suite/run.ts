@@ -6,6 +6,8 @@ import { loadRegistry, defaultRegistryDir, type Registry } from "../registry/reg
 import { plan, type PlannedRun } from "../plan/plan.js";
 import { schedule } from "../execute/scheduler.js";
 import { LocalExecutor } from "../execute/local.js";
+import { setupDocker } from "../execute/docker/setup.js";
+import { cleanupSuite } from "../execute/docker/cleanup.js";
 import { instructions } from "../execute/instructions.js";
 import { runPaths, type Executor, type ExecResult } from "../execute/types.js";
 import { grade } from "../grade/grade.js";
@@ -73,17 +75,13 @@ export function readUsage(runDir: string): RunResult["usage"] {
   }
 }
 
-function makeExecutor(opts: SuiteOptions, agent: AgentConfig): Executor {
-  if (opts.executor) return opts.executor;
-  if (opts.config.executor === "local") {
-    if (agent.command === undefined) throw new UserError("agent.command: the local executor needs a command");
-    return new LocalExecutor({
-      command: agent.command,
-      cwd: resolve(opts.baseDir, agent.cwd ?? "."),
-      graceSecs: opts.config.docker.stopGraceSecs,
-    });
-  }
-  throw new UserError(`executor "${opts.config.executor}" needs to be created by the caller`);
+function localExecutor(opts: SuiteOptions, agent: AgentConfig): Executor {
+  if (agent.command === undefined) throw new UserError("agent.command: the local executor needs a command");
+  return new LocalExecutor({
+    command: agent.command,
+    cwd: resolve(opts.baseDir, agent.cwd ?? "."),
+    graceSecs: opts.config.docker.stopGraceSecs,
+  });
 }
 
 /** Resolves agent.secrets (names) against the runner's environment. Missing secrets are an error. */
@@ -112,8 +110,16 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   const thePlan = plan(config, registry);
   const dataDir = resolve(opts.baseDir, config.dataDir);
   const outDir = resolve(opts.outDir);
-  const executor = makeExecutor(opts, agent);
   const env = agentEnv(agent);
+  // One id per suite invocation: container names and labels, so a cancel removes exactly these.
+  const suiteId = `${opts.label}-${thePlan.suiteHash.slice(0, 8)}-${Date.now().toString(36)}`;
+  const docker =
+    !opts.executor && config.executor === "docker"
+      ? await setupDocker({ ...config, agent }, { baseDir: opts.baseDir, log })
+      : null;
+  const executor = opts.executor ?? docker?.executor ?? localExecutor(opts, agent);
+  const stopContainers = () => void (docker && cleanupSuite(docker.docker, suiteId).catch(() => {}));
+  opts.signal?.addEventListener("abort", stopContainers, { once: true });
   const agentText = describeAgent(agent);
   const startedAt = new Date().toISOString();
 
@@ -153,7 +159,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
       exec = await executor.execute(
         {
           runId: run.runId,
-          suiteId: thePlan.suiteHash,
+          suiteId,
           competitionId: run.competitionId,
           seed: run.seed,
           publicDir: paths.publicDir,
@@ -161,9 +167,17 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
           timeLimitSecs: config.limits.time,
           env,
           gpus,
+          validationUrl: docker?.validation?.register(
+            run.competitionId,
+            join(paths.publicDir, entry.competition.sampleSubmission),
+          ),
         },
         opts.signal,
       );
+      if (exec.attempts !== undefined) {
+        attempts = exec.attempts; // the executor retried by itself
+        break;
+      }
       if (exec.outcome !== "infra_error" || attempts > config.docker.retries || opts.signal?.aborted) break;
       log(
         `[${opts.label}] ${run.runId}: infrastructure error (${exec.error}); retrying (${attempts}/${config.docker.retries})`,
@@ -217,13 +231,22 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     );
   };
 
-  const parallel = config.executor === "local" ? config.concurrency : Math.max(1, config.concurrency);
-  await schedule(
-    thePlan.runs.map((r) => ({ ...r, id: r.runId })),
-    { gpuIds: config.limits.gpus > 0 ? (config.docker.gpuIds ?? []) : [], maxParallel: parallel },
-    one,
-    opts.signal,
-  );
+  try {
+    await schedule(
+      thePlan.runs.map((r) => ({
+        ...r,
+        id: r.runId,
+        gpus: docker?.perRun.gpus ?? 0,
+        cpus: docker?.perRun.cpus,
+      })),
+      docker?.resources ?? { gpuIds: [], maxParallel: config.concurrency },
+      one,
+      opts.signal,
+    );
+  } finally {
+    opts.signal?.removeEventListener("abort", stopContainers);
+    await docker?.close();
+  }
 
   const suite: SuiteResults = {
     schemaVersion: RESULTS_SCHEMA_VERSION,
@@ -235,12 +258,16 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
       competitions: thePlan.competitions,
       seeds: thePlan.seeds,
     },
-    agent: { description: agentText, image: agent.image ?? null, imageDigest: null },
+    agent: {
+      description: agentText,
+      image: docker?.image.ref ?? agent.image ?? null,
+      imageDigest: docker?.image.digest ?? null,
+    },
     git: opts.git ?? { sha: null, ref: null },
     environment: {
       executor: executor.name,
       timeLimitSecs: config.limits.time,
-      gpuModel: opts.gpuModel ?? null,
+      gpuModel: opts.gpuModel ?? docker?.gpus.model ?? null,
       node: process.version,
       platform: `${process.platform}-${process.arch}`,
     },

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import Docker from "dockerode";
+import { runSuite } from "../../src/suite/run.js";
+import { validateConfig } from "../../src/config/load.js";
+
+const root = resolve(import.meta.dirname, "..", "..");
+const NODE_IMAGE = "medalist-test-node:1";
+
+async function daemon(): Promise<Docker | null> {
+  const docker = new Docker();
+  try {
+    await docker.ping();
+    await docker.getImage(NODE_IMAGE).inspect();
+    return docker;
+  } catch (e) {
+    if (process.env.MEDALIST_REQUIRE_DOCKER === "1")
+      throw new Error(`Docker or ${NODE_IMAGE} unavailable: ${(e as Error).message}`);
+    console.warn(`[test/suite] skipping the Docker suite test: ${(e as Error).message}`);
+    return null;
+  }
+}
+
+const docker = await daemon();
+
+describe.skipIf(!docker)("runSuite with the Docker executor (real daemon)", () => {
+  it("builds the agent image, runs each seed in a container, grades outside it, leaves no container", async () => {
+    const outDir = mkdtempSync(join(tmpdir(), "medalist-docker-out-"));
+    const config = validateConfig(
+      {
+        name: "docker-e2e",
+        competitions: { include: ["toy-churn", "toy-species"] },
+        seeds: 1,
+        executor: "docker",
+        agent: {
+          build: { context: ".", dockerfile: "test/fixtures/agent-image/Dockerfile" },
+          env: { AGENT_MODE: "test" },
+        },
+        limits: { time: 60, memory: "512m", cpus: 1 },
+        dataDir: mkdtempSync(join(tmpdir(), "medalist-docker-data-")),
+        docker: { network: "none", retries: 0 },
+      },
+      "test",
+    );
+    const lines: string[] = [];
+    const results = await runSuite({
+      config,
+      baseDir: root,
+      outDir,
+      label: "head",
+      log: (l) => lines.push(l),
+    });
+    expect(results.environment.executor).toBe("docker");
+    expect(results.agent.imageDigest).toMatch(/^sha256:/);
+    for (const run of results.runs) {
+      expect(run.outcome, lines.join("\n")).toBe("completed");
+      expect(run.grade?.valid_submission).toBe(true);
+      expect(existsSync(join(outDir, run.runDir, "logs", "agent.log"))).toBe(true);
+      expect(readFileSync(join(outDir, run.runDir, "run.log"), "utf8")).toContain("strong agent on");
+    }
+    const left = await docker!.listContainers({ all: true, filters: { label: ["medalist.suite"] } });
+    expect(left.filter((c) => (c.Labels["medalist.suite"] ?? "").startsWith("head-"))).toEqual([]);
+  });
+});
