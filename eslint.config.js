@@ -12,6 +12,17 @@ export default tseslint.config(
   },
   {
     files: ["examples/**/*.mjs", "scripts/**/*.mjs", "test/fixtures/**/*.mjs"],
-    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
+    languageOptions: {
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        URL: "readonly",
+        Buffer: "readonly",
+        setTimeout: "readonly",
+        setInterval: "readonly",
+        clearTimeout: "readonly",
+        fetch: "readonly",
+      },
+    },
   },
 );
