@@ -93090,7 +93090,8 @@ function normalCdf(x) {
   return 0.5 + sum2 * Math.exp(-0.5 * x * x - 0.5 * Math.log(2 * Math.PI));
 }
 function studentTCdf(t, df) {
-  if (!Number.isInteger(df) || df < 1) throw new Error(`studentTCdf: df must be a positive integer, got ${df}`);
+  if (!Number.isInteger(df) || df < 1)
+    throw new Error(`studentTCdf: df must be a positive integer, got ${df}`);
   if (df > 400) return normalCdf(t);
   const theta = Math.atan(Math.abs(t) / Math.sqrt(df));
   const s = Math.sin(theta);
@@ -93185,7 +93186,9 @@ function clusterInterval(samples, alpha) {
   return { lower: clamp(dbar - half, -1, 1), upper: clamp(dbar + half, -1, 1), level: 1 - alpha };
 }
 function exactPermutationPValue(samples) {
-  const laws = samples.map((s) => hypergeometric(s.base.length + s.head.length, sum(s.base) + sum(s.head), s.head.length));
+  const laws = samples.map(
+    (s) => hypergeometric(s.base.length + s.head.length, sum(s.base) + sum(s.head), s.head.length)
+  );
   const law = convolve(laws);
   const observed = samples.reduce((a, s) => a + sum(s.head), 0);
   let p = 0;
@@ -93335,7 +93338,14 @@ function analyzeMetric(metric, input2, options2) {
       drop,
       power: simulatedPower(samples, rates, drop, o.alpha, o.simulations, o.seed + 1 + i)
     }));
-    mde = simulatedMde(samples, rates, o.alpha, o.power, Math.max(200, Math.round(o.simulations / 2)), o.seed);
+    mde = simulatedMde(
+      samples,
+      rates,
+      o.alpha,
+      o.power,
+      Math.max(200, Math.round(o.simulations / 2)),
+      o.seed
+    );
     powerMethod = "simulation";
   } else {
     const model = shiftPowerModel(samples, o.alpha);
@@ -93366,7 +93376,8 @@ function analyzeMetric(metric, input2, options2) {
 }
 function resolve4(o) {
   if (!(o.alpha > 0 && o.alpha < 1)) throw new Error(`alpha must be in (0, 1), got ${o.alpha}`);
-  if (!(o.tolerance >= 0 && o.tolerance <= 1)) throw new Error(`tolerance must be in [0, 1], got ${o.tolerance}`);
+  if (!(o.tolerance >= 0 && o.tolerance <= 1))
+    throw new Error(`tolerance must be in [0, 1], got ${o.tolerance}`);
   return {
     alpha: o.alpha,
     tolerance: o.tolerance,

@@ -45,7 +45,11 @@ export async function uploadTrajectories(
   artifactPage: (id: number) => string,
   unsupported: string | null,
 ): Promise<UploadOutcome> {
-  const uploads: TrajectoryUpload[] = runs.map((r) => ({ runDir: r.runDir, localPath: resolve(r.resultsDir, r.runDir), url: null }));
+  const uploads: TrajectoryUpload[] = runs.map((r) => ({
+    runDir: r.runDir,
+    localPath: resolve(r.resultsDir, r.runDir),
+    url: null,
+  }));
   if (unsupported || !api) return { uploads, warning: unsupported ?? "no artifact client" };
   let warning: string | null = null;
   let next = 0;
@@ -57,7 +61,11 @@ export async function uploadTrajectories(
       const files = listFiles(dir);
       if (files.length === 0) continue;
       try {
-        const { id } = await api.upload(artifactName(`medalist-${runs[i].label}-${runs[i].runId}`), files, dir);
+        const { id } = await api.upload(
+          artifactName(`medalist-${runs[i].label}-${runs[i].runId}`),
+          files,
+          dir,
+        );
         if (id !== undefined) uploads[i].url = artifactPage(id);
       } catch (e) {
         warning ??= (e as Error).message;

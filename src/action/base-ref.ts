@@ -30,7 +30,9 @@ export async function checkoutBase(
     try {
       git(top, ["fetch", "--no-tags", "--depth=1", "origin", sha]);
     } catch (e) {
-      throw new UserError(`baseline: run could not fetch the base commit ${sha}: ${(e as Error).message.split("\n")[0]}`);
+      throw new UserError(
+        `baseline: run could not fetch the base commit ${sha}: ${(e as Error).message.split("\n")[0]}`,
+      );
     }
   }
   const dir = join(mkdtempSync(join(process.env.RUNNER_TEMP || tmpdir(), "medalist-base-")), "tree");

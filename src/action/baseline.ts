@@ -33,7 +33,11 @@ function age(iso: string, now: Date): string {
   const ms = now.getTime() - new Date(iso).getTime();
   if (!Number.isFinite(ms) || ms < 0) return "age unknown";
   const h = ms / 3_600_000;
-  return h < 1 ? `${Math.round(ms / 60_000)} min old` : h < 48 ? `${h.toFixed(1)} h old` : `${(h / 24).toFixed(1)} days old`;
+  return h < 1
+    ? `${Math.round(ms / 60_000)} min old`
+    : h < 48
+      ? `${h.toFixed(1)} h old`
+      : `${(h / 24).toFixed(1)} days old`;
 }
 
 /**
@@ -63,7 +67,12 @@ export async function restoreFromCache(
 }
 
 /** Saves results.json for this commit; a failure only warns (returns the reason). */
-export async function saveToCache(api: CacheApi, resultsPath: string, suiteHash: string, sha: string): Promise<string | null> {
+export async function saveToCache(
+  api: CacheApi,
+  resultsPath: string,
+  suiteHash: string,
+  sha: string,
+): Promise<string | null> {
   mkdirSync(CACHE_DIR, { recursive: true });
   copyFileSync(resultsPath, join(CACHE_DIR, CACHE_FILE));
   try {

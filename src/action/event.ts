@@ -71,7 +71,12 @@ export function readEvent(env: NodeJS.ProcessEnv = process.env): EventInfo {
   }
   const wr = payload.workflow_run ? obj(payload.workflow_run) : null;
   const workflowRun: WorkflowRunInfo | null = wr
-    ? { id: Number(wr.id), name: str(wr.name) ?? "", event: str(wr.event) ?? "", headSha: str(wr.head_sha) ?? "" }
+    ? {
+        id: Number(wr.id),
+        name: str(wr.name) ?? "",
+        event: str(wr.event) ?? "",
+        headSha: str(wr.head_sha) ?? "",
+      }
     : null;
   const defaultBranch = str(obj(payload.repository).default_branch);
   const ref = env.GITHUB_REF ?? "";

@@ -5,17 +5,15 @@ import { UserError } from "../errors.js";
 import { Inputs } from "./constants.js";
 
 export type BaselineSetting =
-  | { source: "cache" }
-  | { source: "run" }
-  | { source: "none" }
-  | { source: "file"; path: string };
+  { source: "cache" } | { source: "run" } | { source: "none" } | { source: "file"; path: string };
 
 const baseline = z
   .string()
   .trim()
   .transform((v, ctx): BaselineSetting => {
     if (v === "cache" || v === "run" || v === "none") return { source: v };
-    if (v.startsWith("file:") && v.length > "file:".length) return { source: "file", path: v.slice("file:".length).trim() };
+    if (v.startsWith("file:") && v.length > "file:".length)
+      return { source: "file", path: v.slice("file:".length).trim() };
     ctx.addIssue({ code: "custom", message: `expected cache, run, none or file:<path>, got "${v}"` });
     return z.NEVER;
   });
@@ -77,7 +75,9 @@ export function readSettings(read: (name: string) => string = (n) => core.getInp
   const parsed = SettingsSchema.safeParse(raw);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `input "${String(i.path[0])}": ${i.message}`);
-    throw new UserError(lines.length === 1 ? lines[0] : `${lines.length} invalid inputs:\n  ${lines.join("\n  ")}`);
+    throw new UserError(
+      lines.length === 1 ? lines[0] : `${lines.length} invalid inputs:\n  ${lines.join("\n  ")}`,
+    );
   }
   const s = parsed.data;
   return {

@@ -16,12 +16,25 @@ import type { SuiteResults } from "../results/schema.js";
 import { runSuite } from "../suite/run.js";
 import { toJson, writeAtomic } from "../suite/store.js";
 import { actionsArtifacts, uploadTrajectories, type ArtifactApi } from "./artifacts.js";
-import { actionsCache, fromFile, restoreFromCache, saveToCache, type Baseline, type CacheApi } from "./baseline.js";
+import {
+  actionsCache,
+  fromFile,
+  restoreFromCache,
+  saveToCache,
+  type Baseline,
+  type CacheApi,
+} from "./baseline.js";
 import { checkoutBase } from "./base-ref.js";
 import { Outputs } from "./constants.js";
 import { isGhes, readEvent, runUrl, type EventInfo } from "./event.js";
 import { readSettings, type Settings } from "./inputs.js";
-import { COMMENT_ARTIFACT, COMMENT_FILE, downloadCommentFile, relayComment, writeCommentFile } from "./relay.js";
+import {
+  COMMENT_ARTIFACT,
+  COMMENT_FILE,
+  downloadCommentFile,
+  relayComment,
+  writeCommentFile,
+} from "./relay.js";
 
 /** Outside world the action touches; tests may replace any of it. */
 export interface Deps {
@@ -40,7 +53,8 @@ const defaults: Deps = {
   checkoutBase,
 };
 
-const fmt = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? "" : x.toFixed(4));
+const fmt = (x: number | null | undefined) =>
+  x === null || x === undefined || Number.isNaN(x) ? "" : x.toFixed(4);
 
 /** Refuses pull requests from forks on self-hosted runners unless the workflow opted in. */
 export function forkRefusal(event: EventInfo, settings: Settings): string | null {
@@ -69,7 +83,9 @@ export async function run(overrides: Partial<Deps> = {}): Promise<void> {
 
 async function main(deps: Deps): Promise<void> {
   if (!deps.env.GITHUB_ACTIONS) {
-    throw new UserError("this is the GitHub Action entry point; outside GitHub Actions use the CLI (npx medalist --help).");
+    throw new UserError(
+      "this is the GitHub Action entry point; outside GitHub Actions use the CLI (npx medalist --help).",
+    );
   }
   const settings = readSettings();
   const event = readEvent(deps.env);
@@ -136,7 +152,8 @@ async function main(deps: Deps): Promise<void> {
     baseline = await core.group("Evaluate the base ref", () =>
       runBaseRef(deps, loaded, config, event, resultsDir, log, abort.signal),
     );
-    if (abort.signal.aborted) throw new UserError("cancelled; finished runs are kept in the results folder", 1);
+    if (abort.signal.aborted)
+      throw new UserError("cancelled; finished runs are kept in the results folder", 1);
   }
 
   // Everything on disk before any network call to GitHub.
@@ -160,7 +177,12 @@ async function main(deps: Deps): Promise<void> {
   const page = (id: number) => `${runUrl(event)}/artifacts/${id}`;
   const uploaded = await uploadTrajectories(
     artifacts,
-    head.runs.map((r) => ({ label: "head", runId: r.runId, runDir: r.runDir, resultsDir: join(resultsDir, "head") })),
+    head.runs.map((r) => ({
+      label: "head",
+      runId: r.runId,
+      runDir: r.runDir,
+      resultsDir: join(resultsDir, "head"),
+    })),
     page,
     unsupported,
   );
@@ -176,7 +198,13 @@ async function main(deps: Deps): Promise<void> {
   writeFileSync(reportPath, report);
   const commentFile = join(resultsDir, COMMENT_FILE);
   if (event.pr) {
-    writeCommentFile(commentFile, { version: 1, pr: event.pr.number, headSha: event.pr.headSha, suite: config.name, body: report });
+    writeCommentFile(commentFile, {
+      version: 1,
+      pr: event.pr.number,
+      headSha: event.pr.headSha,
+      suite: config.name,
+      body: report,
+    });
   }
   if (artifacts && !uploaded.warning) {
     if (event.pr) {
@@ -186,7 +214,11 @@ async function main(deps: Deps): Promise<void> {
       });
     }
     try {
-      const files = [reportPath, headResults, ...(b.source === "run" ? [join(resultsDir, "base", "results.json")] : [])];
+      const files = [
+        reportPath,
+        headResults,
+        ...(b.source === "run" ? [join(resultsDir, "base", "results.json")] : []),
+      ];
       const { id } = await artifacts.upload("medalist-report", files, resultsDir);
       if (id !== undefined) reportArtifactUrl = page(id);
     } catch (e) {
@@ -200,15 +232,23 @@ async function main(deps: Deps): Promise<void> {
 
   // The sticky comment.
   let commentUrl = "";
-  const commentProblem = await postComment(settings, event, config, comparison, report, reportArtifactUrl).then(
-    (r) => {
-      commentUrl = r.url ?? "";
-      return r.problem;
-    },
-  );
+  const commentProblem = await postComment(
+    settings,
+    event,
+    config,
+    comparison,
+    report,
+    reportArtifactUrl,
+  ).then((r) => {
+    commentUrl = r.url ?? "";
+    return r.problem;
+  });
   if (commentProblem) summaryParts.push("", `> ⚠️ ${commentProblem}`);
   if (uploaded.warning) {
-    summaryParts.push("", `> ℹ️ Trajectories are on the runner under \`${join(resultsDir, "head", "runs")}\` (${uploaded.warning}).`);
+    summaryParts.push(
+      "",
+      `> ℹ️ Trajectories are on the runner under \`${join(resultsDir, "head", "runs")}\` (${uploaded.warning}).`,
+    );
   }
   await core.summary.addRaw(summaryParts.join("\n"), true).write();
 
@@ -240,7 +280,10 @@ async function relay(settings: Settings, event: EventInfo): Promise<void> {
     return;
   }
   if (settings.comment === "never") return;
-  if (!settings.token) throw new UserError("relaying a comment needs github-token (with pull-requests: write and actions: read)");
+  if (!settings.token)
+    throw new UserError(
+      "relaying a comment needs github-token (with pull-requests: write and actions: read)",
+    );
   let raw: unknown;
   try {
     raw = await downloadCommentFile(settings.token, event.owner, event.repo, run.id);
@@ -271,8 +314,13 @@ function environmentFacts(head: SuiteResults, config: Config): Record<string, st
   };
 }
 
-export function gateText(comparison: Comparison | null, settings: Settings, baselineNote: string | null): string {
-  if (!comparison) return `**Gate: passed** — no baseline to compare with${baselineNote ? "" : ` (baseline: ${settings.baseline.source})`}.`;
+export function gateText(
+  comparison: Comparison | null,
+  settings: Settings,
+  baselineNote: string | null,
+): string {
+  if (!comparison)
+    return `**Gate: passed** — no baseline to compare with${baselineNote ? "" : ` (baseline: ${settings.baseline.source})`}.`;
   const why = comparison.analysis?.medal.reason ?? "";
   if (settings.failOn === "never") return `**Gate: off** (fail-on: never); verdict ${comparison.verdict}.`;
   if (comparison.verdict === "regressed") return `**Gate: failed** — the medal rate regressed: ${why}`;
@@ -290,7 +338,8 @@ async function runBaseRef(
 ): Promise<Baseline> {
   const sha = event.pr?.baseSha;
   if (!sha) throw new UserError("baseline: run needs a pull_request event (the base ref comes from it)");
-  const agent = config.baseline.source === "run" && config.baseline.agent ? config.baseline.agent : config.agent;
+  const agent =
+    config.baseline.source === "run" && config.baseline.agent ? config.baseline.agent : config.agent;
   const base = await deps.checkoutBase(sha, loaded.baseDir, log);
   try {
     const results = await deps.runSuite({
@@ -325,7 +374,10 @@ async function postComment(
   try {
     const client = createClient(settings.token, {
       baseUrl: event.apiUrl,
-      onRetry: (r) => core.info(`GitHub ${r.method} ${r.url}: ${r.status ?? "no answer"}; retry ${r.attempt} in ${r.waitMs} ms`),
+      onRetry: (r) =>
+        core.info(
+          `GitHub ${r.method} ${r.url}: ${r.status ?? "no answer"}; retry ${r.attempt} in ${r.waitMs} ms`,
+        ),
     });
     const result = await upsertStickyComment(
       client,

@@ -29,7 +29,8 @@ export function normalCdf(x: number): number {
 
 /** Student-t CDF for integer degrees of freedom (closed-form series). */
 export function studentTCdf(t: number, df: number): number {
-  if (!Number.isInteger(df) || df < 1) throw new Error(`studentTCdf: df must be a positive integer, got ${df}`);
+  if (!Number.isInteger(df) || df < 1)
+    throw new Error(`studentTCdf: df must be a positive integer, got ${df}`);
   if (df > 400) return normalCdf(t);
   const theta = Math.atan(Math.abs(t) / Math.sqrt(df));
   const s = Math.sin(theta);
@@ -89,7 +90,11 @@ function logChoose(n: number, k: number): number {
  * Law of the number of successes among `draws` items drawn without replacement from
  * `total` items of which `successes` are successes. Returns { min, pmf } with pmf[i] = P(X = min + i).
  */
-export function hypergeometric(total: number, successes: number, draws: number): { min: number; pmf: number[] } {
+export function hypergeometric(
+  total: number,
+  successes: number,
+  draws: number,
+): { min: number; pmf: number[] } {
   const min = Math.max(0, draws - (total - successes));
   const max = Math.min(draws, successes);
   const denom = logChoose(total, draws);

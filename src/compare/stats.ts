@@ -119,7 +119,9 @@ export function clusterInterval(samples: CompetitionSample[], alpha: number): Me
  * competition's total; the suite's head total is their convolution. p = P(head total ≤ observed).
  */
 export function exactPermutationPValue(samples: CompetitionSample[]): number {
-  const laws = samples.map((s) => hypergeometric(s.base.length + s.head.length, sum(s.base) + sum(s.head), s.head.length));
+  const laws = samples.map((s) =>
+    hypergeometric(s.base.length + s.head.length, sum(s.base) + sum(s.head), s.head.length),
+  );
   const law = convolve(laws);
   const observed = samples.reduce((a, s) => a + sum(s.head), 0);
   let p = 0;
@@ -128,7 +130,11 @@ export function exactPermutationPValue(samples: CompetitionSample[]): number {
 }
 
 /** Monte Carlo version of the same test (any values), with the (1 + hits) / (1 + draws) correction. */
-export function monteCarloPermutationPValue(samples: CompetitionSample[], draws: number, seed: number): number {
+export function monteCarloPermutationPValue(
+  samples: CompetitionSample[],
+  draws: number,
+  seed: number,
+): number {
   const rng = makeRng(seed);
   const pooled = samples.map((s) => [...s.base, ...s.head]);
   const observed = samples.reduce((a, s) => a + sum(s.head), 0);
@@ -333,7 +339,14 @@ export function analyzeMetric(
       drop,
       power: simulatedPower(samples, rates, drop, o.alpha, o.simulations, o.seed + 1 + i),
     }));
-    mde = simulatedMde(samples, rates, o.alpha, o.power, Math.max(200, Math.round(o.simulations / 2)), o.seed);
+    mde = simulatedMde(
+      samples,
+      rates,
+      o.alpha,
+      o.power,
+      Math.max(200, Math.round(o.simulations / 2)),
+      o.seed,
+    );
     powerMethod = "simulation";
   } else {
     const model = shiftPowerModel(samples, o.alpha);
@@ -366,7 +379,8 @@ export function analyzeMetric(
 
 function resolve(o: AnalyzeOptions): Resolved {
   if (!(o.alpha > 0 && o.alpha < 1)) throw new Error(`alpha must be in (0, 1), got ${o.alpha}`);
-  if (!(o.tolerance >= 0 && o.tolerance <= 1)) throw new Error(`tolerance must be in [0, 1], got ${o.tolerance}`);
+  if (!(o.tolerance >= 0 && o.tolerance <= 1))
+    throw new Error(`tolerance must be in [0, 1], got ${o.tolerance}`);
   return {
     alpha: o.alpha,
     tolerance: o.tolerance,

@@ -11,7 +11,13 @@ export interface ClientOptions {
   /** First wait; doubles on each retry. Default 500 ms. */
   retryDelayMs?: number;
   /** Called before each retry (for a log line). */
-  onRetry?: (info: { attempt: number; status: number | undefined; method: string; url: string; waitMs: number }) => void;
+  onRetry?: (info: {
+    attempt: number;
+    status: number | undefined;
+    method: string;
+    url: string;
+    waitMs: number;
+  }) => void;
 }
 
 export function statusOf(error: unknown): number | undefined {

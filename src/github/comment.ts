@@ -56,7 +56,11 @@ export async function upsertStickyComment(
 
   if (own.length === 0) {
     if (options.create === false) return null;
-    const { data } = await client.rest.issues.createComment({ ...repo, issue_number: target.issueNumber, body });
+    const { data } = await client.rest.issues.createComment({
+      ...repo,
+      issue_number: target.issueNumber,
+      body,
+    });
     action = "created";
     keep = { id: data.id, body, html_url: data.html_url };
     // A parallel run may have created one at the same time: keep the oldest.

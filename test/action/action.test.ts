@@ -61,7 +61,10 @@ describe("dist/index.js as the runner runs it", () => {
     const allMedals = {
       ...head,
       label: "base",
-      runs: head.runs.map((r: { grade: object }) => ({ ...r, grade: { ...r.grade, any_medal: true, gold_medal: true } })),
+      runs: head.runs.map((r: { grade: object }) => ({
+        ...r,
+        grade: { ...r.grade, any_medal: true, gold_medal: true },
+      })),
     };
     writeFileSync(join(ws, "base-medals.json"), JSON.stringify(allMedals));
   });
@@ -116,7 +119,13 @@ describe("dist/index.js as the runner runs it", () => {
 
   it("a 403 on commenting falls back to the job summary with a warning", async () => {
     gh.login = null; // GITHUB_TOKEN cannot call GET /user
-    gh.faults.push({ method: "POST", path: /\/comments$/, status: 403, times: 1, message: "Resource not accessible by integration" });
+    gh.faults.push({
+      method: "POST",
+      path: /\/comments$/,
+      status: 403,
+      times: 1,
+      message: "Resource not accessible by integration",
+    });
     const r = await act();
     expect(r.code, r.stdout).toBe(0);
     expect(thread()).toHaveLength(0);
@@ -132,7 +141,9 @@ describe("dist/index.js as the runner runs it", () => {
     const r = await act();
     expect(r.code, r.stdout).toBe(0);
     expect(thread()).toHaveLength(1);
-    const statuses = gh.requests.filter((q) => q.path.includes("/comments")).map((q) => `${q.method} ${q.status}`);
+    const statuses = gh.requests
+      .filter((q) => q.path.includes("/comments"))
+      .map((q) => `${q.method} ${q.status}`);
     expect(statuses).toEqual(["GET 502", "GET 200", "POST 503", "POST 201", "GET 200"]);
     expect(r.stdout).toMatch(/retry 1/);
   });
@@ -157,7 +168,9 @@ describe("dist/index.js as the runner runs it", () => {
     writeFileSync(forkPath, JSON.stringify(fork));
     const refused = await act({}, {}, forkPath);
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toMatch(/refusing to run pull request #7 from the fork mallory\/agent on a self-hosted runner/);
+    expect(refused.stdout).toMatch(
+      /refusing to run pull request #7 from the fork mallory\/agent on a self-hosted runner/,
+    );
     expect(refused.summary).toContain("allow-fork-prs");
     expect(gh.requests).toHaveLength(0);
 
@@ -191,7 +204,9 @@ describe("workflow_run relay (comments for fork pull requests)", () => {
       eventPath: event,
     });
   const artifact = (content: object) =>
-    gh.artifacts.set(9001, [{ id: 55, name: "medalist-comment", fileName: "comment.json", content: JSON.stringify(content) }]);
+    gh.artifacts.set(9001, [
+      { id: 55, name: "medalist-comment", fileName: "comment.json", content: JSON.stringify(content) },
+    ]);
 
   beforeAll(async () => {
     assertDist();
@@ -206,14 +221,22 @@ describe("workflow_run relay (comments for fork pull requests)", () => {
 
   it("posts the evaluation's comment as the sticky comment, then updates it", async () => {
     gh.pulls.set(7, { headSha });
-    artifact({ version: 1, pr: 7, headSha, suite: "toy-suite", body: "## Medalist · report v1 <!-- medalist:x:y -->" });
+    artifact({
+      version: 1,
+      pr: 7,
+      headSha,
+      suite: "toy-suite",
+      body: "## Medalist · report v1 <!-- medalist:x:y -->",
+    });
     const first = await relay();
     expect(first.code, first.stdout).toBe(0);
     const thread = gh.thread("acme", "agent", 7);
     expect(thread).toHaveLength(1);
     expect(thread[0].body).toBe(`${relayMarker}\n## Medalist · report v1 `);
     expect(first.outputs["comment-url"]).toBe(thread[0].html_url);
-    expect(gh.requests.map((r) => r.path)).toContain("/repos/acme/agent/actions/runs/9001/artifacts?name=medalist-comment");
+    expect(gh.requests.map((r) => r.path)).toContain(
+      "/repos/acme/agent/actions/runs/9001/artifacts?name=medalist-comment",
+    );
 
     artifact({ version: 1, pr: 7, headSha, suite: "toy-suite", body: "report v2" });
     const second = await relay();

@@ -5,7 +5,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
-export const DIST = join(ROOT, "dist/index.js");
+/** The bundle under test; MEDALIST_ACTION_BUNDLE points elsewhere (e.g. a scratch build). */
+export const DIST = process.env.MEDALIST_ACTION_BUNDLE ?? join(ROOT, "dist/index.js");
 export const PR_PAYLOAD = join(ROOT, "test/fixtures/github/pull_request.opened.json");
 
 /** dist/ is what the runner executes; the tests exercise it, so build first (`npm run build`). */
@@ -67,7 +68,11 @@ export async function runAction(opts: {
     ...opts.env,
   };
   for (const [k, v] of Object.entries(opts.inputs)) env[`INPUT_${k.replace(/ /g, "_").toUpperCase()}`] = v;
-  const child = spawn(process.execPath, [DIST], { cwd: opts.workspace, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [DIST], {
+    cwd: opts.workspace,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   child.stdout.on("data", (d) => (stdout += d));
   child.stderr.on("data", (d) => (stdout += d));

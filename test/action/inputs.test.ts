@@ -29,19 +29,35 @@ describe("readSettings", () => {
     expect(b("none")).toEqual({ source: "none" });
     expect(b("file:out/base/results.json")).toEqual({ source: "file", path: "out/base/results.json" });
     expect(b(" file: base.json ")).toEqual({ source: "file", path: "base.json" });
-    expect(() => b("file:")).toThrow(/input "baseline": expected cache, run, none or file:<path>, got "file:"/);
+    expect(() => b("file:")).toThrow(
+      /input "baseline": expected cache, run, none or file:<path>, got "file:"/,
+    );
     expect(() => b("latest")).toThrow(/got "latest"/);
   });
 
   it("reads booleans as the YAML core schema does", () => {
     expect(readSettings(reader({ "allow-fork-prs": "true" })).allowForkPrs).toBe(true);
     expect(readSettings(reader({ "allow-fork-prs": "FALSE" })).allowForkPrs).toBe(false);
-    expect(() => readSettings(reader({ "allow-fork-prs": "yes" }))).toThrow(/input "allow-fork-prs": expected true or false/);
+    expect(() => readSettings(reader({ "allow-fork-prs": "yes" }))).toThrow(
+      /input "allow-fork-prs": expected true or false/,
+    );
   });
 
   it("keeps data-dir, token and paths", () => {
-    const s = readSettings(reader({ "data-dir": "/mnt/mle", "github-token": "t", config: "ci/medalist.yml", "results-dir": "out" }));
-    expect(s).toMatchObject({ dataDir: "/mnt/mle", token: "t", configPath: "ci/medalist.yml", resultsDir: "out" });
+    const s = readSettings(
+      reader({
+        "data-dir": "/mnt/mle",
+        "github-token": "t",
+        config: "ci/medalist.yml",
+        "results-dir": "out",
+      }),
+    );
+    expect(s).toMatchObject({
+      dataDir: "/mnt/mle",
+      token: "t",
+      configPath: "ci/medalist.yml",
+      resultsDir: "out",
+    });
   });
 
   it("reports every invalid input at once", () => {

@@ -3,7 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { uploadTrajectories } from "../../src/action/artifacts.js";
-import { CACHE_DIR, cacheKey, restoreFromCache, saveToCache, type CacheApi } from "../../src/action/baseline.js";
+import {
+  CACHE_DIR,
+  cacheKey,
+  restoreFromCache,
+  saveToCache,
+  type CacheApi,
+} from "../../src/action/baseline.js";
 import { isGhes, readEvent } from "../../src/action/event.js";
 import { readSettings } from "../../src/action/inputs.js";
 import { forkRefusal } from "../../src/action/main.js";
@@ -24,7 +30,11 @@ const results = (sha: string, finishedAt: string) => ({
 
 describe("event", () => {
   it("reads a pull_request payload", () => {
-    const e = readEvent({ GITHUB_EVENT_PATH: PR_PAYLOAD, GITHUB_REPOSITORY: "acme/agent", GITHUB_EVENT_NAME: "pull_request" });
+    const e = readEvent({
+      GITHUB_EVENT_PATH: PR_PAYLOAD,
+      GITHUB_REPOSITORY: "acme/agent",
+      GITHUB_EVENT_NAME: "pull_request",
+    });
     expect(e.pr).toEqual({
       number: 7,
       baseSha: "1f3d5b7a9c0e2d4f6a8b0c2e4f6a8b0c2d4e6f80",
@@ -39,8 +49,15 @@ describe("event", () => {
 
   it("knows a push to the default branch", () => {
     const dir = mkdtempSync(join(tmpdir(), "medalist-ev-"));
-    writeFileSync(join(dir, "push.json"), JSON.stringify({ ref: "refs/heads/main", repository: { default_branch: "main" } }));
-    const env = { GITHUB_EVENT_PATH: join(dir, "push.json"), GITHUB_EVENT_NAME: "push", GITHUB_REF: "refs/heads/main" };
+    writeFileSync(
+      join(dir, "push.json"),
+      JSON.stringify({ ref: "refs/heads/main", repository: { default_branch: "main" } }),
+    );
+    const env = {
+      GITHUB_EVENT_PATH: join(dir, "push.json"),
+      GITHUB_EVENT_NAME: "push",
+      GITHUB_REF: "refs/heads/main",
+    };
     expect(readEvent(env).onDefaultBranch).toBe(true);
     expect(readEvent({ ...env, GITHUB_REF: "refs/heads/feature" }).onDefaultBranch).toBe(false);
   });
@@ -59,10 +76,14 @@ describe("fork refusal", () => {
   const fork = { ...base, pr: { ...base.pr!, headRepo: "mallory/agent", isFork: true } };
 
   it("refuses forks on self-hosted or unknown runners only", () => {
-    expect(forkRefusal({ ...fork, runnerEnvironment: "self-hosted" }, settings)).toMatch(/refusing.*allow-fork-prs/);
+    expect(forkRefusal({ ...fork, runnerEnvironment: "self-hosted" }, settings)).toMatch(
+      /refusing.*allow-fork-prs/,
+    );
     expect(forkRefusal({ ...fork, runnerEnvironment: "unknown" }, settings)).toMatch(/refusing/);
     expect(forkRefusal({ ...fork, runnerEnvironment: "github-hosted" }, settings)).toBeNull();
-    expect(forkRefusal({ ...fork, runnerEnvironment: "self-hosted" }, { ...settings, allowForkPrs: true })).toBeNull();
+    expect(
+      forkRefusal({ ...fork, runnerEnvironment: "self-hosted" }, { ...settings, allowForkPrs: true }),
+    ).toBeNull();
     expect(forkRefusal({ ...base, runnerEnvironment: "self-hosted" }, settings)).toBeNull();
   });
 });
@@ -87,7 +108,9 @@ describe("cache baseline", () => {
         return store.size;
       },
       async restoreCache(paths, key, restoreKeys = []) {
-        const hit = store.has(key) ? key : [...store.keys()].reverse().find((k) => restoreKeys.some((p) => k.startsWith(p)));
+        const hit = store.has(key)
+          ? key
+          : [...store.keys()].reverse().find((k) => restoreKeys.some((p) => k.startsWith(p)));
         if (!hit) return undefined;
         mkdirSync(paths[0], { recursive: true });
         writeFileSync(join(paths[0], "results.json"), store.get(hit)!);
@@ -113,7 +136,9 @@ describe("cache baseline", () => {
     expect(exact!.description).toBe("cached results of the base commit aaaaaaa (36.0 h old)");
     const fallback = await restoreFromCache(cache, "abc123", "ccccccc3", now);
     expect(fallback!.results.git.sha).toBe("bbbbbbb2");
-    expect(fallback!.description).toMatch(/bbbbbbb, the newest default-branch results for this suite \(3\.0 h old\); the base commit ccccccc has none/);
+    expect(fallback!.description).toMatch(
+      /bbbbbbb, the newest default-branch results for this suite \(3\.0 h old\); the base commit ccccccc has none/,
+    );
     expect(await restoreFromCache(cache, "other-suite", "aaaaaaa1", now)).toBeNull();
     expect(CACHE_DIR).toBe(".medalist/baseline-cache");
   });
@@ -136,7 +161,12 @@ describe("trajectory uploads", () => {
       mkdirSync(join(dir, "runs", id, "logs"), { recursive: true });
       writeFileSync(join(dir, "runs", id, "logs", "agent.log"), "hi");
     }
-    const runs = ["c.s0", "c.s1", "c.s2"].map((id) => ({ label: "head", runId: id, runDir: `runs/${id}`, resultsDir: dir }));
+    const runs = ["c.s0", "c.s1", "c.s2"].map((id) => ({
+      label: "head",
+      runId: id,
+      runDir: `runs/${id}`,
+      resultsDir: dir,
+    }));
     const calls: string[] = [];
     let id = 10;
     const api = {
@@ -145,13 +175,28 @@ describe("trajectory uploads", () => {
         return { id: id++ };
       },
     };
-    const ok = await uploadTrajectories(api, runs, (n) => `https://github.com/acme/agent/actions/runs/1/artifacts/${n}`, null);
+    const ok = await uploadTrajectories(
+      api,
+      runs,
+      (n) => `https://github.com/acme/agent/actions/runs/1/artifacts/${n}`,
+      null,
+    );
     expect(ok.warning).toBeNull();
     expect(calls.sort()).toEqual(["medalist-head-c.s0:1", "medalist-head-c.s1:1"]);
-    expect(ok.uploads.filter((u) => u.url).map((u) => u.runDir).sort()).toEqual(["runs/c.s0", "runs/c.s1"]);
+    expect(
+      ok.uploads
+        .filter((u) => u.url)
+        .map((u) => u.runDir)
+        .sort(),
+    ).toEqual(["runs/c.s0", "runs/c.s1"]);
     expect(ok.uploads[2].url).toBeNull(); // no folder: nothing to upload
 
-    const ghes = await uploadTrajectories(null, runs, () => "", "GitHub Enterprise Server does not support artifact uploads");
+    const ghes = await uploadTrajectories(
+      null,
+      runs,
+      () => "",
+      "GitHub Enterprise Server does not support artifact uploads",
+    );
     expect(ghes.warning).toMatch(/Enterprise/);
     expect(ghes.uploads.map((u) => u.localPath)).toEqual(runs.map((r) => join(dir, r.runDir)));
   });

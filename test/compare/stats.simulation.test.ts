@@ -48,10 +48,17 @@ describe("simulation: 22 competitions × 3 seeds", () => {
     const verdictSuites = 300;
     for (let r = 0; r < verdictSuites; r++) {
       const p = rates(rng);
-      const a = analyzeMetric("medal", draw(p, p, rng), { alpha: ALPHA, tolerance: 0.05, seed: r, simulations: 50 });
+      const a = analyzeMetric("medal", draw(p, p, rng), {
+        alpha: ALPHA,
+        tolerance: 0.05,
+        seed: r,
+        simulations: 50,
+      });
       if (a.verdict === "regressed") regressed++;
     }
-    console.log(`false-alarm rate (verdict "regressed"): ${(regressed / verdictSuites).toFixed(4)} over ${verdictSuites}`);
+    console.log(
+      `false-alarm rate (verdict "regressed"): ${(regressed / verdictSuites).toFixed(4)} over ${verdictSuites}`,
+    );
     expect(regressed / verdictSuites).toBeLessThanOrEqual(ALPHA + 0.02);
   });
 
@@ -60,8 +67,12 @@ describe("simulation: 22 competitions × 3 seeds", () => {
     const p = rates(rng);
     const observed = draw(p, p, rng);
     const a = analyzeMetric("medal", observed, { alpha: ALPHA, tolerance: 0.05, seed: 1, simulations: 1000 });
-    const line = a.power.map((x) => `${x.drop * 100} pts: ${x.power === null ? "n/a" : (x.power * 100).toFixed(0) + "%"}`);
-    console.log(`base rate ${(a.base * 100).toFixed(1)}%; power ${line.join(", ")}; MDE ${a.mde === null ? "n/a" : (a.mde * 100).toFixed(1) + " pts"}`);
+    const line = a.power.map(
+      (x) => `${x.drop * 100} pts: ${x.power === null ? "n/a" : (x.power * 100).toFixed(0) + "%"}`,
+    );
+    console.log(
+      `base rate ${(a.base * 100).toFixed(1)}%; power ${line.join(", ")}; MDE ${a.mde === null ? "n/a" : (a.mde * 100).toFixed(1) + " pts"}`,
+    );
     const [p5, p10, p20] = a.power.map((x) => x.power ?? 1);
     expect(p5).toBeLessThan(p10);
     expect(p10).toBeLessThan(p20);
@@ -86,7 +97,9 @@ describe("simulation: 22 competitions × 3 seeds", () => {
       }));
       if (monteCarloPermutationPValue(s, 499, r) <= ALPHA) rejections++;
     }
-    console.log(`false-alarm rate (percentile, Monte Carlo): ${(rejections / suites).toFixed(4)} over ${suites}`);
+    console.log(
+      `false-alarm rate (percentile, Monte Carlo): ${(rejections / suites).toFixed(4)} over ${suites}`,
+    );
     // SE ≈ 0.009 over 600 suites; allow 2 SE.
     expect(rejections / suites).toBeLessThanOrEqual(ALPHA + 0.018);
   });

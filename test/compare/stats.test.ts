@@ -16,7 +16,11 @@ import {
   type CompetitionSample,
 } from "../../src/compare/stats.js";
 
-const comp = (id: string, base: number[], head: number[]): CompetitionSample => ({ competitionId: id, base, head });
+const comp = (id: string, base: number[], head: number[]): CompetitionSample => ({
+  competitionId: id,
+  base,
+  head,
+});
 
 describe("distributions", () => {
   it("matches tabulated normal and t quantiles", () => {
@@ -70,7 +74,11 @@ describe("permutation test, known cases", () => {
   });
 
   it("Monte Carlo agrees with the exact p-value on binary data", () => {
-    const s = [comp("a", [1, 1, 0], [0, 0, 0]), comp("b", [1, 1, 1], [1, 0, 0]), comp("c", [0, 1, 0], [0, 0, 1])];
+    const s = [
+      comp("a", [1, 1, 0], [0, 0, 0]),
+      comp("b", [1, 1, 1], [1, 0, 0]),
+      comp("c", [0, 1, 0], [0, 0, 1]),
+    ];
     const exact = exactPermutationPValue(s);
     const mc = monteCarloPermutationPValue(s, 20000, 3);
     expect(mc).toBeCloseTo(exact, 2);
@@ -99,7 +107,13 @@ describe("interval", () => {
   });
 });
 
-function suite(m: number, seeds: number, base: (i: number) => number, head: (i: number) => number, rng: () => number) {
+function suite(
+  m: number,
+  seeds: number,
+  base: (i: number) => number,
+  head: (i: number) => number,
+  rng: () => number,
+) {
   return Array.from({ length: m }, (_, i) =>
     comp(
       `c${i}`,
@@ -124,7 +138,13 @@ describe("verdicts", () => {
 
   it("identical results on many competitions are no-regression", () => {
     const rng = makeRng(11);
-    const s = suite(22, 3, (i) => (i % 4) / 4, (i) => (i % 4) / 4, rng).map((c) => ({ ...c, head: c.base }));
+    const s = suite(
+      22,
+      3,
+      (i) => (i % 4) / 4,
+      (i) => (i % 4) / 4,
+      rng,
+    ).map((c) => ({ ...c, head: c.base }));
     const a = analyzeMetric("medal", s, opts);
     expect(a.delta).toBe(0);
     expect(a.interval!.lower).toBeCloseTo(0, 12);
@@ -132,7 +152,11 @@ describe("verdicts", () => {
   });
 
   it("a noisy small suite is inconclusive", () => {
-    const s = [comp("a", [1, 0, 1], [0, 0, 1]), comp("b", [0, 1, 0], [1, 0, 0]), comp("c", [1, 1, 0], [0, 1, 0])];
+    const s = [
+      comp("a", [1, 0, 1], [0, 0, 1]),
+      comp("b", [0, 1, 0], [1, 0, 0]),
+      comp("c", [1, 1, 0], [0, 1, 0]),
+    ];
     const a = analyzeMetric("medal", s, opts);
     expect(a.verdict).toBe("inconclusive");
   });
@@ -156,7 +180,13 @@ describe("verdicts", () => {
 
   it("analyze covers percentiles with a Monte Carlo test and a normal-approximation power", () => {
     const rng = makeRng(5);
-    const med = suite(22, 3, () => 0.3, () => 0.3, rng);
+    const med = suite(
+      22,
+      3,
+      () => 0.3,
+      () => 0.3,
+      rng,
+    );
     const pct = med.map((c) => ({
       ...c,
       base: c.base.map(() => 0.5 + 0.2 * rng()),
@@ -173,7 +203,13 @@ describe("verdicts", () => {
 
   it("is deterministic for a given seed", () => {
     const rng = makeRng(9);
-    const s = suite(22, 3, () => 0.4, () => 0.3, rng);
+    const s = suite(
+      22,
+      3,
+      () => 0.4,
+      () => 0.3,
+      rng,
+    );
     expect(analyzeMetric("medal", s, opts)).toEqual(analyzeMetric("medal", s, opts));
   });
 

@@ -35,7 +35,9 @@ describe("sticky comment", () => {
     const r = await upsertStickyComment(client(), target, `${marker}\nnew`);
     expect(r).toMatchObject({ action: "updated", id: mine.id });
     expect(foreign.body).toBe(`${marker}\nfake results`);
-    expect(gh.requests.filter((q) => q.path.includes("/comments") && q.method === "GET").length).toBeGreaterThan(1);
+    expect(
+      gh.requests.filter((q) => q.path.includes("/comments") && q.method === "GET").length,
+    ).toBeGreaterThan(1);
   });
 
   it("a different suite's marker is a different comment", async () => {
@@ -74,12 +76,16 @@ describe("sticky comment", () => {
     expect(gh.requests.filter((q) => q.method === "POST").map((q) => q.status)).toEqual([502, 502, 201]);
 
     gh.faults.push({ method: "GET", path: /\/comments$/, status: 503, times: 10 });
-    await expect(upsertStickyComment(client(1), target, `${marker}\ny`)).rejects.toMatchObject({ status: 503 });
+    await expect(upsertStickyComment(client(1), target, `${marker}\ny`)).rejects.toMatchObject({
+      status: 503,
+    });
   });
 
   it("does not retry a 403", async () => {
     gh.faults.push({ method: "POST", path: /\/comments$/, status: 403, times: 5 });
-    await expect(upsertStickyComment(client(), target, `${marker}\nx`)).rejects.toMatchObject({ status: 403 });
+    await expect(upsertStickyComment(client(), target, `${marker}\nx`)).rejects.toMatchObject({
+      status: 403,
+    });
     expect(gh.requests.filter((q) => q.method === "POST")).toHaveLength(1);
   });
 });
@@ -99,6 +105,11 @@ describe("marker and truncation", () => {
     expect(cut.length).toBeLessThanOrEqual(COMMENT_LIMIT);
     expect(cut).toContain("[full report](https://github.example/acme/agent/actions/runs/1)");
     expect(cut).toMatch(/```\n<\/details>\n\n> ✂️/);
-    expect(cut.split("\n").filter((l) => l.startsWith("| comp-")).every((l) => l.endsWith("|"))).toBe(true);
+    expect(
+      cut
+        .split("\n")
+        .filter((l) => l.startsWith("| comp-"))
+        .every((l) => l.endsWith("|")),
+    ).toBe(true);
   });
 });
