@@ -27767,7 +27767,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join16(s) {
+        value: function join17(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -31936,7 +31936,7 @@ var require_chownr = __commonJS({
     } : (path5, uid, gid) => lchownSync(path5, uid, gid);
     var nodeVersion = process.version;
     var readdir3 = (path5, options2, cb) => fs.readdir(path5, options2, cb);
-    var readdirSync5 = (path5, options2) => fs.readdirSync(path5, options2);
+    var readdirSync6 = (path5, options2) => fs.readdirSync(path5, options2);
     if (/^v4\./.test(nodeVersion))
       readdir3 = (path5, options2, cb) => fs.readdir(path5, cb);
     var chown = (cpath, uid, gid, cb) => {
@@ -32007,7 +32007,7 @@ var require_chownr = __commonJS({
     var chownrSync = (p, uid, gid) => {
       let children;
       try {
-        children = readdirSync5(p, { withFileTypes: true });
+        children = readdirSync6(p, { withFileTypes: true });
       } catch (er) {
         if (er.code === "ENOENT")
           return;
@@ -32156,7 +32156,7 @@ var require_buffer_list2 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join16(s) {
+        value: function join17(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -35146,7 +35146,7 @@ var require_buffer_list3 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join16(s) {
+        value: function join17(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -89636,7 +89636,9 @@ var TableSplitRecipeSchema = external_exports.strictObject({
   /** The labelled table in raw/ that is split. */
   table: external_exports.string(),
   /** A fraction (ceil(t·n) test rows, as scikit-learn) or a row count. */
-  testSize: external_exports.number().positive(),
+  testSize: external_exports.number().positive().optional(),
+  /** Or the fraction k / (n + k), k = the number of raw files in `dir` whose names end in `suffix`. */
+  testSizeFromFiles: external_exports.strictObject({ dir: external_exports.string(), suffix: external_exports.string() }).optional(),
   randomState: external_exports.number().int().min(0).default(0),
   /** Row order of the written parts: permutation order (train_test_split) or raw file order. */
   order: external_exports.enum(["permutation", "file"]).default("permutation"),
@@ -89651,12 +89653,31 @@ var TableSplitRecipeSchema = external_exports.strictObject({
   /** Empty folders to create. */
   dirs: external_exports.array(outPath).default([])
 });
+var TableOutput = external_exports.strictObject({
+  from: external_exports.string(),
+  to: outPath,
+  /** Byte copy instead of a pandas read/write round trip. */
+  copy: external_exports.boolean().default(false),
+  columns: external_exports.array(external_exports.string()).optional(),
+  /** Constant values for (existing or new) columns, written verbatim. */
+  set: external_exports.record(external_exports.string(), external_exports.string()).optional()
+});
+var TablesRecipeSchema = external_exports.strictObject({
+  kind: external_exports.literal("tables"),
+  extract: external_exports.array(external_exports.strictObject({ archive: external_exports.string(), into: external_exports.string().optional() })).default([]),
+  outputs: external_exports.array(TableOutput).min(1)
+});
 var RecipeSchema = external_exports.strictObject({
   /** MD5 of Kaggle's zip as pinned upstream (checksums.yaml `zip`). */
   zipMd5: md5.optional(),
   /** MD5 of the prepared CSV/JSON files upstream (checksums.yaml public/private). */
   checksums: external_exports.strictObject({ public: external_exports.record(external_exports.string(), md5), private: external_exports.record(external_exports.string(), md5) }).optional(),
-  split: TableSplitRecipeSchema.optional(),
+  split: external_exports.discriminatedUnion("kind", [TableSplitRecipeSchema, TablesRecipeSchema]).refine(
+    (r) => r.kind !== "table-split" || r.testSize === void 0 !== (r.testSizeFromFiles === void 0),
+    {
+      message: "give exactly one of testSize and testSizeFromFiles"
+    }
+  ).optional(),
   /** Why there is no native recipe, when there is none. */
   note: external_exports.string().optional()
 });
@@ -94108,8 +94129,8 @@ ${rows.length} competition(s)${values.split ? ` in split ${values.split}` : ""}`
 import { resolve as resolve7 } from "node:path";
 
 // src/prepare/prepare.ts
-import { existsSync as existsSync10, mkdirSync as mkdirSync9, readdirSync as readdirSync4, renameSync as renameSync6, rmSync as rmSync6, writeFileSync as writeFileSync9 } from "node:fs";
-import { join as join14, posix } from "node:path";
+import { existsSync as existsSync11, mkdirSync as mkdirSync10, readdirSync as readdirSync5, renameSync as renameSync6, rmSync as rmSync6, writeFileSync as writeFileSync9 } from "node:fs";
+import { join as join15, posix } from "node:path";
 
 // src/prepare/kaggle.ts
 import {
@@ -94424,7 +94445,7 @@ async function acquireLock(file2, opts = {}) {
 }
 
 // src/prepare/split.ts
-import { copyFileSync, existsSync as existsSync9, mkdirSync as mkdirSync8, renameSync as renameSync5, rmSync as rmSync5 } from "node:fs";
+import { copyFileSync, existsSync as existsSync9, mkdirSync as mkdirSync8, readdirSync as readdirSync4, renameSync as renameSync5, rmSync as rmSync5 } from "node:fs";
 import { dirname as dirname6, join as join13 } from "node:path";
 
 // src/prepare/csv.ts
@@ -94826,8 +94847,8 @@ async function zipFolder(dir, zipFile) {
 }
 
 // src/prepare/split.ts
-function splitIndices(n, recipe) {
-  const { train, test } = trainTestSplit(n, recipe.testSize, recipe.randomState);
+function splitIndices(n, testSize, recipe) {
+  const { train, test } = trainTestSplit(n, testSize, recipe.randomState);
   if (recipe.order === "file")
     return { train: Uint32Array.from(train).sort(), test: Uint32Array.from(test).sort() };
   return { train, test };
@@ -94848,8 +94869,14 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     if (k < 0) throw new Error(`${recipe.table}: no column "${name2}" (columns: ${table.header.join(", ")})`);
     return k;
   };
-  log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, recipe.testSize)} to the new test set`);
-  const parts = splitIndices(table.n, recipe);
+  let testSize = recipe.testSize;
+  if (testSize === void 0) {
+    const { dir, suffix } = recipe.testSizeFromFiles;
+    const k = readdirSync4(join13(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
+    testSize = k / (table.n + k);
+  }
+  log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, testSize)} to the new test set`);
+  const parts = splitIndices(table.n, testSize, recipe);
   const reader = new RecordReader(table);
   const renumberCol = recipe.renumber ? col(recipe.renumber.column) : -1;
   const types = table.types.slice();
@@ -94952,9 +94979,53 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
   return { train: parts.train.length, test: parts.test.length };
 }
 
+// src/prepare/tables.ts
+import { copyFileSync as copyFileSync2, existsSync as existsSync10, mkdirSync as mkdirSync9 } from "node:fs";
+import { dirname as dirname7, join as join14 } from "node:path";
+async function runTables(recipe, rawDir, outDir) {
+  for (const x of recipe.extract) {
+    const archive = join14(rawDir, x.archive);
+    if (!existsSync10(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
+    await extractZip(archive, join14(rawDir, x.into ?? ""));
+  }
+  for (const o of recipe.outputs) {
+    const from = join14(rawDir, o.from);
+    if (!existsSync10(from)) throw new Error(`raw table ${o.from} not found in the Kaggle download`);
+    const to = join14(outDir, o.to);
+    mkdirSync9(dirname7(to), { recursive: true });
+    if (o.copy) {
+      copyFileSync2(from, to);
+      continue;
+    }
+    const table = await scanTable(from);
+    const set2 = o.set ?? {};
+    const names2 = o.columns ?? [
+      ...table.header,
+      ...Object.keys(set2).filter((c) => !table.header.includes(c))
+    ];
+    const cols = names2.map((name2) => {
+      if (name2 in set2) return { value: set2[name2] };
+      const k = table.header.indexOf(name2);
+      if (k < 0) throw new Error(`${o.from}: no column "${name2}" (columns: ${table.header.join(", ")})`);
+      return { k };
+    });
+    const reader = new RecordReader(table);
+    const w = new CsvWriter(to, names2);
+    try {
+      for (let i = 0; i < table.n; i++) {
+        const raw = reader.cells(i);
+        w.row(cols.map((c) => "value" in c ? c.value : renderCell(raw[c.k] ?? "", table.types[c.k])));
+      }
+    } finally {
+      w.close();
+      reader.close();
+    }
+  }
+}
+
 // src/prepare/prepare.ts
 function preparedDir(dataDir, id) {
-  return join14(dataDir, id, "prepared");
+  return join15(dataDir, id, "prepared");
 }
 function requiredFiles(c) {
   return [posix.normalize(`public/${c.sampleSubmission}`), posix.normalize(`private/${c.answers}`)];
@@ -94986,11 +95057,11 @@ async function prepareCompetition(entry, opts) {
   });
   const warm = c.source === "toy" ? void 0 : warmCheck(c, opts.dataDir);
   if (warm) return done("ready", warm);
-  const compDir = join14(opts.dataDir, c.id);
-  mkdirSync9(compDir, { recursive: true });
+  const compDir = join15(opts.dataDir, c.id);
+  mkdirSync10(compDir, { recursive: true });
   let release;
   try {
-    release = await acquireLock(join14(compDir, ".medalist-prepare.lock"), {
+    release = await acquireLock(join15(compDir, ".medalist-prepare.lock"), {
       waitMs: opts.lockWaitMs ?? 36e5
     });
   } catch (e) {
@@ -95010,13 +95081,13 @@ async function prepareCompetition(entry, opts) {
     }
     const after = warmCheck(c, opts.dataDir);
     if (after) return done("ready", after);
-    for (const name2 of readdirSync4(compDir))
-      if (name2.startsWith(".staging-")) rmSync6(join14(compDir, name2), { recursive: true, force: true });
+    for (const name2 of readdirSync5(compDir))
+      if (name2.startsWith(".staging-")) rmSync6(join15(compDir, name2), { recursive: true, force: true });
     const dir = preparedDir(opts.dataDir, c.id);
     const required2 = requiredFiles(c);
     const upstream = c.prepare?.checksums;
-    if (existsSync10(dir)) {
-      const missing = required2.filter((f) => !existsSync10(join14(dir, f)));
+    if (existsSync11(dir)) {
+      const missing = required2.filter((f) => !existsSync11(join15(dir, f)));
       if (missing.length > 0) {
         throw new UserError(
           `${c.id}: ${dir} exists but is incomplete (missing ${missing.join(", ")}); remove it, or re-run \`mlebench prepare\`, then run again`,
@@ -95035,9 +95106,9 @@ async function prepareCompetition(entry, opts) {
         1
       );
     }
-    const zip = join14(compDir, `${c.id}.zip`);
+    const zip = join15(compDir, `${c.id}.zip`);
     const md52 = opts.skipVerification ? void 0 : c.prepare?.zipMd5;
-    if (!existsSync10(zip)) {
+    if (!existsSync11(zip)) {
       log(`${c.id}: downloading from Kaggle`);
       await downloadCompetition(c.id, zip, {
         baseUrl: opts.kaggleUrl,
@@ -95053,19 +95124,22 @@ async function prepareCompetition(entry, opts) {
         1
       );
     }
-    const staging = join14(compDir, `.staging-${process.pid}-${Date.now()}`);
+    const staging = join15(compDir, `.staging-${process.pid}-${Date.now()}`);
     try {
-      const raw = join14(staging, "raw");
-      const out = join14(staging, "prepared");
+      const raw = join15(staging, "raw");
+      const out = join15(staging, "prepared");
       log(`${c.id}: extracting ${zip}`);
       await extractZip(zip, raw);
-      mkdirSync9(join14(out, "public"), { recursive: true });
-      mkdirSync9(join14(out, "private"), { recursive: true });
-      const sizes = await runTableSplit(recipe, raw, out, log);
-      log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
-      if (!existsSync10(join14(out, "public", "description.md")))
-        writeFileSync9(join14(out, "public", "description.md"), descriptionStub(c));
-      const missing = required2.filter((f) => !existsSync10(join14(out, f)));
+      mkdirSync10(join15(out, "public"), { recursive: true });
+      mkdirSync10(join15(out, "private"), { recursive: true });
+      if (recipe.kind === "tables") await runTables(recipe, raw, out);
+      else {
+        const sizes = await runTableSplit(recipe, raw, out, log);
+        log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
+      }
+      if (!existsSync11(join15(out, "public", "description.md")))
+        writeFileSync9(join15(out, "public", "description.md"), descriptionStub(c));
+      const missing = required2.filter((f) => !existsSync11(join15(out, f)));
       if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
       rmSync6(raw, { recursive: true, force: true });
       renameSync6(out, dir);
@@ -95180,8 +95254,8 @@ import { resolve as resolve8 } from "node:path";
 
 // src/registry/leaderboards-fetch.ts
 import { createHash as createHash6 } from "node:crypto";
-import { mkdirSync as mkdirSync10, renameSync as renameSync7, rmSync as rmSync7, writeFileSync as writeFileSync10 } from "node:fs";
-import { dirname as dirname7 } from "node:path";
+import { mkdirSync as mkdirSync11, renameSync as renameSync7, rmSync as rmSync7, writeFileSync as writeFileSync10 } from "node:fs";
+import { dirname as dirname8 } from "node:path";
 var MLEBENCH_LFS = "https://github.com/openai/mle-bench.git/info/lfs";
 var LFS_JSON = "application/vnd.git-lfs+json";
 async function lfsSources(entries, lfsUrl) {
@@ -95254,7 +95328,7 @@ async function fetchLeaderboards(entries, opts) {
         );
       }
       const file2 = fetchedLeaderboardFile(opts.dir, id);
-      mkdirSync10(dirname7(file2), { recursive: true });
+      mkdirSync11(dirname8(file2), { recursive: true });
       const tmp = `${file2}.tmp-${process.pid}`;
       writeFileSync10(tmp, body);
       renameSync7(tmp, file2);
@@ -95317,7 +95391,7 @@ var leaderboardsCommand = {
 };
 
 // src/cli/commands/grade.ts
-import { join as join15, resolve as resolve9 } from "node:path";
+import { join as join16, resolve as resolve9 } from "node:path";
 
 // src/grade/json.ts
 function pythonJson(value, indent = 2) {
@@ -95384,7 +95458,7 @@ var gradeCommand = {
     const report = await grade({
       competition: entry.competition,
       competitionDir: entry.dir,
-      privateDir: join15(resolve9(dataDir), id, "prepared", "private"),
+      privateDir: join16(resolve9(dataDir), id, "prepared", "private"),
       submissionPath: submission,
       leaderboardPath: values.leaderboard ? resolve9(values.leaderboard) : void 0,
       external: ext ? { command: ext.split(/\s+/) } : void 0

@@ -14,6 +14,7 @@ import {
   type Manifest,
 } from "./manifest.js";
 import { runTableSplit } from "./split.js";
+import { runTables } from "./tables.js";
 import { prepareToy } from "./toy.js";
 import { extractZip } from "./zip.js";
 
@@ -167,8 +168,11 @@ export async function prepareCompetition(entry: RegistryEntry, opts: PrepareOpti
       await extractZip(zip, raw);
       mkdirSync(join(out, "public"), { recursive: true });
       mkdirSync(join(out, "private"), { recursive: true });
-      const sizes = await runTableSplit(recipe, raw, out, log);
-      log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
+      if (recipe.kind === "tables") await runTables(recipe, raw, out);
+      else {
+        const sizes = await runTableSplit(recipe, raw, out, log);
+        log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
+      }
       if (!existsSync(join(out, "public", "description.md")))
         writeFileSync(join(out, "public", "description.md"), descriptionStub(c));
       const missing = required.filter((f) => !existsSync(join(out, f)));

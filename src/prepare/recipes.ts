@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import type { TableSplitRecipeSchema } from "../registry/recipe-schema.js";
+import type { TableSplitRecipeSchema, TablesRecipeSchema } from "../registry/recipe-schema.js";
 
-type SplitInput = z.input<typeof TableSplitRecipeSchema>;
+type SplitInput = z.input<typeof TableSplitRecipeSchema> | z.input<typeof TablesRecipeSchema>;
 
 /**
  * Native preparation recipes for the lite competitions with tabular raw data, written from
@@ -55,6 +55,25 @@ export const SPLIT_RECIPES: Record<string, SplitInput> = {
       { part: "test", from: "train_images/{id_code}.png", to: "public/test_images/{id_code}.png" },
     ],
   },
+  "detecting-insults-in-social-commentary": {
+    kind: "tables",
+    outputs: [
+      { from: "train.csv", to: "public/train.csv", copy: true },
+      { from: "test_with_solutions.csv", to: "public/test.csv", columns: ["Date", "Comment"] },
+      {
+        from: "test_with_solutions.csv",
+        to: "public/sample_submission_null.csv",
+        columns: ["Insult", "Date", "Comment"],
+        set: { Insult: "0" },
+      },
+      { from: "test_with_solutions.csv", to: "private/test.csv", copy: true },
+      {
+        from: "test_with_solutions.csv",
+        to: "private/gold_submission.csv",
+        columns: ["Insult", "Date", "Comment"],
+      },
+    ],
+  },
   "dog-breed-identification": {
     kind: "table-split",
     table: "labels.csv",
@@ -74,6 +93,48 @@ export const SPLIT_RECIPES: Record<string, SplitInput> = {
     copies: [
       { part: "train", from: "train/{id}.jpg", to: "public/train/{id}.jpg" },
       { part: "test", from: "train/{id}.jpg", to: "public/test/{id}.jpg" },
+    ],
+  },
+  "histopathologic-cancer-detection": {
+    kind: "table-split",
+    table: "train_labels.csv",
+    testSizeFromFiles: { dir: "test", suffix: ".tif" },
+    order: "file",
+    outputs: [
+      { kind: "rows", to: "public/train_labels.csv", part: "train" },
+      {
+        kind: "constant",
+        to: "public/sample_submission.csv",
+        part: "test",
+        keep: ["id"],
+        values: { label: "0" },
+      },
+      { kind: "rows", to: "private/answers.csv", part: "test" },
+    ],
+    copies: [
+      { part: "train", from: "train/{id}.tif", to: "public/train/{id}.tif" },
+      { part: "test", from: "train/{id}.tif", to: "public/test/{id}.tif" },
+    ],
+  },
+  "jigsaw-toxic-comment-classification-challenge": {
+    kind: "tables",
+    extract: [
+      { archive: "train.csv.zip" },
+      { archive: "test.csv.zip" },
+      { archive: "test_labels.csv.zip" },
+      { archive: "sample_submission.csv.zip" },
+    ],
+    outputs: [
+      { from: "train.csv", to: "public/train.csv" },
+      { from: "test.csv", to: "public/test.csv" },
+      {
+        from: "sample_submission.csv",
+        to: "public/sample_submission.csv",
+        set: Object.fromEntries(
+          ["toxic", "severe_toxic", "obscene", "threat", "insult", "identity_hate"].map((c) => [c, "0.5"]),
+        ),
+      },
+      { from: "test_labels.csv", to: "private/test.csv" },
     ],
   },
   "leaf-classification": {
@@ -280,10 +341,7 @@ export const SPLIT_RECIPES: Record<string, SplitInput> = {
 /** Why a lite competition has no native recipe (prepare it with `mlebench prepare`, then reuse). */
 export const NO_RECIPE: Record<string, string> = {
   "denoising-dirty-documents": "answers are the cleaned images' pixels (needs a PNG decoder)",
-  "detecting-insults-in-social-commentary": "no split; not yet ported",
   "dogs-vs-cats-redux-kernels-edition": "split of a file listing with renaming; not yet ported",
-  "histopathologic-cancer-detection": "test size from the raw test-file count; not yet ported",
-  "jigsaw-toxic-comment-classification-challenge": "no split; not yet ported",
   "mlsp-2013-birds": "custom text formats (DataFrame.sample); not yet ported",
   "random-acts-of-pizza": "JSON records with Python json.dump formatting; not yet ported",
   "siim-isic-melanoma-classification": "test ids come from TFRecord files",

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { RecipeOutput, TableSplitRecipe } from "../registry/recipe-schema.js";
 import { renderCell } from "./csv.js";
@@ -11,9 +11,10 @@ type Part = "train" | "test";
 /** Row indices of each part, in the order they are written. */
 export function splitIndices(
   n: number,
-  recipe: Pick<TableSplitRecipe, "testSize" | "randomState" | "order">,
+  testSize: number,
+  recipe: Pick<TableSplitRecipe, "randomState" | "order">,
 ) {
-  const { train, test } = trainTestSplit(n, recipe.testSize, recipe.randomState);
+  const { train, test } = trainTestSplit(n, testSize, recipe.randomState);
   if (recipe.order === "file")
     return { train: Uint32Array.from(train).sort(), test: Uint32Array.from(test).sort() };
   return { train, test };
@@ -43,8 +44,15 @@ export async function runTableSplit(
     if (k < 0) throw new Error(`${recipe.table}: no column "${name}" (columns: ${table.header.join(", ")})`);
     return k;
   };
-  log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, recipe.testSize)} to the new test set`);
-  const parts = splitIndices(table.n, recipe);
+  let testSize = recipe.testSize;
+  if (testSize === undefined) {
+    // Upstream sizes the split like Kaggle's: test share = raw test files / (rows + raw test files).
+    const { dir, suffix } = recipe.testSizeFromFiles!;
+    const k = readdirSync(join(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
+    testSize = k / (table.n + k);
+  }
+  log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, testSize)} to the new test set`);
+  const parts = splitIndices(table.n, testSize, recipe);
   const reader = new RecordReader(table);
   const renumberCol = recipe.renumber ? col(recipe.renumber.column) : -1;
   const types = table.types.slice();

@@ -72,7 +72,9 @@ export const TableSplitRecipeSchema = z.strictObject({
   /** The labelled table in raw/ that is split. */
   table: z.string(),
   /** A fraction (ceil(t·n) test rows, as scikit-learn) or a row count. */
-  testSize: z.number().positive(),
+  testSize: z.number().positive().optional(),
+  /** Or the fraction k / (n + k), k = the number of raw files in `dir` whose names end in `suffix`. */
+  testSizeFromFiles: z.strictObject({ dir: z.string(), suffix: z.string() }).optional(),
   randomState: z.number().int().min(0).default(0),
   /** Row order of the written parts: permutation order (train_test_split) or raw file order. */
   order: z.enum(["permutation", "file"]).default("permutation"),
@@ -88,6 +90,24 @@ export const TableSplitRecipeSchema = z.strictObject({
   dirs: z.array(outPath).default([]),
 });
 
+/** One whole raw table re-rendered (or copied byte for byte), with optional column choices. */
+const TableOutput = z.strictObject({
+  from: z.string(),
+  to: outPath,
+  /** Byte copy instead of a pandas read/write round trip. */
+  copy: z.boolean().default(false),
+  columns: z.array(z.string()).optional(),
+  /** Constant values for (existing or new) columns, written verbatim. */
+  set: z.record(z.string(), z.string()).optional(),
+});
+
+/** Recipes without a split (Kaggle's test labels were published): whole tables re-rendered. */
+export const TablesRecipeSchema = z.strictObject({
+  kind: z.literal("tables"),
+  extract: z.array(z.strictObject({ archive: z.string(), into: z.string().optional() })).default([]),
+  outputs: z.array(TableOutput).min(1),
+});
+
 /** Preparation facts for a competition; `split` absent means no native recipe (use `mlebench prepare`). */
 export const RecipeSchema = z.strictObject({
   /** MD5 of Kaggle's zip as pinned upstream (checksums.yaml `zip`). */
@@ -96,11 +116,20 @@ export const RecipeSchema = z.strictObject({
   checksums: z
     .strictObject({ public: z.record(z.string(), md5), private: z.record(z.string(), md5) })
     .optional(),
-  split: TableSplitRecipeSchema.optional(),
+  split: z
+    .discriminatedUnion("kind", [TableSplitRecipeSchema, TablesRecipeSchema])
+    .refine(
+      (r) => r.kind !== "table-split" || (r.testSize === undefined) !== (r.testSizeFromFiles === undefined),
+      {
+        message: "give exactly one of testSize and testSizeFromFiles",
+      },
+    )
+    .optional(),
   /** Why there is no native recipe, when there is none. */
   note: z.string().optional(),
 });
 
 export type Recipe = z.output<typeof RecipeSchema>;
 export type TableSplitRecipe = z.output<typeof TableSplitRecipeSchema>;
+export type TablesRecipe = z.output<typeof TablesRecipeSchema>;
 export type RecipeOutput = z.output<typeof RecipeOutputSchema>;
