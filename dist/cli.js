@@ -91652,6 +91652,7 @@ import { join as join3 } from "node:path";
 var name = external_exports.string().min(1);
 var names = external_exports.array(name).min(1);
 var note = external_exports.string().optional();
+var rounding = external_exports.enum(["python", "numpy"]).optional();
 var IdRule = external_exports.enum([
   /** Sorted id lists equal (same multiset): missing, extra, duplicated or retyped ids are invalid. */
   "match",
@@ -91660,7 +91661,7 @@ var IdRule = external_exports.enum([
 ]);
 var GraderSpecSchema = external_exports.discriminatedUnion("kind", [
   /** One probability column scored with ROC AUC; values must lie in [0,1] (lite-grading §2.3). */
-  external_exports.strictObject({ kind: external_exports.literal("binary-auc"), id: name, target: name, note }),
+  external_exports.strictObject({ kind: external_exports.literal("binary-auc"), id: name, target: name, rounding, note }),
   /** Mean of per-column ROC AUCs. */
   external_exports.strictObject({
     kind: external_exports.literal("column-auc"),
@@ -91676,12 +91677,13 @@ var GraderSpecSchema = external_exports.discriminatedUnion("kind", [
     skipNegativeRows: external_exports.boolean().default(false),
     /** reject: ids must match exactly; allow: duplicated submission ids are paired by sorted position (jigsaw). */
     duplicateIds: external_exports.enum(["reject", "allow"]).default("reject"),
+    rounding,
     note
   }),
   /** Root mean squared error of one column. */
-  external_exports.strictObject({ kind: external_exports.literal("rmse"), id: name, target: name, ids: IdRule.default("match"), note }),
+  external_exports.strictObject({ kind: external_exports.literal("rmse"), id: name, target: name, ids: IdRule.default("match"), rounding, note }),
   /** Mean of per-column RMSLEs, rows paired in file order (ids ignored). */
-  external_exports.strictObject({ kind: external_exports.literal("column-rmsle"), targets: names, note }),
+  external_exports.strictObject({ kind: external_exports.literal("column-rmsle"), targets: names, rounding, note }),
   /** Multi-class log loss over one-hot answer columns; rows must sum to 1 ± tolerance and lie in [0,1]. */
   external_exports.strictObject({
     kind: external_exports.literal("multiclass-logloss"),
@@ -91691,15 +91693,20 @@ var GraderSpecSchema = external_exports.discriminatedUnion("kind", [
     columns: external_exports.enum(["superset", "exact", "exact-count"]).default("superset"),
     /** numpy isclose(sum, 1, atol=1e-6) with rtol 1e-5 ⇒ 1.1e-5. */
     rowSumTolerance: external_exports.number().nonnegative().default(11e-6),
+    rounding,
     note
   }),
   /** Binary log loss of P(label = 1); ids compared as sets, values in [0,1]. */
-  external_exports.strictObject({ kind: external_exports.literal("binary-logloss"), id: name, target: name, note }),
+  external_exports.strictObject({ kind: external_exports.literal("binary-logloss"), id: name, target: name, rounding, note }),
   /** Fraction of rows equal to the answer. value: pandas/sklearn comparison; string: both sides as pandas astype(str). */
-  external_exports.strictObject({ kind: external_exports.literal("accuracy"), id: name, target: name, compare: external_exports.enum(["value", "string"]).default("value"), note }),
+  external_exports.strictObject({ kind: external_exports.literal("accuracy"), id: name, target: name, compare: external_exports.enum(["value", "string"]).default("value"), rounding, note }),
   /** Quadratic weighted kappa over integral labels; ids compared as sets. */
-  external_exports.strictObject({ kind: external_exports.literal("qwk"), id: name, target: name, note })
+  external_exports.strictObject({ kind: external_exports.literal("qwk"), id: name, target: name, rounding, note })
 ]);
+function roundingOf(spec) {
+  if (spec.rounding) return spec.rounding;
+  return spec.kind === "binary-auc" || spec.kind === "column-auc" || spec.kind === "qwk" || spec.kind === "accuracy" ? "numpy" : "python";
+}
 function parseGraderSpec(raw, source = "grader.json") {
   const parsed = GraderSpecSchema.safeParse(raw);
   if (!parsed.success) throw new Error(formatZodError(parsed.error, source));
@@ -91715,6 +91722,123 @@ function loadGraderSpec(competitionDir) {
     throw new Error(`${file2}: not valid JSON (${e.message})`);
   }
   return parseGraderSpec(raw, file2);
+}
+
+// src/grade/npsort.ts
+function compareCodePoints(a, b) {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i), y = b.charCodeAt(i);
+    if (x !== y) {
+      const fix = (c) => c >= 55296 && c <= 57343 ? c + 8192 : c >= 57344 ? c - 2048 : c;
+      return fix(x) - fix(y);
+    }
+  }
+  return a.length - b.length;
+}
+var SMALL = 15;
+function heapsort(idx, lo, n, less) {
+  const at = (k) => idx[lo + k - 1];
+  const put = (k, v) => {
+    idx[lo + k - 1] = v;
+  };
+  const sift = (start, size, tmp) => {
+    let i = start, j = start * 2;
+    while (j <= size) {
+      if (j < size && less(at(j), at(j + 1))) j++;
+      if (less(tmp, at(j))) {
+        put(i, at(j));
+        i = j;
+        j += j;
+      } else break;
+    }
+    put(i, tmp);
+  };
+  for (let l = n >> 1; l > 0; l--) sift(l, n, at(l));
+  for (let size = n; size > 1; ) {
+    const tmp = at(size);
+    put(size, at(1));
+    size--;
+    sift(1, size, tmp);
+  }
+}
+function quicksort(idx, less) {
+  const n = idx.length;
+  if (n < 2) return;
+  const swap = (a, b) => {
+    const t = idx[a];
+    idx[a] = idx[b];
+    idx[b] = t;
+  };
+  const stack = [];
+  let pl = 0, pr = n - 1;
+  let depth = Math.floor(Math.log2(n)) * 2;
+  for (; ; ) {
+    if (depth < 0) {
+      heapsort(idx, pl, pr - pl + 1, less);
+    } else {
+      while (pr - pl > SMALL) {
+        const pm = pl + (pr - pl >> 1);
+        if (less(idx[pm], idx[pl])) swap(pm, pl);
+        if (less(idx[pr], idx[pm])) swap(pr, pm);
+        if (less(idx[pm], idx[pl])) swap(pm, pl);
+        const vp = idx[pm];
+        let pi = pl, pj = pr - 1;
+        swap(pm, pj);
+        for (; ; ) {
+          do
+            pi++;
+          while (less(idx[pi], vp));
+          do
+            pj--;
+          while (less(vp, idx[pj]));
+          if (pi >= pj) break;
+          swap(pi, pj);
+        }
+        swap(pi, pr - 1);
+        if (pi - pl < pr - pi) {
+          stack.push(pi + 1, pr, --depth);
+          pr = pi - 1;
+        } else {
+          stack.push(pl, pi - 1, --depth);
+          pl = pi + 1;
+        }
+      }
+      for (let i = pl + 1; i <= pr; i++) {
+        const v = idx[i];
+        let j = i;
+        while (j > pl && less(v, idx[j - 1])) {
+          idx[j] = idx[j - 1];
+          j--;
+        }
+        idx[j] = v;
+      }
+    }
+    if (stack.length === 0) break;
+    depth = stack.pop();
+    pr = stack.pop();
+    pl = stack.pop();
+  }
+}
+function pandasSortOrder(keys, skipIfSorted = false) {
+  const n = keys.length;
+  const present = [], missing = [];
+  for (let i = 0; i < n; i++) {
+    const k = keys[i];
+    if (k === null || typeof k === "number" && Number.isNaN(k)) missing.push(i);
+    else present.push(i);
+  }
+  const idx = Int32Array.from(present);
+  const text = n > 0 && typeof keys[present[0] ?? 0] === "string";
+  const less = text ? (i, j) => compareCodePoints(keys[i], keys[j]) < 0 : (i, j) => keys[i] < keys[j];
+  let sorted = skipIfSorted && missing.length === 0;
+  for (let p = 1; sorted && p < idx.length; p++) if (less(idx[p], idx[p - 1])) sorted = false;
+  if (!sorted) quicksort(idx, less);
+  const out = new Int32Array(n);
+  out.set(idx);
+  out.set(missing, idx.length);
+  return out;
 }
 
 // src/grade/align.ts
@@ -91778,13 +91902,17 @@ function pairById(subId, ansId) {
     out[i] = i;
   }
   if (same) return out;
+  let answerDuplicates = false;
   const head = /* @__PURE__ */ new Map();
   const next = new Int32Array(n).fill(-1);
   for (let j = n - 1; j >= 0; j--) {
     const k = keyAt(ansId, j);
     if (k === null) throw new SubmissionError(`the answers have a missing id (row ${j + 1})`);
     const h = head.get(k);
-    if (h !== void 0) next[j] = h;
+    if (h !== void 0) {
+      next[j] = h;
+      answerDuplicates = true;
+    }
     head.set(k, j);
   }
   for (let i = 0; i < n; i++) {
@@ -91799,6 +91927,36 @@ function pairById(subId, ansId) {
     head.set(k, next[j]);
     out[j] = i;
   }
+  if (answerDuplicates) {
+    const so = pandasSortOrder(keysOf(subId)), ao = pandasSortOrder(keysOf(ansId));
+    for (let p = 0; p < n; p++) out[ao[p]] = so[p];
+  }
+  return out;
+}
+function keysOf(c) {
+  return c.kind === "text" ? c.strings : c.values;
+}
+function pyFloat(s) {
+  const t = s.trim().toLowerCase();
+  const special = /^([+-]?)(inf|infinity|nan)$/.exec(t);
+  if (special) return special[2] === "nan" ? NaN : special[1] === "-" ? -Infinity : Infinity;
+  if (!/^[+-]?(\d+(_\d+)*(\.(\d+(_\d+)*)?)?|\.\d+(_\d+)*)(e[+-]?\d+(_\d+)*)?$/.test(t)) return null;
+  return Number(t.replace(/_/g, ""));
+}
+function sklearnNumbers(c, rows, side = "submission") {
+  const n = rows ? rows.length : c.kind === "text" ? c.strings.length : c.values.length;
+  const out = new Float64Array(n);
+  for (let p = 0; p < n; p++) {
+    const i = rows ? rows[p] : p;
+    if (c.kind !== "text") {
+      out[p] = c.values[i];
+      continue;
+    }
+    const str = c.strings[i];
+    const v = str === null ? NaN : pyFloat(str);
+    if (v === null) throw new SubmissionError(`${side} column "${c.name}" is not numeric (e.g. ${JSON.stringify(str)})`);
+    out[p] = v;
+  }
   return out;
 }
 function sameIdSet(subId, ansId) {
@@ -91810,27 +91968,8 @@ function sameIdSet(subId, ansId) {
   for (const k of a) if (!b.has(k)) return false;
   return true;
 }
-function sortedOrder(c) {
-  const n = c.kind === "text" ? c.strings.length : c.values.length;
-  const idx = Array.from({ length: n }, (_, i) => i);
-  if (c.kind === "text") {
-    const s = c.strings;
-    idx.sort((i, j) => {
-      const a = s[i], b = s[j];
-      if (a === null) return b === null ? 0 : 1;
-      if (b === null) return -1;
-      return a < b ? -1 : a > b ? 1 : 0;
-    });
-  } else {
-    const v = c.values;
-    idx.sort((i, j) => {
-      const a = v[i], b = v[j];
-      if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : 1;
-      if (Number.isNaN(b)) return -1;
-      return a - b;
-    });
-  }
-  return Int32Array.from(idx);
+function sortedOrder(c, skipIfSorted = false) {
+  return pandasSortOrder(keysOf(c), skipIfSorted);
 }
 function idKey(c, i) {
   return keyAt(c, i);
@@ -91853,7 +91992,9 @@ function rocAuc(yTrue, yScore) {
     }
   }
   if (yTrue.length === 0 || lo === hi) throw new MetricError("only one class is present in the true labels; ROC AUC is undefined");
-  for (let i = 0; i < yScore.length; i++) if (Number.isNaN(yScore[i])) throw new MetricError(`the scores contain a missing value (row ${i + 1})`);
+  for (let i = 0; i < yScore.length; i++) {
+    if (!Number.isFinite(yScore[i])) throw new MetricError(`the scores contain ${Number.isNaN(yScore[i]) ? "a missing value" : yScore[i]} (row ${i + 1})`);
+  }
   let p = 0;
   for (let i = 0; i < yTrue.length; i++) if (yTrue[i] === hi) p++;
   const pos = new Float64Array(p);
@@ -92073,8 +92214,9 @@ function columnAuc(spec, sub, ans) {
   const subId = requireColumn(sub, spec.id);
   const scoreCols = spec.pairing === "by-position" ? sub.names.filter((n) => n !== spec.id).map((n) => sub.column(n)) : spec.targets.map((t) => sub.column(t));
   const scores = scoreCols.map((c) => {
+    if (!spec.range) return null;
     const v = numeric(c);
-    if (spec.range) requireUnitRange(v, c);
+    requireUnitRange(v, c);
     return v;
   });
   const truths = spec.targets.map((t) => numeric(requireColumn(ans, t, "answers"), "answers"));
@@ -92094,7 +92236,7 @@ function columnAuc(spec, sub, ans) {
   } else {
     const flag = /* @__PURE__ */ new Map();
     for (let j = 0; j < ans.rowCount; j++) flag.set(idKey(ansId, j), keepAnswer(j));
-    const subOrder = sortedOrder(subId), ansOrder = sortedOrder(ansId);
+    const subOrder = sortedOrder(subId, true), ansOrder = sortedOrder(ansId, true);
     const s = [], a = [];
     for (const i of subOrder) {
       const f = flag.get(idKey(subId, i));
@@ -92112,7 +92254,8 @@ function columnAuc(spec, sub, ans) {
   let sum2 = 0;
   for (let k = 0; k < truths.length; k++) {
     const y = take(truths[k], ansRows);
-    const p = take(scores[k], subRows);
+    const v = scores[k];
+    const p = v ? take(v, subRows) : sklearnNumbers(scoreCols[k], subRows);
     requireNoMissing(p, scoreCols[k]);
     sum2 += rocAuc(y, p);
   }
@@ -92124,9 +92267,8 @@ function rmseGrade(spec, sub, ans) {
   if (spec.ids === "sort-only") {
     const col2 = requireColumn(sub, spec.target);
     const subId2 = requireColumn(sub, spec.id);
-    const pred2 = numeric(col2);
     requireRowCount(sub, ans);
-    return rmse(take(truthAll, sortedOrder(ansId)), take(pred2, sortedOrder(subId2)));
+    return rmse(take(truthAll, sortedOrder(ansId)), sklearnNumbers(col2, sortedOrder(subId2)));
   }
   const subId = requireColumn(sub, spec.id);
   const col = requireColumn(sub, spec.target);
@@ -92140,7 +92282,7 @@ function columnRmsle(targets, sub, ans) {
   requireRowCount(sub, ans);
   let sum2 = 0;
   for (let k = 0; k < targets.length; k++) {
-    sum2 += rmsle(numeric(requireColumn(ans, targets[k], "answers"), "answers"), numeric(cols[k]));
+    sum2 += rmsle(numeric(requireColumn(ans, targets[k], "answers"), "answers"), sklearnNumbers(cols[k], null));
   }
   return sum2 / targets.length;
 }
@@ -92222,6 +92364,9 @@ function accuracyGrade(spec, sub, ans) {
     return hits / n;
   }
   const subText = col.kind === "text", ansText = truthCol.kind === "text";
+  if (subText && col.strings.includes(null)) {
+    throw new SubmissionError(`column "${spec.target}" has a missing label (data row ${col.strings.indexOf(null) + 1})`);
+  }
   if (subText !== ansText) {
     if (distinct(col).size <= 2 && distinct(truthCol).size <= 2) {
       throw new SubmissionError(`column "${spec.target}" mixes text and number labels`);
@@ -92230,6 +92375,8 @@ function accuracyGrade(spec, sub, ans) {
   }
   if (subText) {
     const a2 = truthCol.strings, s2 = col.strings;
+    const gap = s2.indexOf(null);
+    if (gap !== -1) throw new SubmissionError(`column "${spec.target}" has a missing label (data row ${gap + 1})`);
     for (let j = 0; j < n; j++) if (a2[j] === s2[rows[j]]) hits++;
     return hits / n;
   }
@@ -92270,6 +92417,13 @@ function round5(x) {
     }
   }
   return Number(x.toFixed(5));
+}
+function round5Numpy(x) {
+  if (!Number.isFinite(x)) return x;
+  const y = x * 1e5;
+  let r = Math.round(y);
+  if (r - y === 0.5 && r % 2 !== 0) r -= 1;
+  return r / 1e5;
 }
 
 // src/grade/medals.ts
@@ -92456,7 +92610,7 @@ function scoreSubmission(spec, submissionPath, answersPath) {
       maxRows: answers.rowCount
     });
     const score3 = scoreTables(spec, sub, answers);
-    return { valid: true, score: score3, error: null };
+    return { valid: true, score: score3, error: null, rounding: roundingOf(spec) };
   } catch (e) {
     if (e instanceof SubmissionError || e instanceof MetricError) return { valid: false, score: null, error: e.message };
     if (e instanceof RangeError) return { valid: false, score: null, error: `cannot grade: ${e.message}` };
@@ -92488,7 +92642,8 @@ function boardFor(competition, competitionDir, leaderboardPath2) {
   };
 }
 function makeReport(competitionId, submissionPath, result, board, now) {
-  const score3 = result.valid && result.score !== null ? round5(result.score) : null;
+  const round = result.rounding === "numpy" ? round5Numpy : round5;
+  const score3 = result.valid && result.score !== null ? round(result.score) : null;
   const t = board.thresholds;
   const flags = rankScore(score3, t);
   return {
@@ -94552,7 +94707,7 @@ var ColumnTyper = class {
     return "text";
   }
 };
-function pyFloat(x) {
+function pyFloat2(x) {
   if (Number.isNaN(x)) return "nan";
   if (x === Infinity) return "inf";
   if (x === -Infinity) return "-inf";
@@ -94578,7 +94733,7 @@ function renderCell(v, type) {
     case "int":
       return BigInt(v.trim()).toString();
     case "float":
-      return pyFloat(
+      return pyFloat2(
         Number(
           v.trim().replace(/^\+/, "").replace(/^(-?)inf(inity)?$/i, "$1Infinity")
         )

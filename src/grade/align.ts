@@ -1,6 +1,7 @@
 /** Column access and id alignment shared by the graders. */
 import type { Column, Table } from "./csv.js";
 import { SubmissionError } from "./errors.js";
+import { pandasSortOrder } from "./npsort.js";
 
 const show = (v: number | string) => (typeof v === "string" ? JSON.stringify(v) : String(v));
 
@@ -79,13 +80,14 @@ export function pairById(subId: Column, ansId: Column): Int32Array {
   }
   if (same) return out;
   // General path: answers id → row chain (duplicates supported), consumed by submission rows.
+  let answerDuplicates = false;
   const head = new Map<number | string, number>();
   const next = new Int32Array(n).fill(-1);
   for (let j = n - 1; j >= 0; j--) {
     const k = keyAt(ansId, j);
     if (k === null) throw new SubmissionError(`the answers have a missing id (row ${j + 1})`);
     const h = head.get(k);
-    if (h !== undefined) next[j] = h;
+    if (h !== undefined) { next[j] = h; answerDuplicates = true; }
     head.set(k, j);
   }
   for (let i = 0; i < n; i++) {
@@ -102,6 +104,43 @@ export function pairById(subId: Column, ansId: Column): Int32Array {
     head.set(k, next[j]);
     out[j] = i;
   }
+  if (answerDuplicates) {
+    // Same multiset; equal ids pair up in the order pandas' (unstable) sort leaves them.
+    const so = pandasSortOrder(keysOf(subId)), ao = pandasSortOrder(keysOf(ansId));
+    for (let p = 0; p < n; p++) out[ao[p]] = so[p];
+  }
+  return out;
+}
+
+/** The raw sort keys of an id column. */
+export function keysOf(c: Column): Float64Array | (string | null)[] {
+  return c.kind === "text" ? c.strings! : c.values!;
+}
+
+/**
+ * Python float() of a string (what numpy/scikit-learn do to a text column): surrounding
+ * whitespace, underscores between digits, inf/infinity/nan in any case. null when not a number.
+ */
+export function pyFloat(s: string): number | null {
+  const t = s.trim().toLowerCase();
+  const special = /^([+-]?)(inf|infinity|nan)$/.exec(t);
+  if (special) return special[2] === "nan" ? NaN : special[1] === "-" ? -Infinity : Infinity;
+  if (!/^[+-]?(\d+(_\d+)*(\.(\d+(_\d+)*)?)?|\.\d+(_\d+)*)(e[+-]?\d+(_\d+)*)?$/.test(t)) return null;
+  return Number(t.replace(/_/g, ""));
+}
+
+/** Numbers of the given rows of a column the way scikit-learn converts it (text via Python float()). */
+export function sklearnNumbers(c: Column, rows: Int32Array | null, side = "submission"): Float64Array {
+  const n = rows ? rows.length : c.kind === "text" ? c.strings!.length : c.values!.length;
+  const out = new Float64Array(n);
+  for (let p = 0; p < n; p++) {
+    const i = rows ? rows[p] : p;
+    if (c.kind !== "text") { out[p] = c.values![i]; continue; }
+    const str = c.strings![i];
+    const v = str === null ? NaN : pyFloat(str);
+    if (v === null) throw new SubmissionError(`${side} column "${c.name}" is not numeric (e.g. ${JSON.stringify(str)})`);
+    out[p] = v;
+  }
   return out;
 }
 
@@ -116,8 +155,13 @@ export function sameIdSet(subId: Column, ansId: Column): boolean {
   return true;
 }
 
+/** Row order pandas gives when sorting by a column (numpy quicksort; missing last). */
+export function sortedOrder(c: Column, skipIfSorted = false): Int32Array {
+  return pandasSortOrder(keysOf(c), skipIfSorted);
+}
+
 /** Row order that sorts a column: numbers numerically, text by code units, missing last (stable). */
-export function sortedOrder(c: Column): Int32Array {
+export function stableSortedOrder(c: Column): Int32Array {
   const n = c.kind === "text" ? c.strings!.length : c.values!.length;
   const idx = Array.from({ length: n }, (_, i) => i);
   if (c.kind === "text") {

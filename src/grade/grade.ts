@@ -9,9 +9,9 @@ import type { GradeReport, ScoreResult, Thresholds } from "./types.js";
 import { readCsvFile, type Table } from "./csv.js";
 import { SubmissionError } from "./errors.js";
 import { MetricError } from "./metrics/errors.js";
-import { loadGraderSpec, type GraderSpec } from "./spec.js";
+import { loadGraderSpec, roundingOf, type GraderSpec } from "./spec.js";
 import { columnsUsed, scoreTables } from "./graders.js";
-import { round5 } from "./round.js";
+import { round5, round5Numpy } from "./round.js";
 import { percentile, rankScore, readLeaderboardScores, thresholdsFromLeaderboard } from "./medals.js";
 import { gradeExternal } from "./external.js";
 
@@ -58,7 +58,7 @@ export function scoreSubmission(spec: GraderSpec, submissionPath: string, answer
       maxRows: answers.rowCount,
     });
     const score = scoreTables(spec, sub, answers);
-    return { valid: true, score, error: null };
+    return { valid: true, score, error: null, rounding: roundingOf(spec) };
   } catch (e) {
     if (e instanceof SubmissionError || e instanceof MetricError) return { valid: false, score: null, error: e.message };
     if (e instanceof RangeError) return { valid: false, score: null, error: `cannot grade: ${e.message}` };
@@ -107,7 +107,8 @@ export function makeReport(
   board: Board,
   now: Date,
 ): GradeReport {
-  const score = result.valid && result.score !== null ? round5(result.score) : null;
+  const round = result.rounding === "numpy" ? round5Numpy : round5;
+  const score = result.valid && result.score !== null ? round(result.score) : null;
   const t = board.thresholds;
   const flags = rankScore(score, t);
   return {

@@ -8,6 +8,7 @@ import { SubmissionError } from "./errors.js";
 import type { GraderSpec } from "./spec.js";
 import {
   numeric, pairById, requireColumn, requireNoMissing, requireRowCount, requireUnitRange, sameIdSet, sortedOrder, take, idKey,
+  sklearnNumbers,
 } from "./align.js";
 import { rocAuc } from "./metrics/auc.js";
 import { binaryLogLoss, multiclassLogLoss } from "./metrics/logloss.js";
@@ -83,9 +84,12 @@ function columnAuc(spec: Extract<GraderSpec, { kind: "column-auc" }>, sub: Table
     spec.pairing === "by-position"
       ? sub.names.filter((n) => n !== spec.id).map((n) => sub.column(n)!)
       : spec.targets.map((t) => sub.column(t)!);
+  // With a range check the helper converts with pandas first (text invalid); otherwise
+  // scikit-learn converts only the scored rows, text cells via Python float().
   const scores = scoreCols.map((c) => {
+    if (!spec.range) return null;
     const v = numeric(c);
-    if (spec.range) requireUnitRange(v, c);
+    requireUnitRange(v, c);
     return v;
   });
   const truths = spec.targets.map((t) => numeric(requireColumn(ans, t, "answers"), "answers"));
@@ -108,7 +112,7 @@ function columnAuc(spec: Extract<GraderSpec, { kind: "column-auc" }>, sub: Table
     // Duplicated submission ids: each copy takes its id's keep flag; kept rows paired by sorted position.
     const flag = new Map<number | string | null, boolean>();
     for (let j = 0; j < ans.rowCount; j++) flag.set(idKey(ansId, j), keepAnswer(j));
-    const subOrder = sortedOrder(subId), ansOrder = sortedOrder(ansId);
+    const subOrder = sortedOrder(subId, true), ansOrder = sortedOrder(ansId, true);
     const s: number[] = [], a: number[] = [];
     for (const i of subOrder) {
       const f = flag.get(idKey(subId, i));
@@ -126,7 +130,8 @@ function columnAuc(spec: Extract<GraderSpec, { kind: "column-auc" }>, sub: Table
   let sum = 0;
   for (let k = 0; k < truths.length; k++) {
     const y = take(truths[k], ansRows);
-    const p = take(scores[k], subRows);
+    const v = scores[k];
+    const p = v ? take(v, subRows) : sklearnNumbers(scoreCols[k], subRows);
     requireNoMissing(p, scoreCols[k]);
     sum += rocAuc(y, p);
   }
@@ -139,9 +144,8 @@ function rmseGrade(spec: Extract<GraderSpec, { kind: "rmse" }>, sub: Table, ans:
   if (spec.ids === "sort-only") {
     const col = requireColumn(sub, spec.target);
     const subId = requireColumn(sub, spec.id);
-    const pred = numeric(col);
     requireRowCount(sub, ans);
-    return rmse(take(truthAll, sortedOrder(ansId)), take(pred, sortedOrder(subId)));
+    return rmse(take(truthAll, sortedOrder(ansId)), sklearnNumbers(col, sortedOrder(subId)));
   }
   const subId = requireColumn(sub, spec.id);
   const col = requireColumn(sub, spec.target);
@@ -156,7 +160,7 @@ function columnRmsle(targets: string[], sub: Table, ans: Table): number {
   requireRowCount(sub, ans);
   let sum = 0;
   for (let k = 0; k < targets.length; k++) {
-    sum += rmsle(numeric(requireColumn(ans, targets[k], "answers"), "answers"), numeric(cols[k]));
+    sum += rmsle(numeric(requireColumn(ans, targets[k], "answers"), "answers"), sklearnNumbers(cols[k], null));
   }
   return sum / targets.length;
 }
@@ -246,6 +250,9 @@ function accuracyGrade(spec: Extract<GraderSpec, { kind: "accuracy" }>, sub: Tab
     return hits / n;
   }
   const subText = col.kind === "text", ansText = truthCol.kind === "text";
+  if (subText && col.strings!.includes(null)) {
+    throw new SubmissionError(`column "${spec.target}" has a missing label (data row ${col.strings!.indexOf(null) + 1})`);
+  }
   if (subText !== ansText) {
     // Mixed label types: sklearn raises when both sides look binary, otherwise nothing matches.
     if (distinct(col).size <= 2 && distinct(truthCol).size <= 2) {
@@ -254,7 +261,10 @@ function accuracyGrade(spec: Extract<GraderSpec, { kind: "accuracy" }>, sub: Tab
     return 0;
   }
   if (subText) {
+    // numpy cannot sort a mix of strings and NaN, so sklearn fails on a missing label.
     const a = truthCol.strings!, s = col.strings!;
+    const gap = s.indexOf(null);
+    if (gap !== -1) throw new SubmissionError(`column "${spec.target}" has a missing label (data row ${gap + 1})`);
     for (let j = 0; j < n; j++) if (a[j] === s[rows[j]]) hits++;
     return hits / n;
   }

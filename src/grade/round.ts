@@ -20,3 +20,15 @@ export function round5(x: number): number {
   }
   return Number(x.toFixed(5));
 }
+
+/**
+ * numpy's round(x, 5) (what Python's round does on a numpy float64): x·1e5 rounded half to
+ * even, divided by 1e5. Differs from round5 only within about one ulp of a decimal tie.
+ */
+export function round5Numpy(x: number): number {
+  if (!Number.isFinite(x)) return x;
+  const y = x * 1e5;
+  let r = Math.round(y);
+  if (r - y === 0.5 && r % 2 !== 0) r -= 1;
+  return r / 1e5;
+}

@@ -11,6 +11,8 @@ import { formatZodError } from "../config/errors.js";
 const name = z.string().min(1);
 const names = z.array(name).min(1);
 const note = z.string().optional();
+/** Which rounding upstream's Grader applies: python (a Python float) or numpy (a numpy float64). Default per kind. */
+const rounding = z.enum(["python", "numpy"]).optional();
 
 /** How submission ids must relate to the answers' ids. */
 const IdRule = z.enum([
@@ -22,7 +24,7 @@ const IdRule = z.enum([
 
 export const GraderSpecSchema = z.discriminatedUnion("kind", [
   /** One probability column scored with ROC AUC; values must lie in [0,1] (lite-grading §2.3). */
-  z.strictObject({ kind: z.literal("binary-auc"), id: name, target: name, note }),
+  z.strictObject({ kind: z.literal("binary-auc"), id: name, target: name, rounding, note }),
   /** Mean of per-column ROC AUCs. */
   z.strictObject({
     kind: z.literal("column-auc"),
@@ -38,12 +40,13 @@ export const GraderSpecSchema = z.discriminatedUnion("kind", [
     skipNegativeRows: z.boolean().default(false),
     /** reject: ids must match exactly; allow: duplicated submission ids are paired by sorted position (jigsaw). */
     duplicateIds: z.enum(["reject", "allow"]).default("reject"),
+    rounding,
     note,
   }),
   /** Root mean squared error of one column. */
-  z.strictObject({ kind: z.literal("rmse"), id: name, target: name, ids: IdRule.default("match"), note }),
+  z.strictObject({ kind: z.literal("rmse"), id: name, target: name, ids: IdRule.default("match"), rounding, note }),
   /** Mean of per-column RMSLEs, rows paired in file order (ids ignored). */
-  z.strictObject({ kind: z.literal("column-rmsle"), targets: names, note }),
+  z.strictObject({ kind: z.literal("column-rmsle"), targets: names, rounding, note }),
   /** Multi-class log loss over one-hot answer columns; rows must sum to 1 ± tolerance and lie in [0,1]. */
   z.strictObject({
     kind: z.literal("multiclass-logloss"),
@@ -53,18 +56,25 @@ export const GraderSpecSchema = z.discriminatedUnion("kind", [
     columns: z.enum(["superset", "exact", "exact-count"]).default("superset"),
     /** numpy isclose(sum, 1, atol=1e-6) with rtol 1e-5 ⇒ 1.1e-5. */
     rowSumTolerance: z.number().nonnegative().default(1.1e-5),
+    rounding,
     note,
   }),
   /** Binary log loss of P(label = 1); ids compared as sets, values in [0,1]. */
-  z.strictObject({ kind: z.literal("binary-logloss"), id: name, target: name, note }),
+  z.strictObject({ kind: z.literal("binary-logloss"), id: name, target: name, rounding, note }),
   /** Fraction of rows equal to the answer. value: pandas/sklearn comparison; string: both sides as pandas astype(str). */
-  z.strictObject({ kind: z.literal("accuracy"), id: name, target: name, compare: z.enum(["value", "string"]).default("value"), note }),
+  z.strictObject({ kind: z.literal("accuracy"), id: name, target: name, compare: z.enum(["value", "string"]).default("value"), rounding, note }),
   /** Quadratic weighted kappa over integral labels; ids compared as sets. */
-  z.strictObject({ kind: z.literal("qwk"), id: name, target: name, note }),
+  z.strictObject({ kind: z.literal("qwk"), id: name, target: name, rounding, note }),
 ]);
 
 export type GraderSpec = z.output<typeof GraderSpecSchema>;
 export type GraderKind = GraderSpec["kind"];
+
+/** Upstream's metric return type decides the rounding: scikit-learn AUC, kappa and accuracy return numpy floats. */
+export function roundingOf(spec: GraderSpec): "python" | "numpy" {
+  if (spec.rounding) return spec.rounding;
+  return spec.kind === "binary-auc" || spec.kind === "column-auc" || spec.kind === "qwk" || spec.kind === "accuracy" ? "numpy" : "python";
+}
 
 export function parseGraderSpec(raw: unknown, source = "grader.json"): GraderSpec {
   const parsed = GraderSpecSchema.safeParse(raw);

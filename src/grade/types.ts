@@ -15,6 +15,8 @@ export interface ScoreResult {
   score: number | null;
   /** Plain reason when invalid. */
   error: string | null;
+  /** How upstream would round this score (python: exact decimal, numpy: x·1e5 rint); python when absent. */
+  rounding?: "python" | "numpy";
 }
 
 /**

@@ -18,7 +18,9 @@ export function rocAuc(yTrue: Vec, yScore: Vec): number {
     }
   }
   if (yTrue.length === 0 || lo === hi) throw new MetricError("only one class is present in the true labels; ROC AUC is undefined");
-  for (let i = 0; i < yScore.length; i++) if (Number.isNaN(yScore[i])) throw new MetricError(`the scores contain a missing value (row ${i + 1})`);
+  for (let i = 0; i < yScore.length; i++) {
+    if (!Number.isFinite(yScore[i])) throw new MetricError(`the scores contain ${Number.isNaN(yScore[i]) ? "a missing value" : yScore[i]} (row ${i + 1})`);
+  }
   let p = 0;
   for (let i = 0; i < yTrue.length; i++) if (yTrue[i] === hi) p++;
   const pos = new Float64Array(p);
