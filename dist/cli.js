@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { createRequire as __medalistRequire } from 'node:module'; const require = __medalistRequire(import.meta.url);
+import { createRequire as __medalistRequire } from 'node:module'; import { fileURLToPath as __medalistPath } from 'node:url'; import { dirname as __medalistDir } from 'node:path'; const require = __medalistRequire(import.meta.url); const __filename = __medalistPath(import.meta.url); const __dirname = __medalistDir(__filename);
 var __create = Object.create;
 var __defProp = Object.defineProperty;
 var __getOwnPropDesc = Object.getOwnPropertyDescriptor;

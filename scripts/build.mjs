@@ -15,7 +15,10 @@ const common = {
   external: ["cpu-features", "*.node"],
   define: { MEDALIST_VERSION: JSON.stringify(pkg.version) },
   banner: {
-    js: "import { createRequire as __medalistRequire } from 'node:module'; const require = __medalistRequire(import.meta.url);",
+    // require, __filename and __dirname for bundled CommonJS (dockerode's ssh2 reads __dirname at load).
+    js:
+      "import { createRequire as __medalistRequire } from 'node:module'; import { fileURLToPath as __medalistPath } from 'node:url'; import { dirname as __medalistDir } from 'node:path'; " +
+      "const require = __medalistRequire(import.meta.url); const __filename = __medalistPath(import.meta.url); const __dirname = __medalistDir(__filename);",
   },
 };
 await build({ ...common, entryPoints: ["src/index.ts"], outfile: "dist/index.js" });
