@@ -93461,6 +93461,7 @@ function simulatedMde(samples, rates, alpha, target, simulations, seed) {
 function shiftPowerModel(samples, alpha) {
   let variance = 0;
   let slope = 0;
+  let logMinP = 0;
   for (const s of samples) {
     const v = [...s.base, ...s.head];
     const n = v.length;
@@ -93470,11 +93471,14 @@ function shiftPowerModel(samples, alpha) {
     const ss = v.reduce((a, x) => a + (x - vbar) ** 2, 0);
     if (n > 1) variance += nh * nb / (n * (n - 1)) * ss;
     slope += nh * nb / n;
+    logMinP -= logChoose(n, nh);
   }
+  if (Math.exp(logMinP) > alpha) return { power: () => 0, mde: () => null };
   const sd = Math.sqrt(variance);
   const zAlpha = normalQuantile(1 - alpha);
   return {
-    power: (drop) => sd > 0 ? normalCdf(drop * slope / sd - zAlpha) : drop > 0 ? 1 : alpha,
+    // No spread at all (a deterministic agent): any uniform drop separates the sides completely.
+    power: (drop) => sd > 0 ? normalCdf(drop * slope / sd - zAlpha) : drop > 0 ? 1 : 0,
     mde: (target) => sd > 0 ? (zAlpha + normalQuantile(target)) * sd / slope : 0
   };
 }
@@ -93527,7 +93531,7 @@ function analyzeMetric(metric, input2, options2) {
     const model = shiftPowerModel(samples, o.alpha);
     power = o.drops.map((drop) => ({ drop, power: model.power(drop) }));
     const m = model.mde(o.power);
-    mde = m <= 1 ? m : null;
+    mde = m !== null && m <= 1 ? m : null;
     powerMethod = "normal-approximation";
   }
   const unit = metric === "medal" ? "the medal rate" : "the mean percentile";

@@ -171,7 +171,7 @@ async function main(deps: Deps): Promise<void> {
   const unsupported = isGhes(event)
     ? "GitHub Enterprise Server does not support artifact uploads from this action"
     : !deps.env.ACTIONS_RUNTIME_TOKEN
-      ? "the artifact service is not available in this job (no ACTIONS_RUNTIME_TOKEN)"
+      ? "no artifact service in this job: ACTIONS_RUNTIME_TOKEN is not set"
       : null;
   const artifacts = unsupported ? null : deps.artifacts();
   const page = (id: number) => `${runUrl(event)}/artifacts/${id}`;
@@ -191,7 +191,7 @@ async function main(deps: Deps): Promise<void> {
   let reportArtifactUrl: string | null = null;
   if (uploaded.warning) {
     core.warning(
-      `medalist: trajectories not uploaded (${uploaded.warning}); they are on the runner under ${join(resultsDir, "head", "runs")}`,
+      `medalist: trajectories not uploaded: ${uploaded.warning}. They are on the runner under ${join(resultsDir, "head", "runs")}`,
     );
   }
   const report = render(Object.keys(links).length ? links : undefined);
@@ -247,7 +247,7 @@ async function main(deps: Deps): Promise<void> {
   if (uploaded.warning) {
     summaryParts.push(
       "",
-      `> ℹ️ Trajectories are on the runner under \`${join(resultsDir, "head", "runs")}\` (${uploaded.warning}).`,
+      `> ℹ️ Trajectories were not uploaded: ${uploaded.warning}. They are on the runner under \`${join(resultsDir, "head", "runs")}\`.`,
     );
   }
   await core.summary.addRaw(summaryParts.join("\n"), true).write();

@@ -12,6 +12,7 @@
 import {
   convolve,
   hypergeometric,
+  logChoose,
   makeRng,
   normalCdf,
   normalQuantile,
@@ -265,6 +266,7 @@ function simulatedMde(
 function shiftPowerModel(samples: CompetitionSample[], alpha: number) {
   let variance = 0;
   let slope = 0;
+  let logMinP = 0;
   for (const s of samples) {
     const v = [...s.base, ...s.head];
     const n = v.length;
@@ -274,12 +276,16 @@ function shiftPowerModel(samples: CompetitionSample[], alpha: number) {
     const ss = v.reduce((a, x) => a + (x - vbar) ** 2, 0);
     if (n > 1) variance += ((nh * nb) / (n * (n - 1))) * ss;
     slope += (nh * nb) / n;
+    logMinP -= logChoose(n, nh);
   }
+  // The smallest p-value any relabelling can give: above alpha, no drop is ever detected.
+  if (Math.exp(logMinP) > alpha) return { power: () => 0, mde: () => null };
   const sd = Math.sqrt(variance);
   const zAlpha = normalQuantile(1 - alpha);
   return {
-    power: (drop: number) => (sd > 0 ? normalCdf((drop * slope) / sd - zAlpha) : drop > 0 ? 1 : alpha),
-    mde: (target: number) => (sd > 0 ? ((zAlpha + normalQuantile(target)) * sd) / slope : 0),
+    // No spread at all (a deterministic agent): any uniform drop separates the sides completely.
+    power: (drop: number) => (sd > 0 ? normalCdf((drop * slope) / sd - zAlpha) : drop > 0 ? 1 : 0),
+    mde: (target: number): number | null => (sd > 0 ? ((zAlpha + normalQuantile(target)) * sd) / slope : 0),
   };
 }
 
@@ -352,7 +358,7 @@ export function analyzeMetric(
     const model = shiftPowerModel(samples, o.alpha);
     power = o.drops.map((drop) => ({ drop, power: model.power(drop) }));
     const m = model.mde(o.power);
-    mde = m <= 1 ? m : null;
+    mde = m !== null && m <= 1 ? m : null;
     powerMethod = "normal-approximation";
   }
 

@@ -218,3 +218,12 @@ describe("verdicts", () => {
     expect(() => analyzeMetric("medal", [], { alpha: 0.05, tolerance: 2 })).toThrow(/tolerance/);
   });
 });
+
+describe("percentile power on tiny designs", () => {
+  it("reports no power when no relabelling can reach alpha", () => {
+    // one competition, one run per side: the smallest p-value is 1/2
+    const a = analyzeMetric("percentile", [comp("a", [0.4], [0.3])], { alpha: 0.05, tolerance: 0.05 });
+    expect(a.power.every((p) => p.power === 0)).toBe(true);
+    expect(a.mde).toBeNull();
+  });
+});

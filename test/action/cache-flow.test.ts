@@ -1,0 +1,120 @@
+// In-process run() with a fake cache: a push to the default branch saves the baseline, a pull
+// request restores it (exact commit, then the newest for the suite), a miss only warns.
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CacheApi } from "../../src/action/baseline.js";
+import { run } from "../../src/action/main.js";
+import { parseOutputs, PR_PAYLOAD, ROOT } from "./harness.js";
+
+function fakeCache(): CacheApi & { keys: string[] } {
+  const store = new Map<string, string>();
+  return {
+    get keys() {
+      return [...store.keys()];
+    },
+    async saveCache(paths, key) {
+      store.set(key, readFileSync(join(paths[0], "results.json"), "utf8"));
+      return 1;
+    },
+    async restoreCache(paths, key, restoreKeys = []) {
+      const hit = store.has(key)
+        ? key
+        : [...store.keys()].reverse().find((k) => restoreKeys.some((p) => k.startsWith(p)));
+      if (!hit) return undefined;
+      mkdirSync(paths[0], { recursive: true });
+      writeFileSync(join(paths[0], "results.json"), store.get(hit)!);
+      return hit;
+    },
+  };
+}
+
+describe("cache baseline through run()", () => {
+  let ws: string;
+  const saved = { ...process.env };
+  const prevCwd = process.cwd();
+  const cache = fakeCache();
+
+  beforeAll(() => {
+    ws = mkdtempSync(join(tmpdir(), "medalist-flow-"));
+    cpSync(join(ROOT, "competitions", "toy-churn"), join(ws, "registry", "toy-churn"), { recursive: true });
+    writeFileSync(
+      join(ws, "medalist.yml"),
+      `name: flow\ncompetitions: { include: [toy-churn] }\nseeds: 1\nagent: { command: node ${join(ROOT, "examples/agents/weak/agent.mjs")} }\ndataDir: data\nregistryDir: registry\n`,
+    );
+    writeFileSync(
+      join(ws, "push.json"),
+      JSON.stringify({ ref: "refs/heads/main", repository: { default_branch: "main" } }),
+    );
+    process.chdir(ws);
+  });
+  afterAll(() => {
+    process.chdir(prevCwd);
+    process.env = saved;
+    rmSync(ws, { recursive: true, force: true });
+  });
+
+  async function act(env: Record<string, string>) {
+    const out = join(ws, `out-${Math.random()}`);
+    // @actions/core remembers the summary file of its first write: one file, emptied per run.
+    const summary = join(ws, "summary");
+    writeFileSync(out, "");
+    writeFileSync(summary, "");
+    process.env = {
+      PATH: saved.PATH,
+      GITHUB_ACTIONS: "true",
+      GITHUB_REPOSITORY: "acme/agent",
+      GITHUB_OUTPUT: out,
+      GITHUB_STEP_SUMMARY: summary,
+      RUNNER_ENVIRONMENT: "github-hosted",
+      INPUT_BASELINE: "cache",
+      INPUT_COMMENT: "never",
+      ...env,
+    };
+    process.exitCode = undefined;
+    await run({ env: process.env, cache });
+    const code = process.exitCode;
+    process.exitCode = undefined;
+    return { code, outputs: parseOutputs(readFileSync(out, "utf8")), summary: readFileSync(summary, "utf8") };
+  }
+
+  it("saves on the default branch and restores on a pull request", async () => {
+    const pr = {
+      GITHUB_EVENT_NAME: "pull_request",
+      GITHUB_EVENT_PATH: PR_PAYLOAD,
+      GITHUB_REF: "refs/pull/7/merge",
+    };
+    const miss = await act(pr);
+    expect(miss.code).toBeUndefined();
+    expect(miss.summary).toMatch(/no cached baseline for suite [0-9a-f]+/);
+    expect(miss.outputs.verdict).toBe("inconclusive");
+    expect(cache.keys).toEqual([]); // pull requests never save
+
+    const push = {
+      GITHUB_EVENT_NAME: "push",
+      GITHUB_EVENT_PATH: join(ws, "push.json"),
+      GITHUB_REF: "refs/heads/main",
+    };
+    await act({ ...push, GITHUB_SHA: "0123456789abcdef0123456789abcdef01234567" });
+    expect(cache.keys).toEqual([
+      expect.stringMatching(/^medalist-[0-9a-f]+-0123456789abcdef0123456789abcdef01234567$/),
+    ]);
+
+    const fallback = await act(pr);
+    expect(fallback.summary).toMatch(
+      /cached results of 0123456, the newest default-branch results for this suite/,
+    );
+    // One competition cannot bound the difference: compared, but inconclusive.
+    expect(fallback.outputs).toMatchObject({
+      verdict: "inconclusive",
+      delta: "0.0000",
+      "baseline-medal-rate": "0.0000",
+    });
+
+    const baseSha = JSON.parse(readFileSync(PR_PAYLOAD, "utf8")).pull_request.base.sha as string;
+    await act({ ...push, GITHUB_SHA: baseSha });
+    const exact = await act(pr);
+    expect(exact.summary).toContain(`cached results of the base commit ${baseSha.slice(0, 7)}`);
+  });
+});
