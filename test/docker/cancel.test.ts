@@ -107,10 +107,10 @@ describe.skipIf(!docker)("cancelling a suite", () => {
     await make("other-host", `elsewhere:1`, later);
     try {
       const removed = await sweepStale(docker!, { isAlive: (pid) => pid !== 999999 });
-      expect(removed.filter((n) => n.includes(suite)).sort()).toEqual([
-        `medalist-${suite}-dead-owner`,
-        `medalist-${suite}-past-deadline`,
-      ]);
+      // Another test file's setupDocker may sweep the same leftovers first: check what remains.
+      for (const n of removed.filter((x) => x.includes(suite))) {
+        expect([`medalist-${suite}-dead-owner`, `medalist-${suite}-past-deadline`]).toContain(n);
+      }
       const left = (await containersOf(docker!, suite)).map((c) => c.Labels[LABEL.run]).sort();
       expect(left).toEqual(["live-owner", "other-host"]);
     } finally {
