@@ -91462,10 +91462,12 @@ function fileSource(path4, chunkSize) {
       throw new SubmissionError(`cannot open ${path4}: ${e.code ?? e.message}`);
     }
     try {
-      if (!fstatSync(fd).isFile()) throw new SubmissionError(`${path4} is not a regular file`);
+      const st = fstatSync(fd);
+      if (!st.isFile()) throw new SubmissionError(`${path4} is not a regular file`);
+      const size = Math.max(1, Math.min(chunkSize, st.size + 1));
       for (; ; ) {
-        const chunk = Buffer.allocUnsafe(chunkSize);
-        const got = readSync(fd, chunk, 0, chunkSize, null);
+        const chunk = Buffer.allocUnsafe(size);
+        const got = readSync(fd, chunk, 0, size, null);
         if (got === 0) break;
         if (visit2(chunk.subarray(0, got)) === false) break;
       }
@@ -92595,15 +92597,17 @@ function submissionProblem(path4) {
   if (extname2(path4).toLowerCase() !== ".csv") return `${path4} is not a .csv file`;
   return null;
 }
-function scoreSubmission(spec, submissionPath, answersPath) {
+function readAnswers(spec, answersPath) {
   const used = columnsUsed(spec);
-  let answers;
   try {
-    answers = readCsvFile(answersPath, { keep: (n) => used.answers.includes(n) });
+    return readCsvFile(answersPath, { keep: (n) => used.answers.includes(n) });
   } catch (e) {
     throw new Error(`cannot read the answers ${answersPath}: ${e.message}`);
   }
-  const keep = used.submission;
+}
+function scoreSubmission(spec, submissionPath, answers) {
+  if (typeof answers === "string") answers = readAnswers(spec, answers);
+  const keep = columnsUsed(spec).submission;
   try {
     const sub = readCsvFile(submissionPath, {
       keep: keep ? (n) => keep.includes(n) : void 0,

@@ -360,10 +360,13 @@ function fileSource(path: string, chunkSize: number): ChunkSource {
       throw new SubmissionError(`cannot open ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
     try {
-      if (!fstatSync(fd).isFile()) throw new SubmissionError(`${path} is not a regular file`);
+      const st = fstatSync(fd);
+      if (!st.isFile()) throw new SubmissionError(`${path} is not a regular file`);
+      const size = Math.max(1, Math.min(chunkSize, st.size + 1));
       for (;;) {
-        const chunk = Buffer.allocUnsafe(chunkSize);
-        const got = readSync(fd, chunk, 0, chunkSize, null);
+        // A fresh buffer per read: the tokenizer may keep slices of the previous one.
+        const chunk = Buffer.allocUnsafe(size);
+        const got = readSync(fd, chunk, 0, size, null);
         if (got === 0) break;
         if (visit(chunk.subarray(0, got)) === false) break;
       }

@@ -42,16 +42,20 @@ export function submissionProblem(path: string): string | null {
   return null;
 }
 
-/** Scores a submission against answers with a declared grader (unrounded; invalid → reason). */
-export function scoreSubmission(spec: GraderSpec, submissionPath: string, answersPath: string): ScoreResult {
+/** Reads the answers columns a grader needs (throws a plain Error: a grader problem, not the agent's). */
+export function readAnswers(spec: GraderSpec, answersPath: string): Table {
   const used = columnsUsed(spec);
-  let answers: Table;
   try {
-    answers = readCsvFile(answersPath, { keep: (n) => used.answers.includes(n) });
+    return readCsvFile(answersPath, { keep: (n) => used.answers.includes(n) });
   } catch (e) {
     throw new Error(`cannot read the answers ${answersPath}: ${(e as Error).message}`);
   }
-  const keep = used.submission;
+}
+
+/** Scores a submission against answers with a declared grader (unrounded; invalid → reason). */
+export function scoreSubmission(spec: GraderSpec, submissionPath: string, answers: string | Table): ScoreResult {
+  if (typeof answers === "string") answers = readAnswers(spec, answers);
+  const keep = columnsUsed(spec).submission;
   try {
     const sub = readCsvFile(submissionPath, {
       keep: keep ? (n) => keep.includes(n) : undefined,
