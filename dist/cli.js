@@ -93516,7 +93516,11 @@ function analyzeMetric(metric, input2, options2) {
   let power;
   let mde;
   let powerMethod;
-  if (binary) {
+  if (binary && o.simulations === 0) {
+    power = o.drops.map((drop) => ({ drop, power: null }));
+    mde = null;
+    powerMethod = "simulation";
+  } else if (binary) {
     const rates = designRates(samples);
     power = o.drops.map((drop, i) => ({
       drop,
@@ -93527,7 +93531,7 @@ function analyzeMetric(metric, input2, options2) {
       rates,
       o.alpha,
       o.power,
-      Math.max(200, Math.round(o.simulations / 2)),
+      Math.max(Math.min(200, o.simulations), Math.round(o.simulations / 2)),
       o.seed
     );
     powerMethod = "simulation";

@@ -39,7 +39,7 @@ export interface AnalyzeOptions {
   power?: number;
   /** Drops for the power table. Default [0.05, 0.10, 0.20]. */
   drops?: number[];
-  /** Simulated suites per power figure (medals). Default 1000. */
+  /** Simulated suites per power figure (medals). Default 1000; 0 skips power and MDE (null). */
   simulations?: number;
   /** Monte Carlo permutations for non-binary values. Default 9999. */
   permutations?: number;
@@ -339,7 +339,11 @@ export function analyzeMetric(
   let power: PowerPoint[];
   let mde: number | null;
   let powerMethod: MetricAnalysis["powerMethod"];
-  if (binary) {
+  if (binary && o.simulations === 0) {
+    power = o.drops.map((drop) => ({ drop, power: null }));
+    mde = null;
+    powerMethod = "simulation";
+  } else if (binary) {
     const rates = designRates(samples);
     power = o.drops.map((drop, i) => ({
       drop,
@@ -350,7 +354,7 @@ export function analyzeMetric(
       rates,
       o.alpha,
       o.power,
-      Math.max(200, Math.round(o.simulations / 2)),
+      Math.max(Math.min(200, o.simulations), Math.round(o.simulations / 2)),
       o.seed,
     );
     powerMethod = "simulation";

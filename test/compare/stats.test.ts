@@ -213,6 +213,15 @@ describe("verdicts", () => {
     expect(analyzeMetric("medal", s, opts)).toEqual(analyzeMetric("medal", s, opts));
   });
 
+  it("simulations: 0 skips power and MDE", () => {
+    const a = analyzeMetric("medal", [comp("a", [1, 1], [0, 0]), comp("b", [1, 0], [0, 0])], {
+      ...opts,
+      simulations: 0,
+    });
+    expect(a.power.map((p) => p.power)).toEqual([null, null, null]);
+    expect(a.mde).toBeNull();
+  });
+
   it("validates alpha and tolerance", () => {
     expect(() => analyzeMetric("medal", [], { alpha: 0, tolerance: 0.05 })).toThrow(/alpha/);
     expect(() => analyzeMetric("medal", [], { alpha: 0.05, tolerance: 2 })).toThrow(/tolerance/);
