@@ -89593,7 +89593,10 @@ var RowsOutput = external_exports.strictObject({
   to: outPath,
   part,
   columns: external_exports.array(external_exports.string()).optional(),
-  drop: external_exports.array(external_exports.string()).optional()
+  drop: external_exports.array(external_exports.string()).optional(),
+  rename: external_exports.record(external_exports.string(), external_exports.string()).optional(),
+  quoting: external_exports.enum(["minimal", "nonnumeric"]).default("minimal"),
+  zip: external_exports.boolean().default(false)
 });
 var ConstantOutput = external_exports.strictObject({
   kind: external_exports.literal("constant"),
@@ -89628,7 +89631,12 @@ var Numbering = external_exports.strictObject({
   start: external_exports.union([external_exports.number().int(), external_exports.literal("after-train")]),
   prefix: external_exports.string().optional()
 });
-var Renumber = external_exports.strictObject({ column: external_exports.string(), train: Numbering, test: Numbering });
+var Renumber = external_exports.strictObject({
+  column: external_exports.string(),
+  dense: external_exports.boolean().default(false),
+  train: Numbering,
+  test: Numbering
+});
 var TableSplitRecipeSchema = external_exports.strictObject({
   kind: external_exports.literal("table-split"),
   /** Inner archives of raw/ to extract first (into raw/, or into raw/<into>). */
@@ -89642,7 +89650,11 @@ var TableSplitRecipeSchema = external_exports.strictObject({
   randomState: external_exports.number().int().min(0).default(0),
   /** Row order of the written parts: permutation order (train_test_split) or raw file order. */
   order: external_exports.enum(["permutation", "file"]).default("permutation"),
+  /** Split the distinct values of this column (in order of first appearance) instead of the rows. */
+  groupBy: external_exports.string().optional(),
   renumber: Renumber.optional(),
+  /** Text columns made from templates over a row's values, usable in `rows` outputs. */
+  computed: external_exports.record(external_exports.string(), external_exports.string()).default({}),
   outputs: external_exports.array(RecipeOutputSchema).min(1),
   /** Per-row file copies, e.g. images: from raw/<from> to <to>. */
   copies: external_exports.array(external_exports.strictObject({ part, from: external_exports.string(), to: outPath })).default([]),
@@ -94840,7 +94852,7 @@ function grow(a) {
   b.set(a);
   return b;
 }
-async function scanTable(file2, collect = []) {
+async function scanTable(file2, collect = [], groupBy) {
   let starts = new Float64Array(1024);
   let ends = new Float64Array(1024);
   let n = -1;
@@ -94848,6 +94860,10 @@ async function scanTable(file2, collect = []) {
   let typers = [];
   const distinct2 = new Map(collect.map((c) => [c, /* @__PURE__ */ new Set()]));
   let collectIdx = [];
+  let groupCol = -1;
+  const groupIndex = /* @__PURE__ */ new Map();
+  const groupValues = [];
+  let groupOf = new Uint32Array(groupBy ? 1024 : 0);
   let pending = [];
   let recStart = 0;
   let pos = 0;
@@ -94870,6 +94886,10 @@ async function scanTable(file2, collect = []) {
         if (k < 0) throw new Error(`${file2}: no column "${c}" (columns: ${header.join(", ")})`);
         return [c, k];
       });
+      if (groupBy !== void 0) {
+        groupCol = header.indexOf(groupBy);
+        if (groupCol < 0) throw new Error(`${file2}: no column "${groupBy}" (columns: ${header.join(", ")})`);
+      }
       n = 0;
       return;
     }
@@ -94883,6 +94903,20 @@ async function scanTable(file2, collect = []) {
     }
     starts[n] = recStart;
     ends[n] = end;
+    if (groupCol >= 0) {
+      const v = cells[groupCol] ?? "";
+      let g = groupIndex.get(v);
+      if (g === void 0) {
+        g = groupValues.push(v) - 1;
+        groupIndex.set(v, g);
+      }
+      if (n >= groupOf.length) {
+        const b = new Uint32Array(groupOf.length * 2);
+        b.set(groupOf);
+        groupOf = b;
+      }
+      groupOf[n] = g;
+    }
     n++;
   };
   for await (const chunk of createReadStream2(file2, { highWaterMark: 1 << 20 })) {
@@ -94907,7 +94941,8 @@ async function scanTable(file2, collect = []) {
   }
   if (pending.some((p) => p.length > 0)) finish(pos);
   if (n < 0) throw new Error(`${file2}: empty CSV`);
-  return { file: file2, header, types: typers.map((t) => t.type), starts, ends, n, distinct: distinct2 };
+  const groups = groupCol >= 0 ? { values: groupValues, of: groupOf.subarray(0, n) } : void 0;
+  return { file: file2, header, types: typers.map((t) => t.type), starts, ends, n, distinct: distinct2, groups };
 }
 var RecordReader = class {
   constructor(t) {
@@ -94943,17 +94978,25 @@ var RecordReader = class {
     if (this.fd !== void 0) closeSync4(this.fd);
   }
 };
+function quoteAlways(v) {
+  return `"${v.replace(/"/g, '""')}"`;
+}
 var CsvWriter = class {
+  /** `textColumns`: pandas' QUOTE_NONNUMERIC, quoting the header and every cell of these columns. */
+  constructor(file2, header, textColumns) {
+    this.textColumns = textColumns;
+    this.fd = openSync4(file2, "w");
+    this.line(header.map((h) => textColumns ? quoteAlways(h) : quoteCell(h)).join(","));
+  }
+  textColumns;
   fd;
   parts = [];
   size = 0;
-  constructor(file2, header) {
-    this.fd = openSync4(file2, "w");
-    this.line(header.map(quoteCell).join(","));
-  }
   /** A row of already rendered cells. */
   row(cells) {
-    this.line(cells.length === 1 && cells[0] === "" ? '""' : cells.map(quoteCell).join(","));
+    const t = this.textColumns;
+    if (t) this.line(cells.map((v, k) => t[k] ? quoteAlways(v) : quoteCell(v)).join(","));
+    else this.line(cells.length === 1 && cells[0] === "" ? '""' : cells.map(quoteCell).join(","));
   }
   line(s) {
     this.parts.push(s, "\n");
@@ -94975,7 +95018,7 @@ var CsvWriter = class {
 var import_yauzl = __toESM(require_yauzl(), 1);
 var import_yazl = __toESM(require_yazl(), 1);
 import { createWriteStream as createWriteStream3, mkdirSync as mkdirSync7, readdirSync as readdirSync3 } from "node:fs";
-import { dirname as dirname5, join as join12, resolve as resolve6, sep } from "node:path";
+import { basename, dirname as dirname5, join as join12, resolve as resolve6, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
 async function extractZip(zipFile, dest) {
   const root = resolve6(dest);
@@ -95005,12 +95048,19 @@ async function extractZip(zipFile, dest) {
   }
   return count;
 }
-async function zipFolder(dir, zipFile) {
+async function zipFiles(files, zipFile, compress = true) {
   const z2 = new import_yazl.default.ZipFile();
-  for (const name2 of readdirSync3(dir).sort()) z2.addFile(join12(dir, name2), name2, { compress: true });
+  for (const f of files) z2.addFile(f, basename(f), { compress });
   const done = pipeline(z2.outputStream, createWriteStream3(zipFile));
   z2.end();
   await done;
+}
+function zipFolder(dir, zipFile) {
+  const files = readdirSync3(dir).sort();
+  return zipFiles(
+    files.map((name2) => join12(dir, name2)),
+    zipFile
+  );
 }
 
 // src/prepare/split.ts
@@ -95030,10 +95080,12 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
   const tableFile = join13(rawDir, recipe.table);
   if (!existsSync9(tableFile)) throw new Error(`raw table ${recipe.table} not found in the Kaggle download`);
   const labelCols = recipe.outputs.flatMap((o) => o.kind === "one-hot" && !o.classes ? [o.label] : []);
-  const table = await scanTable(tableFile, labelCols);
+  const table = await scanTable(tableFile, labelCols, recipe.groupBy);
+  const computed = Object.entries(recipe.computed);
+  const names2 = [...table.header, ...computed.map(([name2]) => name2)];
   const col = (name2) => {
-    const k = table.header.indexOf(name2);
-    if (k < 0) throw new Error(`${recipe.table}: no column "${name2}" (columns: ${table.header.join(", ")})`);
+    const k = names2.indexOf(name2);
+    if (k < 0) throw new Error(`${recipe.table}: no column "${name2}" (columns: ${names2.join(", ")})`);
     return k;
   };
   let testSize = recipe.testSize;
@@ -95042,23 +95094,47 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     const k = readdirSync4(join13(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
     testSize = k / (table.n + k);
   }
-  log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, testSize)} to the new test set`);
-  const parts = splitIndices(table.n, testSize, recipe);
+  let parts;
+  if (table.groups) {
+    const g = table.groups;
+    const k = g.values.length;
+    log(`${recipe.table}: ${table.n} rows, ${testCount(k, testSize)} of ${k} groups to the new test set`);
+    const inTest = new Uint8Array(k);
+    for (const t of trainTestSplit(k, testSize, recipe.randomState).test) inTest[t] = 1;
+    const train = [];
+    const test = [];
+    for (let i = 0; i < table.n; i++) (inTest[g.of[i]] ? test : train).push(i);
+    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
+  } else {
+    log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, testSize)} to the new test set`);
+    parts = splitIndices(table.n, testSize, recipe);
+  }
   const reader = new RecordReader(table);
   const renumberCol = recipe.renumber ? col(recipe.renumber.column) : -1;
-  const types = table.types.slice();
+  const types = [...table.types, ...computed.map(() => "text")];
   if (recipe.renumber) {
     const prefixed = recipe.renumber.train.prefix !== void 0 || recipe.renumber.test.prefix !== void 0;
     types[renumberCol] = prefixed ? "text" : "int";
   }
+  const fill = (tpl, raw, out) => tpl.replace(/\{(=?)([^}]+)\}/g, (_, eq, name2) => (eq ? out : raw)[col(name2)]);
   const each = (part2, fn) => {
     const idx = parts[part2];
     const rn = recipe.renumber?.[part2];
     const start = rn?.start === "after-train" ? parts.train.length : rn?.start ?? 0;
+    const dense = /* @__PURE__ */ new Map();
     for (let pos = 0; pos < idx.length; pos++) {
       const raw = reader.cells(idx[pos]);
       const out = raw.map((v, k) => renderCell(v, table.types[k]));
-      if (rn) out[renumberCol] = `${rn.prefix ?? ""}${start + pos}`;
+      if (rn) {
+        let n = pos;
+        if (recipe.renumber.dense) {
+          const v = raw[renumberCol];
+          n = dense.get(v) ?? dense.size;
+          dense.set(v, n);
+        }
+        out[renumberCol] = `${rn.prefix ?? ""}${start + n}`;
+      }
+      for (const [, tpl] of computed) out.push(fill(tpl, raw, out));
       fn(raw, out, pos);
     }
   };
@@ -95079,12 +95155,16 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
         const drop = new Set(o.drop.map(col));
         keep = keep.filter((k) => !drop.has(k));
       }
-      const w = new CsvWriter(
-        target(o.to),
-        keep.map((k) => table.header[k])
-      );
+      const header = keep.map((k) => o.rename?.[names2[k]] ?? names2[k]);
+      const text = o.quoting === "nonnumeric" ? keep.map((k) => types[k] === "text") : void 0;
+      const file2 = target(o.to);
+      const w = new CsvWriter(file2, header, text);
       each(o.part, (_, out) => w.row(keep.map((k) => out[k])));
       w.close();
+      if (o.zip) {
+        await zipFiles([file2], `${file2}.zip`, false);
+        rmSync5(file2);
+      }
     } else if (o.kind === "constant") {
       const keep = o.keep.map(col);
       const values = Object.values(o.values);
@@ -95124,15 +95204,14 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
   const moved = /* @__PURE__ */ new Map();
   for (const c of recipe.copies) {
     each(c.part, (raw, out) => {
-      const fill = (tpl) => tpl.replace(/\{(=?)([^}]+)\}/g, (_, eq, name2) => (eq ? out : raw)[col(name2)]);
-      const from = join13(rawDir, fill(c.from));
-      const to = target(fill(c.to));
+      const from = join13(rawDir, fill(c.from, raw, out));
+      const to = target(fill(c.to, raw, out));
       const earlier = moved.get(from);
       if (earlier) copyFileSync(earlier, to);
       else if (existsSync9(from)) {
         renameSync5(from, to);
         moved.set(from, to);
-      } else throw new Error(`raw file ${fill(c.from)} not found in the Kaggle download`);
+      } else throw new Error(`raw file ${fill(c.from, raw, out)} not found in the Kaggle download`);
     });
   }
   for (const f of recipe.files) copyFileSync(join13(rawDir, f.from), target(f.to));

@@ -338,6 +338,39 @@ export const SPLIT_RECIPES: Record<string, SplitInput> = {
   },
 };
 
+/** The two text-normalization competitions: a split of sentences, QUOTE_NONNUMERIC CSVs, stored zips. */
+function textNormalization(lang: "en" | "ru"): SplitInput {
+  const q = { quoting: "nonnumeric" } as const;
+  const sample = { columns: ["id", "before"], rename: { before: "after" }, ...q };
+  return {
+    kind: "table-split",
+    extract: [{ archive: `${lang}_train.csv.zip` }],
+    table: `${lang}_train.csv`,
+    testSize: 0.1,
+    groupBy: "sentence_id",
+    order: "file",
+    renumber: { column: "sentence_id", dense: true, train: { start: 0 }, test: { start: 0 } },
+    computed: { id: "{=sentence_id}_{=token_id}" },
+    outputs: [
+      { kind: "rows", to: "private/answers.csv", part: "test", columns: ["id", "after"], ...q },
+      { kind: "rows", to: "private/sample_submission.csv", part: "test", ...sample },
+      { kind: "rows", to: `public/${lang}_train.csv`, part: "train", ...q, zip: true },
+      {
+        kind: "rows",
+        to: `public/${lang}_test_2.csv`,
+        part: "test",
+        columns: ["sentence_id", "token_id", "before"],
+        ...q,
+        zip: true,
+      },
+      { kind: "rows", to: `public/${lang}_sample_submission_2.csv`, part: "test", ...sample, zip: true },
+    ],
+  };
+}
+
+SPLIT_RECIPES["text-normalization-challenge-english-language"] = textNormalization("en");
+SPLIT_RECIPES["text-normalization-challenge-russian-language"] = textNormalization("ru");
+
 /** Why a lite competition has no native recipe (prepare it with `mlebench prepare`, then reuse). */
 export const NO_RECIPE: Record<string, string> = {
   "denoising-dirty-documents": "answers are the cleaned images' pixels (needs a PNG decoder)",
@@ -345,9 +378,5 @@ export const NO_RECIPE: Record<string, string> = {
   "mlsp-2013-birds": "custom text formats (DataFrame.sample); not yet ported",
   "random-acts-of-pizza": "JSON records with Python json.dump formatting; not yet ported",
   "siim-isic-melanoma-classification": "test ids come from TFRecord files",
-  "text-normalization-challenge-english-language":
-    "grouped split by sentence, QUOTE_NONNUMERIC; not yet ported",
-  "text-normalization-challenge-russian-language":
-    "grouped split by sentence, QUOTE_NONNUMERIC; not yet ported",
   "the-icml-2013-whale-challenge-right-whale-redux": "split by recording date with renaming; not yet ported",
 };

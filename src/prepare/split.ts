@@ -4,7 +4,7 @@ import type { RecipeOutput, TableSplitRecipe } from "../registry/recipe-schema.j
 import { renderCell } from "./csv.js";
 import { trainTestSplit, testCount } from "./numpy-random.js";
 import { CsvWriter, RecordReader, scanTable } from "./table-file.js";
-import { extractZip, zipFolder } from "./zip.js";
+import { extractZip, zipFiles, zipFolder } from "./zip.js";
 
 type Part = "train" | "test";
 
@@ -38,10 +38,13 @@ export async function runTableSplit(
   const tableFile = join(rawDir, recipe.table);
   if (!existsSync(tableFile)) throw new Error(`raw table ${recipe.table} not found in the Kaggle download`);
   const labelCols = recipe.outputs.flatMap((o) => (o.kind === "one-hot" && !o.classes ? [o.label] : []));
-  const table = await scanTable(tableFile, labelCols);
+  const table = await scanTable(tableFile, labelCols, recipe.groupBy);
+  // Columns of a rendered row: the table's, then the computed ones.
+  const computed = Object.entries(recipe.computed);
+  const names = [...table.header, ...computed.map(([name]) => name)];
   const col = (name: string) => {
-    const k = table.header.indexOf(name);
-    if (k < 0) throw new Error(`${recipe.table}: no column "${name}" (columns: ${table.header.join(", ")})`);
+    const k = names.indexOf(name);
+    if (k < 0) throw new Error(`${recipe.table}: no column "${name}" (columns: ${names.join(", ")})`);
     return k;
   };
   let testSize = recipe.testSize;
@@ -51,25 +54,51 @@ export async function runTableSplit(
     const k = readdirSync(join(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
     testSize = k / (table.n + k);
   }
-  log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, testSize)} to the new test set`);
-  const parts = splitIndices(table.n, testSize, recipe);
+  let parts: { train: Uint32Array; test: Uint32Array };
+  if (table.groups) {
+    // Split the groups; rows keep file order and follow their group.
+    const g = table.groups;
+    const k = g.values.length;
+    log(`${recipe.table}: ${table.n} rows, ${testCount(k, testSize)} of ${k} groups to the new test set`);
+    const inTest = new Uint8Array(k);
+    for (const t of trainTestSplit(k, testSize, recipe.randomState).test) inTest[t] = 1;
+    const train: number[] = [];
+    const test: number[] = [];
+    for (let i = 0; i < table.n; i++) (inTest[g.of[i]] ? test : train).push(i);
+    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
+  } else {
+    log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, testSize)} to the new test set`);
+    parts = splitIndices(table.n, testSize, recipe);
+  }
   const reader = new RecordReader(table);
   const renumberCol = recipe.renumber ? col(recipe.renumber.column) : -1;
-  const types = table.types.slice();
+  const types = [...table.types, ...computed.map(() => "text" as const)];
   if (recipe.renumber) {
     const prefixed = recipe.renumber.train.prefix !== undefined || recipe.renumber.test.prefix !== undefined;
     types[renumberCol] = prefixed ? "text" : "int";
   }
+  const fill = (tpl: string, raw: string[], out: string[]) =>
+    tpl.replace(/\{(=?)([^}]+)\}/g, (_, eq: string, name: string) => (eq ? out : raw)[col(name)]);
 
   /** Visits a part's rows in output order: raw cells and rendered (renumbered) cells. */
   const each = (part: Part, fn: (raw: string[], out: string[], pos: number) => void) => {
     const idx = parts[part];
     const rn = recipe.renumber?.[part];
     const start = rn?.start === "after-train" ? parts.train.length : (rn?.start ?? 0);
+    const dense = new Map<string, number>();
     for (let pos = 0; pos < idx.length; pos++) {
       const raw = reader.cells(idx[pos]);
       const out = raw.map((v, k) => renderCell(v, table.types[k]));
-      if (rn) out[renumberCol] = `${rn.prefix ?? ""}${start + pos}`;
+      if (rn) {
+        let n = pos;
+        if (recipe.renumber!.dense) {
+          const v = raw[renumberCol];
+          n = dense.get(v) ?? dense.size;
+          dense.set(v, n);
+        }
+        out[renumberCol] = `${rn.prefix ?? ""}${start + n}`;
+      }
+      for (const [, tpl] of computed) out.push(fill(tpl, raw, out));
       fn(raw, out, pos);
     }
   };
@@ -93,12 +122,16 @@ export async function runTableSplit(
         const drop = new Set(o.drop.map(col));
         keep = keep.filter((k) => !drop.has(k));
       }
-      const w = new CsvWriter(
-        target(o.to),
-        keep.map((k) => table.header[k]),
-      );
+      const header = keep.map((k) => o.rename?.[names[k]] ?? names[k]);
+      const text = o.quoting === "nonnumeric" ? keep.map((k) => types[k] === "text") : undefined;
+      const file = target(o.to);
+      const w = new CsvWriter(file, header, text);
       each(o.part, (_, out) => w.row(keep.map((k) => out[k])));
       w.close();
+      if (o.zip) {
+        await zipFiles([file], `${file}.zip`, false);
+        rmSync(file);
+      }
     } else if (o.kind === "constant") {
       const keep = o.keep.map(col);
       const values = Object.values(o.values);
@@ -139,16 +172,14 @@ export async function runTableSplit(
   const moved = new Map<string, string>();
   for (const c of recipe.copies) {
     each(c.part, (raw, out) => {
-      const fill = (tpl: string) =>
-        tpl.replace(/\{(=?)([^}]+)\}/g, (_, eq: string, name: string) => (eq ? out : raw)[col(name)]);
-      const from = join(rawDir, fill(c.from));
-      const to = target(fill(c.to));
+      const from = join(rawDir, fill(c.from, raw, out));
+      const to = target(fill(c.to, raw, out));
       const earlier = moved.get(from);
       if (earlier) copyFileSync(earlier, to);
       else if (existsSync(from)) {
         renameSync(from, to);
         moved.set(from, to);
-      } else throw new Error(`raw file ${fill(c.from)} not found in the Kaggle download`);
+      } else throw new Error(`raw file ${fill(c.from, raw, out)} not found in the Kaggle download`);
     });
   }
   for (const f of recipe.files) copyFileSync(join(rawDir, f.from), target(f.to));

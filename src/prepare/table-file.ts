@@ -15,6 +15,8 @@ export interface ScannedTable {
   n: number;
   /** Distinct raw values of the columns asked for. */
   distinct: Map<string, Set<string>>;
+  /** With `groupBy`: the distinct values in order of first appearance, and each record's index among them. */
+  groups?: { values: string[]; of: Uint32Array };
 }
 
 function grow(a: Float64Array): Float64Array<ArrayBuffer> {
@@ -23,7 +25,11 @@ function grow(a: Float64Array): Float64Array<ArrayBuffer> {
   return b;
 }
 
-export async function scanTable(file: string, collect: string[] = []): Promise<ScannedTable> {
+export async function scanTable(
+  file: string,
+  collect: string[] = [],
+  groupBy?: string,
+): Promise<ScannedTable> {
   let starts: Float64Array<ArrayBuffer> = new Float64Array(1024);
   let ends: Float64Array<ArrayBuffer> = new Float64Array(1024);
   let n = -1; // the header is record -1
@@ -31,6 +37,10 @@ export async function scanTable(file: string, collect: string[] = []): Promise<S
   let typers: ColumnTyper[] = [];
   const distinct = new Map<string, Set<string>>(collect.map((c) => [c, new Set<string>()]));
   let collectIdx: [string, number][] = [];
+  let groupCol = -1;
+  const groupIndex = new Map<string, number>();
+  const groupValues: string[] = [];
+  let groupOf = new Uint32Array(groupBy ? 1024 : 0);
 
   let pending: Buffer[] = []; // bytes of the current record so far
   let recStart = 0;
@@ -55,6 +65,10 @@ export async function scanTable(file: string, collect: string[] = []): Promise<S
         if (k < 0) throw new Error(`${file}: no column "${c}" (columns: ${header.join(", ")})`);
         return [c, k];
       });
+      if (groupBy !== undefined) {
+        groupCol = header.indexOf(groupBy);
+        if (groupCol < 0) throw new Error(`${file}: no column "${groupBy}" (columns: ${header.join(", ")})`);
+      }
       n = 0;
       return;
     }
@@ -68,6 +82,20 @@ export async function scanTable(file: string, collect: string[] = []): Promise<S
     }
     starts[n] = recStart;
     ends[n] = end;
+    if (groupCol >= 0) {
+      const v = cells[groupCol] ?? "";
+      let g = groupIndex.get(v);
+      if (g === undefined) {
+        g = groupValues.push(v) - 1;
+        groupIndex.set(v, g);
+      }
+      if (n >= groupOf.length) {
+        const b = new Uint32Array(groupOf.length * 2);
+        b.set(groupOf);
+        groupOf = b;
+      }
+      groupOf[n] = g;
+    }
     n++;
   };
 
@@ -93,7 +121,8 @@ export async function scanTable(file: string, collect: string[] = []): Promise<S
   }
   if (pending.some((p) => p.length > 0)) finish(pos);
   if (n < 0) throw new Error(`${file}: empty CSV`);
-  return { file, header, types: typers.map((t) => t.type), starts, ends, n, distinct };
+  const groups = groupCol >= 0 ? { values: groupValues, of: groupOf.subarray(0, n) } : undefined;
+  return { file, header, types: typers.map((t) => t.type), starts, ends, n, distinct, groups };
 }
 
 /** Reads records back by index: from memory when the file is small enough, else with positioned reads. */
@@ -133,20 +162,31 @@ export class RecordReader {
   }
 }
 
+function quoteAlways(v: string): string {
+  return `"${v.replace(/"/g, '""')}"`;
+}
+
 /** Buffered line writer for large CSV outputs. */
 export class CsvWriter {
   private readonly fd: number;
   private parts: string[] = [];
   private size = 0;
 
-  constructor(file: string, header: string[]) {
+  /** `textColumns`: pandas' QUOTE_NONNUMERIC, quoting the header and every cell of these columns. */
+  constructor(
+    file: string,
+    header: string[],
+    private readonly textColumns?: boolean[],
+  ) {
     this.fd = openSync(file, "w");
-    this.line(header.map(quoteCell).join(","));
+    this.line(header.map((h) => (textColumns ? quoteAlways(h) : quoteCell(h))).join(","));
   }
 
   /** A row of already rendered cells. */
   row(cells: string[]): void {
-    this.line(cells.length === 1 && cells[0] === "" ? '""' : cells.map(quoteCell).join(","));
+    const t = this.textColumns;
+    if (t) this.line(cells.map((v, k) => (t[k] ? quoteAlways(v) : quoteCell(v))).join(","));
+    else this.line(cells.length === 1 && cells[0] === "" ? '""' : cells.map(quoteCell).join(","));
   }
 
   private line(s: string): void {

@@ -1,5 +1,5 @@
 import { createWriteStream, mkdirSync, readdirSync } from "node:fs";
-import { dirname, join, resolve, sep } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
 import yauzl from "yauzl";
 import yazl from "yazl";
@@ -37,11 +37,20 @@ export async function extractZip(zipFile: string, dest: string): Promise<number>
   return count;
 }
 
-/** Zips the files of a folder (sorted, DEFLATE) under their bare names, like upstream's compress(). */
-export async function zipFolder(dir: string, zipFile: string): Promise<void> {
+/** Zips files under their bare names (DEFLATE, or stored when `compress` is false). */
+export async function zipFiles(files: string[], zipFile: string, compress = true): Promise<void> {
   const z = new yazl.ZipFile();
-  for (const name of readdirSync(dir).sort()) z.addFile(join(dir, name), name, { compress: true });
+  for (const f of files) z.addFile(f, basename(f), { compress });
   const done = pipeline(z.outputStream, createWriteStream(zipFile));
   z.end();
   await done;
+}
+
+/** Zips the files of a folder (sorted, DEFLATE) under their bare names, like upstream's compress(). */
+export function zipFolder(dir: string, zipFile: string): Promise<void> {
+  const files = readdirSync(dir).sort();
+  return zipFiles(
+    files.map((name) => join(dir, name)),
+    zipFile,
+  );
 }

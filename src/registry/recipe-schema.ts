@@ -13,13 +13,21 @@ const outPath = z
   .string()
   .regex(/^(public|private)\/[^]+$/, 'expected a path starting with "public/" or "private/"');
 
-/** Rows of one part, with all columns, a subset (`columns`) or all but some (`drop`). */
+/**
+ * Rows of one part, with all columns, a subset (`columns`, which may name `computed` columns) or
+ * all but some (`drop`); `rename` changes header names. `quoting: "nonnumeric"` is pandas'
+ * QUOTE_NONNUMERIC (every text cell quoted, missing text as ""); `zip` stores the CSV alone in
+ * `<to>.zip` (no compression) instead.
+ */
 const RowsOutput = z.strictObject({
   kind: z.literal("rows"),
   to: outPath,
   part,
   columns: z.array(z.string()).optional(),
   drop: z.array(z.string()).optional(),
+  rename: z.record(z.string(), z.string()).optional(),
+  quoting: z.enum(["minimal", "nonnumeric"]).default("minimal"),
+  zip: z.boolean().default(false),
 });
 
 /** The part's key columns plus constant columns; values are written verbatim (pre-rendered). */
@@ -63,7 +71,13 @@ const Numbering = z.strictObject({
   start: z.union([z.number().int(), z.literal("after-train")]),
   prefix: z.string().optional(),
 });
-const Renumber = z.strictObject({ column: z.string(), train: Numbering, test: Numbering });
+/** dense: each distinct value gets the next number, in order of first appearance within the part. */
+const Renumber = z.strictObject({
+  column: z.string(),
+  dense: z.boolean().default(false),
+  train: Numbering,
+  test: Numbering,
+});
 
 export const TableSplitRecipeSchema = z.strictObject({
   kind: z.literal("table-split"),
@@ -78,7 +92,11 @@ export const TableSplitRecipeSchema = z.strictObject({
   randomState: z.number().int().min(0).default(0),
   /** Row order of the written parts: permutation order (train_test_split) or raw file order. */
   order: z.enum(["permutation", "file"]).default("permutation"),
+  /** Split the distinct values of this column (in order of first appearance) instead of the rows. */
+  groupBy: z.string().optional(),
   renumber: Renumber.optional(),
+  /** Text columns made from templates over a row's values, usable in `rows` outputs. */
+  computed: z.record(z.string(), z.string()).default({}),
   outputs: z.array(RecipeOutputSchema).min(1),
   /** Per-row file copies, e.g. images: from raw/<from> to <to>. */
   copies: z.array(z.strictObject({ part, from: z.string(), to: outPath })).default([]),

@@ -19,7 +19,7 @@ const ids = readdirSync(fixtures).sort();
 
 interface Expected {
   params: { testSize?: number };
-  files: Record<string, { md5?: string; entries?: string[] }>;
+  files: Record<string, { md5?: string; entries?: Record<string, string | null> }>;
   dirs: string[];
 }
 
@@ -31,12 +31,21 @@ function walk(dir: string, root = dir): string[] {
   );
 }
 
-async function zipEntries(file: string): Promise<string[]> {
-  const zip = await yauzl.openPromise(file, { lazyEntries: true });
-  const names: string[] = [];
-  for await (const e of zip.eachEntry()) names.push(e.fileName);
+/** A zip's entries with the MD5 of each file's content (null for folders). */
+async function zipEntries(file: string): Promise<Record<string, string | null>> {
+  const zip = await yauzl.openPromise(file, { lazyEntries: true, autoClose: false });
+  const out: Record<string, string | null> = {};
+  for await (const e of zip.eachEntry()) {
+    if (e.fileName.endsWith("/")) {
+      out[e.fileName] = null;
+      continue;
+    }
+    const h = createHash("md5");
+    for await (const chunk of await zip.openReadStreamPromise(e)) h.update(chunk as Buffer);
+    out[e.fileName] = h.digest("hex");
+  }
   zip.close();
-  return names.sort();
+  return out;
 }
 
 let kaggle: FakeKaggle;
