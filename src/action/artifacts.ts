@@ -41,7 +41,7 @@ export interface UploadOutcome {
 /** Uploads one artifact per run directory, a few at a time; stops at the first failure with a warning. */
 export async function uploadTrajectories(
   api: ArtifactApi | null,
-  runs: { label: string; runId: string; runDir: string; resultsDir: string }[],
+  runs: { name: string; runDir: string; resultsDir: string }[],
   artifactPage: (id: number) => string,
   unsupported: string | null,
 ): Promise<UploadOutcome> {
@@ -61,11 +61,7 @@ export async function uploadTrajectories(
       const files = listFiles(dir);
       if (files.length === 0) continue;
       try {
-        const { id } = await api.upload(
-          artifactName(`medalist-${runs[i].label}-${runs[i].runId}`),
-          files,
-          dir,
-        );
+        const { id } = await api.upload(artifactName(runs[i].name), files, dir);
         if (id !== undefined) uploads[i].url = artifactPage(id);
       } catch (e) {
         warning ??= (e as Error).message;

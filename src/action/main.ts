@@ -15,7 +15,7 @@ import { renderReport, renderResults } from "../report/markdown.js";
 import type { SuiteResults } from "../results/schema.js";
 import { runSuite } from "../suite/run.js";
 import { toJson, writeAtomic } from "../suite/store.js";
-import { actionsArtifacts, uploadTrajectories, type ArtifactApi } from "./artifacts.js";
+import { actionsArtifacts, artifactName, uploadTrajectories, type ArtifactApi } from "./artifacts.js";
 import {
   actionsCache,
   fromFile,
@@ -31,7 +31,8 @@ import { readSettings, type Settings } from "./inputs.js";
 import {
   COMMENT_ARTIFACT,
   COMMENT_FILE,
-  downloadCommentFile,
+  downloadCommentFiles,
+  commentArtifactName,
   relayComment,
   writeCommentFile,
 } from "./relay.js";
@@ -175,11 +176,15 @@ async function main(deps: Deps): Promise<void> {
       : null;
   const artifacts = unsupported ? null : deps.artifacts();
   const page = (id: number) => `${runUrl(event)}/artifacts/${id}`;
+  // Names are unique per workflow run: a matrix of suites, and re-run attempts, must not collide.
+  const attempt =
+    deps.env.GITHUB_RUN_ATTEMPT && deps.env.GITHUB_RUN_ATTEMPT !== "1"
+      ? `-attempt${deps.env.GITHUB_RUN_ATTEMPT}`
+      : "";
   const uploaded = await uploadTrajectories(
     artifacts,
     head.runs.map((r) => ({
-      label: "head",
-      runId: r.runId,
+      name: `medalist-${config.name}-head-${r.runId}${attempt}`,
       runDir: r.runDir,
       resultsDir: join(resultsDir, "head"),
     })),
@@ -209,9 +214,15 @@ async function main(deps: Deps): Promise<void> {
   if (artifacts && !uploaded.warning) {
     if (event.pr) {
       // For the workflow_run relay (fork pull requests): see docs/action.md.
-      await artifacts.upload(COMMENT_ARTIFACT, [commentFile], resultsDir).catch((e: Error) => {
-        core.warning(`medalist: comment artifact not uploaded: ${e.message}`);
-      });
+      await artifacts
+        .upload(
+          artifactName(commentArtifactName(config.name, deps.env.GITHUB_RUN_ATTEMPT)),
+          [commentFile],
+          resultsDir,
+        )
+        .catch((e: Error) => {
+          core.warning(`medalist: comment artifact not uploaded: ${e.message}`);
+        });
     }
     try {
       const files = [
@@ -219,7 +230,11 @@ async function main(deps: Deps): Promise<void> {
         headResults,
         ...(b.source === "run" ? [join(resultsDir, "base", "results.json")] : []),
       ];
-      const { id } = await artifacts.upload("medalist-report", files, resultsDir);
+      const { id } = await artifacts.upload(
+        artifactName(`medalist-${config.name}-report${attempt}`),
+        files,
+        resultsDir,
+      );
       if (id !== undefined) reportArtifactUrl = page(id);
     } catch (e) {
       core.warning(`medalist: report artifact not uploaded: ${(e as Error).message}`);
@@ -284,19 +299,19 @@ async function relay(settings: Settings, event: EventInfo): Promise<void> {
     throw new UserError(
       "relaying a comment needs github-token (with pull-requests: write and actions: read)",
     );
-  let raw: unknown;
-  try {
-    raw = await downloadCommentFile(settings.token, event.owner, event.repo, run.id);
-  } catch (e) {
+  const files = await downloadCommentFiles(settings.token, event.owner, event.repo, run.id);
+  if (files.length === 0) {
     // A refused, cancelled or failed-early evaluation leaves no comment behind.
-    if ((e as Error).name !== "ArtifactNotFoundError") throw e;
     core.info(`medalist: run ${run.id} left no ${COMMENT_ARTIFACT} artifact; nothing to relay`);
     return;
   }
   const client = createClient(settings.token, { baseUrl: event.apiUrl });
   const fullReport = `${event.serverUrl}/${event.owner}/${event.repo}/actions/runs/${run.id}`;
-  const result = await relayComment(client, { owner: event.owner, repo: event.repo }, run, raw, fullReport);
-  if (result) core.info(`comment ${result.action}: ${result.url}`);
+  let result: Awaited<ReturnType<typeof relayComment>> = null;
+  for (const raw of files) {
+    result = await relayComment(client, { owner: event.owner, repo: event.repo }, run, raw, fullReport);
+    if (result) core.info(`comment ${result.action}: ${result.url}`);
+  }
   core.setOutput(Outputs.CommentUrl, result?.url ?? "");
 }
 
@@ -391,7 +406,7 @@ async function postComment(
     const status = (e as { status?: number }).status;
     const problem =
       status === 403
-        ? "could not comment on the pull request (403: the token is read-only, as for pull requests from forks); the report is in this job summary and the `medalist-report` artifact. See docs/action.md for the workflow_run pattern."
+        ? "could not comment on the pull request (403: the token is read-only, as for pull requests from forks); the report is in this job summary and the report artifact. See docs/action.md for the workflow_run pattern."
         : `could not comment on the pull request (${status ?? ""} ${(e as Error).message}); the report is in this job summary.`;
     core.warning(`medalist: ${problem}`);
     return { url: null, problem };

@@ -30,21 +30,31 @@ export function writeCommentFile(path: string, c: CommentFile): void {
   writeFileSync(path, JSON.stringify(c) + "\n");
 }
 
-/** Downloads the comment artifact of another run with the token (needs `actions: read`). */
-export async function downloadCommentFile(
+/** Artifact names of one suite's comment; the relay takes every name with the prefix. */
+export const commentArtifactName = (suite: string, attempt: string | undefined) =>
+  `${COMMENT_ARTIFACT}-${suite}${attempt && attempt !== "1" ? `-attempt${attempt}` : ""}`;
+
+/** Downloads every comment artifact of another run (one per suite), oldest first; needs `actions: read`. */
+export async function downloadCommentFiles(
   token: string,
   owner: string,
   repo: string,
   runId: number,
-): Promise<unknown> {
+): Promise<unknown[]> {
   const client = new DefaultArtifactClient();
   const findBy = { token, workflowRunId: runId, repositoryOwner: owner, repositoryName: repo };
-  const { artifact } = await client.getArtifact(COMMENT_ARTIFACT, { findBy });
-  const dir = mkdtempSync(join(process.env.RUNNER_TEMP || tmpdir(), "medalist-relay-"));
-  await client.downloadArtifact(artifact.id, { path: dir, findBy });
-  const file = readdirSync(dir).includes(COMMENT_FILE) ? COMMENT_FILE : readdirSync(dir)[0];
-  if (!file) throw new UserError(`the ${COMMENT_ARTIFACT} artifact of run ${runId} is empty`);
-  return JSON.parse(readFileSync(join(dir, file), "utf8"));
+  const { artifacts } = await client.listArtifacts({ findBy, latest: true });
+  const mine = artifacts.filter((a) => a.name.startsWith(COMMENT_ARTIFACT)).sort((a, b) => a.id - b.id);
+  const out: unknown[] = [];
+  for (const a of mine) {
+    const dir = mkdtempSync(join(process.env.RUNNER_TEMP || tmpdir(), "medalist-relay-"));
+    await client.downloadArtifact(a.id, { path: dir, findBy });
+    const names = readdirSync(dir);
+    const file = names.includes(COMMENT_FILE) ? COMMENT_FILE : names[0];
+    if (!file) throw new UserError(`the ${a.name} artifact of run ${runId} is empty`);
+    out.push(JSON.parse(readFileSync(join(dir, file), "utf8")));
+  }
+  return out;
 }
 
 /**

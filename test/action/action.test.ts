@@ -205,7 +205,12 @@ describe("workflow_run relay (comments for fork pull requests)", () => {
     });
   const artifact = (content: object) =>
     gh.artifacts.set(9001, [
-      { id: 55, name: "medalist-comment", fileName: "comment.json", content: JSON.stringify(content) },
+      {
+        id: 55,
+        name: "medalist-comment-toy-suite",
+        fileName: "comment.json",
+        content: JSON.stringify(content),
+      },
     ]);
 
   beforeAll(async () => {
@@ -235,13 +240,31 @@ describe("workflow_run relay (comments for fork pull requests)", () => {
     expect(thread[0].body).toBe(`${relayMarker}\n## Medalist · report v1 `);
     expect(first.outputs["comment-url"]).toBe(thread[0].html_url);
     expect(gh.requests.map((r) => r.path)).toContain(
-      "/repos/acme/agent/actions/runs/9001/artifacts?name=medalist-comment",
+      "/repos/acme/agent/actions/runs/9001/artifacts?per_page=100&page=1",
     );
 
     artifact({ version: 1, pr: 7, headSha, suite: "toy-suite", body: "report v2" });
     const second = await relay();
     expect(second.code, second.stdout).toBe(0);
     expect(gh.thread("acme", "agent", 7).map((c) => c.body)).toEqual([`${relayMarker}\nreport v2`]);
+  });
+
+  it("relays one comment per suite when a matrix evaluated several", async () => {
+    gh.comments.clear();
+    gh.pulls.set(7, { headSha });
+    const file = (suite: string) =>
+      JSON.stringify({ version: 1, pr: 7, headSha, suite, body: `${suite} report` });
+    gh.artifacts.set(9001, [
+      { id: 61, name: "medalist-comment-lite", fileName: "comment.json", content: file("lite") },
+      { id: 62, name: "medalist-comment-gpu", fileName: "comment.json", content: file("gpu") },
+      { id: 63, name: "medalist-lite-report", fileName: "report.md", content: "not a comment" },
+    ]);
+    const r = await relay();
+    expect(r.code, r.stdout).toBe(0);
+    expect(gh.thread("acme", "agent", 7).map((c) => c.body)).toEqual([
+      `${commentMarker("Medalist PR", "lite")}\nlite report`,
+      `${commentMarker("Medalist PR", "gpu")}\ngpu report`,
+    ]);
   });
 
   it("refuses an artifact that names a pull request the run did not evaluate", async () => {

@@ -162,8 +162,7 @@ describe("trajectory uploads", () => {
       writeFileSync(join(dir, "runs", id, "logs", "agent.log"), "hi");
     }
     const runs = ["c.s0", "c.s1", "c.s2"].map((id) => ({
-      label: "head",
-      runId: id,
+      name: `medalist-head-${id}`,
       runDir: `runs/${id}`,
       resultsDir: dir,
     }));
