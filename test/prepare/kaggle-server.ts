@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /**
@@ -15,6 +15,8 @@ export interface FakeKaggle {
   drop: { afterBytes: number; times: number };
   /** Answer Range requests with the whole file (200), as some servers do. */
   ignoreRange: boolean;
+  /** Wait this long before answering a storage request. */
+  delayMs: number;
   /** Range headers seen by the storage endpoint, in order. */
   ranges: (string | undefined)[];
   requests: number;
@@ -35,6 +37,7 @@ export async function startFakeKaggle(): Promise<FakeKaggle> {
     rulesNotAccepted: new Set<string>(),
     drop: { afterBytes: 0, times: 0 },
     ignoreRange: false,
+    delayMs: 0,
     ranges: [] as (string | undefined)[],
     requests: 0,
   };
@@ -69,6 +72,13 @@ export async function startFakeKaggle(): Promise<FakeKaggle> {
       return;
     }
     state.ranges.push(req.headers.range);
+    if (state.delayMs > 0) {
+      setTimeout(() => serve(req, res, body), state.delayMs);
+      return;
+    }
+    serve(req, res, body);
+  });
+  function serve(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
     let start = 0;
     const m = state.ignoreRange ? null : /^bytes=(\d+)-$/.exec(req.headers.range ?? "");
     if (m) {
@@ -91,7 +101,7 @@ export async function startFakeKaggle(): Promise<FakeKaggle> {
       return;
     }
     res.end(rest);
-  });
+  }
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;
   return Object.assign(state, {

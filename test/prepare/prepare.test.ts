@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -114,6 +115,28 @@ describe("one preparer per competition", () => {
     expect([a.status, b.status].sort()).toEqual(["prepared", "ready"]);
     expect(kaggle.ranges.length - before).toBe(1);
     expect(existsSync(join(dataDir, ID, ".medalist-prepare.lock"))).toBe(false);
+  });
+
+  it("two processes preparing the same competition: one downloads and prepares, the other waits", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "medalist-lock-"));
+    const before = kaggle.ranges.length;
+    kaggle.delayMs = 1500; // keep the first download in flight while the second process starts
+    try {
+      const child = resolve(__dirname, "fixtures/prepare-child.ts");
+      const tsx = resolve(__dirname, "../../node_modules/.bin/tsx");
+      const run = () =>
+        new Promise<{ status: string }>((ok, fail) =>
+          execFile(tsx, [child, dataDir, kaggle.url, ID, USER, KEY], (err, stdout, stderr) =>
+            err ? fail(new Error(`${err.message}\n${stderr}`)) : ok(JSON.parse(stdout.trim().split("\n").at(-1)!)),
+          ),
+        );
+      const results = await Promise.all([run(), run()]);
+      expect(results.map((r) => r.status).sort()).toEqual(["prepared", "ready"]);
+      expect(kaggle.ranges.length - before).toBe(1);
+      expect(warmCheck(registry.get(ID)!.competition, dataDir)).toBeDefined();
+    } finally {
+      kaggle.delayMs = 0;
+    }
   });
 
   it("fails fast when another live process holds the lock, and takes over a dead one's", async () => {
