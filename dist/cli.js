@@ -94477,6 +94477,20 @@ function statusError(id, status, body) {
 }
 var Interrupted = class extends Error {
 };
+async function fetchFollowing(url2, headers) {
+  const origin = new URL(url2).origin;
+  let current = url2;
+  for (let hop = 0; hop < 5; hop++) {
+    const h = { ...headers };
+    if (new URL(current).origin !== origin) delete h.authorization;
+    const res = await fetch(current, { headers: h, redirect: "manual" });
+    const location = res.headers.get("location");
+    if (res.status < 300 || res.status >= 400 || !location) return res;
+    await res.body?.cancel();
+    current = new URL(location, current).href;
+  }
+  throw new Error("too many redirects");
+}
 async function attempt(id, url2, part2, opts) {
   const have = existsSync8(part2) ? statSync4(part2).size : 0;
   const auth = Buffer.from(`${opts.credentials.username}:${opts.credentials.key}`).toString("base64");
@@ -94484,7 +94498,7 @@ async function attempt(id, url2, part2, opts) {
   if (have > 0) headers.range = `bytes=${have}-`;
   let res;
   try {
-    res = await fetch(url2, { headers, redirect: "follow" });
+    res = await fetchFollowing(url2, headers);
   } catch (e) {
     throw new Interrupted(`${id}: cannot reach Kaggle (${e.message})`);
   }
@@ -94502,6 +94516,7 @@ async function attempt(id, url2, part2, opts) {
   const total = totalSize(res, offset);
   const fd = openSync2(part2, offset === 0 ? "w" : "r+");
   let written = offset;
+  let nextTenth = Math.floor(10 * offset / (total ?? Infinity)) + 1;
   try {
     if (!res.body) throw new Interrupted(`${id}: empty response`);
     const reader = res.body.getReader();
@@ -94515,6 +94530,10 @@ async function attempt(id, url2, part2, opts) {
       if (chunk.done) break;
       writeSync(fd, chunk.value, 0, chunk.value.length, written);
       written += chunk.value.length;
+      if (total !== void 0 && total > 1e8 && Math.floor(10 * written / total) > nextTenth - 1) {
+        opts.log?.(`${id}: ${Math.round(100 * written / total)}% of ${(total / 1e9).toFixed(2)} GB`);
+        nextTenth = Math.floor(10 * written / total) + 1;
+      }
     }
   } finally {
     closeSync2(fd);

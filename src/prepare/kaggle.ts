@@ -76,6 +76,25 @@ function statusError(id: string, status: number, body: string): Error {
 
 class Interrupted extends Error {}
 
+/**
+ * GET following redirects by hand: Kaggle answers with a redirect to a signed storage URL, which
+ * must not receive the Kaggle credentials (another origin), while the Range header must travel on.
+ */
+async function fetchFollowing(url: string, headers: Record<string, string>): Promise<Response> {
+  const origin = new URL(url).origin;
+  let current = url;
+  for (let hop = 0; hop < 5; hop++) {
+    const h = { ...headers };
+    if (new URL(current).origin !== origin) delete h.authorization;
+    const res = await fetch(current, { headers: h, redirect: "manual" });
+    const location = res.headers.get("location");
+    if (res.status < 300 || res.status >= 400 || !location) return res;
+    await res.body?.cancel();
+    current = new URL(location, current).href;
+  }
+  throw new Error("too many redirects");
+}
+
 /** One attempt: appends to `part` (resuming with a Range request); throws Interrupted if cut short. */
 async function attempt(id: string, url: string, part: string, opts: DownloadOptions): Promise<void> {
   const have = existsSync(part) ? statSync(part).size : 0;
@@ -84,7 +103,7 @@ async function attempt(id: string, url: string, part: string, opts: DownloadOpti
   if (have > 0) headers.range = `bytes=${have}-`;
   let res: Response;
   try {
-    res = await fetch(url, { headers, redirect: "follow" });
+    res = await fetchFollowing(url, headers);
   } catch (e) {
     throw new Interrupted(`${id}: cannot reach Kaggle (${(e as Error).message})`);
   }
@@ -103,6 +122,7 @@ async function attempt(id: string, url: string, part: string, opts: DownloadOpti
   const total = totalSize(res, offset);
   const fd = openSync(part, offset === 0 ? "w" : "r+");
   let written = offset;
+  let nextTenth = Math.floor((10 * offset) / (total ?? Infinity)) + 1;
   try {
     if (!res.body) throw new Interrupted(`${id}: empty response`);
     const reader = res.body.getReader();
@@ -116,6 +136,11 @@ async function attempt(id: string, url: string, part: string, opts: DownloadOpti
       if (chunk.done) break;
       writeSync(fd, chunk.value, 0, chunk.value.length, written);
       written += chunk.value.length;
+      // Progress for large files, every tenth.
+      if (total !== undefined && total > 100e6 && Math.floor((10 * written) / total) > nextTenth - 1) {
+        opts.log?.(`${id}: ${Math.round((100 * written) / total)}% of ${(total / 1e9).toFixed(2)} GB`);
+        nextTenth = Math.floor((10 * written) / total) + 1;
+      }
     }
   } finally {
     closeSync(fd);

@@ -15,6 +15,10 @@ export interface FakeKaggle {
   drop: { afterBytes: number; times: number };
   /** Answer Range requests with the whole file (200), as some servers do. */
   ignoreRange: boolean;
+  /** Redirect to another origin (localhost instead of 127.0.0.1), like Kaggle's storage URLs. */
+  crossOrigin: boolean;
+  /** Authorization headers seen by the storage endpoint, in order. */
+  storageAuth: (string | undefined)[];
   /** Wait this long before answering a storage request. */
   delayMs: number;
   /** Range headers seen by the storage endpoint, in order. */
@@ -38,6 +42,8 @@ export async function startFakeKaggle(): Promise<FakeKaggle> {
     drop: { afterBytes: 0, times: 0 },
     ignoreRange: false,
     delayMs: 0,
+    crossOrigin: false,
+    storageAuth: [] as (string | undefined)[],
     ranges: [] as (string | undefined)[],
     requests: 0,
   };
@@ -61,7 +67,9 @@ export async function startFakeKaggle(): Promise<FakeKaggle> {
           }),
         );
       } else {
-        res.writeHead(302, { location: `/storage/${encodeURIComponent(id)}.zip` }).end();
+        const port = (server.address() as AddressInfo).port;
+        const host = state.crossOrigin ? `http://localhost:${port}` : "";
+        res.writeHead(302, { location: `${host}/storage/${encodeURIComponent(id)}.zip` }).end();
       }
       return;
     }
@@ -72,6 +80,7 @@ export async function startFakeKaggle(): Promise<FakeKaggle> {
       return;
     }
     state.ranges.push(req.headers.range);
+    state.storageAuth.push(req.headers.authorization);
     if (state.delayMs > 0) {
       setTimeout(() => serve(req, res, body), state.delayMs);
       return;

@@ -65,6 +65,18 @@ describe("Kaggle download", () => {
     expect(kaggle.requests).toBe(before);
   });
 
+  it("does not send the Kaggle credentials to the storage URL it is redirected to", async () => {
+    kaggle.crossOrigin = true;
+    kaggle.drop = { afterBytes: 500, times: 1 };
+    try {
+      expect((await prepareCompetition(entry, opts)).status).toBe("prepared");
+      expect(kaggle.storageAuth.slice(-2)).toEqual([undefined, undefined]);
+      expect(kaggle.ranges.slice(-2)).toEqual([undefined, "bytes=500-"]);
+    } finally {
+      kaggle.crossOrigin = false;
+    }
+  });
+
   it("resumes with a Range request after a dropped connection", async () => {
     kaggle.drop = { afterBytes: 1000, times: 1 };
     const logs: string[] = [];
