@@ -90001,8 +90001,14 @@ function runPaths(runDir) {
   };
 }
 
-// src/execute/local.ts
-var KEEP = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT"];
+// src/execute/contract.ts
+var CONTAINER_PATHS = {
+  data: "/home/data",
+  submission: "/home/submission",
+  logs: "/home/logs",
+  code: "/home/code",
+  instructions: "/home/instructions.txt"
+};
 function contractEnv(spec, paths) {
   const env = {
     COMPETITION_ID: spec.competitionId,
@@ -90017,6 +90023,9 @@ function contractEnv(spec, paths) {
   if (spec.validationUrl) env.MEDALIST_VALIDATION_URL = spec.validationUrl;
   return env;
 }
+
+// src/execute/local.ts
+var KEEP = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT"];
 var LocalExecutor = class {
   constructor(opts) {
     this.opts = opts;
@@ -90422,13 +90431,6 @@ var LABEL = {
   /** Epoch ms after which the owner would have killed it: a later sweep may remove it. */
   deadline: "medalist.deadline"
 };
-var CONTAINER_PATHS = {
-  data: "/home/data",
-  submission: "/home/submission",
-  logs: "/home/logs",
-  code: "/home/code",
-  instructions: "/home/instructions.txt"
-};
 var VALIDATION_URL_VAR = "MEDALIST_VALIDATION_URL";
 function ownerLabel() {
   return `${os2.hostname()}:${process.pid}`;
@@ -90441,10 +90443,10 @@ function containerName(suiteId, runId) {
   return `${name2.slice(0, 107)}-${hash2}`;
 }
 function containerEnv(spec, network) {
-  const env = { ...spec.env };
-  env.COMPETITION_ID = spec.competitionId;
-  env.TIME_LIMIT_SECS = String(spec.timeLimitSecs);
-  env.SEED = String(spec.seed);
+  const env = {
+    ...spec.env,
+    ...contractEnv(spec, CONTAINER_PATHS)
+  };
   if (spec.validationUrl && network !== "none") env[VALIDATION_URL_VAR] = spec.validationUrl;
   else delete env[VALIDATION_URL_VAR];
   return Object.entries(env).map(([k, v]) => `${k}=${v}`);
@@ -91053,7 +91055,7 @@ async function setupDocker(config2, opts) {
 }
 
 // src/execute/instructions.ts
-function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS2) {
+function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
   return [
     `You are solving the Kaggle-style competition "${c.name}" (${c.id}).`,
     "",
@@ -91067,12 +91069,6 @@ function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS2) {
     ""
   ].join("\n");
 }
-var CONTAINER_PATHS2 = {
-  data: "/home/data",
-  submission: "/home/submission",
-  logs: "/home/logs",
-  code: "/home/code"
-};
 
 // src/grade/grade.ts
 import { statSync as statSync2 } from "node:fs";
@@ -93158,6 +93154,7 @@ async function runSuite(opts) {
           timeLimitSecs: config2.limits.time,
           env,
           gpus,
+          secretEnv: agent.secrets,
           validationUrl: docker?.validation?.register(
             run.competitionId,
             join7(paths.publicDir, entry.competition.sampleSubmission)
@@ -93196,7 +93193,9 @@ async function runSuite(opts) {
       gpus,
       details: exec.details ?? {}
     };
-    writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, result }));
+    const cancelled = exec.outcome === "infra_error" && (opts.signal?.aborted || exec.details?.cancelled === "true");
+    if (!cancelled)
+      writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, result }));
     results.set(run.runId, result);
     const medal = report ? report.gold_medal ? "gold" : report.silver_medal ? "silver" : report.bronze_medal ? "bronze" : "no medal" : "not graded";
     const score3 = report?.valid_submission ? `score ${report.score}` : report ? `invalid: ${report.error}` : exec.error;

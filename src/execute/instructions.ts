@@ -1,4 +1,5 @@
 import type { Competition } from "../registry/schema.js";
+import { CONTAINER_PATHS } from "./contract.js";
 
 /** The task instructions given to the agent (/home/instructions.txt), in MLE-bench's spirit. */
 export function instructions(c: Competition, timeLimitSecs: number, paths = CONTAINER_PATHS): string {
@@ -15,10 +16,3 @@ export function instructions(c: Competition, timeLimitSecs: number, paths = CONT
     "",
   ].join("\n");
 }
-
-export const CONTAINER_PATHS = {
-  data: "/home/data",
-  submission: "/home/submission",
-  logs: "/home/logs",
-  code: "/home/code",
-};

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { createWriteStream, mkdirSync } from "node:fs";
 import type { Executor, ExecResult, RunSpec } from "./types.js";
 import { runPaths } from "./types.js";
+import { contractEnv } from "./contract.js";
 
 /** Runner variables a local agent keeps so that tools like node and python still work. */
 const KEEP = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT"];
@@ -12,25 +13,6 @@ export interface LocalOptions {
   cwd: string;
   /** Seconds between SIGTERM and SIGKILL at the time limit. */
   graceSecs?: number;
-}
-
-/** The contract's variables for a run (host paths here; container paths in Docker). */
-export function contractEnv(
-  spec: RunSpec,
-  paths: { data: string; submission: string; logs: string; code: string; instructions: string },
-) {
-  const env: Record<string, string> = {
-    COMPETITION_ID: spec.competitionId,
-    SEED: String(spec.seed),
-    TIME_LIMIT_SECS: String(spec.timeLimitSecs),
-    DATA_DIR: paths.data,
-    SUBMISSION_DIR: paths.submission,
-    LOGS_DIR: paths.logs,
-    CODE_DIR: paths.code,
-    INSTRUCTIONS_FILE: paths.instructions,
-  };
-  if (spec.validationUrl) env.MEDALIST_VALIDATION_URL = spec.validationUrl;
-  return env;
 }
 
 /**

@@ -167,6 +167,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
           timeLimitSecs: config.limits.time,
           env,
           gpus,
+          secretEnv: agent.secrets,
           validationUrl: docker?.validation?.register(
             run.competitionId,
             join(paths.publicDir, entry.competition.sampleSubmission),
@@ -210,7 +211,11 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
       gpus,
       details: exec.details ?? {},
     };
-    writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, result }));
+    // A cancelled run is not a result: it is run again when the suite resumes.
+    const cancelled =
+      exec.outcome === "infra_error" && (opts.signal?.aborted || exec.details?.cancelled === "true");
+    if (!cancelled)
+      writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, result }));
     results.set(run.runId, result);
     const medal = report
       ? report.gold_medal

@@ -123,15 +123,20 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
     expect(Object.keys(env).sort()).toEqual(
       [
         "AGENT_MODE",
+        "CODE_DIR",
         "COMPETITION_ID",
+        "DATA_DIR",
         "HOME",
         "HOSTNAME",
+        "INSTRUCTIONS_FILE",
+        "LOGS_DIR",
         "MEDALIST_VALIDATION_URL",
         "OPENAI_API_KEY",
         "PATH",
         "PWD",
         "SEED",
         "SHLVL",
+        "SUBMISSION_DIR",
         "TIME_LIMIT_SECS",
       ].sort(),
     );
@@ -140,6 +145,8 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
       SEED: "2",
       TIME_LIMIT_SECS: "45",
       AGENT_MODE: "fast",
+      DATA_DIR: "/home/data",
+      SUBMISSION_DIR: "/home/submission",
     });
     const log = await readFile(runPaths(spec.runDir).logFile, "utf8");
     expect(log).toContain("stdout key=***");

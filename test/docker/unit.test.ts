@@ -86,11 +86,16 @@ describe("container options", () => {
   it("passes only the contract's variables and spec.env; the contract wins", () => {
     expect(containerEnv(spec, "bridge").sort()).toEqual(
       [
+        "CODE_DIR=/home/code",
         "COMPETITION_ID=spaceship-titanic",
+        "DATA_DIR=/home/data",
+        "INSTRUCTIONS_FILE=/home/instructions.txt",
+        "LOGS_DIR=/home/logs",
         "MEDALIST_VALIDATION_URL=http://172.17.0.1:4000/t/validate",
         "MODEL=gpt",
         "OPENAI_API_KEY=sk-x",
         "SEED=1",
+        "SUBMISSION_DIR=/home/submission",
         "TIME_LIMIT_SECS=3600",
       ].sort(),
     );

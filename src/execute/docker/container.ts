@@ -3,6 +3,9 @@ import os from "node:os";
 import type Docker from "dockerode";
 import { runPaths, type RunSpec } from "../types.js";
 import type { DockerSettings } from "./settings.js";
+import { CONTAINER_PATHS, contractEnv } from "../contract.js";
+
+export { CONTAINER_PATHS };
 
 /** Labels on every container Medalist starts; cleanup finds containers by these. */
 export const LABEL = {
@@ -14,15 +17,6 @@ export const LABEL = {
   owner: "medalist.owner",
   /** Epoch ms after which the owner would have killed it: a later sweep may remove it. */
   deadline: "medalist.deadline",
-} as const;
-
-/** Where the agent contract puts things inside the container. */
-export const CONTAINER_PATHS = {
-  data: "/home/data",
-  submission: "/home/submission",
-  logs: "/home/logs",
-  code: "/home/code",
-  instructions: "/home/instructions.txt",
 } as const;
 
 export const VALIDATION_URL_VAR = "MEDALIST_VALIDATION_URL";
@@ -42,10 +36,10 @@ export function containerName(suiteId: string, runId: string): string {
 
 /** The container's whole environment: the contract's variables and spec.env, nothing else. */
 export function containerEnv(spec: RunSpec, network: DockerSettings["network"]): string[] {
-  const env: Record<string, string> = { ...spec.env };
-  env.COMPETITION_ID = spec.competitionId;
-  env.TIME_LIMIT_SECS = String(spec.timeLimitSecs);
-  env.SEED = String(spec.seed);
+  const env: Record<string, string> = {
+    ...spec.env,
+    ...contractEnv(spec, CONTAINER_PATHS),
+  };
   // With no network the endpoint cannot be reached: don't advertise it.
   if (spec.validationUrl && network !== "none") env[VALIDATION_URL_VAR] = spec.validationUrl;
   else delete env[VALIDATION_URL_VAR];
