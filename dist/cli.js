@@ -94722,6 +94722,7 @@ var NA_TOKENS2 = /* @__PURE__ */ new Set([
   "nan",
   "null"
 ]);
+var CANONICAL_INT = /^(-?[1-9]\d*|0)$/;
 var INT_RE = /^\s*[+-]?\d+\s*$/;
 var FLOAT_RE = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$|^\s*[+-]?(inf|infinity)\s*$/i;
 var BOOL_RE = /^(True|False|TRUE|FALSE|true|false)$/;
@@ -94773,7 +94774,7 @@ function renderCell(v, type) {
   if (NA_TOKENS2.has(v)) return "";
   switch (type) {
     case "int":
-      return BigInt(v.trim()).toString();
+      return CANONICAL_INT.test(v) ? v : BigInt(v.trim()).toString();
     case "float":
       return pyFloat2(
         Number(
@@ -94888,7 +94889,7 @@ async function scanTable(file2, collect = [], groupBy) {
   let inQuotes = false;
   let first = true;
   const finish = (endAbs) => {
-    let bytes2 = Buffer.concat(pending);
+    let bytes2 = pending.length === 1 ? pending[0] : Buffer.concat(pending);
     pending = [];
     let end = endAbs;
     if (bytes2.length > 0 && bytes2[bytes2.length - 1] === 13) {

@@ -95,6 +95,7 @@ export const NA_TOKENS = new Set([
 
 export type ColumnType = "int" | "float" | "bool" | "text";
 
+const CANONICAL_INT = /^(-?[1-9]\d*|0)$/;
 const INT_RE = /^\s*[+-]?\d+\s*$/;
 const FLOAT_RE = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$|^\s*[+-]?(inf|infinity)\s*$/i;
 const BOOL_RE = /^(True|False|TRUE|FALSE|true|false)$/;
@@ -160,7 +161,7 @@ export function renderCell(v: string, type: ColumnType): string {
   if (NA_TOKENS.has(v)) return "";
   switch (type) {
     case "int":
-      return BigInt(v.trim()).toString();
+      return CANONICAL_INT.test(v) ? v : BigInt(v.trim()).toString();
     case "float":
       return pyFloat(
         Number(

@@ -49,7 +49,7 @@ export async function scanTable(
   let first = true;
 
   const finish = (endAbs: number) => {
-    let bytes = Buffer.concat(pending);
+    let bytes = pending.length === 1 ? pending[0] : Buffer.concat(pending);
     pending = [];
     let end = endAbs;
     if (bytes.length > 0 && bytes[bytes.length - 1] === 13) {
