@@ -93121,6 +93121,7 @@ async function runSuite(opts) {
   const results = /* @__PURE__ */ new Map();
   let done = 0;
   const total = thePlan.runs.length;
+  const running = /* @__PURE__ */ new Map();
   const one = async (run, gpus) => {
     const runDir = join7(outDir, "runs", run.runId);
     const storePath = join7(runDir, "run.json");
@@ -93138,7 +93139,10 @@ async function runSuite(opts) {
     const paths = prepared.get(run.competitionId);
     writeFileSync3(runPaths(runDir).instructionsFile, instructions(entry.competition, config2.limits.time));
     const t0 = /* @__PURE__ */ new Date();
-    log(`[${opts.label}] ${done + 1}/${total} ${run.runId}: started`);
+    running.set(run.runId, t0.getTime());
+    log(
+      `[${opts.label}] ${done + 1}/${total} ${run.runId}: started${gpus.length ? ` on GPU ${gpus.join(",")}` : ""}`
+    );
     let exec;
     let attempts = 0;
     for (; ; ) {
@@ -93197,12 +93201,21 @@ async function runSuite(opts) {
     if (!cancelled)
       writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, result }));
     results.set(run.runId, result);
+    running.delete(run.runId);
     const medal = report ? report.gold_medal ? "gold" : report.silver_medal ? "silver" : report.bronze_medal ? "bronze" : "no medal" : "not graded";
     const score3 = report?.valid_submission ? `score ${report.score}` : report ? `invalid: ${report.error}` : exec.error;
     log(
       `[${opts.label}] ${++done}/${total} ${run.runId}: ${exec.outcome} in ${(exec.durationMs / 1e3).toFixed(1)}s, ${score3}, ${medal}`
     );
   };
+  const beatSecs = opts.heartbeatSecs ?? 60;
+  const heartbeat = beatSecs > 0 ? setInterval(() => {
+    if (running.size === 0) return;
+    const now = Date.now();
+    const list = [...running].map(([id, t]) => `${id} (${Math.round((now - t) / 1e3)}s)`).join(", ");
+    log(`[${opts.label}] ${done}/${total} done; running: ${list}`);
+  }, beatSecs * 1e3) : void 0;
+  heartbeat?.unref();
   try {
     await schedule(
       thePlan.runs.map((r) => ({
@@ -93216,6 +93229,7 @@ async function runSuite(opts) {
       opts.signal
     );
   } finally {
+    clearInterval(heartbeat);
     opts.signal?.removeEventListener("abort", stopContainers);
     await docker?.close();
   }

@@ -37,6 +37,8 @@ export interface SuiteOptions {
   log?: (line: string) => void;
   git?: { sha: string | null; ref: string | null };
   gpuModel?: string | null;
+  /** Seconds between "still running" progress lines (0: none). Default 60. */
+  heartbeatSecs?: number;
 }
 
 export function describeAgent(agent: AgentConfig): string {
@@ -133,6 +135,8 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   let done = 0;
   const total = thePlan.runs.length;
 
+  /** Runs in flight and when each started, for the heartbeat. */
+  const running = new Map<string, number>();
   const one = async (run: PlannedRun, gpus: string[]) => {
     const runDir = join(outDir, "runs", run.runId);
     const storePath = join(runDir, "run.json");
@@ -150,7 +154,10 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     const paths = prepared.get(run.competitionId)!;
     writeFileSync(runPaths(runDir).instructionsFile, instructions(entry.competition, config.limits.time));
     const t0 = new Date();
-    log(`[${opts.label}] ${done + 1}/${total} ${run.runId}: started`);
+    running.set(run.runId, t0.getTime());
+    log(
+      `[${opts.label}] ${done + 1}/${total} ${run.runId}: started${gpus.length ? ` on GPU ${gpus.join(",")}` : ""}`,
+    );
 
     let exec: ExecResult;
     let attempts = 0;
@@ -217,6 +224,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     if (!cancelled)
       writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, result }));
     results.set(run.runId, result);
+    running.delete(run.runId);
     const medal = report
       ? report.gold_medal
         ? "gold"
@@ -236,6 +244,17 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     );
   };
 
+  const beatSecs = opts.heartbeatSecs ?? 60;
+  const heartbeat =
+    beatSecs > 0
+      ? setInterval(() => {
+          if (running.size === 0) return;
+          const now = Date.now();
+          const list = [...running].map(([id, t]) => `${id} (${Math.round((now - t) / 1000)}s)`).join(", ");
+          log(`[${opts.label}] ${done}/${total} done; running: ${list}`);
+        }, beatSecs * 1000)
+      : undefined;
+  heartbeat?.unref();
   try {
     await schedule(
       thePlan.runs.map((r) => ({
@@ -249,6 +268,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
       opts.signal,
     );
   } finally {
+    clearInterval(heartbeat);
     opts.signal?.removeEventListener("abort", stopContainers);
     await docker?.close();
   }

@@ -79,8 +79,18 @@ describe("runSuite with the local executor", () => {
     expect(run.grade?.error).toBeTruthy();
   });
 
-  it("records a hanging agent as timed out", async () => {
-    const { results } = await suite("node test/fixtures/agents/hang.mjs", { limits: { time: 1 } });
+  it("records a hanging agent as timed out, with progress lines while it runs", async () => {
+    const outDir = mkdtempSync(join(tmpdir(), "medalist-out-"));
+    const lines: string[] = [];
+    const results = await runSuite({
+      config: config("node test/fixtures/agents/hang.mjs", { limits: { time: 2 } }),
+      baseDir: root,
+      outDir,
+      label: "head",
+      log: (l) => lines.push(l),
+      heartbeatSecs: 0.5,
+    });
+    expect(lines.some((l) => /0\/1 done; running: toy-churn\.s0 \(\d+s\)/.test(l))).toBe(true);
     expect(results.runs[0].outcome).toBe("timed_out");
     expect(results.runs[0].grade?.valid_submission).toBe(false);
   });
