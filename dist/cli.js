@@ -13606,15 +13606,15 @@ var require_crypto = __commonJS({
             if (this._blockPos < this._block.length)
               return;
             let decrypted;
-            let need;
+            let need2;
             if (this._macETM) {
-              this._len = need = readUInt32BE(this._block, 0);
+              this._len = need2 = readUInt32BE(this._block, 0);
             } else {
               decrypted = this._decipherInstance.update(this._block);
               this._len = readUInt32BE(decrypted, 0);
-              need = 4 + this._len - this._blockSize;
+              need2 = 4 + this._len - this._blockSize;
             }
-            if (this._len > MAX_PACKET_SIZE || this._len < 5 || (need & this._blockSize - 1) !== 0) {
+            if (this._len > MAX_PACKET_SIZE || this._len < 5 || (need2 & this._blockSize - 1) !== 0) {
               throw new Error("Bad packet length");
             }
             this._macInstance = createHmac(this._macSSLName, this._macKey);
@@ -13761,15 +13761,15 @@ var require_crypto = __commonJS({
             this._blockPos += nb;
             if (this._blockPos < this._block.length)
               return;
-            let need;
+            let need2;
             if (this._macETM) {
-              this._len = need = readUInt32BE(this._block, 0);
+              this._len = need2 = readUInt32BE(this._block, 0);
             } else {
               this._instance.decryptBlock(this._block);
               this._len = readUInt32BE(this._block, 0);
-              need = 4 + this._len - this._block.length;
+              need2 = 4 + this._len - this._block.length;
             }
-            if (this._len > MAX_PACKET_SIZE || this._len < 5 || (need & this._block.length - 1) !== 0) {
+            if (this._len > MAX_PACKET_SIZE || this._len < 5 || (need2 & this._block.length - 1) !== 0) {
               throw new Error("Bad packet length");
             }
             if (!this._macETM) {
@@ -27767,7 +27767,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join17(s) {
+        value: function join18(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -28560,8 +28560,8 @@ var require_stream_writable = __commonJS({
       }
     }
     function finishMaybe(stream, state) {
-      var need = needFinish(state);
-      if (need) {
+      var need2 = needFinish(state);
+      if (need2) {
         prefinish(stream, state);
         if (state.pendingcb === 0) {
           state.finished = true;
@@ -28574,7 +28574,7 @@ var require_stream_writable = __commonJS({
           }
         }
       }
-      return need;
+      return need2;
     }
     function endWritable(stream, state, cb) {
       state.ending = true;
@@ -30314,7 +30314,7 @@ var require_pipeline = __commonJS({
       if (typeof streams[streams.length - 1] !== "function") return noop;
       return streams.pop();
     }
-    function pipeline2() {
+    function pipeline3() {
       for (var _len = arguments.length, streams = new Array(_len), _key = 0; _key < _len; _key++) {
         streams[_key] = arguments[_key];
       }
@@ -30337,7 +30337,7 @@ var require_pipeline = __commonJS({
       });
       return streams.reduce(pipe2);
     }
-    module.exports = pipeline2;
+    module.exports = pipeline3;
   }
 });
 
@@ -31936,7 +31936,7 @@ var require_chownr = __commonJS({
     } : (path5, uid, gid) => lchownSync(path5, uid, gid);
     var nodeVersion = process.version;
     var readdir3 = (path5, options2, cb) => fs.readdir(path5, options2, cb);
-    var readdirSync6 = (path5, options2) => fs.readdirSync(path5, options2);
+    var readdirSync7 = (path5, options2) => fs.readdirSync(path5, options2);
     if (/^v4\./.test(nodeVersion))
       readdir3 = (path5, options2, cb) => fs.readdir(path5, cb);
     var chown = (cpath, uid, gid, cb) => {
@@ -32007,7 +32007,7 @@ var require_chownr = __commonJS({
     var chownrSync = (p, uid, gid) => {
       let children;
       try {
-        children = readdirSync6(p, { withFileTypes: true });
+        children = readdirSync7(p, { withFileTypes: true });
       } catch (er) {
         if (er.code === "ENOENT")
           return;
@@ -32156,7 +32156,7 @@ var require_buffer_list2 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join17(s) {
+        value: function join18(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -32896,8 +32896,8 @@ var require_stream_writable2 = __commonJS({
       }
     }
     function finishMaybe(stream, state) {
-      var need = needFinish(state);
-      if (need) {
+      var need2 = needFinish(state);
+      if (need2) {
         prefinish(stream, state);
         if (state.pendingcb === 0) {
           state.finished = true;
@@ -32910,7 +32910,7 @@ var require_stream_writable2 = __commonJS({
           }
         }
       }
-      return need;
+      return need2;
     }
     function endWritable(stream, state, cb) {
       state.ending = true;
@@ -34354,7 +34354,7 @@ var require_pipeline2 = __commonJS({
       if (typeof streams[streams.length - 1] !== "function") return noop;
       return streams.pop();
     }
-    function pipeline2() {
+    function pipeline3() {
       for (var _len = arguments.length, streams = new Array(_len), _key = 0; _key < _len; _key++) {
         streams[_key] = arguments[_key];
       }
@@ -34377,7 +34377,7 @@ var require_pipeline2 = __commonJS({
       });
       return streams.reduce(pipe2);
     }
-    module.exports = pipeline2;
+    module.exports = pipeline3;
   }
 });
 
@@ -35146,7 +35146,7 @@ var require_buffer_list3 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join17(s) {
+        value: function join18(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -35886,8 +35886,8 @@ var require_stream_writable3 = __commonJS({
       }
     }
     function finishMaybe(stream, state) {
-      var need = needFinish(state);
-      if (need) {
+      var need2 = needFinish(state);
+      if (need2) {
         prefinish(stream, state);
         if (state.pendingcb === 0) {
           state.finished = true;
@@ -35900,7 +35900,7 @@ var require_stream_writable3 = __commonJS({
           }
         }
       }
-      return need;
+      return need2;
     }
     function endWritable(stream, state, cb) {
       state.ending = true;
@@ -37344,7 +37344,7 @@ var require_pipeline3 = __commonJS({
       if (typeof streams[streams.length - 1] !== "function") return noop;
       return streams.pop();
     }
-    function pipeline2() {
+    function pipeline3() {
       for (var _len = arguments.length, streams = new Array(_len), _key = 0; _key < _len; _key++) {
         streams[_key] = arguments[_key];
       }
@@ -37367,7 +37367,7 @@ var require_pipeline3 = __commonJS({
       });
       return streams.reduce(pipe2);
     }
-    module.exports = pipeline2;
+    module.exports = pipeline3;
   }
 });
 
@@ -89679,12 +89679,16 @@ var TablesRecipeSchema = external_exports.strictObject({
   extract: external_exports.array(external_exports.strictObject({ archive: external_exports.string(), into: external_exports.string().optional() })).default([]),
   outputs: external_exports.array(TableOutput).min(1)
 });
+var CustomRecipeSchema = external_exports.strictObject({
+  kind: external_exports.literal("custom"),
+  preparer: external_exports.string()
+});
 var RecipeSchema = external_exports.strictObject({
   /** MD5 of Kaggle's zip as pinned upstream (checksums.yaml `zip`). */
   zipMd5: md5.optional(),
   /** MD5 of the prepared CSV/JSON files upstream (checksums.yaml public/private). */
   checksums: external_exports.strictObject({ public: external_exports.record(external_exports.string(), md5), private: external_exports.record(external_exports.string(), md5) }).optional(),
-  split: external_exports.discriminatedUnion("kind", [TableSplitRecipeSchema, TablesRecipeSchema]).refine(
+  split: external_exports.discriminatedUnion("kind", [TableSplitRecipeSchema, TablesRecipeSchema, CustomRecipeSchema]).refine(
     (r) => r.kind !== "table-split" || r.testSize === void 0 !== (r.testSizeFromFiles === void 0),
     {
       message: "give exactly one of testSize and testSizeFromFiles"
@@ -94321,8 +94325,8 @@ ${rows.length} competition(s)${values.split ? ` in split ${values.split}` : ""}`
 import { resolve as resolve7 } from "node:path";
 
 // src/prepare/prepare.ts
-import { existsSync as existsSync11, mkdirSync as mkdirSync10, readdirSync as readdirSync5, renameSync as renameSync6, rmSync as rmSync6, writeFileSync as writeFileSync9 } from "node:fs";
-import { join as join15, posix } from "node:path";
+import { existsSync as existsSync12, mkdirSync as mkdirSync11, readdirSync as readdirSync6, renameSync as renameSync6, rmSync as rmSync6, writeFileSync as writeFileSync10 } from "node:fs";
+import { join as join16, posix } from "node:path";
 
 // src/prepare/kaggle.ts
 import {
@@ -95302,9 +95306,94 @@ async function runTables(recipe, rawDir, outDir) {
   }
 }
 
+// src/prepare/custom.ts
+var import_yazl2 = __toESM(require_yazl(), 1);
+import { copyFileSync as copyFileSync3, existsSync as existsSync11, mkdirSync as mkdirSync10, readdirSync as readdirSync5, writeFileSync as writeFileSync9 } from "node:fs";
+import { createWriteStream as createWriteStream4 } from "node:fs";
+import { join as join15 } from "node:path";
+import { pipeline as pipeline2 } from "node:stream/promises";
+function need(file2) {
+  if (!existsSync11(file2)) throw new Error(`${file2} not found in the Kaggle download`);
+  return file2;
+}
+function codePointSort(names2) {
+  return names2.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
+}
+async function dogsVsCats(rawDir, outDir) {
+  await extractZip(need(join15(rawDir, "train.zip")), rawDir);
+  const files = codePointSort(readdirSync5(join15(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
+  const { train, test } = trainTestSplit(files.length, 0.1, 0);
+  const pub = (...p) => join15(outDir, "public", ...p);
+  mkdirSync10(pub("train"), { recursive: true });
+  mkdirSync10(pub("test"), { recursive: true });
+  let cats = 0;
+  let dogs = 0;
+  for (const i of train) {
+    const name2 = files[i];
+    const renamed = name2.includes("cat") ? `cat.${cats++}.jpg` : `dog.${dogs++}.jpg`;
+    copyFileSync3(join15(rawDir, "train", name2), pub("train", renamed));
+  }
+  const answers = ["id,label"];
+  const sample = ["id,label"];
+  test.forEach((i, k) => {
+    copyFileSync3(join15(rawDir, "train", files[i]), pub("test", `${k + 1}.jpg`));
+    answers.push(`${k + 1},${files[i].includes("dog") ? 1 : 0}`);
+    sample.push(`${k + 1},${pyFloat2(0.5)}`);
+  });
+  await zipFolder(pub("train"), pub("train.zip"));
+  await zipFolder(pub("test"), pub("test.zip"));
+  writeFileSync9(pub("sample_submission.csv"), sample.join("\n") + "\n");
+  mkdirSync10(join15(outDir, "private"), { recursive: true });
+  writeFileSync9(join15(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
+}
+async function zipWithFolder(files, dir, zipFile) {
+  const z2 = new import_yazl2.default.ZipFile();
+  z2.addEmptyDirectory(`${dir}/`);
+  for (const [path4, name2] of files) z2.addFile(path4, `${dir}/${name2}`, { compress: true });
+  const done = pipeline2(z2.outputStream, createWriteStream4(zipFile));
+  z2.end();
+  await done;
+}
+async function whale(rawDir, outDir) {
+  await extractZip(need(join15(rawDir, "train2.zip")), rawDir);
+  const clips = codePointSort(readdirSync5(join15(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
+  const dates = codePointSort([...new Set(clips.map((c) => c.split("_")[0]))]);
+  if (dates.length !== 4) throw new Error(`expected clips from 4 dates in train2/, found ${dates.length}`);
+  const train = clips.filter((c) => dates.indexOf(c.split("_")[0]) < 2);
+  const test = clips.filter((c) => dates.indexOf(c.split("_")[0]) >= 2);
+  const trainNames = train.map((c, i) => {
+    if (!/TRAIN\d+/.test(c)) throw new Error(`unexpected clip name ${c}`);
+    return c.replace(/TRAIN\d+/, `TRAIN${i}`);
+  });
+  const testNames = test.map((c, i) => `${c.slice(0, c.indexOf("TRAIN"))}Test${i}.aif`);
+  const pub = (...p) => join15(outDir, "public", ...p);
+  mkdirSync10(pub(), { recursive: true });
+  await zipWithFolder(
+    train.map((c, i) => [join15(rawDir, "train2", c), trainNames[i]]),
+    "train2",
+    pub("train2.zip")
+  );
+  await zipWithFolder(
+    test.map((c, i) => [join15(rawDir, "train2", c), testNames[i]]),
+    "test2",
+    pub("test2.zip")
+  );
+  writeFileSync9(
+    pub("sampleSubmission.csv"),
+    ["clip,probability", ...testNames.map((n) => `${n},0`)].join("\n") + "\n"
+  );
+  const answers = test.map((c, i) => `${testNames[i]},${c.replace(/\.aif$/, "").endsWith("_1") ? 1 : 0}`);
+  mkdirSync10(join15(outDir, "private"), { recursive: true });
+  writeFileSync9(join15(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
+}
+var CUSTOM_PREPARERS = {
+  "dogs-vs-cats": dogsVsCats,
+  whale
+};
+
 // src/prepare/prepare.ts
 function preparedDir(dataDir, id) {
-  return join15(dataDir, id, "prepared");
+  return join16(dataDir, id, "prepared");
 }
 function requiredFiles(c) {
   return [posix.normalize(`public/${c.sampleSubmission}`), posix.normalize(`private/${c.answers}`)];
@@ -95336,11 +95425,11 @@ async function prepareCompetition(entry, opts) {
   });
   const warm = c.source === "toy" ? void 0 : warmCheck(c, opts.dataDir);
   if (warm) return done("ready", warm);
-  const compDir = join15(opts.dataDir, c.id);
-  mkdirSync10(compDir, { recursive: true });
+  const compDir = join16(opts.dataDir, c.id);
+  mkdirSync11(compDir, { recursive: true });
   let release;
   try {
-    release = await acquireLock(join15(compDir, ".medalist-prepare.lock"), {
+    release = await acquireLock(join16(compDir, ".medalist-prepare.lock"), {
       waitMs: opts.lockWaitMs ?? 36e5
     });
   } catch (e) {
@@ -95360,13 +95449,13 @@ async function prepareCompetition(entry, opts) {
     }
     const after = warmCheck(c, opts.dataDir);
     if (after) return done("ready", after);
-    for (const name2 of readdirSync5(compDir))
-      if (name2.startsWith(".staging-")) rmSync6(join15(compDir, name2), { recursive: true, force: true });
+    for (const name2 of readdirSync6(compDir))
+      if (name2.startsWith(".staging-")) rmSync6(join16(compDir, name2), { recursive: true, force: true });
     const dir = preparedDir(opts.dataDir, c.id);
     const required2 = requiredFiles(c);
     const upstream = c.prepare?.checksums;
-    if (existsSync11(dir)) {
-      const missing = required2.filter((f) => !existsSync11(join15(dir, f)));
+    if (existsSync12(dir)) {
+      const missing = required2.filter((f) => !existsSync12(join16(dir, f)));
       if (missing.length > 0) {
         throw new UserError(
           `${c.id}: ${dir} exists but is incomplete (missing ${missing.join(", ")}); remove it, or re-run \`mlebench prepare\`, then run again`,
@@ -95385,9 +95474,9 @@ async function prepareCompetition(entry, opts) {
         1
       );
     }
-    const zip = join15(compDir, `${c.id}.zip`);
+    const zip = join16(compDir, `${c.id}.zip`);
     const md52 = opts.skipVerification ? void 0 : c.prepare?.zipMd5;
-    if (!existsSync11(zip)) {
+    if (!existsSync12(zip)) {
       log(`${c.id}: downloading from Kaggle`);
       await downloadCompetition(c.id, zip, {
         baseUrl: opts.kaggleUrl,
@@ -95403,22 +95492,26 @@ async function prepareCompetition(entry, opts) {
         1
       );
     }
-    const staging = join15(compDir, `.staging-${process.pid}-${Date.now()}`);
+    const staging = join16(compDir, `.staging-${process.pid}-${Date.now()}`);
     try {
-      const raw = join15(staging, "raw");
-      const out = join15(staging, "prepared");
+      const raw = join16(staging, "raw");
+      const out = join16(staging, "prepared");
       log(`${c.id}: extracting ${zip}`);
       await extractZip(zip, raw);
-      mkdirSync10(join15(out, "public"), { recursive: true });
-      mkdirSync10(join15(out, "private"), { recursive: true });
+      mkdirSync11(join16(out, "public"), { recursive: true });
+      mkdirSync11(join16(out, "private"), { recursive: true });
       if (recipe.kind === "tables") await runTables(recipe, raw, out);
-      else {
+      else if (recipe.kind === "custom") {
+        const run = CUSTOM_PREPARERS[recipe.preparer];
+        if (!run) throw new Error(`${c.id}: unknown preparer "${recipe.preparer}"`);
+        await run(raw, out);
+      } else {
         const sizes = await runTableSplit(recipe, raw, out, log);
         log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
       }
-      if (!existsSync11(join15(out, "public", "description.md")))
-        writeFileSync9(join15(out, "public", "description.md"), descriptionStub(c));
-      const missing = required2.filter((f) => !existsSync11(join15(out, f)));
+      if (!existsSync12(join16(out, "public", "description.md")))
+        writeFileSync10(join16(out, "public", "description.md"), descriptionStub(c));
+      const missing = required2.filter((f) => !existsSync12(join16(out, f)));
       if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
       rmSync6(raw, { recursive: true, force: true });
       renameSync6(out, dir);
@@ -95533,7 +95626,7 @@ import { resolve as resolve8 } from "node:path";
 
 // src/registry/leaderboards-fetch.ts
 import { createHash as createHash6 } from "node:crypto";
-import { mkdirSync as mkdirSync11, renameSync as renameSync7, rmSync as rmSync7, writeFileSync as writeFileSync10 } from "node:fs";
+import { mkdirSync as mkdirSync12, renameSync as renameSync7, rmSync as rmSync7, writeFileSync as writeFileSync11 } from "node:fs";
 import { dirname as dirname8 } from "node:path";
 var MLEBENCH_LFS = "https://github.com/openai/mle-bench.git/info/lfs";
 var LFS_JSON = "application/vnd.git-lfs+json";
@@ -95607,9 +95700,9 @@ async function fetchLeaderboards(entries, opts) {
         );
       }
       const file2 = fetchedLeaderboardFile(opts.dir, id);
-      mkdirSync11(dirname8(file2), { recursive: true });
+      mkdirSync12(dirname8(file2), { recursive: true });
       const tmp = `${file2}.tmp-${process.pid}`;
-      writeFileSync10(tmp, body);
+      writeFileSync11(tmp, body);
       renameSync7(tmp, file2);
       result.fetched.push(id);
       opts.log?.(`${id}: verified (${body.length} bytes)`);
@@ -95670,7 +95763,7 @@ var leaderboardsCommand = {
 };
 
 // src/cli/commands/grade.ts
-import { join as join16, resolve as resolve9 } from "node:path";
+import { join as join17, resolve as resolve9 } from "node:path";
 
 // src/grade/json.ts
 function pythonJson(value, indent = 2) {
@@ -95737,7 +95830,7 @@ var gradeCommand = {
     const report = await grade({
       competition: entry.competition,
       competitionDir: entry.dir,
-      privateDir: join16(resolve9(dataDir), id, "prepared", "private"),
+      privateDir: join17(resolve9(dataDir), id, "prepared", "private"),
       submissionPath: submission,
       leaderboardPath: values.leaderboard ? resolve9(values.leaderboard) : void 0,
       external: ext ? { command: ext.split(/\s+/) } : void 0

@@ -15,6 +15,7 @@ import {
 } from "./manifest.js";
 import { runTableSplit } from "./split.js";
 import { runTables } from "./tables.js";
+import { CUSTOM_PREPARERS } from "./custom.js";
 import { prepareToy } from "./toy.js";
 import { extractZip } from "./zip.js";
 
@@ -169,7 +170,11 @@ export async function prepareCompetition(entry: RegistryEntry, opts: PrepareOpti
       mkdirSync(join(out, "public"), { recursive: true });
       mkdirSync(join(out, "private"), { recursive: true });
       if (recipe.kind === "tables") await runTables(recipe, raw, out);
-      else {
+      else if (recipe.kind === "custom") {
+        const run = CUSTOM_PREPARERS[recipe.preparer];
+        if (!run) throw new Error(`${c.id}: unknown preparer "${recipe.preparer}"`);
+        await run(raw, out);
+      } else {
         const sizes = await runTableSplit(recipe, raw, out, log);
         log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
       }

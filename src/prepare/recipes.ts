@@ -1,7 +1,14 @@
 import type { z } from "zod";
-import type { TableSplitRecipeSchema, TablesRecipeSchema } from "../registry/recipe-schema.js";
+import type {
+  CustomRecipeSchema,
+  TableSplitRecipeSchema,
+  TablesRecipeSchema,
+} from "../registry/recipe-schema.js";
 
-type SplitInput = z.input<typeof TableSplitRecipeSchema> | z.input<typeof TablesRecipeSchema>;
+type SplitInput =
+  | z.input<typeof TableSplitRecipeSchema>
+  | z.input<typeof TablesRecipeSchema>
+  | z.input<typeof CustomRecipeSchema>;
 
 /**
  * Native preparation recipes for the lite competitions with tabular raw data, written from
@@ -370,13 +377,14 @@ function textNormalization(lang: "en" | "ru"): SplitInput {
 
 SPLIT_RECIPES["text-normalization-challenge-english-language"] = textNormalization("en");
 SPLIT_RECIPES["text-normalization-challenge-russian-language"] = textNormalization("ru");
+// File listings rather than tables: preparers in code (src/prepare/custom.ts).
+SPLIT_RECIPES["dogs-vs-cats-redux-kernels-edition"] = { kind: "custom", preparer: "dogs-vs-cats" };
+SPLIT_RECIPES["the-icml-2013-whale-challenge-right-whale-redux"] = { kind: "custom", preparer: "whale" };
 
 /** Why a lite competition has no native recipe (prepare it with `mlebench prepare`, then reuse). */
 export const NO_RECIPE: Record<string, string> = {
   "denoising-dirty-documents": "answers are the cleaned images' pixels (needs a PNG decoder)",
-  "dogs-vs-cats-redux-kernels-edition": "split of a file listing with renaming; not yet ported",
   "mlsp-2013-birds": "custom text formats (DataFrame.sample); not yet ported",
   "random-acts-of-pizza": "JSON records with Python json.dump formatting; not yet ported",
   "siim-isic-melanoma-classification": "test ids come from TFRecord files",
-  "the-icml-2013-whale-challenge-right-whale-redux": "split by recording date with renaming; not yet ported",
 };

@@ -126,6 +126,12 @@ export const TablesRecipeSchema = z.strictObject({
   outputs: z.array(TableOutput).min(1),
 });
 
+/** A preparer written in code (src/prepare/custom.ts) for raw data that is a file listing. */
+export const CustomRecipeSchema = z.strictObject({
+  kind: z.literal("custom"),
+  preparer: z.string(),
+});
+
 /** Preparation facts for a competition; `split` absent means no native recipe (use `mlebench prepare`). */
 export const RecipeSchema = z.strictObject({
   /** MD5 of Kaggle's zip as pinned upstream (checksums.yaml `zip`). */
@@ -135,7 +141,7 @@ export const RecipeSchema = z.strictObject({
     .strictObject({ public: z.record(z.string(), md5), private: z.record(z.string(), md5) })
     .optional(),
   split: z
-    .discriminatedUnion("kind", [TableSplitRecipeSchema, TablesRecipeSchema])
+    .discriminatedUnion("kind", [TableSplitRecipeSchema, TablesRecipeSchema, CustomRecipeSchema])
     .refine(
       (r) => r.kind !== "table-split" || (r.testSize === undefined) !== (r.testSizeFromFiles === undefined),
       {

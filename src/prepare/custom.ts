@@ -1,0 +1,101 @@
+import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { createWriteStream } from "node:fs";
+import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import yazl from "yazl";
+import { pyFloat } from "./csv.js";
+import { trainTestSplit } from "./numpy-random.js";
+import { extractZip, zipFolder } from "./zip.js";
+
+/**
+ * Preparers for lite competitions whose raw data is a file listing rather than a table, too
+ * particular for a declarative recipe. Each follows lite-prepare.md §2 for its competition.
+ */
+export type CustomPreparer = (rawDir: string, outDir: string) => Promise<void>;
+
+function need(file: string): string {
+  if (!existsSync(file)) throw new Error(`${file} not found in the Kaggle download`);
+  return file;
+}
+
+function codePointSort(names: string[]): string[] {
+  return names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** dogs-vs-cats-redux-kernels-edition (§2.6): split of the sorted image list, renamed. */
+async function dogsVsCats(rawDir: string, outDir: string): Promise<void> {
+  await extractZip(need(join(rawDir, "train.zip")), rawDir);
+  const files = codePointSort(readdirSync(join(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
+  const { train, test } = trainTestSplit(files.length, 0.1, 0);
+  const pub = (...p: string[]) => join(outDir, "public", ...p);
+  mkdirSync(pub("train"), { recursive: true });
+  mkdirSync(pub("test"), { recursive: true });
+  let cats = 0;
+  let dogs = 0;
+  for (const i of train) {
+    const name = files[i];
+    const renamed = name.includes("cat") ? `cat.${cats++}.jpg` : `dog.${dogs++}.jpg`;
+    copyFileSync(join(rawDir, "train", name), pub("train", renamed));
+  }
+  const answers = ["id,label"];
+  const sample = ["id,label"];
+  test.forEach((i, k) => {
+    copyFileSync(join(rawDir, "train", files[i]), pub("test", `${k + 1}.jpg`));
+    answers.push(`${k + 1},${files[i].includes("dog") ? 1 : 0}`);
+    sample.push(`${k + 1},${pyFloat(0.5)}`);
+  });
+  await zipFolder(pub("train"), pub("train.zip"));
+  await zipFolder(pub("test"), pub("test.zip"));
+  writeFileSync(pub("sample_submission.csv"), sample.join("\n") + "\n");
+  mkdirSync(join(outDir, "private"), { recursive: true });
+  writeFileSync(join(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
+}
+
+/** A zip with a folder entry `dir/` and `dir/<name>` entries, like shutil.make_archive. */
+async function zipWithFolder(files: [string, string][], dir: string, zipFile: string): Promise<void> {
+  const z = new yazl.ZipFile();
+  z.addEmptyDirectory(`${dir}/`);
+  for (const [path, name] of files) z.addFile(path, `${dir}/${name}`, { compress: true });
+  const done = pipeline(z.outputStream, createWriteStream(zipFile));
+  z.end();
+  await done;
+}
+
+/** the-icml-2013-whale-challenge-right-whale-redux (§2.22): split by recording date, renamed. */
+async function whale(rawDir: string, outDir: string): Promise<void> {
+  await extractZip(need(join(rawDir, "train2.zip")), rawDir);
+  const clips = codePointSort(readdirSync(join(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
+  const dates = codePointSort([...new Set(clips.map((c) => c.split("_")[0]))]);
+  if (dates.length !== 4) throw new Error(`expected clips from 4 dates in train2/, found ${dates.length}`);
+  const train = clips.filter((c) => dates.indexOf(c.split("_")[0]) < 2);
+  const test = clips.filter((c) => dates.indexOf(c.split("_")[0]) >= 2);
+  const trainNames = train.map((c, i) => {
+    if (!/TRAIN\d+/.test(c)) throw new Error(`unexpected clip name ${c}`);
+    return c.replace(/TRAIN\d+/, `TRAIN${i}`);
+  });
+  const testNames = test.map((c, i) => `${c.slice(0, c.indexOf("TRAIN"))}Test${i}.aif`);
+  const pub = (...p: string[]) => join(outDir, "public", ...p);
+  mkdirSync(pub(), { recursive: true });
+  await zipWithFolder(
+    train.map((c, i) => [join(rawDir, "train2", c), trainNames[i]]),
+    "train2",
+    pub("train2.zip"),
+  );
+  await zipWithFolder(
+    test.map((c, i) => [join(rawDir, "train2", c), testNames[i]]),
+    "test2",
+    pub("test2.zip"),
+  );
+  writeFileSync(
+    pub("sampleSubmission.csv"),
+    ["clip,probability", ...testNames.map((n) => `${n},0`)].join("\n") + "\n",
+  );
+  const answers = test.map((c, i) => `${testNames[i]},${c.replace(/\.aif$/, "").endsWith("_1") ? 1 : 0}`);
+  mkdirSync(join(outDir, "private"), { recursive: true });
+  writeFileSync(join(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
+}
+
+export const CUSTOM_PREPARERS: Record<string, CustomPreparer> = {
+  "dogs-vs-cats": dogsVsCats,
+  whale,
+};
