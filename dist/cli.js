@@ -1007,14 +1007,14 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
-        return text;
+        return text2;
       if (lineWidth < minContentWidth)
         minContentWidth = 0;
       const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
-      if (text.length <= endStep)
-        return text;
+      if (text2.length <= endStep)
+        return text2;
       const folds = [];
       const escapedFolds = {};
       let end = lineWidth - indent.length;
@@ -1031,14 +1031,14 @@ var require_foldFlowLines = __commonJS({
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i = consumeMoreIndentedLines(text, i, indent.length);
+        i = consumeMoreIndentedLines(text2, i, indent.length);
         if (i !== -1)
           end = i + endStep;
       }
-      for (let ch; ch = text[i += 1]; ) {
+      for (let ch; ch = text2[i += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
           escStart = i;
-          switch (text[i + 1]) {
+          switch (text2[i + 1]) {
             case "x":
               i += 3;
               break;
@@ -1055,12 +1055,12 @@ var require_foldFlowLines = __commonJS({
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i = consumeMoreIndentedLines(text, i, indent.length);
+            i = consumeMoreIndentedLines(text2, i, indent.length);
           end = i + indent.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text[i + 1];
+            const next = text2[i + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i;
           }
@@ -1072,12 +1072,12 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text[i += 1];
+                ch = text2[i += 1];
                 overflow = true;
               }
               const j = i > escEnd + 1 ? i - 2 : escStart - 1;
               if (escapedFolds[j])
-                return text;
+                return text2;
               folds.push(j);
               escapedFolds[j] = true;
               end = j + endStep;
@@ -1092,39 +1092,39 @@ var require_foldFlowLines = __commonJS({
       if (overflow && onOverflow)
         onOverflow();
       if (folds.length === 0)
-        return text;
+        return text2;
       if (onFold)
         onFold();
-      let res = text.slice(0, folds[0]);
+      let res = text2.slice(0, folds[0]);
       for (let i2 = 0; i2 < folds.length; ++i2) {
         const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text.length;
+        const end2 = folds[i2 + 1] || text2.length;
         if (fold === 0)
           res = `
-${indent}${text.slice(0, end2)}`;
+${indent}${text2.slice(0, end2)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold])
-            res += `${text[fold]}\\`;
+            res += `${text2[fold]}\\`;
           res += `
-${indent}${text.slice(fold + 1, end2)}`;
+${indent}${text2.slice(fold + 1, end2)}`;
         }
       }
       return res;
     }
-    function consumeMoreIndentedLines(text, i, indent) {
+    function consumeMoreIndentedLines(text2, i, indent) {
       let end = i;
       let start = i + 1;
-      let ch = text[start];
+      let ch = text2[start];
       while (ch === " " || ch === "	") {
         if (i < start + indent) {
-          ch = text[++i];
+          ch = text2[++i];
         } else {
           do {
-            ch = text[++i];
+            ch = text2[++i];
           } while (ch && ch !== "\n");
           end = i;
           start = i + 1;
-          ch = text[start];
+          ch = text2[start];
         }
       }
       return end;
@@ -17624,12 +17624,12 @@ var require_kex = __commonJS({
             );
           }
           const hash2 = createHash7(this.hashName);
-          hashString(hash2, isServer ? this._remoteIdentRaw : this._identRaw);
-          hashString(hash2, isServer ? this._identRaw : this._remoteIdentRaw);
-          hashString(hash2, isServer ? this._remoteKexinit : this._kexinit);
-          hashString(hash2, isServer ? this._kexinit : this._remoteKexinit);
+          hashString2(hash2, isServer ? this._remoteIdentRaw : this._identRaw);
+          hashString2(hash2, isServer ? this._identRaw : this._remoteIdentRaw);
+          hashString2(hash2, isServer ? this._remoteKexinit : this._kexinit);
+          hashString2(hash2, isServer ? this._kexinit : this._remoteKexinit);
           const serverPublicHostKey = isServer ? this._hostKey.getPublicSSH() : this._hostKey;
-          hashString(hash2, serverPublicHostKey);
+          hashString2(hash2, serverPublicHostKey);
           if (this.type === "groupex") {
             const params = this.getDHParams();
             const num2 = Buffer.allocUnsafe(4);
@@ -17639,13 +17639,13 @@ var require_kex = __commonJS({
             hash2.update(num2);
             writeUInt32BE(num2, this._maxBits, 0);
             hash2.update(num2);
-            hashString(hash2, params.prime);
-            hashString(hash2, params.generator);
+            hashString2(hash2, params.prime);
+            hashString2(hash2, params.generator);
           }
-          hashString(hash2, isServer ? pubKey : this.getPublicKey());
+          hashString2(hash2, isServer ? pubKey : this.getPublicKey());
           const serverPublicKey = isServer ? this.getPublicKey() : pubKey;
-          hashString(hash2, serverPublicKey);
-          hashString(hash2, secret);
+          hashString2(hash2, serverPublicKey);
+          hashString2(hash2, secret);
           const exchangeHash = hash2.digest();
           if (!isServer) {
             bufferParser.init(this._sig, 0);
@@ -18620,7 +18620,7 @@ var require_kex = __commonJS({
         }
       };
     })();
-    var hashString = (() => {
+    var hashString2 = (() => {
       const LEN = Buffer.allocUnsafe(4);
       return (hash2, buf) => {
         writeUInt32BE(LEN, buf.length, 0);
@@ -41079,9 +41079,9 @@ var require_logging = __commonJS({
     }
     var allEnabled = enabledTracers.has("all");
     var anyTracerEnabled = allEnabled || enabledTracers.size > 0;
-    function trace(severity, tracer, text) {
+    function trace(severity, tracer, text2) {
       if (isTracerEnabled(tracer)) {
-        (0, exports.log)(severity, (/* @__PURE__ */ new Date()).toISOString() + " | v" + clientVersion + " " + process_1.pid + " | " + tracer + " | " + text);
+        (0, exports.log)(severity, (/* @__PURE__ */ new Date()).toISOString() + " | v" + clientVersion + " " + process_1.pid + " | " + tracer + " | " + text2);
       }
     }
     function isTracerEnabled(tracer) {
@@ -42664,9 +42664,9 @@ var require_backoff_timeout = __commonJS({
       get traceEnabled() {
         return logging.isTracerEnabled(TRACER_NAME);
       }
-      trace(text) {
+      trace(text2) {
         if (this.traceEnabled) {
-          logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, "{" + this.id + "} " + text);
+          logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, "{" + this.id + "} " + text2);
         }
       }
       runTimer(delay) {
@@ -42915,8 +42915,8 @@ var require_resolving_load_balancer = __commonJS({
     var uri_parser_1 = require_uri_parser();
     var load_balancer_child_handler_1 = require_load_balancer_child_handler();
     var TRACER_NAME = "resolving_load_balancer";
-    function trace(text) {
-      logging.trace(constants_2.LogVerbosity.DEBUG, TRACER_NAME, text);
+    function trace(text2) {
+      logging.trace(constants_2.LogVerbosity.DEBUG, TRACER_NAME, text2);
     }
     var NAME_MATCH_LEVEL_ORDER = [
       "SERVICE_AND_METHOD",
@@ -45884,9 +45884,9 @@ var require_float3 = __commonJS({
         exports2.readFloatBE = readFloat_ieee754.bind(null, readUintBE);
       })();
       if (typeof Float64Array !== "undefined") (function() {
-        var f64 = new Float64Array([-0]), f8b = new Uint8Array(f64.buffer), le = f8b[7] === 128;
+        var f642 = new Float64Array([-0]), f8b = new Uint8Array(f642.buffer), le = f8b[7] === 128;
         function writeDouble_f64_cpy(val, buf, pos) {
-          f64[0] = val;
+          f642[0] = val;
           buf[pos] = f8b[0];
           buf[pos + 1] = f8b[1];
           buf[pos + 2] = f8b[2];
@@ -45897,7 +45897,7 @@ var require_float3 = __commonJS({
           buf[pos + 7] = f8b[7];
         }
         function writeDouble_f64_rev(val, buf, pos) {
-          f64[0] = val;
+          f642[0] = val;
           buf[pos] = f8b[7];
           buf[pos + 1] = f8b[6];
           buf[pos + 2] = f8b[5];
@@ -45918,7 +45918,7 @@ var require_float3 = __commonJS({
           f8b[5] = buf[pos + 5];
           f8b[6] = buf[pos + 6];
           f8b[7] = buf[pos + 7];
-          return f64[0];
+          return f642[0];
         }
         function readDouble_f64_rev(buf, pos) {
           f8b[7] = buf[pos];
@@ -45929,7 +45929,7 @@ var require_float3 = __commonJS({
           f8b[2] = buf[pos + 5];
           f8b[1] = buf[pos + 6];
           f8b[0] = buf[pos + 7];
-          return f64[0];
+          return f642[0];
         }
         exports2.readDoubleLE = le ? readDouble_f64_cpy : readDouble_f64_rev;
         exports2.readDoubleBE = le ? readDouble_f64_rev : readDouble_f64_cpy;
@@ -56177,14 +56177,14 @@ var require_subchannel = __commonJS({
       get refTraceEnabled() {
         return logging.isTracerEnabled("subchannel_refcount");
       }
-      trace(text) {
+      trace(text2) {
         if (this.traceEnabled) {
-          logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, "(" + this.channelzRef.id + ") " + this.subchannelAddressString + " " + text);
+          logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, "(" + this.channelzRef.id + ") " + this.subchannelAddressString + " " + text2);
         }
       }
-      refTrace(text) {
+      refTrace(text2) {
         if (this.refTraceEnabled) {
-          logging.trace(constants_1.LogVerbosity.DEBUG, "subchannel_refcount", "(" + this.channelzRef.id + ") " + this.subchannelAddressString + " " + text);
+          logging.trace(constants_1.LogVerbosity.DEBUG, "subchannel_refcount", "(" + this.channelzRef.id + ") " + this.subchannelAddressString + " " + text2);
         }
       }
       handleBackoffTimer() {
@@ -56471,8 +56471,8 @@ var require_resolver_dns = __commonJS({
     var backoff_timeout_1 = require_backoff_timeout();
     var environment_1 = require_environment();
     var TRACER_NAME = "dns_resolver";
-    function trace(text) {
-      logging.trace(constants_2.LogVerbosity.DEBUG, TRACER_NAME, text);
+    function trace(text2) {
+      logging.trace(constants_2.LogVerbosity.DEBUG, TRACER_NAME, text2);
     }
     exports.DEFAULT_PORT = 443;
     var DEFAULT_MIN_TIME_BETWEEN_RESOLUTIONS_MS = 3e4;
@@ -56757,8 +56757,8 @@ var require_http_proxy = __commonJS({
     var url_1 = __require("url");
     var resolver_dns_1 = require_resolver_dns();
     var TRACER_NAME = "proxy";
-    function trace(text) {
-      logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, text);
+    function trace(text2) {
+      logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, text2);
     }
     function getProxyInfo() {
       let proxyEnv = "";
@@ -57288,9 +57288,9 @@ var require_subchannel_call = __commonJS({
       get traceEnabled() {
         return logging.isTracerEnabled(TRACER_NAME);
       }
-      trace(text) {
+      trace(text2) {
         if (this.traceEnabled) {
-          logging.trace(constants_2.LogVerbosity.DEBUG, TRACER_NAME, "[" + this.callId + "] " + text);
+          logging.trace(constants_2.LogVerbosity.DEBUG, TRACER_NAME, "[" + this.callId + "] " + text2);
         }
       }
       /**
@@ -57662,24 +57662,24 @@ var require_transport = __commonJS({
       get internalsTraceEnabled() {
         return logging.isTracerEnabled("transport_internals");
       }
-      trace(text) {
+      trace(text2) {
         if (this.traceEnabled) {
-          logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, "(" + this.channelzRef.id + ") " + this.subchannelAddressString + " " + text);
+          logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, "(" + this.channelzRef.id + ") " + this.subchannelAddressString + " " + text2);
         }
       }
-      keepaliveTrace(text) {
+      keepaliveTrace(text2) {
         if (this.keepaliveTraceEnabled) {
-          logging.trace(constants_1.LogVerbosity.DEBUG, "keepalive", "(" + this.channelzRef.id + ") " + this.subchannelAddressString + " " + text);
+          logging.trace(constants_1.LogVerbosity.DEBUG, "keepalive", "(" + this.channelzRef.id + ") " + this.subchannelAddressString + " " + text2);
         }
       }
-      flowControlTrace(text) {
+      flowControlTrace(text2) {
         if (this.flowControlTraceEnabled) {
-          logging.trace(constants_1.LogVerbosity.DEBUG, FLOW_CONTROL_TRACER_NAME, "(" + this.channelzRef.id + ") " + this.subchannelAddressString + " " + text);
+          logging.trace(constants_1.LogVerbosity.DEBUG, FLOW_CONTROL_TRACER_NAME, "(" + this.channelzRef.id + ") " + this.subchannelAddressString + " " + text2);
         }
       }
-      internalsTrace(text) {
+      internalsTrace(text2) {
         if (this.internalsTraceEnabled) {
-          logging.trace(constants_1.LogVerbosity.DEBUG, "transport_internals", "(" + this.channelzRef.id + ") " + this.subchannelAddressString + " " + text);
+          logging.trace(constants_1.LogVerbosity.DEBUG, "transport_internals", "(" + this.channelzRef.id + ") " + this.subchannelAddressString + " " + text2);
         }
       }
       /**
@@ -57917,9 +57917,9 @@ var require_transport = __commonJS({
       get traceEnabled() {
         return logging.isTracerEnabled(TRACER_NAME);
       }
-      trace(text) {
+      trace(text2) {
         if (this.traceEnabled) {
-          logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, (0, uri_parser_1.uriToString)(this.channelTarget) + " " + text);
+          logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, (0, uri_parser_1.uriToString)(this.channelTarget) + " " + text2);
         }
       }
       createSession(secureConnectResult, address, options2) {
@@ -58233,9 +58233,9 @@ var require_load_balancing_call = __commonJS({
       get traceEnabled() {
         return logging.isTracerEnabled(TRACER_NAME);
       }
-      trace(text) {
+      trace(text2) {
         if (this.traceEnabled) {
-          logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, "[" + this.callNumber + "] " + text);
+          logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, "[" + this.callNumber + "] " + text2);
         }
       }
       getSubchannelString(subchannel) {
@@ -58495,9 +58495,9 @@ var require_resolving_call = __commonJS({
       get traceEnabled() {
         return logging.isTracerEnabled(TRACER_NAME);
       }
-      trace(text) {
+      trace(text2) {
         if (this.traceEnabled) {
-          logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, "[" + this.callNumber + "] " + text);
+          logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, "[" + this.callNumber + "] " + text2);
         }
       }
       runDeadlineTimer() {
@@ -58887,9 +58887,9 @@ var require_retrying_call = __commonJS({
       get traceEnabled() {
         return logging.isTracerEnabled(TRACER_NAME);
       }
-      trace(text) {
+      trace(text2) {
         if (this.traceEnabled) {
-          logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, "[" + this.callNumber + "] " + text);
+          logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, "[" + this.callNumber + "] " + text2);
         }
       }
       reportStatus(statusObject) {
@@ -59766,9 +59766,9 @@ var require_internal_channel = __commonJS({
       get traceEnabled() {
         return (0, logging_1.isTracerEnabled)("channel");
       }
-      trace(text, verbosityOverride) {
+      trace(text2, verbosityOverride) {
         if (this.traceEnabled) {
-          (0, logging_1.trace)(verbosityOverride !== null && verbosityOverride !== void 0 ? verbosityOverride : constants_1.LogVerbosity.DEBUG, "channel", "(" + this.channelzRef.id + ") " + (0, uri_parser_1.uriToString)(this.target) + " " + text);
+          (0, logging_1.trace)(verbosityOverride !== null && verbosityOverride !== void 0 ? verbosityOverride : constants_1.LogVerbosity.DEBUG, "channel", "(" + this.channelzRef.id + ") " + (0, uri_parser_1.uriToString)(this.target) + " " + text2);
         }
       }
       callRefTimerRef() {
@@ -61012,8 +61012,8 @@ var require_server_interceptors = __commonJS({
     var orca_1 = require_orca();
     var environment_1 = require_environment();
     var TRACER_NAME = "server_call";
-    function trace(text) {
-      logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, text);
+    function trace(text2) {
+      logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, text2);
     }
     var ServerListenerBuilder = class {
       constructor() {
@@ -61829,8 +61829,8 @@ var require_server2 = __commonJS({
     var { HTTP2_HEADER_PATH } = http2.constants;
     var TRACER_NAME = "server";
     var kMaxAge = Buffer.from("max_age");
-    function serverCallTrace(text) {
-      logging.trace(constants_1.LogVerbosity.DEBUG, "server_call", text);
+    function serverCallTrace(text2) {
+      logging.trace(constants_1.LogVerbosity.DEBUG, "server_call", text2);
     }
     function noop() {
     }
@@ -61969,11 +61969,11 @@ var require_server2 = __commonJS({
           };
           return socketInfo;
         }
-        trace(text) {
-          logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, "(" + this.channelzRef.id + ") " + text);
+        trace(text2) {
+          logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, "(" + this.channelzRef.id + ") " + text2);
         }
-        keepaliveTrace(text) {
-          logging.trace(constants_1.LogVerbosity.DEBUG, "keepalive", "(" + this.channelzRef.id + ") " + text);
+        keepaliveTrace(text2) {
+          logging.trace(constants_1.LogVerbosity.DEBUG, "keepalive", "(" + this.channelzRef.id + ") " + text2);
         }
         addProtoService() {
           throw new Error("Not implemented. Use addService() instead");
@@ -63312,8 +63312,8 @@ var require_load_balancer_pick_first = __commonJS({
     var net_1 = __require("net");
     var call_interface_1 = require_call_interface();
     var TRACER_NAME = "pick_first";
-    function trace(text) {
-      logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, text);
+    function trace(text2) {
+      logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, text2);
     }
     var TYPE_NAME = "pick_first";
     var CONNECTION_DELAY_INTERVAL_MS = 250;
@@ -63724,8 +63724,8 @@ var require_certificate_provider = __commonJS({
     var constants_1 = require_constants2();
     var util_1 = __require("util");
     var TRACER_NAME = "certificate_provider";
-    function trace(text) {
-      logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, text);
+    function trace(text2) {
+      logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, text2);
     }
     var readFilePromise = (0, util_1.promisify)(fs.readFile);
     var FileWatcherCertificateProvider = class {
@@ -64024,8 +64024,8 @@ var require_resolver_ip = __commonJS({
     var uri_parser_1 = require_uri_parser();
     var logging = require_logging();
     var TRACER_NAME = "ip_resolver";
-    function trace(text) {
-      logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, text);
+    function trace(text2) {
+      logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, text2);
     }
     var IPV4_SCHEME = "ipv4";
     var IPV6_SCHEME = "ipv6";
@@ -64115,8 +64115,8 @@ var require_load_balancer_round_robin = __commonJS({
     var subchannel_address_1 = require_subchannel_address();
     var load_balancer_pick_first_1 = require_load_balancer_pick_first();
     var TRACER_NAME = "round_robin";
-    function trace(text) {
-      logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, text);
+    function trace(text2) {
+      logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, text2);
     }
     var TYPE_NAME = "round_robin";
     var RoundRobinLoadBalancingConfig = class _RoundRobinLoadBalancingConfig {
@@ -64294,8 +64294,8 @@ var require_load_balancer_outlier_detection = __commonJS({
     var subchannel_interface_1 = require_subchannel_interface();
     var logging = require_logging();
     var TRACER_NAME = "outlier_detection";
-    function trace(text) {
-      logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, text);
+    function trace(text2) {
+      logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, text2);
     }
     var TYPE_NAME = "outlier_detection";
     var OUTLIER_DETECTION_ENABLED = ((_a3 = process.env.GRPC_EXPERIMENTAL_ENABLE_OUTLIER_DETECTION) !== null && _a3 !== void 0 ? _a3 : "true") === "true";
@@ -64894,8 +64894,8 @@ var require_load_balancer_weighted_round_robin = __commonJS({
     var priority_queue_1 = require_priority_queue();
     var subchannel_address_1 = require_subchannel_address();
     var TRACER_NAME = "weighted_round_robin";
-    function trace(text) {
-      logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, text);
+    function trace(text2) {
+      logging.trace(constants_1.LogVerbosity.DEBUG, TRACER_NAME, text2);
     }
     var TYPE_NAME = "weighted_round_robin";
     var DEFAULT_OOB_REPORTING_PERIOD_MS = 1e4;
@@ -79030,8 +79030,8 @@ function ko_default() {
 }
 
 // node_modules/zod/v4/locales/lt.js
-var capitalizeFirstCharacter = (text) => {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+var capitalizeFirstCharacter = (text2) => {
+  return text2.charAt(0).toUpperCase() + text2.slice(1);
 };
 function getUnitTypeFromNumber(number4) {
   const abs = Math.abs(number4);
@@ -89548,9 +89548,9 @@ function formatZodError(error62, where) {
 }
 
 // src/config/load.ts
-function parseConfigText(text, path4) {
+function parseConfigText(text2, path4) {
   try {
-    return extname(path4).toLowerCase() === ".json" ? JSON.parse(text) : (0, import_yaml.parse)(text);
+    return extname(path4).toLowerCase() === ".json" ? JSON.parse(text2) : (0, import_yaml.parse)(text2);
   } catch (e) {
     throw new UserError(`${path4}: cannot parse: ${e.message.split("\n")[0]}`);
   }
@@ -89563,16 +89563,16 @@ function validateConfig(raw, where) {
 }
 function loadConfig(path4) {
   const abs = resolve(path4);
-  let text;
+  let text2;
   try {
-    text = readFileSync(abs, "utf8");
+    text2 = readFileSync(abs, "utf8");
   } catch (e) {
     const code = e.code;
     throw new UserError(
       code === "ENOENT" ? `config file not found: ${path4}` : `cannot read ${path4}: ${e.message}`
     );
   }
-  return { config: validateConfig(parseConfigText(text, abs), path4), baseDir: dirname(abs), path: abs };
+  return { config: validateConfig(parseConfigText(text2, abs), path4), baseDir: dirname(abs), path: abs };
 }
 
 // src/suite/run.ts
@@ -90175,17 +90175,17 @@ import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
-function parseCsv(text) {
+function parseCsv(text2) {
   const rows = [];
   let row = [];
   let field = "";
   let quoted = false;
-  let i = text.charCodeAt(0) === 65279 ? 1 : 0;
-  for (; i < text.length; i++) {
-    const c = text[i];
+  let i = text2.charCodeAt(0) === 65279 ? 1 : 0;
+  for (; i < text2.length; i++) {
+    const c = text2[i];
     if (quoted) {
       if (c === '"') {
-        if (text[i + 1] === '"') {
+        if (text2[i + 1] === '"') {
           field += '"';
           i++;
         } else quoted = false;
@@ -90195,7 +90195,7 @@ function parseCsv(text) {
       row.push(field);
       field = "";
     } else if (c === "\n" || c === "\r") {
-      if (c === "\r" && text[i + 1] === "\n") i++;
+      if (c === "\r" && text2[i + 1] === "\n") i++;
       row.push(field);
       rows.push(row);
       row = [];
@@ -90208,8 +90208,8 @@ function parseCsv(text) {
   }
   return rows;
 }
-function csvRows(text) {
-  return parseCsv(text).filter((r) => !(r.length === 1 && r[0] === ""));
+function csvRows(text2) {
+  return parseCsv(text2).filter((r) => !(r.length === 1 && r[0] === ""));
 }
 function sampleShape(csv2) {
   const [header, ...body] = csvRows(csv2);
@@ -90615,9 +90615,9 @@ async function buildImage(docker, build, log) {
       },
       (event) => {
         if (event.error) failed = event.errorDetail?.message ?? event.error;
-        const text = event.stream ?? event.status ?? event.error;
-        if (text) {
-          for (const line of text.split("\n")) if (line.trim() !== "") log(line.trimEnd());
+        const text2 = event.stream ?? event.status ?? event.error;
+        if (text2) {
+          for (const line of text2.split("\n")) if (line.trim() !== "") log(line.trimEnd());
         }
       }
     );
@@ -90683,13 +90683,13 @@ var RunLog = class {
   written = 0;
   truncated = false;
   /** A note from Medalist itself (start, timeout, exit). */
-  note(text) {
-    this.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist ${text}
+  note(text2) {
+    this.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist ${text2}
 `);
   }
   /** Output text from the container; lines may start with Docker's RFC 3339 timestamp. */
-  output(stream, text) {
-    const buf = this.partial[stream] + text;
+  output(stream, text2) {
+    const buf = this.partial[stream] + text2;
     const lines = buf.split("\n");
     this.partial[stream] = lines.pop() ?? "";
     for (const line of lines) this.line(stream, line);
@@ -90701,12 +90701,12 @@ var RunLog = class {
   line(stream, raw) {
     const m = /^(\d{4}-\d\d-\d\dT\S+Z) (.*)$/s.exec(raw);
     const ts = m ? m[1] : (/* @__PURE__ */ new Date()).toISOString();
-    const text = (m ? m[2] : raw).replace(/\r$/, "");
-    this.write(`${ts} ${stream} ${this.mask(text)}
+    const text2 = (m ? m[2] : raw).replace(/\r$/, "");
+    this.write(`${ts} ${stream} ${this.mask(text2)}
 `);
   }
-  mask(text) {
-    let t = text;
+  mask(text2) {
+    let t = text2;
     for (const s of this.secrets) if (s.length >= 3) t = t.split(s).join("***");
     return t;
   }
@@ -90855,7 +90855,7 @@ var DockerExecutor = class {
   async supervise(container, spec, log, details, signal) {
     const started = Date.now();
     log.note(`started; time limit ${spec.timeLimitSecs}s`);
-    const logsDone = container.logs({ follow: true, stdout: true, stderr: true, timestamps: true }).then((stream) => demux(stream, (s, text) => log.output(s, text))).catch(() => {
+    const logsDone = container.logs({ follow: true, stdout: true, stderr: true, timestamps: true }).then((stream) => demux(stream, (s, text2) => log.output(s, text2))).catch(() => {
     });
     let ended = "exit";
     let giveUp = () => {
@@ -91090,7 +91090,119 @@ var SubmissionError = class extends Error {
   }
 };
 
+// src/grade/textstore.ts
+var TextStore = class {
+  arena = Buffer.allocUnsafe(256);
+  used = 0;
+  starts;
+  ends;
+  count = 0;
+  constructor(capacity = 64) {
+    this.starts = new Int32Array(capacity);
+    this.ends = new Int32Array(capacity);
+  }
+  ensureRows(n) {
+    if (n <= this.starts.length) return;
+    const size = Math.max(n, this.starts.length * 2);
+    const s = new Int32Array(size);
+    s.set(this.starts);
+    this.starts = s;
+    const e = new Int32Array(size);
+    e.set(this.ends);
+    this.ends = e;
+  }
+  ensureBytes(n) {
+    if (this.used + n <= this.arena.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.arena.length * 2, this.used + n));
+    this.arena.copy(bigger, 0, 0, this.used);
+    this.arena = bigger;
+  }
+  /** Fills rows [count, row) as missing. */
+  padTo(row) {
+    this.ensureRows(row + 1);
+    while (this.count < row) {
+      this.starts[this.count] = -1;
+      this.ends[this.count] = -1;
+      this.count++;
+    }
+  }
+  setBytes(row, b, s, e) {
+    if (row === this.count && row < this.starts.length) this.count++;
+    else this.padTo(row);
+    this.ensureBytes(e - s);
+    const a = this.arena;
+    if (e - s <= 64) for (let k = s, o = this.used; k < e; k++, o++) a[o] = b[k];
+    else a.set(b.subarray(s, e), this.used);
+    this.starts[row] = this.used;
+    this.used += e - s;
+    this.ends[row] = this.used;
+    if (row >= this.count) this.count = row + 1;
+  }
+  setString(row, str) {
+    const bytes2 = Buffer.from(str, "utf8");
+    this.setBytes(row, bytes2, 0, bytes2.length);
+  }
+  setMissing(row) {
+    this.padTo(row);
+    this.starts[row] = -1;
+    this.ends[row] = -1;
+    if (row >= this.count) this.count = row + 1;
+  }
+  isMissing(i) {
+    return this.starts[i] < 0;
+  }
+  get(i) {
+    const s = this.starts[i];
+    if (s < 0) return null;
+    const e = this.ends[i];
+    for (let k = s; k < e; k++) if (this.arena[k] >= 128) return this.arena.toString("utf8", s, e);
+    return this.arena.toString("latin1", s, e);
+  }
+  /** Every row as a string (null = missing). */
+  strings() {
+    const out = new Array(this.count);
+    for (let i = 0; i < this.count; i++) out[i] = this.get(i);
+    return out;
+  }
+  /** FNV-1a hash of row i's bytes. */
+  hash(i) {
+    let h = 2166136261;
+    const a = this.arena;
+    for (let k = this.starts[i], e = this.ends[i]; k < e; k++) h = Math.imul(h ^ a[k], 16777619);
+    return (h ^ h >>> 15) >>> 0;
+  }
+  /** Byte equality of row i here and row j of other (missing never equals). */
+  equals(i, other, j) {
+    const s = this.starts[i], t = other.starts[j];
+    if (s < 0 || t < 0) return false;
+    const len = this.ends[i] - s;
+    if (other.ends[j] - t !== len) return false;
+    const a = this.arena, b = other.arena;
+    for (let k = 0; k < len; k++) if (a[s + k] !== b[t + k]) return false;
+    return true;
+  }
+  /** Releases spare capacity once reading is done. */
+  trim(rows) {
+    this.padTo(rows);
+    this.count = rows;
+    if (this.arena.length > this.used * 1.25 + 4096) this.arena = Buffer.from(this.arena.subarray(0, this.used));
+  }
+};
+
 // src/grade/csv.ts
+function textColumn(name2, store) {
+  let cache = null;
+  return {
+    name: name2,
+    kind: "text",
+    values: null,
+    text: store,
+    get strings() {
+      cache ??= store.strings();
+      return cache;
+    }
+  };
+}
 var Table = class {
   constructor(names2, columns, rowCount) {
     this.names = names2;
@@ -91154,9 +91266,8 @@ function parseNumber(b, s, e) {
     neg = b[s] === 45;
     s++;
   }
-  let mant = 0, digits = 0, intDigits = 0, fracDigits = 0, exact = true;
+  let mant = 0, intDigits = 0, fracDigits = 0, exact = true;
   while (s < e && b[s] >= 48 && b[s] <= 57) {
-    if (digits > 0 || b[s] !== 48) digits++;
     mant = mant * 10 + (b[s] - 48);
     intDigits++;
     s++;
@@ -91166,7 +91277,6 @@ function parseNumber(b, s, e) {
     isInt = false;
     s++;
     while (s < e && b[s] >= 48 && b[s] <= 57) {
-      if (digits > 0 || b[s] !== 48) digits++;
       mant = mant * 10 + (b[s] - 48);
       fracDigits++;
       s++;
@@ -91192,26 +91302,28 @@ function parseNumber(b, s, e) {
     if (eneg) exp = -exp;
   }
   if (s !== e) return NOT_NUMBER;
-  if (intDigits + fracDigits > 15) exact = false;
+  if (mant > 9007199254740992) exact = false;
   const scale = exp - fracDigits;
   if (exact && scale >= -22 && scale <= 22) {
     const v = scale >= 0 ? mant * POW10[scale] : mant / POW10[-scale];
-    if (scale <= 0 || mant * POW10[scale] <= 9007199254740992) {
-      numValue = neg ? -v : v;
-      return isInt ? IS_INT : IS_FLOAT;
-    }
+    numValue = neg ? -v : v;
+    return isInt ? IS_INT : IS_FLOAT;
   }
-  const text = Buffer.from(b.buffer, b.byteOffset + start, e - start).toString("latin1");
-  numValue = Number(text);
+  const text2 = b.toString("latin1", start, e);
+  numValue = Number(text2);
   if (isInt && intDigits > 18) {
-    const big = BigInt(text);
+    const big = BigInt(text2);
     if (big < INT64_MIN || big > UINT64_MAX || big > INT64_MAX && neg) return NOT_NUMBER;
   }
   if (!Number.isFinite(numValue)) return NOT_NUMBER;
   return isInt ? IS_INT : IS_FLOAT;
 }
+function text(b, s, e) {
+  for (let i = s; i < e; i++) if (b[i] >= 128) return b.toString("utf8", s, e);
+  return b.toString("latin1", s, e);
+}
 function decodeField(b, s, e, complex) {
-  if (!complex) return b.toString("utf8", s, e);
+  if (!complex) return text(b, s, e);
   let out = "";
   let i = s;
   if (b[i] === QUOTE) {
@@ -91266,7 +91378,7 @@ var ColumnBuilder = class {
   sawFloat = false;
   sawMissing = false;
   values = new Float64Array(1024);
-  strings = null;
+  text = null;
   /** Rows before this one must be re-read as strings (second pass); -1 when not needed. */
   backfillUntil = -1;
   setValue(row, v) {
@@ -91279,19 +91391,19 @@ var ColumnBuilder = class {
   }
   toText(row) {
     if (this.state !== EMPTY) this.backfillUntil = row;
-    this.strings = new Array(row).fill(null);
+    this.text = new TextStore();
+    this.text.padTo(row);
     this.state = TEXT;
   }
   finish(rows) {
     if (this.state === TEXT) {
-      const strings = this.strings;
-      while (strings.length < rows) strings.push(null);
-      return { name: this.name, kind: "text", values: null, strings };
+      this.text.trim(rows);
+      return textColumn(this.name, this.text);
     }
     const values = this.values.length === rows ? this.values : this.values.slice(0, rows);
     if (this.state === BOOL) return { name: this.name, kind: "bool", values, strings: null };
     if (this.state === EMPTY) {
-      if (rows === 0) return { name: this.name, kind: "text", values: null, strings: [] };
+      if (rows === 0) return textColumn(this.name, new TextStore(0));
       return { name: this.name, kind: "float", values: values.fill(NaN), strings: null };
     }
     const kind = this.sawFloat || this.sawMissing ? "float" : "int";
@@ -91521,7 +91633,7 @@ function readFrom(source, name2, opts) {
       if (col === null) continue;
       if (k + offset >= count) {
         col.sawMissing = true;
-        if (col.state === TEXT) col.strings.push(null);
+        if (col.state === TEXT) col.text.setMissing(row);
         else col.setValue(row, NaN);
         continue;
       }
@@ -91550,7 +91662,8 @@ function readFrom(source, name2, opts) {
         const col = backfill[q], k = index[q] + offset;
         if (r >= col.backfillUntil || k >= count) continue;
         const s = decodeField(b, starts[k], ends[k], complex[k] === 1);
-        col.strings[r] = NA_TOKENS.has(s) ? null : s;
+        if (NA_TOKENS.has(s)) col.text.setMissing(r);
+        else col.text.setString(r, s);
       }
       r++;
     };
@@ -91570,12 +91683,12 @@ function cell(col, row, b, s, e, complex) {
     const kind = parseNumber(b, s, e);
     if (kind !== NOT_NUMBER) {
       if (col.state === TEXT) {
-        col.strings.push(b.toString("utf8", s, e));
+        col.text.setBytes(row, b, s, e);
         return;
       }
       if (col.state === BOOL) {
         col.toText(row);
-        col.strings.push(b.toString("utf8", s, e));
+        col.text.setBytes(row, b, s, e);
         return;
       }
       col.state = NUM;
@@ -91584,15 +91697,20 @@ function cell(col, row, b, s, e, complex) {
       return;
     }
   }
+  if (!complex && e - s > 9) {
+    if (col.state !== TEXT) col.toText(row);
+    col.text.setBytes(row, b, s, e);
+    return;
+  }
   const str = decodeField(b, s, e, complex);
   if (NA_TOKENS.has(str)) {
     col.sawMissing = true;
-    if (col.state === TEXT) col.strings.push(null);
+    if (col.state === TEXT) col.text.setMissing(row);
     else col.setValue(row, NaN);
     return;
   }
   if (col.state === TEXT) {
-    col.strings.push(str);
+    col.text.setString(row, str);
     return;
   }
   if (complex && NUMBER_TEXT.test(str)) {
@@ -91600,7 +91718,7 @@ function cell(col, row, b, s, e, complex) {
     if (kind !== NOT_NUMBER) {
       if (col.state === BOOL) {
         col.toText(row);
-        col.strings.push(str);
+        col.text.setString(row, str);
         return;
       }
       col.state = NUM;
@@ -91613,7 +91731,7 @@ function cell(col, row, b, s, e, complex) {
   if (special) {
     if (col.state === BOOL) {
       col.toText(row);
-      col.strings.push(str);
+      col.text.setString(row, str);
       return;
     }
     col.state = NUM;
@@ -91626,7 +91744,7 @@ function cell(col, row, b, s, e, complex) {
   if (isTrue || lower === "false") {
     if (col.state === NUM) {
       col.toText(row);
-      col.strings.push(str);
+      col.text.setString(row, str);
       return;
     }
     col.state = BOOL;
@@ -91634,13 +91752,13 @@ function cell(col, row, b, s, e, complex) {
     return;
   }
   col.toText(row);
-  col.strings.push(str);
+  col.text.setString(row, str);
 }
 function readCsvFile(path4, opts = {}) {
   return readFrom(fileSource(path4, opts.chunkSize ?? 4 * 1024 * 1024), path4, opts);
 }
-function readCsvText(text, source = "csv", opts = {}) {
-  const buf = typeof text === "string" ? Buffer.from(text, "utf8") : text;
+function readCsvText(text2, source = "csv", opts = {}) {
+  const buf = typeof text2 === "string" ? Buffer.from(text2, "utf8") : text2;
   return readFrom(bufferSource(buf, opts.chunkSize ?? 4 * 1024 * 1024), source, opts);
 }
 
@@ -91844,8 +91962,8 @@ function pandasSortOrder(keys, skipIfSorted = false) {
     else present.push(i);
   }
   const idx = Int32Array.from(present);
-  const text = n > 0 && typeof keys[present[0] ?? 0] === "string";
-  const less = text ? (i, j) => compareCodePoints(keys[i], keys[j]) < 0 : (i, j) => keys[i] < keys[j];
+  const text2 = n > 0 && typeof keys[present[0] ?? 0] === "string";
+  const less = text2 ? (i, j) => compareCodePoints(keys[i], keys[j]) < 0 : (i, j) => keys[i] < keys[j];
   let sorted = skipIfSorted && missing.length === 0;
   for (let p = 1; sorted && p < idx.length; p++) if (less(idx[p], idx[p - 1])) sorted = false;
   if (!sorted) quicksort(idx, less);
@@ -91866,6 +91984,10 @@ function requireRowCount(sub, ans) {
   if (sub.rowCount !== ans.rowCount) {
     throw new SubmissionError(`submission has ${sub.rowCount} rows, the answers have ${ans.rowCount}`);
   }
+}
+function columnLength(c) {
+  if (c.text) return c.text.count;
+  return c.kind === "text" ? c.strings.length : c.values.length;
 }
 function numeric(c, side = "submission") {
   if (c.kind === "text") {
@@ -91896,8 +92018,8 @@ function keyAt(c, i) {
   return Number.isNaN(v) ? null : v;
 }
 function pairById(subId, ansId) {
-  const n = ansId.kind === "text" ? ansId.strings.length : ansId.values.length;
-  const m = subId.kind === "text" ? subId.strings.length : subId.values.length;
+  const n = columnLength(ansId);
+  const m = columnLength(subId);
   if (n !== m) throw new SubmissionError(`submission has ${m} rows, the answers have ${n}`);
   const subText = subId.kind === "text", ansText = ansId.kind === "text";
   if (n > 0 && subText !== ansText) {
@@ -91907,38 +92029,49 @@ function pairById(subId, ansId) {
   }
   const out = new Int32Array(n);
   let same = true;
-  for (let i = 0; i < n; i++) {
-    const k = keyAt(subId, i);
-    if (k === null || k !== keyAt(ansId, i)) {
-      same = false;
-      break;
+  if (subId.text && ansId.text) {
+    for (let i = 0; i < n && same; i++) same = subId.text.equals(i, ansId.text, i);
+  } else if (!subText) {
+    const a = subId.values, b = ansId.values;
+    for (let i = 0; i < n && same; i++) same = a[i] === b[i];
+  } else {
+    for (let i = 0; i < n && same; i++) {
+      const k = keyAt(subId, i);
+      same = k !== null && k === keyAt(ansId, i);
     }
-    out[i] = i;
   }
-  if (same) return out;
-  let answerDuplicates = false;
-  const head = /* @__PURE__ */ new Map();
-  const next = new Int32Array(n).fill(-1);
-  for (let j = n - 1; j >= 0; j--) {
-    const k = keyAt(ansId, j);
-    if (k === null) throw new SubmissionError(`the answers have a missing id (row ${j + 1})`);
-    const h = head.get(k);
-    if (h !== void 0) {
-      next[j] = h;
-      answerDuplicates = true;
-    }
-    head.set(k, j);
+  if (same) {
+    for (let i = 0; i < n; i++) out[i] = i;
+    return out;
   }
+  const index = indexOfIds(ansId, "the answers", !!(subId.text && ansId.text));
+  const answerDuplicates = index.duplicates;
+  const cursor = answerDuplicates ? index.heads() : null;
+  out.fill(-1);
+  const st = subId.text && ansId.text ? subId.text : null, sv = subId.values;
+  const ansStrings = subText && !st ? ansId.strings : null;
   for (let i = 0; i < n; i++) {
-    const k = keyAt(subId, i);
-    if (k === null) throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
-    const j = head.get(k);
-    if (j === void 0 || j === -1) {
+    let slot;
+    if (st) {
+      if (st.isMissing(i)) throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
+      slot = findText(index, st, i, ansId.text);
+    } else if (ansStrings) {
+      const k = keyAt(subId, i);
+      if (k === null) throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
+      slot = index.find(hashString(k), (j2) => ansStrings[j2] === k);
+    } else {
+      const k = sv[i];
+      if (Number.isNaN(k)) throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
+      slot = index.find(hashNumber(k), (j2) => ansId.values[j2] === k);
+    }
+    const j = slot === -1 ? -2 : cursor ? cursor[slot] : out[index.row(slot)] === -1 ? index.row(slot) : -1;
+    if (j < 0) {
+      const k = keyAt(subId, i);
       throw new SubmissionError(
-        j === void 0 ? `submission id ${show(k)} is not in the answers` : `submission id ${show(k)} appears more often than in the answers`
+        j === -2 ? `submission id ${show(k)} is not in the answers` : `submission id ${show(k)} appears more often than in the answers`
       );
     }
-    head.set(k, next[j]);
+    if (cursor) cursor[slot] = index.next[j];
     out[j] = i;
   }
   if (answerDuplicates) {
@@ -91958,7 +92091,7 @@ function pyFloat(s) {
   return Number(t.replace(/_/g, ""));
 }
 function sklearnNumbers(c, rows, side = "submission") {
-  const n = rows ? rows.length : c.kind === "text" ? c.strings.length : c.values.length;
+  const n = rows ? rows.length : columnLength(c);
   const out = new Float64Array(n);
   for (let p = 0; p < n; p++) {
     const i = rows ? rows[p] : p;
@@ -91975,7 +92108,7 @@ function sklearnNumbers(c, rows, side = "submission") {
 }
 function sameIdSet(subId, ansId) {
   const a = /* @__PURE__ */ new Set(), b = /* @__PURE__ */ new Set();
-  const len = (c) => c.kind === "text" ? c.strings.length : c.values.length;
+  const len = columnLength;
   for (let i = 0; i < len(subId); i++) a.add(keyAt(subId, i));
   for (let i = 0; i < len(ansId); i++) b.add(keyAt(ansId, i));
   if (a.size !== b.size || a.has(null) || b.has(null)) return false;
@@ -91987,6 +92120,97 @@ function sortedOrder(c, skipIfSorted = false) {
 }
 function idKey(c, i) {
   return keyAt(c, i);
+}
+var f64 = new Float64Array(1);
+var u32 = new Uint32Array(f64.buffer);
+function hashNumber(k) {
+  f64[0] = k === 0 ? 0 : k;
+  let h = Math.imul(2166136261 ^ u32[0], 16777619);
+  h = Math.imul(h ^ u32[1], 16777619);
+  return (h ^ h >>> 15) >>> 0;
+}
+function hashString(k) {
+  let h = 2166136261;
+  for (let i = 0; i < k.length; i++) h = Math.imul(h ^ k.charCodeAt(i), 16777619);
+  return (h ^ h >>> 15) >>> 0;
+}
+var HashIndex = class {
+  /** [row, hash] per slot; row -1 = empty. */
+  table;
+  next;
+  duplicates = false;
+  mask;
+  constructor(n, hashOf, same) {
+    let size = 16;
+    while (size < n * 2) size *= 2;
+    this.mask = size - 1;
+    this.table = new Int32Array(size * 2).fill(-1);
+    this.next = new Int32Array(n).fill(-1);
+    const tails = new Int32Array(size).fill(-1);
+    for (let j = 0; j < n; j++) {
+      const h = hashOf(j) | 0;
+      let p = h & this.mask;
+      for (; ; ) {
+        const head = this.table[2 * p];
+        if (head === -1) {
+          this.table[2 * p] = j;
+          this.table[2 * p + 1] = h;
+          tails[p] = j;
+          break;
+        }
+        if (this.table[2 * p + 1] === h && same(head, j)) {
+          this.next[tails[p]] = j;
+          tails[p] = j;
+          this.duplicates = true;
+          break;
+        }
+        p = p + 1 & this.mask;
+      }
+    }
+  }
+  /** Slot whose first row matches (per isKey), or -1. */
+  find(hash2, isKey) {
+    const h = hash2 | 0, t = this.table, mask = this.mask;
+    for (let p = h & mask; ; p = p + 1 & mask) {
+      const head = t[2 * p];
+      if (head === -1) return -1;
+      if (t[2 * p + 1] === h && isKey(head)) return p;
+    }
+  }
+  /** First row of a slot. */
+  row(slot) {
+    return this.table[2 * slot];
+  }
+  /** The first row per slot, to walk the chains. */
+  heads() {
+    const out = new Int32Array(this.table.length >> 1);
+    for (let p = 0; p < out.length; p++) out[p] = this.table[2 * p];
+    return out;
+  }
+};
+function findText(index, sub, i, ans) {
+  const h = sub.hash(i) | 0;
+  const t = index.table, mask = index.mask;
+  for (let p = h & mask; ; p = p + 1 & mask) {
+    const head = t[2 * p];
+    if (head === -1) return -1;
+    if (t[2 * p + 1] === h && sub.equals(i, ans, head)) return p;
+  }
+}
+function indexOfIds(c, side = "the answers", useBytes = true) {
+  const t = useBytes ? c.text : void 0;
+  if (t) {
+    for (let j = 0; j < t.count; j++) if (t.isMissing(j)) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
+    return new HashIndex(t.count, (j) => t.hash(j), (a, b) => t.equals(a, t, b));
+  }
+  if (c.kind === "text") {
+    const s = c.strings;
+    for (let j = 0; j < s.length; j++) if (s[j] === null) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
+    return new HashIndex(s.length, (j) => hashString(s[j]), (a, b) => s[a] === s[b]);
+  }
+  const v = c.values;
+  for (let j = 0; j < v.length; j++) if (Number.isNaN(v[j])) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
+  return new HashIndex(v.length, (j) => hashNumber(v[j]), (a, b) => v[a] === v[b]);
 }
 
 // src/grade/metrics/auc.ts
@@ -92502,8 +92726,8 @@ function percentile(score3, leaderboardScores, isLowerBetter) {
   if (teams === 0) return null;
   return beaten / teams;
 }
-function leaderboardScoresFromCsv(text, source = "leaderboard") {
-  const table = readCsvText(text, source, { keep: (n) => n === "score" });
+function leaderboardScoresFromCsv(text2, source = "leaderboard") {
+  const table = readCsvText(text2, source, { keep: (n) => n === "score" });
   const col = table.column("score");
   if (!col) throw new Error(`${source}: no "score" column`);
   if (col.kind === "text") {
@@ -92532,8 +92756,8 @@ var ExternalReportSchema = external_exports.looseObject({
   valid_submission: external_exports.boolean().optional(),
   submission_exists: external_exports.boolean().optional()
 });
-function lastJsonObject(text) {
-  const fixed = text.replace(/\bNaN\b/g, '"NaN"').replace(/-?\bInfinity\b/g, "null");
+function lastJsonObject(text2) {
+  const fixed = text2.replace(/\bNaN\b/g, '"NaN"').replace(/-?\bInfinity\b/g, "null");
   for (let end = fixed.lastIndexOf("}"); end !== -1; end = fixed.lastIndexOf("}", end - 1)) {
     let depth = 0;
     for (let start = end; start >= 0; start--) {
@@ -92970,10 +93194,10 @@ function prepareToy(c, dataDir) {
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   for (const side of ["public", "private"]) {
-    for (const [name2, text] of Object.entries(files[side])) {
+    for (const [name2, text2] of Object.entries(files[side])) {
       const file2 = join5(tmp, side, name2);
       mkdirSync2(join5(file2, ".."), { recursive: true });
-      writeFileSync(file2, text);
+      writeFileSync(file2, text2);
     }
   }
   rmSync(dir, { recursive: true, force: true });
@@ -93014,10 +93238,10 @@ import { dirname as dirname3 } from "node:path";
 function toJson(value) {
   return JSON.stringify(value, (_k, v) => typeof v === "number" && Number.isNaN(v) ? "NaN" : v, 2) + "\n";
 }
-function writeAtomic(path4, text) {
+function writeAtomic(path4, text2) {
   mkdirSync3(dirname3(path4), { recursive: true });
   const tmp = `${path4}.tmp-${process.pid}`;
-  writeFileSync2(tmp, text);
+  writeFileSync2(tmp, text2);
   renameSync2(tmp, path4);
 }
 function writeResults(path4, results) {
@@ -93892,8 +94116,8 @@ function outcomeText(c) {
 function medals(cells) {
   return cells.length ? cells.map((c) => c.outcome === "infra_error" ? "\u26A0" : MEDAL_ICON[c.medal]).join("") : "\u2014";
 }
-function cell2(text) {
-  return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+function cell2(text2) {
+  return text2.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
 }
 
 // src/report/markdown.ts
@@ -94105,9 +94329,9 @@ async function runFromConfig(loaded, outDir) {
     if (signal.aborted) return 130;
     const reportPath = join8(out, "report.md");
     if (!base) {
-      const text2 = renderResults(head);
-      writeFileSync4(reportPath, text2);
-      console.log(text2);
+      const text3 = renderResults(head);
+      writeFileSync4(reportPath, text3);
+      console.log(text3);
       progress(
         `results: ${join8(out, "head", "results.json")}
 report:  ${reportPath}
@@ -94118,11 +94342,11 @@ took ${((Date.now() - started) / 1e3).toFixed(1)}s`
     const source = b.source === "run" ? "evaluated in this job (baseline agent)" : b.source === "file" ? `file ${b.path}` : "none";
     const cmp = compareRuns(base, head, config2.gate, source);
     writeAtomic(join8(out, "comparison.json"), toJson(cmp));
-    const text = renderReport(cmp, {
+    const text2 = renderReport(cmp, {
       environment: { "time limit": `${config2.limits.time}s`, executor: config2.executor }
     });
-    writeFileSync4(reportPath, text);
-    console.log(text);
+    writeFileSync4(reportPath, text2);
+    console.log(text2);
     progress(
       `results: ${join8(out, "head", "results.json")}${b.source === "run" ? `, ${join8(out, "base", "results.json")}` : ""}`
     );
@@ -94210,9 +94434,9 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
     }
     const [base, head] = positionals.map(readResults);
     const cmp = compareRuns(base, head, gate.data, `file ${positionals[0]}`);
-    const text = values.json ? toJson(cmp) : renderReport(cmp);
-    if (values.out) writeFileSync5(values.out, text);
-    process.stdout.write(text);
+    const text2 = values.json ? toJson(cmp) : renderReport(cmp);
+    if (values.out) writeFileSync5(values.out, text2);
+    process.stdout.write(text2);
     return cmp.verdict === "regressed" && gate.data.failOn === "regression" ? 1 : 0;
   }
 };
@@ -94228,9 +94452,9 @@ Prints a Markdown report of one suite run: medal rate and every run's outcome, s
   async run(argv) {
     const { values, positionals } = parseCommandArgs(argv, { out: { type: "string" } }, true);
     if (positionals.length !== 1) throw new UserError("expects one results file (see --help)");
-    const text = renderResults(readResults(positionals[0]));
-    if (values.out) writeFileSync6(values.out, text);
-    process.stdout.write(text);
+    const text2 = renderResults(readResults(positionals[0]));
+    if (values.out) writeFileSync6(values.out, text2);
+    process.stdout.write(text2);
     return 0;
   }
 };
@@ -94612,13 +94836,13 @@ function alive(pid) {
   }
 }
 function isStale(file2, staleMs) {
-  let text;
+  let text2;
   try {
-    text = readFileSync11(file2, "utf8");
+    text2 = readFileSync11(file2, "utf8");
   } catch {
     return false;
   }
-  const [pidText, host, timeText] = text.trim().split(" ");
+  const [pidText, host, timeText] = text2.trim().split(" ");
   const pid = Number(pidText);
   const time3 = Number(timeText);
   if (host === hostname3() && Number.isInteger(pid) && pid > 0 && !alive(pid)) return true;
@@ -94664,19 +94888,19 @@ import { copyFileSync, existsSync as existsSync9, mkdirSync as mkdirSync8, readd
 import { dirname as dirname6, join as join13 } from "node:path";
 
 // src/prepare/csv.ts
-function parseCsv2(text) {
+function parseCsv2(text2) {
   const rows = [];
   let row = [];
   let cell3 = "";
   let i = 0;
-  const n = text.length;
-  if (text.charCodeAt(0) === 65279) i = 1;
+  const n = text2.length;
+  if (text2.charCodeAt(0) === 65279) i = 1;
   let quoted = false;
   while (i < n) {
-    const c = text[i];
+    const c = text2[i];
     if (quoted) {
       if (c === '"') {
-        if (text[i + 1] === '"') {
+        if (text2[i + 1] === '"') {
           cell3 += '"';
           i += 2;
           continue;
@@ -94701,15 +94925,15 @@ function parseCsv2(text) {
       rows.push(row);
       row = [];
       cell3 = "";
-      i += c === "\r" && text[i + 1] === "\n" ? 2 : 1;
+      i += c === "\r" && text2[i + 1] === "\n" ? 2 : 1;
     } else {
       let j = i + 1;
       while (j < n) {
-        const d = text.charCodeAt(j);
+        const d = text2.charCodeAt(j);
         if (d === 44 || d === 34 || d === 10 || d === 13) break;
         j++;
       }
-      cell3 += text.slice(i, j);
+      cell3 += text2.slice(i, j);
       i = j;
     }
   }
@@ -94914,9 +95138,9 @@ async function scanTable(file2, collect = [], groupBy) {
       bytes2 = bytes2.subarray(0, bytes2.length - 1);
       end--;
     }
-    const text = bytes2.toString("utf8");
+    const text2 = bytes2.toString("utf8");
     if (n === -1) {
-      header = parseCsv2(text.replace(/^\uFEFF/, ""))[0] ?? [];
+      header = parseCsv2(text2.replace(/^\uFEFF/, ""))[0] ?? [];
       typers = header.map(() => new ColumnTyper());
       collectIdx = collect.map((c) => {
         const k = header.indexOf(c);
@@ -94930,8 +95154,8 @@ async function scanTable(file2, collect = [], groupBy) {
       n = 0;
       return;
     }
-    if (text === "" && header.length > 1) return;
-    const cells = parseCsv2(text)[0] ?? [""];
+    if (text2 === "" && header.length > 1) return;
+    const cells = parseCsv2(text2)[0] ?? [""];
     for (let k = 0; k < typers.length; k++) typers[k].add(cells[k] ?? "");
     for (const [c, k] of collectIdx) distinct2.get(c).add(cells[k] ?? "");
     if (n >= starts.length) {
@@ -95002,14 +95226,14 @@ var RecordReader = class {
   cells(i) {
     const s = this.t.starts[i];
     const e = this.t.ends[i];
-    let text;
-    if (this.buf) text = this.buf.toString("utf8", s, e);
+    let text2;
+    if (this.buf) text2 = this.buf.toString("utf8", s, e);
     else {
       const b = Buffer.alloc(e - s);
       readSync2(this.fd, b, 0, e - s, s);
-      text = b.toString("utf8");
+      text2 = b.toString("utf8");
     }
-    return parseCsv2(text)[0] ?? [""];
+    return parseCsv2(text2)[0] ?? [""];
   }
   close() {
     if (this.fd !== void 0) closeSync4(this.fd);
@@ -95193,9 +95417,9 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
         keep = keep.filter((k) => !drop.has(k));
       }
       const header = keep.map((k) => o.rename?.[names2[k]] ?? names2[k]);
-      const text = o.quoting === "nonnumeric" ? keep.map((k) => types[k] === "text") : void 0;
+      const text2 = o.quoting === "nonnumeric" ? keep.map((k) => types[k] === "text") : void 0;
       const file2 = target(o.to);
-      const w = new CsvWriter(file2, header, text);
+      const w = new CsvWriter(file2, header, text2);
       each(o.part, (_, out) => w.row(keep.map((k) => out[k])));
       w.close();
       if (o.zip) {
@@ -95768,7 +95992,7 @@ import { join as join17, resolve as resolve9 } from "node:path";
 // src/grade/json.ts
 function pythonJson(value, indent = 2) {
   const tag = "\0num:";
-  const text = JSON.stringify(
+  const text2 = JSON.stringify(
     value,
     (_k, v) => {
       if (typeof v === "number" && !Number.isFinite(v)) return tag + (Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
@@ -95776,7 +96000,7 @@ function pythonJson(value, indent = 2) {
     },
     indent
   );
-  return text.replace(/"\\u0000num:([^"]+)"/g, "$1");
+  return text2.replace(/"\\u0000num:([^"]+)"/g, "$1");
 }
 
 // src/cli/commands/grade.ts

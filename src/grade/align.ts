@@ -2,6 +2,7 @@
 import type { Column, Table } from "./csv.js";
 import { SubmissionError } from "./errors.js";
 import { pandasSortOrder } from "./npsort.js";
+import type { TextStore } from "./textstore.js";
 
 const show = (v: number | string) => (typeof v === "string" ? JSON.stringify(v) : String(v));
 
@@ -15,6 +16,12 @@ export function requireRowCount(sub: Table, ans: Table): void {
   if (sub.rowCount !== ans.rowCount) {
     throw new SubmissionError(`submission has ${sub.rowCount} rows, the answers have ${ans.rowCount}`);
   }
+}
+
+/** Number of rows of a column (without making its strings). */
+export function columnLength(c: Column): number {
+  if (c.text) return c.text.count;
+  return c.kind === "text" ? c.strings!.length : c.values!.length;
 }
 
 /** A numeric view of a column (bool as 1/0); text columns are rejected. */
@@ -61,8 +68,8 @@ function keyAt(c: Column, i: number): number | string | null {
  * 1 equals 1.0, missing ids never match.
  */
 export function pairById(subId: Column, ansId: Column): Int32Array {
-  const n = ansId.kind === "text" ? ansId.strings!.length : ansId.values!.length;
-  const m = subId.kind === "text" ? subId.strings!.length : subId.values!.length;
+  const n = columnLength(ansId);
+  const m = columnLength(subId);
   if (n !== m) throw new SubmissionError(`submission has ${m} rows, the answers have ${n}`);
   const subText = subId.kind === "text", ansText = ansId.kind === "text";
   if (n > 0 && subText !== ansText) {
@@ -73,35 +80,49 @@ export function pairById(subId: Column, ansId: Column): Int32Array {
   // Fast path: same ids in the same order.
   const out = new Int32Array(n);
   let same = true;
-  for (let i = 0; i < n; i++) {
-    const k = keyAt(subId, i);
-    if (k === null || k !== keyAt(ansId, i)) { same = false; break; }
-    out[i] = i;
+  if (subId.text && ansId.text) {
+    for (let i = 0; i < n && same; i++) same = subId.text.equals(i, ansId.text, i);
+  } else if (!subText) {
+    const a = subId.values!, b = ansId.values!;
+    for (let i = 0; i < n && same; i++) same = a[i] === b[i]; // NaN never equal
+  } else {
+    for (let i = 0; i < n && same; i++) { const k = keyAt(subId, i); same = k !== null && k === keyAt(ansId, i); }
   }
-  if (same) return out;
-  // General path: answers id → row chain (duplicates supported), consumed by submission rows.
-  let answerDuplicates = false;
-  const head = new Map<number | string, number>();
-  const next = new Int32Array(n).fill(-1);
-  for (let j = n - 1; j >= 0; j--) {
-    const k = keyAt(ansId, j);
-    if (k === null) throw new SubmissionError(`the answers have a missing id (row ${j + 1})`);
-    const h = head.get(k);
-    if (h !== undefined) { next[j] = h; answerDuplicates = true; }
-    head.set(k, j);
+  if (same) {
+    for (let i = 0; i < n; i++) out[i] = i;
+    return out;
   }
+  // General path: an open-addressing index of the answer ids (a Map is several times slower
+  // at a million strings); text ids are hashed and compared as bytes, without strings.
+  const index = indexOfIds(ansId, "the answers", !!(subId.text && ansId.text));
+  const answerDuplicates = index.duplicates;
+  // Without duplicate answers each slot holds one row: a row already paired means a repeated id.
+  const cursor = answerDuplicates ? index.heads() : null;
+  out.fill(-1);
+  const st = subId.text && ansId.text ? subId.text : null, sv = subId.values;
+  const ansStrings = subText && !st ? ansId.strings! : null;
   for (let i = 0; i < n; i++) {
-    const k = keyAt(subId, i);
-    if (k === null) throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
-    const j = head.get(k);
-    if (j === undefined || j === -1) {
+    let slot: number;
+    if (st) {
+      if (st.isMissing(i)) throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
+      slot = findText(index, st, i, ansId.text!);
+    } else if (ansStrings) {
+      const k = keyAt(subId, i) as string | null;
+      if (k === null) throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
+      slot = index.find(hashString(k), (j) => ansStrings[j] === k);
+    } else {
+      const k = sv![i];
+      if (Number.isNaN(k)) throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
+      slot = index.find(hashNumber(k), (j) => ansId.values![j] === k);
+    }
+    const j = slot === -1 ? -2 : cursor ? cursor[slot] : out[index.row(slot)] === -1 ? index.row(slot) : -1;
+    if (j < 0) {
+      const k = keyAt(subId, i)!;
       throw new SubmissionError(
-        j === undefined
-          ? `submission id ${show(k)} is not in the answers`
-          : `submission id ${show(k)} appears more often than in the answers`,
+        j === -2 ? `submission id ${show(k)} is not in the answers` : `submission id ${show(k)} appears more often than in the answers`,
       );
     }
-    head.set(k, next[j]);
+    if (cursor) cursor[slot] = index.next[j];
     out[j] = i;
   }
   if (answerDuplicates) {
@@ -131,7 +152,7 @@ export function pyFloat(s: string): number | null {
 
 /** Numbers of the given rows of a column the way scikit-learn converts it (text via Python float()). */
 export function sklearnNumbers(c: Column, rows: Int32Array | null, side = "submission"): Float64Array {
-  const n = rows ? rows.length : c.kind === "text" ? c.strings!.length : c.values!.length;
+  const n = rows ? rows.length : columnLength(c);
   const out = new Float64Array(n);
   for (let p = 0; p < n; p++) {
     const i = rows ? rows[p] : p;
@@ -147,7 +168,7 @@ export function sklearnNumbers(c: Column, rows: Int32Array | null, side = "submi
 /** Do the two id columns hold the same *set* of ids (duplicates ignored)? */
 export function sameIdSet(subId: Column, ansId: Column): boolean {
   const a = new Set<number | string | null>(), b = new Set<number | string | null>();
-  const len = (c: Column) => (c.kind === "text" ? c.strings!.length : c.values!.length);
+  const len = columnLength;
   for (let i = 0; i < len(subId); i++) a.add(keyAt(subId, i));
   for (let i = 0; i < len(ansId); i++) b.add(keyAt(ansId, i));
   if (a.size !== b.size || a.has(null) || b.has(null)) return false;
@@ -162,7 +183,7 @@ export function sortedOrder(c: Column, skipIfSorted = false): Int32Array {
 
 /** Row order that sorts a column: numbers numerically, text by code units, missing last (stable). */
 export function stableSortedOrder(c: Column): Int32Array {
-  const n = c.kind === "text" ? c.strings!.length : c.values!.length;
+  const n = columnLength(c);
   const idx = Array.from({ length: n }, (_, i) => i);
   if (c.kind === "text") {
     const s = c.strings!;
@@ -187,4 +208,100 @@ export function stableSortedOrder(c: Column): Int32Array {
 /** Key lookup for a column (for membership tests). */
 export function idKey(c: Column, i: number): number | string | null {
   return keyAt(c, i);
+}
+
+const f64 = new Float64Array(1), u32 = new Uint32Array(f64.buffer);
+
+export function hashNumber(k: number): number {
+  f64[0] = k === 0 ? 0 : k; // -0 equals 0
+  let h = Math.imul(0x811c9dc5 ^ u32[0], 0x01000193);
+  h = Math.imul(h ^ u32[1], 0x01000193);
+  return (h ^ (h >>> 15)) >>> 0;
+}
+
+function hashString(k: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < k.length; i++) h = Math.imul(h ^ k.charCodeAt(i), 0x01000193);
+  return (h ^ (h >>> 15)) >>> 0;
+}
+
+/**
+ * Open-addressing index from a key's hash to its first row, with row and hash side by side
+ * (one cache line per probe); rows with equal keys chain through `next`.
+ */
+export class HashIndex {
+  /** [row, hash] per slot; row -1 = empty. */
+  readonly table: Int32Array;
+  readonly next: Int32Array;
+  duplicates = false;
+  readonly mask: number;
+
+  constructor(n: number, hashOf: (j: number) => number, same: (a: number, b: number) => boolean) {
+    let size = 16;
+    while (size < n * 2) size *= 2;
+    this.mask = size - 1;
+    this.table = new Int32Array(size * 2).fill(-1);
+    this.next = new Int32Array(n).fill(-1);
+    const tails = new Int32Array(size).fill(-1);
+    for (let j = 0; j < n; j++) {
+      const h = hashOf(j) | 0;
+      let p = h & this.mask;
+      for (;;) {
+        const head = this.table[2 * p];
+        if (head === -1) { this.table[2 * p] = j; this.table[2 * p + 1] = h; tails[p] = j; break; }
+        if (this.table[2 * p + 1] === h && same(head, j)) { this.next[tails[p]] = j; tails[p] = j; this.duplicates = true; break; }
+        p = (p + 1) & this.mask;
+      }
+    }
+  }
+
+  /** Slot whose first row matches (per isKey), or -1. */
+  find(hash: number, isKey: (row: number) => boolean): number {
+    const h = hash | 0, t = this.table, mask = this.mask;
+    for (let p = h & mask; ; p = (p + 1) & mask) {
+      const head = t[2 * p];
+      if (head === -1) return -1;
+      if (t[2 * p + 1] === h && isKey(head)) return p;
+    }
+  }
+
+  /** First row of a slot. */
+  row(slot: number): number {
+    return this.table[2 * slot];
+  }
+
+  /** The first row per slot, to walk the chains. */
+  heads(): Int32Array {
+    const out = new Int32Array(this.table.length >> 1);
+    for (let p = 0; p < out.length; p++) out[p] = this.table[2 * p];
+    return out;
+  }
+}
+
+/** Slot of the answers row whose bytes equal submission row i (no closure: the hot loop at 1M rows). */
+function findText(index: HashIndex, sub: TextStore, i: number, ans: TextStore): number {
+  const h = sub.hash(i) | 0;
+  const t = index.table, mask = index.mask;
+  for (let p = h & mask; ; p = (p + 1) & mask) {
+    const head = t[2 * p];
+    if (head === -1) return -1;
+    if (t[2 * p + 1] === h && sub.equals(i, ans, head)) return p;
+  }
+}
+
+/** Index of an id column's rows by value; missing ids are an error. */
+export function indexOfIds(c: Column, side = "the answers", useBytes = true): HashIndex {
+  const t = useBytes ? c.text : undefined;
+  if (t) {
+    for (let j = 0; j < t.count; j++) if (t.isMissing(j)) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
+    return new HashIndex(t.count, (j) => t.hash(j), (a, b) => t.equals(a, t, b));
+  }
+  if (c.kind === "text") {
+    const s = c.strings!;
+    for (let j = 0; j < s.length; j++) if (s[j] === null) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
+    return new HashIndex(s.length, (j) => hashString(s[j]!), (a, b) => s[a] === s[b]);
+  }
+  const v = c.values!;
+  for (let j = 0; j < v.length; j++) if (Number.isNaN(v[j])) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
+  return new HashIndex(v.length, (j) => hashNumber(v[j]), (a, b) => v[a] === v[b]);
 }

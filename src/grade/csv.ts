@@ -11,8 +11,9 @@
 import { openSync, readSync, closeSync, fstatSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
 import { SubmissionError } from "./errors.js";
+import { TextStore } from "./textstore.js";
 
-export { SubmissionError };
+export { SubmissionError, TextStore };
 
 export type ColumnKind = "int" | "float" | "bool" | "text";
 
@@ -21,8 +22,25 @@ export interface Column {
   kind: ColumnKind;
   /** int/float/bool columns: the values (bool as 1/0), NaN where missing. */
   values: Float64Array | null;
-  /** text columns: the original strings, null where missing. */
-  strings: (string | null)[] | null;
+  /** text columns: the original strings, null where missing (made on first use). */
+  readonly strings: (string | null)[] | null;
+  /** text columns: the same cells as UTF-8 bytes. */
+  text?: TextStore;
+}
+
+/** A text column whose strings are only made when first read. */
+function textColumn(name: string, store: TextStore): Column {
+  let cache: (string | null)[] | null = null;
+  return {
+    name,
+    kind: "text",
+    values: null,
+    text: store,
+    get strings() {
+      cache ??= store.strings();
+      return cache;
+    },
+  };
 }
 
 export class Table {
@@ -70,25 +88,19 @@ const NOT_NUMBER = 0, IS_INT = 1, IS_FLOAT = 2;
 let numValue = 0;
 
 /** Parses bytes [s, e) as a pandas number; fast exact path for ≤15 digits, else Number(). */
-function parseNumber(b: Uint8Array, s: number, e: number): number {
+function parseNumber(b: Buffer, s: number, e: number): number {
   while (s < e && (b[s] === SPACE || b[s] === TAB)) s++;
   while (e > s && (b[e - 1] === SPACE || b[e - 1] === TAB)) e--;
   if (s >= e) return NOT_NUMBER;
   const start = s;
   let neg = false;
   if (b[s] === 0x2b || b[s] === 0x2d) { neg = b[s] === 0x2d; s++; }
-  let mant = 0, digits = 0, intDigits = 0, fracDigits = 0, exact = true;
-  while (s < e && b[s] >= 0x30 && b[s] <= 0x39) {
-    if (digits > 0 || b[s] !== 0x30) digits++;
-    mant = mant * 10 + (b[s] - 0x30); intDigits++; s++;
-  }
+  let mant = 0, intDigits = 0, fracDigits = 0, exact = true;
+  while (s < e && b[s] >= 0x30 && b[s] <= 0x39) { mant = mant * 10 + (b[s] - 0x30); intDigits++; s++; }
   let isInt = true;
   if (s < e && b[s] === 0x2e) {
     isInt = false; s++;
-    while (s < e && b[s] >= 0x30 && b[s] <= 0x39) {
-      if (digits > 0 || b[s] !== 0x30) digits++;
-      mant = mant * 10 + (b[s] - 0x30); fracDigits++; s++;
-    }
+    while (s < e && b[s] >= 0x30 && b[s] <= 0x39) { mant = mant * 10 + (b[s] - 0x30); fracDigits++; s++; }
   }
   if (intDigits + fracDigits === 0) return NOT_NUMBER;
   let exp = 0;
@@ -102,16 +114,16 @@ function parseNumber(b: Uint8Array, s: number, e: number): number {
     if (eneg) exp = -exp;
   }
   if (s !== e) return NOT_NUMBER;
-  if (intDigits + fracDigits > 15) exact = false; // mant may have lost precision
+  // Exact while the digits fit in 2^53; then one multiplication or division by an exact
+  // power of ten is correctly rounded (Clinger's fast path). Otherwise Number() decides.
+  if (mant > 9007199254740992) exact = false;
   const scale = exp - fracDigits;
   if (exact && scale >= -22 && scale <= 22) {
     const v = scale >= 0 ? mant * POW10[scale] : mant / POW10[-scale];
-    if (scale <= 0 || mant * POW10[scale] <= 9007199254740992) {
-      numValue = neg ? -v : v;
-      return isInt ? IS_INT : IS_FLOAT;
-    }
+    numValue = neg ? -v : v;
+    return isInt ? IS_INT : IS_FLOAT;
   }
-  const text = Buffer.from(b.buffer, b.byteOffset + start, e - start).toString("latin1");
+  const text = b.toString("latin1", start, e);
   numValue = Number(text);
   if (isInt && intDigits > 18) {
     // pandas: int64, then uint64; integers outside both stay text.
@@ -122,9 +134,15 @@ function parseNumber(b: Uint8Array, s: number, e: number): number {
   return isInt ? IS_INT : IS_FLOAT;
 }
 
+/** Bytes [s, e) as a string; ASCII takes the cheaper latin1 path. */
+function text(b: Buffer, s: number, e: number): string {
+  for (let i = s; i < e; i++) if (b[i] >= 0x80) return b.toString("utf8", s, e);
+  return b.toString("latin1", s, e);
+}
+
 /** Decodes a raw field: strips the quoting pandas-style (`"a""b"c` → `a"bc`). */
 function decodeField(b: Buffer, s: number, e: number, complex: boolean): string {
-  if (!complex) return b.toString("utf8", s, e);
+  if (!complex) return text(b, s, e);
   let out = "";
   let i = s;
   if (b[i] === QUOTE) {
@@ -168,7 +186,7 @@ class ColumnBuilder {
   sawFloat = false;
   sawMissing = false;
   values = new Float64Array(1024);
-  strings: (string | null)[] | null = null;
+  text: TextStore | null = null;
   /** Rows before this one must be re-read as strings (second pass); -1 when not needed. */
   backfillUntil = -1;
   constructor(readonly name: string) {}
@@ -184,21 +202,21 @@ class ColumnBuilder {
 
   toText(row: number): void {
     if (this.state !== EMPTY) this.backfillUntil = row;
-    this.strings = new Array<string | null>(row).fill(null);
+    this.text = new TextStore();
+    this.text.padTo(row);
     this.state = TEXT;
   }
 
   finish(rows: number): Column {
     if (this.state === TEXT) {
-      const strings = this.strings!;
-      while (strings.length < rows) strings.push(null);
-      return { name: this.name, kind: "text", values: null, strings };
+      this.text!.trim(rows);
+      return textColumn(this.name, this.text!);
     }
     const values = this.values.length === rows ? this.values : this.values.slice(0, rows);
     if (this.state === BOOL) return { name: this.name, kind: "bool", values, strings: null };
     if (this.state === EMPTY) {
       // pandas: an all-missing column is float; a column with no rows at all is text (object).
-      if (rows === 0) return { name: this.name, kind: "text", values: null, strings: [] };
+      if (rows === 0) return textColumn(this.name, new TextStore(0));
       return { name: this.name, kind: "float", values: values.fill(NaN), strings: null };
     }
     const kind = this.sawFloat || this.sawMissing ? "float" : "int";
@@ -412,7 +430,7 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions): Table {
       if (col === null) continue;
       if (k + offset >= count) { // short row: missing cells
         col.sawMissing = true;
-        if (col.state === TEXT) col.strings!.push(null);
+        if (col.state === TEXT) col.text!.setMissing(row);
         else col.setValue(row, NaN);
         continue;
       }
@@ -441,7 +459,8 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions): Table {
         const col = backfill[q], k = index[q] + offset;
         if (r >= col.backfillUntil || k >= count) continue;
         const s = decodeField(b, starts[k], ends[k], complex[k] === 1);
-        col.strings![r] = NA_TOKENS.has(s) ? null : s;
+        if (NA_TOKENS.has(s)) col.text!.setMissing(r);
+        else col.text!.setString(r, s);
       }
       r++;
     };
@@ -462,26 +481,32 @@ function cell(col: ColumnBuilder, row: number, b: Buffer, s: number, e: number, 
   if (!complex) {
     const kind = parseNumber(b, s, e);
     if (kind !== NOT_NUMBER) {
-      if (col.state === TEXT) { col.strings!.push(b.toString("utf8", s, e)); return; }
-      if (col.state === BOOL) { col.toText(row); col.strings!.push(b.toString("utf8", s, e)); return; }
+      if (col.state === TEXT) { col.text!.setBytes(row, b, s, e); return; }
+      if (col.state === BOOL) { col.toText(row); col.text!.setBytes(row, b, s, e); return; }
       col.state = NUM;
       if (kind === IS_FLOAT) col.sawFloat = true;
       col.setValue(row, numValue);
       return;
     }
   }
+  // NA, boolean and infinity tokens are at most 9 bytes: longer plain fields are text as is.
+  if (!complex && e - s > 9) {
+    if (col.state !== TEXT) col.toText(row);
+    col.text!.setBytes(row, b, s, e);
+    return;
+  }
   const str = decodeField(b, s, e, complex);
   if (NA_TOKENS.has(str)) {
     col.sawMissing = true;
-    if (col.state === TEXT) col.strings!.push(null);
+    if (col.state === TEXT) col.text!.setMissing(row);
     else col.setValue(row, NaN);
     return;
   }
-  if (col.state === TEXT) { col.strings!.push(str); return; }
+  if (col.state === TEXT) { col.text!.setString(row, str); return; }
   if (complex && NUMBER_TEXT.test(str)) {
     const kind = parseNumber(Buffer.from(str, "latin1"), 0, str.length);
     if (kind !== NOT_NUMBER) {
-      if (col.state === BOOL) { col.toText(row); col.strings!.push(str); return; }
+      if (col.state === BOOL) { col.toText(row); col.text!.setString(row, str); return; }
       col.state = NUM;
       if (kind === IS_FLOAT) col.sawFloat = true;
       col.setValue(row, numValue);
@@ -490,7 +515,7 @@ function cell(col: ColumnBuilder, row: number, b: Buffer, s: number, e: number, 
   }
   const special = SPECIAL_FLOAT.exec(str);
   if (special) {
-    if (col.state === BOOL) { col.toText(row); col.strings!.push(str); return; }
+    if (col.state === BOOL) { col.toText(row); col.text!.setString(row, str); return; }
     col.state = NUM;
     col.sawFloat = true;
     col.setValue(row, special[1] === "-" ? -Infinity : Infinity);
@@ -499,13 +524,13 @@ function cell(col: ColumnBuilder, row: number, b: Buffer, s: number, e: number, 
   const lower = str.length === 4 || str.length === 5 ? str.toLowerCase() : "";
   const isTrue = lower === "true";
   if (isTrue || lower === "false") {
-    if (col.state === NUM) { col.toText(row); col.strings!.push(str); return; }
+    if (col.state === NUM) { col.toText(row); col.text!.setString(row, str); return; }
     col.state = BOOL;
     col.setValue(row, isTrue ? 1 : 0);
     return;
   }
   col.toText(row);
-  col.strings!.push(str);
+  col.text!.setString(row, str);
 }
 
 /** Reads a CSV file in chunks. Throws SubmissionError with a plain reason on malformed input. */
