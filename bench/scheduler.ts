@@ -1,22 +1,11 @@
 // Scheduler makespan in simulated time (no sleeping): 22 competitions × 3 seeds of mixed
 // durations on 4 GPUs, against the lower bound max(total ÷ GPUs, longest run) and FIFO.
 import { makespanLowerBound, simulate, type SchedTask } from "../src/execute/scheduler.js";
+import { rng } from "../src/prepare/random.js";
 
 const GPUS = ["0", "1", "2", "3"];
 const COMPETITIONS = 22;
 const SEEDS = 3;
-
-/** Small deterministic generator (mulberry32), so every run reports the same workloads. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Task extends SchedTask {
   actualSecs: number;
