@@ -5580,8 +5580,8 @@ var require_cst_visit = __commonJS({
     visit2.REMOVE = REMOVE;
     visit2.itemAtPath = (cst, path4) => {
       let item = cst;
-      for (const [field, index] of path4) {
-        const tok = item?.[field];
+      for (const [field2, index] of path4) {
+        const tok = item?.[field2];
         if (tok && "items" in tok) {
           item = tok.items[index];
         } else
@@ -5591,8 +5591,8 @@ var require_cst_visit = __commonJS({
     };
     visit2.parentCollection = (cst, path4) => {
       const parent = visit2.itemAtPath(cst, path4.slice(0, -1));
-      const field = path4[path4.length - 1][0];
-      const coll = parent?.[field];
+      const field2 = path4[path4.length - 1][0];
+      const coll = parent?.[field2];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
@@ -5601,11 +5601,11 @@ var require_cst_visit = __commonJS({
       let ctrl = visitor(item, path4);
       if (typeof ctrl === "symbol")
         return ctrl;
-      for (const field of ["key", "value"]) {
-        const token = item[field];
+      for (const field2 of ["key", "value"]) {
+        const token = item[field2];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path4.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path4.concat([[field2, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -5615,7 +5615,7 @@ var require_cst_visit = __commonJS({
               i -= 1;
             }
           }
-          if (typeof ctrl === "function" && field === "key")
+          if (typeof ctrl === "function" && field2 === "key")
             ctrl = ctrl(item, path4);
         }
       }
@@ -42475,9 +42475,9 @@ var require_service_config = __commonJS({
         "clientHostname",
         "serviceConfig"
       ];
-      for (const field in obj) {
-        if (!allowedFields.includes(field)) {
-          throw new Error(`Invalid service config choice: unexpected field ${field}`);
+      for (const field2 in obj) {
+        if (!allowedFields.includes(field2)) {
+          throw new Error(`Invalid service config choice: unexpected field ${field2}`);
         }
       }
       return result;
@@ -48814,39 +48814,39 @@ var require_decoder = __commonJS({
     var Enum = require_enum();
     var types = require_types2();
     var util = require_util2();
-    function missing(field) {
-      return "missing required '" + field.name + "'";
+    function missing(field2) {
+      return "missing required '" + field2.name + "'";
     }
     function decoder(mtype) {
-      var gen = util.codegen(["r", "l", "e", "n"], mtype.name + "$decode")("if(!(r instanceof Reader))")("r=Reader.create(r)")("if(n===undefined)n=0")("if(n>Reader.recursionLimit)")('throw Error("maximum nesting depth exceeded")')("var c,m" + (mtype.fieldsArray.filter(function(field2) {
-        return field2.map;
+      var gen = util.codegen(["r", "l", "e", "n"], mtype.name + "$decode")("if(!(r instanceof Reader))")("r=Reader.create(r)")("if(n===undefined)n=0")("if(n>Reader.recursionLimit)")('throw Error("maximum nesting depth exceeded")')("var c,m" + (mtype.fieldsArray.filter(function(field3) {
+        return field3.map;
       }).length ? ",k,value" : ""))("if(l===undefined)")("c=r.len")("else{")("c=r.pos+l")("if(c>r.len)")('throw RangeError("index out of range")')("l=r.len")("r.len=c")("}")("m=new this.ctor")("while(r.pos<c){")("var t=r.uint32()")("if(t===e)")("break")("switch(t>>>3){");
       var i = 0;
       for (; i < /* initializes */
       mtype.fieldsArray.length; ++i) {
-        var field = mtype._fieldsArray[i].resolve(), type = field.resolvedType instanceof Enum ? "int32" : field.type, ref = "m" + util.safeProp(field.name);
-        gen("case %i: {", field.id);
-        if (field.map) {
+        var field2 = mtype._fieldsArray[i].resolve(), type = field2.resolvedType instanceof Enum ? "int32" : field2.type, ref = "m" + util.safeProp(field2.name);
+        gen("case %i: {", field2.id);
+        if (field2.map) {
           gen("if(%s===util.emptyObject)", ref)("%s={}", ref)("var c2=r.uint32()+r.pos")("if(c2>r.len)")('throw RangeError("index out of range")')("r.len=c2");
-          if (types.defaults[field.keyType] !== void 0) gen("k=%j", types.defaults[field.keyType]);
+          if (types.defaults[field2.keyType] !== void 0) gen("k=%j", types.defaults[field2.keyType]);
           else gen("k=null");
           if (types.defaults[type] !== void 0) gen("value=%j", types.defaults[type]);
           else gen("value=null");
-          gen("while(r.pos<c2){")("var tag2=r.uint32()")("switch(tag2>>>3){")("case 1: k=r.%s(); break", field.keyType)("case 2:");
+          gen("while(r.pos<c2){")("var tag2=r.uint32()")("switch(tag2>>>3){")("case 1: k=r.%s(); break", field2.keyType)("case 2:");
           if (types.basic[type] === void 0) gen("value=types[%i].decode(r,r.uint32(),undefined,n+1)", i);
           else gen("value=r.%s()", type);
           gen("break")("default:")("r.skipType(tag2&7,n)")("break")("}")("}")("if(r.pos!==c2)")('throw RangeError("index out of range")')("r.len=c");
-          if (types.long[field.keyType] !== void 0) gen('%s[typeof k==="object"?util.longToHash(k):k]=value', ref);
+          if (types.long[field2.keyType] !== void 0) gen('%s[typeof k==="object"?util.longToHash(k):k]=value', ref);
           else {
-            if (field.keyType === "string") gen('if(k==="__proto__")')("util.makeProp(%s,k)", ref);
+            if (field2.keyType === "string") gen('if(k==="__proto__")')("util.makeProp(%s,k)", ref);
             gen("%s[k]=value", ref);
           }
-        } else if (field.repeated) {
+        } else if (field2.repeated) {
           gen("if(!(%s&&%s.length))", ref, ref)("%s=[]", ref);
           if (types.packed[type] !== void 0) gen("if((t&7)===2){")("var c2=r.uint32()+r.pos")("if(c2>r.len)")('throw RangeError("index out of range")')("r.len=c2")("while(r.pos<c2)")("%s.push(r.%s())", ref, type)("if(r.pos!==c2)")('throw RangeError("index out of range")')("r.len=c")("}else");
-          if (types.basic[type] === void 0) gen(field.delimited ? "%s.push(types[%i].decode(r,undefined,((t&~7)|4),n+1))" : "%s.push(types[%i].decode(r,r.uint32(),undefined,n+1))", ref, i);
+          if (types.basic[type] === void 0) gen(field2.delimited ? "%s.push(types[%i].decode(r,undefined,((t&~7)|4),n+1))" : "%s.push(types[%i].decode(r,r.uint32(),undefined,n+1))", ref, i);
           else gen("%s.push(r.%s())", ref, type);
-        } else if (types.basic[type] === void 0) gen(field.delimited ? "%s=types[%i].decode(r,undefined,((t&~7)|4),n+1)" : "%s=types[%i].decode(r,r.uint32(),undefined,n+1)", ref, i);
+        } else if (types.basic[type] === void 0) gen(field2.delimited ? "%s=types[%i].decode(r,undefined,((t&~7)|4),n+1)" : "%s=types[%i].decode(r,r.uint32(),undefined,n+1)", ref, i);
         else gen("%s=r.%s()", ref, type);
         gen("break")("}");
       }
@@ -48868,69 +48868,69 @@ var require_verifier = __commonJS({
     module.exports = verifier;
     var Enum = require_enum();
     var util = require_util2();
-    function invalid(field, expected) {
-      return field.name + ": " + expected + (field.repeated && expected !== "array" ? "[]" : field.map && expected !== "object" ? "{k:" + field.keyType + "}" : "") + " expected";
+    function invalid(field2, expected) {
+      return field2.name + ": " + expected + (field2.repeated && expected !== "array" ? "[]" : field2.map && expected !== "object" ? "{k:" + field2.keyType + "}" : "") + " expected";
     }
-    function genVerifyValue(gen, field, fieldIndex, ref) {
-      if (field.resolvedType) {
-        if (field.resolvedType instanceof Enum) {
-          gen("switch(%s){", ref)("default:")("return%j", invalid(field, "enum value"));
-          for (var keys = Object.keys(field.resolvedType.values), j = 0; j < keys.length; ++j) gen("case %i:", field.resolvedType.values[keys[j]]);
+    function genVerifyValue(gen, field2, fieldIndex, ref) {
+      if (field2.resolvedType) {
+        if (field2.resolvedType instanceof Enum) {
+          gen("switch(%s){", ref)("default:")("return%j", invalid(field2, "enum value"));
+          for (var keys = Object.keys(field2.resolvedType.values), j = 0; j < keys.length; ++j) gen("case %i:", field2.resolvedType.values[keys[j]]);
           gen("break")("}");
         } else {
-          gen("{")("var e=types[%i].verify(%s,n+1);", fieldIndex, ref)("if(e)")("return%j+e", field.name + ".")("}");
+          gen("{")("var e=types[%i].verify(%s,n+1);", fieldIndex, ref)("if(e)")("return%j+e", field2.name + ".")("}");
         }
       } else {
-        switch (field.type) {
+        switch (field2.type) {
           case "int32":
           case "uint32":
           case "sint32":
           case "fixed32":
           case "sfixed32":
-            gen("if(!util.isInteger(%s))", ref)("return%j", invalid(field, "integer"));
+            gen("if(!util.isInteger(%s))", ref)("return%j", invalid(field2, "integer"));
             break;
           case "int64":
           case "uint64":
           case "sint64":
           case "fixed64":
           case "sfixed64":
-            gen("if(!util.isInteger(%s)&&!(%s&&util.isInteger(%s.low)&&util.isInteger(%s.high)))", ref, ref, ref, ref)("return%j", invalid(field, "integer|Long"));
+            gen("if(!util.isInteger(%s)&&!(%s&&util.isInteger(%s.low)&&util.isInteger(%s.high)))", ref, ref, ref, ref)("return%j", invalid(field2, "integer|Long"));
             break;
           case "float":
           case "double":
-            gen('if(typeof %s!=="number")', ref)("return%j", invalid(field, "number"));
+            gen('if(typeof %s!=="number")', ref)("return%j", invalid(field2, "number"));
             break;
           case "bool":
-            gen('if(typeof %s!=="boolean")', ref)("return%j", invalid(field, "boolean"));
+            gen('if(typeof %s!=="boolean")', ref)("return%j", invalid(field2, "boolean"));
             break;
           case "string":
-            gen("if(!util.isString(%s))", ref)("return%j", invalid(field, "string"));
+            gen("if(!util.isString(%s))", ref)("return%j", invalid(field2, "string"));
             break;
           case "bytes":
-            gen('if(!(%s&&typeof %s.length==="number"||util.isString(%s)))', ref, ref, ref)("return%j", invalid(field, "buffer"));
+            gen('if(!(%s&&typeof %s.length==="number"||util.isString(%s)))', ref, ref, ref)("return%j", invalid(field2, "buffer"));
             break;
         }
       }
       return gen;
     }
-    function genVerifyKey(gen, field, ref) {
-      switch (field.keyType) {
+    function genVerifyKey(gen, field2, ref) {
+      switch (field2.keyType) {
         case "int32":
         case "uint32":
         case "sint32":
         case "fixed32":
         case "sfixed32":
-          gen("if(!util.key32Re.test(%s))", ref)("return%j", invalid(field, "integer key"));
+          gen("if(!util.key32Re.test(%s))", ref)("return%j", invalid(field2, "integer key"));
           break;
         case "int64":
         case "uint64":
         case "sint64":
         case "fixed64":
         case "sfixed64":
-          gen("if(!util.key64Re.test(%s))", ref)("return%j", invalid(field, "integer|Long key"));
+          gen("if(!util.key64Re.test(%s))", ref)("return%j", invalid(field2, "integer|Long key"));
           break;
         case "bool":
-          gen("if(!util.key2Re.test(%s))", ref)("return%j", invalid(field, "boolean key"));
+          gen("if(!util.key2Re.test(%s))", ref)("return%j", invalid(field2, "boolean key"));
           break;
       }
       return gen;
@@ -48941,25 +48941,25 @@ var require_verifier = __commonJS({
       if (oneofs.length) gen("var p={}");
       for (var i = 0; i < /* initializes */
       mtype.fieldsArray.length; ++i) {
-        var field = mtype._fieldsArray[i].resolve(), ref = "m" + util.safeProp(field.name);
-        if (field.optional) gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j)){", ref, field.name);
-        if (field.map) {
-          gen("if(!util.isObject(%s))", ref)("return%j", invalid(field, "object"))("var k=Object.keys(%s)", ref)("for(var i=0;i<k.length;++i){");
-          genVerifyKey(gen, field, "k[i]");
-          genVerifyValue(gen, field, i, ref + "[k[i]]")("}");
-        } else if (field.repeated) {
-          gen("if(!Array.isArray(%s))", ref)("return%j", invalid(field, "array"))("for(var i=0;i<%s.length;++i){", ref);
-          genVerifyValue(gen, field, i, ref + "[i]")("}");
+        var field2 = mtype._fieldsArray[i].resolve(), ref = "m" + util.safeProp(field2.name);
+        if (field2.optional) gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j)){", ref, field2.name);
+        if (field2.map) {
+          gen("if(!util.isObject(%s))", ref)("return%j", invalid(field2, "object"))("var k=Object.keys(%s)", ref)("for(var i=0;i<k.length;++i){");
+          genVerifyKey(gen, field2, "k[i]");
+          genVerifyValue(gen, field2, i, ref + "[k[i]]")("}");
+        } else if (field2.repeated) {
+          gen("if(!Array.isArray(%s))", ref)("return%j", invalid(field2, "array"))("for(var i=0;i<%s.length;++i){", ref);
+          genVerifyValue(gen, field2, i, ref + "[i]")("}");
         } else {
-          if (field.partOf) {
-            var oneofProp = util.safeProp(field.partOf.name);
-            if (seenFirstField[field.partOf.name] === 1) gen("if(p%s===1)", oneofProp)("return%j", field.partOf.name + ": multiple values");
-            seenFirstField[field.partOf.name] = 1;
+          if (field2.partOf) {
+            var oneofProp = util.safeProp(field2.partOf.name);
+            if (seenFirstField[field2.partOf.name] === 1) gen("if(p%s===1)", oneofProp)("return%j", field2.partOf.name + ": multiple values");
+            seenFirstField[field2.partOf.name] = 1;
             gen("p%s=1", oneofProp);
           }
-          genVerifyValue(gen, field, i, ref);
+          genVerifyValue(gen, field2, i, ref);
         }
-        if (field.optional) gen("}");
+        if (field2.optional) gen("}");
       }
       return gen("return null");
     }
@@ -48973,24 +48973,24 @@ var require_converter = __commonJS({
     var converter = exports;
     var Enum = require_enum();
     var util = require_util2();
-    function genValuePartial_fromObject(gen, field, fieldIndex, prop) {
+    function genValuePartial_fromObject(gen, field2, fieldIndex, prop) {
       var defaultAlreadyEmitted = false;
-      if (field.resolvedType) {
-        if (field.resolvedType instanceof Enum) {
+      if (field2.resolvedType) {
+        if (field2.resolvedType instanceof Enum) {
           gen("switch(d%s){", prop);
-          for (var values = field.resolvedType.values, keys = Object.keys(values), i = 0; i < keys.length; ++i) {
-            if (values[keys[i]] === field.typeDefault && !defaultAlreadyEmitted) {
+          for (var values = field2.resolvedType.values, keys = Object.keys(values), i = 0; i < keys.length; ++i) {
+            if (values[keys[i]] === field2.typeDefault && !defaultAlreadyEmitted) {
               gen("default:")('if(typeof(d%s)==="number"){m%s=d%s;break}', prop, prop, prop);
-              if (!field.repeated) gen("break");
+              if (!field2.repeated) gen("break");
               defaultAlreadyEmitted = true;
             }
             gen("case%j:", keys[i])("case %i:", values[keys[i]])("m%s=%j", prop, values[keys[i]])("break");
           }
           gen("}");
-        } else gen("if(!util.isObject(d%s))", prop)("throw TypeError(%j)", field.fullName + ": object expected")("m%s=types[%i].fromObject(d%s,n+1)", prop, fieldIndex, prop);
+        } else gen("if(!util.isObject(d%s))", prop)("throw TypeError(%j)", field2.fullName + ": object expected")("m%s=types[%i].fromObject(d%s,n+1)", prop, fieldIndex, prop);
       } else {
         var isUnsigned = false;
-        switch (field.type) {
+        switch (field2.type) {
           case "double":
           case "float":
             gen("m%s=Number(d%s)", prop, prop);
@@ -49033,47 +49033,47 @@ var require_converter = __commonJS({
       gen("if(!util.isObject(d))")("throw TypeError(%j)", mtype.fullName + ": object expected")("if(n===undefined)n=0")("if(n>util.recursionLimit)")('throw Error("maximum nesting depth exceeded")');
       gen("var m=new this.ctor");
       for (var i = 0; i < fields.length; ++i) {
-        var field = fields[i].resolve(), prop = util.safeProp(field.name);
-        if (field.map) {
-          gen("if(d%s){", prop)("if(!util.isObject(d%s))", prop)("throw TypeError(%j)", field.fullName + ": object expected")("m%s={}", prop)("for(var ks=Object.keys(d%s),i=0;i<ks.length;++i){", prop);
+        var field2 = fields[i].resolve(), prop = util.safeProp(field2.name);
+        if (field2.map) {
+          gen("if(d%s){", prop)("if(!util.isObject(d%s))", prop)("throw TypeError(%j)", field2.fullName + ": object expected")("m%s={}", prop)("for(var ks=Object.keys(d%s),i=0;i<ks.length;++i){", prop);
           gen('if(ks[i]==="__proto__")')("util.makeProp(m%s,ks[i])", prop);
           genValuePartial_fromObject(
             gen,
-            field,
+            field2,
             /* not sorted */
             i,
             prop + "[ks[i]]"
           )("}")("}");
-        } else if (field.repeated) {
-          gen("if(d%s){", prop)("if(!Array.isArray(d%s))", prop)("throw TypeError(%j)", field.fullName + ": array expected")("m%s=[]", prop)("for(var i=0;i<d%s.length;++i){", prop);
+        } else if (field2.repeated) {
+          gen("if(d%s){", prop)("if(!Array.isArray(d%s))", prop)("throw TypeError(%j)", field2.fullName + ": array expected")("m%s=[]", prop)("for(var i=0;i<d%s.length;++i){", prop);
           genValuePartial_fromObject(
             gen,
-            field,
+            field2,
             /* not sorted */
             i,
             prop + "[i]"
           )("}")("}");
         } else {
-          if (!(field.resolvedType instanceof Enum)) gen("if(d%s!=null){", prop);
+          if (!(field2.resolvedType instanceof Enum)) gen("if(d%s!=null){", prop);
           genValuePartial_fromObject(
             gen,
-            field,
+            field2,
             /* not sorted */
             i,
             prop
           );
-          if (!(field.resolvedType instanceof Enum)) gen("}");
+          if (!(field2.resolvedType instanceof Enum)) gen("}");
         }
       }
       return gen("return m");
     };
-    function genValuePartial_toObject(gen, field, fieldIndex, prop) {
-      if (field.resolvedType) {
-        if (field.resolvedType instanceof Enum) gen("d%s=o.enums===String?(types[%i].values[m%s]===undefined?m%s:types[%i].values[m%s]):m%s", prop, fieldIndex, prop, prop, fieldIndex, prop, prop);
+    function genValuePartial_toObject(gen, field2, fieldIndex, prop) {
+      if (field2.resolvedType) {
+        if (field2.resolvedType instanceof Enum) gen("d%s=o.enums===String?(types[%i].values[m%s]===undefined?m%s:types[%i].values[m%s]):m%s", prop, fieldIndex, prop, prop, fieldIndex, prop, prop);
         else gen("d%s=types[%i].toObject(m%s,o,q+1)", prop, fieldIndex, prop);
       } else {
         var isUnsigned = false;
-        switch (field.type) {
+        switch (field2.type) {
           case "double":
           case "float":
             gen("d%s=o.json&&!isFinite(m%s)?String(m%s):m%s", prop, prop, prop, prop);
@@ -49119,20 +49119,20 @@ var require_converter = __commonJS({
       if (normalFields.length) {
         gen("if(o.defaults){");
         for (i = 0; i < normalFields.length; ++i) {
-          var field = normalFields[i], prop = util.safeProp(field.name);
-          if (field.resolvedType instanceof Enum) gen("d%s=o.enums===String?%j:%j", prop, field.resolvedType.valuesById[field.typeDefault], field.typeDefault);
-          else if (field.long) gen("if(util.Long){")("var n=new util.Long(%i,%i,%j)", field.typeDefault.low, field.typeDefault.high, field.typeDefault.unsigned)('d%s=o.longs===String?n.toString():o.longs===Number?n.toNumber():typeof BigInt!=="undefined"&&o.longs===BigInt?n.toBigInt():n', prop)("}else")('d%s=o.longs===String?%j:typeof BigInt!=="undefined"&&o.longs===BigInt?BigInt(%j):%i', prop, field.typeDefault.toString(), field.typeDefault.toString(), field.typeDefault.toNumber());
-          else if (field.bytes) {
-            var arrayDefault = Array.prototype.slice.call(field.typeDefault);
-            gen("if(o.bytes===String)d%s=%j", prop, String.fromCharCode.apply(String, field.typeDefault))("else{")("d%s=%j", prop, arrayDefault)("if(o.bytes!==Array)d%s=util.newBuffer(d%s)", prop, prop)("}");
-          } else gen("d%s=%j", prop, field.typeDefault);
+          var field2 = normalFields[i], prop = util.safeProp(field2.name);
+          if (field2.resolvedType instanceof Enum) gen("d%s=o.enums===String?%j:%j", prop, field2.resolvedType.valuesById[field2.typeDefault], field2.typeDefault);
+          else if (field2.long) gen("if(util.Long){")("var n=new util.Long(%i,%i,%j)", field2.typeDefault.low, field2.typeDefault.high, field2.typeDefault.unsigned)('d%s=o.longs===String?n.toString():o.longs===Number?n.toNumber():typeof BigInt!=="undefined"&&o.longs===BigInt?n.toBigInt():n', prop)("}else")('d%s=o.longs===String?%j:typeof BigInt!=="undefined"&&o.longs===BigInt?BigInt(%j):%i', prop, field2.typeDefault.toString(), field2.typeDefault.toString(), field2.typeDefault.toNumber());
+          else if (field2.bytes) {
+            var arrayDefault = Array.prototype.slice.call(field2.typeDefault);
+            gen("if(o.bytes===String)d%s=%j", prop, String.fromCharCode.apply(String, field2.typeDefault))("else{")("d%s=%j", prop, arrayDefault)("if(o.bytes!==Array)d%s=util.newBuffer(d%s)", prop, prop)("}");
+          } else gen("d%s=%j", prop, field2.typeDefault);
         }
         gen("}");
       }
       var hasKs2 = false;
       for (i = 0; i < fields.length; ++i) {
-        var field = fields[i], index = mtype._fieldsArray.indexOf(field), prop = util.safeProp(field.name);
-        if (field.map) {
+        var field2 = fields[i], index = mtype._fieldsArray.indexOf(field2), prop = util.safeProp(field2.name);
+        if (field2.map) {
           if (!hasKs2) {
             hasKs2 = true;
             gen("var ks2");
@@ -49141,30 +49141,30 @@ var require_converter = __commonJS({
           gen('if(ks2[j]==="__proto__")')("util.makeProp(d%s,ks2[j])", prop);
           genValuePartial_toObject(
             gen,
-            field,
+            field2,
             /* sorted */
             index,
             prop + "[ks2[j]]"
           )("}");
-        } else if (field.repeated) {
+        } else if (field2.repeated) {
           gen("if(m%s&&m%s.length){", prop, prop)("d%s=[]", prop)("for(var j=0;j<m%s.length;++j){", prop);
           genValuePartial_toObject(
             gen,
-            field,
+            field2,
             /* sorted */
             index,
             prop + "[j]"
           )("}");
         } else {
-          gen("if(m%s!=null&&Object.hasOwnProperty.call(m,%j)){", prop, field.name);
+          gen("if(m%s!=null&&Object.hasOwnProperty.call(m,%j)){", prop, field2.name);
           genValuePartial_toObject(
             gen,
-            field,
+            field2,
             /* sorted */
             index,
             prop
           );
-          if (field.partOf) gen("if(o.oneofs)")("d%s=%j", util.safeProp(field.partOf.name), field.name);
+          if (field2.partOf) gen("if(o.oneofs)")("d%s=%j", util.safeProp(field2.partOf.name), field2.name);
         }
         gen("}");
       }
@@ -49280,10 +49280,10 @@ var require_type = __commonJS({
             return this._fieldsById;
           this._fieldsById = {};
           for (var names2 = Object.keys(this.fields), i = 0; i < names2.length; ++i) {
-            var field = this.fields[names2[i]], id = field.id;
+            var field2 = this.fields[names2[i]], id = field2.id;
             if (this._fieldsById[id])
               throw Error("duplicate id " + id + " in " + this);
-            this._fieldsById[id] = field;
+            this._fieldsById[id] = field2;
           }
           return this._fieldsById;
         }
@@ -49347,9 +49347,9 @@ var require_type = __commonJS({
     });
     Type.generateConstructor = function generateConstructor(mtype) {
       var gen = util.codegen(["p"], mtype.name);
-      for (var i = 0, field; i < mtype.fieldsArray.length; ++i)
-        if ((field = mtype._fieldsArray[i]).map) gen("this%s={}", util.safeProp(field.name));
-        else if (field.repeated) gen("this%s=[]", util.safeProp(field.name));
+      for (var i = 0, field2; i < mtype.fieldsArray.length; ++i)
+        if ((field2 = mtype._fieldsArray[i]).map) gen("this%s={}", util.safeProp(field2.name));
+        else if (field2.repeated) gen("this%s=[]", util.safeProp(field2.name));
       return gen('if(p)for(var ks=Object.keys(p),i=0;i<ks.length;++i)if(p[ks[i]]!=null&&ks[i]!=="__proto__")')("this[ks[i]]=p[ks[i]]");
     };
     function clearCache(type) {
@@ -49441,8 +49441,8 @@ var require_type = __commonJS({
       this.oneofsArray.forEach((oneof) => {
         oneof._resolveFeatures(edition);
       });
-      this.fieldsArray.forEach((field) => {
-        field._resolveFeatures(edition);
+      this.fieldsArray.forEach((field2) => {
+        field2._resolveFeatures(edition);
       });
       return this;
     };
@@ -49754,21 +49754,21 @@ var require_root = __commonJS({
     Root.prototype.resolveAll = function resolveAll() {
       if (!this._needsRecursiveResolve) return this;
       if (this.deferred.length)
-        throw Error("unresolvable extensions: " + this.deferred.map(function(field) {
-          return "'extend " + field.extend + "' in " + field.parent.fullName;
+        throw Error("unresolvable extensions: " + this.deferred.map(function(field2) {
+          return "'extend " + field2.extend + "' in " + field2.parent.fullName;
         }).join(", "));
       return Namespace.prototype.resolveAll.call(this);
     };
     var exposeRe = /^[A-Z]/;
-    function tryHandleExtension(root, field) {
-      var extendedType = field.parent.lookup(field.extend);
+    function tryHandleExtension(root, field2) {
+      var extendedType = field2.parent.lookup(field2.extend);
       if (extendedType) {
-        var sisterField = new Field(field.fullName, field.id, field.type, field.rule, void 0, field.options);
+        var sisterField = new Field(field2.fullName, field2.id, field2.type, field2.rule, void 0, field2.options);
         if (extendedType.get(sisterField.name)) {
           return true;
         }
-        sisterField.declaringField = field;
-        field.extensionField = sisterField;
+        sisterField.declaringField = field2;
+        field2.extensionField = sisterField;
         extendedType.add(sisterField);
         return true;
       }
@@ -50156,11 +50156,11 @@ var require_field = __commonJS({
     var Type;
     var ruleRe = /^required|optional|repeated$/;
     Field.fromJSON = function fromJSON(name2, json2) {
-      var field = new Field(name2, json2.id, json2.type, json2.rule, json2.extend, json2.options, json2.comment);
+      var field2 = new Field(name2, json2.id, json2.type, json2.rule, json2.extend, json2.options, json2.comment);
       if (json2.edition)
-        field._edition = json2.edition;
-      field._defaultEdition = "proto3";
-      return field;
+        field2._edition = json2.edition;
+      field2._defaultEdition = "proto3";
+      return field2;
     };
     function Field(name2, id, type, rule, extend2, options2, comment) {
       if (util.isObject(rule)) {
@@ -50382,46 +50382,46 @@ var require_oneof = __commonJS({
             oneof.parent.add(oneof.fieldsArray[i]);
       }
     }
-    OneOf.prototype.add = function add(field) {
-      if (!(field instanceof Field))
+    OneOf.prototype.add = function add(field2) {
+      if (!(field2 instanceof Field))
         throw TypeError("field must be a Field");
-      if (field.parent && field.parent !== this.parent)
-        field.parent.remove(field);
-      this.oneof.push(field.name);
-      this.fieldsArray.push(field);
-      field.partOf = this;
+      if (field2.parent && field2.parent !== this.parent)
+        field2.parent.remove(field2);
+      this.oneof.push(field2.name);
+      this.fieldsArray.push(field2);
+      field2.partOf = this;
       addFieldsToParent(this);
       return this;
     };
-    OneOf.prototype.remove = function remove(field) {
-      if (!(field instanceof Field))
+    OneOf.prototype.remove = function remove(field2) {
+      if (!(field2 instanceof Field))
         throw TypeError("field must be a Field");
-      var index = this.fieldsArray.indexOf(field);
+      var index = this.fieldsArray.indexOf(field2);
       if (index < 0)
-        throw Error(field + " is not a member of " + this);
+        throw Error(field2 + " is not a member of " + this);
       this.fieldsArray.splice(index, 1);
-      index = this.oneof.indexOf(field.name);
+      index = this.oneof.indexOf(field2.name);
       if (index > -1)
         this.oneof.splice(index, 1);
-      field.partOf = null;
+      field2.partOf = null;
       return this;
     };
     OneOf.prototype.onAdd = function onAdd(parent) {
       ReflectionObject.prototype.onAdd.call(this, parent);
       var self2 = this;
       for (var i = 0; i < this.oneof.length; ++i) {
-        var field = parent.get(this.oneof[i]);
-        if (field && !field.partOf) {
-          field.partOf = self2;
-          self2.fieldsArray.push(field);
+        var field2 = parent.get(this.oneof[i]);
+        if (field2 && !field2.partOf) {
+          field2.partOf = self2;
+          self2.fieldsArray.push(field2);
         }
       }
       addFieldsToParent(this);
     };
     OneOf.prototype.onRemove = function onRemove(parent) {
-      for (var i = 0, field; i < this.fieldsArray.length; ++i)
-        if ((field = this.fieldsArray[i]).parent)
-          field.parent.remove(field);
+      for (var i = 0, field2; i < this.fieldsArray.length; ++i)
+        if ((field2 = this.fieldsArray[i]).parent)
+          field2.parent.remove(field2);
       ReflectionObject.prototype.onRemove.call(this, parent);
     };
     Object.defineProperty(OneOf.prototype, "isProto3Optional", {
@@ -50429,8 +50429,8 @@ var require_oneof = __commonJS({
         if (this.fieldsArray == null || this.fieldsArray.length !== 1) {
           return false;
         }
-        var field = this.fieldsArray[0];
-        return field.options != null && field.options["proto3_optional"] === true;
+        var field2 = this.fieldsArray[0];
+        return field2.options != null && field2.options["proto3_optional"] === true;
       }
     });
     OneOf.d = function decorateOneOf() {
@@ -50771,8 +50771,8 @@ var require_encoder = __commonJS({
     var Enum = require_enum();
     var types = require_types2();
     var util = require_util2();
-    function genTypePartial(gen, field, fieldIndex, ref) {
-      return field.delimited ? gen("types[%i].encode(%s,w.uint32(%i),q+1).uint32(%i)", fieldIndex, ref, (field.id << 3 | 3) >>> 0, (field.id << 3 | 4) >>> 0) : gen("types[%i].encode(%s,w.uint32(%i).fork(),q+1).ldelim()", fieldIndex, ref, (field.id << 3 | 2) >>> 0);
+    function genTypePartial(gen, field2, fieldIndex, ref) {
+      return field2.delimited ? gen("types[%i].encode(%s,w.uint32(%i),q+1).uint32(%i)", fieldIndex, ref, (field2.id << 3 | 3) >>> 0, (field2.id << 3 | 4) >>> 0) : gen("types[%i].encode(%s,w.uint32(%i).fork(),q+1).ldelim()", fieldIndex, ref, (field2.id << 3 | 2) >>> 0);
     }
     function encoder(mtype) {
       var gen = util.codegen(["m", "w", "q"], mtype.name + "$encode")("if(!w)")("w=Writer.create()")("if(q===undefined)q=0")("if(q>util.recursionLimit)")('throw Error("max depth exceeded")');
@@ -50782,29 +50782,29 @@ var require_encoder = __commonJS({
         mtype.fieldsArray.slice().sort(util.compareFieldsById)
       );
       for (var i = 0; i < fields.length; ++i) {
-        var field = fields[i].resolve(), index = mtype._fieldsArray.indexOf(field), type = field.resolvedType instanceof Enum ? "int32" : field.type, wireType = types.basic[type];
-        ref = "m" + util.safeProp(field.name);
-        if (field.map) {
-          gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j)){", ref, field.name)("for(var ks=Object.keys(%s),i=0;i<ks.length;++i){", ref)("w.uint32(%i).fork().uint32(%i).%s(ks[i])", (field.id << 3 | 2) >>> 0, 8 | types.mapKey[field.keyType], field.keyType);
+        var field2 = fields[i].resolve(), index = mtype._fieldsArray.indexOf(field2), type = field2.resolvedType instanceof Enum ? "int32" : field2.type, wireType = types.basic[type];
+        ref = "m" + util.safeProp(field2.name);
+        if (field2.map) {
+          gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j)){", ref, field2.name)("for(var ks=Object.keys(%s),i=0;i<ks.length;++i){", ref)("w.uint32(%i).fork().uint32(%i).%s(ks[i])", (field2.id << 3 | 2) >>> 0, 8 | types.mapKey[field2.keyType], field2.keyType);
           if (wireType === void 0) gen("types[%i].encode(%s[ks[i]],w.uint32(18).fork(),q+1).ldelim().ldelim()", index, ref);
           else gen(".uint32(%i).%s(%s[ks[i]]).ldelim()", 16 | wireType, type, ref);
           gen("}")("}");
-        } else if (field.repeated) {
+        } else if (field2.repeated) {
           gen("if(%s!=null&&%s.length){", ref, ref);
-          if (field.packed && types.packed[type] !== void 0) {
-            gen("w.uint32(%i).fork()", (field.id << 3 | 2) >>> 0)("for(var i=0;i<%s.length;++i)", ref)("w.%s(%s[i])", type, ref)("w.ldelim()");
+          if (field2.packed && types.packed[type] !== void 0) {
+            gen("w.uint32(%i).fork()", (field2.id << 3 | 2) >>> 0)("for(var i=0;i<%s.length;++i)", ref)("w.%s(%s[i])", type, ref)("w.ldelim()");
           } else {
             gen("for(var i=0;i<%s.length;++i)", ref);
             if (wireType === void 0)
-              genTypePartial(gen, field, index, ref + "[i]");
-            else gen("w.uint32(%i).%s(%s[i])", (field.id << 3 | wireType) >>> 0, type, ref);
+              genTypePartial(gen, field2, index, ref + "[i]");
+            else gen("w.uint32(%i).%s(%s[i])", (field2.id << 3 | wireType) >>> 0, type, ref);
           }
           gen("}");
         } else {
-          if (field.optional) gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j))", ref, field.name);
+          if (field2.optional) gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j))", ref, field2.name);
           if (wireType === void 0)
-            genTypePartial(gen, field, index, ref);
-          else gen("w.uint32(%i).%s(%s)", (field.id << 3 | wireType) >>> 0, type, ref);
+            genTypePartial(gen, field2, index, ref);
+          else gen("w.uint32(%i).%s(%s)", (field2.id << 3 | wireType) >>> 0, type, ref);
         }
       }
       return gen("return w");
@@ -51446,26 +51446,26 @@ var require_parse = __commonJS({
           throw illegal(name2, "name");
         name2 = applyCase(name2);
         skip("=");
-        var field = new Field(name2, parseId(next()), type, rule, extend2);
-        ifBlock(field, function parseField_block(token2) {
+        var field2 = new Field(name2, parseId(next()), type, rule, extend2);
+        ifBlock(field2, function parseField_block(token2) {
           if (token2 === "option") {
-            parseOption(field, token2);
+            parseOption(field2, token2);
             skip(";");
           } else
             throw illegal(token2);
         }, function parseField_line() {
-          parseInlineOptions(field);
+          parseInlineOptions(field2);
         });
         if (rule === "proto3_optional") {
           var oneof = new OneOf("_" + name2);
-          field.setOption("proto3_optional", true);
-          oneof.add(field);
+          field2.setOption("proto3_optional", true);
+          oneof.add(field2);
           parent.add(oneof);
         } else {
-          parent.add(field);
+          parent.add(field2);
         }
         if (parent === ptr) {
-          topLevelObjects.push(field);
+          topLevelObjects.push(field2);
         }
       }
       function parseGroup(parent, rule, depth) {
@@ -51486,8 +51486,8 @@ var require_parse = __commonJS({
         var id = parseId(next());
         var type = new Type(name2);
         type.group = true;
-        var field = new Field(fieldName, id, name2, rule);
-        field.filename = parse3.filename;
+        var field2 = new Field(fieldName, id, name2, rule);
+        field2.filename = parse3.filename;
         ifBlock(type, function parseGroup_block(token2) {
           switch (token2) {
             case "option":
@@ -51519,7 +51519,7 @@ var require_parse = __commonJS({
               throw illegal(token2);
           }
         });
-        parent.add(type).add(field);
+        parent.add(type).add(field2);
       }
       function parseMapField(parent) {
         skip("<");
@@ -51535,17 +51535,17 @@ var require_parse = __commonJS({
         if (!nameRe.test(name2))
           throw illegal(name2, "name");
         skip("=");
-        var field = new MapField(applyCase(name2), parseId(next()), keyType, valueType);
-        ifBlock(field, function parseMapField_block(token2) {
+        var field2 = new MapField(applyCase(name2), parseId(next()), keyType, valueType);
+        ifBlock(field2, function parseMapField_block(token2) {
           if (token2 === "option") {
-            parseOption(field, token2);
+            parseOption(field2, token2);
             skip(";");
           } else
             throw illegal(token2);
         }, function parseMapField_line() {
-          parseInlineOptions(field);
+          parseInlineOptions(field2);
         });
-        parent.add(field);
+        parent.add(field2);
       }
       function parseOneOf(parent, token2, depth) {
         if (!nameRe.test(token2 = next()))
@@ -53682,10 +53682,10 @@ var require_descriptor2 = __commonJS({
           type.add(OneOf.fromDescriptor(descriptor.oneofDecl[i]));
       if (descriptor.field)
         for (i = 0; i < descriptor.field.length; ++i) {
-          var field = Field.fromDescriptor(descriptor.field[i], edition, true);
-          type.add(field);
+          var field2 = Field.fromDescriptor(descriptor.field[i], edition, true);
+          type.add(field2);
           if (descriptor.field[i].hasOwnProperty("oneofIndex"))
-            type.oneofsArray[descriptor.field[i].oneofIndex].add(field);
+            type.oneofsArray[descriptor.field[i].oneofIndex].add(field2);
         }
       if (descriptor.extension)
         for (i = 0; i < descriptor.extension.length; ++i)
@@ -53790,7 +53790,7 @@ var require_descriptor2 = __commonJS({
           throw Error("illegal type name: " + extendee);
       } else
         extendee = void 0;
-      var field = new Field(
+      var field2 = new Field(
         descriptor.name.length ? descriptor.name : "field" + descriptor.number,
         descriptor.number,
         fieldType,
@@ -53798,10 +53798,10 @@ var require_descriptor2 = __commonJS({
         extendee
       );
       if (!nested)
-        field._edition = edition;
-      field.options = fromDescriptorOptions(descriptor.options, exports.FieldOptions);
+        field2._edition = edition;
+      field2.options = fromDescriptorOptions(descriptor.options, exports.FieldOptions);
       if (descriptor.proto3_optional)
-        field.options.proto3_optional = true;
+        field2.options.proto3_optional = true;
       if (descriptor.defaultValue && descriptor.defaultValue.length) {
         var defaultValue = descriptor.defaultValue;
         switch (defaultValue) {
@@ -53819,16 +53819,16 @@ var require_descriptor2 = __commonJS({
               defaultValue = parseInt(defaultValue);
             break;
         }
-        field.setOption("default", defaultValue);
+        field2.setOption("default", defaultValue);
       }
       if (packableDescriptorType(descriptor.type)) {
         if (edition === "proto3") {
           if (descriptor.options && !descriptor.options.packed)
-            field.setOption("packed", false);
+            field2.setOption("packed", false);
         } else if ((!edition || edition === "proto2") && descriptor.options && descriptor.options.packed)
-          field.setOption("packed", true);
+          field2.setOption("packed", true);
       }
-      return field;
+      return field2;
     };
     Field.prototype.toDescriptor = function toDescriptor(edition) {
       var descriptor = exports.FieldDescriptorProto.create({ name: this.name, number: this.id });
@@ -54085,14 +54085,14 @@ var require_descriptor2 = __commonJS({
     }
     function fromDescriptorOptionsRecursive(obj, type) {
       var val = {};
-      for (var i = 0, field, key; i < type.fieldsArray.length; ++i) {
-        if ((key = (field = type._fieldsArray[i]).name) === "uninterpretedOption") continue;
+      for (var i = 0, field2, key; i < type.fieldsArray.length; ++i) {
+        if ((key = (field2 = type._fieldsArray[i]).name) === "uninterpretedOption") continue;
         if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
         var newKey = underScore(key);
-        if (field.resolvedType instanceof Type) {
-          val[newKey] = fromDescriptorOptionsRecursive(obj[key], field.resolvedType);
-        } else if (field.resolvedType instanceof Enum) {
-          val[newKey] = field.resolvedType.valuesById[obj[key]];
+        if (field2.resolvedType instanceof Type) {
+          val[newKey] = fromDescriptorOptionsRecursive(obj[key], field2.resolvedType);
+        } else if (field2.resolvedType instanceof Enum) {
+          val[newKey] = field2.resolvedType.valuesById[obj[key]];
         } else {
           val[newKey] = obj[key];
         }
@@ -54111,13 +54111,13 @@ var require_descriptor2 = __commonJS({
         var key = keys[i];
         var newKey = $protobuf.util.camelCase(key);
         if (!Object.prototype.hasOwnProperty.call(type.fields, newKey)) continue;
-        var field = type.fields[newKey];
-        if (field.resolvedType instanceof Type) {
-          val[newKey] = toDescriptorOptionsRecursive(obj[key], field.resolvedType);
+        var field2 = type.fields[newKey];
+        if (field2.resolvedType instanceof Type) {
+          val[newKey] = toDescriptorOptionsRecursive(obj[key], field2.resolvedType);
         } else {
           val[newKey] = obj[key];
         }
-        if (field.repeated && !Array.isArray(val[newKey])) {
+        if (field2.repeated && !Array.isArray(val[newKey])) {
           val[newKey] = [val[newKey]];
         }
       }
@@ -73229,14 +73229,14 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
     const shape = zod.def.shape;
     const propValues = {};
     for (const key in shape) {
-      const field = shape[key]._zod;
-      if (field.values) {
+      const field2 = shape[key]._zod;
+      if (field2.values) {
         if (!Object.prototype.hasOwnProperty.call(propValues, key)) {
           assignProp(propValues, key, /* @__PURE__ */ new Set());
         }
-        for (const v of field.values)
+        for (const v of field2.values)
           propValues[key].add(v);
-        if (field.optin !== void 0)
+        if (field2.optin !== void 0)
           propValues[key].add(void 0);
       }
     }
@@ -86174,8 +86174,8 @@ var objectProcessor = (schema, ctx, _json, params) => {
   }
   const requiredKeys = [];
   for (const key of Object.keys(shape)) {
-    const field = def.shape[key];
-    if (ctx.io === "input" ? inputOptin(field) === void 0 : field._zod.optout === void 0) {
+    const field2 = def.shape[key];
+    if (ctx.io === "input" ? inputOptin(field2) === void 0 : field2._zod.optout === void 0) {
       requiredKeys.push(key);
     }
   }
@@ -90178,7 +90178,7 @@ import os from "node:os";
 function parseCsv(text2) {
   const rows = [];
   let row = [];
-  let field = "";
+  let field2 = "";
   let quoted = false;
   let i = text2.charCodeAt(0) === 65279 ? 1 : 0;
   for (; i < text2.length; i++) {
@@ -90186,24 +90186,24 @@ function parseCsv(text2) {
     if (quoted) {
       if (c === '"') {
         if (text2[i + 1] === '"') {
-          field += '"';
+          field2 += '"';
           i++;
         } else quoted = false;
-      } else field += c;
-    } else if (c === '"' && field === "") quoted = true;
+      } else field2 += c;
+    } else if (c === '"' && field2 === "") quoted = true;
     else if (c === ",") {
-      row.push(field);
-      field = "";
+      row.push(field2);
+      field2 = "";
     } else if (c === "\n" || c === "\r") {
       if (c === "\r" && text2[i + 1] === "\n") i++;
-      row.push(field);
+      row.push(field2);
       rows.push(row);
       row = [];
-      field = "";
-    } else field += c;
+      field2 = "";
+    } else field2 += c;
   }
-  if (field !== "" || row.length > 0) {
-    row.push(field);
+  if (field2 !== "" || row.length > 0) {
+    row.push(field2);
     rows.push(row);
   }
   return rows;
@@ -95532,10 +95532,146 @@ async function runTables(recipe, rawDir, outDir) {
 
 // src/prepare/custom.ts
 var import_yazl2 = __toESM(require_yazl(), 1);
-import { copyFileSync as copyFileSync3, existsSync as existsSync11, mkdirSync as mkdirSync10, readdirSync as readdirSync5, writeFileSync as writeFileSync9 } from "node:fs";
+import { copyFileSync as copyFileSync3, existsSync as existsSync11, mkdirSync as mkdirSync10, readdirSync as readdirSync5, readFileSync as readFileSync12, writeFileSync as writeFileSync9 } from "node:fs";
 import { createWriteStream as createWriteStream4 } from "node:fs";
 import { join as join15 } from "node:path";
 import { pipeline as pipeline2 } from "node:stream/promises";
+
+// src/prepare/pyjson.ts
+function parsePyJson(text2) {
+  let i = 0;
+  const ws = () => {
+    while (i < text2.length && " 	\n\r".includes(text2[i])) i++;
+  };
+  const fail = (what) => {
+    throw new Error(`invalid JSON at offset ${i}: ${what}`);
+  };
+  const value = () => {
+    ws();
+    const c = text2[i];
+    if (c === "{") {
+      i++;
+      const v2 = [];
+      ws();
+      if (text2[i] === "}") return i++, { t: "obj", v: v2 };
+      for (; ; ) {
+        ws();
+        if (text2[i] !== '"') fail("expected a key");
+        const k = str();
+        ws();
+        if (text2[i++] !== ":") fail("expected ':'");
+        v2.push([k, value()]);
+        ws();
+        if (text2[i] === ",") i++;
+        else if (text2[i] === "}") return i++, { t: "obj", v: v2 };
+        else fail("expected ',' or '}'");
+      }
+    }
+    if (c === "[") {
+      i++;
+      const v2 = [];
+      ws();
+      if (text2[i] === "]") return i++, { t: "arr", v: v2 };
+      for (; ; ) {
+        v2.push(value());
+        ws();
+        if (text2[i] === ",") i++;
+        else if (text2[i] === "]") return i++, { t: "arr", v: v2 };
+        else fail("expected ',' or ']'");
+      }
+    }
+    if (c === '"') return { t: "str", v: str() };
+    for (const lit of ["true", "false", "null"]) {
+      if (text2.startsWith(lit, i)) return i += lit.length, { t: "lit", v: lit };
+    }
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text2.slice(i, i + 400));
+    if (!m) return fail("unexpected character");
+    i += m[0].length;
+    if (m[2] || m[3]) return { t: "float", v: Number(m[0]) };
+    return { t: "int", v: m[0] === "-0" ? "0" : m[0] };
+  };
+  const str = () => {
+    i++;
+    let out = "";
+    for (; ; ) {
+      const c = text2[i++];
+      if (c === void 0) fail("unterminated string");
+      if (c === '"') return out;
+      if (c !== "\\") {
+        out += c;
+        continue;
+      }
+      const e = text2[i++];
+      const simple = {
+        '"': '"',
+        "\\": "\\",
+        "/": "/",
+        b: "\b",
+        f: "\f",
+        n: "\n",
+        r: "\r",
+        t: "	"
+      };
+      if (e in simple) out += simple[e];
+      else if (e === "u") {
+        out += String.fromCharCode(parseInt(text2.slice(i, i + 4), 16));
+        i += 4;
+      } else fail("bad escape");
+    }
+  };
+  const v = value();
+  ws();
+  if (i !== text2.length) fail("trailing characters");
+  return v;
+}
+var SHORT = {
+  '"': '\\"',
+  "\\": "\\\\",
+  "\n": "\\n",
+  "\r": "\\r",
+  "	": "\\t",
+  "\b": "\\b",
+  "\f": "\\f"
+};
+function pyString(s) {
+  let out = '"';
+  for (let k = 0; k < s.length; k++) {
+    const ch = s[k];
+    const code = s.charCodeAt(k);
+    if (SHORT[ch]) out += SHORT[ch];
+    else if (code < 32 || code > 126) out += "\\u" + code.toString(16).padStart(4, "0");
+    else out += ch;
+  }
+  return out + '"';
+}
+function dumpPyJson(v, indent = 4, level = 0) {
+  const pad = (n) => " ".repeat(indent * n);
+  switch (v.t) {
+    case "obj":
+      if (v.v.length === 0) return "{}";
+      return `{
+${v.v.map(([k, x]) => `${pad(level + 1)}${pyString(k)}: ${dumpPyJson(x, indent, level + 1)}`).join(",\n")}
+${pad(level)}}`;
+    case "arr":
+      if (v.v.length === 0) return "[]";
+      return `[
+${v.v.map((x) => pad(level + 1) + dumpPyJson(x, indent, level + 1)).join(",\n")}
+${pad(level)}]`;
+    case "str":
+      return pyString(v.v);
+    case "int":
+      return v.v;
+    case "float":
+      return Number.isFinite(v.v) ? pyFloat2(v.v) : Number.isNaN(v.v) ? "NaN" : v.v > 0 ? "Infinity" : "-Infinity";
+    case "lit":
+      return v.v;
+  }
+}
+function field(obj, key) {
+  return obj.t === "obj" ? obj.v.find(([k]) => k === key)?.[1] : void 0;
+}
+
+// src/prepare/custom.ts
 function need(file2) {
   if (!existsSync11(file2)) throw new Error(`${file2} not found in the Kaggle download`);
   return file2;
@@ -95610,9 +95746,59 @@ async function whale(rawDir, outDir) {
   mkdirSync10(join15(outDir, "private"), { recursive: true });
   writeFileSync9(join15(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
 }
+async function randomActsOfPizza(rawDir, outDir) {
+  const train = parsePyJson(readFileSync12(need(join15(rawDir, "train.json")), "utf8"));
+  const kaggleTest = parsePyJson(readFileSync12(need(join15(rawDir, "test.json")), "utf8"));
+  if (train.t !== "arr" || kaggleTest.t !== "arr" || kaggleTest.v[0]?.t !== "obj") {
+    throw new Error("train.json and test.json must be lists of request objects");
+  }
+  const testKeys = kaggleTest.v[0].v.map(([k]) => k);
+  const records = train.v;
+  const { train: trainIdx, test: testIdx } = trainTestSplit(
+    records.length,
+    kaggleTest.v.length / (records.length + kaggleTest.v.length),
+    0
+  );
+  const pub = (...p) => join15(outDir, "public", ...p);
+  mkdirSync10(pub(), { recursive: true });
+  const newTrain = { t: "arr", v: [...trainIdx].map((i) => records[i]) };
+  const newTest = {
+    t: "arr",
+    v: [...testIdx].map((i) => ({
+      t: "obj",
+      v: testKeys.map((k) => {
+        const x = field(records[i], k);
+        if (x === void 0) throw new Error(`train.json record ${i} lacks the test field "${k}"`);
+        return [k, x];
+      })
+    }))
+  };
+  writeFileSync9(pub("train.json"), dumpPyJson(newTrain));
+  writeFileSync9(pub("test.json"), dumpPyJson(newTest));
+  await zipFiles([pub("train.json")], pub("train.zip"));
+  await zipFiles([pub("test.json")], pub("test.zip"));
+  const ids = [...testIdx].map((i) => {
+    const id = field(records[i], "request_id");
+    if (id?.t !== "str") throw new Error(`train.json record ${i} has no request_id`);
+    return id.v;
+  });
+  const labels = [...testIdx].map((i) => {
+    const got = field(records[i], "requester_received_pizza");
+    return got?.t === "lit" && got.v === "true" ? 1 : 0;
+  });
+  const header = "request_id,requester_received_pizza";
+  writeFileSync9(
+    pub("sampleSubmission.csv"),
+    [header, ...ids.map((id) => `${quoteCell(id)},0`)].join("\n") + "\n"
+  );
+  mkdirSync10(join15(outDir, "private"), { recursive: true });
+  const answers = ids.map((id, k) => `${quoteCell(id)},${labels[k]}`);
+  writeFileSync9(join15(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
+}
 var CUSTOM_PREPARERS = {
   "dogs-vs-cats": dogsVsCats,
-  whale
+  whale,
+  "random-acts-of-pizza": randomActsOfPizza
 };
 
 // src/prepare/prepare.ts

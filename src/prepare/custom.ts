@@ -1,11 +1,12 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createWriteStream } from "node:fs";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import yazl from "yazl";
-import { pyFloat } from "./csv.js";
+import { pyFloat, quoteCell } from "./csv.js";
+import { dumpPyJson, field, parsePyJson, type PyJson } from "./pyjson.js";
 import { trainTestSplit } from "./numpy-random.js";
-import { extractZip, zipFolder } from "./zip.js";
+import { extractZip, zipFiles, zipFolder } from "./zip.js";
 
 /**
  * Preparers for lite competitions whose raw data is a file listing rather than a table, too
@@ -95,7 +96,59 @@ async function whale(rawDir: string, outDir: string): Promise<void> {
   writeFileSync(join(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
 }
 
+/** random-acts-of-pizza (§2.14): split of the JSON request list; test records keep Kaggle's test fields. */
+async function randomActsOfPizza(rawDir: string, outDir: string): Promise<void> {
+  const train = parsePyJson(readFileSync(need(join(rawDir, "train.json")), "utf8"));
+  const kaggleTest = parsePyJson(readFileSync(need(join(rawDir, "test.json")), "utf8"));
+  if (train.t !== "arr" || kaggleTest.t !== "arr" || kaggleTest.v[0]?.t !== "obj") {
+    throw new Error("train.json and test.json must be lists of request objects");
+  }
+  const testKeys = kaggleTest.v[0].v.map(([k]) => k);
+  const records = train.v;
+  const { train: trainIdx, test: testIdx } = trainTestSplit(
+    records.length,
+    kaggleTest.v.length / (records.length + kaggleTest.v.length),
+    0,
+  );
+  const pub = (...p: string[]) => join(outDir, "public", ...p);
+  mkdirSync(pub(), { recursive: true });
+  const newTrain: PyJson = { t: "arr", v: [...trainIdx].map((i) => records[i]) };
+  const newTest: PyJson = {
+    t: "arr",
+    v: [...testIdx].map((i) => ({
+      t: "obj",
+      v: testKeys.map((k): [string, PyJson] => {
+        const x = field(records[i], k);
+        if (x === undefined) throw new Error(`train.json record ${i} lacks the test field "${k}"`);
+        return [k, x];
+      }),
+    })),
+  };
+  writeFileSync(pub("train.json"), dumpPyJson(newTrain));
+  writeFileSync(pub("test.json"), dumpPyJson(newTest));
+  await zipFiles([pub("train.json")], pub("train.zip"));
+  await zipFiles([pub("test.json")], pub("test.zip"));
+  const ids = [...testIdx].map((i) => {
+    const id = field(records[i], "request_id");
+    if (id?.t !== "str") throw new Error(`train.json record ${i} has no request_id`);
+    return id.v;
+  });
+  const labels = [...testIdx].map((i) => {
+    const got = field(records[i], "requester_received_pizza");
+    return got?.t === "lit" && got.v === "true" ? 1 : 0;
+  });
+  const header = "request_id,requester_received_pizza";
+  writeFileSync(
+    pub("sampleSubmission.csv"),
+    [header, ...ids.map((id) => `${quoteCell(id)},0`)].join("\n") + "\n",
+  );
+  mkdirSync(join(outDir, "private"), { recursive: true });
+  const answers = ids.map((id, k) => `${quoteCell(id)},${labels[k]}`);
+  writeFileSync(join(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
+}
+
 export const CUSTOM_PREPARERS: Record<string, CustomPreparer> = {
   "dogs-vs-cats": dogsVsCats,
   whale,
+  "random-acts-of-pizza": randomActsOfPizza,
 };

@@ -380,11 +380,11 @@ SPLIT_RECIPES["text-normalization-challenge-russian-language"] = textNormalizati
 // File listings rather than tables: preparers in code (src/prepare/custom.ts).
 SPLIT_RECIPES["dogs-vs-cats-redux-kernels-edition"] = { kind: "custom", preparer: "dogs-vs-cats" };
 SPLIT_RECIPES["the-icml-2013-whale-challenge-right-whale-redux"] = { kind: "custom", preparer: "whale" };
+SPLIT_RECIPES["random-acts-of-pizza"] = { kind: "custom", preparer: "random-acts-of-pizza" };
 
 /** Why a lite competition has no native recipe (prepare it with `mlebench prepare`, then reuse). */
 export const NO_RECIPE: Record<string, string> = {
   "denoising-dirty-documents": "answers are the cleaned images' pixels (needs a PNG decoder)",
   "mlsp-2013-birds": "custom text formats (DataFrame.sample); not yet ported",
-  "random-acts-of-pizza": "JSON records with Python json.dump formatting; not yet ported",
   "siim-isic-melanoma-classification": "test ids come from TFRecord files",
 };
