@@ -1,11 +1,22 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createWriteStream } from "node:fs";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
+import { PNG } from "pngjs";
 import yazl from "yazl";
 import { pyFloat, quoteCell } from "./csv.js";
 import { dumpPyJson, field, parsePyJson, type PyJson } from "./pyjson.js";
 import { trainTestSplit } from "./numpy-random.js";
+import { CsvWriter } from "./table-file.js";
 import { extractZip, zipFiles, zipFolder } from "./zip.js";
 
 /**
@@ -147,7 +158,56 @@ async function randomActsOfPizza(rawDir: string, outDir: string): Promise<void> 
   writeFileSync(join(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
 }
 
+/** Pillow's convert("L") of a decoded PNG: grey values row-major (ITU-R 601-2 luma for colour). */
+export function pngGrey(file: string): { width: number; height: number; grey: Uint8Array } {
+  const png = PNG.sync.read(readFileSync(file));
+  if (png.depth === 16) throw new Error(`${file}: 16-bit PNGs are not supported`);
+  const { width, height, data } = png;
+  const grey = new Uint8Array(width * height);
+  for (let p = 0; p < width * height; p++) {
+    const [r, g, b] = [data[4 * p], data[4 * p + 1], data[4 * p + 2]];
+    grey[p] = png.color || png.palette ? (r * 19595 + g * 38470 + b * 7471 + 0x8000) >>> 16 : r;
+  }
+  return { width, height, grey };
+}
+
+/** denoising-dirty-documents (§2.3): split of the sorted image list; answers are the cleaned pixels. */
+async function denoisingDirtyDocuments(rawDir: string, outDir: string): Promise<void> {
+  const pub = (...p: string[]) => join(outDir, "public", ...p);
+  const priv = (...p: string[]) => join(outDir, "private", ...p);
+  await extractZip(need(join(rawDir, "train.zip")), pub());
+  const images = codePointSort(readdirSync(pub("train")).filter((f) => f.endsWith(".png")));
+  const { test } = trainTestSplit(images.length, 0.2, 0);
+  const testNames = [...test].map((i) => images[i]);
+  mkdirSync(pub("test"), { recursive: true });
+  for (const name of testNames) renameSync(pub("train", name), pub("test", name));
+  await extractZip(need(join(rawDir, "train_cleaned.zip")), pub());
+  mkdirSync(priv("train_cleaned"), { recursive: true });
+  for (const name of testNames) renameSync(pub("train_cleaned", name), priv("train_cleaned", name));
+  const answers = new CsvWriter(priv("answers.csv"), ["id", "value"]);
+  const sample = new CsvWriter(pub("sampleSubmission.csv"), ["id", "value"]);
+  try {
+    for (const name of codePointSort(readdirSync(priv("train_cleaned")))) {
+      const { width, height, grey } = pngGrey(priv("train_cleaned", name));
+      const stem = name.replace(/\.[^.]*$/, "");
+      const values = Array.from({ length: 256 }, (_, v) => pyFloat(v / 255));
+      for (let r = 0; r < height; r++) {
+        for (let c = 0; c < width; c++) {
+          const id = `${stem}_${r + 1}_${c + 1}`;
+          answers.row([id, values[grey[r * width + c]]]);
+          sample.row([id, "1"]);
+        }
+      }
+    }
+  } finally {
+    answers.close();
+    sample.close();
+  }
+  rmSync(priv("train_cleaned"), { recursive: true, force: true });
+}
+
 export const CUSTOM_PREPARERS: Record<string, CustomPreparer> = {
+  "denoising-dirty-documents": denoisingDirtyDocuments,
   "dogs-vs-cats": dogsVsCats,
   whale,
   "random-acts-of-pizza": randomActsOfPizza,

@@ -381,10 +381,10 @@ SPLIT_RECIPES["text-normalization-challenge-russian-language"] = textNormalizati
 SPLIT_RECIPES["dogs-vs-cats-redux-kernels-edition"] = { kind: "custom", preparer: "dogs-vs-cats" };
 SPLIT_RECIPES["the-icml-2013-whale-challenge-right-whale-redux"] = { kind: "custom", preparer: "whale" };
 SPLIT_RECIPES["random-acts-of-pizza"] = { kind: "custom", preparer: "random-acts-of-pizza" };
+SPLIT_RECIPES["denoising-dirty-documents"] = { kind: "custom", preparer: "denoising-dirty-documents" };
 
 /** Why a lite competition has no native recipe (prepare it with `mlebench prepare`, then reuse). */
 export const NO_RECIPE: Record<string, string> = {
-  "denoising-dirty-documents": "answers are the cleaned images' pixels (needs a PNG decoder)",
-  "mlsp-2013-birds": "custom text formats (DataFrame.sample); not yet ported",
+  "mlsp-2013-birds": "custom text formats, bitmap names not settled by the specification; not yet ported",
   "siim-isic-melanoma-classification": "test ids come from TFRecord files",
 };
