@@ -26,3 +26,16 @@ describe.each(vectorFiles().map((f) => [f.competition_id, f] as const))("%s", (i
     else expect(typeof r.error).toBe("string");
   });
 });
+
+describe("through the bundled registry (competitions/<id>/competition.json + grader.json)", () => {
+  it.each(vectorFiles().map((f) => [f.competition_id, f] as const))("%s", async (id, file) => {
+    const c = file.cases.find((x) => x.name === "valid_random")!;
+    const s = scratchCompetition(id, file.answers_file, c.answers);
+    const sub = join(s.root, "submission.csv");
+    writeFileSync(sub, c.submission_csv);
+    const { out } = await runCli("grade", ["--competition", id, "--submission", sub, "--data-dir", s.dataDir, "--json"]);
+    const r = parsePyJson(out);
+    expect(r.valid_submission).toBe(true);
+    expect(r.score).toBe(c.expected.rounded_score);
+  });
+});

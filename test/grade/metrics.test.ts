@@ -1,0 +1,146 @@
+import { describe, expect, it } from "vitest";
+import {
+  accuracy, averagePrecisionAtK, binaryF1, binaryLogLoss, dice, EPS, levenshtein, levenshteinSimilarity, macroF1, mae,
+  mapAtK, meanColumnAuc, meanColumnRmsle, MetricError, microF1, multiclassLogLoss, pearson, quadraticWeightedKappa,
+  rmse, rmsle, rocAuc, spearman, wordJaccard,
+} from "../../src/grade/metrics/index.js";
+import { pythonFloatRepr } from "../../src/grade/pystr.js";
+import { round5Numpy } from "../../src/grade/round.js";
+
+describe("ROC AUC", () => {
+  it("counts correctly ranked pairs, ties as half", () => {
+    // positives 0.8, 0.4; negatives 0.4, 0.1 → pairs: (0.8>0.4)1 (0.8>0.1)1 (0.4=0.4)½ (0.4>0.1)1 → 3.5/4
+    expect(rocAuc([1, 1, 0, 0], [0.8, 0.4, 0.4, 0.1])).toBe(0.875);
+    expect(rocAuc([0, 1], [0.2, 0.9])).toBe(1);
+    expect(rocAuc([0, 1], [0.9, 0.2])).toBe(0);
+    expect(rocAuc([0, 1, 0, 1], [0.5, 0.5, 0.5, 0.5])).toBe(0.5);
+  });
+  it("positive class is the larger label; scores outside [0,1] are fine", () => {
+    expect(rocAuc([2, 5, 5], [-3, 10, 7])).toBe(1);
+  });
+  it("throws on one class, missing or infinite scores", () => {
+    expect(() => rocAuc([1, 1], [0.1, 0.2])).toThrow(MetricError);
+    expect(() => rocAuc([0, 1], [NaN, 0.2])).toThrow(MetricError);
+    expect(() => rocAuc([0, 1], [Infinity, 0.2])).toThrow(MetricError);
+    expect(() => rocAuc([0, 1, 2], [0, 1, 2])).toThrow(/more than two/);
+  });
+  it("column-wise mean", () => {
+    expect(meanColumnAuc([[0, 1], [1, 0]], [[0.1, 0.9], [0.1, 0.9]])).toBe(0.5);
+  });
+  it("matches the brute-force pair count on random data", () => {
+    let seed = 3;
+    const r = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const y = Array.from({ length: 300 }, () => (r() < 0.4 ? 1 : 0));
+    const s = Array.from({ length: 300 }, () => Math.round(r() * 20) / 20);
+    let num = 0, p = 0, n = 0;
+    for (let i = 0; i < 300; i++) for (let j = 0; j < 300; j++) if (y[i] === 1 && y[j] === 0) num += s[i] > s[j] ? 1 : s[i] === s[j] ? 0.5 : 0;
+    for (const v of y) (v ? p++ : n++);
+    expect(rocAuc(y, s)).toBeCloseTo(num / (p * n), 14);
+  });
+});
+
+describe("log loss", () => {
+  it("multi-class: mean of -ln p(true), clipped, no renormalisation", () => {
+    const truth = [[1, 0], [0, 1]]; // columns: class A for row 0, class B for row 1
+    const prob = [[0.8, 0.3], [0.2, 0.6]]; // row 1 sums to 0.9: not renormalised
+    expect(multiclassLogLoss(truth, prob)).toBeCloseTo((-Math.log(0.8) - Math.log(0.6)) / 2, 15);
+    expect(multiclassLogLoss([[1]], [[1]])).toBeCloseTo(-Math.log(1 - EPS), 20);
+    expect(multiclassLogLoss([[1], [0], [0]], [[1 / 3], [1 / 3], [1 / 3]])).toBeCloseTo(Math.log(3), 15);
+  });
+  it("binary: p = P(label 1); p = 1 with label 0 costs -ln(eps)", () => {
+    expect(binaryLogLoss([0], [1])).toBe(36.04365338911715);
+    expect(binaryLogLoss([1, 0], [0.5, 0.5])).toBeCloseTo(Math.log(2), 15);
+    expect(() => binaryLogLoss([1], [NaN])).toThrow(MetricError);
+  });
+});
+
+describe("regression", () => {
+  it("RMSE, MAE", () => {
+    expect(rmse([1, 2, 3], [1, 2, 5])).toBeCloseTo(Math.sqrt(4 / 3), 15);
+    expect(mae([1, 2, 3], [2, 2, 1])).toBe(1);
+    expect(() => rmse([1], [NaN])).toThrow(MetricError);
+    expect(() => rmse([1], [Infinity])).toThrow(MetricError);
+    expect(() => rmse([1, 2], [1])).toThrow(MetricError);
+  });
+  it("RMSLE and its domain; column-wise mean", () => {
+    expect(rmsle([0, Math.E - 1], [Math.E - 1, Math.E - 1])).toBeCloseTo(Math.sqrt(0.5), 15);
+    expect(rmsle([0.5], [-0.5])).toBeCloseTo(Math.abs(Math.log(0.5) - Math.log(1.5)), 15);
+    expect(() => rmsle([0], [-1])).toThrow(MetricError);
+    expect(meanColumnRmsle([[0], [0]], [[0], [Math.E - 1]])).toBeCloseTo(0.5, 15);
+  });
+});
+
+describe("classification", () => {
+  it("accuracy", () => {
+    expect(accuracy([1, 2, 3, 4], [1, 2, 0, 0])).toBe(0.5);
+    expect(accuracy(["a", "b"], ["a", "c"])).toBe(0.5);
+  });
+  it("quadratic weighted kappa uses label ranks", () => {
+    expect(quadraticWeightedKappa([0, 1, 2, 3], [0, 1, 2, 3])).toBe(1);
+    // labels {0, 2, 4}: 2 vs 4 is rank distance 1 (weight 1), not 2
+    const a = [0, 2, 4, 4], b = [0, 2, 2, 4];
+    // O: (0,0)1 (2,2)1 (4,2)1 (4,4)1; rows 0:1 2:1 4:2, cols 0:1 2:2 4:1; n = 4
+    // Σ w·O = 1; Σ w·E = Σ w(x,y)·row_x·col_y/4 = [0→2:1·1·2 + 0→4:4·1·1 + 2→0:1·1·1 + 2→4:1·1·1 + 4→0:4·2·1 + 4→2:1·2·2]/4 = (2+4+1+1+8+4)/4 = 5
+    expect(quadraticWeightedKappa(a, b)).toBeCloseTo(1 - 1 / 5, 15);
+    expect(quadraticWeightedKappa([1, 1], [1, 1])).toBeNaN();
+  });
+  it("F1 scores", () => {
+    // truth a a b c, pred a b b b: a: tp1 fp0 fn1 → 2/3; b: tp1 fp2 fn0 → 2/4; c: tp0 fp0 fn1 → 0
+    expect(macroF1(["a", "a", "b", "c"], ["a", "b", "b", "b"])).toBeCloseTo((2 / 3 + 0.5 + 0) / 3, 15);
+    expect(microF1(["a", "a", "b", "c"], ["a", "b", "b", "b"])).toBe(0.5);
+    expect(binaryF1([1, 1, 0, 0], [1, 0, 1, 0])).toBe(0.5);
+  });
+});
+
+describe("ranking and correlation", () => {
+  it("MAP@k", () => {
+    expect(averagePrecisionAtK([1, 2], [1, 3, 2], 3)).toBeCloseTo((1 + 2 / 3) / 2, 15);
+    expect(averagePrecisionAtK([1], [1, 1, 1], 3)).toBe(1); // repeats count once
+    expect(averagePrecisionAtK([], [1], 3)).toBe(0);
+    expect(mapAtK([[1], [2]], [[1], [3, 2]], 2)).toBe(0.75);
+  });
+  it("Pearson and Spearman", () => {
+    expect(pearson([1, 2, 3], [2, 4, 6])).toBe(1);
+    expect(pearson([1, 2, 3], [3, 2, 1])).toBe(-1);
+    expect(pearson([1, 1, 1], [1, 2, 3])).toBeNaN();
+    expect(spearman([1, 2, 3, 4], [1, 4, 9, 100])).toBe(1);
+    // ties get average ranks: x ranks 1.5 1.5 3, y ranks 1 2 3 → pearson
+    expect(spearman([5, 5, 7], [1, 2, 3])).toBeCloseTo(pearson([1.5, 1.5, 3], [1, 2, 3]), 15);
+  });
+});
+
+describe("text and masks", () => {
+  it("word Jaccard", () => {
+    expect(wordJaccard("The cat sat", "the CAT")).toBeCloseTo(2 / 3, 15);
+    expect(wordJaccard("", "")).toBe(0.5);
+    expect(wordJaccard("a", "")).toBe(0);
+  });
+  it("Levenshtein", () => {
+    expect(levenshtein("kitten", "sitting")).toBe(3);
+    expect(levenshtein("", "abc")).toBe(3);
+    expect(levenshteinSimilarity("abcd", "abce")).toBe(0.75);
+    expect(levenshteinSimilarity("", "")).toBe(1);
+  });
+  it("Dice", () => {
+    expect(dice([1, 1, 0, 0], [1, 0, 1, 0])).toBe(0.5);
+    expect(dice([0, 0], [0, 0])).toBe(1);
+  });
+});
+
+describe("helpers", () => {
+  it("Python float repr", () => {
+    expect(pythonFloatRepr(7)).toBe("7.0");
+    expect(pythonFloatRepr(1e-5)).toBe("1e-05");
+    expect(pythonFloatRepr(0.0001)).toBe("0.0001");
+    expect(pythonFloatRepr(1e16)).toBe("1e+16");
+    expect(pythonFloatRepr(1e15)).toBe("1000000000000000.0");
+    expect(pythonFloatRepr(123456789012345.6)).toBe("123456789012345.6");
+    expect(pythonFloatRepr(-1.5)).toBe("-1.5");
+    expect(pythonFloatRepr(NaN)).toBe("nan");
+  });
+  it("numpy rounding", () => {
+    expect(round5Numpy(0.890625)).toBe(0.89062);
+    expect(round5Numpy(0.109375)).toBe(0.10938);
+    expect(round5Numpy(0.123456)).toBe(0.12346);
+  });
+});
