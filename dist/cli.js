@@ -399,7 +399,7 @@ var require_directives = __commonJS({
         return tag[0] === "!" ? tag : `!<${tag}>`;
       }
       toString(doc) {
-        const lines = this.yaml.explicit ? [`%YAML ${this.yaml.version || "1.2"}`] : [];
+        const lines2 = this.yaml.explicit ? [`%YAML ${this.yaml.version || "1.2"}`] : [];
         const tagEntries = Object.entries(this.tags);
         let tagNames;
         if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
@@ -415,9 +415,9 @@ var require_directives = __commonJS({
           if (handle === "!!" && prefix === "tag:yaml.org,2002:")
             continue;
           if (!doc || tagNames.some((tn) => tn.startsWith(prefix)))
-            lines.push(`%TAG ${handle} ${prefix}`);
+            lines2.push(`%TAG ${handle} ${prefix}`);
         }
-        return lines.join("\n");
+        return lines2.join("\n");
       }
     };
     Directives.defaultYaml = { explicit: false, version: "1.2" };
@@ -1878,22 +1878,22 @@ var require_stringifyCollection = __commonJS({
       const { indent, options: { commentString } } = ctx;
       const itemCtx = Object.assign({}, ctx, { indent: itemIndent, type: null });
       let chompKeep = false;
-      const lines = [];
+      const lines2 = [];
       for (let i = 0; i < items.length; ++i) {
         const item = items[i];
         let comment2 = null;
         if (identity.isNode(item)) {
           if (!chompKeep && item.spaceBefore)
-            lines.push("");
-          addCommentBefore(ctx, lines, item.commentBefore, chompKeep);
+            lines2.push("");
+          addCommentBefore(ctx, lines2, item.commentBefore, chompKeep);
           if (item.comment)
             comment2 = item.comment;
         } else if (identity.isPair(item)) {
           const ik = identity.isNode(item.key) ? item.key : null;
           if (ik) {
             if (!chompKeep && ik.spaceBefore)
-              lines.push("");
-            addCommentBefore(ctx, lines, ik.commentBefore, chompKeep);
+              lines2.push("");
+            addCommentBefore(ctx, lines2, ik.commentBefore, chompKeep);
           }
         }
         chompKeep = false;
@@ -1902,15 +1902,15 @@ var require_stringifyCollection = __commonJS({
           str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment2));
         if (chompKeep && comment2)
           chompKeep = false;
-        lines.push(blockItemPrefix + str2);
+        lines2.push(blockItemPrefix + str2);
       }
       let str;
-      if (lines.length === 0) {
+      if (lines2.length === 0) {
         str = flowChars.start + flowChars.end;
       } else {
-        str = lines[0];
-        for (let i = 1; i < lines.length; ++i) {
-          const line = lines[i];
+        str = lines2[0];
+        for (let i = 1; i < lines2.length; ++i) {
+          const line = lines2[i];
           str += line ? `
 ${indent}${line}` : "\n";
         }
@@ -1933,22 +1933,22 @@ ${indent}${line}` : "\n";
       });
       let reqNewline = false;
       let linesAtValue = 0;
-      const lines = [];
+      const lines2 = [];
       for (let i = 0; i < items.length; ++i) {
         const item = items[i];
         let comment = null;
         if (identity.isNode(item)) {
           if (item.spaceBefore)
-            lines.push("");
-          addCommentBefore(ctx, lines, item.commentBefore, false);
+            lines2.push("");
+          addCommentBefore(ctx, lines2, item.commentBefore, false);
           if (item.comment)
             comment = item.comment;
         } else if (identity.isPair(item)) {
           const ik = identity.isNode(item.key) ? item.key : null;
           if (ik) {
             if (ik.spaceBefore)
-              lines.push("");
-            addCommentBefore(ctx, lines, ik.commentBefore, false);
+              lines2.push("");
+            addCommentBefore(ctx, lines2, ik.commentBefore, false);
             if (ik.comment)
               reqNewline = true;
           }
@@ -1965,12 +1965,12 @@ ${indent}${line}` : "\n";
         if (comment)
           reqNewline = true;
         let str = stringify.stringify(item, itemCtx, () => comment = null);
-        reqNewline || (reqNewline = lines.length > linesAtValue || str.includes("\n"));
+        reqNewline || (reqNewline = lines2.length > linesAtValue || str.includes("\n"));
         if (i < items.length - 1) {
           str += ",";
         } else if (ctx.options.trailingComma) {
           if (ctx.options.lineWidth > 0) {
-            reqNewline || (reqNewline = lines.reduce((sum2, line) => sum2 + line.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
+            reqNewline || (reqNewline = lines2.reduce((sum2, line) => sum2 + line.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
           }
           if (reqNewline) {
             str += ",";
@@ -1978,35 +1978,35 @@ ${indent}${line}` : "\n";
         }
         if (comment)
           str += stringifyComment.lineComment(str, itemIndent, commentString(comment));
-        lines.push(str);
-        linesAtValue = lines.length;
+        lines2.push(str);
+        linesAtValue = lines2.length;
       }
       const { start, end } = flowChars;
-      if (lines.length === 0) {
+      if (lines2.length === 0) {
         return start + end;
       } else {
         if (!reqNewline) {
-          const len = lines.reduce((sum2, line) => sum2 + line.length + 2, 2);
+          const len = lines2.reduce((sum2, line) => sum2 + line.length + 2, 2);
           reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
         }
         if (reqNewline) {
           let str = start;
-          for (const line of lines)
+          for (const line of lines2)
             str += line ? `
 ${indentStep}${indent}${line}` : "\n";
           return `${str}
 ${indent}${end}`;
         } else {
-          return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
+          return `${start}${fcPadding}${lines2.join(" ")}${fcPadding}${end}`;
         }
       }
     }
-    function addCommentBefore({ indent, options: { commentString } }, lines, comment, chompKeep) {
+    function addCommentBefore({ indent, options: { commentString } }, lines2, comment, chompKeep) {
       if (comment && chompKeep)
         comment = comment.replace(/^\n+/, "");
       if (comment) {
         const ic = stringifyComment.indentComment(commentString(comment), indent);
-        lines.push(ic.trimStart());
+        lines2.push(ic.trimStart());
       }
     }
     exports.stringifyCollection = stringifyCollection;
@@ -2644,11 +2644,11 @@ var require_binary = __commonJS({
         if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
           const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
           const n = Math.ceil(str.length / lineWidth);
-          const lines = new Array(n);
+          const lines2 = new Array(n);
           for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
-            lines[i] = str.substr(o, lineWidth);
+            lines2[i] = str.substr(o, lineWidth);
           }
-          str = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
+          str = lines2.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
         }
         return stringifyString.stringifyString({ comment, type, value: str }, ctx, onComment, onChompKeep);
       }
@@ -3328,35 +3328,35 @@ var require_stringifyDocument = __commonJS({
     var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyDocument(doc, options2) {
-      const lines = [];
+      const lines2 = [];
       let hasDirectives = options2.directives === true;
       if (options2.directives !== false && doc.directives) {
         const dir = doc.directives.toString(doc);
         if (dir) {
-          lines.push(dir);
+          lines2.push(dir);
           hasDirectives = true;
         } else if (doc.directives.docStart)
           hasDirectives = true;
       }
       if (hasDirectives)
-        lines.push("---");
+        lines2.push("---");
       const ctx = stringify.createStringifyContext(doc, options2);
       const { commentString } = ctx.options;
       if (doc.commentBefore) {
-        if (lines.length !== 1)
-          lines.unshift("");
+        if (lines2.length !== 1)
+          lines2.unshift("");
         const cs = commentString(doc.commentBefore);
-        lines.unshift(stringifyComment.indentComment(cs, ""));
+        lines2.unshift(stringifyComment.indentComment(cs, ""));
       }
       let chompKeep = false;
       let contentComment = null;
       if (doc.contents) {
         if (identity.isNode(doc.contents)) {
           if (doc.contents.spaceBefore && hasDirectives)
-            lines.push("");
+            lines2.push("");
           if (doc.contents.commentBefore) {
             const cs = commentString(doc.contents.commentBefore);
-            lines.push(stringifyComment.indentComment(cs, ""));
+            lines2.push(stringifyComment.indentComment(cs, ""));
           }
           ctx.forceBlockIndent = !!doc.comment;
           contentComment = doc.contents.comment;
@@ -3365,36 +3365,36 @@ var require_stringifyDocument = __commonJS({
         let body = stringify.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
         if (contentComment)
           body += stringifyComment.lineComment(body, "", commentString(contentComment));
-        if ((body[0] === "|" || body[0] === ">") && lines[lines.length - 1] === "---") {
-          lines[lines.length - 1] = `--- ${body}`;
+        if ((body[0] === "|" || body[0] === ">") && lines2[lines2.length - 1] === "---") {
+          lines2[lines2.length - 1] = `--- ${body}`;
         } else
-          lines.push(body);
+          lines2.push(body);
       } else {
-        lines.push(stringify.stringify(doc.contents, ctx));
+        lines2.push(stringify.stringify(doc.contents, ctx));
       }
       if (doc.directives?.docEnd) {
         if (doc.comment) {
           const cs = commentString(doc.comment);
           if (cs.includes("\n")) {
-            lines.push("...");
-            lines.push(stringifyComment.indentComment(cs, ""));
+            lines2.push("...");
+            lines2.push(stringifyComment.indentComment(cs, ""));
           } else {
-            lines.push(`... ${cs}`);
+            lines2.push(`... ${cs}`);
           }
         } else {
-          lines.push("...");
+          lines2.push("...");
         }
       } else {
         let dc = doc.comment;
         if (dc && chompKeep)
           dc = dc.replace(/^\n+/, "");
         if (dc) {
-          if ((!chompKeep || contentComment) && lines[lines.length - 1] !== "")
-            lines.push("");
-          lines.push(stringifyComment.indentComment(commentString(dc), ""));
+          if ((!chompKeep || contentComment) && lines2[lines2.length - 1] !== "")
+            lines2.push("");
+          lines2.push(stringifyComment.indentComment(commentString(dc), ""));
         }
       }
-      return lines.join("\n") + "\n";
+      return lines2.join("\n") + "\n";
     }
     exports.stringifyDocument = stringifyDocument;
   }
@@ -4456,17 +4456,17 @@ var require_resolve_block_scalar = __commonJS({
       if (!header)
         return { value: "", type: null, comment: "", range: [start, start, start] };
       const type = header.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
-      const lines = scalar.source ? splitLines(scalar.source) : [];
-      let chompStart = lines.length;
-      for (let i = lines.length - 1; i >= 0; --i) {
-        const content = lines[i][1];
+      const lines2 = scalar.source ? splitLines(scalar.source) : [];
+      let chompStart = lines2.length;
+      for (let i = lines2.length - 1; i >= 0; --i) {
+        const content = lines2[i][1];
         if (content === "" || content === "\r")
           chompStart = i;
         else
           break;
       }
       if (chompStart === 0) {
-        const value2 = header.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
+        const value2 = header.chomp === "+" && lines2.length > 0 ? "\n".repeat(Math.max(1, lines2.length - 1)) : "";
         let end2 = start + header.length;
         if (scalar.source)
           end2 += scalar.source.length;
@@ -4476,7 +4476,7 @@ var require_resolve_block_scalar = __commonJS({
       let offset = scalar.offset + header.length;
       let contentStart = 0;
       for (let i = 0; i < chompStart; ++i) {
-        const [indent, content] = lines[i];
+        const [indent, content] = lines2[i];
         if (content === "" || content === "\r") {
           if (header.indent === 0 && indent.length > trimIndent)
             trimIndent = indent.length;
@@ -4496,17 +4496,17 @@ var require_resolve_block_scalar = __commonJS({
         }
         offset += indent.length + content.length + 1;
       }
-      for (let i = lines.length - 1; i >= chompStart; --i) {
-        if (lines[i][0].length > trimIndent)
+      for (let i = lines2.length - 1; i >= chompStart; --i) {
+        if (lines2[i][0].length > trimIndent)
           chompStart = i + 1;
       }
       let value = "";
       let sep2 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
-        value += lines[i][0].slice(trimIndent) + "\n";
+        value += lines2[i][0].slice(trimIndent) + "\n";
       for (let i = contentStart; i < chompStart; ++i) {
-        let [indent, content] = lines[i];
+        let [indent, content] = lines2[i];
         offset += indent.length + content.length + 1;
         const crlf = content[content.length - 1] === "\r";
         if (crlf)
@@ -4543,8 +4543,8 @@ var require_resolve_block_scalar = __commonJS({
         case "-":
           break;
         case "+":
-          for (let i = chompStart; i < lines.length; ++i)
-            value += "\n" + lines[i][0].slice(trimIndent);
+          for (let i = chompStart; i < lines2.length; ++i)
+            value += "\n" + lines2[i][0].slice(trimIndent);
           if (value[value.length - 1] !== "\n")
             value += "\n";
           break;
@@ -4619,10 +4619,10 @@ var require_resolve_block_scalar = __commonJS({
       const first = split[0];
       const m = first.match(/^( *)/);
       const line0 = m?.[1] ? [m[1], first.slice(m[1].length)] : ["", first];
-      const lines = [line0];
+      const lines2 = [line0];
       for (let i = 1; i < split.length; i += 2)
-        lines.push([split[i], split[i + 1]]);
-      return lines;
+        lines2.push([split[i], split[i + 1]]);
+      return lines2;
     }
     exports.resolveBlockScalar = resolveBlockScalar;
   }
@@ -20259,7 +20259,7 @@ var require_Protocol = __commonJS({
       let end = p;
       let needNL = false;
       let lineLen = 0;
-      let lines = 0;
+      let lines2 = 0;
       for (; p < data.length; ++p) {
         const ch = data[p];
         if (ch === 13) {
@@ -20297,7 +20297,7 @@ var require_Protocol = __commonJS({
           }
           if (this._server)
             throw new Error("Greetings from clients not permitted");
-          if (++lines > MAX_LINES)
+          if (++lines2 > MAX_LINES)
             throw new Error("Max greeting lines exceeded");
           needNL = false;
           start = p + 1;
@@ -50930,10 +50930,10 @@ var require_tokenize = __commonJS({
             break;
           }
         } while (c === " " || c === "	");
-        var lines = source.substring(start, end).split(setCommentSplitRe);
-        for (var i = 0; i < lines.length; ++i)
-          lines[i] = lines[i].replace(alternateCommentMode ? setCommentAltRe : setCommentRe, "").trim();
-        comment.text = lines.join("\n").trim();
+        var lines2 = source.substring(start, end).split(setCommentSplitRe);
+        for (var i = 0; i < lines2.length; ++i)
+          lines2[i] = lines2[i].replace(alternateCommentMode ? setCommentAltRe : setCommentRe, "").trim();
+        comment.text = lines2.join("\n").trim();
         comments[line] = comment;
         lastCommentLine = line;
       }
@@ -65765,17 +65765,17 @@ var require_buildkit = __commonJS({
       });
     }
     function formatBuildKitStatus(status) {
-      var lines = [];
+      var lines2 = [];
       if (status.vertexes && status.vertexes.length > 0) {
         status.vertexes.forEach(function(vertex) {
           if (vertex.name && vertex.started && !vertex.completed) {
-            lines.push("[" + vertex.digest.substring(0, 12) + "] " + vertex.name);
+            lines2.push("[" + vertex.digest.substring(0, 12) + "] " + vertex.name);
           }
           if (vertex.error) {
-            lines.push("ERROR: " + vertex.error);
+            lines2.push("ERROR: " + vertex.error);
           }
           if (vertex.completed && vertex.cached) {
-            lines.push("CACHED: " + vertex.name);
+            lines2.push("CACHED: " + vertex.name);
           }
         });
       }
@@ -65783,7 +65783,7 @@ var require_buildkit = __commonJS({
         status.logs.forEach(function(log) {
           var msg = Buffer.from(log.msg).toString(ENCODING_UTF8);
           if (msg.trim()) {
-            lines.push(msg.trimEnd());
+            lines2.push(msg.trimEnd());
           }
         });
       }
@@ -65791,17 +65791,17 @@ var require_buildkit = __commonJS({
         status.statuses.forEach(function(s) {
           if (s.name && s.total > 0) {
             var percent = Math.floor(s.current / s.total * 100);
-            lines.push(s.name + ": " + percent + "% (" + s.current + "/" + s.total + ")");
+            lines2.push(s.name + ": " + percent + "% (" + s.current + "/" + s.total + ")");
           }
         });
       }
       if (status.warnings && status.warnings.length > 0) {
         status.warnings.forEach(function(warning) {
           var msg = Buffer.from(warning.short).toString(ENCODING_UTF8);
-          lines.push("WARNING: " + msg);
+          lines2.push("WARNING: " + msg);
         });
       }
-      return lines;
+      return lines2;
     }
     function parseBuildKitLine(line) {
       try {
@@ -65846,9 +65846,9 @@ var require_buildkit = __commonJS({
       stream.on("close", onStreamEnd);
       function onStreamEvent(data) {
         buffer += data.toString();
-        var lines = buffer.split("\n");
-        buffer = lines.pop();
-        lines.forEach(function(line) {
+        var lines2 = buffer.split("\n");
+        buffer = lines2.pop();
+        lines2.forEach(function(line) {
           if (!line.trim()) return;
           processLine(line);
         });
@@ -73508,14 +73508,14 @@ function toDotPath(_path) {
   return segs.join("");
 }
 function prettifyError(error62) {
-  const lines = [];
+  const lines2 = [];
   const issues = [...error62.issues].sort((a, b) => (a.path ?? []).length - (b.path ?? []).length);
   for (const issue2 of issues) {
-    lines.push(`\u2716 ${issue2.message}`);
+    lines2.push(`\u2716 ${issue2.message}`);
     if (issue2.path?.length)
-      lines.push(`  \u2192 at ${toDotPath(issue2.path)}`);
+      lines2.push(`  \u2192 at ${toDotPath(issue2.path)}`);
   }
-  return lines.join("\n");
+  return lines2.join("\n");
 }
 
 // node_modules/zod/v4/core/parse.js
@@ -74350,9 +74350,9 @@ var Doc = class {
       return;
     }
     const content = arg;
-    const lines = content.split("\n").filter((x) => x);
-    const minIndent = Math.min(...lines.map((x) => x.length - x.trimStart().length));
-    const dedented = lines.map((x) => x.slice(minIndent)).map((x) => " ".repeat(this.indent * 2) + x);
+    const lines2 = content.split("\n").filter((x) => x);
+    const minIndent = Math.min(...lines2.map((x) => x.length - x.trimStart().length));
+    const dedented = lines2.map((x) => x.slice(minIndent)).map((x) => " ".repeat(this.indent * 2) + x);
     for (const line of dedented) {
       this.content.push(line);
     }
@@ -91624,15 +91624,15 @@ function pathOf(path4) {
   return path4.map((p, i) => typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`).join("");
 }
 function formatZodError(error62, where) {
-  const lines = error62.issues.map((issue2) => {
+  const lines2 = error62.issues.map((issue2) => {
     let msg = issue2.message;
     if (issue2.code === "unrecognized_keys")
       msg = `unknown field(s) ${issue2.keys.map((k) => `"${k}"`).join(", ")}`;
     const path4 = issue2.code === "unrecognized_keys" ? pathOf(issue2.path) : pathOf(issue2.path);
     return `${path4}: ${msg}`;
   });
-  return lines.length === 1 ? `${where}: ${lines[0]}` : `${where}: ${lines.length} problems
-  ${lines.join("\n  ")}`;
+  return lines2.length === 1 ? `${where}: ${lines2[0]}` : `${where}: ${lines2.length} problems
+  ${lines2.join("\n  ")}`;
 }
 
 // src/config/load.ts
@@ -92778,9 +92778,9 @@ var RunLog = class {
   /** Output text from the container; lines may start with Docker's RFC 3339 timestamp. */
   output(stream, text2) {
     const buf = this.partial[stream] + text2;
-    const lines = buf.split("\n");
-    this.partial[stream] = lines.pop() ?? "";
-    for (const line of lines) this.line(stream, line);
+    const lines2 = buf.split("\n");
+    this.partial[stream] = lines2.pop() ?? "";
+    for (const line of lines2) this.line(stream, line);
     if (this.partial[stream].length > 64 * 1024) {
       this.line(stream, this.partial[stream]);
       this.partial[stream] = "";
@@ -94905,8 +94905,8 @@ async function gradeExternal(command, ctx, timeoutMs = 30 * 6e4) {
   return { valid: true, score: r.score, error: null };
 }
 function lastLine(s) {
-  const lines = s.trim().split("\n");
-  return (lines[lines.length - 1] ?? "").slice(0, 300);
+  const lines2 = s.trim().split("\n");
+  return (lines2[lines2.length - 1] ?? "").slice(0, 300);
 }
 
 // src/grade/grade.ts
@@ -96099,7 +96099,7 @@ function markdownTable(table, options2) {
   cellMatrix.splice(1, 0, row);
   sizeMatrix.splice(1, 0, sizes);
   rowIndex = -1;
-  const lines = [];
+  const lines2 = [];
   while (++rowIndex < cellMatrix.length) {
     const row2 = cellMatrix[rowIndex];
     const sizes2 = sizeMatrix[rowIndex];
@@ -96150,11 +96150,11 @@ function markdownTable(table, options2) {
         line.push("|");
       }
     }
-    lines.push(
+    lines2.push(
       settings.delimiterEnd === false ? line.join("").replace(/ +$/, "") : line.join("")
     );
   }
-  return lines.join("\n");
+  return lines2.join("\n");
 }
 function serialize(value) {
   return value === null || value === void 0 ? "" : String(value);
@@ -97937,7 +97937,115 @@ async function denoisingDirtyDocuments(rawDir, outDir) {
   }
   rmSync6(priv("train_cleaned"), { recursive: true, force: true });
 }
+function roundHalfEven(x) {
+  const f = Math.floor(x);
+  const d = x - f;
+  return d > 0.5 || d === 0.5 && f % 2 === 1 ? f + 1 : f;
+}
+function lines(file2) {
+  const parts = readFileSync12(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  if (parts.at(-1) === "") parts.pop();
+  return parts;
+}
+async function mlspBirds(rawDir, outDir) {
+  await extractZip(need(join15(rawDir, "mlsp_contest_dataset.zip")), rawDir);
+  const src = (...p) => join15(rawDir, "mlsp_contest_dataset", ...p);
+  const pub = (...p) => join15(outDir, "public", ...p);
+  for (const d of [
+    "essential_data/src_wavs",
+    ...["filtered_spectrograms", "segmentation_examples", "spectrograms", "supervised_segmentation"].map(
+      (x) => `supplemental_data/${x}`
+    )
+  ]) {
+    mkdirSync10(pub(d), { recursive: true });
+  }
+  mkdirSync10(join15(outDir, "private"), { recursive: true });
+  const folds = await scanTable(need(src("essential_data", "CVfolds_2.txt")));
+  const foldsReader = new RecordReader(folds);
+  const kept = [];
+  for (let i = 0; i < folds.n; i++) {
+    const [recId, fold] = foldsReader.cells(i);
+    if (Number(fold) === 0) kept.push(recId);
+  }
+  foldsReader.close();
+  const isTest = new Uint8Array(kept.length);
+  for (const p of permutation(kept.length, 0).subarray(0, roundHalfEven(0.2 * kept.length))) isTest[p] = 1;
+  const newId = new Map(kept.map((old, k) => [Number(old), k]));
+  writeFileSync9(
+    pub("essential_data", "CVfolds_2.txt"),
+    ["rec_id,fold", ...kept.map((_, k) => `${k},${isTest[k]}`)].join("\n") + "\n"
+  );
+  const names2 = await scanTable(need(src("essential_data", "rec_id2filename.txt")));
+  const namesReader = new RecordReader(names2);
+  const idCol = names2.header.indexOf("rec_id");
+  const fileCol = names2.header.indexOf("filename");
+  if (idCol < 0 || fileCol < 0) throw new Error("rec_id2filename.txt needs rec_id and filename columns");
+  const filenames = [];
+  const w = new CsvWriter(pub("essential_data", "rec_id2filename.txt"), names2.header);
+  for (let i = 0; i < names2.n; i++) {
+    const raw = namesReader.cells(i);
+    const id = newId.get(Number(raw[idCol]));
+    if (id === void 0) continue;
+    const out = raw.map((v, k) => k === idCol ? String(id) : renderCell(v, names2.types[k]));
+    filenames.push(raw[fileCol]);
+    w.row(out);
+  }
+  w.close();
+  namesReader.close();
+  const labelled = lines(need(src("essential_data", "rec_labels_test_hidden.txt"))).slice(1).map((line) => {
+    const [id, ...rest] = line.split(",");
+    return { id: newId.get(Number(id)), labels: rest.join(",") };
+  }).filter((x) => x.id !== void 0);
+  const pubLabels = ["rec_id,[labels]"];
+  const answers = ["Id,Probability"];
+  for (const { id, labels } of labelled) {
+    const shown = isTest[id] ? "?" : labels;
+    pubLabels.push(shown === "" ? `${id}` : `${id},${shown}`);
+    if (!isTest[id]) continue;
+    const species = new Set(
+      labels.split(",").filter((x) => x !== "").map(Number)
+    );
+    for (let sp = 0; sp < 19; sp++) answers.push(`${id * 100 + sp},${species.has(sp) ? 1 : 0}`);
+  }
+  writeFileSync9(pub("essential_data", "rec_labels_test_hidden.txt"), pubLabels.join("\n") + "\n");
+  writeFileSync9(join15(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
+  const sample = ["Id,Probability"];
+  kept.forEach((_, k) => {
+    if (isTest[k]) for (let sp = 0; sp < 19; sp++) sample.push(`${k * 100 + sp},0`);
+  });
+  writeFileSync9(pub("sample_submission.csv"), sample.join("\n") + "\n");
+  copyFileSync3(need(src("essential_data", "species_list.txt")), pub("essential_data", "species_list.txt"));
+  for (const f of filenames) {
+    copyFileSync3(
+      need(src("essential_data", "src_wavs", `${f}.wav`)),
+      pub("essential_data", "src_wavs", `${f}.wav`)
+    );
+    for (const d of [
+      "filtered_spectrograms",
+      "segmentation_examples",
+      "spectrograms",
+      "supervised_segmentation"
+    ]) {
+      const from = src("supplemental_data", d, `${f}.bmp`);
+      if (d === "segmentation_examples" && !existsSync11(from)) continue;
+      copyFileSync3(need(from), pub("supplemental_data", d, `${f}.bmp`));
+    }
+  }
+  for (const f of ["segment_clusters.bmp", "segment_mosaic.bmp"]) {
+    copyFileSync3(need(src("supplemental_data", f)), pub("supplemental_data", f));
+  }
+  for (const f of ["histogram_of_segments.txt", "segment_features.txt", "segment_rectangles.txt"]) {
+    const out = ["rec_id,[histogram of segment features]"];
+    for (const line of lines(need(src("supplemental_data", f))).slice(1)) {
+      const [id, ...rest] = line.split(",");
+      const n = newId.get(Number(id));
+      if (n !== void 0) out.push(`${n},${rest.join(",")}`);
+    }
+    writeFileSync9(pub("supplemental_data", f), out.join("\n") + "\n");
+  }
+}
 var CUSTOM_PREPARERS = {
+  "mlsp-2013-birds": mlspBirds,
   "denoising-dirty-documents": denoisingDirtyDocuments,
   "dogs-vs-cats": dogsVsCats,
   whale,
@@ -98351,13 +98459,13 @@ function fmt2(x) {
 }
 function formatReport(r) {
   const medal = r.gold_medal ? "gold" : r.silver_medal ? "silver" : r.bronze_medal ? "bronze" : "none";
-  const lines = [
+  const lines2 = [
     `${r.competition_id}: ${r.valid_submission ? `score ${fmt2(r.score)}` : r.submission_exists ? "invalid submission" : "no submission"}`,
     `  medal ${medal}, above median: ${r.above_median ? "yes" : "no"}${r.percentile !== null ? `, beats ${(r.percentile * 100).toFixed(1)}% of the leaderboard` : ""}`,
     `  thresholds (${r.is_lower_better ? "lower" : "higher"} is better): gold ${r.gold_threshold}, silver ${r.silver_threshold}, bronze ${r.bronze_threshold}, median ${r.median_threshold}`
   ];
-  if (r.error) lines.push(`  reason: ${r.error}`);
-  return lines.join("\n");
+  if (r.error) lines2.push(`  reason: ${r.error}`);
+  return lines2.join("\n");
 }
 var gradeCommand = {
   name: "grade",

@@ -13,10 +13,10 @@ import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { PNG } from "pngjs";
 import yazl from "yazl";
-import { pyFloat, quoteCell } from "./csv.js";
+import { pyFloat, quoteCell, renderCell } from "./csv.js";
 import { dumpPyJson, field, parsePyJson, type PyJson } from "./pyjson.js";
-import { trainTestSplit } from "./numpy-random.js";
-import { CsvWriter } from "./table-file.js";
+import { permutation, trainTestSplit } from "./numpy-random.js";
+import { CsvWriter, RecordReader, scanTable } from "./table-file.js";
 import { extractZip, zipFiles, zipFolder } from "./zip.js";
 
 /**
@@ -206,7 +206,138 @@ async function denoisingDirtyDocuments(rawDir: string, outDir: string): Promise<
   rmSync(priv("train_cleaned"), { recursive: true, force: true });
 }
 
+/** Python's round() for k + 0.5 ties: to even. */
+function roundHalfEven(x: number): number {
+  const f = Math.floor(x);
+  const d = x - f;
+  return d > 0.5 || (d === 0.5 && f % 2 === 1) ? f + 1 : f;
+}
+
+/** Lines as Python's str.splitlines() gives them (the line breaks a text file can hold). */
+function lines(file: string): string[] {
+  const parts = readFileSync(file, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  if (parts.at(-1) === "") parts.pop();
+  return parts;
+}
+
+/**
+ * mlsp-2013-birds (§2.10): the labelled recordings (fold 0) renumbered 0..n−1, a fifth of them
+ * (DataFrame.sample(frac=0.2, random_state=0)) become the new test set; text files filtered.
+ */
+async function mlspBirds(rawDir: string, outDir: string): Promise<void> {
+  await extractZip(need(join(rawDir, "mlsp_contest_dataset.zip")), rawDir);
+  const src = (...p: string[]) => join(rawDir, "mlsp_contest_dataset", ...p);
+  const pub = (...p: string[]) => join(outDir, "public", ...p);
+  for (const d of [
+    "essential_data/src_wavs",
+    ...["filtered_spectrograms", "segmentation_examples", "spectrograms", "supervised_segmentation"].map(
+      (x) => `supplemental_data/${x}`,
+    ),
+  ]) {
+    mkdirSync(pub(d), { recursive: true });
+  }
+  mkdirSync(join(outDir, "private"), { recursive: true });
+
+  // Fold 0 recordings, in file order; sample(frac=0.2) = a prefix of permutation(n).
+  const folds = await scanTable(need(src("essential_data", "CVfolds_2.txt")));
+  const foldsReader = new RecordReader(folds);
+  const kept: string[] = [];
+  for (let i = 0; i < folds.n; i++) {
+    const [recId, fold] = foldsReader.cells(i);
+    if (Number(fold) === 0) kept.push(recId);
+  }
+  foldsReader.close();
+  const isTest = new Uint8Array(kept.length);
+  for (const p of permutation(kept.length, 0).subarray(0, roundHalfEven(0.2 * kept.length))) isTest[p] = 1;
+  const newId = new Map(kept.map((old, k) => [Number(old), k]));
+  writeFileSync(
+    pub("essential_data", "CVfolds_2.txt"),
+    ["rec_id,fold", ...kept.map((_, k) => `${k},${isTest[k]}`)].join("\n") + "\n",
+  );
+
+  // rec_id2filename: kept rows in file order, renumbered (a pandas round trip).
+  const names = await scanTable(need(src("essential_data", "rec_id2filename.txt")));
+  const namesReader = new RecordReader(names);
+  const idCol = names.header.indexOf("rec_id");
+  const fileCol = names.header.indexOf("filename");
+  if (idCol < 0 || fileCol < 0) throw new Error("rec_id2filename.txt needs rec_id and filename columns");
+  const filenames: string[] = [];
+  const w = new CsvWriter(pub("essential_data", "rec_id2filename.txt"), names.header);
+  for (let i = 0; i < names.n; i++) {
+    const raw = namesReader.cells(i);
+    const id = newId.get(Number(raw[idCol]));
+    if (id === undefined) continue;
+    const out = raw.map((v, k) => (k === idCol ? String(id) : renderCell(v, names.types[k])));
+    filenames.push(raw[fileCol]);
+    w.row(out);
+  }
+  w.close();
+  namesReader.close();
+
+  // Labels: public file with "?" for the new test recordings; answers per (recording, species).
+  const labelled = lines(need(src("essential_data", "rec_labels_test_hidden.txt")))
+    .slice(1)
+    .map((line) => {
+      const [id, ...rest] = line.split(",");
+      return { id: newId.get(Number(id)), labels: rest.join(",") };
+    })
+    .filter((x): x is { id: number; labels: string } => x.id !== undefined);
+  const pubLabels = ["rec_id,[labels]"];
+  const answers = ["Id,Probability"];
+  for (const { id, labels } of labelled) {
+    const shown = isTest[id] ? "?" : labels;
+    pubLabels.push(shown === "" ? `${id}` : `${id},${shown}`);
+    if (!isTest[id]) continue;
+    const species = new Set(
+      labels
+        .split(",")
+        .filter((x) => x !== "")
+        .map(Number),
+    );
+    for (let sp = 0; sp < 19; sp++) answers.push(`${id * 100 + sp},${species.has(sp) ? 1 : 0}`);
+  }
+  writeFileSync(pub("essential_data", "rec_labels_test_hidden.txt"), pubLabels.join("\n") + "\n");
+  writeFileSync(join(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
+  const sample = ["Id,Probability"];
+  kept.forEach((_, k) => {
+    if (isTest[k]) for (let sp = 0; sp < 19; sp++) sample.push(`${k * 100 + sp},0`);
+  });
+  writeFileSync(pub("sample_submission.csv"), sample.join("\n") + "\n");
+
+  // Copies for every kept recording, and the filtered supplemental text files.
+  copyFileSync(need(src("essential_data", "species_list.txt")), pub("essential_data", "species_list.txt"));
+  for (const f of filenames) {
+    copyFileSync(
+      need(src("essential_data", "src_wavs", `${f}.wav`)),
+      pub("essential_data", "src_wavs", `${f}.wav`),
+    );
+    for (const d of [
+      "filtered_spectrograms",
+      "segmentation_examples",
+      "spectrograms",
+      "supervised_segmentation",
+    ]) {
+      const from = src("supplemental_data", d, `${f}.bmp`);
+      if (d === "segmentation_examples" && !existsSync(from)) continue;
+      copyFileSync(need(from), pub("supplemental_data", d, `${f}.bmp`));
+    }
+  }
+  for (const f of ["segment_clusters.bmp", "segment_mosaic.bmp"]) {
+    copyFileSync(need(src("supplemental_data", f)), pub("supplemental_data", f));
+  }
+  for (const f of ["histogram_of_segments.txt", "segment_features.txt", "segment_rectangles.txt"]) {
+    const out = ["rec_id,[histogram of segment features]"];
+    for (const line of lines(need(src("supplemental_data", f))).slice(1)) {
+      const [id, ...rest] = line.split(",");
+      const n = newId.get(Number(id));
+      if (n !== undefined) out.push(`${n},${rest.join(",")}`);
+    }
+    writeFileSync(pub("supplemental_data", f), out.join("\n") + "\n");
+  }
+}
+
 export const CUSTOM_PREPARERS: Record<string, CustomPreparer> = {
+  "mlsp-2013-birds": mlspBirds,
   "denoising-dirty-documents": denoisingDirtyDocuments,
   "dogs-vs-cats": dogsVsCats,
   whale,

@@ -382,9 +382,9 @@ SPLIT_RECIPES["dogs-vs-cats-redux-kernels-edition"] = { kind: "custom", preparer
 SPLIT_RECIPES["the-icml-2013-whale-challenge-right-whale-redux"] = { kind: "custom", preparer: "whale" };
 SPLIT_RECIPES["random-acts-of-pizza"] = { kind: "custom", preparer: "random-acts-of-pizza" };
 SPLIT_RECIPES["denoising-dirty-documents"] = { kind: "custom", preparer: "denoising-dirty-documents" };
+SPLIT_RECIPES["mlsp-2013-birds"] = { kind: "custom", preparer: "mlsp-2013-birds" };
 
 /** Why a lite competition has no native recipe (prepare it with `mlebench prepare`, then reuse). */
 export const NO_RECIPE: Record<string, string> = {
-  "mlsp-2013-birds": "custom text formats, bitmap names not settled by the specification; not yet ported",
   "siim-isic-melanoma-classification": "test ids come from TFRecord files",
 };
