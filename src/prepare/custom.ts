@@ -215,6 +215,7 @@ function roundHalfEven(x: number): number {
 
 /** Lines as Python's str.splitlines() gives them (the line breaks a text file can hold). */
 function lines(file: string): string[] {
+  // eslint-disable-next-line no-control-regex -- these control characters are line breaks for Python
   const parts = readFileSync(file, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
   if (parts.at(-1) === "") parts.pop();
   return parts;

@@ -83,8 +83,9 @@ describe("reusing data prepared by MLE-bench", () => {
 
   it("points to mlebench prepare for a competition without a native recipe", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "medalist-reuse-"));
-    await expect(prepareCompetition(registry.get("mlsp-2013-birds")!, { dataDir })).rejects.toThrow(
-      /no native preparation.*mlebench prepare -c mlsp-2013-birds --data-dir/,
+    const id = "siim-isic-melanoma-classification";
+    await expect(prepareCompetition(registry.get(id)!, { dataDir })).rejects.toThrow(
+      new RegExp(`no native preparation.*mlebench prepare -c ${id} --data-dir`),
     );
   });
 });
@@ -127,7 +128,9 @@ describe("one preparer per competition", () => {
       const run = () =>
         new Promise<{ status: string }>((ok, fail) =>
           execFile(tsx, [child, dataDir, kaggle.url, ID, USER, KEY], (err, stdout, stderr) =>
-            err ? fail(new Error(`${err.message}\n${stderr}`)) : ok(JSON.parse(stdout.trim().split("\n").at(-1)!)),
+            err
+              ? fail(new Error(`${err.message}\n${stderr}`))
+              : ok(JSON.parse(stdout.trim().split("\n").at(-1)!)),
           ),
         );
       const results = await Promise.all([run(), run()]);
