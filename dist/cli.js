@@ -49027,13 +49027,13 @@ var require_converter = __commonJS({
       return gen;
     }
     converter.fromObject = function fromObject(mtype) {
-      var fields = mtype.fieldsArray;
+      var fields2 = mtype.fieldsArray;
       var gen = util.codegen(["d", "n"], mtype.name + "$fromObject")("if(d instanceof this.ctor)")("return d");
-      if (!fields.length) return gen("return new this.ctor");
+      if (!fields2.length) return gen("return new this.ctor");
       gen("if(!util.isObject(d))")("throw TypeError(%j)", mtype.fullName + ": object expected")("if(n===undefined)n=0")("if(n>util.recursionLimit)")('throw Error("maximum nesting depth exceeded")');
       gen("var m=new this.ctor");
-      for (var i = 0; i < fields.length; ++i) {
-        var field2 = fields[i].resolve(), prop = util.safeProp(field2.name);
+      for (var i = 0; i < fields2.length; ++i) {
+        var field2 = fields2[i].resolve(), prop = util.safeProp(field2.name);
         if (field2.map) {
           gen("if(d%s){", prop)("if(!util.isObject(d%s))", prop)("throw TypeError(%j)", field2.fullName + ": object expected")("m%s={}", prop)("for(var ks=Object.keys(d%s),i=0;i<ks.length;++i){", prop);
           gen('if(ks[i]==="__proto__")')("util.makeProp(m%s,ks[i])", prop);
@@ -49098,14 +49098,14 @@ var require_converter = __commonJS({
       return gen;
     }
     converter.toObject = function toObject(mtype) {
-      var fields = mtype.fieldsArray.slice().sort(util.compareFieldsById);
-      if (!fields.length)
+      var fields2 = mtype.fieldsArray.slice().sort(util.compareFieldsById);
+      if (!fields2.length)
         return util.codegen()("return {}");
       var gen = util.codegen(["m", "o", "q"], mtype.name + "$toObject")("if(!o)")("o={}")("if(q===undefined)q=0")("if(q>util.recursionLimit)")('throw Error("max depth exceeded")')("var d={}");
       var repeatedFields = [], mapFields = [], normalFields = [], i = 0;
-      for (; i < fields.length; ++i)
-        if (!fields[i].partOf)
-          (fields[i].resolve().repeated ? repeatedFields : fields[i].map ? mapFields : normalFields).push(fields[i]);
+      for (; i < fields2.length; ++i)
+        if (!fields2[i].partOf)
+          (fields2[i].resolve().repeated ? repeatedFields : fields2[i].map ? mapFields : normalFields).push(fields2[i]);
       if (repeatedFields.length) {
         gen("if(o.arrays||o.defaults){");
         for (i = 0; i < repeatedFields.length; ++i) gen("d%s=[]", util.safeProp(repeatedFields[i].name));
@@ -49130,8 +49130,8 @@ var require_converter = __commonJS({
         gen("}");
       }
       var hasKs2 = false;
-      for (i = 0; i < fields.length; ++i) {
-        var field2 = fields[i], index = mtype._fieldsArray.indexOf(field2), prop = util.safeProp(field2.name);
+      for (i = 0; i < fields2.length; ++i) {
+        var field2 = fields2[i], index = mtype._fieldsArray.indexOf(field2), prop = util.safeProp(field2.name);
         if (field2.map) {
           if (!hasKs2) {
             hasKs2 = true;
@@ -49429,9 +49429,9 @@ var require_type = __commonJS({
       i = 0;
       while (i < oneofs.length)
         oneofs[i++].resolve();
-      var fields = this.fieldsArray, i = 0;
-      while (i < fields.length)
-        fields[i++].resolve();
+      var fields2 = this.fieldsArray, i = 0;
+      while (i < fields2.length)
+        fields2[i++].resolve();
       return this;
     };
     Type.prototype._resolveFeaturesRecursive = function _resolveFeaturesRecursive(edition) {
@@ -50777,12 +50777,12 @@ var require_encoder = __commonJS({
     function encoder(mtype) {
       var gen = util.codegen(["m", "w", "q"], mtype.name + "$encode")("if(!w)")("w=Writer.create()")("if(q===undefined)q=0")("if(q>util.recursionLimit)")('throw Error("max depth exceeded")');
       var i, ref;
-      var fields = (
+      var fields2 = (
         /* initializes */
         mtype.fieldsArray.slice().sort(util.compareFieldsById)
       );
-      for (var i = 0; i < fields.length; ++i) {
-        var field2 = fields[i].resolve(), index = mtype._fieldsArray.indexOf(field2), type = field2.resolvedType instanceof Enum ? "int32" : field2.type, wireType = types.basic[type];
+      for (var i = 0; i < fields2.length; ++i) {
+        var field2 = fields2[i].resolve(), index = mtype._fieldsArray.indexOf(field2), type = field2.resolvedType instanceof Enum ? "int32" : field2.type, wireType = types.basic[type];
         ref = "m" + util.safeProp(field2.name);
         if (field2.map) {
           gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j)){", ref, field2.name)("for(var ks=Object.keys(%s),i=0;i<ks.length;++i){", ref)("w.uint32(%i).fork().uint32(%i).%s(ks[i])", (field2.id << 3 | 2) >>> 0, 8 | types.mapKey[field2.keyType], field2.keyType);
@@ -91735,6 +91735,11 @@ var TableSplitRecipeSchema = external_exports.strictObject({
   testSize: external_exports.number().positive().optional(),
   /** Or the fraction k / (n + k), k = the number of raw files in `dir` whose names end in `suffix`. */
   testSizeFromFiles: external_exports.strictObject({ dir: external_exports.string(), suffix: external_exports.string() }).optional(),
+  /** Or no randomness: the test rows are those whose `column` is among the values of a bytes
+   *  feature stored in these TFRecord files; rows keep file order. */
+  testMembers: external_exports.strictObject({ tfrecords: external_exports.array(external_exports.string()).min(1), feature: external_exports.string(), column: external_exports.string() }).optional(),
+  /** Copy <dir>/train*.tfrec (sorted) to `to`, renumbered: the `test` files as testNN-<count>, the others as trainNN-<count>. */
+  renameTfrecords: external_exports.strictObject({ dir: external_exports.string(), test: external_exports.array(external_exports.string()), to: outPath }).optional(),
   randomState: external_exports.number().int().min(0).default(0),
   /** Row order of the written parts: permutation order (train_test_split) or raw file order. */
   order: external_exports.enum(["permutation", "file"]).default("permutation"),
@@ -91777,10 +91782,8 @@ var RecipeSchema = external_exports.strictObject({
   /** MD5 of the prepared CSV/JSON files upstream (checksums.yaml public/private). */
   checksums: external_exports.strictObject({ public: external_exports.record(external_exports.string(), md5), private: external_exports.record(external_exports.string(), md5) }).optional(),
   split: external_exports.discriminatedUnion("kind", [TableSplitRecipeSchema, TablesRecipeSchema, CustomRecipeSchema]).refine(
-    (r) => r.kind !== "table-split" || r.testSize === void 0 !== (r.testSizeFromFiles === void 0),
-    {
-      message: "give exactly one of testSize and testSizeFromFiles"
-    }
+    (r) => r.kind !== "table-split" || [r.testSize, r.testSizeFromFiles, r.testMembers].filter((x) => x !== void 0).length === 1,
+    { message: "give exactly one of testSize, testSizeFromFiles and testMembers" }
   ).optional(),
   /** Why there is no native recipe, when there is none. */
   note: external_exports.string().optional()
@@ -97412,6 +97415,81 @@ function zipFolder(dir, zipFile) {
   );
 }
 
+// src/prepare/tfrecord.ts
+import { closeSync as closeSync5, openSync as openSync5, readSync as readSync3 } from "node:fs";
+function tfrecordFeature(file2, feature) {
+  const fd = openSync5(file2, "r");
+  const out = [];
+  try {
+    const head = Buffer.alloc(12);
+    let pos = 0;
+    for (; ; ) {
+      const got = readSync3(fd, head, 0, 12, pos);
+      if (got === 0) break;
+      if (got < 12) throw new Error(`${file2}: truncated record header at byte ${pos}`);
+      const len = Number(head.readBigUInt64LE(0));
+      const payload = Buffer.alloc(len);
+      if (readSync3(fd, payload, 0, len, pos + 12) < len)
+        throw new Error(`${file2}: truncated record at byte ${pos}`);
+      pos += 12 + len + 4;
+      const value = exampleBytes(payload, feature);
+      if (value === void 0) throw new Error(`${file2}: a record has no bytes feature "${feature}"`);
+      out.push(value);
+    }
+  } finally {
+    closeSync5(fd);
+  }
+  return out;
+}
+function* fields(buf) {
+  let i = 0;
+  const varint = () => {
+    let shift = 0n;
+    let v = 0n;
+    for (; ; ) {
+      if (i >= buf.length) throw new Error("truncated protobuf varint");
+      const b = buf[i++];
+      v |= BigInt(b & 127) << shift;
+      if (!(b & 128)) return v;
+      shift += 7n;
+    }
+  };
+  while (i < buf.length) {
+    const key = Number(varint());
+    const [num2, wire] = [key >>> 3, key & 7];
+    if (wire === 0) yield [num2, wire, varint()];
+    else if (wire === 1) i += 8, yield [num2, wire, 0n];
+    else if (wire === 5) i += 4, yield [num2, wire, 0n];
+    else if (wire === 2) {
+      const len = Number(varint());
+      yield [num2, wire, buf.subarray(i, i + len)];
+      i += len;
+    } else throw new Error(`unsupported protobuf wire type ${wire}`);
+  }
+}
+function exampleBytes(payload, feature) {
+  for (const [n1, w1, features] of fields(payload)) {
+    if (n1 !== 1 || w1 !== 2) continue;
+    for (const [n2, w2, entry] of fields(features)) {
+      if (n2 !== 1 || w2 !== 2) continue;
+      let key;
+      let value;
+      for (const [n3, w3, x] of fields(entry)) {
+        if (n3 === 1 && w3 === 2) key = x.toString("utf8");
+        if (n3 === 2 && w3 === 2) value = x;
+      }
+      if (key !== feature || !value) continue;
+      for (const [n4, w4, list] of fields(value)) {
+        if (n4 !== 1 || w4 !== 2) continue;
+        for (const [n5, w5, bytes2] of fields(list)) {
+          if (n5 === 1 && w5 === 2) return bytes2.toString("utf8");
+        }
+      }
+    }
+  }
+  return void 0;
+}
+
 // src/prepare/split.ts
 function splitIndices(n, testSize, recipe) {
   const { train, test } = trainTestSplit(n, testSize, recipe.randomState);
@@ -97438,13 +97516,25 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     return k;
   };
   let testSize = recipe.testSize;
-  if (testSize === void 0) {
+  if (recipe.testMembers)
+    testSize = 0;
+  else if (testSize === void 0) {
     const { dir, suffix } = recipe.testSizeFromFiles;
     const k = readdirSync4(join13(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
     testSize = k / (table.n + k);
   }
+  const reader = new RecordReader(table);
   let parts;
-  if (table.groups) {
+  if (recipe.testMembers) {
+    const m = recipe.testMembers;
+    const ids = new Set(m.tfrecords.flatMap((f) => tfrecordFeature(join13(rawDir, f), m.feature)));
+    const k = col(m.column);
+    const train = [];
+    const test = [];
+    for (let i = 0; i < table.n; i++) (ids.has(reader.cells(i)[k]) ? test : train).push(i);
+    log(`${recipe.table}: ${table.n} rows, ${test.length} in the TFRecord files ${m.tfrecords.join(", ")}`);
+    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
+  } else if (table.groups) {
     const g = table.groups;
     const k = g.values.length;
     log(`${recipe.table}: ${table.n} rows, ${testCount(k, testSize)} of ${k} groups to the new test set`);
@@ -97458,7 +97548,6 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, testSize)} to the new test set`);
     parts = splitIndices(table.n, testSize, recipe);
   }
-  const reader = new RecordReader(table);
   const renumberCol = recipe.renumber ? col(recipe.renumber.column) : -1;
   const types = [...table.types, ...computed.map(() => "text")];
   if (recipe.renumber) {
@@ -97571,6 +97660,18 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     rmSync5(dir, { recursive: true, force: true });
   }
   for (const d of recipe.dirs) mkdirSync8(join13(outDir, d), { recursive: true });
+  if (recipe.renameTfrecords) {
+    const t = recipe.renameTfrecords;
+    const counters = { train: 0, test: 0 };
+    mkdirSync8(join13(outDir, t.to), { recursive: true });
+    const files = readdirSync4(join13(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
+    for (const f of files) {
+      const count = f.replace(/\.tfrec$/, "").split("-")[1];
+      const kind = t.test.includes(f) ? "test" : "train";
+      const name2 = `${kind}${String(counters[kind]++).padStart(2, "0")}-${count}.tfrec`;
+      renameSync5(join13(rawDir, t.dir, f), join13(outDir, t.to, name2));
+    }
+  }
   return { train: parts.train.length, test: parts.test.length };
 }
 

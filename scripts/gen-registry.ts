@@ -9,7 +9,7 @@ import { join, resolve, dirname, basename } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { format } from "prettier";
 import { parseCsvRecords } from "../src/prepare/csv.js";
-import { SPLIT_RECIPES, NO_RECIPE } from "../src/prepare/recipes.js";
+import { SPLIT_RECIPES } from "../src/prepare/recipes.js";
 import { CompetitionSchema } from "../src/registry/schema.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -116,7 +116,7 @@ export async function generateRegistry(factsDir = DEFAULT_FACTS_DIR): Promise<Ma
           zipMd5: sums?.zip,
           checksums: sums ? { public: sums.public, private: sums.private } : undefined,
           split: SPLIT_RECIPES[r.id],
-          note: SPLIT_RECIPES[r.id] ? undefined : (NO_RECIPE[r.id] ?? "no native recipe"),
+          note: SPLIT_RECIPES[r.id] ? undefined : "no native recipe",
         }
       : undefined;
     const competition = {

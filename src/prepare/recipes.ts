@@ -282,6 +282,45 @@ export const SPLIT_RECIPES: Record<string, SplitInput> = {
       { part: "test", from: "train/{StudyInstanceUID}.jpg", to: "public/test/{StudyInstanceUID}.jpg" },
     ],
   },
+  "siim-isic-melanoma-classification": {
+    kind: "table-split",
+    table: "train.csv",
+    // No randomness: the new test set is the images stored in two of the 16 training TFRecord files.
+    testMembers: {
+      tfrecords: ["tfrecords/train00-2071.tfrec", "tfrecords/train06-2071.tfrec"],
+      feature: "image_name",
+      column: "image_name",
+    },
+    order: "file",
+    outputs: [
+      { kind: "rows", to: "public/train.csv", part: "train" },
+      {
+        kind: "rows",
+        to: "public/test.csv",
+        part: "test",
+        columns: ["image_name", "patient_id", "sex", "age_approx", "anatom_site_general_challenge"],
+      },
+      {
+        kind: "constant",
+        to: "public/sample_submission.csv",
+        part: "test",
+        keep: ["image_name"],
+        values: { target: "0" },
+      },
+      { kind: "rows", to: "private/test.csv", part: "test", columns: ["image_name", "target"] },
+    ],
+    copies: [
+      { part: "train", from: "train/{image_name}.dcm", to: "public/train/{image_name}.dcm" },
+      { part: "train", from: "jpeg/train/{image_name}.jpg", to: "public/jpeg/train/{image_name}.jpg" },
+      { part: "test", from: "train/{image_name}.dcm", to: "public/test/{image_name}.dcm" },
+      { part: "test", from: "jpeg/train/{image_name}.jpg", to: "public/jpeg/test/{image_name}.jpg" },
+    ],
+    renameTfrecords: {
+      dir: "tfrecords",
+      test: ["train00-2071.tfrec", "train06-2071.tfrec"],
+      to: "public/tfrecords",
+    },
+  },
   "spooky-author-identification": {
     kind: "table-split",
     extract: [{ archive: "train.zip" }],
@@ -383,8 +422,3 @@ SPLIT_RECIPES["the-icml-2013-whale-challenge-right-whale-redux"] = { kind: "cust
 SPLIT_RECIPES["random-acts-of-pizza"] = { kind: "custom", preparer: "random-acts-of-pizza" };
 SPLIT_RECIPES["denoising-dirty-documents"] = { kind: "custom", preparer: "denoising-dirty-documents" };
 SPLIT_RECIPES["mlsp-2013-birds"] = { kind: "custom", preparer: "mlsp-2013-birds" };
-
-/** Why a lite competition has no native recipe (prepare it with `mlebench prepare`, then reuse). */
-export const NO_RECIPE: Record<string, string> = {
-  "siim-isic-melanoma-classification": "test ids come from TFRecord files",
-};

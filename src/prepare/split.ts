@@ -5,6 +5,7 @@ import { renderCell } from "./csv.js";
 import { trainTestSplit, testCount } from "./numpy-random.js";
 import { CsvWriter, RecordReader, scanTable } from "./table-file.js";
 import { extractZip, zipFiles, zipFolder } from "./zip.js";
+import { tfrecordFeature } from "./tfrecord.js";
 
 type Part = "train" | "test";
 
@@ -48,14 +49,26 @@ export async function runTableSplit(
     return k;
   };
   let testSize = recipe.testSize;
-  if (testSize === undefined) {
+  if (recipe.testMembers)
+    testSize = 0; // membership below, no randomness
+  else if (testSize === undefined) {
     // Upstream sizes the split like Kaggle's: test share = raw test files / (rows + raw test files).
     const { dir, suffix } = recipe.testSizeFromFiles!;
     const k = readdirSync(join(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
     testSize = k / (table.n + k);
   }
+  const reader = new RecordReader(table);
   let parts: { train: Uint32Array; test: Uint32Array };
-  if (table.groups) {
+  if (recipe.testMembers) {
+    const m = recipe.testMembers;
+    const ids = new Set(m.tfrecords.flatMap((f) => tfrecordFeature(join(rawDir, f), m.feature)));
+    const k = col(m.column);
+    const train: number[] = [];
+    const test: number[] = [];
+    for (let i = 0; i < table.n; i++) (ids.has(reader.cells(i)[k]) ? test : train).push(i);
+    log(`${recipe.table}: ${table.n} rows, ${test.length} in the TFRecord files ${m.tfrecords.join(", ")}`);
+    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
+  } else if (table.groups) {
     // Split the groups; rows keep file order and follow their group.
     const g = table.groups;
     const k = g.values.length;
@@ -70,7 +83,6 @@ export async function runTableSplit(
     log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, testSize)} to the new test set`);
     parts = splitIndices(table.n, testSize, recipe);
   }
-  const reader = new RecordReader(table);
   const renumberCol = recipe.renumber ? col(recipe.renumber.column) : -1;
   const types = [...table.types, ...computed.map(() => "text" as const)];
   if (recipe.renumber) {
@@ -190,5 +202,19 @@ export async function runTableSplit(
     rmSync(dir, { recursive: true, force: true });
   }
   for (const d of recipe.dirs) mkdirSync(join(outDir, d), { recursive: true });
+  if (recipe.renameTfrecords) {
+    const t = recipe.renameTfrecords;
+    const counters = { train: 0, test: 0 };
+    mkdirSync(join(outDir, t.to), { recursive: true });
+    const files = readdirSync(join(rawDir, t.dir))
+      .filter((f) => f.startsWith("train") && f.endsWith(".tfrec"))
+      .sort();
+    for (const f of files) {
+      const count = f.replace(/\.tfrec$/, "").split("-")[1];
+      const kind = t.test.includes(f) ? "test" : "train";
+      const name = `${kind}${String(counters[kind]++).padStart(2, "0")}-${count}.tfrec`;
+      renameSync(join(rawDir, t.dir, f), join(outDir, t.to, name)); // raw/ is deleted afterwards
+    }
+  }
   return { train: parts.train.length, test: parts.test.length };
 }

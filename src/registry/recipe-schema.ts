@@ -89,6 +89,13 @@ export const TableSplitRecipeSchema = z.strictObject({
   testSize: z.number().positive().optional(),
   /** Or the fraction k / (n + k), k = the number of raw files in `dir` whose names end in `suffix`. */
   testSizeFromFiles: z.strictObject({ dir: z.string(), suffix: z.string() }).optional(),
+  /** Or no randomness: the test rows are those whose `column` is among the values of a bytes
+   *  feature stored in these TFRecord files; rows keep file order. */
+  testMembers: z
+    .strictObject({ tfrecords: z.array(z.string()).min(1), feature: z.string(), column: z.string() })
+    .optional(),
+  /** Copy <dir>/train*.tfrec (sorted) to `to`, renumbered: the `test` files as testNN-<count>, the others as trainNN-<count>. */
+  renameTfrecords: z.strictObject({ dir: z.string(), test: z.array(z.string()), to: outPath }).optional(),
   randomState: z.number().int().min(0).default(0),
   /** Row order of the written parts: permutation order (train_test_split) or raw file order. */
   order: z.enum(["permutation", "file"]).default("permutation"),
@@ -143,10 +150,10 @@ export const RecipeSchema = z.strictObject({
   split: z
     .discriminatedUnion("kind", [TableSplitRecipeSchema, TablesRecipeSchema, CustomRecipeSchema])
     .refine(
-      (r) => r.kind !== "table-split" || (r.testSize === undefined) !== (r.testSizeFromFiles === undefined),
-      {
-        message: "give exactly one of testSize and testSizeFromFiles",
-      },
+      (r) =>
+        r.kind !== "table-split" ||
+        [r.testSize, r.testSizeFromFiles, r.testMembers].filter((x) => x !== undefined).length === 1,
+      { message: "give exactly one of testSize, testSizeFromFiles and testMembers" },
     )
     .optional(),
   /** Why there is no native recipe, when there is none. */

@@ -83,7 +83,7 @@ describe("reusing data prepared by MLE-bench", () => {
 
   it("points to mlebench prepare for a competition without a native recipe", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "medalist-reuse-"));
-    const id = "siim-isic-melanoma-classification";
+    const id = "AI4Code"; // graded externally; no native preparation
     await expect(prepareCompetition(registry.get(id)!, { dataDir })).rejects.toThrow(
       new RegExp(`no native preparation.*mlebench prepare -c ${id} --data-dir`),
     );
