@@ -97458,9 +97458,10 @@ function* fields(buf) {
     const key = Number(varint());
     const [num2, wire] = [key >>> 3, key & 7];
     if (wire === 0) yield [num2, wire, varint()];
-    else if (wire === 1) i += 8, yield [num2, wire, 0n];
-    else if (wire === 5) i += 4, yield [num2, wire, 0n];
-    else if (wire === 2) {
+    else if (wire === 1 || wire === 5) {
+      i += wire === 1 ? 8 : 4;
+      yield [num2, wire, 0n];
+    } else if (wire === 2) {
       const len = Number(varint());
       yield [num2, wire, buf.subarray(i, i + len)];
       i += len;

@@ -49,9 +49,10 @@ function* fields(buf: Buffer): Generator<[number, number, Buffer | bigint]> {
     const key = Number(varint());
     const [num, wire] = [key >>> 3, key & 7];
     if (wire === 0) yield [num, wire, varint()];
-    else if (wire === 1) ((i += 8), yield [num, wire, 0n]);
-    else if (wire === 5) ((i += 4), yield [num, wire, 0n]);
-    else if (wire === 2) {
+    else if (wire === 1 || wire === 5) {
+      i += wire === 1 ? 8 : 4; // fixed64 / fixed32: skipped
+      yield [num, wire, 0n];
+    } else if (wire === 2) {
       const len = Number(varint());
       yield [num, wire, buf.subarray(i, i + len)];
       i += len;
