@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { inferType, parseCsv, pyFloat, quoteCell, readTable, renderCell, writeTable } from "../../src/prepare/csv.js";
+import {
+  inferType,
+  parseCsv,
+  pyFloat,
+  quoteCell,
+  readTable,
+  renderCell,
+  writeTable,
+} from "../../src/prepare/csv.js";
 
 describe("pandas-compatible CSV round trip", () => {
   it("renders doubles as Python's repr", () => {
@@ -54,8 +62,11 @@ describe("pandas-compatible CSV round trip", () => {
     expect(quoteCell("plain")).toBe("plain");
     const t = readTable("id,v,s\n1,4.50,a\n2,,b c\n");
     expect(t.types).toEqual(["int", "float", "text"]);
-    expect(writeTable(t.header, t.rows.map((r) => r.map((v, k) => renderCell(v, t.types[k]))))).toBe(
-      "id,v,s\n1,4.5,a\n2,,b c\n",
-    );
+    expect(
+      writeTable(
+        t.header,
+        t.rows.map((r) => r.map((v, k) => renderCell(v, t.types[k]))),
+      ),
+    ).toBe("id,v,s\n1,4.5,a\n2,,b c\n");
   });
 });
