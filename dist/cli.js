@@ -93166,11 +93166,11 @@ function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
 }
 
 // src/grade/grade.ts
-import { statSync as statSync2 } from "node:fs";
+import { statSync as statSync3 } from "node:fs";
 import { extname as extname2, join as join4 } from "node:path";
 
 // src/grade/csv.ts
-import { openSync, readSync, closeSync, fstatSync } from "node:fs";
+import { openSync, readSync, closeSync, fstatSync, statSync as statSync2 } from "node:fs";
 import { isUtf8 } from "node:buffer";
 
 // src/grade/errors.ts
@@ -93472,6 +93472,13 @@ var ColumnBuilder = class {
   text = null;
   /** Rows before this one must be re-read as strings (second pass); -1 when not needed. */
   backfillUntil = -1;
+  /** Grows the value array to hold `rows` rows at once (avoids repeated doubling). */
+  reserve(rows) {
+    if (this.state === TEXT || rows <= this.values.length) return;
+    const bigger = new Float64Array(rows);
+    bigger.set(this.values);
+    this.values = bigger;
+  }
   setValue(row, v) {
     if (row >= this.values.length) {
       const bigger = new Float64Array(Math.max(this.values.length * 2, row + 1));
@@ -93491,7 +93498,7 @@ var ColumnBuilder = class {
       this.text.trim(rows);
       return textColumn(this.name, this.text);
     }
-    const values = this.values.length === rows ? this.values : this.values.slice(0, rows);
+    const values = this.values.length <= rows * 1.25 + 1024 ? this.values.subarray(0, rows) : this.values.slice(0, rows);
     if (this.state === BOOL) return { name: this.name, kind: "bool", values, strings: null };
     if (this.state === EMPTY) {
       if (rows === 0) return textColumn(this.name, new TextStore(0));
@@ -93504,6 +93511,8 @@ var ColumnBuilder = class {
     return { name: this.name, kind, values, strings: null };
   }
 };
+var PARSED_INT = 2;
+var PARSED_FLOAT = 3;
 var Tokenizer = class {
   constructor(sink, source, maxLineBytes) {
     this.sink = sink;
@@ -93517,6 +93526,9 @@ var Tokenizer = class {
   starts = new Int32Array(64);
   ends = new Int32Array(64);
   complex = new Uint8Array(64);
+  nums = new Float64Array(64);
+  /** Bytes of the rows emitted so far (for estimating the row count). */
+  rowBytes = 0;
   first = true;
   utf8Tail = Buffer.alloc(0);
   bytesSeen = 0;
@@ -93587,6 +93599,9 @@ var Tokenizer = class {
     const c = new Uint8Array(n);
     c.set(this.complex);
     this.complex = c;
+    const v = new Float64Array(n);
+    v.set(this.nums);
+    this.nums = v;
   }
   /** Emits every complete row of buf; returns the offset of the first unconsumed byte. */
   scan(b, final) {
@@ -93631,6 +93646,36 @@ var Tokenizer = class {
             throw new SubmissionError(`${this.source}: a quoted field is never closed (end of file inside quotes)`);
           }
         }
+        let parsed = 0, numEnd = -1, value = 0;
+        if (cx === 0) {
+          let q = pos, neg = false, mant = 0, digits = 0, frac = 0, d = 0;
+          if (q < n && b[q] === 45) {
+            neg = true;
+            q++;
+          }
+          while (q < n && (d = b[q] - 48) >= 0 && d <= 9) {
+            mant = mant * 10 + d;
+            digits++;
+            q++;
+          }
+          let isInt = true;
+          if (q < n && b[q] === 46) {
+            isInt = false;
+            q++;
+            while (q < n && (d = b[q] - 48) >= 0 && d <= 9) {
+              mant = mant * 10 + d;
+              frac++;
+              q++;
+            }
+          }
+          if (digits + frac > 0 && mant <= 9007199254740992 && frac <= 22) {
+            value = frac === 0 ? mant : mant / POW10[frac];
+            if (neg) value = -value;
+            parsed = isInt ? PARSED_INT : PARSED_FLOAT;
+            numEnd = q;
+          }
+          pos = q;
+        }
         while (pos < n && b[pos] !== COMMA && b[pos] !== LF && b[pos] !== CR) {
           if (cx === 1) cx = 2;
           pos++;
@@ -93639,6 +93684,11 @@ var Tokenizer = class {
           this.starts[count] = fs + 1;
           this.ends[count] = pos - 1;
           this.complex[count] = 0;
+        } else if (parsed !== 0 && pos === numEnd && (pos < n || final)) {
+          this.starts[count] = fs;
+          this.ends[count] = pos;
+          this.complex[count] = parsed;
+          this.nums[count] = value;
         } else {
           this.starts[count] = fs;
           this.ends[count] = pos;
@@ -93663,7 +93713,8 @@ var Tokenizer = class {
         i = pos;
         break;
       }
-      if (complete) this.sink(b, this.starts, this.ends, this.complex, count);
+      this.rowBytes += i - rowStart;
+      if (complete) this.sink(b, this.starts, this.ends, this.complex, count, this.nums);
       if (i >= n) return n;
     }
   }
@@ -93698,13 +93749,13 @@ function bufferSource(buf, chunkSize) {
 }
 var StopReading = class extends Error {
 };
-function readFrom(source, name2, opts) {
+function readFrom(source, name2, opts, totalBytes) {
   const maxLine = opts.maxLineBytes ?? 64 * 1024 * 1024;
   let names2 = null;
   let builders = [];
   let row = 0;
   let offset = -1;
-  const sink = (b, starts, ends, complex, count) => {
+  const sink = (b, starts, ends, complex, count, nums) => {
     if (names2 === null) {
       const raw = [];
       for (let k = 0; k < count; k++) raw.push(decodeField(b, starts[k], ends[k], complex[k] === 1));
@@ -93716,6 +93767,10 @@ function readFrom(source, name2, opts) {
       throw new SubmissionError(`${name2}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`);
     }
     if (offset === -1) offset = Math.max(0, count - names2.length);
+    if (row === 2048 && totalBytes > 0) {
+      const estimate = Math.ceil(totalBytes / (tok.rowBytes / 2049) * 1.05) + 16;
+      for (const c of builders) c?.reserve(Math.min(estimate, opts.maxRows ?? estimate));
+    }
     if (count - offset > names2.length) {
       throw new SubmissionError(`${name2}: expected ${names2.length} fields on data row ${row + 1}, saw ${count}`);
     }
@@ -93728,7 +93783,15 @@ function readFrom(source, name2, opts) {
         else col.setValue(row, NaN);
         continue;
       }
-      cell(col, row, b, starts[k + offset], ends[k + offset], complex[k + offset] === 1);
+      const f = complex[k + offset];
+      if (f >= PARSED_INT && (col.state === NUM || col.state === EMPTY)) {
+        col.state = NUM;
+        if (f === PARSED_FLOAT) col.sawFloat = true;
+        if (row < col.values.length) col.values[row] = nums[k + offset];
+        else col.setValue(row, nums[k + offset]);
+        continue;
+      }
+      cell(col, row, b, starts[k + offset], ends[k + offset], f === 1);
     }
     row++;
   };
@@ -93846,11 +93909,16 @@ function cell(col, row, b, s, e, complex) {
   col.text.setString(row, str);
 }
 function readCsvFile(path4, opts = {}) {
-  return readFrom(fileSource(path4, opts.chunkSize ?? 4 * 1024 * 1024), path4, opts);
+  let size = 0;
+  try {
+    size = statSync2(path4).size;
+  } catch {
+  }
+  return readFrom(fileSource(path4, opts.chunkSize ?? 4 * 1024 * 1024), path4, opts, size);
 }
 function readCsvText(text2, source = "csv", opts = {}) {
   const buf = typeof text2 === "string" ? Buffer.from(text2, "utf8") : text2;
-  return readFrom(bufferSource(buf, opts.chunkSize ?? 4 * 1024 * 1024), source, opts);
+  return readFrom(bufferSource(buf, opts.chunkSize ?? 4 * 1024 * 1024), source, opts, buf.length);
 }
 
 // src/grade/metrics/errors.ts
@@ -94916,7 +94984,7 @@ function lastLine(s) {
 function submissionProblem(path4) {
   let st;
   try {
-    st = statSync2(path4);
+    st = statSync3(path4);
   } catch {
     return `no submission file at ${path4}`;
   }
@@ -96651,7 +96719,7 @@ import {
   readFileSync as readFileSync10,
   renameSync as renameSync4,
   rmSync as rmSync3,
-  statSync as statSync4,
+  statSync as statSync5,
   writeSync
 } from "node:fs";
 import { homedir as homedir2 } from "node:os";
@@ -96665,7 +96733,7 @@ import {
   readdirSync as readdirSync2,
   readFileSync as readFileSync9,
   renameSync as renameSync3,
-  statSync as statSync3,
+  statSync as statSync4,
   writeFileSync as writeFileSync8
 } from "node:fs";
 import { join as join10 } from "node:path";
@@ -96719,7 +96787,7 @@ async function buildManifest(preparedDir2, competition, origin, extra, upstream)
   const files = {};
   for (const rel of manifestFiles(preparedDir2, extra)) {
     const file2 = join10(preparedDir2, rel);
-    const st = statSync3(file2);
+    const st = statSync4(file2);
     files[rel] = { size: st.size, mtimeMs: st.mtimeMs, md5: await md5File(file2) };
   }
   const mismatches = [];
@@ -96761,7 +96829,7 @@ function manifestStillValid(preparedDir2, m, required2) {
   for (const [rel, f] of Object.entries(m.files)) {
     let st;
     try {
-      st = statSync3(join10(preparedDir2, rel));
+      st = statSync4(join10(preparedDir2, rel));
     } catch {
       return `${rel} is missing`;
     }
@@ -96824,7 +96892,7 @@ async function fetchFollowing(url2, headers) {
   throw new Error("too many redirects");
 }
 async function attempt(id, url2, part2, opts) {
-  const have = existsSync8(part2) ? statSync4(part2).size : 0;
+  const have = existsSync8(part2) ? statSync5(part2).size : 0;
   const auth = Buffer.from(`${opts.credentials.username}:${opts.credentials.key}`).toString("base64");
   const headers = { authorization: `Basic ${auth}`, "user-agent": "medalist" };
   if (have > 0) headers.range = `bytes=${have}-`;
@@ -97198,7 +97266,7 @@ function trainTestSplit(n, testSize, seed) {
 }
 
 // src/prepare/table-file.ts
-import { closeSync as closeSync4, createReadStream as createReadStream2, openSync as openSync4, readSync as readSync2, statSync as statSync5, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync4, createReadStream as createReadStream2, openSync as openSync4, readSync as readSync2, statSync as statSync6, writeSync as writeSync3 } from "node:fs";
 function grow(a) {
   const b = new Float64Array(Math.max(1024, a.length * 2));
   b.set(a);
@@ -97299,7 +97367,7 @@ async function scanTable(file2, collect = [], groupBy) {
 var RecordReader = class {
   constructor(t) {
     this.t = t;
-    const size = statSync5(t.file).size;
+    const size = statSync6(t.file).size;
     if (size < 1 << 30) {
       this.buf = Buffer.alloc(size);
       const fd = openSync4(t.file, "r");

@@ -8,7 +8,7 @@
  * columns keep strings. A column that turns out to be text after numeric-looking rows is
  * filled by a second pass over the file, so no object is ever built per row.
  */
-import { openSync, readSync, closeSync, fstatSync } from "node:fs";
+import { openSync, readSync, closeSync, fstatSync, statSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
 import { SubmissionError } from "./errors.js";
 import { TextStore } from "./textstore.js";
@@ -191,6 +191,14 @@ class ColumnBuilder {
   backfillUntil = -1;
   constructor(readonly name: string) {}
 
+  /** Grows the value array to hold `rows` rows at once (avoids repeated doubling). */
+  reserve(rows: number): void {
+    if (this.state === TEXT || rows <= this.values.length) return;
+    const bigger = new Float64Array(rows);
+    bigger.set(this.values);
+    this.values = bigger;
+  }
+
   setValue(row: number, v: number): void {
     if (row >= this.values.length) {
       const bigger = new Float64Array(Math.max(this.values.length * 2, row + 1));
@@ -212,7 +220,8 @@ class ColumnBuilder {
       this.text!.trim(rows);
       return textColumn(this.name, this.text!);
     }
-    const values = this.values.length === rows ? this.values : this.values.slice(0, rows);
+    // A view when the spare capacity is small (the row-count estimate was good), else a copy.
+    const values = this.values.length <= rows * 1.25 + 1024 ? this.values.subarray(0, rows) : this.values.slice(0, rows);
     if (this.state === BOOL) return { name: this.name, kind: "bool", values, strings: null };
     if (this.state === EMPTY) {
       // pandas: an all-missing column is float; a column with no rows at all is text (object).
@@ -227,7 +236,10 @@ class ColumnBuilder {
 }
 
 /** Receives complete rows as field boundaries into the current buffer. */
-type RowSink = (buf: Buffer, starts: Int32Array, ends: Int32Array, complex: Uint8Array, count: number) => void;
+type RowSink = (buf: Buffer, starts: Int32Array, ends: Int32Array, complex: Uint8Array, count: number, nums: Float64Array) => void;
+
+/** `complex` flag values: 0 plain, 1 needs unquoting; 2/3 plain and already parsed as int/float into nums. */
+const PARSED_INT = 2, PARSED_FLOAT = 3;
 
 /** Splits byte chunks into rows (quote-aware), skipping blank lines; calls sink per row. */
 class Tokenizer {
@@ -235,6 +247,9 @@ class Tokenizer {
   private starts = new Int32Array(64);
   private ends = new Int32Array(64);
   private complex = new Uint8Array(64);
+  private nums = new Float64Array(64);
+  /** Bytes of the rows emitted so far (for estimating the row count). */
+  rowBytes = 0;
   private first = true;
   private utf8Tail: Buffer = Buffer.alloc(0);
   private bytesSeen = 0;
@@ -308,6 +323,7 @@ class Tokenizer {
     const s = new Int32Array(n); s.set(this.starts); this.starts = s;
     const e = new Int32Array(n); e.set(this.ends); this.ends = e;
     const c = new Uint8Array(n); c.set(this.complex); this.complex = c;
+    const v = new Float64Array(n); v.set(this.nums); this.nums = v;
   }
 
   /** Emits every complete row of buf; returns the offset of the first unconsumed byte. */
@@ -346,9 +362,31 @@ class Tokenizer {
             throw new SubmissionError(`${this.source}: a quoted field is never closed (end of file inside quotes)`);
           }
         }
+        // Fused fast path for plain decimals (-?digits[.digits], mantissa ≤ 2^53): parsed while
+        // scanning, so the common numeric cell is read once. Anything else is left to parseNumber.
+        let parsed = 0, numEnd = -1, value = 0;
+        if (cx === 0) {
+          let q = pos, neg = false, mant = 0, digits = 0, frac = 0, d = 0;
+          if (q < n && b[q] === 0x2d) { neg = true; q++; }
+          while (q < n && (d = b[q] - 0x30) >= 0 && d <= 9) { mant = mant * 10 + d; digits++; q++; }
+          let isInt = true;
+          if (q < n && b[q] === 0x2e) {
+            isInt = false; q++;
+            while (q < n && (d = b[q] - 0x30) >= 0 && d <= 9) { mant = mant * 10 + d; frac++; q++; }
+          }
+          if (digits + frac > 0 && mant <= 9007199254740992 && frac <= 22) {
+            value = frac === 0 ? mant : mant / POW10[frac];
+            if (neg) value = -value;
+            parsed = isInt ? PARSED_INT : PARSED_FLOAT;
+            numEnd = q;
+          }
+          pos = q;
+        }
         while (pos < n && b[pos] !== COMMA && b[pos] !== LF && b[pos] !== CR) { if (cx === 1) cx = 2; pos++; }
         if (cx === 1) { this.starts[count] = fs + 1; this.ends[count] = pos - 1; this.complex[count] = 0; }
-        else { this.starts[count] = fs; this.ends[count] = pos; this.complex[count] = cx === 2 ? 1 : 0; }
+        else if (parsed !== 0 && pos === numEnd && (pos < n || final)) {
+          this.starts[count] = fs; this.ends[count] = pos; this.complex[count] = parsed; this.nums[count] = value;
+        } else { this.starts[count] = fs; this.ends[count] = pos; this.complex[count] = cx === 2 ? 1 : 0; }
         count++;
         if (pos >= n) {
           if (!final) return rowStart;
@@ -361,7 +399,8 @@ class Tokenizer {
         } else pos++;
         complete = true; i = pos; break;
       }
-      if (complete) this.sink(b, this.starts, this.ends, this.complex, count);
+      this.rowBytes += i - rowStart;
+      if (complete) this.sink(b, this.starts, this.ends, this.complex, count, this.nums);
       if (i >= n) return n;
     }
   }
@@ -402,7 +441,7 @@ function bufferSource(buf: Buffer, chunkSize: number): ChunkSource {
 
 class StopReading extends Error {}
 
-function readFrom(source: ChunkSource, name: string, opts: ReadOptions): Table {
+function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalBytes: number): Table {
   const maxLine = opts.maxLineBytes ?? 64 * 1024 * 1024;
   let names: string[] | null = null;
   let builders: (ColumnBuilder | null)[] = [];
@@ -410,7 +449,7 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions): Table {
   // pandas: extra fields on the first data row (beyond the header) become index columns, dropped here.
   let offset = -1;
 
-  const sink: RowSink = (b, starts, ends, complex, count) => {
+  const sink: RowSink = (b, starts, ends, complex, count, nums) => {
     if (names === null) {
       const raw: string[] = [];
       for (let k = 0; k < count; k++) raw.push(decodeField(b, starts[k], ends[k], complex[k] === 1));
@@ -422,6 +461,11 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions): Table {
       throw new SubmissionError(`${name}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`);
     }
     if (offset === -1) offset = Math.max(0, count - names.length);
+    if (row === 2048 && totalBytes > 0) {
+      // Size the value arrays once from the bytes per row so far.
+      const estimate = Math.ceil((totalBytes / (tok.rowBytes / 2049)) * 1.05) + 16;
+      for (const c of builders) c?.reserve(Math.min(estimate, opts.maxRows ?? estimate));
+    }
     if (count - offset > names.length) {
       throw new SubmissionError(`${name}: expected ${names.length} fields on data row ${row + 1}, saw ${count}`);
     }
@@ -434,7 +478,16 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions): Table {
         else col.setValue(row, NaN);
         continue;
       }
-      cell(col, row, b, starts[k + offset], ends[k + offset], complex[k + offset] === 1);
+      const f = complex[k + offset];
+      if (f >= PARSED_INT && (col.state === NUM || col.state === EMPTY)) {
+        // Already parsed by the tokenizer.
+        col.state = NUM;
+        if (f === PARSED_FLOAT) col.sawFloat = true;
+        if (row < col.values.length) col.values[row] = nums[k + offset];
+        else col.setValue(row, nums[k + offset]);
+        continue;
+      }
+      cell(col, row, b, starts[k + offset], ends[k + offset], f === 1);
     }
     row++;
   };
@@ -535,7 +588,13 @@ function cell(col: ColumnBuilder, row: number, b: Buffer, s: number, e: number, 
 
 /** Reads a CSV file in chunks. Throws SubmissionError with a plain reason on malformed input. */
 export function readCsvFile(path: string, opts: ReadOptions = {}): Table {
-  return readFrom(fileSource(path, opts.chunkSize ?? 4 * 1024 * 1024), path, opts);
+  let size = 0;
+  try {
+    size = statSync(path).size;
+  } catch {
+    // fileSource reports the problem
+  }
+  return readFrom(fileSource(path, opts.chunkSize ?? 4 * 1024 * 1024), path, opts, size);
 }
 
 export async function readCsv(path: string, opts: ReadOptions = {}): Promise<Table> {
@@ -545,5 +604,5 @@ export async function readCsv(path: string, opts: ReadOptions = {}): Promise<Tab
 /** Reads CSV text held in memory (tests, small files). */
 export function readCsvText(text: string | Buffer, source = "csv", opts: ReadOptions = {}): Table {
   const buf = typeof text === "string" ? Buffer.from(text, "utf8") : text;
-  return readFrom(bufferSource(buf, opts.chunkSize ?? 4 * 1024 * 1024), source, opts);
+  return readFrom(bufferSource(buf, opts.chunkSize ?? 4 * 1024 * 1024), source, opts, buf.length);
 }
