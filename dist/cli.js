@@ -13977,7 +13977,7 @@ var require_keyParser = __commonJS({
     var {
       createDecipheriv,
       createECDH,
-      createHash: createHash7,
+      createHash: createHash8,
       createHmac,
       createSign,
       createVerify,
@@ -14665,11 +14665,11 @@ ${formatted}-----END ${type} KEY-----`;
                 );
               }
               const ivSlice = bufferSlice(cipherIV, 0, 8);
-              let cipherKey = createHash7("md5").update(passphrase).update(ivSlice).digest();
+              let cipherKey = createHash8("md5").update(passphrase).update(ivSlice).digest();
               while (cipherKey.length < encInfo.keyLen) {
                 cipherKey = combineBuffers(
                   cipherKey,
-                  createHash7("md5").update(cipherKey).update(passphrase).update(ivSlice).digest()
+                  createHash8("md5").update(cipherKey).update(passphrase).update(ivSlice).digest()
                 );
               }
               if (cipherKey.length > encInfo.keyLen)
@@ -14834,8 +14834,8 @@ ${formatted}-----END ${type} KEY-----`;
         if (encrypted) {
           const encInfo = CIPHER_INFO[cipherName];
           let cipherKey = combineBuffers(
-            createHash7("sha1").update(PPK_PP1).update(passphrase).digest(),
-            createHash7("sha1").update(PPK_PP2).update(passphrase).digest()
+            createHash8("sha1").update(PPK_PP1).update(passphrase).digest(),
+            createHash8("sha1").update(PPK_PP2).update(passphrase).digest()
           );
           if (cipherKey.length > encInfo.keyLen)
             cipherKey = bufferSlice(cipherKey, 0, encInfo.keyLen);
@@ -14875,7 +14875,7 @@ ${formatted}-----END ${type} KEY-----`;
           passphrase = EMPTY_PASSPHRASE;
         const calcMAC = createHmac(
           "sha1",
-          createHash7("sha1").update("putty-private-key-file-mac-key").update(passphrase).digest()
+          createHash8("sha1").update("putty-private-key-file-mac-key").update(passphrase).digest()
         ).update(macData).digest("hex");
         if (calcMAC !== mac3) {
           if (encrypted) {
@@ -17197,7 +17197,7 @@ var require_kex = __commonJS({
       createDiffieHellman,
       createDiffieHellmanGroup,
       createECDH,
-      createHash: createHash7,
+      createHash: createHash8,
       createPublicKey,
       diffieHellman,
       generateKeyPairSync,
@@ -17623,7 +17623,7 @@ var require_kex = __commonJS({
               DISCONNECT_REASON.KEY_EXCHANGE_FAILED
             );
           }
-          const hash2 = createHash7(this.hashName);
+          const hash2 = createHash8(this.hashName);
           hashString2(hash2, isServer ? this._remoteIdentRaw : this._identRaw);
           hashString2(hash2, isServer ? this._identRaw : this._remoteIdentRaw);
           hashString2(hash2, isServer ? this._remoteKexinit : this._kexinit);
@@ -18631,9 +18631,9 @@ var require_kex = __commonJS({
     function generateKEXVal(len, hashName, secret, exchangeHash, sessionID, char) {
       let ret;
       if (len) {
-        let digest = createHash7(hashName).update(secret).update(exchangeHash).update(char).update(sessionID).digest();
+        let digest = createHash8(hashName).update(secret).update(exchangeHash).update(char).update(sessionID).digest();
         while (digest.length < len) {
-          const chunk = createHash7(hashName).update(secret).update(exchangeHash).update(digest).digest();
+          const chunk = createHash8(hashName).update(secret).update(exchangeHash).update(digest).digest();
           const extended2 = Buffer.allocUnsafe(digest.length + chunk.length);
           extended2.set(digest, 0);
           extended2.set(chunk, digest.length);
@@ -24068,7 +24068,7 @@ var require_client = __commonJS({
   "node_modules/ssh2/lib/client.js"(exports, module) {
     "use strict";
     var {
-      createHash: createHash7,
+      createHash: createHash8,
       getHashes,
       randomFillSync
     } = __require("crypto");
@@ -24290,7 +24290,7 @@ var require_client = __commonJS({
           }
           hostVerifier = (key, verify) => {
             if (hashAlgo)
-              key = createHash7(hashAlgo).update(key).digest("hex");
+              key = createHash8(hashAlgo).update(key).digest("hex");
             const ret = hashCb(key, verify);
             if (ret !== void 0)
               verify(ret);
@@ -91779,6 +91779,8 @@ var CustomRecipeSchema = external_exports.strictObject({
 var RecipeSchema = external_exports.strictObject({
   /** MD5 of Kaggle's zip as pinned upstream (checksums.yaml `zip`). */
   zipMd5: md5.optional(),
+  /** MD5 of upstream's description.md, which becomes public/description.md. */
+  descriptionMd5: md5.optional(),
   /** MD5 of the prepared CSV/JSON files upstream (checksums.yaml public/private). */
   checksums: external_exports.strictObject({ public: external_exports.record(external_exports.string(), md5), private: external_exports.record(external_exports.string(), md5) }).optional(),
   split: external_exports.discriminatedUnion("kind", [TableSplitRecipeSchema, TablesRecipeSchema, CustomRecipeSchema]).refine(
@@ -96708,7 +96710,7 @@ ${rows.length} competition(s)${values.split ? ` in split ${values.split}` : ""}`
 import { resolve as resolve7 } from "node:path";
 
 // src/prepare/prepare.ts
-import { existsSync as existsSync12, mkdirSync as mkdirSync11, readdirSync as readdirSync6, renameSync as renameSync7, rmSync as rmSync7, writeFileSync as writeFileSync10 } from "node:fs";
+import { existsSync as existsSync12, mkdirSync as mkdirSync11, readdirSync as readdirSync6, renameSync as renameSync7, rmSync as rmSync7 } from "node:fs";
 import { join as join16, posix } from "node:path";
 
 // src/prepare/kaggle.ts
@@ -96749,6 +96751,8 @@ var ManifestSchema = external_exports.strictObject({
   files: external_exports.record(external_exports.string(), FileEntry),
   /** Files whose MD5 differs from upstream's (empty when they match or nothing is pinned). */
   upstreamMismatches: external_exports.array(external_exports.string()).default([]),
+  /** Where public/description.md came from, for data Medalist prepared. */
+  description: external_exports.enum(["upstream", "stub"]).optional(),
   /** Number of entries per folder (public/, private/ and their sub-folders), for information. */
   counts: external_exports.record(external_exports.string(), external_exports.number()).default({})
 });
@@ -98222,6 +98226,38 @@ var CUSTOM_PREPARERS = {
   "random-acts-of-pizza": randomActsOfPizza
 };
 
+// src/prepare/description.ts
+import { createHash as createHash6 } from "node:crypto";
+import { writeFileSync as writeFileSync10 } from "node:fs";
+var UPSTREAM_DESCRIPTIONS = "https://raw.githubusercontent.com/openai/mle-bench/main/mlebench/competitions";
+function descriptionStub(c) {
+  return `# ${c.name}
+
+Kaggle competition \`${c.id}\`: https://www.kaggle.com/competitions/${c.id}/overview
+
+(Prepared by Medalist without upstream MLE-bench's description.md.)
+`;
+}
+async function writeDescription(c, file2, baseUrl, log) {
+  const md52 = c.prepare?.descriptionMd5;
+  if (baseUrl && md52) {
+    const url2 = `${baseUrl.replace(/\/+$/, "")}/${encodeURIComponent(c.id)}/description.md`;
+    try {
+      const res = await fetch(url2, { signal: AbortSignal.timeout(2e4) });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const body = Buffer.from(await res.arrayBuffer());
+      const got = createHash6("md5").update(body).digest("hex");
+      if (got !== md52) throw new Error(`MD5 ${got} differs from the pinned ${md52}`);
+      writeFileSync10(file2, body);
+      return "upstream";
+    } catch (e) {
+      log(`${c.id}: warning: upstream description.md not used (${e.message}); writing a stub`);
+    }
+  }
+  writeFileSync10(file2, descriptionStub(c));
+  return "stub";
+}
+
 // src/prepare/prepare.ts
 function preparedDir(dataDir, id) {
   return join16(dataDir, id, "prepared");
@@ -98234,14 +98270,6 @@ function warmCheck(c, dataDir) {
   const m = readManifest(dir);
   if (!m || m.competition !== c.id) return void 0;
   return manifestStillValid(dir, m, requiredFiles(c)) === void 0 ? m : void 0;
-}
-function descriptionStub(c) {
-  return `# ${c.name}
-
-Kaggle competition \`${c.id}\`: https://www.kaggle.com/competitions/${c.id}/overview
-
-(Prepared by Medalist; upstream MLE-bench's description.md is not bundled.)
-`;
 }
 async function prepareCompetition(entry, opts) {
   const c = entry.competition;
@@ -98324,6 +98352,7 @@ async function prepareCompetition(entry, opts) {
       );
     }
     const staging = join16(compDir, `.staging-${process.pid}-${Date.now()}`);
+    let description;
     try {
       const raw = join16(staging, "raw");
       const out = join16(staging, "prepared");
@@ -98340,8 +98369,14 @@ async function prepareCompetition(entry, opts) {
         const sizes = await runTableSplit(recipe, raw, out, log);
         log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
       }
-      if (!existsSync12(join16(out, "public", "description.md")))
-        writeFileSync10(join16(out, "public", "description.md"), descriptionStub(c));
+      if (!existsSync12(join16(out, "public", "description.md"))) {
+        description = await writeDescription(
+          c,
+          join16(out, "public", "description.md"),
+          opts.descriptionUrl,
+          log
+        );
+      }
       const missing = required2.filter((f) => !existsSync12(join16(out, f)));
       if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
       rmSync7(raw, { recursive: true, force: true });
@@ -98349,7 +98384,7 @@ async function prepareCompetition(entry, opts) {
     } finally {
       rmSync7(staging, { recursive: true, force: true });
     }
-    const m = await buildManifest(dir, c.id, "recipe", required2, upstream);
+    const m = { ...await buildManifest(dir, c.id, "recipe", required2, upstream), description };
     writeManifest(dir, m);
     if (m.upstreamMismatches.length > 0) {
       log(`${c.id}: warning: ${m.upstreamMismatches.join(", ")} differ from upstream's checksums`);
@@ -98391,6 +98426,8 @@ Options:
   --skip-verification   accept a Kaggle zip whose MD5 differs from upstream's
   --wait SECONDS        wait this long for another process preparing the same competition (3600)
   --kaggle-url URL      Kaggle API base URL (default https://www.kaggle.com/api/v1)
+  --description-url URL where upstream's <id>/description.md files are fetched from (MD5-pinned;
+                        default: MLE-bench on GitHub; "none": write a short stub instead)
   --registry DIR        competitions folder (default: the bundled one)
   --json                print the results as JSON`;
 var prepareCommand = {
@@ -98406,6 +98443,7 @@ var prepareCommand = {
       "skip-verification": { type: "boolean" },
       wait: { type: "string" },
       "kaggle-url": { type: "string" },
+      "description-url": { type: "string" },
       registry: { type: "string" },
       json: { type: "boolean" }
     });
@@ -98426,6 +98464,7 @@ var prepareCommand = {
       {
         dataDir: resolve7(dataDir),
         kaggleUrl: values["kaggle-url"],
+        descriptionUrl: values["description-url"] === "none" ? void 0 : values["description-url"] ?? UPSTREAM_DESCRIPTIONS,
         skipVerification: values["skip-verification"],
         lockWaitMs: waitSecs * 1e3,
         log: values.json ? void 0 : (line) => console.error(line)
@@ -98456,7 +98495,7 @@ ${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)
 import { resolve as resolve8 } from "node:path";
 
 // src/registry/leaderboards-fetch.ts
-import { createHash as createHash6 } from "node:crypto";
+import { createHash as createHash7 } from "node:crypto";
 import { mkdirSync as mkdirSync12, renameSync as renameSync8, rmSync as rmSync8, writeFileSync as writeFileSync11 } from "node:fs";
 import { dirname as dirname8 } from "node:path";
 var MLEBENCH_LFS = "https://github.com/openai/mle-bench.git/info/lfs";
@@ -98524,7 +98563,7 @@ async function fetchLeaderboards(entries, opts) {
       const res = await fetch(src.url, { headers: src.headers });
       if (!res.ok) throw new Error(`HTTP ${res.status} from ${src.url}`);
       const body = Buffer.from(await res.arrayBuffer());
-      const sha = createHash6("sha256").update(body).digest("hex");
+      const sha = createHash7("sha256").update(body).digest("hex");
       if (sha !== pin.sha256 || body.length !== pin.bytes) {
         throw new Error(
           `SHA-256 ${sha} (${body.length} bytes) differs from the pinned ${pin.sha256} (${pin.bytes} bytes); not kept`

@@ -64,6 +64,13 @@ export function parseChecksums(
   return out;
 }
 
+/** MD5 of each lite competition's description.md, from lite-prepare.md §3's summary table. */
+export function parseDescriptionMd5s(md: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of md.matchAll(/^\| ([A-Za-z0-9][\w.-]*) \|.*\| ([0-9a-f]{32}) \|$/gm)) out.set(m[1], m[2]);
+  return out;
+}
+
 function num(v: string): number | undefined {
   return v.trim() === "" ? undefined : Number(v);
 }
@@ -95,7 +102,9 @@ export async function generateRegistry(factsDir = DEFAULT_FACTS_DIR): Promise<Ma
     }
   }
   const lite = new Set(rows.filter((r) => (splitsOf.get(r.id) ?? []).includes("low")).map((r) => r.id));
-  const checksums = parseChecksums(readFileSync(join(factsDir, "lite-prepare.md"), "utf8"));
+  const litePrepare = readFileSync(join(factsDir, "lite-prepare.md"), "utf8");
+  const checksums = parseChecksums(litePrepare);
+  const descriptions = parseDescriptionMd5s(litePrepare);
 
   const files = new Map<string, string>();
   for (const r of rows) {
@@ -114,6 +123,7 @@ export async function generateRegistry(factsDir = DEFAULT_FACTS_DIR): Promise<Ma
     const recipe = lite.has(r.id)
       ? {
           zipMd5: sums?.zip,
+          descriptionMd5: descriptions.get(r.id),
           checksums: sums ? { public: sums.public, private: sums.private } : undefined,
           split: SPLIT_RECIPES[r.id],
           note: SPLIT_RECIPES[r.id] ? undefined : "no native recipe",

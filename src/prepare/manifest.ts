@@ -31,6 +31,8 @@ export const ManifestSchema = z.strictObject({
   files: z.record(z.string(), FileEntry),
   /** Files whose MD5 differs from upstream's (empty when they match or nothing is pinned). */
   upstreamMismatches: z.array(z.string()).default([]),
+  /** Where public/description.md came from, for data Medalist prepared. */
+  description: z.enum(["upstream", "stub"]).optional(),
   /** Number of entries per folder (public/, private/ and their sub-folders), for information. */
   counts: z.record(z.string(), z.number()).default({}),
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join, posix } from "node:path";
 import { UserError } from "../errors.js";
 import type { RegistryEntry } from "../registry/registry.js";
@@ -18,6 +18,7 @@ import { runTables } from "./tables.js";
 import { CUSTOM_PREPARERS } from "./custom.js";
 import { prepareToy } from "./toy.js";
 import { extractZip } from "./zip.js";
+import { writeDescription } from "./description.js";
 
 export interface PrepareOptions {
   /** MLE-bench's data root: <dataDir>/<id>/prepared/{public,private}. */
@@ -26,6 +27,8 @@ export interface PrepareOptions {
   kaggleUrl?: string;
   /** Credentials; read from the environment or ~/.kaggle/kaggle.json when a download is needed. */
   credentials?: KaggleCredentials;
+  /** Base URL of upstream's competition folders, to fetch description.md from (pinned MD5); none: a stub. */
+  descriptionUrl?: string;
   /** Accept a Kaggle zip whose MD5 differs from upstream's pin. */
   skipVerification?: boolean;
   /** How long to wait for another process preparing the same competition (ms). */
@@ -60,13 +63,6 @@ export function warmCheck(c: Competition, dataDir: string): Manifest | undefined
   const m = readManifest(dir);
   if (!m || m.competition !== c.id) return undefined;
   return manifestStillValid(dir, m, requiredFiles(c)) === undefined ? m : undefined;
-}
-
-function descriptionStub(c: Competition): string {
-  return (
-    `# ${c.name}\n\nKaggle competition \`${c.id}\`: https://www.kaggle.com/competitions/${c.id}/overview\n\n` +
-    "(Prepared by Medalist; upstream MLE-bench's description.md is not bundled.)\n"
-  );
 }
 
 /** Makes one competition's prepared data ready: warm check, reuse, or download + recipe. */
@@ -162,6 +158,7 @@ export async function prepareCompetition(entry: RegistryEntry, opts: PrepareOpti
     }
 
     const staging = join(compDir, `.staging-${process.pid}-${Date.now()}`);
+    let description: "upstream" | "stub" | undefined;
     try {
       const raw = join(staging, "raw");
       const out = join(staging, "prepared");
@@ -178,8 +175,14 @@ export async function prepareCompetition(entry: RegistryEntry, opts: PrepareOpti
         const sizes = await runTableSplit(recipe, raw, out, log);
         log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
       }
-      if (!existsSync(join(out, "public", "description.md")))
-        writeFileSync(join(out, "public", "description.md"), descriptionStub(c));
+      if (!existsSync(join(out, "public", "description.md"))) {
+        description = await writeDescription(
+          c,
+          join(out, "public", "description.md"),
+          opts.descriptionUrl,
+          log,
+        );
+      }
       const missing = required.filter((f) => !existsSync(join(out, f)));
       if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
       rmSync(raw, { recursive: true, force: true });
@@ -188,7 +191,7 @@ export async function prepareCompetition(entry: RegistryEntry, opts: PrepareOpti
       rmSync(staging, { recursive: true, force: true });
     }
     // The manifest is written last: its presence marks the preparation complete.
-    const m = await buildManifest(dir, c.id, "recipe", required, upstream);
+    const m = { ...(await buildManifest(dir, c.id, "recipe", required, upstream)), description };
     writeManifest(dir, m);
     if (m.upstreamMismatches.length > 0) {
       log(`${c.id}: warning: ${m.upstreamMismatches.join(", ")} differ from upstream's checksums`);

@@ -143,6 +143,8 @@ export const CustomRecipeSchema = z.strictObject({
 export const RecipeSchema = z.strictObject({
   /** MD5 of Kaggle's zip as pinned upstream (checksums.yaml `zip`). */
   zipMd5: md5.optional(),
+  /** MD5 of upstream's description.md, which becomes public/description.md. */
+  descriptionMd5: md5.optional(),
   /** MD5 of the prepared CSV/JSON files upstream (checksums.yaml public/private). */
   checksums: z
     .strictObject({ public: z.record(z.string(), md5), private: z.record(z.string(), md5) })

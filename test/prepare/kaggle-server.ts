@@ -21,6 +21,8 @@ export interface FakeKaggle {
   storageAuth: (string | undefined)[];
   /** Wait this long before answering a storage request. */
   delayMs: number;
+  /** description.md per competition, served at /descriptions/<id>/description.md. */
+  descriptions: Map<string, string>;
   /** Range headers seen by the storage endpoint, in order. */
   ranges: (string | undefined)[];
   requests: number;
@@ -44,6 +46,7 @@ export async function startFakeKaggle(): Promise<FakeKaggle> {
     delayMs: 0,
     crossOrigin: false,
     storageAuth: [] as (string | undefined)[],
+    descriptions: new Map<string, string>(),
     ranges: [] as (string | undefined)[],
     requests: 0,
   };
@@ -71,6 +74,13 @@ export async function startFakeKaggle(): Promise<FakeKaggle> {
         const host = state.crossOrigin ? `http://localhost:${port}` : "";
         res.writeHead(302, { location: `${host}/storage/${encodeURIComponent(id)}.zip` }).end();
       }
+      return;
+    }
+    const desc = /^\/descriptions\/([^/]+)\/description\.md$/.exec(url.pathname);
+    if (desc) {
+      const text = state.descriptions.get(decodeURIComponent(desc[1]));
+      if (text === undefined) res.writeHead(404).end();
+      else res.writeHead(200).end(text);
       return;
     }
     const storage = /^\/storage\/([^/]+)\.zip$/.exec(url.pathname);

@@ -15,6 +15,7 @@ import { loadRegistry, type RegistryEntry } from "../../src/registry/registry.js
 import { prepareCompetition, warmCheck, type PrepareOptions } from "../../src/prepare/prepare.js";
 import { downloadCompetition, kaggleCredentials } from "../../src/prepare/kaggle.js";
 import { UserError } from "../../src/errors.js";
+import { readManifest } from "../../src/prepare/manifest.js";
 import { KEY, USER, startFakeKaggle, type FakeKaggle } from "./kaggle-server.js";
 
 const ID = "spooky-author-identification";
@@ -158,6 +159,38 @@ describe("Kaggle download", () => {
     expect(existsSync(dest) || existsSync(`${dest}.part`)).toBe(false);
     await downloadCompetition("plain", dest, o); // the next run starts from scratch
     expect(readFileSync(dest)).toEqual(zipBytes);
+  });
+});
+
+describe("description.md", () => {
+  const text = "# Spooky Author Identification\n\nUpstream's description.\n";
+  const pinned: RegistryEntry = {
+    ...entry,
+    competition: {
+      ...entry.competition,
+      prepare: { ...entry.competition.prepare, descriptionMd5: createHash("md5").update(text).digest("hex") },
+    },
+  };
+  const descriptionUrl = () => kaggle.url.replace(/\/api\/v1$/, "/descriptions");
+
+  it("is upstream's file when its MD5 matches the pin", async () => {
+    kaggle.descriptions.set(ID, text);
+    expect((await prepareCompetition(pinned, { ...opts, descriptionUrl: descriptionUrl() })).status).toBe(
+      "prepared",
+    );
+    expect(readFileSync(join(dataDir, ID, "prepared", "public", "description.md"), "utf8")).toBe(text);
+    expect(readManifest(join(dataDir, ID, "prepared"))!.description).toBe("upstream");
+  });
+
+  it("is a stub, with a warning, when upstream's file differs or cannot be fetched", async () => {
+    kaggle.descriptions.set(ID, text + "changed\n");
+    const logs: string[] = [];
+    await prepareCompetition(pinned, { ...opts, descriptionUrl: descriptionUrl(), log: (l) => logs.push(l) });
+    expect(logs.join("\n")).toMatch(/upstream description.md not used \(MD5 .* differs from the pinned/);
+    expect(readFileSync(join(dataDir, ID, "prepared", "public", "description.md"), "utf8")).toContain(
+      `https://www.kaggle.com/competitions/${ID}/overview`,
+    );
+    expect(readManifest(join(dataDir, ID, "prepared"))!.description).toBe("stub");
   });
 });
 

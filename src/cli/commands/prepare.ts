@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { numberOption, parseCommandArgs, UserError, type Command } from "../command.js";
 import { loadRegistry, selectCompetitions } from "../../registry/registry.js";
 import { prepareCompetitions } from "../../prepare/prepare.js";
+import { UPSTREAM_DESCRIPTIONS } from "../../prepare/description.js";
 
 const usage = `Usage: medalist prepare (--split NAME | --competition ID...) --data-dir DIR [options]
 
@@ -21,6 +22,8 @@ Options:
   --skip-verification   accept a Kaggle zip whose MD5 differs from upstream's
   --wait SECONDS        wait this long for another process preparing the same competition (3600)
   --kaggle-url URL      Kaggle API base URL (default https://www.kaggle.com/api/v1)
+  --description-url URL where upstream's <id>/description.md files are fetched from (MD5-pinned;
+                        default: MLE-bench on GitHub; "none": write a short stub instead)
   --registry DIR        competitions folder (default: the bundled one)
   --json                print the results as JSON`;
 
@@ -37,6 +40,7 @@ export const prepareCommand: Command = {
       "skip-verification": { type: "boolean" },
       wait: { type: "string" },
       "kaggle-url": { type: "string" },
+      "description-url": { type: "string" },
       registry: { type: "string" },
       json: { type: "boolean" },
     });
@@ -57,6 +61,10 @@ export const prepareCommand: Command = {
       {
         dataDir: resolve(dataDir),
         kaggleUrl: values["kaggle-url"],
+        descriptionUrl:
+          values["description-url"] === "none"
+            ? undefined
+            : (values["description-url"] ?? UPSTREAM_DESCRIPTIONS),
         skipVerification: values["skip-verification"],
         lockWaitMs: waitSecs * 1000,
         log: values.json ? undefined : (line) => console.error(line),
