@@ -91864,6 +91864,15 @@ function matchesPin(entry, file2) {
   if (ok) verified.set(file2, stamp);
   return ok;
 }
+function leaderboardPath(entry, leaderboardsDir = defaultLeaderboardsDir()) {
+  const fetched = fetchedLeaderboardFile(leaderboardsDir, entry.competition.id);
+  if (matchesPin(entry, fetched)) return fetched;
+  if (entry.competition.leaderboard) {
+    const shipped = join(entry.dir, entry.competition.leaderboard);
+    if (existsSync(shipped)) return shipped;
+  }
+  return void 0;
+}
 
 // src/registry/registry.ts
 function defaultRegistryDir() {
@@ -98586,10 +98595,12 @@ async function fetchLeaderboards(entries, opts) {
 
 // src/cli/commands/leaderboards.ts
 var usage3 = `Usage: medalist leaderboards fetch [--dir DIR] [--base-url URL] [--split NAME] [--competition ID...]
+       medalist leaderboards status [--dir DIR] [--split NAME]
 
 Downloads upstream MLE-bench's leaderboard CSVs (needs network) and keeps each one only if its
 SHA-256 matches the pin in competitions/<id>/competition.json. Where a verified leaderboard is
 present, medal thresholds and percentiles come from it instead of the precomputed thresholds.
+\`status\` lists, per competition, which source grading would use.
 
 Options:
   --dir DIR           where to keep them (default: $MEDALIST_LEADERBOARDS_DIR or ~/.cache/medalist/leaderboards)
@@ -98605,10 +98616,11 @@ var leaderboardsCommand = {
   usage: usage3,
   async run(argv) {
     const [sub, ...rest] = argv;
-    if (sub !== "fetch")
+    if (sub !== "fetch" && sub !== "status") {
       throw new UserError(
-        sub ? `unknown subcommand "${sub}" (expected: fetch)` : "expected a subcommand: fetch (see --help)"
+        sub ? `unknown subcommand "${sub}" (expected: fetch, status)` : "expected a subcommand: fetch or status (see --help)"
       );
+    }
     const { values } = parseCommandArgs(rest, {
       dir: { type: "string" },
       "base-url": { type: "string" },
@@ -98620,6 +98632,19 @@ var leaderboardsCommand = {
     const registry2 = loadRegistry(values.registry);
     const ids = values.competition?.length && !values.split ? selectCompetitions(registry2, { include: values.competition }) : selectCompetitions(registry2, { split: values.split ?? "all", include: values.competition ?? [] });
     const dir = resolve8(values.dir ?? defaultLeaderboardsDir());
+    if (sub === "status") {
+      let verified2 = 0;
+      for (const id of ids) {
+        const entry = registry2.get(id);
+        const path4 = leaderboardPath(entry, dir);
+        if (path4) verified2++;
+        const source = path4 ? `leaderboard ${path4}` : entry.competition.thresholds ? "precomputed thresholds" : "none";
+        console.log(`${id.padEnd(50)} ${source}`);
+      }
+      console.log(`
+${verified2} of ${ids.length} with a verified leaderboard (in ${dir})`);
+      return 0;
+    }
     const r = await fetchLeaderboards(
       ids.map((id) => registry2.get(id)),
       { dir, baseUrl: values["base-url"], lfsUrl: values["lfs-url"], log: (l) => console.error(l) }

@@ -129,6 +129,11 @@ describe("leaderboards fetch", () => {
         /FAILED {2}spooky-author-identification: SHA-256 .* not kept[\s\S]*0 fetched, 0 already verified, 1 failed/,
       );
       await expect(leaderboardsCommand.run(["pull"])).rejects.toThrow(/unknown subcommand "pull"/);
+      log.mockClear();
+      expect(await leaderboardsCommand.run(["status", "--dir", dir, "--split", "lite"])).toBe(0);
+      const text = log.mock.calls.map((c) => c.join(" ")).join("\n");
+      expect(text).toMatch(/spooky-author-identification\s+precomputed thresholds/);
+      expect(text).toContain("0 of 22 with a verified leaderboard");
     } finally {
       log.mockRestore();
       err.mockRestore();

@@ -1,13 +1,20 @@
 import { resolve } from "node:path";
 import { parseCommandArgs, UserError, type Command } from "../command.js";
-import { defaultLeaderboardsDir, loadRegistry, selectCompetitions } from "../../registry/registry.js";
+import {
+  defaultLeaderboardsDir,
+  leaderboardPath,
+  loadRegistry,
+  selectCompetitions,
+} from "../../registry/registry.js";
 import { fetchLeaderboards, MLEBENCH_LFS } from "../../registry/leaderboards-fetch.js";
 
 const usage = `Usage: medalist leaderboards fetch [--dir DIR] [--base-url URL] [--split NAME] [--competition ID...]
+       medalist leaderboards status [--dir DIR] [--split NAME]
 
 Downloads upstream MLE-bench's leaderboard CSVs (needs network) and keeps each one only if its
 SHA-256 matches the pin in competitions/<id>/competition.json. Where a verified leaderboard is
 present, medal thresholds and percentiles come from it instead of the precomputed thresholds.
+\`status\` lists, per competition, which source grading would use.
 
 Options:
   --dir DIR           where to keep them (default: $MEDALIST_LEADERBOARDS_DIR or ~/.cache/medalist/leaderboards)
@@ -24,10 +31,13 @@ export const leaderboardsCommand: Command = {
   usage,
   async run(argv) {
     const [sub, ...rest] = argv;
-    if (sub !== "fetch")
+    if (sub !== "fetch" && sub !== "status") {
       throw new UserError(
-        sub ? `unknown subcommand "${sub}" (expected: fetch)` : "expected a subcommand: fetch (see --help)",
+        sub
+          ? `unknown subcommand "${sub}" (expected: fetch, status)`
+          : "expected a subcommand: fetch or status (see --help)",
       );
+    }
     const { values } = parseCommandArgs(rest, {
       dir: { type: "string" },
       "base-url": { type: "string" },
@@ -42,6 +52,22 @@ export const leaderboardsCommand: Command = {
         ? selectCompetitions(registry, { include: values.competition })
         : selectCompetitions(registry, { split: values.split ?? "all", include: values.competition ?? [] });
     const dir = resolve(values.dir ?? defaultLeaderboardsDir());
+    if (sub === "status") {
+      let verified = 0;
+      for (const id of ids) {
+        const entry = registry.get(id)!;
+        const path = leaderboardPath(entry, dir);
+        if (path) verified++;
+        const source = path
+          ? `leaderboard ${path}`
+          : entry.competition.thresholds
+            ? "precomputed thresholds"
+            : "none";
+        console.log(`${id.padEnd(50)} ${source}`);
+      }
+      console.log(`\n${verified} of ${ids.length} with a verified leaderboard (in ${dir})`);
+      return 0;
+    }
     const r = await fetchLeaderboards(
       ids.map((id) => registry.get(id)!),
       { dir, baseUrl: values["base-url"], lfsUrl: values["lfs-url"], log: (l) => console.error(l) },
