@@ -98633,16 +98633,18 @@ var leaderboardsCommand = {
     const ids = values.competition?.length && !values.split ? selectCompetitions(registry2, { include: values.competition }) : selectCompetitions(registry2, { split: values.split ?? "all", include: values.competition ?? [] });
     const dir = resolve8(values.dir ?? defaultLeaderboardsDir());
     if (sub === "status") {
-      let verified2 = 0;
+      let withBoard = 0;
       for (const id of ids) {
         const entry = registry2.get(id);
         const path4 = leaderboardPath(entry, dir);
-        if (path4) verified2++;
+        if (path4) withBoard++;
         const source = path4 ? `leaderboard ${path4}` : entry.competition.thresholds ? "precomputed thresholds" : "none";
         console.log(`${id.padEnd(50)} ${source}`);
       }
-      console.log(`
-${verified2} of ${ids.length} with a verified leaderboard (in ${dir})`);
+      console.log(
+        `
+${withBoard} of ${ids.length} with a leaderboard file (fetched ones are verified, in ${dir})`
+      );
       return 0;
     }
     const r = await fetchLeaderboards(

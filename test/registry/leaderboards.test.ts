@@ -133,7 +133,7 @@ describe("leaderboards fetch", () => {
       expect(await leaderboardsCommand.run(["status", "--dir", dir, "--split", "lite"])).toBe(0);
       const text = log.mock.calls.map((c) => c.join(" ")).join("\n");
       expect(text).toMatch(/spooky-author-identification\s+precomputed thresholds/);
-      expect(text).toContain("0 of 22 with a verified leaderboard");
+      expect(text).toContain("0 of 22 with a leaderboard file");
     } finally {
       log.mockRestore();
       err.mockRestore();

@@ -53,11 +53,11 @@ export const leaderboardsCommand: Command = {
         : selectCompetitions(registry, { split: values.split ?? "all", include: values.competition ?? [] });
     const dir = resolve(values.dir ?? defaultLeaderboardsDir());
     if (sub === "status") {
-      let verified = 0;
+      let withBoard = 0;
       for (const id of ids) {
         const entry = registry.get(id)!;
         const path = leaderboardPath(entry, dir);
-        if (path) verified++;
+        if (path) withBoard++;
         const source = path
           ? `leaderboard ${path}`
           : entry.competition.thresholds
@@ -65,7 +65,9 @@ export const leaderboardsCommand: Command = {
             : "none";
         console.log(`${id.padEnd(50)} ${source}`);
       }
-      console.log(`\n${verified} of ${ids.length} with a verified leaderboard (in ${dir})`);
+      console.log(
+        `\n${withBoard} of ${ids.length} with a leaderboard file (fetched ones are verified, in ${dir})`,
+      );
       return 0;
     }
     const r = await fetchLeaderboards(
