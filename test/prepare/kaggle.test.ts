@@ -162,6 +162,29 @@ describe("Kaggle download", () => {
   });
 });
 
+describe("a failed preparation leaves nothing marked prepared", () => {
+  it("a download without the expected raw table: clear error, zip kept, no staging left", async () => {
+    const other = readFileSync(
+      resolve(__dirname, "fixtures/recipes/tabular-playground-series-dec-2021/kaggle.zip"),
+    );
+    kaggle.files.set(ID, other);
+    const err = await prepareCompetition(entry, { ...opts, skipVerification: true }).catch((e) => e);
+    expect(err.message).toMatch(/raw file train.zip not found in the Kaggle download/);
+    expect(existsSync(join(dataDir, ID, "prepared"))).toBe(false);
+    expect(warmCheck(entry.competition, dataDir)).toBeUndefined();
+    expect(readdirSync(join(dataDir, ID)).sort()).toEqual([`${ID}.zip`]);
+  });
+
+  it("a zip already on disk with the wrong MD5 is refused with what to do", async () => {
+    mkdirSync(join(dataDir, ID), { recursive: true });
+    writeFileSync(join(dataDir, ID, `${ID}.zip`), "not the zip");
+    await expect(prepareCompetition(entry, opts)).rejects.toThrow(
+      /has an MD5 different from upstream's .*delete it to download again/,
+    );
+    expect(existsSync(join(dataDir, ID, "prepared"))).toBe(false);
+  });
+});
+
 describe("description.md", () => {
   const text = "# Spooky Author Identification\n\nUpstream's description.\n";
   const pinned: RegistryEntry = {
