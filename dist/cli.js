@@ -45884,9 +45884,9 @@ var require_float3 = __commonJS({
         exports2.readFloatBE = readFloat_ieee754.bind(null, readUintBE);
       })();
       if (typeof Float64Array !== "undefined") (function() {
-        var f642 = new Float64Array([-0]), f8b = new Uint8Array(f642.buffer), le = f8b[7] === 128;
+        var f643 = new Float64Array([-0]), f8b = new Uint8Array(f643.buffer), le = f8b[7] === 128;
         function writeDouble_f64_cpy(val, buf, pos) {
-          f642[0] = val;
+          f643[0] = val;
           buf[pos] = f8b[0];
           buf[pos + 1] = f8b[1];
           buf[pos + 2] = f8b[2];
@@ -45897,7 +45897,7 @@ var require_float3 = __commonJS({
           buf[pos + 7] = f8b[7];
         }
         function writeDouble_f64_rev(val, buf, pos) {
-          f642[0] = val;
+          f643[0] = val;
           buf[pos] = f8b[7];
           buf[pos + 1] = f8b[6];
           buf[pos + 2] = f8b[5];
@@ -45918,7 +45918,7 @@ var require_float3 = __commonJS({
           f8b[5] = buf[pos + 5];
           f8b[6] = buf[pos + 6];
           f8b[7] = buf[pos + 7];
-          return f642[0];
+          return f643[0];
         }
         function readDouble_f64_rev(buf, pos) {
           f8b[7] = buf[pos];
@@ -45929,7 +45929,7 @@ var require_float3 = __commonJS({
           f8b[2] = buf[pos + 5];
           f8b[1] = buf[pos + 6];
           f8b[0] = buf[pos + 7];
-          return f642[0];
+          return f643[0];
         }
         exports2.readDoubleLE = le ? readDouble_f64_cpy : readDouble_f64_rev;
         exports2.readDoubleBE = le ? readDouble_f64_rev : readDouble_f64_cpy;
@@ -93291,6 +93291,53 @@ var TextStore = class {
   }
 };
 
+// src/grade/decimal.ts
+var POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
+var SPLIT = 134217729;
+var f64 = new Float64Array(1);
+var u32 = new Uint32Array(f64.buffer);
+function ulp(x) {
+  f64[0] = x;
+  const exp = u32[1] >>> 20 & 2047;
+  return 2 ** (exp - 1075);
+}
+var prodErr = 0;
+function twoProd(a, b) {
+  const p = a * b;
+  let c = SPLIT * a;
+  const ah = c - (c - a), al = a - ah;
+  c = SPLIT * b;
+  const bh = c - (c - b), bl = b - bh;
+  prodErr = ah * bh - p + ah * bl + al * bh + al * bl;
+  return p;
+}
+function decimalToDouble(hi, low, lowDigits, scale) {
+  if (scale < -22 || scale > 22 || lowDigits > 4) return NaN;
+  const p = twoProd(hi, POW10[lowDigits]);
+  const pe = prodErr;
+  const s = p + low;
+  const bb = s - p;
+  const t = p - (s - bb) + (low - bb) + pe;
+  let q, q2;
+  if (scale >= 0) {
+    const P = POW10[scale];
+    q = twoProd(s, P);
+    q2 = prodErr + t * P;
+  } else {
+    const P = POW10[-scale];
+    q = s / P;
+    const pp = twoProd(q, P);
+    q2 = (s - pp - prodErr + t) / P;
+  }
+  const result = q + q2;
+  if (!(result > 2 ** -1e3 && result < 2 ** 1e3)) return NaN;
+  const residual = q2 - (result - q);
+  const half = ulp(result) / 2;
+  if (Math.abs(Math.abs(residual) - half) <= half * 2 ** -30) return NaN;
+  if (Math.abs(residual) > half) return NaN;
+  return result;
+}
+
 // src/grade/csv.ts
 function textColumn(name2, store) {
   let cache = null;
@@ -93353,7 +93400,7 @@ var LF = 10;
 var CR = 13;
 var SPACE = 32;
 var TAB = 9;
-var POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
+var POW102 = Array.from({ length: 23 }, (_, i) => 10 ** i);
 var NOT_NUMBER = 0;
 var IS_INT = 1;
 var IS_FLOAT = 2;
@@ -93368,21 +93415,33 @@ function parseNumber(b, s, e) {
     neg = b[s] === 45;
     s++;
   }
-  let mant = 0, intDigits = 0, fracDigits = 0, exact = true;
-  while (s < e && b[s] >= 48 && b[s] <= 57) {
-    mant = mant * 10 + (b[s] - 48);
-    intDigits++;
-    s++;
-  }
+  let hi = 0, low = 0, sig = 0, lowDigits = 0, intDigits = 0, fracDigits = 0, exact = true;
   let isInt = true;
-  if (s < e && b[s] === 46) {
-    isInt = false;
-    s++;
+  for (; ; ) {
     while (s < e && b[s] >= 48 && b[s] <= 57) {
-      mant = mant * 10 + (b[s] - 48);
-      fracDigits++;
+      const d = b[s] - 48;
+      if (isInt) intDigits++;
+      else fracDigits++;
+      if (sig < 15) {
+        if (sig > 0 || d > 0) {
+          hi = hi * 10 + d;
+          sig++;
+        }
+      } else {
+        if (sig < 19) {
+          low = low * 10 + d;
+          lowDigits++;
+        }
+        sig++;
+      }
       s++;
     }
+    if (isInt && s < e && b[s] === 46) {
+      isInt = false;
+      s++;
+      continue;
+    }
+    break;
   }
   if (intDigits + fracDigits === 0) return NOT_NUMBER;
   let exp = 0;
@@ -93404,12 +93463,13 @@ function parseNumber(b, s, e) {
     if (eneg) exp = -exp;
   }
   if (s !== e) return NOT_NUMBER;
-  if (mant > 9007199254740992) exact = false;
   const scale = exp - fracDigits;
-  if (exact && scale >= -22 && scale <= 22) {
-    const v = scale >= 0 ? mant * POW10[scale] : mant / POW10[-scale];
-    numValue = neg ? -v : v;
-    return isInt ? IS_INT : IS_FLOAT;
+  if (exact && scale >= -22 && scale <= 22 && sig <= 19) {
+    const v = sig <= 15 ? scale >= 0 ? hi * POW102[scale] : hi / POW102[-scale] : decimalToDouble(hi, low, lowDigits, scale);
+    if (!Number.isNaN(v)) {
+      numValue = neg ? -v : v;
+      if (!isInt || intDigits <= 18) return isInt ? IS_INT : IS_FLOAT;
+    }
   }
   const text2 = b.toString("latin1", start, e);
   numValue = Number(text2);
@@ -93659,31 +93719,45 @@ var Tokenizer = class {
         }
         let parsed = 0, numEnd = -1, value = 0;
         if (cx === 0) {
-          let q = pos, neg = false, mant = 0, digits = 0, frac = 0, d = 0;
+          let q = pos, neg = false, hi = 0, low = 0, sig = 0, lowDigits = 0, any2 = 0, frac = 0, d = 0;
           if (q < n && b[q] === 45) {
             neg = true;
             q++;
           }
-          while (q < n && (d = b[q] - 48) >= 0 && d <= 9) {
-            mant = mant * 10 + d;
-            digits++;
-            q++;
-          }
           let isInt = true;
-          if (q < n && b[q] === 46) {
-            isInt = false;
-            q++;
+          for (; ; ) {
             while (q < n && (d = b[q] - 48) >= 0 && d <= 9) {
-              mant = mant * 10 + d;
-              frac++;
+              any2++;
+              if (!isInt) frac++;
+              if (sig < 15) {
+                if (sig > 0 || d > 0) {
+                  hi = hi * 10 + d;
+                  sig++;
+                }
+              } else {
+                if (sig < 19) {
+                  low = low * 10 + d;
+                  lowDigits++;
+                }
+                sig++;
+              }
               q++;
             }
+            if (isInt && q < n && b[q] === 46) {
+              isInt = false;
+              q++;
+              continue;
+            }
+            break;
           }
-          if (digits + frac > 0 && mant <= 9007199254740992 && frac <= 22) {
-            value = frac === 0 ? mant : mant / POW10[frac];
-            if (neg) value = -value;
-            parsed = isInt ? PARSED_INT : PARSED_FLOAT;
-            numEnd = q;
+          if (any2 > 0 && frac <= 22) {
+            if (sig <= 15) value = frac === 0 ? hi : hi / POW102[frac];
+            else value = sig <= 19 ? decimalToDouble(hi, low, lowDigits, -frac) : NaN;
+            if (!Number.isNaN(value)) {
+              if (neg) value = -value;
+              parsed = isInt ? PARSED_INT : PARSED_FLOAT;
+              numEnd = q;
+            }
           }
           pos = q;
         }
@@ -94291,12 +94365,12 @@ function sortedOrder(c, skipIfSorted = false) {
 function idKey(c, i) {
   return keyAt(c, i);
 }
-var f64 = new Float64Array(1);
-var u32 = new Uint32Array(f64.buffer);
+var f642 = new Float64Array(1);
+var u322 = new Uint32Array(f642.buffer);
 function hashNumber(k) {
-  f64[0] = k === 0 ? 0 : k;
-  let h = Math.imul(2166136261 ^ u32[0], 16777619);
-  h = Math.imul(h ^ u32[1], 16777619);
+  f642[0] = k === 0 ? 0 : k;
+  let h = Math.imul(2166136261 ^ u322[0], 16777619);
+  h = Math.imul(h ^ u322[1], 16777619);
   return (h ^ h >>> 15) >>> 0;
 }
 function hashString(k) {

@@ -12,6 +12,7 @@ import { openSync, readSync, closeSync, fstatSync, statSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
 import { SubmissionError } from "./errors.js";
 import { TextStore } from "./textstore.js";
+import { decimalToDouble } from "./decimal.js";
 
 export { SubmissionError, TextStore };
 
@@ -95,12 +96,18 @@ function parseNumber(b: Buffer, s: number, e: number): number {
   const start = s;
   let neg = false;
   if (b[s] === 0x2b || b[s] === 0x2d) { neg = b[s] === 0x2d; s++; }
-  let mant = 0, intDigits = 0, fracDigits = 0, exact = true;
-  while (s < e && b[s] >= 0x30 && b[s] <= 0x39) { mant = mant * 10 + (b[s] - 0x30); intDigits++; s++; }
+  let hi = 0, low = 0, sig = 0, lowDigits = 0, intDigits = 0, fracDigits = 0, exact = true;
   let isInt = true;
-  if (s < e && b[s] === 0x2e) {
-    isInt = false; s++;
-    while (s < e && b[s] >= 0x30 && b[s] <= 0x39) { mant = mant * 10 + (b[s] - 0x30); fracDigits++; s++; }
+  for (;;) {
+    while (s < e && b[s] >= 0x30 && b[s] <= 0x39) {
+      const d = b[s] - 0x30;
+      if (isInt) intDigits++; else fracDigits++;
+      if (sig < 15) { if (sig > 0 || d > 0) { hi = hi * 10 + d; sig++; } }
+      else { if (sig < 19) { low = low * 10 + d; lowDigits++; } sig++; }
+      s++;
+    }
+    if (isInt && s < e && b[s] === 0x2e) { isInt = false; s++; continue; }
+    break;
   }
   if (intDigits + fracDigits === 0) return NOT_NUMBER;
   let exp = 0;
@@ -114,14 +121,16 @@ function parseNumber(b: Buffer, s: number, e: number): number {
     if (eneg) exp = -exp;
   }
   if (s !== e) return NOT_NUMBER;
-  // Exact while the digits fit in 2^53; then one multiplication or division by an exact
-  // power of ten is correctly rounded (Clinger's fast path). Otherwise Number() decides.
-  if (mant > 9007199254740992) exact = false;
+  // Up to 15 significant digits are exact, and one multiplication or division by an exact
+  // power of ten is correctly rounded (Clinger's fast path); up to 19 go through
+  // double-double arithmetic; otherwise Number() decides.
   const scale = exp - fracDigits;
-  if (exact && scale >= -22 && scale <= 22) {
-    const v = scale >= 0 ? mant * POW10[scale] : mant / POW10[-scale];
-    numValue = neg ? -v : v;
-    return isInt ? IS_INT : IS_FLOAT;
+  if (exact && scale >= -22 && scale <= 22 && sig <= 19) {
+    const v = sig <= 15 ? (scale >= 0 ? hi * POW10[scale] : hi / POW10[-scale]) : decimalToDouble(hi, low, lowDigits, scale);
+    if (!Number.isNaN(v)) {
+      numValue = neg ? -v : v;
+      if (!isInt || intDigits <= 18) return isInt ? IS_INT : IS_FLOAT;
+    }
   }
   const text = b.toString("latin1", start, e);
   numValue = Number(text);
@@ -366,19 +375,29 @@ class Tokenizer {
         // scanning, so the common numeric cell is read once. Anything else is left to parseNumber.
         let parsed = 0, numEnd = -1, value = 0;
         if (cx === 0) {
-          let q = pos, neg = false, mant = 0, digits = 0, frac = 0, d = 0;
+          // Up to 15 significant digits in hi (exact), the next 4 in low; more → parseNumber.
+          let q = pos, neg = false, hi = 0, low = 0, sig = 0, lowDigits = 0, any = 0, frac = 0, d = 0;
           if (q < n && b[q] === 0x2d) { neg = true; q++; }
-          while (q < n && (d = b[q] - 0x30) >= 0 && d <= 9) { mant = mant * 10 + d; digits++; q++; }
           let isInt = true;
-          if (q < n && b[q] === 0x2e) {
-            isInt = false; q++;
-            while (q < n && (d = b[q] - 0x30) >= 0 && d <= 9) { mant = mant * 10 + d; frac++; q++; }
+          for (;;) {
+            while (q < n && (d = b[q] - 0x30) >= 0 && d <= 9) {
+              any++;
+              if (!isInt) frac++;
+              if (sig < 15) { if (sig > 0 || d > 0) { hi = hi * 10 + d; sig++; } }
+              else { if (sig < 19) { low = low * 10 + d; lowDigits++; } sig++; }
+              q++;
+            }
+            if (isInt && q < n && b[q] === 0x2e) { isInt = false; q++; continue; }
+            break;
           }
-          if (digits + frac > 0 && mant <= 9007199254740992 && frac <= 22) {
-            value = frac === 0 ? mant : mant / POW10[frac];
-            if (neg) value = -value;
-            parsed = isInt ? PARSED_INT : PARSED_FLOAT;
-            numEnd = q;
+          if (any > 0 && frac <= 22) {
+            if (sig <= 15) value = frac === 0 ? hi : hi / POW10[frac];
+            else value = sig <= 19 ? decimalToDouble(hi, low, lowDigits, -frac) : NaN;
+            if (!Number.isNaN(value)) {
+              if (neg) value = -value;
+              parsed = isInt ? PARSED_INT : PARSED_FLOAT;
+              numEnd = q;
+            }
           }
           pos = q;
         }

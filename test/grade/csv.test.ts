@@ -102,6 +102,26 @@ describe("pandas semantics", () => {
   });
 });
 
+describe("numbers are parsed exactly as Number() (round_trip)", () => {
+  it("random doubles in shortest, fixed and exponent notation, quoted and not", () => {
+    let seed = 7;
+    const r = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0), seed / 4294967296);
+    const vals: string[] = [];
+    for (let k = 0; vals.length < 60_000; k++) {
+      const x = [r(), r() * 1e6, r() * 1e-7, -r() * 100, Math.floor(r() * 2 ** 53) * 7, r() * 1e18][k % 6];
+      let s = String(x);
+      if (k % 5 === 0) s = x.toPrecision(1 + (k % 19));
+      if (k % 7 === 0) s = x.toExponential(k % 18);
+      vals.push(s);
+    }
+    const t = readCsvText("a,b\n" + vals.map((v) => `${v},"${v}"`).join("\n") + "\n", "csv", { chunkSize: 65_543 });
+    const a = t.column("a")!.values!, b = t.column("b")!.values!;
+    let bad = 0;
+    vals.forEach((v, i) => { if (!Object.is(a[i], Number(v)) || !Object.is(b[i], Number(v))) bad++; });
+    expect(bad).toBe(0);
+  });
+});
+
 describe("malformed input is a SubmissionError with a reason", () => {
   const bad: [string, string | Buffer, RegExp][] = [
     ["empty file", "", /empty/],
