@@ -71760,8 +71760,8 @@ function numberOption(value, flag, allowNaN = false) {
 }
 
 // src/cli/commands/run.ts
-import { mkdirSync as mkdirSync5, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join8, resolve as resolve5, dirname as dirname4 } from "node:path";
+import { mkdirSync as mkdirSync10, writeFileSync as writeFileSync7 } from "node:fs";
+import { join as join15, resolve as resolve6, dirname as dirname7 } from "node:path";
 
 // src/config/load.ts
 var import_yaml = __toESM(require_dist(), 1);
@@ -91664,8 +91664,8 @@ function loadConfig(path4) {
 }
 
 // src/suite/run.ts
-import { mkdirSync as mkdirSync4, readFileSync as readFileSync8, rmSync as rmSync2, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join7, relative, resolve as resolve3 } from "node:path";
+import { mkdirSync as mkdirSync9, readFileSync as readFileSync12, rmSync as rmSync7, writeFileSync as writeFileSync6 } from "node:fs";
+import { join as join14, relative, resolve as resolve4 } from "node:path";
 
 // src/registry/registry.ts
 import { readdirSync, readFileSync as readFileSync3, existsSync as existsSync2 } from "node:fs";
@@ -95264,13 +95264,1529 @@ var SuiteResultsSchema = external_exports.object({
 });
 
 // src/suite/prepare.ts
-import { existsSync as existsSync5 } from "node:fs";
+import { join as join13 } from "node:path";
+
+// src/prepare/prepare.ts
+import { existsSync as existsSync10, mkdirSync as mkdirSync7, readdirSync as readdirSync6, renameSync as renameSync6, rmSync as rmSync6 } from "node:fs";
+import { join as join12, posix } from "node:path";
+
+// src/prepare/kaggle.ts
+import {
+  closeSync as closeSync2,
+  existsSync as existsSync5,
+  openSync as openSync2,
+  readFileSync as readFileSync7,
+  renameSync as renameSync2,
+  rmSync,
+  statSync as statSync5,
+  writeSync
+} from "node:fs";
+import { homedir as homedir2 } from "node:os";
 import { join as join6 } from "node:path";
 
-// src/prepare/toy.ts
-import { mkdirSync as mkdirSync2, writeFileSync, readFileSync as readFileSync6, existsSync as existsSync4, renameSync, rmSync } from "node:fs";
-import { join as join5 } from "node:path";
+// src/prepare/manifest.ts
 import { createHash as createHash4 } from "node:crypto";
+import {
+  createReadStream,
+  existsSync as existsSync4,
+  readdirSync as readdirSync2,
+  readFileSync as readFileSync6,
+  renameSync,
+  statSync as statSync4,
+  writeFileSync
+} from "node:fs";
+import { join as join5 } from "node:path";
+var MANIFEST_NAME = "medalist-manifest.json";
+var FileEntry = external_exports.strictObject({ size: external_exports.number(), mtimeMs: external_exports.number(), md5: external_exports.string() });
+var ManifestSchema = external_exports.strictObject({
+  version: external_exports.literal(1),
+  competition: external_exports.string(),
+  /** reused: prepared by MLE-bench (or by hand); recipe: by Medalist's recipe; toy: generated. */
+  origin: external_exports.enum(["reused", "recipe", "toy"]),
+  createdAt: external_exports.string(),
+  /** Paths relative to prepared/, e.g. "public/train.csv". */
+  files: external_exports.record(external_exports.string(), FileEntry),
+  /** Files whose MD5 differs from upstream's (empty when they match or nothing is pinned). */
+  upstreamMismatches: external_exports.array(external_exports.string()).default([]),
+  /** Where public/description.md came from, for data Medalist prepared. */
+  description: external_exports.enum(["upstream", "stub"]).optional(),
+  /** Number of entries per folder (public/, private/ and their sub-folders), for information. */
+  counts: external_exports.record(external_exports.string(), external_exports.number()).default({})
+});
+var HASHED = /\.(csv|json|jsonl|parquet|bson)$/;
+function md5File(file2) {
+  return new Promise((resolve11, reject) => {
+    const h = createHash4("md5");
+    createReadStream(file2).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve11(h.digest("hex")));
+  });
+}
+function manifestFiles(preparedDir2, extra) {
+  const out = /* @__PURE__ */ new Set();
+  for (const side of ["public", "private"]) {
+    const dir = join5(preparedDir2, side);
+    if (!existsSync4(dir)) continue;
+    for (const d of readdirSync2(dir, { withFileTypes: true })) {
+      if (d.isFile() && HASHED.test(d.name)) out.add(`${side}/${d.name}`);
+    }
+  }
+  for (const e of extra) out.add(e);
+  return [...out].sort();
+}
+function folderCounts(preparedDir2) {
+  const counts = {};
+  for (const side of ["public", "private"]) {
+    const dir = join5(preparedDir2, side);
+    if (!existsSync4(dir)) continue;
+    const entries = readdirSync2(dir, { withFileTypes: true });
+    counts[side] = entries.length;
+    for (const d of entries)
+      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync2(join5(dir, d.name)).length;
+  }
+  return counts;
+}
+async function buildManifest(preparedDir2, competition, origin, extra, upstream) {
+  const files = {};
+  for (const rel of manifestFiles(preparedDir2, extra)) {
+    const file2 = join5(preparedDir2, rel);
+    const st = statSync4(file2);
+    files[rel] = { size: st.size, mtimeMs: st.mtimeMs, md5: await md5File(file2) };
+  }
+  const mismatches = [];
+  if (upstream) {
+    for (const side of ["public", "private"]) {
+      for (const [name2, md52] of Object.entries(upstream[side])) {
+        const got = files[`${side}/${name2}`]?.md5;
+        if (got !== md52) mismatches.push(`${side}/${name2}`);
+      }
+    }
+  }
+  return {
+    version: 1,
+    competition,
+    origin,
+    createdAt: (/* @__PURE__ */ new Date()).toISOString(),
+    files,
+    upstreamMismatches: mismatches,
+    counts: folderCounts(preparedDir2)
+  };
+}
+function writeManifest(preparedDir2, m) {
+  const file2 = join5(preparedDir2, MANIFEST_NAME);
+  writeFileSync(`${file2}.tmp-${process.pid}`, JSON.stringify(m, null, 2) + "\n");
+  renameSync(`${file2}.tmp-${process.pid}`, file2);
+}
+function readManifest(preparedDir2) {
+  const file2 = join5(preparedDir2, MANIFEST_NAME);
+  if (!existsSync4(file2)) return void 0;
+  try {
+    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync6(file2, "utf8")));
+    return parsed.success ? parsed.data : void 0;
+  } catch {
+    return void 0;
+  }
+}
+function manifestStillValid(preparedDir2, m, required2) {
+  for (const rel of required2) if (!(rel in m.files)) return `${rel} not in the manifest`;
+  for (const [rel, f] of Object.entries(m.files)) {
+    let st;
+    try {
+      st = statSync4(join5(preparedDir2, rel));
+    } catch {
+      return `${rel} is missing`;
+    }
+    if (st.size !== f.size || st.mtimeMs !== f.mtimeMs) return `${rel} changed since it was checked`;
+  }
+  return void 0;
+}
+
+// src/prepare/kaggle.ts
+var KAGGLE_API = "https://www.kaggle.com/api/v1";
+function kaggleCredentials(env = process.env) {
+  if (env.KAGGLE_USERNAME && env.KAGGLE_KEY) return { username: env.KAGGLE_USERNAME, key: env.KAGGLE_KEY };
+  const file2 = join6(env.KAGGLE_CONFIG_DIR ?? join6(homedir2(), ".kaggle"), "kaggle.json");
+  if (existsSync5(file2)) {
+    try {
+      const j = JSON.parse(readFileSync7(file2, "utf8"));
+      if (j.username && j.key) return { username: j.username, key: j.key };
+    } catch {
+    }
+    throw new UserError(
+      `${file2} must be JSON with "username" and "key" (download it from your Kaggle account settings)`
+    );
+  }
+  throw new UserError(
+    "no Kaggle credentials: set KAGGLE_USERNAME and KAGGLE_KEY, or put kaggle.json (from kaggle.com \u2192 Settings \u2192 API) in ~/.kaggle/"
+  );
+}
+function rulesUrl(id) {
+  return `https://www.kaggle.com/competitions/${id}/rules`;
+}
+function statusError(id, status, body) {
+  const detail = body.trim().slice(0, 200);
+  if (status === 401) {
+    return new UserError(
+      `${id}: Kaggle rejected the credentials (HTTP 401). Check KAGGLE_USERNAME/KAGGLE_KEY or ~/.kaggle/kaggle.json (create a fresh API token at kaggle.com \u2192 Settings \u2192 API)`
+    );
+  }
+  if (status === 403) {
+    return new UserError(
+      `${id}: Kaggle refused the download (HTTP 403): the competition's rules have not been accepted for this account. Open ${rulesUrl(id)} while logged in, click "I Understand and Accept", then run again`
+    );
+  }
+  if (status === 404) return new UserError(`${id}: no such competition on Kaggle (HTTP 404)`);
+  return new Error(`${id}: Kaggle download failed with HTTP ${status}${detail ? `: ${detail}` : ""}`);
+}
+var Interrupted = class extends Error {
+};
+async function fetchFollowing(url2, headers) {
+  const origin = new URL(url2).origin;
+  let current = url2;
+  for (let hop = 0; hop < 5; hop++) {
+    const h = { ...headers };
+    if (new URL(current).origin !== origin) delete h.authorization;
+    const res = await fetch(current, { headers: h, redirect: "manual" });
+    const location = res.headers.get("location");
+    if (res.status < 300 || res.status >= 400 || !location) return res;
+    await res.body?.cancel();
+    current = new URL(location, current).href;
+  }
+  throw new Error("too many redirects");
+}
+async function attempt(id, url2, part2, opts) {
+  const have = existsSync5(part2) ? statSync5(part2).size : 0;
+  const auth = Buffer.from(`${opts.credentials.username}:${opts.credentials.key}`).toString("base64");
+  const headers = { authorization: `Basic ${auth}`, "user-agent": "medalist" };
+  if (have > 0) headers.range = `bytes=${have}-`;
+  let res;
+  try {
+    res = await fetchFollowing(url2, headers);
+  } catch (e) {
+    throw new Interrupted(`${id}: cannot reach Kaggle (${e.message})`);
+  }
+  if (res.status === 416 && have > 0) {
+    rmSync(part2, { force: true });
+    throw new Interrupted(`${id}: the partial download no longer matches the server's file; starting over`);
+  }
+  if (res.status !== 200 && res.status !== 206)
+    throw statusError(id, res.status, await res.text().catch(() => ""));
+  let offset = have;
+  if (res.status === 200 || !/^bytes (\d+)-/.test(res.headers.get("content-range") ?? "")) offset = 0;
+  else offset = Number(/^bytes (\d+)-/.exec(res.headers.get("content-range"))[1]);
+  if (offset > have)
+    throw new Error(`${id}: server resumed at byte ${offset}, but only ${have} bytes are here`);
+  const total = totalSize(res, offset);
+  const fd = openSync2(part2, offset === 0 ? "w" : "r+");
+  let written = offset;
+  let nextTenth = Math.floor(10 * offset / (total ?? Infinity)) + 1;
+  try {
+    if (!res.body) throw new Interrupted(`${id}: empty response`);
+    const reader = res.body.getReader();
+    for (; ; ) {
+      let chunk;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        throw new Interrupted(`${id}: connection dropped after ${written} bytes (${e.message})`);
+      }
+      if (chunk.done) break;
+      writeSync(fd, chunk.value, 0, chunk.value.length, written);
+      written += chunk.value.length;
+      if (total !== void 0 && total > 1e8 && Math.floor(10 * written / total) > nextTenth - 1) {
+        opts.log?.(`${id}: ${Math.round(100 * written / total)}% of ${(total / 1e9).toFixed(2)} GB`);
+        nextTenth = Math.floor(10 * written / total) + 1;
+      }
+    }
+  } finally {
+    closeSync2(fd);
+  }
+  if (total !== void 0 && written !== total) {
+    throw new Interrupted(`${id}: connection closed after ${written} of ${total} bytes`);
+  }
+  if (total === void 0)
+    throw new Interrupted(`${id}: the server did not say how long the file is; cannot trust it`);
+}
+function totalSize(res, offset) {
+  const range = /\/(\d+)$/.exec(res.headers.get("content-range") ?? "");
+  if (range) return Number(range[1]);
+  const len = res.headers.get("content-length");
+  return len === null ? void 0 : offset + Number(len);
+}
+async function downloadCompetition(id, dest, opts) {
+  const base = (opts.baseUrl ?? KAGGLE_API).replace(/\/+$/, "");
+  const url2 = `${base}/competitions/data/download-all/${encodeURIComponent(id)}`;
+  const part2 = `${dest}.part`;
+  const retries = opts.retries ?? 3;
+  for (let i = 0; ; i++) {
+    try {
+      await attempt(id, url2, part2, opts);
+      break;
+    } catch (e) {
+      if (!(e instanceof Interrupted)) throw e;
+      if (i >= retries) {
+        throw new UserError(`${e.message}; the partial file ${part2} is kept, run again to resume`, 1);
+      }
+      opts.log?.(`${e.message}; resuming (attempt ${i + 2} of ${retries + 1})`);
+      await new Promise((r) => setTimeout(r, opts.retryDelayMs ?? 5e3));
+    }
+  }
+  if (opts.md5) {
+    const got = await md5File(part2);
+    if (got !== opts.md5) {
+      rmSync(part2, { force: true });
+      throw new UserError(
+        `${id}: the downloaded zip's MD5 ${got} differs from upstream's ${opts.md5}; it was deleted. Kaggle sometimes re-packages downloads: run with --skip-verification to accept it`,
+        1
+      );
+    }
+  }
+  renameSync2(part2, dest);
+}
+
+// src/prepare/lock.ts
+import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync8, rmSync as rmSync2, writeSync as writeSync2 } from "node:fs";
+import { hostname as hostname3 } from "node:os";
+var LockBusyError = class extends Error {
+};
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function isStale(file2, staleMs) {
+  let text2;
+  try {
+    text2 = readFileSync8(file2, "utf8");
+  } catch {
+    return false;
+  }
+  const [pidText, host, timeText] = text2.trim().split(" ");
+  const pid = Number(pidText);
+  const time3 = Number(timeText);
+  if (host === hostname3() && Number.isInteger(pid) && pid > 0 && !alive(pid)) return true;
+  return Number.isFinite(time3) && Date.now() - time3 > staleMs;
+}
+function tryCreate(file2) {
+  try {
+    const fd = openSync3(file2, "wx");
+    writeSync2(fd, `${process.pid} ${hostname3()} ${Date.now()}
+`);
+    closeSync3(fd);
+    return true;
+  } catch (e) {
+    if (e.code === "EEXIST") return false;
+    throw e;
+  }
+}
+async function acquireLock(file2, opts = {}) {
+  const { waitMs = 0, pollMs = 200, staleMs = 6 * 36e5 } = opts;
+  const deadline = Date.now() + waitMs;
+  for (; ; ) {
+    if (tryCreate(file2)) {
+      return () => rmSync2(file2, { force: true });
+    }
+    if (isStale(file2, staleMs)) {
+      rmSync2(file2, { force: true });
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      let holder = "";
+      try {
+        holder = readFileSync8(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
+      } catch {
+      }
+      throw new LockBusyError(`${file2} is held by process ${holder || "?"}`);
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+// src/prepare/split.ts
+import { copyFileSync, existsSync as existsSync6, mkdirSync as mkdirSync3, readdirSync as readdirSync4, renameSync as renameSync3, rmSync as rmSync3 } from "node:fs";
+import { dirname as dirname4, join as join8 } from "node:path";
+
+// src/prepare/csv.ts
+function parseCsv2(text2) {
+  const rows = [];
+  let row = [];
+  let cell3 = "";
+  let i = 0;
+  const n = text2.length;
+  if (text2.charCodeAt(0) === 65279) i = 1;
+  let quoted = false;
+  while (i < n) {
+    const c = text2[i];
+    if (quoted) {
+      if (c === '"') {
+        if (text2[i + 1] === '"') {
+          cell3 += '"';
+          i += 2;
+          continue;
+        }
+        quoted = false;
+        i++;
+        continue;
+      }
+      cell3 += c;
+      i++;
+      continue;
+    }
+    if (c === '"') {
+      quoted = true;
+      i++;
+    } else if (c === ",") {
+      row.push(cell3);
+      cell3 = "";
+      i++;
+    } else if (c === "\n" || c === "\r") {
+      row.push(cell3);
+      rows.push(row);
+      row = [];
+      cell3 = "";
+      i += c === "\r" && text2[i + 1] === "\n" ? 2 : 1;
+    } else {
+      let j = i + 1;
+      while (j < n) {
+        const d = text2.charCodeAt(j);
+        if (d === 44 || d === 34 || d === 10 || d === 13) break;
+        j++;
+      }
+      cell3 += text2.slice(i, j);
+      i = j;
+    }
+  }
+  if (cell3 !== "" || row.length > 0) {
+    row.push(cell3);
+    rows.push(row);
+  }
+  return rows;
+}
+var NA_TOKENS2 = /* @__PURE__ */ new Set([
+  "",
+  "#N/A",
+  "#N/A N/A",
+  "#NA",
+  "-1.#IND",
+  "-1.#QNAN",
+  "-NaN",
+  "-nan",
+  "1.#IND",
+  "1.#QNAN",
+  "<NA>",
+  "N/A",
+  "NA",
+  "NULL",
+  "NaN",
+  "None",
+  "n/a",
+  "nan",
+  "null"
+]);
+var CANONICAL_INT = /^(-?[1-9]\d*|0)$/;
+var INT_RE = /^\s*[+-]?\d+\s*$/;
+var FLOAT_RE = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$|^\s*[+-]?(inf|infinity)\s*$/i;
+var BOOL_RE = /^(True|False|TRUE|FALSE|true|false)$/;
+var ColumnTyper = class {
+  anyMissing = false;
+  any = false;
+  allInt = true;
+  allNum = true;
+  allBool = true;
+  add(v) {
+    if (NA_TOKENS2.has(v)) {
+      this.anyMissing = true;
+      return;
+    }
+    this.any = true;
+    if (this.allInt && !INT_RE.test(v)) this.allInt = false;
+    if (this.allNum && !this.allInt && !FLOAT_RE.test(v)) this.allNum = false;
+    if (this.allBool && !BOOL_RE.test(v)) this.allBool = false;
+  }
+  get type() {
+    if (!this.any) return "float";
+    if (this.allInt && !this.anyMissing) return "int";
+    if (this.allInt || this.allNum) return "float";
+    if (this.allBool && !this.anyMissing) return "bool";
+    return "text";
+  }
+};
+function pyFloat2(x) {
+  if (Number.isNaN(x)) return "nan";
+  if (x === Infinity) return "inf";
+  if (x === -Infinity) return "-inf";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const [mant, expText] = x.toExponential().split("e");
+  const exp = Number(expText);
+  const neg = mant.startsWith("-");
+  const digits = mant.replace("-", "").replace(".", "");
+  const sign = neg ? "-" : "";
+  if (exp >= -4 && exp < 16) {
+    if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
+    const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
+    const frac = digits.slice(exp + 1) || "0";
+    return `${sign}${intPart}.${frac}`;
+  }
+  const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  const e = Math.abs(exp) < 10 ? `0${Math.abs(exp)}` : String(Math.abs(exp));
+  return `${sign}${m}e${exp < 0 ? "-" : "+"}${e}`;
+}
+function renderCell(v, type) {
+  if (NA_TOKENS2.has(v)) return "";
+  switch (type) {
+    case "int":
+      return CANONICAL_INT.test(v) ? v : BigInt(v.trim()).toString();
+    case "float":
+      return pyFloat2(
+        Number(
+          v.trim().replace(/^\+/, "").replace(/^(-?)inf(inity)?$/i, "$1Infinity")
+        )
+      );
+    case "bool":
+      return /^t/i.test(v) ? "True" : "False";
+    default:
+      return v;
+  }
+}
+function quoteCell(v) {
+  return /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
+
+// src/prepare/numpy-random.ts
+var N = 624;
+var M = 397;
+var MT19937 = class {
+  mt = new Uint32Array(N);
+  index = N;
+  constructor(seed) {
+    const mt = this.mt;
+    mt[0] = seed >>> 0;
+    for (let i = 1; i < N; i++) {
+      const prev = mt[i - 1] ^ mt[i - 1] >>> 30;
+      mt[i] = Math.imul(1812433253, prev) + i >>> 0;
+    }
+  }
+  twist() {
+    const mt = this.mt;
+    for (let i = 0; i < N; i++) {
+      const y = mt[i] & 2147483648 | mt[(i + 1) % N] & 2147483647;
+      mt[i] = mt[(i + M) % N] ^ y >>> 1 ^ (y & 1 ? 2567483615 : 0);
+    }
+    this.index = 0;
+  }
+  next() {
+    if (this.index >= N) this.twist();
+    let y = this.mt[this.index++];
+    y ^= y >>> 11;
+    y ^= y << 7 & 2636928640;
+    y ^= y << 15 & 4022730752;
+    y ^= y >>> 18;
+    return y >>> 0;
+  }
+};
+function interval(rng2, max) {
+  if (max === 0) return 0;
+  let mask = max;
+  mask |= mask >>> 1;
+  mask |= mask >>> 2;
+  mask |= mask >>> 4;
+  mask |= mask >>> 8;
+  mask |= mask >>> 16;
+  mask >>>= 0;
+  for (; ; ) {
+    const v = (rng2.next() & mask) >>> 0;
+    if (v <= max) return v;
+  }
+}
+function permutation(n, seed) {
+  if (!Number.isInteger(n) || n < 0 || n >= 2 ** 32)
+    throw new RangeError(`permutation size out of range: ${n}`);
+  const rng2 = new MT19937(seed);
+  const a = new Uint32Array(n);
+  for (let i = 0; i < n; i++) a[i] = i;
+  for (let i = n - 1; i >= 1; i--) {
+    const j = interval(rng2, i);
+    const t = a[i];
+    a[i] = a[j];
+    a[j] = t;
+  }
+  return a;
+}
+function testCount(n, testSize) {
+  const nTest = Number.isInteger(testSize) && testSize >= 1 ? testSize : Math.ceil(testSize * n);
+  if (nTest <= 0 || nTest >= n) {
+    throw new RangeError(`test_size=${testSize} with ${n} rows leaves an empty train or test set`);
+  }
+  return nTest;
+}
+function trainTestSplit(n, testSize, seed) {
+  const nTest = testCount(n, testSize);
+  const p = permutation(n, seed);
+  return { test: p.subarray(0, nTest), train: p.subarray(nTest) };
+}
+
+// src/prepare/table-file.ts
+import { closeSync as closeSync4, createReadStream as createReadStream2, openSync as openSync4, readSync as readSync2, statSync as statSync6, writeSync as writeSync3 } from "node:fs";
+function grow(a) {
+  const b = new Float64Array(Math.max(1024, a.length * 2));
+  b.set(a);
+  return b;
+}
+async function scanTable(file2, collect = [], groupBy) {
+  let starts = new Float64Array(1024);
+  let ends = new Float64Array(1024);
+  let n = -1;
+  let header = [];
+  let typers = [];
+  const distinct2 = new Map(collect.map((c) => [c, /* @__PURE__ */ new Set()]));
+  let collectIdx = [];
+  let groupCol = -1;
+  const groupIndex = /* @__PURE__ */ new Map();
+  const groupValues = [];
+  let groupOf = new Uint32Array(groupBy ? 1024 : 0);
+  let pending = [];
+  let recStart = 0;
+  let pos = 0;
+  let inQuotes = false;
+  let first = true;
+  const finish = (endAbs) => {
+    let bytes2 = pending.length === 1 ? pending[0] : Buffer.concat(pending);
+    pending = [];
+    let end = endAbs;
+    if (bytes2.length > 0 && bytes2[bytes2.length - 1] === 13) {
+      bytes2 = bytes2.subarray(0, bytes2.length - 1);
+      end--;
+    }
+    const text2 = bytes2.toString("utf8");
+    if (n === -1) {
+      header = parseCsv2(text2.replace(/^\uFEFF/, ""))[0] ?? [];
+      typers = header.map(() => new ColumnTyper());
+      collectIdx = collect.map((c) => {
+        const k = header.indexOf(c);
+        if (k < 0) throw new Error(`${file2}: no column "${c}" (columns: ${header.join(", ")})`);
+        return [c, k];
+      });
+      if (groupBy !== void 0) {
+        groupCol = header.indexOf(groupBy);
+        if (groupCol < 0) throw new Error(`${file2}: no column "${groupBy}" (columns: ${header.join(", ")})`);
+      }
+      n = 0;
+      return;
+    }
+    if (text2 === "" && header.length > 1) return;
+    const cells = parseCsv2(text2)[0] ?? [""];
+    for (let k = 0; k < typers.length; k++) typers[k].add(cells[k] ?? "");
+    for (const [c, k] of collectIdx) distinct2.get(c).add(cells[k] ?? "");
+    if (n >= starts.length) {
+      starts = grow(starts);
+      ends = grow(ends);
+    }
+    starts[n] = recStart;
+    ends[n] = end;
+    if (groupCol >= 0) {
+      const v = cells[groupCol] ?? "";
+      let g = groupIndex.get(v);
+      if (g === void 0) {
+        g = groupValues.push(v) - 1;
+        groupIndex.set(v, g);
+      }
+      if (n >= groupOf.length) {
+        const b = new Uint32Array(groupOf.length * 2);
+        b.set(groupOf);
+        groupOf = b;
+      }
+      groupOf[n] = g;
+    }
+    n++;
+  };
+  for await (const chunk of createReadStream2(file2, { highWaterMark: 1 << 20 })) {
+    let from = 0;
+    if (first && chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191) {
+      from = 3;
+      recStart = 3;
+    }
+    first = false;
+    for (let i = from; i < chunk.length; i++) {
+      const b = chunk[i];
+      if (b === 34) inQuotes = !inQuotes;
+      else if (b === 10 && !inQuotes) {
+        pending.push(chunk.subarray(from, i));
+        finish(pos + i);
+        from = i + 1;
+        recStart = pos + i + 1;
+      }
+    }
+    if (from < chunk.length) pending.push(chunk.subarray(from));
+    pos += chunk.length;
+  }
+  if (pending.some((p) => p.length > 0)) finish(pos);
+  if (n < 0) throw new Error(`${file2}: empty CSV`);
+  const groups = groupCol >= 0 ? { values: groupValues, of: groupOf.subarray(0, n) } : void 0;
+  return { file: file2, header, types: typers.map((t) => t.type), starts, ends, n, distinct: distinct2, groups };
+}
+var RecordReader = class {
+  constructor(t) {
+    this.t = t;
+    const size = statSync6(t.file).size;
+    if (size < 1 << 30) {
+      this.buf = Buffer.alloc(size);
+      const fd = openSync4(t.file, "r");
+      try {
+        let off = 0;
+        while (off < size) off += readSync2(fd, this.buf, off, size - off, off);
+      } finally {
+        closeSync4(fd);
+      }
+    } else this.fd = openSync4(t.file, "r");
+  }
+  t;
+  buf;
+  fd;
+  cells(i) {
+    const s = this.t.starts[i];
+    const e = this.t.ends[i];
+    let text2;
+    if (this.buf) text2 = this.buf.toString("utf8", s, e);
+    else {
+      const b = Buffer.alloc(e - s);
+      readSync2(this.fd, b, 0, e - s, s);
+      text2 = b.toString("utf8");
+    }
+    return parseCsv2(text2)[0] ?? [""];
+  }
+  close() {
+    if (this.fd !== void 0) closeSync4(this.fd);
+  }
+};
+function quoteAlways(v) {
+  return `"${v.replace(/"/g, '""')}"`;
+}
+var CsvWriter = class {
+  /** `textColumns`: pandas' QUOTE_NONNUMERIC, quoting the header and every cell of these columns. */
+  constructor(file2, header, textColumns) {
+    this.textColumns = textColumns;
+    this.fd = openSync4(file2, "w");
+    this.line(header.map((h) => textColumns ? quoteAlways(h) : quoteCell(h)).join(","));
+  }
+  textColumns;
+  fd;
+  parts = [];
+  size = 0;
+  /** A row of already rendered cells. */
+  row(cells) {
+    const t = this.textColumns;
+    if (t) this.line(cells.map((v, k) => t[k] ? quoteAlways(v) : quoteCell(v)).join(","));
+    else this.line(cells.length === 1 && cells[0] === "" ? '""' : cells.map(quoteCell).join(","));
+  }
+  line(s) {
+    this.parts.push(s, "\n");
+    this.size += s.length + 1;
+    if (this.size > 1 << 20) this.flush();
+  }
+  flush() {
+    if (this.parts.length) writeSync3(this.fd, this.parts.join(""));
+    this.parts = [];
+    this.size = 0;
+  }
+  close() {
+    this.flush();
+    closeSync4(this.fd);
+  }
+};
+
+// src/prepare/zip.ts
+var import_yauzl = __toESM(require_yauzl(), 1);
+var import_yazl = __toESM(require_yazl(), 1);
+import { createWriteStream as createWriteStream3, mkdirSync as mkdirSync2, readdirSync as readdirSync3 } from "node:fs";
+import { basename, dirname as dirname3, join as join7, resolve as resolve3, sep } from "node:path";
+import { pipeline } from "node:stream/promises";
+async function extractZip(zipFile, dest) {
+  const root = resolve3(dest);
+  mkdirSync2(root, { recursive: true });
+  const zip = await import_yauzl.default.openPromise(zipFile, {
+    lazyEntries: true,
+    autoClose: false,
+    strictFileNames: false
+  });
+  let count = 0;
+  try {
+    for await (const entry of zip.eachEntry()) {
+      const name2 = entry.fileName.replace(/\\/g, "/");
+      const target = resolve3(root, name2);
+      if (target !== root && !target.startsWith(root + sep))
+        throw new Error(`${zipFile}: entry "${name2}" escapes the folder`);
+      if (name2.endsWith("/")) {
+        mkdirSync2(target, { recursive: true });
+        continue;
+      }
+      mkdirSync2(dirname3(target), { recursive: true });
+      await pipeline(await zip.openReadStreamPromise(entry), createWriteStream3(target));
+      count++;
+    }
+  } finally {
+    zip.close();
+  }
+  return count;
+}
+async function zipFiles(files, zipFile, compress = true) {
+  const z2 = new import_yazl.default.ZipFile();
+  for (const f of files) z2.addFile(f, basename(f), { compress });
+  const done = pipeline(z2.outputStream, createWriteStream3(zipFile));
+  z2.end();
+  await done;
+}
+function zipFolder(dir, zipFile) {
+  const files = readdirSync3(dir).sort();
+  return zipFiles(
+    files.map((name2) => join7(dir, name2)),
+    zipFile
+  );
+}
+
+// src/prepare/tfrecord.ts
+import { closeSync as closeSync5, openSync as openSync5, readSync as readSync3 } from "node:fs";
+function tfrecordFeature(file2, feature) {
+  const fd = openSync5(file2, "r");
+  const out = [];
+  try {
+    const head = Buffer.alloc(12);
+    let pos = 0;
+    for (; ; ) {
+      const got = readSync3(fd, head, 0, 12, pos);
+      if (got === 0) break;
+      if (got < 12) throw new Error(`${file2}: truncated record header at byte ${pos}`);
+      const len = Number(head.readBigUInt64LE(0));
+      const payload = Buffer.alloc(len);
+      if (readSync3(fd, payload, 0, len, pos + 12) < len)
+        throw new Error(`${file2}: truncated record at byte ${pos}`);
+      pos += 12 + len + 4;
+      const value = exampleBytes(payload, feature);
+      if (value === void 0) throw new Error(`${file2}: a record has no bytes feature "${feature}"`);
+      out.push(value);
+    }
+  } finally {
+    closeSync5(fd);
+  }
+  return out;
+}
+function* fields(buf) {
+  let i = 0;
+  const varint = () => {
+    let shift = 0n;
+    let v = 0n;
+    for (; ; ) {
+      if (i >= buf.length) throw new Error("truncated protobuf varint");
+      const b = buf[i++];
+      v |= BigInt(b & 127) << shift;
+      if (!(b & 128)) return v;
+      shift += 7n;
+    }
+  };
+  while (i < buf.length) {
+    const key = Number(varint());
+    const [num2, wire] = [key >>> 3, key & 7];
+    if (wire === 0) yield [num2, wire, varint()];
+    else if (wire === 1 || wire === 5) {
+      i += wire === 1 ? 8 : 4;
+      yield [num2, wire, 0n];
+    } else if (wire === 2) {
+      const len = Number(varint());
+      yield [num2, wire, buf.subarray(i, i + len)];
+      i += len;
+    } else throw new Error(`unsupported protobuf wire type ${wire}`);
+  }
+}
+function exampleBytes(payload, feature) {
+  for (const [n1, w1, features] of fields(payload)) {
+    if (n1 !== 1 || w1 !== 2) continue;
+    for (const [n2, w2, entry] of fields(features)) {
+      if (n2 !== 1 || w2 !== 2) continue;
+      let key;
+      let value;
+      for (const [n3, w3, x] of fields(entry)) {
+        if (n3 === 1 && w3 === 2) key = x.toString("utf8");
+        if (n3 === 2 && w3 === 2) value = x;
+      }
+      if (key !== feature || !value) continue;
+      for (const [n4, w4, list] of fields(value)) {
+        if (n4 !== 1 || w4 !== 2) continue;
+        for (const [n5, w5, bytes2] of fields(list)) {
+          if (n5 === 1 && w5 === 2) return bytes2.toString("utf8");
+        }
+      }
+    }
+  }
+  return void 0;
+}
+
+// src/prepare/split.ts
+function splitIndices(n, testSize, recipe) {
+  const { train, test } = trainTestSplit(n, testSize, recipe.randomState);
+  if (recipe.order === "file")
+    return { train: Uint32Array.from(train).sort(), test: Uint32Array.from(test).sort() };
+  return { train, test };
+}
+async function runTableSplit(recipe, rawDir, outDir, log = () => {
+}) {
+  for (const x of recipe.extract) {
+    const archive = join8(rawDir, x.archive);
+    if (!existsSync6(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
+    await extractZip(archive, join8(rawDir, x.into ?? ""));
+  }
+  const tableFile = join8(rawDir, recipe.table);
+  if (!existsSync6(tableFile)) throw new Error(`raw table ${recipe.table} not found in the Kaggle download`);
+  const labelCols = recipe.outputs.flatMap((o) => o.kind === "one-hot" && !o.classes ? [o.label] : []);
+  const table = await scanTable(tableFile, labelCols, recipe.groupBy);
+  const computed = Object.entries(recipe.computed);
+  const names2 = [...table.header, ...computed.map(([name2]) => name2)];
+  const col = (name2) => {
+    const k = names2.indexOf(name2);
+    if (k < 0) throw new Error(`${recipe.table}: no column "${name2}" (columns: ${names2.join(", ")})`);
+    return k;
+  };
+  let testSize = recipe.testSize;
+  if (recipe.testMembers)
+    testSize = 0;
+  else if (testSize === void 0) {
+    const { dir, suffix } = recipe.testSizeFromFiles;
+    const k = readdirSync4(join8(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
+    testSize = k / (table.n + k);
+  }
+  const reader = new RecordReader(table);
+  let parts;
+  if (recipe.testMembers) {
+    const m = recipe.testMembers;
+    const ids = new Set(m.tfrecords.flatMap((f) => tfrecordFeature(join8(rawDir, f), m.feature)));
+    const k = col(m.column);
+    const train = [];
+    const test = [];
+    for (let i = 0; i < table.n; i++) (ids.has(reader.cells(i)[k]) ? test : train).push(i);
+    log(`${recipe.table}: ${table.n} rows, ${test.length} in the TFRecord files ${m.tfrecords.join(", ")}`);
+    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
+  } else if (table.groups) {
+    const g = table.groups;
+    const k = g.values.length;
+    log(`${recipe.table}: ${table.n} rows, ${testCount(k, testSize)} of ${k} groups to the new test set`);
+    const inTest = new Uint8Array(k);
+    for (const t of trainTestSplit(k, testSize, recipe.randomState).test) inTest[t] = 1;
+    const train = [];
+    const test = [];
+    for (let i = 0; i < table.n; i++) (inTest[g.of[i]] ? test : train).push(i);
+    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
+  } else {
+    log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, testSize)} to the new test set`);
+    parts = splitIndices(table.n, testSize, recipe);
+  }
+  const renumberCol = recipe.renumber ? col(recipe.renumber.column) : -1;
+  const types = [...table.types, ...computed.map(() => "text")];
+  if (recipe.renumber) {
+    const prefixed = recipe.renumber.train.prefix !== void 0 || recipe.renumber.test.prefix !== void 0;
+    types[renumberCol] = prefixed ? "text" : "int";
+  }
+  const fill = (tpl, raw, out) => tpl.replace(/\{(=?)([^}]+)\}/g, (_, eq, name2) => (eq ? out : raw)[col(name2)]);
+  const each = (part2, fn) => {
+    const idx = parts[part2];
+    const rn = recipe.renumber?.[part2];
+    const start = rn?.start === "after-train" ? parts.train.length : rn?.start ?? 0;
+    const dense = /* @__PURE__ */ new Map();
+    for (let pos = 0; pos < idx.length; pos++) {
+      const raw = reader.cells(idx[pos]);
+      const out = raw.map((v, k) => renderCell(v, table.types[k]));
+      if (rn) {
+        let n = pos;
+        if (recipe.renumber.dense) {
+          const v = raw[renumberCol];
+          n = dense.get(v) ?? dense.size;
+          dense.set(v, n);
+        }
+        out[renumberCol] = `${rn.prefix ?? ""}${start + n}`;
+      }
+      for (const [, tpl] of computed) out.push(fill(tpl, raw, out));
+      fn(raw, out, pos);
+    }
+  };
+  const target = (to) => {
+    const file2 = join8(outDir, to);
+    mkdirSync3(dirname4(file2), { recursive: true });
+    return file2;
+  };
+  try {
+    for (const o of recipe.outputs) await writeOutput(o);
+  } finally {
+    reader.close();
+  }
+  async function writeOutput(o) {
+    if (o.kind === "rows") {
+      let keep = o.columns ? o.columns.map(col) : table.header.map((_, k) => k);
+      if (o.drop) {
+        const drop = new Set(o.drop.map(col));
+        keep = keep.filter((k) => !drop.has(k));
+      }
+      const header = keep.map((k) => o.rename?.[names2[k]] ?? names2[k]);
+      const text2 = o.quoting === "nonnumeric" ? keep.map((k) => types[k] === "text") : void 0;
+      const file2 = target(o.to);
+      const w = new CsvWriter(file2, header, text2);
+      each(o.part, (_, out) => w.row(keep.map((k) => out[k])));
+      w.close();
+      if (o.zip) {
+        await zipFiles([file2], `${file2}.zip`, false);
+        rmSync3(file2);
+      }
+    } else if (o.kind === "constant") {
+      const keep = o.keep.map(col);
+      const values = Object.values(o.values);
+      const w = new CsvWriter(target(o.to), [...o.keep, ...Object.keys(o.values)]);
+      each(o.part, (_, out) => w.row([...keep.map((k) => out[k]), ...values]));
+      w.close();
+    } else if (o.kind === "one-hot") {
+      const id = col(o.id);
+      const label = col(o.label);
+      const classes = o.classes ?? [...table.distinct.get(o.label)].sort();
+      const w = new CsvWriter(target(o.to), [o.id, ...classes]);
+      each(
+        o.part,
+        (raw, out) => w.row([out[id], ...classes.map((c) => o.constant ?? (raw[label] === c ? "1" : "0"))])
+      );
+      w.close();
+    } else {
+      const key = col(o.key);
+      const keys = /* @__PURE__ */ new Set();
+      each(o.part, (raw) => keys.add(raw[key]));
+      const other = await scanTable(join8(rawDir, o.from));
+      const k2 = other.header.indexOf(o.key);
+      if (k2 < 0) throw new Error(`${o.from}: no column "${o.key}"`);
+      const r2 = new RecordReader(other);
+      const w = new CsvWriter(target(o.to), other.header);
+      try {
+        for (let i = 0; i < other.n; i++) {
+          const raw = r2.cells(i);
+          if (keys.has(raw[k2])) w.row(raw.map((v, k) => renderCell(v, other.types[k])));
+        }
+      } finally {
+        w.close();
+        r2.close();
+      }
+    }
+  }
+  const moved = /* @__PURE__ */ new Map();
+  for (const c of recipe.copies) {
+    each(c.part, (raw, out) => {
+      const from = join8(rawDir, fill(c.from, raw, out));
+      const to = target(fill(c.to, raw, out));
+      const earlier = moved.get(from);
+      if (earlier) copyFileSync(earlier, to);
+      else if (existsSync6(from)) {
+        renameSync3(from, to);
+        moved.set(from, to);
+      } else throw new Error(`raw file ${fill(c.from, raw, out)} not found in the Kaggle download`);
+    });
+  }
+  for (const f of recipe.files) copyFileSync(join8(rawDir, f.from), target(f.to));
+  for (const a of recipe.archives) {
+    const dir = join8(outDir, a.dir);
+    mkdirSync3(dir, { recursive: true });
+    await zipFolder(dir, target(a.to));
+    rmSync3(dir, { recursive: true, force: true });
+  }
+  for (const d of recipe.dirs) mkdirSync3(join8(outDir, d), { recursive: true });
+  if (recipe.renameTfrecords) {
+    const t = recipe.renameTfrecords;
+    const counters = { train: 0, test: 0 };
+    mkdirSync3(join8(outDir, t.to), { recursive: true });
+    const files = readdirSync4(join8(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
+    for (const f of files) {
+      const count = f.replace(/\.tfrec$/, "").split("-")[1];
+      const kind = t.test.includes(f) ? "test" : "train";
+      const name2 = `${kind}${String(counters[kind]++).padStart(2, "0")}-${count}.tfrec`;
+      renameSync3(join8(rawDir, t.dir, f), join8(outDir, t.to, name2));
+    }
+  }
+  return { train: parts.train.length, test: parts.test.length };
+}
+
+// src/prepare/tables.ts
+import { copyFileSync as copyFileSync2, existsSync as existsSync7, mkdirSync as mkdirSync4 } from "node:fs";
+import { dirname as dirname5, join as join9 } from "node:path";
+async function runTables(recipe, rawDir, outDir) {
+  for (const x of recipe.extract) {
+    const archive = join9(rawDir, x.archive);
+    if (!existsSync7(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
+    await extractZip(archive, join9(rawDir, x.into ?? ""));
+  }
+  for (const o of recipe.outputs) {
+    const from = join9(rawDir, o.from);
+    if (!existsSync7(from)) throw new Error(`raw table ${o.from} not found in the Kaggle download`);
+    const to = join9(outDir, o.to);
+    mkdirSync4(dirname5(to), { recursive: true });
+    if (o.copy) {
+      copyFileSync2(from, to);
+      continue;
+    }
+    const table = await scanTable(from);
+    const set2 = o.set ?? {};
+    const names2 = o.columns ?? [
+      ...table.header,
+      ...Object.keys(set2).filter((c) => !table.header.includes(c))
+    ];
+    const cols = names2.map((name2) => {
+      if (name2 in set2) return { value: set2[name2] };
+      const k = table.header.indexOf(name2);
+      if (k < 0) throw new Error(`${o.from}: no column "${name2}" (columns: ${table.header.join(", ")})`);
+      return { k };
+    });
+    const reader = new RecordReader(table);
+    const w = new CsvWriter(to, names2);
+    try {
+      for (let i = 0; i < table.n; i++) {
+        const raw = reader.cells(i);
+        w.row(cols.map((c) => "value" in c ? c.value : renderCell(raw[c.k] ?? "", table.types[c.k])));
+      }
+    } finally {
+      w.close();
+      reader.close();
+    }
+  }
+}
+
+// src/prepare/custom.ts
+var import_pngjs = __toESM(require_png(), 1);
+var import_yazl2 = __toESM(require_yazl(), 1);
+import {
+  copyFileSync as copyFileSync3,
+  existsSync as existsSync8,
+  mkdirSync as mkdirSync5,
+  readdirSync as readdirSync5,
+  readFileSync as readFileSync9,
+  renameSync as renameSync4,
+  rmSync as rmSync4,
+  writeFileSync as writeFileSync2
+} from "node:fs";
+import { createWriteStream as createWriteStream4 } from "node:fs";
+import { join as join10 } from "node:path";
+import { pipeline as pipeline2 } from "node:stream/promises";
+
+// src/prepare/pyjson.ts
+function parsePyJson(text2) {
+  let i = 0;
+  const ws = () => {
+    while (i < text2.length && " 	\n\r".includes(text2[i])) i++;
+  };
+  const fail = (what) => {
+    throw new Error(`invalid JSON at offset ${i}: ${what}`);
+  };
+  const value = () => {
+    ws();
+    const c = text2[i];
+    if (c === "{") {
+      i++;
+      const v2 = [];
+      ws();
+      if (text2[i] === "}") return i++, { t: "obj", v: v2 };
+      for (; ; ) {
+        ws();
+        if (text2[i] !== '"') fail("expected a key");
+        const k = str();
+        ws();
+        if (text2[i++] !== ":") fail("expected ':'");
+        v2.push([k, value()]);
+        ws();
+        if (text2[i] === ",") i++;
+        else if (text2[i] === "}") return i++, { t: "obj", v: v2 };
+        else fail("expected ',' or '}'");
+      }
+    }
+    if (c === "[") {
+      i++;
+      const v2 = [];
+      ws();
+      if (text2[i] === "]") return i++, { t: "arr", v: v2 };
+      for (; ; ) {
+        v2.push(value());
+        ws();
+        if (text2[i] === ",") i++;
+        else if (text2[i] === "]") return i++, { t: "arr", v: v2 };
+        else fail("expected ',' or ']'");
+      }
+    }
+    if (c === '"') return { t: "str", v: str() };
+    for (const lit of ["true", "false", "null"]) {
+      if (text2.startsWith(lit, i)) return i += lit.length, { t: "lit", v: lit };
+    }
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text2.slice(i, i + 400));
+    if (!m) return fail("unexpected character");
+    i += m[0].length;
+    if (m[2] || m[3]) return { t: "float", v: Number(m[0]) };
+    return { t: "int", v: m[0] === "-0" ? "0" : m[0] };
+  };
+  const str = () => {
+    i++;
+    let out = "";
+    for (; ; ) {
+      const c = text2[i++];
+      if (c === void 0) fail("unterminated string");
+      if (c === '"') return out;
+      if (c !== "\\") {
+        out += c;
+        continue;
+      }
+      const e = text2[i++];
+      const simple = {
+        '"': '"',
+        "\\": "\\",
+        "/": "/",
+        b: "\b",
+        f: "\f",
+        n: "\n",
+        r: "\r",
+        t: "	"
+      };
+      if (e in simple) out += simple[e];
+      else if (e === "u") {
+        out += String.fromCharCode(parseInt(text2.slice(i, i + 4), 16));
+        i += 4;
+      } else fail("bad escape");
+    }
+  };
+  const v = value();
+  ws();
+  if (i !== text2.length) fail("trailing characters");
+  return v;
+}
+var SHORT = {
+  '"': '\\"',
+  "\\": "\\\\",
+  "\n": "\\n",
+  "\r": "\\r",
+  "	": "\\t",
+  "\b": "\\b",
+  "\f": "\\f"
+};
+function pyString(s) {
+  let out = '"';
+  for (let k = 0; k < s.length; k++) {
+    const ch = s[k];
+    const code = s.charCodeAt(k);
+    if (SHORT[ch]) out += SHORT[ch];
+    else if (code < 32 || code > 126) out += "\\u" + code.toString(16).padStart(4, "0");
+    else out += ch;
+  }
+  return out + '"';
+}
+function dumpPyJson(v, indent = 4, level = 0) {
+  const pad = (n) => " ".repeat(indent * n);
+  switch (v.t) {
+    case "obj":
+      if (v.v.length === 0) return "{}";
+      return `{
+${v.v.map(([k, x]) => `${pad(level + 1)}${pyString(k)}: ${dumpPyJson(x, indent, level + 1)}`).join(",\n")}
+${pad(level)}}`;
+    case "arr":
+      if (v.v.length === 0) return "[]";
+      return `[
+${v.v.map((x) => pad(level + 1) + dumpPyJson(x, indent, level + 1)).join(",\n")}
+${pad(level)}]`;
+    case "str":
+      return pyString(v.v);
+    case "int":
+      return v.v;
+    case "float":
+      return Number.isFinite(v.v) ? pyFloat2(v.v) : Number.isNaN(v.v) ? "NaN" : v.v > 0 ? "Infinity" : "-Infinity";
+    case "lit":
+      return v.v;
+  }
+}
+function field(obj, key) {
+  return obj.t === "obj" ? obj.v.find(([k]) => k === key)?.[1] : void 0;
+}
+
+// src/prepare/custom.ts
+function need(file2) {
+  if (!existsSync8(file2)) throw new Error(`${file2} not found in the Kaggle download`);
+  return file2;
+}
+function codePointSort(names2) {
+  return names2.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
+}
+async function dogsVsCats(rawDir, outDir) {
+  await extractZip(need(join10(rawDir, "train.zip")), rawDir);
+  const files = codePointSort(readdirSync5(join10(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
+  const { train, test } = trainTestSplit(files.length, 0.1, 0);
+  const pub = (...p) => join10(outDir, "public", ...p);
+  mkdirSync5(pub("train"), { recursive: true });
+  mkdirSync5(pub("test"), { recursive: true });
+  let cats = 0;
+  let dogs = 0;
+  for (const i of train) {
+    const name2 = files[i];
+    const renamed = name2.includes("cat") ? `cat.${cats++}.jpg` : `dog.${dogs++}.jpg`;
+    copyFileSync3(join10(rawDir, "train", name2), pub("train", renamed));
+  }
+  const answers = ["id,label"];
+  const sample = ["id,label"];
+  test.forEach((i, k) => {
+    copyFileSync3(join10(rawDir, "train", files[i]), pub("test", `${k + 1}.jpg`));
+    answers.push(`${k + 1},${files[i].includes("dog") ? 1 : 0}`);
+    sample.push(`${k + 1},${pyFloat2(0.5)}`);
+  });
+  await zipFolder(pub("train"), pub("train.zip"));
+  await zipFolder(pub("test"), pub("test.zip"));
+  writeFileSync2(pub("sample_submission.csv"), sample.join("\n") + "\n");
+  mkdirSync5(join10(outDir, "private"), { recursive: true });
+  writeFileSync2(join10(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
+}
+async function zipWithFolder(files, dir, zipFile) {
+  const z2 = new import_yazl2.default.ZipFile();
+  z2.addEmptyDirectory(`${dir}/`);
+  for (const [path4, name2] of files) z2.addFile(path4, `${dir}/${name2}`, { compress: true });
+  const done = pipeline2(z2.outputStream, createWriteStream4(zipFile));
+  z2.end();
+  await done;
+}
+async function whale(rawDir, outDir) {
+  await extractZip(need(join10(rawDir, "train2.zip")), rawDir);
+  const clips = codePointSort(readdirSync5(join10(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
+  const dates = codePointSort([...new Set(clips.map((c) => c.split("_")[0]))]);
+  if (dates.length !== 4) throw new Error(`expected clips from 4 dates in train2/, found ${dates.length}`);
+  const train = clips.filter((c) => dates.indexOf(c.split("_")[0]) < 2);
+  const test = clips.filter((c) => dates.indexOf(c.split("_")[0]) >= 2);
+  const trainNames = train.map((c, i) => {
+    if (!/TRAIN\d+/.test(c)) throw new Error(`unexpected clip name ${c}`);
+    return c.replace(/TRAIN\d+/, `TRAIN${i}`);
+  });
+  const testNames = test.map((c, i) => `${c.slice(0, c.indexOf("TRAIN"))}Test${i}.aif`);
+  const pub = (...p) => join10(outDir, "public", ...p);
+  mkdirSync5(pub(), { recursive: true });
+  await zipWithFolder(
+    train.map((c, i) => [join10(rawDir, "train2", c), trainNames[i]]),
+    "train2",
+    pub("train2.zip")
+  );
+  await zipWithFolder(
+    test.map((c, i) => [join10(rawDir, "train2", c), testNames[i]]),
+    "test2",
+    pub("test2.zip")
+  );
+  writeFileSync2(
+    pub("sampleSubmission.csv"),
+    ["clip,probability", ...testNames.map((n) => `${n},0`)].join("\n") + "\n"
+  );
+  const answers = test.map((c, i) => `${testNames[i]},${c.replace(/\.aif$/, "").endsWith("_1") ? 1 : 0}`);
+  mkdirSync5(join10(outDir, "private"), { recursive: true });
+  writeFileSync2(join10(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
+}
+async function randomActsOfPizza(rawDir, outDir) {
+  const train = parsePyJson(readFileSync9(need(join10(rawDir, "train.json")), "utf8"));
+  const kaggleTest = parsePyJson(readFileSync9(need(join10(rawDir, "test.json")), "utf8"));
+  if (train.t !== "arr" || kaggleTest.t !== "arr" || kaggleTest.v[0]?.t !== "obj") {
+    throw new Error("train.json and test.json must be lists of request objects");
+  }
+  const testKeys = kaggleTest.v[0].v.map(([k]) => k);
+  const records = train.v;
+  const { train: trainIdx, test: testIdx } = trainTestSplit(
+    records.length,
+    kaggleTest.v.length / (records.length + kaggleTest.v.length),
+    0
+  );
+  const pub = (...p) => join10(outDir, "public", ...p);
+  mkdirSync5(pub(), { recursive: true });
+  const newTrain = { t: "arr", v: [...trainIdx].map((i) => records[i]) };
+  const newTest = {
+    t: "arr",
+    v: [...testIdx].map((i) => ({
+      t: "obj",
+      v: testKeys.map((k) => {
+        const x = field(records[i], k);
+        if (x === void 0) throw new Error(`train.json record ${i} lacks the test field "${k}"`);
+        return [k, x];
+      })
+    }))
+  };
+  writeFileSync2(pub("train.json"), dumpPyJson(newTrain));
+  writeFileSync2(pub("test.json"), dumpPyJson(newTest));
+  await zipFiles([pub("train.json")], pub("train.zip"));
+  await zipFiles([pub("test.json")], pub("test.zip"));
+  const ids = [...testIdx].map((i) => {
+    const id = field(records[i], "request_id");
+    if (id?.t !== "str") throw new Error(`train.json record ${i} has no request_id`);
+    return id.v;
+  });
+  const labels = [...testIdx].map((i) => {
+    const got = field(records[i], "requester_received_pizza");
+    return got?.t === "lit" && got.v === "true" ? 1 : 0;
+  });
+  const header = "request_id,requester_received_pizza";
+  writeFileSync2(
+    pub("sampleSubmission.csv"),
+    [header, ...ids.map((id) => `${quoteCell(id)},0`)].join("\n") + "\n"
+  );
+  mkdirSync5(join10(outDir, "private"), { recursive: true });
+  const answers = ids.map((id, k) => `${quoteCell(id)},${labels[k]}`);
+  writeFileSync2(join10(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
+}
+function pngGrey(file2) {
+  const png = import_pngjs.PNG.sync.read(readFileSync9(file2));
+  if (png.depth === 16) throw new Error(`${file2}: 16-bit PNGs are not supported`);
+  const { width, height, data } = png;
+  const grey = new Uint8Array(width * height);
+  for (let p = 0; p < width * height; p++) {
+    const [r, g, b] = [data[4 * p], data[4 * p + 1], data[4 * p + 2]];
+    grey[p] = png.color || png.palette ? r * 19595 + g * 38470 + b * 7471 + 32768 >>> 16 : r;
+  }
+  return { width, height, grey };
+}
+async function denoisingDirtyDocuments(rawDir, outDir) {
+  const pub = (...p) => join10(outDir, "public", ...p);
+  const priv = (...p) => join10(outDir, "private", ...p);
+  await extractZip(need(join10(rawDir, "train.zip")), pub());
+  const images = codePointSort(readdirSync5(pub("train")).filter((f) => f.endsWith(".png")));
+  const { test } = trainTestSplit(images.length, 0.2, 0);
+  const testNames = [...test].map((i) => images[i]);
+  mkdirSync5(pub("test"), { recursive: true });
+  for (const name2 of testNames) renameSync4(pub("train", name2), pub("test", name2));
+  await extractZip(need(join10(rawDir, "train_cleaned.zip")), pub());
+  mkdirSync5(priv("train_cleaned"), { recursive: true });
+  for (const name2 of testNames) renameSync4(pub("train_cleaned", name2), priv("train_cleaned", name2));
+  const answers = new CsvWriter(priv("answers.csv"), ["id", "value"]);
+  const sample = new CsvWriter(pub("sampleSubmission.csv"), ["id", "value"]);
+  try {
+    for (const name2 of codePointSort(readdirSync5(priv("train_cleaned")))) {
+      const { width, height, grey } = pngGrey(priv("train_cleaned", name2));
+      const stem = name2.replace(/\.[^.]*$/, "");
+      const values = Array.from({ length: 256 }, (_, v) => pyFloat2(v / 255));
+      for (let r = 0; r < height; r++) {
+        for (let c = 0; c < width; c++) {
+          const id = `${stem}_${r + 1}_${c + 1}`;
+          answers.row([id, values[grey[r * width + c]]]);
+          sample.row([id, "1"]);
+        }
+      }
+    }
+  } finally {
+    answers.close();
+    sample.close();
+  }
+  rmSync4(priv("train_cleaned"), { recursive: true, force: true });
+}
+function roundHalfEven(x) {
+  const f = Math.floor(x);
+  const d = x - f;
+  return d > 0.5 || d === 0.5 && f % 2 === 1 ? f + 1 : f;
+}
+function lines(file2) {
+  const parts = readFileSync9(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  if (parts.at(-1) === "") parts.pop();
+  return parts;
+}
+async function mlspBirds(rawDir, outDir) {
+  await extractZip(need(join10(rawDir, "mlsp_contest_dataset.zip")), rawDir);
+  const src = (...p) => join10(rawDir, "mlsp_contest_dataset", ...p);
+  const pub = (...p) => join10(outDir, "public", ...p);
+  for (const d of [
+    "essential_data/src_wavs",
+    ...["filtered_spectrograms", "segmentation_examples", "spectrograms", "supervised_segmentation"].map(
+      (x) => `supplemental_data/${x}`
+    )
+  ]) {
+    mkdirSync5(pub(d), { recursive: true });
+  }
+  mkdirSync5(join10(outDir, "private"), { recursive: true });
+  const folds = await scanTable(need(src("essential_data", "CVfolds_2.txt")));
+  const foldsReader = new RecordReader(folds);
+  const kept = [];
+  for (let i = 0; i < folds.n; i++) {
+    const [recId, fold] = foldsReader.cells(i);
+    if (Number(fold) === 0) kept.push(recId);
+  }
+  foldsReader.close();
+  const isTest = new Uint8Array(kept.length);
+  for (const p of permutation(kept.length, 0).subarray(0, roundHalfEven(0.2 * kept.length))) isTest[p] = 1;
+  const newId = new Map(kept.map((old, k) => [Number(old), k]));
+  writeFileSync2(
+    pub("essential_data", "CVfolds_2.txt"),
+    ["rec_id,fold", ...kept.map((_, k) => `${k},${isTest[k]}`)].join("\n") + "\n"
+  );
+  const names2 = await scanTable(need(src("essential_data", "rec_id2filename.txt")));
+  const namesReader = new RecordReader(names2);
+  const idCol = names2.header.indexOf("rec_id");
+  const fileCol = names2.header.indexOf("filename");
+  if (idCol < 0 || fileCol < 0) throw new Error("rec_id2filename.txt needs rec_id and filename columns");
+  const filenames = [];
+  const w = new CsvWriter(pub("essential_data", "rec_id2filename.txt"), names2.header);
+  for (let i = 0; i < names2.n; i++) {
+    const raw = namesReader.cells(i);
+    const id = newId.get(Number(raw[idCol]));
+    if (id === void 0) continue;
+    const out = raw.map((v, k) => k === idCol ? String(id) : renderCell(v, names2.types[k]));
+    filenames.push(raw[fileCol]);
+    w.row(out);
+  }
+  w.close();
+  namesReader.close();
+  const labelled = lines(need(src("essential_data", "rec_labels_test_hidden.txt"))).slice(1).map((line) => {
+    const [id, ...rest] = line.split(",");
+    return { id: newId.get(Number(id)), labels: rest.join(",") };
+  }).filter((x) => x.id !== void 0);
+  const pubLabels = ["rec_id,[labels]"];
+  const answers = ["Id,Probability"];
+  for (const { id, labels } of labelled) {
+    const shown = isTest[id] ? "?" : labels;
+    pubLabels.push(shown === "" ? `${id}` : `${id},${shown}`);
+    if (!isTest[id]) continue;
+    const species = new Set(
+      labels.split(",").filter((x) => x !== "").map(Number)
+    );
+    for (let sp = 0; sp < 19; sp++) answers.push(`${id * 100 + sp},${species.has(sp) ? 1 : 0}`);
+  }
+  writeFileSync2(pub("essential_data", "rec_labels_test_hidden.txt"), pubLabels.join("\n") + "\n");
+  writeFileSync2(join10(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
+  const sample = ["Id,Probability"];
+  kept.forEach((_, k) => {
+    if (isTest[k]) for (let sp = 0; sp < 19; sp++) sample.push(`${k * 100 + sp},0`);
+  });
+  writeFileSync2(pub("sample_submission.csv"), sample.join("\n") + "\n");
+  copyFileSync3(need(src("essential_data", "species_list.txt")), pub("essential_data", "species_list.txt"));
+  for (const f of filenames) {
+    copyFileSync3(
+      need(src("essential_data", "src_wavs", `${f}.wav`)),
+      pub("essential_data", "src_wavs", `${f}.wav`)
+    );
+    for (const d of [
+      "filtered_spectrograms",
+      "segmentation_examples",
+      "spectrograms",
+      "supervised_segmentation"
+    ]) {
+      const from = src("supplemental_data", d, `${f}.bmp`);
+      if (d === "segmentation_examples" && !existsSync8(from)) continue;
+      copyFileSync3(need(from), pub("supplemental_data", d, `${f}.bmp`));
+    }
+  }
+  for (const f of ["segment_clusters.bmp", "segment_mosaic.bmp"]) {
+    copyFileSync3(need(src("supplemental_data", f)), pub("supplemental_data", f));
+  }
+  for (const f of ["histogram_of_segments.txt", "segment_features.txt", "segment_rectangles.txt"]) {
+    const out = ["rec_id,[histogram of segment features]"];
+    for (const line of lines(need(src("supplemental_data", f))).slice(1)) {
+      const [id, ...rest] = line.split(",");
+      const n = newId.get(Number(id));
+      if (n !== void 0) out.push(`${n},${rest.join(",")}`);
+    }
+    writeFileSync2(pub("supplemental_data", f), out.join("\n") + "\n");
+  }
+}
+var CUSTOM_PREPARERS = {
+  "mlsp-2013-birds": mlspBirds,
+  "denoising-dirty-documents": denoisingDirtyDocuments,
+  "dogs-vs-cats": dogsVsCats,
+  whale,
+  "random-acts-of-pizza": randomActsOfPizza
+};
+
+// src/prepare/toy.ts
+import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync3, readFileSync as readFileSync10, existsSync as existsSync9, renameSync as renameSync5, rmSync as rmSync5 } from "node:fs";
+import { join as join11 } from "node:path";
+import { createHash as createHash5 } from "node:crypto";
 
 // src/prepare/random.ts
 function rng(seed) {
@@ -95420,7 +96936,7 @@ function describe3(c, p) {
   ].join("\n");
 }
 function fingerprint(c) {
-  return createHash4("sha256").update(
+  return createHash5("sha256").update(
     JSON.stringify({
       toy: { ...c.toy ?? {}, leaderboard: void 0 },
       answers: c.answers,
@@ -95429,64 +96945,232 @@ function fingerprint(c) {
   ).digest("hex");
 }
 function prepareToy(c, dataDir) {
-  const dir = join5(dataDir, c.id, "prepared");
-  const stamp = join5(dataDir, c.id, ".medalist-toy");
+  const dir = join11(dataDir, c.id, "prepared");
+  const stamp = join11(dataDir, c.id, ".medalist-toy");
   const fp = fingerprint(c);
-  if (existsSync4(stamp) && readFileSync6(stamp, "utf8") === fp && existsSync4(dir))
+  if (existsSync9(stamp) && readFileSync10(stamp, "utf8") === fp && existsSync9(dir))
     return { prepared: false, dir };
   const files = generateToy(c);
   const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
+  rmSync5(tmp, { recursive: true, force: true });
   for (const side of ["public", "private"]) {
     for (const [name2, text2] of Object.entries(files[side])) {
-      const file2 = join5(tmp, side, name2);
-      mkdirSync2(join5(file2, ".."), { recursive: true });
-      writeFileSync(file2, text2);
+      const file2 = join11(tmp, side, name2);
+      mkdirSync6(join11(file2, ".."), { recursive: true });
+      writeFileSync3(file2, text2);
     }
   }
-  rmSync(dir, { recursive: true, force: true });
-  renameSync(tmp, dir);
-  writeFileSync(stamp, fp);
+  rmSync5(dir, { recursive: true, force: true });
+  renameSync5(tmp, dir);
+  writeFileSync3(stamp, fp);
   return { prepared: true, dir };
+}
+
+// src/prepare/description.ts
+import { createHash as createHash6 } from "node:crypto";
+import { writeFileSync as writeFileSync4 } from "node:fs";
+var UPSTREAM_DESCRIPTIONS = "https://raw.githubusercontent.com/openai/mle-bench/main/mlebench/competitions";
+function descriptionStub(c) {
+  return `# ${c.name}
+
+Kaggle competition \`${c.id}\`: https://www.kaggle.com/competitions/${c.id}/overview
+
+(Prepared by Medalist without upstream MLE-bench's description.md.)
+`;
+}
+async function writeDescription(c, file2, baseUrl, log) {
+  const md52 = c.prepare?.descriptionMd5;
+  if (baseUrl && md52) {
+    const url2 = `${baseUrl.replace(/\/+$/, "")}/${encodeURIComponent(c.id)}/description.md`;
+    try {
+      const res = await fetch(url2, { signal: AbortSignal.timeout(2e4) });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const body = Buffer.from(await res.arrayBuffer());
+      const got = createHash6("md5").update(body).digest("hex");
+      if (got !== md52) throw new Error(`MD5 ${got} differs from the pinned ${md52}`);
+      writeFileSync4(file2, body);
+      return "upstream";
+    } catch (e) {
+      log(`${c.id}: warning: upstream description.md not used (${e.message}); writing a stub`);
+    }
+  }
+  writeFileSync4(file2, descriptionStub(c));
+  return "stub";
+}
+
+// src/prepare/prepare.ts
+function preparedDir(dataDir, id) {
+  return join12(dataDir, id, "prepared");
+}
+function requiredFiles(c) {
+  return [posix.normalize(`public/${c.sampleSubmission}`), posix.normalize(`private/${c.answers}`)];
+}
+function warmCheck(c, dataDir) {
+  const dir = preparedDir(dataDir, c.id);
+  const m = readManifest(dir);
+  if (!m || m.competition !== c.id) return void 0;
+  return manifestStillValid(dir, m, requiredFiles(c)) === void 0 ? m : void 0;
+}
+async function prepareCompetition(entry, opts) {
+  const c = entry.competition;
+  const t0 = performance.now();
+  const log = opts.log ?? (() => {
+  });
+  const done = (status, m) => ({
+    id: c.id,
+    status,
+    ms: performance.now() - t0,
+    upstreamMismatches: m?.upstreamMismatches ?? []
+  });
+  const warm = c.source === "toy" ? void 0 : warmCheck(c, opts.dataDir);
+  if (warm) return done("ready", warm);
+  const compDir = join12(opts.dataDir, c.id);
+  mkdirSync7(compDir, { recursive: true });
+  let release;
+  try {
+    release = await acquireLock(join12(compDir, ".medalist-prepare.lock"), {
+      waitMs: opts.lockWaitMs ?? 36e5
+    });
+  } catch (e) {
+    if (e instanceof LockBusyError)
+      throw new UserError(`${c.id}: another process is preparing it (${e.message})`, 1);
+    throw e;
+  }
+  try {
+    if (c.source === "toy") {
+      const dir2 = preparedDir(opts.dataDir, c.id);
+      const { prepared } = prepareToy(c, opts.dataDir);
+      const still = prepared ? void 0 : warmCheck(c, opts.dataDir);
+      if (still) return done("ready", still);
+      const m2 = await buildManifest(dir2, c.id, "toy", requiredFiles(c));
+      writeManifest(dir2, m2);
+      return done("generated", m2);
+    }
+    const after = warmCheck(c, opts.dataDir);
+    if (after) return done("ready", after);
+    for (const name2 of readdirSync6(compDir))
+      if (name2.startsWith(".staging-")) rmSync6(join12(compDir, name2), { recursive: true, force: true });
+    const dir = preparedDir(opts.dataDir, c.id);
+    const required2 = requiredFiles(c);
+    const upstream = c.prepare?.checksums;
+    if (existsSync10(dir)) {
+      const missing = required2.filter((f) => !existsSync10(join12(dir, f)));
+      if (missing.length > 0) {
+        throw new UserError(
+          `${c.id}: ${dir} exists but is incomplete (missing ${missing.join(", ")}); remove it, or re-run \`mlebench prepare\`, then run again`,
+          1
+        );
+      }
+      log(`${c.id}: checking data prepared by MLE-bench`);
+      const m2 = await buildManifest(dir, c.id, "reused", required2, upstream);
+      writeManifest(dir, m2);
+      return done("reused", m2);
+    }
+    const recipe = c.prepare?.split;
+    if (!recipe) {
+      throw new UserError(
+        `${c.id}: Medalist has no native preparation for it${c.prepare?.note ? ` (${c.prepare.note})` : ""}. Prepare it with MLE-bench (mlebench prepare -c ${c.id} --data-dir ${opts.dataDir}); Medalist then reuses it`,
+        1
+      );
+    }
+    const zip = join12(compDir, `${c.id}.zip`);
+    const md52 = opts.skipVerification ? void 0 : c.prepare?.zipMd5;
+    if (!existsSync10(zip)) {
+      log(`${c.id}: downloading from Kaggle`);
+      await downloadCompetition(c.id, zip, {
+        baseUrl: opts.kaggleUrl,
+        credentials: opts.credentials ?? kaggleCredentials(),
+        md5: md52,
+        retries: opts.downloadRetries,
+        retryDelayMs: opts.retryDelayMs,
+        log
+      });
+    } else if (md52 && await md5File(zip) !== md52) {
+      throw new UserError(
+        `${c.id}: ${zip} has an MD5 different from upstream's ${md52}; delete it to download again, or run with --skip-verification to accept it`,
+        1
+      );
+    }
+    const staging = join12(compDir, `.staging-${process.pid}-${Date.now()}`);
+    let description;
+    try {
+      const raw = join12(staging, "raw");
+      const out = join12(staging, "prepared");
+      log(`${c.id}: extracting ${zip}`);
+      await extractZip(zip, raw);
+      mkdirSync7(join12(out, "public"), { recursive: true });
+      mkdirSync7(join12(out, "private"), { recursive: true });
+      if (recipe.kind === "tables") await runTables(recipe, raw, out);
+      else if (recipe.kind === "custom") {
+        const run = CUSTOM_PREPARERS[recipe.preparer];
+        if (!run) throw new Error(`${c.id}: unknown preparer "${recipe.preparer}"`);
+        await run(raw, out);
+      } else {
+        const sizes = await runTableSplit(recipe, raw, out, log);
+        log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
+      }
+      if (!existsSync10(join12(out, "public", "description.md"))) {
+        description = await writeDescription(
+          c,
+          join12(out, "public", "description.md"),
+          opts.descriptionUrl,
+          log
+        );
+      }
+      const missing = required2.filter((f) => !existsSync10(join12(out, f)));
+      if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
+      rmSync6(raw, { recursive: true, force: true });
+      renameSync6(out, dir);
+    } finally {
+      rmSync6(staging, { recursive: true, force: true });
+    }
+    const m = { ...await buildManifest(dir, c.id, "recipe", required2, upstream), description };
+    writeManifest(dir, m);
+    if (m.upstreamMismatches.length > 0) {
+      log(`${c.id}: warning: ${m.upstreamMismatches.join(", ")} differ from upstream's checksums`);
+    }
+    return done("prepared", m);
+  } finally {
+    release();
+  }
+}
+async function prepareCompetitions(entries, opts) {
+  const results = [];
+  const failures = [];
+  for (const e of entries) {
+    try {
+      results.push(await prepareCompetition(e, opts));
+    } catch (err) {
+      failures.push({ id: e.competition.id, message: err.message });
+    }
+  }
+  return { results, failures };
 }
 
 // src/suite/prepare.ts
 function preparedPaths(dataDir, id) {
   return {
-    publicDir: join6(dataDir, id, "prepared", "public"),
-    privateDir: join6(dataDir, id, "prepared", "private")
+    publicDir: join13(dataDir, id, "prepared", "public"),
+    privateDir: join13(dataDir, id, "prepared", "private")
   };
 }
-function ensurePrepared(entry, dataDir) {
-  const c = entry.competition;
-  if (c.source === "toy") prepareToy(c, dataDir);
-  const paths = preparedPaths(dataDir, c.id);
-  const sample = join6(paths.publicDir, c.sampleSubmission);
-  const answers = join6(paths.privateDir, c.answers);
-  for (const [what, file2] of [
-    ["sample submission", sample],
-    ["answers", answers]
-  ]) {
-    if (!existsSync5(file2)) {
-      throw new UserError(
-        `${c.id}: ${what} not found at ${file2}. Prepare the data first: medalist prepare --competition ${c.id} --data-dir ${dataDir}`
-      );
-    }
-  }
-  return paths;
+async function ensurePrepared(entry, dataDir, log) {
+  const r = await prepareCompetition(entry, { dataDir, log });
+  if (r.status !== "ready") log(`${entry.competition.id}: data ${r.status} in ${dataDir}`);
+  return preparedPaths(dataDir, entry.competition.id);
 }
 
 // src/suite/store.ts
-import { mkdirSync as mkdirSync3, readFileSync as readFileSync7, renameSync as renameSync2, writeFileSync as writeFileSync2, existsSync as existsSync6 } from "node:fs";
-import { dirname as dirname3 } from "node:path";
+import { mkdirSync as mkdirSync8, readFileSync as readFileSync11, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync11 } from "node:fs";
+import { dirname as dirname6 } from "node:path";
 function toJson(value) {
   return JSON.stringify(value, (_k, v) => typeof v === "number" && Number.isNaN(v) ? "NaN" : v, 2) + "\n";
 }
 function writeAtomic(path4, text2) {
-  mkdirSync3(dirname3(path4), { recursive: true });
+  mkdirSync8(dirname6(path4), { recursive: true });
   const tmp = `${path4}.tmp-${process.pid}`;
-  writeFileSync2(tmp, text2);
-  renameSync2(tmp, path4);
+  writeFileSync5(tmp, text2);
+  renameSync7(tmp, path4);
 }
 function writeResults(path4, results) {
   const parsed = SuiteResultsSchema.parse(results);
@@ -95496,7 +97180,7 @@ function writeResults(path4, results) {
 function readResults(path4) {
   let raw;
   try {
-    raw = JSON.parse(readFileSync7(path4, "utf8"));
+    raw = JSON.parse(readFileSync11(path4, "utf8"));
   } catch (e) {
     const code = e.code;
     throw new UserError(
@@ -95508,9 +97192,9 @@ function readResults(path4) {
   return parsed.data;
 }
 function readStoredRun(path4) {
-  if (!existsSync6(path4)) return null;
+  if (!existsSync11(path4)) return null;
   try {
-    const raw = JSON.parse(readFileSync7(path4, "utf8"));
+    const raw = JSON.parse(readFileSync11(path4, "utf8"));
     const result = RunResultSchema.parse(raw.result);
     return { suiteHash: String(raw.suiteHash), agent: String(raw.agent), result };
   } catch {
@@ -95543,7 +97227,7 @@ var UsageSchema = external_exports.object({
 function readUsage(runDir) {
   try {
     const parsed = UsageSchema.safeParse(
-      JSON.parse(readFileSync8(join7(runPaths(runDir).logsDir, "usage.json"), "utf8"))
+      JSON.parse(readFileSync12(join14(runPaths(runDir).logsDir, "usage.json"), "utf8"))
     );
     return parsed.success ? parsed.data : null;
   } catch {
@@ -95554,7 +97238,7 @@ function localExecutor(opts, agent) {
   if (agent.command === void 0) throw new UserError("agent.command: the local executor needs a command");
   return new LocalExecutor({
     command: agent.command,
-    cwd: resolve3(opts.baseDir, agent.cwd ?? "."),
+    cwd: resolve4(opts.baseDir, agent.cwd ?? "."),
     graceSecs: opts.config.docker.stopGraceSecs
   });
 }
@@ -95572,10 +97256,10 @@ async function runSuite(opts) {
   const log = opts.log ?? (() => {
   });
   const agent = opts.agent ?? config2.agent;
-  const registry2 = opts.registry ?? loadRegistry(config2.registryDir ? resolve3(opts.baseDir, config2.registryDir) : defaultRegistryDir());
+  const registry2 = opts.registry ?? loadRegistry(config2.registryDir ? resolve4(opts.baseDir, config2.registryDir) : defaultRegistryDir());
   const thePlan = plan(config2, registry2);
-  const dataDir = resolve3(opts.baseDir, config2.dataDir);
-  const outDir = resolve3(opts.outDir);
+  const dataDir = resolve4(opts.baseDir, config2.dataDir);
+  const outDir = resolve4(opts.outDir);
   const env = agentEnv(agent);
   const suiteId = `${opts.label}-${thePlan.suiteHash.slice(0, 8)}-${Date.now().toString(36)}`;
   const docker = !opts.executor && config2.executor === "docker" ? await setupDocker({ ...config2, agent }, { baseDir: opts.baseDir, log }) : null;
@@ -95586,7 +97270,8 @@ async function runSuite(opts) {
   const agentText = describeAgent(agent);
   const startedAt = (/* @__PURE__ */ new Date()).toISOString();
   const prepared = /* @__PURE__ */ new Map();
-  for (const id of thePlan.competitions) prepared.set(id, ensurePrepared(registry2.get(id), dataDir));
+  for (const id of thePlan.competitions)
+    prepared.set(id, await ensurePrepared(registry2.get(id), dataDir, log));
   log(
     `[${opts.label}] ${thePlan.runs.length} runs: ${thePlan.competitions.length} competitions \xD7 ${thePlan.seeds} seeds, agent: ${agentText}`
   );
@@ -95595,8 +97280,8 @@ async function runSuite(opts) {
   const total = thePlan.runs.length;
   const running = /* @__PURE__ */ new Map();
   const one = async (run, gpus) => {
-    const runDir = join7(outDir, "runs", run.runId);
-    const storePath = join7(runDir, "run.json");
+    const runDir = join14(outDir, "runs", run.runId);
+    const storePath = join14(runDir, "run.json");
     const stored = readStoredRun(storePath);
     if (stored && stored.suiteHash === thePlan.suiteHash && stored.agent === agentText) {
       results.set(run.runId, stored.result);
@@ -95605,11 +97290,11 @@ async function runSuite(opts) {
       );
       return;
     }
-    rmSync2(runDir, { recursive: true, force: true });
-    mkdirSync4(runDir, { recursive: true });
+    rmSync7(runDir, { recursive: true, force: true });
+    mkdirSync9(runDir, { recursive: true });
     const entry = registry2.get(run.competitionId);
     const paths = prepared.get(run.competitionId);
-    writeFileSync3(runPaths(runDir).instructionsFile, instructions(entry.competition, config2.limits.time));
+    writeFileSync6(runPaths(runDir).instructionsFile, instructions(entry.competition, config2.limits.time));
     const t0 = /* @__PURE__ */ new Date();
     running.set(run.runId, t0.getTime());
     log(
@@ -95633,7 +97318,7 @@ async function runSuite(opts) {
           secretEnv: agent.secrets,
           validationUrl: docker?.validation?.register(
             run.competitionId,
-            join7(paths.publicDir, entry.competition.sampleSubmission)
+            join14(paths.publicDir, entry.competition.sampleSubmission)
           )
         },
         opts.signal
@@ -95651,7 +97336,8 @@ async function runSuite(opts) {
       competition: entry.competition,
       competitionDir: entry.dir,
       privateDir: paths.privateDir,
-      submissionPath: runPaths(runDir).submissionFile
+      submissionPath: runPaths(runDir).submissionFile,
+      leaderboardPath: leaderboardPath(entry)
     });
     const result = {
       runId: run.runId,
@@ -95732,7 +97418,7 @@ async function runSuite(opts) {
     finishedAt: (/* @__PURE__ */ new Date()).toISOString(),
     runs: thePlan.runs.map((r) => results.get(r.runId)).filter((r) => r !== void 0)
   };
-  return writeResults(join7(outDir, "results.json"), suite);
+  return writeResults(join14(outDir, "results.json"), suite);
 }
 
 // src/grade/types.ts
@@ -96003,7 +97689,7 @@ function emptyMetric(metric, o) {
   };
 }
 function analyzeMetric(metric, input2, options2) {
-  const o = resolve4(options2);
+  const o = resolve5(options2);
   const samples = usable(input2);
   if (samples.length === 0) return emptyMetric(metric, o);
   const binary = samples.every((s) => isBinary(s.base) && isBinary(s.head));
@@ -96059,7 +97745,7 @@ function analyzeMetric(metric, input2, options2) {
     reason
   };
 }
-function resolve4(o) {
+function resolve5(o) {
   if (!(o.alpha > 0 && o.alpha < 1)) throw new Error(`alpha must be in (0, 1), got ${o.alpha}`);
   if (!(o.tolerance >= 0 && o.tolerance <= 1))
     throw new Error(`tolerance must be in [0, 1], got ${o.tolerance}`);
@@ -96074,7 +97760,7 @@ function resolve4(o) {
   };
 }
 function analyze(data, options2) {
-  const o = resolve4(options2);
+  const o = resolve5(options2);
   return {
     alpha: o.alpha,
     tolerance: o.tolerance,
@@ -96370,7 +98056,7 @@ var VERDICT = {
   "no-regression": "\u2705 no regression",
   inconclusive: "\u2754 inconclusive"
 };
-function interval(a) {
+function interval2(a) {
   if (!a.interval) return "";
   return `${Math.round(a.interval.level * 100)}% CI ${points(a.interval.lower)} to ${points(a.interval.upper)}`;
 }
@@ -96392,7 +98078,7 @@ function renderReport(cmp, opts = {}) {
   if (a) {
     line += `, \u0394 **${points(a.medal.delta)}**`;
     const extra = [
-      interval(a.medal),
+      interval2(a.medal),
       `p = ${a.medal.pValue < 1e-3 ? "<0.001" : a.medal.pValue.toFixed(3)}`
     ].filter(Boolean);
     line += ` (${extra.join("; ")})`;
@@ -96443,7 +98129,7 @@ function renderReport(cmp, opts = {}) {
       pct(m.base),
       pct(m.head),
       points(m.delta),
-      interval(m) || "\u2014",
+      interval2(m) || "\u2014",
       m.pValue < 1e-3 ? "<0.001" : m.pValue.toFixed(3),
       m.mde === null ? "\u2014" : points(-m.mde).replace("\u2212", ""),
       m.verdict
@@ -96541,8 +98227,8 @@ function cancelOnSignals(log) {
 var progress = (line) => console.error(line);
 async function runFromConfig(loaded, outDir) {
   const { config: config2, baseDir } = loaded;
-  const out = resolve5(outDir);
-  mkdirSync5(out, { recursive: true });
+  const out = resolve6(outDir);
+  mkdirSync10(out, { recursive: true });
   const { signal, dispose } = cancelOnSignals(progress);
   try {
     const started = Date.now();
@@ -96555,29 +98241,29 @@ async function runFromConfig(loaded, outDir) {
     const base = b.source === "run" ? await runSuite({
       config: config2,
       baseDir,
-      outDir: join8(out, "base"),
+      outDir: join15(out, "base"),
       label: "base",
       agent: b.agent ?? config2.agent,
       signal,
       log: progress
-    }) : b.source === "file" ? readResults(resolve5(baseDir, b.path)) : null;
+    }) : b.source === "file" ? readResults(resolve6(baseDir, b.path)) : null;
     if (signal.aborted) return 130;
     const head = await runSuite({
       config: config2,
       baseDir,
-      outDir: join8(out, "head"),
+      outDir: join15(out, "head"),
       label: "head",
       signal,
       log: progress
     });
     if (signal.aborted) return 130;
-    const reportPath = join8(out, "report.md");
+    const reportPath = join15(out, "report.md");
     if (!base) {
       const text3 = renderResults(head);
-      writeFileSync4(reportPath, text3);
+      writeFileSync7(reportPath, text3);
       console.log(text3);
       progress(
-        `results: ${join8(out, "head", "results.json")}
+        `results: ${join15(out, "head", "results.json")}
 report:  ${reportPath}
 took ${((Date.now() - started) / 1e3).toFixed(1)}s`
       );
@@ -96585,14 +98271,14 @@ took ${((Date.now() - started) / 1e3).toFixed(1)}s`
     }
     const source = b.source === "run" ? "evaluated in this job (baseline agent)" : b.source === "file" ? `file ${b.path}` : "none";
     const cmp = compareRuns(base, head, config2.gate, source);
-    writeAtomic(join8(out, "comparison.json"), toJson(cmp));
+    writeAtomic(join15(out, "comparison.json"), toJson(cmp));
     const text2 = renderReport(cmp, {
       environment: { "time limit": `${config2.limits.time}s`, executor: config2.executor }
     });
-    writeFileSync4(reportPath, text2);
+    writeFileSync7(reportPath, text2);
     console.log(text2);
     progress(
-      `results: ${join8(out, "head", "results.json")}${b.source === "run" ? `, ${join8(out, "base", "results.json")}` : ""}`
+      `results: ${join15(out, "head", "results.json")}${b.source === "run" ? `, ${join15(out, "base", "results.json")}` : ""}`
     );
     progress(`report:  ${reportPath}
 took ${((Date.now() - started) / 1e3).toFixed(1)}s`);
@@ -96636,13 +98322,13 @@ competitions, 2 seeds each, with the local executor (no Docker, GitHub or Kaggle
 comparison and writes DIR/report.md and the results JSON (default DIR: .medalist/demo).`,
   async run(argv) {
     const { values } = parseCommandArgs(argv, { out: { type: "string" } });
-    const demo = join8(dirname4(defaultRegistryDir()), "examples", "demo.yml");
+    const demo = join15(dirname7(defaultRegistryDir()), "examples", "demo.yml");
     return runFromConfig(loadConfig(demo), values.out ?? ".medalist/demo");
   }
 };
 
 // src/cli/commands/compare.ts
-import { writeFileSync as writeFileSync5 } from "node:fs";
+import { writeFileSync as writeFileSync8 } from "node:fs";
 var compareCommand = {
   name: "compare",
   summary: "compare two results files (base, head): medal rates, per-competition diff, verdict",
@@ -96679,14 +98365,14 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
     const [base, head] = positionals.map(readResults);
     const cmp = compareRuns(base, head, gate.data, `file ${positionals[0]}`);
     const text2 = values.json ? toJson(cmp) : renderReport(cmp);
-    if (values.out) writeFileSync5(values.out, text2);
+    if (values.out) writeFileSync8(values.out, text2);
     process.stdout.write(text2);
     return cmp.verdict === "regressed" && gate.data.failOn === "regression" ? 1 : 0;
   }
 };
 
 // src/cli/commands/report.ts
-import { writeFileSync as writeFileSync6 } from "node:fs";
+import { writeFileSync as writeFileSync9 } from "node:fs";
 var reportCommand = {
   name: "report",
   summary: "render one results file as Markdown",
@@ -96697,15 +98383,15 @@ Prints a Markdown report of one suite run: medal rate and every run's outcome, s
     const { values, positionals } = parseCommandArgs(argv, { out: { type: "string" } }, true);
     if (positionals.length !== 1) throw new UserError("expects one results file (see --help)");
     const text2 = renderResults(readResults(positionals[0]));
-    if (values.out) writeFileSync6(values.out, text2);
+    if (values.out) writeFileSync9(values.out, text2);
     process.stdout.write(text2);
     return 0;
   }
 };
 
 // src/cli/commands/schema.ts
-import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync7 } from "node:fs";
-import { join as join9 } from "node:path";
+import { mkdirSync as mkdirSync11, writeFileSync as writeFileSync10 } from "node:fs";
+import { join as join16 } from "node:path";
 function jsonSchemas() {
   return {
     "medalist.schema.json": {
@@ -96728,10 +98414,10 @@ Point your editor's YAML/JSON schema setting at medalist.schema.json to validate
   async run(argv) {
     const { values } = parseCommandArgs(argv, { out: { type: "string" } });
     const dir = values.out ?? "schema";
-    mkdirSync6(dir, { recursive: true });
+    mkdirSync11(dir, { recursive: true });
     for (const [name2, schema] of Object.entries(jsonSchemas())) {
-      writeFileSync7(join9(dir, name2), JSON.stringify(schema, null, 2) + "\n");
-      console.log(`wrote ${join9(dir, name2)}`);
+      writeFileSync10(join16(dir, name2), JSON.stringify(schema, null, 2) + "\n");
+      console.log(`wrote ${join16(dir, name2)}`);
     }
     return 0;
   }
@@ -96791,1706 +98477,6 @@ ${rows.length} competition(s)${values.split ? ` in split ${values.split}` : ""}`
 
 // src/cli/commands/prepare.ts
 import { resolve as resolve7 } from "node:path";
-
-// src/prepare/prepare.ts
-import { existsSync as existsSync12, mkdirSync as mkdirSync11, readdirSync as readdirSync6, renameSync as renameSync7, rmSync as rmSync7 } from "node:fs";
-import { join as join16, posix } from "node:path";
-
-// src/prepare/kaggle.ts
-import {
-  closeSync as closeSync2,
-  existsSync as existsSync8,
-  openSync as openSync2,
-  readFileSync as readFileSync10,
-  renameSync as renameSync4,
-  rmSync as rmSync3,
-  statSync as statSync5,
-  writeSync
-} from "node:fs";
-import { homedir as homedir2 } from "node:os";
-import { join as join11 } from "node:path";
-
-// src/prepare/manifest.ts
-import { createHash as createHash5 } from "node:crypto";
-import {
-  createReadStream,
-  existsSync as existsSync7,
-  readdirSync as readdirSync2,
-  readFileSync as readFileSync9,
-  renameSync as renameSync3,
-  statSync as statSync4,
-  writeFileSync as writeFileSync8
-} from "node:fs";
-import { join as join10 } from "node:path";
-var MANIFEST_NAME = "medalist-manifest.json";
-var FileEntry = external_exports.strictObject({ size: external_exports.number(), mtimeMs: external_exports.number(), md5: external_exports.string() });
-var ManifestSchema = external_exports.strictObject({
-  version: external_exports.literal(1),
-  competition: external_exports.string(),
-  /** reused: prepared by MLE-bench (or by hand); recipe: by Medalist's recipe; toy: generated. */
-  origin: external_exports.enum(["reused", "recipe", "toy"]),
-  createdAt: external_exports.string(),
-  /** Paths relative to prepared/, e.g. "public/train.csv". */
-  files: external_exports.record(external_exports.string(), FileEntry),
-  /** Files whose MD5 differs from upstream's (empty when they match or nothing is pinned). */
-  upstreamMismatches: external_exports.array(external_exports.string()).default([]),
-  /** Where public/description.md came from, for data Medalist prepared. */
-  description: external_exports.enum(["upstream", "stub"]).optional(),
-  /** Number of entries per folder (public/, private/ and their sub-folders), for information. */
-  counts: external_exports.record(external_exports.string(), external_exports.number()).default({})
-});
-var HASHED = /\.(csv|json|jsonl|parquet|bson)$/;
-function md5File(file2) {
-  return new Promise((resolve11, reject) => {
-    const h = createHash5("md5");
-    createReadStream(file2).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve11(h.digest("hex")));
-  });
-}
-function manifestFiles(preparedDir2, extra) {
-  const out = /* @__PURE__ */ new Set();
-  for (const side of ["public", "private"]) {
-    const dir = join10(preparedDir2, side);
-    if (!existsSync7(dir)) continue;
-    for (const d of readdirSync2(dir, { withFileTypes: true })) {
-      if (d.isFile() && HASHED.test(d.name)) out.add(`${side}/${d.name}`);
-    }
-  }
-  for (const e of extra) out.add(e);
-  return [...out].sort();
-}
-function folderCounts(preparedDir2) {
-  const counts = {};
-  for (const side of ["public", "private"]) {
-    const dir = join10(preparedDir2, side);
-    if (!existsSync7(dir)) continue;
-    const entries = readdirSync2(dir, { withFileTypes: true });
-    counts[side] = entries.length;
-    for (const d of entries)
-      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync2(join10(dir, d.name)).length;
-  }
-  return counts;
-}
-async function buildManifest(preparedDir2, competition, origin, extra, upstream) {
-  const files = {};
-  for (const rel of manifestFiles(preparedDir2, extra)) {
-    const file2 = join10(preparedDir2, rel);
-    const st = statSync4(file2);
-    files[rel] = { size: st.size, mtimeMs: st.mtimeMs, md5: await md5File(file2) };
-  }
-  const mismatches = [];
-  if (upstream) {
-    for (const side of ["public", "private"]) {
-      for (const [name2, md52] of Object.entries(upstream[side])) {
-        const got = files[`${side}/${name2}`]?.md5;
-        if (got !== md52) mismatches.push(`${side}/${name2}`);
-      }
-    }
-  }
-  return {
-    version: 1,
-    competition,
-    origin,
-    createdAt: (/* @__PURE__ */ new Date()).toISOString(),
-    files,
-    upstreamMismatches: mismatches,
-    counts: folderCounts(preparedDir2)
-  };
-}
-function writeManifest(preparedDir2, m) {
-  const file2 = join10(preparedDir2, MANIFEST_NAME);
-  writeFileSync8(`${file2}.tmp-${process.pid}`, JSON.stringify(m, null, 2) + "\n");
-  renameSync3(`${file2}.tmp-${process.pid}`, file2);
-}
-function readManifest(preparedDir2) {
-  const file2 = join10(preparedDir2, MANIFEST_NAME);
-  if (!existsSync7(file2)) return void 0;
-  try {
-    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync9(file2, "utf8")));
-    return parsed.success ? parsed.data : void 0;
-  } catch {
-    return void 0;
-  }
-}
-function manifestStillValid(preparedDir2, m, required2) {
-  for (const rel of required2) if (!(rel in m.files)) return `${rel} not in the manifest`;
-  for (const [rel, f] of Object.entries(m.files)) {
-    let st;
-    try {
-      st = statSync4(join10(preparedDir2, rel));
-    } catch {
-      return `${rel} is missing`;
-    }
-    if (st.size !== f.size || st.mtimeMs !== f.mtimeMs) return `${rel} changed since it was checked`;
-  }
-  return void 0;
-}
-
-// src/prepare/kaggle.ts
-var KAGGLE_API = "https://www.kaggle.com/api/v1";
-function kaggleCredentials(env = process.env) {
-  if (env.KAGGLE_USERNAME && env.KAGGLE_KEY) return { username: env.KAGGLE_USERNAME, key: env.KAGGLE_KEY };
-  const file2 = join11(env.KAGGLE_CONFIG_DIR ?? join11(homedir2(), ".kaggle"), "kaggle.json");
-  if (existsSync8(file2)) {
-    try {
-      const j = JSON.parse(readFileSync10(file2, "utf8"));
-      if (j.username && j.key) return { username: j.username, key: j.key };
-    } catch {
-    }
-    throw new UserError(
-      `${file2} must be JSON with "username" and "key" (download it from your Kaggle account settings)`
-    );
-  }
-  throw new UserError(
-    "no Kaggle credentials: set KAGGLE_USERNAME and KAGGLE_KEY, or put kaggle.json (from kaggle.com \u2192 Settings \u2192 API) in ~/.kaggle/"
-  );
-}
-function rulesUrl(id) {
-  return `https://www.kaggle.com/competitions/${id}/rules`;
-}
-function statusError(id, status, body) {
-  const detail = body.trim().slice(0, 200);
-  if (status === 401) {
-    return new UserError(
-      `${id}: Kaggle rejected the credentials (HTTP 401). Check KAGGLE_USERNAME/KAGGLE_KEY or ~/.kaggle/kaggle.json (create a fresh API token at kaggle.com \u2192 Settings \u2192 API)`
-    );
-  }
-  if (status === 403) {
-    return new UserError(
-      `${id}: Kaggle refused the download (HTTP 403): the competition's rules have not been accepted for this account. Open ${rulesUrl(id)} while logged in, click "I Understand and Accept", then run again`
-    );
-  }
-  if (status === 404) return new UserError(`${id}: no such competition on Kaggle (HTTP 404)`);
-  return new Error(`${id}: Kaggle download failed with HTTP ${status}${detail ? `: ${detail}` : ""}`);
-}
-var Interrupted = class extends Error {
-};
-async function fetchFollowing(url2, headers) {
-  const origin = new URL(url2).origin;
-  let current = url2;
-  for (let hop = 0; hop < 5; hop++) {
-    const h = { ...headers };
-    if (new URL(current).origin !== origin) delete h.authorization;
-    const res = await fetch(current, { headers: h, redirect: "manual" });
-    const location = res.headers.get("location");
-    if (res.status < 300 || res.status >= 400 || !location) return res;
-    await res.body?.cancel();
-    current = new URL(location, current).href;
-  }
-  throw new Error("too many redirects");
-}
-async function attempt(id, url2, part2, opts) {
-  const have = existsSync8(part2) ? statSync5(part2).size : 0;
-  const auth = Buffer.from(`${opts.credentials.username}:${opts.credentials.key}`).toString("base64");
-  const headers = { authorization: `Basic ${auth}`, "user-agent": "medalist" };
-  if (have > 0) headers.range = `bytes=${have}-`;
-  let res;
-  try {
-    res = await fetchFollowing(url2, headers);
-  } catch (e) {
-    throw new Interrupted(`${id}: cannot reach Kaggle (${e.message})`);
-  }
-  if (res.status === 416 && have > 0) {
-    rmSync3(part2, { force: true });
-    throw new Interrupted(`${id}: the partial download no longer matches the server's file; starting over`);
-  }
-  if (res.status !== 200 && res.status !== 206)
-    throw statusError(id, res.status, await res.text().catch(() => ""));
-  let offset = have;
-  if (res.status === 200 || !/^bytes (\d+)-/.test(res.headers.get("content-range") ?? "")) offset = 0;
-  else offset = Number(/^bytes (\d+)-/.exec(res.headers.get("content-range"))[1]);
-  if (offset > have)
-    throw new Error(`${id}: server resumed at byte ${offset}, but only ${have} bytes are here`);
-  const total = totalSize(res, offset);
-  const fd = openSync2(part2, offset === 0 ? "w" : "r+");
-  let written = offset;
-  let nextTenth = Math.floor(10 * offset / (total ?? Infinity)) + 1;
-  try {
-    if (!res.body) throw new Interrupted(`${id}: empty response`);
-    const reader = res.body.getReader();
-    for (; ; ) {
-      let chunk;
-      try {
-        chunk = await reader.read();
-      } catch (e) {
-        throw new Interrupted(`${id}: connection dropped after ${written} bytes (${e.message})`);
-      }
-      if (chunk.done) break;
-      writeSync(fd, chunk.value, 0, chunk.value.length, written);
-      written += chunk.value.length;
-      if (total !== void 0 && total > 1e8 && Math.floor(10 * written / total) > nextTenth - 1) {
-        opts.log?.(`${id}: ${Math.round(100 * written / total)}% of ${(total / 1e9).toFixed(2)} GB`);
-        nextTenth = Math.floor(10 * written / total) + 1;
-      }
-    }
-  } finally {
-    closeSync2(fd);
-  }
-  if (total !== void 0 && written !== total) {
-    throw new Interrupted(`${id}: connection closed after ${written} of ${total} bytes`);
-  }
-  if (total === void 0)
-    throw new Interrupted(`${id}: the server did not say how long the file is; cannot trust it`);
-}
-function totalSize(res, offset) {
-  const range = /\/(\d+)$/.exec(res.headers.get("content-range") ?? "");
-  if (range) return Number(range[1]);
-  const len = res.headers.get("content-length");
-  return len === null ? void 0 : offset + Number(len);
-}
-async function downloadCompetition(id, dest, opts) {
-  const base = (opts.baseUrl ?? KAGGLE_API).replace(/\/+$/, "");
-  const url2 = `${base}/competitions/data/download-all/${encodeURIComponent(id)}`;
-  const part2 = `${dest}.part`;
-  const retries = opts.retries ?? 3;
-  for (let i = 0; ; i++) {
-    try {
-      await attempt(id, url2, part2, opts);
-      break;
-    } catch (e) {
-      if (!(e instanceof Interrupted)) throw e;
-      if (i >= retries) {
-        throw new UserError(`${e.message}; the partial file ${part2} is kept, run again to resume`, 1);
-      }
-      opts.log?.(`${e.message}; resuming (attempt ${i + 2} of ${retries + 1})`);
-      await new Promise((r) => setTimeout(r, opts.retryDelayMs ?? 5e3));
-    }
-  }
-  if (opts.md5) {
-    const got = await md5File(part2);
-    if (got !== opts.md5) {
-      rmSync3(part2, { force: true });
-      throw new UserError(
-        `${id}: the downloaded zip's MD5 ${got} differs from upstream's ${opts.md5}; it was deleted. Kaggle sometimes re-packages downloads: run with --skip-verification to accept it`,
-        1
-      );
-    }
-  }
-  renameSync4(part2, dest);
-}
-
-// src/prepare/lock.ts
-import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync11, rmSync as rmSync4, writeSync as writeSync2 } from "node:fs";
-import { hostname as hostname3 } from "node:os";
-var LockBusyError = class extends Error {
-};
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-function isStale(file2, staleMs) {
-  let text2;
-  try {
-    text2 = readFileSync11(file2, "utf8");
-  } catch {
-    return false;
-  }
-  const [pidText, host, timeText] = text2.trim().split(" ");
-  const pid = Number(pidText);
-  const time3 = Number(timeText);
-  if (host === hostname3() && Number.isInteger(pid) && pid > 0 && !alive(pid)) return true;
-  return Number.isFinite(time3) && Date.now() - time3 > staleMs;
-}
-function tryCreate(file2) {
-  try {
-    const fd = openSync3(file2, "wx");
-    writeSync2(fd, `${process.pid} ${hostname3()} ${Date.now()}
-`);
-    closeSync3(fd);
-    return true;
-  } catch (e) {
-    if (e.code === "EEXIST") return false;
-    throw e;
-  }
-}
-async function acquireLock(file2, opts = {}) {
-  const { waitMs = 0, pollMs = 200, staleMs = 6 * 36e5 } = opts;
-  const deadline = Date.now() + waitMs;
-  for (; ; ) {
-    if (tryCreate(file2)) {
-      return () => rmSync4(file2, { force: true });
-    }
-    if (isStale(file2, staleMs)) {
-      rmSync4(file2, { force: true });
-      continue;
-    }
-    if (Date.now() >= deadline) {
-      let holder = "";
-      try {
-        holder = readFileSync11(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
-      } catch {
-      }
-      throw new LockBusyError(`${file2} is held by process ${holder || "?"}`);
-    }
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
-}
-
-// src/prepare/split.ts
-import { copyFileSync, existsSync as existsSync9, mkdirSync as mkdirSync8, readdirSync as readdirSync4, renameSync as renameSync5, rmSync as rmSync5 } from "node:fs";
-import { dirname as dirname6, join as join13 } from "node:path";
-
-// src/prepare/csv.ts
-function parseCsv2(text2) {
-  const rows = [];
-  let row = [];
-  let cell3 = "";
-  let i = 0;
-  const n = text2.length;
-  if (text2.charCodeAt(0) === 65279) i = 1;
-  let quoted = false;
-  while (i < n) {
-    const c = text2[i];
-    if (quoted) {
-      if (c === '"') {
-        if (text2[i + 1] === '"') {
-          cell3 += '"';
-          i += 2;
-          continue;
-        }
-        quoted = false;
-        i++;
-        continue;
-      }
-      cell3 += c;
-      i++;
-      continue;
-    }
-    if (c === '"') {
-      quoted = true;
-      i++;
-    } else if (c === ",") {
-      row.push(cell3);
-      cell3 = "";
-      i++;
-    } else if (c === "\n" || c === "\r") {
-      row.push(cell3);
-      rows.push(row);
-      row = [];
-      cell3 = "";
-      i += c === "\r" && text2[i + 1] === "\n" ? 2 : 1;
-    } else {
-      let j = i + 1;
-      while (j < n) {
-        const d = text2.charCodeAt(j);
-        if (d === 44 || d === 34 || d === 10 || d === 13) break;
-        j++;
-      }
-      cell3 += text2.slice(i, j);
-      i = j;
-    }
-  }
-  if (cell3 !== "" || row.length > 0) {
-    row.push(cell3);
-    rows.push(row);
-  }
-  return rows;
-}
-var NA_TOKENS2 = /* @__PURE__ */ new Set([
-  "",
-  "#N/A",
-  "#N/A N/A",
-  "#NA",
-  "-1.#IND",
-  "-1.#QNAN",
-  "-NaN",
-  "-nan",
-  "1.#IND",
-  "1.#QNAN",
-  "<NA>",
-  "N/A",
-  "NA",
-  "NULL",
-  "NaN",
-  "None",
-  "n/a",
-  "nan",
-  "null"
-]);
-var CANONICAL_INT = /^(-?[1-9]\d*|0)$/;
-var INT_RE = /^\s*[+-]?\d+\s*$/;
-var FLOAT_RE = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$|^\s*[+-]?(inf|infinity)\s*$/i;
-var BOOL_RE = /^(True|False|TRUE|FALSE|true|false)$/;
-var ColumnTyper = class {
-  anyMissing = false;
-  any = false;
-  allInt = true;
-  allNum = true;
-  allBool = true;
-  add(v) {
-    if (NA_TOKENS2.has(v)) {
-      this.anyMissing = true;
-      return;
-    }
-    this.any = true;
-    if (this.allInt && !INT_RE.test(v)) this.allInt = false;
-    if (this.allNum && !this.allInt && !FLOAT_RE.test(v)) this.allNum = false;
-    if (this.allBool && !BOOL_RE.test(v)) this.allBool = false;
-  }
-  get type() {
-    if (!this.any) return "float";
-    if (this.allInt && !this.anyMissing) return "int";
-    if (this.allInt || this.allNum) return "float";
-    if (this.allBool && !this.anyMissing) return "bool";
-    return "text";
-  }
-};
-function pyFloat2(x) {
-  if (Number.isNaN(x)) return "nan";
-  if (x === Infinity) return "inf";
-  if (x === -Infinity) return "-inf";
-  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
-  const [mant, expText] = x.toExponential().split("e");
-  const exp = Number(expText);
-  const neg = mant.startsWith("-");
-  const digits = mant.replace("-", "").replace(".", "");
-  const sign = neg ? "-" : "";
-  if (exp >= -4 && exp < 16) {
-    if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
-    const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
-    const frac = digits.slice(exp + 1) || "0";
-    return `${sign}${intPart}.${frac}`;
-  }
-  const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-  const e = Math.abs(exp) < 10 ? `0${Math.abs(exp)}` : String(Math.abs(exp));
-  return `${sign}${m}e${exp < 0 ? "-" : "+"}${e}`;
-}
-function renderCell(v, type) {
-  if (NA_TOKENS2.has(v)) return "";
-  switch (type) {
-    case "int":
-      return CANONICAL_INT.test(v) ? v : BigInt(v.trim()).toString();
-    case "float":
-      return pyFloat2(
-        Number(
-          v.trim().replace(/^\+/, "").replace(/^(-?)inf(inity)?$/i, "$1Infinity")
-        )
-      );
-    case "bool":
-      return /^t/i.test(v) ? "True" : "False";
-    default:
-      return v;
-  }
-}
-function quoteCell(v) {
-  return /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
-}
-
-// src/prepare/numpy-random.ts
-var N = 624;
-var M = 397;
-var MT19937 = class {
-  mt = new Uint32Array(N);
-  index = N;
-  constructor(seed) {
-    const mt = this.mt;
-    mt[0] = seed >>> 0;
-    for (let i = 1; i < N; i++) {
-      const prev = mt[i - 1] ^ mt[i - 1] >>> 30;
-      mt[i] = Math.imul(1812433253, prev) + i >>> 0;
-    }
-  }
-  twist() {
-    const mt = this.mt;
-    for (let i = 0; i < N; i++) {
-      const y = mt[i] & 2147483648 | mt[(i + 1) % N] & 2147483647;
-      mt[i] = mt[(i + M) % N] ^ y >>> 1 ^ (y & 1 ? 2567483615 : 0);
-    }
-    this.index = 0;
-  }
-  next() {
-    if (this.index >= N) this.twist();
-    let y = this.mt[this.index++];
-    y ^= y >>> 11;
-    y ^= y << 7 & 2636928640;
-    y ^= y << 15 & 4022730752;
-    y ^= y >>> 18;
-    return y >>> 0;
-  }
-};
-function interval2(rng2, max) {
-  if (max === 0) return 0;
-  let mask = max;
-  mask |= mask >>> 1;
-  mask |= mask >>> 2;
-  mask |= mask >>> 4;
-  mask |= mask >>> 8;
-  mask |= mask >>> 16;
-  mask >>>= 0;
-  for (; ; ) {
-    const v = (rng2.next() & mask) >>> 0;
-    if (v <= max) return v;
-  }
-}
-function permutation(n, seed) {
-  if (!Number.isInteger(n) || n < 0 || n >= 2 ** 32)
-    throw new RangeError(`permutation size out of range: ${n}`);
-  const rng2 = new MT19937(seed);
-  const a = new Uint32Array(n);
-  for (let i = 0; i < n; i++) a[i] = i;
-  for (let i = n - 1; i >= 1; i--) {
-    const j = interval2(rng2, i);
-    const t = a[i];
-    a[i] = a[j];
-    a[j] = t;
-  }
-  return a;
-}
-function testCount(n, testSize) {
-  const nTest = Number.isInteger(testSize) && testSize >= 1 ? testSize : Math.ceil(testSize * n);
-  if (nTest <= 0 || nTest >= n) {
-    throw new RangeError(`test_size=${testSize} with ${n} rows leaves an empty train or test set`);
-  }
-  return nTest;
-}
-function trainTestSplit(n, testSize, seed) {
-  const nTest = testCount(n, testSize);
-  const p = permutation(n, seed);
-  return { test: p.subarray(0, nTest), train: p.subarray(nTest) };
-}
-
-// src/prepare/table-file.ts
-import { closeSync as closeSync4, createReadStream as createReadStream2, openSync as openSync4, readSync as readSync2, statSync as statSync6, writeSync as writeSync3 } from "node:fs";
-function grow(a) {
-  const b = new Float64Array(Math.max(1024, a.length * 2));
-  b.set(a);
-  return b;
-}
-async function scanTable(file2, collect = [], groupBy) {
-  let starts = new Float64Array(1024);
-  let ends = new Float64Array(1024);
-  let n = -1;
-  let header = [];
-  let typers = [];
-  const distinct2 = new Map(collect.map((c) => [c, /* @__PURE__ */ new Set()]));
-  let collectIdx = [];
-  let groupCol = -1;
-  const groupIndex = /* @__PURE__ */ new Map();
-  const groupValues = [];
-  let groupOf = new Uint32Array(groupBy ? 1024 : 0);
-  let pending = [];
-  let recStart = 0;
-  let pos = 0;
-  let inQuotes = false;
-  let first = true;
-  const finish = (endAbs) => {
-    let bytes2 = pending.length === 1 ? pending[0] : Buffer.concat(pending);
-    pending = [];
-    let end = endAbs;
-    if (bytes2.length > 0 && bytes2[bytes2.length - 1] === 13) {
-      bytes2 = bytes2.subarray(0, bytes2.length - 1);
-      end--;
-    }
-    const text2 = bytes2.toString("utf8");
-    if (n === -1) {
-      header = parseCsv2(text2.replace(/^\uFEFF/, ""))[0] ?? [];
-      typers = header.map(() => new ColumnTyper());
-      collectIdx = collect.map((c) => {
-        const k = header.indexOf(c);
-        if (k < 0) throw new Error(`${file2}: no column "${c}" (columns: ${header.join(", ")})`);
-        return [c, k];
-      });
-      if (groupBy !== void 0) {
-        groupCol = header.indexOf(groupBy);
-        if (groupCol < 0) throw new Error(`${file2}: no column "${groupBy}" (columns: ${header.join(", ")})`);
-      }
-      n = 0;
-      return;
-    }
-    if (text2 === "" && header.length > 1) return;
-    const cells = parseCsv2(text2)[0] ?? [""];
-    for (let k = 0; k < typers.length; k++) typers[k].add(cells[k] ?? "");
-    for (const [c, k] of collectIdx) distinct2.get(c).add(cells[k] ?? "");
-    if (n >= starts.length) {
-      starts = grow(starts);
-      ends = grow(ends);
-    }
-    starts[n] = recStart;
-    ends[n] = end;
-    if (groupCol >= 0) {
-      const v = cells[groupCol] ?? "";
-      let g = groupIndex.get(v);
-      if (g === void 0) {
-        g = groupValues.push(v) - 1;
-        groupIndex.set(v, g);
-      }
-      if (n >= groupOf.length) {
-        const b = new Uint32Array(groupOf.length * 2);
-        b.set(groupOf);
-        groupOf = b;
-      }
-      groupOf[n] = g;
-    }
-    n++;
-  };
-  for await (const chunk of createReadStream2(file2, { highWaterMark: 1 << 20 })) {
-    let from = 0;
-    if (first && chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191) {
-      from = 3;
-      recStart = 3;
-    }
-    first = false;
-    for (let i = from; i < chunk.length; i++) {
-      const b = chunk[i];
-      if (b === 34) inQuotes = !inQuotes;
-      else if (b === 10 && !inQuotes) {
-        pending.push(chunk.subarray(from, i));
-        finish(pos + i);
-        from = i + 1;
-        recStart = pos + i + 1;
-      }
-    }
-    if (from < chunk.length) pending.push(chunk.subarray(from));
-    pos += chunk.length;
-  }
-  if (pending.some((p) => p.length > 0)) finish(pos);
-  if (n < 0) throw new Error(`${file2}: empty CSV`);
-  const groups = groupCol >= 0 ? { values: groupValues, of: groupOf.subarray(0, n) } : void 0;
-  return { file: file2, header, types: typers.map((t) => t.type), starts, ends, n, distinct: distinct2, groups };
-}
-var RecordReader = class {
-  constructor(t) {
-    this.t = t;
-    const size = statSync6(t.file).size;
-    if (size < 1 << 30) {
-      this.buf = Buffer.alloc(size);
-      const fd = openSync4(t.file, "r");
-      try {
-        let off = 0;
-        while (off < size) off += readSync2(fd, this.buf, off, size - off, off);
-      } finally {
-        closeSync4(fd);
-      }
-    } else this.fd = openSync4(t.file, "r");
-  }
-  t;
-  buf;
-  fd;
-  cells(i) {
-    const s = this.t.starts[i];
-    const e = this.t.ends[i];
-    let text2;
-    if (this.buf) text2 = this.buf.toString("utf8", s, e);
-    else {
-      const b = Buffer.alloc(e - s);
-      readSync2(this.fd, b, 0, e - s, s);
-      text2 = b.toString("utf8");
-    }
-    return parseCsv2(text2)[0] ?? [""];
-  }
-  close() {
-    if (this.fd !== void 0) closeSync4(this.fd);
-  }
-};
-function quoteAlways(v) {
-  return `"${v.replace(/"/g, '""')}"`;
-}
-var CsvWriter = class {
-  /** `textColumns`: pandas' QUOTE_NONNUMERIC, quoting the header and every cell of these columns. */
-  constructor(file2, header, textColumns) {
-    this.textColumns = textColumns;
-    this.fd = openSync4(file2, "w");
-    this.line(header.map((h) => textColumns ? quoteAlways(h) : quoteCell(h)).join(","));
-  }
-  textColumns;
-  fd;
-  parts = [];
-  size = 0;
-  /** A row of already rendered cells. */
-  row(cells) {
-    const t = this.textColumns;
-    if (t) this.line(cells.map((v, k) => t[k] ? quoteAlways(v) : quoteCell(v)).join(","));
-    else this.line(cells.length === 1 && cells[0] === "" ? '""' : cells.map(quoteCell).join(","));
-  }
-  line(s) {
-    this.parts.push(s, "\n");
-    this.size += s.length + 1;
-    if (this.size > 1 << 20) this.flush();
-  }
-  flush() {
-    if (this.parts.length) writeSync3(this.fd, this.parts.join(""));
-    this.parts = [];
-    this.size = 0;
-  }
-  close() {
-    this.flush();
-    closeSync4(this.fd);
-  }
-};
-
-// src/prepare/zip.ts
-var import_yauzl = __toESM(require_yauzl(), 1);
-var import_yazl = __toESM(require_yazl(), 1);
-import { createWriteStream as createWriteStream3, mkdirSync as mkdirSync7, readdirSync as readdirSync3 } from "node:fs";
-import { basename, dirname as dirname5, join as join12, resolve as resolve6, sep } from "node:path";
-import { pipeline } from "node:stream/promises";
-async function extractZip(zipFile, dest) {
-  const root = resolve6(dest);
-  mkdirSync7(root, { recursive: true });
-  const zip = await import_yauzl.default.openPromise(zipFile, {
-    lazyEntries: true,
-    autoClose: false,
-    strictFileNames: false
-  });
-  let count = 0;
-  try {
-    for await (const entry of zip.eachEntry()) {
-      const name2 = entry.fileName.replace(/\\/g, "/");
-      const target = resolve6(root, name2);
-      if (target !== root && !target.startsWith(root + sep))
-        throw new Error(`${zipFile}: entry "${name2}" escapes the folder`);
-      if (name2.endsWith("/")) {
-        mkdirSync7(target, { recursive: true });
-        continue;
-      }
-      mkdirSync7(dirname5(target), { recursive: true });
-      await pipeline(await zip.openReadStreamPromise(entry), createWriteStream3(target));
-      count++;
-    }
-  } finally {
-    zip.close();
-  }
-  return count;
-}
-async function zipFiles(files, zipFile, compress = true) {
-  const z2 = new import_yazl.default.ZipFile();
-  for (const f of files) z2.addFile(f, basename(f), { compress });
-  const done = pipeline(z2.outputStream, createWriteStream3(zipFile));
-  z2.end();
-  await done;
-}
-function zipFolder(dir, zipFile) {
-  const files = readdirSync3(dir).sort();
-  return zipFiles(
-    files.map((name2) => join12(dir, name2)),
-    zipFile
-  );
-}
-
-// src/prepare/tfrecord.ts
-import { closeSync as closeSync5, openSync as openSync5, readSync as readSync3 } from "node:fs";
-function tfrecordFeature(file2, feature) {
-  const fd = openSync5(file2, "r");
-  const out = [];
-  try {
-    const head = Buffer.alloc(12);
-    let pos = 0;
-    for (; ; ) {
-      const got = readSync3(fd, head, 0, 12, pos);
-      if (got === 0) break;
-      if (got < 12) throw new Error(`${file2}: truncated record header at byte ${pos}`);
-      const len = Number(head.readBigUInt64LE(0));
-      const payload = Buffer.alloc(len);
-      if (readSync3(fd, payload, 0, len, pos + 12) < len)
-        throw new Error(`${file2}: truncated record at byte ${pos}`);
-      pos += 12 + len + 4;
-      const value = exampleBytes(payload, feature);
-      if (value === void 0) throw new Error(`${file2}: a record has no bytes feature "${feature}"`);
-      out.push(value);
-    }
-  } finally {
-    closeSync5(fd);
-  }
-  return out;
-}
-function* fields(buf) {
-  let i = 0;
-  const varint = () => {
-    let shift = 0n;
-    let v = 0n;
-    for (; ; ) {
-      if (i >= buf.length) throw new Error("truncated protobuf varint");
-      const b = buf[i++];
-      v |= BigInt(b & 127) << shift;
-      if (!(b & 128)) return v;
-      shift += 7n;
-    }
-  };
-  while (i < buf.length) {
-    const key = Number(varint());
-    const [num2, wire] = [key >>> 3, key & 7];
-    if (wire === 0) yield [num2, wire, varint()];
-    else if (wire === 1 || wire === 5) {
-      i += wire === 1 ? 8 : 4;
-      yield [num2, wire, 0n];
-    } else if (wire === 2) {
-      const len = Number(varint());
-      yield [num2, wire, buf.subarray(i, i + len)];
-      i += len;
-    } else throw new Error(`unsupported protobuf wire type ${wire}`);
-  }
-}
-function exampleBytes(payload, feature) {
-  for (const [n1, w1, features] of fields(payload)) {
-    if (n1 !== 1 || w1 !== 2) continue;
-    for (const [n2, w2, entry] of fields(features)) {
-      if (n2 !== 1 || w2 !== 2) continue;
-      let key;
-      let value;
-      for (const [n3, w3, x] of fields(entry)) {
-        if (n3 === 1 && w3 === 2) key = x.toString("utf8");
-        if (n3 === 2 && w3 === 2) value = x;
-      }
-      if (key !== feature || !value) continue;
-      for (const [n4, w4, list] of fields(value)) {
-        if (n4 !== 1 || w4 !== 2) continue;
-        for (const [n5, w5, bytes2] of fields(list)) {
-          if (n5 === 1 && w5 === 2) return bytes2.toString("utf8");
-        }
-      }
-    }
-  }
-  return void 0;
-}
-
-// src/prepare/split.ts
-function splitIndices(n, testSize, recipe) {
-  const { train, test } = trainTestSplit(n, testSize, recipe.randomState);
-  if (recipe.order === "file")
-    return { train: Uint32Array.from(train).sort(), test: Uint32Array.from(test).sort() };
-  return { train, test };
-}
-async function runTableSplit(recipe, rawDir, outDir, log = () => {
-}) {
-  for (const x of recipe.extract) {
-    const archive = join13(rawDir, x.archive);
-    if (!existsSync9(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
-    await extractZip(archive, join13(rawDir, x.into ?? ""));
-  }
-  const tableFile = join13(rawDir, recipe.table);
-  if (!existsSync9(tableFile)) throw new Error(`raw table ${recipe.table} not found in the Kaggle download`);
-  const labelCols = recipe.outputs.flatMap((o) => o.kind === "one-hot" && !o.classes ? [o.label] : []);
-  const table = await scanTable(tableFile, labelCols, recipe.groupBy);
-  const computed = Object.entries(recipe.computed);
-  const names2 = [...table.header, ...computed.map(([name2]) => name2)];
-  const col = (name2) => {
-    const k = names2.indexOf(name2);
-    if (k < 0) throw new Error(`${recipe.table}: no column "${name2}" (columns: ${names2.join(", ")})`);
-    return k;
-  };
-  let testSize = recipe.testSize;
-  if (recipe.testMembers)
-    testSize = 0;
-  else if (testSize === void 0) {
-    const { dir, suffix } = recipe.testSizeFromFiles;
-    const k = readdirSync4(join13(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
-    testSize = k / (table.n + k);
-  }
-  const reader = new RecordReader(table);
-  let parts;
-  if (recipe.testMembers) {
-    const m = recipe.testMembers;
-    const ids = new Set(m.tfrecords.flatMap((f) => tfrecordFeature(join13(rawDir, f), m.feature)));
-    const k = col(m.column);
-    const train = [];
-    const test = [];
-    for (let i = 0; i < table.n; i++) (ids.has(reader.cells(i)[k]) ? test : train).push(i);
-    log(`${recipe.table}: ${table.n} rows, ${test.length} in the TFRecord files ${m.tfrecords.join(", ")}`);
-    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
-  } else if (table.groups) {
-    const g = table.groups;
-    const k = g.values.length;
-    log(`${recipe.table}: ${table.n} rows, ${testCount(k, testSize)} of ${k} groups to the new test set`);
-    const inTest = new Uint8Array(k);
-    for (const t of trainTestSplit(k, testSize, recipe.randomState).test) inTest[t] = 1;
-    const train = [];
-    const test = [];
-    for (let i = 0; i < table.n; i++) (inTest[g.of[i]] ? test : train).push(i);
-    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
-  } else {
-    log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, testSize)} to the new test set`);
-    parts = splitIndices(table.n, testSize, recipe);
-  }
-  const renumberCol = recipe.renumber ? col(recipe.renumber.column) : -1;
-  const types = [...table.types, ...computed.map(() => "text")];
-  if (recipe.renumber) {
-    const prefixed = recipe.renumber.train.prefix !== void 0 || recipe.renumber.test.prefix !== void 0;
-    types[renumberCol] = prefixed ? "text" : "int";
-  }
-  const fill = (tpl, raw, out) => tpl.replace(/\{(=?)([^}]+)\}/g, (_, eq, name2) => (eq ? out : raw)[col(name2)]);
-  const each = (part2, fn) => {
-    const idx = parts[part2];
-    const rn = recipe.renumber?.[part2];
-    const start = rn?.start === "after-train" ? parts.train.length : rn?.start ?? 0;
-    const dense = /* @__PURE__ */ new Map();
-    for (let pos = 0; pos < idx.length; pos++) {
-      const raw = reader.cells(idx[pos]);
-      const out = raw.map((v, k) => renderCell(v, table.types[k]));
-      if (rn) {
-        let n = pos;
-        if (recipe.renumber.dense) {
-          const v = raw[renumberCol];
-          n = dense.get(v) ?? dense.size;
-          dense.set(v, n);
-        }
-        out[renumberCol] = `${rn.prefix ?? ""}${start + n}`;
-      }
-      for (const [, tpl] of computed) out.push(fill(tpl, raw, out));
-      fn(raw, out, pos);
-    }
-  };
-  const target = (to) => {
-    const file2 = join13(outDir, to);
-    mkdirSync8(dirname6(file2), { recursive: true });
-    return file2;
-  };
-  try {
-    for (const o of recipe.outputs) await writeOutput(o);
-  } finally {
-    reader.close();
-  }
-  async function writeOutput(o) {
-    if (o.kind === "rows") {
-      let keep = o.columns ? o.columns.map(col) : table.header.map((_, k) => k);
-      if (o.drop) {
-        const drop = new Set(o.drop.map(col));
-        keep = keep.filter((k) => !drop.has(k));
-      }
-      const header = keep.map((k) => o.rename?.[names2[k]] ?? names2[k]);
-      const text2 = o.quoting === "nonnumeric" ? keep.map((k) => types[k] === "text") : void 0;
-      const file2 = target(o.to);
-      const w = new CsvWriter(file2, header, text2);
-      each(o.part, (_, out) => w.row(keep.map((k) => out[k])));
-      w.close();
-      if (o.zip) {
-        await zipFiles([file2], `${file2}.zip`, false);
-        rmSync5(file2);
-      }
-    } else if (o.kind === "constant") {
-      const keep = o.keep.map(col);
-      const values = Object.values(o.values);
-      const w = new CsvWriter(target(o.to), [...o.keep, ...Object.keys(o.values)]);
-      each(o.part, (_, out) => w.row([...keep.map((k) => out[k]), ...values]));
-      w.close();
-    } else if (o.kind === "one-hot") {
-      const id = col(o.id);
-      const label = col(o.label);
-      const classes = o.classes ?? [...table.distinct.get(o.label)].sort();
-      const w = new CsvWriter(target(o.to), [o.id, ...classes]);
-      each(
-        o.part,
-        (raw, out) => w.row([out[id], ...classes.map((c) => o.constant ?? (raw[label] === c ? "1" : "0"))])
-      );
-      w.close();
-    } else {
-      const key = col(o.key);
-      const keys = /* @__PURE__ */ new Set();
-      each(o.part, (raw) => keys.add(raw[key]));
-      const other = await scanTable(join13(rawDir, o.from));
-      const k2 = other.header.indexOf(o.key);
-      if (k2 < 0) throw new Error(`${o.from}: no column "${o.key}"`);
-      const r2 = new RecordReader(other);
-      const w = new CsvWriter(target(o.to), other.header);
-      try {
-        for (let i = 0; i < other.n; i++) {
-          const raw = r2.cells(i);
-          if (keys.has(raw[k2])) w.row(raw.map((v, k) => renderCell(v, other.types[k])));
-        }
-      } finally {
-        w.close();
-        r2.close();
-      }
-    }
-  }
-  const moved = /* @__PURE__ */ new Map();
-  for (const c of recipe.copies) {
-    each(c.part, (raw, out) => {
-      const from = join13(rawDir, fill(c.from, raw, out));
-      const to = target(fill(c.to, raw, out));
-      const earlier = moved.get(from);
-      if (earlier) copyFileSync(earlier, to);
-      else if (existsSync9(from)) {
-        renameSync5(from, to);
-        moved.set(from, to);
-      } else throw new Error(`raw file ${fill(c.from, raw, out)} not found in the Kaggle download`);
-    });
-  }
-  for (const f of recipe.files) copyFileSync(join13(rawDir, f.from), target(f.to));
-  for (const a of recipe.archives) {
-    const dir = join13(outDir, a.dir);
-    mkdirSync8(dir, { recursive: true });
-    await zipFolder(dir, target(a.to));
-    rmSync5(dir, { recursive: true, force: true });
-  }
-  for (const d of recipe.dirs) mkdirSync8(join13(outDir, d), { recursive: true });
-  if (recipe.renameTfrecords) {
-    const t = recipe.renameTfrecords;
-    const counters = { train: 0, test: 0 };
-    mkdirSync8(join13(outDir, t.to), { recursive: true });
-    const files = readdirSync4(join13(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
-    for (const f of files) {
-      const count = f.replace(/\.tfrec$/, "").split("-")[1];
-      const kind = t.test.includes(f) ? "test" : "train";
-      const name2 = `${kind}${String(counters[kind]++).padStart(2, "0")}-${count}.tfrec`;
-      renameSync5(join13(rawDir, t.dir, f), join13(outDir, t.to, name2));
-    }
-  }
-  return { train: parts.train.length, test: parts.test.length };
-}
-
-// src/prepare/tables.ts
-import { copyFileSync as copyFileSync2, existsSync as existsSync10, mkdirSync as mkdirSync9 } from "node:fs";
-import { dirname as dirname7, join as join14 } from "node:path";
-async function runTables(recipe, rawDir, outDir) {
-  for (const x of recipe.extract) {
-    const archive = join14(rawDir, x.archive);
-    if (!existsSync10(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
-    await extractZip(archive, join14(rawDir, x.into ?? ""));
-  }
-  for (const o of recipe.outputs) {
-    const from = join14(rawDir, o.from);
-    if (!existsSync10(from)) throw new Error(`raw table ${o.from} not found in the Kaggle download`);
-    const to = join14(outDir, o.to);
-    mkdirSync9(dirname7(to), { recursive: true });
-    if (o.copy) {
-      copyFileSync2(from, to);
-      continue;
-    }
-    const table = await scanTable(from);
-    const set2 = o.set ?? {};
-    const names2 = o.columns ?? [
-      ...table.header,
-      ...Object.keys(set2).filter((c) => !table.header.includes(c))
-    ];
-    const cols = names2.map((name2) => {
-      if (name2 in set2) return { value: set2[name2] };
-      const k = table.header.indexOf(name2);
-      if (k < 0) throw new Error(`${o.from}: no column "${name2}" (columns: ${table.header.join(", ")})`);
-      return { k };
-    });
-    const reader = new RecordReader(table);
-    const w = new CsvWriter(to, names2);
-    try {
-      for (let i = 0; i < table.n; i++) {
-        const raw = reader.cells(i);
-        w.row(cols.map((c) => "value" in c ? c.value : renderCell(raw[c.k] ?? "", table.types[c.k])));
-      }
-    } finally {
-      w.close();
-      reader.close();
-    }
-  }
-}
-
-// src/prepare/custom.ts
-var import_pngjs = __toESM(require_png(), 1);
-var import_yazl2 = __toESM(require_yazl(), 1);
-import {
-  copyFileSync as copyFileSync3,
-  existsSync as existsSync11,
-  mkdirSync as mkdirSync10,
-  readdirSync as readdirSync5,
-  readFileSync as readFileSync12,
-  renameSync as renameSync6,
-  rmSync as rmSync6,
-  writeFileSync as writeFileSync9
-} from "node:fs";
-import { createWriteStream as createWriteStream4 } from "node:fs";
-import { join as join15 } from "node:path";
-import { pipeline as pipeline2 } from "node:stream/promises";
-
-// src/prepare/pyjson.ts
-function parsePyJson(text2) {
-  let i = 0;
-  const ws = () => {
-    while (i < text2.length && " 	\n\r".includes(text2[i])) i++;
-  };
-  const fail = (what) => {
-    throw new Error(`invalid JSON at offset ${i}: ${what}`);
-  };
-  const value = () => {
-    ws();
-    const c = text2[i];
-    if (c === "{") {
-      i++;
-      const v2 = [];
-      ws();
-      if (text2[i] === "}") return i++, { t: "obj", v: v2 };
-      for (; ; ) {
-        ws();
-        if (text2[i] !== '"') fail("expected a key");
-        const k = str();
-        ws();
-        if (text2[i++] !== ":") fail("expected ':'");
-        v2.push([k, value()]);
-        ws();
-        if (text2[i] === ",") i++;
-        else if (text2[i] === "}") return i++, { t: "obj", v: v2 };
-        else fail("expected ',' or '}'");
-      }
-    }
-    if (c === "[") {
-      i++;
-      const v2 = [];
-      ws();
-      if (text2[i] === "]") return i++, { t: "arr", v: v2 };
-      for (; ; ) {
-        v2.push(value());
-        ws();
-        if (text2[i] === ",") i++;
-        else if (text2[i] === "]") return i++, { t: "arr", v: v2 };
-        else fail("expected ',' or ']'");
-      }
-    }
-    if (c === '"') return { t: "str", v: str() };
-    for (const lit of ["true", "false", "null"]) {
-      if (text2.startsWith(lit, i)) return i += lit.length, { t: "lit", v: lit };
-    }
-    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text2.slice(i, i + 400));
-    if (!m) return fail("unexpected character");
-    i += m[0].length;
-    if (m[2] || m[3]) return { t: "float", v: Number(m[0]) };
-    return { t: "int", v: m[0] === "-0" ? "0" : m[0] };
-  };
-  const str = () => {
-    i++;
-    let out = "";
-    for (; ; ) {
-      const c = text2[i++];
-      if (c === void 0) fail("unterminated string");
-      if (c === '"') return out;
-      if (c !== "\\") {
-        out += c;
-        continue;
-      }
-      const e = text2[i++];
-      const simple = {
-        '"': '"',
-        "\\": "\\",
-        "/": "/",
-        b: "\b",
-        f: "\f",
-        n: "\n",
-        r: "\r",
-        t: "	"
-      };
-      if (e in simple) out += simple[e];
-      else if (e === "u") {
-        out += String.fromCharCode(parseInt(text2.slice(i, i + 4), 16));
-        i += 4;
-      } else fail("bad escape");
-    }
-  };
-  const v = value();
-  ws();
-  if (i !== text2.length) fail("trailing characters");
-  return v;
-}
-var SHORT = {
-  '"': '\\"',
-  "\\": "\\\\",
-  "\n": "\\n",
-  "\r": "\\r",
-  "	": "\\t",
-  "\b": "\\b",
-  "\f": "\\f"
-};
-function pyString(s) {
-  let out = '"';
-  for (let k = 0; k < s.length; k++) {
-    const ch = s[k];
-    const code = s.charCodeAt(k);
-    if (SHORT[ch]) out += SHORT[ch];
-    else if (code < 32 || code > 126) out += "\\u" + code.toString(16).padStart(4, "0");
-    else out += ch;
-  }
-  return out + '"';
-}
-function dumpPyJson(v, indent = 4, level = 0) {
-  const pad = (n) => " ".repeat(indent * n);
-  switch (v.t) {
-    case "obj":
-      if (v.v.length === 0) return "{}";
-      return `{
-${v.v.map(([k, x]) => `${pad(level + 1)}${pyString(k)}: ${dumpPyJson(x, indent, level + 1)}`).join(",\n")}
-${pad(level)}}`;
-    case "arr":
-      if (v.v.length === 0) return "[]";
-      return `[
-${v.v.map((x) => pad(level + 1) + dumpPyJson(x, indent, level + 1)).join(",\n")}
-${pad(level)}]`;
-    case "str":
-      return pyString(v.v);
-    case "int":
-      return v.v;
-    case "float":
-      return Number.isFinite(v.v) ? pyFloat2(v.v) : Number.isNaN(v.v) ? "NaN" : v.v > 0 ? "Infinity" : "-Infinity";
-    case "lit":
-      return v.v;
-  }
-}
-function field(obj, key) {
-  return obj.t === "obj" ? obj.v.find(([k]) => k === key)?.[1] : void 0;
-}
-
-// src/prepare/custom.ts
-function need(file2) {
-  if (!existsSync11(file2)) throw new Error(`${file2} not found in the Kaggle download`);
-  return file2;
-}
-function codePointSort(names2) {
-  return names2.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
-}
-async function dogsVsCats(rawDir, outDir) {
-  await extractZip(need(join15(rawDir, "train.zip")), rawDir);
-  const files = codePointSort(readdirSync5(join15(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
-  const { train, test } = trainTestSplit(files.length, 0.1, 0);
-  const pub = (...p) => join15(outDir, "public", ...p);
-  mkdirSync10(pub("train"), { recursive: true });
-  mkdirSync10(pub("test"), { recursive: true });
-  let cats = 0;
-  let dogs = 0;
-  for (const i of train) {
-    const name2 = files[i];
-    const renamed = name2.includes("cat") ? `cat.${cats++}.jpg` : `dog.${dogs++}.jpg`;
-    copyFileSync3(join15(rawDir, "train", name2), pub("train", renamed));
-  }
-  const answers = ["id,label"];
-  const sample = ["id,label"];
-  test.forEach((i, k) => {
-    copyFileSync3(join15(rawDir, "train", files[i]), pub("test", `${k + 1}.jpg`));
-    answers.push(`${k + 1},${files[i].includes("dog") ? 1 : 0}`);
-    sample.push(`${k + 1},${pyFloat2(0.5)}`);
-  });
-  await zipFolder(pub("train"), pub("train.zip"));
-  await zipFolder(pub("test"), pub("test.zip"));
-  writeFileSync9(pub("sample_submission.csv"), sample.join("\n") + "\n");
-  mkdirSync10(join15(outDir, "private"), { recursive: true });
-  writeFileSync9(join15(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
-}
-async function zipWithFolder(files, dir, zipFile) {
-  const z2 = new import_yazl2.default.ZipFile();
-  z2.addEmptyDirectory(`${dir}/`);
-  for (const [path4, name2] of files) z2.addFile(path4, `${dir}/${name2}`, { compress: true });
-  const done = pipeline2(z2.outputStream, createWriteStream4(zipFile));
-  z2.end();
-  await done;
-}
-async function whale(rawDir, outDir) {
-  await extractZip(need(join15(rawDir, "train2.zip")), rawDir);
-  const clips = codePointSort(readdirSync5(join15(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
-  const dates = codePointSort([...new Set(clips.map((c) => c.split("_")[0]))]);
-  if (dates.length !== 4) throw new Error(`expected clips from 4 dates in train2/, found ${dates.length}`);
-  const train = clips.filter((c) => dates.indexOf(c.split("_")[0]) < 2);
-  const test = clips.filter((c) => dates.indexOf(c.split("_")[0]) >= 2);
-  const trainNames = train.map((c, i) => {
-    if (!/TRAIN\d+/.test(c)) throw new Error(`unexpected clip name ${c}`);
-    return c.replace(/TRAIN\d+/, `TRAIN${i}`);
-  });
-  const testNames = test.map((c, i) => `${c.slice(0, c.indexOf("TRAIN"))}Test${i}.aif`);
-  const pub = (...p) => join15(outDir, "public", ...p);
-  mkdirSync10(pub(), { recursive: true });
-  await zipWithFolder(
-    train.map((c, i) => [join15(rawDir, "train2", c), trainNames[i]]),
-    "train2",
-    pub("train2.zip")
-  );
-  await zipWithFolder(
-    test.map((c, i) => [join15(rawDir, "train2", c), testNames[i]]),
-    "test2",
-    pub("test2.zip")
-  );
-  writeFileSync9(
-    pub("sampleSubmission.csv"),
-    ["clip,probability", ...testNames.map((n) => `${n},0`)].join("\n") + "\n"
-  );
-  const answers = test.map((c, i) => `${testNames[i]},${c.replace(/\.aif$/, "").endsWith("_1") ? 1 : 0}`);
-  mkdirSync10(join15(outDir, "private"), { recursive: true });
-  writeFileSync9(join15(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
-}
-async function randomActsOfPizza(rawDir, outDir) {
-  const train = parsePyJson(readFileSync12(need(join15(rawDir, "train.json")), "utf8"));
-  const kaggleTest = parsePyJson(readFileSync12(need(join15(rawDir, "test.json")), "utf8"));
-  if (train.t !== "arr" || kaggleTest.t !== "arr" || kaggleTest.v[0]?.t !== "obj") {
-    throw new Error("train.json and test.json must be lists of request objects");
-  }
-  const testKeys = kaggleTest.v[0].v.map(([k]) => k);
-  const records = train.v;
-  const { train: trainIdx, test: testIdx } = trainTestSplit(
-    records.length,
-    kaggleTest.v.length / (records.length + kaggleTest.v.length),
-    0
-  );
-  const pub = (...p) => join15(outDir, "public", ...p);
-  mkdirSync10(pub(), { recursive: true });
-  const newTrain = { t: "arr", v: [...trainIdx].map((i) => records[i]) };
-  const newTest = {
-    t: "arr",
-    v: [...testIdx].map((i) => ({
-      t: "obj",
-      v: testKeys.map((k) => {
-        const x = field(records[i], k);
-        if (x === void 0) throw new Error(`train.json record ${i} lacks the test field "${k}"`);
-        return [k, x];
-      })
-    }))
-  };
-  writeFileSync9(pub("train.json"), dumpPyJson(newTrain));
-  writeFileSync9(pub("test.json"), dumpPyJson(newTest));
-  await zipFiles([pub("train.json")], pub("train.zip"));
-  await zipFiles([pub("test.json")], pub("test.zip"));
-  const ids = [...testIdx].map((i) => {
-    const id = field(records[i], "request_id");
-    if (id?.t !== "str") throw new Error(`train.json record ${i} has no request_id`);
-    return id.v;
-  });
-  const labels = [...testIdx].map((i) => {
-    const got = field(records[i], "requester_received_pizza");
-    return got?.t === "lit" && got.v === "true" ? 1 : 0;
-  });
-  const header = "request_id,requester_received_pizza";
-  writeFileSync9(
-    pub("sampleSubmission.csv"),
-    [header, ...ids.map((id) => `${quoteCell(id)},0`)].join("\n") + "\n"
-  );
-  mkdirSync10(join15(outDir, "private"), { recursive: true });
-  const answers = ids.map((id, k) => `${quoteCell(id)},${labels[k]}`);
-  writeFileSync9(join15(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
-}
-function pngGrey(file2) {
-  const png = import_pngjs.PNG.sync.read(readFileSync12(file2));
-  if (png.depth === 16) throw new Error(`${file2}: 16-bit PNGs are not supported`);
-  const { width, height, data } = png;
-  const grey = new Uint8Array(width * height);
-  for (let p = 0; p < width * height; p++) {
-    const [r, g, b] = [data[4 * p], data[4 * p + 1], data[4 * p + 2]];
-    grey[p] = png.color || png.palette ? r * 19595 + g * 38470 + b * 7471 + 32768 >>> 16 : r;
-  }
-  return { width, height, grey };
-}
-async function denoisingDirtyDocuments(rawDir, outDir) {
-  const pub = (...p) => join15(outDir, "public", ...p);
-  const priv = (...p) => join15(outDir, "private", ...p);
-  await extractZip(need(join15(rawDir, "train.zip")), pub());
-  const images = codePointSort(readdirSync5(pub("train")).filter((f) => f.endsWith(".png")));
-  const { test } = trainTestSplit(images.length, 0.2, 0);
-  const testNames = [...test].map((i) => images[i]);
-  mkdirSync10(pub("test"), { recursive: true });
-  for (const name2 of testNames) renameSync6(pub("train", name2), pub("test", name2));
-  await extractZip(need(join15(rawDir, "train_cleaned.zip")), pub());
-  mkdirSync10(priv("train_cleaned"), { recursive: true });
-  for (const name2 of testNames) renameSync6(pub("train_cleaned", name2), priv("train_cleaned", name2));
-  const answers = new CsvWriter(priv("answers.csv"), ["id", "value"]);
-  const sample = new CsvWriter(pub("sampleSubmission.csv"), ["id", "value"]);
-  try {
-    for (const name2 of codePointSort(readdirSync5(priv("train_cleaned")))) {
-      const { width, height, grey } = pngGrey(priv("train_cleaned", name2));
-      const stem = name2.replace(/\.[^.]*$/, "");
-      const values = Array.from({ length: 256 }, (_, v) => pyFloat2(v / 255));
-      for (let r = 0; r < height; r++) {
-        for (let c = 0; c < width; c++) {
-          const id = `${stem}_${r + 1}_${c + 1}`;
-          answers.row([id, values[grey[r * width + c]]]);
-          sample.row([id, "1"]);
-        }
-      }
-    }
-  } finally {
-    answers.close();
-    sample.close();
-  }
-  rmSync6(priv("train_cleaned"), { recursive: true, force: true });
-}
-function roundHalfEven(x) {
-  const f = Math.floor(x);
-  const d = x - f;
-  return d > 0.5 || d === 0.5 && f % 2 === 1 ? f + 1 : f;
-}
-function lines(file2) {
-  const parts = readFileSync12(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
-  if (parts.at(-1) === "") parts.pop();
-  return parts;
-}
-async function mlspBirds(rawDir, outDir) {
-  await extractZip(need(join15(rawDir, "mlsp_contest_dataset.zip")), rawDir);
-  const src = (...p) => join15(rawDir, "mlsp_contest_dataset", ...p);
-  const pub = (...p) => join15(outDir, "public", ...p);
-  for (const d of [
-    "essential_data/src_wavs",
-    ...["filtered_spectrograms", "segmentation_examples", "spectrograms", "supervised_segmentation"].map(
-      (x) => `supplemental_data/${x}`
-    )
-  ]) {
-    mkdirSync10(pub(d), { recursive: true });
-  }
-  mkdirSync10(join15(outDir, "private"), { recursive: true });
-  const folds = await scanTable(need(src("essential_data", "CVfolds_2.txt")));
-  const foldsReader = new RecordReader(folds);
-  const kept = [];
-  for (let i = 0; i < folds.n; i++) {
-    const [recId, fold] = foldsReader.cells(i);
-    if (Number(fold) === 0) kept.push(recId);
-  }
-  foldsReader.close();
-  const isTest = new Uint8Array(kept.length);
-  for (const p of permutation(kept.length, 0).subarray(0, roundHalfEven(0.2 * kept.length))) isTest[p] = 1;
-  const newId = new Map(kept.map((old, k) => [Number(old), k]));
-  writeFileSync9(
-    pub("essential_data", "CVfolds_2.txt"),
-    ["rec_id,fold", ...kept.map((_, k) => `${k},${isTest[k]}`)].join("\n") + "\n"
-  );
-  const names2 = await scanTable(need(src("essential_data", "rec_id2filename.txt")));
-  const namesReader = new RecordReader(names2);
-  const idCol = names2.header.indexOf("rec_id");
-  const fileCol = names2.header.indexOf("filename");
-  if (idCol < 0 || fileCol < 0) throw new Error("rec_id2filename.txt needs rec_id and filename columns");
-  const filenames = [];
-  const w = new CsvWriter(pub("essential_data", "rec_id2filename.txt"), names2.header);
-  for (let i = 0; i < names2.n; i++) {
-    const raw = namesReader.cells(i);
-    const id = newId.get(Number(raw[idCol]));
-    if (id === void 0) continue;
-    const out = raw.map((v, k) => k === idCol ? String(id) : renderCell(v, names2.types[k]));
-    filenames.push(raw[fileCol]);
-    w.row(out);
-  }
-  w.close();
-  namesReader.close();
-  const labelled = lines(need(src("essential_data", "rec_labels_test_hidden.txt"))).slice(1).map((line) => {
-    const [id, ...rest] = line.split(",");
-    return { id: newId.get(Number(id)), labels: rest.join(",") };
-  }).filter((x) => x.id !== void 0);
-  const pubLabels = ["rec_id,[labels]"];
-  const answers = ["Id,Probability"];
-  for (const { id, labels } of labelled) {
-    const shown = isTest[id] ? "?" : labels;
-    pubLabels.push(shown === "" ? `${id}` : `${id},${shown}`);
-    if (!isTest[id]) continue;
-    const species = new Set(
-      labels.split(",").filter((x) => x !== "").map(Number)
-    );
-    for (let sp = 0; sp < 19; sp++) answers.push(`${id * 100 + sp},${species.has(sp) ? 1 : 0}`);
-  }
-  writeFileSync9(pub("essential_data", "rec_labels_test_hidden.txt"), pubLabels.join("\n") + "\n");
-  writeFileSync9(join15(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
-  const sample = ["Id,Probability"];
-  kept.forEach((_, k) => {
-    if (isTest[k]) for (let sp = 0; sp < 19; sp++) sample.push(`${k * 100 + sp},0`);
-  });
-  writeFileSync9(pub("sample_submission.csv"), sample.join("\n") + "\n");
-  copyFileSync3(need(src("essential_data", "species_list.txt")), pub("essential_data", "species_list.txt"));
-  for (const f of filenames) {
-    copyFileSync3(
-      need(src("essential_data", "src_wavs", `${f}.wav`)),
-      pub("essential_data", "src_wavs", `${f}.wav`)
-    );
-    for (const d of [
-      "filtered_spectrograms",
-      "segmentation_examples",
-      "spectrograms",
-      "supervised_segmentation"
-    ]) {
-      const from = src("supplemental_data", d, `${f}.bmp`);
-      if (d === "segmentation_examples" && !existsSync11(from)) continue;
-      copyFileSync3(need(from), pub("supplemental_data", d, `${f}.bmp`));
-    }
-  }
-  for (const f of ["segment_clusters.bmp", "segment_mosaic.bmp"]) {
-    copyFileSync3(need(src("supplemental_data", f)), pub("supplemental_data", f));
-  }
-  for (const f of ["histogram_of_segments.txt", "segment_features.txt", "segment_rectangles.txt"]) {
-    const out = ["rec_id,[histogram of segment features]"];
-    for (const line of lines(need(src("supplemental_data", f))).slice(1)) {
-      const [id, ...rest] = line.split(",");
-      const n = newId.get(Number(id));
-      if (n !== void 0) out.push(`${n},${rest.join(",")}`);
-    }
-    writeFileSync9(pub("supplemental_data", f), out.join("\n") + "\n");
-  }
-}
-var CUSTOM_PREPARERS = {
-  "mlsp-2013-birds": mlspBirds,
-  "denoising-dirty-documents": denoisingDirtyDocuments,
-  "dogs-vs-cats": dogsVsCats,
-  whale,
-  "random-acts-of-pizza": randomActsOfPizza
-};
-
-// src/prepare/description.ts
-import { createHash as createHash6 } from "node:crypto";
-import { writeFileSync as writeFileSync10 } from "node:fs";
-var UPSTREAM_DESCRIPTIONS = "https://raw.githubusercontent.com/openai/mle-bench/main/mlebench/competitions";
-function descriptionStub(c) {
-  return `# ${c.name}
-
-Kaggle competition \`${c.id}\`: https://www.kaggle.com/competitions/${c.id}/overview
-
-(Prepared by Medalist without upstream MLE-bench's description.md.)
-`;
-}
-async function writeDescription(c, file2, baseUrl, log) {
-  const md52 = c.prepare?.descriptionMd5;
-  if (baseUrl && md52) {
-    const url2 = `${baseUrl.replace(/\/+$/, "")}/${encodeURIComponent(c.id)}/description.md`;
-    try {
-      const res = await fetch(url2, { signal: AbortSignal.timeout(2e4) });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      const body = Buffer.from(await res.arrayBuffer());
-      const got = createHash6("md5").update(body).digest("hex");
-      if (got !== md52) throw new Error(`MD5 ${got} differs from the pinned ${md52}`);
-      writeFileSync10(file2, body);
-      return "upstream";
-    } catch (e) {
-      log(`${c.id}: warning: upstream description.md not used (${e.message}); writing a stub`);
-    }
-  }
-  writeFileSync10(file2, descriptionStub(c));
-  return "stub";
-}
-
-// src/prepare/prepare.ts
-function preparedDir(dataDir, id) {
-  return join16(dataDir, id, "prepared");
-}
-function requiredFiles(c) {
-  return [posix.normalize(`public/${c.sampleSubmission}`), posix.normalize(`private/${c.answers}`)];
-}
-function warmCheck(c, dataDir) {
-  const dir = preparedDir(dataDir, c.id);
-  const m = readManifest(dir);
-  if (!m || m.competition !== c.id) return void 0;
-  return manifestStillValid(dir, m, requiredFiles(c)) === void 0 ? m : void 0;
-}
-async function prepareCompetition(entry, opts) {
-  const c = entry.competition;
-  const t0 = performance.now();
-  const log = opts.log ?? (() => {
-  });
-  const done = (status, m) => ({
-    id: c.id,
-    status,
-    ms: performance.now() - t0,
-    upstreamMismatches: m?.upstreamMismatches ?? []
-  });
-  const warm = c.source === "toy" ? void 0 : warmCheck(c, opts.dataDir);
-  if (warm) return done("ready", warm);
-  const compDir = join16(opts.dataDir, c.id);
-  mkdirSync11(compDir, { recursive: true });
-  let release;
-  try {
-    release = await acquireLock(join16(compDir, ".medalist-prepare.lock"), {
-      waitMs: opts.lockWaitMs ?? 36e5
-    });
-  } catch (e) {
-    if (e instanceof LockBusyError)
-      throw new UserError(`${c.id}: another process is preparing it (${e.message})`, 1);
-    throw e;
-  }
-  try {
-    if (c.source === "toy") {
-      const dir2 = preparedDir(opts.dataDir, c.id);
-      const { prepared } = prepareToy(c, opts.dataDir);
-      const still = prepared ? void 0 : warmCheck(c, opts.dataDir);
-      if (still) return done("ready", still);
-      const m2 = await buildManifest(dir2, c.id, "toy", requiredFiles(c));
-      writeManifest(dir2, m2);
-      return done("generated", m2);
-    }
-    const after = warmCheck(c, opts.dataDir);
-    if (after) return done("ready", after);
-    for (const name2 of readdirSync6(compDir))
-      if (name2.startsWith(".staging-")) rmSync7(join16(compDir, name2), { recursive: true, force: true });
-    const dir = preparedDir(opts.dataDir, c.id);
-    const required2 = requiredFiles(c);
-    const upstream = c.prepare?.checksums;
-    if (existsSync12(dir)) {
-      const missing = required2.filter((f) => !existsSync12(join16(dir, f)));
-      if (missing.length > 0) {
-        throw new UserError(
-          `${c.id}: ${dir} exists but is incomplete (missing ${missing.join(", ")}); remove it, or re-run \`mlebench prepare\`, then run again`,
-          1
-        );
-      }
-      log(`${c.id}: checking data prepared by MLE-bench`);
-      const m2 = await buildManifest(dir, c.id, "reused", required2, upstream);
-      writeManifest(dir, m2);
-      return done("reused", m2);
-    }
-    const recipe = c.prepare?.split;
-    if (!recipe) {
-      throw new UserError(
-        `${c.id}: Medalist has no native preparation for it${c.prepare?.note ? ` (${c.prepare.note})` : ""}. Prepare it with MLE-bench (mlebench prepare -c ${c.id} --data-dir ${opts.dataDir}); Medalist then reuses it`,
-        1
-      );
-    }
-    const zip = join16(compDir, `${c.id}.zip`);
-    const md52 = opts.skipVerification ? void 0 : c.prepare?.zipMd5;
-    if (!existsSync12(zip)) {
-      log(`${c.id}: downloading from Kaggle`);
-      await downloadCompetition(c.id, zip, {
-        baseUrl: opts.kaggleUrl,
-        credentials: opts.credentials ?? kaggleCredentials(),
-        md5: md52,
-        retries: opts.downloadRetries,
-        retryDelayMs: opts.retryDelayMs,
-        log
-      });
-    } else if (md52 && await md5File(zip) !== md52) {
-      throw new UserError(
-        `${c.id}: ${zip} has an MD5 different from upstream's ${md52}; delete it to download again, or run with --skip-verification to accept it`,
-        1
-      );
-    }
-    const staging = join16(compDir, `.staging-${process.pid}-${Date.now()}`);
-    let description;
-    try {
-      const raw = join16(staging, "raw");
-      const out = join16(staging, "prepared");
-      log(`${c.id}: extracting ${zip}`);
-      await extractZip(zip, raw);
-      mkdirSync11(join16(out, "public"), { recursive: true });
-      mkdirSync11(join16(out, "private"), { recursive: true });
-      if (recipe.kind === "tables") await runTables(recipe, raw, out);
-      else if (recipe.kind === "custom") {
-        const run = CUSTOM_PREPARERS[recipe.preparer];
-        if (!run) throw new Error(`${c.id}: unknown preparer "${recipe.preparer}"`);
-        await run(raw, out);
-      } else {
-        const sizes = await runTableSplit(recipe, raw, out, log);
-        log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
-      }
-      if (!existsSync12(join16(out, "public", "description.md"))) {
-        description = await writeDescription(
-          c,
-          join16(out, "public", "description.md"),
-          opts.descriptionUrl,
-          log
-        );
-      }
-      const missing = required2.filter((f) => !existsSync12(join16(out, f)));
-      if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
-      rmSync7(raw, { recursive: true, force: true });
-      renameSync7(out, dir);
-    } finally {
-      rmSync7(staging, { recursive: true, force: true });
-    }
-    const m = { ...await buildManifest(dir, c.id, "recipe", required2, upstream), description };
-    writeManifest(dir, m);
-    if (m.upstreamMismatches.length > 0) {
-      log(`${c.id}: warning: ${m.upstreamMismatches.join(", ")} differ from upstream's checksums`);
-    }
-    return done("prepared", m);
-  } finally {
-    release();
-  }
-}
-async function prepareCompetitions(entries, opts) {
-  const results = [];
-  const failures = [];
-  for (const e of entries) {
-    try {
-      results.push(await prepareCompetition(e, opts));
-    } catch (err) {
-      failures.push({ id: e.competition.id, message: err.message });
-    }
-  }
-  return { results, failures };
-}
-
-// src/cli/commands/prepare.ts
 var usage2 = `Usage: medalist prepare (--split NAME | --competition ID...) --data-dir DIR [options]
 
 Makes competitions' data ready in MLE-bench's layout, <data-dir>/<id>/prepared/{public,private}:

@@ -1,8 +1,6 @@
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { RegistryEntry } from "../registry/registry.js";
-import { prepareToy } from "../prepare/toy.js";
-import { UserError } from "../errors.js";
+import { prepareCompetition } from "../prepare/prepare.js";
 
 export interface PreparedPaths {
   publicDir: string;
@@ -16,22 +14,17 @@ export function preparedPaths(dataDir: string, id: string): PreparedPaths {
   };
 }
 
-/** Makes sure a competition's data is on the runner: toy data is generated, real data must be prepared. */
-export function ensurePrepared(entry: RegistryEntry, dataDir: string): PreparedPaths {
-  const c = entry.competition;
-  if (c.source === "toy") prepareToy(c, dataDir);
-  const paths = preparedPaths(dataDir, c.id);
-  const sample = join(paths.publicDir, c.sampleSubmission);
-  const answers = join(paths.privateDir, c.answers);
-  for (const [what, file] of [
-    ["sample submission", sample],
-    ["answers", answers],
-  ] as const) {
-    if (!existsSync(file)) {
-      throw new UserError(
-        `${c.id}: ${what} not found at ${file}. Prepare the data first: medalist prepare --competition ${c.id} --data-dir ${dataDir}`,
-      );
-    }
-  }
-  return paths;
+/**
+ * Makes sure a competition's data is on the runner, as `medalist prepare` does: a warm check when
+ * it is already prepared (instant), generation for toy competitions, reuse of MLE-bench's prepared
+ * data, or a Kaggle download and split.
+ */
+export async function ensurePrepared(
+  entry: RegistryEntry,
+  dataDir: string,
+  log: (line: string) => void,
+): Promise<PreparedPaths> {
+  const r = await prepareCompetition(entry, { dataDir, log });
+  if (r.status !== "ready") log(`${entry.competition.id}: data ${r.status} in ${dataDir}`);
+  return preparedPaths(dataDir, entry.competition.id);
 }

@@ -15,6 +15,7 @@ import type { GradeReport } from "../grade/types.js";
 import type { GradeReportJson, RunResult, SuiteResults } from "../results/schema.js";
 import { RESULTS_SCHEMA_VERSION } from "../results/schema.js";
 import { ensurePrepared, type PreparedPaths } from "./prepare.js";
+import { leaderboardPath } from "../registry/leaderboards.js";
 import { readStoredRun, writeAtomic, writeResults, toJson } from "./store.js";
 import { UserError } from "../errors.js";
 import { VERSION } from "../version.js";
@@ -126,7 +127,8 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   const startedAt = new Date().toISOString();
 
   const prepared = new Map<string, PreparedPaths>();
-  for (const id of thePlan.competitions) prepared.set(id, ensurePrepared(registry.get(id)!, dataDir));
+  for (const id of thePlan.competitions)
+    prepared.set(id, await ensurePrepared(registry.get(id)!, dataDir, log));
 
   log(
     `[${opts.label}] ${thePlan.runs.length} runs: ${thePlan.competitions.length} competitions × ${thePlan.seeds} seeds, agent: ${agentText}`,
@@ -201,6 +203,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
             competitionDir: entry.dir,
             privateDir: paths.privateDir,
             submissionPath: runPaths(runDir).submissionFile,
+            leaderboardPath: leaderboardPath(entry),
           });
     const result: RunResult = {
       runId: run.runId,
