@@ -93678,6 +93678,7 @@ var Tokenizer = class {
   scan(b, final) {
     const n = b.length;
     let i = 0;
+    let starts = this.starts, ends = this.ends, cplx = this.complex, nums = this.nums;
     for (; ; ) {
       let j = i;
       while (j < n && (b[j] === SPACE || b[j] === TAB)) j++;
@@ -93691,7 +93692,13 @@ var Tokenizer = class {
       let pos = i;
       let complete = false;
       for (; ; ) {
-        if (count >= this.starts.length) this.grow();
+        if (count >= starts.length) {
+          this.grow();
+          starts = this.starts;
+          ends = this.ends;
+          cplx = this.complex;
+          nums = this.nums;
+        }
         const fs = pos;
         let cx = 0;
         if (pos < n && b[pos] === QUOTE) {
@@ -93726,9 +93733,10 @@ var Tokenizer = class {
           }
           let isInt = true;
           for (; ; ) {
-            while (q < n && (d = b[q] - 48) >= 0 && d <= 9) {
-              any2++;
-              if (!isInt) frac++;
+            const q0 = q;
+            while (q < n) {
+              d = b[q] - 48;
+              if (d < 0 || d > 9) break;
               if (sig < 15) {
                 if (sig > 0 || d > 0) {
                   hi = hi * 10 + d;
@@ -93743,6 +93751,8 @@ var Tokenizer = class {
               }
               q++;
             }
+            any2 += q - q0;
+            if (!isInt) frac += q - q0;
             if (isInt && q < n && b[q] === 46) {
               isInt = false;
               q++;
@@ -93766,18 +93776,18 @@ var Tokenizer = class {
           pos++;
         }
         if (cx === 1) {
-          this.starts[count] = fs + 1;
-          this.ends[count] = pos - 1;
-          this.complex[count] = 0;
+          starts[count] = fs + 1;
+          ends[count] = pos - 1;
+          cplx[count] = 0;
         } else if (parsed !== 0 && pos === numEnd && (pos < n || final)) {
-          this.starts[count] = fs;
-          this.ends[count] = pos;
-          this.complex[count] = parsed;
-          this.nums[count] = value;
+          starts[count] = fs;
+          ends[count] = pos;
+          cplx[count] = parsed;
+          nums[count] = value;
         } else {
-          this.starts[count] = fs;
-          this.ends[count] = pos;
-          this.complex[count] = cx === 2 ? 1 : 0;
+          starts[count] = fs;
+          ends[count] = pos;
+          cplx[count] = cx === 2 ? 1 : 0;
         }
         count++;
         if (pos >= n) {
@@ -93799,7 +93809,7 @@ var Tokenizer = class {
         break;
       }
       this.rowBytes += i - rowStart;
-      if (complete) this.sink(b, this.starts, this.ends, this.complex, count, this.nums);
+      if (complete) this.sink(b, starts, ends, cplx, count, nums);
       if (i >= n) return n;
     }
   }
@@ -94771,9 +94781,15 @@ function columnRmsle(targets, sub, ans) {
 function requireRowSums(cols, tolerance) {
   const vals = cols.map((c) => numeric(c));
   const n = vals.length ? vals[0].length : 0;
+  const sums = new Float64Array(n);
+  for (const v of vals) {
+    for (let i = 0; i < n; i++) {
+      const x = v[i];
+      if (x === x) sums[i] += x;
+    }
+  }
   for (let i = 0; i < n; i++) {
-    let s = 0;
-    for (const v of vals) if (!Number.isNaN(v[i])) s += v[i];
+    const s = sums[i];
     if (!(Math.abs(s - 1) <= tolerance)) {
       throw new SubmissionError(`probabilities on data row ${i + 1} sum to ${s}, not 1 (tolerance ${tolerance})`);
     }

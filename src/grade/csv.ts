@@ -339,6 +339,7 @@ class Tokenizer {
   private scan(b: Buffer, final: boolean): number {
     const n = b.length;
     let i = 0;
+    let starts = this.starts, ends = this.ends, cplx = this.complex, nums = this.nums;
     for (;;) {
       // Skip blank and whitespace-only lines.
       let j = i;
@@ -350,7 +351,10 @@ class Tokenizer {
       let pos = i;
       let complete = false;
       for (;;) {
-        if (count >= this.starts.length) this.grow();
+        if (count >= starts.length) {
+          this.grow();
+          starts = this.starts; ends = this.ends; cplx = this.complex; nums = this.nums;
+        }
         const fs = pos;
         let cx = 0;
         if (pos < n && b[pos] === QUOTE) {
@@ -380,13 +384,16 @@ class Tokenizer {
           if (q < n && b[q] === 0x2d) { neg = true; q++; }
           let isInt = true;
           for (;;) {
-            while (q < n && (d = b[q] - 0x30) >= 0 && d <= 9) {
-              any++;
-              if (!isInt) frac++;
+            const q0 = q;
+            while (q < n) {
+              d = b[q] - 0x30;
+              if (d < 0 || d > 9) break;
               if (sig < 15) { if (sig > 0 || d > 0) { hi = hi * 10 + d; sig++; } }
               else { if (sig < 19) { low = low * 10 + d; lowDigits++; } sig++; }
               q++;
             }
+            any += q - q0;
+            if (!isInt) frac += q - q0;
             if (isInt && q < n && b[q] === 0x2e) { isInt = false; q++; continue; }
             break;
           }
@@ -402,10 +409,10 @@ class Tokenizer {
           pos = q;
         }
         while (pos < n && b[pos] !== COMMA && b[pos] !== LF && b[pos] !== CR) { if (cx === 1) cx = 2; pos++; }
-        if (cx === 1) { this.starts[count] = fs + 1; this.ends[count] = pos - 1; this.complex[count] = 0; }
+        if (cx === 1) { starts[count] = fs + 1; ends[count] = pos - 1; cplx[count] = 0; }
         else if (parsed !== 0 && pos === numEnd && (pos < n || final)) {
-          this.starts[count] = fs; this.ends[count] = pos; this.complex[count] = parsed; this.nums[count] = value;
-        } else { this.starts[count] = fs; this.ends[count] = pos; this.complex[count] = cx === 2 ? 1 : 0; }
+          starts[count] = fs; ends[count] = pos; cplx[count] = parsed; nums[count] = value;
+        } else { starts[count] = fs; ends[count] = pos; cplx[count] = cx === 2 ? 1 : 0; }
         count++;
         if (pos >= n) {
           if (!final) return rowStart;
@@ -419,7 +426,7 @@ class Tokenizer {
         complete = true; i = pos; break;
       }
       this.rowBytes += i - rowStart;
-      if (complete) this.sink(b, this.starts, this.ends, this.complex, count, this.nums);
+      if (complete) this.sink(b, starts, ends, cplx, count, nums);
       if (i >= n) return n;
     }
   }

@@ -168,9 +168,13 @@ function columnRmsle(targets: string[], sub: Table, ans: Table): number {
 function requireRowSums(cols: Column[], tolerance: number): Float64Array[] {
   const vals = cols.map((c) => numeric(c));
   const n = vals.length ? vals[0].length : 0;
+  // Column by column (same addition order per row as a row-wise sum, but sequential memory).
+  const sums = new Float64Array(n);
+  for (const v of vals) {
+    for (let i = 0; i < n; i++) { const x = v[i]; if (x === x) sums[i] += x; }
+  }
   for (let i = 0; i < n; i++) {
-    let s = 0;
-    for (const v of vals) if (!Number.isNaN(v[i])) s += v[i];
+    const s = sums[i];
     if (!(Math.abs(s - 1) <= tolerance)) {
       throw new SubmissionError(`probabilities on data row ${i + 1} sum to ${s}, not 1 (tolerance ${tolerance})`);
     }
