@@ -92616,6 +92616,16 @@ function containerOptions(spec, settings, image, opts = {}) {
   };
 }
 
+// src/util/process.ts
+function pidAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+
 // src/execute/docker/cleanup.ts
 async function removeAll(docker, list, graceSecs) {
   const removed = [];
@@ -92639,14 +92649,6 @@ async function removeAll(docker, list, graceSecs) {
 async function cleanupSuite(docker, suiteId, opts = {}) {
   const list = await docker.listContainers({ all: true, filters: { label: [`${LABEL.suite}=${suiteId}`] } });
   return removeAll(docker, list, opts.graceSecs ?? 5);
-}
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
 }
 async function sweepStale(docker, opts = {}) {
   const host = opts.hostname ?? os3.hostname();
@@ -95563,14 +95565,6 @@ import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFil
 import { hostname as hostname3 } from "node:os";
 var LockBusyError = class extends Error {
 };
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
 function isStale(file2, staleMs) {
   let text2;
   try {
@@ -95581,7 +95575,7 @@ function isStale(file2, staleMs) {
   const [pidText, host, timeText] = text2.trim().split(" ");
   const pid = Number(pidText);
   const time3 = Number(timeText);
-  if (host === hostname3() && Number.isInteger(pid) && pid > 0 && !alive(pid)) return true;
+  if (host === hostname3() && Number.isInteger(pid) && pid > 0 && !pidAlive(pid)) return true;
   return Number.isFinite(time3) && Date.now() - time3 > staleMs;
 }
 function tryCreate(file2) {

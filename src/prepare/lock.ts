@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
+import { pidAlive } from "../util/process.js";
 
 /**
  * An exclusive lock file (created with O_EXCL) holding "pid host time". A lock whose process is
@@ -14,15 +15,6 @@ export interface LockOptions {
 
 export class LockBusyError extends Error {}
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 function isStale(file: string, staleMs: number): boolean {
   let text: string;
   try {
@@ -33,7 +25,7 @@ function isStale(file: string, staleMs: number): boolean {
   const [pidText, host, timeText] = text.trim().split(" ");
   const pid = Number(pidText);
   const time = Number(timeText);
-  if (host === hostname() && Number.isInteger(pid) && pid > 0 && !alive(pid)) return true;
+  if (host === hostname() && Number.isInteger(pid) && pid > 0 && !pidAlive(pid)) return true;
   return Number.isFinite(time) && Date.now() - time > staleMs;
 }
 

@@ -2,6 +2,7 @@ import os from "node:os";
 import type Docker from "dockerode";
 import { errorMessage } from "./client.js";
 import { LABEL } from "./container.js";
+import { pidAlive } from "../../util/process.js";
 
 /** Stops (with `graceSecs`) and removes containers; resolves the names removed. */
 async function removeAll(docker: Docker, list: Docker.ContainerInfo[], graceSecs: number): Promise<string[]> {
@@ -40,15 +41,6 @@ export interface SweepOptions {
   /** Whether a local process id is alive; default signal 0. */
   isAlive?: (pid: number) => boolean;
   now?: number;
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /**
