@@ -9,7 +9,12 @@ export function gradeOnce(specJson: string, submission: string, answers: string)
   const t0 = performance.now();
   const r = scoreSubmission(parseGraderSpec(JSON.parse(specJson)), submission, answers);
   const seconds = (performance.now() - t0) / 1000;
-  return JSON.stringify({ seconds, maxRssKb: process.resourceUsage().maxRSS, score: r.score, error: r.error });
+  return JSON.stringify({
+    seconds,
+    maxRssKb: process.resourceUsage().maxRSS,
+    score: r.score,
+    error: r.error,
+  });
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

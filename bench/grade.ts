@@ -23,7 +23,12 @@ function prng(seed: number): () => number {
   };
 }
 
-async function writeLines(path: string, header: string, n: number, line: (i: number) => string): Promise<void> {
+async function writeLines(
+  path: string,
+  header: string,
+  n: number,
+  line: (i: number) => string,
+): Promise<void> {
   const out = createWriteStream(path);
   out.write(header + "\n");
   let buf = "";
@@ -42,12 +47,19 @@ function shuffled(n: number, rand: () => number): Int32Array {
   const p = Int32Array.from({ length: n }, (_, i) => i);
   for (let i = n - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
-    const t = p[i]; p[i] = p[j]; p[j] = t;
+    const t = p[i];
+    p[i] = p[j];
+    p[j] = t;
   }
   return p;
 }
 
-interface Run { seconds: number; maxRssKb: number; score: number | null; error?: string | null }
+interface Run {
+  seconds: number;
+  maxRssKb: number;
+  score: number | null;
+  error?: string | null;
+}
 
 const PYTHON_REFERENCE = String.raw`
 import sys, json, time, resource
@@ -87,12 +99,20 @@ function findPython(): string | null {
 
 function runJson(cmd: string, args: string[]): Run {
   const r = spawnSync(cmd, args, { encoding: "utf8", maxBuffer: 1 << 24 });
-  if (r.status !== 0) throw new Error(`${cmd} failed: ${(r.stderr || r.stdout).trim().split("\n").slice(-3).join(" / ")}`);
+  if (r.status !== 0)
+    throw new Error(`${cmd} failed: ${(r.stderr || r.stdout).trim().split("\n").slice(-3).join(" / ")}`);
   return JSON.parse(r.stdout.trim().split("\n").pop()!) as Run;
 }
 
 function ours(spec: object, sub: string, ans: string): Run {
-  return runJson(process.execPath, ["--import", "tsx", join(here, "grade-run.ts"), JSON.stringify(spec), sub, ans]);
+  return runJson(process.execPath, [
+    "--import",
+    "tsx",
+    join(here, "grade-run.ts"),
+    JSON.stringify(spec),
+    sub,
+    ans,
+  ]);
 }
 
 /** Best of `times` runs (least disturbed by other load) for time; memory of that run. */
@@ -115,21 +135,32 @@ export async function benchGrade(opts: { repeats?: number } = {}): Promise<strin
     const rand = prng(2026);
     // Binary AUC, 1M rows.
     const n = 1_000_000;
-    const ids = Array.from({ length: n }, (_, i) => ((Math.imul(i, 2654435761) >>> 0).toString(16).padStart(8, "0") + i.toString(16).padStart(8, "0")));
+    const ids = Array.from(
+      { length: n },
+      (_, i) =>
+        (Math.imul(i, 2654435761) >>> 0).toString(16).padStart(8, "0") + i.toString(16).padStart(8, "0"),
+    );
     const label = Uint8Array.from({ length: n }, () => (rand() < 0.3 ? 1 : 0));
     const prob = Float64Array.from({ length: n }, (_, i) => Math.min(1, 0.35 * label[i] + 0.65 * rand()));
-    const aucAns = join(dir, "auc-answers.csv"), aucSame = join(dir, "auc-ordered.csv"), aucShuf = join(dir, "auc-shuffled.csv");
+    const aucAns = join(dir, "auc-answers.csv"),
+      aucSame = join(dir, "auc-ordered.csv"),
+      aucShuf = join(dir, "auc-shuffled.csv");
     await writeLines(aucAns, "id,label", n, (i) => `${ids[i]},${label[i]}`);
     await writeLines(aucSame, "id,label", n, (i) => `${ids[i]},${prob[i]}`);
     const perm = shuffled(n, rand);
     await writeLines(aucShuf, "id,label", n, (k) => `${ids[perm[k]]},${prob[perm[k]]}`);
 
     // Log loss, 100k rows × 120 classes.
-    const m = 100_000, k = 120;
+    const m = 100_000,
+      k = 120;
     const classes = Array.from({ length: k }, (_, j) => `class_${String(j).padStart(3, "0")}`);
-    const llIds = Array.from({ length: m }, (_, i) => (Math.imul(i + 7, 2246822519) >>> 0).toString(16).padStart(8, "0") + i.toString(16));
+    const llIds = Array.from(
+      { length: m },
+      (_, i) => (Math.imul(i + 7, 2246822519) >>> 0).toString(16).padStart(8, "0") + i.toString(16),
+    );
     const truth = Int32Array.from({ length: m }, () => Math.floor(rand() * k));
-    const llAns = join(dir, "ll-answers.csv"), llSub = join(dir, "ll-shuffled.csv");
+    const llAns = join(dir, "ll-answers.csv"),
+      llSub = join(dir, "ll-shuffled.csv");
     await writeLines(llAns, ["id", ...classes].join(","), m, (i) => {
       const row = new Array<string>(k).fill("0");
       row[truth[i]] = "1";
@@ -144,9 +175,30 @@ export async function benchGrade(opts: { repeats?: number } = {}): Promise<strin
     });
 
     const cases = [
-      { name: "binary AUC, 1M rows, rows in answers order", rows: n, spec: { kind: "binary-auc", id: "id", target: "label" }, py: "auc", sub: aucSame, ans: aucAns },
-      { name: "binary AUC, 1M rows, rows shuffled", rows: n, spec: { kind: "binary-auc", id: "id", target: "label" }, py: "auc", sub: aucShuf, ans: aucAns },
-      { name: "log loss, 100k rows × 120 classes, shuffled", rows: m, spec: { kind: "multiclass-logloss", id: "id", classes }, py: "logloss", sub: llSub, ans: llAns },
+      {
+        name: "binary AUC, 1M rows, rows in answers order",
+        rows: n,
+        spec: { kind: "binary-auc", id: "id", target: "label" },
+        py: "auc",
+        sub: aucSame,
+        ans: aucAns,
+      },
+      {
+        name: "binary AUC, 1M rows, rows shuffled",
+        rows: n,
+        spec: { kind: "binary-auc", id: "id", target: "label" },
+        py: "auc",
+        sub: aucShuf,
+        ans: aucAns,
+      },
+      {
+        name: "log loss, 100k rows × 120 classes, shuffled",
+        rows: m,
+        spec: { kind: "multiclass-logloss", id: "id", classes },
+        py: "logloss",
+        sub: llSub,
+        ans: llAns,
+      },
     ];
     const python = findPython();
     const pyScript = join(dir, "reference.py");
@@ -168,17 +220,24 @@ export async function benchGrade(opts: { repeats?: number } = {}): Promise<strin
       if (a.error) notes.push(`${c.name}: Medalist said invalid: ${a.error}`);
       const size = `${(statSync(c.sub).size / 2 ** 20).toFixed(0)} MB`;
       if (!python) {
-        lines.push(`| ${c.name} | ${size} | ${a.seconds.toFixed(2)} s (${fmtRate(c.rows, a.seconds)}) | ${mb(a.maxRssKb)} MB | skipped | | | |`);
+        lines.push(
+          `| ${c.name} | ${size} | ${a.seconds.toFixed(2)} s (${fmtRate(c.rows, a.seconds)}) | ${mb(a.maxRssKb)} MB | skipped | | | |`,
+        );
         continue;
       }
       const p = best(repeats, () => runJson(python, [pyScript, c.py, c.sub, c.ans]));
       lines.push(
         `| ${c.name} | ${size} | ${a.seconds.toFixed(2)} s (${fmtRate(c.rows, a.seconds)}) | ${mb(a.maxRssKb)} MB | ${p.seconds.toFixed(2)} s (${fmtRate(c.rows, p.seconds)}) | ${mb(p.maxRssKb)} MB | ${(p.seconds / a.seconds).toFixed(1)}× | ${(a.maxRssKb / p.maxRssKb).toFixed(2)}× |`,
       );
-      if (a.score !== null && Math.abs(a.score - p.score!) > 1e-6) notes.push(`${c.name}: scores differ (${a.score} vs ${p.score})`);
+      if (a.score !== null && Math.abs(a.score - p.score!) > 1e-6)
+        notes.push(`${c.name}: scores differ (${a.score} vs ${p.score})`);
     }
     lines.push("");
-    lines.push(python ? "Speed-up = pandas time / Medalist time; memory = Medalist peak / pandas peak (below 1 is less)." : "Python with pandas and scikit-learn not found (e.g. `apt-get install -y python3-pandas python3-sklearn`): reference skipped.");
+    lines.push(
+      python
+        ? "Speed-up = pandas time / Medalist time; memory = Medalist peak / pandas peak (below 1 is less)."
+        : "Python with pandas and scikit-learn not found (e.g. `apt-get install -y python3-pandas python3-sklearn`): reference skipped.",
+    );
     for (const note of notes) lines.push("", `Note: ${note}`);
     return lines.join("\n");
   } finally {

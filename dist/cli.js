@@ -93235,7 +93235,8 @@ var TextStore = class {
     else this.padTo(row);
     this.ensureBytes(e - s);
     const a = this.arena;
-    if (e - s <= 64) for (let k = s, o = this.used; k < e; k++, o++) a[o] = b[k];
+    if (e - s <= 64)
+      for (let k = s, o = this.used; k < e; k++, o++) a[o] = b[k];
     else a.set(b.subarray(s, e), this.used);
     this.starts[row] = this.used;
     this.used += e - s;
@@ -93289,7 +93290,8 @@ var TextStore = class {
   trim(rows) {
     this.padTo(rows);
     this.count = rows;
-    if (this.arena.length > this.used * 1.25 + 4096) this.arena = Buffer.from(this.arena.subarray(0, this.used));
+    if (this.arena.length > this.used * 1.25 + 4096)
+      this.arena = Buffer.from(this.arena.subarray(0, this.used));
   }
 };
 
@@ -93622,7 +93624,9 @@ var Tokenizer = class {
     const used = this.scan(buf, false);
     this.rest = Buffer.from(buf.subarray(used));
     if (this.rest.length > this.maxLineBytes) {
-      throw new SubmissionError(`${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`);
+      throw new SubmissionError(
+        `${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`
+      );
     }
   }
   end() {
@@ -93658,7 +93662,9 @@ var Tokenizer = class {
       this.utf8Tail = Buffer.from(chunk.subarray(lastLf + 1));
     }
     if (this.utf8Tail.length > this.maxLineBytes) {
-      throw new SubmissionError(`${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`);
+      throw new SubmissionError(
+        `${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`
+      );
     }
   }
   grow() {
@@ -93723,7 +93729,9 @@ var Tokenizer = class {
           }
           if (!closed) {
             if (!final) return rowStart;
-            throw new SubmissionError(`${this.source}: a quoted field is never closed (end of file inside quotes)`);
+            throw new SubmissionError(
+              `${this.source}: a quoted field is never closed (end of file inside quotes)`
+            );
           }
         }
         let parsed = 0, numEnd = -1, value = 0;
@@ -93822,7 +93830,9 @@ function fileSource(path4, chunkSize) {
     try {
       fd = openSync(path4, "r");
     } catch (e) {
-      throw new SubmissionError(`cannot open ${path4}: ${e.code ?? e.message}`);
+      throw new SubmissionError(
+        `cannot open ${path4}: ${e.code ?? e.message}`
+      );
     }
     try {
       const st = fstatSync(fd);
@@ -93841,7 +93851,8 @@ function fileSource(path4, chunkSize) {
 }
 function bufferSource(buf, chunkSize) {
   return (visit2) => {
-    for (let i = 0; i < buf.length; i += chunkSize) if (visit2(buf.subarray(i, i + chunkSize)) === false) break;
+    for (let i = 0; i < buf.length; i += chunkSize)
+      if (visit2(buf.subarray(i, i + chunkSize)) === false) break;
   };
 }
 var StopReading = class extends Error {
@@ -93861,7 +93872,9 @@ function readFrom(source, name2, opts, totalBytes) {
       return;
     }
     if (opts.maxRows !== void 0 && row >= opts.maxRows) {
-      throw new SubmissionError(`${name2}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`);
+      throw new SubmissionError(
+        `${name2}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`
+      );
     }
     if (offset === -1) offset = Math.max(0, count - names2.length);
     if (row === 2048 && totalBytes > 0) {
@@ -93869,7 +93882,9 @@ function readFrom(source, name2, opts, totalBytes) {
       for (const c of builders) c?.reserve(Math.min(estimate, opts.maxRows ?? estimate));
     }
     if (count - offset > names2.length) {
-      throw new SubmissionError(`${name2}: expected ${names2.length} fields on data row ${row + 1}, saw ${count}`);
+      throw new SubmissionError(
+        `${name2}: expected ${names2.length} fields on data row ${row + 1}, saw ${count}`
+      );
     }
     for (let k = 0; k < builders.length; k++) {
       const col = builders[k];
@@ -94026,7 +94041,8 @@ var MetricError = class extends Error {
   }
 };
 function sameLength(a, b, what = "inputs") {
-  if (a.length !== b.length) throw new MetricError(`${what} have different lengths: ${a.length} and ${b.length}`);
+  if (a.length !== b.length)
+    throw new MetricError(`${what} have different lengths: ${a.length} and ${b.length}`);
 }
 function requireFinite(a, what) {
   for (let i = 0; i < a.length; i++) {
@@ -94069,7 +94085,14 @@ var GraderSpecSchema = external_exports.discriminatedUnion("kind", [
     note
   }),
   /** Root mean squared error of one column. */
-  external_exports.strictObject({ kind: external_exports.literal("rmse"), id: name, target: name, ids: IdRule.default("match"), rounding, note }),
+  external_exports.strictObject({
+    kind: external_exports.literal("rmse"),
+    id: name,
+    target: name,
+    ids: IdRule.default("match"),
+    rounding,
+    note
+  }),
   /** Mean of per-column RMSLEs, rows paired in file order (ids ignored). */
   external_exports.strictObject({ kind: external_exports.literal("column-rmsle"), targets: names, rounding, note }),
   /** Multi-class log loss over one-hot answer columns; rows must sum to 1 ± tolerance and lie in [0,1]. */
@@ -94087,7 +94110,14 @@ var GraderSpecSchema = external_exports.discriminatedUnion("kind", [
   /** Binary log loss of P(label = 1); ids compared as sets, values in [0,1]. */
   external_exports.strictObject({ kind: external_exports.literal("binary-logloss"), id: name, target: name, rounding, note }),
   /** Fraction of rows equal to the answer. value: pandas/sklearn comparison; string: both sides as pandas astype(str). */
-  external_exports.strictObject({ kind: external_exports.literal("accuracy"), id: name, target: name, compare: external_exports.enum(["value", "string"]).default("value"), rounding, note }),
+  external_exports.strictObject({
+    kind: external_exports.literal("accuracy"),
+    id: name,
+    target: name,
+    compare: external_exports.enum(["value", "string"]).default("value"),
+    rounding,
+    note
+  }),
   /** Quadratic weighted kappa over integral labels; ids compared as sets. */
   external_exports.strictObject({ kind: external_exports.literal("qwk"), id: name, target: name, rounding, note })
 ]);
@@ -94247,20 +94277,26 @@ function columnLength(c) {
 }
 function numeric(c, side = "submission") {
   if (c.kind === "text") {
-    const bad = c.strings.find((s) => s !== null && !/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(s));
-    throw new SubmissionError(`${side} column "${c.name}" is not numeric${bad !== void 0 ? ` (e.g. ${JSON.stringify(bad)})` : ""}`);
+    const bad = c.strings.find(
+      (s) => s !== null && !/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(s)
+    );
+    throw new SubmissionError(
+      `${side} column "${c.name}" is not numeric${bad !== void 0 ? ` (e.g. ${JSON.stringify(bad)})` : ""}`
+    );
   }
   return c.values;
 }
 function requireNoMissing(v, c, side = "submission") {
   for (let i = 0; i < v.length; i++) {
-    if (Number.isNaN(v[i])) throw new SubmissionError(`${side} column "${c.name}" has a missing value (data row ${i + 1})`);
+    if (Number.isNaN(v[i]))
+      throw new SubmissionError(`${side} column "${c.name}" has a missing value (data row ${i + 1})`);
   }
 }
 function requireUnitRange(v, c) {
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (x < 0 || x > 1) throw new SubmissionError(`column "${c.name}" has ${x} (data row ${i + 1}); values must lie in [0, 1]`);
+    if (x < 0 || x > 1)
+      throw new SubmissionError(`column "${c.name}" has ${x} (data row ${i + 1}); values must lie in [0, 1]`);
   }
 }
 function take(v, rows) {
@@ -94309,15 +94345,18 @@ function pairById(subId, ansId) {
   for (let i = 0; i < n; i++) {
     let slot;
     if (st) {
-      if (st.isMissing(i)) throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
+      if (st.isMissing(i))
+        throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
       slot = findText(index, st, i, ansId.text);
     } else if (ansStrings) {
       const k = keyAt(subId, i);
-      if (k === null) throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
+      if (k === null)
+        throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
       slot = index.find(hashString(k), (j2) => ansStrings[j2] === k);
     } else {
       const k = sv[i];
-      if (Number.isNaN(k)) throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
+      if (Number.isNaN(k))
+        throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
       slot = index.find(hashNumber(k), (j2) => ansId.values[j2] === k);
     }
     const j = slot === -1 ? -2 : cursor ? cursor[slot] : out[index.row(slot)] === -1 ? index.row(slot) : -1;
@@ -94357,7 +94396,8 @@ function sklearnNumbers(c, rows, side = "submission") {
     }
     const str = c.strings[i];
     const v = str === null ? NaN : pyFloat(str);
-    if (v === null) throw new SubmissionError(`${side} column "${c.name}" is not numeric (e.g. ${JSON.stringify(str)})`);
+    if (v === null)
+      throw new SubmissionError(`${side} column "${c.name}" is not numeric (e.g. ${JSON.stringify(str)})`);
     out[p] = v;
   }
   return out;
@@ -94456,17 +94496,32 @@ function findText(index, sub, i, ans) {
 function indexOfIds(c, side = "the answers", useBytes = true) {
   const t = useBytes ? c.text : void 0;
   if (t) {
-    for (let j = 0; j < t.count; j++) if (t.isMissing(j)) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
-    return new HashIndex(t.count, (j) => t.hash(j), (a, b) => t.equals(a, t, b));
+    for (let j = 0; j < t.count; j++)
+      if (t.isMissing(j)) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
+    return new HashIndex(
+      t.count,
+      (j) => t.hash(j),
+      (a, b) => t.equals(a, t, b)
+    );
   }
   if (c.kind === "text") {
     const s = c.strings;
-    for (let j = 0; j < s.length; j++) if (s[j] === null) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
-    return new HashIndex(s.length, (j) => hashString(s[j]), (a, b) => s[a] === s[b]);
+    for (let j = 0; j < s.length; j++)
+      if (s[j] === null) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
+    return new HashIndex(
+      s.length,
+      (j) => hashString(s[j]),
+      (a, b) => s[a] === s[b]
+    );
   }
   const v = c.values;
-  for (let j = 0; j < v.length; j++) if (Number.isNaN(v[j])) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
-  return new HashIndex(v.length, (j) => hashNumber(v[j]), (a, b) => v[a] === v[b]);
+  for (let j = 0; j < v.length; j++)
+    if (Number.isNaN(v[j])) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
+  return new HashIndex(
+    v.length,
+    (j) => hashNumber(v[j]),
+    (a, b) => v[a] === v[b]
+  );
 }
 
 // src/grade/metrics/auc.ts
@@ -94485,9 +94540,13 @@ function rocAuc(yTrue, yScore) {
       else hi = v;
     }
   }
-  if (yTrue.length === 0 || lo === hi) throw new MetricError("only one class is present in the true labels; ROC AUC is undefined");
+  if (yTrue.length === 0 || lo === hi)
+    throw new MetricError("only one class is present in the true labels; ROC AUC is undefined");
   for (let i = 0; i < yScore.length; i++) {
-    if (!Number.isFinite(yScore[i])) throw new MetricError(`the scores contain ${Number.isNaN(yScore[i]) ? "a missing value" : yScore[i]} (row ${i + 1})`);
+    if (!Number.isFinite(yScore[i]))
+      throw new MetricError(
+        `the scores contain ${Number.isNaN(yScore[i]) ? "a missing value" : yScore[i]} (row ${i + 1})`
+      );
   }
   let p = 0;
   for (let i = 0; i < yTrue.length; i++) if (yTrue[i] === hi) p++;
@@ -94514,7 +94573,8 @@ function rocAuc(yTrue, yScore) {
 var EPS = 2220446049250313e-31;
 var clip = (p) => p < EPS ? EPS : p > 1 - EPS ? 1 - EPS : p;
 function multiclassLogLoss(truth, prob) {
-  if (truth.length !== prob.length) throw new MetricError("different number of classes in truth and predictions");
+  if (truth.length !== prob.length)
+    throw new MetricError("different number of classes in truth and predictions");
   if (truth.length === 0) throw new MetricError("no classes");
   const n = truth[0].length;
   if (n === 0) throw new MetricError("no rows");
@@ -94650,11 +94710,17 @@ function columnsUsed(spec) {
     case "qwk":
       return { submission: [spec.id, spec.target], answers: [spec.id, spec.target] };
     case "column-auc":
-      return { submission: spec.pairing === "by-position" ? null : [spec.id, ...spec.targets], answers: [spec.id, ...spec.targets] };
+      return {
+        submission: spec.pairing === "by-position" ? null : [spec.id, ...spec.targets],
+        answers: [spec.id, ...spec.targets]
+      };
     case "column-rmsle":
       return { submission: spec.targets, answers: spec.targets };
     case "multiclass-logloss":
-      return { submission: spec.columns === "exact-count" ? null : [spec.id, ...spec.classes], answers: [spec.id, ...spec.classes] };
+      return {
+        submission: spec.columns === "exact-count" ? null : [spec.id, ...spec.classes],
+        answers: [spec.id, ...spec.classes]
+      };
   }
 }
 function scoreTables(spec, sub, ans) {
@@ -94698,7 +94764,10 @@ function columnAuc(spec, sub, ans) {
     for (const t of spec.targets) requireColumn(sub, t);
     const want = /* @__PURE__ */ new Set([spec.id, ...spec.targets]);
     const extra = sub.names.filter((n) => !want.has(n));
-    if (extra.length) throw new SubmissionError(`submission has unexpected column(s) ${extra.map((e) => `"${e}"`).join(", ")}`);
+    if (extra.length)
+      throw new SubmissionError(
+        `submission has unexpected column(s) ${extra.map((e) => `"${e}"`).join(", ")}`
+      );
     if (spec.pairing === "by-position") requireRowCount(sub, ans);
   } else {
     for (const t of spec.targets) requireColumn(sub, t);
@@ -94734,11 +94803,15 @@ function columnAuc(spec, sub, ans) {
     const s = [], a = [];
     for (const i of subOrder) {
       const f = flag.get(idKey(subId, i));
-      if (f === void 0) throw new SubmissionError(`submission id ${JSON.stringify(idKey(subId, i))} is not in the answers`);
+      if (f === void 0)
+        throw new SubmissionError(`submission id ${JSON.stringify(idKey(subId, i))} is not in the answers`);
       if (f) s.push(i);
     }
     for (const j of ansOrder) if (keepAnswer(j)) a.push(j);
-    if (s.length !== a.length) throw new SubmissionError(`after matching ids, ${s.length} submission rows pair with ${a.length} answer rows`);
+    if (s.length !== a.length)
+      throw new SubmissionError(
+        `after matching ids, ${s.length} submission rows pair with ${a.length} answer rows`
+      );
     ansRows = Int32Array.from(a);
     subRows = Int32Array.from(s);
   }
@@ -94776,7 +94849,10 @@ function columnRmsle(targets, sub, ans) {
   requireRowCount(sub, ans);
   let sum2 = 0;
   for (let k = 0; k < targets.length; k++) {
-    sum2 += rmsle(numeric(requireColumn(ans, targets[k], "answers"), "answers"), sklearnNumbers(cols[k], null));
+    sum2 += rmsle(
+      numeric(requireColumn(ans, targets[k], "answers"), "answers"),
+      sklearnNumbers(cols[k], null)
+    );
   }
   return sum2 / targets.length;
 }
@@ -94793,7 +94869,9 @@ function requireRowSums(cols, tolerance) {
   for (let i = 0; i < n; i++) {
     const s = sums[i];
     if (!(Math.abs(s - 1) <= tolerance)) {
-      throw new SubmissionError(`probabilities on data row ${i + 1} sum to ${s}, not 1 (tolerance ${tolerance})`);
+      throw new SubmissionError(
+        `probabilities on data row ${i + 1} sum to ${s}, not 1 (tolerance ${tolerance})`
+      );
     }
   }
   for (let k = 0; k < vals.length; k++) {
@@ -94810,7 +94888,10 @@ function multiclassLogLossGrade(spec, sub, ans) {
         `submission shape (${sub.rowCount}, ${sub.names.length}) does not match the answers' (${ans.rowCount}, ${want.length})`
       );
     }
-    requireRowSums(sub.names.slice(1).map((n) => sub.column(n)), spec.rowSumTolerance);
+    requireRowSums(
+      sub.names.slice(1).map((n) => sub.column(n)),
+      spec.rowSumTolerance
+    );
   } else {
     if (spec.columns === "exact") {
       const wanted = new Set(want);
@@ -94818,16 +94899,27 @@ function multiclassLogLossGrade(spec, sub, ans) {
       const extra = sub.names.filter((n) => !wanted.has(n));
       if (missing.length || extra.length || sub.names.length !== want.length) {
         const parts = [];
-        if (missing.length) parts.push(`missing ${missing.slice(0, 3).map((m) => `"${m}"`).join(", ")}${missing.length > 3 ? ", \u2026" : ""}`);
-        if (extra.length) parts.push(`unexpected ${extra.slice(0, 3).map((m) => `"${m}"`).join(", ")}${extra.length > 3 ? ", \u2026" : ""}`);
-        throw new SubmissionError(`submission columns must be exactly ${spec.id} + ${spec.classes.length} classes (${parts.join("; ")})`);
+        if (missing.length)
+          parts.push(
+            `missing ${missing.slice(0, 3).map((m) => `"${m}"`).join(", ")}${missing.length > 3 ? ", \u2026" : ""}`
+          );
+        if (extra.length)
+          parts.push(
+            `unexpected ${extra.slice(0, 3).map((m) => `"${m}"`).join(", ")}${extra.length > 3 ? ", \u2026" : ""}`
+          );
+        throw new SubmissionError(
+          `submission columns must be exactly ${spec.id} + ${spec.classes.length} classes (${parts.join("; ")})`
+        );
       }
     } else {
       for (const c of spec.classes) requireColumn(sub, c);
       requireColumn(sub, spec.id);
     }
     requireRowCount(sub, ans);
-    requireRowSums(spec.classes.map((c) => sub.column(c)), spec.rowSumTolerance);
+    requireRowSums(
+      spec.classes.map((c) => sub.column(c)),
+      spec.rowSumTolerance
+    );
   }
   for (const c of want) requireColumn(sub, c);
   const rows = pairById(sub.column(spec.id), requireColumn(ans, spec.id, "answers"));
@@ -94839,7 +94931,8 @@ function binaryLogLossGrade(id, target, sub, ans) {
   const subId = requireColumn(sub, id);
   const col = requireColumn(sub, target);
   const ansId = requireColumn(ans, id, "answers");
-  if (!sameIdSet(subId, ansId)) throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
+  if (!sameIdSet(subId, ansId))
+    throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
   requireRowCount(sub, ans);
   const p = numeric(col);
   requireUnitRange(p, col);
@@ -94865,7 +94958,9 @@ function accuracyGrade(spec, sub, ans) {
   }
   const subText = col.kind === "text", ansText = truthCol.kind === "text";
   if (subText && col.strings.includes(null)) {
-    throw new SubmissionError(`column "${spec.target}" has a missing label (data row ${col.strings.indexOf(null) + 1})`);
+    throw new SubmissionError(
+      `column "${spec.target}" has a missing label (data row ${col.strings.indexOf(null) + 1})`
+    );
   }
   if (subText !== ansText) {
     if (distinct(col).size <= 2 && distinct(truthCol).size <= 2) {
@@ -94876,14 +94971,18 @@ function accuracyGrade(spec, sub, ans) {
   if (subText) {
     const a2 = truthCol.strings, s2 = col.strings;
     const gap = s2.indexOf(null);
-    if (gap !== -1) throw new SubmissionError(`column "${spec.target}" has a missing label (data row ${gap + 1})`);
+    if (gap !== -1)
+      throw new SubmissionError(`column "${spec.target}" has a missing label (data row ${gap + 1})`);
     for (let j = 0; j < n; j++) if (a2[j] === s2[rows[j]]) hits++;
     return hits / n;
   }
   const a = truthCol.values, s = col.values;
   requireNoMissing(s, col);
   for (let i = 0; i < s.length; i++) {
-    if (!Number.isInteger(s[i])) throw new SubmissionError(`column "${spec.target}" has a non-integer label ${s[i]} (data row ${i + 1})`);
+    if (!Number.isInteger(s[i]))
+      throw new SubmissionError(
+        `column "${spec.target}" has a non-integer label ${s[i]} (data row ${i + 1})`
+      );
   }
   for (let j = 0; j < n; j++) if (a[j] === s[rows[j]]) hits++;
   return hits / n;
@@ -94893,12 +94992,14 @@ function qwkGrade(id, target, sub, ans) {
   if (sub.rowCount === 0 || sub.names.length === 0) throw new SubmissionError("submission has no rows");
   const subId = requireColumn(sub, id);
   const ansId = requireColumn(ans, id, "answers");
-  if (!sameIdSet(subId, ansId)) throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
+  if (!sameIdSet(subId, ansId))
+    throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
   requireRowCount(sub, ans);
   const pred = numeric(col);
   requireNoMissing(pred, col);
   for (let i = 0; i < pred.length; i++) {
-    if (!Number.isInteger(pred[i])) throw new SubmissionError(`column "${target}" has a non-integer label ${pred[i]} (data row ${i + 1})`);
+    if (!Number.isInteger(pred[i]))
+      throw new SubmissionError(`column "${target}" has a non-integer label ${pred[i]} (data row ${i + 1})`);
   }
   const rows = pairById(subId, ansId);
   return quadraticWeightedKappa(take(pred, rows), numeric(requireColumn(ans, target, "answers"), "answers"));
@@ -94964,14 +95065,26 @@ function thresholdsFromLeaderboard(scores) {
 }
 function rankScore(score3, t) {
   if (score3 === null || Number.isNaN(score3)) {
-    return { any_medal: false, gold_medal: false, silver_medal: false, bronze_medal: false, above_median: false };
+    return {
+      any_medal: false,
+      gold_medal: false,
+      silver_medal: false,
+      bronze_medal: false,
+      above_median: false
+    };
   }
   const reaches = (thr) => t.isLowerBetter ? score3 <= thr : score3 >= thr;
   const gold = reaches(t.gold);
   const silver = !gold && reaches(t.silver);
   const bronze = !gold && !silver && reaches(t.bronze);
   const above = t.isLowerBetter ? score3 < t.median : score3 > t.median;
-  return { any_medal: gold || silver || bronze, gold_medal: gold, silver_medal: silver, bronze_medal: bronze, above_median: above };
+  return {
+    any_medal: gold || silver || bronze,
+    gold_medal: gold,
+    silver_medal: silver,
+    bronze_medal: bronze,
+    above_median: above
+  };
 }
 function percentile(score3, leaderboardScores, isLowerBetter) {
   if (score3 === null) return null;
@@ -94998,7 +95111,8 @@ function leaderboardScoresFromCsv(text2, source = "leaderboard") {
       if (s === null) out.push(null);
       else {
         const v = Number(s.trim());
-        if (s.trim() === "" || Number.isNaN(v)) throw new Error(`${source}: score ${JSON.stringify(s)} is not a number`);
+        if (s.trim() === "" || Number.isNaN(v))
+          throw new Error(`${source}: score ${JSON.stringify(s)} is not a number`);
         out.push(v);
       }
     }
@@ -95068,14 +95182,19 @@ async function gradeExternal(command, ctx, timeoutMs = 30 * 6e4) {
   });
   const name2 = args[0];
   if (failure2) throw new Error(`external grader ${name2} failed: ${failure2}`);
-  if (code !== 0) throw new Error(`external grader ${name2} exited with code ${code}: ${lastLine(stderr || stdout)}`);
+  if (code !== 0)
+    throw new Error(`external grader ${name2} exited with code ${code}: ${lastLine(stderr || stdout)}`);
   const raw = lastJsonObject(stdout) ?? lastJsonObject(stderr);
   if (raw === void 0) throw new Error(`external grader ${name2} printed no JSON report`);
   const parsed = ExternalReportSchema.safeParse(raw);
-  if (!parsed.success) throw new Error(`external grader ${name2} printed an unexpected report: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  if (!parsed.success)
+    throw new Error(
+      `external grader ${name2} printed an unexpected report: ${parsed.error.issues[0]?.message ?? "invalid"}`
+    );
   const r = parsed.data;
   const valid = r.valid_submission ?? r.score !== null;
-  if (!valid || r.score === null) return { valid: false, score: null, error: "the external grader found the submission invalid" };
+  if (!valid || r.score === null)
+    return { valid: false, score: null, error: "the external grader found the submission invalid" };
   return { valid: true, score: r.score, error: null };
 }
 function lastLine(s) {
@@ -95114,7 +95233,8 @@ function scoreSubmission(spec, submissionPath, answers) {
     const score3 = scoreTables(spec, sub, answers);
     return { valid: true, score: score3, error: null, rounding: roundingOf(spec) };
   } catch (e) {
-    if (e instanceof SubmissionError || e instanceof MetricError) return { valid: false, score: null, error: e.message };
+    if (e instanceof SubmissionError || e instanceof MetricError)
+      return { valid: false, score: null, error: e.message };
     if (e instanceof RangeError) return { valid: false, score: null, error: `cannot grade: ${e.message}` };
     throw e;
   }
@@ -95132,13 +95252,25 @@ function boardFor(competition, competitionDir, leaderboardPath2) {
   const t = competition.thresholds;
   if (t) {
     return {
-      thresholds: { gold: t.gold, silver: t.silver, bronze: t.bronze, median: t.median, isLowerBetter: competition.isLowerBetter },
+      thresholds: {
+        gold: t.gold,
+        silver: t.silver,
+        bronze: t.bronze,
+        median: t.median,
+        isLowerBetter: competition.isLowerBetter
+      },
       scores: null,
       source: "thresholds"
     };
   }
   return {
-    thresholds: { gold: NaN, silver: NaN, bronze: NaN, median: NaN, isLowerBetter: competition.isLowerBetter },
+    thresholds: {
+      gold: NaN,
+      silver: NaN,
+      bronze: NaN,
+      median: NaN,
+      isLowerBetter: competition.isLowerBetter
+    },
     scores: null,
     source: "none"
   };
@@ -95175,28 +95307,62 @@ async function grade(opts) {
     board = boardFor(competition, opts.competitionDir, opts.leaderboardPath);
   } catch (e) {
     board = {
-      thresholds: { gold: NaN, silver: NaN, bronze: NaN, median: NaN, isLowerBetter: competition.isLowerBetter },
+      thresholds: {
+        gold: NaN,
+        silver: NaN,
+        bronze: NaN,
+        median: NaN,
+        isLowerBetter: competition.isLowerBetter
+      },
       scores: null,
       source: "none"
     };
-    return { ...makeReport(competition.id, opts.submissionPath, { exists: true, valid: false, score: null, error: e.message }, board, now), grader_error: true };
+    return {
+      ...makeReport(
+        competition.id,
+        opts.submissionPath,
+        { exists: true, valid: false, score: null, error: e.message },
+        board,
+        now
+      ),
+      grader_error: true
+    };
   }
   const problem = submissionProblem(opts.submissionPath);
   if (problem) {
-    return makeReport(competition.id, opts.submissionPath, { exists: false, valid: false, score: null, error: problem }, board, now);
+    return makeReport(
+      competition.id,
+      opts.submissionPath,
+      { exists: false, valid: false, score: null, error: problem },
+      board,
+      now
+    );
   }
   let result;
   try {
     if (competition.grading === "external") {
-      if (!opts.external) throw new Error(`${competition.id} is graded externally but no external grader command is configured`);
-      result = await gradeExternal(opts.external.command, { competition: competition.id, submission: opts.submissionPath, privateDir: opts.privateDir });
+      if (!opts.external)
+        throw new Error(
+          `${competition.id} is graded externally but no external grader command is configured`
+        );
+      result = await gradeExternal(opts.external.command, {
+        competition: competition.id,
+        submission: opts.submissionPath,
+        privateDir: opts.privateDir
+      });
     } else {
       const spec = loadGraderSpec(opts.competitionDir);
       if (!spec) throw new Error(`${join4(opts.competitionDir, "grader.json")} is missing`);
       result = scoreSubmission(spec, opts.submissionPath, join4(opts.privateDir, competition.answers));
     }
   } catch (e) {
-    const report = makeReport(competition.id, opts.submissionPath, { exists: true, valid: false, score: null, error: e.message }, board, now);
+    const report = makeReport(
+      competition.id,
+      opts.submissionPath,
+      { exists: true, valid: false, score: null, error: e.message },
+      board,
+      now
+    );
     return { ...report, grader_error: true };
   }
   return makeReport(competition.id, opts.submissionPath, { ...result, exists: true }, board, now);
@@ -98738,7 +98904,8 @@ function pythonJson(value, indent = 2) {
   const text2 = JSON.stringify(
     value,
     (_k, v) => {
-      if (typeof v === "number" && !Number.isFinite(v)) return tag + (Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
+      if (typeof v === "number" && !Number.isFinite(v))
+        return tag + (Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
       return v;
     },
     indent

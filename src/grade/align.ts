@@ -27,15 +27,20 @@ export function columnLength(c: Column): number {
 /** A numeric view of a column (bool as 1/0); text columns are rejected. */
 export function numeric(c: Column, side = "submission"): Float64Array {
   if (c.kind === "text") {
-    const bad = c.strings!.find((s) => s !== null && !/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(s));
-    throw new SubmissionError(`${side} column "${c.name}" is not numeric${bad !== undefined ? ` (e.g. ${JSON.stringify(bad)})` : ""}`);
+    const bad = c.strings!.find(
+      (s) => s !== null && !/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(s),
+    );
+    throw new SubmissionError(
+      `${side} column "${c.name}" is not numeric${bad !== undefined ? ` (e.g. ${JSON.stringify(bad)})` : ""}`,
+    );
   }
   return c.values!;
 }
 
 export function requireNoMissing(v: Float64Array, c: Column, side = "submission"): void {
   for (let i = 0; i < v.length; i++) {
-    if (Number.isNaN(v[i])) throw new SubmissionError(`${side} column "${c.name}" has a missing value (data row ${i + 1})`);
+    if (Number.isNaN(v[i]))
+      throw new SubmissionError(`${side} column "${c.name}" has a missing value (data row ${i + 1})`);
   }
 }
 
@@ -43,7 +48,8 @@ export function requireNoMissing(v: Float64Array, c: Column, side = "submission"
 export function requireUnitRange(v: Float64Array, c: Column): void {
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (x < 0 || x > 1) throw new SubmissionError(`column "${c.name}" has ${x} (data row ${i + 1}); values must lie in [0, 1]`);
+    if (x < 0 || x > 1)
+      throw new SubmissionError(`column "${c.name}" has ${x} (data row ${i + 1}); values must lie in [0, 1]`);
   }
 }
 
@@ -71,7 +77,8 @@ export function pairById(subId: Column, ansId: Column): Int32Array {
   const n = columnLength(ansId);
   const m = columnLength(subId);
   if (n !== m) throw new SubmissionError(`submission has ${m} rows, the answers have ${n}`);
-  const subText = subId.kind === "text", ansText = ansId.kind === "text";
+  const subText = subId.kind === "text",
+    ansText = ansId.kind === "text";
   if (n > 0 && subText !== ansText) {
     throw new SubmissionError(
       `submission ids in "${subId.name}" are ${subText ? "text" : "numbers"} but the answers' ids are ${ansText ? "text" : "numbers"}`,
@@ -83,10 +90,14 @@ export function pairById(subId: Column, ansId: Column): Int32Array {
   if (subId.text && ansId.text) {
     for (let i = 0; i < n && same; i++) same = subId.text.equals(i, ansId.text, i);
   } else if (!subText) {
-    const a = subId.values!, b = ansId.values!;
+    const a = subId.values!,
+      b = ansId.values!;
     for (let i = 0; i < n && same; i++) same = a[i] === b[i]; // NaN never equal
   } else {
-    for (let i = 0; i < n && same; i++) { const k = keyAt(subId, i); same = k !== null && k === keyAt(ansId, i); }
+    for (let i = 0; i < n && same; i++) {
+      const k = keyAt(subId, i);
+      same = k !== null && k === keyAt(ansId, i);
+    }
   }
   if (same) {
     for (let i = 0; i < n; i++) out[i] = i;
@@ -99,27 +110,33 @@ export function pairById(subId: Column, ansId: Column): Int32Array {
   // Without duplicate answers each slot holds one row: a row already paired means a repeated id.
   const cursor = answerDuplicates ? index.heads() : null;
   out.fill(-1);
-  const st = subId.text && ansId.text ? subId.text : null, sv = subId.values;
+  const st = subId.text && ansId.text ? subId.text : null,
+    sv = subId.values;
   const ansStrings = subText && !st ? ansId.strings! : null;
   for (let i = 0; i < n; i++) {
     let slot: number;
     if (st) {
-      if (st.isMissing(i)) throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
+      if (st.isMissing(i))
+        throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
       slot = findText(index, st, i, ansId.text!);
     } else if (ansStrings) {
       const k = keyAt(subId, i) as string | null;
-      if (k === null) throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
+      if (k === null)
+        throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
       slot = index.find(hashString(k), (j) => ansStrings[j] === k);
     } else {
       const k = sv![i];
-      if (Number.isNaN(k)) throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
+      if (Number.isNaN(k))
+        throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
       slot = index.find(hashNumber(k), (j) => ansId.values![j] === k);
     }
     const j = slot === -1 ? -2 : cursor ? cursor[slot] : out[index.row(slot)] === -1 ? index.row(slot) : -1;
     if (j < 0) {
       const k = keyAt(subId, i)!;
       throw new SubmissionError(
-        j === -2 ? `submission id ${show(k)} is not in the answers` : `submission id ${show(k)} appears more often than in the answers`,
+        j === -2
+          ? `submission id ${show(k)} is not in the answers`
+          : `submission id ${show(k)} appears more often than in the answers`,
       );
     }
     if (cursor) cursor[slot] = index.next[j];
@@ -127,7 +144,8 @@ export function pairById(subId: Column, ansId: Column): Int32Array {
   }
   if (answerDuplicates) {
     // Same multiset; equal ids pair up in the order pandas' (unstable) sort leaves them.
-    const so = pandasSortOrder(keysOf(subId)), ao = pandasSortOrder(keysOf(ansId));
+    const so = pandasSortOrder(keysOf(subId)),
+      ao = pandasSortOrder(keysOf(ansId));
     for (let p = 0; p < n; p++) out[ao[p]] = so[p];
   }
   return out;
@@ -156,10 +174,14 @@ export function sklearnNumbers(c: Column, rows: Int32Array | null, side = "submi
   const out = new Float64Array(n);
   for (let p = 0; p < n; p++) {
     const i = rows ? rows[p] : p;
-    if (c.kind !== "text") { out[p] = c.values![i]; continue; }
+    if (c.kind !== "text") {
+      out[p] = c.values![i];
+      continue;
+    }
     const str = c.strings![i];
     const v = str === null ? NaN : pyFloat(str);
-    if (v === null) throw new SubmissionError(`${side} column "${c.name}" is not numeric (e.g. ${JSON.stringify(str)})`);
+    if (v === null)
+      throw new SubmissionError(`${side} column "${c.name}" is not numeric (e.g. ${JSON.stringify(str)})`);
     out[p] = v;
   }
   return out;
@@ -167,7 +189,8 @@ export function sklearnNumbers(c: Column, rows: Int32Array | null, side = "submi
 
 /** Do the two id columns hold the same *set* of ids (duplicates ignored)? */
 export function sameIdSet(subId: Column, ansId: Column): boolean {
-  const a = new Set<number | string | null>(), b = new Set<number | string | null>();
+  const a = new Set<number | string | null>(),
+    b = new Set<number | string | null>();
   const len = columnLength;
   for (let i = 0; i < len(subId); i++) a.add(keyAt(subId, i));
   for (let i = 0; i < len(ansId); i++) b.add(keyAt(ansId, i));
@@ -188,7 +211,8 @@ export function stableSortedOrder(c: Column): Int32Array {
   if (c.kind === "text") {
     const s = c.strings!;
     idx.sort((i, j) => {
-      const a = s[i], b = s[j];
+      const a = s[i],
+        b = s[j];
       if (a === null) return b === null ? 0 : 1;
       if (b === null) return -1;
       return a < b ? -1 : a > b ? 1 : 0;
@@ -196,7 +220,8 @@ export function stableSortedOrder(c: Column): Int32Array {
   } else {
     const v = c.values!;
     idx.sort((i, j) => {
-      const a = v[i], b = v[j];
+      const a = v[i],
+        b = v[j];
       if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : 1;
       if (Number.isNaN(b)) return -1;
       return a - b;
@@ -210,7 +235,8 @@ export function idKey(c: Column, i: number): number | string | null {
   return keyAt(c, i);
 }
 
-const f64 = new Float64Array(1), u32 = new Uint32Array(f64.buffer);
+const f64 = new Float64Array(1),
+  u32 = new Uint32Array(f64.buffer);
 
 export function hashNumber(k: number): number {
   f64[0] = k === 0 ? 0 : k; // -0 equals 0
@@ -248,8 +274,18 @@ export class HashIndex {
       let p = h & this.mask;
       for (;;) {
         const head = this.table[2 * p];
-        if (head === -1) { this.table[2 * p] = j; this.table[2 * p + 1] = h; tails[p] = j; break; }
-        if (this.table[2 * p + 1] === h && same(head, j)) { this.next[tails[p]] = j; tails[p] = j; this.duplicates = true; break; }
+        if (head === -1) {
+          this.table[2 * p] = j;
+          this.table[2 * p + 1] = h;
+          tails[p] = j;
+          break;
+        }
+        if (this.table[2 * p + 1] === h && same(head, j)) {
+          this.next[tails[p]] = j;
+          tails[p] = j;
+          this.duplicates = true;
+          break;
+        }
         p = (p + 1) & this.mask;
       }
     }
@@ -257,7 +293,9 @@ export class HashIndex {
 
   /** Slot whose first row matches (per isKey), or -1. */
   find(hash: number, isKey: (row: number) => boolean): number {
-    const h = hash | 0, t = this.table, mask = this.mask;
+    const h = hash | 0,
+      t = this.table,
+      mask = this.mask;
     for (let p = h & mask; ; p = (p + 1) & mask) {
       const head = t[2 * p];
       if (head === -1) return -1;
@@ -281,7 +319,8 @@ export class HashIndex {
 /** Slot of the answers row whose bytes equal submission row i (no closure: the hot loop at 1M rows). */
 function findText(index: HashIndex, sub: TextStore, i: number, ans: TextStore): number {
   const h = sub.hash(i) | 0;
-  const t = index.table, mask = index.mask;
+  const t = index.table,
+    mask = index.mask;
   for (let p = h & mask; ; p = (p + 1) & mask) {
     const head = t[2 * p];
     if (head === -1) return -1;
@@ -293,15 +332,30 @@ function findText(index: HashIndex, sub: TextStore, i: number, ans: TextStore): 
 export function indexOfIds(c: Column, side = "the answers", useBytes = true): HashIndex {
   const t = useBytes ? c.text : undefined;
   if (t) {
-    for (let j = 0; j < t.count; j++) if (t.isMissing(j)) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
-    return new HashIndex(t.count, (j) => t.hash(j), (a, b) => t.equals(a, t, b));
+    for (let j = 0; j < t.count; j++)
+      if (t.isMissing(j)) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
+    return new HashIndex(
+      t.count,
+      (j) => t.hash(j),
+      (a, b) => t.equals(a, t, b),
+    );
   }
   if (c.kind === "text") {
     const s = c.strings!;
-    for (let j = 0; j < s.length; j++) if (s[j] === null) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
-    return new HashIndex(s.length, (j) => hashString(s[j]!), (a, b) => s[a] === s[b]);
+    for (let j = 0; j < s.length; j++)
+      if (s[j] === null) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
+    return new HashIndex(
+      s.length,
+      (j) => hashString(s[j]!),
+      (a, b) => s[a] === s[b],
+    );
   }
   const v = c.values!;
-  for (let j = 0; j < v.length; j++) if (Number.isNaN(v[j])) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
-  return new HashIndex(v.length, (j) => hashNumber(v[j]), (a, b) => v[a] === v[b]);
+  for (let j = 0; j < v.length; j++)
+    if (Number.isNaN(v[j])) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
+  return new HashIndex(
+    v.length,
+    (j) => hashNumber(v[j]),
+    (a, b) => v[a] === v[b],
+  );
 }

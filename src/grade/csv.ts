@@ -73,19 +73,45 @@ export interface ReadOptions {
 }
 
 export const NA_TOKENS = new Set([
-  "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
-  "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+  "",
+  "#N/A",
+  "#N/A N/A",
+  "#NA",
+  "-1.#IND",
+  "-1.#QNAN",
+  "-NaN",
+  "-nan",
+  "1.#IND",
+  "1.#QNAN",
+  "<NA>",
+  "N/A",
+  "NA",
+  "NULL",
+  "NaN",
+  "None",
+  "n/a",
+  "nan",
+  "null",
 ]);
 // pandas' C parser: booleans and infinities match case-insensitively, without spaces.
 const SPECIAL_FLOAT = /^([+-]?)(inf|infinity)$/i;
-const INT64_MAX = 9223372036854775807n, UINT64_MAX = 18446744073709551615n, INT64_MIN = -9223372036854775808n;
+const INT64_MAX = 9223372036854775807n,
+  UINT64_MAX = 18446744073709551615n,
+  INT64_MIN = -9223372036854775808n;
 const NUMBER_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
 
-const QUOTE = 0x22, COMMA = 0x2c, LF = 0x0a, CR = 0x0d, SPACE = 0x20, TAB = 0x09;
+const QUOTE = 0x22,
+  COMMA = 0x2c,
+  LF = 0x0a,
+  CR = 0x0d,
+  SPACE = 0x20,
+  TAB = 0x09;
 const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
 
 // Result of parsing a cell as a number: the value goes in `numValue`.
-const NOT_NUMBER = 0, IS_INT = 1, IS_FLOAT = 2;
+const NOT_NUMBER = 0,
+  IS_INT = 1,
+  IS_FLOAT = 2;
 let numValue = 0;
 
 /** Parses bytes [s, e) as a pandas number; fast exact path for ≤15 digits, else Number(). */
@@ -95,28 +121,60 @@ function parseNumber(b: Buffer, s: number, e: number): number {
   if (s >= e) return NOT_NUMBER;
   const start = s;
   let neg = false;
-  if (b[s] === 0x2b || b[s] === 0x2d) { neg = b[s] === 0x2d; s++; }
-  let hi = 0, low = 0, sig = 0, lowDigits = 0, intDigits = 0, fracDigits = 0, exact = true;
+  if (b[s] === 0x2b || b[s] === 0x2d) {
+    neg = b[s] === 0x2d;
+    s++;
+  }
+  let hi = 0,
+    low = 0,
+    sig = 0,
+    lowDigits = 0,
+    intDigits = 0,
+    fracDigits = 0,
+    exact = true;
   let isInt = true;
   for (;;) {
     while (s < e && b[s] >= 0x30 && b[s] <= 0x39) {
       const d = b[s] - 0x30;
-      if (isInt) intDigits++; else fracDigits++;
-      if (sig < 15) { if (sig > 0 || d > 0) { hi = hi * 10 + d; sig++; } }
-      else { if (sig < 19) { low = low * 10 + d; lowDigits++; } sig++; }
+      if (isInt) intDigits++;
+      else fracDigits++;
+      if (sig < 15) {
+        if (sig > 0 || d > 0) {
+          hi = hi * 10 + d;
+          sig++;
+        }
+      } else {
+        if (sig < 19) {
+          low = low * 10 + d;
+          lowDigits++;
+        }
+        sig++;
+      }
       s++;
     }
-    if (isInt && s < e && b[s] === 0x2e) { isInt = false; s++; continue; }
+    if (isInt && s < e && b[s] === 0x2e) {
+      isInt = false;
+      s++;
+      continue;
+    }
     break;
   }
   if (intDigits + fracDigits === 0) return NOT_NUMBER;
   let exp = 0;
   if (s < e && (b[s] === 0x65 || b[s] === 0x45)) {
-    isInt = false; s++;
+    isInt = false;
+    s++;
     let eneg = false;
-    if (s < e && (b[s] === 0x2b || b[s] === 0x2d)) { eneg = b[s] === 0x2d; s++; }
+    if (s < e && (b[s] === 0x2b || b[s] === 0x2d)) {
+      eneg = b[s] === 0x2d;
+      s++;
+    }
     const es = s;
-    while (s < e && b[s] >= 0x30 && b[s] <= 0x39) { exp = exp * 10 + (b[s] - 0x30); s++; if (exp > 1e6) exact = false; }
+    while (s < e && b[s] >= 0x30 && b[s] <= 0x39) {
+      exp = exp * 10 + (b[s] - 0x30);
+      s++;
+      if (exp > 1e6) exact = false;
+    }
     if (s === es) return NOT_NUMBER;
     if (eneg) exp = -exp;
   }
@@ -126,7 +184,12 @@ function parseNumber(b: Buffer, s: number, e: number): number {
   // double-double arithmetic; otherwise Number() decides.
   const scale = exp - fracDigits;
   if (exact && scale >= -22 && scale <= 22 && sig <= 19) {
-    const v = sig <= 15 ? (scale >= 0 ? hi * POW10[scale] : hi / POW10[-scale]) : decimalToDouble(hi, low, lowDigits, scale);
+    const v =
+      sig <= 15
+        ? scale >= 0
+          ? hi * POW10[scale]
+          : hi / POW10[-scale]
+        : decimalToDouble(hi, low, lowDigits, scale);
     if (!Number.isNaN(v)) {
       numValue = neg ? -v : v;
       if (!isInt || intDigits <= 18) return isInt ? IS_INT : IS_FLOAT;
@@ -158,10 +221,18 @@ function decodeField(b: Buffer, s: number, e: number, complex: boolean): string 
     i++;
     let segStart = i;
     for (;;) {
-      if (i >= e) { out += b.toString("utf8", segStart, e); return out; }
+      if (i >= e) {
+        out += b.toString("utf8", segStart, e);
+        return out;
+      }
       if (b[i] === QUOTE) {
         out += b.toString("utf8", segStart, i);
-        if (i + 1 < e && b[i + 1] === QUOTE) { out += '"'; i += 2; segStart = i; continue; }
+        if (i + 1 < e && b[i + 1] === QUOTE) {
+          out += '"';
+          i += 2;
+          segStart = i;
+          continue;
+        }
         i++;
         break;
       }
@@ -188,7 +259,10 @@ export function dedupeNames(raw: string[]): string[] {
   });
 }
 
-const EMPTY = 0, NUM = 1, BOOL = 2, TEXT = 3;
+const EMPTY = 0,
+  NUM = 1,
+  BOOL = 2,
+  TEXT = 3;
 
 class ColumnBuilder {
   state = EMPTY;
@@ -230,7 +304,8 @@ class ColumnBuilder {
       return textColumn(this.name, this.text!);
     }
     // A view when the spare capacity is small (the row-count estimate was good), else a copy.
-    const values = this.values.length <= rows * 1.25 + 1024 ? this.values.subarray(0, rows) : this.values.slice(0, rows);
+    const values =
+      this.values.length <= rows * 1.25 + 1024 ? this.values.subarray(0, rows) : this.values.slice(0, rows);
     if (this.state === BOOL) return { name: this.name, kind: "bool", values, strings: null };
     if (this.state === EMPTY) {
       // pandas: an all-missing column is float; a column with no rows at all is text (object).
@@ -245,10 +320,18 @@ class ColumnBuilder {
 }
 
 /** Receives complete rows as field boundaries into the current buffer. */
-type RowSink = (buf: Buffer, starts: Int32Array, ends: Int32Array, complex: Uint8Array, count: number, nums: Float64Array) => void;
+type RowSink = (
+  buf: Buffer,
+  starts: Int32Array,
+  ends: Int32Array,
+  complex: Uint8Array,
+  count: number,
+  nums: Float64Array,
+) => void;
 
 /** `complex` flag values: 0 plain, 1 needs unquoting; 2/3 plain and already parsed as int/float into nums. */
-const PARSED_INT = 2, PARSED_FLOAT = 3;
+const PARSED_INT = 2,
+  PARSED_FLOAT = 3;
 
 /** Splits byte chunks into rows (quote-aware), skipping blank lines; calls sink per row. */
 class Tokenizer {
@@ -275,7 +358,10 @@ class Tokenizer {
     if (this.first) {
       // Hold the first bytes until a BOM can be recognised.
       chunk = this.head.length ? Buffer.concat([this.head, chunk]) : chunk;
-      if (chunk.length < 3) { this.head = Buffer.from(chunk); return; }
+      if (chunk.length < 3) {
+        this.head = Buffer.from(chunk);
+        return;
+      }
       this.first = false;
       this.head = Buffer.alloc(0);
       if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
@@ -285,7 +371,9 @@ class Tokenizer {
     const used = this.scan(buf, false);
     this.rest = Buffer.from(buf.subarray(used));
     if (this.rest.length > this.maxLineBytes) {
-      throw new SubmissionError(`${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`);
+      throw new SubmissionError(
+        `${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`,
+      );
     }
   }
 
@@ -306,7 +394,8 @@ class Tokenizer {
     if (chunk.indexOf(0) !== -1) {
       throw new SubmissionError(`${this.source}: contains NUL bytes (a binary file, not a CSV)`);
     }
-    const bad = () => new SubmissionError(`${this.source}: not valid UTF-8 text (near byte ${this.bytesSeen})`);
+    const bad = () =>
+      new SubmissionError(`${this.source}: not valid UTF-8 text (near byte ${this.bytesSeen})`);
     if (final) {
       if (!isUtf8(this.utf8Tail)) throw bad();
       this.utf8Tail = Buffer.alloc(0);
@@ -323,28 +412,44 @@ class Tokenizer {
       this.utf8Tail = Buffer.from(chunk.subarray(lastLf + 1));
     }
     if (this.utf8Tail.length > this.maxLineBytes) {
-      throw new SubmissionError(`${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`);
+      throw new SubmissionError(
+        `${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`,
+      );
     }
   }
 
   private grow(): void {
     const n = this.starts.length * 2;
-    const s = new Int32Array(n); s.set(this.starts); this.starts = s;
-    const e = new Int32Array(n); e.set(this.ends); this.ends = e;
-    const c = new Uint8Array(n); c.set(this.complex); this.complex = c;
-    const v = new Float64Array(n); v.set(this.nums); this.nums = v;
+    const s = new Int32Array(n);
+    s.set(this.starts);
+    this.starts = s;
+    const e = new Int32Array(n);
+    e.set(this.ends);
+    this.ends = e;
+    const c = new Uint8Array(n);
+    c.set(this.complex);
+    this.complex = c;
+    const v = new Float64Array(n);
+    v.set(this.nums);
+    this.nums = v;
   }
 
   /** Emits every complete row of buf; returns the offset of the first unconsumed byte. */
   private scan(b: Buffer, final: boolean): number {
     const n = b.length;
     let i = 0;
-    let starts = this.starts, ends = this.ends, cplx = this.complex, nums = this.nums;
+    let starts = this.starts,
+      ends = this.ends,
+      cplx = this.complex,
+      nums = this.nums;
     for (;;) {
       // Skip blank and whitespace-only lines.
       let j = i;
       while (j < n && (b[j] === SPACE || b[j] === TAB)) j++;
-      if (j < n && (b[j] === LF || b[j] === CR)) { i = j + 1; continue; }
+      if (j < n && (b[j] === LF || b[j] === CR)) {
+        i = j + 1;
+        continue;
+      }
       if (j >= n) return final ? n : i;
       const rowStart = i;
       let count = 0;
@@ -353,7 +458,10 @@ class Tokenizer {
       for (;;) {
         if (count >= starts.length) {
           this.grow();
-          starts = this.starts; ends = this.ends; cplx = this.complex; nums = this.nums;
+          starts = this.starts;
+          ends = this.ends;
+          cplx = this.complex;
+          nums = this.nums;
         }
         const fs = pos;
         let cx = 0;
@@ -364,37 +472,72 @@ class Tokenizer {
           let closed = false;
           while (pos < n) {
             if (b[pos] === QUOTE) {
-              if (pos + 1 < n && b[pos + 1] === QUOTE) { cx = 2; pos += 2; continue; }
+              if (pos + 1 < n && b[pos + 1] === QUOTE) {
+                cx = 2;
+                pos += 2;
+                continue;
+              }
               if (pos + 1 >= n && !final) break; // might be an escaped quote across chunks
-              pos++; closed = true; break;
+              pos++;
+              closed = true;
+              break;
             }
             pos++;
           }
           if (!closed) {
             if (!final) return rowStart;
-            throw new SubmissionError(`${this.source}: a quoted field is never closed (end of file inside quotes)`);
+            throw new SubmissionError(
+              `${this.source}: a quoted field is never closed (end of file inside quotes)`,
+            );
           }
         }
         // Fused fast path for plain decimals (-?digits[.digits], mantissa ≤ 2^53): parsed while
         // scanning, so the common numeric cell is read once. Anything else is left to parseNumber.
-        let parsed = 0, numEnd = -1, value = 0;
+        let parsed = 0,
+          numEnd = -1,
+          value = 0;
         if (cx === 0) {
           // Up to 15 significant digits in hi (exact), the next 4 in low; more → parseNumber.
-          let q = pos, neg = false, hi = 0, low = 0, sig = 0, lowDigits = 0, any = 0, frac = 0, d = 0;
-          if (q < n && b[q] === 0x2d) { neg = true; q++; }
+          let q = pos,
+            neg = false,
+            hi = 0,
+            low = 0,
+            sig = 0,
+            lowDigits = 0,
+            any = 0,
+            frac = 0,
+            d = 0;
+          if (q < n && b[q] === 0x2d) {
+            neg = true;
+            q++;
+          }
           let isInt = true;
           for (;;) {
             const q0 = q;
             while (q < n) {
               d = b[q] - 0x30;
               if (d < 0 || d > 9) break;
-              if (sig < 15) { if (sig > 0 || d > 0) { hi = hi * 10 + d; sig++; } }
-              else { if (sig < 19) { low = low * 10 + d; lowDigits++; } sig++; }
+              if (sig < 15) {
+                if (sig > 0 || d > 0) {
+                  hi = hi * 10 + d;
+                  sig++;
+                }
+              } else {
+                if (sig < 19) {
+                  low = low * 10 + d;
+                  lowDigits++;
+                }
+                sig++;
+              }
               q++;
             }
             any += q - q0;
             if (!isInt) frac += q - q0;
-            if (isInt && q < n && b[q] === 0x2e) { isInt = false; q++; continue; }
+            if (isInt && q < n && b[q] === 0x2e) {
+              isInt = false;
+              q++;
+              continue;
+            }
             break;
           }
           if (any > 0 && frac <= 22) {
@@ -408,22 +551,42 @@ class Tokenizer {
           }
           pos = q;
         }
-        while (pos < n && b[pos] !== COMMA && b[pos] !== LF && b[pos] !== CR) { if (cx === 1) cx = 2; pos++; }
-        if (cx === 1) { starts[count] = fs + 1; ends[count] = pos - 1; cplx[count] = 0; }
-        else if (parsed !== 0 && pos === numEnd && (pos < n || final)) {
-          starts[count] = fs; ends[count] = pos; cplx[count] = parsed; nums[count] = value;
-        } else { starts[count] = fs; ends[count] = pos; cplx[count] = cx === 2 ? 1 : 0; }
+        while (pos < n && b[pos] !== COMMA && b[pos] !== LF && b[pos] !== CR) {
+          if (cx === 1) cx = 2;
+          pos++;
+        }
+        if (cx === 1) {
+          starts[count] = fs + 1;
+          ends[count] = pos - 1;
+          cplx[count] = 0;
+        } else if (parsed !== 0 && pos === numEnd && (pos < n || final)) {
+          starts[count] = fs;
+          ends[count] = pos;
+          cplx[count] = parsed;
+          nums[count] = value;
+        } else {
+          starts[count] = fs;
+          ends[count] = pos;
+          cplx[count] = cx === 2 ? 1 : 0;
+        }
         count++;
         if (pos >= n) {
           if (!final) return rowStart;
-          complete = true; i = n; break;
+          complete = true;
+          i = n;
+          break;
         }
-        if (b[pos] === COMMA) { pos++; continue; }
+        if (b[pos] === COMMA) {
+          pos++;
+          continue;
+        }
         if (b[pos] === CR) {
           if (pos + 1 >= n && !final) return rowStart; // \r\n split across chunks
           pos += pos + 1 < n && b[pos + 1] === LF ? 2 : 1;
         } else pos++;
-        complete = true; i = pos; break;
+        complete = true;
+        i = pos;
+        break;
       }
       this.rowBytes += i - rowStart;
       if (complete) this.sink(b, starts, ends, cplx, count, nums);
@@ -440,7 +603,9 @@ function fileSource(path: string, chunkSize: number): ChunkSource {
     try {
       fd = openSync(path, "r");
     } catch (e) {
-      throw new SubmissionError(`cannot open ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new SubmissionError(
+        `cannot open ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
     try {
       const st = fstatSync(fd);
@@ -461,7 +626,8 @@ function fileSource(path: string, chunkSize: number): ChunkSource {
 
 function bufferSource(buf: Buffer, chunkSize: number): ChunkSource {
   return (visit) => {
-    for (let i = 0; i < buf.length; i += chunkSize) if (visit(buf.subarray(i, i + chunkSize)) === false) break;
+    for (let i = 0; i < buf.length; i += chunkSize)
+      if (visit(buf.subarray(i, i + chunkSize)) === false) break;
   };
 }
 
@@ -484,7 +650,9 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalByt
       return;
     }
     if (opts.maxRows !== undefined && row >= opts.maxRows) {
-      throw new SubmissionError(`${name}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`);
+      throw new SubmissionError(
+        `${name}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`,
+      );
     }
     if (offset === -1) offset = Math.max(0, count - names.length);
     if (row === 2048 && totalBytes > 0) {
@@ -493,12 +661,15 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalByt
       for (const c of builders) c?.reserve(Math.min(estimate, opts.maxRows ?? estimate));
     }
     if (count - offset > names.length) {
-      throw new SubmissionError(`${name}: expected ${names.length} fields on data row ${row + 1}, saw ${count}`);
+      throw new SubmissionError(
+        `${name}: expected ${names.length} fields on data row ${row + 1}, saw ${count}`,
+      );
     }
     for (let k = 0; k < builders.length; k++) {
       const col = builders[k];
       if (col === null) continue;
-      if (k + offset >= count) { // short row: missing cells
+      if (k + offset >= count) {
+        // short row: missing cells
         col.sawMissing = true;
         if (col.state === TEXT) col.text!.setMissing(row);
         else col.setValue(row, NaN);
@@ -532,10 +703,14 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalByt
     let header = true;
     let r = 0;
     const sink2: RowSink = (b, starts, ends, complex, count) => {
-      if (header) { header = false; return; }
+      if (header) {
+        header = false;
+        return;
+      }
       if (r >= until) throw new StopReading();
       for (let q = 0; q < backfill.length; q++) {
-        const col = backfill[q], k = index[q] + offset;
+        const col = backfill[q],
+          k = index[q] + offset;
         if (r >= col.backfillUntil || k >= count) continue;
         const s = decodeField(b, starts[k], ends[k], complex[k] === 1);
         if (NA_TOKENS.has(s)) col.text!.setMissing(r);
@@ -560,8 +735,15 @@ function cell(col: ColumnBuilder, row: number, b: Buffer, s: number, e: number, 
   if (!complex) {
     const kind = parseNumber(b, s, e);
     if (kind !== NOT_NUMBER) {
-      if (col.state === TEXT) { col.text!.setBytes(row, b, s, e); return; }
-      if (col.state === BOOL) { col.toText(row); col.text!.setBytes(row, b, s, e); return; }
+      if (col.state === TEXT) {
+        col.text!.setBytes(row, b, s, e);
+        return;
+      }
+      if (col.state === BOOL) {
+        col.toText(row);
+        col.text!.setBytes(row, b, s, e);
+        return;
+      }
       col.state = NUM;
       if (kind === IS_FLOAT) col.sawFloat = true;
       col.setValue(row, numValue);
@@ -581,11 +763,18 @@ function cell(col: ColumnBuilder, row: number, b: Buffer, s: number, e: number, 
     else col.setValue(row, NaN);
     return;
   }
-  if (col.state === TEXT) { col.text!.setString(row, str); return; }
+  if (col.state === TEXT) {
+    col.text!.setString(row, str);
+    return;
+  }
   if (complex && NUMBER_TEXT.test(str)) {
     const kind = parseNumber(Buffer.from(str, "latin1"), 0, str.length);
     if (kind !== NOT_NUMBER) {
-      if (col.state === BOOL) { col.toText(row); col.text!.setString(row, str); return; }
+      if (col.state === BOOL) {
+        col.toText(row);
+        col.text!.setString(row, str);
+        return;
+      }
       col.state = NUM;
       if (kind === IS_FLOAT) col.sawFloat = true;
       col.setValue(row, numValue);
@@ -594,7 +783,11 @@ function cell(col: ColumnBuilder, row: number, b: Buffer, s: number, e: number, 
   }
   const special = SPECIAL_FLOAT.exec(str);
   if (special) {
-    if (col.state === BOOL) { col.toText(row); col.text!.setString(row, str); return; }
+    if (col.state === BOOL) {
+      col.toText(row);
+      col.text!.setString(row, str);
+      return;
+    }
     col.state = NUM;
     col.sawFloat = true;
     col.setValue(row, special[1] === "-" ? -Infinity : Infinity);
@@ -603,7 +796,11 @@ function cell(col: ColumnBuilder, row: number, b: Buffer, s: number, e: number, 
   const lower = str.length === 4 || str.length === 5 ? str.toLowerCase() : "";
   const isTrue = lower === "true";
   if (isTrue || lower === "false") {
-    if (col.state === NUM) { col.toText(row); col.text!.setString(row, str); return; }
+    if (col.state === NUM) {
+      col.toText(row);
+      col.text!.setString(row, str);
+      return;
+    }
     col.state = BOOL;
     col.setValue(row, isTrue ? 1 : 0);
     return;

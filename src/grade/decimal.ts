@@ -6,7 +6,8 @@
  */
 const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
 const SPLIT = 134217729; // 2^27 + 1
-const f64 = new Float64Array(1), u32 = new Uint32Array(f64.buffer);
+const f64 = new Float64Array(1),
+  u32 = new Uint32Array(f64.buffer);
 
 /** Unit in the last place of a positive normal double. */
 function ulp(x: number): number {
@@ -20,10 +21,12 @@ let prodErr = 0;
 function twoProd(a: number, b: number): number {
   const p = a * b;
   let c = SPLIT * a;
-  const ah = c - (c - a), al = a - ah;
+  const ah = c - (c - a),
+    al = a - ah;
   c = SPLIT * b;
-  const bh = c - (c - b), bl = b - bh;
-  prodErr = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+  const bh = c - (c - b),
+    bl = b - bh;
+  prodErr = ah * bh - p + ah * bl + al * bh + al * bl;
   return p;
 }
 
@@ -38,7 +41,7 @@ export function decimalToDouble(hi: number, low: number, lowDigits: number, scal
   const pe = prodErr;
   const s = p + low;
   const bb = s - p;
-  const t = (p - (s - bb)) + (low - bb) + pe;
+  const t = p - (s - bb) + (low - bb) + pe;
   let q: number, q2: number;
   if (scale >= 0) {
     const P = POW10[scale];
@@ -48,7 +51,7 @@ export function decimalToDouble(hi: number, low: number, lowDigits: number, scal
     const P = POW10[-scale];
     q = s / P;
     const pp = twoProd(q, P);
-    q2 = ((s - pp) - prodErr + t) / P;
+    q2 = (s - pp - prodErr + t) / P;
   }
   const result = q + q2;
   if (!(result > 2 ** -1000 && result < 2 ** 1000)) return NaN;

@@ -42,13 +42,26 @@ export function lastJsonObject(text: string): unknown {
   return undefined;
 }
 
-export async function gradeExternal(command: string[], ctx: ExternalContext, timeoutMs = 30 * 60_000): Promise<ScoreResult> {
+export async function gradeExternal(
+  command: string[],
+  ctx: ExternalContext,
+  timeoutMs = 30 * 60_000,
+): Promise<ScoreResult> {
   if (command.length === 0) throw new Error("the external grader command is empty");
   const args = command.map((a) =>
-    a.replaceAll("{submission}", ctx.submission).replaceAll("{competition}", ctx.competition).replaceAll("{private_dir}", ctx.privateDir),
+    a
+      .replaceAll("{submission}", ctx.submission)
+      .replaceAll("{competition}", ctx.competition)
+      .replaceAll("{private_dir}", ctx.privateDir),
   );
-  const { code, stdout, stderr, failure } = await new Promise<{ code: number | null; stdout: string; stderr: string; failure?: string }>((resolve) => {
-    let out = "", err = "";
+  const { code, stdout, stderr, failure } = await new Promise<{
+    code: number | null;
+    stdout: string;
+    stderr: string;
+    failure?: string;
+  }>((resolve) => {
+    let out = "",
+      err = "";
     let child;
     try {
       child = spawn(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
@@ -57,21 +70,36 @@ export async function gradeExternal(command: string[], ctx: ExternalContext, tim
       return;
     }
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.stdout.on("data", (d: Buffer) => { if (out.length < 16e6) out += d.toString(); });
-    child.stderr.on("data", (d: Buffer) => { if (err.length < 16e6) err += d.toString(); });
-    child.on("error", (e) => { clearTimeout(timer); resolve({ code: null, stdout: out, stderr: err, failure: e.message }); });
-    child.on("close", (c, sig) => { clearTimeout(timer); resolve({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : undefined }); });
+    child.stdout.on("data", (d: Buffer) => {
+      if (out.length < 16e6) out += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      if (err.length < 16e6) err += d.toString();
+    });
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      resolve({ code: null, stdout: out, stderr: err, failure: e.message });
+    });
+    child.on("close", (c, sig) => {
+      clearTimeout(timer);
+      resolve({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : undefined });
+    });
   });
   const name = args[0];
   if (failure) throw new Error(`external grader ${name} failed: ${failure}`);
-  if (code !== 0) throw new Error(`external grader ${name} exited with code ${code}: ${lastLine(stderr || stdout)}`);
+  if (code !== 0)
+    throw new Error(`external grader ${name} exited with code ${code}: ${lastLine(stderr || stdout)}`);
   const raw = lastJsonObject(stdout) ?? lastJsonObject(stderr);
   if (raw === undefined) throw new Error(`external grader ${name} printed no JSON report`);
   const parsed = ExternalReportSchema.safeParse(raw);
-  if (!parsed.success) throw new Error(`external grader ${name} printed an unexpected report: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  if (!parsed.success)
+    throw new Error(
+      `external grader ${name} printed an unexpected report: ${parsed.error.issues[0]?.message ?? "invalid"}`,
+    );
   const r = parsed.data;
   const valid = r.valid_submission ?? r.score !== null;
-  if (!valid || r.score === null) return { valid: false, score: null, error: "the external grader found the submission invalid" };
+  if (!valid || r.score === null)
+    return { valid: false, score: null, error: "the external grader found the submission invalid" };
   return { valid: true, score: r.score, error: null };
 }
 

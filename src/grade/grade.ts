@@ -53,7 +53,11 @@ export function readAnswers(spec: GraderSpec, answersPath: string): Table {
 }
 
 /** Scores a submission against answers with a declared grader (unrounded; invalid → reason). */
-export function scoreSubmission(spec: GraderSpec, submissionPath: string, answers: string | Table): ScoreResult {
+export function scoreSubmission(
+  spec: GraderSpec,
+  submissionPath: string,
+  answers: string | Table,
+): ScoreResult {
   if (typeof answers === "string") answers = readAnswers(spec, answers);
   const keep = columnsUsed(spec).submission;
   try {
@@ -64,7 +68,8 @@ export function scoreSubmission(spec: GraderSpec, submissionPath: string, answer
     const score = scoreTables(spec, sub, answers);
     return { valid: true, score, error: null, rounding: roundingOf(spec) };
   } catch (e) {
-    if (e instanceof SubmissionError || e instanceof MetricError) return { valid: false, score: null, error: e.message };
+    if (e instanceof SubmissionError || e instanceof MetricError)
+      return { valid: false, score: null, error: e.message };
     if (e instanceof RangeError) return { valid: false, score: null, error: `cannot grade: ${e.message}` };
     throw e;
   }
@@ -78,7 +83,8 @@ interface Board {
 
 /** Thresholds from the leaderboard CSV when there is one, else from competition.thresholds. */
 export function boardFor(competition: Competition, competitionDir: string, leaderboardPath?: string): Board {
-  const path = leaderboardPath ?? (competition.leaderboard ? join(competitionDir, competition.leaderboard) : undefined);
+  const path =
+    leaderboardPath ?? (competition.leaderboard ? join(competitionDir, competition.leaderboard) : undefined);
   if (path) {
     try {
       const scores = readLeaderboardScores(path);
@@ -91,13 +97,25 @@ export function boardFor(competition: Competition, competitionDir: string, leade
   const t = competition.thresholds;
   if (t) {
     return {
-      thresholds: { gold: t.gold, silver: t.silver, bronze: t.bronze, median: t.median, isLowerBetter: competition.isLowerBetter },
+      thresholds: {
+        gold: t.gold,
+        silver: t.silver,
+        bronze: t.bronze,
+        median: t.median,
+        isLowerBetter: competition.isLowerBetter,
+      },
       scores: null,
       source: "thresholds",
     };
   }
   return {
-    thresholds: { gold: NaN, silver: NaN, bronze: NaN, median: NaN, isLowerBetter: competition.isLowerBetter },
+    thresholds: {
+      gold: NaN,
+      silver: NaN,
+      bronze: NaN,
+      median: NaN,
+      isLowerBetter: competition.isLowerBetter,
+    },
     scores: null,
     source: "none",
   };
@@ -143,21 +161,49 @@ export async function grade(opts: GradeOptions): Promise<GradeReport> {
     board = boardFor(competition, opts.competitionDir, opts.leaderboardPath);
   } catch (e) {
     board = {
-      thresholds: { gold: NaN, silver: NaN, bronze: NaN, median: NaN, isLowerBetter: competition.isLowerBetter },
+      thresholds: {
+        gold: NaN,
+        silver: NaN,
+        bronze: NaN,
+        median: NaN,
+        isLowerBetter: competition.isLowerBetter,
+      },
       scores: null,
       source: "none",
     };
-    return { ...makeReport(competition.id, opts.submissionPath, { exists: true, valid: false, score: null, error: (e as Error).message }, board, now), grader_error: true };
+    return {
+      ...makeReport(
+        competition.id,
+        opts.submissionPath,
+        { exists: true, valid: false, score: null, error: (e as Error).message },
+        board,
+        now,
+      ),
+      grader_error: true,
+    };
   }
   const problem = submissionProblem(opts.submissionPath);
   if (problem) {
-    return makeReport(competition.id, opts.submissionPath, { exists: false, valid: false, score: null, error: problem }, board, now);
+    return makeReport(
+      competition.id,
+      opts.submissionPath,
+      { exists: false, valid: false, score: null, error: problem },
+      board,
+      now,
+    );
   }
   let result: ScoreResult;
   try {
     if (competition.grading === "external") {
-      if (!opts.external) throw new Error(`${competition.id} is graded externally but no external grader command is configured`);
-      result = await gradeExternal(opts.external.command, { competition: competition.id, submission: opts.submissionPath, privateDir: opts.privateDir });
+      if (!opts.external)
+        throw new Error(
+          `${competition.id} is graded externally but no external grader command is configured`,
+        );
+      result = await gradeExternal(opts.external.command, {
+        competition: competition.id,
+        submission: opts.submissionPath,
+        privateDir: opts.privateDir,
+      });
     } else {
       const spec = loadGraderSpec(opts.competitionDir);
       if (!spec) throw new Error(`${join(opts.competitionDir, "grader.json")} is missing`);
@@ -165,7 +211,13 @@ export async function grade(opts: GradeOptions): Promise<GradeReport> {
     }
   } catch (e) {
     // The grader itself failed (answers unreadable, bad grader.json): not the agent's fault.
-    const report = makeReport(competition.id, opts.submissionPath, { exists: true, valid: false, score: null, error: (e as Error).message }, board, now);
+    const report = makeReport(
+      competition.id,
+      opts.submissionPath,
+      { exists: true, valid: false, score: null, error: (e as Error).message },
+      board,
+      now,
+    );
     return { ...report, grader_error: true };
   }
   return makeReport(competition.id, opts.submissionPath, { ...result, exists: true }, board, now);

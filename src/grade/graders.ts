@@ -7,7 +7,16 @@ import type { Column, Table } from "./csv.js";
 import { SubmissionError } from "./errors.js";
 import type { GraderSpec } from "./spec.js";
 import {
-  numeric, pairById, requireColumn, requireNoMissing, requireRowCount, requireUnitRange, sameIdSet, sortedOrder, take, idKey,
+  numeric,
+  pairById,
+  requireColumn,
+  requireNoMissing,
+  requireRowCount,
+  requireUnitRange,
+  sameIdSet,
+  sortedOrder,
+  take,
+  idKey,
   sklearnNumbers,
 } from "./align.js";
 import { rocAuc } from "./metrics/auc.js";
@@ -26,29 +35,48 @@ export function columnsUsed(spec: GraderSpec): { submission: string[] | null; an
     case "qwk":
       return { submission: [spec.id, spec.target], answers: [spec.id, spec.target] };
     case "column-auc":
-      return { submission: spec.pairing === "by-position" ? null : [spec.id, ...spec.targets], answers: [spec.id, ...spec.targets] };
+      return {
+        submission: spec.pairing === "by-position" ? null : [spec.id, ...spec.targets],
+        answers: [spec.id, ...spec.targets],
+      };
     case "column-rmsle":
       return { submission: spec.targets, answers: spec.targets };
     case "multiclass-logloss":
-      return { submission: spec.columns === "exact-count" ? null : [spec.id, ...spec.classes], answers: [spec.id, ...spec.classes] };
+      return {
+        submission: spec.columns === "exact-count" ? null : [spec.id, ...spec.classes],
+        answers: [spec.id, ...spec.classes],
+      };
   }
 }
 
 export function scoreTables(spec: GraderSpec, sub: Table, ans: Table): number {
   switch (spec.kind) {
-    case "binary-auc": return binaryAuc(spec.id, spec.target, sub, ans);
-    case "column-auc": return columnAuc(spec, sub, ans);
-    case "rmse": return rmseGrade(spec, sub, ans);
-    case "column-rmsle": return columnRmsle(spec.targets, sub, ans);
-    case "multiclass-logloss": return multiclassLogLossGrade(spec, sub, ans);
-    case "binary-logloss": return binaryLogLossGrade(spec.id, spec.target, sub, ans);
-    case "accuracy": return accuracyGrade(spec, sub, ans);
-    case "qwk": return qwkGrade(spec.id, spec.target, sub, ans);
+    case "binary-auc":
+      return binaryAuc(spec.id, spec.target, sub, ans);
+    case "column-auc":
+      return columnAuc(spec, sub, ans);
+    case "rmse":
+      return rmseGrade(spec, sub, ans);
+    case "column-rmsle":
+      return columnRmsle(spec.targets, sub, ans);
+    case "multiclass-logloss":
+      return multiclassLogLossGrade(spec, sub, ans);
+    case "binary-logloss":
+      return binaryLogLossGrade(spec.id, spec.target, sub, ans);
+    case "accuracy":
+      return accuracyGrade(spec, sub, ans);
+    case "qwk":
+      return qwkGrade(spec.id, spec.target, sub, ans);
   }
 }
 
 /** §2.3: id, target, row count, numeric, [0,1], ids equal, AUC (missing score invalid). */
-function binaryAucChecks(id: string, target: string, sub: Table, ans: Table): { truth: Float64Array; score: Float64Array } {
+function binaryAucChecks(
+  id: string,
+  target: string,
+  sub: Table,
+  ans: Table,
+): { truth: Float64Array; score: Float64Array } {
   const subId = requireColumn(sub, id);
   const col = requireColumn(sub, target);
   requireRowCount(sub, ans);
@@ -71,7 +99,10 @@ function columnAuc(spec: Extract<GraderSpec, { kind: "column-auc" }>, sub: Table
     for (const t of spec.targets) requireColumn(sub, t);
     const want = new Set([spec.id, ...spec.targets]);
     const extra = sub.names.filter((n) => !want.has(n));
-    if (extra.length) throw new SubmissionError(`submission has unexpected column(s) ${extra.map((e) => `"${e}"`).join(", ")}`);
+    if (extra.length)
+      throw new SubmissionError(
+        `submission has unexpected column(s) ${extra.map((e) => `"${e}"`).join(", ")}`,
+      );
     if (spec.pairing === "by-position") requireRowCount(sub, ans);
   } else {
     for (const t of spec.targets) requireColumn(sub, t);
@@ -112,15 +143,21 @@ function columnAuc(spec: Extract<GraderSpec, { kind: "column-auc" }>, sub: Table
     // Duplicated submission ids: each copy takes its id's keep flag; kept rows paired by sorted position.
     const flag = new Map<number | string | null, boolean>();
     for (let j = 0; j < ans.rowCount; j++) flag.set(idKey(ansId, j), keepAnswer(j));
-    const subOrder = sortedOrder(subId, true), ansOrder = sortedOrder(ansId, true);
-    const s: number[] = [], a: number[] = [];
+    const subOrder = sortedOrder(subId, true),
+      ansOrder = sortedOrder(ansId, true);
+    const s: number[] = [],
+      a: number[] = [];
     for (const i of subOrder) {
       const f = flag.get(idKey(subId, i));
-      if (f === undefined) throw new SubmissionError(`submission id ${JSON.stringify(idKey(subId, i))} is not in the answers`);
+      if (f === undefined)
+        throw new SubmissionError(`submission id ${JSON.stringify(idKey(subId, i))} is not in the answers`);
       if (f) s.push(i);
     }
     for (const j of ansOrder) if (keepAnswer(j)) a.push(j);
-    if (s.length !== a.length) throw new SubmissionError(`after matching ids, ${s.length} submission rows pair with ${a.length} answer rows`);
+    if (s.length !== a.length)
+      throw new SubmissionError(
+        `after matching ids, ${s.length} submission rows pair with ${a.length} answer rows`,
+      );
     ansRows = Int32Array.from(a);
     subRows = Int32Array.from(s);
   }
@@ -160,7 +197,10 @@ function columnRmsle(targets: string[], sub: Table, ans: Table): number {
   requireRowCount(sub, ans);
   let sum = 0;
   for (let k = 0; k < targets.length; k++) {
-    sum += rmsle(numeric(requireColumn(ans, targets[k], "answers"), "answers"), sklearnNumbers(cols[k], null));
+    sum += rmsle(
+      numeric(requireColumn(ans, targets[k], "answers"), "answers"),
+      sklearnNumbers(cols[k], null),
+    );
   }
   return sum / targets.length;
 }
@@ -171,12 +211,17 @@ function requireRowSums(cols: Column[], tolerance: number): Float64Array[] {
   // Column by column (same addition order per row as a row-wise sum, but sequential memory).
   const sums = new Float64Array(n);
   for (const v of vals) {
-    for (let i = 0; i < n; i++) { const x = v[i]; if (x === x) sums[i] += x; }
+    for (let i = 0; i < n; i++) {
+      const x = v[i];
+      if (x === x) sums[i] += x;
+    }
   }
   for (let i = 0; i < n; i++) {
     const s = sums[i];
     if (!(Math.abs(s - 1) <= tolerance)) {
-      throw new SubmissionError(`probabilities on data row ${i + 1} sum to ${s}, not 1 (tolerance ${tolerance})`);
+      throw new SubmissionError(
+        `probabilities on data row ${i + 1} sum to ${s}, not 1 (tolerance ${tolerance})`,
+      );
     }
   }
   for (let k = 0; k < vals.length; k++) {
@@ -186,7 +231,11 @@ function requireRowSums(cols: Column[], tolerance: number): Float64Array[] {
   return vals;
 }
 
-function multiclassLogLossGrade(spec: Extract<GraderSpec, { kind: "multiclass-logloss" }>, sub: Table, ans: Table): number {
+function multiclassLogLossGrade(
+  spec: Extract<GraderSpec, { kind: "multiclass-logloss" }>,
+  sub: Table,
+  ans: Table,
+): number {
   const want = [spec.id, ...spec.classes];
   if (spec.columns === "exact-count") {
     if (sub.rowCount !== ans.rowCount || sub.names.length !== want.length) {
@@ -195,7 +244,10 @@ function multiclassLogLossGrade(spec: Extract<GraderSpec, { kind: "multiclass-lo
       );
     }
     // Probability checks on columns 2..K+1 by position (upstream assumes the id comes first).
-    requireRowSums(sub.names.slice(1).map((n) => sub.column(n)!), spec.rowSumTolerance);
+    requireRowSums(
+      sub.names.slice(1).map((n) => sub.column(n)!),
+      spec.rowSumTolerance,
+    );
   } else {
     if (spec.columns === "exact") {
       const wanted = new Set(want);
@@ -203,16 +255,33 @@ function multiclassLogLossGrade(spec: Extract<GraderSpec, { kind: "multiclass-lo
       const extra = sub.names.filter((n) => !wanted.has(n));
       if (missing.length || extra.length || sub.names.length !== want.length) {
         const parts = [];
-        if (missing.length) parts.push(`missing ${missing.slice(0, 3).map((m) => `"${m}"`).join(", ")}${missing.length > 3 ? ", …" : ""}`);
-        if (extra.length) parts.push(`unexpected ${extra.slice(0, 3).map((m) => `"${m}"`).join(", ")}${extra.length > 3 ? ", …" : ""}`);
-        throw new SubmissionError(`submission columns must be exactly ${spec.id} + ${spec.classes.length} classes (${parts.join("; ")})`);
+        if (missing.length)
+          parts.push(
+            `missing ${missing
+              .slice(0, 3)
+              .map((m) => `"${m}"`)
+              .join(", ")}${missing.length > 3 ? ", …" : ""}`,
+          );
+        if (extra.length)
+          parts.push(
+            `unexpected ${extra
+              .slice(0, 3)
+              .map((m) => `"${m}"`)
+              .join(", ")}${extra.length > 3 ? ", …" : ""}`,
+          );
+        throw new SubmissionError(
+          `submission columns must be exactly ${spec.id} + ${spec.classes.length} classes (${parts.join("; ")})`,
+        );
       }
     } else {
       for (const c of spec.classes) requireColumn(sub, c);
       requireColumn(sub, spec.id);
     }
     requireRowCount(sub, ans);
-    requireRowSums(spec.classes.map((c) => sub.column(c)!), spec.rowSumTolerance);
+    requireRowSums(
+      spec.classes.map((c) => sub.column(c)!),
+      spec.rowSumTolerance,
+    );
   }
   // One-hot helper: named columns, ids matched.
   for (const c of want) requireColumn(sub, c);
@@ -226,7 +295,8 @@ function binaryLogLossGrade(id: string, target: string, sub: Table, ans: Table):
   const subId = requireColumn(sub, id);
   const col = requireColumn(sub, target);
   const ansId = requireColumn(ans, id, "answers");
-  if (!sameIdSet(subId, ansId)) throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
+  if (!sameIdSet(subId, ansId))
+    throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
   requireRowCount(sub, ans);
   const p = numeric(col);
   requireUnitRange(p, col);
@@ -253,9 +323,12 @@ function accuracyGrade(spec: Extract<GraderSpec, { kind: "accuracy" }>, sub: Tab
     for (let j = 0; j < n; j++) if (pythonStr(truthCol, j) === pythonStr(col, rows[j])) hits++;
     return hits / n;
   }
-  const subText = col.kind === "text", ansText = truthCol.kind === "text";
+  const subText = col.kind === "text",
+    ansText = truthCol.kind === "text";
   if (subText && col.strings!.includes(null)) {
-    throw new SubmissionError(`column "${spec.target}" has a missing label (data row ${col.strings!.indexOf(null) + 1})`);
+    throw new SubmissionError(
+      `column "${spec.target}" has a missing label (data row ${col.strings!.indexOf(null) + 1})`,
+    );
   }
   if (subText !== ansText) {
     // Mixed label types: sklearn raises when both sides look binary, otherwise nothing matches.
@@ -266,16 +339,22 @@ function accuracyGrade(spec: Extract<GraderSpec, { kind: "accuracy" }>, sub: Tab
   }
   if (subText) {
     // numpy cannot sort a mix of strings and NaN, so sklearn fails on a missing label.
-    const a = truthCol.strings!, s = col.strings!;
+    const a = truthCol.strings!,
+      s = col.strings!;
     const gap = s.indexOf(null);
-    if (gap !== -1) throw new SubmissionError(`column "${spec.target}" has a missing label (data row ${gap + 1})`);
+    if (gap !== -1)
+      throw new SubmissionError(`column "${spec.target}" has a missing label (data row ${gap + 1})`);
     for (let j = 0; j < n; j++) if (a[j] === s[rows[j]]) hits++;
     return hits / n;
   }
-  const a = truthCol.values!, s = col.values!;
+  const a = truthCol.values!,
+    s = col.values!;
   requireNoMissing(s, col);
   for (let i = 0; i < s.length; i++) {
-    if (!Number.isInteger(s[i])) throw new SubmissionError(`column "${spec.target}" has a non-integer label ${s[i]} (data row ${i + 1})`);
+    if (!Number.isInteger(s[i]))
+      throw new SubmissionError(
+        `column "${spec.target}" has a non-integer label ${s[i]} (data row ${i + 1})`,
+      );
   }
   for (let j = 0; j < n; j++) if (a[j] === s[rows[j]]) hits++;
   return hits / n;
@@ -286,12 +365,14 @@ function qwkGrade(id: string, target: string, sub: Table, ans: Table): number {
   if (sub.rowCount === 0 || sub.names.length === 0) throw new SubmissionError("submission has no rows");
   const subId = requireColumn(sub, id);
   const ansId = requireColumn(ans, id, "answers");
-  if (!sameIdSet(subId, ansId)) throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
+  if (!sameIdSet(subId, ansId))
+    throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
   requireRowCount(sub, ans);
   const pred = numeric(col);
   requireNoMissing(pred, col);
   for (let i = 0; i < pred.length; i++) {
-    if (!Number.isInteger(pred[i])) throw new SubmissionError(`column "${target}" has a non-integer label ${pred[i]} (data row ${i + 1})`);
+    if (!Number.isInteger(pred[i]))
+      throw new SubmissionError(`column "${target}" has a non-integer label ${pred[i]} (data row ${i + 1})`);
   }
   const rows = pairById(subId, ansId);
   return quadraticWeightedKappa(take(pred, rows), numeric(requireColumn(ans, target, "answers"), "answers"));

@@ -4,7 +4,8 @@ export function pythonJson(value: unknown, indent = 2): string {
   const text = JSON.stringify(
     value,
     (_k, v: unknown) => {
-      if (typeof v === "number" && !Number.isFinite(v)) return tag + (Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
+      if (typeof v === "number" && !Number.isFinite(v))
+        return tag + (Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
       return v;
     },
     indent,

@@ -58,14 +58,26 @@ export function thresholdsFromLeaderboard(scores: (number | null)[]): Thresholds
 /** Medal flags for a (5-decimal-rounded) score; null = missing or invalid submission. */
 export function rankScore(score: number | null, t: Thresholds): MedalFlags {
   if (score === null || Number.isNaN(score)) {
-    return { any_medal: false, gold_medal: false, silver_medal: false, bronze_medal: false, above_median: false };
+    return {
+      any_medal: false,
+      gold_medal: false,
+      silver_medal: false,
+      bronze_medal: false,
+      above_median: false,
+    };
   }
   const reaches = (thr: number) => (t.isLowerBetter ? score <= thr : score >= thr);
   const gold = reaches(t.gold);
   const silver = !gold && reaches(t.silver);
   const bronze = !gold && !silver && reaches(t.bronze);
   const above = t.isLowerBetter ? score < t.median : score > t.median;
-  return { any_medal: gold || silver || bronze, gold_medal: gold, silver_medal: silver, bronze_medal: bronze, above_median: above };
+  return {
+    any_medal: gold || silver || bronze,
+    gold_medal: gold,
+    silver_medal: silver,
+    bronze_medal: bronze,
+    above_median: above,
+  };
 }
 
 /**
@@ -73,7 +85,11 @@ export function rankScore(score: number | null, t: Thresholds): MedalFlags {
  * teams with an equal score count ½, teams without a score are left out. NaN beats nobody (0);
  * null (not scored) or a board without scores gives null.
  */
-export function percentile(score: number | null, leaderboardScores: ArrayLike<number | null>, isLowerBetter: boolean): number | null {
+export function percentile(
+  score: number | null,
+  leaderboardScores: ArrayLike<number | null>,
+  isLowerBetter: boolean,
+): number | null {
   if (score === null) return null;
   let teams = 0;
   let beaten = 0;
@@ -100,7 +116,8 @@ export function leaderboardScoresFromCsv(text: string, source = "leaderboard"): 
       if (s === null) out.push(null);
       else {
         const v = Number(s.trim());
-        if (s.trim() === "" || Number.isNaN(v)) throw new Error(`${source}: score ${JSON.stringify(s)} is not a number`);
+        if (s.trim() === "" || Number.isNaN(v))
+          throw new Error(`${source}: score ${JSON.stringify(s)} is not a number`);
         out.push(v);
       }
     }

@@ -10,7 +10,8 @@ export function compareCodePoints(a: string, b: string): number {
   if (a === b) return 0;
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i), y = b.charCodeAt(i);
+    const x = a.charCodeAt(i),
+      y = b.charCodeAt(i);
     if (x !== y) {
       const fix = (c: number) => (c >= 0xd800 && c <= 0xdfff ? c + 0x2000 : c >= 0xe000 ? c - 0x800 : c);
       return fix(x) - fix(y);
@@ -24,17 +25,24 @@ const SMALL = 15;
 function heapsort(idx: Int32Array, lo: number, n: number, less: (i: number, j: number) => boolean): void {
   // 1-based heap over idx[lo .. lo+n-1]
   const at = (k: number) => idx[lo + k - 1];
-  const put = (k: number, v: number) => { idx[lo + k - 1] = v; };
+  const put = (k: number, v: number) => {
+    idx[lo + k - 1] = v;
+  };
   const sift = (start: number, size: number, tmp: number) => {
-    let i = start, j = start * 2;
+    let i = start,
+      j = start * 2;
     while (j <= size) {
       if (j < size && less(at(j), at(j + 1))) j++;
-      if (less(tmp, at(j))) { put(i, at(j)); i = j; j += j; } else break;
+      if (less(tmp, at(j))) {
+        put(i, at(j));
+        i = j;
+        j += j;
+      } else break;
     }
     put(i, tmp);
   };
   for (let l = n >> 1; l > 0; l--) sift(l, n, at(l));
-  for (let size = n; size > 1; ) {
+  for (let size = n; size > 1;) {
     const tmp = at(size);
     put(size, at(1));
     size--;
@@ -46,9 +54,14 @@ function heapsort(idx: Int32Array, lo: number, n: number, less: (i: number, j: n
 function quicksort(idx: Int32Array, less: (i: number, j: number) => boolean): void {
   const n = idx.length;
   if (n < 2) return;
-  const swap = (a: number, b: number) => { const t = idx[a]; idx[a] = idx[b]; idx[b] = t; };
+  const swap = (a: number, b: number) => {
+    const t = idx[a];
+    idx[a] = idx[b];
+    idx[b] = t;
+  };
   const stack: number[] = [];
-  let pl = 0, pr = n - 1;
+  let pl = 0,
+    pr = n - 1;
   let depth = Math.floor(Math.log2(n)) * 2;
   for (;;) {
     if (depth < 0) {
@@ -60,22 +73,33 @@ function quicksort(idx: Int32Array, less: (i: number, j: number) => boolean): vo
         if (less(idx[pr], idx[pm])) swap(pr, pm);
         if (less(idx[pm], idx[pl])) swap(pm, pl);
         const vp = idx[pm];
-        let pi = pl, pj = pr - 1;
+        let pi = pl,
+          pj = pr - 1;
         swap(pm, pj);
         for (;;) {
-          do pi++; while (less(idx[pi], vp));
-          do pj--; while (less(vp, idx[pj]));
+          do pi++;
+          while (less(idx[pi], vp));
+          do pj--;
+          while (less(vp, idx[pj]));
           if (pi >= pj) break;
           swap(pi, pj);
         }
         swap(pi, pr - 1);
-        if (pi - pl < pr - pi) { stack.push(pi + 1, pr, --depth); pr = pi - 1; }
-        else { stack.push(pl, pi - 1, --depth); pl = pi + 1; }
+        if (pi - pl < pr - pi) {
+          stack.push(pi + 1, pr, --depth);
+          pr = pi - 1;
+        } else {
+          stack.push(pl, pi - 1, --depth);
+          pl = pi + 1;
+        }
       }
       for (let i = pl + 1; i <= pr; i++) {
         const v = idx[i];
         let j = i;
-        while (j > pl && less(v, idx[j - 1])) { idx[j] = idx[j - 1]; j--; }
+        while (j > pl && less(v, idx[j - 1])) {
+          idx[j] = idx[j - 1];
+          j--;
+        }
         idx[j] = v;
       }
     }
@@ -87,12 +111,17 @@ function quicksort(idx: Int32Array, less: (i: number, j: number) => boolean): vo
 }
 
 /** pandas' sort order of a key column: numbers or strings (null/NaN = missing, placed last). */
-export function pandasSortOrder(keys: ArrayLike<number> | readonly (string | null)[], skipIfSorted = false): Int32Array {
+export function pandasSortOrder(
+  keys: ArrayLike<number> | readonly (string | null)[],
+  skipIfSorted = false,
+): Int32Array {
   const n = keys.length;
-  const present: number[] = [], missing: number[] = [];
+  const present: number[] = [],
+    missing: number[] = [];
   for (let i = 0; i < n; i++) {
     const k = keys[i];
-    if (k === null || (typeof k === "number" && Number.isNaN(k))) missing.push(i); else present.push(i);
+    if (k === null || (typeof k === "number" && Number.isNaN(k))) missing.push(i);
+    else present.push(i);
   }
   const idx = Int32Array.from(present);
   const text = n > 0 && typeof keys[present[0] ?? 0] === "string";

@@ -25,9 +25,15 @@ export function pythonFloatRepr(x: number): string {
 /** A cell as pandas `astype(str)` renders it (pandas 2.x: missing → "nan"). */
 export function pythonStr(c: Column, i: number): string {
   switch (c.kind) {
-    case "text": return c.strings![i] ?? "nan";
-    case "int": return String(c.values![i]);
-    case "bool": { const v = c.values![i]; return Number.isNaN(v) ? "nan" : v ? "True" : "False"; }
-    case "float": return pythonFloatRepr(c.values![i]);
+    case "text":
+      return c.strings![i] ?? "nan";
+    case "int":
+      return String(c.values![i]);
+    case "bool": {
+      const v = c.values![i];
+      return Number.isNaN(v) ? "nan" : v ? "True" : "False";
+    }
+    case "float":
+      return pythonFloatRepr(c.values![i]);
   }
 }

@@ -44,7 +44,14 @@ export const GraderSpecSchema = z.discriminatedUnion("kind", [
     note,
   }),
   /** Root mean squared error of one column. */
-  z.strictObject({ kind: z.literal("rmse"), id: name, target: name, ids: IdRule.default("match"), rounding, note }),
+  z.strictObject({
+    kind: z.literal("rmse"),
+    id: name,
+    target: name,
+    ids: IdRule.default("match"),
+    rounding,
+    note,
+  }),
   /** Mean of per-column RMSLEs, rows paired in file order (ids ignored). */
   z.strictObject({ kind: z.literal("column-rmsle"), targets: names, rounding, note }),
   /** Multi-class log loss over one-hot answer columns; rows must sum to 1 ± tolerance and lie in [0,1]. */
@@ -62,7 +69,14 @@ export const GraderSpecSchema = z.discriminatedUnion("kind", [
   /** Binary log loss of P(label = 1); ids compared as sets, values in [0,1]. */
   z.strictObject({ kind: z.literal("binary-logloss"), id: name, target: name, rounding, note }),
   /** Fraction of rows equal to the answer. value: pandas/sklearn comparison; string: both sides as pandas astype(str). */
-  z.strictObject({ kind: z.literal("accuracy"), id: name, target: name, compare: z.enum(["value", "string"]).default("value"), rounding, note }),
+  z.strictObject({
+    kind: z.literal("accuracy"),
+    id: name,
+    target: name,
+    compare: z.enum(["value", "string"]).default("value"),
+    rounding,
+    note,
+  }),
   /** Quadratic weighted kappa over integral labels; ids compared as sets. */
   z.strictObject({ kind: z.literal("qwk"), id: name, target: name, rounding, note }),
 ]);
@@ -73,7 +87,12 @@ export type GraderKind = GraderSpec["kind"];
 /** Upstream's metric return type decides the rounding: scikit-learn AUC, kappa and accuracy return numpy floats. */
 export function roundingOf(spec: GraderSpec): "python" | "numpy" {
   if (spec.rounding) return spec.rounding;
-  return spec.kind === "binary-auc" || spec.kind === "column-auc" || spec.kind === "qwk" || spec.kind === "accuracy" ? "numpy" : "python";
+  return spec.kind === "binary-auc" ||
+    spec.kind === "column-auc" ||
+    spec.kind === "qwk" ||
+    spec.kind === "accuracy"
+    ? "numpy"
+    : "python";
 }
 
 export function parseGraderSpec(raw: unknown, source = "grader.json"): GraderSpec {

@@ -18,8 +18,12 @@ export class TextStore {
   private ensureRows(n: number): void {
     if (n <= this.starts.length) return;
     const size = Math.max(n, this.starts.length * 2);
-    const s = new Int32Array(size); s.set(this.starts); this.starts = s;
-    const e = new Int32Array(size); e.set(this.ends); this.ends = e;
+    const s = new Int32Array(size);
+    s.set(this.starts);
+    this.starts = s;
+    const e = new Int32Array(size);
+    e.set(this.ends);
+    this.ends = e;
   }
 
   private ensureBytes(n: number): void {
@@ -32,7 +36,11 @@ export class TextStore {
   /** Fills rows [count, row) as missing. */
   padTo(row: number): void {
     this.ensureRows(row + 1);
-    while (this.count < row) { this.starts[this.count] = -1; this.ends[this.count] = -1; this.count++; }
+    while (this.count < row) {
+      this.starts[this.count] = -1;
+      this.ends[this.count] = -1;
+      this.count++;
+    }
   }
 
   setBytes(row: number, b: Uint8Array, s: number, e: number): void {
@@ -40,7 +48,8 @@ export class TextStore {
     else this.padTo(row);
     this.ensureBytes(e - s);
     const a = this.arena;
-    if (e - s <= 64) for (let k = s, o = this.used; k < e; k++, o++) a[o] = b[k]; // no subarray object per cell
+    if (e - s <= 64)
+      for (let k = s, o = this.used; k < e; k++, o++) a[o] = b[k]; // no subarray object per cell
     else a.set(b.subarray(s, e), this.used);
     this.starts[row] = this.used;
     this.used += e - s;
@@ -89,11 +98,13 @@ export class TextStore {
 
   /** Byte equality of row i here and row j of other (missing never equals). */
   equals(i: number, other: TextStore, j: number): boolean {
-    const s = this.starts[i], t = other.starts[j];
+    const s = this.starts[i],
+      t = other.starts[j];
     if (s < 0 || t < 0) return false;
     const len = this.ends[i] - s;
     if (other.ends[j] - t !== len) return false;
-    const a = this.arena, b = other.arena;
+    const a = this.arena,
+      b = other.arena;
     for (let k = 0; k < len; k++) if (a[s + k] !== b[t + k]) return false;
     return true;
   }
@@ -102,6 +113,7 @@ export class TextStore {
   trim(rows: number): void {
     this.padTo(rows);
     this.count = rows;
-    if (this.arena.length > this.used * 1.25 + 4096) this.arena = Buffer.from(this.arena.subarray(0, this.used));
+    if (this.arena.length > this.used * 1.25 + 4096)
+      this.arena = Buffer.from(this.arena.subarray(0, this.used));
   }
 }

@@ -11,7 +11,9 @@ interface PandasCase {
   rows?: number;
   cols?: { name: string; kind: string; values: (string | number | null)[] }[];
 }
-const corpus = (JSON.parse(readFileSync("test/grade/fixtures/pandas-csv.json", "utf8")) as { cases: PandasCase[] }).cases;
+const corpus = (
+  JSON.parse(readFileSync("test/grade/fixtures/pandas-csv.json", "utf8")) as { cases: PandasCase[] }
+).cases;
 
 function summary(t: Table) {
   return t.columns.map((c) => ({
@@ -36,7 +38,8 @@ function expectLikePandas(c: PandasCase, chunkSize?: number) {
   c.cols!.forEach((want, k) => {
     const got = mine[k];
     expect(got.name).toBe(want.name);
-    if (want.kind !== "objbool") expect(got.kind, `${JSON.stringify(c.text)} column ${want.name}`).toBe(want.kind);
+    if (want.kind !== "objbool")
+      expect(got.kind, `${JSON.stringify(c.text)} column ${want.name}`).toBe(want.kind);
     want.values.forEach((v, i) => {
       const g = got.values[i];
       if (got.kind === "text" || want.kind === "objbool" || got.kind === "bool") expect(g).toEqual(v);
@@ -114,10 +117,15 @@ describe("numbers are parsed exactly as Number() (round_trip)", () => {
       if (k % 7 === 0) s = x.toExponential(k % 18);
       vals.push(s);
     }
-    const t = readCsvText("a,b\n" + vals.map((v) => `${v},"${v}"`).join("\n") + "\n", "csv", { chunkSize: 65_543 });
-    const a = t.column("a")!.values!, b = t.column("b")!.values!;
+    const t = readCsvText("a,b\n" + vals.map((v) => `${v},"${v}"`).join("\n") + "\n", "csv", {
+      chunkSize: 65_543,
+    });
+    const a = t.column("a")!.values!,
+      b = t.column("b")!.values!;
     let bad = 0;
-    vals.forEach((v, i) => { if (!Object.is(a[i], Number(v)) || !Object.is(b[i], Number(v))) bad++; });
+    vals.forEach((v, i) => {
+      if (!Object.is(a[i], Number(v)) || !Object.is(b[i], Number(v))) bad++;
+    });
     expect(bad).toBe(0);
   });
 });
@@ -143,7 +151,9 @@ describe("malformed input is a SubmissionError with a reason", () => {
     expect(t.names).toEqual(["id", "target"]);
   });
   it("a line over the limit, and more rows than allowed", () => {
-    expect(() => readCsvText("a\n" + "x".repeat(5000), "csv", { maxLineBytes: 1000, chunkSize: 100 })).toThrow(/longer than/);
+    expect(() =>
+      readCsvText("a\n" + "x".repeat(5000), "csv", { maxLineBytes: 1000, chunkSize: 100 }),
+    ).toThrow(/longer than/);
     expect(() => readCsvText("a\n1\n2\n3", "csv", { maxRows: 2 })).toThrow(/more than 2 data rows/);
   });
   it("files: missing path, a directory", () => {

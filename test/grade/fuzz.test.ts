@@ -17,7 +17,32 @@ function prng(seed: number) {
   };
 }
 
-const TOKENS = ["", "NaN", "nan", "NA", "inf", "-inf", "1e400", "-1", "2", "0.5", "abc", "True", '"', '""', "\t", " ", ",", "\n", "\r", "\u0000", "é", "1_0", "-0", "1e-320"];
+const TOKENS = [
+  "",
+  "NaN",
+  "nan",
+  "NA",
+  "inf",
+  "-inf",
+  "1e400",
+  "-1",
+  "2",
+  "0.5",
+  "abc",
+  "True",
+  '"',
+  '""',
+  "\t",
+  " ",
+  ",",
+  "\n",
+  "\r",
+  "\u0000",
+  "é",
+  "1_0",
+  "-0",
+  "1e-320",
+];
 
 function mutate(text: string, rand: () => number): string {
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
@@ -27,18 +52,56 @@ function mutate(text: string, rand: () => number): string {
     const row = 1 + Math.floor(rand() * Math.max(1, lines.length - 1));
     const cells = (lines[row] ?? "").split(",");
     switch (Math.floor(rand() * 12)) {
-      case 0: lines.splice(row, 1); break;
-      case 1: lines.splice(row, 0, lines[row] ?? ""); break;
-      case 2: cells[Math.floor(rand() * cells.length)] = pick(TOKENS); lines[row] = cells.join(","); break;
-      case 3: cells.push(pick(TOKENS)); lines[row] = cells.join(","); break;
-      case 4: cells.pop(); lines[row] = cells.join(","); break;
-      case 5: { const h = lines[0].split(","); h[Math.floor(rand() * h.length)] = pick(["id", "x", "", h[0]]); lines[0] = h.join(","); break; }
-      case 6: lines = lines.slice(0, 1 + Math.floor(rand() * lines.length)); break;
-      case 7: { const p = Math.floor(rand() * text.length); lines = (lines.join("\n").slice(0, p) + pick(TOKENS) + lines.join("\n").slice(p)).split("\n"); break; }
-      case 8: lines = lines.map((l) => l + "\r"); break;
-      case 9: lines[0] = "\ufeff" + lines[0]; break;
-      case 10: { const i = Math.floor(rand() * lines.length), j = Math.floor(rand() * lines.length); [lines[i], lines[j]] = [lines[j], lines[i]]; break; }
-      default: { const bytes = Buffer.from(lines.join("\n")); for (let k = 0; k < 3 && bytes.length; k++) bytes[Math.floor(rand() * bytes.length)] = Math.floor(rand() * 256); lines = bytes.toString("latin1").split("\n"); }
+      case 0:
+        lines.splice(row, 1);
+        break;
+      case 1:
+        lines.splice(row, 0, lines[row] ?? "");
+        break;
+      case 2:
+        cells[Math.floor(rand() * cells.length)] = pick(TOKENS);
+        lines[row] = cells.join(",");
+        break;
+      case 3:
+        cells.push(pick(TOKENS));
+        lines[row] = cells.join(",");
+        break;
+      case 4:
+        cells.pop();
+        lines[row] = cells.join(",");
+        break;
+      case 5: {
+        const h = lines[0].split(",");
+        h[Math.floor(rand() * h.length)] = pick(["id", "x", "", h[0]]);
+        lines[0] = h.join(",");
+        break;
+      }
+      case 6:
+        lines = lines.slice(0, 1 + Math.floor(rand() * lines.length));
+        break;
+      case 7: {
+        const p = Math.floor(rand() * text.length);
+        lines = (lines.join("\n").slice(0, p) + pick(TOKENS) + lines.join("\n").slice(p)).split("\n");
+        break;
+      }
+      case 8:
+        lines = lines.map((l) => l + "\r");
+        break;
+      case 9:
+        lines[0] = "\ufeff" + lines[0];
+        break;
+      case 10: {
+        const i = Math.floor(rand() * lines.length),
+          j = Math.floor(rand() * lines.length);
+        [lines[i], lines[j]] = [lines[j], lines[i]];
+        break;
+      }
+      default: {
+        const bytes = Buffer.from(lines.join("\n"));
+        for (let k = 0; k < 3 && bytes.length; k++)
+          bytes[Math.floor(rand() * bytes.length)] = Math.floor(rand() * 256);
+        lines = bytes.toString("latin1").split("\n");
+      }
     }
   }
   return lines.join("\n");
@@ -55,14 +118,21 @@ const setups = files.map((f) => {
   const random = f.cases.find((x) => x.name === "valid_random")!;
   const refAnswersPath = join(dir, `${f.competition_id}-ref.csv`);
   writeFileSync(refAnswersPath, Object.values(random.answers)[0]);
-  return { id: f.competition_id, spec, answers: readAnswers(spec, answersPath), refAnswers: readAnswers(spec, refAnswersPath), base: c.submission_csv };
+  return {
+    id: f.competition_id,
+    spec,
+    answers: readAnswers(spec, answersPath),
+    refAnswers: readAnswers(spec, refAnswersPath),
+    base: c.submission_csv,
+  };
 });
 
 describe("fuzz: mutated submissions are valid or invalid, never a crash", () => {
   it("10,000+ mutations across the 22 lite graders", () => {
     const rand = prng(20261202);
     const perCompetition = Math.ceil(10_000 / setups.length);
-    let valid = 0, invalid = 0;
+    let valid = 0,
+      invalid = 0;
     const sub = join(dir, "submission.csv");
     for (const s of setups) {
       for (let k = 0; k < perCompetition; k++) {
@@ -83,8 +153,17 @@ describe("fuzz: mutated submissions are valid or invalid, never a crash", () => 
   });
 });
 
-interface RefCase { competition: string; mutation: string; submission: string; valid: boolean; score: number | null; nan: boolean }
-const refs = (JSON.parse(readFileSync("test/grade/fixtures/mutations-reference.json", "utf8")) as { cases: RefCase[] }).cases;
+interface RefCase {
+  competition: string;
+  mutation: string;
+  submission: string;
+  valid: boolean;
+  score: number | null;
+  nan: boolean;
+}
+const refs = (
+  JSON.parse(readFileSync("test/grade/fixtures/mutations-reference.json", "utf8")) as { cases: RefCase[] }
+).cases;
 
 describe("mutations agree with a pandas + scikit-learn reference", () => {
   it.each(refs.map((c, i) => [`${c.competition} #${i} ${c.mutation}`, c] as const))("%s", (_n, c) => {

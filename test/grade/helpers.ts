@@ -7,8 +7,13 @@ import { rankCommand } from "../../src/cli/commands/rank.js";
 
 export const VECTORS = "/work/shared/vectors";
 export const LOWER_IS_BETTER = new Set([
-  "denoising-dirty-documents", "dog-breed-identification", "dogs-vs-cats-redux-kernels-edition", "leaf-classification",
-  "new-york-city-taxi-fare-prediction", "nomad2018-predict-transparent-conductors", "spooky-author-identification",
+  "denoising-dirty-documents",
+  "dog-breed-identification",
+  "dogs-vs-cats-redux-kernels-edition",
+  "leaf-classification",
+  "new-york-city-taxi-fare-prediction",
+  "nomad2018-predict-transparent-conductors",
+  "spooky-author-identification",
 ]);
 
 export interface VectorCase {
@@ -16,7 +21,12 @@ export interface VectorCase {
   note: string;
   answers: Record<string, string>;
   submission_csv: string;
-  expected: { valid: boolean; score: number | null | "NaN"; rounded_score: number | null | "NaN"; error: string | null };
+  expected: {
+    valid: boolean;
+    score: number | null | "NaN";
+    rounded_score: number | null | "NaN";
+    error: string | null;
+  };
 }
 export interface VectorFile {
   competition_id: string;
@@ -40,7 +50,14 @@ export function scratchCompetition(id: string, answersFile: string, answers: Rec
   mkdirSync(reg, { recursive: true });
   writeFileSync(
     join(reg, "competition.json"),
-    JSON.stringify({ id, name: id, metric: "m", isLowerBetter: LOWER_IS_BETTER.has(id), answers: answersFile, sampleSubmission: "s.csv" }),
+    JSON.stringify({
+      id,
+      name: id,
+      metric: "m",
+      isLowerBetter: LOWER_IS_BETTER.has(id),
+      answers: answersFile,
+      sampleSubmission: "s.csv",
+    }),
   );
   copyFileSync(join("competitions", id, "grader.json"), join(reg, "grader.json"));
   const priv = join(root, "data", id, "prepared", "private");

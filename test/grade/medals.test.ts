@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { round5 } from "../../src/grade/round.js";
-import { leaderboardScoresFromCsv, percentile, rankScore, thresholdPositions, thresholdsFromLeaderboard } from "../../src/grade/medals.js";
+import {
+  leaderboardScoresFromCsv,
+  percentile,
+  rankScore,
+  thresholdPositions,
+  thresholdsFromLeaderboard,
+} from "../../src/grade/medals.js";
 
 interface Board {
   name: string;
@@ -18,7 +24,9 @@ interface Board {
   probes: { label: string; score: number | "NaN" | null; expected: Record<string, boolean> }[];
 }
 
-const boards = (JSON.parse(readFileSync("/work/shared/vectors/medals.json", "utf8")) as { leaderboards: Board[] }).leaderboards;
+const boards = (
+  JSON.parse(readFileSync("/work/shared/vectors/medals.json", "utf8")) as { leaderboards: Board[] }
+).leaderboards;
 const same = (a: number, b: number) => (Number.isNaN(a) && Number.isNaN(b)) || a === b;
 
 describe("medals.json", () => {
@@ -42,7 +50,9 @@ describe("medals.json", () => {
     }
     it(`${board.name}: through a Kaggle leaderboard CSV`, () => {
       const csv = ["scoreNullable,teamId,hasTeamName,submissionDate,score,hasScore"]
-        .concat(board.scores.map((s, i) => `${s ?? ""},${i + 1},True,2020-01-01 00:00:00,${s ?? ""},${s !== null}`))
+        .concat(
+          board.scores.map((s, i) => `${s ?? ""},${i + 1},True,2020-01-01 00:00:00,${s ?? ""},${s !== null}`),
+        )
         .join("\n");
       expect(leaderboardScoresFromCsv(csv)).toEqual(board.scores);
     });
@@ -72,9 +82,9 @@ describe("thresholds edge cases", () => {
     expect(() => thresholdPositions(0)).toThrow();
   });
   it("even median is (a+b)/2 in doubles", () => {
-    expect(thresholdsFromLeaderboard([0.77819, 0.77819 - 1e-9, 0.7781899999999999 * 2 - 0.77819, 0.1]).median).toBe(
-      (0.77819 - 1e-9 + (0.7781899999999999 * 2 - 0.77819)) / 2,
-    );
+    expect(
+      thresholdsFromLeaderboard([0.77819, 0.77819 - 1e-9, 0.7781899999999999 * 2 - 0.77819, 0.1]).median,
+    ).toBe((0.77819 - 1e-9 + (0.7781899999999999 * 2 - 0.77819)) / 2);
   });
 });
 

@@ -1,8 +1,28 @@
 import { describe, expect, it } from "vitest";
 import {
-  accuracy, averagePrecisionAtK, binaryF1, binaryLogLoss, dice, EPS, levenshtein, levenshteinSimilarity, macroF1, mae,
-  mapAtK, meanColumnAuc, meanColumnRmsle, MetricError, microF1, multiclassLogLoss, pearson, quadraticWeightedKappa,
-  rmse, rmsle, rocAuc, spearman, wordJaccard,
+  accuracy,
+  averagePrecisionAtK,
+  binaryF1,
+  binaryLogLoss,
+  dice,
+  EPS,
+  levenshtein,
+  levenshteinSimilarity,
+  macroF1,
+  mae,
+  mapAtK,
+  meanColumnAuc,
+  meanColumnRmsle,
+  MetricError,
+  microF1,
+  multiclassLogLoss,
+  pearson,
+  quadraticWeightedKappa,
+  rmse,
+  rmsle,
+  rocAuc,
+  spearman,
+  wordJaccard,
 } from "../../src/grade/metrics/index.js";
 import { pythonFloatRepr } from "../../src/grade/pystr.js";
 import { round5Numpy } from "../../src/grade/round.js";
@@ -25,24 +45,48 @@ describe("ROC AUC", () => {
     expect(() => rocAuc([0, 1, 2], [0, 1, 2])).toThrow(/more than two/);
   });
   it("column-wise mean", () => {
-    expect(meanColumnAuc([[0, 1], [1, 0]], [[0.1, 0.9], [0.1, 0.9]])).toBe(0.5);
+    expect(
+      meanColumnAuc(
+        [
+          [0, 1],
+          [1, 0],
+        ],
+        [
+          [0.1, 0.9],
+          [0.1, 0.9],
+        ],
+      ),
+    ).toBe(0.5);
   });
   it("matches the brute-force pair count on random data", () => {
     let seed = 3;
-    const r = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const r = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const y = Array.from({ length: 300 }, () => (r() < 0.4 ? 1 : 0));
     const s = Array.from({ length: 300 }, () => Math.round(r() * 20) / 20);
-    let num = 0, p = 0, n = 0;
-    for (let i = 0; i < 300; i++) for (let j = 0; j < 300; j++) if (y[i] === 1 && y[j] === 0) num += s[i] > s[j] ? 1 : s[i] === s[j] ? 0.5 : 0;
-    for (const v of y) (v ? p++ : n++);
+    let num = 0,
+      p = 0,
+      n = 0;
+    for (let i = 0; i < 300; i++)
+      for (let j = 0; j < 300; j++)
+        if (y[i] === 1 && y[j] === 0) num += s[i] > s[j] ? 1 : s[i] === s[j] ? 0.5 : 0;
+    for (const v of y) {
+      if (v) p++;
+      else n++;
+    }
     expect(rocAuc(y, s)).toBeCloseTo(num / (p * n), 14);
   });
 });
 
 describe("log loss", () => {
   it("multi-class: mean of -ln p(true), clipped, no renormalisation", () => {
-    const truth = [[1, 0], [0, 1]]; // columns: class A for row 0, class B for row 1
-    const prob = [[0.8, 0.3], [0.2, 0.6]]; // row 1 sums to 0.9: not renormalised
+    const truth = [
+      [1, 0],
+      [0, 1],
+    ]; // columns: class A for row 0, class B for row 1
+    const prob = [
+      [0.8, 0.3],
+      [0.2, 0.6],
+    ]; // row 1 sums to 0.9: not renormalised
     expect(multiclassLogLoss(truth, prob)).toBeCloseTo((-Math.log(0.8) - Math.log(0.6)) / 2, 15);
     expect(multiclassLogLoss([[1]], [[1]])).toBeCloseTo(-Math.log(1 - EPS), 20);
     expect(multiclassLogLoss([[1], [0], [0]], [[1 / 3], [1 / 3], [1 / 3]])).toBeCloseTo(Math.log(3), 15);
@@ -78,7 +122,8 @@ describe("classification", () => {
   it("quadratic weighted kappa uses label ranks", () => {
     expect(quadraticWeightedKappa([0, 1, 2, 3], [0, 1, 2, 3])).toBe(1);
     // labels {0, 2, 4}: 2 vs 4 is rank distance 1 (weight 1), not 2
-    const a = [0, 2, 4, 4], b = [0, 2, 2, 4];
+    const a = [0, 2, 4, 4],
+      b = [0, 2, 2, 4];
     // O: (0,0)1 (2,2)1 (4,2)1 (4,4)1; rows 0:1 2:1 4:2, cols 0:1 2:2 4:1; n = 4
     // Σ w·O = 1; Σ w·E = Σ w(x,y)·row_x·col_y/4 = [0→2:1·1·2 + 0→4:4·1·1 + 2→0:1·1·1 + 2→4:1·1·1 + 4→0:4·2·1 + 4→2:1·2·2]/4 = (2+4+1+1+8+4)/4 = 5
     expect(quadraticWeightedKappa(a, b)).toBeCloseTo(1 - 1 / 5, 15);

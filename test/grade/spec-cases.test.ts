@@ -5,13 +5,23 @@ import { join } from "node:path";
 import { scoreSubmission } from "../../src/grade/grade.js";
 import { loadGraderSpec } from "../../src/grade/spec.js";
 
-interface Case { competition: string; name: string; answers: string; submission: string; valid: boolean; score: number | null; nan: boolean }
-const cases = (JSON.parse(readFileSync("test/grade/fixtures/spec-cases.json", "utf8")) as { cases: Case[] }).cases;
+interface Case {
+  competition: string;
+  name: string;
+  answers: string;
+  submission: string;
+  valid: boolean;
+  score: number | null;
+  nan: boolean;
+}
+const cases = (JSON.parse(readFileSync("test/grade/fixtures/spec-cases.json", "utf8")) as { cases: Case[] })
+  .cases;
 const dir = mkdtempSync(join(tmpdir(), "medalist-spec-"));
 
 describe("rules of lite-grading.md on crafted submissions", () => {
   it.each(cases.map((c) => [`${c.competition}: ${c.name}`, c] as const))("%s", (_n, c) => {
-    const ans = join(dir, "answers.csv"), sub = join(dir, "submission.csv");
+    const ans = join(dir, "answers.csv"),
+      sub = join(dir, "submission.csv");
     writeFileSync(ans, c.answers);
     writeFileSync(sub, c.submission);
     const r = scoreSubmission(loadGraderSpec(join("competitions", c.competition))!, sub, ans);

@@ -10,7 +10,17 @@ describe.each(vectorFiles().map((f) => [f.competition_id, f] as const))("%s", (i
     const s = scratchCompetition(id, file.answers_file, c.answers);
     const sub = join(s.root, "submission.csv");
     writeFileSync(sub, c.submission_csv);
-    const { code, out } = await runCli("grade", ["--competition", id, "--submission", sub, "--data-dir", s.dataDir, "--registry", s.registry, "--json"]);
+    const { code, out } = await runCli("grade", [
+      "--competition",
+      id,
+      "--submission",
+      sub,
+      "--data-dir",
+      s.dataDir,
+      "--registry",
+      s.registry,
+      "--json",
+    ]);
     expect(code).toBe(0);
     const r = parsePyJson(out);
     expect({ valid: r.valid_submission, error: r.error }).toMatchObject({ valid: c.expected.valid });
@@ -33,7 +43,15 @@ describe("through the bundled registry (competitions/<id>/competition.json + gra
     const s = scratchCompetition(id, file.answers_file, c.answers);
     const sub = join(s.root, "submission.csv");
     writeFileSync(sub, c.submission_csv);
-    const { out } = await runCli("grade", ["--competition", id, "--submission", sub, "--data-dir", s.dataDir, "--json"]);
+    const { out } = await runCli("grade", [
+      "--competition",
+      id,
+      "--submission",
+      sub,
+      "--data-dir",
+      s.dataDir,
+      "--json",
+    ]);
     const r = parsePyJson(out);
     expect(r.valid_submission).toBe(true);
     expect(r.score).toBe(c.expected.rounded_score);

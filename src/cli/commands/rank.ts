@@ -1,6 +1,11 @@
 import { resolve } from "node:path";
 import { numberOption, parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
-import { percentile, rankScore, readLeaderboardScores, thresholdsFromLeaderboard } from "../../grade/medals.js";
+import {
+  percentile,
+  rankScore,
+  readLeaderboardScores,
+  thresholdsFromLeaderboard,
+} from "../../grade/medals.js";
 import { pythonJson } from "../../grade/json.js";
 
 const usage = `Usage: medalist rank --leaderboard FILE --score X [--json]
@@ -47,7 +52,13 @@ export const rankCommand: Command = {
     };
     if (values.json) console.log(pythonJson(out));
     else {
-      const medal = out.gold_medal ? "gold" : out.silver_medal ? "silver" : out.bronze_medal ? "bronze" : "none";
+      const medal = out.gold_medal
+        ? "gold"
+        : out.silver_medal
+          ? "silver"
+          : out.bronze_medal
+            ? "bronze"
+            : "none";
       console.log(
         `score ${score}: medal ${medal}, above median: ${out.above_median ? "yes" : "no"}, beats ${((out.percentile ?? 0) * 100).toFixed(1)}% of ${scores.length} teams\n` +
           `thresholds (${t.isLowerBetter ? "lower" : "higher"} is better): gold ${t.gold}, silver ${t.silver}, bronze ${t.bronze}, median ${t.median}`,

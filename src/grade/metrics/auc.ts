@@ -8,30 +8,42 @@ import { MetricError, sameLength, type Vec } from "./errors.js";
  */
 export function rocAuc(yTrue: Vec, yScore: Vec): number {
   sameLength(yTrue, yScore, "labels and scores");
-  let lo = NaN, hi = NaN;
+  let lo = NaN,
+    hi = NaN;
   for (let i = 0; i < yTrue.length; i++) {
     const v = yTrue[i];
     if (Number.isNaN(v)) throw new MetricError("the true labels contain a missing value");
-    if (Number.isNaN(lo)) { lo = v; hi = v; } else if (v !== lo && v !== hi) {
+    if (Number.isNaN(lo)) {
+      lo = v;
+      hi = v;
+    } else if (v !== lo && v !== hi) {
       if (lo !== hi) throw new MetricError("the true labels have more than two classes");
-      if (v < lo) lo = v; else hi = v;
+      if (v < lo) lo = v;
+      else hi = v;
     }
   }
-  if (yTrue.length === 0 || lo === hi) throw new MetricError("only one class is present in the true labels; ROC AUC is undefined");
+  if (yTrue.length === 0 || lo === hi)
+    throw new MetricError("only one class is present in the true labels; ROC AUC is undefined");
   for (let i = 0; i < yScore.length; i++) {
-    if (!Number.isFinite(yScore[i])) throw new MetricError(`the scores contain ${Number.isNaN(yScore[i]) ? "a missing value" : yScore[i]} (row ${i + 1})`);
+    if (!Number.isFinite(yScore[i]))
+      throw new MetricError(
+        `the scores contain ${Number.isNaN(yScore[i]) ? "a missing value" : yScore[i]} (row ${i + 1})`,
+      );
   }
   let p = 0;
   for (let i = 0; i < yTrue.length; i++) if (yTrue[i] === hi) p++;
   const pos = new Float64Array(p);
   const neg = new Float64Array(yTrue.length - p);
   for (let i = 0, a = 0, b = 0; i < yTrue.length; i++) {
-    if (yTrue[i] === hi) pos[a++] = yScore[i]; else neg[b++] = yScore[i];
+    if (yTrue[i] === hi) pos[a++] = yScore[i];
+    else neg[b++] = yScore[i];
   }
   pos.sort();
   neg.sort();
   // For each positive: negatives strictly below count 1, equal ones ½.
-  let below = 0, upto = 0, twice = 0;
+  let below = 0,
+    upto = 0,
+    twice = 0;
   for (let i = 0; i < pos.length; i++) {
     const s = pos[i];
     while (below < neg.length && neg[below] < s) below++;
@@ -49,5 +61,3 @@ export function meanColumnAuc(yTrue: Vec[], yScore: Vec[]): number {
   for (let k = 0; k < yTrue.length; k++) sum += rocAuc(yTrue[k], yScore[k]);
   return sum / yTrue.length;
 }
-
-

@@ -29,13 +29,18 @@ export function quadraticWeightedKappa(a: Labels, b: Labels): number {
   const k = labels.length;
   const index = new Map(labels.map((l, i) => [l, i]));
   const o = new Float64Array(k * k);
-  const rows = new Float64Array(k), cols = new Float64Array(k);
+  const rows = new Float64Array(k),
+    cols = new Float64Array(k);
   for (let i = 0; i < a.length; i++) {
-    const x = index.get(a[i])!, y = index.get(b[i])!;
-    o[x * k + y]++; rows[x]++; cols[y]++;
+    const x = index.get(a[i])!,
+      y = index.get(b[i])!;
+    o[x * k + y]++;
+    rows[x]++;
+    cols[y]++;
   }
   const n = a.length;
-  let num = 0, den = 0;
+  let num = 0,
+    den = 0;
   for (let x = 0; x < k; x++) {
     for (let y = 0; y < k; y++) {
       const w = (x - y) * (x - y);
@@ -51,10 +56,17 @@ function f1Counts(truth: Labels, pred: Labels) {
   sameLength(truth, pred);
   const labels = sortedUnion(truth, pred);
   const index = new Map(labels.map((l, i) => [l, i]));
-  const tp = new Float64Array(labels.length), fp = new Float64Array(labels.length), fn = new Float64Array(labels.length);
+  const tp = new Float64Array(labels.length),
+    fp = new Float64Array(labels.length),
+    fn = new Float64Array(labels.length);
   for (let i = 0; i < truth.length; i++) {
-    const t = index.get(truth[i])!, p = index.get(pred[i])!;
-    if (t === p) tp[t]++; else { fp[p]++; fn[t]++; }
+    const t = index.get(truth[i])!,
+      p = index.get(pred[i])!;
+    if (t === p) tp[t]++;
+    else {
+      fp[p]++;
+      fn[t]++;
+    }
   }
   return { tp, fp, fn };
 }
@@ -73,18 +85,29 @@ export function macroF1(truth: Labels, pred: Labels): number {
 /** Micro F1 over all labels (equals accuracy for single-label multiclass). */
 export function microF1(truth: Labels, pred: Labels): number {
   const { tp, fp, fn } = f1Counts(truth, pred);
-  let t = 0, f = 0, m = 0;
-  for (let i = 0; i < tp.length; i++) { t += tp[i]; f += fp[i]; m += fn[i]; }
+  let t = 0,
+    f = 0,
+    m = 0;
+  for (let i = 0; i < tp.length; i++) {
+    t += tp[i];
+    f += fp[i];
+    m += fn[i];
+  }
   return f1(t, f, m);
 }
 
 /** Binary F1 for the positive label (default 1). */
 export function binaryF1(truth: ArrayLike<number>, pred: ArrayLike<number>, positive = 1): number {
   sameLength(truth, pred);
-  let tp = 0, fp = 0, fn = 0;
+  let tp = 0,
+    fp = 0,
+    fn = 0;
   for (let i = 0; i < truth.length; i++) {
-    const t = truth[i] === positive, p = pred[i] === positive;
-    if (t && p) tp++; else if (p) fp++; else if (t) fn++;
+    const t = truth[i] === positive,
+      p = pred[i] === positive;
+    if (t && p) tp++;
+    else if (p) fp++;
+    else if (t) fn++;
   }
   return f1(tp, fp, fn);
 }

@@ -9,7 +9,8 @@ export class MetricError extends Error {
 export type Vec = ArrayLike<number>;
 
 export function sameLength(a: { length: number }, b: { length: number }, what = "inputs"): void {
-  if (a.length !== b.length) throw new MetricError(`${what} have different lengths: ${a.length} and ${b.length}`);
+  if (a.length !== b.length)
+    throw new MetricError(`${what} have different lengths: ${a.length} and ${b.length}`);
 }
 
 export function requireFinite(a: Vec, what: string): void {

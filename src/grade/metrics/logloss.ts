@@ -11,16 +11,19 @@ const clip = (p: number) => (p < EPS ? EPS : p > 1 - EPS ? 1 - EPS : p);
  * (truth[j][i], prob[j][i]).
  */
 export function multiclassLogLoss(truth: Vec[], prob: Vec[]): number {
-  if (truth.length !== prob.length) throw new MetricError("different number of classes in truth and predictions");
+  if (truth.length !== prob.length)
+    throw new MetricError("different number of classes in truth and predictions");
   if (truth.length === 0) throw new MetricError("no classes");
   const n = truth[0].length;
   if (n === 0) throw new MetricError("no rows");
   let total = 0;
   for (let j = 0; j < truth.length; j++) {
-    const y = truth[j], p = prob[j];
+    const y = truth[j],
+      p = prob[j];
     sameLength(y, p, "truth and predictions");
     for (let i = 0; i < n; i++) {
-      const yi = y[i], pi = p[i];
+      const yi = y[i],
+        pi = p[i];
       if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
       if (yi !== 0) total -= yi * Math.log(clip(pi));
     }

@@ -5,17 +5,25 @@ export function averagePrecisionAtK<T>(actual: readonly T[], predicted: readonly
   if (actual.length === 0) return 0;
   const want = new Set(actual);
   const seen = new Set<T>();
-  let hits = 0, score = 0;
+  let hits = 0,
+    score = 0;
   for (let i = 0; i < Math.min(k, predicted.length); i++) {
     const p = predicted[i];
-    if (want.has(p) && !seen.has(p)) { hits++; score += hits / (i + 1); }
+    if (want.has(p) && !seen.has(p)) {
+      hits++;
+      score += hits / (i + 1);
+    }
     seen.add(p);
   }
   return score / Math.min(actual.length, k);
 }
 
 /** Mean average precision at k over queries. */
-export function mapAtK<T>(actual: readonly (readonly T[])[], predicted: readonly (readonly T[])[], k: number): number {
+export function mapAtK<T>(
+  actual: readonly (readonly T[])[],
+  predicted: readonly (readonly T[])[],
+  k: number,
+): number {
   if (actual.length !== predicted.length) throw new MetricError("different number of queries");
   if (actual.length === 0) throw new MetricError("no queries");
   let s = 0;
@@ -29,13 +37,23 @@ export function pearson(a: Vec, b: Vec): number {
   if (a.length < 2) throw new MetricError("at least two rows are needed");
   requireFinite(a, "the first input");
   requireFinite(b, "the second input");
-  let ma = 0, mb = 0;
-  for (let i = 0; i < a.length; i++) { ma += a[i]; mb += b[i]; }
-  ma /= a.length; mb /= b.length;
-  let sab = 0, saa = 0, sbb = 0;
+  let ma = 0,
+    mb = 0;
   for (let i = 0; i < a.length; i++) {
-    const da = a[i] - ma, db = b[i] - mb;
-    sab += da * db; saa += da * da; sbb += db * db;
+    ma += a[i];
+    mb += b[i];
+  }
+  ma /= a.length;
+  mb /= b.length;
+  let sab = 0,
+    saa = 0,
+    sbb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const da = a[i] - ma,
+      db = b[i] - mb;
+    sab += da * db;
+    saa += da * da;
+    sbb += db * db;
   }
   const r = sab / Math.sqrt(saa * sbb);
   return Math.max(-1, Math.min(1, r));
@@ -46,7 +64,7 @@ export function averageRanks(x: Vec): Float64Array {
   const n = x.length;
   const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => x[i] - x[j]);
   const ranks = new Float64Array(n);
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     let j = i;
     while (j + 1 < n && x[order[j + 1]] === x[order[i]]) j++;
     const r = (i + j) / 2 + 1;

@@ -11,7 +11,10 @@ function checked(a: Vec, b: Vec): void {
 export function rmse(truth: Vec, pred: Vec): number {
   checked(truth, pred);
   let s = 0;
-  for (let i = 0; i < truth.length; i++) { const d = truth[i] - pred[i]; s += d * d; }
+  for (let i = 0; i < truth.length; i++) {
+    const d = truth[i] - pred[i];
+    s += d * d;
+  }
   return Math.sqrt(s / truth.length);
 }
 

@@ -24,10 +24,12 @@ export function meanWordJaccard(truth: readonly string[], pred: readonly string[
 
 /** Levenshtein edit distance (insert, delete, substitute cost 1) over code points. */
 export function levenshtein(a: string, b: string): number {
-  const x = [...a], y = [...b];
+  const x = [...a],
+    y = [...b];
   if (x.length === 0) return y.length;
   if (y.length === 0) return x.length;
-  let prev = new Uint32Array(y.length + 1), cur = new Uint32Array(y.length + 1);
+  let prev = new Uint32Array(y.length + 1),
+    cur = new Uint32Array(y.length + 1);
   for (let j = 0; j <= y.length; j++) prev[j] = j;
   for (let i = 1; i <= x.length; i++) {
     cur[0] = i;
@@ -58,9 +60,12 @@ export function meanLevenshteinSimilarity(truth: readonly string[], pred: readon
 /** Dice coefficient of two binary masks (non-zero = set): 2|A∩B| / (|A|+|B|); both empty → 1. */
 export function dice(a: ArrayLike<number>, b: ArrayLike<number>): number {
   sameLength(a, b);
-  let both = 0, na = 0, nb = 0;
+  let both = 0,
+    na = 0,
+    nb = 0;
   for (let i = 0; i < a.length; i++) {
-    const x = a[i] !== 0, y = b[i] !== 0;
+    const x = a[i] !== 0,
+      y = b[i] !== 0;
     if (x) na++;
     if (y) nb++;
     if (x && y) both++;
