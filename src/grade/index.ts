@@ -1,0 +1,33 @@
+// The grading stage's public surface.
+export {
+  grade,
+  scoreSubmission,
+  readAnswers,
+  submissionProblem,
+  boardFor,
+  type GradeOptions,
+} from "./grade.js";
+export { round5, round5Numpy } from "./round.js";
+export {
+  thresholdsFromLeaderboard,
+  thresholdPositions,
+  rankScore,
+  percentile,
+  readLeaderboardCsv,
+  readLeaderboardScores,
+  leaderboardScoresFromCsv,
+  type MedalFlags,
+} from "./medals.js";
+export { readCsv, readCsvFile, readCsvText, Table, type Column, type ColumnKind } from "./csv.js";
+export { SubmissionError } from "./errors.js";
+export {
+  GraderSpecSchema,
+  loadGraderSpec,
+  parseGraderSpec,
+  type GraderSpec,
+  type GraderKind,
+} from "./spec.js";
+export { gradeExternal } from "./external.js";
+export { pythonJson } from "./json.js";
+export type { GradeReport, ScoreResult, Thresholds, Medal } from "./types.js";
+export { medalOf } from "./types.js";
