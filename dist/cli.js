@@ -94572,7 +94572,7 @@ function rocAuc(yTrue, yScore) {
 // src/grade/metrics/logloss.ts
 var EPS = 2220446049250313e-31;
 var clip = (p) => p < EPS ? EPS : p > 1 - EPS ? 1 - EPS : p;
-function multiclassLogLoss(truth, prob) {
+function multiclassLogLoss(truth, prob, rows) {
   if (truth.length !== prob.length)
     throw new MetricError("different number of classes in truth and predictions");
   if (truth.length === 0) throw new MetricError("no classes");
@@ -94583,7 +94583,7 @@ function multiclassLogLoss(truth, prob) {
     const y = truth[j], p = prob[j];
     sameLength(y, p, "truth and predictions");
     for (let i = 0; i < n; i++) {
-      const yi = y[i], pi = p[i];
+      const yi = y[i], pi = p[rows ? rows[i] : i];
       if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
       if (yi !== 0) total -= yi * Math.log(clip(pi));
     }
@@ -94860,10 +94860,15 @@ function requireRowSums(cols, tolerance) {
   const vals = cols.map((c) => numeric(c));
   const n = vals.length ? vals[0].length : 0;
   const sums = new Float64Array(n);
-  for (const v of vals) {
+  let badRangeCol = -1, missingCol = -1;
+  for (let k = 0; k < vals.length; k++) {
+    const v = vals[k];
     for (let i = 0; i < n; i++) {
       const x = v[i];
-      if (x === x) sums[i] += x;
+      if (x === x) {
+        sums[i] += x;
+        if ((x < 0 || x > 1) && badRangeCol === -1) badRangeCol = k;
+      } else if (missingCol === -1) missingCol = k;
     }
   }
   for (let i = 0; i < n; i++) {
@@ -94874,10 +94879,8 @@ function requireRowSums(cols, tolerance) {
       );
     }
   }
-  for (let k = 0; k < vals.length; k++) {
-    requireUnitRange(vals[k], cols[k]);
-    requireNoMissing(vals[k], cols[k]);
-  }
+  if (badRangeCol !== -1) requireUnitRange(vals[badRangeCol], cols[badRangeCol]);
+  if (missingCol !== -1) requireNoMissing(vals[missingCol], cols[missingCol]);
   return vals;
 }
 function multiclassLogLossGrade(spec, sub, ans) {
@@ -94923,9 +94926,9 @@ function multiclassLogLossGrade(spec, sub, ans) {
   }
   for (const c of want) requireColumn(sub, c);
   const rows = pairById(sub.column(spec.id), requireColumn(ans, spec.id, "answers"));
-  const probs = spec.classes.map((c) => take(numeric(sub.column(c)), rows));
+  const probs = spec.classes.map((c) => numeric(sub.column(c)));
   const truth = spec.classes.map((c) => numeric(requireColumn(ans, c, "answers"), "answers"));
-  return multiclassLogLoss(truth, probs);
+  return multiclassLogLoss(truth, probs, rows);
 }
 function binaryLogLossGrade(id, target, sub, ans) {
   const subId = requireColumn(sub, id);

@@ -208,12 +208,19 @@ function columnRmsle(targets: string[], sub: Table, ans: Table): number {
 function requireRowSums(cols: Column[], tolerance: number): Float64Array[] {
   const vals = cols.map((c) => numeric(c));
   const n = vals.length ? vals[0].length : 0;
-  // Column by column (same addition order per row as a row-wise sum, but sequential memory).
+  // One pass per column: row sums (same addition order as a row-wise sum), and the first
+  // out-of-range / missing cell; failures are then reported in upstream's order.
   const sums = new Float64Array(n);
-  for (const v of vals) {
+  let badRangeCol = -1,
+    missingCol = -1;
+  for (let k = 0; k < vals.length; k++) {
+    const v = vals[k];
     for (let i = 0; i < n; i++) {
       const x = v[i];
-      if (x === x) sums[i] += x;
+      if (x === x) {
+        sums[i] += x;
+        if ((x < 0 || x > 1) && badRangeCol === -1) badRangeCol = k;
+      } else if (missingCol === -1) missingCol = k;
     }
   }
   for (let i = 0; i < n; i++) {
@@ -224,10 +231,8 @@ function requireRowSums(cols: Column[], tolerance: number): Float64Array[] {
       );
     }
   }
-  for (let k = 0; k < vals.length; k++) {
-    requireUnitRange(vals[k], cols[k]);
-    requireNoMissing(vals[k], cols[k]);
-  }
+  if (badRangeCol !== -1) requireUnitRange(vals[badRangeCol], cols[badRangeCol]);
+  if (missingCol !== -1) requireNoMissing(vals[missingCol], cols[missingCol]);
   return vals;
 }
 
@@ -286,9 +291,9 @@ function multiclassLogLossGrade(
   // One-hot helper: named columns, ids matched.
   for (const c of want) requireColumn(sub, c);
   const rows = pairById(sub.column(spec.id)!, requireColumn(ans, spec.id, "answers"));
-  const probs = spec.classes.map((c) => take(numeric(sub.column(c)!), rows));
+  const probs = spec.classes.map((c) => numeric(sub.column(c)!));
   const truth = spec.classes.map((c) => numeric(requireColumn(ans, c, "answers"), "answers"));
-  return multiclassLogLoss(truth, probs);
+  return multiclassLogLoss(truth, probs, rows);
 }
 
 function binaryLogLossGrade(id: string, target: string, sub: Table, ans: Table): number {

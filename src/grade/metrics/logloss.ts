@@ -8,9 +8,9 @@ const clip = (p: number) => (p < EPS ? EPS : p > 1 - EPS ? 1 - EPS : p);
 /**
  * Multi-class log loss, scikit-learn ≥ 1.5: every probability clipped to [eps, 1-eps], no row
  * renormalisation; loss = mean over rows of -Σ_j y_ij·ln(p_ij). Columns are given column-wise
- * (truth[j][i], prob[j][i]).
+ * (truth[j][i], prob[j][i]); `rows[i]`, when given, is the prediction row paired with truth row i.
  */
-export function multiclassLogLoss(truth: Vec[], prob: Vec[]): number {
+export function multiclassLogLoss(truth: Vec[], prob: Vec[], rows?: ArrayLike<number>): number {
   if (truth.length !== prob.length)
     throw new MetricError("different number of classes in truth and predictions");
   if (truth.length === 0) throw new MetricError("no classes");
@@ -23,7 +23,7 @@ export function multiclassLogLoss(truth: Vec[], prob: Vec[]): number {
     sameLength(y, p, "truth and predictions");
     for (let i = 0; i < n; i++) {
       const yi = y[i],
-        pi = p[i];
+        pi = p[rows ? rows[i] : i];
       if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
       if (yi !== 0) total -= yi * Math.log(clip(pi));
     }
