@@ -665,26 +665,35 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalByt
         `${name}: expected ${names.length} fields on data row ${row + 1}, saw ${count}`,
       );
     }
-    for (let k = 0; k < builders.length; k++) {
-      const col = builders[k];
+    // Locals, not closure variables, in the per-cell loop.
+    const bs = builders,
+      r = row,
+      off = offset;
+    for (let k = 0; k < bs.length; k++) {
+      const col = bs[k];
       if (col === null) continue;
-      if (k + offset >= count) {
+      const at = k + off;
+      if (at >= count) {
         // short row: missing cells
         col.sawMissing = true;
-        if (col.state === TEXT) col.text!.setMissing(row);
-        else col.setValue(row, NaN);
+        if (col.state === TEXT) col.text!.setMissing(r);
+        else col.setValue(r, NaN);
         continue;
       }
-      const f = complex[k + offset];
-      if (f >= PARSED_INT && (col.state === NUM || col.state === EMPTY)) {
-        // Already parsed by the tokenizer.
-        col.state = NUM;
-        if (f === PARSED_FLOAT) col.sawFloat = true;
-        if (row < col.values.length) col.values[row] = nums[k + offset];
-        else col.setValue(row, nums[k + offset]);
-        continue;
+      const f = complex[at];
+      if (f >= PARSED_INT) {
+        const state = col.state;
+        if (state === NUM || state === EMPTY) {
+          // Already parsed by the tokenizer.
+          if (state === EMPTY) col.state = NUM;
+          if (f === PARSED_FLOAT) col.sawFloat = true;
+          const values = col.values;
+          if (r < values.length) values[r] = nums[at];
+          else col.setValue(r, nums[at]);
+          continue;
+        }
       }
-      cell(col, row, b, starts[k + offset], ends[k + offset], f === 1);
+      cell(col, r, b, starts[at], ends[at], f === 1);
     }
     row++;
   };
