@@ -1,7 +1,8 @@
 // Grading speed and memory: Medalist's grader against pandas + scikit-learn doing the same
 // work (MLE-bench's recipe), each in its own process, on generated files:
 //   - binary ROC AUC, 1,000,000 rows (16-hex ids), submission in answers order and shuffled;
-//   - multi-class log loss, 100,000 rows × 120 classes (shuffled).
+//   - multi-class log loss, 100,000 rows × 120 classes (shuffled), probabilities written with
+//     9 significant digits and at full precision (17 digits, as pandas' to_csv writes them).
 // Times are measured inside each process after its libraries are loaded; peak memory is the
 // process's max RSS. Ratios are reported, never asserted. Run alone: npx tsx bench/grade.ts
 import { spawnSync } from "node:child_process";
@@ -167,11 +168,20 @@ export async function benchGrade(opts: { repeats?: number } = {}): Promise<strin
       return `${llIds[i]},${row.join(",")}`;
     });
     const perm2 = shuffled(m, rand);
+    // The same probabilities at full precision (what pandas' to_csv writes): 17 significant digits.
+    const llFull = join(dir, "ll-full.csv");
     await writeLines(llSub, ["id", ...classes].join(","), m, (q) => {
       const i = perm2[q];
       const w = Array.from({ length: k }, (_, j) => (j === truth[i] ? 5 : 0) + rand());
       const sum = w.reduce((a, b) => a + b, 0);
       return `${llIds[i]},${w.map((x) => (x / sum).toPrecision(9)).join(",")}`;
+    });
+    const rand2 = prng(7);
+    await writeLines(llFull, ["id", ...classes].join(","), m, (q) => {
+      const i = perm2[q];
+      const w = Array.from({ length: k }, (_, j) => (j === truth[i] ? 5 : 0) + rand2());
+      const sum = w.reduce((a, b) => a + b, 0);
+      return `${llIds[i]},${w.map((x) => String(x / sum)).join(",")}`;
     });
 
     const cases = [
@@ -192,11 +202,19 @@ export async function benchGrade(opts: { repeats?: number } = {}): Promise<strin
         ans: aucAns,
       },
       {
-        name: "log loss, 100k rows × 120 classes, shuffled",
+        name: "log loss, 100k rows × 120 classes, shuffled, 9 digits",
         rows: m,
         spec: { kind: "multiclass-logloss", id: "id", classes },
         py: "logloss",
         sub: llSub,
+        ans: llAns,
+      },
+      {
+        name: "log loss, 100k rows × 120 classes, shuffled, full precision",
+        rows: m,
+        spec: { kind: "multiclass-logloss", id: "id", classes },
+        py: "logloss",
+        sub: llFull,
         ans: llAns,
       },
     ];
