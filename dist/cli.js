@@ -93951,6 +93951,10 @@ function readFrom(source, name2, opts, totalBytes) {
   return new Table(finalNames, columns, row);
 }
 function cell(col, row, b, s, e, complex) {
+  if (!complex && col.state === TEXT && e - s > 9) {
+    col.text.setBytes(row, b, s, e);
+    return;
+  }
   if (!complex) {
     const kind = parseNumber(b, s, e);
     if (kind !== NOT_NUMBER) {

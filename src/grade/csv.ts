@@ -741,6 +741,11 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalByt
 }
 
 function cell(col: ColumnBuilder, row: number, b: Buffer, s: number, e: number, complex: boolean): void {
+  // A text column keeps any long plain cell as is: no number parsing (NA tokens are ≤ 9 bytes).
+  if (!complex && col.state === TEXT && e - s > 9) {
+    col.text!.setBytes(row, b, s, e);
+    return;
+  }
   if (!complex) {
     const kind = parseNumber(b, s, e);
     if (kind !== NOT_NUMBER) {
