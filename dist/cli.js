@@ -93531,6 +93531,7 @@ function dedupeNames(raw) {
     return col;
   });
 }
+var MAX_COLUMNS = 1e6;
 var EMPTY = 0;
 var NUM = 1;
 var BOOL = 2;
@@ -93543,7 +93544,7 @@ var ColumnBuilder = class {
   state = EMPTY;
   sawFloat = false;
   sawMissing = false;
-  values = new Float64Array(1024);
+  values = new Float64Array(64);
   text = null;
   /** Rows before this one must be re-read as strings (second pass); -1 when not needed. */
   backfillUntil = -1;
@@ -93858,7 +93859,7 @@ function bufferSource(buf, chunkSize) {
 var StopReading = class extends Error {
 };
 function readFrom(source, name2, opts, totalBytes) {
-  const maxLine = opts.maxLineBytes ?? 64 * 1024 * 1024;
+  const maxLine = opts.maxLineBytes ?? 16 * 1024 * 1024;
   let names2 = null;
   let builders = [];
   let row = 0;
@@ -93867,8 +93868,9 @@ function readFrom(source, name2, opts, totalBytes) {
     if (names2 === null) {
       const raw = [];
       for (let k = 0; k < count; k++) raw.push(decodeField(b, starts[k], ends[k], complex[k] === 1));
+      if (raw.length > MAX_COLUMNS) throw new SubmissionError(`${name2}: more than ${MAX_COLUMNS} columns`);
       names2 = dedupeNames(raw);
-      builders = names2.map((nm) => opts.keep && !opts.keep(nm) ? null : new ColumnBuilder(nm));
+      builders = names2.map((nm, k) => opts.keep && !opts.keep(nm, k) ? null : new ColumnBuilder(nm));
       return;
     }
     if (opts.maxRows !== void 0 && row >= opts.maxRows) {
@@ -94712,6 +94714,11 @@ function pythonStr(c, i) {
 
 // src/grade/graders.ts
 function columnsUsed(spec) {
+  const used = namedColumns(spec);
+  const positions = spec.kind === "column-auc" ? spec.targets.length + 2 : spec.kind === "multiclass-logloss" ? spec.classes.length + 2 : 0;
+  return { ...used, positions };
+}
+function namedColumns(spec) {
   switch (spec.kind) {
     case "binary-auc":
     case "rmse":
@@ -95237,10 +95244,10 @@ function readAnswers(spec, answersPath) {
 }
 function scoreSubmission(spec, submissionPath, answers) {
   if (typeof answers === "string") answers = readAnswers(spec, answers);
-  const keep = columnsUsed(spec).submission;
+  const { submission: keep, positions } = columnsUsed(spec);
   try {
     const sub = readCsvFile(submissionPath, {
-      keep: keep ? (n) => keep.includes(n) : void 0,
+      keep: keep ? (n) => keep.includes(n) : (_n, k) => k < positions,
       maxRows: answers.rowCount
     });
     const score3 = scoreTables(spec, sub, answers);

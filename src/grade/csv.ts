@@ -62,11 +62,11 @@ export class Table {
 }
 
 export interface ReadOptions {
-  /** Which columns to materialise (by de-duplicated name); all when absent. */
-  keep?: (name: string) => boolean;
+  /** Which columns to materialise (by de-duplicated name and position); all when absent. */
+  keep?: (name: string, index: number) => boolean;
   /** Bytes per read (default 4 MiB). */
   chunkSize?: number;
-  /** Longest line accepted, in bytes (default 64 MiB). */
+  /** Longest line accepted, in bytes (default 16 MiB). */
   maxLineBytes?: number;
   /** Stop with a SubmissionError past this many data rows (a submission longer than the answers). */
   maxRows?: number;
@@ -259,6 +259,9 @@ export function dedupeNames(raw: string[]): string[] {
   });
 }
 
+/** Headers wider than this are rejected (no lite competition has more than 121 columns). */
+const MAX_COLUMNS = 1_000_000;
+
 const EMPTY = 0,
   NUM = 1,
   BOOL = 2,
@@ -268,7 +271,7 @@ class ColumnBuilder {
   state = EMPTY;
   sawFloat = false;
   sawMissing = false;
-  values = new Float64Array(1024);
+  values = new Float64Array(64);
   text: TextStore | null = null;
   /** Rows before this one must be re-read as strings (second pass); -1 when not needed. */
   backfillUntil = -1;
@@ -634,7 +637,7 @@ function bufferSource(buf: Buffer, chunkSize: number): ChunkSource {
 class StopReading extends Error {}
 
 function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalBytes: number): Table {
-  const maxLine = opts.maxLineBytes ?? 64 * 1024 * 1024;
+  const maxLine = opts.maxLineBytes ?? 16 * 1024 * 1024;
   let names: string[] | null = null;
   let builders: (ColumnBuilder | null)[] = [];
   let row = 0;
@@ -645,8 +648,9 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalByt
     if (names === null) {
       const raw: string[] = [];
       for (let k = 0; k < count; k++) raw.push(decodeField(b, starts[k], ends[k], complex[k] === 1));
+      if (raw.length > MAX_COLUMNS) throw new SubmissionError(`${name}: more than ${MAX_COLUMNS} columns`);
       names = dedupeNames(raw);
-      builders = names.map((nm) => (opts.keep && !opts.keep(nm) ? null : new ColumnBuilder(nm)));
+      builders = names.map((nm, k) => (opts.keep && !opts.keep(nm, k) ? null : new ColumnBuilder(nm)));
       return;
     }
     if (opts.maxRows !== undefined && row >= opts.maxRows) {

@@ -59,10 +59,10 @@ export function scoreSubmission(
   answers: string | Table,
 ): ScoreResult {
   if (typeof answers === "string") answers = readAnswers(spec, answers);
-  const keep = columnsUsed(spec).submission;
+  const { submission: keep, positions } = columnsUsed(spec);
   try {
     const sub = readCsvFile(submissionPath, {
-      keep: keep ? (n) => keep.includes(n) : undefined,
+      keep: keep ? (n) => keep.includes(n) : (_n, k) => k < positions,
       maxRows: answers.rowCount,
     });
     const score = scoreTables(spec, sub, answers);

@@ -25,8 +25,27 @@ import { rmse, rmsle } from "./metrics/regression.js";
 import { quadraticWeightedKappa } from "./metrics/classification.js";
 import { pythonStr } from "./pystr.js";
 
-/** Columns a grader reads from each file (others are skipped while reading); null = all. */
-export function columnsUsed(spec: GraderSpec): { submission: string[] | null; answers: string[] } {
+/**
+ * Columns a grader reads from each file (others are skipped while reading). A submission list of
+ * null means "by position": only the first `positions` columns are kept (a submission with more
+ * columns is invalid for those kinds anyway), so a huge header cannot exhaust memory.
+ */
+export function columnsUsed(spec: GraderSpec): {
+  submission: string[] | null;
+  positions: number;
+  answers: string[];
+} {
+  const used = namedColumns(spec);
+  const positions =
+    spec.kind === "column-auc"
+      ? spec.targets.length + 2
+      : spec.kind === "multiclass-logloss"
+        ? spec.classes.length + 2
+        : 0;
+  return { ...used, positions };
+}
+
+function namedColumns(spec: GraderSpec): { submission: string[] | null; answers: string[] } {
   switch (spec.kind) {
     case "binary-auc":
     case "rmse":

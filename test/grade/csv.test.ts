@@ -156,6 +156,10 @@ describe("malformed input is a SubmissionError with a reason", () => {
     ).toThrow(/longer than/);
     expect(() => readCsvText("a\n1\n2\n3", "csv", { maxRows: 2 })).toThrow(/more than 2 data rows/);
   });
+  it("huge lines and headers stop early instead of exhausting memory", () => {
+    expect(() => readCsvText("a\n" + "x".repeat(17 * 1024 * 1024))).toThrow(/longer than/);
+    expect(() => readCsvText("a,".repeat(1_000_001) + "a\n1\n")).toThrow(/more than 1000000 columns/);
+  });
   it("files: missing path, a directory", () => {
     const dir = mkdtempSync(join(tmpdir(), "medalist-csv-"));
     expect(() => readCsvFile(join(dir, "nope.csv"))).toThrow(SubmissionError);
