@@ -98489,7 +98489,7 @@ took ${((Date.now() - started) / 1e3).toFixed(1)}s`);
 }
 var runCommand = {
   name: "run",
-  summary: "run a suite from a config file, compare with the baseline, write results and report",
+  summary: "Run a suite from a config file, compare with the baseline, write results and report",
   usage: `Usage: medalist run --config FILE [--out DIR]
 
 Runs every (competition, seed) of the suite with the configured agent and executor, grades each
@@ -98510,7 +98510,7 @@ Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input,
 };
 var demoCommand = {
   name: "demo",
-  summary: "the embedded default: weak example agent (base) vs better one (head) on the toy suite",
+  summary: "The embedded default: weak example agent (base) vs better one (head) on the toy suite",
   usage: `Usage: medalist demo [--out DIR]
 
 Evaluates examples/agents/weak (as base) and examples/agents/strong (as head) on the bundled toy
@@ -98527,7 +98527,7 @@ comparison and writes DIR/report.md and the results JSON (default DIR: .medalist
 import { writeFileSync as writeFileSync8 } from "node:fs";
 var compareCommand = {
   name: "compare",
-  summary: "compare two results files (base, head): medal rates, per-competition diff, verdict",
+  summary: "Compare two results files (base, head): medal rates, per-competition diff, verdict",
   usage: `Usage: medalist compare BASE.json HEAD.json [--json] [--tolerance X] [--alpha A] [--out FILE] [--fail-on regression|never]
 
 Pairs the two suites by competition and prints the Markdown report (or the comparison as JSON).
@@ -98571,7 +98571,7 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
 import { writeFileSync as writeFileSync9 } from "node:fs";
 var reportCommand = {
   name: "report",
-  summary: "render one results file as Markdown",
+  summary: "Render one results file as Markdown",
   usage: `Usage: medalist report RESULTS.json [--out FILE]
 
 Prints a Markdown report of one suite run: medal rate and every run's outcome, score and medal.`,
@@ -98602,7 +98602,7 @@ function jsonSchemas() {
 }
 var schemaCommand = {
   name: "schema",
-  summary: "write the JSON Schemas of the config file and the results document",
+  summary: "Write the JSON Schemas of the config file and the results document",
   usage: `Usage: medalist schema [--out DIR]
 
 Writes medalist.schema.json and results.schema.json to DIR (default: schema/).

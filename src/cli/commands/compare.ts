@@ -7,7 +7,7 @@ import { numberOption, parseCommandArgs, UserError, type Command } from "../comm
 
 export const compareCommand: Command = {
   name: "compare",
-  summary: "compare two results files (base, head): medal rates, per-competition diff, verdict",
+  summary: "Compare two results files (base, head): medal rates, per-competition diff, verdict",
   usage: `Usage: medalist compare BASE.json HEAD.json [--json] [--tolerance X] [--alpha A] [--out FILE] [--fail-on regression|never]
 
 Pairs the two suites by competition and prints the Markdown report (or the comparison as JSON).

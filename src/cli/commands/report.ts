@@ -5,7 +5,7 @@ import { parseCommandArgs, UserError, type Command } from "../command.js";
 
 export const reportCommand: Command = {
   name: "report",
-  summary: "render one results file as Markdown",
+  summary: "Render one results file as Markdown",
   usage: `Usage: medalist report RESULTS.json [--out FILE]
 
 Prints a Markdown report of one suite run: medal rate and every run's outcome, score and medal.`,

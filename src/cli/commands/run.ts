@@ -103,7 +103,7 @@ export async function runFromConfig(loaded: LoadedConfig, outDir: string): Promi
 
 export const runCommand: Command = {
   name: "run",
-  summary: "run a suite from a config file, compare with the baseline, write results and report",
+  summary: "Run a suite from a config file, compare with the baseline, write results and report",
   usage: `Usage: medalist run --config FILE [--out DIR]
 
 Runs every (competition, seed) of the suite with the configured agent and executor, grades each
@@ -125,7 +125,7 @@ Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input,
 
 export const demoCommand: Command = {
   name: "demo",
-  summary: "the embedded default: weak example agent (base) vs better one (head) on the toy suite",
+  summary: "The embedded default: weak example agent (base) vs better one (head) on the toy suite",
   usage: `Usage: medalist demo [--out DIR]
 
 Evaluates examples/agents/weak (as base) and examples/agents/strong (as head) on the bundled toy

@@ -21,7 +21,7 @@ export function jsonSchemas(): Record<string, unknown> {
 
 export const schemaCommand: Command = {
   name: "schema",
-  summary: "write the JSON Schemas of the config file and the results document",
+  summary: "Write the JSON Schemas of the config file and the results document",
   usage: `Usage: medalist schema [--out DIR]
 
 Writes medalist.schema.json and results.schema.json to DIR (default: schema/).
