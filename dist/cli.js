@@ -94536,12 +94536,48 @@ function indexOfIds(c, side = "the answers", useBytes = true) {
   );
 }
 
+// src/grade/metrics/npsum.ts
+function pairwise(a, start, n) {
+  if (n < 8) {
+    let res = 0;
+    for (let i = 0; i < n; i++) res += a[start + i];
+    return res;
+  }
+  if (n <= 128) {
+    let r0 = a[start], r1 = a[start + 1], r2 = a[start + 2], r3 = a[start + 3];
+    let r4 = a[start + 4], r5 = a[start + 5], r6 = a[start + 6], r7 = a[start + 7];
+    let i = 8;
+    for (; i < n - n % 8; i += 8) {
+      const p = start + i;
+      r0 += a[p];
+      r1 += a[p + 1];
+      r2 += a[p + 2];
+      r3 += a[p + 3];
+      r4 += a[p + 4];
+      r5 += a[p + 5];
+      r6 += a[p + 6];
+      r7 += a[p + 7];
+    }
+    let res = r0 + r1 + (r2 + r3) + (r4 + r5 + (r6 + r7));
+    for (; i < n; i++) res += a[start + i];
+    return res;
+  }
+  let n2 = Math.floor(n / 2);
+  n2 -= n2 % 8;
+  return pairwise(a, start, n2) + pairwise(a, start + n2, n - n2);
+}
+function numpySum(a) {
+  let res = 0;
+  for (let i = 0; i < a.length; i += 8192) res += pairwise(a, i, Math.min(8192, a.length - i));
+  return res;
+}
+
 // src/grade/metrics/auc.ts
 function rocAuc(yTrue, yScore) {
   sameLength(yTrue, yScore, "labels and scores");
   let lo = NaN, hi = NaN;
-  for (let i = 0; i < yTrue.length; i++) {
-    const v = yTrue[i];
+  for (let i2 = 0; i2 < yTrue.length; i2++) {
+    const v = yTrue[i2];
     if (Number.isNaN(v)) throw new MetricError("the true labels contain a missing value");
     if (Number.isNaN(lo)) {
       lo = v;
@@ -94554,31 +94590,60 @@ function rocAuc(yTrue, yScore) {
   }
   if (yTrue.length === 0 || lo === hi)
     throw new MetricError("only one class is present in the true labels; ROC AUC is undefined");
-  for (let i = 0; i < yScore.length; i++) {
-    if (!Number.isFinite(yScore[i]))
+  for (let i2 = 0; i2 < yScore.length; i2++) {
+    if (!Number.isFinite(yScore[i2]))
       throw new MetricError(
-        `the scores contain ${Number.isNaN(yScore[i]) ? "a missing value" : yScore[i]} (row ${i + 1})`
+        `the scores contain ${Number.isNaN(yScore[i2]) ? "a missing value" : yScore[i2]} (row ${i2 + 1})`
       );
   }
   let p = 0;
-  for (let i = 0; i < yTrue.length; i++) if (yTrue[i] === hi) p++;
+  for (let i2 = 0; i2 < yTrue.length; i2++) if (yTrue[i2] === hi) p++;
   const pos = new Float64Array(p);
   const neg = new Float64Array(yTrue.length - p);
-  for (let i = 0, a = 0, b = 0; i < yTrue.length; i++) {
-    if (yTrue[i] === hi) pos[a++] = yScore[i];
-    else neg[b++] = yScore[i];
+  for (let i2 = 0, a = 0, b = 0; i2 < yTrue.length; i2++) {
+    if (yTrue[i2] === hi) pos[a++] = yScore[i2];
+    else neg[b++] = yScore[i2];
   }
   pos.sort();
   neg.sort();
-  let below = 0, upto = 0, twice = 0;
-  for (let i = 0; i < pos.length; i++) {
-    const s = pos[i];
-    while (below < neg.length && neg[below] < s) below++;
-    if (upto < below) upto = below;
-    while (upto < neg.length && neg[upto] === s) upto++;
-    twice += 2 * below + (upto - below);
+  const tps = [], fps = [];
+  let i = pos.length - 1, j = neg.length - 1, tp = 0, fp = 0;
+  while (i >= 0 || j >= 0) {
+    const v = i < 0 ? neg[j] : j < 0 ? pos[i] : Math.max(pos[i], neg[j]);
+    while (i >= 0 && pos[i] === v) {
+      tp++;
+      i--;
+    }
+    while (j >= 0 && neg[j] === v) {
+      fp++;
+      j--;
+    }
+    tps.push(tp);
+    fps.push(fp);
   }
-  return twice / 2 / (pos.length * neg.length);
+  return trapezoidAuc(tps, fps);
+}
+function trapezoidAuc(tps, fps) {
+  let keep;
+  if (tps.length > 2) {
+    keep = [0];
+    for (let k = 0; k + 2 < tps.length; k++) {
+      const d2f = fps[k + 2] - fps[k + 1] - (fps[k + 1] - fps[k]);
+      const d2t = tps[k + 2] - tps[k + 1] - (tps[k + 1] - tps[k]);
+      if (d2f !== 0 || d2t !== 0) keep.push(k + 1);
+    }
+    keep.push(tps.length - 1);
+  } else keep = tps.map((_, k) => k);
+  const m = keep.length + 1;
+  const totalT = tps[tps.length - 1], totalF = fps[fps.length - 1];
+  const tpr = new Float64Array(m), fpr = new Float64Array(m);
+  for (let k = 0; k < keep.length; k++) {
+    tpr[k + 1] = tps[keep[k]] / totalT;
+    fpr[k + 1] = fps[keep[k]] / totalF;
+  }
+  const terms = new Float64Array(m - 1);
+  for (let k = 0; k + 1 < m; k++) terms[k] = (fpr[k + 1] - fpr[k]) * (tpr[k + 1] + tpr[k]) / 2;
+  return numpySum(terms);
 }
 
 // src/grade/metrics/logloss.ts
@@ -94835,15 +94900,15 @@ function columnAuc(spec, sub, ans) {
   if (scores.length !== truths.length) {
     throw new SubmissionError(`submission has ${scores.length} score columns, expected ${truths.length}`);
   }
-  let sum2 = 0;
+  const aucs = [];
   for (let k = 0; k < truths.length; k++) {
     const y = take(truths[k], ansRows);
     const v = scores[k];
     const p = v ? take(v, subRows) : sklearnNumbers(scoreCols[k], subRows);
     requireNoMissing(p, scoreCols[k]);
-    sum2 += rocAuc(y, p);
+    aucs.push(rocAuc(y, p));
   }
-  return sum2 / truths.length;
+  return numpySum(aucs) / truths.length;
 }
 function rmseGrade(spec, sub, ans) {
   const ansId = requireColumn(ans, spec.id, "answers");

@@ -20,6 +20,7 @@ import {
   sklearnNumbers,
 } from "./align.js";
 import { rocAuc } from "./metrics/auc.js";
+import { numpySum } from "./metrics/npsum.js";
 import { binaryLogLoss, multiclassLogLoss } from "./metrics/logloss.js";
 import { rmse, rmsle } from "./metrics/regression.js";
 import { quadraticWeightedKappa } from "./metrics/classification.js";
@@ -183,15 +184,15 @@ function columnAuc(spec: Extract<GraderSpec, { kind: "column-auc" }>, sub: Table
   if (scores.length !== truths.length) {
     throw new SubmissionError(`submission has ${scores.length} score columns, expected ${truths.length}`);
   }
-  let sum = 0;
+  const aucs: number[] = [];
   for (let k = 0; k < truths.length; k++) {
     const y = take(truths[k], ansRows);
     const v = scores[k];
     const p = v ? take(v, subRows) : sklearnNumbers(scoreCols[k], subRows);
     requireNoMissing(p, scoreCols[k]);
-    sum += rocAuc(y, p);
+    aucs.push(rocAuc(y, p));
   }
-  return sum / truths.length;
+  return numpySum(aucs) / truths.length; // numpy mean
 }
 
 function rmseGrade(spec: Extract<GraderSpec, { kind: "rmse" }>, sub: Table, ans: Table): number {

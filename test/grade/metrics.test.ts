@@ -26,6 +26,8 @@ import {
 } from "../../src/grade/metrics/index.js";
 import { pythonFloatRepr } from "../../src/grade/pystr.js";
 import { round5Numpy } from "../../src/grade/round.js";
+import { numpySum } from "../../src/grade/metrics/npsum.js";
+import { readFileSync } from "node:fs";
 
 describe("ROC AUC", () => {
   it("counts correctly ranked pairs, ties as half", () => {
@@ -187,5 +189,17 @@ describe("helpers", () => {
     expect(round5Numpy(0.890625)).toBe(0.89062);
     expect(round5Numpy(0.109375)).toBe(0.10938);
     expect(round5Numpy(0.123456)).toBe(0.12346);
+  });
+});
+
+describe("bit-for-bit with numpy / scikit-learn", () => {
+  const load = <T>(f: string) =>
+    (JSON.parse(readFileSync(`test/grade/fixtures/${f}`, "utf8")) as { cases: T[] }).cases;
+  it("numpy add.reduce (pairwise, 8192-element buffers)", () => {
+    for (const c of load<{ a: number[]; sum: number }>("numpy-sum.json")) expect(numpySum(c.a)).toBe(c.sum);
+  });
+  it("roc_auc_score on random data with ties", () => {
+    for (const c of load<{ y: number[]; s: number[]; auc: number }>("sklearn-auc.json"))
+      expect(rocAuc(c.y, c.s)).toBe(c.auc);
   });
 });

@@ -1,9 +1,11 @@
 import { MetricError, sameLength, type Vec } from "./errors.js";
+import { numpySum } from "./npsum.js";
 
 /**
  * Binary ROC AUC as scikit-learn's roc_auc_score: the positive class is the larger of the two
- * labels; AUC = (pairs ranked right + ½ tied pairs) / (P·N). Positive and negative scores are
- * sorted separately and merged, so no object is built per row. A single-class truth or a
+ * labels; AUC = (pairs ranked right + ½ tied pairs) / (P·N), computed the way scikit-learn does
+ * (ROC points, trapezoids, numpy's sum) so the double is the same. Positive and negative scores
+ * are sorted separately and merged, so no object is built per row. A single-class truth or a
  * missing/infinite score throws (upstream's scikit-learn ≤ 1.5 raises there).
  */
 export function rocAuc(yTrue: Vec, yScore: Vec): number {
@@ -40,24 +42,62 @@ export function rocAuc(yTrue: Vec, yScore: Vec): number {
   }
   pos.sort();
   neg.sort();
-  // For each positive: negatives strictly below count 1, equal ones ½.
-  let below = 0,
-    upto = 0,
-    twice = 0;
-  for (let i = 0; i < pos.length; i++) {
-    const s = pos[i];
-    while (below < neg.length && neg[below] < s) below++;
-    if (upto < below) upto = below;
-    while (upto < neg.length && neg[upto] === s) upto++;
-    twice += 2 * below + (upto - below);
+  // ROC points at each distinct score, from the highest down (scikit-learn's roc_curve).
+  const tps: number[] = [],
+    fps: number[] = [];
+  let i = pos.length - 1,
+    j = neg.length - 1,
+    tp = 0,
+    fp = 0;
+  while (i >= 0 || j >= 0) {
+    const v = i < 0 ? neg[j] : j < 0 ? pos[i] : Math.max(pos[i], neg[j]);
+    while (i >= 0 && pos[i] === v) {
+      tp++;
+      i--;
+    }
+    while (j >= 0 && neg[j] === v) {
+      fp++;
+      j--;
+    }
+    tps.push(tp);
+    fps.push(fp);
   }
-  return twice / 2 / (pos.length * neg.length);
+  return trapezoidAuc(tps, fps);
 }
 
-/** Unweighted mean of per-column binary AUCs (scikit-learn average="macro" on 2-D input). */
+/**
+ * scikit-learn's AUC from cumulative counts, bit for bit: drop collinear points
+ * (drop_intermediate), prepend (0, 0), divide by the totals, and numpy's trapezoid rule with
+ * numpy's summation. The value can differ from the exact pair count by a few ulps, which
+ * matters when it sits on a 5-decimal rounding tie.
+ */
+function trapezoidAuc(tps: number[], fps: number[]): number {
+  let keep: number[];
+  if (tps.length > 2) {
+    keep = [0];
+    for (let k = 0; k + 2 < tps.length; k++) {
+      const d2f = fps[k + 2] - fps[k + 1] - (fps[k + 1] - fps[k]);
+      const d2t = tps[k + 2] - tps[k + 1] - (tps[k + 1] - tps[k]);
+      if (d2f !== 0 || d2t !== 0) keep.push(k + 1);
+    }
+    keep.push(tps.length - 1);
+  } else keep = tps.map((_, k) => k);
+  const m = keep.length + 1;
+  const totalT = tps[tps.length - 1],
+    totalF = fps[fps.length - 1];
+  const tpr = new Float64Array(m),
+    fpr = new Float64Array(m);
+  for (let k = 0; k < keep.length; k++) {
+    tpr[k + 1] = tps[keep[k]] / totalT;
+    fpr[k + 1] = fps[keep[k]] / totalF;
+  }
+  const terms = new Float64Array(m - 1);
+  for (let k = 0; k + 1 < m; k++) terms[k] = ((fpr[k + 1] - fpr[k]) * (tpr[k + 1] + tpr[k])) / 2.0;
+  return numpySum(terms);
+}
+
+/** Unweighted mean of per-column binary AUCs (scikit-learn average="macro" on 2-D input; numpy mean). */
 export function meanColumnAuc(yTrue: Vec[], yScore: Vec[]): number {
   if (yTrue.length !== yScore.length) throw new MetricError("different number of label and score columns");
-  let sum = 0;
-  for (let k = 0; k < yTrue.length; k++) sum += rocAuc(yTrue[k], yScore[k]);
-  return sum / yTrue.length;
+  return numpySum(yTrue.map((y, k) => rocAuc(y, yScore[k]))) / yTrue.length;
 }
