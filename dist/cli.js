@@ -94655,30 +94655,31 @@ function multiclassLogLoss(truth, prob, rows) {
   if (truth.length === 0) throw new MetricError("no classes");
   const n = truth[0].length;
   if (n === 0) throw new MetricError("no rows");
-  let total = 0;
+  const loss = new Float64Array(n);
   for (let j = 0; j < truth.length; j++) {
     const y = truth[j], p = prob[j];
     sameLength(y, p, "truth and predictions");
     for (let i = 0; i < n; i++) {
-      const yi = y[i], pi = p[rows ? rows[i] : i];
+      const pi = p[rows ? rows[i] : i];
       if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
-      if (yi !== 0) total -= yi * Math.log(clip(pi));
+      const yi = y[i];
+      if (yi !== 0) loss[i] -= yi * Math.log(clip(pi));
     }
   }
-  return total / n;
+  return numpySum(loss) / n;
 }
 function binaryLogLoss(labels, p) {
   sameLength(labels, p, "labels and predictions");
   if (labels.length === 0) throw new MetricError("no rows");
-  let total = 0;
+  const loss = new Float64Array(labels.length);
   for (let i = 0; i < labels.length; i++) {
     const pi = p[i];
     if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
     const y = labels[i];
     if (y !== 0 && y !== 1) throw new MetricError(`label ${y} is not 0 or 1`);
-    total -= Math.log(y === 1 ? clip(pi) : clip(1 - pi));
+    loss[i] = -Math.log(y === 1 ? clip(pi) : clip(1 - pi));
   }
-  return total / labels.length;
+  return numpySum(loss) / labels.length;
 }
 
 // src/grade/metrics/regression.ts
@@ -94690,22 +94691,21 @@ function checked(a, b) {
 }
 function rmse(truth, pred) {
   checked(truth, pred);
-  let s = 0;
+  const sq = new Float64Array(truth.length);
   for (let i = 0; i < truth.length; i++) {
     const d = truth[i] - pred[i];
-    s += d * d;
+    sq[i] = d * d;
   }
-  return Math.sqrt(s / truth.length);
+  return Math.sqrt(numpySum(sq) / truth.length);
 }
 function rmsle(truth, pred) {
   checked(truth, pred);
-  let s = 0;
   for (let i = 0; i < truth.length; i++) {
     if (truth[i] <= -1 || pred[i] <= -1) throw new MetricError("RMSLE is undefined for values \u2264 -1");
-    const d = Math.log1p(pred[i]) - Math.log1p(truth[i]);
-    s += d * d;
   }
-  return Math.sqrt(s / truth.length);
+  const lt = Float64Array.from(truth, Math.log1p);
+  const lp = Float64Array.from(pred, Math.log1p);
+  return rmse(lt, lp);
 }
 
 // src/grade/metrics/classification.ts
@@ -94722,23 +94722,23 @@ function quadraticWeightedKappa(a, b) {
   const k = labels.length;
   const index = new Map(labels.map((l, i) => [l, i]));
   const o = new Float64Array(k * k);
-  const rows = new Float64Array(k), cols = new Float64Array(k);
+  const sumA = new Float64Array(k), sumB = new Float64Array(k);
   for (let i = 0; i < a.length; i++) {
     const x = index.get(a[i]), y = index.get(b[i]);
     o[x * k + y]++;
-    rows[x]++;
-    cols[y]++;
+    sumA[x]++;
+    sumB[y]++;
   }
   const n = a.length;
-  let num2 = 0, den = 0;
+  const wo = new Float64Array(k * k), we = new Float64Array(k * k);
   for (let x = 0; x < k; x++) {
     for (let y = 0; y < k; y++) {
       const w = (x - y) * (x - y);
-      num2 += w * o[x * k + y];
-      den += w * rows[x] * cols[y] / n;
+      wo[x * k + y] = w * o[x * k + y];
+      we[x * k + y] = w * (sumB[x] * sumA[y] / n);
     }
   }
-  return 1 - num2 / den;
+  return 1 - numpySum(wo) / numpySum(we);
 }
 
 // src/grade/pystr.ts

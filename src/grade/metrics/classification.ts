@@ -1,4 +1,5 @@
 import { MetricError, sameLength } from "./errors.js";
+import { numpySum } from "./npsum.js";
 
 type Labels = ArrayLike<number> | ArrayLike<string>;
 
@@ -28,27 +29,29 @@ export function quadraticWeightedKappa(a: Labels, b: Labels): number {
   const labels = sortedUnion(a, b);
   const k = labels.length;
   const index = new Map(labels.map((l, i) => [l, i]));
-  const o = new Float64Array(k * k);
-  const rows = new Float64Array(k),
-    cols = new Float64Array(k);
+  const o = new Float64Array(k * k); // o[x·k + y]: a has label x, b has label y
+  const sumA = new Float64Array(k),
+    sumB = new Float64Array(k);
   for (let i = 0; i < a.length; i++) {
     const x = index.get(a[i])!,
       y = index.get(b[i])!;
     o[x * k + y]++;
-    rows[x]++;
-    cols[y]++;
+    sumA[x]++;
+    sumB[y]++;
   }
+  // As scikit-learn: expected = outer(column sums, row sums) / n, and numpy sums of the
+  // weighted matrices in row-major order, so the double is the same.
   const n = a.length;
-  let num = 0,
-    den = 0;
+  const wo = new Float64Array(k * k),
+    we = new Float64Array(k * k);
   for (let x = 0; x < k; x++) {
     for (let y = 0; y < k; y++) {
       const w = (x - y) * (x - y);
-      num += w * o[x * k + y];
-      den += (w * rows[x] * cols[y]) / n;
+      wo[x * k + y] = w * o[x * k + y];
+      we[x * k + y] = w * ((sumB[x] * sumA[y]) / n);
     }
   }
-  return 1 - num / den;
+  return 1 - numpySum(wo) / numpySum(we);
 }
 
 /** Per-class F1 counts over the sorted union of labels. */

@@ -1,4 +1,5 @@
 import { MetricError, sameLength, type Vec } from "./errors.js";
+import { numpySum } from "./npsum.js";
 
 /** float64 machine epsilon, scikit-learn's clipping bound. */
 export const EPS = 2.220446049250313e-16;
@@ -16,32 +17,34 @@ export function multiclassLogLoss(truth: Vec[], prob: Vec[], rows?: ArrayLike<nu
   if (truth.length === 0) throw new MetricError("no classes");
   const n = truth[0].length;
   if (n === 0) throw new MetricError("no rows");
-  let total = 0;
+  // Per-row loss summed over classes in column order (numpy's row sum for ≤ 7 non-zero terms
+  // is sequential; one-hot rows have one), then numpy's mean over rows.
+  const loss = new Float64Array(n);
   for (let j = 0; j < truth.length; j++) {
     const y = truth[j],
       p = prob[j];
     sameLength(y, p, "truth and predictions");
     for (let i = 0; i < n; i++) {
-      const yi = y[i],
-        pi = p[rows ? rows[i] : i];
+      const pi = p[rows ? rows[i] : i];
       if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
-      if (yi !== 0) total -= yi * Math.log(clip(pi));
+      const yi = y[i];
+      if (yi !== 0) loss[i] -= yi * Math.log(clip(pi));
     }
   }
-  return total / n;
+  return numpySum(loss) / n;
 }
 
 /** Binary log loss: p = probability of label 1; labels are 0/1. */
 export function binaryLogLoss(labels: Vec, p: Vec): number {
   sameLength(labels, p, "labels and predictions");
   if (labels.length === 0) throw new MetricError("no rows");
-  let total = 0;
+  const loss = new Float64Array(labels.length);
   for (let i = 0; i < labels.length; i++) {
     const pi = p[i];
     if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
     const y = labels[i];
     if (y !== 0 && y !== 1) throw new MetricError(`label ${y} is not 0 or 1`);
-    total -= Math.log(y === 1 ? clip(pi) : clip(1 - pi));
+    loss[i] = -Math.log(y === 1 ? clip(pi) : clip(1 - pi));
   }
-  return total / labels.length;
+  return numpySum(loss) / labels.length;
 }

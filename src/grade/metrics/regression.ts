@@ -1,4 +1,5 @@
 import { MetricError, requireFinite, sameLength, type Vec } from "./errors.js";
+import { numpySum } from "./npsum.js";
 
 function checked(a: Vec, b: Vec): void {
   sameLength(a, b);
@@ -7,15 +8,15 @@ function checked(a: Vec, b: Vec): void {
   requireFinite(b, "the predictions");
 }
 
-/** Root mean squared error (scikit-learn root_mean_squared_error); NaN/inf throw. */
+/** Root mean squared error (scikit-learn root_mean_squared_error, numpy's mean); NaN/inf throw. */
 export function rmse(truth: Vec, pred: Vec): number {
   checked(truth, pred);
-  let s = 0;
+  const sq = new Float64Array(truth.length);
   for (let i = 0; i < truth.length; i++) {
     const d = truth[i] - pred[i];
-    s += d * d;
+    sq[i] = d * d;
   }
-  return Math.sqrt(s / truth.length);
+  return Math.sqrt(numpySum(sq) / truth.length);
 }
 
 /** Mean squared error. */
@@ -38,16 +39,15 @@ export function mae(truth: Vec, pred: Vec): number {
  */
 export function rmsle(truth: Vec, pred: Vec): number {
   checked(truth, pred);
-  let s = 0;
   for (let i = 0; i < truth.length; i++) {
     if (truth[i] <= -1 || pred[i] <= -1) throw new MetricError("RMSLE is undefined for values ≤ -1");
-    const d = Math.log1p(pred[i]) - Math.log1p(truth[i]);
-    s += d * d;
   }
-  return Math.sqrt(s / truth.length);
+  const lt = Float64Array.from(truth, Math.log1p);
+  const lp = Float64Array.from(pred, Math.log1p);
+  return rmse(lt, lp);
 }
 
-/** Mean of per-column RMSLEs. */
+/** Mean of per-column RMSLEs (as upstream: their sum over the count). */
 export function meanColumnRmsle(truth: Vec[], pred: Vec[]): number {
   if (truth.length !== pred.length || truth.length === 0) throw new MetricError("column counts differ");
   let s = 0;
