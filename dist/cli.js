@@ -94606,8 +94606,8 @@ function rocAuc(yTrue, yScore) {
   }
   pos.sort();
   neg.sort();
-  const tps = [], fps = [];
-  let i = pos.length - 1, j = neg.length - 1, tp = 0, fp = 0;
+  const tps = new Float64Array(pos.length + neg.length), fps = new Float64Array(pos.length + neg.length);
+  let i = pos.length - 1, j = neg.length - 1, tp = 0, fp = 0, points2 = 0;
   while (i >= 0 || j >= 0) {
     const v = i < 0 ? neg[j] : j < 0 ? pos[i] : Math.max(pos[i], neg[j]);
     while (i >= 0 && pos[i] === v) {
@@ -94618,31 +94618,33 @@ function rocAuc(yTrue, yScore) {
       fp++;
       j--;
     }
-    tps.push(tp);
-    fps.push(fp);
+    tps[points2] = tp;
+    fps[points2] = fp;
+    points2++;
   }
-  return trapezoidAuc(tps, fps);
+  return trapezoidAuc(tps.subarray(0, points2), fps.subarray(0, points2));
 }
 function trapezoidAuc(tps, fps) {
-  let keep;
-  if (tps.length > 2) {
-    keep = [0];
-    for (let k = 0; k + 2 < tps.length; k++) {
+  const n = tps.length;
+  const keep = new Int32Array(n);
+  let m = 0;
+  if (n > 2) {
+    keep[m++] = 0;
+    for (let k = 0; k + 2 < n; k++) {
       const d2f = fps[k + 2] - fps[k + 1] - (fps[k + 1] - fps[k]);
       const d2t = tps[k + 2] - tps[k + 1] - (tps[k + 1] - tps[k]);
-      if (d2f !== 0 || d2t !== 0) keep.push(k + 1);
+      if (d2f !== 0 || d2t !== 0) keep[m++] = k + 1;
     }
-    keep.push(tps.length - 1);
-  } else keep = tps.map((_, k) => k);
-  const m = keep.length + 1;
-  const totalT = tps[tps.length - 1], totalF = fps[fps.length - 1];
-  const tpr = new Float64Array(m), fpr = new Float64Array(m);
-  for (let k = 0; k < keep.length; k++) {
+    keep[m++] = n - 1;
+  } else for (let k = 0; k < n; k++) keep[m++] = k;
+  const totalT = tps[n - 1], totalF = fps[n - 1];
+  const tpr = new Float64Array(m + 1), fpr = new Float64Array(m + 1);
+  for (let k = 0; k < m; k++) {
     tpr[k + 1] = tps[keep[k]] / totalT;
     fpr[k + 1] = fps[keep[k]] / totalF;
   }
-  const terms = new Float64Array(m - 1);
-  for (let k = 0; k + 1 < m; k++) terms[k] = (fpr[k + 1] - fpr[k]) * (tpr[k + 1] + tpr[k]) / 2;
+  const terms = new Float64Array(m);
+  for (let k = 0; k < m; k++) terms[k] = (fpr[k + 1] - fpr[k]) * (tpr[k + 1] + tpr[k]) / 2;
   return numpySum(terms);
 }
 

@@ -43,12 +43,13 @@ export function rocAuc(yTrue: Vec, yScore: Vec): number {
   pos.sort();
   neg.sort();
   // ROC points at each distinct score, from the highest down (scikit-learn's roc_curve).
-  const tps: number[] = [],
-    fps: number[] = [];
+  const tps = new Float64Array(pos.length + neg.length),
+    fps = new Float64Array(pos.length + neg.length);
   let i = pos.length - 1,
     j = neg.length - 1,
     tp = 0,
-    fp = 0;
+    fp = 0,
+    points = 0;
   while (i >= 0 || j >= 0) {
     const v = i < 0 ? neg[j] : j < 0 ? pos[i] : Math.max(pos[i], neg[j]);
     while (i >= 0 && pos[i] === v) {
@@ -59,10 +60,11 @@ export function rocAuc(yTrue: Vec, yScore: Vec): number {
       fp++;
       j--;
     }
-    tps.push(tp);
-    fps.push(fp);
+    tps[points] = tp;
+    fps[points] = fp;
+    points++;
   }
-  return trapezoidAuc(tps, fps);
+  return trapezoidAuc(tps.subarray(0, points), fps.subarray(0, points));
 }
 
 /**
@@ -71,28 +73,31 @@ export function rocAuc(yTrue: Vec, yScore: Vec): number {
  * numpy's summation. The value can differ from the exact pair count by a few ulps, which
  * matters when it sits on a 5-decimal rounding tie.
  */
-function trapezoidAuc(tps: number[], fps: number[]): number {
-  let keep: number[];
-  if (tps.length > 2) {
-    keep = [0];
-    for (let k = 0; k + 2 < tps.length; k++) {
+function trapezoidAuc(tps: Float64Array, fps: Float64Array): number {
+  const n = tps.length;
+  // Kept points (drop_intermediate): the ends and every point where the curve bends.
+  const keep = new Int32Array(n);
+  let m = 0;
+  if (n > 2) {
+    keep[m++] = 0;
+    for (let k = 0; k + 2 < n; k++) {
       const d2f = fps[k + 2] - fps[k + 1] - (fps[k + 1] - fps[k]);
       const d2t = tps[k + 2] - tps[k + 1] - (tps[k + 1] - tps[k]);
-      if (d2f !== 0 || d2t !== 0) keep.push(k + 1);
+      if (d2f !== 0 || d2t !== 0) keep[m++] = k + 1;
     }
-    keep.push(tps.length - 1);
-  } else keep = tps.map((_, k) => k);
-  const m = keep.length + 1;
-  const totalT = tps[tps.length - 1],
-    totalF = fps[fps.length - 1];
-  const tpr = new Float64Array(m),
-    fpr = new Float64Array(m);
-  for (let k = 0; k < keep.length; k++) {
+    keep[m++] = n - 1;
+  } else for (let k = 0; k < n; k++) keep[m++] = k;
+  const totalT = tps[n - 1],
+    totalF = fps[n - 1];
+  // (0, 0) first, then the kept points as rates.
+  const tpr = new Float64Array(m + 1),
+    fpr = new Float64Array(m + 1);
+  for (let k = 0; k < m; k++) {
     tpr[k + 1] = tps[keep[k]] / totalT;
     fpr[k + 1] = fps[keep[k]] / totalF;
   }
-  const terms = new Float64Array(m - 1);
-  for (let k = 0; k + 1 < m; k++) terms[k] = ((fpr[k + 1] - fpr[k]) * (tpr[k + 1] + tpr[k])) / 2.0;
+  const terms = new Float64Array(m);
+  for (let k = 0; k < m; k++) terms[k] = ((fpr[k + 1] - fpr[k]) * (tpr[k + 1] + tpr[k])) / 2.0;
   return numpySum(terms);
 }
 
