@@ -247,3 +247,12 @@ describe("external grader", () => {
     expect(none.grader_error).toBe(true);
   });
 });
+
+describe("benchmark modules", () => {
+  it("import without running (bench/index.ts imports every bench file)", async () => {
+    const bench = await import("../../bench/grade.js");
+    const run = await import("../../bench/grade-run.js");
+    expect(typeof bench.benchGrade).toBe("function");
+    expect(typeof run.gradeOnce).toBe("function");
+  });
+});
