@@ -95024,8 +95024,19 @@ function binaryLogLossGrade(id, target, sub, ans) {
   const p = numeric(col);
   requireUnitRange(p, col);
   requireNoMissing(p, col);
-  const rows = pairById(subId, ansId);
+  const rows = pairSortedSets(subId, ansId);
   return binaryLogLoss(numeric(requireColumn(ans, target, "answers"), "answers"), take(p, rows));
+}
+function pairSortedSets(subId, ansId) {
+  try {
+    return pairById(subId, ansId);
+  } catch (e) {
+    if (!(e instanceof SubmissionError)) throw e;
+    const so = sortedOrder(subId), ao = sortedOrder(ansId);
+    const out = new Int32Array(ao.length);
+    for (let p = 0; p < ao.length; p++) out[ao[p]] = so[p];
+    return out;
+  }
 }
 function distinct(c) {
   return new Set(c.kind === "text" ? c.strings : c.values);
@@ -95088,7 +95099,7 @@ function qwkGrade(id, target, sub, ans) {
     if (!Number.isInteger(pred[i]))
       throw new SubmissionError(`column "${target}" has a non-integer label ${pred[i]} (data row ${i + 1})`);
   }
-  const rows = pairById(subId, ansId);
+  const rows = pairSortedSets(subId, ansId);
   return quadraticWeightedKappa(take(pred, rows), numeric(requireColumn(ans, target, "answers"), "answers"));
 }
 

@@ -326,8 +326,25 @@ function binaryLogLossGrade(id: string, target: string, sub: Table, ans: Table):
   const p = numeric(col);
   requireUnitRange(p, col);
   requireNoMissing(p, col);
-  const rows = pairById(subId, ansId);
+  const rows = pairSortedSets(subId, ansId);
   return binaryLogLoss(numeric(requireColumn(ans, target, "answers"), "answers"), take(p, rows));
+}
+
+/**
+ * Rows paired after upstream's set check: both sides sorted by id and paired by position. Same
+ * as matching ids unless the answers repeat an id, where only the sorted positions decide.
+ */
+function pairSortedSets(subId: Column, ansId: Column): Int32Array {
+  try {
+    return pairById(subId, ansId);
+  } catch (e) {
+    if (!(e instanceof SubmissionError)) throw e;
+    const so = sortedOrder(subId),
+      ao = sortedOrder(ansId);
+    const out = new Int32Array(ao.length);
+    for (let p = 0; p < ao.length; p++) out[ao[p]] = so[p];
+    return out;
+  }
 }
 
 /** Distinct values of a column (strings or numbers). */
@@ -399,6 +416,6 @@ function qwkGrade(id: string, target: string, sub: Table, ans: Table): number {
     if (!Number.isInteger(pred[i]))
       throw new SubmissionError(`column "${target}" has a non-integer label ${pred[i]} (data row ${i + 1})`);
   }
-  const rows = pairById(subId, ansId);
+  const rows = pairSortedSets(subId, ansId);
   return quadraticWeightedKappa(take(pred, rows), numeric(requireColumn(ans, target, "answers"), "answers"));
 }
