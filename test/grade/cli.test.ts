@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parsePyJson, runCli } from "./helpers.js";
+import { VECTORS, parsePyJson, runCli } from "./helpers.js";
 import { grade } from "../../src/grade/grade.js";
 import { gradeExternal, lastJsonObject } from "../../src/grade/external.js";
 import { CompetitionSchema } from "../../src/registry/schema.js";
@@ -13,9 +13,8 @@ interface Board {
   scores: (number | null)[];
   probes: { label: string; score: number | "NaN" | null; expected: Record<string, boolean> }[];
 }
-const boards = (
-  JSON.parse(readFileSync("/work/shared/vectors/medals.json", "utf8")) as { leaderboards: Board[] }
-).leaderboards;
+const boards = (JSON.parse(readFileSync(join(VECTORS, "medals.json"), "utf8")) as { leaderboards: Board[] })
+  .leaderboards;
 const dir = mkdtempSync(join(tmpdir(), "medalist-cli-"));
 
 function leaderboardCsv(scores: (number | null)[]): string {

@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { mkdtempSync, mkdirSync, writeFileSync, copyFileSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -5,7 +6,8 @@ import { vi } from "vitest";
 import { gradeCommand } from "../../src/cli/commands/grade.js";
 import { rankCommand } from "../../src/cli/commands/rank.js";
 
-export const VECTORS = "/work/shared/vectors";
+/** Upstream grader's reference cases, copied into the repository (see test/fixtures/vectors/README.md). */
+export const VECTORS = fileURLToPath(new URL("../fixtures/vectors", import.meta.url));
 export const LOWER_IS_BETTER = new Set([
   "denoising-dirty-documents",
   "dog-breed-identification",

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { VECTORS } from "./helpers.js";
 import { round5 } from "../../src/grade/round.js";
 import {
   leaderboardScoresFromCsv,
@@ -24,9 +26,8 @@ interface Board {
   probes: { label: string; score: number | "NaN" | null; expected: Record<string, boolean> }[];
 }
 
-const boards = (
-  JSON.parse(readFileSync("/work/shared/vectors/medals.json", "utf8")) as { leaderboards: Board[] }
-).leaderboards;
+const boards = (JSON.parse(readFileSync(join(VECTORS, "medals.json"), "utf8")) as { leaderboards: Board[] })
+  .leaderboards;
 const same = (a: number, b: number) => (Number.isNaN(a) && Number.isNaN(b)) || a === b;
 
 describe("medals.json", () => {
