@@ -91596,6 +91596,12 @@ var ConfigSchema = external_exports.strictObject({
   /** Folder with competition definitions; defaults to the bundled registry. */
   registryDir: external_exports.string().optional(),
   executor: external_exports.enum(["local", "docker"]).default("local"),
+  /**
+   * Grader for competitions Medalist does not grade natively (grading: "external"), e.g.
+   * ["mlebench", "grade-sample", "{submission}", "{competition}"]. Placeholders: {submission},
+   * {competition}, {private_dir}. It must print MLE-bench's JSON report.
+   */
+  externalGrader: external_exports.array(external_exports.string().min(1)).min(1).optional(),
   /** Runs at once (local executor); docker schedules by CPUs and GPUs. */
   concurrency: external_exports.number().int().min(1).default(1),
   docker: DockerSchema.default({ network: "bridge", retries: 2, stopGraceSecs: 10 }),
@@ -97543,6 +97549,12 @@ async function runSuite(opts) {
   opts.signal?.addEventListener("abort", stopContainers, { once: true });
   const agentText = describeAgent(agent);
   const startedAt = (/* @__PURE__ */ new Date()).toISOString();
+  const external = thePlan.competitions.filter((id) => registry2.get(id).competition.grading === "external");
+  if (external.length > 0 && !config2.externalGrader) {
+    throw new UserError(
+      `externalGrader: ${external.join(", ")} ${external.length === 1 ? "is" : "are"} not graded natively; set externalGrader (e.g. ["mlebench", "grade-sample", "{submission}", "{competition}"]) or exclude ${external.length === 1 ? "it" : "them"}`
+    );
+  }
   const prepared = /* @__PURE__ */ new Map();
   for (const id of thePlan.competitions)
     prepared.set(id, await ensurePrepared(registry2.get(id), dataDir, log));
@@ -97611,7 +97623,8 @@ async function runSuite(opts) {
       competitionDir: entry.dir,
       privateDir: paths.privateDir,
       submissionPath: runPaths(runDir).submissionFile,
-      leaderboardPath: leaderboardPath(entry)
+      leaderboardPath: leaderboardPath(entry),
+      external: config2.externalGrader ? { command: config2.externalGrader } : void 0
     });
     const result = {
       runId: run.runId,

@@ -130,6 +130,12 @@ export const ConfigSchema = z
     /** Folder with competition definitions; defaults to the bundled registry. */
     registryDir: z.string().optional(),
     executor: z.enum(["local", "docker"]).default("local"),
+    /**
+     * Grader for competitions Medalist does not grade natively (grading: "external"), e.g.
+     * ["mlebench", "grade-sample", "{submission}", "{competition}"]. Placeholders: {submission},
+     * {competition}, {private_dir}. It must print MLE-bench's JSON report.
+     */
+    externalGrader: z.array(z.string().min(1)).min(1).optional(),
     /** Runs at once (local executor); docker schedules by CPUs and GPUs. */
     concurrency: z.number().int().min(1).default(1),
     docker: DockerSchema.default({ network: "bridge", retries: 2, stopGraceSecs: 10 }),

@@ -126,6 +126,14 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   const agentText = describeAgent(agent);
   const startedAt = new Date().toISOString();
 
+  const external = thePlan.competitions.filter((id) => registry.get(id)!.competition.grading === "external");
+  if (external.length > 0 && !config.externalGrader) {
+    throw new UserError(
+      `externalGrader: ${external.join(", ")} ${external.length === 1 ? "is" : "are"} not graded natively; ` +
+        `set externalGrader (e.g. ["mlebench", "grade-sample", "{submission}", "{competition}"]) or exclude ${external.length === 1 ? "it" : "them"}`,
+    );
+  }
+
   const prepared = new Map<string, PreparedPaths>();
   for (const id of thePlan.competitions)
     prepared.set(id, await ensurePrepared(registry.get(id)!, dataDir, log));
@@ -204,6 +212,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
             privateDir: paths.privateDir,
             submissionPath: runPaths(runDir).submissionFile,
             leaderboardPath: leaderboardPath(entry),
+            external: config.externalGrader ? { command: config.externalGrader } : undefined,
           });
     const result: RunResult = {
       runId: run.runId,
