@@ -99141,7 +99141,18 @@ thresholds (${t.isLowerBetter ? "lower" : "higher"} is better): gold ${t.gold}, 
 };
 
 // src/cli/commands/index.ts
-var commands = [runCommand, demoCommand, compareCommand, reportCommand, schemaCommand, competitionsCommand, prepareCommand, leaderboardsCommand, gradeCommand, rankCommand];
+var commands = [
+  runCommand,
+  demoCommand,
+  compareCommand,
+  reportCommand,
+  schemaCommand,
+  competitionsCommand,
+  prepareCommand,
+  leaderboardsCommand,
+  gradeCommand,
+  rankCommand
+];
 
 // src/cli/main.ts
 function overview(all) {

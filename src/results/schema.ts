@@ -50,10 +50,7 @@ export const RunResultSchema = z.object({
   error: z.string().nullable(),
   /** null when the run never produced something gradeable (infra_error). */
   grade: GradeReportSchema.nullable(),
-  usage: z
-    .object({ tokens: z.number().optional(), dollars: z.number().optional() })
-    .nullable()
-    .default(null),
+  usage: z.object({ tokens: z.number().optional(), dollars: z.number().optional() }).nullable().default(null),
   gpus: z.array(z.string()).default([]),
   details: z.record(z.string(), z.string()).default({}),
 });
@@ -75,9 +72,7 @@ export const SuiteResultsSchema = z.object({
     image: z.string().nullable().default(null),
     imageDigest: z.string().nullable().default(null),
   }),
-  git: z
-    .object({ sha: z.string().nullable(), ref: z.string().nullable() })
-    .default({ sha: null, ref: null }),
+  git: z.object({ sha: z.string().nullable(), ref: z.string().nullable() }).default({ sha: null, ref: null }),
   environment: z.object({
     executor: z.string(),
     timeLimitSecs: z.number(),

@@ -10,4 +10,15 @@ import { gradeCommand } from "./grade.js";
 import { rankCommand } from "./rank.js";
 
 /** Every CLI command; each lives in its own file in this folder. */
-export const commands: Command[] = [runCommand, demoCommand, compareCommand, reportCommand, schemaCommand, competitionsCommand, prepareCommand, leaderboardsCommand, gradeCommand, rankCommand];
+export const commands: Command[] = [
+  runCommand,
+  demoCommand,
+  compareCommand,
+  reportCommand,
+  schemaCommand,
+  competitionsCommand,
+  prepareCommand,
+  leaderboardsCommand,
+  gradeCommand,
+  rankCommand,
+];
