@@ -97890,7 +97890,7 @@ function decide(delta, interval3, pValue, alpha, tolerance, unit) {
   }
   return {
     verdict: "inconclusive",
-    reason: interval3 ? `the drop is not significant (p = ${formatP(pValue)}), but the ${Math.round(interval3.level * 100)}% interval (${signedPts(interval3.lower)} to ${signedPts(interval3.upper)}) still allows a drop larger than the ${pts(tolerance)} tolerance: more seeds or competitions would settle it.` : `too few competitions to bound the difference (p = ${formatP(pValue)}).`
+    reason: interval3 ? `${delta >= 0 ? `head is ${pts(delta)} better, but` : `the drop is not significant (p = ${formatP(pValue)}), but`} the ${Math.round(interval3.level * 100)}% interval (${signedPts(interval3.lower)} to ${signedPts(interval3.upper)}) still allows a drop larger than the ${pts(tolerance)} tolerance: more seeds or competitions would settle it.` : `too few competitions to bound the difference (p = ${formatP(pValue)}).`
   };
 }
 function formatP(p) {
@@ -98374,7 +98374,7 @@ function renderReport(cmp, opts = {}) {
   if (a) {
     out.push("");
     out.push(
-      `${a.medal.reason.charAt(0).toUpperCase()}${a.medal.reason.slice(1)} Tolerance ${points(-cmp.gate.tolerance).replace("\u2212", "")} drop at \u03B1 = ${cmp.gate.alpha}. ` + (a.medal.mde === null ? "With this few runs no drop could be reliably detected." : `Smallest drop this run could detect (${Math.round(a.targetPower * 100)}% power): **${points(-a.medal.mde).replace("\u2212", "")}**.`)
+      `${a.medal.reason.charAt(0).toUpperCase()}${a.medal.reason.slice(1)} Tolerance: a ${(cmp.gate.tolerance * 100).toFixed(1)}-point drop; \u03B1 = ${cmp.gate.alpha}. ` + (a.medal.mde === null ? "With this few runs no drop could be reliably detected." : `Smallest drop this run could detect (${Math.round(a.targetPower * 100)}% power): **${points(-a.medal.mde).replace("\u2212", "")}**.`)
     );
   }
   if (!cmp.sameSuite)

@@ -190,7 +190,7 @@ function decide(
   return {
     verdict: "inconclusive",
     reason: interval
-      ? `the drop is not significant (p = ${formatP(pValue)}), but the ${Math.round(interval.level * 100)}% interval (${signedPts(interval.lower)} to ${signedPts(interval.upper)}) still allows a drop larger than the ${pts(tolerance)} tolerance: more seeds or competitions would settle it.`
+      ? `${delta >= 0 ? `head is ${pts(delta)} better, but` : `the drop is not significant (p = ${formatP(pValue)}), but`} the ${Math.round(interval.level * 100)}% interval (${signedPts(interval.lower)} to ${signedPts(interval.upper)}) still allows a drop larger than the ${pts(tolerance)} tolerance: more seeds or competitions would settle it.`
       : `too few competitions to bound the difference (p = ${formatP(pValue)}).`,
   };
 }

@@ -56,7 +56,7 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
   if (a) {
     out.push("");
     out.push(
-      `${a.medal.reason.charAt(0).toUpperCase()}${a.medal.reason.slice(1)} Tolerance ${points(-cmp.gate.tolerance).replace("−", "")} drop at α = ${cmp.gate.alpha}. ` +
+      `${a.medal.reason.charAt(0).toUpperCase()}${a.medal.reason.slice(1)} Tolerance: a ${(cmp.gate.tolerance * 100).toFixed(1)}-point drop; α = ${cmp.gate.alpha}. ` +
         (a.medal.mde === null
           ? "With this few runs no drop could be reliably detected."
           : `Smallest drop this run could detect (${Math.round(a.targetPower * 100)}% power): **${points(-a.medal.mde).replace("−", "")}**.`),
