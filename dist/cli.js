@@ -93282,6 +93282,22 @@ var TextStore = class {
     for (let k = this.starts[i], e = this.ends[i]; k < e; k++) h = Math.imul(h ^ a[k], 16777619);
     return (h ^ h >>> 15) >>> 0;
   }
+  /** hash(i) of every row into out (as int32); false when a row is missing (nothing else checked). */
+  hashAll(out) {
+    const a = this.arena, st = this.starts, en = this.ends;
+    for (let i = 0; i < this.count; i++) {
+      const s = st[i];
+      if (s < 0) return false;
+      let h = 2166136261;
+      for (let k = s, e = en[i]; k < e; k++) h = Math.imul(h ^ a[k], 16777619);
+      out[i] = h ^ h >>> 15;
+    }
+    return true;
+  }
+  /** The arena holding every row's bytes (rows at starts[i]..ends[i]); read only. */
+  bytes() {
+    return this.arena;
+  }
   /** Byte equality of row i here and row j of other (missing never equals). */
   equals(i, other, j) {
     const s = this.starts[i], t = other.starts[j];
@@ -93306,10 +93322,10 @@ var POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
 var SPLIT = 134217729;
 var f64 = new Float64Array(1);
 var u32 = new Uint32Array(f64.buffer);
-function ulp(x) {
+var HALF_ULP = Float64Array.from({ length: 2048 }, (_, e) => 2 ** (e - 1076));
+function halfUlp(x) {
   f64[0] = x;
-  const exp = u32[1] >>> 20 & 2047;
-  return 2 ** (exp - 1075);
+  return HALF_ULP[u32[1] >>> 20 & 2047];
 }
 var prodErr = 0;
 function twoProd(a, b) {
@@ -93342,7 +93358,7 @@ function decimalToDouble(hi, low, lowDigits, scale) {
   const result = q + q2;
   if (!(result > 2 ** -1e3 && result < 2 ** 1e3)) return NaN;
   const residual = q2 - (result - q);
-  const half = ulp(result) / 2;
+  const half = halfUlp(result);
   if (Math.abs(Math.abs(residual) - half) <= half * 2 ** -30) return NaN;
   if (Math.abs(residual) > half) return NaN;
   return result;
@@ -94354,6 +94370,10 @@ function pairById(subId, ansId) {
     for (let i = 0; i < n; i++) out[i] = i;
     return out;
   }
+  if (subId.text && ansId.text) {
+    const fast = pairTextUnique(subId.text, ansId.text, n);
+    if (fast) return fast;
+  }
   const index = indexOfIds(ansId, "the answers", !!(subId.text && ansId.text));
   const answerDuplicates = index.duplicates;
   const cursor = answerDuplicates ? index.heads() : null;
@@ -94365,7 +94385,7 @@ function pairById(subId, ansId) {
     if (st) {
       if (st.isMissing(i))
         throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
-      slot = findText(index, st, i, ansId.text);
+      slot = findText(index.table, index.mask, st, i, ansId.text);
     } else if (ansStrings) {
       const k = keyAt(subId, i);
       if (k === null)
@@ -94502,9 +94522,60 @@ var HashIndex = class {
     return out;
   }
 };
-function findText(index, sub, i, ans) {
+function pairTextUnique(sub, ans, n) {
+  const hashA = new Int32Array(n);
+  if (!ans.hashAll(hashA)) return null;
+  let size = 16;
+  while (size < n * 2) size *= 2;
+  const mask = size - 1;
+  const table = new Int32Array(size * 2).fill(-1);
+  for (let j = 0; j < n; j++) {
+    const h = hashA[j];
+    for (let p = h & mask; ; p = p + 1 & mask) {
+      const head = table[2 * p];
+      if (head === -1) {
+        table[2 * p] = j;
+        table[2 * p + 1] = h;
+        break;
+      }
+      if (table[2 * p + 1] === h && ans.equals(head, ans, j)) return null;
+    }
+  }
+  const cand = new Int32Array(n);
+  if (!sub.hashAll(cand)) return null;
+  for (let i = 0; i < n; i++) {
+    const h = cand[i];
+    let p = h & mask;
+    while (table[2 * p] !== -1 && table[2 * p + 1] !== h) p = p + 1 & mask;
+    cand[i] = table[2 * p];
+  }
+  const from = new Int32Array(n);
+  const as = ans.starts, ae = ans.ends, ss = sub.starts, se = sub.ends;
+  for (let i = 0; i < n; i++) {
+    const j = cand[i];
+    from[i] = j !== -1 && ae[j] - as[j] === se[i] - ss[i] ? as[j] : -1;
+  }
+  const a = ans.bytes(), b = sub.bytes();
+  for (let i = 0; i < n; i++) {
+    let s = from[i];
+    let same = s !== -1;
+    for (let k = ss[i], e = se[i]; same && k < e; k++, s++) same = a[s] === b[k];
+    if (!same) {
+      const slot = findText(table, mask, sub, i, ans);
+      if (slot === -1) return null;
+      cand[i] = table[2 * slot];
+    }
+  }
+  const out = new Int32Array(n).fill(-1);
+  for (let i = 0; i < n; i++) {
+    const j = cand[i];
+    if (out[j] !== -1) return null;
+    out[j] = i;
+  }
+  return out;
+}
+function findText(t, mask, sub, i, ans) {
   const h = sub.hash(i) | 0;
-  const t = index.table, mask = index.mask;
   for (let p = h & mask; ; p = p + 1 & mask) {
     const head = t[2 * p];
     if (head === -1) return -1;

@@ -96,6 +96,26 @@ export class TextStore {
     return (h ^ (h >>> 15)) >>> 0;
   }
 
+  /** hash(i) of every row into out (as int32); false when a row is missing (nothing else checked). */
+  hashAll(out: Int32Array): boolean {
+    const a = this.arena,
+      st = this.starts,
+      en = this.ends;
+    for (let i = 0; i < this.count; i++) {
+      const s = st[i];
+      if (s < 0) return false;
+      let h = 0x811c9dc5;
+      for (let k = s, e = en[i]; k < e; k++) h = Math.imul(h ^ a[k], 0x01000193);
+      out[i] = h ^ (h >>> 15);
+    }
+    return true;
+  }
+
+  /** The arena holding every row's bytes (rows at starts[i]..ends[i]); read only. */
+  bytes(): Buffer {
+    return this.arena;
+  }
+
   /** Byte equality of row i here and row j of other (missing never equals). */
   equals(i: number, other: TextStore, j: number): boolean {
     const s = this.starts[i],
