@@ -93765,34 +93765,66 @@ var Tokenizer = class {
             q++;
           }
           let isInt = true;
-          for (; ; ) {
-            const q0 = q;
-            while (q < n) {
+          if (q + 1 < n && b[q] === 48 && b[q + 1] === 46) {
+            isInt = false;
+            any2 = 1;
+            q += 2;
+            const fs2 = q;
+            while (q < n && b[q] === 48) q++;
+            const fz = q;
+            const lim = fz + 15 < n ? fz + 15 : n;
+            while (q < lim) {
               d = b[q] - 48;
               if (d < 0 || d > 9) break;
-              if (sig < 15) {
-                if (sig > 0 || d > 0) {
-                  hi = hi * 10 + d;
+              hi = hi * 10 + d;
+              q++;
+            }
+            if (q === fz + 15) {
+              const lim2 = fz + 19 < n ? fz + 19 : n;
+              while (q < lim2) {
+                d = b[q] - 48;
+                if (d < 0 || d > 9) break;
+                low = low * 10 + d;
+                q++;
+              }
+              lowDigits = q - fz - 15;
+              while (q < n) {
+                d = b[q] - 48;
+                if (d < 0 || d > 9) break;
+                q++;
+              }
+            }
+            sig = q - fz;
+            frac = q - fs2;
+          } else
+            for (; ; ) {
+              const q0 = q;
+              while (q < n) {
+                d = b[q] - 48;
+                if (d < 0 || d > 9) break;
+                if (sig < 15) {
+                  if (sig > 0 || d > 0) {
+                    hi = hi * 10 + d;
+                    sig++;
+                  }
+                } else {
+                  if (sig < 19) {
+                    low = low * 10 + d;
+                    lowDigits++;
+                  }
                   sig++;
                 }
-              } else {
-                if (sig < 19) {
-                  low = low * 10 + d;
-                  lowDigits++;
-                }
-                sig++;
+                q++;
               }
-              q++;
+              any2 += q - q0;
+              if (!isInt) frac += q - q0;
+              if (isInt && q < n && b[q] === 46) {
+                isInt = false;
+                q++;
+                continue;
+              }
+              break;
             }
-            any2 += q - q0;
-            if (!isInt) frac += q - q0;
-            if (isInt && q < n && b[q] === 46) {
-              isInt = false;
-              q++;
-              continue;
-            }
-            break;
-          }
           if (any2 > 0 && frac <= 22) {
             if (sig <= 15) value = frac === 0 ? hi : hi / POW102[frac];
             else value = sig <= 19 ? decimalToDouble(hi, low, lowDigits, -frac) : NaN;

@@ -515,34 +515,68 @@ class Tokenizer {
             q++;
           }
           let isInt = true;
-          for (;;) {
-            const q0 = q;
-            while (q < n) {
+          if (q + 1 < n && b[q] === 0x30 && b[q + 1] === 0x2e) {
+            // "0.ddd" (probabilities): skip the leading zeros, then bounded loops for the first
+            // 15 significant digits, the next 4 and the rest, without per-digit bookkeeping.
+            isInt = false;
+            any = 1;
+            q += 2;
+            const fs = q;
+            while (q < n && b[q] === 0x30) q++;
+            const fz = q;
+            const lim = fz + 15 < n ? fz + 15 : n;
+            while (q < lim) {
               d = b[q] - 0x30;
               if (d < 0 || d > 9) break;
-              if (sig < 15) {
-                if (sig > 0 || d > 0) {
-                  hi = hi * 10 + d;
+              hi = hi * 10 + d;
+              q++;
+            }
+            if (q === fz + 15) {
+              const lim2 = fz + 19 < n ? fz + 19 : n;
+              while (q < lim2) {
+                d = b[q] - 0x30;
+                if (d < 0 || d > 9) break;
+                low = low * 10 + d;
+                q++;
+              }
+              lowDigits = q - fz - 15;
+              while (q < n) {
+                d = b[q] - 0x30;
+                if (d < 0 || d > 9) break;
+                q++;
+              }
+            }
+            sig = q - fz;
+            frac = q - fs;
+          } else
+            for (;;) {
+              const q0 = q;
+              while (q < n) {
+                d = b[q] - 0x30;
+                if (d < 0 || d > 9) break;
+                if (sig < 15) {
+                  if (sig > 0 || d > 0) {
+                    hi = hi * 10 + d;
+                    sig++;
+                  }
+                } else {
+                  if (sig < 19) {
+                    low = low * 10 + d;
+                    lowDigits++;
+                  }
                   sig++;
                 }
-              } else {
-                if (sig < 19) {
-                  low = low * 10 + d;
-                  lowDigits++;
-                }
-                sig++;
+                q++;
               }
-              q++;
+              any += q - q0;
+              if (!isInt) frac += q - q0;
+              if (isInt && q < n && b[q] === 0x2e) {
+                isInt = false;
+                q++;
+                continue;
+              }
+              break;
             }
-            any += q - q0;
-            if (!isInt) frac += q - q0;
-            if (isInt && q < n && b[q] === 0x2e) {
-              isInt = false;
-              q++;
-              continue;
-            }
-            break;
-          }
           if (any > 0 && frac <= 22) {
             if (sig <= 15) value = frac === 0 ? hi : hi / POW10[frac];
             else value = sig <= 19 ? decimalToDouble(hi, low, lowDigits, -frac) : NaN;

@@ -93,6 +93,12 @@ describe("number fast paths agree with Number()", () => {
     return vals.filter((v, i) => !Object.is(a[i], Number(v)) || !Object.is(b[i], a[i]));
   }
 
+  /** The same for cells that pandas keeps as text: the column must come out as text. */
+  function staysText(vals: string[]): boolean {
+    const t = readCsvText("a\n" + vals.join("\n") + "\n", "csv");
+    return t.column("a")!.kind === "text" && t.column("a")!.strings!.join() === vals.join();
+  }
+
   it("boundary cases", () => {
     const vals = [
       "1e22",
@@ -130,8 +136,27 @@ describe("number fast paths agree with Number()", () => {
       ".5",
       "5.",
       "-.5e1",
+      "0.",
+      "-0.",
+      "0.000",
+      "0.0000000000000000000001",
+      "0.00000000000000000000001",
+      "0.1234567890123456789",
+      "0.12345678901234567891",
+      "0.0001234567890123456789",
+      "0.1234567890123456",
+      "-0.9999999999999999",
+      "0.99999999999999999",
+      "0.0e5",
+      "0.5e-3",
+      "00.5",
+      "0.1.2",
+      "0.5x",
     ];
-    expect(disagreements(vals)).toEqual([]);
+    expect(disagreements(vals.filter((v) => !Number.isNaN(Number(v))))).toEqual([]);
+    expect(staysText(["0.1.2", "0.5"])).toBe(true);
+    expect(staysText(["0.5", "0.5x"])).toBe(true);
+    expect(staysText(["0.5", "-0.x"])).toBe(true);
   });
 
   it("random decimals of 1 to 21 significant digits, with and without exponents", () => {
