@@ -94681,6 +94681,64 @@ function numpySum(a) {
   return res;
 }
 
+// src/grade/metrics/radix.ts
+function sortDoubles(a) {
+  const n = a.length;
+  if (n < 4096 || a.byteOffset % 4 !== 0) {
+    a.sort();
+    return;
+  }
+  let src = new Uint32Array(a.buffer, a.byteOffset, 2 * n);
+  const out = src;
+  for (let i = 0; i < 2 * n; i += 2) {
+    const hi = src[i + 1];
+    if (hi >>> 31) {
+      src[i] = ~src[i];
+      src[i + 1] = ~hi;
+    } else src[i + 1] = hi | 2147483648;
+  }
+  const counts = new Int32Array(4 * 65536);
+  for (let i = 0; i < 2 * n; i += 2) {
+    const lo = src[i], hi = src[i + 1];
+    counts[lo & 65535]++;
+    counts[65536 + (lo >>> 16)]++;
+    counts[131072 + (hi & 65535)]++;
+    counts[196608 + (hi >>> 16)]++;
+  }
+  let dst = new Uint32Array(2 * n);
+  for (let pass = 0; pass < 4; pass++) {
+    const base = pass * 65536;
+    const word = pass >> 1, shift = (pass & 1) * 16;
+    const first = src[word] >>> shift & 65535;
+    if (counts[base + first] === n) continue;
+    let sum2 = 0;
+    for (let d = 0; d < 65536; d++) {
+      const c = counts[base + d];
+      counts[base + d] = sum2;
+      sum2 += c;
+    }
+    for (let i = 0; i < 2 * n; i += 2) {
+      const d = src[i + word] >>> shift & 65535;
+      const at = 2 * counts[base + d]++;
+      dst[at] = src[i];
+      dst[at + 1] = src[i + 1];
+    }
+    const t = src;
+    src = dst;
+    dst = t;
+  }
+  for (let i = 0; i < 2 * n; i += 2) {
+    const hi = src[i + 1];
+    if (hi >>> 31) {
+      out[i] = src[i];
+      out[i + 1] = hi & 2147483647;
+    } else {
+      out[i] = ~src[i];
+      out[i + 1] = ~hi;
+    }
+  }
+}
+
 // src/grade/metrics/auc.ts
 function rocAuc(yTrue, yScore) {
   sameLength(yTrue, yScore, "labels and scores");
@@ -94713,8 +94771,8 @@ function rocAuc(yTrue, yScore) {
     if (yTrue[i2] === hi) pos[a++] = yScore[i2];
     else neg[b++] = yScore[i2];
   }
-  pos.sort();
-  neg.sort();
+  sortDoubles(pos);
+  sortDoubles(neg);
   const tps = new Float64Array(pos.length + neg.length), fps = new Float64Array(pos.length + neg.length);
   let i = pos.length - 1, j = neg.length - 1, tp = 0, fp = 0, points2 = 0;
   while (i >= 0 || j >= 0) {

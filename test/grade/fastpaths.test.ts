@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { readCsvText, SubmissionError, type Column } from "../../src/grade/csv.js";
 import { pairById } from "../../src/grade/align.js";
+import { sortDoubles } from "../../src/grade/metrics/radix.js";
 
 /** LCG in [0, 1). */
 function rng(seed: number): () => number {
@@ -174,5 +175,29 @@ describe("number fast paths agree with Number()", () => {
       vals.push(s);
     }
     expect(disagreements(vals)).toEqual([]);
+  });
+});
+
+describe("radix sort of doubles", () => {
+  it("orders as Float64Array.prototype.sort, bit for bit", () => {
+    const r = rng(9);
+    const gens: (() => number)[] = [
+      () => r(),
+      () => (r() - 0.5) * 10 ** (Math.floor(r() * 80) - 40),
+      () => (Math.floor(r() * 10) / 10) * (r() < 0.5 ? -1 : 1),
+      () => (r() < 0.5 ? -0 : 0),
+      () => [Infinity, -Infinity, 5e-324, -5e-324, 1.7976931348623157e308, 1][Math.floor(r() * 6)],
+      () => 0.25,
+    ];
+    for (const gen of gens)
+      for (const n of [0, 1, 5000, 70_000]) {
+        const x = Float64Array.from({ length: n }, gen);
+        const a = x.slice(),
+          b = x.slice();
+        a.sort();
+        sortDoubles(b);
+        expect(Array.from(b, (v) => Object.is(v, -0))).toEqual(Array.from(a, (v) => Object.is(v, -0)));
+        expect(b).toEqual(a);
+      }
   });
 });

@@ -1,5 +1,6 @@
 import { MetricError, sameLength, type Vec } from "./errors.js";
 import { numpySum } from "./npsum.js";
+import { sortDoubles } from "./radix.js";
 
 /**
  * Binary ROC AUC as scikit-learn's roc_auc_score: the positive class is the larger of the two
@@ -40,8 +41,8 @@ export function rocAuc(yTrue: Vec, yScore: Vec): number {
     if (yTrue[i] === hi) pos[a++] = yScore[i];
     else neg[b++] = yScore[i];
   }
-  pos.sort();
-  neg.sort();
+  sortDoubles(pos);
+  sortDoubles(neg);
   // ROC points at each distinct score, from the highest down (scikit-learn's roc_curve).
   const tps = new Float64Array(pos.length + neg.length),
     fps = new Float64Array(pos.length + neg.length);
