@@ -9,7 +9,7 @@ export function sortDoubles(a: Float64Array): void {
     a.sort();
     return;
   }
-  let src = new Uint32Array(a.buffer, a.byteOffset, 2 * n);
+  let src: Uint32Array = new Uint32Array(a.buffer, a.byteOffset, 2 * n);
   const out = src;
   // Order-preserving unsigned keys: positive → sign bit set; negative → all bits flipped.
   for (let i = 0; i < 2 * n; i += 2) {
@@ -28,7 +28,7 @@ export function sortDoubles(a: Float64Array): void {
     counts[131072 + (hi & 0xffff)]++;
     counts[196608 + (hi >>> 16)]++;
   }
-  let dst = new Uint32Array(2 * n);
+  let dst: Uint32Array = new Uint32Array(2 * n);
   for (let pass = 0; pass < 4; pass++) {
     const base = pass * 65536;
     const word = pass >> 1,
