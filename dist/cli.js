@@ -94828,6 +94828,13 @@ function multiclassLogLoss(truth, prob, rows) {
   for (let j = 0; j < truth.length; j++) {
     const y = truth[j], p = prob[j];
     sameLength(y, p, "truth and predictions");
+    if (rows && rows.length === n && !hasNaN(p)) {
+      for (let i = 0; i < n; i++) {
+        const yi = y[i];
+        if (yi !== 0) loss[i] -= yi * Math.log(clip(p[rows[i]]));
+      }
+      continue;
+    }
     for (let i = 0; i < n; i++) {
       const pi = p[rows ? rows[i] : i];
       if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
@@ -94836,6 +94843,10 @@ function multiclassLogLoss(truth, prob, rows) {
     }
   }
   return numpySum(loss) / n;
+}
+function hasNaN(v) {
+  for (let i = 0; i < v.length; i++) if (Number.isNaN(v[i])) return true;
+  return false;
 }
 function binaryLogLoss(labels, p) {
   sameLength(labels, p, "labels and predictions");

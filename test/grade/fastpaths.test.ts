@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { readCsvText, SubmissionError, type Column } from "../../src/grade/csv.js";
 import { pairById } from "../../src/grade/align.js";
 import { sortDoubles } from "../../src/grade/metrics/radix.js";
+import { multiclassLogLoss } from "../../src/grade/metrics/logloss.js";
 
 /** LCG in [0, 1). */
 function rng(seed: number): () => number {
@@ -199,5 +200,28 @@ describe("radix sort of doubles", () => {
         expect(Array.from(b, (v) => Object.is(v, -0))).toEqual(Array.from(a, (v) => Object.is(v, -0)));
         expect(b).toEqual(a);
       }
+  });
+});
+
+describe("multi-class log loss through a row pairing", () => {
+  it("equals the loss of the gathered predictions, and reports the same missing row", () => {
+    const r = rng(21);
+    const n = 3000,
+      k = 7;
+    const perm = Int32Array.from(
+      shuffle(
+        Array.from({ length: n }, (_, i) => i),
+        r,
+      ),
+    );
+    const truth = Array.from({ length: k }, () => new Float64Array(n));
+    for (let i = 0; i < n; i++) truth[Math.floor(r() * k)][i] = 1;
+    truth[2][5] = 0.5; // not one-hot
+    const prob = Array.from({ length: k }, () => Float64Array.from({ length: n }, () => r()));
+    prob[1][perm[9]] = 0; // clipped
+    const gathered = prob.map((p) => Float64Array.from(perm, (i) => p[i]));
+    expect(multiclassLogLoss(truth, prob, perm)).toBe(multiclassLogLoss(truth, gathered));
+    prob[3][perm[17]] = NaN;
+    expect(() => multiclassLogLoss(truth, prob, perm)).toThrow(/row 18\)/);
   });
 });

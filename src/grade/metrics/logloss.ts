@@ -24,6 +24,15 @@ export function multiclassLogLoss(truth: Vec[], prob: Vec[], rows?: ArrayLike<nu
     const y = truth[j],
       p = prob[j];
     sameLength(y, p, "truth and predictions");
+    if (rows && rows.length === n && !hasNaN(p)) {
+      // rows pairs every prediction row (a permutation): no probability is missing, so only
+      // the non-zero truths need their prediction, read at random (same terms, same order).
+      for (let i = 0; i < n; i++) {
+        const yi = y[i];
+        if (yi !== 0) loss[i] -= yi * Math.log(clip(p[rows[i]]));
+      }
+      continue;
+    }
     for (let i = 0; i < n; i++) {
       const pi = p[rows ? rows[i] : i];
       if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
@@ -32,6 +41,11 @@ export function multiclassLogLoss(truth: Vec[], prob: Vec[], rows?: ArrayLike<nu
     }
   }
   return numpySum(loss) / n;
+}
+
+function hasNaN(v: Vec): boolean {
+  for (let i = 0; i < v.length; i++) if (Number.isNaN(v[i])) return true;
+  return false;
 }
 
 /** Binary log loss: p = probability of label 1; labels are 0/1. */
