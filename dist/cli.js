@@ -93758,7 +93758,13 @@ var Tokenizer = class {
           }
         }
         let parsed = 0, numEnd = -1, value = 0;
-        if (cx === 0) {
+        const d0 = pos < n ? b[pos] - 48 : -1, next = pos + 1 < n ? b[pos + 1] : -1;
+        if (cx === 0 && d0 >= 0 && d0 <= 9 && (next === COMMA || next === LF || next === CR)) {
+          parsed = PARSED_INT;
+          value = d0;
+          pos++;
+          numEnd = pos;
+        } else if (cx === 0) {
           let q = pos, neg = false, hi = 0, low = 0, sig = 0, lowDigits = 0, any2 = 0, frac = 0, d = 0;
           if (q < n && b[q] === 45) {
             neg = true;

@@ -499,7 +499,15 @@ class Tokenizer {
         let parsed = 0,
           numEnd = -1,
           value = 0;
-        if (cx === 0) {
+        const d0 = pos < n ? b[pos] - 0x30 : -1,
+          next = pos + 1 < n ? b[pos + 1] : -1;
+        if (cx === 0 && d0 >= 0 && d0 <= 9 && (next === COMMA || next === LF || next === CR)) {
+          // A single digit (0/1 labels, one-hot answers): no number machinery.
+          parsed = PARSED_INT;
+          value = d0;
+          pos++;
+          numEnd = pos;
+        } else if (cx === 0) {
           // Up to 15 significant digits in hi (exact), the next 4 in low; more → parseNumber.
           let q = pos,
             neg = false,

@@ -161,6 +161,22 @@ describe("number fast paths agree with Number()", () => {
     expect(staysText(["0.5", "-0.x"])).toBe(true);
   });
 
+  it("single digits before a comma, a line end or the end of the file", () => {
+    for (const eol of ["\n", "\r\n", "\r"]) {
+      const t = readCsvText(["a,b,c", "0,1,2", "9,5,7", "3,4,8"].join(eol), "csv", { chunkSize: 3 });
+      expect(t.columns.map((c) => [c.kind, Array.from(c.values!)])).toEqual([
+        ["int", [0, 9, 3]],
+        ["int", [1, 5, 4]],
+        ["int", [2, 7, 8]],
+      ]);
+    }
+    const t = readCsvText("a,b,c,d\n1,-0,0,1\n0,0,1x,2.5\n", "csv");
+    expect(t.column("a")!.kind).toBe("int");
+    expect(Object.is(t.column("b")!.values![0], 0)).toBe(true); // int64 -0 is 0
+    expect(t.column("c")!.strings).toEqual(["0", "1x"]);
+    expect(t.column("d")!.kind).toBe("float");
+  });
+
   it("random decimals of 1 to 21 significant digits, with and without exponents", () => {
     const r = rng(5);
     const vals: string[] = [];
