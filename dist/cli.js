@@ -93723,6 +93723,16 @@ var Tokenizer = class {
       let pos = i;
       let complete = false;
       for (; ; ) {
+        while (pos + 1 < n && count < starts.length) {
+          const d = b[pos] - 48;
+          if (d < 0 || d > 9 || b[pos + 1] !== COMMA) break;
+          starts[count] = pos;
+          ends[count] = pos + 1;
+          cplx[count] = PARSED_INT;
+          nums[count] = d;
+          count++;
+          pos += 2;
+        }
         if (count >= starts.length) {
           this.grow();
           starts = this.starts;

@@ -459,6 +459,18 @@ class Tokenizer {
       let pos = i;
       let complete = false;
       for (;;) {
+        // Runs of single-digit cells ("0,1,0,…", one-hot answers) in a tight loop; the same
+        // record as the general path below makes for them.
+        while (pos + 1 < n && count < starts.length) {
+          const d = b[pos] - 0x30;
+          if (d < 0 || d > 9 || b[pos + 1] !== COMMA) break;
+          starts[count] = pos;
+          ends[count] = pos + 1;
+          cplx[count] = PARSED_INT;
+          nums[count] = d;
+          count++;
+          pos += 2;
+        }
         if (count >= starts.length) {
           this.grow();
           starts = this.starts;

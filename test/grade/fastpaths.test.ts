@@ -170,6 +170,16 @@ describe("number fast paths agree with Number()", () => {
         ["int", [2, 7, 8]],
       ]);
     }
+    // Long runs of digits (past the tokenizer's initial 64 fields), split across chunks.
+    const wide = Array.from({ length: 3 }, (_, r) => Array.from({ length: 150 }, (_, k) => (k * 7 + r) % 10));
+    const w = readCsvText(
+      [wide[0].map((_, k) => `c${k}`), ...wide].map((row) => row.join(",")).join("\n"),
+      "csv",
+      { chunkSize: 97 },
+    );
+    expect(w.columns.map((c) => Array.from(c.values!))).toEqual(
+      wide[0].map((_, k) => wide.map((row) => row[k])),
+    );
     const t = readCsvText("a,b,c,d\n1,-0,0,1\n0,0,1x,2.5\n", "csv");
     expect(t.column("a")!.kind).toBe("int");
     expect(Object.is(t.column("b")!.values![0], 0)).toBe(true); // int64 -0 is 0
