@@ -94570,6 +94570,7 @@ var HashIndex = class {
     return out;
   }
 };
+var _touched = 0;
 function pairTextUnique(sub, ans, n) {
   const hashA = new Int32Array(n);
   if (!ans.hashAll(hashA)) return null;
@@ -94604,14 +94605,23 @@ function pairTextUnique(sub, ans, n) {
     from[i] = j !== -1 && ae[j] - as[j] === se[i] - ss[i] ? as[j] : -1;
   }
   const a = ans.bytes(), b = sub.bytes();
-  for (let i = 0; i < n; i++) {
-    let s = from[i];
-    let same = s !== -1;
-    for (let k = ss[i], e = se[i]; same && k < e; k++, s++) same = a[s] === b[k];
-    if (!same) {
-      const slot = findText(table, mask, sub, i, ans);
-      if (slot === -1) return null;
-      cand[i] = table[2 * slot];
+  for (let block = 0; block < n; block += 2048) {
+    const end = Math.min(n, block + 2048);
+    let touch = 0;
+    for (let i = block; i < end; i++) {
+      const s = from[i];
+      if (s !== -1 && se[i] > ss[i]) touch ^= a[s] ^ a[s + se[i] - ss[i] - 1];
+    }
+    _touched ^= touch;
+    for (let i = block; i < end; i++) {
+      let s = from[i];
+      let same = s !== -1;
+      for (let k = ss[i], e = se[i]; same && k < e; k++, s++) same = a[s] === b[k];
+      if (!same) {
+        const slot = findText(table, mask, sub, i, ans);
+        if (slot === -1) return null;
+        cand[i] = table[2 * slot];
+      }
     }
   }
   const out = new Int32Array(n).fill(-1);

@@ -320,6 +320,9 @@ export class HashIndex {
   }
 }
 
+/** Where pairTextUnique's cache-warming reads go (so they are not optimised away). */
+let _touched = 0;
+
 /**
  * The common case of pairById for text ids, in phases whose memory accesses do not depend on
  * each other (hashes first, then table probes, then byte checks, then the pairing), so the CPU
@@ -368,14 +371,25 @@ function pairTextUnique(sub: TextStore, ans: TextStore, n: number): Int32Array |
   // … then the bytes themselves.
   const a = ans.bytes(),
     b = sub.bytes();
-  for (let i = 0; i < n; i++) {
-    let s = from[i];
-    let same = s !== -1;
-    for (let k = ss[i], e = se[i]; same && k < e; k++, s++) same = a[s] === b[k];
-    if (!same) {
-      const slot = findText(table, mask, sub, i, ans);
-      if (slot === -1) return null;
-      cand[i] = table[2 * slot];
+  // In blocks: a tight loop first touches each candidate's first byte, so the cache misses
+  // overlap, then the full comparisons find the bytes in cache.
+  for (let block = 0; block < n; block += 2048) {
+    const end = Math.min(n, block + 2048);
+    let touch = 0;
+    for (let i = block; i < end; i++) {
+      const s = from[i];
+      if (s !== -1 && se[i] > ss[i]) touch ^= a[s] ^ a[s + se[i] - ss[i] - 1];
+    }
+    _touched ^= touch; // keeps the reads
+    for (let i = block; i < end; i++) {
+      let s = from[i];
+      let same = s !== -1;
+      for (let k = ss[i], e = se[i]; same && k < e; k++, s++) same = a[s] === b[k];
+      if (!same) {
+        const slot = findText(table, mask, sub, i, ans);
+        if (slot === -1) return null;
+        cand[i] = table[2 * slot];
+      }
     }
   }
   const out = new Int32Array(n).fill(-1);
