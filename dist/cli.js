@@ -92283,910 +92283,6 @@ import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
-function parseCsv(text2) {
-  const rows = [];
-  let row = [];
-  let field2 = "";
-  let quoted = false;
-  let i = text2.charCodeAt(0) === 65279 ? 1 : 0;
-  for (; i < text2.length; i++) {
-    const c = text2[i];
-    if (quoted) {
-      if (c === '"') {
-        if (text2[i + 1] === '"') {
-          field2 += '"';
-          i++;
-        } else quoted = false;
-      } else field2 += c;
-    } else if (c === '"' && field2 === "") quoted = true;
-    else if (c === ",") {
-      row.push(field2);
-      field2 = "";
-    } else if (c === "\n" || c === "\r") {
-      if (c === "\r" && text2[i + 1] === "\n") i++;
-      row.push(field2);
-      rows.push(row);
-      row = [];
-      field2 = "";
-    } else field2 += c;
-  }
-  if (field2 !== "" || row.length > 0) {
-    row.push(field2);
-    rows.push(row);
-  }
-  return rows;
-}
-function csvRows(text2) {
-  return parseCsv(text2).filter((r) => !(r.length === 1 && r[0] === ""));
-}
-function sampleShape(csv2) {
-  const [header, ...body] = csvRows(csv2);
-  if (!header || header.length === 0) throw new Error("the sample submission is empty");
-  return { columns: header, idColumn: header[0], ids: new Set(body.map((r) => r[0])), rows: body.length };
-}
-var few = (xs, n = 5) => xs.slice(0, n).map((x) => JSON.stringify(x)).join(", ") + (xs.length > n ? `, \u2026 (${xs.length} in all)` : "");
-function checkFormat(sample, submissionCsv) {
-  const errors = [];
-  const [header, ...body] = csvRows(submissionCsv);
-  if (!header) return { valid: false, errors: ["the submission is empty"] };
-  const missing = sample.columns.filter((c) => !header.includes(c));
-  const extra = header.filter((c) => !sample.columns.includes(c));
-  if (missing.length > 0) errors.push(`missing columns: ${few(missing)}`);
-  if (extra.length > 0) errors.push(`unexpected columns: ${few(extra)}`);
-  if (new Set(header).size !== header.length) errors.push("duplicate column names");
-  const ragged = body.findIndex((r) => r.length !== header.length);
-  if (ragged >= 0)
-    errors.push(`row ${ragged + 2} has ${body[ragged].length} fields, the header has ${header.length}`);
-  if (body.length !== sample.rows)
-    errors.push(`${body.length} rows, expected ${sample.rows} (as in the sample submission)`);
-  const idAt = header.indexOf(sample.idColumn);
-  if (idAt >= 0) {
-    const seen = /* @__PURE__ */ new Set();
-    const dupes = [];
-    const unknown2 = [];
-    for (const r of body) {
-      const id = r[idAt] ?? "";
-      if (seen.has(id)) dupes.push(id);
-      seen.add(id);
-      if (!sample.ids.has(id)) unknown2.push(id);
-    }
-    const absent = [...sample.ids].filter((id) => !seen.has(id));
-    if (absent.length > 0) errors.push(`ids missing from ${sample.idColumn}: ${few(absent)}`);
-    if (unknown2.length > 0) errors.push(`ids not in the sample submission: ${few(unknown2)}`);
-    if (dupes.length > 0) errors.push(`duplicate ids: ${few(dupes)}`);
-  }
-  return { valid: errors.length === 0, errors };
-}
-function multipartFile(body, contentType) {
-  const m = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
-  if (!m) return null;
-  const delim = Buffer.from(`--${m[1] ?? m[2].trim()}`);
-  const parts = [];
-  let at = body.indexOf(delim);
-  while (at >= 0) {
-    const start = at + delim.length;
-    if (body.subarray(start, start + 2).toString() === "--") break;
-    const next = body.indexOf(delim, start);
-    if (next < 0) break;
-    const part2 = body.subarray(start + 2, next - 2);
-    const split = part2.indexOf("\r\n\r\n");
-    if (split >= 0)
-      parts.push({ headers: part2.subarray(0, split).toString(), content: part2.subarray(split + 4) });
-    at = next;
-  }
-  const named = parts.find((p) => /name="file"/i.test(p.headers)) ?? parts.find((p) => /filename=/i.test(p.headers));
-  return named?.content ?? null;
-}
-async function startValidationServer(opts = {}) {
-  const maxBytes = opts.maxBytes ?? 512 * 1024 ** 2;
-  const byToken = /* @__PURE__ */ new Map();
-  const tokenOf = /* @__PURE__ */ new Map();
-  const server = http.createServer((req, res) => {
-    const reply = (status, body) => {
-      res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify(body) + "\n");
-    };
-    const m = /^\/([0-9a-f]{32})\/validate\/?$/.exec(req.url ?? "");
-    const entry = m ? byToken.get(m[1]) : void 0;
-    if (req.url === "/health") return reply(200, { ok: true });
-    if (!entry) return reply(404, { error: "unknown validation URL" });
-    if (req.method !== "POST")
-      return reply(405, { error: "POST the submission CSV (raw body, or multipart with a `file` part)" });
-    const chunks = [];
-    let size = 0;
-    let tooBig = false;
-    req.on("data", (c) => {
-      size += c.length;
-      if (size > maxBytes) tooBig = true;
-      else chunks.push(c);
-    });
-    req.on("end", async () => {
-      if (tooBig) return reply(413, { error: `submission larger than ${maxBytes} bytes` });
-      try {
-        let body = Buffer.concat(chunks);
-        const type = req.headers["content-type"] ?? "";
-        if (/^multipart\/form-data/i.test(type)) {
-          const file2 = multipartFile(body, type);
-          if (!file2) return reply(400, { error: "no file part in the multipart body" });
-          body = file2;
-        }
-        entry.shape ??= readFile(entry.samplePath, "utf8").then(sampleShape);
-        const check2 = checkFormat(await entry.shape, body.toString("utf8"));
-        reply(200, {
-          competition_id: entry.competitionId,
-          valid: check2.valid,
-          result: check2.valid ? "Submission is valid." : `Submission is invalid: ${check2.errors.join("; ")}`,
-          errors: check2.errors
-        });
-      } catch (e) {
-        entry.shape = void 0;
-        reply(500, { error: `could not check the submission: ${e.message}` });
-      }
-    });
-    req.on("error", () => res.destroy());
-  });
-  const host = opts.host ?? "127.0.0.1";
-  await new Promise((resolve11, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => resolve11());
-  });
-  const port = server.address().port;
-  const shown = opts.advertiseHost ?? host;
-  const url2 = `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}`;
-  return {
-    url: url2,
-    register(competitionId, samplePath) {
-      let token = tokenOf.get(competitionId);
-      if (!token) {
-        token = randomBytes(16).toString("hex");
-        tokenOf.set(competitionId, token);
-        byToken.set(token, { competitionId, samplePath });
-      }
-      return `${url2}/${token}/validate`;
-    },
-    close: () => new Promise((resolve11) => {
-      server.closeAllConnections();
-      server.close(() => resolve11());
-    })
-  };
-}
-async function bridgeGateway(docker) {
-  try {
-    const net = await docker.getNetwork("bridge").inspect();
-    const configs = net.IPAM?.Config ?? [];
-    const gw = configs.map((c) => c.Gateway).find(Boolean);
-    if (gw) return gw;
-    const subnet = configs.map((c) => c.Subnet).find((s) => s && /^\d+\.\d+\.\d+\.\d+\/\d+$/.test(s));
-    if (subnet) return firstHost(subnet);
-  } catch {
-  }
-  const addrs = os.networkInterfaces().docker0 ?? [];
-  return addrs.find((a) => a.family === "IPv4")?.address ?? null;
-}
-function firstHost(cidr) {
-  const [ip, bits] = cidr.split("/");
-  const n = ip.split(".").reduce((a, o) => a * 256 + Number(o), 0);
-  const first = (Math.floor(n / 2 ** (32 - Number(bits))) * 2 ** (32 - Number(bits)) + 1) % 2 ** 32;
-  return [24, 16, 8, 0].map((s) => Math.floor(first / 2 ** s) % 256).join(".");
-}
-async function startValidationServerForDocker(docker, opts = {}) {
-  const gw = await bridgeGateway(docker);
-  if (!gw) throw new Error("no Docker bridge gateway found: cannot serve format checks to containers");
-  return startValidationServer({ ...opts, host: gw });
-}
-
-// src/execute/docker/client.ts
-var import_dockerode = __toESM(require_docker(), 1);
-function daemonAddress(opts) {
-  if (opts?.socketPath) return opts.socketPath;
-  if (opts?.host) return `${opts.protocol ?? "http"}://${opts.host}:${opts.port ?? ""}`;
-  return process.env.DOCKER_HOST || "/var/run/docker.sock";
-}
-async function connectDocker(opts = {}) {
-  const docker = new import_dockerode.default(opts.docker);
-  const attempts = opts.attempts ?? 5;
-  let delay = opts.delayMs ?? 500;
-  let last;
-  for (let i = 0; i < attempts; i++) {
-    try {
-      await docker.ping();
-      return docker;
-    } catch (e) {
-      last = e;
-      if (i < attempts - 1) {
-        await sleep(delay);
-        delay *= 2;
-      }
-    }
-  }
-  throw new UserError(
-    `no Docker daemon answers at ${daemonAddress(opts.docker)} (${errorMessage(last)}). Start dockerd, or set DOCKER_HOST, or use executor: local.`,
-    1
-  );
-}
-function errorMessage(e) {
-  if (e instanceof Error) {
-    const json2 = e.json;
-    return (json2?.message ?? e.message).trim();
-  }
-  return String(e);
-}
-function statusCode(e) {
-  return e?.statusCode;
-}
-function sleep(ms, signal) {
-  return new Promise((resolve11) => {
-    if (signal?.aborted) return resolve11();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      resolve11();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}
-
-// src/execute/docker/cleanup.ts
-import os3 from "node:os";
-
-// src/execute/docker/container.ts
-import { createHash as createHash3 } from "node:crypto";
-import os2 from "node:os";
-var LABEL = {
-  suite: "medalist.suite",
-  run: "medalist.run",
-  competition: "medalist.competition",
-  seed: "medalist.seed",
-  /** "<hostname>:<pid>" of the process that owns the container. */
-  owner: "medalist.owner",
-  /** Epoch ms after which the owner would have killed it: a later sweep may remove it. */
-  deadline: "medalist.deadline"
-};
-var VALIDATION_URL_VAR = "MEDALIST_VALIDATION_URL";
-function ownerLabel() {
-  return `${os2.hostname()}:${process.pid}`;
-}
-function containerName(suiteId, runId) {
-  const clean = (s) => s.replace(/[^a-zA-Z0-9_.-]+/g, "-");
-  const name2 = `medalist-${clean(suiteId)}-${clean(runId)}`;
-  if (name2.length <= 120) return name2;
-  const hash2 = createHash3("sha256").update(`${suiteId}\0${runId}`).digest("hex").slice(0, 12);
-  return `${name2.slice(0, 107)}-${hash2}`;
-}
-function containerEnv(spec, network) {
-  const env = {
-    ...spec.env,
-    ...contractEnv(spec, CONTAINER_PATHS)
-  };
-  if (spec.validationUrl && network !== "none") env[VALIDATION_URL_VAR] = spec.validationUrl;
-  else delete env[VALIDATION_URL_VAR];
-  return Object.entries(env).map(([k, v]) => `${k}=${v}`);
-}
-function containerOptions(spec, settings, image, opts = {}) {
-  const p = runPaths(spec.runDir);
-  const { limits } = settings;
-  const now = opts.now ?? Date.now();
-  const deadline = now + (spec.timeLimitSecs + settings.stopGraceSecs + 300) * 1e3;
-  const bind = (Source, Target, ReadOnly) => ({
-    Type: "bind",
-    Source,
-    Target,
-    ReadOnly
-  });
-  const hostConfig = {
-    Mounts: [
-      bind(spec.publicDir, CONTAINER_PATHS.data, true),
-      bind(p.submissionDir, CONTAINER_PATHS.submission, false),
-      bind(p.logsDir, CONTAINER_PATHS.logs, false),
-      bind(p.codeDir, CONTAINER_PATHS.code, false),
-      bind(p.instructionsFile, CONTAINER_PATHS.instructions, true)
-    ],
-    NetworkMode: settings.network,
-    Privileged: false,
-    Init: settings.init ?? true,
-    AutoRemove: false,
-    // Container output is also streamed to run.log; keep the daemon's copy bounded.
-    LogConfig: { Type: "json-file", Config: { "max-size": "50m", "max-file": "2" } }
-  };
-  if (limits.cpus !== void 0) hostConfig.NanoCpus = Math.round(limits.cpus * 1e9);
-  if (limits.memory !== void 0) {
-    hostConfig.Memory = limits.memory;
-    hostConfig.MemorySwap = limits.memory;
-  }
-  if (limits.shmSize !== void 0) hostConfig.ShmSize = limits.shmSize;
-  if (limits.pids !== void 0) hostConfig.PidsLimit = limits.pids;
-  if (spec.gpus.length > 0) {
-    hostConfig.DeviceRequests = [{ Driver: "nvidia", DeviceIDs: [...spec.gpus], Capabilities: [["gpu"]] }];
-  }
-  return {
-    name: containerName(spec.suiteId, spec.runId),
-    Image: image,
-    Cmd: settings.command,
-    Env: containerEnv(spec, settings.network),
-    Labels: {
-      [LABEL.suite]: spec.suiteId,
-      [LABEL.run]: spec.runId,
-      [LABEL.competition]: spec.competitionId,
-      [LABEL.seed]: String(spec.seed),
-      [LABEL.owner]: opts.owner ?? ownerLabel(),
-      [LABEL.deadline]: String(deadline)
-    },
-    Tty: false,
-    OpenStdin: false,
-    AttachStdin: false,
-    AttachStdout: false,
-    AttachStderr: false,
-    StopTimeout: settings.stopGraceSecs,
-    HostConfig: hostConfig
-  };
-}
-
-// src/util/process.ts
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-
-// src/execute/docker/cleanup.ts
-async function removeAll(docker, list, graceSecs) {
-  const removed = [];
-  await Promise.all(
-    list.map(async (c) => {
-      const container = docker.getContainer(c.Id);
-      if (c.State === "running" && graceSecs > 0) await container.stop({ t: graceSecs }).catch(() => {
-      });
-      try {
-        await container.remove({ force: true, v: true });
-        removed.push(c.Names[0]?.replace(/^\//, "") ?? c.Id);
-      } catch (e) {
-        const code = e.statusCode;
-        if (code !== 404 && code !== 409)
-          throw new Error(`removing container ${c.Id.slice(0, 12)} failed: ${errorMessage(e)}`);
-      }
-    })
-  );
-  return removed;
-}
-async function cleanupSuite(docker, suiteId, opts = {}) {
-  const list = await docker.listContainers({ all: true, filters: { label: [`${LABEL.suite}=${suiteId}`] } });
-  return removeAll(docker, list, opts.graceSecs ?? 5);
-}
-async function sweepStale(docker, opts = {}) {
-  const host = opts.hostname ?? os3.hostname();
-  const isAlive = opts.isAlive ?? pidAlive;
-  const now = opts.now ?? Date.now();
-  const list = await docker.listContainers({ all: true, filters: { label: [LABEL.suite] } });
-  const stale = list.filter((c) => {
-    const owner = c.Labels[LABEL.owner] ?? "";
-    const sep2 = owner.lastIndexOf(":");
-    const pid = Number(owner.slice(sep2 + 1));
-    if (sep2 > 0 && owner.slice(0, sep2) === host && Number.isInteger(pid)) {
-      if (pid === process.pid) return false;
-      if (!isAlive(pid)) return true;
-    }
-    const deadline = Number(c.Labels[LABEL.deadline]);
-    return Number.isFinite(deadline) && now > deadline;
-  });
-  return removeAll(docker, stale, 0);
-}
-
-// src/execute/docker/executor.ts
-import { chmod, mkdir, readdir as readdir2, rm, stat, writeFile } from "node:fs/promises";
-import path2 from "node:path";
-
-// src/execute/docker/image.ts
-import { readdir } from "node:fs/promises";
-import path from "node:path";
-var ImageMissingError = class extends Error {
-  constructor(ref) {
-    super(
-      `image ${ref} is not on this runner (no registry pull is attempted; build it or docker load it first)`
-    );
-    this.name = "ImageMissingError";
-  }
-};
-async function inspectImage(docker, ref) {
-  try {
-    const info = await docker.getImage(ref).inspect();
-    return { ref, id: info.Id, digest: info.RepoDigests?.[0] ?? info.Id };
-  } catch (e) {
-    if (statusCode(e) === 404) throw new ImageMissingError(ref);
-    throw e;
-  }
-}
-async function contextFiles(dir) {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join("/"));
-}
-async function buildImage(docker, build, log) {
-  const src = await contextFiles(build.context);
-  const stream = await docker.buildImage({ context: build.context, src }, {
-    t: build.tag,
-    dockerfile: build.dockerfile,
-    target: build.target,
-    buildargs: build.args,
-    labels: { "medalist.built": "true" },
-    rm: true,
-    forcerm: true
-  });
-  await new Promise((resolve11, reject) => {
-    let failed = null;
-    docker.modem.followProgress(
-      stream,
-      (err) => {
-        if (err) reject(err);
-        else if (failed !== null) reject(new Error(`docker build failed: ${failed}`));
-        else resolve11();
-      },
-      (event) => {
-        if (event.error) failed = event.errorDetail?.message ?? event.error;
-        const text2 = event.stream ?? event.status ?? event.error;
-        if (text2) {
-          for (const line of text2.split("\n")) if (line.trim() !== "") log(line.trimEnd());
-        }
-      }
-    );
-  });
-  return inspectImage(docker, build.tag);
-}
-async function prepareImage(docker, settings, log) {
-  if (settings.build) {
-    log(`building ${settings.build.tag} from ${settings.build.context} (${settings.build.dockerfile})`);
-    try {
-      return await buildImage(docker, settings.build, log);
-    } catch (e) {
-      throw new Error(`building the agent image failed: ${errorMessage(e)}`);
-    }
-  }
-  if (!settings.image) throw new Error("the docker executor needs agent.image or agent.build");
-  try {
-    return await inspectImage(docker, settings.image);
-  } catch (e) {
-    if (!(e instanceof ImageMissingError) || settings.pull === false) throw e;
-  }
-  log(`pulling ${settings.image}`);
-  try {
-    await pullImage(docker, settings.image, log);
-  } catch (e) {
-    log(`pull failed: ${errorMessage(e)}`);
-    throw new ImageMissingError(settings.image);
-  }
-  return inspectImage(docker, settings.image);
-}
-async function pullImage(docker, ref, log) {
-  const stream = await docker.pull(ref);
-  await new Promise((resolve11, reject) => {
-    let last = "";
-    docker.modem.followProgress(
-      stream,
-      (err) => err ? reject(err) : resolve11(),
-      (event) => {
-        if (event.error) return reject(new Error(event.error));
-        const line = [event.id, event.status].filter(Boolean).join(": ");
-        if (line && line !== last && !event.status?.startsWith("Downloading") && !event.status?.startsWith("Extracting"))
-          log(line);
-        last = line;
-      }
-    );
-  });
-}
-
-// src/execute/docker/run-log.ts
-import { createWriteStream as createWriteStream2 } from "node:fs";
-var RunLog = class {
-  constructor(file2, secrets = [], maxBytes = 256 * 1024 ** 2) {
-    this.secrets = secrets;
-    this.maxBytes = maxBytes;
-    this.out = createWriteStream2(file2, { flags: "a" });
-    this.out.on("error", () => {
-    });
-  }
-  secrets;
-  maxBytes;
-  out;
-  partial = { stdout: "", stderr: "" };
-  written = 0;
-  truncated = false;
-  /** A note from Medalist itself (start, timeout, exit). */
-  note(text2) {
-    this.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist ${text2}
-`);
-  }
-  /** Output text from the container; lines may start with Docker's RFC 3339 timestamp. */
-  output(stream, text2) {
-    const buf = this.partial[stream] + text2;
-    const lines2 = buf.split("\n");
-    this.partial[stream] = lines2.pop() ?? "";
-    for (const line of lines2) this.line(stream, line);
-    if (this.partial[stream].length > 64 * 1024) {
-      this.line(stream, this.partial[stream]);
-      this.partial[stream] = "";
-    }
-  }
-  line(stream, raw) {
-    const m = /^(\d{4}-\d\d-\d\dT\S+Z) (.*)$/s.exec(raw);
-    const ts = m ? m[1] : (/* @__PURE__ */ new Date()).toISOString();
-    const text2 = (m ? m[2] : raw).replace(/\r$/, "");
-    this.write(`${ts} ${stream} ${this.mask(text2)}
-`);
-  }
-  mask(text2) {
-    let t = text2;
-    for (const s of this.secrets) if (s.length >= 3) t = t.split(s).join("***");
-    return t;
-  }
-  write(s) {
-    if (this.truncated) return;
-    const n = Buffer.byteLength(s);
-    if (this.written + n > this.maxBytes) {
-      this.truncated = true;
-      this.out.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist run.log truncated at ${this.maxBytes} bytes
-`);
-      return;
-    }
-    this.written += n;
-    this.out.write(s);
-  }
-  /** Flushes partial lines and closes the file. */
-  async close() {
-    for (const s of ["stdout", "stderr"]) {
-      if (this.partial[s] !== "") this.line(s, this.partial[s]);
-      this.partial[s] = "";
-    }
-    await new Promise((resolve11) => this.out.end(resolve11));
-  }
-};
-function demux(stream, onText) {
-  return new Promise((resolve11) => {
-    let pending = Buffer.alloc(0);
-    const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
-    stream.on("data", (chunk) => {
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-      while (pending.length >= 8) {
-        const size = pending.readUInt32BE(4);
-        if (pending.length < 8 + size) break;
-        const which = pending[0] === 2 ? "stderr" : "stdout";
-        onText(which, decoders[which].decode(pending.subarray(8, 8 + size), { stream: true }));
-        pending = pending.subarray(8 + size);
-      }
-    });
-    stream.on("end", () => resolve11());
-    stream.on("close", () => resolve11());
-    stream.on("error", () => resolve11());
-  });
-}
-
-// src/execute/docker/executor.ts
-var CANCEL_GRACE_SECS = 5;
-var DockerExecutor = class {
-  constructor(docker, settings, opts = {}) {
-    this.docker = docker;
-    this.settings = settings;
-    this.log = opts.log ?? (() => {
-    });
-    this.owner = opts.owner ?? ownerLabel();
-  }
-  docker;
-  settings;
-  name = "docker";
-  image = null;
-  log;
-  owner;
-  /** Builds or finds the agent image once (later calls share the result; a failure is retried). */
-  prepareImage() {
-    this.image ??= prepareImage(this.docker, this.settings, this.log).catch((e) => {
-      this.image = null;
-      throw e;
-    });
-    return this.image;
-  }
-  async execute(spec, signal) {
-    const began = Date.now();
-    let delay = this.settings.retryDelayMs ?? 2e3;
-    for (let attempt2 = 1; ; attempt2++) {
-      const { retryable, ...result } = await this.attempt(spec, attempt2, signal);
-      const last = result.outcome !== "infra_error" || !retryable || attempt2 > this.settings.retries || signal?.aborted;
-      if (last) {
-        return { ...result, attempts: attempt2, durationMs: result.durationMs || Date.now() - began };
-      }
-      this.log(
-        `${spec.runId}: infrastructure error (${result.error}); retry ${attempt2}/${this.settings.retries} in ${delay} ms`
-      );
-      await sleep(delay, signal);
-      delay *= 2;
-    }
-  }
-  async attempt(spec, attempt2, signal) {
-    const paths = runPaths(spec.runDir);
-    const details = {};
-    const infra = (error62, retryable = true) => ({
-      outcome: "infra_error",
-      exitCode: null,
-      durationMs: 0,
-      error: error62,
-      details,
-      retryable
-    });
-    const cancelled = () => ({
-      ...infra("cancelled", false),
-      details: { ...details, cancelled: "true" }
-    });
-    if (signal?.aborted) return cancelled();
-    let image;
-    try {
-      image = await this.prepareImage();
-    } catch (e) {
-      return infra(errorMessage(e), !(e instanceof ImageMissingError));
-    }
-    Object.assign(details, { image: image.ref, imageId: image.id, imageDigest: image.digest });
-    try {
-      await prepareRunDir(spec, attempt2 > 1);
-    } catch (e) {
-      return infra(`preparing the run folder failed: ${errorMessage(e)}`, false);
-    }
-    const secrets = (spec.secretEnv ?? []).map((k) => spec.env[k]).filter((v) => !!v);
-    const log = new RunLog(paths.logFile, secrets, this.settings.logMaxBytes);
-    const opts = containerOptions(spec, this.settings, image.id, { owner: this.owner });
-    const name2 = opts.name;
-    details.container = name2;
-    if (spec.gpus.length > 0) details.gpus = spec.gpus.join(",");
-    let container = null;
-    try {
-      log.note(`attempt ${attempt2}: container ${name2}, image ${image.ref} (${image.digest})`);
-      try {
-        await this.removeByName(name2);
-        container = await this.docker.createContainer(opts);
-      } catch (e) {
-        return infra(`creating the container failed: ${errorMessage(e)}`, statusCode(e) !== 400);
-      }
-      details.containerId = container.id;
-      if (signal?.aborted) return cancelled();
-      try {
-        await container.start();
-      } catch (e) {
-        log.note(`start failed: ${errorMessage(e)}`);
-        return infra(`starting the container failed: ${errorMessage(e)}`);
-      }
-      return await this.supervise(container, spec, log, details, signal);
-    } finally {
-      await log.close();
-      if (container && !this.settings.keepContainers) {
-        await container.remove({ force: true, v: true }).catch(() => {
-        });
-      }
-    }
-  }
-  /** Waits for the container, enforcing the time limit and cancellation, and classifies the end. */
-  async supervise(container, spec, log, details, signal) {
-    const started = Date.now();
-    log.note(`started; time limit ${spec.timeLimitSecs}s`);
-    const logsDone = container.logs({ follow: true, stdout: true, stderr: true, timestamps: true }).then((stream) => demux(stream, (s, text2) => log.output(s, text2))).catch(() => {
-    });
-    let ended = "exit";
-    let giveUp = () => {
-    };
-    const gaveUp = new Promise((resolve11) => giveUp = () => resolve11("gave-up"));
-    const backstops = [];
-    const stop = (why, grace) => {
-      if (ended !== "exit") return;
-      ended = why;
-      log.note(
-        why === "timeout" ? `time limit reached: stopping (grace ${grace}s)` : `cancelled: stopping (grace ${grace}s)`
-      );
-      container.stop({ t: grace }).catch(() => {
-      });
-      backstops.push(setTimeout(() => container.kill().catch(() => {
-      }), (grace + 5) * 1e3));
-      backstops.push(setTimeout(giveUp, (grace + 30) * 1e3));
-    };
-    const timer = setTimeout(() => stop("timeout", this.settings.stopGraceSecs), spec.timeLimitSecs * 1e3);
-    const onAbort = () => stop("cancel", Math.min(this.settings.stopGraceSecs, CANCEL_GRACE_SECS));
-    signal?.addEventListener("abort", onAbort, { once: true });
-    if (signal?.aborted) onAbort();
-    let waitCode = null;
-    let lost = null;
-    try {
-      const waited = await Promise.race([container.wait(), gaveUp]);
-      if (waited === "gave-up") lost = new Error("the container did not stop after it was killed");
-      else waitCode = waited.StatusCode ?? null;
-    } catch (e) {
-      lost = e;
-    } finally {
-      clearTimeout(timer);
-      for (const t of backstops) clearTimeout(t);
-      signal?.removeEventListener("abort", onAbort);
-    }
-    const durationMs = Date.now() - started;
-    const base = { durationMs, details, retryable: false };
-    if (ended === "cancel") {
-      return {
-        ...base,
-        outcome: "infra_error",
-        exitCode: waitCode,
-        error: "cancelled",
-        details: { ...details, cancelled: "true" }
-      };
-    }
-    if (lost !== null) {
-      return {
-        ...base,
-        outcome: "infra_error",
-        exitCode: null,
-        error: `lost the container: ${errorMessage(lost)}`,
-        // Not after a timeout: rerunning a whole time limit for a stuck daemon is not worth it.
-        retryable: ended === "exit"
-      };
-    }
-    let state = {};
-    try {
-      state = (await container.inspect()).State ?? {};
-    } catch {
-    }
-    await Promise.race([logsDone, sleep(5e3)]);
-    const exitCode = state.ExitCode ?? waitCode;
-    const oomKilled = state.OOMKilled === true;
-    if (oomKilled) details.oomKilled = "true";
-    log.note(
-      `exited with code ${exitCode}${oomKilled ? " (out of memory)" : ""} after ${(durationMs / 1e3).toFixed(1)}s`
-    );
-    if (ended === "timeout") {
-      return {
-        ...base,
-        outcome: "timed_out",
-        exitCode,
-        oomKilled,
-        error: `time limit of ${spec.timeLimitSecs}s reached`
-      };
-    }
-    if (exitCode === 0) return { ...base, outcome: "completed", exitCode, oomKilled };
-    if (oomKilled) {
-      return {
-        ...base,
-        outcome: "oom",
-        exitCode,
-        oomKilled,
-        error: `out of memory (limit ${this.settings.limits.memory ?? "none"} bytes)`
-      };
-    }
-    return { ...base, outcome: "failed", exitCode, oomKilled, error: `agent exited with code ${exitCode}` };
-  }
-  /** A container of the same name left by an earlier attempt or crash. */
-  async removeByName(name2) {
-    try {
-      await this.docker.getContainer(name2).remove({ force: true, v: true });
-    } catch (e) {
-      if (statusCode(e) !== 404) throw e;
-    }
-  }
-};
-async function prepareRunDir(spec, retry) {
-  const p = runPaths(spec.runDir);
-  const info = await stat(spec.publicDir).catch(() => null);
-  if (!info?.isDirectory()) throw new Error(`public data folder ${spec.publicDir} does not exist`);
-  for (const dir of [p.submissionDir, p.logsDir, p.codeDir]) {
-    await mkdir(dir, { recursive: true });
-    await chmod(dir, 511);
-  }
-  if (retry) {
-    for (const f of await readdir2(p.submissionDir))
-      await rm(path2.join(p.submissionDir, f), { recursive: true, force: true });
-  }
-  await writeFile(p.instructionsFile, "", { flag: "a" });
-}
-
-// src/execute/docker/settings.ts
-import path3 from "node:path";
-function buildTag(name2) {
-  const t = name2.toLowerCase().replace(/[^a-z0-9_.-]+/g, "-").replace(/^[-.]+/, "").slice(0, 100);
-  return `medalist-agent:${t || "local"}`;
-}
-function dockerSettings(config2, baseDir) {
-  const { agent, limits, docker } = config2;
-  const cmd = agent.command;
-  return {
-    image: agent.image,
-    build: agent.build && {
-      context: path3.resolve(baseDir, agent.build.context),
-      dockerfile: agent.build.dockerfile,
-      target: agent.build.target,
-      args: agent.build.args,
-      tag: agent.image ?? buildTag(config2.name)
-    },
-    command: cmd === void 0 ? void 0 : typeof cmd === "string" ? ["/bin/sh", "-c", cmd] : cmd,
-    limits: { cpus: limits.cpus, memory: limits.memory, shmSize: limits.shmSize, pids: limits.pids },
-    network: docker.network,
-    retries: docker.retries,
-    stopGraceSecs: docker.stopGraceSecs
-  };
-}
-
-// src/execute/docker/setup.ts
-function dockerResources(config2, gpuIds, hostCpus) {
-  const { gpus, cpus } = config2.limits;
-  if (gpus > gpuIds.length) {
-    throw new UserError(
-      `each run needs ${gpus} GPU(s) (limits.gpus) but this runner has ${gpuIds.length}`,
-      1
-    );
-  }
-  if (cpus !== void 0 && cpus > hostCpus) {
-    throw new UserError(`each run needs ${cpus} CPU(s) (limits.cpus) but this runner has ${hostCpus}`, 1);
-  }
-  let maxParallel = config2.concurrency;
-  if (gpus > 0) maxParallel = Math.floor(gpuIds.length / gpus);
-  else if (cpus !== void 0) maxParallel = Math.max(1, Math.floor(hostCpus / cpus));
-  return {
-    resources: { gpuIds, maxParallel, cpus: cpus !== void 0 ? hostCpus : void 0 },
-    perRun: { gpus, cpus }
-  };
-}
-async function setupDocker(config2, opts) {
-  const log = opts.log ?? (() => {
-  });
-  const docker = await connectDocker(opts.connect);
-  const swept = await sweepStale(docker);
-  if (swept.length > 0)
-    log(`removed ${swept.length} container(s) left by an earlier suite: ${swept.join(", ")}`);
-  const gpus = await detectGpus({ gpuIds: config2.docker.gpuIds });
-  if (gpus.ids.length > 0)
-    log(`GPUs: ${gpus.ids.join(", ")} (${gpus.model ?? "model unknown"}, from ${gpus.source})`);
-  const { resources, perRun } = dockerResources(config2, gpus.ids, opts.hostCpus ?? os4.availableParallelism());
-  const executor = new DockerExecutor(docker, dockerSettings(config2, opts.baseDir), { log });
-  let image;
-  try {
-    image = await executor.prepareImage();
-  } catch (e) {
-    throw new UserError(errorMessage(e), 1);
-  }
-  log(`agent image ${image.ref} (${image.digest})`);
-  let validation = null;
-  if (opts.validation !== false && config2.docker.network !== "none") {
-    try {
-      validation = await startValidationServerForDocker(docker);
-      log(`format checks for agents at ${validation.url}`);
-    } catch (e) {
-      log(`warning: no format-validation endpoint for agents (${errorMessage(e)})`);
-    }
-  }
-  return {
-    docker,
-    executor,
-    image,
-    gpus,
-    swept,
-    validation,
-    resources,
-    perRun,
-    close: async () => {
-      await validation?.close();
-    }
-  };
-}
-
-// src/execute/instructions.ts
-function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
-  return [
-    `You are solving the Kaggle-style competition "${c.name}" (${c.id}).`,
-    "",
-    `- The competition's files are in ${paths.data} (read-only); start with description.md.`,
-    `- Write your predictions to ${paths.submission}/submission.csv in the format of ${c.sampleSubmission}.`,
-    `  Only that file is graded, after you finish, against private answers you cannot see.`,
-    `- Keep your notes and logs in ${paths.logs} and your code in ${paths.code}.`,
-    `- You have ${timeLimitSecs} seconds of wall-clock time; the run is stopped at the limit.`,
-    `- The metric is ${c.metric} (${c.isLowerBetter ? "lower" : "higher"} is better).`,
-    `- To check your submission's format (never its score), POST the CSV to the URL in $MEDALIST_VALIDATION_URL when it is set.`,
-    ""
-  ].join("\n");
-}
-
-// src/grade/grade.ts
-import { statSync as statSync3 } from "node:fs";
-import { extname as extname2, join as join4 } from "node:path";
 
 // src/grade/csv.ts
 import { openSync, readSync, closeSync, fstatSync, statSync as statSync2 } from "node:fs";
@@ -94115,6 +93211,1004 @@ function readCsvText(text2, source = "csv", opts = {}) {
   return readFrom(bufferSource(buf, opts.chunkSize ?? 4 * 1024 * 1024), source, opts, buf.length);
 }
 
+// src/prepare/csv.ts
+function parseCsv(text2) {
+  const rows = [];
+  let row = [];
+  let cell3 = "";
+  let i = 0;
+  const n = text2.length;
+  if (text2.charCodeAt(0) === 65279) i = 1;
+  let quoted = false;
+  while (i < n) {
+    const c = text2[i];
+    if (quoted) {
+      if (c === '"') {
+        if (text2[i + 1] === '"') {
+          cell3 += '"';
+          i += 2;
+          continue;
+        }
+        quoted = false;
+        i++;
+        continue;
+      }
+      cell3 += c;
+      i++;
+      continue;
+    }
+    if (c === '"') {
+      quoted = true;
+      i++;
+    } else if (c === ",") {
+      row.push(cell3);
+      cell3 = "";
+      i++;
+    } else if (c === "\n" || c === "\r") {
+      row.push(cell3);
+      rows.push(row);
+      row = [];
+      cell3 = "";
+      i += c === "\r" && text2[i + 1] === "\n" ? 2 : 1;
+    } else {
+      let j = i + 1;
+      while (j < n) {
+        const d = text2.charCodeAt(j);
+        if (d === 44 || d === 34 || d === 10 || d === 13) break;
+        j++;
+      }
+      cell3 += text2.slice(i, j);
+      i = j;
+    }
+  }
+  if (cell3 !== "" || row.length > 0) {
+    row.push(cell3);
+    rows.push(row);
+  }
+  return rows;
+}
+var CANONICAL_INT = /^(-?[1-9]\d*|0)$/;
+var INT_RE = /^\s*[+-]?\d+\s*$/;
+var FLOAT_RE = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$|^\s*[+-]?(inf|infinity)\s*$/i;
+var BOOL_RE = /^(True|False|TRUE|FALSE|true|false)$/;
+var ColumnTyper = class {
+  anyMissing = false;
+  any = false;
+  allInt = true;
+  allNum = true;
+  allBool = true;
+  add(v) {
+    if (NA_TOKENS.has(v)) {
+      this.anyMissing = true;
+      return;
+    }
+    this.any = true;
+    if (this.allInt && !INT_RE.test(v)) this.allInt = false;
+    if (this.allNum && !this.allInt && !FLOAT_RE.test(v)) this.allNum = false;
+    if (this.allBool && !BOOL_RE.test(v)) this.allBool = false;
+  }
+  get type() {
+    if (!this.any) return "float";
+    if (this.allInt && !this.anyMissing) return "int";
+    if (this.allInt || this.allNum) return "float";
+    if (this.allBool && !this.anyMissing) return "bool";
+    return "text";
+  }
+};
+function pyFloat(x) {
+  if (Number.isNaN(x)) return "nan";
+  if (x === Infinity) return "inf";
+  if (x === -Infinity) return "-inf";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const [mant, expText] = x.toExponential().split("e");
+  const exp = Number(expText);
+  const neg = mant.startsWith("-");
+  const digits = mant.replace("-", "").replace(".", "");
+  const sign = neg ? "-" : "";
+  if (exp >= -4 && exp < 16) {
+    if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
+    const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
+    const frac = digits.slice(exp + 1) || "0";
+    return `${sign}${intPart}.${frac}`;
+  }
+  const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  const e = Math.abs(exp) < 10 ? `0${Math.abs(exp)}` : String(Math.abs(exp));
+  return `${sign}${m}e${exp < 0 ? "-" : "+"}${e}`;
+}
+function renderCell(v, type) {
+  if (NA_TOKENS.has(v)) return "";
+  switch (type) {
+    case "int":
+      return CANONICAL_INT.test(v) ? v : BigInt(v.trim()).toString();
+    case "float":
+      return pyFloat(
+        Number(
+          v.trim().replace(/^\+/, "").replace(/^(-?)inf(inity)?$/i, "$1Infinity")
+        )
+      );
+    case "bool":
+      return /^t/i.test(v) ? "True" : "False";
+    default:
+      return v;
+  }
+}
+function quoteCell(v) {
+  return /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
+
+// src/execute/validation-server.ts
+function csvRows(text2) {
+  return parseCsv(text2).filter((r) => !(r.length === 1 && r[0] === ""));
+}
+function sampleShape(csv2) {
+  const [header, ...body] = csvRows(csv2);
+  if (!header || header.length === 0) throw new Error("the sample submission is empty");
+  return { columns: header, idColumn: header[0], ids: new Set(body.map((r) => r[0])), rows: body.length };
+}
+var few = (xs, n = 5) => xs.slice(0, n).map((x) => JSON.stringify(x)).join(", ") + (xs.length > n ? `, \u2026 (${xs.length} in all)` : "");
+function checkFormat(sample, submissionCsv) {
+  const errors = [];
+  const [header, ...body] = csvRows(submissionCsv);
+  if (!header) return { valid: false, errors: ["the submission is empty"] };
+  const missing = sample.columns.filter((c) => !header.includes(c));
+  const extra = header.filter((c) => !sample.columns.includes(c));
+  if (missing.length > 0) errors.push(`missing columns: ${few(missing)}`);
+  if (extra.length > 0) errors.push(`unexpected columns: ${few(extra)}`);
+  if (new Set(header).size !== header.length) errors.push("duplicate column names");
+  const ragged = body.findIndex((r) => r.length !== header.length);
+  if (ragged >= 0)
+    errors.push(`row ${ragged + 2} has ${body[ragged].length} fields, the header has ${header.length}`);
+  if (body.length !== sample.rows)
+    errors.push(`${body.length} rows, expected ${sample.rows} (as in the sample submission)`);
+  const idAt = header.indexOf(sample.idColumn);
+  if (idAt >= 0) {
+    const seen = /* @__PURE__ */ new Set();
+    const dupes = [];
+    const unknown2 = [];
+    for (const r of body) {
+      const id = r[idAt] ?? "";
+      if (seen.has(id)) dupes.push(id);
+      seen.add(id);
+      if (!sample.ids.has(id)) unknown2.push(id);
+    }
+    const absent = [...sample.ids].filter((id) => !seen.has(id));
+    if (absent.length > 0) errors.push(`ids missing from ${sample.idColumn}: ${few(absent)}`);
+    if (unknown2.length > 0) errors.push(`ids not in the sample submission: ${few(unknown2)}`);
+    if (dupes.length > 0) errors.push(`duplicate ids: ${few(dupes)}`);
+  }
+  return { valid: errors.length === 0, errors };
+}
+function multipartFile(body, contentType) {
+  const m = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
+  if (!m) return null;
+  const delim = Buffer.from(`--${m[1] ?? m[2].trim()}`);
+  const parts = [];
+  let at = body.indexOf(delim);
+  while (at >= 0) {
+    const start = at + delim.length;
+    if (body.subarray(start, start + 2).toString() === "--") break;
+    const next = body.indexOf(delim, start);
+    if (next < 0) break;
+    const part2 = body.subarray(start + 2, next - 2);
+    const split = part2.indexOf("\r\n\r\n");
+    if (split >= 0)
+      parts.push({ headers: part2.subarray(0, split).toString(), content: part2.subarray(split + 4) });
+    at = next;
+  }
+  const named = parts.find((p) => /name="file"/i.test(p.headers)) ?? parts.find((p) => /filename=/i.test(p.headers));
+  return named?.content ?? null;
+}
+async function startValidationServer(opts = {}) {
+  const maxBytes = opts.maxBytes ?? 512 * 1024 ** 2;
+  const byToken = /* @__PURE__ */ new Map();
+  const tokenOf = /* @__PURE__ */ new Map();
+  const server = http.createServer((req, res) => {
+    const reply = (status, body) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(body) + "\n");
+    };
+    const m = /^\/([0-9a-f]{32})\/validate\/?$/.exec(req.url ?? "");
+    const entry = m ? byToken.get(m[1]) : void 0;
+    if (req.url === "/health") return reply(200, { ok: true });
+    if (!entry) return reply(404, { error: "unknown validation URL" });
+    if (req.method !== "POST")
+      return reply(405, { error: "POST the submission CSV (raw body, or multipart with a `file` part)" });
+    const chunks = [];
+    let size = 0;
+    let tooBig = false;
+    req.on("data", (c) => {
+      size += c.length;
+      if (size > maxBytes) tooBig = true;
+      else chunks.push(c);
+    });
+    req.on("end", async () => {
+      if (tooBig) return reply(413, { error: `submission larger than ${maxBytes} bytes` });
+      try {
+        let body = Buffer.concat(chunks);
+        const type = req.headers["content-type"] ?? "";
+        if (/^multipart\/form-data/i.test(type)) {
+          const file2 = multipartFile(body, type);
+          if (!file2) return reply(400, { error: "no file part in the multipart body" });
+          body = file2;
+        }
+        entry.shape ??= readFile(entry.samplePath, "utf8").then(sampleShape);
+        const check2 = checkFormat(await entry.shape, body.toString("utf8"));
+        reply(200, {
+          competition_id: entry.competitionId,
+          valid: check2.valid,
+          result: check2.valid ? "Submission is valid." : `Submission is invalid: ${check2.errors.join("; ")}`,
+          errors: check2.errors
+        });
+      } catch (e) {
+        entry.shape = void 0;
+        reply(500, { error: `could not check the submission: ${e.message}` });
+      }
+    });
+    req.on("error", () => res.destroy());
+  });
+  const host = opts.host ?? "127.0.0.1";
+  await new Promise((resolve11, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, host, () => resolve11());
+  });
+  const port = server.address().port;
+  const shown = opts.advertiseHost ?? host;
+  const url2 = `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}`;
+  return {
+    url: url2,
+    register(competitionId, samplePath) {
+      let token = tokenOf.get(competitionId);
+      if (!token) {
+        token = randomBytes(16).toString("hex");
+        tokenOf.set(competitionId, token);
+        byToken.set(token, { competitionId, samplePath });
+      }
+      return `${url2}/${token}/validate`;
+    },
+    close: () => new Promise((resolve11) => {
+      server.closeAllConnections();
+      server.close(() => resolve11());
+    })
+  };
+}
+async function bridgeGateway(docker) {
+  try {
+    const net = await docker.getNetwork("bridge").inspect();
+    const configs = net.IPAM?.Config ?? [];
+    const gw = configs.map((c) => c.Gateway).find(Boolean);
+    if (gw) return gw;
+    const subnet = configs.map((c) => c.Subnet).find((s) => s && /^\d+\.\d+\.\d+\.\d+\/\d+$/.test(s));
+    if (subnet) return firstHost(subnet);
+  } catch {
+  }
+  const addrs = os.networkInterfaces().docker0 ?? [];
+  return addrs.find((a) => a.family === "IPv4")?.address ?? null;
+}
+function firstHost(cidr) {
+  const [ip, bits] = cidr.split("/");
+  const n = ip.split(".").reduce((a, o) => a * 256 + Number(o), 0);
+  const first = (Math.floor(n / 2 ** (32 - Number(bits))) * 2 ** (32 - Number(bits)) + 1) % 2 ** 32;
+  return [24, 16, 8, 0].map((s) => Math.floor(first / 2 ** s) % 256).join(".");
+}
+async function startValidationServerForDocker(docker, opts = {}) {
+  const gw = await bridgeGateway(docker);
+  if (!gw) throw new Error("no Docker bridge gateway found: cannot serve format checks to containers");
+  return startValidationServer({ ...opts, host: gw });
+}
+
+// src/execute/docker/client.ts
+var import_dockerode = __toESM(require_docker(), 1);
+function daemonAddress(opts) {
+  if (opts?.socketPath) return opts.socketPath;
+  if (opts?.host) return `${opts.protocol ?? "http"}://${opts.host}:${opts.port ?? ""}`;
+  return process.env.DOCKER_HOST || "/var/run/docker.sock";
+}
+async function connectDocker(opts = {}) {
+  const docker = new import_dockerode.default(opts.docker);
+  const attempts = opts.attempts ?? 5;
+  let delay = opts.delayMs ?? 500;
+  let last;
+  for (let i = 0; i < attempts; i++) {
+    try {
+      await docker.ping();
+      return docker;
+    } catch (e) {
+      last = e;
+      if (i < attempts - 1) {
+        await sleep(delay);
+        delay *= 2;
+      }
+    }
+  }
+  throw new UserError(
+    `no Docker daemon answers at ${daemonAddress(opts.docker)} (${errorMessage(last)}). Start dockerd, or set DOCKER_HOST, or use executor: local.`,
+    1
+  );
+}
+function errorMessage(e) {
+  if (e instanceof Error) {
+    const json2 = e.json;
+    return (json2?.message ?? e.message).trim();
+  }
+  return String(e);
+}
+function statusCode(e) {
+  return e?.statusCode;
+}
+function sleep(ms, signal) {
+  return new Promise((resolve11) => {
+    if (signal?.aborted) return resolve11();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve11();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+// src/execute/docker/cleanup.ts
+import os3 from "node:os";
+
+// src/execute/docker/container.ts
+import { createHash as createHash3 } from "node:crypto";
+import os2 from "node:os";
+var LABEL = {
+  suite: "medalist.suite",
+  run: "medalist.run",
+  competition: "medalist.competition",
+  seed: "medalist.seed",
+  /** "<hostname>:<pid>" of the process that owns the container. */
+  owner: "medalist.owner",
+  /** Epoch ms after which the owner would have killed it: a later sweep may remove it. */
+  deadline: "medalist.deadline"
+};
+var VALIDATION_URL_VAR = "MEDALIST_VALIDATION_URL";
+function ownerLabel() {
+  return `${os2.hostname()}:${process.pid}`;
+}
+function containerName(suiteId, runId) {
+  const clean = (s) => s.replace(/[^a-zA-Z0-9_.-]+/g, "-");
+  const name2 = `medalist-${clean(suiteId)}-${clean(runId)}`;
+  if (name2.length <= 120) return name2;
+  const hash2 = createHash3("sha256").update(`${suiteId}\0${runId}`).digest("hex").slice(0, 12);
+  return `${name2.slice(0, 107)}-${hash2}`;
+}
+function containerEnv(spec, network) {
+  const env = {
+    ...spec.env,
+    ...contractEnv(spec, CONTAINER_PATHS)
+  };
+  if (spec.validationUrl && network !== "none") env[VALIDATION_URL_VAR] = spec.validationUrl;
+  else delete env[VALIDATION_URL_VAR];
+  return Object.entries(env).map(([k, v]) => `${k}=${v}`);
+}
+function containerOptions(spec, settings, image, opts = {}) {
+  const p = runPaths(spec.runDir);
+  const { limits } = settings;
+  const now = opts.now ?? Date.now();
+  const deadline = now + (spec.timeLimitSecs + settings.stopGraceSecs + 300) * 1e3;
+  const bind = (Source, Target, ReadOnly) => ({
+    Type: "bind",
+    Source,
+    Target,
+    ReadOnly
+  });
+  const hostConfig = {
+    Mounts: [
+      bind(spec.publicDir, CONTAINER_PATHS.data, true),
+      bind(p.submissionDir, CONTAINER_PATHS.submission, false),
+      bind(p.logsDir, CONTAINER_PATHS.logs, false),
+      bind(p.codeDir, CONTAINER_PATHS.code, false),
+      bind(p.instructionsFile, CONTAINER_PATHS.instructions, true)
+    ],
+    NetworkMode: settings.network,
+    Privileged: false,
+    Init: settings.init ?? true,
+    AutoRemove: false,
+    // Container output is also streamed to run.log; keep the daemon's copy bounded.
+    LogConfig: { Type: "json-file", Config: { "max-size": "50m", "max-file": "2" } }
+  };
+  if (limits.cpus !== void 0) hostConfig.NanoCpus = Math.round(limits.cpus * 1e9);
+  if (limits.memory !== void 0) {
+    hostConfig.Memory = limits.memory;
+    hostConfig.MemorySwap = limits.memory;
+  }
+  if (limits.shmSize !== void 0) hostConfig.ShmSize = limits.shmSize;
+  if (limits.pids !== void 0) hostConfig.PidsLimit = limits.pids;
+  if (spec.gpus.length > 0) {
+    hostConfig.DeviceRequests = [{ Driver: "nvidia", DeviceIDs: [...spec.gpus], Capabilities: [["gpu"]] }];
+  }
+  return {
+    name: containerName(spec.suiteId, spec.runId),
+    Image: image,
+    Cmd: settings.command,
+    Env: containerEnv(spec, settings.network),
+    Labels: {
+      [LABEL.suite]: spec.suiteId,
+      [LABEL.run]: spec.runId,
+      [LABEL.competition]: spec.competitionId,
+      [LABEL.seed]: String(spec.seed),
+      [LABEL.owner]: opts.owner ?? ownerLabel(),
+      [LABEL.deadline]: String(deadline)
+    },
+    Tty: false,
+    OpenStdin: false,
+    AttachStdin: false,
+    AttachStdout: false,
+    AttachStderr: false,
+    StopTimeout: settings.stopGraceSecs,
+    HostConfig: hostConfig
+  };
+}
+
+// src/util/process.ts
+function pidAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+
+// src/execute/docker/cleanup.ts
+async function removeAll(docker, list, graceSecs) {
+  const removed = [];
+  await Promise.all(
+    list.map(async (c) => {
+      const container = docker.getContainer(c.Id);
+      if (c.State === "running" && graceSecs > 0) await container.stop({ t: graceSecs }).catch(() => {
+      });
+      try {
+        await container.remove({ force: true, v: true });
+        removed.push(c.Names[0]?.replace(/^\//, "") ?? c.Id);
+      } catch (e) {
+        const code = e.statusCode;
+        if (code !== 404 && code !== 409)
+          throw new Error(`removing container ${c.Id.slice(0, 12)} failed: ${errorMessage(e)}`);
+      }
+    })
+  );
+  return removed;
+}
+async function cleanupSuite(docker, suiteId, opts = {}) {
+  const list = await docker.listContainers({ all: true, filters: { label: [`${LABEL.suite}=${suiteId}`] } });
+  return removeAll(docker, list, opts.graceSecs ?? 5);
+}
+async function sweepStale(docker, opts = {}) {
+  const host = opts.hostname ?? os3.hostname();
+  const isAlive = opts.isAlive ?? pidAlive;
+  const now = opts.now ?? Date.now();
+  const list = await docker.listContainers({ all: true, filters: { label: [LABEL.suite] } });
+  const stale = list.filter((c) => {
+    const owner = c.Labels[LABEL.owner] ?? "";
+    const sep2 = owner.lastIndexOf(":");
+    const pid = Number(owner.slice(sep2 + 1));
+    if (sep2 > 0 && owner.slice(0, sep2) === host && Number.isInteger(pid)) {
+      if (pid === process.pid) return false;
+      if (!isAlive(pid)) return true;
+    }
+    const deadline = Number(c.Labels[LABEL.deadline]);
+    return Number.isFinite(deadline) && now > deadline;
+  });
+  return removeAll(docker, stale, 0);
+}
+
+// src/execute/docker/executor.ts
+import { chmod, mkdir, readdir as readdir2, rm, stat, writeFile } from "node:fs/promises";
+import path2 from "node:path";
+
+// src/execute/docker/image.ts
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+var ImageMissingError = class extends Error {
+  constructor(ref) {
+    super(
+      `image ${ref} is not on this runner (no registry pull is attempted; build it or docker load it first)`
+    );
+    this.name = "ImageMissingError";
+  }
+};
+async function inspectImage(docker, ref) {
+  try {
+    const info = await docker.getImage(ref).inspect();
+    return { ref, id: info.Id, digest: info.RepoDigests?.[0] ?? info.Id };
+  } catch (e) {
+    if (statusCode(e) === 404) throw new ImageMissingError(ref);
+    throw e;
+  }
+}
+async function contextFiles(dir) {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join("/"));
+}
+async function buildImage(docker, build, log) {
+  const src = await contextFiles(build.context);
+  const stream = await docker.buildImage({ context: build.context, src }, {
+    t: build.tag,
+    dockerfile: build.dockerfile,
+    target: build.target,
+    buildargs: build.args,
+    labels: { "medalist.built": "true" },
+    rm: true,
+    forcerm: true
+  });
+  await new Promise((resolve11, reject) => {
+    let failed = null;
+    docker.modem.followProgress(
+      stream,
+      (err) => {
+        if (err) reject(err);
+        else if (failed !== null) reject(new Error(`docker build failed: ${failed}`));
+        else resolve11();
+      },
+      (event) => {
+        if (event.error) failed = event.errorDetail?.message ?? event.error;
+        const text2 = event.stream ?? event.status ?? event.error;
+        if (text2) {
+          for (const line of text2.split("\n")) if (line.trim() !== "") log(line.trimEnd());
+        }
+      }
+    );
+  });
+  return inspectImage(docker, build.tag);
+}
+async function prepareImage(docker, settings, log) {
+  if (settings.build) {
+    log(`building ${settings.build.tag} from ${settings.build.context} (${settings.build.dockerfile})`);
+    try {
+      return await buildImage(docker, settings.build, log);
+    } catch (e) {
+      throw new Error(`building the agent image failed: ${errorMessage(e)}`);
+    }
+  }
+  if (!settings.image) throw new Error("the docker executor needs agent.image or agent.build");
+  try {
+    return await inspectImage(docker, settings.image);
+  } catch (e) {
+    if (!(e instanceof ImageMissingError) || settings.pull === false) throw e;
+  }
+  log(`pulling ${settings.image}`);
+  try {
+    await pullImage(docker, settings.image, log);
+  } catch (e) {
+    log(`pull failed: ${errorMessage(e)}`);
+    throw new ImageMissingError(settings.image);
+  }
+  return inspectImage(docker, settings.image);
+}
+async function pullImage(docker, ref, log) {
+  const stream = await docker.pull(ref);
+  await new Promise((resolve11, reject) => {
+    let last = "";
+    docker.modem.followProgress(
+      stream,
+      (err) => err ? reject(err) : resolve11(),
+      (event) => {
+        if (event.error) return reject(new Error(event.error));
+        const line = [event.id, event.status].filter(Boolean).join(": ");
+        if (line && line !== last && !event.status?.startsWith("Downloading") && !event.status?.startsWith("Extracting"))
+          log(line);
+        last = line;
+      }
+    );
+  });
+}
+
+// src/execute/docker/run-log.ts
+import { createWriteStream as createWriteStream2 } from "node:fs";
+var RunLog = class {
+  constructor(file2, secrets = [], maxBytes = 256 * 1024 ** 2) {
+    this.secrets = secrets;
+    this.maxBytes = maxBytes;
+    this.out = createWriteStream2(file2, { flags: "a" });
+    this.out.on("error", () => {
+    });
+  }
+  secrets;
+  maxBytes;
+  out;
+  partial = { stdout: "", stderr: "" };
+  written = 0;
+  truncated = false;
+  /** A note from Medalist itself (start, timeout, exit). */
+  note(text2) {
+    this.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist ${text2}
+`);
+  }
+  /** Output text from the container; lines may start with Docker's RFC 3339 timestamp. */
+  output(stream, text2) {
+    const buf = this.partial[stream] + text2;
+    const lines2 = buf.split("\n");
+    this.partial[stream] = lines2.pop() ?? "";
+    for (const line of lines2) this.line(stream, line);
+    if (this.partial[stream].length > 64 * 1024) {
+      this.line(stream, this.partial[stream]);
+      this.partial[stream] = "";
+    }
+  }
+  line(stream, raw) {
+    const m = /^(\d{4}-\d\d-\d\dT\S+Z) (.*)$/s.exec(raw);
+    const ts = m ? m[1] : (/* @__PURE__ */ new Date()).toISOString();
+    const text2 = (m ? m[2] : raw).replace(/\r$/, "");
+    this.write(`${ts} ${stream} ${this.mask(text2)}
+`);
+  }
+  mask(text2) {
+    let t = text2;
+    for (const s of this.secrets) if (s.length >= 3) t = t.split(s).join("***");
+    return t;
+  }
+  write(s) {
+    if (this.truncated) return;
+    const n = Buffer.byteLength(s);
+    if (this.written + n > this.maxBytes) {
+      this.truncated = true;
+      this.out.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist run.log truncated at ${this.maxBytes} bytes
+`);
+      return;
+    }
+    this.written += n;
+    this.out.write(s);
+  }
+  /** Flushes partial lines and closes the file. */
+  async close() {
+    for (const s of ["stdout", "stderr"]) {
+      if (this.partial[s] !== "") this.line(s, this.partial[s]);
+      this.partial[s] = "";
+    }
+    await new Promise((resolve11) => this.out.end(resolve11));
+  }
+};
+function demux(stream, onText) {
+  return new Promise((resolve11) => {
+    let pending = Buffer.alloc(0);
+    const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
+    stream.on("data", (chunk) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      while (pending.length >= 8) {
+        const size = pending.readUInt32BE(4);
+        if (pending.length < 8 + size) break;
+        const which = pending[0] === 2 ? "stderr" : "stdout";
+        onText(which, decoders[which].decode(pending.subarray(8, 8 + size), { stream: true }));
+        pending = pending.subarray(8 + size);
+      }
+    });
+    stream.on("end", () => resolve11());
+    stream.on("close", () => resolve11());
+    stream.on("error", () => resolve11());
+  });
+}
+
+// src/execute/docker/executor.ts
+var CANCEL_GRACE_SECS = 5;
+var DockerExecutor = class {
+  constructor(docker, settings, opts = {}) {
+    this.docker = docker;
+    this.settings = settings;
+    this.log = opts.log ?? (() => {
+    });
+    this.owner = opts.owner ?? ownerLabel();
+  }
+  docker;
+  settings;
+  name = "docker";
+  image = null;
+  log;
+  owner;
+  /** Builds or finds the agent image once (later calls share the result; a failure is retried). */
+  prepareImage() {
+    this.image ??= prepareImage(this.docker, this.settings, this.log).catch((e) => {
+      this.image = null;
+      throw e;
+    });
+    return this.image;
+  }
+  async execute(spec, signal) {
+    const began = Date.now();
+    let delay = this.settings.retryDelayMs ?? 2e3;
+    for (let attempt2 = 1; ; attempt2++) {
+      const { retryable, ...result } = await this.attempt(spec, attempt2, signal);
+      const last = result.outcome !== "infra_error" || !retryable || attempt2 > this.settings.retries || signal?.aborted;
+      if (last) {
+        return { ...result, attempts: attempt2, durationMs: result.durationMs || Date.now() - began };
+      }
+      this.log(
+        `${spec.runId}: infrastructure error (${result.error}); retry ${attempt2}/${this.settings.retries} in ${delay} ms`
+      );
+      await sleep(delay, signal);
+      delay *= 2;
+    }
+  }
+  async attempt(spec, attempt2, signal) {
+    const paths = runPaths(spec.runDir);
+    const details = {};
+    const infra = (error62, retryable = true) => ({
+      outcome: "infra_error",
+      exitCode: null,
+      durationMs: 0,
+      error: error62,
+      details,
+      retryable
+    });
+    const cancelled = () => ({
+      ...infra("cancelled", false),
+      details: { ...details, cancelled: "true" }
+    });
+    if (signal?.aborted) return cancelled();
+    let image;
+    try {
+      image = await this.prepareImage();
+    } catch (e) {
+      return infra(errorMessage(e), !(e instanceof ImageMissingError));
+    }
+    Object.assign(details, { image: image.ref, imageId: image.id, imageDigest: image.digest });
+    try {
+      await prepareRunDir(spec, attempt2 > 1);
+    } catch (e) {
+      return infra(`preparing the run folder failed: ${errorMessage(e)}`, false);
+    }
+    const secrets = (spec.secretEnv ?? []).map((k) => spec.env[k]).filter((v) => !!v);
+    const log = new RunLog(paths.logFile, secrets, this.settings.logMaxBytes);
+    const opts = containerOptions(spec, this.settings, image.id, { owner: this.owner });
+    const name2 = opts.name;
+    details.container = name2;
+    if (spec.gpus.length > 0) details.gpus = spec.gpus.join(",");
+    let container = null;
+    try {
+      log.note(`attempt ${attempt2}: container ${name2}, image ${image.ref} (${image.digest})`);
+      try {
+        await this.removeByName(name2);
+        container = await this.docker.createContainer(opts);
+      } catch (e) {
+        return infra(`creating the container failed: ${errorMessage(e)}`, statusCode(e) !== 400);
+      }
+      details.containerId = container.id;
+      if (signal?.aborted) return cancelled();
+      try {
+        await container.start();
+      } catch (e) {
+        log.note(`start failed: ${errorMessage(e)}`);
+        return infra(`starting the container failed: ${errorMessage(e)}`);
+      }
+      return await this.supervise(container, spec, log, details, signal);
+    } finally {
+      await log.close();
+      if (container && !this.settings.keepContainers) {
+        await container.remove({ force: true, v: true }).catch(() => {
+        });
+      }
+    }
+  }
+  /** Waits for the container, enforcing the time limit and cancellation, and classifies the end. */
+  async supervise(container, spec, log, details, signal) {
+    const started = Date.now();
+    log.note(`started; time limit ${spec.timeLimitSecs}s`);
+    const logsDone = container.logs({ follow: true, stdout: true, stderr: true, timestamps: true }).then((stream) => demux(stream, (s, text2) => log.output(s, text2))).catch(() => {
+    });
+    let ended = "exit";
+    let giveUp = () => {
+    };
+    const gaveUp = new Promise((resolve11) => giveUp = () => resolve11("gave-up"));
+    const backstops = [];
+    const stop = (why, grace) => {
+      if (ended !== "exit") return;
+      ended = why;
+      log.note(
+        why === "timeout" ? `time limit reached: stopping (grace ${grace}s)` : `cancelled: stopping (grace ${grace}s)`
+      );
+      container.stop({ t: grace }).catch(() => {
+      });
+      backstops.push(setTimeout(() => container.kill().catch(() => {
+      }), (grace + 5) * 1e3));
+      backstops.push(setTimeout(giveUp, (grace + 30) * 1e3));
+    };
+    const timer = setTimeout(() => stop("timeout", this.settings.stopGraceSecs), spec.timeLimitSecs * 1e3);
+    const onAbort = () => stop("cancel", Math.min(this.settings.stopGraceSecs, CANCEL_GRACE_SECS));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    let waitCode = null;
+    let lost = null;
+    try {
+      const waited = await Promise.race([container.wait(), gaveUp]);
+      if (waited === "gave-up") lost = new Error("the container did not stop after it was killed");
+      else waitCode = waited.StatusCode ?? null;
+    } catch (e) {
+      lost = e;
+    } finally {
+      clearTimeout(timer);
+      for (const t of backstops) clearTimeout(t);
+      signal?.removeEventListener("abort", onAbort);
+    }
+    const durationMs = Date.now() - started;
+    const base = { durationMs, details, retryable: false };
+    if (ended === "cancel") {
+      return {
+        ...base,
+        outcome: "infra_error",
+        exitCode: waitCode,
+        error: "cancelled",
+        details: { ...details, cancelled: "true" }
+      };
+    }
+    if (lost !== null) {
+      return {
+        ...base,
+        outcome: "infra_error",
+        exitCode: null,
+        error: `lost the container: ${errorMessage(lost)}`,
+        // Not after a timeout: rerunning a whole time limit for a stuck daemon is not worth it.
+        retryable: ended === "exit"
+      };
+    }
+    let state = {};
+    try {
+      state = (await container.inspect()).State ?? {};
+    } catch {
+    }
+    await Promise.race([logsDone, sleep(5e3)]);
+    const exitCode = state.ExitCode ?? waitCode;
+    const oomKilled = state.OOMKilled === true;
+    if (oomKilled) details.oomKilled = "true";
+    log.note(
+      `exited with code ${exitCode}${oomKilled ? " (out of memory)" : ""} after ${(durationMs / 1e3).toFixed(1)}s`
+    );
+    if (ended === "timeout") {
+      return {
+        ...base,
+        outcome: "timed_out",
+        exitCode,
+        oomKilled,
+        error: `time limit of ${spec.timeLimitSecs}s reached`
+      };
+    }
+    if (exitCode === 0) return { ...base, outcome: "completed", exitCode, oomKilled };
+    if (oomKilled) {
+      return {
+        ...base,
+        outcome: "oom",
+        exitCode,
+        oomKilled,
+        error: `out of memory (limit ${this.settings.limits.memory ?? "none"} bytes)`
+      };
+    }
+    return { ...base, outcome: "failed", exitCode, oomKilled, error: `agent exited with code ${exitCode}` };
+  }
+  /** A container of the same name left by an earlier attempt or crash. */
+  async removeByName(name2) {
+    try {
+      await this.docker.getContainer(name2).remove({ force: true, v: true });
+    } catch (e) {
+      if (statusCode(e) !== 404) throw e;
+    }
+  }
+};
+async function prepareRunDir(spec, retry) {
+  const p = runPaths(spec.runDir);
+  const info = await stat(spec.publicDir).catch(() => null);
+  if (!info?.isDirectory()) throw new Error(`public data folder ${spec.publicDir} does not exist`);
+  for (const dir of [p.submissionDir, p.logsDir, p.codeDir]) {
+    await mkdir(dir, { recursive: true });
+    await chmod(dir, 511);
+  }
+  if (retry) {
+    for (const f of await readdir2(p.submissionDir))
+      await rm(path2.join(p.submissionDir, f), { recursive: true, force: true });
+  }
+  await writeFile(p.instructionsFile, "", { flag: "a" });
+}
+
+// src/execute/docker/settings.ts
+import path3 from "node:path";
+function buildTag(name2) {
+  const t = name2.toLowerCase().replace(/[^a-z0-9_.-]+/g, "-").replace(/^[-.]+/, "").slice(0, 100);
+  return `medalist-agent:${t || "local"}`;
+}
+function dockerSettings(config2, baseDir) {
+  const { agent, limits, docker } = config2;
+  const cmd = agent.command;
+  return {
+    image: agent.image,
+    build: agent.build && {
+      context: path3.resolve(baseDir, agent.build.context),
+      dockerfile: agent.build.dockerfile,
+      target: agent.build.target,
+      args: agent.build.args,
+      tag: agent.image ?? buildTag(config2.name)
+    },
+    command: cmd === void 0 ? void 0 : typeof cmd === "string" ? ["/bin/sh", "-c", cmd] : cmd,
+    limits: { cpus: limits.cpus, memory: limits.memory, shmSize: limits.shmSize, pids: limits.pids },
+    network: docker.network,
+    retries: docker.retries,
+    stopGraceSecs: docker.stopGraceSecs
+  };
+}
+
+// src/execute/docker/setup.ts
+function dockerResources(config2, gpuIds, hostCpus) {
+  const { gpus, cpus } = config2.limits;
+  if (gpus > gpuIds.length) {
+    throw new UserError(
+      `each run needs ${gpus} GPU(s) (limits.gpus) but this runner has ${gpuIds.length}`,
+      1
+    );
+  }
+  if (cpus !== void 0 && cpus > hostCpus) {
+    throw new UserError(`each run needs ${cpus} CPU(s) (limits.cpus) but this runner has ${hostCpus}`, 1);
+  }
+  let maxParallel = config2.concurrency;
+  if (gpus > 0) maxParallel = Math.floor(gpuIds.length / gpus);
+  else if (cpus !== void 0) maxParallel = Math.max(1, Math.floor(hostCpus / cpus));
+  return {
+    resources: { gpuIds, maxParallel, cpus: cpus !== void 0 ? hostCpus : void 0 },
+    perRun: { gpus, cpus }
+  };
+}
+async function setupDocker(config2, opts) {
+  const log = opts.log ?? (() => {
+  });
+  const docker = await connectDocker(opts.connect);
+  const swept = await sweepStale(docker);
+  if (swept.length > 0)
+    log(`removed ${swept.length} container(s) left by an earlier suite: ${swept.join(", ")}`);
+  const gpus = await detectGpus({ gpuIds: config2.docker.gpuIds });
+  if (gpus.ids.length > 0)
+    log(`GPUs: ${gpus.ids.join(", ")} (${gpus.model ?? "model unknown"}, from ${gpus.source})`);
+  const { resources, perRun } = dockerResources(config2, gpus.ids, opts.hostCpus ?? os4.availableParallelism());
+  const executor = new DockerExecutor(docker, dockerSettings(config2, opts.baseDir), { log });
+  let image;
+  try {
+    image = await executor.prepareImage();
+  } catch (e) {
+    throw new UserError(errorMessage(e), 1);
+  }
+  log(`agent image ${image.ref} (${image.digest})`);
+  let validation = null;
+  if (opts.validation !== false && config2.docker.network !== "none") {
+    try {
+      validation = await startValidationServerForDocker(docker);
+      log(`format checks for agents at ${validation.url}`);
+    } catch (e) {
+      log(`warning: no format-validation endpoint for agents (${errorMessage(e)})`);
+    }
+  }
+  return {
+    docker,
+    executor,
+    image,
+    gpus,
+    swept,
+    validation,
+    resources,
+    perRun,
+    close: async () => {
+      await validation?.close();
+    }
+  };
+}
+
+// src/execute/instructions.ts
+function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
+  return [
+    `You are solving the Kaggle-style competition "${c.name}" (${c.id}).`,
+    "",
+    `- The competition's files are in ${paths.data} (read-only); start with description.md.`,
+    `- Write your predictions to ${paths.submission}/submission.csv in the format of ${c.sampleSubmission}.`,
+    `  Only that file is graded, after you finish, against private answers you cannot see.`,
+    `- Keep your notes and logs in ${paths.logs} and your code in ${paths.code}.`,
+    `- You have ${timeLimitSecs} seconds of wall-clock time; the run is stopped at the limit.`,
+    `- The metric is ${c.metric} (${c.isLowerBetter ? "lower" : "higher"} is better).`,
+    `- To check your submission's format (never its score), POST the CSV to the URL in $MEDALIST_VALIDATION_URL when it is set.`,
+    ""
+  ].join("\n");
+}
+
+// src/grade/grade.ts
+import { statSync as statSync3 } from "node:fs";
+import { extname as extname2, join as join4 } from "node:path";
+
 // src/grade/metrics/errors.ts
 var MetricError = class extends Error {
   constructor(message) {
@@ -94464,7 +94558,7 @@ function pairById(subId, ansId) {
 function keysOf(c) {
   return c.kind === "text" ? c.strings : c.values;
 }
-function pyFloat(s) {
+function pyFloat2(s) {
   const t = s.trim().toLowerCase();
   const special = /^([+-]?)(inf|infinity|nan)$/.exec(t);
   if (special) return special[2] === "nan" ? NaN : special[1] === "-" ? -Infinity : Infinity;
@@ -94481,7 +94575,7 @@ function sklearnNumbers(c, rows, side = "submission") {
       continue;
     }
     const str = c.strings[i];
-    const v = str === null ? NaN : pyFloat(str);
+    const v = str === null ? NaN : pyFloat2(str);
     if (v === null)
       throw new SubmissionError(`${side} column "${c.name}" is not numeric (e.g. ${JSON.stringify(str)})`);
     out[p] = v;
@@ -96085,152 +96179,6 @@ async function acquireLock(file2, opts = {}) {
 import { copyFileSync, existsSync as existsSync6, mkdirSync as mkdirSync3, readdirSync as readdirSync4, renameSync as renameSync3, rmSync as rmSync3 } from "node:fs";
 import { dirname as dirname4, join as join8 } from "node:path";
 
-// src/prepare/csv.ts
-function parseCsv2(text2) {
-  const rows = [];
-  let row = [];
-  let cell3 = "";
-  let i = 0;
-  const n = text2.length;
-  if (text2.charCodeAt(0) === 65279) i = 1;
-  let quoted = false;
-  while (i < n) {
-    const c = text2[i];
-    if (quoted) {
-      if (c === '"') {
-        if (text2[i + 1] === '"') {
-          cell3 += '"';
-          i += 2;
-          continue;
-        }
-        quoted = false;
-        i++;
-        continue;
-      }
-      cell3 += c;
-      i++;
-      continue;
-    }
-    if (c === '"') {
-      quoted = true;
-      i++;
-    } else if (c === ",") {
-      row.push(cell3);
-      cell3 = "";
-      i++;
-    } else if (c === "\n" || c === "\r") {
-      row.push(cell3);
-      rows.push(row);
-      row = [];
-      cell3 = "";
-      i += c === "\r" && text2[i + 1] === "\n" ? 2 : 1;
-    } else {
-      let j = i + 1;
-      while (j < n) {
-        const d = text2.charCodeAt(j);
-        if (d === 44 || d === 34 || d === 10 || d === 13) break;
-        j++;
-      }
-      cell3 += text2.slice(i, j);
-      i = j;
-    }
-  }
-  if (cell3 !== "" || row.length > 0) {
-    row.push(cell3);
-    rows.push(row);
-  }
-  return rows;
-}
-var NA_TOKENS2 = /* @__PURE__ */ new Set([
-  "",
-  "#N/A",
-  "#N/A N/A",
-  "#NA",
-  "-1.#IND",
-  "-1.#QNAN",
-  "-NaN",
-  "-nan",
-  "1.#IND",
-  "1.#QNAN",
-  "<NA>",
-  "N/A",
-  "NA",
-  "NULL",
-  "NaN",
-  "None",
-  "n/a",
-  "nan",
-  "null"
-]);
-var CANONICAL_INT = /^(-?[1-9]\d*|0)$/;
-var INT_RE = /^\s*[+-]?\d+\s*$/;
-var FLOAT_RE = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$|^\s*[+-]?(inf|infinity)\s*$/i;
-var BOOL_RE = /^(True|False|TRUE|FALSE|true|false)$/;
-var ColumnTyper = class {
-  anyMissing = false;
-  any = false;
-  allInt = true;
-  allNum = true;
-  allBool = true;
-  add(v) {
-    if (NA_TOKENS2.has(v)) {
-      this.anyMissing = true;
-      return;
-    }
-    this.any = true;
-    if (this.allInt && !INT_RE.test(v)) this.allInt = false;
-    if (this.allNum && !this.allInt && !FLOAT_RE.test(v)) this.allNum = false;
-    if (this.allBool && !BOOL_RE.test(v)) this.allBool = false;
-  }
-  get type() {
-    if (!this.any) return "float";
-    if (this.allInt && !this.anyMissing) return "int";
-    if (this.allInt || this.allNum) return "float";
-    if (this.allBool && !this.anyMissing) return "bool";
-    return "text";
-  }
-};
-function pyFloat2(x) {
-  if (Number.isNaN(x)) return "nan";
-  if (x === Infinity) return "inf";
-  if (x === -Infinity) return "-inf";
-  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
-  const [mant, expText] = x.toExponential().split("e");
-  const exp = Number(expText);
-  const neg = mant.startsWith("-");
-  const digits = mant.replace("-", "").replace(".", "");
-  const sign = neg ? "-" : "";
-  if (exp >= -4 && exp < 16) {
-    if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
-    const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
-    const frac = digits.slice(exp + 1) || "0";
-    return `${sign}${intPart}.${frac}`;
-  }
-  const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-  const e = Math.abs(exp) < 10 ? `0${Math.abs(exp)}` : String(Math.abs(exp));
-  return `${sign}${m}e${exp < 0 ? "-" : "+"}${e}`;
-}
-function renderCell(v, type) {
-  if (NA_TOKENS2.has(v)) return "";
-  switch (type) {
-    case "int":
-      return CANONICAL_INT.test(v) ? v : BigInt(v.trim()).toString();
-    case "float":
-      return pyFloat2(
-        Number(
-          v.trim().replace(/^\+/, "").replace(/^(-?)inf(inity)?$/i, "$1Infinity")
-        )
-      );
-    case "bool":
-      return /^t/i.test(v) ? "True" : "False";
-    default:
-      return v;
-  }
-}
-function quoteCell(v) {
-  return /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
-}
-
 // src/prepare/numpy-random.ts
 var N = 624;
 var M = 397;
@@ -96338,7 +96286,7 @@ async function scanTable(file2, collect = [], groupBy) {
     }
     const text2 = bytes2.toString("utf8");
     if (n === -1) {
-      header = parseCsv2(text2.replace(/^\uFEFF/, ""))[0] ?? [];
+      header = parseCsv(text2.replace(/^\uFEFF/, ""))[0] ?? [];
       typers = header.map(() => new ColumnTyper());
       collectIdx = collect.map((c) => {
         const k = header.indexOf(c);
@@ -96353,7 +96301,7 @@ async function scanTable(file2, collect = [], groupBy) {
       return;
     }
     if (text2 === "" && header.length > 1) return;
-    const cells = parseCsv2(text2)[0] ?? [""];
+    const cells = parseCsv(text2)[0] ?? [""];
     for (let k = 0; k < typers.length; k++) typers[k].add(cells[k] ?? "");
     for (const [c, k] of collectIdx) distinct2.get(c).add(cells[k] ?? "");
     if (n >= starts.length) {
@@ -96431,7 +96379,7 @@ var RecordReader = class {
       readSync2(this.fd, b, 0, e - s, s);
       text2 = b.toString("utf8");
     }
-    return parseCsv2(text2)[0] ?? [""];
+    return parseCsv(text2)[0] ?? [""];
   }
   close() {
     if (this.fd !== void 0) closeSync4(this.fd);
@@ -96969,7 +96917,7 @@ ${pad(level)}]`;
     case "int":
       return v.v;
     case "float":
-      return Number.isFinite(v.v) ? pyFloat2(v.v) : Number.isNaN(v.v) ? "NaN" : v.v > 0 ? "Infinity" : "-Infinity";
+      return Number.isFinite(v.v) ? pyFloat(v.v) : Number.isNaN(v.v) ? "NaN" : v.v > 0 ? "Infinity" : "-Infinity";
     case "lit":
       return v.v;
   }
@@ -97005,7 +96953,7 @@ async function dogsVsCats(rawDir, outDir) {
   test.forEach((i, k) => {
     copyFileSync3(join10(rawDir, "train", files[i]), pub("test", `${k + 1}.jpg`));
     answers.push(`${k + 1},${files[i].includes("dog") ? 1 : 0}`);
-    sample.push(`${k + 1},${pyFloat2(0.5)}`);
+    sample.push(`${k + 1},${pyFloat(0.5)}`);
   });
   await zipFolder(pub("train"), pub("train.zip"));
   await zipFolder(pub("test"), pub("test.zip"));
@@ -97131,7 +97079,7 @@ async function denoisingDirtyDocuments(rawDir, outDir) {
     for (const name2 of codePointSort(readdirSync5(priv("train_cleaned")))) {
       const { width, height, grey } = pngGrey(priv("train_cleaned", name2));
       const stem = name2.replace(/\.[^.]*$/, "");
-      const values = Array.from({ length: 256 }, (_, v) => pyFloat2(v / 255));
+      const values = Array.from({ length: 256 }, (_, v) => pyFloat(v / 255));
       for (let r = 0; r < height; r++) {
         for (let c = 0; c < width; c++) {
           const id = `${stem}_${r + 1}_${c + 1}`;

@@ -4,6 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import type Docker from "dockerode";
+import { parseCsv } from "../prepare/csv.js";
 
 /**
  * Format checks for agents: an HTTP endpoint on the runner, reachable from the containers, that
@@ -14,40 +15,7 @@ import type Docker from "dockerode";
  *   → 200 {"valid": bool, "result": "...", "errors": [...]}
  */
 
-/** RFC 4180 CSV: quoted fields, doubled quotes, CRLF or LF; a trailing newline adds no row. */
-export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = "";
-  let quoted = false;
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  for (; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"') {
-        if (text[i + 1] === '"') {
-          field += '"';
-          i++;
-        } else quoted = false;
-      } else field += c;
-    } else if (c === '"' && field === "") quoted = true;
-    else if (c === ",") {
-      row.push(field);
-      field = "";
-    } else if (c === "\n" || c === "\r") {
-      if (c === "\r" && text[i + 1] === "\n") i++;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = "";
-    } else field += c;
-  }
-  if (field !== "" || row.length > 0) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows;
-}
+export { parseCsv };
 
 export interface SampleShape {
   columns: string[];

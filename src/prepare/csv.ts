@@ -2,6 +2,7 @@
  * CSV reading and writing the way upstream's preparers see it: pandas `read_csv` (type inference,
  * missing-value tokens) followed by `to_csv(index=False)` (minimal quoting, Python float repr).
  */
+import { NA_TOKENS } from "../grade/csv.js";
 
 /** RFC 4180 records; a CRLF or LF ends a record outside quotes. */
 export function parseCsv(text: string): string[][] {
@@ -70,28 +71,8 @@ export function parseCsvRecords(text: string): Record<string, string>[] {
     .map((r) => Object.fromEntries(header.map((h, k) => [h, r[k] ?? ""])));
 }
 
-/** pandas' default missing-value tokens (pandas ≥ 2.0: "None" included). */
-export const NA_TOKENS = new Set([
-  "",
-  "#N/A",
-  "#N/A N/A",
-  "#NA",
-  "-1.#IND",
-  "-1.#QNAN",
-  "-NaN",
-  "-nan",
-  "1.#IND",
-  "1.#QNAN",
-  "<NA>",
-  "N/A",
-  "NA",
-  "NULL",
-  "NaN",
-  "None",
-  "n/a",
-  "nan",
-  "null",
-]);
+/** pandas' default missing-value tokens (pandas ≥ 2.0: "None" included), shared with grading. */
+export { NA_TOKENS };
 
 export type ColumnType = "int" | "float" | "bool" | "text";
 
