@@ -95659,6 +95659,9 @@ function boardFor(competition, competitionDir, leaderboardPath2) {
       source: "thresholds"
     };
   }
+  return noBoard(competition);
+}
+function noBoard(competition) {
   return {
     thresholds: {
       gold: NaN,
@@ -95702,17 +95705,7 @@ async function grade(opts) {
   try {
     board = boardFor(competition, opts.competitionDir, opts.leaderboardPath);
   } catch (e) {
-    board = {
-      thresholds: {
-        gold: NaN,
-        silver: NaN,
-        bronze: NaN,
-        median: NaN,
-        isLowerBetter: competition.isLowerBetter
-      },
-      scores: null,
-      source: "none"
-    };
+    board = noBoard(competition);
     return {
       ...makeReport(
         competition.id,

@@ -108,6 +108,11 @@ export function boardFor(competition: Competition, competitionDir: string, leade
       source: "thresholds",
     };
   }
+  return noBoard(competition);
+}
+
+/** No thresholds at all: nothing can medal. */
+function noBoard(competition: Competition): Board {
   return {
     thresholds: {
       gold: NaN,
@@ -160,17 +165,7 @@ export async function grade(opts: GradeOptions): Promise<GradeReport> {
   try {
     board = boardFor(competition, opts.competitionDir, opts.leaderboardPath);
   } catch (e) {
-    board = {
-      thresholds: {
-        gold: NaN,
-        silver: NaN,
-        bronze: NaN,
-        median: NaN,
-        isLowerBetter: competition.isLowerBetter,
-      },
-      scores: null,
-      source: "none",
-    };
+    board = noBoard(competition);
     return {
       ...makeReport(
         competition.id,
