@@ -97681,11 +97681,6 @@ async function runSuite(opts) {
   const outDir = resolve4(opts.outDir);
   const env = agentEnv(agent);
   const suiteId = `${opts.label}-${thePlan.suiteHash.slice(0, 8)}-${Date.now().toString(36)}`;
-  const docker = !opts.executor && config2.executor === "docker" ? await setupDocker({ ...config2, agent }, { baseDir: opts.baseDir, log }) : null;
-  const executor = opts.executor ?? docker?.executor ?? localExecutor(opts, agent);
-  const stopContainers = () => void (docker && cleanupSuite(docker.docker, suiteId).catch(() => {
-  }));
-  opts.signal?.addEventListener("abort", stopContainers, { once: true });
   const agentText = describeAgent(agent);
   const startedAt = (/* @__PURE__ */ new Date()).toISOString();
   const external = thePlan.competitions.filter((id) => registry2.get(id).competition.grading === "external");
@@ -97697,6 +97692,11 @@ async function runSuite(opts) {
   const prepared = /* @__PURE__ */ new Map();
   for (const id of thePlan.competitions)
     prepared.set(id, await ensurePrepared(registry2.get(id), dataDir, log));
+  const docker = !opts.executor && config2.executor === "docker" ? await setupDocker({ ...config2, agent }, { baseDir: opts.baseDir, log }) : null;
+  const executor = opts.executor ?? docker?.executor ?? localExecutor(opts, agent);
+  const stopContainers = () => void (docker && cleanupSuite(docker.docker, suiteId).catch(() => {
+  }));
+  opts.signal?.addEventListener("abort", stopContainers, { once: true });
   log(
     `[${opts.label}] ${thePlan.runs.length} runs: ${thePlan.competitions.length} competitions \xD7 ${thePlan.seeds} seeds, agent: ${agentText}`
   );

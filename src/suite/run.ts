@@ -116,13 +116,6 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   const env = agentEnv(agent);
   // One id per suite invocation: container names and labels, so a cancel removes exactly these.
   const suiteId = `${opts.label}-${thePlan.suiteHash.slice(0, 8)}-${Date.now().toString(36)}`;
-  const docker =
-    !opts.executor && config.executor === "docker"
-      ? await setupDocker({ ...config, agent }, { baseDir: opts.baseDir, log })
-      : null;
-  const executor = opts.executor ?? docker?.executor ?? localExecutor(opts, agent);
-  const stopContainers = () => void (docker && cleanupSuite(docker.docker, suiteId).catch(() => {}));
-  opts.signal?.addEventListener("abort", stopContainers, { once: true });
   const agentText = describeAgent(agent);
   const startedAt = new Date().toISOString();
 
@@ -137,6 +130,15 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   const prepared = new Map<string, PreparedPaths>();
   for (const id of thePlan.competitions)
     prepared.set(id, await ensurePrepared(registry.get(id)!, dataDir, log));
+
+  // Checks and data first; the Docker setup (daemon, image build, GPUs, validation endpoint) last.
+  const docker =
+    !opts.executor && config.executor === "docker"
+      ? await setupDocker({ ...config, agent }, { baseDir: opts.baseDir, log })
+      : null;
+  const executor = opts.executor ?? docker?.executor ?? localExecutor(opts, agent);
+  const stopContainers = () => void (docker && cleanupSuite(docker.docker, suiteId).catch(() => {}));
+  opts.signal?.addEventListener("abort", stopContainers, { once: true });
 
   log(
     `[${opts.label}] ${thePlan.runs.length} runs: ${thePlan.competitions.length} competitions × ${thePlan.seeds} seeds, agent: ${agentText}`,
