@@ -1,34 +1,12 @@
 // In-process run() with a fake cache: a push to the default branch saves the baseline, a pull
 // request restores it (exact commit, then the newest for the suite), a miss only warns.
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CacheApi } from "../../src/action/baseline.js";
 import { run } from "../../src/action/main.js";
+import { fakeCache } from "./fake-cache.js";
 import { parseOutputs, PR_PAYLOAD, ROOT } from "./harness.js";
-
-function fakeCache(): CacheApi & { keys: string[] } {
-  const store = new Map<string, string>();
-  return {
-    get keys() {
-      return [...store.keys()];
-    },
-    async saveCache(paths, key) {
-      store.set(key, readFileSync(join(paths[0], "results.json"), "utf8"));
-      return 1;
-    },
-    async restoreCache(paths, key, restoreKeys = []) {
-      const hit = store.has(key)
-        ? key
-        : [...store.keys()].reverse().find((k) => restoreKeys.some((p) => k.startsWith(p)));
-      if (!hit) return undefined;
-      mkdirSync(paths[0], { recursive: true });
-      writeFileSync(join(paths[0], "results.json"), store.get(hit)!);
-      return hit;
-    },
-  };
-}
 
 describe("cache baseline through run()", () => {
   let ws: string;

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { fakeCache } from "./fake-cache.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -96,28 +97,6 @@ describe("cache baseline", () => {
     process.chdir(cwd);
   });
   afterEach(() => process.chdir(prev));
-
-  /** An in-memory cache with the service's prefix semantics (newest entry of a prefix wins). */
-  function fakeCache(): CacheApi & { store: Map<string, string> } {
-    const store = new Map<string, string>();
-    return {
-      store,
-      async saveCache(paths, key) {
-        if (store.has(key)) return -1;
-        store.set(key, readFileSync(join(paths[0], "results.json"), "utf8"));
-        return store.size;
-      },
-      async restoreCache(paths, key, restoreKeys = []) {
-        const hit = store.has(key)
-          ? key
-          : [...store.keys()].reverse().find((k) => restoreKeys.some((p) => k.startsWith(p)));
-        if (!hit) return undefined;
-        mkdirSync(paths[0], { recursive: true });
-        writeFileSync(join(paths[0], "results.json"), store.get(hit)!);
-        return hit;
-      },
-    };
-  }
 
   it("saves under suite hash + commit, restores the base commit, else the newest for the suite", async () => {
     const cache = fakeCache();

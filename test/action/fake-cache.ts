@@ -1,0 +1,31 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { CacheApi } from "../../src/action/baseline.js";
+
+/**
+ * An in-memory Actions cache with the service's semantics: a key is saved once (-1 after), and a
+ * restore takes the exact key, else the newest entry whose key starts with a restore prefix.
+ */
+export function fakeCache(): CacheApi & { store: Map<string, string>; keys: string[] } {
+  const store = new Map<string, string>();
+  return {
+    store,
+    get keys() {
+      return [...store.keys()];
+    },
+    async saveCache(paths, key) {
+      if (store.has(key)) return -1;
+      store.set(key, readFileSync(join(paths[0], "results.json"), "utf8"));
+      return store.size;
+    },
+    async restoreCache(paths, key, restoreKeys = []) {
+      const hit = store.has(key)
+        ? key
+        : [...store.keys()].reverse().find((k) => restoreKeys.some((p) => k.startsWith(p)));
+      if (!hit) return undefined;
+      mkdirSync(paths[0], { recursive: true });
+      writeFileSync(join(paths[0], "results.json"), store.get(hit)!);
+      return hit;
+    },
+  };
+}
