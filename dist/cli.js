@@ -95312,12 +95312,15 @@ function multiclassLogLossGrade(spec, sub, ans) {
   const truth = spec.classes.map((c) => numeric(requireColumn(ans, c, "answers"), "answers"));
   return multiclassLogLoss(truth, probs, rows);
 }
+function requireSameIdSet(subId, ansId, id) {
+  if (!sameIdSet(subId, ansId))
+    throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
+}
 function binaryLogLossGrade(id, target, sub, ans) {
   const subId = requireColumn(sub, id);
   const col = requireColumn(sub, target);
   const ansId = requireColumn(ans, id, "answers");
-  if (!sameIdSet(subId, ansId))
-    throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
+  requireSameIdSet(subId, ansId, id);
   requireRowCount(sub, ans);
   const p = numeric(col);
   requireUnitRange(p, col);
@@ -95388,8 +95391,7 @@ function qwkGrade(id, target, sub, ans) {
   if (sub.rowCount === 0 || sub.names.length === 0) throw new SubmissionError("submission has no rows");
   const subId = requireColumn(sub, id);
   const ansId = requireColumn(ans, id, "answers");
-  if (!sameIdSet(subId, ansId))
-    throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
+  requireSameIdSet(subId, ansId, id);
   requireRowCount(sub, ans);
   const pred = numeric(col);
   requireNoMissing(pred, col);

@@ -316,12 +316,17 @@ function multiclassLogLossGrade(
   return multiclassLogLoss(truth, probs, rows);
 }
 
+/** Upstream's set comparison of ids (aptos, dogs-vs-cats): duplicates are caught later, by row count. */
+function requireSameIdSet(subId: Column, ansId: Column, id: string): void {
+  if (!sameIdSet(subId, ansId))
+    throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
+}
+
 function binaryLogLossGrade(id: string, target: string, sub: Table, ans: Table): number {
   const subId = requireColumn(sub, id);
   const col = requireColumn(sub, target);
   const ansId = requireColumn(ans, id, "answers");
-  if (!sameIdSet(subId, ansId))
-    throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
+  requireSameIdSet(subId, ansId, id);
   requireRowCount(sub, ans);
   const p = numeric(col);
   requireUnitRange(p, col);
@@ -407,8 +412,7 @@ function qwkGrade(id: string, target: string, sub: Table, ans: Table): number {
   if (sub.rowCount === 0 || sub.names.length === 0) throw new SubmissionError("submission has no rows");
   const subId = requireColumn(sub, id);
   const ansId = requireColumn(ans, id, "answers");
-  if (!sameIdSet(subId, ansId))
-    throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
+  requireSameIdSet(subId, ansId, id);
   requireRowCount(sub, ans);
   const pred = numeric(col);
   requireNoMissing(pred, col);
