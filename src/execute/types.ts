@@ -33,6 +33,10 @@ export interface ExecResult {
   details?: Record<string, string>;
   /** Tries taken (infrastructure errors are retried); 1 when absent. */
   attempts?: number;
+  /** The run was stopped because the suite was cancelled: not a result, run again on resume. */
+  cancelled?: boolean;
+  /** An infra_error worth another attempt (the daemon hiccuped), as opposed to a fixed fault. */
+  retryable?: boolean;
 }
 
 /** An executor runs the agent for one RunSpec and reports how it ended. It never grades. */

@@ -1,0 +1,54 @@
+import type { AgentConfig, Config } from "../config/schema.js";
+import type { Resources } from "./scheduler.js";
+import type { ExecResult, RunSpec } from "./types.js";
+
+/**
+ * The executor lifecycle: open (once per suite) → execute (once per run attempt) → close (once,
+ * also on cancel). Every backend (local/, docker/, slurm/) implements `ExecutorBackend` in its own
+ * folder and is registered by name in `execute/factory.ts`; nothing outside that folder knows
+ * which backend runs.
+ */
+export interface SuiteContext {
+  config: Config;
+  /** The agent under test (config.agent, or the baseline's agent). */
+  agent: AgentConfig;
+  /** Folder of the config file; relative paths resolve against it. */
+  baseDir: string;
+  /** One id per suite invocation: names and labels of everything the backend starts. */
+  suiteId: string;
+  /** "base", "head" or a free label. */
+  label: string;
+  log: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+/** Facts about the environment the runs ran in, recorded in results.json. */
+export interface EnvironmentFacts {
+  image: string | null;
+  imageDigest: string | null;
+  gpuModel: string | null;
+}
+
+/** A backend opened for one suite. */
+export interface OpenExecutor {
+  readonly name: string;
+  /** What the scheduler may hand out on this runner. */
+  readonly resources: Resources;
+  /** What each run reserves (the scheduler task's gpus and cpus). */
+  readonly perRun: { gpus: number; cpus?: number };
+  readonly facts: EnvironmentFacts;
+  /** URL of the format-check endpoint for one run, when the backend offers one. */
+  validationUrl?(competitionId: string, sampleSubmissionPath: string): string | undefined;
+  /**
+   * One attempt at one run. Never grades, never retries: the caller retries infra errors marked
+   * `retryable` under one policy. A run stopped because the suite was cancelled has `cancelled`.
+   */
+  execute(spec: RunSpec, signal?: AbortSignal): Promise<ExecResult>;
+  /** Releases everything the backend started (containers, jobs, servers). Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface ExecutorBackend {
+  readonly name: string;
+  open(ctx: SuiteContext): Promise<OpenExecutor>;
+}
