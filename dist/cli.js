@@ -91581,15 +91581,36 @@ var BaselineSchema = external_exports.discriminatedUnion("source", [
 var GateSchema = external_exports.strictObject({
   /** Medal-rate drop (absolute, 0..1) tolerated before calling it a regression. */
   tolerance: external_exports.number().min(0).max(1).default(0.05),
-  /** Significance level of the test and 1 - confidence of the interval. */
-  alpha: external_exports.number().gt(0).lt(1).default(0.05),
-  failOn: external_exports.enum(["regression", "never"]).default("regression")
+  /** One-sided level of each claim: `regressed` and `no-regression` are each wrong at most this often. */
+  alpha: external_exports.number().gt(0).lt(0.5).default(0.05),
+  /** `regression` fails on `regressed` and on `error` (the head could not be evaluated). */
+  failOn: external_exports.enum(["regression", "never"]).default("regression"),
+  /** Largest share of competitions the head may lose to infrastructure errors before the verdict is `error`. */
+  maxNotComparable: external_exports.number().min(0).max(1).default(0.1),
+  /** Compare base and head even when they ran different suites (hash, competitions, limits). */
+  allowSuiteMismatch: external_exports.boolean().default(false),
+  /** Also gate on the leaderboard percentile, with this tolerated drop (0..1). */
+  percentileTolerance: external_exports.number().min(0).max(1).optional()
 });
+var GATE_DEFAULTS = {
+  tolerance: 0.05,
+  alpha: 0.05,
+  failOn: "regression",
+  maxNotComparable: 0.1,
+  allowSuiteMismatch: false
+};
+var SeedsSchema = external_exports.union([
+  external_exports.number().int().min(1).max(100),
+  external_exports.strictObject({
+    max: external_exports.number().int().min(1).max(100),
+    adaptive: external_exports.boolean().default(false)
+  })
+]);
 var ConfigSchema = external_exports.strictObject({
   $schema: external_exports.string().optional(),
   name: external_exports.string().min(1).default("default"),
   competitions: CompetitionsSchema,
-  seeds: external_exports.number().int().min(1).max(100).default(3),
+  seeds: SeedsSchema.default(3),
   agent: AgentSchema,
   limits: LimitsSchema.default({ time: 600, gpus: 0 }),
   dataDir: external_exports.string().default(".medalist/data"),
@@ -91606,7 +91627,7 @@ var ConfigSchema = external_exports.strictObject({
   concurrency: external_exports.number().int().min(1).default(1),
   docker: DockerSchema.default({ network: "bridge", retries: 2, stopGraceSecs: 10 }),
   baseline: BaselineSchema.default({ source: "none" }),
-  gate: GateSchema.default({ tolerance: 0.05, alpha: 0.05, failOn: "regression" })
+  gate: GateSchema.default(GATE_DEFAULTS)
 }).superRefine((c, ctx) => {
   if (c.executor === "local" && c.agent.command === void 0) {
     ctx.addIssue({
@@ -91622,7 +91643,11 @@ var ConfigSchema = external_exports.strictObject({
       message: "the docker executor needs agent.image or agent.build"
     });
   }
-});
+}).transform(({ seeds, ...c }) => ({
+  ...c,
+  seeds: typeof seeds === "number" ? seeds : seeds.max,
+  adaptiveSeeds: typeof seeds === "number" ? false : seeds.adaptive
+}));
 
 // src/config/errors.ts
 function pathOf(path4) {
@@ -97955,6 +97980,34 @@ function convolve(laws) {
   }
   return acc;
 }
+function normalDraw(rng2) {
+  const u = 1 - rng2();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng2());
+}
+function gammaDraw(shape, rng2) {
+  if (shape < 1) return gammaDraw(shape + 1, rng2) * Math.pow(1 - rng2(), 1 / shape);
+  const d = shape - 1 / 3;
+  const c = 1 / Math.sqrt(9 * d);
+  for (; ; ) {
+    const x = normalDraw(rng2);
+    const v = (1 + c * x) ** 3;
+    if (v <= 0) continue;
+    const u = 1 - rng2();
+    if (Math.log(u) < 0.5 * x * x + d - d * v + d * Math.log(v)) return d * v;
+  }
+}
+function betaDraw(a, b, rng2) {
+  if (a <= 0) return 0;
+  if (b <= 0) return 1;
+  const x = gammaDraw(a, rng2);
+  const y = gammaDraw(b, rng2);
+  return x + y > 0 ? x / (x + y) : a / (a + b);
+}
+function binomialDraw(n, p, rng2) {
+  let k = 0;
+  for (let i = 0; i < n; i++) if (rng2() < p) k++;
+  return k;
+}
 
 // src/compare/stats.ts
 var mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -97964,27 +98017,19 @@ var isBinary = (xs) => xs.every((x) => x === 0 || x === 1);
 function usable(samples) {
   return samples.filter((s) => s.base.length > 0 && s.head.length > 0);
 }
-function pairedDelta(samples) {
-  return mean(samples.map((s) => mean(s.head) - mean(s.base)));
-}
-function clusterInterval(samples, alpha) {
-  const m = samples.length;
-  if (m < 2) return null;
-  const d = samples.map((s) => mean(s.head) - mean(s.base));
-  const dbar = mean(d);
-  const sd = Math.sqrt(d.reduce((a, x) => a + (x - dbar) ** 2, 0) / (m - 1));
-  const half = studentTQuantile(1 - alpha / 2, m - 1) * (sd / Math.sqrt(m));
-  return { lower: clamp(dbar - half, -1, 1), upper: clamp(dbar + half, -1, 1), level: 1 - alpha };
-}
-function exactPermutationPValue(samples) {
-  const laws = samples.map(
-    (s) => hypergeometric(s.base.length + s.head.length, sum(s.base) + sum(s.head), s.head.length)
-  );
-  const law = convolve(laws);
-  const observed = samples.reduce((a, s) => a + sum(s.head), 0);
-  let p = 0;
-  for (let i = 0; i <= observed - law.min && i < law.pmf.length; i++) p += law.pmf[i];
-  return clamp(p, 0, 1);
+var countsOf = (s) => ({
+  nb: s.base.length,
+  xb: sum(s.base),
+  nh: s.head.length,
+  xh: sum(s.head)
+});
+function exactTest(counts) {
+  const law = convolve(counts.map((c) => hypergeometric(c.nb + c.nh, c.xb + c.xh, c.nh)));
+  const observed = counts.reduce((a, c) => a + c.xh, 0) - law.min;
+  let below = 0;
+  for (let i = 0; i < observed && i < law.pmf.length; i++) below += law.pmf[i];
+  const at = law.pmf[observed] ?? 0;
+  return { p: clamp(below + at, 0, 1), midP: clamp(below + at / 2, 0, 1) };
 }
 function monteCarloPermutationPValue(samples, draws, seed) {
   const rng2 = makeRng(seed);
@@ -98009,93 +98054,109 @@ function monteCarloPermutationPValue(samples, draws, seed) {
   }
   return (1 + hits) / (1 + draws);
 }
-function decide(delta, interval3, pValue, alpha, tolerance, unit) {
-  const pts = (x) => `${(Math.abs(x) * 100).toFixed(1)} points`;
-  if (pValue <= alpha && delta < -tolerance) {
-    return {
-      verdict: "regressed",
-      reason: `${unit} dropped by ${pts(delta)}, more than the ${pts(tolerance)} tolerance, and the drop is significant (p = ${formatP(pValue)} \u2264 \u03B1 = ${alpha}).`
-    };
+var DEFAULT_RHO = 0.5;
+function fitBeta(xs, mu = mean(xs.map((c) => c.x / c.n))) {
+  if (!(mu > 0)) return { a: 0, b: 1 };
+  if (!(mu < 1)) return { a: 1, b: 0 };
+  const r = xs.map((c) => c.x / c.n);
+  const m = r.length;
+  const nbar = mean(xs.map((c) => c.n));
+  let rho = DEFAULT_RHO;
+  if (m > 1 && nbar > 1) {
+    const rbar = mean(r);
+    const s2 = r.reduce((a, v) => a + (v - rbar) ** 2, 0) / (m - 1);
+    rho = (s2 / (mu * (1 - mu)) - 1 / nbar) / (1 - 1 / nbar);
   }
-  if (interval3 && interval3.lower > -tolerance) {
-    return {
-      verdict: "no-regression",
-      reason: `the ${Math.round(interval3.level * 100)}% interval rules out a drop larger than the ${pts(tolerance)} tolerance (lower bound ${signedPts(interval3.lower)}).`
-    };
+  const ab = 1 / clamp(rho, 0.05, 0.95) - 1;
+  return { a: mu * ab, b: (1 - mu) * ab };
+}
+function medalFloor(counts) {
+  const pooled = counts.map((c) => ({ x: c.xb + c.xh, n: c.nb + c.nh }));
+  const X = sum(pooled.map((c) => c.x));
+  const N2 = sum(pooled.map((c) => c.n));
+  const prior = fitBeta(pooled, (X + 1) / (N2 + 2));
+  const m = counts.length;
+  let v = 0;
+  for (const c of counts) {
+    const p = (c.xb + c.xh + prior.a) / (c.nb + c.nh + prior.a + prior.b);
+    v += p * (1 - p) * (1 / c.nb + 1 / c.nh);
   }
-  if (pValue <= alpha) {
-    return {
-      verdict: "inconclusive",
-      reason: `${unit} dropped significantly (p = ${formatP(pValue)}) but by ${pts(delta)}, within the ${pts(tolerance)} tolerance; the interval does not exclude a larger drop.`
-    };
+  return v / (m * m);
+}
+function continuousFloor(samples) {
+  let ss = 0;
+  let df = 0;
+  for (const s of samples) {
+    for (const side of [s.base, s.head]) {
+      const mu = mean(side);
+      ss += side.reduce((a, x) => a + (x - mu) ** 2, 0);
+      df += side.length - 1;
+    }
   }
+  const v = (ss + 1 / 12) / (df + 1);
+  const m = samples.length;
+  return samples.reduce((a, s) => a + v * (1 / s.base.length + 1 / s.head.length), 0) / (m * m);
+}
+function bounds(d, floor, levels) {
+  const m = d.length;
+  if (m < 2) return null;
+  const dbar = mean(d);
+  const observed = d.reduce((a, x) => a + (x - dbar) ** 2, 0) / (m - 1) / m;
+  const floored = floor > observed;
+  const se = Math.sqrt(floored ? floor : observed);
   return {
-    verdict: "inconclusive",
-    reason: interval3 ? `${delta >= 0 ? `head is ${pts(delta)} better, but` : `the drop is not significant (p = ${formatP(pValue)}), but`} the ${Math.round(interval3.level * 100)}% interval (${signedPts(interval3.lower)} to ${signedPts(interval3.upper)}) still allows a drop larger than the ${pts(tolerance)} tolerance: more seeds or competitions would settle it.` : `too few competitions to bound the difference (p = ${formatP(pValue)}).`
+    lower: clamp(dbar - studentTQuantile(1 - levels.noRegression, m - 1) * se, -1, 1),
+    upper: clamp(dbar + studentTQuantile(1 - levels.regressed, m - 1) * se, -1, 1),
+    lowerAlpha: levels.noRegression,
+    upperAlpha: levels.regressed,
+    level: 1 - levels.noRegression - levels.regressed,
+    se,
+    floored
   };
 }
-function formatP(p) {
-  return p < 1e-3 ? "<0.001" : p.toFixed(3);
+function decide(pValue, b, levels, tolerance) {
+  if (!b) return { verdict: "inconclusive", why: "too-few" };
+  if (pValue <= levels.regressed && b.upper < -tolerance)
+    return { verdict: "regressed", why: "drop-beyond-tolerance" };
+  if (b.lower > -tolerance) return { verdict: "no-regression", why: "drop-ruled-out" };
+  if (pValue <= levels.regressed) return { verdict: "inconclusive", why: "drop-within-tolerance" };
+  return { verdict: "inconclusive", why: "open" };
 }
-function signedPts(x) {
-  const v = x * 100;
-  return `${v >= 0 ? "+" : "\u2212"}${Math.abs(v).toFixed(1)} pts`;
+function medalVerdict(counts, levels, tolerance) {
+  const d = counts.map((c) => c.xh / c.nh - c.xb / c.nb);
+  const interval3 = bounds(d, medalFloor(counts), levels);
+  const pValue = exactTest(counts).midP;
+  return { ...decide(pValue, interval3, levels, tolerance), pValue, interval: interval3, delta: mean(d) };
 }
-function designRates(samples) {
-  return samples.map((s) => (sum(s.base) + 0.5) / (s.base.length + 1));
-}
-function simulatedPower(samples, rates, drop, alpha, simulations, seed) {
-  const avg = mean(rates);
-  if (drop > avg + 1e-12) return null;
-  const keep = avg > 0 ? 1 - drop / avg : 1;
+function medalPower(counts, prior, baseRate, drop, levels, tolerance, simulations, seed) {
+  if (drop > baseRate + 1e-12) return null;
+  const keep = baseRate > 0 ? 1 - drop / baseRate : 1;
   const rng2 = makeRng(seed);
-  let rejections = 0;
+  let hits = 0;
   for (let r = 0; r < simulations; r++) {
-    const sim = samples.map((s, i) => ({
-      competitionId: s.competitionId,
-      base: s.base.map(() => rng2() < rates[i] ? 1 : 0),
-      head: s.head.map(() => rng2() < rates[i] * keep ? 1 : 0)
-    }));
-    if (exactPermutationPValue(sim) <= alpha) rejections++;
+    const sim = counts.map((c) => {
+      const p = betaDraw(prior.a + c.xb, prior.b + c.nb - c.xb, rng2);
+      return {
+        nb: c.nb,
+        xb: binomialDraw(c.nb, p, rng2),
+        nh: c.nh,
+        xh: binomialDraw(c.nh, p * keep, rng2)
+      };
+    });
+    if (medalVerdict(sim, levels, tolerance).verdict === "regressed") hits++;
   }
-  return rejections / simulations;
+  return hits / simulations;
 }
-function simulatedMde(samples, rates, alpha, target, simulations, seed) {
-  const maxDrop = mean(rates);
-  const atMax = simulatedPower(samples, rates, maxDrop, alpha, simulations, seed);
-  if (atMax === null || atMax < target) return null;
+function medalMde(power, maxDrop, target) {
+  if (!(maxDrop > 0) || (power(maxDrop) ?? 0) < target) return null;
   let lo = 0;
   let hi = maxDrop;
   while (hi - lo > 25e-4) {
     const mid = (lo + hi) / 2;
-    if ((simulatedPower(samples, rates, mid, alpha, simulations, seed) ?? 0) >= target) hi = mid;
+    if ((power(mid) ?? 0) >= target) hi = mid;
     else lo = mid;
   }
   return hi;
-}
-function shiftPowerModel(samples, alpha) {
-  let variance = 0;
-  let slope = 0;
-  let logMinP = 0;
-  for (const s of samples) {
-    const v = [...s.base, ...s.head];
-    const n = v.length;
-    const nh = s.head.length;
-    const nb = s.base.length;
-    const vbar = mean(v);
-    const ss = v.reduce((a, x) => a + (x - vbar) ** 2, 0);
-    if (n > 1) variance += nh * nb / (n * (n - 1)) * ss;
-    slope += nh * nb / n;
-    logMinP -= logChoose(n, nh);
-  }
-  if (Math.exp(logMinP) > alpha) return { power: () => 0, mde: () => null };
-  const sd = Math.sqrt(variance);
-  const zAlpha = normalQuantile(1 - alpha);
-  return {
-    // No spread at all (a deterministic agent): any uniform drop separates the sides completely.
-    power: (drop) => sd > 0 ? normalCdf(drop * slope / sd - zAlpha) : drop > 0 ? 1 : 0,
-    mde: (target) => sd > 0 ? (zAlpha + normalQuantile(target)) * sd / slope : 0
-  };
 }
 function emptyMetric(metric, o) {
   return {
@@ -98108,12 +98169,15 @@ function emptyMetric(metric, o) {
     delta: NaN,
     interval: null,
     pValue: 1,
-    pValueMethod: "exact",
+    pValueMethod: "exact mid-p",
     mde: null,
     power: o.drops.map((drop) => ({ drop, power: null })),
     powerMethod: "simulation",
+    maxDrop: 0,
+    tolerance: o.tolerance,
+    levels: o.levels,
     verdict: "inconclusive",
-    reason: "no competition has comparable runs on both sides."
+    why: "no-data"
   };
 }
 function analyzeMetric(metric, input2, options2) {
@@ -98121,65 +98185,75 @@ function analyzeMetric(metric, input2, options2) {
   const samples = usable(input2);
   if (samples.length === 0) return emptyMetric(metric, o);
   const binary = samples.every((s) => isBinary(s.base) && isBinary(s.head));
-  const delta = pairedDelta(samples);
-  const interval3 = clusterInterval(samples, o.alpha);
-  const pValue = binary ? exactPermutationPValue(samples) : monteCarloPermutationPValue(samples, o.permutations, o.seed);
-  let power;
-  let mde;
-  let powerMethod;
-  if (binary && o.simulations === 0) {
-    power = o.drops.map((drop) => ({ drop, power: null }));
-    mde = null;
-    powerMethod = "simulation";
-  } else if (binary) {
-    const rates = designRates(samples);
-    power = o.drops.map((drop, i) => ({
-      drop,
-      power: simulatedPower(samples, rates, drop, o.alpha, o.simulations, o.seed + 1 + i)
-    }));
-    mde = simulatedMde(
-      samples,
-      rates,
-      o.alpha,
-      o.power,
-      Math.max(Math.min(200, o.simulations), Math.round(o.simulations / 2)),
-      o.seed
-    );
-    powerMethod = "simulation";
-  } else {
-    const model = shiftPowerModel(samples, o.alpha);
-    power = o.drops.map((drop) => ({ drop, power: model.power(drop) }));
-    const m = model.mde(o.power);
-    mde = m !== null && m <= 1 ? m : null;
-    powerMethod = "normal-approximation";
-  }
-  const unit = metric === "medal" ? "the medal rate" : "the mean percentile";
-  const { verdict, reason } = decide(delta, interval3, pValue, o.alpha, o.tolerance, unit);
-  return {
+  const base = mean(samples.map((s) => mean(s.base)));
+  const common = {
     metric,
     competitions: samples.length,
     baseRuns: samples.reduce((a, s) => a + s.base.length, 0),
     headRuns: samples.reduce((a, s) => a + s.head.length, 0),
-    base: mean(samples.map((s) => mean(s.base))),
+    base,
     head: mean(samples.map((s) => mean(s.head))),
-    delta,
+    maxDrop: base,
+    tolerance: o.tolerance,
+    levels: o.levels
+  };
+  if (binary) {
+    const counts = samples.map(countsOf);
+    const v = medalVerdict(counts, o.levels, o.tolerance);
+    let power = o.drops.map((drop) => ({ drop, power: null }));
+    let mde = null;
+    if (o.simulations > 0) {
+      const prior = fitBeta(counts.map((c) => ({ x: c.xb, n: c.nb })));
+      const at = (drop, sims2, seed) => medalPower(counts, prior, base, drop, o.levels, o.tolerance, sims2, seed);
+      power = o.drops.map((drop, i) => ({ drop, power: at(drop, o.simulations, o.seed + 1 + i) }));
+      const sims = Math.max(Math.min(200, o.simulations), Math.round(o.simulations / 2));
+      mde = medalMde((drop) => at(drop, sims, o.seed), base, o.power);
+    }
+    return {
+      ...common,
+      delta: v.delta,
+      interval: v.interval,
+      pValue: v.pValue,
+      pValueMethod: "exact mid-p",
+      mde,
+      power,
+      powerMethod: "simulation",
+      verdict: v.verdict,
+      why: v.why
+    };
+  }
+  const d = samples.map((s) => mean(s.head) - mean(s.base));
+  const interval3 = bounds(d, continuousFloor(samples), o.levels);
+  const pValue = monteCarloPermutationPValue(samples, o.permutations, o.seed);
+  const { verdict, why } = decide(pValue, interval3, o.levels, o.tolerance);
+  const minP = Math.exp(
+    -samples.reduce((a, s) => a + logChoose(s.base.length + s.head.length, s.head.length), 0)
+  );
+  const reachable = interval3 !== null && minP <= o.levels.regressed;
+  const crit = interval3 ? studentTQuantile(1 - o.levels.regressed, samples.length - 1) : 0;
+  const powerAt = (drop) => drop > base + 1e-12 ? null : reachable ? normalCdf((drop - o.tolerance) / interval3.se - crit) : 0;
+  const mdeRaw = reachable ? o.tolerance + (crit + normalQuantile(o.power)) * interval3.se : null;
+  return {
+    ...common,
+    delta: mean(d),
     interval: interval3,
     pValue,
-    pValueMethod: binary ? "exact" : "monte-carlo",
-    mde,
-    power,
-    powerMethod,
+    pValueMethod: "monte-carlo",
+    mde: mdeRaw !== null && mdeRaw <= base ? mdeRaw : null,
+    power: o.drops.map((drop) => ({ drop, power: powerAt(drop) })),
+    powerMethod: "normal-approximation",
     verdict,
-    reason
+    why
   };
 }
 function resolve5(o) {
-  if (!(o.alpha > 0 && o.alpha < 1)) throw new Error(`alpha must be in (0, 1), got ${o.alpha}`);
+  if (!(o.alpha > 0 && o.alpha < 0.5)) throw new Error(`alpha must be in (0, 0.5), got ${o.alpha}`);
   if (!(o.tolerance >= 0 && o.tolerance <= 1))
     throw new Error(`tolerance must be in [0, 1], got ${o.tolerance}`);
   return {
     alpha: o.alpha,
     tolerance: o.tolerance,
+    levels: o.levels ?? { regressed: o.alpha, noRegression: o.alpha },
     seed: o.seed ?? 1,
     power: o.power ?? 0.8,
     drops: o.drops ?? [0.05, 0.1, 0.2],
@@ -98195,7 +98269,10 @@ function analyze(data, options2) {
     seed: o.seed,
     targetPower: o.power,
     medal: analyzeMetric("medal", data.medals, options2),
-    percentile: data.percentiles && usable(data.percentiles).length > 0 ? analyzeMetric("percentile", data.percentiles, options2) : null
+    percentile: data.percentiles && usable(data.percentiles).length > 0 ? analyzeMetric("percentile", data.percentiles, {
+      ...options2,
+      tolerance: options2.percentileTolerance ?? options2.tolerance
+    }) : null
   };
 }
 
@@ -98220,7 +98297,7 @@ function summarize(s) {
   const ok = s.runs.filter(comparable);
   const grades = ok.map((r) => r.grade).filter((g) => g !== null);
   const rate = (n) => ok.length ? n / ok.length : null;
-  const pct2 = grades.map((g) => g.percentile ?? 0);
+  const pct3 = grades.map((g) => g.percentile).filter((p) => p !== null);
   const dollars = s.runs.map((r) => r.usage?.dollars).filter((d) => typeof d === "number");
   return {
     label: s.label,
@@ -98234,32 +98311,97 @@ function summarize(s) {
     medalRate: rate(grades.filter((g) => g.any_medal).length),
     validRate: rate(grades.filter((g) => g.valid_submission).length),
     aboveMedianRate: rate(grades.filter((g) => g.above_median).length),
-    meanPercentile: ok.length ? pct2.reduce((a, b) => a + b, 0) / ok.length : null,
+    meanPercentile: pct3.length ? pct3.reduce((a, b) => a + b, 0) / pct3.length : null,
     infraErrors: s.runs.length - ok.length,
     durationMs: s.runs.reduce((a, r) => a + r.durationMs, 0),
     dollars: dollars.length ? dollars.reduce((a, b) => a + b, 0) : null
   };
 }
-function compareRuns(base, head, gate, baselineSource = "file") {
+function checkRuns(s) {
+  const inSuite = new Set(s.suite.competitions);
+  const seen = /* @__PURE__ */ new Set();
+  for (const r of s.runs) {
+    const key = `${r.competitionId} seed ${r.seed}`;
+    if (!inSuite.has(r.competitionId))
+      throw new UserError(
+        `${s.label} results: run ${r.runId} is of competition ${r.competitionId}, which is not in the suite's competitions`
+      );
+    if (r.seed < 0 || r.seed >= s.suite.seeds)
+      throw new UserError(
+        `${s.label} results: run ${r.runId} has seed ${r.seed}, outside the suite's seeds 0..${s.suite.seeds - 1}`
+      );
+    if (seen.has(key)) throw new UserError(`${s.label} results: two runs of ${key}`);
+    seen.add(key);
+  }
+}
+function suiteDifferences(base, head) {
+  const out = [];
+  const b = new Set(base.suite.competitions);
+  const h = new Set(head.suite.competitions);
+  const onlyBase = [...b].filter((c) => !h.has(c));
+  const onlyHead = [...h].filter((c) => !b.has(c));
+  if (onlyBase.length) out.push(`competitions only in the base: ${onlyBase.join(", ")}`);
+  if (onlyHead.length) out.push(`competitions only in the head: ${onlyHead.join(", ")}`);
+  if (base.environment.timeLimitSecs !== head.environment.timeLimitSecs)
+    out.push(`time limit: base ${base.environment.timeLimitSecs}s, head ${head.environment.timeLimitSecs}s`);
+  if (base.suite.seeds !== head.suite.seeds)
+    out.push(`seeds: base ${base.suite.seeds}, head ${head.suite.seeds}`);
+  if (base.suite.hash !== head.suite.hash && out.length === 0)
+    out.push(
+      `suite hash: base ${base.suite.hash}, head ${head.suite.hash} (grading inputs, GPUs or registry entries differ)`
+    );
+  else if (base.suite.hash !== head.suite.hash)
+    out.push(`suite hash: base ${base.suite.hash}, head ${head.suite.hash}`);
+  return out;
+}
+function infraPValue(baseErr, baseRuns, headErr, headRuns) {
+  if (headErr === 0) return 1;
+  const law = hypergeometric(baseRuns + headRuns, baseErr + headErr, headRuns);
+  let p = 0;
+  for (let i = headErr - law.min; i < law.pmf.length; i++) p += law.pmf[i];
+  return Math.min(1, p);
+}
+function percentileOf(r, hasLeaderboard) {
+  if (r.grade?.percentile != null) return r.grade.percentile;
+  const agentFailed = !r.grade || !r.grade.valid_submission;
+  return agentFailed && hasLeaderboard ? 0 : null;
+}
+function compareRuns(base, head, gateInput, baselineSource = "file", options2 = {}) {
+  const gate = { ...GATE_DEFAULTS, ...gateInput };
+  checkRuns(base);
+  checkRuns(head);
+  const differences = suiteDifferences(base, head);
   const ids = [.../* @__PURE__ */ new Set([...head.suite.competitions, ...base.suite.competitions])].sort();
   const medals2 = [];
   const percentiles = [];
+  const dropped = [];
   const rows = ids.map((id) => {
     const b = base.runs.filter((r) => r.competitionId === id).sort((x, y) => x.seed - y.seed);
     const h = head.runs.filter((r) => r.competitionId === id).sort((x, y) => x.seed - y.seed);
     const bOk = b.filter(comparable);
     const hOk = h.filter(comparable);
     const medalValues = (rs) => rs.map((r) => r.grade?.any_medal ? 1 : 0);
-    const pctValues = (rs) => rs.map((r) => r.grade?.percentile ?? 0);
+    const hasLeaderboard = [...bOk, ...hOk].some((r) => r.grade?.percentile != null);
+    const pctValues = (rs) => rs.map((r) => percentileOf(r, hasLeaderboard)).filter((p) => p !== null);
     const isComparable = bOk.length > 0 && hOk.length > 0;
     if (isComparable) {
       medals2.push({ competitionId: id, base: medalValues(bOk), head: medalValues(hOk) });
       percentiles.push({ competitionId: id, base: pctValues(bOk), head: pctValues(hOk) });
+    } else {
+      dropped.push({
+        competitionId: id,
+        side: bOk.length === 0 && hOk.length === 0 ? "both" : hOk.length === 0 ? "head" : "base",
+        baseInfra: b.length - bOk.length,
+        headInfra: h.length - hOk.length,
+        baseRuns: b.length,
+        headRuns: h.length
+      });
     }
     const scores = (rs) => rs.map(cellOf).map((c) => c.score).filter((x) => x !== null && !Number.isNaN(x));
     const bs = mean2(scores(bOk));
     const hs = mean2(scores(hOk));
     const first = h[0]?.grade ?? b[0]?.grade;
+    const pctMean = (rs) => mean2(pctValues(rs));
     return {
       competitionId: id,
       isLowerBetter: first ? first.is_lower_better : null,
@@ -98270,25 +98412,65 @@ function compareRuns(base, head, gate, baselineSource = "file") {
       baseMeanScore: bs,
       headMeanScore: hs,
       deltaScore: bs !== null && hs !== null ? hs - bs : null,
-      headMeanPercentile: mean2(pctValues(hOk)),
-      basePercentile: mean2(pctValues(bOk)),
+      headMeanPercentile: pctMean(hOk),
+      basePercentile: pctMean(bOk),
       comparable: isComparable
     };
   });
-  const analysis = medals2.length > 0 ? analyze({ medals: medals2, percentiles }, { alpha: gate.alpha, tolerance: gate.tolerance }) : null;
+  const errors = [];
+  if (differences.length && !gate.allowSuiteMismatch) errors.push({ kind: "suite-mismatch", differences });
+  const headLost = dropped.filter((d) => d.side !== "base").length;
+  if (ids.length > 0 && headLost / ids.length > gate.maxNotComparable)
+    errors.push({ kind: "not-comparable", count: headLost, total: ids.length, limit: gate.maxNotComparable });
+  const baseSum = summarize(base);
+  const headSum = summarize(head);
+  const infraP = infraPValue(baseSum.infraErrors, baseSum.runs, headSum.infraErrors, headSum.runs);
+  if (infraP <= gate.alpha)
+    errors.push({
+      kind: "infra-errors",
+      base: baseSum.infraErrors,
+      baseRuns: baseSum.runs,
+      head: headSum.infraErrors,
+      headRuns: headSum.runs,
+      pValue: infraP
+    });
+  if (medals2.length === 0 && !errors.some((e) => e.kind === "not-comparable"))
+    errors.push({ kind: "no-data" });
+  const analysis = medals2.length > 0 ? analyze(
+    { medals: medals2, percentiles },
+    {
+      alpha: gate.alpha,
+      tolerance: gate.tolerance,
+      percentileTolerance: gate.percentileTolerance,
+      levels: options2.levels,
+      simulations: options2.simulations
+    }
+  ) : null;
   return {
     suiteName: head.suite.name,
     suiteHash: head.suite.hash,
-    sameSuite: base.suite.hash === head.suite.hash,
-    base: summarize(base),
-    head: summarize(head),
+    sameSuite: differences.length === 0,
+    suiteDifferences: differences,
+    base: baseSum,
+    head: headSum,
     delta: analysis ? analysis.medal.delta : null,
     competitions: rows,
+    dropped,
     analysis,
-    verdict: analysis ? analysis.medal.verdict : "inconclusive",
+    verdict: errors.length ? "error" : combine(analysis, gate),
+    errors,
     gate,
     baselineSource
   };
+}
+function combine(a, gate) {
+  const vs = [a.medal.verdict];
+  if (gate.percentileTolerance !== void 0) vs.push(a.percentile ? a.percentile.verdict : "inconclusive");
+  if (vs.includes("regressed")) return "regressed";
+  return vs.every((v) => v === "no-regression") ? "no-regression" : "inconclusive";
+}
+function gateFails(cmp) {
+  return cmp.gate.failOn === "regression" && (cmp.verdict === "regressed" || cmp.verdict === "error");
 }
 
 // node_modules/markdown-table/index.js
@@ -98478,16 +98660,98 @@ function cell2(text2) {
   return text2.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
 }
 
-// src/report/markdown.ts
-var VERDICT = {
+// src/report/verdict.ts
+var VERDICT_TITLE = {
   regressed: "\u274C regressed",
   "no-regression": "\u2705 no regression",
-  inconclusive: "\u2754 inconclusive"
+  inconclusive: "\u2754 inconclusive",
+  error: "\u26D4 error"
 };
-function interval2(a) {
-  if (!a.interval) return "";
-  return `${Math.round(a.interval.level * 100)}% CI ${points(a.interval.lower)} to ${points(a.interval.upper)}`;
+var VERDICT_MEANING = {
+  regressed: "regressed: the head's medal rate is lower than the base's by more than the tolerance, at the stated significance level.",
+  "no-regression": "no regression: a drop larger than the tolerance is ruled out at the stated significance level.",
+  inconclusive: "inconclusive: the runs can rule out neither a drop larger than the tolerance nor a smaller one.",
+  error: "error: the head could not be evaluated (or base and head are not comparable), so no verdict is given."
+};
+var pts = (x) => `${(Math.abs(x) * 100).toFixed(1)} points`;
+var signedPts = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x * 100).toFixed(1)} pts`;
+var pct2 = (x) => `${Math.round(x * 1e3) / 10}%`;
+function formatP(p) {
+  return p < 1e-3 ? "<0.001" : p.toFixed(3);
 }
+function intervalText(m) {
+  const b = m.interval;
+  if (!b) return "";
+  const each = b.lowerAlpha === b.upperAlpha ? `each bound one-sided at ${pct2(b.lowerAlpha)}` : `lower bound at ${pct2(b.lowerAlpha)}, upper at ${pct2(b.upperAlpha)}, one-sided`;
+  return `${pct2(b.level)} interval ${signedPts(b.lower)} to ${signedPts(b.upper)} (${each})`;
+}
+function metricReason(m) {
+  const unit = m.metric === "medal" ? "The medal rate" : "The mean percentile";
+  const tol = pts(m.tolerance);
+  const b = m.interval;
+  switch (m.why) {
+    case "drop-beyond-tolerance":
+      return `${unit} dropped by ${pts(m.delta)}; the upper bound (${signedPts(b.upper)}) shows a drop larger than the ${tol} tolerance, and the permutation test agrees (p = ${formatP(m.pValue)} \u2264 ${m.levels.regressed}).`;
+    case "drop-ruled-out":
+      return `The lower bound (${signedPts(b.lower)}) rules out a drop larger than the ${tol} tolerance.`;
+    case "drop-within-tolerance":
+      return `${unit} dropped significantly (p = ${formatP(m.pValue)}) by ${pts(m.delta)}, but the upper bound (${signedPts(b.upper)}) does not show the drop exceeds the ${tol} tolerance.`;
+    case "open":
+      return `${m.delta >= 0 ? `The head is ${pts(m.delta)} better, but the` : `${unit} is ${pts(m.delta)} lower; the`} lower bound (${signedPts(b.lower)}) still allows a drop larger than the ${tol} tolerance: more seeds or competitions would settle it.`;
+    case "too-few":
+      return `One competition cannot bound the difference (p = ${formatP(m.pValue)}).`;
+    case "no-data":
+      return "No competition has comparable runs on both sides.";
+  }
+}
+function powerSentence(m, targetPower) {
+  if (!(m.maxDrop > 0))
+    return m.metric === "medal" ? "The base won no medal in these competitions, so no drop in medal rate can happen or be measured here." : "The base's percentiles are all 0, so no drop can happen or be measured here.";
+  if (m.mde === null)
+    return m.power.every((p) => p.power === null) ? "Power was not computed." : `Even losing every medal (${pts(m.maxDrop)}) would be flagged \`regressed\` less than ${Math.round(targetPower * 100)}% of the time with these runs.`;
+  return `A drop of **${pts(m.mde)}** would be flagged \`regressed\` ${Math.round(targetPower * 100)}% of the time with these runs (larger drops more often).`;
+}
+function errorSentence(e) {
+  switch (e.kind) {
+    case "suite-mismatch":
+      return `Base and head ran different suites, so they are not compared (set gate.allowSuiteMismatch to compare anyway): ${e.differences.join("; ")}.`;
+    case "not-comparable":
+      return `The head has no comparable run in ${e.count} of ${e.total} competitions (${pct2(e.count / e.total)}), more than the ${pct2(e.limit)} allowed (gate.maxNotComparable).`;
+    case "infra-errors":
+      return `The head had significantly more infrastructure errors than the base: ${e.head} of ${e.headRuns} runs vs ${e.base} of ${e.baseRuns} (one-sided exact test, p = ${formatP(e.pValue)}).`;
+    case "no-data":
+      return "No competition has a comparable run on both sides.";
+  }
+}
+function errorLines(cmp) {
+  return cmp.errors.map(errorSentence);
+}
+function droppedLine(d) {
+  const side = (n, runs, name2) => runs === 0 ? `no ${name2} run` : `${n} of ${runs} ${name2} runs not comparable (infrastructure or grader error)`;
+  const parts = d.side === "both" ? [side(d.baseInfra, d.baseRuns, "base"), side(d.headInfra, d.headRuns, "head")] : d.side === "head" ? [side(d.headInfra, d.headRuns, "head")] : [side(d.baseInfra, d.baseRuns, "base")];
+  return `\`${d.competitionId}\`: ${parts.join("; ")}`;
+}
+function droppedText(cmp) {
+  if (cmp.dropped.length === 0) return "";
+  return `Left out of the comparison (${cmp.dropped.length}): ${cmp.dropped.map(droppedLine).join(" \xB7 ")}.`;
+}
+var DECISION = {
+  continue: "verdict still open, ran another seed",
+  regressed: "stopped: `regressed` at this look's level",
+  "no-regression": "stopped: `no-regression` at this look's level",
+  futility: "stopped for futility: the head was not behind the base, so more seeds were not run",
+  final: "last planned look",
+  error: "stopped: the head could not be evaluated"
+};
+function looksText(looks) {
+  return looks.map(
+    (l) => `Look ${l.look} (${l.headSeeds} head seed${l.headSeeds === 1 ? "" : "s"}, ${l.headRuns} runs, \u03B1 spent ${l.levels.regressed}/${l.levels.noRegression}): \u0394 ${l.delta === null ? "\u2014" : signedPts(l.delta)}, ${DECISION[l.decision]}.`
+  );
+}
+
+// src/report/markdown.ts
+var VERDICT = VERDICT_TITLE;
+var interval2 = intervalText;
 function direction(lower) {
   return lower === null ? "" : lower ? " \u2193" : " \u2191";
 }
@@ -98512,17 +98776,23 @@ function renderReport(cmp, opts = {}) {
     line += ` (${extra.join("; ")})`;
   }
   out.push(line + ".");
+  out.push("", `_${VERDICT_MEANING[cmp.verdict]}_`);
+  for (const e of errorLines(cmp)) out.push("", `\u26D4 ${e}`);
   if (a) {
     out.push("");
     out.push(
-      `${a.medal.reason.charAt(0).toUpperCase()}${a.medal.reason.slice(1)} Tolerance: a ${(cmp.gate.tolerance * 100).toFixed(1)}-point drop; \u03B1 = ${cmp.gate.alpha}. ` + (a.medal.mde === null ? "With this few runs no drop could be reliably detected." : `Smallest drop this run could detect (${Math.round(a.targetPower * 100)}% power): **${points(-a.medal.mde).replace("\u2212", "")}**.`)
+      `${metricReason(a.medal)} Tolerance: a ${(cmp.gate.tolerance * 100).toFixed(1)}-point drop; \u03B1 = ${cmp.gate.alpha}. ` + powerSentence(a.medal, a.targetPower)
     );
+    if (a.percentile && cmp.gate.percentileTolerance !== void 0)
+      out.push("", `Percentile (gated): ${metricReason(a.percentile)}`);
   }
-  if (!cmp.sameSuite)
+  if (!cmp.sameSuite && cmp.errors.every((e) => e.kind !== "suite-mismatch"))
     out.push(
       "",
-      "\u26A0\uFE0F Base and head ran different suites (competitions, seeds or limits differ): compare with care."
+      `\u26A0\uFE0F Base and head ran different suites (compared as allowed by gate.allowSuiteMismatch): ${cmp.suiteDifferences.join("; ")}.`
     );
+  if (cmp.dropped.length) out.push("", droppedText(cmp));
+  if (cmp.looks?.length) out.push("", "Adaptive seeds:", "", ...looksText(cmp.looks).map((l) => `- ${l}`));
   out.push("", `Baseline: ${cmp.baselineSource}.`);
   out.push("");
   const header = [
@@ -98569,7 +98839,9 @@ function renderReport(cmp, opts = {}) {
       ])
     );
     out.push("");
-    out.push(`Power of this design to flag a drop (\u03B1 = ${a.alpha}, ${a.medal.powerMethod}):`);
+    out.push(
+      `Probability that a drop of this size is flagged \`regressed\` (\u03B1 = ${a.alpha}, ${a.medal.powerMethod}):`
+    );
     out.push("");
     out.push(
       markdownTable([
@@ -98710,8 +98982,8 @@ took ${((Date.now() - started) / 1e3).toFixed(1)}s`
     );
     progress(`report:  ${reportPath}
 took ${((Date.now() - started) / 1e3).toFixed(1)}s`);
-    if (cmp.verdict === "regressed" && config2.gate.failOn === "regression") {
-      progress("medalist: the agent regressed (see the report); exit code 1");
+    if (gateFails(cmp)) {
+      progress(`medalist: verdict ${cmp.verdict} (see the report); exit code 1`);
       return 1;
     }
     return 0;
@@ -98766,7 +99038,7 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
   --tolerance X   medal-rate drop tolerated, 0..1 (default 0.05)
   --alpha A       significance level (default 0.05)
   --out FILE      also write the output to FILE
-  --fail-on       exit 1 when the verdict is "regressed" (default: never)`,
+  --fail-on       regression: exit 1 when the verdict is "regressed" or "error" (default: never)`,
   async run(argv) {
     const { values, positionals } = parseCommandArgs(
       argv,
@@ -98795,7 +99067,7 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
     const text2 = values.json ? toJson(cmp) : renderReport(cmp);
     if (values.out) writeFileSync8(values.out, text2);
     process.stdout.write(text2);
-    return cmp.verdict === "regressed" && gate.data.failOn === "regression" ? 1 : 0;
+    return gateFails(cmp) ? 1 : 0;
   }
 };
 

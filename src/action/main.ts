@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import * as core from "@actions/core";
-import { compareRuns, type Comparison } from "../compare/compare.js";
+import { compareRuns, gateFails, type Comparison } from "../compare/compare.js";
+import { gateSentence } from "../report/verdict.js";
 import { loadConfig, type LoadedConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { UserError } from "../errors.js";
@@ -282,7 +283,7 @@ async function main(deps: Deps): Promise<void> {
   core.setOutput(Outputs.ReportPath, reportPath);
   core.setOutput(Outputs.CommentUrl, commentUrl);
 
-  if (comparison && verdict === "regressed" && settings.failOn === "regression") {
+  if (comparison && settings.failOn === "regression" && gateFails(comparison)) {
     core.setFailed(`medalist: ${gateLine.replace(/\*\*/g, "")}`);
   }
 }
@@ -336,10 +337,7 @@ export function gateText(
 ): string {
   if (!comparison)
     return `**Gate: passed** — no baseline to compare with${baselineNote ? "" : ` (baseline: ${settings.baseline.source})`}.`;
-  const why = comparison.analysis?.medal.reason ?? "";
-  if (settings.failOn === "never") return `**Gate: off** (fail-on: never); verdict ${comparison.verdict}.`;
-  if (comparison.verdict === "regressed") return `**Gate: failed** — the medal rate regressed: ${why}`;
-  return `**Gate: passed** — verdict ${comparison.verdict}; fail-on: regression fails only on a significant drop larger than the tolerance.`;
+  return gateSentence(comparison);
 }
 
 async function runBaseRef(

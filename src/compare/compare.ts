@@ -1,7 +1,16 @@
-import type { Config } from "../config/schema.js";
+import { GATE_DEFAULTS, type Gate } from "../config/schema.js";
+import { UserError } from "../errors.js";
 import type { GradeReportJson, RunResult, SuiteResults } from "../results/schema.js";
 import { medalOf, type Medal } from "../grade/types.js";
-import { analyze, type Analysis, type CompetitionSample, type Verdict } from "./stats.js";
+import { hypergeometric } from "./distributions.js";
+import {
+  analyze,
+  type Analysis,
+  type AnalyzeOptions,
+  type CompetitionSample,
+  type Levels,
+  type Verdict,
+} from "./stats.js";
 
 /** One run as the report shows it. */
 export interface RunCell {
@@ -53,20 +62,64 @@ export interface CompetitionRow {
   comparable: boolean;
 }
 
+/** A competition left out of the paired analysis, and why. */
+export interface Dropped {
+  competitionId: string;
+  /** Which side has no comparable run. */
+  side: "base" | "head" | "both";
+  /** Infrastructure errors (or grader failures) per side in this competition. */
+  baseInfra: number;
+  headInfra: number;
+  /** Runs per side in this competition (0: the side never ran it). */
+  baseRuns: number;
+  headRuns: number;
+}
+
+/** Why the verdict is `error`: no gating verdict can honestly be given. */
+export type ErrorCause =
+  | { kind: "suite-mismatch"; differences: string[] }
+  | { kind: "not-comparable"; count: number; total: number; limit: number }
+  | { kind: "infra-errors"; base: number; baseRuns: number; head: number; headRuns: number; pValue: number }
+  | { kind: "no-data" };
+
+/** Gate settings compareRuns reads; the rest take their defaults. */
+export type GateInput = Pick<Gate, "tolerance" | "alpha" | "failOn"> & Partial<Gate>;
+
 export interface Comparison {
   suiteName: string;
   suiteHash: string;
   /** False when base and head ran different suites (competitions, seeds, limits). */
   sameSuite: boolean;
+  /** What differs between the two suites (empty when the same). */
+  suiteDifferences: string[];
   base: SideSummary;
   head: SideSummary;
   /** head − base medal rate over the paired competitions; null when not computable. */
   delta: number | null;
   competitions: CompetitionRow[];
+  /** Competitions left out of the analysis (no comparable run on a side). */
+  dropped: Dropped[];
   analysis: Analysis | null;
   verdict: Verdict;
-  gate: Config["gate"];
+  /** Set when the verdict is `error`. */
+  errors: ErrorCause[];
+  gate: Gate;
   baselineSource: string;
+  /** Adaptive seeds: the looks taken (set by the sequential design). */
+  looks?: LookRecord[];
+}
+
+/** One interim (or final) analysis of an adaptive-seeds run. */
+export interface LookRecord {
+  look: number;
+  /** Head seeds run for every competition at this look. */
+  headSeeds: number;
+  headRuns: number;
+  delta: number | null;
+  /** One-sided levels this look spent. */
+  levels: Levels;
+  verdict: Verdict;
+  decision: "continue" | "regressed" | "no-regression" | "futility" | "final" | "error";
 }
 
 const num = (v: number | "NaN" | null): number | null => (v === "NaN" ? NaN : v);
@@ -93,7 +146,7 @@ export function summarize(s: SuiteResults): SideSummary {
   const ok = s.runs.filter(comparable);
   const grades = ok.map((r) => r.grade).filter((g): g is GradeReportJson => g !== null);
   const rate = (n: number) => (ok.length ? n / ok.length : null);
-  const pct = grades.map((g) => g.percentile ?? 0);
+  const pct = grades.map((g) => g.percentile).filter((p): p is number => p !== null);
   const dollars = s.runs.map((r) => r.usage?.dollars).filter((d): d is number => typeof d === "number");
   return {
     label: s.label,
@@ -107,37 +160,122 @@ export function summarize(s: SuiteResults): SideSummary {
     medalRate: rate(grades.filter((g) => g.any_medal).length),
     validRate: rate(grades.filter((g) => g.valid_submission).length),
     aboveMedianRate: rate(grades.filter((g) => g.above_median).length),
-    meanPercentile: ok.length ? pct.reduce((a, b) => a + b, 0) / ok.length : null,
+    meanPercentile: pct.length ? pct.reduce((a, b) => a + b, 0) / pct.length : null,
     infraErrors: s.runs.length - ok.length,
     durationMs: s.runs.reduce((a, r) => a + r.durationMs, 0),
     dollars: dollars.length ? dollars.reduce((a, b) => a + b, 0) : null,
   };
 }
 
+/** Duplicate (competition, seed) runs and runs outside the suite are input errors (exit 2). */
+export function checkRuns(s: SuiteResults): void {
+  const inSuite = new Set(s.suite.competitions);
+  const seen = new Set<string>();
+  for (const r of s.runs) {
+    const key = `${r.competitionId} seed ${r.seed}`;
+    if (!inSuite.has(r.competitionId))
+      throw new UserError(
+        `${s.label} results: run ${r.runId} is of competition ${r.competitionId}, which is not in the suite's competitions`,
+      );
+    if (r.seed < 0 || r.seed >= s.suite.seeds)
+      throw new UserError(
+        `${s.label} results: run ${r.runId} has seed ${r.seed}, outside the suite's seeds 0..${s.suite.seeds - 1}`,
+      );
+    if (seen.has(key)) throw new UserError(`${s.label} results: two runs of ${key}`);
+    seen.add(key);
+  }
+}
+
+/** What makes the two suites not comparable, one line each (empty: comparable). */
+export function suiteDifferences(base: SuiteResults, head: SuiteResults): string[] {
+  const out: string[] = [];
+  const b = new Set(base.suite.competitions);
+  const h = new Set(head.suite.competitions);
+  const onlyBase = [...b].filter((c) => !h.has(c));
+  const onlyHead = [...h].filter((c) => !b.has(c));
+  if (onlyBase.length) out.push(`competitions only in the base: ${onlyBase.join(", ")}`);
+  if (onlyHead.length) out.push(`competitions only in the head: ${onlyHead.join(", ")}`);
+  if (base.environment.timeLimitSecs !== head.environment.timeLimitSecs)
+    out.push(`time limit: base ${base.environment.timeLimitSecs}s, head ${head.environment.timeLimitSecs}s`);
+  if (base.suite.seeds !== head.suite.seeds)
+    out.push(`seeds: base ${base.suite.seeds}, head ${head.suite.seeds}`);
+  if (base.suite.hash !== head.suite.hash && out.length === 0)
+    out.push(
+      `suite hash: base ${base.suite.hash}, head ${head.suite.hash} (grading inputs, GPUs or registry entries differ)`,
+    );
+  else if (base.suite.hash !== head.suite.hash)
+    out.push(`suite hash: base ${base.suite.hash}, head ${head.suite.hash}`);
+  return out;
+}
+
+/** One-sided exact test: does the head have more infrastructure errors than the base? */
+function infraPValue(baseErr: number, baseRuns: number, headErr: number, headRuns: number): number {
+  if (headErr === 0) return 1;
+  const law = hypergeometric(baseRuns + headRuns, baseErr + headErr, headRuns);
+  let p = 0;
+  for (let i = headErr - law.min; i < law.pmf.length; i++) p += law.pmf[i];
+  return Math.min(1, p);
+}
+
+/**
+ * A run's percentile for the statistics: the grader's, or 0 when the agent produced nothing
+ * gradeable on a competition that has a leaderboard; null (missing) when the competition has none.
+ */
+function percentileOf(r: RunResult, hasLeaderboard: boolean): number | null {
+  if (r.grade?.percentile != null) return r.grade.percentile;
+  const agentFailed = !r.grade || !r.grade.valid_submission;
+  return agentFailed && hasLeaderboard ? 0 : null;
+}
+
+export interface CompareOptions {
+  /** Levels of this look (adaptive seeds); default gate.alpha for both claims. */
+  levels?: Levels;
+  /** Power simulations (0 skips power and MDE, as interim looks do). */
+  simulations?: AnalyzeOptions["simulations"];
+}
+
 /**
  * Pairs base and head by competition and compares them: medal rates, per-competition rows, and
- * the paired statistics that decide the verdict. Infrastructure errors count on neither side.
+ * the paired statistics that decide the verdict. Infrastructure errors count on neither side;
+ * too many of them on the head, or different suites, make the verdict `error`.
  */
 export function compareRuns(
   base: SuiteResults,
   head: SuiteResults,
-  gate: Config["gate"],
+  gateInput: GateInput,
   baselineSource = "file",
+  options: CompareOptions = {},
 ): Comparison {
+  const gate: Gate = { ...GATE_DEFAULTS, ...gateInput };
+  checkRuns(base);
+  checkRuns(head);
+  const differences = suiteDifferences(base, head);
   const ids = [...new Set([...head.suite.competitions, ...base.suite.competitions])].sort();
   const medals: CompetitionSample[] = [];
   const percentiles: CompetitionSample[] = [];
+  const dropped: Dropped[] = [];
   const rows: CompetitionRow[] = ids.map((id) => {
     const b = base.runs.filter((r) => r.competitionId === id).sort((x, y) => x.seed - y.seed);
     const h = head.runs.filter((r) => r.competitionId === id).sort((x, y) => x.seed - y.seed);
     const bOk = b.filter(comparable);
     const hOk = h.filter(comparable);
     const medalValues = (rs: RunResult[]) => rs.map((r) => (r.grade?.any_medal ? 1 : 0));
-    const pctValues = (rs: RunResult[]) => rs.map((r) => r.grade?.percentile ?? 0);
+    const hasLeaderboard = [...bOk, ...hOk].some((r) => r.grade?.percentile != null);
+    const pctValues = (rs: RunResult[]) =>
+      rs.map((r) => percentileOf(r, hasLeaderboard)).filter((p): p is number => p !== null);
     const isComparable = bOk.length > 0 && hOk.length > 0;
     if (isComparable) {
       medals.push({ competitionId: id, base: medalValues(bOk), head: medalValues(hOk) });
       percentiles.push({ competitionId: id, base: pctValues(bOk), head: pctValues(hOk) });
+    } else {
+      dropped.push({
+        competitionId: id,
+        side: bOk.length === 0 && hOk.length === 0 ? "both" : hOk.length === 0 ? "head" : "base",
+        baseInfra: b.length - bOk.length,
+        headInfra: h.length - hOk.length,
+        baseRuns: b.length,
+        headRuns: h.length,
+      });
     }
     const scores = (rs: RunResult[]) =>
       rs
@@ -147,6 +285,7 @@ export function compareRuns(
     const bs = mean(scores(bOk));
     const hs = mean(scores(hOk));
     const first = h[0]?.grade ?? b[0]?.grade;
+    const pctMean = (rs: RunResult[]) => mean(pctValues(rs));
     return {
       competitionId: id,
       isLowerBetter: first ? first.is_lower_better : null,
@@ -157,26 +296,72 @@ export function compareRuns(
       baseMeanScore: bs,
       headMeanScore: hs,
       deltaScore: bs !== null && hs !== null ? hs - bs : null,
-      headMeanPercentile: mean(pctValues(hOk)),
-      basePercentile: mean(pctValues(bOk)),
+      headMeanPercentile: pctMean(hOk),
+      basePercentile: pctMean(bOk),
       comparable: isComparable,
     };
   });
+
+  const errors: ErrorCause[] = [];
+  if (differences.length && !gate.allowSuiteMismatch) errors.push({ kind: "suite-mismatch", differences });
+  const headLost = dropped.filter((d) => d.side !== "base").length;
+  if (ids.length > 0 && headLost / ids.length > gate.maxNotComparable)
+    errors.push({ kind: "not-comparable", count: headLost, total: ids.length, limit: gate.maxNotComparable });
+  const baseSum = summarize(base);
+  const headSum = summarize(head);
+  const infraP = infraPValue(baseSum.infraErrors, baseSum.runs, headSum.infraErrors, headSum.runs);
+  if (infraP <= gate.alpha)
+    errors.push({
+      kind: "infra-errors",
+      base: baseSum.infraErrors,
+      baseRuns: baseSum.runs,
+      head: headSum.infraErrors,
+      headRuns: headSum.runs,
+      pValue: infraP,
+    });
+  if (medals.length === 0 && !errors.some((e) => e.kind === "not-comparable"))
+    errors.push({ kind: "no-data" });
+
   const analysis =
     medals.length > 0
-      ? analyze({ medals, percentiles }, { alpha: gate.alpha, tolerance: gate.tolerance })
+      ? analyze(
+          { medals, percentiles },
+          {
+            alpha: gate.alpha,
+            tolerance: gate.tolerance,
+            percentileTolerance: gate.percentileTolerance,
+            levels: options.levels,
+            simulations: options.simulations,
+          },
+        )
       : null;
   return {
     suiteName: head.suite.name,
     suiteHash: head.suite.hash,
-    sameSuite: base.suite.hash === head.suite.hash,
-    base: summarize(base),
-    head: summarize(head),
+    sameSuite: differences.length === 0,
+    suiteDifferences: differences,
+    base: baseSum,
+    head: headSum,
     delta: analysis ? analysis.medal.delta : null,
     competitions: rows,
+    dropped,
     analysis,
-    verdict: analysis ? analysis.medal.verdict : "inconclusive",
+    verdict: errors.length ? "error" : combine(analysis!, gate),
+    errors,
     gate,
     baselineSource,
   };
+}
+
+/** The medal verdict, and the percentile's too when the gate covers it. */
+function combine(a: Analysis, gate: Gate): Verdict {
+  const vs = [a.medal.verdict];
+  if (gate.percentileTolerance !== undefined) vs.push(a.percentile ? a.percentile.verdict : "inconclusive");
+  if (vs.includes("regressed")) return "regressed";
+  return vs.every((v) => v === "no-regression") ? "no-regression" : "inconclusive";
+}
+
+/** Whether the gate fails this comparison: on `regressed`, and on `error` (fail closed). */
+export function gateFails(cmp: Comparison): boolean {
+  return cmp.gate.failOn === "regression" && (cmp.verdict === "regressed" || cmp.verdict === "error");
 }

@@ -119,3 +119,39 @@ export function convolve(laws: { min: number; pmf: number[] }[]): { min: number;
   }
   return acc;
 }
+
+/** Standard normal draw (Box–Muller) from a uniform PRNG. */
+export function normalDraw(rng: () => number): number {
+  const u = 1 - rng();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng());
+}
+
+/** Gamma(shape, 1) draw (Marsaglia–Tsang; shape < 1 boosted by U^(1/shape)). */
+export function gammaDraw(shape: number, rng: () => number): number {
+  if (shape < 1) return gammaDraw(shape + 1, rng) * Math.pow(1 - rng(), 1 / shape);
+  const d = shape - 1 / 3;
+  const c = 1 / Math.sqrt(9 * d);
+  for (;;) {
+    const x = normalDraw(rng);
+    const v = (1 + c * x) ** 3;
+    if (v <= 0) continue;
+    const u = 1 - rng();
+    if (Math.log(u) < 0.5 * x * x + d - d * v + d * Math.log(v)) return d * v;
+  }
+}
+
+/** Beta(a, b) draw; a or b of 0 gives the point mass at 1 or 0. */
+export function betaDraw(a: number, b: number, rng: () => number): number {
+  if (a <= 0) return 0;
+  if (b <= 0) return 1;
+  const x = gammaDraw(a, rng);
+  const y = gammaDraw(b, rng);
+  return x + y > 0 ? x / (x + y) : a / (a + b);
+}
+
+/** Binomial(n, p) draw for the small n of a suite (seeds per side). */
+export function binomialDraw(n: number, p: number, rng: () => number): number {
+  let k = 0;
+  for (let i = 0; i < n; i++) if (rng() < p) k++;
+  return k;
+}

@@ -3,13 +3,18 @@
 // Unit of pairing: the competition. Each competition contributes its base runs and its head
 // runs (one value per run: 0/1 medal, or a percentile in [0, 1]).
 //  - estimate: mean over competitions of (head mean − base mean)
-//  - interval: cluster-robust t-interval over per-competition differences (df = competitions − 1)
-//  - test:     one-sided permutation test that swaps base/head labels within each competition;
-//              exact (convolution of hypergeometric laws) for medals, Monte Carlo for percentiles
-//  - power:    simulated (medals) or normal approximation of the same test (percentiles)
-//  - verdict:  regressed | no-regression | inconclusive against a tolerance
+//  - bounds:   one-sided t bounds over per-competition differences (df = competitions − 1), with a
+//              variance floor from the within-competition variance so they never collapse
+//  - test:     one-sided permutation test within competitions; exact mid-p for medals,
+//              Monte Carlo for percentiles
+//  - verdict:  regressed (drop > tolerance shown at level α) | no-regression (drop > tolerance
+//              ruled out at level α) | inconclusive
+//  - power:    probability of the `regressed` verdict, simulated from empirical-Bayes Beta rates
+//              (medals) or by normal approximation (percentiles)
 
 import {
+  betaDraw,
+  binomialDraw,
   convolve,
   hypergeometric,
   logChoose,
@@ -19,7 +24,18 @@ import {
   studentTQuantile,
 } from "./distributions.js";
 
-export type Verdict = "regressed" | "no-regression" | "inconclusive";
+/** `error`: the head could not be evaluated (see compare.ts); never produced by the statistics. */
+export type Verdict = "regressed" | "no-regression" | "inconclusive" | "error";
+export type MetricVerdict = Exclude<Verdict, "error">;
+
+/** Why a metric got its verdict (the report turns this into a sentence). */
+export type VerdictWhy =
+  | "drop-beyond-tolerance" // regressed
+  | "drop-ruled-out" // no-regression
+  | "drop-within-tolerance" // significant drop that may be within the tolerance
+  | "open" // the bounds allow both a drop beyond the tolerance and less
+  | "too-few" // fewer than two competitions
+  | "no-data";
 
 /** One competition's runs on each side. Values: 0/1 (medal) or a score in [0, 1] (percentile). */
 export interface CompetitionSample {
@@ -28,11 +44,19 @@ export interface CompetitionSample {
   head: number[];
 }
 
+/** One-sided levels of the two claims (a sequential design spends less than α at interim looks). */
+export interface Levels {
+  regressed: number;
+  noRegression: number;
+}
+
 export interface AnalyzeOptions {
-  /** One-sided significance level of the test; the interval has confidence 1 − alpha. */
+  /** One-sided significance level of each claim. */
   alpha: number;
   /** Drop (absolute, on the 0..1 scale) tolerated before calling it a regression. */
   tolerance: number;
+  /** Levels for this look; default α for both. */
+  levels?: Levels;
   /** Seed for every random draw (Monte Carlo permutations, power simulations). Default 1. */
   seed?: number;
   /** Target power for the minimum detectable effect. Default 0.8. */
@@ -48,13 +72,27 @@ export interface AnalyzeOptions {
 export interface PowerPoint {
   /** Drop of head below base, absolute on the 0..1 scale (0.05 = 5 points). */
   drop: number;
-  /** Probability that the test flags the drop at alpha; null when the drop is impossible (base rate too low). */
+  /** Probability of the `regressed` verdict at this drop; null when the drop cannot happen (base too low). */
   power: number | null;
+}
+
+export interface Bounds {
+  /** Lower bound of delta at one-sided level `lowerAlpha` (decides no-regression). */
+  lower: number;
+  /** Upper bound of delta at one-sided level `upperAlpha` (decides regressed). */
+  upper: number;
+  lowerAlpha: number;
+  upperAlpha: number;
+  /** Two-sided coverage of [lower, upper]: 1 − lowerAlpha − upperAlpha. */
+  level: number;
+  /** Standard error used; `floored` when the within-competition floor replaced the observed spread. */
+  se: number;
+  floored: boolean;
 }
 
 export interface MetricAnalysis {
   metric: "medal" | "percentile";
-  /** Competitions with at least one comparable run on each side. */
+  /** Competitions with at least one value on each side. */
   competitions: number;
   baseRuns: number;
   headRuns: number;
@@ -63,19 +101,21 @@ export interface MetricAnalysis {
   head: number;
   /** head − base. Negative is worse. */
   delta: number;
-  /** Two-sided (1 − alpha) interval for delta; null with fewer than two competitions. */
-  interval: { lower: number; upper: number; level: number } | null;
-  /** One-sided p-value for "head is worse than base". */
+  /** Null with fewer than two competitions. */
+  interval: Bounds | null;
+  /** One-sided p-value for "head is worse than base" (no-change null). */
   pValue: number;
-  pValueMethod: "exact" | "monte-carlo";
-  /** Smallest drop detected with the target power at alpha; null when no drop the data allows would be. */
+  pValueMethod: "exact mid-p" | "monte-carlo";
+  /** Smallest drop flagged `regressed` with the target power; null when no possible drop would be. */
   mde: number | null;
   power: PowerPoint[];
-  /** How power and MDE were obtained. */
   powerMethod: "simulation" | "normal-approximation";
-  verdict: Verdict;
-  /** One sentence saying why the verdict is what it is. */
-  reason: string;
+  /** The largest drop the base allows (its own rate): larger drops cannot happen. */
+  maxDrop: number;
+  tolerance: number;
+  levels: Levels;
+  verdict: MetricVerdict;
+  why: VerdictWhy;
 }
 
 export interface Analysis {
@@ -85,7 +125,7 @@ export interface Analysis {
   /** Target power of `mde`. */
   targetPower: number;
   medal: MetricAnalysis;
-  /** null when no percentile values were given. */
+  /** null when no competition has percentiles on both sides. */
   percentile: MetricAnalysis | null;
 }
 
@@ -103,31 +143,42 @@ export function pairedDelta(samples: CompetitionSample[]): number {
   return mean(samples.map((s) => mean(s.head) - mean(s.base)));
 }
 
-/** Cluster-robust (1 − alpha) t-interval over per-competition differences, clipped to [−1, 1]. */
-export function clusterInterval(samples: CompetitionSample[], alpha: number): MetricAnalysis["interval"] {
-  const m = samples.length;
-  if (m < 2) return null;
-  const d = samples.map((s) => mean(s.head) - mean(s.base));
-  const dbar = mean(d);
-  const sd = Math.sqrt(d.reduce((a, x) => a + (x - dbar) ** 2, 0) / (m - 1));
-  const half = studentTQuantile(1 - alpha / 2, m - 1) * (sd / Math.sqrt(m));
-  return { lower: clamp(dbar - half, -1, 1), upper: clamp(dbar + half, -1, 1), level: 1 - alpha };
+// ---------------------------------------------------------------------------------------------
+// Binary counts: the form the exact test, the floor and the power simulation share.
+
+/** Medal counts of one competition: x of n runs on each side. */
+export interface Counts {
+  nb: number;
+  xb: number;
+  nh: number;
+  xh: number;
 }
 
+const countsOf = (s: CompetitionSample): Counts => ({
+  nb: s.base.length,
+  xb: sum(s.base),
+  nh: s.head.length,
+  xh: sum(s.head),
+});
+
 /**
- * Exact one-sided permutation p-value for binary outcomes: within each competition the base/head
+ * Exact one-sided permutation test for binary outcomes: within each competition the base/head
  * labels are exchangeable under "no change", so the head's medal count is hypergeometric given the
- * competition's total; the suite's head total is their convolution. p = P(head total ≤ observed).
+ * competition's total; the suite's head total is their convolution.
+ * p = P(T < t) + P(T = t) (conventional) and mid-p = P(T < t) + ½ P(T = t).
  */
+export function exactTest(counts: Counts[]): { p: number; midP: number } {
+  const law = convolve(counts.map((c) => hypergeometric(c.nb + c.nh, c.xb + c.xh, c.nh)));
+  const observed = counts.reduce((a, c) => a + c.xh, 0) - law.min;
+  let below = 0;
+  for (let i = 0; i < observed && i < law.pmf.length; i++) below += law.pmf[i];
+  const at = law.pmf[observed] ?? 0;
+  return { p: clamp(below + at, 0, 1), midP: clamp(below + at / 2, 0, 1) };
+}
+
+/** Conventional exact p-value (kept for callers and tests). */
 export function exactPermutationPValue(samples: CompetitionSample[]): number {
-  const laws = samples.map((s) =>
-    hypergeometric(s.base.length + s.head.length, sum(s.base) + sum(s.head), s.head.length),
-  );
-  const law = convolve(laws);
-  const observed = samples.reduce((a, s) => a + sum(s.head), 0);
-  let p = 0;
-  for (let i = 0; i <= observed - law.min && i < law.pmf.length; i++) p += law.pmf[i];
-  return clamp(p, 0, 1);
+  return exactTest(samples.map(countsOf)).p;
 }
 
 /** Monte Carlo version of the same test (any values), with the (1 + hits) / (1 + draws) correction. */
@@ -160,138 +211,172 @@ export function monteCarloPermutationPValue(
   return (1 + hits) / (1 + draws);
 }
 
-function decide(
-  delta: number,
-  interval: MetricAnalysis["interval"],
-  pValue: number,
-  alpha: number,
-  tolerance: number,
-  unit: string,
-): { verdict: Verdict; reason: string } {
-  const pts = (x: number) => `${(Math.abs(x) * 100).toFixed(1)} points`;
-  if (pValue <= alpha && delta < -tolerance) {
-    return {
-      verdict: "regressed",
-      reason: `${unit} dropped by ${pts(delta)}, more than the ${pts(tolerance)} tolerance, and the drop is significant (p = ${formatP(pValue)} ≤ α = ${alpha}).`,
-    };
-  }
-  if (interval && interval.lower > -tolerance) {
-    return {
-      verdict: "no-regression",
-      reason: `the ${Math.round(interval.level * 100)}% interval rules out a drop larger than the ${pts(tolerance)} tolerance (lower bound ${signedPts(interval.lower)}).`,
-    };
-  }
-  if (pValue <= alpha) {
-    return {
-      verdict: "inconclusive",
-      reason: `${unit} dropped significantly (p = ${formatP(pValue)}) but by ${pts(delta)}, within the ${pts(tolerance)} tolerance; the interval does not exclude a larger drop.`,
-    };
-  }
-  return {
-    verdict: "inconclusive",
-    reason: interval
-      ? `${delta >= 0 ? `head is ${pts(delta)} better, but` : `the drop is not significant (p = ${formatP(pValue)}), but`} the ${Math.round(interval.level * 100)}% interval (${signedPts(interval.lower)} to ${signedPts(interval.upper)}) still allows a drop larger than the ${pts(tolerance)} tolerance: more seeds or competitions would settle it.`
-      : `too few competitions to bound the difference (p = ${formatP(pValue)}).`,
-  };
+/** Beta law of per-competition rates. a = 0 means "never" (all mass at 0). */
+export interface BetaPrior {
+  a: number;
+  b: number;
 }
 
-export function formatP(p: number): string {
-  return p < 0.001 ? "<0.001" : p.toFixed(3);
-}
+/** Spread assumed when one run per competition cannot measure it (ρ = 1/(a+b+1)). */
+const DEFAULT_RHO = 0.5;
 
-function signedPts(x: number): string {
-  const v = x * 100;
-  return `${v >= 0 ? "+" : "−"}${Math.abs(v).toFixed(1)} pts`;
-}
-
-/** Per-competition base rates for simulations, shrunk away from 0 and 1 (few seeds never prove p = 0). */
-function designRates(samples: CompetitionSample[]): number[] {
-  return samples.map((s) => (sum(s.base) + 0.5) / (s.base.length + 1));
+/**
+ * Empirical-Bayes Beta for per-competition rates, by the method of moments of the beta-binomial:
+ * mean `mu` (default: the mean observed rate), intra-class correlation ρ from the spread of the
+ * observed rates beyond binomial noise, clamped to [0.05, 0.95].
+ */
+export function fitBeta(xs: { x: number; n: number }[], mu = mean(xs.map((c) => c.x / c.n))): BetaPrior {
+  if (!(mu > 0)) return { a: 0, b: 1 };
+  if (!(mu < 1)) return { a: 1, b: 0 };
+  const r = xs.map((c) => c.x / c.n);
+  const m = r.length;
+  const nbar = mean(xs.map((c) => c.n));
+  let rho = DEFAULT_RHO;
+  if (m > 1 && nbar > 1) {
+    const rbar = mean(r);
+    const s2 = r.reduce((a, v) => a + (v - rbar) ** 2, 0) / (m - 1);
+    rho = (s2 / (mu * (1 - mu)) - 1 / nbar) / (1 - 1 / nbar);
+  }
+  const ab = 1 / clamp(rho, 0.05, 0.95) - 1;
+  return { a: mu * ab, b: (1 - mu) * ab };
 }
 
 /**
- * Power of the exact test against a drop: head loses the same fraction of the base's medal
- * probability on every competition, so the suite's medal rate falls by `drop`.
+ * Floor for Var(delta) from within-competition binomial variance: each competition's rate is the
+ * empirical-Bayes estimate from both sides' runs, shrunk toward a smoothed pooled rate
+ * (X + 1)/(N + 2), so 0/5 vs 0/5 still has a variance.
  */
-function simulatedPower(
-  samples: CompetitionSample[],
-  rates: number[],
+function medalFloor(counts: Counts[]): number {
+  const pooled = counts.map((c) => ({ x: c.xb + c.xh, n: c.nb + c.nh }));
+  const X = sum(pooled.map((c) => c.x));
+  const N = sum(pooled.map((c) => c.n));
+  const prior = fitBeta(pooled, (X + 1) / (N + 2));
+  const m = counts.length;
+  let v = 0;
+  for (const c of counts) {
+    const p = (c.xb + c.xh + prior.a) / (c.nb + c.nh + prior.a + prior.b);
+    v += p * (1 - p) * (1 / c.nb + 1 / c.nh);
+  }
+  return v / (m * m);
+}
+
+/** Floor for continuous values: pooled within-competition variance with one pseudo-run of variance 1/12. */
+function continuousFloor(samples: CompetitionSample[]): number {
+  let ss = 0;
+  let df = 0;
+  for (const s of samples) {
+    for (const side of [s.base, s.head]) {
+      const mu = mean(side);
+      ss += side.reduce((a, x) => a + (x - mu) ** 2, 0);
+      df += side.length - 1;
+    }
+  }
+  const v = (ss + 1 / 12) / (df + 1);
+  const m = samples.length;
+  return samples.reduce((a, s) => a + v * (1 / s.base.length + 1 / s.head.length), 0) / (m * m);
+}
+
+/** One-sided t bounds over the per-competition differences, with Var(delta) ≥ floor. */
+export function bounds(d: number[], floor: number, levels: Levels): Bounds | null {
+  const m = d.length;
+  if (m < 2) return null;
+  const dbar = mean(d);
+  const observed = d.reduce((a, x) => a + (x - dbar) ** 2, 0) / (m - 1) / m;
+  const floored = floor > observed;
+  const se = Math.sqrt(floored ? floor : observed);
+  return {
+    lower: clamp(dbar - studentTQuantile(1 - levels.noRegression, m - 1) * se, -1, 1),
+    upper: clamp(dbar + studentTQuantile(1 - levels.regressed, m - 1) * se, -1, 1),
+    lowerAlpha: levels.noRegression,
+    upperAlpha: levels.regressed,
+    level: 1 - levels.noRegression - levels.regressed,
+    se,
+    floored,
+  };
+}
+
+/**
+ * The verdict: `regressed` needs the permutation test at its level AND the upper bound below
+ * −tolerance (the shifted null "drop ≤ tolerance" rejected); `no-regression` needs the lower
+ * bound above −tolerance. Both cannot hold at once.
+ */
+export function decide(
+  pValue: number,
+  b: Bounds | null,
+  levels: Levels,
+  tolerance: number,
+): { verdict: MetricVerdict; why: VerdictWhy } {
+  if (!b) return { verdict: "inconclusive", why: "too-few" };
+  if (pValue <= levels.regressed && b.upper < -tolerance)
+    return { verdict: "regressed", why: "drop-beyond-tolerance" };
+  if (b.lower > -tolerance) return { verdict: "no-regression", why: "drop-ruled-out" };
+  if (pValue <= levels.regressed) return { verdict: "inconclusive", why: "drop-within-tolerance" };
+  return { verdict: "inconclusive", why: "open" };
+}
+
+/** The verdict on binary counts (used by the analysis and by every simulated suite). */
+export function medalVerdict(
+  counts: Counts[],
+  levels: Levels,
+  tolerance: number,
+): { verdict: MetricVerdict; why: VerdictWhy; pValue: number; interval: Bounds | null; delta: number } {
+  const d = counts.map((c) => c.xh / c.nh - c.xb / c.nb);
+  const interval = bounds(d, medalFloor(counts), levels);
+  const pValue = exactTest(counts).midP;
+  return { ...decide(pValue, interval, levels, tolerance), pValue, interval, delta: mean(d) };
+}
+
+/**
+ * Probability of `regressed` when the head loses the same fraction of every competition's medal
+ * probability so that the suite's rate falls by `drop`. Rates are drawn from each competition's
+ * empirical-Bayes posterior; null when the drop exceeds the base rate.
+ */
+function medalPower(
+  counts: Counts[],
+  prior: BetaPrior,
+  baseRate: number,
   drop: number,
-  alpha: number,
+  levels: Levels,
+  tolerance: number,
   simulations: number,
   seed: number,
 ): number | null {
-  const avg = mean(rates);
-  if (drop > avg + 1e-12) return null;
-  const keep = avg > 0 ? 1 - drop / avg : 1;
+  if (drop > baseRate + 1e-12) return null;
+  const keep = baseRate > 0 ? 1 - drop / baseRate : 1;
   const rng = makeRng(seed);
-  let rejections = 0;
+  let hits = 0;
   for (let r = 0; r < simulations; r++) {
-    const sim: CompetitionSample[] = samples.map((s, i) => ({
-      competitionId: s.competitionId,
-      base: s.base.map(() => (rng() < rates[i] ? 1 : 0)),
-      head: s.head.map(() => (rng() < rates[i] * keep ? 1 : 0)),
-    }));
-    if (exactPermutationPValue(sim) <= alpha) rejections++;
+    const sim = counts.map((c) => {
+      const p = betaDraw(prior.a + c.xb, prior.b + c.nb - c.xb, rng);
+      return {
+        nb: c.nb,
+        xb: binomialDraw(c.nb, p, rng),
+        nh: c.nh,
+        xh: binomialDraw(c.nh, p * keep, rng),
+      };
+    });
+    if (medalVerdict(sim, levels, tolerance).verdict === "regressed") hits++;
   }
-  return rejections / simulations;
+  return hits / simulations;
 }
 
 /** Smallest drop with simulated power ≥ target (bisection, common random numbers). */
-function simulatedMde(
-  samples: CompetitionSample[],
-  rates: number[],
-  alpha: number,
-  target: number,
-  simulations: number,
-  seed: number,
-): number | null {
-  const maxDrop = mean(rates);
-  const atMax = simulatedPower(samples, rates, maxDrop, alpha, simulations, seed);
-  if (atMax === null || atMax < target) return null;
+function medalMde(power: (drop: number) => number | null, maxDrop: number, target: number): number | null {
+  if (!(maxDrop > 0) || (power(maxDrop) ?? 0) < target) return null;
   let lo = 0;
   let hi = maxDrop;
   while (hi - lo > 0.0025) {
     const mid = (lo + hi) / 2;
-    if ((simulatedPower(samples, rates, mid, alpha, simulations, seed) ?? 0) >= target) hi = mid;
+    if ((power(mid) ?? 0) >= target) hi = mid;
     else lo = mid;
   }
   return hi;
 }
 
-/**
- * Normal approximation of the permutation test for a uniform shift `drop` of the head's values:
- * the statistic Σ(head sums) has permutation variance Σ nh·nb/(n(n−1))·SS and drifts by −drop·Σ nh·nb/n.
- */
-function shiftPowerModel(samples: CompetitionSample[], alpha: number) {
-  let variance = 0;
-  let slope = 0;
-  let logMinP = 0;
-  for (const s of samples) {
-    const v = [...s.base, ...s.head];
-    const n = v.length;
-    const nh = s.head.length;
-    const nb = s.base.length;
-    const vbar = mean(v);
-    const ss = v.reduce((a, x) => a + (x - vbar) ** 2, 0);
-    if (n > 1) variance += ((nh * nb) / (n * (n - 1))) * ss;
-    slope += (nh * nb) / n;
-    logMinP -= logChoose(n, nh);
-  }
-  // The smallest p-value any relabelling can give: above alpha, no drop is ever detected.
-  if (Math.exp(logMinP) > alpha) return { power: () => 0, mde: () => null };
-  const sd = Math.sqrt(variance);
-  const zAlpha = normalQuantile(1 - alpha);
-  return {
-    // No spread at all (a deterministic agent): any uniform drop separates the sides completely.
-    power: (drop: number) => (sd > 0 ? normalCdf((drop * slope) / sd - zAlpha) : drop > 0 ? 1 : 0),
-    mde: (target: number): number | null => (sd > 0 ? ((zAlpha + normalQuantile(target)) * sd) / slope : 0),
-  };
-}
-
 interface Resolved {
   alpha: number;
   tolerance: number;
+  levels: Levels;
   seed: number;
   power: number;
   drops: number[];
@@ -310,12 +395,15 @@ function emptyMetric(metric: MetricAnalysis["metric"], o: Resolved): MetricAnaly
     delta: NaN,
     interval: null,
     pValue: 1,
-    pValueMethod: "exact",
+    pValueMethod: "exact mid-p",
     mde: null,
     power: o.drops.map((drop) => ({ drop, power: null })),
     powerMethod: "simulation",
+    maxDrop: 0,
+    tolerance: o.tolerance,
+    levels: o.levels,
     verdict: "inconclusive",
-    reason: "no competition has comparable runs on both sides.",
+    why: "no-data",
   };
 }
 
@@ -328,72 +416,82 @@ export function analyzeMetric(
   const o = resolve(options);
   const samples = usable(input);
   if (samples.length === 0) return emptyMetric(metric, o);
-
   const binary = samples.every((s) => isBinary(s.base) && isBinary(s.head));
-  const delta = pairedDelta(samples);
-  const interval = clusterInterval(samples, o.alpha);
-  const pValue = binary
-    ? exactPermutationPValue(samples)
-    : monteCarloPermutationPValue(samples, o.permutations, o.seed);
-
-  let power: PowerPoint[];
-  let mde: number | null;
-  let powerMethod: MetricAnalysis["powerMethod"];
-  if (binary && o.simulations === 0) {
-    power = o.drops.map((drop) => ({ drop, power: null }));
-    mde = null;
-    powerMethod = "simulation";
-  } else if (binary) {
-    const rates = designRates(samples);
-    power = o.drops.map((drop, i) => ({
-      drop,
-      power: simulatedPower(samples, rates, drop, o.alpha, o.simulations, o.seed + 1 + i),
-    }));
-    mde = simulatedMde(
-      samples,
-      rates,
-      o.alpha,
-      o.power,
-      Math.max(Math.min(200, o.simulations), Math.round(o.simulations / 2)),
-      o.seed,
-    );
-    powerMethod = "simulation";
-  } else {
-    const model = shiftPowerModel(samples, o.alpha);
-    power = o.drops.map((drop) => ({ drop, power: model.power(drop) }));
-    const m = model.mde(o.power);
-    mde = m !== null && m <= 1 ? m : null;
-    powerMethod = "normal-approximation";
-  }
-
-  const unit = metric === "medal" ? "the medal rate" : "the mean percentile";
-  const { verdict, reason } = decide(delta, interval, pValue, o.alpha, o.tolerance, unit);
-  return {
+  const base = mean(samples.map((s) => mean(s.base)));
+  const common = {
     metric,
     competitions: samples.length,
     baseRuns: samples.reduce((a, s) => a + s.base.length, 0),
     headRuns: samples.reduce((a, s) => a + s.head.length, 0),
-    base: mean(samples.map((s) => mean(s.base))),
+    base,
     head: mean(samples.map((s) => mean(s.head))),
-    delta,
+    maxDrop: base,
+    tolerance: o.tolerance,
+    levels: o.levels,
+  };
+
+  if (binary) {
+    const counts = samples.map(countsOf);
+    const v = medalVerdict(counts, o.levels, o.tolerance);
+    let power: PowerPoint[] = o.drops.map((drop) => ({ drop, power: null }));
+    let mde: number | null = null;
+    if (o.simulations > 0) {
+      const prior = fitBeta(counts.map((c) => ({ x: c.xb, n: c.nb })));
+      const at = (drop: number, sims: number, seed: number) =>
+        medalPower(counts, prior, base, drop, o.levels, o.tolerance, sims, seed);
+      power = o.drops.map((drop, i) => ({ drop, power: at(drop, o.simulations, o.seed + 1 + i) }));
+      const sims = Math.max(Math.min(200, o.simulations), Math.round(o.simulations / 2));
+      mde = medalMde((drop) => at(drop, sims, o.seed), base, o.power);
+    }
+    return {
+      ...common,
+      delta: v.delta,
+      interval: v.interval,
+      pValue: v.pValue,
+      pValueMethod: "exact mid-p",
+      mde,
+      power,
+      powerMethod: "simulation",
+      verdict: v.verdict,
+      why: v.why,
+    };
+  }
+
+  const d = samples.map((s) => mean(s.head) - mean(s.base));
+  const interval = bounds(d, continuousFloor(samples), o.levels);
+  const pValue = monteCarloPermutationPValue(samples, o.permutations, o.seed);
+  const { verdict, why } = decide(pValue, interval, o.levels, o.tolerance);
+  // The smallest p-value any relabelling can give: above the level, no drop is ever flagged.
+  const minP = Math.exp(
+    -samples.reduce((a, s) => a + logChoose(s.base.length + s.head.length, s.head.length), 0),
+  );
+  const reachable = interval !== null && minP <= o.levels.regressed;
+  const crit = interval ? studentTQuantile(1 - o.levels.regressed, samples.length - 1) : 0;
+  const powerAt = (drop: number): number | null =>
+    drop > base + 1e-12 ? null : reachable ? normalCdf((drop - o.tolerance) / interval.se - crit) : 0;
+  const mdeRaw = reachable ? o.tolerance + (crit + normalQuantile(o.power)) * interval.se : null;
+  return {
+    ...common,
+    delta: mean(d),
     interval,
     pValue,
-    pValueMethod: binary ? "exact" : "monte-carlo",
-    mde,
-    power,
-    powerMethod,
+    pValueMethod: "monte-carlo",
+    mde: mdeRaw !== null && mdeRaw <= base ? mdeRaw : null,
+    power: o.drops.map((drop) => ({ drop, power: powerAt(drop) })),
+    powerMethod: "normal-approximation",
     verdict,
-    reason,
+    why,
   };
 }
 
 function resolve(o: AnalyzeOptions): Resolved {
-  if (!(o.alpha > 0 && o.alpha < 1)) throw new Error(`alpha must be in (0, 1), got ${o.alpha}`);
+  if (!(o.alpha > 0 && o.alpha < 0.5)) throw new Error(`alpha must be in (0, 0.5), got ${o.alpha}`);
   if (!(o.tolerance >= 0 && o.tolerance <= 1))
     throw new Error(`tolerance must be in [0, 1], got ${o.tolerance}`);
   return {
     alpha: o.alpha,
     tolerance: o.tolerance,
+    levels: o.levels ?? { regressed: o.alpha, noRegression: o.alpha },
     seed: o.seed ?? 1,
     power: o.power ?? 0.8,
     drops: o.drops ?? [0.05, 0.1, 0.2],
@@ -403,12 +501,12 @@ function resolve(o: AnalyzeOptions): Resolved {
 }
 
 /**
- * Medal-rate analysis (drives the verdict and the gate) plus the same analysis on percentiles.
- * `medals` holds 0/1 per run; `percentiles` (optional) holds a score in [0, 1] per run.
+ * Medal-rate analysis plus the same analysis on percentiles (optional tolerance of its own).
+ * `medals` holds 0/1 per run; `percentiles` holds a value in [0, 1] per run that has one.
  */
 export function analyze(
   data: { medals: CompetitionSample[]; percentiles?: CompetitionSample[] },
-  options: AnalyzeOptions,
+  options: AnalyzeOptions & { percentileTolerance?: number },
 ): Analysis {
   const o = resolve(options);
   return {
@@ -419,7 +517,10 @@ export function analyze(
     medal: analyzeMetric("medal", data.medals, options),
     percentile:
       data.percentiles && usable(data.percentiles).length > 0
-        ? analyzeMetric("percentile", data.percentiles, options)
+        ? analyzeMetric("percentile", data.percentiles, {
+            ...options,
+            tolerance: options.percentileTolerance ?? options.tolerance,
+          })
         : null,
   };
 }

@@ -113,17 +113,41 @@ export const BaselineSchema = z.discriminatedUnion("source", [
 export const GateSchema = z.strictObject({
   /** Medal-rate drop (absolute, 0..1) tolerated before calling it a regression. */
   tolerance: z.number().min(0).max(1).default(0.05),
-  /** Significance level of the test and 1 - confidence of the interval. */
-  alpha: z.number().gt(0).lt(1).default(0.05),
+  /** One-sided level of each claim: `regressed` and `no-regression` are each wrong at most this often. */
+  alpha: z.number().gt(0).lt(0.5).default(0.05),
+  /** `regression` fails on `regressed` and on `error` (the head could not be evaluated). */
   failOn: z.enum(["regression", "never"]).default("regression"),
+  /** Largest share of competitions the head may lose to infrastructure errors before the verdict is `error`. */
+  maxNotComparable: z.number().min(0).max(1).default(0.1),
+  /** Compare base and head even when they ran different suites (hash, competitions, limits). */
+  allowSuiteMismatch: z.boolean().default(false),
+  /** Also gate on the leaderboard percentile, with this tolerated drop (0..1). */
+  percentileTolerance: z.number().min(0).max(1).optional(),
 });
+
+export const GATE_DEFAULTS = {
+  tolerance: 0.05,
+  alpha: 0.05,
+  failOn: "regression",
+  maxNotComparable: 0.1,
+  allowSuiteMismatch: false,
+} as const satisfies z.output<typeof GateSchema>;
+
+/** `seeds: 3`, or a plan: `{ max: 3, adaptive: true }` runs further head seeds only while the verdict is open. */
+export const SeedsSchema = z.union([
+  z.number().int().min(1).max(100),
+  z.strictObject({
+    max: z.number().int().min(1).max(100),
+    adaptive: z.boolean().default(false),
+  }),
+]);
 
 export const ConfigSchema = z
   .strictObject({
     $schema: z.string().optional(),
     name: z.string().min(1).default("default"),
     competitions: CompetitionsSchema,
-    seeds: z.number().int().min(1).max(100).default(3),
+    seeds: SeedsSchema.default(3),
     agent: AgentSchema,
     limits: LimitsSchema.default({ time: 600, gpus: 0 }),
     dataDir: z.string().default(".medalist/data"),
@@ -140,7 +164,7 @@ export const ConfigSchema = z
     concurrency: z.number().int().min(1).default(1),
     docker: DockerSchema.default({ network: "bridge", retries: 2, stopGraceSecs: 10 }),
     baseline: BaselineSchema.default({ source: "none" }),
-    gate: GateSchema.default({ tolerance: 0.05, alpha: 0.05, failOn: "regression" }),
+    gate: GateSchema.default(GATE_DEFAULTS),
   })
   .superRefine((c, ctx) => {
     if (c.executor === "local" && c.agent.command === undefined) {
@@ -157,8 +181,15 @@ export const ConfigSchema = z
         message: "the docker executor needs agent.image or agent.build",
       });
     }
-  });
+  })
+  // `seeds` becomes the number of seeds per side (the most, when adaptive) and `adaptiveSeeds`.
+  .transform(({ seeds, ...c }) => ({
+    ...c,
+    seeds: typeof seeds === "number" ? seeds : seeds.max,
+    adaptiveSeeds: typeof seeds === "number" ? false : seeds.adaptive,
+  }));
 
 export type Config = z.output<typeof ConfigSchema>;
+export type Gate = z.output<typeof GateSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
 export type AgentConfig = z.output<typeof AgentSchema>;

@@ -5,6 +5,16 @@ import { cellOf, summarize } from "../compare/compare.js";
 import type { MetricAnalysis } from "../compare/stats.js";
 import { MEDAL_ICON, cell, duration, medals, outcomeText, pct, points, score, signed } from "./format.js";
 import { VERSION } from "../version.js";
+import {
+  VERDICT_MEANING,
+  VERDICT_TITLE,
+  droppedText,
+  errorLines,
+  intervalText,
+  looksText,
+  metricReason,
+  powerSentence,
+} from "./verdict.js";
 
 export interface ReportOptions {
   /** Trajectory links by run directory (relative, as in the results). */
@@ -15,16 +25,8 @@ export interface ReportOptions {
   environment?: Record<string, string | null | undefined>;
 }
 
-const VERDICT: Record<Comparison["verdict"], string> = {
-  regressed: "❌ regressed",
-  "no-regression": "✅ no regression",
-  inconclusive: "❔ inconclusive",
-};
-
-function interval(a: MetricAnalysis): string {
-  if (!a.interval) return "";
-  return `${Math.round(a.interval.level * 100)}% CI ${points(a.interval.lower)} to ${points(a.interval.upper)}`;
-}
+const VERDICT = VERDICT_TITLE;
+const interval = intervalText;
 
 function direction(lower: boolean | null): string {
   return lower === null ? "" : lower ? " ↓" : " ↑";
@@ -53,20 +55,24 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
     line += ` (${extra.join("; ")})`;
   }
   out.push(line + ".");
+  out.push("", `_${VERDICT_MEANING[cmp.verdict]}_`);
+  for (const e of errorLines(cmp)) out.push("", `⛔ ${e}`);
   if (a) {
     out.push("");
     out.push(
-      `${a.medal.reason.charAt(0).toUpperCase()}${a.medal.reason.slice(1)} Tolerance: a ${(cmp.gate.tolerance * 100).toFixed(1)}-point drop; α = ${cmp.gate.alpha}. ` +
-        (a.medal.mde === null
-          ? "With this few runs no drop could be reliably detected."
-          : `Smallest drop this run could detect (${Math.round(a.targetPower * 100)}% power): **${points(-a.medal.mde).replace("−", "")}**.`),
+      `${metricReason(a.medal)} Tolerance: a ${(cmp.gate.tolerance * 100).toFixed(1)}-point drop; α = ${cmp.gate.alpha}. ` +
+        powerSentence(a.medal, a.targetPower),
     );
+    if (a.percentile && cmp.gate.percentileTolerance !== undefined)
+      out.push("", `Percentile (gated): ${metricReason(a.percentile)}`);
   }
-  if (!cmp.sameSuite)
+  if (!cmp.sameSuite && cmp.errors.every((e) => e.kind !== "suite-mismatch"))
     out.push(
       "",
-      "⚠️ Base and head ran different suites (competitions, seeds or limits differ): compare with care.",
+      `⚠️ Base and head ran different suites (compared as allowed by gate.allowSuiteMismatch): ${cmp.suiteDifferences.join("; ")}.`,
     );
+  if (cmp.dropped.length) out.push("", droppedText(cmp));
+  if (cmp.looks?.length) out.push("", "Adaptive seeds:", "", ...looksText(cmp.looks).map((l) => `- ${l}`));
   out.push("", `Baseline: ${cmp.baselineSource}.`);
   out.push("");
 
@@ -117,7 +123,9 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
       ]),
     );
     out.push("");
-    out.push(`Power of this design to flag a drop (α = ${a.alpha}, ${a.medal.powerMethod}):`);
+    out.push(
+      `Probability that a drop of this size is flagged \`regressed\` (α = ${a.alpha}, ${a.medal.powerMethod}):`,
+    );
     out.push("");
     out.push(
       markdownTable([

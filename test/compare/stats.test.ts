@@ -10,7 +10,7 @@ import {
 import {
   analyze,
   analyzeMetric,
-  clusterInterval,
+  bounds,
   exactPermutationPValue,
   monteCarloPermutationPValue,
   type CompetitionSample,
@@ -85,25 +85,33 @@ describe("permutation test, known cases", () => {
   });
 });
 
-describe("interval", () => {
-  it("is the t-interval over per-competition differences", () => {
-    // differences: -1, 0, 0, -1/3 → mean -1/3, sd = 0.4714, t(0.975, 3) = 3.1824
-    const s = [
-      comp("a", [1, 1, 1], [0, 0, 0]),
-      comp("b", [1, 0, 0], [1, 0, 0]),
-      comp("c", [0, 0, 0], [0, 0, 0]),
-      comp("d", [1, 1, 0], [1, 0, 0]),
-    ];
-    const ci = clusterInterval(s, 0.05)!;
-    const half = (3.18245 * 0.471405) / 2;
-    expect(-1 / 3 - half).toBeLessThan(-1);
-    expect(ci.lower).toBe(-1); // clipped to the possible range
-    expect(ci.upper).toBeCloseTo(-1 / 3 + half, 3);
-    expect(ci.level).toBe(0.95);
+describe("bounds", () => {
+  const L = { regressed: 0.05, noRegression: 0.05 };
+  it("are one-sided t bounds over per-competition differences, at the test's level", () => {
+    // differences: -1, 0, 0, -1/3 → mean -1/3, sd = 0.4714, t(0.95, 3) = 2.3534
+    const b = bounds([-1, 0, 0, -1 / 3], 0, L)!;
+    const half = (2.35336 * 0.471405) / 2;
+    expect(b.lower).toBeCloseTo(-1 / 3 - half, 3);
+    expect(b.upper).toBeCloseTo(-1 / 3 + half, 3);
+    expect(b.level).toBeCloseTo(0.9, 12);
+    expect(b.floored).toBe(false);
   });
 
-  it("is null with a single competition", () => {
-    expect(clusterInterval([comp("a", [1], [0])], 0.05)).toBeNull();
+  it("never collapse: equal differences fall back on the variance floor", () => {
+    const b = bounds([0, 0, 0, 0, 0], 0.01, L)!;
+    expect(b.floored).toBe(true);
+    expect(b.se).toBeCloseTo(0.1, 12);
+    expect(b.lower).toBeLessThan(-0.2);
+  });
+
+  it("spend different levels on the two claims when asked", () => {
+    const b = bounds([-0.1, 0, 0.1, 0], 0, { regressed: 0.01, noRegression: 0.05 })!;
+    expect(-b.lower).toBeLessThan(b.upper);
+    expect(b.level).toBeCloseTo(0.94, 12);
+  });
+
+  it("are null with a single competition", () => {
+    expect(bounds([-1], 0, L)).toBeNull();
   });
 });
 
@@ -133,21 +141,33 @@ describe("verdicts", () => {
     expect(a.delta).toBeCloseTo(-2 / 3, 9);
     expect(a.pValue).toBeLessThan(0.001);
     expect(a.verdict).toBe("regressed");
-    expect(a.reason).toMatch(/significant/);
+    expect(a.why).toBe("drop-beyond-tolerance");
+    expect(a.interval!.upper).toBeLessThan(-0.05);
   });
 
-  it("identical results on many competitions are no-regression", () => {
+  it("identical results on 22 × 3 cannot rule out a 5-point drop, on 200 × 3 they can", () => {
     const rng = makeRng(11);
-    const s = suite(
+    const small = suite(
       22,
       3,
       (i) => (i % 4) / 4,
       (i) => (i % 4) / 4,
       rng,
     ).map((c) => ({ ...c, head: c.base }));
-    const a = analyzeMetric("medal", s, opts);
+    const a22 = analyzeMetric("medal", small, { ...opts, simulations: 0 });
+    expect(a22.interval!.lower).toBeLessThan(-0.05);
+    expect(a22.verdict).toBe("inconclusive");
+    const s = suite(
+      200,
+      3,
+      (i) => (i % 4) / 4,
+      (i) => (i % 4) / 4,
+      rng,
+    ).map((c) => ({ ...c, head: c.base }));
+    const a = analyzeMetric("medal", s, { ...opts, simulations: 0 });
     expect(a.delta).toBe(0);
-    expect(a.interval!.lower).toBeCloseTo(0, 12);
+    expect(a.interval!.floored).toBe(true);
+    expect(a.interval!.lower).toBeGreaterThan(-0.05);
     expect(a.verdict).toBe("no-regression");
   });
 
@@ -224,6 +244,7 @@ describe("verdicts", () => {
 
   it("validates alpha and tolerance", () => {
     expect(() => analyzeMetric("medal", [], { alpha: 0, tolerance: 0.05 })).toThrow(/alpha/);
+    expect(() => analyzeMetric("medal", [], { alpha: 0.5, tolerance: 0.05 })).toThrow(/alpha/);
     expect(() => analyzeMetric("medal", [], { alpha: 0.05, tolerance: 2 })).toThrow(/tolerance/);
   });
 });

@@ -32,7 +32,14 @@ describe("config", () => {
     expect(config.limits.time).toBe(600);
     expect(config.executor).toBe("local");
     expect(config.baseline).toEqual({ source: "none" });
-    expect(config.gate).toEqual({ tolerance: 0.05, alpha: 0.05, failOn: "regression" });
+    expect(config.gate).toEqual({
+      tolerance: 0.05,
+      alpha: 0.05,
+      failOn: "regression",
+      maxNotComparable: 0.1,
+      allowSuiteMismatch: false,
+    });
+    expect(config.adaptiveSeeds).toBe(false);
   });
 
   it("reads JSON too", () => {
@@ -43,6 +50,16 @@ describe("config", () => {
       ),
     );
     expect(config.seeds).toBe(2);
+    const adaptive = validateConfig(
+      {
+        competitions: { include: ["toy-churn"] },
+        agent: { command: "x" },
+        seeds: { max: 3, adaptive: true },
+      },
+      "m.yml",
+    );
+    expect(adaptive.seeds).toBe(3);
+    expect(adaptive.adaptiveSeeds).toBe(true);
   });
 
   it("names the path of a bad field and what was expected", () => {

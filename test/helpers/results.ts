@@ -51,7 +51,12 @@ export function fakeSuite(label: string, runs: RunResult[], hash = "abc"): Suite
     schemaVersion: 1,
     medalistVersion: "test",
     label,
-    suite: { name: "s", hash, competitions: [...new Set(runs.map((r) => r.competitionId))].sort(), seeds: 2 },
+    suite: {
+      name: "s",
+      hash,
+      competitions: [...new Set(runs.map((r) => r.competitionId))].sort(),
+      seeds: Math.max(2, ...runs.map((r) => r.seed + 1)),
+    },
     agent: { description: `${label} agent`, image: null, imageDigest: null },
     git: { sha: null, ref: null },
     environment: { executor: "local", timeLimitSecs: 60, gpuModel: null, node: "v20", platform: "linux-x64" },

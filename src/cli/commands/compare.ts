@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { readResults, toJson } from "../../suite/store.js";
-import { compareRuns } from "../../compare/compare.js";
+import { compareRuns, gateFails } from "../../compare/compare.js";
 import { renderReport } from "../../report/markdown.js";
 import { GateSchema } from "../../config/schema.js";
 import { numberOption, parseCommandArgs, UserError, type Command } from "../command.js";
@@ -14,7 +14,7 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
   --tolerance X   medal-rate drop tolerated, 0..1 (default 0.05)
   --alpha A       significance level (default 0.05)
   --out FILE      also write the output to FILE
-  --fail-on       exit 1 when the verdict is "regressed" (default: never)`,
+  --fail-on       regression: exit 1 when the verdict is "regressed" or "error" (default: never)`,
   async run(argv) {
     const { values, positionals } = parseCommandArgs(
       argv,
@@ -43,6 +43,6 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
     const text = values.json ? toJson(cmp) : renderReport(cmp);
     if (values.out) writeFileSync(values.out, text);
     process.stdout.write(text);
-    return cmp.verdict === "regressed" && gate.data.failOn === "regression" ? 1 : 0;
+    return gateFails(cmp) ? 1 : 0;
   },
 };

@@ -3,7 +3,7 @@ import { join, resolve, dirname } from "node:path";
 import { loadConfig, type LoadedConfig } from "../../config/load.js";
 import { runSuite } from "../../suite/run.js";
 import { readResults, toJson, writeAtomic } from "../../suite/store.js";
-import { compareRuns } from "../../compare/compare.js";
+import { compareRuns, gateFails } from "../../compare/compare.js";
 import { renderReport, renderResults } from "../../report/markdown.js";
 import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
 import { defaultRegistryDir } from "../../registry/registry.js";
@@ -91,8 +91,8 @@ export async function runFromConfig(loaded: LoadedConfig, outDir: string): Promi
       `results: ${join(out, "head", "results.json")}${b.source === "run" ? `, ${join(out, "base", "results.json")}` : ""}`,
     );
     progress(`report:  ${reportPath}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`);
-    if (cmp.verdict === "regressed" && config.gate.failOn === "regression") {
-      progress("medalist: the agent regressed (see the report); exit code 1");
+    if (gateFails(cmp)) {
+      progress(`medalist: verdict ${cmp.verdict} (see the report); exit code 1`);
       return 1;
     }
     return 0;

@@ -1,0 +1,144 @@
+// The sentences that state a verdict and the statistics behind it. Each one must be literally
+// true at the stated level; docs/statistics.md explains the rules they describe.
+import type { Comparison, Dropped, ErrorCause, LookRecord } from "../compare/compare.js";
+import type { MetricAnalysis, Verdict } from "../compare/stats.js";
+
+export const VERDICT_TITLE: Record<Verdict, string> = {
+  regressed: "❌ regressed",
+  "no-regression": "✅ no regression",
+  inconclusive: "❔ inconclusive",
+  error: "⛔ error",
+};
+
+/** What each verdict means, one plain sentence each (also in docs/statistics.md). */
+export const VERDICT_MEANING: Record<Verdict, string> = {
+  regressed:
+    "regressed: the head's medal rate is lower than the base's by more than the tolerance, at the stated significance level.",
+  "no-regression":
+    "no regression: a drop larger than the tolerance is ruled out at the stated significance level.",
+  inconclusive:
+    "inconclusive: the runs can rule out neither a drop larger than the tolerance nor a smaller one.",
+  error:
+    "error: the head could not be evaluated (or base and head are not comparable), so no verdict is given.",
+};
+
+const pts = (x: number) => `${(Math.abs(x) * 100).toFixed(1)} points`;
+const signedPts = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} pts`;
+const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+
+export function formatP(p: number): string {
+  return p < 0.001 ? "<0.001" : p.toFixed(3);
+}
+
+/** "90% interval −12.0 to +3.0 pts (each bound one-sided at 5%)". */
+export function intervalText(m: MetricAnalysis): string {
+  const b = m.interval;
+  if (!b) return "";
+  const each =
+    b.lowerAlpha === b.upperAlpha
+      ? `each bound one-sided at ${pct(b.lowerAlpha)}`
+      : `lower bound at ${pct(b.lowerAlpha)}, upper at ${pct(b.upperAlpha)}, one-sided`;
+  return `${pct(b.level)} interval ${signedPts(b.lower)} to ${signedPts(b.upper)} (${each})`;
+}
+
+/** Why a metric got its verdict, one sentence. */
+export function metricReason(m: MetricAnalysis): string {
+  const unit = m.metric === "medal" ? "The medal rate" : "The mean percentile";
+  const tol = pts(m.tolerance);
+  const b = m.interval;
+  switch (m.why) {
+    case "drop-beyond-tolerance":
+      return `${unit} dropped by ${pts(m.delta)}; the upper bound (${signedPts(b!.upper)}) shows a drop larger than the ${tol} tolerance, and the permutation test agrees (p = ${formatP(m.pValue)} ≤ ${m.levels.regressed}).`;
+    case "drop-ruled-out":
+      return `The lower bound (${signedPts(b!.lower)}) rules out a drop larger than the ${tol} tolerance.`;
+    case "drop-within-tolerance":
+      return `${unit} dropped significantly (p = ${formatP(m.pValue)}) by ${pts(m.delta)}, but the upper bound (${signedPts(b!.upper)}) does not show the drop exceeds the ${tol} tolerance.`;
+    case "open":
+      return `${m.delta >= 0 ? `The head is ${pts(m.delta)} better, but the` : `${unit} is ${pts(m.delta)} lower; the`} lower bound (${signedPts(b!.lower)}) still allows a drop larger than the ${tol} tolerance: more seeds or competitions would settle it.`;
+    case "too-few":
+      return `One competition cannot bound the difference (p = ${formatP(m.pValue)}).`;
+    case "no-data":
+      return "No competition has comparable runs on both sides.";
+  }
+}
+
+/** What the design could detect: the MDE sentence, honest about drops that cannot happen. */
+export function powerSentence(m: MetricAnalysis, targetPower: number): string {
+  if (!(m.maxDrop > 0))
+    return m.metric === "medal"
+      ? "The base won no medal in these competitions, so no drop in medal rate can happen or be measured here."
+      : "The base's percentiles are all 0, so no drop can happen or be measured here.";
+  if (m.mde === null)
+    return m.power.every((p) => p.power === null)
+      ? "Power was not computed."
+      : `Even losing every medal (${pts(m.maxDrop)}) would be flagged \`regressed\` less than ${Math.round(targetPower * 100)}% of the time with these runs.`;
+  return `A drop of **${pts(m.mde)}** would be flagged \`regressed\` ${Math.round(targetPower * 100)}% of the time with these runs (larger drops more often).`;
+}
+
+function errorSentence(e: ErrorCause): string {
+  switch (e.kind) {
+    case "suite-mismatch":
+      return `Base and head ran different suites, so they are not compared (set gate.allowSuiteMismatch to compare anyway): ${e.differences.join("; ")}.`;
+    case "not-comparable":
+      return `The head has no comparable run in ${e.count} of ${e.total} competitions (${pct(e.count / e.total)}), more than the ${pct(e.limit)} allowed (gate.maxNotComparable).`;
+    case "infra-errors":
+      return `The head had significantly more infrastructure errors than the base: ${e.head} of ${e.headRuns} runs vs ${e.base} of ${e.baseRuns} (one-sided exact test, p = ${formatP(e.pValue)}).`;
+    case "no-data":
+      return "No competition has a comparable run on both sides.";
+  }
+}
+
+/** Lines that explain an `error` verdict (empty otherwise). */
+export function errorLines(cmp: Comparison): string[] {
+  return cmp.errors.map(errorSentence);
+}
+
+function droppedLine(d: Dropped): string {
+  const side = (n: number, runs: number, name: string) =>
+    runs === 0
+      ? `no ${name} run`
+      : `${n} of ${runs} ${name} runs not comparable (infrastructure or grader error)`;
+  const parts =
+    d.side === "both"
+      ? [side(d.baseInfra, d.baseRuns, "base"), side(d.headInfra, d.headRuns, "head")]
+      : d.side === "head"
+        ? [side(d.headInfra, d.headRuns, "head")]
+        : [side(d.baseInfra, d.baseRuns, "base")];
+  return `\`${d.competitionId}\`: ${parts.join("; ")}`;
+}
+
+/** "Left out of the comparison: …" (empty when nothing was dropped). */
+export function droppedText(cmp: Comparison): string {
+  if (cmp.dropped.length === 0) return "";
+  return `Left out of the comparison (${cmp.dropped.length}): ${cmp.dropped.map(droppedLine).join(" · ")}.`;
+}
+
+const DECISION: Record<LookRecord["decision"], string> = {
+  continue: "verdict still open, ran another seed",
+  regressed: "stopped: `regressed` at this look's level",
+  "no-regression": "stopped: `no-regression` at this look's level",
+  futility: "stopped for futility: the head was not behind the base, so more seeds were not run",
+  final: "last planned look",
+  error: "stopped: the head could not be evaluated",
+};
+
+/** Adaptive seeds: one line per look. */
+export function looksText(looks: LookRecord[]): string[] {
+  return looks.map(
+    (l) =>
+      `Look ${l.look} (${l.headSeeds} head seed${l.headSeeds === 1 ? "" : "s"}, ${l.headRuns} runs, α spent ${l.levels.regressed}/${l.levels.noRegression}): Δ ${l.delta === null ? "—" : signedPts(l.delta)}, ${DECISION[l.decision]}.`,
+  );
+}
+
+/** The gate's one line (action summary and logs). */
+export function gateSentence(cmp: Comparison): string {
+  if (cmp.gate.failOn === "never") return `**Gate: off** (fail-on: never); verdict ${cmp.verdict}.`;
+  if (cmp.verdict === "error")
+    return `**Gate: failed** — the head could not be evaluated: ${errorLines(cmp).join(" ")}`;
+  if (cmp.verdict === "regressed") {
+    const a = cmp.analysis;
+    const m = a && [a.medal, a.percentile].find((x) => x?.verdict === "regressed");
+    return `**Gate: failed** — regressed: ${m ? metricReason(m) : ""}`;
+  }
+  return `**Gate: passed** — verdict ${cmp.verdict}; fail-on: regression fails on \`regressed\` (a drop larger than the tolerance, shown at α = ${cmp.gate.alpha}) and on \`error\`.`;
+}
