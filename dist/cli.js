@@ -97703,7 +97703,8 @@ async function runSuite(opts) {
   });
   const agent = opts.agent ?? config2.agent;
   const registry2 = opts.registry ?? loadRegistry(config2.registryDir ? resolve4(opts.baseDir, config2.registryDir) : defaultRegistryDir());
-  const thePlan = plan(config2, registry2);
+  const fullPlan = plan(config2, registry2);
+  const thePlan = opts.seeds ? { ...fullPlan, runs: fullPlan.runs.filter((r) => opts.seeds.includes(r.seed)) } : fullPlan;
   const dataDir = resolve4(opts.baseDir, config2.dataDir);
   const outDir = resolve4(opts.outDir);
   const env = agentEnv(agent);
@@ -97725,7 +97726,7 @@ async function runSuite(opts) {
   }));
   opts.signal?.addEventListener("abort", stopContainers, { once: true });
   log(
-    `[${opts.label}] ${thePlan.runs.length} runs: ${thePlan.competitions.length} competitions \xD7 ${thePlan.seeds} seeds, agent: ${agentText}`
+    `[${opts.label}] ${thePlan.runs.length} runs: ${thePlan.competitions.length} competitions \xD7 ${opts.seeds ? `seed ${opts.seeds.join(", ")} of ${thePlan.seeds}` : `${thePlan.seeds} seeds`}, agent: ${agentText}`
   );
   const results = /* @__PURE__ */ new Map();
   let done = 0;
@@ -98670,7 +98671,7 @@ var VERDICT_TITLE = {
 var VERDICT_MEANING = {
   regressed: "regressed: the head's medal rate is lower than the base's by more than the tolerance, at the stated significance level.",
   "no-regression": "no regression: a drop larger than the tolerance is ruled out at the stated significance level.",
-  inconclusive: "inconclusive: the runs can rule out neither a drop larger than the tolerance nor a smaller one.",
+  inconclusive: "inconclusive: the runs neither show nor rule out a drop larger than the tolerance.",
   error: "error: the head could not be evaluated (or base and head are not comparable), so no verdict is given."
 };
 var pts = (x) => `${(Math.abs(x) * 100).toFixed(1)} points`;
@@ -98706,7 +98707,7 @@ function metricReason(m) {
 }
 function powerSentence(m, targetPower) {
   if (!(m.maxDrop > 0))
-    return m.metric === "medal" ? "The base won no medal in these competitions, so no drop in medal rate can happen or be measured here." : "The base's percentiles are all 0, so no drop can happen or be measured here.";
+    return m.metric === "medal" ? "The base won no medal in these runs, so no power or smallest detectable drop is claimed." : "The base's percentiles are all 0 in these runs, so no power or smallest detectable drop is claimed.";
   if (m.mde === null)
     return m.power.every((p) => p.power === null) ? "Power was not computed." : `Even losing every medal (${pts(m.maxDrop)}) would be flagged \`regressed\` less than ${Math.round(targetPower * 100)}% of the time with these runs.`;
   return `A drop of **${pts(m.mde)}** would be flagged \`regressed\` ${Math.round(targetPower * 100)}% of the time with these runs (larger drops more often).`;

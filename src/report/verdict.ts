@@ -16,8 +16,7 @@ export const VERDICT_MEANING: Record<Verdict, string> = {
     "regressed: the head's medal rate is lower than the base's by more than the tolerance, at the stated significance level.",
   "no-regression":
     "no regression: a drop larger than the tolerance is ruled out at the stated significance level.",
-  inconclusive:
-    "inconclusive: the runs can rule out neither a drop larger than the tolerance nor a smaller one.",
+  inconclusive: "inconclusive: the runs neither show nor rule out a drop larger than the tolerance.",
   error:
     "error: the head could not be evaluated (or base and head are not comparable), so no verdict is given.",
 };
@@ -66,8 +65,8 @@ export function metricReason(m: MetricAnalysis): string {
 export function powerSentence(m: MetricAnalysis, targetPower: number): string {
   if (!(m.maxDrop > 0))
     return m.metric === "medal"
-      ? "The base won no medal in these competitions, so no drop in medal rate can happen or be measured here."
-      : "The base's percentiles are all 0, so no drop can happen or be measured here.";
+      ? "The base won no medal in these runs, so no power or smallest detectable drop is claimed."
+      : "The base's percentiles are all 0 in these runs, so no power or smallest detectable drop is claimed.";
   if (m.mde === null)
     return m.power.every((p) => p.power === null)
       ? "Power was not computed."

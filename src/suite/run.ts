@@ -40,6 +40,8 @@ export interface SuiteOptions {
   gpuModel?: string | null;
   /** Seconds between "still running" progress lines (0: none). Default 60. */
   heartbeatSecs?: number;
+  /** Run only these seeds of every competition (adaptive seeds); default all. */
+  seeds?: number[];
 }
 
 export function describeAgent(agent: AgentConfig): string {
@@ -110,7 +112,10 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   const registry =
     opts.registry ??
     loadRegistry(config.registryDir ? resolve(opts.baseDir, config.registryDir) : defaultRegistryDir());
-  const thePlan = plan(config, registry);
+  const fullPlan = plan(config, registry);
+  const thePlan = opts.seeds
+    ? { ...fullPlan, runs: fullPlan.runs.filter((r) => opts.seeds!.includes(r.seed)) }
+    : fullPlan;
   const dataDir = resolve(opts.baseDir, config.dataDir);
   const outDir = resolve(opts.outDir);
   const env = agentEnv(agent);
@@ -141,7 +146,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   opts.signal?.addEventListener("abort", stopContainers, { once: true });
 
   log(
-    `[${opts.label}] ${thePlan.runs.length} runs: ${thePlan.competitions.length} competitions × ${thePlan.seeds} seeds, agent: ${agentText}`,
+    `[${opts.label}] ${thePlan.runs.length} runs: ${thePlan.competitions.length} competitions × ${opts.seeds ? `seed ${opts.seeds.join(", ")} of ${thePlan.seeds}` : `${thePlan.seeds} seeds`}, agent: ${agentText}`,
   );
   const results = new Map<string, RunResult>();
   let done = 0;
