@@ -91975,6 +91975,11 @@ function medalVerdict(counts, levels, tolerance) {
   const pValue = exactTest(counts).midP;
   return { ...decide(pValue, interval3, levels, tolerance), pValue, interval: interval3, delta: mean(d) };
 }
+function isRegressed(counts, levels, tolerance) {
+  const d = counts.map((c) => c.xh / c.nh - c.xb / c.nb);
+  const b = bounds(d, medalFloor(counts), levels);
+  return b !== null && b.upper < -tolerance && exactTest(counts).midP <= levels.regressed;
+}
 function medalPower(counts, prior, baseRate, drop, levels, tolerance, simulations, seed) {
   if (drop > baseRate + 1e-12) return null;
   const keep = baseRate > 0 ? 1 - drop / baseRate : 1;
@@ -91990,7 +91995,7 @@ function medalPower(counts, prior, baseRate, drop, levels, tolerance, simulation
         xh: binomialDraw(c.nh, p * keep, rng2)
       };
     });
-    if (medalVerdict(sim, levels, tolerance).verdict === "regressed") hits++;
+    if (isRegressed(sim, levels, tolerance)) hits++;
   }
   return hits / simulations;
 }
@@ -99383,12 +99388,15 @@ var compareCommand = {
   name: "compare",
   summary: "Compare two results files (base, head): medal rates, per-competition diff, verdict",
   usage: `Usage: medalist compare BASE.json HEAD.json [--json] [--tolerance X] [--alpha A] [--out FILE] [--fail-on regression|never]
+                        [--allow-suite-mismatch] [--percentile-tolerance X]
 
 Pairs the two suites by competition and prints the Markdown report (or the comparison as JSON).
   --tolerance X   medal-rate drop tolerated, 0..1 (default 0.05)
   --alpha A       significance level (default 0.05)
   --out FILE      also write the output to FILE
-  --fail-on       regression: exit 1 when the verdict is "regressed" or "error" (default: never)`,
+  --fail-on       regression: exit 1 when the verdict is "regressed" or "error" (default: never)
+  --allow-suite-mismatch    compare suites that differ (hash, competitions, limits) instead of "error"
+  --percentile-tolerance X  also gate on the leaderboard percentile, tolerating a drop of X (0..1)`,
   async run(argv) {
     const { values, positionals } = parseCommandArgs(
       argv,
@@ -99397,7 +99405,9 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
         tolerance: { type: "string" },
         alpha: { type: "string" },
         out: { type: "string" },
-        "fail-on": { type: "string" }
+        "fail-on": { type: "string" },
+        "allow-suite-mismatch": { type: "boolean" },
+        "percentile-tolerance": { type: "string" }
       },
       true
     );
@@ -99406,11 +99416,14 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
     const gate = GateSchema.safeParse({
       tolerance: values.tolerance === void 0 ? void 0 : numberOption(values.tolerance, "--tolerance"),
       alpha: values.alpha === void 0 ? void 0 : numberOption(values.alpha, "--alpha"),
-      failOn: values["fail-on"] ?? "never"
+      failOn: values["fail-on"] ?? "never",
+      allowSuiteMismatch: values["allow-suite-mismatch"] ?? false,
+      percentileTolerance: values["percentile-tolerance"] === void 0 ? void 0 : numberOption(values["percentile-tolerance"], "--percentile-tolerance")
     });
     if (!gate.success) {
       const i = gate.error.issues[0];
-      throw new UserError(`--${String(i.path[0]).replace("failOn", "fail-on")}: ${i.message}`);
+      const flag = String(i.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+      throw new UserError(`--${flag}: ${i.message}`);
     }
     const [base, head] = positionals.map(readResults);
     const cmp = compareRuns(base, head, gate.data, `file ${positionals[0]}`);

@@ -326,6 +326,13 @@ export function medalVerdict(
   return { ...decide(pValue, interval, levels, tolerance), pValue, interval, delta: mean(d) };
 }
 
+/** Whether the verdict is `regressed`; the exact test runs only when the upper bound allows it. */
+function isRegressed(counts: Counts[], levels: Levels, tolerance: number): boolean {
+  const d = counts.map((c) => c.xh / c.nh - c.xb / c.nb);
+  const b = bounds(d, medalFloor(counts), levels);
+  return b !== null && b.upper < -tolerance && exactTest(counts).midP <= levels.regressed;
+}
+
 /**
  * Probability of `regressed` when the head loses the same fraction of every competition's medal
  * probability so that the suite's rate falls by `drop`. Rates are drawn from each competition's
@@ -355,7 +362,7 @@ function medalPower(
         xh: binomialDraw(c.nh, p * keep, rng),
       };
     });
-    if (medalVerdict(sim, levels, tolerance).verdict === "regressed") hits++;
+    if (isRegressed(sim, levels, tolerance)) hits++;
   }
   return hits / simulations;
 }

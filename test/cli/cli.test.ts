@@ -110,6 +110,38 @@ describe("medalist CLI", () => {
     const bad = await cli("compare", join(dir, "base.json"), join(dir, "head.json"), "--tolerance", "2");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--tolerance");
+    const badPct = await cli(
+      "compare",
+      join(dir, "base.json"),
+      join(dir, "head.json"),
+      "--percentile-tolerance",
+      "2",
+    );
+    expect(badPct.stderr).toContain("--percentile-tolerance");
+    // A duplicate (competition, seed) run is an input error: exit 2, one line, no stack trace.
+    writeFileSync(join(dir, "dup.json"), toJson({ ...head, runs: [...head.runs, head.runs[0]] }));
+    const dup = await cli("compare", join(dir, "base.json"), join(dir, "dup.json"));
+    expect(dup.code).toBe(2);
+    expect(dup.stderr).toContain("two runs of c0 seed 0");
+    expect(dup.stderr).not.toMatch(/\n\s+at /);
+    // Different suites: verdict error, the gate fails, unless allowed.
+    writeFileSync(join(dir, "other.json"), toJson({ ...head, suite: { ...head.suite, hash: "other" } }));
+    const other = await cli(
+      "compare",
+      join(dir, "base.json"),
+      join(dir, "other.json"),
+      "--fail-on",
+      "regression",
+    );
+    expect(other.code).toBe(1);
+    expect(other.stdout).toContain("suite hash: base abc, head other");
+    const allowed = await cli(
+      "compare",
+      join(dir, "base.json"),
+      join(dir, "other.json"),
+      "--allow-suite-mismatch",
+    );
+    expect(allowed.stdout).toContain("❌ regressed");
   });
 
   it("report renders a results file; a broken one is one clear line", async () => {

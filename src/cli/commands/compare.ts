@@ -9,12 +9,15 @@ export const compareCommand: Command = {
   name: "compare",
   summary: "Compare two results files (base, head): medal rates, per-competition diff, verdict",
   usage: `Usage: medalist compare BASE.json HEAD.json [--json] [--tolerance X] [--alpha A] [--out FILE] [--fail-on regression|never]
+                        [--allow-suite-mismatch] [--percentile-tolerance X]
 
 Pairs the two suites by competition and prints the Markdown report (or the comparison as JSON).
   --tolerance X   medal-rate drop tolerated, 0..1 (default 0.05)
   --alpha A       significance level (default 0.05)
   --out FILE      also write the output to FILE
-  --fail-on       regression: exit 1 when the verdict is "regressed" or "error" (default: never)`,
+  --fail-on       regression: exit 1 when the verdict is "regressed" or "error" (default: never)
+  --allow-suite-mismatch    compare suites that differ (hash, competitions, limits) instead of "error"
+  --percentile-tolerance X  also gate on the leaderboard percentile, tolerating a drop of X (0..1)`,
   async run(argv) {
     const { values, positionals } = parseCommandArgs(
       argv,
@@ -24,6 +27,8 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
         alpha: { type: "string" },
         out: { type: "string" },
         "fail-on": { type: "string" },
+        "allow-suite-mismatch": { type: "boolean" },
+        "percentile-tolerance": { type: "string" },
       },
       true,
     );
@@ -33,10 +38,16 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
       tolerance: values.tolerance === undefined ? undefined : numberOption(values.tolerance, "--tolerance"),
       alpha: values.alpha === undefined ? undefined : numberOption(values.alpha, "--alpha"),
       failOn: values["fail-on"] ?? "never",
+      allowSuiteMismatch: values["allow-suite-mismatch"] ?? false,
+      percentileTolerance:
+        values["percentile-tolerance"] === undefined
+          ? undefined
+          : numberOption(values["percentile-tolerance"], "--percentile-tolerance"),
     });
     if (!gate.success) {
       const i = gate.error.issues[0];
-      throw new UserError(`--${String(i.path[0]).replace("failOn", "fail-on")}: ${i.message}`);
+      const flag = String(i.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+      throw new UserError(`--${flag}: ${i.message}`);
     }
     const [base, head] = positionals.map(readResults);
     const cmp = compareRuns(base, head, gate.data, `file ${positionals[0]}`);
