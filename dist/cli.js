@@ -93033,7 +93033,7 @@ function renderReport(cmp, opts = {}) {
   const h = cmp.head;
   let line = `**Medal rate** ${pct(b.medalRate)} (${b.medals}/${b.comparable}) \u2192 **${pct(h.medalRate)}** (${h.medals}/${h.comparable})`;
   if (a) {
-    line += `, \u0394 **${points(a.medal.delta)}**`;
+    line += `, \u0394 **${points(a.medal.delta)}**${cmp.dropped.length ? ` over the ${a.medal.competitions} paired competitions` : ""}`;
     const extra = [
       interval(a.medal),
       `p = ${a.medal.pValue < 1e-3 ? "<0.001" : a.medal.pValue.toFixed(3)}`
@@ -93105,7 +93105,7 @@ function renderReport(cmp, opts = {}) {
     );
     out.push("");
     out.push(
-      `Probability that a drop of this size is flagged \`regressed\` (\u03B1 = ${a.alpha}, ${a.medal.powerMethod}):`
+      `Probability that a drop of this size is flagged \`regressed\` (\u03B1 = ${a.alpha}; medal rate: ${a.medal.powerMethod}${a.percentile ? `, percentile: ${a.percentile.powerMethod}` : ""}):`
     );
     out.push("");
     out.push(

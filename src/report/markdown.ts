@@ -47,7 +47,7 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
   const h = cmp.head;
   let line = `**Medal rate** ${pct(b.medalRate)} (${b.medals}/${b.comparable}) → **${pct(h.medalRate)}** (${h.medals}/${h.comparable})`;
   if (a) {
-    line += `, Δ **${points(a.medal.delta)}**`;
+    line += `, Δ **${points(a.medal.delta)}**${cmp.dropped.length ? ` over the ${a.medal.competitions} paired competitions` : ""}`;
     const extra = [
       interval(a.medal),
       `p = ${a.medal.pValue < 0.001 ? "<0.001" : a.medal.pValue.toFixed(3)}`,
@@ -124,7 +124,7 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
     );
     out.push("");
     out.push(
-      `Probability that a drop of this size is flagged \`regressed\` (α = ${a.alpha}, ${a.medal.powerMethod}):`,
+      `Probability that a drop of this size is flagged \`regressed\` (α = ${a.alpha}; medal rate: ${a.medal.powerMethod}${a.percentile ? `, percentile: ${a.percentile.powerMethod}` : ""}):`,
     );
     out.push("");
     out.push(
