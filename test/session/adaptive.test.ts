@@ -33,7 +33,7 @@ describe("adaptive seeds in evaluate()", () => {
   it("stops after seed 0 when the verdict is settled, and writes every head run to results.json", async () => {
     const calls: string[][] = [];
     const fake = (async (opts) => {
-      const runIds = [...(opts.runIds ?? [])];
+      const runIds = opts.shard?.runIds ?? [];
       calls.push(runIds);
       const runs = session.plan.runs
         .filter((r) => runIds.includes(r.runId))
