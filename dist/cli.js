@@ -93047,7 +93047,7 @@ function renderReport(cmp, opts = {}) {
   if (a) {
     out.push("");
     out.push(
-      `${metricReason(a.medal)} Tolerance: a ${(cmp.gate.tolerance * 100).toFixed(1)}-point drop; \u03B1 = ${cmp.gate.alpha}. ` + powerSentence(a.medal, a.targetPower)
+      `${cmp.verdict === "error" ? "Not used for the verdict: " : ""}${metricReason(a.medal)} Tolerance: a ${(cmp.gate.tolerance * 100).toFixed(1)}-point drop; \u03B1 = ${cmp.gate.alpha}. ` + powerSentence(a.medal, a.targetPower)
     );
     if (a.percentile && cmp.gate.percentileTolerance !== void 0)
       out.push("", `Percentile (gated): ${metricReason(a.percentile)}`);

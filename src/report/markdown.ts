@@ -60,7 +60,7 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
   if (a) {
     out.push("");
     out.push(
-      `${metricReason(a.medal)} Tolerance: a ${(cmp.gate.tolerance * 100).toFixed(1)}-point drop; α = ${cmp.gate.alpha}. ` +
+      `${cmp.verdict === "error" ? "Not used for the verdict: " : ""}${metricReason(a.medal)} Tolerance: a ${(cmp.gate.tolerance * 100).toFixed(1)}-point drop; α = ${cmp.gate.alpha}. ` +
         powerSentence(a.medal, a.targetPower),
     );
     if (a.percentile && cmp.gate.percentileTolerance !== undefined)

@@ -117,6 +117,7 @@ describe("not comparable suites and bad input", () => {
     expect(c.verdict).toBe("error");
     expect(gateFails(c)).toBe(true);
     expect(renderReport(c)).toContain("time limit: base 86400s, head 3600s");
+    expect(renderReport(c)).toContain("Not used for the verdict: ");
     const allowed = compareRuns(base, head, { ...gate, allowSuiteMismatch: true }, "file", {
       simulations: 0,
     });
