@@ -11,6 +11,8 @@ import {
   analyze,
   analyzeMetric,
   bounds,
+  exactTest,
+  fitBeta,
   exactPermutationPValue,
   monteCarloPermutationPValue,
   type CompetitionSample,
@@ -255,5 +257,35 @@ describe("percentile power on tiny designs", () => {
     const a = analyzeMetric("percentile", [comp("a", [0.4], [0.3])], { alpha: 0.05, tolerance: 0.05 });
     expect(a.power.every((p) => p.power === 0)).toBe(true);
     expect(a.mde).toBeNull();
+  });
+});
+
+describe("empirical-Bayes rates and the mid-p", () => {
+  it("fitBeta recovers the spread of heterogeneous rates and gives 'never' for a base without medals", () => {
+    const rng = makeRng(21);
+    // Half the competitions at 5%, half at 65%: ρ = var(p)/(μ(1−μ)) = 0.09/0.25 = 0.36.
+    const xs = Array.from({ length: 400 }, (_, i) => {
+      const p = i % 2 ? 0.05 : 0.65;
+      let x = 0;
+      for (let k = 0; k < 5; k++) if (rng() < p) x++;
+      return { x, n: 5 };
+    });
+    const b = fitBeta(xs);
+    expect(b.a / (b.a + b.b)).toBeCloseTo(0.35, 1);
+    expect(1 / (b.a + b.b + 1)).toBeGreaterThan(0.28);
+    expect(1 / (b.a + b.b + 1)).toBeLessThan(0.44);
+    expect(
+      fitBeta([
+        { x: 0, n: 3 },
+        { x: 0, n: 3 },
+      ]).a,
+    ).toBe(0);
+  });
+
+  it("mid-p counts half the probability of the observed total", () => {
+    // One competition, 3 base medals of 3, 0 head of 3: P(T = 0) = 1/20, nothing below.
+    const t = exactTest([{ nb: 3, xb: 3, nh: 3, xh: 0 }]);
+    expect(t.p).toBeCloseTo(1 / 20, 12);
+    expect(t.midP).toBeCloseTo(1 / 40, 12);
   });
 });
