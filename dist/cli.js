@@ -92941,7 +92941,10 @@ var VERDICT_MEANING = {
 };
 var pts = (x) => `${(Math.abs(x) * 100).toFixed(1)} points`;
 var signedPts = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x * 100).toFixed(1)} pts`;
-var pct2 = (x) => `${Math.round(x * 1e3) / 10}%`;
+function pct2(x) {
+  const v = x * 100;
+  return v > 50 ? `${+(100 - +(100 - v).toPrecision(3)).toFixed(4)}%` : `${+v.toPrecision(3)}%`;
+}
 function formatP(p) {
   return p < 1e-3 ? "<0.001" : p.toFixed(3);
 }
@@ -93011,7 +93014,7 @@ var DECISION = {
 };
 function looksText(looks) {
   return looks.map(
-    (l) => `Look ${l.look} (${l.headSeeds} head seed${l.headSeeds === 1 ? "" : "s"}, ${l.headRuns} runs, \u03B1 spent ${l.levels.regressed}/${l.levels.noRegression}): \u0394 ${l.delta === null ? "\u2014" : signedPts(l.delta)}, ${DECISION[l.decision]}.`
+    (l) => `Look ${l.look} (${l.headSeeds} head seed${l.headSeeds === 1 ? "" : "s"}, ${l.headRuns} runs, each claim at ${pct2(l.levels.regressed)}): \u0394 ${l.delta === null ? "\u2014" : signedPts(l.delta)}, ${DECISION[l.decision]}.`
   );
 }
 
@@ -99324,7 +99327,7 @@ async function runSides(input2) {
     registry: session.registry,
     plan: session.plan,
     // Adaptive seeds run the head seed by seed: one "shard" per look, merged by runAdaptive.
-    shard: runIds ? { index: 0, count: 1, runIds } : input2.shard,
+    shard: runIds ? { index: 1, count: 1, runIds } : input2.shard,
     git,
     log,
     signal: input2.signal

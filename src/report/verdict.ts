@@ -23,7 +23,11 @@ export const VERDICT_MEANING: Record<Verdict, string> = {
 
 const pts = (x: number) => `${(Math.abs(x) * 100).toFixed(1)} points`;
 const signedPts = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} pts`;
-const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+/** A share with the digits it needs: 5%, 4.95%, 0.025%, 90%, 99.95%. */
+function pct(x: number): string {
+  const v = x * 100;
+  return v > 50 ? `${+(100 - +(100 - v).toPrecision(3)).toFixed(4)}%` : `${+v.toPrecision(3)}%`;
+}
 
 export function formatP(p: number): string {
   return p < 0.001 ? "<0.001" : p.toFixed(3);
@@ -125,7 +129,7 @@ const DECISION: Record<LookRecord["decision"], string> = {
 export function looksText(looks: LookRecord[]): string[] {
   return looks.map(
     (l) =>
-      `Look ${l.look} (${l.headSeeds} head seed${l.headSeeds === 1 ? "" : "s"}, ${l.headRuns} runs, α spent ${l.levels.regressed}/${l.levels.noRegression}): Δ ${l.delta === null ? "—" : signedPts(l.delta)}, ${DECISION[l.decision]}.`,
+      `Look ${l.look} (${l.headSeeds} head seed${l.headSeeds === 1 ? "" : "s"}, ${l.headRuns} runs, each claim at ${pct(l.levels.regressed)}): Δ ${l.delta === null ? "—" : signedPts(l.delta)}, ${DECISION[l.decision]}.`,
   );
 }
 

@@ -174,7 +174,7 @@ export async function runSides(input: EvaluateInput): Promise<{
       registry: session.registry,
       plan: session.plan,
       // Adaptive seeds run the head seed by seed: one "shard" per look, merged by runAdaptive.
-      shard: runIds ? { index: 0, count: 1, runIds } : input.shard,
+      shard: runIds ? { index: 1, count: 1, runIds } : input.shard,
       git,
       log,
       signal: input.signal,

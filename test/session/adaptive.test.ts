@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { validateConfig } from "../../src/config/load.js";
+import { runFromConfig } from "../../src/cli/commands/run.js";
+import { loadConfig, validateConfig } from "../../src/config/load.js";
 import type { SuiteResults } from "../../src/results/schema.js";
 import { evaluate, openSession } from "../../src/session/evaluate.js";
 import type { runSuite } from "../../src/suite/run.js";
@@ -58,4 +59,44 @@ describe("adaptive seeds in evaluate()", () => {
     expect(written.runs).toHaveLength(ids.length);
     expect(readFileSync(join(out, "report.md"), "utf8")).toContain("Adaptive seeds:");
   });
+
+  it(
+    "with the real suite runner and the local executor: one look, the head's results hold its runs",
+    { timeout: 120_000 },
+    async () => {
+      const ws = join(dir, "real");
+      const root = join(import.meta.dirname, "..", "..");
+      for (const id of ["toy-churn", "toy-house-prices", "toy-species"])
+        cpSync(join(root, "competitions", id), join(ws, "registry", id), { recursive: true });
+      const yml = (seeds: string, baseline: string) =>
+        [
+          "name: adapt",
+          "competitions: { split: toy }",
+          `seeds: ${seeds}`,
+          "executor: local",
+          `agent: { command: node ${join(root, "examples/agents/strong/agent.mjs")} }`,
+          "limits: { time: 60s }",
+          "dataDir: data",
+          "registryDir: registry",
+          `baseline: ${baseline}`,
+          "",
+        ].join("\n");
+      writeFileSync(join(ws, "base.yml"), yml("3", "{ source: none }"));
+      writeFileSync(
+        join(ws, "medalist.yml"),
+        yml("{ max: 3, adaptive: true }", "{ source: file, path: base.json }"),
+      );
+      expect(await runFromConfig(loadConfig(join(ws, "base.yml")), join(ws, "base-out"))).toBe(0);
+      const baseDoc = JSON.parse(
+        readFileSync(join(ws, "base-out/head/results.json"), "utf8"),
+      ) as SuiteResults;
+      writeFileSync(join(ws, "base.json"), JSON.stringify({ ...baseDoc, label: "base" }));
+      expect(await runFromConfig(loadConfig(join(ws, "medalist.yml")), join(ws, "out"))).toBe(0);
+      const headDoc = JSON.parse(readFileSync(join(ws, "out/head/results.json"), "utf8")) as SuiteResults;
+      // The same agent: not behind the base after seed 0, so the head stops there.
+      expect(headDoc.runs.map((r) => r.seed)).toEqual([0, 0, 0]);
+      expect(headDoc).not.toHaveProperty("shard");
+      expect(readFileSync(join(ws, "out/report.md"), "utf8")).toContain("Look 1 (1 head seed, 3 runs");
+    },
+  );
 });
