@@ -98709,20 +98709,6 @@ function agentEnv(agent, env = process.env) {
   }
   return out;
 }
-function bareBackend(executor) {
-  return {
-    name: executor.name,
-    open: async (ctx) => ({
-      name: executor.name,
-      resources: { gpuIds: [], maxParallel: ctx.config.concurrency },
-      perRun: { gpus: 0 },
-      facts: { image: ctx.agent.image ?? null, imageDigest: null, gpuModel: null },
-      execute: (spec, signal) => executor.execute(spec, signal),
-      close: async () => {
-      }
-    })
-  };
-}
 async function runSuite(opts) {
   const { config: config2 } = opts;
   const log = opts.log ?? (() => {
@@ -98750,8 +98736,7 @@ async function runSuite(opts) {
   for (const id of competitions) prepared.set(id, await ensurePrepared(registry2.get(id), dataDir, log));
   const suiteCtx = { config: config2, agent, baseDir: opts.baseDir, suiteId, label: opts.label, log };
   if (opts.signal) suiteCtx.signal = opts.signal;
-  const backend = opts.backend ?? (opts.executor ? bareBackend(opts.executor) : void 0);
-  const executor = backend ? await backend.open(suiteCtx) : await openExecutor(config2.executor, suiteCtx);
+  const executor = opts.backend ? await opts.backend.open(suiteCtx) : await openExecutor(config2.executor, suiteCtx);
   log(
     `[${opts.label}] ${runs.length} runs: ${competitions.length} competitions \xD7 ${thePlan.seeds} seeds, agent: ${agentText}`
   );
@@ -99021,7 +99006,7 @@ async function evaluate(input2) {
   const { base, head, description } = await runSides(input2);
   const comparison = base ? compareRuns(base, head, session.config.gate, description) : null;
   const paths = {
-    head: input2.head ? join17(dir, "head", "results.json") : join17(dir, "head", "results.json"),
+    head: join17(dir, "head", "results.json"),
     base: baseline.kind === "run" ? join17(dir, "base", "results.json") : null,
     report: join17(dir, "report.md"),
     comparison: comparison ? join17(dir, "comparison.json") : null
