@@ -98828,7 +98828,7 @@ async function runSuite(opts) {
 var NOT_RUN = "notRun";
 var mixed = (what, a, b) => new UserError(`cannot merge shards of different ${what}: ${JSON.stringify(a)} and ${JSON.stringify(b)}`, 2);
 function mergeShards(docs, opts = {}) {
-  if (docs.length === 0) throw new UserError("merge: no shard results given", 2);
+  if (docs.length === 0) throw new UserError("no shard results given", 2);
   const first = docs[0];
   for (const d of docs.slice(1)) {
     if (d.suite.hash !== first.suite.hash || d.suite.name !== first.suite.name)
@@ -99961,7 +99961,7 @@ Exit codes: 0 ok, 1 merged but runs are missing, 2 bad input.`,
       true
     );
     const out = requireOption(values.out, "--out");
-    if (positionals.length === 0) throw new UserError("merge: give the shard results files (see --help)");
+    if (positionals.length === 0) throw new UserError("give the shard results files (see --help)");
     const expect = values.shards === void 0 ? void 0 : Number(values.shards);
     if (expect !== void 0 && !(Number.isInteger(expect) && expect >= 1 && expect <= 256))
       throw new UserError(
