@@ -117,17 +117,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node2, visitor, path4) {
-      const ctrl = callVisitor(key, node2, visitor, path4);
+    function visit_(key, node2, visitor, path5) {
+      const ctrl = callVisitor(key, node2, visitor, path5);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path4, ctrl);
-        return visit_(key, ctrl, visitor, path4);
+        replaceNode(key, path5, ctrl);
+        return visit_(key, ctrl, visitor, path5);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path4 = Object.freeze(path4.concat(node2));
+          path5 = Object.freeze(path5.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = visit_(i, node2.items[i], visitor, path4);
+            const ci = visit_(i, node2.items[i], visitor, path5);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -138,13 +138,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path4 = Object.freeze(path4.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path4);
+          path5 = Object.freeze(path5.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path5);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path4);
+          const cv = visit_("value", node2.value, visitor, path5);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -165,17 +165,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node2, visitor, path4) {
-      const ctrl = await callVisitor(key, node2, visitor, path4);
+    async function visitAsync_(key, node2, visitor, path5) {
+      const ctrl = await callVisitor(key, node2, visitor, path5);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path4, ctrl);
-        return visitAsync_(key, ctrl, visitor, path4);
+        replaceNode(key, path5, ctrl);
+        return visitAsync_(key, ctrl, visitor, path5);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path4 = Object.freeze(path4.concat(node2));
+          path5 = Object.freeze(path5.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = await visitAsync_(i, node2.items[i], visitor, path4);
+            const ci = await visitAsync_(i, node2.items[i], visitor, path5);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -186,13 +186,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path4 = Object.freeze(path4.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path4);
+          path5 = Object.freeze(path5.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path5);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path4);
+          const cv = await visitAsync_("value", node2.value, visitor, path5);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -219,23 +219,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node2, visitor, path4) {
+    function callVisitor(key, node2, visitor, path5) {
       if (typeof visitor === "function")
-        return visitor(key, node2, path4);
+        return visitor(key, node2, path5);
       if (identity.isMap(node2))
-        return visitor.Map?.(key, node2, path4);
+        return visitor.Map?.(key, node2, path5);
       if (identity.isSeq(node2))
-        return visitor.Seq?.(key, node2, path4);
+        return visitor.Seq?.(key, node2, path5);
       if (identity.isPair(node2))
-        return visitor.Pair?.(key, node2, path4);
+        return visitor.Pair?.(key, node2, path5);
       if (identity.isScalar(node2))
-        return visitor.Scalar?.(key, node2, path4);
+        return visitor.Scalar?.(key, node2, path5);
       if (identity.isAlias(node2))
-        return visitor.Alias?.(key, node2, path4);
+        return visitor.Alias?.(key, node2, path5);
       return void 0;
     }
-    function replaceNode(key, path4, node2) {
-      const parent = path4[path4.length - 1];
+    function replaceNode(key, path5, node2) {
+      const parent = path5[path5.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node2;
       } else if (identity.isPair(parent)) {
@@ -313,26 +313,26 @@ var require_directives = __commonJS({
           this.tags = Object.assign({}, _Directives.defaultTags);
           this.atNextDocument = false;
         }
-        const parts = line.trim().split(/[ \t]+/);
-        const name2 = parts.shift();
+        const parts2 = line.trim().split(/[ \t]+/);
+        const name2 = parts2.shift();
         switch (name2) {
           case "%TAG": {
-            if (parts.length !== 2) {
+            if (parts2.length !== 2) {
               onError(0, "%TAG directive should contain exactly two parts");
-              if (parts.length < 2)
+              if (parts2.length < 2)
                 return false;
             }
-            const [handle, prefix] = parts;
+            const [handle, prefix] = parts2;
             this.tags[handle] = prefix;
             return true;
           }
           case "%YAML": {
             this.yaml.explicit = true;
-            if (parts.length !== 1) {
+            if (parts2.length !== 1) {
               onError(0, "%YAML directive should contain exactly one part");
               return false;
             }
-            const [version2] = parts;
+            const [version2] = parts2;
             if (version2 === "1.1" || version2 === "1.2") {
               this.yaml.version = version2;
               return true;
@@ -847,10 +847,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path4, value) {
+    function collectionFromPath(schema, path5, value) {
       let v = value;
-      for (let i = path4.length - 1; i >= 0; --i) {
-        const k = path4[i];
+      for (let i = path5.length - 1; i >= 0; --i) {
+        const k = path5[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -869,7 +869,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path4) => path4 == null || typeof path4 === "object" && !!path4[Symbol.iterator]().next().done;
+    var isEmptyPath = (path5) => path5 == null || typeof path5 === "object" && !!path5[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -899,11 +899,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path4, value) {
-        if (isEmptyPath(path4))
+      addIn(path5, value) {
+        if (isEmptyPath(path5))
           this.add(value);
         else {
-          const [key, ...rest] = path4;
+          const [key, ...rest] = path5;
           const node2 = this.get(key, true);
           if (identity.isCollection(node2))
             node2.addIn(rest, value);
@@ -917,8 +917,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path4) {
-        const [key, ...rest] = path4;
+      deleteIn(path5) {
+        const [key, ...rest] = path5;
         if (rest.length === 0)
           return this.delete(key);
         const node2 = this.get(key, true);
@@ -932,8 +932,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path4, keepScalar) {
-        const [key, ...rest] = path4;
+      getIn(path5, keepScalar) {
+        const [key, ...rest] = path5;
         const node2 = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
@@ -951,8 +951,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path4) {
-        const [key, ...rest] = path4;
+      hasIn(path5) {
+        const [key, ...rest] = path5;
         if (rest.length === 0)
           return this.has(key);
         const node2 = this.get(key, true);
@@ -962,8 +962,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path4, value) {
-        const [key, ...rest] = path4;
+      setIn(path5, value) {
+        const [key, ...rest] = path5;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -3069,9 +3069,9 @@ var require_timestamp = __commonJS({
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str, asBigInt) {
       const sign = str[0];
-      const parts = sign === "-" || sign === "+" ? str.substring(1) : str;
+      const parts2 = sign === "-" || sign === "+" ? str.substring(1) : str;
       const num2 = (n) => asBigInt ? BigInt(n) : Number(n);
-      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num2(60) + num2(p), num2(0));
+      const res = parts2.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num2(60) + num2(p), num2(0));
       return sign === "-" ? num2(-1) * res : res;
     }
     function stringifySexagesimal(node2) {
@@ -3087,18 +3087,18 @@ var require_timestamp = __commonJS({
         value *= num2(-1);
       }
       const _60 = num2(60);
-      const parts = [value % _60];
+      const parts2 = [value % _60];
       if (value < 60) {
-        parts.unshift(0);
+        parts2.unshift(0);
       } else {
-        value = (value - parts[0]) / _60;
-        parts.unshift(value % _60);
+        value = (value - parts2[0]) / _60;
+        parts2.unshift(value % _60);
         if (value >= 60) {
-          value = (value - parts[0]) / _60;
-          parts.unshift(value);
+          value = (value - parts2[0]) / _60;
+          parts2.unshift(value);
         }
       }
-      return sign + parts.map((n) => String(n).padStart(2, "0")).join(":").replace(/000000\d*$/, "");
+      return sign + parts2.map((n) => String(n).padStart(2, "0")).join(":").replace(/000000\d*$/, "");
     }
     var intTime = {
       identify: (value) => typeof value === "bigint" || Number.isInteger(value),
@@ -3478,9 +3478,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path4, value) {
+      addIn(path5, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path4, value);
+          this.contents.addIn(path5, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3555,14 +3555,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path4) {
-        if (Collection.isEmptyPath(path4)) {
+      deleteIn(path5) {
+        if (Collection.isEmptyPath(path5)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path4) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path5) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -3577,10 +3577,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path4, keepScalar) {
-        if (Collection.isEmptyPath(path4))
+      getIn(path5, keepScalar) {
+        if (Collection.isEmptyPath(path5))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path4, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path5, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -3591,10 +3591,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path4) {
-        if (Collection.isEmptyPath(path4))
+      hasIn(path5) {
+        if (Collection.isEmptyPath(path5))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path4) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path5) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -3611,13 +3611,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path4, value) {
-        if (Collection.isEmptyPath(path4)) {
+      setIn(path5, value) {
+        if (Collection.isEmptyPath(path5)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path4), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path5), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path4, value);
+          this.contents.setIn(path5, value);
         }
       }
       /**
@@ -5578,9 +5578,9 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path4) => {
+    visit2.itemAtPath = (cst, path5) => {
       let item = cst;
-      for (const [field2, index] of path4) {
+      for (const [field2, index] of path5) {
         const tok = item?.[field2];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -5589,23 +5589,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path4) => {
-      const parent = visit2.itemAtPath(cst, path4.slice(0, -1));
-      const field2 = path4[path4.length - 1][0];
+    visit2.parentCollection = (cst, path5) => {
+      const parent = visit2.itemAtPath(cst, path5.slice(0, -1));
+      const field2 = path5[path5.length - 1][0];
       const coll = parent?.[field2];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path4, item, visitor) {
-      let ctrl = visitor(item, path4);
+    function _visit(path5, item, visitor) {
+      let ctrl = visitor(item, path5);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field2 of ["key", "value"]) {
         const token = item[field2];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path4.concat([[field2, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path5.concat([[field2, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -5616,10 +5616,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field2 === "key")
-            ctrl = ctrl(item, path4);
+            ctrl = ctrl(item, path5);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path4) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path5) : ctrl;
     }
     exports.visit = visit2;
   }
@@ -15519,11 +15519,11 @@ var require_agent = __commonJS({
       };
     })();
     var WINDOWS_PIPE_REGEX = /^[/\\][/\\]\.[/\\]pipe[/\\].+/;
-    function createAgent(path4) {
-      if (process.platform === "win32" && !WINDOWS_PIPE_REGEX.test(path4)) {
-        return path4 === "pageant" ? new PageantAgent() : new CygwinAgent(path4);
+    function createAgent(path5) {
+      if (process.platform === "win32" && !WINDOWS_PIPE_REGEX.test(path5)) {
+        return path5 === "pageant" ? new PageantAgent() : new CygwinAgent(path5);
       }
-      return new OpenSSHAgent(path4);
+      return new OpenSSHAgent(path5);
     }
     var AgentProtocol = (() => {
       const SSH_AGENTC_REQUEST_IDENTITIES = 11;
@@ -20499,7 +20499,7 @@ var require_SFTP = __commonJS({
     "use strict";
     var EventEmitter = __require("events");
     var fs = __require("fs");
-    var { constants } = fs;
+    var { constants: constants2 } = fs;
     var {
       Readable: ReadableStream,
       Writable: WritableStream
@@ -20767,17 +20767,17 @@ var require_SFTP = __commonJS({
       // ===========================================================================
       // Client-specific ===========================================================
       // ===========================================================================
-      createReadStream(path4, options2) {
+      createReadStream(path5, options2) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        return new ReadStream(this, path4, options2);
+        return new ReadStream(this, path5, options2);
       }
-      createWriteStream(path4, options2) {
+      createWriteStream(path5, options2) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        return new WriteStream(this, path4, options2);
+        return new WriteStream(this, path5, options2);
       }
-      open(path4, flags_, attrs, cb) {
+      open(path5, flags_, attrs, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         if (typeof attrs === "function") {
@@ -20796,7 +20796,7 @@ var require_SFTP = __commonJS({
           attrsFlags = attrs.flags;
           attrsLen = attrs.nb;
         }
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path5);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen + 4 + 4 + attrsLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -20804,7 +20804,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path5, p += 4, pathLen);
         writeUInt32BE(buf, flags, p += pathLen);
         writeUInt32BE(buf, attrsFlags, p += 4);
         if (attrsLen) {
@@ -20935,7 +20935,7 @@ var require_SFTP = __commonJS({
           throw new Error("Client-only method called in server mode");
         fastXfer(fs, this, localPath, remotePath, opts, cb);
       }
-      readFile(path4, options2, callback_) {
+      readFile(path5, options2, callback_) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let callback;
@@ -21008,13 +21008,13 @@ var require_SFTP = __commonJS({
             return callback && callback(er, buffer);
           });
         };
-        this.open(path4, flag, 438, (er, handle_) => {
+        this.open(path5, flag, 438, (er, handle_) => {
           if (er)
             return callback && callback(er);
           handle = handle_;
           const tryStat = (er2, st) => {
             if (er2) {
-              this.stat(path4, (er_, st_) => {
+              this.stat(path5, (er_, st_) => {
                 if (er_) {
                   return this.close(handle, () => {
                     callback && callback(er2);
@@ -21035,7 +21035,7 @@ var require_SFTP = __commonJS({
           this.fstat(handle, tryStat);
         });
       }
-      writeFile(path4, data, options2, callback_) {
+      writeFile(path5, data, options2, callback_) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let callback;
@@ -21054,7 +21054,7 @@ var require_SFTP = __commonJS({
         if (options2.encoding && !Buffer.isEncoding(options2.encoding))
           throw new Error(`Unknown encoding: ${options2.encoding}`);
         const flag = options2.flag || "w";
-        this.open(path4, flag, options2.mode, (openErr, handle) => {
+        this.open(path5, flag, options2.mode, (openErr, handle) => {
           if (openErr) {
             callback && callback(openErr);
           } else {
@@ -21063,7 +21063,7 @@ var require_SFTP = __commonJS({
             if (position === null) {
               const tryStat = (er, st) => {
                 if (er) {
-                  this.stat(path4, (er_, st_) => {
+                  this.stat(path5, (er_, st_) => {
                     if (er_) {
                       return this.close(handle, () => {
                         callback && callback(er);
@@ -21082,7 +21082,7 @@ var require_SFTP = __commonJS({
           }
         });
       }
-      appendFile(path4, data, options2, callback_) {
+      appendFile(path5, data, options2, callback_) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let callback;
@@ -21100,12 +21100,12 @@ var require_SFTP = __commonJS({
           throw new TypeError("Bad arguments");
         if (!options2.flag)
           options2 = Object.assign({ flag: "a" }, options2);
-        this.writeFile(path4, data, options2, callback);
+        this.writeFile(path5, data, options2, callback);
       }
-      exists(path4, cb) {
+      exists(path5, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        this.stat(path4, (err) => {
+        this.stat(path5, (err) => {
           cb && cb(err ? false : true);
         });
       }
@@ -21148,7 +21148,7 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} RENAME`
         );
       }
-      mkdir(path4, attrs, cb) {
+      mkdir(path5, attrs, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let flags = 0;
@@ -21162,7 +21162,7 @@ var require_SFTP = __commonJS({
           flags = attrs.flags;
           attrsLen = attrs.nb;
         }
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path5);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen + 4 + attrsLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21170,7 +21170,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path5, p += 4, pathLen);
         writeUInt32BE(buf, flags, p += pathLen);
         if (attrsLen) {
           p += 4;
@@ -21186,10 +21186,10 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} MKDIR`
         );
       }
-      rmdir(path4, cb) {
+      rmdir(path5, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path5);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21197,7 +21197,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path5, p += 4, pathLen);
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         this._debug && this._debug(
@@ -21287,10 +21287,10 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} FSTAT`
         );
       }
-      stat(path4, cb) {
+      stat(path5, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path5);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21298,17 +21298,17 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path5, p += 4, pathLen);
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         this._debug && this._debug(
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} STAT`
         );
       }
-      lstat(path4, cb) {
+      lstat(path5, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path5);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21316,17 +21316,17 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path5, p += 4, pathLen);
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         this._debug && this._debug(
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} LSTAT`
         );
       }
-      opendir(path4, cb) {
+      opendir(path5, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path5);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21334,14 +21334,14 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path5, p += 4, pathLen);
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         this._debug && this._debug(
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} OPENDIR`
         );
       }
-      setstat(path4, attrs, cb) {
+      setstat(path5, attrs, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let flags = 0;
@@ -21353,7 +21353,7 @@ var require_SFTP = __commonJS({
         } else if (typeof attrs === "function") {
           cb = attrs;
         }
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path5);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen + 4 + attrsLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21361,7 +21361,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path5, p += 4, pathLen);
         writeUInt32BE(buf, flags, p += pathLen);
         if (attrsLen) {
           p += 4;
@@ -21421,8 +21421,8 @@ var require_SFTP = __commonJS({
           mtime: toUnixTimestamp(mtime)
         }, cb);
       }
-      utimes(path4, atime, mtime, cb) {
-        return this.setstat(path4, {
+      utimes(path5, atime, mtime, cb) {
+        return this.setstat(path5, {
           atime: toUnixTimestamp(atime),
           mtime: toUnixTimestamp(mtime)
         }, cb);
@@ -21433,8 +21433,8 @@ var require_SFTP = __commonJS({
           gid
         }, cb);
       }
-      chown(path4, uid, gid, cb) {
-        return this.setstat(path4, {
+      chown(path5, uid, gid, cb) {
+        return this.setstat(path5, {
           uid,
           gid
         }, cb);
@@ -21444,15 +21444,15 @@ var require_SFTP = __commonJS({
           mode
         }, cb);
       }
-      chmod(path4, mode, cb) {
-        return this.setstat(path4, {
+      chmod(path5, mode, cb) {
+        return this.setstat(path5, {
           mode
         }, cb);
       }
-      readlink(path4, cb) {
+      readlink(path5, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path5);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21460,7 +21460,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path5, p += 4, pathLen);
         this._requests[reqid] = {
           cb: (err, names2) => {
             if (typeof cb !== "function")
@@ -21505,10 +21505,10 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} SYMLINK`
         );
       }
-      realpath(path4, cb) {
+      realpath(path5, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path5);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21516,7 +21516,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path5, p += 4, pathLen);
         this._requests[reqid] = {
           cb: (err, names2) => {
             if (typeof cb !== "function")
@@ -21561,13 +21561,13 @@ var require_SFTP = __commonJS({
           this._debug(`SFTP: Outbound: ${which} posix-rename@openssh.com`);
         }
       }
-      ext_openssh_statvfs(path4, cb) {
+      ext_openssh_statvfs(path5, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         const ext = this._extensions["statvfs@openssh.com"];
         if (!ext || ext !== "2")
           throw new Error("Server does not support this extended request");
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path5);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + 19 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21577,7 +21577,7 @@ var require_SFTP = __commonJS({
         writeUInt32BE(buf, 19, p);
         buf.utf8Write("statvfs@openssh.com", p += 4, 19);
         writeUInt32BE(buf, pathLen, p += 19);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path5, p += 4, pathLen);
         this._requests[reqid] = { extended: "statvfs@openssh.com", cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
@@ -21663,7 +21663,7 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} fsync@openssh.com`
         );
       }
-      ext_openssh_lsetstat(path4, attrs, cb) {
+      ext_openssh_lsetstat(path5, attrs, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         const ext = this._extensions["lsetstat@openssh.com"];
@@ -21678,7 +21678,7 @@ var require_SFTP = __commonJS({
         } else if (typeof attrs === "function") {
           cb = attrs;
         }
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path5);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + 20 + 4 + pathLen + 4 + attrsLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21688,7 +21688,7 @@ var require_SFTP = __commonJS({
         writeUInt32BE(buf, 20, p);
         buf.utf8Write("lsetstat@openssh.com", p += 4, 20);
         writeUInt32BE(buf, pathLen, p += 20);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path5, p += 4, pathLen);
         writeUInt32BE(buf, flags, p += pathLen);
         if (attrsLen) {
           p += 4;
@@ -21705,13 +21705,13 @@ var require_SFTP = __commonJS({
           this._debug(`SFTP: Outbound: ${status} lsetstat@openssh.com`);
         }
       }
-      ext_openssh_expandPath(path4, cb) {
+      ext_openssh_expandPath(path5, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         const ext = this._extensions["expand-path@openssh.com"];
         if (ext !== "1")
           throw new Error("Server does not support this extended request");
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path5);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + 23 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21721,7 +21721,7 @@ var require_SFTP = __commonJS({
         writeUInt32BE(buf, 23, p);
         buf.utf8Write("expand-path@openssh.com", p += 4, 23);
         writeUInt32BE(buf, pathLen, p += 20);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path5, p += 4, pathLen);
         this._requests[reqid] = {
           cb: (err, names2) => {
             if (typeof cb !== "function")
@@ -22354,25 +22354,25 @@ var require_SFTP = __commonJS({
         this.extended = initial && initial.extended;
       }
       isDirectory() {
-        return (this.mode & constants.S_IFMT) === constants.S_IFDIR;
+        return (this.mode & constants2.S_IFMT) === constants2.S_IFDIR;
       }
       isFile() {
-        return (this.mode & constants.S_IFMT) === constants.S_IFREG;
+        return (this.mode & constants2.S_IFMT) === constants2.S_IFREG;
       }
       isBlockDevice() {
-        return (this.mode & constants.S_IFMT) === constants.S_IFBLK;
+        return (this.mode & constants2.S_IFMT) === constants2.S_IFBLK;
       }
       isCharacterDevice() {
-        return (this.mode & constants.S_IFMT) === constants.S_IFCHR;
+        return (this.mode & constants2.S_IFMT) === constants2.S_IFCHR;
       }
       isSymbolicLink() {
-        return (this.mode & constants.S_IFMT) === constants.S_IFLNK;
+        return (this.mode & constants2.S_IFMT) === constants2.S_IFLNK;
       }
       isFIFO() {
-        return (this.mode & constants.S_IFMT) === constants.S_IFIFO;
+        return (this.mode & constants2.S_IFMT) === constants2.S_IFIFO;
       }
       isSocket() {
-        return (this.mode & constants.S_IFMT) === constants.S_IFSOCK;
+        return (this.mode & constants2.S_IFMT) === constants2.S_IFSOCK;
       }
     };
     function attrsToBytes(attrs) {
@@ -22999,12 +22999,12 @@ var require_SFTP = __commonJS({
       [REQUEST.LSTAT]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path4 = bufferParser.readString(true);
+        const path5 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path4 === void 0)
+        if (path5 === void 0)
           return doFatalSFTPError(sftp, "Malformed LSTAT packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received LSTAT (id:${reqID})`);
-        if (!sftp.emit("LSTAT", reqID, path4)) {
+        if (!sftp.emit("LSTAT", reqID, path5)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23023,13 +23023,13 @@ var require_SFTP = __commonJS({
       [REQUEST.SETSTAT]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path4 = bufferParser.readString(true);
+        const path5 = bufferParser.readString(true);
         const attrs = readAttrs(sftp._biOpt);
         bufferParser.clear();
         if (attrs === void 0)
           return doFatalSFTPError(sftp, "Malformed SETSTAT packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received SETSTAT (id:${reqID})`);
-        if (!sftp.emit("SETSTAT", reqID, path4, attrs)) {
+        if (!sftp.emit("SETSTAT", reqID, path5, attrs)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23051,12 +23051,12 @@ var require_SFTP = __commonJS({
       [REQUEST.OPENDIR]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path4 = bufferParser.readString(true);
+        const path5 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path4 === void 0)
+        if (path5 === void 0)
           return doFatalSFTPError(sftp, "Malformed OPENDIR packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received OPENDIR (id:${reqID})`);
-        if (!sftp.emit("OPENDIR", reqID, path4)) {
+        if (!sftp.emit("OPENDIR", reqID, path5)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23075,63 +23075,63 @@ var require_SFTP = __commonJS({
       [REQUEST.REMOVE]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path4 = bufferParser.readString(true);
+        const path5 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path4 === void 0)
+        if (path5 === void 0)
           return doFatalSFTPError(sftp, "Malformed REMOVE packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received REMOVE (id:${reqID})`);
-        if (!sftp.emit("REMOVE", reqID, path4)) {
+        if (!sftp.emit("REMOVE", reqID, path5)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
       [REQUEST.MKDIR]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path4 = bufferParser.readString(true);
+        const path5 = bufferParser.readString(true);
         const attrs = readAttrs(sftp._biOpt);
         bufferParser.clear();
         if (attrs === void 0)
           return doFatalSFTPError(sftp, "Malformed MKDIR packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received MKDIR (id:${reqID})`);
-        if (!sftp.emit("MKDIR", reqID, path4, attrs)) {
+        if (!sftp.emit("MKDIR", reqID, path5, attrs)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
       [REQUEST.RMDIR]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path4 = bufferParser.readString(true);
+        const path5 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path4 === void 0)
+        if (path5 === void 0)
           return doFatalSFTPError(sftp, "Malformed RMDIR packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received RMDIR (id:${reqID})`);
-        if (!sftp.emit("RMDIR", reqID, path4)) {
+        if (!sftp.emit("RMDIR", reqID, path5)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
       [REQUEST.REALPATH]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path4 = bufferParser.readString(true);
+        const path5 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path4 === void 0)
+        if (path5 === void 0)
           return doFatalSFTPError(sftp, "Malformed REALPATH packet");
         sftp._debug && sftp._debug(
           `SFTP: Inbound: Received REALPATH (id:${reqID})`
         );
-        if (!sftp.emit("REALPATH", reqID, path4)) {
+        if (!sftp.emit("REALPATH", reqID, path5)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
       [REQUEST.STAT]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path4 = bufferParser.readString(true);
+        const path5 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path4 === void 0)
+        if (path5 === void 0)
           return doFatalSFTPError(sftp, "Malformed STAT packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received STAT (id:${reqID})`);
-        if (!sftp.emit("STAT", reqID, path4)) {
+        if (!sftp.emit("STAT", reqID, path5)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23151,14 +23151,14 @@ var require_SFTP = __commonJS({
       [REQUEST.READLINK]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path4 = bufferParser.readString(true);
+        const path5 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path4 === void 0)
+        if (path5 === void 0)
           return doFatalSFTPError(sftp, "Malformed READLINK packet");
         sftp._debug && sftp._debug(
           `SFTP: Inbound: Received READLINK (id:${reqID})`
         );
-        if (!sftp.emit("READLINK", reqID, path4)) {
+        if (!sftp.emit("READLINK", reqID, path5)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23229,7 +23229,7 @@ var require_SFTP = __commonJS({
     function roundUpToMultipleOf8(n) {
       return n + 7 & ~7;
     }
-    function ReadStream(sftp, path4, options2) {
+    function ReadStream(sftp, path5, options2) {
       if (options2 === void 0)
         options2 = {};
       else if (typeof options2 === "string")
@@ -23243,7 +23243,7 @@ var require_SFTP = __commonJS({
       options2.emitClose = false;
       options2.autoDestroy = false;
       ReadableStream.call(this, options2);
-      this.path = path4;
+      this.path = path5;
       this.flags = options2.flags === void 0 ? "r" : options2.flags;
       this.mode = options2.mode === void 0 ? 438 : options2.mode;
       this.start = options2.start;
@@ -23374,7 +23374,7 @@ var require_SFTP = __commonJS({
       },
       configurable: true
     });
-    function WriteStream(sftp, path4, options2) {
+    function WriteStream(sftp, path5, options2) {
       if (options2 === void 0)
         options2 = {};
       else if (typeof options2 === "string")
@@ -23386,7 +23386,7 @@ var require_SFTP = __commonJS({
       options2.emitClose = false;
       options2.autoDestroy = false;
       WritableStream.call(this, options2);
-      this.path = path4;
+      this.path = path5;
       this.flags = options2.flags === void 0 ? "w" : options2.flags;
       this.mode = options2.mode === void 0 ? 438 : options2.mode;
       this.start = options2.start;
@@ -30891,7 +30891,7 @@ var require_has_flag = __commonJS({
 var require_supports_color = __commonJS({
   "node_modules/supports-color/index.js"(exports, module) {
     "use strict";
-    var os5 = __require("os");
+    var os6 = __require("os");
     var tty = __require("tty");
     var hasFlag = require_has_flag();
     var { env } = process;
@@ -30939,7 +30939,7 @@ var require_supports_color = __commonJS({
         return min;
       }
       if (process.platform === "win32") {
-        const osRelease = os5.release().split(".");
+        const osRelease = os6.release().split(".");
         if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -31211,7 +31211,7 @@ var require_modem = __commonJS({
     var querystring = __require("querystring");
     var http2 = require_http();
     var fs = __require("fs");
-    var path4 = __require("path");
+    var path5 = __require("path");
     var url2 = __require("url");
     var ssh = require_ssh();
     var HttpDuplex = require_http_duplex();
@@ -31219,8 +31219,8 @@ var require_modem = __commonJS({
     var utils = require_utils();
     var util = __require("util");
     var splitca = require_split_ca();
-    var os5 = __require("os");
-    var isWin = os5.type() === "Windows_NT";
+    var os6 = __require("os");
+    var isWin = os6.type() === "Windows_NT";
     var stream = __require("stream");
     var defaultOpts = function() {
       var host;
@@ -31260,9 +31260,9 @@ var require_modem = __commonJS({
         }
         opts.host = host.hostname;
         if (process.env.DOCKER_CERT_PATH) {
-          opts.ca = splitca(path4.join(process.env.DOCKER_CERT_PATH, "ca.pem"));
-          opts.cert = fs.readFileSync(path4.join(process.env.DOCKER_CERT_PATH, "cert.pem"));
-          opts.key = fs.readFileSync(path4.join(process.env.DOCKER_CERT_PATH, "key.pem"));
+          opts.ca = splitca(path5.join(process.env.DOCKER_CERT_PATH, "ca.pem"));
+          opts.cert = fs.readFileSync(path5.join(process.env.DOCKER_CERT_PATH, "cert.pem"));
+          opts.key = fs.readFileSync(path5.join(process.env.DOCKER_CERT_PATH, "key.pem"));
         }
         if (process.env.DOCKER_CLIENT_TIMEOUT) {
           opts.timeout = parseInt(process.env.DOCKER_CLIENT_TIMEOUT, 10);
@@ -31272,7 +31272,7 @@ var require_modem = __commonJS({
     };
     var findDefaultUnixSocket = function() {
       return new Promise(function(resolve11) {
-        var userDockerSocket = path4.join(os5.homedir(), ".docker", "run", "docker.sock");
+        var userDockerSocket = path5.join(os6.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
           if (err) resolve11("/var/run/docker.sock");
           else resolve11(userDockerSocket);
@@ -31366,7 +31366,7 @@ var require_modem = __commonJS({
       }
       if (options2.file) {
         if (typeof options2.file === "string") {
-          data = fs.createReadStream(path4.resolve(options2.file));
+          data = fs.createReadStream(path5.resolve(options2.file));
         } else {
           data = options2.file;
         }
@@ -31684,7 +31684,7 @@ var require_modem = __commonJS({
 var require_ignore = __commonJS({
   "node_modules/@balena/dockerignore/ignore.js"(exports, module) {
     "use strict";
-    var path4 = __require("path");
+    var path5 = __require("path");
     var factory = (options2) => new IgnoreBase(options2);
     factory.default = factory;
     module.exports = factory;
@@ -31693,22 +31693,22 @@ var require_ignore = __commonJS({
     }
     var REGEX_TRAILING_SLASH = /(?<=.)\/$/;
     var REGEX_TRAILING_BACKSLASH = /(?<=.)\\$/;
-    var REGEX_TRAILING_PATH_SEP = path4.sep === "\\" ? REGEX_TRAILING_BACKSLASH : REGEX_TRAILING_SLASH;
+    var REGEX_TRAILING_PATH_SEP = path5.sep === "\\" ? REGEX_TRAILING_BACKSLASH : REGEX_TRAILING_SLASH;
     var KEY_IGNORE = typeof Symbol !== "undefined" ? /* @__PURE__ */ Symbol.for("dockerignore") : "dockerignore";
     function cleanPath(file2) {
-      return path4.normalize(file2).replace(REGEX_TRAILING_PATH_SEP, "");
+      return path5.normalize(file2).replace(REGEX_TRAILING_PATH_SEP, "");
     }
     function toSlash(file2) {
-      if (path4.sep === "/") {
+      if (path5.sep === "/") {
         return file2;
       }
       return file2.replace(/\\/g, "/");
     }
     function fromSlash(file2) {
-      if (path4.sep === "/") {
+      if (path5.sep === "/") {
         return file2;
       }
-      return file2.replace(/\//g, path4.sep);
+      return file2.replace(/\//g, path5.sep);
     }
     var IgnoreBase = class {
       constructor({
@@ -31757,13 +31757,13 @@ var require_ignore = __commonJS({
         return pattern && typeof pattern === "string" && pattern.indexOf("#") !== 0 && pattern.trim() !== "";
       }
       filter(paths) {
-        return make_array(paths).filter((path5) => this._filter(path5));
+        return make_array(paths).filter((path6) => this._filter(path6));
       }
       createFilter() {
-        return (path5) => this._filter(path5);
+        return (path6) => this._filter(path6);
       }
-      ignores(path5) {
-        return !this._filter(path5);
+      ignores(path6) {
+        return !this._filter(path6);
       }
       // https://github.com/moby/moby/blob/v19.03.8/builder/dockerignore/dockerignore.go#L41-L53
       // https://github.com/moby/moby/blob/v19.03.8/pkg/fileutils/fileutils.go#L29-L55
@@ -31802,36 +31802,36 @@ var require_ignore = __commonJS({
           origin,
           pattern,
           // https://github.com/moby/moby/blob/v19.03.8/pkg/fileutils/fileutils.go#L54
-          dirs: pattern.split(path4.sep),
+          dirs: pattern.split(path5.sep),
           negative
         };
       }
       // @returns `Boolean` true if the `path` is NOT ignored
-      _filter(path5) {
-        if (!path5) {
+      _filter(path6) {
+        if (!path6) {
           return false;
         }
-        if (path5 in this._cache) {
-          return this._cache[path5];
+        if (path6 in this._cache) {
+          return this._cache[path6];
         }
-        return this._cache[path5] = this._test(path5);
+        return this._cache[path6] = this._test(path6);
       }
       // @returns {Boolean} true if a file is NOT ignored
       // https://github.com/moby/moby/blob/v19.03.8/pkg/fileutils/fileutils.go#L62
       _test(file2) {
         file2 = fromSlash(file2);
-        const parentPath = cleanPath(path4.dirname(file2));
-        const parentPathDirs = parentPath.split(path4.sep);
+        const parentPath = cleanPath(path5.dirname(file2));
+        const parentPathDirs = parentPath.split(path5.sep);
         let matched = false;
         this._rules.forEach((rule) => {
           let match = this._match(file2, rule);
           if (!match && parentPath !== ".") {
             if (rule.dirs.includes("**")) {
               for (let i = rule.dirs.filter((x) => x !== "**").length; i <= parentPathDirs.length; i++) {
-                match = match || this._match(parentPathDirs.slice(0, i).join(path4.sep), rule);
+                match = match || this._match(parentPathDirs.slice(0, i).join(path5.sep), rule);
               }
             } else if (rule.dirs.length <= parentPathDirs.length) {
-              match = this._match(parentPathDirs.slice(0, rule.dirs.length).join(path4.sep), rule);
+              match = this._match(parentPathDirs.slice(0, rule.dirs.length).join(path5.sep), rule);
             }
           }
           if (match) {
@@ -31850,13 +31850,13 @@ var require_ignore = __commonJS({
           return rule;
         }
         let regStr = "^";
-        let escapedSlash = path4.sep === "\\" ? "\\\\" : path4.sep;
+        let escapedSlash = path5.sep === "\\" ? "\\\\" : path5.sep;
         for (let i = 0; i < rule.pattern.length; i++) {
           const ch = rule.pattern[i];
           if (ch === "*") {
             if (rule.pattern[i + 1] === "*") {
               i++;
-              if (rule.pattern[i + 1] === path4.sep) {
+              if (rule.pattern[i + 1] === path5.sep) {
                 i++;
               }
               if (rule.pattern[i + 1] === void 0) {
@@ -31872,7 +31872,7 @@ var require_ignore = __commonJS({
           } else if (ch === "." || ch === "$") {
             regStr += `\\${ch}`;
           } else if (ch === "\\") {
-            if (path4.sep === "\\") {
+            if (path5.sep === "\\") {
               regStr += escapedSlash;
               continue;
             }
@@ -31899,69 +31899,69 @@ var require_chownr = __commonJS({
   "node_modules/chownr/chownr.js"(exports, module) {
     "use strict";
     var fs = __require("fs");
-    var path4 = __require("path");
+    var path5 = __require("path");
     var LCHOWN = fs.lchown ? "lchown" : "chown";
     var LCHOWNSYNC = fs.lchownSync ? "lchownSync" : "chownSync";
     var needEISDIRHandled = fs.lchown && !process.version.match(/v1[1-9]+\./) && !process.version.match(/v10\.[6-9]/);
-    var lchownSync = (path5, uid, gid) => {
+    var lchownSync = (path6, uid, gid) => {
       try {
-        return fs[LCHOWNSYNC](path5, uid, gid);
+        return fs[LCHOWNSYNC](path6, uid, gid);
       } catch (er) {
         if (er.code !== "ENOENT")
           throw er;
       }
     };
-    var chownSync = (path5, uid, gid) => {
+    var chownSync = (path6, uid, gid) => {
       try {
-        return fs.chownSync(path5, uid, gid);
+        return fs.chownSync(path6, uid, gid);
       } catch (er) {
         if (er.code !== "ENOENT")
           throw er;
       }
     };
-    var handleEISDIR = needEISDIRHandled ? (path5, uid, gid, cb) => (er) => {
+    var handleEISDIR = needEISDIRHandled ? (path6, uid, gid, cb) => (er) => {
       if (!er || er.code !== "EISDIR")
         cb(er);
       else
-        fs.chown(path5, uid, gid, cb);
+        fs.chown(path6, uid, gid, cb);
     } : (_, __, ___, cb) => cb;
-    var handleEISDirSync = needEISDIRHandled ? (path5, uid, gid) => {
+    var handleEISDirSync = needEISDIRHandled ? (path6, uid, gid) => {
       try {
-        return lchownSync(path5, uid, gid);
+        return lchownSync(path6, uid, gid);
       } catch (er) {
         if (er.code !== "EISDIR")
           throw er;
-        chownSync(path5, uid, gid);
+        chownSync(path6, uid, gid);
       }
-    } : (path5, uid, gid) => lchownSync(path5, uid, gid);
+    } : (path6, uid, gid) => lchownSync(path6, uid, gid);
     var nodeVersion = process.version;
-    var readdir3 = (path5, options2, cb) => fs.readdir(path5, options2, cb);
-    var readdirSync7 = (path5, options2) => fs.readdirSync(path5, options2);
+    var readdir3 = (path6, options2, cb) => fs.readdir(path6, options2, cb);
+    var readdirSync8 = (path6, options2) => fs.readdirSync(path6, options2);
     if (/^v4\./.test(nodeVersion))
-      readdir3 = (path5, options2, cb) => fs.readdir(path5, cb);
-    var chown = (cpath, uid, gid, cb) => {
+      readdir3 = (path6, options2, cb) => fs.readdir(path6, cb);
+    var chown2 = (cpath, uid, gid, cb) => {
       fs[LCHOWN](cpath, uid, gid, handleEISDIR(cpath, uid, gid, (er) => {
         cb(er && er.code !== "ENOENT" ? er : null);
       }));
     };
     var chownrKid = (p, child, uid, gid, cb) => {
       if (typeof child === "string")
-        return fs.lstat(path4.resolve(p, child), (er, stats) => {
+        return fs.lstat(path5.resolve(p, child), (er, stats) => {
           if (er)
             return cb(er.code !== "ENOENT" ? er : null);
           stats.name = child;
           chownrKid(p, stats, uid, gid, cb);
         });
       if (child.isDirectory()) {
-        chownr(path4.resolve(p, child.name), uid, gid, (er) => {
+        chownr(path5.resolve(p, child.name), uid, gid, (er) => {
           if (er)
             return cb(er);
-          const cpath = path4.resolve(p, child.name);
-          chown(cpath, uid, gid, cb);
+          const cpath = path5.resolve(p, child.name);
+          chown2(cpath, uid, gid, cb);
         });
       } else {
-        const cpath = path4.resolve(p, child.name);
-        chown(cpath, uid, gid, cb);
+        const cpath = path5.resolve(p, child.name);
+        chown2(cpath, uid, gid, cb);
       }
     };
     var chownr = (p, uid, gid, cb) => {
@@ -31973,7 +31973,7 @@ var require_chownr = __commonJS({
             return cb(er);
         }
         if (er || !children.length)
-          return chown(p, uid, gid, cb);
+          return chown2(p, uid, gid, cb);
         let len = children.length;
         let errState = null;
         const then = (er2) => {
@@ -31982,7 +31982,7 @@ var require_chownr = __commonJS({
           if (er2)
             return cb(errState = er2);
           if (--len === 0)
-            return chown(p, uid, gid, cb);
+            return chown2(p, uid, gid, cb);
         };
         children.forEach((child) => chownrKid(p, child, uid, gid, then));
       });
@@ -31990,7 +31990,7 @@ var require_chownr = __commonJS({
     var chownrKidSync = (p, child, uid, gid) => {
       if (typeof child === "string") {
         try {
-          const stats = fs.lstatSync(path4.resolve(p, child));
+          const stats = fs.lstatSync(path5.resolve(p, child));
           stats.name = child;
           child = stats;
         } catch (er) {
@@ -32001,13 +32001,13 @@ var require_chownr = __commonJS({
         }
       }
       if (child.isDirectory())
-        chownrSync(path4.resolve(p, child.name), uid, gid);
-      handleEISDirSync(path4.resolve(p, child.name), uid, gid);
+        chownrSync(path5.resolve(p, child.name), uid, gid);
+      handleEISDirSync(path5.resolve(p, child.name), uid, gid);
     };
     var chownrSync = (p, uid, gid) => {
       let children;
       try {
-        children = readdirSync7(p, { withFileTypes: true });
+        children = readdirSync8(p, { withFileTypes: true });
       } catch (er) {
         if (er.code === "ENOENT")
           return;
@@ -37776,7 +37776,7 @@ var require_end_of_stream4 = __commonJS({
 // node_modules/tar-fs/node_modules/tar-stream/pack.js
 var require_pack = __commonJS({
   "node_modules/tar-fs/node_modules/tar-stream/pack.js"(exports, module) {
-    var constants = require_fs_constants();
+    var constants2 = require_fs_constants();
     var eos = require_end_of_stream4();
     var inherits = require_inherits();
     var alloc = Buffer.alloc;
@@ -37794,16 +37794,16 @@ var require_pack = __commonJS({
       if (size) self2.push(END_OF_TAR.slice(0, 512 - size));
     };
     function modeToType(mode) {
-      switch (mode & constants.S_IFMT) {
-        case constants.S_IFBLK:
+      switch (mode & constants2.S_IFMT) {
+        case constants2.S_IFBLK:
           return "block-device";
-        case constants.S_IFCHR:
+        case constants2.S_IFCHR:
           return "character-device";
-        case constants.S_IFDIR:
+        case constants2.S_IFDIR:
           return "directory";
-        case constants.S_IFIFO:
+        case constants2.S_IFIFO:
           return "fifo";
-        case constants.S_IFLNK:
+        case constants2.S_IFLNK:
           return "symlink";
       }
       return "file";
@@ -38074,7 +38074,7 @@ var require_pump = __commonJS({
 // node_modules/mkdirp-classic/index.js
 var require_mkdirp_classic = __commonJS({
   "node_modules/mkdirp-classic/index.js"(exports, module) {
-    var path4 = __require("path");
+    var path5 = __require("path");
     var fs = __require("fs");
     var _0777 = parseInt("0777", 8);
     module.exports = mkdirP.mkdirp = mkdirP.mkdirP = mkdirP;
@@ -38093,7 +38093,7 @@ var require_mkdirp_classic = __commonJS({
       if (!made) made = null;
       var cb = f || function() {
       };
-      p = path4.resolve(p);
+      p = path5.resolve(p);
       xfs.mkdir(p, mode, function(er) {
         if (!er) {
           made = made || p;
@@ -38101,7 +38101,7 @@ var require_mkdirp_classic = __commonJS({
         }
         switch (er.code) {
           case "ENOENT":
-            mkdirP(path4.dirname(p), opts, function(er2, made2) {
+            mkdirP(path5.dirname(p), opts, function(er2, made2) {
               if (er2) cb(er2, made2);
               else mkdirP(p, opts, cb, made2);
             });
@@ -38128,14 +38128,14 @@ var require_mkdirp_classic = __commonJS({
         mode = _0777 & ~process.umask();
       }
       if (!made) made = null;
-      p = path4.resolve(p);
+      p = path5.resolve(p);
       try {
         xfs.mkdirSync(p, mode);
         made = made || p;
       } catch (err0) {
         switch (err0.code) {
           case "ENOENT":
-            made = sync(path4.dirname(p), opts, made);
+            made = sync(path5.dirname(p), opts, made);
             sync(p, opts, made);
             break;
           // In the case of any other error, just see if there's a dir
@@ -38165,9 +38165,9 @@ var require_tar_fs = __commonJS({
     var pump = require_pump();
     var mkdirp = require_mkdirp_classic();
     var fs = __require("fs");
-    var path4 = __require("path");
-    var os5 = __require("os");
-    var win32 = os5.platform() === "win32";
+    var path5 = __require("path");
+    var os6 = __require("os");
+    var win32 = os6.platform() === "win32";
     var DOTDOT_LEADING = 1;
     var DOTDOT_NONE = 2;
     var noop = function() {
@@ -38181,12 +38181,12 @@ var require_tar_fs = __commonJS({
     var statAll = function(fs2, stat2, cwd, ignore, entries, sort) {
       var queue = entries || ["."];
       for (var i = 0; i < queue.length; i++) {
-        if (!inCwd(path4.resolve(cwd, queue[i]), cwd)) throw new Error(queue[i] + " is not a valid path");
+        if (!inCwd(path5.resolve(cwd, queue[i]), cwd)) throw new Error(queue[i] + " is not a valid path");
       }
       return function loop(callback) {
         if (!queue.length) return callback();
         var next = queue.shift();
-        var nextAbs = path4.join(cwd, next);
+        var nextAbs = path5.join(cwd, next);
         stat2.call(fs2, nextAbs, function(err, stat3) {
           if (err) return callback(err);
           if (!stat3.isDirectory()) return callback(null, next, stat3);
@@ -38194,7 +38194,7 @@ var require_tar_fs = __commonJS({
             if (err2) return callback(err2);
             if (sort) files.sort();
             for (var i2 = 0; i2 < files.length; i2++) {
-              if (!ignore(path4.join(cwd, next, files[i2]))) queue.push(path4.join(next, files[i2]));
+              if (!ignore(path5.join(cwd, next, files[i2]))) queue.push(path5.join(next, files[i2]));
             }
             callback(null, next, stat3);
           });
@@ -38205,7 +38205,7 @@ var require_tar_fs = __commonJS({
       return function(header) {
         header.name = header.name.split("/").slice(level).join("/");
         var linkname = header.linkname;
-        if (linkname && (header.type === "link" || path4.isAbsolute(linkname))) {
+        if (linkname && (header.type === "link" || path5.isAbsolute(linkname))) {
           header.linkname = linkname.split("/").slice(level).join("/");
         }
         return map2(header);
@@ -38235,7 +38235,7 @@ var require_tar_fs = __commonJS({
         fmode |= parseInt(222, 8);
       }
       var onsymlink = function(filename, header) {
-        xfs.readlink(path4.join(cwd, filename), function(err, linkname) {
+        xfs.readlink(path5.join(cwd, filename), function(err, linkname) {
           if (err) return pack.destroy(err);
           header.linkname = normalize(linkname);
           pack.entry(header, onnextentry);
@@ -38276,7 +38276,7 @@ var require_tar_fs = __commonJS({
         }
         var entry = pack.entry(header, onnextentry);
         if (!entry) return;
-        var rs = mapStream(xfs.createReadStream(path4.join(cwd, filename), { start: 0, end: header.size > 0 ? header.size - 1 : header.size }), header);
+        var rs = mapStream(xfs.createReadStream(path5.join(cwd, filename), { start: 0, end: header.size > 0 ? header.size - 1 : header.size }), header);
         rs.on("error", function(err2) {
           entry.destroy(err2);
         });
@@ -38340,12 +38340,12 @@ var require_tar_fs = __commonJS({
       var chperm = function(name2, header, cb) {
         var link = header.type === "symlink";
         var chmod2 = link ? xfs.lchmod : xfs.chmod;
-        var chown = link ? xfs.lchown : xfs.chown;
+        var chown2 = link ? xfs.lchown : xfs.chown;
         if (!chmod2) return cb();
         var mode = (header.mode | (header.type === "directory" ? dmode : fmode)) & umask & parseInt(777, 8);
-        if (chown && own2) {
+        if (chown2 && own2) {
           if (!validId(header.uid) || !validId(header.gid)) return cb(new Error(name2 + " has an invalid owner"));
-          chown.call(xfs, name2, header.uid, header.gid, onchown);
+          chown2.call(xfs, name2, header.uid, header.gid, onchown);
         } else {
           onchown(null);
         }
@@ -38358,7 +38358,7 @@ var require_tar_fs = __commonJS({
       extract.on("entry", function(header, stream, next) {
         header = map2(header) || header;
         header.name = normalize(header.name);
-        var name2 = path4.join(cwd, path4.join("/", header.name));
+        var name2 = path5.join(cwd, path5.join("/", header.name));
         if (ignore(name2, header)) {
           stream.resume();
           return next();
@@ -38366,7 +38366,7 @@ var require_tar_fs = __commonJS({
         if (!validPath(header.name, DOTDOT_NONE)) {
           return next(new Error(JSON.stringify(header.name) + " is not a valid path"));
         }
-        var isRoot = path4.join(name2, ".") === path4.join(cwd, ".");
+        var isRoot = path5.join(name2, ".") === path5.join(cwd, ".");
         var stat2 = function(err) {
           if (err) return next(err);
           if (isRoot) return next();
@@ -38396,9 +38396,9 @@ var require_tar_fs = __commonJS({
         var onsymlink = function() {
           if (win32) return next();
           if (!validPath(header.linkname, DOTDOT_LEADING)) return next(new Error(name2 + " is not a valid symlink"));
-          var dst = path4.resolve(path4.dirname(name2), header.linkname);
+          var dst = path5.resolve(path5.dirname(name2), header.linkname);
           if (!inCwd(dst, cwd)) return next(new Error(name2 + " is not a valid symlink"));
-          validateNotSymlink(xfs, dst, path4.resolve(cwd), function(err, valid) {
+          validateNotSymlink(xfs, dst, path5.resolve(cwd), function(err, valid) {
             if (err) return next(err);
             if (!valid) return next(new Error(name2 + " is not a valid symlink"));
             xfs.unlink(name2, function() {
@@ -38409,7 +38409,7 @@ var require_tar_fs = __commonJS({
         var onlink = function() {
           if (win32) return next();
           if (!validPath(header.linkname, DOTDOT_NONE)) return next(new Error(name2 + " is not a valid hardlink"));
-          var srcpath = path4.join(cwd, path4.join("/", header.linkname));
+          var srcpath = path5.join(cwd, path5.join("/", header.linkname));
           xfs.realpath(srcpath, function(err, dst) {
             if (err || !inCwd(dst, cwd)) return next(new Error(name2 + " is not a valid hardlink"));
             xfs.unlink(name2, function() {
@@ -38441,8 +38441,8 @@ var require_tar_fs = __commonJS({
             });
           }
         };
-        var dir = isRoot ? path4.join(cwd, ".") : path4.dirname(name2);
-        validate2(xfs, dir, path4.join(cwd, "."), function(err, valid) {
+        var dir = isRoot ? path5.join(cwd, ".") : path5.dirname(name2);
+        validate2(xfs, dir, path5.join(cwd, "."), function(err, valid) {
           if (err) return next(err);
           if (!valid) return next(new Error(dir + " is not a valid path"));
           if (header.type === "directory") return ondirectory();
@@ -38474,16 +38474,16 @@ var require_tar_fs = __commonJS({
       if (name2 === root) return cb(null, true);
       fs2.lstat(name2, function(err, st) {
         if (err && err.code !== "ENOENT") return cb(err);
-        if (err || st.isDirectory()) return validate2(fs2, path4.join(name2, ".."), root, cb);
+        if (err || st.isDirectory()) return validate2(fs2, path5.join(name2, ".."), root, cb);
         cb(null, false);
       });
     }
     function validateNotSymlink(fs2, name2, root, cb) {
       if (name2 === root) return cb(null, true);
-      if (!name2.startsWith(root + path4.sep)) return cb(null, false);
+      if (!name2.startsWith(root + path5.sep)) return cb(null, false);
       fs2.lstat(name2, function(err, st) {
         if (err && err.code !== "ENOENT" && err.code !== "EPERM") return cb(err);
-        if (err || !st.isSymbolicLink()) return validateNotSymlink(fs2, path4.join(name2, ".."), root, cb);
+        if (err || !st.isSymbolicLink()) return validateNotSymlink(fs2, path5.join(name2, ".."), root, cb);
         cb(null, false);
       });
     }
@@ -38492,12 +38492,12 @@ var require_tar_fs = __commonJS({
     }
     function validPath(name2, dotdot) {
       if (typeof name2 !== "string" || name2.indexOf("\0") !== -1) return false;
-      var parts = name2.split(/[/\\]/);
+      var parts2 = name2.split(/[/\\]/);
       var seen = false;
-      for (var i = 0; i < parts.length; i++) {
-        if (parts[i] === "..") {
+      for (var i = 0; i < parts2.length; i++) {
+        if (parts2[i] === "..") {
           if (seen || dotdot !== DOTDOT_LEADING) return false;
-        } else if (parts[i] !== "" && parts[i] !== ".") {
+        } else if (parts2[i] !== "" && parts2[i] !== ".") {
           seen = true;
         }
       }
@@ -38514,8 +38514,8 @@ var require_tar_fs = __commonJS({
       });
     }
     function inCwd(dst, cwd) {
-      cwd = path4.resolve(cwd);
-      return cwd === dst || dst.startsWith(cwd + path4.sep);
+      cwd = path5.resolve(cwd);
+      return cwd === dst || dst.startsWith(cwd + path5.sep);
     }
   }
 });
@@ -38525,7 +38525,7 @@ var require_util = __commonJS({
   "node_modules/dockerode/lib/util.js"(exports, module) {
     var DockerIgnore = require_ignore();
     var fs = __require("fs");
-    var path4 = __require("path");
+    var path5 = __require("path");
     var tar = require_tar_fs();
     var zlib = __require("zlib");
     var arr = [];
@@ -38577,14 +38577,14 @@ var require_util = __commonJS({
     };
     module.exports.prepareBuildContext = function(file2, next) {
       if (file2 && file2.context) {
-        fs.readFile(path4.join(file2.context, ".dockerignore"), (err, data) => {
+        fs.readFile(path5.join(file2.context, ".dockerignore"), (err, data) => {
           let ignoreFn;
           let filterFn;
           if (!err) {
             const dockerIgnore = DockerIgnore({ ignorecase: false }).add(data.toString());
             filterFn = dockerIgnore.createFilter();
-            ignoreFn = (path5) => {
-              return !filterFn(path5);
+            ignoreFn = (path6) => {
+              return !filterFn(path6);
             };
           }
           const entries = file2.src.slice() || [];
@@ -41558,19 +41558,19 @@ var require_uri_parser = __commonJS({
       };
     }
     var NUMBER_REGEX = /^\d+$/;
-    function splitHostPort(path4) {
-      if (path4.startsWith("[")) {
-        const hostEnd = path4.indexOf("]");
+    function splitHostPort(path5) {
+      if (path5.startsWith("[")) {
+        const hostEnd = path5.indexOf("]");
         if (hostEnd === -1) {
           return null;
         }
-        const host = path4.substring(1, hostEnd);
+        const host = path5.substring(1, hostEnd);
         if (host.indexOf(":") === -1) {
           return null;
         }
-        if (path4.length > hostEnd + 1) {
-          if (path4[hostEnd + 1] === ":") {
-            const portString = path4.substring(hostEnd + 2);
+        if (path5.length > hostEnd + 1) {
+          if (path5[hostEnd + 1] === ":") {
+            const portString = path5.substring(hostEnd + 2);
             if (NUMBER_REGEX.test(portString)) {
               return {
                 host,
@@ -41588,7 +41588,7 @@ var require_uri_parser = __commonJS({
           };
         }
       } else {
-        const splitPath = path4.split(":");
+        const splitPath = path5.split(":");
         if (splitPath.length === 2) {
           if (NUMBER_REGEX.test(splitPath[1])) {
             return {
@@ -41600,7 +41600,7 @@ var require_uri_parser = __commonJS({
           }
         } else {
           return {
-            host: path4
+            host: path5
           };
         }
       }
@@ -42195,7 +42195,7 @@ var require_service_config = __commonJS({
     exports.validateRetryThrottling = validateRetryThrottling;
     exports.validateServiceConfig = validateServiceConfig;
     exports.extractAndSelectServiceConfig = extractAndSelectServiceConfig;
-    var os5 = __require("os");
+    var os6 = __require("os");
     var constants_1 = require_constants2();
     var DURATION_REGEX = /^\d+(\.\d{1,9})?s$/;
     var CLIENT_LANGUAGE_STRING = "node";
@@ -42494,7 +42494,7 @@ var require_service_config = __commonJS({
         if (Array.isArray(validatedConfig.clientHostname)) {
           let hostnameMatched = false;
           for (const hostname4 of validatedConfig.clientHostname) {
-            if (hostname4 === os5.hostname()) {
+            if (hostname4 === os6.hostname()) {
               hostnameMatched = true;
             }
           }
@@ -44636,14 +44636,14 @@ var require_client_interceptors = __commonJS({
       }
     };
     exports.InterceptingCall = InterceptingCall;
-    function getCall(channel, path4, options2) {
+    function getCall(channel, path5, options2) {
       var _a3, _b;
       const deadline = (_a3 = options2.deadline) !== null && _a3 !== void 0 ? _a3 : Infinity;
       const host = options2.host;
       const parent = (_b = options2.parent) !== null && _b !== void 0 ? _b : null;
       const propagateFlags = options2.propagate_flags;
       const credentials = options2.credentials;
-      const call = channel.createCall(path4, deadline, host, parent, propagateFlags);
+      const call = channel.createCall(path5, deadline, host, parent, propagateFlags);
       if (credentials) {
         call.setCredentials(credentials);
       }
@@ -45213,9 +45213,9 @@ var require_make_client = __commonJS({
       ServiceClientImpl.serviceName = serviceName;
       return ServiceClientImpl;
     }
-    function partial2(fn, path4, serialize2, deserialize) {
+    function partial2(fn, path5, serialize2, deserialize) {
       return function(...args) {
-        return fn.call(this, path4, serialize2, deserialize, ...args);
+        return fn.call(this, path5, serialize2, deserialize, ...args);
       };
     }
     function isProtobufTypeDefinition(obj) {
@@ -45681,7 +45681,7 @@ var require_base64 = __commonJS({
       s64[b64[i] = i < 26 ? i + 65 : i < 52 ? i + 71 : i < 62 ? i - 4 : i - 59 | 43] = i++;
     var i;
     base643.encode = function encode3(buffer, start, end) {
-      var parts = null, chunk = [];
+      var parts2 = null, chunk = [];
       var i2 = 0, j = 0, t;
       while (start < end) {
         var b = buffer[start++];
@@ -45703,7 +45703,7 @@ var require_base64 = __commonJS({
             break;
         }
         if (i2 > 8191) {
-          (parts || (parts = [])).push(String.fromCharCode.apply(String, chunk));
+          (parts2 || (parts2 = [])).push(String.fromCharCode.apply(String, chunk));
           i2 = 0;
         }
       }
@@ -45713,10 +45713,10 @@ var require_base64 = __commonJS({
         if (j === 1)
           chunk[i2++] = 61;
       }
-      if (parts) {
+      if (parts2) {
         if (i2)
-          parts.push(String.fromCharCode.apply(String, chunk.slice(0, i2)));
-        return parts.join("");
+          parts2.push(String.fromCharCode.apply(String, chunk.slice(0, i2)));
+        return parts2.join("");
       }
       return String.fromCharCode.apply(String, chunk.slice(0, i2));
     };
@@ -46028,7 +46028,7 @@ var require_utf8 = __commonJS({
     utf8.read = function utf8_read(buffer, start, end) {
       if (end - start < 1)
         return "";
-      var parts = null, chunk = [], i = 0, t, t2, c2, c3;
+      var parts2 = null, chunk = [], i = 0, t, t2, c2, c3;
       while (start < end) {
         t = buffer[start++];
         if (t <= 127) {
@@ -46050,14 +46050,14 @@ var require_utf8 = __commonJS({
           }
         }
         if (i > 8191) {
-          (parts || (parts = [])).push(String.fromCharCode.apply(String, chunk.slice(0, i)));
+          (parts2 || (parts2 = [])).push(String.fromCharCode.apply(String, chunk.slice(0, i)));
           i = 0;
         }
       }
-      if (parts) {
+      if (parts2) {
         if (i)
-          parts.push(String.fromCharCode.apply(String, chunk.slice(0, i)));
-        return parts.join("");
+          parts2.push(String.fromCharCode.apply(String, chunk.slice(0, i)));
+        return parts2.join("");
       }
       return String.fromCharCode.apply(String, chunk.slice(0, i));
     };
@@ -48166,15 +48166,15 @@ var require_fetch = __commonJS({
 var require_path = __commonJS({
   "node_modules/@protobufjs/path/index.js"(exports) {
     "use strict";
-    var path4 = exports;
+    var path5 = exports;
     var isAbsolute = (
       /**
        * Tests if the specified path is absolute.
        * @param {string} path Path to test
        * @returns {boolean} `true` if path is absolute
        */
-      path4.isAbsolute = function isAbsolute2(path5) {
-        return /^(?:\/|\w+:)/.test(path5);
+      path5.isAbsolute = function isAbsolute2(path6) {
+        return /^(?:\/|\w+:)/.test(path6);
       }
     );
     var normalize = (
@@ -48183,28 +48183,28 @@ var require_path = __commonJS({
        * @param {string} path Path to normalize
        * @returns {string} Normalized path
        */
-      path4.normalize = function normalize2(path5) {
-        path5 = path5.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
-        var parts = path5.split("/"), absolute = isAbsolute(path5), prefix = "";
+      path5.normalize = function normalize2(path6) {
+        path6 = path6.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
+        var parts2 = path6.split("/"), absolute = isAbsolute(path6), prefix = "";
         if (absolute)
-          prefix = parts.shift() + "/";
-        for (var i = 0; i < parts.length; ) {
-          if (parts[i] === "..") {
-            if (i > 0 && parts[i - 1] !== "..")
-              parts.splice(--i, 2);
+          prefix = parts2.shift() + "/";
+        for (var i = 0; i < parts2.length; ) {
+          if (parts2[i] === "..") {
+            if (i > 0 && parts2[i - 1] !== "..")
+              parts2.splice(--i, 2);
             else if (absolute)
-              parts.splice(i, 1);
+              parts2.splice(i, 1);
             else
               ++i;
-          } else if (parts[i] === ".")
-            parts.splice(i, 1);
+          } else if (parts2[i] === ".")
+            parts2.splice(i, 1);
           else
             ++i;
         }
-        return prefix + parts.join("/");
+        return prefix + parts2.join("/");
       }
     );
-    path4.resolve = function resolve11(originPath, includePath, alreadyNormalized) {
+    path5.resolve = function resolve11(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize(includePath);
       if (isAbsolute(includePath))
@@ -48388,18 +48388,18 @@ var require_namespace = __commonJS({
       object2.onRemove(this);
       return clearCache(this);
     };
-    Namespace.prototype.define = function define2(path4, json2) {
-      if (util.isString(path4))
-        path4 = path4.split(".");
-      else if (!Array.isArray(path4))
+    Namespace.prototype.define = function define2(path5, json2) {
+      if (util.isString(path5))
+        path5 = path5.split(".");
+      else if (!Array.isArray(path5))
         throw TypeError("illegal path");
-      if (path4 && path4.length && path4[0] === "")
+      if (path5 && path5.length && path5[0] === "")
         throw Error("path must be relative");
-      if (path4.length > util.recursionLimit)
+      if (path5.length > util.recursionLimit)
         throw Error("max depth exceeded");
       var ptr = this;
-      while (path4.length > 0) {
-        var part2 = path4.shift();
+      while (path5.length > 0) {
+        var part2 = path5.shift();
         if (ptr.nested && ptr.nested[part2]) {
           ptr = ptr.nested[part2];
           if (!(ptr instanceof Namespace))
@@ -48434,26 +48434,26 @@ var require_namespace = __commonJS({
       });
       return this;
     };
-    Namespace.prototype.lookup = function lookup(path4, filterTypes, parentAlreadyChecked) {
+    Namespace.prototype.lookup = function lookup(path5, filterTypes, parentAlreadyChecked) {
       if (typeof filterTypes === "boolean") {
         parentAlreadyChecked = filterTypes;
         filterTypes = void 0;
       } else if (filterTypes && !Array.isArray(filterTypes))
         filterTypes = [filterTypes];
-      if (util.isString(path4) && path4.length) {
-        if (path4 === ".")
+      if (util.isString(path5) && path5.length) {
+        if (path5 === ".")
           return this.root;
-        path4 = path4.split(".");
-      } else if (!path4.length)
+        path5 = path5.split(".");
+      } else if (!path5.length)
         return this;
-      var flatPath = path4.join(".");
-      if (path4[0] === "")
-        return this.root.lookup(path4.slice(1), filterTypes);
+      var flatPath = path5.join(".");
+      if (path5[0] === "")
+        return this.root.lookup(path5.slice(1), filterTypes);
       var found = this.root._fullyQualifiedObjects && this.root._fullyQualifiedObjects["." + flatPath];
       if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
         return found;
       }
-      found = this._lookupImpl(path4, flatPath);
+      found = this._lookupImpl(path5, flatPath);
       if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
         return found;
       }
@@ -48461,7 +48461,7 @@ var require_namespace = __commonJS({
         return null;
       var current = this;
       while (current.parent) {
-        found = current.parent._lookupImpl(path4, flatPath);
+        found = current.parent._lookupImpl(path5, flatPath);
         if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
           return found;
         }
@@ -48469,22 +48469,22 @@ var require_namespace = __commonJS({
       }
       return null;
     };
-    Namespace.prototype._lookupImpl = function lookup(path4, flatPath) {
+    Namespace.prototype._lookupImpl = function lookup(path5, flatPath) {
       if (Object.prototype.hasOwnProperty.call(this._lookupCache, flatPath)) {
         return this._lookupCache[flatPath];
       }
-      var found = this.get(path4[0]);
+      var found = this.get(path5[0]);
       var exact = null;
       if (found) {
-        if (path4.length === 1) {
+        if (path5.length === 1) {
           exact = found;
         } else if (found instanceof Namespace) {
-          path4 = path4.slice(1);
-          exact = found._lookupImpl(path4, path4.join("."));
+          path5 = path5.slice(1);
+          exact = found._lookupImpl(path5, path5.join("."));
         }
       } else {
         for (var i = 0; i < this.nestedArray.length; ++i)
-          if (this._nestedArray[i] instanceof Namespace && (found = this._nestedArray[i]._lookupImpl(path4, flatPath))) {
+          if (this._nestedArray[i] instanceof Namespace && (found = this._nestedArray[i]._lookupImpl(path5, flatPath))) {
             exact = found;
             break;
           }
@@ -48492,28 +48492,28 @@ var require_namespace = __commonJS({
       this._lookupCache[flatPath] = exact;
       return exact;
     };
-    Namespace.prototype.lookupType = function lookupType(path4) {
-      var found = this.lookup(path4, [Type]);
+    Namespace.prototype.lookupType = function lookupType(path5) {
+      var found = this.lookup(path5, [Type]);
       if (!found)
-        throw Error("no such type: " + path4);
+        throw Error("no such type: " + path5);
       return found;
     };
-    Namespace.prototype.lookupEnum = function lookupEnum(path4) {
-      var found = this.lookup(path4, [Enum]);
+    Namespace.prototype.lookupEnum = function lookupEnum(path5) {
+      var found = this.lookup(path5, [Enum]);
       if (!found)
-        throw Error("no such Enum '" + path4 + "' in " + this);
+        throw Error("no such Enum '" + path5 + "' in " + this);
       return found;
     };
-    Namespace.prototype.lookupTypeOrEnum = function lookupTypeOrEnum(path4) {
-      var found = this.lookup(path4, [Type, Enum]);
+    Namespace.prototype.lookupTypeOrEnum = function lookupTypeOrEnum(path5) {
+      var found = this.lookup(path5, [Type, Enum]);
       if (!found)
-        throw Error("no such Type or Enum '" + path4 + "' in " + this);
+        throw Error("no such Type or Enum '" + path5 + "' in " + this);
       return found;
     };
-    Namespace.prototype.lookupService = function lookupService(path4) {
-      var found = this.lookup(path4, [Service]);
+    Namespace.prototype.lookupService = function lookupService(path5) {
+      var found = this.lookup(path5, [Service]);
       if (!found)
-        throw Error("no such Service '" + path4 + "' in " + this);
+        throw Error("no such Service '" + path5 + "' in " + this);
       return found;
     };
     Namespace._configure = function(Type_, Service_, Enum_) {
@@ -49930,13 +49930,13 @@ var require_util2 = __commonJS({
       Object.defineProperty(object2, "$type", { value: enm, enumerable: false });
       return enm;
     };
-    util.setProperty = function setProperty(dst, path4, value, ifNotSet) {
-      function setProp(dst2, path5, value2) {
-        var part2 = path5.shift();
+    util.setProperty = function setProperty(dst, path5, value, ifNotSet) {
+      function setProp(dst2, path6, value2) {
+        var part2 = path6.shift();
         if (util.isUnsafeProperty(part2))
           return dst2;
-        if (path5.length > 0) {
-          dst2[part2] = setProp(dst2[part2] || {}, path5, value2);
+        if (path6.length > 0) {
+          dst2[part2] = setProp(dst2[part2] || {}, path6, value2);
         } else {
           var prevValue = dst2[part2];
           if (prevValue && ifNotSet)
@@ -49949,12 +49949,12 @@ var require_util2 = __commonJS({
       }
       if (typeof dst !== "object")
         throw TypeError("dst must be an object");
-      if (!path4)
+      if (!path5)
         throw TypeError("path must be specified");
-      path4 = path4.split(".");
-      if (path4.length > util.recursionLimit)
+      path5 = path5.split(".");
+      if (path5.length > util.recursionLimit)
         throw Error("max depth exceeded");
-      return setProp(dst, path4, value);
+      return setProp(dst, path5, value);
     };
     Object.defineProperty(util, "decorateRoot", {
       get: function() {
@@ -50500,12 +50500,12 @@ var require_object = __commonJS({
        */
       fullName: {
         get: function() {
-          var path4 = [this.name], ptr = this.parent;
+          var path5 = [this.name], ptr = this.parent;
           while (ptr) {
-            path4.unshift(ptr.name);
+            path5.unshift(ptr.name);
             ptr = ptr.parent;
           }
-          return path4.join(".");
+          return path5.join(".");
         }
       }
     });
@@ -54543,16 +54543,16 @@ var require_util3 = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.addCommonProtos = exports.loadProtosWithOptionsSync = exports.loadProtosWithOptions = void 0;
     var fs = __require("fs");
-    var path4 = __require("path");
+    var path5 = __require("path");
     var Protobuf = require_protobufjs();
     function addIncludePathResolver(root, includePaths) {
       const originalResolvePath = root.resolvePath;
       root.resolvePath = (origin, target) => {
-        if (path4.isAbsolute(target)) {
+        if (path5.isAbsolute(target)) {
           return target;
         }
         for (const directory of includePaths) {
-          const fullPath = path4.join(directory, target);
+          const fullPath = path5.join(directory, target);
           try {
             fs.accessSync(fullPath, fs.constants.R_OK);
             return fullPath;
@@ -54997,15 +54997,15 @@ var require_channelz = __commonJS({
         /* EntityTypes.socket */
       ]: new ordered_map_1.OrderedMap()
     };
-    var generateRegisterFn = (kind) => {
+    var generateRegisterFn = (kind2) => {
       let nextId = 1;
       function getNextId() {
         return nextId++;
       }
-      const entityMap = entityMaps[kind];
+      const entityMap = entityMaps[kind2];
       return (name2, getInfo, channelzEnabled) => {
         const id = getNextId();
-        const ref = { id, name: name2, kind };
+        const ref = { id, name: name2, kind: kind2 };
         if (channelzEnabled) {
           entityMap.setElement(id, { ref, getInfo });
         }
@@ -57050,7 +57050,7 @@ var require_subchannel_call = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.Http2SubchannelCall = void 0;
     var http2 = __require("http2");
-    var os5 = __require("os");
+    var os6 = __require("os");
     var constants_1 = require_constants2();
     var metadata_1 = require_metadata();
     var stream_decoder_1 = require_stream_decoder();
@@ -57058,7 +57058,7 @@ var require_subchannel_call = __commonJS({
     var constants_2 = require_constants2();
     var TRACER_NAME = "subchannel_call";
     function getSystemErrorName(errno) {
-      for (const [name2, num2] of Object.entries(os5.constants.errno)) {
+      for (const [name2, num2] of Object.entries(os6.constants.errno)) {
         if (num2 === errno) {
           return name2;
         }
@@ -60165,9 +60165,9 @@ var require_server_call = __commonJS({
       return status;
     }
     var ServerUnaryCallImpl = class extends events_1.EventEmitter {
-      constructor(path4, call, metadata, request) {
+      constructor(path5, call, metadata, request) {
         super();
-        this.path = path4;
+        this.path = path5;
         this.call = call;
         this.metadata = metadata;
         this.request = request;
@@ -60197,9 +60197,9 @@ var require_server_call = __commonJS({
     };
     exports.ServerUnaryCallImpl = ServerUnaryCallImpl;
     var ServerReadableStreamImpl = class extends stream_1.Readable {
-      constructor(path4, call, metadata) {
+      constructor(path5, call, metadata) {
         super({ objectMode: true });
-        this.path = path4;
+        this.path = path5;
         this.call = call;
         this.metadata = metadata;
         this.cancelled = false;
@@ -60231,9 +60231,9 @@ var require_server_call = __commonJS({
     };
     exports.ServerReadableStreamImpl = ServerReadableStreamImpl;
     var ServerWritableStreamImpl = class extends stream_1.Writable {
-      constructor(path4, call, metadata, request) {
+      constructor(path5, call, metadata, request) {
         super({ objectMode: true });
-        this.path = path4;
+        this.path = path5;
         this.call = call;
         this.metadata = metadata;
         this.request = request;
@@ -60287,9 +60287,9 @@ var require_server_call = __commonJS({
     };
     exports.ServerWritableStreamImpl = ServerWritableStreamImpl;
     var ServerDuplexStreamImpl = class extends stream_1.Duplex {
-      constructor(path4, call, metadata) {
+      constructor(path5, call, metadata) {
         super({ objectMode: true });
-        this.path = path4;
+        this.path = path5;
         this.call = call;
         this.metadata = metadata;
         this.pendingStatus = {
@@ -61781,7 +61781,7 @@ var require_server2 = __commonJS({
         if (f !== void 0 && typeof f !== "function") throw new TypeError("Function expected");
         return f;
       }
-      var kind = contextIn.kind, key = kind === "getter" ? "get" : kind === "setter" ? "set" : "value";
+      var kind2 = contextIn.kind, key = kind2 === "getter" ? "get" : kind2 === "setter" ? "set" : "value";
       var target = !descriptorIn && ctor ? contextIn["static"] ? ctor : ctor.prototype : null;
       var descriptor = descriptorIn || (target ? Object.getOwnPropertyDescriptor(target, contextIn.name) : {});
       var _, done = false;
@@ -61793,15 +61793,15 @@ var require_server2 = __commonJS({
           if (done) throw new TypeError("Cannot add initializers after decoration has completed");
           extraInitializers.push(accept(f || null));
         };
-        var result = (0, decorators[i])(kind === "accessor" ? { get: descriptor.get, set: descriptor.set } : descriptor[key], context);
-        if (kind === "accessor") {
+        var result = (0, decorators[i])(kind2 === "accessor" ? { get: descriptor.get, set: descriptor.set } : descriptor[key], context);
+        if (kind2 === "accessor") {
           if (result === void 0) continue;
           if (result === null || typeof result !== "object") throw new TypeError("Object expected");
           if (_ = accept(result.get)) descriptor.get = _;
           if (_ = accept(result.set)) descriptor.set = _;
           if (_ = accept(result.init)) initializers.unshift(_);
         } else if (_ = accept(result)) {
-          if (kind === "field") initializers.unshift(_);
+          if (kind2 === "field") initializers.unshift(_);
           else descriptor[key] = _;
         }
       }
@@ -62590,11 +62590,11 @@ var require_server2 = __commonJS({
           }
           return true;
         }
-        _retrieveHandler(path4) {
-          serverCallTrace("Received call to method " + path4 + " at address " + this.serverAddressString);
-          const handler = this.handlers.get(path4);
+        _retrieveHandler(path5) {
+          serverCallTrace("Received call to method " + path5 + " at address " + this.serverAddressString);
+          const handler = this.handlers.get(path5);
           if (handler === void 0) {
-            serverCallTrace("No handler registered for method " + path4 + ". Sending UNIMPLEMENTED status.");
+            serverCallTrace("No handler registered for method " + path5 + ". Sending UNIMPLEMENTED status.");
             return null;
           }
           return handler;
@@ -62618,10 +62618,10 @@ var require_server2 = __commonJS({
             channelzSessionInfo === null || channelzSessionInfo === void 0 ? void 0 : channelzSessionInfo.streamTracker.addCallFailed();
             return;
           }
-          const path4 = headers[HTTP2_HEADER_PATH];
-          const handler = this._retrieveHandler(path4);
+          const path5 = headers[HTTP2_HEADER_PATH];
+          const handler = this._retrieveHandler(path5);
           if (!handler) {
-            this._respondWithError(getUnimplementedStatusResponse(path4), stream, channelzSessionInfo);
+            this._respondWithError(getUnimplementedStatusResponse(path5), stream, channelzSessionInfo);
             return;
           }
           const callEventTracker = {
@@ -62671,10 +62671,10 @@ var require_server2 = __commonJS({
           if (this._verifyContentType(stream, headers) !== true) {
             return;
           }
-          const path4 = headers[HTTP2_HEADER_PATH];
-          const handler = this._retrieveHandler(path4);
+          const path5 = headers[HTTP2_HEADER_PATH];
+          const handler = this._retrieveHandler(path5);
           if (!handler) {
-            this._respondWithError(getUnimplementedStatusResponse(path4), stream, null);
+            this._respondWithError(getUnimplementedStatusResponse(path5), stream, null);
             return;
           }
           const call = (0, server_interceptors_1.getServerInterceptingCall)([...extraInterceptors, ...this.interceptors], stream, headers, null, handler, this.options);
@@ -63982,13 +63982,13 @@ var require_resolver_uds = __commonJS({
         this.listener = listener;
         this.hasReturnedResult = false;
         this.endpoints = [];
-        let path4;
+        let path5;
         if (target.authority === "") {
-          path4 = "/" + target.path;
+          path5 = "/" + target.path;
         } else {
-          path4 = target.path;
+          path5 = target.path;
         }
-        this.endpoints = [{ addresses: [{ path: path4 }] }];
+        this.endpoints = [{ addresses: [{ path: path5 }] }];
       }
       updateResolution() {
         if (!this.hasReturnedResult) {
@@ -64048,12 +64048,12 @@ var require_resolver_ip = __commonJS({
           return;
         }
         const pathList = target.path.split(",");
-        for (const path4 of pathList) {
-          const hostPort = (0, uri_parser_1.splitHostPort)(path4);
+        for (const path5 of pathList) {
+          const hostPort = (0, uri_parser_1.splitHostPort)(path5);
           if (hostPort === null) {
             this.error = {
               code: constants_1.Status.UNAVAILABLE,
-              details: `Failed to parse ${target.scheme} address ${path4}`,
+              details: `Failed to parse ${target.scheme} address ${path5}`,
               metadata: new metadata_1.Metadata()
             };
             return;
@@ -64061,7 +64061,7 @@ var require_resolver_ip = __commonJS({
           if (target.scheme === IPV4_SCHEME && !(0, net_1.isIPv4)(hostPort.host) || target.scheme === IPV6_SCHEME && !(0, net_1.isIPv6)(hostPort.host)) {
             this.error = {
               code: constants_1.Status.UNAVAILABLE,
-              details: `Failed to parse ${target.scheme} address ${path4}`,
+              details: `Failed to parse ${target.scheme} address ${path5}`,
               metadata: new metadata_1.Metadata()
             };
             return;
@@ -65417,16 +65417,16 @@ var require_util4 = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.addCommonProtos = exports.loadProtosWithOptionsSync = exports.loadProtosWithOptions = void 0;
     var fs = __require("fs");
-    var path4 = __require("path");
+    var path5 = __require("path");
     var Protobuf = require_protobufjs();
     function addIncludePathResolver(root, includePaths) {
       const originalResolvePath = root.resolvePath;
       root.resolvePath = (origin, target) => {
-        if (path4.isAbsolute(target)) {
+        if (path5.isAbsolute(target)) {
           return target;
         }
         for (const directory of includePaths) {
-          const fullPath = path4.join(directory, target);
+          const fullPath = path5.join(directory, target);
           try {
             fs.accessSync(fullPath, fs.constants.R_OK);
             return fullPath;
@@ -65673,7 +65673,7 @@ var require_session = __commonJS({
   "node_modules/dockerode/lib/session.js"(exports, module) {
     var grpc = require_src4();
     var protoLoader = require_src5();
-    var path4 = __require("path");
+    var path5 = __require("path");
     var crypto = __require("crypto");
     function withSession(docker, auth, handler) {
       const sessionId = crypto.randomUUID();
@@ -65700,7 +65700,7 @@ var require_session = __commonJS({
         const injector = server.createConnectionInjector(creds);
         injector.injectConnection(socket);
         const pkg = protoLoader.loadSync(
-          path4.resolve(__dirname, "proto", "auth.proto")
+          path5.resolve(__dirname, "proto", "auth.proto")
         );
         const service = grpc.loadPackageDefinition(pkg);
         server.addService(service.moby.filesync.v1.Auth.service, {
@@ -65730,7 +65730,7 @@ var require_session = __commonJS({
 var require_buildkit = __commonJS({
   "node_modules/dockerode/lib/buildkit.js"(exports, module) {
     var protobuf = require_protobufjs();
-    var path4 = __require("path");
+    var path5 = __require("path");
     var BUILDKIT_TRACE_ID = "moby.buildkit.trace";
     var BUILDKIT_IMAGE_ID = "moby.image.id";
     var PROTO_TYPE = "moby.buildkit.v1.StatusResponse";
@@ -65740,7 +65740,7 @@ var require_buildkit = __commonJS({
     function loadProto() {
       if (StatusResponse) return StatusResponse;
       var root = protobuf.loadSync(
-        path4.resolve(__dirname, "proto", "buildkit_status.proto")
+        path5.resolve(__dirname, "proto", "buildkit_status.proto")
       );
       StatusResponse = root.lookupType(PROTO_TYPE);
       return StatusResponse;
@@ -67856,9 +67856,9 @@ var require_yauzl = __commonJS({
     exports.Entry = Entry;
     exports.LocalFileHeader = LocalFileHeader;
     exports.RandomAccessReader = RandomAccessReader;
-    function openPromise(path4, options2) {
+    function openPromise(path5, options2) {
       return new Promise((resolve11, reject) => {
-        open2(path4, { ...options2, lazyEntries: true }, function(err, zipfile) {
+        open2(path5, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
           resolve11(zipfile);
         });
@@ -67888,7 +67888,7 @@ var require_yauzl = __commonJS({
         });
       });
     }
-    function open2(path4, options2, callback) {
+    function open2(path5, options2, callback) {
       if (typeof options2 === "function") {
         callback = options2;
         options2 = null;
@@ -67900,7 +67900,7 @@ var require_yauzl = __commonJS({
       if (options2.validateEntrySizes == null) options2.validateEntrySizes = true;
       if (options2.strictFileNames == null) options2.strictFileNames = false;
       if (callback == null) callback = defaultCallback;
-      fs.open(path4, "r", function(err, fd) {
+      fs.open(path5, "r", function(err, fd) {
         if (err) return callback(err);
         fromFd(fd, options2, function(err2, zipfile) {
           if (err2) fs.close(fd, defaultCallback);
@@ -70122,7 +70122,7 @@ var require_crc = __commonJS({
 var require_parser2 = __commonJS({
   "node_modules/pngjs/lib/parser.js"(exports, module) {
     "use strict";
-    var constants = require_constants3();
+    var constants2 = require_constants3();
     var CrcCalculator = require_crc();
     var Parser = module.exports = function(options2, dependencies) {
       this._options = options2;
@@ -70133,12 +70133,12 @@ var require_parser2 = __commonJS({
       this._palette = [];
       this._colorType = 0;
       this._chunks = {};
-      this._chunks[constants.TYPE_IHDR] = this._handleIHDR.bind(this);
-      this._chunks[constants.TYPE_IEND] = this._handleIEND.bind(this);
-      this._chunks[constants.TYPE_IDAT] = this._handleIDAT.bind(this);
-      this._chunks[constants.TYPE_PLTE] = this._handlePLTE.bind(this);
-      this._chunks[constants.TYPE_tRNS] = this._handleTRNS.bind(this);
-      this._chunks[constants.TYPE_gAMA] = this._handleGAMA.bind(this);
+      this._chunks[constants2.TYPE_IHDR] = this._handleIHDR.bind(this);
+      this._chunks[constants2.TYPE_IEND] = this._handleIEND.bind(this);
+      this._chunks[constants2.TYPE_IDAT] = this._handleIDAT.bind(this);
+      this._chunks[constants2.TYPE_PLTE] = this._handlePLTE.bind(this);
+      this._chunks[constants2.TYPE_tRNS] = this._handleTRNS.bind(this);
+      this._chunks[constants2.TYPE_gAMA] = this._handleGAMA.bind(this);
       this.read = dependencies.read;
       this.error = dependencies.error;
       this.metadata = dependencies.metadata;
@@ -70153,10 +70153,10 @@ var require_parser2 = __commonJS({
       };
     };
     Parser.prototype.start = function() {
-      this.read(constants.PNG_SIGNATURE.length, this._parseSignature.bind(this));
+      this.read(constants2.PNG_SIGNATURE.length, this._parseSignature.bind(this));
     };
     Parser.prototype._parseSignature = function(data) {
-      let signature = constants.PNG_SIGNATURE;
+      let signature = constants2.PNG_SIGNATURE;
       for (let i = 0; i < signature.length; i++) {
         if (data[i] !== signature[i]) {
           this.error(new Error("Invalid file signature"));
@@ -70173,7 +70173,7 @@ var require_parser2 = __commonJS({
         name2 += String.fromCharCode(data[i]);
       }
       let ancillary = Boolean(data[4] & 32);
-      if (!this._hasIHDR && type !== constants.TYPE_IHDR) {
+      if (!this._hasIHDR && type !== constants2.TYPE_IHDR) {
         this.error(new Error("Expected IHDR on beggining"));
         return;
       }
@@ -70221,7 +70221,7 @@ var require_parser2 = __commonJS({
         this.error(new Error("Unsupported bit depth " + depth));
         return;
       }
-      if (!(colorType in constants.COLORTYPE_TO_BPP_MAP)) {
+      if (!(colorType in constants2.COLORTYPE_TO_BPP_MAP)) {
         this.error(new Error("Unsupported color type"));
         return;
       }
@@ -70238,16 +70238,16 @@ var require_parser2 = __commonJS({
         return;
       }
       this._colorType = colorType;
-      let bpp = constants.COLORTYPE_TO_BPP_MAP[this._colorType];
+      let bpp = constants2.COLORTYPE_TO_BPP_MAP[this._colorType];
       this._hasIHDR = true;
       this.metadata({
         width,
         height,
         depth,
         interlace: Boolean(interlace),
-        palette: Boolean(colorType & constants.COLORTYPE_PALETTE),
-        color: Boolean(colorType & constants.COLORTYPE_COLOR),
-        alpha: Boolean(colorType & constants.COLORTYPE_ALPHA),
+        palette: Boolean(colorType & constants2.COLORTYPE_PALETTE),
+        color: Boolean(colorType & constants2.COLORTYPE_COLOR),
+        alpha: Boolean(colorType & constants2.COLORTYPE_ALPHA),
         bpp,
         colorType
       });
@@ -70271,7 +70271,7 @@ var require_parser2 = __commonJS({
     };
     Parser.prototype._parseTRNS = function(data) {
       this._crc.write(data);
-      if (this._colorType === constants.COLORTYPE_PALETTE_COLOR) {
+      if (this._colorType === constants2.COLORTYPE_PALETTE_COLOR) {
         if (this._palette.length === 0) {
           this.error(new Error("Transparency chunk must be after palette"));
           return;
@@ -70285,10 +70285,10 @@ var require_parser2 = __commonJS({
         }
         this.palette(this._palette);
       }
-      if (this._colorType === constants.COLORTYPE_GRAYSCALE) {
+      if (this._colorType === constants2.COLORTYPE_GRAYSCALE) {
         this.transColor([data.readUInt16BE(0)]);
       }
-      if (this._colorType === constants.COLORTYPE_COLOR) {
+      if (this._colorType === constants2.COLORTYPE_COLOR) {
         this.transColor([
           data.readUInt16BE(0),
           data.readUInt16BE(2),
@@ -70302,7 +70302,7 @@ var require_parser2 = __commonJS({
     };
     Parser.prototype._parseGAMA = function(data) {
       this._crc.write(data);
-      this.gamma(data.readUInt32BE(0) / constants.GAMMA_DIVISION);
+      this.gamma(data.readUInt32BE(0) / constants2.GAMMA_DIVISION);
       this._handleChunkEnd();
     };
     Parser.prototype._handleIDAT = function(length) {
@@ -70314,7 +70314,7 @@ var require_parser2 = __commonJS({
     };
     Parser.prototype._parseIDAT = function(length, data) {
       this._crc.write(data);
-      if (this._colorType === constants.COLORTYPE_PALETTE_COLOR && this._palette.length === 0) {
+      if (this._colorType === constants2.COLORTYPE_PALETTE_COLOR && this._palette.length === 0) {
         throw new Error("Expected palette not found");
       }
       this.inflateData(data);
@@ -70802,9 +70802,9 @@ var require_parser_async = __commonJS({
 var require_bitpacker = __commonJS({
   "node_modules/pngjs/lib/bitpacker.js"(exports, module) {
     "use strict";
-    var constants = require_constants3();
+    var constants2 = require_constants3();
     module.exports = function(dataIn, width, height, options2) {
-      let outHasAlpha = [constants.COLORTYPE_COLOR_ALPHA, constants.COLORTYPE_ALPHA].indexOf(
+      let outHasAlpha = [constants2.COLORTYPE_COLOR_ALPHA, constants2.COLORTYPE_ALPHA].indexOf(
         options2.colorType
       ) !== -1;
       if (options2.colorType === options2.inputColorType) {
@@ -70824,11 +70824,11 @@ var require_bitpacker = __commonJS({
       }
       let data = options2.bitDepth !== 16 ? dataIn : new Uint16Array(dataIn.buffer);
       let maxValue = 255;
-      let inBpp = constants.COLORTYPE_TO_BPP_MAP[options2.inputColorType];
+      let inBpp = constants2.COLORTYPE_TO_BPP_MAP[options2.inputColorType];
       if (inBpp === 4 && !options2.inputHasAlpha) {
         inBpp = 3;
       }
-      let outBpp = constants.COLORTYPE_TO_BPP_MAP[options2.colorType];
+      let outBpp = constants2.COLORTYPE_TO_BPP_MAP[options2.colorType];
       if (options2.bitDepth === 16) {
         maxValue = 65535;
         outBpp *= 2;
@@ -70852,24 +70852,24 @@ var require_bitpacker = __commonJS({
         let blue;
         let alpha = maxValue;
         switch (options2.inputColorType) {
-          case constants.COLORTYPE_COLOR_ALPHA:
+          case constants2.COLORTYPE_COLOR_ALPHA:
             alpha = data[inIndex + 3];
             red = data[inIndex];
             green = data[inIndex + 1];
             blue = data[inIndex + 2];
             break;
-          case constants.COLORTYPE_COLOR:
+          case constants2.COLORTYPE_COLOR:
             red = data[inIndex];
             green = data[inIndex + 1];
             blue = data[inIndex + 2];
             break;
-          case constants.COLORTYPE_ALPHA:
+          case constants2.COLORTYPE_ALPHA:
             alpha = data[inIndex + 1];
             red = data[inIndex];
             green = red;
             blue = red;
             break;
-          case constants.COLORTYPE_GRAYSCALE:
+          case constants2.COLORTYPE_GRAYSCALE:
             red = data[inIndex];
             green = red;
             blue = red;
@@ -70902,8 +70902,8 @@ var require_bitpacker = __commonJS({
         for (let x = 0; x < width; x++) {
           let rgba = getRGBA(data, inIndex);
           switch (options2.colorType) {
-            case constants.COLORTYPE_COLOR_ALPHA:
-            case constants.COLORTYPE_COLOR:
+            case constants2.COLORTYPE_COLOR_ALPHA:
+            case constants2.COLORTYPE_COLOR:
               if (options2.bitDepth === 8) {
                 outData[outIndex] = rgba.red;
                 outData[outIndex + 1] = rgba.green;
@@ -70920,8 +70920,8 @@ var require_bitpacker = __commonJS({
                 }
               }
               break;
-            case constants.COLORTYPE_ALPHA:
-            case constants.COLORTYPE_GRAYSCALE: {
+            case constants2.COLORTYPE_ALPHA:
+            case constants2.COLORTYPE_GRAYSCALE: {
               let grayscale = (rgba.red + rgba.green + rgba.blue) / 3;
               if (options2.bitDepth === 8) {
                 outData[outIndex] = grayscale;
@@ -71094,7 +71094,7 @@ var require_filter_pack = __commonJS({
 var require_packer = __commonJS({
   "node_modules/pngjs/lib/packer.js"(exports, module) {
     "use strict";
-    var constants = require_constants3();
+    var constants2 = require_constants3();
     var CrcStream = require_crc();
     var bitPacker = require_bitpacker();
     var filter = require_filter_pack();
@@ -71107,23 +71107,23 @@ var require_packer = __commonJS({
       options2.inputHasAlpha = options2.inputHasAlpha != null ? options2.inputHasAlpha : true;
       options2.deflateFactory = options2.deflateFactory || zlib.createDeflate;
       options2.bitDepth = options2.bitDepth || 8;
-      options2.colorType = typeof options2.colorType === "number" ? options2.colorType : constants.COLORTYPE_COLOR_ALPHA;
-      options2.inputColorType = typeof options2.inputColorType === "number" ? options2.inputColorType : constants.COLORTYPE_COLOR_ALPHA;
+      options2.colorType = typeof options2.colorType === "number" ? options2.colorType : constants2.COLORTYPE_COLOR_ALPHA;
+      options2.inputColorType = typeof options2.inputColorType === "number" ? options2.inputColorType : constants2.COLORTYPE_COLOR_ALPHA;
       if ([
-        constants.COLORTYPE_GRAYSCALE,
-        constants.COLORTYPE_COLOR,
-        constants.COLORTYPE_COLOR_ALPHA,
-        constants.COLORTYPE_ALPHA
+        constants2.COLORTYPE_GRAYSCALE,
+        constants2.COLORTYPE_COLOR,
+        constants2.COLORTYPE_COLOR_ALPHA,
+        constants2.COLORTYPE_ALPHA
       ].indexOf(options2.colorType) === -1) {
         throw new Error(
           "option color type:" + options2.colorType + " is not supported at present"
         );
       }
       if ([
-        constants.COLORTYPE_GRAYSCALE,
-        constants.COLORTYPE_COLOR,
-        constants.COLORTYPE_COLOR_ALPHA,
-        constants.COLORTYPE_ALPHA
+        constants2.COLORTYPE_GRAYSCALE,
+        constants2.COLORTYPE_COLOR,
+        constants2.COLORTYPE_COLOR_ALPHA,
+        constants2.COLORTYPE_ALPHA
       ].indexOf(options2.inputColorType) === -1) {
         throw new Error(
           "option input color type:" + options2.inputColorType + " is not supported at present"
@@ -71147,7 +71147,7 @@ var require_packer = __commonJS({
     };
     Packer.prototype.filterData = function(data, width, height) {
       let packedData = bitPacker(data, width, height, this._options);
-      let bpp = constants.COLORTYPE_TO_BPP_MAP[this._options.colorType];
+      let bpp = constants2.COLORTYPE_TO_BPP_MAP[this._options.colorType];
       let filteredData = filter(packedData, width, height, this._options, bpp);
       return filteredData;
     };
@@ -71167,8 +71167,8 @@ var require_packer = __commonJS({
     };
     Packer.prototype.packGAMA = function(gamma) {
       let buf = Buffer.alloc(4);
-      buf.writeUInt32BE(Math.floor(gamma * constants.GAMMA_DIVISION), 0);
-      return this._packChunk(constants.TYPE_gAMA, buf);
+      buf.writeUInt32BE(Math.floor(gamma * constants2.GAMMA_DIVISION), 0);
+      return this._packChunk(constants2.TYPE_gAMA, buf);
     };
     Packer.prototype.packIHDR = function(width, height) {
       let buf = Buffer.alloc(13);
@@ -71179,13 +71179,13 @@ var require_packer = __commonJS({
       buf[10] = 0;
       buf[11] = 0;
       buf[12] = 0;
-      return this._packChunk(constants.TYPE_IHDR, buf);
+      return this._packChunk(constants2.TYPE_IHDR, buf);
     };
     Packer.prototype.packIDAT = function(data) {
-      return this._packChunk(constants.TYPE_IDAT, data);
+      return this._packChunk(constants2.TYPE_IDAT, data);
     };
     Packer.prototype.packIEND = function() {
-      return this._packChunk(constants.TYPE_IEND, null);
+      return this._packChunk(constants2.TYPE_IEND, null);
     };
   }
 });
@@ -71196,7 +71196,7 @@ var require_packer_async = __commonJS({
     "use strict";
     var util = __require("util");
     var Stream = __require("stream");
-    var constants = require_constants3();
+    var constants2 = require_constants3();
     var Packer = require_packer();
     var PackerAsync = module.exports = function(opt) {
       Stream.call(this);
@@ -71207,7 +71207,7 @@ var require_packer_async = __commonJS({
     };
     util.inherits(PackerAsync, Stream);
     PackerAsync.prototype.pack = function(data, width, height, gamma) {
-      this.emit("data", Buffer.from(constants.PNG_SIGNATURE));
+      this.emit("data", Buffer.from(constants2.PNG_SIGNATURE));
       this.emit("data", this._packer.packIHDR(width, height));
       if (gamma) {
         this.emit("data", this._packer.packGAMA(gamma));
@@ -71535,7 +71535,7 @@ var require_packer_sync = __commonJS({
     if (!zlib.deflateSync) {
       hasSyncZlib = false;
     }
-    var constants = require_constants3();
+    var constants2 = require_constants3();
     var Packer = require_packer();
     module.exports = function(metaData, opt) {
       if (!hasSyncZlib) {
@@ -71546,7 +71546,7 @@ var require_packer_sync = __commonJS({
       let options2 = opt || {};
       let packer = new Packer(options2);
       let chunks = [];
-      chunks.push(Buffer.from(constants.PNG_SIGNATURE));
+      chunks.push(Buffer.from(constants2.PNG_SIGNATURE));
       chunks.push(packer.packIHDR(metaData.width, metaData.height));
       if (metaData.gamma) {
         chunks.push(packer.packGAMA(metaData.gamma));
@@ -72585,10 +72585,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path4) {
-  if (!path4)
+function getElementAtPath(obj, path5) {
+  if (!path5)
     return obj;
-  return path4.reduce((acc, key) => acc?.[key], obj);
+  return path5.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -72928,11 +72928,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path4, issues) {
+function prefixIssues(path5, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path4);
+    iss.path.unshift(path5);
     return iss;
   });
 }
@@ -73394,16 +73394,16 @@ function flattenError(error62, mapper = (issue2) => issue2.message) {
 }
 function formatError(error62, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error63, path4 = []) => {
+  const processError = (error63, path5 = []) => {
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path4, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path5, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path4, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path5, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path4, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path5, ...issue2.path]);
       } else {
-        const fullpath = [...path4, ...issue2.path];
+        const fullpath = [...path5, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -73442,17 +73442,17 @@ function formatError(error62, mapper = (issue2) => issue2.message) {
 }
 function treeifyError(error62, mapper = (issue2) => issue2.message) {
   const result = { errors: [] };
-  const processError = (error63, path4 = []) => {
+  const processError = (error63, path5 = []) => {
     var _a3;
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path4, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path5, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path4, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path5, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path4, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path5, ...issue2.path]);
       } else {
-        const fullpath = [...path4, ...issue2.path];
+        const fullpath = [...path5, ...issue2.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue2));
           continue;
@@ -73491,8 +73491,8 @@ function treeifyError(error62, mapper = (issue2) => issue2.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path4 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path4) {
+  const path5 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path5) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -74748,10 +74748,10 @@ var $ZodCIDRv4 = /* @__PURE__ */ $constructor("$ZodCIDRv4", (inst, def) => {
   $ZodStringFormat.init(inst, def);
 });
 function isValidCIDRv6(value) {
-  const parts = value.split("/");
-  if (parts.length !== 2)
+  const parts2 = value.split("/");
+  if (parts2.length !== 2)
     return false;
-  const [address, prefix] = parts;
+  const [address, prefix] = parts2;
   if (!prefix)
     return false;
   const prefixNum = Number(prefix);
@@ -76867,8 +76867,8 @@ function isRecursive(inst, stack, resolve11) {
       result = answer;
   };
   const def = inst._zod.def;
-  const kind = def.type;
-  switch (kind) {
+  const kind2 = def.type;
+  switch (kind2) {
     case "object": {
       const raw = rawShape(def);
       merge2(raw ? shape(raw, true) : ASSUMED);
@@ -76948,7 +76948,7 @@ function isRecursive(inst, stack, resolve11) {
     case "custom":
       break;
     default: {
-      kind;
+      kind2;
       for (const key in def) {
         const desc = Object.getOwnPropertyDescriptor(def, key);
         if (!desc || desc.get)
@@ -87208,10 +87208,10 @@ function _readonly(Class2, innerType) {
   });
 }
 // @__NO_SIDE_EFFECTS__
-function _templateLiteral(Class2, parts, params) {
+function _templateLiteral(Class2, parts2, params) {
   return new Class2({
     type: "template_literal",
-    parts,
+    parts: parts2,
     ...normalizeParams(params)
   });
 }
@@ -87624,15 +87624,15 @@ function foldObjects(members2) {
     for (const key in object2.properties) {
       if (Object.prototype.hasOwnProperty.call(properties, key))
         continue;
-      const parts = [];
+      const parts2 = [];
       for (const other of objects) {
         const part2 = other.properties?.[key] ?? undeclaredConstraint(other);
         if (part2 === null || part2 === void 0)
           continue;
-        if (!parts.some((seen) => JSON.stringify(seen) === JSON.stringify(part2)))
-          parts.push(part2);
+        if (!parts2.some((seen) => JSON.stringify(seen) === JSON.stringify(part2)))
+          parts2.push(part2);
       }
-      const merged = parts.length === 1 ? parts[0] : foldObjects(parts) ?? { allOf: parts };
+      const merged = parts2.length === 1 ? parts2[0] : foldObjects(parts2) ?? { allOf: parts2 };
       assignProp(properties, key, merged);
     }
     for (const key of object2.required ?? [])
@@ -90364,10 +90364,10 @@ var ZodTemplateLiteral = /* @__PURE__ */ $constructor("ZodTemplateLiteral", (ins
   ZodType.init(inst, def);
   inst._zod.processJSONSchema = (ctx, json2, params) => templateLiteralProcessor(inst, ctx, json2, params);
 });
-function templateLiteral(parts, params) {
+function templateLiteral(parts2, params) {
   return new ZodTemplateLiteral({
     type: "template_literal",
-    parts,
+    parts: parts2,
     ...util_exports.normalizeParams(params)
   });
 }
@@ -90630,13 +90630,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path4 = ref.slice(1).split("/").filter(Boolean);
-  if (path4.length === 0) {
+  const path5 = ref.slice(1).split("/").filter(Boolean);
+  if (path5.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path4[0] === defsKey) {
-    const key = path4[1] === void 0 ? void 0 : decodeJSONPointerSegment(path4[1]);
+  if (path5[0] === defsKey) {
+    const key = path5[1] === void 0 ? void 0 : decodeJSONPointerSegment(path5[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -90707,24 +90707,24 @@ function canonicalKey(value, seen) {
   seen.add(value);
   try {
     if (Array.isArray(value)) {
-      const parts2 = [];
+      const parts3 = [];
       for (const item of value) {
         const key = canonicalKey(item, seen);
         if (key === null)
           return null;
-        parts2.push(key);
+        parts3.push(key);
       }
-      return `a${parts2.length}:[${parts2.join(",")}]`;
+      return `a${parts3.length}:[${parts3.join(",")}]`;
     }
     const keys = Object.keys(value).sort();
-    const parts = [];
+    const parts2 = [];
     for (const k of keys) {
       const key = canonicalKey(value[k], seen);
       if (key === null)
         return null;
-      parts.push(`${k.length}:${k}=${key}`);
+      parts2.push(`${k.length}:${k}=${key}`);
     }
-    return `o${parts.length}:{${parts.join(",")}}`;
+    return `o${parts2.length}:{${parts2.join(",")}}`;
   } finally {
     seen.delete(value);
   }
@@ -91289,8 +91289,8 @@ function visit(schema, fnOrHandlers) {
   }
   function mapInner(s) {
     const def = s._zod.def;
-    const kind = def.type;
-    switch (kind) {
+    const kind2 = def.type;
+    switch (kind2) {
       case "object": {
         const oldShape = def.shape;
         const keys = Object.keys(oldShape);
@@ -91410,7 +91410,7 @@ function visit(schema, fnOrHandlers) {
       case "custom":
         return s;
       default: {
-        kind;
+        kind2;
         return s;
       }
     }
@@ -91501,6 +91501,7 @@ function parseBytes(v) {
   const pow = { "": 0, k: 1, m: 2, g: 3, t: 4 }[m[2].toLowerCase()];
   return Math.round(Number(m[1]) * 1024 ** pow);
 }
+var MAX_TIME_SECS = 7 * 24 * 3600;
 var duration3 = external_exports.union([external_exports.number().positive(), external_exports.string()]).transform((v, ctx) => {
   const s = parseDuration(v);
   if (s === null || !(s > 0)) {
@@ -91510,8 +91511,13 @@ var duration3 = external_exports.union([external_exports.number().positive(), ex
     });
     return external_exports.NEVER;
   }
+  if (s > MAX_TIME_SECS) {
+    ctx.addIssue({ code: "custom", message: `at most ${MAX_TIME_SECS} seconds (7 days), got ${s}` });
+    return external_exports.NEVER;
+  }
   return s;
 });
+var MAX_ENV_BYTES = 64 * 1024;
 var bytes = external_exports.union([external_exports.number().int().positive(), external_exports.string()]).transform((v, ctx) => {
   const b = parseBytes(v);
   if (b === null || !(b > 0)) {
@@ -91541,8 +91547,16 @@ var AgentSchema = external_exports.strictObject({
   /** Plain variables passed to the agent. */
   env: external_exports.record(envName, external_exports.string()).default({}),
   /** Names of runner environment variables passed to the agent (masked in logs). */
-  secrets: external_exports.array(envName).default([])
+  secrets: external_exports.array(envName).max(100).default([])
+}).refine((a) => envBytes(a.env) <= MAX_ENV_BYTES, {
+  path: ["env"],
+  message: `the agent's environment is larger than ${MAX_ENV_BYTES} bytes`
 }).describe("The agent under test.");
+function envBytes(env) {
+  let n = 0;
+  for (const [k, v] of Object.entries(env)) n += Buffer.byteLength(k) + Buffer.byteLength(v) + 2;
+  return n;
+}
 var CompetitionsSchema = external_exports.strictObject({
   /** A named split: toy, lite (= low), medium, high, all, dev, … */
   split: external_exports.string().optional(),
@@ -91560,7 +91574,13 @@ var LimitsSchema = external_exports.strictObject({
   shmSize: bytes.optional(),
   pids: external_exports.number().int().positive().optional(),
   /** GPUs per run. */
-  gpus: external_exports.number().int().min(0).default(0)
+  gpus: external_exports.number().int().min(0).default(0),
+  /** Most bytes the agent may leave in each folder; checked during the run, the run stops past it. */
+  disk: external_exports.strictObject({
+    submission: bytes.default(1024 ** 3),
+    logs: bytes.default(1024 ** 3),
+    code: bytes.default(1024 ** 3)
+  }).default({ submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 })
 });
 var DockerSchema = external_exports.strictObject({
   network: external_exports.enum(["bridge", "none"]).default("bridge"),
@@ -91569,7 +91589,15 @@ var DockerSchema = external_exports.strictObject({
   /** How often an infrastructure error is retried before the run counts as not comparable. */
   retries: external_exports.number().int().min(0).default(2),
   /** Seconds between SIGTERM and SIGKILL when the time limit is hit. */
-  stopGraceSecs: external_exports.number().int().min(0).default(10)
+  stopGraceSecs: external_exports.number().int().min(0).max(3600).default(10),
+  /**
+   * Container user: "uid" or "uid:gid"; default the runner's own uid:gid, or 65534:65534 (nobody)
+   * when the runner is root. "image" keeps the image's USER (root in the image is root in its
+   * container: see docs/security.md).
+   */
+  user: external_exports.string().regex(/^(\d{1,10}(:\d{1,10})?|image)$/, 'expected "uid", "uid:gid" or "image"').optional(),
+  /** Capabilities added back after dropping all (e.g. ["NET_BIND_SERVICE"]); default none. */
+  capAdd: external_exports.array(external_exports.string().regex(/^[A-Z_]{2,32}$/, "expected a capability name like NET_BIND_SERVICE")).max(40).default([])
 });
 var BaselineSchema = external_exports.discriminatedUnion("source", [
   external_exports.strictObject({ source: external_exports.literal("none") }),
@@ -91591,7 +91619,11 @@ var ConfigSchema = external_exports.strictObject({
   competitions: CompetitionsSchema,
   seeds: external_exports.number().int().min(1).max(100).default(3),
   agent: AgentSchema,
-  limits: LimitsSchema.default({ time: 600, gpus: 0 }),
+  limits: LimitsSchema.default({
+    time: 600,
+    gpus: 0,
+    disk: { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 }
+  }),
   dataDir: external_exports.string().default(".medalist/data"),
   /** Folder with competition definitions; defaults to the bundled registry. */
   registryDir: external_exports.string().optional(),
@@ -91604,7 +91636,7 @@ var ConfigSchema = external_exports.strictObject({
   externalGrader: external_exports.array(external_exports.string().min(1)).min(1).optional(),
   /** Runs at once (local executor); docker schedules by CPUs and GPUs. */
   concurrency: external_exports.number().int().min(1).default(1),
-  docker: DockerSchema.default({ network: "bridge", retries: 2, stopGraceSecs: 10 }),
+  docker: DockerSchema.default({ network: "bridge", retries: 2, stopGraceSecs: 10, capAdd: [] }),
   baseline: BaselineSchema.default({ source: "none" }),
   gate: GateSchema.default({ tolerance: 0.05, alpha: 0.05, failOn: "regression" })
 }).superRefine((c, ctx) => {
@@ -91625,28 +91657,28 @@ var ConfigSchema = external_exports.strictObject({
 });
 
 // src/config/errors.ts
-function pathOf(path4) {
-  if (path4.length === 0) return "(top level)";
-  return path4.map((p, i) => typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`).join("");
+function pathOf(path5) {
+  if (path5.length === 0) return "(top level)";
+  return path5.map((p, i) => typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`).join("");
 }
 function formatZodError(error62, where) {
   const lines2 = error62.issues.map((issue2) => {
     let msg = issue2.message;
     if (issue2.code === "unrecognized_keys")
       msg = `unknown field(s) ${issue2.keys.map((k) => `"${k}"`).join(", ")}`;
-    const path4 = issue2.code === "unrecognized_keys" ? pathOf(issue2.path) : pathOf(issue2.path);
-    return `${path4}: ${msg}`;
+    const path5 = issue2.code === "unrecognized_keys" ? pathOf(issue2.path) : pathOf(issue2.path);
+    return `${path5}: ${msg}`;
   });
   return lines2.length === 1 ? `${where}: ${lines2[0]}` : `${where}: ${lines2.length} problems
   ${lines2.join("\n  ")}`;
 }
 
 // src/config/load.ts
-function parseConfigText(text2, path4) {
+function parseConfigText(text2, path5) {
   try {
-    return extname(path4).toLowerCase() === ".json" ? JSON.parse(text2) : (0, import_yaml.parse)(text2);
+    return extname(path5).toLowerCase() === ".json" ? JSON.parse(text2) : (0, import_yaml.parse)(text2);
   } catch (e) {
-    throw new UserError(`${path4}: cannot parse: ${e.message.split("\n")[0]}`);
+    throw new UserError(`${path5}: cannot parse: ${e.message.split("\n")[0]}`);
   }
 }
 function validateConfig(raw, where) {
@@ -91655,26 +91687,262 @@ function validateConfig(raw, where) {
   if (!parsed.success) throw new UserError(formatZodError(parsed.error, where));
   return parsed.data;
 }
-function loadConfig(path4) {
-  const abs = resolve(path4);
+function loadConfig(path5) {
+  const abs = resolve(path5);
   let text2;
   try {
     text2 = readFileSync(abs, "utf8");
   } catch (e) {
     const code = e.code;
     throw new UserError(
-      code === "ENOENT" ? `config file not found: ${path4}` : `cannot read ${path4}: ${e.message}`
+      code === "ENOENT" ? `config file not found: ${path5}` : `cannot read ${path5}: ${e.message}`
     );
   }
-  return { config: validateConfig(parseConfigText(text2, abs), path4), baseDir: dirname(abs), path: abs };
+  return { config: validateConfig(parseConfigText(text2, abs), path5), baseDir: dirname(abs), path: abs };
 }
 
 // src/suite/run.ts
-import { mkdirSync as mkdirSync9, readFileSync as readFileSync12, rmSync as rmSync7, writeFileSync as writeFileSync6 } from "node:fs";
+import { mkdirSync as mkdirSync9, rmSync as rmSync8, writeFileSync as writeFileSync6 } from "node:fs";
+
+// src/execute/runfiles.ts
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  chmodSync,
+  rmSync,
+  mkdtempSync,
+  writeSync
+} from "node:fs";
+import os from "node:os";
+import path from "node:path";
+var NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+var NONBLOCK = constants.O_NONBLOCK ?? 0;
+function kind(st) {
+  if (st.isSymbolicLink()) return "a symbolic link";
+  if (st.isDirectory()) return "a directory";
+  if (st.isFIFO()) return "a FIFO";
+  if (st.isSocket()) return "a socket";
+  if (st.isCharacterDevice() || st.isBlockDevice()) return "a device node";
+  return "not a regular file";
+}
+function parts(rel) {
+  if (rel === "" || path.isAbsolute(rel)) return null;
+  const ps = rel.split(/[\\/]+/).filter((p) => p !== "" && p !== ".");
+  return ps.length === 0 || ps.includes("..") ? null : ps;
+}
+function openInside(root, rel, maxBytes) {
+  const ps = parts(rel);
+  const shown = path.join(root, rel);
+  if (!ps) return { ok: false, problem: `${rel} is not a plain relative path` };
+  let cur = root;
+  for (const p of ["", ...ps.slice(0, -1)]) {
+    cur = p === "" ? root : path.join(cur, p);
+    let st2;
+    try {
+      st2 = lstatSync(cur);
+    } catch {
+      return { ok: false, problem: `no file at ${shown}`, missing: true };
+    }
+    if (!st2.isDirectory()) return { ok: false, problem: `${cur} is ${kind(st2)}, not a folder` };
+  }
+  let fd;
+  try {
+    fd = openSync(shown, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
+  } catch (e) {
+    const code = e.code;
+    if (code === "ENOENT") return { ok: false, problem: `no file at ${shown}`, missing: true };
+    if (code === "ELOOP" || code === "EMLINK") return { ok: false, problem: `${shown} is a symbolic link` };
+    let st2 = null;
+    try {
+      st2 = lstatSync(shown);
+    } catch {
+    }
+    return { ok: false, problem: `${shown} ${st2 ? `is ${kind(st2)}` : `cannot be opened (${code})`}` };
+  }
+  const refuse = (problem) => {
+    closeSync(fd);
+    return { ok: false, problem };
+  };
+  const st = fstatSync(fd);
+  if (!st.isFile()) return refuse(`${shown} is ${kind(st)}`);
+  if (st.nlink > 1) return refuse(`${shown} is a hard link (${st.nlink} names for one file)`);
+  if (st.size > maxBytes) return refuse(`${shown} is ${st.size} bytes, more than the ${maxBytes}-byte limit`);
+  const where = openedPath(fd);
+  if (where !== null) {
+    let real;
+    try {
+      real = realpathSync(root);
+    } catch {
+      return refuse(`${root} cannot be resolved`);
+    }
+    if (!where.startsWith(real + path.sep)) return refuse(`${shown} lies outside ${root}`);
+  }
+  return { ok: true, fd, size: st.size };
+}
+function openedPath(fd) {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return null;
+  }
+}
+function readInside(root, rel, maxBytes) {
+  const o = openInside(root, rel, maxBytes);
+  if (!o.ok) return o;
+  try {
+    const buf = Buffer.allocUnsafe(Math.min(maxBytes, o.size) + 1);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(o.fd, buf, got, buf.length - got, null);
+      if (n === 0) break;
+      got += n;
+    }
+    if (got > maxBytes) return { ok: false, problem: `${path.join(root, rel)} grew past ${maxBytes} bytes` };
+    return { ok: true, data: buf.subarray(0, got) };
+  } finally {
+    closeSync(o.fd);
+  }
+}
+function copyOut(root, rel, dest, maxBytes) {
+  const o = openInside(root, rel, maxBytes);
+  if (!o.ok) return o;
+  let out = -1;
+  try {
+    out = openSync(dest, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 384);
+    const buf = Buffer.allocUnsafe(Math.min(4 * 1024 * 1024, maxBytes + 1));
+    let total = 0;
+    for (; ; ) {
+      const n = readSync(o.fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      total += n;
+      if (total > maxBytes)
+        return { ok: false, problem: `${path.join(root, rel)} grew past ${maxBytes} bytes` };
+      let off = 0;
+      while (off < n) off += writeSync(out, buf, off, n - off);
+    }
+    return { ok: true };
+  } finally {
+    closeSync(o.fd);
+    if (out >= 0) closeSync(out);
+  }
+}
+function sanitizeTree(root, maxEntries = 1e6) {
+  const report = { removed: [], stripped: [], entries: 0, incomplete: false };
+  const walk = (dir, rel) => {
+    let names2;
+    try {
+      names2 = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name2 of names2) {
+      if (report.entries >= maxEntries) {
+        report.incomplete = true;
+        return;
+      }
+      report.entries++;
+      const full = path.join(dir, name2);
+      const r = rel ? `${rel}/${name2}` : name2;
+      let st;
+      try {
+        st = lstatSync(full);
+      } catch {
+        continue;
+      }
+      if (st.isSymbolicLink()) continue;
+      if (st.isFIFO() || st.isSocket() || st.isCharacterDevice() || st.isBlockDevice()) {
+        rmSync(full, { force: true });
+        report.removed.push(r);
+        continue;
+      }
+      const mode = st.mode & 4095;
+      const safe = mode & ~3072 & (st.isFile() ? ~2 : ~0);
+      if (safe !== mode) {
+        try {
+          chmodSync(full, safe);
+          report.stripped.push(r);
+        } catch {
+          rmSync(full, { recursive: true, force: true });
+          report.removed.push(r);
+          continue;
+        }
+      }
+      if (st.isDirectory()) walk(full, r);
+    }
+  };
+  walk(root, "");
+  return report;
+}
+function treeBytes(root, stopAt = Infinity, maxEntries = 1e6) {
+  let total = 0;
+  let entries = 0;
+  const walk = (dir) => {
+    let names2;
+    try {
+      names2 = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name2 of names2) {
+      if (total > stopAt || ++entries > maxEntries) return;
+      let st;
+      try {
+        st = lstatSync(path.join(dir, name2));
+      } catch {
+        continue;
+      }
+      total += Math.max(st.blocks * 512, st.isFile() ? st.size : 0);
+      if (st.isDirectory()) walk(path.join(dir, name2));
+    }
+  };
+  walk(root);
+  return total;
+}
+function snapshotFile(file2, maxBytes) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "medalist-read-"));
+  const dispose = () => rmSync(dir, { recursive: true, force: true });
+  const dest = path.join(dir, path.basename(file2));
+  try {
+    const r = copyOut(path.dirname(file2), path.basename(file2), dest, maxBytes);
+    if (!r.ok) {
+      dispose();
+      return r;
+    }
+  } catch (e) {
+    dispose();
+    throw e;
+  }
+  return { ok: true, path: dest, dispose };
+}
+function sanitizeRun(runDir) {
+  const lines2 = [];
+  for (const sub of ["submission", "logs", "code"]) {
+    const r = sanitizeTree(path.join(runDir, sub));
+    if (r.removed.length > 0)
+      lines2.push(
+        `removed special files from ${sub}/: ${r.removed.slice(0, 5).join(", ")}${r.removed.length > 5 ? ", \u2026" : ""}`
+      );
+    if (r.stripped.length > 0)
+      lines2.push(
+        `cleared setuid/setgid bits in ${sub}/: ${r.stripped.slice(0, 5).join(", ")}${r.stripped.length > 5 ? ", \u2026" : ""}`
+      );
+    if (r.incomplete) lines2.push(`${sub}/ has more than ${r.entries} entries: not all were checked`);
+  }
+  return lines2.length > 0 ? lines2.join("; ") : null;
+}
+
+// src/suite/run.ts
 import { join as join14, relative, resolve as resolve4 } from "node:path";
 
 // src/registry/registry.ts
-import { readdirSync, readFileSync as readFileSync3, existsSync as existsSync2 } from "node:fs";
+import { readdirSync as readdirSync2, readFileSync as readFileSync3, existsSync as existsSync2 } from "node:fs";
 import { join as join2, resolve as resolve2, dirname as dirname2 } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -91892,7 +92160,7 @@ function defaultRegistryDir() {
 function loadRegistry(dir = defaultRegistryDir()) {
   const registry2 = /* @__PURE__ */ new Map();
   if (!existsSync2(dir)) throw new UserError(`competitions folder not found: ${dir}`);
-  for (const name2 of readdirSync(dir).sort()) {
+  for (const name2 of readdirSync2(dir).sort()) {
     const file2 = join2(dir, name2, "competition.json");
     if (!existsSync2(file2)) continue;
     let raw;
@@ -92231,7 +92499,7 @@ var LocalExecutor = class {
 };
 
 // src/execute/docker/setup.ts
-import os4 from "node:os";
+import os5 from "node:os";
 
 // src/execute/gpu.ts
 import { execFile } from "node:child_process";
@@ -92282,10 +92550,10 @@ async function detectGpus(opts = {}) {
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import http from "node:http";
-import os from "node:os";
+import os2 from "node:os";
 
 // src/grade/csv.ts
-import { openSync, readSync, closeSync, fstatSync, statSync as statSync2 } from "node:fs";
+import { openSync as openSync2, readSync as readSync2, closeSync as closeSync2, fstatSync as fstatSync2, statSync as statSync2 } from "node:fs";
 import { isUtf8 } from "node:buffer";
 
 // src/grade/errors.ts
@@ -92698,11 +92966,11 @@ var ColumnBuilder = class {
       if (rows === 0) return textColumn(this.name, new TextStore(0));
       return { name: this.name, kind: "float", values: values.fill(NaN), strings: null };
     }
-    const kind = this.sawFloat || this.sawMissing ? "float" : "int";
+    const kind2 = this.sawFloat || this.sawMissing ? "float" : "int";
     if (!this.sawFloat) {
       for (let i = 0; i < values.length; i++) if (values[i] === 0) values[i] = 0;
     }
-    return { name: this.name, kind, values, strings: null };
+    return { name: this.name, kind: kind2, values, strings: null };
   }
 };
 var PARSED_INT = 2;
@@ -92991,28 +93259,28 @@ var Tokenizer = class {
     }
   }
 };
-function fileSource(path4, chunkSize) {
+function fileSource(path5, chunkSize) {
   return (visit2) => {
     let fd;
     try {
-      fd = openSync(path4, "r");
+      fd = openSync2(path5, "r");
     } catch (e) {
       throw new SubmissionError(
-        `cannot open ${path4}: ${e.code ?? e.message}`
+        `cannot open ${path5}: ${e.code ?? e.message}`
       );
     }
     try {
-      const st = fstatSync(fd);
-      if (!st.isFile()) throw new SubmissionError(`${path4} is not a regular file`);
+      const st = fstatSync2(fd);
+      if (!st.isFile()) throw new SubmissionError(`${path5} is not a regular file`);
       const size = Math.max(1, Math.min(chunkSize, st.size + 1));
       for (; ; ) {
         const chunk = Buffer.allocUnsafe(size);
-        const got = readSync(fd, chunk, 0, size, null);
+        const got = readSync2(fd, chunk, 0, size, null);
         if (got === 0) break;
         if (visit2(chunk.subarray(0, got)) === false) break;
       }
     } finally {
-      closeSync(fd);
+      closeSync2(fd);
     }
   };
 }
@@ -93124,8 +93392,8 @@ function cell(col, row, b, s, e, complex) {
     return;
   }
   if (!complex) {
-    const kind = parseNumber(b, s, e);
-    if (kind !== NOT_NUMBER) {
+    const kind2 = parseNumber(b, s, e);
+    if (kind2 !== NOT_NUMBER) {
       if (col.state === TEXT) {
         col.text.setBytes(row, b, s, e);
         return;
@@ -93136,7 +93404,7 @@ function cell(col, row, b, s, e, complex) {
         return;
       }
       col.state = NUM;
-      if (kind === IS_FLOAT) col.sawFloat = true;
+      if (kind2 === IS_FLOAT) col.sawFloat = true;
       col.setValue(row, numValue);
       return;
     }
@@ -93158,15 +93426,15 @@ function cell(col, row, b, s, e, complex) {
     return;
   }
   if (complex && NUMBER_TEXT.test(str)) {
-    const kind = parseNumber(Buffer.from(str, "latin1"), 0, str.length);
-    if (kind !== NOT_NUMBER) {
+    const kind2 = parseNumber(Buffer.from(str, "latin1"), 0, str.length);
+    if (kind2 !== NOT_NUMBER) {
       if (col.state === BOOL) {
         col.toText(row);
         col.text.setString(row, str);
         return;
       }
       col.state = NUM;
-      if (kind === IS_FLOAT) col.sawFloat = true;
+      if (kind2 === IS_FLOAT) col.sawFloat = true;
       col.setValue(row, numValue);
       return;
     }
@@ -93198,13 +93466,13 @@ function cell(col, row, b, s, e, complex) {
   col.toText(row);
   col.text.setString(row, str);
 }
-function readCsvFile(path4, opts = {}) {
+function readCsvFile(path5, opts = {}) {
   let size = 0;
   try {
-    size = statSync2(path4).size;
+    size = statSync2(path5).size;
   } catch {
   }
-  return readFrom(fileSource(path4, opts.chunkSize ?? 4 * 1024 * 1024), path4, opts, size);
+  return readFrom(fileSource(path5, opts.chunkSize ?? 4 * 1024 * 1024), path5, opts, size);
 }
 function readCsvText(text2, source = "csv", opts = {}) {
   const buf = typeof text2 === "string" ? Buffer.from(text2, "utf8") : text2;
@@ -93382,7 +93650,7 @@ function multipartFile(body, contentType) {
   const m = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
   if (!m) return null;
   const delim = Buffer.from(`--${m[1] ?? m[2].trim()}`);
-  const parts = [];
+  const parts2 = [];
   let at = body.indexOf(delim);
   while (at >= 0) {
     const start = at + delim.length;
@@ -93392,10 +93660,10 @@ function multipartFile(body, contentType) {
     const part2 = body.subarray(start + 2, next - 2);
     const split = part2.indexOf("\r\n\r\n");
     if (split >= 0)
-      parts.push({ headers: part2.subarray(0, split).toString(), content: part2.subarray(split + 4) });
+      parts2.push({ headers: part2.subarray(0, split).toString(), content: part2.subarray(split + 4) });
     at = next;
   }
-  const named = parts.find((p) => /name="file"/i.test(p.headers)) ?? parts.find((p) => /filename=/i.test(p.headers));
+  const named = parts2.find((p) => /name="file"/i.test(p.headers)) ?? parts2.find((p) => /filename=/i.test(p.headers));
   return named?.content ?? null;
 }
 async function startValidationServer(opts = {}) {
@@ -93481,7 +93749,7 @@ async function bridgeGateway(docker) {
     if (subnet) return firstHost(subnet);
   } catch {
   }
-  const addrs = os.networkInterfaces().docker0 ?? [];
+  const addrs = os2.networkInterfaces().docker0 ?? [];
   return addrs.find((a) => a.family === "IPv4")?.address ?? null;
 }
 function firstHost(cidr) {
@@ -93549,11 +93817,50 @@ function sleep(ms, signal) {
 }
 
 // src/execute/docker/cleanup.ts
-import os3 from "node:os";
+import os4 from "node:os";
 
 // src/execute/docker/container.ts
 import { createHash as createHash3 } from "node:crypto";
-import os2 from "node:os";
+import os3 from "node:os";
+
+// src/execute/docker/settings.ts
+import path2 from "node:path";
+function defaultUser() {
+  const uid = process.getuid?.() ?? 65534;
+  const gid = process.getgid?.() ?? 65534;
+  return uid === 0 ? "65534:65534" : `${uid}:${gid}`;
+}
+function containerUser(settings) {
+  const u = settings.user ?? defaultUser();
+  return u === "image" ? "" : u;
+}
+function buildTag(name2) {
+  const t = name2.toLowerCase().replace(/[^a-z0-9_.-]+/g, "-").replace(/^[-.]+/, "").slice(0, 100);
+  return `medalist-agent:${t || "local"}`;
+}
+function dockerSettings(config2, baseDir) {
+  const { agent, limits, docker } = config2;
+  const cmd = agent.command;
+  return {
+    image: agent.image,
+    build: agent.build && {
+      context: path2.resolve(baseDir, agent.build.context),
+      dockerfile: agent.build.dockerfile,
+      target: agent.build.target,
+      args: agent.build.args,
+      tag: agent.image ?? buildTag(config2.name)
+    },
+    command: cmd === void 0 ? void 0 : typeof cmd === "string" ? ["/bin/sh", "-c", cmd] : cmd,
+    limits: { cpus: limits.cpus, memory: limits.memory, shmSize: limits.shmSize, pids: limits.pids },
+    network: docker.network,
+    retries: docker.retries,
+    stopGraceSecs: docker.stopGraceSecs,
+    user: docker.user,
+    capAdd: docker.capAdd
+  };
+}
+
+// src/execute/docker/container.ts
 var LABEL = {
   suite: "medalist.suite",
   run: "medalist.run",
@@ -93566,7 +93873,7 @@ var LABEL = {
 };
 var VALIDATION_URL_VAR = "MEDALIST_VALIDATION_URL";
 function ownerLabel() {
-  return `${os2.hostname()}:${process.pid}`;
+  return `${os3.hostname()}:${process.pid}`;
 }
 function containerName(suiteId, runId) {
   const clean = (s) => s.replace(/[^a-zA-Z0-9_.-]+/g, "-");
@@ -93605,6 +93912,11 @@ function containerOptions(spec, settings, image, opts = {}) {
     ],
     NetworkMode: settings.network,
     Privileged: false,
+    // The agent is hostile: no capabilities (no mknod, setuid, chown, raw sockets, …) unless added
+    // back by name, and no privilege gained through setuid files or file capabilities.
+    CapDrop: ["ALL"],
+    CapAdd: settings.capAdd && settings.capAdd.length > 0 ? [...settings.capAdd] : void 0,
+    SecurityOpt: ["no-new-privileges:true"],
     Init: settings.init ?? true,
     AutoRemove: false,
     // Container output is also streamed to run.log; keep the daemon's copy bounded.
@@ -93623,6 +93935,7 @@ function containerOptions(spec, settings, image, opts = {}) {
   return {
     name: containerName(spec.suiteId, spec.runId),
     Image: image,
+    User: containerUser(settings) || void 0,
     Cmd: settings.command,
     Env: containerEnv(spec, settings.network),
     Labels: {
@@ -93678,7 +93991,7 @@ async function cleanupSuite(docker, suiteId, opts = {}) {
   return removeAll(docker, list, opts.graceSecs ?? 5);
 }
 async function sweepStale(docker, opts = {}) {
-  const host = opts.hostname ?? os3.hostname();
+  const host = opts.hostname ?? os4.hostname();
   const isAlive = opts.isAlive ?? pidAlive;
   const now = opts.now ?? Date.now();
   const list = await docker.listContainers({ all: true, filters: { label: [LABEL.suite] } });
@@ -93697,12 +94010,12 @@ async function sweepStale(docker, opts = {}) {
 }
 
 // src/execute/docker/executor.ts
-import { chmod, mkdir, readdir as readdir2, rm, stat, writeFile } from "node:fs/promises";
-import path2 from "node:path";
+import { chmod, chown, mkdir, readdir as readdir2, rm, stat, writeFile } from "node:fs/promises";
+import path4 from "node:path";
 
 // src/execute/docker/image.ts
 import { readdir } from "node:fs/promises";
-import path from "node:path";
+import path3 from "node:path";
 var ImageMissingError = class extends Error {
   constructor(ref) {
     super(
@@ -93722,7 +94035,7 @@ async function inspectImage(docker, ref) {
 }
 async function contextFiles(dir) {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join("/"));
+  return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => path3.relative(dir, path3.join(e.parentPath, e.name)).split(path3.sep).join("/"));
 }
 async function buildImage(docker, build, log) {
   const src = await contextFiles(build.context);
@@ -93882,6 +94195,43 @@ function demux(stream, onText) {
   });
 }
 
+// src/execute/quota.ts
+var DEFAULT_QUOTA = { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 };
+function checkQuota(runDir, quota) {
+  const p = runPaths(runDir);
+  const dirs = [
+    ["submission", p.submissionDir],
+    ["logs", p.logsDir],
+    ["code", p.codeDir]
+  ];
+  for (const [folder, dir] of dirs) {
+    const bytes2 = treeBytes(dir, quota[folder]);
+    if (bytes2 > quota[folder]) return { folder, bytes: bytes2, limit: quota[folder] };
+  }
+  return null;
+}
+function describeBreach(b) {
+  const mib = (n) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  return `/home/${b.folder} went over its ${mib(b.limit)} quota (${mib(b.bytes)} or more): run stopped`;
+}
+function watchQuota(runDir, quota, onBreach, intervalMs = 1e3) {
+  let done = false;
+  const timer = setInterval(() => {
+    if (done) return;
+    const b = checkQuota(runDir, quota);
+    if (b) {
+      done = true;
+      clearInterval(timer);
+      onBreach(b);
+    }
+  }, intervalMs);
+  timer.unref();
+  return () => {
+    done = true;
+    clearInterval(timer);
+  };
+}
+
 // src/execute/docker/executor.ts
 var CANCEL_GRACE_SECS = 5;
 var DockerExecutor = class {
@@ -93946,7 +94296,7 @@ var DockerExecutor = class {
     }
     Object.assign(details, { image: image.ref, imageId: image.id, imageDigest: image.digest });
     try {
-      await prepareRunDir(spec, attempt2 > 1);
+      await prepareRunDir(spec, attempt2 > 1, containerUser(this.settings));
     } catch (e) {
       return infra(`preparing the run folder failed: ${errorMessage(e)}`, false);
     }
@@ -93975,11 +94325,13 @@ var DockerExecutor = class {
       }
       return await this.supervise(container, spec, log, details, signal);
     } finally {
-      await log.close();
       if (container && !this.settings.keepContainers) {
         await container.remove({ force: true, v: true }).catch(() => {
         });
       }
+      const cleaned = sanitizeRun(spec.runDir);
+      if (cleaned) log.note(cleaned);
+      await log.close();
     }
   }
   /** Waits for the container, enforcing the time limit and cancellation, and classifies the end. */
@@ -93989,6 +94341,7 @@ var DockerExecutor = class {
     const logsDone = container.logs({ follow: true, stdout: true, stderr: true, timestamps: true }).then((stream) => demux(stream, (s, text2) => log.output(s, text2))).catch(() => {
     });
     let ended = "exit";
+    let breach = null;
     let giveUp = () => {
     };
     const gaveUp = new Promise((resolve11) => giveUp = () => resolve11("gave-up"));
@@ -93997,7 +94350,7 @@ var DockerExecutor = class {
       if (ended !== "exit") return;
       ended = why;
       log.note(
-        why === "timeout" ? `time limit reached: stopping (grace ${grace}s)` : `cancelled: stopping (grace ${grace}s)`
+        why === "timeout" ? `time limit reached: stopping (grace ${grace}s)` : why === "quota" ? `${describeBreach(breach)} (grace ${grace}s)` : `cancelled: stopping (grace ${grace}s)`
       );
       container.stop({ t: grace }).catch(() => {
       });
@@ -94006,6 +94359,15 @@ var DockerExecutor = class {
       backstops.push(setTimeout(giveUp, (grace + 30) * 1e3));
     };
     const timer = setTimeout(() => stop("timeout", this.settings.stopGraceSecs), spec.timeLimitSecs * 1e3);
+    const unwatch = watchQuota(
+      spec.runDir,
+      spec.quota ?? DEFAULT_QUOTA,
+      (b) => {
+        breach = b;
+        stop("quota", Math.min(this.settings.stopGraceSecs, CANCEL_GRACE_SECS));
+      },
+      this.settings.quotaPollMs
+    );
     const onAbort = () => stop("cancel", Math.min(this.settings.stopGraceSecs, CANCEL_GRACE_SECS));
     signal?.addEventListener("abort", onAbort, { once: true });
     if (signal?.aborted) onAbort();
@@ -94019,6 +94381,7 @@ var DockerExecutor = class {
       lost = e;
     } finally {
       clearTimeout(timer);
+      unwatch();
       for (const t of backstops) clearTimeout(t);
       signal?.removeEventListener("abort", onAbort);
     }
@@ -94055,6 +94418,10 @@ var DockerExecutor = class {
     log.note(
       `exited with code ${exitCode}${oomKilled ? " (out of memory)" : ""} after ${(durationMs / 1e3).toFixed(1)}s`
     );
+    if (ended === "quota") {
+      details.quota = breach.folder;
+      return { ...base, outcome: "failed", exitCode, oomKilled, error: describeBreach(breach) };
+    }
     if (ended === "timeout") {
       return {
         ...base,
@@ -94085,45 +94452,24 @@ var DockerExecutor = class {
     }
   }
 };
-async function prepareRunDir(spec, retry) {
+async function prepareRunDir(spec, retry, user) {
   const p = runPaths(spec.runDir);
   const info = await stat(spec.publicDir).catch(() => null);
   if (!info?.isDirectory()) throw new Error(`public data folder ${spec.publicDir} does not exist`);
+  await mkdir(spec.runDir, { recursive: true });
+  await chmod(spec.runDir, 448);
+  const [uid, gid] = user.split(":").map(Number);
   for (const dir of [p.submissionDir, p.logsDir, p.codeDir]) {
     await mkdir(dir, { recursive: true });
     await chmod(dir, 511);
+    if (process.getuid?.() === 0 && user !== "") await chown(dir, uid, gid ?? uid).catch(() => {
+    });
   }
   if (retry) {
     for (const f of await readdir2(p.submissionDir))
-      await rm(path2.join(p.submissionDir, f), { recursive: true, force: true });
+      await rm(path4.join(p.submissionDir, f), { recursive: true, force: true });
   }
   await writeFile(p.instructionsFile, "", { flag: "a" });
-}
-
-// src/execute/docker/settings.ts
-import path3 from "node:path";
-function buildTag(name2) {
-  const t = name2.toLowerCase().replace(/[^a-z0-9_.-]+/g, "-").replace(/^[-.]+/, "").slice(0, 100);
-  return `medalist-agent:${t || "local"}`;
-}
-function dockerSettings(config2, baseDir) {
-  const { agent, limits, docker } = config2;
-  const cmd = agent.command;
-  return {
-    image: agent.image,
-    build: agent.build && {
-      context: path3.resolve(baseDir, agent.build.context),
-      dockerfile: agent.build.dockerfile,
-      target: agent.build.target,
-      args: agent.build.args,
-      tag: agent.image ?? buildTag(config2.name)
-    },
-    command: cmd === void 0 ? void 0 : typeof cmd === "string" ? ["/bin/sh", "-c", cmd] : cmd,
-    limits: { cpus: limits.cpus, memory: limits.memory, shmSize: limits.shmSize, pids: limits.pids },
-    network: docker.network,
-    retries: docker.retries,
-    stopGraceSecs: docker.stopGraceSecs
-  };
 }
 
 // src/execute/docker/setup.ts
@@ -94156,7 +94502,7 @@ async function setupDocker(config2, opts) {
   const gpus = await detectGpus({ gpuIds: config2.docker.gpuIds });
   if (gpus.ids.length > 0)
     log(`GPUs: ${gpus.ids.join(", ")} (${gpus.model ?? "model unknown"}, from ${gpus.source})`);
-  const { resources, perRun } = dockerResources(config2, gpus.ids, opts.hostCpus ?? os4.availableParallelism());
+  const { resources, perRun } = dockerResources(config2, gpus.ids, opts.hostCpus ?? os5.availableParallelism());
   const executor = new DockerExecutor(docker, dockerSettings(config2, opts.baseDir), { log });
   let image;
   try {
@@ -94206,7 +94552,7 @@ function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
 }
 
 // src/grade/grade.ts
-import { statSync as statSync3 } from "node:fs";
+import { lstatSync as lstatSync2 } from "node:fs";
 import { extname as extname2, join as join4 } from "node:path";
 
 // src/grade/metrics/errors.ts
@@ -95283,17 +95629,17 @@ function multiclassLogLossGrade(spec, sub, ans) {
       const missing = want.filter((n) => !sub.has(n));
       const extra = sub.names.filter((n) => !wanted.has(n));
       if (missing.length || extra.length || sub.names.length !== want.length) {
-        const parts = [];
+        const parts2 = [];
         if (missing.length)
-          parts.push(
+          parts2.push(
             `missing ${missing.slice(0, 3).map((m) => `"${m}"`).join(", ")}${missing.length > 3 ? ", \u2026" : ""}`
           );
         if (extra.length)
-          parts.push(
+          parts2.push(
             `unexpected ${extra.slice(0, 3).map((m) => `"${m}"`).join(", ")}${extra.length > 3 ? ", \u2026" : ""}`
           );
         throw new SubmissionError(
-          `submission columns must be exactly ${spec.id} + ${spec.classes.length} classes (${parts.join("; ")})`
+          `submission columns must be exactly ${spec.id} + ${spec.classes.length} classes (${parts2.join("; ")})`
         );
       }
     } else {
@@ -95518,8 +95864,8 @@ function leaderboardScoresFromCsv(text2, source = "leaderboard") {
   }
   return Array.from(col.values, (v) => Number.isNaN(v) ? null : v);
 }
-function readLeaderboardScores(path4) {
-  return leaderboardScoresFromCsv(readFileSync5(path4, "utf8"), path4);
+function readLeaderboardScores(path5) {
+  return leaderboardScoresFromCsv(readFileSync5(path5, "utf8"), path5);
 }
 
 // src/grade/external.ts
@@ -95601,15 +95947,17 @@ function lastLine(s) {
 }
 
 // src/grade/grade.ts
-function submissionProblem(path4) {
+var MAX_SUBMISSION_BYTES = 1024 ** 3;
+function submissionProblem(path5) {
   let st;
   try {
-    st = statSync3(path4);
+    st = lstatSync2(path5);
   } catch {
-    return `no submission file at ${path4}`;
+    return `no submission file at ${path5}`;
   }
-  if (!st.isFile()) return `${path4} is not a regular file`;
-  if (extname2(path4).toLowerCase() !== ".csv") return `${path4} is not a .csv file`;
+  if (st.isSymbolicLink()) return `${path5} is a symbolic link`;
+  if (!st.isFile()) return `${path5} is not a regular file`;
+  if (extname2(path5).toLowerCase() !== ".csv") return `${path5} is not a .csv file`;
   return null;
 }
 function readAnswers(spec, answersPath) {
@@ -95638,13 +95986,13 @@ function scoreSubmission(spec, submissionPath, answers) {
   }
 }
 function boardFor(competition, competitionDir, leaderboardPath2) {
-  const path4 = leaderboardPath2 ?? (competition.leaderboard ? join4(competitionDir, competition.leaderboard) : void 0);
-  if (path4) {
+  const path5 = leaderboardPath2 ?? (competition.leaderboard ? join4(competitionDir, competition.leaderboard) : void 0);
+  if (path5) {
     try {
-      const scores = readLeaderboardScores(path4);
+      const scores = readLeaderboardScores(path5);
       return { thresholds: thresholdsFromLeaderboard(scores), scores, source: "leaderboard" };
     } catch (e) {
-      if (leaderboardPath2) throw new Error(`cannot read the leaderboard ${path4}: ${e.message}`);
+      if (leaderboardPath2) throw new Error(`cannot read the leaderboard ${path5}: ${e.message}`);
     }
   }
   const t = competition.thresholds;
@@ -95724,11 +96072,36 @@ async function grade(opts) {
     return makeReport(
       competition.id,
       opts.submissionPath,
-      { exists: false, valid: false, score: null, error: problem },
+      {
+        exists: false,
+        valid: false,
+        score: null,
+        error: problem
+      },
       board,
       now
     );
   }
+  const snap = snapshotFile(opts.submissionPath, opts.maxSubmissionBytes ?? MAX_SUBMISSION_BYTES);
+  if (!snap.ok) {
+    return makeReport(
+      competition.id,
+      opts.submissionPath,
+      { exists: !snap.missing, valid: false, score: null, error: snap.problem },
+      board,
+      now
+    );
+  }
+  try {
+    const report = await gradeFile(opts, snap.path, board, now);
+    const error62 = report.error?.replaceAll(snap.path, opts.submissionPath) ?? null;
+    return { ...report, submission_path: opts.submissionPath, error: error62 };
+  } finally {
+    snap.dispose();
+  }
+}
+async function gradeFile(opts, submissionPath, board, now) {
+  const { competition } = opts;
   let result;
   try {
     if (competition.grading === "external") {
@@ -95738,25 +96111,25 @@ async function grade(opts) {
         );
       result = await gradeExternal(opts.external.command, {
         competition: competition.id,
-        submission: opts.submissionPath,
+        submission: submissionPath,
         privateDir: opts.privateDir
       });
     } else {
       const spec = loadGraderSpec(opts.competitionDir);
       if (!spec) throw new Error(`${join4(opts.competitionDir, "grader.json")} is missing`);
-      result = scoreSubmission(spec, opts.submissionPath, join4(opts.privateDir, competition.answers));
+      result = scoreSubmission(spec, submissionPath, join4(opts.privateDir, competition.answers));
     }
   } catch (e) {
     const report = makeReport(
       competition.id,
-      opts.submissionPath,
+      submissionPath,
       { exists: true, valid: false, score: null, error: e.message },
       board,
       now
     );
     return { ...report, grader_error: true };
   }
-  return makeReport(competition.id, opts.submissionPath, { ...result, exists: true }, board, now);
+  return makeReport(competition.id, submissionPath, { ...result, exists: true }, board, now);
 }
 
 // src/results/schema.ts
@@ -95842,19 +96215,19 @@ var SuiteResultsSchema = external_exports.object({
 import { join as join13 } from "node:path";
 
 // src/prepare/prepare.ts
-import { existsSync as existsSync10, mkdirSync as mkdirSync7, readdirSync as readdirSync6, renameSync as renameSync6, rmSync as rmSync6 } from "node:fs";
+import { existsSync as existsSync10, mkdirSync as mkdirSync7, readdirSync as readdirSync7, renameSync as renameSync6, rmSync as rmSync7 } from "node:fs";
 import { join as join12, posix } from "node:path";
 
 // src/prepare/kaggle.ts
 import {
-  closeSync as closeSync2,
+  closeSync as closeSync3,
   existsSync as existsSync5,
-  openSync as openSync2,
+  openSync as openSync3,
   readFileSync as readFileSync7,
   renameSync as renameSync2,
-  rmSync,
-  statSync as statSync5,
-  writeSync
+  rmSync as rmSync2,
+  statSync as statSync4,
+  writeSync as writeSync2
 } from "node:fs";
 import { homedir as homedir2 } from "node:os";
 import { join as join6 } from "node:path";
@@ -95864,10 +96237,10 @@ import { createHash as createHash4 } from "node:crypto";
 import {
   createReadStream,
   existsSync as existsSync4,
-  readdirSync as readdirSync2,
+  readdirSync as readdirSync3,
   readFileSync as readFileSync6,
   renameSync,
-  statSync as statSync4,
+  statSync as statSync3,
   writeFileSync
 } from "node:fs";
 import { join as join5 } from "node:path";
@@ -95900,7 +96273,7 @@ function manifestFiles(preparedDir2, extra) {
   for (const side of ["public", "private"]) {
     const dir = join5(preparedDir2, side);
     if (!existsSync4(dir)) continue;
-    for (const d of readdirSync2(dir, { withFileTypes: true })) {
+    for (const d of readdirSync3(dir, { withFileTypes: true })) {
       if (d.isFile() && HASHED.test(d.name)) out.add(`${side}/${d.name}`);
     }
   }
@@ -95912,10 +96285,10 @@ function folderCounts(preparedDir2) {
   for (const side of ["public", "private"]) {
     const dir = join5(preparedDir2, side);
     if (!existsSync4(dir)) continue;
-    const entries = readdirSync2(dir, { withFileTypes: true });
+    const entries = readdirSync3(dir, { withFileTypes: true });
     counts[side] = entries.length;
     for (const d of entries)
-      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync2(join5(dir, d.name)).length;
+      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync3(join5(dir, d.name)).length;
   }
   return counts;
 }
@@ -95923,7 +96296,7 @@ async function buildManifest(preparedDir2, competition, origin, extra, upstream)
   const files = {};
   for (const rel of manifestFiles(preparedDir2, extra)) {
     const file2 = join5(preparedDir2, rel);
-    const st = statSync4(file2);
+    const st = statSync3(file2);
     files[rel] = { size: st.size, mtimeMs: st.mtimeMs, md5: await md5File(file2) };
   }
   const mismatches = [];
@@ -95965,7 +96338,7 @@ function manifestStillValid(preparedDir2, m, required2) {
   for (const [rel, f] of Object.entries(m.files)) {
     let st;
     try {
-      st = statSync4(join5(preparedDir2, rel));
+      st = statSync3(join5(preparedDir2, rel));
     } catch {
       return `${rel} is missing`;
     }
@@ -96028,7 +96401,7 @@ async function fetchFollowing(url2, headers) {
   throw new Error("too many redirects");
 }
 async function attempt(id, url2, part2, opts) {
-  const have = existsSync5(part2) ? statSync5(part2).size : 0;
+  const have = existsSync5(part2) ? statSync4(part2).size : 0;
   const auth = Buffer.from(`${opts.credentials.username}:${opts.credentials.key}`).toString("base64");
   const headers = { authorization: `Basic ${auth}`, "user-agent": "medalist" };
   if (have > 0) headers.range = `bytes=${have}-`;
@@ -96039,7 +96412,7 @@ async function attempt(id, url2, part2, opts) {
     throw new Interrupted(`${id}: cannot reach Kaggle (${e.message})`);
   }
   if (res.status === 416 && have > 0) {
-    rmSync(part2, { force: true });
+    rmSync2(part2, { force: true });
     throw new Interrupted(`${id}: the partial download no longer matches the server's file; starting over`);
   }
   if (res.status !== 200 && res.status !== 206)
@@ -96050,7 +96423,7 @@ async function attempt(id, url2, part2, opts) {
   if (offset > have)
     throw new Error(`${id}: server resumed at byte ${offset}, but only ${have} bytes are here`);
   const total = totalSize(res, offset);
-  const fd = openSync2(part2, offset === 0 ? "w" : "r+");
+  const fd = openSync3(part2, offset === 0 ? "w" : "r+");
   let written = offset;
   let nextTenth = Math.floor(10 * offset / (total ?? Infinity)) + 1;
   try {
@@ -96064,7 +96437,7 @@ async function attempt(id, url2, part2, opts) {
         throw new Interrupted(`${id}: connection dropped after ${written} bytes (${e.message})`);
       }
       if (chunk.done) break;
-      writeSync(fd, chunk.value, 0, chunk.value.length, written);
+      writeSync2(fd, chunk.value, 0, chunk.value.length, written);
       written += chunk.value.length;
       if (total !== void 0 && total > 1e8 && Math.floor(10 * written / total) > nextTenth - 1) {
         opts.log?.(`${id}: ${Math.round(100 * written / total)}% of ${(total / 1e9).toFixed(2)} GB`);
@@ -96072,7 +96445,7 @@ async function attempt(id, url2, part2, opts) {
       }
     }
   } finally {
-    closeSync2(fd);
+    closeSync3(fd);
   }
   if (total !== void 0 && written !== total) {
     throw new Interrupted(`${id}: connection closed after ${written} of ${total} bytes`);
@@ -96107,7 +96480,7 @@ async function downloadCompetition(id, dest, opts) {
   if (opts.md5) {
     const got = await md5File(part2);
     if (got !== opts.md5) {
-      rmSync(part2, { force: true });
+      rmSync2(part2, { force: true });
       throw new UserError(
         `${id}: the downloaded zip's MD5 ${got} differs from upstream's ${opts.md5}; it was deleted. Kaggle sometimes re-packages downloads: run with --skip-verification to accept it`,
         1
@@ -96118,7 +96491,7 @@ async function downloadCompetition(id, dest, opts) {
 }
 
 // src/prepare/lock.ts
-import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync8, rmSync as rmSync2, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync4, openSync as openSync4, readFileSync as readFileSync8, rmSync as rmSync3, writeSync as writeSync3 } from "node:fs";
 import { hostname as hostname3 } from "node:os";
 var LockBusyError = class extends Error {
 };
@@ -96137,10 +96510,10 @@ function isStale(file2, staleMs) {
 }
 function tryCreate(file2) {
   try {
-    const fd = openSync3(file2, "wx");
-    writeSync2(fd, `${process.pid} ${hostname3()} ${Date.now()}
+    const fd = openSync4(file2, "wx");
+    writeSync3(fd, `${process.pid} ${hostname3()} ${Date.now()}
 `);
-    closeSync3(fd);
+    closeSync4(fd);
     return true;
   } catch (e) {
     if (e.code === "EEXIST") return false;
@@ -96152,10 +96525,10 @@ async function acquireLock(file2, opts = {}) {
   const deadline = Date.now() + waitMs;
   for (; ; ) {
     if (tryCreate(file2)) {
-      return () => rmSync2(file2, { force: true });
+      return () => rmSync3(file2, { force: true });
     }
     if (isStale(file2, staleMs)) {
-      rmSync2(file2, { force: true });
+      rmSync3(file2, { force: true });
       continue;
     }
     if (Date.now() >= deadline) {
@@ -96171,7 +96544,7 @@ async function acquireLock(file2, opts = {}) {
 }
 
 // src/prepare/split.ts
-import { copyFileSync, existsSync as existsSync6, mkdirSync as mkdirSync3, readdirSync as readdirSync4, renameSync as renameSync3, rmSync as rmSync3 } from "node:fs";
+import { copyFileSync, existsSync as existsSync6, mkdirSync as mkdirSync3, readdirSync as readdirSync5, renameSync as renameSync3, rmSync as rmSync4 } from "node:fs";
 import { dirname as dirname4, join as join8 } from "node:path";
 
 // src/prepare/numpy-random.ts
@@ -96248,7 +96621,7 @@ function trainTestSplit(n, testSize, seed) {
 }
 
 // src/prepare/table-file.ts
-import { closeSync as closeSync4, createReadStream as createReadStream2, openSync as openSync4, readSync as readSync2, statSync as statSync6, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync5, createReadStream as createReadStream2, openSync as openSync5, readSync as readSync3, statSync as statSync5, writeSync as writeSync4 } from "node:fs";
 function grow(a) {
   const b = new Float64Array(Math.max(1024, a.length * 2));
   b.set(a);
@@ -96349,17 +96722,17 @@ async function scanTable(file2, collect = [], groupBy) {
 var RecordReader = class {
   constructor(t) {
     this.t = t;
-    const size = statSync6(t.file).size;
+    const size = statSync5(t.file).size;
     if (size < 1 << 30) {
       this.buf = Buffer.alloc(size);
-      const fd = openSync4(t.file, "r");
+      const fd = openSync5(t.file, "r");
       try {
         let off = 0;
-        while (off < size) off += readSync2(fd, this.buf, off, size - off, off);
+        while (off < size) off += readSync3(fd, this.buf, off, size - off, off);
       } finally {
-        closeSync4(fd);
+        closeSync5(fd);
       }
-    } else this.fd = openSync4(t.file, "r");
+    } else this.fd = openSync5(t.file, "r");
   }
   t;
   buf;
@@ -96371,13 +96744,13 @@ var RecordReader = class {
     if (this.buf) text2 = this.buf.toString("utf8", s, e);
     else {
       const b = Buffer.alloc(e - s);
-      readSync2(this.fd, b, 0, e - s, s);
+      readSync3(this.fd, b, 0, e - s, s);
       text2 = b.toString("utf8");
     }
     return parseCsv(text2)[0] ?? [""];
   }
   close() {
-    if (this.fd !== void 0) closeSync4(this.fd);
+    if (this.fd !== void 0) closeSync5(this.fd);
   }
 };
 function quoteAlways(v) {
@@ -96387,7 +96760,7 @@ var CsvWriter = class {
   /** `textColumns`: pandas' QUOTE_NONNUMERIC, quoting the header and every cell of these columns. */
   constructor(file2, header, textColumns) {
     this.textColumns = textColumns;
-    this.fd = openSync4(file2, "w");
+    this.fd = openSync5(file2, "w");
     this.line(header.map((h) => textColumns ? quoteAlways(h) : quoteCell(h)).join(","));
   }
   textColumns;
@@ -96406,20 +96779,20 @@ var CsvWriter = class {
     if (this.size > 1 << 20) this.flush();
   }
   flush() {
-    if (this.parts.length) writeSync3(this.fd, this.parts.join(""));
+    if (this.parts.length) writeSync4(this.fd, this.parts.join(""));
     this.parts = [];
     this.size = 0;
   }
   close() {
     this.flush();
-    closeSync4(this.fd);
+    closeSync5(this.fd);
   }
 };
 
 // src/prepare/zip.ts
 var import_yauzl = __toESM(require_yauzl(), 1);
 var import_yazl = __toESM(require_yazl(), 1);
-import { createWriteStream as createWriteStream3, mkdirSync as mkdirSync2, readdirSync as readdirSync3 } from "node:fs";
+import { createWriteStream as createWriteStream3, mkdirSync as mkdirSync2, readdirSync as readdirSync4 } from "node:fs";
 import { basename, dirname as dirname3, join as join7, resolve as resolve3, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
 async function extractZip(zipFile, dest) {
@@ -96458,7 +96831,7 @@ async function zipFiles(files, zipFile, compress = true) {
   await done;
 }
 function zipFolder(dir, zipFile) {
-  const files = readdirSync3(dir).sort();
+  const files = readdirSync4(dir).sort();
   return zipFiles(
     files.map((name2) => join7(dir, name2)),
     zipFile
@@ -96466,20 +96839,20 @@ function zipFolder(dir, zipFile) {
 }
 
 // src/prepare/tfrecord.ts
-import { closeSync as closeSync5, openSync as openSync5, readSync as readSync3 } from "node:fs";
+import { closeSync as closeSync6, openSync as openSync6, readSync as readSync4 } from "node:fs";
 function tfrecordFeature(file2, feature) {
-  const fd = openSync5(file2, "r");
+  const fd = openSync6(file2, "r");
   const out = [];
   try {
     const head = Buffer.alloc(12);
     let pos = 0;
     for (; ; ) {
-      const got = readSync3(fd, head, 0, 12, pos);
+      const got = readSync4(fd, head, 0, 12, pos);
       if (got === 0) break;
       if (got < 12) throw new Error(`${file2}: truncated record header at byte ${pos}`);
       const len = Number(head.readBigUInt64LE(0));
       const payload = Buffer.alloc(len);
-      if (readSync3(fd, payload, 0, len, pos + 12) < len)
+      if (readSync4(fd, payload, 0, len, pos + 12) < len)
         throw new Error(`${file2}: truncated record at byte ${pos}`);
       pos += 12 + len + 4;
       const value = exampleBytes(payload, feature);
@@ -96487,7 +96860,7 @@ function tfrecordFeature(file2, feature) {
       out.push(value);
     }
   } finally {
-    closeSync5(fd);
+    closeSync6(fd);
   }
   return out;
 }
@@ -96571,11 +96944,11 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     testSize = 0;
   else if (testSize === void 0) {
     const { dir, suffix } = recipe.testSizeFromFiles;
-    const k = readdirSync4(join8(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
+    const k = readdirSync5(join8(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
     testSize = k / (table.n + k);
   }
   const reader = new RecordReader(table);
-  let parts;
+  let parts2;
   if (recipe.testMembers) {
     const m = recipe.testMembers;
     const ids = new Set(m.tfrecords.flatMap((f) => tfrecordFeature(join8(rawDir, f), m.feature)));
@@ -96584,7 +96957,7 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     const test = [];
     for (let i = 0; i < table.n; i++) (ids.has(reader.cells(i)[k]) ? test : train).push(i);
     log(`${recipe.table}: ${table.n} rows, ${test.length} in the TFRecord files ${m.tfrecords.join(", ")}`);
-    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
+    parts2 = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
   } else if (table.groups) {
     const g = table.groups;
     const k = g.values.length;
@@ -96594,10 +96967,10 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     const train = [];
     const test = [];
     for (let i = 0; i < table.n; i++) (inTest[g.of[i]] ? test : train).push(i);
-    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
+    parts2 = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
   } else {
     log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, testSize)} to the new test set`);
-    parts = splitIndices(table.n, testSize, recipe);
+    parts2 = splitIndices(table.n, testSize, recipe);
   }
   const renumberCol = recipe.renumber ? col(recipe.renumber.column) : -1;
   const types = [...table.types, ...computed.map(() => "text")];
@@ -96607,9 +96980,9 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
   }
   const fill = (tpl, raw, out) => tpl.replace(/\{(=?)([^}]+)\}/g, (_, eq, name2) => (eq ? out : raw)[col(name2)]);
   const each = (part2, fn) => {
-    const idx = parts[part2];
+    const idx = parts2[part2];
     const rn = recipe.renumber?.[part2];
-    const start = rn?.start === "after-train" ? parts.train.length : rn?.start ?? 0;
+    const start = rn?.start === "after-train" ? parts2.train.length : rn?.start ?? 0;
     const dense = /* @__PURE__ */ new Map();
     for (let pos = 0; pos < idx.length; pos++) {
       const raw = reader.cells(idx[pos]);
@@ -96652,7 +97025,7 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
       w.close();
       if (o.zip) {
         await zipFiles([file2], `${file2}.zip`, false);
-        rmSync3(file2);
+        rmSync4(file2);
       }
     } else if (o.kind === "constant") {
       const keep = o.keep.map(col);
@@ -96708,22 +97081,22 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     const dir = join8(outDir, a.dir);
     mkdirSync3(dir, { recursive: true });
     await zipFolder(dir, target(a.to));
-    rmSync3(dir, { recursive: true, force: true });
+    rmSync4(dir, { recursive: true, force: true });
   }
   for (const d of recipe.dirs) mkdirSync3(join8(outDir, d), { recursive: true });
   if (recipe.renameTfrecords) {
     const t = recipe.renameTfrecords;
     const counters = { train: 0, test: 0 };
     mkdirSync3(join8(outDir, t.to), { recursive: true });
-    const files = readdirSync4(join8(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
+    const files = readdirSync5(join8(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
     for (const f of files) {
       const count = f.replace(/\.tfrec$/, "").split("-")[1];
-      const kind = t.test.includes(f) ? "test" : "train";
-      const name2 = `${kind}${String(counters[kind]++).padStart(2, "0")}-${count}.tfrec`;
+      const kind2 = t.test.includes(f) ? "test" : "train";
+      const name2 = `${kind2}${String(counters[kind2]++).padStart(2, "0")}-${count}.tfrec`;
       renameSync3(join8(rawDir, t.dir, f), join8(outDir, t.to, name2));
     }
   }
-  return { train: parts.train.length, test: parts.test.length };
+  return { train: parts2.train.length, test: parts2.test.length };
 }
 
 // src/prepare/tables.ts
@@ -96777,10 +97150,10 @@ import {
   copyFileSync as copyFileSync3,
   existsSync as existsSync8,
   mkdirSync as mkdirSync5,
-  readdirSync as readdirSync5,
+  readdirSync as readdirSync6,
   readFileSync as readFileSync9,
   renameSync as renameSync4,
-  rmSync as rmSync4,
+  rmSync as rmSync5,
   writeFileSync as writeFileSync2
 } from "node:fs";
 import { createWriteStream as createWriteStream4 } from "node:fs";
@@ -96931,7 +97304,7 @@ function codePointSort(names2) {
 }
 async function dogsVsCats(rawDir, outDir) {
   await extractZip(need(join10(rawDir, "train.zip")), rawDir);
-  const files = codePointSort(readdirSync5(join10(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
+  const files = codePointSort(readdirSync6(join10(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
   const { train, test } = trainTestSplit(files.length, 0.1, 0);
   const pub = (...p) => join10(outDir, "public", ...p);
   mkdirSync5(pub("train"), { recursive: true });
@@ -96959,14 +97332,14 @@ async function dogsVsCats(rawDir, outDir) {
 async function zipWithFolder(files, dir, zipFile) {
   const z2 = new import_yazl2.default.ZipFile();
   z2.addEmptyDirectory(`${dir}/`);
-  for (const [path4, name2] of files) z2.addFile(path4, `${dir}/${name2}`, { compress: true });
+  for (const [path5, name2] of files) z2.addFile(path5, `${dir}/${name2}`, { compress: true });
   const done = pipeline2(z2.outputStream, createWriteStream4(zipFile));
   z2.end();
   await done;
 }
 async function whale(rawDir, outDir) {
   await extractZip(need(join10(rawDir, "train2.zip")), rawDir);
-  const clips = codePointSort(readdirSync5(join10(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
+  const clips = codePointSort(readdirSync6(join10(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
   const dates = codePointSort([...new Set(clips.map((c) => c.split("_")[0]))]);
   if (dates.length !== 4) throw new Error(`expected clips from 4 dates in train2/, found ${dates.length}`);
   const train = clips.filter((c) => dates.indexOf(c.split("_")[0]) < 2);
@@ -97060,7 +97433,7 @@ async function denoisingDirtyDocuments(rawDir, outDir) {
   const pub = (...p) => join10(outDir, "public", ...p);
   const priv = (...p) => join10(outDir, "private", ...p);
   await extractZip(need(join10(rawDir, "train.zip")), pub());
-  const images = codePointSort(readdirSync5(pub("train")).filter((f) => f.endsWith(".png")));
+  const images = codePointSort(readdirSync6(pub("train")).filter((f) => f.endsWith(".png")));
   const { test } = trainTestSplit(images.length, 0.2, 0);
   const testNames = [...test].map((i) => images[i]);
   mkdirSync5(pub("test"), { recursive: true });
@@ -97071,7 +97444,7 @@ async function denoisingDirtyDocuments(rawDir, outDir) {
   const answers = new CsvWriter(priv("answers.csv"), ["id", "value"]);
   const sample = new CsvWriter(pub("sampleSubmission.csv"), ["id", "value"]);
   try {
-    for (const name2 of codePointSort(readdirSync5(priv("train_cleaned")))) {
+    for (const name2 of codePointSort(readdirSync6(priv("train_cleaned")))) {
       const { width, height, grey } = pngGrey(priv("train_cleaned", name2));
       const stem = name2.replace(/\.[^.]*$/, "");
       const values = Array.from({ length: 256 }, (_, v) => pyFloat(v / 255));
@@ -97087,7 +97460,7 @@ async function denoisingDirtyDocuments(rawDir, outDir) {
     answers.close();
     sample.close();
   }
-  rmSync4(priv("train_cleaned"), { recursive: true, force: true });
+  rmSync5(priv("train_cleaned"), { recursive: true, force: true });
 }
 function roundHalfEven(x) {
   const f = Math.floor(x);
@@ -97095,9 +97468,9 @@ function roundHalfEven(x) {
   return d > 0.5 || d === 0.5 && f % 2 === 1 ? f + 1 : f;
 }
 function lines(file2) {
-  const parts = readFileSync9(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
-  if (parts.at(-1) === "") parts.pop();
-  return parts;
+  const parts2 = readFileSync9(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  if (parts2.at(-1) === "") parts2.pop();
+  return parts2;
 }
 async function mlspBirds(rawDir, outDir) {
   await extractZip(need(join10(rawDir, "mlsp_contest_dataset.zip")), rawDir);
@@ -97205,7 +97578,7 @@ var CUSTOM_PREPARERS = {
 };
 
 // src/prepare/toy.ts
-import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync3, readFileSync as readFileSync10, existsSync as existsSync9, renameSync as renameSync5, rmSync as rmSync5 } from "node:fs";
+import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync3, readFileSync as readFileSync10, existsSync as existsSync9, renameSync as renameSync5, rmSync as rmSync6 } from "node:fs";
 import { join as join11 } from "node:path";
 import { createHash as createHash5 } from "node:crypto";
 
@@ -97373,7 +97746,7 @@ function prepareToy(c, dataDir) {
     return { prepared: false, dir };
   const files = generateToy(c);
   const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync5(tmp, { recursive: true, force: true });
+  rmSync6(tmp, { recursive: true, force: true });
   for (const side of ["public", "private"]) {
     for (const [name2, text2] of Object.entries(files[side])) {
       const file2 = join11(tmp, side, name2);
@@ -97381,7 +97754,7 @@ function prepareToy(c, dataDir) {
       writeFileSync3(file2, text2);
     }
   }
-  rmSync5(dir, { recursive: true, force: true });
+  rmSync6(dir, { recursive: true, force: true });
   renameSync5(tmp, dir);
   writeFileSync3(stamp, fp);
   return { prepared: true, dir };
@@ -97469,8 +97842,8 @@ async function prepareCompetition(entry, opts) {
     }
     const after = warmCheck(c, opts.dataDir);
     if (after) return done("ready", after);
-    for (const name2 of readdirSync6(compDir))
-      if (name2.startsWith(".staging-")) rmSync6(join12(compDir, name2), { recursive: true, force: true });
+    for (const name2 of readdirSync7(compDir))
+      if (name2.startsWith(".staging-")) rmSync7(join12(compDir, name2), { recursive: true, force: true });
     const dir = preparedDir(opts.dataDir, c.id);
     const required2 = requiredFiles(c);
     const upstream = c.prepare?.checksums;
@@ -97540,10 +97913,10 @@ async function prepareCompetition(entry, opts) {
       }
       const missing = required2.filter((f) => !existsSync10(join12(out, f)));
       if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
-      rmSync6(raw, { recursive: true, force: true });
+      rmSync7(raw, { recursive: true, force: true });
       renameSync6(out, dir);
     } finally {
-      rmSync6(staging, { recursive: true, force: true });
+      rmSync7(staging, { recursive: true, force: true });
     }
     const m = { ...await buildManifest(dir, c.id, "recipe", required2, upstream), description };
     writeManifest(dir, m);
@@ -97587,35 +97960,35 @@ import { dirname as dirname6 } from "node:path";
 function toJson(value) {
   return JSON.stringify(value, (_k, v) => typeof v === "number" && Number.isNaN(v) ? "NaN" : v, 2) + "\n";
 }
-function writeAtomic(path4, text2) {
-  mkdirSync8(dirname6(path4), { recursive: true });
-  const tmp = `${path4}.tmp-${process.pid}`;
+function writeAtomic(path5, text2) {
+  mkdirSync8(dirname6(path5), { recursive: true });
+  const tmp = `${path5}.tmp-${process.pid}`;
   writeFileSync5(tmp, text2);
-  renameSync7(tmp, path4);
+  renameSync7(tmp, path5);
 }
-function writeResults(path4, results) {
+function writeResults(path5, results) {
   const parsed = SuiteResultsSchema.parse(results);
-  writeAtomic(path4, toJson(parsed));
+  writeAtomic(path5, toJson(parsed));
   return parsed;
 }
-function readResults(path4) {
+function readResults(path5) {
   let raw;
   try {
-    raw = JSON.parse(readFileSync11(path4, "utf8"));
+    raw = JSON.parse(readFileSync11(path5, "utf8"));
   } catch (e) {
     const code = e.code;
     throw new UserError(
-      code === "ENOENT" ? `results file not found: ${path4}` : `${path4}: not a results JSON file (${e.message})`
+      code === "ENOENT" ? `results file not found: ${path5}` : `${path5}: not a results JSON file (${e.message})`
     );
   }
   const parsed = SuiteResultsSchema.safeParse(raw);
-  if (!parsed.success) throw new UserError(formatZodError(parsed.error, path4));
+  if (!parsed.success) throw new UserError(formatZodError(parsed.error, path5));
   return parsed.data;
 }
-function readStoredRun(path4) {
-  if (!existsSync11(path4)) return null;
+function readStoredRun(path5) {
+  if (!existsSync11(path5)) return null;
   try {
-    const raw = JSON.parse(readFileSync11(path4, "utf8"));
+    const raw = JSON.parse(readFileSync11(path5, "utf8"));
     const result = RunResultSchema.parse(raw.result);
     return { suiteHash: String(raw.suiteHash), agent: String(raw.agent), result };
   } catch {
@@ -97647,9 +98020,9 @@ var UsageSchema = external_exports.object({
 });
 function readUsage(runDir) {
   try {
-    const parsed = UsageSchema.safeParse(
-      JSON.parse(readFileSync12(join14(runPaths(runDir).logsDir, "usage.json"), "utf8"))
-    );
+    const file2 = readInside(runPaths(runDir).logsDir, "usage.json", 64 * 1024);
+    if (!file2.ok) return null;
+    const parsed = UsageSchema.safeParse(JSON.parse(file2.data.toString("utf8")));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
@@ -97717,7 +98090,7 @@ async function runSuite(opts) {
       );
       return;
     }
-    rmSync7(runDir, { recursive: true, force: true });
+    rmSync8(runDir, { recursive: true, force: true });
     mkdirSync9(runDir, { recursive: true });
     const entry = registry2.get(run.competitionId);
     const paths = prepared.get(run.competitionId);
@@ -97743,6 +98116,7 @@ async function runSuite(opts) {
           env,
           gpus,
           secretEnv: agent.secrets,
+          quota: config2.limits.disk,
           validationUrl: docker?.validation?.register(
             run.competitionId,
             join14(paths.publicDir, entry.competition.sampleSubmission)
@@ -98993,7 +99367,7 @@ import { resolve as resolve8 } from "node:path";
 
 // src/registry/leaderboards-fetch.ts
 import { createHash as createHash7 } from "node:crypto";
-import { mkdirSync as mkdirSync12, renameSync as renameSync8, rmSync as rmSync8, writeFileSync as writeFileSync11 } from "node:fs";
+import { mkdirSync as mkdirSync12, renameSync as renameSync8, rmSync as rmSync9, writeFileSync as writeFileSync11 } from "node:fs";
 import { dirname as dirname8 } from "node:path";
 var MLEBENCH_LFS = "https://github.com/openai/mle-bench.git/info/lfs";
 var LFS_JSON = "application/vnd.git-lfs+json";
@@ -99074,7 +99448,7 @@ async function fetchLeaderboards(entries, opts) {
       result.fetched.push(id);
       opts.log?.(`${id}: verified (${body.length} bytes)`);
     } catch (err) {
-      rmSync8(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
+      rmSync9(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
       result.failed.push({ id, message: err.message });
     }
   }
@@ -99124,9 +99498,9 @@ var leaderboardsCommand = {
       let withBoard = 0;
       for (const id of ids) {
         const entry = registry2.get(id);
-        const path4 = leaderboardPath(entry, dir);
-        if (path4) withBoard++;
-        const source = path4 ? `leaderboard ${path4}` : entry.competition.thresholds ? "precomputed thresholds" : "none";
+        const path5 = leaderboardPath(entry, dir);
+        if (path5) withBoard++;
+        const source = path5 ? `leaderboard ${path5}` : entry.competition.thresholds ? "precomputed thresholds" : "none";
         console.log(`${id.padEnd(50)} ${source}`);
       }
       console.log(

@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { readInside } from "../execute/runfiles.js";
 import { z } from "zod";
 import { join, relative, resolve } from "node:path";
 import type { Config, AgentConfig } from "../config/schema.js";
@@ -69,9 +70,9 @@ const UsageSchema = z.object({
 /** The agent's optional logs/usage.json ({tokens, dollars}); ignored when absent or malformed. */
 export function readUsage(runDir: string): RunResult["usage"] {
   try {
-    const parsed = UsageSchema.safeParse(
-      JSON.parse(readFileSync(join(runPaths(runDir).logsDir, "usage.json"), "utf8")),
-    );
+    const file = readInside(runPaths(runDir).logsDir, "usage.json", 64 * 1024);
+    if (!file.ok) return null;
+    const parsed = UsageSchema.safeParse(JSON.parse(file.data.toString("utf8")));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
@@ -187,6 +188,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
           env,
           gpus,
           secretEnv: agent.secrets,
+          quota: config.limits.disk,
           validationUrl: docker?.validation?.register(
             run.competitionId,
             join(paths.publicDir, entry.competition.sampleSubmission),
