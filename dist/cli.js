@@ -25,9 +25,9 @@ var __export = (target, all) => {
 };
 var __copyProps = (to, from, except, desc) => {
   if (from && typeof from === "object" || typeof from === "function") {
-    for (let key of __getOwnPropNames(from))
-      if (!__hasOwnProp.call(to, key) && key !== except)
-        __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
+    for (let key2 of __getOwnPropNames(from))
+      if (!__hasOwnProp.call(to, key2) && key2 !== except)
+        __defProp(to, key2, { get: () => from[key2], enumerable: !(desc = __getOwnPropDesc(from, key2)) || desc.enumerable });
   }
   return to;
 };
@@ -117,17 +117,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node2, visitor, path5) {
-      const ctrl = callVisitor(key, node2, visitor, path5);
+    function visit_(key2, node2, visitor, path6) {
+      const ctrl = callVisitor(key2, node2, visitor, path6);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path5, ctrl);
-        return visit_(key, ctrl, visitor, path5);
+        replaceNode(key2, path6, ctrl);
+        return visit_(key2, ctrl, visitor, path6);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path5 = Object.freeze(path5.concat(node2));
+          path6 = Object.freeze(path6.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = visit_(i, node2.items[i], visitor, path5);
+            const ci = visit_(i, node2.items[i], visitor, path6);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -138,13 +138,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path5 = Object.freeze(path5.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path5);
+          path6 = Object.freeze(path6.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path6);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path5);
+          const cv = visit_("value", node2.value, visitor, path6);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -165,17 +165,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node2, visitor, path5) {
-      const ctrl = await callVisitor(key, node2, visitor, path5);
+    async function visitAsync_(key2, node2, visitor, path6) {
+      const ctrl = await callVisitor(key2, node2, visitor, path6);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path5, ctrl);
-        return visitAsync_(key, ctrl, visitor, path5);
+        replaceNode(key2, path6, ctrl);
+        return visitAsync_(key2, ctrl, visitor, path6);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path5 = Object.freeze(path5.concat(node2));
+          path6 = Object.freeze(path6.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = await visitAsync_(i, node2.items[i], visitor, path5);
+            const ci = await visitAsync_(i, node2.items[i], visitor, path6);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -186,13 +186,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path5 = Object.freeze(path5.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path5);
+          path6 = Object.freeze(path6.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path6);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path5);
+          const cv = await visitAsync_("value", node2.value, visitor, path6);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -219,27 +219,27 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node2, visitor, path5) {
+    function callVisitor(key2, node2, visitor, path6) {
       if (typeof visitor === "function")
-        return visitor(key, node2, path5);
+        return visitor(key2, node2, path6);
       if (identity.isMap(node2))
-        return visitor.Map?.(key, node2, path5);
+        return visitor.Map?.(key2, node2, path6);
       if (identity.isSeq(node2))
-        return visitor.Seq?.(key, node2, path5);
+        return visitor.Seq?.(key2, node2, path6);
       if (identity.isPair(node2))
-        return visitor.Pair?.(key, node2, path5);
+        return visitor.Pair?.(key2, node2, path6);
       if (identity.isScalar(node2))
-        return visitor.Scalar?.(key, node2, path5);
+        return visitor.Scalar?.(key2, node2, path6);
       if (identity.isAlias(node2))
-        return visitor.Alias?.(key, node2, path5);
+        return visitor.Alias?.(key2, node2, path6);
       return void 0;
     }
-    function replaceNode(key, path5, node2) {
-      const parent = path5[path5.length - 1];
+    function replaceNode(key2, path6, node2) {
+      const parent = path6[path6.length - 1];
       if (identity.isCollection(parent)) {
-        parent.items[key] = node2;
+        parent.items[key2] = node2;
       } else if (identity.isPair(parent)) {
-        if (key === "key")
+        if (key2 === "key")
           parent.key = node2;
         else
           parent.value = node2;
@@ -500,7 +500,7 @@ var require_anchors = __commonJS({
 var require_applyReviver = __commonJS({
   "node_modules/yaml/dist/doc/applyReviver.js"(exports) {
     "use strict";
-    function applyReviver(reviver, obj, key, val) {
+    function applyReviver(reviver, obj, key2, val) {
       if (val && typeof val === "object") {
         if (Array.isArray(val)) {
           for (let i = 0, len = val.length; i < len; ++i) {
@@ -540,7 +540,7 @@ var require_applyReviver = __commonJS({
           }
         }
       }
-      return reviver.call(obj, key, val);
+      return reviver.call(obj, key2, val);
     }
     exports.applyReviver = applyReviver;
   }
@@ -847,10 +847,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path5, value) {
+    function collectionFromPath(schema, path6, value) {
       let v = value;
-      for (let i = path5.length - 1; i >= 0; --i) {
-        const k = path5[i];
+      for (let i = path6.length - 1; i >= 0; --i) {
+        const k = path6[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -869,7 +869,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path5) => path5 == null || typeof path5 === "object" && !!path5[Symbol.iterator]().next().done;
+    var isEmptyPath = (path6) => path6 == null || typeof path6 === "object" && !!path6[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -899,42 +899,42 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path5, value) {
-        if (isEmptyPath(path5))
+      addIn(path6, value) {
+        if (isEmptyPath(path6))
           this.add(value);
         else {
-          const [key, ...rest] = path5;
-          const node2 = this.get(key, true);
+          const [key2, ...rest] = path6;
+          const node2 = this.get(key2, true);
           if (identity.isCollection(node2))
             node2.addIn(rest, value);
           else if (node2 === void 0 && this.schema)
-            this.set(key, collectionFromPath(this.schema, rest, value));
+            this.set(key2, collectionFromPath(this.schema, rest, value));
           else
-            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+            throw new Error(`Expected YAML collection at ${key2}. Remaining path: ${rest}`);
         }
       }
       /**
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path5) {
-        const [key, ...rest] = path5;
+      deleteIn(path6) {
+        const [key2, ...rest] = path6;
         if (rest.length === 0)
-          return this.delete(key);
-        const node2 = this.get(key, true);
+          return this.delete(key2);
+        const node2 = this.get(key2, true);
         if (identity.isCollection(node2))
           return node2.deleteIn(rest);
         else
-          throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+          throw new Error(`Expected YAML collection at ${key2}. Remaining path: ${rest}`);
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path5, keepScalar) {
-        const [key, ...rest] = path5;
-        const node2 = this.get(key, true);
+      getIn(path6, keepScalar) {
+        const [key2, ...rest] = path6;
+        const node2 = this.get(key2, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
         else
@@ -951,29 +951,29 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path5) {
-        const [key, ...rest] = path5;
+      hasIn(path6) {
+        const [key2, ...rest] = path6;
         if (rest.length === 0)
-          return this.has(key);
-        const node2 = this.get(key, true);
+          return this.has(key2);
+        const node2 = this.get(key2, true);
         return identity.isCollection(node2) ? node2.hasIn(rest) : false;
       }
       /**
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path5, value) {
-        const [key, ...rest] = path5;
+      setIn(path6, value) {
+        const [key2, ...rest] = path6;
         if (rest.length === 0) {
-          this.set(key, value);
+          this.set(key2, value);
         } else {
-          const node2 = this.get(key, true);
+          const node2 = this.get(key2, true);
           if (identity.isCollection(node2))
             node2.setIn(rest, value);
           else if (node2 === void 0 && this.schema)
-            this.set(key, collectionFromPath(this.schema, rest, value));
+            this.set(key2, collectionFromPath(this.schema, rest, value));
           else
-            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+            throw new Error(`Expected YAML collection at ${key2}. Remaining path: ${rest}`);
         }
       }
     };
@@ -1551,19 +1551,19 @@ var require_stringifyPair = __commonJS({
     var Scalar = require_Scalar();
     var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
-    function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
+    function stringifyPair({ key: key2, value }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
-      let keyComment = identity.isNode(key) && key.comment || null;
+      let keyComment = identity.isNode(key2) && key2.comment || null;
       if (simpleKeys) {
         if (keyComment) {
           throw new Error("With simple keys, key nodes cannot have comments");
         }
-        if (identity.isCollection(key) || !identity.isNode(key) && typeof key === "object") {
+        if (identity.isCollection(key2) || !identity.isNode(key2) && typeof key2 === "object") {
           const msg = "With simple keys, collection cannot be used as a key value";
           throw new Error(msg);
         }
       }
-      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity.isCollection(key) || (identity.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
+      let explicitKey = !simpleKeys && (!key2 || keyComment && value == null && !ctx.inFlow || identity.isCollection(key2) || (identity.isScalar(key2) ? key2.type === Scalar.Scalar.BLOCK_FOLDED || key2.type === Scalar.Scalar.BLOCK_LITERAL : typeof key2 === "object"));
       ctx = Object.assign({}, ctx, {
         allNullValues: false,
         implicitKey: !explicitKey && (simpleKeys || !allNullValues),
@@ -1571,7 +1571,7 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      let str = stringify.stringify(key2, ctx, () => keyCommentDone = true, () => chompKeep = true);
       if (!explicitKey && !ctx.inFlow && str.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
@@ -1715,7 +1715,7 @@ var require_merge = __commonJS({
       }),
       stringify: () => MERGE_KEY
     };
-    var isMergeKey = (ctx, key) => (merge2.identify(key) || identity.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge2.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge2.tag && tag.default);
+    var isMergeKey = (ctx, key2) => (merge2.identify(key2) || identity.isScalar(key2) && (!key2.type || key2.type === Scalar.Scalar.PLAIN) && merge2.identify(key2.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge2.tag && tag.default);
     function addMergeToJSMap(ctx, map2, value) {
       const source = resolveAliasValue(ctx, value);
       if (identity.isSeq(source))
@@ -1732,14 +1732,14 @@ var require_merge = __commonJS({
       if (!identity.isMap(source))
         throw new Error("Merge sources must be maps or map aliases");
       const srcMap = source.toJSON(null, ctx, Map);
-      for (const [key, value2] of srcMap) {
+      for (const [key2, value2] of srcMap) {
         if (map2 instanceof Map) {
-          if (!map2.has(key))
-            map2.set(key, value2);
+          if (!map2.has(key2))
+            map2.set(key2, value2);
         } else if (map2 instanceof Set) {
-          map2.add(key);
-        } else if (!Object.prototype.hasOwnProperty.call(map2, key)) {
-          Object.defineProperty(map2, key, {
+          map2.add(key2);
+        } else if (!Object.prototype.hasOwnProperty.call(map2, key2)) {
+          Object.defineProperty(map2, key2, {
             value: value2,
             writable: true,
             enumerable: true,
@@ -1767,19 +1767,19 @@ var require_addPairToJSMap = __commonJS({
     var stringify = require_stringify();
     var identity = require_identity();
     var toJS = require_toJS();
-    function addPairToJSMap(ctx, map2, { key, value }) {
-      if (identity.isNode(key) && key.addToJSMap)
-        key.addToJSMap(ctx, map2, value);
-      else if (merge2.isMergeKey(ctx, key))
+    function addPairToJSMap(ctx, map2, { key: key2, value }) {
+      if (identity.isNode(key2) && key2.addToJSMap)
+        key2.addToJSMap(ctx, map2, value);
+      else if (merge2.isMergeKey(ctx, key2))
         merge2.addMergeToJSMap(ctx, map2, value);
       else {
-        const jsKey = toJS.toJS(key, "", ctx);
+        const jsKey = toJS.toJS(key2, "", ctx);
         if (map2 instanceof Map) {
           map2.set(jsKey, toJS.toJS(value, jsKey, ctx));
         } else if (map2 instanceof Set) {
           map2.add(jsKey);
         } else {
-          const stringKey = stringifyKey(key, jsKey, ctx);
+          const stringKey = stringifyKey(key2, jsKey, ctx);
           const jsValue = toJS.toJS(value, stringKey, ctx);
           if (stringKey in map2)
             Object.defineProperty(map2, stringKey, {
@@ -1794,19 +1794,19 @@ var require_addPairToJSMap = __commonJS({
       }
       return map2;
     }
-    function stringifyKey(key, jsKey, ctx) {
+    function stringifyKey(key2, jsKey, ctx) {
       if (jsKey === null)
         return "";
       if (typeof jsKey !== "object")
         return String(jsKey);
-      if (identity.isNode(key) && ctx?.doc) {
+      if (identity.isNode(key2) && ctx?.doc) {
         const strCtx = stringify.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node2 of ctx.anchors.keys())
           strCtx.anchors.add(node2.anchor);
         strCtx.inFlow = true;
         strCtx.inStringifyKey = true;
-        const strKey = key.toString(strCtx);
+        const strKey = key2.toString(strCtx);
         if (!ctx.mapKeyWarned) {
           let jsonStr = JSON.stringify(strKey);
           if (jsonStr.length > 40)
@@ -1830,24 +1830,24 @@ var require_Pair = __commonJS({
     var stringifyPair = require_stringifyPair();
     var addPairToJSMap = require_addPairToJSMap();
     var identity = require_identity();
-    function createPair(key, value, ctx) {
-      const k = createNode.createNode(key, void 0, ctx);
+    function createPair(key2, value, ctx) {
+      const k = createNode.createNode(key2, void 0, ctx);
       const v = createNode.createNode(value, void 0, ctx);
       return new Pair(k, v);
     }
     var Pair = class _Pair {
-      constructor(key, value = null) {
+      constructor(key2, value = null) {
         Object.defineProperty(this, identity.NODE_TYPE, { value: identity.PAIR });
-        this.key = key;
+        this.key = key2;
         this.value = value;
       }
       clone(schema) {
-        let { key, value } = this;
-        if (identity.isNode(key))
-          key = key.clone(schema);
+        let { key: key2, value } = this;
+        if (identity.isNode(key2))
+          key2 = key2.clone(schema);
         if (identity.isNode(value))
           value = value.clone(schema);
-        return new _Pair(key, value);
+        return new _Pair(key2, value);
       }
       toJSON(_, ctx) {
         const pair = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
@@ -2023,11 +2023,11 @@ var require_YAMLMap = __commonJS({
     var identity = require_identity();
     var Pair = require_Pair();
     var Scalar = require_Scalar();
-    function findPair(items, key) {
-      const k = identity.isScalar(key) ? key.value : key;
+    function findPair(items, key2) {
+      const k = identity.isScalar(key2) ? key2.value : key2;
       for (const it of items) {
         if (identity.isPair(it)) {
-          if (it.key === key || it.key === k)
+          if (it.key === key2 || it.key === k)
             return it;
           if (identity.isScalar(it.key) && it.key.value === k)
             return it;
@@ -2050,20 +2050,20 @@ var require_YAMLMap = __commonJS({
       static from(schema, obj, ctx) {
         const { keepUndefined, replacer } = ctx;
         const map2 = new this(schema);
-        const add = (key, value) => {
+        const add = (key2, value) => {
           if (typeof replacer === "function")
-            value = replacer.call(obj, key, value);
-          else if (Array.isArray(replacer) && !replacer.includes(key))
+            value = replacer.call(obj, key2, value);
+          else if (Array.isArray(replacer) && !replacer.includes(key2))
             return;
           if (value !== void 0 || keepUndefined)
-            map2.items.push(Pair.createPair(key, value, ctx));
+            map2.items.push(Pair.createPair(key2, value, ctx));
         };
         if (obj instanceof Map) {
-          for (const [key, value] of obj)
-            add(key, value);
+          for (const [key2, value] of obj)
+            add(key2, value);
         } else if (obj && typeof obj === "object") {
-          for (const key of Object.keys(obj))
-            add(key, obj[key]);
+          for (const key2 of Object.keys(obj))
+            add(key2, obj[key2]);
         }
         if (typeof schema.sortMapEntries === "function") {
           map2.items.sort(schema.sortMapEntries);
@@ -2103,23 +2103,23 @@ var require_YAMLMap = __commonJS({
           this.items.push(_pair);
         }
       }
-      delete(key) {
-        const it = findPair(this.items, key);
+      delete(key2) {
+        const it = findPair(this.items, key2);
         if (!it)
           return false;
         const del = this.items.splice(this.items.indexOf(it), 1);
         return del.length > 0;
       }
-      get(key, keepScalar) {
-        const it = findPair(this.items, key);
+      get(key2, keepScalar) {
+        const it = findPair(this.items, key2);
         const node2 = it?.value;
         return (!keepScalar && identity.isScalar(node2) ? node2.value : node2) ?? void 0;
       }
-      has(key) {
-        return !!findPair(this.items, key);
+      has(key2) {
+        return !!findPair(this.items, key2);
       }
-      set(key, value) {
-        this.add(new Pair.Pair(key, value), true);
+      set(key2, value) {
+        this.add(new Pair.Pair(key2, value), true);
       }
       /**
        * @param ctx - Conversion context, originally set in Document#toJS()
@@ -2208,15 +2208,15 @@ var require_YAMLSeq = __commonJS({
        *
        * @returns `true` if the item was found and removed.
        */
-      delete(key) {
-        const idx = asItemIndex(key);
+      delete(key2) {
+        const idx = asItemIndex(key2);
         if (typeof idx !== "number")
           return false;
         const del = this.items.splice(idx, 1);
         return del.length > 0;
       }
-      get(key, keepScalar) {
-        const idx = asItemIndex(key);
+      get(key2, keepScalar) {
+        const idx = asItemIndex(key2);
         if (typeof idx !== "number")
           return void 0;
         const it = this.items[idx];
@@ -2228,8 +2228,8 @@ var require_YAMLSeq = __commonJS({
        * `key` must contain a representation of an integer for this to succeed.
        * It may be wrapped in a `Scalar`.
        */
-      has(key) {
-        const idx = asItemIndex(key);
+      has(key2) {
+        const idx = asItemIndex(key2);
         return typeof idx === "number" && idx < this.items.length;
       }
       /**
@@ -2239,10 +2239,10 @@ var require_YAMLSeq = __commonJS({
        * If `key` does not contain a representation of an integer, this will throw.
        * It may be wrapped in a `Scalar`.
        */
-      set(key, value) {
-        const idx = asItemIndex(key);
+      set(key2, value) {
+        const idx = asItemIndex(key2);
         if (typeof idx !== "number")
-          throw new Error(`Expected a valid index, not ${key}.`);
+          throw new Error(`Expected a valid index, not ${key2}.`);
         const prev = this.items[idx];
         if (identity.isScalar(prev) && Scalar.isScalarValue(value))
           prev.value = value;
@@ -2276,8 +2276,8 @@ var require_YAMLSeq = __commonJS({
           let i = 0;
           for (let it of obj) {
             if (typeof replacer === "function") {
-              const key = obj instanceof Set ? it : String(i++);
-              it = replacer.call(obj, key, it);
+              const key2 = obj instanceof Set ? it : String(i++);
+              it = replacer.call(obj, key2, it);
             }
             seq.items.push(createNode.createNode(it, void 0, ctx));
           }
@@ -2285,8 +2285,8 @@ var require_YAMLSeq = __commonJS({
         return seq;
       }
     };
-    function asItemIndex(key) {
-      let idx = identity.isScalar(key) ? key.value : key;
+    function asItemIndex(key2) {
+      let idx = identity.isScalar(key2) ? key2.value : key2;
       if (idx && typeof idx === "string")
         idx = Number(idx);
       return typeof idx === "number" && Number.isInteger(idx) && idx >= 0 ? idx : null;
@@ -2700,25 +2700,25 @@ ${cn.comment}` : item.comment;
         for (let it of iterable) {
           if (typeof replacer === "function")
             it = replacer.call(iterable, String(i++), it);
-          let key, value;
+          let key2, value;
           if (Array.isArray(it)) {
             if (it.length === 2) {
-              key = it[0];
+              key2 = it[0];
               value = it[1];
             } else
               throw new TypeError(`Expected [key, value] tuple: ${it}`);
           } else if (it && it instanceof Object) {
             const keys = Object.keys(it);
             if (keys.length === 1) {
-              key = keys[0];
-              value = it[key];
+              key2 = keys[0];
+              value = it[key2];
             } else {
               throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
             }
           } else {
-            key = it;
+            key2 = it;
           }
-          pairs2.items.push(Pair.createPair(key, value, ctx));
+          pairs2.items.push(Pair.createPair(key2, value, ctx));
         }
       return pairs2;
     }
@@ -2765,16 +2765,16 @@ var require_omap = __commonJS({
         if (ctx?.onCreate)
           ctx.onCreate(map2);
         for (const pair of this.items) {
-          let key, value;
+          let key2, value;
           if (identity.isPair(pair)) {
-            key = toJS.toJS(pair.key, "", ctx);
-            value = toJS.toJS(pair.value, key, ctx);
+            key2 = toJS.toJS(pair.key, "", ctx);
+            value = toJS.toJS(pair.value, key2, ctx);
           } else {
-            key = toJS.toJS(pair, "", ctx);
+            key2 = toJS.toJS(pair, "", ctx);
           }
-          if (map2.has(key))
+          if (map2.has(key2))
             throw new Error("Ordered maps must not include duplicate keys");
-          map2.set(key, value);
+          map2.set(key2, value);
         }
         return map2;
       }
@@ -2795,12 +2795,12 @@ var require_omap = __commonJS({
       resolve(seq, onError) {
         const pairs$1 = pairs.resolvePairs(seq, onError);
         const seenKeys = [];
-        for (const { key } of pairs$1.items) {
-          if (identity.isScalar(key)) {
-            if (seenKeys.includes(key.value)) {
-              onError(`Ordered maps must not include duplicate keys: ${key.value}`);
+        for (const { key: key2 } of pairs$1.items) {
+          if (identity.isScalar(key2)) {
+            if (seenKeys.includes(key2.value)) {
+              onError(`Ordered maps must not include duplicate keys: ${key2.value}`);
             } else {
-              seenKeys.push(key.value);
+              seenKeys.push(key2.value);
             }
           }
         }
@@ -2985,14 +2985,14 @@ var require_set = __commonJS({
         super(schema);
         this.tag = _YAMLSet.tag;
       }
-      add(key) {
+      add(key2) {
         let pair;
-        if (identity.isPair(key))
-          pair = key;
-        else if (key && typeof key === "object" && "key" in key && "value" in key && key.value === null)
-          pair = new Pair.Pair(key.key, null);
+        if (identity.isPair(key2))
+          pair = key2;
+        else if (key2 && typeof key2 === "object" && "key" in key2 && "value" in key2 && key2.value === null)
+          pair = new Pair.Pair(key2.key, null);
         else
-          pair = new Pair.Pair(key, null);
+          pair = new Pair.Pair(key2, null);
         const prev = YAMLMap.findPair(this.items, pair.key);
         if (!prev)
           this.items.push(pair);
@@ -3001,18 +3001,18 @@ var require_set = __commonJS({
        * If `keepPair` is `true`, returns the Pair matching `key`.
        * Otherwise, returns the value of that Pair's key.
        */
-      get(key, keepPair) {
-        const pair = YAMLMap.findPair(this.items, key);
+      get(key2, keepPair) {
+        const pair = YAMLMap.findPair(this.items, key2);
         return !keepPair && identity.isPair(pair) ? identity.isScalar(pair.key) ? pair.key.value : pair.key : pair;
       }
-      set(key, value) {
+      set(key2, value) {
         if (typeof value !== "boolean")
           throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value}`);
-        const prev = YAMLMap.findPair(this.items, key);
+        const prev = YAMLMap.findPair(this.items, key2);
         if (prev && !value) {
           this.items.splice(this.items.indexOf(prev), 1);
         } else if (!prev && value) {
-          this.items.push(new Pair.Pair(key));
+          this.items.push(new Pair.Pair(key2));
         }
       }
       toJSON(_, ctx) {
@@ -3259,7 +3259,7 @@ var require_tags = __commonJS({
         if (Array.isArray(customTags))
           tags = [];
         else {
-          const keys = Array.from(schemas.keys()).filter((key) => key !== "yaml11").map((key) => JSON.stringify(key)).join(", ");
+          const keys = Array.from(schemas.keys()).filter((key2) => key2 !== "yaml11").map((key2) => JSON.stringify(key2)).join(", ");
           throw new Error(`Unknown schema "${schemaName}"; use one of ${keys} or define customTags array`);
         }
       }
@@ -3275,7 +3275,7 @@ var require_tags = __commonJS({
         const tagObj = typeof tag === "string" ? tagsByName[tag] : tag;
         if (!tagObj) {
           const tagName = JSON.stringify(tag);
-          const keys = Object.keys(tagsByName).map((key) => JSON.stringify(key)).join(", ");
+          const keys = Object.keys(tagsByName).map((key2) => JSON.stringify(key2)).join(", ");
           throw new Error(`Unknown custom tag ${tagName}; use one of ${keys}`);
         }
         if (!tags2.includes(tagObj))
@@ -3478,9 +3478,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path5, value) {
+      addIn(path6, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path5, value);
+          this.contents.addIn(path6, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3539,8 +3539,8 @@ var require_Document = __commonJS({
        * Convert a key and a value into a `Pair` using the current schema,
        * recursively wrapping all values as `Scalar` or `Collection` nodes.
        */
-      createPair(key, value, options2 = {}) {
-        const k = this.createNode(key, null, options2);
+      createPair(key2, value, options2 = {}) {
+        const k = this.createNode(key2, null, options2);
         const v = this.createNode(value, null, options2);
         return new Pair.Pair(k, v);
       }
@@ -3548,76 +3548,76 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      delete(key) {
-        return assertCollection(this.contents) ? this.contents.delete(key) : false;
+      delete(key2) {
+        return assertCollection(this.contents) ? this.contents.delete(key2) : false;
       }
       /**
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path5) {
-        if (Collection.isEmptyPath(path5)) {
+      deleteIn(path6) {
+        if (Collection.isEmptyPath(path6)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path5) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path6) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      get(key, keepScalar) {
-        return identity.isCollection(this.contents) ? this.contents.get(key, keepScalar) : void 0;
+      get(key2, keepScalar) {
+        return identity.isCollection(this.contents) ? this.contents.get(key2, keepScalar) : void 0;
       }
       /**
        * Returns item at `path`, or `undefined` if not found. By default unwraps
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path5, keepScalar) {
-        if (Collection.isEmptyPath(path5))
+      getIn(path6, keepScalar) {
+        if (Collection.isEmptyPath(path6))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path5, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path6, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
        */
-      has(key) {
-        return identity.isCollection(this.contents) ? this.contents.has(key) : false;
+      has(key2) {
+        return identity.isCollection(this.contents) ? this.contents.has(key2) : false;
       }
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path5) {
-        if (Collection.isEmptyPath(path5))
+      hasIn(path6) {
+        if (Collection.isEmptyPath(path6))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path5) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path6) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      set(key, value) {
+      set(key2, value) {
         if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, [key], value);
+          this.contents = Collection.collectionFromPath(this.schema, [key2], value);
         } else if (assertCollection(this.contents)) {
-          this.contents.set(key, value);
+          this.contents.set(key2, value);
         }
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path5, value) {
-        if (Collection.isEmptyPath(path5)) {
+      setIn(path6, value) {
+        if (Collection.isEmptyPath(path6)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path5), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path6), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path5, value);
+          this.contents.setIn(path6, value);
         }
       }
       /**
@@ -3912,24 +3912,24 @@ var require_resolve_props = __commonJS({
 var require_util_contains_newline = __commonJS({
   "node_modules/yaml/dist/compose/util-contains-newline.js"(exports) {
     "use strict";
-    function containsNewline(key) {
-      if (!key)
+    function containsNewline(key2) {
+      if (!key2)
         return null;
-      switch (key.type) {
+      switch (key2.type) {
         case "alias":
         case "scalar":
         case "double-quoted-scalar":
         case "single-quoted-scalar":
-          if (key.source.includes("\n"))
+          if (key2.source.includes("\n"))
             return true;
-          if (key.end) {
-            for (const st of key.end)
+          if (key2.end) {
+            for (const st of key2.end)
               if (st.type === "newline")
                 return true;
           }
           return false;
         case "flow-collection":
-          for (const it of key.items) {
+          for (const it of key2.items) {
             for (const st of it.start)
               if (st.type === "newline")
                 return true;
@@ -4003,10 +4003,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep2, value } = collItem;
+        const { start, key: key2, sep: sep2, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
+          next: key2 ?? sep2?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -4014,10 +4014,10 @@ var require_resolve_block_map = __commonJS({
         });
         const implicitKey = !keyProps.found;
         if (implicitKey) {
-          if (key) {
-            if (key.type === "block-seq")
+          if (key2) {
+            if (key2.type === "block-seq")
               onError(offset, "BLOCK_AS_IMPLICIT_KEY", "A block sequence may not be used as an implicit map key");
-            else if ("indent" in key && key.indent !== bm.indent)
+            else if ("indent" in key2 && key2.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
           if (!keyProps.anchor && !keyProps.tag && !sep2) {
@@ -4030,17 +4030,17 @@ var require_resolve_block_map = __commonJS({
             }
             continue;
           }
-          if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key)) {
-            onError(key ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
+          if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key2)) {
+            onError(key2 ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
           }
         } else if (keyProps.found?.indent !== bm.indent) {
           onError(offset, "BAD_INDENT", startColMsg);
         }
         ctx.atKey = true;
         const keyStart = keyProps.end;
-        const keyNode = key ? composeNode(ctx, key, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
+        const keyNode = key2 ? composeNode(ctx, key2, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
         if (ctx.schema.compat)
-          utilFlowIndentCheck.flowIndentCheck(bm.indent, key, onError);
+          utilFlowIndentCheck.flowIndentCheck(bm.indent, key2, onError);
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map2.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
@@ -4050,7 +4050,7 @@ var require_resolve_block_map = __commonJS({
           offset: keyNode.range[2],
           onError,
           parentIndent: bm.indent,
-          startOnNewline: !key || key.type === "block-scalar"
+          startOnNewline: !key2 || key2.type === "block-scalar"
         });
         offset = valueProps.end;
         if (valueProps.found) {
@@ -4214,11 +4214,11 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep2, value } = collItem;
+        const { start, key: key2, sep: sep2, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
+          next: key2 ?? sep2?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
@@ -4239,9 +4239,9 @@ var require_resolve_flow_collection = __commonJS({
             offset = props.end;
             continue;
           }
-          if (!isMap && ctx.options.strict && utilContainsNewline.containsNewline(key))
+          if (!isMap && ctx.options.strict && utilContainsNewline.containsNewline(key2))
             onError(
-              key,
+              key2,
               // checked by containsNewline()
               "MULTILINE_IMPLICIT_KEY",
               "Implicit keys of flow sequence pairs need to be on a single line"
@@ -4288,8 +4288,8 @@ var require_resolve_flow_collection = __commonJS({
         } else {
           ctx.atKey = true;
           const keyStart = props.end;
-          const keyNode = key ? composeNode(ctx, key, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
-          if (isBlock(key))
+          const keyNode = key2 ? composeNode(ctx, key2, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
+          if (isBlock(key2))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
           const valueProps = resolveProps.resolveProps(sep2 ?? [], {
@@ -5439,9 +5439,9 @@ var require_cst_scalar = __commonJS({
         ];
         if (!addEndtoBlockProps(props, "end" in token ? token.end : void 0))
           props.push({ type: "newline", offset: -1, indent, source: "\n" });
-        for (const key of Object.keys(token))
-          if (key !== "type" && key !== "offset")
-            delete token[key];
+        for (const key2 of Object.keys(token))
+          if (key2 !== "type" && key2 !== "offset")
+            delete token[key2];
         Object.assign(token, { type: "block-scalar", indent, props, source: body });
       }
     }
@@ -5489,9 +5489,9 @@ var require_cst_scalar = __commonJS({
         default: {
           const indent = "indent" in token ? token.indent : -1;
           const end = "end" in token && Array.isArray(token.end) ? token.end.filter((st) => st.type === "space" || st.type === "comment" || st.type === "newline") : [];
-          for (const key of Object.keys(token))
-            if (key !== "type" && key !== "offset")
-              delete token[key];
+          for (const key2 of Object.keys(token))
+            if (key2 !== "type" && key2 !== "offset")
+              delete token[key2];
           Object.assign(token, { type, indent, source, end });
         }
       }
@@ -5546,12 +5546,12 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep2, value }) {
+    function stringifyItem({ start, key: key2, sep: sep2, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
-      if (key)
-        res += stringifyToken(key);
+      if (key2)
+        res += stringifyToken(key2);
       if (sep2)
         for (const st of sep2)
           res += st.source;
@@ -5578,9 +5578,9 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path5) => {
+    visit2.itemAtPath = (cst, path6) => {
       let item = cst;
-      for (const [field2, index] of path5) {
+      for (const [field2, index] of path6) {
         const tok = item?.[field2];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -5589,23 +5589,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path5) => {
-      const parent = visit2.itemAtPath(cst, path5.slice(0, -1));
-      const field2 = path5[path5.length - 1][0];
+    visit2.parentCollection = (cst, path6) => {
+      const parent = visit2.itemAtPath(cst, path6.slice(0, -1));
+      const field2 = path6[path6.length - 1][0];
       const coll = parent?.[field2];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path5, item, visitor) {
-      let ctrl = visitor(item, path5);
+    function _visit(path6, item, visitor) {
+      let ctrl = visitor(item, path6);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field2 of ["key", "value"]) {
         const token = item[field2];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path5.concat([[field2, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path6.concat([[field2, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -5616,10 +5616,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field2 === "key")
-            ctrl = ctrl(item, path5);
+            ctrl = ctrl(item, path6);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path5) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path6) : ctrl;
     }
     exports.visit = visit2;
   }
@@ -6883,7 +6883,7 @@ var require_parser = __commonJS({
                   });
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
-                  const key = it.key;
+                  const key2 = it.key;
                   const sep2 = it.sep;
                   sep2.push(this.sourceToken);
                   delete it.key;
@@ -6892,7 +6892,7 @@ var require_parser = __commonJS({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep2 }]
+                    items: [{ start: start2, key: key2, sep: sep2 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -7531,17 +7531,17 @@ var require_safer = __commonJS({
     var buffer = __require("buffer");
     var Buffer2 = buffer.Buffer;
     var safer = {};
-    var key;
-    for (key in buffer) {
-      if (!buffer.hasOwnProperty(key)) continue;
-      if (key === "SlowBuffer" || key === "Buffer") continue;
-      safer[key] = buffer[key];
+    var key2;
+    for (key2 in buffer) {
+      if (!buffer.hasOwnProperty(key2)) continue;
+      if (key2 === "SlowBuffer" || key2 === "Buffer") continue;
+      safer[key2] = buffer[key2];
     }
     var Safer = safer.Buffer = {};
-    for (key in Buffer2) {
-      if (!Buffer2.hasOwnProperty(key)) continue;
-      if (key === "allocUnsafe" || key === "allocUnsafeSlow") continue;
-      Safer[key] = Buffer2[key];
+    for (key2 in Buffer2) {
+      if (!Buffer2.hasOwnProperty(key2)) continue;
+      if (key2 === "allocUnsafe" || key2 === "allocUnsafeSlow") continue;
+      Safer[key2] = Buffer2[key2];
     }
     safer.Buffer.prototype = Buffer2.prototype;
     if (!Safer.from || Safer.from === Uint8Array.from) {
@@ -7775,11 +7775,11 @@ var require_writer = __commonJS({
       assert2.ok(to);
       assert2.equal(typeof to, "object");
       var keys = Object.getOwnPropertyNames(from);
-      keys.forEach(function(key) {
-        if (to[key])
+      keys.forEach(function(key2) {
+        if (to[key2])
           return;
-        var value = Object.getOwnPropertyDescriptor(from, key);
-        Object.defineProperty(to, key, value);
+        var value = Object.getOwnPropertyDescriptor(from, key2);
+        Object.defineProperty(to, key2, value);
       });
       return to;
     }
@@ -8394,7 +8394,7 @@ var require_nacl_fast = __commonJS({
         for (var i = 0; i < 8; i++) sn[i] = n[i + 16];
         return crypto_stream_salsa20_xor(c, cpos, m, mpos, d, sn, s);
       }
-      var poly1305 = function(key) {
+      var poly1305 = function(key2) {
         this.buffer = new Uint8Array(16);
         this.r = new Uint16Array(10);
         this.h = new Uint16Array(10);
@@ -8402,32 +8402,32 @@ var require_nacl_fast = __commonJS({
         this.leftover = 0;
         this.fin = 0;
         var t0, t1, t2, t3, t4, t5, t6, t7;
-        t0 = key[0] & 255 | (key[1] & 255) << 8;
+        t0 = key2[0] & 255 | (key2[1] & 255) << 8;
         this.r[0] = t0 & 8191;
-        t1 = key[2] & 255 | (key[3] & 255) << 8;
+        t1 = key2[2] & 255 | (key2[3] & 255) << 8;
         this.r[1] = (t0 >>> 13 | t1 << 3) & 8191;
-        t2 = key[4] & 255 | (key[5] & 255) << 8;
+        t2 = key2[4] & 255 | (key2[5] & 255) << 8;
         this.r[2] = (t1 >>> 10 | t2 << 6) & 7939;
-        t3 = key[6] & 255 | (key[7] & 255) << 8;
+        t3 = key2[6] & 255 | (key2[7] & 255) << 8;
         this.r[3] = (t2 >>> 7 | t3 << 9) & 8191;
-        t4 = key[8] & 255 | (key[9] & 255) << 8;
+        t4 = key2[8] & 255 | (key2[9] & 255) << 8;
         this.r[4] = (t3 >>> 4 | t4 << 12) & 255;
         this.r[5] = t4 >>> 1 & 8190;
-        t5 = key[10] & 255 | (key[11] & 255) << 8;
+        t5 = key2[10] & 255 | (key2[11] & 255) << 8;
         this.r[6] = (t4 >>> 14 | t5 << 2) & 8191;
-        t6 = key[12] & 255 | (key[13] & 255) << 8;
+        t6 = key2[12] & 255 | (key2[13] & 255) << 8;
         this.r[7] = (t5 >>> 11 | t6 << 5) & 8065;
-        t7 = key[14] & 255 | (key[15] & 255) << 8;
+        t7 = key2[14] & 255 | (key2[15] & 255) << 8;
         this.r[8] = (t6 >>> 8 | t7 << 8) & 8191;
         this.r[9] = t7 >>> 5 & 127;
-        this.pad[0] = key[16] & 255 | (key[17] & 255) << 8;
-        this.pad[1] = key[18] & 255 | (key[19] & 255) << 8;
-        this.pad[2] = key[20] & 255 | (key[21] & 255) << 8;
-        this.pad[3] = key[22] & 255 | (key[23] & 255) << 8;
-        this.pad[4] = key[24] & 255 | (key[25] & 255) << 8;
-        this.pad[5] = key[26] & 255 | (key[27] & 255) << 8;
-        this.pad[6] = key[28] & 255 | (key[29] & 255) << 8;
-        this.pad[7] = key[30] & 255 | (key[31] & 255) << 8;
+        this.pad[0] = key2[16] & 255 | (key2[17] & 255) << 8;
+        this.pad[1] = key2[18] & 255 | (key2[19] & 255) << 8;
+        this.pad[2] = key2[20] & 255 | (key2[21] & 255) << 8;
+        this.pad[3] = key2[22] & 255 | (key2[23] & 255) << 8;
+        this.pad[4] = key2[24] & 255 | (key2[25] & 255) << 8;
+        this.pad[5] = key2[26] & 255 | (key2[27] & 255) << 8;
+        this.pad[6] = key2[28] & 255 | (key2[29] & 255) << 8;
+        this.pad[7] = key2[30] & 255 | (key2[31] & 255) << 8;
       };
       poly1305.prototype.blocks = function(m, mpos, bytes2) {
         var hibit = this.fin ? 0 : 1 << 11;
@@ -10070,23 +10070,23 @@ var require_nacl_fast = __commonJS({
         randombytes(b, n);
         return b;
       };
-      nacl.secretbox = function(msg, nonce, key) {
-        checkArrayTypes(msg, nonce, key);
-        checkLengths(key, nonce);
+      nacl.secretbox = function(msg, nonce, key2) {
+        checkArrayTypes(msg, nonce, key2);
+        checkLengths(key2, nonce);
         var m = new Uint8Array(crypto_secretbox_ZEROBYTES + msg.length);
         var c = new Uint8Array(m.length);
         for (var i = 0; i < msg.length; i++) m[i + crypto_secretbox_ZEROBYTES] = msg[i];
-        crypto_secretbox(c, m, m.length, nonce, key);
+        crypto_secretbox(c, m, m.length, nonce, key2);
         return c.subarray(crypto_secretbox_BOXZEROBYTES);
       };
-      nacl.secretbox.open = function(box, nonce, key) {
-        checkArrayTypes(box, nonce, key);
-        checkLengths(key, nonce);
+      nacl.secretbox.open = function(box, nonce, key2) {
+        checkArrayTypes(box, nonce, key2);
+        checkLengths(key2, nonce);
         var c = new Uint8Array(crypto_secretbox_BOXZEROBYTES + box.length);
         var m = new Uint8Array(c.length);
         for (var i = 0; i < box.length; i++) c[i + crypto_secretbox_BOXZEROBYTES] = box[i];
         if (c.length < 32) return false;
-        if (crypto_secretbox_open(m, c, c.length, nonce, key) !== 0) return false;
+        if (crypto_secretbox_open(m, c, c.length, nonce, key2) !== 0) return false;
         return m.subarray(crypto_secretbox_ZEROBYTES);
       };
       nacl.secretbox.keyLength = crypto_secretbox_KEYBYTES;
@@ -11357,11 +11357,11 @@ var require_bcrypt_pbkdf = __commonJS({
       }
       return temp;
     }
-    Blowfish.prototype.expand0state = function(key, keybytes) {
+    Blowfish.prototype.expand0state = function(key2, keybytes) {
       var d = new Uint32Array(2), i, k;
       var d8 = new Uint8Array(d.buffer);
       for (i = 0, BLF_J = 0; i < 18; i++) {
-        this.P[i] ^= stream2word(key, keybytes);
+        this.P[i] ^= stream2word(key2, keybytes);
       }
       BLF_J = 0;
       for (i = 0; i < 18; i += 2) {
@@ -11377,10 +11377,10 @@ var require_bcrypt_pbkdf = __commonJS({
         }
       }
     };
-    Blowfish.prototype.expandstate = function(data, databytes, key, keybytes) {
+    Blowfish.prototype.expandstate = function(data, databytes, key2, keybytes) {
       var d = new Uint32Array(2), i, k;
       for (i = 0, BLF_J = 0; i < 18; i++) {
-        this.P[i] ^= stream2word(key, keybytes);
+        this.P[i] ^= stream2word(key2, keybytes);
       }
       for (i = 0, BLF_J = 0; i < 18; i += 2) {
         d[0] ^= stream2word(data, databytes);
@@ -11463,7 +11463,7 @@ var require_bcrypt_pbkdf = __commonJS({
         out[4 * i + 0] = cdata[i];
       }
     }
-    function bcrypt_pbkdf(pass, passlen, salt, saltlen, key, keylen, rounds) {
+    function bcrypt_pbkdf(pass, passlen, salt, saltlen, key2, keylen, rounds) {
       var sha2pass = new Uint8Array(64), sha2salt = new Uint8Array(64), out = new Uint8Array(BCRYPT_HASHSIZE), tmpout = new Uint8Array(BCRYPT_HASHSIZE), countsalt = new Uint8Array(saltlen + 4), i, j, amt, stride, dest, count, origkeylen = keylen;
       if (rounds < 1)
         return -1;
@@ -11494,7 +11494,7 @@ var require_bcrypt_pbkdf = __commonJS({
           dest = i * stride + (count - 1);
           if (dest >= origkeylen)
             break;
-          key[dest] = out[i];
+          key2[dest] = out[i];
         }
         keylen -= i;
       }
@@ -11522,13 +11522,13 @@ var require_constants = __commonJS({
     var { bindingAvailable, CIPHER_INFO, MAC_INFO } = require_crypto();
     var eddsaSupported = (() => {
       if (typeof crypto.sign === "function" && typeof crypto.verify === "function") {
-        const key = "-----BEGIN PRIVATE KEY-----\r\nMC4CAQAwBQYDK2VwBCIEIHKj+sVa9WcD/q2DJUJaf43Kptc8xYuUQA4bOFj9vC8T\r\n-----END PRIVATE KEY-----";
+        const key2 = "-----BEGIN PRIVATE KEY-----\r\nMC4CAQAwBQYDK2VwBCIEIHKj+sVa9WcD/q2DJUJaf43Kptc8xYuUQA4bOFj9vC8T\r\n-----END PRIVATE KEY-----";
         const data = Buffer.from("a");
         let sig;
         let verified2;
         try {
-          sig = crypto.sign(null, data, key);
-          verified2 = crypto.verify(null, data, key, sig);
+          sig = crypto.sign(null, data, key2);
+          verified2 = crypto.verify(null, data, key2, sig);
         } catch {
         }
         return Buffer.isBuffer(sig) && sig.length === 64 && verified2 === true;
@@ -11897,7 +11897,7 @@ var require_constants = __commonJS({
       curve25519Supported,
       eddsaSupported
     };
-    module.exports.DISCONNECT_REASON_BY_VALUE = Array.from(Object.entries(module.exports.DISCONNECT_REASON)).reduce((obj, [key, value]) => ({ ...obj, [value]: key }), {});
+    module.exports.DISCONNECT_REASON_BY_VALUE = Array.from(Object.entries(module.exports.DISCONNECT_REASON)).reduce((obj, [key2, value]) => ({ ...obj, [value]: key2 }), {});
   }
 });
 
@@ -14331,8 +14331,8 @@ ${formatted}-----END ${type} KEY-----`;
       getPublicSSH: function getPublicSSH() {
         return this[SYM_PUB_SSH];
       },
-      equals: function equals(key) {
-        const parsed = parseKey(key);
+      equals: function equals(key2) {
+        const parsed = parseKey(key2);
         if (parsed instanceof Error)
           return false;
         return this.type === parsed.type && this[SYM_PRIV_PEM] === parsed[SYM_PRIV_PEM] && this[SYM_PUB_PEM] === parsed[SYM_PUB_PEM] && this[SYM_PUB_SSH].equals(parsed[SYM_PUB_SSH]);
@@ -15218,7 +15218,7 @@ var require_agent = __commonJS({
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
     var { resolve: resolve11 } = __require("path");
-    var { readFile: readFile2 } = __require("fs");
+    var { readFile } = __require("fs");
     var { execFile: execFile2, spawn: spawn3 } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
     var {
@@ -15436,7 +15436,7 @@ var require_agent = __commonJS({
           cb = once(cb);
           let socketPath = this.socketPath;
           let triedCygpath = false;
-          readFile2(socketPath, function readCygsocket(err, data) {
+          readFile(socketPath, function readCygsocket(err, data) {
             if (err) {
               if (triedCygpath)
                 return cb(new Error("Invalid cygwin unix socket path"));
@@ -15445,7 +15445,7 @@ var require_agent = __commonJS({
                   return cb(new Error("Invalid cygwin unix socket path"));
                 triedCygpath = true;
                 socketPath = stdout.toString().replace(/[\r\n]/g, "");
-                readFile2(socketPath, readCygsocket);
+                readFile(socketPath, readCygsocket);
               });
               return;
             }
@@ -15519,11 +15519,11 @@ var require_agent = __commonJS({
       };
     })();
     var WINDOWS_PIPE_REGEX = /^[/\\][/\\]\.[/\\]pipe[/\\].+/;
-    function createAgent(path5) {
-      if (process.platform === "win32" && !WINDOWS_PIPE_REGEX.test(path5)) {
-        return path5 === "pageant" ? new PageantAgent() : new CygwinAgent(path5);
+    function createAgent(path6) {
+      if (process.platform === "win32" && !WINDOWS_PIPE_REGEX.test(path6)) {
+        return path6 === "pageant" ? new PageantAgent() : new CygwinAgent(path6);
       }
-      return new OpenSSHAgent(path5);
+      return new OpenSSHAgent(path6);
     }
     var AgentProtocol = (() => {
       const SSH_AGENTC_REQUEST_IDENTITIES = 11;
@@ -15980,12 +15980,12 @@ var require_agent = __commonJS({
                 ));
               }
               const newKeys = [];
-              for (let key of keys) {
-                key = parseKey(key);
-                if (key instanceof Error) {
+              for (let key2 of keys) {
+                key2 = parseKey(key2);
+                if (key2 instanceof Error) {
                   continue;
                 }
-                newKeys.push(key);
+                newKeys.push(key2);
               }
               this[SYM_AGENT_KEYS] = newKeys;
               this[SYM_AGENT_KEYS_IDX] = -1;
@@ -16283,7 +16283,7 @@ var require_handlers_misc = __commonJS({
     var {
       parseKey
     } = require_keyParser();
-    var TERMINAL_MODE_BY_VALUE = Array.from(Object.entries(TERMINAL_MODE)).reduce((obj, [key, value]) => ({ ...obj, [key]: value }), {});
+    var TERMINAL_MODE_BY_VALUE = Array.from(Object.entries(TERMINAL_MODE)).reduce((obj, [key2, value]) => ({ ...obj, [key2]: value }), {});
     module.exports = {
       // Transport layer protocol ==================================================
       [MESSAGE.DISCONNECT]: (self2, payload) => {
@@ -16425,7 +16425,7 @@ var require_handlers_misc = __commonJS({
             if (hasSig !== void 0) {
               const keyAlgo = bufferParser.readString(true);
               let realKeyAlgo = keyAlgo;
-              const key = bufferParser.readString();
+              const key2 = bufferParser.readString();
               let hashAlgo;
               switch (keyAlgo) {
                 case "rsa-sha2-256":
@@ -16456,7 +16456,7 @@ var require_handlers_misc = __commonJS({
                     );
                     methodData = {
                       keyAlgo: realKeyAlgo,
-                      key,
+                      key: key2,
                       signature,
                       blob,
                       hashAlgo
@@ -16464,7 +16464,7 @@ var require_handlers_misc = __commonJS({
                   }
                 }
               } else {
-                methodData = { keyAlgo: realKeyAlgo, key, hashAlgo };
+                methodData = { keyAlgo: realKeyAlgo, key: key2, hashAlgo };
                 methodDesc = "publickey -- check";
               }
             }
@@ -16473,7 +16473,7 @@ var require_handlers_misc = __commonJS({
           case "hostbased": {
             const keyAlgo = bufferParser.readString(true);
             let realKeyAlgo = keyAlgo;
-            const key = bufferParser.readString();
+            const key2 = bufferParser.readString();
             const localHostname = bufferParser.readString(true);
             const localUsername = bufferParser.readString(true);
             let hashAlgo;
@@ -16505,7 +16505,7 @@ var require_handlers_misc = __commonJS({
                 );
                 methodData = {
                   keyAlgo: realKeyAlgo,
-                  key,
+                  key: key2,
                   signature,
                   blob,
                   localHostname,
@@ -16601,9 +16601,9 @@ var require_handlers_misc = __commonJS({
           case "publickey": {
             bufferParser.init(payload, 1);
             const keyAlgo = bufferParser.readString(true);
-            const key = bufferParser.readString();
+            const key2 = bufferParser.readString();
             bufferParser.clear();
-            if (key === void 0) {
+            if (key2 === void 0) {
               return doFatalError(
                 self2,
                 "Inbound: Malformed USERAUTH_PK_OK packet"
@@ -16612,7 +16612,7 @@ var require_handlers_misc = __commonJS({
             self2._debug && self2._debug("Inbound: Received USERAUTH_PK_OK");
             self2._authsQueue.shift();
             const handler = self2._handlers.USERAUTH_PK_OK;
-            handler && handler(self2, keyAlgo, key);
+            handler && handler(self2, keyAlgo, key2);
             break;
           }
           case "keyboard-interactive": {
@@ -16722,9 +16722,9 @@ var require_handlers_misc = __commonJS({
                   data = void 0;
                   break;
                 }
-                const key = parseKey(keyRaw);
-                if (!(key instanceof Error))
-                  data.push(key);
+                const key2 = parseKey(keyRaw);
+                if (!(key2 instanceof Error))
+                  data.push(key2);
               }
               break;
             }
@@ -18006,30 +18006,30 @@ var require_kex = __commonJS({
         }
         getPublicKey() {
           this.generateKeys();
-          const key = this._public;
-          if (key)
-            return this.convertPublicKey(key);
+          const key2 = this._public;
+          if (key2)
+            return this.convertPublicKey(key2);
         }
-        convertPublicKey(key) {
+        convertPublicKey(key2) {
           let newKey;
           let idx = 0;
-          let len = key.length;
-          while (key[idx] === 0) {
+          let len = key2.length;
+          while (key2[idx] === 0) {
             ++idx;
             --len;
           }
-          if (key[idx] & 128) {
+          if (key2[idx] & 128) {
             newKey = Buffer.allocUnsafe(1 + len);
             newKey[0] = 0;
-            key.copy(newKey, 1, idx);
+            key2.copy(newKey, 1, idx);
             return newKey;
           }
-          if (len !== key.length) {
+          if (len !== key2.length) {
             newKey = Buffer.allocUnsafe(len);
-            key.copy(newKey, 0, idx);
-            key = newKey;
+            key2.copy(newKey, 0, idx);
+            key2 = newKey;
           }
-          return key;
+          return key2;
         }
         computeSecret(otherPublicKey) {
           this.generateKeys();
@@ -18225,25 +18225,25 @@ var require_kex = __commonJS({
         }
         getPublicKey() {
           this.generateKeys();
-          const key = this._keys.publicKey.export({ type: "spki", format: "der" });
-          return key.slice(-32);
+          const key2 = this._keys.publicKey.export({ type: "spki", format: "der" });
+          return key2.slice(-32);
         }
-        convertPublicKey(key) {
+        convertPublicKey(key2) {
           let newKey;
           let idx = 0;
-          let len = key.length;
-          while (key[idx] === 0) {
+          let len = key2.length;
+          while (key2[idx] === 0) {
             ++idx;
             --len;
           }
-          if (key.length === 32)
-            return key;
-          if (len !== key.length) {
+          if (key2.length === 32)
+            return key2;
+          if (len !== key2.length) {
             newKey = Buffer.allocUnsafe(len);
-            key.copy(newKey, 0, idx);
-            key = newKey;
+            key2.copy(newKey, 0, idx);
+            key2 = newKey;
           }
-          return key;
+          return key2;
         }
         computeSecret(otherPublicKey) {
           this.generateKeys();
@@ -18563,17 +18563,17 @@ var require_kex = __commonJS({
             let base;
             let val;
             let desc;
-            let key;
+            let key2;
             if (typeof prop === "string") {
               base = lists;
               val = obj[prop];
-              desc = key = prop;
+              desc = key2 = prop;
             } else {
               const parent = prop[0];
               base = lists[parent];
-              key = prop[1];
-              val = obj[parent][key];
-              desc = `${parent}.${key}`;
+              key2 = prop[1];
+              val = obj[parent][key2];
+              desc = `${parent}.${key2}`;
             }
             const entry = { array: void 0, buffer: void 0 };
             if (Buffer.isBuffer(val)) {
@@ -18591,7 +18591,7 @@ var require_kex = __commonJS({
               }
               totalSize2 += 4 + entry.buffer.length;
             }
-            base[key] = entry;
+            base[key2] = entry;
           }
           const all = Buffer.allocUnsafe(totalSize2);
           lists.all = all;
@@ -19809,10 +19809,10 @@ var require_Protocol = __commonJS({
         );
         sendPacket(this, this._packetRW.write.finalize(packet));
       }
-      env(chan, key, val, wantReply) {
+      env(chan, key2, val, wantReply) {
         if (this._server)
           throw new Error("Client-only method called in server mode");
-        const keyLen = Buffer.byteLength(key);
+        const keyLen = Buffer.byteLength(key2);
         const isBuf = Buffer.isBuffer(val);
         const valLen = isBuf ? val.length : Buffer.byteLength(val);
         let p = this._packetRW.write.allocStart;
@@ -19825,14 +19825,14 @@ var require_Protocol = __commonJS({
         packet.utf8Write("env", p += 4, 3);
         packet[p += 3] = wantReply === void 0 || wantReply === true ? 1 : 0;
         writeUInt32BE(packet, keyLen, ++p);
-        packet.utf8Write(key, p += 4, keyLen);
+        packet.utf8Write(key2, p += 4, keyLen);
         writeUInt32BE(packet, valLen, p += keyLen);
         if (isBuf)
           packet.set(val, p += 4);
         else
           packet.utf8Write(val, p += 4, valLen);
         this._debug && this._debug(
-          `Outbound: Sending CHANNEL_REQUEST (r:${chan}, env: ${key}=${val})`
+          `Outbound: Sending CHANNEL_REQUEST (r:${chan}, env: ${key2}=${val})`
         );
         sendPacket(this, this._packetRW.write.finalize(packet));
       }
@@ -19909,8 +19909,8 @@ var require_Protocol = __commonJS({
           throw new Error("Client-only method called in server mode");
         let keysTotal = 0;
         const publicKeys = [];
-        for (const key of keys) {
-          const publicKey = key.getPublicSSH();
+        for (const key2 of keys) {
+          const publicKey = key2.getPublicSSH();
           keysTotal += 4 + publicKey.length;
           publicKeys.push(publicKey);
         }
@@ -20155,20 +20155,20 @@ var require_Protocol = __commonJS({
         if (this._kex.negotiated.sc.compress === "zlib@openssh.com")
           this._packetRW.write = new ZlibPacketWriter(this);
       }
-      authPKOK(keyAlgo, key) {
+      authPKOK(keyAlgo, key2) {
         if (!this._server)
           throw new Error("Server-only method called in client mode");
         if (this._authsQueue.length === 0 || this._authsQueue[0] !== "publickey")
           throw new Error('"publickey" auth not in progress');
         const keyAlgoLen = Buffer.byteLength(keyAlgo);
-        const keyLen = key.length;
+        const keyLen = key2.length;
         let p = this._packetRW.write.allocStart;
         const packet = this._packetRW.write.alloc(1 + 4 + keyAlgoLen + 4 + keyLen);
         packet[p] = MESSAGE.USERAUTH_PK_OK;
         writeUInt32BE(packet, keyAlgoLen, ++p);
         packet.utf8Write(keyAlgo, p += 4, keyAlgoLen);
         writeUInt32BE(packet, keyLen, p += keyAlgoLen);
-        packet.set(key, p += 4);
+        packet.set(key2, p += 4);
         this._authsQueue.shift();
         this._debug && this._debug("Outbound: Sending USERAUTH_PK_OK");
         sendPacket(this, this._packetRW.write.finalize(packet));
@@ -20356,13 +20356,13 @@ var require_Protocol = __commonJS({
       const bytes2 = Buffer.allocUnsafe(5 * keys.length + 1);
       let b = 0;
       for (let i = 0; i < keys.length; ++i) {
-        const key = keys[i];
-        if (key === "TTY_OP_END")
+        const key2 = keys[i];
+        if (key2 === "TTY_OP_END")
           continue;
-        const opcode = TERMINAL_MODE[key];
+        const opcode = TERMINAL_MODE[key2];
         if (opcode === void 0)
           continue;
-        const val = modes[key];
+        const val = modes[key2];
         if (typeof val === "number" && isFinite(val)) {
           bytes2[b++] = opcode;
           bytes2[b++] = val >>> 24;
@@ -20767,17 +20767,17 @@ var require_SFTP = __commonJS({
       // ===========================================================================
       // Client-specific ===========================================================
       // ===========================================================================
-      createReadStream(path5, options2) {
+      createReadStream(path6, options2) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        return new ReadStream(this, path5, options2);
+        return new ReadStream(this, path6, options2);
       }
-      createWriteStream(path5, options2) {
+      createWriteStream(path6, options2) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        return new WriteStream(this, path5, options2);
+        return new WriteStream(this, path6, options2);
       }
-      open(path5, flags_, attrs, cb) {
+      open(path6, flags_, attrs, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         if (typeof attrs === "function") {
@@ -20796,7 +20796,7 @@ var require_SFTP = __commonJS({
           attrsFlags = attrs.flags;
           attrsLen = attrs.nb;
         }
-        const pathLen = Buffer.byteLength(path5);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen + 4 + 4 + attrsLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -20804,7 +20804,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path5, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         writeUInt32BE(buf, flags, p += pathLen);
         writeUInt32BE(buf, attrsFlags, p += 4);
         if (attrsLen) {
@@ -20935,7 +20935,7 @@ var require_SFTP = __commonJS({
           throw new Error("Client-only method called in server mode");
         fastXfer(fs, this, localPath, remotePath, opts, cb);
       }
-      readFile(path5, options2, callback_) {
+      readFile(path6, options2, callback_) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let callback;
@@ -21008,13 +21008,13 @@ var require_SFTP = __commonJS({
             return callback && callback(er, buffer);
           });
         };
-        this.open(path5, flag, 438, (er, handle_) => {
+        this.open(path6, flag, 438, (er, handle_) => {
           if (er)
             return callback && callback(er);
           handle = handle_;
           const tryStat = (er2, st) => {
             if (er2) {
-              this.stat(path5, (er_, st_) => {
+              this.stat(path6, (er_, st_) => {
                 if (er_) {
                   return this.close(handle, () => {
                     callback && callback(er2);
@@ -21035,7 +21035,7 @@ var require_SFTP = __commonJS({
           this.fstat(handle, tryStat);
         });
       }
-      writeFile(path5, data, options2, callback_) {
+      writeFile(path6, data, options2, callback_) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let callback;
@@ -21054,7 +21054,7 @@ var require_SFTP = __commonJS({
         if (options2.encoding && !Buffer.isEncoding(options2.encoding))
           throw new Error(`Unknown encoding: ${options2.encoding}`);
         const flag = options2.flag || "w";
-        this.open(path5, flag, options2.mode, (openErr, handle) => {
+        this.open(path6, flag, options2.mode, (openErr, handle) => {
           if (openErr) {
             callback && callback(openErr);
           } else {
@@ -21063,7 +21063,7 @@ var require_SFTP = __commonJS({
             if (position === null) {
               const tryStat = (er, st) => {
                 if (er) {
-                  this.stat(path5, (er_, st_) => {
+                  this.stat(path6, (er_, st_) => {
                     if (er_) {
                       return this.close(handle, () => {
                         callback && callback(er);
@@ -21082,7 +21082,7 @@ var require_SFTP = __commonJS({
           }
         });
       }
-      appendFile(path5, data, options2, callback_) {
+      appendFile(path6, data, options2, callback_) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let callback;
@@ -21100,12 +21100,12 @@ var require_SFTP = __commonJS({
           throw new TypeError("Bad arguments");
         if (!options2.flag)
           options2 = Object.assign({ flag: "a" }, options2);
-        this.writeFile(path5, data, options2, callback);
+        this.writeFile(path6, data, options2, callback);
       }
-      exists(path5, cb) {
+      exists(path6, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        this.stat(path5, (err) => {
+        this.stat(path6, (err) => {
           cb && cb(err ? false : true);
         });
       }
@@ -21148,7 +21148,7 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} RENAME`
         );
       }
-      mkdir(path5, attrs, cb) {
+      mkdir(path6, attrs, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let flags = 0;
@@ -21162,7 +21162,7 @@ var require_SFTP = __commonJS({
           flags = attrs.flags;
           attrsLen = attrs.nb;
         }
-        const pathLen = Buffer.byteLength(path5);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen + 4 + attrsLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21170,7 +21170,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path5, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         writeUInt32BE(buf, flags, p += pathLen);
         if (attrsLen) {
           p += 4;
@@ -21186,10 +21186,10 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} MKDIR`
         );
       }
-      rmdir(path5, cb) {
+      rmdir(path6, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path5);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21197,7 +21197,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path5, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         this._debug && this._debug(
@@ -21287,10 +21287,10 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} FSTAT`
         );
       }
-      stat(path5, cb) {
+      stat(path6, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path5);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21298,17 +21298,17 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path5, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         this._debug && this._debug(
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} STAT`
         );
       }
-      lstat(path5, cb) {
+      lstat(path6, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path5);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21316,17 +21316,17 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path5, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         this._debug && this._debug(
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} LSTAT`
         );
       }
-      opendir(path5, cb) {
+      opendir(path6, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path5);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21334,14 +21334,14 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path5, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         this._debug && this._debug(
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} OPENDIR`
         );
       }
-      setstat(path5, attrs, cb) {
+      setstat(path6, attrs, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let flags = 0;
@@ -21353,7 +21353,7 @@ var require_SFTP = __commonJS({
         } else if (typeof attrs === "function") {
           cb = attrs;
         }
-        const pathLen = Buffer.byteLength(path5);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen + 4 + attrsLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21361,7 +21361,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path5, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         writeUInt32BE(buf, flags, p += pathLen);
         if (attrsLen) {
           p += 4;
@@ -21421,8 +21421,8 @@ var require_SFTP = __commonJS({
           mtime: toUnixTimestamp(mtime)
         }, cb);
       }
-      utimes(path5, atime, mtime, cb) {
-        return this.setstat(path5, {
+      utimes(path6, atime, mtime, cb) {
+        return this.setstat(path6, {
           atime: toUnixTimestamp(atime),
           mtime: toUnixTimestamp(mtime)
         }, cb);
@@ -21433,8 +21433,8 @@ var require_SFTP = __commonJS({
           gid
         }, cb);
       }
-      chown(path5, uid, gid, cb) {
-        return this.setstat(path5, {
+      chown(path6, uid, gid, cb) {
+        return this.setstat(path6, {
           uid,
           gid
         }, cb);
@@ -21444,15 +21444,15 @@ var require_SFTP = __commonJS({
           mode
         }, cb);
       }
-      chmod(path5, mode, cb) {
-        return this.setstat(path5, {
+      chmod(path6, mode, cb) {
+        return this.setstat(path6, {
           mode
         }, cb);
       }
-      readlink(path5, cb) {
+      readlink(path6, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path5);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21460,7 +21460,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path5, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         this._requests[reqid] = {
           cb: (err, names2) => {
             if (typeof cb !== "function")
@@ -21505,10 +21505,10 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} SYMLINK`
         );
       }
-      realpath(path5, cb) {
+      realpath(path6, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path5);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21516,7 +21516,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path5, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         this._requests[reqid] = {
           cb: (err, names2) => {
             if (typeof cb !== "function")
@@ -21561,13 +21561,13 @@ var require_SFTP = __commonJS({
           this._debug(`SFTP: Outbound: ${which} posix-rename@openssh.com`);
         }
       }
-      ext_openssh_statvfs(path5, cb) {
+      ext_openssh_statvfs(path6, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         const ext = this._extensions["statvfs@openssh.com"];
         if (!ext || ext !== "2")
           throw new Error("Server does not support this extended request");
-        const pathLen = Buffer.byteLength(path5);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + 19 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21577,7 +21577,7 @@ var require_SFTP = __commonJS({
         writeUInt32BE(buf, 19, p);
         buf.utf8Write("statvfs@openssh.com", p += 4, 19);
         writeUInt32BE(buf, pathLen, p += 19);
-        buf.utf8Write(path5, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         this._requests[reqid] = { extended: "statvfs@openssh.com", cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
@@ -21663,7 +21663,7 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} fsync@openssh.com`
         );
       }
-      ext_openssh_lsetstat(path5, attrs, cb) {
+      ext_openssh_lsetstat(path6, attrs, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         const ext = this._extensions["lsetstat@openssh.com"];
@@ -21678,7 +21678,7 @@ var require_SFTP = __commonJS({
         } else if (typeof attrs === "function") {
           cb = attrs;
         }
-        const pathLen = Buffer.byteLength(path5);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + 20 + 4 + pathLen + 4 + attrsLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21688,7 +21688,7 @@ var require_SFTP = __commonJS({
         writeUInt32BE(buf, 20, p);
         buf.utf8Write("lsetstat@openssh.com", p += 4, 20);
         writeUInt32BE(buf, pathLen, p += 20);
-        buf.utf8Write(path5, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         writeUInt32BE(buf, flags, p += pathLen);
         if (attrsLen) {
           p += 4;
@@ -21705,13 +21705,13 @@ var require_SFTP = __commonJS({
           this._debug(`SFTP: Outbound: ${status} lsetstat@openssh.com`);
         }
       }
-      ext_openssh_expandPath(path5, cb) {
+      ext_openssh_expandPath(path6, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         const ext = this._extensions["expand-path@openssh.com"];
         if (ext !== "1")
           throw new Error("Server does not support this extended request");
-        const pathLen = Buffer.byteLength(path5);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + 23 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21721,7 +21721,7 @@ var require_SFTP = __commonJS({
         writeUInt32BE(buf, 23, p);
         buf.utf8Write("expand-path@openssh.com", p += 4, 23);
         writeUInt32BE(buf, pathLen, p += 20);
-        buf.utf8Write(path5, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         this._requests[reqid] = {
           cb: (err, names2) => {
             if (typeof cb !== "function")
@@ -22466,9 +22466,9 @@ var require_SFTP = __commonJS({
       const stringFlagMapKeys = Object.keys(stringFlagMap);
       return (flags) => {
         for (let i = 0; i < stringFlagMapKeys.length; ++i) {
-          const key = stringFlagMapKeys[i];
-          if (stringFlagMap[key] === flags)
-            return key;
+          const key2 = stringFlagMapKeys[i];
+          if (stringFlagMap[key2] === flags)
+            return key2;
         }
         return null;
       };
@@ -22999,12 +22999,12 @@ var require_SFTP = __commonJS({
       [REQUEST.LSTAT]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path5 = bufferParser.readString(true);
+        const path6 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path5 === void 0)
+        if (path6 === void 0)
           return doFatalSFTPError(sftp, "Malformed LSTAT packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received LSTAT (id:${reqID})`);
-        if (!sftp.emit("LSTAT", reqID, path5)) {
+        if (!sftp.emit("LSTAT", reqID, path6)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23023,13 +23023,13 @@ var require_SFTP = __commonJS({
       [REQUEST.SETSTAT]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path5 = bufferParser.readString(true);
+        const path6 = bufferParser.readString(true);
         const attrs = readAttrs(sftp._biOpt);
         bufferParser.clear();
         if (attrs === void 0)
           return doFatalSFTPError(sftp, "Malformed SETSTAT packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received SETSTAT (id:${reqID})`);
-        if (!sftp.emit("SETSTAT", reqID, path5, attrs)) {
+        if (!sftp.emit("SETSTAT", reqID, path6, attrs)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23051,12 +23051,12 @@ var require_SFTP = __commonJS({
       [REQUEST.OPENDIR]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path5 = bufferParser.readString(true);
+        const path6 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path5 === void 0)
+        if (path6 === void 0)
           return doFatalSFTPError(sftp, "Malformed OPENDIR packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received OPENDIR (id:${reqID})`);
-        if (!sftp.emit("OPENDIR", reqID, path5)) {
+        if (!sftp.emit("OPENDIR", reqID, path6)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23075,63 +23075,63 @@ var require_SFTP = __commonJS({
       [REQUEST.REMOVE]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path5 = bufferParser.readString(true);
+        const path6 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path5 === void 0)
+        if (path6 === void 0)
           return doFatalSFTPError(sftp, "Malformed REMOVE packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received REMOVE (id:${reqID})`);
-        if (!sftp.emit("REMOVE", reqID, path5)) {
+        if (!sftp.emit("REMOVE", reqID, path6)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
       [REQUEST.MKDIR]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path5 = bufferParser.readString(true);
+        const path6 = bufferParser.readString(true);
         const attrs = readAttrs(sftp._biOpt);
         bufferParser.clear();
         if (attrs === void 0)
           return doFatalSFTPError(sftp, "Malformed MKDIR packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received MKDIR (id:${reqID})`);
-        if (!sftp.emit("MKDIR", reqID, path5, attrs)) {
+        if (!sftp.emit("MKDIR", reqID, path6, attrs)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
       [REQUEST.RMDIR]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path5 = bufferParser.readString(true);
+        const path6 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path5 === void 0)
+        if (path6 === void 0)
           return doFatalSFTPError(sftp, "Malformed RMDIR packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received RMDIR (id:${reqID})`);
-        if (!sftp.emit("RMDIR", reqID, path5)) {
+        if (!sftp.emit("RMDIR", reqID, path6)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
       [REQUEST.REALPATH]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path5 = bufferParser.readString(true);
+        const path6 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path5 === void 0)
+        if (path6 === void 0)
           return doFatalSFTPError(sftp, "Malformed REALPATH packet");
         sftp._debug && sftp._debug(
           `SFTP: Inbound: Received REALPATH (id:${reqID})`
         );
-        if (!sftp.emit("REALPATH", reqID, path5)) {
+        if (!sftp.emit("REALPATH", reqID, path6)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
       [REQUEST.STAT]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path5 = bufferParser.readString(true);
+        const path6 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path5 === void 0)
+        if (path6 === void 0)
           return doFatalSFTPError(sftp, "Malformed STAT packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received STAT (id:${reqID})`);
-        if (!sftp.emit("STAT", reqID, path5)) {
+        if (!sftp.emit("STAT", reqID, path6)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23151,14 +23151,14 @@ var require_SFTP = __commonJS({
       [REQUEST.READLINK]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path5 = bufferParser.readString(true);
+        const path6 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path5 === void 0)
+        if (path6 === void 0)
           return doFatalSFTPError(sftp, "Malformed READLINK packet");
         sftp._debug && sftp._debug(
           `SFTP: Inbound: Received READLINK (id:${reqID})`
         );
-        if (!sftp.emit("READLINK", reqID, path5)) {
+        if (!sftp.emit("READLINK", reqID, path6)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23229,7 +23229,7 @@ var require_SFTP = __commonJS({
     function roundUpToMultipleOf8(n) {
       return n + 7 & ~7;
     }
-    function ReadStream(sftp, path5, options2) {
+    function ReadStream(sftp, path6, options2) {
       if (options2 === void 0)
         options2 = {};
       else if (typeof options2 === "string")
@@ -23243,7 +23243,7 @@ var require_SFTP = __commonJS({
       options2.emitClose = false;
       options2.autoDestroy = false;
       ReadableStream.call(this, options2);
-      this.path = path5;
+      this.path = path6;
       this.flags = options2.flags === void 0 ? "r" : options2.flags;
       this.mode = options2.mode === void 0 ? 438 : options2.mode;
       this.start = options2.start;
@@ -23374,7 +23374,7 @@ var require_SFTP = __commonJS({
       },
       configurable: true
     });
-    function WriteStream(sftp, path5, options2) {
+    function WriteStream(sftp, path6, options2) {
       if (options2 === void 0)
         options2 = {};
       else if (typeof options2 === "string")
@@ -23386,7 +23386,7 @@ var require_SFTP = __commonJS({
       options2.emitClose = false;
       options2.autoDestroy = false;
       WritableStream.call(this, options2);
-      this.path = path5;
+      this.path = path6;
       this.flags = options2.flags === void 0 ? "w" : options2.flags;
       this.mode = options2.mode === void 0 ? 438 : options2.mode;
       this.start = options2.start;
@@ -23956,9 +23956,9 @@ var require_utils3 = __commonJS({
         const keys = Object.keys(algoList);
         let list = defaultList;
         for (let i = 0; i < keys.length; ++i) {
-          const key = keys[i];
-          let val = algoList[key];
-          switch (key) {
+          const key2 = keys[i];
+          let val = algoList[key2];
+          switch (key2) {
             case "append":
               if (!Array.isArray(val))
                 val = [val];
@@ -24288,10 +24288,10 @@ var require_client = __commonJS({
           if (HASHES.indexOf(cfg.hostHash) !== -1) {
             hashAlgo = cfg.hostHash;
           }
-          hostVerifier = (key, verify) => {
+          hostVerifier = (key2, verify) => {
             if (hashAlgo)
-              key = createHash8(hashAlgo).update(key).digest("hex");
-            const ret = hashCb(key, verify);
+              key2 = createHash8(hashAlgo).update(key2).digest("hex");
+            const ret = hashCb(key2, verify);
             if (ret !== void 0)
               verify(ret);
           };
@@ -24446,10 +24446,10 @@ var require_client = __commonJS({
               if (curAuth.keyAlgos)
                 [keyAlgo, hashAlgo] = curAuth.keyAlgos[0];
               if (curAuth.type === "agent") {
-                const key = curAuth.agentCtx.currentKey();
-                proto.authPK(curAuth.username, key, keyAlgo, (buf, cb) => {
+                const key2 = curAuth.agentCtx.currentKey();
+                proto.authPK(curAuth.username, key2, keyAlgo, (buf, cb) => {
                   const opts = { hash: hashAlgo };
-                  curAuth.agentCtx.sign(key, buf, opts, (err, signed2) => {
+                  curAuth.agentCtx.sign(key2, buf, opts, (err, signed2) => {
                     if (err) {
                       err.level = "agent";
                       this.emit("error", err);
@@ -24865,23 +24865,23 @@ var require_client = __commonJS({
                 break;
               }
               case "publickey": {
-                const key = parseKey(nextAuth.key, nextAuth.passphrase);
-                if (key instanceof Error)
+                const key2 = parseKey(nextAuth.key, nextAuth.passphrase);
+                if (key2 instanceof Error)
                   return skipAuth("Skipping invalid key auth attempt");
-                if (!key.isPrivateKey())
+                if (!key2.isPrivateKey())
                   return skipAuth("Skipping non-private key");
-                nextAuth = { type, username, key };
+                nextAuth = { type, username, key: key2 };
                 break;
               }
               case "hostbased": {
                 const { localHostname, localUsername } = nextAuth;
-                const key = parseKey(nextAuth.key, nextAuth.passphrase);
-                if (key instanceof Error || typeof localHostname !== "string" || typeof localUsername !== "string") {
+                const key2 = parseKey(nextAuth.key, nextAuth.passphrase);
+                if (key2 instanceof Error || typeof localHostname !== "string" || typeof localUsername !== "string") {
                   return skipAuth("Skipping invalid hostbased auth attempt");
                 }
-                if (!key.isPrivateKey())
+                if (!key2.isPrivateKey())
                   return skipAuth("Skipping non-private key");
-                nextAuth = { type, username, key, localHostname, localUsername };
+                nextAuth = { type, username, key: key2, localHostname, localUsername };
                 break;
               }
               case "agent": {
@@ -25003,15 +25003,15 @@ var require_client = __commonJS({
         }
         const tryNextAgentKey = () => {
           if (curAuth.type === "agent") {
-            const key = curAuth.agentCtx.nextKey();
-            if (key === false) {
+            const key2 = curAuth.agentCtx.nextKey();
+            if (key2 === false) {
               debug && debug("Agent: No more keys left to try");
               debug && debug("Client: agent auth failed");
               tryNextAuth();
             } else {
               const pos = curAuth.agentCtx.pos();
               let keyAlgo;
-              curAuth.keyAlgos = getKeyAlgos(this, key, serverSigAlgs);
+              curAuth.keyAlgos = getKeyAlgos(this, key2, serverSigAlgs);
               if (curAuth.keyAlgos) {
                 if (curAuth.keyAlgos.length) {
                   keyAlgo = curAuth.keyAlgos[0][0];
@@ -25024,7 +25024,7 @@ var require_client = __commonJS({
                 }
               }
               debug && debug(`Agent: Trying key #${pos + 1}`);
-              proto.authPK(curAuth.username, key, keyAlgo);
+              proto.authPK(curAuth.username, key2, keyAlgo);
             }
           }
         };
@@ -25627,9 +25627,9 @@ var require_client = __commonJS({
       }
       const keys = Object.keys(env || {});
       for (let i = 0; i < keys.length; ++i) {
-        const key = keys[i];
-        const val = env[key];
-        chan._client._protocol.env(chan.outgoing.id, key, val, wantReply);
+        const key2 = keys[i];
+        const val = env[key2];
+        chan._client._protocol.env(chan.outgoing.id, key2, val, wantReply);
       }
     }
     function reqSubsystem(chan, name2, cb) {
@@ -25777,8 +25777,8 @@ var require_client = __commonJS({
       if (!Array.isArray(keys_))
         throw new TypeError("Invalid keys argument type");
       const keys = [];
-      for (const key of keys_) {
-        const parsed = parseKey(key);
+      for (const key2 of keys_) {
+        const parsed = parseKey(key2);
         if (parsed instanceof Error)
           throw parsed;
         keys.push(parsed);
@@ -25795,15 +25795,15 @@ var require_client = __commonJS({
           while (bufferParser.avail()) {
             if (keyIdx === keys.length)
               break;
-            const key = keys[keyIdx++];
-            const keyPublic = key.getPublicSSH();
+            const key2 = keys[keyIdx++];
+            const keyPublic = key2.getPublicSSH();
             const sigEntry = bufferParser.readString();
             sigParser.init(sigEntry, 0);
             const type = sigParser.readString(true);
             let value = sigParser.readString();
             let algo;
-            if (type !== key.type) {
-              if (key.type === "ssh-rsa") {
+            if (type !== key2.type) {
+              if (key2.type === "ssh-rsa") {
                 switch (type) {
                   case "rsa-sha2-256":
                     algo = "sha256";
@@ -25831,8 +25831,8 @@ var require_client = __commonJS({
             bufferCopy(keyPublic, verifyData, 0, keyPublic.length, p += 4);
             if (!(value = sigSSHToASN1(value, type)))
               continue;
-            if (key.verify(verifyData, value, algo) === true)
-              ret.push(key);
+            if (key2.verify(verifyData, value, algo) === true)
+              ret.push(key2);
           }
           sigParser.clear();
           bufferParser.clear();
@@ -25848,8 +25848,8 @@ var require_client = __commonJS({
         )
       );
     }
-    function getKeyAlgos(client, key, serverSigAlgs) {
-      switch (key.type) {
+    function getKeyAlgos(client, key2, serverSigAlgs) {
+      switch (key2.type) {
         case "ssh-rsa":
           if (client._protocol._compatFlags & COMPAT.IMPLY_RSA_SHA2_SIGALGS) {
             if (!Array.isArray(serverSigAlgs))
@@ -27660,20 +27660,20 @@ var require_buffer_list = __commonJS({
     function _objectSpread(target) {
       for (var i = 1; i < arguments.length; i++) {
         var source = null != arguments[i] ? arguments[i] : {};
-        i % 2 ? ownKeys(Object(source), true).forEach(function(key) {
-          _defineProperty(target, key, source[key]);
-        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key) {
-          Object.defineProperty(target, key, Object.getOwnPropertyDescriptor(source, key));
+        i % 2 ? ownKeys(Object(source), true).forEach(function(key2) {
+          _defineProperty(target, key2, source[key2]);
+        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key2) {
+          Object.defineProperty(target, key2, Object.getOwnPropertyDescriptor(source, key2));
         });
       }
       return target;
     }
-    function _defineProperty(obj, key, value) {
-      key = _toPropertyKey(key);
-      if (key in obj) {
-        Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    function _defineProperty(obj, key2, value) {
+      key2 = _toPropertyKey(key2);
+      if (key2 in obj) {
+        Object.defineProperty(obj, key2, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj[key] = value;
+        obj[key2] = value;
       }
       return obj;
     }
@@ -27698,8 +27698,8 @@ var require_buffer_list = __commonJS({
       return Constructor;
     }
     function _toPropertyKey(arg) {
-      var key = _toPrimitive(arg, "string");
-      return typeof key === "symbol" ? key : String(key);
+      var key2 = _toPrimitive(arg, "string");
+      return typeof key2 === "symbol" ? key2 : String(key2);
     }
     function _toPrimitive(input2, hint) {
       if (typeof input2 !== "object" || input2 === null) return input2;
@@ -28629,7 +28629,7 @@ var require_stream_duplex = __commonJS({
     "use strict";
     var objectKeys = Object.keys || function(obj) {
       var keys2 = [];
-      for (var key in obj) keys2.push(key);
+      for (var key2 in obj) keys2.push(key2);
       return keys2;
     };
     module.exports = Duplex;
@@ -28722,8 +28722,8 @@ var require_safe_buffer = __commonJS({
     var buffer = __require("buffer");
     var Buffer2 = buffer.Buffer;
     function copyProps(src, dst) {
-      for (var key in src) {
-        dst[key] = src[key];
+      for (var key2 in src) {
+        dst[key2] = src[key2];
       }
     }
     if (Buffer2.from && Buffer2.alloc && Buffer2.allocUnsafe && Buffer2.allocUnsafeSlow) {
@@ -29106,18 +29106,18 @@ var require_async_iterator = __commonJS({
   "node_modules/docker-modem/node_modules/readable-stream/lib/internal/streams/async_iterator.js"(exports, module) {
     "use strict";
     var _Object$setPrototypeO;
-    function _defineProperty(obj, key, value) {
-      key = _toPropertyKey(key);
-      if (key in obj) {
-        Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    function _defineProperty(obj, key2, value) {
+      key2 = _toPropertyKey(key2);
+      if (key2 in obj) {
+        Object.defineProperty(obj, key2, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj[key] = value;
+        obj[key2] = value;
       }
       return obj;
     }
     function _toPropertyKey(arg) {
-      var key = _toPrimitive(arg, "string");
-      return typeof key === "symbol" ? key : String(key);
+      var key2 = _toPrimitive(arg, "string");
+      return typeof key2 === "symbol" ? key2 : String(key2);
     }
     function _toPrimitive(input2, hint) {
       if (typeof input2 !== "object" || input2 === null) return input2;
@@ -29288,9 +29288,9 @@ var require_async_iterator = __commonJS({
 var require_from = __commonJS({
   "node_modules/docker-modem/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve11, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve11, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -29330,26 +29330,26 @@ var require_from = __commonJS({
     function _objectSpread(target) {
       for (var i = 1; i < arguments.length; i++) {
         var source = null != arguments[i] ? arguments[i] : {};
-        i % 2 ? ownKeys(Object(source), true).forEach(function(key) {
-          _defineProperty(target, key, source[key]);
-        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key) {
-          Object.defineProperty(target, key, Object.getOwnPropertyDescriptor(source, key));
+        i % 2 ? ownKeys(Object(source), true).forEach(function(key2) {
+          _defineProperty(target, key2, source[key2]);
+        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key2) {
+          Object.defineProperty(target, key2, Object.getOwnPropertyDescriptor(source, key2));
         });
       }
       return target;
     }
-    function _defineProperty(obj, key, value) {
-      key = _toPropertyKey(key);
-      if (key in obj) {
-        Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    function _defineProperty(obj, key2, value) {
+      key2 = _toPropertyKey(key2);
+      if (key2 in obj) {
+        Object.defineProperty(obj, key2, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj[key] = value;
+        obj[key2] = value;
       }
       return obj;
     }
     function _toPropertyKey(arg) {
-      var key = _toPrimitive(arg, "string");
-      return typeof key === "symbol" ? key : String(key);
+      var key2 = _toPrimitive(arg, "string");
+      return typeof key2 === "symbol" ? key2 : String(key2);
     }
     function _toPrimitive(input2, hint) {
       if (typeof input2 !== "object" || input2 === null) return input2;
@@ -30539,8 +30539,8 @@ var require_common = __commonJS({
       createDebug.enabled = enabled;
       createDebug.humanize = require_ms();
       createDebug.destroy = destroy;
-      Object.keys(env).forEach((key) => {
-        createDebug[key] = env[key];
+      Object.keys(env).forEach((key2) => {
+        createDebug[key2] = env[key2];
       });
       createDebug.names = [];
       createDebug.skips = [];
@@ -31090,13 +31090,13 @@ var require_node2 = __commonJS({
       }
     } catch (error62) {
     }
-    exports.inspectOpts = Object.keys(process.env).filter((key) => {
-      return /^debug_/i.test(key);
-    }).reduce((obj, key) => {
-      const prop = key.substring(6).toLowerCase().replace(/_([a-z])/g, (_, k) => {
+    exports.inspectOpts = Object.keys(process.env).filter((key2) => {
+      return /^debug_/i.test(key2);
+    }).reduce((obj, key2) => {
+      const prop = key2.substring(6).toLowerCase().replace(/_([a-z])/g, (_, k) => {
         return k.toUpperCase();
       });
-      let val = process.env[key];
+      let val = process.env[key2];
       if (/^(yes|on|true|enabled)$/i.test(val)) {
         val = true;
       } else if (/^(no|off|false|disabled)$/i.test(val)) {
@@ -31211,7 +31211,7 @@ var require_modem = __commonJS({
     var querystring = __require("querystring");
     var http2 = require_http();
     var fs = __require("fs");
-    var path5 = __require("path");
+    var path6 = __require("path");
     var url2 = __require("url");
     var ssh = require_ssh();
     var HttpDuplex = require_http_duplex();
@@ -31260,9 +31260,9 @@ var require_modem = __commonJS({
         }
         opts.host = host.hostname;
         if (process.env.DOCKER_CERT_PATH) {
-          opts.ca = splitca(path5.join(process.env.DOCKER_CERT_PATH, "ca.pem"));
-          opts.cert = fs.readFileSync(path5.join(process.env.DOCKER_CERT_PATH, "cert.pem"));
-          opts.key = fs.readFileSync(path5.join(process.env.DOCKER_CERT_PATH, "key.pem"));
+          opts.ca = splitca(path6.join(process.env.DOCKER_CERT_PATH, "ca.pem"));
+          opts.cert = fs.readFileSync(path6.join(process.env.DOCKER_CERT_PATH, "cert.pem"));
+          opts.key = fs.readFileSync(path6.join(process.env.DOCKER_CERT_PATH, "key.pem"));
         }
         if (process.env.DOCKER_CLIENT_TIMEOUT) {
           opts.timeout = parseInt(process.env.DOCKER_CLIENT_TIMEOUT, 10);
@@ -31272,7 +31272,7 @@ var require_modem = __commonJS({
     };
     var findDefaultUnixSocket = function() {
       return new Promise(function(resolve11) {
-        var userDockerSocket = path5.join(os6.homedir(), ".docker", "run", "docker.sock");
+        var userDockerSocket = path6.join(os6.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
           if (err) resolve11("/var/run/docker.sock");
           else resolve11(userDockerSocket);
@@ -31366,7 +31366,7 @@ var require_modem = __commonJS({
       }
       if (options2.file) {
         if (typeof options2.file === "string") {
-          data = fs.createReadStream(path5.resolve(options2.file));
+          data = fs.createReadStream(path6.resolve(options2.file));
         } else {
           data = options2.file;
         }
@@ -31667,11 +31667,11 @@ var require_modem = __commonJS({
     };
     Modem.prototype.buildQuerystring = function(opts) {
       var clone2 = {};
-      Object.keys(opts).map(function(key, i) {
-        if (opts[key] && typeof opts[key] === "object" && !Array.isArray(opts[key])) {
-          clone2[key] = JSON.stringify(opts[key]);
+      Object.keys(opts).map(function(key2, i) {
+        if (opts[key2] && typeof opts[key2] === "object" && !Array.isArray(opts[key2])) {
+          clone2[key2] = JSON.stringify(opts[key2]);
         } else {
-          clone2[key] = opts[key];
+          clone2[key2] = opts[key2];
         }
       });
       return querystring.stringify(clone2);
@@ -31684,7 +31684,7 @@ var require_modem = __commonJS({
 var require_ignore = __commonJS({
   "node_modules/@balena/dockerignore/ignore.js"(exports, module) {
     "use strict";
-    var path5 = __require("path");
+    var path6 = __require("path");
     var factory = (options2) => new IgnoreBase(options2);
     factory.default = factory;
     module.exports = factory;
@@ -31693,22 +31693,22 @@ var require_ignore = __commonJS({
     }
     var REGEX_TRAILING_SLASH = /(?<=.)\/$/;
     var REGEX_TRAILING_BACKSLASH = /(?<=.)\\$/;
-    var REGEX_TRAILING_PATH_SEP = path5.sep === "\\" ? REGEX_TRAILING_BACKSLASH : REGEX_TRAILING_SLASH;
+    var REGEX_TRAILING_PATH_SEP = path6.sep === "\\" ? REGEX_TRAILING_BACKSLASH : REGEX_TRAILING_SLASH;
     var KEY_IGNORE = typeof Symbol !== "undefined" ? /* @__PURE__ */ Symbol.for("dockerignore") : "dockerignore";
     function cleanPath(file2) {
-      return path5.normalize(file2).replace(REGEX_TRAILING_PATH_SEP, "");
+      return path6.normalize(file2).replace(REGEX_TRAILING_PATH_SEP, "");
     }
     function toSlash(file2) {
-      if (path5.sep === "/") {
+      if (path6.sep === "/") {
         return file2;
       }
       return file2.replace(/\\/g, "/");
     }
     function fromSlash(file2) {
-      if (path5.sep === "/") {
+      if (path6.sep === "/") {
         return file2;
       }
-      return file2.replace(/\//g, path5.sep);
+      return file2.replace(/\//g, path6.sep);
     }
     var IgnoreBase = class {
       constructor({
@@ -31757,13 +31757,13 @@ var require_ignore = __commonJS({
         return pattern && typeof pattern === "string" && pattern.indexOf("#") !== 0 && pattern.trim() !== "";
       }
       filter(paths) {
-        return make_array(paths).filter((path6) => this._filter(path6));
+        return make_array(paths).filter((path7) => this._filter(path7));
       }
       createFilter() {
-        return (path6) => this._filter(path6);
+        return (path7) => this._filter(path7);
       }
-      ignores(path6) {
-        return !this._filter(path6);
+      ignores(path7) {
+        return !this._filter(path7);
       }
       // https://github.com/moby/moby/blob/v19.03.8/builder/dockerignore/dockerignore.go#L41-L53
       // https://github.com/moby/moby/blob/v19.03.8/pkg/fileutils/fileutils.go#L29-L55
@@ -31802,36 +31802,36 @@ var require_ignore = __commonJS({
           origin,
           pattern,
           // https://github.com/moby/moby/blob/v19.03.8/pkg/fileutils/fileutils.go#L54
-          dirs: pattern.split(path5.sep),
+          dirs: pattern.split(path6.sep),
           negative
         };
       }
       // @returns `Boolean` true if the `path` is NOT ignored
-      _filter(path6) {
-        if (!path6) {
+      _filter(path7) {
+        if (!path7) {
           return false;
         }
-        if (path6 in this._cache) {
-          return this._cache[path6];
+        if (path7 in this._cache) {
+          return this._cache[path7];
         }
-        return this._cache[path6] = this._test(path6);
+        return this._cache[path7] = this._test(path7);
       }
       // @returns {Boolean} true if a file is NOT ignored
       // https://github.com/moby/moby/blob/v19.03.8/pkg/fileutils/fileutils.go#L62
       _test(file2) {
         file2 = fromSlash(file2);
-        const parentPath = cleanPath(path5.dirname(file2));
-        const parentPathDirs = parentPath.split(path5.sep);
+        const parentPath = cleanPath(path6.dirname(file2));
+        const parentPathDirs = parentPath.split(path6.sep);
         let matched = false;
         this._rules.forEach((rule) => {
           let match = this._match(file2, rule);
           if (!match && parentPath !== ".") {
             if (rule.dirs.includes("**")) {
               for (let i = rule.dirs.filter((x) => x !== "**").length; i <= parentPathDirs.length; i++) {
-                match = match || this._match(parentPathDirs.slice(0, i).join(path5.sep), rule);
+                match = match || this._match(parentPathDirs.slice(0, i).join(path6.sep), rule);
               }
             } else if (rule.dirs.length <= parentPathDirs.length) {
-              match = this._match(parentPathDirs.slice(0, rule.dirs.length).join(path5.sep), rule);
+              match = this._match(parentPathDirs.slice(0, rule.dirs.length).join(path6.sep), rule);
             }
           }
           if (match) {
@@ -31850,13 +31850,13 @@ var require_ignore = __commonJS({
           return rule;
         }
         let regStr = "^";
-        let escapedSlash = path5.sep === "\\" ? "\\\\" : path5.sep;
+        let escapedSlash = path6.sep === "\\" ? "\\\\" : path6.sep;
         for (let i = 0; i < rule.pattern.length; i++) {
           const ch = rule.pattern[i];
           if (ch === "*") {
             if (rule.pattern[i + 1] === "*") {
               i++;
-              if (rule.pattern[i + 1] === path5.sep) {
+              if (rule.pattern[i + 1] === path6.sep) {
                 i++;
               }
               if (rule.pattern[i + 1] === void 0) {
@@ -31872,7 +31872,7 @@ var require_ignore = __commonJS({
           } else if (ch === "." || ch === "$") {
             regStr += `\\${ch}`;
           } else if (ch === "\\") {
-            if (path5.sep === "\\") {
+            if (path6.sep === "\\") {
               regStr += escapedSlash;
               continue;
             }
@@ -31899,46 +31899,46 @@ var require_chownr = __commonJS({
   "node_modules/chownr/chownr.js"(exports, module) {
     "use strict";
     var fs = __require("fs");
-    var path5 = __require("path");
+    var path6 = __require("path");
     var LCHOWN = fs.lchown ? "lchown" : "chown";
     var LCHOWNSYNC = fs.lchownSync ? "lchownSync" : "chownSync";
     var needEISDIRHandled = fs.lchown && !process.version.match(/v1[1-9]+\./) && !process.version.match(/v10\.[6-9]/);
-    var lchownSync = (path6, uid, gid) => {
+    var lchownSync = (path7, uid, gid) => {
       try {
-        return fs[LCHOWNSYNC](path6, uid, gid);
+        return fs[LCHOWNSYNC](path7, uid, gid);
       } catch (er) {
         if (er.code !== "ENOENT")
           throw er;
       }
     };
-    var chownSync = (path6, uid, gid) => {
+    var chownSync = (path7, uid, gid) => {
       try {
-        return fs.chownSync(path6, uid, gid);
+        return fs.chownSync(path7, uid, gid);
       } catch (er) {
         if (er.code !== "ENOENT")
           throw er;
       }
     };
-    var handleEISDIR = needEISDIRHandled ? (path6, uid, gid, cb) => (er) => {
+    var handleEISDIR = needEISDIRHandled ? (path7, uid, gid, cb) => (er) => {
       if (!er || er.code !== "EISDIR")
         cb(er);
       else
-        fs.chown(path6, uid, gid, cb);
+        fs.chown(path7, uid, gid, cb);
     } : (_, __, ___, cb) => cb;
-    var handleEISDirSync = needEISDIRHandled ? (path6, uid, gid) => {
+    var handleEISDirSync = needEISDIRHandled ? (path7, uid, gid) => {
       try {
-        return lchownSync(path6, uid, gid);
+        return lchownSync(path7, uid, gid);
       } catch (er) {
         if (er.code !== "EISDIR")
           throw er;
-        chownSync(path6, uid, gid);
+        chownSync(path7, uid, gid);
       }
-    } : (path6, uid, gid) => lchownSync(path6, uid, gid);
+    } : (path7, uid, gid) => lchownSync(path7, uid, gid);
     var nodeVersion = process.version;
-    var readdir3 = (path6, options2, cb) => fs.readdir(path6, options2, cb);
-    var readdirSync8 = (path6, options2) => fs.readdirSync(path6, options2);
+    var readdir3 = (path7, options2, cb) => fs.readdir(path7, options2, cb);
+    var readdirSync8 = (path7, options2) => fs.readdirSync(path7, options2);
     if (/^v4\./.test(nodeVersion))
-      readdir3 = (path6, options2, cb) => fs.readdir(path6, cb);
+      readdir3 = (path7, options2, cb) => fs.readdir(path7, cb);
     var chown2 = (cpath, uid, gid, cb) => {
       fs[LCHOWN](cpath, uid, gid, handleEISDIR(cpath, uid, gid, (er) => {
         cb(er && er.code !== "ENOENT" ? er : null);
@@ -31946,21 +31946,21 @@ var require_chownr = __commonJS({
     };
     var chownrKid = (p, child, uid, gid, cb) => {
       if (typeof child === "string")
-        return fs.lstat(path5.resolve(p, child), (er, stats) => {
+        return fs.lstat(path6.resolve(p, child), (er, stats) => {
           if (er)
             return cb(er.code !== "ENOENT" ? er : null);
           stats.name = child;
           chownrKid(p, stats, uid, gid, cb);
         });
       if (child.isDirectory()) {
-        chownr(path5.resolve(p, child.name), uid, gid, (er) => {
+        chownr(path6.resolve(p, child.name), uid, gid, (er) => {
           if (er)
             return cb(er);
-          const cpath = path5.resolve(p, child.name);
+          const cpath = path6.resolve(p, child.name);
           chown2(cpath, uid, gid, cb);
         });
       } else {
-        const cpath = path5.resolve(p, child.name);
+        const cpath = path6.resolve(p, child.name);
         chown2(cpath, uid, gid, cb);
       }
     };
@@ -31990,7 +31990,7 @@ var require_chownr = __commonJS({
     var chownrKidSync = (p, child, uid, gid) => {
       if (typeof child === "string") {
         try {
-          const stats = fs.lstatSync(path5.resolve(p, child));
+          const stats = fs.lstatSync(path6.resolve(p, child));
           stats.name = child;
           child = stats;
         } catch (er) {
@@ -32001,8 +32001,8 @@ var require_chownr = __commonJS({
         }
       }
       if (child.isDirectory())
-        chownrSync(path5.resolve(p, child.name), uid, gid);
-      handleEISDirSync(path5.resolve(p, child.name), uid, gid);
+        chownrSync(path6.resolve(p, child.name), uid, gid);
+      handleEISDirSync(path6.resolve(p, child.name), uid, gid);
     };
     var chownrSync = (p, uid, gid) => {
       let children;
@@ -32049,20 +32049,20 @@ var require_buffer_list2 = __commonJS({
     function _objectSpread(target) {
       for (var i = 1; i < arguments.length; i++) {
         var source = null != arguments[i] ? arguments[i] : {};
-        i % 2 ? ownKeys(Object(source), true).forEach(function(key) {
-          _defineProperty(target, key, source[key]);
-        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key) {
-          Object.defineProperty(target, key, Object.getOwnPropertyDescriptor(source, key));
+        i % 2 ? ownKeys(Object(source), true).forEach(function(key2) {
+          _defineProperty(target, key2, source[key2]);
+        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key2) {
+          Object.defineProperty(target, key2, Object.getOwnPropertyDescriptor(source, key2));
         });
       }
       return target;
     }
-    function _defineProperty(obj, key, value) {
-      key = _toPropertyKey(key);
-      if (key in obj) {
-        Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    function _defineProperty(obj, key2, value) {
+      key2 = _toPropertyKey(key2);
+      if (key2 in obj) {
+        Object.defineProperty(obj, key2, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj[key] = value;
+        obj[key2] = value;
       }
       return obj;
     }
@@ -32087,8 +32087,8 @@ var require_buffer_list2 = __commonJS({
       return Constructor;
     }
     function _toPropertyKey(arg) {
-      var key = _toPrimitive(arg, "string");
-      return typeof key === "symbol" ? key : String(key);
+      var key2 = _toPrimitive(arg, "string");
+      return typeof key2 === "symbol" ? key2 : String(key2);
     }
     function _toPrimitive(input2, hint) {
       if (typeof input2 !== "object" || input2 === null) return input2;
@@ -32965,7 +32965,7 @@ var require_stream_duplex2 = __commonJS({
     "use strict";
     var objectKeys = Object.keys || function(obj) {
       var keys2 = [];
-      for (var key in obj) keys2.push(key);
+      for (var key2 in obj) keys2.push(key2);
       return keys2;
     };
     module.exports = Duplex;
@@ -33146,18 +33146,18 @@ var require_async_iterator2 = __commonJS({
   "node_modules/bl/node_modules/readable-stream/lib/internal/streams/async_iterator.js"(exports, module) {
     "use strict";
     var _Object$setPrototypeO;
-    function _defineProperty(obj, key, value) {
-      key = _toPropertyKey(key);
-      if (key in obj) {
-        Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    function _defineProperty(obj, key2, value) {
+      key2 = _toPropertyKey(key2);
+      if (key2 in obj) {
+        Object.defineProperty(obj, key2, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj[key] = value;
+        obj[key2] = value;
       }
       return obj;
     }
     function _toPropertyKey(arg) {
-      var key = _toPrimitive(arg, "string");
-      return typeof key === "symbol" ? key : String(key);
+      var key2 = _toPrimitive(arg, "string");
+      return typeof key2 === "symbol" ? key2 : String(key2);
     }
     function _toPrimitive(input2, hint) {
       if (typeof input2 !== "object" || input2 === null) return input2;
@@ -33328,9 +33328,9 @@ var require_async_iterator2 = __commonJS({
 var require_from2 = __commonJS({
   "node_modules/bl/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve11, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve11, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -33370,26 +33370,26 @@ var require_from2 = __commonJS({
     function _objectSpread(target) {
       for (var i = 1; i < arguments.length; i++) {
         var source = null != arguments[i] ? arguments[i] : {};
-        i % 2 ? ownKeys(Object(source), true).forEach(function(key) {
-          _defineProperty(target, key, source[key]);
-        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key) {
-          Object.defineProperty(target, key, Object.getOwnPropertyDescriptor(source, key));
+        i % 2 ? ownKeys(Object(source), true).forEach(function(key2) {
+          _defineProperty(target, key2, source[key2]);
+        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key2) {
+          Object.defineProperty(target, key2, Object.getOwnPropertyDescriptor(source, key2));
         });
       }
       return target;
     }
-    function _defineProperty(obj, key, value) {
-      key = _toPropertyKey(key);
-      if (key in obj) {
-        Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    function _defineProperty(obj, key2, value) {
+      key2 = _toPropertyKey(key2);
+      if (key2 in obj) {
+        Object.defineProperty(obj, key2, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj[key] = value;
+        obj[key2] = value;
       }
       return obj;
     }
     function _toPropertyKey(arg) {
-      var key = _toPrimitive(arg, "string");
-      return typeof key === "symbol" ? key : String(key);
+      var key2 = _toPrimitive(arg, "string");
+      return typeof key2 === "symbol" ? key2 : String(key2);
     }
     function _toPrimitive(input2, hint) {
       if (typeof input2 !== "object" || input2 === null) return input2;
@@ -34918,8 +34918,8 @@ var require_headers = __commonJS({
       if (opts.linkname) result += addLength(" linkpath=" + opts.linkname + "\n");
       var pax = opts.pax;
       if (pax) {
-        for (var key in pax) {
-          result += addLength(" " + key + "=" + pax[key] + "\n");
+        for (var key2 in pax) {
+          result += addLength(" " + key2 + "=" + pax[key2] + "\n");
         }
       }
       return Buffer.from(result);
@@ -35039,20 +35039,20 @@ var require_buffer_list3 = __commonJS({
     function _objectSpread(target) {
       for (var i = 1; i < arguments.length; i++) {
         var source = null != arguments[i] ? arguments[i] : {};
-        i % 2 ? ownKeys(Object(source), true).forEach(function(key) {
-          _defineProperty(target, key, source[key]);
-        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key) {
-          Object.defineProperty(target, key, Object.getOwnPropertyDescriptor(source, key));
+        i % 2 ? ownKeys(Object(source), true).forEach(function(key2) {
+          _defineProperty(target, key2, source[key2]);
+        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key2) {
+          Object.defineProperty(target, key2, Object.getOwnPropertyDescriptor(source, key2));
         });
       }
       return target;
     }
-    function _defineProperty(obj, key, value) {
-      key = _toPropertyKey(key);
-      if (key in obj) {
-        Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    function _defineProperty(obj, key2, value) {
+      key2 = _toPropertyKey(key2);
+      if (key2 in obj) {
+        Object.defineProperty(obj, key2, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj[key] = value;
+        obj[key2] = value;
       }
       return obj;
     }
@@ -35077,8 +35077,8 @@ var require_buffer_list3 = __commonJS({
       return Constructor;
     }
     function _toPropertyKey(arg) {
-      var key = _toPrimitive(arg, "string");
-      return typeof key === "symbol" ? key : String(key);
+      var key2 = _toPrimitive(arg, "string");
+      return typeof key2 === "symbol" ? key2 : String(key2);
     }
     function _toPrimitive(input2, hint) {
       if (typeof input2 !== "object" || input2 === null) return input2;
@@ -35955,7 +35955,7 @@ var require_stream_duplex3 = __commonJS({
     "use strict";
     var objectKeys = Object.keys || function(obj) {
       var keys2 = [];
-      for (var key in obj) keys2.push(key);
+      for (var key2 in obj) keys2.push(key2);
       return keys2;
     };
     module.exports = Duplex;
@@ -36136,18 +36136,18 @@ var require_async_iterator3 = __commonJS({
   "node_modules/tar-fs/node_modules/readable-stream/lib/internal/streams/async_iterator.js"(exports, module) {
     "use strict";
     var _Object$setPrototypeO;
-    function _defineProperty(obj, key, value) {
-      key = _toPropertyKey(key);
-      if (key in obj) {
-        Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    function _defineProperty(obj, key2, value) {
+      key2 = _toPropertyKey(key2);
+      if (key2 in obj) {
+        Object.defineProperty(obj, key2, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj[key] = value;
+        obj[key2] = value;
       }
       return obj;
     }
     function _toPropertyKey(arg) {
-      var key = _toPrimitive(arg, "string");
-      return typeof key === "symbol" ? key : String(key);
+      var key2 = _toPrimitive(arg, "string");
+      return typeof key2 === "symbol" ? key2 : String(key2);
     }
     function _toPrimitive(input2, hint) {
       if (typeof input2 !== "object" || input2 === null) return input2;
@@ -36318,9 +36318,9 @@ var require_async_iterator3 = __commonJS({
 var require_from3 = __commonJS({
   "node_modules/tar-fs/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve11, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve11, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -36360,26 +36360,26 @@ var require_from3 = __commonJS({
     function _objectSpread(target) {
       for (var i = 1; i < arguments.length; i++) {
         var source = null != arguments[i] ? arguments[i] : {};
-        i % 2 ? ownKeys(Object(source), true).forEach(function(key) {
-          _defineProperty(target, key, source[key]);
-        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key) {
-          Object.defineProperty(target, key, Object.getOwnPropertyDescriptor(source, key));
+        i % 2 ? ownKeys(Object(source), true).forEach(function(key2) {
+          _defineProperty(target, key2, source[key2]);
+        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key2) {
+          Object.defineProperty(target, key2, Object.getOwnPropertyDescriptor(source, key2));
         });
       }
       return target;
     }
-    function _defineProperty(obj, key, value) {
-      key = _toPropertyKey(key);
-      if (key in obj) {
-        Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    function _defineProperty(obj, key2, value) {
+      key2 = _toPropertyKey(key2);
+      if (key2 in obj) {
+        Object.defineProperty(obj, key2, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj[key] = value;
+        obj[key2] = value;
       }
       return obj;
     }
     function _toPropertyKey(arg) {
-      var key = _toPrimitive(arg, "string");
-      return typeof key === "symbol" ? key : String(key);
+      var key2 = _toPrimitive(arg, "string");
+      return typeof key2 === "symbol" ? key2 : String(key2);
     }
     function _toPrimitive(input2, hint) {
       if (typeof input2 !== "object" || input2 === null) return input2;
@@ -38074,7 +38074,7 @@ var require_pump = __commonJS({
 // node_modules/mkdirp-classic/index.js
 var require_mkdirp_classic = __commonJS({
   "node_modules/mkdirp-classic/index.js"(exports, module) {
-    var path5 = __require("path");
+    var path6 = __require("path");
     var fs = __require("fs");
     var _0777 = parseInt("0777", 8);
     module.exports = mkdirP.mkdirp = mkdirP.mkdirP = mkdirP;
@@ -38093,7 +38093,7 @@ var require_mkdirp_classic = __commonJS({
       if (!made) made = null;
       var cb = f || function() {
       };
-      p = path5.resolve(p);
+      p = path6.resolve(p);
       xfs.mkdir(p, mode, function(er) {
         if (!er) {
           made = made || p;
@@ -38101,7 +38101,7 @@ var require_mkdirp_classic = __commonJS({
         }
         switch (er.code) {
           case "ENOENT":
-            mkdirP(path5.dirname(p), opts, function(er2, made2) {
+            mkdirP(path6.dirname(p), opts, function(er2, made2) {
               if (er2) cb(er2, made2);
               else mkdirP(p, opts, cb, made2);
             });
@@ -38128,14 +38128,14 @@ var require_mkdirp_classic = __commonJS({
         mode = _0777 & ~process.umask();
       }
       if (!made) made = null;
-      p = path5.resolve(p);
+      p = path6.resolve(p);
       try {
         xfs.mkdirSync(p, mode);
         made = made || p;
       } catch (err0) {
         switch (err0.code) {
           case "ENOENT":
-            made = sync(path5.dirname(p), opts, made);
+            made = sync(path6.dirname(p), opts, made);
             sync(p, opts, made);
             break;
           // In the case of any other error, just see if there's a dir
@@ -38165,7 +38165,7 @@ var require_tar_fs = __commonJS({
     var pump = require_pump();
     var mkdirp = require_mkdirp_classic();
     var fs = __require("fs");
-    var path5 = __require("path");
+    var path6 = __require("path");
     var os6 = __require("os");
     var win32 = os6.platform() === "win32";
     var DOTDOT_LEADING = 1;
@@ -38181,12 +38181,12 @@ var require_tar_fs = __commonJS({
     var statAll = function(fs2, stat2, cwd, ignore, entries, sort) {
       var queue = entries || ["."];
       for (var i = 0; i < queue.length; i++) {
-        if (!inCwd(path5.resolve(cwd, queue[i]), cwd)) throw new Error(queue[i] + " is not a valid path");
+        if (!inCwd(path6.resolve(cwd, queue[i]), cwd)) throw new Error(queue[i] + " is not a valid path");
       }
       return function loop(callback) {
         if (!queue.length) return callback();
         var next = queue.shift();
-        var nextAbs = path5.join(cwd, next);
+        var nextAbs = path6.join(cwd, next);
         stat2.call(fs2, nextAbs, function(err, stat3) {
           if (err) return callback(err);
           if (!stat3.isDirectory()) return callback(null, next, stat3);
@@ -38194,7 +38194,7 @@ var require_tar_fs = __commonJS({
             if (err2) return callback(err2);
             if (sort) files.sort();
             for (var i2 = 0; i2 < files.length; i2++) {
-              if (!ignore(path5.join(cwd, next, files[i2]))) queue.push(path5.join(next, files[i2]));
+              if (!ignore(path6.join(cwd, next, files[i2]))) queue.push(path6.join(next, files[i2]));
             }
             callback(null, next, stat3);
           });
@@ -38205,7 +38205,7 @@ var require_tar_fs = __commonJS({
       return function(header) {
         header.name = header.name.split("/").slice(level).join("/");
         var linkname = header.linkname;
-        if (linkname && (header.type === "link" || path5.isAbsolute(linkname))) {
+        if (linkname && (header.type === "link" || path6.isAbsolute(linkname))) {
           header.linkname = linkname.split("/").slice(level).join("/");
         }
         return map2(header);
@@ -38235,7 +38235,7 @@ var require_tar_fs = __commonJS({
         fmode |= parseInt(222, 8);
       }
       var onsymlink = function(filename, header) {
-        xfs.readlink(path5.join(cwd, filename), function(err, linkname) {
+        xfs.readlink(path6.join(cwd, filename), function(err, linkname) {
           if (err) return pack.destroy(err);
           header.linkname = normalize(linkname);
           pack.entry(header, onnextentry);
@@ -38276,7 +38276,7 @@ var require_tar_fs = __commonJS({
         }
         var entry = pack.entry(header, onnextentry);
         if (!entry) return;
-        var rs = mapStream(xfs.createReadStream(path5.join(cwd, filename), { start: 0, end: header.size > 0 ? header.size - 1 : header.size }), header);
+        var rs = mapStream(xfs.createReadStream(path6.join(cwd, filename), { start: 0, end: header.size > 0 ? header.size - 1 : header.size }), header);
         rs.on("error", function(err2) {
           entry.destroy(err2);
         });
@@ -38358,7 +38358,7 @@ var require_tar_fs = __commonJS({
       extract.on("entry", function(header, stream, next) {
         header = map2(header) || header;
         header.name = normalize(header.name);
-        var name2 = path5.join(cwd, path5.join("/", header.name));
+        var name2 = path6.join(cwd, path6.join("/", header.name));
         if (ignore(name2, header)) {
           stream.resume();
           return next();
@@ -38366,7 +38366,7 @@ var require_tar_fs = __commonJS({
         if (!validPath(header.name, DOTDOT_NONE)) {
           return next(new Error(JSON.stringify(header.name) + " is not a valid path"));
         }
-        var isRoot = path5.join(name2, ".") === path5.join(cwd, ".");
+        var isRoot = path6.join(name2, ".") === path6.join(cwd, ".");
         var stat2 = function(err) {
           if (err) return next(err);
           if (isRoot) return next();
@@ -38396,9 +38396,9 @@ var require_tar_fs = __commonJS({
         var onsymlink = function() {
           if (win32) return next();
           if (!validPath(header.linkname, DOTDOT_LEADING)) return next(new Error(name2 + " is not a valid symlink"));
-          var dst = path5.resolve(path5.dirname(name2), header.linkname);
+          var dst = path6.resolve(path6.dirname(name2), header.linkname);
           if (!inCwd(dst, cwd)) return next(new Error(name2 + " is not a valid symlink"));
-          validateNotSymlink(xfs, dst, path5.resolve(cwd), function(err, valid) {
+          validateNotSymlink(xfs, dst, path6.resolve(cwd), function(err, valid) {
             if (err) return next(err);
             if (!valid) return next(new Error(name2 + " is not a valid symlink"));
             xfs.unlink(name2, function() {
@@ -38409,7 +38409,7 @@ var require_tar_fs = __commonJS({
         var onlink = function() {
           if (win32) return next();
           if (!validPath(header.linkname, DOTDOT_NONE)) return next(new Error(name2 + " is not a valid hardlink"));
-          var srcpath = path5.join(cwd, path5.join("/", header.linkname));
+          var srcpath = path6.join(cwd, path6.join("/", header.linkname));
           xfs.realpath(srcpath, function(err, dst) {
             if (err || !inCwd(dst, cwd)) return next(new Error(name2 + " is not a valid hardlink"));
             xfs.unlink(name2, function() {
@@ -38441,8 +38441,8 @@ var require_tar_fs = __commonJS({
             });
           }
         };
-        var dir = isRoot ? path5.join(cwd, ".") : path5.dirname(name2);
-        validate2(xfs, dir, path5.join(cwd, "."), function(err, valid) {
+        var dir = isRoot ? path6.join(cwd, ".") : path6.dirname(name2);
+        validate2(xfs, dir, path6.join(cwd, "."), function(err, valid) {
           if (err) return next(err);
           if (!valid) return next(new Error(dir + " is not a valid path"));
           if (header.type === "directory") return ondirectory();
@@ -38474,16 +38474,16 @@ var require_tar_fs = __commonJS({
       if (name2 === root) return cb(null, true);
       fs2.lstat(name2, function(err, st) {
         if (err && err.code !== "ENOENT") return cb(err);
-        if (err || st.isDirectory()) return validate2(fs2, path5.join(name2, ".."), root, cb);
+        if (err || st.isDirectory()) return validate2(fs2, path6.join(name2, ".."), root, cb);
         cb(null, false);
       });
     }
     function validateNotSymlink(fs2, name2, root, cb) {
       if (name2 === root) return cb(null, true);
-      if (!name2.startsWith(root + path5.sep)) return cb(null, false);
+      if (!name2.startsWith(root + path6.sep)) return cb(null, false);
       fs2.lstat(name2, function(err, st) {
         if (err && err.code !== "ENOENT" && err.code !== "EPERM") return cb(err);
-        if (err || !st.isSymbolicLink()) return validateNotSymlink(fs2, path5.join(name2, ".."), root, cb);
+        if (err || !st.isSymbolicLink()) return validateNotSymlink(fs2, path6.join(name2, ".."), root, cb);
         cb(null, false);
       });
     }
@@ -38514,8 +38514,8 @@ var require_tar_fs = __commonJS({
       });
     }
     function inCwd(dst, cwd) {
-      cwd = path5.resolve(cwd);
-      return cwd === dst || dst.startsWith(cwd + path5.sep);
+      cwd = path6.resolve(cwd);
+      return cwd === dst || dst.startsWith(cwd + path6.sep);
     }
   }
 });
@@ -38525,7 +38525,7 @@ var require_util = __commonJS({
   "node_modules/dockerode/lib/util.js"(exports, module) {
     var DockerIgnore = require_ignore();
     var fs = __require("fs");
-    var path5 = __require("path");
+    var path6 = __require("path");
     var tar = require_tar_fs();
     var zlib = __require("zlib");
     var arr = [];
@@ -38577,14 +38577,14 @@ var require_util = __commonJS({
     };
     module.exports.prepareBuildContext = function(file2, next) {
       if (file2 && file2.context) {
-        fs.readFile(path5.join(file2.context, ".dockerignore"), (err, data) => {
+        fs.readFile(path6.join(file2.context, ".dockerignore"), (err, data) => {
           let ignoreFn;
           let filterFn;
           if (!err) {
             const dockerIgnore = DockerIgnore({ ignorecase: false }).add(data.toString());
             filterFn = dockerIgnore.createFilter();
-            ignoreFn = (path6) => {
-              return !filterFn(path6);
+            ignoreFn = (path7) => {
+              return !filterFn(path7);
             };
           }
           const entries = file2.src.slice() || [];
@@ -41128,27 +41128,27 @@ var require_metadata = __commonJS({
     var error_1 = require_error();
     var LEGAL_KEY_REGEX = /^[:0-9a-z_.-]+$/;
     var LEGAL_NON_BINARY_VALUE_REGEX = /^[ -~]*$/;
-    function isLegalKey(key) {
-      return LEGAL_KEY_REGEX.test(key);
+    function isLegalKey(key2) {
+      return LEGAL_KEY_REGEX.test(key2);
     }
     function isLegalNonBinaryValue(value) {
       return LEGAL_NON_BINARY_VALUE_REGEX.test(value);
     }
-    function isBinaryKey(key) {
-      return key.endsWith("-bin");
+    function isBinaryKey(key2) {
+      return key2.endsWith("-bin");
     }
-    function isCustomMetadata(key) {
-      return !key.startsWith("grpc-");
+    function isCustomMetadata(key2) {
+      return !key2.startsWith("grpc-");
     }
-    function normalizeKey(key) {
-      return key.toLowerCase();
+    function normalizeKey(key2) {
+      return key2.toLowerCase();
     }
-    function validate2(key, value) {
-      if (!isLegalKey(key)) {
-        throw new Error('Metadata key "' + key + '" contains illegal characters');
+    function validate2(key2, value) {
+      if (!isLegalKey(key2)) {
+        throw new Error('Metadata key "' + key2 + '" contains illegal characters');
       }
       if (value !== null && value !== void 0) {
-        if (isBinaryKey(key)) {
+        if (isBinaryKey(key2)) {
           if (!Buffer.isBuffer(value)) {
             throw new Error("keys that end with '-bin' must have Buffer values");
           }
@@ -41174,10 +41174,10 @@ var require_metadata = __commonJS({
        * @param value The value to set. Must be a buffer if and only
        *   if the normalized key ends with '-bin'.
        */
-      set(key, value) {
-        key = normalizeKey(key);
-        validate2(key, value);
-        this.internalRepr.set(key, [value]);
+      set(key2, value) {
+        key2 = normalizeKey(key2);
+        validate2(key2, value);
+        this.internalRepr.set(key2, [value]);
       }
       /**
        * Adds the given value for the given key by appending to a list of previous
@@ -41186,12 +41186,12 @@ var require_metadata = __commonJS({
        * @param value The value to add. Must be a buffer if and only
        *   if the normalized key ends with '-bin'.
        */
-      add(key, value) {
-        key = normalizeKey(key);
-        validate2(key, value);
-        const existingValue = this.internalRepr.get(key);
+      add(key2, value) {
+        key2 = normalizeKey(key2);
+        validate2(key2, value);
+        const existingValue = this.internalRepr.get(key2);
         if (existingValue === void 0) {
-          this.internalRepr.set(key, [value]);
+          this.internalRepr.set(key2, [value]);
         } else {
           existingValue.push(value);
         }
@@ -41200,18 +41200,18 @@ var require_metadata = __commonJS({
        * Removes the given key and any associated values. Normalizes the key.
        * @param key The key whose values should be removed.
        */
-      remove(key) {
-        key = normalizeKey(key);
-        this.internalRepr.delete(key);
+      remove(key2) {
+        key2 = normalizeKey(key2);
+        this.internalRepr.delete(key2);
       }
       /**
        * Gets a list of all values associated with the key. Normalizes the key.
        * @param key The key whose value should be retrieved.
        * @return A list of values associated with the given key.
        */
-      get(key) {
-        key = normalizeKey(key);
-        return this.internalRepr.get(key) || [];
+      get(key2) {
+        key2 = normalizeKey(key2);
+        return this.internalRepr.get(key2) || [];
       }
       /**
        * Gets a plain object mapping each key to the first value associated with it.
@@ -41220,10 +41220,10 @@ var require_metadata = __commonJS({
        */
       getMap() {
         const result = {};
-        for (const [key, values] of this.internalRepr) {
+        for (const [key2, values] of this.internalRepr) {
           if (values.length > 0) {
             const v = values[0];
-            result[key] = Buffer.isBuffer(v) ? Buffer.from(v) : v;
+            result[key2] = Buffer.isBuffer(v) ? Buffer.from(v) : v;
           }
         }
         return result;
@@ -41235,7 +41235,7 @@ var require_metadata = __commonJS({
       clone() {
         const newMetadata = new _Metadata(this.options);
         const newInternalRepr = newMetadata.internalRepr;
-        for (const [key, value] of this.internalRepr) {
+        for (const [key2, value] of this.internalRepr) {
           const clonedValue = value.map((v) => {
             if (Buffer.isBuffer(v)) {
               return Buffer.from(v);
@@ -41243,7 +41243,7 @@ var require_metadata = __commonJS({
               return v;
             }
           });
-          newInternalRepr.set(key, clonedValue);
+          newInternalRepr.set(key2, clonedValue);
         }
         return newMetadata;
       }
@@ -41255,9 +41255,9 @@ var require_metadata = __commonJS({
        * @param other A Metadata object.
        */
       merge(other) {
-        for (const [key, values] of other.internalRepr) {
-          const mergedValue = (this.internalRepr.get(key) || []).concat(values);
-          this.internalRepr.set(key, mergedValue);
+        for (const [key2, values] of other.internalRepr) {
+          const mergedValue = (this.internalRepr.get(key2) || []).concat(values);
+          this.internalRepr.set(key2, mergedValue);
         }
       }
       setOptions(options2) {
@@ -41271,14 +41271,14 @@ var require_metadata = __commonJS({
        */
       toHttp2Headers() {
         const result = {};
-        for (const [key, values] of this.internalRepr) {
-          if (key.startsWith(":")) {
+        for (const [key2, values] of this.internalRepr) {
+          if (key2.startsWith(":")) {
             continue;
           }
           if (values.length === 1) {
-            result[key] = bufToString(values[0]);
+            result[key2] = bufToString(values[0]);
           } else {
-            result[key] = values.map(bufToString);
+            result[key2] = values.map(bufToString);
           }
         }
         return result;
@@ -41289,8 +41289,8 @@ var require_metadata = __commonJS({
        */
       toJSON() {
         const result = {};
-        for (const [key, values] of this.internalRepr) {
-          result[key] = values;
+        for (const [key2, values] of this.internalRepr) {
+          result[key2] = values;
         }
         return result;
       }
@@ -41302,20 +41302,20 @@ var require_metadata = __commonJS({
        * @param key
        * @param value
        */
-      setOpaque(key, value) {
+      setOpaque(key2, value) {
         if (!this.opaqueData) {
           this.opaqueData = /* @__PURE__ */ new Map();
         }
-        this.opaqueData.set(key, value);
+        this.opaqueData.set(key2, value);
       }
       /**
        * Retrieve data previously added with `setOpaque`.
        * @param key
        * @returns
        */
-      getOpaque(key) {
+      getOpaque(key2) {
         var _a3;
-        return (_a3 = this.opaqueData) === null || _a3 === void 0 ? void 0 : _a3.get(key);
+        return (_a3 = this.opaqueData) === null || _a3 === void 0 ? void 0 : _a3.get(key2);
       }
       /**
        * Returns a new Metadata object based fields in a given IncomingHttpHeaders
@@ -41324,37 +41324,37 @@ var require_metadata = __commonJS({
        */
       static fromHttp2Headers(headers) {
         const result = new _Metadata();
-        for (const key of Object.keys(headers)) {
-          if (key.charAt(0) === ":") {
+        for (const key2 of Object.keys(headers)) {
+          if (key2.charAt(0) === ":") {
             continue;
           }
-          const values = headers[key];
+          const values = headers[key2];
           try {
-            if (isBinaryKey(key)) {
+            if (isBinaryKey(key2)) {
               if (Array.isArray(values)) {
                 values.forEach((value) => {
-                  result.add(key, Buffer.from(value, "base64"));
+                  result.add(key2, Buffer.from(value, "base64"));
                 });
               } else if (values !== void 0) {
-                if (isCustomMetadata(key)) {
+                if (isCustomMetadata(key2)) {
                   values.split(",").forEach((v) => {
-                    result.add(key, Buffer.from(v.trim(), "base64"));
+                    result.add(key2, Buffer.from(v.trim(), "base64"));
                   });
                 } else {
-                  result.add(key, Buffer.from(values, "base64"));
+                  result.add(key2, Buffer.from(values, "base64"));
                 }
               }
             } else {
               if (Array.isArray(values)) {
                 values.forEach((value) => {
-                  result.add(key, value);
+                  result.add(key2, value);
                 });
               } else if (values !== void 0) {
-                result.add(key, values);
+                result.add(key2, values);
               }
             }
           } catch (error62) {
-            const message = `Failed to add metadata entry ${key}: ${values}. ${(0, error_1.getErrorMessage)(error62)}. For more information see https://github.com/grpc/grpc-node/issues/1173`;
+            const message = `Failed to add metadata entry ${key2}: ${values}. ${(0, error_1.getErrorMessage)(error62)}. For more information see https://github.com/grpc/grpc-node/issues/1173`;
             (0, logging_1.log)(constants_1.LogVerbosity.ERROR, message);
           }
         }
@@ -41417,8 +41417,8 @@ var require_call_credentials = __commonJS({
           }
           getHeaders.then((headers) => {
             const metadata = new metadata_1.Metadata();
-            for (const key of Object.keys(headers)) {
-              metadata.add(key, headers[key]);
+            for (const key2 of Object.keys(headers)) {
+              metadata.add(key2, headers[key2]);
             }
             callback(null, metadata);
           }, (err) => {
@@ -41558,19 +41558,19 @@ var require_uri_parser = __commonJS({
       };
     }
     var NUMBER_REGEX = /^\d+$/;
-    function splitHostPort(path5) {
-      if (path5.startsWith("[")) {
-        const hostEnd = path5.indexOf("]");
+    function splitHostPort(path6) {
+      if (path6.startsWith("[")) {
+        const hostEnd = path6.indexOf("]");
         if (hostEnd === -1) {
           return null;
         }
-        const host = path5.substring(1, hostEnd);
+        const host = path6.substring(1, hostEnd);
         if (host.indexOf(":") === -1) {
           return null;
         }
-        if (path5.length > hostEnd + 1) {
-          if (path5[hostEnd + 1] === ":") {
-            const portString = path5.substring(hostEnd + 2);
+        if (path6.length > hostEnd + 1) {
+          if (path6[hostEnd + 1] === ":") {
+            const portString = path6.substring(hostEnd + 2);
             if (NUMBER_REGEX.test(portString)) {
               return {
                 host,
@@ -41588,7 +41588,7 @@ var require_uri_parser = __commonJS({
           };
         }
       } else {
-        const splitPath = path5.split(":");
+        const splitPath = path6.split(":");
         if (splitPath.length === 2) {
           if (NUMBER_REGEX.test(splitPath[1])) {
             return {
@@ -41600,7 +41600,7 @@ var require_uri_parser = __commonJS({
           }
         } else {
           return {
-            host: path5
+            host: path6
           };
         }
       }
@@ -44636,14 +44636,14 @@ var require_client_interceptors = __commonJS({
       }
     };
     exports.InterceptingCall = InterceptingCall;
-    function getCall(channel, path5, options2) {
+    function getCall(channel, path6, options2) {
       var _a3, _b;
       const deadline = (_a3 = options2.deadline) !== null && _a3 !== void 0 ? _a3 : Infinity;
       const host = options2.host;
       const parent = (_b = options2.parent) !== null && _b !== void 0 ? _b : null;
       const propagateFlags = options2.propagate_flags;
       const credentials = options2.credentials;
-      const call = channel.createCall(path5, deadline, host, parent, propagateFlags);
+      const call = channel.createCall(path6, deadline, host, parent, propagateFlags);
       if (credentials) {
         call.setCredentials(credentials);
       }
@@ -45169,8 +45169,8 @@ var require_make_client = __commonJS({
       client_stream: client_1.Client.prototype.makeClientStreamRequest,
       bidi: client_1.Client.prototype.makeBidiStreamRequest
     };
-    function isPrototypePolluted(key) {
-      return ["__proto__", "prototype", "constructor"].includes(key);
+    function isPrototypePolluted(key2) {
+      return ["__proto__", "prototype", "constructor"].includes(key2);
     }
     function makeClientConstructor(methods, serviceName, classOptions) {
       if (!classOptions) {
@@ -45213,9 +45213,9 @@ var require_make_client = __commonJS({
       ServiceClientImpl.serviceName = serviceName;
       return ServiceClientImpl;
     }
-    function partial2(fn, path5, serialize2, deserialize) {
+    function partial2(fn, path6, serialize2, deserialize) {
       return function(...args) {
-        return fn.call(this, path5, serialize2, deserialize, ...args);
+        return fn.call(this, path6, serialize2, deserialize, ...args);
       };
     }
     function isProtobufTypeDefinition(obj) {
@@ -45521,8 +45521,8 @@ var require_lodash = __commonJS({
       return string4.match(reAsciiWord) || [];
     }
     function basePropertyOf(object2) {
-      return function(key) {
-        return object2 == null ? void 0 : object2[key];
+      return function(key2) {
+        return object2 == null ? void 0 : object2[key2];
       };
     }
     var deburrLetter = basePropertyOf(deburredLetters);
@@ -47206,8 +47206,8 @@ var require_minimal = __commonJS({
     util.utf8 = require_utf8();
     util.pool = require_pool();
     util.LongBits = require_longbits();
-    function isUnsafeProperty(key) {
-      return key === "__proto__" || key === "prototype" || key === "constructor";
+    function isUnsafeProperty(key2) {
+      return key2 === "__proto__" || key2 === "prototype" || key2 === "constructor";
     }
     util.isUnsafeProperty = isUnsafeProperty;
     util.isNode = Boolean(typeof global !== "undefined" && global && global.process && global.process.versions && global.process.versions.node);
@@ -47298,8 +47298,8 @@ var require_minimal = __commonJS({
     util.merge = merge2;
     util.nestingLimit = 32;
     util.recursionLimit = 100;
-    util.makeProp = function makeProp(obj, key) {
-      Object.defineProperty(obj, key, {
+    util.makeProp = function makeProp(obj, key2) {
+      Object.defineProperty(obj, key2, {
         enumerable: true,
         configurable: true,
         writable: true
@@ -48166,15 +48166,15 @@ var require_fetch = __commonJS({
 var require_path = __commonJS({
   "node_modules/@protobufjs/path/index.js"(exports) {
     "use strict";
-    var path5 = exports;
+    var path6 = exports;
     var isAbsolute = (
       /**
        * Tests if the specified path is absolute.
        * @param {string} path Path to test
        * @returns {boolean} `true` if path is absolute
        */
-      path5.isAbsolute = function isAbsolute2(path6) {
-        return /^(?:\/|\w+:)/.test(path6);
+      path6.isAbsolute = function isAbsolute2(path7) {
+        return /^(?:\/|\w+:)/.test(path7);
       }
     );
     var normalize = (
@@ -48183,9 +48183,9 @@ var require_path = __commonJS({
        * @param {string} path Path to normalize
        * @returns {string} Normalized path
        */
-      path5.normalize = function normalize2(path6) {
-        path6 = path6.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
-        var parts2 = path6.split("/"), absolute = isAbsolute(path6), prefix = "";
+      path6.normalize = function normalize2(path7) {
+        path7 = path7.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
+        var parts2 = path7.split("/"), absolute = isAbsolute(path7), prefix = "";
         if (absolute)
           prefix = parts2.shift() + "/";
         for (var i = 0; i < parts2.length; ) {
@@ -48204,7 +48204,7 @@ var require_path = __commonJS({
         return prefix + parts2.join("/");
       }
     );
-    path5.resolve = function resolve11(originPath, includePath, alreadyNormalized) {
+    path6.resolve = function resolve11(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize(includePath);
       if (isAbsolute(includePath))
@@ -48388,18 +48388,18 @@ var require_namespace = __commonJS({
       object2.onRemove(this);
       return clearCache(this);
     };
-    Namespace.prototype.define = function define2(path5, json2) {
-      if (util.isString(path5))
-        path5 = path5.split(".");
-      else if (!Array.isArray(path5))
+    Namespace.prototype.define = function define2(path6, json2) {
+      if (util.isString(path6))
+        path6 = path6.split(".");
+      else if (!Array.isArray(path6))
         throw TypeError("illegal path");
-      if (path5 && path5.length && path5[0] === "")
+      if (path6 && path6.length && path6[0] === "")
         throw Error("path must be relative");
-      if (path5.length > util.recursionLimit)
+      if (path6.length > util.recursionLimit)
         throw Error("max depth exceeded");
       var ptr = this;
-      while (path5.length > 0) {
-        var part2 = path5.shift();
+      while (path6.length > 0) {
+        var part2 = path6.shift();
         if (ptr.nested && ptr.nested[part2]) {
           ptr = ptr.nested[part2];
           if (!(ptr instanceof Namespace))
@@ -48434,26 +48434,26 @@ var require_namespace = __commonJS({
       });
       return this;
     };
-    Namespace.prototype.lookup = function lookup(path5, filterTypes, parentAlreadyChecked) {
+    Namespace.prototype.lookup = function lookup(path6, filterTypes, parentAlreadyChecked) {
       if (typeof filterTypes === "boolean") {
         parentAlreadyChecked = filterTypes;
         filterTypes = void 0;
       } else if (filterTypes && !Array.isArray(filterTypes))
         filterTypes = [filterTypes];
-      if (util.isString(path5) && path5.length) {
-        if (path5 === ".")
+      if (util.isString(path6) && path6.length) {
+        if (path6 === ".")
           return this.root;
-        path5 = path5.split(".");
-      } else if (!path5.length)
+        path6 = path6.split(".");
+      } else if (!path6.length)
         return this;
-      var flatPath = path5.join(".");
-      if (path5[0] === "")
-        return this.root.lookup(path5.slice(1), filterTypes);
+      var flatPath = path6.join(".");
+      if (path6[0] === "")
+        return this.root.lookup(path6.slice(1), filterTypes);
       var found = this.root._fullyQualifiedObjects && this.root._fullyQualifiedObjects["." + flatPath];
       if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
         return found;
       }
-      found = this._lookupImpl(path5, flatPath);
+      found = this._lookupImpl(path6, flatPath);
       if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
         return found;
       }
@@ -48461,7 +48461,7 @@ var require_namespace = __commonJS({
         return null;
       var current = this;
       while (current.parent) {
-        found = current.parent._lookupImpl(path5, flatPath);
+        found = current.parent._lookupImpl(path6, flatPath);
         if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
           return found;
         }
@@ -48469,22 +48469,22 @@ var require_namespace = __commonJS({
       }
       return null;
     };
-    Namespace.prototype._lookupImpl = function lookup(path5, flatPath) {
+    Namespace.prototype._lookupImpl = function lookup(path6, flatPath) {
       if (Object.prototype.hasOwnProperty.call(this._lookupCache, flatPath)) {
         return this._lookupCache[flatPath];
       }
-      var found = this.get(path5[0]);
+      var found = this.get(path6[0]);
       var exact = null;
       if (found) {
-        if (path5.length === 1) {
+        if (path6.length === 1) {
           exact = found;
         } else if (found instanceof Namespace) {
-          path5 = path5.slice(1);
-          exact = found._lookupImpl(path5, path5.join("."));
+          path6 = path6.slice(1);
+          exact = found._lookupImpl(path6, path6.join("."));
         }
       } else {
         for (var i = 0; i < this.nestedArray.length; ++i)
-          if (this._nestedArray[i] instanceof Namespace && (found = this._nestedArray[i]._lookupImpl(path5, flatPath))) {
+          if (this._nestedArray[i] instanceof Namespace && (found = this._nestedArray[i]._lookupImpl(path6, flatPath))) {
             exact = found;
             break;
           }
@@ -48492,28 +48492,28 @@ var require_namespace = __commonJS({
       this._lookupCache[flatPath] = exact;
       return exact;
     };
-    Namespace.prototype.lookupType = function lookupType(path5) {
-      var found = this.lookup(path5, [Type]);
+    Namespace.prototype.lookupType = function lookupType(path6) {
+      var found = this.lookup(path6, [Type]);
       if (!found)
-        throw Error("no such type: " + path5);
+        throw Error("no such type: " + path6);
       return found;
     };
-    Namespace.prototype.lookupEnum = function lookupEnum(path5) {
-      var found = this.lookup(path5, [Enum]);
+    Namespace.prototype.lookupEnum = function lookupEnum(path6) {
+      var found = this.lookup(path6, [Enum]);
       if (!found)
-        throw Error("no such Enum '" + path5 + "' in " + this);
+        throw Error("no such Enum '" + path6 + "' in " + this);
       return found;
     };
-    Namespace.prototype.lookupTypeOrEnum = function lookupTypeOrEnum(path5) {
-      var found = this.lookup(path5, [Type, Enum]);
+    Namespace.prototype.lookupTypeOrEnum = function lookupTypeOrEnum(path6) {
+      var found = this.lookup(path6, [Type, Enum]);
       if (!found)
-        throw Error("no such Type or Enum '" + path5 + "' in " + this);
+        throw Error("no such Type or Enum '" + path6 + "' in " + this);
       return found;
     };
-    Namespace.prototype.lookupService = function lookupService(path5) {
-      var found = this.lookup(path5, [Service]);
+    Namespace.prototype.lookupService = function lookupService(path6) {
+      var found = this.lookup(path6, [Service]);
       if (!found)
-        throw Error("no such Service '" + path5 + "' in " + this);
+        throw Error("no such Service '" + path6 + "' in " + this);
       return found;
     };
     Namespace._configure = function(Type_, Service_, Enum_) {
@@ -48770,10 +48770,10 @@ var require_message = __commonJS({
     function Message(properties) {
       if (properties)
         for (var keys = Object.keys(properties), i = 0; i < keys.length; ++i) {
-          var key = keys[i];
-          if (key === "__proto__")
+          var key2 = keys[i];
+          if (key2 === "__proto__")
             continue;
-          this[key] = properties[key];
+          this[key2] = properties[key2];
         }
     }
     Message.create = function create(properties) {
@@ -49875,9 +49875,9 @@ var require_util2 = __commonJS({
     util.toObject = function toObject(array2) {
       var object2 = {}, index = 0;
       while (index < array2.length) {
-        var key = array2[index++], val = array2[index++];
+        var key2 = array2[index++], val = array2[index++];
         if (val !== void 0)
-          object2[key] = val;
+          object2[key2] = val;
       }
       return object2;
     };
@@ -49930,13 +49930,13 @@ var require_util2 = __commonJS({
       Object.defineProperty(object2, "$type", { value: enm, enumerable: false });
       return enm;
     };
-    util.setProperty = function setProperty(dst, path5, value, ifNotSet) {
-      function setProp(dst2, path6, value2) {
-        var part2 = path6.shift();
+    util.setProperty = function setProperty(dst, path6, value, ifNotSet) {
+      function setProp(dst2, path7, value2) {
+        var part2 = path7.shift();
         if (util.isUnsafeProperty(part2))
           return dst2;
-        if (path6.length > 0) {
-          dst2[part2] = setProp(dst2[part2] || {}, path6, value2);
+        if (path7.length > 0) {
+          dst2[part2] = setProp(dst2[part2] || {}, path7, value2);
         } else {
           var prevValue = dst2[part2];
           if (prevValue && ifNotSet)
@@ -49949,12 +49949,12 @@ var require_util2 = __commonJS({
       }
       if (typeof dst !== "object")
         throw TypeError("dst must be an object");
-      if (!path5)
+      if (!path6)
         throw TypeError("path must be specified");
-      path5 = path5.split(".");
-      if (path5.length > util.recursionLimit)
+      path6 = path6.split(".");
+      if (path6.length > util.recursionLimit)
         throw Error("max depth exceeded");
-      return setProp(dst, path5, value);
+      return setProp(dst, path6, value);
     };
     Object.defineProperty(util, "decorateRoot", {
       get: function() {
@@ -50500,12 +50500,12 @@ var require_object = __commonJS({
        */
       fullName: {
         get: function() {
-          var path5 = [this.name], ptr = this.parent;
+          var path6 = [this.name], ptr = this.parent;
           while (ptr) {
-            path5.unshift(ptr.name);
+            path6.unshift(ptr.name);
             ptr = ptr.parent;
           }
-          return path5.join(".");
+          return path6.join(".");
         }
       }
     });
@@ -50681,9 +50681,9 @@ var require_enum = __commonJS({
     Enum.prototype._resolveFeatures = function _resolveFeatures(edition) {
       edition = this._edition || edition;
       ReflectionObject.prototype._resolveFeatures.call(this, edition);
-      Object.keys(this.values).forEach((key) => {
+      Object.keys(this.values).forEach((key2) => {
         var parentFeaturesCopy = util.merge({}, this._features);
-        this._valuesFeatures[key] = util.merge(parentFeaturesCopy, this.valuesOptions && this.valuesOptions[key] && this.valuesOptions[key].features || {});
+        this._valuesFeatures[key2] = util.merge(parentFeaturesCopy, this.valuesOptions && this.valuesOptions[key2] && this.valuesOptions[key2].features || {});
       });
       return this;
     };
@@ -54085,16 +54085,16 @@ var require_descriptor2 = __commonJS({
     }
     function fromDescriptorOptionsRecursive(obj, type) {
       var val = {};
-      for (var i = 0, field2, key; i < type.fieldsArray.length; ++i) {
-        if ((key = (field2 = type._fieldsArray[i]).name) === "uninterpretedOption") continue;
-        if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
-        var newKey = underScore(key);
+      for (var i = 0, field2, key2; i < type.fieldsArray.length; ++i) {
+        if ((key2 = (field2 = type._fieldsArray[i]).name) === "uninterpretedOption") continue;
+        if (!Object.prototype.hasOwnProperty.call(obj, key2)) continue;
+        var newKey = underScore(key2);
         if (field2.resolvedType instanceof Type) {
-          val[newKey] = fromDescriptorOptionsRecursive(obj[key], field2.resolvedType);
+          val[newKey] = fromDescriptorOptionsRecursive(obj[key2], field2.resolvedType);
         } else if (field2.resolvedType instanceof Enum) {
-          val[newKey] = field2.resolvedType.valuesById[obj[key]];
+          val[newKey] = field2.resolvedType.valuesById[obj[key2]];
         } else {
-          val[newKey] = obj[key];
+          val[newKey] = obj[key2];
         }
       }
       return val;
@@ -54108,14 +54108,14 @@ var require_descriptor2 = __commonJS({
       var val = {};
       var keys = Object.keys(obj);
       for (var i = 0; i < keys.length; ++i) {
-        var key = keys[i];
-        var newKey = $protobuf.util.camelCase(key);
+        var key2 = keys[i];
+        var newKey = $protobuf.util.camelCase(key2);
         if (!Object.prototype.hasOwnProperty.call(type.fields, newKey)) continue;
         var field2 = type.fields[newKey];
         if (field2.resolvedType instanceof Type) {
-          val[newKey] = toDescriptorOptionsRecursive(obj[key], field2.resolvedType);
+          val[newKey] = toDescriptorOptionsRecursive(obj[key2], field2.resolvedType);
         } else {
-          val[newKey] = obj[key];
+          val[newKey] = obj[key2];
         }
         if (field2.repeated && !Array.isArray(val[newKey])) {
           val[newKey] = [val[newKey]];
@@ -54543,16 +54543,16 @@ var require_util3 = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.addCommonProtos = exports.loadProtosWithOptionsSync = exports.loadProtosWithOptions = void 0;
     var fs = __require("fs");
-    var path5 = __require("path");
+    var path6 = __require("path");
     var Protobuf = require_protobufjs();
     function addIncludePathResolver(root, includePaths) {
       const originalResolvePath = root.resolvePath;
       root.resolvePath = (origin, target) => {
-        if (path5.isAbsolute(target)) {
+        if (path6.isAbsolute(target)) {
           return target;
         }
         for (const directory of includePaths) {
-          const fullPath = path5.join(directory, target);
+          const fullPath = path6.join(directory, target);
           try {
             fs.accessSync(fullPath, fs.constants.R_OK);
             return fullPath;
@@ -54678,13 +54678,13 @@ var require_src3 = __commonJS({
     }
     function mapMethodOptions(options2) {
       return (options2 || []).reduce((obj, item) => {
-        for (const [key, value] of Object.entries(item)) {
-          switch (key) {
+        for (const [key2, value] of Object.entries(item)) {
+          switch (key2) {
             case "uninterpreted_option":
               obj.uninterpreted_option.push(item.uninterpreted_option);
               break;
             default:
-              obj[key] = value;
+              obj[key2] = value;
           }
         }
         return obj;
@@ -55447,8 +55447,8 @@ var require_compression_filter = __commonJS({
     var constants_1 = require_constants2();
     var filter_1 = require_filter();
     var logging = require_logging();
-    var isCompressionAlgorithmKey = (key) => {
-      return typeof key === "number" && typeof compression_algorithms_1.CompressionAlgorithms[key] === "string";
+    var isCompressionAlgorithmKey = (key2) => {
+      return typeof key2 === "number" && typeof compression_algorithms_1.CompressionAlgorithms[key2] === "string";
     };
     var CompressionHandler = class {
       /**
@@ -59670,9 +59670,9 @@ var require_internal_channel = __commonJS({
         const channelControlHelper = {
           createSubchannel: (subchannelAddress, subchannelArgs) => {
             const finalSubchannelArgs = {};
-            for (const [key, value] of Object.entries(subchannelArgs)) {
-              if (!key.startsWith(exports.SUBCHANNEL_ARGS_EXCLUDE_KEY_PREFIX)) {
-                finalSubchannelArgs[key] = value;
+            for (const [key2, value] of Object.entries(subchannelArgs)) {
+              if (!key2.startsWith(exports.SUBCHANNEL_ARGS_EXCLUDE_KEY_PREFIX)) {
+                finalSubchannelArgs[key2] = value;
               }
             }
             const subchannel = this.subchannelPool.getOrCreateSubchannel(this.target, subchannelAddress, finalSubchannelArgs, this.credentials);
@@ -60165,9 +60165,9 @@ var require_server_call = __commonJS({
       return status;
     }
     var ServerUnaryCallImpl = class extends events_1.EventEmitter {
-      constructor(path5, call, metadata, request) {
+      constructor(path6, call, metadata, request) {
         super();
-        this.path = path5;
+        this.path = path6;
         this.call = call;
         this.metadata = metadata;
         this.request = request;
@@ -60197,9 +60197,9 @@ var require_server_call = __commonJS({
     };
     exports.ServerUnaryCallImpl = ServerUnaryCallImpl;
     var ServerReadableStreamImpl = class extends stream_1.Readable {
-      constructor(path5, call, metadata) {
+      constructor(path6, call, metadata) {
         super({ objectMode: true });
-        this.path = path5;
+        this.path = path6;
         this.call = call;
         this.metadata = metadata;
         this.cancelled = false;
@@ -60231,9 +60231,9 @@ var require_server_call = __commonJS({
     };
     exports.ServerReadableStreamImpl = ServerReadableStreamImpl;
     var ServerWritableStreamImpl = class extends stream_1.Writable {
-      constructor(path5, call, metadata, request) {
+      constructor(path6, call, metadata, request) {
         super({ objectMode: true });
-        this.path = path5;
+        this.path = path6;
         this.call = call;
         this.metadata = metadata;
         this.request = request;
@@ -60287,9 +60287,9 @@ var require_server_call = __commonJS({
     };
     exports.ServerWritableStreamImpl = ServerWritableStreamImpl;
     var ServerDuplexStreamImpl = class extends stream_1.Duplex {
-      constructor(path5, call, metadata) {
+      constructor(path6, call, metadata) {
         super({ objectMode: true });
-        this.path = path5;
+        this.path = path6;
         this.call = call;
         this.metadata = metadata;
         this.pendingStatus = {
@@ -60405,7 +60405,7 @@ var require_server_credentials = __commonJS({
           throw new TypeError("checkClientCertificate must be a boolean");
         }
         const cert = [];
-        const key = [];
+        const key2 = [];
         for (let i = 0; i < keyCertPairs.length; i++) {
           const pair = keyCertPairs[i];
           if (pair === null || typeof pair !== "object") {
@@ -60418,7 +60418,7 @@ var require_server_credentials = __commonJS({
             throw new TypeError(`keyCertPair[${i}].cert_chain must be a Buffer`);
           }
           cert.push(pair.cert_chain);
-          key.push(pair.private_key);
+          key2.push(pair.private_key);
         }
         return new SecureServerCredentials({
           requestCert: checkClientCertificate,
@@ -60426,7 +60426,7 @@ var require_server_credentials = __commonJS({
         }, {
           ca: (_a3 = rootCerts !== null && rootCerts !== void 0 ? rootCerts : (0, tls_helpers_1.getDefaultRootsData)()) !== null && _a3 !== void 0 ? _a3 : void 0,
           cert,
-          key
+          key: key2
         });
       }
     };
@@ -61781,7 +61781,7 @@ var require_server2 = __commonJS({
         if (f !== void 0 && typeof f !== "function") throw new TypeError("Function expected");
         return f;
       }
-      var kind2 = contextIn.kind, key = kind2 === "getter" ? "get" : kind2 === "setter" ? "set" : "value";
+      var kind2 = contextIn.kind, key2 = kind2 === "getter" ? "get" : kind2 === "setter" ? "set" : "value";
       var target = !descriptorIn && ctor ? contextIn["static"] ? ctor : ctor.prototype : null;
       var descriptor = descriptorIn || (target ? Object.getOwnPropertyDescriptor(target, contextIn.name) : {});
       var _, done = false;
@@ -61793,7 +61793,7 @@ var require_server2 = __commonJS({
           if (done) throw new TypeError("Cannot add initializers after decoration has completed");
           extraInitializers.push(accept(f || null));
         };
-        var result = (0, decorators[i])(kind2 === "accessor" ? { get: descriptor.get, set: descriptor.set } : descriptor[key], context);
+        var result = (0, decorators[i])(kind2 === "accessor" ? { get: descriptor.get, set: descriptor.set } : descriptor[key2], context);
         if (kind2 === "accessor") {
           if (result === void 0) continue;
           if (result === null || typeof result !== "object") throw new TypeError("Object expected");
@@ -61802,7 +61802,7 @@ var require_server2 = __commonJS({
           if (_ = accept(result.init)) initializers.unshift(_);
         } else if (_ = accept(result)) {
           if (kind2 === "field") initializers.unshift(_);
-          else descriptor[key] = _;
+          else descriptor[key2] = _;
         }
       }
       if (target) Object.defineProperty(target, contextIn.name, descriptor);
@@ -62590,11 +62590,11 @@ var require_server2 = __commonJS({
           }
           return true;
         }
-        _retrieveHandler(path5) {
-          serverCallTrace("Received call to method " + path5 + " at address " + this.serverAddressString);
-          const handler = this.handlers.get(path5);
+        _retrieveHandler(path6) {
+          serverCallTrace("Received call to method " + path6 + " at address " + this.serverAddressString);
+          const handler = this.handlers.get(path6);
           if (handler === void 0) {
-            serverCallTrace("No handler registered for method " + path5 + ". Sending UNIMPLEMENTED status.");
+            serverCallTrace("No handler registered for method " + path6 + ". Sending UNIMPLEMENTED status.");
             return null;
           }
           return handler;
@@ -62618,10 +62618,10 @@ var require_server2 = __commonJS({
             channelzSessionInfo === null || channelzSessionInfo === void 0 ? void 0 : channelzSessionInfo.streamTracker.addCallFailed();
             return;
           }
-          const path5 = headers[HTTP2_HEADER_PATH];
-          const handler = this._retrieveHandler(path5);
+          const path6 = headers[HTTP2_HEADER_PATH];
+          const handler = this._retrieveHandler(path6);
           if (!handler) {
-            this._respondWithError(getUnimplementedStatusResponse(path5), stream, channelzSessionInfo);
+            this._respondWithError(getUnimplementedStatusResponse(path6), stream, channelzSessionInfo);
             return;
           }
           const callEventTracker = {
@@ -62671,10 +62671,10 @@ var require_server2 = __commonJS({
           if (this._verifyContentType(stream, headers) !== true) {
             return;
           }
-          const path5 = headers[HTTP2_HEADER_PATH];
-          const handler = this._retrieveHandler(path5);
+          const path6 = headers[HTTP2_HEADER_PATH];
+          const handler = this._retrieveHandler(path6);
           if (!handler) {
-            this._respondWithError(getUnimplementedStatusResponse(path5), stream, null);
+            this._respondWithError(getUnimplementedStatusResponse(path6), stream, null);
             return;
           }
           const call = (0, server_interceptors_1.getServerInterceptingCall)([...extraInterceptors, ...this.interceptors], stream, headers, null, handler, this.options);
@@ -63982,13 +63982,13 @@ var require_resolver_uds = __commonJS({
         this.listener = listener;
         this.hasReturnedResult = false;
         this.endpoints = [];
-        let path5;
+        let path6;
         if (target.authority === "") {
-          path5 = "/" + target.path;
+          path6 = "/" + target.path;
         } else {
-          path5 = target.path;
+          path6 = target.path;
         }
-        this.endpoints = [{ addresses: [{ path: path5 }] }];
+        this.endpoints = [{ addresses: [{ path: path6 }] }];
       }
       updateResolution() {
         if (!this.hasReturnedResult) {
@@ -64048,12 +64048,12 @@ var require_resolver_ip = __commonJS({
           return;
         }
         const pathList = target.path.split(",");
-        for (const path5 of pathList) {
-          const hostPort = (0, uri_parser_1.splitHostPort)(path5);
+        for (const path6 of pathList) {
+          const hostPort = (0, uri_parser_1.splitHostPort)(path6);
           if (hostPort === null) {
             this.error = {
               code: constants_1.Status.UNAVAILABLE,
-              details: `Failed to parse ${target.scheme} address ${path5}`,
+              details: `Failed to parse ${target.scheme} address ${path6}`,
               metadata: new metadata_1.Metadata()
             };
             return;
@@ -64061,7 +64061,7 @@ var require_resolver_ip = __commonJS({
           if (target.scheme === IPV4_SCHEME && !(0, net_1.isIPv4)(hostPort.host) || target.scheme === IPV6_SCHEME && !(0, net_1.isIPv6)(hostPort.host)) {
             this.error = {
               code: constants_1.Status.UNAVAILABLE,
-              details: `Failed to parse ${target.scheme} address ${path5}`,
+              details: `Failed to parse ${target.scheme} address ${path6}`,
               metadata: new metadata_1.Metadata()
             };
             return;
@@ -65417,16 +65417,16 @@ var require_util4 = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.addCommonProtos = exports.loadProtosWithOptionsSync = exports.loadProtosWithOptions = void 0;
     var fs = __require("fs");
-    var path5 = __require("path");
+    var path6 = __require("path");
     var Protobuf = require_protobufjs();
     function addIncludePathResolver(root, includePaths) {
       const originalResolvePath = root.resolvePath;
       root.resolvePath = (origin, target) => {
-        if (path5.isAbsolute(target)) {
+        if (path6.isAbsolute(target)) {
           return target;
         }
         for (const directory of includePaths) {
-          const fullPath = path5.join(directory, target);
+          const fullPath = path6.join(directory, target);
           try {
             fs.accessSync(fullPath, fs.constants.R_OK);
             return fullPath;
@@ -65552,13 +65552,13 @@ var require_src5 = __commonJS({
     }
     function mapMethodOptions(options2) {
       return (options2 || []).reduce((obj, item) => {
-        for (const [key, value] of Object.entries(item)) {
-          switch (key) {
+        for (const [key2, value] of Object.entries(item)) {
+          switch (key2) {
             case "uninterpreted_option":
               obj.uninterpreted_option.push(item.uninterpreted_option);
               break;
             default:
-              obj[key] = value;
+              obj[key2] = value;
           }
         }
         return obj;
@@ -65673,7 +65673,7 @@ var require_session = __commonJS({
   "node_modules/dockerode/lib/session.js"(exports, module) {
     var grpc = require_src4();
     var protoLoader = require_src5();
-    var path5 = __require("path");
+    var path6 = __require("path");
     var crypto = __require("crypto");
     function withSession(docker, auth, handler) {
       const sessionId = crypto.randomUUID();
@@ -65700,7 +65700,7 @@ var require_session = __commonJS({
         const injector = server.createConnectionInjector(creds);
         injector.injectConnection(socket);
         const pkg = protoLoader.loadSync(
-          path5.resolve(__dirname, "proto", "auth.proto")
+          path6.resolve(__dirname, "proto", "auth.proto")
         );
         const service = grpc.loadPackageDefinition(pkg);
         server.addService(service.moby.filesync.v1.Auth.service, {
@@ -65730,7 +65730,7 @@ var require_session = __commonJS({
 var require_buildkit = __commonJS({
   "node_modules/dockerode/lib/buildkit.js"(exports, module) {
     var protobuf = require_protobufjs();
-    var path5 = __require("path");
+    var path6 = __require("path");
     var BUILDKIT_TRACE_ID = "moby.buildkit.trace";
     var BUILDKIT_IMAGE_ID = "moby.image.id";
     var PROTO_TYPE = "moby.buildkit.v1.StatusResponse";
@@ -65740,7 +65740,7 @@ var require_buildkit = __commonJS({
     function loadProto() {
       if (StatusResponse) return StatusResponse;
       var root = protobuf.loadSync(
-        path5.resolve(__dirname, "proto", "buildkit_status.proto")
+        path6.resolve(__dirname, "proto", "buildkit_status.proto")
       );
       StatusResponse = root.lookupType(PROTO_TYPE);
       return StatusResponse;
@@ -67856,9 +67856,9 @@ var require_yauzl = __commonJS({
     exports.Entry = Entry;
     exports.LocalFileHeader = LocalFileHeader;
     exports.RandomAccessReader = RandomAccessReader;
-    function openPromise(path5, options2) {
+    function openPromise(path6, options2) {
       return new Promise((resolve11, reject) => {
-        open2(path5, { ...options2, lazyEntries: true }, function(err, zipfile) {
+        open2(path6, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
           resolve11(zipfile);
         });
@@ -67888,7 +67888,7 @@ var require_yauzl = __commonJS({
         });
       });
     }
-    function open2(path5, options2, callback) {
+    function open2(path6, options2, callback) {
       if (typeof options2 === "function") {
         callback = options2;
         options2 = null;
@@ -67900,7 +67900,7 @@ var require_yauzl = __commonJS({
       if (options2.validateEntrySizes == null) options2.validateEntrySizes = true;
       if (options2.strictFileNames == null) options2.strictFileNames = false;
       if (callback == null) callback = defaultCallback;
-      fs.open(path5, "r", function(err, fd) {
+      fs.open(path6, "r", function(err, fd) {
         if (err) return callback(err);
         fromFd(fd, options2, function(err2, zipfile) {
           if (err2) fs.close(fd, defaultCallback);
@@ -72491,9 +72491,9 @@ function floatSafeRemainder(val, step) {
   return ratio - roundedRatio;
 }
 var EVALUATING = /* @__PURE__ */ Symbol("evaluating");
-function defineLazy(object2, key, getter) {
+function defineLazy(object2, key2, getter) {
   let value = void 0;
-  Object.defineProperty(object2, key, {
+  Object.defineProperty(object2, key2, {
     get() {
       if (value === EVALUATING) {
         return void 0;
@@ -72505,7 +72505,7 @@ function defineLazy(object2, key, getter) {
       return value;
     },
     set(v) {
-      Object.defineProperty(object2, key, {
+      Object.defineProperty(object2, key2, {
         value: v
         // configurable: true,
       });
@@ -72531,47 +72531,47 @@ function rawShape(def) {
 function sourceShape(schema) {
   return rawShape(schema._zod.def) ?? schema._zod.def.shape;
 }
-function deferProp(target, key, getter) {
-  Object.defineProperty(target, key, {
+function deferProp(target, key2, getter) {
+  Object.defineProperty(target, key2, {
     get() {
       const value = getter();
-      assignProp(this, key, value);
+      assignProp(this, key2, value);
       return value;
     },
     enumerable: true,
     configurable: true
   });
 }
-function putProp(target, key, value) {
-  if (key in target)
-    assignProp(target, key, value);
+function putProp(target, key2, value) {
+  if (key2 in target)
+    assignProp(target, key2, value);
   else
-    target[key] = value;
+    target[key2] = value;
 }
 function mirrorShape(target, source, keys, wrap) {
   const raw = sourceShape(source);
-  for (const key of keys) {
-    const desc = Object.getOwnPropertyDescriptor(raw, key);
+  for (const key2 of keys) {
+    const desc = Object.getOwnPropertyDescriptor(raw, key2);
     if (!desc.enumerable)
       continue;
     if (desc.get) {
-      deferProp(target, key, () => {
-        const value = source._zod.def.shape[key];
-        return wrap ? wrap(value, key) : value;
+      deferProp(target, key2, () => {
+        const value = source._zod.def.shape[key2];
+        return wrap ? wrap(value, key2) : value;
       });
     } else
-      putProp(target, key, wrap ? wrap(desc.value, key) : desc.value);
+      putProp(target, key2, wrap ? wrap(desc.value, key2) : desc.value);
   }
 }
 function mirrorProps(target, source) {
-  for (const key of Reflect.ownKeys(source)) {
-    const desc = Object.getOwnPropertyDescriptor(source, key);
+  for (const key2 of Reflect.ownKeys(source)) {
+    const desc = Object.getOwnPropertyDescriptor(source, key2);
     if (!desc.enumerable)
       continue;
     if (desc.get)
-      deferProp(target, key, () => source[key]);
+      deferProp(target, key2, () => source[key2]);
     else
-      putProp(target, key, desc.value);
+      putProp(target, key2, desc.value);
   }
 }
 function mergeDefs(...defs) {
@@ -72585,14 +72585,14 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path5) {
-  if (!path5)
+function getElementAtPath(obj, path6) {
+  if (!path6)
     return obj;
-  return path5.reduce((acc, key) => acc?.[key], obj);
+  return path6.reduce((acc, key2) => acc?.[key2], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
-  const promises = keys.map((key) => promisesObj[key]);
+  const promises = keys.map((key2) => promisesObj[key2]);
   return Promise.all(promises).then((results) => {
     const resolvedObj = {};
     for (let i = 0; i < keys.length; i++) {
@@ -72664,8 +72664,8 @@ function shallowClone(o) {
 }
 function numKeys(data) {
   let keyCount = 0;
-  for (const key in data) {
-    if (Object.prototype.hasOwnProperty.call(data, key)) {
+  for (const key2 in data) {
+    if (Object.prototype.hasOwnProperty.call(data, key2)) {
       keyCount++;
     }
   }
@@ -72819,12 +72819,12 @@ function pick(schema, mask) {
 function maskedKeys(schema, mask) {
   const raw = sourceShape(schema);
   const keys = [];
-  for (const key of Reflect.ownKeys(mask)) {
-    if (!Object.getOwnPropertyDescriptor(raw, key)?.enumerable) {
-      throw new Error(`Unrecognized key: "${String(key)}"`);
+  for (const key2 of Reflect.ownKeys(mask)) {
+    if (!Object.getOwnPropertyDescriptor(raw, key2)?.enumerable) {
+      throw new Error(`Unrecognized key: "${String(key2)}"`);
     }
-    if (mask[key])
-      keys.push(key);
+    if (mask[key2])
+      keys.push(key2);
   }
   return keys;
 }
@@ -72837,7 +72837,7 @@ function omit(schema, mask) {
   }
   const omitted = new Set(maskedKeys(schema, mask));
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key) => !omitted.has(key)));
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key2) => !omitted.has(key2)));
   return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
 }
 function extend(schema, shape) {
@@ -72848,8 +72848,8 @@ function extend(schema, shape) {
   const hasChecks = checks && checks.length > 0;
   if (hasChecks) {
     const existingShape = sourceShape(schema);
-    for (const key of Reflect.ownKeys(shape)) {
-      if (Object.getOwnPropertyDescriptor(existingShape, key) !== void 0) {
+    for (const key2 of Reflect.ownKeys(shape)) {
+      if (Object.getOwnPropertyDescriptor(existingShape, key2) !== void 0) {
         throw new Error("Cannot overwrite keys on object schemas containing refinements. Use `.safeExtend()` instead.");
       }
     }
@@ -72896,15 +72896,15 @@ function partial(Class2, schema, mask, name2 = "partial") {
   }
   const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key) => selected && !selected.has(key) ? value : new Class2({ type: "optional", innerType: value })));
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key2) => selected && !selected.has(key2) ? value : new Class2({ type: "optional", innerType: value })));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
 }
 function required(Class2, schema, mask) {
   const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key) => (
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key2) => (
     // overwrite with non-optional
-    selected && !selected.has(key) ? value : new Class2({ type: "nonoptional", innerType: value })
+    selected && !selected.has(key2) ? value : new Class2({ type: "nonoptional", innerType: value })
   ));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
 }
@@ -72928,11 +72928,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path5, issues) {
+function prefixIssues(path6, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path5);
+    iss.path.unshift(path6);
     return iss;
   });
 }
@@ -73091,46 +73091,46 @@ var Class = class {
   }
 };
 function members(proto, table) {
-  for (const key in table) {
-    const desc = Object.getOwnPropertyDescriptor(table, key);
+  for (const key2 in table) {
+    const desc = Object.getOwnPropertyDescriptor(table, key2);
     if (desc.get)
-      Object.defineProperty(proto, key, { ...desc, enumerable: false });
+      Object.defineProperty(proto, key2, { ...desc, enumerable: false });
     else
-      defineBound(proto, key, desc.value);
+      defineBound(proto, key2, desc.value);
   }
 }
-function own(inst, key, value, enumerable = true) {
-  Object.defineProperty(inst, key, { configurable: true, writable: true, enumerable, value });
+function own(inst, key2, value, enumerable = true) {
+  Object.defineProperty(inst, key2, { configurable: true, writable: true, enumerable, value });
   return value;
 }
-function hide(inst, key, value) {
-  return own(inst, key, value, false);
+function hide(inst, key2, value) {
+  return own(inst, key2, value, false);
 }
 // @__NO_SIDE_EFFECTS__
 function derived(computes, table) {
-  for (const key in computes) {
-    const compute = computes[key];
-    Object.defineProperty(table, key, {
+  for (const key2 in computes) {
+    const compute = computes[key2];
+    Object.defineProperty(table, key2, {
       configurable: true,
       enumerable: true,
       get() {
-        return own(this, key, compute(this));
+        return own(this, key2, compute(this));
       },
       set(value) {
-        own(this, key, value);
+        own(this, key2, value);
       }
     });
   }
   return table;
 }
-function defineBound(proto, key, fn) {
-  Object.defineProperty(proto, key, {
+function defineBound(proto, key2, fn) {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     get() {
-      return this == null ? fn : own(this, key, fn.bind(this));
+      return this == null ? fn : own(this, key2, fn.bind(this));
     },
     set(value) {
-      own(this, key, value);
+      own(this, key2, value);
     }
   });
 }
@@ -73147,53 +73147,53 @@ var breaker = {
     return void 0;
   }
 };
-function defineLazyInternal(inst, key, compute) {
+function defineLazyInternal(inst, key2, compute) {
   const proto = Object.getPrototypeOf(inst._zod);
-  if (key in proto && installing !== inst._zod) {
+  if (key2 in proto && installing !== inst._zod) {
     installing = void 0;
     return;
   }
   installing = inst._zod;
-  Object.defineProperty(proto, key, {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     get() {
-      Object.defineProperty(this, key, breaker);
+      Object.defineProperty(this, key2, breaker);
       const outer = broke;
       broke = false;
       try {
         const value = compute(this);
         if (broke)
-          delete this[key];
+          delete this[key2];
         else
-          Object.defineProperty(this, key, { configurable: true, writable: true, value });
+          Object.defineProperty(this, key2, { configurable: true, writable: true, value });
         broke = broke || outer;
         return value;
       } catch (err) {
-        delete this[key];
+        delete this[key2];
         broke = broke || outer;
         throw err;
       }
     },
     set(value) {
-      Object.defineProperty(this, key, { configurable: true, writable: true, value });
+      Object.defineProperty(this, key2, { configurable: true, writable: true, value });
     }
   });
 }
-function installLazyProp(inst, key, make, enumerable) {
-  const proto = claim(inst, key);
+function installLazyProp(inst, key2, make, enumerable) {
+  const proto = claim(inst, key2);
   if (!proto)
     return;
-  Object.defineProperty(proto, key, {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     get() {
       const desc = { configurable: true, writable: true, enumerable, value: void 0 };
-      Object.defineProperty(this, key, desc);
+      Object.defineProperty(this, key2, desc);
       desc.value = make(this);
-      Object.defineProperty(this, key, desc);
+      Object.defineProperty(this, key2, desc);
       return desc.value;
     },
     set(value) {
-      Object.defineProperty(this, key, { configurable: true, writable: true, enumerable, value });
+      Object.defineProperty(this, key2, { configurable: true, writable: true, enumerable, value });
     }
   });
 }
@@ -73370,15 +73370,15 @@ var $ZodError = $constructor("$ZodError", initializer);
 var $ZodRealError = $constructor("$ZodError", initializer, void 0, {
   Parent: Error
 });
-function node(obj, key, make) {
-  if (!Object.prototype.hasOwnProperty.call(obj, key)) {
-    if (key === "__proto__") {
-      Object.defineProperty(obj, key, { value: make(), writable: true, enumerable: true, configurable: true });
+function node(obj, key2, make) {
+  if (!Object.prototype.hasOwnProperty.call(obj, key2)) {
+    if (key2 === "__proto__") {
+      Object.defineProperty(obj, key2, { value: make(), writable: true, enumerable: true, configurable: true });
     } else {
-      obj[key] = make();
+      obj[key2] = make();
     }
   }
-  return obj[key];
+  return obj[key2];
 }
 function flattenError(error62, mapper = (issue2) => issue2.message) {
   const fieldErrors = {};
@@ -73394,16 +73394,16 @@ function flattenError(error62, mapper = (issue2) => issue2.message) {
 }
 function formatError(error62, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error63, path5 = []) => {
+  const processError = (error63, path6 = []) => {
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path5, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path6, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path5, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path6, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path5, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path6, ...issue2.path]);
       } else {
-        const fullpath = [...path5, ...issue2.path];
+        const fullpath = [...path6, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -73442,17 +73442,17 @@ function formatError(error62, mapper = (issue2) => issue2.message) {
 }
 function treeifyError(error62, mapper = (issue2) => issue2.message) {
   const result = { errors: [] };
-  const processError = (error63, path5 = []) => {
+  const processError = (error63, path6 = []) => {
     var _a3;
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path5, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path6, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path5, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path6, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path5, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path6, ...issue2.path]);
       } else {
-        const fullpath = [...path5, ...issue2.path];
+        const fullpath = [...path6, ...issue2.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue2));
           continue;
@@ -73491,8 +73491,8 @@ function treeifyError(error62, mapper = (issue2) => issue2.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path5 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path5) {
+  const path6 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path6) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -74287,16 +74287,16 @@ var $ZodCheckProperties = /* @__PURE__ */ $constructor("$ZodCheckProperties", (i
       payload.issues.push({ expected: "object", code: "invalid_type", input: payload.value, inst });
       return void 0;
     }
-    entries ?? (entries = Reflect.ownKeys(def.shape).map((key) => [key, def.shape[key]]));
+    entries ?? (entries = Reflect.ownKeys(def.shape).map((key2) => [key2, def.shape[key2]]));
     const input2 = payload.value;
     let proms;
-    for (const [key, schema] of entries) {
-      const result = schema._zod.run({ value: input2[key], issues: [] }, {});
+    for (const [key2, schema] of entries) {
+      const result = schema._zod.run({ value: input2[key2], issues: [] }, {});
       if (result instanceof Promise) {
         proms ?? (proms = []);
-        proms.push(result.then((result2) => handleCheckPropertyResult(result2, payload, key)));
+        proms.push(result.then((result2) => handleCheckPropertyResult(result2, payload, key2)));
       } else {
-        handleCheckPropertyResult(result, payload, key);
+        handleCheckPropertyResult(result, payload, key2);
       }
     }
     if (proms)
@@ -75197,8 +75197,8 @@ var $ZodArray = /* @__PURE__ */ $constructor("$ZodArray", (inst, def) => {
   };
   capSize(inst, arraySize);
 });
-function handlePropertyResult(result, final, key, input2, optin, optout) {
-  const isPresent = key in input2;
+function handlePropertyResult(result, final, key2, input2, optin, optout) {
+  const isPresent = key2 in input2;
   const isOptionalOut = optout === "optional";
   if (!isPresent && isOptionalOut && optin === "optional") {
     return;
@@ -75207,7 +75207,7 @@ function handlePropertyResult(result, final, key, input2, optin, optout) {
     if (optin !== void 0 && isOptionalOut && !isPresent) {
       return;
     }
-    final.issues.push(...prefixIssues(key, result.issues));
+    final.issues.push(...prefixIssues(key2, result.issues));
   }
   if (!isPresent && optin === void 0) {
     if (!result.issues.length) {
@@ -75215,17 +75215,17 @@ function handlePropertyResult(result, final, key, input2, optin, optout) {
         code: "invalid_type",
         expected: "nonoptional",
         input: void 0,
-        path: [key]
+        path: [key2]
       });
     }
     return;
   }
   if (result.value === void 0) {
     if (isPresent || optin === "defaulted" && !isOptionalOut) {
-      final.value[key] = void 0;
+      final.value[key2] = void 0;
     }
   } else {
-    final.value[key] = result.value;
+    final.value[key2] = result.value;
   }
 }
 var NO_SYMBOL_KEYS = [];
@@ -75258,28 +75258,28 @@ function handleCatchall(proms, input2, payload, ctx, def, inst, abortEarly) {
   const optin = _catchall.optin;
   const optout = _catchall.optout;
   let seen = 0;
-  for (const key in input2) {
+  for (const key2 in input2) {
     if (abortEarly && payload.issues.length !== seen) {
       if (aborted(payload, seen))
         break;
       seen = payload.issues.length;
     }
-    if (keySet.has(key))
+    if (keySet.has(key2))
       continue;
-    if (key === "__proto__") {
+    if (key2 === "__proto__") {
       if (t === "never")
-        unrecognized.push(key);
+        unrecognized.push(key2);
       continue;
     }
     if (t === "never") {
-      unrecognized.push(key);
+      unrecognized.push(key2);
       continue;
     }
-    const r = _catchall.run({ value: input2[key], issues: [] }, ctx);
+    const r = _catchall.run({ value: input2[key2], issues: [] }, ctx);
     if (r instanceof Promise) {
-      proms.push(r.then((r2) => handlePropertyResult(r2, payload, key, input2, optin, optout)));
+      proms.push(r.then((r2) => handlePropertyResult(r2, payload, key2, input2, optin, optout)));
     } else {
-      handlePropertyResult(r, payload, key, input2, optin, optout);
+      handlePropertyResult(r, payload, key2, input2, optin, optout);
     }
   }
   if (unrecognized.length) {
@@ -75316,16 +75316,16 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
   defineLazyInternal(inst, "propValues", (zod) => {
     const shape = zod.def.shape;
     const propValues = {};
-    for (const key in shape) {
-      const field2 = shape[key]._zod;
+    for (const key2 in shape) {
+      const field2 = shape[key2]._zod;
       if (field2.values) {
-        if (!Object.prototype.hasOwnProperty.call(propValues, key)) {
-          assignProp(propValues, key, /* @__PURE__ */ new Set());
+        if (!Object.prototype.hasOwnProperty.call(propValues, key2)) {
+          assignProp(propValues, key2, /* @__PURE__ */ new Set());
         }
         for (const v of field2.values)
-          propValues[key].add(v);
+          propValues[key2].add(v);
         if (field2.optin !== void 0)
-          propValues[key].add(void 0);
+          propValues[key2].add(void 0);
       }
     }
     return propValues;
@@ -75352,22 +75352,22 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
     const shape = value.shape;
     const abortEarly = ctx?.abortEarly;
     let seen = payload.issues.length;
-    for (const key of value.allKeys) {
+    for (const key2 of value.allKeys) {
       if (abortEarly && payload.issues.length !== seen) {
         if (aborted(payload, seen))
           break;
         seen = payload.issues.length;
       }
-      if (key === "__proto__")
+      if (key2 === "__proto__")
         continue;
-      const el = shape[key];
+      const el = shape[key2];
       const optin = el._zod.optin;
       const optout = el._zod.optout;
-      const r = el._zod.run({ value: input2[key], issues: [] }, ctx);
+      const r = el._zod.run({ value: input2[key2], issues: [] }, ctx);
       if (r instanceof Promise) {
-        proms.push(r.then((r2) => handlePropertyResult(r2, payload, key, input2, optin, optout)));
+        proms.push(r.then((r2) => handlePropertyResult(r2, payload, key2, input2, optin, optout)));
       } else {
-        handlePropertyResult(r, payload, key, input2, optin, optout);
+        handlePropertyResult(r, payload, key2, input2, optin, optout);
       }
     }
     if (!catchall) {
@@ -75401,17 +75401,17 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
     doc.write(`const input = payload.value;`);
     const ids = /* @__PURE__ */ Object.create(null);
     let counter = 0;
-    for (const key of normalized.allKeys) {
-      ids[key] = `key_${counter++}`;
+    for (const key2 of normalized.allKeys) {
+      ids[key2] = `key_${counter++}`;
     }
     doc.write(memo2 ? `const newResult = memo.alloc(inst, payload, {}, ctx);` : `const newResult = {};`);
-    for (const key of normalized.allKeys) {
-      if (key === "__proto__")
+    for (const key2 of normalized.allKeys) {
+      if (key2 === "__proto__")
         continue;
-      const id = ids[key];
-      const k = typeof key === "symbol" ? `syms[${syms.indexOf(key)}]` : esc(key);
+      const id = ids[key2];
+      const k = typeof key2 === "symbol" ? `syms[${syms.indexOf(key2)}]` : esc(key2);
       const isPresent = `${k} in input`;
-      const schema = shape[key];
+      const schema = shape[key2];
       const optin = schema?._zod?.optin;
       const isOptionalIn = optin !== void 0;
       const isOptionalOut = schema?._zod?.optout === "optional";
@@ -75745,21 +75745,21 @@ function mergeValues(a, b) {
   }
   if (isPlainObject(a) && isPlainObject(b)) {
     const bKeys = Object.keys(b);
-    const sharedKeys = Object.keys(a).filter((key) => bKeys.indexOf(key) !== -1);
+    const sharedKeys = Object.keys(a).filter((key2) => bKeys.indexOf(key2) !== -1);
     const newObj = { ...a, ...b };
     if (Object.prototype.hasOwnProperty.call(newObj, "__proto__"))
       delete newObj.__proto__;
-    for (const key of sharedKeys) {
-      if (key === "__proto__")
+    for (const key2 of sharedKeys) {
+      if (key2 === "__proto__")
         continue;
-      const sharedValue = mergeValues(a[key], b[key]);
+      const sharedValue = mergeValues(a[key2], b[key2]);
       if (!sharedValue.valid) {
         return {
           valid: false,
-          mergeErrorPath: [key, ...sharedValue.mergeErrorPath]
+          mergeErrorPath: [key2, ...sharedValue.mergeErrorPath]
         };
       }
-      newObj[key] = sharedValue.data;
+      newObj[key2] = sharedValue.data;
     }
     return { valid: true, data: newObj };
   }
@@ -75918,9 +75918,9 @@ var $ZodTuple = /* @__PURE__ */ $constructor("$ZodTuple", (inst, def) => {
     return handleTupleResults(itemResults, payload, items, input2, optoutStart);
   };
 });
-function getTupleOptStart(items, key) {
+function getTupleOptStart(items, key2) {
   for (let i = items.length - 1; i >= 0; i--) {
-    const omittable = key === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
+    const omittable = key2 === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
     if (!omittable)
       return i + 1;
   }
@@ -75978,12 +75978,12 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
     if (values && !def.partial) {
       payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
       const recordKeys = /* @__PURE__ */ new Set();
-      for (const key of values) {
-        if (typeof key === "string" || typeof key === "number" || typeof key === "symbol") {
-          recordKeys.add(typeof key === "number" ? key.toString() : key);
-          if (key === "__proto__")
+      for (const key2 of values) {
+        if (typeof key2 === "string" || typeof key2 === "number" || typeof key2 === "symbol") {
+          recordKeys.add(typeof key2 === "number" ? key2.toString() : key2);
+          if (key2 === "__proto__")
             continue;
-          const keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+          const keyResult = def.keyType._zod.run({ value: key2, issues: [] }, ctx);
           if (keyResult instanceof Promise) {
             throw new Error("Async schemas not supported in object keys currently");
           }
@@ -75992,8 +75992,8 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
               code: "invalid_key",
               origin: "record",
               issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
-              input: key,
-              path: [key],
+              input: key2,
+              path: [key2],
               inst
             });
             continue;
@@ -76001,32 +76001,32 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
           const outKey = keyResult.value;
           if (outKey === "__proto__")
             continue;
-          const result = def.valueType._zod.run({ value: input2[key], issues: [] }, ctx);
+          const result = def.valueType._zod.run({ value: input2[key2], issues: [] }, ctx);
           if (result instanceof Promise) {
             proms.push(result.then((result2) => {
               if (result2.issues.length) {
-                payload.issues.push(...prefixIssues(key, result2.issues));
+                payload.issues.push(...prefixIssues(key2, result2.issues));
               }
               payload.value[outKey] = result2.value;
             }));
           } else {
             if (result.issues.length) {
-              payload.issues.push(...prefixIssues(key, result.issues));
+              payload.issues.push(...prefixIssues(key2, result.issues));
             }
             payload.value[outKey] = result.value;
           }
         }
       }
       let unrecognized;
-      for (const key in input2) {
-        if (!recordKeys.has(key)) {
+      for (const key2 in input2) {
+        if (!recordKeys.has(key2)) {
           if (def.mode === "loose") {
-            if (key === "__proto__")
+            if (key2 === "__proto__")
               continue;
-            payload.value[key] = input2[key];
+            payload.value[key2] = input2[key2];
           } else {
             unrecognized = unrecognized ?? [];
-            unrecognized.push(key);
+            unrecognized.push(key2);
           }
         }
       }
@@ -76042,18 +76042,18 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
     } else {
       payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
       let unrecognized;
-      for (const key of Reflect.ownKeys(input2)) {
-        if (key === "__proto__")
+      for (const key2 of Reflect.ownKeys(input2)) {
+        if (key2 === "__proto__")
           continue;
-        if (!Object.prototype.propertyIsEnumerable.call(input2, key))
+        if (!Object.prototype.propertyIsEnumerable.call(input2, key2))
           continue;
-        let keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+        let keyResult = def.keyType._zod.run({ value: key2, issues: [] }, ctx);
         if (keyResult instanceof Promise) {
           throw new Error("Async schemas not supported in object keys currently");
         }
-        const checkNumericKey = typeof key === "string" && number.test(key) && keyResult.issues.length;
+        const checkNumericKey = typeof key2 === "string" && number.test(key2) && keyResult.issues.length;
         if (checkNumericKey) {
-          const retryResult = def.keyType._zod.run({ value: Number(key), issues: [] }, ctx);
+          const retryResult = def.keyType._zod.run({ value: Number(key2), issues: [] }, ctx);
           if (retryResult instanceof Promise) {
             throw new Error("Async schemas not supported in object keys currently");
           }
@@ -76063,17 +76063,17 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
         }
         if (keyResult.issues.length) {
           if (def.mode === "loose") {
-            payload.value[key] = input2[key];
+            payload.value[key2] = input2[key2];
           } else if (values) {
             unrecognized = unrecognized ?? [];
-            unrecognized.push(key);
+            unrecognized.push(key2);
           } else {
             payload.issues.push({
               code: "invalid_key",
               origin: "record",
               issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
-              input: key,
-              path: [key],
+              input: key2,
+              path: [key2],
               inst
             });
           }
@@ -76082,17 +76082,17 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
         const outKey = keyResult.value;
         if (outKey === "__proto__")
           continue;
-        const result = def.valueType._zod.run({ value: input2[key], issues: [] }, ctx);
+        const result = def.valueType._zod.run({ value: input2[key2], issues: [] }, ctx);
         if (result instanceof Promise) {
           proms.push(result.then((result2) => {
             if (result2.issues.length) {
-              payload.issues.push(...prefixIssues(key, result2.issues));
+              payload.issues.push(...prefixIssues(key2, result2.issues));
             }
             payload.value[outKey] = result2.value;
           }));
         } else {
           if (result.issues.length) {
-            payload.issues.push(...prefixIssues(key, result.issues));
+            payload.issues.push(...prefixIssues(key2, result.issues));
           }
           payload.value[outKey] = result.value;
         }
@@ -76132,20 +76132,20 @@ var $ZodMap = /* @__PURE__ */ $constructor("$ZodMap", (inst, def) => {
     payload.value = memo2 ? memo2.alloc(inst, payload, /* @__PURE__ */ new Map(), ctx) : /* @__PURE__ */ new Map();
     const abortEarly = ctx?.abortEarly;
     let seen = payload.issues.length;
-    for (const [key, value] of input2) {
+    for (const [key2, value] of input2) {
       if (abortEarly && payload.issues.length !== seen) {
         if (aborted(payload, seen))
           break;
         seen = payload.issues.length;
       }
-      const keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+      const keyResult = def.keyType._zod.run({ value: key2, issues: [] }, ctx);
       const valueResult = def.valueType._zod.run({ value, issues: [] }, ctx);
       if (keyResult instanceof Promise || valueResult instanceof Promise) {
         proms.push(Promise.all([keyResult, valueResult]).then(([keyResult2, valueResult2]) => {
-          handleMapResult(keyResult2, valueResult2, payload, key, input2, inst, ctx);
+          handleMapResult(keyResult2, valueResult2, payload, key2, input2, inst, ctx);
         }));
       } else {
-        handleMapResult(keyResult, valueResult, payload, key, input2, inst, ctx);
+        handleMapResult(keyResult, valueResult, payload, key2, input2, inst, ctx);
       }
     }
     if (proms.length)
@@ -76154,10 +76154,10 @@ var $ZodMap = /* @__PURE__ */ $constructor("$ZodMap", (inst, def) => {
   };
   capSize(inst, mapSize);
 });
-function handleMapResult(keyResult, valueResult, final, key, input2, inst, ctx) {
+function handleMapResult(keyResult, valueResult, final, key2, input2, inst, ctx) {
   if (keyResult.issues.length) {
-    if (propertyKeyTypes.has(typeof key)) {
-      final.issues.push(...prefixIssues(key, keyResult.issues));
+    if (propertyKeyTypes.has(typeof key2)) {
+      final.issues.push(...prefixIssues(key2, keyResult.issues));
     } else {
       final.issues.push({
         code: "invalid_key",
@@ -76169,15 +76169,15 @@ function handleMapResult(keyResult, valueResult, final, key, input2, inst, ctx) 
     }
   }
   if (valueResult.issues.length) {
-    if (propertyKeyTypes.has(typeof key)) {
-      final.issues.push(...prefixIssues(key, valueResult.issues));
+    if (propertyKeyTypes.has(typeof key2)) {
+      final.issues.push(...prefixIssues(key2, valueResult.issues));
     } else {
       final.issues.push({
         origin: "map",
         code: "invalid_element",
         input: input2,
         inst,
-        key,
+        key: key2,
         issues: valueResult.issues.map((iss) => finalizeIssue(iss, ctx, config()))
       });
     }
@@ -76852,8 +76852,8 @@ function isRecursive(inst, stack, resolve11) {
   };
   const shape = (sh, spread) => {
     let answer = NONE;
-    for (const key of Reflect.ownKeys(sh)) {
-      const desc = Object.getOwnPropertyDescriptor(sh, key);
+    for (const key2 of Reflect.ownKeys(sh)) {
+      const desc = Object.getOwnPropertyDescriptor(sh, key2);
       if (spread && !desc.enumerable)
         continue;
       const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve11) : NONE;
@@ -76949,8 +76949,8 @@ function isRecursive(inst, stack, resolve11) {
       break;
     default: {
       kind2;
-      for (const key in def) {
-        const desc = Object.getOwnPropertyDescriptor(def, key);
+      for (const key2 in def) {
+        const desc = Object.getOwnPropertyDescriptor(def, key2);
         if (!desc || desc.get)
           continue;
         const value = desc.value;
@@ -85083,11 +85083,11 @@ function generatePropertiesChecks(doc, ctx, def, accessor) {
   }
   doc.write(`if (${accessor} == null) return INVALID;`);
   const shape = def.shape;
-  for (const key of Reflect.ownKeys(shape)) {
-    const keyExpr = typeof key === "symbol" ? addConstant(ctx, key) : esc(key);
+  for (const key2 of Reflect.ownKeys(shape)) {
+    const keyExpr = typeof key2 === "symbol" ? addConstant(ctx, key2) : esc(key2);
     const inputVar = newVar(ctx);
     doc.write(`const ${inputVar} = ${accessor}[${keyExpr}];`);
-    compileChild(doc, ctx, shape[key], inputVar, false);
+    compileChild(doc, ctx, shape[key2], inputVar, false);
   }
 }
 function generatePropertyCheck(doc, ctx, def, accessor) {
@@ -85480,9 +85480,9 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
     throw new ZodCompileUnsupportedError('object shape key "__proto__"');
   }
   const propOutputs = /* @__PURE__ */ new Map();
-  for (const key of allKeys) {
-    const propSchema = propShape[key];
-    const kx = keyExpr(key);
+  for (const key2 of allKeys) {
+    const propSchema = propShape[key2];
+    const kx = keyExpr(key2);
     const inputVar = newVar(ctx);
     doc.write(`const ${inputVar} = ${accessor}[${kx}];`);
     if (propSchema._zod.optin !== void 0) {
@@ -85503,14 +85503,14 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
       } else {
         doc.write(`if (${outputVar2} === INVALID) return INVALID;`);
       }
-      propOutputs.set(key, outputVar2);
+      propOutputs.set(key2, outputVar2);
     } else {
       if (requiresPresenceCheck(propSchema)) {
         doc.write(`if (!(${kx} in ${accessor})) return INVALID;`);
       }
       const outputAccessor = compileChild(doc, ctx, propSchema, inputVar, buildsValue);
       if (outputAccessor !== null)
-        propOutputs.set(key, outputAccessor);
+        propOutputs.set(key2, outputAccessor);
     }
   }
   const catchall = def.catchall;
@@ -85931,9 +85931,9 @@ function generateTupleCheck(doc, ctx, schema, accessor) {
   }
   return outputVar;
 }
-function getTupleOptStart2(items, key) {
+function getTupleOptStart2(items, key2) {
   for (let i = items.length - 1; i >= 0; i--) {
-    const omittable = key === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
+    const omittable = key2 === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
     if (!omittable)
       return i + 1;
   }
@@ -86063,16 +86063,16 @@ function generateRecordCheck(doc, ctx, schema, accessor) {
   const keyValues = recordDef.partial ? void 0 : def.keyType._zod.values;
   if (keyValues) {
     const inputKeys = [];
-    for (const key of keyValues) {
-      if (!(typeof key === "string" || typeof key === "number" || typeof key === "symbol")) {
-        throw new ZodCompileUnsupportedError(`record key value ${String(key)}`);
+    for (const key2 of keyValues) {
+      if (!(typeof key2 === "string" || typeof key2 === "number" || typeof key2 === "symbol")) {
+        throw new ZodCompileUnsupportedError(`record key value ${String(key2)}`);
       }
-      const inputKey = typeof key === "number" ? key.toString() : key;
+      const inputKey = typeof key2 === "number" ? key2.toString() : key2;
       if (inputKey === "__proto__") {
         throw new ZodCompileUnsupportedError('record key "__proto__"');
       }
       inputKeys.push(inputKey);
-      const keyConst = addConstant(ctx, key);
+      const keyConst = addConstant(ctx, key2);
       const outKey = generateCheck(doc, ctx, def.keyType, keyConst);
       const valueVar = newVar(ctx);
       doc.write(`const ${valueVar} = ${accessor}[${literalPropertyKey(ctx, inputKey)}];`);
@@ -86150,10 +86150,10 @@ function emitOwnKeys(doc, ctx, accessor, kVar, body, onSymbol) {
   });
   doc.write(`}`);
 }
-function literalPropertyKey(ctx, key) {
-  if (typeof key === "string")
-    return esc(key);
-  return addConstant(ctx, key);
+function literalPropertyKey(ctx, key2) {
+  if (typeof key2 === "string")
+    return esc(key2);
+  return addConstant(ctx, key2);
 }
 function generateMapCheck(doc, ctx, schema, accessor) {
   const def = schema._zod.def;
@@ -87382,9 +87382,9 @@ function _stringFormat(Class2, format, fnOrRegex, _params = {}) {
 // node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
   for (const source of sources) {
-    for (const key of Reflect.ownKeys(source)) {
-      if (Object.prototype.propertyIsEnumerable.call(source, key)) {
-        assignProp(target, key, source[key]);
+    for (const key2 of Reflect.ownKeys(source)) {
+      if (Object.prototype.propertyIsEnumerable.call(source, key2)) {
+        assignProp(target, key2, source[key2]);
       }
     }
   }
@@ -87530,8 +87530,8 @@ function extractDefs(ctx, schema) {
     if (defId)
       seen.defId = defId;
     const schema2 = seen.schema;
-    for (const key in schema2) {
-      delete schema2[key];
+    for (const key2 in schema2) {
+      delete schema2[key2];
     }
     schema2.$ref = ref;
   };
@@ -87612,8 +87612,8 @@ function foldObjects(members2) {
   for (const member of members2) {
     if (typeof member !== "object" || member.type !== "object")
       return null;
-    for (const key in member) {
-      if (!FOLDABLE_KEYS.has(key))
+    for (const key2 in member) {
+      if (!FOLDABLE_KEYS.has(key2))
         return null;
     }
     objects.push(member);
@@ -87621,22 +87621,22 @@ function foldObjects(members2) {
   const properties = {};
   const required2 = /* @__PURE__ */ new Set();
   for (const object2 of objects) {
-    for (const key in object2.properties) {
-      if (Object.prototype.hasOwnProperty.call(properties, key))
+    for (const key2 in object2.properties) {
+      if (Object.prototype.hasOwnProperty.call(properties, key2))
         continue;
       const parts2 = [];
       for (const other of objects) {
-        const part2 = other.properties?.[key] ?? undeclaredConstraint(other);
+        const part2 = other.properties?.[key2] ?? undeclaredConstraint(other);
         if (part2 === null || part2 === void 0)
           continue;
         if (!parts2.some((seen) => JSON.stringify(seen) === JSON.stringify(part2)))
           parts2.push(part2);
       }
       const merged = parts2.length === 1 ? parts2[0] : foldObjects(parts2) ?? { allOf: parts2 };
-      assignProp(properties, key, merged);
+      assignProp(properties, key2, merged);
     }
-    for (const key of object2.required ?? [])
-      required2.add(key);
+    for (const key2 of object2.required ?? [])
+      required2.add(key2);
   }
   const folded = { type: "object", properties };
   if (required2.size)
@@ -87661,8 +87661,8 @@ function foldIntersection(json2) {
   const allOf = json2.allOf;
   if (!Array.isArray(allOf) || allOf.length < 2)
     return;
-  for (const key of FOLDABLE_KEYS)
-    if (key in json2)
+  for (const key2 of FOLDABLE_KEYS)
+    if (key2 in json2)
       return;
   const unions = allOf.filter((m) => UNION_KEYS.some((k) => Array.isArray(m[k])));
   let folded = null;
@@ -87709,20 +87709,20 @@ function finalize(ctx, schema) {
       assignProps(schema2, _cached);
       const isParentRef = zodSchema._zod.parent === ref;
       if (isParentRef) {
-        for (const key in schema2) {
-          if (key === "$ref" || key === "allOf")
+        for (const key2 in schema2) {
+          if (key2 === "$ref" || key2 === "allOf")
             continue;
-          if (!(key in _cached)) {
-            delete schema2[key];
+          if (!(key2 in _cached)) {
+            delete schema2[key2];
           }
         }
       }
       if (refSchema.$ref && refSeen.def) {
-        for (const key in schema2) {
-          if (key === "$ref" || key === "allOf")
+        for (const key2 in schema2) {
+          if (key2 === "$ref" || key2 === "allOf")
             continue;
-          if (key in refSeen.def && JSON.stringify(schema2[key]) === JSON.stringify(refSeen.def[key])) {
-            delete schema2[key];
+          if (key2 in refSeen.def && JSON.stringify(schema2[key2]) === JSON.stringify(refSeen.def[key2])) {
+            delete schema2[key2];
           }
         }
       }
@@ -87734,11 +87734,11 @@ function finalize(ctx, schema) {
       if (parentSeen?.schema.$ref) {
         schema2.$ref = parentSeen.schema.$ref;
         if (parentSeen.def) {
-          for (const key in schema2) {
-            if (key === "$ref" || key === "allOf")
+          for (const key2 in schema2) {
+            if (key2 === "$ref" || key2 === "allOf")
               continue;
-            if (key in parentSeen.def && JSON.stringify(schema2[key]) === JSON.stringify(parentSeen.def[key])) {
-              delete schema2[key];
+            if (key2 in parentSeen.def && JSON.stringify(schema2[key2]) === JSON.stringify(parentSeen.def[key2])) {
+              delete schema2[key2];
             }
           }
         }
@@ -87871,8 +87871,8 @@ function isTransforming(_schema, _ctx) {
     return isTransforming(def.in, ctx) || isTransforming(def.out, ctx);
   }
   if (def.type === "object") {
-    for (const key in def.shape) {
-      if (isTransforming(def.shape[key], ctx))
+    for (const key2 in def.shape) {
+      if (isTransforming(def.shape[key2], ctx))
         return true;
     }
     return false;
@@ -87910,13 +87910,13 @@ var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) =
 };
 
 // node_modules/zod/v4/core/json-schema-processors.js
-var narrowMin = (agg, key, value) => {
-  if (agg[key] === void 0 || value > agg[key])
-    agg[key] = value;
+var narrowMin = (agg, key2, value) => {
+  if (agg[key2] === void 0 || value > agg[key2])
+    agg[key2] = value;
 };
-var narrowMax = (agg, key, value) => {
-  if (agg[key] === void 0 || value < agg[key])
-    agg[key] = value;
+var narrowMax = (agg, key2, value) => {
+  if (agg[key2] === void 0 || value < agg[key2])
+    agg[key2] = value;
 };
 var narrowBoth = (agg, value) => {
   narrowMin(agg, "minimum", value);
@@ -88254,17 +88254,17 @@ var objectProcessor = (schema, ctx, _json, params) => {
   }
   json2.type = "object";
   json2.properties = {};
-  for (const key in shape) {
-    assignProp(json2.properties, key, processSchema(shape[key], ctx, {
+  for (const key2 in shape) {
+    assignProp(json2.properties, key2, processSchema(shape[key2], ctx, {
       ...params,
-      path: [...params.path, "properties", key]
+      path: [...params.path, "properties", key2]
     }));
   }
   const requiredKeys = [];
-  for (const key of Object.keys(shape)) {
-    const field2 = def.shape[key];
+  for (const key2 of Object.keys(shape)) {
+    const field2 = def.shape[key2];
     if (ctx.io === "input" ? inputOptin(field2) === void 0 : field2._zod.optout === void 0) {
-      requiredKeys.push(key);
+      requiredKeys.push(key2);
     }
   }
   if (requiredKeys.length > 0) {
@@ -88639,9 +88639,9 @@ function toJSONSchema(input2, params) {
     };
     ctx2.external = external;
     for (const entry of registry2._idmap.entries()) {
-      const [key, schema] = entry;
+      const [key2, schema] = entry;
       extractDefs(ctx2, schema);
-      assignProp(schemas, key, finalize(ctx2, schema));
+      assignProp(schemas, key2, finalize(ctx2, schema));
     }
     if (Object.keys(defs).length > 0) {
       const defsSegment = ctx2.target === "draft-2020-12" ? "$defs" : "definitions";
@@ -88956,17 +88956,17 @@ __export(checks_exports2, {
 
 // node_modules/zod/v4/classic/errors.js
 var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
-function _lazyMethod(proto, key, make) {
-  Object.defineProperty(proto, key, {
+function _lazyMethod(proto, key2, make) {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     enumerable: false,
     get() {
       const value = make(this);
-      Object.defineProperty(this, key, { value, configurable: true, writable: true });
+      Object.defineProperty(this, key2, { value, configurable: true, writable: true });
       return value;
     },
     set(value) {
-      Object.defineProperty(this, key, { value, configurable: true, writable: true });
+      Object.defineProperty(this, key2, { value, configurable: true, writable: true });
     }
   });
 }
@@ -90630,17 +90630,17 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path5 = ref.slice(1).split("/").filter(Boolean);
-  if (path5.length === 0) {
+  const path6 = ref.slice(1).split("/").filter(Boolean);
+  if (path6.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path5[0] === defsKey) {
-    const key = path5[1] === void 0 ? void 0 : decodeJSONPointerSegment(path5[1]);
-    if (!key || !ctx.defs[key]) {
+  if (path6[0] === defsKey) {
+    const key2 = path6[1] === void 0 ? void 0 : decodeJSONPointerSegment(path6[1]);
+    if (!key2 || !ctx.defs[key2]) {
       throw new Error(`Reference not found: ${ref}`);
     }
-    return ctx.defs[key];
+    return ctx.defs[key2];
   }
   throw new Error(`Reference not found: ${ref}`);
 }
@@ -90675,16 +90675,16 @@ function checkObjectGuards(objectSchema, guards) {
       });
     }
     if (guards.keySchema) {
-      for (const key of keys) {
-        const result = guards.keySchema.safeParse(key);
+      for (const key2 of keys) {
+        const result = guards.keySchema.safeParse(key2);
         if (result.success)
           continue;
         payload.issues.push({
           code: "invalid_key",
           origin: "record",
           issues: result.error.issues,
-          input: key,
-          path: [key],
+          input: key2,
+          path: [key2],
           continue: true
         });
       }
@@ -90709,20 +90709,20 @@ function canonicalKey(value, seen) {
     if (Array.isArray(value)) {
       const parts3 = [];
       for (const item of value) {
-        const key = canonicalKey(item, seen);
-        if (key === null)
+        const key2 = canonicalKey(item, seen);
+        if (key2 === null)
           return null;
-        parts3.push(key);
+        parts3.push(key2);
       }
       return `a${parts3.length}:[${parts3.join(",")}]`;
     }
     const keys = Object.keys(value).sort();
     const parts2 = [];
     for (const k of keys) {
-      const key = canonicalKey(value[k], seen);
-      if (key === null)
+      const key2 = canonicalKey(value[k], seen);
+      if (key2 === null)
         return null;
-      parts2.push(`${k.length}:${k}=${key}`);
+      parts2.push(`${k.length}:${k}=${key2}`);
     }
     return `o${parts2.length}:{${parts2.join(",")}}`;
   } finally {
@@ -90762,10 +90762,10 @@ function containsRef(value) {
     return value.some(containsRef);
   if (typeof value.$ref === "string")
     return true;
-  return Object.entries(value).some(([key, sub]) => {
-    if (SCHEMA_KEYWORDS.has(key))
+  return Object.entries(value).some(([key2, sub]) => {
+    if (SCHEMA_KEYWORDS.has(key2))
       return containsRef(sub);
-    if (!SCHEMA_MAP_KEYWORDS.has(key) || typeof sub !== "object" || sub === null)
+    if (!SCHEMA_MAP_KEYWORDS.has(key2) || typeof sub !== "object" || sub === null)
       return false;
     return Object.values(sub).some(containsRef);
   });
@@ -90781,12 +90781,12 @@ function checkArrayGuards(arraySchema, guards) {
     if (guards.uniqueItems === true) {
       const firstSeen = /* @__PURE__ */ new Map();
       for (let i = 0; i < items.length; i++) {
-        const key = canonicalKey(items[i], /* @__PURE__ */ new Set());
-        if (key === null)
+        const key2 = canonicalKey(items[i], /* @__PURE__ */ new Set());
+        if (key2 === null)
           continue;
-        const first = firstSeen.get(key);
+        const first = firstSeen.get(key2);
         if (first === void 0) {
-          firstSeen.set(key, i);
+          firstSeen.set(key2, i);
           continue;
         }
         payload.issues.push({
@@ -91025,9 +91025,9 @@ function convertBaseSchema(schema, ctx) {
       const properties = schema.properties || {};
       const requiredSet = new Set(schema.required || []);
       const additionalSchema = typeof schema.additionalProperties === "object" ? convertSchema(schema.additionalProperties, ctx) : void 0;
-      for (const [key, propSchema] of Object.entries(properties)) {
+      for (const [key2, propSchema] of Object.entries(properties)) {
         const propZodSchema = convertSchema(propSchema, ctx);
-        assignProp(shape, key, requiredSet.has(key) ? propZodSchema : propZodSchema.optional());
+        assignProp(shape, key2, requiredSet.has(key2) ? propZodSchema : propZodSchema.optional());
       }
       if (schema.patternProperties) {
         const patternProps = schema.patternProperties;
@@ -91062,12 +91062,12 @@ function convertBaseSchema(schema, ctx) {
             if (!isPlainObject(payload.value))
               return;
             const unrecognized = [];
-            for (const key of Object.keys(payload.value)) {
-              if (propertyKeys.includes(key))
+            for (const key2 of Object.keys(payload.value)) {
+              if (propertyKeys.includes(key2))
                 continue;
-              if (patterns.some((regex) => regex.test(key)))
+              if (patterns.some((regex) => regex.test(key2)))
                 continue;
-              unrecognized.push(key);
+              unrecognized.push(key2);
             }
             if (unrecognized.length) {
               payload.issues.push({
@@ -91198,38 +91198,38 @@ function convertSchema(schema, ctx) {
   }
   const extraMeta = {};
   const coreMetadataKeys = ["$id", "id", "$comment", "$anchor", "$vocabulary", "$dynamicRef", "$dynamicAnchor"];
-  for (const key of coreMetadataKeys) {
-    if (key in schema) {
-      extraMeta[key] = schema[key];
+  for (const key2 of coreMetadataKeys) {
+    if (key2 in schema) {
+      extraMeta[key2] = schema[key2];
     }
   }
   const contentMetadataKeys = ["contentEncoding", "contentMediaType", "contentSchema"];
-  for (const key of contentMetadataKeys) {
-    if (key in schema) {
-      extraMeta[key] = schema[key];
+  for (const key2 of contentMetadataKeys) {
+    if (key2 in schema) {
+      extraMeta[key2] = schema[key2];
     }
   }
   if (schema.type === "object" && schema.$ref === void 0) {
     if (schema.propertyNames !== void 0 && !containsRef(schema.propertyNames)) {
       extraMeta.propertyNames = schema.propertyNames;
     }
-    for (const key of ["minProperties", "maxProperties"]) {
-      if (schema[key] !== void 0)
-        extraMeta[key] = schema[key];
+    for (const key2 of ["minProperties", "maxProperties"]) {
+      if (schema[key2] !== void 0)
+        extraMeta[key2] = schema[key2];
     }
   }
   if (schema.type === "array" && schema.$ref === void 0) {
     if (schema.contains !== void 0 && !containsRef(schema.contains)) {
       extraMeta.contains = schema.contains;
     }
-    for (const key of ["uniqueItems", "minContains", "maxContains"]) {
-      if (schema[key] !== void 0)
-        extraMeta[key] = schema[key];
+    for (const key2 of ["uniqueItems", "minContains", "maxContains"]) {
+      if (schema[key2] !== void 0)
+        extraMeta[key2] = schema[key2];
     }
   }
-  for (const key of Object.keys(schema)) {
-    if (!RECOGNIZED_KEYS.has(key)) {
-      assignProp(extraMeta, key, schema[key]);
+  for (const key2 of Object.keys(schema)) {
+    if (!RECOGNIZED_KEYS.has(key2)) {
+      assignProp(extraMeta, key2, schema[key2]);
     }
   }
   if (Object.keys(extraMeta).length > 0) {
@@ -91657,28 +91657,28 @@ var ConfigSchema = external_exports.strictObject({
 });
 
 // src/config/errors.ts
-function pathOf(path5) {
-  if (path5.length === 0) return "(top level)";
-  return path5.map((p, i) => typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`).join("");
+function pathOf(path6) {
+  if (path6.length === 0) return "(top level)";
+  return path6.map((p, i) => typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`).join("");
 }
 function formatZodError(error62, where) {
   const lines2 = error62.issues.map((issue2) => {
     let msg = issue2.message;
     if (issue2.code === "unrecognized_keys")
       msg = `unknown field(s) ${issue2.keys.map((k) => `"${k}"`).join(", ")}`;
-    const path5 = issue2.code === "unrecognized_keys" ? pathOf(issue2.path) : pathOf(issue2.path);
-    return `${path5}: ${msg}`;
+    const path6 = issue2.code === "unrecognized_keys" ? pathOf(issue2.path) : pathOf(issue2.path);
+    return `${path6}: ${msg}`;
   });
   return lines2.length === 1 ? `${where}: ${lines2[0]}` : `${where}: ${lines2.length} problems
   ${lines2.join("\n  ")}`;
 }
 
 // src/config/load.ts
-function parseConfigText(text2, path5) {
+function parseConfigText(text2, path6) {
   try {
-    return extname(path5).toLowerCase() === ".json" ? JSON.parse(text2) : (0, import_yaml.parse)(text2);
+    return extname(path6).toLowerCase() === ".json" ? JSON.parse(text2) : (0, import_yaml.parse)(text2);
   } catch (e) {
-    throw new UserError(`${path5}: cannot parse: ${e.message.split("\n")[0]}`);
+    throw new UserError(`${path6}: cannot parse: ${e.message.split("\n")[0]}`);
   }
 }
 function validateConfig(raw, where) {
@@ -91687,22 +91687,22 @@ function validateConfig(raw, where) {
   if (!parsed.success) throw new UserError(formatZodError(parsed.error, where));
   return parsed.data;
 }
-function loadConfig(path5) {
-  const abs = resolve(path5);
+function loadConfig(path6) {
+  const abs = resolve(path6);
   let text2;
   try {
     text2 = readFileSync(abs, "utf8");
   } catch (e) {
     const code = e.code;
     throw new UserError(
-      code === "ENOENT" ? `config file not found: ${path5}` : `cannot read ${path5}: ${e.message}`
+      code === "ENOENT" ? `config file not found: ${path6}` : `cannot read ${path6}: ${e.message}`
     );
   }
-  return { config: validateConfig(parseConfigText(text2, abs), path5), baseDir: dirname(abs), path: abs };
+  return { config: validateConfig(parseConfigText(text2, abs), path6), baseDir: dirname(abs), path: abs };
 }
 
 // src/suite/run.ts
-import { mkdirSync as mkdirSync9, rmSync as rmSync8, writeFileSync as writeFileSync6 } from "node:fs";
+import { mkdirSync as mkdirSync9, rmSync as rmSync9, writeFileSync as writeFileSync6 } from "node:fs";
 
 // src/execute/runfiles.ts
 import {
@@ -92269,7 +92269,7 @@ function suiteHash(config2, competitions, registry2) {
       toy: c.toy ?? null
     };
   });
-  const key = {
+  const key2 = {
     v: 1,
     competitions,
     seeds: config2.seeds,
@@ -92277,7 +92277,7 @@ function suiteHash(config2, competitions, registry2) {
     gpus: config2.limits.gpus,
     grading
   };
-  return createHash2("sha256").update(canonical(key)).digest("hex").slice(0, 16);
+  return createHash2("sha256").update(canonical(key2)).digest("hex").slice(0, 16);
 }
 function plan(config2, registry2) {
   const competitions = selectCompetitions(registry2, config2.competitions);
@@ -92548,9 +92548,10 @@ async function detectGpus(opts = {}) {
 
 // src/execute/validation-server.ts
 import { randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { createWriteStream as createWriteStream2, mkdtempSync as mkdtempSync2, rmSync as rmSync2, statSync as statSync3 } from "node:fs";
 import http from "node:http";
 import os2 from "node:os";
+import path2 from "node:path";
 
 // src/grade/csv.ts
 import { openSync as openSync2, readSync as readSync2, closeSync as closeSync2, fstatSync as fstatSync2, statSync as statSync2 } from "node:fs";
@@ -93259,19 +93260,19 @@ var Tokenizer = class {
     }
   }
 };
-function fileSource(path5, chunkSize) {
+function fileSource(path6, chunkSize) {
   return (visit2) => {
     let fd;
     try {
-      fd = openSync2(path5, "r");
+      fd = openSync2(path6, "r");
     } catch (e) {
       throw new SubmissionError(
-        `cannot open ${path5}: ${e.code ?? e.message}`
+        `cannot open ${path6}: ${e.code ?? e.message}`
       );
     }
     try {
       const st = fstatSync2(fd);
-      if (!st.isFile()) throw new SubmissionError(`${path5} is not a regular file`);
+      if (!st.isFile()) throw new SubmissionError(`${path6} is not a regular file`);
       const size = Math.max(1, Math.min(chunkSize, st.size + 1));
       for (; ; ) {
         const chunk = Buffer.allocUnsafe(size);
@@ -93466,13 +93467,13 @@ function cell(col, row, b, s, e, complex) {
   col.toText(row);
   col.text.setString(row, str);
 }
-function readCsvFile(path5, opts = {}) {
+function readCsvFile(path6, opts = {}) {
   let size = 0;
   try {
-    size = statSync2(path5).size;
+    size = statSync2(path6).size;
   } catch {
   }
-  return readFrom(fileSource(path5, opts.chunkSize ?? 4 * 1024 * 1024), path5, opts, size);
+  return readFrom(fileSource(path6, opts.chunkSize ?? 4 * 1024 * 1024), path6, opts, size);
 }
 function readCsvText(text2, source = "csv", opts = {}) {
   const buf = typeof text2 === "string" ? Buffer.from(text2, "utf8") : text2;
@@ -93602,1066 +93603,6 @@ function renderCell(v, type) {
 }
 function quoteCell(v) {
   return /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
-}
-
-// src/execute/validation-server.ts
-function csvRows(text2) {
-  return parseCsv(text2).filter((r) => !(r.length === 1 && r[0] === ""));
-}
-function sampleShape(csv2) {
-  const [header, ...body] = csvRows(csv2);
-  if (!header || header.length === 0) throw new Error("the sample submission is empty");
-  return { columns: header, idColumn: header[0], ids: new Set(body.map((r) => r[0])), rows: body.length };
-}
-var few = (xs, n = 5) => xs.slice(0, n).map((x) => JSON.stringify(x)).join(", ") + (xs.length > n ? `, \u2026 (${xs.length} in all)` : "");
-function checkFormat(sample, submissionCsv) {
-  const errors = [];
-  const [header, ...body] = csvRows(submissionCsv);
-  if (!header) return { valid: false, errors: ["the submission is empty"] };
-  const missing = sample.columns.filter((c) => !header.includes(c));
-  const extra = header.filter((c) => !sample.columns.includes(c));
-  if (missing.length > 0) errors.push(`missing columns: ${few(missing)}`);
-  if (extra.length > 0) errors.push(`unexpected columns: ${few(extra)}`);
-  if (new Set(header).size !== header.length) errors.push("duplicate column names");
-  const ragged = body.findIndex((r) => r.length !== header.length);
-  if (ragged >= 0)
-    errors.push(`row ${ragged + 2} has ${body[ragged].length} fields, the header has ${header.length}`);
-  if (body.length !== sample.rows)
-    errors.push(`${body.length} rows, expected ${sample.rows} (as in the sample submission)`);
-  const idAt = header.indexOf(sample.idColumn);
-  if (idAt >= 0) {
-    const seen = /* @__PURE__ */ new Set();
-    const dupes = [];
-    const unknown2 = [];
-    for (const r of body) {
-      const id = r[idAt] ?? "";
-      if (seen.has(id)) dupes.push(id);
-      seen.add(id);
-      if (!sample.ids.has(id)) unknown2.push(id);
-    }
-    const absent = [...sample.ids].filter((id) => !seen.has(id));
-    if (absent.length > 0) errors.push(`ids missing from ${sample.idColumn}: ${few(absent)}`);
-    if (unknown2.length > 0) errors.push(`ids not in the sample submission: ${few(unknown2)}`);
-    if (dupes.length > 0) errors.push(`duplicate ids: ${few(dupes)}`);
-  }
-  return { valid: errors.length === 0, errors };
-}
-function multipartFile(body, contentType) {
-  const m = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
-  if (!m) return null;
-  const delim = Buffer.from(`--${m[1] ?? m[2].trim()}`);
-  const parts2 = [];
-  let at = body.indexOf(delim);
-  while (at >= 0) {
-    const start = at + delim.length;
-    if (body.subarray(start, start + 2).toString() === "--") break;
-    const next = body.indexOf(delim, start);
-    if (next < 0) break;
-    const part2 = body.subarray(start + 2, next - 2);
-    const split = part2.indexOf("\r\n\r\n");
-    if (split >= 0)
-      parts2.push({ headers: part2.subarray(0, split).toString(), content: part2.subarray(split + 4) });
-    at = next;
-  }
-  const named = parts2.find((p) => /name="file"/i.test(p.headers)) ?? parts2.find((p) => /filename=/i.test(p.headers));
-  return named?.content ?? null;
-}
-async function startValidationServer(opts = {}) {
-  const maxBytes = opts.maxBytes ?? 512 * 1024 ** 2;
-  const byToken = /* @__PURE__ */ new Map();
-  const tokenOf = /* @__PURE__ */ new Map();
-  const server = http.createServer((req, res) => {
-    const reply = (status, body) => {
-      res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify(body) + "\n");
-    };
-    const m = /^\/([0-9a-f]{32})\/validate\/?$/.exec(req.url ?? "");
-    const entry = m ? byToken.get(m[1]) : void 0;
-    if (req.url === "/health") return reply(200, { ok: true });
-    if (!entry) return reply(404, { error: "unknown validation URL" });
-    if (req.method !== "POST")
-      return reply(405, { error: "POST the submission CSV (raw body, or multipart with a `file` part)" });
-    const chunks = [];
-    let size = 0;
-    let tooBig = false;
-    req.on("data", (c) => {
-      size += c.length;
-      if (size > maxBytes) tooBig = true;
-      else chunks.push(c);
-    });
-    req.on("end", async () => {
-      if (tooBig) return reply(413, { error: `submission larger than ${maxBytes} bytes` });
-      try {
-        let body = Buffer.concat(chunks);
-        const type = req.headers["content-type"] ?? "";
-        if (/^multipart\/form-data/i.test(type)) {
-          const file2 = multipartFile(body, type);
-          if (!file2) return reply(400, { error: "no file part in the multipart body" });
-          body = file2;
-        }
-        entry.shape ??= readFile(entry.samplePath, "utf8").then(sampleShape);
-        const check2 = checkFormat(await entry.shape, body.toString("utf8"));
-        reply(200, {
-          competition_id: entry.competitionId,
-          valid: check2.valid,
-          result: check2.valid ? "Submission is valid." : `Submission is invalid: ${check2.errors.join("; ")}`,
-          errors: check2.errors
-        });
-      } catch (e) {
-        entry.shape = void 0;
-        reply(500, { error: `could not check the submission: ${e.message}` });
-      }
-    });
-    req.on("error", () => res.destroy());
-  });
-  const host = opts.host ?? "127.0.0.1";
-  await new Promise((resolve11, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => resolve11());
-  });
-  const port = server.address().port;
-  const shown = opts.advertiseHost ?? host;
-  const url2 = `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}`;
-  return {
-    url: url2,
-    register(competitionId, samplePath) {
-      let token = tokenOf.get(competitionId);
-      if (!token) {
-        token = randomBytes(16).toString("hex");
-        tokenOf.set(competitionId, token);
-        byToken.set(token, { competitionId, samplePath });
-      }
-      return `${url2}/${token}/validate`;
-    },
-    close: () => new Promise((resolve11) => {
-      server.closeAllConnections();
-      server.close(() => resolve11());
-    })
-  };
-}
-async function bridgeGateway(docker) {
-  try {
-    const net = await docker.getNetwork("bridge").inspect();
-    const configs = net.IPAM?.Config ?? [];
-    const gw = configs.map((c) => c.Gateway).find(Boolean);
-    if (gw) return gw;
-    const subnet = configs.map((c) => c.Subnet).find((s) => s && /^\d+\.\d+\.\d+\.\d+\/\d+$/.test(s));
-    if (subnet) return firstHost(subnet);
-  } catch {
-  }
-  const addrs = os2.networkInterfaces().docker0 ?? [];
-  return addrs.find((a) => a.family === "IPv4")?.address ?? null;
-}
-function firstHost(cidr) {
-  const [ip, bits] = cidr.split("/");
-  const n = ip.split(".").reduce((a, o) => a * 256 + Number(o), 0);
-  const first = (Math.floor(n / 2 ** (32 - Number(bits))) * 2 ** (32 - Number(bits)) + 1) % 2 ** 32;
-  return [24, 16, 8, 0].map((s) => Math.floor(first / 2 ** s) % 256).join(".");
-}
-async function startValidationServerForDocker(docker, opts = {}) {
-  const gw = await bridgeGateway(docker);
-  if (!gw) throw new Error("no Docker bridge gateway found: cannot serve format checks to containers");
-  return startValidationServer({ ...opts, host: gw });
-}
-
-// src/execute/docker/client.ts
-var import_dockerode = __toESM(require_docker(), 1);
-function daemonAddress(opts) {
-  if (opts?.socketPath) return opts.socketPath;
-  if (opts?.host) return `${opts.protocol ?? "http"}://${opts.host}:${opts.port ?? ""}`;
-  return process.env.DOCKER_HOST || "/var/run/docker.sock";
-}
-async function connectDocker(opts = {}) {
-  const docker = new import_dockerode.default(opts.docker);
-  const attempts = opts.attempts ?? 5;
-  let delay = opts.delayMs ?? 500;
-  let last;
-  for (let i = 0; i < attempts; i++) {
-    try {
-      await docker.ping();
-      return docker;
-    } catch (e) {
-      last = e;
-      if (i < attempts - 1) {
-        await sleep(delay);
-        delay *= 2;
-      }
-    }
-  }
-  throw new UserError(
-    `no Docker daemon answers at ${daemonAddress(opts.docker)} (${errorMessage(last)}). Start dockerd, or set DOCKER_HOST, or use executor: local.`,
-    1
-  );
-}
-function errorMessage(e) {
-  if (e instanceof Error) {
-    const json2 = e.json;
-    return (json2?.message ?? e.message).trim();
-  }
-  return String(e);
-}
-function statusCode(e) {
-  return e?.statusCode;
-}
-function sleep(ms, signal) {
-  return new Promise((resolve11) => {
-    if (signal?.aborted) return resolve11();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      resolve11();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}
-
-// src/execute/docker/cleanup.ts
-import os4 from "node:os";
-
-// src/execute/docker/container.ts
-import { createHash as createHash3 } from "node:crypto";
-import os3 from "node:os";
-
-// src/execute/docker/settings.ts
-import path2 from "node:path";
-function defaultUser() {
-  const uid = process.getuid?.() ?? 65534;
-  const gid = process.getgid?.() ?? 65534;
-  return uid === 0 ? "65534:65534" : `${uid}:${gid}`;
-}
-function containerUser(settings) {
-  const u = settings.user ?? defaultUser();
-  return u === "image" ? "" : u;
-}
-function buildTag(name2) {
-  const t = name2.toLowerCase().replace(/[^a-z0-9_.-]+/g, "-").replace(/^[-.]+/, "").slice(0, 100);
-  return `medalist-agent:${t || "local"}`;
-}
-function dockerSettings(config2, baseDir) {
-  const { agent, limits, docker } = config2;
-  const cmd = agent.command;
-  return {
-    image: agent.image,
-    build: agent.build && {
-      context: path2.resolve(baseDir, agent.build.context),
-      dockerfile: agent.build.dockerfile,
-      target: agent.build.target,
-      args: agent.build.args,
-      tag: agent.image ?? buildTag(config2.name)
-    },
-    command: cmd === void 0 ? void 0 : typeof cmd === "string" ? ["/bin/sh", "-c", cmd] : cmd,
-    limits: { cpus: limits.cpus, memory: limits.memory, shmSize: limits.shmSize, pids: limits.pids },
-    network: docker.network,
-    retries: docker.retries,
-    stopGraceSecs: docker.stopGraceSecs,
-    user: docker.user,
-    capAdd: docker.capAdd
-  };
-}
-
-// src/execute/docker/container.ts
-var LABEL = {
-  suite: "medalist.suite",
-  run: "medalist.run",
-  competition: "medalist.competition",
-  seed: "medalist.seed",
-  /** "<hostname>:<pid>" of the process that owns the container. */
-  owner: "medalist.owner",
-  /** Epoch ms after which the owner would have killed it: a later sweep may remove it. */
-  deadline: "medalist.deadline"
-};
-var VALIDATION_URL_VAR = "MEDALIST_VALIDATION_URL";
-function ownerLabel() {
-  return `${os3.hostname()}:${process.pid}`;
-}
-function containerName(suiteId, runId) {
-  const clean = (s) => s.replace(/[^a-zA-Z0-9_.-]+/g, "-");
-  const name2 = `medalist-${clean(suiteId)}-${clean(runId)}`;
-  if (name2.length <= 120) return name2;
-  const hash2 = createHash3("sha256").update(`${suiteId}\0${runId}`).digest("hex").slice(0, 12);
-  return `${name2.slice(0, 107)}-${hash2}`;
-}
-function containerEnv(spec, network) {
-  const env = {
-    ...spec.env,
-    ...contractEnv(spec, CONTAINER_PATHS)
-  };
-  if (spec.validationUrl && network !== "none") env[VALIDATION_URL_VAR] = spec.validationUrl;
-  else delete env[VALIDATION_URL_VAR];
-  return Object.entries(env).map(([k, v]) => `${k}=${v}`);
-}
-function containerOptions(spec, settings, image, opts = {}) {
-  const p = runPaths(spec.runDir);
-  const { limits } = settings;
-  const now = opts.now ?? Date.now();
-  const deadline = now + (spec.timeLimitSecs + settings.stopGraceSecs + 300) * 1e3;
-  const bind = (Source, Target, ReadOnly) => ({
-    Type: "bind",
-    Source,
-    Target,
-    ReadOnly
-  });
-  const hostConfig = {
-    Mounts: [
-      bind(spec.publicDir, CONTAINER_PATHS.data, true),
-      bind(p.submissionDir, CONTAINER_PATHS.submission, false),
-      bind(p.logsDir, CONTAINER_PATHS.logs, false),
-      bind(p.codeDir, CONTAINER_PATHS.code, false),
-      bind(p.instructionsFile, CONTAINER_PATHS.instructions, true)
-    ],
-    NetworkMode: settings.network,
-    Privileged: false,
-    // The agent is hostile: no capabilities (no mknod, setuid, chown, raw sockets, …) unless added
-    // back by name, and no privilege gained through setuid files or file capabilities.
-    CapDrop: ["ALL"],
-    CapAdd: settings.capAdd && settings.capAdd.length > 0 ? [...settings.capAdd] : void 0,
-    SecurityOpt: ["no-new-privileges:true"],
-    Init: settings.init ?? true,
-    AutoRemove: false,
-    // Container output is also streamed to run.log; keep the daemon's copy bounded.
-    LogConfig: { Type: "json-file", Config: { "max-size": "50m", "max-file": "2" } }
-  };
-  if (limits.cpus !== void 0) hostConfig.NanoCpus = Math.round(limits.cpus * 1e9);
-  if (limits.memory !== void 0) {
-    hostConfig.Memory = limits.memory;
-    hostConfig.MemorySwap = limits.memory;
-  }
-  if (limits.shmSize !== void 0) hostConfig.ShmSize = limits.shmSize;
-  if (limits.pids !== void 0) hostConfig.PidsLimit = limits.pids;
-  if (spec.gpus.length > 0) {
-    hostConfig.DeviceRequests = [{ Driver: "nvidia", DeviceIDs: [...spec.gpus], Capabilities: [["gpu"]] }];
-  }
-  return {
-    name: containerName(spec.suiteId, spec.runId),
-    Image: image,
-    User: containerUser(settings) || void 0,
-    Cmd: settings.command,
-    Env: containerEnv(spec, settings.network),
-    Labels: {
-      [LABEL.suite]: spec.suiteId,
-      [LABEL.run]: spec.runId,
-      [LABEL.competition]: spec.competitionId,
-      [LABEL.seed]: String(spec.seed),
-      [LABEL.owner]: opts.owner ?? ownerLabel(),
-      [LABEL.deadline]: String(deadline)
-    },
-    Tty: false,
-    OpenStdin: false,
-    AttachStdin: false,
-    AttachStdout: false,
-    AttachStderr: false,
-    StopTimeout: settings.stopGraceSecs,
-    HostConfig: hostConfig
-  };
-}
-
-// src/util/process.ts
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-
-// src/execute/docker/cleanup.ts
-async function removeAll(docker, list, graceSecs) {
-  const removed = [];
-  await Promise.all(
-    list.map(async (c) => {
-      const container = docker.getContainer(c.Id);
-      if (c.State === "running" && graceSecs > 0) await container.stop({ t: graceSecs }).catch(() => {
-      });
-      try {
-        await container.remove({ force: true, v: true });
-        removed.push(c.Names[0]?.replace(/^\//, "") ?? c.Id);
-      } catch (e) {
-        const code = e.statusCode;
-        if (code !== 404 && code !== 409)
-          throw new Error(`removing container ${c.Id.slice(0, 12)} failed: ${errorMessage(e)}`);
-      }
-    })
-  );
-  return removed;
-}
-async function cleanupSuite(docker, suiteId, opts = {}) {
-  const list = await docker.listContainers({ all: true, filters: { label: [`${LABEL.suite}=${suiteId}`] } });
-  return removeAll(docker, list, opts.graceSecs ?? 5);
-}
-async function sweepStale(docker, opts = {}) {
-  const host = opts.hostname ?? os4.hostname();
-  const isAlive = opts.isAlive ?? pidAlive;
-  const now = opts.now ?? Date.now();
-  const list = await docker.listContainers({ all: true, filters: { label: [LABEL.suite] } });
-  const stale = list.filter((c) => {
-    const owner = c.Labels[LABEL.owner] ?? "";
-    const sep2 = owner.lastIndexOf(":");
-    const pid = Number(owner.slice(sep2 + 1));
-    if (sep2 > 0 && owner.slice(0, sep2) === host && Number.isInteger(pid)) {
-      if (pid === process.pid) return false;
-      if (!isAlive(pid)) return true;
-    }
-    const deadline = Number(c.Labels[LABEL.deadline]);
-    return Number.isFinite(deadline) && now > deadline;
-  });
-  return removeAll(docker, stale, 0);
-}
-
-// src/execute/docker/executor.ts
-import { chmod, chown, mkdir, readdir as readdir2, rm, stat, writeFile } from "node:fs/promises";
-import path4 from "node:path";
-
-// src/execute/docker/image.ts
-import { readdir } from "node:fs/promises";
-import path3 from "node:path";
-var ImageMissingError = class extends Error {
-  constructor(ref) {
-    super(
-      `image ${ref} is not on this runner (no registry pull is attempted; build it or docker load it first)`
-    );
-    this.name = "ImageMissingError";
-  }
-};
-async function inspectImage(docker, ref) {
-  try {
-    const info = await docker.getImage(ref).inspect();
-    return { ref, id: info.Id, digest: info.RepoDigests?.[0] ?? info.Id };
-  } catch (e) {
-    if (statusCode(e) === 404) throw new ImageMissingError(ref);
-    throw e;
-  }
-}
-async function contextFiles(dir) {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => path3.relative(dir, path3.join(e.parentPath, e.name)).split(path3.sep).join("/"));
-}
-async function buildImage(docker, build, log) {
-  const src = await contextFiles(build.context);
-  const stream = await docker.buildImage({ context: build.context, src }, {
-    t: build.tag,
-    dockerfile: build.dockerfile,
-    target: build.target,
-    buildargs: build.args,
-    labels: { "medalist.built": "true" },
-    rm: true,
-    forcerm: true
-  });
-  await new Promise((resolve11, reject) => {
-    let failed = null;
-    docker.modem.followProgress(
-      stream,
-      (err) => {
-        if (err) reject(err);
-        else if (failed !== null) reject(new Error(`docker build failed: ${failed}`));
-        else resolve11();
-      },
-      (event) => {
-        if (event.error) failed = event.errorDetail?.message ?? event.error;
-        const text2 = event.stream ?? event.status ?? event.error;
-        if (text2) {
-          for (const line of text2.split("\n")) if (line.trim() !== "") log(line.trimEnd());
-        }
-      }
-    );
-  });
-  return inspectImage(docker, build.tag);
-}
-async function prepareImage(docker, settings, log) {
-  if (settings.build) {
-    log(`building ${settings.build.tag} from ${settings.build.context} (${settings.build.dockerfile})`);
-    try {
-      return await buildImage(docker, settings.build, log);
-    } catch (e) {
-      throw new Error(`building the agent image failed: ${errorMessage(e)}`);
-    }
-  }
-  if (!settings.image) throw new Error("the docker executor needs agent.image or agent.build");
-  try {
-    return await inspectImage(docker, settings.image);
-  } catch (e) {
-    if (!(e instanceof ImageMissingError) || settings.pull === false) throw e;
-  }
-  log(`pulling ${settings.image}`);
-  try {
-    await pullImage(docker, settings.image, log);
-  } catch (e) {
-    log(`pull failed: ${errorMessage(e)}`);
-    throw new ImageMissingError(settings.image);
-  }
-  return inspectImage(docker, settings.image);
-}
-async function pullImage(docker, ref, log) {
-  const stream = await docker.pull(ref);
-  await new Promise((resolve11, reject) => {
-    let last = "";
-    docker.modem.followProgress(
-      stream,
-      (err) => err ? reject(err) : resolve11(),
-      (event) => {
-        if (event.error) return reject(new Error(event.error));
-        const line = [event.id, event.status].filter(Boolean).join(": ");
-        if (line && line !== last && !event.status?.startsWith("Downloading") && !event.status?.startsWith("Extracting"))
-          log(line);
-        last = line;
-      }
-    );
-  });
-}
-
-// src/execute/docker/run-log.ts
-import { createWriteStream as createWriteStream2 } from "node:fs";
-var RunLog = class {
-  constructor(file2, secrets = [], maxBytes = 256 * 1024 ** 2) {
-    this.secrets = secrets;
-    this.maxBytes = maxBytes;
-    this.out = createWriteStream2(file2, { flags: "a" });
-    this.out.on("error", () => {
-    });
-  }
-  secrets;
-  maxBytes;
-  out;
-  partial = { stdout: "", stderr: "" };
-  written = 0;
-  truncated = false;
-  /** A note from Medalist itself (start, timeout, exit). */
-  note(text2) {
-    this.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist ${text2}
-`);
-  }
-  /** Output text from the container; lines may start with Docker's RFC 3339 timestamp. */
-  output(stream, text2) {
-    const buf = this.partial[stream] + text2;
-    const lines2 = buf.split("\n");
-    this.partial[stream] = lines2.pop() ?? "";
-    for (const line of lines2) this.line(stream, line);
-    if (this.partial[stream].length > 64 * 1024) {
-      this.line(stream, this.partial[stream]);
-      this.partial[stream] = "";
-    }
-  }
-  line(stream, raw) {
-    const m = /^(\d{4}-\d\d-\d\dT\S+Z) (.*)$/s.exec(raw);
-    const ts = m ? m[1] : (/* @__PURE__ */ new Date()).toISOString();
-    const text2 = (m ? m[2] : raw).replace(/\r$/, "");
-    this.write(`${ts} ${stream} ${this.mask(text2)}
-`);
-  }
-  mask(text2) {
-    let t = text2;
-    for (const s of this.secrets) if (s.length >= 3) t = t.split(s).join("***");
-    return t;
-  }
-  write(s) {
-    if (this.truncated) return;
-    const n = Buffer.byteLength(s);
-    if (this.written + n > this.maxBytes) {
-      this.truncated = true;
-      this.out.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist run.log truncated at ${this.maxBytes} bytes
-`);
-      return;
-    }
-    this.written += n;
-    this.out.write(s);
-  }
-  /** Flushes partial lines and closes the file. */
-  async close() {
-    for (const s of ["stdout", "stderr"]) {
-      if (this.partial[s] !== "") this.line(s, this.partial[s]);
-      this.partial[s] = "";
-    }
-    await new Promise((resolve11) => this.out.end(resolve11));
-  }
-};
-function demux(stream, onText) {
-  return new Promise((resolve11) => {
-    let pending = Buffer.alloc(0);
-    const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
-    stream.on("data", (chunk) => {
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-      while (pending.length >= 8) {
-        const size = pending.readUInt32BE(4);
-        if (pending.length < 8 + size) break;
-        const which = pending[0] === 2 ? "stderr" : "stdout";
-        onText(which, decoders[which].decode(pending.subarray(8, 8 + size), { stream: true }));
-        pending = pending.subarray(8 + size);
-      }
-    });
-    stream.on("end", () => resolve11());
-    stream.on("close", () => resolve11());
-    stream.on("error", () => resolve11());
-  });
-}
-
-// src/execute/quota.ts
-var DEFAULT_QUOTA = { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 };
-function checkQuota(runDir, quota) {
-  const p = runPaths(runDir);
-  const dirs = [
-    ["submission", p.submissionDir],
-    ["logs", p.logsDir],
-    ["code", p.codeDir]
-  ];
-  for (const [folder, dir] of dirs) {
-    const bytes2 = treeBytes(dir, quota[folder]);
-    if (bytes2 > quota[folder]) return { folder, bytes: bytes2, limit: quota[folder] };
-  }
-  return null;
-}
-function describeBreach(b) {
-  const mib = (n) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
-  return `/home/${b.folder} went over its ${mib(b.limit)} quota (${mib(b.bytes)} or more): run stopped`;
-}
-function watchQuota(runDir, quota, onBreach, intervalMs = 1e3) {
-  let done = false;
-  const timer = setInterval(() => {
-    if (done) return;
-    const b = checkQuota(runDir, quota);
-    if (b) {
-      done = true;
-      clearInterval(timer);
-      onBreach(b);
-    }
-  }, intervalMs);
-  timer.unref();
-  return () => {
-    done = true;
-    clearInterval(timer);
-  };
-}
-
-// src/execute/docker/executor.ts
-var CANCEL_GRACE_SECS = 5;
-var DockerExecutor = class {
-  constructor(docker, settings, opts = {}) {
-    this.docker = docker;
-    this.settings = settings;
-    this.log = opts.log ?? (() => {
-    });
-    this.owner = opts.owner ?? ownerLabel();
-  }
-  docker;
-  settings;
-  name = "docker";
-  image = null;
-  log;
-  owner;
-  /** Builds or finds the agent image once (later calls share the result; a failure is retried). */
-  prepareImage() {
-    this.image ??= prepareImage(this.docker, this.settings, this.log).catch((e) => {
-      this.image = null;
-      throw e;
-    });
-    return this.image;
-  }
-  async execute(spec, signal) {
-    const began = Date.now();
-    let delay = this.settings.retryDelayMs ?? 2e3;
-    for (let attempt2 = 1; ; attempt2++) {
-      const { retryable, ...result } = await this.attempt(spec, attempt2, signal);
-      const last = result.outcome !== "infra_error" || !retryable || attempt2 > this.settings.retries || signal?.aborted;
-      if (last) {
-        return { ...result, attempts: attempt2, durationMs: result.durationMs || Date.now() - began };
-      }
-      this.log(
-        `${spec.runId}: infrastructure error (${result.error}); retry ${attempt2}/${this.settings.retries} in ${delay} ms`
-      );
-      await sleep(delay, signal);
-      delay *= 2;
-    }
-  }
-  async attempt(spec, attempt2, signal) {
-    const paths = runPaths(spec.runDir);
-    const details = {};
-    const infra = (error62, retryable = true) => ({
-      outcome: "infra_error",
-      exitCode: null,
-      durationMs: 0,
-      error: error62,
-      details,
-      retryable
-    });
-    const cancelled = () => ({
-      ...infra("cancelled", false),
-      details: { ...details, cancelled: "true" }
-    });
-    if (signal?.aborted) return cancelled();
-    let image;
-    try {
-      image = await this.prepareImage();
-    } catch (e) {
-      return infra(errorMessage(e), !(e instanceof ImageMissingError));
-    }
-    Object.assign(details, { image: image.ref, imageId: image.id, imageDigest: image.digest });
-    try {
-      await prepareRunDir(spec, attempt2 > 1, containerUser(this.settings));
-    } catch (e) {
-      return infra(`preparing the run folder failed: ${errorMessage(e)}`, false);
-    }
-    const secrets = (spec.secretEnv ?? []).map((k) => spec.env[k]).filter((v) => !!v);
-    const log = new RunLog(paths.logFile, secrets, this.settings.logMaxBytes);
-    const opts = containerOptions(spec, this.settings, image.id, { owner: this.owner });
-    const name2 = opts.name;
-    details.container = name2;
-    if (spec.gpus.length > 0) details.gpus = spec.gpus.join(",");
-    let container = null;
-    try {
-      log.note(`attempt ${attempt2}: container ${name2}, image ${image.ref} (${image.digest})`);
-      try {
-        await this.removeByName(name2);
-        container = await this.docker.createContainer(opts);
-      } catch (e) {
-        return infra(`creating the container failed: ${errorMessage(e)}`, statusCode(e) !== 400);
-      }
-      details.containerId = container.id;
-      if (signal?.aborted) return cancelled();
-      try {
-        await container.start();
-      } catch (e) {
-        log.note(`start failed: ${errorMessage(e)}`);
-        return infra(`starting the container failed: ${errorMessage(e)}`);
-      }
-      return await this.supervise(container, spec, log, details, signal);
-    } finally {
-      if (container && !this.settings.keepContainers) {
-        await container.remove({ force: true, v: true }).catch(() => {
-        });
-      }
-      const cleaned = sanitizeRun(spec.runDir);
-      if (cleaned) log.note(cleaned);
-      await log.close();
-    }
-  }
-  /** Waits for the container, enforcing the time limit and cancellation, and classifies the end. */
-  async supervise(container, spec, log, details, signal) {
-    const started = Date.now();
-    log.note(`started; time limit ${spec.timeLimitSecs}s`);
-    const logsDone = container.logs({ follow: true, stdout: true, stderr: true, timestamps: true }).then((stream) => demux(stream, (s, text2) => log.output(s, text2))).catch(() => {
-    });
-    let ended = "exit";
-    let breach = null;
-    let giveUp = () => {
-    };
-    const gaveUp = new Promise((resolve11) => giveUp = () => resolve11("gave-up"));
-    const backstops = [];
-    const stop = (why, grace) => {
-      if (ended !== "exit") return;
-      ended = why;
-      log.note(
-        why === "timeout" ? `time limit reached: stopping (grace ${grace}s)` : why === "quota" ? `${describeBreach(breach)} (grace ${grace}s)` : `cancelled: stopping (grace ${grace}s)`
-      );
-      container.stop({ t: grace }).catch(() => {
-      });
-      backstops.push(setTimeout(() => container.kill().catch(() => {
-      }), (grace + 5) * 1e3));
-      backstops.push(setTimeout(giveUp, (grace + 30) * 1e3));
-    };
-    const timer = setTimeout(() => stop("timeout", this.settings.stopGraceSecs), spec.timeLimitSecs * 1e3);
-    const unwatch = watchQuota(
-      spec.runDir,
-      spec.quota ?? DEFAULT_QUOTA,
-      (b) => {
-        breach = b;
-        stop("quota", Math.min(this.settings.stopGraceSecs, CANCEL_GRACE_SECS));
-      },
-      this.settings.quotaPollMs
-    );
-    const onAbort = () => stop("cancel", Math.min(this.settings.stopGraceSecs, CANCEL_GRACE_SECS));
-    signal?.addEventListener("abort", onAbort, { once: true });
-    if (signal?.aborted) onAbort();
-    let waitCode = null;
-    let lost = null;
-    try {
-      const waited = await Promise.race([container.wait(), gaveUp]);
-      if (waited === "gave-up") lost = new Error("the container did not stop after it was killed");
-      else waitCode = waited.StatusCode ?? null;
-    } catch (e) {
-      lost = e;
-    } finally {
-      clearTimeout(timer);
-      unwatch();
-      for (const t of backstops) clearTimeout(t);
-      signal?.removeEventListener("abort", onAbort);
-    }
-    const durationMs = Date.now() - started;
-    const base = { durationMs, details, retryable: false };
-    if (ended === "cancel") {
-      return {
-        ...base,
-        outcome: "infra_error",
-        exitCode: waitCode,
-        error: "cancelled",
-        details: { ...details, cancelled: "true" }
-      };
-    }
-    if (lost !== null) {
-      return {
-        ...base,
-        outcome: "infra_error",
-        exitCode: null,
-        error: `lost the container: ${errorMessage(lost)}`,
-        // Not after a timeout: rerunning a whole time limit for a stuck daemon is not worth it.
-        retryable: ended === "exit"
-      };
-    }
-    let state = {};
-    try {
-      state = (await container.inspect()).State ?? {};
-    } catch {
-    }
-    await Promise.race([logsDone, sleep(5e3)]);
-    const exitCode = state.ExitCode ?? waitCode;
-    const oomKilled = state.OOMKilled === true;
-    if (oomKilled) details.oomKilled = "true";
-    log.note(
-      `exited with code ${exitCode}${oomKilled ? " (out of memory)" : ""} after ${(durationMs / 1e3).toFixed(1)}s`
-    );
-    if (ended === "quota") {
-      details.quota = breach.folder;
-      return { ...base, outcome: "failed", exitCode, oomKilled, error: describeBreach(breach) };
-    }
-    if (ended === "timeout") {
-      return {
-        ...base,
-        outcome: "timed_out",
-        exitCode,
-        oomKilled,
-        error: `time limit of ${spec.timeLimitSecs}s reached`
-      };
-    }
-    if (exitCode === 0) return { ...base, outcome: "completed", exitCode, oomKilled };
-    if (oomKilled) {
-      return {
-        ...base,
-        outcome: "oom",
-        exitCode,
-        oomKilled,
-        error: `out of memory (limit ${this.settings.limits.memory ?? "none"} bytes)`
-      };
-    }
-    return { ...base, outcome: "failed", exitCode, oomKilled, error: `agent exited with code ${exitCode}` };
-  }
-  /** A container of the same name left by an earlier attempt or crash. */
-  async removeByName(name2) {
-    try {
-      await this.docker.getContainer(name2).remove({ force: true, v: true });
-    } catch (e) {
-      if (statusCode(e) !== 404) throw e;
-    }
-  }
-};
-async function prepareRunDir(spec, retry, user) {
-  const p = runPaths(spec.runDir);
-  const info = await stat(spec.publicDir).catch(() => null);
-  if (!info?.isDirectory()) throw new Error(`public data folder ${spec.publicDir} does not exist`);
-  await mkdir(spec.runDir, { recursive: true });
-  await chmod(spec.runDir, 448);
-  const [uid, gid] = user.split(":").map(Number);
-  for (const dir of [p.submissionDir, p.logsDir, p.codeDir]) {
-    await mkdir(dir, { recursive: true });
-    await chmod(dir, 511);
-    if (process.getuid?.() === 0 && user !== "") await chown(dir, uid, gid ?? uid).catch(() => {
-    });
-  }
-  if (retry) {
-    for (const f of await readdir2(p.submissionDir))
-      await rm(path4.join(p.submissionDir, f), { recursive: true, force: true });
-  }
-  await writeFile(p.instructionsFile, "", { flag: "a" });
-}
-
-// src/execute/docker/setup.ts
-function dockerResources(config2, gpuIds, hostCpus) {
-  const { gpus, cpus } = config2.limits;
-  if (gpus > gpuIds.length) {
-    throw new UserError(
-      `each run needs ${gpus} GPU(s) (limits.gpus) but this runner has ${gpuIds.length}`,
-      1
-    );
-  }
-  if (cpus !== void 0 && cpus > hostCpus) {
-    throw new UserError(`each run needs ${cpus} CPU(s) (limits.cpus) but this runner has ${hostCpus}`, 1);
-  }
-  let maxParallel = config2.concurrency;
-  if (gpus > 0) maxParallel = Math.floor(gpuIds.length / gpus);
-  else if (cpus !== void 0) maxParallel = Math.max(1, Math.floor(hostCpus / cpus));
-  return {
-    resources: { gpuIds, maxParallel, cpus: cpus !== void 0 ? hostCpus : void 0 },
-    perRun: { gpus, cpus }
-  };
-}
-async function setupDocker(config2, opts) {
-  const log = opts.log ?? (() => {
-  });
-  const docker = await connectDocker(opts.connect);
-  const swept = await sweepStale(docker);
-  if (swept.length > 0)
-    log(`removed ${swept.length} container(s) left by an earlier suite: ${swept.join(", ")}`);
-  const gpus = await detectGpus({ gpuIds: config2.docker.gpuIds });
-  if (gpus.ids.length > 0)
-    log(`GPUs: ${gpus.ids.join(", ")} (${gpus.model ?? "model unknown"}, from ${gpus.source})`);
-  const { resources, perRun } = dockerResources(config2, gpus.ids, opts.hostCpus ?? os5.availableParallelism());
-  const executor = new DockerExecutor(docker, dockerSettings(config2, opts.baseDir), { log });
-  let image;
-  try {
-    image = await executor.prepareImage();
-  } catch (e) {
-    throw new UserError(errorMessage(e), 1);
-  }
-  log(`agent image ${image.ref} (${image.digest})`);
-  let validation = null;
-  if (opts.validation !== false && config2.docker.network !== "none") {
-    try {
-      validation = await startValidationServerForDocker(docker);
-      log(`format checks for agents at ${validation.url}`);
-    } catch (e) {
-      log(`warning: no format-validation endpoint for agents (${errorMessage(e)})`);
-    }
-  }
-  return {
-    docker,
-    executor,
-    image,
-    gpus,
-    swept,
-    validation,
-    resources,
-    perRun,
-    close: async () => {
-      await validation?.close();
-    }
-  };
-}
-
-// src/execute/instructions.ts
-function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
-  return [
-    `You are solving the Kaggle-style competition "${c.name}" (${c.id}).`,
-    "",
-    `- The competition's files are in ${paths.data} (read-only); start with description.md.`,
-    `- Write your predictions to ${paths.submission}/submission.csv in the format of ${c.sampleSubmission}.`,
-    `  Only that file is graded, after you finish, against private answers you cannot see.`,
-    `- Keep your notes and logs in ${paths.logs} and your code in ${paths.code}.`,
-    `- You have ${timeLimitSecs} seconds of wall-clock time; the run is stopped at the limit.`,
-    `- The metric is ${c.metric} (${c.isLowerBetter ? "lower" : "higher"} is better).`,
-    `- To check your submission's format (never its score), POST the CSV to the URL in $MEDALIST_VALIDATION_URL when it is set.`,
-    ""
-  ].join("\n");
-}
-
-// src/grade/grade.ts
-import { lstatSync as lstatSync2 } from "node:fs";
-import { extname as extname2, join as join4 } from "node:path";
-
-// src/grade/metrics/errors.ts
-var MetricError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "MetricError";
-  }
-};
-function sameLength(a, b, what = "inputs") {
-  if (a.length !== b.length)
-    throw new MetricError(`${what} have different lengths: ${a.length} and ${b.length}`);
-}
-function requireFinite(a, what) {
-  for (let i = 0; i < a.length; i++) {
-    if (!Number.isFinite(a[i])) throw new MetricError(`${what} contains ${a[i]} (row ${i + 1})`);
-  }
-}
-
-// src/grade/spec.ts
-import { readFileSync as readFileSync4, existsSync as existsSync3 } from "node:fs";
-import { join as join3 } from "node:path";
-var name = external_exports.string().min(1);
-var names = external_exports.array(name).min(1);
-var note = external_exports.string().optional();
-var rounding = external_exports.enum(["python", "numpy"]).optional();
-var IdRule = external_exports.enum([
-  /** Sorted id lists equal (same multiset): missing, extra, duplicated or retyped ids are invalid. */
-  "match",
-  /** Ids only used to sort both sides, rows then paired by position; no check (nyc-taxi). */
-  "sort-only"
-]);
-var GraderSpecSchema = external_exports.discriminatedUnion("kind", [
-  /** One probability column scored with ROC AUC; values must lie in [0,1] (lite-grading §2.3). */
-  external_exports.strictObject({ kind: external_exports.literal("binary-auc"), id: name, target: name, rounding, note }),
-  /** Mean of per-column ROC AUCs. */
-  external_exports.strictObject({
-    kind: external_exports.literal("column-auc"),
-    id: name,
-    targets: names,
-    /** superset: extra columns ignored; exact: the column set must be exactly id + targets. */
-    columns: external_exports.enum(["superset", "exact"]).default("superset"),
-    /** Require every target value to lie in [0,1]. */
-    range: external_exports.boolean().default(true),
-    /** by-name: target k scored against answers' target k; by-position: the submission's non-id columns in its own order (jigsaw). */
-    pairing: external_exports.enum(["by-name", "by-position"]).default("by-name"),
-    /** Drop answer rows whose targets sum below 0 (Kaggle's unscored rows marked -1). */
-    skipNegativeRows: external_exports.boolean().default(false),
-    /** reject: ids must match exactly; allow: duplicated submission ids are paired by sorted position (jigsaw). */
-    duplicateIds: external_exports.enum(["reject", "allow"]).default("reject"),
-    rounding,
-    note
-  }),
-  /** Root mean squared error of one column. */
-  external_exports.strictObject({
-    kind: external_exports.literal("rmse"),
-    id: name,
-    target: name,
-    ids: IdRule.default("match"),
-    rounding,
-    note
-  }),
-  /** Mean of per-column RMSLEs, rows paired in file order (ids ignored). */
-  external_exports.strictObject({ kind: external_exports.literal("column-rmsle"), targets: names, rounding, note }),
-  /** Multi-class log loss over one-hot answer columns; rows must sum to 1 ± tolerance and lie in [0,1]. */
-  external_exports.strictObject({
-    kind: external_exports.literal("multiclass-logloss"),
-    id: name,
-    classes: names,
-    /** superset: extras ignored; exact: column set exactly id + classes; exact-count: exactly 1+K columns, probability checks by position (id first). */
-    columns: external_exports.enum(["superset", "exact", "exact-count"]).default("superset"),
-    /** numpy isclose(sum, 1, atol=1e-6) with rtol 1e-5 ⇒ 1.1e-5. */
-    rowSumTolerance: external_exports.number().nonnegative().default(11e-6),
-    rounding,
-    note
-  }),
-  /** Binary log loss of P(label = 1); ids compared as sets, values in [0,1]. */
-  external_exports.strictObject({ kind: external_exports.literal("binary-logloss"), id: name, target: name, rounding, note }),
-  /** Fraction of rows equal to the answer. value: pandas/sklearn comparison; string: both sides as pandas astype(str). */
-  external_exports.strictObject({
-    kind: external_exports.literal("accuracy"),
-    id: name,
-    target: name,
-    compare: external_exports.enum(["value", "string"]).default("value"),
-    rounding,
-    note
-  }),
-  /** Quadratic weighted kappa over integral labels; ids compared as sets. */
-  external_exports.strictObject({ kind: external_exports.literal("qwk"), id: name, target: name, rounding, note })
-]);
-function roundingOf(spec) {
-  if (spec.rounding) return spec.rounding;
-  return spec.kind === "binary-auc" || spec.kind === "column-auc" || spec.kind === "qwk" || spec.kind === "accuracy" ? "numpy" : "python";
-}
-function parseGraderSpec(raw, source = "grader.json") {
-  const parsed = GraderSpecSchema.safeParse(raw);
-  if (!parsed.success) throw new Error(formatZodError(parsed.error, source));
-  return parsed.data;
-}
-function loadGraderSpec(competitionDir) {
-  const file2 = join3(competitionDir, "grader.json");
-  if (!existsSync3(file2)) return null;
-  let raw;
-  try {
-    raw = JSON.parse(readFileSync4(file2, "utf8"));
-  } catch (e) {
-    throw new Error(`${file2}: not valid JSON (${e.message})`);
-  }
-  return parseGraderSpec(raw, file2);
 }
 
 // src/grade/npsort.ts
@@ -95109,6 +94050,1212 @@ function indexOfIds(c, side = "the answers", useBytes = true) {
     (j) => hashNumber(v[j]),
     (a, b) => v[a] === v[b]
   );
+}
+
+// src/execute/validation-server.ts
+var key = (v) => v === null ? "" : String(v);
+function idsOf(t, name2) {
+  const c = t.column(name2);
+  if (!c) return [];
+  const out = new Array(t.rowCount);
+  for (let i = 0; i < t.rowCount; i++) out[i] = key(idKey(c, i));
+  return out;
+}
+function bodyLimit(sampleBytes, ceiling = DEFAULT_CEILING) {
+  return Math.min(ceiling, Math.max(1024 ** 2, 16 * sampleBytes + 1024 ** 2));
+}
+var DEFAULT_CEILING = 64 * 1024 ** 2;
+var few = (xs, n = 5) => xs.slice(0, n).map((x) => JSON.stringify(x)).join(", ") + (xs.length > n ? `, \u2026 (${xs.length} in all)` : "");
+function checkTable(sample, t) {
+  const errors = [];
+  const header = t.names;
+  const missing = sample.columns.filter((c) => !header.includes(c));
+  const extra = header.filter((c) => !sample.columns.includes(c));
+  if (missing.length > 0) errors.push(`missing columns: ${few(missing)}`);
+  if (extra.length > 0) errors.push(`unexpected columns: ${few(extra)}`);
+  if (t.rowCount !== sample.rows)
+    errors.push(`${t.rowCount} rows, expected ${sample.rows} (as in the sample submission)`);
+  if (t.has(sample.idColumn)) {
+    const seen = /* @__PURE__ */ new Set();
+    const dupes = [];
+    const unknown2 = [];
+    for (const id of idsOf(t, sample.idColumn)) {
+      if (seen.has(id)) {
+        if (dupes.length < 6) dupes.push(id);
+      } else if (!sample.ids.has(id)) {
+        if (unknown2.length < 6) unknown2.push(id);
+      } else seen.add(id);
+    }
+    const absent = [];
+    for (const id of sample.ids) if (!seen.has(id) && absent.length < 6) absent.push(id);
+    if (absent.length > 0) errors.push(`ids missing from ${sample.idColumn}: ${few(absent)}`);
+    if (unknown2.length > 0) errors.push(`ids not in the sample submission: ${few(unknown2)}`);
+    if (dupes.length > 0) errors.push(`duplicate ids: ${few(dupes)}`);
+  }
+  return { valid: errors.length === 0, errors };
+}
+function checkWith(sample, read) {
+  try {
+    return checkTable(
+      sample,
+      read((n) => n === sample.idColumn, 2 * sample.rows + 1e3)
+    );
+  } catch (e) {
+    if (e instanceof SubmissionError) {
+      const msg = e.message.replace(/^submission: /, "");
+      return {
+        valid: false,
+        errors: [msg.replace(/ \(the answers have \d+\)/, " (as in the sample submission)")]
+      };
+    }
+    throw e;
+  }
+}
+function checkFormatFile(sample, file2) {
+  if (statSync3(file2).size === 0) return { valid: false, errors: ["the submission is empty"] };
+  const r = checkWith(sample, (keep, maxRows) => readCsvFile(file2, { keep, maxRows }));
+  return { ...r, errors: r.errors.map((e) => e.replaceAll(file2, "submission")) };
+}
+var MultipartFile = class {
+  constructor(boundary, out) {
+    this.out = out;
+    this.delim = Buffer.from(`\r
+--${boundary}`);
+  }
+  out;
+  buf = Buffer.alloc(0);
+  state = "pre";
+  isFile = false;
+  delim;
+  found = false;
+  static boundary(contentType) {
+    const m = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
+    return m ? m[1] ?? m[2].trim() : null;
+  }
+  push(chunk) {
+    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    for (; ; ) {
+      if (this.state === "done") {
+        this.buf = Buffer.alloc(0);
+        return;
+      }
+      if (this.state === "pre") {
+        const d = this.delim.subarray(2);
+        const i = this.buf.indexOf(d);
+        if (i < 0) {
+          this.buf = this.buf.subarray(Math.max(0, this.buf.length - d.length));
+          return;
+        }
+        this.buf = this.buf.subarray(i + d.length);
+        this.state = "after";
+      } else if (this.state === "after") {
+        if (this.buf.length < 2) return;
+        if (this.buf[0] === 45 && this.buf[1] === 45) this.state = "done";
+        else {
+          this.buf = this.buf.subarray(2);
+          this.state = "headers";
+        }
+      } else if (this.state === "headers") {
+        const i = this.buf.indexOf("\r\n\r\n");
+        if (i < 0) {
+          if (this.buf.length > 16 * 1024) throw new Error("multipart part headers longer than 16 KiB");
+          return;
+        }
+        const headers = this.buf.subarray(0, i).toString("latin1");
+        this.isFile = /name="file"/i.test(headers) || /filename=/i.test(headers);
+        this.buf = this.buf.subarray(i + 4);
+        this.state = "body";
+      } else {
+        const i = this.buf.indexOf(this.delim);
+        if (i < 0) {
+          const keep = this.delim.length - 1;
+          if (this.buf.length > keep) {
+            if (this.isFile) this.out(this.buf.subarray(0, this.buf.length - keep));
+            this.buf = this.buf.subarray(this.buf.length - keep);
+          }
+          return;
+        }
+        if (this.isFile) {
+          this.out(this.buf.subarray(0, i));
+          this.found = true;
+          this.state = "done";
+        } else {
+          this.buf = this.buf.subarray(i + this.delim.length);
+          this.state = "after";
+        }
+      }
+    }
+  }
+};
+async function startValidationServer(opts = {}) {
+  const ceiling = opts.maxBytes ?? DEFAULT_CEILING;
+  const budget = opts.requestsPerRun ?? 200;
+  const byToken = /* @__PURE__ */ new Map();
+  const tokenOf = /* @__PURE__ */ new Map();
+  const spool = mkdtempSync2(path2.join(os2.tmpdir(), "medalist-format-"));
+  let seq = 0;
+  const server = http.createServer((req, res) => {
+    const reply = (status, body, close = false) => {
+      if (res.headersSent) return;
+      res.writeHead(status, {
+        "content-type": "application/json",
+        ...close ? { connection: "close" } : {}
+      });
+      res.end(JSON.stringify(body) + "\n");
+      if (close) res.on("finish", () => req.destroy());
+    };
+    const m = /^\/([0-9a-f]{32})\/validate\/?$/.exec(req.url ?? "");
+    const entry = m ? byToken.get(m[1]) : void 0;
+    if (req.url === "/health") return reply(200, { ok: true });
+    if (!entry) return reply(404, { error: "unknown validation URL" }, true);
+    if (req.method !== "POST")
+      return reply(
+        405,
+        { error: "POST the submission CSV (raw body, or multipart with a `file` part)" },
+        true
+      );
+    if (entry.used >= budget)
+      return reply(429, { error: `this run has used all ${budget} of its format checks` }, true);
+    if (entry.busy) return reply(429, { error: "one format check at a time: wait for the answer" }, true);
+    let shape;
+    try {
+      entry.shape ??= sampleShapeOfFile(entry.samplePath);
+      shape = entry.shape;
+    } catch (e) {
+      return reply(500, { error: `could not read the sample submission: ${e.message}` }, true);
+    }
+    const limit = bodyLimit(shape.bytes, ceiling);
+    const declared = Number(req.headers["content-length"] ?? NaN);
+    if (declared > limit) return reply(413, { error: `submission larger than ${limit} bytes` }, true);
+    entry.used++;
+    entry.busy = true;
+    const file2 = path2.join(spool, `${++seq}.csv`);
+    const out = createWriteStream2(file2);
+    let size = 0;
+    let failed = null;
+    const type = req.headers["content-type"] ?? "";
+    const boundary = /^multipart\/form-data/i.test(type) ? MultipartFile.boundary(type) : null;
+    const write = (c) => void out.write(c);
+    const parts2 = boundary ? new MultipartFile(boundary, write) : null;
+    const done = () => {
+      entry.busy = false;
+      rmSync2(file2, { force: true });
+    };
+    out.on("error", (e) => failed ??= `could not spool the submission: ${e.message}`);
+    req.on("data", (c) => {
+      if (failed) return;
+      size += c.length;
+      if (size > limit) {
+        failed = "too big";
+        req.pause();
+        out.destroy();
+        done();
+        return reply(413, { error: `submission larger than ${limit} bytes` }, true);
+      }
+      try {
+        if (parts2) parts2.push(c);
+        else write(c);
+      } catch (e) {
+        failed = e.message;
+      }
+      if (out.writableNeedDrain) {
+        req.pause();
+        out.once("drain", () => req.resume());
+      }
+    });
+    req.on("error", () => {
+      failed ??= "aborted";
+      out.destroy();
+      done();
+    });
+    req.on("end", () => {
+      if (failed === "too big" || failed === "aborted") return;
+      out.end(() => {
+        try {
+          if (failed) return reply(400, { error: failed });
+          if (parts2 && !parts2.found) return reply(400, { error: "no file part in the multipart body" });
+          const check2 = checkFormatFile(shape, file2);
+          reply(200, {
+            competition_id: entry.competitionId,
+            valid: check2.valid,
+            result: check2.valid ? "Submission is valid." : `Submission is invalid: ${check2.errors.join("; ")}`,
+            errors: check2.errors
+          });
+        } catch (e) {
+          reply(500, { error: `could not check the submission: ${e.message}` });
+        } finally {
+          done();
+        }
+      });
+    });
+  });
+  server.headersTimeout = 1e4;
+  server.requestTimeout = 12e4;
+  server.maxConnections = 64;
+  const host = opts.host ?? "127.0.0.1";
+  await new Promise((resolve11, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, host, () => resolve11());
+  });
+  const port = server.address().port;
+  const shown = opts.advertiseHost ?? host;
+  const url2 = `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}`;
+  return {
+    url: url2,
+    register(competitionId, samplePath, runId) {
+      const k = `${competitionId}\0${runId ?? ""}`;
+      let token = tokenOf.get(k);
+      if (!token) {
+        token = randomBytes(16).toString("hex");
+        tokenOf.set(k, token);
+        byToken.set(token, { competitionId, samplePath, used: 0, busy: false });
+      }
+      return `${url2}/${token}/validate`;
+    },
+    close: () => new Promise((resolve11) => {
+      server.closeAllConnections();
+      server.close(() => {
+        rmSync2(spool, { recursive: true, force: true });
+        resolve11();
+      });
+    })
+  };
+}
+function sampleShapeOfFile(file2) {
+  const t = readCsvFile(file2, { keep: (_n, k) => k === 0 });
+  if (t.names.length === 0) throw new Error("the sample submission is empty");
+  const idColumn = t.names[0];
+  return {
+    columns: t.names,
+    idColumn,
+    ids: new Set(idsOf(t, idColumn)),
+    rows: t.rowCount,
+    bytes: statSync3(file2).size
+  };
+}
+async function bridgeGateway(docker) {
+  try {
+    const net = await docker.getNetwork("bridge").inspect();
+    const configs = net.IPAM?.Config ?? [];
+    const gw = configs.map((c) => c.Gateway).find(Boolean);
+    if (gw) return gw;
+    const subnet = configs.map((c) => c.Subnet).find((s) => s && /^\d+\.\d+\.\d+\.\d+\/\d+$/.test(s));
+    if (subnet) return firstHost(subnet);
+  } catch {
+  }
+  const addrs = os2.networkInterfaces().docker0 ?? [];
+  return addrs.find((a) => a.family === "IPv4")?.address ?? null;
+}
+function firstHost(cidr) {
+  const [ip, bits] = cidr.split("/");
+  const n = ip.split(".").reduce((a, o) => a * 256 + Number(o), 0);
+  const first = (Math.floor(n / 2 ** (32 - Number(bits))) * 2 ** (32 - Number(bits)) + 1) % 2 ** 32;
+  return [24, 16, 8, 0].map((s) => Math.floor(first / 2 ** s) % 256).join(".");
+}
+async function startValidationServerForDocker(docker, opts = {}) {
+  const gw = await bridgeGateway(docker);
+  if (!gw) throw new Error("no Docker bridge gateway found: cannot serve format checks to containers");
+  return startValidationServer({ ...opts, host: gw });
+}
+
+// src/execute/docker/client.ts
+var import_dockerode = __toESM(require_docker(), 1);
+function daemonAddress(opts) {
+  if (opts?.socketPath) return opts.socketPath;
+  if (opts?.host) return `${opts.protocol ?? "http"}://${opts.host}:${opts.port ?? ""}`;
+  return process.env.DOCKER_HOST || "/var/run/docker.sock";
+}
+async function connectDocker(opts = {}) {
+  const docker = new import_dockerode.default(opts.docker);
+  const attempts = opts.attempts ?? 5;
+  let delay = opts.delayMs ?? 500;
+  let last;
+  for (let i = 0; i < attempts; i++) {
+    try {
+      await docker.ping();
+      return docker;
+    } catch (e) {
+      last = e;
+      if (i < attempts - 1) {
+        await sleep(delay);
+        delay *= 2;
+      }
+    }
+  }
+  throw new UserError(
+    `no Docker daemon answers at ${daemonAddress(opts.docker)} (${errorMessage(last)}). Start dockerd, or set DOCKER_HOST, or use executor: local.`,
+    1
+  );
+}
+function errorMessage(e) {
+  if (e instanceof Error) {
+    const json2 = e.json;
+    return (json2?.message ?? e.message).trim();
+  }
+  return String(e);
+}
+function statusCode(e) {
+  return e?.statusCode;
+}
+function sleep(ms, signal) {
+  return new Promise((resolve11) => {
+    if (signal?.aborted) return resolve11();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve11();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+// src/execute/docker/cleanup.ts
+import os4 from "node:os";
+
+// src/execute/docker/container.ts
+import { createHash as createHash3 } from "node:crypto";
+import os3 from "node:os";
+
+// src/execute/docker/settings.ts
+import path3 from "node:path";
+function defaultUser() {
+  const uid = process.getuid?.() ?? 65534;
+  const gid = process.getgid?.() ?? 65534;
+  return uid === 0 ? "65534:65534" : `${uid}:${gid}`;
+}
+function containerUser(settings) {
+  const u = settings.user ?? defaultUser();
+  return u === "image" ? "" : u;
+}
+function buildTag(name2) {
+  const t = name2.toLowerCase().replace(/[^a-z0-9_.-]+/g, "-").replace(/^[-.]+/, "").slice(0, 100);
+  return `medalist-agent:${t || "local"}`;
+}
+function dockerSettings(config2, baseDir) {
+  const { agent, limits, docker } = config2;
+  const cmd = agent.command;
+  return {
+    image: agent.image,
+    build: agent.build && {
+      context: path3.resolve(baseDir, agent.build.context),
+      dockerfile: agent.build.dockerfile,
+      target: agent.build.target,
+      args: agent.build.args,
+      tag: agent.image ?? buildTag(config2.name)
+    },
+    command: cmd === void 0 ? void 0 : typeof cmd === "string" ? ["/bin/sh", "-c", cmd] : cmd,
+    limits: { cpus: limits.cpus, memory: limits.memory, shmSize: limits.shmSize, pids: limits.pids },
+    network: docker.network,
+    retries: docker.retries,
+    stopGraceSecs: docker.stopGraceSecs,
+    user: docker.user,
+    capAdd: docker.capAdd
+  };
+}
+
+// src/execute/docker/container.ts
+var LABEL = {
+  suite: "medalist.suite",
+  run: "medalist.run",
+  competition: "medalist.competition",
+  seed: "medalist.seed",
+  /** "<hostname>:<pid>" of the process that owns the container. */
+  owner: "medalist.owner",
+  /** Epoch ms after which the owner would have killed it: a later sweep may remove it. */
+  deadline: "medalist.deadline"
+};
+var VALIDATION_URL_VAR = "MEDALIST_VALIDATION_URL";
+function ownerLabel() {
+  return `${os3.hostname()}:${process.pid}`;
+}
+function containerName(suiteId, runId) {
+  const clean = (s) => s.replace(/[^a-zA-Z0-9_.-]+/g, "-");
+  const name2 = `medalist-${clean(suiteId)}-${clean(runId)}`;
+  if (name2.length <= 120) return name2;
+  const hash2 = createHash3("sha256").update(`${suiteId}\0${runId}`).digest("hex").slice(0, 12);
+  return `${name2.slice(0, 107)}-${hash2}`;
+}
+function containerEnv(spec, network) {
+  const env = {
+    ...spec.env,
+    ...contractEnv(spec, CONTAINER_PATHS)
+  };
+  if (spec.validationUrl && network !== "none") env[VALIDATION_URL_VAR] = spec.validationUrl;
+  else delete env[VALIDATION_URL_VAR];
+  return Object.entries(env).map(([k, v]) => `${k}=${v}`);
+}
+function containerOptions(spec, settings, image, opts = {}) {
+  const p = runPaths(spec.runDir);
+  const { limits } = settings;
+  const now = opts.now ?? Date.now();
+  const deadline = now + (spec.timeLimitSecs + settings.stopGraceSecs + 300) * 1e3;
+  const bind = (Source, Target, ReadOnly) => ({
+    Type: "bind",
+    Source,
+    Target,
+    ReadOnly
+  });
+  const hostConfig = {
+    Mounts: [
+      bind(spec.publicDir, CONTAINER_PATHS.data, true),
+      bind(p.submissionDir, CONTAINER_PATHS.submission, false),
+      bind(p.logsDir, CONTAINER_PATHS.logs, false),
+      bind(p.codeDir, CONTAINER_PATHS.code, false),
+      bind(p.instructionsFile, CONTAINER_PATHS.instructions, true)
+    ],
+    NetworkMode: settings.network,
+    Privileged: false,
+    // The agent is hostile: no capabilities (no mknod, setuid, chown, raw sockets, …) unless added
+    // back by name, and no privilege gained through setuid files or file capabilities.
+    CapDrop: ["ALL"],
+    CapAdd: settings.capAdd && settings.capAdd.length > 0 ? [...settings.capAdd] : void 0,
+    SecurityOpt: ["no-new-privileges:true"],
+    Init: settings.init ?? true,
+    AutoRemove: false,
+    // Container output is also streamed to run.log; keep the daemon's copy bounded.
+    LogConfig: { Type: "json-file", Config: { "max-size": "50m", "max-file": "2" } }
+  };
+  if (limits.cpus !== void 0) hostConfig.NanoCpus = Math.round(limits.cpus * 1e9);
+  if (limits.memory !== void 0) {
+    hostConfig.Memory = limits.memory;
+    hostConfig.MemorySwap = limits.memory;
+  }
+  if (limits.shmSize !== void 0) hostConfig.ShmSize = limits.shmSize;
+  if (limits.pids !== void 0) hostConfig.PidsLimit = limits.pids;
+  if (spec.gpus.length > 0) {
+    hostConfig.DeviceRequests = [{ Driver: "nvidia", DeviceIDs: [...spec.gpus], Capabilities: [["gpu"]] }];
+  }
+  return {
+    name: containerName(spec.suiteId, spec.runId),
+    Image: image,
+    User: containerUser(settings) || void 0,
+    Cmd: settings.command,
+    Env: containerEnv(spec, settings.network),
+    Labels: {
+      [LABEL.suite]: spec.suiteId,
+      [LABEL.run]: spec.runId,
+      [LABEL.competition]: spec.competitionId,
+      [LABEL.seed]: String(spec.seed),
+      [LABEL.owner]: opts.owner ?? ownerLabel(),
+      [LABEL.deadline]: String(deadline)
+    },
+    Tty: false,
+    OpenStdin: false,
+    AttachStdin: false,
+    AttachStdout: false,
+    AttachStderr: false,
+    StopTimeout: settings.stopGraceSecs,
+    HostConfig: hostConfig
+  };
+}
+
+// src/util/process.ts
+function pidAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+
+// src/execute/docker/cleanup.ts
+async function removeAll(docker, list, graceSecs) {
+  const removed = [];
+  await Promise.all(
+    list.map(async (c) => {
+      const container = docker.getContainer(c.Id);
+      if (c.State === "running" && graceSecs > 0) await container.stop({ t: graceSecs }).catch(() => {
+      });
+      try {
+        await container.remove({ force: true, v: true });
+        removed.push(c.Names[0]?.replace(/^\//, "") ?? c.Id);
+      } catch (e) {
+        const code = e.statusCode;
+        if (code !== 404 && code !== 409)
+          throw new Error(`removing container ${c.Id.slice(0, 12)} failed: ${errorMessage(e)}`);
+      }
+    })
+  );
+  return removed;
+}
+async function cleanupSuite(docker, suiteId, opts = {}) {
+  const list = await docker.listContainers({ all: true, filters: { label: [`${LABEL.suite}=${suiteId}`] } });
+  return removeAll(docker, list, opts.graceSecs ?? 5);
+}
+async function sweepStale(docker, opts = {}) {
+  const host = opts.hostname ?? os4.hostname();
+  const isAlive = opts.isAlive ?? pidAlive;
+  const now = opts.now ?? Date.now();
+  const list = await docker.listContainers({ all: true, filters: { label: [LABEL.suite] } });
+  const stale = list.filter((c) => {
+    const owner = c.Labels[LABEL.owner] ?? "";
+    const sep2 = owner.lastIndexOf(":");
+    const pid = Number(owner.slice(sep2 + 1));
+    if (sep2 > 0 && owner.slice(0, sep2) === host && Number.isInteger(pid)) {
+      if (pid === process.pid) return false;
+      if (!isAlive(pid)) return true;
+    }
+    const deadline = Number(c.Labels[LABEL.deadline]);
+    return Number.isFinite(deadline) && now > deadline;
+  });
+  return removeAll(docker, stale, 0);
+}
+
+// src/execute/docker/executor.ts
+import { chmod, chown, mkdir, readdir as readdir2, rm, stat, writeFile } from "node:fs/promises";
+import path5 from "node:path";
+
+// src/execute/docker/image.ts
+import { readdir } from "node:fs/promises";
+import path4 from "node:path";
+var ImageMissingError = class extends Error {
+  constructor(ref) {
+    super(
+      `image ${ref} is not on this runner (no registry pull is attempted; build it or docker load it first)`
+    );
+    this.name = "ImageMissingError";
+  }
+};
+async function inspectImage(docker, ref) {
+  try {
+    const info = await docker.getImage(ref).inspect();
+    return { ref, id: info.Id, digest: info.RepoDigests?.[0] ?? info.Id };
+  } catch (e) {
+    if (statusCode(e) === 404) throw new ImageMissingError(ref);
+    throw e;
+  }
+}
+async function contextFiles(dir) {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => path4.relative(dir, path4.join(e.parentPath, e.name)).split(path4.sep).join("/"));
+}
+async function buildImage(docker, build, log) {
+  const src = await contextFiles(build.context);
+  const stream = await docker.buildImage({ context: build.context, src }, {
+    t: build.tag,
+    dockerfile: build.dockerfile,
+    target: build.target,
+    buildargs: build.args,
+    labels: { "medalist.built": "true" },
+    rm: true,
+    forcerm: true
+  });
+  await new Promise((resolve11, reject) => {
+    let failed = null;
+    docker.modem.followProgress(
+      stream,
+      (err) => {
+        if (err) reject(err);
+        else if (failed !== null) reject(new Error(`docker build failed: ${failed}`));
+        else resolve11();
+      },
+      (event) => {
+        if (event.error) failed = event.errorDetail?.message ?? event.error;
+        const text2 = event.stream ?? event.status ?? event.error;
+        if (text2) {
+          for (const line of text2.split("\n")) if (line.trim() !== "") log(line.trimEnd());
+        }
+      }
+    );
+  });
+  return inspectImage(docker, build.tag);
+}
+async function prepareImage(docker, settings, log) {
+  if (settings.build) {
+    log(`building ${settings.build.tag} from ${settings.build.context} (${settings.build.dockerfile})`);
+    try {
+      return await buildImage(docker, settings.build, log);
+    } catch (e) {
+      throw new Error(`building the agent image failed: ${errorMessage(e)}`);
+    }
+  }
+  if (!settings.image) throw new Error("the docker executor needs agent.image or agent.build");
+  try {
+    return await inspectImage(docker, settings.image);
+  } catch (e) {
+    if (!(e instanceof ImageMissingError) || settings.pull === false) throw e;
+  }
+  log(`pulling ${settings.image}`);
+  try {
+    await pullImage(docker, settings.image, log);
+  } catch (e) {
+    log(`pull failed: ${errorMessage(e)}`);
+    throw new ImageMissingError(settings.image);
+  }
+  return inspectImage(docker, settings.image);
+}
+async function pullImage(docker, ref, log) {
+  const stream = await docker.pull(ref);
+  await new Promise((resolve11, reject) => {
+    let last = "";
+    docker.modem.followProgress(
+      stream,
+      (err) => err ? reject(err) : resolve11(),
+      (event) => {
+        if (event.error) return reject(new Error(event.error));
+        const line = [event.id, event.status].filter(Boolean).join(": ");
+        if (line && line !== last && !event.status?.startsWith("Downloading") && !event.status?.startsWith("Extracting"))
+          log(line);
+        last = line;
+      }
+    );
+  });
+}
+
+// src/execute/docker/run-log.ts
+import { createWriteStream as createWriteStream3 } from "node:fs";
+var RunLog = class {
+  constructor(file2, secrets = [], maxBytes = 256 * 1024 ** 2) {
+    this.secrets = secrets;
+    this.maxBytes = maxBytes;
+    this.out = createWriteStream3(file2, { flags: "a" });
+    this.out.on("error", () => {
+    });
+  }
+  secrets;
+  maxBytes;
+  out;
+  partial = { stdout: "", stderr: "" };
+  written = 0;
+  truncated = false;
+  /** A note from Medalist itself (start, timeout, exit). */
+  note(text2) {
+    this.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist ${text2}
+`);
+  }
+  /** Output text from the container; lines may start with Docker's RFC 3339 timestamp. */
+  output(stream, text2) {
+    const buf = this.partial[stream] + text2;
+    const lines2 = buf.split("\n");
+    this.partial[stream] = lines2.pop() ?? "";
+    for (const line of lines2) this.line(stream, line);
+    if (this.partial[stream].length > 64 * 1024) {
+      this.line(stream, this.partial[stream]);
+      this.partial[stream] = "";
+    }
+  }
+  line(stream, raw) {
+    const m = /^(\d{4}-\d\d-\d\dT\S+Z) (.*)$/s.exec(raw);
+    const ts = m ? m[1] : (/* @__PURE__ */ new Date()).toISOString();
+    const text2 = (m ? m[2] : raw).replace(/\r$/, "");
+    this.write(`${ts} ${stream} ${this.mask(text2)}
+`);
+  }
+  mask(text2) {
+    let t = text2;
+    for (const s of this.secrets) if (s.length >= 3) t = t.split(s).join("***");
+    return t;
+  }
+  write(s) {
+    if (this.truncated) return;
+    const n = Buffer.byteLength(s);
+    if (this.written + n > this.maxBytes) {
+      this.truncated = true;
+      this.out.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist run.log truncated at ${this.maxBytes} bytes
+`);
+      return;
+    }
+    this.written += n;
+    this.out.write(s);
+  }
+  /** Flushes partial lines and closes the file. */
+  async close() {
+    for (const s of ["stdout", "stderr"]) {
+      if (this.partial[s] !== "") this.line(s, this.partial[s]);
+      this.partial[s] = "";
+    }
+    await new Promise((resolve11) => this.out.end(resolve11));
+  }
+};
+function demux(stream, onText) {
+  return new Promise((resolve11) => {
+    let pending = Buffer.alloc(0);
+    const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
+    stream.on("data", (chunk) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      while (pending.length >= 8) {
+        const size = pending.readUInt32BE(4);
+        if (pending.length < 8 + size) break;
+        const which = pending[0] === 2 ? "stderr" : "stdout";
+        onText(which, decoders[which].decode(pending.subarray(8, 8 + size), { stream: true }));
+        pending = pending.subarray(8 + size);
+      }
+    });
+    stream.on("end", () => resolve11());
+    stream.on("close", () => resolve11());
+    stream.on("error", () => resolve11());
+  });
+}
+
+// src/execute/quota.ts
+var DEFAULT_QUOTA = { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 };
+function checkQuota(runDir, quota) {
+  const p = runPaths(runDir);
+  const dirs = [
+    ["submission", p.submissionDir],
+    ["logs", p.logsDir],
+    ["code", p.codeDir]
+  ];
+  for (const [folder, dir] of dirs) {
+    const bytes2 = treeBytes(dir, quota[folder]);
+    if (bytes2 > quota[folder]) return { folder, bytes: bytes2, limit: quota[folder] };
+  }
+  return null;
+}
+function describeBreach(b) {
+  const mib = (n) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  return `/home/${b.folder} went over its ${mib(b.limit)} quota (${mib(b.bytes)} or more): run stopped`;
+}
+function watchQuota(runDir, quota, onBreach, intervalMs = 1e3) {
+  let done = false;
+  const timer = setInterval(() => {
+    if (done) return;
+    const b = checkQuota(runDir, quota);
+    if (b) {
+      done = true;
+      clearInterval(timer);
+      onBreach(b);
+    }
+  }, intervalMs);
+  timer.unref();
+  return () => {
+    done = true;
+    clearInterval(timer);
+  };
+}
+
+// src/execute/docker/executor.ts
+var CANCEL_GRACE_SECS = 5;
+var DockerExecutor = class {
+  constructor(docker, settings, opts = {}) {
+    this.docker = docker;
+    this.settings = settings;
+    this.log = opts.log ?? (() => {
+    });
+    this.owner = opts.owner ?? ownerLabel();
+  }
+  docker;
+  settings;
+  name = "docker";
+  image = null;
+  log;
+  owner;
+  /** Builds or finds the agent image once (later calls share the result; a failure is retried). */
+  prepareImage() {
+    this.image ??= prepareImage(this.docker, this.settings, this.log).catch((e) => {
+      this.image = null;
+      throw e;
+    });
+    return this.image;
+  }
+  async execute(spec, signal) {
+    const began = Date.now();
+    let delay = this.settings.retryDelayMs ?? 2e3;
+    for (let attempt2 = 1; ; attempt2++) {
+      const { retryable, ...result } = await this.attempt(spec, attempt2, signal);
+      const last = result.outcome !== "infra_error" || !retryable || attempt2 > this.settings.retries || signal?.aborted;
+      if (last) {
+        return { ...result, attempts: attempt2, durationMs: result.durationMs || Date.now() - began };
+      }
+      this.log(
+        `${spec.runId}: infrastructure error (${result.error}); retry ${attempt2}/${this.settings.retries} in ${delay} ms`
+      );
+      await sleep(delay, signal);
+      delay *= 2;
+    }
+  }
+  async attempt(spec, attempt2, signal) {
+    const paths = runPaths(spec.runDir);
+    const details = {};
+    const infra = (error62, retryable = true) => ({
+      outcome: "infra_error",
+      exitCode: null,
+      durationMs: 0,
+      error: error62,
+      details,
+      retryable
+    });
+    const cancelled = () => ({
+      ...infra("cancelled", false),
+      details: { ...details, cancelled: "true" }
+    });
+    if (signal?.aborted) return cancelled();
+    let image;
+    try {
+      image = await this.prepareImage();
+    } catch (e) {
+      return infra(errorMessage(e), !(e instanceof ImageMissingError));
+    }
+    Object.assign(details, { image: image.ref, imageId: image.id, imageDigest: image.digest });
+    try {
+      await prepareRunDir(spec, attempt2 > 1, containerUser(this.settings));
+    } catch (e) {
+      return infra(`preparing the run folder failed: ${errorMessage(e)}`, false);
+    }
+    const secrets = (spec.secretEnv ?? []).map((k) => spec.env[k]).filter((v) => !!v);
+    const log = new RunLog(paths.logFile, secrets, this.settings.logMaxBytes);
+    const opts = containerOptions(spec, this.settings, image.id, { owner: this.owner });
+    const name2 = opts.name;
+    details.container = name2;
+    if (spec.gpus.length > 0) details.gpus = spec.gpus.join(",");
+    let container = null;
+    try {
+      log.note(`attempt ${attempt2}: container ${name2}, image ${image.ref} (${image.digest})`);
+      try {
+        await this.removeByName(name2);
+        container = await this.docker.createContainer(opts);
+      } catch (e) {
+        return infra(`creating the container failed: ${errorMessage(e)}`, statusCode(e) !== 400);
+      }
+      details.containerId = container.id;
+      if (signal?.aborted) return cancelled();
+      try {
+        await container.start();
+      } catch (e) {
+        log.note(`start failed: ${errorMessage(e)}`);
+        return infra(`starting the container failed: ${errorMessage(e)}`);
+      }
+      return await this.supervise(container, spec, log, details, signal);
+    } finally {
+      if (container && !this.settings.keepContainers) {
+        await container.remove({ force: true, v: true }).catch(() => {
+        });
+      }
+      const cleaned = sanitizeRun(spec.runDir);
+      if (cleaned) log.note(cleaned);
+      await log.close();
+    }
+  }
+  /** Waits for the container, enforcing the time limit and cancellation, and classifies the end. */
+  async supervise(container, spec, log, details, signal) {
+    const started = Date.now();
+    log.note(`started; time limit ${spec.timeLimitSecs}s`);
+    const logsDone = container.logs({ follow: true, stdout: true, stderr: true, timestamps: true }).then((stream) => demux(stream, (s, text2) => log.output(s, text2))).catch(() => {
+    });
+    let ended = "exit";
+    let breach = null;
+    let giveUp = () => {
+    };
+    const gaveUp = new Promise((resolve11) => giveUp = () => resolve11("gave-up"));
+    const backstops = [];
+    const stop = (why, grace) => {
+      if (ended !== "exit") return;
+      ended = why;
+      log.note(
+        why === "timeout" ? `time limit reached: stopping (grace ${grace}s)` : why === "quota" ? `${describeBreach(breach)} (grace ${grace}s)` : `cancelled: stopping (grace ${grace}s)`
+      );
+      container.stop({ t: grace }).catch(() => {
+      });
+      backstops.push(setTimeout(() => container.kill().catch(() => {
+      }), (grace + 5) * 1e3));
+      backstops.push(setTimeout(giveUp, (grace + 30) * 1e3));
+    };
+    const timer = setTimeout(() => stop("timeout", this.settings.stopGraceSecs), spec.timeLimitSecs * 1e3);
+    const unwatch = watchQuota(
+      spec.runDir,
+      spec.quota ?? DEFAULT_QUOTA,
+      (b) => {
+        breach = b;
+        stop("quota", Math.min(this.settings.stopGraceSecs, CANCEL_GRACE_SECS));
+      },
+      this.settings.quotaPollMs
+    );
+    const onAbort = () => stop("cancel", Math.min(this.settings.stopGraceSecs, CANCEL_GRACE_SECS));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    let waitCode = null;
+    let lost = null;
+    try {
+      const waited = await Promise.race([container.wait(), gaveUp]);
+      if (waited === "gave-up") lost = new Error("the container did not stop after it was killed");
+      else waitCode = waited.StatusCode ?? null;
+    } catch (e) {
+      lost = e;
+    } finally {
+      clearTimeout(timer);
+      unwatch();
+      for (const t of backstops) clearTimeout(t);
+      signal?.removeEventListener("abort", onAbort);
+    }
+    const durationMs = Date.now() - started;
+    const base = { durationMs, details, retryable: false };
+    if (ended === "cancel") {
+      return {
+        ...base,
+        outcome: "infra_error",
+        exitCode: waitCode,
+        error: "cancelled",
+        details: { ...details, cancelled: "true" }
+      };
+    }
+    if (lost !== null) {
+      return {
+        ...base,
+        outcome: "infra_error",
+        exitCode: null,
+        error: `lost the container: ${errorMessage(lost)}`,
+        // Not after a timeout: rerunning a whole time limit for a stuck daemon is not worth it.
+        retryable: ended === "exit"
+      };
+    }
+    let state = {};
+    try {
+      state = (await container.inspect()).State ?? {};
+    } catch {
+    }
+    await Promise.race([logsDone, sleep(5e3)]);
+    const exitCode = state.ExitCode ?? waitCode;
+    const oomKilled = state.OOMKilled === true;
+    if (oomKilled) details.oomKilled = "true";
+    log.note(
+      `exited with code ${exitCode}${oomKilled ? " (out of memory)" : ""} after ${(durationMs / 1e3).toFixed(1)}s`
+    );
+    if (ended === "quota") {
+      details.quota = breach.folder;
+      return { ...base, outcome: "failed", exitCode, oomKilled, error: describeBreach(breach) };
+    }
+    if (ended === "timeout") {
+      return {
+        ...base,
+        outcome: "timed_out",
+        exitCode,
+        oomKilled,
+        error: `time limit of ${spec.timeLimitSecs}s reached`
+      };
+    }
+    if (exitCode === 0) return { ...base, outcome: "completed", exitCode, oomKilled };
+    if (oomKilled) {
+      return {
+        ...base,
+        outcome: "oom",
+        exitCode,
+        oomKilled,
+        error: `out of memory (limit ${this.settings.limits.memory ?? "none"} bytes)`
+      };
+    }
+    return { ...base, outcome: "failed", exitCode, oomKilled, error: `agent exited with code ${exitCode}` };
+  }
+  /** A container of the same name left by an earlier attempt or crash. */
+  async removeByName(name2) {
+    try {
+      await this.docker.getContainer(name2).remove({ force: true, v: true });
+    } catch (e) {
+      if (statusCode(e) !== 404) throw e;
+    }
+  }
+};
+async function prepareRunDir(spec, retry, user) {
+  const p = runPaths(spec.runDir);
+  const info = await stat(spec.publicDir).catch(() => null);
+  if (!info?.isDirectory()) throw new Error(`public data folder ${spec.publicDir} does not exist`);
+  await mkdir(spec.runDir, { recursive: true });
+  await chmod(spec.runDir, 448);
+  const [uid, gid] = user.split(":").map(Number);
+  for (const dir of [p.submissionDir, p.logsDir, p.codeDir]) {
+    await mkdir(dir, { recursive: true });
+    await chmod(dir, 511);
+    if (process.getuid?.() === 0 && user !== "") await chown(dir, uid, gid ?? uid).catch(() => {
+    });
+  }
+  if (retry) {
+    for (const f of await readdir2(p.submissionDir))
+      await rm(path5.join(p.submissionDir, f), { recursive: true, force: true });
+  }
+  await writeFile(p.instructionsFile, "", { flag: "a" });
+}
+
+// src/execute/docker/setup.ts
+function dockerResources(config2, gpuIds, hostCpus) {
+  const { gpus, cpus } = config2.limits;
+  if (gpus > gpuIds.length) {
+    throw new UserError(
+      `each run needs ${gpus} GPU(s) (limits.gpus) but this runner has ${gpuIds.length}`,
+      1
+    );
+  }
+  if (cpus !== void 0 && cpus > hostCpus) {
+    throw new UserError(`each run needs ${cpus} CPU(s) (limits.cpus) but this runner has ${hostCpus}`, 1);
+  }
+  let maxParallel = config2.concurrency;
+  if (gpus > 0) maxParallel = Math.floor(gpuIds.length / gpus);
+  else if (cpus !== void 0) maxParallel = Math.max(1, Math.floor(hostCpus / cpus));
+  return {
+    resources: { gpuIds, maxParallel, cpus: cpus !== void 0 ? hostCpus : void 0 },
+    perRun: { gpus, cpus }
+  };
+}
+async function setupDocker(config2, opts) {
+  const log = opts.log ?? (() => {
+  });
+  const docker = await connectDocker(opts.connect);
+  const swept = await sweepStale(docker);
+  if (swept.length > 0)
+    log(`removed ${swept.length} container(s) left by an earlier suite: ${swept.join(", ")}`);
+  const gpus = await detectGpus({ gpuIds: config2.docker.gpuIds });
+  if (gpus.ids.length > 0)
+    log(`GPUs: ${gpus.ids.join(", ")} (${gpus.model ?? "model unknown"}, from ${gpus.source})`);
+  const { resources, perRun } = dockerResources(config2, gpus.ids, opts.hostCpus ?? os5.availableParallelism());
+  const executor = new DockerExecutor(docker, dockerSettings(config2, opts.baseDir), { log });
+  let image;
+  try {
+    image = await executor.prepareImage();
+  } catch (e) {
+    throw new UserError(errorMessage(e), 1);
+  }
+  log(`agent image ${image.ref} (${image.digest})`);
+  let validation = null;
+  if (opts.validation !== false && config2.docker.network !== "none") {
+    try {
+      validation = await startValidationServerForDocker(docker);
+      log(`format checks for agents at ${validation.url}`);
+    } catch (e) {
+      log(`warning: no format-validation endpoint for agents (${errorMessage(e)})`);
+    }
+  }
+  return {
+    docker,
+    executor,
+    image,
+    gpus,
+    swept,
+    validation,
+    resources,
+    perRun,
+    close: async () => {
+      await validation?.close();
+    }
+  };
+}
+
+// src/execute/instructions.ts
+function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
+  return [
+    `You are solving the Kaggle-style competition "${c.name}" (${c.id}).`,
+    "",
+    `- The competition's files are in ${paths.data} (read-only); start with description.md.`,
+    `- Write your predictions to ${paths.submission}/submission.csv in the format of ${c.sampleSubmission}.`,
+    `  Only that file is graded, after you finish, against private answers you cannot see.`,
+    `- Keep your notes and logs in ${paths.logs} and your code in ${paths.code}.`,
+    `- You have ${timeLimitSecs} seconds of wall-clock time; the run is stopped at the limit.`,
+    `- The metric is ${c.metric} (${c.isLowerBetter ? "lower" : "higher"} is better).`,
+    `- To check your submission's format (never its score), POST the CSV to the URL in $MEDALIST_VALIDATION_URL when it is set.`,
+    ""
+  ].join("\n");
+}
+
+// src/grade/grade.ts
+import { lstatSync as lstatSync2 } from "node:fs";
+import { extname as extname2, join as join4 } from "node:path";
+
+// src/grade/metrics/errors.ts
+var MetricError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "MetricError";
+  }
+};
+function sameLength(a, b, what = "inputs") {
+  if (a.length !== b.length)
+    throw new MetricError(`${what} have different lengths: ${a.length} and ${b.length}`);
+}
+function requireFinite(a, what) {
+  for (let i = 0; i < a.length; i++) {
+    if (!Number.isFinite(a[i])) throw new MetricError(`${what} contains ${a[i]} (row ${i + 1})`);
+  }
+}
+
+// src/grade/spec.ts
+import { readFileSync as readFileSync4, existsSync as existsSync3 } from "node:fs";
+import { join as join3 } from "node:path";
+var name = external_exports.string().min(1);
+var names = external_exports.array(name).min(1);
+var note = external_exports.string().optional();
+var rounding = external_exports.enum(["python", "numpy"]).optional();
+var IdRule = external_exports.enum([
+  /** Sorted id lists equal (same multiset): missing, extra, duplicated or retyped ids are invalid. */
+  "match",
+  /** Ids only used to sort both sides, rows then paired by position; no check (nyc-taxi). */
+  "sort-only"
+]);
+var GraderSpecSchema = external_exports.discriminatedUnion("kind", [
+  /** One probability column scored with ROC AUC; values must lie in [0,1] (lite-grading §2.3). */
+  external_exports.strictObject({ kind: external_exports.literal("binary-auc"), id: name, target: name, rounding, note }),
+  /** Mean of per-column ROC AUCs. */
+  external_exports.strictObject({
+    kind: external_exports.literal("column-auc"),
+    id: name,
+    targets: names,
+    /** superset: extra columns ignored; exact: the column set must be exactly id + targets. */
+    columns: external_exports.enum(["superset", "exact"]).default("superset"),
+    /** Require every target value to lie in [0,1]. */
+    range: external_exports.boolean().default(true),
+    /** by-name: target k scored against answers' target k; by-position: the submission's non-id columns in its own order (jigsaw). */
+    pairing: external_exports.enum(["by-name", "by-position"]).default("by-name"),
+    /** Drop answer rows whose targets sum below 0 (Kaggle's unscored rows marked -1). */
+    skipNegativeRows: external_exports.boolean().default(false),
+    /** reject: ids must match exactly; allow: duplicated submission ids are paired by sorted position (jigsaw). */
+    duplicateIds: external_exports.enum(["reject", "allow"]).default("reject"),
+    rounding,
+    note
+  }),
+  /** Root mean squared error of one column. */
+  external_exports.strictObject({
+    kind: external_exports.literal("rmse"),
+    id: name,
+    target: name,
+    ids: IdRule.default("match"),
+    rounding,
+    note
+  }),
+  /** Mean of per-column RMSLEs, rows paired in file order (ids ignored). */
+  external_exports.strictObject({ kind: external_exports.literal("column-rmsle"), targets: names, rounding, note }),
+  /** Multi-class log loss over one-hot answer columns; rows must sum to 1 ± tolerance and lie in [0,1]. */
+  external_exports.strictObject({
+    kind: external_exports.literal("multiclass-logloss"),
+    id: name,
+    classes: names,
+    /** superset: extras ignored; exact: column set exactly id + classes; exact-count: exactly 1+K columns, probability checks by position (id first). */
+    columns: external_exports.enum(["superset", "exact", "exact-count"]).default("superset"),
+    /** numpy isclose(sum, 1, atol=1e-6) with rtol 1e-5 ⇒ 1.1e-5. */
+    rowSumTolerance: external_exports.number().nonnegative().default(11e-6),
+    rounding,
+    note
+  }),
+  /** Binary log loss of P(label = 1); ids compared as sets, values in [0,1]. */
+  external_exports.strictObject({ kind: external_exports.literal("binary-logloss"), id: name, target: name, rounding, note }),
+  /** Fraction of rows equal to the answer. value: pandas/sklearn comparison; string: both sides as pandas astype(str). */
+  external_exports.strictObject({
+    kind: external_exports.literal("accuracy"),
+    id: name,
+    target: name,
+    compare: external_exports.enum(["value", "string"]).default("value"),
+    rounding,
+    note
+  }),
+  /** Quadratic weighted kappa over integral labels; ids compared as sets. */
+  external_exports.strictObject({ kind: external_exports.literal("qwk"), id: name, target: name, rounding, note })
+]);
+function roundingOf(spec) {
+  if (spec.rounding) return spec.rounding;
+  return spec.kind === "binary-auc" || spec.kind === "column-auc" || spec.kind === "qwk" || spec.kind === "accuracy" ? "numpy" : "python";
+}
+function parseGraderSpec(raw, source = "grader.json") {
+  const parsed = GraderSpecSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(formatZodError(parsed.error, source));
+  return parsed.data;
+}
+function loadGraderSpec(competitionDir) {
+  const file2 = join3(competitionDir, "grader.json");
+  if (!existsSync3(file2)) return null;
+  let raw;
+  try {
+    raw = JSON.parse(readFileSync4(file2, "utf8"));
+  } catch (e) {
+    throw new Error(`${file2}: not valid JSON (${e.message})`);
+  }
+  return parseGraderSpec(raw, file2);
 }
 
 // src/grade/metrics/npsum.ts
@@ -95864,8 +96011,8 @@ function leaderboardScoresFromCsv(text2, source = "leaderboard") {
   }
   return Array.from(col.values, (v) => Number.isNaN(v) ? null : v);
 }
-function readLeaderboardScores(path5) {
-  return leaderboardScoresFromCsv(readFileSync5(path5, "utf8"), path5);
+function readLeaderboardScores(path6) {
+  return leaderboardScoresFromCsv(readFileSync5(path6, "utf8"), path6);
 }
 
 // src/grade/external.ts
@@ -95948,16 +96095,16 @@ function lastLine(s) {
 
 // src/grade/grade.ts
 var MAX_SUBMISSION_BYTES = 1024 ** 3;
-function submissionProblem(path5) {
+function submissionProblem(path6) {
   let st;
   try {
-    st = lstatSync2(path5);
+    st = lstatSync2(path6);
   } catch {
-    return `no submission file at ${path5}`;
+    return `no submission file at ${path6}`;
   }
-  if (st.isSymbolicLink()) return `${path5} is a symbolic link`;
-  if (!st.isFile()) return `${path5} is not a regular file`;
-  if (extname2(path5).toLowerCase() !== ".csv") return `${path5} is not a .csv file`;
+  if (st.isSymbolicLink()) return `${path6} is a symbolic link`;
+  if (!st.isFile()) return `${path6} is not a regular file`;
+  if (extname2(path6).toLowerCase() !== ".csv") return `${path6} is not a .csv file`;
   return null;
 }
 function readAnswers(spec, answersPath) {
@@ -95986,13 +96133,13 @@ function scoreSubmission(spec, submissionPath, answers) {
   }
 }
 function boardFor(competition, competitionDir, leaderboardPath2) {
-  const path5 = leaderboardPath2 ?? (competition.leaderboard ? join4(competitionDir, competition.leaderboard) : void 0);
-  if (path5) {
+  const path6 = leaderboardPath2 ?? (competition.leaderboard ? join4(competitionDir, competition.leaderboard) : void 0);
+  if (path6) {
     try {
-      const scores = readLeaderboardScores(path5);
+      const scores = readLeaderboardScores(path6);
       return { thresholds: thresholdsFromLeaderboard(scores), scores, source: "leaderboard" };
     } catch (e) {
-      if (leaderboardPath2) throw new Error(`cannot read the leaderboard ${path5}: ${e.message}`);
+      if (leaderboardPath2) throw new Error(`cannot read the leaderboard ${path6}: ${e.message}`);
     }
   }
   const t = competition.thresholds;
@@ -96215,7 +96362,7 @@ var SuiteResultsSchema = external_exports.object({
 import { join as join13 } from "node:path";
 
 // src/prepare/prepare.ts
-import { existsSync as existsSync10, mkdirSync as mkdirSync7, readdirSync as readdirSync7, renameSync as renameSync6, rmSync as rmSync7 } from "node:fs";
+import { existsSync as existsSync10, mkdirSync as mkdirSync7, readdirSync as readdirSync7, renameSync as renameSync6, rmSync as rmSync8 } from "node:fs";
 import { join as join12, posix } from "node:path";
 
 // src/prepare/kaggle.ts
@@ -96225,8 +96372,8 @@ import {
   openSync as openSync3,
   readFileSync as readFileSync7,
   renameSync as renameSync2,
-  rmSync as rmSync2,
-  statSync as statSync4,
+  rmSync as rmSync3,
+  statSync as statSync5,
   writeSync as writeSync2
 } from "node:fs";
 import { homedir as homedir2 } from "node:os";
@@ -96240,7 +96387,7 @@ import {
   readdirSync as readdirSync3,
   readFileSync as readFileSync6,
   renameSync,
-  statSync as statSync3,
+  statSync as statSync4,
   writeFileSync
 } from "node:fs";
 import { join as join5 } from "node:path";
@@ -96296,7 +96443,7 @@ async function buildManifest(preparedDir2, competition, origin, extra, upstream)
   const files = {};
   for (const rel of manifestFiles(preparedDir2, extra)) {
     const file2 = join5(preparedDir2, rel);
-    const st = statSync3(file2);
+    const st = statSync4(file2);
     files[rel] = { size: st.size, mtimeMs: st.mtimeMs, md5: await md5File(file2) };
   }
   const mismatches = [];
@@ -96338,7 +96485,7 @@ function manifestStillValid(preparedDir2, m, required2) {
   for (const [rel, f] of Object.entries(m.files)) {
     let st;
     try {
-      st = statSync3(join5(preparedDir2, rel));
+      st = statSync4(join5(preparedDir2, rel));
     } catch {
       return `${rel} is missing`;
     }
@@ -96401,7 +96548,7 @@ async function fetchFollowing(url2, headers) {
   throw new Error("too many redirects");
 }
 async function attempt(id, url2, part2, opts) {
-  const have = existsSync5(part2) ? statSync4(part2).size : 0;
+  const have = existsSync5(part2) ? statSync5(part2).size : 0;
   const auth = Buffer.from(`${opts.credentials.username}:${opts.credentials.key}`).toString("base64");
   const headers = { authorization: `Basic ${auth}`, "user-agent": "medalist" };
   if (have > 0) headers.range = `bytes=${have}-`;
@@ -96412,7 +96559,7 @@ async function attempt(id, url2, part2, opts) {
     throw new Interrupted(`${id}: cannot reach Kaggle (${e.message})`);
   }
   if (res.status === 416 && have > 0) {
-    rmSync2(part2, { force: true });
+    rmSync3(part2, { force: true });
     throw new Interrupted(`${id}: the partial download no longer matches the server's file; starting over`);
   }
   if (res.status !== 200 && res.status !== 206)
@@ -96480,7 +96627,7 @@ async function downloadCompetition(id, dest, opts) {
   if (opts.md5) {
     const got = await md5File(part2);
     if (got !== opts.md5) {
-      rmSync2(part2, { force: true });
+      rmSync3(part2, { force: true });
       throw new UserError(
         `${id}: the downloaded zip's MD5 ${got} differs from upstream's ${opts.md5}; it was deleted. Kaggle sometimes re-packages downloads: run with --skip-verification to accept it`,
         1
@@ -96491,7 +96638,7 @@ async function downloadCompetition(id, dest, opts) {
 }
 
 // src/prepare/lock.ts
-import { closeSync as closeSync4, openSync as openSync4, readFileSync as readFileSync8, rmSync as rmSync3, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync4, openSync as openSync4, readFileSync as readFileSync8, rmSync as rmSync4, writeSync as writeSync3 } from "node:fs";
 import { hostname as hostname3 } from "node:os";
 var LockBusyError = class extends Error {
 };
@@ -96525,10 +96672,10 @@ async function acquireLock(file2, opts = {}) {
   const deadline = Date.now() + waitMs;
   for (; ; ) {
     if (tryCreate(file2)) {
-      return () => rmSync3(file2, { force: true });
+      return () => rmSync4(file2, { force: true });
     }
     if (isStale(file2, staleMs)) {
-      rmSync3(file2, { force: true });
+      rmSync4(file2, { force: true });
       continue;
     }
     if (Date.now() >= deadline) {
@@ -96544,7 +96691,7 @@ async function acquireLock(file2, opts = {}) {
 }
 
 // src/prepare/split.ts
-import { copyFileSync, existsSync as existsSync6, mkdirSync as mkdirSync3, readdirSync as readdirSync5, renameSync as renameSync3, rmSync as rmSync4 } from "node:fs";
+import { copyFileSync, existsSync as existsSync6, mkdirSync as mkdirSync3, readdirSync as readdirSync5, renameSync as renameSync3, rmSync as rmSync5 } from "node:fs";
 import { dirname as dirname4, join as join8 } from "node:path";
 
 // src/prepare/numpy-random.ts
@@ -96621,7 +96768,7 @@ function trainTestSplit(n, testSize, seed) {
 }
 
 // src/prepare/table-file.ts
-import { closeSync as closeSync5, createReadStream as createReadStream2, openSync as openSync5, readSync as readSync3, statSync as statSync5, writeSync as writeSync4 } from "node:fs";
+import { closeSync as closeSync5, createReadStream as createReadStream2, openSync as openSync5, readSync as readSync3, statSync as statSync6, writeSync as writeSync4 } from "node:fs";
 function grow(a) {
   const b = new Float64Array(Math.max(1024, a.length * 2));
   b.set(a);
@@ -96722,7 +96869,7 @@ async function scanTable(file2, collect = [], groupBy) {
 var RecordReader = class {
   constructor(t) {
     this.t = t;
-    const size = statSync5(t.file).size;
+    const size = statSync6(t.file).size;
     if (size < 1 << 30) {
       this.buf = Buffer.alloc(size);
       const fd = openSync5(t.file, "r");
@@ -96792,7 +96939,7 @@ var CsvWriter = class {
 // src/prepare/zip.ts
 var import_yauzl = __toESM(require_yauzl(), 1);
 var import_yazl = __toESM(require_yazl(), 1);
-import { createWriteStream as createWriteStream3, mkdirSync as mkdirSync2, readdirSync as readdirSync4 } from "node:fs";
+import { createWriteStream as createWriteStream4, mkdirSync as mkdirSync2, readdirSync as readdirSync4 } from "node:fs";
 import { basename, dirname as dirname3, join as join7, resolve as resolve3, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
 async function extractZip(zipFile, dest) {
@@ -96815,7 +96962,7 @@ async function extractZip(zipFile, dest) {
         continue;
       }
       mkdirSync2(dirname3(target), { recursive: true });
-      await pipeline(await zip.openReadStreamPromise(entry), createWriteStream3(target));
+      await pipeline(await zip.openReadStreamPromise(entry), createWriteStream4(target));
       count++;
     }
   } finally {
@@ -96826,7 +96973,7 @@ async function extractZip(zipFile, dest) {
 async function zipFiles(files, zipFile, compress = true) {
   const z2 = new import_yazl.default.ZipFile();
   for (const f of files) z2.addFile(f, basename(f), { compress });
-  const done = pipeline(z2.outputStream, createWriteStream3(zipFile));
+  const done = pipeline(z2.outputStream, createWriteStream4(zipFile));
   z2.end();
   await done;
 }
@@ -96878,8 +97025,8 @@ function* fields(buf) {
     }
   };
   while (i < buf.length) {
-    const key = Number(varint());
-    const [num2, wire] = [key >>> 3, key & 7];
+    const key2 = Number(varint());
+    const [num2, wire] = [key2 >>> 3, key2 & 7];
     if (wire === 0) yield [num2, wire, varint()];
     else if (wire === 1 || wire === 5) {
       i += wire === 1 ? 8 : 4;
@@ -96896,13 +97043,13 @@ function exampleBytes(payload, feature) {
     if (n1 !== 1 || w1 !== 2) continue;
     for (const [n2, w2, entry] of fields(features)) {
       if (n2 !== 1 || w2 !== 2) continue;
-      let key;
+      let key2;
       let value;
       for (const [n3, w3, x] of fields(entry)) {
-        if (n3 === 1 && w3 === 2) key = x.toString("utf8");
+        if (n3 === 1 && w3 === 2) key2 = x.toString("utf8");
         if (n3 === 2 && w3 === 2) value = x;
       }
-      if (key !== feature || !value) continue;
+      if (key2 !== feature || !value) continue;
       for (const [n4, w4, list] of fields(value)) {
         if (n4 !== 1 || w4 !== 2) continue;
         for (const [n5, w5, bytes2] of fields(list)) {
@@ -97025,7 +97172,7 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
       w.close();
       if (o.zip) {
         await zipFiles([file2], `${file2}.zip`, false);
-        rmSync4(file2);
+        rmSync5(file2);
       }
     } else if (o.kind === "constant") {
       const keep = o.keep.map(col);
@@ -97044,9 +97191,9 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
       );
       w.close();
     } else {
-      const key = col(o.key);
+      const key2 = col(o.key);
       const keys = /* @__PURE__ */ new Set();
-      each(o.part, (raw) => keys.add(raw[key]));
+      each(o.part, (raw) => keys.add(raw[key2]));
       const other = await scanTable(join8(rawDir, o.from));
       const k2 = other.header.indexOf(o.key);
       if (k2 < 0) throw new Error(`${o.from}: no column "${o.key}"`);
@@ -97081,7 +97228,7 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     const dir = join8(outDir, a.dir);
     mkdirSync3(dir, { recursive: true });
     await zipFolder(dir, target(a.to));
-    rmSync4(dir, { recursive: true, force: true });
+    rmSync5(dir, { recursive: true, force: true });
   }
   for (const d of recipe.dirs) mkdirSync3(join8(outDir, d), { recursive: true });
   if (recipe.renameTfrecords) {
@@ -97153,10 +97300,10 @@ import {
   readdirSync as readdirSync6,
   readFileSync as readFileSync9,
   renameSync as renameSync4,
-  rmSync as rmSync5,
+  rmSync as rmSync6,
   writeFileSync as writeFileSync2
 } from "node:fs";
-import { createWriteStream as createWriteStream4 } from "node:fs";
+import { createWriteStream as createWriteStream5 } from "node:fs";
 import { join as join10 } from "node:path";
 import { pipeline as pipeline2 } from "node:stream/promises";
 
@@ -97290,8 +97437,8 @@ ${pad(level)}]`;
       return v.v;
   }
 }
-function field(obj, key) {
-  return obj.t === "obj" ? obj.v.find(([k]) => k === key)?.[1] : void 0;
+function field(obj, key2) {
+  return obj.t === "obj" ? obj.v.find(([k]) => k === key2)?.[1] : void 0;
 }
 
 // src/prepare/custom.ts
@@ -97332,8 +97479,8 @@ async function dogsVsCats(rawDir, outDir) {
 async function zipWithFolder(files, dir, zipFile) {
   const z2 = new import_yazl2.default.ZipFile();
   z2.addEmptyDirectory(`${dir}/`);
-  for (const [path5, name2] of files) z2.addFile(path5, `${dir}/${name2}`, { compress: true });
-  const done = pipeline2(z2.outputStream, createWriteStream4(zipFile));
+  for (const [path6, name2] of files) z2.addFile(path6, `${dir}/${name2}`, { compress: true });
+  const done = pipeline2(z2.outputStream, createWriteStream5(zipFile));
   z2.end();
   await done;
 }
@@ -97460,7 +97607,7 @@ async function denoisingDirtyDocuments(rawDir, outDir) {
     answers.close();
     sample.close();
   }
-  rmSync5(priv("train_cleaned"), { recursive: true, force: true });
+  rmSync6(priv("train_cleaned"), { recursive: true, force: true });
 }
 function roundHalfEven(x) {
   const f = Math.floor(x);
@@ -97578,7 +97725,7 @@ var CUSTOM_PREPARERS = {
 };
 
 // src/prepare/toy.ts
-import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync3, readFileSync as readFileSync10, existsSync as existsSync9, renameSync as renameSync5, rmSync as rmSync6 } from "node:fs";
+import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync3, readFileSync as readFileSync10, existsSync as existsSync9, renameSync as renameSync5, rmSync as rmSync7 } from "node:fs";
 import { join as join11 } from "node:path";
 import { createHash as createHash5 } from "node:crypto";
 
@@ -97746,7 +97893,7 @@ function prepareToy(c, dataDir) {
     return { prepared: false, dir };
   const files = generateToy(c);
   const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync6(tmp, { recursive: true, force: true });
+  rmSync7(tmp, { recursive: true, force: true });
   for (const side of ["public", "private"]) {
     for (const [name2, text2] of Object.entries(files[side])) {
       const file2 = join11(tmp, side, name2);
@@ -97754,7 +97901,7 @@ function prepareToy(c, dataDir) {
       writeFileSync3(file2, text2);
     }
   }
-  rmSync6(dir, { recursive: true, force: true });
+  rmSync7(dir, { recursive: true, force: true });
   renameSync5(tmp, dir);
   writeFileSync3(stamp, fp);
   return { prepared: true, dir };
@@ -97843,7 +97990,7 @@ async function prepareCompetition(entry, opts) {
     const after = warmCheck(c, opts.dataDir);
     if (after) return done("ready", after);
     for (const name2 of readdirSync7(compDir))
-      if (name2.startsWith(".staging-")) rmSync7(join12(compDir, name2), { recursive: true, force: true });
+      if (name2.startsWith(".staging-")) rmSync8(join12(compDir, name2), { recursive: true, force: true });
     const dir = preparedDir(opts.dataDir, c.id);
     const required2 = requiredFiles(c);
     const upstream = c.prepare?.checksums;
@@ -97913,10 +98060,10 @@ async function prepareCompetition(entry, opts) {
       }
       const missing = required2.filter((f) => !existsSync10(join12(out, f)));
       if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
-      rmSync7(raw, { recursive: true, force: true });
+      rmSync8(raw, { recursive: true, force: true });
       renameSync6(out, dir);
     } finally {
-      rmSync7(staging, { recursive: true, force: true });
+      rmSync8(staging, { recursive: true, force: true });
     }
     const m = { ...await buildManifest(dir, c.id, "recipe", required2, upstream), description };
     writeManifest(dir, m);
@@ -97960,35 +98107,35 @@ import { dirname as dirname6 } from "node:path";
 function toJson(value) {
   return JSON.stringify(value, (_k, v) => typeof v === "number" && Number.isNaN(v) ? "NaN" : v, 2) + "\n";
 }
-function writeAtomic(path5, text2) {
-  mkdirSync8(dirname6(path5), { recursive: true });
-  const tmp = `${path5}.tmp-${process.pid}`;
+function writeAtomic(path6, text2) {
+  mkdirSync8(dirname6(path6), { recursive: true });
+  const tmp = `${path6}.tmp-${process.pid}`;
   writeFileSync5(tmp, text2);
-  renameSync7(tmp, path5);
+  renameSync7(tmp, path6);
 }
-function writeResults(path5, results) {
+function writeResults(path6, results) {
   const parsed = SuiteResultsSchema.parse(results);
-  writeAtomic(path5, toJson(parsed));
+  writeAtomic(path6, toJson(parsed));
   return parsed;
 }
-function readResults(path5) {
+function readResults(path6) {
   let raw;
   try {
-    raw = JSON.parse(readFileSync11(path5, "utf8"));
+    raw = JSON.parse(readFileSync11(path6, "utf8"));
   } catch (e) {
     const code = e.code;
     throw new UserError(
-      code === "ENOENT" ? `results file not found: ${path5}` : `${path5}: not a results JSON file (${e.message})`
+      code === "ENOENT" ? `results file not found: ${path6}` : `${path6}: not a results JSON file (${e.message})`
     );
   }
   const parsed = SuiteResultsSchema.safeParse(raw);
-  if (!parsed.success) throw new UserError(formatZodError(parsed.error, path5));
+  if (!parsed.success) throw new UserError(formatZodError(parsed.error, path6));
   return parsed.data;
 }
-function readStoredRun(path5) {
-  if (!existsSync11(path5)) return null;
+function readStoredRun(path6) {
+  if (!existsSync11(path6)) return null;
   try {
-    const raw = JSON.parse(readFileSync11(path5, "utf8"));
+    const raw = JSON.parse(readFileSync11(path6, "utf8"));
     const result = RunResultSchema.parse(raw.result);
     return { suiteHash: String(raw.suiteHash), agent: String(raw.agent), result };
   } catch {
@@ -98090,7 +98237,7 @@ async function runSuite(opts) {
       );
       return;
     }
-    rmSync8(runDir, { recursive: true, force: true });
+    rmSync9(runDir, { recursive: true, force: true });
     mkdirSync9(runDir, { recursive: true });
     const entry = registry2.get(run.competitionId);
     const paths = prepared.get(run.competitionId);
@@ -98119,7 +98266,8 @@ async function runSuite(opts) {
           quota: config2.limits.disk,
           validationUrl: docker?.validation?.register(
             run.competitionId,
-            join14(paths.publicDir, entry.competition.sampleSubmission)
+            join14(paths.publicDir, entry.competition.sampleSubmission),
+            run.runId
           )
         },
         opts.signal
@@ -99367,7 +99515,7 @@ import { resolve as resolve8 } from "node:path";
 
 // src/registry/leaderboards-fetch.ts
 import { createHash as createHash7 } from "node:crypto";
-import { mkdirSync as mkdirSync12, renameSync as renameSync8, rmSync as rmSync9, writeFileSync as writeFileSync11 } from "node:fs";
+import { mkdirSync as mkdirSync12, renameSync as renameSync8, rmSync as rmSync10, writeFileSync as writeFileSync11 } from "node:fs";
 import { dirname as dirname8 } from "node:path";
 var MLEBENCH_LFS = "https://github.com/openai/mle-bench.git/info/lfs";
 var LFS_JSON = "application/vnd.git-lfs+json";
@@ -99448,7 +99596,7 @@ async function fetchLeaderboards(entries, opts) {
       result.fetched.push(id);
       opts.log?.(`${id}: verified (${body.length} bytes)`);
     } catch (err) {
-      rmSync9(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
+      rmSync10(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
       result.failed.push({ id, message: err.message });
     }
   }
@@ -99498,9 +99646,9 @@ var leaderboardsCommand = {
       let withBoard = 0;
       for (const id of ids) {
         const entry = registry2.get(id);
-        const path5 = leaderboardPath(entry, dir);
-        if (path5) withBoard++;
-        const source = path5 ? `leaderboard ${path5}` : entry.competition.thresholds ? "precomputed thresholds" : "none";
+        const path6 = leaderboardPath(entry, dir);
+        if (path6) withBoard++;
+        const source = path6 ? `leaderboard ${path6}` : entry.competition.thresholds ? "precomputed thresholds" : "none";
         console.log(`${id.padEnd(50)} ${source}`);
       }
       console.log(

@@ -192,6 +192,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
           validationUrl: docker?.validation?.register(
             run.competitionId,
             join(paths.publicDir, entry.competition.sampleSubmission),
+            run.runId,
           ),
         },
         opts.signal,
