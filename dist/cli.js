@@ -27129,7 +27129,7 @@ var require_keygen = __commonJS({
       generateKeyPair: generateKeyPair_,
       generateKeyPairSync: generateKeyPairSync_,
       getCurves,
-      randomBytes: randomBytes2
+      randomBytes: randomBytes3
     } = __require("crypto");
     var { Ber } = require_lib();
     var bcrypt_pbkdf = require_bcrypt_pbkdf().pbkdf;
@@ -27393,7 +27393,7 @@ var require_keygen = __commonJS({
                 rounds = opts.rounds;
             }
             const gen = Buffer.allocUnsafe(cipher.keyLen + cipher.ivLen);
-            const salt = randomBytes2(SALT_LEN);
+            const salt = randomBytes3(SALT_LEN);
             const r = bcrypt_pbkdf(
               passphrase,
               passphrase.length,
@@ -27432,7 +27432,7 @@ var require_keygen = __commonJS({
           const kdfOptions = encrypted ? encrypted.kdfOptions : Buffer.alloc(0);
           const blockLen = encrypted ? encrypted.cipher.blockLen : 8;
           const parsed = parseDERs(keyType, pub, priv);
-          const checkInt = randomBytes2(4);
+          const checkInt = randomBytes3(4);
           const commentBin = Buffer.from(comment);
           const privBlobLen = 4 + 4 + parsed.priv.length + 4 + commentBin.length;
           let padding = [];
@@ -31936,7 +31936,7 @@ var require_chownr = __commonJS({
     } : (path7, uid, gid) => lchownSync(path7, uid, gid);
     var nodeVersion = process.version;
     var readdir3 = (path7, options2, cb) => fs.readdir(path7, options2, cb);
-    var readdirSync8 = (path7, options2) => fs.readdirSync(path7, options2);
+    var readdirSync9 = (path7, options2) => fs.readdirSync(path7, options2);
     if (/^v4\./.test(nodeVersion))
       readdir3 = (path7, options2, cb) => fs.readdir(path7, cb);
     var chown2 = (cpath, uid, gid, cb) => {
@@ -32007,7 +32007,7 @@ var require_chownr = __commonJS({
     var chownrSync = (p, uid, gid) => {
       let children;
       try {
-        children = readdirSync8(p, { withFileTypes: true });
+        children = readdirSync9(p, { withFileTypes: true });
       } catch (er) {
         if (er.code === "ENOENT")
           return;
@@ -38110,8 +38110,8 @@ var require_mkdirp_classic = __commonJS({
           // there already.  If so, then hooray!  If not, then something
           // is borked.
           default:
-            xfs.stat(p, function(er2, stat2) {
-              if (er2 || !stat2.isDirectory()) cb(er, made);
+            xfs.stat(p, function(er2, stat3) {
+              if (er2 || !stat3.isDirectory()) cb(er, made);
               else cb(null, made);
             });
             break;
@@ -38142,13 +38142,13 @@ var require_mkdirp_classic = __commonJS({
           // there already.  If so, then hooray!  If not, then something
           // is borked.
           default:
-            var stat2;
+            var stat3;
             try {
-              stat2 = xfs.statSync(p);
+              stat3 = xfs.statSync(p);
             } catch (err1) {
               throw err0;
             }
-            if (!stat2.isDirectory()) throw err0;
+            if (!stat3.isDirectory()) throw err0;
             break;
         }
       }
@@ -38178,7 +38178,7 @@ var require_tar_fs = __commonJS({
     var normalize = !win32 ? echo : function(name2) {
       return name2.replace(/\\/g, "/").replace(/[:?<>|]/g, "_");
     };
-    var statAll = function(fs2, stat2, cwd, ignore, entries, sort) {
+    var statAll = function(fs2, stat3, cwd, ignore, entries, sort) {
       var queue = entries || ["."];
       for (var i = 0; i < queue.length; i++) {
         if (!inCwd(path6.resolve(cwd, queue[i]), cwd)) throw new Error(queue[i] + " is not a valid path");
@@ -38187,16 +38187,16 @@ var require_tar_fs = __commonJS({
         if (!queue.length) return callback();
         var next = queue.shift();
         var nextAbs = path6.join(cwd, next);
-        stat2.call(fs2, nextAbs, function(err, stat3) {
+        stat3.call(fs2, nextAbs, function(err, stat4) {
           if (err) return callback(err);
-          if (!stat3.isDirectory()) return callback(null, next, stat3);
+          if (!stat4.isDirectory()) return callback(null, next, stat4);
           fs2.readdir(nextAbs, function(err2, files) {
             if (err2) return callback(err2);
             if (sort) files.sort();
             for (var i2 = 0; i2 < files.length; i2++) {
               if (!ignore(path6.join(cwd, next, files[i2]))) queue.push(path6.join(next, files[i2]));
             }
-            callback(null, next, stat3);
+            callback(null, next, stat4);
           });
         });
       };
@@ -38241,36 +38241,36 @@ var require_tar_fs = __commonJS({
           pack.entry(header, onnextentry);
         });
       };
-      var onstat = function(err, filename, stat2) {
+      var onstat = function(err, filename, stat3) {
         if (err) return pack.destroy(err);
         if (!filename) {
           if (opts.finalize !== false) pack.finalize();
           return finish(pack);
         }
-        if (stat2.isSocket()) return onnextentry();
+        if (stat3.isSocket()) return onnextentry();
         var header = {
           name: normalize(filename),
-          mode: (stat2.mode | (stat2.isDirectory() ? dmode : fmode)) & umask,
-          mtime: stat2.mtime,
-          size: stat2.size,
+          mode: (stat3.mode | (stat3.isDirectory() ? dmode : fmode)) & umask,
+          mtime: stat3.mtime,
+          size: stat3.size,
           type: "file",
-          uid: stat2.uid,
-          gid: stat2.gid
+          uid: stat3.uid,
+          gid: stat3.gid
         };
-        if (stat2.isDirectory()) {
+        if (stat3.isDirectory()) {
           header.size = 0;
           header.type = "directory";
           header = map2(header) || header;
           return pack.entry(header, onnextentry);
         }
-        if (stat2.isSymbolicLink()) {
+        if (stat3.isSymbolicLink()) {
           header.size = 0;
           header.type = "symlink";
           header = map2(header) || header;
           return onsymlink(filename, header);
         }
         header = map2(header) || header;
-        if (!stat2.isFile()) {
+        if (!stat3.isFile()) {
           if (strict) return pack.destroy(new Error("unsupported type for " + filename));
           return onnextentry();
         }
@@ -38367,7 +38367,7 @@ var require_tar_fs = __commonJS({
           return next(new Error(JSON.stringify(header.name) + " is not a valid path"));
         }
         var isRoot = path6.join(name2, ".") === path6.join(cwd, ".");
-        var stat2 = function(err) {
+        var stat3 = function(err) {
           if (err) return next(err);
           if (isRoot) return next();
           utimes(name2, header, function(err2) {
@@ -38390,7 +38390,7 @@ var require_tar_fs = __commonJS({
               own: own2,
               uid: header.uid,
               gid: header.gid
-            }, stat2);
+            }, stat3);
           }
         };
         var onsymlink = function() {
@@ -38402,7 +38402,7 @@ var require_tar_fs = __commonJS({
             if (err) return next(err);
             if (!valid) return next(new Error(name2 + " is not a valid symlink"));
             xfs.unlink(name2, function() {
-              xfs.symlink(header.linkname, name2, stat2);
+              xfs.symlink(header.linkname, name2, stat3);
             });
           });
         };
@@ -38418,7 +38418,7 @@ var require_tar_fs = __commonJS({
                   stream = xfs.createReadStream(srcpath);
                   return onfile();
                 }
-                stat2(err2);
+                stat3(err2);
               });
             });
           });
@@ -38437,7 +38437,7 @@ var require_tar_fs = __commonJS({
             });
             pump(rs, ws, function(err2) {
               if (err2) return next(err2);
-              ws.on("close", stat2);
+              ws.on("close", stat3);
             });
           }
         };
@@ -92367,7 +92367,8 @@ async function schedule(tasks, resources, work, signal) {
 
 // src/execute/local.ts
 import { spawn } from "node:child_process";
-import { createWriteStream, mkdirSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdirSync } from "node:fs";
 
 // src/execute/types.ts
 function runPaths(runDir) {
@@ -92404,8 +92405,197 @@ function contractEnv(spec, paths) {
   return env;
 }
 
+// src/execute/run-log.ts
+import { createWriteStream } from "node:fs";
+var RunLog = class {
+  constructor(file2, secrets = [], maxBytes = 256 * 1024 ** 2) {
+    this.secrets = secrets;
+    this.maxBytes = maxBytes;
+    this.out = createWriteStream(file2, { flags: "a" });
+    this.out.on("error", () => {
+    });
+  }
+  secrets;
+  maxBytes;
+  out;
+  partial = { stdout: "", stderr: "" };
+  written = 0;
+  truncated = false;
+  /** A note from Medalist itself (start, timeout, exit). */
+  note(text2) {
+    this.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist ${text2}
+`);
+  }
+  /** Output text from the container; lines may start with Docker's RFC 3339 timestamp. */
+  output(stream, text2) {
+    const buf = this.partial[stream] + text2;
+    const lines2 = buf.split("\n");
+    this.partial[stream] = lines2.pop() ?? "";
+    for (const line of lines2) this.line(stream, line);
+    if (this.partial[stream].length > 64 * 1024) {
+      this.line(stream, this.partial[stream]);
+      this.partial[stream] = "";
+    }
+  }
+  line(stream, raw) {
+    const m = /^(\d{4}-\d\d-\d\dT\S+Z) (.*)$/s.exec(raw);
+    const ts = m ? m[1] : (/* @__PURE__ */ new Date()).toISOString();
+    const text2 = (m ? m[2] : raw).replace(/\r$/, "");
+    this.write(`${ts} ${stream} ${this.mask(text2)}
+`);
+  }
+  mask(text2) {
+    let t = text2;
+    for (const s of this.secrets) if (s.length >= 3) t = t.split(s).join("***");
+    return t;
+  }
+  write(s) {
+    if (this.truncated) return;
+    const n = Buffer.byteLength(s);
+    if (this.written + n > this.maxBytes) {
+      this.truncated = true;
+      this.out.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist run.log truncated at ${this.maxBytes} bytes
+`);
+      return;
+    }
+    this.written += n;
+    this.out.write(s);
+  }
+  /** Flushes partial lines and closes the file. */
+  async close() {
+    for (const s of ["stdout", "stderr"]) {
+      if (this.partial[s] !== "") this.line(s, this.partial[s]);
+      this.partial[s] = "";
+    }
+    await new Promise((resolve11) => this.out.end(resolve11));
+  }
+};
+
+// src/execute/procs.ts
+import { readdirSync as readdirSync3, readFileSync as readFileSync4 } from "node:fs";
+var RUN_TOKEN_VAR = "MEDALIST_RUN_TOKEN";
+function stat(pid) {
+  try {
+    const s = readFileSync4(`/proc/${pid}/stat`, "latin1");
+    const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
+    return { pid, ppid: Number(f[1]), pgid: Number(f[2]), start: f[19], zombie: f[0] === "Z" };
+  } catch {
+    return null;
+  }
+}
+function hasToken(pid, needle) {
+  try {
+    return readFileSync4(`/proc/${pid}/environ`).indexOf(needle) >= 0;
+  } catch {
+    return false;
+  }
+}
+var RunProcesses = class {
+  constructor(rootPid, token) {
+    this.rootPid = rootPid;
+    this.needle = Buffer.from(`${RUN_TOKEN_VAR}=${token}\0`);
+  }
+  rootPid;
+  /** pid → start time of every process seen as part of the run. */
+  known = /* @__PURE__ */ new Map();
+  needle;
+  /** Live processes of the run now (and remembers them). */
+  scan() {
+    let pids;
+    try {
+      pids = readdirSync3("/proc").filter((n) => /^\d+$/.test(n)).map(Number);
+    } catch {
+      return [];
+    }
+    const infos = /* @__PURE__ */ new Map();
+    for (const pid of pids) {
+      if (pid === process.pid) continue;
+      const i = stat(pid);
+      if (i && !i.zombie) infos.set(pid, i);
+    }
+    const mine = /* @__PURE__ */ new Set();
+    for (const i of infos.values()) {
+      const seen = this.known.get(i.pid);
+      if (seen !== void 0 && seen === i.start) mine.add(i.pid);
+      else if (i.pid === this.rootPid || i.pgid === this.rootPid) mine.add(i.pid);
+      else if (hasToken(i.pid, this.needle)) mine.add(i.pid);
+    }
+    let grew = true;
+    while (grew) {
+      grew = false;
+      for (const i of infos.values())
+        if (!mine.has(i.pid) && mine.has(i.ppid)) {
+          mine.add(i.pid);
+          grew = true;
+        }
+    }
+    for (const pid of mine) this.known.set(pid, infos.get(pid).start);
+    return [...mine];
+  }
+  /** Sends `sig` to the group and to every process of the run; returns how many were signalled. */
+  signal(sig) {
+    try {
+      process.kill(-this.rootPid, sig);
+    } catch {
+    }
+    let n = 0;
+    for (const pid of this.scan()) {
+      try {
+        process.kill(pid, sig);
+        n++;
+      } catch {
+      }
+    }
+    return n;
+  }
+};
+var live = /* @__PURE__ */ new Set();
+var trackRun = (r) => live.add(r);
+var untrackRun = (r) => live.delete(r);
+function killAllRunsNow() {
+  for (const r of live) r.signal("SIGKILL");
+}
+
+// src/execute/quota.ts
+var DEFAULT_QUOTA = { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 };
+function checkQuota(runDir, quota) {
+  const p = runPaths(runDir);
+  const dirs = [
+    ["submission", p.submissionDir],
+    ["logs", p.logsDir],
+    ["code", p.codeDir]
+  ];
+  for (const [folder, dir] of dirs) {
+    const bytes2 = treeBytes(dir, quota[folder]);
+    if (bytes2 > quota[folder]) return { folder, bytes: bytes2, limit: quota[folder] };
+  }
+  return null;
+}
+function describeBreach(b) {
+  const mib = (n) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  return `/home/${b.folder} went over its ${mib(b.limit)} quota (${mib(b.bytes)} or more): run stopped`;
+}
+function watchQuota(runDir, quota, onBreach, intervalMs = 1e3) {
+  let done = false;
+  const timer = setInterval(() => {
+    if (done) return;
+    const b = checkQuota(runDir, quota);
+    if (b) {
+      done = true;
+      clearInterval(timer);
+      onBreach(b);
+    }
+  }, intervalMs);
+  timer.unref();
+  return () => {
+    done = true;
+    clearInterval(timer);
+  };
+}
+
 // src/execute/local.ts
 var KEEP = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT"];
+var PIPE_WAIT_MS = 2e3;
 var LocalExecutor = class {
   constructor(opts) {
     this.opts = opts;
@@ -92415,6 +92605,7 @@ var LocalExecutor = class {
   execute(spec, signal) {
     const p = runPaths(spec.runDir);
     for (const d of [p.submissionDir, p.logsDir, p.codeDir]) mkdirSync(d, { recursive: true });
+    const token = randomBytes(16).toString("hex");
     const env = {};
     for (const k of KEEP) if (process.env[k] !== void 0) env[k] = process.env[k];
     Object.assign(
@@ -92426,77 +92617,130 @@ var LocalExecutor = class {
         logs: p.logsDir,
         code: p.codeDir,
         instructions: p.instructionsFile
-      })
+      }),
+      { [RUN_TOKEN_VAR]: token }
     );
-    const log = createWriteStream(p.logFile, { flags: "a" });
+    const secrets = (spec.secretEnv ?? []).map((k) => spec.env[k]).filter((v) => !!v);
+    const log = new RunLog(p.logFile, secrets, this.opts.logMaxBytes);
     const started = Date.now();
+    const grace = (this.opts.graceSecs ?? 5) * 1e3;
     const { command } = this.opts;
     const [file2, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0], command.slice(1)];
     return new Promise((resolve11) => {
-      let timedOut = false;
-      let cancelled = false;
+      let why = null;
+      let breach = null;
       let settled = false;
+      let exit = null;
+      const timers = [];
       const child = spawn(file2, args, {
         cwd: this.opts.cwd,
         env,
         detached: true,
         stdio: ["ignore", "pipe", "pipe"]
       });
-      const stamp = (chunk) => log.write(chunk);
-      child.stdout.on("data", stamp);
-      child.stderr.on("data", stamp);
-      const killGroup = (sig) => {
-        try {
-          if (child.pid) process.kill(-child.pid, sig);
-        } catch {
-        }
+      const procs = child.pid ? new RunProcesses(child.pid, token) : null;
+      if (procs) trackRun(procs);
+      const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
+      child.stdout.on(
+        "data",
+        (c) => log.output("stdout", decoders.stdout.decode(c, { stream: true }))
+      );
+      child.stderr.on(
+        "data",
+        (c) => log.output("stderr", decoders.stderr.decode(c, { stream: true }))
+      );
+      child.stdout.on("error", () => {
+      });
+      child.stderr.on("error", () => {
+      });
+      const scanner = setInterval(() => procs?.scan(), this.opts.pollMs ?? 1e3);
+      const unwatch = watchQuota(
+        spec.runDir,
+        spec.quota ?? DEFAULT_QUOTA,
+        (b) => {
+          breach = b;
+          stop("quota");
+        },
+        this.opts.pollMs
+      );
+      const stop = (reason) => {
+        if (why !== null || settled) return;
+        why = reason;
+        log.note(
+          reason === "timeout" ? `time limit of ${spec.timeLimitSecs}s reached: stopping the agent` : reason === "quota" ? describeBreach(breach) : "cancelled: stopping the agent"
+        );
+        procs?.signal("SIGTERM");
+        timers.push(setTimeout(() => void finish(), grace));
       };
-      const stop = () => {
-        killGroup("SIGTERM");
-        setTimeout(() => killGroup("SIGKILL"), (this.opts.graceSecs ?? 5) * 1e3).unref();
-      };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        log.write(`
-[medalist] time limit of ${spec.timeLimitSecs}s reached: stopping the agent
-`);
-        stop();
-      }, spec.timeLimitSecs * 1e3);
-      const onAbort = () => {
-        cancelled = true;
-        stop();
-      };
+      const timer = setTimeout(() => stop("timeout"), spec.timeLimitSecs * 1e3);
+      const onAbort = () => stop("cancel");
       signal?.addEventListener("abort", onAbort, { once: true });
-      const finish = (r) => {
+      if (signal?.aborted) onAbort();
+      const finish = async (startError) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        clearInterval(scanner);
+        unwatch();
+        for (const t of timers) clearTimeout(t);
         signal?.removeEventListener("abort", onAbort);
-        killGroup("SIGKILL");
-        log.end(() => resolve11({ ...r, durationMs: Date.now() - started }));
-      };
-      child.on(
-        "error",
-        (e) => finish({ outcome: "infra_error", exitCode: null, error: `could not start the agent: ${e.message}` })
-      );
-      child.on("close", (code, sig) => {
-        if (timedOut)
-          return finish({
+        for (let i = 0; i < 50 && procs && procs.signal("SIGKILL") > 0; i++) await sleep(100);
+        if (procs) untrackRun(procs);
+        child.stdout.destroy();
+        child.stderr.destroy();
+        const cleaned = sanitizeRun(spec.runDir);
+        if (cleaned) log.note(cleaned);
+        const durationMs = Date.now() - started;
+        const code = exit?.code ?? null;
+        let r;
+        if (startError)
+          r = {
+            outcome: "infra_error",
+            exitCode: null,
+            error: `could not start the agent: ${startError.message}`
+          };
+        else if (why === "timeout")
+          r = {
             outcome: "timed_out",
             exitCode: code,
             error: `killed at the ${spec.timeLimitSecs}s time limit`
-          });
-        if (cancelled) return finish({ outcome: "infra_error", exitCode: code, error: "cancelled" });
-        if (code === 0) return finish({ outcome: "completed", exitCode: 0 });
-        return finish({
-          outcome: "failed",
-          exitCode: code,
-          error: sig ? `agent killed by ${sig}` : `agent exited with code ${code}`
+          };
+        else if (why === "cancel")
+          r = { outcome: "infra_error", exitCode: code, error: "cancelled", details: { cancelled: "true" } };
+        else if (why === "quota")
+          r = {
+            outcome: "failed",
+            exitCode: code,
+            error: describeBreach(breach),
+            details: { quota: breach.folder }
+          };
+        else if (code === 0) r = { outcome: "completed", exitCode: 0 };
+        else
+          r = {
+            outcome: "failed",
+            exitCode: code,
+            error: exit?.sig ? `agent killed by ${exit.sig}` : `agent exited with code ${code}`
+          };
+        if (exit)
+          log.note(`exited with ${exit.sig ?? `code ${code}`} after ${(durationMs / 1e3).toFixed(1)}s`);
+        await log.close();
+        resolve11({ ...r, durationMs });
+      };
+      child.on("error", (e) => void finish(e));
+      child.on("exit", (code, sig) => {
+        exit = { code, sig };
+        if (why === null) procs?.signal("SIGKILL");
+        const t = setTimeout(() => void finish(), why === null ? PIPE_WAIT_MS : 0);
+        timers.push(t);
+        child.on("close", () => {
+          clearTimeout(t);
+          void finish();
         });
       });
     });
   }
 };
+var sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // src/execute/docker/setup.ts
 import os5 from "node:os";
@@ -92547,7 +92791,7 @@ async function detectGpus(opts = {}) {
 }
 
 // src/execute/validation-server.ts
-import { randomBytes } from "node:crypto";
+import { randomBytes as randomBytes2 } from "node:crypto";
 import { createWriteStream as createWriteStream2, mkdtempSync as mkdtempSync2, rmSync as rmSync2, statSync as statSync3 } from "node:fs";
 import http from "node:http";
 import os2 from "node:os";
@@ -94306,7 +94550,7 @@ async function startValidationServer(opts = {}) {
       const k = `${competitionId}\0${runId ?? ""}`;
       let token = tokenOf.get(k);
       if (!token) {
-        token = randomBytes(16).toString("hex");
+        token = randomBytes2(16).toString("hex");
         tokenOf.set(k, token);
         byToken.set(token, { competitionId, samplePath, used: 0, busy: false });
       }
@@ -94377,7 +94621,7 @@ async function connectDocker(opts = {}) {
     } catch (e) {
       last = e;
       if (i < attempts - 1) {
-        await sleep(delay);
+        await sleep2(delay);
         delay *= 2;
       }
     }
@@ -94397,7 +94641,7 @@ function errorMessage(e) {
 function statusCode(e) {
   return e?.statusCode;
 }
-function sleep(ms, signal) {
+function sleep2(ms, signal) {
   return new Promise((resolve11) => {
     if (signal?.aborted) return resolve11();
     const t = setTimeout(done, ms);
@@ -94604,7 +94848,7 @@ async function sweepStale(docker, opts = {}) {
 }
 
 // src/execute/docker/executor.ts
-import { chmod, chown, mkdir, readdir as readdir2, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, readdir as readdir2, rm, stat as stat2, writeFile } from "node:fs/promises";
 import path5 from "node:path";
 
 // src/execute/docker/image.ts
@@ -94705,70 +94949,6 @@ async function pullImage(docker, ref, log) {
 }
 
 // src/execute/docker/run-log.ts
-import { createWriteStream as createWriteStream3 } from "node:fs";
-var RunLog = class {
-  constructor(file2, secrets = [], maxBytes = 256 * 1024 ** 2) {
-    this.secrets = secrets;
-    this.maxBytes = maxBytes;
-    this.out = createWriteStream3(file2, { flags: "a" });
-    this.out.on("error", () => {
-    });
-  }
-  secrets;
-  maxBytes;
-  out;
-  partial = { stdout: "", stderr: "" };
-  written = 0;
-  truncated = false;
-  /** A note from Medalist itself (start, timeout, exit). */
-  note(text2) {
-    this.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist ${text2}
-`);
-  }
-  /** Output text from the container; lines may start with Docker's RFC 3339 timestamp. */
-  output(stream, text2) {
-    const buf = this.partial[stream] + text2;
-    const lines2 = buf.split("\n");
-    this.partial[stream] = lines2.pop() ?? "";
-    for (const line of lines2) this.line(stream, line);
-    if (this.partial[stream].length > 64 * 1024) {
-      this.line(stream, this.partial[stream]);
-      this.partial[stream] = "";
-    }
-  }
-  line(stream, raw) {
-    const m = /^(\d{4}-\d\d-\d\dT\S+Z) (.*)$/s.exec(raw);
-    const ts = m ? m[1] : (/* @__PURE__ */ new Date()).toISOString();
-    const text2 = (m ? m[2] : raw).replace(/\r$/, "");
-    this.write(`${ts} ${stream} ${this.mask(text2)}
-`);
-  }
-  mask(text2) {
-    let t = text2;
-    for (const s of this.secrets) if (s.length >= 3) t = t.split(s).join("***");
-    return t;
-  }
-  write(s) {
-    if (this.truncated) return;
-    const n = Buffer.byteLength(s);
-    if (this.written + n > this.maxBytes) {
-      this.truncated = true;
-      this.out.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist run.log truncated at ${this.maxBytes} bytes
-`);
-      return;
-    }
-    this.written += n;
-    this.out.write(s);
-  }
-  /** Flushes partial lines and closes the file. */
-  async close() {
-    for (const s of ["stdout", "stderr"]) {
-      if (this.partial[s] !== "") this.line(s, this.partial[s]);
-      this.partial[s] = "";
-    }
-    await new Promise((resolve11) => this.out.end(resolve11));
-  }
-};
 function demux(stream, onText) {
   return new Promise((resolve11) => {
     let pending = Buffer.alloc(0);
@@ -94787,43 +94967,6 @@ function demux(stream, onText) {
     stream.on("close", () => resolve11());
     stream.on("error", () => resolve11());
   });
-}
-
-// src/execute/quota.ts
-var DEFAULT_QUOTA = { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 };
-function checkQuota(runDir, quota) {
-  const p = runPaths(runDir);
-  const dirs = [
-    ["submission", p.submissionDir],
-    ["logs", p.logsDir],
-    ["code", p.codeDir]
-  ];
-  for (const [folder, dir] of dirs) {
-    const bytes2 = treeBytes(dir, quota[folder]);
-    if (bytes2 > quota[folder]) return { folder, bytes: bytes2, limit: quota[folder] };
-  }
-  return null;
-}
-function describeBreach(b) {
-  const mib = (n) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
-  return `/home/${b.folder} went over its ${mib(b.limit)} quota (${mib(b.bytes)} or more): run stopped`;
-}
-function watchQuota(runDir, quota, onBreach, intervalMs = 1e3) {
-  let done = false;
-  const timer = setInterval(() => {
-    if (done) return;
-    const b = checkQuota(runDir, quota);
-    if (b) {
-      done = true;
-      clearInterval(timer);
-      onBreach(b);
-    }
-  }, intervalMs);
-  timer.unref();
-  return () => {
-    done = true;
-    clearInterval(timer);
-  };
 }
 
 // src/execute/docker/executor.ts
@@ -94862,7 +95005,7 @@ var DockerExecutor = class {
       this.log(
         `${spec.runId}: infrastructure error (${result.error}); retry ${attempt2}/${this.settings.retries} in ${delay} ms`
       );
-      await sleep(delay, signal);
+      await sleep2(delay, signal);
       delay *= 2;
     }
   }
@@ -95005,7 +95148,7 @@ var DockerExecutor = class {
       state = (await container.inspect()).State ?? {};
     } catch {
     }
-    await Promise.race([logsDone, sleep(5e3)]);
+    await Promise.race([logsDone, sleep2(5e3)]);
     const exitCode = state.ExitCode ?? waitCode;
     const oomKilled = state.OOMKilled === true;
     if (oomKilled) details.oomKilled = "true";
@@ -95048,7 +95191,7 @@ var DockerExecutor = class {
 };
 async function prepareRunDir(spec, retry, user) {
   const p = runPaths(spec.runDir);
-  const info = await stat(spec.publicDir).catch(() => null);
+  const info = await stat2(spec.publicDir).catch(() => null);
   if (!info?.isDirectory()) throw new Error(`public data folder ${spec.publicDir} does not exist`);
   await mkdir(spec.runDir, { recursive: true });
   await chmod(spec.runDir, 448);
@@ -95167,7 +95310,7 @@ function requireFinite(a, what) {
 }
 
 // src/grade/spec.ts
-import { readFileSync as readFileSync4, existsSync as existsSync3 } from "node:fs";
+import { readFileSync as readFileSync5, existsSync as existsSync3 } from "node:fs";
 import { join as join3 } from "node:path";
 var name = external_exports.string().min(1);
 var names = external_exports.array(name).min(1);
@@ -95251,7 +95394,7 @@ function loadGraderSpec(competitionDir) {
   if (!existsSync3(file2)) return null;
   let raw;
   try {
-    raw = JSON.parse(readFileSync4(file2, "utf8"));
+    raw = JSON.parse(readFileSync5(file2, "utf8"));
   } catch (e) {
     throw new Error(`${file2}: not valid JSON (${e.message})`);
   }
@@ -95919,7 +96062,7 @@ function round5Numpy(x) {
 }
 
 // src/grade/medals.ts
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 function thresholdPositions(n) {
   if (!Number.isInteger(n) || n < 1) throw new Error(`a leaderboard needs at least one team (got ${n})`);
   const at = (c) => Math.max(1, Math.floor(n * c));
@@ -96012,7 +96155,7 @@ function leaderboardScoresFromCsv(text2, source = "leaderboard") {
   return Array.from(col.values, (v) => Number.isNaN(v) ? null : v);
 }
 function readLeaderboardScores(path6) {
-  return leaderboardScoresFromCsv(readFileSync5(path6, "utf8"), path6);
+  return leaderboardScoresFromCsv(readFileSync6(path6, "utf8"), path6);
 }
 
 // src/grade/external.ts
@@ -96362,7 +96505,7 @@ var SuiteResultsSchema = external_exports.object({
 import { join as join13 } from "node:path";
 
 // src/prepare/prepare.ts
-import { existsSync as existsSync10, mkdirSync as mkdirSync7, readdirSync as readdirSync7, renameSync as renameSync6, rmSync as rmSync8 } from "node:fs";
+import { existsSync as existsSync10, mkdirSync as mkdirSync7, readdirSync as readdirSync8, renameSync as renameSync6, rmSync as rmSync8 } from "node:fs";
 import { join as join12, posix } from "node:path";
 
 // src/prepare/kaggle.ts
@@ -96370,7 +96513,7 @@ import {
   closeSync as closeSync3,
   existsSync as existsSync5,
   openSync as openSync3,
-  readFileSync as readFileSync7,
+  readFileSync as readFileSync8,
   renameSync as renameSync2,
   rmSync as rmSync3,
   statSync as statSync5,
@@ -96384,8 +96527,8 @@ import { createHash as createHash4 } from "node:crypto";
 import {
   createReadStream,
   existsSync as existsSync4,
-  readdirSync as readdirSync3,
-  readFileSync as readFileSync6,
+  readdirSync as readdirSync4,
+  readFileSync as readFileSync7,
   renameSync,
   statSync as statSync4,
   writeFileSync
@@ -96420,7 +96563,7 @@ function manifestFiles(preparedDir2, extra) {
   for (const side of ["public", "private"]) {
     const dir = join5(preparedDir2, side);
     if (!existsSync4(dir)) continue;
-    for (const d of readdirSync3(dir, { withFileTypes: true })) {
+    for (const d of readdirSync4(dir, { withFileTypes: true })) {
       if (d.isFile() && HASHED.test(d.name)) out.add(`${side}/${d.name}`);
     }
   }
@@ -96432,10 +96575,10 @@ function folderCounts(preparedDir2) {
   for (const side of ["public", "private"]) {
     const dir = join5(preparedDir2, side);
     if (!existsSync4(dir)) continue;
-    const entries = readdirSync3(dir, { withFileTypes: true });
+    const entries = readdirSync4(dir, { withFileTypes: true });
     counts[side] = entries.length;
     for (const d of entries)
-      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync3(join5(dir, d.name)).length;
+      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync4(join5(dir, d.name)).length;
   }
   return counts;
 }
@@ -96474,7 +96617,7 @@ function readManifest(preparedDir2) {
   const file2 = join5(preparedDir2, MANIFEST_NAME);
   if (!existsSync4(file2)) return void 0;
   try {
-    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync6(file2, "utf8")));
+    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync7(file2, "utf8")));
     return parsed.success ? parsed.data : void 0;
   } catch {
     return void 0;
@@ -96501,7 +96644,7 @@ function kaggleCredentials(env = process.env) {
   const file2 = join6(env.KAGGLE_CONFIG_DIR ?? join6(homedir2(), ".kaggle"), "kaggle.json");
   if (existsSync5(file2)) {
     try {
-      const j = JSON.parse(readFileSync7(file2, "utf8"));
+      const j = JSON.parse(readFileSync8(file2, "utf8"));
       if (j.username && j.key) return { username: j.username, key: j.key };
     } catch {
     }
@@ -96638,14 +96781,14 @@ async function downloadCompetition(id, dest, opts) {
 }
 
 // src/prepare/lock.ts
-import { closeSync as closeSync4, openSync as openSync4, readFileSync as readFileSync8, rmSync as rmSync4, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync4, openSync as openSync4, readFileSync as readFileSync9, rmSync as rmSync4, writeSync as writeSync3 } from "node:fs";
 import { hostname as hostname3 } from "node:os";
 var LockBusyError = class extends Error {
 };
 function isStale(file2, staleMs) {
   let text2;
   try {
-    text2 = readFileSync8(file2, "utf8");
+    text2 = readFileSync9(file2, "utf8");
   } catch {
     return false;
   }
@@ -96681,7 +96824,7 @@ async function acquireLock(file2, opts = {}) {
     if (Date.now() >= deadline) {
       let holder = "";
       try {
-        holder = readFileSync8(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
+        holder = readFileSync9(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
       } catch {
       }
       throw new LockBusyError(`${file2} is held by process ${holder || "?"}`);
@@ -96691,7 +96834,7 @@ async function acquireLock(file2, opts = {}) {
 }
 
 // src/prepare/split.ts
-import { copyFileSync, existsSync as existsSync6, mkdirSync as mkdirSync3, readdirSync as readdirSync5, renameSync as renameSync3, rmSync as rmSync5 } from "node:fs";
+import { copyFileSync, existsSync as existsSync6, mkdirSync as mkdirSync3, readdirSync as readdirSync6, renameSync as renameSync3, rmSync as rmSync5 } from "node:fs";
 import { dirname as dirname4, join as join8 } from "node:path";
 
 // src/prepare/numpy-random.ts
@@ -96939,7 +97082,7 @@ var CsvWriter = class {
 // src/prepare/zip.ts
 var import_yauzl = __toESM(require_yauzl(), 1);
 var import_yazl = __toESM(require_yazl(), 1);
-import { createWriteStream as createWriteStream4, mkdirSync as mkdirSync2, readdirSync as readdirSync4 } from "node:fs";
+import { createWriteStream as createWriteStream3, mkdirSync as mkdirSync2, readdirSync as readdirSync5 } from "node:fs";
 import { basename, dirname as dirname3, join as join7, resolve as resolve3, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
 async function extractZip(zipFile, dest) {
@@ -96962,7 +97105,7 @@ async function extractZip(zipFile, dest) {
         continue;
       }
       mkdirSync2(dirname3(target), { recursive: true });
-      await pipeline(await zip.openReadStreamPromise(entry), createWriteStream4(target));
+      await pipeline(await zip.openReadStreamPromise(entry), createWriteStream3(target));
       count++;
     }
   } finally {
@@ -96973,12 +97116,12 @@ async function extractZip(zipFile, dest) {
 async function zipFiles(files, zipFile, compress = true) {
   const z2 = new import_yazl.default.ZipFile();
   for (const f of files) z2.addFile(f, basename(f), { compress });
-  const done = pipeline(z2.outputStream, createWriteStream4(zipFile));
+  const done = pipeline(z2.outputStream, createWriteStream3(zipFile));
   z2.end();
   await done;
 }
 function zipFolder(dir, zipFile) {
-  const files = readdirSync4(dir).sort();
+  const files = readdirSync5(dir).sort();
   return zipFiles(
     files.map((name2) => join7(dir, name2)),
     zipFile
@@ -97091,7 +97234,7 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     testSize = 0;
   else if (testSize === void 0) {
     const { dir, suffix } = recipe.testSizeFromFiles;
-    const k = readdirSync5(join8(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
+    const k = readdirSync6(join8(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
     testSize = k / (table.n + k);
   }
   const reader = new RecordReader(table);
@@ -97235,7 +97378,7 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     const t = recipe.renameTfrecords;
     const counters = { train: 0, test: 0 };
     mkdirSync3(join8(outDir, t.to), { recursive: true });
-    const files = readdirSync5(join8(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
+    const files = readdirSync6(join8(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
     for (const f of files) {
       const count = f.replace(/\.tfrec$/, "").split("-")[1];
       const kind2 = t.test.includes(f) ? "test" : "train";
@@ -97297,13 +97440,13 @@ import {
   copyFileSync as copyFileSync3,
   existsSync as existsSync8,
   mkdirSync as mkdirSync5,
-  readdirSync as readdirSync6,
-  readFileSync as readFileSync9,
+  readdirSync as readdirSync7,
+  readFileSync as readFileSync10,
   renameSync as renameSync4,
   rmSync as rmSync6,
   writeFileSync as writeFileSync2
 } from "node:fs";
-import { createWriteStream as createWriteStream5 } from "node:fs";
+import { createWriteStream as createWriteStream4 } from "node:fs";
 import { join as join10 } from "node:path";
 import { pipeline as pipeline2 } from "node:stream/promises";
 
@@ -97451,7 +97594,7 @@ function codePointSort(names2) {
 }
 async function dogsVsCats(rawDir, outDir) {
   await extractZip(need(join10(rawDir, "train.zip")), rawDir);
-  const files = codePointSort(readdirSync6(join10(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
+  const files = codePointSort(readdirSync7(join10(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
   const { train, test } = trainTestSplit(files.length, 0.1, 0);
   const pub = (...p) => join10(outDir, "public", ...p);
   mkdirSync5(pub("train"), { recursive: true });
@@ -97480,13 +97623,13 @@ async function zipWithFolder(files, dir, zipFile) {
   const z2 = new import_yazl2.default.ZipFile();
   z2.addEmptyDirectory(`${dir}/`);
   for (const [path6, name2] of files) z2.addFile(path6, `${dir}/${name2}`, { compress: true });
-  const done = pipeline2(z2.outputStream, createWriteStream5(zipFile));
+  const done = pipeline2(z2.outputStream, createWriteStream4(zipFile));
   z2.end();
   await done;
 }
 async function whale(rawDir, outDir) {
   await extractZip(need(join10(rawDir, "train2.zip")), rawDir);
-  const clips = codePointSort(readdirSync6(join10(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
+  const clips = codePointSort(readdirSync7(join10(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
   const dates = codePointSort([...new Set(clips.map((c) => c.split("_")[0]))]);
   if (dates.length !== 4) throw new Error(`expected clips from 4 dates in train2/, found ${dates.length}`);
   const train = clips.filter((c) => dates.indexOf(c.split("_")[0]) < 2);
@@ -97517,8 +97660,8 @@ async function whale(rawDir, outDir) {
   writeFileSync2(join10(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
 }
 async function randomActsOfPizza(rawDir, outDir) {
-  const train = parsePyJson(readFileSync9(need(join10(rawDir, "train.json")), "utf8"));
-  const kaggleTest = parsePyJson(readFileSync9(need(join10(rawDir, "test.json")), "utf8"));
+  const train = parsePyJson(readFileSync10(need(join10(rawDir, "train.json")), "utf8"));
+  const kaggleTest = parsePyJson(readFileSync10(need(join10(rawDir, "test.json")), "utf8"));
   if (train.t !== "arr" || kaggleTest.t !== "arr" || kaggleTest.v[0]?.t !== "obj") {
     throw new Error("train.json and test.json must be lists of request objects");
   }
@@ -97566,7 +97709,7 @@ async function randomActsOfPizza(rawDir, outDir) {
   writeFileSync2(join10(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
 }
 function pngGrey(file2) {
-  const png = import_pngjs.PNG.sync.read(readFileSync9(file2));
+  const png = import_pngjs.PNG.sync.read(readFileSync10(file2));
   if (png.depth === 16) throw new Error(`${file2}: 16-bit PNGs are not supported`);
   const { width, height, data } = png;
   const grey = new Uint8Array(width * height);
@@ -97580,7 +97723,7 @@ async function denoisingDirtyDocuments(rawDir, outDir) {
   const pub = (...p) => join10(outDir, "public", ...p);
   const priv = (...p) => join10(outDir, "private", ...p);
   await extractZip(need(join10(rawDir, "train.zip")), pub());
-  const images = codePointSort(readdirSync6(pub("train")).filter((f) => f.endsWith(".png")));
+  const images = codePointSort(readdirSync7(pub("train")).filter((f) => f.endsWith(".png")));
   const { test } = trainTestSplit(images.length, 0.2, 0);
   const testNames = [...test].map((i) => images[i]);
   mkdirSync5(pub("test"), { recursive: true });
@@ -97591,7 +97734,7 @@ async function denoisingDirtyDocuments(rawDir, outDir) {
   const answers = new CsvWriter(priv("answers.csv"), ["id", "value"]);
   const sample = new CsvWriter(pub("sampleSubmission.csv"), ["id", "value"]);
   try {
-    for (const name2 of codePointSort(readdirSync6(priv("train_cleaned")))) {
+    for (const name2 of codePointSort(readdirSync7(priv("train_cleaned")))) {
       const { width, height, grey } = pngGrey(priv("train_cleaned", name2));
       const stem = name2.replace(/\.[^.]*$/, "");
       const values = Array.from({ length: 256 }, (_, v) => pyFloat(v / 255));
@@ -97615,7 +97758,7 @@ function roundHalfEven(x) {
   return d > 0.5 || d === 0.5 && f % 2 === 1 ? f + 1 : f;
 }
 function lines(file2) {
-  const parts2 = readFileSync9(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  const parts2 = readFileSync10(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
   if (parts2.at(-1) === "") parts2.pop();
   return parts2;
 }
@@ -97725,7 +97868,7 @@ var CUSTOM_PREPARERS = {
 };
 
 // src/prepare/toy.ts
-import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync3, readFileSync as readFileSync10, existsSync as existsSync9, renameSync as renameSync5, rmSync as rmSync7 } from "node:fs";
+import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync3, readFileSync as readFileSync11, existsSync as existsSync9, renameSync as renameSync5, rmSync as rmSync7 } from "node:fs";
 import { join as join11 } from "node:path";
 import { createHash as createHash5 } from "node:crypto";
 
@@ -97889,7 +98032,7 @@ function prepareToy(c, dataDir) {
   const dir = join11(dataDir, c.id, "prepared");
   const stamp = join11(dataDir, c.id, ".medalist-toy");
   const fp = fingerprint(c);
-  if (existsSync9(stamp) && readFileSync10(stamp, "utf8") === fp && existsSync9(dir))
+  if (existsSync9(stamp) && readFileSync11(stamp, "utf8") === fp && existsSync9(dir))
     return { prepared: false, dir };
   const files = generateToy(c);
   const tmp = `${dir}.tmp-${process.pid}`;
@@ -97989,7 +98132,7 @@ async function prepareCompetition(entry, opts) {
     }
     const after = warmCheck(c, opts.dataDir);
     if (after) return done("ready", after);
-    for (const name2 of readdirSync7(compDir))
+    for (const name2 of readdirSync8(compDir))
       if (name2.startsWith(".staging-")) rmSync8(join12(compDir, name2), { recursive: true, force: true });
     const dir = preparedDir(opts.dataDir, c.id);
     const required2 = requiredFiles(c);
@@ -98102,7 +98245,7 @@ async function ensurePrepared(entry, dataDir, log) {
 }
 
 // src/suite/store.ts
-import { mkdirSync as mkdirSync8, readFileSync as readFileSync11, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync11 } from "node:fs";
+import { mkdirSync as mkdirSync8, readFileSync as readFileSync12, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync11 } from "node:fs";
 import { dirname as dirname6 } from "node:path";
 function toJson(value) {
   return JSON.stringify(value, (_k, v) => typeof v === "number" && Number.isNaN(v) ? "NaN" : v, 2) + "\n";
@@ -98121,7 +98264,7 @@ function writeResults(path6, results) {
 function readResults(path6) {
   let raw;
   try {
-    raw = JSON.parse(readFileSync11(path6, "utf8"));
+    raw = JSON.parse(readFileSync12(path6, "utf8"));
   } catch (e) {
     const code = e.code;
     throw new UserError(
@@ -98135,7 +98278,7 @@ function readResults(path6) {
 function readStoredRun(path6) {
   if (!existsSync11(path6)) return null;
   try {
-    const raw = JSON.parse(readFileSync11(path6, "utf8"));
+    const raw = JSON.parse(readFileSync12(path6, "utf8"));
     const result = RunResultSchema.parse(raw.result);
     return { suiteHash: String(raw.suiteHash), agent: String(raw.agent), result };
   } catch {
@@ -99164,8 +99307,12 @@ function renderResults(s, opts = {}) {
 function cancelOnSignals(log) {
   const ac = new AbortController();
   const onSignal = (sig) => {
-    if (ac.signal.aborted) return;
-    log(`medalist: ${sig} received: stopping runs; finished runs are kept`);
+    if (ac.signal.aborted) {
+      log(`medalist: second ${sig}: killing the runs and exiting now; finished runs are kept`);
+      killAllRunsNow();
+      process.exit(130);
+    }
+    log(`medalist: ${sig} received: stopping runs; finished runs are kept (again to exit at once)`);
     ac.abort();
   };
   const onInt = () => onSignal("SIGINT");
