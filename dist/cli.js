@@ -27129,7 +27129,7 @@ var require_keygen = __commonJS({
       generateKeyPair: generateKeyPair_,
       generateKeyPairSync: generateKeyPairSync_,
       getCurves,
-      randomBytes: randomBytes3
+      randomBytes: randomBytes4
     } = __require("crypto");
     var { Ber } = require_lib();
     var bcrypt_pbkdf = require_bcrypt_pbkdf().pbkdf;
@@ -27393,7 +27393,7 @@ var require_keygen = __commonJS({
                 rounds = opts.rounds;
             }
             const gen = Buffer.allocUnsafe(cipher.keyLen + cipher.ivLen);
-            const salt = randomBytes3(SALT_LEN);
+            const salt = randomBytes4(SALT_LEN);
             const r = bcrypt_pbkdf(
               passphrase,
               passphrase.length,
@@ -27432,7 +27432,7 @@ var require_keygen = __commonJS({
           const kdfOptions = encrypted ? encrypted.kdfOptions : Buffer.alloc(0);
           const blockLen = encrypted ? encrypted.cipher.blockLen : 8;
           const parsed = parseDERs(keyType, pub, priv);
-          const checkInt = randomBytes3(4);
+          const checkInt = randomBytes4(4);
           const commentBin = Buffer.from(comment);
           const privBlobLen = 4 + 4 + parsed.priv.length + 4 + commentBin.length;
           let padding = [];
@@ -27767,7 +27767,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join18(s) {
+        value: function join20(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -30891,7 +30891,7 @@ var require_has_flag = __commonJS({
 var require_supports_color = __commonJS({
   "node_modules/supports-color/index.js"(exports, module) {
     "use strict";
-    var os6 = __require("os");
+    var os7 = __require("os");
     var tty = __require("tty");
     var hasFlag = require_has_flag();
     var { env } = process;
@@ -30939,7 +30939,7 @@ var require_supports_color = __commonJS({
         return min;
       }
       if (process.platform === "win32") {
-        const osRelease = os6.release().split(".");
+        const osRelease = os7.release().split(".");
         if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -31219,8 +31219,8 @@ var require_modem = __commonJS({
     var utils = require_utils();
     var util = __require("util");
     var splitca = require_split_ca();
-    var os6 = __require("os");
-    var isWin = os6.type() === "Windows_NT";
+    var os7 = __require("os");
+    var isWin = os7.type() === "Windows_NT";
     var stream = __require("stream");
     var defaultOpts = function() {
       var host;
@@ -31272,7 +31272,7 @@ var require_modem = __commonJS({
     };
     var findDefaultUnixSocket = function() {
       return new Promise(function(resolve11) {
-        var userDockerSocket = path6.join(os6.homedir(), ".docker", "run", "docker.sock");
+        var userDockerSocket = path6.join(os7.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
           if (err) resolve11("/var/run/docker.sock");
           else resolve11(userDockerSocket);
@@ -31936,7 +31936,7 @@ var require_chownr = __commonJS({
     } : (path7, uid, gid) => lchownSync(path7, uid, gid);
     var nodeVersion = process.version;
     var readdir3 = (path7, options2, cb) => fs.readdir(path7, options2, cb);
-    var readdirSync9 = (path7, options2) => fs.readdirSync(path7, options2);
+    var readdirSync10 = (path7, options2) => fs.readdirSync(path7, options2);
     if (/^v4\./.test(nodeVersion))
       readdir3 = (path7, options2, cb) => fs.readdir(path7, cb);
     var chown2 = (cpath, uid, gid, cb) => {
@@ -32007,7 +32007,7 @@ var require_chownr = __commonJS({
     var chownrSync = (p, uid, gid) => {
       let children;
       try {
-        children = readdirSync9(p, { withFileTypes: true });
+        children = readdirSync10(p, { withFileTypes: true });
       } catch (er) {
         if (er.code === "ENOENT")
           return;
@@ -32156,7 +32156,7 @@ var require_buffer_list2 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join18(s) {
+        value: function join20(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -35146,7 +35146,7 @@ var require_buffer_list3 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join18(s) {
+        value: function join20(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -38166,8 +38166,8 @@ var require_tar_fs = __commonJS({
     var mkdirp = require_mkdirp_classic();
     var fs = __require("fs");
     var path6 = __require("path");
-    var os6 = __require("os");
-    var win32 = os6.platform() === "win32";
+    var os7 = __require("os");
+    var win32 = os7.platform() === "win32";
     var DOTDOT_LEADING = 1;
     var DOTDOT_NONE = 2;
     var noop = function() {
@@ -42195,7 +42195,7 @@ var require_service_config = __commonJS({
     exports.validateRetryThrottling = validateRetryThrottling;
     exports.validateServiceConfig = validateServiceConfig;
     exports.extractAndSelectServiceConfig = extractAndSelectServiceConfig;
-    var os6 = __require("os");
+    var os7 = __require("os");
     var constants_1 = require_constants2();
     var DURATION_REGEX = /^\d+(\.\d{1,9})?s$/;
     var CLIENT_LANGUAGE_STRING = "node";
@@ -42494,7 +42494,7 @@ var require_service_config = __commonJS({
         if (Array.isArray(validatedConfig.clientHostname)) {
           let hostnameMatched = false;
           for (const hostname4 of validatedConfig.clientHostname) {
-            if (hostname4 === os6.hostname()) {
+            if (hostname4 === os7.hostname()) {
               hostnameMatched = true;
             }
           }
@@ -57050,7 +57050,7 @@ var require_subchannel_call = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.Http2SubchannelCall = void 0;
     var http2 = __require("http2");
-    var os6 = __require("os");
+    var os7 = __require("os");
     var constants_1 = require_constants2();
     var metadata_1 = require_metadata();
     var stream_decoder_1 = require_stream_decoder();
@@ -57058,7 +57058,7 @@ var require_subchannel_call = __commonJS({
     var constants_2 = require_constants2();
     var TRACER_NAME = "subchannel_call";
     function getSystemErrorName(errno) {
-      for (const [name2, num2] of Object.entries(os6.constants.errno)) {
+      for (const [name2, num2] of Object.entries(os7.constants.errno)) {
         if (num2 === errno) {
           return name2;
         }
@@ -71760,8 +71760,8 @@ function numberOption(value, flag, allowNaN = false) {
 }
 
 // src/cli/commands/run.ts
-import { mkdirSync as mkdirSync10, writeFileSync as writeFileSync7 } from "node:fs";
-import { join as join15, resolve as resolve6, dirname as dirname7 } from "node:path";
+import { mkdirSync as mkdirSync11, writeFileSync as writeFileSync7 } from "node:fs";
+import { join as join17, resolve as resolve6, dirname as dirname7 } from "node:path";
 
 // src/config/load.ts
 var import_yaml = __toESM(require_dist(), 1);
@@ -91702,7 +91702,7 @@ function loadConfig(path6) {
 }
 
 // src/suite/run.ts
-import { mkdirSync as mkdirSync9, rmSync as rmSync9, writeFileSync as writeFileSync6 } from "node:fs";
+import { mkdirSync as mkdirSync10, rmSync as rmSync10, writeFileSync as writeFileSync6 } from "node:fs";
 
 // src/execute/runfiles.ts
 import {
@@ -91939,7 +91939,7 @@ function sanitizeRun(runDir) {
 }
 
 // src/suite/run.ts
-import { join as join14, relative, resolve as resolve4 } from "node:path";
+import { join as join16, relative, resolve as resolve4 } from "node:path";
 
 // src/registry/registry.ts
 import { readdirSync as readdirSync2, readFileSync as readFileSync3, existsSync as existsSync2 } from "node:fs";
@@ -96460,8 +96460,8 @@ var RunResultSchema = external_exports.object({
   exitCode: external_exports.number().int().nullable(),
   startedAt: external_exports.string(),
   durationMs: external_exports.number().min(0),
-  /** Tries taken (infrastructure errors are retried). */
-  attempts: external_exports.number().int().min(1),
+  /** Tries taken (infrastructure errors are retried); 0 for a run that never ran (details.notRun). */
+  attempts: external_exports.number().int().min(0),
   /** The run's folder (logs/, code/, submission/, run.log), relative to the results file. */
   runDir: external_exports.string(),
   error: external_exports.string().nullable(),
@@ -98286,6 +98286,111 @@ function readStoredRun(path6) {
   }
 }
 
+// src/suite/lock.ts
+import { randomBytes as randomBytes3 } from "node:crypto";
+import { closeSync as closeSync7, mkdirSync as mkdirSync9, openSync as openSync7, readFileSync as readFileSync13, unlinkSync, writeSync as writeSync5 } from "node:fs";
+import os6 from "node:os";
+import { join as join14 } from "node:path";
+var LOCK_FILE = ".medalist.lock";
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function readHolder(file2) {
+  try {
+    const h = JSON.parse(readFileSync13(file2, "utf8"));
+    return typeof h.pid === "number" && typeof h.host === "string" ? h : null;
+  } catch {
+    return null;
+  }
+}
+async function lockResultsDir(dir, opts = {}) {
+  mkdirSync9(dir, { recursive: true });
+  const file2 = join14(dir, LOCK_FILE);
+  const me = {
+    pid: process.pid,
+    host: os6.hostname(),
+    since: (/* @__PURE__ */ new Date()).toISOString(),
+    nonce: randomBytes3(8).toString("hex")
+  };
+  const deadline = Date.now() + (opts.waitMs ?? 0);
+  let told = false;
+  for (; ; ) {
+    try {
+      const fd = openSync7(file2, "wx", 420);
+      writeSync5(fd, JSON.stringify(me) + "\n");
+      closeSync7(fd);
+      return () => {
+        if (readHolder(file2)?.nonce === me.nonce) unlinkSync(file2);
+      };
+    } catch (e) {
+      if (e.code !== "EEXIST") throw e;
+    }
+    const h = readHolder(file2);
+    if (h === null || h.host === me.host && !alive(h.pid)) {
+      opts.log?.(
+        `taking over the lock of ${dir}${h ? ` left by process ${h.pid} (no longer running)` : " (unreadable)"}`
+      );
+      try {
+        unlinkSync(file2);
+      } catch {
+      }
+      await new Promise((r) => setTimeout(r, 20 + Math.random() * 30));
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      throw new UserError(
+        `${dir} is in use by medalist process ${h.pid} on ${h.host} (since ${h.since}); wait for it to finish, or write to another folder`,
+        1
+      );
+    }
+    if (!told) opts.log?.(`waiting for medalist process ${h.pid} to finish with ${dir}`);
+    told = true;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+// src/suite/disk.ts
+import { closeSync as closeSync8, openSync as openSync8, readdirSync as readdirSync9, rmSync as rmSync9, writeSync as writeSync6 } from "node:fs";
+import { join as join15 } from "node:path";
+function isDiskFull(e) {
+  const code = e?.code;
+  return code === "ENOSPC" || code === "EDQUOT";
+}
+var RESERVE_FILE = ".medalist-reserve";
+function reserveSpace(dir, bytes2 = 1024 ** 2) {
+  const file2 = join15(dir, RESERVE_FILE);
+  const fd = openSync8(file2, "w", 384);
+  try {
+    const zeros = Buffer.alloc(64 * 1024);
+    for (let done = 0; done < bytes2; done += zeros.length) writeSync6(fd, zeros);
+  } finally {
+    closeSync8(fd);
+  }
+  return () => rmSync9(file2, { force: true });
+}
+function removeTempFiles(dir, depth = 3) {
+  let n = 0;
+  let entries;
+  try {
+    entries = readdirSync9(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    const full = join15(dir, e.name);
+    if (e.isFile() && /\.tmp-\d+$/.test(e.name)) {
+      rmSync9(full, { force: true });
+      n++;
+    } else if (depth > 0 && e.isDirectory()) n += removeTempFiles(full, depth - 1);
+  }
+  return n;
+}
+
 // src/suite/run.ts
 function describeAgent(agent) {
   if (agent.image) return `image ${agent.image}`;
@@ -98336,6 +98441,14 @@ function agentEnv(agent, env = process.env) {
   return out;
 }
 async function runSuite(opts) {
+  const release = await lockResultsDir(resolve4(opts.outDir), { log: opts.log });
+  try {
+    return await runSuiteLocked(opts);
+  } finally {
+    release();
+  }
+}
+async function runSuiteLocked(opts) {
   const { config: config2 } = opts;
   const log = opts.log ?? (() => {
   });
@@ -98354,6 +98467,13 @@ async function runSuite(opts) {
       `externalGrader: ${external.join(", ")} ${external.length === 1 ? "is" : "are"} not graded natively; set externalGrader (e.g. ["mlebench", "grade-sample", "{submission}", "{competition}"]) or exclude ${external.length === 1 ? "it" : "them"}`
     );
   }
+  let freeReserve;
+  try {
+    freeReserve = reserveSpace(outDir);
+  } catch (e) {
+    if (isDiskFull(e)) throw new UserError(`the disk holding ${outDir} is full: no run started`, 1);
+    throw e;
+  }
   const prepared = /* @__PURE__ */ new Map();
   for (const id of thePlan.competitions)
     prepared.set(id, await ensurePrepared(registry2.get(id), dataDir, log));
@@ -98370,8 +98490,8 @@ async function runSuite(opts) {
   const total = thePlan.runs.length;
   const running = /* @__PURE__ */ new Map();
   const one = async (run, gpus) => {
-    const runDir = join14(outDir, "runs", run.runId);
-    const storePath = join14(runDir, "run.json");
+    const runDir = join16(outDir, "runs", run.runId);
+    const storePath = join16(runDir, "run.json");
     const stored = readStoredRun(storePath);
     if (stored && stored.suiteHash === thePlan.suiteHash && stored.agent === agentText) {
       results.set(run.runId, stored.result);
@@ -98380,8 +98500,8 @@ async function runSuite(opts) {
       );
       return;
     }
-    rmSync9(runDir, { recursive: true, force: true });
-    mkdirSync9(runDir, { recursive: true });
+    rmSync10(runDir, { recursive: true, force: true });
+    mkdirSync10(runDir, { recursive: true });
     const entry = registry2.get(run.competitionId);
     const paths = prepared.get(run.competitionId);
     writeFileSync6(runPaths(runDir).instructionsFile, instructions(entry.competition, config2.limits.time));
@@ -98409,7 +98529,7 @@ async function runSuite(opts) {
           quota: config2.limits.disk,
           validationUrl: docker?.validation?.register(
             run.competitionId,
-            join14(paths.publicDir, entry.competition.sampleSubmission),
+            join16(paths.publicDir, entry.competition.sampleSubmission),
             run.runId
           )
         },
@@ -98449,10 +98569,10 @@ async function runSuite(opts) {
       details: exec.details ?? {}
     };
     const cancelled = exec.outcome === "infra_error" && (opts.signal?.aborted || exec.details?.cancelled === "true");
-    if (!cancelled)
-      writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, result }));
     results.set(run.runId, result);
     running.delete(run.runId);
+    if (!cancelled)
+      writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, result }));
     const medal = report ? report.gold_medal ? "gold" : report.silver_medal ? "silver" : report.bronze_medal ? "bronze" : "no medal" : "not graded";
     const score3 = report?.valid_submission ? `score ${report.score}` : report ? `invalid: ${report.error}` : exec.error;
     log(
@@ -98467,6 +98587,7 @@ async function runSuite(opts) {
     log(`[${opts.label}] ${done}/${total} done; running: ${list}`);
   }, beatSecs * 1e3) : void 0;
   heartbeat?.unref();
+  let diskFull = null;
   try {
     await schedule(
       thePlan.runs.map((r) => ({
@@ -98479,6 +98600,9 @@ async function runSuite(opts) {
       one,
       opts.signal
     );
+  } catch (e) {
+    if (!isDiskFull(e)) throw e;
+    diskFull = e;
   } finally {
     clearInterval(heartbeat);
     opts.signal?.removeEventListener("abort", stopContainers);
@@ -98511,7 +98635,38 @@ async function runSuite(opts) {
     finishedAt: (/* @__PURE__ */ new Date()).toISOString(),
     runs: thePlan.runs.map((r) => results.get(r.runId)).filter((r) => r !== void 0)
   };
-  return writeResults(join14(outDir, "results.json"), suite);
+  freeReserve();
+  if (diskFull) {
+    const reason = `the disk filled up (${diskFull.message})`;
+    const notRun = thePlan.runs.filter((r) => !results.has(r.runId)).map((r) => notRunResult(r, join16("runs", r.runId), reason));
+    suite.runs = [...suite.runs, ...notRun];
+    const removed = removeTempFiles(outDir);
+    const file2 = join16(outDir, "results.json");
+    writeResults(file2, suite);
+    throw new UserError(
+      `disk full: the suite stopped; ${results.size} finished run(s) kept, ${notRun.length} not run; results written to ${file2}${removed ? `; ${removed} temporary file(s) removed` : ""}`,
+      1
+    );
+  }
+  return writeResults(join16(outDir, "results.json"), suite);
+}
+function notRunResult(run, runDir, reason) {
+  return {
+    runId: run.runId,
+    competitionId: run.competitionId,
+    seed: run.seed,
+    outcome: "infra_error",
+    exitCode: null,
+    startedAt: (/* @__PURE__ */ new Date()).toISOString(),
+    durationMs: 0,
+    attempts: 0,
+    runDir,
+    error: `not run: ${reason}`,
+    grade: null,
+    usage: null,
+    gpus: [],
+    details: { notRun: "true" }
+  };
 }
 
 // src/grade/types.ts
@@ -99325,7 +99480,7 @@ var progress = (line) => console.error(line);
 async function runFromConfig(loaded, outDir) {
   const { config: config2, baseDir } = loaded;
   const out = resolve6(outDir);
-  mkdirSync10(out, { recursive: true });
+  mkdirSync11(out, { recursive: true });
   const { signal, dispose } = cancelOnSignals(progress);
   try {
     const started = Date.now();
@@ -99338,7 +99493,7 @@ async function runFromConfig(loaded, outDir) {
     const base = b.source === "run" ? await runSuite({
       config: config2,
       baseDir,
-      outDir: join15(out, "base"),
+      outDir: join17(out, "base"),
       label: "base",
       agent: b.agent ?? config2.agent,
       signal,
@@ -99348,19 +99503,19 @@ async function runFromConfig(loaded, outDir) {
     const head = await runSuite({
       config: config2,
       baseDir,
-      outDir: join15(out, "head"),
+      outDir: join17(out, "head"),
       label: "head",
       signal,
       log: progress
     });
     if (signal.aborted) return 130;
-    const reportPath = join15(out, "report.md");
+    const reportPath = join17(out, "report.md");
     if (!base) {
       const text3 = renderResults(head);
       writeFileSync7(reportPath, text3);
       console.log(text3);
       progress(
-        `results: ${join15(out, "head", "results.json")}
+        `results: ${join17(out, "head", "results.json")}
 report:  ${reportPath}
 took ${((Date.now() - started) / 1e3).toFixed(1)}s`
       );
@@ -99368,14 +99523,14 @@ took ${((Date.now() - started) / 1e3).toFixed(1)}s`
     }
     const source = b.source === "run" ? "evaluated in this job (baseline agent)" : b.source === "file" ? `file ${b.path}` : "none";
     const cmp = compareRuns(base, head, config2.gate, source);
-    writeAtomic(join15(out, "comparison.json"), toJson(cmp));
+    writeAtomic(join17(out, "comparison.json"), toJson(cmp));
     const text2 = renderReport(cmp, {
       environment: { "time limit": `${config2.limits.time}s`, executor: config2.executor }
     });
     writeFileSync7(reportPath, text2);
     console.log(text2);
     progress(
-      `results: ${join15(out, "head", "results.json")}${b.source === "run" ? `, ${join15(out, "base", "results.json")}` : ""}`
+      `results: ${join17(out, "head", "results.json")}${b.source === "run" ? `, ${join17(out, "base", "results.json")}` : ""}`
     );
     progress(`report:  ${reportPath}
 took ${((Date.now() - started) / 1e3).toFixed(1)}s`);
@@ -99419,7 +99574,7 @@ competitions, 2 seeds each, with the local executor (no Docker, GitHub or Kaggle
 comparison and writes DIR/report.md and the results JSON (default DIR: .medalist/demo).`,
   async run(argv) {
     const { values } = parseCommandArgs(argv, { out: { type: "string" } });
-    const demo = join15(dirname7(defaultRegistryDir()), "examples", "demo.yml");
+    const demo = join17(dirname7(defaultRegistryDir()), "examples", "demo.yml");
     return runFromConfig(loadConfig(demo), values.out ?? ".medalist/demo");
   }
 };
@@ -99487,8 +99642,8 @@ Prints a Markdown report of one suite run: medal rate and every run's outcome, s
 };
 
 // src/cli/commands/schema.ts
-import { mkdirSync as mkdirSync11, writeFileSync as writeFileSync10 } from "node:fs";
-import { join as join16 } from "node:path";
+import { mkdirSync as mkdirSync12, writeFileSync as writeFileSync10 } from "node:fs";
+import { join as join18 } from "node:path";
 function jsonSchemas() {
   return {
     "medalist.schema.json": {
@@ -99511,10 +99666,10 @@ Point your editor's YAML/JSON schema setting at medalist.schema.json to validate
   async run(argv) {
     const { values } = parseCommandArgs(argv, { out: { type: "string" } });
     const dir = values.out ?? "schema";
-    mkdirSync11(dir, { recursive: true });
+    mkdirSync12(dir, { recursive: true });
     for (const [name2, schema] of Object.entries(jsonSchemas())) {
-      writeFileSync10(join16(dir, name2), JSON.stringify(schema, null, 2) + "\n");
-      console.log(`wrote ${join16(dir, name2)}`);
+      writeFileSync10(join18(dir, name2), JSON.stringify(schema, null, 2) + "\n");
+      console.log(`wrote ${join18(dir, name2)}`);
     }
     return 0;
   }
@@ -99662,7 +99817,7 @@ import { resolve as resolve8 } from "node:path";
 
 // src/registry/leaderboards-fetch.ts
 import { createHash as createHash7 } from "node:crypto";
-import { mkdirSync as mkdirSync12, renameSync as renameSync8, rmSync as rmSync10, writeFileSync as writeFileSync11 } from "node:fs";
+import { mkdirSync as mkdirSync13, renameSync as renameSync8, rmSync as rmSync11, writeFileSync as writeFileSync11 } from "node:fs";
 import { dirname as dirname8 } from "node:path";
 var MLEBENCH_LFS = "https://github.com/openai/mle-bench.git/info/lfs";
 var LFS_JSON = "application/vnd.git-lfs+json";
@@ -99736,14 +99891,14 @@ async function fetchLeaderboards(entries, opts) {
         );
       }
       const file2 = fetchedLeaderboardFile(opts.dir, id);
-      mkdirSync12(dirname8(file2), { recursive: true });
+      mkdirSync13(dirname8(file2), { recursive: true });
       const tmp = `${file2}.tmp-${process.pid}`;
       writeFileSync11(tmp, body);
       renameSync8(tmp, file2);
       result.fetched.push(id);
       opts.log?.(`${id}: verified (${body.length} bytes)`);
     } catch (err) {
-      rmSync10(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
+      rmSync11(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
       result.failed.push({ id, message: err.message });
     }
   }
@@ -99817,7 +99972,7 @@ ${withBoard} of ${ids.length} with a leaderboard file (fetched ones are verified
 };
 
 // src/cli/commands/grade.ts
-import { join as join17, resolve as resolve9 } from "node:path";
+import { join as join19, resolve as resolve9 } from "node:path";
 
 // src/grade/json.ts
 function pythonJson(value, indent = 2) {
@@ -99885,7 +100040,7 @@ var gradeCommand = {
     const report = await grade({
       competition: entry.competition,
       competitionDir: entry.dir,
-      privateDir: join17(resolve9(dataDir), id, "prepared", "private"),
+      privateDir: join19(resolve9(dataDir), id, "prepared", "private"),
       submissionPath: submission,
       leaderboardPath: values.leaderboard ? resolve9(values.leaderboard) : void 0,
       external: ext ? { command: ext.split(/\s+/) } : void 0

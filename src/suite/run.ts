@@ -19,6 +19,8 @@ import { ensurePrepared, type PreparedPaths } from "./prepare.js";
 import { leaderboardPath } from "../registry/leaderboards.js";
 import { readStoredRun, writeAtomic, writeResults, toJson } from "./store.js";
 import { UserError } from "../errors.js";
+import { lockResultsDir } from "./lock.js";
+import { isDiskFull, removeTempFiles, reserveSpace } from "./disk.js";
 import { VERSION } from "../version.js";
 
 export interface SuiteOptions {
@@ -105,6 +107,16 @@ export function agentEnv(agent: AgentConfig, env: NodeJS.ProcessEnv = process.en
  * reused, so an interrupted suite resumes where it stopped.
  */
 export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
+  // One suite per results folder at a time: a second one would delete this one's run folders.
+  const release = await lockResultsDir(resolve(opts.outDir), { log: opts.log });
+  try {
+    return await runSuiteLocked(opts);
+  } finally {
+    release();
+  }
+}
+
+async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
   const { config } = opts;
   const log = opts.log ?? (() => {});
   const agent = opts.agent ?? config.agent;
@@ -126,6 +138,15 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
       `externalGrader: ${external.join(", ")} ${external.length === 1 ? "is" : "are"} not graded natively; ` +
         `set externalGrader (e.g. ["mlebench", "grade-sample", "{submission}", "{competition}"]) or exclude ${external.length === 1 ? "it" : "them"}`,
     );
+  }
+
+  // Space kept back so that results.json can still be written when the agent fills the disk.
+  let freeReserve: () => void;
+  try {
+    freeReserve = reserveSpace(outDir);
+  } catch (e) {
+    if (isDiskFull(e)) throw new UserError(`the disk holding ${outDir} is full: no run started`, 1);
+    throw e;
   }
 
   const prepared = new Map<string, PreparedPaths>();
@@ -238,10 +259,10 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     // A cancelled run is not a result: it is run again when the suite resumes.
     const cancelled =
       exec.outcome === "infra_error" && (opts.signal?.aborted || exec.details?.cancelled === "true");
-    if (!cancelled)
-      writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, result }));
     results.set(run.runId, result);
     running.delete(run.runId);
+    if (!cancelled)
+      writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, result }));
     const medal = report
       ? report.gold_medal
         ? "gold"
@@ -272,6 +293,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
         }, beatSecs * 1000)
       : undefined;
   heartbeat?.unref();
+  let diskFull: Error | null = null;
   try {
     await schedule(
       thePlan.runs.map((r) => ({
@@ -284,6 +306,10 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
       one,
       opts.signal,
     );
+  } catch (e) {
+    // A full disk ends the suite cleanly: finished runs kept, the rest marked not run.
+    if (!isDiskFull(e)) throw e;
+    diskFull = e as Error;
   } finally {
     clearInterval(heartbeat);
     opts.signal?.removeEventListener("abort", stopContainers);
@@ -317,6 +343,42 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     finishedAt: new Date().toISOString(),
     runs: thePlan.runs.map((r) => results.get(r.runId)).filter((r): r is RunResult => r !== undefined),
   };
+  freeReserve();
+  if (diskFull) {
+    const reason = `the disk filled up (${diskFull.message})`;
+    const notRun = thePlan.runs
+      .filter((r) => !results.has(r.runId))
+      .map((r): RunResult => notRunResult(r, join("runs", r.runId), reason));
+    suite.runs = [...suite.runs, ...notRun];
+    const removed = removeTempFiles(outDir);
+    const file = join(outDir, "results.json");
+    writeResults(file, suite);
+    throw new UserError(
+      `disk full: the suite stopped; ${results.size} finished run(s) kept, ${notRun.length} not run; ` +
+        `results written to ${file}${removed ? `; ${removed} temporary file(s) removed` : ""}`,
+      1,
+    );
+  }
   // Written before anything else (compare, comment, upload) uses it.
   return writeResults(join(outDir, "results.json"), suite);
+}
+
+/** A run the suite never started (it stopped first): not comparable, never the agent's failure. */
+function notRunResult(run: PlannedRun, runDir: string, reason: string): RunResult {
+  return {
+    runId: run.runId,
+    competitionId: run.competitionId,
+    seed: run.seed,
+    outcome: "infra_error",
+    exitCode: null,
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+    attempts: 0,
+    runDir,
+    error: `not run: ${reason}`,
+    grade: null,
+    usage: null,
+    gpus: [],
+    details: { notRun: "true" },
+  };
 }
