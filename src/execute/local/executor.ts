@@ -1,13 +1,13 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
-import type { Executor, ExecResult, RunSpec } from "./types.js";
-import { runPaths } from "./types.js";
-import { contractEnv } from "./contract.js";
-import { RunLog } from "./run-log.js";
-import { RUN_TOKEN_VAR, RunProcesses, trackRun, untrackRun } from "./procs.js";
-import { DEFAULT_QUOTA, describeBreach, watchQuota, type QuotaBreach } from "./quota.js";
-import { sanitizeRun } from "./runfiles.js";
+import type { Executor, ExecResult, RunSpec } from "../types.js";
+import { runPaths } from "../types.js";
+import { contractEnv } from "../contract.js";
+import { RunLog } from "../run-log.js";
+import { RUN_TOKEN_VAR, RunProcesses, trackRun, untrackRun } from "../procs.js";
+import { DEFAULT_QUOTA, describeBreach, watchQuota, type QuotaBreach } from "../quota.js";
+import { sanitizeRun } from "../runfiles.js";
 
 /** Runner variables a local agent keeps so that tools like node and python still work. */
 const KEEP = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT"];
@@ -149,7 +149,7 @@ export class LocalExecutor implements Executor {
             error: `killed at the ${spec.timeLimitSecs}s time limit`,
           };
         else if (why === "cancel")
-          r = { outcome: "infra_error", exitCode: code, error: "cancelled", details: { cancelled: "true" } };
+          r = { outcome: "infra_error", exitCode: code, error: "cancelled", cancelled: true };
         else if (why === "quota")
           r = {
             outcome: "failed",
