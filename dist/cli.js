@@ -71765,7 +71765,7 @@ import { join as join19, resolve as resolve8, dirname as dirname7 } from "node:p
 
 // src/config/load.ts
 var import_yaml = __toESM(require_dist(), 1);
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { dirname, resolve, extname } from "node:path";
 
 // node_modules/zod/v4/classic/external.js
@@ -91710,12 +91710,17 @@ function validateConfig(raw, where) {
   if (!parsed.success) throw new UserError(formatZodError(parsed.error, where));
   return parsed.data;
 }
+var MAX_CONFIG_BYTES = 1024 ** 2;
 function loadConfig(path6) {
   const abs = resolve(path6);
   let text2;
   try {
+    const size = statSync(abs).size;
+    if (size > MAX_CONFIG_BYTES)
+      throw new UserError(`${path6}: the config file is ${size} bytes, larger than ${MAX_CONFIG_BYTES} bytes`);
     text2 = readFileSync(abs, "utf8");
   } catch (e) {
+    if (e instanceof UserError) throw e;
     const code = e.code;
     throw new UserError(
       code === "ENOENT" ? `config file not found: ${path6}` : `cannot read ${path6}: ${e.message}`
@@ -92174,14 +92179,35 @@ function compareRuns(base, head, gate, baselineSource = "file") {
 import { createHash as createHash2 } from "node:crypto";
 
 // src/registry/registry.ts
-import { readdirSync, readFileSync as readFileSync3, existsSync as existsSync2 } from "node:fs";
+import { readdirSync, readFileSync as readFileSync3, existsSync as existsSync2, statSync as statSync3 } from "node:fs";
 import { join as join2, resolve as resolve3, dirname as dirname2 } from "node:path";
 import { fileURLToPath } from "node:url";
+
+// src/registry/paths.ts
+function pathProblem(p) {
+  if (p.length === 0) return "is empty";
+  if (p.length > 1024) return "is longer than 1024 characters";
+  if (p.includes("\0")) return "contains a NUL byte";
+  if (p.startsWith("/") || p.startsWith("\\") || /^[A-Za-z]:/.test(p)) return "is absolute";
+  if (p.split(/[\\/]+/).some((s) => s === "..")) return 'climbs out of its folder with ".."';
+  return null;
+}
+var preparedPath = external_exports.string().superRefine((p, ctx) => {
+  const rest = p.startsWith("../private/") ? p.slice("../private/".length) : p;
+  const why = pathProblem(rest);
+  if (why) ctx.addIssue({ code: "custom", message: `the path ${JSON.stringify(p.slice(0, 80))} ${why}` });
+});
+var insidePath = external_exports.string().superRefine((p, ctx) => {
+  const why = pathProblem(p);
+  if (why) ctx.addIssue({ code: "custom", message: `the path ${JSON.stringify(p.slice(0, 80))} ${why}` });
+});
 
 // src/registry/recipe-schema.ts
 var md5 = external_exports.string().regex(/^[0-9a-f]{32}$/);
 var part = external_exports.enum(["train", "test"]);
-var outPath = external_exports.string().regex(/^(public|private)\/[^]+$/, 'expected a path starting with "public/" or "private/"');
+var outPath = insidePath.pipe(
+  external_exports.string().regex(/^(public|private)\/[^]+$/, 'expected a path starting with "public/" or "private/"')
+);
 var RowsOutput = external_exports.strictObject({
   kind: external_exports.literal("rows"),
   to: outPath,
@@ -92210,7 +92236,7 @@ var OneHotOutput = external_exports.strictObject({
 });
 var FilterOutput = external_exports.strictObject({
   kind: external_exports.literal("filter"),
-  from: external_exports.string(),
+  from: insidePath,
   to: outPath,
   part,
   key: external_exports.string()
@@ -92234,18 +92260,18 @@ var Renumber = external_exports.strictObject({
 var TableSplitRecipeSchema = external_exports.strictObject({
   kind: external_exports.literal("table-split"),
   /** Inner archives of raw/ to extract first (into raw/, or into raw/<into>). */
-  extract: external_exports.array(external_exports.strictObject({ archive: external_exports.string(), into: external_exports.string().optional() })).default([]),
+  extract: external_exports.array(external_exports.strictObject({ archive: insidePath, into: insidePath.optional() })).default([]),
   /** The labelled table in raw/ that is split. */
-  table: external_exports.string(),
+  table: insidePath,
   /** A fraction (ceil(t·n) test rows, as scikit-learn) or a row count. */
   testSize: external_exports.number().positive().optional(),
   /** Or the fraction k / (n + k), k = the number of raw files in `dir` whose names end in `suffix`. */
-  testSizeFromFiles: external_exports.strictObject({ dir: external_exports.string(), suffix: external_exports.string() }).optional(),
+  testSizeFromFiles: external_exports.strictObject({ dir: insidePath, suffix: external_exports.string() }).optional(),
   /** Or no randomness: the test rows are those whose `column` is among the values of a bytes
    *  feature stored in these TFRecord files; rows keep file order. */
-  testMembers: external_exports.strictObject({ tfrecords: external_exports.array(external_exports.string()).min(1), feature: external_exports.string(), column: external_exports.string() }).optional(),
+  testMembers: external_exports.strictObject({ tfrecords: external_exports.array(insidePath).min(1), feature: external_exports.string(), column: external_exports.string() }).optional(),
   /** Copy <dir>/train*.tfrec (sorted) to `to`, renumbered: the `test` files as testNN-<count>, the others as trainNN-<count>. */
-  renameTfrecords: external_exports.strictObject({ dir: external_exports.string(), test: external_exports.array(external_exports.string()), to: outPath }).optional(),
+  renameTfrecords: external_exports.strictObject({ dir: insidePath, test: external_exports.array(external_exports.string()), to: outPath }).optional(),
   randomState: external_exports.number().int().min(0).default(0),
   /** Row order of the written parts: permutation order (train_test_split) or raw file order. */
   order: external_exports.enum(["permutation", "file"]).default("permutation"),
@@ -92256,16 +92282,16 @@ var TableSplitRecipeSchema = external_exports.strictObject({
   computed: external_exports.record(external_exports.string(), external_exports.string()).default({}),
   outputs: external_exports.array(RecipeOutputSchema).min(1),
   /** Per-row file copies, e.g. images: from raw/<from> to <to>. */
-  copies: external_exports.array(external_exports.strictObject({ part, from: external_exports.string(), to: outPath })).default([]),
+  copies: external_exports.array(external_exports.strictObject({ part, from: insidePath, to: outPath })).default([]),
   /** Whole raw files copied unchanged. */
-  files: external_exports.array(external_exports.strictObject({ from: external_exports.string(), to: outPath })).default([]),
+  files: external_exports.array(external_exports.strictObject({ from: insidePath, to: outPath })).default([]),
   /** Folders zipped into an archive of bare file names, the folder then removed. */
   archives: external_exports.array(external_exports.strictObject({ dir: outPath, to: outPath })).default([]),
   /** Empty folders to create. */
   dirs: external_exports.array(outPath).default([])
 });
 var TableOutput = external_exports.strictObject({
-  from: external_exports.string(),
+  from: insidePath,
   to: outPath,
   /** Byte copy instead of a pandas read/write round trip. */
   copy: external_exports.boolean().default(false),
@@ -92275,7 +92301,7 @@ var TableOutput = external_exports.strictObject({
 });
 var TablesRecipeSchema = external_exports.strictObject({
   kind: external_exports.literal("tables"),
-  extract: external_exports.array(external_exports.strictObject({ archive: external_exports.string(), into: external_exports.string().optional() })).default([]),
+  extract: external_exports.array(external_exports.strictObject({ archive: insidePath, into: insidePath.optional() })).default([]),
   outputs: external_exports.array(TableOutput).min(1)
 });
 var CustomRecipeSchema = external_exports.strictObject({
@@ -92314,27 +92340,27 @@ var LeaderboardPinSchema = external_exports.strictObject({
   bytes: external_exports.number().int().positive()
 });
 var CompetitionSchema = external_exports.strictObject({
-  id: external_exports.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/),
+  id: external_exports.string().max(128).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/),
   name: external_exports.string(),
   category: external_exports.string().default("Other"),
   /** Splits this competition belongs to (toy, low, medium, high, split75, dev, …). */
-  splits: external_exports.array(external_exports.string()).default([]),
+  splits: external_exports.array(external_exports.string().max(64)).max(64).default([]),
   /** Human-readable metric name. */
   metric: external_exports.string(),
   isLowerBetter: external_exports.boolean(),
   /** native: graded by Medalist (needs grader.json); external: by a configured command. */
   grading: external_exports.enum(["native", "external"]).default("native"),
   /** Answers file, relative to <data-dir>/<id>/prepared/private. */
-  answers: external_exports.string(),
+  answers: insidePath,
   /** Sample submission, relative to <data-dir>/<id>/prepared/public. */
-  sampleSubmission: external_exports.string(),
+  sampleSubmission: preparedPath,
   /** Leaderboard CSV (Kaggle export columns), relative to this competition's folder. */
-  leaderboard: external_exports.string().optional(),
+  leaderboard: insidePath.optional(),
   /** SHA-256 and size of upstream's leaderboard.csv (fetched by `medalist leaderboards fetch`). */
   leaderboardPin: LeaderboardPinSchema.optional(),
   thresholds: ThresholdsSchema.optional(),
   /** Known problems upstream (e.g. "leaked-test-labels", "crowded-leaderboard"). */
-  flags: external_exports.array(external_exports.string()).default([]),
+  flags: external_exports.array(external_exports.string().max(128)).max(64).default([]),
   /** Rough agent run time in seconds, used to schedule the longest runs first. */
   expectedDurationSecs: external_exports.number().positive().optional(),
   /** How the data is obtained; toy competitions are generated locally. */
@@ -92349,7 +92375,7 @@ var CompetitionSchema = external_exports.strictObject({
 
 // src/registry/leaderboards.ts
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync as readFileSync2, statSync } from "node:fs";
+import { existsSync, readFileSync as readFileSync2, statSync as statSync2 } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 function defaultLeaderboardsDir() {
@@ -92362,7 +92388,7 @@ var verified = /* @__PURE__ */ new Map();
 function matchesPin(entry, file2) {
   const pin = entry.competition.leaderboardPin;
   if (!pin || !existsSync(file2)) return false;
-  const st = statSync(file2);
+  const st = statSync2(file2);
   if (st.size !== pin.bytes) return false;
   const stamp = `${st.size}:${st.mtimeMs}`;
   if (verified.get(file2) === stamp) return true;
@@ -92389,12 +92415,18 @@ function defaultRegistryDir() {
   }
   throw new UserError("cannot find the bundled competitions/ folder");
 }
+var MAX_COMPETITIONS = 1e4;
+var MAX_ENTRY_BYTES = 1024 ** 2;
 function loadRegistry(dir = defaultRegistryDir()) {
   const registry2 = /* @__PURE__ */ new Map();
   if (!existsSync2(dir)) throw new UserError(`competitions folder not found: ${dir}`);
   for (const name2 of readdirSync(dir).sort()) {
     const file2 = join2(dir, name2, "competition.json");
     if (!existsSync2(file2)) continue;
+    if (registry2.size >= MAX_COMPETITIONS)
+      throw new UserError(`${dir}: more than ${MAX_COMPETITIONS} competitions`);
+    if (statSync3(file2).size > MAX_ENTRY_BYTES)
+      throw new UserError(`${file2}: larger than ${MAX_ENTRY_BYTES} bytes`);
     let raw;
     try {
       raw = JSON.parse(readFileSync3(file2, "utf8"));
@@ -93379,13 +93411,13 @@ async function detectGpus(opts = {}) {
 
 // src/execute/validation-server.ts
 import { randomBytes } from "node:crypto";
-import { createWriteStream, mkdtempSync, rmSync, statSync as statSync3 } from "node:fs";
+import { createWriteStream, mkdtempSync, rmSync, statSync as statSync5 } from "node:fs";
 import http from "node:http";
 import os3 from "node:os";
 import path3 from "node:path";
 
 // src/grade/csv.ts
-import { openSync, readSync, closeSync, fstatSync, statSync as statSync2 } from "node:fs";
+import { openSync, readSync, closeSync, fstatSync, statSync as statSync4 } from "node:fs";
 import { isUtf8 } from "node:buffer";
 
 // src/grade/errors.ts
@@ -93836,7 +93868,10 @@ var Tokenizer = class {
       }
       this.first = false;
       this.head = Buffer.alloc(0);
-      if (chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191) chunk = chunk.subarray(3);
+      if (chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191) {
+        chunk = chunk.subarray(3);
+        this.bytesSeen = 3;
+      }
     }
     this.checkText(chunk, false);
     const buf = this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk;
@@ -93864,9 +93899,11 @@ var Tokenizer = class {
     if (chunk.indexOf(0) !== -1) {
       throw new SubmissionError(`${this.source}: contains NUL bytes (a binary file, not a CSV)`);
     }
-    const bad = () => new SubmissionError(`${this.source}: not valid UTF-8 text (near byte ${this.bytesSeen})`);
+    const bad = (segment, base) => new SubmissionError(
+      `${this.source}: not valid UTF-8 text (at byte offset ${base + firstInvalidUtf8(segment)})`
+    );
     if (final) {
-      if (!isUtf8(this.utf8Tail)) throw bad();
+      if (!isUtf8(this.utf8Tail)) throw bad(this.utf8Tail, this.bytesSeen);
       this.utf8Tail = Buffer.alloc(0);
       return;
     }
@@ -93875,8 +93912,10 @@ var Tokenizer = class {
       this.utf8Tail = Buffer.concat([this.utf8Tail, chunk]);
     } else {
       const lastLf = chunk.lastIndexOf(LF);
-      if (!isUtf8(Buffer.concat([this.utf8Tail, chunk.subarray(0, firstLf + 1)]))) throw bad();
-      if (!isUtf8(chunk.subarray(firstLf + 1, lastLf + 1))) throw bad();
+      const head = Buffer.concat([this.utf8Tail, chunk.subarray(0, firstLf + 1)]);
+      if (!isUtf8(head)) throw bad(head, this.bytesSeen);
+      const body = chunk.subarray(firstLf + 1, lastLf + 1);
+      if (!isUtf8(body)) throw bad(body, this.bytesSeen + head.length);
       this.bytesSeen += this.utf8Tail.length + lastLf + 1;
       this.utf8Tail = Buffer.from(chunk.subarray(lastLf + 1));
     }
@@ -94091,6 +94130,30 @@ var Tokenizer = class {
     }
   }
 };
+function firstInvalidUtf8(b) {
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i];
+    let n, min;
+    if (c < 128) {
+      i++;
+      continue;
+    } else if (c >= 194 && c <= 223) [n, min] = [1, 128];
+    else if (c >= 224 && c <= 239) [n, min] = [2, 2048];
+    else if (c >= 240 && c <= 244) [n, min] = [3, 65536];
+    else return i;
+    if (i + n >= b.length) return i;
+    let cp = c & 63 >> n;
+    for (let k = 1; k <= n; k++) {
+      const d = b[i + k];
+      if ((d & 192) !== 128) return i;
+      cp = cp << 6 | d & 63;
+    }
+    if (cp < min || cp > 1114111 || cp >= 55296 && cp <= 57343) return i;
+    i += n + 1;
+  }
+  return b.length;
+}
 function fileSource(path6, chunkSize) {
   return (visit2) => {
     let fd;
@@ -94301,7 +94364,7 @@ function cell2(col, row, b, s, e, complex) {
 function readCsvFile(path6, opts = {}) {
   let size = 0;
   try {
-    size = statSync2(path6).size;
+    size = statSync4(path6).size;
   } catch {
   }
   return readFrom(fileSource(path6, opts.chunkSize ?? 4 * 1024 * 1024), path6, opts, size);
@@ -94943,7 +95006,7 @@ function checkWith(sample, read) {
   }
 }
 function checkFormatFile(sample, file2) {
-  if (statSync3(file2).size === 0) return { valid: false, errors: ["the submission is empty"] };
+  if (statSync5(file2).size === 0) return { valid: false, errors: ["the submission is empty"] };
   const r = checkWith(sample, (keep, maxRows) => readCsvFile(file2, { keep, maxRows }));
   return { ...r, errors: r.errors.map((e) => e.replaceAll(file2, "submission")) };
 }
@@ -95161,7 +95224,7 @@ function sampleShapeOfFile(file2) {
     idColumn,
     ids: new Set(idsOf(t, idColumn)),
     rows: t.rowCount,
-    bytes: statSync3(file2).size
+    bytes: statSync5(file2).size
   };
 }
 async function bridgeGateway(docker) {
@@ -96259,7 +96322,7 @@ import {
   readFileSync as readFileSync6,
   renameSync as renameSync2,
   rmSync as rmSync3,
-  statSync as statSync5,
+  statSync as statSync7,
   writeSync as writeSync2
 } from "node:fs";
 import { homedir as homedir2 } from "node:os";
@@ -96273,7 +96336,7 @@ import {
   readdirSync as readdirSync4,
   readFileSync as readFileSync5,
   renameSync,
-  statSync as statSync4,
+  statSync as statSync6,
   writeFileSync
 } from "node:fs";
 import { join as join3 } from "node:path";
@@ -96329,7 +96392,7 @@ async function buildManifest(preparedDir2, competition, origin, extra, upstream)
   const files = {};
   for (const rel of manifestFiles(preparedDir2, extra)) {
     const file2 = join3(preparedDir2, rel);
-    const st = statSync4(file2);
+    const st = statSync6(file2);
     files[rel] = { size: st.size, mtimeMs: st.mtimeMs, md5: await md5File(file2) };
   }
   const mismatches = [];
@@ -96371,7 +96434,7 @@ function manifestStillValid(preparedDir2, m, required2) {
   for (const [rel, f] of Object.entries(m.files)) {
     let st;
     try {
-      st = statSync4(join3(preparedDir2, rel));
+      st = statSync6(join3(preparedDir2, rel));
     } catch {
       return `${rel} is missing`;
     }
@@ -96434,7 +96497,7 @@ async function fetchFollowing(url2, headers) {
   throw new Error("too many redirects");
 }
 async function attempt(id, url2, part2, opts) {
-  const have = existsSync4(part2) ? statSync5(part2).size : 0;
+  const have = existsSync4(part2) ? statSync7(part2).size : 0;
   const auth = Buffer.from(`${opts.credentials.username}:${opts.credentials.key}`).toString("base64");
   const headers = { authorization: `Basic ${auth}`, "user-agent": "medalist" };
   if (have > 0) headers.range = `bytes=${have}-`;
@@ -96654,7 +96717,7 @@ function trainTestSplit(n, testSize, seed) {
 }
 
 // src/prepare/table-file.ts
-import { closeSync as closeSync5, createReadStream as createReadStream2, openSync as openSync5, readSync as readSync3, statSync as statSync6, writeSync as writeSync4 } from "node:fs";
+import { closeSync as closeSync5, createReadStream as createReadStream2, openSync as openSync5, readSync as readSync3, statSync as statSync8, writeSync as writeSync4 } from "node:fs";
 function grow(a) {
   const b = new Float64Array(Math.max(1024, a.length * 2));
   b.set(a);
@@ -96755,7 +96818,7 @@ async function scanTable(file2, collect = [], groupBy) {
 var RecordReader = class {
   constructor(t) {
     this.t = t;
-    const size = statSync6(t.file).size;
+    const size = statSync8(t.file).size;
     if (size < 1 << 30) {
       this.buf = Buffer.alloc(size);
       const fd = openSync5(t.file, "r");
@@ -97643,29 +97706,29 @@ var ToyLeaderboardSchema = external_exports.strictObject({
 });
 var Split = {
   seed: external_exports.number().int(),
-  trainRows: external_exports.number().int().positive(),
-  testRows: external_exports.number().int().positive(),
+  trainRows: external_exports.number().int().positive().max(2e6),
+  testRows: external_exports.number().int().positive().max(1e6),
   leaderboard: ToyLeaderboardSchema
 };
 var ToySchema = external_exports.discriminatedUnion("task", [
   external_exports.strictObject({
     task: external_exports.literal("regression"),
     ...Split,
-    features: external_exports.number().int().min(3),
+    features: external_exports.number().int().min(3).max(200),
     noise: external_exports.number().positive(),
     target: external_exports.string()
   }),
   external_exports.strictObject({
     task: external_exports.literal("binary"),
     ...Split,
-    features: external_exports.number().int().min(3),
+    features: external_exports.number().int().min(3).max(200),
     target: external_exports.string()
   }),
   external_exports.strictObject({
     task: external_exports.literal("multiclass"),
     ...Split,
-    features: external_exports.number().int().min(2),
-    classes: external_exports.array(external_exports.string()).min(2),
+    features: external_exports.number().int().min(2).max(200),
+    classes: external_exports.array(external_exports.string().max(64)).min(2).max(1e3),
     spread: external_exports.number().positive(),
     target: external_exports.string()
   })
