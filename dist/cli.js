@@ -95091,12 +95091,21 @@ async function startValidationServer(opts = {}) {
   const server = http.createServer((req, res) => {
     const reply = (status, body, close = false) => {
       if (res.headersSent) return;
-      res.writeHead(status, {
-        "content-type": "application/json",
-        ...close ? { connection: "close" } : {}
-      });
-      res.end(JSON.stringify(body) + "\n");
-      if (close) res.on("finish", () => req.destroy());
+      const send = () => {
+        if (res.headersSent) return;
+        res.writeHead(status, {
+          "content-type": "application/json",
+          ...close ? { connection: "close" } : {}
+        });
+        res.end(JSON.stringify(body) + "\n");
+      };
+      if (!close || req.complete) return send();
+      req.removeAllListeners("data");
+      req.on("end", send);
+      req.resume();
+      const cut = setTimeout(() => req.destroy(), 5e3);
+      cut.unref();
+      req.on("close", () => clearTimeout(cut));
     };
     const m = /^\/([0-9a-f]{32})\/validate\/?$/.exec(req.url ?? "");
     const entry = m ? byToken.get(m[1]) : void 0;
@@ -95141,7 +95150,6 @@ async function startValidationServer(opts = {}) {
       size += c.length;
       if (size > limit) {
         failed = "too big";
-        req.pause();
         out.destroy();
         done();
         return reply(413, { error: `submission larger than ${limit} bytes` }, true);

@@ -263,13 +263,23 @@ export async function startValidationServer(opts: ValidationServerOptions = {}):
   const server = http.createServer((req, res) => {
     const reply = (status: number, body: unknown, close = false) => {
       if (res.headersSent) return;
-      res.writeHead(status, {
-        "content-type": "application/json",
-        ...(close ? { connection: "close" } : {}),
-      });
-      res.end(JSON.stringify(body) + "\n");
-      // Stop reading a refused body: the sender is cut off, nothing more is buffered.
-      if (close) res.on("finish", () => req.destroy());
+      const send = () => {
+        if (res.headersSent) return;
+        res.writeHead(status, {
+          "content-type": "application/json",
+          ...(close ? { connection: "close" } : {}),
+        });
+        res.end(JSON.stringify(body) + "\n");
+      };
+      if (!close || req.complete) return send();
+      // A refused body is read and thrown away (nothing kept) so that the sender sees the answer;
+      // a sender still sending after 5 s is cut off.
+      req.removeAllListeners("data");
+      req.on("end", send);
+      req.resume();
+      const cut = setTimeout(() => req.destroy(), 5000);
+      cut.unref();
+      req.on("close", () => clearTimeout(cut));
     };
     const m = /^\/([0-9a-f]{32})\/validate\/?$/.exec(req.url ?? "");
     const entry = m ? byToken.get(m[1]) : undefined;
@@ -316,7 +326,6 @@ export async function startValidationServer(opts: ValidationServerOptions = {}):
       size += c.length;
       if (size > limit) {
         failed = "too big";
-        req.pause();
         out.destroy();
         done();
         return reply(413, { error: `submission larger than ${limit} bytes` }, true);

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
 import { containerName } from "../../src/execute/docker/container.js";
 import { DockerExecutor } from "../../src/execute/docker/executor.js";
+import { startValidationServerForDocker } from "../../src/execute/validation-server.js";
 import { runPaths } from "../../src/execute/types.js";
 import { defaultUser } from "../../src/execute/docker/settings.js";
 import { rm } from "node:fs/promises";
@@ -53,6 +54,41 @@ describe.skipIf(!docker)("the agent's container is locked down (real daemon)", (
     expect(log).toMatch(/CapBnd:\s+0000000000000000/);
     expect(log).toMatch(/NoNewPrivs:\s+1/);
   }, 60_000);
+
+  it("a 100 MB POST from the agent to the format-check endpoint is refused; the runner's memory stays bounded", async () => {
+    const server = await startValidationServerForDocker(docker!);
+    try {
+      const a = await makeRun(suite, "post-flood");
+      const sample = path.join(a.publicDir, "sample_submission.csv");
+      a.validationUrl = server.register("toy-comp", sample, "post-flood");
+      const b = await makeRun(suite, "post-ok");
+      b.validationUrl = server.register("toy-comp", sample, "post-ok");
+      const before = process.memoryUsage();
+      const flood = new DockerExecutor(
+        docker!,
+        shellSettings(
+          "dd if=/dev/zero bs=1M count=100 2>/dev/null | tr '\\0' 'x' > /tmp/big; " +
+            'wget -q -O - --post-file=/tmp/big "$MEDALIST_VALIDATION_URL" 2>&1; echo "wget exit $?"',
+        ),
+      ).execute(a);
+      const ok = new DockerExecutor(
+        docker!,
+        shellSettings(
+          'for i in 1 2 3; do wget -q -O - --post-file=/home/data/sample_submission.csv "$MEDALIST_VALIDATION_URL"; sleep 1; done',
+        ),
+      ).execute(b);
+      const [ra, rb] = await Promise.all([flood, ok]);
+      const after = process.memoryUsage();
+      expect(ra.outcome).toBe("completed");
+      expect(await readFile(runPaths(a.runDir).logFile, "utf8")).toMatch(/413/);
+      expect(rb.outcome).toBe("completed");
+      const okLog = await readFile(runPaths(b.runDir).logFile, "utf8");
+      expect(okLog.match(/"valid":true/g)).toHaveLength(3);
+      expect(after.heapUsed - before.heapUsed).toBeLessThan(64 * 1024 ** 2);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 
   it("1 GB written to /home/logs: the run is stopped with its outcome while it runs", async () => {
     const spec = await makeRun(suite, "flood", {
