@@ -95538,7 +95538,11 @@ function treeBytes(root, stopAt = Infinity, maxEntries = 1e6) {
       return;
     }
     for (const name2 of names2) {
-      if (total > stopAt || ++entries > maxEntries) return;
+      if (total > stopAt) return;
+      if (++entries > maxEntries) {
+        total = Infinity;
+        return;
+      }
       let st;
       try {
         st = lstatSync(path4.join(dir, name2));
@@ -95587,6 +95591,7 @@ function sanitizeRun(runDir) {
 
 // src/execute/quota.ts
 var DEFAULT_QUOTA = { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 };
+var MAX_ENTRIES = 1e5;
 function checkQuota(runDir, quota) {
   const p = runPaths(runDir);
   const dirs = [
@@ -95595,13 +95600,16 @@ function checkQuota(runDir, quota) {
     ["code", p.codeDir]
   ];
   for (const [folder, dir] of dirs) {
-    const bytes2 = treeBytes(dir, quota[folder]);
+    const bytes2 = treeBytes(dir, quota[folder], MAX_ENTRIES);
+    if (bytes2 === Infinity) return { folder, bytes: bytes2, limit: quota[folder], entries: MAX_ENTRIES };
     if (bytes2 > quota[folder]) return { folder, bytes: bytes2, limit: quota[folder] };
   }
   return null;
 }
 function describeBreach(b) {
   const mib = (n) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  if (b.entries !== void 0)
+    return `/home/${b.folder} holds more than ${b.entries} files and folders: run stopped`;
   return `/home/${b.folder} went over its ${mib(b.limit)} quota (${mib(b.bytes)} or more): run stopped`;
 }
 function watchQuota(runDir, quota, onBreach, intervalMs = 1e3) {

@@ -14,7 +14,12 @@ export interface QuotaBreach {
   folder: keyof DiskQuota;
   bytes: number;
   limit: number;
+  /** Set when the folder holds more than MAX_ENTRIES files and folders (bytes not counted). */
+  entries?: number;
 }
+
+/** Most files and folders per writable folder: each check walks them, so they are bounded too. */
+export const MAX_ENTRIES = 100_000;
 
 /** The first folder over its quota, or null. Never follows links; stops counting past the limit. */
 export function checkQuota(runDir: string, quota: DiskQuota): QuotaBreach | null {
@@ -25,7 +30,8 @@ export function checkQuota(runDir: string, quota: DiskQuota): QuotaBreach | null
     ["code", p.codeDir],
   ];
   for (const [folder, dir] of dirs) {
-    const bytes = treeBytes(dir, quota[folder]);
+    const bytes = treeBytes(dir, quota[folder], MAX_ENTRIES);
+    if (bytes === Infinity) return { folder, bytes, limit: quota[folder], entries: MAX_ENTRIES };
     if (bytes > quota[folder]) return { folder, bytes, limit: quota[folder] };
   }
   return null;
@@ -33,6 +39,8 @@ export function checkQuota(runDir: string, quota: DiskQuota): QuotaBreach | null
 
 export function describeBreach(b: QuotaBreach): string {
   const mib = (n: number) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  if (b.entries !== undefined)
+    return `/home/${b.folder} holds more than ${b.entries} files and folders: run stopped`;
   return `/home/${b.folder} went over its ${mib(b.limit)} quota (${mib(b.bytes)} or more): run stopped`;
 }
 

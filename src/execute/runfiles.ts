@@ -230,7 +230,10 @@ export function sanitizeTree(root: string, maxEntries = 1_000_000): SanitizeRepo
   return report;
 }
 
-/** Bytes used under `root` (no link followed), stopping early once past `stopAt`. */
+/**
+ * Bytes used under `root` (no link followed), stopping early once past `stopAt`; Infinity when
+ * there are more than `maxEntries` entries.
+ */
 export function treeBytes(root: string, stopAt = Infinity, maxEntries = 1_000_000): number {
   let total = 0;
   let entries = 0;
@@ -242,7 +245,11 @@ export function treeBytes(root: string, stopAt = Infinity, maxEntries = 1_000_00
       return;
     }
     for (const name of names) {
-      if (total > stopAt || ++entries > maxEntries) return;
+      if (total > stopAt) return;
+      if (++entries > maxEntries) {
+        total = Infinity;
+        return;
+      }
       let st: Stats;
       try {
         st = lstatSync(path.join(dir, name));

@@ -96,5 +96,7 @@ describe("reading back a run folder without following anything", () => {
     expect(listRegularFiles(dir)).toEqual([join(dir, "a.txt")]);
     execFileSync("truncate", ["-s", "1G", join(dir, "sparse")]);
     expect(treeBytes(dir)).toBeGreaterThanOrEqual(1024 ** 3);
+    for (let i = 0; i < 20; i++) writeFileSync(join(dir, `f${i}`), "");
+    expect(treeBytes(dir, Infinity, 10)).toBe(Infinity); // too many entries to count: over quota
   });
 });

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -40,6 +40,45 @@ describe("one suite per results folder", () => {
     expect(results.runs.map((r) => r.outcome)).toEqual(["completed", "completed"]);
     expect(results.runs.every((r) => r.grade?.valid_submission)).toBe(true);
     expect(existsSync(join(outDir, LOCK_FILE))).toBe(false);
+  }, 120_000);
+
+  it("two `medalist run` processes on one folder: one refuses with one line, the other grades each run once", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "medalist-lock-cli-"));
+    const cfg = join(dir, "medalist.yml");
+    writeFileSync(
+      cfg,
+      `competitions: {include: [toy-churn]}\nseeds: 2\ndataDir: ${dataDir}\n` +
+        `agent: {command: 'sleep 2; cp "$DATA_DIR/sample_submission.csv" "$SUBMISSION_DIR/submission.csv"'}\n`,
+    );
+    const start = () =>
+      new Promise<{ code: number | null; stderr: string }>((done) => {
+        const p = spawn(process.execPath, [
+          join(root, "dist", "cli.js"),
+          "run",
+          "--config",
+          cfg,
+          "--out",
+          join(dir, "out"),
+        ]);
+        let stderr = "";
+        p.stderr.on("data", (c) => (stderr += c));
+        p.on("close", (code) => done({ code, stderr }));
+      });
+    const a = start();
+    await new Promise((r) => setTimeout(r, 1500));
+    const b = start();
+    const [ra, rb] = await Promise.all([a, b]);
+    const [won, lost] = ra.code === 0 ? [ra, rb] : [rb, ra];
+    expect(won.code, won.stderr).toBe(0);
+    expect(lost.code).toBe(1);
+    expect(lost.stderr.trim().split("\n").pop()).toMatch(
+      /out\/head is in use by medalist process \d+ on .*wait for it to finish/,
+    );
+    const results = JSON.parse(readFileSync(join(dir, "out", "head", "results.json"), "utf8"));
+    expect(results.runs.map((r: { outcome: string }) => r.outcome)).toEqual(["completed", "completed"]);
+    expect(
+      results.runs.every((r: { grade: { valid_submission: boolean } }) => r.grade.valid_submission),
+    ).toBe(true);
   }, 120_000);
 
   it("a stale lock of a dead process is taken over", async () => {
