@@ -6,12 +6,26 @@ import { DefaultArtifactClient } from "@actions/artifact";
 
 export interface ArtifactApi {
   upload: (name: string, files: string[], root: string) => Promise<{ id?: number }>;
+  /** This workflow run's artifacts (the newest of each name). */
+  list?: () => Promise<{ id: number; name: string }[]>;
+  /** Unpacks one artifact into `path`. */
+  download?: (id: number, path: string) => Promise<void>;
 }
 
 export const actionsArtifacts = (): ArtifactApi => {
   const client = new DefaultArtifactClient();
-  return { upload: (name, files, root) => client.uploadArtifact(name, files, root, { retentionDays: 30 }) };
+  return {
+    upload: (name, files, root) => client.uploadArtifact(name, files, root, { retentionDays: 30 }),
+    list: async () =>
+      (await client.listArtifacts({ latest: true })).artifacts.map((a) => ({ id: a.id, name: a.name })),
+    download: async (id, path) => void (await client.downloadArtifact(id, { path })),
+  };
 };
+
+/** Every regular file under `dir` (empty when it does not exist), read back safely: see listFiles. */
+export function filesUnder(dir: string): string[] {
+  return safeIsDir(dir) ? listRegularFiles(dir, 1_000_000, Number.MAX_SAFE_INTEGER) : [];
+}
 
 /** A run folder's files, read back safely: no links, no hard links, bounded (execute/runfiles.ts). */
 const listFiles = (dir: string): string[] => listRegularFiles(dir);
