@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { lstatSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { runSuite } from "../../src/suite/run.js";
@@ -105,5 +105,36 @@ describe.skipIf(!docker)("a hostile agent in Docker gets nothing (real daemon)",
           const st = lstatSync(join(outDir, r.runDir, sub, f));
           expect(st.isBlockDevice() || st.isCharacterDevice() || st.isFIFO()).toBe(false);
         }
+  }, 240_000);
+
+  it("an agent writing 1 GB to /home/logs is stopped at its quota; the suite goes on to the next run", async () => {
+    const outDir = mkdtempSync(join(tmpdir(), "medalist-hostile-out-"));
+    const config = validateConfig(
+      {
+        name: "flood",
+        competitions: { include: ["toy-churn"] },
+        seeds: 2,
+        executor: "docker",
+        agent: {
+          image: TEST_IMAGE,
+          command:
+            'if [ "$SEED" = 0 ]; then dd if=/dev/zero of=/home/logs/flood bs=1M count=1024 2>/dev/null; sleep 300; fi; ' +
+            "cp /home/data/sample_submission.csv /home/submission/submission.csv",
+        },
+        limits: { time: 300, disk: { logs: "64m" } },
+        dataDir: mkdtempSync(join(tmpdir(), "medalist-hostile-data-")),
+        docker: { network: "none", retries: 0 },
+      },
+      "test",
+    );
+    const t0 = Date.now();
+    const results = await runSuite({ config, baseDir: root, outDir, label: "head" });
+    const [flooded, next] = [0, 1].map((seed) => results.runs.find((r) => r.seed === seed)!);
+    expect(flooded.outcome).toBe("failed");
+    expect(flooded.error).toMatch(/\/home\/logs went over its 64\.0 MiB quota/);
+    expect(next.outcome).toBe("completed");
+    expect(next.grade?.valid_submission).toBe(true);
+    expect(Date.now() - t0).toBeLessThan(150_000);
+    rmSync(outDir, { recursive: true, force: true });
   }, 240_000);
 });
