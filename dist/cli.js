@@ -94959,7 +94959,7 @@ function idsOf(t, name2) {
 function bodyLimit(sampleBytes, ceiling = DEFAULT_CEILING) {
   return Math.min(ceiling, Math.max(1024 ** 2, 16 * sampleBytes + 1024 ** 2));
 }
-var DEFAULT_CEILING = 64 * 1024 ** 2;
+var DEFAULT_CEILING = 32 * 1024 ** 2;
 var few = (xs, n = 5) => xs.slice(0, n).map((x) => JSON.stringify(x)).join(", ") + (xs.length > n ? `, \u2026 (${xs.length} in all)` : "");
 function checkTable(sample, t) {
   const errors = [];

@@ -58,7 +58,7 @@ export function bodyLimit(sampleBytes: number, ceiling = DEFAULT_CEILING): numbe
   return Math.min(ceiling, Math.max(1024 ** 2, 16 * sampleBytes + 1024 ** 2));
 }
 
-export const DEFAULT_CEILING = 64 * 1024 ** 2;
+export const DEFAULT_CEILING = 32 * 1024 ** 2;
 
 export interface FormatCheck {
   valid: boolean;
@@ -238,7 +238,7 @@ export interface ValidationServerOptions {
   advertiseHost?: string;
   /** Default 0: any free port. */
   port?: number;
-  /** Ceiling of the body limit (the limit itself follows the sample's size). Default 64 MiB. */
+  /** Ceiling of the body limit (the limit itself follows the sample's size). Default 32 MiB. */
   maxBytes?: number;
   /** Checks one run (one URL) may ask for. Default 200. */
   requestsPerRun?: number;

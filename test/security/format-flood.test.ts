@@ -55,7 +55,7 @@ describe("the format-check endpoint under attack", () => {
 
   it("derives the body limit from the sample: floor 1 MiB, 16 × the sample, ceiling", () => {
     expect(bodyLimit(100)).toBe(MB + 1600);
-    expect(bodyLimit(10 * MB)).toBe(64 * MB);
+    expect(bodyLimit(10 * MB)).toBe(32 * MB);
     expect(bodyLimit(0)).toBe(MB);
   });
 
