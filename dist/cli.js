@@ -99552,6 +99552,10 @@ function agentEnv(agent, env = process.env) {
     if (v === void 0) throw new UserError(`agent.secrets: ${name2} is not set in the runner's environment`);
     out[name2] = v;
   }
+  if (envBytes(out) > MAX_ENV_BYTES)
+    throw new UserError(
+      `agent.secrets: the agent's environment with its secrets is larger than ${MAX_ENV_BYTES} bytes`
+    );
   return out;
 }
 async function runSuite(opts) {

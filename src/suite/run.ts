@@ -1,5 +1,12 @@
 import { join, resolve } from "node:path";
-import { configDeprecations, runPolicy, type AgentConfig, type Config } from "../config/schema.js";
+import {
+  configDeprecations,
+  envBytes,
+  MAX_ENV_BYTES,
+  runPolicy,
+  type AgentConfig,
+  type Config,
+} from "../config/schema.js";
 import { loadRegistry, defaultRegistryDir, type Registry } from "../registry/registry.js";
 import { plan as planSuite, type Plan, type PlannedRun } from "../plan/plan.js";
 import { schedule } from "../execute/scheduler.js";
@@ -60,6 +67,11 @@ export function agentEnv(agent: AgentConfig, env: NodeJS.ProcessEnv = process.en
     if (v === undefined) throw new UserError(`agent.secrets: ${name} is not set in the runner's environment`);
     out[name] = v;
   }
+  // The OS refuses to start a process with a huge environment ("spawn E2BIG"): say so up front.
+  if (envBytes(out) > MAX_ENV_BYTES)
+    throw new UserError(
+      `agent.secrets: the agent's environment with its secrets is larger than ${MAX_ENV_BYTES} bytes`,
+    );
   return out;
 }
 

@@ -6,6 +6,7 @@ import { firstInvalidUtf8, readCsvText } from "../../src/grade/csv.js";
 import { loadConfig, validateConfig } from "../../src/config/load.js";
 import { loadRegistry } from "../../src/registry/registry.js";
 import { ensurePrepared } from "../../src/suite/prepare.js";
+import { agentEnv } from "../../src/suite/run.js";
 
 const base = { competitions: { split: "toy" }, agent: { command: "x" } };
 
@@ -41,6 +42,16 @@ describe("limits on what the runner is given", () => {
     expect(() =>
       validateConfig({ ...base, agent: { command: "x", env: { BIG: "x".repeat(70_000) } } }, "c.yml"),
     ).toThrow(/agent\.env.*larger than 65536 bytes/s);
+  });
+
+  it("secrets that make the environment too large are refused by name, not with spawn E2BIG", () => {
+    const config = validateConfig(
+      { ...base, agent: { command: "x", secrets: ["MEDALIST_TEST_HUGE"] } },
+      "c.yml",
+    );
+    expect(() => agentEnv(config.agent, { MEDALIST_TEST_HUGE: "x".repeat(100_000) })).toThrow(
+      /agent\.secrets: .* larger than 65536 bytes/,
+    );
   });
 
   it("a config file past 1 MiB is refused without parsing it", () => {
