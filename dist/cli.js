@@ -95481,8 +95481,21 @@ function copyOut(root, rel, dest, maxBytes) {
     if (out >= 0) closeSync2(out);
   }
 }
+function isRealDir(p) {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
 function sanitizeTree(root, maxEntries = 1e6) {
   const report = { removed: [], stripped: [], entries: 0, incomplete: false };
+  const top = lstatSync(root, { throwIfNoEntry: false });
+  if (top && !top.isDirectory()) {
+    rmSync2(root, { force: true });
+    report.removed.push(".");
+    return report;
+  }
   const walk = (dir, rel) => {
     let names2;
     try {
@@ -95529,6 +95542,7 @@ function sanitizeTree(root, maxEntries = 1e6) {
   return report;
 }
 function treeBytes(root, stopAt = Infinity, maxEntries = 1e6) {
+  if (!isRealDir(root)) return 0;
   let total = 0;
   let entries = 0;
   const walk = (dir) => {

@@ -166,6 +166,15 @@ export function copyOut(
   }
 }
 
+/** Is `p` a real folder (not a link to one)? */
+function isRealDir(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 export interface SanitizeReport {
   /** Device nodes, FIFOs and sockets removed (paths relative to the root). */
   removed: string[];
@@ -183,6 +192,14 @@ export interface SanitizeReport {
  */
 export function sanitizeTree(root: string, maxEntries = 1_000_000): SanitizeReport {
   const report: SanitizeReport = { removed: [], stripped: [], entries: 0, incomplete: false };
+  // The folder itself replaced by a link or a special file (possible for a local agent): removed,
+  // never followed.
+  const top = lstatSync(root, { throwIfNoEntry: false });
+  if (top && !top.isDirectory()) {
+    rmSync(root, { force: true });
+    report.removed.push(".");
+    return report;
+  }
   const walk = (dir: string, rel: string) => {
     let names: string[];
     try {
@@ -235,6 +252,7 @@ export function sanitizeTree(root: string, maxEntries = 1_000_000): SanitizeRepo
  * there are more than `maxEntries` entries.
  */
 export function treeBytes(root: string, stopAt = Infinity, maxEntries = 1_000_000): number {
+  if (!isRealDir(root)) return 0;
   let total = 0;
   let entries = 0;
   const walk = (dir: string) => {
@@ -296,6 +314,7 @@ export function snapshotFile(file: string, maxBytes: number): Snapshot {
  */
 export function listRegularFiles(root: string, maxFiles = 10_000, maxBytes = 1024 ** 3): string[] {
   const out: string[] = [];
+  if (!isRealDir(root)) return out;
   let bytes = 0;
   const walk = (dir: string) => {
     let names: string[];

@@ -88,6 +88,19 @@ describe("reading back a run folder without following anything", () => {
     expect(lstatSync(join(dir, "link")).isSymbolicLink()).toBe(true);
   });
 
+  it("a run folder replaced by a link is removed, never followed (sanitize, upload list, quota)", () => {
+    const { root, dir } = fresh();
+    mkdirSync(join(root, "outside"));
+    writeFileSync(join(root, "outside", "keep"), "x");
+    chmodSync(join(root, "outside", "keep"), 0o4755);
+    symlinkSync(join(root, "outside"), join(dir, "code"));
+    expect(listRegularFiles(join(dir, "code"))).toEqual([]);
+    expect(treeBytes(join(dir, "code"))).toBe(0);
+    expect(sanitizeTree(join(dir, "code")).removed).toEqual(["."]);
+    expect(lstatSync(join(root, "outside", "keep")).mode & 0o7777).toBe(0o4755);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it("lists only regular, singly linked files for upload; counts sparse files at their size", () => {
     const { root, dir } = fresh();
     writeFileSync(join(dir, "a.txt"), "a");
