@@ -30713,10 +30713,10 @@ var require_browser = __commonJS({
     exports.useColors = useColors;
     exports.storage = localstorage();
     exports.destroy = /* @__PURE__ */ (() => {
-      let warned = false;
+      let warned2 = false;
       return () => {
-        if (!warned) {
-          warned = true;
+        if (!warned2) {
+          warned2 = true;
           console.warn("Instance method `debug.destroy()` is deprecated and no longer does anything. It will be removed in the next major version of `debug`.");
         }
       };
@@ -99554,6 +99554,7 @@ function removeTempFiles(dir, depth = 3) {
 }
 
 // src/suite/run.ts
+var warned = /* @__PURE__ */ new WeakSet();
 function describeAgent(agent) {
   if (agent.image) return `image ${agent.image}`;
   if (agent.build) return `build ${agent.build.context}/${agent.build.dockerfile}`;
@@ -99596,7 +99597,8 @@ async function runSuiteLocked(opts) {
   const suiteId = `${opts.label}-${thePlan.suiteHash.slice(0, 8)}-${Date.now().toString(36)}`;
   const agentText = describeAgent(agent);
   const startedAt = (/* @__PURE__ */ new Date()).toISOString();
-  for (const line of configDeprecations(config2)) log(line);
+  if (!warned.has(config2)) for (const line of configDeprecations(config2)) log(line);
+  warned.add(config2);
   const external = competitions.filter((id) => registry2.get(id).competition.grading === "external");
   if (external.length > 0 && !config2.externalGrader) {
     throw new UserError(
@@ -99742,7 +99744,7 @@ function notRunResult(run, runDir, reason) {
 var NOT_RUN = "notRun";
 var mixed = (what, a, b) => new UserError(`cannot merge shards of different ${what}: ${JSON.stringify(a)} and ${JSON.stringify(b)}`, 2);
 function mergeShards(docs, opts = {}) {
-  if (docs.length === 0) throw new UserError("merge: no shard results given", 2);
+  if (docs.length === 0) throw new UserError("no shard results given", 2);
   const first = docs[0];
   for (const d of docs.slice(1)) {
     if (d.suite.hash !== first.suite.hash || d.suite.name !== first.suite.name)
@@ -100879,7 +100881,7 @@ Exit codes: 0 ok, 1 merged but runs are missing, 2 bad input.`,
       true
     );
     const out = requireOption(values.out, "--out");
-    if (positionals.length === 0) throw new UserError("merge: give the shard results files (see --help)");
+    if (positionals.length === 0) throw new UserError("give the shard results files (see --help)");
     const expect = values.shards === void 0 ? void 0 : Number(values.shards);
     if (expect !== void 0 && !(Number.isInteger(expect) && expect >= 1 && expect <= 256))
       throw new UserError(
