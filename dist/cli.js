@@ -25,9 +25,9 @@ var __export = (target, all) => {
 };
 var __copyProps = (to, from, except, desc) => {
   if (from && typeof from === "object" || typeof from === "function") {
-    for (let key of __getOwnPropNames(from))
-      if (!__hasOwnProp.call(to, key) && key !== except)
-        __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
+    for (let key2 of __getOwnPropNames(from))
+      if (!__hasOwnProp.call(to, key2) && key2 !== except)
+        __defProp(to, key2, { get: () => from[key2], enumerable: !(desc = __getOwnPropDesc(from, key2)) || desc.enumerable });
   }
   return to;
 };
@@ -117,17 +117,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node2, visitor, path4) {
-      const ctrl = callVisitor(key, node2, visitor, path4);
+    function visit_(key2, node2, visitor, path6) {
+      const ctrl = callVisitor(key2, node2, visitor, path6);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path4, ctrl);
-        return visit_(key, ctrl, visitor, path4);
+        replaceNode(key2, path6, ctrl);
+        return visit_(key2, ctrl, visitor, path6);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path4 = Object.freeze(path4.concat(node2));
+          path6 = Object.freeze(path6.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = visit_(i, node2.items[i], visitor, path4);
+            const ci = visit_(i, node2.items[i], visitor, path6);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -138,13 +138,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path4 = Object.freeze(path4.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path4);
+          path6 = Object.freeze(path6.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path6);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path4);
+          const cv = visit_("value", node2.value, visitor, path6);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -165,17 +165,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node2, visitor, path4) {
-      const ctrl = await callVisitor(key, node2, visitor, path4);
+    async function visitAsync_(key2, node2, visitor, path6) {
+      const ctrl = await callVisitor(key2, node2, visitor, path6);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path4, ctrl);
-        return visitAsync_(key, ctrl, visitor, path4);
+        replaceNode(key2, path6, ctrl);
+        return visitAsync_(key2, ctrl, visitor, path6);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path4 = Object.freeze(path4.concat(node2));
+          path6 = Object.freeze(path6.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = await visitAsync_(i, node2.items[i], visitor, path4);
+            const ci = await visitAsync_(i, node2.items[i], visitor, path6);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -186,13 +186,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path4 = Object.freeze(path4.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path4);
+          path6 = Object.freeze(path6.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path6);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path4);
+          const cv = await visitAsync_("value", node2.value, visitor, path6);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -219,27 +219,27 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node2, visitor, path4) {
+    function callVisitor(key2, node2, visitor, path6) {
       if (typeof visitor === "function")
-        return visitor(key, node2, path4);
+        return visitor(key2, node2, path6);
       if (identity.isMap(node2))
-        return visitor.Map?.(key, node2, path4);
+        return visitor.Map?.(key2, node2, path6);
       if (identity.isSeq(node2))
-        return visitor.Seq?.(key, node2, path4);
+        return visitor.Seq?.(key2, node2, path6);
       if (identity.isPair(node2))
-        return visitor.Pair?.(key, node2, path4);
+        return visitor.Pair?.(key2, node2, path6);
       if (identity.isScalar(node2))
-        return visitor.Scalar?.(key, node2, path4);
+        return visitor.Scalar?.(key2, node2, path6);
       if (identity.isAlias(node2))
-        return visitor.Alias?.(key, node2, path4);
+        return visitor.Alias?.(key2, node2, path6);
       return void 0;
     }
-    function replaceNode(key, path4, node2) {
-      const parent = path4[path4.length - 1];
+    function replaceNode(key2, path6, node2) {
+      const parent = path6[path6.length - 1];
       if (identity.isCollection(parent)) {
-        parent.items[key] = node2;
+        parent.items[key2] = node2;
       } else if (identity.isPair(parent)) {
-        if (key === "key")
+        if (key2 === "key")
           parent.key = node2;
         else
           parent.value = node2;
@@ -313,26 +313,26 @@ var require_directives = __commonJS({
           this.tags = Object.assign({}, _Directives.defaultTags);
           this.atNextDocument = false;
         }
-        const parts = line.trim().split(/[ \t]+/);
-        const name2 = parts.shift();
+        const parts2 = line.trim().split(/[ \t]+/);
+        const name2 = parts2.shift();
         switch (name2) {
           case "%TAG": {
-            if (parts.length !== 2) {
+            if (parts2.length !== 2) {
               onError(0, "%TAG directive should contain exactly two parts");
-              if (parts.length < 2)
+              if (parts2.length < 2)
                 return false;
             }
-            const [handle, prefix] = parts;
+            const [handle, prefix] = parts2;
             this.tags[handle] = prefix;
             return true;
           }
           case "%YAML": {
             this.yaml.explicit = true;
-            if (parts.length !== 1) {
+            if (parts2.length !== 1) {
               onError(0, "%YAML directive should contain exactly one part");
               return false;
             }
-            const [version2] = parts;
+            const [version2] = parts2;
             if (version2 === "1.1" || version2 === "1.2") {
               this.yaml.version = version2;
               return true;
@@ -500,7 +500,7 @@ var require_anchors = __commonJS({
 var require_applyReviver = __commonJS({
   "node_modules/yaml/dist/doc/applyReviver.js"(exports) {
     "use strict";
-    function applyReviver(reviver, obj, key, val) {
+    function applyReviver(reviver, obj, key2, val) {
       if (val && typeof val === "object") {
         if (Array.isArray(val)) {
           for (let i = 0, len = val.length; i < len; ++i) {
@@ -540,7 +540,7 @@ var require_applyReviver = __commonJS({
           }
         }
       }
-      return reviver.call(obj, key, val);
+      return reviver.call(obj, key2, val);
     }
     exports.applyReviver = applyReviver;
   }
@@ -847,10 +847,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path4, value) {
+    function collectionFromPath(schema, path6, value) {
       let v = value;
-      for (let i = path4.length - 1; i >= 0; --i) {
-        const k = path4[i];
+      for (let i = path6.length - 1; i >= 0; --i) {
+        const k = path6[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -869,7 +869,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path4) => path4 == null || typeof path4 === "object" && !!path4[Symbol.iterator]().next().done;
+    var isEmptyPath = (path6) => path6 == null || typeof path6 === "object" && !!path6[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -899,42 +899,42 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path4, value) {
-        if (isEmptyPath(path4))
+      addIn(path6, value) {
+        if (isEmptyPath(path6))
           this.add(value);
         else {
-          const [key, ...rest] = path4;
-          const node2 = this.get(key, true);
+          const [key2, ...rest] = path6;
+          const node2 = this.get(key2, true);
           if (identity.isCollection(node2))
             node2.addIn(rest, value);
           else if (node2 === void 0 && this.schema)
-            this.set(key, collectionFromPath(this.schema, rest, value));
+            this.set(key2, collectionFromPath(this.schema, rest, value));
           else
-            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+            throw new Error(`Expected YAML collection at ${key2}. Remaining path: ${rest}`);
         }
       }
       /**
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path4) {
-        const [key, ...rest] = path4;
+      deleteIn(path6) {
+        const [key2, ...rest] = path6;
         if (rest.length === 0)
-          return this.delete(key);
-        const node2 = this.get(key, true);
+          return this.delete(key2);
+        const node2 = this.get(key2, true);
         if (identity.isCollection(node2))
           return node2.deleteIn(rest);
         else
-          throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+          throw new Error(`Expected YAML collection at ${key2}. Remaining path: ${rest}`);
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path4, keepScalar) {
-        const [key, ...rest] = path4;
-        const node2 = this.get(key, true);
+      getIn(path6, keepScalar) {
+        const [key2, ...rest] = path6;
+        const node2 = this.get(key2, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
         else
@@ -951,29 +951,29 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path4) {
-        const [key, ...rest] = path4;
+      hasIn(path6) {
+        const [key2, ...rest] = path6;
         if (rest.length === 0)
-          return this.has(key);
-        const node2 = this.get(key, true);
+          return this.has(key2);
+        const node2 = this.get(key2, true);
         return identity.isCollection(node2) ? node2.hasIn(rest) : false;
       }
       /**
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path4, value) {
-        const [key, ...rest] = path4;
+      setIn(path6, value) {
+        const [key2, ...rest] = path6;
         if (rest.length === 0) {
-          this.set(key, value);
+          this.set(key2, value);
         } else {
-          const node2 = this.get(key, true);
+          const node2 = this.get(key2, true);
           if (identity.isCollection(node2))
             node2.setIn(rest, value);
           else if (node2 === void 0 && this.schema)
-            this.set(key, collectionFromPath(this.schema, rest, value));
+            this.set(key2, collectionFromPath(this.schema, rest, value));
           else
-            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+            throw new Error(`Expected YAML collection at ${key2}. Remaining path: ${rest}`);
         }
       }
     };
@@ -1551,19 +1551,19 @@ var require_stringifyPair = __commonJS({
     var Scalar = require_Scalar();
     var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
-    function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
+    function stringifyPair({ key: key2, value }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
-      let keyComment = identity.isNode(key) && key.comment || null;
+      let keyComment = identity.isNode(key2) && key2.comment || null;
       if (simpleKeys) {
         if (keyComment) {
           throw new Error("With simple keys, key nodes cannot have comments");
         }
-        if (identity.isCollection(key) || !identity.isNode(key) && typeof key === "object") {
+        if (identity.isCollection(key2) || !identity.isNode(key2) && typeof key2 === "object") {
           const msg = "With simple keys, collection cannot be used as a key value";
           throw new Error(msg);
         }
       }
-      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity.isCollection(key) || (identity.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
+      let explicitKey = !simpleKeys && (!key2 || keyComment && value == null && !ctx.inFlow || identity.isCollection(key2) || (identity.isScalar(key2) ? key2.type === Scalar.Scalar.BLOCK_FOLDED || key2.type === Scalar.Scalar.BLOCK_LITERAL : typeof key2 === "object"));
       ctx = Object.assign({}, ctx, {
         allNullValues: false,
         implicitKey: !explicitKey && (simpleKeys || !allNullValues),
@@ -1571,7 +1571,7 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      let str = stringify.stringify(key2, ctx, () => keyCommentDone = true, () => chompKeep = true);
       if (!explicitKey && !ctx.inFlow && str.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
@@ -1715,7 +1715,7 @@ var require_merge = __commonJS({
       }),
       stringify: () => MERGE_KEY
     };
-    var isMergeKey = (ctx, key) => (merge3.identify(key) || identity.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge3.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge3.tag && tag.default);
+    var isMergeKey = (ctx, key2) => (merge3.identify(key2) || identity.isScalar(key2) && (!key2.type || key2.type === Scalar.Scalar.PLAIN) && merge3.identify(key2.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge3.tag && tag.default);
     function addMergeToJSMap(ctx, map2, value) {
       const source = resolveAliasValue(ctx, value);
       if (identity.isSeq(source))
@@ -1732,14 +1732,14 @@ var require_merge = __commonJS({
       if (!identity.isMap(source))
         throw new Error("Merge sources must be maps or map aliases");
       const srcMap = source.toJSON(null, ctx, Map);
-      for (const [key, value2] of srcMap) {
+      for (const [key2, value2] of srcMap) {
         if (map2 instanceof Map) {
-          if (!map2.has(key))
-            map2.set(key, value2);
+          if (!map2.has(key2))
+            map2.set(key2, value2);
         } else if (map2 instanceof Set) {
-          map2.add(key);
-        } else if (!Object.prototype.hasOwnProperty.call(map2, key)) {
-          Object.defineProperty(map2, key, {
+          map2.add(key2);
+        } else if (!Object.prototype.hasOwnProperty.call(map2, key2)) {
+          Object.defineProperty(map2, key2, {
             value: value2,
             writable: true,
             enumerable: true,
@@ -1767,19 +1767,19 @@ var require_addPairToJSMap = __commonJS({
     var stringify = require_stringify();
     var identity = require_identity();
     var toJS = require_toJS();
-    function addPairToJSMap(ctx, map2, { key, value }) {
-      if (identity.isNode(key) && key.addToJSMap)
-        key.addToJSMap(ctx, map2, value);
-      else if (merge3.isMergeKey(ctx, key))
+    function addPairToJSMap(ctx, map2, { key: key2, value }) {
+      if (identity.isNode(key2) && key2.addToJSMap)
+        key2.addToJSMap(ctx, map2, value);
+      else if (merge3.isMergeKey(ctx, key2))
         merge3.addMergeToJSMap(ctx, map2, value);
       else {
-        const jsKey = toJS.toJS(key, "", ctx);
+        const jsKey = toJS.toJS(key2, "", ctx);
         if (map2 instanceof Map) {
           map2.set(jsKey, toJS.toJS(value, jsKey, ctx));
         } else if (map2 instanceof Set) {
           map2.add(jsKey);
         } else {
-          const stringKey = stringifyKey(key, jsKey, ctx);
+          const stringKey = stringifyKey(key2, jsKey, ctx);
           const jsValue = toJS.toJS(value, stringKey, ctx);
           if (stringKey in map2)
             Object.defineProperty(map2, stringKey, {
@@ -1794,19 +1794,19 @@ var require_addPairToJSMap = __commonJS({
       }
       return map2;
     }
-    function stringifyKey(key, jsKey, ctx) {
+    function stringifyKey(key2, jsKey, ctx) {
       if (jsKey === null)
         return "";
       if (typeof jsKey !== "object")
         return String(jsKey);
-      if (identity.isNode(key) && ctx?.doc) {
+      if (identity.isNode(key2) && ctx?.doc) {
         const strCtx = stringify.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node2 of ctx.anchors.keys())
           strCtx.anchors.add(node2.anchor);
         strCtx.inFlow = true;
         strCtx.inStringifyKey = true;
-        const strKey = key.toString(strCtx);
+        const strKey = key2.toString(strCtx);
         if (!ctx.mapKeyWarned) {
           let jsonStr = JSON.stringify(strKey);
           if (jsonStr.length > 40)
@@ -1830,24 +1830,24 @@ var require_Pair = __commonJS({
     var stringifyPair = require_stringifyPair();
     var addPairToJSMap = require_addPairToJSMap();
     var identity = require_identity();
-    function createPair(key, value, ctx) {
-      const k = createNode.createNode(key, void 0, ctx);
+    function createPair(key2, value, ctx) {
+      const k = createNode.createNode(key2, void 0, ctx);
       const v = createNode.createNode(value, void 0, ctx);
       return new Pair(k, v);
     }
     var Pair = class _Pair {
-      constructor(key, value = null) {
+      constructor(key2, value = null) {
         Object.defineProperty(this, identity.NODE_TYPE, { value: identity.PAIR });
-        this.key = key;
+        this.key = key2;
         this.value = value;
       }
       clone(schema) {
-        let { key, value } = this;
-        if (identity.isNode(key))
-          key = key.clone(schema);
+        let { key: key2, value } = this;
+        if (identity.isNode(key2))
+          key2 = key2.clone(schema);
         if (identity.isNode(value))
           value = value.clone(schema);
-        return new _Pair(key, value);
+        return new _Pair(key2, value);
       }
       toJSON(_, ctx) {
         const pair = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
@@ -2023,11 +2023,11 @@ var require_YAMLMap = __commonJS({
     var identity = require_identity();
     var Pair = require_Pair();
     var Scalar = require_Scalar();
-    function findPair(items, key) {
-      const k = identity.isScalar(key) ? key.value : key;
+    function findPair(items, key2) {
+      const k = identity.isScalar(key2) ? key2.value : key2;
       for (const it of items) {
         if (identity.isPair(it)) {
-          if (it.key === key || it.key === k)
+          if (it.key === key2 || it.key === k)
             return it;
           if (identity.isScalar(it.key) && it.key.value === k)
             return it;
@@ -2050,20 +2050,20 @@ var require_YAMLMap = __commonJS({
       static from(schema, obj, ctx) {
         const { keepUndefined, replacer } = ctx;
         const map2 = new this(schema);
-        const add = (key, value) => {
+        const add = (key2, value) => {
           if (typeof replacer === "function")
-            value = replacer.call(obj, key, value);
-          else if (Array.isArray(replacer) && !replacer.includes(key))
+            value = replacer.call(obj, key2, value);
+          else if (Array.isArray(replacer) && !replacer.includes(key2))
             return;
           if (value !== void 0 || keepUndefined)
-            map2.items.push(Pair.createPair(key, value, ctx));
+            map2.items.push(Pair.createPair(key2, value, ctx));
         };
         if (obj instanceof Map) {
-          for (const [key, value] of obj)
-            add(key, value);
+          for (const [key2, value] of obj)
+            add(key2, value);
         } else if (obj && typeof obj === "object") {
-          for (const key of Object.keys(obj))
-            add(key, obj[key]);
+          for (const key2 of Object.keys(obj))
+            add(key2, obj[key2]);
         }
         if (typeof schema.sortMapEntries === "function") {
           map2.items.sort(schema.sortMapEntries);
@@ -2103,23 +2103,23 @@ var require_YAMLMap = __commonJS({
           this.items.push(_pair);
         }
       }
-      delete(key) {
-        const it = findPair(this.items, key);
+      delete(key2) {
+        const it = findPair(this.items, key2);
         if (!it)
           return false;
         const del = this.items.splice(this.items.indexOf(it), 1);
         return del.length > 0;
       }
-      get(key, keepScalar) {
-        const it = findPair(this.items, key);
+      get(key2, keepScalar) {
+        const it = findPair(this.items, key2);
         const node2 = it?.value;
         return (!keepScalar && identity.isScalar(node2) ? node2.value : node2) ?? void 0;
       }
-      has(key) {
-        return !!findPair(this.items, key);
+      has(key2) {
+        return !!findPair(this.items, key2);
       }
-      set(key, value) {
-        this.add(new Pair.Pair(key, value), true);
+      set(key2, value) {
+        this.add(new Pair.Pair(key2, value), true);
       }
       /**
        * @param ctx - Conversion context, originally set in Document#toJS()
@@ -2208,15 +2208,15 @@ var require_YAMLSeq = __commonJS({
        *
        * @returns `true` if the item was found and removed.
        */
-      delete(key) {
-        const idx = asItemIndex(key);
+      delete(key2) {
+        const idx = asItemIndex(key2);
         if (typeof idx !== "number")
           return false;
         const del = this.items.splice(idx, 1);
         return del.length > 0;
       }
-      get(key, keepScalar) {
-        const idx = asItemIndex(key);
+      get(key2, keepScalar) {
+        const idx = asItemIndex(key2);
         if (typeof idx !== "number")
           return void 0;
         const it = this.items[idx];
@@ -2228,8 +2228,8 @@ var require_YAMLSeq = __commonJS({
        * `key` must contain a representation of an integer for this to succeed.
        * It may be wrapped in a `Scalar`.
        */
-      has(key) {
-        const idx = asItemIndex(key);
+      has(key2) {
+        const idx = asItemIndex(key2);
         return typeof idx === "number" && idx < this.items.length;
       }
       /**
@@ -2239,10 +2239,10 @@ var require_YAMLSeq = __commonJS({
        * If `key` does not contain a representation of an integer, this will throw.
        * It may be wrapped in a `Scalar`.
        */
-      set(key, value) {
-        const idx = asItemIndex(key);
+      set(key2, value) {
+        const idx = asItemIndex(key2);
         if (typeof idx !== "number")
-          throw new Error(`Expected a valid index, not ${key}.`);
+          throw new Error(`Expected a valid index, not ${key2}.`);
         const prev = this.items[idx];
         if (identity.isScalar(prev) && Scalar.isScalarValue(value))
           prev.value = value;
@@ -2276,8 +2276,8 @@ var require_YAMLSeq = __commonJS({
           let i = 0;
           for (let it of obj) {
             if (typeof replacer === "function") {
-              const key = obj instanceof Set ? it : String(i++);
-              it = replacer.call(obj, key, it);
+              const key2 = obj instanceof Set ? it : String(i++);
+              it = replacer.call(obj, key2, it);
             }
             seq.items.push(createNode.createNode(it, void 0, ctx));
           }
@@ -2285,8 +2285,8 @@ var require_YAMLSeq = __commonJS({
         return seq;
       }
     };
-    function asItemIndex(key) {
-      let idx = identity.isScalar(key) ? key.value : key;
+    function asItemIndex(key2) {
+      let idx = identity.isScalar(key2) ? key2.value : key2;
       if (idx && typeof idx === "string")
         idx = Number(idx);
       return typeof idx === "number" && Number.isInteger(idx) && idx >= 0 ? idx : null;
@@ -2700,25 +2700,25 @@ ${cn.comment}` : item.comment;
         for (let it of iterable) {
           if (typeof replacer === "function")
             it = replacer.call(iterable, String(i++), it);
-          let key, value;
+          let key2, value;
           if (Array.isArray(it)) {
             if (it.length === 2) {
-              key = it[0];
+              key2 = it[0];
               value = it[1];
             } else
               throw new TypeError(`Expected [key, value] tuple: ${it}`);
           } else if (it && it instanceof Object) {
             const keys = Object.keys(it);
             if (keys.length === 1) {
-              key = keys[0];
-              value = it[key];
+              key2 = keys[0];
+              value = it[key2];
             } else {
               throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
             }
           } else {
-            key = it;
+            key2 = it;
           }
-          pairs2.items.push(Pair.createPair(key, value, ctx));
+          pairs2.items.push(Pair.createPair(key2, value, ctx));
         }
       return pairs2;
     }
@@ -2765,16 +2765,16 @@ var require_omap = __commonJS({
         if (ctx?.onCreate)
           ctx.onCreate(map2);
         for (const pair of this.items) {
-          let key, value;
+          let key2, value;
           if (identity.isPair(pair)) {
-            key = toJS.toJS(pair.key, "", ctx);
-            value = toJS.toJS(pair.value, key, ctx);
+            key2 = toJS.toJS(pair.key, "", ctx);
+            value = toJS.toJS(pair.value, key2, ctx);
           } else {
-            key = toJS.toJS(pair, "", ctx);
+            key2 = toJS.toJS(pair, "", ctx);
           }
-          if (map2.has(key))
+          if (map2.has(key2))
             throw new Error("Ordered maps must not include duplicate keys");
-          map2.set(key, value);
+          map2.set(key2, value);
         }
         return map2;
       }
@@ -2795,12 +2795,12 @@ var require_omap = __commonJS({
       resolve(seq, onError) {
         const pairs$1 = pairs.resolvePairs(seq, onError);
         const seenKeys = [];
-        for (const { key } of pairs$1.items) {
-          if (identity.isScalar(key)) {
-            if (seenKeys.includes(key.value)) {
-              onError(`Ordered maps must not include duplicate keys: ${key.value}`);
+        for (const { key: key2 } of pairs$1.items) {
+          if (identity.isScalar(key2)) {
+            if (seenKeys.includes(key2.value)) {
+              onError(`Ordered maps must not include duplicate keys: ${key2.value}`);
             } else {
-              seenKeys.push(key.value);
+              seenKeys.push(key2.value);
             }
           }
         }
@@ -2985,14 +2985,14 @@ var require_set = __commonJS({
         super(schema);
         this.tag = _YAMLSet.tag;
       }
-      add(key) {
+      add(key2) {
         let pair;
-        if (identity.isPair(key))
-          pair = key;
-        else if (key && typeof key === "object" && "key" in key && "value" in key && key.value === null)
-          pair = new Pair.Pair(key.key, null);
+        if (identity.isPair(key2))
+          pair = key2;
+        else if (key2 && typeof key2 === "object" && "key" in key2 && "value" in key2 && key2.value === null)
+          pair = new Pair.Pair(key2.key, null);
         else
-          pair = new Pair.Pair(key, null);
+          pair = new Pair.Pair(key2, null);
         const prev = YAMLMap.findPair(this.items, pair.key);
         if (!prev)
           this.items.push(pair);
@@ -3001,18 +3001,18 @@ var require_set = __commonJS({
        * If `keepPair` is `true`, returns the Pair matching `key`.
        * Otherwise, returns the value of that Pair's key.
        */
-      get(key, keepPair) {
-        const pair = YAMLMap.findPair(this.items, key);
+      get(key2, keepPair) {
+        const pair = YAMLMap.findPair(this.items, key2);
         return !keepPair && identity.isPair(pair) ? identity.isScalar(pair.key) ? pair.key.value : pair.key : pair;
       }
-      set(key, value) {
+      set(key2, value) {
         if (typeof value !== "boolean")
           throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value}`);
-        const prev = YAMLMap.findPair(this.items, key);
+        const prev = YAMLMap.findPair(this.items, key2);
         if (prev && !value) {
           this.items.splice(this.items.indexOf(prev), 1);
         } else if (!prev && value) {
-          this.items.push(new Pair.Pair(key));
+          this.items.push(new Pair.Pair(key2));
         }
       }
       toJSON(_, ctx) {
@@ -3069,9 +3069,9 @@ var require_timestamp = __commonJS({
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str, asBigInt) {
       const sign = str[0];
-      const parts = sign === "-" || sign === "+" ? str.substring(1) : str;
+      const parts2 = sign === "-" || sign === "+" ? str.substring(1) : str;
       const num2 = (n) => asBigInt ? BigInt(n) : Number(n);
-      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num2(60) + num2(p), num2(0));
+      const res = parts2.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num2(60) + num2(p), num2(0));
       return sign === "-" ? num2(-1) * res : res;
     }
     function stringifySexagesimal(node2) {
@@ -3087,18 +3087,18 @@ var require_timestamp = __commonJS({
         value *= num2(-1);
       }
       const _60 = num2(60);
-      const parts = [value % _60];
+      const parts2 = [value % _60];
       if (value < 60) {
-        parts.unshift(0);
+        parts2.unshift(0);
       } else {
-        value = (value - parts[0]) / _60;
-        parts.unshift(value % _60);
+        value = (value - parts2[0]) / _60;
+        parts2.unshift(value % _60);
         if (value >= 60) {
-          value = (value - parts[0]) / _60;
-          parts.unshift(value);
+          value = (value - parts2[0]) / _60;
+          parts2.unshift(value);
         }
       }
-      return sign + parts.map((n) => String(n).padStart(2, "0")).join(":").replace(/000000\d*$/, "");
+      return sign + parts2.map((n) => String(n).padStart(2, "0")).join(":").replace(/000000\d*$/, "");
     }
     var intTime = {
       identify: (value) => typeof value === "bigint" || Number.isInteger(value),
@@ -3259,7 +3259,7 @@ var require_tags = __commonJS({
         if (Array.isArray(customTags))
           tags = [];
         else {
-          const keys = Array.from(schemas.keys()).filter((key) => key !== "yaml11").map((key) => JSON.stringify(key)).join(", ");
+          const keys = Array.from(schemas.keys()).filter((key2) => key2 !== "yaml11").map((key2) => JSON.stringify(key2)).join(", ");
           throw new Error(`Unknown schema "${schemaName}"; use one of ${keys} or define customTags array`);
         }
       }
@@ -3275,7 +3275,7 @@ var require_tags = __commonJS({
         const tagObj = typeof tag === "string" ? tagsByName[tag] : tag;
         if (!tagObj) {
           const tagName = JSON.stringify(tag);
-          const keys = Object.keys(tagsByName).map((key) => JSON.stringify(key)).join(", ");
+          const keys = Object.keys(tagsByName).map((key2) => JSON.stringify(key2)).join(", ");
           throw new Error(`Unknown custom tag ${tagName}; use one of ${keys}`);
         }
         if (!tags2.includes(tagObj))
@@ -3478,9 +3478,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path4, value) {
+      addIn(path6, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path4, value);
+          this.contents.addIn(path6, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3539,8 +3539,8 @@ var require_Document = __commonJS({
        * Convert a key and a value into a `Pair` using the current schema,
        * recursively wrapping all values as `Scalar` or `Collection` nodes.
        */
-      createPair(key, value, options2 = {}) {
-        const k = this.createNode(key, null, options2);
+      createPair(key2, value, options2 = {}) {
+        const k = this.createNode(key2, null, options2);
         const v = this.createNode(value, null, options2);
         return new Pair.Pair(k, v);
       }
@@ -3548,76 +3548,76 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      delete(key) {
-        return assertCollection(this.contents) ? this.contents.delete(key) : false;
+      delete(key2) {
+        return assertCollection(this.contents) ? this.contents.delete(key2) : false;
       }
       /**
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path4) {
-        if (Collection.isEmptyPath(path4)) {
+      deleteIn(path6) {
+        if (Collection.isEmptyPath(path6)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path4) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path6) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      get(key, keepScalar) {
-        return identity.isCollection(this.contents) ? this.contents.get(key, keepScalar) : void 0;
+      get(key2, keepScalar) {
+        return identity.isCollection(this.contents) ? this.contents.get(key2, keepScalar) : void 0;
       }
       /**
        * Returns item at `path`, or `undefined` if not found. By default unwraps
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path4, keepScalar) {
-        if (Collection.isEmptyPath(path4))
+      getIn(path6, keepScalar) {
+        if (Collection.isEmptyPath(path6))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path4, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path6, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
        */
-      has(key) {
-        return identity.isCollection(this.contents) ? this.contents.has(key) : false;
+      has(key2) {
+        return identity.isCollection(this.contents) ? this.contents.has(key2) : false;
       }
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path4) {
-        if (Collection.isEmptyPath(path4))
+      hasIn(path6) {
+        if (Collection.isEmptyPath(path6))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path4) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path6) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      set(key, value) {
+      set(key2, value) {
         if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, [key], value);
+          this.contents = Collection.collectionFromPath(this.schema, [key2], value);
         } else if (assertCollection(this.contents)) {
-          this.contents.set(key, value);
+          this.contents.set(key2, value);
         }
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path4, value) {
-        if (Collection.isEmptyPath(path4)) {
+      setIn(path6, value) {
+        if (Collection.isEmptyPath(path6)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path4), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path6), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path4, value);
+          this.contents.setIn(path6, value);
         }
       }
       /**
@@ -3912,24 +3912,24 @@ var require_resolve_props = __commonJS({
 var require_util_contains_newline = __commonJS({
   "node_modules/yaml/dist/compose/util-contains-newline.js"(exports) {
     "use strict";
-    function containsNewline(key) {
-      if (!key)
+    function containsNewline(key2) {
+      if (!key2)
         return null;
-      switch (key.type) {
+      switch (key2.type) {
         case "alias":
         case "scalar":
         case "double-quoted-scalar":
         case "single-quoted-scalar":
-          if (key.source.includes("\n"))
+          if (key2.source.includes("\n"))
             return true;
-          if (key.end) {
-            for (const st of key.end)
+          if (key2.end) {
+            for (const st of key2.end)
               if (st.type === "newline")
                 return true;
           }
           return false;
         case "flow-collection":
-          for (const it of key.items) {
+          for (const it of key2.items) {
             for (const st of it.start)
               if (st.type === "newline")
                 return true;
@@ -4003,10 +4003,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep2, value } = collItem;
+        const { start, key: key2, sep: sep2, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
+          next: key2 ?? sep2?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -4014,10 +4014,10 @@ var require_resolve_block_map = __commonJS({
         });
         const implicitKey = !keyProps.found;
         if (implicitKey) {
-          if (key) {
-            if (key.type === "block-seq")
+          if (key2) {
+            if (key2.type === "block-seq")
               onError(offset, "BLOCK_AS_IMPLICIT_KEY", "A block sequence may not be used as an implicit map key");
-            else if ("indent" in key && key.indent !== bm.indent)
+            else if ("indent" in key2 && key2.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
           if (!keyProps.anchor && !keyProps.tag && !sep2) {
@@ -4030,17 +4030,17 @@ var require_resolve_block_map = __commonJS({
             }
             continue;
           }
-          if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key)) {
-            onError(key ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
+          if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key2)) {
+            onError(key2 ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
           }
         } else if (keyProps.found?.indent !== bm.indent) {
           onError(offset, "BAD_INDENT", startColMsg);
         }
         ctx.atKey = true;
         const keyStart = keyProps.end;
-        const keyNode = key ? composeNode(ctx, key, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
+        const keyNode = key2 ? composeNode(ctx, key2, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
         if (ctx.schema.compat)
-          utilFlowIndentCheck.flowIndentCheck(bm.indent, key, onError);
+          utilFlowIndentCheck.flowIndentCheck(bm.indent, key2, onError);
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map2.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
@@ -4050,7 +4050,7 @@ var require_resolve_block_map = __commonJS({
           offset: keyNode.range[2],
           onError,
           parentIndent: bm.indent,
-          startOnNewline: !key || key.type === "block-scalar"
+          startOnNewline: !key2 || key2.type === "block-scalar"
         });
         offset = valueProps.end;
         if (valueProps.found) {
@@ -4214,11 +4214,11 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep2, value } = collItem;
+        const { start, key: key2, sep: sep2, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
+          next: key2 ?? sep2?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
@@ -4239,9 +4239,9 @@ var require_resolve_flow_collection = __commonJS({
             offset = props.end;
             continue;
           }
-          if (!isMap && ctx.options.strict && utilContainsNewline.containsNewline(key))
+          if (!isMap && ctx.options.strict && utilContainsNewline.containsNewline(key2))
             onError(
-              key,
+              key2,
               // checked by containsNewline()
               "MULTILINE_IMPLICIT_KEY",
               "Implicit keys of flow sequence pairs need to be on a single line"
@@ -4288,8 +4288,8 @@ var require_resolve_flow_collection = __commonJS({
         } else {
           ctx.atKey = true;
           const keyStart = props.end;
-          const keyNode = key ? composeNode(ctx, key, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
-          if (isBlock(key))
+          const keyNode = key2 ? composeNode(ctx, key2, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
+          if (isBlock(key2))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
           const valueProps = resolveProps.resolveProps(sep2 ?? [], {
@@ -5439,9 +5439,9 @@ var require_cst_scalar = __commonJS({
         ];
         if (!addEndtoBlockProps(props, "end" in token ? token.end : void 0))
           props.push({ type: "newline", offset: -1, indent, source: "\n" });
-        for (const key of Object.keys(token))
-          if (key !== "type" && key !== "offset")
-            delete token[key];
+        for (const key2 of Object.keys(token))
+          if (key2 !== "type" && key2 !== "offset")
+            delete token[key2];
         Object.assign(token, { type: "block-scalar", indent, props, source: body });
       }
     }
@@ -5489,9 +5489,9 @@ var require_cst_scalar = __commonJS({
         default: {
           const indent = "indent" in token ? token.indent : -1;
           const end = "end" in token && Array.isArray(token.end) ? token.end.filter((st) => st.type === "space" || st.type === "comment" || st.type === "newline") : [];
-          for (const key of Object.keys(token))
-            if (key !== "type" && key !== "offset")
-              delete token[key];
+          for (const key2 of Object.keys(token))
+            if (key2 !== "type" && key2 !== "offset")
+              delete token[key2];
           Object.assign(token, { type, indent, source, end });
         }
       }
@@ -5546,12 +5546,12 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep2, value }) {
+    function stringifyItem({ start, key: key2, sep: sep2, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
-      if (key)
-        res += stringifyToken(key);
+      if (key2)
+        res += stringifyToken(key2);
       if (sep2)
         for (const st of sep2)
           res += st.source;
@@ -5578,9 +5578,9 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path4) => {
+    visit2.itemAtPath = (cst, path6) => {
       let item = cst;
-      for (const [field2, index] of path4) {
+      for (const [field2, index] of path6) {
         const tok = item?.[field2];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -5589,23 +5589,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path4) => {
-      const parent = visit2.itemAtPath(cst, path4.slice(0, -1));
-      const field2 = path4[path4.length - 1][0];
+    visit2.parentCollection = (cst, path6) => {
+      const parent = visit2.itemAtPath(cst, path6.slice(0, -1));
+      const field2 = path6[path6.length - 1][0];
       const coll = parent?.[field2];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path4, item, visitor) {
-      let ctrl = visitor(item, path4);
+    function _visit(path6, item, visitor) {
+      let ctrl = visitor(item, path6);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field2 of ["key", "value"]) {
         const token = item[field2];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path4.concat([[field2, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path6.concat([[field2, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -5616,10 +5616,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field2 === "key")
-            ctrl = ctrl(item, path4);
+            ctrl = ctrl(item, path6);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path4) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path6) : ctrl;
     }
     exports.visit = visit2;
   }
@@ -6883,7 +6883,7 @@ var require_parser = __commonJS({
                   });
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
-                  const key = it.key;
+                  const key2 = it.key;
                   const sep2 = it.sep;
                   sep2.push(this.sourceToken);
                   delete it.key;
@@ -6892,7 +6892,7 @@ var require_parser = __commonJS({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep2 }]
+                    items: [{ start: start2, key: key2, sep: sep2 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -7531,17 +7531,17 @@ var require_safer = __commonJS({
     var buffer = __require("buffer");
     var Buffer2 = buffer.Buffer;
     var safer = {};
-    var key;
-    for (key in buffer) {
-      if (!buffer.hasOwnProperty(key)) continue;
-      if (key === "SlowBuffer" || key === "Buffer") continue;
-      safer[key] = buffer[key];
+    var key2;
+    for (key2 in buffer) {
+      if (!buffer.hasOwnProperty(key2)) continue;
+      if (key2 === "SlowBuffer" || key2 === "Buffer") continue;
+      safer[key2] = buffer[key2];
     }
     var Safer = safer.Buffer = {};
-    for (key in Buffer2) {
-      if (!Buffer2.hasOwnProperty(key)) continue;
-      if (key === "allocUnsafe" || key === "allocUnsafeSlow") continue;
-      Safer[key] = Buffer2[key];
+    for (key2 in Buffer2) {
+      if (!Buffer2.hasOwnProperty(key2)) continue;
+      if (key2 === "allocUnsafe" || key2 === "allocUnsafeSlow") continue;
+      Safer[key2] = Buffer2[key2];
     }
     safer.Buffer.prototype = Buffer2.prototype;
     if (!Safer.from || Safer.from === Uint8Array.from) {
@@ -7775,11 +7775,11 @@ var require_writer = __commonJS({
       assert2.ok(to);
       assert2.equal(typeof to, "object");
       var keys = Object.getOwnPropertyNames(from);
-      keys.forEach(function(key) {
-        if (to[key])
+      keys.forEach(function(key2) {
+        if (to[key2])
           return;
-        var value = Object.getOwnPropertyDescriptor(from, key);
-        Object.defineProperty(to, key, value);
+        var value = Object.getOwnPropertyDescriptor(from, key2);
+        Object.defineProperty(to, key2, value);
       });
       return to;
     }
@@ -8394,7 +8394,7 @@ var require_nacl_fast = __commonJS({
         for (var i = 0; i < 8; i++) sn[i] = n[i + 16];
         return crypto_stream_salsa20_xor(c, cpos, m, mpos, d, sn, s);
       }
-      var poly1305 = function(key) {
+      var poly1305 = function(key2) {
         this.buffer = new Uint8Array(16);
         this.r = new Uint16Array(10);
         this.h = new Uint16Array(10);
@@ -8402,32 +8402,32 @@ var require_nacl_fast = __commonJS({
         this.leftover = 0;
         this.fin = 0;
         var t0, t1, t2, t3, t4, t5, t6, t7;
-        t0 = key[0] & 255 | (key[1] & 255) << 8;
+        t0 = key2[0] & 255 | (key2[1] & 255) << 8;
         this.r[0] = t0 & 8191;
-        t1 = key[2] & 255 | (key[3] & 255) << 8;
+        t1 = key2[2] & 255 | (key2[3] & 255) << 8;
         this.r[1] = (t0 >>> 13 | t1 << 3) & 8191;
-        t2 = key[4] & 255 | (key[5] & 255) << 8;
+        t2 = key2[4] & 255 | (key2[5] & 255) << 8;
         this.r[2] = (t1 >>> 10 | t2 << 6) & 7939;
-        t3 = key[6] & 255 | (key[7] & 255) << 8;
+        t3 = key2[6] & 255 | (key2[7] & 255) << 8;
         this.r[3] = (t2 >>> 7 | t3 << 9) & 8191;
-        t4 = key[8] & 255 | (key[9] & 255) << 8;
+        t4 = key2[8] & 255 | (key2[9] & 255) << 8;
         this.r[4] = (t3 >>> 4 | t4 << 12) & 255;
         this.r[5] = t4 >>> 1 & 8190;
-        t5 = key[10] & 255 | (key[11] & 255) << 8;
+        t5 = key2[10] & 255 | (key2[11] & 255) << 8;
         this.r[6] = (t4 >>> 14 | t5 << 2) & 8191;
-        t6 = key[12] & 255 | (key[13] & 255) << 8;
+        t6 = key2[12] & 255 | (key2[13] & 255) << 8;
         this.r[7] = (t5 >>> 11 | t6 << 5) & 8065;
-        t7 = key[14] & 255 | (key[15] & 255) << 8;
+        t7 = key2[14] & 255 | (key2[15] & 255) << 8;
         this.r[8] = (t6 >>> 8 | t7 << 8) & 8191;
         this.r[9] = t7 >>> 5 & 127;
-        this.pad[0] = key[16] & 255 | (key[17] & 255) << 8;
-        this.pad[1] = key[18] & 255 | (key[19] & 255) << 8;
-        this.pad[2] = key[20] & 255 | (key[21] & 255) << 8;
-        this.pad[3] = key[22] & 255 | (key[23] & 255) << 8;
-        this.pad[4] = key[24] & 255 | (key[25] & 255) << 8;
-        this.pad[5] = key[26] & 255 | (key[27] & 255) << 8;
-        this.pad[6] = key[28] & 255 | (key[29] & 255) << 8;
-        this.pad[7] = key[30] & 255 | (key[31] & 255) << 8;
+        this.pad[0] = key2[16] & 255 | (key2[17] & 255) << 8;
+        this.pad[1] = key2[18] & 255 | (key2[19] & 255) << 8;
+        this.pad[2] = key2[20] & 255 | (key2[21] & 255) << 8;
+        this.pad[3] = key2[22] & 255 | (key2[23] & 255) << 8;
+        this.pad[4] = key2[24] & 255 | (key2[25] & 255) << 8;
+        this.pad[5] = key2[26] & 255 | (key2[27] & 255) << 8;
+        this.pad[6] = key2[28] & 255 | (key2[29] & 255) << 8;
+        this.pad[7] = key2[30] & 255 | (key2[31] & 255) << 8;
       };
       poly1305.prototype.blocks = function(m, mpos, bytes2) {
         var hibit = this.fin ? 0 : 1 << 11;
@@ -10070,23 +10070,23 @@ var require_nacl_fast = __commonJS({
         randombytes(b, n);
         return b;
       };
-      nacl.secretbox = function(msg, nonce, key) {
-        checkArrayTypes(msg, nonce, key);
-        checkLengths(key, nonce);
+      nacl.secretbox = function(msg, nonce, key2) {
+        checkArrayTypes(msg, nonce, key2);
+        checkLengths(key2, nonce);
         var m = new Uint8Array(crypto_secretbox_ZEROBYTES + msg.length);
         var c = new Uint8Array(m.length);
         for (var i = 0; i < msg.length; i++) m[i + crypto_secretbox_ZEROBYTES] = msg[i];
-        crypto_secretbox(c, m, m.length, nonce, key);
+        crypto_secretbox(c, m, m.length, nonce, key2);
         return c.subarray(crypto_secretbox_BOXZEROBYTES);
       };
-      nacl.secretbox.open = function(box, nonce, key) {
-        checkArrayTypes(box, nonce, key);
-        checkLengths(key, nonce);
+      nacl.secretbox.open = function(box, nonce, key2) {
+        checkArrayTypes(box, nonce, key2);
+        checkLengths(key2, nonce);
         var c = new Uint8Array(crypto_secretbox_BOXZEROBYTES + box.length);
         var m = new Uint8Array(c.length);
         for (var i = 0; i < box.length; i++) c[i + crypto_secretbox_BOXZEROBYTES] = box[i];
         if (c.length < 32) return false;
-        if (crypto_secretbox_open(m, c, c.length, nonce, key) !== 0) return false;
+        if (crypto_secretbox_open(m, c, c.length, nonce, key2) !== 0) return false;
         return m.subarray(crypto_secretbox_ZEROBYTES);
       };
       nacl.secretbox.keyLength = crypto_secretbox_KEYBYTES;
@@ -11357,11 +11357,11 @@ var require_bcrypt_pbkdf = __commonJS({
       }
       return temp;
     }
-    Blowfish.prototype.expand0state = function(key, keybytes) {
+    Blowfish.prototype.expand0state = function(key2, keybytes) {
       var d = new Uint32Array(2), i, k;
       var d8 = new Uint8Array(d.buffer);
       for (i = 0, BLF_J = 0; i < 18; i++) {
-        this.P[i] ^= stream2word(key, keybytes);
+        this.P[i] ^= stream2word(key2, keybytes);
       }
       BLF_J = 0;
       for (i = 0; i < 18; i += 2) {
@@ -11377,10 +11377,10 @@ var require_bcrypt_pbkdf = __commonJS({
         }
       }
     };
-    Blowfish.prototype.expandstate = function(data, databytes, key, keybytes) {
+    Blowfish.prototype.expandstate = function(data, databytes, key2, keybytes) {
       var d = new Uint32Array(2), i, k;
       for (i = 0, BLF_J = 0; i < 18; i++) {
-        this.P[i] ^= stream2word(key, keybytes);
+        this.P[i] ^= stream2word(key2, keybytes);
       }
       for (i = 0, BLF_J = 0; i < 18; i += 2) {
         d[0] ^= stream2word(data, databytes);
@@ -11463,7 +11463,7 @@ var require_bcrypt_pbkdf = __commonJS({
         out[4 * i + 0] = cdata[i];
       }
     }
-    function bcrypt_pbkdf(pass, passlen, salt, saltlen, key, keylen, rounds) {
+    function bcrypt_pbkdf(pass, passlen, salt, saltlen, key2, keylen, rounds) {
       var sha2pass = new Uint8Array(64), sha2salt = new Uint8Array(64), out = new Uint8Array(BCRYPT_HASHSIZE), tmpout = new Uint8Array(BCRYPT_HASHSIZE), countsalt = new Uint8Array(saltlen + 4), i, j, amt, stride, dest, count, origkeylen = keylen;
       if (rounds < 1)
         return -1;
@@ -11494,7 +11494,7 @@ var require_bcrypt_pbkdf = __commonJS({
           dest = i * stride + (count - 1);
           if (dest >= origkeylen)
             break;
-          key[dest] = out[i];
+          key2[dest] = out[i];
         }
         keylen -= i;
       }
@@ -11522,13 +11522,13 @@ var require_constants = __commonJS({
     var { bindingAvailable, CIPHER_INFO, MAC_INFO } = require_crypto();
     var eddsaSupported = (() => {
       if (typeof crypto.sign === "function" && typeof crypto.verify === "function") {
-        const key = "-----BEGIN PRIVATE KEY-----\r\nMC4CAQAwBQYDK2VwBCIEIHKj+sVa9WcD/q2DJUJaf43Kptc8xYuUQA4bOFj9vC8T\r\n-----END PRIVATE KEY-----";
+        const key2 = "-----BEGIN PRIVATE KEY-----\r\nMC4CAQAwBQYDK2VwBCIEIHKj+sVa9WcD/q2DJUJaf43Kptc8xYuUQA4bOFj9vC8T\r\n-----END PRIVATE KEY-----";
         const data = Buffer.from("a");
         let sig;
         let verified2;
         try {
-          sig = crypto.sign(null, data, key);
-          verified2 = crypto.verify(null, data, key, sig);
+          sig = crypto.sign(null, data, key2);
+          verified2 = crypto.verify(null, data, key2, sig);
         } catch {
         }
         return Buffer.isBuffer(sig) && sig.length === 64 && verified2 === true;
@@ -11897,7 +11897,7 @@ var require_constants = __commonJS({
       curve25519Supported,
       eddsaSupported
     };
-    module.exports.DISCONNECT_REASON_BY_VALUE = Array.from(Object.entries(module.exports.DISCONNECT_REASON)).reduce((obj, [key, value]) => ({ ...obj, [value]: key }), {});
+    module.exports.DISCONNECT_REASON_BY_VALUE = Array.from(Object.entries(module.exports.DISCONNECT_REASON)).reduce((obj, [key2, value]) => ({ ...obj, [value]: key2 }), {});
   }
 });
 
@@ -14331,8 +14331,8 @@ ${formatted}-----END ${type} KEY-----`;
       getPublicSSH: function getPublicSSH() {
         return this[SYM_PUB_SSH];
       },
-      equals: function equals(key) {
-        const parsed = parseKey(key);
+      equals: function equals(key2) {
+        const parsed = parseKey(key2);
         if (parsed instanceof Error)
           return false;
         return this.type === parsed.type && this[SYM_PRIV_PEM] === parsed[SYM_PRIV_PEM] && this[SYM_PUB_PEM] === parsed[SYM_PUB_PEM] && this[SYM_PUB_SSH].equals(parsed[SYM_PUB_SSH]);
@@ -15218,7 +15218,7 @@ var require_agent = __commonJS({
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
     var { resolve: resolve13 } = __require("path");
-    var { readFile: readFile2 } = __require("fs");
+    var { readFile } = __require("fs");
     var { execFile: execFile2, spawn: spawn3 } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
     var {
@@ -15436,7 +15436,7 @@ var require_agent = __commonJS({
           cb = once(cb);
           let socketPath = this.socketPath;
           let triedCygpath = false;
-          readFile2(socketPath, function readCygsocket(err, data) {
+          readFile(socketPath, function readCygsocket(err, data) {
             if (err) {
               if (triedCygpath)
                 return cb(new Error("Invalid cygwin unix socket path"));
@@ -15445,7 +15445,7 @@ var require_agent = __commonJS({
                   return cb(new Error("Invalid cygwin unix socket path"));
                 triedCygpath = true;
                 socketPath = stdout.toString().replace(/[\r\n]/g, "");
-                readFile2(socketPath, readCygsocket);
+                readFile(socketPath, readCygsocket);
               });
               return;
             }
@@ -15519,11 +15519,11 @@ var require_agent = __commonJS({
       };
     })();
     var WINDOWS_PIPE_REGEX = /^[/\\][/\\]\.[/\\]pipe[/\\].+/;
-    function createAgent(path4) {
-      if (process.platform === "win32" && !WINDOWS_PIPE_REGEX.test(path4)) {
-        return path4 === "pageant" ? new PageantAgent() : new CygwinAgent(path4);
+    function createAgent(path6) {
+      if (process.platform === "win32" && !WINDOWS_PIPE_REGEX.test(path6)) {
+        return path6 === "pageant" ? new PageantAgent() : new CygwinAgent(path6);
       }
-      return new OpenSSHAgent(path4);
+      return new OpenSSHAgent(path6);
     }
     var AgentProtocol = (() => {
       const SSH_AGENTC_REQUEST_IDENTITIES = 11;
@@ -15980,12 +15980,12 @@ var require_agent = __commonJS({
                 ));
               }
               const newKeys = [];
-              for (let key of keys) {
-                key = parseKey(key);
-                if (key instanceof Error) {
+              for (let key2 of keys) {
+                key2 = parseKey(key2);
+                if (key2 instanceof Error) {
                   continue;
                 }
-                newKeys.push(key);
+                newKeys.push(key2);
               }
               this[SYM_AGENT_KEYS] = newKeys;
               this[SYM_AGENT_KEYS_IDX] = -1;
@@ -16283,7 +16283,7 @@ var require_handlers_misc = __commonJS({
     var {
       parseKey
     } = require_keyParser();
-    var TERMINAL_MODE_BY_VALUE = Array.from(Object.entries(TERMINAL_MODE)).reduce((obj, [key, value]) => ({ ...obj, [key]: value }), {});
+    var TERMINAL_MODE_BY_VALUE = Array.from(Object.entries(TERMINAL_MODE)).reduce((obj, [key2, value]) => ({ ...obj, [key2]: value }), {});
     module.exports = {
       // Transport layer protocol ==================================================
       [MESSAGE.DISCONNECT]: (self2, payload) => {
@@ -16425,7 +16425,7 @@ var require_handlers_misc = __commonJS({
             if (hasSig !== void 0) {
               const keyAlgo = bufferParser.readString(true);
               let realKeyAlgo = keyAlgo;
-              const key = bufferParser.readString();
+              const key2 = bufferParser.readString();
               let hashAlgo;
               switch (keyAlgo) {
                 case "rsa-sha2-256":
@@ -16456,7 +16456,7 @@ var require_handlers_misc = __commonJS({
                     );
                     methodData = {
                       keyAlgo: realKeyAlgo,
-                      key,
+                      key: key2,
                       signature,
                       blob,
                       hashAlgo
@@ -16464,7 +16464,7 @@ var require_handlers_misc = __commonJS({
                   }
                 }
               } else {
-                methodData = { keyAlgo: realKeyAlgo, key, hashAlgo };
+                methodData = { keyAlgo: realKeyAlgo, key: key2, hashAlgo };
                 methodDesc = "publickey -- check";
               }
             }
@@ -16473,7 +16473,7 @@ var require_handlers_misc = __commonJS({
           case "hostbased": {
             const keyAlgo = bufferParser.readString(true);
             let realKeyAlgo = keyAlgo;
-            const key = bufferParser.readString();
+            const key2 = bufferParser.readString();
             const localHostname = bufferParser.readString(true);
             const localUsername = bufferParser.readString(true);
             let hashAlgo;
@@ -16505,7 +16505,7 @@ var require_handlers_misc = __commonJS({
                 );
                 methodData = {
                   keyAlgo: realKeyAlgo,
-                  key,
+                  key: key2,
                   signature,
                   blob,
                   localHostname,
@@ -16601,9 +16601,9 @@ var require_handlers_misc = __commonJS({
           case "publickey": {
             bufferParser.init(payload, 1);
             const keyAlgo = bufferParser.readString(true);
-            const key = bufferParser.readString();
+            const key2 = bufferParser.readString();
             bufferParser.clear();
-            if (key === void 0) {
+            if (key2 === void 0) {
               return doFatalError(
                 self2,
                 "Inbound: Malformed USERAUTH_PK_OK packet"
@@ -16612,7 +16612,7 @@ var require_handlers_misc = __commonJS({
             self2._debug && self2._debug("Inbound: Received USERAUTH_PK_OK");
             self2._authsQueue.shift();
             const handler = self2._handlers.USERAUTH_PK_OK;
-            handler && handler(self2, keyAlgo, key);
+            handler && handler(self2, keyAlgo, key2);
             break;
           }
           case "keyboard-interactive": {
@@ -16722,9 +16722,9 @@ var require_handlers_misc = __commonJS({
                   data = void 0;
                   break;
                 }
-                const key = parseKey(keyRaw);
-                if (!(key instanceof Error))
-                  data.push(key);
+                const key2 = parseKey(keyRaw);
+                if (!(key2 instanceof Error))
+                  data.push(key2);
               }
               break;
             }
@@ -18006,30 +18006,30 @@ var require_kex = __commonJS({
         }
         getPublicKey() {
           this.generateKeys();
-          const key = this._public;
-          if (key)
-            return this.convertPublicKey(key);
+          const key2 = this._public;
+          if (key2)
+            return this.convertPublicKey(key2);
         }
-        convertPublicKey(key) {
+        convertPublicKey(key2) {
           let newKey;
           let idx = 0;
-          let len = key.length;
-          while (key[idx] === 0) {
+          let len = key2.length;
+          while (key2[idx] === 0) {
             ++idx;
             --len;
           }
-          if (key[idx] & 128) {
+          if (key2[idx] & 128) {
             newKey = Buffer.allocUnsafe(1 + len);
             newKey[0] = 0;
-            key.copy(newKey, 1, idx);
+            key2.copy(newKey, 1, idx);
             return newKey;
           }
-          if (len !== key.length) {
+          if (len !== key2.length) {
             newKey = Buffer.allocUnsafe(len);
-            key.copy(newKey, 0, idx);
-            key = newKey;
+            key2.copy(newKey, 0, idx);
+            key2 = newKey;
           }
-          return key;
+          return key2;
         }
         computeSecret(otherPublicKey) {
           this.generateKeys();
@@ -18225,25 +18225,25 @@ var require_kex = __commonJS({
         }
         getPublicKey() {
           this.generateKeys();
-          const key = this._keys.publicKey.export({ type: "spki", format: "der" });
-          return key.slice(-32);
+          const key2 = this._keys.publicKey.export({ type: "spki", format: "der" });
+          return key2.slice(-32);
         }
-        convertPublicKey(key) {
+        convertPublicKey(key2) {
           let newKey;
           let idx = 0;
-          let len = key.length;
-          while (key[idx] === 0) {
+          let len = key2.length;
+          while (key2[idx] === 0) {
             ++idx;
             --len;
           }
-          if (key.length === 32)
-            return key;
-          if (len !== key.length) {
+          if (key2.length === 32)
+            return key2;
+          if (len !== key2.length) {
             newKey = Buffer.allocUnsafe(len);
-            key.copy(newKey, 0, idx);
-            key = newKey;
+            key2.copy(newKey, 0, idx);
+            key2 = newKey;
           }
-          return key;
+          return key2;
         }
         computeSecret(otherPublicKey) {
           this.generateKeys();
@@ -18563,17 +18563,17 @@ var require_kex = __commonJS({
             let base;
             let val;
             let desc;
-            let key;
+            let key2;
             if (typeof prop === "string") {
               base = lists;
               val = obj[prop];
-              desc = key = prop;
+              desc = key2 = prop;
             } else {
               const parent = prop[0];
               base = lists[parent];
-              key = prop[1];
-              val = obj[parent][key];
-              desc = `${parent}.${key}`;
+              key2 = prop[1];
+              val = obj[parent][key2];
+              desc = `${parent}.${key2}`;
             }
             const entry = { array: void 0, buffer: void 0 };
             if (Buffer.isBuffer(val)) {
@@ -18591,7 +18591,7 @@ var require_kex = __commonJS({
               }
               totalSize2 += 4 + entry.buffer.length;
             }
-            base[key] = entry;
+            base[key2] = entry;
           }
           const all = Buffer.allocUnsafe(totalSize2);
           lists.all = all;
@@ -19809,10 +19809,10 @@ var require_Protocol = __commonJS({
         );
         sendPacket(this, this._packetRW.write.finalize(packet));
       }
-      env(chan, key, val, wantReply) {
+      env(chan, key2, val, wantReply) {
         if (this._server)
           throw new Error("Client-only method called in server mode");
-        const keyLen = Buffer.byteLength(key);
+        const keyLen = Buffer.byteLength(key2);
         const isBuf = Buffer.isBuffer(val);
         const valLen = isBuf ? val.length : Buffer.byteLength(val);
         let p = this._packetRW.write.allocStart;
@@ -19825,14 +19825,14 @@ var require_Protocol = __commonJS({
         packet.utf8Write("env", p += 4, 3);
         packet[p += 3] = wantReply === void 0 || wantReply === true ? 1 : 0;
         writeUInt32BE(packet, keyLen, ++p);
-        packet.utf8Write(key, p += 4, keyLen);
+        packet.utf8Write(key2, p += 4, keyLen);
         writeUInt32BE(packet, valLen, p += keyLen);
         if (isBuf)
           packet.set(val, p += 4);
         else
           packet.utf8Write(val, p += 4, valLen);
         this._debug && this._debug(
-          `Outbound: Sending CHANNEL_REQUEST (r:${chan}, env: ${key}=${val})`
+          `Outbound: Sending CHANNEL_REQUEST (r:${chan}, env: ${key2}=${val})`
         );
         sendPacket(this, this._packetRW.write.finalize(packet));
       }
@@ -19909,8 +19909,8 @@ var require_Protocol = __commonJS({
           throw new Error("Client-only method called in server mode");
         let keysTotal = 0;
         const publicKeys = [];
-        for (const key of keys) {
-          const publicKey = key.getPublicSSH();
+        for (const key2 of keys) {
+          const publicKey = key2.getPublicSSH();
           keysTotal += 4 + publicKey.length;
           publicKeys.push(publicKey);
         }
@@ -20155,20 +20155,20 @@ var require_Protocol = __commonJS({
         if (this._kex.negotiated.sc.compress === "zlib@openssh.com")
           this._packetRW.write = new ZlibPacketWriter(this);
       }
-      authPKOK(keyAlgo, key) {
+      authPKOK(keyAlgo, key2) {
         if (!this._server)
           throw new Error("Server-only method called in client mode");
         if (this._authsQueue.length === 0 || this._authsQueue[0] !== "publickey")
           throw new Error('"publickey" auth not in progress');
         const keyAlgoLen = Buffer.byteLength(keyAlgo);
-        const keyLen = key.length;
+        const keyLen = key2.length;
         let p = this._packetRW.write.allocStart;
         const packet = this._packetRW.write.alloc(1 + 4 + keyAlgoLen + 4 + keyLen);
         packet[p] = MESSAGE.USERAUTH_PK_OK;
         writeUInt32BE(packet, keyAlgoLen, ++p);
         packet.utf8Write(keyAlgo, p += 4, keyAlgoLen);
         writeUInt32BE(packet, keyLen, p += keyAlgoLen);
-        packet.set(key, p += 4);
+        packet.set(key2, p += 4);
         this._authsQueue.shift();
         this._debug && this._debug("Outbound: Sending USERAUTH_PK_OK");
         sendPacket(this, this._packetRW.write.finalize(packet));
@@ -20356,13 +20356,13 @@ var require_Protocol = __commonJS({
       const bytes2 = Buffer.allocUnsafe(5 * keys.length + 1);
       let b = 0;
       for (let i = 0; i < keys.length; ++i) {
-        const key = keys[i];
-        if (key === "TTY_OP_END")
+        const key2 = keys[i];
+        if (key2 === "TTY_OP_END")
           continue;
-        const opcode = TERMINAL_MODE[key];
+        const opcode = TERMINAL_MODE[key2];
         if (opcode === void 0)
           continue;
-        const val = modes[key];
+        const val = modes[key2];
         if (typeof val === "number" && isFinite(val)) {
           bytes2[b++] = opcode;
           bytes2[b++] = val >>> 24;
@@ -20499,7 +20499,7 @@ var require_SFTP = __commonJS({
     "use strict";
     var EventEmitter = __require("events");
     var fs = __require("fs");
-    var { constants } = fs;
+    var { constants: constants2 } = fs;
     var {
       Readable: ReadableStream,
       Writable: WritableStream
@@ -20767,17 +20767,17 @@ var require_SFTP = __commonJS({
       // ===========================================================================
       // Client-specific ===========================================================
       // ===========================================================================
-      createReadStream(path4, options2) {
+      createReadStream(path6, options2) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        return new ReadStream(this, path4, options2);
+        return new ReadStream(this, path6, options2);
       }
-      createWriteStream(path4, options2) {
+      createWriteStream(path6, options2) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        return new WriteStream(this, path4, options2);
+        return new WriteStream(this, path6, options2);
       }
-      open(path4, flags_, attrs, cb) {
+      open(path6, flags_, attrs, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         if (typeof attrs === "function") {
@@ -20796,7 +20796,7 @@ var require_SFTP = __commonJS({
           attrsFlags = attrs.flags;
           attrsLen = attrs.nb;
         }
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen + 4 + 4 + attrsLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -20804,7 +20804,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         writeUInt32BE(buf, flags, p += pathLen);
         writeUInt32BE(buf, attrsFlags, p += 4);
         if (attrsLen) {
@@ -20935,7 +20935,7 @@ var require_SFTP = __commonJS({
           throw new Error("Client-only method called in server mode");
         fastXfer(fs, this, localPath, remotePath, opts, cb);
       }
-      readFile(path4, options2, callback_) {
+      readFile(path6, options2, callback_) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let callback;
@@ -21008,13 +21008,13 @@ var require_SFTP = __commonJS({
             return callback && callback(er, buffer);
           });
         };
-        this.open(path4, flag, 438, (er, handle_) => {
+        this.open(path6, flag, 438, (er, handle_) => {
           if (er)
             return callback && callback(er);
           handle = handle_;
           const tryStat = (er2, st) => {
             if (er2) {
-              this.stat(path4, (er_, st_) => {
+              this.stat(path6, (er_, st_) => {
                 if (er_) {
                   return this.close(handle, () => {
                     callback && callback(er2);
@@ -21035,7 +21035,7 @@ var require_SFTP = __commonJS({
           this.fstat(handle, tryStat);
         });
       }
-      writeFile(path4, data, options2, callback_) {
+      writeFile(path6, data, options2, callback_) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let callback;
@@ -21054,7 +21054,7 @@ var require_SFTP = __commonJS({
         if (options2.encoding && !Buffer.isEncoding(options2.encoding))
           throw new Error(`Unknown encoding: ${options2.encoding}`);
         const flag = options2.flag || "w";
-        this.open(path4, flag, options2.mode, (openErr, handle) => {
+        this.open(path6, flag, options2.mode, (openErr, handle) => {
           if (openErr) {
             callback && callback(openErr);
           } else {
@@ -21063,7 +21063,7 @@ var require_SFTP = __commonJS({
             if (position === null) {
               const tryStat = (er, st) => {
                 if (er) {
-                  this.stat(path4, (er_, st_) => {
+                  this.stat(path6, (er_, st_) => {
                     if (er_) {
                       return this.close(handle, () => {
                         callback && callback(er);
@@ -21082,7 +21082,7 @@ var require_SFTP = __commonJS({
           }
         });
       }
-      appendFile(path4, data, options2, callback_) {
+      appendFile(path6, data, options2, callback_) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let callback;
@@ -21100,12 +21100,12 @@ var require_SFTP = __commonJS({
           throw new TypeError("Bad arguments");
         if (!options2.flag)
           options2 = Object.assign({ flag: "a" }, options2);
-        this.writeFile(path4, data, options2, callback);
+        this.writeFile(path6, data, options2, callback);
       }
-      exists(path4, cb) {
+      exists(path6, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        this.stat(path4, (err) => {
+        this.stat(path6, (err) => {
           cb && cb(err ? false : true);
         });
       }
@@ -21148,7 +21148,7 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} RENAME`
         );
       }
-      mkdir(path4, attrs, cb) {
+      mkdir(path6, attrs, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let flags = 0;
@@ -21162,7 +21162,7 @@ var require_SFTP = __commonJS({
           flags = attrs.flags;
           attrsLen = attrs.nb;
         }
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen + 4 + attrsLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21170,7 +21170,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         writeUInt32BE(buf, flags, p += pathLen);
         if (attrsLen) {
           p += 4;
@@ -21186,10 +21186,10 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} MKDIR`
         );
       }
-      rmdir(path4, cb) {
+      rmdir(path6, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21197,7 +21197,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         this._debug && this._debug(
@@ -21287,10 +21287,10 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} FSTAT`
         );
       }
-      stat(path4, cb) {
+      stat(path6, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21298,17 +21298,17 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         this._debug && this._debug(
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} STAT`
         );
       }
-      lstat(path4, cb) {
+      lstat(path6, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21316,17 +21316,17 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         this._debug && this._debug(
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} LSTAT`
         );
       }
-      opendir(path4, cb) {
+      opendir(path6, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21334,14 +21334,14 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         this._debug && this._debug(
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} OPENDIR`
         );
       }
-      setstat(path4, attrs, cb) {
+      setstat(path6, attrs, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let flags = 0;
@@ -21353,7 +21353,7 @@ var require_SFTP = __commonJS({
         } else if (typeof attrs === "function") {
           cb = attrs;
         }
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen + 4 + attrsLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21361,7 +21361,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         writeUInt32BE(buf, flags, p += pathLen);
         if (attrsLen) {
           p += 4;
@@ -21421,8 +21421,8 @@ var require_SFTP = __commonJS({
           mtime: toUnixTimestamp(mtime)
         }, cb);
       }
-      utimes(path4, atime, mtime, cb) {
-        return this.setstat(path4, {
+      utimes(path6, atime, mtime, cb) {
+        return this.setstat(path6, {
           atime: toUnixTimestamp(atime),
           mtime: toUnixTimestamp(mtime)
         }, cb);
@@ -21433,8 +21433,8 @@ var require_SFTP = __commonJS({
           gid
         }, cb);
       }
-      chown(path4, uid, gid, cb) {
-        return this.setstat(path4, {
+      chown(path6, uid, gid, cb) {
+        return this.setstat(path6, {
           uid,
           gid
         }, cb);
@@ -21444,15 +21444,15 @@ var require_SFTP = __commonJS({
           mode
         }, cb);
       }
-      chmod(path4, mode, cb) {
-        return this.setstat(path4, {
+      chmod(path6, mode, cb) {
+        return this.setstat(path6, {
           mode
         }, cb);
       }
-      readlink(path4, cb) {
+      readlink(path6, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21460,7 +21460,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         this._requests[reqid] = {
           cb: (err, names2) => {
             if (typeof cb !== "function")
@@ -21505,10 +21505,10 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} SYMLINK`
         );
       }
-      realpath(path4, cb) {
+      realpath(path6, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21516,7 +21516,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         this._requests[reqid] = {
           cb: (err, names2) => {
             if (typeof cb !== "function")
@@ -21561,13 +21561,13 @@ var require_SFTP = __commonJS({
           this._debug(`SFTP: Outbound: ${which} posix-rename@openssh.com`);
         }
       }
-      ext_openssh_statvfs(path4, cb) {
+      ext_openssh_statvfs(path6, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         const ext = this._extensions["statvfs@openssh.com"];
         if (!ext || ext !== "2")
           throw new Error("Server does not support this extended request");
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + 19 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21577,7 +21577,7 @@ var require_SFTP = __commonJS({
         writeUInt32BE(buf, 19, p);
         buf.utf8Write("statvfs@openssh.com", p += 4, 19);
         writeUInt32BE(buf, pathLen, p += 19);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         this._requests[reqid] = { extended: "statvfs@openssh.com", cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
@@ -21663,7 +21663,7 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} fsync@openssh.com`
         );
       }
-      ext_openssh_lsetstat(path4, attrs, cb) {
+      ext_openssh_lsetstat(path6, attrs, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         const ext = this._extensions["lsetstat@openssh.com"];
@@ -21678,7 +21678,7 @@ var require_SFTP = __commonJS({
         } else if (typeof attrs === "function") {
           cb = attrs;
         }
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + 20 + 4 + pathLen + 4 + attrsLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21688,7 +21688,7 @@ var require_SFTP = __commonJS({
         writeUInt32BE(buf, 20, p);
         buf.utf8Write("lsetstat@openssh.com", p += 4, 20);
         writeUInt32BE(buf, pathLen, p += 20);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         writeUInt32BE(buf, flags, p += pathLen);
         if (attrsLen) {
           p += 4;
@@ -21705,13 +21705,13 @@ var require_SFTP = __commonJS({
           this._debug(`SFTP: Outbound: ${status} lsetstat@openssh.com`);
         }
       }
-      ext_openssh_expandPath(path4, cb) {
+      ext_openssh_expandPath(path6, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         const ext = this._extensions["expand-path@openssh.com"];
         if (ext !== "1")
           throw new Error("Server does not support this extended request");
-        const pathLen = Buffer.byteLength(path4);
+        const pathLen = Buffer.byteLength(path6);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + 23 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21721,7 +21721,7 @@ var require_SFTP = __commonJS({
         writeUInt32BE(buf, 23, p);
         buf.utf8Write("expand-path@openssh.com", p += 4, 23);
         writeUInt32BE(buf, pathLen, p += 20);
-        buf.utf8Write(path4, p += 4, pathLen);
+        buf.utf8Write(path6, p += 4, pathLen);
         this._requests[reqid] = {
           cb: (err, names2) => {
             if (typeof cb !== "function")
@@ -22354,25 +22354,25 @@ var require_SFTP = __commonJS({
         this.extended = initial && initial.extended;
       }
       isDirectory() {
-        return (this.mode & constants.S_IFMT) === constants.S_IFDIR;
+        return (this.mode & constants2.S_IFMT) === constants2.S_IFDIR;
       }
       isFile() {
-        return (this.mode & constants.S_IFMT) === constants.S_IFREG;
+        return (this.mode & constants2.S_IFMT) === constants2.S_IFREG;
       }
       isBlockDevice() {
-        return (this.mode & constants.S_IFMT) === constants.S_IFBLK;
+        return (this.mode & constants2.S_IFMT) === constants2.S_IFBLK;
       }
       isCharacterDevice() {
-        return (this.mode & constants.S_IFMT) === constants.S_IFCHR;
+        return (this.mode & constants2.S_IFMT) === constants2.S_IFCHR;
       }
       isSymbolicLink() {
-        return (this.mode & constants.S_IFMT) === constants.S_IFLNK;
+        return (this.mode & constants2.S_IFMT) === constants2.S_IFLNK;
       }
       isFIFO() {
-        return (this.mode & constants.S_IFMT) === constants.S_IFIFO;
+        return (this.mode & constants2.S_IFMT) === constants2.S_IFIFO;
       }
       isSocket() {
-        return (this.mode & constants.S_IFMT) === constants.S_IFSOCK;
+        return (this.mode & constants2.S_IFMT) === constants2.S_IFSOCK;
       }
     };
     function attrsToBytes(attrs) {
@@ -22466,9 +22466,9 @@ var require_SFTP = __commonJS({
       const stringFlagMapKeys = Object.keys(stringFlagMap);
       return (flags) => {
         for (let i = 0; i < stringFlagMapKeys.length; ++i) {
-          const key = stringFlagMapKeys[i];
-          if (stringFlagMap[key] === flags)
-            return key;
+          const key2 = stringFlagMapKeys[i];
+          if (stringFlagMap[key2] === flags)
+            return key2;
         }
         return null;
       };
@@ -22999,12 +22999,12 @@ var require_SFTP = __commonJS({
       [REQUEST.LSTAT]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path4 = bufferParser.readString(true);
+        const path6 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path4 === void 0)
+        if (path6 === void 0)
           return doFatalSFTPError(sftp, "Malformed LSTAT packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received LSTAT (id:${reqID})`);
-        if (!sftp.emit("LSTAT", reqID, path4)) {
+        if (!sftp.emit("LSTAT", reqID, path6)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23023,13 +23023,13 @@ var require_SFTP = __commonJS({
       [REQUEST.SETSTAT]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path4 = bufferParser.readString(true);
+        const path6 = bufferParser.readString(true);
         const attrs = readAttrs(sftp._biOpt);
         bufferParser.clear();
         if (attrs === void 0)
           return doFatalSFTPError(sftp, "Malformed SETSTAT packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received SETSTAT (id:${reqID})`);
-        if (!sftp.emit("SETSTAT", reqID, path4, attrs)) {
+        if (!sftp.emit("SETSTAT", reqID, path6, attrs)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23051,12 +23051,12 @@ var require_SFTP = __commonJS({
       [REQUEST.OPENDIR]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path4 = bufferParser.readString(true);
+        const path6 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path4 === void 0)
+        if (path6 === void 0)
           return doFatalSFTPError(sftp, "Malformed OPENDIR packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received OPENDIR (id:${reqID})`);
-        if (!sftp.emit("OPENDIR", reqID, path4)) {
+        if (!sftp.emit("OPENDIR", reqID, path6)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23075,63 +23075,63 @@ var require_SFTP = __commonJS({
       [REQUEST.REMOVE]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path4 = bufferParser.readString(true);
+        const path6 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path4 === void 0)
+        if (path6 === void 0)
           return doFatalSFTPError(sftp, "Malformed REMOVE packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received REMOVE (id:${reqID})`);
-        if (!sftp.emit("REMOVE", reqID, path4)) {
+        if (!sftp.emit("REMOVE", reqID, path6)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
       [REQUEST.MKDIR]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path4 = bufferParser.readString(true);
+        const path6 = bufferParser.readString(true);
         const attrs = readAttrs(sftp._biOpt);
         bufferParser.clear();
         if (attrs === void 0)
           return doFatalSFTPError(sftp, "Malformed MKDIR packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received MKDIR (id:${reqID})`);
-        if (!sftp.emit("MKDIR", reqID, path4, attrs)) {
+        if (!sftp.emit("MKDIR", reqID, path6, attrs)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
       [REQUEST.RMDIR]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path4 = bufferParser.readString(true);
+        const path6 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path4 === void 0)
+        if (path6 === void 0)
           return doFatalSFTPError(sftp, "Malformed RMDIR packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received RMDIR (id:${reqID})`);
-        if (!sftp.emit("RMDIR", reqID, path4)) {
+        if (!sftp.emit("RMDIR", reqID, path6)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
       [REQUEST.REALPATH]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path4 = bufferParser.readString(true);
+        const path6 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path4 === void 0)
+        if (path6 === void 0)
           return doFatalSFTPError(sftp, "Malformed REALPATH packet");
         sftp._debug && sftp._debug(
           `SFTP: Inbound: Received REALPATH (id:${reqID})`
         );
-        if (!sftp.emit("REALPATH", reqID, path4)) {
+        if (!sftp.emit("REALPATH", reqID, path6)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
       [REQUEST.STAT]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path4 = bufferParser.readString(true);
+        const path6 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path4 === void 0)
+        if (path6 === void 0)
           return doFatalSFTPError(sftp, "Malformed STAT packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received STAT (id:${reqID})`);
-        if (!sftp.emit("STAT", reqID, path4)) {
+        if (!sftp.emit("STAT", reqID, path6)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23151,14 +23151,14 @@ var require_SFTP = __commonJS({
       [REQUEST.READLINK]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path4 = bufferParser.readString(true);
+        const path6 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path4 === void 0)
+        if (path6 === void 0)
           return doFatalSFTPError(sftp, "Malformed READLINK packet");
         sftp._debug && sftp._debug(
           `SFTP: Inbound: Received READLINK (id:${reqID})`
         );
-        if (!sftp.emit("READLINK", reqID, path4)) {
+        if (!sftp.emit("READLINK", reqID, path6)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23229,7 +23229,7 @@ var require_SFTP = __commonJS({
     function roundUpToMultipleOf8(n) {
       return n + 7 & ~7;
     }
-    function ReadStream(sftp, path4, options2) {
+    function ReadStream(sftp, path6, options2) {
       if (options2 === void 0)
         options2 = {};
       else if (typeof options2 === "string")
@@ -23243,7 +23243,7 @@ var require_SFTP = __commonJS({
       options2.emitClose = false;
       options2.autoDestroy = false;
       ReadableStream.call(this, options2);
-      this.path = path4;
+      this.path = path6;
       this.flags = options2.flags === void 0 ? "r" : options2.flags;
       this.mode = options2.mode === void 0 ? 438 : options2.mode;
       this.start = options2.start;
@@ -23374,7 +23374,7 @@ var require_SFTP = __commonJS({
       },
       configurable: true
     });
-    function WriteStream(sftp, path4, options2) {
+    function WriteStream(sftp, path6, options2) {
       if (options2 === void 0)
         options2 = {};
       else if (typeof options2 === "string")
@@ -23386,7 +23386,7 @@ var require_SFTP = __commonJS({
       options2.emitClose = false;
       options2.autoDestroy = false;
       WritableStream.call(this, options2);
-      this.path = path4;
+      this.path = path6;
       this.flags = options2.flags === void 0 ? "w" : options2.flags;
       this.mode = options2.mode === void 0 ? 438 : options2.mode;
       this.start = options2.start;
@@ -23956,9 +23956,9 @@ var require_utils3 = __commonJS({
         const keys = Object.keys(algoList);
         let list = defaultList;
         for (let i = 0; i < keys.length; ++i) {
-          const key = keys[i];
-          let val = algoList[key];
-          switch (key) {
+          const key2 = keys[i];
+          let val = algoList[key2];
+          switch (key2) {
             case "append":
               if (!Array.isArray(val))
                 val = [val];
@@ -24288,10 +24288,10 @@ var require_client = __commonJS({
           if (HASHES.indexOf(cfg.hostHash) !== -1) {
             hashAlgo = cfg.hostHash;
           }
-          hostVerifier = (key, verify) => {
+          hostVerifier = (key2, verify) => {
             if (hashAlgo)
-              key = createHash8(hashAlgo).update(key).digest("hex");
-            const ret = hashCb(key, verify);
+              key2 = createHash8(hashAlgo).update(key2).digest("hex");
+            const ret = hashCb(key2, verify);
             if (ret !== void 0)
               verify(ret);
           };
@@ -24446,10 +24446,10 @@ var require_client = __commonJS({
               if (curAuth.keyAlgos)
                 [keyAlgo, hashAlgo] = curAuth.keyAlgos[0];
               if (curAuth.type === "agent") {
-                const key = curAuth.agentCtx.currentKey();
-                proto.authPK(curAuth.username, key, keyAlgo, (buf, cb) => {
+                const key2 = curAuth.agentCtx.currentKey();
+                proto.authPK(curAuth.username, key2, keyAlgo, (buf, cb) => {
                   const opts = { hash: hashAlgo };
-                  curAuth.agentCtx.sign(key, buf, opts, (err, signed2) => {
+                  curAuth.agentCtx.sign(key2, buf, opts, (err, signed2) => {
                     if (err) {
                       err.level = "agent";
                       this.emit("error", err);
@@ -24865,23 +24865,23 @@ var require_client = __commonJS({
                 break;
               }
               case "publickey": {
-                const key = parseKey(nextAuth.key, nextAuth.passphrase);
-                if (key instanceof Error)
+                const key2 = parseKey(nextAuth.key, nextAuth.passphrase);
+                if (key2 instanceof Error)
                   return skipAuth("Skipping invalid key auth attempt");
-                if (!key.isPrivateKey())
+                if (!key2.isPrivateKey())
                   return skipAuth("Skipping non-private key");
-                nextAuth = { type, username, key };
+                nextAuth = { type, username, key: key2 };
                 break;
               }
               case "hostbased": {
                 const { localHostname, localUsername } = nextAuth;
-                const key = parseKey(nextAuth.key, nextAuth.passphrase);
-                if (key instanceof Error || typeof localHostname !== "string" || typeof localUsername !== "string") {
+                const key2 = parseKey(nextAuth.key, nextAuth.passphrase);
+                if (key2 instanceof Error || typeof localHostname !== "string" || typeof localUsername !== "string") {
                   return skipAuth("Skipping invalid hostbased auth attempt");
                 }
-                if (!key.isPrivateKey())
+                if (!key2.isPrivateKey())
                   return skipAuth("Skipping non-private key");
-                nextAuth = { type, username, key, localHostname, localUsername };
+                nextAuth = { type, username, key: key2, localHostname, localUsername };
                 break;
               }
               case "agent": {
@@ -25003,15 +25003,15 @@ var require_client = __commonJS({
         }
         const tryNextAgentKey = () => {
           if (curAuth.type === "agent") {
-            const key = curAuth.agentCtx.nextKey();
-            if (key === false) {
+            const key2 = curAuth.agentCtx.nextKey();
+            if (key2 === false) {
               debug && debug("Agent: No more keys left to try");
               debug && debug("Client: agent auth failed");
               tryNextAuth();
             } else {
               const pos = curAuth.agentCtx.pos();
               let keyAlgo;
-              curAuth.keyAlgos = getKeyAlgos(this, key, serverSigAlgs);
+              curAuth.keyAlgos = getKeyAlgos(this, key2, serverSigAlgs);
               if (curAuth.keyAlgos) {
                 if (curAuth.keyAlgos.length) {
                   keyAlgo = curAuth.keyAlgos[0][0];
@@ -25024,7 +25024,7 @@ var require_client = __commonJS({
                 }
               }
               debug && debug(`Agent: Trying key #${pos + 1}`);
-              proto.authPK(curAuth.username, key, keyAlgo);
+              proto.authPK(curAuth.username, key2, keyAlgo);
             }
           }
         };
@@ -25627,9 +25627,9 @@ var require_client = __commonJS({
       }
       const keys = Object.keys(env || {});
       for (let i = 0; i < keys.length; ++i) {
-        const key = keys[i];
-        const val = env[key];
-        chan._client._protocol.env(chan.outgoing.id, key, val, wantReply);
+        const key2 = keys[i];
+        const val = env[key2];
+        chan._client._protocol.env(chan.outgoing.id, key2, val, wantReply);
       }
     }
     function reqSubsystem(chan, name2, cb) {
@@ -25777,8 +25777,8 @@ var require_client = __commonJS({
       if (!Array.isArray(keys_))
         throw new TypeError("Invalid keys argument type");
       const keys = [];
-      for (const key of keys_) {
-        const parsed = parseKey(key);
+      for (const key2 of keys_) {
+        const parsed = parseKey(key2);
         if (parsed instanceof Error)
           throw parsed;
         keys.push(parsed);
@@ -25795,15 +25795,15 @@ var require_client = __commonJS({
           while (bufferParser.avail()) {
             if (keyIdx === keys.length)
               break;
-            const key = keys[keyIdx++];
-            const keyPublic = key.getPublicSSH();
+            const key2 = keys[keyIdx++];
+            const keyPublic = key2.getPublicSSH();
             const sigEntry = bufferParser.readString();
             sigParser.init(sigEntry, 0);
             const type = sigParser.readString(true);
             let value = sigParser.readString();
             let algo;
-            if (type !== key.type) {
-              if (key.type === "ssh-rsa") {
+            if (type !== key2.type) {
+              if (key2.type === "ssh-rsa") {
                 switch (type) {
                   case "rsa-sha2-256":
                     algo = "sha256";
@@ -25831,8 +25831,8 @@ var require_client = __commonJS({
             bufferCopy(keyPublic, verifyData, 0, keyPublic.length, p += 4);
             if (!(value = sigSSHToASN1(value, type)))
               continue;
-            if (key.verify(verifyData, value, algo) === true)
-              ret.push(key);
+            if (key2.verify(verifyData, value, algo) === true)
+              ret.push(key2);
           }
           sigParser.clear();
           bufferParser.clear();
@@ -25848,8 +25848,8 @@ var require_client = __commonJS({
         )
       );
     }
-    function getKeyAlgos(client, key, serverSigAlgs) {
-      switch (key.type) {
+    function getKeyAlgos(client, key2, serverSigAlgs) {
+      switch (key2.type) {
         case "ssh-rsa":
           if (client._protocol._compatFlags & COMPAT.IMPLY_RSA_SHA2_SIGALGS) {
             if (!Array.isArray(serverSigAlgs))
@@ -27129,7 +27129,7 @@ var require_keygen = __commonJS({
       generateKeyPair: generateKeyPair_,
       generateKeyPairSync: generateKeyPairSync_,
       getCurves,
-      randomBytes: randomBytes2
+      randomBytes: randomBytes4
     } = __require("crypto");
     var { Ber } = require_lib();
     var bcrypt_pbkdf = require_bcrypt_pbkdf().pbkdf;
@@ -27393,7 +27393,7 @@ var require_keygen = __commonJS({
                 rounds = opts.rounds;
             }
             const gen = Buffer.allocUnsafe(cipher.keyLen + cipher.ivLen);
-            const salt = randomBytes2(SALT_LEN);
+            const salt = randomBytes4(SALT_LEN);
             const r = bcrypt_pbkdf(
               passphrase,
               passphrase.length,
@@ -27432,7 +27432,7 @@ var require_keygen = __commonJS({
           const kdfOptions = encrypted ? encrypted.kdfOptions : Buffer.alloc(0);
           const blockLen = encrypted ? encrypted.cipher.blockLen : 8;
           const parsed = parseDERs(keyType, pub, priv);
-          const checkInt = randomBytes2(4);
+          const checkInt = randomBytes4(4);
           const commentBin = Buffer.from(comment);
           const privBlobLen = 4 + 4 + parsed.priv.length + 4 + commentBin.length;
           let padding = [];
@@ -27660,20 +27660,20 @@ var require_buffer_list = __commonJS({
     function _objectSpread(target) {
       for (var i = 1; i < arguments.length; i++) {
         var source = null != arguments[i] ? arguments[i] : {};
-        i % 2 ? ownKeys(Object(source), true).forEach(function(key) {
-          _defineProperty(target, key, source[key]);
-        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key) {
-          Object.defineProperty(target, key, Object.getOwnPropertyDescriptor(source, key));
+        i % 2 ? ownKeys(Object(source), true).forEach(function(key2) {
+          _defineProperty(target, key2, source[key2]);
+        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key2) {
+          Object.defineProperty(target, key2, Object.getOwnPropertyDescriptor(source, key2));
         });
       }
       return target;
     }
-    function _defineProperty(obj, key, value) {
-      key = _toPropertyKey(key);
-      if (key in obj) {
-        Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    function _defineProperty(obj, key2, value) {
+      key2 = _toPropertyKey(key2);
+      if (key2 in obj) {
+        Object.defineProperty(obj, key2, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj[key] = value;
+        obj[key2] = value;
       }
       return obj;
     }
@@ -27698,8 +27698,8 @@ var require_buffer_list = __commonJS({
       return Constructor;
     }
     function _toPropertyKey(arg) {
-      var key = _toPrimitive(arg, "string");
-      return typeof key === "symbol" ? key : String(key);
+      var key2 = _toPrimitive(arg, "string");
+      return typeof key2 === "symbol" ? key2 : String(key2);
     }
     function _toPrimitive(input2, hint) {
       if (typeof input2 !== "object" || input2 === null) return input2;
@@ -27767,7 +27767,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join21(s) {
+        value: function join22(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -28629,7 +28629,7 @@ var require_stream_duplex = __commonJS({
     "use strict";
     var objectKeys = Object.keys || function(obj) {
       var keys2 = [];
-      for (var key in obj) keys2.push(key);
+      for (var key2 in obj) keys2.push(key2);
       return keys2;
     };
     module.exports = Duplex;
@@ -28722,8 +28722,8 @@ var require_safe_buffer = __commonJS({
     var buffer = __require("buffer");
     var Buffer2 = buffer.Buffer;
     function copyProps(src, dst) {
-      for (var key in src) {
-        dst[key] = src[key];
+      for (var key2 in src) {
+        dst[key2] = src[key2];
       }
     }
     if (Buffer2.from && Buffer2.alloc && Buffer2.allocUnsafe && Buffer2.allocUnsafeSlow) {
@@ -29106,18 +29106,18 @@ var require_async_iterator = __commonJS({
   "node_modules/docker-modem/node_modules/readable-stream/lib/internal/streams/async_iterator.js"(exports, module) {
     "use strict";
     var _Object$setPrototypeO;
-    function _defineProperty(obj, key, value) {
-      key = _toPropertyKey(key);
-      if (key in obj) {
-        Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    function _defineProperty(obj, key2, value) {
+      key2 = _toPropertyKey(key2);
+      if (key2 in obj) {
+        Object.defineProperty(obj, key2, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj[key] = value;
+        obj[key2] = value;
       }
       return obj;
     }
     function _toPropertyKey(arg) {
-      var key = _toPrimitive(arg, "string");
-      return typeof key === "symbol" ? key : String(key);
+      var key2 = _toPrimitive(arg, "string");
+      return typeof key2 === "symbol" ? key2 : String(key2);
     }
     function _toPrimitive(input2, hint) {
       if (typeof input2 !== "object" || input2 === null) return input2;
@@ -29288,9 +29288,9 @@ var require_async_iterator = __commonJS({
 var require_from = __commonJS({
   "node_modules/docker-modem/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve13, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve13, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -29330,26 +29330,26 @@ var require_from = __commonJS({
     function _objectSpread(target) {
       for (var i = 1; i < arguments.length; i++) {
         var source = null != arguments[i] ? arguments[i] : {};
-        i % 2 ? ownKeys(Object(source), true).forEach(function(key) {
-          _defineProperty(target, key, source[key]);
-        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key) {
-          Object.defineProperty(target, key, Object.getOwnPropertyDescriptor(source, key));
+        i % 2 ? ownKeys(Object(source), true).forEach(function(key2) {
+          _defineProperty(target, key2, source[key2]);
+        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key2) {
+          Object.defineProperty(target, key2, Object.getOwnPropertyDescriptor(source, key2));
         });
       }
       return target;
     }
-    function _defineProperty(obj, key, value) {
-      key = _toPropertyKey(key);
-      if (key in obj) {
-        Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    function _defineProperty(obj, key2, value) {
+      key2 = _toPropertyKey(key2);
+      if (key2 in obj) {
+        Object.defineProperty(obj, key2, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj[key] = value;
+        obj[key2] = value;
       }
       return obj;
     }
     function _toPropertyKey(arg) {
-      var key = _toPrimitive(arg, "string");
-      return typeof key === "symbol" ? key : String(key);
+      var key2 = _toPrimitive(arg, "string");
+      return typeof key2 === "symbol" ? key2 : String(key2);
     }
     function _toPrimitive(input2, hint) {
       if (typeof input2 !== "object" || input2 === null) return input2;
@@ -30539,8 +30539,8 @@ var require_common = __commonJS({
       createDebug.enabled = enabled;
       createDebug.humanize = require_ms();
       createDebug.destroy = destroy;
-      Object.keys(env).forEach((key) => {
-        createDebug[key] = env[key];
+      Object.keys(env).forEach((key2) => {
+        createDebug[key2] = env[key2];
       });
       createDebug.names = [];
       createDebug.skips = [];
@@ -30891,7 +30891,7 @@ var require_has_flag = __commonJS({
 var require_supports_color = __commonJS({
   "node_modules/supports-color/index.js"(exports, module) {
     "use strict";
-    var os5 = __require("os");
+    var os7 = __require("os");
     var tty = __require("tty");
     var hasFlag = require_has_flag();
     var { env } = process;
@@ -30939,7 +30939,7 @@ var require_supports_color = __commonJS({
         return min;
       }
       if (process.platform === "win32") {
-        const osRelease = os5.release().split(".");
+        const osRelease = os7.release().split(".");
         if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -31090,13 +31090,13 @@ var require_node2 = __commonJS({
       }
     } catch (error62) {
     }
-    exports.inspectOpts = Object.keys(process.env).filter((key) => {
-      return /^debug_/i.test(key);
-    }).reduce((obj, key) => {
-      const prop = key.substring(6).toLowerCase().replace(/_([a-z])/g, (_, k) => {
+    exports.inspectOpts = Object.keys(process.env).filter((key2) => {
+      return /^debug_/i.test(key2);
+    }).reduce((obj, key2) => {
+      const prop = key2.substring(6).toLowerCase().replace(/_([a-z])/g, (_, k) => {
         return k.toUpperCase();
       });
-      let val = process.env[key];
+      let val = process.env[key2];
       if (/^(yes|on|true|enabled)$/i.test(val)) {
         val = true;
       } else if (/^(no|off|false|disabled)$/i.test(val)) {
@@ -31211,7 +31211,7 @@ var require_modem = __commonJS({
     var querystring = __require("querystring");
     var http2 = require_http();
     var fs = __require("fs");
-    var path4 = __require("path");
+    var path6 = __require("path");
     var url2 = __require("url");
     var ssh = require_ssh();
     var HttpDuplex = require_http_duplex();
@@ -31219,8 +31219,8 @@ var require_modem = __commonJS({
     var utils = require_utils();
     var util = __require("util");
     var splitca = require_split_ca();
-    var os5 = __require("os");
-    var isWin = os5.type() === "Windows_NT";
+    var os7 = __require("os");
+    var isWin = os7.type() === "Windows_NT";
     var stream = __require("stream");
     var defaultOpts = function() {
       var host;
@@ -31260,9 +31260,9 @@ var require_modem = __commonJS({
         }
         opts.host = host.hostname;
         if (process.env.DOCKER_CERT_PATH) {
-          opts.ca = splitca(path4.join(process.env.DOCKER_CERT_PATH, "ca.pem"));
-          opts.cert = fs.readFileSync(path4.join(process.env.DOCKER_CERT_PATH, "cert.pem"));
-          opts.key = fs.readFileSync(path4.join(process.env.DOCKER_CERT_PATH, "key.pem"));
+          opts.ca = splitca(path6.join(process.env.DOCKER_CERT_PATH, "ca.pem"));
+          opts.cert = fs.readFileSync(path6.join(process.env.DOCKER_CERT_PATH, "cert.pem"));
+          opts.key = fs.readFileSync(path6.join(process.env.DOCKER_CERT_PATH, "key.pem"));
         }
         if (process.env.DOCKER_CLIENT_TIMEOUT) {
           opts.timeout = parseInt(process.env.DOCKER_CLIENT_TIMEOUT, 10);
@@ -31272,7 +31272,7 @@ var require_modem = __commonJS({
     };
     var findDefaultUnixSocket = function() {
       return new Promise(function(resolve13) {
-        var userDockerSocket = path4.join(os5.homedir(), ".docker", "run", "docker.sock");
+        var userDockerSocket = path6.join(os7.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
           if (err) resolve13("/var/run/docker.sock");
           else resolve13(userDockerSocket);
@@ -31366,7 +31366,7 @@ var require_modem = __commonJS({
       }
       if (options2.file) {
         if (typeof options2.file === "string") {
-          data = fs.createReadStream(path4.resolve(options2.file));
+          data = fs.createReadStream(path6.resolve(options2.file));
         } else {
           data = options2.file;
         }
@@ -31667,11 +31667,11 @@ var require_modem = __commonJS({
     };
     Modem.prototype.buildQuerystring = function(opts) {
       var clone2 = {};
-      Object.keys(opts).map(function(key, i) {
-        if (opts[key] && typeof opts[key] === "object" && !Array.isArray(opts[key])) {
-          clone2[key] = JSON.stringify(opts[key]);
+      Object.keys(opts).map(function(key2, i) {
+        if (opts[key2] && typeof opts[key2] === "object" && !Array.isArray(opts[key2])) {
+          clone2[key2] = JSON.stringify(opts[key2]);
         } else {
-          clone2[key] = opts[key];
+          clone2[key2] = opts[key2];
         }
       });
       return querystring.stringify(clone2);
@@ -31684,7 +31684,7 @@ var require_modem = __commonJS({
 var require_ignore = __commonJS({
   "node_modules/@balena/dockerignore/ignore.js"(exports, module) {
     "use strict";
-    var path4 = __require("path");
+    var path6 = __require("path");
     var factory = (options2) => new IgnoreBase(options2);
     factory.default = factory;
     module.exports = factory;
@@ -31693,22 +31693,22 @@ var require_ignore = __commonJS({
     }
     var REGEX_TRAILING_SLASH = /(?<=.)\/$/;
     var REGEX_TRAILING_BACKSLASH = /(?<=.)\\$/;
-    var REGEX_TRAILING_PATH_SEP = path4.sep === "\\" ? REGEX_TRAILING_BACKSLASH : REGEX_TRAILING_SLASH;
+    var REGEX_TRAILING_PATH_SEP = path6.sep === "\\" ? REGEX_TRAILING_BACKSLASH : REGEX_TRAILING_SLASH;
     var KEY_IGNORE = typeof Symbol !== "undefined" ? /* @__PURE__ */ Symbol.for("dockerignore") : "dockerignore";
     function cleanPath(file2) {
-      return path4.normalize(file2).replace(REGEX_TRAILING_PATH_SEP, "");
+      return path6.normalize(file2).replace(REGEX_TRAILING_PATH_SEP, "");
     }
     function toSlash(file2) {
-      if (path4.sep === "/") {
+      if (path6.sep === "/") {
         return file2;
       }
       return file2.replace(/\\/g, "/");
     }
     function fromSlash(file2) {
-      if (path4.sep === "/") {
+      if (path6.sep === "/") {
         return file2;
       }
-      return file2.replace(/\//g, path4.sep);
+      return file2.replace(/\//g, path6.sep);
     }
     var IgnoreBase = class {
       constructor({
@@ -31757,13 +31757,13 @@ var require_ignore = __commonJS({
         return pattern && typeof pattern === "string" && pattern.indexOf("#") !== 0 && pattern.trim() !== "";
       }
       filter(paths) {
-        return make_array(paths).filter((path5) => this._filter(path5));
+        return make_array(paths).filter((path7) => this._filter(path7));
       }
       createFilter() {
-        return (path5) => this._filter(path5);
+        return (path7) => this._filter(path7);
       }
-      ignores(path5) {
-        return !this._filter(path5);
+      ignores(path7) {
+        return !this._filter(path7);
       }
       // https://github.com/moby/moby/blob/v19.03.8/builder/dockerignore/dockerignore.go#L41-L53
       // https://github.com/moby/moby/blob/v19.03.8/pkg/fileutils/fileutils.go#L29-L55
@@ -31802,36 +31802,36 @@ var require_ignore = __commonJS({
           origin,
           pattern,
           // https://github.com/moby/moby/blob/v19.03.8/pkg/fileutils/fileutils.go#L54
-          dirs: pattern.split(path4.sep),
+          dirs: pattern.split(path6.sep),
           negative
         };
       }
       // @returns `Boolean` true if the `path` is NOT ignored
-      _filter(path5) {
-        if (!path5) {
+      _filter(path7) {
+        if (!path7) {
           return false;
         }
-        if (path5 in this._cache) {
-          return this._cache[path5];
+        if (path7 in this._cache) {
+          return this._cache[path7];
         }
-        return this._cache[path5] = this._test(path5);
+        return this._cache[path7] = this._test(path7);
       }
       // @returns {Boolean} true if a file is NOT ignored
       // https://github.com/moby/moby/blob/v19.03.8/pkg/fileutils/fileutils.go#L62
       _test(file2) {
         file2 = fromSlash(file2);
-        const parentPath = cleanPath(path4.dirname(file2));
-        const parentPathDirs = parentPath.split(path4.sep);
+        const parentPath = cleanPath(path6.dirname(file2));
+        const parentPathDirs = parentPath.split(path6.sep);
         let matched = false;
         this._rules.forEach((rule) => {
           let match = this._match(file2, rule);
           if (!match && parentPath !== ".") {
             if (rule.dirs.includes("**")) {
               for (let i = rule.dirs.filter((x) => x !== "**").length; i <= parentPathDirs.length; i++) {
-                match = match || this._match(parentPathDirs.slice(0, i).join(path4.sep), rule);
+                match = match || this._match(parentPathDirs.slice(0, i).join(path6.sep), rule);
               }
             } else if (rule.dirs.length <= parentPathDirs.length) {
-              match = this._match(parentPathDirs.slice(0, rule.dirs.length).join(path4.sep), rule);
+              match = this._match(parentPathDirs.slice(0, rule.dirs.length).join(path6.sep), rule);
             }
           }
           if (match) {
@@ -31850,13 +31850,13 @@ var require_ignore = __commonJS({
           return rule;
         }
         let regStr = "^";
-        let escapedSlash = path4.sep === "\\" ? "\\\\" : path4.sep;
+        let escapedSlash = path6.sep === "\\" ? "\\\\" : path6.sep;
         for (let i = 0; i < rule.pattern.length; i++) {
           const ch = rule.pattern[i];
           if (ch === "*") {
             if (rule.pattern[i + 1] === "*") {
               i++;
-              if (rule.pattern[i + 1] === path4.sep) {
+              if (rule.pattern[i + 1] === path6.sep) {
                 i++;
               }
               if (rule.pattern[i + 1] === void 0) {
@@ -31872,7 +31872,7 @@ var require_ignore = __commonJS({
           } else if (ch === "." || ch === "$") {
             regStr += `\\${ch}`;
           } else if (ch === "\\") {
-            if (path4.sep === "\\") {
+            if (path6.sep === "\\") {
               regStr += escapedSlash;
               continue;
             }
@@ -31899,69 +31899,69 @@ var require_chownr = __commonJS({
   "node_modules/chownr/chownr.js"(exports, module) {
     "use strict";
     var fs = __require("fs");
-    var path4 = __require("path");
+    var path6 = __require("path");
     var LCHOWN = fs.lchown ? "lchown" : "chown";
     var LCHOWNSYNC = fs.lchownSync ? "lchownSync" : "chownSync";
     var needEISDIRHandled = fs.lchown && !process.version.match(/v1[1-9]+\./) && !process.version.match(/v10\.[6-9]/);
-    var lchownSync = (path5, uid, gid) => {
+    var lchownSync = (path7, uid, gid) => {
       try {
-        return fs[LCHOWNSYNC](path5, uid, gid);
+        return fs[LCHOWNSYNC](path7, uid, gid);
       } catch (er) {
         if (er.code !== "ENOENT")
           throw er;
       }
     };
-    var chownSync = (path5, uid, gid) => {
+    var chownSync = (path7, uid, gid) => {
       try {
-        return fs.chownSync(path5, uid, gid);
+        return fs.chownSync(path7, uid, gid);
       } catch (er) {
         if (er.code !== "ENOENT")
           throw er;
       }
     };
-    var handleEISDIR = needEISDIRHandled ? (path5, uid, gid, cb) => (er) => {
+    var handleEISDIR = needEISDIRHandled ? (path7, uid, gid, cb) => (er) => {
       if (!er || er.code !== "EISDIR")
         cb(er);
       else
-        fs.chown(path5, uid, gid, cb);
+        fs.chown(path7, uid, gid, cb);
     } : (_, __, ___, cb) => cb;
-    var handleEISDirSync = needEISDIRHandled ? (path5, uid, gid) => {
+    var handleEISDirSync = needEISDIRHandled ? (path7, uid, gid) => {
       try {
-        return lchownSync(path5, uid, gid);
+        return lchownSync(path7, uid, gid);
       } catch (er) {
         if (er.code !== "EISDIR")
           throw er;
-        chownSync(path5, uid, gid);
+        chownSync(path7, uid, gid);
       }
-    } : (path5, uid, gid) => lchownSync(path5, uid, gid);
+    } : (path7, uid, gid) => lchownSync(path7, uid, gid);
     var nodeVersion = process.version;
-    var readdir3 = (path5, options2, cb) => fs.readdir(path5, options2, cb);
-    var readdirSync7 = (path5, options2) => fs.readdirSync(path5, options2);
+    var readdir3 = (path7, options2, cb) => fs.readdir(path7, options2, cb);
+    var readdirSync10 = (path7, options2) => fs.readdirSync(path7, options2);
     if (/^v4\./.test(nodeVersion))
-      readdir3 = (path5, options2, cb) => fs.readdir(path5, cb);
-    var chown = (cpath, uid, gid, cb) => {
+      readdir3 = (path7, options2, cb) => fs.readdir(path7, cb);
+    var chown2 = (cpath, uid, gid, cb) => {
       fs[LCHOWN](cpath, uid, gid, handleEISDIR(cpath, uid, gid, (er) => {
         cb(er && er.code !== "ENOENT" ? er : null);
       }));
     };
     var chownrKid = (p, child, uid, gid, cb) => {
       if (typeof child === "string")
-        return fs.lstat(path4.resolve(p, child), (er, stats) => {
+        return fs.lstat(path6.resolve(p, child), (er, stats) => {
           if (er)
             return cb(er.code !== "ENOENT" ? er : null);
           stats.name = child;
           chownrKid(p, stats, uid, gid, cb);
         });
       if (child.isDirectory()) {
-        chownr(path4.resolve(p, child.name), uid, gid, (er) => {
+        chownr(path6.resolve(p, child.name), uid, gid, (er) => {
           if (er)
             return cb(er);
-          const cpath = path4.resolve(p, child.name);
-          chown(cpath, uid, gid, cb);
+          const cpath = path6.resolve(p, child.name);
+          chown2(cpath, uid, gid, cb);
         });
       } else {
-        const cpath = path4.resolve(p, child.name);
-        chown(cpath, uid, gid, cb);
+        const cpath = path6.resolve(p, child.name);
+        chown2(cpath, uid, gid, cb);
       }
     };
     var chownr = (p, uid, gid, cb) => {
@@ -31973,7 +31973,7 @@ var require_chownr = __commonJS({
             return cb(er);
         }
         if (er || !children.length)
-          return chown(p, uid, gid, cb);
+          return chown2(p, uid, gid, cb);
         let len = children.length;
         let errState = null;
         const then = (er2) => {
@@ -31982,7 +31982,7 @@ var require_chownr = __commonJS({
           if (er2)
             return cb(errState = er2);
           if (--len === 0)
-            return chown(p, uid, gid, cb);
+            return chown2(p, uid, gid, cb);
         };
         children.forEach((child) => chownrKid(p, child, uid, gid, then));
       });
@@ -31990,7 +31990,7 @@ var require_chownr = __commonJS({
     var chownrKidSync = (p, child, uid, gid) => {
       if (typeof child === "string") {
         try {
-          const stats = fs.lstatSync(path4.resolve(p, child));
+          const stats = fs.lstatSync(path6.resolve(p, child));
           stats.name = child;
           child = stats;
         } catch (er) {
@@ -32001,13 +32001,13 @@ var require_chownr = __commonJS({
         }
       }
       if (child.isDirectory())
-        chownrSync(path4.resolve(p, child.name), uid, gid);
-      handleEISDirSync(path4.resolve(p, child.name), uid, gid);
+        chownrSync(path6.resolve(p, child.name), uid, gid);
+      handleEISDirSync(path6.resolve(p, child.name), uid, gid);
     };
     var chownrSync = (p, uid, gid) => {
       let children;
       try {
-        children = readdirSync7(p, { withFileTypes: true });
+        children = readdirSync10(p, { withFileTypes: true });
       } catch (er) {
         if (er.code === "ENOENT")
           return;
@@ -32049,20 +32049,20 @@ var require_buffer_list2 = __commonJS({
     function _objectSpread(target) {
       for (var i = 1; i < arguments.length; i++) {
         var source = null != arguments[i] ? arguments[i] : {};
-        i % 2 ? ownKeys(Object(source), true).forEach(function(key) {
-          _defineProperty(target, key, source[key]);
-        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key) {
-          Object.defineProperty(target, key, Object.getOwnPropertyDescriptor(source, key));
+        i % 2 ? ownKeys(Object(source), true).forEach(function(key2) {
+          _defineProperty(target, key2, source[key2]);
+        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key2) {
+          Object.defineProperty(target, key2, Object.getOwnPropertyDescriptor(source, key2));
         });
       }
       return target;
     }
-    function _defineProperty(obj, key, value) {
-      key = _toPropertyKey(key);
-      if (key in obj) {
-        Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    function _defineProperty(obj, key2, value) {
+      key2 = _toPropertyKey(key2);
+      if (key2 in obj) {
+        Object.defineProperty(obj, key2, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj[key] = value;
+        obj[key2] = value;
       }
       return obj;
     }
@@ -32087,8 +32087,8 @@ var require_buffer_list2 = __commonJS({
       return Constructor;
     }
     function _toPropertyKey(arg) {
-      var key = _toPrimitive(arg, "string");
-      return typeof key === "symbol" ? key : String(key);
+      var key2 = _toPrimitive(arg, "string");
+      return typeof key2 === "symbol" ? key2 : String(key2);
     }
     function _toPrimitive(input2, hint) {
       if (typeof input2 !== "object" || input2 === null) return input2;
@@ -32156,7 +32156,7 @@ var require_buffer_list2 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join21(s) {
+        value: function join22(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -32965,7 +32965,7 @@ var require_stream_duplex2 = __commonJS({
     "use strict";
     var objectKeys = Object.keys || function(obj) {
       var keys2 = [];
-      for (var key in obj) keys2.push(key);
+      for (var key2 in obj) keys2.push(key2);
       return keys2;
     };
     module.exports = Duplex;
@@ -33146,18 +33146,18 @@ var require_async_iterator2 = __commonJS({
   "node_modules/bl/node_modules/readable-stream/lib/internal/streams/async_iterator.js"(exports, module) {
     "use strict";
     var _Object$setPrototypeO;
-    function _defineProperty(obj, key, value) {
-      key = _toPropertyKey(key);
-      if (key in obj) {
-        Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    function _defineProperty(obj, key2, value) {
+      key2 = _toPropertyKey(key2);
+      if (key2 in obj) {
+        Object.defineProperty(obj, key2, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj[key] = value;
+        obj[key2] = value;
       }
       return obj;
     }
     function _toPropertyKey(arg) {
-      var key = _toPrimitive(arg, "string");
-      return typeof key === "symbol" ? key : String(key);
+      var key2 = _toPrimitive(arg, "string");
+      return typeof key2 === "symbol" ? key2 : String(key2);
     }
     function _toPrimitive(input2, hint) {
       if (typeof input2 !== "object" || input2 === null) return input2;
@@ -33328,9 +33328,9 @@ var require_async_iterator2 = __commonJS({
 var require_from2 = __commonJS({
   "node_modules/bl/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve13, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve13, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -33370,26 +33370,26 @@ var require_from2 = __commonJS({
     function _objectSpread(target) {
       for (var i = 1; i < arguments.length; i++) {
         var source = null != arguments[i] ? arguments[i] : {};
-        i % 2 ? ownKeys(Object(source), true).forEach(function(key) {
-          _defineProperty(target, key, source[key]);
-        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key) {
-          Object.defineProperty(target, key, Object.getOwnPropertyDescriptor(source, key));
+        i % 2 ? ownKeys(Object(source), true).forEach(function(key2) {
+          _defineProperty(target, key2, source[key2]);
+        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key2) {
+          Object.defineProperty(target, key2, Object.getOwnPropertyDescriptor(source, key2));
         });
       }
       return target;
     }
-    function _defineProperty(obj, key, value) {
-      key = _toPropertyKey(key);
-      if (key in obj) {
-        Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    function _defineProperty(obj, key2, value) {
+      key2 = _toPropertyKey(key2);
+      if (key2 in obj) {
+        Object.defineProperty(obj, key2, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj[key] = value;
+        obj[key2] = value;
       }
       return obj;
     }
     function _toPropertyKey(arg) {
-      var key = _toPrimitive(arg, "string");
-      return typeof key === "symbol" ? key : String(key);
+      var key2 = _toPrimitive(arg, "string");
+      return typeof key2 === "symbol" ? key2 : String(key2);
     }
     function _toPrimitive(input2, hint) {
       if (typeof input2 !== "object" || input2 === null) return input2;
@@ -34918,8 +34918,8 @@ var require_headers = __commonJS({
       if (opts.linkname) result += addLength(" linkpath=" + opts.linkname + "\n");
       var pax = opts.pax;
       if (pax) {
-        for (var key in pax) {
-          result += addLength(" " + key + "=" + pax[key] + "\n");
+        for (var key2 in pax) {
+          result += addLength(" " + key2 + "=" + pax[key2] + "\n");
         }
       }
       return Buffer.from(result);
@@ -35039,20 +35039,20 @@ var require_buffer_list3 = __commonJS({
     function _objectSpread(target) {
       for (var i = 1; i < arguments.length; i++) {
         var source = null != arguments[i] ? arguments[i] : {};
-        i % 2 ? ownKeys(Object(source), true).forEach(function(key) {
-          _defineProperty(target, key, source[key]);
-        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key) {
-          Object.defineProperty(target, key, Object.getOwnPropertyDescriptor(source, key));
+        i % 2 ? ownKeys(Object(source), true).forEach(function(key2) {
+          _defineProperty(target, key2, source[key2]);
+        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key2) {
+          Object.defineProperty(target, key2, Object.getOwnPropertyDescriptor(source, key2));
         });
       }
       return target;
     }
-    function _defineProperty(obj, key, value) {
-      key = _toPropertyKey(key);
-      if (key in obj) {
-        Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    function _defineProperty(obj, key2, value) {
+      key2 = _toPropertyKey(key2);
+      if (key2 in obj) {
+        Object.defineProperty(obj, key2, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj[key] = value;
+        obj[key2] = value;
       }
       return obj;
     }
@@ -35077,8 +35077,8 @@ var require_buffer_list3 = __commonJS({
       return Constructor;
     }
     function _toPropertyKey(arg) {
-      var key = _toPrimitive(arg, "string");
-      return typeof key === "symbol" ? key : String(key);
+      var key2 = _toPrimitive(arg, "string");
+      return typeof key2 === "symbol" ? key2 : String(key2);
     }
     function _toPrimitive(input2, hint) {
       if (typeof input2 !== "object" || input2 === null) return input2;
@@ -35146,7 +35146,7 @@ var require_buffer_list3 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join21(s) {
+        value: function join22(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -35955,7 +35955,7 @@ var require_stream_duplex3 = __commonJS({
     "use strict";
     var objectKeys = Object.keys || function(obj) {
       var keys2 = [];
-      for (var key in obj) keys2.push(key);
+      for (var key2 in obj) keys2.push(key2);
       return keys2;
     };
     module.exports = Duplex;
@@ -36136,18 +36136,18 @@ var require_async_iterator3 = __commonJS({
   "node_modules/tar-fs/node_modules/readable-stream/lib/internal/streams/async_iterator.js"(exports, module) {
     "use strict";
     var _Object$setPrototypeO;
-    function _defineProperty(obj, key, value) {
-      key = _toPropertyKey(key);
-      if (key in obj) {
-        Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    function _defineProperty(obj, key2, value) {
+      key2 = _toPropertyKey(key2);
+      if (key2 in obj) {
+        Object.defineProperty(obj, key2, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj[key] = value;
+        obj[key2] = value;
       }
       return obj;
     }
     function _toPropertyKey(arg) {
-      var key = _toPrimitive(arg, "string");
-      return typeof key === "symbol" ? key : String(key);
+      var key2 = _toPrimitive(arg, "string");
+      return typeof key2 === "symbol" ? key2 : String(key2);
     }
     function _toPrimitive(input2, hint) {
       if (typeof input2 !== "object" || input2 === null) return input2;
@@ -36318,9 +36318,9 @@ var require_async_iterator3 = __commonJS({
 var require_from3 = __commonJS({
   "node_modules/tar-fs/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve13, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve13, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -36360,26 +36360,26 @@ var require_from3 = __commonJS({
     function _objectSpread(target) {
       for (var i = 1; i < arguments.length; i++) {
         var source = null != arguments[i] ? arguments[i] : {};
-        i % 2 ? ownKeys(Object(source), true).forEach(function(key) {
-          _defineProperty(target, key, source[key]);
-        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key) {
-          Object.defineProperty(target, key, Object.getOwnPropertyDescriptor(source, key));
+        i % 2 ? ownKeys(Object(source), true).forEach(function(key2) {
+          _defineProperty(target, key2, source[key2]);
+        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) : ownKeys(Object(source)).forEach(function(key2) {
+          Object.defineProperty(target, key2, Object.getOwnPropertyDescriptor(source, key2));
         });
       }
       return target;
     }
-    function _defineProperty(obj, key, value) {
-      key = _toPropertyKey(key);
-      if (key in obj) {
-        Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    function _defineProperty(obj, key2, value) {
+      key2 = _toPropertyKey(key2);
+      if (key2 in obj) {
+        Object.defineProperty(obj, key2, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj[key] = value;
+        obj[key2] = value;
       }
       return obj;
     }
     function _toPropertyKey(arg) {
-      var key = _toPrimitive(arg, "string");
-      return typeof key === "symbol" ? key : String(key);
+      var key2 = _toPrimitive(arg, "string");
+      return typeof key2 === "symbol" ? key2 : String(key2);
     }
     function _toPrimitive(input2, hint) {
       if (typeof input2 !== "object" || input2 === null) return input2;
@@ -37776,7 +37776,7 @@ var require_end_of_stream4 = __commonJS({
 // node_modules/tar-fs/node_modules/tar-stream/pack.js
 var require_pack = __commonJS({
   "node_modules/tar-fs/node_modules/tar-stream/pack.js"(exports, module) {
-    var constants = require_fs_constants();
+    var constants2 = require_fs_constants();
     var eos = require_end_of_stream4();
     var inherits = require_inherits();
     var alloc = Buffer.alloc;
@@ -37794,16 +37794,16 @@ var require_pack = __commonJS({
       if (size) self2.push(END_OF_TAR.slice(0, 512 - size));
     };
     function modeToType(mode) {
-      switch (mode & constants.S_IFMT) {
-        case constants.S_IFBLK:
+      switch (mode & constants2.S_IFMT) {
+        case constants2.S_IFBLK:
           return "block-device";
-        case constants.S_IFCHR:
+        case constants2.S_IFCHR:
           return "character-device";
-        case constants.S_IFDIR:
+        case constants2.S_IFDIR:
           return "directory";
-        case constants.S_IFIFO:
+        case constants2.S_IFIFO:
           return "fifo";
-        case constants.S_IFLNK:
+        case constants2.S_IFLNK:
           return "symlink";
       }
       return "file";
@@ -38074,7 +38074,7 @@ var require_pump = __commonJS({
 // node_modules/mkdirp-classic/index.js
 var require_mkdirp_classic = __commonJS({
   "node_modules/mkdirp-classic/index.js"(exports, module) {
-    var path4 = __require("path");
+    var path6 = __require("path");
     var fs = __require("fs");
     var _0777 = parseInt("0777", 8);
     module.exports = mkdirP.mkdirp = mkdirP.mkdirP = mkdirP;
@@ -38093,7 +38093,7 @@ var require_mkdirp_classic = __commonJS({
       if (!made) made = null;
       var cb = f || function() {
       };
-      p = path4.resolve(p);
+      p = path6.resolve(p);
       xfs.mkdir(p, mode, function(er) {
         if (!er) {
           made = made || p;
@@ -38101,7 +38101,7 @@ var require_mkdirp_classic = __commonJS({
         }
         switch (er.code) {
           case "ENOENT":
-            mkdirP(path4.dirname(p), opts, function(er2, made2) {
+            mkdirP(path6.dirname(p), opts, function(er2, made2) {
               if (er2) cb(er2, made2);
               else mkdirP(p, opts, cb, made2);
             });
@@ -38110,8 +38110,8 @@ var require_mkdirp_classic = __commonJS({
           // there already.  If so, then hooray!  If not, then something
           // is borked.
           default:
-            xfs.stat(p, function(er2, stat2) {
-              if (er2 || !stat2.isDirectory()) cb(er, made);
+            xfs.stat(p, function(er2, stat3) {
+              if (er2 || !stat3.isDirectory()) cb(er, made);
               else cb(null, made);
             });
             break;
@@ -38128,27 +38128,27 @@ var require_mkdirp_classic = __commonJS({
         mode = _0777 & ~process.umask();
       }
       if (!made) made = null;
-      p = path4.resolve(p);
+      p = path6.resolve(p);
       try {
         xfs.mkdirSync(p, mode);
         made = made || p;
       } catch (err0) {
         switch (err0.code) {
           case "ENOENT":
-            made = sync(path4.dirname(p), opts, made);
+            made = sync(path6.dirname(p), opts, made);
             sync(p, opts, made);
             break;
           // In the case of any other error, just see if there's a dir
           // there already.  If so, then hooray!  If not, then something
           // is borked.
           default:
-            var stat2;
+            var stat3;
             try {
-              stat2 = xfs.statSync(p);
+              stat3 = xfs.statSync(p);
             } catch (err1) {
               throw err0;
             }
-            if (!stat2.isDirectory()) throw err0;
+            if (!stat3.isDirectory()) throw err0;
             break;
         }
       }
@@ -38165,9 +38165,9 @@ var require_tar_fs = __commonJS({
     var pump = require_pump();
     var mkdirp = require_mkdirp_classic();
     var fs = __require("fs");
-    var path4 = __require("path");
-    var os5 = __require("os");
-    var win32 = os5.platform() === "win32";
+    var path6 = __require("path");
+    var os7 = __require("os");
+    var win32 = os7.platform() === "win32";
     var DOTDOT_LEADING = 1;
     var DOTDOT_NONE = 2;
     var noop = function() {
@@ -38178,25 +38178,25 @@ var require_tar_fs = __commonJS({
     var normalize = !win32 ? echo : function(name2) {
       return name2.replace(/\\/g, "/").replace(/[:?<>|]/g, "_");
     };
-    var statAll = function(fs2, stat2, cwd, ignore, entries, sort) {
+    var statAll = function(fs2, stat3, cwd, ignore, entries, sort) {
       var queue = entries || ["."];
       for (var i = 0; i < queue.length; i++) {
-        if (!inCwd(path4.resolve(cwd, queue[i]), cwd)) throw new Error(queue[i] + " is not a valid path");
+        if (!inCwd(path6.resolve(cwd, queue[i]), cwd)) throw new Error(queue[i] + " is not a valid path");
       }
       return function loop(callback) {
         if (!queue.length) return callback();
         var next = queue.shift();
-        var nextAbs = path4.join(cwd, next);
-        stat2.call(fs2, nextAbs, function(err, stat3) {
+        var nextAbs = path6.join(cwd, next);
+        stat3.call(fs2, nextAbs, function(err, stat4) {
           if (err) return callback(err);
-          if (!stat3.isDirectory()) return callback(null, next, stat3);
+          if (!stat4.isDirectory()) return callback(null, next, stat4);
           fs2.readdir(nextAbs, function(err2, files) {
             if (err2) return callback(err2);
             if (sort) files.sort();
             for (var i2 = 0; i2 < files.length; i2++) {
-              if (!ignore(path4.join(cwd, next, files[i2]))) queue.push(path4.join(next, files[i2]));
+              if (!ignore(path6.join(cwd, next, files[i2]))) queue.push(path6.join(next, files[i2]));
             }
-            callback(null, next, stat3);
+            callback(null, next, stat4);
           });
         });
       };
@@ -38205,7 +38205,7 @@ var require_tar_fs = __commonJS({
       return function(header) {
         header.name = header.name.split("/").slice(level).join("/");
         var linkname = header.linkname;
-        if (linkname && (header.type === "link" || path4.isAbsolute(linkname))) {
+        if (linkname && (header.type === "link" || path6.isAbsolute(linkname))) {
           header.linkname = linkname.split("/").slice(level).join("/");
         }
         return map2(header);
@@ -38235,48 +38235,48 @@ var require_tar_fs = __commonJS({
         fmode |= parseInt(222, 8);
       }
       var onsymlink = function(filename, header) {
-        xfs.readlink(path4.join(cwd, filename), function(err, linkname) {
+        xfs.readlink(path6.join(cwd, filename), function(err, linkname) {
           if (err) return pack.destroy(err);
           header.linkname = normalize(linkname);
           pack.entry(header, onnextentry);
         });
       };
-      var onstat = function(err, filename, stat2) {
+      var onstat = function(err, filename, stat3) {
         if (err) return pack.destroy(err);
         if (!filename) {
           if (opts.finalize !== false) pack.finalize();
           return finish(pack);
         }
-        if (stat2.isSocket()) return onnextentry();
+        if (stat3.isSocket()) return onnextentry();
         var header = {
           name: normalize(filename),
-          mode: (stat2.mode | (stat2.isDirectory() ? dmode : fmode)) & umask,
-          mtime: stat2.mtime,
-          size: stat2.size,
+          mode: (stat3.mode | (stat3.isDirectory() ? dmode : fmode)) & umask,
+          mtime: stat3.mtime,
+          size: stat3.size,
           type: "file",
-          uid: stat2.uid,
-          gid: stat2.gid
+          uid: stat3.uid,
+          gid: stat3.gid
         };
-        if (stat2.isDirectory()) {
+        if (stat3.isDirectory()) {
           header.size = 0;
           header.type = "directory";
           header = map2(header) || header;
           return pack.entry(header, onnextentry);
         }
-        if (stat2.isSymbolicLink()) {
+        if (stat3.isSymbolicLink()) {
           header.size = 0;
           header.type = "symlink";
           header = map2(header) || header;
           return onsymlink(filename, header);
         }
         header = map2(header) || header;
-        if (!stat2.isFile()) {
+        if (!stat3.isFile()) {
           if (strict) return pack.destroy(new Error("unsupported type for " + filename));
           return onnextentry();
         }
         var entry = pack.entry(header, onnextentry);
         if (!entry) return;
-        var rs = mapStream(xfs.createReadStream(path4.join(cwd, filename), { start: 0, end: header.size > 0 ? header.size - 1 : header.size }), header);
+        var rs = mapStream(xfs.createReadStream(path6.join(cwd, filename), { start: 0, end: header.size > 0 ? header.size - 1 : header.size }), header);
         rs.on("error", function(err2) {
           entry.destroy(err2);
         });
@@ -38340,12 +38340,12 @@ var require_tar_fs = __commonJS({
       var chperm = function(name2, header, cb) {
         var link = header.type === "symlink";
         var chmod2 = link ? xfs.lchmod : xfs.chmod;
-        var chown = link ? xfs.lchown : xfs.chown;
+        var chown2 = link ? xfs.lchown : xfs.chown;
         if (!chmod2) return cb();
         var mode = (header.mode | (header.type === "directory" ? dmode : fmode)) & umask & parseInt(777, 8);
-        if (chown && own2) {
+        if (chown2 && own2) {
           if (!validId(header.uid) || !validId(header.gid)) return cb(new Error(name2 + " has an invalid owner"));
-          chown.call(xfs, name2, header.uid, header.gid, onchown);
+          chown2.call(xfs, name2, header.uid, header.gid, onchown);
         } else {
           onchown(null);
         }
@@ -38358,7 +38358,7 @@ var require_tar_fs = __commonJS({
       extract.on("entry", function(header, stream, next) {
         header = map2(header) || header;
         header.name = normalize(header.name);
-        var name2 = path4.join(cwd, path4.join("/", header.name));
+        var name2 = path6.join(cwd, path6.join("/", header.name));
         if (ignore(name2, header)) {
           stream.resume();
           return next();
@@ -38366,8 +38366,8 @@ var require_tar_fs = __commonJS({
         if (!validPath(header.name, DOTDOT_NONE)) {
           return next(new Error(JSON.stringify(header.name) + " is not a valid path"));
         }
-        var isRoot = path4.join(name2, ".") === path4.join(cwd, ".");
-        var stat2 = function(err) {
+        var isRoot = path6.join(name2, ".") === path6.join(cwd, ".");
+        var stat3 = function(err) {
           if (err) return next(err);
           if (isRoot) return next();
           utimes(name2, header, function(err2) {
@@ -38390,26 +38390,26 @@ var require_tar_fs = __commonJS({
               own: own2,
               uid: header.uid,
               gid: header.gid
-            }, stat2);
+            }, stat3);
           }
         };
         var onsymlink = function() {
           if (win32) return next();
           if (!validPath(header.linkname, DOTDOT_LEADING)) return next(new Error(name2 + " is not a valid symlink"));
-          var dst = path4.resolve(path4.dirname(name2), header.linkname);
+          var dst = path6.resolve(path6.dirname(name2), header.linkname);
           if (!inCwd(dst, cwd)) return next(new Error(name2 + " is not a valid symlink"));
-          validateNotSymlink(xfs, dst, path4.resolve(cwd), function(err, valid) {
+          validateNotSymlink(xfs, dst, path6.resolve(cwd), function(err, valid) {
             if (err) return next(err);
             if (!valid) return next(new Error(name2 + " is not a valid symlink"));
             xfs.unlink(name2, function() {
-              xfs.symlink(header.linkname, name2, stat2);
+              xfs.symlink(header.linkname, name2, stat3);
             });
           });
         };
         var onlink = function() {
           if (win32) return next();
           if (!validPath(header.linkname, DOTDOT_NONE)) return next(new Error(name2 + " is not a valid hardlink"));
-          var srcpath = path4.join(cwd, path4.join("/", header.linkname));
+          var srcpath = path6.join(cwd, path6.join("/", header.linkname));
           xfs.realpath(srcpath, function(err, dst) {
             if (err || !inCwd(dst, cwd)) return next(new Error(name2 + " is not a valid hardlink"));
             xfs.unlink(name2, function() {
@@ -38418,7 +38418,7 @@ var require_tar_fs = __commonJS({
                   stream = xfs.createReadStream(srcpath);
                   return onfile();
                 }
-                stat2(err2);
+                stat3(err2);
               });
             });
           });
@@ -38437,12 +38437,12 @@ var require_tar_fs = __commonJS({
             });
             pump(rs, ws, function(err2) {
               if (err2) return next(err2);
-              ws.on("close", stat2);
+              ws.on("close", stat3);
             });
           }
         };
-        var dir = isRoot ? path4.join(cwd, ".") : path4.dirname(name2);
-        validate2(xfs, dir, path4.join(cwd, "."), function(err, valid) {
+        var dir = isRoot ? path6.join(cwd, ".") : path6.dirname(name2);
+        validate2(xfs, dir, path6.join(cwd, "."), function(err, valid) {
           if (err) return next(err);
           if (!valid) return next(new Error(dir + " is not a valid path"));
           if (header.type === "directory") return ondirectory();
@@ -38474,16 +38474,16 @@ var require_tar_fs = __commonJS({
       if (name2 === root) return cb(null, true);
       fs2.lstat(name2, function(err, st) {
         if (err && err.code !== "ENOENT") return cb(err);
-        if (err || st.isDirectory()) return validate2(fs2, path4.join(name2, ".."), root, cb);
+        if (err || st.isDirectory()) return validate2(fs2, path6.join(name2, ".."), root, cb);
         cb(null, false);
       });
     }
     function validateNotSymlink(fs2, name2, root, cb) {
       if (name2 === root) return cb(null, true);
-      if (!name2.startsWith(root + path4.sep)) return cb(null, false);
+      if (!name2.startsWith(root + path6.sep)) return cb(null, false);
       fs2.lstat(name2, function(err, st) {
         if (err && err.code !== "ENOENT" && err.code !== "EPERM") return cb(err);
-        if (err || !st.isSymbolicLink()) return validateNotSymlink(fs2, path4.join(name2, ".."), root, cb);
+        if (err || !st.isSymbolicLink()) return validateNotSymlink(fs2, path6.join(name2, ".."), root, cb);
         cb(null, false);
       });
     }
@@ -38492,12 +38492,12 @@ var require_tar_fs = __commonJS({
     }
     function validPath(name2, dotdot) {
       if (typeof name2 !== "string" || name2.indexOf("\0") !== -1) return false;
-      var parts = name2.split(/[/\\]/);
+      var parts2 = name2.split(/[/\\]/);
       var seen = false;
-      for (var i = 0; i < parts.length; i++) {
-        if (parts[i] === "..") {
+      for (var i = 0; i < parts2.length; i++) {
+        if (parts2[i] === "..") {
           if (seen || dotdot !== DOTDOT_LEADING) return false;
-        } else if (parts[i] !== "" && parts[i] !== ".") {
+        } else if (parts2[i] !== "" && parts2[i] !== ".") {
           seen = true;
         }
       }
@@ -38514,8 +38514,8 @@ var require_tar_fs = __commonJS({
       });
     }
     function inCwd(dst, cwd) {
-      cwd = path4.resolve(cwd);
-      return cwd === dst || dst.startsWith(cwd + path4.sep);
+      cwd = path6.resolve(cwd);
+      return cwd === dst || dst.startsWith(cwd + path6.sep);
     }
   }
 });
@@ -38525,7 +38525,7 @@ var require_util = __commonJS({
   "node_modules/dockerode/lib/util.js"(exports, module) {
     var DockerIgnore = require_ignore();
     var fs = __require("fs");
-    var path4 = __require("path");
+    var path6 = __require("path");
     var tar = require_tar_fs();
     var zlib = __require("zlib");
     var arr = [];
@@ -38577,14 +38577,14 @@ var require_util = __commonJS({
     };
     module.exports.prepareBuildContext = function(file2, next) {
       if (file2 && file2.context) {
-        fs.readFile(path4.join(file2.context, ".dockerignore"), (err, data) => {
+        fs.readFile(path6.join(file2.context, ".dockerignore"), (err, data) => {
           let ignoreFn;
           let filterFn;
           if (!err) {
             const dockerIgnore = DockerIgnore({ ignorecase: false }).add(data.toString());
             filterFn = dockerIgnore.createFilter();
-            ignoreFn = (path5) => {
-              return !filterFn(path5);
+            ignoreFn = (path7) => {
+              return !filterFn(path7);
             };
           }
           const entries = file2.src.slice() || [];
@@ -41128,27 +41128,27 @@ var require_metadata = __commonJS({
     var error_1 = require_error();
     var LEGAL_KEY_REGEX = /^[:0-9a-z_.-]+$/;
     var LEGAL_NON_BINARY_VALUE_REGEX = /^[ -~]*$/;
-    function isLegalKey(key) {
-      return LEGAL_KEY_REGEX.test(key);
+    function isLegalKey(key2) {
+      return LEGAL_KEY_REGEX.test(key2);
     }
     function isLegalNonBinaryValue(value) {
       return LEGAL_NON_BINARY_VALUE_REGEX.test(value);
     }
-    function isBinaryKey(key) {
-      return key.endsWith("-bin");
+    function isBinaryKey(key2) {
+      return key2.endsWith("-bin");
     }
-    function isCustomMetadata(key) {
-      return !key.startsWith("grpc-");
+    function isCustomMetadata(key2) {
+      return !key2.startsWith("grpc-");
     }
-    function normalizeKey(key) {
-      return key.toLowerCase();
+    function normalizeKey(key2) {
+      return key2.toLowerCase();
     }
-    function validate2(key, value) {
-      if (!isLegalKey(key)) {
-        throw new Error('Metadata key "' + key + '" contains illegal characters');
+    function validate2(key2, value) {
+      if (!isLegalKey(key2)) {
+        throw new Error('Metadata key "' + key2 + '" contains illegal characters');
       }
       if (value !== null && value !== void 0) {
-        if (isBinaryKey(key)) {
+        if (isBinaryKey(key2)) {
           if (!Buffer.isBuffer(value)) {
             throw new Error("keys that end with '-bin' must have Buffer values");
           }
@@ -41174,10 +41174,10 @@ var require_metadata = __commonJS({
        * @param value The value to set. Must be a buffer if and only
        *   if the normalized key ends with '-bin'.
        */
-      set(key, value) {
-        key = normalizeKey(key);
-        validate2(key, value);
-        this.internalRepr.set(key, [value]);
+      set(key2, value) {
+        key2 = normalizeKey(key2);
+        validate2(key2, value);
+        this.internalRepr.set(key2, [value]);
       }
       /**
        * Adds the given value for the given key by appending to a list of previous
@@ -41186,12 +41186,12 @@ var require_metadata = __commonJS({
        * @param value The value to add. Must be a buffer if and only
        *   if the normalized key ends with '-bin'.
        */
-      add(key, value) {
-        key = normalizeKey(key);
-        validate2(key, value);
-        const existingValue = this.internalRepr.get(key);
+      add(key2, value) {
+        key2 = normalizeKey(key2);
+        validate2(key2, value);
+        const existingValue = this.internalRepr.get(key2);
         if (existingValue === void 0) {
-          this.internalRepr.set(key, [value]);
+          this.internalRepr.set(key2, [value]);
         } else {
           existingValue.push(value);
         }
@@ -41200,18 +41200,18 @@ var require_metadata = __commonJS({
        * Removes the given key and any associated values. Normalizes the key.
        * @param key The key whose values should be removed.
        */
-      remove(key) {
-        key = normalizeKey(key);
-        this.internalRepr.delete(key);
+      remove(key2) {
+        key2 = normalizeKey(key2);
+        this.internalRepr.delete(key2);
       }
       /**
        * Gets a list of all values associated with the key. Normalizes the key.
        * @param key The key whose value should be retrieved.
        * @return A list of values associated with the given key.
        */
-      get(key) {
-        key = normalizeKey(key);
-        return this.internalRepr.get(key) || [];
+      get(key2) {
+        key2 = normalizeKey(key2);
+        return this.internalRepr.get(key2) || [];
       }
       /**
        * Gets a plain object mapping each key to the first value associated with it.
@@ -41220,10 +41220,10 @@ var require_metadata = __commonJS({
        */
       getMap() {
         const result = {};
-        for (const [key, values] of this.internalRepr) {
+        for (const [key2, values] of this.internalRepr) {
           if (values.length > 0) {
             const v = values[0];
-            result[key] = Buffer.isBuffer(v) ? Buffer.from(v) : v;
+            result[key2] = Buffer.isBuffer(v) ? Buffer.from(v) : v;
           }
         }
         return result;
@@ -41235,7 +41235,7 @@ var require_metadata = __commonJS({
       clone() {
         const newMetadata = new _Metadata(this.options);
         const newInternalRepr = newMetadata.internalRepr;
-        for (const [key, value] of this.internalRepr) {
+        for (const [key2, value] of this.internalRepr) {
           const clonedValue = value.map((v) => {
             if (Buffer.isBuffer(v)) {
               return Buffer.from(v);
@@ -41243,7 +41243,7 @@ var require_metadata = __commonJS({
               return v;
             }
           });
-          newInternalRepr.set(key, clonedValue);
+          newInternalRepr.set(key2, clonedValue);
         }
         return newMetadata;
       }
@@ -41255,9 +41255,9 @@ var require_metadata = __commonJS({
        * @param other A Metadata object.
        */
       merge(other) {
-        for (const [key, values] of other.internalRepr) {
-          const mergedValue = (this.internalRepr.get(key) || []).concat(values);
-          this.internalRepr.set(key, mergedValue);
+        for (const [key2, values] of other.internalRepr) {
+          const mergedValue = (this.internalRepr.get(key2) || []).concat(values);
+          this.internalRepr.set(key2, mergedValue);
         }
       }
       setOptions(options2) {
@@ -41271,14 +41271,14 @@ var require_metadata = __commonJS({
        */
       toHttp2Headers() {
         const result = {};
-        for (const [key, values] of this.internalRepr) {
-          if (key.startsWith(":")) {
+        for (const [key2, values] of this.internalRepr) {
+          if (key2.startsWith(":")) {
             continue;
           }
           if (values.length === 1) {
-            result[key] = bufToString(values[0]);
+            result[key2] = bufToString(values[0]);
           } else {
-            result[key] = values.map(bufToString);
+            result[key2] = values.map(bufToString);
           }
         }
         return result;
@@ -41289,8 +41289,8 @@ var require_metadata = __commonJS({
        */
       toJSON() {
         const result = {};
-        for (const [key, values] of this.internalRepr) {
-          result[key] = values;
+        for (const [key2, values] of this.internalRepr) {
+          result[key2] = values;
         }
         return result;
       }
@@ -41302,20 +41302,20 @@ var require_metadata = __commonJS({
        * @param key
        * @param value
        */
-      setOpaque(key, value) {
+      setOpaque(key2, value) {
         if (!this.opaqueData) {
           this.opaqueData = /* @__PURE__ */ new Map();
         }
-        this.opaqueData.set(key, value);
+        this.opaqueData.set(key2, value);
       }
       /**
        * Retrieve data previously added with `setOpaque`.
        * @param key
        * @returns
        */
-      getOpaque(key) {
+      getOpaque(key2) {
         var _a3;
-        return (_a3 = this.opaqueData) === null || _a3 === void 0 ? void 0 : _a3.get(key);
+        return (_a3 = this.opaqueData) === null || _a3 === void 0 ? void 0 : _a3.get(key2);
       }
       /**
        * Returns a new Metadata object based fields in a given IncomingHttpHeaders
@@ -41324,37 +41324,37 @@ var require_metadata = __commonJS({
        */
       static fromHttp2Headers(headers) {
         const result = new _Metadata();
-        for (const key of Object.keys(headers)) {
-          if (key.charAt(0) === ":") {
+        for (const key2 of Object.keys(headers)) {
+          if (key2.charAt(0) === ":") {
             continue;
           }
-          const values = headers[key];
+          const values = headers[key2];
           try {
-            if (isBinaryKey(key)) {
+            if (isBinaryKey(key2)) {
               if (Array.isArray(values)) {
                 values.forEach((value) => {
-                  result.add(key, Buffer.from(value, "base64"));
+                  result.add(key2, Buffer.from(value, "base64"));
                 });
               } else if (values !== void 0) {
-                if (isCustomMetadata(key)) {
+                if (isCustomMetadata(key2)) {
                   values.split(",").forEach((v) => {
-                    result.add(key, Buffer.from(v.trim(), "base64"));
+                    result.add(key2, Buffer.from(v.trim(), "base64"));
                   });
                 } else {
-                  result.add(key, Buffer.from(values, "base64"));
+                  result.add(key2, Buffer.from(values, "base64"));
                 }
               }
             } else {
               if (Array.isArray(values)) {
                 values.forEach((value) => {
-                  result.add(key, value);
+                  result.add(key2, value);
                 });
               } else if (values !== void 0) {
-                result.add(key, values);
+                result.add(key2, values);
               }
             }
           } catch (error62) {
-            const message = `Failed to add metadata entry ${key}: ${values}. ${(0, error_1.getErrorMessage)(error62)}. For more information see https://github.com/grpc/grpc-node/issues/1173`;
+            const message = `Failed to add metadata entry ${key2}: ${values}. ${(0, error_1.getErrorMessage)(error62)}. For more information see https://github.com/grpc/grpc-node/issues/1173`;
             (0, logging_1.log)(constants_1.LogVerbosity.ERROR, message);
           }
         }
@@ -41417,8 +41417,8 @@ var require_call_credentials = __commonJS({
           }
           getHeaders.then((headers) => {
             const metadata = new metadata_1.Metadata();
-            for (const key of Object.keys(headers)) {
-              metadata.add(key, headers[key]);
+            for (const key2 of Object.keys(headers)) {
+              metadata.add(key2, headers[key2]);
             }
             callback(null, metadata);
           }, (err) => {
@@ -41558,19 +41558,19 @@ var require_uri_parser = __commonJS({
       };
     }
     var NUMBER_REGEX = /^\d+$/;
-    function splitHostPort(path4) {
-      if (path4.startsWith("[")) {
-        const hostEnd = path4.indexOf("]");
+    function splitHostPort(path6) {
+      if (path6.startsWith("[")) {
+        const hostEnd = path6.indexOf("]");
         if (hostEnd === -1) {
           return null;
         }
-        const host = path4.substring(1, hostEnd);
+        const host = path6.substring(1, hostEnd);
         if (host.indexOf(":") === -1) {
           return null;
         }
-        if (path4.length > hostEnd + 1) {
-          if (path4[hostEnd + 1] === ":") {
-            const portString = path4.substring(hostEnd + 2);
+        if (path6.length > hostEnd + 1) {
+          if (path6[hostEnd + 1] === ":") {
+            const portString = path6.substring(hostEnd + 2);
             if (NUMBER_REGEX.test(portString)) {
               return {
                 host,
@@ -41588,7 +41588,7 @@ var require_uri_parser = __commonJS({
           };
         }
       } else {
-        const splitPath = path4.split(":");
+        const splitPath = path6.split(":");
         if (splitPath.length === 2) {
           if (NUMBER_REGEX.test(splitPath[1])) {
             return {
@@ -41600,7 +41600,7 @@ var require_uri_parser = __commonJS({
           }
         } else {
           return {
-            host: path4
+            host: path6
           };
         }
       }
@@ -42195,7 +42195,7 @@ var require_service_config = __commonJS({
     exports.validateRetryThrottling = validateRetryThrottling;
     exports.validateServiceConfig = validateServiceConfig;
     exports.extractAndSelectServiceConfig = extractAndSelectServiceConfig;
-    var os5 = __require("os");
+    var os7 = __require("os");
     var constants_1 = require_constants2();
     var DURATION_REGEX = /^\d+(\.\d{1,9})?s$/;
     var CLIENT_LANGUAGE_STRING = "node";
@@ -42494,7 +42494,7 @@ var require_service_config = __commonJS({
         if (Array.isArray(validatedConfig.clientHostname)) {
           let hostnameMatched = false;
           for (const hostname4 of validatedConfig.clientHostname) {
-            if (hostname4 === os5.hostname()) {
+            if (hostname4 === os7.hostname()) {
               hostnameMatched = true;
             }
           }
@@ -44636,14 +44636,14 @@ var require_client_interceptors = __commonJS({
       }
     };
     exports.InterceptingCall = InterceptingCall;
-    function getCall(channel, path4, options2) {
+    function getCall(channel, path6, options2) {
       var _a3, _b;
       const deadline = (_a3 = options2.deadline) !== null && _a3 !== void 0 ? _a3 : Infinity;
       const host = options2.host;
       const parent = (_b = options2.parent) !== null && _b !== void 0 ? _b : null;
       const propagateFlags = options2.propagate_flags;
       const credentials = options2.credentials;
-      const call = channel.createCall(path4, deadline, host, parent, propagateFlags);
+      const call = channel.createCall(path6, deadline, host, parent, propagateFlags);
       if (credentials) {
         call.setCredentials(credentials);
       }
@@ -45169,8 +45169,8 @@ var require_make_client = __commonJS({
       client_stream: client_1.Client.prototype.makeClientStreamRequest,
       bidi: client_1.Client.prototype.makeBidiStreamRequest
     };
-    function isPrototypePolluted(key) {
-      return ["__proto__", "prototype", "constructor"].includes(key);
+    function isPrototypePolluted(key2) {
+      return ["__proto__", "prototype", "constructor"].includes(key2);
     }
     function makeClientConstructor(methods, serviceName, classOptions) {
       if (!classOptions) {
@@ -45213,9 +45213,9 @@ var require_make_client = __commonJS({
       ServiceClientImpl.serviceName = serviceName;
       return ServiceClientImpl;
     }
-    function partial2(fn, path4, serialize2, deserialize) {
+    function partial2(fn, path6, serialize2, deserialize) {
       return function(...args) {
-        return fn.call(this, path4, serialize2, deserialize, ...args);
+        return fn.call(this, path6, serialize2, deserialize, ...args);
       };
     }
     function isProtobufTypeDefinition(obj) {
@@ -45521,8 +45521,8 @@ var require_lodash = __commonJS({
       return string4.match(reAsciiWord) || [];
     }
     function basePropertyOf(object2) {
-      return function(key) {
-        return object2 == null ? void 0 : object2[key];
+      return function(key2) {
+        return object2 == null ? void 0 : object2[key2];
       };
     }
     var deburrLetter = basePropertyOf(deburredLetters);
@@ -45681,7 +45681,7 @@ var require_base64 = __commonJS({
       s64[b64[i] = i < 26 ? i + 65 : i < 52 ? i + 71 : i < 62 ? i - 4 : i - 59 | 43] = i++;
     var i;
     base643.encode = function encode3(buffer, start, end) {
-      var parts = null, chunk = [];
+      var parts2 = null, chunk = [];
       var i2 = 0, j = 0, t;
       while (start < end) {
         var b = buffer[start++];
@@ -45703,7 +45703,7 @@ var require_base64 = __commonJS({
             break;
         }
         if (i2 > 8191) {
-          (parts || (parts = [])).push(String.fromCharCode.apply(String, chunk));
+          (parts2 || (parts2 = [])).push(String.fromCharCode.apply(String, chunk));
           i2 = 0;
         }
       }
@@ -45713,10 +45713,10 @@ var require_base64 = __commonJS({
         if (j === 1)
           chunk[i2++] = 61;
       }
-      if (parts) {
+      if (parts2) {
         if (i2)
-          parts.push(String.fromCharCode.apply(String, chunk.slice(0, i2)));
-        return parts.join("");
+          parts2.push(String.fromCharCode.apply(String, chunk.slice(0, i2)));
+        return parts2.join("");
       }
       return String.fromCharCode.apply(String, chunk.slice(0, i2));
     };
@@ -46028,7 +46028,7 @@ var require_utf8 = __commonJS({
     utf8.read = function utf8_read(buffer, start, end) {
       if (end - start < 1)
         return "";
-      var parts = null, chunk = [], i = 0, t, t2, c2, c3;
+      var parts2 = null, chunk = [], i = 0, t, t2, c2, c3;
       while (start < end) {
         t = buffer[start++];
         if (t <= 127) {
@@ -46050,14 +46050,14 @@ var require_utf8 = __commonJS({
           }
         }
         if (i > 8191) {
-          (parts || (parts = [])).push(String.fromCharCode.apply(String, chunk.slice(0, i)));
+          (parts2 || (parts2 = [])).push(String.fromCharCode.apply(String, chunk.slice(0, i)));
           i = 0;
         }
       }
-      if (parts) {
+      if (parts2) {
         if (i)
-          parts.push(String.fromCharCode.apply(String, chunk.slice(0, i)));
-        return parts.join("");
+          parts2.push(String.fromCharCode.apply(String, chunk.slice(0, i)));
+        return parts2.join("");
       }
       return String.fromCharCode.apply(String, chunk.slice(0, i));
     };
@@ -47206,8 +47206,8 @@ var require_minimal = __commonJS({
     util.utf8 = require_utf8();
     util.pool = require_pool();
     util.LongBits = require_longbits();
-    function isUnsafeProperty(key) {
-      return key === "__proto__" || key === "prototype" || key === "constructor";
+    function isUnsafeProperty(key2) {
+      return key2 === "__proto__" || key2 === "prototype" || key2 === "constructor";
     }
     util.isUnsafeProperty = isUnsafeProperty;
     util.isNode = Boolean(typeof global !== "undefined" && global && global.process && global.process.versions && global.process.versions.node);
@@ -47298,8 +47298,8 @@ var require_minimal = __commonJS({
     util.merge = merge3;
     util.nestingLimit = 32;
     util.recursionLimit = 100;
-    util.makeProp = function makeProp(obj, key) {
-      Object.defineProperty(obj, key, {
+    util.makeProp = function makeProp(obj, key2) {
+      Object.defineProperty(obj, key2, {
         enumerable: true,
         configurable: true,
         writable: true
@@ -48166,15 +48166,15 @@ var require_fetch = __commonJS({
 var require_path = __commonJS({
   "node_modules/@protobufjs/path/index.js"(exports) {
     "use strict";
-    var path4 = exports;
+    var path6 = exports;
     var isAbsolute = (
       /**
        * Tests if the specified path is absolute.
        * @param {string} path Path to test
        * @returns {boolean} `true` if path is absolute
        */
-      path4.isAbsolute = function isAbsolute2(path5) {
-        return /^(?:\/|\w+:)/.test(path5);
+      path6.isAbsolute = function isAbsolute2(path7) {
+        return /^(?:\/|\w+:)/.test(path7);
       }
     );
     var normalize = (
@@ -48183,28 +48183,28 @@ var require_path = __commonJS({
        * @param {string} path Path to normalize
        * @returns {string} Normalized path
        */
-      path4.normalize = function normalize2(path5) {
-        path5 = path5.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
-        var parts = path5.split("/"), absolute = isAbsolute(path5), prefix = "";
+      path6.normalize = function normalize2(path7) {
+        path7 = path7.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
+        var parts2 = path7.split("/"), absolute = isAbsolute(path7), prefix = "";
         if (absolute)
-          prefix = parts.shift() + "/";
-        for (var i = 0; i < parts.length; ) {
-          if (parts[i] === "..") {
-            if (i > 0 && parts[i - 1] !== "..")
-              parts.splice(--i, 2);
+          prefix = parts2.shift() + "/";
+        for (var i = 0; i < parts2.length; ) {
+          if (parts2[i] === "..") {
+            if (i > 0 && parts2[i - 1] !== "..")
+              parts2.splice(--i, 2);
             else if (absolute)
-              parts.splice(i, 1);
+              parts2.splice(i, 1);
             else
               ++i;
-          } else if (parts[i] === ".")
-            parts.splice(i, 1);
+          } else if (parts2[i] === ".")
+            parts2.splice(i, 1);
           else
             ++i;
         }
-        return prefix + parts.join("/");
+        return prefix + parts2.join("/");
       }
     );
-    path4.resolve = function resolve13(originPath, includePath, alreadyNormalized) {
+    path6.resolve = function resolve13(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize(includePath);
       if (isAbsolute(includePath))
@@ -48388,18 +48388,18 @@ var require_namespace = __commonJS({
       object2.onRemove(this);
       return clearCache(this);
     };
-    Namespace.prototype.define = function define2(path4, json2) {
-      if (util.isString(path4))
-        path4 = path4.split(".");
-      else if (!Array.isArray(path4))
+    Namespace.prototype.define = function define2(path6, json2) {
+      if (util.isString(path6))
+        path6 = path6.split(".");
+      else if (!Array.isArray(path6))
         throw TypeError("illegal path");
-      if (path4 && path4.length && path4[0] === "")
+      if (path6 && path6.length && path6[0] === "")
         throw Error("path must be relative");
-      if (path4.length > util.recursionLimit)
+      if (path6.length > util.recursionLimit)
         throw Error("max depth exceeded");
       var ptr = this;
-      while (path4.length > 0) {
-        var part2 = path4.shift();
+      while (path6.length > 0) {
+        var part2 = path6.shift();
         if (ptr.nested && ptr.nested[part2]) {
           ptr = ptr.nested[part2];
           if (!(ptr instanceof Namespace))
@@ -48434,26 +48434,26 @@ var require_namespace = __commonJS({
       });
       return this;
     };
-    Namespace.prototype.lookup = function lookup(path4, filterTypes, parentAlreadyChecked) {
+    Namespace.prototype.lookup = function lookup(path6, filterTypes, parentAlreadyChecked) {
       if (typeof filterTypes === "boolean") {
         parentAlreadyChecked = filterTypes;
         filterTypes = void 0;
       } else if (filterTypes && !Array.isArray(filterTypes))
         filterTypes = [filterTypes];
-      if (util.isString(path4) && path4.length) {
-        if (path4 === ".")
+      if (util.isString(path6) && path6.length) {
+        if (path6 === ".")
           return this.root;
-        path4 = path4.split(".");
-      } else if (!path4.length)
+        path6 = path6.split(".");
+      } else if (!path6.length)
         return this;
-      var flatPath = path4.join(".");
-      if (path4[0] === "")
-        return this.root.lookup(path4.slice(1), filterTypes);
+      var flatPath = path6.join(".");
+      if (path6[0] === "")
+        return this.root.lookup(path6.slice(1), filterTypes);
       var found = this.root._fullyQualifiedObjects && this.root._fullyQualifiedObjects["." + flatPath];
       if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
         return found;
       }
-      found = this._lookupImpl(path4, flatPath);
+      found = this._lookupImpl(path6, flatPath);
       if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
         return found;
       }
@@ -48461,7 +48461,7 @@ var require_namespace = __commonJS({
         return null;
       var current = this;
       while (current.parent) {
-        found = current.parent._lookupImpl(path4, flatPath);
+        found = current.parent._lookupImpl(path6, flatPath);
         if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
           return found;
         }
@@ -48469,22 +48469,22 @@ var require_namespace = __commonJS({
       }
       return null;
     };
-    Namespace.prototype._lookupImpl = function lookup(path4, flatPath) {
+    Namespace.prototype._lookupImpl = function lookup(path6, flatPath) {
       if (Object.prototype.hasOwnProperty.call(this._lookupCache, flatPath)) {
         return this._lookupCache[flatPath];
       }
-      var found = this.get(path4[0]);
+      var found = this.get(path6[0]);
       var exact = null;
       if (found) {
-        if (path4.length === 1) {
+        if (path6.length === 1) {
           exact = found;
         } else if (found instanceof Namespace) {
-          path4 = path4.slice(1);
-          exact = found._lookupImpl(path4, path4.join("."));
+          path6 = path6.slice(1);
+          exact = found._lookupImpl(path6, path6.join("."));
         }
       } else {
         for (var i = 0; i < this.nestedArray.length; ++i)
-          if (this._nestedArray[i] instanceof Namespace && (found = this._nestedArray[i]._lookupImpl(path4, flatPath))) {
+          if (this._nestedArray[i] instanceof Namespace && (found = this._nestedArray[i]._lookupImpl(path6, flatPath))) {
             exact = found;
             break;
           }
@@ -48492,28 +48492,28 @@ var require_namespace = __commonJS({
       this._lookupCache[flatPath] = exact;
       return exact;
     };
-    Namespace.prototype.lookupType = function lookupType(path4) {
-      var found = this.lookup(path4, [Type]);
+    Namespace.prototype.lookupType = function lookupType(path6) {
+      var found = this.lookup(path6, [Type]);
       if (!found)
-        throw Error("no such type: " + path4);
+        throw Error("no such type: " + path6);
       return found;
     };
-    Namespace.prototype.lookupEnum = function lookupEnum(path4) {
-      var found = this.lookup(path4, [Enum]);
+    Namespace.prototype.lookupEnum = function lookupEnum(path6) {
+      var found = this.lookup(path6, [Enum]);
       if (!found)
-        throw Error("no such Enum '" + path4 + "' in " + this);
+        throw Error("no such Enum '" + path6 + "' in " + this);
       return found;
     };
-    Namespace.prototype.lookupTypeOrEnum = function lookupTypeOrEnum(path4) {
-      var found = this.lookup(path4, [Type, Enum]);
+    Namespace.prototype.lookupTypeOrEnum = function lookupTypeOrEnum(path6) {
+      var found = this.lookup(path6, [Type, Enum]);
       if (!found)
-        throw Error("no such Type or Enum '" + path4 + "' in " + this);
+        throw Error("no such Type or Enum '" + path6 + "' in " + this);
       return found;
     };
-    Namespace.prototype.lookupService = function lookupService(path4) {
-      var found = this.lookup(path4, [Service]);
+    Namespace.prototype.lookupService = function lookupService(path6) {
+      var found = this.lookup(path6, [Service]);
       if (!found)
-        throw Error("no such Service '" + path4 + "' in " + this);
+        throw Error("no such Service '" + path6 + "' in " + this);
       return found;
     };
     Namespace._configure = function(Type_, Service_, Enum_) {
@@ -48770,10 +48770,10 @@ var require_message = __commonJS({
     function Message(properties) {
       if (properties)
         for (var keys = Object.keys(properties), i = 0; i < keys.length; ++i) {
-          var key = keys[i];
-          if (key === "__proto__")
+          var key2 = keys[i];
+          if (key2 === "__proto__")
             continue;
-          this[key] = properties[key];
+          this[key2] = properties[key2];
         }
     }
     Message.create = function create(properties) {
@@ -49875,9 +49875,9 @@ var require_util2 = __commonJS({
     util.toObject = function toObject(array2) {
       var object2 = {}, index = 0;
       while (index < array2.length) {
-        var key = array2[index++], val = array2[index++];
+        var key2 = array2[index++], val = array2[index++];
         if (val !== void 0)
-          object2[key] = val;
+          object2[key2] = val;
       }
       return object2;
     };
@@ -49930,13 +49930,13 @@ var require_util2 = __commonJS({
       Object.defineProperty(object2, "$type", { value: enm, enumerable: false });
       return enm;
     };
-    util.setProperty = function setProperty(dst, path4, value, ifNotSet) {
-      function setProp(dst2, path5, value2) {
-        var part2 = path5.shift();
+    util.setProperty = function setProperty(dst, path6, value, ifNotSet) {
+      function setProp(dst2, path7, value2) {
+        var part2 = path7.shift();
         if (util.isUnsafeProperty(part2))
           return dst2;
-        if (path5.length > 0) {
-          dst2[part2] = setProp(dst2[part2] || {}, path5, value2);
+        if (path7.length > 0) {
+          dst2[part2] = setProp(dst2[part2] || {}, path7, value2);
         } else {
           var prevValue = dst2[part2];
           if (prevValue && ifNotSet)
@@ -49949,12 +49949,12 @@ var require_util2 = __commonJS({
       }
       if (typeof dst !== "object")
         throw TypeError("dst must be an object");
-      if (!path4)
+      if (!path6)
         throw TypeError("path must be specified");
-      path4 = path4.split(".");
-      if (path4.length > util.recursionLimit)
+      path6 = path6.split(".");
+      if (path6.length > util.recursionLimit)
         throw Error("max depth exceeded");
-      return setProp(dst, path4, value);
+      return setProp(dst, path6, value);
     };
     Object.defineProperty(util, "decorateRoot", {
       get: function() {
@@ -50500,12 +50500,12 @@ var require_object = __commonJS({
        */
       fullName: {
         get: function() {
-          var path4 = [this.name], ptr = this.parent;
+          var path6 = [this.name], ptr = this.parent;
           while (ptr) {
-            path4.unshift(ptr.name);
+            path6.unshift(ptr.name);
             ptr = ptr.parent;
           }
-          return path4.join(".");
+          return path6.join(".");
         }
       }
     });
@@ -50681,9 +50681,9 @@ var require_enum = __commonJS({
     Enum.prototype._resolveFeatures = function _resolveFeatures(edition) {
       edition = this._edition || edition;
       ReflectionObject.prototype._resolveFeatures.call(this, edition);
-      Object.keys(this.values).forEach((key) => {
+      Object.keys(this.values).forEach((key2) => {
         var parentFeaturesCopy = util.merge({}, this._features);
-        this._valuesFeatures[key] = util.merge(parentFeaturesCopy, this.valuesOptions && this.valuesOptions[key] && this.valuesOptions[key].features || {});
+        this._valuesFeatures[key2] = util.merge(parentFeaturesCopy, this.valuesOptions && this.valuesOptions[key2] && this.valuesOptions[key2].features || {});
       });
       return this;
     };
@@ -54085,16 +54085,16 @@ var require_descriptor2 = __commonJS({
     }
     function fromDescriptorOptionsRecursive(obj, type) {
       var val = {};
-      for (var i = 0, field2, key; i < type.fieldsArray.length; ++i) {
-        if ((key = (field2 = type._fieldsArray[i]).name) === "uninterpretedOption") continue;
-        if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
-        var newKey = underScore(key);
+      for (var i = 0, field2, key2; i < type.fieldsArray.length; ++i) {
+        if ((key2 = (field2 = type._fieldsArray[i]).name) === "uninterpretedOption") continue;
+        if (!Object.prototype.hasOwnProperty.call(obj, key2)) continue;
+        var newKey = underScore(key2);
         if (field2.resolvedType instanceof Type) {
-          val[newKey] = fromDescriptorOptionsRecursive(obj[key], field2.resolvedType);
+          val[newKey] = fromDescriptorOptionsRecursive(obj[key2], field2.resolvedType);
         } else if (field2.resolvedType instanceof Enum) {
-          val[newKey] = field2.resolvedType.valuesById[obj[key]];
+          val[newKey] = field2.resolvedType.valuesById[obj[key2]];
         } else {
-          val[newKey] = obj[key];
+          val[newKey] = obj[key2];
         }
       }
       return val;
@@ -54108,14 +54108,14 @@ var require_descriptor2 = __commonJS({
       var val = {};
       var keys = Object.keys(obj);
       for (var i = 0; i < keys.length; ++i) {
-        var key = keys[i];
-        var newKey = $protobuf.util.camelCase(key);
+        var key2 = keys[i];
+        var newKey = $protobuf.util.camelCase(key2);
         if (!Object.prototype.hasOwnProperty.call(type.fields, newKey)) continue;
         var field2 = type.fields[newKey];
         if (field2.resolvedType instanceof Type) {
-          val[newKey] = toDescriptorOptionsRecursive(obj[key], field2.resolvedType);
+          val[newKey] = toDescriptorOptionsRecursive(obj[key2], field2.resolvedType);
         } else {
-          val[newKey] = obj[key];
+          val[newKey] = obj[key2];
         }
         if (field2.repeated && !Array.isArray(val[newKey])) {
           val[newKey] = [val[newKey]];
@@ -54543,16 +54543,16 @@ var require_util3 = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.addCommonProtos = exports.loadProtosWithOptionsSync = exports.loadProtosWithOptions = void 0;
     var fs = __require("fs");
-    var path4 = __require("path");
+    var path6 = __require("path");
     var Protobuf = require_protobufjs();
     function addIncludePathResolver(root, includePaths) {
       const originalResolvePath = root.resolvePath;
       root.resolvePath = (origin, target) => {
-        if (path4.isAbsolute(target)) {
+        if (path6.isAbsolute(target)) {
           return target;
         }
         for (const directory of includePaths) {
-          const fullPath = path4.join(directory, target);
+          const fullPath = path6.join(directory, target);
           try {
             fs.accessSync(fullPath, fs.constants.R_OK);
             return fullPath;
@@ -54678,13 +54678,13 @@ var require_src3 = __commonJS({
     }
     function mapMethodOptions(options2) {
       return (options2 || []).reduce((obj, item) => {
-        for (const [key, value] of Object.entries(item)) {
-          switch (key) {
+        for (const [key2, value] of Object.entries(item)) {
+          switch (key2) {
             case "uninterpreted_option":
               obj.uninterpreted_option.push(item.uninterpreted_option);
               break;
             default:
-              obj[key] = value;
+              obj[key2] = value;
           }
         }
         return obj;
@@ -54997,15 +54997,15 @@ var require_channelz = __commonJS({
         /* EntityTypes.socket */
       ]: new ordered_map_1.OrderedMap()
     };
-    var generateRegisterFn = (kind) => {
+    var generateRegisterFn = (kind2) => {
       let nextId = 1;
       function getNextId() {
         return nextId++;
       }
-      const entityMap = entityMaps[kind];
+      const entityMap = entityMaps[kind2];
       return (name2, getInfo, channelzEnabled) => {
         const id = getNextId();
-        const ref = { id, name: name2, kind };
+        const ref = { id, name: name2, kind: kind2 };
         if (channelzEnabled) {
           entityMap.setElement(id, { ref, getInfo });
         }
@@ -55447,8 +55447,8 @@ var require_compression_filter = __commonJS({
     var constants_1 = require_constants2();
     var filter_1 = require_filter();
     var logging = require_logging();
-    var isCompressionAlgorithmKey = (key) => {
-      return typeof key === "number" && typeof compression_algorithms_1.CompressionAlgorithms[key] === "string";
+    var isCompressionAlgorithmKey = (key2) => {
+      return typeof key2 === "number" && typeof compression_algorithms_1.CompressionAlgorithms[key2] === "string";
     };
     var CompressionHandler = class {
       /**
@@ -57050,7 +57050,7 @@ var require_subchannel_call = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.Http2SubchannelCall = void 0;
     var http2 = __require("http2");
-    var os5 = __require("os");
+    var os7 = __require("os");
     var constants_1 = require_constants2();
     var metadata_1 = require_metadata();
     var stream_decoder_1 = require_stream_decoder();
@@ -57058,7 +57058,7 @@ var require_subchannel_call = __commonJS({
     var constants_2 = require_constants2();
     var TRACER_NAME = "subchannel_call";
     function getSystemErrorName(errno) {
-      for (const [name2, num2] of Object.entries(os5.constants.errno)) {
+      for (const [name2, num2] of Object.entries(os7.constants.errno)) {
         if (num2 === errno) {
           return name2;
         }
@@ -59670,9 +59670,9 @@ var require_internal_channel = __commonJS({
         const channelControlHelper = {
           createSubchannel: (subchannelAddress, subchannelArgs) => {
             const finalSubchannelArgs = {};
-            for (const [key, value] of Object.entries(subchannelArgs)) {
-              if (!key.startsWith(exports.SUBCHANNEL_ARGS_EXCLUDE_KEY_PREFIX)) {
-                finalSubchannelArgs[key] = value;
+            for (const [key2, value] of Object.entries(subchannelArgs)) {
+              if (!key2.startsWith(exports.SUBCHANNEL_ARGS_EXCLUDE_KEY_PREFIX)) {
+                finalSubchannelArgs[key2] = value;
               }
             }
             const subchannel = this.subchannelPool.getOrCreateSubchannel(this.target, subchannelAddress, finalSubchannelArgs, this.credentials);
@@ -60165,9 +60165,9 @@ var require_server_call = __commonJS({
       return status;
     }
     var ServerUnaryCallImpl = class extends events_1.EventEmitter {
-      constructor(path4, call, metadata, request) {
+      constructor(path6, call, metadata, request) {
         super();
-        this.path = path4;
+        this.path = path6;
         this.call = call;
         this.metadata = metadata;
         this.request = request;
@@ -60197,9 +60197,9 @@ var require_server_call = __commonJS({
     };
     exports.ServerUnaryCallImpl = ServerUnaryCallImpl;
     var ServerReadableStreamImpl = class extends stream_1.Readable {
-      constructor(path4, call, metadata) {
+      constructor(path6, call, metadata) {
         super({ objectMode: true });
-        this.path = path4;
+        this.path = path6;
         this.call = call;
         this.metadata = metadata;
         this.cancelled = false;
@@ -60231,9 +60231,9 @@ var require_server_call = __commonJS({
     };
     exports.ServerReadableStreamImpl = ServerReadableStreamImpl;
     var ServerWritableStreamImpl = class extends stream_1.Writable {
-      constructor(path4, call, metadata, request) {
+      constructor(path6, call, metadata, request) {
         super({ objectMode: true });
-        this.path = path4;
+        this.path = path6;
         this.call = call;
         this.metadata = metadata;
         this.request = request;
@@ -60287,9 +60287,9 @@ var require_server_call = __commonJS({
     };
     exports.ServerWritableStreamImpl = ServerWritableStreamImpl;
     var ServerDuplexStreamImpl = class extends stream_1.Duplex {
-      constructor(path4, call, metadata) {
+      constructor(path6, call, metadata) {
         super({ objectMode: true });
-        this.path = path4;
+        this.path = path6;
         this.call = call;
         this.metadata = metadata;
         this.pendingStatus = {
@@ -60405,7 +60405,7 @@ var require_server_credentials = __commonJS({
           throw new TypeError("checkClientCertificate must be a boolean");
         }
         const cert = [];
-        const key = [];
+        const key2 = [];
         for (let i = 0; i < keyCertPairs.length; i++) {
           const pair = keyCertPairs[i];
           if (pair === null || typeof pair !== "object") {
@@ -60418,7 +60418,7 @@ var require_server_credentials = __commonJS({
             throw new TypeError(`keyCertPair[${i}].cert_chain must be a Buffer`);
           }
           cert.push(pair.cert_chain);
-          key.push(pair.private_key);
+          key2.push(pair.private_key);
         }
         return new SecureServerCredentials({
           requestCert: checkClientCertificate,
@@ -60426,7 +60426,7 @@ var require_server_credentials = __commonJS({
         }, {
           ca: (_a3 = rootCerts !== null && rootCerts !== void 0 ? rootCerts : (0, tls_helpers_1.getDefaultRootsData)()) !== null && _a3 !== void 0 ? _a3 : void 0,
           cert,
-          key
+          key: key2
         });
       }
     };
@@ -61781,7 +61781,7 @@ var require_server2 = __commonJS({
         if (f !== void 0 && typeof f !== "function") throw new TypeError("Function expected");
         return f;
       }
-      var kind = contextIn.kind, key = kind === "getter" ? "get" : kind === "setter" ? "set" : "value";
+      var kind2 = contextIn.kind, key2 = kind2 === "getter" ? "get" : kind2 === "setter" ? "set" : "value";
       var target = !descriptorIn && ctor ? contextIn["static"] ? ctor : ctor.prototype : null;
       var descriptor = descriptorIn || (target ? Object.getOwnPropertyDescriptor(target, contextIn.name) : {});
       var _, done = false;
@@ -61793,16 +61793,16 @@ var require_server2 = __commonJS({
           if (done) throw new TypeError("Cannot add initializers after decoration has completed");
           extraInitializers.push(accept(f || null));
         };
-        var result = (0, decorators[i])(kind === "accessor" ? { get: descriptor.get, set: descriptor.set } : descriptor[key], context);
-        if (kind === "accessor") {
+        var result = (0, decorators[i])(kind2 === "accessor" ? { get: descriptor.get, set: descriptor.set } : descriptor[key2], context);
+        if (kind2 === "accessor") {
           if (result === void 0) continue;
           if (result === null || typeof result !== "object") throw new TypeError("Object expected");
           if (_ = accept(result.get)) descriptor.get = _;
           if (_ = accept(result.set)) descriptor.set = _;
           if (_ = accept(result.init)) initializers.unshift(_);
         } else if (_ = accept(result)) {
-          if (kind === "field") initializers.unshift(_);
-          else descriptor[key] = _;
+          if (kind2 === "field") initializers.unshift(_);
+          else descriptor[key2] = _;
         }
       }
       if (target) Object.defineProperty(target, contextIn.name, descriptor);
@@ -62590,11 +62590,11 @@ var require_server2 = __commonJS({
           }
           return true;
         }
-        _retrieveHandler(path4) {
-          serverCallTrace("Received call to method " + path4 + " at address " + this.serverAddressString);
-          const handler = this.handlers.get(path4);
+        _retrieveHandler(path6) {
+          serverCallTrace("Received call to method " + path6 + " at address " + this.serverAddressString);
+          const handler = this.handlers.get(path6);
           if (handler === void 0) {
-            serverCallTrace("No handler registered for method " + path4 + ". Sending UNIMPLEMENTED status.");
+            serverCallTrace("No handler registered for method " + path6 + ". Sending UNIMPLEMENTED status.");
             return null;
           }
           return handler;
@@ -62618,10 +62618,10 @@ var require_server2 = __commonJS({
             channelzSessionInfo === null || channelzSessionInfo === void 0 ? void 0 : channelzSessionInfo.streamTracker.addCallFailed();
             return;
           }
-          const path4 = headers[HTTP2_HEADER_PATH];
-          const handler = this._retrieveHandler(path4);
+          const path6 = headers[HTTP2_HEADER_PATH];
+          const handler = this._retrieveHandler(path6);
           if (!handler) {
-            this._respondWithError(getUnimplementedStatusResponse(path4), stream, channelzSessionInfo);
+            this._respondWithError(getUnimplementedStatusResponse(path6), stream, channelzSessionInfo);
             return;
           }
           const callEventTracker = {
@@ -62671,10 +62671,10 @@ var require_server2 = __commonJS({
           if (this._verifyContentType(stream, headers) !== true) {
             return;
           }
-          const path4 = headers[HTTP2_HEADER_PATH];
-          const handler = this._retrieveHandler(path4);
+          const path6 = headers[HTTP2_HEADER_PATH];
+          const handler = this._retrieveHandler(path6);
           if (!handler) {
-            this._respondWithError(getUnimplementedStatusResponse(path4), stream, null);
+            this._respondWithError(getUnimplementedStatusResponse(path6), stream, null);
             return;
           }
           const call = (0, server_interceptors_1.getServerInterceptingCall)([...extraInterceptors, ...this.interceptors], stream, headers, null, handler, this.options);
@@ -63982,13 +63982,13 @@ var require_resolver_uds = __commonJS({
         this.listener = listener;
         this.hasReturnedResult = false;
         this.endpoints = [];
-        let path4;
+        let path6;
         if (target.authority === "") {
-          path4 = "/" + target.path;
+          path6 = "/" + target.path;
         } else {
-          path4 = target.path;
+          path6 = target.path;
         }
-        this.endpoints = [{ addresses: [{ path: path4 }] }];
+        this.endpoints = [{ addresses: [{ path: path6 }] }];
       }
       updateResolution() {
         if (!this.hasReturnedResult) {
@@ -64048,12 +64048,12 @@ var require_resolver_ip = __commonJS({
           return;
         }
         const pathList = target.path.split(",");
-        for (const path4 of pathList) {
-          const hostPort = (0, uri_parser_1.splitHostPort)(path4);
+        for (const path6 of pathList) {
+          const hostPort = (0, uri_parser_1.splitHostPort)(path6);
           if (hostPort === null) {
             this.error = {
               code: constants_1.Status.UNAVAILABLE,
-              details: `Failed to parse ${target.scheme} address ${path4}`,
+              details: `Failed to parse ${target.scheme} address ${path6}`,
               metadata: new metadata_1.Metadata()
             };
             return;
@@ -64061,7 +64061,7 @@ var require_resolver_ip = __commonJS({
           if (target.scheme === IPV4_SCHEME && !(0, net_1.isIPv4)(hostPort.host) || target.scheme === IPV6_SCHEME && !(0, net_1.isIPv6)(hostPort.host)) {
             this.error = {
               code: constants_1.Status.UNAVAILABLE,
-              details: `Failed to parse ${target.scheme} address ${path4}`,
+              details: `Failed to parse ${target.scheme} address ${path6}`,
               metadata: new metadata_1.Metadata()
             };
             return;
@@ -65417,16 +65417,16 @@ var require_util4 = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.addCommonProtos = exports.loadProtosWithOptionsSync = exports.loadProtosWithOptions = void 0;
     var fs = __require("fs");
-    var path4 = __require("path");
+    var path6 = __require("path");
     var Protobuf = require_protobufjs();
     function addIncludePathResolver(root, includePaths) {
       const originalResolvePath = root.resolvePath;
       root.resolvePath = (origin, target) => {
-        if (path4.isAbsolute(target)) {
+        if (path6.isAbsolute(target)) {
           return target;
         }
         for (const directory of includePaths) {
-          const fullPath = path4.join(directory, target);
+          const fullPath = path6.join(directory, target);
           try {
             fs.accessSync(fullPath, fs.constants.R_OK);
             return fullPath;
@@ -65552,13 +65552,13 @@ var require_src5 = __commonJS({
     }
     function mapMethodOptions(options2) {
       return (options2 || []).reduce((obj, item) => {
-        for (const [key, value] of Object.entries(item)) {
-          switch (key) {
+        for (const [key2, value] of Object.entries(item)) {
+          switch (key2) {
             case "uninterpreted_option":
               obj.uninterpreted_option.push(item.uninterpreted_option);
               break;
             default:
-              obj[key] = value;
+              obj[key2] = value;
           }
         }
         return obj;
@@ -65673,7 +65673,7 @@ var require_session = __commonJS({
   "node_modules/dockerode/lib/session.js"(exports, module) {
     var grpc = require_src4();
     var protoLoader = require_src5();
-    var path4 = __require("path");
+    var path6 = __require("path");
     var crypto = __require("crypto");
     function withSession(docker, auth, handler) {
       const sessionId = crypto.randomUUID();
@@ -65700,7 +65700,7 @@ var require_session = __commonJS({
         const injector = server.createConnectionInjector(creds);
         injector.injectConnection(socket);
         const pkg = protoLoader.loadSync(
-          path4.resolve(__dirname, "proto", "auth.proto")
+          path6.resolve(__dirname, "proto", "auth.proto")
         );
         const service = grpc.loadPackageDefinition(pkg);
         server.addService(service.moby.filesync.v1.Auth.service, {
@@ -65730,7 +65730,7 @@ var require_session = __commonJS({
 var require_buildkit = __commonJS({
   "node_modules/dockerode/lib/buildkit.js"(exports, module) {
     var protobuf = require_protobufjs();
-    var path4 = __require("path");
+    var path6 = __require("path");
     var BUILDKIT_TRACE_ID = "moby.buildkit.trace";
     var BUILDKIT_IMAGE_ID = "moby.image.id";
     var PROTO_TYPE = "moby.buildkit.v1.StatusResponse";
@@ -65740,7 +65740,7 @@ var require_buildkit = __commonJS({
     function loadProto() {
       if (StatusResponse) return StatusResponse;
       var root = protobuf.loadSync(
-        path4.resolve(__dirname, "proto", "buildkit_status.proto")
+        path6.resolve(__dirname, "proto", "buildkit_status.proto")
       );
       StatusResponse = root.lookupType(PROTO_TYPE);
       return StatusResponse;
@@ -67856,9 +67856,9 @@ var require_yauzl = __commonJS({
     exports.Entry = Entry;
     exports.LocalFileHeader = LocalFileHeader;
     exports.RandomAccessReader = RandomAccessReader;
-    function openPromise(path4, options2) {
+    function openPromise(path6, options2) {
       return new Promise((resolve13, reject) => {
-        open2(path4, { ...options2, lazyEntries: true }, function(err, zipfile) {
+        open2(path6, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
           resolve13(zipfile);
         });
@@ -67888,7 +67888,7 @@ var require_yauzl = __commonJS({
         });
       });
     }
-    function open2(path4, options2, callback) {
+    function open2(path6, options2, callback) {
       if (typeof options2 === "function") {
         callback = options2;
         options2 = null;
@@ -67900,7 +67900,7 @@ var require_yauzl = __commonJS({
       if (options2.validateEntrySizes == null) options2.validateEntrySizes = true;
       if (options2.strictFileNames == null) options2.strictFileNames = false;
       if (callback == null) callback = defaultCallback;
-      fs.open(path4, "r", function(err, fd) {
+      fs.open(path6, "r", function(err, fd) {
         if (err) return callback(err);
         fromFd(fd, options2, function(err2, zipfile) {
           if (err2) fs.close(fd, defaultCallback);
@@ -70122,7 +70122,7 @@ var require_crc = __commonJS({
 var require_parser2 = __commonJS({
   "node_modules/pngjs/lib/parser.js"(exports, module) {
     "use strict";
-    var constants = require_constants3();
+    var constants2 = require_constants3();
     var CrcCalculator = require_crc();
     var Parser = module.exports = function(options2, dependencies) {
       this._options = options2;
@@ -70133,12 +70133,12 @@ var require_parser2 = __commonJS({
       this._palette = [];
       this._colorType = 0;
       this._chunks = {};
-      this._chunks[constants.TYPE_IHDR] = this._handleIHDR.bind(this);
-      this._chunks[constants.TYPE_IEND] = this._handleIEND.bind(this);
-      this._chunks[constants.TYPE_IDAT] = this._handleIDAT.bind(this);
-      this._chunks[constants.TYPE_PLTE] = this._handlePLTE.bind(this);
-      this._chunks[constants.TYPE_tRNS] = this._handleTRNS.bind(this);
-      this._chunks[constants.TYPE_gAMA] = this._handleGAMA.bind(this);
+      this._chunks[constants2.TYPE_IHDR] = this._handleIHDR.bind(this);
+      this._chunks[constants2.TYPE_IEND] = this._handleIEND.bind(this);
+      this._chunks[constants2.TYPE_IDAT] = this._handleIDAT.bind(this);
+      this._chunks[constants2.TYPE_PLTE] = this._handlePLTE.bind(this);
+      this._chunks[constants2.TYPE_tRNS] = this._handleTRNS.bind(this);
+      this._chunks[constants2.TYPE_gAMA] = this._handleGAMA.bind(this);
       this.read = dependencies.read;
       this.error = dependencies.error;
       this.metadata = dependencies.metadata;
@@ -70153,10 +70153,10 @@ var require_parser2 = __commonJS({
       };
     };
     Parser.prototype.start = function() {
-      this.read(constants.PNG_SIGNATURE.length, this._parseSignature.bind(this));
+      this.read(constants2.PNG_SIGNATURE.length, this._parseSignature.bind(this));
     };
     Parser.prototype._parseSignature = function(data) {
-      let signature = constants.PNG_SIGNATURE;
+      let signature = constants2.PNG_SIGNATURE;
       for (let i = 0; i < signature.length; i++) {
         if (data[i] !== signature[i]) {
           this.error(new Error("Invalid file signature"));
@@ -70173,7 +70173,7 @@ var require_parser2 = __commonJS({
         name2 += String.fromCharCode(data[i]);
       }
       let ancillary = Boolean(data[4] & 32);
-      if (!this._hasIHDR && type !== constants.TYPE_IHDR) {
+      if (!this._hasIHDR && type !== constants2.TYPE_IHDR) {
         this.error(new Error("Expected IHDR on beggining"));
         return;
       }
@@ -70221,7 +70221,7 @@ var require_parser2 = __commonJS({
         this.error(new Error("Unsupported bit depth " + depth));
         return;
       }
-      if (!(colorType in constants.COLORTYPE_TO_BPP_MAP)) {
+      if (!(colorType in constants2.COLORTYPE_TO_BPP_MAP)) {
         this.error(new Error("Unsupported color type"));
         return;
       }
@@ -70238,16 +70238,16 @@ var require_parser2 = __commonJS({
         return;
       }
       this._colorType = colorType;
-      let bpp = constants.COLORTYPE_TO_BPP_MAP[this._colorType];
+      let bpp = constants2.COLORTYPE_TO_BPP_MAP[this._colorType];
       this._hasIHDR = true;
       this.metadata({
         width,
         height,
         depth,
         interlace: Boolean(interlace),
-        palette: Boolean(colorType & constants.COLORTYPE_PALETTE),
-        color: Boolean(colorType & constants.COLORTYPE_COLOR),
-        alpha: Boolean(colorType & constants.COLORTYPE_ALPHA),
+        palette: Boolean(colorType & constants2.COLORTYPE_PALETTE),
+        color: Boolean(colorType & constants2.COLORTYPE_COLOR),
+        alpha: Boolean(colorType & constants2.COLORTYPE_ALPHA),
         bpp,
         colorType
       });
@@ -70271,7 +70271,7 @@ var require_parser2 = __commonJS({
     };
     Parser.prototype._parseTRNS = function(data) {
       this._crc.write(data);
-      if (this._colorType === constants.COLORTYPE_PALETTE_COLOR) {
+      if (this._colorType === constants2.COLORTYPE_PALETTE_COLOR) {
         if (this._palette.length === 0) {
           this.error(new Error("Transparency chunk must be after palette"));
           return;
@@ -70285,10 +70285,10 @@ var require_parser2 = __commonJS({
         }
         this.palette(this._palette);
       }
-      if (this._colorType === constants.COLORTYPE_GRAYSCALE) {
+      if (this._colorType === constants2.COLORTYPE_GRAYSCALE) {
         this.transColor([data.readUInt16BE(0)]);
       }
-      if (this._colorType === constants.COLORTYPE_COLOR) {
+      if (this._colorType === constants2.COLORTYPE_COLOR) {
         this.transColor([
           data.readUInt16BE(0),
           data.readUInt16BE(2),
@@ -70302,7 +70302,7 @@ var require_parser2 = __commonJS({
     };
     Parser.prototype._parseGAMA = function(data) {
       this._crc.write(data);
-      this.gamma(data.readUInt32BE(0) / constants.GAMMA_DIVISION);
+      this.gamma(data.readUInt32BE(0) / constants2.GAMMA_DIVISION);
       this._handleChunkEnd();
     };
     Parser.prototype._handleIDAT = function(length) {
@@ -70314,7 +70314,7 @@ var require_parser2 = __commonJS({
     };
     Parser.prototype._parseIDAT = function(length, data) {
       this._crc.write(data);
-      if (this._colorType === constants.COLORTYPE_PALETTE_COLOR && this._palette.length === 0) {
+      if (this._colorType === constants2.COLORTYPE_PALETTE_COLOR && this._palette.length === 0) {
         throw new Error("Expected palette not found");
       }
       this.inflateData(data);
@@ -70802,9 +70802,9 @@ var require_parser_async = __commonJS({
 var require_bitpacker = __commonJS({
   "node_modules/pngjs/lib/bitpacker.js"(exports, module) {
     "use strict";
-    var constants = require_constants3();
+    var constants2 = require_constants3();
     module.exports = function(dataIn, width, height, options2) {
-      let outHasAlpha = [constants.COLORTYPE_COLOR_ALPHA, constants.COLORTYPE_ALPHA].indexOf(
+      let outHasAlpha = [constants2.COLORTYPE_COLOR_ALPHA, constants2.COLORTYPE_ALPHA].indexOf(
         options2.colorType
       ) !== -1;
       if (options2.colorType === options2.inputColorType) {
@@ -70824,11 +70824,11 @@ var require_bitpacker = __commonJS({
       }
       let data = options2.bitDepth !== 16 ? dataIn : new Uint16Array(dataIn.buffer);
       let maxValue = 255;
-      let inBpp = constants.COLORTYPE_TO_BPP_MAP[options2.inputColorType];
+      let inBpp = constants2.COLORTYPE_TO_BPP_MAP[options2.inputColorType];
       if (inBpp === 4 && !options2.inputHasAlpha) {
         inBpp = 3;
       }
-      let outBpp = constants.COLORTYPE_TO_BPP_MAP[options2.colorType];
+      let outBpp = constants2.COLORTYPE_TO_BPP_MAP[options2.colorType];
       if (options2.bitDepth === 16) {
         maxValue = 65535;
         outBpp *= 2;
@@ -70852,24 +70852,24 @@ var require_bitpacker = __commonJS({
         let blue;
         let alpha = maxValue;
         switch (options2.inputColorType) {
-          case constants.COLORTYPE_COLOR_ALPHA:
+          case constants2.COLORTYPE_COLOR_ALPHA:
             alpha = data[inIndex + 3];
             red = data[inIndex];
             green = data[inIndex + 1];
             blue = data[inIndex + 2];
             break;
-          case constants.COLORTYPE_COLOR:
+          case constants2.COLORTYPE_COLOR:
             red = data[inIndex];
             green = data[inIndex + 1];
             blue = data[inIndex + 2];
             break;
-          case constants.COLORTYPE_ALPHA:
+          case constants2.COLORTYPE_ALPHA:
             alpha = data[inIndex + 1];
             red = data[inIndex];
             green = red;
             blue = red;
             break;
-          case constants.COLORTYPE_GRAYSCALE:
+          case constants2.COLORTYPE_GRAYSCALE:
             red = data[inIndex];
             green = red;
             blue = red;
@@ -70902,8 +70902,8 @@ var require_bitpacker = __commonJS({
         for (let x = 0; x < width; x++) {
           let rgba = getRGBA(data, inIndex);
           switch (options2.colorType) {
-            case constants.COLORTYPE_COLOR_ALPHA:
-            case constants.COLORTYPE_COLOR:
+            case constants2.COLORTYPE_COLOR_ALPHA:
+            case constants2.COLORTYPE_COLOR:
               if (options2.bitDepth === 8) {
                 outData[outIndex] = rgba.red;
                 outData[outIndex + 1] = rgba.green;
@@ -70920,8 +70920,8 @@ var require_bitpacker = __commonJS({
                 }
               }
               break;
-            case constants.COLORTYPE_ALPHA:
-            case constants.COLORTYPE_GRAYSCALE: {
+            case constants2.COLORTYPE_ALPHA:
+            case constants2.COLORTYPE_GRAYSCALE: {
               let grayscale = (rgba.red + rgba.green + rgba.blue) / 3;
               if (options2.bitDepth === 8) {
                 outData[outIndex] = grayscale;
@@ -71094,7 +71094,7 @@ var require_filter_pack = __commonJS({
 var require_packer = __commonJS({
   "node_modules/pngjs/lib/packer.js"(exports, module) {
     "use strict";
-    var constants = require_constants3();
+    var constants2 = require_constants3();
     var CrcStream = require_crc();
     var bitPacker = require_bitpacker();
     var filter = require_filter_pack();
@@ -71107,23 +71107,23 @@ var require_packer = __commonJS({
       options2.inputHasAlpha = options2.inputHasAlpha != null ? options2.inputHasAlpha : true;
       options2.deflateFactory = options2.deflateFactory || zlib.createDeflate;
       options2.bitDepth = options2.bitDepth || 8;
-      options2.colorType = typeof options2.colorType === "number" ? options2.colorType : constants.COLORTYPE_COLOR_ALPHA;
-      options2.inputColorType = typeof options2.inputColorType === "number" ? options2.inputColorType : constants.COLORTYPE_COLOR_ALPHA;
+      options2.colorType = typeof options2.colorType === "number" ? options2.colorType : constants2.COLORTYPE_COLOR_ALPHA;
+      options2.inputColorType = typeof options2.inputColorType === "number" ? options2.inputColorType : constants2.COLORTYPE_COLOR_ALPHA;
       if ([
-        constants.COLORTYPE_GRAYSCALE,
-        constants.COLORTYPE_COLOR,
-        constants.COLORTYPE_COLOR_ALPHA,
-        constants.COLORTYPE_ALPHA
+        constants2.COLORTYPE_GRAYSCALE,
+        constants2.COLORTYPE_COLOR,
+        constants2.COLORTYPE_COLOR_ALPHA,
+        constants2.COLORTYPE_ALPHA
       ].indexOf(options2.colorType) === -1) {
         throw new Error(
           "option color type:" + options2.colorType + " is not supported at present"
         );
       }
       if ([
-        constants.COLORTYPE_GRAYSCALE,
-        constants.COLORTYPE_COLOR,
-        constants.COLORTYPE_COLOR_ALPHA,
-        constants.COLORTYPE_ALPHA
+        constants2.COLORTYPE_GRAYSCALE,
+        constants2.COLORTYPE_COLOR,
+        constants2.COLORTYPE_COLOR_ALPHA,
+        constants2.COLORTYPE_ALPHA
       ].indexOf(options2.inputColorType) === -1) {
         throw new Error(
           "option input color type:" + options2.inputColorType + " is not supported at present"
@@ -71147,7 +71147,7 @@ var require_packer = __commonJS({
     };
     Packer.prototype.filterData = function(data, width, height) {
       let packedData = bitPacker(data, width, height, this._options);
-      let bpp = constants.COLORTYPE_TO_BPP_MAP[this._options.colorType];
+      let bpp = constants2.COLORTYPE_TO_BPP_MAP[this._options.colorType];
       let filteredData = filter(packedData, width, height, this._options, bpp);
       return filteredData;
     };
@@ -71167,8 +71167,8 @@ var require_packer = __commonJS({
     };
     Packer.prototype.packGAMA = function(gamma) {
       let buf = Buffer.alloc(4);
-      buf.writeUInt32BE(Math.floor(gamma * constants.GAMMA_DIVISION), 0);
-      return this._packChunk(constants.TYPE_gAMA, buf);
+      buf.writeUInt32BE(Math.floor(gamma * constants2.GAMMA_DIVISION), 0);
+      return this._packChunk(constants2.TYPE_gAMA, buf);
     };
     Packer.prototype.packIHDR = function(width, height) {
       let buf = Buffer.alloc(13);
@@ -71179,13 +71179,13 @@ var require_packer = __commonJS({
       buf[10] = 0;
       buf[11] = 0;
       buf[12] = 0;
-      return this._packChunk(constants.TYPE_IHDR, buf);
+      return this._packChunk(constants2.TYPE_IHDR, buf);
     };
     Packer.prototype.packIDAT = function(data) {
-      return this._packChunk(constants.TYPE_IDAT, data);
+      return this._packChunk(constants2.TYPE_IDAT, data);
     };
     Packer.prototype.packIEND = function() {
-      return this._packChunk(constants.TYPE_IEND, null);
+      return this._packChunk(constants2.TYPE_IEND, null);
     };
   }
 });
@@ -71196,7 +71196,7 @@ var require_packer_async = __commonJS({
     "use strict";
     var util = __require("util");
     var Stream = __require("stream");
-    var constants = require_constants3();
+    var constants2 = require_constants3();
     var Packer = require_packer();
     var PackerAsync = module.exports = function(opt) {
       Stream.call(this);
@@ -71207,7 +71207,7 @@ var require_packer_async = __commonJS({
     };
     util.inherits(PackerAsync, Stream);
     PackerAsync.prototype.pack = function(data, width, height, gamma) {
-      this.emit("data", Buffer.from(constants.PNG_SIGNATURE));
+      this.emit("data", Buffer.from(constants2.PNG_SIGNATURE));
       this.emit("data", this._packer.packIHDR(width, height));
       if (gamma) {
         this.emit("data", this._packer.packGAMA(gamma));
@@ -71535,7 +71535,7 @@ var require_packer_sync = __commonJS({
     if (!zlib.deflateSync) {
       hasSyncZlib = false;
     }
-    var constants = require_constants3();
+    var constants2 = require_constants3();
     var Packer = require_packer();
     module.exports = function(metaData, opt) {
       if (!hasSyncZlib) {
@@ -71546,7 +71546,7 @@ var require_packer_sync = __commonJS({
       let options2 = opt || {};
       let packer = new Packer(options2);
       let chunks = [];
-      chunks.push(Buffer.from(constants.PNG_SIGNATURE));
+      chunks.push(Buffer.from(constants2.PNG_SIGNATURE));
       chunks.push(packer.packIHDR(metaData.width, metaData.height));
       if (metaData.gamma) {
         chunks.push(packer.packGAMA(metaData.gamma));
@@ -71760,12 +71760,12 @@ function numberOption(value, flag, allowNaN = false) {
 }
 
 // src/cli/commands/run.ts
-import { mkdirSync as mkdirSync10 } from "node:fs";
-import { join as join18, resolve as resolve8, dirname as dirname7 } from "node:path";
+import { mkdirSync as mkdirSync11 } from "node:fs";
+import { join as join19, resolve as resolve8, dirname as dirname7 } from "node:path";
 
 // src/config/load.ts
 var import_yaml = __toESM(require_dist(), 1);
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { dirname, resolve, extname } from "node:path";
 
 // node_modules/zod/v4/classic/external.js
@@ -72491,9 +72491,9 @@ function floatSafeRemainder(val, step) {
   return ratio - roundedRatio;
 }
 var EVALUATING = /* @__PURE__ */ Symbol("evaluating");
-function defineLazy(object2, key, getter) {
+function defineLazy(object2, key2, getter) {
   let value = void 0;
-  Object.defineProperty(object2, key, {
+  Object.defineProperty(object2, key2, {
     get() {
       if (value === EVALUATING) {
         return void 0;
@@ -72505,7 +72505,7 @@ function defineLazy(object2, key, getter) {
       return value;
     },
     set(v) {
-      Object.defineProperty(object2, key, {
+      Object.defineProperty(object2, key2, {
         value: v
         // configurable: true,
       });
@@ -72531,47 +72531,47 @@ function rawShape(def) {
 function sourceShape(schema) {
   return rawShape(schema._zod.def) ?? schema._zod.def.shape;
 }
-function deferProp(target, key, getter) {
-  Object.defineProperty(target, key, {
+function deferProp(target, key2, getter) {
+  Object.defineProperty(target, key2, {
     get() {
       const value = getter();
-      assignProp(this, key, value);
+      assignProp(this, key2, value);
       return value;
     },
     enumerable: true,
     configurable: true
   });
 }
-function putProp(target, key, value) {
-  if (key in target)
-    assignProp(target, key, value);
+function putProp(target, key2, value) {
+  if (key2 in target)
+    assignProp(target, key2, value);
   else
-    target[key] = value;
+    target[key2] = value;
 }
 function mirrorShape(target, source, keys, wrap) {
   const raw = sourceShape(source);
-  for (const key of keys) {
-    const desc = Object.getOwnPropertyDescriptor(raw, key);
+  for (const key2 of keys) {
+    const desc = Object.getOwnPropertyDescriptor(raw, key2);
     if (!desc.enumerable)
       continue;
     if (desc.get) {
-      deferProp(target, key, () => {
-        const value = source._zod.def.shape[key];
-        return wrap ? wrap(value, key) : value;
+      deferProp(target, key2, () => {
+        const value = source._zod.def.shape[key2];
+        return wrap ? wrap(value, key2) : value;
       });
     } else
-      putProp(target, key, wrap ? wrap(desc.value, key) : desc.value);
+      putProp(target, key2, wrap ? wrap(desc.value, key2) : desc.value);
   }
 }
 function mirrorProps(target, source) {
-  for (const key of Reflect.ownKeys(source)) {
-    const desc = Object.getOwnPropertyDescriptor(source, key);
+  for (const key2 of Reflect.ownKeys(source)) {
+    const desc = Object.getOwnPropertyDescriptor(source, key2);
     if (!desc.enumerable)
       continue;
     if (desc.get)
-      deferProp(target, key, () => source[key]);
+      deferProp(target, key2, () => source[key2]);
     else
-      putProp(target, key, desc.value);
+      putProp(target, key2, desc.value);
   }
 }
 function mergeDefs(...defs) {
@@ -72585,14 +72585,14 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path4) {
-  if (!path4)
+function getElementAtPath(obj, path6) {
+  if (!path6)
     return obj;
-  return path4.reduce((acc, key) => acc?.[key], obj);
+  return path6.reduce((acc, key2) => acc?.[key2], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
-  const promises = keys.map((key) => promisesObj[key]);
+  const promises = keys.map((key2) => promisesObj[key2]);
   return Promise.all(promises).then((results) => {
     const resolvedObj = {};
     for (let i = 0; i < keys.length; i++) {
@@ -72664,8 +72664,8 @@ function shallowClone(o) {
 }
 function numKeys(data) {
   let keyCount = 0;
-  for (const key in data) {
-    if (Object.prototype.hasOwnProperty.call(data, key)) {
+  for (const key2 in data) {
+    if (Object.prototype.hasOwnProperty.call(data, key2)) {
       keyCount++;
     }
   }
@@ -72819,12 +72819,12 @@ function pick(schema, mask) {
 function maskedKeys(schema, mask) {
   const raw = sourceShape(schema);
   const keys = [];
-  for (const key of Reflect.ownKeys(mask)) {
-    if (!Object.getOwnPropertyDescriptor(raw, key)?.enumerable) {
-      throw new Error(`Unrecognized key: "${String(key)}"`);
+  for (const key2 of Reflect.ownKeys(mask)) {
+    if (!Object.getOwnPropertyDescriptor(raw, key2)?.enumerable) {
+      throw new Error(`Unrecognized key: "${String(key2)}"`);
     }
-    if (mask[key])
-      keys.push(key);
+    if (mask[key2])
+      keys.push(key2);
   }
   return keys;
 }
@@ -72837,7 +72837,7 @@ function omit(schema, mask) {
   }
   const omitted = new Set(maskedKeys(schema, mask));
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key) => !omitted.has(key)));
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key2) => !omitted.has(key2)));
   return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
 }
 function extend(schema, shape) {
@@ -72848,8 +72848,8 @@ function extend(schema, shape) {
   const hasChecks = checks && checks.length > 0;
   if (hasChecks) {
     const existingShape = sourceShape(schema);
-    for (const key of Reflect.ownKeys(shape)) {
-      if (Object.getOwnPropertyDescriptor(existingShape, key) !== void 0) {
+    for (const key2 of Reflect.ownKeys(shape)) {
+      if (Object.getOwnPropertyDescriptor(existingShape, key2) !== void 0) {
         throw new Error("Cannot overwrite keys on object schemas containing refinements. Use `.safeExtend()` instead.");
       }
     }
@@ -72896,15 +72896,15 @@ function partial(Class2, schema, mask, name2 = "partial") {
   }
   const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key) => selected && !selected.has(key) ? value : new Class2({ type: "optional", innerType: value })));
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key2) => selected && !selected.has(key2) ? value : new Class2({ type: "optional", innerType: value })));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
 }
 function required(Class2, schema, mask) {
   const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key) => (
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key2) => (
     // overwrite with non-optional
-    selected && !selected.has(key) ? value : new Class2({ type: "nonoptional", innerType: value })
+    selected && !selected.has(key2) ? value : new Class2({ type: "nonoptional", innerType: value })
   ));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
 }
@@ -72928,11 +72928,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path4, issues) {
+function prefixIssues(path6, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path4);
+    iss.path.unshift(path6);
     return iss;
   });
 }
@@ -73091,46 +73091,46 @@ var Class = class {
   }
 };
 function members(proto, table) {
-  for (const key in table) {
-    const desc = Object.getOwnPropertyDescriptor(table, key);
+  for (const key2 in table) {
+    const desc = Object.getOwnPropertyDescriptor(table, key2);
     if (desc.get)
-      Object.defineProperty(proto, key, { ...desc, enumerable: false });
+      Object.defineProperty(proto, key2, { ...desc, enumerable: false });
     else
-      defineBound(proto, key, desc.value);
+      defineBound(proto, key2, desc.value);
   }
 }
-function own(inst, key, value, enumerable = true) {
-  Object.defineProperty(inst, key, { configurable: true, writable: true, enumerable, value });
+function own(inst, key2, value, enumerable = true) {
+  Object.defineProperty(inst, key2, { configurable: true, writable: true, enumerable, value });
   return value;
 }
-function hide(inst, key, value) {
-  return own(inst, key, value, false);
+function hide(inst, key2, value) {
+  return own(inst, key2, value, false);
 }
 // @__NO_SIDE_EFFECTS__
 function derived(computes, table) {
-  for (const key in computes) {
-    const compute = computes[key];
-    Object.defineProperty(table, key, {
+  for (const key2 in computes) {
+    const compute = computes[key2];
+    Object.defineProperty(table, key2, {
       configurable: true,
       enumerable: true,
       get() {
-        return own(this, key, compute(this));
+        return own(this, key2, compute(this));
       },
       set(value) {
-        own(this, key, value);
+        own(this, key2, value);
       }
     });
   }
   return table;
 }
-function defineBound(proto, key, fn) {
-  Object.defineProperty(proto, key, {
+function defineBound(proto, key2, fn) {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     get() {
-      return this == null ? fn : own(this, key, fn.bind(this));
+      return this == null ? fn : own(this, key2, fn.bind(this));
     },
     set(value) {
-      own(this, key, value);
+      own(this, key2, value);
     }
   });
 }
@@ -73147,53 +73147,53 @@ var breaker = {
     return void 0;
   }
 };
-function defineLazyInternal(inst, key, compute) {
+function defineLazyInternal(inst, key2, compute) {
   const proto = Object.getPrototypeOf(inst._zod);
-  if (key in proto && installing !== inst._zod) {
+  if (key2 in proto && installing !== inst._zod) {
     installing = void 0;
     return;
   }
   installing = inst._zod;
-  Object.defineProperty(proto, key, {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     get() {
-      Object.defineProperty(this, key, breaker);
+      Object.defineProperty(this, key2, breaker);
       const outer = broke;
       broke = false;
       try {
         const value = compute(this);
         if (broke)
-          delete this[key];
+          delete this[key2];
         else
-          Object.defineProperty(this, key, { configurable: true, writable: true, value });
+          Object.defineProperty(this, key2, { configurable: true, writable: true, value });
         broke = broke || outer;
         return value;
       } catch (err) {
-        delete this[key];
+        delete this[key2];
         broke = broke || outer;
         throw err;
       }
     },
     set(value) {
-      Object.defineProperty(this, key, { configurable: true, writable: true, value });
+      Object.defineProperty(this, key2, { configurable: true, writable: true, value });
     }
   });
 }
-function installLazyProp(inst, key, make, enumerable) {
-  const proto = claim(inst, key);
+function installLazyProp(inst, key2, make, enumerable) {
+  const proto = claim(inst, key2);
   if (!proto)
     return;
-  Object.defineProperty(proto, key, {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     get() {
       const desc = { configurable: true, writable: true, enumerable, value: void 0 };
-      Object.defineProperty(this, key, desc);
+      Object.defineProperty(this, key2, desc);
       desc.value = make(this);
-      Object.defineProperty(this, key, desc);
+      Object.defineProperty(this, key2, desc);
       return desc.value;
     },
     set(value) {
-      Object.defineProperty(this, key, { configurable: true, writable: true, enumerable, value });
+      Object.defineProperty(this, key2, { configurable: true, writable: true, enumerable, value });
     }
   });
 }
@@ -73370,15 +73370,15 @@ var $ZodError = $constructor("$ZodError", initializer);
 var $ZodRealError = $constructor("$ZodError", initializer, void 0, {
   Parent: Error
 });
-function node(obj, key, make) {
-  if (!Object.prototype.hasOwnProperty.call(obj, key)) {
-    if (key === "__proto__") {
-      Object.defineProperty(obj, key, { value: make(), writable: true, enumerable: true, configurable: true });
+function node(obj, key2, make) {
+  if (!Object.prototype.hasOwnProperty.call(obj, key2)) {
+    if (key2 === "__proto__") {
+      Object.defineProperty(obj, key2, { value: make(), writable: true, enumerable: true, configurable: true });
     } else {
-      obj[key] = make();
+      obj[key2] = make();
     }
   }
-  return obj[key];
+  return obj[key2];
 }
 function flattenError(error62, mapper = (issue2) => issue2.message) {
   const fieldErrors = {};
@@ -73394,16 +73394,16 @@ function flattenError(error62, mapper = (issue2) => issue2.message) {
 }
 function formatError(error62, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error63, path4 = []) => {
+  const processError = (error63, path6 = []) => {
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path4, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path6, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path4, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path6, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path4, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path6, ...issue2.path]);
       } else {
-        const fullpath = [...path4, ...issue2.path];
+        const fullpath = [...path6, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -73442,17 +73442,17 @@ function formatError(error62, mapper = (issue2) => issue2.message) {
 }
 function treeifyError(error62, mapper = (issue2) => issue2.message) {
   const result = { errors: [] };
-  const processError = (error63, path4 = []) => {
+  const processError = (error63, path6 = []) => {
     var _a3;
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path4, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path6, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path4, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path6, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path4, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path6, ...issue2.path]);
       } else {
-        const fullpath = [...path4, ...issue2.path];
+        const fullpath = [...path6, ...issue2.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue2));
           continue;
@@ -73491,8 +73491,8 @@ function treeifyError(error62, mapper = (issue2) => issue2.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path4 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path4) {
+  const path6 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path6) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -74287,16 +74287,16 @@ var $ZodCheckProperties = /* @__PURE__ */ $constructor("$ZodCheckProperties", (i
       payload.issues.push({ expected: "object", code: "invalid_type", input: payload.value, inst });
       return void 0;
     }
-    entries ?? (entries = Reflect.ownKeys(def.shape).map((key) => [key, def.shape[key]]));
+    entries ?? (entries = Reflect.ownKeys(def.shape).map((key2) => [key2, def.shape[key2]]));
     const input2 = payload.value;
     let proms;
-    for (const [key, schema] of entries) {
-      const result = schema._zod.run({ value: input2[key], issues: [] }, {});
+    for (const [key2, schema] of entries) {
+      const result = schema._zod.run({ value: input2[key2], issues: [] }, {});
       if (result instanceof Promise) {
         proms ?? (proms = []);
-        proms.push(result.then((result2) => handleCheckPropertyResult(result2, payload, key)));
+        proms.push(result.then((result2) => handleCheckPropertyResult(result2, payload, key2)));
       } else {
-        handleCheckPropertyResult(result, payload, key);
+        handleCheckPropertyResult(result, payload, key2);
       }
     }
     if (proms)
@@ -74748,10 +74748,10 @@ var $ZodCIDRv4 = /* @__PURE__ */ $constructor("$ZodCIDRv4", (inst, def) => {
   $ZodStringFormat.init(inst, def);
 });
 function isValidCIDRv6(value) {
-  const parts = value.split("/");
-  if (parts.length !== 2)
+  const parts2 = value.split("/");
+  if (parts2.length !== 2)
     return false;
-  const [address, prefix] = parts;
+  const [address, prefix] = parts2;
   if (!prefix)
     return false;
   const prefixNum = Number(prefix);
@@ -75197,8 +75197,8 @@ var $ZodArray = /* @__PURE__ */ $constructor("$ZodArray", (inst, def) => {
   };
   capSize(inst, arraySize);
 });
-function handlePropertyResult(result, final, key, input2, optin, optout) {
-  const isPresent = key in input2;
+function handlePropertyResult(result, final, key2, input2, optin, optout) {
+  const isPresent = key2 in input2;
   const isOptionalOut = optout === "optional";
   if (!isPresent && isOptionalOut && optin === "optional") {
     return;
@@ -75207,7 +75207,7 @@ function handlePropertyResult(result, final, key, input2, optin, optout) {
     if (optin !== void 0 && isOptionalOut && !isPresent) {
       return;
     }
-    final.issues.push(...prefixIssues(key, result.issues));
+    final.issues.push(...prefixIssues(key2, result.issues));
   }
   if (!isPresent && optin === void 0) {
     if (!result.issues.length) {
@@ -75215,17 +75215,17 @@ function handlePropertyResult(result, final, key, input2, optin, optout) {
         code: "invalid_type",
         expected: "nonoptional",
         input: void 0,
-        path: [key]
+        path: [key2]
       });
     }
     return;
   }
   if (result.value === void 0) {
     if (isPresent || optin === "defaulted" && !isOptionalOut) {
-      final.value[key] = void 0;
+      final.value[key2] = void 0;
     }
   } else {
-    final.value[key] = result.value;
+    final.value[key2] = result.value;
   }
 }
 var NO_SYMBOL_KEYS = [];
@@ -75258,28 +75258,28 @@ function handleCatchall(proms, input2, payload, ctx, def, inst, abortEarly) {
   const optin = _catchall.optin;
   const optout = _catchall.optout;
   let seen = 0;
-  for (const key in input2) {
+  for (const key2 in input2) {
     if (abortEarly && payload.issues.length !== seen) {
       if (aborted(payload, seen))
         break;
       seen = payload.issues.length;
     }
-    if (keySet.has(key))
+    if (keySet.has(key2))
       continue;
-    if (key === "__proto__") {
+    if (key2 === "__proto__") {
       if (t === "never")
-        unrecognized.push(key);
+        unrecognized.push(key2);
       continue;
     }
     if (t === "never") {
-      unrecognized.push(key);
+      unrecognized.push(key2);
       continue;
     }
-    const r = _catchall.run({ value: input2[key], issues: [] }, ctx);
+    const r = _catchall.run({ value: input2[key2], issues: [] }, ctx);
     if (r instanceof Promise) {
-      proms.push(r.then((r2) => handlePropertyResult(r2, payload, key, input2, optin, optout)));
+      proms.push(r.then((r2) => handlePropertyResult(r2, payload, key2, input2, optin, optout)));
     } else {
-      handlePropertyResult(r, payload, key, input2, optin, optout);
+      handlePropertyResult(r, payload, key2, input2, optin, optout);
     }
   }
   if (unrecognized.length) {
@@ -75316,16 +75316,16 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
   defineLazyInternal(inst, "propValues", (zod) => {
     const shape = zod.def.shape;
     const propValues = {};
-    for (const key in shape) {
-      const field2 = shape[key]._zod;
+    for (const key2 in shape) {
+      const field2 = shape[key2]._zod;
       if (field2.values) {
-        if (!Object.prototype.hasOwnProperty.call(propValues, key)) {
-          assignProp(propValues, key, /* @__PURE__ */ new Set());
+        if (!Object.prototype.hasOwnProperty.call(propValues, key2)) {
+          assignProp(propValues, key2, /* @__PURE__ */ new Set());
         }
         for (const v of field2.values)
-          propValues[key].add(v);
+          propValues[key2].add(v);
         if (field2.optin !== void 0)
-          propValues[key].add(void 0);
+          propValues[key2].add(void 0);
       }
     }
     return propValues;
@@ -75352,22 +75352,22 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
     const shape = value.shape;
     const abortEarly = ctx?.abortEarly;
     let seen = payload.issues.length;
-    for (const key of value.allKeys) {
+    for (const key2 of value.allKeys) {
       if (abortEarly && payload.issues.length !== seen) {
         if (aborted(payload, seen))
           break;
         seen = payload.issues.length;
       }
-      if (key === "__proto__")
+      if (key2 === "__proto__")
         continue;
-      const el = shape[key];
+      const el = shape[key2];
       const optin = el._zod.optin;
       const optout = el._zod.optout;
-      const r = el._zod.run({ value: input2[key], issues: [] }, ctx);
+      const r = el._zod.run({ value: input2[key2], issues: [] }, ctx);
       if (r instanceof Promise) {
-        proms.push(r.then((r2) => handlePropertyResult(r2, payload, key, input2, optin, optout)));
+        proms.push(r.then((r2) => handlePropertyResult(r2, payload, key2, input2, optin, optout)));
       } else {
-        handlePropertyResult(r, payload, key, input2, optin, optout);
+        handlePropertyResult(r, payload, key2, input2, optin, optout);
       }
     }
     if (!catchall) {
@@ -75401,17 +75401,17 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
     doc.write(`const input = payload.value;`);
     const ids = /* @__PURE__ */ Object.create(null);
     let counter = 0;
-    for (const key of normalized.allKeys) {
-      ids[key] = `key_${counter++}`;
+    for (const key2 of normalized.allKeys) {
+      ids[key2] = `key_${counter++}`;
     }
     doc.write(memo2 ? `const newResult = memo.alloc(inst, payload, {}, ctx);` : `const newResult = {};`);
-    for (const key of normalized.allKeys) {
-      if (key === "__proto__")
+    for (const key2 of normalized.allKeys) {
+      if (key2 === "__proto__")
         continue;
-      const id = ids[key];
-      const k = typeof key === "symbol" ? `syms[${syms.indexOf(key)}]` : esc(key);
+      const id = ids[key2];
+      const k = typeof key2 === "symbol" ? `syms[${syms.indexOf(key2)}]` : esc(key2);
       const isPresent = `${k} in input`;
-      const schema = shape[key];
+      const schema = shape[key2];
       const optin = schema?._zod?.optin;
       const isOptionalIn = optin !== void 0;
       const isOptionalOut = schema?._zod?.optout === "optional";
@@ -75745,21 +75745,21 @@ function mergeValues(a, b) {
   }
   if (isPlainObject(a) && isPlainObject(b)) {
     const bKeys = Object.keys(b);
-    const sharedKeys = Object.keys(a).filter((key) => bKeys.indexOf(key) !== -1);
+    const sharedKeys = Object.keys(a).filter((key2) => bKeys.indexOf(key2) !== -1);
     const newObj = { ...a, ...b };
     if (Object.prototype.hasOwnProperty.call(newObj, "__proto__"))
       delete newObj.__proto__;
-    for (const key of sharedKeys) {
-      if (key === "__proto__")
+    for (const key2 of sharedKeys) {
+      if (key2 === "__proto__")
         continue;
-      const sharedValue = mergeValues(a[key], b[key]);
+      const sharedValue = mergeValues(a[key2], b[key2]);
       if (!sharedValue.valid) {
         return {
           valid: false,
-          mergeErrorPath: [key, ...sharedValue.mergeErrorPath]
+          mergeErrorPath: [key2, ...sharedValue.mergeErrorPath]
         };
       }
-      newObj[key] = sharedValue.data;
+      newObj[key2] = sharedValue.data;
     }
     return { valid: true, data: newObj };
   }
@@ -75918,9 +75918,9 @@ var $ZodTuple = /* @__PURE__ */ $constructor("$ZodTuple", (inst, def) => {
     return handleTupleResults(itemResults, payload, items, input2, optoutStart);
   };
 });
-function getTupleOptStart(items, key) {
+function getTupleOptStart(items, key2) {
   for (let i = items.length - 1; i >= 0; i--) {
-    const omittable = key === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
+    const omittable = key2 === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
     if (!omittable)
       return i + 1;
   }
@@ -75978,12 +75978,12 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
     if (values && !def.partial) {
       payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
       const recordKeys = /* @__PURE__ */ new Set();
-      for (const key of values) {
-        if (typeof key === "string" || typeof key === "number" || typeof key === "symbol") {
-          recordKeys.add(typeof key === "number" ? key.toString() : key);
-          if (key === "__proto__")
+      for (const key2 of values) {
+        if (typeof key2 === "string" || typeof key2 === "number" || typeof key2 === "symbol") {
+          recordKeys.add(typeof key2 === "number" ? key2.toString() : key2);
+          if (key2 === "__proto__")
             continue;
-          const keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+          const keyResult = def.keyType._zod.run({ value: key2, issues: [] }, ctx);
           if (keyResult instanceof Promise) {
             throw new Error("Async schemas not supported in object keys currently");
           }
@@ -75992,8 +75992,8 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
               code: "invalid_key",
               origin: "record",
               issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
-              input: key,
-              path: [key],
+              input: key2,
+              path: [key2],
               inst
             });
             continue;
@@ -76001,32 +76001,32 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
           const outKey = keyResult.value;
           if (outKey === "__proto__")
             continue;
-          const result = def.valueType._zod.run({ value: input2[key], issues: [] }, ctx);
+          const result = def.valueType._zod.run({ value: input2[key2], issues: [] }, ctx);
           if (result instanceof Promise) {
             proms.push(result.then((result2) => {
               if (result2.issues.length) {
-                payload.issues.push(...prefixIssues(key, result2.issues));
+                payload.issues.push(...prefixIssues(key2, result2.issues));
               }
               payload.value[outKey] = result2.value;
             }));
           } else {
             if (result.issues.length) {
-              payload.issues.push(...prefixIssues(key, result.issues));
+              payload.issues.push(...prefixIssues(key2, result.issues));
             }
             payload.value[outKey] = result.value;
           }
         }
       }
       let unrecognized;
-      for (const key in input2) {
-        if (!recordKeys.has(key)) {
+      for (const key2 in input2) {
+        if (!recordKeys.has(key2)) {
           if (def.mode === "loose") {
-            if (key === "__proto__")
+            if (key2 === "__proto__")
               continue;
-            payload.value[key] = input2[key];
+            payload.value[key2] = input2[key2];
           } else {
             unrecognized = unrecognized ?? [];
-            unrecognized.push(key);
+            unrecognized.push(key2);
           }
         }
       }
@@ -76042,18 +76042,18 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
     } else {
       payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
       let unrecognized;
-      for (const key of Reflect.ownKeys(input2)) {
-        if (key === "__proto__")
+      for (const key2 of Reflect.ownKeys(input2)) {
+        if (key2 === "__proto__")
           continue;
-        if (!Object.prototype.propertyIsEnumerable.call(input2, key))
+        if (!Object.prototype.propertyIsEnumerable.call(input2, key2))
           continue;
-        let keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+        let keyResult = def.keyType._zod.run({ value: key2, issues: [] }, ctx);
         if (keyResult instanceof Promise) {
           throw new Error("Async schemas not supported in object keys currently");
         }
-        const checkNumericKey = typeof key === "string" && number.test(key) && keyResult.issues.length;
+        const checkNumericKey = typeof key2 === "string" && number.test(key2) && keyResult.issues.length;
         if (checkNumericKey) {
-          const retryResult = def.keyType._zod.run({ value: Number(key), issues: [] }, ctx);
+          const retryResult = def.keyType._zod.run({ value: Number(key2), issues: [] }, ctx);
           if (retryResult instanceof Promise) {
             throw new Error("Async schemas not supported in object keys currently");
           }
@@ -76063,17 +76063,17 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
         }
         if (keyResult.issues.length) {
           if (def.mode === "loose") {
-            payload.value[key] = input2[key];
+            payload.value[key2] = input2[key2];
           } else if (values) {
             unrecognized = unrecognized ?? [];
-            unrecognized.push(key);
+            unrecognized.push(key2);
           } else {
             payload.issues.push({
               code: "invalid_key",
               origin: "record",
               issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
-              input: key,
-              path: [key],
+              input: key2,
+              path: [key2],
               inst
             });
           }
@@ -76082,17 +76082,17 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
         const outKey = keyResult.value;
         if (outKey === "__proto__")
           continue;
-        const result = def.valueType._zod.run({ value: input2[key], issues: [] }, ctx);
+        const result = def.valueType._zod.run({ value: input2[key2], issues: [] }, ctx);
         if (result instanceof Promise) {
           proms.push(result.then((result2) => {
             if (result2.issues.length) {
-              payload.issues.push(...prefixIssues(key, result2.issues));
+              payload.issues.push(...prefixIssues(key2, result2.issues));
             }
             payload.value[outKey] = result2.value;
           }));
         } else {
           if (result.issues.length) {
-            payload.issues.push(...prefixIssues(key, result.issues));
+            payload.issues.push(...prefixIssues(key2, result.issues));
           }
           payload.value[outKey] = result.value;
         }
@@ -76132,20 +76132,20 @@ var $ZodMap = /* @__PURE__ */ $constructor("$ZodMap", (inst, def) => {
     payload.value = memo2 ? memo2.alloc(inst, payload, /* @__PURE__ */ new Map(), ctx) : /* @__PURE__ */ new Map();
     const abortEarly = ctx?.abortEarly;
     let seen = payload.issues.length;
-    for (const [key, value] of input2) {
+    for (const [key2, value] of input2) {
       if (abortEarly && payload.issues.length !== seen) {
         if (aborted(payload, seen))
           break;
         seen = payload.issues.length;
       }
-      const keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+      const keyResult = def.keyType._zod.run({ value: key2, issues: [] }, ctx);
       const valueResult = def.valueType._zod.run({ value, issues: [] }, ctx);
       if (keyResult instanceof Promise || valueResult instanceof Promise) {
         proms.push(Promise.all([keyResult, valueResult]).then(([keyResult2, valueResult2]) => {
-          handleMapResult(keyResult2, valueResult2, payload, key, input2, inst, ctx);
+          handleMapResult(keyResult2, valueResult2, payload, key2, input2, inst, ctx);
         }));
       } else {
-        handleMapResult(keyResult, valueResult, payload, key, input2, inst, ctx);
+        handleMapResult(keyResult, valueResult, payload, key2, input2, inst, ctx);
       }
     }
     if (proms.length)
@@ -76154,10 +76154,10 @@ var $ZodMap = /* @__PURE__ */ $constructor("$ZodMap", (inst, def) => {
   };
   capSize(inst, mapSize);
 });
-function handleMapResult(keyResult, valueResult, final, key, input2, inst, ctx) {
+function handleMapResult(keyResult, valueResult, final, key2, input2, inst, ctx) {
   if (keyResult.issues.length) {
-    if (propertyKeyTypes.has(typeof key)) {
-      final.issues.push(...prefixIssues(key, keyResult.issues));
+    if (propertyKeyTypes.has(typeof key2)) {
+      final.issues.push(...prefixIssues(key2, keyResult.issues));
     } else {
       final.issues.push({
         code: "invalid_key",
@@ -76169,15 +76169,15 @@ function handleMapResult(keyResult, valueResult, final, key, input2, inst, ctx) 
     }
   }
   if (valueResult.issues.length) {
-    if (propertyKeyTypes.has(typeof key)) {
-      final.issues.push(...prefixIssues(key, valueResult.issues));
+    if (propertyKeyTypes.has(typeof key2)) {
+      final.issues.push(...prefixIssues(key2, valueResult.issues));
     } else {
       final.issues.push({
         origin: "map",
         code: "invalid_element",
         input: input2,
         inst,
-        key,
+        key: key2,
         issues: valueResult.issues.map((iss) => finalizeIssue(iss, ctx, config()))
       });
     }
@@ -76852,8 +76852,8 @@ function isRecursive(inst, stack, resolve13) {
   };
   const shape = (sh, spread) => {
     let answer = NONE;
-    for (const key of Reflect.ownKeys(sh)) {
-      const desc = Object.getOwnPropertyDescriptor(sh, key);
+    for (const key2 of Reflect.ownKeys(sh)) {
+      const desc = Object.getOwnPropertyDescriptor(sh, key2);
       if (spread && !desc.enumerable)
         continue;
       const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve13) : NONE;
@@ -76867,8 +76867,8 @@ function isRecursive(inst, stack, resolve13) {
       result = answer;
   };
   const def = inst._zod.def;
-  const kind = def.type;
-  switch (kind) {
+  const kind2 = def.type;
+  switch (kind2) {
     case "object": {
       const raw = rawShape(def);
       merge3(raw ? shape(raw, true) : ASSUMED);
@@ -76948,9 +76948,9 @@ function isRecursive(inst, stack, resolve13) {
     case "custom":
       break;
     default: {
-      kind;
-      for (const key in def) {
-        const desc = Object.getOwnPropertyDescriptor(def, key);
+      kind2;
+      for (const key2 in def) {
+        const desc = Object.getOwnPropertyDescriptor(def, key2);
         if (!desc || desc.get)
           continue;
         const value = desc.value;
@@ -85083,11 +85083,11 @@ function generatePropertiesChecks(doc, ctx, def, accessor) {
   }
   doc.write(`if (${accessor} == null) return INVALID;`);
   const shape = def.shape;
-  for (const key of Reflect.ownKeys(shape)) {
-    const keyExpr = typeof key === "symbol" ? addConstant(ctx, key) : esc(key);
+  for (const key2 of Reflect.ownKeys(shape)) {
+    const keyExpr = typeof key2 === "symbol" ? addConstant(ctx, key2) : esc(key2);
     const inputVar = newVar(ctx);
     doc.write(`const ${inputVar} = ${accessor}[${keyExpr}];`);
-    compileChild(doc, ctx, shape[key], inputVar, false);
+    compileChild(doc, ctx, shape[key2], inputVar, false);
   }
 }
 function generatePropertyCheck(doc, ctx, def, accessor) {
@@ -85480,9 +85480,9 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
     throw new ZodCompileUnsupportedError('object shape key "__proto__"');
   }
   const propOutputs = /* @__PURE__ */ new Map();
-  for (const key of allKeys) {
-    const propSchema = propShape[key];
-    const kx = keyExpr(key);
+  for (const key2 of allKeys) {
+    const propSchema = propShape[key2];
+    const kx = keyExpr(key2);
     const inputVar = newVar(ctx);
     doc.write(`const ${inputVar} = ${accessor}[${kx}];`);
     if (propSchema._zod.optin !== void 0) {
@@ -85503,14 +85503,14 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
       } else {
         doc.write(`if (${outputVar2} === INVALID) return INVALID;`);
       }
-      propOutputs.set(key, outputVar2);
+      propOutputs.set(key2, outputVar2);
     } else {
       if (requiresPresenceCheck(propSchema)) {
         doc.write(`if (!(${kx} in ${accessor})) return INVALID;`);
       }
       const outputAccessor = compileChild(doc, ctx, propSchema, inputVar, buildsValue);
       if (outputAccessor !== null)
-        propOutputs.set(key, outputAccessor);
+        propOutputs.set(key2, outputAccessor);
     }
   }
   const catchall = def.catchall;
@@ -85931,9 +85931,9 @@ function generateTupleCheck(doc, ctx, schema, accessor) {
   }
   return outputVar;
 }
-function getTupleOptStart2(items, key) {
+function getTupleOptStart2(items, key2) {
   for (let i = items.length - 1; i >= 0; i--) {
-    const omittable = key === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
+    const omittable = key2 === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
     if (!omittable)
       return i + 1;
   }
@@ -86063,16 +86063,16 @@ function generateRecordCheck(doc, ctx, schema, accessor) {
   const keyValues = recordDef.partial ? void 0 : def.keyType._zod.values;
   if (keyValues) {
     const inputKeys = [];
-    for (const key of keyValues) {
-      if (!(typeof key === "string" || typeof key === "number" || typeof key === "symbol")) {
-        throw new ZodCompileUnsupportedError(`record key value ${String(key)}`);
+    for (const key2 of keyValues) {
+      if (!(typeof key2 === "string" || typeof key2 === "number" || typeof key2 === "symbol")) {
+        throw new ZodCompileUnsupportedError(`record key value ${String(key2)}`);
       }
-      const inputKey = typeof key === "number" ? key.toString() : key;
+      const inputKey = typeof key2 === "number" ? key2.toString() : key2;
       if (inputKey === "__proto__") {
         throw new ZodCompileUnsupportedError('record key "__proto__"');
       }
       inputKeys.push(inputKey);
-      const keyConst = addConstant(ctx, key);
+      const keyConst = addConstant(ctx, key2);
       const outKey = generateCheck(doc, ctx, def.keyType, keyConst);
       const valueVar = newVar(ctx);
       doc.write(`const ${valueVar} = ${accessor}[${literalPropertyKey(ctx, inputKey)}];`);
@@ -86150,10 +86150,10 @@ function emitOwnKeys(doc, ctx, accessor, kVar, body, onSymbol) {
   });
   doc.write(`}`);
 }
-function literalPropertyKey(ctx, key) {
-  if (typeof key === "string")
-    return esc(key);
-  return addConstant(ctx, key);
+function literalPropertyKey(ctx, key2) {
+  if (typeof key2 === "string")
+    return esc(key2);
+  return addConstant(ctx, key2);
 }
 function generateMapCheck(doc, ctx, schema, accessor) {
   const def = schema._zod.def;
@@ -87208,10 +87208,10 @@ function _readonly(Class2, innerType) {
   });
 }
 // @__NO_SIDE_EFFECTS__
-function _templateLiteral(Class2, parts, params) {
+function _templateLiteral(Class2, parts2, params) {
   return new Class2({
     type: "template_literal",
-    parts,
+    parts: parts2,
     ...normalizeParams(params)
   });
 }
@@ -87382,9 +87382,9 @@ function _stringFormat(Class2, format, fnOrRegex, _params = {}) {
 // node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
   for (const source of sources) {
-    for (const key of Reflect.ownKeys(source)) {
-      if (Object.prototype.propertyIsEnumerable.call(source, key)) {
-        assignProp(target, key, source[key]);
+    for (const key2 of Reflect.ownKeys(source)) {
+      if (Object.prototype.propertyIsEnumerable.call(source, key2)) {
+        assignProp(target, key2, source[key2]);
       }
     }
   }
@@ -87530,8 +87530,8 @@ function extractDefs(ctx, schema) {
     if (defId)
       seen.defId = defId;
     const schema2 = seen.schema;
-    for (const key in schema2) {
-      delete schema2[key];
+    for (const key2 in schema2) {
+      delete schema2[key2];
     }
     schema2.$ref = ref;
   };
@@ -87612,8 +87612,8 @@ function foldObjects(members2) {
   for (const member of members2) {
     if (typeof member !== "object" || member.type !== "object")
       return null;
-    for (const key in member) {
-      if (!FOLDABLE_KEYS.has(key))
+    for (const key2 in member) {
+      if (!FOLDABLE_KEYS.has(key2))
         return null;
     }
     objects.push(member);
@@ -87621,22 +87621,22 @@ function foldObjects(members2) {
   const properties = {};
   const required2 = /* @__PURE__ */ new Set();
   for (const object2 of objects) {
-    for (const key in object2.properties) {
-      if (Object.prototype.hasOwnProperty.call(properties, key))
+    for (const key2 in object2.properties) {
+      if (Object.prototype.hasOwnProperty.call(properties, key2))
         continue;
-      const parts = [];
+      const parts2 = [];
       for (const other of objects) {
-        const part2 = other.properties?.[key] ?? undeclaredConstraint(other);
+        const part2 = other.properties?.[key2] ?? undeclaredConstraint(other);
         if (part2 === null || part2 === void 0)
           continue;
-        if (!parts.some((seen) => JSON.stringify(seen) === JSON.stringify(part2)))
-          parts.push(part2);
+        if (!parts2.some((seen) => JSON.stringify(seen) === JSON.stringify(part2)))
+          parts2.push(part2);
       }
-      const merged = parts.length === 1 ? parts[0] : foldObjects(parts) ?? { allOf: parts };
-      assignProp(properties, key, merged);
+      const merged = parts2.length === 1 ? parts2[0] : foldObjects(parts2) ?? { allOf: parts2 };
+      assignProp(properties, key2, merged);
     }
-    for (const key of object2.required ?? [])
-      required2.add(key);
+    for (const key2 of object2.required ?? [])
+      required2.add(key2);
   }
   const folded = { type: "object", properties };
   if (required2.size)
@@ -87661,8 +87661,8 @@ function foldIntersection(json2) {
   const allOf = json2.allOf;
   if (!Array.isArray(allOf) || allOf.length < 2)
     return;
-  for (const key of FOLDABLE_KEYS)
-    if (key in json2)
+  for (const key2 of FOLDABLE_KEYS)
+    if (key2 in json2)
       return;
   const unions = allOf.filter((m) => UNION_KEYS.some((k) => Array.isArray(m[k])));
   let folded = null;
@@ -87709,20 +87709,20 @@ function finalize(ctx, schema) {
       assignProps(schema2, _cached);
       const isParentRef = zodSchema._zod.parent === ref;
       if (isParentRef) {
-        for (const key in schema2) {
-          if (key === "$ref" || key === "allOf")
+        for (const key2 in schema2) {
+          if (key2 === "$ref" || key2 === "allOf")
             continue;
-          if (!(key in _cached)) {
-            delete schema2[key];
+          if (!(key2 in _cached)) {
+            delete schema2[key2];
           }
         }
       }
       if (refSchema.$ref && refSeen.def) {
-        for (const key in schema2) {
-          if (key === "$ref" || key === "allOf")
+        for (const key2 in schema2) {
+          if (key2 === "$ref" || key2 === "allOf")
             continue;
-          if (key in refSeen.def && JSON.stringify(schema2[key]) === JSON.stringify(refSeen.def[key])) {
-            delete schema2[key];
+          if (key2 in refSeen.def && JSON.stringify(schema2[key2]) === JSON.stringify(refSeen.def[key2])) {
+            delete schema2[key2];
           }
         }
       }
@@ -87734,11 +87734,11 @@ function finalize(ctx, schema) {
       if (parentSeen?.schema.$ref) {
         schema2.$ref = parentSeen.schema.$ref;
         if (parentSeen.def) {
-          for (const key in schema2) {
-            if (key === "$ref" || key === "allOf")
+          for (const key2 in schema2) {
+            if (key2 === "$ref" || key2 === "allOf")
               continue;
-            if (key in parentSeen.def && JSON.stringify(schema2[key]) === JSON.stringify(parentSeen.def[key])) {
-              delete schema2[key];
+            if (key2 in parentSeen.def && JSON.stringify(schema2[key2]) === JSON.stringify(parentSeen.def[key2])) {
+              delete schema2[key2];
             }
           }
         }
@@ -87871,8 +87871,8 @@ function isTransforming(_schema, _ctx) {
     return isTransforming(def.in, ctx) || isTransforming(def.out, ctx);
   }
   if (def.type === "object") {
-    for (const key in def.shape) {
-      if (isTransforming(def.shape[key], ctx))
+    for (const key2 in def.shape) {
+      if (isTransforming(def.shape[key2], ctx))
         return true;
     }
     return false;
@@ -87910,13 +87910,13 @@ var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) =
 };
 
 // node_modules/zod/v4/core/json-schema-processors.js
-var narrowMin = (agg, key, value) => {
-  if (agg[key] === void 0 || value > agg[key])
-    agg[key] = value;
+var narrowMin = (agg, key2, value) => {
+  if (agg[key2] === void 0 || value > agg[key2])
+    agg[key2] = value;
 };
-var narrowMax = (agg, key, value) => {
-  if (agg[key] === void 0 || value < agg[key])
-    agg[key] = value;
+var narrowMax = (agg, key2, value) => {
+  if (agg[key2] === void 0 || value < agg[key2])
+    agg[key2] = value;
 };
 var narrowBoth = (agg, value) => {
   narrowMin(agg, "minimum", value);
@@ -88254,17 +88254,17 @@ var objectProcessor = (schema, ctx, _json, params) => {
   }
   json2.type = "object";
   json2.properties = {};
-  for (const key in shape) {
-    assignProp(json2.properties, key, processSchema(shape[key], ctx, {
+  for (const key2 in shape) {
+    assignProp(json2.properties, key2, processSchema(shape[key2], ctx, {
       ...params,
-      path: [...params.path, "properties", key]
+      path: [...params.path, "properties", key2]
     }));
   }
   const requiredKeys = [];
-  for (const key of Object.keys(shape)) {
-    const field2 = def.shape[key];
+  for (const key2 of Object.keys(shape)) {
+    const field2 = def.shape[key2];
     if (ctx.io === "input" ? inputOptin(field2) === void 0 : field2._zod.optout === void 0) {
-      requiredKeys.push(key);
+      requiredKeys.push(key2);
     }
   }
   if (requiredKeys.length > 0) {
@@ -88639,9 +88639,9 @@ function toJSONSchema(input2, params) {
     };
     ctx2.external = external;
     for (const entry of registry2._idmap.entries()) {
-      const [key, schema] = entry;
+      const [key2, schema] = entry;
       extractDefs(ctx2, schema);
-      assignProp(schemas, key, finalize(ctx2, schema));
+      assignProp(schemas, key2, finalize(ctx2, schema));
     }
     if (Object.keys(defs).length > 0) {
       const defsSegment = ctx2.target === "draft-2020-12" ? "$defs" : "definitions";
@@ -88956,17 +88956,17 @@ __export(checks_exports2, {
 
 // node_modules/zod/v4/classic/errors.js
 var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
-function _lazyMethod(proto, key, make) {
-  Object.defineProperty(proto, key, {
+function _lazyMethod(proto, key2, make) {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     enumerable: false,
     get() {
       const value = make(this);
-      Object.defineProperty(this, key, { value, configurable: true, writable: true });
+      Object.defineProperty(this, key2, { value, configurable: true, writable: true });
       return value;
     },
     set(value) {
-      Object.defineProperty(this, key, { value, configurable: true, writable: true });
+      Object.defineProperty(this, key2, { value, configurable: true, writable: true });
     }
   });
 }
@@ -90364,10 +90364,10 @@ var ZodTemplateLiteral = /* @__PURE__ */ $constructor("ZodTemplateLiteral", (ins
   ZodType.init(inst, def);
   inst._zod.processJSONSchema = (ctx, json2, params) => templateLiteralProcessor(inst, ctx, json2, params);
 });
-function templateLiteral(parts, params) {
+function templateLiteral(parts2, params) {
   return new ZodTemplateLiteral({
     type: "template_literal",
-    parts,
+    parts: parts2,
     ...util_exports.normalizeParams(params)
   });
 }
@@ -90630,17 +90630,17 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path4 = ref.slice(1).split("/").filter(Boolean);
-  if (path4.length === 0) {
+  const path6 = ref.slice(1).split("/").filter(Boolean);
+  if (path6.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path4[0] === defsKey) {
-    const key = path4[1] === void 0 ? void 0 : decodeJSONPointerSegment(path4[1]);
-    if (!key || !ctx.defs[key]) {
+  if (path6[0] === defsKey) {
+    const key2 = path6[1] === void 0 ? void 0 : decodeJSONPointerSegment(path6[1]);
+    if (!key2 || !ctx.defs[key2]) {
       throw new Error(`Reference not found: ${ref}`);
     }
-    return ctx.defs[key];
+    return ctx.defs[key2];
   }
   throw new Error(`Reference not found: ${ref}`);
 }
@@ -90675,16 +90675,16 @@ function checkObjectGuards(objectSchema, guards) {
       });
     }
     if (guards.keySchema) {
-      for (const key of keys) {
-        const result = guards.keySchema.safeParse(key);
+      for (const key2 of keys) {
+        const result = guards.keySchema.safeParse(key2);
         if (result.success)
           continue;
         payload.issues.push({
           code: "invalid_key",
           origin: "record",
           issues: result.error.issues,
-          input: key,
-          path: [key],
+          input: key2,
+          path: [key2],
           continue: true
         });
       }
@@ -90707,24 +90707,24 @@ function canonicalKey(value, seen) {
   seen.add(value);
   try {
     if (Array.isArray(value)) {
-      const parts2 = [];
+      const parts3 = [];
       for (const item of value) {
-        const key = canonicalKey(item, seen);
-        if (key === null)
+        const key2 = canonicalKey(item, seen);
+        if (key2 === null)
           return null;
-        parts2.push(key);
+        parts3.push(key2);
       }
-      return `a${parts2.length}:[${parts2.join(",")}]`;
+      return `a${parts3.length}:[${parts3.join(",")}]`;
     }
     const keys = Object.keys(value).sort();
-    const parts = [];
+    const parts2 = [];
     for (const k of keys) {
-      const key = canonicalKey(value[k], seen);
-      if (key === null)
+      const key2 = canonicalKey(value[k], seen);
+      if (key2 === null)
         return null;
-      parts.push(`${k.length}:${k}=${key}`);
+      parts2.push(`${k.length}:${k}=${key2}`);
     }
-    return `o${parts.length}:{${parts.join(",")}}`;
+    return `o${parts2.length}:{${parts2.join(",")}}`;
   } finally {
     seen.delete(value);
   }
@@ -90762,10 +90762,10 @@ function containsRef(value) {
     return value.some(containsRef);
   if (typeof value.$ref === "string")
     return true;
-  return Object.entries(value).some(([key, sub]) => {
-    if (SCHEMA_KEYWORDS.has(key))
+  return Object.entries(value).some(([key2, sub]) => {
+    if (SCHEMA_KEYWORDS.has(key2))
       return containsRef(sub);
-    if (!SCHEMA_MAP_KEYWORDS.has(key) || typeof sub !== "object" || sub === null)
+    if (!SCHEMA_MAP_KEYWORDS.has(key2) || typeof sub !== "object" || sub === null)
       return false;
     return Object.values(sub).some(containsRef);
   });
@@ -90781,12 +90781,12 @@ function checkArrayGuards(arraySchema, guards) {
     if (guards.uniqueItems === true) {
       const firstSeen = /* @__PURE__ */ new Map();
       for (let i = 0; i < items.length; i++) {
-        const key = canonicalKey(items[i], /* @__PURE__ */ new Set());
-        if (key === null)
+        const key2 = canonicalKey(items[i], /* @__PURE__ */ new Set());
+        if (key2 === null)
           continue;
-        const first = firstSeen.get(key);
+        const first = firstSeen.get(key2);
         if (first === void 0) {
-          firstSeen.set(key, i);
+          firstSeen.set(key2, i);
           continue;
         }
         payload.issues.push({
@@ -91025,9 +91025,9 @@ function convertBaseSchema(schema, ctx) {
       const properties = schema.properties || {};
       const requiredSet = new Set(schema.required || []);
       const additionalSchema = typeof schema.additionalProperties === "object" ? convertSchema(schema.additionalProperties, ctx) : void 0;
-      for (const [key, propSchema] of Object.entries(properties)) {
+      for (const [key2, propSchema] of Object.entries(properties)) {
         const propZodSchema = convertSchema(propSchema, ctx);
-        assignProp(shape, key, requiredSet.has(key) ? propZodSchema : propZodSchema.optional());
+        assignProp(shape, key2, requiredSet.has(key2) ? propZodSchema : propZodSchema.optional());
       }
       if (schema.patternProperties) {
         const patternProps = schema.patternProperties;
@@ -91062,12 +91062,12 @@ function convertBaseSchema(schema, ctx) {
             if (!isPlainObject(payload.value))
               return;
             const unrecognized = [];
-            for (const key of Object.keys(payload.value)) {
-              if (propertyKeys.includes(key))
+            for (const key2 of Object.keys(payload.value)) {
+              if (propertyKeys.includes(key2))
                 continue;
-              if (patterns.some((regex) => regex.test(key)))
+              if (patterns.some((regex) => regex.test(key2)))
                 continue;
-              unrecognized.push(key);
+              unrecognized.push(key2);
             }
             if (unrecognized.length) {
               payload.issues.push({
@@ -91198,38 +91198,38 @@ function convertSchema(schema, ctx) {
   }
   const extraMeta = {};
   const coreMetadataKeys = ["$id", "id", "$comment", "$anchor", "$vocabulary", "$dynamicRef", "$dynamicAnchor"];
-  for (const key of coreMetadataKeys) {
-    if (key in schema) {
-      extraMeta[key] = schema[key];
+  for (const key2 of coreMetadataKeys) {
+    if (key2 in schema) {
+      extraMeta[key2] = schema[key2];
     }
   }
   const contentMetadataKeys = ["contentEncoding", "contentMediaType", "contentSchema"];
-  for (const key of contentMetadataKeys) {
-    if (key in schema) {
-      extraMeta[key] = schema[key];
+  for (const key2 of contentMetadataKeys) {
+    if (key2 in schema) {
+      extraMeta[key2] = schema[key2];
     }
   }
   if (schema.type === "object" && schema.$ref === void 0) {
     if (schema.propertyNames !== void 0 && !containsRef(schema.propertyNames)) {
       extraMeta.propertyNames = schema.propertyNames;
     }
-    for (const key of ["minProperties", "maxProperties"]) {
-      if (schema[key] !== void 0)
-        extraMeta[key] = schema[key];
+    for (const key2 of ["minProperties", "maxProperties"]) {
+      if (schema[key2] !== void 0)
+        extraMeta[key2] = schema[key2];
     }
   }
   if (schema.type === "array" && schema.$ref === void 0) {
     if (schema.contains !== void 0 && !containsRef(schema.contains)) {
       extraMeta.contains = schema.contains;
     }
-    for (const key of ["uniqueItems", "minContains", "maxContains"]) {
-      if (schema[key] !== void 0)
-        extraMeta[key] = schema[key];
+    for (const key2 of ["uniqueItems", "minContains", "maxContains"]) {
+      if (schema[key2] !== void 0)
+        extraMeta[key2] = schema[key2];
     }
   }
-  for (const key of Object.keys(schema)) {
-    if (!RECOGNIZED_KEYS.has(key)) {
-      assignProp(extraMeta, key, schema[key]);
+  for (const key2 of Object.keys(schema)) {
+    if (!RECOGNIZED_KEYS.has(key2)) {
+      assignProp(extraMeta, key2, schema[key2]);
     }
   }
   if (Object.keys(extraMeta).length > 0) {
@@ -91289,8 +91289,8 @@ function visit(schema, fnOrHandlers) {
   }
   function mapInner(s) {
     const def = s._zod.def;
-    const kind = def.type;
-    switch (kind) {
+    const kind2 = def.type;
+    switch (kind2) {
       case "object": {
         const oldShape = def.shape;
         const keys = Object.keys(oldShape);
@@ -91410,7 +91410,7 @@ function visit(schema, fnOrHandlers) {
       case "custom":
         return s;
       default: {
-        kind;
+        kind2;
         return s;
       }
     }
@@ -91501,6 +91501,7 @@ function parseBytes(v) {
   const pow = { "": 0, k: 1, m: 2, g: 3, t: 4 }[m[2].toLowerCase()];
   return Math.round(Number(m[1]) * 1024 ** pow);
 }
+var MAX_TIME_SECS = 7 * 24 * 3600;
 var duration3 = external_exports.union([external_exports.number().positive(), external_exports.string()]).transform((v, ctx) => {
   const s = parseDuration(v);
   if (s === null || !(s > 0)) {
@@ -91510,8 +91511,13 @@ var duration3 = external_exports.union([external_exports.number().positive(), ex
     });
     return external_exports.NEVER;
   }
+  if (s > MAX_TIME_SECS) {
+    ctx.addIssue({ code: "custom", message: `at most ${MAX_TIME_SECS} seconds (7 days), got ${s}` });
+    return external_exports.NEVER;
+  }
   return s;
 });
+var MAX_ENV_BYTES = 64 * 1024;
 var bytes = external_exports.union([external_exports.number().int().positive(), external_exports.string()]).transform((v, ctx) => {
   const b = parseBytes(v);
   if (b === null || !(b > 0)) {
@@ -91541,8 +91547,16 @@ var AgentSchema = external_exports.strictObject({
   /** Plain variables passed to the agent. */
   env: external_exports.record(envName, external_exports.string()).default({}),
   /** Names of runner environment variables passed to the agent (masked in logs). */
-  secrets: external_exports.array(envName).default([])
+  secrets: external_exports.array(envName).max(100).default([])
+}).refine((a) => envBytes(a.env) <= MAX_ENV_BYTES, {
+  path: ["env"],
+  message: `the agent's environment is larger than ${MAX_ENV_BYTES} bytes`
 }).describe("The agent under test.");
+function envBytes(env) {
+  let n = 0;
+  for (const [k, v] of Object.entries(env)) n += Buffer.byteLength(k) + Buffer.byteLength(v) + 2;
+  return n;
+}
 var CompetitionsSchema = external_exports.strictObject({
   /** A named split: toy, lite (= low), medium, high, all, dev, … */
   split: external_exports.string().optional(),
@@ -91560,7 +91574,13 @@ var LimitsSchema = external_exports.strictObject({
   shmSize: bytes.optional(),
   pids: external_exports.number().int().positive().optional(),
   /** GPUs per run. */
-  gpus: external_exports.number().int().min(0).default(0)
+  gpus: external_exports.number().int().min(0).default(0),
+  /** Most bytes the agent may leave in each folder; checked during the run, the run stops past it. */
+  disk: external_exports.strictObject({
+    submission: bytes.default(1024 ** 3),
+    logs: bytes.default(1024 ** 3),
+    code: bytes.default(1024 ** 3)
+  }).default({ submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 })
 });
 var DockerSchema = external_exports.strictObject({
   network: external_exports.enum(["bridge", "none"]).default("bridge"),
@@ -91569,13 +91589,21 @@ var DockerSchema = external_exports.strictObject({
   /** Deprecated: use run.retries. */
   retries: external_exports.number().int().min(0).optional(),
   /** Deprecated: use run.stopGraceSecs. */
-  stopGraceSecs: external_exports.number().int().min(0).optional()
+  stopGraceSecs: external_exports.number().int().min(0).max(3600).optional(),
+  /**
+   * Container user: "uid" or "uid:gid"; default the runner's own uid:gid, or 65534:65534 (nobody)
+   * when the runner is root. "image" keeps the image's USER (root in the image is root in its
+   * container: see docs/security.md).
+   */
+  user: external_exports.string().regex(/^(\d{1,10}(:\d{1,10})?|image)$/, 'expected "uid", "uid:gid" or "image"').optional(),
+  /** Capabilities added back after dropping all (e.g. ["NET_BIND_SERVICE"]); default none. */
+  capAdd: external_exports.array(external_exports.string().regex(/^[A-Z_]{2,32}$/, "expected a capability name like NET_BIND_SERVICE")).max(40).default([])
 });
 var RunPolicySchema = external_exports.strictObject({
   /** How often an infrastructure error is retried before the run counts as not comparable. */
   retries: external_exports.number().int().min(0).optional(),
   /** Seconds between SIGTERM and SIGKILL when the time limit is hit. */
-  stopGraceSecs: external_exports.number().int().min(0).optional()
+  stopGraceSecs: external_exports.number().int().min(0).max(3600).optional()
 });
 var BaselineSchema = external_exports.discriminatedUnion("source", [
   external_exports.strictObject({ source: external_exports.literal("none") }),
@@ -91618,7 +91646,11 @@ var ConfigSchema = external_exports.strictObject({
   competitions: CompetitionsSchema,
   seeds: SeedsSchema.default(3),
   agent: AgentSchema,
-  limits: LimitsSchema.default({ time: 600, gpus: 0 }),
+  limits: LimitsSchema.default({
+    time: 600,
+    gpus: 0,
+    disk: { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 }
+  }),
   dataDir: external_exports.string().default(".medalist/data"),
   /** Folder with competition definitions; defaults to the bundled registry. */
   registryDir: external_exports.string().optional(),
@@ -91632,7 +91664,7 @@ var ConfigSchema = external_exports.strictObject({
   /** Runs at once (local executor); docker schedules by CPUs and GPUs. */
   concurrency: external_exports.number().int().min(1).default(1),
   run: RunPolicySchema.default({}),
-  docker: DockerSchema.default({ network: "bridge" }),
+  docker: DockerSchema.default({ network: "bridge", capAdd: [] }),
   baseline: BaselineSchema.default({ source: "none" }),
   gate: GateSchema.default(GATE_DEFAULTS)
 }).superRefine((c, ctx) => {
@@ -91663,38 +91695,38 @@ function runPolicy(config2) {
 }
 function configDeprecations(config2) {
   const out = [];
-  for (const key of ["retries", "stopGraceSecs"]) {
-    if (config2.docker[key] !== void 0)
+  for (const key2 of ["retries", "stopGraceSecs"]) {
+    if (config2.docker[key2] !== void 0)
       out.push(
-        `medalist: docker.${key} is deprecated and applies to every executor; write run.${key} instead`
+        `medalist: docker.${key2} is deprecated and applies to every executor; write run.${key2} instead`
       );
   }
   return out;
 }
 
 // src/config/errors.ts
-function pathOf(path4) {
-  if (path4.length === 0) return "(top level)";
-  return path4.map((p, i) => typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`).join("");
+function pathOf(path6) {
+  if (path6.length === 0) return "(top level)";
+  return path6.map((p, i) => typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`).join("");
 }
 function formatZodError(error62, where) {
   const lines2 = error62.issues.map((issue2) => {
     let msg = issue2.message;
     if (issue2.code === "unrecognized_keys")
       msg = `unknown field(s) ${issue2.keys.map((k) => `"${k}"`).join(", ")}`;
-    const path4 = issue2.code === "unrecognized_keys" ? pathOf(issue2.path) : pathOf(issue2.path);
-    return `${path4}: ${msg}`;
+    const path6 = issue2.code === "unrecognized_keys" ? pathOf(issue2.path) : pathOf(issue2.path);
+    return `${path6}: ${msg}`;
   });
   return lines2.length === 1 ? `${where}: ${lines2[0]}` : `${where}: ${lines2.length} problems
   ${lines2.join("\n  ")}`;
 }
 
 // src/config/load.ts
-function parseConfigText(text2, path4) {
+function parseConfigText(text2, path6) {
   try {
-    return extname(path4).toLowerCase() === ".json" ? JSON.parse(text2) : (0, import_yaml.parse)(text2);
+    return extname(path6).toLowerCase() === ".json" ? JSON.parse(text2) : (0, import_yaml.parse)(text2);
   } catch (e) {
-    throw new UserError(`${path4}: cannot parse: ${e.message.split("\n")[0]}`);
+    throw new UserError(`${path6}: cannot parse: ${e.message.split("\n")[0]}`);
   }
 }
 function validateConfig(raw, where) {
@@ -91703,23 +91735,28 @@ function validateConfig(raw, where) {
   if (!parsed.success) throw new UserError(formatZodError(parsed.error, where));
   return parsed.data;
 }
-function loadConfig(path4) {
-  const abs = resolve(path4);
+var MAX_CONFIG_BYTES = 1024 ** 2;
+function loadConfig(path6) {
+  const abs = resolve(path6);
   let text2;
   try {
+    const size = statSync(abs).size;
+    if (size > MAX_CONFIG_BYTES)
+      throw new UserError(`${path6}: the config file is ${size} bytes, larger than ${MAX_CONFIG_BYTES} bytes`);
     text2 = readFileSync(abs, "utf8");
   } catch (e) {
+    if (e instanceof UserError) throw e;
     const code = e.code;
     throw new UserError(
-      code === "ENOENT" ? `config file not found: ${path4}` : `cannot read ${path4}: ${e.message}`
+      code === "ENOENT" ? `config file not found: ${path6}` : `cannot read ${path6}: ${e.message}`
     );
   }
-  return { config: validateConfig(parseConfigText(text2, abs), path4), baseDir: dirname(abs), path: abs };
+  return { config: validateConfig(parseConfigText(text2, abs), path6), baseDir: dirname(abs), path: abs };
 }
 
 // src/session/evaluate.ts
 import { writeFileSync as writeFileSync7 } from "node:fs";
-import { join as join17, resolve as resolve7 } from "node:path";
+import { join as join18, resolve as resolve7 } from "node:path";
 
 // src/grade/types.ts
 function medalOf(r) {
@@ -92173,7 +92210,7 @@ function checkRuns(s) {
   const inSuite = new Set(s.suite.competitions);
   const seen = /* @__PURE__ */ new Set();
   for (const r of s.runs) {
-    const key = `${r.competitionId} seed ${r.seed}`;
+    const key2 = `${r.competitionId} seed ${r.seed}`;
     if (!inSuite.has(r.competitionId))
       throw new UserError(
         `${s.label} results: run ${r.runId} is of competition ${r.competitionId}, which is not in the suite's competitions`
@@ -92182,8 +92219,8 @@ function checkRuns(s) {
       throw new UserError(
         `${s.label} results: run ${r.runId} has seed ${r.seed}, outside the suite's seeds 0..${s.suite.seeds - 1}`
       );
-    if (seen.has(key)) throw new UserError(`${s.label} results: two runs of ${key}`);
-    seen.add(key);
+    if (seen.has(key2)) throw new UserError(`${s.label} results: two runs of ${key2}`);
+    seen.add(key2);
   }
 }
 function suiteDifferences(base, head) {
@@ -92344,21 +92381,21 @@ function lookDecision(design, look, verdict, delta) {
   if (delta !== null && delta >= -design.futilityMargin) return "futility";
   return "continue";
 }
-function merge2(parts) {
-  const first = parts[0];
+function merge2(parts2) {
+  const first = parts2[0];
   return {
     ...first,
-    finishedAt: parts[parts.length - 1].finishedAt,
-    runs: parts.flatMap((p) => p.runs)
+    finishedAt: parts2[parts2.length - 1].finishedAt,
+    runs: parts2.flatMap((p) => p.runs)
   };
 }
 async function runAdaptive(opts) {
   const design = sequentialDesign(opts.maxSeeds, opts.gate.alpha);
-  const parts = [];
+  const parts2 = [];
   const looks = [];
   for (let k = 1; ; k++) {
-    parts.push(await opts.runSeeds([k - 1]));
-    const head = merge2(parts);
+    parts2.push(await opts.runSeeds([k - 1]));
+    const head = merge2(parts2);
     const levels = design.levels[k - 1];
     const quick = compareRuns(opts.base, head, opts.gate, opts.baselineSource, { levels, simulations: 0 });
     const decision = lookDecision(design, k, quick.verdict, quick.delta);
@@ -92384,14 +92421,35 @@ async function runAdaptive(opts) {
 import { createHash as createHash2 } from "node:crypto";
 
 // src/registry/registry.ts
-import { readdirSync, readFileSync as readFileSync3, existsSync as existsSync2 } from "node:fs";
+import { readdirSync, readFileSync as readFileSync3, existsSync as existsSync2, statSync as statSync3 } from "node:fs";
 import { join as join2, resolve as resolve3, dirname as dirname2 } from "node:path";
 import { fileURLToPath } from "node:url";
+
+// src/registry/paths.ts
+function pathProblem(p) {
+  if (p.length === 0) return "is empty";
+  if (p.length > 1024) return "is longer than 1024 characters";
+  if (p.includes("\0")) return "contains a NUL byte";
+  if (p.startsWith("/") || p.startsWith("\\") || /^[A-Za-z]:/.test(p)) return "is absolute";
+  if (p.split(/[\\/]+/).some((s) => s === "..")) return 'climbs out of its folder with ".."';
+  return null;
+}
+var preparedPath = external_exports.string().superRefine((p, ctx) => {
+  const rest = p.startsWith("../private/") ? p.slice("../private/".length) : p;
+  const why = pathProblem(rest);
+  if (why) ctx.addIssue({ code: "custom", message: `the path ${JSON.stringify(p.slice(0, 80))} ${why}` });
+});
+var insidePath = external_exports.string().superRefine((p, ctx) => {
+  const why = pathProblem(p);
+  if (why) ctx.addIssue({ code: "custom", message: `the path ${JSON.stringify(p.slice(0, 80))} ${why}` });
+});
 
 // src/registry/recipe-schema.ts
 var md5 = external_exports.string().regex(/^[0-9a-f]{32}$/);
 var part = external_exports.enum(["train", "test"]);
-var outPath = external_exports.string().regex(/^(public|private)\/[^]+$/, 'expected a path starting with "public/" or "private/"');
+var outPath = insidePath.pipe(
+  external_exports.string().regex(/^(public|private)\/[^]+$/, 'expected a path starting with "public/" or "private/"')
+);
 var RowsOutput = external_exports.strictObject({
   kind: external_exports.literal("rows"),
   to: outPath,
@@ -92420,7 +92478,7 @@ var OneHotOutput = external_exports.strictObject({
 });
 var FilterOutput = external_exports.strictObject({
   kind: external_exports.literal("filter"),
-  from: external_exports.string(),
+  from: insidePath,
   to: outPath,
   part,
   key: external_exports.string()
@@ -92444,18 +92502,18 @@ var Renumber = external_exports.strictObject({
 var TableSplitRecipeSchema = external_exports.strictObject({
   kind: external_exports.literal("table-split"),
   /** Inner archives of raw/ to extract first (into raw/, or into raw/<into>). */
-  extract: external_exports.array(external_exports.strictObject({ archive: external_exports.string(), into: external_exports.string().optional() })).default([]),
+  extract: external_exports.array(external_exports.strictObject({ archive: insidePath, into: insidePath.optional() })).default([]),
   /** The labelled table in raw/ that is split. */
-  table: external_exports.string(),
+  table: insidePath,
   /** A fraction (ceil(t·n) test rows, as scikit-learn) or a row count. */
   testSize: external_exports.number().positive().optional(),
   /** Or the fraction k / (n + k), k = the number of raw files in `dir` whose names end in `suffix`. */
-  testSizeFromFiles: external_exports.strictObject({ dir: external_exports.string(), suffix: external_exports.string() }).optional(),
+  testSizeFromFiles: external_exports.strictObject({ dir: insidePath, suffix: external_exports.string() }).optional(),
   /** Or no randomness: the test rows are those whose `column` is among the values of a bytes
    *  feature stored in these TFRecord files; rows keep file order. */
-  testMembers: external_exports.strictObject({ tfrecords: external_exports.array(external_exports.string()).min(1), feature: external_exports.string(), column: external_exports.string() }).optional(),
+  testMembers: external_exports.strictObject({ tfrecords: external_exports.array(insidePath).min(1), feature: external_exports.string(), column: external_exports.string() }).optional(),
   /** Copy <dir>/train*.tfrec (sorted) to `to`, renumbered: the `test` files as testNN-<count>, the others as trainNN-<count>. */
-  renameTfrecords: external_exports.strictObject({ dir: external_exports.string(), test: external_exports.array(external_exports.string()), to: outPath }).optional(),
+  renameTfrecords: external_exports.strictObject({ dir: insidePath, test: external_exports.array(external_exports.string()), to: outPath }).optional(),
   randomState: external_exports.number().int().min(0).default(0),
   /** Row order of the written parts: permutation order (train_test_split) or raw file order. */
   order: external_exports.enum(["permutation", "file"]).default("permutation"),
@@ -92466,16 +92524,16 @@ var TableSplitRecipeSchema = external_exports.strictObject({
   computed: external_exports.record(external_exports.string(), external_exports.string()).default({}),
   outputs: external_exports.array(RecipeOutputSchema).min(1),
   /** Per-row file copies, e.g. images: from raw/<from> to <to>. */
-  copies: external_exports.array(external_exports.strictObject({ part, from: external_exports.string(), to: outPath })).default([]),
+  copies: external_exports.array(external_exports.strictObject({ part, from: insidePath, to: outPath })).default([]),
   /** Whole raw files copied unchanged. */
-  files: external_exports.array(external_exports.strictObject({ from: external_exports.string(), to: outPath })).default([]),
+  files: external_exports.array(external_exports.strictObject({ from: insidePath, to: outPath })).default([]),
   /** Folders zipped into an archive of bare file names, the folder then removed. */
   archives: external_exports.array(external_exports.strictObject({ dir: outPath, to: outPath })).default([]),
   /** Empty folders to create. */
   dirs: external_exports.array(outPath).default([])
 });
 var TableOutput = external_exports.strictObject({
-  from: external_exports.string(),
+  from: insidePath,
   to: outPath,
   /** Byte copy instead of a pandas read/write round trip. */
   copy: external_exports.boolean().default(false),
@@ -92485,7 +92543,7 @@ var TableOutput = external_exports.strictObject({
 });
 var TablesRecipeSchema = external_exports.strictObject({
   kind: external_exports.literal("tables"),
-  extract: external_exports.array(external_exports.strictObject({ archive: external_exports.string(), into: external_exports.string().optional() })).default([]),
+  extract: external_exports.array(external_exports.strictObject({ archive: insidePath, into: insidePath.optional() })).default([]),
   outputs: external_exports.array(TableOutput).min(1)
 });
 var CustomRecipeSchema = external_exports.strictObject({
@@ -92524,27 +92582,27 @@ var LeaderboardPinSchema = external_exports.strictObject({
   bytes: external_exports.number().int().positive()
 });
 var CompetitionSchema = external_exports.strictObject({
-  id: external_exports.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/),
+  id: external_exports.string().max(128).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/),
   name: external_exports.string(),
   category: external_exports.string().default("Other"),
   /** Splits this competition belongs to (toy, low, medium, high, split75, dev, …). */
-  splits: external_exports.array(external_exports.string()).default([]),
+  splits: external_exports.array(external_exports.string().max(64)).max(64).default([]),
   /** Human-readable metric name. */
   metric: external_exports.string(),
   isLowerBetter: external_exports.boolean(),
   /** native: graded by Medalist (needs grader.json); external: by a configured command. */
   grading: external_exports.enum(["native", "external"]).default("native"),
   /** Answers file, relative to <data-dir>/<id>/prepared/private. */
-  answers: external_exports.string(),
+  answers: insidePath,
   /** Sample submission, relative to <data-dir>/<id>/prepared/public. */
-  sampleSubmission: external_exports.string(),
+  sampleSubmission: preparedPath,
   /** Leaderboard CSV (Kaggle export columns), relative to this competition's folder. */
-  leaderboard: external_exports.string().optional(),
+  leaderboard: insidePath.optional(),
   /** SHA-256 and size of upstream's leaderboard.csv (fetched by `medalist leaderboards fetch`). */
   leaderboardPin: LeaderboardPinSchema.optional(),
   thresholds: ThresholdsSchema.optional(),
   /** Known problems upstream (e.g. "leaked-test-labels", "crowded-leaderboard"). */
-  flags: external_exports.array(external_exports.string()).default([]),
+  flags: external_exports.array(external_exports.string().max(128)).max(64).default([]),
   /** Rough agent run time in seconds, used to schedule the longest runs first. */
   expectedDurationSecs: external_exports.number().positive().optional(),
   /** How the data is obtained; toy competitions are generated locally. */
@@ -92559,7 +92617,7 @@ var CompetitionSchema = external_exports.strictObject({
 
 // src/registry/leaderboards.ts
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync as readFileSync2, statSync } from "node:fs";
+import { existsSync, readFileSync as readFileSync2, statSync as statSync2 } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 function defaultLeaderboardsDir() {
@@ -92572,7 +92630,7 @@ var verified = /* @__PURE__ */ new Map();
 function matchesPin(entry, file2) {
   const pin = entry.competition.leaderboardPin;
   if (!pin || !existsSync(file2)) return false;
-  const st = statSync(file2);
+  const st = statSync2(file2);
   if (st.size !== pin.bytes) return false;
   const stamp = `${st.size}:${st.mtimeMs}`;
   if (verified.get(file2) === stamp) return true;
@@ -92599,12 +92657,18 @@ function defaultRegistryDir() {
   }
   throw new UserError("cannot find the bundled competitions/ folder");
 }
+var MAX_COMPETITIONS = 1e4;
+var MAX_ENTRY_BYTES = 1024 ** 2;
 function loadRegistry(dir = defaultRegistryDir()) {
   const registry2 = /* @__PURE__ */ new Map();
   if (!existsSync2(dir)) throw new UserError(`competitions folder not found: ${dir}`);
   for (const name2 of readdirSync(dir).sort()) {
     const file2 = join2(dir, name2, "competition.json");
     if (!existsSync2(file2)) continue;
+    if (registry2.size >= MAX_COMPETITIONS)
+      throw new UserError(`${dir}: more than ${MAX_COMPETITIONS} competitions`);
+    if (statSync3(file2).size > MAX_ENTRY_BYTES)
+      throw new UserError(`${file2}: larger than ${MAX_ENTRY_BYTES} bytes`);
     let raw;
     try {
       raw = JSON.parse(readFileSync3(file2, "utf8"));
@@ -92710,7 +92774,7 @@ function suiteHash(config2, competitions, registry2) {
       toy: c.toy ?? null
     };
   });
-  const key = {
+  const key2 = {
     v: 1,
     competitions,
     seeds: config2.seeds,
@@ -92718,7 +92782,7 @@ function suiteHash(config2, competitions, registry2) {
     gpus: config2.limits.gpus,
     grading
   };
-  return createHash2("sha256").update(canonical(key)).digest("hex").slice(0, 16);
+  return createHash2("sha256").update(canonical(key2)).digest("hex").slice(0, 16);
 }
 var runIdOf = (competitionId, seed) => `${competitionId}.s${seed}`;
 function plan(config2, registry2) {
@@ -92997,8 +93061,8 @@ function errorLines(cmp) {
 }
 function droppedLine(d) {
   const side = (n, runs, name2) => runs === 0 ? `no ${name2} run` : `${n} of ${runs} ${name2} runs not comparable (infrastructure or grader error)`;
-  const parts = d.side === "both" ? [side(d.baseInfra, d.baseRuns, "base"), side(d.headInfra, d.headRuns, "head")] : d.side === "head" ? [side(d.headInfra, d.headRuns, "head")] : [side(d.baseInfra, d.baseRuns, "base")];
-  return `\`${d.competitionId}\`: ${parts.join("; ")}`;
+  const parts2 = d.side === "both" ? [side(d.baseInfra, d.baseRuns, "base"), side(d.headInfra, d.headRuns, "head")] : d.side === "head" ? [side(d.headInfra, d.headRuns, "head")] : [side(d.baseInfra, d.baseRuns, "base")];
+  return `\`${d.competitionId}\`: ${parts2.join("; ")}`;
 }
 function droppedText(cmp) {
   if (cmp.dropped.length === 0) return "";
@@ -93180,7 +93244,7 @@ function renderResults(s, opts = {}) {
 }
 
 // src/suite/run.ts
-import { join as join16, resolve as resolve6 } from "node:path";
+import { join as join17, resolve as resolve6 } from "node:path";
 
 // src/execute/scheduler.ts
 var Pool = class {
@@ -93321,6 +93385,42 @@ function runPaths(runDir) {
   };
 }
 
+// src/execute/docker/settings.ts
+import path from "node:path";
+function defaultUser() {
+  const uid = process.getuid?.() ?? 65534;
+  const gid = process.getgid?.() ?? 65534;
+  return uid === 0 ? "65534:65534" : `${uid}:${gid}`;
+}
+function containerUser(settings) {
+  const u = settings.user ?? defaultUser();
+  return u === "image" ? "" : u;
+}
+function buildTag(name2) {
+  const t = name2.toLowerCase().replace(/[^a-z0-9_.-]+/g, "-").replace(/^[-.]+/, "").slice(0, 100);
+  return `medalist-agent:${t || "local"}`;
+}
+function dockerSettings(config2, baseDir) {
+  const { agent, limits, docker } = config2;
+  const cmd = agent.command;
+  return {
+    image: agent.image,
+    build: agent.build && {
+      context: path.resolve(baseDir, agent.build.context),
+      dockerfile: agent.build.dockerfile,
+      target: agent.build.target,
+      args: agent.build.args,
+      tag: agent.image ?? buildTag(config2.name)
+    },
+    command: cmd === void 0 ? void 0 : typeof cmd === "string" ? ["/bin/sh", "-c", cmd] : cmd,
+    limits: { cpus: limits.cpus, memory: limits.memory, shmSize: limits.shmSize, pids: limits.pids },
+    network: docker.network,
+    stopGraceSecs: runPolicy(config2).stopGraceSecs,
+    user: docker.user,
+    capAdd: docker.capAdd
+  };
+}
+
 // src/execute/contract.ts
 var CONTAINER_PATHS = {
   data: "/home/data",
@@ -93396,6 +93496,11 @@ function containerOptions(spec, settings, image, opts = {}) {
     ],
     NetworkMode: settings.network,
     Privileged: false,
+    // The agent is hostile: no capabilities (no mknod, setuid, chown, raw sockets, …) unless added
+    // back by name, and no privilege gained through setuid files or file capabilities.
+    CapDrop: ["ALL"],
+    CapAdd: settings.capAdd && settings.capAdd.length > 0 ? [...settings.capAdd] : void 0,
+    SecurityOpt: ["no-new-privileges:true"],
     Init: settings.init ?? true,
     AutoRemove: false,
     // Container output is also streamed to run.log; keep the daemon's copy bounded.
@@ -93414,6 +93519,7 @@ function containerOptions(spec, settings, image, opts = {}) {
   return {
     name: containerName(spec.suiteId, spec.runId),
     Image: image,
+    User: containerUser(settings) || void 0,
     Cmd: settings.command,
     Env: containerEnv(spec, settings.network),
     Labels: {
@@ -93489,7 +93595,7 @@ async function sweepStale(docker, opts = {}) {
 
 // src/execute/docker/image.ts
 import { readdir } from "node:fs/promises";
-import path from "node:path";
+import path2 from "node:path";
 var ImageMissingError = class extends Error {
   constructor(ref) {
     super(
@@ -93515,7 +93621,7 @@ async function inspectImage(docker, ref) {
 }
 async function contextFiles(dir) {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join("/"));
+  return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => path2.relative(dir, path2.join(e.parentPath, e.name)).split(path2.sep).join("/"));
 }
 async function buildImage(docker, build, log) {
   const src = await contextFiles(build.context);
@@ -93592,7 +93698,7 @@ async function pullImage(docker, ref, log) {
 }
 
 // src/execute/docker/setup.ts
-import os4 from "node:os";
+import os5 from "node:os";
 
 // src/execute/gpu.ts
 import { execFile } from "node:child_process";
@@ -93641,12 +93747,13 @@ async function detectGpus(opts = {}) {
 
 // src/execute/validation-server.ts
 import { randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { createWriteStream, mkdtempSync, rmSync, statSync as statSync5 } from "node:fs";
 import http from "node:http";
 import os3 from "node:os";
+import path3 from "node:path";
 
 // src/grade/csv.ts
-import { openSync, readSync, closeSync, fstatSync, statSync as statSync2 } from "node:fs";
+import { openSync, readSync, closeSync, fstatSync, statSync as statSync4 } from "node:fs";
 import { isUtf8 } from "node:buffer";
 
 // src/grade/errors.ts
@@ -94059,11 +94166,11 @@ var ColumnBuilder = class {
       if (rows === 0) return textColumn(this.name, new TextStore(0));
       return { name: this.name, kind: "float", values: values.fill(NaN), strings: null };
     }
-    const kind = this.sawFloat || this.sawMissing ? "float" : "int";
+    const kind2 = this.sawFloat || this.sawMissing ? "float" : "int";
     if (!this.sawFloat) {
       for (let i = 0; i < values.length; i++) if (values[i] === 0) values[i] = 0;
     }
-    return { name: this.name, kind, values, strings: null };
+    return { name: this.name, kind: kind2, values, strings: null };
   }
 };
 var PARSED_INT = 2;
@@ -94097,7 +94204,10 @@ var Tokenizer = class {
       }
       this.first = false;
       this.head = Buffer.alloc(0);
-      if (chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191) chunk = chunk.subarray(3);
+      if (chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191) {
+        chunk = chunk.subarray(3);
+        this.bytesSeen = 3;
+      }
     }
     this.checkText(chunk, false);
     const buf = this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk;
@@ -94125,9 +94235,11 @@ var Tokenizer = class {
     if (chunk.indexOf(0) !== -1) {
       throw new SubmissionError(`${this.source}: contains NUL bytes (a binary file, not a CSV)`);
     }
-    const bad = () => new SubmissionError(`${this.source}: not valid UTF-8 text (near byte ${this.bytesSeen})`);
+    const bad = (segment, base) => new SubmissionError(
+      `${this.source}: not valid UTF-8 text (at byte offset ${base + firstInvalidUtf8(segment)})`
+    );
     if (final) {
-      if (!isUtf8(this.utf8Tail)) throw bad();
+      if (!isUtf8(this.utf8Tail)) throw bad(this.utf8Tail, this.bytesSeen);
       this.utf8Tail = Buffer.alloc(0);
       return;
     }
@@ -94136,8 +94248,10 @@ var Tokenizer = class {
       this.utf8Tail = Buffer.concat([this.utf8Tail, chunk]);
     } else {
       const lastLf = chunk.lastIndexOf(LF);
-      if (!isUtf8(Buffer.concat([this.utf8Tail, chunk.subarray(0, firstLf + 1)]))) throw bad();
-      if (!isUtf8(chunk.subarray(firstLf + 1, lastLf + 1))) throw bad();
+      const head = Buffer.concat([this.utf8Tail, chunk.subarray(0, firstLf + 1)]);
+      if (!isUtf8(head)) throw bad(head, this.bytesSeen);
+      const body = chunk.subarray(firstLf + 1, lastLf + 1);
+      if (!isUtf8(body)) throw bad(body, this.bytesSeen + head.length);
       this.bytesSeen += this.utf8Tail.length + lastLf + 1;
       this.utf8Tail = Buffer.from(chunk.subarray(lastLf + 1));
     }
@@ -94352,19 +94466,43 @@ var Tokenizer = class {
     }
   }
 };
-function fileSource(path4, chunkSize) {
+function firstInvalidUtf8(b) {
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i];
+    let n, min;
+    if (c < 128) {
+      i++;
+      continue;
+    } else if (c >= 194 && c <= 223) [n, min] = [1, 128];
+    else if (c >= 224 && c <= 239) [n, min] = [2, 2048];
+    else if (c >= 240 && c <= 244) [n, min] = [3, 65536];
+    else return i;
+    if (i + n >= b.length) return i;
+    let cp = c & 63 >> n;
+    for (let k = 1; k <= n; k++) {
+      const d = b[i + k];
+      if ((d & 192) !== 128) return i;
+      cp = cp << 6 | d & 63;
+    }
+    if (cp < min || cp > 1114111 || cp >= 55296 && cp <= 57343) return i;
+    i += n + 1;
+  }
+  return b.length;
+}
+function fileSource(path6, chunkSize) {
   return (visit2) => {
     let fd;
     try {
-      fd = openSync(path4, "r");
+      fd = openSync(path6, "r");
     } catch (e) {
       throw new SubmissionError(
-        `cannot open ${path4}: ${e.code ?? e.message}`
+        `cannot open ${path6}: ${e.code ?? e.message}`
       );
     }
     try {
       const st = fstatSync(fd);
-      if (!st.isFile()) throw new SubmissionError(`${path4} is not a regular file`);
+      if (!st.isFile()) throw new SubmissionError(`${path6} is not a regular file`);
       const size = Math.max(1, Math.min(chunkSize, st.size + 1));
       for (; ; ) {
         const chunk = Buffer.allocUnsafe(size);
@@ -94485,8 +94623,8 @@ function cell2(col, row, b, s, e, complex) {
     return;
   }
   if (!complex) {
-    const kind = parseNumber(b, s, e);
-    if (kind !== NOT_NUMBER) {
+    const kind2 = parseNumber(b, s, e);
+    if (kind2 !== NOT_NUMBER) {
       if (col.state === TEXT) {
         col.text.setBytes(row, b, s, e);
         return;
@@ -94497,7 +94635,7 @@ function cell2(col, row, b, s, e, complex) {
         return;
       }
       col.state = NUM;
-      if (kind === IS_FLOAT) col.sawFloat = true;
+      if (kind2 === IS_FLOAT) col.sawFloat = true;
       col.setValue(row, numValue);
       return;
     }
@@ -94519,15 +94657,15 @@ function cell2(col, row, b, s, e, complex) {
     return;
   }
   if (complex && NUMBER_TEXT.test(str)) {
-    const kind = parseNumber(Buffer.from(str, "latin1"), 0, str.length);
-    if (kind !== NOT_NUMBER) {
+    const kind2 = parseNumber(Buffer.from(str, "latin1"), 0, str.length);
+    if (kind2 !== NOT_NUMBER) {
       if (col.state === BOOL) {
         col.toText(row);
         col.text.setString(row, str);
         return;
       }
       col.state = NUM;
-      if (kind === IS_FLOAT) col.sawFloat = true;
+      if (kind2 === IS_FLOAT) col.sawFloat = true;
       col.setValue(row, numValue);
       return;
     }
@@ -94559,13 +94697,13 @@ function cell2(col, row, b, s, e, complex) {
   col.toText(row);
   col.text.setString(row, str);
 }
-function readCsvFile(path4, opts = {}) {
+function readCsvFile(path6, opts = {}) {
   let size = 0;
   try {
-    size = statSync2(path4).size;
+    size = statSync4(path6).size;
   } catch {
   }
-  return readFrom(fileSource(path4, opts.chunkSize ?? 4 * 1024 * 1024), path4, opts, size);
+  return readFrom(fileSource(path6, opts.chunkSize ?? 4 * 1024 * 1024), path6, opts, size);
 }
 function readCsvText(text2, source = "csv", opts = {}) {
   const buf = typeof text2 === "string" ? Buffer.from(text2, "utf8") : text2;
@@ -94695,2757 +94833,6 @@ function renderCell(v, type) {
 }
 function quoteCell(v) {
   return /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
-}
-
-// src/execute/validation-server.ts
-function csvRows(text2) {
-  return parseCsv(text2).filter((r) => !(r.length === 1 && r[0] === ""));
-}
-function sampleShape(csv2) {
-  const [header, ...body] = csvRows(csv2);
-  if (!header || header.length === 0) throw new Error("the sample submission is empty");
-  return { columns: header, idColumn: header[0], ids: new Set(body.map((r) => r[0])), rows: body.length };
-}
-var few = (xs, n = 5) => xs.slice(0, n).map((x) => JSON.stringify(x)).join(", ") + (xs.length > n ? `, \u2026 (${xs.length} in all)` : "");
-function checkFormat(sample, submissionCsv) {
-  const errors = [];
-  const [header, ...body] = csvRows(submissionCsv);
-  if (!header) return { valid: false, errors: ["the submission is empty"] };
-  const missing = sample.columns.filter((c) => !header.includes(c));
-  const extra = header.filter((c) => !sample.columns.includes(c));
-  if (missing.length > 0) errors.push(`missing columns: ${few(missing)}`);
-  if (extra.length > 0) errors.push(`unexpected columns: ${few(extra)}`);
-  if (new Set(header).size !== header.length) errors.push("duplicate column names");
-  const ragged = body.findIndex((r) => r.length !== header.length);
-  if (ragged >= 0)
-    errors.push(`row ${ragged + 2} has ${body[ragged].length} fields, the header has ${header.length}`);
-  if (body.length !== sample.rows)
-    errors.push(`${body.length} rows, expected ${sample.rows} (as in the sample submission)`);
-  const idAt = header.indexOf(sample.idColumn);
-  if (idAt >= 0) {
-    const seen = /* @__PURE__ */ new Set();
-    const dupes = [];
-    const unknown2 = [];
-    for (const r of body) {
-      const id = r[idAt] ?? "";
-      if (seen.has(id)) dupes.push(id);
-      seen.add(id);
-      if (!sample.ids.has(id)) unknown2.push(id);
-    }
-    const absent = [...sample.ids].filter((id) => !seen.has(id));
-    if (absent.length > 0) errors.push(`ids missing from ${sample.idColumn}: ${few(absent)}`);
-    if (unknown2.length > 0) errors.push(`ids not in the sample submission: ${few(unknown2)}`);
-    if (dupes.length > 0) errors.push(`duplicate ids: ${few(dupes)}`);
-  }
-  return { valid: errors.length === 0, errors };
-}
-function multipartFile(body, contentType) {
-  const m = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
-  if (!m) return null;
-  const delim = Buffer.from(`--${m[1] ?? m[2].trim()}`);
-  const parts = [];
-  let at = body.indexOf(delim);
-  while (at >= 0) {
-    const start = at + delim.length;
-    if (body.subarray(start, start + 2).toString() === "--") break;
-    const next = body.indexOf(delim, start);
-    if (next < 0) break;
-    const part2 = body.subarray(start + 2, next - 2);
-    const split = part2.indexOf("\r\n\r\n");
-    if (split >= 0)
-      parts.push({ headers: part2.subarray(0, split).toString(), content: part2.subarray(split + 4) });
-    at = next;
-  }
-  const named = parts.find((p) => /name="file"/i.test(p.headers)) ?? parts.find((p) => /filename=/i.test(p.headers));
-  return named?.content ?? null;
-}
-async function startValidationServer(opts = {}) {
-  const maxBytes = opts.maxBytes ?? 512 * 1024 ** 2;
-  const byToken = /* @__PURE__ */ new Map();
-  const tokenOf = /* @__PURE__ */ new Map();
-  const server = http.createServer((req, res) => {
-    const reply = (status, body) => {
-      res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify(body) + "\n");
-    };
-    const m = /^\/([0-9a-f]{32})\/validate\/?$/.exec(req.url ?? "");
-    const entry = m ? byToken.get(m[1]) : void 0;
-    if (req.url === "/health") return reply(200, { ok: true });
-    if (!entry) return reply(404, { error: "unknown validation URL" });
-    if (req.method !== "POST")
-      return reply(405, { error: "POST the submission CSV (raw body, or multipart with a `file` part)" });
-    const chunks = [];
-    let size = 0;
-    let tooBig = false;
-    req.on("data", (c) => {
-      size += c.length;
-      if (size > maxBytes) tooBig = true;
-      else chunks.push(c);
-    });
-    req.on("end", async () => {
-      if (tooBig) return reply(413, { error: `submission larger than ${maxBytes} bytes` });
-      try {
-        let body = Buffer.concat(chunks);
-        const type = req.headers["content-type"] ?? "";
-        if (/^multipart\/form-data/i.test(type)) {
-          const file2 = multipartFile(body, type);
-          if (!file2) return reply(400, { error: "no file part in the multipart body" });
-          body = file2;
-        }
-        entry.shape ??= readFile(entry.samplePath, "utf8").then(sampleShape);
-        const check2 = checkFormat(await entry.shape, body.toString("utf8"));
-        reply(200, {
-          competition_id: entry.competitionId,
-          valid: check2.valid,
-          result: check2.valid ? "Submission is valid." : `Submission is invalid: ${check2.errors.join("; ")}`,
-          errors: check2.errors
-        });
-      } catch (e) {
-        entry.shape = void 0;
-        reply(500, { error: `could not check the submission: ${e.message}` });
-      }
-    });
-    req.on("error", () => res.destroy());
-  });
-  const host = opts.host ?? "127.0.0.1";
-  await new Promise((resolve13, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => resolve13());
-  });
-  const port = server.address().port;
-  const shown = opts.advertiseHost ?? host;
-  const url2 = `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}`;
-  return {
-    url: url2,
-    register(competitionId, samplePath) {
-      let token = tokenOf.get(competitionId);
-      if (!token) {
-        token = randomBytes(16).toString("hex");
-        tokenOf.set(competitionId, token);
-        byToken.set(token, { competitionId, samplePath });
-      }
-      return `${url2}/${token}/validate`;
-    },
-    close: () => new Promise((resolve13) => {
-      server.closeAllConnections();
-      server.close(() => resolve13());
-    })
-  };
-}
-async function bridgeGateway(docker) {
-  try {
-    const net = await docker.getNetwork("bridge").inspect();
-    const configs = net.IPAM?.Config ?? [];
-    const gw = configs.map((c) => c.Gateway).find(Boolean);
-    if (gw) return gw;
-    const subnet = configs.map((c) => c.Subnet).find((s) => s && /^\d+\.\d+\.\d+\.\d+\/\d+$/.test(s));
-    if (subnet) return firstHost(subnet);
-  } catch {
-  }
-  const addrs = os3.networkInterfaces().docker0 ?? [];
-  return addrs.find((a) => a.family === "IPv4")?.address ?? null;
-}
-function firstHost(cidr) {
-  const [ip, bits] = cidr.split("/");
-  const n = ip.split(".").reduce((a, o) => a * 256 + Number(o), 0);
-  const first = (Math.floor(n / 2 ** (32 - Number(bits))) * 2 ** (32 - Number(bits)) + 1) % 2 ** 32;
-  return [24, 16, 8, 0].map((s) => Math.floor(first / 2 ** s) % 256).join(".");
-}
-async function startValidationServerForDocker(docker, opts = {}) {
-  const gw = await bridgeGateway(docker);
-  if (!gw) throw new Error("no Docker bridge gateway found: cannot serve format checks to containers");
-  return startValidationServer({ ...opts, host: gw });
-}
-
-// src/execute/docker/executor.ts
-import { chmod, mkdir, readdir as readdir2, rm, stat, writeFile } from "node:fs/promises";
-import path2 from "node:path";
-
-// src/execute/docker/run-log.ts
-import { createWriteStream } from "node:fs";
-var RunLog = class {
-  constructor(file2, secrets = [], maxBytes = 256 * 1024 ** 2) {
-    this.secrets = secrets;
-    this.maxBytes = maxBytes;
-    this.out = createWriteStream(file2, { flags: "a" });
-    this.out.on("error", () => {
-    });
-  }
-  secrets;
-  maxBytes;
-  out;
-  partial = { stdout: "", stderr: "" };
-  written = 0;
-  truncated = false;
-  /** A note from Medalist itself (start, timeout, exit). */
-  note(text2) {
-    this.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist ${text2}
-`);
-  }
-  /** Output text from the container; lines may start with Docker's RFC 3339 timestamp. */
-  output(stream, text2) {
-    const buf = this.partial[stream] + text2;
-    const lines2 = buf.split("\n");
-    this.partial[stream] = lines2.pop() ?? "";
-    for (const line of lines2) this.line(stream, line);
-    if (this.partial[stream].length > 64 * 1024) {
-      this.line(stream, this.partial[stream]);
-      this.partial[stream] = "";
-    }
-  }
-  line(stream, raw) {
-    const m = /^(\d{4}-\d\d-\d\dT\S+Z) (.*)$/s.exec(raw);
-    const ts = m ? m[1] : (/* @__PURE__ */ new Date()).toISOString();
-    const text2 = (m ? m[2] : raw).replace(/\r$/, "");
-    this.write(`${ts} ${stream} ${this.mask(text2)}
-`);
-  }
-  mask(text2) {
-    let t = text2;
-    for (const s of this.secrets) if (s.length >= 3) t = t.split(s).join("***");
-    return t;
-  }
-  write(s) {
-    if (this.truncated) return;
-    const n = Buffer.byteLength(s);
-    if (this.written + n > this.maxBytes) {
-      this.truncated = true;
-      this.out.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist run.log truncated at ${this.maxBytes} bytes
-`);
-      return;
-    }
-    this.written += n;
-    this.out.write(s);
-  }
-  /** Flushes partial lines and closes the file. */
-  async close() {
-    for (const s of ["stdout", "stderr"]) {
-      if (this.partial[s] !== "") this.line(s, this.partial[s]);
-      this.partial[s] = "";
-    }
-    await new Promise((resolve13) => this.out.end(resolve13));
-  }
-};
-function demux(stream, onText) {
-  return new Promise((resolve13) => {
-    let pending = Buffer.alloc(0);
-    const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
-    stream.on("data", (chunk) => {
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-      while (pending.length >= 8) {
-        const size = pending.readUInt32BE(4);
-        if (pending.length < 8 + size) break;
-        const which = pending[0] === 2 ? "stderr" : "stdout";
-        onText(which, decoders[which].decode(pending.subarray(8, 8 + size), { stream: true }));
-        pending = pending.subarray(8 + size);
-      }
-    });
-    stream.on("end", () => resolve13());
-    stream.on("close", () => resolve13());
-    stream.on("error", () => resolve13());
-  });
-}
-
-// src/execute/docker/executor.ts
-var CANCEL_GRACE_SECS = 5;
-var DockerExecutor = class {
-  constructor(docker, settings, opts = {}) {
-    this.docker = docker;
-    this.settings = settings;
-    this.log = opts.log ?? (() => {
-    });
-    this.owner = opts.owner ?? ownerLabel();
-  }
-  docker;
-  settings;
-  name = "docker";
-  image = null;
-  log;
-  owner;
-  /** Builds or finds the agent image once (later calls share the result; a failure is retried). */
-  prepareImage() {
-    this.image ??= prepareImage(this.docker, this.settings, this.log).catch((e) => {
-      this.image = null;
-      throw e;
-    });
-    return this.image;
-  }
-  /** One attempt at one run; the suite runner retries infrastructure errors marked `retryable`. */
-  execute(spec, signal) {
-    return this.attempt(spec, spec.attempt ?? 1, signal);
-  }
-  async attempt(spec, attempt2, signal) {
-    const paths = runPaths(spec.runDir);
-    const details = {};
-    const infra = (error62, retryable = true) => ({
-      outcome: "infra_error",
-      exitCode: null,
-      durationMs: 0,
-      error: error62,
-      details,
-      retryable
-    });
-    const cancelled = () => ({ ...infra("cancelled", false), cancelled: true });
-    if (signal?.aborted) return cancelled();
-    let image;
-    try {
-      image = await this.prepareImage();
-    } catch (e) {
-      return infra(errorMessage(e), !(e instanceof ImageMissingError));
-    }
-    Object.assign(details, { image: image.ref, imageId: image.id, imageDigest: image.digest });
-    try {
-      await prepareRunDir(spec, attempt2 > 1);
-    } catch (e) {
-      return infra(`preparing the run folder failed: ${errorMessage(e)}`, false);
-    }
-    const secrets = (spec.secretEnv ?? []).map((k) => spec.env[k]).filter((v) => !!v);
-    const log = new RunLog(paths.logFile, secrets, this.settings.logMaxBytes);
-    const opts = containerOptions(spec, this.settings, image.id, { owner: this.owner });
-    const name2 = opts.name;
-    details.container = name2;
-    if (spec.gpus.length > 0) details.gpus = spec.gpus.join(",");
-    let container = null;
-    try {
-      log.note(`attempt ${attempt2}: container ${name2}, image ${image.ref} (${image.digest})`);
-      try {
-        await this.removeByName(name2);
-        container = await this.docker.createContainer(opts);
-      } catch (e) {
-        return infra(`creating the container failed: ${errorMessage(e)}`, statusCode(e) !== 400);
-      }
-      details.containerId = container.id;
-      if (signal?.aborted) return cancelled();
-      try {
-        await container.start();
-      } catch (e) {
-        log.note(`start failed: ${errorMessage(e)}`);
-        return infra(`starting the container failed: ${errorMessage(e)}`);
-      }
-      return await this.supervise(container, spec, log, details, signal);
-    } finally {
-      await log.close();
-      if (container && !this.settings.keepContainers) {
-        await container.remove({ force: true, v: true }).catch(() => {
-        });
-      }
-    }
-  }
-  /** Waits for the container, enforcing the time limit and cancellation, and classifies the end. */
-  async supervise(container, spec, log, details, signal) {
-    const started = Date.now();
-    log.note(`started; time limit ${spec.timeLimitSecs}s`);
-    const logsDone = container.logs({ follow: true, stdout: true, stderr: true, timestamps: true }).then((stream) => demux(stream, (s, text2) => log.output(s, text2))).catch(() => {
-    });
-    let ended = "exit";
-    let giveUp = () => {
-    };
-    const gaveUp = new Promise((resolve13) => giveUp = () => resolve13("gave-up"));
-    const backstops = [];
-    const stop = (why, grace) => {
-      if (ended !== "exit") return;
-      ended = why;
-      log.note(
-        why === "timeout" ? `time limit reached: stopping (grace ${grace}s)` : `cancelled: stopping (grace ${grace}s)`
-      );
-      container.stop({ t: grace }).catch(() => {
-      });
-      backstops.push(setTimeout(() => container.kill().catch(() => {
-      }), (grace + 5) * 1e3));
-      backstops.push(setTimeout(giveUp, (grace + 30) * 1e3));
-    };
-    const timer = setTimeout(() => stop("timeout", this.settings.stopGraceSecs), spec.timeLimitSecs * 1e3);
-    const onAbort = () => stop("cancel", Math.min(this.settings.stopGraceSecs, CANCEL_GRACE_SECS));
-    signal?.addEventListener("abort", onAbort, { once: true });
-    if (signal?.aborted) onAbort();
-    let waitCode = null;
-    let lost = null;
-    try {
-      const waited = await Promise.race([container.wait(), gaveUp]);
-      if (waited === "gave-up") lost = new Error("the container did not stop after it was killed");
-      else waitCode = waited.StatusCode ?? null;
-    } catch (e) {
-      lost = e;
-    } finally {
-      clearTimeout(timer);
-      for (const t of backstops) clearTimeout(t);
-      signal?.removeEventListener("abort", onAbort);
-    }
-    const durationMs = Date.now() - started;
-    const base = { durationMs, details, retryable: false };
-    if (ended === "cancel") {
-      return {
-        ...base,
-        outcome: "infra_error",
-        exitCode: waitCode,
-        error: "cancelled",
-        cancelled: true
-      };
-    }
-    if (lost !== null) {
-      return {
-        ...base,
-        outcome: "infra_error",
-        exitCode: null,
-        error: `lost the container: ${errorMessage(lost)}`,
-        // Not after a timeout: rerunning a whole time limit for a stuck daemon is not worth it.
-        retryable: ended === "exit"
-      };
-    }
-    let state = {};
-    try {
-      state = (await container.inspect()).State ?? {};
-    } catch {
-    }
-    await Promise.race([logsDone, sleep(5e3)]);
-    const exitCode = state.ExitCode ?? waitCode;
-    const oomKilled = state.OOMKilled === true;
-    if (oomKilled) details.oomKilled = "true";
-    log.note(
-      `exited with code ${exitCode}${oomKilled ? " (out of memory)" : ""} after ${(durationMs / 1e3).toFixed(1)}s`
-    );
-    if (ended === "timeout") {
-      return {
-        ...base,
-        outcome: "timed_out",
-        exitCode,
-        oomKilled,
-        error: `time limit of ${spec.timeLimitSecs}s reached`
-      };
-    }
-    if (exitCode === 0) return { ...base, outcome: "completed", exitCode, oomKilled };
-    if (oomKilled) {
-      return {
-        ...base,
-        outcome: "oom",
-        exitCode,
-        oomKilled,
-        error: `out of memory (limit ${this.settings.limits.memory ?? "none"} bytes)`
-      };
-    }
-    return { ...base, outcome: "failed", exitCode, oomKilled, error: `agent exited with code ${exitCode}` };
-  }
-  /** A container of the same name left by an earlier attempt or crash. */
-  async removeByName(name2) {
-    try {
-      await this.docker.getContainer(name2).remove({ force: true, v: true });
-    } catch (e) {
-      if (statusCode(e) !== 404) throw e;
-    }
-  }
-};
-async function prepareRunDir(spec, retry) {
-  const p = runPaths(spec.runDir);
-  const info = await stat(spec.publicDir).catch(() => null);
-  if (!info?.isDirectory()) throw new Error(`public data folder ${spec.publicDir} does not exist`);
-  for (const dir of [p.submissionDir, p.logsDir, p.codeDir]) {
-    await mkdir(dir, { recursive: true });
-    await chmod(dir, 511);
-  }
-  if (retry) {
-    for (const f of await readdir2(p.submissionDir))
-      await rm(path2.join(p.submissionDir, f), { recursive: true, force: true });
-  }
-  await writeFile(p.instructionsFile, "", { flag: "a" });
-}
-
-// src/execute/docker/settings.ts
-import path3 from "node:path";
-function buildTag(name2) {
-  const t = name2.toLowerCase().replace(/[^a-z0-9_.-]+/g, "-").replace(/^[-.]+/, "").slice(0, 100);
-  return `medalist-agent:${t || "local"}`;
-}
-function dockerSettings(config2, baseDir) {
-  const { agent, limits, docker } = config2;
-  const cmd = agent.command;
-  return {
-    image: agent.image,
-    build: agent.build && {
-      context: path3.resolve(baseDir, agent.build.context),
-      dockerfile: agent.build.dockerfile,
-      target: agent.build.target,
-      args: agent.build.args,
-      tag: agent.image ?? buildTag(config2.name)
-    },
-    command: cmd === void 0 ? void 0 : typeof cmd === "string" ? ["/bin/sh", "-c", cmd] : cmd,
-    limits: { cpus: limits.cpus, memory: limits.memory, shmSize: limits.shmSize, pids: limits.pids },
-    network: docker.network,
-    stopGraceSecs: runPolicy(config2).stopGraceSecs
-  };
-}
-
-// src/execute/docker/setup.ts
-function dockerResources(config2, gpuIds, hostCpus) {
-  const { gpus, cpus } = config2.limits;
-  if (gpus > gpuIds.length) {
-    throw new UserError(
-      `each run needs ${gpus} GPU(s) (limits.gpus) but this runner has ${gpuIds.length}`,
-      1
-    );
-  }
-  if (cpus !== void 0 && cpus > hostCpus) {
-    throw new UserError(`each run needs ${cpus} CPU(s) (limits.cpus) but this runner has ${hostCpus}`, 1);
-  }
-  let maxParallel = config2.concurrency;
-  if (gpus > 0) maxParallel = Math.floor(gpuIds.length / gpus);
-  else if (cpus !== void 0) maxParallel = Math.max(1, Math.floor(hostCpus / cpus));
-  return {
-    resources: { gpuIds, maxParallel, cpus: cpus !== void 0 ? hostCpus : void 0 },
-    perRun: { gpus, cpus }
-  };
-}
-async function setupDocker(config2, opts) {
-  const log = opts.log ?? (() => {
-  });
-  const docker = await connectDocker(opts.connect);
-  const swept = await sweepStale(docker);
-  if (swept.length > 0)
-    log(`removed ${swept.length} container(s) left by an earlier suite: ${swept.join(", ")}`);
-  const gpus = await detectGpus({ gpuIds: config2.docker.gpuIds });
-  if (gpus.ids.length > 0)
-    log(`GPUs: ${gpus.ids.join(", ")} (${gpus.model ?? "model unknown"}, from ${gpus.source})`);
-  const { resources, perRun } = dockerResources(config2, gpus.ids, opts.hostCpus ?? os4.availableParallelism());
-  const executor = new DockerExecutor(docker, dockerSettings(config2, opts.baseDir), { log });
-  let image;
-  try {
-    image = await executor.prepareImage();
-  } catch (e) {
-    if (e instanceof AgentBuildError) throw e;
-    throw new UserError(errorMessage(e), 1);
-  }
-  log(`agent image ${image.ref} (${image.digest})`);
-  let validation = null;
-  if (opts.validation !== false && config2.docker.network !== "none") {
-    try {
-      validation = await startValidationServerForDocker(docker);
-      log(`format checks for agents at ${validation.url}`);
-    } catch (e) {
-      log(`warning: no format-validation endpoint for agents (${errorMessage(e)})`);
-    }
-  }
-  return {
-    docker,
-    executor,
-    image,
-    gpus,
-    swept,
-    validation,
-    resources,
-    perRun,
-    close: async () => {
-      await validation?.close();
-    }
-  };
-}
-
-// src/execute/docker/backend.ts
-var dockerBackend = {
-  name: "docker",
-  async open(ctx) {
-    const { config: config2, agent, log } = ctx;
-    let setup;
-    try {
-      setup = await setupDocker({ ...config2, agent }, { baseDir: ctx.baseDir, log });
-    } catch (e) {
-      if (e instanceof AgentBuildError) return imageDidNotBuild(ctx.config.concurrency, e.message);
-      throw e;
-    }
-    const { docker, executor, validation } = setup;
-    const cleanup = () => cleanupSuite(docker, ctx.suiteId).catch(() => []);
-    const onAbort = () => void cleanup();
-    ctx.signal?.addEventListener("abort", onAbort, { once: true });
-    let closed = null;
-    return {
-      name: "docker",
-      resources: setup.resources,
-      perRun: setup.perRun,
-      facts: { image: setup.image.ref, imageDigest: setup.image.digest, gpuModel: setup.gpus.model },
-      validationUrl: validation ? (competitionId, sample) => validation.register(competitionId, sample) : void 0,
-      execute: (spec, signal) => executor.execute(spec, signal),
-      close: () => closed ??= (async () => {
-        ctx.signal?.removeEventListener("abort", onAbort);
-        await cleanup();
-        await setup.close();
-      })()
-    };
-  }
-};
-function imageDidNotBuild(concurrency, cause) {
-  const error62 = `the agent image did not build: ${cause}`;
-  return {
-    name: "docker",
-    resources: { gpuIds: [], maxParallel: concurrency },
-    perRun: { gpus: 0 },
-    facts: { image: null, imageDigest: null, gpuModel: null },
-    execute: async () => ({ outcome: "failed", exitCode: null, durationMs: 0, error: error62 }),
-    close: async () => {
-    }
-  };
-}
-
-// src/execute/local/index.ts
-import { resolve as resolve4 } from "node:path";
-
-// src/execute/local/executor.ts
-import { spawn } from "node:child_process";
-import { createWriteStream as createWriteStream2, mkdirSync } from "node:fs";
-var KEEP = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT"];
-var LocalExecutor = class {
-  constructor(opts) {
-    this.opts = opts;
-  }
-  opts;
-  name = "local";
-  execute(spec, signal) {
-    const p = runPaths(spec.runDir);
-    for (const d of [p.submissionDir, p.logsDir, p.codeDir]) mkdirSync(d, { recursive: true });
-    const env = {};
-    for (const k of KEEP) if (process.env[k] !== void 0) env[k] = process.env[k];
-    Object.assign(
-      env,
-      spec.env,
-      contractEnv(spec, {
-        data: spec.publicDir,
-        submission: p.submissionDir,
-        logs: p.logsDir,
-        code: p.codeDir,
-        instructions: p.instructionsFile
-      })
-    );
-    const log = createWriteStream2(p.logFile, { flags: "a" });
-    const started = Date.now();
-    const { command } = this.opts;
-    const [file2, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0], command.slice(1)];
-    return new Promise((resolve13) => {
-      let timedOut = false;
-      let cancelled = false;
-      let settled = false;
-      const child = spawn(file2, args, {
-        cwd: this.opts.cwd,
-        env,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"]
-      });
-      const stamp = (chunk) => log.write(chunk);
-      child.stdout.on("data", stamp);
-      child.stderr.on("data", stamp);
-      const killGroup = (sig) => {
-        try {
-          if (child.pid) process.kill(-child.pid, sig);
-        } catch {
-        }
-      };
-      const stop = () => {
-        killGroup("SIGTERM");
-        setTimeout(() => killGroup("SIGKILL"), (this.opts.graceSecs ?? 5) * 1e3).unref();
-      };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        log.write(`
-[medalist] time limit of ${spec.timeLimitSecs}s reached: stopping the agent
-`);
-        stop();
-      }, spec.timeLimitSecs * 1e3);
-      const onAbort = () => {
-        cancelled = true;
-        stop();
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      const finish = (r) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        killGroup("SIGKILL");
-        log.end(() => resolve13({ ...r, durationMs: Date.now() - started }));
-      };
-      child.on(
-        "error",
-        (e) => finish({ outcome: "infra_error", exitCode: null, error: `could not start the agent: ${e.message}` })
-      );
-      child.on("close", (code, sig) => {
-        if (timedOut)
-          return finish({
-            outcome: "timed_out",
-            exitCode: code,
-            error: `killed at the ${spec.timeLimitSecs}s time limit`
-          });
-        if (cancelled)
-          return finish({ outcome: "infra_error", exitCode: code, error: "cancelled", cancelled: true });
-        if (code === 0) return finish({ outcome: "completed", exitCode: 0 });
-        return finish({
-          outcome: "failed",
-          exitCode: code,
-          error: sig ? `agent killed by ${sig}` : `agent exited with code ${code}`
-        });
-      });
-    });
-  }
-};
-
-// src/execute/local/index.ts
-var localBackend = {
-  name: "local",
-  async open(ctx) {
-    const { agent, config: config2 } = ctx;
-    if (agent.command === void 0) throw new UserError("agent.command: the local executor needs a command");
-    const executor = new LocalExecutor({
-      command: agent.command,
-      cwd: resolve4(ctx.baseDir, agent.cwd ?? "."),
-      graceSecs: runPolicy(config2).stopGraceSecs
-    });
-    return {
-      name: "local",
-      resources: { gpuIds: [], maxParallel: config2.concurrency },
-      perRun: { gpus: 0 },
-      facts: { image: agent.image ?? null, imageDigest: null, gpuModel: null },
-      execute: (spec, signal) => executor.execute(spec, signal),
-      close: async () => {
-      }
-    };
-  }
-};
-
-// src/execute/factory.ts
-var BACKENDS = {
-  local: localBackend,
-  docker: dockerBackend
-};
-function backendNames() {
-  return Object.keys(BACKENDS);
-}
-function openExecutor(name2, ctx) {
-  const backend = BACKENDS[name2];
-  if (!backend)
-    throw new UserError(`executor: unknown executor "${name2}" (known: ${backendNames().join(", ")})`);
-  return backend.open(ctx);
-}
-
-// src/results/schema.ts
-var RESULTS_SCHEMA_VERSION = 1;
-var score2 = external_exports.union([external_exports.number(), external_exports.literal("NaN"), external_exports.null()]);
-var GradeReportSchema = external_exports.object({
-  competition_id: external_exports.string(),
-  score: score2,
-  gold_threshold: score2,
-  silver_threshold: score2,
-  bronze_threshold: score2,
-  median_threshold: score2,
-  any_medal: external_exports.boolean(),
-  gold_medal: external_exports.boolean(),
-  silver_medal: external_exports.boolean(),
-  bronze_medal: external_exports.boolean(),
-  above_median: external_exports.boolean(),
-  submission_exists: external_exports.boolean(),
-  valid_submission: external_exports.boolean(),
-  is_lower_better: external_exports.boolean(),
-  created_at: external_exports.string(),
-  submission_path: external_exports.string(),
-  percentile: external_exports.number().min(0).max(1).nullable(),
-  error: external_exports.string().nullable(),
-  /** The metric's value before rounding to 5 decimals. */
-  unrounded_score: score2.optional(),
-  /** Where the thresholds came from: the full leaderboard, precomputed figures, or nowhere. */
-  thresholds_source: external_exports.enum(["leaderboard", "thresholds", "none"]).optional(),
-  /** Grading itself failed (answers unreadable, grader misconfigured): not the agent's fault. */
-  grader_error: external_exports.boolean().optional()
-});
-var OutcomeSchema = external_exports.enum(["completed", "failed", "timed_out", "oom", "infra_error"]);
-var RunResultSchema = external_exports.object({
-  runId: external_exports.string(),
-  competitionId: external_exports.string(),
-  seed: external_exports.number().int(),
-  outcome: OutcomeSchema,
-  exitCode: external_exports.number().int().nullable(),
-  startedAt: external_exports.string(),
-  durationMs: external_exports.number().min(0),
-  /** Tries taken (infrastructure errors are retried); 0 for a run that never ran (a lost shard). */
-  attempts: external_exports.number().int().min(0),
-  /** The run's folder (logs/, code/, submission/, run.log), relative to the results file. */
-  runDir: external_exports.string(),
-  error: external_exports.string().nullable(),
-  /** null when the run never produced something gradeable (infra_error). */
-  grade: GradeReportSchema.nullable(),
-  usage: external_exports.object({ tokens: external_exports.number().optional(), dollars: external_exports.number().optional() }).nullable().default(null),
-  gpus: external_exports.array(external_exports.string()).default([]),
-  details: external_exports.record(external_exports.string(), external_exports.string()).default({})
-});
-var SuiteResultsSchema = external_exports.object({
-  schemaVersion: external_exports.literal(RESULTS_SCHEMA_VERSION),
-  medalistVersion: external_exports.string(),
-  /** "base" or "head" in a comparison; free text otherwise. */
-  label: external_exports.string(),
-  suite: external_exports.object({
-    name: external_exports.string(),
-    /** Hash of what makes two runs comparable (competitions, seeds, limits, grading). */
-    hash: external_exports.string(),
-    competitions: external_exports.array(external_exports.string()),
-    seeds: external_exports.number().int()
-  }),
-  agent: external_exports.object({
-    description: external_exports.string(),
-    image: external_exports.string().nullable().default(null),
-    imageDigest: external_exports.string().nullable().default(null)
-  }),
-  git: external_exports.object({ sha: external_exports.string().nullable(), ref: external_exports.string().nullable() }).default({ sha: null, ref: null }),
-  environment: external_exports.object({
-    executor: external_exports.string(),
-    timeLimitSecs: external_exports.number(),
-    gpuModel: external_exports.string().nullable().default(null),
-    node: external_exports.string(),
-    platform: external_exports.string()
-  }),
-  startedAt: external_exports.string(),
-  finishedAt: external_exports.string(),
-  /** Set on one shard's results (`medalist run --shard i/N`); absent once merged. */
-  shard: external_exports.object({ index: external_exports.number().int().min(1), count: external_exports.number().int().min(1), runIds: external_exports.array(external_exports.string()) }).optional(),
-  runs: external_exports.array(RunResultSchema)
-});
-
-// src/suite/prepare.ts
-import { join as join11 } from "node:path";
-
-// src/prepare/prepare.ts
-import { existsSync as existsSync9, mkdirSync as mkdirSync7, readdirSync as readdirSync6, renameSync as renameSync6, rmSync as rmSync6 } from "node:fs";
-import { join as join10, posix } from "node:path";
-
-// src/prepare/kaggle.ts
-import {
-  closeSync as closeSync2,
-  existsSync as existsSync4,
-  openSync as openSync2,
-  readFileSync as readFileSync5,
-  renameSync as renameSync2,
-  rmSync,
-  statSync as statSync4,
-  writeSync
-} from "node:fs";
-import { homedir as homedir2 } from "node:os";
-import { join as join4 } from "node:path";
-
-// src/prepare/manifest.ts
-import { createHash as createHash4 } from "node:crypto";
-import {
-  createReadStream,
-  existsSync as existsSync3,
-  readdirSync as readdirSync2,
-  readFileSync as readFileSync4,
-  renameSync,
-  statSync as statSync3,
-  writeFileSync
-} from "node:fs";
-import { join as join3 } from "node:path";
-var MANIFEST_NAME = "medalist-manifest.json";
-var FileEntry = external_exports.strictObject({ size: external_exports.number(), mtimeMs: external_exports.number(), md5: external_exports.string() });
-var ManifestSchema = external_exports.strictObject({
-  version: external_exports.literal(1),
-  competition: external_exports.string(),
-  /** reused: prepared by MLE-bench (or by hand); recipe: by Medalist's recipe; toy: generated. */
-  origin: external_exports.enum(["reused", "recipe", "toy"]),
-  createdAt: external_exports.string(),
-  /** Paths relative to prepared/, e.g. "public/train.csv". */
-  files: external_exports.record(external_exports.string(), FileEntry),
-  /** Files whose MD5 differs from upstream's (empty when they match or nothing is pinned). */
-  upstreamMismatches: external_exports.array(external_exports.string()).default([]),
-  /** Where public/description.md came from, for data Medalist prepared. */
-  description: external_exports.enum(["upstream", "stub"]).optional(),
-  /** Number of entries per folder (public/, private/ and their sub-folders), for information. */
-  counts: external_exports.record(external_exports.string(), external_exports.number()).default({})
-});
-var HASHED = /\.(csv|json|jsonl|parquet|bson)$/;
-function md5File(file2) {
-  return new Promise((resolve13, reject) => {
-    const h = createHash4("md5");
-    createReadStream(file2).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve13(h.digest("hex")));
-  });
-}
-function manifestFiles(preparedDir2, extra) {
-  const out = /* @__PURE__ */ new Set();
-  for (const side of ["public", "private"]) {
-    const dir = join3(preparedDir2, side);
-    if (!existsSync3(dir)) continue;
-    for (const d of readdirSync2(dir, { withFileTypes: true })) {
-      if (d.isFile() && HASHED.test(d.name)) out.add(`${side}/${d.name}`);
-    }
-  }
-  for (const e of extra) out.add(e);
-  return [...out].sort();
-}
-function folderCounts(preparedDir2) {
-  const counts = {};
-  for (const side of ["public", "private"]) {
-    const dir = join3(preparedDir2, side);
-    if (!existsSync3(dir)) continue;
-    const entries = readdirSync2(dir, { withFileTypes: true });
-    counts[side] = entries.length;
-    for (const d of entries)
-      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync2(join3(dir, d.name)).length;
-  }
-  return counts;
-}
-async function buildManifest(preparedDir2, competition, origin, extra, upstream) {
-  const files = {};
-  for (const rel of manifestFiles(preparedDir2, extra)) {
-    const file2 = join3(preparedDir2, rel);
-    const st = statSync3(file2);
-    files[rel] = { size: st.size, mtimeMs: st.mtimeMs, md5: await md5File(file2) };
-  }
-  const mismatches = [];
-  if (upstream) {
-    for (const side of ["public", "private"]) {
-      for (const [name2, md52] of Object.entries(upstream[side])) {
-        const got = files[`${side}/${name2}`]?.md5;
-        if (got !== md52) mismatches.push(`${side}/${name2}`);
-      }
-    }
-  }
-  return {
-    version: 1,
-    competition,
-    origin,
-    createdAt: (/* @__PURE__ */ new Date()).toISOString(),
-    files,
-    upstreamMismatches: mismatches,
-    counts: folderCounts(preparedDir2)
-  };
-}
-function writeManifest(preparedDir2, m) {
-  const file2 = join3(preparedDir2, MANIFEST_NAME);
-  writeFileSync(`${file2}.tmp-${process.pid}`, JSON.stringify(m, null, 2) + "\n");
-  renameSync(`${file2}.tmp-${process.pid}`, file2);
-}
-function readManifest(preparedDir2) {
-  const file2 = join3(preparedDir2, MANIFEST_NAME);
-  if (!existsSync3(file2)) return void 0;
-  try {
-    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync4(file2, "utf8")));
-    return parsed.success ? parsed.data : void 0;
-  } catch {
-    return void 0;
-  }
-}
-function manifestStillValid(preparedDir2, m, required2) {
-  for (const rel of required2) if (!(rel in m.files)) return `${rel} not in the manifest`;
-  for (const [rel, f] of Object.entries(m.files)) {
-    let st;
-    try {
-      st = statSync3(join3(preparedDir2, rel));
-    } catch {
-      return `${rel} is missing`;
-    }
-    if (st.size !== f.size || st.mtimeMs !== f.mtimeMs) return `${rel} changed since it was checked`;
-  }
-  return void 0;
-}
-
-// src/prepare/kaggle.ts
-var KAGGLE_API = "https://www.kaggle.com/api/v1";
-function kaggleCredentials(env = process.env) {
-  if (env.KAGGLE_USERNAME && env.KAGGLE_KEY) return { username: env.KAGGLE_USERNAME, key: env.KAGGLE_KEY };
-  const file2 = join4(env.KAGGLE_CONFIG_DIR ?? join4(homedir2(), ".kaggle"), "kaggle.json");
-  if (existsSync4(file2)) {
-    try {
-      const j = JSON.parse(readFileSync5(file2, "utf8"));
-      if (j.username && j.key) return { username: j.username, key: j.key };
-    } catch {
-    }
-    throw new UserError(
-      `${file2} must be JSON with "username" and "key" (download it from your Kaggle account settings)`
-    );
-  }
-  throw new UserError(
-    "no Kaggle credentials: set KAGGLE_USERNAME and KAGGLE_KEY, or put kaggle.json (from kaggle.com \u2192 Settings \u2192 API) in ~/.kaggle/"
-  );
-}
-function rulesUrl(id) {
-  return `https://www.kaggle.com/competitions/${id}/rules`;
-}
-function statusError(id, status, body) {
-  const detail = body.trim().slice(0, 200);
-  if (status === 401) {
-    return new UserError(
-      `${id}: Kaggle rejected the credentials (HTTP 401). Check KAGGLE_USERNAME/KAGGLE_KEY or ~/.kaggle/kaggle.json (create a fresh API token at kaggle.com \u2192 Settings \u2192 API)`
-    );
-  }
-  if (status === 403) {
-    return new UserError(
-      `${id}: Kaggle refused the download (HTTP 403): the competition's rules have not been accepted for this account. Open ${rulesUrl(id)} while logged in, click "I Understand and Accept", then run again`
-    );
-  }
-  if (status === 404) return new UserError(`${id}: no such competition on Kaggle (HTTP 404)`);
-  return new Error(`${id}: Kaggle download failed with HTTP ${status}${detail ? `: ${detail}` : ""}`);
-}
-var Interrupted = class extends Error {
-};
-async function fetchFollowing(url2, headers) {
-  const origin = new URL(url2).origin;
-  let current = url2;
-  for (let hop = 0; hop < 5; hop++) {
-    const h = { ...headers };
-    if (new URL(current).origin !== origin) delete h.authorization;
-    const res = await fetch(current, { headers: h, redirect: "manual" });
-    const location = res.headers.get("location");
-    if (res.status < 300 || res.status >= 400 || !location) return res;
-    await res.body?.cancel();
-    current = new URL(location, current).href;
-  }
-  throw new Error("too many redirects");
-}
-async function attempt(id, url2, part2, opts) {
-  const have = existsSync4(part2) ? statSync4(part2).size : 0;
-  const auth = Buffer.from(`${opts.credentials.username}:${opts.credentials.key}`).toString("base64");
-  const headers = { authorization: `Basic ${auth}`, "user-agent": "medalist" };
-  if (have > 0) headers.range = `bytes=${have}-`;
-  let res;
-  try {
-    res = await fetchFollowing(url2, headers);
-  } catch (e) {
-    throw new Interrupted(`${id}: cannot reach Kaggle (${e.message})`);
-  }
-  if (res.status === 416 && have > 0) {
-    rmSync(part2, { force: true });
-    throw new Interrupted(`${id}: the partial download no longer matches the server's file; starting over`);
-  }
-  if (res.status !== 200 && res.status !== 206)
-    throw statusError(id, res.status, await res.text().catch(() => ""));
-  let offset = have;
-  if (res.status === 200 || !/^bytes (\d+)-/.test(res.headers.get("content-range") ?? "")) offset = 0;
-  else offset = Number(/^bytes (\d+)-/.exec(res.headers.get("content-range"))[1]);
-  if (offset > have)
-    throw new Error(`${id}: server resumed at byte ${offset}, but only ${have} bytes are here`);
-  const total = totalSize(res, offset);
-  const fd = openSync2(part2, offset === 0 ? "w" : "r+");
-  let written = offset;
-  let nextTenth = Math.floor(10 * offset / (total ?? Infinity)) + 1;
-  try {
-    if (!res.body) throw new Interrupted(`${id}: empty response`);
-    const reader = res.body.getReader();
-    for (; ; ) {
-      let chunk;
-      try {
-        chunk = await reader.read();
-      } catch (e) {
-        throw new Interrupted(`${id}: connection dropped after ${written} bytes (${e.message})`);
-      }
-      if (chunk.done) break;
-      writeSync(fd, chunk.value, 0, chunk.value.length, written);
-      written += chunk.value.length;
-      if (total !== void 0 && total > 1e8 && Math.floor(10 * written / total) > nextTenth - 1) {
-        opts.log?.(`${id}: ${Math.round(100 * written / total)}% of ${(total / 1e9).toFixed(2)} GB`);
-        nextTenth = Math.floor(10 * written / total) + 1;
-      }
-    }
-  } finally {
-    closeSync2(fd);
-  }
-  if (total !== void 0 && written !== total) {
-    throw new Interrupted(`${id}: connection closed after ${written} of ${total} bytes`);
-  }
-  if (total === void 0)
-    throw new Interrupted(`${id}: the server did not say how long the file is; cannot trust it`);
-}
-function totalSize(res, offset) {
-  const range = /\/(\d+)$/.exec(res.headers.get("content-range") ?? "");
-  if (range) return Number(range[1]);
-  const len = res.headers.get("content-length");
-  return len === null ? void 0 : offset + Number(len);
-}
-async function downloadCompetition(id, dest, opts) {
-  const base = (opts.baseUrl ?? KAGGLE_API).replace(/\/+$/, "");
-  const url2 = `${base}/competitions/data/download-all/${encodeURIComponent(id)}`;
-  const part2 = `${dest}.part`;
-  const retries = opts.retries ?? 3;
-  for (let i = 0; ; i++) {
-    try {
-      await attempt(id, url2, part2, opts);
-      break;
-    } catch (e) {
-      if (!(e instanceof Interrupted)) throw e;
-      if (i >= retries) {
-        throw new UserError(`${e.message}; the partial file ${part2} is kept, run again to resume`, 1);
-      }
-      opts.log?.(`${e.message}; resuming (attempt ${i + 2} of ${retries + 1})`);
-      await new Promise((r) => setTimeout(r, opts.retryDelayMs ?? 5e3));
-    }
-  }
-  if (opts.md5) {
-    const got = await md5File(part2);
-    if (got !== opts.md5) {
-      rmSync(part2, { force: true });
-      throw new UserError(
-        `${id}: the downloaded zip's MD5 ${got} differs from upstream's ${opts.md5}; it was deleted. Kaggle sometimes re-packages downloads: run with --skip-verification to accept it`,
-        1
-      );
-    }
-  }
-  renameSync2(part2, dest);
-}
-
-// src/prepare/lock.ts
-import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync6, rmSync as rmSync2, writeSync as writeSync2 } from "node:fs";
-import { hostname as hostname3 } from "node:os";
-var LockBusyError = class extends Error {
-};
-function isStale(file2, staleMs) {
-  let text2;
-  try {
-    text2 = readFileSync6(file2, "utf8");
-  } catch {
-    return false;
-  }
-  const [pidText, host, timeText] = text2.trim().split(" ");
-  const pid = Number(pidText);
-  const time3 = Number(timeText);
-  if (host === hostname3() && Number.isInteger(pid) && pid > 0 && !pidAlive(pid)) return true;
-  return Number.isFinite(time3) && Date.now() - time3 > staleMs;
-}
-function tryCreate(file2) {
-  try {
-    const fd = openSync3(file2, "wx");
-    writeSync2(fd, `${process.pid} ${hostname3()} ${Date.now()}
-`);
-    closeSync3(fd);
-    return true;
-  } catch (e) {
-    if (e.code === "EEXIST") return false;
-    throw e;
-  }
-}
-async function acquireLock(file2, opts = {}) {
-  const { waitMs = 0, pollMs = 200, staleMs = 6 * 36e5 } = opts;
-  const deadline = Date.now() + waitMs;
-  for (; ; ) {
-    if (tryCreate(file2)) {
-      return () => rmSync2(file2, { force: true });
-    }
-    if (isStale(file2, staleMs)) {
-      rmSync2(file2, { force: true });
-      continue;
-    }
-    if (Date.now() >= deadline) {
-      let holder = "";
-      try {
-        holder = readFileSync6(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
-      } catch {
-      }
-      throw new LockBusyError(`${file2} is held by process ${holder || "?"}`);
-    }
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
-}
-
-// src/prepare/split.ts
-import { copyFileSync, existsSync as existsSync5, mkdirSync as mkdirSync3, readdirSync as readdirSync4, renameSync as renameSync3, rmSync as rmSync3 } from "node:fs";
-import { dirname as dirname4, join as join6 } from "node:path";
-
-// src/prepare/numpy-random.ts
-var N = 624;
-var M = 397;
-var MT19937 = class {
-  mt = new Uint32Array(N);
-  index = N;
-  constructor(seed) {
-    const mt = this.mt;
-    mt[0] = seed >>> 0;
-    for (let i = 1; i < N; i++) {
-      const prev = mt[i - 1] ^ mt[i - 1] >>> 30;
-      mt[i] = Math.imul(1812433253, prev) + i >>> 0;
-    }
-  }
-  twist() {
-    const mt = this.mt;
-    for (let i = 0; i < N; i++) {
-      const y = mt[i] & 2147483648 | mt[(i + 1) % N] & 2147483647;
-      mt[i] = mt[(i + M) % N] ^ y >>> 1 ^ (y & 1 ? 2567483615 : 0);
-    }
-    this.index = 0;
-  }
-  next() {
-    if (this.index >= N) this.twist();
-    let y = this.mt[this.index++];
-    y ^= y >>> 11;
-    y ^= y << 7 & 2636928640;
-    y ^= y << 15 & 4022730752;
-    y ^= y >>> 18;
-    return y >>> 0;
-  }
-};
-function interval2(rng2, max) {
-  if (max === 0) return 0;
-  let mask = max;
-  mask |= mask >>> 1;
-  mask |= mask >>> 2;
-  mask |= mask >>> 4;
-  mask |= mask >>> 8;
-  mask |= mask >>> 16;
-  mask >>>= 0;
-  for (; ; ) {
-    const v = (rng2.next() & mask) >>> 0;
-    if (v <= max) return v;
-  }
-}
-function permutation(n, seed) {
-  if (!Number.isInteger(n) || n < 0 || n >= 2 ** 32)
-    throw new RangeError(`permutation size out of range: ${n}`);
-  const rng2 = new MT19937(seed);
-  const a = new Uint32Array(n);
-  for (let i = 0; i < n; i++) a[i] = i;
-  for (let i = n - 1; i >= 1; i--) {
-    const j = interval2(rng2, i);
-    const t = a[i];
-    a[i] = a[j];
-    a[j] = t;
-  }
-  return a;
-}
-function testCount(n, testSize) {
-  const nTest = Number.isInteger(testSize) && testSize >= 1 ? testSize : Math.ceil(testSize * n);
-  if (nTest <= 0 || nTest >= n) {
-    throw new RangeError(`test_size=${testSize} with ${n} rows leaves an empty train or test set`);
-  }
-  return nTest;
-}
-function trainTestSplit(n, testSize, seed) {
-  const nTest = testCount(n, testSize);
-  const p = permutation(n, seed);
-  return { test: p.subarray(0, nTest), train: p.subarray(nTest) };
-}
-
-// src/prepare/table-file.ts
-import { closeSync as closeSync4, createReadStream as createReadStream2, openSync as openSync4, readSync as readSync2, statSync as statSync5, writeSync as writeSync3 } from "node:fs";
-function grow(a) {
-  const b = new Float64Array(Math.max(1024, a.length * 2));
-  b.set(a);
-  return b;
-}
-async function scanTable(file2, collect = [], groupBy) {
-  let starts = new Float64Array(1024);
-  let ends = new Float64Array(1024);
-  let n = -1;
-  let header = [];
-  let typers = [];
-  const distinct2 = new Map(collect.map((c) => [c, /* @__PURE__ */ new Set()]));
-  let collectIdx = [];
-  let groupCol = -1;
-  const groupIndex = /* @__PURE__ */ new Map();
-  const groupValues = [];
-  let groupOf = new Uint32Array(groupBy ? 1024 : 0);
-  let pending = [];
-  let recStart = 0;
-  let pos = 0;
-  let inQuotes = false;
-  let first = true;
-  const finish = (endAbs) => {
-    let bytes2 = pending.length === 1 ? pending[0] : Buffer.concat(pending);
-    pending = [];
-    let end = endAbs;
-    if (bytes2.length > 0 && bytes2[bytes2.length - 1] === 13) {
-      bytes2 = bytes2.subarray(0, bytes2.length - 1);
-      end--;
-    }
-    const text2 = bytes2.toString("utf8");
-    if (n === -1) {
-      header = parseCsv(text2.replace(/^\uFEFF/, ""))[0] ?? [];
-      typers = header.map(() => new ColumnTyper());
-      collectIdx = collect.map((c) => {
-        const k = header.indexOf(c);
-        if (k < 0) throw new Error(`${file2}: no column "${c}" (columns: ${header.join(", ")})`);
-        return [c, k];
-      });
-      if (groupBy !== void 0) {
-        groupCol = header.indexOf(groupBy);
-        if (groupCol < 0) throw new Error(`${file2}: no column "${groupBy}" (columns: ${header.join(", ")})`);
-      }
-      n = 0;
-      return;
-    }
-    if (text2 === "" && header.length > 1) return;
-    const cells = parseCsv(text2)[0] ?? [""];
-    for (let k = 0; k < typers.length; k++) typers[k].add(cells[k] ?? "");
-    for (const [c, k] of collectIdx) distinct2.get(c).add(cells[k] ?? "");
-    if (n >= starts.length) {
-      starts = grow(starts);
-      ends = grow(ends);
-    }
-    starts[n] = recStart;
-    ends[n] = end;
-    if (groupCol >= 0) {
-      const v = cells[groupCol] ?? "";
-      let g = groupIndex.get(v);
-      if (g === void 0) {
-        g = groupValues.push(v) - 1;
-        groupIndex.set(v, g);
-      }
-      if (n >= groupOf.length) {
-        const b = new Uint32Array(groupOf.length * 2);
-        b.set(groupOf);
-        groupOf = b;
-      }
-      groupOf[n] = g;
-    }
-    n++;
-  };
-  for await (const chunk of createReadStream2(file2, { highWaterMark: 1 << 20 })) {
-    let from = 0;
-    if (first && chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191) {
-      from = 3;
-      recStart = 3;
-    }
-    first = false;
-    for (let i = from; i < chunk.length; i++) {
-      const b = chunk[i];
-      if (b === 34) inQuotes = !inQuotes;
-      else if (b === 10 && !inQuotes) {
-        pending.push(chunk.subarray(from, i));
-        finish(pos + i);
-        from = i + 1;
-        recStart = pos + i + 1;
-      }
-    }
-    if (from < chunk.length) pending.push(chunk.subarray(from));
-    pos += chunk.length;
-  }
-  if (pending.some((p) => p.length > 0)) finish(pos);
-  if (n < 0) throw new Error(`${file2}: empty CSV`);
-  const groups = groupCol >= 0 ? { values: groupValues, of: groupOf.subarray(0, n) } : void 0;
-  return { file: file2, header, types: typers.map((t) => t.type), starts, ends, n, distinct: distinct2, groups };
-}
-var RecordReader = class {
-  constructor(t) {
-    this.t = t;
-    const size = statSync5(t.file).size;
-    if (size < 1 << 30) {
-      this.buf = Buffer.alloc(size);
-      const fd = openSync4(t.file, "r");
-      try {
-        let off = 0;
-        while (off < size) off += readSync2(fd, this.buf, off, size - off, off);
-      } finally {
-        closeSync4(fd);
-      }
-    } else this.fd = openSync4(t.file, "r");
-  }
-  t;
-  buf;
-  fd;
-  cells(i) {
-    const s = this.t.starts[i];
-    const e = this.t.ends[i];
-    let text2;
-    if (this.buf) text2 = this.buf.toString("utf8", s, e);
-    else {
-      const b = Buffer.alloc(e - s);
-      readSync2(this.fd, b, 0, e - s, s);
-      text2 = b.toString("utf8");
-    }
-    return parseCsv(text2)[0] ?? [""];
-  }
-  close() {
-    if (this.fd !== void 0) closeSync4(this.fd);
-  }
-};
-function quoteAlways(v) {
-  return `"${v.replace(/"/g, '""')}"`;
-}
-var CsvWriter = class {
-  /** `textColumns`: pandas' QUOTE_NONNUMERIC, quoting the header and every cell of these columns. */
-  constructor(file2, header, textColumns) {
-    this.textColumns = textColumns;
-    this.fd = openSync4(file2, "w");
-    this.line(header.map((h) => textColumns ? quoteAlways(h) : quoteCell(h)).join(","));
-  }
-  textColumns;
-  fd;
-  parts = [];
-  size = 0;
-  /** A row of already rendered cells. */
-  row(cells) {
-    const t = this.textColumns;
-    if (t) this.line(cells.map((v, k) => t[k] ? quoteAlways(v) : quoteCell(v)).join(","));
-    else this.line(cells.length === 1 && cells[0] === "" ? '""' : cells.map(quoteCell).join(","));
-  }
-  line(s) {
-    this.parts.push(s, "\n");
-    this.size += s.length + 1;
-    if (this.size > 1 << 20) this.flush();
-  }
-  flush() {
-    if (this.parts.length) writeSync3(this.fd, this.parts.join(""));
-    this.parts = [];
-    this.size = 0;
-  }
-  close() {
-    this.flush();
-    closeSync4(this.fd);
-  }
-};
-
-// src/prepare/zip.ts
-var import_yauzl = __toESM(require_yauzl(), 1);
-var import_yazl = __toESM(require_yazl(), 1);
-import { createWriteStream as createWriteStream3, mkdirSync as mkdirSync2, readdirSync as readdirSync3 } from "node:fs";
-import { basename, dirname as dirname3, join as join5, resolve as resolve5, sep } from "node:path";
-import { pipeline } from "node:stream/promises";
-async function extractZip(zipFile, dest) {
-  const root = resolve5(dest);
-  mkdirSync2(root, { recursive: true });
-  const zip = await import_yauzl.default.openPromise(zipFile, {
-    lazyEntries: true,
-    autoClose: false,
-    strictFileNames: false
-  });
-  let count = 0;
-  try {
-    for await (const entry of zip.eachEntry()) {
-      const name2 = entry.fileName.replace(/\\/g, "/");
-      const target = resolve5(root, name2);
-      if (target !== root && !target.startsWith(root + sep))
-        throw new Error(`${zipFile}: entry "${name2}" escapes the folder`);
-      if (name2.endsWith("/")) {
-        mkdirSync2(target, { recursive: true });
-        continue;
-      }
-      mkdirSync2(dirname3(target), { recursive: true });
-      await pipeline(await zip.openReadStreamPromise(entry), createWriteStream3(target));
-      count++;
-    }
-  } finally {
-    zip.close();
-  }
-  return count;
-}
-async function zipFiles(files, zipFile, compress = true) {
-  const z2 = new import_yazl.default.ZipFile();
-  for (const f of files) z2.addFile(f, basename(f), { compress });
-  const done = pipeline(z2.outputStream, createWriteStream3(zipFile));
-  z2.end();
-  await done;
-}
-function zipFolder(dir, zipFile) {
-  const files = readdirSync3(dir).sort();
-  return zipFiles(
-    files.map((name2) => join5(dir, name2)),
-    zipFile
-  );
-}
-
-// src/prepare/tfrecord.ts
-import { closeSync as closeSync5, openSync as openSync5, readSync as readSync3 } from "node:fs";
-function tfrecordFeature(file2, feature) {
-  const fd = openSync5(file2, "r");
-  const out = [];
-  try {
-    const head = Buffer.alloc(12);
-    let pos = 0;
-    for (; ; ) {
-      const got = readSync3(fd, head, 0, 12, pos);
-      if (got === 0) break;
-      if (got < 12) throw new Error(`${file2}: truncated record header at byte ${pos}`);
-      const len = Number(head.readBigUInt64LE(0));
-      const payload = Buffer.alloc(len);
-      if (readSync3(fd, payload, 0, len, pos + 12) < len)
-        throw new Error(`${file2}: truncated record at byte ${pos}`);
-      pos += 12 + len + 4;
-      const value = exampleBytes(payload, feature);
-      if (value === void 0) throw new Error(`${file2}: a record has no bytes feature "${feature}"`);
-      out.push(value);
-    }
-  } finally {
-    closeSync5(fd);
-  }
-  return out;
-}
-function* fields(buf) {
-  let i = 0;
-  const varint = () => {
-    let shift = 0n;
-    let v = 0n;
-    for (; ; ) {
-      if (i >= buf.length) throw new Error("truncated protobuf varint");
-      const b = buf[i++];
-      v |= BigInt(b & 127) << shift;
-      if (!(b & 128)) return v;
-      shift += 7n;
-    }
-  };
-  while (i < buf.length) {
-    const key = Number(varint());
-    const [num2, wire] = [key >>> 3, key & 7];
-    if (wire === 0) yield [num2, wire, varint()];
-    else if (wire === 1 || wire === 5) {
-      i += wire === 1 ? 8 : 4;
-      yield [num2, wire, 0n];
-    } else if (wire === 2) {
-      const len = Number(varint());
-      yield [num2, wire, buf.subarray(i, i + len)];
-      i += len;
-    } else throw new Error(`unsupported protobuf wire type ${wire}`);
-  }
-}
-function exampleBytes(payload, feature) {
-  for (const [n1, w1, features] of fields(payload)) {
-    if (n1 !== 1 || w1 !== 2) continue;
-    for (const [n2, w2, entry] of fields(features)) {
-      if (n2 !== 1 || w2 !== 2) continue;
-      let key;
-      let value;
-      for (const [n3, w3, x] of fields(entry)) {
-        if (n3 === 1 && w3 === 2) key = x.toString("utf8");
-        if (n3 === 2 && w3 === 2) value = x;
-      }
-      if (key !== feature || !value) continue;
-      for (const [n4, w4, list] of fields(value)) {
-        if (n4 !== 1 || w4 !== 2) continue;
-        for (const [n5, w5, bytes2] of fields(list)) {
-          if (n5 === 1 && w5 === 2) return bytes2.toString("utf8");
-        }
-      }
-    }
-  }
-  return void 0;
-}
-
-// src/prepare/split.ts
-function splitIndices(n, testSize, recipe) {
-  const { train, test } = trainTestSplit(n, testSize, recipe.randomState);
-  if (recipe.order === "file")
-    return { train: Uint32Array.from(train).sort(), test: Uint32Array.from(test).sort() };
-  return { train, test };
-}
-async function runTableSplit(recipe, rawDir, outDir, log = () => {
-}) {
-  for (const x of recipe.extract) {
-    const archive = join6(rawDir, x.archive);
-    if (!existsSync5(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
-    await extractZip(archive, join6(rawDir, x.into ?? ""));
-  }
-  const tableFile = join6(rawDir, recipe.table);
-  if (!existsSync5(tableFile)) throw new Error(`raw table ${recipe.table} not found in the Kaggle download`);
-  const labelCols = recipe.outputs.flatMap((o) => o.kind === "one-hot" && !o.classes ? [o.label] : []);
-  const table = await scanTable(tableFile, labelCols, recipe.groupBy);
-  const computed = Object.entries(recipe.computed);
-  const names2 = [...table.header, ...computed.map(([name2]) => name2)];
-  const col = (name2) => {
-    const k = names2.indexOf(name2);
-    if (k < 0) throw new Error(`${recipe.table}: no column "${name2}" (columns: ${names2.join(", ")})`);
-    return k;
-  };
-  let testSize = recipe.testSize;
-  if (recipe.testMembers)
-    testSize = 0;
-  else if (testSize === void 0) {
-    const { dir, suffix } = recipe.testSizeFromFiles;
-    const k = readdirSync4(join6(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
-    testSize = k / (table.n + k);
-  }
-  const reader = new RecordReader(table);
-  let parts;
-  if (recipe.testMembers) {
-    const m = recipe.testMembers;
-    const ids = new Set(m.tfrecords.flatMap((f) => tfrecordFeature(join6(rawDir, f), m.feature)));
-    const k = col(m.column);
-    const train = [];
-    const test = [];
-    for (let i = 0; i < table.n; i++) (ids.has(reader.cells(i)[k]) ? test : train).push(i);
-    log(`${recipe.table}: ${table.n} rows, ${test.length} in the TFRecord files ${m.tfrecords.join(", ")}`);
-    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
-  } else if (table.groups) {
-    const g = table.groups;
-    const k = g.values.length;
-    log(`${recipe.table}: ${table.n} rows, ${testCount(k, testSize)} of ${k} groups to the new test set`);
-    const inTest = new Uint8Array(k);
-    for (const t of trainTestSplit(k, testSize, recipe.randomState).test) inTest[t] = 1;
-    const train = [];
-    const test = [];
-    for (let i = 0; i < table.n; i++) (inTest[g.of[i]] ? test : train).push(i);
-    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
-  } else {
-    log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, testSize)} to the new test set`);
-    parts = splitIndices(table.n, testSize, recipe);
-  }
-  const renumberCol = recipe.renumber ? col(recipe.renumber.column) : -1;
-  const types = [...table.types, ...computed.map(() => "text")];
-  if (recipe.renumber) {
-    const prefixed = recipe.renumber.train.prefix !== void 0 || recipe.renumber.test.prefix !== void 0;
-    types[renumberCol] = prefixed ? "text" : "int";
-  }
-  const fill = (tpl, raw, out) => tpl.replace(/\{(=?)([^}]+)\}/g, (_, eq, name2) => (eq ? out : raw)[col(name2)]);
-  const each = (part2, fn) => {
-    const idx = parts[part2];
-    const rn = recipe.renumber?.[part2];
-    const start = rn?.start === "after-train" ? parts.train.length : rn?.start ?? 0;
-    const dense = /* @__PURE__ */ new Map();
-    for (let pos = 0; pos < idx.length; pos++) {
-      const raw = reader.cells(idx[pos]);
-      const out = raw.map((v, k) => renderCell(v, table.types[k]));
-      if (rn) {
-        let n = pos;
-        if (recipe.renumber.dense) {
-          const v = raw[renumberCol];
-          n = dense.get(v) ?? dense.size;
-          dense.set(v, n);
-        }
-        out[renumberCol] = `${rn.prefix ?? ""}${start + n}`;
-      }
-      for (const [, tpl] of computed) out.push(fill(tpl, raw, out));
-      fn(raw, out, pos);
-    }
-  };
-  const target = (to) => {
-    const file2 = join6(outDir, to);
-    mkdirSync3(dirname4(file2), { recursive: true });
-    return file2;
-  };
-  try {
-    for (const o of recipe.outputs) await writeOutput(o);
-  } finally {
-    reader.close();
-  }
-  async function writeOutput(o) {
-    if (o.kind === "rows") {
-      let keep = o.columns ? o.columns.map(col) : table.header.map((_, k) => k);
-      if (o.drop) {
-        const drop = new Set(o.drop.map(col));
-        keep = keep.filter((k) => !drop.has(k));
-      }
-      const header = keep.map((k) => o.rename?.[names2[k]] ?? names2[k]);
-      const text2 = o.quoting === "nonnumeric" ? keep.map((k) => types[k] === "text") : void 0;
-      const file2 = target(o.to);
-      const w = new CsvWriter(file2, header, text2);
-      each(o.part, (_, out) => w.row(keep.map((k) => out[k])));
-      w.close();
-      if (o.zip) {
-        await zipFiles([file2], `${file2}.zip`, false);
-        rmSync3(file2);
-      }
-    } else if (o.kind === "constant") {
-      const keep = o.keep.map(col);
-      const values = Object.values(o.values);
-      const w = new CsvWriter(target(o.to), [...o.keep, ...Object.keys(o.values)]);
-      each(o.part, (_, out) => w.row([...keep.map((k) => out[k]), ...values]));
-      w.close();
-    } else if (o.kind === "one-hot") {
-      const id = col(o.id);
-      const label = col(o.label);
-      const classes = o.classes ?? [...table.distinct.get(o.label)].sort();
-      const w = new CsvWriter(target(o.to), [o.id, ...classes]);
-      each(
-        o.part,
-        (raw, out) => w.row([out[id], ...classes.map((c) => o.constant ?? (raw[label] === c ? "1" : "0"))])
-      );
-      w.close();
-    } else {
-      const key = col(o.key);
-      const keys = /* @__PURE__ */ new Set();
-      each(o.part, (raw) => keys.add(raw[key]));
-      const other = await scanTable(join6(rawDir, o.from));
-      const k2 = other.header.indexOf(o.key);
-      if (k2 < 0) throw new Error(`${o.from}: no column "${o.key}"`);
-      const r2 = new RecordReader(other);
-      const w = new CsvWriter(target(o.to), other.header);
-      try {
-        for (let i = 0; i < other.n; i++) {
-          const raw = r2.cells(i);
-          if (keys.has(raw[k2])) w.row(raw.map((v, k) => renderCell(v, other.types[k])));
-        }
-      } finally {
-        w.close();
-        r2.close();
-      }
-    }
-  }
-  const moved = /* @__PURE__ */ new Map();
-  for (const c of recipe.copies) {
-    each(c.part, (raw, out) => {
-      const from = join6(rawDir, fill(c.from, raw, out));
-      const to = target(fill(c.to, raw, out));
-      const earlier = moved.get(from);
-      if (earlier) copyFileSync(earlier, to);
-      else if (existsSync5(from)) {
-        renameSync3(from, to);
-        moved.set(from, to);
-      } else throw new Error(`raw file ${fill(c.from, raw, out)} not found in the Kaggle download`);
-    });
-  }
-  for (const f of recipe.files) copyFileSync(join6(rawDir, f.from), target(f.to));
-  for (const a of recipe.archives) {
-    const dir = join6(outDir, a.dir);
-    mkdirSync3(dir, { recursive: true });
-    await zipFolder(dir, target(a.to));
-    rmSync3(dir, { recursive: true, force: true });
-  }
-  for (const d of recipe.dirs) mkdirSync3(join6(outDir, d), { recursive: true });
-  if (recipe.renameTfrecords) {
-    const t = recipe.renameTfrecords;
-    const counters = { train: 0, test: 0 };
-    mkdirSync3(join6(outDir, t.to), { recursive: true });
-    const files = readdirSync4(join6(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
-    for (const f of files) {
-      const count = f.replace(/\.tfrec$/, "").split("-")[1];
-      const kind = t.test.includes(f) ? "test" : "train";
-      const name2 = `${kind}${String(counters[kind]++).padStart(2, "0")}-${count}.tfrec`;
-      renameSync3(join6(rawDir, t.dir, f), join6(outDir, t.to, name2));
-    }
-  }
-  return { train: parts.train.length, test: parts.test.length };
-}
-
-// src/prepare/tables.ts
-import { copyFileSync as copyFileSync2, existsSync as existsSync6, mkdirSync as mkdirSync4 } from "node:fs";
-import { dirname as dirname5, join as join7 } from "node:path";
-async function runTables(recipe, rawDir, outDir) {
-  for (const x of recipe.extract) {
-    const archive = join7(rawDir, x.archive);
-    if (!existsSync6(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
-    await extractZip(archive, join7(rawDir, x.into ?? ""));
-  }
-  for (const o of recipe.outputs) {
-    const from = join7(rawDir, o.from);
-    if (!existsSync6(from)) throw new Error(`raw table ${o.from} not found in the Kaggle download`);
-    const to = join7(outDir, o.to);
-    mkdirSync4(dirname5(to), { recursive: true });
-    if (o.copy) {
-      copyFileSync2(from, to);
-      continue;
-    }
-    const table = await scanTable(from);
-    const set2 = o.set ?? {};
-    const names2 = o.columns ?? [
-      ...table.header,
-      ...Object.keys(set2).filter((c) => !table.header.includes(c))
-    ];
-    const cols = names2.map((name2) => {
-      if (name2 in set2) return { value: set2[name2] };
-      const k = table.header.indexOf(name2);
-      if (k < 0) throw new Error(`${o.from}: no column "${name2}" (columns: ${table.header.join(", ")})`);
-      return { k };
-    });
-    const reader = new RecordReader(table);
-    const w = new CsvWriter(to, names2);
-    try {
-      for (let i = 0; i < table.n; i++) {
-        const raw = reader.cells(i);
-        w.row(cols.map((c) => "value" in c ? c.value : renderCell(raw[c.k] ?? "", table.types[c.k])));
-      }
-    } finally {
-      w.close();
-      reader.close();
-    }
-  }
-}
-
-// src/prepare/custom.ts
-var import_pngjs = __toESM(require_png(), 1);
-var import_yazl2 = __toESM(require_yazl(), 1);
-import {
-  copyFileSync as copyFileSync3,
-  existsSync as existsSync7,
-  mkdirSync as mkdirSync5,
-  readdirSync as readdirSync5,
-  readFileSync as readFileSync7,
-  renameSync as renameSync4,
-  rmSync as rmSync4,
-  writeFileSync as writeFileSync2
-} from "node:fs";
-import { createWriteStream as createWriteStream4 } from "node:fs";
-import { join as join8 } from "node:path";
-import { pipeline as pipeline2 } from "node:stream/promises";
-
-// src/prepare/pyjson.ts
-function parsePyJson(text2) {
-  let i = 0;
-  const ws = () => {
-    while (i < text2.length && " 	\n\r".includes(text2[i])) i++;
-  };
-  const fail = (what) => {
-    throw new Error(`invalid JSON at offset ${i}: ${what}`);
-  };
-  const value = () => {
-    ws();
-    const c = text2[i];
-    if (c === "{") {
-      i++;
-      const v2 = [];
-      ws();
-      if (text2[i] === "}") return i++, { t: "obj", v: v2 };
-      for (; ; ) {
-        ws();
-        if (text2[i] !== '"') fail("expected a key");
-        const k = str();
-        ws();
-        if (text2[i++] !== ":") fail("expected ':'");
-        v2.push([k, value()]);
-        ws();
-        if (text2[i] === ",") i++;
-        else if (text2[i] === "}") return i++, { t: "obj", v: v2 };
-        else fail("expected ',' or '}'");
-      }
-    }
-    if (c === "[") {
-      i++;
-      const v2 = [];
-      ws();
-      if (text2[i] === "]") return i++, { t: "arr", v: v2 };
-      for (; ; ) {
-        v2.push(value());
-        ws();
-        if (text2[i] === ",") i++;
-        else if (text2[i] === "]") return i++, { t: "arr", v: v2 };
-        else fail("expected ',' or ']'");
-      }
-    }
-    if (c === '"') return { t: "str", v: str() };
-    for (const lit of ["true", "false", "null"]) {
-      if (text2.startsWith(lit, i)) return i += lit.length, { t: "lit", v: lit };
-    }
-    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text2.slice(i, i + 400));
-    if (!m) return fail("unexpected character");
-    i += m[0].length;
-    if (m[2] || m[3]) return { t: "float", v: Number(m[0]) };
-    return { t: "int", v: m[0] === "-0" ? "0" : m[0] };
-  };
-  const str = () => {
-    i++;
-    let out = "";
-    for (; ; ) {
-      const c = text2[i++];
-      if (c === void 0) fail("unterminated string");
-      if (c === '"') return out;
-      if (c !== "\\") {
-        out += c;
-        continue;
-      }
-      const e = text2[i++];
-      const simple = {
-        '"': '"',
-        "\\": "\\",
-        "/": "/",
-        b: "\b",
-        f: "\f",
-        n: "\n",
-        r: "\r",
-        t: "	"
-      };
-      if (e in simple) out += simple[e];
-      else if (e === "u") {
-        out += String.fromCharCode(parseInt(text2.slice(i, i + 4), 16));
-        i += 4;
-      } else fail("bad escape");
-    }
-  };
-  const v = value();
-  ws();
-  if (i !== text2.length) fail("trailing characters");
-  return v;
-}
-var SHORT = {
-  '"': '\\"',
-  "\\": "\\\\",
-  "\n": "\\n",
-  "\r": "\\r",
-  "	": "\\t",
-  "\b": "\\b",
-  "\f": "\\f"
-};
-function pyString(s) {
-  let out = '"';
-  for (let k = 0; k < s.length; k++) {
-    const ch = s[k];
-    const code = s.charCodeAt(k);
-    if (SHORT[ch]) out += SHORT[ch];
-    else if (code < 32 || code > 126) out += "\\u" + code.toString(16).padStart(4, "0");
-    else out += ch;
-  }
-  return out + '"';
-}
-function dumpPyJson(v, indent = 4, level = 0) {
-  const pad = (n) => " ".repeat(indent * n);
-  switch (v.t) {
-    case "obj":
-      if (v.v.length === 0) return "{}";
-      return `{
-${v.v.map(([k, x]) => `${pad(level + 1)}${pyString(k)}: ${dumpPyJson(x, indent, level + 1)}`).join(",\n")}
-${pad(level)}}`;
-    case "arr":
-      if (v.v.length === 0) return "[]";
-      return `[
-${v.v.map((x) => pad(level + 1) + dumpPyJson(x, indent, level + 1)).join(",\n")}
-${pad(level)}]`;
-    case "str":
-      return pyString(v.v);
-    case "int":
-      return v.v;
-    case "float":
-      return Number.isFinite(v.v) ? pyFloat(v.v) : Number.isNaN(v.v) ? "NaN" : v.v > 0 ? "Infinity" : "-Infinity";
-    case "lit":
-      return v.v;
-  }
-}
-function field(obj, key) {
-  return obj.t === "obj" ? obj.v.find(([k]) => k === key)?.[1] : void 0;
-}
-
-// src/prepare/custom.ts
-function need(file2) {
-  if (!existsSync7(file2)) throw new Error(`${file2} not found in the Kaggle download`);
-  return file2;
-}
-function codePointSort(names2) {
-  return names2.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
-}
-async function dogsVsCats(rawDir, outDir) {
-  await extractZip(need(join8(rawDir, "train.zip")), rawDir);
-  const files = codePointSort(readdirSync5(join8(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
-  const { train, test } = trainTestSplit(files.length, 0.1, 0);
-  const pub = (...p) => join8(outDir, "public", ...p);
-  mkdirSync5(pub("train"), { recursive: true });
-  mkdirSync5(pub("test"), { recursive: true });
-  let cats = 0;
-  let dogs = 0;
-  for (const i of train) {
-    const name2 = files[i];
-    const renamed = name2.includes("cat") ? `cat.${cats++}.jpg` : `dog.${dogs++}.jpg`;
-    copyFileSync3(join8(rawDir, "train", name2), pub("train", renamed));
-  }
-  const answers = ["id,label"];
-  const sample = ["id,label"];
-  test.forEach((i, k) => {
-    copyFileSync3(join8(rawDir, "train", files[i]), pub("test", `${k + 1}.jpg`));
-    answers.push(`${k + 1},${files[i].includes("dog") ? 1 : 0}`);
-    sample.push(`${k + 1},${pyFloat(0.5)}`);
-  });
-  await zipFolder(pub("train"), pub("train.zip"));
-  await zipFolder(pub("test"), pub("test.zip"));
-  writeFileSync2(pub("sample_submission.csv"), sample.join("\n") + "\n");
-  mkdirSync5(join8(outDir, "private"), { recursive: true });
-  writeFileSync2(join8(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
-}
-async function zipWithFolder(files, dir, zipFile) {
-  const z2 = new import_yazl2.default.ZipFile();
-  z2.addEmptyDirectory(`${dir}/`);
-  for (const [path4, name2] of files) z2.addFile(path4, `${dir}/${name2}`, { compress: true });
-  const done = pipeline2(z2.outputStream, createWriteStream4(zipFile));
-  z2.end();
-  await done;
-}
-async function whale(rawDir, outDir) {
-  await extractZip(need(join8(rawDir, "train2.zip")), rawDir);
-  const clips = codePointSort(readdirSync5(join8(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
-  const dates = codePointSort([...new Set(clips.map((c) => c.split("_")[0]))]);
-  if (dates.length !== 4) throw new Error(`expected clips from 4 dates in train2/, found ${dates.length}`);
-  const train = clips.filter((c) => dates.indexOf(c.split("_")[0]) < 2);
-  const test = clips.filter((c) => dates.indexOf(c.split("_")[0]) >= 2);
-  const trainNames = train.map((c, i) => {
-    if (!/TRAIN\d+/.test(c)) throw new Error(`unexpected clip name ${c}`);
-    return c.replace(/TRAIN\d+/, `TRAIN${i}`);
-  });
-  const testNames = test.map((c, i) => `${c.slice(0, c.indexOf("TRAIN"))}Test${i}.aif`);
-  const pub = (...p) => join8(outDir, "public", ...p);
-  mkdirSync5(pub(), { recursive: true });
-  await zipWithFolder(
-    train.map((c, i) => [join8(rawDir, "train2", c), trainNames[i]]),
-    "train2",
-    pub("train2.zip")
-  );
-  await zipWithFolder(
-    test.map((c, i) => [join8(rawDir, "train2", c), testNames[i]]),
-    "test2",
-    pub("test2.zip")
-  );
-  writeFileSync2(
-    pub("sampleSubmission.csv"),
-    ["clip,probability", ...testNames.map((n) => `${n},0`)].join("\n") + "\n"
-  );
-  const answers = test.map((c, i) => `${testNames[i]},${c.replace(/\.aif$/, "").endsWith("_1") ? 1 : 0}`);
-  mkdirSync5(join8(outDir, "private"), { recursive: true });
-  writeFileSync2(join8(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
-}
-async function randomActsOfPizza(rawDir, outDir) {
-  const train = parsePyJson(readFileSync7(need(join8(rawDir, "train.json")), "utf8"));
-  const kaggleTest = parsePyJson(readFileSync7(need(join8(rawDir, "test.json")), "utf8"));
-  if (train.t !== "arr" || kaggleTest.t !== "arr" || kaggleTest.v[0]?.t !== "obj") {
-    throw new Error("train.json and test.json must be lists of request objects");
-  }
-  const testKeys = kaggleTest.v[0].v.map(([k]) => k);
-  const records = train.v;
-  const { train: trainIdx, test: testIdx } = trainTestSplit(
-    records.length,
-    kaggleTest.v.length / (records.length + kaggleTest.v.length),
-    0
-  );
-  const pub = (...p) => join8(outDir, "public", ...p);
-  mkdirSync5(pub(), { recursive: true });
-  const newTrain = { t: "arr", v: [...trainIdx].map((i) => records[i]) };
-  const newTest = {
-    t: "arr",
-    v: [...testIdx].map((i) => ({
-      t: "obj",
-      v: testKeys.map((k) => {
-        const x = field(records[i], k);
-        if (x === void 0) throw new Error(`train.json record ${i} lacks the test field "${k}"`);
-        return [k, x];
-      })
-    }))
-  };
-  writeFileSync2(pub("train.json"), dumpPyJson(newTrain));
-  writeFileSync2(pub("test.json"), dumpPyJson(newTest));
-  await zipFiles([pub("train.json")], pub("train.zip"));
-  await zipFiles([pub("test.json")], pub("test.zip"));
-  const ids = [...testIdx].map((i) => {
-    const id = field(records[i], "request_id");
-    if (id?.t !== "str") throw new Error(`train.json record ${i} has no request_id`);
-    return id.v;
-  });
-  const labels = [...testIdx].map((i) => {
-    const got = field(records[i], "requester_received_pizza");
-    return got?.t === "lit" && got.v === "true" ? 1 : 0;
-  });
-  const header = "request_id,requester_received_pizza";
-  writeFileSync2(
-    pub("sampleSubmission.csv"),
-    [header, ...ids.map((id) => `${quoteCell(id)},0`)].join("\n") + "\n"
-  );
-  mkdirSync5(join8(outDir, "private"), { recursive: true });
-  const answers = ids.map((id, k) => `${quoteCell(id)},${labels[k]}`);
-  writeFileSync2(join8(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
-}
-function pngGrey(file2) {
-  const png = import_pngjs.PNG.sync.read(readFileSync7(file2));
-  if (png.depth === 16) throw new Error(`${file2}: 16-bit PNGs are not supported`);
-  const { width, height, data } = png;
-  const grey = new Uint8Array(width * height);
-  for (let p = 0; p < width * height; p++) {
-    const [r, g, b] = [data[4 * p], data[4 * p + 1], data[4 * p + 2]];
-    grey[p] = png.color || png.palette ? r * 19595 + g * 38470 + b * 7471 + 32768 >>> 16 : r;
-  }
-  return { width, height, grey };
-}
-async function denoisingDirtyDocuments(rawDir, outDir) {
-  const pub = (...p) => join8(outDir, "public", ...p);
-  const priv = (...p) => join8(outDir, "private", ...p);
-  await extractZip(need(join8(rawDir, "train.zip")), pub());
-  const images = codePointSort(readdirSync5(pub("train")).filter((f) => f.endsWith(".png")));
-  const { test } = trainTestSplit(images.length, 0.2, 0);
-  const testNames = [...test].map((i) => images[i]);
-  mkdirSync5(pub("test"), { recursive: true });
-  for (const name2 of testNames) renameSync4(pub("train", name2), pub("test", name2));
-  await extractZip(need(join8(rawDir, "train_cleaned.zip")), pub());
-  mkdirSync5(priv("train_cleaned"), { recursive: true });
-  for (const name2 of testNames) renameSync4(pub("train_cleaned", name2), priv("train_cleaned", name2));
-  const answers = new CsvWriter(priv("answers.csv"), ["id", "value"]);
-  const sample = new CsvWriter(pub("sampleSubmission.csv"), ["id", "value"]);
-  try {
-    for (const name2 of codePointSort(readdirSync5(priv("train_cleaned")))) {
-      const { width, height, grey } = pngGrey(priv("train_cleaned", name2));
-      const stem = name2.replace(/\.[^.]*$/, "");
-      const values = Array.from({ length: 256 }, (_, v) => pyFloat(v / 255));
-      for (let r = 0; r < height; r++) {
-        for (let c = 0; c < width; c++) {
-          const id = `${stem}_${r + 1}_${c + 1}`;
-          answers.row([id, values[grey[r * width + c]]]);
-          sample.row([id, "1"]);
-        }
-      }
-    }
-  } finally {
-    answers.close();
-    sample.close();
-  }
-  rmSync4(priv("train_cleaned"), { recursive: true, force: true });
-}
-function roundHalfEven(x) {
-  const f = Math.floor(x);
-  const d = x - f;
-  return d > 0.5 || d === 0.5 && f % 2 === 1 ? f + 1 : f;
-}
-function lines(file2) {
-  const parts = readFileSync7(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
-  if (parts.at(-1) === "") parts.pop();
-  return parts;
-}
-async function mlspBirds(rawDir, outDir) {
-  await extractZip(need(join8(rawDir, "mlsp_contest_dataset.zip")), rawDir);
-  const src = (...p) => join8(rawDir, "mlsp_contest_dataset", ...p);
-  const pub = (...p) => join8(outDir, "public", ...p);
-  for (const d of [
-    "essential_data/src_wavs",
-    ...["filtered_spectrograms", "segmentation_examples", "spectrograms", "supervised_segmentation"].map(
-      (x) => `supplemental_data/${x}`
-    )
-  ]) {
-    mkdirSync5(pub(d), { recursive: true });
-  }
-  mkdirSync5(join8(outDir, "private"), { recursive: true });
-  const folds = await scanTable(need(src("essential_data", "CVfolds_2.txt")));
-  const foldsReader = new RecordReader(folds);
-  const kept = [];
-  for (let i = 0; i < folds.n; i++) {
-    const [recId, fold] = foldsReader.cells(i);
-    if (Number(fold) === 0) kept.push(recId);
-  }
-  foldsReader.close();
-  const isTest = new Uint8Array(kept.length);
-  for (const p of permutation(kept.length, 0).subarray(0, roundHalfEven(0.2 * kept.length))) isTest[p] = 1;
-  const newId = new Map(kept.map((old, k) => [Number(old), k]));
-  writeFileSync2(
-    pub("essential_data", "CVfolds_2.txt"),
-    ["rec_id,fold", ...kept.map((_, k) => `${k},${isTest[k]}`)].join("\n") + "\n"
-  );
-  const names2 = await scanTable(need(src("essential_data", "rec_id2filename.txt")));
-  const namesReader = new RecordReader(names2);
-  const idCol = names2.header.indexOf("rec_id");
-  const fileCol = names2.header.indexOf("filename");
-  if (idCol < 0 || fileCol < 0) throw new Error("rec_id2filename.txt needs rec_id and filename columns");
-  const filenames = [];
-  const w = new CsvWriter(pub("essential_data", "rec_id2filename.txt"), names2.header);
-  for (let i = 0; i < names2.n; i++) {
-    const raw = namesReader.cells(i);
-    const id = newId.get(Number(raw[idCol]));
-    if (id === void 0) continue;
-    const out = raw.map((v, k) => k === idCol ? String(id) : renderCell(v, names2.types[k]));
-    filenames.push(raw[fileCol]);
-    w.row(out);
-  }
-  w.close();
-  namesReader.close();
-  const labelled = lines(need(src("essential_data", "rec_labels_test_hidden.txt"))).slice(1).map((line) => {
-    const [id, ...rest] = line.split(",");
-    return { id: newId.get(Number(id)), labels: rest.join(",") };
-  }).filter((x) => x.id !== void 0);
-  const pubLabels = ["rec_id,[labels]"];
-  const answers = ["Id,Probability"];
-  for (const { id, labels } of labelled) {
-    const shown = isTest[id] ? "?" : labels;
-    pubLabels.push(shown === "" ? `${id}` : `${id},${shown}`);
-    if (!isTest[id]) continue;
-    const species = new Set(
-      labels.split(",").filter((x) => x !== "").map(Number)
-    );
-    for (let sp = 0; sp < 19; sp++) answers.push(`${id * 100 + sp},${species.has(sp) ? 1 : 0}`);
-  }
-  writeFileSync2(pub("essential_data", "rec_labels_test_hidden.txt"), pubLabels.join("\n") + "\n");
-  writeFileSync2(join8(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
-  const sample = ["Id,Probability"];
-  kept.forEach((_, k) => {
-    if (isTest[k]) for (let sp = 0; sp < 19; sp++) sample.push(`${k * 100 + sp},0`);
-  });
-  writeFileSync2(pub("sample_submission.csv"), sample.join("\n") + "\n");
-  copyFileSync3(need(src("essential_data", "species_list.txt")), pub("essential_data", "species_list.txt"));
-  for (const f of filenames) {
-    copyFileSync3(
-      need(src("essential_data", "src_wavs", `${f}.wav`)),
-      pub("essential_data", "src_wavs", `${f}.wav`)
-    );
-    for (const d of [
-      "filtered_spectrograms",
-      "segmentation_examples",
-      "spectrograms",
-      "supervised_segmentation"
-    ]) {
-      const from = src("supplemental_data", d, `${f}.bmp`);
-      if (d === "segmentation_examples" && !existsSync7(from)) continue;
-      copyFileSync3(need(from), pub("supplemental_data", d, `${f}.bmp`));
-    }
-  }
-  for (const f of ["segment_clusters.bmp", "segment_mosaic.bmp"]) {
-    copyFileSync3(need(src("supplemental_data", f)), pub("supplemental_data", f));
-  }
-  for (const f of ["histogram_of_segments.txt", "segment_features.txt", "segment_rectangles.txt"]) {
-    const out = ["rec_id,[histogram of segment features]"];
-    for (const line of lines(need(src("supplemental_data", f))).slice(1)) {
-      const [id, ...rest] = line.split(",");
-      const n = newId.get(Number(id));
-      if (n !== void 0) out.push(`${n},${rest.join(",")}`);
-    }
-    writeFileSync2(pub("supplemental_data", f), out.join("\n") + "\n");
-  }
-}
-var CUSTOM_PREPARERS = {
-  "mlsp-2013-birds": mlspBirds,
-  "denoising-dirty-documents": denoisingDirtyDocuments,
-  "dogs-vs-cats": dogsVsCats,
-  whale,
-  "random-acts-of-pizza": randomActsOfPizza
-};
-
-// src/prepare/toy.ts
-import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync3, readFileSync as readFileSync8, existsSync as existsSync8, renameSync as renameSync5, rmSync as rmSync5 } from "node:fs";
-import { join as join9 } from "node:path";
-import { createHash as createHash5 } from "node:crypto";
-
-// src/prepare/random.ts
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = a + 1831565813 >>> 0;
-    let t = a;
-    t = Math.imul(t ^ t >>> 15, t | 1);
-    t ^= t + Math.imul(t ^ t >>> 7, t | 61);
-    return ((t ^ t >>> 14) >>> 0) / 4294967296;
-  };
-}
-function normal(u) {
-  return () => {
-    const a = Math.max(u(), 1e-12);
-    return Math.sqrt(-2 * Math.log(a)) * Math.cos(2 * Math.PI * u());
-  };
-}
-
-// src/prepare/toy.ts
-var ToyLeaderboardSchema = external_exports.strictObject({
-  teams: external_exports.number().int().min(1),
-  best: external_exports.number(),
-  median: external_exports.number(),
-  worst: external_exports.number(),
-  seed: external_exports.number().int()
-});
-var Split = {
-  seed: external_exports.number().int(),
-  trainRows: external_exports.number().int().positive(),
-  testRows: external_exports.number().int().positive(),
-  leaderboard: ToyLeaderboardSchema
-};
-var ToySchema = external_exports.discriminatedUnion("task", [
-  external_exports.strictObject({
-    task: external_exports.literal("regression"),
-    ...Split,
-    features: external_exports.number().int().min(3),
-    noise: external_exports.number().positive(),
-    target: external_exports.string()
-  }),
-  external_exports.strictObject({
-    task: external_exports.literal("binary"),
-    ...Split,
-    features: external_exports.number().int().min(3),
-    target: external_exports.string()
-  }),
-  external_exports.strictObject({
-    task: external_exports.literal("multiclass"),
-    ...Split,
-    features: external_exports.number().int().min(2),
-    classes: external_exports.array(external_exports.string()).min(2),
-    spread: external_exports.number().positive(),
-    target: external_exports.string()
-  })
-]);
-function toyParams(c) {
-  const parsed = ToySchema.safeParse(c.toy);
-  if (!parsed.success)
-    throw new UserError(`competitions/${c.id}: toy parameters invalid: ${parsed.error.issues[0].message}`);
-  return parsed.data;
-}
-function csv(t) {
-  return [t.header.join(","), ...t.rows.map((r) => r.join(","))].join("\n") + "\n";
-}
-var fmt = (x) => Number(x.toFixed(6));
-function generateToy(c) {
-  const p = toyParams(c);
-  const u = rng(p.seed);
-  const n = normal(u);
-  const total = p.trainRows + p.testRows;
-  const featureNames = Array.from({ length: p.features }, (_, j) => `f${j}`);
-  const X = Array.from({ length: total }, () => featureNames.map(() => n()));
-  const ids = Array.from({ length: total }, (_, i) => 1e4 + i);
-  let labels;
-  let answers;
-  let sample;
-  const testIdx = Array.from({ length: p.testRows }, (_, i) => p.trainRows + i);
-  if (p.task === "regression") {
-    const w = featureNames.map(() => -5 + 10 * u());
-    labels = X.map(
-      (x) => fmt(
-        20 + x.reduce((s, v, j) => s + w[j] * v, 0) + 3 * x[0] * x[1] + 4 * Math.sin(2 * x[2]) + p.noise * n()
-      )
-    );
-    answers = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], labels[i]]) };
-    sample = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], 0]) };
-  } else if (p.task === "binary") {
-    const w = featureNames.map(() => -1.5 + 3 * u());
-    labels = X.map((x) => {
-      const logit = x.reduce((s, v, j) => s + w[j] * v, 0) + 1.5 * x[0] * x[1] - 0.5;
-      return u() < 1 / (1 + Math.exp(-logit)) ? 1 : 0;
-    });
-    answers = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], labels[i]]) };
-    sample = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], 0.5]) };
-  } else {
-    const centers = p.classes.map(() => featureNames.map(() => p.spread * n()));
-    const cls = X.map(() => Math.floor(u() * p.classes.length));
-    X.forEach((x, i) => x.forEach((_, j) => x[j] += centers[cls[i]][j]));
-    labels = cls.map((k) => p.classes[k]);
-    answers = {
-      header: ["id", ...p.classes],
-      rows: testIdx.map((i) => [ids[i], ...p.classes.map((_, k) => k === cls[i] ? 1 : 0)])
-    };
-    const uniform = 1 / p.classes.length;
-    sample = {
-      header: ["id", ...p.classes],
-      rows: testIdx.map((i) => [ids[i], ...p.classes.map(() => uniform)])
-    };
-  }
-  const train = {
-    header: ["id", ...featureNames, p.target],
-    rows: Array.from({ length: p.trainRows }, (_, i) => [ids[i], ...X[i].map(fmt), labels[i]])
-  };
-  const test = {
-    header: ["id", ...featureNames],
-    rows: testIdx.map((i) => [ids[i], ...X[i].map(fmt)])
-  };
-  return {
-    public: {
-      "description.md": describe3(c, p),
-      "train.csv": csv(train),
-      "test.csv": csv(test),
-      [c.sampleSubmission]: csv(sample)
-    },
-    private: { [c.answers]: csv(answers) }
-  };
-}
-function describe3(c, p) {
-  const task = p.task === "regression" ? `Predict the numeric column \`${p.target}\` for every row of test.csv. Submissions are scored by ${c.metric} (lower is better).` : p.task === "binary" ? `Predict the probability that \`${p.target}\` is 1 for every row of test.csv. Submissions are scored by ${c.metric} (higher is better).` : `Predict a probability for each class (${p.classes.join(", ")}) of \`${p.target}\` for every row of test.csv; each row's probabilities sum to 1. Submissions are scored by ${c.metric} (lower is better).`;
-  return [
-    `# ${c.name}`,
-    "",
-    "A small synthetic competition bundled with Medalist (generated, deterministic, no download).",
-    "",
-    "## Task",
-    task,
-    "",
-    "## Files",
-    `- train.csv: ${p.trainRows} rows with features f0..f${p.features - 1} and the target \`${p.target}\``,
-    `- test.csv: ${p.testRows} rows, features only`,
-    `- ${c.sampleSubmission}: the expected submission format`,
-    "",
-    "## Submission",
-    `Write \`submission.csv\` with the same columns and ids as ${c.sampleSubmission}.`,
-    ""
-  ].join("\n");
-}
-function fingerprint(c) {
-  return createHash5("sha256").update(
-    JSON.stringify({
-      toy: { ...c.toy ?? {}, leaderboard: void 0 },
-      answers: c.answers,
-      sample: c.sampleSubmission
-    })
-  ).digest("hex");
-}
-function prepareToy(c, dataDir) {
-  const dir = join9(dataDir, c.id, "prepared");
-  const stamp = join9(dataDir, c.id, ".medalist-toy");
-  const fp = fingerprint(c);
-  if (existsSync8(stamp) && readFileSync8(stamp, "utf8") === fp && existsSync8(dir))
-    return { prepared: false, dir };
-  const files = generateToy(c);
-  const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync5(tmp, { recursive: true, force: true });
-  for (const side of ["public", "private"]) {
-    for (const [name2, text2] of Object.entries(files[side])) {
-      const file2 = join9(tmp, side, name2);
-      mkdirSync6(join9(file2, ".."), { recursive: true });
-      writeFileSync3(file2, text2);
-    }
-  }
-  rmSync5(dir, { recursive: true, force: true });
-  renameSync5(tmp, dir);
-  writeFileSync3(stamp, fp);
-  return { prepared: true, dir };
-}
-
-// src/prepare/description.ts
-import { createHash as createHash6 } from "node:crypto";
-import { writeFileSync as writeFileSync4 } from "node:fs";
-var UPSTREAM_DESCRIPTIONS = "https://raw.githubusercontent.com/openai/mle-bench/main/mlebench/competitions";
-function descriptionStub(c) {
-  return `# ${c.name}
-
-Kaggle competition \`${c.id}\`: https://www.kaggle.com/competitions/${c.id}/overview
-
-(Prepared by Medalist without upstream MLE-bench's description.md.)
-`;
-}
-async function writeDescription(c, file2, baseUrl, log) {
-  const md52 = c.prepare?.descriptionMd5;
-  if (baseUrl && md52) {
-    const url2 = `${baseUrl.replace(/\/+$/, "")}/${encodeURIComponent(c.id)}/description.md`;
-    try {
-      const res = await fetch(url2, { signal: AbortSignal.timeout(2e4) });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      const body = Buffer.from(await res.arrayBuffer());
-      const got = createHash6("md5").update(body).digest("hex");
-      if (got !== md52) throw new Error(`MD5 ${got} differs from the pinned ${md52}`);
-      writeFileSync4(file2, body);
-      return "upstream";
-    } catch (e) {
-      log(`${c.id}: warning: upstream description.md not used (${e.message}); writing a stub`);
-    }
-  }
-  writeFileSync4(file2, descriptionStub(c));
-  return "stub";
-}
-
-// src/prepare/prepare.ts
-function preparedDir(dataDir, id) {
-  return join10(dataDir, id, "prepared");
-}
-function requiredFiles(c) {
-  return [posix.normalize(`public/${c.sampleSubmission}`), posix.normalize(`private/${c.answers}`)];
-}
-function warmCheck(c, dataDir) {
-  const dir = preparedDir(dataDir, c.id);
-  const m = readManifest(dir);
-  if (!m || m.competition !== c.id) return void 0;
-  return manifestStillValid(dir, m, requiredFiles(c)) === void 0 ? m : void 0;
-}
-async function prepareCompetition(entry, opts) {
-  const c = entry.competition;
-  const t0 = performance.now();
-  const log = opts.log ?? (() => {
-  });
-  const done = (status, m) => ({
-    id: c.id,
-    status,
-    ms: performance.now() - t0,
-    upstreamMismatches: m?.upstreamMismatches ?? []
-  });
-  const warm = c.source === "toy" ? void 0 : warmCheck(c, opts.dataDir);
-  if (warm) return done("ready", warm);
-  const compDir = join10(opts.dataDir, c.id);
-  mkdirSync7(compDir, { recursive: true });
-  let release;
-  try {
-    release = await acquireLock(join10(compDir, ".medalist-prepare.lock"), {
-      waitMs: opts.lockWaitMs ?? 36e5
-    });
-  } catch (e) {
-    if (e instanceof LockBusyError)
-      throw new UserError(`${c.id}: another process is preparing it (${e.message})`, 1);
-    throw e;
-  }
-  try {
-    if (c.source === "toy") {
-      const dir2 = preparedDir(opts.dataDir, c.id);
-      const { prepared } = prepareToy(c, opts.dataDir);
-      const still = prepared ? void 0 : warmCheck(c, opts.dataDir);
-      if (still) return done("ready", still);
-      const m2 = await buildManifest(dir2, c.id, "toy", requiredFiles(c));
-      writeManifest(dir2, m2);
-      return done("generated", m2);
-    }
-    const after = warmCheck(c, opts.dataDir);
-    if (after) return done("ready", after);
-    for (const name2 of readdirSync6(compDir))
-      if (name2.startsWith(".staging-")) rmSync6(join10(compDir, name2), { recursive: true, force: true });
-    const dir = preparedDir(opts.dataDir, c.id);
-    const required2 = requiredFiles(c);
-    const upstream = c.prepare?.checksums;
-    if (existsSync9(dir)) {
-      const missing = required2.filter((f) => !existsSync9(join10(dir, f)));
-      if (missing.length > 0) {
-        throw new UserError(
-          `${c.id}: ${dir} exists but is incomplete (missing ${missing.join(", ")}); remove it, or re-run \`mlebench prepare\`, then run again`,
-          1
-        );
-      }
-      log(`${c.id}: checking data prepared by MLE-bench`);
-      const m2 = await buildManifest(dir, c.id, "reused", required2, upstream);
-      writeManifest(dir, m2);
-      return done("reused", m2);
-    }
-    const recipe = c.prepare?.split;
-    if (!recipe) {
-      throw new UserError(
-        `${c.id}: Medalist has no native preparation for it${c.prepare?.note ? ` (${c.prepare.note})` : ""}. Prepare it with MLE-bench (mlebench prepare -c ${c.id} --data-dir ${opts.dataDir}); Medalist then reuses it`,
-        1
-      );
-    }
-    const zip = join10(compDir, `${c.id}.zip`);
-    const md52 = opts.skipVerification ? void 0 : c.prepare?.zipMd5;
-    if (!existsSync9(zip)) {
-      log(`${c.id}: downloading from Kaggle`);
-      await downloadCompetition(c.id, zip, {
-        baseUrl: opts.kaggleUrl,
-        credentials: opts.credentials ?? kaggleCredentials(),
-        md5: md52,
-        retries: opts.downloadRetries,
-        retryDelayMs: opts.retryDelayMs,
-        log
-      });
-    } else if (md52 && await md5File(zip) !== md52) {
-      throw new UserError(
-        `${c.id}: ${zip} has an MD5 different from upstream's ${md52}; delete it to download again, or run with --skip-verification to accept it`,
-        1
-      );
-    }
-    const staging = join10(compDir, `.staging-${process.pid}-${Date.now()}`);
-    let description;
-    try {
-      const raw = join10(staging, "raw");
-      const out = join10(staging, "prepared");
-      log(`${c.id}: extracting ${zip}`);
-      await extractZip(zip, raw);
-      mkdirSync7(join10(out, "public"), { recursive: true });
-      mkdirSync7(join10(out, "private"), { recursive: true });
-      if (recipe.kind === "tables") await runTables(recipe, raw, out);
-      else if (recipe.kind === "custom") {
-        const run = CUSTOM_PREPARERS[recipe.preparer];
-        if (!run) throw new Error(`${c.id}: unknown preparer "${recipe.preparer}"`);
-        await run(raw, out);
-      } else {
-        const sizes = await runTableSplit(recipe, raw, out, log);
-        log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
-      }
-      if (!existsSync9(join10(out, "public", "description.md"))) {
-        description = await writeDescription(
-          c,
-          join10(out, "public", "description.md"),
-          opts.descriptionUrl,
-          log
-        );
-      }
-      const missing = required2.filter((f) => !existsSync9(join10(out, f)));
-      if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
-      rmSync6(raw, { recursive: true, force: true });
-      renameSync6(out, dir);
-    } finally {
-      rmSync6(staging, { recursive: true, force: true });
-    }
-    const m = { ...await buildManifest(dir, c.id, "recipe", required2, upstream), description };
-    writeManifest(dir, m);
-    if (m.upstreamMismatches.length > 0) {
-      log(`${c.id}: warning: ${m.upstreamMismatches.join(", ")} differ from upstream's checksums`);
-    }
-    return done("prepared", m);
-  } finally {
-    release();
-  }
-}
-async function prepareCompetitions(entries, opts) {
-  const results = [];
-  const failures = [];
-  for (const e of entries) {
-    try {
-      results.push(await prepareCompetition(e, opts));
-    } catch (err) {
-      failures.push({ id: e.competition.id, message: err.message });
-    }
-  }
-  return { results, failures };
-}
-
-// src/suite/prepare.ts
-function preparedPaths(dataDir, id) {
-  return {
-    publicDir: join11(dataDir, id, "prepared", "public"),
-    privateDir: join11(dataDir, id, "prepared", "private")
-  };
-}
-async function ensurePrepared(entry, dataDir, log) {
-  const r = await prepareCompetition(entry, { dataDir, log });
-  if (r.status !== "ready") log(`${entry.competition.id}: data ${r.status} in ${dataDir}`);
-  return preparedPaths(dataDir, entry.competition.id);
-}
-
-// src/suite/store.ts
-import { mkdirSync as mkdirSync8, readFileSync as readFileSync9, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync10 } from "node:fs";
-import { dirname as dirname6 } from "node:path";
-function toJson(value) {
-  return JSON.stringify(value, (_k, v) => typeof v === "number" && Number.isNaN(v) ? "NaN" : v, 2) + "\n";
-}
-function writeAtomic(path4, text2) {
-  mkdirSync8(dirname6(path4), { recursive: true });
-  const tmp = `${path4}.tmp-${process.pid}`;
-  writeFileSync5(tmp, text2);
-  renameSync7(tmp, path4);
-}
-function writeResults(path4, results) {
-  const parsed = SuiteResultsSchema.parse(results);
-  writeAtomic(path4, toJson(parsed));
-  return parsed;
-}
-function readResults(path4) {
-  let raw;
-  try {
-    raw = JSON.parse(readFileSync9(path4, "utf8"));
-  } catch (e) {
-    const code = e.code;
-    throw new UserError(
-      code === "ENOENT" ? `results file not found: ${path4}` : `${path4}: not a results JSON file (${e.message})`
-    );
-  }
-  const parsed = SuiteResultsSchema.safeParse(raw);
-  if (!parsed.success) throw new UserError(formatZodError(parsed.error, path4));
-  return parsed.data;
-}
-function readStoredRun(path4) {
-  if (!existsSync10(path4)) return null;
-  try {
-    const raw = JSON.parse(readFileSync9(path4, "utf8"));
-    const result = RunResultSchema.parse(raw.result);
-    return { suiteHash: String(raw.suiteHash), agent: String(raw.agent), result };
-  } catch {
-    return null;
-  }
-}
-function saveRun(path4, stored) {
-  writeAtomic(path4, toJson(stored));
-}
-
-// src/suite/progress.ts
-function medalText(report) {
-  if (!report) return "not graded";
-  if (report.gold_medal) return "gold";
-  if (report.silver_medal) return "silver";
-  if (report.bronze_medal) return "bronze";
-  return "no medal";
-}
-function progressLine(label, n, e) {
-  const at = `[${label}]`;
-  switch (e.kind) {
-    case "kept":
-      return `${at} ${n.done}/${n.total} ${e.runId}: kept from an earlier run (${e.outcome})`;
-    case "started":
-      return `${at} ${n.done + 1}/${n.total} ${e.runId}: started${e.gpus.length ? ` on GPU ${e.gpus.join(",")}` : ""}`;
-    case "retrying":
-      return `${at} ${e.runId}: infrastructure error (${e.error}); retrying (${e.attempt}/${e.retries})`;
-    case "finished": {
-      const r = e.report;
-      const score3 = r?.valid_submission ? `score ${r.score}` : r ? `invalid: ${r.error}` : e.exec.error;
-      return `${at} ${n.done}/${n.total} ${e.runId}: ${e.exec.outcome} in ${(e.exec.durationMs / 1e3).toFixed(1)}s, ${score3}, ${medalText(r)}`;
-    }
-  }
-}
-
-// src/suite/run-one.ts
-import { mkdirSync as mkdirSync9, rmSync as rmSync7, writeFileSync as writeFileSync6 } from "node:fs";
-import { join as join15, relative } from "node:path";
-
-// src/execute/instructions.ts
-function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
-  return [
-    `You are solving the Kaggle-style competition "${c.name}" (${c.id}).`,
-    "",
-    `- The competition's files are in ${paths.data} (read-only); start with description.md.`,
-    `- Write your predictions to ${paths.submission}/submission.csv in the format of ${c.sampleSubmission}.`,
-    `  Only that file is graded, after you finish, against private answers you cannot see.`,
-    `- Keep your notes and logs in ${paths.logs} and your code in ${paths.code}.`,
-    `- You have ${timeLimitSecs} seconds of wall-clock time; the run is stopped at the limit.`,
-    `- The metric is ${c.metric} (${c.isLowerBetter ? "lower" : "higher"} is better).`,
-    `- To check your submission's format (never its score), POST the CSV to the URL in $MEDALIST_VALIDATION_URL when it is set.`,
-    ""
-  ].join("\n");
-}
-
-// src/grade/grade.ts
-import { statSync as statSync6 } from "node:fs";
-import { extname as extname2, join as join13 } from "node:path";
-
-// src/grade/metrics/errors.ts
-var MetricError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "MetricError";
-  }
-};
-function sameLength(a, b, what = "inputs") {
-  if (a.length !== b.length)
-    throw new MetricError(`${what} have different lengths: ${a.length} and ${b.length}`);
-}
-function requireFinite(a, what) {
-  for (let i = 0; i < a.length; i++) {
-    if (!Number.isFinite(a[i])) throw new MetricError(`${what} contains ${a[i]} (row ${i + 1})`);
-  }
-}
-
-// src/grade/spec.ts
-import { readFileSync as readFileSync10, existsSync as existsSync11 } from "node:fs";
-import { join as join12 } from "node:path";
-var name = external_exports.string().min(1);
-var names = external_exports.array(name).min(1);
-var note = external_exports.string().optional();
-var rounding = external_exports.enum(["python", "numpy"]).optional();
-var IdRule = external_exports.enum([
-  /** Sorted id lists equal (same multiset): missing, extra, duplicated or retyped ids are invalid. */
-  "match",
-  /** Ids only used to sort both sides, rows then paired by position; no check (nyc-taxi). */
-  "sort-only"
-]);
-var GraderSpecSchema = external_exports.discriminatedUnion("kind", [
-  /** One probability column scored with ROC AUC; values must lie in [0,1] (lite-grading §2.3). */
-  external_exports.strictObject({ kind: external_exports.literal("binary-auc"), id: name, target: name, rounding, note }),
-  /** Mean of per-column ROC AUCs. */
-  external_exports.strictObject({
-    kind: external_exports.literal("column-auc"),
-    id: name,
-    targets: names,
-    /** superset: extra columns ignored; exact: the column set must be exactly id + targets. */
-    columns: external_exports.enum(["superset", "exact"]).default("superset"),
-    /** Require every target value to lie in [0,1]. */
-    range: external_exports.boolean().default(true),
-    /** by-name: target k scored against answers' target k; by-position: the submission's non-id columns in its own order (jigsaw). */
-    pairing: external_exports.enum(["by-name", "by-position"]).default("by-name"),
-    /** Drop answer rows whose targets sum below 0 (Kaggle's unscored rows marked -1). */
-    skipNegativeRows: external_exports.boolean().default(false),
-    /** reject: ids must match exactly; allow: duplicated submission ids are paired by sorted position (jigsaw). */
-    duplicateIds: external_exports.enum(["reject", "allow"]).default("reject"),
-    rounding,
-    note
-  }),
-  /** Root mean squared error of one column. */
-  external_exports.strictObject({
-    kind: external_exports.literal("rmse"),
-    id: name,
-    target: name,
-    ids: IdRule.default("match"),
-    rounding,
-    note
-  }),
-  /** Mean of per-column RMSLEs, rows paired in file order (ids ignored). */
-  external_exports.strictObject({ kind: external_exports.literal("column-rmsle"), targets: names, rounding, note }),
-  /** Multi-class log loss over one-hot answer columns; rows must sum to 1 ± tolerance and lie in [0,1]. */
-  external_exports.strictObject({
-    kind: external_exports.literal("multiclass-logloss"),
-    id: name,
-    classes: names,
-    /** superset: extras ignored; exact: column set exactly id + classes; exact-count: exactly 1+K columns, probability checks by position (id first). */
-    columns: external_exports.enum(["superset", "exact", "exact-count"]).default("superset"),
-    /** numpy isclose(sum, 1, atol=1e-6) with rtol 1e-5 ⇒ 1.1e-5. */
-    rowSumTolerance: external_exports.number().nonnegative().default(11e-6),
-    rounding,
-    note
-  }),
-  /** Binary log loss of P(label = 1); ids compared as sets, values in [0,1]. */
-  external_exports.strictObject({ kind: external_exports.literal("binary-logloss"), id: name, target: name, rounding, note }),
-  /** Fraction of rows equal to the answer. value: pandas/sklearn comparison; string: both sides as pandas astype(str). */
-  external_exports.strictObject({
-    kind: external_exports.literal("accuracy"),
-    id: name,
-    target: name,
-    compare: external_exports.enum(["value", "string"]).default("value"),
-    rounding,
-    note
-  }),
-  /** Quadratic weighted kappa over integral labels; ids compared as sets. */
-  external_exports.strictObject({ kind: external_exports.literal("qwk"), id: name, target: name, rounding, note })
-]);
-function roundingOf(spec) {
-  if (spec.rounding) return spec.rounding;
-  return spec.kind === "binary-auc" || spec.kind === "column-auc" || spec.kind === "qwk" || spec.kind === "accuracy" ? "numpy" : "python";
-}
-function parseGraderSpec(raw, source = "grader.json") {
-  const parsed = GraderSpecSchema.safeParse(raw);
-  if (!parsed.success) throw new Error(formatZodError(parsed.error, source));
-  return parsed.data;
-}
-function loadGraderSpec(competitionDir) {
-  const file2 = join12(competitionDir, "grader.json");
-  if (!existsSync11(file2)) return null;
-  let raw;
-  try {
-    raw = JSON.parse(readFileSync10(file2, "utf8"));
-  } catch (e) {
-    throw new Error(`${file2}: not valid JSON (${e.message})`);
-  }
-  return parseGraderSpec(raw, file2);
 }
 
 // src/grade/npsort.ts
@@ -97893,6 +95280,3345 @@ function indexOfIds(c, side = "the answers", useBytes = true) {
     (j) => hashNumber(v[j]),
     (a, b) => v[a] === v[b]
   );
+}
+
+// src/execute/validation-server.ts
+var key = (v) => v === null ? "" : String(v);
+function idsOf(t, name2) {
+  const c = t.column(name2);
+  if (!c) return [];
+  const out = new Array(t.rowCount);
+  for (let i = 0; i < t.rowCount; i++) out[i] = key(idKey(c, i));
+  return out;
+}
+function bodyLimit(sampleBytes, ceiling = DEFAULT_CEILING) {
+  return Math.min(ceiling, Math.max(1024 ** 2, 16 * sampleBytes + 1024 ** 2));
+}
+var DEFAULT_CEILING = 32 * 1024 ** 2;
+var few = (xs, n = 5) => xs.slice(0, n).map((x) => JSON.stringify(x)).join(", ") + (xs.length > n ? `, \u2026 (${xs.length} in all)` : "");
+function checkTable(sample, t) {
+  const errors = [];
+  const header = t.names;
+  const missing = sample.columns.filter((c) => !header.includes(c));
+  const extra = header.filter((c) => !sample.columns.includes(c));
+  if (missing.length > 0) errors.push(`missing columns: ${few(missing)}`);
+  if (extra.length > 0) errors.push(`unexpected columns: ${few(extra)}`);
+  if (t.rowCount !== sample.rows)
+    errors.push(`${t.rowCount} rows, expected ${sample.rows} (as in the sample submission)`);
+  if (t.has(sample.idColumn)) {
+    const seen = /* @__PURE__ */ new Set();
+    const dupes = [];
+    const unknown2 = [];
+    for (const id of idsOf(t, sample.idColumn)) {
+      if (seen.has(id)) {
+        if (dupes.length < 6) dupes.push(id);
+      } else if (!sample.ids.has(id)) {
+        if (unknown2.length < 6) unknown2.push(id);
+      } else seen.add(id);
+    }
+    const absent = [];
+    for (const id of sample.ids) if (!seen.has(id) && absent.length < 6) absent.push(id);
+    if (absent.length > 0) errors.push(`ids missing from ${sample.idColumn}: ${few(absent)}`);
+    if (unknown2.length > 0) errors.push(`ids not in the sample submission: ${few(unknown2)}`);
+    if (dupes.length > 0) errors.push(`duplicate ids: ${few(dupes)}`);
+  }
+  return { valid: errors.length === 0, errors };
+}
+function checkWith(sample, read) {
+  try {
+    return checkTable(
+      sample,
+      read((n) => n === sample.idColumn, 2 * sample.rows + 1e3)
+    );
+  } catch (e) {
+    if (e instanceof SubmissionError) {
+      const msg = e.message.replace(/^submission: /, "");
+      return {
+        valid: false,
+        errors: [msg.replace(/ \(the answers have \d+\)/, " (as in the sample submission)")]
+      };
+    }
+    throw e;
+  }
+}
+function checkFormatFile(sample, file2) {
+  if (statSync5(file2).size === 0) return { valid: false, errors: ["the submission is empty"] };
+  const r = checkWith(sample, (keep, maxRows) => readCsvFile(file2, { keep, maxRows }));
+  return { ...r, errors: r.errors.map((e) => e.replaceAll(file2, "submission")) };
+}
+var MultipartFile = class {
+  constructor(boundary, out) {
+    this.out = out;
+    this.delim = Buffer.from(`\r
+--${boundary}`);
+  }
+  out;
+  buf = Buffer.alloc(0);
+  state = "pre";
+  isFile = false;
+  delim;
+  found = false;
+  static boundary(contentType) {
+    const m = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
+    return m ? m[1] ?? m[2].trim() : null;
+  }
+  push(chunk) {
+    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    for (; ; ) {
+      if (this.state === "done") {
+        this.buf = Buffer.alloc(0);
+        return;
+      }
+      if (this.state === "pre") {
+        const d = this.delim.subarray(2);
+        const i = this.buf.indexOf(d);
+        if (i < 0) {
+          this.buf = this.buf.subarray(Math.max(0, this.buf.length - d.length));
+          return;
+        }
+        this.buf = this.buf.subarray(i + d.length);
+        this.state = "after";
+      } else if (this.state === "after") {
+        if (this.buf.length < 2) return;
+        if (this.buf[0] === 45 && this.buf[1] === 45) this.state = "done";
+        else {
+          this.buf = this.buf.subarray(2);
+          this.state = "headers";
+        }
+      } else if (this.state === "headers") {
+        const i = this.buf.indexOf("\r\n\r\n");
+        if (i < 0) {
+          if (this.buf.length > 16 * 1024) throw new Error("multipart part headers longer than 16 KiB");
+          return;
+        }
+        const headers = this.buf.subarray(0, i).toString("latin1");
+        this.isFile = /name="file"/i.test(headers) || /filename=/i.test(headers);
+        this.buf = this.buf.subarray(i + 4);
+        this.state = "body";
+      } else {
+        const i = this.buf.indexOf(this.delim);
+        if (i < 0) {
+          const keep = this.delim.length - 1;
+          if (this.buf.length > keep) {
+            if (this.isFile) this.out(this.buf.subarray(0, this.buf.length - keep));
+            this.buf = this.buf.subarray(this.buf.length - keep);
+          }
+          return;
+        }
+        if (this.isFile) {
+          this.out(this.buf.subarray(0, i));
+          this.found = true;
+          this.state = "done";
+        } else {
+          this.buf = this.buf.subarray(i + this.delim.length);
+          this.state = "after";
+        }
+      }
+    }
+  }
+};
+async function startValidationServer(opts = {}) {
+  const ceiling = opts.maxBytes ?? DEFAULT_CEILING;
+  const budget = opts.requestsPerRun ?? 200;
+  const byToken = /* @__PURE__ */ new Map();
+  const tokenOf = /* @__PURE__ */ new Map();
+  const spool = mkdtempSync(path3.join(os3.tmpdir(), "medalist-format-"));
+  let seq = 0;
+  const server = http.createServer((req, res) => {
+    const reply = (status, body, close = false) => {
+      if (res.headersSent) return;
+      const send = () => {
+        if (res.headersSent) return;
+        res.writeHead(status, {
+          "content-type": "application/json",
+          ...close ? { connection: "close" } : {}
+        });
+        res.end(JSON.stringify(body) + "\n");
+      };
+      if (!close || req.complete) return send();
+      req.removeAllListeners("data");
+      req.on("end", send);
+      req.resume();
+      const cut = setTimeout(() => req.destroy(), 5e3);
+      cut.unref();
+      req.on("close", () => clearTimeout(cut));
+    };
+    const m = /^\/([0-9a-f]{32})\/validate\/?$/.exec(req.url ?? "");
+    const entry = m ? byToken.get(m[1]) : void 0;
+    if (req.url === "/health") return reply(200, { ok: true });
+    if (!entry) return reply(404, { error: "unknown validation URL" }, true);
+    if (req.method !== "POST")
+      return reply(
+        405,
+        { error: "POST the submission CSV (raw body, or multipart with a `file` part)" },
+        true
+      );
+    if (entry.used >= budget)
+      return reply(429, { error: `this run has used all ${budget} of its format checks` }, true);
+    if (entry.busy) return reply(429, { error: "one format check at a time: wait for the answer" }, true);
+    let shape;
+    try {
+      entry.shape ??= sampleShapeOfFile(entry.samplePath);
+      shape = entry.shape;
+    } catch (e) {
+      return reply(500, { error: `could not read the sample submission: ${e.message}` }, true);
+    }
+    const limit = bodyLimit(shape.bytes, ceiling);
+    const declared = Number(req.headers["content-length"] ?? NaN);
+    if (declared > limit) return reply(413, { error: `submission larger than ${limit} bytes` }, true);
+    entry.used++;
+    entry.busy = true;
+    const file2 = path3.join(spool, `${++seq}.csv`);
+    const out = createWriteStream(file2);
+    let size = 0;
+    let failed = null;
+    const type = req.headers["content-type"] ?? "";
+    const boundary = /^multipart\/form-data/i.test(type) ? MultipartFile.boundary(type) : null;
+    const write = (c) => void out.write(c);
+    const parts2 = boundary ? new MultipartFile(boundary, write) : null;
+    const done = () => {
+      entry.busy = false;
+      rmSync(file2, { force: true });
+    };
+    out.on("error", (e) => failed ??= `could not spool the submission: ${e.message}`);
+    req.on("data", (c) => {
+      if (failed) return;
+      size += c.length;
+      if (size > limit) {
+        failed = "too big";
+        out.destroy();
+        done();
+        return reply(413, { error: `submission larger than ${limit} bytes` }, true);
+      }
+      try {
+        if (parts2) parts2.push(c);
+        else write(c);
+      } catch (e) {
+        failed = e.message;
+      }
+      if (out.writableNeedDrain) {
+        req.pause();
+        out.once("drain", () => req.resume());
+      }
+    });
+    req.on("error", () => {
+      failed ??= "aborted";
+      out.destroy();
+      done();
+    });
+    req.on("end", () => {
+      if (failed === "too big" || failed === "aborted") return;
+      out.end(() => {
+        try {
+          if (failed) return reply(400, { error: failed });
+          if (parts2 && !parts2.found) return reply(400, { error: "no file part in the multipart body" });
+          const check2 = checkFormatFile(shape, file2);
+          reply(200, {
+            competition_id: entry.competitionId,
+            valid: check2.valid,
+            result: check2.valid ? "Submission is valid." : `Submission is invalid: ${check2.errors.join("; ")}`,
+            errors: check2.errors
+          });
+        } catch (e) {
+          reply(500, { error: `could not check the submission: ${e.message}` });
+        } finally {
+          done();
+        }
+      });
+    });
+  });
+  server.headersTimeout = 1e4;
+  server.requestTimeout = 12e4;
+  server.maxConnections = 64;
+  const host = opts.host ?? "127.0.0.1";
+  await new Promise((resolve13, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, host, () => resolve13());
+  });
+  const port = server.address().port;
+  const shown = opts.advertiseHost ?? host;
+  const url2 = `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}`;
+  return {
+    url: url2,
+    register(competitionId, samplePath, runId) {
+      const k = `${competitionId}\0${runId ?? ""}`;
+      let token = tokenOf.get(k);
+      if (!token) {
+        token = randomBytes(16).toString("hex");
+        tokenOf.set(k, token);
+        byToken.set(token, { competitionId, samplePath, used: 0, busy: false });
+      }
+      return `${url2}/${token}/validate`;
+    },
+    close: () => new Promise((resolve13) => {
+      server.closeAllConnections();
+      server.close(() => {
+        rmSync(spool, { recursive: true, force: true });
+        resolve13();
+      });
+    })
+  };
+}
+function sampleShapeOfFile(file2) {
+  const t = readCsvFile(file2, { keep: (_n, k) => k === 0 });
+  if (t.names.length === 0) throw new Error("the sample submission is empty");
+  const idColumn = t.names[0];
+  return {
+    columns: t.names,
+    idColumn,
+    ids: new Set(idsOf(t, idColumn)),
+    rows: t.rowCount,
+    bytes: statSync5(file2).size
+  };
+}
+async function bridgeGateway(docker) {
+  try {
+    const net = await docker.getNetwork("bridge").inspect();
+    const configs = net.IPAM?.Config ?? [];
+    const gw = configs.map((c) => c.Gateway).find(Boolean);
+    if (gw) return gw;
+    const subnet = configs.map((c) => c.Subnet).find((s) => s && /^\d+\.\d+\.\d+\.\d+\/\d+$/.test(s));
+    if (subnet) return firstHost(subnet);
+  } catch {
+  }
+  const addrs = os3.networkInterfaces().docker0 ?? [];
+  return addrs.find((a) => a.family === "IPv4")?.address ?? null;
+}
+function firstHost(cidr) {
+  const [ip, bits] = cidr.split("/");
+  const n = ip.split(".").reduce((a, o) => a * 256 + Number(o), 0);
+  const first = (Math.floor(n / 2 ** (32 - Number(bits))) * 2 ** (32 - Number(bits)) + 1) % 2 ** 32;
+  return [24, 16, 8, 0].map((s) => Math.floor(first / 2 ** s) % 256).join(".");
+}
+async function startValidationServerForDocker(docker, opts = {}) {
+  const gw = await bridgeGateway(docker);
+  if (!gw) throw new Error("no Docker bridge gateway found: cannot serve format checks to containers");
+  return startValidationServer({ ...opts, host: gw });
+}
+
+// src/execute/docker/executor.ts
+import { chmod, chown, mkdir, readdir as readdir2, rm, stat, writeFile } from "node:fs/promises";
+import path5 from "node:path";
+
+// src/execute/run-log.ts
+import { createWriteStream as createWriteStream2 } from "node:fs";
+var RunLog = class {
+  constructor(file2, secrets = [], maxBytes = 256 * 1024 ** 2) {
+    this.secrets = secrets;
+    this.maxBytes = maxBytes;
+    this.out = createWriteStream2(file2, { flags: "a" });
+    this.out.on("error", () => {
+    });
+  }
+  secrets;
+  maxBytes;
+  out;
+  partial = { stdout: "", stderr: "" };
+  written = 0;
+  truncated = false;
+  /** A note from Medalist itself (start, timeout, exit). */
+  note(text2) {
+    this.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist ${text2}
+`);
+  }
+  /** Output text from the container; lines may start with Docker's RFC 3339 timestamp. */
+  output(stream, text2) {
+    const buf = this.partial[stream] + text2;
+    const lines2 = buf.split("\n");
+    this.partial[stream] = lines2.pop() ?? "";
+    for (const line of lines2) this.line(stream, line);
+    if (this.partial[stream].length > 64 * 1024) {
+      this.line(stream, this.partial[stream]);
+      this.partial[stream] = "";
+    }
+  }
+  line(stream, raw) {
+    const m = /^(\d{4}-\d\d-\d\dT\S+Z) (.*)$/s.exec(raw);
+    const ts = m ? m[1] : (/* @__PURE__ */ new Date()).toISOString();
+    const text2 = (m ? m[2] : raw).replace(/\r$/, "");
+    this.write(`${ts} ${stream} ${this.mask(text2)}
+`);
+  }
+  mask(text2) {
+    let t = text2;
+    for (const s of this.secrets) if (s.length >= 3) t = t.split(s).join("***");
+    return t;
+  }
+  write(s) {
+    if (this.truncated) return;
+    const n = Buffer.byteLength(s);
+    if (this.written + n > this.maxBytes) {
+      this.truncated = true;
+      this.out.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist run.log truncated at ${this.maxBytes} bytes
+`);
+      return;
+    }
+    this.written += n;
+    this.out.write(s);
+  }
+  /** Flushes partial lines and closes the file. */
+  async close() {
+    for (const s of ["stdout", "stderr"]) {
+      if (this.partial[s] !== "") this.line(s, this.partial[s]);
+      this.partial[s] = "";
+    }
+    await new Promise((resolve13) => this.out.end(resolve13));
+  }
+};
+
+// src/execute/docker/run-log.ts
+function demux(stream, onText) {
+  return new Promise((resolve13) => {
+    let pending = Buffer.alloc(0);
+    const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
+    stream.on("data", (chunk) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      while (pending.length >= 8) {
+        const size = pending.readUInt32BE(4);
+        if (pending.length < 8 + size) break;
+        const which = pending[0] === 2 ? "stderr" : "stdout";
+        onText(which, decoders[which].decode(pending.subarray(8, 8 + size), { stream: true }));
+        pending = pending.subarray(8 + size);
+      }
+    });
+    stream.on("end", () => resolve13());
+    stream.on("close", () => resolve13());
+    stream.on("error", () => resolve13());
+  });
+}
+
+// src/execute/runfiles.ts
+import {
+  closeSync as closeSync2,
+  constants,
+  fstatSync as fstatSync2,
+  lstatSync,
+  openSync as openSync2,
+  readdirSync as readdirSync2,
+  readlinkSync,
+  readSync as readSync2,
+  realpathSync,
+  chmodSync,
+  rmSync as rmSync2,
+  mkdtempSync as mkdtempSync2,
+  writeSync
+} from "node:fs";
+import os4 from "node:os";
+import path4 from "node:path";
+var NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+var NONBLOCK = constants.O_NONBLOCK ?? 0;
+function kind(st) {
+  if (st.isSymbolicLink()) return "a symbolic link";
+  if (st.isDirectory()) return "a directory";
+  if (st.isFIFO()) return "a FIFO";
+  if (st.isSocket()) return "a socket";
+  if (st.isCharacterDevice() || st.isBlockDevice()) return "a device node";
+  return "not a regular file";
+}
+function parts(rel) {
+  if (rel === "" || path4.isAbsolute(rel)) return null;
+  const ps = rel.split(/[\\/]+/).filter((p) => p !== "" && p !== ".");
+  return ps.length === 0 || ps.includes("..") ? null : ps;
+}
+function openInside(root, rel, maxBytes) {
+  const ps = parts(rel);
+  const shown = path4.join(root, rel);
+  if (!ps) return { ok: false, problem: `${rel} is not a plain relative path` };
+  let cur = root;
+  for (const p of ["", ...ps.slice(0, -1)]) {
+    cur = p === "" ? root : path4.join(cur, p);
+    let st2;
+    try {
+      st2 = lstatSync(cur);
+    } catch {
+      return { ok: false, problem: `no file at ${shown}`, missing: true };
+    }
+    if (!st2.isDirectory()) return { ok: false, problem: `${cur} is ${kind(st2)}, not a folder` };
+  }
+  let fd;
+  try {
+    fd = openSync2(shown, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
+  } catch (e) {
+    const code = e.code;
+    if (code === "ENOENT") return { ok: false, problem: `no file at ${shown}`, missing: true };
+    if (code === "ELOOP" || code === "EMLINK") return { ok: false, problem: `${shown} is a symbolic link` };
+    let st2 = null;
+    try {
+      st2 = lstatSync(shown);
+    } catch {
+    }
+    return { ok: false, problem: `${shown} ${st2 ? `is ${kind(st2)}` : `cannot be opened (${code})`}` };
+  }
+  const refuse = (problem) => {
+    closeSync2(fd);
+    return { ok: false, problem };
+  };
+  const st = fstatSync2(fd);
+  if (!st.isFile()) return refuse(`${shown} is ${kind(st)}`);
+  if (st.nlink > 1) return refuse(`${shown} is a hard link (${st.nlink} names for one file)`);
+  if (st.size > maxBytes) return refuse(`${shown} is ${st.size} bytes, more than the ${maxBytes}-byte limit`);
+  const where = openedPath(fd);
+  if (where !== null) {
+    let real;
+    try {
+      real = realpathSync(root);
+    } catch {
+      return refuse(`${root} cannot be resolved`);
+    }
+    if (!where.startsWith(real + path4.sep)) return refuse(`${shown} lies outside ${root}`);
+  }
+  return { ok: true, fd, size: st.size };
+}
+function openedPath(fd) {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return null;
+  }
+}
+function readInside(root, rel, maxBytes) {
+  const o = openInside(root, rel, maxBytes);
+  if (!o.ok) return o;
+  try {
+    const buf = Buffer.allocUnsafe(Math.min(maxBytes, o.size) + 1);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync2(o.fd, buf, got, buf.length - got, null);
+      if (n === 0) break;
+      got += n;
+    }
+    if (got > maxBytes) return { ok: false, problem: `${path4.join(root, rel)} grew past ${maxBytes} bytes` };
+    return { ok: true, data: buf.subarray(0, got) };
+  } finally {
+    closeSync2(o.fd);
+  }
+}
+function copyOut(root, rel, dest, maxBytes) {
+  const o = openInside(root, rel, maxBytes);
+  if (!o.ok) return o;
+  let out = -1;
+  try {
+    out = openSync2(dest, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 384);
+    const buf = Buffer.allocUnsafe(Math.min(4 * 1024 * 1024, maxBytes + 1));
+    let total = 0;
+    for (; ; ) {
+      const n = readSync2(o.fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      total += n;
+      if (total > maxBytes)
+        return { ok: false, problem: `${path4.join(root, rel)} grew past ${maxBytes} bytes` };
+      let off = 0;
+      while (off < n) off += writeSync(out, buf, off, n - off);
+    }
+    return { ok: true };
+  } finally {
+    closeSync2(o.fd);
+    if (out >= 0) closeSync2(out);
+  }
+}
+function isRealDir(p) {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+function sanitizeTree(root, maxEntries = 1e6) {
+  const report = { removed: [], stripped: [], entries: 0, incomplete: false };
+  const top = lstatSync(root, { throwIfNoEntry: false });
+  if (top && !top.isDirectory()) {
+    rmSync2(root, { force: true });
+    report.removed.push(".");
+    return report;
+  }
+  const walk = (dir, rel) => {
+    let names2;
+    try {
+      names2 = readdirSync2(dir);
+    } catch {
+      return;
+    }
+    for (const name2 of names2) {
+      if (report.entries >= maxEntries) {
+        report.incomplete = true;
+        return;
+      }
+      report.entries++;
+      const full = path4.join(dir, name2);
+      const r = rel ? `${rel}/${name2}` : name2;
+      let st;
+      try {
+        st = lstatSync(full);
+      } catch {
+        continue;
+      }
+      if (st.isSymbolicLink()) continue;
+      if (st.isFIFO() || st.isSocket() || st.isCharacterDevice() || st.isBlockDevice()) {
+        rmSync2(full, { force: true });
+        report.removed.push(r);
+        continue;
+      }
+      const mode = st.mode & 4095;
+      const safe = mode & ~3072 & (st.isFile() ? ~2 : ~0);
+      if (safe !== mode) {
+        try {
+          chmodSync(full, safe);
+          report.stripped.push(r);
+        } catch {
+          rmSync2(full, { recursive: true, force: true });
+          report.removed.push(r);
+          continue;
+        }
+      }
+      if (st.isDirectory()) walk(full, r);
+    }
+  };
+  walk(root, "");
+  return report;
+}
+function treeBytes(root, stopAt = Infinity, maxEntries = 1e6) {
+  if (!isRealDir(root)) return 0;
+  let total = 0;
+  let entries = 0;
+  const walk = (dir) => {
+    let names2;
+    try {
+      names2 = readdirSync2(dir);
+    } catch {
+      return;
+    }
+    for (const name2 of names2) {
+      if (total > stopAt) return;
+      if (++entries > maxEntries) {
+        total = Infinity;
+        return;
+      }
+      let st;
+      try {
+        st = lstatSync(path4.join(dir, name2));
+      } catch {
+        continue;
+      }
+      total += Math.max(st.blocks * 512, st.isFile() ? st.size : 0);
+      if (st.isDirectory()) walk(path4.join(dir, name2));
+    }
+  };
+  walk(root);
+  return total;
+}
+function snapshotFile(file2, maxBytes) {
+  const dir = mkdtempSync2(path4.join(os4.tmpdir(), "medalist-read-"));
+  const dispose = () => rmSync2(dir, { recursive: true, force: true });
+  const dest = path4.join(dir, path4.basename(file2));
+  try {
+    const r = copyOut(path4.dirname(file2), path4.basename(file2), dest, maxBytes);
+    if (!r.ok) {
+      dispose();
+      return r;
+    }
+  } catch (e) {
+    dispose();
+    throw e;
+  }
+  return { ok: true, path: dest, dispose };
+}
+function sanitizeRun(runDir) {
+  const lines2 = [];
+  for (const sub of ["submission", "logs", "code"]) {
+    const r = sanitizeTree(path4.join(runDir, sub));
+    if (r.removed.length > 0)
+      lines2.push(
+        `removed special files from ${sub}/: ${r.removed.slice(0, 5).join(", ")}${r.removed.length > 5 ? ", \u2026" : ""}`
+      );
+    if (r.stripped.length > 0)
+      lines2.push(
+        `cleared setuid/setgid bits in ${sub}/: ${r.stripped.slice(0, 5).join(", ")}${r.stripped.length > 5 ? ", \u2026" : ""}`
+      );
+    if (r.incomplete) lines2.push(`${sub}/ has more than ${r.entries} entries: not all were checked`);
+  }
+  return lines2.length > 0 ? lines2.join("; ") : null;
+}
+
+// src/execute/quota.ts
+var DEFAULT_QUOTA = { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 };
+var MAX_ENTRIES = 1e5;
+function checkQuota(runDir, quota) {
+  const p = runPaths(runDir);
+  const dirs = [
+    ["submission", p.submissionDir],
+    ["logs", p.logsDir],
+    ["code", p.codeDir]
+  ];
+  for (const [folder, dir] of dirs) {
+    const bytes2 = treeBytes(dir, quota[folder], MAX_ENTRIES);
+    if (bytes2 === Infinity) return { folder, bytes: bytes2, limit: quota[folder], entries: MAX_ENTRIES };
+    if (bytes2 > quota[folder]) return { folder, bytes: bytes2, limit: quota[folder] };
+  }
+  return null;
+}
+function describeBreach(b) {
+  const mib = (n) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  if (b.entries !== void 0)
+    return `/home/${b.folder} holds more than ${b.entries} files and folders: run stopped`;
+  return `/home/${b.folder} went over its ${mib(b.limit)} quota (${mib(b.bytes)} or more): run stopped`;
+}
+function watchQuota(runDir, quota, onBreach, intervalMs = 1e3) {
+  let done = false;
+  const timer = setInterval(() => {
+    if (done) return;
+    const b = checkQuota(runDir, quota);
+    if (b) {
+      done = true;
+      clearInterval(timer);
+      onBreach(b);
+    }
+  }, intervalMs);
+  timer.unref();
+  return () => {
+    done = true;
+    clearInterval(timer);
+  };
+}
+
+// src/execute/docker/executor.ts
+var CANCEL_GRACE_SECS = 5;
+var DockerExecutor = class {
+  constructor(docker, settings, opts = {}) {
+    this.docker = docker;
+    this.settings = settings;
+    this.log = opts.log ?? (() => {
+    });
+    this.owner = opts.owner ?? ownerLabel();
+  }
+  docker;
+  settings;
+  name = "docker";
+  image = null;
+  log;
+  owner;
+  /** Builds or finds the agent image once (later calls share the result; a failure is retried). */
+  prepareImage() {
+    this.image ??= prepareImage(this.docker, this.settings, this.log).catch((e) => {
+      this.image = null;
+      throw e;
+    });
+    return this.image;
+  }
+  /** One attempt at one run; the suite runner retries infrastructure errors marked `retryable`. */
+  execute(spec, signal) {
+    return this.attempt(spec, spec.attempt ?? 1, signal);
+  }
+  async attempt(spec, attempt2, signal) {
+    const paths = runPaths(spec.runDir);
+    const details = {};
+    const infra = (error62, retryable = true) => ({
+      outcome: "infra_error",
+      exitCode: null,
+      durationMs: 0,
+      error: error62,
+      details,
+      retryable
+    });
+    const cancelled = () => ({ ...infra("cancelled", false), cancelled: true });
+    if (signal?.aborted) return cancelled();
+    let image;
+    try {
+      image = await this.prepareImage();
+    } catch (e) {
+      return infra(errorMessage(e), !(e instanceof ImageMissingError));
+    }
+    Object.assign(details, { image: image.ref, imageId: image.id, imageDigest: image.digest });
+    try {
+      await prepareRunDir(spec, attempt2 > 1, containerUser(this.settings));
+    } catch (e) {
+      return infra(`preparing the run folder failed: ${errorMessage(e)}`, false);
+    }
+    const secrets = (spec.secretEnv ?? []).map((k) => spec.env[k]).filter((v) => !!v);
+    const log = new RunLog(paths.logFile, secrets, this.settings.logMaxBytes);
+    const opts = containerOptions(spec, this.settings, image.id, { owner: this.owner });
+    const name2 = opts.name;
+    details.container = name2;
+    if (spec.gpus.length > 0) details.gpus = spec.gpus.join(",");
+    let container = null;
+    try {
+      log.note(`attempt ${attempt2}: container ${name2}, image ${image.ref} (${image.digest})`);
+      try {
+        await this.removeByName(name2);
+        container = await this.docker.createContainer(opts);
+      } catch (e) {
+        return infra(`creating the container failed: ${errorMessage(e)}`, statusCode(e) !== 400);
+      }
+      details.containerId = container.id;
+      if (signal?.aborted) return cancelled();
+      try {
+        await container.start();
+      } catch (e) {
+        log.note(`start failed: ${errorMessage(e)}`);
+        return infra(`starting the container failed: ${errorMessage(e)}`);
+      }
+      return await this.supervise(container, spec, log, details, signal);
+    } finally {
+      if (container && !this.settings.keepContainers) {
+        await container.remove({ force: true, v: true }).catch(() => {
+        });
+      }
+      const cleaned = sanitizeRun(spec.runDir);
+      if (cleaned) log.note(cleaned);
+      await log.close();
+    }
+  }
+  /** Waits for the container, enforcing the time limit and cancellation, and classifies the end. */
+  async supervise(container, spec, log, details, signal) {
+    const started = Date.now();
+    log.note(`started; time limit ${spec.timeLimitSecs}s`);
+    const logsDone = container.logs({ follow: true, stdout: true, stderr: true, timestamps: true }).then((stream) => demux(stream, (s, text2) => log.output(s, text2))).catch(() => {
+    });
+    let ended = "exit";
+    let breach = null;
+    let giveUp = () => {
+    };
+    const gaveUp = new Promise((resolve13) => giveUp = () => resolve13("gave-up"));
+    const backstops = [];
+    const stop = (why, grace) => {
+      if (ended !== "exit") return;
+      ended = why;
+      log.note(
+        why === "timeout" ? `time limit reached: stopping (grace ${grace}s)` : why === "quota" ? `${describeBreach(breach)} (grace ${grace}s)` : `cancelled: stopping (grace ${grace}s)`
+      );
+      container.stop({ t: grace }).catch(() => {
+      });
+      backstops.push(setTimeout(() => container.kill().catch(() => {
+      }), (grace + 5) * 1e3));
+      backstops.push(setTimeout(giveUp, (grace + 30) * 1e3));
+    };
+    const timer = setTimeout(() => stop("timeout", this.settings.stopGraceSecs), spec.timeLimitSecs * 1e3);
+    const unwatch = watchQuota(
+      spec.runDir,
+      spec.quota ?? DEFAULT_QUOTA,
+      (b) => {
+        breach = b;
+        stop("quota", Math.min(this.settings.stopGraceSecs, CANCEL_GRACE_SECS));
+      },
+      this.settings.quotaPollMs
+    );
+    const onAbort = () => stop("cancel", Math.min(this.settings.stopGraceSecs, CANCEL_GRACE_SECS));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    let waitCode = null;
+    let lost = null;
+    try {
+      const waited = await Promise.race([container.wait(), gaveUp]);
+      if (waited === "gave-up") lost = new Error("the container did not stop after it was killed");
+      else waitCode = waited.StatusCode ?? null;
+    } catch (e) {
+      lost = e;
+    } finally {
+      clearTimeout(timer);
+      unwatch();
+      for (const t of backstops) clearTimeout(t);
+      signal?.removeEventListener("abort", onAbort);
+    }
+    const durationMs = Date.now() - started;
+    const base = { durationMs, details, retryable: false };
+    if (ended === "cancel") {
+      return {
+        ...base,
+        outcome: "infra_error",
+        exitCode: waitCode,
+        error: "cancelled",
+        cancelled: true
+      };
+    }
+    if (lost !== null) {
+      return {
+        ...base,
+        outcome: "infra_error",
+        exitCode: null,
+        error: `lost the container: ${errorMessage(lost)}`,
+        // Not after a timeout: rerunning a whole time limit for a stuck daemon is not worth it.
+        retryable: ended === "exit"
+      };
+    }
+    let state = {};
+    try {
+      state = (await container.inspect()).State ?? {};
+    } catch {
+    }
+    await Promise.race([logsDone, sleep(5e3)]);
+    const exitCode = state.ExitCode ?? waitCode;
+    const oomKilled = state.OOMKilled === true;
+    if (oomKilled) details.oomKilled = "true";
+    log.note(
+      `exited with code ${exitCode}${oomKilled ? " (out of memory)" : ""} after ${(durationMs / 1e3).toFixed(1)}s`
+    );
+    if (ended === "quota") {
+      details.quota = breach.folder;
+      return { ...base, outcome: "failed", exitCode, oomKilled, error: describeBreach(breach) };
+    }
+    if (ended === "timeout") {
+      return {
+        ...base,
+        outcome: "timed_out",
+        exitCode,
+        oomKilled,
+        error: `time limit of ${spec.timeLimitSecs}s reached`
+      };
+    }
+    if (exitCode === 0) return { ...base, outcome: "completed", exitCode, oomKilled };
+    if (oomKilled) {
+      return {
+        ...base,
+        outcome: "oom",
+        exitCode,
+        oomKilled,
+        error: `out of memory (limit ${this.settings.limits.memory ?? "none"} bytes)`
+      };
+    }
+    return { ...base, outcome: "failed", exitCode, oomKilled, error: `agent exited with code ${exitCode}` };
+  }
+  /** A container of the same name left by an earlier attempt or crash. */
+  async removeByName(name2) {
+    try {
+      await this.docker.getContainer(name2).remove({ force: true, v: true });
+    } catch (e) {
+      if (statusCode(e) !== 404) throw e;
+    }
+  }
+};
+async function prepareRunDir(spec, retry, user) {
+  const p = runPaths(spec.runDir);
+  const info = await stat(spec.publicDir).catch(() => null);
+  if (!info?.isDirectory()) throw new Error(`public data folder ${spec.publicDir} does not exist`);
+  await mkdir(spec.runDir, { recursive: true });
+  await chmod(spec.runDir, 448);
+  const [uid, gid] = user.split(":").map(Number);
+  for (const dir of [p.submissionDir, p.logsDir, p.codeDir]) {
+    await mkdir(dir, { recursive: true });
+    await chmod(dir, 511);
+    if (process.getuid?.() === 0 && user !== "") await chown(dir, uid, gid ?? uid).catch(() => {
+    });
+  }
+  if (retry) {
+    for (const f of await readdir2(p.submissionDir))
+      await rm(path5.join(p.submissionDir, f), { recursive: true, force: true });
+  }
+  await writeFile(p.instructionsFile, "", { flag: "a" });
+}
+
+// src/execute/docker/setup.ts
+function dockerResources(config2, gpuIds, hostCpus) {
+  const { gpus, cpus } = config2.limits;
+  if (gpus > gpuIds.length) {
+    throw new UserError(
+      `each run needs ${gpus} GPU(s) (limits.gpus) but this runner has ${gpuIds.length}`,
+      1
+    );
+  }
+  if (cpus !== void 0 && cpus > hostCpus) {
+    throw new UserError(`each run needs ${cpus} CPU(s) (limits.cpus) but this runner has ${hostCpus}`, 1);
+  }
+  let maxParallel = config2.concurrency;
+  if (gpus > 0) maxParallel = Math.floor(gpuIds.length / gpus);
+  else if (cpus !== void 0) maxParallel = Math.max(1, Math.floor(hostCpus / cpus));
+  return {
+    resources: { gpuIds, maxParallel, cpus: cpus !== void 0 ? hostCpus : void 0 },
+    perRun: { gpus, cpus }
+  };
+}
+async function setupDocker(config2, opts) {
+  const log = opts.log ?? (() => {
+  });
+  const docker = await connectDocker(opts.connect);
+  const swept = await sweepStale(docker);
+  if (swept.length > 0)
+    log(`removed ${swept.length} container(s) left by an earlier suite: ${swept.join(", ")}`);
+  const gpus = await detectGpus({ gpuIds: config2.docker.gpuIds });
+  if (gpus.ids.length > 0)
+    log(`GPUs: ${gpus.ids.join(", ")} (${gpus.model ?? "model unknown"}, from ${gpus.source})`);
+  const { resources, perRun } = dockerResources(config2, gpus.ids, opts.hostCpus ?? os5.availableParallelism());
+  const executor = new DockerExecutor(docker, dockerSettings(config2, opts.baseDir), { log });
+  let image;
+  try {
+    image = await executor.prepareImage();
+  } catch (e) {
+    if (e instanceof AgentBuildError) throw e;
+    throw new UserError(errorMessage(e), 1);
+  }
+  log(`agent image ${image.ref} (${image.digest})`);
+  let validation = null;
+  if (opts.validation !== false && config2.docker.network !== "none") {
+    try {
+      validation = await startValidationServerForDocker(docker);
+      log(`format checks for agents at ${validation.url}`);
+    } catch (e) {
+      log(`warning: no format-validation endpoint for agents (${errorMessage(e)})`);
+    }
+  }
+  return {
+    docker,
+    executor,
+    image,
+    gpus,
+    swept,
+    validation,
+    resources,
+    perRun,
+    close: async () => {
+      await validation?.close();
+    }
+  };
+}
+
+// src/execute/docker/backend.ts
+var dockerBackend = {
+  name: "docker",
+  async open(ctx) {
+    const { config: config2, agent, log } = ctx;
+    let setup;
+    try {
+      setup = await setupDocker({ ...config2, agent }, { baseDir: ctx.baseDir, log });
+    } catch (e) {
+      if (e instanceof AgentBuildError) return imageDidNotBuild(ctx.config.concurrency, e.message);
+      throw e;
+    }
+    const { docker, executor, validation } = setup;
+    const cleanup = () => cleanupSuite(docker, ctx.suiteId).catch(() => []);
+    const onAbort = () => void cleanup();
+    ctx.signal?.addEventListener("abort", onAbort, { once: true });
+    let closed = null;
+    return {
+      name: "docker",
+      resources: setup.resources,
+      perRun: setup.perRun,
+      facts: { image: setup.image.ref, imageDigest: setup.image.digest, gpuModel: setup.gpus.model },
+      validationUrl: validation ? (competitionId, sample, runId) => validation.register(competitionId, sample, runId) : void 0,
+      execute: (spec, signal) => executor.execute(spec, signal),
+      close: () => closed ??= (async () => {
+        ctx.signal?.removeEventListener("abort", onAbort);
+        await cleanup();
+        await setup.close();
+      })()
+    };
+  }
+};
+function imageDidNotBuild(concurrency, cause) {
+  const error62 = `the agent image did not build: ${cause}`;
+  return {
+    name: "docker",
+    resources: { gpuIds: [], maxParallel: concurrency },
+    perRun: { gpus: 0 },
+    facts: { image: null, imageDigest: null, gpuModel: null },
+    execute: async () => ({ outcome: "failed", exitCode: null, durationMs: 0, error: error62 }),
+    close: async () => {
+    }
+  };
+}
+
+// src/execute/local/index.ts
+import { resolve as resolve4 } from "node:path";
+
+// src/execute/local/executor.ts
+import { spawn } from "node:child_process";
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { mkdirSync } from "node:fs";
+
+// src/execute/procs.ts
+import { readdirSync as readdirSync3, readFileSync as readFileSync4 } from "node:fs";
+var RUN_TOKEN_VAR = "MEDALIST_RUN_TOKEN";
+function stat2(pid) {
+  try {
+    const s = readFileSync4(`/proc/${pid}/stat`, "latin1");
+    const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
+    return { pid, ppid: Number(f[1]), pgid: Number(f[2]), start: f[19], zombie: f[0] === "Z" };
+  } catch {
+    return null;
+  }
+}
+function hasToken(pid, needle) {
+  try {
+    return readFileSync4(`/proc/${pid}/environ`).indexOf(needle) >= 0;
+  } catch {
+    return false;
+  }
+}
+var RunProcesses = class {
+  constructor(rootPid, token) {
+    this.rootPid = rootPid;
+    this.needle = Buffer.from(`${RUN_TOKEN_VAR}=${token}\0`);
+  }
+  rootPid;
+  /** pid → start time of every process seen as part of the run. */
+  known = /* @__PURE__ */ new Map();
+  needle;
+  /** Live processes of the run now (and remembers them). */
+  scan() {
+    let pids;
+    try {
+      pids = readdirSync3("/proc").filter((n) => /^\d+$/.test(n)).map(Number);
+    } catch {
+      return [];
+    }
+    const infos = /* @__PURE__ */ new Map();
+    for (const pid of pids) {
+      if (pid === process.pid) continue;
+      const i = stat2(pid);
+      if (i && !i.zombie) infos.set(pid, i);
+    }
+    const mine = /* @__PURE__ */ new Set();
+    for (const i of infos.values()) {
+      const seen = this.known.get(i.pid);
+      if (seen !== void 0 && seen === i.start) mine.add(i.pid);
+      else if (i.pid === this.rootPid || i.pgid === this.rootPid) mine.add(i.pid);
+      else if (hasToken(i.pid, this.needle)) mine.add(i.pid);
+    }
+    let grew = true;
+    while (grew) {
+      grew = false;
+      for (const i of infos.values())
+        if (!mine.has(i.pid) && mine.has(i.ppid)) {
+          mine.add(i.pid);
+          grew = true;
+        }
+    }
+    for (const pid of mine) this.known.set(pid, infos.get(pid).start);
+    return [...mine];
+  }
+  /** Sends `sig` to the group and to every process of the run; returns how many were signalled. */
+  signal(sig) {
+    try {
+      process.kill(-this.rootPid, sig);
+    } catch {
+    }
+    let n = 0;
+    for (const pid of this.scan()) {
+      try {
+        process.kill(pid, sig);
+        n++;
+      } catch {
+      }
+    }
+    return n;
+  }
+};
+var live = /* @__PURE__ */ new Set();
+var trackRun = (r) => live.add(r);
+var untrackRun = (r) => live.delete(r);
+function killAllRunsNow() {
+  for (const r of live) r.signal("SIGKILL");
+}
+
+// src/execute/local/executor.ts
+var KEEP = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT"];
+var PIPE_WAIT_MS = 2e3;
+var LocalExecutor = class {
+  constructor(opts) {
+    this.opts = opts;
+  }
+  opts;
+  name = "local";
+  execute(spec, signal) {
+    const p = runPaths(spec.runDir);
+    for (const d of [p.submissionDir, p.logsDir, p.codeDir]) mkdirSync(d, { recursive: true });
+    const token = randomBytes2(16).toString("hex");
+    const env = {};
+    for (const k of KEEP) if (process.env[k] !== void 0) env[k] = process.env[k];
+    Object.assign(
+      env,
+      spec.env,
+      contractEnv(spec, {
+        data: spec.publicDir,
+        submission: p.submissionDir,
+        logs: p.logsDir,
+        code: p.codeDir,
+        instructions: p.instructionsFile
+      }),
+      { [RUN_TOKEN_VAR]: token }
+    );
+    const secrets = (spec.secretEnv ?? []).map((k) => spec.env[k]).filter((v) => !!v);
+    const log = new RunLog(p.logFile, secrets, this.opts.logMaxBytes);
+    const started = Date.now();
+    const grace = (this.opts.graceSecs ?? 5) * 1e3;
+    const { command } = this.opts;
+    const [file2, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0], command.slice(1)];
+    return new Promise((resolve13) => {
+      let why = null;
+      let breach = null;
+      let settled = false;
+      let exit = null;
+      const timers = [];
+      const child = spawn(file2, args, {
+        cwd: this.opts.cwd,
+        env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"]
+      });
+      const procs = child.pid ? new RunProcesses(child.pid, token) : null;
+      if (procs) trackRun(procs);
+      const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
+      child.stdout.on(
+        "data",
+        (c) => log.output("stdout", decoders.stdout.decode(c, { stream: true }))
+      );
+      child.stderr.on(
+        "data",
+        (c) => log.output("stderr", decoders.stderr.decode(c, { stream: true }))
+      );
+      child.stdout.on("error", () => {
+      });
+      child.stderr.on("error", () => {
+      });
+      const scanner = setInterval(() => procs?.scan(), this.opts.pollMs ?? 1e3);
+      const unwatch = watchQuota(
+        spec.runDir,
+        spec.quota ?? DEFAULT_QUOTA,
+        (b) => {
+          breach = b;
+          stop("quota");
+        },
+        this.opts.pollMs
+      );
+      const stop = (reason) => {
+        if (why !== null || settled) return;
+        why = reason;
+        log.note(
+          reason === "timeout" ? `time limit of ${spec.timeLimitSecs}s reached: stopping the agent` : reason === "quota" ? describeBreach(breach) : "cancelled: stopping the agent"
+        );
+        procs?.signal("SIGTERM");
+        timers.push(setTimeout(() => void finish(), grace));
+      };
+      const timer = setTimeout(() => stop("timeout"), spec.timeLimitSecs * 1e3);
+      const onAbort = () => stop("cancel");
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (signal?.aborted) onAbort();
+      const finish = async (startError) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        clearInterval(scanner);
+        unwatch();
+        for (const t of timers) clearTimeout(t);
+        signal?.removeEventListener("abort", onAbort);
+        for (let i = 0; i < 50 && procs && procs.signal("SIGKILL") > 0; i++) await sleep2(100);
+        if (procs) untrackRun(procs);
+        child.stdout.destroy();
+        child.stderr.destroy();
+        const cleaned = sanitizeRun(spec.runDir);
+        if (cleaned) log.note(cleaned);
+        const durationMs = Date.now() - started;
+        const code = exit?.code ?? null;
+        let r;
+        if (startError)
+          r = {
+            outcome: "infra_error",
+            exitCode: null,
+            error: `could not start the agent: ${startError.message}`
+          };
+        else if (why === "timeout")
+          r = {
+            outcome: "timed_out",
+            exitCode: code,
+            error: `killed at the ${spec.timeLimitSecs}s time limit`
+          };
+        else if (why === "cancel")
+          r = { outcome: "infra_error", exitCode: code, error: "cancelled", cancelled: true };
+        else if (why === "quota")
+          r = {
+            outcome: "failed",
+            exitCode: code,
+            error: describeBreach(breach),
+            details: { quota: breach.folder }
+          };
+        else if (code === 0) r = { outcome: "completed", exitCode: 0 };
+        else
+          r = {
+            outcome: "failed",
+            exitCode: code,
+            error: exit?.sig ? `agent killed by ${exit.sig}` : `agent exited with code ${code}`
+          };
+        if (exit)
+          log.note(`exited with ${exit.sig ?? `code ${code}`} after ${(durationMs / 1e3).toFixed(1)}s`);
+        await log.close();
+        resolve13({ ...r, durationMs });
+      };
+      child.on("error", (e) => void finish(e));
+      child.on("exit", (code, sig) => {
+        exit = { code, sig };
+        if (why === null) procs?.signal("SIGKILL");
+        const t = setTimeout(() => void finish(), why === null ? PIPE_WAIT_MS : 0);
+        timers.push(t);
+        child.on("close", () => {
+          clearTimeout(t);
+          void finish();
+        });
+      });
+    });
+  }
+};
+var sleep2 = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// src/execute/local/index.ts
+var localBackend = {
+  name: "local",
+  async open(ctx) {
+    const { agent, config: config2 } = ctx;
+    if (agent.command === void 0) throw new UserError("agent.command: the local executor needs a command");
+    const executor = new LocalExecutor({
+      command: agent.command,
+      cwd: resolve4(ctx.baseDir, agent.cwd ?? "."),
+      graceSecs: runPolicy(config2).stopGraceSecs
+    });
+    return {
+      name: "local",
+      resources: { gpuIds: [], maxParallel: config2.concurrency },
+      perRun: { gpus: 0 },
+      facts: { image: agent.image ?? null, imageDigest: null, gpuModel: null },
+      execute: (spec, signal) => executor.execute(spec, signal),
+      close: async () => {
+      }
+    };
+  }
+};
+
+// src/execute/factory.ts
+var BACKENDS = {
+  local: localBackend,
+  docker: dockerBackend
+};
+function backendNames() {
+  return Object.keys(BACKENDS);
+}
+function openExecutor(name2, ctx) {
+  const backend = BACKENDS[name2];
+  if (!backend)
+    throw new UserError(`executor: unknown executor "${name2}" (known: ${backendNames().join(", ")})`);
+  return backend.open(ctx);
+}
+
+// src/results/schema.ts
+var RESULTS_SCHEMA_VERSION = 1;
+var score2 = external_exports.union([external_exports.number(), external_exports.literal("NaN"), external_exports.null()]);
+var GradeReportSchema = external_exports.object({
+  competition_id: external_exports.string(),
+  score: score2,
+  gold_threshold: score2,
+  silver_threshold: score2,
+  bronze_threshold: score2,
+  median_threshold: score2,
+  any_medal: external_exports.boolean(),
+  gold_medal: external_exports.boolean(),
+  silver_medal: external_exports.boolean(),
+  bronze_medal: external_exports.boolean(),
+  above_median: external_exports.boolean(),
+  submission_exists: external_exports.boolean(),
+  valid_submission: external_exports.boolean(),
+  is_lower_better: external_exports.boolean(),
+  created_at: external_exports.string(),
+  submission_path: external_exports.string(),
+  percentile: external_exports.number().min(0).max(1).nullable(),
+  error: external_exports.string().nullable(),
+  /** The metric's value before rounding to 5 decimals. */
+  unrounded_score: score2.optional(),
+  /** Where the thresholds came from: the full leaderboard, precomputed figures, or nowhere. */
+  thresholds_source: external_exports.enum(["leaderboard", "thresholds", "none"]).optional(),
+  /** Grading itself failed (answers unreadable, grader misconfigured): not the agent's fault. */
+  grader_error: external_exports.boolean().optional()
+});
+var OutcomeSchema = external_exports.enum(["completed", "failed", "timed_out", "oom", "infra_error"]);
+var RunResultSchema = external_exports.object({
+  runId: external_exports.string(),
+  competitionId: external_exports.string(),
+  seed: external_exports.number().int(),
+  outcome: OutcomeSchema,
+  exitCode: external_exports.number().int().nullable(),
+  startedAt: external_exports.string(),
+  durationMs: external_exports.number().min(0),
+  /** Tries taken (infrastructure errors are retried); 0 for a run that never ran (details.notRun, a lost shard). */
+  attempts: external_exports.number().int().min(0),
+  /** The run's folder (logs/, code/, submission/, run.log), relative to the results file. */
+  runDir: external_exports.string(),
+  error: external_exports.string().nullable(),
+  /** null when the run never produced something gradeable (infra_error). */
+  grade: GradeReportSchema.nullable(),
+  usage: external_exports.object({ tokens: external_exports.number().optional(), dollars: external_exports.number().optional() }).nullable().default(null),
+  gpus: external_exports.array(external_exports.string()).default([]),
+  details: external_exports.record(external_exports.string(), external_exports.string()).default({})
+});
+var SuiteResultsSchema = external_exports.object({
+  schemaVersion: external_exports.literal(RESULTS_SCHEMA_VERSION),
+  medalistVersion: external_exports.string(),
+  /** "base" or "head" in a comparison; free text otherwise. */
+  label: external_exports.string(),
+  suite: external_exports.object({
+    name: external_exports.string(),
+    /** Hash of what makes two runs comparable (competitions, seeds, limits, grading). */
+    hash: external_exports.string(),
+    competitions: external_exports.array(external_exports.string()),
+    seeds: external_exports.number().int()
+  }),
+  agent: external_exports.object({
+    description: external_exports.string(),
+    image: external_exports.string().nullable().default(null),
+    imageDigest: external_exports.string().nullable().default(null)
+  }),
+  git: external_exports.object({ sha: external_exports.string().nullable(), ref: external_exports.string().nullable() }).default({ sha: null, ref: null }),
+  environment: external_exports.object({
+    executor: external_exports.string(),
+    timeLimitSecs: external_exports.number(),
+    gpuModel: external_exports.string().nullable().default(null),
+    node: external_exports.string(),
+    platform: external_exports.string()
+  }),
+  startedAt: external_exports.string(),
+  finishedAt: external_exports.string(),
+  /** Set on one shard's results (`medalist run --shard i/N`); absent once merged. */
+  shard: external_exports.object({ index: external_exports.number().int().min(1), count: external_exports.number().int().min(1), runIds: external_exports.array(external_exports.string()) }).optional(),
+  runs: external_exports.array(RunResultSchema)
+});
+
+// src/suite/prepare.ts
+import { join as join11 } from "node:path";
+
+// src/prepare/prepare.ts
+import { existsSync as existsSync9, mkdirSync as mkdirSync7, readdirSync as readdirSync8, renameSync as renameSync6, rmSync as rmSync8 } from "node:fs";
+import { join as join10, posix } from "node:path";
+
+// src/prepare/kaggle.ts
+import {
+  closeSync as closeSync3,
+  existsSync as existsSync4,
+  openSync as openSync3,
+  readFileSync as readFileSync6,
+  renameSync as renameSync2,
+  rmSync as rmSync3,
+  statSync as statSync7,
+  writeSync as writeSync2
+} from "node:fs";
+import { homedir as homedir2 } from "node:os";
+import { join as join4 } from "node:path";
+
+// src/prepare/manifest.ts
+import { createHash as createHash4 } from "node:crypto";
+import {
+  createReadStream,
+  existsSync as existsSync3,
+  readdirSync as readdirSync4,
+  readFileSync as readFileSync5,
+  renameSync,
+  statSync as statSync6,
+  writeFileSync
+} from "node:fs";
+import { join as join3 } from "node:path";
+var MANIFEST_NAME = "medalist-manifest.json";
+var FileEntry = external_exports.strictObject({ size: external_exports.number(), mtimeMs: external_exports.number(), md5: external_exports.string() });
+var ManifestSchema = external_exports.strictObject({
+  version: external_exports.literal(1),
+  competition: external_exports.string(),
+  /** reused: prepared by MLE-bench (or by hand); recipe: by Medalist's recipe; toy: generated. */
+  origin: external_exports.enum(["reused", "recipe", "toy"]),
+  createdAt: external_exports.string(),
+  /** Paths relative to prepared/, e.g. "public/train.csv". */
+  files: external_exports.record(external_exports.string(), FileEntry),
+  /** Files whose MD5 differs from upstream's (empty when they match or nothing is pinned). */
+  upstreamMismatches: external_exports.array(external_exports.string()).default([]),
+  /** Where public/description.md came from, for data Medalist prepared. */
+  description: external_exports.enum(["upstream", "stub"]).optional(),
+  /** Number of entries per folder (public/, private/ and their sub-folders), for information. */
+  counts: external_exports.record(external_exports.string(), external_exports.number()).default({})
+});
+var HASHED = /\.(csv|json|jsonl|parquet|bson)$/;
+function md5File(file2) {
+  return new Promise((resolve13, reject) => {
+    const h = createHash4("md5");
+    createReadStream(file2).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve13(h.digest("hex")));
+  });
+}
+function manifestFiles(preparedDir2, extra) {
+  const out = /* @__PURE__ */ new Set();
+  for (const side of ["public", "private"]) {
+    const dir = join3(preparedDir2, side);
+    if (!existsSync3(dir)) continue;
+    for (const d of readdirSync4(dir, { withFileTypes: true })) {
+      if (d.isFile() && HASHED.test(d.name)) out.add(`${side}/${d.name}`);
+    }
+  }
+  for (const e of extra) out.add(e);
+  return [...out].sort();
+}
+function folderCounts(preparedDir2) {
+  const counts = {};
+  for (const side of ["public", "private"]) {
+    const dir = join3(preparedDir2, side);
+    if (!existsSync3(dir)) continue;
+    const entries = readdirSync4(dir, { withFileTypes: true });
+    counts[side] = entries.length;
+    for (const d of entries)
+      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync4(join3(dir, d.name)).length;
+  }
+  return counts;
+}
+async function buildManifest(preparedDir2, competition, origin, extra, upstream) {
+  const files = {};
+  for (const rel of manifestFiles(preparedDir2, extra)) {
+    const file2 = join3(preparedDir2, rel);
+    const st = statSync6(file2);
+    files[rel] = { size: st.size, mtimeMs: st.mtimeMs, md5: await md5File(file2) };
+  }
+  const mismatches = [];
+  if (upstream) {
+    for (const side of ["public", "private"]) {
+      for (const [name2, md52] of Object.entries(upstream[side])) {
+        const got = files[`${side}/${name2}`]?.md5;
+        if (got !== md52) mismatches.push(`${side}/${name2}`);
+      }
+    }
+  }
+  return {
+    version: 1,
+    competition,
+    origin,
+    createdAt: (/* @__PURE__ */ new Date()).toISOString(),
+    files,
+    upstreamMismatches: mismatches,
+    counts: folderCounts(preparedDir2)
+  };
+}
+function writeManifest(preparedDir2, m) {
+  const file2 = join3(preparedDir2, MANIFEST_NAME);
+  writeFileSync(`${file2}.tmp-${process.pid}`, JSON.stringify(m, null, 2) + "\n");
+  renameSync(`${file2}.tmp-${process.pid}`, file2);
+}
+function readManifest(preparedDir2) {
+  const file2 = join3(preparedDir2, MANIFEST_NAME);
+  if (!existsSync3(file2)) return void 0;
+  try {
+    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync5(file2, "utf8")));
+    return parsed.success ? parsed.data : void 0;
+  } catch {
+    return void 0;
+  }
+}
+function manifestStillValid(preparedDir2, m, required2) {
+  for (const rel of required2) if (!(rel in m.files)) return `${rel} not in the manifest`;
+  for (const [rel, f] of Object.entries(m.files)) {
+    let st;
+    try {
+      st = statSync6(join3(preparedDir2, rel));
+    } catch {
+      return `${rel} is missing`;
+    }
+    if (st.size !== f.size || st.mtimeMs !== f.mtimeMs) return `${rel} changed since it was checked`;
+  }
+  return void 0;
+}
+
+// src/prepare/kaggle.ts
+var KAGGLE_API = "https://www.kaggle.com/api/v1";
+function kaggleCredentials(env = process.env) {
+  if (env.KAGGLE_USERNAME && env.KAGGLE_KEY) return { username: env.KAGGLE_USERNAME, key: env.KAGGLE_KEY };
+  const file2 = join4(env.KAGGLE_CONFIG_DIR ?? join4(homedir2(), ".kaggle"), "kaggle.json");
+  if (existsSync4(file2)) {
+    try {
+      const j = JSON.parse(readFileSync6(file2, "utf8"));
+      if (j.username && j.key) return { username: j.username, key: j.key };
+    } catch {
+    }
+    throw new UserError(
+      `${file2} must be JSON with "username" and "key" (download it from your Kaggle account settings)`
+    );
+  }
+  throw new UserError(
+    "no Kaggle credentials: set KAGGLE_USERNAME and KAGGLE_KEY, or put kaggle.json (from kaggle.com \u2192 Settings \u2192 API) in ~/.kaggle/"
+  );
+}
+function rulesUrl(id) {
+  return `https://www.kaggle.com/competitions/${id}/rules`;
+}
+function statusError(id, status, body) {
+  const detail = body.trim().slice(0, 200);
+  if (status === 401) {
+    return new UserError(
+      `${id}: Kaggle rejected the credentials (HTTP 401). Check KAGGLE_USERNAME/KAGGLE_KEY or ~/.kaggle/kaggle.json (create a fresh API token at kaggle.com \u2192 Settings \u2192 API)`
+    );
+  }
+  if (status === 403) {
+    return new UserError(
+      `${id}: Kaggle refused the download (HTTP 403): the competition's rules have not been accepted for this account. Open ${rulesUrl(id)} while logged in, click "I Understand and Accept", then run again`
+    );
+  }
+  if (status === 404) return new UserError(`${id}: no such competition on Kaggle (HTTP 404)`);
+  return new Error(`${id}: Kaggle download failed with HTTP ${status}${detail ? `: ${detail}` : ""}`);
+}
+var Interrupted = class extends Error {
+};
+async function fetchFollowing(url2, headers) {
+  const origin = new URL(url2).origin;
+  let current = url2;
+  for (let hop = 0; hop < 5; hop++) {
+    const h = { ...headers };
+    if (new URL(current).origin !== origin) delete h.authorization;
+    const res = await fetch(current, { headers: h, redirect: "manual" });
+    const location = res.headers.get("location");
+    if (res.status < 300 || res.status >= 400 || !location) return res;
+    await res.body?.cancel();
+    current = new URL(location, current).href;
+  }
+  throw new Error("too many redirects");
+}
+async function attempt(id, url2, part2, opts) {
+  const have = existsSync4(part2) ? statSync7(part2).size : 0;
+  const auth = Buffer.from(`${opts.credentials.username}:${opts.credentials.key}`).toString("base64");
+  const headers = { authorization: `Basic ${auth}`, "user-agent": "medalist" };
+  if (have > 0) headers.range = `bytes=${have}-`;
+  let res;
+  try {
+    res = await fetchFollowing(url2, headers);
+  } catch (e) {
+    throw new Interrupted(`${id}: cannot reach Kaggle (${e.message})`);
+  }
+  if (res.status === 416 && have > 0) {
+    rmSync3(part2, { force: true });
+    throw new Interrupted(`${id}: the partial download no longer matches the server's file; starting over`);
+  }
+  if (res.status !== 200 && res.status !== 206)
+    throw statusError(id, res.status, await res.text().catch(() => ""));
+  let offset = have;
+  if (res.status === 200 || !/^bytes (\d+)-/.test(res.headers.get("content-range") ?? "")) offset = 0;
+  else offset = Number(/^bytes (\d+)-/.exec(res.headers.get("content-range"))[1]);
+  if (offset > have)
+    throw new Error(`${id}: server resumed at byte ${offset}, but only ${have} bytes are here`);
+  const total = totalSize(res, offset);
+  const fd = openSync3(part2, offset === 0 ? "w" : "r+");
+  let written = offset;
+  let nextTenth = Math.floor(10 * offset / (total ?? Infinity)) + 1;
+  try {
+    if (!res.body) throw new Interrupted(`${id}: empty response`);
+    const reader = res.body.getReader();
+    for (; ; ) {
+      let chunk;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        throw new Interrupted(`${id}: connection dropped after ${written} bytes (${e.message})`);
+      }
+      if (chunk.done) break;
+      writeSync2(fd, chunk.value, 0, chunk.value.length, written);
+      written += chunk.value.length;
+      if (total !== void 0 && total > 1e8 && Math.floor(10 * written / total) > nextTenth - 1) {
+        opts.log?.(`${id}: ${Math.round(100 * written / total)}% of ${(total / 1e9).toFixed(2)} GB`);
+        nextTenth = Math.floor(10 * written / total) + 1;
+      }
+    }
+  } finally {
+    closeSync3(fd);
+  }
+  if (total !== void 0 && written !== total) {
+    throw new Interrupted(`${id}: connection closed after ${written} of ${total} bytes`);
+  }
+  if (total === void 0)
+    throw new Interrupted(`${id}: the server did not say how long the file is; cannot trust it`);
+}
+function totalSize(res, offset) {
+  const range = /\/(\d+)$/.exec(res.headers.get("content-range") ?? "");
+  if (range) return Number(range[1]);
+  const len = res.headers.get("content-length");
+  return len === null ? void 0 : offset + Number(len);
+}
+async function downloadCompetition(id, dest, opts) {
+  const base = (opts.baseUrl ?? KAGGLE_API).replace(/\/+$/, "");
+  const url2 = `${base}/competitions/data/download-all/${encodeURIComponent(id)}`;
+  const part2 = `${dest}.part`;
+  const retries = opts.retries ?? 3;
+  for (let i = 0; ; i++) {
+    try {
+      await attempt(id, url2, part2, opts);
+      break;
+    } catch (e) {
+      if (!(e instanceof Interrupted)) throw e;
+      if (i >= retries) {
+        throw new UserError(`${e.message}; the partial file ${part2} is kept, run again to resume`, 1);
+      }
+      opts.log?.(`${e.message}; resuming (attempt ${i + 2} of ${retries + 1})`);
+      await new Promise((r) => setTimeout(r, opts.retryDelayMs ?? 5e3));
+    }
+  }
+  if (opts.md5) {
+    const got = await md5File(part2);
+    if (got !== opts.md5) {
+      rmSync3(part2, { force: true });
+      throw new UserError(
+        `${id}: the downloaded zip's MD5 ${got} differs from upstream's ${opts.md5}; it was deleted. Kaggle sometimes re-packages downloads: run with --skip-verification to accept it`,
+        1
+      );
+    }
+  }
+  renameSync2(part2, dest);
+}
+
+// src/prepare/lock.ts
+import { closeSync as closeSync4, openSync as openSync4, readFileSync as readFileSync7, rmSync as rmSync4, writeSync as writeSync3 } from "node:fs";
+import { hostname as hostname3 } from "node:os";
+var LockBusyError = class extends Error {
+};
+function isStale(file2, staleMs) {
+  let text2;
+  try {
+    text2 = readFileSync7(file2, "utf8");
+  } catch {
+    return false;
+  }
+  const [pidText, host, timeText] = text2.trim().split(" ");
+  const pid = Number(pidText);
+  const time3 = Number(timeText);
+  if (host === hostname3() && Number.isInteger(pid) && pid > 0 && !pidAlive(pid)) return true;
+  return Number.isFinite(time3) && Date.now() - time3 > staleMs;
+}
+function tryCreate(file2) {
+  try {
+    const fd = openSync4(file2, "wx");
+    writeSync3(fd, `${process.pid} ${hostname3()} ${Date.now()}
+`);
+    closeSync4(fd);
+    return true;
+  } catch (e) {
+    if (e.code === "EEXIST") return false;
+    throw e;
+  }
+}
+async function acquireLock(file2, opts = {}) {
+  const { waitMs = 0, pollMs = 200, staleMs = 6 * 36e5 } = opts;
+  const deadline = Date.now() + waitMs;
+  for (; ; ) {
+    if (tryCreate(file2)) {
+      return () => rmSync4(file2, { force: true });
+    }
+    if (isStale(file2, staleMs)) {
+      rmSync4(file2, { force: true });
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      let holder = "";
+      try {
+        holder = readFileSync7(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
+      } catch {
+      }
+      throw new LockBusyError(`${file2} is held by process ${holder || "?"}`);
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+// src/prepare/split.ts
+import { copyFileSync, existsSync as existsSync5, mkdirSync as mkdirSync3, readdirSync as readdirSync6, renameSync as renameSync3, rmSync as rmSync5 } from "node:fs";
+import { dirname as dirname4, join as join6 } from "node:path";
+
+// src/prepare/numpy-random.ts
+var N = 624;
+var M = 397;
+var MT19937 = class {
+  mt = new Uint32Array(N);
+  index = N;
+  constructor(seed) {
+    const mt = this.mt;
+    mt[0] = seed >>> 0;
+    for (let i = 1; i < N; i++) {
+      const prev = mt[i - 1] ^ mt[i - 1] >>> 30;
+      mt[i] = Math.imul(1812433253, prev) + i >>> 0;
+    }
+  }
+  twist() {
+    const mt = this.mt;
+    for (let i = 0; i < N; i++) {
+      const y = mt[i] & 2147483648 | mt[(i + 1) % N] & 2147483647;
+      mt[i] = mt[(i + M) % N] ^ y >>> 1 ^ (y & 1 ? 2567483615 : 0);
+    }
+    this.index = 0;
+  }
+  next() {
+    if (this.index >= N) this.twist();
+    let y = this.mt[this.index++];
+    y ^= y >>> 11;
+    y ^= y << 7 & 2636928640;
+    y ^= y << 15 & 4022730752;
+    y ^= y >>> 18;
+    return y >>> 0;
+  }
+};
+function interval2(rng2, max) {
+  if (max === 0) return 0;
+  let mask = max;
+  mask |= mask >>> 1;
+  mask |= mask >>> 2;
+  mask |= mask >>> 4;
+  mask |= mask >>> 8;
+  mask |= mask >>> 16;
+  mask >>>= 0;
+  for (; ; ) {
+    const v = (rng2.next() & mask) >>> 0;
+    if (v <= max) return v;
+  }
+}
+function permutation(n, seed) {
+  if (!Number.isInteger(n) || n < 0 || n >= 2 ** 32)
+    throw new RangeError(`permutation size out of range: ${n}`);
+  const rng2 = new MT19937(seed);
+  const a = new Uint32Array(n);
+  for (let i = 0; i < n; i++) a[i] = i;
+  for (let i = n - 1; i >= 1; i--) {
+    const j = interval2(rng2, i);
+    const t = a[i];
+    a[i] = a[j];
+    a[j] = t;
+  }
+  return a;
+}
+function testCount(n, testSize) {
+  const nTest = Number.isInteger(testSize) && testSize >= 1 ? testSize : Math.ceil(testSize * n);
+  if (nTest <= 0 || nTest >= n) {
+    throw new RangeError(`test_size=${testSize} with ${n} rows leaves an empty train or test set`);
+  }
+  return nTest;
+}
+function trainTestSplit(n, testSize, seed) {
+  const nTest = testCount(n, testSize);
+  const p = permutation(n, seed);
+  return { test: p.subarray(0, nTest), train: p.subarray(nTest) };
+}
+
+// src/prepare/table-file.ts
+import { closeSync as closeSync5, createReadStream as createReadStream2, openSync as openSync5, readSync as readSync3, statSync as statSync8, writeSync as writeSync4 } from "node:fs";
+function grow(a) {
+  const b = new Float64Array(Math.max(1024, a.length * 2));
+  b.set(a);
+  return b;
+}
+async function scanTable(file2, collect = [], groupBy) {
+  let starts = new Float64Array(1024);
+  let ends = new Float64Array(1024);
+  let n = -1;
+  let header = [];
+  let typers = [];
+  const distinct2 = new Map(collect.map((c) => [c, /* @__PURE__ */ new Set()]));
+  let collectIdx = [];
+  let groupCol = -1;
+  const groupIndex = /* @__PURE__ */ new Map();
+  const groupValues = [];
+  let groupOf = new Uint32Array(groupBy ? 1024 : 0);
+  let pending = [];
+  let recStart = 0;
+  let pos = 0;
+  let inQuotes = false;
+  let first = true;
+  const finish = (endAbs) => {
+    let bytes2 = pending.length === 1 ? pending[0] : Buffer.concat(pending);
+    pending = [];
+    let end = endAbs;
+    if (bytes2.length > 0 && bytes2[bytes2.length - 1] === 13) {
+      bytes2 = bytes2.subarray(0, bytes2.length - 1);
+      end--;
+    }
+    const text2 = bytes2.toString("utf8");
+    if (n === -1) {
+      header = parseCsv(text2.replace(/^\uFEFF/, ""))[0] ?? [];
+      typers = header.map(() => new ColumnTyper());
+      collectIdx = collect.map((c) => {
+        const k = header.indexOf(c);
+        if (k < 0) throw new Error(`${file2}: no column "${c}" (columns: ${header.join(", ")})`);
+        return [c, k];
+      });
+      if (groupBy !== void 0) {
+        groupCol = header.indexOf(groupBy);
+        if (groupCol < 0) throw new Error(`${file2}: no column "${groupBy}" (columns: ${header.join(", ")})`);
+      }
+      n = 0;
+      return;
+    }
+    if (text2 === "" && header.length > 1) return;
+    const cells = parseCsv(text2)[0] ?? [""];
+    for (let k = 0; k < typers.length; k++) typers[k].add(cells[k] ?? "");
+    for (const [c, k] of collectIdx) distinct2.get(c).add(cells[k] ?? "");
+    if (n >= starts.length) {
+      starts = grow(starts);
+      ends = grow(ends);
+    }
+    starts[n] = recStart;
+    ends[n] = end;
+    if (groupCol >= 0) {
+      const v = cells[groupCol] ?? "";
+      let g = groupIndex.get(v);
+      if (g === void 0) {
+        g = groupValues.push(v) - 1;
+        groupIndex.set(v, g);
+      }
+      if (n >= groupOf.length) {
+        const b = new Uint32Array(groupOf.length * 2);
+        b.set(groupOf);
+        groupOf = b;
+      }
+      groupOf[n] = g;
+    }
+    n++;
+  };
+  for await (const chunk of createReadStream2(file2, { highWaterMark: 1 << 20 })) {
+    let from = 0;
+    if (first && chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191) {
+      from = 3;
+      recStart = 3;
+    }
+    first = false;
+    for (let i = from; i < chunk.length; i++) {
+      const b = chunk[i];
+      if (b === 34) inQuotes = !inQuotes;
+      else if (b === 10 && !inQuotes) {
+        pending.push(chunk.subarray(from, i));
+        finish(pos + i);
+        from = i + 1;
+        recStart = pos + i + 1;
+      }
+    }
+    if (from < chunk.length) pending.push(chunk.subarray(from));
+    pos += chunk.length;
+  }
+  if (pending.some((p) => p.length > 0)) finish(pos);
+  if (n < 0) throw new Error(`${file2}: empty CSV`);
+  const groups = groupCol >= 0 ? { values: groupValues, of: groupOf.subarray(0, n) } : void 0;
+  return { file: file2, header, types: typers.map((t) => t.type), starts, ends, n, distinct: distinct2, groups };
+}
+var RecordReader = class {
+  constructor(t) {
+    this.t = t;
+    const size = statSync8(t.file).size;
+    if (size < 1 << 30) {
+      this.buf = Buffer.alloc(size);
+      const fd = openSync5(t.file, "r");
+      try {
+        let off = 0;
+        while (off < size) off += readSync3(fd, this.buf, off, size - off, off);
+      } finally {
+        closeSync5(fd);
+      }
+    } else this.fd = openSync5(t.file, "r");
+  }
+  t;
+  buf;
+  fd;
+  cells(i) {
+    const s = this.t.starts[i];
+    const e = this.t.ends[i];
+    let text2;
+    if (this.buf) text2 = this.buf.toString("utf8", s, e);
+    else {
+      const b = Buffer.alloc(e - s);
+      readSync3(this.fd, b, 0, e - s, s);
+      text2 = b.toString("utf8");
+    }
+    return parseCsv(text2)[0] ?? [""];
+  }
+  close() {
+    if (this.fd !== void 0) closeSync5(this.fd);
+  }
+};
+function quoteAlways(v) {
+  return `"${v.replace(/"/g, '""')}"`;
+}
+var CsvWriter = class {
+  /** `textColumns`: pandas' QUOTE_NONNUMERIC, quoting the header and every cell of these columns. */
+  constructor(file2, header, textColumns) {
+    this.textColumns = textColumns;
+    this.fd = openSync5(file2, "w");
+    this.line(header.map((h) => textColumns ? quoteAlways(h) : quoteCell(h)).join(","));
+  }
+  textColumns;
+  fd;
+  parts = [];
+  size = 0;
+  /** A row of already rendered cells. */
+  row(cells) {
+    const t = this.textColumns;
+    if (t) this.line(cells.map((v, k) => t[k] ? quoteAlways(v) : quoteCell(v)).join(","));
+    else this.line(cells.length === 1 && cells[0] === "" ? '""' : cells.map(quoteCell).join(","));
+  }
+  line(s) {
+    this.parts.push(s, "\n");
+    this.size += s.length + 1;
+    if (this.size > 1 << 20) this.flush();
+  }
+  flush() {
+    if (this.parts.length) writeSync4(this.fd, this.parts.join(""));
+    this.parts = [];
+    this.size = 0;
+  }
+  close() {
+    this.flush();
+    closeSync5(this.fd);
+  }
+};
+
+// src/prepare/zip.ts
+var import_yauzl = __toESM(require_yauzl(), 1);
+var import_yazl = __toESM(require_yazl(), 1);
+import { createWriteStream as createWriteStream3, mkdirSync as mkdirSync2, readdirSync as readdirSync5 } from "node:fs";
+import { basename, dirname as dirname3, join as join5, resolve as resolve5, sep } from "node:path";
+import { pipeline } from "node:stream/promises";
+async function extractZip(zipFile, dest) {
+  const root = resolve5(dest);
+  mkdirSync2(root, { recursive: true });
+  const zip = await import_yauzl.default.openPromise(zipFile, {
+    lazyEntries: true,
+    autoClose: false,
+    strictFileNames: false
+  });
+  let count = 0;
+  try {
+    for await (const entry of zip.eachEntry()) {
+      const name2 = entry.fileName.replace(/\\/g, "/");
+      const target = resolve5(root, name2);
+      if (target !== root && !target.startsWith(root + sep))
+        throw new Error(`${zipFile}: entry "${name2}" escapes the folder`);
+      if (name2.endsWith("/")) {
+        mkdirSync2(target, { recursive: true });
+        continue;
+      }
+      mkdirSync2(dirname3(target), { recursive: true });
+      await pipeline(await zip.openReadStreamPromise(entry), createWriteStream3(target));
+      count++;
+    }
+  } finally {
+    zip.close();
+  }
+  return count;
+}
+async function zipFiles(files, zipFile, compress = true) {
+  const z2 = new import_yazl.default.ZipFile();
+  for (const f of files) z2.addFile(f, basename(f), { compress });
+  const done = pipeline(z2.outputStream, createWriteStream3(zipFile));
+  z2.end();
+  await done;
+}
+function zipFolder(dir, zipFile) {
+  const files = readdirSync5(dir).sort();
+  return zipFiles(
+    files.map((name2) => join5(dir, name2)),
+    zipFile
+  );
+}
+
+// src/prepare/tfrecord.ts
+import { closeSync as closeSync6, openSync as openSync6, readSync as readSync4 } from "node:fs";
+function tfrecordFeature(file2, feature) {
+  const fd = openSync6(file2, "r");
+  const out = [];
+  try {
+    const head = Buffer.alloc(12);
+    let pos = 0;
+    for (; ; ) {
+      const got = readSync4(fd, head, 0, 12, pos);
+      if (got === 0) break;
+      if (got < 12) throw new Error(`${file2}: truncated record header at byte ${pos}`);
+      const len = Number(head.readBigUInt64LE(0));
+      const payload = Buffer.alloc(len);
+      if (readSync4(fd, payload, 0, len, pos + 12) < len)
+        throw new Error(`${file2}: truncated record at byte ${pos}`);
+      pos += 12 + len + 4;
+      const value = exampleBytes(payload, feature);
+      if (value === void 0) throw new Error(`${file2}: a record has no bytes feature "${feature}"`);
+      out.push(value);
+    }
+  } finally {
+    closeSync6(fd);
+  }
+  return out;
+}
+function* fields(buf) {
+  let i = 0;
+  const varint = () => {
+    let shift = 0n;
+    let v = 0n;
+    for (; ; ) {
+      if (i >= buf.length) throw new Error("truncated protobuf varint");
+      const b = buf[i++];
+      v |= BigInt(b & 127) << shift;
+      if (!(b & 128)) return v;
+      shift += 7n;
+    }
+  };
+  while (i < buf.length) {
+    const key2 = Number(varint());
+    const [num2, wire] = [key2 >>> 3, key2 & 7];
+    if (wire === 0) yield [num2, wire, varint()];
+    else if (wire === 1 || wire === 5) {
+      i += wire === 1 ? 8 : 4;
+      yield [num2, wire, 0n];
+    } else if (wire === 2) {
+      const len = Number(varint());
+      yield [num2, wire, buf.subarray(i, i + len)];
+      i += len;
+    } else throw new Error(`unsupported protobuf wire type ${wire}`);
+  }
+}
+function exampleBytes(payload, feature) {
+  for (const [n1, w1, features] of fields(payload)) {
+    if (n1 !== 1 || w1 !== 2) continue;
+    for (const [n2, w2, entry] of fields(features)) {
+      if (n2 !== 1 || w2 !== 2) continue;
+      let key2;
+      let value;
+      for (const [n3, w3, x] of fields(entry)) {
+        if (n3 === 1 && w3 === 2) key2 = x.toString("utf8");
+        if (n3 === 2 && w3 === 2) value = x;
+      }
+      if (key2 !== feature || !value) continue;
+      for (const [n4, w4, list] of fields(value)) {
+        if (n4 !== 1 || w4 !== 2) continue;
+        for (const [n5, w5, bytes2] of fields(list)) {
+          if (n5 === 1 && w5 === 2) return bytes2.toString("utf8");
+        }
+      }
+    }
+  }
+  return void 0;
+}
+
+// src/prepare/split.ts
+function splitIndices(n, testSize, recipe) {
+  const { train, test } = trainTestSplit(n, testSize, recipe.randomState);
+  if (recipe.order === "file")
+    return { train: Uint32Array.from(train).sort(), test: Uint32Array.from(test).sort() };
+  return { train, test };
+}
+async function runTableSplit(recipe, rawDir, outDir, log = () => {
+}) {
+  for (const x of recipe.extract) {
+    const archive = join6(rawDir, x.archive);
+    if (!existsSync5(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
+    await extractZip(archive, join6(rawDir, x.into ?? ""));
+  }
+  const tableFile = join6(rawDir, recipe.table);
+  if (!existsSync5(tableFile)) throw new Error(`raw table ${recipe.table} not found in the Kaggle download`);
+  const labelCols = recipe.outputs.flatMap((o) => o.kind === "one-hot" && !o.classes ? [o.label] : []);
+  const table = await scanTable(tableFile, labelCols, recipe.groupBy);
+  const computed = Object.entries(recipe.computed);
+  const names2 = [...table.header, ...computed.map(([name2]) => name2)];
+  const col = (name2) => {
+    const k = names2.indexOf(name2);
+    if (k < 0) throw new Error(`${recipe.table}: no column "${name2}" (columns: ${names2.join(", ")})`);
+    return k;
+  };
+  let testSize = recipe.testSize;
+  if (recipe.testMembers)
+    testSize = 0;
+  else if (testSize === void 0) {
+    const { dir, suffix } = recipe.testSizeFromFiles;
+    const k = readdirSync6(join6(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
+    testSize = k / (table.n + k);
+  }
+  const reader = new RecordReader(table);
+  let parts2;
+  if (recipe.testMembers) {
+    const m = recipe.testMembers;
+    const ids = new Set(m.tfrecords.flatMap((f) => tfrecordFeature(join6(rawDir, f), m.feature)));
+    const k = col(m.column);
+    const train = [];
+    const test = [];
+    for (let i = 0; i < table.n; i++) (ids.has(reader.cells(i)[k]) ? test : train).push(i);
+    log(`${recipe.table}: ${table.n} rows, ${test.length} in the TFRecord files ${m.tfrecords.join(", ")}`);
+    parts2 = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
+  } else if (table.groups) {
+    const g = table.groups;
+    const k = g.values.length;
+    log(`${recipe.table}: ${table.n} rows, ${testCount(k, testSize)} of ${k} groups to the new test set`);
+    const inTest = new Uint8Array(k);
+    for (const t of trainTestSplit(k, testSize, recipe.randomState).test) inTest[t] = 1;
+    const train = [];
+    const test = [];
+    for (let i = 0; i < table.n; i++) (inTest[g.of[i]] ? test : train).push(i);
+    parts2 = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
+  } else {
+    log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, testSize)} to the new test set`);
+    parts2 = splitIndices(table.n, testSize, recipe);
+  }
+  const renumberCol = recipe.renumber ? col(recipe.renumber.column) : -1;
+  const types = [...table.types, ...computed.map(() => "text")];
+  if (recipe.renumber) {
+    const prefixed = recipe.renumber.train.prefix !== void 0 || recipe.renumber.test.prefix !== void 0;
+    types[renumberCol] = prefixed ? "text" : "int";
+  }
+  const fill = (tpl, raw, out) => tpl.replace(/\{(=?)([^}]+)\}/g, (_, eq, name2) => (eq ? out : raw)[col(name2)]);
+  const each = (part2, fn) => {
+    const idx = parts2[part2];
+    const rn = recipe.renumber?.[part2];
+    const start = rn?.start === "after-train" ? parts2.train.length : rn?.start ?? 0;
+    const dense = /* @__PURE__ */ new Map();
+    for (let pos = 0; pos < idx.length; pos++) {
+      const raw = reader.cells(idx[pos]);
+      const out = raw.map((v, k) => renderCell(v, table.types[k]));
+      if (rn) {
+        let n = pos;
+        if (recipe.renumber.dense) {
+          const v = raw[renumberCol];
+          n = dense.get(v) ?? dense.size;
+          dense.set(v, n);
+        }
+        out[renumberCol] = `${rn.prefix ?? ""}${start + n}`;
+      }
+      for (const [, tpl] of computed) out.push(fill(tpl, raw, out));
+      fn(raw, out, pos);
+    }
+  };
+  const target = (to) => {
+    const file2 = join6(outDir, to);
+    mkdirSync3(dirname4(file2), { recursive: true });
+    return file2;
+  };
+  try {
+    for (const o of recipe.outputs) await writeOutput(o);
+  } finally {
+    reader.close();
+  }
+  async function writeOutput(o) {
+    if (o.kind === "rows") {
+      let keep = o.columns ? o.columns.map(col) : table.header.map((_, k) => k);
+      if (o.drop) {
+        const drop = new Set(o.drop.map(col));
+        keep = keep.filter((k) => !drop.has(k));
+      }
+      const header = keep.map((k) => o.rename?.[names2[k]] ?? names2[k]);
+      const text2 = o.quoting === "nonnumeric" ? keep.map((k) => types[k] === "text") : void 0;
+      const file2 = target(o.to);
+      const w = new CsvWriter(file2, header, text2);
+      each(o.part, (_, out) => w.row(keep.map((k) => out[k])));
+      w.close();
+      if (o.zip) {
+        await zipFiles([file2], `${file2}.zip`, false);
+        rmSync5(file2);
+      }
+    } else if (o.kind === "constant") {
+      const keep = o.keep.map(col);
+      const values = Object.values(o.values);
+      const w = new CsvWriter(target(o.to), [...o.keep, ...Object.keys(o.values)]);
+      each(o.part, (_, out) => w.row([...keep.map((k) => out[k]), ...values]));
+      w.close();
+    } else if (o.kind === "one-hot") {
+      const id = col(o.id);
+      const label = col(o.label);
+      const classes = o.classes ?? [...table.distinct.get(o.label)].sort();
+      const w = new CsvWriter(target(o.to), [o.id, ...classes]);
+      each(
+        o.part,
+        (raw, out) => w.row([out[id], ...classes.map((c) => o.constant ?? (raw[label] === c ? "1" : "0"))])
+      );
+      w.close();
+    } else {
+      const key2 = col(o.key);
+      const keys = /* @__PURE__ */ new Set();
+      each(o.part, (raw) => keys.add(raw[key2]));
+      const other = await scanTable(join6(rawDir, o.from));
+      const k2 = other.header.indexOf(o.key);
+      if (k2 < 0) throw new Error(`${o.from}: no column "${o.key}"`);
+      const r2 = new RecordReader(other);
+      const w = new CsvWriter(target(o.to), other.header);
+      try {
+        for (let i = 0; i < other.n; i++) {
+          const raw = r2.cells(i);
+          if (keys.has(raw[k2])) w.row(raw.map((v, k) => renderCell(v, other.types[k])));
+        }
+      } finally {
+        w.close();
+        r2.close();
+      }
+    }
+  }
+  const moved = /* @__PURE__ */ new Map();
+  for (const c of recipe.copies) {
+    each(c.part, (raw, out) => {
+      const from = join6(rawDir, fill(c.from, raw, out));
+      const to = target(fill(c.to, raw, out));
+      const earlier = moved.get(from);
+      if (earlier) copyFileSync(earlier, to);
+      else if (existsSync5(from)) {
+        renameSync3(from, to);
+        moved.set(from, to);
+      } else throw new Error(`raw file ${fill(c.from, raw, out)} not found in the Kaggle download`);
+    });
+  }
+  for (const f of recipe.files) copyFileSync(join6(rawDir, f.from), target(f.to));
+  for (const a of recipe.archives) {
+    const dir = join6(outDir, a.dir);
+    mkdirSync3(dir, { recursive: true });
+    await zipFolder(dir, target(a.to));
+    rmSync5(dir, { recursive: true, force: true });
+  }
+  for (const d of recipe.dirs) mkdirSync3(join6(outDir, d), { recursive: true });
+  if (recipe.renameTfrecords) {
+    const t = recipe.renameTfrecords;
+    const counters = { train: 0, test: 0 };
+    mkdirSync3(join6(outDir, t.to), { recursive: true });
+    const files = readdirSync6(join6(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
+    for (const f of files) {
+      const count = f.replace(/\.tfrec$/, "").split("-")[1];
+      const kind2 = t.test.includes(f) ? "test" : "train";
+      const name2 = `${kind2}${String(counters[kind2]++).padStart(2, "0")}-${count}.tfrec`;
+      renameSync3(join6(rawDir, t.dir, f), join6(outDir, t.to, name2));
+    }
+  }
+  return { train: parts2.train.length, test: parts2.test.length };
+}
+
+// src/prepare/tables.ts
+import { copyFileSync as copyFileSync2, existsSync as existsSync6, mkdirSync as mkdirSync4 } from "node:fs";
+import { dirname as dirname5, join as join7 } from "node:path";
+async function runTables(recipe, rawDir, outDir) {
+  for (const x of recipe.extract) {
+    const archive = join7(rawDir, x.archive);
+    if (!existsSync6(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
+    await extractZip(archive, join7(rawDir, x.into ?? ""));
+  }
+  for (const o of recipe.outputs) {
+    const from = join7(rawDir, o.from);
+    if (!existsSync6(from)) throw new Error(`raw table ${o.from} not found in the Kaggle download`);
+    const to = join7(outDir, o.to);
+    mkdirSync4(dirname5(to), { recursive: true });
+    if (o.copy) {
+      copyFileSync2(from, to);
+      continue;
+    }
+    const table = await scanTable(from);
+    const set2 = o.set ?? {};
+    const names2 = o.columns ?? [
+      ...table.header,
+      ...Object.keys(set2).filter((c) => !table.header.includes(c))
+    ];
+    const cols = names2.map((name2) => {
+      if (name2 in set2) return { value: set2[name2] };
+      const k = table.header.indexOf(name2);
+      if (k < 0) throw new Error(`${o.from}: no column "${name2}" (columns: ${table.header.join(", ")})`);
+      return { k };
+    });
+    const reader = new RecordReader(table);
+    const w = new CsvWriter(to, names2);
+    try {
+      for (let i = 0; i < table.n; i++) {
+        const raw = reader.cells(i);
+        w.row(cols.map((c) => "value" in c ? c.value : renderCell(raw[c.k] ?? "", table.types[c.k])));
+      }
+    } finally {
+      w.close();
+      reader.close();
+    }
+  }
+}
+
+// src/prepare/custom.ts
+var import_pngjs = __toESM(require_png(), 1);
+var import_yazl2 = __toESM(require_yazl(), 1);
+import {
+  copyFileSync as copyFileSync3,
+  existsSync as existsSync7,
+  mkdirSync as mkdirSync5,
+  readdirSync as readdirSync7,
+  readFileSync as readFileSync8,
+  renameSync as renameSync4,
+  rmSync as rmSync6,
+  writeFileSync as writeFileSync2
+} from "node:fs";
+import { createWriteStream as createWriteStream4 } from "node:fs";
+import { join as join8 } from "node:path";
+import { pipeline as pipeline2 } from "node:stream/promises";
+
+// src/prepare/pyjson.ts
+function parsePyJson(text2) {
+  let i = 0;
+  const ws = () => {
+    while (i < text2.length && " 	\n\r".includes(text2[i])) i++;
+  };
+  const fail = (what) => {
+    throw new Error(`invalid JSON at offset ${i}: ${what}`);
+  };
+  const value = () => {
+    ws();
+    const c = text2[i];
+    if (c === "{") {
+      i++;
+      const v2 = [];
+      ws();
+      if (text2[i] === "}") return i++, { t: "obj", v: v2 };
+      for (; ; ) {
+        ws();
+        if (text2[i] !== '"') fail("expected a key");
+        const k = str();
+        ws();
+        if (text2[i++] !== ":") fail("expected ':'");
+        v2.push([k, value()]);
+        ws();
+        if (text2[i] === ",") i++;
+        else if (text2[i] === "}") return i++, { t: "obj", v: v2 };
+        else fail("expected ',' or '}'");
+      }
+    }
+    if (c === "[") {
+      i++;
+      const v2 = [];
+      ws();
+      if (text2[i] === "]") return i++, { t: "arr", v: v2 };
+      for (; ; ) {
+        v2.push(value());
+        ws();
+        if (text2[i] === ",") i++;
+        else if (text2[i] === "]") return i++, { t: "arr", v: v2 };
+        else fail("expected ',' or ']'");
+      }
+    }
+    if (c === '"') return { t: "str", v: str() };
+    for (const lit of ["true", "false", "null"]) {
+      if (text2.startsWith(lit, i)) return i += lit.length, { t: "lit", v: lit };
+    }
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text2.slice(i, i + 400));
+    if (!m) return fail("unexpected character");
+    i += m[0].length;
+    if (m[2] || m[3]) return { t: "float", v: Number(m[0]) };
+    return { t: "int", v: m[0] === "-0" ? "0" : m[0] };
+  };
+  const str = () => {
+    i++;
+    let out = "";
+    for (; ; ) {
+      const c = text2[i++];
+      if (c === void 0) fail("unterminated string");
+      if (c === '"') return out;
+      if (c !== "\\") {
+        out += c;
+        continue;
+      }
+      const e = text2[i++];
+      const simple = {
+        '"': '"',
+        "\\": "\\",
+        "/": "/",
+        b: "\b",
+        f: "\f",
+        n: "\n",
+        r: "\r",
+        t: "	"
+      };
+      if (e in simple) out += simple[e];
+      else if (e === "u") {
+        out += String.fromCharCode(parseInt(text2.slice(i, i + 4), 16));
+        i += 4;
+      } else fail("bad escape");
+    }
+  };
+  const v = value();
+  ws();
+  if (i !== text2.length) fail("trailing characters");
+  return v;
+}
+var SHORT = {
+  '"': '\\"',
+  "\\": "\\\\",
+  "\n": "\\n",
+  "\r": "\\r",
+  "	": "\\t",
+  "\b": "\\b",
+  "\f": "\\f"
+};
+function pyString(s) {
+  let out = '"';
+  for (let k = 0; k < s.length; k++) {
+    const ch = s[k];
+    const code = s.charCodeAt(k);
+    if (SHORT[ch]) out += SHORT[ch];
+    else if (code < 32 || code > 126) out += "\\u" + code.toString(16).padStart(4, "0");
+    else out += ch;
+  }
+  return out + '"';
+}
+function dumpPyJson(v, indent = 4, level = 0) {
+  const pad = (n) => " ".repeat(indent * n);
+  switch (v.t) {
+    case "obj":
+      if (v.v.length === 0) return "{}";
+      return `{
+${v.v.map(([k, x]) => `${pad(level + 1)}${pyString(k)}: ${dumpPyJson(x, indent, level + 1)}`).join(",\n")}
+${pad(level)}}`;
+    case "arr":
+      if (v.v.length === 0) return "[]";
+      return `[
+${v.v.map((x) => pad(level + 1) + dumpPyJson(x, indent, level + 1)).join(",\n")}
+${pad(level)}]`;
+    case "str":
+      return pyString(v.v);
+    case "int":
+      return v.v;
+    case "float":
+      return Number.isFinite(v.v) ? pyFloat(v.v) : Number.isNaN(v.v) ? "NaN" : v.v > 0 ? "Infinity" : "-Infinity";
+    case "lit":
+      return v.v;
+  }
+}
+function field(obj, key2) {
+  return obj.t === "obj" ? obj.v.find(([k]) => k === key2)?.[1] : void 0;
+}
+
+// src/prepare/custom.ts
+function need(file2) {
+  if (!existsSync7(file2)) throw new Error(`${file2} not found in the Kaggle download`);
+  return file2;
+}
+function codePointSort(names2) {
+  return names2.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
+}
+async function dogsVsCats(rawDir, outDir) {
+  await extractZip(need(join8(rawDir, "train.zip")), rawDir);
+  const files = codePointSort(readdirSync7(join8(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
+  const { train, test } = trainTestSplit(files.length, 0.1, 0);
+  const pub = (...p) => join8(outDir, "public", ...p);
+  mkdirSync5(pub("train"), { recursive: true });
+  mkdirSync5(pub("test"), { recursive: true });
+  let cats = 0;
+  let dogs = 0;
+  for (const i of train) {
+    const name2 = files[i];
+    const renamed = name2.includes("cat") ? `cat.${cats++}.jpg` : `dog.${dogs++}.jpg`;
+    copyFileSync3(join8(rawDir, "train", name2), pub("train", renamed));
+  }
+  const answers = ["id,label"];
+  const sample = ["id,label"];
+  test.forEach((i, k) => {
+    copyFileSync3(join8(rawDir, "train", files[i]), pub("test", `${k + 1}.jpg`));
+    answers.push(`${k + 1},${files[i].includes("dog") ? 1 : 0}`);
+    sample.push(`${k + 1},${pyFloat(0.5)}`);
+  });
+  await zipFolder(pub("train"), pub("train.zip"));
+  await zipFolder(pub("test"), pub("test.zip"));
+  writeFileSync2(pub("sample_submission.csv"), sample.join("\n") + "\n");
+  mkdirSync5(join8(outDir, "private"), { recursive: true });
+  writeFileSync2(join8(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
+}
+async function zipWithFolder(files, dir, zipFile) {
+  const z2 = new import_yazl2.default.ZipFile();
+  z2.addEmptyDirectory(`${dir}/`);
+  for (const [path6, name2] of files) z2.addFile(path6, `${dir}/${name2}`, { compress: true });
+  const done = pipeline2(z2.outputStream, createWriteStream4(zipFile));
+  z2.end();
+  await done;
+}
+async function whale(rawDir, outDir) {
+  await extractZip(need(join8(rawDir, "train2.zip")), rawDir);
+  const clips = codePointSort(readdirSync7(join8(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
+  const dates = codePointSort([...new Set(clips.map((c) => c.split("_")[0]))]);
+  if (dates.length !== 4) throw new Error(`expected clips from 4 dates in train2/, found ${dates.length}`);
+  const train = clips.filter((c) => dates.indexOf(c.split("_")[0]) < 2);
+  const test = clips.filter((c) => dates.indexOf(c.split("_")[0]) >= 2);
+  const trainNames = train.map((c, i) => {
+    if (!/TRAIN\d+/.test(c)) throw new Error(`unexpected clip name ${c}`);
+    return c.replace(/TRAIN\d+/, `TRAIN${i}`);
+  });
+  const testNames = test.map((c, i) => `${c.slice(0, c.indexOf("TRAIN"))}Test${i}.aif`);
+  const pub = (...p) => join8(outDir, "public", ...p);
+  mkdirSync5(pub(), { recursive: true });
+  await zipWithFolder(
+    train.map((c, i) => [join8(rawDir, "train2", c), trainNames[i]]),
+    "train2",
+    pub("train2.zip")
+  );
+  await zipWithFolder(
+    test.map((c, i) => [join8(rawDir, "train2", c), testNames[i]]),
+    "test2",
+    pub("test2.zip")
+  );
+  writeFileSync2(
+    pub("sampleSubmission.csv"),
+    ["clip,probability", ...testNames.map((n) => `${n},0`)].join("\n") + "\n"
+  );
+  const answers = test.map((c, i) => `${testNames[i]},${c.replace(/\.aif$/, "").endsWith("_1") ? 1 : 0}`);
+  mkdirSync5(join8(outDir, "private"), { recursive: true });
+  writeFileSync2(join8(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
+}
+async function randomActsOfPizza(rawDir, outDir) {
+  const train = parsePyJson(readFileSync8(need(join8(rawDir, "train.json")), "utf8"));
+  const kaggleTest = parsePyJson(readFileSync8(need(join8(rawDir, "test.json")), "utf8"));
+  if (train.t !== "arr" || kaggleTest.t !== "arr" || kaggleTest.v[0]?.t !== "obj") {
+    throw new Error("train.json and test.json must be lists of request objects");
+  }
+  const testKeys = kaggleTest.v[0].v.map(([k]) => k);
+  const records = train.v;
+  const { train: trainIdx, test: testIdx } = trainTestSplit(
+    records.length,
+    kaggleTest.v.length / (records.length + kaggleTest.v.length),
+    0
+  );
+  const pub = (...p) => join8(outDir, "public", ...p);
+  mkdirSync5(pub(), { recursive: true });
+  const newTrain = { t: "arr", v: [...trainIdx].map((i) => records[i]) };
+  const newTest = {
+    t: "arr",
+    v: [...testIdx].map((i) => ({
+      t: "obj",
+      v: testKeys.map((k) => {
+        const x = field(records[i], k);
+        if (x === void 0) throw new Error(`train.json record ${i} lacks the test field "${k}"`);
+        return [k, x];
+      })
+    }))
+  };
+  writeFileSync2(pub("train.json"), dumpPyJson(newTrain));
+  writeFileSync2(pub("test.json"), dumpPyJson(newTest));
+  await zipFiles([pub("train.json")], pub("train.zip"));
+  await zipFiles([pub("test.json")], pub("test.zip"));
+  const ids = [...testIdx].map((i) => {
+    const id = field(records[i], "request_id");
+    if (id?.t !== "str") throw new Error(`train.json record ${i} has no request_id`);
+    return id.v;
+  });
+  const labels = [...testIdx].map((i) => {
+    const got = field(records[i], "requester_received_pizza");
+    return got?.t === "lit" && got.v === "true" ? 1 : 0;
+  });
+  const header = "request_id,requester_received_pizza";
+  writeFileSync2(
+    pub("sampleSubmission.csv"),
+    [header, ...ids.map((id) => `${quoteCell(id)},0`)].join("\n") + "\n"
+  );
+  mkdirSync5(join8(outDir, "private"), { recursive: true });
+  const answers = ids.map((id, k) => `${quoteCell(id)},${labels[k]}`);
+  writeFileSync2(join8(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
+}
+function pngGrey(file2) {
+  const png = import_pngjs.PNG.sync.read(readFileSync8(file2));
+  if (png.depth === 16) throw new Error(`${file2}: 16-bit PNGs are not supported`);
+  const { width, height, data } = png;
+  const grey = new Uint8Array(width * height);
+  for (let p = 0; p < width * height; p++) {
+    const [r, g, b] = [data[4 * p], data[4 * p + 1], data[4 * p + 2]];
+    grey[p] = png.color || png.palette ? r * 19595 + g * 38470 + b * 7471 + 32768 >>> 16 : r;
+  }
+  return { width, height, grey };
+}
+async function denoisingDirtyDocuments(rawDir, outDir) {
+  const pub = (...p) => join8(outDir, "public", ...p);
+  const priv = (...p) => join8(outDir, "private", ...p);
+  await extractZip(need(join8(rawDir, "train.zip")), pub());
+  const images = codePointSort(readdirSync7(pub("train")).filter((f) => f.endsWith(".png")));
+  const { test } = trainTestSplit(images.length, 0.2, 0);
+  const testNames = [...test].map((i) => images[i]);
+  mkdirSync5(pub("test"), { recursive: true });
+  for (const name2 of testNames) renameSync4(pub("train", name2), pub("test", name2));
+  await extractZip(need(join8(rawDir, "train_cleaned.zip")), pub());
+  mkdirSync5(priv("train_cleaned"), { recursive: true });
+  for (const name2 of testNames) renameSync4(pub("train_cleaned", name2), priv("train_cleaned", name2));
+  const answers = new CsvWriter(priv("answers.csv"), ["id", "value"]);
+  const sample = new CsvWriter(pub("sampleSubmission.csv"), ["id", "value"]);
+  try {
+    for (const name2 of codePointSort(readdirSync7(priv("train_cleaned")))) {
+      const { width, height, grey } = pngGrey(priv("train_cleaned", name2));
+      const stem = name2.replace(/\.[^.]*$/, "");
+      const values = Array.from({ length: 256 }, (_, v) => pyFloat(v / 255));
+      for (let r = 0; r < height; r++) {
+        for (let c = 0; c < width; c++) {
+          const id = `${stem}_${r + 1}_${c + 1}`;
+          answers.row([id, values[grey[r * width + c]]]);
+          sample.row([id, "1"]);
+        }
+      }
+    }
+  } finally {
+    answers.close();
+    sample.close();
+  }
+  rmSync6(priv("train_cleaned"), { recursive: true, force: true });
+}
+function roundHalfEven(x) {
+  const f = Math.floor(x);
+  const d = x - f;
+  return d > 0.5 || d === 0.5 && f % 2 === 1 ? f + 1 : f;
+}
+function lines(file2) {
+  const parts2 = readFileSync8(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  if (parts2.at(-1) === "") parts2.pop();
+  return parts2;
+}
+async function mlspBirds(rawDir, outDir) {
+  await extractZip(need(join8(rawDir, "mlsp_contest_dataset.zip")), rawDir);
+  const src = (...p) => join8(rawDir, "mlsp_contest_dataset", ...p);
+  const pub = (...p) => join8(outDir, "public", ...p);
+  for (const d of [
+    "essential_data/src_wavs",
+    ...["filtered_spectrograms", "segmentation_examples", "spectrograms", "supervised_segmentation"].map(
+      (x) => `supplemental_data/${x}`
+    )
+  ]) {
+    mkdirSync5(pub(d), { recursive: true });
+  }
+  mkdirSync5(join8(outDir, "private"), { recursive: true });
+  const folds = await scanTable(need(src("essential_data", "CVfolds_2.txt")));
+  const foldsReader = new RecordReader(folds);
+  const kept = [];
+  for (let i = 0; i < folds.n; i++) {
+    const [recId, fold] = foldsReader.cells(i);
+    if (Number(fold) === 0) kept.push(recId);
+  }
+  foldsReader.close();
+  const isTest = new Uint8Array(kept.length);
+  for (const p of permutation(kept.length, 0).subarray(0, roundHalfEven(0.2 * kept.length))) isTest[p] = 1;
+  const newId = new Map(kept.map((old, k) => [Number(old), k]));
+  writeFileSync2(
+    pub("essential_data", "CVfolds_2.txt"),
+    ["rec_id,fold", ...kept.map((_, k) => `${k},${isTest[k]}`)].join("\n") + "\n"
+  );
+  const names2 = await scanTable(need(src("essential_data", "rec_id2filename.txt")));
+  const namesReader = new RecordReader(names2);
+  const idCol = names2.header.indexOf("rec_id");
+  const fileCol = names2.header.indexOf("filename");
+  if (idCol < 0 || fileCol < 0) throw new Error("rec_id2filename.txt needs rec_id and filename columns");
+  const filenames = [];
+  const w = new CsvWriter(pub("essential_data", "rec_id2filename.txt"), names2.header);
+  for (let i = 0; i < names2.n; i++) {
+    const raw = namesReader.cells(i);
+    const id = newId.get(Number(raw[idCol]));
+    if (id === void 0) continue;
+    const out = raw.map((v, k) => k === idCol ? String(id) : renderCell(v, names2.types[k]));
+    filenames.push(raw[fileCol]);
+    w.row(out);
+  }
+  w.close();
+  namesReader.close();
+  const labelled = lines(need(src("essential_data", "rec_labels_test_hidden.txt"))).slice(1).map((line) => {
+    const [id, ...rest] = line.split(",");
+    return { id: newId.get(Number(id)), labels: rest.join(",") };
+  }).filter((x) => x.id !== void 0);
+  const pubLabels = ["rec_id,[labels]"];
+  const answers = ["Id,Probability"];
+  for (const { id, labels } of labelled) {
+    const shown = isTest[id] ? "?" : labels;
+    pubLabels.push(shown === "" ? `${id}` : `${id},${shown}`);
+    if (!isTest[id]) continue;
+    const species = new Set(
+      labels.split(",").filter((x) => x !== "").map(Number)
+    );
+    for (let sp = 0; sp < 19; sp++) answers.push(`${id * 100 + sp},${species.has(sp) ? 1 : 0}`);
+  }
+  writeFileSync2(pub("essential_data", "rec_labels_test_hidden.txt"), pubLabels.join("\n") + "\n");
+  writeFileSync2(join8(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
+  const sample = ["Id,Probability"];
+  kept.forEach((_, k) => {
+    if (isTest[k]) for (let sp = 0; sp < 19; sp++) sample.push(`${k * 100 + sp},0`);
+  });
+  writeFileSync2(pub("sample_submission.csv"), sample.join("\n") + "\n");
+  copyFileSync3(need(src("essential_data", "species_list.txt")), pub("essential_data", "species_list.txt"));
+  for (const f of filenames) {
+    copyFileSync3(
+      need(src("essential_data", "src_wavs", `${f}.wav`)),
+      pub("essential_data", "src_wavs", `${f}.wav`)
+    );
+    for (const d of [
+      "filtered_spectrograms",
+      "segmentation_examples",
+      "spectrograms",
+      "supervised_segmentation"
+    ]) {
+      const from = src("supplemental_data", d, `${f}.bmp`);
+      if (d === "segmentation_examples" && !existsSync7(from)) continue;
+      copyFileSync3(need(from), pub("supplemental_data", d, `${f}.bmp`));
+    }
+  }
+  for (const f of ["segment_clusters.bmp", "segment_mosaic.bmp"]) {
+    copyFileSync3(need(src("supplemental_data", f)), pub("supplemental_data", f));
+  }
+  for (const f of ["histogram_of_segments.txt", "segment_features.txt", "segment_rectangles.txt"]) {
+    const out = ["rec_id,[histogram of segment features]"];
+    for (const line of lines(need(src("supplemental_data", f))).slice(1)) {
+      const [id, ...rest] = line.split(",");
+      const n = newId.get(Number(id));
+      if (n !== void 0) out.push(`${n},${rest.join(",")}`);
+    }
+    writeFileSync2(pub("supplemental_data", f), out.join("\n") + "\n");
+  }
+}
+var CUSTOM_PREPARERS = {
+  "mlsp-2013-birds": mlspBirds,
+  "denoising-dirty-documents": denoisingDirtyDocuments,
+  "dogs-vs-cats": dogsVsCats,
+  whale,
+  "random-acts-of-pizza": randomActsOfPizza
+};
+
+// src/prepare/toy.ts
+import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync3, readFileSync as readFileSync9, existsSync as existsSync8, renameSync as renameSync5, rmSync as rmSync7 } from "node:fs";
+import { join as join9 } from "node:path";
+import { createHash as createHash5 } from "node:crypto";
+
+// src/prepare/random.ts
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = a + 1831565813 >>> 0;
+    let t = a;
+    t = Math.imul(t ^ t >>> 15, t | 1);
+    t ^= t + Math.imul(t ^ t >>> 7, t | 61);
+    return ((t ^ t >>> 14) >>> 0) / 4294967296;
+  };
+}
+function normal(u) {
+  return () => {
+    const a = Math.max(u(), 1e-12);
+    return Math.sqrt(-2 * Math.log(a)) * Math.cos(2 * Math.PI * u());
+  };
+}
+
+// src/prepare/toy.ts
+var ToyLeaderboardSchema = external_exports.strictObject({
+  teams: external_exports.number().int().min(1),
+  best: external_exports.number(),
+  median: external_exports.number(),
+  worst: external_exports.number(),
+  seed: external_exports.number().int()
+});
+var Split = {
+  seed: external_exports.number().int(),
+  trainRows: external_exports.number().int().positive().max(2e6),
+  testRows: external_exports.number().int().positive().max(1e6),
+  leaderboard: ToyLeaderboardSchema
+};
+var ToySchema = external_exports.discriminatedUnion("task", [
+  external_exports.strictObject({
+    task: external_exports.literal("regression"),
+    ...Split,
+    features: external_exports.number().int().min(3).max(200),
+    noise: external_exports.number().positive(),
+    target: external_exports.string()
+  }),
+  external_exports.strictObject({
+    task: external_exports.literal("binary"),
+    ...Split,
+    features: external_exports.number().int().min(3).max(200),
+    target: external_exports.string()
+  }),
+  external_exports.strictObject({
+    task: external_exports.literal("multiclass"),
+    ...Split,
+    features: external_exports.number().int().min(2).max(200),
+    classes: external_exports.array(external_exports.string().max(64)).min(2).max(1e3),
+    spread: external_exports.number().positive(),
+    target: external_exports.string()
+  })
+]);
+function toyParams(c) {
+  const parsed = ToySchema.safeParse(c.toy);
+  if (!parsed.success)
+    throw new UserError(`competitions/${c.id}: toy parameters invalid: ${parsed.error.issues[0].message}`);
+  return parsed.data;
+}
+function csv(t) {
+  return [t.header.join(","), ...t.rows.map((r) => r.join(","))].join("\n") + "\n";
+}
+var fmt = (x) => Number(x.toFixed(6));
+function generateToy(c) {
+  const p = toyParams(c);
+  const u = rng(p.seed);
+  const n = normal(u);
+  const total = p.trainRows + p.testRows;
+  const featureNames = Array.from({ length: p.features }, (_, j) => `f${j}`);
+  const X = Array.from({ length: total }, () => featureNames.map(() => n()));
+  const ids = Array.from({ length: total }, (_, i) => 1e4 + i);
+  let labels;
+  let answers;
+  let sample;
+  const testIdx = Array.from({ length: p.testRows }, (_, i) => p.trainRows + i);
+  if (p.task === "regression") {
+    const w = featureNames.map(() => -5 + 10 * u());
+    labels = X.map(
+      (x) => fmt(
+        20 + x.reduce((s, v, j) => s + w[j] * v, 0) + 3 * x[0] * x[1] + 4 * Math.sin(2 * x[2]) + p.noise * n()
+      )
+    );
+    answers = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], labels[i]]) };
+    sample = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], 0]) };
+  } else if (p.task === "binary") {
+    const w = featureNames.map(() => -1.5 + 3 * u());
+    labels = X.map((x) => {
+      const logit = x.reduce((s, v, j) => s + w[j] * v, 0) + 1.5 * x[0] * x[1] - 0.5;
+      return u() < 1 / (1 + Math.exp(-logit)) ? 1 : 0;
+    });
+    answers = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], labels[i]]) };
+    sample = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], 0.5]) };
+  } else {
+    const centers = p.classes.map(() => featureNames.map(() => p.spread * n()));
+    const cls = X.map(() => Math.floor(u() * p.classes.length));
+    X.forEach((x, i) => x.forEach((_, j) => x[j] += centers[cls[i]][j]));
+    labels = cls.map((k) => p.classes[k]);
+    answers = {
+      header: ["id", ...p.classes],
+      rows: testIdx.map((i) => [ids[i], ...p.classes.map((_, k) => k === cls[i] ? 1 : 0)])
+    };
+    const uniform = 1 / p.classes.length;
+    sample = {
+      header: ["id", ...p.classes],
+      rows: testIdx.map((i) => [ids[i], ...p.classes.map(() => uniform)])
+    };
+  }
+  const train = {
+    header: ["id", ...featureNames, p.target],
+    rows: Array.from({ length: p.trainRows }, (_, i) => [ids[i], ...X[i].map(fmt), labels[i]])
+  };
+  const test = {
+    header: ["id", ...featureNames],
+    rows: testIdx.map((i) => [ids[i], ...X[i].map(fmt)])
+  };
+  return {
+    public: {
+      "description.md": describe3(c, p),
+      "train.csv": csv(train),
+      "test.csv": csv(test),
+      [c.sampleSubmission]: csv(sample)
+    },
+    private: { [c.answers]: csv(answers) }
+  };
+}
+function describe3(c, p) {
+  const task = p.task === "regression" ? `Predict the numeric column \`${p.target}\` for every row of test.csv. Submissions are scored by ${c.metric} (lower is better).` : p.task === "binary" ? `Predict the probability that \`${p.target}\` is 1 for every row of test.csv. Submissions are scored by ${c.metric} (higher is better).` : `Predict a probability for each class (${p.classes.join(", ")}) of \`${p.target}\` for every row of test.csv; each row's probabilities sum to 1. Submissions are scored by ${c.metric} (lower is better).`;
+  return [
+    `# ${c.name}`,
+    "",
+    "A small synthetic competition bundled with Medalist (generated, deterministic, no download).",
+    "",
+    "## Task",
+    task,
+    "",
+    "## Files",
+    `- train.csv: ${p.trainRows} rows with features f0..f${p.features - 1} and the target \`${p.target}\``,
+    `- test.csv: ${p.testRows} rows, features only`,
+    `- ${c.sampleSubmission}: the expected submission format`,
+    "",
+    "## Submission",
+    `Write \`submission.csv\` with the same columns and ids as ${c.sampleSubmission}.`,
+    ""
+  ].join("\n");
+}
+function fingerprint(c) {
+  return createHash5("sha256").update(
+    JSON.stringify({
+      toy: { ...c.toy ?? {}, leaderboard: void 0 },
+      answers: c.answers,
+      sample: c.sampleSubmission
+    })
+  ).digest("hex");
+}
+function prepareToy(c, dataDir) {
+  const dir = join9(dataDir, c.id, "prepared");
+  const stamp = join9(dataDir, c.id, ".medalist-toy");
+  const fp = fingerprint(c);
+  if (existsSync8(stamp) && readFileSync9(stamp, "utf8") === fp && existsSync8(dir))
+    return { prepared: false, dir };
+  const files = generateToy(c);
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync7(tmp, { recursive: true, force: true });
+  for (const side of ["public", "private"]) {
+    for (const [name2, text2] of Object.entries(files[side])) {
+      const file2 = join9(tmp, side, name2);
+      mkdirSync6(join9(file2, ".."), { recursive: true });
+      writeFileSync3(file2, text2);
+    }
+  }
+  rmSync7(dir, { recursive: true, force: true });
+  renameSync5(tmp, dir);
+  writeFileSync3(stamp, fp);
+  return { prepared: true, dir };
+}
+
+// src/prepare/description.ts
+import { createHash as createHash6 } from "node:crypto";
+import { writeFileSync as writeFileSync4 } from "node:fs";
+var UPSTREAM_DESCRIPTIONS = "https://raw.githubusercontent.com/openai/mle-bench/main/mlebench/competitions";
+function descriptionStub(c) {
+  return `# ${c.name}
+
+Kaggle competition \`${c.id}\`: https://www.kaggle.com/competitions/${c.id}/overview
+
+(Prepared by Medalist without upstream MLE-bench's description.md.)
+`;
+}
+async function writeDescription(c, file2, baseUrl, log) {
+  const md52 = c.prepare?.descriptionMd5;
+  if (baseUrl && md52) {
+    const url2 = `${baseUrl.replace(/\/+$/, "")}/${encodeURIComponent(c.id)}/description.md`;
+    try {
+      const res = await fetch(url2, { signal: AbortSignal.timeout(2e4) });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const body = Buffer.from(await res.arrayBuffer());
+      const got = createHash6("md5").update(body).digest("hex");
+      if (got !== md52) throw new Error(`MD5 ${got} differs from the pinned ${md52}`);
+      writeFileSync4(file2, body);
+      return "upstream";
+    } catch (e) {
+      log(`${c.id}: warning: upstream description.md not used (${e.message}); writing a stub`);
+    }
+  }
+  writeFileSync4(file2, descriptionStub(c));
+  return "stub";
+}
+
+// src/prepare/prepare.ts
+function preparedDir(dataDir, id) {
+  return join10(dataDir, id, "prepared");
+}
+function requiredFiles(c) {
+  return [posix.normalize(`public/${c.sampleSubmission}`), posix.normalize(`private/${c.answers}`)];
+}
+function warmCheck(c, dataDir) {
+  const dir = preparedDir(dataDir, c.id);
+  const m = readManifest(dir);
+  if (!m || m.competition !== c.id) return void 0;
+  return manifestStillValid(dir, m, requiredFiles(c)) === void 0 ? m : void 0;
+}
+async function prepareCompetition(entry, opts) {
+  const c = entry.competition;
+  const t0 = performance.now();
+  const log = opts.log ?? (() => {
+  });
+  const done = (status, m) => ({
+    id: c.id,
+    status,
+    ms: performance.now() - t0,
+    upstreamMismatches: m?.upstreamMismatches ?? []
+  });
+  const warm = c.source === "toy" ? void 0 : warmCheck(c, opts.dataDir);
+  if (warm) return done("ready", warm);
+  const compDir = join10(opts.dataDir, c.id);
+  mkdirSync7(compDir, { recursive: true });
+  let release;
+  try {
+    release = await acquireLock(join10(compDir, ".medalist-prepare.lock"), {
+      waitMs: opts.lockWaitMs ?? 36e5
+    });
+  } catch (e) {
+    if (e instanceof LockBusyError)
+      throw new UserError(`${c.id}: another process is preparing it (${e.message})`, 1);
+    throw e;
+  }
+  try {
+    if (c.source === "toy") {
+      const dir2 = preparedDir(opts.dataDir, c.id);
+      const { prepared } = prepareToy(c, opts.dataDir);
+      const still = prepared ? void 0 : warmCheck(c, opts.dataDir);
+      if (still) return done("ready", still);
+      const m2 = await buildManifest(dir2, c.id, "toy", requiredFiles(c));
+      writeManifest(dir2, m2);
+      return done("generated", m2);
+    }
+    const after = warmCheck(c, opts.dataDir);
+    if (after) return done("ready", after);
+    for (const name2 of readdirSync8(compDir))
+      if (name2.startsWith(".staging-")) rmSync8(join10(compDir, name2), { recursive: true, force: true });
+    const dir = preparedDir(opts.dataDir, c.id);
+    const required2 = requiredFiles(c);
+    const upstream = c.prepare?.checksums;
+    if (existsSync9(dir)) {
+      const missing = required2.filter((f) => !existsSync9(join10(dir, f)));
+      if (missing.length > 0) {
+        throw new UserError(
+          `${c.id}: ${dir} exists but is incomplete (missing ${missing.join(", ")}); remove it, or re-run \`mlebench prepare\`, then run again`,
+          1
+        );
+      }
+      log(`${c.id}: checking data prepared by MLE-bench`);
+      const m2 = await buildManifest(dir, c.id, "reused", required2, upstream);
+      writeManifest(dir, m2);
+      return done("reused", m2);
+    }
+    const recipe = c.prepare?.split;
+    if (!recipe) {
+      throw new UserError(
+        `${c.id}: Medalist has no native preparation for it${c.prepare?.note ? ` (${c.prepare.note})` : ""}. Prepare it with MLE-bench (mlebench prepare -c ${c.id} --data-dir ${opts.dataDir}); Medalist then reuses it`,
+        1
+      );
+    }
+    const zip = join10(compDir, `${c.id}.zip`);
+    const md52 = opts.skipVerification ? void 0 : c.prepare?.zipMd5;
+    if (!existsSync9(zip)) {
+      log(`${c.id}: downloading from Kaggle`);
+      await downloadCompetition(c.id, zip, {
+        baseUrl: opts.kaggleUrl,
+        credentials: opts.credentials ?? kaggleCredentials(),
+        md5: md52,
+        retries: opts.downloadRetries,
+        retryDelayMs: opts.retryDelayMs,
+        log
+      });
+    } else if (md52 && await md5File(zip) !== md52) {
+      throw new UserError(
+        `${c.id}: ${zip} has an MD5 different from upstream's ${md52}; delete it to download again, or run with --skip-verification to accept it`,
+        1
+      );
+    }
+    const staging = join10(compDir, `.staging-${process.pid}-${Date.now()}`);
+    let description;
+    try {
+      const raw = join10(staging, "raw");
+      const out = join10(staging, "prepared");
+      log(`${c.id}: extracting ${zip}`);
+      await extractZip(zip, raw);
+      mkdirSync7(join10(out, "public"), { recursive: true });
+      mkdirSync7(join10(out, "private"), { recursive: true });
+      if (recipe.kind === "tables") await runTables(recipe, raw, out);
+      else if (recipe.kind === "custom") {
+        const run = CUSTOM_PREPARERS[recipe.preparer];
+        if (!run) throw new Error(`${c.id}: unknown preparer "${recipe.preparer}"`);
+        await run(raw, out);
+      } else {
+        const sizes = await runTableSplit(recipe, raw, out, log);
+        log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
+      }
+      if (!existsSync9(join10(out, "public", "description.md"))) {
+        description = await writeDescription(
+          c,
+          join10(out, "public", "description.md"),
+          opts.descriptionUrl,
+          log
+        );
+      }
+      const missing = required2.filter((f) => !existsSync9(join10(out, f)));
+      if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
+      rmSync8(raw, { recursive: true, force: true });
+      renameSync6(out, dir);
+    } finally {
+      rmSync8(staging, { recursive: true, force: true });
+    }
+    const m = { ...await buildManifest(dir, c.id, "recipe", required2, upstream), description };
+    writeManifest(dir, m);
+    if (m.upstreamMismatches.length > 0) {
+      log(`${c.id}: warning: ${m.upstreamMismatches.join(", ")} differ from upstream's checksums`);
+    }
+    return done("prepared", m);
+  } finally {
+    release();
+  }
+}
+async function prepareCompetitions(entries, opts) {
+  const results = [];
+  const failures = [];
+  for (const e of entries) {
+    try {
+      results.push(await prepareCompetition(e, opts));
+    } catch (err) {
+      failures.push({ id: e.competition.id, message: err.message });
+    }
+  }
+  return { results, failures };
+}
+
+// src/suite/prepare.ts
+function preparedPaths(dataDir, id) {
+  return {
+    publicDir: join11(dataDir, id, "prepared", "public"),
+    privateDir: join11(dataDir, id, "prepared", "private")
+  };
+}
+async function ensurePrepared(entry, dataDir, log) {
+  const r = await prepareCompetition(entry, { dataDir, log });
+  if (r.status !== "ready") log(`${entry.competition.id}: data ${r.status} in ${dataDir}`);
+  return preparedPaths(dataDir, entry.competition.id);
+}
+
+// src/suite/store.ts
+import { mkdirSync as mkdirSync8, readFileSync as readFileSync10, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync10 } from "node:fs";
+import { dirname as dirname6 } from "node:path";
+function toJson(value) {
+  return JSON.stringify(value, (_k, v) => typeof v === "number" && Number.isNaN(v) ? "NaN" : v, 2) + "\n";
+}
+function writeAtomic(path6, text2) {
+  mkdirSync8(dirname6(path6), { recursive: true });
+  const tmp = `${path6}.tmp-${process.pid}`;
+  writeFileSync5(tmp, text2);
+  renameSync7(tmp, path6);
+}
+function writeResults(path6, results) {
+  const parsed = SuiteResultsSchema.parse(results);
+  writeAtomic(path6, toJson(parsed));
+  return parsed;
+}
+function readResults(path6) {
+  let raw;
+  try {
+    raw = JSON.parse(readFileSync10(path6, "utf8"));
+  } catch (e) {
+    const code = e.code;
+    throw new UserError(
+      code === "ENOENT" ? `results file not found: ${path6}` : `${path6}: not a results JSON file (${e.message})`
+    );
+  }
+  const parsed = SuiteResultsSchema.safeParse(raw);
+  if (!parsed.success) throw new UserError(formatZodError(parsed.error, path6));
+  return parsed.data;
+}
+function readStoredRun(path6) {
+  if (!existsSync10(path6)) return null;
+  try {
+    const raw = JSON.parse(readFileSync10(path6, "utf8"));
+    const result = RunResultSchema.parse(raw.result);
+    return { suiteHash: String(raw.suiteHash), agent: String(raw.agent), result };
+  } catch {
+    return null;
+  }
+}
+function saveRun(path6, stored) {
+  writeAtomic(path6, toJson(stored));
+}
+
+// src/suite/progress.ts
+function medalText(report) {
+  if (!report) return "not graded";
+  if (report.gold_medal) return "gold";
+  if (report.silver_medal) return "silver";
+  if (report.bronze_medal) return "bronze";
+  return "no medal";
+}
+function progressLine(label, n, e) {
+  const at = `[${label}]`;
+  switch (e.kind) {
+    case "kept":
+      return `${at} ${n.done}/${n.total} ${e.runId}: kept from an earlier run (${e.outcome})`;
+    case "started":
+      return `${at} ${n.done + 1}/${n.total} ${e.runId}: started${e.gpus.length ? ` on GPU ${e.gpus.join(",")}` : ""}`;
+    case "retrying":
+      return `${at} ${e.runId}: infrastructure error (${e.error}); retrying (${e.attempt}/${e.retries})`;
+    case "finished": {
+      const r = e.report;
+      const score3 = r?.valid_submission ? `score ${r.score}` : r ? `invalid: ${r.error}` : e.exec.error;
+      return `${at} ${n.done}/${n.total} ${e.runId}: ${e.exec.outcome} in ${(e.exec.durationMs / 1e3).toFixed(1)}s, ${score3}, ${medalText(r)}`;
+    }
+  }
+}
+
+// src/suite/run-one.ts
+import { mkdirSync as mkdirSync9, rmSync as rmSync9, writeFileSync as writeFileSync6 } from "node:fs";
+import { join as join14, relative } from "node:path";
+
+// src/execute/instructions.ts
+function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
+  return [
+    `You are solving the Kaggle-style competition "${c.name}" (${c.id}).`,
+    "",
+    `- The competition's files are in ${paths.data} (read-only); start with description.md.`,
+    `- Write your predictions to ${paths.submission}/submission.csv in the format of ${c.sampleSubmission}.`,
+    `  Only that file is graded, after you finish, against private answers you cannot see.`,
+    `- Keep your notes and logs in ${paths.logs} and your code in ${paths.code}.`,
+    `- You have ${timeLimitSecs} seconds of wall-clock time; the run is stopped at the limit.`,
+    `- The metric is ${c.metric} (${c.isLowerBetter ? "lower" : "higher"} is better).`,
+    `- To check your submission's format (never its score), POST the CSV to the URL in $MEDALIST_VALIDATION_URL when it is set.`,
+    ""
+  ].join("\n");
+}
+
+// src/grade/grade.ts
+import { lstatSync as lstatSync2 } from "node:fs";
+import { extname as extname2, join as join13 } from "node:path";
+
+// src/grade/metrics/errors.ts
+var MetricError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "MetricError";
+  }
+};
+function sameLength(a, b, what = "inputs") {
+  if (a.length !== b.length)
+    throw new MetricError(`${what} have different lengths: ${a.length} and ${b.length}`);
+}
+function requireFinite(a, what) {
+  for (let i = 0; i < a.length; i++) {
+    if (!Number.isFinite(a[i])) throw new MetricError(`${what} contains ${a[i]} (row ${i + 1})`);
+  }
+}
+
+// src/grade/spec.ts
+import { readFileSync as readFileSync11, existsSync as existsSync11 } from "node:fs";
+import { join as join12 } from "node:path";
+var name = external_exports.string().min(1);
+var names = external_exports.array(name).min(1);
+var note = external_exports.string().optional();
+var rounding = external_exports.enum(["python", "numpy"]).optional();
+var IdRule = external_exports.enum([
+  /** Sorted id lists equal (same multiset): missing, extra, duplicated or retyped ids are invalid. */
+  "match",
+  /** Ids only used to sort both sides, rows then paired by position; no check (nyc-taxi). */
+  "sort-only"
+]);
+var GraderSpecSchema = external_exports.discriminatedUnion("kind", [
+  /** One probability column scored with ROC AUC; values must lie in [0,1] (lite-grading §2.3). */
+  external_exports.strictObject({ kind: external_exports.literal("binary-auc"), id: name, target: name, rounding, note }),
+  /** Mean of per-column ROC AUCs. */
+  external_exports.strictObject({
+    kind: external_exports.literal("column-auc"),
+    id: name,
+    targets: names,
+    /** superset: extra columns ignored; exact: the column set must be exactly id + targets. */
+    columns: external_exports.enum(["superset", "exact"]).default("superset"),
+    /** Require every target value to lie in [0,1]. */
+    range: external_exports.boolean().default(true),
+    /** by-name: target k scored against answers' target k; by-position: the submission's non-id columns in its own order (jigsaw). */
+    pairing: external_exports.enum(["by-name", "by-position"]).default("by-name"),
+    /** Drop answer rows whose targets sum below 0 (Kaggle's unscored rows marked -1). */
+    skipNegativeRows: external_exports.boolean().default(false),
+    /** reject: ids must match exactly; allow: duplicated submission ids are paired by sorted position (jigsaw). */
+    duplicateIds: external_exports.enum(["reject", "allow"]).default("reject"),
+    rounding,
+    note
+  }),
+  /** Root mean squared error of one column. */
+  external_exports.strictObject({
+    kind: external_exports.literal("rmse"),
+    id: name,
+    target: name,
+    ids: IdRule.default("match"),
+    rounding,
+    note
+  }),
+  /** Mean of per-column RMSLEs, rows paired in file order (ids ignored). */
+  external_exports.strictObject({ kind: external_exports.literal("column-rmsle"), targets: names, rounding, note }),
+  /** Multi-class log loss over one-hot answer columns; rows must sum to 1 ± tolerance and lie in [0,1]. */
+  external_exports.strictObject({
+    kind: external_exports.literal("multiclass-logloss"),
+    id: name,
+    classes: names,
+    /** superset: extras ignored; exact: column set exactly id + classes; exact-count: exactly 1+K columns, probability checks by position (id first). */
+    columns: external_exports.enum(["superset", "exact", "exact-count"]).default("superset"),
+    /** numpy isclose(sum, 1, atol=1e-6) with rtol 1e-5 ⇒ 1.1e-5. */
+    rowSumTolerance: external_exports.number().nonnegative().default(11e-6),
+    rounding,
+    note
+  }),
+  /** Binary log loss of P(label = 1); ids compared as sets, values in [0,1]. */
+  external_exports.strictObject({ kind: external_exports.literal("binary-logloss"), id: name, target: name, rounding, note }),
+  /** Fraction of rows equal to the answer. value: pandas/sklearn comparison; string: both sides as pandas astype(str). */
+  external_exports.strictObject({
+    kind: external_exports.literal("accuracy"),
+    id: name,
+    target: name,
+    compare: external_exports.enum(["value", "string"]).default("value"),
+    rounding,
+    note
+  }),
+  /** Quadratic weighted kappa over integral labels; ids compared as sets. */
+  external_exports.strictObject({ kind: external_exports.literal("qwk"), id: name, target: name, rounding, note })
+]);
+function roundingOf(spec) {
+  if (spec.rounding) return spec.rounding;
+  return spec.kind === "binary-auc" || spec.kind === "column-auc" || spec.kind === "qwk" || spec.kind === "accuracy" ? "numpy" : "python";
+}
+function parseGraderSpec(raw, source = "grader.json") {
+  const parsed = GraderSpecSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(formatZodError(parsed.error, source));
+  return parsed.data;
+}
+function loadGraderSpec(competitionDir) {
+  const file2 = join12(competitionDir, "grader.json");
+  if (!existsSync11(file2)) return null;
+  let raw;
+  try {
+    raw = JSON.parse(readFileSync11(file2, "utf8"));
+  } catch (e) {
+    throw new Error(`${file2}: not valid JSON (${e.message})`);
+  }
+  return parseGraderSpec(raw, file2);
 }
 
 // src/grade/metrics/npsum.ts
@@ -98413,17 +99139,17 @@ function multiclassLogLossGrade(spec, sub, ans) {
       const missing = want.filter((n) => !sub.has(n));
       const extra = sub.names.filter((n) => !wanted.has(n));
       if (missing.length || extra.length || sub.names.length !== want.length) {
-        const parts = [];
+        const parts2 = [];
         if (missing.length)
-          parts.push(
+          parts2.push(
             `missing ${missing.slice(0, 3).map((m) => `"${m}"`).join(", ")}${missing.length > 3 ? ", \u2026" : ""}`
           );
         if (extra.length)
-          parts.push(
+          parts2.push(
             `unexpected ${extra.slice(0, 3).map((m) => `"${m}"`).join(", ")}${extra.length > 3 ? ", \u2026" : ""}`
           );
         throw new SubmissionError(
-          `submission columns must be exactly ${spec.id} + ${spec.classes.length} classes (${parts.join("; ")})`
+          `submission columns must be exactly ${spec.id} + ${spec.classes.length} classes (${parts2.join("; ")})`
         );
       }
     } else {
@@ -98556,7 +99282,7 @@ function round5Numpy(x) {
 }
 
 // src/grade/medals.ts
-import { readFileSync as readFileSync11 } from "node:fs";
+import { readFileSync as readFileSync12 } from "node:fs";
 function thresholdPositions(n) {
   if (!Number.isInteger(n) || n < 1) throw new Error(`a leaderboard needs at least one team (got ${n})`);
   const at = (c) => Math.max(1, Math.floor(n * c));
@@ -98648,8 +99374,8 @@ function leaderboardScoresFromCsv(text2, source = "leaderboard") {
   }
   return Array.from(col.values, (v) => Number.isNaN(v) ? null : v);
 }
-function readLeaderboardScores(path4) {
-  return leaderboardScoresFromCsv(readFileSync11(path4, "utf8"), path4);
+function readLeaderboardScores(path6) {
+  return leaderboardScoresFromCsv(readFileSync12(path6, "utf8"), path6);
 }
 
 // src/grade/external.ts
@@ -98731,15 +99457,17 @@ function lastLine(s) {
 }
 
 // src/grade/grade.ts
-function submissionProblem(path4) {
+var MAX_SUBMISSION_BYTES = 1024 ** 3;
+function submissionProblem(path6) {
   let st;
   try {
-    st = statSync6(path4);
+    st = lstatSync2(path6);
   } catch {
-    return `no submission file at ${path4}`;
+    return `no submission file at ${path6}`;
   }
-  if (!st.isFile()) return `${path4} is not a regular file`;
-  if (extname2(path4).toLowerCase() !== ".csv") return `${path4} is not a .csv file`;
+  if (st.isSymbolicLink()) return `${path6} is a symbolic link`;
+  if (!st.isFile()) return `${path6} is not a regular file`;
+  if (extname2(path6).toLowerCase() !== ".csv") return `${path6} is not a .csv file`;
   return null;
 }
 function readAnswers(spec, answersPath) {
@@ -98768,13 +99496,13 @@ function scoreSubmission(spec, submissionPath, answers) {
   }
 }
 function boardFor(competition, competitionDir, leaderboardPath2) {
-  const path4 = leaderboardPath2 ?? (competition.leaderboard ? join13(competitionDir, competition.leaderboard) : void 0);
-  if (path4) {
+  const path6 = leaderboardPath2 ?? (competition.leaderboard ? join13(competitionDir, competition.leaderboard) : void 0);
+  if (path6) {
     try {
-      const scores = readLeaderboardScores(path4);
+      const scores = readLeaderboardScores(path6);
       return { thresholds: thresholdsFromLeaderboard(scores), scores, source: "leaderboard" };
     } catch (e) {
-      if (leaderboardPath2) throw new Error(`cannot read the leaderboard ${path4}: ${e.message}`);
+      if (leaderboardPath2) throw new Error(`cannot read the leaderboard ${path6}: ${e.message}`);
     }
   }
   const t = competition.thresholds;
@@ -98854,11 +99582,36 @@ async function grade(opts) {
     return makeReport(
       competition.id,
       opts.submissionPath,
-      { exists: false, valid: false, score: null, error: problem },
+      {
+        exists: false,
+        valid: false,
+        score: null,
+        error: problem
+      },
       board,
       now
     );
   }
+  const snap = snapshotFile(opts.submissionPath, opts.maxSubmissionBytes ?? MAX_SUBMISSION_BYTES);
+  if (!snap.ok) {
+    return makeReport(
+      competition.id,
+      opts.submissionPath,
+      { exists: !snap.missing, valid: false, score: null, error: snap.problem },
+      board,
+      now
+    );
+  }
+  try {
+    const report = await gradeFile(opts, snap.path, board, now);
+    const error62 = report.error?.replaceAll(snap.path, opts.submissionPath) ?? null;
+    return { ...report, submission_path: opts.submissionPath, error: error62 };
+  } finally {
+    snap.dispose();
+  }
+}
+async function gradeFile(opts, submissionPath, board, now) {
+  const { competition } = opts;
   let result;
   try {
     if (competition.grading === "external") {
@@ -98868,25 +99621,25 @@ async function grade(opts) {
         );
       result = await gradeExternal(opts.external.command, {
         competition: competition.id,
-        submission: opts.submissionPath,
+        submission: submissionPath,
         privateDir: opts.privateDir
       });
     } else {
       const spec = loadGraderSpec(opts.competitionDir);
       if (!spec) throw new Error(`${join13(opts.competitionDir, "grader.json")} is missing`);
-      result = scoreSubmission(spec, opts.submissionPath, join13(opts.privateDir, competition.answers));
+      result = scoreSubmission(spec, submissionPath, join13(opts.privateDir, competition.answers));
     }
   } catch (e) {
     const report = makeReport(
       competition.id,
-      opts.submissionPath,
+      submissionPath,
       { exists: true, valid: false, score: null, error: e.message },
       board,
       now
     );
     return { ...report, grader_error: true };
   }
-  return makeReport(competition.id, opts.submissionPath, { ...result, exists: true }, board, now);
+  return makeReport(competition.id, submissionPath, { ...result, exists: true }, board, now);
 }
 
 // src/suite/retry.ts
@@ -98897,11 +99650,11 @@ async function executeWithRetries(execute, spec, policy, opts = {}) {
     const again = result.outcome === "infra_error" && result.retryable === true && !result.cancelled && attempt2 <= policy.retries && !opts.signal?.aborted;
     if (!again) return { result, attempts: attempt2 };
     opts.onRetry?.(attempt2, result, delay);
-    await sleep2(delay, opts.signal);
+    await sleep3(delay, opts.signal);
     delay *= 2;
   }
 }
-function sleep2(ms, signal) {
+function sleep3(ms, signal) {
   return new Promise((resolve13) => {
     const done = () => {
       clearTimeout(t);
@@ -98914,8 +99667,6 @@ function sleep2(ms, signal) {
 }
 
 // src/suite/run-files.ts
-import { readFileSync as readFileSync12 } from "node:fs";
-import { join as join14 } from "node:path";
 function gradeJson(r) {
   const n = (v) => v !== null && Number.isNaN(v) ? "NaN" : v;
   return {
@@ -98934,9 +99685,9 @@ var UsageSchema = external_exports.object({
 });
 function readUsage(runDir) {
   try {
-    const parsed = UsageSchema.safeParse(
-      JSON.parse(readFileSync12(join14(runPaths(runDir).logsDir, "usage.json"), "utf8"))
-    );
+    const file2 = readInside(runPaths(runDir).logsDir, "usage.json", 64 * 1024);
+    if (!file2.ok) return null;
+    const parsed = UsageSchema.safeParse(JSON.parse(file2.data.toString("utf8")));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
@@ -98954,15 +99705,15 @@ function reusableResult(stored, fp) {
 
 // src/suite/run-one.ts
 async function runOne(ctx, run, gpus) {
-  const runDir = join15(ctx.outDir, "runs", run.runId);
-  const storePath = join15(runDir, "run.json");
+  const runDir = join14(ctx.outDir, "runs", run.runId);
+  const storePath = join14(runDir, "run.json");
   const fingerprint2 = fingerprintOf(ctx.suiteHash, ctx.agentText);
   const kept = reusableResult(readStoredRun(storePath), fingerprint2);
   if (kept) {
     ctx.emit({ kind: "kept", runId: run.runId, outcome: kept.outcome });
     return kept;
   }
-  rmSync7(runDir, { recursive: true, force: true });
+  rmSync9(runDir, { recursive: true, force: true });
   mkdirSync9(runDir, { recursive: true });
   const entry = ctx.registry.get(run.competitionId);
   const paths = ctx.prepared.get(run.competitionId);
@@ -98984,8 +99735,10 @@ async function runOne(ctx, run, gpus) {
       secretEnv: ctx.agent.secrets,
       validationUrl: ctx.executor.validationUrl?.(
         run.competitionId,
-        join15(paths.publicDir, entry.competition.sampleSubmission)
-      )
+        join14(paths.publicDir, entry.competition.sampleSubmission),
+        run.runId
+      ),
+      quota: ctx.config.limits.disk
     },
     ctx.retry,
     {
@@ -99024,9 +99777,115 @@ async function runOne(ctx, run, gpus) {
     gpus,
     details: exec.details ?? {}
   };
+  ctx.record?.(result);
   saveRun(storePath, { ...fingerprint2, result });
   ctx.emit({ kind: "finished", runId: run.runId, exec, report });
   return result;
+}
+
+// src/suite/lock.ts
+import { randomBytes as randomBytes3 } from "node:crypto";
+import { closeSync as closeSync7, mkdirSync as mkdirSync10, openSync as openSync7, readFileSync as readFileSync13, unlinkSync, writeSync as writeSync5 } from "node:fs";
+import os6 from "node:os";
+import { join as join15 } from "node:path";
+var LOCK_FILE = ".medalist.lock";
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function readHolder(file2) {
+  try {
+    const h = JSON.parse(readFileSync13(file2, "utf8"));
+    return typeof h.pid === "number" && typeof h.host === "string" ? h : null;
+  } catch {
+    return null;
+  }
+}
+async function lockResultsDir(dir, opts = {}) {
+  mkdirSync10(dir, { recursive: true });
+  const file2 = join15(dir, LOCK_FILE);
+  const me = {
+    pid: process.pid,
+    host: os6.hostname(),
+    since: (/* @__PURE__ */ new Date()).toISOString(),
+    nonce: randomBytes3(8).toString("hex")
+  };
+  const deadline = Date.now() + (opts.waitMs ?? 0);
+  let told = false;
+  for (; ; ) {
+    try {
+      const fd = openSync7(file2, "wx", 420);
+      writeSync5(fd, JSON.stringify(me) + "\n");
+      closeSync7(fd);
+      return () => {
+        if (readHolder(file2)?.nonce === me.nonce) unlinkSync(file2);
+      };
+    } catch (e) {
+      if (e.code !== "EEXIST") throw e;
+    }
+    const h = readHolder(file2);
+    if (h === null || h.host === me.host && !alive(h.pid)) {
+      opts.log?.(
+        `taking over the lock of ${dir}${h ? ` left by process ${h.pid} (no longer running)` : " (unreadable)"}`
+      );
+      try {
+        unlinkSync(file2);
+      } catch {
+      }
+      await new Promise((r) => setTimeout(r, 20 + Math.random() * 30));
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      throw new UserError(
+        `${dir} is in use by medalist process ${h.pid} on ${h.host} (since ${h.since}); wait for it to finish, or write to another folder`,
+        1
+      );
+    }
+    if (!told) opts.log?.(`waiting for medalist process ${h.pid} to finish with ${dir}`);
+    told = true;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+// src/suite/disk.ts
+import { closeSync as closeSync8, openSync as openSync8, readdirSync as readdirSync9, rmSync as rmSync10, writeSync as writeSync6 } from "node:fs";
+import { join as join16 } from "node:path";
+function isDiskFull(e) {
+  const code = e?.code;
+  return code === "ENOSPC" || code === "EDQUOT";
+}
+var RESERVE_FILE = ".medalist-reserve";
+function reserveSpace(dir, bytes2 = 1024 ** 2) {
+  const file2 = join16(dir, RESERVE_FILE);
+  const fd = openSync8(file2, "w", 384);
+  try {
+    const zeros = Buffer.alloc(64 * 1024);
+    for (let done = 0; done < bytes2; done += zeros.length) writeSync6(fd, zeros);
+  } finally {
+    closeSync8(fd);
+  }
+  return () => rmSync10(file2, { force: true });
+}
+function removeTempFiles(dir, depth = 3) {
+  let n = 0;
+  let entries;
+  try {
+    entries = readdirSync9(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    const full = join16(dir, e.name);
+    if (e.isFile() && /\.tmp-\d+$/.test(e.name)) {
+      rmSync10(full, { force: true });
+      n++;
+    } else if (depth > 0 && e.isDirectory()) n += removeTempFiles(full, depth - 1);
+  }
+  return n;
 }
 
 // src/suite/run.ts
@@ -99043,9 +99902,21 @@ function agentEnv(agent, env = process.env) {
     if (v === void 0) throw new UserError(`agent.secrets: ${name2} is not set in the runner's environment`);
     out[name2] = v;
   }
+  if (envBytes(out) > MAX_ENV_BYTES)
+    throw new UserError(
+      `agent.secrets: the agent's environment with its secrets is larger than ${MAX_ENV_BYTES} bytes`
+    );
   return out;
 }
 async function runSuite(opts) {
+  const release = await lockResultsDir(resolve6(opts.outDir), { log: opts.log });
+  try {
+    return await runSuiteLocked(opts);
+  } finally {
+    release();
+  }
+}
+async function runSuiteLocked(opts) {
   const { config: config2 } = opts;
   const log = opts.log ?? (() => {
   });
@@ -99068,6 +99939,13 @@ async function runSuite(opts) {
     throw new UserError(
       `externalGrader: ${external.join(", ")} ${external.length === 1 ? "is" : "are"} not graded natively; set externalGrader (e.g. ["mlebench", "grade-sample", "{submission}", "{competition}"]) or exclude ${external.length === 1 ? "it" : "them"}`
     );
+  }
+  let freeReserve;
+  try {
+    freeReserve = reserveSpace(outDir);
+  } catch (e) {
+    if (isDiskFull(e)) throw new UserError(`the disk holding ${outDir} is full: no run started`, 1);
+    throw e;
   }
   const prepared = /* @__PURE__ */ new Map();
   for (const id of competitions) prepared.set(id, await ensurePrepared(registry2.get(id), dataDir, log));
@@ -99100,7 +99978,8 @@ async function runSuite(opts) {
     env,
     retry: { retries: runPolicy(config2).retries, delayMs: opts.retryDelayMs ?? 2e3 },
     signal: opts.signal,
-    emit
+    emit,
+    record: (r) => results.set(r.runId, r)
   };
   const results = /* @__PURE__ */ new Map();
   const one = async (run, gpus) => {
@@ -99119,6 +99998,7 @@ async function runSuite(opts) {
     log(`[${opts.label}] ${counter.done}/${counter.total} done; running: ${list}`);
   }, beatSecs * 1e3) : void 0;
   heartbeat?.unref();
+  let diskFull = null;
   try {
     await schedule(
       runs.map((r) => ({ ...r, id: r.runId, gpus: executor.perRun.gpus, cpus: executor.perRun.cpus })),
@@ -99126,6 +100006,9 @@ async function runSuite(opts) {
       one,
       opts.signal
     );
+  } catch (e) {
+    if (!isDiskFull(e)) throw e;
+    diskFull = e;
   } finally {
     clearInterval(heartbeat);
     await executor.close();
@@ -99158,7 +100041,38 @@ async function runSuite(opts) {
     ...opts.shard ? { shard: opts.shard } : {},
     runs: runs.map((r) => results.get(r.runId)).filter((r) => r !== void 0)
   };
-  return writeResults(join16(outDir, "results.json"), suite);
+  freeReserve();
+  if (diskFull) {
+    const reason = `the disk filled up (${diskFull.message})`;
+    const notRun2 = runs.filter((r) => !results.has(r.runId)).map((r) => notRunResult(r, join17("runs", r.runId), reason));
+    suite.runs = [...suite.runs, ...notRun2];
+    const removed = removeTempFiles(outDir);
+    const file2 = join17(outDir, "results.json");
+    writeResults(file2, suite);
+    throw new UserError(
+      `disk full: the suite stopped; ${results.size} finished run(s) kept, ${notRun2.length} not run; results written to ${file2}${removed ? `; ${removed} temporary file(s) removed` : ""}`,
+      1
+    );
+  }
+  return writeResults(join17(outDir, "results.json"), suite);
+}
+function notRunResult(run, runDir, reason) {
+  return {
+    runId: run.runId,
+    competitionId: run.competitionId,
+    seed: run.seed,
+    outcome: "infra_error",
+    exitCode: null,
+    startedAt: (/* @__PURE__ */ new Date()).toISOString(),
+    durationMs: 0,
+    attempts: 0,
+    runDir,
+    error: `not run: ${reason}`,
+    grade: null,
+    usage: null,
+    gpus: [],
+    details: { notRun: "true" }
+  };
 }
 
 // src/session/merge.ts
@@ -99250,8 +100164,8 @@ function openSession(config2, baseDir) {
   );
   return { config: config2, baseDir, registry: registry2, plan: plan(config2, registry2) };
 }
-function fileBaseline(path4, shown = path4) {
-  const results = readResults(path4);
+function fileBaseline(path6, shown = path6) {
+  const results = readResults(path6);
   const sha = results.git.sha ? ` (commit ${results.git.sha.slice(0, 7)})` : "";
   return { kind: "results", results, description: `results file ${shown}${sha}` };
 }
@@ -99283,16 +100197,16 @@ function renderEvaluation(head, comparison, baselineNote, opts = {}, base = null
 ` : text2;
 }
 function incompleteNote(head, base) {
-  const parts = [];
+  const parts2 = [];
   for (const side of [base, head]) {
     if (!side) continue;
     const lost = notRun(side);
     if (lost.length)
-      parts.push(
+      parts2.push(
         `${lost.length} ${side.label} run${lost.length > 1 ? "s" : ""} never ran (${lost[0].error?.replace(/^not run: /, "")})`
       );
   }
-  return parts.length ? `Incomplete: ${parts.join("; ")}. They count as not comparable and the gate does not pass.` : null;
+  return parts2.length ? `Incomplete: ${parts2.join("; ")}. They count as not comparable and the gate does not pass.` : null;
 }
 function gateFails2(comparison, failOn, sides = null) {
   if (failOn === "never") return false;
@@ -99308,7 +100222,7 @@ async function runSides(input2) {
   const side = (label, baseDir, agent, git, runIds) => run({
     config: session.config,
     baseDir,
-    outDir: join17(dir, label),
+    outDir: join18(dir, label),
     label,
     agent,
     registry: session.registry,
@@ -99350,7 +100264,7 @@ async function runSides(input2) {
       },
       onLook: (l) => log(`[head] look ${l.look}: ${l.headRuns} runs, verdict ${l.verdict}, decision ${l.decision}`)
     });
-    writeAtomic(join17(dir, "head", "results.json"), toJson(adaptive.head));
+    writeAtomic(join18(dir, "head", "results.json"), toJson(adaptive.head));
     return { base, head: adaptive.head, description, comparison: adaptive.comparison };
   }
   const head = input2.head ?? await side("head", session.baseDir, config2.agent, input2.headGit);
@@ -99364,10 +100278,10 @@ async function evaluate(input2) {
   const { base, head, description } = sides;
   const comparison = sides.comparison ?? (base ? compareRuns(base, head, session.config.gate, description) : null);
   const paths = {
-    head: join17(dir, "head", "results.json"),
-    base: baseline.kind === "run" ? join17(dir, "base", "results.json") : null,
-    report: join17(dir, "report.md"),
-    comparison: comparison ? join17(dir, "comparison.json") : null
+    head: join18(dir, "head", "results.json"),
+    base: baseline.kind === "run" ? join18(dir, "base", "results.json") : null,
+    report: join18(dir, "report.md"),
+    comparison: comparison ? join18(dir, "comparison.json") : null
   };
   if (input2.head) writeResults(paths.head, input2.head);
   if (comparison) writeAtomic(paths.comparison, toJson(comparison));
@@ -99454,7 +100368,7 @@ function parseShard(text2) {
 }
 
 // src/session/shards.ts
-import { readFileSync as readFileSync13 } from "node:fs";
+import { readFileSync as readFileSync14 } from "node:fs";
 var PlanFileSchema = external_exports.object({
   version: external_exports.literal(1),
   suite: external_exports.object({ name: external_exports.string(), hash: external_exports.string() }),
@@ -99527,15 +100441,15 @@ function describePlan(p) {
     lines2.push("Nothing to run: the plan has no runs, so the matrix is empty; skip the run jobs.");
   return lines2.join("\n");
 }
-function readPlanFile(path4) {
+function readPlanFile(path6) {
   let raw;
   try {
-    raw = JSON.parse(readFileSync13(path4, "utf8"));
+    raw = JSON.parse(readFileSync14(path6, "utf8"));
   } catch (e) {
-    throw new UserError(`${path4}: not a plan JSON file (${e.message})`);
+    throw new UserError(`${path6}: not a plan JSON file (${e.message})`);
   }
   const parsed = PlanFileSchema.safeParse(raw);
-  if (!parsed.success) throw new UserError(formatZodError(parsed.error, path4));
+  if (!parsed.success) throw new UserError(formatZodError(parsed.error, path6));
   return parsed.data;
 }
 function shardOf(session, index, count, planFile) {
@@ -99557,8 +100471,12 @@ function shardOf(session, index, count, planFile) {
 function cancelOnSignals(log) {
   const ac = new AbortController();
   const onSignal = (sig) => {
-    if (ac.signal.aborted) return;
-    log(`medalist: ${sig} received: stopping runs; finished runs are kept`);
+    if (ac.signal.aborted) {
+      log(`medalist: second ${sig}: killing the runs and exiting now; finished runs are kept`);
+      killAllRunsNow();
+      process.exit(130);
+    }
+    log(`medalist: ${sig} received: stopping runs; finished runs are kept (again to exit at once)`);
     ac.abort();
   };
   const onInt = () => onSignal("SIGINT");
@@ -99571,7 +100489,7 @@ var progress = (line) => console.error(line);
 async function runFromConfig(loaded, outDir) {
   const { config: config2, baseDir } = loaded;
   const out = resolve8(outDir);
-  mkdirSync10(out, { recursive: true });
+  mkdirSync11(out, { recursive: true });
   const b = config2.baseline;
   if (b.source === "cache") {
     throw new UserError(
@@ -99618,7 +100536,7 @@ async function runShardFromConfig(loaded, outDir, shardText, planPath) {
   const session = openSession(config2, baseDir);
   const shard = shardOf(session, which.index, which.count, planPath ? readPlanFile(planPath) : void 0);
   const out = resolve8(outDir);
-  mkdirSync10(out, { recursive: true });
+  mkdirSync11(out, { recursive: true });
   const { signal, dispose } = cancelOnSignals(progress);
   try {
     const baseline = b.source === "run" ? {
@@ -99634,7 +100552,7 @@ async function runShardFromConfig(loaded, outDir, shardText, planPath) {
       throw e;
     }
     progress(
-      `shard results: ${[b.source === "run" ? join18(out, "base", "results.json") : null, join18(out, "head", "results.json")].filter(Boolean).join(", ")}`
+      `shard results: ${[b.source === "run" ? join19(out, "base", "results.json") : null, join19(out, "head", "results.json")].filter(Boolean).join(", ")}`
     );
     return 0;
   } finally {
@@ -99686,7 +100604,7 @@ competitions, 2 seeds each, with the local executor (no Docker, GitHub or Kaggle
 comparison and writes DIR/report.md and the results JSON (default DIR: .medalist/demo).`,
   async run(argv) {
     const { values } = parseCommandArgs(argv, { out: { type: "string" } });
-    const demo = join18(dirname7(defaultRegistryDir()), "examples", "demo.yml");
+    const demo = join19(dirname7(defaultRegistryDir()), "examples", "demo.yml");
     return runFromConfig(loadConfig(demo), values.out ?? ".medalist/demo");
   }
 };
@@ -99762,8 +100680,8 @@ Prints a Markdown report of one suite run: medal rate and every run's outcome, s
 };
 
 // src/cli/commands/schema.ts
-import { mkdirSync as mkdirSync11, writeFileSync as writeFileSync10 } from "node:fs";
-import { join as join19 } from "node:path";
+import { mkdirSync as mkdirSync12, writeFileSync as writeFileSync10 } from "node:fs";
+import { join as join20 } from "node:path";
 function jsonSchemas() {
   return {
     "medalist.schema.json": {
@@ -99786,10 +100704,10 @@ Point your editor's YAML/JSON schema setting at medalist.schema.json to validate
   async run(argv) {
     const { values } = parseCommandArgs(argv, { out: { type: "string" } });
     const dir = values.out ?? "schema";
-    mkdirSync11(dir, { recursive: true });
+    mkdirSync12(dir, { recursive: true });
     for (const [name2, schema] of Object.entries(jsonSchemas())) {
-      writeFileSync10(join19(dir, name2), JSON.stringify(schema, null, 2) + "\n");
-      console.log(`wrote ${join19(dir, name2)}`);
+      writeFileSync10(join20(dir, name2), JSON.stringify(schema, null, 2) + "\n");
+      console.log(`wrote ${join20(dir, name2)}`);
     }
     return 0;
   }
@@ -99937,7 +100855,7 @@ import { resolve as resolve10 } from "node:path";
 
 // src/registry/leaderboards-fetch.ts
 import { createHash as createHash7 } from "node:crypto";
-import { mkdirSync as mkdirSync12, renameSync as renameSync8, rmSync as rmSync8, writeFileSync as writeFileSync11 } from "node:fs";
+import { mkdirSync as mkdirSync13, renameSync as renameSync8, rmSync as rmSync11, writeFileSync as writeFileSync11 } from "node:fs";
 import { dirname as dirname8 } from "node:path";
 var MLEBENCH_LFS = "https://github.com/openai/mle-bench.git/info/lfs";
 var LFS_JSON = "application/vnd.git-lfs+json";
@@ -100011,14 +100929,14 @@ async function fetchLeaderboards(entries, opts) {
         );
       }
       const file2 = fetchedLeaderboardFile(opts.dir, id);
-      mkdirSync12(dirname8(file2), { recursive: true });
+      mkdirSync13(dirname8(file2), { recursive: true });
       const tmp = `${file2}.tmp-${process.pid}`;
       writeFileSync11(tmp, body);
       renameSync8(tmp, file2);
       result.fetched.push(id);
       opts.log?.(`${id}: verified (${body.length} bytes)`);
     } catch (err) {
-      rmSync8(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
+      rmSync11(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
       result.failed.push({ id, message: err.message });
     }
   }
@@ -100068,9 +100986,9 @@ var leaderboardsCommand = {
       let withBoard = 0;
       for (const id of ids) {
         const entry = registry2.get(id);
-        const path4 = leaderboardPath(entry, dir);
-        if (path4) withBoard++;
-        const source = path4 ? `leaderboard ${path4}` : entry.competition.thresholds ? "precomputed thresholds" : "none";
+        const path6 = leaderboardPath(entry, dir);
+        if (path6) withBoard++;
+        const source = path6 ? `leaderboard ${path6}` : entry.competition.thresholds ? "precomputed thresholds" : "none";
         console.log(`${id.padEnd(50)} ${source}`);
       }
       console.log(
@@ -100092,7 +101010,7 @@ ${withBoard} of ${ids.length} with a leaderboard file (fetched ones are verified
 };
 
 // src/cli/commands/grade.ts
-import { join as join20, resolve as resolve11 } from "node:path";
+import { join as join21, resolve as resolve11 } from "node:path";
 
 // src/grade/json.ts
 function pythonJson(value, indent = 2) {
@@ -100160,7 +101078,7 @@ var gradeCommand = {
     const report = await grade({
       competition: entry.competition,
       competitionDir: entry.dir,
-      privateDir: join20(resolve11(dataDir), id, "prepared", "private"),
+      privateDir: join21(resolve11(dataDir), id, "prepared", "private"),
       submissionPath: submission,
       leaderboardPath: values.leaderboard ? resolve11(values.leaderboard) : void 0,
       external: ext ? { command: ext.split(/\s+/) } : void 0

@@ -1,6 +1,7 @@
 // Uploads each run's trajectory (logs, code, submission) and the report as workflow artifacts.
-import { readdirSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { statSync } from "node:fs";
+import { listRegularFiles } from "../execute/runfiles.js";
+import { resolve } from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
 
 export interface ArtifactApi {
@@ -21,20 +22,13 @@ export const actionsArtifacts = (): ArtifactApi => {
   };
 };
 
-/** Every file under `dir` (empty when it does not exist). */
+/** Every regular file under `dir` (empty when it does not exist), read back safely: see listFiles. */
 export function filesUnder(dir: string): string[] {
-  return safeIsDir(dir) ? listFiles(dir) : [];
+  return safeIsDir(dir) ? listRegularFiles(dir, 1_000_000, Number.MAX_SAFE_INTEGER) : [];
 }
 
-function listFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...listFiles(p));
-    else if (entry.isFile()) out.push(p);
-  }
-  return out;
-}
+/** A run folder's files, read back safely: no links, no hard links, bounded (execute/runfiles.ts). */
+const listFiles = (dir: string): string[] => listRegularFiles(dir);
 
 /** Artifact names may not hold " : < > | * ? \ / or line breaks. */
 export const artifactName = (s: string) => s.replace(/[":<>|*?\\/\r\n]+/g, "_");

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { dirname, resolve, extname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { ConfigSchema, type Config } from "./schema.js";
@@ -29,12 +29,19 @@ export function validateConfig(raw: unknown, where: string): Config {
   return parsed.data;
 }
 
+/** Largest config file read (a YAML file this big is a mistake or an attack: parsing it takes minutes). */
+export const MAX_CONFIG_BYTES = 1024 ** 2;
+
 export function loadConfig(path: string): LoadedConfig {
   const abs = resolve(path);
   let text: string;
   try {
+    const size = statSync(abs).size;
+    if (size > MAX_CONFIG_BYTES)
+      throw new UserError(`${path}: the config file is ${size} bytes, larger than ${MAX_CONFIG_BYTES} bytes`);
     text = readFileSync(abs, "utf8");
   } catch (e) {
+    if (e instanceof UserError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     throw new UserError(
       code === "ENOENT" ? `config file not found: ${path}` : `cannot read ${path}: ${(e as Error).message}`,

@@ -19,6 +19,9 @@ export function parseBytes(v: string | number): number | null {
   return Math.round(Number(m[1]) * 1024 ** pow);
 }
 
+/** Longest time limit: 7 days (Node timers overflow past 2^31 ms, about 24.8 days). */
+export const MAX_TIME_SECS = 7 * 24 * 3600;
+
 const duration = z.union([z.number().positive(), z.string()]).transform((v, ctx) => {
   const s = parseDuration(v);
   if (s === null || !(s > 0)) {
@@ -28,8 +31,15 @@ const duration = z.union([z.number().positive(), z.string()]).transform((v, ctx)
     });
     return z.NEVER;
   }
+  if (s > MAX_TIME_SECS) {
+    ctx.addIssue({ code: "custom", message: `at most ${MAX_TIME_SECS} seconds (7 days), got ${s}` });
+    return z.NEVER;
+  }
   return s;
 });
+
+/** Most bytes of agent environment (names and values); the OS refuses to start larger ones. */
+export const MAX_ENV_BYTES = 64 * 1024;
 
 const bytes = z.union([z.number().int().positive(), z.string()]).transform((v, ctx) => {
   const b = parseBytes(v);
@@ -65,9 +75,20 @@ export const AgentSchema = z
     /** Plain variables passed to the agent. */
     env: z.record(envName, z.string()).default({}),
     /** Names of runner environment variables passed to the agent (masked in logs). */
-    secrets: z.array(envName).default([]),
+    secrets: z.array(envName).max(100).default([]),
+  })
+  .refine((a) => envBytes(a.env) <= MAX_ENV_BYTES, {
+    path: ["env"],
+    message: `the agent's environment is larger than ${MAX_ENV_BYTES} bytes`,
   })
   .describe("The agent under test.");
+
+/** Bytes an environment takes (NAME=value and a NUL each). */
+export function envBytes(env: Record<string, string>): number {
+  let n = 0;
+  for (const [k, v] of Object.entries(env)) n += Buffer.byteLength(k) + Buffer.byteLength(v) + 2;
+  return n;
+}
 
 export const CompetitionsSchema = z
   .strictObject({
@@ -90,6 +111,14 @@ export const LimitsSchema = z.strictObject({
   pids: z.number().int().positive().optional(),
   /** GPUs per run. */
   gpus: z.number().int().min(0).default(0),
+  /** Most bytes the agent may leave in each folder; checked during the run, the run stops past it. */
+  disk: z
+    .strictObject({
+      submission: bytes.default(1024 ** 3),
+      logs: bytes.default(1024 ** 3),
+      code: bytes.default(1024 ** 3),
+    })
+    .default({ submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 }),
 });
 
 export const DockerSchema = z.strictObject({
@@ -99,7 +128,21 @@ export const DockerSchema = z.strictObject({
   /** Deprecated: use run.retries. */
   retries: z.number().int().min(0).optional(),
   /** Deprecated: use run.stopGraceSecs. */
-  stopGraceSecs: z.number().int().min(0).optional(),
+  stopGraceSecs: z.number().int().min(0).max(3600).optional(),
+  /**
+   * Container user: "uid" or "uid:gid"; default the runner's own uid:gid, or 65534:65534 (nobody)
+   * when the runner is root. "image" keeps the image's USER (root in the image is root in its
+   * container: see docs/security.md).
+   */
+  user: z
+    .string()
+    .regex(/^(\d{1,10}(:\d{1,10})?|image)$/, 'expected "uid", "uid:gid" or "image"')
+    .optional(),
+  /** Capabilities added back after dropping all (e.g. ["NET_BIND_SERVICE"]); default none. */
+  capAdd: z
+    .array(z.string().regex(/^[A-Z_]{2,32}$/, "expected a capability name like NET_BIND_SERVICE"))
+    .max(40)
+    .default([]),
 });
 
 /** How runs are run, whichever executor runs them. Unset fields fall back to the old docker keys. */
@@ -107,7 +150,7 @@ export const RunPolicySchema = z.strictObject({
   /** How often an infrastructure error is retried before the run counts as not comparable. */
   retries: z.number().int().min(0).optional(),
   /** Seconds between SIGTERM and SIGKILL when the time limit is hit. */
-  stopGraceSecs: z.number().int().min(0).optional(),
+  stopGraceSecs: z.number().int().min(0).max(3600).optional(),
 });
 
 export const BaselineSchema = z.discriminatedUnion("source", [
@@ -157,7 +200,11 @@ export const ConfigSchema = z
     competitions: CompetitionsSchema,
     seeds: SeedsSchema.default(3),
     agent: AgentSchema,
-    limits: LimitsSchema.default({ time: 600, gpus: 0 }),
+    limits: LimitsSchema.default({
+      time: 600,
+      gpus: 0,
+      disk: { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 },
+    }),
     dataDir: z.string().default(".medalist/data"),
     /** Folder with competition definitions; defaults to the bundled registry. */
     registryDir: z.string().optional(),
@@ -171,7 +218,7 @@ export const ConfigSchema = z
     /** Runs at once (local executor); docker schedules by CPUs and GPUs. */
     concurrency: z.number().int().min(1).default(1),
     run: RunPolicySchema.default({}),
-    docker: DockerSchema.default({ network: "bridge" }),
+    docker: DockerSchema.default({ network: "bridge", capAdd: [] }),
     baseline: BaselineSchema.default({ source: "none" }),
     gate: GateSchema.default(GATE_DEFAULTS),
   })

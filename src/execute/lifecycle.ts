@@ -37,8 +37,8 @@ export interface OpenExecutor {
   /** What each run reserves (the scheduler task's gpus and cpus). */
   readonly perRun: { gpus: number; cpus?: number };
   readonly facts: EnvironmentFacts;
-  /** URL of the format-check endpoint for one run, when the backend offers one. */
-  validationUrl?(competitionId: string, sampleSubmissionPath: string): string | undefined;
+  /** URL of the format-check endpoint for one run (its own request budget), when offered. */
+  validationUrl?(competitionId: string, sampleSubmissionPath: string, runId?: string): string | undefined;
   /**
    * One attempt at one run. Never grades, never retries: the caller retries infra errors marked
    * `retryable` under one policy. A run stopped because the suite was cancelled has `cancelled`.

@@ -1,3 +1,5 @@
+import type { DiskQuota } from "./quota.js";
+
 /** How a run ended, from the executor's point of view. */
 export type Outcome = "completed" | "failed" | "timed_out" | "oom" | "infra_error";
 
@@ -20,6 +22,8 @@ export interface RunSpec {
   validationUrl?: string;
   /** Names in `env` whose values are secrets: masked in run.log. */
   secretEnv?: string[];
+  /** Most bytes per writable folder, enforced while the run runs (default execute/quota.ts). */
+  quota?: DiskQuota;
   /** Which attempt this is (1 first); a retry starts from an empty submission folder. */
   attempt?: number;
 }

@@ -1,18 +1,25 @@
 import { randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
+import path from "node:path";
 import type Docker from "dockerode";
 import { parseCsv } from "../prepare/csv.js";
+import { readCsvFile, readCsvText, SubmissionError, type Table } from "../grade/csv.js";
+import { idKey } from "../grade/align.js";
 
 /**
  * Format checks for agents: an HTTP endpoint on the runner, reachable from the containers, that
- * compares a posted submission with the competition's public sample submission (columns, ids,
- * row count). It never grades and never returns a score.
+ * checks a posted submission against the competition's public sample submission (columns, ids,
+ * row count) with the grader's own CSV reader and rules. It never grades and never returns a score.
  *
  *   POST <url>   body: the CSV (raw), or multipart/form-data with a `file` part (MLE-bench style)
  *   → 200 {"valid": bool, "result": "...", "errors": [...]}
+ *
+ * The agent is hostile, so: a body limit derived from the sample's size, the body streamed to a
+ * private spool file (constant memory) and read back keeping only the id column, one check at a
+ * time per run, a request budget per run, and timeouts for slow senders.
  */
 
 export { parseCsv };
@@ -23,18 +30,35 @@ export interface SampleShape {
   idColumn: string;
   ids: Set<string>;
   rows: number;
+  /** Size of the sample file in bytes. */
+  bytes: number;
 }
 
-/** Rows of a CSV without blank lines (pandas skips them too). */
-function csvRows(text: string): string[][] {
-  return parseCsv(text).filter((r) => !(r.length === 1 && r[0] === ""));
+const key = (v: number | string | null) => (v === null ? "" : String(v));
+
+function idsOf(t: Table, name: string): string[] {
+  const c = t.column(name);
+  if (!c) return [];
+  const out: string[] = new Array(t.rowCount);
+  for (let i = 0; i < t.rowCount; i++) out[i] = key(idKey(c, i));
+  return out;
 }
 
-export function sampleShape(csv: string): SampleShape {
-  const [header, ...body] = csvRows(csv);
-  if (!header || header.length === 0) throw new Error("the sample submission is empty");
-  return { columns: header, idColumn: header[0], ids: new Set(body.map((r) => r[0])), rows: body.length };
+/** The sample submission's columns, ids and rows, read by the grader's reader. */
+export function sampleShape(csv: string | Buffer): SampleShape {
+  const bytes = typeof csv === "string" ? Buffer.byteLength(csv) : csv.length;
+  const t = readCsvText(csv, "the sample submission", { keep: (_n, k) => k === 0 });
+  if (t.names.length === 0) throw new Error("the sample submission is empty");
+  const idColumn = t.names[0];
+  return { columns: t.names, idColumn, ids: new Set(idsOf(t, idColumn)), rows: t.rowCount, bytes };
 }
+
+/** Body limit for one competition: 16 × the sample plus 1 MiB, within [1 MiB, ceiling]. */
+export function bodyLimit(sampleBytes: number, ceiling = DEFAULT_CEILING): number {
+  return Math.min(ceiling, Math.max(1024 ** 2, 16 * sampleBytes + 1024 ** 2));
+}
+
+export const DEFAULT_CEILING = 32 * 1024 ** 2;
 
 export interface FormatCheck {
   valid: boolean;
@@ -48,35 +72,28 @@ const few = (xs: string[], n = 5) =>
     .join(", ") + (xs.length > n ? `, … (${xs.length} in all)` : "");
 
 /** Same columns, same ids, same row count as the sample; no score, ever. */
-export function checkFormat(sample: SampleShape, submissionCsv: string): FormatCheck {
+export function checkTable(sample: SampleShape, t: Table): FormatCheck {
   const errors: string[] = [];
-  const [header, ...body] = csvRows(submissionCsv);
-  if (!header) return { valid: false, errors: ["the submission is empty"] };
-
+  const header = t.names;
   const missing = sample.columns.filter((c) => !header.includes(c));
   const extra = header.filter((c) => !sample.columns.includes(c));
   if (missing.length > 0) errors.push(`missing columns: ${few(missing)}`);
   if (extra.length > 0) errors.push(`unexpected columns: ${few(extra)}`);
-  if (new Set(header).size !== header.length) errors.push("duplicate column names");
-
-  const ragged = body.findIndex((r) => r.length !== header.length);
-  if (ragged >= 0)
-    errors.push(`row ${ragged + 2} has ${body[ragged].length} fields, the header has ${header.length}`);
-  if (body.length !== sample.rows)
-    errors.push(`${body.length} rows, expected ${sample.rows} (as in the sample submission)`);
-
-  const idAt = header.indexOf(sample.idColumn);
-  if (idAt >= 0) {
+  if (t.rowCount !== sample.rows)
+    errors.push(`${t.rowCount} rows, expected ${sample.rows} (as in the sample submission)`);
+  if (t.has(sample.idColumn)) {
     const seen = new Set<string>();
     const dupes: string[] = [];
     const unknown: string[] = [];
-    for (const r of body) {
-      const id = r[idAt] ?? "";
-      if (seen.has(id)) dupes.push(id);
-      seen.add(id);
-      if (!sample.ids.has(id)) unknown.push(id);
+    for (const id of idsOf(t, sample.idColumn)) {
+      if (seen.has(id)) {
+        if (dupes.length < 6) dupes.push(id);
+      } else if (!sample.ids.has(id)) {
+        if (unknown.length < 6) unknown.push(id);
+      } else seen.add(id);
     }
-    const absent = [...sample.ids].filter((id) => !seen.has(id));
+    const absent: string[] = [];
+    for (const id of sample.ids) if (!seen.has(id) && absent.length < 6) absent.push(id);
     if (absent.length > 0) errors.push(`ids missing from ${sample.idColumn}: ${few(absent)}`);
     if (unknown.length > 0) errors.push(`ids not in the sample submission: ${few(unknown)}`);
     if (dupes.length > 0) errors.push(`duplicate ids: ${few(dupes)}`);
@@ -84,34 +101,133 @@ export function checkFormat(sample: SampleShape, submissionCsv: string): FormatC
   return { valid: errors.length === 0, errors };
 }
 
-/** The file part of a multipart/form-data body (field `file`, else the first part with a filename). */
-export function multipartFile(body: Buffer, contentType: string): Buffer | null {
-  const m = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
-  if (!m) return null;
-  const delim = Buffer.from(`--${m[1] ?? m[2].trim()}`);
-  const parts: { headers: string; content: Buffer }[] = [];
-  let at = body.indexOf(delim);
-  while (at >= 0) {
-    const start = at + delim.length;
-    if (body.subarray(start, start + 2).toString() === "--") break;
-    const next = body.indexOf(delim, start);
-    if (next < 0) break;
-    const part = body.subarray(start + 2, next - 2); // skip CRLF after the delimiter and before the next
-    const split = part.indexOf("\r\n\r\n");
-    if (split >= 0)
-      parts.push({ headers: part.subarray(0, split).toString(), content: part.subarray(split + 4) });
-    at = next;
+/** Reads only the id column, at most about twice the sample's rows: memory bounded by the sample. */
+function checkWith(sample: SampleShape, read: (keep: (n: string) => boolean, maxRows: number) => Table) {
+  try {
+    return checkTable(
+      sample,
+      read((n) => n === sample.idColumn, 2 * sample.rows + 1000),
+    );
+  } catch (e) {
+    if (e instanceof SubmissionError) {
+      const msg = e.message.replace(/^submission: /, "");
+      return {
+        valid: false,
+        errors: [msg.replace(/ \(the answers have \d+\)/, " (as in the sample submission)")],
+      };
+    }
+    throw e;
   }
-  const named =
-    parts.find((p) => /name="file"/i.test(p.headers)) ?? parts.find((p) => /filename=/i.test(p.headers));
-  return named?.content ?? null;
+}
+
+export function checkFormat(sample: SampleShape, submissionCsv: string | Buffer): FormatCheck {
+  if (submissionCsv.length === 0) return { valid: false, errors: ["the submission is empty"] };
+  return checkWith(sample, (keep, maxRows) => readCsvText(submissionCsv, "submission", { keep, maxRows }));
+}
+
+export function checkFormatFile(sample: SampleShape, file: string): FormatCheck {
+  if (statSync(file).size === 0) return { valid: false, errors: ["the submission is empty"] };
+  const r = checkWith(sample, (keep, maxRows) => readCsvFile(file, { keep, maxRows }));
+  return { ...r, errors: r.errors.map((e) => e.replaceAll(file, "submission")) };
+}
+
+/**
+ * Streams the file part out of a multipart/form-data body (field `file`, or the first part with a
+ * filename), holding at most one delimiter and one part's headers in memory.
+ */
+export class MultipartFile {
+  private buf: Buffer = Buffer.alloc(0);
+  private state: "pre" | "after" | "headers" | "body" | "done" = "pre";
+  private isFile = false;
+  private readonly delim: Buffer;
+  found = false;
+
+  constructor(
+    boundary: string,
+    private readonly out: (chunk: Buffer) => void,
+  ) {
+    this.delim = Buffer.from(`\r\n--${boundary}`);
+  }
+
+  static boundary(contentType: string): string | null {
+    const m = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
+    return m ? (m[1] ?? m[2].trim()) : null;
+  }
+
+  push(chunk: Buffer): void {
+    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    for (;;) {
+      if (this.state === "done") {
+        this.buf = Buffer.alloc(0);
+        return;
+      }
+      if (this.state === "pre") {
+        const d = this.delim.subarray(2);
+        const i = this.buf.indexOf(d);
+        if (i < 0) {
+          this.buf = this.buf.subarray(Math.max(0, this.buf.length - d.length));
+          return;
+        }
+        this.buf = this.buf.subarray(i + d.length);
+        this.state = "after";
+      } else if (this.state === "after") {
+        if (this.buf.length < 2) return;
+        if (this.buf[0] === 0x2d && this.buf[1] === 0x2d) this.state = "done";
+        else {
+          this.buf = this.buf.subarray(2);
+          this.state = "headers";
+        }
+      } else if (this.state === "headers") {
+        const i = this.buf.indexOf("\r\n\r\n");
+        if (i < 0) {
+          if (this.buf.length > 16 * 1024) throw new Error("multipart part headers longer than 16 KiB");
+          return;
+        }
+        const headers = this.buf.subarray(0, i).toString("latin1");
+        this.isFile = /name="file"/i.test(headers) || /filename=/i.test(headers);
+        this.buf = this.buf.subarray(i + 4);
+        this.state = "body";
+      } else {
+        const i = this.buf.indexOf(this.delim);
+        if (i < 0) {
+          const keep = this.delim.length - 1;
+          if (this.buf.length > keep) {
+            if (this.isFile) this.out(this.buf.subarray(0, this.buf.length - keep));
+            this.buf = this.buf.subarray(this.buf.length - keep);
+          }
+          return;
+        }
+        if (this.isFile) {
+          this.out(this.buf.subarray(0, i));
+          this.found = true;
+          this.state = "done";
+        } else {
+          this.buf = this.buf.subarray(i + this.delim.length);
+          this.state = "after";
+        }
+      }
+    }
+  }
+}
+
+/** The file part of a whole multipart/form-data body held in memory (tests, small bodies). */
+export function multipartFile(body: Buffer, contentType: string): Buffer | null {
+  const boundary = MultipartFile.boundary(contentType);
+  if (!boundary) return null;
+  const parts: Buffer[] = [];
+  const m = new MultipartFile(boundary, (c) => parts.push(Buffer.from(c)));
+  m.push(body);
+  return m.found ? Buffer.concat(parts) : null;
 }
 
 export interface ValidationServer {
   /** Base URL (what containers can reach). */
   readonly url: string;
-  /** URL checking submissions of one competition (an unguessable path per competition). */
-  register(competitionId: string, sampleSubmissionPath: string): string;
+  /**
+   * URL checking submissions of one competition (an unguessable path); with `runId`, one URL per
+   * run with its own request budget.
+   */
+  register(competitionId: string, sampleSubmissionPath: string, runId?: string): string;
   close(): Promise<void>;
 }
 
@@ -122,63 +238,142 @@ export interface ValidationServerOptions {
   advertiseHost?: string;
   /** Default 0: any free port. */
   port?: number;
-  /** Largest accepted submission. Default 512 MiB. */
+  /** Ceiling of the body limit (the limit itself follows the sample's size). Default 32 MiB. */
   maxBytes?: number;
+  /** Checks one run (one URL) may ask for. Default 200. */
+  requestsPerRun?: number;
+}
+
+interface Entry {
+  competitionId: string;
+  samplePath: string;
+  shape?: SampleShape;
+  used: number;
+  busy: boolean;
 }
 
 export async function startValidationServer(opts: ValidationServerOptions = {}): Promise<ValidationServer> {
-  const maxBytes = opts.maxBytes ?? 512 * 1024 ** 2;
-  const byToken = new Map<
-    string,
-    { competitionId: string; samplePath: string; shape?: Promise<SampleShape> }
-  >();
+  const ceiling = opts.maxBytes ?? DEFAULT_CEILING;
+  const budget = opts.requestsPerRun ?? 200;
+  const byToken = new Map<string, Entry>();
   const tokenOf = new Map<string, string>();
+  const spool = mkdtempSync(path.join(os.tmpdir(), "medalist-format-"));
+  let seq = 0;
 
   const server = http.createServer((req, res) => {
-    const reply = (status: number, body: unknown) => {
-      res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify(body) + "\n");
+    const reply = (status: number, body: unknown, close = false) => {
+      if (res.headersSent) return;
+      const send = () => {
+        if (res.headersSent) return;
+        res.writeHead(status, {
+          "content-type": "application/json",
+          ...(close ? { connection: "close" } : {}),
+        });
+        res.end(JSON.stringify(body) + "\n");
+      };
+      if (!close || req.complete) return send();
+      // A refused body is read and thrown away (nothing kept) so that the sender sees the answer;
+      // a sender still sending after 5 s is cut off.
+      req.removeAllListeners("data");
+      req.on("end", send);
+      req.resume();
+      const cut = setTimeout(() => req.destroy(), 5000);
+      cut.unref();
+      req.on("close", () => clearTimeout(cut));
     };
     const m = /^\/([0-9a-f]{32})\/validate\/?$/.exec(req.url ?? "");
     const entry = m ? byToken.get(m[1]) : undefined;
     if (req.url === "/health") return reply(200, { ok: true });
-    if (!entry) return reply(404, { error: "unknown validation URL" });
+    if (!entry) return reply(404, { error: "unknown validation URL" }, true);
     if (req.method !== "POST")
-      return reply(405, { error: "POST the submission CSV (raw body, or multipart with a `file` part)" });
+      return reply(
+        405,
+        { error: "POST the submission CSV (raw body, or multipart with a `file` part)" },
+        true,
+      );
+    if (entry.used >= budget)
+      return reply(429, { error: `this run has used all ${budget} of its format checks` }, true);
+    if (entry.busy) return reply(429, { error: "one format check at a time: wait for the answer" }, true);
 
-    const chunks: Buffer[] = [];
+    let shape: SampleShape;
+    try {
+      entry.shape ??= sampleShapeOfFile(entry.samplePath);
+      shape = entry.shape;
+    } catch (e) {
+      return reply(500, { error: `could not read the sample submission: ${(e as Error).message}` }, true);
+    }
+    const limit = bodyLimit(shape.bytes, ceiling);
+    const declared = Number(req.headers["content-length"] ?? NaN);
+    if (declared > limit) return reply(413, { error: `submission larger than ${limit} bytes` }, true);
+
+    entry.used++;
+    entry.busy = true;
+    const file = path.join(spool, `${++seq}.csv`);
+    const out = createWriteStream(file);
     let size = 0;
-    let tooBig = false;
+    let failed: string | null = null;
+    const type = req.headers["content-type"] ?? "";
+    const boundary = /^multipart\/form-data/i.test(type) ? MultipartFile.boundary(type) : null;
+    const write = (c: Buffer) => void out.write(c);
+    const parts = boundary ? new MultipartFile(boundary, write) : null;
+    const done = () => {
+      entry.busy = false;
+      rmSync(file, { force: true });
+    };
+    out.on("error", (e) => (failed ??= `could not spool the submission: ${e.message}`));
     req.on("data", (c: Buffer) => {
+      if (failed) return;
       size += c.length;
-      if (size > maxBytes) tooBig = true;
-      else chunks.push(c);
-    });
-    req.on("end", async () => {
-      if (tooBig) return reply(413, { error: `submission larger than ${maxBytes} bytes` });
+      if (size > limit) {
+        failed = "too big";
+        out.destroy();
+        done();
+        return reply(413, { error: `submission larger than ${limit} bytes` }, true);
+      }
       try {
-        let body: Buffer = Buffer.concat(chunks);
-        const type = req.headers["content-type"] ?? "";
-        if (/^multipart\/form-data/i.test(type)) {
-          const file = multipartFile(body, type);
-          if (!file) return reply(400, { error: "no file part in the multipart body" });
-          body = file;
-        }
-        entry.shape ??= readFile(entry.samplePath, "utf8").then(sampleShape);
-        const check = checkFormat(await entry.shape, body.toString("utf8"));
-        reply(200, {
-          competition_id: entry.competitionId,
-          valid: check.valid,
-          result: check.valid ? "Submission is valid." : `Submission is invalid: ${check.errors.join("; ")}`,
-          errors: check.errors,
-        });
+        if (parts) parts.push(c);
+        else write(c);
       } catch (e) {
-        entry.shape = undefined;
-        reply(500, { error: `could not check the submission: ${(e as Error).message}` });
+        failed = (e as Error).message;
+      }
+      // Backpressure: never hold more than the stream's buffer in memory.
+      if (out.writableNeedDrain) {
+        req.pause();
+        out.once("drain", () => req.resume());
       }
     });
-    req.on("error", () => res.destroy());
+    req.on("error", () => {
+      failed ??= "aborted";
+      out.destroy();
+      done();
+    });
+    req.on("end", () => {
+      if (failed === "too big" || failed === "aborted") return;
+      out.end(() => {
+        try {
+          if (failed) return reply(400, { error: failed });
+          if (parts && !parts.found) return reply(400, { error: "no file part in the multipart body" });
+          const check = checkFormatFile(shape, file);
+          reply(200, {
+            competition_id: entry.competitionId,
+            valid: check.valid,
+            result: check.valid
+              ? "Submission is valid."
+              : `Submission is invalid: ${check.errors.join("; ")}`,
+            errors: check.errors,
+          });
+        } catch (e) {
+          reply(500, { error: `could not check the submission: ${(e as Error).message}` });
+        } finally {
+          done();
+        }
+      });
+    });
   });
+  // Slow senders cannot hold the endpoint: headers within 10 s, a whole request within 2 min.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 120_000;
+  server.maxConnections = 64;
 
   const host = opts.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
@@ -191,20 +386,37 @@ export async function startValidationServer(opts: ValidationServerOptions = {}):
 
   return {
     url,
-    register(competitionId, samplePath) {
-      let token = tokenOf.get(competitionId);
+    register(competitionId, samplePath, runId) {
+      const k = `${competitionId}\0${runId ?? ""}`;
+      let token = tokenOf.get(k);
       if (!token) {
         token = randomBytes(16).toString("hex");
-        tokenOf.set(competitionId, token);
-        byToken.set(token, { competitionId, samplePath });
+        tokenOf.set(k, token);
+        byToken.set(token, { competitionId, samplePath, used: 0, busy: false });
       }
       return `${url}/${token}/validate`;
     },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => resolve());
+        server.close(() => {
+          rmSync(spool, { recursive: true, force: true });
+          resolve();
+        });
       }),
+  };
+}
+
+function sampleShapeOfFile(file: string): SampleShape {
+  const t = readCsvFile(file, { keep: (_n, k) => k === 0 });
+  if (t.names.length === 0) throw new Error("the sample submission is empty");
+  const idColumn = t.names[0];
+  return {
+    columns: t.names,
+    idColumn,
+    ids: new Set(idsOf(t, idColumn)),
+    rows: t.rowCount,
+    bytes: statSync(file).size,
   };
 }
 

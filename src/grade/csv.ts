@@ -367,7 +367,10 @@ class Tokenizer {
       }
       this.first = false;
       this.head = Buffer.alloc(0);
-      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
+      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) {
+        chunk = chunk.subarray(3);
+        this.bytesSeen = 3; // offsets count from the file's first byte
+      }
     }
     this.checkText(chunk, false);
     const buf = this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk;
@@ -397,10 +400,13 @@ class Tokenizer {
     if (chunk.indexOf(0) !== -1) {
       throw new SubmissionError(`${this.source}: contains NUL bytes (a binary file, not a CSV)`);
     }
-    const bad = () =>
-      new SubmissionError(`${this.source}: not valid UTF-8 text (near byte ${this.bytesSeen})`);
+    // The offset of the first bad byte, counted from the start of the file.
+    const bad = (segment: Buffer, base: number) =>
+      new SubmissionError(
+        `${this.source}: not valid UTF-8 text (at byte offset ${base + firstInvalidUtf8(segment)})`,
+      );
     if (final) {
-      if (!isUtf8(this.utf8Tail)) throw bad();
+      if (!isUtf8(this.utf8Tail)) throw bad(this.utf8Tail, this.bytesSeen);
       this.utf8Tail = Buffer.alloc(0);
       return;
     }
@@ -409,8 +415,10 @@ class Tokenizer {
       this.utf8Tail = Buffer.concat([this.utf8Tail, chunk]);
     } else {
       const lastLf = chunk.lastIndexOf(LF);
-      if (!isUtf8(Buffer.concat([this.utf8Tail, chunk.subarray(0, firstLf + 1)]))) throw bad();
-      if (!isUtf8(chunk.subarray(firstLf + 1, lastLf + 1))) throw bad();
+      const head = Buffer.concat([this.utf8Tail, chunk.subarray(0, firstLf + 1)]);
+      if (!isUtf8(head)) throw bad(head, this.bytesSeen);
+      const body = chunk.subarray(firstLf + 1, lastLf + 1);
+      if (!isUtf8(body)) throw bad(body, this.bytesSeen + head.length);
       this.bytesSeen += this.utf8Tail.length + lastLf + 1;
       this.utf8Tail = Buffer.from(chunk.subarray(lastLf + 1));
     }
@@ -650,6 +658,32 @@ class Tokenizer {
       if (i >= n) return n;
     }
   }
+}
+
+/** Index of the first byte of `b` that is not part of a valid UTF-8 sequence (b.length if none). */
+export function firstInvalidUtf8(b: Buffer): number {
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i];
+    let n: number, min: number;
+    if (c < 0x80) {
+      i++;
+      continue;
+    } else if (c >= 0xc2 && c <= 0xdf) [n, min] = [1, 0x80];
+    else if (c >= 0xe0 && c <= 0xef) [n, min] = [2, 0x800];
+    else if (c >= 0xf0 && c <= 0xf4) [n, min] = [3, 0x10000];
+    else return i;
+    if (i + n >= b.length) return i; // cut short
+    let cp = c & (0x3f >> n);
+    for (let k = 1; k <= n; k++) {
+      const d = b[i + k];
+      if ((d & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += n + 1;
+  }
+  return b.length;
 }
 
 type ChunkSource = (visit: (chunk: Buffer) => boolean | void) => void;

@@ -2,8 +2,9 @@
  * The grading stage: one submission file → a GradeReport with MLE-bench's fields. A missing or
  * invalid submission is a report with its reason, never a throw.
  */
-import { statSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { extname, join } from "node:path";
+import { snapshotFile } from "../execute/runfiles.js";
 import type { Competition } from "../registry/schema.js";
 import type { GradeReport, ScoreResult, Thresholds } from "./types.js";
 import { readCsvFile, type Table } from "./csv.js";
@@ -27,16 +28,24 @@ export interface GradeOptions {
   /** External grader for competitions with grading: "external". */
   external?: { command: string[] };
   now?: Date;
+  /** Largest submission graded (bytes); larger is invalid. Default 1 GiB. */
+  maxSubmissionBytes?: number;
 }
 
-/** Is this path a gradable submission (an existing regular file ending in .csv)? Reason when not. */
+export const MAX_SUBMISSION_BYTES = 1024 ** 3;
+
+/**
+ * Is this path a gradable submission (an existing regular file ending in .csv, not a link)? Reason
+ * when not. grade() also reads it without following links (execute/runfiles.ts).
+ */
 export function submissionProblem(path: string): string | null {
   let st;
   try {
-    st = statSync(path);
+    st = lstatSync(path);
   } catch {
     return `no submission file at ${path}`;
   }
+  if (st.isSymbolicLink()) return `${path} is a symbolic link`;
   if (!st.isFile()) return `${path} is not a regular file`;
   if (extname(path).toLowerCase() !== ".csv") return `${path} is not a .csv file`;
   return null;
@@ -182,11 +191,39 @@ export async function grade(opts: GradeOptions): Promise<GradeReport> {
     return makeReport(
       competition.id,
       opts.submissionPath,
-      { exists: false, valid: false, score: null, error: problem },
+      {
+        exists: false,
+        valid: false,
+        score: null,
+        error: problem,
+      },
       board,
       now,
     );
   }
+  // Grade a private copy taken without following links: the agent may have planted a link to the
+  // answers, a hard link, a FIFO or a device node; none of them is ever read through.
+  const snap = snapshotFile(opts.submissionPath, opts.maxSubmissionBytes ?? MAX_SUBMISSION_BYTES);
+  if (!snap.ok) {
+    return makeReport(
+      competition.id,
+      opts.submissionPath,
+      { exists: !snap.missing, valid: false, score: null, error: snap.problem },
+      board,
+      now,
+    );
+  }
+  try {
+    const report = await gradeFile(opts, snap.path, board, now);
+    const error = report.error?.replaceAll(snap.path, opts.submissionPath) ?? null;
+    return { ...report, submission_path: opts.submissionPath, error };
+  } finally {
+    snap.dispose();
+  }
+}
+
+async function gradeFile(opts: GradeOptions, submissionPath: string, board: Board, now: Date) {
+  const { competition } = opts;
   let result: ScoreResult;
   try {
     if (competition.grading === "external") {
@@ -196,24 +233,24 @@ export async function grade(opts: GradeOptions): Promise<GradeReport> {
         );
       result = await gradeExternal(opts.external.command, {
         competition: competition.id,
-        submission: opts.submissionPath,
+        submission: submissionPath,
         privateDir: opts.privateDir,
       });
     } else {
       const spec = loadGraderSpec(opts.competitionDir);
       if (!spec) throw new Error(`${join(opts.competitionDir, "grader.json")} is missing`);
-      result = scoreSubmission(spec, opts.submissionPath, join(opts.privateDir, competition.answers));
+      result = scoreSubmission(spec, submissionPath, join(opts.privateDir, competition.answers));
     }
   } catch (e) {
     // The grader itself failed (answers unreadable, bad grader.json): not the agent's fault.
     const report = makeReport(
       competition.id,
-      opts.submissionPath,
+      submissionPath,
       { exists: true, valid: false, score: null, error: (e as Error).message },
       board,
       now,
     );
     return { ...report, grader_error: true };
   }
-  return makeReport(competition.id, opts.submissionPath, { ...result, exists: true }, board, now);
+  return makeReport(competition.id, submissionPath, { ...result, exists: true }, board, now);
 }

@@ -17,8 +17,8 @@ export const ToyLeaderboardSchema = z.strictObject({
 
 const Split = {
   seed: z.number().int(),
-  trainRows: z.number().int().positive(),
-  testRows: z.number().int().positive(),
+  trainRows: z.number().int().positive().max(2_000_000),
+  testRows: z.number().int().positive().max(1_000_000),
   leaderboard: ToyLeaderboardSchema,
 };
 
@@ -27,21 +27,21 @@ export const ToySchema = z.discriminatedUnion("task", [
   z.strictObject({
     task: z.literal("regression"),
     ...Split,
-    features: z.number().int().min(3),
+    features: z.number().int().min(3).max(200),
     noise: z.number().positive(),
     target: z.string(),
   }),
   z.strictObject({
     task: z.literal("binary"),
     ...Split,
-    features: z.number().int().min(3),
+    features: z.number().int().min(3).max(200),
     target: z.string(),
   }),
   z.strictObject({
     task: z.literal("multiclass"),
     ...Split,
-    features: z.number().int().min(2),
-    classes: z.array(z.string()).min(2),
+    features: z.number().int().min(2).max(200),
+    classes: z.array(z.string().max(64)).min(2).max(1000),
     spread: z.number().positive(),
     target: z.string(),
   }),

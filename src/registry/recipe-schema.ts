@@ -1,3 +1,4 @@
+import { insidePath } from "./paths.js";
 import { z } from "zod";
 
 /**
@@ -9,9 +10,9 @@ import { z } from "zod";
 
 const md5 = z.string().regex(/^[0-9a-f]{32}$/);
 const part = z.enum(["train", "test"]);
-const outPath = z
-  .string()
-  .regex(/^(public|private)\/[^]+$/, 'expected a path starting with "public/" or "private/"');
+const outPath = insidePath.pipe(
+  z.string().regex(/^(public|private)\/[^]+$/, 'expected a path starting with "public/" or "private/"'),
+);
 
 /**
  * Rows of one part, with all columns, a subset (`columns`, which may name `computed` columns) or
@@ -53,7 +54,7 @@ const OneHotOutput = z.strictObject({
 /** Rows of another raw table whose `key` belongs to a part, in file order. */
 const FilterOutput = z.strictObject({
   kind: z.literal("filter"),
-  from: z.string(),
+  from: insidePath,
   to: outPath,
   part,
   key: z.string(),
@@ -82,20 +83,20 @@ const Renumber = z.strictObject({
 export const TableSplitRecipeSchema = z.strictObject({
   kind: z.literal("table-split"),
   /** Inner archives of raw/ to extract first (into raw/, or into raw/<into>). */
-  extract: z.array(z.strictObject({ archive: z.string(), into: z.string().optional() })).default([]),
+  extract: z.array(z.strictObject({ archive: insidePath, into: insidePath.optional() })).default([]),
   /** The labelled table in raw/ that is split. */
-  table: z.string(),
+  table: insidePath,
   /** A fraction (ceil(t·n) test rows, as scikit-learn) or a row count. */
   testSize: z.number().positive().optional(),
   /** Or the fraction k / (n + k), k = the number of raw files in `dir` whose names end in `suffix`. */
-  testSizeFromFiles: z.strictObject({ dir: z.string(), suffix: z.string() }).optional(),
+  testSizeFromFiles: z.strictObject({ dir: insidePath, suffix: z.string() }).optional(),
   /** Or no randomness: the test rows are those whose `column` is among the values of a bytes
    *  feature stored in these TFRecord files; rows keep file order. */
   testMembers: z
-    .strictObject({ tfrecords: z.array(z.string()).min(1), feature: z.string(), column: z.string() })
+    .strictObject({ tfrecords: z.array(insidePath).min(1), feature: z.string(), column: z.string() })
     .optional(),
   /** Copy <dir>/train*.tfrec (sorted) to `to`, renumbered: the `test` files as testNN-<count>, the others as trainNN-<count>. */
-  renameTfrecords: z.strictObject({ dir: z.string(), test: z.array(z.string()), to: outPath }).optional(),
+  renameTfrecords: z.strictObject({ dir: insidePath, test: z.array(z.string()), to: outPath }).optional(),
   randomState: z.number().int().min(0).default(0),
   /** Row order of the written parts: permutation order (train_test_split) or raw file order. */
   order: z.enum(["permutation", "file"]).default("permutation"),
@@ -106,9 +107,9 @@ export const TableSplitRecipeSchema = z.strictObject({
   computed: z.record(z.string(), z.string()).default({}),
   outputs: z.array(RecipeOutputSchema).min(1),
   /** Per-row file copies, e.g. images: from raw/<from> to <to>. */
-  copies: z.array(z.strictObject({ part, from: z.string(), to: outPath })).default([]),
+  copies: z.array(z.strictObject({ part, from: insidePath, to: outPath })).default([]),
   /** Whole raw files copied unchanged. */
-  files: z.array(z.strictObject({ from: z.string(), to: outPath })).default([]),
+  files: z.array(z.strictObject({ from: insidePath, to: outPath })).default([]),
   /** Folders zipped into an archive of bare file names, the folder then removed. */
   archives: z.array(z.strictObject({ dir: outPath, to: outPath })).default([]),
   /** Empty folders to create. */
@@ -117,7 +118,7 @@ export const TableSplitRecipeSchema = z.strictObject({
 
 /** One whole raw table re-rendered (or copied byte for byte), with optional column choices. */
 const TableOutput = z.strictObject({
-  from: z.string(),
+  from: insidePath,
   to: outPath,
   /** Byte copy instead of a pandas read/write round trip. */
   copy: z.boolean().default(false),
@@ -129,7 +130,7 @@ const TableOutput = z.strictObject({
 /** Recipes without a split (Kaggle's test labels were published): whole tables re-rendered. */
 export const TablesRecipeSchema = z.strictObject({
   kind: z.literal("tables"),
-  extract: z.array(z.strictObject({ archive: z.string(), into: z.string().optional() })).default([]),
+  extract: z.array(z.strictObject({ archive: insidePath, into: insidePath.optional() })).default([]),
   outputs: z.array(TableOutput).min(1),
 });
 

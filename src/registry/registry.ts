@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, existsSync } from "node:fs";
+import { readdirSync, readFileSync, existsSync, statSync } from "node:fs";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CompetitionSchema, type Competition } from "./schema.js";
@@ -23,6 +23,10 @@ export function defaultRegistryDir(): string {
   throw new UserError("cannot find the bundled competitions/ folder");
 }
 
+/** Bounds on a registry: it is trusted, but validated. */
+const MAX_COMPETITIONS = 10_000;
+const MAX_ENTRY_BYTES = 1024 ** 2;
+
 /** Reads every competitions/<id>/competition.json, validating each. */
 export function loadRegistry(dir: string = defaultRegistryDir()): Registry {
   const registry: Registry = new Map();
@@ -30,6 +34,10 @@ export function loadRegistry(dir: string = defaultRegistryDir()): Registry {
   for (const name of readdirSync(dir).sort()) {
     const file = join(dir, name, "competition.json");
     if (!existsSync(file)) continue;
+    if (registry.size >= MAX_COMPETITIONS)
+      throw new UserError(`${dir}: more than ${MAX_COMPETITIONS} competitions`);
+    if (statSync(file).size > MAX_ENTRY_BYTES)
+      throw new UserError(`${file}: larger than ${MAX_ENTRY_BYTES} bytes`);
     let raw: unknown;
     try {
       raw = JSON.parse(readFileSync(file, "utf8"));

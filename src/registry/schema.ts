@@ -1,3 +1,4 @@
+import { insidePath, preparedPath } from "./paths.js";
 import { z } from "zod";
 import { RecipeSchema } from "./recipe-schema.js";
 
@@ -22,27 +23,30 @@ export const LeaderboardPinSchema = z.strictObject({
 
 /** competitions/<id>/competition.json */
 export const CompetitionSchema = z.strictObject({
-  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/),
+  id: z
+    .string()
+    .max(128)
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/),
   name: z.string(),
   category: z.string().default("Other"),
   /** Splits this competition belongs to (toy, low, medium, high, split75, dev, …). */
-  splits: z.array(z.string()).default([]),
+  splits: z.array(z.string().max(64)).max(64).default([]),
   /** Human-readable metric name. */
   metric: z.string(),
   isLowerBetter: z.boolean(),
   /** native: graded by Medalist (needs grader.json); external: by a configured command. */
   grading: z.enum(["native", "external"]).default("native"),
   /** Answers file, relative to <data-dir>/<id>/prepared/private. */
-  answers: z.string(),
+  answers: insidePath,
   /** Sample submission, relative to <data-dir>/<id>/prepared/public. */
-  sampleSubmission: z.string(),
+  sampleSubmission: preparedPath,
   /** Leaderboard CSV (Kaggle export columns), relative to this competition's folder. */
-  leaderboard: z.string().optional(),
+  leaderboard: insidePath.optional(),
   /** SHA-256 and size of upstream's leaderboard.csv (fetched by `medalist leaderboards fetch`). */
   leaderboardPin: LeaderboardPinSchema.optional(),
   thresholds: ThresholdsSchema.optional(),
   /** Known problems upstream (e.g. "leaked-test-labels", "crowded-leaderboard"). */
-  flags: z.array(z.string()).default([]),
+  flags: z.array(z.string().max(128)).max(64).default([]),
   /** Rough agent run time in seconds, used to schedule the longest runs first. */
   expectedDurationSecs: z.number().positive().optional(),
   /** How the data is obtained; toy competitions are generated locally. */

@@ -43,7 +43,7 @@ export const RunResultSchema = z.object({
   exitCode: z.number().int().nullable(),
   startedAt: z.string(),
   durationMs: z.number().min(0),
-  /** Tries taken (infrastructure errors are retried); 0 for a run that never ran (a lost shard). */
+  /** Tries taken (infrastructure errors are retried); 0 for a run that never ran (details.notRun, a lost shard). */
   attempts: z.number().int().min(0),
   /** The run's folder (logs/, code/, submission/, run.log), relative to the results file. */
   runDir: z.string(),

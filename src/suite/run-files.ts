@@ -1,5 +1,4 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readInside } from "../execute/runfiles.js";
 import { z } from "zod";
 import { runPaths } from "../execute/types.js";
 import type { GradeReport } from "../grade/types.js";
@@ -27,9 +26,10 @@ const UsageSchema = z.object({
 /** The agent's optional logs/usage.json ({tokens, dollars}); ignored when absent or malformed. */
 export function readUsage(runDir: string): RunResult["usage"] {
   try {
-    const parsed = UsageSchema.safeParse(
-      JSON.parse(readFileSync(join(runPaths(runDir).logsDir, "usage.json"), "utf8")),
-    );
+    // Read without following links, bounded: the agent wrote this file (execute/runfiles.ts).
+    const file = readInside(runPaths(runDir).logsDir, "usage.json", 64 * 1024);
+    if (!file.ok) return null;
+    const parsed = UsageSchema.safeParse(JSON.parse(file.data.toString("utf8")));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;

@@ -31,6 +31,8 @@ export interface RunContext {
   env: Record<string, string>;
   retry: RetryPolicy;
   signal?: AbortSignal;
+  /** Receives each result before run.json is written (kept even when the disk is full). */
+  record?: (result: RunResult) => void;
   emit: (e: RunEvent) => void;
 }
 
@@ -75,7 +77,9 @@ export async function runOne(ctx: RunContext, run: PlannedRun, gpus: string[]): 
       validationUrl: ctx.executor.validationUrl?.(
         run.competitionId,
         join(paths.publicDir, entry.competition.sampleSubmission),
+        run.runId,
       ),
+      quota: ctx.config.limits.disk,
     },
     ctx.retry,
     {
@@ -120,6 +124,7 @@ export async function runOne(ctx: RunContext, run: PlannedRun, gpus: string[]): 
     gpus,
     details: exec.details ?? {},
   };
+  ctx.record?.(result);
   // The result is on disk before anything else uses it.
   saveRun(storePath, { ...fingerprint, result });
   ctx.emit({ kind: "finished", runId: run.runId, exec, report });

@@ -1,5 +1,12 @@
 import { join, resolve } from "node:path";
-import { configDeprecations, runPolicy, type AgentConfig, type Config } from "../config/schema.js";
+import {
+  configDeprecations,
+  envBytes,
+  MAX_ENV_BYTES,
+  runPolicy,
+  type AgentConfig,
+  type Config,
+} from "../config/schema.js";
 import { loadRegistry, defaultRegistryDir, type Registry } from "../registry/registry.js";
 import { plan as planSuite, type Plan, type PlannedRun } from "../plan/plan.js";
 import { schedule } from "../execute/scheduler.js";
@@ -12,6 +19,8 @@ import { writeResults } from "./store.js";
 import { progressLine, type Counter, type RunEvent } from "./progress.js";
 import { runOne, type RunContext } from "./run-one.js";
 import { UserError } from "../errors.js";
+import { lockResultsDir } from "./lock.js";
+import { isDiskFull, removeTempFiles, reserveSpace } from "./disk.js";
 import { VERSION } from "../version.js";
 
 export { readUsage } from "./run-files.js";
@@ -61,6 +70,11 @@ export function agentEnv(agent: AgentConfig, env: NodeJS.ProcessEnv = process.en
     if (v === undefined) throw new UserError(`agent.secrets: ${name} is not set in the runner's environment`);
     out[name] = v;
   }
+  // The OS refuses to start a process with a huge environment ("spawn E2BIG"): say so up front.
+  if (envBytes(out) > MAX_ENV_BYTES)
+    throw new UserError(
+      `agent.secrets: the agent's environment with its secrets is larger than ${MAX_ENV_BYTES} bytes`,
+    );
   return out;
 }
 
@@ -70,6 +84,16 @@ export function agentEnv(agent: AgentConfig, env: NodeJS.ProcessEnv = process.en
  * and agent is reused, so an interrupted suite resumes where it stopped.
  */
 export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
+  // One suite per results folder at a time: a second one would delete this one's run folders.
+  const release = await lockResultsDir(resolve(opts.outDir), { log: opts.log });
+  try {
+    return await runSuiteLocked(opts);
+  } finally {
+    release();
+  }
+}
+
+async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
   const { config } = opts;
   const log = opts.log ?? (() => {});
   const agent = opts.agent ?? config.agent;
@@ -81,7 +105,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   const runs = only ? thePlan.runs.filter((r) => only.has(r.runId)) : thePlan.runs;
   const competitions = [...new Set(runs.map((r) => r.competitionId))];
   const dataDir = resolve(opts.baseDir, config.dataDir);
-  // The results folder. (A lock against a second process writing it belongs here.)
+  // The results folder (locked by runSuite).
   const outDir = resolve(opts.outDir);
   const env = agentEnv(agent);
   // One id per suite invocation: container names and labels, so a cancel removes exactly these.
@@ -97,6 +121,15 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
       `externalGrader: ${external.join(", ")} ${external.length === 1 ? "is" : "are"} not graded natively; ` +
         `set externalGrader (e.g. ["mlebench", "grade-sample", "{submission}", "{competition}"]) or exclude ${external.length === 1 ? "it" : "them"}`,
     );
+  }
+
+  // Space kept back so that results.json can still be written when the agent fills the disk.
+  let freeReserve: () => void;
+  try {
+    freeReserve = reserveSpace(outDir);
+  } catch (e) {
+    if (isDiskFull(e)) throw new UserError(`the disk holding ${outDir} is full: no run started`, 1);
+    throw e;
   }
 
   const prepared = new Map<string, PreparedPaths>();
@@ -138,6 +171,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     retry: { retries: runPolicy(config).retries, delayMs: opts.retryDelayMs ?? 2000 },
     signal: opts.signal,
     emit,
+    record: (r) => results.set(r.runId, r),
   };
   const results = new Map<string, RunResult>();
   const one = async (run: PlannedRun, gpus: string[]) => {
@@ -160,6 +194,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
         }, beatSecs * 1000)
       : undefined;
   heartbeat?.unref();
+  let diskFull: Error | null = null;
   try {
     await schedule(
       runs.map((r) => ({ ...r, id: r.runId, gpus: executor.perRun.gpus, cpus: executor.perRun.cpus })),
@@ -167,6 +202,10 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
       one,
       opts.signal,
     );
+  } catch (e) {
+    // A full disk ends the suite cleanly: finished runs kept, the rest marked not run.
+    if (!isDiskFull(e)) throw e;
+    diskFull = e as Error;
   } finally {
     clearInterval(heartbeat);
     await executor.close();
@@ -200,6 +239,42 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     ...(opts.shard ? { shard: opts.shard } : {}),
     runs: runs.map((r) => results.get(r.runId)).filter((r): r is RunResult => r !== undefined),
   };
+  freeReserve();
+  if (diskFull) {
+    const reason = `the disk filled up (${diskFull.message})`;
+    const notRun = runs
+      .filter((r) => !results.has(r.runId))
+      .map((r): RunResult => notRunResult(r, join("runs", r.runId), reason));
+    suite.runs = [...suite.runs, ...notRun];
+    const removed = removeTempFiles(outDir);
+    const file = join(outDir, "results.json");
+    writeResults(file, suite);
+    throw new UserError(
+      `disk full: the suite stopped; ${results.size} finished run(s) kept, ${notRun.length} not run; ` +
+        `results written to ${file}${removed ? `; ${removed} temporary file(s) removed` : ""}`,
+      1,
+    );
+  }
   // Written before anything else (compare, comment, upload) uses it.
   return writeResults(join(outDir, "results.json"), suite);
+}
+
+/** A run the suite never started (it stopped first): not comparable, never the agent's failure. */
+function notRunResult(run: PlannedRun, runDir: string, reason: string): RunResult {
+  return {
+    runId: run.runId,
+    competitionId: run.competitionId,
+    seed: run.seed,
+    outcome: "infra_error",
+    exitCode: null,
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+    attempts: 0,
+    runDir,
+    error: `not run: ${reason}`,
+    grade: null,
+    usage: null,
+    gpus: [],
+    details: { notRun: "true" },
+  };
 }

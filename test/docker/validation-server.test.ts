@@ -37,8 +37,10 @@ describe("format checks", () => {
       'duplicate ids: "1"',
     ]);
     expect(checkFormat(sample, "").errors).toEqual(["the submission is empty"]);
-    expect(checkFormat(sample, "id,target\n1,0\n2\n3,0\n").errors).toEqual([
-      "row 3 has 1 fields, the header has 2",
+    // The grader's reader (pandas' rules): a short row has a missing cell, a long one is an error.
+    expect(checkFormat(sample, "id,target\n1,0\n2\n3,0\n").errors).toEqual([]);
+    expect(checkFormat(sample, "id,target\n1,0\n2,0,5\n3,0\n").errors).toEqual([
+      "expected 2 fields on data row 2, saw 3",
     ]);
   });
 
@@ -59,11 +61,13 @@ describe("format checks", () => {
 describe("validation server over HTTP", () => {
   let server: ValidationServer;
   let url: string;
+  let samplePath: string;
   beforeAll(async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "medalist-vs-"));
-    await writeFile(path.join(dir, "sample_submission.csv"), "id,target\n1,0\n2,0\n3,0\n");
+    samplePath = path.join(dir, "sample_submission.csv");
+    await writeFile(samplePath, "id,target\n1,0\n2,0\n3,0\n");
     server = await startValidationServer();
-    url = server.register("toy", path.join(dir, "sample_submission.csv"));
+    url = server.register("toy", samplePath);
   });
   afterAll(() => server.close());
 
@@ -102,9 +106,10 @@ describe("validation server over HTTP", () => {
     expect((await fetch(url)).status).toBe(405);
     const small = await startValidationServer({ maxBytes: 10 });
     try {
-      const u = small.register("toy", "/nonexistent.csv");
+      const u = small.register("toy", samplePath);
       expect((await fetch(u, { method: "POST", body: "x".repeat(100) })).status).toBe(413);
-      expect((await fetch(u, { method: "POST", body: "id\n1\n" })).status).toBe(500);
+      const gone = small.register("gone", "/nonexistent.csv");
+      expect((await fetch(gone, { method: "POST", body: "id\n1\n" })).status).toBe(500);
     } finally {
       await small.close();
     }

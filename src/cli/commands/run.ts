@@ -14,13 +14,21 @@ import { parseShard } from "../../plan/shards.js";
 import { readPlanFile, shardOf } from "../../session/shards.js";
 import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
 import { defaultRegistryDir } from "../../registry/registry.js";
+import { killAllRunsNow } from "../../execute/procs.js";
 
-/** Aborts on the first SIGINT/SIGTERM; finished runs stay on disk. */
+/**
+ * Aborts on the first SIGINT/SIGTERM (finished runs stay on disk); a second one kills every local
+ * run's processes at once and exits, so Ctrl-C always ends the suite.
+ */
 function cancelOnSignals(log: (s: string) => void): { signal: AbortSignal; dispose: () => void } {
   const ac = new AbortController();
   const onSignal = (sig: string) => {
-    if (ac.signal.aborted) return;
-    log(`medalist: ${sig} received: stopping runs; finished runs are kept`);
+    if (ac.signal.aborted) {
+      log(`medalist: second ${sig}: killing the runs and exiting now; finished runs are kept`);
+      killAllRunsNow();
+      process.exit(130);
+    }
+    log(`medalist: ${sig} received: stopping runs; finished runs are kept (again to exit at once)`);
     ac.abort();
   };
   const onInt = () => onSignal("SIGINT");

@@ -30,7 +30,7 @@ export const dockerBackend: ExecutorBackend = {
       perRun: setup.perRun,
       facts: { image: setup.image.ref, imageDigest: setup.image.digest, gpuModel: setup.gpus.model },
       validationUrl: validation
-        ? (competitionId, sample) => validation.register(competitionId, sample)
+        ? (competitionId, sample, runId) => validation.register(competitionId, sample, runId)
         : undefined,
       execute: (spec, signal) => executor.execute(spec, signal),
       close: () =>

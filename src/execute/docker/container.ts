@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import os from "node:os";
 import type Docker from "dockerode";
 import { runPaths, type RunSpec } from "../types.js";
-import type { DockerSettings } from "./settings.js";
+import { containerUser, type DockerSettings } from "./settings.js";
 import { CONTAINER_PATHS, contractEnv } from "../contract.js";
 
 export { CONTAINER_PATHS };
@@ -73,6 +73,11 @@ export function containerOptions(
     ],
     NetworkMode: settings.network,
     Privileged: false,
+    // The agent is hostile: no capabilities (no mknod, setuid, chown, raw sockets, …) unless added
+    // back by name, and no privilege gained through setuid files or file capabilities.
+    CapDrop: ["ALL"],
+    CapAdd: settings.capAdd && settings.capAdd.length > 0 ? [...settings.capAdd] : undefined,
+    SecurityOpt: ["no-new-privileges:true"],
     Init: settings.init ?? true,
     AutoRemove: false,
     // Container output is also streamed to run.log; keep the daemon's copy bounded.
@@ -91,6 +96,7 @@ export function containerOptions(
   return {
     name: containerName(spec.suiteId, spec.runId),
     Image: image,
+    User: containerUser(settings) || undefined,
     Cmd: settings.command,
     Env: containerEnv(spec, settings.network),
     Labels: {

@@ -1,4 +1,4 @@
-import { chmod, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type Docker from "dockerode";
 import { runPaths, type ExecResult, type Executor, type RunSpec } from "../types.js";
@@ -6,7 +6,9 @@ import { errorMessage, sleep, statusCode } from "./client.js";
 import { containerOptions, ownerLabel } from "./container.js";
 import { ImageMissingError, prepareImage, type ImageInfo } from "./image.js";
 import { demux, RunLog } from "./run-log.js";
-import type { DockerSettings } from "./settings.js";
+import { containerUser, type DockerSettings } from "./settings.js";
+import { sanitizeRun } from "../runfiles.js";
+import { DEFAULT_QUOTA, describeBreach, watchQuota, type QuotaBreach } from "../quota.js";
 
 export interface DockerExecutorOptions {
   /** Suite-level messages: image build output. Default: none. */
@@ -76,7 +78,7 @@ export class DockerExecutor implements Executor {
     Object.assign(details, { image: image.ref, imageId: image.id, imageDigest: image.digest });
 
     try {
-      await prepareRunDir(spec, attempt > 1);
+      await prepareRunDir(spec, attempt > 1, containerUser(this.settings));
     } catch (e) {
       return infra(`preparing the run folder failed: ${errorMessage(e)}`, false);
     }
@@ -106,10 +108,13 @@ export class DockerExecutor implements Executor {
       }
       return await this.supervise(container, spec, log, details, signal);
     } finally {
-      await log.close();
       if (container && !this.settings.keepContainers) {
         await container.remove({ force: true, v: true }).catch(() => {});
       }
+      // Before anything reads the folders: no device nodes, FIFOs, sockets or setuid files remain.
+      const cleaned = sanitizeRun(spec.runDir);
+      if (cleaned) log.note(cleaned);
+      await log.close();
     }
   }
 
@@ -128,17 +133,20 @@ export class DockerExecutor implements Executor {
       .then((stream) => demux(stream, (s, text) => log.output(s, text)))
       .catch(() => {});
 
-    let ended: "exit" | "timeout" | "cancel" = "exit";
+    let ended: "exit" | "timeout" | "cancel" | "quota" = "exit";
+    let breach: QuotaBreach | null = null;
     let giveUp: () => void = () => {};
     const gaveUp = new Promise<"gave-up">((resolve) => (giveUp = () => resolve("gave-up")));
     const backstops: NodeJS.Timeout[] = [];
-    const stop = (why: "timeout" | "cancel", grace: number) => {
+    const stop = (why: "timeout" | "cancel" | "quota", grace: number) => {
       if (ended !== "exit") return;
       ended = why;
       log.note(
         why === "timeout"
           ? `time limit reached: stopping (grace ${grace}s)`
-          : `cancelled: stopping (grace ${grace}s)`,
+          : why === "quota"
+            ? `${describeBreach(breach!)} (grace ${grace}s)`
+            : `cancelled: stopping (grace ${grace}s)`,
       );
       container.stop({ t: grace }).catch(() => {});
       // If the daemon does not deliver the stop, kill; if the wait still hangs, stop waiting.
@@ -146,6 +154,15 @@ export class DockerExecutor implements Executor {
       backstops.push(setTimeout(giveUp, (grace + 30) * 1000));
     };
     const timer = setTimeout(() => stop("timeout", this.settings.stopGraceSecs), spec.timeLimitSecs * 1000);
+    const unwatch = watchQuota(
+      spec.runDir,
+      spec.quota ?? DEFAULT_QUOTA,
+      (b) => {
+        breach = b;
+        stop("quota", Math.min(this.settings.stopGraceSecs, CANCEL_GRACE_SECS));
+      },
+      this.settings.quotaPollMs,
+    );
     const onAbort = () => stop("cancel", Math.min(this.settings.stopGraceSecs, CANCEL_GRACE_SECS));
     signal?.addEventListener("abort", onAbort, { once: true });
     if (signal?.aborted) onAbort();
@@ -160,6 +177,7 @@ export class DockerExecutor implements Executor {
       lost = e;
     } finally {
       clearTimeout(timer);
+      unwatch();
       for (const t of backstops) clearTimeout(t);
       signal?.removeEventListener("abort", onAbort);
     }
@@ -199,6 +217,10 @@ export class DockerExecutor implements Executor {
       `exited with code ${exitCode}${oomKilled ? " (out of memory)" : ""} after ${(durationMs / 1000).toFixed(1)}s`,
     );
 
+    if ((ended as string) === "quota") {
+      details.quota = breach!.folder;
+      return { ...base, outcome: "failed", exitCode, oomKilled, error: describeBreach(breach!) };
+    }
     if ((ended as string) === "timeout") {
       return {
         ...base,
@@ -231,14 +253,22 @@ export class DockerExecutor implements Executor {
   }
 }
 
-/** Creates submission/, logs/, code/ (writable by any container user) and instructions.txt. */
-async function prepareRunDir(spec: RunSpec, retry: boolean): Promise<void> {
+/**
+ * Creates submission/, logs/, code/ writable by the container user (owned by it when the runner is
+ * root) and instructions.txt. The run folder itself is the runner's alone (0700): no other host
+ * user can reach what the agent leaves, even before it is sanitized.
+ */
+async function prepareRunDir(spec: RunSpec, retry: boolean, user: string): Promise<void> {
   const p = runPaths(spec.runDir);
   const info = await stat(spec.publicDir).catch(() => null);
   if (!info?.isDirectory()) throw new Error(`public data folder ${spec.publicDir} does not exist`);
+  await mkdir(spec.runDir, { recursive: true });
+  await chmod(spec.runDir, 0o700);
+  const [uid, gid] = user.split(":").map(Number);
   for (const dir of [p.submissionDir, p.logsDir, p.codeDir]) {
     await mkdir(dir, { recursive: true });
     await chmod(dir, 0o777);
+    if (process.getuid?.() === 0 && user !== "") await chown(dir, uid, gid ?? uid).catch(() => {});
   }
   // A retried run must not be graded on an earlier attempt's submission.
   if (retry) {

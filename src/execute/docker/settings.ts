@@ -27,6 +27,25 @@ export interface DockerSettings {
   keepContainers?: boolean;
   /** Most bytes of container output written to run.log. Default 256 MiB. */
   logMaxBytes?: number;
+  /** Container user "uid[:gid]", or "image" for the image's USER. Default: defaultUser(). */
+  user?: string;
+  /** Capabilities added back after dropping all. Default none. */
+  capAdd?: string[];
+  /** Milliseconds between disk-quota checks during a run. Default 1000. */
+  quotaPollMs?: number;
+}
+
+/** The runner's own uid:gid, or nobody (65534:65534) when the runner is root. */
+export function defaultUser(): string {
+  const uid = process.getuid?.() ?? 65534;
+  const gid = process.getgid?.() ?? 65534;
+  return uid === 0 ? "65534:65534" : `${uid}:${gid}`;
+}
+
+/** The container user to set ("" keeps the image's USER). */
+export function containerUser(settings: DockerSettings): string {
+  const u = settings.user ?? defaultUser();
+  return u === "image" ? "" : u;
 }
 
 /** Image tag for built agents: `medalist-agent:<suite name>`. */
@@ -56,5 +75,7 @@ export function dockerSettings(config: Config, baseDir: string): DockerSettings 
     limits: { cpus: limits.cpus, memory: limits.memory, shmSize: limits.shmSize, pids: limits.pids },
     network: docker.network,
     stopGraceSecs: runPolicy(config).stopGraceSecs,
+    user: docker.user,
+    capAdd: docker.capAdd,
   };
 }
