@@ -92284,19 +92284,19 @@ import { readFile } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
 
-// src/grade/csv.ts
+// src/tabular/csv.ts
 import { openSync, readSync, closeSync, fstatSync, statSync as statSync2 } from "node:fs";
 import { isUtf8 } from "node:buffer";
 
-// src/grade/errors.ts
-var SubmissionError = class extends Error {
+// src/tabular/errors.ts
+var CsvError = class extends Error {
   constructor(message) {
     super(message);
-    this.name = "SubmissionError";
+    this.name = "CsvError";
   }
 };
 
-// src/grade/textstore.ts
+// src/tabular/textstore.ts
 var TextStore = class {
   arena = Buffer.allocUnsafe(256);
   used = 0;
@@ -92413,7 +92413,7 @@ var TextStore = class {
   }
 };
 
-// src/grade/decimal.ts
+// src/tabular/decimal.ts
 var POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
 var SPLIT = 134217729;
 var f64 = new Float64Array(1);
@@ -92460,7 +92460,7 @@ function decimalToDouble(hi, low, lowDigits, scale) {
   return result;
 }
 
-// src/grade/csv.ts
+// src/tabular/csv.ts
 function textColumn(name2, store) {
   let cache = null;
   return {
@@ -92599,7 +92599,7 @@ function parseNumber(b, s, e) {
     const big = BigInt(text2);
     if (big < INT64_MIN || big > UINT64_MAX || big > INT64_MAX && neg) return NOT_NUMBER;
   }
-  if (!Number.isFinite(numValue)) return NOT_NUMBER;
+  if (numValue === Infinity) return NOT_NUMBER;
   return isInt ? IS_INT : IS_FLOAT;
 }
 function text(b, s, e) {
@@ -92743,7 +92743,7 @@ var Tokenizer = class {
     const used = this.scan(buf, false);
     this.rest = Buffer.from(buf.subarray(used));
     if (this.rest.length > this.maxLineBytes) {
-      throw new SubmissionError(
+      throw new CsvError(
         `${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`
       );
     }
@@ -92762,9 +92762,9 @@ var Tokenizer = class {
   /** Rejects NUL bytes and invalid UTF-8 (checked line-feed to line-feed, so no character is split). */
   checkText(chunk, final) {
     if (chunk.indexOf(0) !== -1) {
-      throw new SubmissionError(`${this.source}: contains NUL bytes (a binary file, not a CSV)`);
+      throw new CsvError(`${this.source}: contains NUL bytes (a binary file, not a CSV)`);
     }
-    const bad = () => new SubmissionError(`${this.source}: not valid UTF-8 text (near byte ${this.bytesSeen})`);
+    const bad = () => new CsvError(`${this.source}: not valid UTF-8 text (near byte ${this.bytesSeen})`);
     if (final) {
       if (!isUtf8(this.utf8Tail)) throw bad();
       this.utf8Tail = Buffer.alloc(0);
@@ -92781,7 +92781,7 @@ var Tokenizer = class {
       this.utf8Tail = Buffer.from(chunk.subarray(lastLf + 1));
     }
     if (this.utf8Tail.length > this.maxLineBytes) {
-      throw new SubmissionError(
+      throw new CsvError(
         `${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`
       );
     }
@@ -92858,7 +92858,7 @@ var Tokenizer = class {
           }
           if (!closed) {
             if (!final) return rowStart;
-            throw new SubmissionError(
+            throw new CsvError(
               `${this.source}: a quoted field is never closed (end of file inside quotes)`
             );
           }
@@ -92997,13 +92997,13 @@ function fileSource(path4, chunkSize) {
     try {
       fd = openSync(path4, "r");
     } catch (e) {
-      throw new SubmissionError(
+      throw new CsvError(
         `cannot open ${path4}: ${e.code ?? e.message}`
       );
     }
     try {
       const st = fstatSync(fd);
-      if (!st.isFile()) throw new SubmissionError(`${path4} is not a regular file`);
+      if (!st.isFile()) throw new CsvError(`${path4} is not a regular file`);
       const size = Math.max(1, Math.min(chunkSize, st.size + 1));
       for (; ; ) {
         const chunk = Buffer.allocUnsafe(size);
@@ -93034,13 +93034,13 @@ function readFrom(source, name2, opts, totalBytes) {
     if (names2 === null) {
       const raw = [];
       for (let k = 0; k < count; k++) raw.push(decodeField(b, starts[k], ends[k], complex[k] === 1));
-      if (raw.length > MAX_COLUMNS) throw new SubmissionError(`${name2}: more than ${MAX_COLUMNS} columns`);
+      if (raw.length > MAX_COLUMNS) throw new CsvError(`${name2}: more than ${MAX_COLUMNS} columns`);
       names2 = dedupeNames(raw);
       builders = names2.map((nm, k) => opts.keep && !opts.keep(nm, k) ? null : new ColumnBuilder(nm));
       return;
     }
     if (opts.maxRows !== void 0 && row >= opts.maxRows) {
-      throw new SubmissionError(
+      throw new CsvError(
         `${name2}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`
       );
     }
@@ -93050,7 +93050,7 @@ function readFrom(source, name2, opts, totalBytes) {
       for (const c of builders) c?.reserve(Math.min(estimate, opts.maxRows ?? estimate));
     }
     if (count - offset > names2.length) {
-      throw new SubmissionError(
+      throw new CsvError(
         `${name2}: expected ${names2.length} fields on data row ${row + 1}, saw ${count}`
       );
     }
@@ -93084,7 +93084,7 @@ function readFrom(source, name2, opts, totalBytes) {
   const tok = new Tokenizer(sink, name2, maxLine);
   source((chunk) => tok.push(chunk));
   tok.end();
-  if (names2 === null) throw new SubmissionError(`${name2}: the file is empty (no header row)`);
+  if (names2 === null) throw new CsvError(`${name2}: the file is empty (no header row)`);
   const finalNames = names2;
   const backfill = builders.filter((c) => c !== null && c.backfillUntil > 0);
   if (backfill.length) {
@@ -93117,6 +93117,9 @@ function readFrom(source, name2, opts, totalBytes) {
   }
   const columns = builders.filter((c) => c !== null).map((c) => c.finish(row));
   return new Table(finalNames, columns, row);
+}
+function specialValue(m) {
+  return m[1] === "-" ? -Infinity : Infinity;
 }
 function cell(col, row, b, s, e, complex) {
   if (!complex && col.state === TEXT && e - s > 9) {
@@ -93180,7 +93183,7 @@ function cell(col, row, b, s, e, complex) {
     }
     col.state = NUM;
     col.sawFloat = true;
-    col.setValue(row, special[1] === "-" ? -Infinity : Infinity);
+    col.setValue(row, specialValue(special));
     return;
   }
   const lower = str.length === 4 || str.length === 5 ? str.toLowerCase() : "";
@@ -93210,67 +93213,39 @@ function readCsvText(text2, source = "csv", opts = {}) {
   const buf = typeof text2 === "string" ? Buffer.from(text2, "utf8") : text2;
   return readFrom(bufferSource(buf, opts.chunkSize ?? 4 * 1024 * 1024), source, opts, buf.length);
 }
+function classifyCell(str) {
+  if (NA_TOKENS.has(str)) return { kind: "missing", value: NaN };
+  if (NUMBER_TEXT.test(str)) {
+    const kind = parseNumber(Buffer.from(str, "latin1"), 0, str.length);
+    if (kind !== NOT_NUMBER) return { kind: kind === IS_INT ? "int" : "float", value: numValue };
+  }
+  const special = SPECIAL_FLOAT.exec(str);
+  if (special) return { kind: "float", value: specialValue(special) };
+  const lower = str.length === 4 || str.length === 5 ? str.toLowerCase() : "";
+  if (lower === "true" || lower === "false") return { kind: "bool", value: lower === "true" ? 1 : 0 };
+  return { kind: "text", value: NaN };
+}
+function parseCsvRows(text2, source = "csv") {
+  const rows = [];
+  const tok = new Tokenizer(
+    (b, starts, ends, complex, count) => {
+      const row = new Array(count);
+      for (let k = 0; k < count; k++) row[k] = decodeField(b, starts[k], ends[k], complex[k] === 1);
+      rows.push(row);
+    },
+    source,
+    Number.MAX_SAFE_INTEGER
+  );
+  tok.push(typeof text2 === "string" ? Buffer.from(text2, "utf8") : text2);
+  tok.end();
+  return rows;
+}
 
 // src/prepare/csv.ts
 function parseCsv(text2) {
-  const rows = [];
-  let row = [];
-  let cell3 = "";
-  let i = 0;
-  const n = text2.length;
-  if (text2.charCodeAt(0) === 65279) i = 1;
-  let quoted = false;
-  while (i < n) {
-    const c = text2[i];
-    if (quoted) {
-      if (c === '"') {
-        if (text2[i + 1] === '"') {
-          cell3 += '"';
-          i += 2;
-          continue;
-        }
-        quoted = false;
-        i++;
-        continue;
-      }
-      cell3 += c;
-      i++;
-      continue;
-    }
-    if (c === '"') {
-      quoted = true;
-      i++;
-    } else if (c === ",") {
-      row.push(cell3);
-      cell3 = "";
-      i++;
-    } else if (c === "\n" || c === "\r") {
-      row.push(cell3);
-      rows.push(row);
-      row = [];
-      cell3 = "";
-      i += c === "\r" && text2[i + 1] === "\n" ? 2 : 1;
-    } else {
-      let j = i + 1;
-      while (j < n) {
-        const d = text2.charCodeAt(j);
-        if (d === 44 || d === 34 || d === 10 || d === 13) break;
-        j++;
-      }
-      cell3 += text2.slice(i, j);
-      i = j;
-    }
-  }
-  if (cell3 !== "" || row.length > 0) {
-    row.push(cell3);
-    rows.push(row);
-  }
-  return rows;
+  return parseCsvRows(text2);
 }
 var CANONICAL_INT = /^(-?[1-9]\d*|0)$/;
-var INT_RE = /^\s*[+-]?\d+\s*$/;
-var FLOAT_RE = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$|^\s*[+-]?(inf|infinity)\s*$/i;
-var BOOL_RE = /^(True|False|TRUE|FALSE|true|false)$/;
 var ColumnTyper = class {
   anyMissing = false;
   any = false;
@@ -93278,14 +93253,15 @@ var ColumnTyper = class {
   allNum = true;
   allBool = true;
   add(v) {
-    if (NA_TOKENS.has(v)) {
+    const kind = classifyCell(v).kind;
+    if (kind === "missing") {
       this.anyMissing = true;
       return;
     }
     this.any = true;
-    if (this.allInt && !INT_RE.test(v)) this.allInt = false;
-    if (this.allNum && !this.allInt && !FLOAT_RE.test(v)) this.allNum = false;
-    if (this.allBool && !BOOL_RE.test(v)) this.allBool = false;
+    if (kind !== "int") this.allInt = false;
+    if (kind !== "int" && kind !== "float") this.allNum = false;
+    if (kind !== "bool") this.allBool = false;
   }
   get type() {
     if (!this.any) return "float";
@@ -93321,13 +93297,9 @@ function renderCell(v, type) {
     case "int":
       return CANONICAL_INT.test(v) ? v : BigInt(v.trim()).toString();
     case "float":
-      return pyFloat(
-        Number(
-          v.trim().replace(/^\+/, "").replace(/^(-?)inf(inity)?$/i, "$1Infinity")
-        )
-      );
+      return pyFloat(classifyCell(v).value);
     case "bool":
-      return /^t/i.test(v) ? "True" : "False";
+      return classifyCell(v).value === 1 ? "True" : "False";
     default:
       return v;
   }
@@ -94216,6 +94188,12 @@ var MetricError = class extends Error {
     this.name = "MetricError";
   }
 };
+var UndefinedMetricError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "UndefinedMetricError";
+  }
+};
 function sameLength(a, b, what = "inputs") {
   if (a.length !== b.length)
     throw new MetricError(`${what} have different lengths: ${a.length} and ${b.length}`);
@@ -94317,6 +94295,20 @@ function loadGraderSpec(competitionDir) {
   }
   return parseGraderSpec(raw, file2);
 }
+
+// src/grade/errors.ts
+var SubmissionError = class extends CsvError {
+  constructor(message) {
+    super(message);
+    this.name = "SubmissionError";
+  }
+};
+var AnswersError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "AnswersError";
+  }
+};
 
 // src/grade/npsort.ts
 function compareCodePoints(a, b) {
@@ -94558,8 +94550,25 @@ function pairById(subId, ansId) {
 function keysOf(c) {
   return c.kind === "text" ? c.strings : c.values;
 }
+var NON_ASCII = /[^ -~\t\n\r]/u;
+var DECIMAL_DIGIT = new RegExp("\\p{Nd}", "u");
+function asciiDigits(s) {
+  if (!NON_ASCII.test(s)) return s;
+  let out = "";
+  for (const ch of s) {
+    const cp = ch.codePointAt(0);
+    if (cp < 128 || !DECIMAL_DIGIT.test(ch)) {
+      out += ch;
+      continue;
+    }
+    let start = cp;
+    while (DECIMAL_DIGIT.test(String.fromCodePoint(start - 1))) start--;
+    out += String((cp - start) % 10);
+  }
+  return out;
+}
 function pyFloat2(s) {
-  const t = s.trim().toLowerCase();
+  const t = asciiDigits(s).trim().toLowerCase();
   const special = /^([+-]?)(inf|infinity|nan)$/.exec(t);
   if (special) return special[2] === "nan" ? NaN : special[1] === "-" ? -Infinity : Infinity;
   if (!/^[+-]?(\d+(_\d+)*(\.(\d+(_\d+)*)?)?|\.\d+(_\d+)*)(e[+-]?\d+(_\d+)*)?$/.test(t)) return null;
@@ -94875,14 +94884,16 @@ function rocAuc(yTrue, yScore) {
       else hi = v;
     }
   }
-  if (yTrue.length === 0 || lo === hi)
-    throw new MetricError("only one class is present in the true labels; ROC AUC is undefined");
   for (let i2 = 0; i2 < yScore.length; i2++) {
     if (!Number.isFinite(yScore[i2]))
       throw new MetricError(
         `the scores contain ${Number.isNaN(yScore[i2]) ? "a missing value" : yScore[i2]} (row ${i2 + 1})`
       );
   }
+  if (yTrue.length === 0 || lo === hi)
+    throw new UndefinedMetricError(
+      "the answers have only one class in the scored rows; ROC AUC is undefined for them"
+    );
   let p = 0;
   for (let i2 = 0; i2 < yTrue.length; i2++) if (yTrue[i2] === hi) p++;
   const pos = new Float64Array(p);
@@ -95221,10 +95232,30 @@ function rmseGrade(spec, sub, ans) {
   }
   const subId = requireColumn(sub, spec.id);
   const col = requireColumn(sub, spec.target);
-  const pred = numeric(col);
+  const pred = sklearnNumbers(col, null);
   requireRowCount(sub, ans);
-  const rows = pairById(subId, ansId);
-  return rmse(truthAll, take(pred, rows));
+  const rows = pairByUniqueIds(subId, ansId);
+  const order = sortedOrder(ansId, true);
+  const subRows = new Int32Array(order.length);
+  for (let p = 0; p < order.length; p++) subRows[p] = rows[order[p]];
+  return rmse(take(truthAll, order), take(pred, subRows));
+}
+function pairByUniqueIds(subId, ansId) {
+  if (indexOfIds(ansId).duplicates) {
+    throw new AnswersError(`the answers repeat an id in "${ansId.name}": they cannot be graded`);
+  }
+  return pairById(subId, ansId);
+}
+var INT64_BOUND = 9223372036854776e3;
+function requireClassLabels(v, c) {
+  const float = c.kind === "float";
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!Number.isInteger(x) || float && (x < -INT64_BOUND || x >= INT64_BOUND))
+      throw new SubmissionError(
+        `column "${c.name}" has a label ${x} that is not an integer in int64 range (data row ${i + 1}); scikit-learn treats such labels as continuous`
+      );
+  }
 }
 function columnRmsle(targets, sub, ans) {
   const cols = targets.map((t) => requireColumn(sub, t));
@@ -95307,7 +95338,7 @@ function multiclassLogLossGrade(spec, sub, ans) {
     );
   }
   for (const c of want) requireColumn(sub, c);
-  const rows = pairById(sub.column(spec.id), requireColumn(ans, spec.id, "answers"));
+  const rows = pairByUniqueIds(sub.column(spec.id), requireColumn(ans, spec.id, "answers"));
   const probs = spec.classes.map((c) => numeric(sub.column(c)));
   const truth = spec.classes.map((c) => numeric(requireColumn(ans, c, "answers"), "answers"));
   return multiclassLogLoss(truth, probs, rows);
@@ -95347,7 +95378,7 @@ function accuracyGrade(spec, sub, ans) {
   const col = requireColumn(sub, spec.target);
   const subId = requireColumn(sub, spec.id);
   const truthCol = requireColumn(ans, spec.target, "answers");
-  const rows = pairById(subId, requireColumn(ans, spec.id, "answers"));
+  const rows = pairByUniqueIds(subId, requireColumn(ans, spec.id, "answers"));
   const n = ans.rowCount;
   if (n === 0) throw new SubmissionError("the answers have no rows");
   let hits = 0;
@@ -95377,12 +95408,7 @@ function accuracyGrade(spec, sub, ans) {
   }
   const a = truthCol.values, s = col.values;
   requireNoMissing(s, col);
-  for (let i = 0; i < s.length; i++) {
-    if (!Number.isInteger(s[i]))
-      throw new SubmissionError(
-        `column "${spec.target}" has a non-integer label ${s[i]} (data row ${i + 1})`
-      );
-  }
+  requireClassLabels(s, col);
   for (let j = 0; j < n; j++) if (a[j] === s[rows[j]]) hits++;
   return hits / n;
 }
@@ -95395,10 +95421,7 @@ function qwkGrade(id, target, sub, ans) {
   requireRowCount(sub, ans);
   const pred = numeric(col);
   requireNoMissing(pred, col);
-  for (let i = 0; i < pred.length; i++) {
-    if (!Number.isInteger(pred[i]))
-      throw new SubmissionError(`column "${target}" has a non-integer label ${pred[i]} (data row ${i + 1})`);
-  }
+  requireClassLabels(pred, col);
   const rows = pairSortedSets(subId, ansId);
   return quadraticWeightedKappa(take(pred, rows), numeric(requireColumn(ans, target, "answers"), "answers"));
 }
@@ -95621,19 +95644,22 @@ function readAnswers(spec, answersPath) {
   }
 }
 function scoreSubmission(spec, submissionPath, answers) {
+  return scoreWith(spec, answers, (opts) => readCsvFile(submissionPath, opts));
+}
+function scoreWith(spec, answers, read) {
   if (typeof answers === "string") answers = readAnswers(spec, answers);
   const { submission: keep, positions } = columnsUsed(spec);
   try {
-    const sub = readCsvFile(submissionPath, {
+    const sub = read({
       keep: keep ? (n) => keep.includes(n) : (_n, k) => k < positions,
       maxRows: answers.rowCount
     });
     const score3 = scoreTables(spec, sub, answers);
     return { valid: true, score: score3, error: null, rounding: roundingOf(spec) };
   } catch (e) {
-    if (e instanceof SubmissionError || e instanceof MetricError)
+    if (e instanceof CsvError || e instanceof MetricError)
       return { valid: false, score: null, error: e.message };
-    if (e instanceof RangeError) return { valid: false, score: null, error: `cannot grade: ${e.message}` };
+    if (e instanceof RangeError) throw new Error(`the grader failed: ${e.message}`);
     throw e;
   }
 }

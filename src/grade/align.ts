@@ -1,8 +1,8 @@
 /** Column access and id alignment shared by the graders. */
-import type { Column, Table } from "./csv.js";
+import type { Column, Table } from "../tabular/csv.js";
 import { SubmissionError } from "./errors.js";
 import { pandasSortOrder } from "./npsort.js";
-import type { TextStore } from "./textstore.js";
+import type { TextStore } from "../tabular/textstore.js";
 
 const show = (v: number | string) => (typeof v === "string" ? JSON.stringify(v) : String(v));
 
@@ -160,12 +160,35 @@ export function keysOf(c: Column): Float64Array | (string | null)[] {
   return c.kind === "text" ? c.strings! : c.values!;
 }
 
+const NON_ASCII = /[^ -~\t\n\r]/u;
+const DECIMAL_DIGIT = /\p{Nd}/u;
+
+/**
+ * Python's float() reads any Unicode decimal digit (`１`, `٣`) as its ASCII digit. Nd digits come
+ * in runs of ten starting at zero, so a digit's value is its distance from the run's start mod 10.
+ */
+function asciiDigits(s: string): string {
+  if (!NON_ASCII.test(s)) return s;
+  let out = "";
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (cp < 0x80 || !DECIMAL_DIGIT.test(ch)) {
+      out += ch;
+      continue;
+    }
+    let start = cp;
+    while (DECIMAL_DIGIT.test(String.fromCodePoint(start - 1))) start--;
+    out += String((cp - start) % 10);
+  }
+  return out;
+}
+
 /**
  * Python float() of a string (what numpy/scikit-learn do to a text column): surrounding
  * whitespace, underscores between digits, inf/infinity/nan in any case. null when not a number.
  */
 export function pyFloat(s: string): number | null {
-  const t = s.trim().toLowerCase();
+  const t = asciiDigits(s).trim().toLowerCase();
   const special = /^([+-]?)(inf|infinity|nan)$/.exec(t);
   if (special) return special[2] === "nan" ? NaN : special[1] === "-" ? -Infinity : Infinity;
   if (!/^[+-]?(\d+(_\d+)*(\.(\d+(_\d+)*)?)?|\.\d+(_\d+)*)(e[+-]?\d+(_\d+)*)?$/.test(t)) return null;

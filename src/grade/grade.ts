@@ -6,8 +6,8 @@ import { statSync } from "node:fs";
 import { extname, join } from "node:path";
 import type { Competition } from "../registry/schema.js";
 import type { GradeReport, ScoreResult, Thresholds } from "./types.js";
-import { readCsvFile, type Table } from "./csv.js";
-import { SubmissionError } from "./errors.js";
+import { readCsvFile, readCsvText, type ReadOptions, type Table } from "../tabular/csv.js";
+import { CsvError } from "../tabular/errors.js";
 import { MetricError } from "./metrics/errors.js";
 import { loadGraderSpec, roundingOf, type GraderSpec } from "./spec.js";
 import { columnsUsed, scoreTables } from "./graders.js";
@@ -58,19 +58,41 @@ export function scoreSubmission(
   submissionPath: string,
   answers: string | Table,
 ): ScoreResult {
+  return scoreWith(spec, answers, (opts) => readCsvFile(submissionPath, opts));
+}
+
+/** scoreSubmission for a submission held in memory (fuzz tests, the format check). */
+export function scoreSubmissionText(
+  spec: GraderSpec,
+  submission: string | Buffer,
+  answers: string | Table,
+): ScoreResult {
+  return scoreWith(spec, answers, (opts) => readCsvText(submission, "submission.csv", opts));
+}
+
+/**
+ * A problem in the submission (unreadable CSV, a failed check, a metric's domain) makes it
+ * invalid; anything else — answers upstream cannot grade, a RangeError inside a metric, a bug —
+ * is thrown, and grade() reports it as a grader error, never as the agent's fault.
+ */
+function scoreWith(
+  spec: GraderSpec,
+  answers: string | Table,
+  read: (opts: ReadOptions) => Table,
+): ScoreResult {
   if (typeof answers === "string") answers = readAnswers(spec, answers);
   const { submission: keep, positions } = columnsUsed(spec);
   try {
-    const sub = readCsvFile(submissionPath, {
+    const sub = read({
       keep: keep ? (n) => keep.includes(n) : (_n, k) => k < positions,
       maxRows: answers.rowCount,
     });
     const score = scoreTables(spec, sub, answers);
     return { valid: true, score, error: null, rounding: roundingOf(spec) };
   } catch (e) {
-    if (e instanceof SubmissionError || e instanceof MetricError)
+    if (e instanceof CsvError || e instanceof MetricError)
       return { valid: false, score: null, error: e.message };
-    if (e instanceof RangeError) return { valid: false, score: null, error: `cannot grade: ${e.message}` };
+    if (e instanceof RangeError) throw new Error(`the grader failed: ${e.message}`);
     throw e;
   }
 }

@@ -18,7 +18,7 @@ export {
   leaderboardScoresFromCsv,
   type MedalFlags,
 } from "./medals.js";
-export { readCsv, readCsvFile, readCsvText, Table, type Column, type ColumnKind } from "./csv.js";
+export { readCsv, readCsvFile, readCsvText, Table, type Column, type ColumnKind } from "../tabular/csv.js";
 export { SubmissionError } from "./errors.js";
 export {
   GraderSpecSchema,
