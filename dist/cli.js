@@ -98337,6 +98337,55 @@ function readLeaderboardScores(path4) {
   return leaderboardScoresFromCsv(readFileSync11(path4, "utf8"), path4);
 }
 
+// src/grade/board.ts
+function boardFor(competition, competitionDir, leaderboardPath2, leaderboardsDir) {
+  const path4 = leaderboardPath2 ?? leaderboardPath({ competition, dir: competitionDir }, leaderboardsDir);
+  if (leaderboardPath2) return boardFromFile(leaderboardPath2);
+  if (path4) {
+    try {
+      return boardFromFile(path4);
+    } catch {
+    }
+  }
+  const t = competition.thresholds;
+  if (t) {
+    return {
+      thresholds: {
+        gold: t.gold,
+        silver: t.silver,
+        bronze: t.bronze,
+        median: t.median,
+        isLowerBetter: competition.isLowerBetter
+      },
+      scores: null,
+      source: "thresholds"
+    };
+  }
+  return noBoard(competition);
+}
+function boardFromFile(path4) {
+  try {
+    const scores = readLeaderboardScores(path4);
+    if (scores.length === 0) throw new Error("the leaderboard has no rows");
+    return { thresholds: thresholdsFromLeaderboard(scores), scores, source: "leaderboard", file: path4 };
+  } catch (e) {
+    throw new Error(`cannot read the leaderboard ${path4}: ${e.message}`);
+  }
+}
+function noBoard(competition) {
+  return {
+    thresholds: {
+      gold: NaN,
+      silver: NaN,
+      bronze: NaN,
+      median: NaN,
+      isLowerBetter: competition.isLowerBetter
+    },
+    scores: null,
+    source: "none"
+  };
+}
+
 // src/grade/external.ts
 import { spawn as spawn2 } from "node:child_process";
 var NumberOrNaN = external_exports.union([external_exports.number(), external_exports.literal("NaN").transform(() => NaN), external_exports.null()]);
@@ -98455,45 +98504,6 @@ function scoreWith(spec, answers, read) {
     throw e;
   }
 }
-function boardFor(competition, competitionDir, leaderboardPath2) {
-  const path4 = leaderboardPath2 ?? (competition.leaderboard ? join13(competitionDir, competition.leaderboard) : void 0);
-  if (path4) {
-    try {
-      const scores = readLeaderboardScores(path4);
-      return { thresholds: thresholdsFromLeaderboard(scores), scores, source: "leaderboard" };
-    } catch (e) {
-      if (leaderboardPath2) throw new Error(`cannot read the leaderboard ${path4}: ${e.message}`);
-    }
-  }
-  const t = competition.thresholds;
-  if (t) {
-    return {
-      thresholds: {
-        gold: t.gold,
-        silver: t.silver,
-        bronze: t.bronze,
-        median: t.median,
-        isLowerBetter: competition.isLowerBetter
-      },
-      scores: null,
-      source: "thresholds"
-    };
-  }
-  return noBoard(competition);
-}
-function noBoard(competition) {
-  return {
-    thresholds: {
-      gold: NaN,
-      silver: NaN,
-      bronze: NaN,
-      median: NaN,
-      isLowerBetter: competition.isLowerBetter
-    },
-    scores: null,
-    source: "none"
-  };
-}
 function makeReport(competitionId, submissionPath, result, board, now) {
   const round = result.rounding === "numpy" ? round5Numpy : round5;
   const score3 = result.valid && result.score !== null ? round(result.score) : null;
@@ -98523,7 +98533,7 @@ async function grade(opts) {
   const now = opts.now ?? /* @__PURE__ */ new Date();
   let board;
   try {
-    board = boardFor(competition, opts.competitionDir, opts.leaderboardPath);
+    board = boardFor(competition, opts.competitionDir, opts.leaderboardPath, opts.leaderboardsDir);
   } catch (e) {
     board = noBoard(competition);
     return {
@@ -99467,7 +99477,11 @@ Options:
   --competition ID        competition id (see \`medalist competitions\`)
   --submission FILE       the submission CSV
   --data-dir DIR          MLE-bench data folder (answers in DIR/ID/prepared/private)
-  --leaderboard FILE      leaderboard CSV (Kaggle export) to take thresholds from
+  --leaderboard FILE      leaderboard CSV (Kaggle export) to take thresholds from; without it
+                          the board is resolved as \`medalist run\` resolves it: a fetched
+                          leaderboard matching its pin, one shipped with the competition, else
+                          the precomputed thresholds
+  --leaderboards-dir DIR  fetched leaderboards (default: $MEDALIST_LEADERBOARDS_DIR or ~/.cache/medalist/leaderboards)
   --registry DIR          competitions folder (default: the bundled one)
   --external-command CMD  grader command for externally graded competitions
                           ({submission}, {competition}, {private_dir} are filled in)
@@ -99475,12 +99489,17 @@ Options:
 function fmt2(x) {
   return x === null ? "\u2014" : String(x);
 }
+var SOURCES = {
+  leaderboard: "the leaderboard",
+  thresholds: "the precomputed thresholds",
+  none: "nowhere: no leaderboard or thresholds"
+};
 function formatReport(r) {
   const medal = r.gold_medal ? "gold" : r.silver_medal ? "silver" : r.bronze_medal ? "bronze" : "none";
   const lines2 = [
     `${r.competition_id}: ${r.valid_submission ? `score ${fmt2(r.score)}` : r.submission_exists ? "invalid submission" : "no submission"}`,
     `  medal ${medal}, above median: ${r.above_median ? "yes" : "no"}${r.percentile !== null ? `, beats ${(r.percentile * 100).toFixed(1)}% of the leaderboard` : ""}`,
-    `  thresholds (${r.is_lower_better ? "lower" : "higher"} is better): gold ${r.gold_threshold}, silver ${r.silver_threshold}, bronze ${r.bronze_threshold}, median ${r.median_threshold}`
+    `  thresholds (${r.is_lower_better ? "lower" : "higher"} is better; from ${SOURCES[r.thresholds_source ?? "none"]}): gold ${r.gold_threshold}, silver ${r.silver_threshold}, bronze ${r.bronze_threshold}, median ${r.median_threshold}`
   ];
   if (r.error) lines2.push(`  reason: ${r.error}`);
   return lines2.join("\n");
@@ -99495,6 +99514,7 @@ var gradeCommand = {
       submission: { type: "string" },
       "data-dir": { type: "string" },
       leaderboard: { type: "string" },
+      "leaderboards-dir": { type: "string" },
       registry: { type: "string" },
       "external-command": { type: "string" },
       json: { type: "boolean", default: false }
@@ -99512,6 +99532,7 @@ var gradeCommand = {
       privateDir: join20(resolve11(dataDir), id, "prepared", "private"),
       submissionPath: submission,
       leaderboardPath: values.leaderboard ? resolve11(values.leaderboard) : void 0,
+      leaderboardsDir: values["leaderboards-dir"] ? resolve11(values["leaderboards-dir"]) : void 0,
       external: ext ? { command: ext.split(/\s+/) } : void 0
     });
     console.log(values.json ? pythonJson(report) : formatReport(report));
@@ -99521,16 +99542,22 @@ var gradeCommand = {
 
 // src/cli/commands/rank.ts
 import { resolve as resolve12 } from "node:path";
-var usage5 = `Usage: medalist rank --leaderboard FILE --score X [--json]
+var usage5 = `Usage: medalist rank (--leaderboard FILE | --competition ID) --score X [--json]
 
 Medals a score would earn on a Kaggle leaderboard export (columns
 scoreNullable,teamId,hasTeamName,submissionDate,score,hasScore), as MLE-bench's rank_score.
 The score is used as given (MLE-bench rounds grades to 5 decimals before ranking).
+With --competition the board is resolved as \`medalist grade\` and \`medalist run\` resolve it: a
+fetched leaderboard matching its pin, else one shipped with the competition, else the
+precomputed thresholds.
 
 Options:
-  --leaderboard FILE  leaderboard CSV, best first as Kaggle lists it
-  --score X           the score; NaN allowed (never medals)
-  --json              print JSON (MLE-bench field names; NaN as NaN)`;
+  --leaderboard FILE      leaderboard CSV, best first as Kaggle lists it
+  --competition ID        resolve the competition's board instead
+  --registry DIR          competitions folder (default: the bundled one)
+  --leaderboards-dir DIR  fetched leaderboards (default: $MEDALIST_LEADERBOARDS_DIR or ~/.cache/medalist/leaderboards)
+  --score X               the score; NaN allowed (never medals)
+  --json                  print JSON (MLE-bench field names; NaN as NaN)`;
 var rankCommand = {
   name: "rank",
   summary: "Medals and percentile a score would get on a leaderboard",
@@ -99538,19 +99565,16 @@ var rankCommand = {
   async run(argv) {
     const { values } = parseCommandArgs(argv, {
       leaderboard: { type: "string" },
+      competition: { type: "string" },
+      registry: { type: "string" },
+      "leaderboards-dir": { type: "string" },
       score: { type: "string" },
       json: { type: "boolean", default: false }
     });
-    const file2 = resolve12(requireOption(values.leaderboard, "--leaderboard"));
     const score3 = numberOption(requireOption(values.score, "--score"), "--score", true);
-    let scores;
-    try {
-      scores = readLeaderboardScores(file2);
-      if (scores.length === 0) throw new Error("the leaderboard has no rows");
-    } catch (e) {
-      throw new UserError(`cannot read the leaderboard ${file2}: ${e.message}`);
-    }
-    const t = thresholdsFromLeaderboard(scores);
+    const board = resolveRankBoard(values);
+    const t = board.thresholds;
+    const scores = board.scores;
     const out = {
       score: score3,
       ...rankScore(score3, t),
@@ -99559,20 +99583,40 @@ var rankCommand = {
       bronze_threshold: t.bronze,
       median_threshold: t.median,
       is_lower_better: t.isLowerBetter,
-      team_count: scores.length,
-      percentile: percentile(score3, scores, t.isLowerBetter)
+      team_count: scores ? scores.length : null,
+      percentile: scores ? percentile(score3, scores, t.isLowerBetter) : null,
+      thresholds_source: board.source
     };
     if (values.json) console.log(pythonJson(out));
     else {
       const medal = out.gold_medal ? "gold" : out.silver_medal ? "silver" : out.bronze_medal ? "bronze" : "none";
+      const beats = scores ? `, beats ${((out.percentile ?? 0) * 100).toFixed(1)}% of ${scores.length} teams` : "";
+      const from = board.source === "leaderboard" ? `the leaderboard ${board.file}` : board.source === "thresholds" ? "the precomputed thresholds (no leaderboard file)" : "no thresholds";
       console.log(
-        `score ${score3}: medal ${medal}, above median: ${out.above_median ? "yes" : "no"}, beats ${((out.percentile ?? 0) * 100).toFixed(1)}% of ${scores.length} teams
-thresholds (${t.isLowerBetter ? "lower" : "higher"} is better): gold ${t.gold}, silver ${t.silver}, bronze ${t.bronze}, median ${t.median}`
+        `score ${score3}: medal ${medal}, above median: ${out.above_median ? "yes" : "no"}${beats}
+thresholds (${t.isLowerBetter ? "lower" : "higher"} is better) from ${from}: gold ${t.gold}, silver ${t.silver}, bronze ${t.bronze}, median ${t.median}`
       );
     }
     return 0;
   }
 };
+function resolveRankBoard(values) {
+  if (values.leaderboard !== void 0 && values.competition !== void 0)
+    throw new UserError("give either --leaderboard or --competition, not both");
+  if (values.competition === void 0) {
+    const file2 = resolve12(requireOption(values.leaderboard, "--leaderboard"));
+    try {
+      return boardFromFile(file2);
+    } catch (e) {
+      throw new UserError(e.message);
+    }
+  }
+  const registry2 = loadRegistry(values.registry ? resolve12(values.registry) : void 0);
+  const entry = registry2.get(values.competition);
+  if (!entry) throw new UserError(`unknown competition "${values.competition}"`);
+  const dir = values["leaderboards-dir"] ? resolve12(values["leaderboards-dir"]) : void 0;
+  return boardFor(entry.competition, entry.dir, void 0, dir);
+}
 
 // src/cli/commands/index.ts
 var commands = [

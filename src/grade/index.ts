@@ -4,9 +4,10 @@ export {
   scoreSubmission,
   readAnswers,
   submissionProblem,
-  boardFor,
+  scoreSubmissionText,
   type GradeOptions,
 } from "./grade.js";
+export { boardFor, type Board } from "./board.js";
 export { round5, round5Numpy } from "./round.js";
 export {
   thresholdsFromLeaderboard,
