@@ -38442,7 +38442,7 @@ var require_tar_fs = __commonJS({
           }
         };
         var dir = isRoot ? path4.join(cwd, ".") : path4.dirname(name2);
-        validate2(xfs, dir, path4.join(cwd, "."), function(err, valid) {
+        validate3(xfs, dir, path4.join(cwd, "."), function(err, valid) {
           if (err) return next(err);
           if (!valid) return next(new Error(dir + " is not a valid path"));
           if (header.type === "directory") return ondirectory();
@@ -38470,11 +38470,11 @@ var require_tar_fs = __commonJS({
       if (opts.finish) extract.on("finish", opts.finish);
       return extract;
     };
-    function validate2(fs2, name2, root, cb) {
+    function validate3(fs2, name2, root, cb) {
       if (name2 === root) return cb(null, true);
       fs2.lstat(name2, function(err, st) {
         if (err && err.code !== "ENOENT") return cb(err);
-        if (err || st.isDirectory()) return validate2(fs2, path4.join(name2, ".."), root, cb);
+        if (err || st.isDirectory()) return validate3(fs2, path4.join(name2, ".."), root, cb);
         cb(null, false);
       });
     }
@@ -41143,7 +41143,7 @@ var require_metadata = __commonJS({
     function normalizeKey(key) {
       return key.toLowerCase();
     }
-    function validate2(key, value) {
+    function validate3(key, value) {
       if (!isLegalKey(key)) {
         throw new Error('Metadata key "' + key + '" contains illegal characters');
       }
@@ -41176,7 +41176,7 @@ var require_metadata = __commonJS({
        */
       set(key, value) {
         key = normalizeKey(key);
-        validate2(key, value);
+        validate3(key, value);
         this.internalRepr.set(key, [value]);
       }
       /**
@@ -41188,7 +41188,7 @@ var require_metadata = __commonJS({
        */
       add(key, value) {
         key = normalizeKey(key);
-        validate2(key, value);
+        validate3(key, value);
         const existingValue = this.internalRepr.get(key);
         if (existingValue === void 0) {
           this.internalRepr.set(key, [value]);
@@ -95057,8 +95057,56 @@ function openExecutor(name2, ctx) {
   return backend.open(ctx);
 }
 
+// src/results/versions.ts
+var RESULTS_SCHEMA_VERSION = 2;
+var RUN_SCHEMA_VERSION = 2;
+function runV1ToV2(run) {
+  if (run === null || typeof run !== "object" || Array.isArray(run)) return run;
+  const r = run;
+  if (r.failure !== void 0) return r;
+  const completed = r.outcome === "completed";
+  return {
+    ...r,
+    failure: completed ? null : {
+      cause: typeof r.error === "string" && r.error ? r.error : String(r.outcome),
+      exitCode: typeof r.exitCode === "number" ? r.exitCode : null,
+      signal: null,
+      stderrTail: []
+    }
+  };
+}
+var RESULTS_DOCUMENT = {
+  name: "results",
+  current: RESULTS_SCHEMA_VERSION,
+  unversioned: 1,
+  versionOf: (doc) => doc.schemaVersion,
+  migrations: [
+    {
+      from: 1,
+      change: "every run records its failure (cause, exit code, signal, last stderr lines)",
+      up: (doc) => ({
+        ...doc,
+        schemaVersion: 2,
+        runs: Array.isArray(doc.runs) ? doc.runs.map(runV1ToV2) : doc.runs
+      })
+    }
+  ]
+};
+var RUN_DOCUMENT = {
+  name: "run",
+  current: RUN_SCHEMA_VERSION,
+  unversioned: 1,
+  versionOf: (doc) => doc.schemaVersion,
+  migrations: [
+    {
+      from: 1,
+      change: "run.json carries schemaVersion; its result records its failure",
+      up: (doc) => ({ schemaVersion: 2, ...doc, result: runV1ToV2(doc.result) })
+    }
+  ]
+};
+
 // src/results/schema.ts
-var RESULTS_SCHEMA_VERSION = 1;
 var score2 = external_exports.union([external_exports.number(), external_exports.literal("NaN"), external_exports.null()]);
 var GradeReportSchema = external_exports.object({
   competition_id: external_exports.string(),
@@ -95104,7 +95152,18 @@ var RunResultSchema = external_exports.object({
   grade: GradeReportSchema.nullable(),
   usage: external_exports.object({ tokens: external_exports.number().optional(), dollars: external_exports.number().optional() }).nullable().default(null),
   gpus: external_exports.array(external_exports.string()).default([]),
-  details: external_exports.record(external_exports.string(), external_exports.string()).default({})
+  details: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+  /** The run's identity (see suite/identity.ts): reused only while it matches. */
+  identity: external_exports.string().optional(),
+  /** Kept from an earlier invocation with the same identity instead of executed now. */
+  reused: external_exports.boolean().optional(),
+  /** Why the run did not complete: a one-line cause, exit code, signal, last stderr lines. */
+  failure: external_exports.object({
+    cause: external_exports.string(),
+    exitCode: external_exports.number().int().nullable(),
+    signal: external_exports.string().nullable(),
+    stderrTail: external_exports.array(external_exports.string())
+  }).nullable().optional()
 });
 var SuiteResultsSchema = external_exports.object({
   schemaVersion: external_exports.literal(RESULTS_SCHEMA_VERSION),
@@ -96882,6 +96941,33 @@ async function ensurePrepared(entry, dataDir, log) {
 // src/suite/store.ts
 import { mkdirSync as mkdirSync8, readFileSync as readFileSync9, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync10 } from "node:fs";
 import { dirname as dirname6 } from "node:path";
+
+// src/results/migrate.ts
+var MigrationError = class extends Error {
+};
+function migrate(kind, raw) {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+    throw new MigrationError(`not a ${kind.name} document (a JSON object expected)`);
+  let doc = raw;
+  const v = kind.versionOf(doc);
+  const from = v === void 0 ? kind.unversioned : v;
+  if (typeof from !== "number" || !Number.isInteger(from) || from < 1)
+    throw new MigrationError(`${kind.name}: schemaVersion ${JSON.stringify(v)} is not a version number`);
+  if (from > kind.current)
+    throw new MigrationError(
+      `${kind.name}: schemaVersion ${from} is newer than this Medalist reads (${kind.current}); upgrade Medalist`
+    );
+  const applied = [];
+  for (let at = from; at < kind.current; at++) {
+    const step = kind.migrations.find((m) => m.from === at);
+    if (!step) throw new MigrationError(`${kind.name}: no migration from version ${at}`);
+    doc = step.up(doc);
+    applied.push(`v${at} \u2192 v${at + 1}: ${step.change}`);
+  }
+  return { doc, from, applied };
+}
+
+// src/suite/store.ts
 function toJson(value) {
   return JSON.stringify(value, (_k, v) => typeof v === "number" && Number.isNaN(v) ? "NaN" : v, 2) + "\n";
 }
@@ -96897,6 +96983,9 @@ function writeResults(path4, results) {
   return parsed;
 }
 function readResults(path4) {
+  return readResultsMigrated(path4).results;
+}
+function readResultsMigrated(path4) {
   let raw;
   try {
     raw = JSON.parse(readFileSync9(path4, "utf8"));
@@ -96906,14 +96995,21 @@ function readResults(path4) {
       code === "ENOENT" ? `results file not found: ${path4}` : `${path4}: not a results JSON file (${e.message})`
     );
   }
-  const parsed = SuiteResultsSchema.safeParse(raw);
+  let migrated;
+  try {
+    migrated = migrate(RESULTS_DOCUMENT, raw);
+  } catch (e) {
+    if (e instanceof MigrationError) throw new UserError(`${path4}: ${e.message}`);
+    throw e;
+  }
+  const parsed = SuiteResultsSchema.safeParse(migrated.doc);
   if (!parsed.success) throw new UserError(formatZodError(parsed.error, path4));
-  return parsed.data;
+  return { results: parsed.data, from: migrated.from, applied: migrated.applied };
 }
 function readStoredRun(path4) {
   if (!existsSync10(path4)) return null;
   try {
-    const raw = JSON.parse(readFileSync9(path4, "utf8"));
+    const raw = migrate(RUN_DOCUMENT, JSON.parse(readFileSync9(path4, "utf8"))).doc;
     const result = RunResultSchema.parse(raw.result);
     return { suiteHash: String(raw.suiteHash), agent: String(raw.agent), result };
   } catch {
@@ -96921,7 +97017,7 @@ function readStoredRun(path4) {
   }
 }
 function saveRun(path4, stored) {
-  writeAtomic(path4, toJson(stored));
+  writeAtomic(path4, toJson({ schemaVersion: RUN_SCHEMA_VERSION, ...stored }));
 }
 
 // src/suite/progress.ts
@@ -99618,6 +99714,70 @@ function resolveRankBoard(values) {
   return boardFor(entry.competition, entry.dir, void 0, dir);
 }
 
+// src/cli/commands/migrate.ts
+import { readFileSync as readFileSync13 } from "node:fs";
+var usage6 = `Usage: medalist migrate FILE... [--check]
+
+Rewrites results files (results.json) and run files (run.json) written by an older Medalist in
+the current schema version. Medalist reads older files anyway (it migrates them in memory); this
+makes the change permanent, e.g. before other tools read the files.
+
+Options:
+  --check   only say which files are out of date (exit 1 when any is); write nothing`;
+function kindOf(doc) {
+  const d = doc ?? {};
+  return typeof d === "object" && "result" in d && !("runs" in d) ? RUN_DOCUMENT : RESULTS_DOCUMENT;
+}
+function validate2(kind, doc, file2) {
+  const parsed = kind === RUN_DOCUMENT ? RunResultSchema.safeParse(doc.result) : SuiteResultsSchema.safeParse(doc);
+  if (!parsed.success)
+    throw new Error(formatZodError(parsed.error, kind === RUN_DOCUMENT ? `${file2} (result)` : file2));
+  return kind === RUN_DOCUMENT ? { ...doc, result: parsed.data } : parsed.data;
+}
+var migrateCommand = {
+  name: "migrate",
+  summary: "Rewrite results and run files from older Medalist versions in the current schema",
+  usage: usage6,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(
+      argv,
+      { check: { type: "boolean", default: false } },
+      true
+    );
+    if (positionals.length === 0) throw new UserError("expects one or more files (see --help)");
+    let failed = 0, outdated = 0;
+    for (const file2 of positionals) {
+      try {
+        let raw;
+        try {
+          raw = JSON.parse(readFileSync13(file2, "utf8"));
+        } catch (e) {
+          throw new Error(`cannot read it as JSON (${e.message})`);
+        }
+        const kind = kindOf(raw);
+        const m = migrate(kind, raw);
+        const doc = validate2(kind, m.doc, file2);
+        if (m.applied.length === 0) {
+          console.log(`${file2}: ${kind.name} file, already version ${kind.current}`);
+          continue;
+        }
+        outdated++;
+        if (values.check) {
+          console.log(`${file2}: ${kind.name} file, version ${m.from}; would migrate to ${kind.current}`);
+          continue;
+        }
+        writeAtomic(file2, toJson(doc));
+        console.log(`${file2}: ${kind.name} file migrated from version ${m.from} to ${kind.current}`);
+        for (const step of m.applied) console.log(`  ${step}`);
+      } catch (e) {
+        failed++;
+        console.log(`${file2}: FAILED: ${e.message}`);
+      }
+    }
+    return failed > 0 || values.check && outdated > 0 ? 1 : 0;
+  }
+};
+
 // src/cli/commands/index.ts
 var commands = [
   runCommand,
@@ -99629,7 +99789,8 @@ var commands = [
   prepareCommand,
   leaderboardsCommand,
   gradeCommand,
-  rankCommand
+  rankCommand,
+  migrateCommand
 ];
 
 // src/cli/main.ts

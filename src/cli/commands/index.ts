@@ -8,6 +8,7 @@ import { prepareCommand } from "./prepare.js";
 import { leaderboardsCommand } from "./leaderboards.js";
 import { gradeCommand } from "./grade.js";
 import { rankCommand } from "./rank.js";
+import { migrateCommand } from "./migrate.js";
 
 /** Every CLI command; each lives in its own file in this folder. */
 export const commands: Command[] = [
@@ -21,4 +22,5 @@ export const commands: Command[] = [
   leaderboardsCommand,
   gradeCommand,
   rankCommand,
+  migrateCommand,
 ];
