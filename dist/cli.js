@@ -93883,9 +93883,7 @@ var Tokenizer = class {
           }
           if (!closed) {
             if (!final) return rowStart;
-            throw new CsvError(
-              `${this.source}: a quoted field is never closed (end of file inside quotes)`
-            );
+            throw new CsvError(`${this.source}: a quoted field is never closed (end of file inside quotes)`);
           }
         }
         let parsed = 0, numEnd = -1, value = 0;
@@ -94022,9 +94020,7 @@ function fileSource(path4, chunkSize) {
     try {
       fd = openSync(path4, "r");
     } catch (e) {
-      throw new CsvError(
-        `cannot open ${path4}: ${e.code ?? e.message}`
-      );
+      throw new CsvError(`cannot open ${path4}: ${e.code ?? e.message}`);
     }
     try {
       const st = fstatSync(fd);
@@ -94065,9 +94061,7 @@ function readFrom(source, name2, opts, totalBytes) {
       return;
     }
     if (opts.maxRows !== void 0 && row >= opts.maxRows) {
-      throw new CsvError(
-        `${name2}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`
-      );
+      throw new CsvError(`${name2}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`);
     }
     if (offset === -1) offset = Math.max(0, count - names2.length);
     if (row === 2048 && totalBytes > 0) {
@@ -94075,9 +94069,7 @@ function readFrom(source, name2, opts, totalBytes) {
       for (const c of builders) c?.reserve(Math.min(estimate, opts.maxRows ?? estimate));
     }
     if (count - offset > names2.length) {
-      throw new CsvError(
-        `${name2}: expected ${names2.length} fields on data row ${row + 1}, saw ${count}`
-      );
+      throw new CsvError(`${name2}: expected ${names2.length} fields on data row ${row + 1}, saw ${count}`);
     }
     const bs = builders, r = row, off = offset;
     for (let k = 0; k < bs.length; k++) {

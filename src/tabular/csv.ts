@@ -399,8 +399,7 @@ class Tokenizer {
     if (chunk.indexOf(0) !== -1) {
       throw new CsvError(`${this.source}: contains NUL bytes (a binary file, not a CSV)`);
     }
-    const bad = () =>
-      new CsvError(`${this.source}: not valid UTF-8 text (near byte ${this.bytesSeen})`);
+    const bad = () => new CsvError(`${this.source}: not valid UTF-8 text (near byte ${this.bytesSeen})`);
     if (final) {
       if (!isUtf8(this.utf8Tail)) throw bad();
       this.utf8Tail = Buffer.alloc(0);
@@ -503,9 +502,7 @@ class Tokenizer {
           }
           if (!closed) {
             if (!final) return rowStart;
-            throw new CsvError(
-              `${this.source}: a quoted field is never closed (end of file inside quotes)`,
-            );
+            throw new CsvError(`${this.source}: a quoted field is never closed (end of file inside quotes)`);
           }
         }
         // Fused fast path for plain decimals (-?digits[.digits], mantissa ≤ 2^53): parsed while
@@ -662,9 +659,7 @@ function fileSource(path: string, chunkSize: number): ChunkSource {
     try {
       fd = openSync(path, "r");
     } catch (e) {
-      throw new CsvError(
-        `cannot open ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      );
+      throw new CsvError(`cannot open ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
     try {
       const st = fstatSync(fd);
@@ -710,9 +705,7 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalByt
       return;
     }
     if (opts.maxRows !== undefined && row >= opts.maxRows) {
-      throw new CsvError(
-        `${name}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`,
-      );
+      throw new CsvError(`${name}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`);
     }
     if (offset === -1) offset = Math.max(0, count - names.length);
     if (row === 2048 && totalBytes > 0) {
@@ -721,9 +714,7 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalByt
       for (const c of builders) c?.reserve(Math.min(estimate, opts.maxRows ?? estimate));
     }
     if (count - offset > names.length) {
-      throw new CsvError(
-        `${name}: expected ${names.length} fields on data row ${row + 1}, saw ${count}`,
-      );
+      throw new CsvError(`${name}: expected ${names.length} fields on data row ${row + 1}, saw ${count}`);
     }
     // Locals, not closure variables, in the per-cell loop.
     const bs = builders,
