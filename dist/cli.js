@@ -97653,6 +97653,43 @@ function indexOfIds(c, side = "the answers", useBytes = true) {
     (a, b) => v[a] === v[b]
   );
 }
+var RADIX_MAX_BYTES = 64;
+function uniqueTextOrder(c, onDuplicate) {
+  const t = c.text;
+  if (!t) return null;
+  const n = t.count, starts = t.starts, ends = t.ends;
+  let width = 0;
+  for (let i = 0; i < n; i++) {
+    if (starts[i] < 0) return null;
+    const len = ends[i] - starts[i];
+    if (len > width) width = len;
+  }
+  if (width > RADIX_MAX_BYTES) return null;
+  const bytes2 = t.bytes();
+  let order = new Int32Array(n), next = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  const counts = new Int32Array(257);
+  for (let pos = width - 1; pos >= 0; pos--) {
+    counts.fill(0);
+    for (let p = 0; p < n; p++) {
+      const i = order[p], at = starts[i] + pos;
+      counts[at < ends[i] ? bytes2[at] + 1 : 0]++;
+    }
+    let sum2 = 0;
+    for (let d = 0; d < 257; d++) {
+      const k = counts[d];
+      counts[d] = sum2;
+      sum2 += k;
+    }
+    for (let p = 0; p < n; p++) {
+      const i = order[p], at = starts[i] + pos;
+      next[counts[at < ends[i] ? bytes2[at] + 1 : 0]++] = i;
+    }
+    [order, next] = [next, order];
+  }
+  for (let p = 1; p < n; p++) if (t.equals(order[p], t, order[p - 1])) onDuplicate(order[p]);
+  return order;
+}
 
 // src/grade/metrics/npsum.ts
 function pairwise(a, start, n) {
@@ -98114,17 +98151,19 @@ function rmseGrade(spec, sub, ans) {
   const col = requireColumn(sub, spec.target);
   const pred = sklearnNumbers(col, null);
   requireRowCount(sub, ans);
-  const rows = pairByUniqueIds(subId, ansId);
-  const order = sortedOrder(ansId, true);
+  const radix = uniqueTextOrder(ansId, () => repeatedAnswerId(ansId));
+  const rows = radix ? pairById(subId, ansId) : pairByUniqueIds(subId, ansId);
+  const order = radix ?? sortedOrder(ansId, true);
   const subRows = new Int32Array(order.length);
   for (let p = 0; p < order.length; p++) subRows[p] = rows[order[p]];
   return rmse(take(truthAll, order), take(pred, subRows));
 }
 function pairByUniqueIds(subId, ansId) {
-  if (indexOfIds(ansId).duplicates) {
-    throw new AnswersError(`the answers repeat an id in "${ansId.name}": they cannot be graded`);
-  }
+  if (indexOfIds(ansId).duplicates) repeatedAnswerId(ansId);
   return pairById(subId, ansId);
+}
+function repeatedAnswerId(ansId) {
+  throw new AnswersError(`the answers repeat an id in "${ansId.name}": they cannot be graded`);
 }
 var INT64_BOUND = 9223372036854776e3;
 function requireClassLabels(v, c) {

@@ -465,3 +465,56 @@ export function indexOfIds(c: Column, side = "the answers", useBytes = true): Ha
     (a, b) => v[a] === v[b],
   );
 }
+
+/** Longest id (in bytes) the radix sort takes; longer ids go through the comparison sort. */
+const RADIX_MAX_BYTES = 64;
+
+/**
+ * The sorted order of a text column whose ids are all present and, when `unique` holds, distinct:
+ * an LSD radix sort on the UTF-8 bytes (byte order is code-point order, as numpy compares), one
+ * counting pass per byte position. With distinct keys every sort gives the same order, so this is
+ * pandas' order without emulating its quicksort. Returns null when the column does not qualify
+ * (numbers, missing ids, very long ids); calls `onDuplicate` (which throws) when an id repeats.
+ */
+export function uniqueTextOrder(c: Column, onDuplicate: (row: number) => never): Int32Array | null {
+  const t = c.text;
+  if (!t) return null;
+  const n = t.count,
+    starts = t.starts,
+    ends = t.ends;
+  let width = 0;
+  for (let i = 0; i < n; i++) {
+    if (starts[i] < 0) return null;
+    const len = ends[i] - starts[i];
+    if (len > width) width = len;
+  }
+  if (width > RADIX_MAX_BYTES) return null;
+  const bytes = t.bytes();
+  let order = new Int32Array(n),
+    next = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  const counts = new Int32Array(257);
+  // Digit 0 = past the end of the id (shorter ids first), else byte + 1.
+  for (let pos = width - 1; pos >= 0; pos--) {
+    counts.fill(0);
+    for (let p = 0; p < n; p++) {
+      const i = order[p],
+        at = starts[i] + pos;
+      counts[at < ends[i] ? bytes[at] + 1 : 0]++;
+    }
+    let sum = 0;
+    for (let d = 0; d < 257; d++) {
+      const k = counts[d];
+      counts[d] = sum;
+      sum += k;
+    }
+    for (let p = 0; p < n; p++) {
+      const i = order[p],
+        at = starts[i] + pos;
+      next[counts[at < ends[i] ? bytes[at] + 1 : 0]++] = i;
+    }
+    [order, next] = [next, order];
+  }
+  for (let p = 1; p < n; p++) if (t.equals(order[p], t, order[p - 1])) onDuplicate(order[p]);
+  return order;
+}

@@ -19,6 +19,7 @@ import {
   idKey,
   indexOfIds,
   sklearnNumbers,
+  uniqueTextOrder,
 } from "./align.js";
 import { rocAuc } from "./metrics/auc.js";
 import { numpySum } from "./metrics/npsum.js";
@@ -210,9 +211,10 @@ function rmseGrade(spec: Extract<GraderSpec, { kind: "rmse" }>, sub: Table, ans:
   // astype(float): a text column whose cells Python's float() reads (`1_0`, 30-digit integers) is scored.
   const pred = sklearnNumbers(col, null);
   requireRowCount(sub, ans);
-  const rows = pairByUniqueIds(subId, ansId);
   // Both sides sorted by id, then summed in that order (numpy's pairwise sum depends on it).
-  const order = sortedOrder(ansId, true);
+  const radix = uniqueTextOrder(ansId, () => repeatedAnswerId(ansId));
+  const rows = radix ? pairById(subId, ansId) : pairByUniqueIds(subId, ansId);
+  const order = radix ?? sortedOrder(ansId, true);
   const subRows = new Int32Array(order.length);
   for (let p = 0; p < order.length; p++) subRows[p] = rows[order[p]];
   return rmse(take(truthAll, order), take(pred, subRows));
@@ -223,10 +225,12 @@ function rmseGrade(spec: Extract<GraderSpec, { kind: "rmse" }>, sub: Table, ans:
  * answers (a grader error), not a bad submission.
  */
 function pairByUniqueIds(subId: Column, ansId: Column): Int32Array {
-  if (indexOfIds(ansId).duplicates) {
-    throw new AnswersError(`the answers repeat an id in "${ansId.name}": they cannot be graded`);
-  }
+  if (indexOfIds(ansId).duplicates) repeatedAnswerId(ansId);
   return pairById(subId, ansId);
+}
+
+function repeatedAnswerId(ansId: Column): never {
+  throw new AnswersError(`the answers repeat an id in "${ansId.name}": they cannot be graded`);
 }
 
 const INT64_BOUND = 9223372036854775808; // 2^63

@@ -8,6 +8,7 @@ import { columnsUsed } from "../../src/grade/graders.js";
 import { AnswersError } from "../../src/grade/errors.js";
 import { UndefinedMetricError } from "../../src/grade/metrics/errors.js";
 import { rmse } from "../../src/grade/metrics/regression.js";
+import { sortedOrder, uniqueTextOrder } from "../../src/grade/align.js";
 
 function score(spec: GraderSpec, answers: string, submission: string) {
   const used = columnsUsed(spec).answers;
@@ -105,5 +106,26 @@ describe("RMSE is summed in sorted-id order, bit for bit", () => {
     expect(r.valid).toBe(true);
     expect(r.score).toBe(want);
     expect(r.score).not.toBe(rmse(truth, pred));
+  });
+});
+
+describe("the radix order of unique text ids equals pandas' sort", () => {
+  it("random ids with shared prefixes, different lengths and non-ASCII characters", () => {
+    let seed = 11;
+    const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const alphabet = ["a", "b", "_", "1", "10", "é", "ж", "😀", "\uffff", "Z"];
+    const ids = new Set<string>();
+    while (ids.size < 3000) {
+      let s = "";
+      const len = 1 + Math.floor(rand() * 6);
+      for (let k = 0; k < len; k++) s += alphabet[Math.floor(rand() * alphabet.length)];
+      ids.add(s);
+    }
+    const csv = "id\n" + [...ids].map((s) => `"${s}"`).join("\n") + "\n";
+    const col = readCsvText(csv).column("id")!;
+    const radix = uniqueTextOrder(col, () => {
+      throw new Error("no duplicates here");
+    })!;
+    expect(Array.from(radix)).toEqual(Array.from(sortedOrder(col)));
   });
 });
