@@ -97668,22 +97668,24 @@ function uniqueTextOrder(c, onDuplicate) {
   const bytes2 = t.bytes();
   let order = new Int32Array(n), next = new Int32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
-  const counts = new Int32Array(257);
-  for (let pos = width - 1; pos >= 0; pos--) {
+  const B = 257;
+  const counts = new Int32Array(B * B);
+  const digit = (i, pos) => {
+    const a = starts[i] + pos, e = ends[i];
+    return (a < e ? bytes2[a] + 1 : 0) * B + (a + 1 < e ? bytes2[a + 1] + 1 : 0);
+  };
+  for (let pos = width - 1 & ~1; pos >= 0; pos -= 2) {
     counts.fill(0);
-    for (let p = 0; p < n; p++) {
-      const i = order[p], at = starts[i] + pos;
-      counts[at < ends[i] ? bytes2[at] + 1 : 0]++;
-    }
+    for (let p = 0; p < n; p++) counts[digit(order[p], pos)]++;
     let sum2 = 0;
-    for (let d = 0; d < 257; d++) {
+    for (let d = 0; d < counts.length; d++) {
       const k = counts[d];
       counts[d] = sum2;
       sum2 += k;
     }
     for (let p = 0; p < n; p++) {
-      const i = order[p], at = starts[i] + pos;
-      next[counts[at < ends[i] ? bytes2[at] + 1 : 0]++] = i;
+      const i = order[p];
+      next[counts[digit(i, pos)]++] = i;
     }
     [order, next] = [next, order];
   }

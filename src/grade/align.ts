@@ -472,7 +472,7 @@ const RADIX_MAX_BYTES = 64;
 /**
  * The sorted order of a text column whose ids are all present and, when `unique` holds, distinct:
  * an LSD radix sort on the UTF-8 bytes (byte order is code-point order, as numpy compares), one
- * counting pass per byte position. With distinct keys every sort gives the same order, so this is
+ * counting pass per two byte positions. With distinct keys every sort gives the same order, so this is
  * pandas' order without emulating its quicksort. Returns null when the column does not qualify
  * (numbers, missing ids, very long ids); calls `onDuplicate` (which throws) when an id repeats.
  */
@@ -493,25 +493,27 @@ export function uniqueTextOrder(c: Column, onDuplicate: (row: number) => never):
   let order = new Int32Array(n),
     next = new Int32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
-  const counts = new Int32Array(257);
-  // Digit 0 = past the end of the id (shorter ids first), else byte + 1.
-  for (let pos = width - 1; pos >= 0; pos--) {
+  // Two bytes per pass (257² buckets); a byte's digit is 0 past the end of the id (shorter ids
+  // first), else byte + 1.
+  const B = 257;
+  const counts = new Int32Array(B * B);
+  const digit = (i: number, pos: number): number => {
+    const a = starts[i] + pos,
+      e = ends[i];
+    return (a < e ? bytes[a] + 1 : 0) * B + (a + 1 < e ? bytes[a + 1] + 1 : 0);
+  };
+  for (let pos = (width - 1) & ~1; pos >= 0; pos -= 2) {
     counts.fill(0);
-    for (let p = 0; p < n; p++) {
-      const i = order[p],
-        at = starts[i] + pos;
-      counts[at < ends[i] ? bytes[at] + 1 : 0]++;
-    }
+    for (let p = 0; p < n; p++) counts[digit(order[p], pos)]++;
     let sum = 0;
-    for (let d = 0; d < 257; d++) {
+    for (let d = 0; d < counts.length; d++) {
       const k = counts[d];
       counts[d] = sum;
       sum += k;
     }
     for (let p = 0; p < n; p++) {
-      const i = order[p],
-        at = starts[i] + pos;
-      next[counts[at < ends[i] ? bytes[at] + 1 : 0]++] = i;
+      const i = order[p];
+      next[counts[digit(i, pos)]++] = i;
     }
     [order, next] = [next, order];
   }
