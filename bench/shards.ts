@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import type { PlannedRun } from "../src/plan/plan.js";
 import { shardRuns } from "../src/plan/shards.js";
 import { mergeShards } from "../src/session/merge.js";
-import type { RunResult, SuiteResults } from "../src/results/schema.js";
+import { RESULTS_SCHEMA_VERSION, type RunResult, type SuiteResults } from "../src/results/schema.js";
 
 /** Deterministic pseudo-random numbers (mulberry32). */
 function rng(seed: number): () => number {
@@ -73,7 +73,7 @@ function shardDoc(runs: PlannedRun[], index: number, count: number, competitions
     details: {},
   });
   return {
-    schemaVersion: 1,
+    schemaVersion: RESULTS_SCHEMA_VERSION,
     medalistVersion: "bench",
     label: "head",
     suite: { name: "bench", hash: "h", competitions, seeds: 5 },

@@ -38442,7 +38442,7 @@ var require_tar_fs = __commonJS({
           }
         };
         var dir = isRoot ? path6.join(cwd, ".") : path6.dirname(name2);
-        validate2(xfs, dir, path6.join(cwd, "."), function(err, valid) {
+        validate3(xfs, dir, path6.join(cwd, "."), function(err, valid) {
           if (err) return next(err);
           if (!valid) return next(new Error(dir + " is not a valid path"));
           if (header.type === "directory") return ondirectory();
@@ -38470,11 +38470,11 @@ var require_tar_fs = __commonJS({
       if (opts.finish) extract.on("finish", opts.finish);
       return extract;
     };
-    function validate2(fs2, name2, root, cb) {
+    function validate3(fs2, name2, root, cb) {
       if (name2 === root) return cb(null, true);
       fs2.lstat(name2, function(err, st) {
         if (err && err.code !== "ENOENT") return cb(err);
-        if (err || st.isDirectory()) return validate2(fs2, path6.join(name2, ".."), root, cb);
+        if (err || st.isDirectory()) return validate3(fs2, path6.join(name2, ".."), root, cb);
         cb(null, false);
       });
     }
@@ -41143,7 +41143,7 @@ var require_metadata = __commonJS({
     function normalizeKey(key2) {
       return key2.toLowerCase();
     }
-    function validate2(key2, value) {
+    function validate3(key2, value) {
       if (!isLegalKey(key2)) {
         throw new Error('Metadata key "' + key2 + '" contains illegal characters');
       }
@@ -41176,7 +41176,7 @@ var require_metadata = __commonJS({
        */
       set(key2, value) {
         key2 = normalizeKey(key2);
-        validate2(key2, value);
+        validate3(key2, value);
         this.internalRepr.set(key2, [value]);
       }
       /**
@@ -41188,7 +41188,7 @@ var require_metadata = __commonJS({
        */
       add(key2, value) {
         key2 = normalizeKey(key2);
-        validate2(key2, value);
+        validate3(key2, value);
         const existingValue = this.internalRepr.get(key2);
         if (existingValue === void 0) {
           this.internalRepr.set(key2, [value]);
@@ -93752,19 +93752,19 @@ import http from "node:http";
 import os3 from "node:os";
 import path3 from "node:path";
 
-// src/grade/csv.ts
+// src/tabular/csv.ts
 import { openSync, readSync, closeSync, fstatSync, statSync as statSync4 } from "node:fs";
 import { isUtf8 } from "node:buffer";
 
-// src/grade/errors.ts
-var SubmissionError = class extends Error {
+// src/tabular/errors.ts
+var CsvError = class extends Error {
   constructor(message) {
     super(message);
-    this.name = "SubmissionError";
+    this.name = "CsvError";
   }
 };
 
-// src/grade/textstore.ts
+// src/tabular/textstore.ts
 var TextStore = class {
   arena = Buffer.allocUnsafe(256);
   used = 0;
@@ -93881,7 +93881,7 @@ var TextStore = class {
   }
 };
 
-// src/grade/decimal.ts
+// src/tabular/decimal.ts
 var POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
 var SPLIT = 134217729;
 var f64 = new Float64Array(1);
@@ -93928,7 +93928,7 @@ function decimalToDouble(hi, low, lowDigits, scale) {
   return result;
 }
 
-// src/grade/csv.ts
+// src/tabular/csv.ts
 function textColumn(name2, store) {
   let cache = null;
   return {
@@ -94067,7 +94067,7 @@ function parseNumber(b, s, e) {
     const big = BigInt(text2);
     if (big < INT64_MIN || big > UINT64_MAX || big > INT64_MAX && neg) return NOT_NUMBER;
   }
-  if (!Number.isFinite(numValue)) return NOT_NUMBER;
+  if (numValue === Infinity) return NOT_NUMBER;
   return isInt ? IS_INT : IS_FLOAT;
 }
 function text(b, s, e) {
@@ -94214,7 +94214,7 @@ var Tokenizer = class {
     const used = this.scan(buf, false);
     this.rest = Buffer.from(buf.subarray(used));
     if (this.rest.length > this.maxLineBytes) {
-      throw new SubmissionError(
+      throw new CsvError(
         `${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`
       );
     }
@@ -94233,9 +94233,9 @@ var Tokenizer = class {
   /** Rejects NUL bytes and invalid UTF-8 (checked line-feed to line-feed, so no character is split). */
   checkText(chunk, final) {
     if (chunk.indexOf(0) !== -1) {
-      throw new SubmissionError(`${this.source}: contains NUL bytes (a binary file, not a CSV)`);
+      throw new CsvError(`${this.source}: contains NUL bytes (a binary file, not a CSV)`);
     }
-    const bad = (segment, base) => new SubmissionError(
+    const bad = (segment, base) => new CsvError(
       `${this.source}: not valid UTF-8 text (at byte offset ${base + firstInvalidUtf8(segment)})`
     );
     if (final) {
@@ -94256,7 +94256,7 @@ var Tokenizer = class {
       this.utf8Tail = Buffer.from(chunk.subarray(lastLf + 1));
     }
     if (this.utf8Tail.length > this.maxLineBytes) {
-      throw new SubmissionError(
+      throw new CsvError(
         `${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`
       );
     }
@@ -94333,9 +94333,7 @@ var Tokenizer = class {
           }
           if (!closed) {
             if (!final) return rowStart;
-            throw new SubmissionError(
-              `${this.source}: a quoted field is never closed (end of file inside quotes)`
-            );
+            throw new CsvError(`${this.source}: a quoted field is never closed (end of file inside quotes)`);
           }
         }
         let parsed = 0, numEnd = -1, value = 0;
@@ -94496,13 +94494,11 @@ function fileSource(path6, chunkSize) {
     try {
       fd = openSync(path6, "r");
     } catch (e) {
-      throw new SubmissionError(
-        `cannot open ${path6}: ${e.code ?? e.message}`
-      );
+      throw new CsvError(`cannot open ${path6}: ${e.code ?? e.message}`);
     }
     try {
       const st = fstatSync(fd);
-      if (!st.isFile()) throw new SubmissionError(`${path6} is not a regular file`);
+      if (!st.isFile()) throw new CsvError(`${path6} is not a regular file`);
       const size = Math.max(1, Math.min(chunkSize, st.size + 1));
       for (; ; ) {
         const chunk = Buffer.allocUnsafe(size);
@@ -94533,15 +94529,13 @@ function readFrom(source, name2, opts, totalBytes) {
     if (names2 === null) {
       const raw = [];
       for (let k = 0; k < count; k++) raw.push(decodeField(b, starts[k], ends[k], complex[k] === 1));
-      if (raw.length > MAX_COLUMNS) throw new SubmissionError(`${name2}: more than ${MAX_COLUMNS} columns`);
+      if (raw.length > MAX_COLUMNS) throw new CsvError(`${name2}: more than ${MAX_COLUMNS} columns`);
       names2 = dedupeNames(raw);
       builders = names2.map((nm, k) => opts.keep && !opts.keep(nm, k) ? null : new ColumnBuilder(nm));
       return;
     }
     if (opts.maxRows !== void 0 && row >= opts.maxRows) {
-      throw new SubmissionError(
-        `${name2}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`
-      );
+      throw new CsvError(`${name2}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`);
     }
     if (offset === -1) offset = Math.max(0, count - names2.length);
     if (row === 2048 && totalBytes > 0) {
@@ -94549,9 +94543,7 @@ function readFrom(source, name2, opts, totalBytes) {
       for (const c of builders) c?.reserve(Math.min(estimate, opts.maxRows ?? estimate));
     }
     if (count - offset > names2.length) {
-      throw new SubmissionError(
-        `${name2}: expected ${names2.length} fields on data row ${row + 1}, saw ${count}`
-      );
+      throw new CsvError(`${name2}: expected ${names2.length} fields on data row ${row + 1}, saw ${count}`);
     }
     const bs = builders, r = row, off = offset;
     for (let k = 0; k < bs.length; k++) {
@@ -94583,7 +94575,7 @@ function readFrom(source, name2, opts, totalBytes) {
   const tok = new Tokenizer(sink, name2, maxLine);
   source((chunk) => tok.push(chunk));
   tok.end();
-  if (names2 === null) throw new SubmissionError(`${name2}: the file is empty (no header row)`);
+  if (names2 === null) throw new CsvError(`${name2}: the file is empty (no header row)`);
   const finalNames = names2;
   const backfill = builders.filter((c) => c !== null && c.backfillUntil > 0);
   if (backfill.length) {
@@ -94616,6 +94608,9 @@ function readFrom(source, name2, opts, totalBytes) {
   }
   const columns = builders.filter((c) => c !== null).map((c) => c.finish(row));
   return new Table(finalNames, columns, row);
+}
+function specialValue(m) {
+  return m[1] === "-" ? -Infinity : Infinity;
 }
 function cell2(col, row, b, s, e, complex) {
   if (!complex && col.state === TEXT && e - s > 9) {
@@ -94679,7 +94674,7 @@ function cell2(col, row, b, s, e, complex) {
     }
     col.state = NUM;
     col.sawFloat = true;
-    col.setValue(row, special[1] === "-" ? -Infinity : Infinity);
+    col.setValue(row, specialValue(special));
     return;
   }
   const lower = str.length === 4 || str.length === 5 ? str.toLowerCase() : "";
@@ -94709,67 +94704,39 @@ function readCsvText(text2, source = "csv", opts = {}) {
   const buf = typeof text2 === "string" ? Buffer.from(text2, "utf8") : text2;
   return readFrom(bufferSource(buf, opts.chunkSize ?? 4 * 1024 * 1024), source, opts, buf.length);
 }
+function classifyCell(str) {
+  if (NA_TOKENS.has(str)) return { kind: "missing", value: NaN };
+  if (NUMBER_TEXT.test(str)) {
+    const kind2 = parseNumber(Buffer.from(str, "latin1"), 0, str.length);
+    if (kind2 !== NOT_NUMBER) return { kind: kind2 === IS_INT ? "int" : "float", value: numValue };
+  }
+  const special = SPECIAL_FLOAT.exec(str);
+  if (special) return { kind: "float", value: specialValue(special) };
+  const lower = str.length === 4 || str.length === 5 ? str.toLowerCase() : "";
+  if (lower === "true" || lower === "false") return { kind: "bool", value: lower === "true" ? 1 : 0 };
+  return { kind: "text", value: NaN };
+}
+function parseCsvRows(text2, source = "csv") {
+  const rows = [];
+  const tok = new Tokenizer(
+    (b, starts, ends, complex, count) => {
+      const row = new Array(count);
+      for (let k = 0; k < count; k++) row[k] = decodeField(b, starts[k], ends[k], complex[k] === 1);
+      rows.push(row);
+    },
+    source,
+    Number.MAX_SAFE_INTEGER
+  );
+  tok.push(typeof text2 === "string" ? Buffer.from(text2, "utf8") : text2);
+  tok.end();
+  return rows;
+}
 
 // src/prepare/csv.ts
 function parseCsv(text2) {
-  const rows = [];
-  let row = [];
-  let cell3 = "";
-  let i = 0;
-  const n = text2.length;
-  if (text2.charCodeAt(0) === 65279) i = 1;
-  let quoted = false;
-  while (i < n) {
-    const c = text2[i];
-    if (quoted) {
-      if (c === '"') {
-        if (text2[i + 1] === '"') {
-          cell3 += '"';
-          i += 2;
-          continue;
-        }
-        quoted = false;
-        i++;
-        continue;
-      }
-      cell3 += c;
-      i++;
-      continue;
-    }
-    if (c === '"') {
-      quoted = true;
-      i++;
-    } else if (c === ",") {
-      row.push(cell3);
-      cell3 = "";
-      i++;
-    } else if (c === "\n" || c === "\r") {
-      row.push(cell3);
-      rows.push(row);
-      row = [];
-      cell3 = "";
-      i += c === "\r" && text2[i + 1] === "\n" ? 2 : 1;
-    } else {
-      let j = i + 1;
-      while (j < n) {
-        const d = text2.charCodeAt(j);
-        if (d === 44 || d === 34 || d === 10 || d === 13) break;
-        j++;
-      }
-      cell3 += text2.slice(i, j);
-      i = j;
-    }
-  }
-  if (cell3 !== "" || row.length > 0) {
-    row.push(cell3);
-    rows.push(row);
-  }
-  return rows;
+  return parseCsvRows(text2);
 }
 var CANONICAL_INT = /^(-?[1-9]\d*|0)$/;
-var INT_RE = /^\s*[+-]?\d+\s*$/;
-var FLOAT_RE = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$|^\s*[+-]?(inf|infinity)\s*$/i;
-var BOOL_RE = /^(True|False|TRUE|FALSE|true|false)$/;
 var ColumnTyper = class {
   anyMissing = false;
   any = false;
@@ -94777,14 +94744,15 @@ var ColumnTyper = class {
   allNum = true;
   allBool = true;
   add(v) {
-    if (NA_TOKENS.has(v)) {
+    const kind2 = classifyCell(v).kind;
+    if (kind2 === "missing") {
       this.anyMissing = true;
       return;
     }
     this.any = true;
-    if (this.allInt && !INT_RE.test(v)) this.allInt = false;
-    if (this.allNum && !this.allInt && !FLOAT_RE.test(v)) this.allNum = false;
-    if (this.allBool && !BOOL_RE.test(v)) this.allBool = false;
+    if (kind2 !== "int") this.allInt = false;
+    if (kind2 !== "int" && kind2 !== "float") this.allNum = false;
+    if (kind2 !== "bool") this.allBool = false;
   }
   get type() {
     if (!this.any) return "float";
@@ -94820,13 +94788,9 @@ function renderCell(v, type) {
     case "int":
       return CANONICAL_INT.test(v) ? v : BigInt(v.trim()).toString();
     case "float":
-      return pyFloat(
-        Number(
-          v.trim().replace(/^\+/, "").replace(/^(-?)inf(inity)?$/i, "$1Infinity")
-        )
-      );
+      return pyFloat(classifyCell(v).value);
     case "bool":
-      return /^t/i.test(v) ? "True" : "False";
+      return classifyCell(v).value === 1 ? "True" : "False";
     default:
       return v;
   }
@@ -94834,6 +94798,20 @@ function renderCell(v, type) {
 function quoteCell(v) {
   return /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
 }
+
+// src/grade/errors.ts
+var SubmissionError = class extends CsvError {
+  constructor(message) {
+    super(message);
+    this.name = "SubmissionError";
+  }
+};
+var AnswersError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "AnswersError";
+  }
+};
 
 // src/grade/npsort.ts
 function compareCodePoints(a, b) {
@@ -95075,8 +95053,25 @@ function pairById(subId, ansId) {
 function keysOf(c) {
   return c.kind === "text" ? c.strings : c.values;
 }
+var NON_ASCII = /[^ -~\t\n\r]/u;
+var DECIMAL_DIGIT = new RegExp("\\p{Nd}", "u");
+function asciiDigits(s) {
+  if (!NON_ASCII.test(s)) return s;
+  let out = "";
+  for (const ch of s) {
+    const cp = ch.codePointAt(0);
+    if (cp < 128 || !DECIMAL_DIGIT.test(ch)) {
+      out += ch;
+      continue;
+    }
+    let start = cp;
+    while (DECIMAL_DIGIT.test(String.fromCodePoint(start - 1))) start--;
+    out += String((cp - start) % 10);
+  }
+  return out;
+}
 function pyFloat2(s) {
-  const t = s.trim().toLowerCase();
+  const t = asciiDigits(s).trim().toLowerCase();
   const special = /^([+-]?)(inf|infinity|nan)$/.exec(t);
   if (special) return special[2] === "nan" ? NaN : special[1] === "-" ? -Infinity : Infinity;
   if (!/^[+-]?(\d+(_\d+)*(\.(\d+(_\d+)*)?)?|\.\d+(_\d+)*)(e[+-]?\d+(_\d+)*)?$/.test(t)) return null;
@@ -95281,6 +95276,45 @@ function indexOfIds(c, side = "the answers", useBytes = true) {
     (a, b) => v[a] === v[b]
   );
 }
+var RADIX_MAX_BYTES = 64;
+function uniqueTextOrder(c, onDuplicate) {
+  const t = c.text;
+  if (!t) return null;
+  const n = t.count, starts = t.starts, ends = t.ends;
+  let width = 0;
+  for (let i = 0; i < n; i++) {
+    if (starts[i] < 0) return null;
+    const len = ends[i] - starts[i];
+    if (len > width) width = len;
+  }
+  if (width > RADIX_MAX_BYTES) return null;
+  const bytes2 = t.bytes();
+  let order = new Int32Array(n), next = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  const B = 257;
+  const counts = new Int32Array(B * B);
+  const digit = (i, pos) => {
+    const a = starts[i] + pos, e = ends[i];
+    return (a < e ? bytes2[a] + 1 : 0) * B + (a + 1 < e ? bytes2[a + 1] + 1 : 0);
+  };
+  for (let pos = width - 1 & ~1; pos >= 0; pos -= 2) {
+    counts.fill(0);
+    for (let p = 0; p < n; p++) counts[digit(order[p], pos)]++;
+    let sum2 = 0;
+    for (let d = 0; d < counts.length; d++) {
+      const k = counts[d];
+      counts[d] = sum2;
+      sum2 += k;
+    }
+    for (let p = 0; p < n; p++) {
+      const i = order[p];
+      next[counts[digit(i, pos)]++] = i;
+    }
+    [order, next] = [next, order];
+  }
+  for (let p = 1; p < n; p++) if (t.equals(order[p], t, order[p - 1])) onDuplicate(order[p]);
+  return order;
+}
 
 // src/execute/validation-server.ts
 var key = (v) => v === null ? "" : String(v);
@@ -95331,7 +95365,7 @@ function checkWith(sample, read) {
       read((n) => n === sample.idColumn, 2 * sample.rows + 1e3)
     );
   } catch (e) {
-    if (e instanceof SubmissionError) {
+    if (e instanceof CsvError) {
       const msg = e.message.replace(/^submission: /, "");
       return {
         valid: false,
@@ -96594,8 +96628,56 @@ function openExecutor(name2, ctx) {
   return backend.open(ctx);
 }
 
+// src/results/versions.ts
+var RESULTS_SCHEMA_VERSION = 2;
+var RUN_SCHEMA_VERSION = 2;
+function runV1ToV2(run) {
+  if (run === null || typeof run !== "object" || Array.isArray(run)) return run;
+  const r = run;
+  if (r.failure !== void 0) return r;
+  const completed = r.outcome === "completed";
+  return {
+    ...r,
+    failure: completed ? null : {
+      cause: typeof r.error === "string" && r.error ? r.error : String(r.outcome),
+      exitCode: typeof r.exitCode === "number" ? r.exitCode : null,
+      signal: null,
+      stderrTail: []
+    }
+  };
+}
+var RESULTS_DOCUMENT = {
+  name: "results",
+  current: RESULTS_SCHEMA_VERSION,
+  unversioned: 1,
+  versionOf: (doc) => doc.schemaVersion,
+  migrations: [
+    {
+      from: 1,
+      change: "every run records its failure (cause, exit code, signal, last stderr lines)",
+      up: (doc) => ({
+        ...doc,
+        schemaVersion: 2,
+        runs: Array.isArray(doc.runs) ? doc.runs.map(runV1ToV2) : doc.runs
+      })
+    }
+  ]
+};
+var RUN_DOCUMENT = {
+  name: "run",
+  current: RUN_SCHEMA_VERSION,
+  unversioned: 1,
+  versionOf: (doc) => doc.schemaVersion,
+  migrations: [
+    {
+      from: 1,
+      change: "run.json carries schemaVersion; its result records its failure",
+      up: (doc) => ({ schemaVersion: 2, ...doc, result: runV1ToV2(doc.result) })
+    }
+  ]
+};
+
 // src/results/schema.ts
-var RESULTS_SCHEMA_VERSION = 1;
 var score2 = external_exports.union([external_exports.number(), external_exports.literal("NaN"), external_exports.null()]);
 var GradeReportSchema = external_exports.object({
   competition_id: external_exports.string(),
@@ -96641,7 +96723,18 @@ var RunResultSchema = external_exports.object({
   grade: GradeReportSchema.nullable(),
   usage: external_exports.object({ tokens: external_exports.number().optional(), dollars: external_exports.number().optional() }).nullable().default(null),
   gpus: external_exports.array(external_exports.string()).default([]),
-  details: external_exports.record(external_exports.string(), external_exports.string()).default({})
+  details: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+  /** The run's identity (see suite/identity.ts): reused only while it matches. */
+  identity: external_exports.string().optional(),
+  /** Kept from an earlier invocation with the same identity instead of executed now. */
+  reused: external_exports.boolean().optional(),
+  /** Why the run did not complete: a one-line cause, exit code, signal, last stderr lines. */
+  failure: external_exports.object({
+    cause: external_exports.string(),
+    exitCode: external_exports.number().int().nullable(),
+    signal: external_exports.string().nullable(),
+    stderrTail: external_exports.array(external_exports.string())
+  }).nullable().optional()
 });
 var SuiteResultsSchema = external_exports.object({
   schemaVersion: external_exports.literal(RESULTS_SCHEMA_VERSION),
@@ -98421,6 +98514,33 @@ async function ensurePrepared(entry, dataDir, log) {
 // src/suite/store.ts
 import { mkdirSync as mkdirSync8, readFileSync as readFileSync10, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync10 } from "node:fs";
 import { dirname as dirname6 } from "node:path";
+
+// src/results/migrate.ts
+var MigrationError = class extends Error {
+};
+function migrate(kind2, raw) {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+    throw new MigrationError(`not a ${kind2.name} document (a JSON object expected)`);
+  let doc = raw;
+  const v = kind2.versionOf(doc);
+  const from = v === void 0 ? kind2.unversioned : v;
+  if (typeof from !== "number" || !Number.isInteger(from) || from < 1)
+    throw new MigrationError(`${kind2.name}: schemaVersion ${JSON.stringify(v)} is not a version number`);
+  if (from > kind2.current)
+    throw new MigrationError(
+      `${kind2.name}: schemaVersion ${from} is newer than this Medalist reads (${kind2.current}); upgrade Medalist`
+    );
+  const applied = [];
+  for (let at = from; at < kind2.current; at++) {
+    const step = kind2.migrations.find((m) => m.from === at);
+    if (!step) throw new MigrationError(`${kind2.name}: no migration from version ${at}`);
+    doc = step.up(doc);
+    applied.push(`v${at} \u2192 v${at + 1}: ${step.change}`);
+  }
+  return { doc, from, applied };
+}
+
+// src/suite/store.ts
 function toJson(value) {
   return JSON.stringify(value, (_k, v) => typeof v === "number" && Number.isNaN(v) ? "NaN" : v, 2) + "\n";
 }
@@ -98436,6 +98556,9 @@ function writeResults(path6, results) {
   return parsed;
 }
 function readResults(path6) {
+  return readResultsMigrated(path6).results;
+}
+function readResultsMigrated(path6) {
   let raw;
   try {
     raw = JSON.parse(readFileSync10(path6, "utf8"));
@@ -98445,14 +98568,21 @@ function readResults(path6) {
       code === "ENOENT" ? `results file not found: ${path6}` : `${path6}: not a results JSON file (${e.message})`
     );
   }
-  const parsed = SuiteResultsSchema.safeParse(raw);
+  let migrated;
+  try {
+    migrated = migrate(RESULTS_DOCUMENT, raw);
+  } catch (e) {
+    if (e instanceof MigrationError) throw new UserError(`${path6}: ${e.message}`);
+    throw e;
+  }
+  const parsed = SuiteResultsSchema.safeParse(migrated.doc);
   if (!parsed.success) throw new UserError(formatZodError(parsed.error, path6));
-  return parsed.data;
+  return { results: parsed.data, from: migrated.from, applied: migrated.applied };
 }
 function readStoredRun(path6) {
   if (!existsSync10(path6)) return null;
   try {
-    const raw = JSON.parse(readFileSync10(path6, "utf8"));
+    const raw = migrate(RUN_DOCUMENT, JSON.parse(readFileSync10(path6, "utf8"))).doc;
     const result = RunResultSchema.parse(raw.result);
     return { suiteHash: String(raw.suiteHash), agent: String(raw.agent), result };
   } catch {
@@ -98460,7 +98590,7 @@ function readStoredRun(path6) {
   }
 }
 function saveRun(path6, stored) {
-  writeAtomic(path6, toJson(stored));
+  writeAtomic(path6, toJson({ schemaVersion: RUN_SCHEMA_VERSION, ...stored }));
 }
 
 // src/suite/progress.ts
@@ -98517,6 +98647,12 @@ var MetricError = class extends Error {
   constructor(message) {
     super(message);
     this.name = "MetricError";
+  }
+};
+var UndefinedMetricError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "UndefinedMetricError";
   }
 };
 function sameLength(a, b, what = "inputs") {
@@ -98731,14 +98867,16 @@ function rocAuc(yTrue, yScore) {
       else hi = v;
     }
   }
-  if (yTrue.length === 0 || lo === hi)
-    throw new MetricError("only one class is present in the true labels; ROC AUC is undefined");
   for (let i2 = 0; i2 < yScore.length; i2++) {
     if (!Number.isFinite(yScore[i2]))
       throw new MetricError(
         `the scores contain ${Number.isNaN(yScore[i2]) ? "a missing value" : yScore[i2]} (row ${i2 + 1})`
       );
   }
+  if (yTrue.length === 0 || lo === hi)
+    throw new UndefinedMetricError(
+      "the answers have only one class in the scored rows; ROC AUC is undefined for them"
+    );
   let p = 0;
   for (let i2 = 0; i2 < yTrue.length; i2++) if (yTrue[i2] === hi) p++;
   const pos = new Float64Array(p);
@@ -99077,10 +99215,32 @@ function rmseGrade(spec, sub, ans) {
   }
   const subId = requireColumn(sub, spec.id);
   const col = requireColumn(sub, spec.target);
-  const pred = numeric(col);
+  const pred = sklearnNumbers(col, null);
   requireRowCount(sub, ans);
-  const rows = pairById(subId, ansId);
-  return rmse(truthAll, take(pred, rows));
+  const radix = uniqueTextOrder(ansId, () => repeatedAnswerId(ansId));
+  const rows = radix ? pairById(subId, ansId) : pairByUniqueIds(subId, ansId);
+  const order = radix ?? sortedOrder(ansId, true);
+  const subRows = new Int32Array(order.length);
+  for (let p = 0; p < order.length; p++) subRows[p] = rows[order[p]];
+  return rmse(take(truthAll, order), take(pred, subRows));
+}
+function pairByUniqueIds(subId, ansId) {
+  if (indexOfIds(ansId).duplicates) repeatedAnswerId(ansId);
+  return pairById(subId, ansId);
+}
+function repeatedAnswerId(ansId) {
+  throw new AnswersError(`the answers repeat an id in "${ansId.name}": they cannot be graded`);
+}
+var INT64_BOUND = 9223372036854776e3;
+function requireClassLabels(v, c) {
+  const float = c.kind === "float";
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!Number.isInteger(x) || float && (x < -INT64_BOUND || x >= INT64_BOUND))
+      throw new SubmissionError(
+        `column "${c.name}" has a label ${x} that is not an integer in int64 range (data row ${i + 1}); scikit-learn treats such labels as continuous`
+      );
+  }
 }
 function columnRmsle(targets, sub, ans) {
   const cols = targets.map((t) => requireColumn(sub, t));
@@ -99163,7 +99323,7 @@ function multiclassLogLossGrade(spec, sub, ans) {
     );
   }
   for (const c of want) requireColumn(sub, c);
-  const rows = pairById(sub.column(spec.id), requireColumn(ans, spec.id, "answers"));
+  const rows = pairByUniqueIds(sub.column(spec.id), requireColumn(ans, spec.id, "answers"));
   const probs = spec.classes.map((c) => numeric(sub.column(c)));
   const truth = spec.classes.map((c) => numeric(requireColumn(ans, c, "answers"), "answers"));
   return multiclassLogLoss(truth, probs, rows);
@@ -99203,7 +99363,7 @@ function accuracyGrade(spec, sub, ans) {
   const col = requireColumn(sub, spec.target);
   const subId = requireColumn(sub, spec.id);
   const truthCol = requireColumn(ans, spec.target, "answers");
-  const rows = pairById(subId, requireColumn(ans, spec.id, "answers"));
+  const rows = pairByUniqueIds(subId, requireColumn(ans, spec.id, "answers"));
   const n = ans.rowCount;
   if (n === 0) throw new SubmissionError("the answers have no rows");
   let hits = 0;
@@ -99233,12 +99393,7 @@ function accuracyGrade(spec, sub, ans) {
   }
   const a = truthCol.values, s = col.values;
   requireNoMissing(s, col);
-  for (let i = 0; i < s.length; i++) {
-    if (!Number.isInteger(s[i]))
-      throw new SubmissionError(
-        `column "${spec.target}" has a non-integer label ${s[i]} (data row ${i + 1})`
-      );
-  }
+  requireClassLabels(s, col);
   for (let j = 0; j < n; j++) if (a[j] === s[rows[j]]) hits++;
   return hits / n;
 }
@@ -99251,10 +99406,7 @@ function qwkGrade(id, target, sub, ans) {
   requireRowCount(sub, ans);
   const pred = numeric(col);
   requireNoMissing(pred, col);
-  for (let i = 0; i < pred.length; i++) {
-    if (!Number.isInteger(pred[i]))
-      throw new SubmissionError(`column "${target}" has a non-integer label ${pred[i]} (data row ${i + 1})`);
-  }
+  requireClassLabels(pred, col);
   const rows = pairSortedSets(subId, ansId);
   return quadraticWeightedKappa(take(pred, rows), numeric(requireColumn(ans, target, "answers"), "answers"));
 }
@@ -99378,6 +99530,55 @@ function readLeaderboardScores(path6) {
   return leaderboardScoresFromCsv(readFileSync12(path6, "utf8"), path6);
 }
 
+// src/grade/board.ts
+function boardFor(competition, competitionDir, leaderboardPath2, leaderboardsDir) {
+  const path6 = leaderboardPath2 ?? leaderboardPath({ competition, dir: competitionDir }, leaderboardsDir);
+  if (leaderboardPath2) return boardFromFile(leaderboardPath2);
+  if (path6) {
+    try {
+      return boardFromFile(path6);
+    } catch {
+    }
+  }
+  const t = competition.thresholds;
+  if (t) {
+    return {
+      thresholds: {
+        gold: t.gold,
+        silver: t.silver,
+        bronze: t.bronze,
+        median: t.median,
+        isLowerBetter: competition.isLowerBetter
+      },
+      scores: null,
+      source: "thresholds"
+    };
+  }
+  return noBoard(competition);
+}
+function boardFromFile(path6) {
+  try {
+    const scores = readLeaderboardScores(path6);
+    if (scores.length === 0) throw new Error("the leaderboard has no rows");
+    return { thresholds: thresholdsFromLeaderboard(scores), scores, source: "leaderboard", file: path6 };
+  } catch (e) {
+    throw new Error(`cannot read the leaderboard ${path6}: ${e.message}`);
+  }
+}
+function noBoard(competition) {
+  return {
+    thresholds: {
+      gold: NaN,
+      silver: NaN,
+      bronze: NaN,
+      median: NaN,
+      isLowerBetter: competition.isLowerBetter
+    },
+    scores: null,
+    source: "none"
+  };
+}
+
 // src/grade/external.ts
 import { spawn as spawn2 } from "node:child_process";
 var NumberOrNaN = external_exports.union([external_exports.number(), external_exports.literal("NaN").transform(() => NaN), external_exports.null()]);
@@ -99479,60 +99680,24 @@ function readAnswers(spec, answersPath) {
   }
 }
 function scoreSubmission(spec, submissionPath, answers) {
+  return scoreWith(spec, answers, (opts) => readCsvFile(submissionPath, opts));
+}
+function scoreWith(spec, answers, read) {
   if (typeof answers === "string") answers = readAnswers(spec, answers);
   const { submission: keep, positions } = columnsUsed(spec);
   try {
-    const sub = readCsvFile(submissionPath, {
+    const sub = read({
       keep: keep ? (n) => keep.includes(n) : (_n, k) => k < positions,
       maxRows: answers.rowCount
     });
     const score3 = scoreTables(spec, sub, answers);
     return { valid: true, score: score3, error: null, rounding: roundingOf(spec) };
   } catch (e) {
-    if (e instanceof SubmissionError || e instanceof MetricError)
+    if (e instanceof CsvError || e instanceof MetricError)
       return { valid: false, score: null, error: e.message };
-    if (e instanceof RangeError) return { valid: false, score: null, error: `cannot grade: ${e.message}` };
+    if (e instanceof RangeError) throw new Error(`the grader failed: ${e.message}`);
     throw e;
   }
-}
-function boardFor(competition, competitionDir, leaderboardPath2) {
-  const path6 = leaderboardPath2 ?? (competition.leaderboard ? join13(competitionDir, competition.leaderboard) : void 0);
-  if (path6) {
-    try {
-      const scores = readLeaderboardScores(path6);
-      return { thresholds: thresholdsFromLeaderboard(scores), scores, source: "leaderboard" };
-    } catch (e) {
-      if (leaderboardPath2) throw new Error(`cannot read the leaderboard ${path6}: ${e.message}`);
-    }
-  }
-  const t = competition.thresholds;
-  if (t) {
-    return {
-      thresholds: {
-        gold: t.gold,
-        silver: t.silver,
-        bronze: t.bronze,
-        median: t.median,
-        isLowerBetter: competition.isLowerBetter
-      },
-      scores: null,
-      source: "thresholds"
-    };
-  }
-  return noBoard(competition);
-}
-function noBoard(competition) {
-  return {
-    thresholds: {
-      gold: NaN,
-      silver: NaN,
-      bronze: NaN,
-      median: NaN,
-      isLowerBetter: competition.isLowerBetter
-    },
-    scores: null,
-    source: "none"
-  };
 }
 function makeReport(competitionId, submissionPath, result, board, now) {
   const round = result.rounding === "numpy" ? round5Numpy : round5;
@@ -99563,7 +99728,7 @@ async function grade(opts) {
   const now = opts.now ?? /* @__PURE__ */ new Date();
   let board;
   try {
-    board = boardFor(competition, opts.competitionDir, opts.leaderboardPath);
+    board = boardFor(competition, opts.competitionDir, opts.leaderboardPath, opts.leaderboardsDir);
   } catch (e) {
     board = noBoard(competition);
     return {
@@ -101036,7 +101201,11 @@ Options:
   --competition ID        competition id (see \`medalist competitions\`)
   --submission FILE       the submission CSV
   --data-dir DIR          MLE-bench data folder (answers in DIR/ID/prepared/private)
-  --leaderboard FILE      leaderboard CSV (Kaggle export) to take thresholds from
+  --leaderboard FILE      leaderboard CSV (Kaggle export) to take thresholds from; without it
+                          the board is resolved as \`medalist run\` resolves it: a fetched
+                          leaderboard matching its pin, one shipped with the competition, else
+                          the precomputed thresholds
+  --leaderboards-dir DIR  fetched leaderboards (default: $MEDALIST_LEADERBOARDS_DIR or ~/.cache/medalist/leaderboards)
   --registry DIR          competitions folder (default: the bundled one)
   --external-command CMD  grader command for externally graded competitions
                           ({submission}, {competition}, {private_dir} are filled in)
@@ -101044,12 +101213,17 @@ Options:
 function fmt2(x) {
   return x === null ? "\u2014" : String(x);
 }
+var SOURCES = {
+  leaderboard: "the leaderboard",
+  thresholds: "the precomputed thresholds",
+  none: "nowhere: no leaderboard or thresholds"
+};
 function formatReport(r) {
   const medal = r.gold_medal ? "gold" : r.silver_medal ? "silver" : r.bronze_medal ? "bronze" : "none";
   const lines2 = [
     `${r.competition_id}: ${r.valid_submission ? `score ${fmt2(r.score)}` : r.submission_exists ? "invalid submission" : "no submission"}`,
     `  medal ${medal}, above median: ${r.above_median ? "yes" : "no"}${r.percentile !== null ? `, beats ${(r.percentile * 100).toFixed(1)}% of the leaderboard` : ""}`,
-    `  thresholds (${r.is_lower_better ? "lower" : "higher"} is better): gold ${r.gold_threshold}, silver ${r.silver_threshold}, bronze ${r.bronze_threshold}, median ${r.median_threshold}`
+    `  thresholds (${r.is_lower_better ? "lower" : "higher"} is better; from ${SOURCES[r.thresholds_source ?? "none"]}): gold ${r.gold_threshold}, silver ${r.silver_threshold}, bronze ${r.bronze_threshold}, median ${r.median_threshold}`
   ];
   if (r.error) lines2.push(`  reason: ${r.error}`);
   return lines2.join("\n");
@@ -101064,6 +101238,7 @@ var gradeCommand = {
       submission: { type: "string" },
       "data-dir": { type: "string" },
       leaderboard: { type: "string" },
+      "leaderboards-dir": { type: "string" },
       registry: { type: "string" },
       "external-command": { type: "string" },
       json: { type: "boolean", default: false }
@@ -101081,6 +101256,7 @@ var gradeCommand = {
       privateDir: join21(resolve11(dataDir), id, "prepared", "private"),
       submissionPath: submission,
       leaderboardPath: values.leaderboard ? resolve11(values.leaderboard) : void 0,
+      leaderboardsDir: values["leaderboards-dir"] ? resolve11(values["leaderboards-dir"]) : void 0,
       external: ext ? { command: ext.split(/\s+/) } : void 0
     });
     console.log(values.json ? pythonJson(report) : formatReport(report));
@@ -101090,16 +101266,22 @@ var gradeCommand = {
 
 // src/cli/commands/rank.ts
 import { resolve as resolve12 } from "node:path";
-var usage5 = `Usage: medalist rank --leaderboard FILE --score X [--json]
+var usage5 = `Usage: medalist rank (--leaderboard FILE | --competition ID) --score X [--json]
 
 Medals a score would earn on a Kaggle leaderboard export (columns
 scoreNullable,teamId,hasTeamName,submissionDate,score,hasScore), as MLE-bench's rank_score.
 The score is used as given (MLE-bench rounds grades to 5 decimals before ranking).
+With --competition the board is resolved as \`medalist grade\` and \`medalist run\` resolve it: a
+fetched leaderboard matching its pin, else one shipped with the competition, else the
+precomputed thresholds.
 
 Options:
-  --leaderboard FILE  leaderboard CSV, best first as Kaggle lists it
-  --score X           the score; NaN allowed (never medals)
-  --json              print JSON (MLE-bench field names; NaN as NaN)`;
+  --leaderboard FILE      leaderboard CSV, best first as Kaggle lists it
+  --competition ID        resolve the competition's board instead
+  --registry DIR          competitions folder (default: the bundled one)
+  --leaderboards-dir DIR  fetched leaderboards (default: $MEDALIST_LEADERBOARDS_DIR or ~/.cache/medalist/leaderboards)
+  --score X               the score; NaN allowed (never medals)
+  --json                  print JSON (MLE-bench field names; NaN as NaN)`;
 var rankCommand = {
   name: "rank",
   summary: "Medals and percentile a score would get on a leaderboard",
@@ -101107,19 +101289,16 @@ var rankCommand = {
   async run(argv) {
     const { values } = parseCommandArgs(argv, {
       leaderboard: { type: "string" },
+      competition: { type: "string" },
+      registry: { type: "string" },
+      "leaderboards-dir": { type: "string" },
       score: { type: "string" },
       json: { type: "boolean", default: false }
     });
-    const file2 = resolve12(requireOption(values.leaderboard, "--leaderboard"));
     const score3 = numberOption(requireOption(values.score, "--score"), "--score", true);
-    let scores;
-    try {
-      scores = readLeaderboardScores(file2);
-      if (scores.length === 0) throw new Error("the leaderboard has no rows");
-    } catch (e) {
-      throw new UserError(`cannot read the leaderboard ${file2}: ${e.message}`);
-    }
-    const t = thresholdsFromLeaderboard(scores);
+    const board = resolveRankBoard(values);
+    const t = board.thresholds;
+    const scores = board.scores;
     const out = {
       score: score3,
       ...rankScore(score3, t),
@@ -101128,18 +101307,102 @@ var rankCommand = {
       bronze_threshold: t.bronze,
       median_threshold: t.median,
       is_lower_better: t.isLowerBetter,
-      team_count: scores.length,
-      percentile: percentile(score3, scores, t.isLowerBetter)
+      team_count: scores ? scores.length : null,
+      percentile: scores ? percentile(score3, scores, t.isLowerBetter) : null,
+      thresholds_source: board.source
     };
     if (values.json) console.log(pythonJson(out));
     else {
       const medal = out.gold_medal ? "gold" : out.silver_medal ? "silver" : out.bronze_medal ? "bronze" : "none";
+      const beats = scores ? `, beats ${((out.percentile ?? 0) * 100).toFixed(1)}% of ${scores.length} teams` : "";
+      const from = board.source === "leaderboard" ? `the leaderboard ${board.file}` : board.source === "thresholds" ? "the precomputed thresholds (no leaderboard file)" : "no thresholds";
       console.log(
-        `score ${score3}: medal ${medal}, above median: ${out.above_median ? "yes" : "no"}, beats ${((out.percentile ?? 0) * 100).toFixed(1)}% of ${scores.length} teams
-thresholds (${t.isLowerBetter ? "lower" : "higher"} is better): gold ${t.gold}, silver ${t.silver}, bronze ${t.bronze}, median ${t.median}`
+        `score ${score3}: medal ${medal}, above median: ${out.above_median ? "yes" : "no"}${beats}
+thresholds (${t.isLowerBetter ? "lower" : "higher"} is better) from ${from}: gold ${t.gold}, silver ${t.silver}, bronze ${t.bronze}, median ${t.median}`
       );
     }
     return 0;
+  }
+};
+function resolveRankBoard(values) {
+  if (values.leaderboard !== void 0 && values.competition !== void 0)
+    throw new UserError("give either --leaderboard or --competition, not both");
+  if (values.competition === void 0) {
+    const file2 = resolve12(requireOption(values.leaderboard, "--leaderboard"));
+    try {
+      return boardFromFile(file2);
+    } catch (e) {
+      throw new UserError(e.message);
+    }
+  }
+  const registry2 = loadRegistry(values.registry ? resolve12(values.registry) : void 0);
+  const entry = registry2.get(values.competition);
+  if (!entry) throw new UserError(`unknown competition "${values.competition}"`);
+  const dir = values["leaderboards-dir"] ? resolve12(values["leaderboards-dir"]) : void 0;
+  return boardFor(entry.competition, entry.dir, void 0, dir);
+}
+
+// src/cli/commands/migrate.ts
+import { readFileSync as readFileSync15 } from "node:fs";
+var usage6 = `Usage: medalist migrate FILE... [--check]
+
+Rewrites results files (results.json) and run files (run.json) written by an older Medalist in
+the current schema version. Medalist reads older files anyway (it migrates them in memory); this
+makes the change permanent, e.g. before other tools read the files.
+
+Options:
+  --check   only say which files are out of date (exit 1 when any is); write nothing`;
+function kindOf(doc) {
+  const d = doc ?? {};
+  return typeof d === "object" && "result" in d && !("runs" in d) ? RUN_DOCUMENT : RESULTS_DOCUMENT;
+}
+function validate2(kind2, doc, file2) {
+  const parsed = kind2 === RUN_DOCUMENT ? RunResultSchema.safeParse(doc.result) : SuiteResultsSchema.safeParse(doc);
+  if (!parsed.success)
+    throw new Error(formatZodError(parsed.error, kind2 === RUN_DOCUMENT ? `${file2} (result)` : file2));
+  return kind2 === RUN_DOCUMENT ? { ...doc, result: parsed.data } : parsed.data;
+}
+var migrateCommand = {
+  name: "migrate",
+  summary: "Rewrite results and run files from older Medalist versions in the current schema",
+  usage: usage6,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(
+      argv,
+      { check: { type: "boolean", default: false } },
+      true
+    );
+    if (positionals.length === 0) throw new UserError("expects one or more files (see --help)");
+    let failed = 0, outdated = 0;
+    for (const file2 of positionals) {
+      try {
+        let raw;
+        try {
+          raw = JSON.parse(readFileSync15(file2, "utf8"));
+        } catch (e) {
+          throw new Error(`cannot read it as JSON (${e.message})`);
+        }
+        const kind2 = kindOf(raw);
+        const m = migrate(kind2, raw);
+        const doc = validate2(kind2, m.doc, file2);
+        if (m.applied.length === 0) {
+          console.log(`${file2}: ${kind2.name} file, already version ${kind2.current}`);
+          continue;
+        }
+        outdated++;
+        if (values.check) {
+          console.log(`${file2}: ${kind2.name} file, version ${m.from}; would migrate to ${kind2.current}`);
+          continue;
+        }
+        writeAtomic(file2, toJson(doc));
+        console.log(`${file2}: ${kind2.name} file migrated from version ${m.from} to ${kind2.current}`);
+        for (const step of m.applied) console.log(`  ${step}`);
+      } catch (e) {
+        failed++;
+        console.log(`${file2}: FAILED: ${e.message}`);
+      }
+    }
+    return failed > 0 || values.check && outdated > 0 ? 1 : 0;
   }
 };
 
@@ -101283,7 +101546,8 @@ var commands = [
   prepareCommand,
   leaderboardsCommand,
   gradeCommand,
-  rankCommand
+  rankCommand,
+  migrateCommand
 ];
 
 // src/cli/main.ts

@@ -1,6 +1,6 @@
 /**
  * Generates competitions/<id>/competition.json for MLE-bench's competitions from the facts in
- * ../shared/mlebench (competitions.csv, splits/*.txt, leaderboard_lfs_pointers.csv, lite-prepare.md)
+ * scripts/mlebench-facts (competitions.csv, splits/*.txt, leaderboard_lfs_pointers.csv, lite-prepare.md)
  * and the native recipes in src/prepare/recipes.ts. Run once; the output is committed:
  *   npx tsx scripts/gen-registry.ts [FACTS_DIR]
  */
@@ -14,7 +14,7 @@ import { CompetitionSchema } from "../src/registry/schema.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const DEFAULT_FACTS_DIR =
-  process.env.MEDALIST_MLEBENCH_FACTS ?? resolve(repoRoot, "../shared/mlebench");
+  process.env.MEDALIST_MLEBENCH_FACTS ?? resolve(repoRoot, "scripts", "mlebench-facts");
 
 /** Upstream's known issues as normalised flags. */
 const FLAG_RULES: [RegExp, string][] = [

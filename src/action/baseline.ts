@@ -2,8 +2,8 @@
 import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as cache from "@actions/cache";
-import type { SuiteResults } from "../results/schema.js";
-import { readResults } from "../suite/store.js";
+import { RESULTS_SCHEMA_VERSION, type SuiteResults } from "../results/schema.js";
+import { readCachedResults } from "./cached-results.js";
 import { fileBaseline } from "../session/evaluate.js";
 import { CACHE_KEY_PREFIX } from "./constants.js";
 
@@ -11,8 +11,9 @@ import { CACHE_KEY_PREFIX } from "./constants.js";
 export const CACHE_DIR = ".medalist/baseline-cache";
 const CACHE_FILE = "results.json";
 
-export const cacheKey = (suiteHash: string, sha: string) => `${CACHE_KEY_PREFIX}-${suiteHash}-${sha}`;
-export const cacheKeyPrefix = (suiteHash: string) => `${CACHE_KEY_PREFIX}-${suiteHash}-`;
+export const cacheKey = (suiteHash: string, sha: string) => `${cacheKeyPrefix(suiteHash)}${sha}`;
+export const cacheKeyPrefix = (suiteHash: string) =>
+  `${CACHE_KEY_PREFIX}-v${RESULTS_SCHEMA_VERSION}-${suiteHash}-`;
 
 export interface CacheApi {
   restoreCache: (paths: string[], key: string, restoreKeys?: string[]) => Promise<string | undefined>;
@@ -55,8 +56,8 @@ export async function restoreFromCache(
   const key = cacheKey(suiteHash, baseSha);
   const hit = await api.restoreCache([CACHE_DIR], key, [cacheKeyPrefix(suiteHash)]);
   const file = join(CACHE_DIR, CACHE_FILE);
-  if (!hit || !existsSync(file)) return null;
-  const results = readResults(file);
+  const results = hit && existsSync(file) ? readCachedResults(file, hit) : null;
+  if (!hit || !results) return null;
   const commit = results.git.sha ?? hit.slice(cacheKeyPrefix(suiteHash).length);
   const short = commit.slice(0, 7);
   const when = age(results.finishedAt, now);

@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import type Docker from "dockerode";
 import { parseCsv } from "../prepare/csv.js";
-import { readCsvFile, readCsvText, SubmissionError, type Table } from "../grade/csv.js";
+import { CsvError, readCsvFile, readCsvText, type Table } from "../tabular/csv.js";
 import { idKey } from "../grade/align.js";
 
 /**
@@ -109,7 +109,7 @@ function checkWith(sample: SampleShape, read: (keep: (n: string) => boolean, max
       read((n) => n === sample.idColumn, 2 * sample.rows + 1000),
     );
   } catch (e) {
-    if (e instanceof SubmissionError) {
+    if (e instanceof CsvError) {
       const msg = e.message.replace(/^submission: /, "");
       return {
         valid: false,

@@ -6,14 +6,15 @@ import { lstatSync } from "node:fs";
 import { extname, join } from "node:path";
 import { snapshotFile } from "../execute/runfiles.js";
 import type { Competition } from "../registry/schema.js";
-import type { GradeReport, ScoreResult, Thresholds } from "./types.js";
-import { readCsvFile, type Table } from "./csv.js";
-import { SubmissionError } from "./errors.js";
+import type { GradeReport, ScoreResult } from "./types.js";
+import { readCsvFile, readCsvText, type ReadOptions, type Table } from "../tabular/csv.js";
+import { CsvError } from "../tabular/errors.js";
 import { MetricError } from "./metrics/errors.js";
 import { loadGraderSpec, roundingOf, type GraderSpec } from "./spec.js";
 import { columnsUsed, scoreTables } from "./graders.js";
 import { round5, round5Numpy } from "./round.js";
-import { percentile, rankScore, readLeaderboardScores, thresholdsFromLeaderboard } from "./medals.js";
+import { percentile, rankScore } from "./medals.js";
+import { boardFor, noBoard, type Board } from "./board.js";
 import { gradeExternal } from "./external.js";
 
 export interface GradeOptions {
@@ -23,8 +24,10 @@ export interface GradeOptions {
   /** <data-dir>/<id>/prepared/private */
   privateDir: string;
   submissionPath: string;
-  /** Overrides competition.leaderboard. */
+  /** A leaderboard CSV given by the user; overrides the resolver (see board.ts). */
   leaderboardPath?: string;
+  /** Where fetched leaderboards live (default: $MEDALIST_LEADERBOARDS_DIR or the user cache). */
+  leaderboardsDir?: string;
   /** External grader for competitions with grading: "external". */
   external?: { command: string[] };
   now?: Date;
@@ -67,72 +70,43 @@ export function scoreSubmission(
   submissionPath: string,
   answers: string | Table,
 ): ScoreResult {
+  return scoreWith(spec, answers, (opts) => readCsvFile(submissionPath, opts));
+}
+
+/** scoreSubmission for a submission held in memory (fuzz tests, the format check). */
+export function scoreSubmissionText(
+  spec: GraderSpec,
+  submission: string | Buffer,
+  answers: string | Table,
+): ScoreResult {
+  return scoreWith(spec, answers, (opts) => readCsvText(submission, "submission.csv", opts));
+}
+
+/**
+ * A problem in the submission (unreadable CSV, a failed check, a metric's domain) makes it
+ * invalid; anything else — answers upstream cannot grade, a RangeError inside a metric, a bug —
+ * is thrown, and grade() reports it as a grader error, never as the agent's fault.
+ */
+function scoreWith(
+  spec: GraderSpec,
+  answers: string | Table,
+  read: (opts: ReadOptions) => Table,
+): ScoreResult {
   if (typeof answers === "string") answers = readAnswers(spec, answers);
   const { submission: keep, positions } = columnsUsed(spec);
   try {
-    const sub = readCsvFile(submissionPath, {
+    const sub = read({
       keep: keep ? (n) => keep.includes(n) : (_n, k) => k < positions,
       maxRows: answers.rowCount,
     });
     const score = scoreTables(spec, sub, answers);
     return { valid: true, score, error: null, rounding: roundingOf(spec) };
   } catch (e) {
-    if (e instanceof SubmissionError || e instanceof MetricError)
+    if (e instanceof CsvError || e instanceof MetricError)
       return { valid: false, score: null, error: e.message };
-    if (e instanceof RangeError) return { valid: false, score: null, error: `cannot grade: ${e.message}` };
+    if (e instanceof RangeError) throw new Error(`the grader failed: ${e.message}`);
     throw e;
   }
-}
-
-interface Board {
-  thresholds: Thresholds;
-  scores: (number | null)[] | null;
-  source: GradeReport["thresholds_source"];
-}
-
-/** Thresholds from the leaderboard CSV when there is one, else from competition.thresholds. */
-export function boardFor(competition: Competition, competitionDir: string, leaderboardPath?: string): Board {
-  const path =
-    leaderboardPath ?? (competition.leaderboard ? join(competitionDir, competition.leaderboard) : undefined);
-  if (path) {
-    try {
-      const scores = readLeaderboardScores(path);
-      return { thresholds: thresholdsFromLeaderboard(scores), scores, source: "leaderboard" };
-    } catch (e) {
-      if (leaderboardPath) throw new Error(`cannot read the leaderboard ${path}: ${(e as Error).message}`);
-      // Bundled leaderboard unreadable: fall back to the precomputed thresholds.
-    }
-  }
-  const t = competition.thresholds;
-  if (t) {
-    return {
-      thresholds: {
-        gold: t.gold,
-        silver: t.silver,
-        bronze: t.bronze,
-        median: t.median,
-        isLowerBetter: competition.isLowerBetter,
-      },
-      scores: null,
-      source: "thresholds",
-    };
-  }
-  return noBoard(competition);
-}
-
-/** No thresholds at all: nothing can medal. */
-function noBoard(competition: Competition): Board {
-  return {
-    thresholds: {
-      gold: NaN,
-      silver: NaN,
-      bronze: NaN,
-      median: NaN,
-      isLowerBetter: competition.isLowerBetter,
-    },
-    scores: null,
-    source: "none",
-  };
 }
 
 /** Builds the report from a score result and the board. */
@@ -172,7 +146,7 @@ export async function grade(opts: GradeOptions): Promise<GradeReport> {
   const now = opts.now ?? new Date();
   let board: Board;
   try {
-    board = boardFor(competition, opts.competitionDir, opts.leaderboardPath);
+    board = boardFor(competition, opts.competitionDir, opts.leaderboardPath, opts.leaderboardsDir);
   } catch (e) {
     board = noBoard(competition);
     return {

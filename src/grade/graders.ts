@@ -3,8 +3,8 @@
  * and returns the unrounded score, or throws SubmissionError (invalid, with a plain reason).
  * Check order follows upstream (lite-grading.md §2–3) so the first failure reported matches.
  */
-import type { Column, Table } from "./csv.js";
-import { SubmissionError } from "./errors.js";
+import type { Column, Table } from "../tabular/csv.js";
+import { AnswersError, SubmissionError } from "./errors.js";
 import type { GraderSpec } from "./spec.js";
 import {
   numeric,
@@ -17,7 +17,9 @@ import {
   sortedOrder,
   take,
   idKey,
+  indexOfIds,
   sklearnNumbers,
+  uniqueTextOrder,
 } from "./align.js";
 import { rocAuc } from "./metrics/auc.js";
 import { numpySum } from "./metrics/npsum.js";
@@ -206,10 +208,47 @@ function rmseGrade(spec: Extract<GraderSpec, { kind: "rmse" }>, sub: Table, ans:
   }
   const subId = requireColumn(sub, spec.id);
   const col = requireColumn(sub, spec.target);
-  const pred = numeric(col);
+  // astype(float): a text column whose cells Python's float() reads (`1_0`, 30-digit integers) is scored.
+  const pred = sklearnNumbers(col, null);
   requireRowCount(sub, ans);
-  const rows = pairById(subId, ansId);
-  return rmse(truthAll, take(pred, rows));
+  // Both sides sorted by id, then summed in that order (numpy's pairwise sum depends on it).
+  const radix = uniqueTextOrder(ansId, () => repeatedAnswerId(ansId));
+  const rows = radix ? pairById(subId, ansId) : pairByUniqueIds(subId, ansId);
+  const order = radix ?? sortedOrder(ansId, true);
+  const subRows = new Int32Array(order.length);
+  for (let p = 0; p < order.length; p++) subRows[p] = rows[order[p]];
+  return rmse(take(truthAll, order), take(pred, subRows));
+}
+
+/**
+ * pairById for graders whose answers never repeat an id: a repeated answer id means broken
+ * answers (a grader error), not a bad submission.
+ */
+function pairByUniqueIds(subId: Column, ansId: Column): Int32Array {
+  if (indexOfIds(ansId).duplicates) repeatedAnswerId(ansId);
+  return pairById(subId, ansId);
+}
+
+function repeatedAnswerId(ansId: Column): never {
+  throw new AnswersError(`the answers repeat an id in "${ansId.name}": they cannot be graded`);
+}
+
+const INT64_BOUND = 9223372036854775808; // 2^63
+
+/**
+ * scikit-learn's type_of_target: a float label that is not integral, or outside int64 (where
+ * astype(int) does not give it back), makes the target "continuous", which classification
+ * metrics reject.
+ */
+function requireClassLabels(v: Float64Array, c: Column): void {
+  const float = c.kind === "float";
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!Number.isInteger(x) || (float && (x < -INT64_BOUND || x >= INT64_BOUND)))
+      throw new SubmissionError(
+        `column "${c.name}" has a label ${x} that is not an integer in int64 range (data row ${i + 1}); scikit-learn treats such labels as continuous`,
+      );
+  }
 }
 
 function columnRmsle(targets: string[], sub: Table, ans: Table): number {
@@ -310,7 +349,7 @@ function multiclassLogLossGrade(
   }
   // One-hot helper: named columns, ids matched.
   for (const c of want) requireColumn(sub, c);
-  const rows = pairById(sub.column(spec.id)!, requireColumn(ans, spec.id, "answers"));
+  const rows = pairByUniqueIds(sub.column(spec.id)!, requireColumn(ans, spec.id, "answers"));
   const probs = spec.classes.map((c) => numeric(sub.column(c)!));
   const truth = spec.classes.map((c) => numeric(requireColumn(ans, c, "answers"), "answers"));
   return multiclassLogLoss(truth, probs, rows);
@@ -362,7 +401,7 @@ function accuracyGrade(spec: Extract<GraderSpec, { kind: "accuracy" }>, sub: Tab
   const col = requireColumn(sub, spec.target);
   const subId = requireColumn(sub, spec.id);
   const truthCol = requireColumn(ans, spec.target, "answers");
-  const rows = pairById(subId, requireColumn(ans, spec.id, "answers"));
+  const rows = pairByUniqueIds(subId, requireColumn(ans, spec.id, "answers"));
   const n = ans.rowCount;
   if (n === 0) throw new SubmissionError("the answers have no rows");
   let hits = 0;
@@ -397,12 +436,7 @@ function accuracyGrade(spec: Extract<GraderSpec, { kind: "accuracy" }>, sub: Tab
   const a = truthCol.values!,
     s = col.values!;
   requireNoMissing(s, col);
-  for (let i = 0; i < s.length; i++) {
-    if (!Number.isInteger(s[i]))
-      throw new SubmissionError(
-        `column "${spec.target}" has a non-integer label ${s[i]} (data row ${i + 1})`,
-      );
-  }
+  requireClassLabels(s, col);
   for (let j = 0; j < n; j++) if (a[j] === s[rows[j]]) hits++;
   return hits / n;
 }
@@ -416,10 +450,7 @@ function qwkGrade(id: string, target: string, sub: Table, ans: Table): number {
   requireRowCount(sub, ans);
   const pred = numeric(col);
   requireNoMissing(pred, col);
-  for (let i = 0; i < pred.length; i++) {
-    if (!Number.isInteger(pred[i]))
-      throw new SubmissionError(`column "${target}" has a non-integer label ${pred[i]} (data row ${i + 1})`);
-  }
+  requireClassLabels(pred, col);
   const rows = pairSortedSets(subId, ansId);
   return quadraticWeightedKappa(take(pred, rows), numeric(requireColumn(ans, target, "answers"), "answers"));
 }

@@ -4,9 +4,10 @@ export {
   scoreSubmission,
   readAnswers,
   submissionProblem,
-  boardFor,
+  scoreSubmissionText,
   type GradeOptions,
 } from "./grade.js";
+export { boardFor, type Board } from "./board.js";
 export { round5, round5Numpy } from "./round.js";
 export {
   thresholdsFromLeaderboard,
@@ -18,7 +19,7 @@ export {
   leaderboardScoresFromCsv,
   type MedalFlags,
 } from "./medals.js";
-export { readCsv, readCsvFile, readCsvText, Table, type Column, type ColumnKind } from "./csv.js";
+export { readCsv, readCsvFile, readCsvText, Table, type Column, type ColumnKind } from "../tabular/csv.js";
 export { SubmissionError } from "./errors.js";
 export {
   GraderSpecSchema,

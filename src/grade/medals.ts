@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import type { Thresholds } from "./types.js";
-import { readCsvText } from "./csv.js";
+import { readCsvText } from "../tabular/csv.js";
 
 export interface MedalFlags {
   any_medal: boolean;

@@ -1,4 +1,4 @@
-import type { Column } from "./csv.js";
+import type { Column } from "../tabular/csv.js";
 
 /** Python's repr of a float (what pandas astype(str) prints for a float column). */
 export function pythonFloatRepr(x: number): string {

@@ -2,64 +2,11 @@
  * CSV reading and writing the way upstream's preparers see it: pandas `read_csv` (type inference,
  * missing-value tokens) followed by `to_csv(index=False)` (minimal quoting, Python float repr).
  */
-import { NA_TOKENS } from "../grade/csv.js";
+import { NA_TOKENS, classifyCell, parseCsvRows } from "../tabular/csv.js";
 
-/** RFC 4180 records; a CRLF or LF ends a record outside quotes. */
+/** The records of CSV text, split by the one reader's tokenizer (src/tabular, pandas rules). */
 export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = "";
-  let i = 0;
-  const n = text.length;
-  if (text.charCodeAt(0) === 0xfeff) i = 1;
-  let quoted = false;
-  while (i < n) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"') {
-        if (text[i + 1] === '"') {
-          cell += '"';
-          i += 2;
-          continue;
-        }
-        quoted = false;
-        i++;
-        continue;
-      }
-      cell += c;
-      i++;
-      continue;
-    }
-    if (c === '"') {
-      quoted = true;
-      i++;
-    } else if (c === ",") {
-      row.push(cell);
-      cell = "";
-      i++;
-    } else if (c === "\n" || c === "\r") {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = "";
-      i += c === "\r" && text[i + 1] === "\n" ? 2 : 1;
-    } else {
-      // Fast path: copy a run of plain characters.
-      let j = i + 1;
-      while (j < n) {
-        const d = text.charCodeAt(j);
-        if (d === 44 || d === 34 || d === 10 || d === 13) break;
-        j++;
-      }
-      cell += text.slice(i, j);
-      i = j;
-    }
-  }
-  if (cell !== "" || row.length > 0) {
-    row.push(cell);
-    rows.push(row);
-  }
-  return rows;
+  return parseCsvRows(text);
 }
 
 /** A CSV as header + rows of objects (plain strings, no typing). */
@@ -77,11 +24,8 @@ export { NA_TOKENS };
 export type ColumnType = "int" | "float" | "bool" | "text";
 
 const CANONICAL_INT = /^(-?[1-9]\d*|0)$/;
-const INT_RE = /^\s*[+-]?\d+\s*$/;
-const FLOAT_RE = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$|^\s*[+-]?(inf|infinity)\s*$/i;
-const BOOL_RE = /^(True|False|TRUE|FALSE|true|false)$/;
 
-/** pandas' type inference over a whole column, fed one raw value at a time. */
+/** pandas' type inference over a whole column, fed one raw value at a time (cells typed by src/tabular). */
 export class ColumnTyper {
   private anyMissing = false;
   private any = false;
@@ -90,14 +34,15 @@ export class ColumnTyper {
   private allBool = true;
 
   add(v: string): void {
-    if (NA_TOKENS.has(v)) {
+    const kind = classifyCell(v).kind;
+    if (kind === "missing") {
       this.anyMissing = true;
       return;
     }
     this.any = true;
-    if (this.allInt && !INT_RE.test(v)) this.allInt = false;
-    if (this.allNum && !this.allInt && !FLOAT_RE.test(v)) this.allNum = false;
-    if (this.allBool && !BOOL_RE.test(v)) this.allBool = false;
+    if (kind !== "int") this.allInt = false;
+    if (kind !== "int" && kind !== "float") this.allNum = false;
+    if (kind !== "bool") this.allBool = false;
   }
 
   get type(): ColumnType {
@@ -144,16 +89,9 @@ export function renderCell(v: string, type: ColumnType): string {
     case "int":
       return CANONICAL_INT.test(v) ? v : BigInt(v.trim()).toString();
     case "float":
-      return pyFloat(
-        Number(
-          v
-            .trim()
-            .replace(/^\+/, "")
-            .replace(/^(-?)inf(inity)?$/i, "$1Infinity"),
-        ),
-      );
+      return pyFloat(classifyCell(v).value);
     case "bool":
-      return /^t/i.test(v) ? "True" : "False";
+      return classifyCell(v).value === 1 ? "True" : "False";
     default:
       return v;
   }

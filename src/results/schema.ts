@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { RESULTS_SCHEMA_VERSION } from "./versions.js";
 
-/** Bump when the results document changes incompatibly. */
-export const RESULTS_SCHEMA_VERSION = 1;
+/** Bump (in versions.ts, with a migration) when the results document changes incompatibly. */
+export { RESULTS_SCHEMA_VERSION };
 
 /** JSON cannot hold NaN: a NaN score is written as the string "NaN". */
 const score = z.union([z.number(), z.literal("NaN"), z.null()]);
@@ -53,6 +54,20 @@ export const RunResultSchema = z.object({
   usage: z.object({ tokens: z.number().optional(), dollars: z.number().optional() }).nullable().default(null),
   gpus: z.array(z.string()).default([]),
   details: z.record(z.string(), z.string()).default({}),
+  /** The run's identity (see suite/identity.ts): reused only while it matches. */
+  identity: z.string().optional(),
+  /** Kept from an earlier invocation with the same identity instead of executed now. */
+  reused: z.boolean().optional(),
+  /** Why the run did not complete: a one-line cause, exit code, signal, last stderr lines. */
+  failure: z
+    .object({
+      cause: z.string(),
+      exitCode: z.number().int().nullable(),
+      signal: z.string().nullable(),
+      stderrTail: z.array(z.string()),
+    })
+    .nullable()
+    .optional(),
 });
 
 export const SuiteResultsSchema = z.object({

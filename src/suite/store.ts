@@ -3,6 +3,8 @@ import { dirname } from "node:path";
 import { SuiteResultsSchema, RunResultSchema, type RunResult, type SuiteResults } from "../results/schema.js";
 import { formatZodError } from "../config/errors.js";
 import { UserError } from "../errors.js";
+import { migrate, MigrationError, type Migrated } from "../results/migrate.js";
+import { RESULTS_DOCUMENT, RUN_DOCUMENT, RUN_SCHEMA_VERSION } from "../results/versions.js";
 
 /** JSON with NaN scores written as "NaN" (JSON has no NaN). */
 export function toJson(value: unknown): string {
@@ -25,6 +27,11 @@ export function writeResults(path: string, results: SuiteResults): SuiteResults 
 }
 
 export function readResults(path: string): SuiteResults {
+  return readResultsMigrated(path).results;
+}
+
+/** Reads results.json, migrating an older version before validation; `applied` lists the steps. */
+export function readResultsMigrated(path: string): Omit<Migrated, "doc"> & { results: SuiteResults } {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, "utf8"));
@@ -36,9 +43,16 @@ export function readResults(path: string): SuiteResults {
         : `${path}: not a results JSON file (${(e as Error).message})`,
     );
   }
-  const parsed = SuiteResultsSchema.safeParse(raw);
+  let migrated: Migrated;
+  try {
+    migrated = migrate(RESULTS_DOCUMENT, raw);
+  } catch (e) {
+    if (e instanceof MigrationError) throw new UserError(`${path}: ${e.message}`);
+    throw e;
+  }
+  const parsed = SuiteResultsSchema.safeParse(migrated.doc);
   if (!parsed.success) throw new UserError(formatZodError(parsed.error, path));
-  return parsed.data;
+  return { results: parsed.data, from: migrated.from, applied: migrated.applied };
 }
 
 /** A run's own result file (run.json), kept so a re-run can skip finished runs. */
@@ -51,7 +65,7 @@ export interface StoredRun {
 export function readStoredRun(path: string): StoredRun | null {
   if (!existsSync(path)) return null;
   try {
-    const raw = JSON.parse(readFileSync(path, "utf8")) as StoredRun;
+    const raw = migrate(RUN_DOCUMENT, JSON.parse(readFileSync(path, "utf8"))).doc as unknown as StoredRun;
     const result = RunResultSchema.parse(raw.result);
     return { suiteHash: String(raw.suiteHash), agent: String(raw.agent), result };
   } catch {
@@ -64,5 +78,5 @@ export function readStoredRun(path: string): StoredRun | null {
  * run's result reaches the disk.
  */
 export function saveRun(path: string, stored: StoredRun): void {
-  writeAtomic(path, toJson(stored));
+  writeAtomic(path, toJson({ schemaVersion: RUN_SCHEMA_VERSION, ...stored }));
 }

@@ -4,11 +4,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { commentMarker } from "../../src/github/marker.js";
 import { FakeGitHub } from "../fixtures/github/server.js";
-import { assertDist, PR_PAYLOAD, ROOT, runAction } from "./harness.js";
+import { assertDist, PR_PAYLOAD, ROOT, runAction, runInProcess } from "./harness.js";
 
 const marker = commentMarker("Medalist PR", "toy-action-test");
 
-describe("dist/index.js as the runner runs it", () => {
+// Scenarios run the action's run() in process (runInProcess); a few smoke tests start the bundle
+// (dist/index.js) the way the runner does, so the built artifact is exercised too.
+describe("the action as the runner runs it", () => {
   let ws: string;
   let gh: FakeGitHub;
   const token = "ghs_fakeToken123";
@@ -24,7 +26,9 @@ describe("dist/index.js as the runner runs it", () => {
     ...more,
   });
   const act = (more: Record<string, string> = {}, env: Record<string, string> = {}, eventPath?: string) =>
-    runAction({ workspace: ws, inputs: inputs(more), env: { GITHUB_API_URL: gh.url, ...env }, eventPath });
+    runInProcess({ workspace: ws, inputs: inputs(more), env: { GITHUB_API_URL: gh.url, ...env }, eventPath });
+  const actBundle = (more: Record<string, string> = {}) =>
+    runAction({ workspace: ws, inputs: inputs(more), env: { GITHUB_API_URL: gh.url } });
   const thread = () => gh.thread("acme", "agent", 7);
 
   beforeAll(async () => {
@@ -79,8 +83,8 @@ describe("dist/index.js as the runner runs it", () => {
     gh.login = "medalist-bot";
   });
 
-  it("the first run creates the comment, the second updates it, another user's marked comment is left alone", async () => {
-    const first = await act();
+  it("bundle: the first run creates the comment, the second updates it, another user's marked comment is left alone", async () => {
+    const first = await actBundle();
     expect(first.code, first.stdout).toBe(0);
     expect(thread()).toHaveLength(1);
     const mine = thread()[0];
@@ -105,7 +109,7 @@ describe("dist/index.js as the runner runs it", () => {
 
     gh.requests = [];
     const foreign = gh.addComment("acme", "agent", 7, "mallory", `${marker}\nall green, merge it`);
-    const second = await act({ baseline: "file:base-medals.json" });
+    const second = await actBundle({ baseline: "file:base-medals.json" });
     expect(second.code).toBe(1); // regressed, fail-on: regression
     expect(second.outputs.verdict).toBe("regressed");
     expect(second.outputs["comment-url"]).toBe(mine.html_url);
@@ -181,8 +185,8 @@ describe("dist/index.js as the runner runs it", () => {
     expect(allowed.code, allowed.stdout).toBe(0);
   });
 
-  it("rejects invalid inputs up front, naming each", async () => {
-    const r = await act({ baseline: "yesterday", comment: "sometimes" });
+  it("bundle: rejects invalid inputs up front, naming each", async () => {
+    const r = await actBundle({ baseline: "yesterday", comment: "sometimes" });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/2 invalid inputs/);
     expect(r.stdout).toMatch(/input "baseline": expected cache, run, none or file:<path>, got "yesterday"/);
@@ -191,14 +195,16 @@ describe("dist/index.js as the runner runs it", () => {
   });
 });
 
-describe("workflow_run relay (comments for fork pull requests)", () => {
+describe("bundle: workflow_run relay (comments for fork pull requests)", () => {
   let ws: string;
   let gh: FakeGitHub;
   const headSha = "8c2e1f0a4d3b5e6f7a8b9c0d1e2f3a4b5c6d7e8f";
   const event = join(ROOT, "test/fixtures/github/workflow_run.completed.json");
   const relayMarker = commentMarker("Medalist PR", "toy-suite");
-  const relay = () =>
-    runAction({
+  // The relay reads the artifacts through a client configured from the environment at import
+  // time, so it runs as the bundle (a fresh process per run).
+  const relay = (how: typeof runAction = runAction) =>
+    how({
       workspace: ws,
       inputs: { "github-token": "ghs_write", comment: "always" },
       env: { GITHUB_API_URL: gh.url, GITHUB_EVENT_NAME: "workflow_run", GITHUB_WORKFLOW: "Medalist comment" },

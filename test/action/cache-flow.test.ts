@@ -76,7 +76,7 @@ describe("cache baseline through run()", () => {
     };
     await act({ ...push, GITHUB_SHA: "0123456789abcdef0123456789abcdef01234567" });
     expect(cache.keys).toEqual([
-      expect.stringMatching(/^medalist-[0-9a-f]+-0123456789abcdef0123456789abcdef01234567$/),
+      expect.stringMatching(/^medalist-v2-[0-9a-f]+-0123456789abcdef0123456789abcdef01234567$/),
     ]);
 
     const fallback = await act(pr);

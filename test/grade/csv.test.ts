@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
-import { readCsvFile, readCsvText, SubmissionError, type Table } from "../../src/grade/csv.js";
+import { readCsvFile, readCsvText, CsvError, type Table } from "../../src/tabular/csv.js";
 
 interface PandasCase {
   text: string;
@@ -28,7 +28,7 @@ function expectLikePandas(c: PandasCase, chunkSize?: number) {
   try {
     t = readCsvText(c.text, "csv", { chunkSize });
   } catch (e) {
-    expect(e).toBeInstanceOf(SubmissionError);
+    expect(e).toBeInstanceOf(CsvError);
     expect(c.ok, `${JSON.stringify(c.text)}: ${(e as Error).message}`).toBe(false);
     return;
   }
@@ -130,7 +130,7 @@ describe("numbers are parsed exactly as Number() (round_trip)", () => {
   });
 });
 
-describe("malformed input is a SubmissionError with a reason", () => {
+describe("malformed input is a CsvError with a reason", () => {
   const bad: [string, string | Buffer, RegExp][] = [
     ["empty file", "", /empty/],
     ["only blank lines", "\n\r\n  \n", /empty/],
@@ -141,7 +141,7 @@ describe("malformed input is a SubmissionError with a reason", () => {
   ];
   for (const [name, text, re] of bad) {
     it(name, () => {
-      expect(() => readCsvText(text)).toThrow(SubmissionError);
+      expect(() => readCsvText(text)).toThrow(CsvError);
       expect(() => readCsvText(text)).toThrow(re);
     });
   }
@@ -162,8 +162,8 @@ describe("malformed input is a SubmissionError with a reason", () => {
   });
   it("files: missing path, a directory", () => {
     const dir = mkdtempSync(join(tmpdir(), "medalist-csv-"));
-    expect(() => readCsvFile(join(dir, "nope.csv"))).toThrow(SubmissionError);
-    expect(() => readCsvFile(dir)).toThrow(SubmissionError);
+    expect(() => readCsvFile(join(dir, "nope.csv"))).toThrow(CsvError);
+    expect(() => readCsvFile(dir)).toThrow(CsvError);
     writeFileSync(join(dir, "ok.csv"), "a\n1\n");
     expect(readCsvFile(join(dir, "ok.csv")).rowCount).toBe(1);
   });

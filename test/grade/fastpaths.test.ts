@@ -1,6 +1,6 @@
 // The reader's and the id join's fast paths agree with the plain definitions they shortcut.
 import { describe, expect, it } from "vitest";
-import { readCsvText, SubmissionError, type Column } from "../../src/grade/csv.js";
+import { readCsvText, CsvError, type Column } from "../../src/tabular/csv.js";
 import { pairById } from "../../src/grade/align.js";
 import { sortDoubles } from "../../src/grade/metrics/radix.js";
 import { multiclassLogLoss } from "../../src/grade/metrics/logloss.js";
@@ -37,7 +37,7 @@ function errorOf(f: () => unknown): string {
   try {
     f();
   } catch (e) {
-    if (e instanceof SubmissionError) return e.message;
+    if (e instanceof CsvError) return e.message;
     throw e;
   }
   return "no error";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, writeFileSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readAnswers, scoreSubmission } from "../../src/grade/grade.js";
+import { readAnswers, scoreSubmissionText } from "../../src/grade/grade.js";
 import { loadGraderSpec } from "../../src/grade/spec.js";
 import { vectorFiles } from "./helpers.js";
 
@@ -127,17 +127,18 @@ const setups = files.map((f) => {
   };
 });
 
+// Case count from the environment: .ci/run sets the full 10,000; the default keeps a local run short.
+const CASES = Number(process.env.MEDALIST_FUZZ_CASES ?? 2_000);
+
 describe("fuzz: mutated submissions are valid or invalid, never a crash", () => {
-  it("10,000+ mutations across the 22 lite graders", () => {
+  it(`${CASES} mutations across the 22 lite graders (MEDALIST_FUZZ_CASES)`, { timeout: 300_000 }, () => {
     const rand = prng(20261202);
-    const perCompetition = Math.ceil(10_000 / setups.length);
+    const perCompetition = Math.ceil(CASES / setups.length);
     let valid = 0,
       invalid = 0;
-    const sub = join(dir, "submission.csv");
     for (const s of setups) {
       for (let k = 0; k < perCompetition; k++) {
-        writeFileSync(sub, mutate(s.base, rand));
-        const r = scoreSubmission(s.spec, sub, s.answers);
+        const r = scoreSubmissionText(s.spec, mutate(s.base, rand), s.answers);
         if (r.valid) {
           valid++;
           expect(typeof r.score).toBe("number");
@@ -147,9 +148,9 @@ describe("fuzz: mutated submissions are valid or invalid, never a crash", () => 
         }
       }
     }
-    expect(valid + invalid).toBeGreaterThanOrEqual(10_000);
-    expect(valid).toBeGreaterThan(100);
-    expect(invalid).toBeGreaterThan(100);
+    expect(valid + invalid).toBeGreaterThanOrEqual(CASES);
+    expect(valid).toBeGreaterThan(CASES / 100);
+    expect(invalid).toBeGreaterThan(CASES / 100);
   });
 });
 
@@ -168,9 +169,7 @@ const refs = (
 describe("mutations agree with a pandas + scikit-learn reference", () => {
   it.each(refs.map((c, i) => [`${c.competition} #${i} ${c.mutation}`, c] as const))("%s", (_n, c) => {
     const s = setups.find((x) => x.id === c.competition)!;
-    const sub = join(dir, `ref-${c.competition}.csv`);
-    writeFileSync(sub, c.submission);
-    const r = scoreSubmission(s.spec, sub, s.refAnswers);
+    const r = scoreSubmissionText(s.spec, c.submission, s.refAnswers);
     expect(r.valid, r.error ?? "").toBe(c.valid);
     if (c.valid && c.nan) expect(r.score).toBeNaN();
     else if (c.valid) expect(Math.abs((r.score as number) - (c.score as number))).toBeLessThanOrEqual(1e-9);

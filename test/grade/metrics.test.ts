@@ -14,6 +14,7 @@ import {
   meanColumnAuc,
   meanColumnRmsle,
   MetricError,
+  UndefinedMetricError,
   microF1,
   multiclassLogLoss,
   pearson,
@@ -41,7 +42,7 @@ describe("ROC AUC", () => {
     expect(rocAuc([2, 5, 5], [-3, 10, 7])).toBe(1);
   });
   it("throws on one class, missing or infinite scores", () => {
-    expect(() => rocAuc([1, 1], [0.1, 0.2])).toThrow(MetricError);
+    expect(() => rocAuc([1, 1], [0.1, 0.2])).toThrow(UndefinedMetricError);
     expect(() => rocAuc([0, 1], [NaN, 0.2])).toThrow(MetricError);
     expect(() => rocAuc([0, 1], [Infinity, 0.2])).toThrow(MetricError);
     expect(() => rocAuc([0, 1, 2], [0, 1, 2])).toThrow(/more than two/);

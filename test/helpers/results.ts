@@ -48,7 +48,7 @@ export function fakeRun(
 
 export function fakeSuite(label: string, runs: RunResult[], hash = "abc"): SuiteResults {
   return {
-    schemaVersion: 1,
+    schemaVersion: 2,
     medalistVersion: "test",
     label,
     suite: {

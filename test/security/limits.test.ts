@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { firstInvalidUtf8, readCsvText } from "../../src/grade/csv.js";
+import { firstInvalidUtf8, readCsvText } from "../../src/tabular/csv.js";
 import { loadConfig, validateConfig } from "../../src/config/load.js";
 import { loadRegistry } from "../../src/registry/registry.js";
 import { ensurePrepared } from "../../src/suite/prepare.js";

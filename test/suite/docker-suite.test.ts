@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import Docker from "dockerode";
@@ -25,6 +25,14 @@ async function daemon(): Promise<Docker | null> {
 
 const docker = await daemon();
 
+/** A temporary build context holding only what the agent image copies. */
+function agentContext(): string {
+  const ctx = mkdtempSync(join(tmpdir(), "medalist-agent-ctx-"));
+  copyFileSync(join(root, "test/fixtures/agent-image/Dockerfile"), join(ctx, "Dockerfile"));
+  cpSync(join(root, "examples/agents"), join(ctx, "examples/agents"), { recursive: true });
+  return ctx;
+}
+
 describe.skipIf(!docker)("runSuite with the Docker executor (real daemon)", () => {
   it("builds the agent image, runs each seed in a container, grades outside it, leaves no container", async () => {
     const outDir = mkdtempSync(join(tmpdir(), "medalist-docker-out-"));
@@ -35,7 +43,8 @@ describe.skipIf(!docker)("runSuite with the Docker executor (real daemon)", () =
         seeds: 1,
         executor: "docker",
         agent: {
-          build: { context: ".", dockerfile: "test/fixtures/agent-image/Dockerfile" },
+          // A minimal build context: the Dockerfile and the example agents, nothing else.
+          build: { context: agentContext() },
           env: { AGENT_MODE: "test" },
         },
         limits: { time: 60, memory: "512m", cpus: 1 },
@@ -63,7 +72,7 @@ describe.skipIf(!docker)("runSuite with the Docker executor (real daemon)", () =
     }
     const left = await docker!.listContainers({ all: true, filters: { label: ["medalist.suite"] } });
     expect(left.filter((c) => (c.Labels["medalist.suite"] ?? "").startsWith("head-"))).toEqual([]);
-  });
+  }, 240_000);
 
   it("records the runs of an agent whose own Dockerfile does not build as failed, not infra", async () => {
     const ctx = mkdtempSync(join(tmpdir(), "medalist-broken-agent-"));
@@ -90,5 +99,5 @@ describe.skipIf(!docker)("runSuite with the Docker executor (real daemon)", () =
       expect(run.grade?.any_medal).toBe(false);
       expect(run.grade?.grader_error ?? false).toBe(false);
     }
-  }, 120_000);
+  }, 240_000);
 });

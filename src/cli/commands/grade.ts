@@ -13,7 +13,11 @@ Options:
   --competition ID        competition id (see \`medalist competitions\`)
   --submission FILE       the submission CSV
   --data-dir DIR          MLE-bench data folder (answers in DIR/ID/prepared/private)
-  --leaderboard FILE      leaderboard CSV (Kaggle export) to take thresholds from
+  --leaderboard FILE      leaderboard CSV (Kaggle export) to take thresholds from; without it
+                          the board is resolved as \`medalist run\` resolves it: a fetched
+                          leaderboard matching its pin, one shipped with the competition, else
+                          the precomputed thresholds
+  --leaderboards-dir DIR  fetched leaderboards (default: $MEDALIST_LEADERBOARDS_DIR or ~/.cache/medalist/leaderboards)
   --registry DIR          competitions folder (default: the bundled one)
   --external-command CMD  grader command for externally graded competitions
                           ({submission}, {competition}, {private_dir} are filled in)
@@ -23,12 +27,18 @@ function fmt(x: number | null): string {
   return x === null ? "—" : String(x);
 }
 
+const SOURCES: Record<NonNullable<GradeReport["thresholds_source"]>, string> = {
+  leaderboard: "the leaderboard",
+  thresholds: "the precomputed thresholds",
+  none: "nowhere: no leaderboard or thresholds",
+};
+
 export function formatReport(r: GradeReport): string {
   const medal = r.gold_medal ? "gold" : r.silver_medal ? "silver" : r.bronze_medal ? "bronze" : "none";
   const lines = [
     `${r.competition_id}: ${r.valid_submission ? `score ${fmt(r.score)}` : r.submission_exists ? "invalid submission" : "no submission"}`,
     `  medal ${medal}, above median: ${r.above_median ? "yes" : "no"}${r.percentile !== null ? `, beats ${(r.percentile * 100).toFixed(1)}% of the leaderboard` : ""}`,
-    `  thresholds (${r.is_lower_better ? "lower" : "higher"} is better): gold ${r.gold_threshold}, silver ${r.silver_threshold}, bronze ${r.bronze_threshold}, median ${r.median_threshold}`,
+    `  thresholds (${r.is_lower_better ? "lower" : "higher"} is better; from ${SOURCES[r.thresholds_source ?? "none"]}): gold ${r.gold_threshold}, silver ${r.silver_threshold}, bronze ${r.bronze_threshold}, median ${r.median_threshold}`,
   ];
   if (r.error) lines.push(`  reason: ${r.error}`);
   return lines.join("\n");
@@ -44,6 +54,7 @@ export const gradeCommand: Command = {
       submission: { type: "string" },
       "data-dir": { type: "string" },
       leaderboard: { type: "string" },
+      "leaderboards-dir": { type: "string" },
       registry: { type: "string" },
       "external-command": { type: "string" },
       json: { type: "boolean", default: false },
@@ -61,6 +72,7 @@ export const gradeCommand: Command = {
       privateDir: join(resolve(dataDir), id, "prepared", "private"),
       submissionPath: submission,
       leaderboardPath: values.leaderboard ? resolve(values.leaderboard) : undefined,
+      leaderboardsDir: values["leaderboards-dir"] ? resolve(values["leaderboards-dir"]) : undefined,
       external: ext ? { command: ext.split(/\s+/) } : undefined,
     });
     console.log(values.json ? pythonJson(report) : formatReport(report));

@@ -8,6 +8,7 @@ import { prepareCommand } from "./prepare.js";
 import { leaderboardsCommand } from "./leaderboards.js";
 import { gradeCommand } from "./grade.js";
 import { rankCommand } from "./rank.js";
+import { migrateCommand } from "./migrate.js";
 import { planCommand } from "./plan.js";
 import { mergeCommand } from "./merge.js";
 
@@ -25,4 +26,5 @@ export const commands: Command[] = [
   leaderboardsCommand,
   gradeCommand,
   rankCommand,
+  migrateCommand,
 ];

@@ -1,4 +1,4 @@
-import { MetricError, sameLength, type Vec } from "./errors.js";
+import { MetricError, UndefinedMetricError, sameLength, type Vec } from "./errors.js";
 import { numpySum } from "./npsum.js";
 import { sortDoubles } from "./radix.js";
 
@@ -6,8 +6,8 @@ import { sortDoubles } from "./radix.js";
  * Binary ROC AUC as scikit-learn's roc_auc_score: the positive class is the larger of the two
  * labels; AUC = (pairs ranked right + ½ tied pairs) / (P·N), computed the way scikit-learn does
  * (ROC points, trapezoids, numpy's sum) so the double is the same. Positive and negative scores
- * are sorted separately and merged, so no object is built per row. A single-class truth or a
- * missing/infinite score throws (upstream's scikit-learn ≤ 1.5 raises there).
+ * are sorted separately and merged, so no object is built per row. A missing/infinite score throws
+ * MetricError; a single-class truth UndefinedMetricError (upstream's scikit-learn ≤ 1.5 raises there).
  */
 export function rocAuc(yTrue: Vec, yScore: Vec): number {
   sameLength(yTrue, yScore, "labels and scores");
@@ -25,14 +25,17 @@ export function rocAuc(yTrue: Vec, yScore: Vec): number {
       else hi = v;
     }
   }
-  if (yTrue.length === 0 || lo === hi)
-    throw new MetricError("only one class is present in the true labels; ROC AUC is undefined");
+  // scikit-learn checks the scores before the classes.
   for (let i = 0; i < yScore.length; i++) {
     if (!Number.isFinite(yScore[i]))
       throw new MetricError(
         `the scores contain ${Number.isNaN(yScore[i]) ? "a missing value" : yScore[i]} (row ${i + 1})`,
       );
   }
+  if (yTrue.length === 0 || lo === hi)
+    throw new UndefinedMetricError(
+      "the answers have only one class in the scored rows; ROC AUC is undefined for them",
+    );
   let p = 0;
   for (let i = 0; i < yTrue.length; i++) if (yTrue[i] === hi) p++;
   const pos = new Float64Array(p);

@@ -6,6 +6,18 @@ export class MetricError extends Error {
   }
 }
 
+/**
+ * The metric is undefined for these answers (e.g. ROC AUC with a single class in the truth):
+ * upstream raises too, but the answers are at fault, so this is a grader error, not an invalid
+ * submission.
+ */
+export class UndefinedMetricError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UndefinedMetricError";
+  }
+}
+
 export type Vec = ArrayLike<number>;
 
 export function sameLength(a: { length: number }, b: { length: number }, what = "inputs"): void {

@@ -10,11 +10,11 @@
  */
 import { openSync, readSync, closeSync, fstatSync, statSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
-import { SubmissionError } from "./errors.js";
+import { CsvError } from "./errors.js";
 import { TextStore } from "./textstore.js";
 import { decimalToDouble } from "./decimal.js";
 
-export { SubmissionError, TextStore };
+export { CsvError, TextStore };
 
 export type ColumnKind = "int" | "float" | "bool" | "text";
 
@@ -68,7 +68,7 @@ export interface ReadOptions {
   chunkSize?: number;
   /** Longest line accepted, in bytes (default 16 MiB). */
   maxLineBytes?: number;
-  /** Stop with a SubmissionError past this many data rows (a submission longer than the answers). */
+  /** Stop with a CsvError past this many data rows (a submission longer than the answers). */
   maxRows?: number;
 }
 
@@ -202,7 +202,9 @@ function parseNumber(b: Buffer, s: number, e: number): number {
     const big = BigInt(text);
     if (big < INT64_MIN || big > UINT64_MAX || (big > INT64_MAX && neg)) return NOT_NUMBER;
   }
-  if (!Number.isFinite(numValue)) return NOT_NUMBER; // overflow (1e400) stays text in pandas
+  // Overflow: pandas' round-trip parser flags only +HUGE_VAL as an error, so `1e400` stays text
+  // while `-1e400` is -inf.
+  if (numValue === Infinity) return NOT_NUMBER;
   return isInt ? IS_INT : IS_FLOAT;
 }
 
@@ -377,7 +379,7 @@ class Tokenizer {
     const used = this.scan(buf, false);
     this.rest = Buffer.from(buf.subarray(used));
     if (this.rest.length > this.maxLineBytes) {
-      throw new SubmissionError(
+      throw new CsvError(
         `${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`,
       );
     }
@@ -398,11 +400,11 @@ class Tokenizer {
   /** Rejects NUL bytes and invalid UTF-8 (checked line-feed to line-feed, so no character is split). */
   private checkText(chunk: Buffer, final: boolean): void {
     if (chunk.indexOf(0) !== -1) {
-      throw new SubmissionError(`${this.source}: contains NUL bytes (a binary file, not a CSV)`);
+      throw new CsvError(`${this.source}: contains NUL bytes (a binary file, not a CSV)`);
     }
     // The offset of the first bad byte, counted from the start of the file.
     const bad = (segment: Buffer, base: number) =>
-      new SubmissionError(
+      new CsvError(
         `${this.source}: not valid UTF-8 text (at byte offset ${base + firstInvalidUtf8(segment)})`,
       );
     if (final) {
@@ -423,7 +425,7 @@ class Tokenizer {
       this.utf8Tail = Buffer.from(chunk.subarray(lastLf + 1));
     }
     if (this.utf8Tail.length > this.maxLineBytes) {
-      throw new SubmissionError(
+      throw new CsvError(
         `${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`,
       );
     }
@@ -509,9 +511,7 @@ class Tokenizer {
           }
           if (!closed) {
             if (!final) return rowStart;
-            throw new SubmissionError(
-              `${this.source}: a quoted field is never closed (end of file inside quotes)`,
-            );
+            throw new CsvError(`${this.source}: a quoted field is never closed (end of file inside quotes)`);
           }
         }
         // Fused fast path for plain decimals (-?digits[.digits], mantissa ≤ 2^53): parsed while
@@ -694,13 +694,11 @@ function fileSource(path: string, chunkSize: number): ChunkSource {
     try {
       fd = openSync(path, "r");
     } catch (e) {
-      throw new SubmissionError(
-        `cannot open ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      );
+      throw new CsvError(`cannot open ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
     try {
       const st = fstatSync(fd);
-      if (!st.isFile()) throw new SubmissionError(`${path} is not a regular file`);
+      if (!st.isFile()) throw new CsvError(`${path} is not a regular file`);
       const size = Math.max(1, Math.min(chunkSize, st.size + 1));
       for (;;) {
         // A fresh buffer per read: the tokenizer may keep slices of the previous one.
@@ -736,15 +734,13 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalByt
     if (names === null) {
       const raw: string[] = [];
       for (let k = 0; k < count; k++) raw.push(decodeField(b, starts[k], ends[k], complex[k] === 1));
-      if (raw.length > MAX_COLUMNS) throw new SubmissionError(`${name}: more than ${MAX_COLUMNS} columns`);
+      if (raw.length > MAX_COLUMNS) throw new CsvError(`${name}: more than ${MAX_COLUMNS} columns`);
       names = dedupeNames(raw);
       builders = names.map((nm, k) => (opts.keep && !opts.keep(nm, k) ? null : new ColumnBuilder(nm)));
       return;
     }
     if (opts.maxRows !== undefined && row >= opts.maxRows) {
-      throw new SubmissionError(
-        `${name}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`,
-      );
+      throw new CsvError(`${name}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`);
     }
     if (offset === -1) offset = Math.max(0, count - names.length);
     if (row === 2048 && totalBytes > 0) {
@@ -753,9 +749,7 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalByt
       for (const c of builders) c?.reserve(Math.min(estimate, opts.maxRows ?? estimate));
     }
     if (count - offset > names.length) {
-      throw new SubmissionError(
-        `${name}: expected ${names.length} fields on data row ${row + 1}, saw ${count}`,
-      );
+      throw new CsvError(`${name}: expected ${names.length} fields on data row ${row + 1}, saw ${count}`);
     }
     // Locals, not closure variables, in the per-cell loop.
     const bs = builders,
@@ -793,7 +787,7 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalByt
   const tok = new Tokenizer(sink, name, maxLine);
   source((chunk) => tok.push(chunk));
   tok.end();
-  if (names === null) throw new SubmissionError(`${name}: the file is empty (no header row)`);
+  if (names === null) throw new CsvError(`${name}: the file is empty (no header row)`);
   const finalNames: string[] = names;
 
   // Second pass: original strings of rows read before a column turned out to be text.
@@ -830,6 +824,10 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalByt
 
   const columns = builders.filter((c): c is ColumnBuilder => c !== null).map((c) => c.finish(row));
   return new Table(finalNames, columns, row);
+}
+
+function specialValue(m: RegExpExecArray): number {
+  return m[1] === "-" ? -Infinity : Infinity;
 }
 
 function cell(col: ColumnBuilder, row: number, b: Buffer, s: number, e: number, complex: boolean): void {
@@ -896,7 +894,7 @@ function cell(col: ColumnBuilder, row: number, b: Buffer, s: number, e: number, 
     }
     col.state = NUM;
     col.sawFloat = true;
-    col.setValue(row, special[1] === "-" ? -Infinity : Infinity);
+    col.setValue(row, specialValue(special));
     return;
   }
   const lower = str.length === 4 || str.length === 5 ? str.toLowerCase() : "";
@@ -915,7 +913,7 @@ function cell(col: ColumnBuilder, row: number, b: Buffer, s: number, e: number, 
   col.text!.setString(row, str);
 }
 
-/** Reads a CSV file in chunks. Throws SubmissionError with a plain reason on malformed input. */
+/** Reads a CSV file in chunks. Throws CsvError with a plain reason on malformed input. */
 export function readCsvFile(path: string, opts: ReadOptions = {}): Table {
   let size = 0;
   try {
@@ -934,4 +932,87 @@ export async function readCsv(path: string, opts: ReadOptions = {}): Promise<Tab
 export function readCsvText(text: string | Buffer, source = "csv", opts: ReadOptions = {}): Table {
   const buf = typeof text === "string" ? Buffer.from(text, "utf8") : text;
   return readFrom(bufferSource(buf, opts.chunkSize ?? 4 * 1024 * 1024), source, opts, buf.length);
+}
+
+/** How pandas reads one cell's text (quotes already removed): its kind and, for numbers and bools, its value. */
+export type CellKind = "missing" | "int" | "float" | "bool" | "text";
+
+export function classifyCell(str: string): { kind: CellKind; value: number } {
+  if (NA_TOKENS.has(str)) return { kind: "missing", value: NaN };
+  if (NUMBER_TEXT.test(str)) {
+    const kind = parseNumber(Buffer.from(str, "latin1"), 0, str.length);
+    if (kind !== NOT_NUMBER) return { kind: kind === IS_INT ? "int" : "float", value: numValue };
+  }
+  const special = SPECIAL_FLOAT.exec(str);
+  if (special) return { kind: "float", value: specialValue(special) };
+  const lower = str.length === 4 || str.length === 5 ? str.toLowerCase() : "";
+  if (lower === "true" || lower === "false") return { kind: "bool", value: lower === "true" ? 1 : 0 };
+  return { kind: "text", value: NaN };
+}
+
+/**
+ * The records of CSV text as strings, split as the reader splits them (pandas rules: a leading BOM
+ * dropped, blank lines skipped, quotes only at the start of a field, `""` inside quotes).
+ */
+export function parseCsvRows(text: string | Buffer, source = "csv"): string[][] {
+  const rows: string[][] = [];
+  const tok = new Tokenizer(
+    (b, starts, ends, complex, count) => {
+      const row: string[] = new Array<string>(count);
+      for (let k = 0; k < count; k++) row[k] = decodeField(b, starts[k], ends[k], complex[k] === 1);
+      rows.push(row);
+    },
+    source,
+    Number.MAX_SAFE_INTEGER,
+  );
+  tok.push(typeof text === "string" ? Buffer.from(text, "utf8") : text);
+  tok.end();
+  return rows;
+}
+
+/**
+ * Checks a CSV stream chunk by chunk without keeping its rows (the format-check endpoint): the
+ * header's column names, the row count, and the first structural problem (CsvError) — the same
+ * tokenizer and limits as grading. Feed chunks with push(), then call end().
+ */
+export class CsvChecker {
+  names: string[] | null = null;
+  rows = 0;
+  private offset = 0;
+  private readonly tok: Tokenizer;
+
+  constructor(source = "csv", opts: { maxRows?: number; maxLineBytes?: number } = {}) {
+    this.tok = new Tokenizer(
+      (b, starts, ends, complex, count) => {
+        if (this.names === null) {
+          const raw: string[] = [];
+          for (let k = 0; k < count; k++) raw.push(decodeField(b, starts[k], ends[k], complex[k] === 1));
+          if (raw.length > MAX_COLUMNS) throw new CsvError(`${source}: more than ${MAX_COLUMNS} columns`);
+          this.names = dedupeNames(raw);
+          return;
+        }
+        // As the reader: extra fields on the first data row are index columns.
+        if (this.rows === 0) this.offset = Math.max(0, count - this.names.length);
+        if (count - this.offset > this.names.length)
+          throw new CsvError(
+            `${source}: expected ${this.names.length} fields on data row ${this.rows + 1}, saw ${count}`,
+          );
+        this.rows++;
+        if (opts.maxRows !== undefined && this.rows > opts.maxRows)
+          throw new CsvError(`${source}: more than ${opts.maxRows} data rows`);
+      },
+      source,
+      opts.maxLineBytes ?? 16 * 1024 * 1024,
+    );
+  }
+
+  push(chunk: Buffer): void {
+    this.tok.push(chunk);
+  }
+
+  end(): { names: string[]; rows: number } {
+    this.tok.end();
+    if (this.names === null) throw new CsvError("the file is empty (no header row)");
+    return { names: this.names, rows: this.rows };
+  }
 }
