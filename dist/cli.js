@@ -92099,7 +92099,7 @@ async function schedule(tasks, resources, work, signal) {
 
 // src/execute/local.ts
 import { spawn } from "node:child_process";
-import { createWriteStream, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 
 // src/execute/types.ts
 function runPaths(runDir) {
@@ -92113,6 +92113,72 @@ function runPaths(runDir) {
   };
 }
 
+// src/execute/run-log.ts
+import { createWriteStream } from "node:fs";
+var RunLog = class {
+  constructor(file2, secrets = [], maxBytes = 256 * 1024 ** 2) {
+    this.secrets = secrets;
+    this.maxBytes = maxBytes;
+    this.out = createWriteStream(file2, { flags: "a" });
+    this.out.on("error", () => {
+    });
+  }
+  secrets;
+  maxBytes;
+  out;
+  partial = { stdout: "", stderr: "" };
+  written = 0;
+  truncated = false;
+  /** A note from Medalist itself (start, timeout, exit). */
+  note(text2) {
+    this.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist ${text2}
+`);
+  }
+  /** Output text from the container; lines may start with Docker's RFC 3339 timestamp. */
+  output(stream, text2) {
+    const buf = this.partial[stream] + text2;
+    const lines2 = buf.split("\n");
+    this.partial[stream] = lines2.pop() ?? "";
+    for (const line of lines2) this.line(stream, line);
+    if (this.partial[stream].length > 64 * 1024) {
+      this.line(stream, this.partial[stream]);
+      this.partial[stream] = "";
+    }
+  }
+  line(stream, raw) {
+    const m = /^(\d{4}-\d\d-\d\dT\S+Z) (.*)$/s.exec(raw);
+    const ts = m ? m[1] : (/* @__PURE__ */ new Date()).toISOString();
+    const text2 = (m ? m[2] : raw).replace(/\r$/, "");
+    this.write(`${ts} ${stream} ${this.mask(text2)}
+`);
+  }
+  mask(text2) {
+    let t = text2;
+    for (const s of this.secrets) if (s.length >= 3) t = t.split(s).join("***");
+    return t;
+  }
+  write(s) {
+    if (this.truncated) return;
+    const n = Buffer.byteLength(s);
+    if (this.written + n > this.maxBytes) {
+      this.truncated = true;
+      this.out.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist run.log truncated at ${this.maxBytes} bytes
+`);
+      return;
+    }
+    this.written += n;
+    this.out.write(s);
+  }
+  /** Flushes partial lines and closes the file. */
+  async close() {
+    for (const s of ["stdout", "stderr"]) {
+      if (this.partial[s] !== "") this.line(s, this.partial[s]);
+      this.partial[s] = "";
+    }
+    await new Promise((resolve11) => this.out.end(resolve11));
+  }
+};
+
 // src/execute/contract.ts
 var CONTAINER_PATHS = {
   data: "/home/data",
@@ -92121,6 +92187,16 @@ var CONTAINER_PATHS = {
   code: "/home/code",
   instructions: "/home/instructions.txt"
 };
+function hostPaths(spec) {
+  const p = runPaths(spec.runDir);
+  return {
+    data: spec.publicDir,
+    submission: p.submissionDir,
+    logs: p.logsDir,
+    code: p.codeDir,
+    instructions: p.instructionsFile
+  };
+}
 function contractEnv(spec, paths) {
   const env = {
     COMPETITION_ID: spec.competitionId,
@@ -92144,23 +92220,18 @@ var LocalExecutor = class {
   }
   opts;
   name = "local";
+  /** The agent works on the host: its instructions name the run's real folders. */
+  agentPaths(spec) {
+    return hostPaths(spec);
+  }
   execute(spec, signal) {
     const p = runPaths(spec.runDir);
     for (const d of [p.submissionDir, p.logsDir, p.codeDir]) mkdirSync(d, { recursive: true });
     const env = {};
     for (const k of KEEP) if (process.env[k] !== void 0) env[k] = process.env[k];
-    Object.assign(
-      env,
-      spec.env,
-      contractEnv(spec, {
-        data: spec.publicDir,
-        submission: p.submissionDir,
-        logs: p.logsDir,
-        code: p.codeDir,
-        instructions: p.instructionsFile
-      })
-    );
-    const log = createWriteStream(p.logFile, { flags: "a" });
+    Object.assign(env, spec.env, contractEnv(spec, hostPaths(spec)));
+    const secrets = (spec.secretEnv ?? []).map((k) => spec.env[k]).filter((v) => !!v);
+    const log = new RunLog(p.logFile, secrets);
     const started = Date.now();
     const { command } = this.opts;
     const [file2, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0], command.slice(1)];
@@ -92174,9 +92245,8 @@ var LocalExecutor = class {
         detached: true,
         stdio: ["ignore", "pipe", "pipe"]
       });
-      const stamp = (chunk) => log.write(chunk);
-      child.stdout.on("data", stamp);
-      child.stderr.on("data", stamp);
+      child.stdout.setEncoding("utf8").on("data", (t) => log.output("stdout", t));
+      child.stderr.setEncoding("utf8").on("data", (t) => log.output("stderr", t));
       const killGroup = (sig) => {
         try {
           if (child.pid) process.kill(-child.pid, sig);
@@ -92189,9 +92259,7 @@ var LocalExecutor = class {
       };
       const timer = setTimeout(() => {
         timedOut = true;
-        log.write(`
-[medalist] time limit of ${spec.timeLimitSecs}s reached: stopping the agent
-`);
+        log.note(`time limit of ${spec.timeLimitSecs}s reached: stopping the agent`);
         stop();
       }, spec.timeLimitSecs * 1e3);
       const onAbort = () => {
@@ -92205,12 +92273,17 @@ var LocalExecutor = class {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
         killGroup("SIGKILL");
-        log.end(() => resolve11({ ...r, durationMs: Date.now() - started }));
+        void log.close().then(() => resolve11({ ...r, durationMs: Date.now() - started }));
       };
-      child.on(
-        "error",
-        (e) => finish({ outcome: "infra_error", exitCode: null, error: `could not start the agent: ${e.message}` })
-      );
+      child.on("error", (e) => {
+        const code = e.code;
+        const exitCode = code === "ENOENT" ? 127 : code === "EACCES" ? 126 : null;
+        log.output("stderr", `${file2}: cannot start: ${e.message}
+`);
+        finish(
+          exitCode === null ? { outcome: "infra_error", exitCode, error: `could not start the agent: ${e.message}` } : { outcome: "failed", exitCode, error: `could not start the agent: ${e.message}` }
+        );
+      });
       child.on("close", (code, sig) => {
         if (timedOut)
           return finish({
@@ -92223,6 +92296,7 @@ var LocalExecutor = class {
         return finish({
           outcome: "failed",
           exitCode: code,
+          ...sig ? { signal: sig } : {},
           error: sig ? `agent killed by ${sig}` : `agent exited with code ${code}`
         });
       });
@@ -93798,70 +93872,6 @@ async function pullImage(docker, ref, log) {
 }
 
 // src/execute/docker/run-log.ts
-import { createWriteStream as createWriteStream2 } from "node:fs";
-var RunLog = class {
-  constructor(file2, secrets = [], maxBytes = 256 * 1024 ** 2) {
-    this.secrets = secrets;
-    this.maxBytes = maxBytes;
-    this.out = createWriteStream2(file2, { flags: "a" });
-    this.out.on("error", () => {
-    });
-  }
-  secrets;
-  maxBytes;
-  out;
-  partial = { stdout: "", stderr: "" };
-  written = 0;
-  truncated = false;
-  /** A note from Medalist itself (start, timeout, exit). */
-  note(text2) {
-    this.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist ${text2}
-`);
-  }
-  /** Output text from the container; lines may start with Docker's RFC 3339 timestamp. */
-  output(stream, text2) {
-    const buf = this.partial[stream] + text2;
-    const lines2 = buf.split("\n");
-    this.partial[stream] = lines2.pop() ?? "";
-    for (const line of lines2) this.line(stream, line);
-    if (this.partial[stream].length > 64 * 1024) {
-      this.line(stream, this.partial[stream]);
-      this.partial[stream] = "";
-    }
-  }
-  line(stream, raw) {
-    const m = /^(\d{4}-\d\d-\d\dT\S+Z) (.*)$/s.exec(raw);
-    const ts = m ? m[1] : (/* @__PURE__ */ new Date()).toISOString();
-    const text2 = (m ? m[2] : raw).replace(/\r$/, "");
-    this.write(`${ts} ${stream} ${this.mask(text2)}
-`);
-  }
-  mask(text2) {
-    let t = text2;
-    for (const s of this.secrets) if (s.length >= 3) t = t.split(s).join("***");
-    return t;
-  }
-  write(s) {
-    if (this.truncated) return;
-    const n = Buffer.byteLength(s);
-    if (this.written + n > this.maxBytes) {
-      this.truncated = true;
-      this.out.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist run.log truncated at ${this.maxBytes} bytes
-`);
-      return;
-    }
-    this.written += n;
-    this.out.write(s);
-  }
-  /** Flushes partial lines and closes the file. */
-  async close() {
-    for (const s of ["stdout", "stderr"]) {
-      if (this.partial[s] !== "") this.line(s, this.partial[s]);
-      this.partial[s] = "";
-    }
-    await new Promise((resolve11) => this.out.end(resolve11));
-  }
-};
 function demux(stream, onText) {
   return new Promise((resolve11) => {
     let pending = Buffer.alloc(0);
@@ -93971,6 +93981,14 @@ var DockerExecutor = class {
         await container.start();
       } catch (e) {
         log.note(`start failed: ${errorMessage(e)}`);
+        const exec = /exec: "[^"]*": (executable file not found in \$PATH|no such file or directory|permission denied)/.exec(
+          errorMessage(e)
+        );
+        if (exec) {
+          const exitCode = exec[1] === "permission denied" ? 126 : 127;
+          const error62 = `the command cannot start: ${exec[0]}`;
+          return { outcome: "failed", exitCode, durationMs: 0, error: error62, details, retryable: false };
+        }
         return infra(`starting the container failed: ${errorMessage(e)}`);
       }
       return await this.supervise(container, spec, log, details, signal);
@@ -94074,7 +94092,8 @@ var DockerExecutor = class {
         error: `out of memory (limit ${this.settings.limits.memory ?? "none"} bytes)`
       };
     }
-    return { ...base, outcome: "failed", exitCode, oomKilled, error: `agent exited with code ${exitCode}` };
+    const error62 = state.Error ? `the command cannot start: ${state.Error}` : `agent exited with code ${exitCode}`;
+    return { ...base, outcome: "failed", exitCode, oomKilled, error: error62 };
   }
   /** A container of the same name left by an earlier attempt or crash. */
   async removeByName(name2) {
@@ -96419,7 +96438,7 @@ var CsvWriter = class {
 // src/prepare/zip.ts
 var import_yauzl = __toESM(require_yauzl(), 1);
 var import_yazl = __toESM(require_yazl(), 1);
-import { createWriteStream as createWriteStream3, mkdirSync as mkdirSync2, readdirSync as readdirSync3 } from "node:fs";
+import { createWriteStream as createWriteStream2, mkdirSync as mkdirSync2, readdirSync as readdirSync3 } from "node:fs";
 import { basename, dirname as dirname3, join as join7, resolve as resolve3, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
 async function extractZip(zipFile, dest) {
@@ -96442,7 +96461,7 @@ async function extractZip(zipFile, dest) {
         continue;
       }
       mkdirSync2(dirname3(target), { recursive: true });
-      await pipeline(await zip.openReadStreamPromise(entry), createWriteStream3(target));
+      await pipeline(await zip.openReadStreamPromise(entry), createWriteStream2(target));
       count++;
     }
   } finally {
@@ -96453,7 +96472,7 @@ async function extractZip(zipFile, dest) {
 async function zipFiles(files, zipFile, compress = true) {
   const z2 = new import_yazl.default.ZipFile();
   for (const f of files) z2.addFile(f, basename(f), { compress });
-  const done = pipeline(z2.outputStream, createWriteStream3(zipFile));
+  const done = pipeline(z2.outputStream, createWriteStream2(zipFile));
   z2.end();
   await done;
 }
@@ -96783,7 +96802,7 @@ import {
   rmSync as rmSync4,
   writeFileSync as writeFileSync2
 } from "node:fs";
-import { createWriteStream as createWriteStream4 } from "node:fs";
+import { createWriteStream as createWriteStream3 } from "node:fs";
 import { join as join10 } from "node:path";
 import { pipeline as pipeline2 } from "node:stream/promises";
 
@@ -96960,7 +96979,7 @@ async function zipWithFolder(files, dir, zipFile) {
   const z2 = new import_yazl2.default.ZipFile();
   z2.addEmptyDirectory(`${dir}/`);
   for (const [path4, name2] of files) z2.addFile(path4, `${dir}/${name2}`, { compress: true });
-  const done = pipeline2(z2.outputStream, createWriteStream4(zipFile));
+  const done = pipeline2(z2.outputStream, createWriteStream3(zipFile));
   z2.end();
   await done;
 }

@@ -1,6 +1,7 @@
 import type { AgentConfig, Config } from "../config/schema.js";
 import type { Resources } from "./scheduler.js";
 import type { ExecResult, RunSpec } from "./types.js";
+import type { ContractPaths } from "./contract.js";
 
 /**
  * The executor lifecycle: open (once per suite) → execute (once per run attempt) → close (once,
@@ -37,6 +38,8 @@ export interface OpenExecutor {
   /** What each run reserves (the scheduler task's gpus and cpus). */
   readonly perRun: { gpus: number; cpus?: number };
   readonly facts: EnvironmentFacts;
+  /** The paths the agent sees, named in its instructions; the container paths when absent. */
+  agentPaths?(spec: RunSpec): ContractPaths;
   /** URL of the format-check endpoint for one run, when the backend offers one. */
   validationUrl?(competitionId: string, sampleSubmissionPath: string): string | undefined;
   /**

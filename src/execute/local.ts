@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
-import { createWriteStream, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import type { Executor, ExecResult, RunSpec } from "./types.js";
 import { runPaths } from "./types.js";
-import { contractEnv } from "./contract.js";
+import { RunLog } from "./run-log.js";
+import { contractEnv, hostPaths, type ContractPaths } from "./contract.js";
 
 /** Runner variables a local agent keeps so that tools like node and python still work. */
 const KEEP = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT"];
@@ -23,23 +24,19 @@ export class LocalExecutor implements Executor {
   readonly name = "local";
   constructor(private readonly opts: LocalOptions) {}
 
+  /** The agent works on the host: its instructions name the run's real folders. */
+  agentPaths(spec: RunSpec): ContractPaths {
+    return hostPaths(spec);
+  }
+
   execute(spec: RunSpec, signal?: AbortSignal): Promise<ExecResult> {
     const p = runPaths(spec.runDir);
     for (const d of [p.submissionDir, p.logsDir, p.codeDir]) mkdirSync(d, { recursive: true });
     const env: Record<string, string> = {};
     for (const k of KEEP) if (process.env[k] !== undefined) env[k] = process.env[k]!;
-    Object.assign(
-      env,
-      spec.env,
-      contractEnv(spec, {
-        data: spec.publicDir,
-        submission: p.submissionDir,
-        logs: p.logsDir,
-        code: p.codeDir,
-        instructions: p.instructionsFile,
-      }),
-    );
-    const log = createWriteStream(p.logFile, { flags: "a" });
+    Object.assign(env, spec.env, contractEnv(spec, hostPaths(spec)));
+    const secrets = (spec.secretEnv ?? []).map((k) => spec.env[k]).filter((v): v is string => !!v);
+    const log = new RunLog(p.logFile, secrets);
     const started = Date.now();
     const { command } = this.opts;
     const [file, args] =
@@ -55,9 +52,8 @@ export class LocalExecutor implements Executor {
         detached: true,
         stdio: ["ignore", "pipe", "pipe"],
       });
-      const stamp = (chunk: Buffer) => log.write(chunk);
-      child.stdout.on("data", stamp);
-      child.stderr.on("data", stamp);
+      child.stdout.setEncoding("utf8").on("data", (t: string) => log.output("stdout", t));
+      child.stderr.setEncoding("utf8").on("data", (t: string) => log.output("stderr", t));
 
       const killGroup = (sig: NodeJS.Signals) => {
         try {
@@ -72,7 +68,7 @@ export class LocalExecutor implements Executor {
       };
       const timer = setTimeout(() => {
         timedOut = true;
-        log.write(`\n[medalist] time limit of ${spec.timeLimitSecs}s reached: stopping the agent\n`);
+        log.note(`time limit of ${spec.timeLimitSecs}s reached: stopping the agent`);
         stop();
       }, spec.timeLimitSecs * 1000);
       const onAbort = () => {
@@ -88,11 +84,19 @@ export class LocalExecutor implements Executor {
         signal?.removeEventListener("abort", onAbort);
         // Kill anything the agent left behind in its group.
         killGroup("SIGKILL");
-        log.end(() => resolve({ ...r, durationMs: Date.now() - started }));
+        void log.close().then(() => resolve({ ...r, durationMs: Date.now() - started }));
       };
-      child.on("error", (e) =>
-        finish({ outcome: "infra_error", exitCode: null, error: `could not start the agent: ${e.message}` }),
-      );
+      // A command that cannot start is the agent's failure, as a shell reports it (127, 126).
+      child.on("error", (e) => {
+        const code = (e as NodeJS.ErrnoException).code;
+        const exitCode = code === "ENOENT" ? 127 : code === "EACCES" ? 126 : null;
+        log.output("stderr", `${file}: cannot start: ${e.message}\n`);
+        finish(
+          exitCode === null
+            ? { outcome: "infra_error", exitCode, error: `could not start the agent: ${e.message}` }
+            : { outcome: "failed", exitCode, error: `could not start the agent: ${e.message}` },
+        );
+      });
       child.on("close", (code, sig) => {
         if (timedOut)
           return finish({
@@ -105,6 +109,7 @@ export class LocalExecutor implements Executor {
         return finish({
           outcome: "failed",
           exitCode: code,
+          ...(sig ? { signal: sig } : {}),
           error: sig ? `agent killed by ${sig}` : `agent exited with code ${code}`,
         });
       });
