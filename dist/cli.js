@@ -4003,10 +4003,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep2, value } = collItem;
+        const { start, key, sep: sep3, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
+          next: key ?? sep3?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -4020,7 +4020,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep2) {
+          if (!keyProps.anchor && !keyProps.tag && !sep3) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map2.comment)
@@ -4044,7 +4044,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map2.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep3 ?? [], {
           indicator: "map-value-ind",
           next: value,
           offset: keyNode.range[2],
@@ -4060,7 +4060,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep2, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep3, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
@@ -4151,7 +4151,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep2 = "";
+        let sep3 = "";
         for (const token of end) {
           const { source, type } = token;
           switch (type) {
@@ -4165,13 +4165,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep2 + cb;
-              sep2 = "";
+                comment += sep3 + cb;
+              sep3 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep2 += source;
+                sep3 += source;
               hasSpace = true;
               break;
             default:
@@ -4214,18 +4214,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep2, value } = collItem;
+        const { start, key, sep: sep3, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
+          next: key ?? sep3?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep2 && !value) {
+          if (!props.anchor && !props.tag && !sep3 && !value) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -4279,8 +4279,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap && !sep2 && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep2, null, props, onError);
+        if (!isMap && !sep3 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep3, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value))
@@ -4292,7 +4292,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep3 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value,
@@ -4303,8 +4303,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap && !props.found && ctx.options.strict) {
-              if (sep2)
-                for (const st of sep2) {
+              if (sep3)
+                for (const st of sep3) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -4321,7 +4321,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep2, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep3, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -4501,7 +4501,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value = "";
-      let sep2 = "";
+      let sep3 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value += lines2[i][0].slice(trimIndent) + "\n";
@@ -4518,24 +4518,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep2 + indent.slice(trimIndent) + content;
-          sep2 = "\n";
+          value += sep3 + indent.slice(trimIndent) + content;
+          sep3 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep2 === " ")
-            sep2 = "\n";
-          else if (!prevMoreIndented && sep2 === "\n")
-            sep2 = "\n\n";
-          value += sep2 + indent.slice(trimIndent) + content;
-          sep2 = "\n";
+          if (sep3 === " ")
+            sep3 = "\n";
+          else if (!prevMoreIndented && sep3 === "\n")
+            sep3 = "\n\n";
+          value += sep3 + indent.slice(trimIndent) + content;
+          sep3 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep2 === "\n")
+          if (sep3 === "\n")
             value += "\n";
           else
-            sep2 = "\n";
+            sep3 = "\n";
         } else {
-          value += sep2 + content;
-          sep2 = " ";
+          value += sep3 + content;
+          sep3 = " ";
           prevMoreIndented = false;
         }
       }
@@ -4718,25 +4718,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep2 = " ";
+      let sep3 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep2 === "\n")
-            res += sep2;
+          if (sep3 === "\n")
+            res += sep3;
           else
-            sep2 = "\n";
+            sep3 = "\n";
         } else {
-          res += sep2 + lm;
-          sep2 = " ";
+          res += sep3 + lm;
+          sep3 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep2 + (match?.[1] ?? "");
+      return res + sep3 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -5546,14 +5546,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep2, value }) {
+    function stringifyItem({ start, key, sep: sep3, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
       if (key)
         res += stringifyToken(key);
-      if (sep2)
-        for (const st of sep2)
+      if (sep3)
+        for (const st of sep3)
           res += st.source;
       if (value)
         res += stringifyToken(value);
@@ -6720,18 +6720,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep2;
+          let sep3;
           if (scalar.end) {
-            sep2 = scalar.end;
-            sep2.push(this.sourceToken);
+            sep3 = scalar.end;
+            sep3.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep2 = [this.sourceToken];
+            sep3 = [this.sourceToken];
           const map2 = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep: sep2 }]
+            items: [{ start, key: scalar, sep: sep3 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map2;
@@ -6884,15 +6884,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
                   const key = it.key;
-                  const sep2 = it.sep;
-                  sep2.push(this.sourceToken);
+                  const sep3 = it.sep;
+                  sep3.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep2 }]
+                    items: [{ start: start2, key, sep: sep3 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -7086,13 +7086,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep2 = fc.end.splice(1, fc.end.length);
-            sep2.push(this.sourceToken);
+            const sep3 = fc.end.splice(1, fc.end.length);
+            sep3.push(this.sourceToken);
             const map2 = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep2 }]
+              items: [{ start, key: fc, sep: sep3 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map2;
@@ -13947,7 +13947,7 @@ var require_crypto = __commonJS({
       MAC_INFO,
       bindingAvailable: !!binding,
       init: (() => {
-        return new Promise(async (resolve11, reject) => {
+        return new Promise(async (resolve12, reject) => {
           try {
             POLY1305_WASM_MODULE = await require_poly1305()();
             POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
@@ -13959,7 +13959,7 @@ var require_crypto = __commonJS({
           } catch (ex) {
             return reject(ex);
           }
-          resolve11();
+          resolve12();
         });
       })(),
       NullCipher,
@@ -13977,7 +13977,7 @@ var require_keyParser = __commonJS({
     var {
       createDecipheriv,
       createECDH,
-      createHash: createHash8,
+      createHash: createHash10,
       createHmac,
       createSign,
       createVerify,
@@ -14665,11 +14665,11 @@ ${formatted}-----END ${type} KEY-----`;
                 );
               }
               const ivSlice = bufferSlice(cipherIV, 0, 8);
-              let cipherKey = createHash8("md5").update(passphrase).update(ivSlice).digest();
+              let cipherKey = createHash10("md5").update(passphrase).update(ivSlice).digest();
               while (cipherKey.length < encInfo.keyLen) {
                 cipherKey = combineBuffers(
                   cipherKey,
-                  createHash8("md5").update(cipherKey).update(passphrase).update(ivSlice).digest()
+                  createHash10("md5").update(cipherKey).update(passphrase).update(ivSlice).digest()
                 );
               }
               if (cipherKey.length > encInfo.keyLen)
@@ -14834,8 +14834,8 @@ ${formatted}-----END ${type} KEY-----`;
         if (encrypted) {
           const encInfo = CIPHER_INFO[cipherName];
           let cipherKey = combineBuffers(
-            createHash8("sha1").update(PPK_PP1).update(passphrase).digest(),
-            createHash8("sha1").update(PPK_PP2).update(passphrase).digest()
+            createHash10("sha1").update(PPK_PP1).update(passphrase).digest(),
+            createHash10("sha1").update(PPK_PP2).update(passphrase).digest()
           );
           if (cipherKey.length > encInfo.keyLen)
             cipherKey = bufferSlice(cipherKey, 0, encInfo.keyLen);
@@ -14875,7 +14875,7 @@ ${formatted}-----END ${type} KEY-----`;
           passphrase = EMPTY_PASSPHRASE;
         const calcMAC = createHmac(
           "sha1",
-          createHash8("sha1").update("putty-private-key-file-mac-key").update(passphrase).digest()
+          createHash10("sha1").update("putty-private-key-file-mac-key").update(passphrase).digest()
         ).update(macData).digest("hex");
         if (calcMAC !== mac3) {
           if (encrypted) {
@@ -15217,7 +15217,7 @@ var require_agent = __commonJS({
     "use strict";
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
-    var { resolve: resolve11 } = __require("path");
+    var { resolve: resolve12 } = __require("path");
     var { readFile: readFile2 } = __require("fs");
     var { execFile: execFile2, spawn: spawn3 } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
@@ -15353,7 +15353,7 @@ var require_agent = __commonJS({
       const RET_ERR_BINSTDIN = 13;
       const RET_ERR_BINSTDOUT = 14;
       const RET_ERR_BADLEN = 15;
-      const EXEPATH = resolve11(__dirname, "..", "util/pagent.exe");
+      const EXEPATH = resolve12(__dirname, "..", "util/pagent.exe");
       const ERROR = {
         [RET_ERR_BADARGS]: new Error("Invalid pagent.exe arguments"),
         [RET_ERR_UNAVAILABLE]: new Error("Pageant is not running"),
@@ -17197,7 +17197,7 @@ var require_kex = __commonJS({
       createDiffieHellman,
       createDiffieHellmanGroup,
       createECDH,
-      createHash: createHash8,
+      createHash: createHash10,
       createPublicKey,
       diffieHellman,
       generateKeyPairSync,
@@ -17623,7 +17623,7 @@ var require_kex = __commonJS({
               DISCONNECT_REASON.KEY_EXCHANGE_FAILED
             );
           }
-          const hash2 = createHash8(this.hashName);
+          const hash2 = createHash10(this.hashName);
           hashString2(hash2, isServer ? this._remoteIdentRaw : this._identRaw);
           hashString2(hash2, isServer ? this._identRaw : this._remoteIdentRaw);
           hashString2(hash2, isServer ? this._remoteKexinit : this._kexinit);
@@ -18631,9 +18631,9 @@ var require_kex = __commonJS({
     function generateKEXVal(len, hashName, secret, exchangeHash, sessionID, char) {
       let ret;
       if (len) {
-        let digest = createHash8(hashName).update(secret).update(exchangeHash).update(char).update(sessionID).digest();
+        let digest = createHash10(hashName).update(secret).update(exchangeHash).update(char).update(sessionID).digest();
         while (digest.length < len) {
-          const chunk = createHash8(hashName).update(secret).update(exchangeHash).update(digest).digest();
+          const chunk = createHash10(hashName).update(secret).update(exchangeHash).update(digest).digest();
           const extended2 = Buffer.allocUnsafe(digest.length + chunk.length);
           extended2.set(digest, 0);
           extended2.set(chunk, digest.length);
@@ -24068,7 +24068,7 @@ var require_client = __commonJS({
   "node_modules/ssh2/lib/client.js"(exports, module) {
     "use strict";
     var {
-      createHash: createHash8,
+      createHash: createHash10,
       getHashes,
       randomFillSync
     } = __require("crypto");
@@ -24290,7 +24290,7 @@ var require_client = __commonJS({
           }
           hostVerifier = (key, verify) => {
             if (hashAlgo)
-              key = createHash8(hashAlgo).update(key).digest("hex");
+              key = createHash10(hashAlgo).update(key).digest("hex");
             const ret = hashCb(key, verify);
             if (ret !== void 0)
               verify(ret);
@@ -27767,7 +27767,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join18(s) {
+        value: function join19(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -29144,14 +29144,14 @@ var require_async_iterator = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve11 = iter[kLastResolve];
-      if (resolve11 !== null) {
+      var resolve12 = iter[kLastResolve];
+      if (resolve12 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve11(createIterResult(data, false));
+          resolve12(createIterResult(data, false));
         }
       }
     }
@@ -29159,13 +29159,13 @@ var require_async_iterator = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve11, reject) {
+      return function(resolve12, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve11(createIterResult(void 0, true));
+            resolve12(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve11, reject);
+          iter[kHandlePromise](resolve12, reject);
         }, reject);
       };
     }
@@ -29185,12 +29185,12 @@ var require_async_iterator = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve11, reject) {
+          return new Promise(function(resolve12, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve11(createIterResult(void 0, true));
+                resolve12(createIterResult(void 0, true));
               }
             });
           });
@@ -29213,13 +29213,13 @@ var require_async_iterator = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve11, reject) {
+      return new Promise(function(resolve12, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve11(createIterResult(void 0, true));
+          resolve12(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -29241,15 +29241,15 @@ var require_async_iterator = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve11, reject) {
+        value: function value(resolve12, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve11(createIterResult(data, false));
+            resolve12(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve11;
+            iterator[kLastResolve] = resolve12;
             iterator[kLastReject] = reject;
           }
         },
@@ -29268,12 +29268,12 @@ var require_async_iterator = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve11 = iterator[kLastResolve];
-        if (resolve11 !== null) {
+        var resolve12 = iterator[kLastResolve];
+        if (resolve12 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve11(createIterResult(void 0, true));
+          resolve12(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -29288,7 +29288,7 @@ var require_async_iterator = __commonJS({
 var require_from = __commonJS({
   "node_modules/docker-modem/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve11, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve12, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -29297,7 +29297,7 @@ var require_from = __commonJS({
         return;
       }
       if (info.done) {
-        resolve11(value);
+        resolve12(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -29305,13 +29305,13 @@ var require_from = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve11, reject) {
+        return new Promise(function(resolve12, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -31271,11 +31271,11 @@ var require_modem = __commonJS({
       return opts;
     };
     var findDefaultUnixSocket = function() {
-      return new Promise(function(resolve11) {
+      return new Promise(function(resolve12) {
         var userDockerSocket = path4.join(os5.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
-          if (err) resolve11("/var/run/docker.sock");
-          else resolve11(userDockerSocket);
+          if (err) resolve12("/var/run/docker.sock");
+          else resolve12(userDockerSocket);
         });
       });
     };
@@ -31936,7 +31936,7 @@ var require_chownr = __commonJS({
     } : (path5, uid, gid) => lchownSync(path5, uid, gid);
     var nodeVersion = process.version;
     var readdir3 = (path5, options2, cb) => fs.readdir(path5, options2, cb);
-    var readdirSync7 = (path5, options2) => fs.readdirSync(path5, options2);
+    var readdirSync8 = (path5, options2) => fs.readdirSync(path5, options2);
     if (/^v4\./.test(nodeVersion))
       readdir3 = (path5, options2, cb) => fs.readdir(path5, cb);
     var chown = (cpath, uid, gid, cb) => {
@@ -32007,7 +32007,7 @@ var require_chownr = __commonJS({
     var chownrSync = (p, uid, gid) => {
       let children;
       try {
-        children = readdirSync7(p, { withFileTypes: true });
+        children = readdirSync8(p, { withFileTypes: true });
       } catch (er) {
         if (er.code === "ENOENT")
           return;
@@ -32156,7 +32156,7 @@ var require_buffer_list2 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join18(s) {
+        value: function join19(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -33184,14 +33184,14 @@ var require_async_iterator2 = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve11 = iter[kLastResolve];
-      if (resolve11 !== null) {
+      var resolve12 = iter[kLastResolve];
+      if (resolve12 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve11(createIterResult(data, false));
+          resolve12(createIterResult(data, false));
         }
       }
     }
@@ -33199,13 +33199,13 @@ var require_async_iterator2 = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve11, reject) {
+      return function(resolve12, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve11(createIterResult(void 0, true));
+            resolve12(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve11, reject);
+          iter[kHandlePromise](resolve12, reject);
         }, reject);
       };
     }
@@ -33225,12 +33225,12 @@ var require_async_iterator2 = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve11, reject) {
+          return new Promise(function(resolve12, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve11(createIterResult(void 0, true));
+                resolve12(createIterResult(void 0, true));
               }
             });
           });
@@ -33253,13 +33253,13 @@ var require_async_iterator2 = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve11, reject) {
+      return new Promise(function(resolve12, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve11(createIterResult(void 0, true));
+          resolve12(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -33281,15 +33281,15 @@ var require_async_iterator2 = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve11, reject) {
+        value: function value(resolve12, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve11(createIterResult(data, false));
+            resolve12(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve11;
+            iterator[kLastResolve] = resolve12;
             iterator[kLastReject] = reject;
           }
         },
@@ -33308,12 +33308,12 @@ var require_async_iterator2 = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve11 = iterator[kLastResolve];
-        if (resolve11 !== null) {
+        var resolve12 = iterator[kLastResolve];
+        if (resolve12 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve11(createIterResult(void 0, true));
+          resolve12(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -33328,7 +33328,7 @@ var require_async_iterator2 = __commonJS({
 var require_from2 = __commonJS({
   "node_modules/bl/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve11, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve12, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -33337,7 +33337,7 @@ var require_from2 = __commonJS({
         return;
       }
       if (info.done) {
-        resolve11(value);
+        resolve12(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -33345,13 +33345,13 @@ var require_from2 = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve11, reject) {
+        return new Promise(function(resolve12, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -35146,7 +35146,7 @@ var require_buffer_list3 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join18(s) {
+        value: function join19(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -36174,14 +36174,14 @@ var require_async_iterator3 = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve11 = iter[kLastResolve];
-      if (resolve11 !== null) {
+      var resolve12 = iter[kLastResolve];
+      if (resolve12 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve11(createIterResult(data, false));
+          resolve12(createIterResult(data, false));
         }
       }
     }
@@ -36189,13 +36189,13 @@ var require_async_iterator3 = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve11, reject) {
+      return function(resolve12, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve11(createIterResult(void 0, true));
+            resolve12(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve11, reject);
+          iter[kHandlePromise](resolve12, reject);
         }, reject);
       };
     }
@@ -36215,12 +36215,12 @@ var require_async_iterator3 = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve11, reject) {
+          return new Promise(function(resolve12, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve11(createIterResult(void 0, true));
+                resolve12(createIterResult(void 0, true));
               }
             });
           });
@@ -36243,13 +36243,13 @@ var require_async_iterator3 = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve11, reject) {
+      return new Promise(function(resolve12, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve11(createIterResult(void 0, true));
+          resolve12(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -36271,15 +36271,15 @@ var require_async_iterator3 = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve11, reject) {
+        value: function value(resolve12, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve11(createIterResult(data, false));
+            resolve12(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve11;
+            iterator[kLastResolve] = resolve12;
             iterator[kLastReject] = reject;
           }
         },
@@ -36298,12 +36298,12 @@ var require_async_iterator3 = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve11 = iterator[kLastResolve];
-        if (resolve11 !== null) {
+        var resolve12 = iterator[kLastResolve];
+        if (resolve12 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve11(createIterResult(void 0, true));
+          resolve12(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -36318,7 +36318,7 @@ var require_async_iterator3 = __commonJS({
 var require_from3 = __commonJS({
   "node_modules/tar-fs/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve11, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve12, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -36327,7 +36327,7 @@ var require_from3 = __commonJS({
         return;
       }
       if (info.done) {
-        resolve11(value);
+        resolve12(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -36335,13 +36335,13 @@ var require_from3 = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve11, reject) {
+        return new Promise(function(resolve12, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -38634,12 +38634,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -38664,12 +38664,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -38693,12 +38693,12 @@ var require_exec = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -38763,12 +38763,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -38793,12 +38793,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -38824,12 +38824,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -38853,12 +38853,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -38881,12 +38881,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -38910,12 +38910,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -38941,12 +38941,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -38974,12 +38974,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39003,12 +39003,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39035,12 +39035,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39065,12 +39065,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39096,12 +39096,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39128,12 +39128,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(new Exec(self2.modem, data.Id));
+            resolve12(new Exec(self2.modem, data.Id));
           });
         });
       } else {
@@ -39161,12 +39161,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39193,12 +39193,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39224,12 +39224,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39255,12 +39255,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39285,12 +39285,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39317,12 +39317,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, stream) {
             if (err) {
               return reject(err);
             }
-            resolve11(stream);
+            resolve12(stream);
           });
         });
       } else {
@@ -39347,12 +39347,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39379,12 +39379,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39410,12 +39410,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39441,12 +39441,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39472,12 +39472,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39504,12 +39504,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39534,12 +39534,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39568,12 +39568,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39611,12 +39611,12 @@ var require_image = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39640,12 +39640,12 @@ var require_image = __commonJS({
         authconfig: args.opts ? args.opts.authconfig : void 0
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(fopts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39667,12 +39667,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39694,12 +39694,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39731,12 +39731,12 @@ var require_image = __commonJS({
       };
       delete optsf.options.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39763,12 +39763,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39793,12 +39793,12 @@ var require_image = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39836,12 +39836,12 @@ var require_volume = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39866,12 +39866,12 @@ var require_volume = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39909,12 +39909,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39940,12 +39940,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -39970,12 +39970,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40000,12 +40000,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40043,12 +40043,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40072,12 +40072,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40112,12 +40112,12 @@ var require_service = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40143,12 +40143,12 @@ var require_service = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40187,12 +40187,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40216,12 +40216,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40247,12 +40247,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40284,12 +40284,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40312,12 +40312,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40340,12 +40340,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40369,12 +40369,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40399,12 +40399,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40434,12 +40434,12 @@ var require_plugin = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40478,12 +40478,12 @@ var require_secret = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40509,12 +40509,12 @@ var require_secret = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40539,12 +40539,12 @@ var require_secret = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40583,12 +40583,12 @@ var require_config = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40613,12 +40613,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40644,12 +40644,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40690,12 +40690,12 @@ var require_task = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40722,12 +40722,12 @@ var require_task = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40765,12 +40765,12 @@ var require_node3 = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40797,12 +40797,12 @@ var require_node3 = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -40826,12 +40826,12 @@ var require_node3 = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -41401,7 +41401,7 @@ var require_call_credentials = __commonJS({
           if (isCurrentOauth2Client(googleCredentials)) {
             getHeaders = googleCredentials.getRequestHeaders(options2.service_url);
           } else {
-            getHeaders = new Promise((resolve11, reject) => {
+            getHeaders = new Promise((resolve12, reject) => {
               googleCredentials.getRequestMetadata(options2.service_url, (err, headers) => {
                 if (err) {
                   reject(err);
@@ -41411,7 +41411,7 @@ var require_call_credentials = __commonJS({
                   reject(new Error("Headers not set by metadata plugin"));
                   return;
                 }
-                resolve11(headers);
+                resolve12(headers);
               });
             });
           }
@@ -41467,10 +41467,10 @@ var require_call_credentials = __commonJS({
         this.metadataGenerator = metadataGenerator;
       }
       generateMetadata(options2) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           this.metadataGenerator(options2, (err, metadata) => {
             if (metadata !== void 0) {
-              resolve11(metadata);
+              resolve12(metadata);
             } else {
               reject(err);
             }
@@ -41855,14 +41855,14 @@ var require_channel_credentials = __commonJS({
       }
       connect(socket) {
         const tlsConnectOptions = Object.assign({ socket }, this.connectionOptions);
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           const tlsSocket = (0, tls_1.connect)(tlsConnectOptions, () => {
             var _a3;
             if (((_a3 = this.connectionOptions.rejectUnauthorized) !== null && _a3 !== void 0 ? _a3 : true) && !tlsSocket.authorized) {
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve11({
+            resolve12({
               socket: tlsSocket,
               secure: true
             });
@@ -41981,8 +41981,8 @@ var require_channel_credentials = __commonJS({
         if (this.hasReceivedUpdates()) {
           return Promise.resolve(this.getLatestSecureContext());
         } else {
-          return new Promise((resolve11) => {
-            this.secureContextWatchers.push(resolve11);
+          return new Promise((resolve12) => {
+            this.secureContextWatchers.push(resolve12);
           });
         }
       }
@@ -42015,7 +42015,7 @@ var require_channel_credentials = __commonJS({
         this.callCredentials = callCredentials;
       }
       connect(socket) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           const secureContext = this.parent.getLatestSecureContext();
           if (!secureContext) {
             reject(new Error("Failed to load credentials"));
@@ -42040,7 +42040,7 @@ var require_channel_credentials = __commonJS({
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve11({
+            resolve12({
               socket: tlsSocket,
               secure: true
             });
@@ -45634,7 +45634,7 @@ var require_aspromise = __commonJS({
       var params = new Array(arguments.length - 1), offset = 0, index = 2, pending = true;
       while (index < arguments.length)
         params[offset++] = arguments[index++];
-      return new Promise(function executor(resolve11, reject) {
+      return new Promise(function executor(resolve12, reject) {
         params[offset] = function callback(err) {
           if (pending) {
             pending = false;
@@ -45644,7 +45644,7 @@ var require_aspromise = __commonJS({
               var params2 = new Array(arguments.length - 1), offset2 = 0;
               while (offset2 < params2.length)
                 params2[offset2++] = arguments[offset2];
-              resolve11.apply(null, params2);
+              resolve12.apply(null, params2);
             }
           }
         };
@@ -48204,7 +48204,7 @@ var require_path = __commonJS({
         return prefix + parts.join("/");
       }
     );
-    path4.resolve = function resolve11(originPath, includePath, alreadyNormalized) {
+    path4.resolve = function resolve12(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize(includePath);
       if (isAbsolute(includePath))
@@ -48561,7 +48561,7 @@ var require_mapfield = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    MapField.prototype.resolve = function resolve11() {
+    MapField.prototype.resolve = function resolve12() {
       if (this.resolved)
         return this;
       if (types.mapKey[this.keyType] === void 0)
@@ -48638,7 +48638,7 @@ var require_method = __commonJS({
         this.parsedOptions
       ]);
     };
-    Method.prototype.resolve = function resolve11() {
+    Method.prototype.resolve = function resolve12() {
       if (this.resolved)
         return this;
       this.resolvedRequestType = this.parent.lookupType(this.requestType);
@@ -50256,7 +50256,7 @@ var require_field = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    Field.prototype.resolve = function resolve11() {
+    Field.prototype.resolve = function resolve12() {
       if (this.resolved)
         return this;
       if ((this.typeDefault = types.defaults[this.type]) === void 0) {
@@ -50529,7 +50529,7 @@ var require_object = __commonJS({
       this.parent = null;
       this.resolved = false;
     };
-    ReflectionObject.prototype.resolve = function resolve11() {
+    ReflectionObject.prototype.resolve = function resolve12() {
       if (this.resolved)
         return this;
       if (this.root instanceof Root)
@@ -55501,18 +55501,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           zlib.deflate(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve11(output2);
+              resolve12(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createInflate();
@@ -55534,7 +55534,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve11(Buffer.concat(messageParts));
+            resolve12(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -55547,18 +55547,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           zlib.gzip(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve11(output2);
+              resolve12(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createGunzip();
@@ -55580,7 +55580,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve11(Buffer.concat(messageParts));
+            resolve12(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -56930,7 +56930,7 @@ var require_http_proxy = __commonJS({
       options2.headers = headers;
       const proxyAddressString = (0, subchannel_address_1.subchannelAddressToString)(address);
       trace("Using proxy " + proxyAddressString + " to connect to " + options2.path);
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve12, reject) => {
         const request = http2.request(options2);
         request.once("connect", (res, socket, head) => {
           request.removeAllListeners();
@@ -56941,7 +56941,7 @@ var require_http_proxy = __commonJS({
               socket.unshift(head);
             }
             trace("Successfully established a plaintext connection to " + options2.path + " through proxy " + proxyAddressString);
-            resolve11(socket);
+            resolve12(socket);
           } else {
             (0, logging_1.log)(constants_1.LogVerbosity.ERROR, "Failed to connect to " + options2.path + " through proxy " + proxyAddressString + " with status " + res.statusCode);
             reject();
@@ -57929,7 +57929,7 @@ var require_transport = __commonJS({
         if (secureConnectResult.socket.closed) {
           return Promise.reject("Connection closed before starting HTTP/2 handshake");
         }
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           var _a3, _b, _c, _d, _e, _f, _g, _h;
           let remoteName = null;
           let realTarget = this.channelTarget;
@@ -58000,7 +58000,7 @@ var require_transport = __commonJS({
             session.removeAllListeners();
             secureConnectResult.socket.removeListener("close", closeHandler);
             secureConnectResult.socket.removeListener("error", errorHandler);
-            resolve11(new Http2Transport(session, address, options2, remoteName));
+            resolve12(new Http2Transport(session, address, options2, remoteName));
             this.session = null;
           });
           session.once("close", closeHandler);
@@ -58014,7 +58014,7 @@ var require_transport = __commonJS({
           if (proxiedSocket) {
             return proxiedSocket;
           } else {
-            return new Promise((resolve11, reject) => {
+            return new Promise((resolve12, reject) => {
               const closeCallback = () => {
                 reject(new Error("Socket closed"));
               };
@@ -58024,7 +58024,7 @@ var require_transport = __commonJS({
               const socket = net.connect(address, () => {
                 socket.removeListener("close", closeCallback);
                 socket.removeListener("error", errorCallback);
-                resolve11(socket);
+                resolve12(socket);
               });
               socket.once("close", closeCallback);
               socket.once("error", errorCallback);
@@ -61476,7 +61476,7 @@ var require_server_interceptors = __commonJS({
           } else {
             decompresser = zlib.createGunzip();
           }
-          return new Promise((resolve11, reject) => {
+          return new Promise((resolve12, reject) => {
             let totalLength = 0;
             const messageParts = [];
             decompresser.on("error", (error62) => {
@@ -61497,7 +61497,7 @@ var require_server_interceptors = __commonJS({
               }
             });
             decompresser.on("end", () => {
-              resolve11(Buffer.concat(messageParts));
+              resolve12(Buffer.concat(messageParts));
             });
             decompresser.write(messageContents);
             decompresser.end();
@@ -62108,10 +62108,10 @@ var require_server2 = __commonJS({
         bindOneAddress(address, boundPortObject) {
           this.trace("Attempting to bind " + (0, subchannel_address_1.subchannelAddressToString)(address));
           const http2Server = this.createHttp2Server(boundPortObject.credentials);
-          return new Promise((resolve11, reject) => {
+          return new Promise((resolve12, reject) => {
             const onError = (err) => {
               this.trace("Failed to bind " + (0, subchannel_address_1.subchannelAddressToString)(address) + " with error " + err.message);
-              resolve11({
+              resolve12({
                 port: "port" in address ? address.port : 1,
                 error: err.message
               });
@@ -62139,7 +62139,7 @@ var require_server2 = __commonJS({
               });
               boundPortObject.listeningServers.add(http2Server);
               this.trace("Successfully bound " + (0, subchannel_address_1.subchannelAddressToString)(boundSubchannelAddress));
-              resolve11({
+              resolve12({
                 port: "port" in boundSubchannelAddress ? boundSubchannelAddress.port : 1
               });
               http2Server.removeListener("error", onError);
@@ -62192,7 +62192,7 @@ var require_server2 = __commonJS({
           }
         }
         resolvePort(port) {
-          return new Promise((resolve11, reject) => {
+          return new Promise((resolve12, reject) => {
             let seenResolution = false;
             const resolverListener = (endpointList, attributes, serviceConfig, resolutionNote) => {
               if (seenResolution) {
@@ -62208,7 +62208,7 @@ var require_server2 = __commonJS({
                 reject(new Error(`No addresses resolved for port ${port}`));
                 return true;
               }
-              resolve11(addressList);
+              resolve12(addressList);
               return true;
             };
             const resolver = (0, resolver_1.createResolver)(port, resolverListener, this.options);
@@ -65957,12 +65957,12 @@ var require_docker = __commonJS({
       };
       delete opts.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(self2.getContainer(data.Id));
+            resolve12(self2.getContainer(data.Id));
           });
         });
       } else {
@@ -65995,12 +65995,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66028,12 +66028,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66064,12 +66064,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66092,12 +66092,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66162,12 +66162,12 @@ var require_docker = __commonJS({
         }
       }
       if (callback === void 0) {
-        return new self2.modem.Promise(function(resolve11, reject) {
+        return new self2.modem.Promise(function(resolve12, reject) {
           dialWithSession(function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66226,12 +66226,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66255,12 +66255,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66285,12 +66285,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66313,12 +66313,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66344,12 +66344,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66372,12 +66372,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66404,12 +66404,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(self2.getSecret(data.ID));
+            resolve12(self2.getSecret(data.ID));
           });
         });
       } else {
@@ -66437,12 +66437,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(self2.getConfig(data.ID));
+            resolve12(self2.getConfig(data.ID));
           });
         });
       } else {
@@ -66466,12 +66466,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66494,12 +66494,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66524,12 +66524,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(self2.getPlugin(args.opts.name));
+            resolve12(self2.getPlugin(args.opts.name));
           });
         });
       } else {
@@ -66553,12 +66553,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66581,12 +66581,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66608,12 +66608,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66636,12 +66636,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66664,12 +66664,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66692,12 +66692,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66723,12 +66723,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(self2.getVolume(data.Name));
+            resolve12(self2.getVolume(data.Name));
           });
         });
       } else {
@@ -66760,12 +66760,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(self2.getService(data.ID || data.Id));
+            resolve12(self2.getService(data.ID || data.Id));
           });
         });
       } else {
@@ -66790,12 +66790,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66821,12 +66821,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(self2.getNetwork(data.Id));
+            resolve12(self2.getNetwork(data.Id));
           });
         });
       } else {
@@ -66851,12 +66851,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66879,12 +66879,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66906,12 +66906,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66933,12 +66933,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66960,12 +66960,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -66987,12 +66987,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -67016,12 +67016,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -67148,7 +67148,7 @@ var require_docker = __commonJS({
       };
       extend2(optsc, createOptions);
       var containero;
-      return new this.modem.Promise(function(resolve11, reject) {
+      return new this.modem.Promise(function(resolve12, reject) {
         self2.createContainer(optsc).then(function(container) {
           containero = container;
           return container.attach({
@@ -67181,7 +67181,7 @@ var require_docker = __commonJS({
         }).then(function(data) {
           return containero.wait();
         }).then(function(data) {
-          resolve11([data, containero]);
+          resolve12([data, containero]);
         }).catch(function(err) {
           reject(err);
         });
@@ -67202,12 +67202,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -67231,12 +67231,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -67259,12 +67259,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -67288,12 +67288,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -67316,12 +67316,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve12, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve12(data);
           });
         });
       } else {
@@ -67857,34 +67857,34 @@ var require_yauzl = __commonJS({
     exports.LocalFileHeader = LocalFileHeader;
     exports.RandomAccessReader = RandomAccessReader;
     function openPromise(path4, options2) {
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve12, reject) => {
         open2(path4, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve11(zipfile);
+          resolve12(zipfile);
         });
       });
     }
     function fromFdPromise(fd, options2) {
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve12, reject) => {
         fromFd(fd, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve11(zipfile);
+          resolve12(zipfile);
         });
       });
     }
     function fromBufferPromise(buffer, options2) {
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve12, reject) => {
         fromBuffer(buffer, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve11(zipfile);
+          resolve12(zipfile);
         });
       });
     }
     function fromRandomAccessReaderPromise(reader, totalSize2, options2) {
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve12, reject) => {
         fromRandomAccessReader(reader, totalSize2, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve11(zipfile);
+          resolve12(zipfile);
         });
       });
     }
@@ -68168,15 +68168,15 @@ var require_yauzl = __commonJS({
         if (self2.autoClose) self2.close();
       }
       function onEntry(entry) {
-        let { resolve: resolve11 } = pendingResolveReject;
+        let { resolve: resolve12 } = pendingResolveReject;
         pendingResolveReject = null;
-        resolve11({ value: entry });
+        resolve12({ value: entry });
       }
       function onEnd() {
-        let { resolve: resolve11 } = pendingResolveReject;
+        let { resolve: resolve12 } = pendingResolveReject;
         pendingResolveReject = null;
         cleanup();
-        resolve11({ done: true });
+        resolve12({ done: true });
       }
       function onError(err) {
         let { reject } = pendingResolveReject;
@@ -68189,9 +68189,9 @@ var require_yauzl = __commonJS({
           return this;
         },
         next() {
-          const promise2 = new Promise((resolve11, reject) => {
+          const promise2 = new Promise((resolve12, reject) => {
             if (pendingResolveReject != null) throw new Error("next() called before previous Promise was resolved.");
-            pendingResolveReject = { resolve: resolve11, reject };
+            pendingResolveReject = { resolve: resolve12, reject };
           });
           self2.readEntry();
           return promise2;
@@ -68380,26 +68380,26 @@ var require_yauzl = __commonJS({
       });
     };
     ZipFile.prototype.openReadStreamPromise = function(entry, options2) {
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve12, reject) => {
         this.openReadStream(entry, options2, function(err, readStream) {
           if (err) return reject(err);
-          resolve11(readStream);
+          resolve12(readStream);
         });
       });
     };
     ZipFile.prototype.openReadStreamLowLevelPromise = function(fileDataStart, compressedSize, relativeStart, relativeEnd, decompress, uncompressedSize) {
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve12, reject) => {
         this.openReadStream(fileDataStart, compressedSize, relativeStart, relativeEnd, decompress, uncompressedSize, function(err, readStream) {
           if (err) return reject(err);
-          resolve11(readStream);
+          resolve12(readStream);
         });
       });
     };
     ZipFile.prototype.readLocalFileHeaderPromise = function(entry, options2) {
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve12, reject) => {
         this.readLocalFileHeader(entry, options2, function(err, localFileHeader) {
           if (err) return reject(err);
-          resolve11(localFileHeader);
+          resolve12(localFileHeader);
         });
       });
     };
@@ -71761,7 +71761,7 @@ function numberOption(value, flag, allowNaN = false) {
 
 // src/cli/commands/run.ts
 import { mkdirSync as mkdirSync10, writeFileSync as writeFileSync7 } from "node:fs";
-import { join as join15, resolve as resolve6, dirname as dirname7 } from "node:path";
+import { join as join16, resolve as resolve7, dirname as dirname7 } from "node:path";
 
 // src/config/load.ts
 var import_yaml = __toESM(require_dist(), 1);
@@ -72894,17 +72894,17 @@ function partial(Class2, schema, mask, name2 = "partial") {
   if (hasChecks) {
     throw new Error(`.${name2}() cannot be used on object schemas containing refinements`);
   }
-  const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
+  const selected2 = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key) => selected && !selected.has(key) ? value : new Class2({ type: "optional", innerType: value })));
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key) => selected2 && !selected2.has(key) ? value : new Class2({ type: "optional", innerType: value })));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
 }
 function required(Class2, schema, mask) {
-  const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
+  const selected2 = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
   mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key) => (
     // overwrite with non-optional
-    selected && !selected.has(key) ? value : new Class2({ type: "nonoptional", innerType: value })
+    selected2 && !selected2.has(key) ? value : new Class2({ type: "nonoptional", innerType: value })
   ));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
 }
@@ -76835,7 +76835,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve11) {
+function isRecursive(inst, stack, resolve12) {
   const cached2 = recursive.get(inst);
   if (cached2 !== void 0)
     return cached2 ? PROVEN : NONE;
@@ -76845,7 +76845,7 @@ function isRecursive(inst, stack, resolve11) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve11);
+      const answer = isRecursive(child, stack, resolve12);
       if (answer > result)
         result = answer;
     }
@@ -76856,7 +76856,7 @@ function isRecursive(inst, stack, resolve11) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve11) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve12) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -76920,7 +76920,7 @@ function isRecursive(inst, stack, resolve11) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve11 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve12 ? inst._zod.innerType : void 0);
       merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -91541,7 +91541,17 @@ var AgentSchema = external_exports.strictObject({
   /** Plain variables passed to the agent. */
   env: external_exports.record(envName, external_exports.string()).default({}),
   /** Names of runner environment variables passed to the agent (masked in logs). */
-  secrets: external_exports.array(envName).default([])
+  secrets: external_exports.array(envName).default([]),
+  /**
+   * Local executor: which files of the working folder (cwd) are the agent's code. Their
+   * content hash is part of each run's identity: a change re-executes finished runs.
+   */
+  files: external_exports.strictObject({
+    /** Globs relative to cwd; default every file. */
+    include: external_exports.array(external_exports.string().min(1)).optional(),
+    /** Globs left out; default .git, node_modules, .medalist, __pycache__, .venv, venv, *.pyc. */
+    ignore: external_exports.array(external_exports.string().min(1)).optional()
+  }).optional()
 }).describe("The agent under test.");
 var CompetitionsSchema = external_exports.strictObject({
   /** A named split: toy, lite (= low), medium, high, all, dev, … */
@@ -91583,7 +91593,9 @@ var GateSchema = external_exports.strictObject({
   tolerance: external_exports.number().min(0).max(1).default(0.05),
   /** Significance level of the test and 1 - confidence of the interval. */
   alpha: external_exports.number().gt(0).lt(1).default(0.05),
-  failOn: external_exports.enum(["regression", "never"]).default("regression")
+  failOn: external_exports.enum(["regression", "never"]).default("regression"),
+  /** Without a baseline there is nothing to compare: "pass" (when absent) or "fail" the gate. */
+  missingBaseline: external_exports.enum(["pass", "fail"]).optional()
 });
 var ConfigSchema = external_exports.strictObject({
   $schema: external_exports.string().optional(),
@@ -91605,7 +91617,8 @@ var ConfigSchema = external_exports.strictObject({
   /** Runs at once (local executor); docker schedules by CPUs and GPUs. */
   concurrency: external_exports.number().int().min(1).default(1),
   docker: DockerSchema.default({ network: "bridge", retries: 2, stopGraceSecs: 10 }),
-  baseline: BaselineSchema.default({ source: "none" }),
+  /** Absent: the CLI runs without a baseline; the action uses its `baseline` input (default cache). */
+  baseline: BaselineSchema.optional(),
   gate: GateSchema.default({ tolerance: 0.05, alpha: 0.05, failOn: "regression" })
 }).superRefine((c, ctx) => {
   if (c.executor === "local" && c.agent.command === void 0) {
@@ -91670,8 +91683,8 @@ function loadConfig(path4) {
 }
 
 // src/suite/run.ts
-import { mkdirSync as mkdirSync9, readFileSync as readFileSync12, rmSync as rmSync7, writeFileSync as writeFileSync6 } from "node:fs";
-import { join as join14, relative, resolve as resolve4 } from "node:path";
+import { mkdirSync as mkdirSync9, readFileSync as readFileSync13, rmSync as rmSync7, writeFileSync as writeFileSync6 } from "node:fs";
+import { join as join15, relative as relative2, resolve as resolve5 } from "node:path";
 
 // src/registry/registry.ts
 import { readdirSync, readFileSync as readFileSync3, existsSync as existsSync2 } from "node:fs";
@@ -92175,7 +92188,7 @@ var RunLog = class {
       if (this.partial[s] !== "") this.line(s, this.partial[s]);
       this.partial[s] = "";
     }
-    await new Promise((resolve11) => this.out.end(resolve11));
+    await new Promise((resolve12) => this.out.end(resolve12));
   }
 };
 
@@ -92235,7 +92248,7 @@ var LocalExecutor = class {
     const started = Date.now();
     const { command } = this.opts;
     const [file2, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0], command.slice(1)];
-    return new Promise((resolve11) => {
+    return new Promise((resolve12) => {
       let timedOut = false;
       let cancelled = false;
       let settled = false;
@@ -92273,7 +92286,7 @@ var LocalExecutor = class {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
         killGroup("SIGKILL");
-        void log.close().then(() => resolve11({ ...r, durationMs: Date.now() - started }));
+        void log.close().then(() => resolve12({ ...r, durationMs: Date.now() - started }));
       };
       child.on("error", (e) => {
         const code = e.code;
@@ -92335,9 +92348,9 @@ function gpuModel(gpus) {
   return [...counts].map(([name2, n]) => `${n}\xD7 ${name2}`).join(", ");
 }
 function runNvidiaSmi(command = "nvidia-smi", timeoutMs = 15e3) {
-  return new Promise((resolve11) => {
+  return new Promise((resolve12) => {
     execFile(command, NVIDIA_SMI_ARGS, { timeout: timeoutMs, env: process.env }, (err, stdout) => {
-      resolve11(err ? null : stdout);
+      resolve12(err ? null : stdout);
     });
   });
 }
@@ -93521,9 +93534,9 @@ async function startValidationServer(opts = {}) {
     req.on("error", () => res.destroy());
   });
   const host = opts.host ?? "127.0.0.1";
-  await new Promise((resolve11, reject) => {
+  await new Promise((resolve12, reject) => {
     server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => resolve11());
+    server.listen(opts.port ?? 0, host, () => resolve12());
   });
   const port = server.address().port;
   const shown = opts.advertiseHost ?? host;
@@ -93539,9 +93552,9 @@ async function startValidationServer(opts = {}) {
       }
       return `${url2}/${token}/validate`;
     },
-    close: () => new Promise((resolve11) => {
+    close: () => new Promise((resolve12) => {
       server.closeAllConnections();
-      server.close(() => resolve11());
+      server.close(() => resolve12());
     })
   };
 }
@@ -93610,13 +93623,13 @@ function statusCode(e) {
   return e?.statusCode;
 }
 function sleep(ms, signal) {
-  return new Promise((resolve11) => {
-    if (signal?.aborted) return resolve11();
+  return new Promise((resolve12) => {
+    if (signal?.aborted) return resolve12();
     const t = setTimeout(done, ms);
     function done() {
       clearTimeout(t);
       signal?.removeEventListener("abort", done);
-      resolve11();
+      resolve12();
     }
     signal?.addEventListener("abort", done, { once: true });
   });
@@ -93758,9 +93771,9 @@ async function sweepStale(docker, opts = {}) {
   const list = await docker.listContainers({ all: true, filters: { label: [LABEL.suite] } });
   const stale = list.filter((c) => {
     const owner = c.Labels[LABEL.owner] ?? "";
-    const sep2 = owner.lastIndexOf(":");
-    const pid = Number(owner.slice(sep2 + 1));
-    if (sep2 > 0 && owner.slice(0, sep2) === host && Number.isInteger(pid)) {
+    const sep3 = owner.lastIndexOf(":");
+    const pid = Number(owner.slice(sep3 + 1));
+    if (sep3 > 0 && owner.slice(0, sep3) === host && Number.isInteger(pid)) {
       if (pid === process.pid) return false;
       if (!isAlive(pid)) return true;
     }
@@ -93809,14 +93822,14 @@ async function buildImage(docker, build, log) {
     rm: true,
     forcerm: true
   });
-  await new Promise((resolve11, reject) => {
+  await new Promise((resolve12, reject) => {
     let failed = null;
     docker.modem.followProgress(
       stream,
       (err) => {
         if (err) reject(err);
         else if (failed !== null) reject(new Error(`docker build failed: ${failed}`));
-        else resolve11();
+        else resolve12();
       },
       (event) => {
         if (event.error) failed = event.errorDetail?.message ?? event.error;
@@ -93855,11 +93868,11 @@ async function prepareImage(docker, settings, log) {
 }
 async function pullImage(docker, ref, log) {
   const stream = await docker.pull(ref);
-  await new Promise((resolve11, reject) => {
+  await new Promise((resolve12, reject) => {
     let last = "";
     docker.modem.followProgress(
       stream,
-      (err) => err ? reject(err) : resolve11(),
+      (err) => err ? reject(err) : resolve12(),
       (event) => {
         if (event.error) return reject(new Error(event.error));
         const line = [event.id, event.status].filter(Boolean).join(": ");
@@ -93873,7 +93886,7 @@ async function pullImage(docker, ref, log) {
 
 // src/execute/docker/run-log.ts
 function demux(stream, onText) {
-  return new Promise((resolve11) => {
+  return new Promise((resolve12) => {
     let pending = Buffer.alloc(0);
     const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
     stream.on("data", (chunk) => {
@@ -93886,9 +93899,9 @@ function demux(stream, onText) {
         pending = pending.subarray(8 + size);
       }
     });
-    stream.on("end", () => resolve11());
-    stream.on("close", () => resolve11());
-    stream.on("error", () => resolve11());
+    stream.on("end", () => resolve12());
+    stream.on("close", () => resolve12());
+    stream.on("error", () => resolve12());
   });
 }
 
@@ -94009,7 +94022,7 @@ var DockerExecutor = class {
     let ended = "exit";
     let giveUp = () => {
     };
-    const gaveUp = new Promise((resolve11) => giveUp = () => resolve11("gave-up"));
+    const gaveUp = new Promise((resolve12) => giveUp = () => resolve12("gave-up"));
     const backstops = [];
     const stop = (why, grace) => {
       if (ended !== "exit") return;
@@ -94224,9 +94237,2094 @@ function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
   ].join("\n");
 }
 
+// src/execute/failure.ts
+import { closeSync as closeSync2, fstatSync as fstatSync2, openSync as openSync2, readSync as readSync2 } from "node:fs";
+var TAIL_LINES = 5;
+var TAIL_BYTES = 64 * 1024;
+var MAX_LINE = 300;
+function readTail(file2, bytes2 = TAIL_BYTES) {
+  let fd = null;
+  try {
+    fd = openSync2(file2, "r");
+    const size = fstatSync2(fd).size;
+    const n = Math.min(size, bytes2);
+    const buf = Buffer.alloc(n);
+    readSync2(fd, buf, 0, n, size - n);
+    const text2 = buf.toString("utf8");
+    return n < size ? text2.slice(text2.indexOf("\n") + 1) : text2;
+  } catch {
+    return "";
+  } finally {
+    if (fd !== null) closeSync2(fd);
+  }
+}
+function stderrLines(log) {
+  const tagged = /^\S+ (stdout|stderr|medalist) (.*)$/;
+  const lines2 = log.split("\n").filter((l) => l.trim() !== "");
+  const isTagged = lines2.some((l) => tagged.test(l));
+  const out = [];
+  for (const line of lines2) {
+    if (isTagged) {
+      const m = tagged.exec(line);
+      if (m?.[1] === "stderr") out.push(m[2]);
+    } else if (!line.startsWith("[medalist]")) out.push(line);
+  }
+  return out.map((l) => clip(l.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").replace(/[\x00-\x08\x0b-\x1f]/g, "")));
+}
+function clip(s) {
+  return s.length > MAX_LINE ? `${s.slice(0, MAX_LINE - 1)}\u2026` : s;
+}
+function causeLine(lines2) {
+  for (let i = lines2.length - 1; i >= 0; i--) {
+    const l = lines2[i].trim();
+    if (l === "" || /^at\s/.test(l) || /^Node\.js v\d/.test(l) || /^[\^~\s]+$/.test(l)) continue;
+    if (/^(Traceback|File ")/.test(l)) continue;
+    return l;
+  }
+  return null;
+}
+function describeFailure(exec, logText) {
+  if (exec.outcome === "completed") return null;
+  const stderr = stderrLines(logText);
+  const stderrTail = stderr.slice(-TAIL_LINES);
+  const signal = exec.signal ?? null;
+  const code = exec.exitCode;
+  const exit = signal ? `killed by ${signal}` : code !== null ? `exit ${code}` : null;
+  const line = causeLine(stderr);
+  let cause;
+  switch (exec.outcome) {
+    case "timed_out":
+      cause = exec.error ?? "stopped at the time limit";
+      break;
+    case "oom":
+      cause = `${exec.error ?? "out of memory"}${exit ? ` (${exit})` : ""}`;
+      break;
+    case "infra_error":
+      cause = `infrastructure: ${exec.error ?? "unknown error"}`;
+      break;
+    default:
+      cause = line ? `${line}${exit ? ` (${exit})` : ""}` : (code === 127 || code === 126) && exec.error ? `${exec.error} (exit ${code})` : code === 127 ? `command not found (exit 127)` : code === 126 ? `command not executable (exit 126)` : signal ? `the agent was killed by ${signal}` : code !== null ? `the agent exited with code ${code} and wrote nothing to stderr` : exec.error ?? "the agent failed";
+  }
+  return { cause: clip(cause), exitCode: code, signal, stderrTail };
+}
+
+// src/suite/identity-facts.ts
+import { existsSync as existsSync4 } from "node:fs";
+import { resolve as resolve3 } from "node:path";
+
+// src/prepare/manifest.ts
+import { createHash as createHash4 } from "node:crypto";
+import {
+  createReadStream,
+  existsSync as existsSync3,
+  readdirSync as readdirSync2,
+  readFileSync as readFileSync4,
+  renameSync,
+  statSync as statSync3,
+  writeFileSync
+} from "node:fs";
+import { join as join3 } from "node:path";
+var MANIFEST_NAME = "medalist-manifest.json";
+var FileEntry = external_exports.strictObject({ size: external_exports.number(), mtimeMs: external_exports.number(), md5: external_exports.string() });
+var ManifestSchema = external_exports.strictObject({
+  version: external_exports.literal(1),
+  competition: external_exports.string(),
+  /** reused: prepared by MLE-bench (or by hand); recipe: by Medalist's recipe; toy: generated. */
+  origin: external_exports.enum(["reused", "recipe", "toy"]),
+  createdAt: external_exports.string(),
+  /** Paths relative to prepared/, e.g. "public/train.csv". */
+  files: external_exports.record(external_exports.string(), FileEntry),
+  /** Files whose MD5 differs from upstream's (empty when they match or nothing is pinned). */
+  upstreamMismatches: external_exports.array(external_exports.string()).default([]),
+  /** Where public/description.md came from, for data Medalist prepared. */
+  description: external_exports.enum(["upstream", "stub"]).optional(),
+  /** Number of entries per folder (public/, private/ and their sub-folders), for information. */
+  counts: external_exports.record(external_exports.string(), external_exports.number()).default({})
+});
+var HASHED = /\.(csv|json|jsonl|parquet|bson)$/;
+function md5File(file2) {
+  return new Promise((resolve12, reject) => {
+    const h = createHash4("md5");
+    createReadStream(file2).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve12(h.digest("hex")));
+  });
+}
+function manifestFiles(preparedDir2, extra) {
+  const out = /* @__PURE__ */ new Set();
+  for (const side of ["public", "private"]) {
+    const dir = join3(preparedDir2, side);
+    if (!existsSync3(dir)) continue;
+    for (const d of readdirSync2(dir, { withFileTypes: true })) {
+      if (d.isFile() && HASHED.test(d.name)) out.add(`${side}/${d.name}`);
+    }
+  }
+  for (const e of extra) out.add(e);
+  return [...out].sort();
+}
+function folderCounts(preparedDir2) {
+  const counts = {};
+  for (const side of ["public", "private"]) {
+    const dir = join3(preparedDir2, side);
+    if (!existsSync3(dir)) continue;
+    const entries = readdirSync2(dir, { withFileTypes: true });
+    counts[side] = entries.length;
+    for (const d of entries)
+      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync2(join3(dir, d.name)).length;
+  }
+  return counts;
+}
+async function buildManifest(preparedDir2, competition, origin, extra, upstream) {
+  const files = {};
+  for (const rel of manifestFiles(preparedDir2, extra)) {
+    const file2 = join3(preparedDir2, rel);
+    const st = statSync3(file2);
+    files[rel] = { size: st.size, mtimeMs: st.mtimeMs, md5: await md5File(file2) };
+  }
+  const mismatches = [];
+  if (upstream) {
+    for (const side of ["public", "private"]) {
+      for (const [name2, md52] of Object.entries(upstream[side])) {
+        const got = files[`${side}/${name2}`]?.md5;
+        if (got !== md52) mismatches.push(`${side}/${name2}`);
+      }
+    }
+  }
+  return {
+    version: 1,
+    competition,
+    origin,
+    createdAt: (/* @__PURE__ */ new Date()).toISOString(),
+    files,
+    upstreamMismatches: mismatches,
+    counts: folderCounts(preparedDir2)
+  };
+}
+function writeManifest(preparedDir2, m) {
+  const file2 = join3(preparedDir2, MANIFEST_NAME);
+  writeFileSync(`${file2}.tmp-${process.pid}`, JSON.stringify(m, null, 2) + "\n");
+  renameSync(`${file2}.tmp-${process.pid}`, file2);
+}
+function readManifest(preparedDir2) {
+  const file2 = join3(preparedDir2, MANIFEST_NAME);
+  if (!existsSync3(file2)) return void 0;
+  try {
+    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync4(file2, "utf8")));
+    return parsed.success ? parsed.data : void 0;
+  } catch {
+    return void 0;
+  }
+}
+function manifestStillValid(preparedDir2, m, required2) {
+  for (const rel of required2) if (!(rel in m.files)) return `${rel} not in the manifest`;
+  for (const [rel, f] of Object.entries(m.files)) {
+    let st;
+    try {
+      st = statSync3(join3(preparedDir2, rel));
+    } catch {
+      return `${rel} is missing`;
+    }
+    if (st.size !== f.size || st.mtimeMs !== f.mtimeMs) return `${rel} changed since it was checked`;
+  }
+  return void 0;
+}
+
+// src/grade/version.ts
+var GRADER_VERSION = "1";
+
+// src/suite/agent-files.ts
+import { createHash as createHash5 } from "node:crypto";
+import { lstatSync, readdirSync as readdirSync3, readFileSync as readFileSync5, readlinkSync } from "node:fs";
+import { join as join4, relative, sep } from "node:path";
+var DEFAULT_IGNORE = [".git", "node_modules", ".medalist", "__pycache__", ".venv", "venv", "*.pyc"];
+function globToRegExp(glob) {
+  const g = glob.replace(/^\.\//, "").replace(/\/$/, "");
+  let re = "";
+  for (let i = 0; i < g.length; i++) {
+    const c = g[i];
+    if (c === "*" && g[i + 1] === "*") {
+      const slash = g[i + 2] === "/";
+      re += slash ? "(?:.*/)?" : ".*";
+      i += slash ? 2 : 1;
+    } else if (c === "*") re += "[^/]*";
+    else if (c === "?") re += "[^/]";
+    else re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(g.includes("/") ? `^${re}$` : `(?:^|/)${re}$`);
+}
+var matchesAny = (path4, res) => res.some((r) => r.test(path4));
+function hashAgentFiles(root, opts = {}) {
+  const include = (opts.include ?? ["**"]).map(globToRegExp);
+  const ignore = (opts.ignore ?? DEFAULT_IGNORE).map(globToRegExp);
+  const exclude = new Set(opts.exclude ?? []);
+  const maxFiles = opts.maxFiles ?? 1e5;
+  const found = [];
+  const walk = (dir) => {
+    let names2;
+    try {
+      names2 = readdirSync3(dir).sort();
+    } catch (e) {
+      throw new UserError(`agent.files: cannot read ${dir}: ${e.message}`);
+    }
+    for (const name2 of names2) {
+      const abs = join4(dir, name2);
+      const rel = relative(root, abs).split(sep).join("/");
+      if (exclude.has(abs) || matchesAny(rel, ignore)) continue;
+      const st = lstatSync(abs);
+      if (st.isDirectory()) walk(abs);
+      else if ((st.isFile() || st.isSymbolicLink()) && matchesAny(rel, include)) {
+        found.push(rel);
+        if (found.length > maxFiles)
+          throw new UserError(
+            `agent.files: more than ${maxFiles} files under ${root}; name the agent's files with agent.files.include (or leave folders out with agent.files.ignore)`
+          );
+      }
+    }
+  };
+  walk(root);
+  found.sort();
+  const h = createHash5("sha256");
+  let bytes2 = 0;
+  for (const rel of found) {
+    const abs = join4(root, ...rel.split("/"));
+    const st = lstatSync(abs);
+    const body = st.isSymbolicLink() ? Buffer.from(`link:${readlinkSync(abs)}`) : readFileSync5(abs);
+    bytes2 += body.length;
+    const head = `${rel}\0${st.mode & 73 ? "x" : "-"}\0${body.length}\0`;
+    h.update(head).update(body);
+  }
+  return { hash: h.digest("hex"), files: found.length, bytes: bytes2 };
+}
+
+// src/suite/identity.ts
+import { createHash as createHash6 } from "node:crypto";
+var IDENTITY_PARTS = ["agent", "command", "env", "limits", "data", "grader"];
+var sha = (s) => createHash6("sha256").update(s).digest("hex");
+function canonical2(v) {
+  if (Array.isArray(v)) return `[${v.map(canonical2).join(",")}]`;
+  if (v && typeof v === "object") {
+    const o = v;
+    return `{${Object.keys(o).filter((k) => o[k] !== void 0).sort().map((k) => `${JSON.stringify(k)}:${canonical2(o[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(v ?? null);
+}
+var short = (v) => sha(canonical2(v)).slice(0, 16);
+function runIdentity(f) {
+  const env = Object.fromEntries(Object.entries(f.env).map(([k, v]) => [k, sha(v)]));
+  const parts = {
+    agent: short(f.agent),
+    command: short(f.command),
+    env: short({ env, secrets: [...new Set(f.secrets)].sort() }),
+    limits: short(f.limits),
+    data: short(f.data),
+    grader: short(f.grader)
+  };
+  return { hash: short({ v: 1, parts }), parts };
+}
+function changedParts(before, now) {
+  return IDENTITY_PARTS.filter((p) => before.parts[p] !== now.parts[p]);
+}
+var PART_TEXT = {
+  agent: "the agent's code",
+  command: "the command",
+  env: "the environment",
+  limits: "the limits",
+  data: "the competition's data",
+  grader: "the grader"
+};
+function describeChange(before, now) {
+  if (!before) return "the earlier run recorded no identity";
+  const parts = changedParts(before, now);
+  if (parts.length === 0) return "nothing changed";
+  const names2 = parts.map((p) => PART_TEXT[p]);
+  const list = names2.length > 1 ? `${names2.slice(0, -1).join(", ")} and ${names2.at(-1)}` : names2[0];
+  return `${list} changed`;
+}
+function dataFingerprint(files) {
+  const list = Object.keys(files).sort().map((p) => [p, files[p].size, files[p].md5]);
+  return short(list);
+}
+
+// src/suite/identity-facts.ts
+function agentFacts(i) {
+  const { agent, config: config2 } = i;
+  let code;
+  if (i.imageId) code = `image ${i.imageId}`;
+  else if (agent.command !== void 0 && !agent.image && !agent.build) {
+    const cwd = resolve3(i.baseDir, agent.cwd ?? ".");
+    if (!existsSync4(cwd)) throw new UserError(`agent.cwd: ${cwd} does not exist`);
+    code = `files ${hashAgentFiles(cwd, { ...agent.files, exclude: i.exclude }).hash}`;
+  } else code = `image ref ${agent.image ?? JSON.stringify(agent.build)}`;
+  return {
+    agent: code,
+    command: agent.command ?? null,
+    env: agent.env,
+    secrets: agent.secrets,
+    limits: {
+      executor: i.executor,
+      ...config2.limits,
+      ...i.executor === "docker" ? { network: config2.docker.network } : {}
+    }
+  };
+}
+function competitionIdentity(facts, competition, preparedDir2, config2) {
+  const manifest = readManifest(preparedDir2);
+  return runIdentity({
+    ...facts,
+    data: manifest ? dataFingerprint(manifest.files) : "no manifest",
+    grader: {
+      version: GRADER_VERSION,
+      external: competition.grading === "external" ? config2.externalGrader ?? null : null,
+      metric: competition.metric,
+      answers: competition.answers,
+      thresholds: competition.thresholds ?? null,
+      leaderboard: competition.leaderboard ?? null
+    }
+  });
+}
+
+// src/results/schema.ts
+var RESULTS_SCHEMA_VERSION = 1;
+var score = external_exports.union([external_exports.number(), external_exports.literal("NaN"), external_exports.null()]);
+var GradeReportSchema = external_exports.object({
+  competition_id: external_exports.string(),
+  score,
+  gold_threshold: score,
+  silver_threshold: score,
+  bronze_threshold: score,
+  median_threshold: score,
+  any_medal: external_exports.boolean(),
+  gold_medal: external_exports.boolean(),
+  silver_medal: external_exports.boolean(),
+  bronze_medal: external_exports.boolean(),
+  above_median: external_exports.boolean(),
+  submission_exists: external_exports.boolean(),
+  valid_submission: external_exports.boolean(),
+  is_lower_better: external_exports.boolean(),
+  created_at: external_exports.string(),
+  submission_path: external_exports.string(),
+  percentile: external_exports.number().min(0).max(1).nullable(),
+  error: external_exports.string().nullable(),
+  /** The metric's value before rounding to 5 decimals. */
+  unrounded_score: score.optional(),
+  /** Where the thresholds came from: the full leaderboard, precomputed figures, or nowhere. */
+  thresholds_source: external_exports.enum(["leaderboard", "thresholds", "none"]).optional(),
+  /** Grading itself failed (answers unreadable, grader misconfigured): not the agent's fault. */
+  grader_error: external_exports.boolean().optional()
+});
+var OutcomeSchema = external_exports.enum(["completed", "failed", "timed_out", "oom", "infra_error"]);
+var RunResultSchema = external_exports.object({
+  runId: external_exports.string(),
+  competitionId: external_exports.string(),
+  seed: external_exports.number().int(),
+  outcome: OutcomeSchema,
+  exitCode: external_exports.number().int().nullable(),
+  startedAt: external_exports.string(),
+  durationMs: external_exports.number().min(0),
+  /** Tries taken (infrastructure errors are retried). */
+  attempts: external_exports.number().int().min(1),
+  /** The run's folder (logs/, code/, submission/, run.log), relative to the results file. */
+  runDir: external_exports.string(),
+  error: external_exports.string().nullable(),
+  /** null when the run never produced something gradeable (infra_error). */
+  grade: GradeReportSchema.nullable(),
+  usage: external_exports.object({ tokens: external_exports.number().optional(), dollars: external_exports.number().optional() }).nullable().default(null),
+  gpus: external_exports.array(external_exports.string()).default([]),
+  details: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+  /** The run's identity (see suite/identity.ts): reused only while it matches. */
+  identity: external_exports.string().optional(),
+  /** Kept from an earlier invocation with the same identity instead of executed now. */
+  reused: external_exports.boolean().optional(),
+  /** Why the run did not complete: a one-line cause, exit code, signal, last stderr lines. */
+  failure: external_exports.object({
+    cause: external_exports.string(),
+    exitCode: external_exports.number().int().nullable(),
+    signal: external_exports.string().nullable(),
+    stderrTail: external_exports.array(external_exports.string())
+  }).nullable().optional()
+});
+var SuiteResultsSchema = external_exports.object({
+  schemaVersion: external_exports.literal(RESULTS_SCHEMA_VERSION),
+  medalistVersion: external_exports.string(),
+  /** "base" or "head" in a comparison; free text otherwise. */
+  label: external_exports.string(),
+  suite: external_exports.object({
+    name: external_exports.string(),
+    /** Hash of what makes two runs comparable (competitions, seeds, limits, grading). */
+    hash: external_exports.string(),
+    competitions: external_exports.array(external_exports.string()),
+    seeds: external_exports.number().int()
+  }),
+  agent: external_exports.object({
+    description: external_exports.string(),
+    image: external_exports.string().nullable().default(null),
+    imageDigest: external_exports.string().nullable().default(null)
+  }),
+  git: external_exports.object({ sha: external_exports.string().nullable(), ref: external_exports.string().nullable() }).default({ sha: null, ref: null }),
+  environment: external_exports.object({
+    executor: external_exports.string(),
+    timeLimitSecs: external_exports.number(),
+    gpuModel: external_exports.string().nullable().default(null),
+    node: external_exports.string(),
+    platform: external_exports.string()
+  }),
+  startedAt: external_exports.string(),
+  finishedAt: external_exports.string(),
+  runs: external_exports.array(RunResultSchema)
+});
+
+// src/suite/reuse.ts
+function parseRerun(text2) {
+  const names2 = text2.split(",").map((s) => s.trim()).filter(Boolean);
+  if (names2.length === 0) throw new UserError(`--rerun: expected outcomes, e.g. failed,timed_out`);
+  for (const n of names2) {
+    if (!OutcomeSchema.safeParse(n).success)
+      throw new UserError(`--rerun: unknown outcome "${n}" (expected ${OutcomeSchema.options.join(", ")})`);
+  }
+  return [...new Set(names2)];
+}
+function parseOnly(text2, competitions, seeds) {
+  const out = [];
+  for (const item of text2.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const m = /^(.+)\.s(\d+)$/.exec(item);
+    const sel = m && !competitions.includes(item) ? { competitionId: m[1], seed: Number(m[2]) } : { competitionId: item, seed: null };
+    if (!competitions.includes(sel.competitionId))
+      throw new UserError(
+        `--only: "${sel.competitionId}" is not in this suite (competitions: ${competitions.join(", ")})`
+      );
+    if (sel.seed !== null && sel.seed >= seeds)
+      throw new UserError(`--only: ${item}: the suite has seeds 0..${seeds - 1}`);
+    out.push(sel);
+  }
+  if (out.length === 0) throw new UserError("--only: expected COMPETITION or COMPETITION.sSEED");
+  return out;
+}
+function selected(run, sel) {
+  return sel.only === null || sel.only.some((o) => o.competitionId === run.competitionId && (o.seed === null || o.seed === run.seed));
+}
+function decide(run, finished, now, sel) {
+  const matches = finished !== null && finished.identity?.hash === now.hash;
+  if (!selected(run, sel)) {
+    return matches ? { action: "reuse" } : { action: "skip", why: "not selected by --only and no finished run with the same identity" };
+  }
+  if (!finished) return { action: "run", why: "not run before" };
+  if (sel.fresh) return { action: "run", why: "--fresh" };
+  if (!matches) return { action: "run", why: describeChange(finished.identity, now) };
+  if (sel.rerun.includes(finished.outcome)) return { action: "run", why: `--rerun ${finished.outcome}` };
+  return { action: "reuse" };
+}
+
+// src/prepare/prepare.ts
+import { existsSync as existsSync10, mkdirSync as mkdirSync7, readdirSync as readdirSync7, renameSync as renameSync6, rmSync as rmSync6 } from "node:fs";
+import { join as join11, posix } from "node:path";
+
+// src/prepare/kaggle.ts
+import {
+  closeSync as closeSync3,
+  existsSync as existsSync5,
+  openSync as openSync3,
+  readFileSync as readFileSync6,
+  renameSync as renameSync2,
+  rmSync,
+  statSync as statSync4,
+  writeSync
+} from "node:fs";
+import { homedir as homedir2 } from "node:os";
+import { join as join5 } from "node:path";
+var KAGGLE_API = "https://www.kaggle.com/api/v1";
+function kaggleCredentials(env = process.env) {
+  if (env.KAGGLE_USERNAME && env.KAGGLE_KEY) return { username: env.KAGGLE_USERNAME, key: env.KAGGLE_KEY };
+  const file2 = join5(env.KAGGLE_CONFIG_DIR ?? join5(homedir2(), ".kaggle"), "kaggle.json");
+  if (existsSync5(file2)) {
+    try {
+      const j = JSON.parse(readFileSync6(file2, "utf8"));
+      if (j.username && j.key) return { username: j.username, key: j.key };
+    } catch {
+    }
+    throw new UserError(
+      `${file2} must be JSON with "username" and "key" (download it from your Kaggle account settings)`
+    );
+  }
+  throw new UserError(
+    "no Kaggle credentials: set KAGGLE_USERNAME and KAGGLE_KEY, or put kaggle.json (from kaggle.com \u2192 Settings \u2192 API) in ~/.kaggle/"
+  );
+}
+function rulesUrl(id) {
+  return `https://www.kaggle.com/competitions/${id}/rules`;
+}
+function statusError(id, status, body) {
+  const detail = body.trim().slice(0, 200);
+  if (status === 401) {
+    return new UserError(
+      `${id}: Kaggle rejected the credentials (HTTP 401). Check KAGGLE_USERNAME/KAGGLE_KEY or ~/.kaggle/kaggle.json (create a fresh API token at kaggle.com \u2192 Settings \u2192 API)`
+    );
+  }
+  if (status === 403) {
+    return new UserError(
+      `${id}: Kaggle refused the download (HTTP 403): the competition's rules have not been accepted for this account. Open ${rulesUrl(id)} while logged in, click "I Understand and Accept", then run again`
+    );
+  }
+  if (status === 404) return new UserError(`${id}: no such competition on Kaggle (HTTP 404)`);
+  return new Error(`${id}: Kaggle download failed with HTTP ${status}${detail ? `: ${detail}` : ""}`);
+}
+var Interrupted = class extends Error {
+};
+async function fetchFollowing(url2, headers) {
+  const origin = new URL(url2).origin;
+  let current = url2;
+  for (let hop = 0; hop < 5; hop++) {
+    const h = { ...headers };
+    if (new URL(current).origin !== origin) delete h.authorization;
+    const res = await fetch(current, { headers: h, redirect: "manual" });
+    const location = res.headers.get("location");
+    if (res.status < 300 || res.status >= 400 || !location) return res;
+    await res.body?.cancel();
+    current = new URL(location, current).href;
+  }
+  throw new Error("too many redirects");
+}
+async function attempt(id, url2, part2, opts) {
+  const have = existsSync5(part2) ? statSync4(part2).size : 0;
+  const auth = Buffer.from(`${opts.credentials.username}:${opts.credentials.key}`).toString("base64");
+  const headers = { authorization: `Basic ${auth}`, "user-agent": "medalist" };
+  if (have > 0) headers.range = `bytes=${have}-`;
+  let res;
+  try {
+    res = await fetchFollowing(url2, headers);
+  } catch (e) {
+    throw new Interrupted(`${id}: cannot reach Kaggle (${e.message})`);
+  }
+  if (res.status === 416 && have > 0) {
+    rmSync(part2, { force: true });
+    throw new Interrupted(`${id}: the partial download no longer matches the server's file; starting over`);
+  }
+  if (res.status !== 200 && res.status !== 206)
+    throw statusError(id, res.status, await res.text().catch(() => ""));
+  let offset = have;
+  if (res.status === 200 || !/^bytes (\d+)-/.test(res.headers.get("content-range") ?? "")) offset = 0;
+  else offset = Number(/^bytes (\d+)-/.exec(res.headers.get("content-range"))[1]);
+  if (offset > have)
+    throw new Error(`${id}: server resumed at byte ${offset}, but only ${have} bytes are here`);
+  const total = totalSize(res, offset);
+  const fd = openSync3(part2, offset === 0 ? "w" : "r+");
+  let written = offset;
+  let nextTenth = Math.floor(10 * offset / (total ?? Infinity)) + 1;
+  try {
+    if (!res.body) throw new Interrupted(`${id}: empty response`);
+    const reader = res.body.getReader();
+    for (; ; ) {
+      let chunk;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        throw new Interrupted(`${id}: connection dropped after ${written} bytes (${e.message})`);
+      }
+      if (chunk.done) break;
+      writeSync(fd, chunk.value, 0, chunk.value.length, written);
+      written += chunk.value.length;
+      if (total !== void 0 && total > 1e8 && Math.floor(10 * written / total) > nextTenth - 1) {
+        opts.log?.(`${id}: ${Math.round(100 * written / total)}% of ${(total / 1e9).toFixed(2)} GB`);
+        nextTenth = Math.floor(10 * written / total) + 1;
+      }
+    }
+  } finally {
+    closeSync3(fd);
+  }
+  if (total !== void 0 && written !== total) {
+    throw new Interrupted(`${id}: connection closed after ${written} of ${total} bytes`);
+  }
+  if (total === void 0)
+    throw new Interrupted(`${id}: the server did not say how long the file is; cannot trust it`);
+}
+function totalSize(res, offset) {
+  const range = /\/(\d+)$/.exec(res.headers.get("content-range") ?? "");
+  if (range) return Number(range[1]);
+  const len = res.headers.get("content-length");
+  return len === null ? void 0 : offset + Number(len);
+}
+async function downloadCompetition(id, dest, opts) {
+  const base = (opts.baseUrl ?? KAGGLE_API).replace(/\/+$/, "");
+  const url2 = `${base}/competitions/data/download-all/${encodeURIComponent(id)}`;
+  const part2 = `${dest}.part`;
+  const retries = opts.retries ?? 3;
+  for (let i = 0; ; i++) {
+    try {
+      await attempt(id, url2, part2, opts);
+      break;
+    } catch (e) {
+      if (!(e instanceof Interrupted)) throw e;
+      if (i >= retries) {
+        throw new UserError(`${e.message}; the partial file ${part2} is kept, run again to resume`, 1);
+      }
+      opts.log?.(`${e.message}; resuming (attempt ${i + 2} of ${retries + 1})`);
+      await new Promise((r) => setTimeout(r, opts.retryDelayMs ?? 5e3));
+    }
+  }
+  if (opts.md5) {
+    const got = await md5File(part2);
+    if (got !== opts.md5) {
+      rmSync(part2, { force: true });
+      throw new UserError(
+        `${id}: the downloaded zip's MD5 ${got} differs from upstream's ${opts.md5}; it was deleted. Kaggle sometimes re-packages downloads: run with --skip-verification to accept it`,
+        1
+      );
+    }
+  }
+  renameSync2(part2, dest);
+}
+
+// src/prepare/lock.ts
+import { closeSync as closeSync4, openSync as openSync4, readFileSync as readFileSync7, rmSync as rmSync2, writeSync as writeSync2 } from "node:fs";
+import { hostname as hostname3 } from "node:os";
+var LockBusyError = class extends Error {
+};
+function isStale(file2, staleMs) {
+  let text2;
+  try {
+    text2 = readFileSync7(file2, "utf8");
+  } catch {
+    return false;
+  }
+  const [pidText, host, timeText] = text2.trim().split(" ");
+  const pid = Number(pidText);
+  const time3 = Number(timeText);
+  if (host === hostname3() && Number.isInteger(pid) && pid > 0 && !pidAlive(pid)) return true;
+  return Number.isFinite(time3) && Date.now() - time3 > staleMs;
+}
+function tryCreate(file2) {
+  try {
+    const fd = openSync4(file2, "wx");
+    writeSync2(fd, `${process.pid} ${hostname3()} ${Date.now()}
+`);
+    closeSync4(fd);
+    return true;
+  } catch (e) {
+    if (e.code === "EEXIST") return false;
+    throw e;
+  }
+}
+async function acquireLock(file2, opts = {}) {
+  const { waitMs = 0, pollMs = 200, staleMs = 6 * 36e5 } = opts;
+  const deadline = Date.now() + waitMs;
+  for (; ; ) {
+    if (tryCreate(file2)) {
+      return () => rmSync2(file2, { force: true });
+    }
+    if (isStale(file2, staleMs)) {
+      rmSync2(file2, { force: true });
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      let holder = "";
+      try {
+        holder = readFileSync7(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
+      } catch {
+      }
+      throw new LockBusyError(`${file2} is held by process ${holder || "?"}`);
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+// src/prepare/split.ts
+import { copyFileSync, existsSync as existsSync6, mkdirSync as mkdirSync3, readdirSync as readdirSync5, renameSync as renameSync3, rmSync as rmSync3 } from "node:fs";
+import { dirname as dirname4, join as join7 } from "node:path";
+
+// src/prepare/numpy-random.ts
+var N = 624;
+var M = 397;
+var MT19937 = class {
+  mt = new Uint32Array(N);
+  index = N;
+  constructor(seed) {
+    const mt = this.mt;
+    mt[0] = seed >>> 0;
+    for (let i = 1; i < N; i++) {
+      const prev = mt[i - 1] ^ mt[i - 1] >>> 30;
+      mt[i] = Math.imul(1812433253, prev) + i >>> 0;
+    }
+  }
+  twist() {
+    const mt = this.mt;
+    for (let i = 0; i < N; i++) {
+      const y = mt[i] & 2147483648 | mt[(i + 1) % N] & 2147483647;
+      mt[i] = mt[(i + M) % N] ^ y >>> 1 ^ (y & 1 ? 2567483615 : 0);
+    }
+    this.index = 0;
+  }
+  next() {
+    if (this.index >= N) this.twist();
+    let y = this.mt[this.index++];
+    y ^= y >>> 11;
+    y ^= y << 7 & 2636928640;
+    y ^= y << 15 & 4022730752;
+    y ^= y >>> 18;
+    return y >>> 0;
+  }
+};
+function interval(rng2, max) {
+  if (max === 0) return 0;
+  let mask = max;
+  mask |= mask >>> 1;
+  mask |= mask >>> 2;
+  mask |= mask >>> 4;
+  mask |= mask >>> 8;
+  mask |= mask >>> 16;
+  mask >>>= 0;
+  for (; ; ) {
+    const v = (rng2.next() & mask) >>> 0;
+    if (v <= max) return v;
+  }
+}
+function permutation(n, seed) {
+  if (!Number.isInteger(n) || n < 0 || n >= 2 ** 32)
+    throw new RangeError(`permutation size out of range: ${n}`);
+  const rng2 = new MT19937(seed);
+  const a = new Uint32Array(n);
+  for (let i = 0; i < n; i++) a[i] = i;
+  for (let i = n - 1; i >= 1; i--) {
+    const j = interval(rng2, i);
+    const t = a[i];
+    a[i] = a[j];
+    a[j] = t;
+  }
+  return a;
+}
+function testCount(n, testSize) {
+  const nTest = Number.isInteger(testSize) && testSize >= 1 ? testSize : Math.ceil(testSize * n);
+  if (nTest <= 0 || nTest >= n) {
+    throw new RangeError(`test_size=${testSize} with ${n} rows leaves an empty train or test set`);
+  }
+  return nTest;
+}
+function trainTestSplit(n, testSize, seed) {
+  const nTest = testCount(n, testSize);
+  const p = permutation(n, seed);
+  return { test: p.subarray(0, nTest), train: p.subarray(nTest) };
+}
+
+// src/prepare/table-file.ts
+import { closeSync as closeSync5, createReadStream as createReadStream2, openSync as openSync5, readSync as readSync3, statSync as statSync5, writeSync as writeSync3 } from "node:fs";
+function grow(a) {
+  const b = new Float64Array(Math.max(1024, a.length * 2));
+  b.set(a);
+  return b;
+}
+async function scanTable(file2, collect = [], groupBy) {
+  let starts = new Float64Array(1024);
+  let ends = new Float64Array(1024);
+  let n = -1;
+  let header = [];
+  let typers = [];
+  const distinct2 = new Map(collect.map((c) => [c, /* @__PURE__ */ new Set()]));
+  let collectIdx = [];
+  let groupCol = -1;
+  const groupIndex = /* @__PURE__ */ new Map();
+  const groupValues = [];
+  let groupOf = new Uint32Array(groupBy ? 1024 : 0);
+  let pending = [];
+  let recStart = 0;
+  let pos = 0;
+  let inQuotes = false;
+  let first = true;
+  const finish = (endAbs) => {
+    let bytes2 = pending.length === 1 ? pending[0] : Buffer.concat(pending);
+    pending = [];
+    let end = endAbs;
+    if (bytes2.length > 0 && bytes2[bytes2.length - 1] === 13) {
+      bytes2 = bytes2.subarray(0, bytes2.length - 1);
+      end--;
+    }
+    const text2 = bytes2.toString("utf8");
+    if (n === -1) {
+      header = parseCsv(text2.replace(/^\uFEFF/, ""))[0] ?? [];
+      typers = header.map(() => new ColumnTyper());
+      collectIdx = collect.map((c) => {
+        const k = header.indexOf(c);
+        if (k < 0) throw new Error(`${file2}: no column "${c}" (columns: ${header.join(", ")})`);
+        return [c, k];
+      });
+      if (groupBy !== void 0) {
+        groupCol = header.indexOf(groupBy);
+        if (groupCol < 0) throw new Error(`${file2}: no column "${groupBy}" (columns: ${header.join(", ")})`);
+      }
+      n = 0;
+      return;
+    }
+    if (text2 === "" && header.length > 1) return;
+    const cells = parseCsv(text2)[0] ?? [""];
+    for (let k = 0; k < typers.length; k++) typers[k].add(cells[k] ?? "");
+    for (const [c, k] of collectIdx) distinct2.get(c).add(cells[k] ?? "");
+    if (n >= starts.length) {
+      starts = grow(starts);
+      ends = grow(ends);
+    }
+    starts[n] = recStart;
+    ends[n] = end;
+    if (groupCol >= 0) {
+      const v = cells[groupCol] ?? "";
+      let g = groupIndex.get(v);
+      if (g === void 0) {
+        g = groupValues.push(v) - 1;
+        groupIndex.set(v, g);
+      }
+      if (n >= groupOf.length) {
+        const b = new Uint32Array(groupOf.length * 2);
+        b.set(groupOf);
+        groupOf = b;
+      }
+      groupOf[n] = g;
+    }
+    n++;
+  };
+  for await (const chunk of createReadStream2(file2, { highWaterMark: 1 << 20 })) {
+    let from = 0;
+    if (first && chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191) {
+      from = 3;
+      recStart = 3;
+    }
+    first = false;
+    for (let i = from; i < chunk.length; i++) {
+      const b = chunk[i];
+      if (b === 34) inQuotes = !inQuotes;
+      else if (b === 10 && !inQuotes) {
+        pending.push(chunk.subarray(from, i));
+        finish(pos + i);
+        from = i + 1;
+        recStart = pos + i + 1;
+      }
+    }
+    if (from < chunk.length) pending.push(chunk.subarray(from));
+    pos += chunk.length;
+  }
+  if (pending.some((p) => p.length > 0)) finish(pos);
+  if (n < 0) throw new Error(`${file2}: empty CSV`);
+  const groups = groupCol >= 0 ? { values: groupValues, of: groupOf.subarray(0, n) } : void 0;
+  return { file: file2, header, types: typers.map((t) => t.type), starts, ends, n, distinct: distinct2, groups };
+}
+var RecordReader = class {
+  constructor(t) {
+    this.t = t;
+    const size = statSync5(t.file).size;
+    if (size < 1 << 30) {
+      this.buf = Buffer.alloc(size);
+      const fd = openSync5(t.file, "r");
+      try {
+        let off = 0;
+        while (off < size) off += readSync3(fd, this.buf, off, size - off, off);
+      } finally {
+        closeSync5(fd);
+      }
+    } else this.fd = openSync5(t.file, "r");
+  }
+  t;
+  buf;
+  fd;
+  cells(i) {
+    const s = this.t.starts[i];
+    const e = this.t.ends[i];
+    let text2;
+    if (this.buf) text2 = this.buf.toString("utf8", s, e);
+    else {
+      const b = Buffer.alloc(e - s);
+      readSync3(this.fd, b, 0, e - s, s);
+      text2 = b.toString("utf8");
+    }
+    return parseCsv(text2)[0] ?? [""];
+  }
+  close() {
+    if (this.fd !== void 0) closeSync5(this.fd);
+  }
+};
+function quoteAlways(v) {
+  return `"${v.replace(/"/g, '""')}"`;
+}
+var CsvWriter = class {
+  /** `textColumns`: pandas' QUOTE_NONNUMERIC, quoting the header and every cell of these columns. */
+  constructor(file2, header, textColumns) {
+    this.textColumns = textColumns;
+    this.fd = openSync5(file2, "w");
+    this.line(header.map((h) => textColumns ? quoteAlways(h) : quoteCell(h)).join(","));
+  }
+  textColumns;
+  fd;
+  parts = [];
+  size = 0;
+  /** A row of already rendered cells. */
+  row(cells) {
+    const t = this.textColumns;
+    if (t) this.line(cells.map((v, k) => t[k] ? quoteAlways(v) : quoteCell(v)).join(","));
+    else this.line(cells.length === 1 && cells[0] === "" ? '""' : cells.map(quoteCell).join(","));
+  }
+  line(s) {
+    this.parts.push(s, "\n");
+    this.size += s.length + 1;
+    if (this.size > 1 << 20) this.flush();
+  }
+  flush() {
+    if (this.parts.length) writeSync3(this.fd, this.parts.join(""));
+    this.parts = [];
+    this.size = 0;
+  }
+  close() {
+    this.flush();
+    closeSync5(this.fd);
+  }
+};
+
+// src/prepare/zip.ts
+var import_yauzl = __toESM(require_yauzl(), 1);
+var import_yazl = __toESM(require_yazl(), 1);
+import { createWriteStream as createWriteStream2, mkdirSync as mkdirSync2, readdirSync as readdirSync4 } from "node:fs";
+import { basename, dirname as dirname3, join as join6, resolve as resolve4, sep as sep2 } from "node:path";
+import { pipeline } from "node:stream/promises";
+async function extractZip(zipFile, dest) {
+  const root = resolve4(dest);
+  mkdirSync2(root, { recursive: true });
+  const zip = await import_yauzl.default.openPromise(zipFile, {
+    lazyEntries: true,
+    autoClose: false,
+    strictFileNames: false
+  });
+  let count = 0;
+  try {
+    for await (const entry of zip.eachEntry()) {
+      const name2 = entry.fileName.replace(/\\/g, "/");
+      const target = resolve4(root, name2);
+      if (target !== root && !target.startsWith(root + sep2))
+        throw new Error(`${zipFile}: entry "${name2}" escapes the folder`);
+      if (name2.endsWith("/")) {
+        mkdirSync2(target, { recursive: true });
+        continue;
+      }
+      mkdirSync2(dirname3(target), { recursive: true });
+      await pipeline(await zip.openReadStreamPromise(entry), createWriteStream2(target));
+      count++;
+    }
+  } finally {
+    zip.close();
+  }
+  return count;
+}
+async function zipFiles(files, zipFile, compress = true) {
+  const z2 = new import_yazl.default.ZipFile();
+  for (const f of files) z2.addFile(f, basename(f), { compress });
+  const done = pipeline(z2.outputStream, createWriteStream2(zipFile));
+  z2.end();
+  await done;
+}
+function zipFolder(dir, zipFile) {
+  const files = readdirSync4(dir).sort();
+  return zipFiles(
+    files.map((name2) => join6(dir, name2)),
+    zipFile
+  );
+}
+
+// src/prepare/tfrecord.ts
+import { closeSync as closeSync6, openSync as openSync6, readSync as readSync4 } from "node:fs";
+function tfrecordFeature(file2, feature) {
+  const fd = openSync6(file2, "r");
+  const out = [];
+  try {
+    const head = Buffer.alloc(12);
+    let pos = 0;
+    for (; ; ) {
+      const got = readSync4(fd, head, 0, 12, pos);
+      if (got === 0) break;
+      if (got < 12) throw new Error(`${file2}: truncated record header at byte ${pos}`);
+      const len = Number(head.readBigUInt64LE(0));
+      const payload = Buffer.alloc(len);
+      if (readSync4(fd, payload, 0, len, pos + 12) < len)
+        throw new Error(`${file2}: truncated record at byte ${pos}`);
+      pos += 12 + len + 4;
+      const value = exampleBytes(payload, feature);
+      if (value === void 0) throw new Error(`${file2}: a record has no bytes feature "${feature}"`);
+      out.push(value);
+    }
+  } finally {
+    closeSync6(fd);
+  }
+  return out;
+}
+function* fields(buf) {
+  let i = 0;
+  const varint = () => {
+    let shift = 0n;
+    let v = 0n;
+    for (; ; ) {
+      if (i >= buf.length) throw new Error("truncated protobuf varint");
+      const b = buf[i++];
+      v |= BigInt(b & 127) << shift;
+      if (!(b & 128)) return v;
+      shift += 7n;
+    }
+  };
+  while (i < buf.length) {
+    const key = Number(varint());
+    const [num2, wire] = [key >>> 3, key & 7];
+    if (wire === 0) yield [num2, wire, varint()];
+    else if (wire === 1 || wire === 5) {
+      i += wire === 1 ? 8 : 4;
+      yield [num2, wire, 0n];
+    } else if (wire === 2) {
+      const len = Number(varint());
+      yield [num2, wire, buf.subarray(i, i + len)];
+      i += len;
+    } else throw new Error(`unsupported protobuf wire type ${wire}`);
+  }
+}
+function exampleBytes(payload, feature) {
+  for (const [n1, w1, features] of fields(payload)) {
+    if (n1 !== 1 || w1 !== 2) continue;
+    for (const [n2, w2, entry] of fields(features)) {
+      if (n2 !== 1 || w2 !== 2) continue;
+      let key;
+      let value;
+      for (const [n3, w3, x] of fields(entry)) {
+        if (n3 === 1 && w3 === 2) key = x.toString("utf8");
+        if (n3 === 2 && w3 === 2) value = x;
+      }
+      if (key !== feature || !value) continue;
+      for (const [n4, w4, list] of fields(value)) {
+        if (n4 !== 1 || w4 !== 2) continue;
+        for (const [n5, w5, bytes2] of fields(list)) {
+          if (n5 === 1 && w5 === 2) return bytes2.toString("utf8");
+        }
+      }
+    }
+  }
+  return void 0;
+}
+
+// src/prepare/split.ts
+function splitIndices(n, testSize, recipe) {
+  const { train, test } = trainTestSplit(n, testSize, recipe.randomState);
+  if (recipe.order === "file")
+    return { train: Uint32Array.from(train).sort(), test: Uint32Array.from(test).sort() };
+  return { train, test };
+}
+async function runTableSplit(recipe, rawDir, outDir, log = () => {
+}) {
+  for (const x of recipe.extract) {
+    const archive = join7(rawDir, x.archive);
+    if (!existsSync6(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
+    await extractZip(archive, join7(rawDir, x.into ?? ""));
+  }
+  const tableFile = join7(rawDir, recipe.table);
+  if (!existsSync6(tableFile)) throw new Error(`raw table ${recipe.table} not found in the Kaggle download`);
+  const labelCols = recipe.outputs.flatMap((o) => o.kind === "one-hot" && !o.classes ? [o.label] : []);
+  const table = await scanTable(tableFile, labelCols, recipe.groupBy);
+  const computed = Object.entries(recipe.computed);
+  const names2 = [...table.header, ...computed.map(([name2]) => name2)];
+  const col = (name2) => {
+    const k = names2.indexOf(name2);
+    if (k < 0) throw new Error(`${recipe.table}: no column "${name2}" (columns: ${names2.join(", ")})`);
+    return k;
+  };
+  let testSize = recipe.testSize;
+  if (recipe.testMembers)
+    testSize = 0;
+  else if (testSize === void 0) {
+    const { dir, suffix } = recipe.testSizeFromFiles;
+    const k = readdirSync5(join7(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
+    testSize = k / (table.n + k);
+  }
+  const reader = new RecordReader(table);
+  let parts;
+  if (recipe.testMembers) {
+    const m = recipe.testMembers;
+    const ids = new Set(m.tfrecords.flatMap((f) => tfrecordFeature(join7(rawDir, f), m.feature)));
+    const k = col(m.column);
+    const train = [];
+    const test = [];
+    for (let i = 0; i < table.n; i++) (ids.has(reader.cells(i)[k]) ? test : train).push(i);
+    log(`${recipe.table}: ${table.n} rows, ${test.length} in the TFRecord files ${m.tfrecords.join(", ")}`);
+    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
+  } else if (table.groups) {
+    const g = table.groups;
+    const k = g.values.length;
+    log(`${recipe.table}: ${table.n} rows, ${testCount(k, testSize)} of ${k} groups to the new test set`);
+    const inTest = new Uint8Array(k);
+    for (const t of trainTestSplit(k, testSize, recipe.randomState).test) inTest[t] = 1;
+    const train = [];
+    const test = [];
+    for (let i = 0; i < table.n; i++) (inTest[g.of[i]] ? test : train).push(i);
+    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
+  } else {
+    log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, testSize)} to the new test set`);
+    parts = splitIndices(table.n, testSize, recipe);
+  }
+  const renumberCol = recipe.renumber ? col(recipe.renumber.column) : -1;
+  const types = [...table.types, ...computed.map(() => "text")];
+  if (recipe.renumber) {
+    const prefixed = recipe.renumber.train.prefix !== void 0 || recipe.renumber.test.prefix !== void 0;
+    types[renumberCol] = prefixed ? "text" : "int";
+  }
+  const fill = (tpl, raw, out) => tpl.replace(/\{(=?)([^}]+)\}/g, (_, eq, name2) => (eq ? out : raw)[col(name2)]);
+  const each = (part2, fn) => {
+    const idx = parts[part2];
+    const rn = recipe.renumber?.[part2];
+    const start = rn?.start === "after-train" ? parts.train.length : rn?.start ?? 0;
+    const dense = /* @__PURE__ */ new Map();
+    for (let pos = 0; pos < idx.length; pos++) {
+      const raw = reader.cells(idx[pos]);
+      const out = raw.map((v, k) => renderCell(v, table.types[k]));
+      if (rn) {
+        let n = pos;
+        if (recipe.renumber.dense) {
+          const v = raw[renumberCol];
+          n = dense.get(v) ?? dense.size;
+          dense.set(v, n);
+        }
+        out[renumberCol] = `${rn.prefix ?? ""}${start + n}`;
+      }
+      for (const [, tpl] of computed) out.push(fill(tpl, raw, out));
+      fn(raw, out, pos);
+    }
+  };
+  const target = (to) => {
+    const file2 = join7(outDir, to);
+    mkdirSync3(dirname4(file2), { recursive: true });
+    return file2;
+  };
+  try {
+    for (const o of recipe.outputs) await writeOutput(o);
+  } finally {
+    reader.close();
+  }
+  async function writeOutput(o) {
+    if (o.kind === "rows") {
+      let keep = o.columns ? o.columns.map(col) : table.header.map((_, k) => k);
+      if (o.drop) {
+        const drop = new Set(o.drop.map(col));
+        keep = keep.filter((k) => !drop.has(k));
+      }
+      const header = keep.map((k) => o.rename?.[names2[k]] ?? names2[k]);
+      const text2 = o.quoting === "nonnumeric" ? keep.map((k) => types[k] === "text") : void 0;
+      const file2 = target(o.to);
+      const w = new CsvWriter(file2, header, text2);
+      each(o.part, (_, out) => w.row(keep.map((k) => out[k])));
+      w.close();
+      if (o.zip) {
+        await zipFiles([file2], `${file2}.zip`, false);
+        rmSync3(file2);
+      }
+    } else if (o.kind === "constant") {
+      const keep = o.keep.map(col);
+      const values = Object.values(o.values);
+      const w = new CsvWriter(target(o.to), [...o.keep, ...Object.keys(o.values)]);
+      each(o.part, (_, out) => w.row([...keep.map((k) => out[k]), ...values]));
+      w.close();
+    } else if (o.kind === "one-hot") {
+      const id = col(o.id);
+      const label = col(o.label);
+      const classes = o.classes ?? [...table.distinct.get(o.label)].sort();
+      const w = new CsvWriter(target(o.to), [o.id, ...classes]);
+      each(
+        o.part,
+        (raw, out) => w.row([out[id], ...classes.map((c) => o.constant ?? (raw[label] === c ? "1" : "0"))])
+      );
+      w.close();
+    } else {
+      const key = col(o.key);
+      const keys = /* @__PURE__ */ new Set();
+      each(o.part, (raw) => keys.add(raw[key]));
+      const other = await scanTable(join7(rawDir, o.from));
+      const k2 = other.header.indexOf(o.key);
+      if (k2 < 0) throw new Error(`${o.from}: no column "${o.key}"`);
+      const r2 = new RecordReader(other);
+      const w = new CsvWriter(target(o.to), other.header);
+      try {
+        for (let i = 0; i < other.n; i++) {
+          const raw = r2.cells(i);
+          if (keys.has(raw[k2])) w.row(raw.map((v, k) => renderCell(v, other.types[k])));
+        }
+      } finally {
+        w.close();
+        r2.close();
+      }
+    }
+  }
+  const moved = /* @__PURE__ */ new Map();
+  for (const c of recipe.copies) {
+    each(c.part, (raw, out) => {
+      const from = join7(rawDir, fill(c.from, raw, out));
+      const to = target(fill(c.to, raw, out));
+      const earlier = moved.get(from);
+      if (earlier) copyFileSync(earlier, to);
+      else if (existsSync6(from)) {
+        renameSync3(from, to);
+        moved.set(from, to);
+      } else throw new Error(`raw file ${fill(c.from, raw, out)} not found in the Kaggle download`);
+    });
+  }
+  for (const f of recipe.files) copyFileSync(join7(rawDir, f.from), target(f.to));
+  for (const a of recipe.archives) {
+    const dir = join7(outDir, a.dir);
+    mkdirSync3(dir, { recursive: true });
+    await zipFolder(dir, target(a.to));
+    rmSync3(dir, { recursive: true, force: true });
+  }
+  for (const d of recipe.dirs) mkdirSync3(join7(outDir, d), { recursive: true });
+  if (recipe.renameTfrecords) {
+    const t = recipe.renameTfrecords;
+    const counters = { train: 0, test: 0 };
+    mkdirSync3(join7(outDir, t.to), { recursive: true });
+    const files = readdirSync5(join7(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
+    for (const f of files) {
+      const count = f.replace(/\.tfrec$/, "").split("-")[1];
+      const kind = t.test.includes(f) ? "test" : "train";
+      const name2 = `${kind}${String(counters[kind]++).padStart(2, "0")}-${count}.tfrec`;
+      renameSync3(join7(rawDir, t.dir, f), join7(outDir, t.to, name2));
+    }
+  }
+  return { train: parts.train.length, test: parts.test.length };
+}
+
+// src/prepare/tables.ts
+import { copyFileSync as copyFileSync2, existsSync as existsSync7, mkdirSync as mkdirSync4 } from "node:fs";
+import { dirname as dirname5, join as join8 } from "node:path";
+async function runTables(recipe, rawDir, outDir) {
+  for (const x of recipe.extract) {
+    const archive = join8(rawDir, x.archive);
+    if (!existsSync7(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
+    await extractZip(archive, join8(rawDir, x.into ?? ""));
+  }
+  for (const o of recipe.outputs) {
+    const from = join8(rawDir, o.from);
+    if (!existsSync7(from)) throw new Error(`raw table ${o.from} not found in the Kaggle download`);
+    const to = join8(outDir, o.to);
+    mkdirSync4(dirname5(to), { recursive: true });
+    if (o.copy) {
+      copyFileSync2(from, to);
+      continue;
+    }
+    const table = await scanTable(from);
+    const set2 = o.set ?? {};
+    const names2 = o.columns ?? [
+      ...table.header,
+      ...Object.keys(set2).filter((c) => !table.header.includes(c))
+    ];
+    const cols = names2.map((name2) => {
+      if (name2 in set2) return { value: set2[name2] };
+      const k = table.header.indexOf(name2);
+      if (k < 0) throw new Error(`${o.from}: no column "${name2}" (columns: ${table.header.join(", ")})`);
+      return { k };
+    });
+    const reader = new RecordReader(table);
+    const w = new CsvWriter(to, names2);
+    try {
+      for (let i = 0; i < table.n; i++) {
+        const raw = reader.cells(i);
+        w.row(cols.map((c) => "value" in c ? c.value : renderCell(raw[c.k] ?? "", table.types[c.k])));
+      }
+    } finally {
+      w.close();
+      reader.close();
+    }
+  }
+}
+
+// src/prepare/custom.ts
+var import_pngjs = __toESM(require_png(), 1);
+var import_yazl2 = __toESM(require_yazl(), 1);
+import {
+  copyFileSync as copyFileSync3,
+  existsSync as existsSync8,
+  mkdirSync as mkdirSync5,
+  readdirSync as readdirSync6,
+  readFileSync as readFileSync8,
+  renameSync as renameSync4,
+  rmSync as rmSync4,
+  writeFileSync as writeFileSync2
+} from "node:fs";
+import { createWriteStream as createWriteStream3 } from "node:fs";
+import { join as join9 } from "node:path";
+import { pipeline as pipeline2 } from "node:stream/promises";
+
+// src/prepare/pyjson.ts
+function parsePyJson(text2) {
+  let i = 0;
+  const ws = () => {
+    while (i < text2.length && " 	\n\r".includes(text2[i])) i++;
+  };
+  const fail = (what) => {
+    throw new Error(`invalid JSON at offset ${i}: ${what}`);
+  };
+  const value = () => {
+    ws();
+    const c = text2[i];
+    if (c === "{") {
+      i++;
+      const v2 = [];
+      ws();
+      if (text2[i] === "}") return i++, { t: "obj", v: v2 };
+      for (; ; ) {
+        ws();
+        if (text2[i] !== '"') fail("expected a key");
+        const k = str();
+        ws();
+        if (text2[i++] !== ":") fail("expected ':'");
+        v2.push([k, value()]);
+        ws();
+        if (text2[i] === ",") i++;
+        else if (text2[i] === "}") return i++, { t: "obj", v: v2 };
+        else fail("expected ',' or '}'");
+      }
+    }
+    if (c === "[") {
+      i++;
+      const v2 = [];
+      ws();
+      if (text2[i] === "]") return i++, { t: "arr", v: v2 };
+      for (; ; ) {
+        v2.push(value());
+        ws();
+        if (text2[i] === ",") i++;
+        else if (text2[i] === "]") return i++, { t: "arr", v: v2 };
+        else fail("expected ',' or ']'");
+      }
+    }
+    if (c === '"') return { t: "str", v: str() };
+    for (const lit of ["true", "false", "null"]) {
+      if (text2.startsWith(lit, i)) return i += lit.length, { t: "lit", v: lit };
+    }
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text2.slice(i, i + 400));
+    if (!m) return fail("unexpected character");
+    i += m[0].length;
+    if (m[2] || m[3]) return { t: "float", v: Number(m[0]) };
+    return { t: "int", v: m[0] === "-0" ? "0" : m[0] };
+  };
+  const str = () => {
+    i++;
+    let out = "";
+    for (; ; ) {
+      const c = text2[i++];
+      if (c === void 0) fail("unterminated string");
+      if (c === '"') return out;
+      if (c !== "\\") {
+        out += c;
+        continue;
+      }
+      const e = text2[i++];
+      const simple = {
+        '"': '"',
+        "\\": "\\",
+        "/": "/",
+        b: "\b",
+        f: "\f",
+        n: "\n",
+        r: "\r",
+        t: "	"
+      };
+      if (e in simple) out += simple[e];
+      else if (e === "u") {
+        out += String.fromCharCode(parseInt(text2.slice(i, i + 4), 16));
+        i += 4;
+      } else fail("bad escape");
+    }
+  };
+  const v = value();
+  ws();
+  if (i !== text2.length) fail("trailing characters");
+  return v;
+}
+var SHORT = {
+  '"': '\\"',
+  "\\": "\\\\",
+  "\n": "\\n",
+  "\r": "\\r",
+  "	": "\\t",
+  "\b": "\\b",
+  "\f": "\\f"
+};
+function pyString(s) {
+  let out = '"';
+  for (let k = 0; k < s.length; k++) {
+    const ch = s[k];
+    const code = s.charCodeAt(k);
+    if (SHORT[ch]) out += SHORT[ch];
+    else if (code < 32 || code > 126) out += "\\u" + code.toString(16).padStart(4, "0");
+    else out += ch;
+  }
+  return out + '"';
+}
+function dumpPyJson(v, indent = 4, level = 0) {
+  const pad = (n) => " ".repeat(indent * n);
+  switch (v.t) {
+    case "obj":
+      if (v.v.length === 0) return "{}";
+      return `{
+${v.v.map(([k, x]) => `${pad(level + 1)}${pyString(k)}: ${dumpPyJson(x, indent, level + 1)}`).join(",\n")}
+${pad(level)}}`;
+    case "arr":
+      if (v.v.length === 0) return "[]";
+      return `[
+${v.v.map((x) => pad(level + 1) + dumpPyJson(x, indent, level + 1)).join(",\n")}
+${pad(level)}]`;
+    case "str":
+      return pyString(v.v);
+    case "int":
+      return v.v;
+    case "float":
+      return Number.isFinite(v.v) ? pyFloat(v.v) : Number.isNaN(v.v) ? "NaN" : v.v > 0 ? "Infinity" : "-Infinity";
+    case "lit":
+      return v.v;
+  }
+}
+function field(obj, key) {
+  return obj.t === "obj" ? obj.v.find(([k]) => k === key)?.[1] : void 0;
+}
+
+// src/prepare/custom.ts
+function need(file2) {
+  if (!existsSync8(file2)) throw new Error(`${file2} not found in the Kaggle download`);
+  return file2;
+}
+function codePointSort(names2) {
+  return names2.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
+}
+async function dogsVsCats(rawDir, outDir) {
+  await extractZip(need(join9(rawDir, "train.zip")), rawDir);
+  const files = codePointSort(readdirSync6(join9(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
+  const { train, test } = trainTestSplit(files.length, 0.1, 0);
+  const pub = (...p) => join9(outDir, "public", ...p);
+  mkdirSync5(pub("train"), { recursive: true });
+  mkdirSync5(pub("test"), { recursive: true });
+  let cats = 0;
+  let dogs = 0;
+  for (const i of train) {
+    const name2 = files[i];
+    const renamed = name2.includes("cat") ? `cat.${cats++}.jpg` : `dog.${dogs++}.jpg`;
+    copyFileSync3(join9(rawDir, "train", name2), pub("train", renamed));
+  }
+  const answers = ["id,label"];
+  const sample = ["id,label"];
+  test.forEach((i, k) => {
+    copyFileSync3(join9(rawDir, "train", files[i]), pub("test", `${k + 1}.jpg`));
+    answers.push(`${k + 1},${files[i].includes("dog") ? 1 : 0}`);
+    sample.push(`${k + 1},${pyFloat(0.5)}`);
+  });
+  await zipFolder(pub("train"), pub("train.zip"));
+  await zipFolder(pub("test"), pub("test.zip"));
+  writeFileSync2(pub("sample_submission.csv"), sample.join("\n") + "\n");
+  mkdirSync5(join9(outDir, "private"), { recursive: true });
+  writeFileSync2(join9(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
+}
+async function zipWithFolder(files, dir, zipFile) {
+  const z2 = new import_yazl2.default.ZipFile();
+  z2.addEmptyDirectory(`${dir}/`);
+  for (const [path4, name2] of files) z2.addFile(path4, `${dir}/${name2}`, { compress: true });
+  const done = pipeline2(z2.outputStream, createWriteStream3(zipFile));
+  z2.end();
+  await done;
+}
+async function whale(rawDir, outDir) {
+  await extractZip(need(join9(rawDir, "train2.zip")), rawDir);
+  const clips = codePointSort(readdirSync6(join9(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
+  const dates = codePointSort([...new Set(clips.map((c) => c.split("_")[0]))]);
+  if (dates.length !== 4) throw new Error(`expected clips from 4 dates in train2/, found ${dates.length}`);
+  const train = clips.filter((c) => dates.indexOf(c.split("_")[0]) < 2);
+  const test = clips.filter((c) => dates.indexOf(c.split("_")[0]) >= 2);
+  const trainNames = train.map((c, i) => {
+    if (!/TRAIN\d+/.test(c)) throw new Error(`unexpected clip name ${c}`);
+    return c.replace(/TRAIN\d+/, `TRAIN${i}`);
+  });
+  const testNames = test.map((c, i) => `${c.slice(0, c.indexOf("TRAIN"))}Test${i}.aif`);
+  const pub = (...p) => join9(outDir, "public", ...p);
+  mkdirSync5(pub(), { recursive: true });
+  await zipWithFolder(
+    train.map((c, i) => [join9(rawDir, "train2", c), trainNames[i]]),
+    "train2",
+    pub("train2.zip")
+  );
+  await zipWithFolder(
+    test.map((c, i) => [join9(rawDir, "train2", c), testNames[i]]),
+    "test2",
+    pub("test2.zip")
+  );
+  writeFileSync2(
+    pub("sampleSubmission.csv"),
+    ["clip,probability", ...testNames.map((n) => `${n},0`)].join("\n") + "\n"
+  );
+  const answers = test.map((c, i) => `${testNames[i]},${c.replace(/\.aif$/, "").endsWith("_1") ? 1 : 0}`);
+  mkdirSync5(join9(outDir, "private"), { recursive: true });
+  writeFileSync2(join9(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
+}
+async function randomActsOfPizza(rawDir, outDir) {
+  const train = parsePyJson(readFileSync8(need(join9(rawDir, "train.json")), "utf8"));
+  const kaggleTest = parsePyJson(readFileSync8(need(join9(rawDir, "test.json")), "utf8"));
+  if (train.t !== "arr" || kaggleTest.t !== "arr" || kaggleTest.v[0]?.t !== "obj") {
+    throw new Error("train.json and test.json must be lists of request objects");
+  }
+  const testKeys = kaggleTest.v[0].v.map(([k]) => k);
+  const records = train.v;
+  const { train: trainIdx, test: testIdx } = trainTestSplit(
+    records.length,
+    kaggleTest.v.length / (records.length + kaggleTest.v.length),
+    0
+  );
+  const pub = (...p) => join9(outDir, "public", ...p);
+  mkdirSync5(pub(), { recursive: true });
+  const newTrain = { t: "arr", v: [...trainIdx].map((i) => records[i]) };
+  const newTest = {
+    t: "arr",
+    v: [...testIdx].map((i) => ({
+      t: "obj",
+      v: testKeys.map((k) => {
+        const x = field(records[i], k);
+        if (x === void 0) throw new Error(`train.json record ${i} lacks the test field "${k}"`);
+        return [k, x];
+      })
+    }))
+  };
+  writeFileSync2(pub("train.json"), dumpPyJson(newTrain));
+  writeFileSync2(pub("test.json"), dumpPyJson(newTest));
+  await zipFiles([pub("train.json")], pub("train.zip"));
+  await zipFiles([pub("test.json")], pub("test.zip"));
+  const ids = [...testIdx].map((i) => {
+    const id = field(records[i], "request_id");
+    if (id?.t !== "str") throw new Error(`train.json record ${i} has no request_id`);
+    return id.v;
+  });
+  const labels = [...testIdx].map((i) => {
+    const got = field(records[i], "requester_received_pizza");
+    return got?.t === "lit" && got.v === "true" ? 1 : 0;
+  });
+  const header = "request_id,requester_received_pizza";
+  writeFileSync2(
+    pub("sampleSubmission.csv"),
+    [header, ...ids.map((id) => `${quoteCell(id)},0`)].join("\n") + "\n"
+  );
+  mkdirSync5(join9(outDir, "private"), { recursive: true });
+  const answers = ids.map((id, k) => `${quoteCell(id)},${labels[k]}`);
+  writeFileSync2(join9(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
+}
+function pngGrey(file2) {
+  const png = import_pngjs.PNG.sync.read(readFileSync8(file2));
+  if (png.depth === 16) throw new Error(`${file2}: 16-bit PNGs are not supported`);
+  const { width, height, data } = png;
+  const grey = new Uint8Array(width * height);
+  for (let p = 0; p < width * height; p++) {
+    const [r, g, b] = [data[4 * p], data[4 * p + 1], data[4 * p + 2]];
+    grey[p] = png.color || png.palette ? r * 19595 + g * 38470 + b * 7471 + 32768 >>> 16 : r;
+  }
+  return { width, height, grey };
+}
+async function denoisingDirtyDocuments(rawDir, outDir) {
+  const pub = (...p) => join9(outDir, "public", ...p);
+  const priv = (...p) => join9(outDir, "private", ...p);
+  await extractZip(need(join9(rawDir, "train.zip")), pub());
+  const images = codePointSort(readdirSync6(pub("train")).filter((f) => f.endsWith(".png")));
+  const { test } = trainTestSplit(images.length, 0.2, 0);
+  const testNames = [...test].map((i) => images[i]);
+  mkdirSync5(pub("test"), { recursive: true });
+  for (const name2 of testNames) renameSync4(pub("train", name2), pub("test", name2));
+  await extractZip(need(join9(rawDir, "train_cleaned.zip")), pub());
+  mkdirSync5(priv("train_cleaned"), { recursive: true });
+  for (const name2 of testNames) renameSync4(pub("train_cleaned", name2), priv("train_cleaned", name2));
+  const answers = new CsvWriter(priv("answers.csv"), ["id", "value"]);
+  const sample = new CsvWriter(pub("sampleSubmission.csv"), ["id", "value"]);
+  try {
+    for (const name2 of codePointSort(readdirSync6(priv("train_cleaned")))) {
+      const { width, height, grey } = pngGrey(priv("train_cleaned", name2));
+      const stem = name2.replace(/\.[^.]*$/, "");
+      const values = Array.from({ length: 256 }, (_, v) => pyFloat(v / 255));
+      for (let r = 0; r < height; r++) {
+        for (let c = 0; c < width; c++) {
+          const id = `${stem}_${r + 1}_${c + 1}`;
+          answers.row([id, values[grey[r * width + c]]]);
+          sample.row([id, "1"]);
+        }
+      }
+    }
+  } finally {
+    answers.close();
+    sample.close();
+  }
+  rmSync4(priv("train_cleaned"), { recursive: true, force: true });
+}
+function roundHalfEven(x) {
+  const f = Math.floor(x);
+  const d = x - f;
+  return d > 0.5 || d === 0.5 && f % 2 === 1 ? f + 1 : f;
+}
+function lines(file2) {
+  const parts = readFileSync8(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  if (parts.at(-1) === "") parts.pop();
+  return parts;
+}
+async function mlspBirds(rawDir, outDir) {
+  await extractZip(need(join9(rawDir, "mlsp_contest_dataset.zip")), rawDir);
+  const src = (...p) => join9(rawDir, "mlsp_contest_dataset", ...p);
+  const pub = (...p) => join9(outDir, "public", ...p);
+  for (const d of [
+    "essential_data/src_wavs",
+    ...["filtered_spectrograms", "segmentation_examples", "spectrograms", "supervised_segmentation"].map(
+      (x) => `supplemental_data/${x}`
+    )
+  ]) {
+    mkdirSync5(pub(d), { recursive: true });
+  }
+  mkdirSync5(join9(outDir, "private"), { recursive: true });
+  const folds = await scanTable(need(src("essential_data", "CVfolds_2.txt")));
+  const foldsReader = new RecordReader(folds);
+  const kept = [];
+  for (let i = 0; i < folds.n; i++) {
+    const [recId, fold] = foldsReader.cells(i);
+    if (Number(fold) === 0) kept.push(recId);
+  }
+  foldsReader.close();
+  const isTest = new Uint8Array(kept.length);
+  for (const p of permutation(kept.length, 0).subarray(0, roundHalfEven(0.2 * kept.length))) isTest[p] = 1;
+  const newId = new Map(kept.map((old, k) => [Number(old), k]));
+  writeFileSync2(
+    pub("essential_data", "CVfolds_2.txt"),
+    ["rec_id,fold", ...kept.map((_, k) => `${k},${isTest[k]}`)].join("\n") + "\n"
+  );
+  const names2 = await scanTable(need(src("essential_data", "rec_id2filename.txt")));
+  const namesReader = new RecordReader(names2);
+  const idCol = names2.header.indexOf("rec_id");
+  const fileCol = names2.header.indexOf("filename");
+  if (idCol < 0 || fileCol < 0) throw new Error("rec_id2filename.txt needs rec_id and filename columns");
+  const filenames = [];
+  const w = new CsvWriter(pub("essential_data", "rec_id2filename.txt"), names2.header);
+  for (let i = 0; i < names2.n; i++) {
+    const raw = namesReader.cells(i);
+    const id = newId.get(Number(raw[idCol]));
+    if (id === void 0) continue;
+    const out = raw.map((v, k) => k === idCol ? String(id) : renderCell(v, names2.types[k]));
+    filenames.push(raw[fileCol]);
+    w.row(out);
+  }
+  w.close();
+  namesReader.close();
+  const labelled = lines(need(src("essential_data", "rec_labels_test_hidden.txt"))).slice(1).map((line) => {
+    const [id, ...rest] = line.split(",");
+    return { id: newId.get(Number(id)), labels: rest.join(",") };
+  }).filter((x) => x.id !== void 0);
+  const pubLabels = ["rec_id,[labels]"];
+  const answers = ["Id,Probability"];
+  for (const { id, labels } of labelled) {
+    const shown = isTest[id] ? "?" : labels;
+    pubLabels.push(shown === "" ? `${id}` : `${id},${shown}`);
+    if (!isTest[id]) continue;
+    const species = new Set(
+      labels.split(",").filter((x) => x !== "").map(Number)
+    );
+    for (let sp = 0; sp < 19; sp++) answers.push(`${id * 100 + sp},${species.has(sp) ? 1 : 0}`);
+  }
+  writeFileSync2(pub("essential_data", "rec_labels_test_hidden.txt"), pubLabels.join("\n") + "\n");
+  writeFileSync2(join9(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
+  const sample = ["Id,Probability"];
+  kept.forEach((_, k) => {
+    if (isTest[k]) for (let sp = 0; sp < 19; sp++) sample.push(`${k * 100 + sp},0`);
+  });
+  writeFileSync2(pub("sample_submission.csv"), sample.join("\n") + "\n");
+  copyFileSync3(need(src("essential_data", "species_list.txt")), pub("essential_data", "species_list.txt"));
+  for (const f of filenames) {
+    copyFileSync3(
+      need(src("essential_data", "src_wavs", `${f}.wav`)),
+      pub("essential_data", "src_wavs", `${f}.wav`)
+    );
+    for (const d of [
+      "filtered_spectrograms",
+      "segmentation_examples",
+      "spectrograms",
+      "supervised_segmentation"
+    ]) {
+      const from = src("supplemental_data", d, `${f}.bmp`);
+      if (d === "segmentation_examples" && !existsSync8(from)) continue;
+      copyFileSync3(need(from), pub("supplemental_data", d, `${f}.bmp`));
+    }
+  }
+  for (const f of ["segment_clusters.bmp", "segment_mosaic.bmp"]) {
+    copyFileSync3(need(src("supplemental_data", f)), pub("supplemental_data", f));
+  }
+  for (const f of ["histogram_of_segments.txt", "segment_features.txt", "segment_rectangles.txt"]) {
+    const out = ["rec_id,[histogram of segment features]"];
+    for (const line of lines(need(src("supplemental_data", f))).slice(1)) {
+      const [id, ...rest] = line.split(",");
+      const n = newId.get(Number(id));
+      if (n !== void 0) out.push(`${n},${rest.join(",")}`);
+    }
+    writeFileSync2(pub("supplemental_data", f), out.join("\n") + "\n");
+  }
+}
+var CUSTOM_PREPARERS = {
+  "mlsp-2013-birds": mlspBirds,
+  "denoising-dirty-documents": denoisingDirtyDocuments,
+  "dogs-vs-cats": dogsVsCats,
+  whale,
+  "random-acts-of-pizza": randomActsOfPizza
+};
+
+// src/prepare/toy.ts
+import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync3, readFileSync as readFileSync9, existsSync as existsSync9, renameSync as renameSync5, rmSync as rmSync5 } from "node:fs";
+import { join as join10 } from "node:path";
+import { createHash as createHash7 } from "node:crypto";
+
+// src/prepare/random.ts
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = a + 1831565813 >>> 0;
+    let t = a;
+    t = Math.imul(t ^ t >>> 15, t | 1);
+    t ^= t + Math.imul(t ^ t >>> 7, t | 61);
+    return ((t ^ t >>> 14) >>> 0) / 4294967296;
+  };
+}
+function normal(u) {
+  return () => {
+    const a = Math.max(u(), 1e-12);
+    return Math.sqrt(-2 * Math.log(a)) * Math.cos(2 * Math.PI * u());
+  };
+}
+
+// src/prepare/toy.ts
+var ToyLeaderboardSchema = external_exports.strictObject({
+  teams: external_exports.number().int().min(1),
+  best: external_exports.number(),
+  median: external_exports.number(),
+  worst: external_exports.number(),
+  seed: external_exports.number().int()
+});
+var Split = {
+  seed: external_exports.number().int(),
+  trainRows: external_exports.number().int().positive(),
+  testRows: external_exports.number().int().positive(),
+  leaderboard: ToyLeaderboardSchema
+};
+var ToySchema = external_exports.discriminatedUnion("task", [
+  external_exports.strictObject({
+    task: external_exports.literal("regression"),
+    ...Split,
+    features: external_exports.number().int().min(3),
+    noise: external_exports.number().positive(),
+    target: external_exports.string()
+  }),
+  external_exports.strictObject({
+    task: external_exports.literal("binary"),
+    ...Split,
+    features: external_exports.number().int().min(3),
+    target: external_exports.string()
+  }),
+  external_exports.strictObject({
+    task: external_exports.literal("multiclass"),
+    ...Split,
+    features: external_exports.number().int().min(2),
+    classes: external_exports.array(external_exports.string()).min(2),
+    spread: external_exports.number().positive(),
+    target: external_exports.string()
+  })
+]);
+function toyParams(c) {
+  const parsed = ToySchema.safeParse(c.toy);
+  if (!parsed.success)
+    throw new UserError(`competitions/${c.id}: toy parameters invalid: ${parsed.error.issues[0].message}`);
+  return parsed.data;
+}
+function csv(t) {
+  return [t.header.join(","), ...t.rows.map((r) => r.join(","))].join("\n") + "\n";
+}
+var fmt = (x) => Number(x.toFixed(6));
+function generateToy(c) {
+  const p = toyParams(c);
+  const u = rng(p.seed);
+  const n = normal(u);
+  const total = p.trainRows + p.testRows;
+  const featureNames = Array.from({ length: p.features }, (_, j) => `f${j}`);
+  const X = Array.from({ length: total }, () => featureNames.map(() => n()));
+  const ids = Array.from({ length: total }, (_, i) => 1e4 + i);
+  let labels;
+  let answers;
+  let sample;
+  const testIdx = Array.from({ length: p.testRows }, (_, i) => p.trainRows + i);
+  if (p.task === "regression") {
+    const w = featureNames.map(() => -5 + 10 * u());
+    labels = X.map(
+      (x) => fmt(
+        20 + x.reduce((s, v, j) => s + w[j] * v, 0) + 3 * x[0] * x[1] + 4 * Math.sin(2 * x[2]) + p.noise * n()
+      )
+    );
+    answers = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], labels[i]]) };
+    sample = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], 0]) };
+  } else if (p.task === "binary") {
+    const w = featureNames.map(() => -1.5 + 3 * u());
+    labels = X.map((x) => {
+      const logit = x.reduce((s, v, j) => s + w[j] * v, 0) + 1.5 * x[0] * x[1] - 0.5;
+      return u() < 1 / (1 + Math.exp(-logit)) ? 1 : 0;
+    });
+    answers = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], labels[i]]) };
+    sample = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], 0.5]) };
+  } else {
+    const centers = p.classes.map(() => featureNames.map(() => p.spread * n()));
+    const cls = X.map(() => Math.floor(u() * p.classes.length));
+    X.forEach((x, i) => x.forEach((_, j) => x[j] += centers[cls[i]][j]));
+    labels = cls.map((k) => p.classes[k]);
+    answers = {
+      header: ["id", ...p.classes],
+      rows: testIdx.map((i) => [ids[i], ...p.classes.map((_, k) => k === cls[i] ? 1 : 0)])
+    };
+    const uniform = 1 / p.classes.length;
+    sample = {
+      header: ["id", ...p.classes],
+      rows: testIdx.map((i) => [ids[i], ...p.classes.map(() => uniform)])
+    };
+  }
+  const train = {
+    header: ["id", ...featureNames, p.target],
+    rows: Array.from({ length: p.trainRows }, (_, i) => [ids[i], ...X[i].map(fmt), labels[i]])
+  };
+  const test = {
+    header: ["id", ...featureNames],
+    rows: testIdx.map((i) => [ids[i], ...X[i].map(fmt)])
+  };
+  return {
+    public: {
+      "description.md": describe3(c, p),
+      "train.csv": csv(train),
+      "test.csv": csv(test),
+      [c.sampleSubmission]: csv(sample)
+    },
+    private: { [c.answers]: csv(answers) }
+  };
+}
+function describe3(c, p) {
+  const task = p.task === "regression" ? `Predict the numeric column \`${p.target}\` for every row of test.csv. Submissions are scored by ${c.metric} (lower is better).` : p.task === "binary" ? `Predict the probability that \`${p.target}\` is 1 for every row of test.csv. Submissions are scored by ${c.metric} (higher is better).` : `Predict a probability for each class (${p.classes.join(", ")}) of \`${p.target}\` for every row of test.csv; each row's probabilities sum to 1. Submissions are scored by ${c.metric} (lower is better).`;
+  return [
+    `# ${c.name}`,
+    "",
+    "A small synthetic competition bundled with Medalist (generated, deterministic, no download).",
+    "",
+    "## Task",
+    task,
+    "",
+    "## Files",
+    `- train.csv: ${p.trainRows} rows with features f0..f${p.features - 1} and the target \`${p.target}\``,
+    `- test.csv: ${p.testRows} rows, features only`,
+    `- ${c.sampleSubmission}: the expected submission format`,
+    "",
+    "## Submission",
+    `Write \`submission.csv\` with the same columns and ids as ${c.sampleSubmission}.`,
+    ""
+  ].join("\n");
+}
+function fingerprint(c) {
+  return createHash7("sha256").update(
+    JSON.stringify({
+      toy: { ...c.toy ?? {}, leaderboard: void 0 },
+      answers: c.answers,
+      sample: c.sampleSubmission
+    })
+  ).digest("hex");
+}
+function prepareToy(c, dataDir) {
+  const dir = join10(dataDir, c.id, "prepared");
+  const stamp = join10(dataDir, c.id, ".medalist-toy");
+  const fp = fingerprint(c);
+  if (existsSync9(stamp) && readFileSync9(stamp, "utf8") === fp && existsSync9(dir))
+    return { prepared: false, dir };
+  const files = generateToy(c);
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync5(tmp, { recursive: true, force: true });
+  for (const side of ["public", "private"]) {
+    for (const [name2, text2] of Object.entries(files[side])) {
+      const file2 = join10(tmp, side, name2);
+      mkdirSync6(join10(file2, ".."), { recursive: true });
+      writeFileSync3(file2, text2);
+    }
+  }
+  rmSync5(dir, { recursive: true, force: true });
+  renameSync5(tmp, dir);
+  writeFileSync3(stamp, fp);
+  return { prepared: true, dir };
+}
+
+// src/prepare/description.ts
+import { createHash as createHash8 } from "node:crypto";
+import { writeFileSync as writeFileSync4 } from "node:fs";
+var UPSTREAM_DESCRIPTIONS = "https://raw.githubusercontent.com/openai/mle-bench/main/mlebench/competitions";
+function descriptionStub(c) {
+  return `# ${c.name}
+
+Kaggle competition \`${c.id}\`: https://www.kaggle.com/competitions/${c.id}/overview
+
+(Prepared by Medalist without upstream MLE-bench's description.md.)
+`;
+}
+async function writeDescription(c, file2, baseUrl, log) {
+  const md52 = c.prepare?.descriptionMd5;
+  if (baseUrl && md52) {
+    const url2 = `${baseUrl.replace(/\/+$/, "")}/${encodeURIComponent(c.id)}/description.md`;
+    try {
+      const res = await fetch(url2, { signal: AbortSignal.timeout(2e4) });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const body = Buffer.from(await res.arrayBuffer());
+      const got = createHash8("md5").update(body).digest("hex");
+      if (got !== md52) throw new Error(`MD5 ${got} differs from the pinned ${md52}`);
+      writeFileSync4(file2, body);
+      return "upstream";
+    } catch (e) {
+      log(`${c.id}: warning: upstream description.md not used (${e.message}); writing a stub`);
+    }
+  }
+  writeFileSync4(file2, descriptionStub(c));
+  return "stub";
+}
+
+// src/prepare/prepare.ts
+function preparedDir(dataDir, id) {
+  return join11(dataDir, id, "prepared");
+}
+function requiredFiles(c) {
+  return [posix.normalize(`public/${c.sampleSubmission}`), posix.normalize(`private/${c.answers}`)];
+}
+function warmCheck(c, dataDir) {
+  const dir = preparedDir(dataDir, c.id);
+  const m = readManifest(dir);
+  if (!m || m.competition !== c.id) return void 0;
+  return manifestStillValid(dir, m, requiredFiles(c)) === void 0 ? m : void 0;
+}
+async function prepareCompetition(entry, opts) {
+  const c = entry.competition;
+  const t0 = performance.now();
+  const log = opts.log ?? (() => {
+  });
+  const done = (status, m) => ({
+    id: c.id,
+    status,
+    ms: performance.now() - t0,
+    upstreamMismatches: m?.upstreamMismatches ?? []
+  });
+  const warm = c.source === "toy" ? void 0 : warmCheck(c, opts.dataDir);
+  if (warm) return done("ready", warm);
+  const compDir = join11(opts.dataDir, c.id);
+  mkdirSync7(compDir, { recursive: true });
+  let release;
+  try {
+    release = await acquireLock(join11(compDir, ".medalist-prepare.lock"), {
+      waitMs: opts.lockWaitMs ?? 36e5
+    });
+  } catch (e) {
+    if (e instanceof LockBusyError)
+      throw new UserError(`${c.id}: another process is preparing it (${e.message})`, 1);
+    throw e;
+  }
+  try {
+    if (c.source === "toy") {
+      const dir2 = preparedDir(opts.dataDir, c.id);
+      const { prepared } = prepareToy(c, opts.dataDir);
+      const still = prepared ? void 0 : warmCheck(c, opts.dataDir);
+      if (still) return done("ready", still);
+      const m2 = await buildManifest(dir2, c.id, "toy", requiredFiles(c));
+      writeManifest(dir2, m2);
+      return done("generated", m2);
+    }
+    const after = warmCheck(c, opts.dataDir);
+    if (after) return done("ready", after);
+    for (const name2 of readdirSync7(compDir))
+      if (name2.startsWith(".staging-")) rmSync6(join11(compDir, name2), { recursive: true, force: true });
+    const dir = preparedDir(opts.dataDir, c.id);
+    const required2 = requiredFiles(c);
+    const upstream = c.prepare?.checksums;
+    if (existsSync10(dir)) {
+      const missing = required2.filter((f) => !existsSync10(join11(dir, f)));
+      if (missing.length > 0) {
+        throw new UserError(
+          `${c.id}: ${dir} exists but is incomplete (missing ${missing.join(", ")}); remove it, or re-run \`mlebench prepare\`, then run again`,
+          1
+        );
+      }
+      log(`${c.id}: checking data prepared by MLE-bench`);
+      const m2 = await buildManifest(dir, c.id, "reused", required2, upstream);
+      writeManifest(dir, m2);
+      return done("reused", m2);
+    }
+    const recipe = c.prepare?.split;
+    if (!recipe) {
+      throw new UserError(
+        `${c.id}: Medalist has no native preparation for it${c.prepare?.note ? ` (${c.prepare.note})` : ""}. Prepare it with MLE-bench (mlebench prepare -c ${c.id} --data-dir ${opts.dataDir}); Medalist then reuses it`,
+        1
+      );
+    }
+    const zip = join11(compDir, `${c.id}.zip`);
+    const md52 = opts.skipVerification ? void 0 : c.prepare?.zipMd5;
+    if (!existsSync10(zip)) {
+      log(`${c.id}: downloading from Kaggle`);
+      await downloadCompetition(c.id, zip, {
+        baseUrl: opts.kaggleUrl,
+        credentials: opts.credentials ?? kaggleCredentials(),
+        md5: md52,
+        retries: opts.downloadRetries,
+        retryDelayMs: opts.retryDelayMs,
+        log
+      });
+    } else if (md52 && await md5File(zip) !== md52) {
+      throw new UserError(
+        `${c.id}: ${zip} has an MD5 different from upstream's ${md52}; delete it to download again, or run with --skip-verification to accept it`,
+        1
+      );
+    }
+    const staging = join11(compDir, `.staging-${process.pid}-${Date.now()}`);
+    let description;
+    try {
+      const raw = join11(staging, "raw");
+      const out = join11(staging, "prepared");
+      log(`${c.id}: extracting ${zip}`);
+      await extractZip(zip, raw);
+      mkdirSync7(join11(out, "public"), { recursive: true });
+      mkdirSync7(join11(out, "private"), { recursive: true });
+      if (recipe.kind === "tables") await runTables(recipe, raw, out);
+      else if (recipe.kind === "custom") {
+        const run = CUSTOM_PREPARERS[recipe.preparer];
+        if (!run) throw new Error(`${c.id}: unknown preparer "${recipe.preparer}"`);
+        await run(raw, out);
+      } else {
+        const sizes = await runTableSplit(recipe, raw, out, log);
+        log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
+      }
+      if (!existsSync10(join11(out, "public", "description.md"))) {
+        description = await writeDescription(
+          c,
+          join11(out, "public", "description.md"),
+          opts.descriptionUrl,
+          log
+        );
+      }
+      const missing = required2.filter((f) => !existsSync10(join11(out, f)));
+      if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
+      rmSync6(raw, { recursive: true, force: true });
+      renameSync6(out, dir);
+    } finally {
+      rmSync6(staging, { recursive: true, force: true });
+    }
+    const m = { ...await buildManifest(dir, c.id, "recipe", required2, upstream), description };
+    writeManifest(dir, m);
+    if (m.upstreamMismatches.length > 0) {
+      log(`${c.id}: warning: ${m.upstreamMismatches.join(", ")} differ from upstream's checksums`);
+    }
+    return done("prepared", m);
+  } finally {
+    release();
+  }
+}
+async function prepareCompetitions(entries, opts) {
+  const results = [];
+  const failures = [];
+  for (const e of entries) {
+    try {
+      results.push(await prepareCompetition(e, opts));
+    } catch (err) {
+      failures.push({ id: e.competition.id, message: err.message });
+    }
+  }
+  return { results, failures };
+}
+
 // src/grade/grade.ts
-import { statSync as statSync3 } from "node:fs";
-import { extname as extname2, join as join4 } from "node:path";
+import { statSync as statSync6 } from "node:fs";
+import { extname as extname2, join as join13 } from "node:path";
 
 // src/grade/metrics/errors.ts
 var MetricError = class extends Error {
@@ -94246,8 +96344,8 @@ function requireFinite(a, what) {
 }
 
 // src/grade/spec.ts
-import { readFileSync as readFileSync4, existsSync as existsSync3 } from "node:fs";
-import { join as join3 } from "node:path";
+import { readFileSync as readFileSync10, existsSync as existsSync11 } from "node:fs";
+import { join as join12 } from "node:path";
 var name = external_exports.string().min(1);
 var names = external_exports.array(name).min(1);
 var note = external_exports.string().optional();
@@ -94326,11 +96424,11 @@ function parseGraderSpec(raw, source = "grader.json") {
   return parsed.data;
 }
 function loadGraderSpec(competitionDir) {
-  const file2 = join3(competitionDir, "grader.json");
-  if (!existsSync3(file2)) return null;
+  const file2 = join12(competitionDir, "grader.json");
+  if (!existsSync11(file2)) return null;
   let raw;
   try {
-    raw = JSON.parse(readFileSync4(file2, "utf8"));
+    raw = JSON.parse(readFileSync10(file2, "utf8"));
   } catch (e) {
     throw new Error(`${file2}: not valid JSON (${e.message})`);
   }
@@ -94956,7 +97054,7 @@ function trapezoidAuc(tps, fps) {
 
 // src/grade/metrics/logloss.ts
 var EPS = 2220446049250313e-31;
-var clip = (p) => p < EPS ? EPS : p > 1 - EPS ? 1 - EPS : p;
+var clip2 = (p) => p < EPS ? EPS : p > 1 - EPS ? 1 - EPS : p;
 function multiclassLogLoss(truth, prob, rows) {
   if (truth.length !== prob.length)
     throw new MetricError("different number of classes in truth and predictions");
@@ -94970,7 +97068,7 @@ function multiclassLogLoss(truth, prob, rows) {
     if (rows && rows.length === n && !hasNaN(p)) {
       for (let i = 0; i < n; i++) {
         const yi = y[i];
-        if (yi !== 0) loss[i] -= yi * Math.log(clip(p[rows[i]]));
+        if (yi !== 0) loss[i] -= yi * Math.log(clip2(p[rows[i]]));
       }
       continue;
     }
@@ -94978,7 +97076,7 @@ function multiclassLogLoss(truth, prob, rows) {
       const pi = p[rows ? rows[i] : i];
       if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
       const yi = y[i];
-      if (yi !== 0) loss[i] -= yi * Math.log(clip(pi));
+      if (yi !== 0) loss[i] -= yi * Math.log(clip2(pi));
     }
   }
   return numpySum(loss) / n;
@@ -94996,7 +97094,7 @@ function binaryLogLoss(labels, p) {
     if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
     const y = labels[i];
     if (y !== 0 && y !== 1) throw new MetricError(`label ${y} is not 0 or 1`);
-    loss[i] = -Math.log(y === 1 ? clip(pi) : clip(1 - pi));
+    loss[i] = -Math.log(y === 1 ? clip2(pi) : clip2(1 - pi));
   }
   return numpySum(loss) / labels.length;
 }
@@ -95445,7 +97543,7 @@ function round5Numpy(x) {
 }
 
 // src/grade/medals.ts
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync11 } from "node:fs";
 function thresholdPositions(n) {
   if (!Number.isInteger(n) || n < 1) throw new Error(`a leaderboard needs at least one team (got ${n})`);
   const at = (c) => Math.max(1, Math.floor(n * c));
@@ -95538,7 +97636,7 @@ function leaderboardScoresFromCsv(text2, source = "leaderboard") {
   return Array.from(col.values, (v) => Number.isNaN(v) ? null : v);
 }
 function readLeaderboardScores(path4) {
-  return leaderboardScoresFromCsv(readFileSync5(path4, "utf8"), path4);
+  return leaderboardScoresFromCsv(readFileSync11(path4, "utf8"), path4);
 }
 
 // src/grade/external.ts
@@ -95572,13 +97670,13 @@ async function gradeExternal(command, ctx, timeoutMs = 30 * 6e4) {
   const args = command.map(
     (a) => a.replaceAll("{submission}", ctx.submission).replaceAll("{competition}", ctx.competition).replaceAll("{private_dir}", ctx.privateDir)
   );
-  const { code, stdout, stderr, failure: failure2 } = await new Promise((resolve11) => {
+  const { code, stdout, stderr, failure: failure2 } = await new Promise((resolve12) => {
     let out = "", err = "";
     let child;
     try {
       child = spawn2(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
     } catch (e) {
-      resolve11({ code: null, stdout: "", stderr: "", failure: e.message });
+      resolve12({ code: null, stdout: "", stderr: "", failure: e.message });
       return;
     }
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
@@ -95590,11 +97688,11 @@ async function gradeExternal(command, ctx, timeoutMs = 30 * 6e4) {
     });
     child.on("error", (e) => {
       clearTimeout(timer);
-      resolve11({ code: null, stdout: out, stderr: err, failure: e.message });
+      resolve12({ code: null, stdout: out, stderr: err, failure: e.message });
     });
     child.on("close", (c, sig) => {
       clearTimeout(timer);
-      resolve11({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : void 0 });
+      resolve12({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : void 0 });
     });
   });
   const name2 = args[0];
@@ -95623,7 +97721,7 @@ function lastLine(s) {
 function submissionProblem(path4) {
   let st;
   try {
-    st = statSync3(path4);
+    st = statSync6(path4);
   } catch {
     return `no submission file at ${path4}`;
   }
@@ -95657,7 +97755,7 @@ function scoreSubmission(spec, submissionPath, answers) {
   }
 }
 function boardFor(competition, competitionDir, leaderboardPath2) {
-  const path4 = leaderboardPath2 ?? (competition.leaderboard ? join4(competitionDir, competition.leaderboard) : void 0);
+  const path4 = leaderboardPath2 ?? (competition.leaderboard ? join13(competitionDir, competition.leaderboard) : void 0);
   if (path4) {
     try {
       const scores = readLeaderboardScores(path4);
@@ -95762,8 +97860,8 @@ async function grade(opts) {
       });
     } else {
       const spec = loadGraderSpec(opts.competitionDir);
-      if (!spec) throw new Error(`${join4(opts.competitionDir, "grader.json")} is missing`);
-      result = scoreSubmission(spec, opts.submissionPath, join4(opts.privateDir, competition.answers));
+      if (!spec) throw new Error(`${join13(opts.competitionDir, "grader.json")} is missing`);
+      result = scoreSubmission(spec, opts.submissionPath, join13(opts.privateDir, competition.answers));
     }
   } catch (e) {
     const report = makeReport(
@@ -95778,1820 +97876,12 @@ async function grade(opts) {
   return makeReport(competition.id, opts.submissionPath, { ...result, exists: true }, board, now);
 }
 
-// src/results/schema.ts
-var RESULTS_SCHEMA_VERSION = 1;
-var score = external_exports.union([external_exports.number(), external_exports.literal("NaN"), external_exports.null()]);
-var GradeReportSchema = external_exports.object({
-  competition_id: external_exports.string(),
-  score,
-  gold_threshold: score,
-  silver_threshold: score,
-  bronze_threshold: score,
-  median_threshold: score,
-  any_medal: external_exports.boolean(),
-  gold_medal: external_exports.boolean(),
-  silver_medal: external_exports.boolean(),
-  bronze_medal: external_exports.boolean(),
-  above_median: external_exports.boolean(),
-  submission_exists: external_exports.boolean(),
-  valid_submission: external_exports.boolean(),
-  is_lower_better: external_exports.boolean(),
-  created_at: external_exports.string(),
-  submission_path: external_exports.string(),
-  percentile: external_exports.number().min(0).max(1).nullable(),
-  error: external_exports.string().nullable(),
-  /** The metric's value before rounding to 5 decimals. */
-  unrounded_score: score.optional(),
-  /** Where the thresholds came from: the full leaderboard, precomputed figures, or nowhere. */
-  thresholds_source: external_exports.enum(["leaderboard", "thresholds", "none"]).optional(),
-  /** Grading itself failed (answers unreadable, grader misconfigured): not the agent's fault. */
-  grader_error: external_exports.boolean().optional()
-});
-var OutcomeSchema = external_exports.enum(["completed", "failed", "timed_out", "oom", "infra_error"]);
-var RunResultSchema = external_exports.object({
-  runId: external_exports.string(),
-  competitionId: external_exports.string(),
-  seed: external_exports.number().int(),
-  outcome: OutcomeSchema,
-  exitCode: external_exports.number().int().nullable(),
-  startedAt: external_exports.string(),
-  durationMs: external_exports.number().min(0),
-  /** Tries taken (infrastructure errors are retried). */
-  attempts: external_exports.number().int().min(1),
-  /** The run's folder (logs/, code/, submission/, run.log), relative to the results file. */
-  runDir: external_exports.string(),
-  error: external_exports.string().nullable(),
-  /** null when the run never produced something gradeable (infra_error). */
-  grade: GradeReportSchema.nullable(),
-  usage: external_exports.object({ tokens: external_exports.number().optional(), dollars: external_exports.number().optional() }).nullable().default(null),
-  gpus: external_exports.array(external_exports.string()).default([]),
-  details: external_exports.record(external_exports.string(), external_exports.string()).default({})
-});
-var SuiteResultsSchema = external_exports.object({
-  schemaVersion: external_exports.literal(RESULTS_SCHEMA_VERSION),
-  medalistVersion: external_exports.string(),
-  /** "base" or "head" in a comparison; free text otherwise. */
-  label: external_exports.string(),
-  suite: external_exports.object({
-    name: external_exports.string(),
-    /** Hash of what makes two runs comparable (competitions, seeds, limits, grading). */
-    hash: external_exports.string(),
-    competitions: external_exports.array(external_exports.string()),
-    seeds: external_exports.number().int()
-  }),
-  agent: external_exports.object({
-    description: external_exports.string(),
-    image: external_exports.string().nullable().default(null),
-    imageDigest: external_exports.string().nullable().default(null)
-  }),
-  git: external_exports.object({ sha: external_exports.string().nullable(), ref: external_exports.string().nullable() }).default({ sha: null, ref: null }),
-  environment: external_exports.object({
-    executor: external_exports.string(),
-    timeLimitSecs: external_exports.number(),
-    gpuModel: external_exports.string().nullable().default(null),
-    node: external_exports.string(),
-    platform: external_exports.string()
-  }),
-  startedAt: external_exports.string(),
-  finishedAt: external_exports.string(),
-  runs: external_exports.array(RunResultSchema)
-});
-
 // src/suite/prepare.ts
-import { join as join13 } from "node:path";
-
-// src/prepare/prepare.ts
-import { existsSync as existsSync10, mkdirSync as mkdirSync7, readdirSync as readdirSync6, renameSync as renameSync6, rmSync as rmSync6 } from "node:fs";
-import { join as join12, posix } from "node:path";
-
-// src/prepare/kaggle.ts
-import {
-  closeSync as closeSync2,
-  existsSync as existsSync5,
-  openSync as openSync2,
-  readFileSync as readFileSync7,
-  renameSync as renameSync2,
-  rmSync,
-  statSync as statSync5,
-  writeSync
-} from "node:fs";
-import { homedir as homedir2 } from "node:os";
-import { join as join6 } from "node:path";
-
-// src/prepare/manifest.ts
-import { createHash as createHash4 } from "node:crypto";
-import {
-  createReadStream,
-  existsSync as existsSync4,
-  readdirSync as readdirSync2,
-  readFileSync as readFileSync6,
-  renameSync,
-  statSync as statSync4,
-  writeFileSync
-} from "node:fs";
-import { join as join5 } from "node:path";
-var MANIFEST_NAME = "medalist-manifest.json";
-var FileEntry = external_exports.strictObject({ size: external_exports.number(), mtimeMs: external_exports.number(), md5: external_exports.string() });
-var ManifestSchema = external_exports.strictObject({
-  version: external_exports.literal(1),
-  competition: external_exports.string(),
-  /** reused: prepared by MLE-bench (or by hand); recipe: by Medalist's recipe; toy: generated. */
-  origin: external_exports.enum(["reused", "recipe", "toy"]),
-  createdAt: external_exports.string(),
-  /** Paths relative to prepared/, e.g. "public/train.csv". */
-  files: external_exports.record(external_exports.string(), FileEntry),
-  /** Files whose MD5 differs from upstream's (empty when they match or nothing is pinned). */
-  upstreamMismatches: external_exports.array(external_exports.string()).default([]),
-  /** Where public/description.md came from, for data Medalist prepared. */
-  description: external_exports.enum(["upstream", "stub"]).optional(),
-  /** Number of entries per folder (public/, private/ and their sub-folders), for information. */
-  counts: external_exports.record(external_exports.string(), external_exports.number()).default({})
-});
-var HASHED = /\.(csv|json|jsonl|parquet|bson)$/;
-function md5File(file2) {
-  return new Promise((resolve11, reject) => {
-    const h = createHash4("md5");
-    createReadStream(file2).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve11(h.digest("hex")));
-  });
-}
-function manifestFiles(preparedDir2, extra) {
-  const out = /* @__PURE__ */ new Set();
-  for (const side of ["public", "private"]) {
-    const dir = join5(preparedDir2, side);
-    if (!existsSync4(dir)) continue;
-    for (const d of readdirSync2(dir, { withFileTypes: true })) {
-      if (d.isFile() && HASHED.test(d.name)) out.add(`${side}/${d.name}`);
-    }
-  }
-  for (const e of extra) out.add(e);
-  return [...out].sort();
-}
-function folderCounts(preparedDir2) {
-  const counts = {};
-  for (const side of ["public", "private"]) {
-    const dir = join5(preparedDir2, side);
-    if (!existsSync4(dir)) continue;
-    const entries = readdirSync2(dir, { withFileTypes: true });
-    counts[side] = entries.length;
-    for (const d of entries)
-      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync2(join5(dir, d.name)).length;
-  }
-  return counts;
-}
-async function buildManifest(preparedDir2, competition, origin, extra, upstream) {
-  const files = {};
-  for (const rel of manifestFiles(preparedDir2, extra)) {
-    const file2 = join5(preparedDir2, rel);
-    const st = statSync4(file2);
-    files[rel] = { size: st.size, mtimeMs: st.mtimeMs, md5: await md5File(file2) };
-  }
-  const mismatches = [];
-  if (upstream) {
-    for (const side of ["public", "private"]) {
-      for (const [name2, md52] of Object.entries(upstream[side])) {
-        const got = files[`${side}/${name2}`]?.md5;
-        if (got !== md52) mismatches.push(`${side}/${name2}`);
-      }
-    }
-  }
-  return {
-    version: 1,
-    competition,
-    origin,
-    createdAt: (/* @__PURE__ */ new Date()).toISOString(),
-    files,
-    upstreamMismatches: mismatches,
-    counts: folderCounts(preparedDir2)
-  };
-}
-function writeManifest(preparedDir2, m) {
-  const file2 = join5(preparedDir2, MANIFEST_NAME);
-  writeFileSync(`${file2}.tmp-${process.pid}`, JSON.stringify(m, null, 2) + "\n");
-  renameSync(`${file2}.tmp-${process.pid}`, file2);
-}
-function readManifest(preparedDir2) {
-  const file2 = join5(preparedDir2, MANIFEST_NAME);
-  if (!existsSync4(file2)) return void 0;
-  try {
-    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync6(file2, "utf8")));
-    return parsed.success ? parsed.data : void 0;
-  } catch {
-    return void 0;
-  }
-}
-function manifestStillValid(preparedDir2, m, required2) {
-  for (const rel of required2) if (!(rel in m.files)) return `${rel} not in the manifest`;
-  for (const [rel, f] of Object.entries(m.files)) {
-    let st;
-    try {
-      st = statSync4(join5(preparedDir2, rel));
-    } catch {
-      return `${rel} is missing`;
-    }
-    if (st.size !== f.size || st.mtimeMs !== f.mtimeMs) return `${rel} changed since it was checked`;
-  }
-  return void 0;
-}
-
-// src/prepare/kaggle.ts
-var KAGGLE_API = "https://www.kaggle.com/api/v1";
-function kaggleCredentials(env = process.env) {
-  if (env.KAGGLE_USERNAME && env.KAGGLE_KEY) return { username: env.KAGGLE_USERNAME, key: env.KAGGLE_KEY };
-  const file2 = join6(env.KAGGLE_CONFIG_DIR ?? join6(homedir2(), ".kaggle"), "kaggle.json");
-  if (existsSync5(file2)) {
-    try {
-      const j = JSON.parse(readFileSync7(file2, "utf8"));
-      if (j.username && j.key) return { username: j.username, key: j.key };
-    } catch {
-    }
-    throw new UserError(
-      `${file2} must be JSON with "username" and "key" (download it from your Kaggle account settings)`
-    );
-  }
-  throw new UserError(
-    "no Kaggle credentials: set KAGGLE_USERNAME and KAGGLE_KEY, or put kaggle.json (from kaggle.com \u2192 Settings \u2192 API) in ~/.kaggle/"
-  );
-}
-function rulesUrl(id) {
-  return `https://www.kaggle.com/competitions/${id}/rules`;
-}
-function statusError(id, status, body) {
-  const detail = body.trim().slice(0, 200);
-  if (status === 401) {
-    return new UserError(
-      `${id}: Kaggle rejected the credentials (HTTP 401). Check KAGGLE_USERNAME/KAGGLE_KEY or ~/.kaggle/kaggle.json (create a fresh API token at kaggle.com \u2192 Settings \u2192 API)`
-    );
-  }
-  if (status === 403) {
-    return new UserError(
-      `${id}: Kaggle refused the download (HTTP 403): the competition's rules have not been accepted for this account. Open ${rulesUrl(id)} while logged in, click "I Understand and Accept", then run again`
-    );
-  }
-  if (status === 404) return new UserError(`${id}: no such competition on Kaggle (HTTP 404)`);
-  return new Error(`${id}: Kaggle download failed with HTTP ${status}${detail ? `: ${detail}` : ""}`);
-}
-var Interrupted = class extends Error {
-};
-async function fetchFollowing(url2, headers) {
-  const origin = new URL(url2).origin;
-  let current = url2;
-  for (let hop = 0; hop < 5; hop++) {
-    const h = { ...headers };
-    if (new URL(current).origin !== origin) delete h.authorization;
-    const res = await fetch(current, { headers: h, redirect: "manual" });
-    const location = res.headers.get("location");
-    if (res.status < 300 || res.status >= 400 || !location) return res;
-    await res.body?.cancel();
-    current = new URL(location, current).href;
-  }
-  throw new Error("too many redirects");
-}
-async function attempt(id, url2, part2, opts) {
-  const have = existsSync5(part2) ? statSync5(part2).size : 0;
-  const auth = Buffer.from(`${opts.credentials.username}:${opts.credentials.key}`).toString("base64");
-  const headers = { authorization: `Basic ${auth}`, "user-agent": "medalist" };
-  if (have > 0) headers.range = `bytes=${have}-`;
-  let res;
-  try {
-    res = await fetchFollowing(url2, headers);
-  } catch (e) {
-    throw new Interrupted(`${id}: cannot reach Kaggle (${e.message})`);
-  }
-  if (res.status === 416 && have > 0) {
-    rmSync(part2, { force: true });
-    throw new Interrupted(`${id}: the partial download no longer matches the server's file; starting over`);
-  }
-  if (res.status !== 200 && res.status !== 206)
-    throw statusError(id, res.status, await res.text().catch(() => ""));
-  let offset = have;
-  if (res.status === 200 || !/^bytes (\d+)-/.test(res.headers.get("content-range") ?? "")) offset = 0;
-  else offset = Number(/^bytes (\d+)-/.exec(res.headers.get("content-range"))[1]);
-  if (offset > have)
-    throw new Error(`${id}: server resumed at byte ${offset}, but only ${have} bytes are here`);
-  const total = totalSize(res, offset);
-  const fd = openSync2(part2, offset === 0 ? "w" : "r+");
-  let written = offset;
-  let nextTenth = Math.floor(10 * offset / (total ?? Infinity)) + 1;
-  try {
-    if (!res.body) throw new Interrupted(`${id}: empty response`);
-    const reader = res.body.getReader();
-    for (; ; ) {
-      let chunk;
-      try {
-        chunk = await reader.read();
-      } catch (e) {
-        throw new Interrupted(`${id}: connection dropped after ${written} bytes (${e.message})`);
-      }
-      if (chunk.done) break;
-      writeSync(fd, chunk.value, 0, chunk.value.length, written);
-      written += chunk.value.length;
-      if (total !== void 0 && total > 1e8 && Math.floor(10 * written / total) > nextTenth - 1) {
-        opts.log?.(`${id}: ${Math.round(100 * written / total)}% of ${(total / 1e9).toFixed(2)} GB`);
-        nextTenth = Math.floor(10 * written / total) + 1;
-      }
-    }
-  } finally {
-    closeSync2(fd);
-  }
-  if (total !== void 0 && written !== total) {
-    throw new Interrupted(`${id}: connection closed after ${written} of ${total} bytes`);
-  }
-  if (total === void 0)
-    throw new Interrupted(`${id}: the server did not say how long the file is; cannot trust it`);
-}
-function totalSize(res, offset) {
-  const range = /\/(\d+)$/.exec(res.headers.get("content-range") ?? "");
-  if (range) return Number(range[1]);
-  const len = res.headers.get("content-length");
-  return len === null ? void 0 : offset + Number(len);
-}
-async function downloadCompetition(id, dest, opts) {
-  const base = (opts.baseUrl ?? KAGGLE_API).replace(/\/+$/, "");
-  const url2 = `${base}/competitions/data/download-all/${encodeURIComponent(id)}`;
-  const part2 = `${dest}.part`;
-  const retries = opts.retries ?? 3;
-  for (let i = 0; ; i++) {
-    try {
-      await attempt(id, url2, part2, opts);
-      break;
-    } catch (e) {
-      if (!(e instanceof Interrupted)) throw e;
-      if (i >= retries) {
-        throw new UserError(`${e.message}; the partial file ${part2} is kept, run again to resume`, 1);
-      }
-      opts.log?.(`${e.message}; resuming (attempt ${i + 2} of ${retries + 1})`);
-      await new Promise((r) => setTimeout(r, opts.retryDelayMs ?? 5e3));
-    }
-  }
-  if (opts.md5) {
-    const got = await md5File(part2);
-    if (got !== opts.md5) {
-      rmSync(part2, { force: true });
-      throw new UserError(
-        `${id}: the downloaded zip's MD5 ${got} differs from upstream's ${opts.md5}; it was deleted. Kaggle sometimes re-packages downloads: run with --skip-verification to accept it`,
-        1
-      );
-    }
-  }
-  renameSync2(part2, dest);
-}
-
-// src/prepare/lock.ts
-import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync8, rmSync as rmSync2, writeSync as writeSync2 } from "node:fs";
-import { hostname as hostname3 } from "node:os";
-var LockBusyError = class extends Error {
-};
-function isStale(file2, staleMs) {
-  let text2;
-  try {
-    text2 = readFileSync8(file2, "utf8");
-  } catch {
-    return false;
-  }
-  const [pidText, host, timeText] = text2.trim().split(" ");
-  const pid = Number(pidText);
-  const time3 = Number(timeText);
-  if (host === hostname3() && Number.isInteger(pid) && pid > 0 && !pidAlive(pid)) return true;
-  return Number.isFinite(time3) && Date.now() - time3 > staleMs;
-}
-function tryCreate(file2) {
-  try {
-    const fd = openSync3(file2, "wx");
-    writeSync2(fd, `${process.pid} ${hostname3()} ${Date.now()}
-`);
-    closeSync3(fd);
-    return true;
-  } catch (e) {
-    if (e.code === "EEXIST") return false;
-    throw e;
-  }
-}
-async function acquireLock(file2, opts = {}) {
-  const { waitMs = 0, pollMs = 200, staleMs = 6 * 36e5 } = opts;
-  const deadline = Date.now() + waitMs;
-  for (; ; ) {
-    if (tryCreate(file2)) {
-      return () => rmSync2(file2, { force: true });
-    }
-    if (isStale(file2, staleMs)) {
-      rmSync2(file2, { force: true });
-      continue;
-    }
-    if (Date.now() >= deadline) {
-      let holder = "";
-      try {
-        holder = readFileSync8(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
-      } catch {
-      }
-      throw new LockBusyError(`${file2} is held by process ${holder || "?"}`);
-    }
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
-}
-
-// src/prepare/split.ts
-import { copyFileSync, existsSync as existsSync6, mkdirSync as mkdirSync3, readdirSync as readdirSync4, renameSync as renameSync3, rmSync as rmSync3 } from "node:fs";
-import { dirname as dirname4, join as join8 } from "node:path";
-
-// src/prepare/numpy-random.ts
-var N = 624;
-var M = 397;
-var MT19937 = class {
-  mt = new Uint32Array(N);
-  index = N;
-  constructor(seed) {
-    const mt = this.mt;
-    mt[0] = seed >>> 0;
-    for (let i = 1; i < N; i++) {
-      const prev = mt[i - 1] ^ mt[i - 1] >>> 30;
-      mt[i] = Math.imul(1812433253, prev) + i >>> 0;
-    }
-  }
-  twist() {
-    const mt = this.mt;
-    for (let i = 0; i < N; i++) {
-      const y = mt[i] & 2147483648 | mt[(i + 1) % N] & 2147483647;
-      mt[i] = mt[(i + M) % N] ^ y >>> 1 ^ (y & 1 ? 2567483615 : 0);
-    }
-    this.index = 0;
-  }
-  next() {
-    if (this.index >= N) this.twist();
-    let y = this.mt[this.index++];
-    y ^= y >>> 11;
-    y ^= y << 7 & 2636928640;
-    y ^= y << 15 & 4022730752;
-    y ^= y >>> 18;
-    return y >>> 0;
-  }
-};
-function interval(rng2, max) {
-  if (max === 0) return 0;
-  let mask = max;
-  mask |= mask >>> 1;
-  mask |= mask >>> 2;
-  mask |= mask >>> 4;
-  mask |= mask >>> 8;
-  mask |= mask >>> 16;
-  mask >>>= 0;
-  for (; ; ) {
-    const v = (rng2.next() & mask) >>> 0;
-    if (v <= max) return v;
-  }
-}
-function permutation(n, seed) {
-  if (!Number.isInteger(n) || n < 0 || n >= 2 ** 32)
-    throw new RangeError(`permutation size out of range: ${n}`);
-  const rng2 = new MT19937(seed);
-  const a = new Uint32Array(n);
-  for (let i = 0; i < n; i++) a[i] = i;
-  for (let i = n - 1; i >= 1; i--) {
-    const j = interval(rng2, i);
-    const t = a[i];
-    a[i] = a[j];
-    a[j] = t;
-  }
-  return a;
-}
-function testCount(n, testSize) {
-  const nTest = Number.isInteger(testSize) && testSize >= 1 ? testSize : Math.ceil(testSize * n);
-  if (nTest <= 0 || nTest >= n) {
-    throw new RangeError(`test_size=${testSize} with ${n} rows leaves an empty train or test set`);
-  }
-  return nTest;
-}
-function trainTestSplit(n, testSize, seed) {
-  const nTest = testCount(n, testSize);
-  const p = permutation(n, seed);
-  return { test: p.subarray(0, nTest), train: p.subarray(nTest) };
-}
-
-// src/prepare/table-file.ts
-import { closeSync as closeSync4, createReadStream as createReadStream2, openSync as openSync4, readSync as readSync2, statSync as statSync6, writeSync as writeSync3 } from "node:fs";
-function grow(a) {
-  const b = new Float64Array(Math.max(1024, a.length * 2));
-  b.set(a);
-  return b;
-}
-async function scanTable(file2, collect = [], groupBy) {
-  let starts = new Float64Array(1024);
-  let ends = new Float64Array(1024);
-  let n = -1;
-  let header = [];
-  let typers = [];
-  const distinct2 = new Map(collect.map((c) => [c, /* @__PURE__ */ new Set()]));
-  let collectIdx = [];
-  let groupCol = -1;
-  const groupIndex = /* @__PURE__ */ new Map();
-  const groupValues = [];
-  let groupOf = new Uint32Array(groupBy ? 1024 : 0);
-  let pending = [];
-  let recStart = 0;
-  let pos = 0;
-  let inQuotes = false;
-  let first = true;
-  const finish = (endAbs) => {
-    let bytes2 = pending.length === 1 ? pending[0] : Buffer.concat(pending);
-    pending = [];
-    let end = endAbs;
-    if (bytes2.length > 0 && bytes2[bytes2.length - 1] === 13) {
-      bytes2 = bytes2.subarray(0, bytes2.length - 1);
-      end--;
-    }
-    const text2 = bytes2.toString("utf8");
-    if (n === -1) {
-      header = parseCsv(text2.replace(/^\uFEFF/, ""))[0] ?? [];
-      typers = header.map(() => new ColumnTyper());
-      collectIdx = collect.map((c) => {
-        const k = header.indexOf(c);
-        if (k < 0) throw new Error(`${file2}: no column "${c}" (columns: ${header.join(", ")})`);
-        return [c, k];
-      });
-      if (groupBy !== void 0) {
-        groupCol = header.indexOf(groupBy);
-        if (groupCol < 0) throw new Error(`${file2}: no column "${groupBy}" (columns: ${header.join(", ")})`);
-      }
-      n = 0;
-      return;
-    }
-    if (text2 === "" && header.length > 1) return;
-    const cells = parseCsv(text2)[0] ?? [""];
-    for (let k = 0; k < typers.length; k++) typers[k].add(cells[k] ?? "");
-    for (const [c, k] of collectIdx) distinct2.get(c).add(cells[k] ?? "");
-    if (n >= starts.length) {
-      starts = grow(starts);
-      ends = grow(ends);
-    }
-    starts[n] = recStart;
-    ends[n] = end;
-    if (groupCol >= 0) {
-      const v = cells[groupCol] ?? "";
-      let g = groupIndex.get(v);
-      if (g === void 0) {
-        g = groupValues.push(v) - 1;
-        groupIndex.set(v, g);
-      }
-      if (n >= groupOf.length) {
-        const b = new Uint32Array(groupOf.length * 2);
-        b.set(groupOf);
-        groupOf = b;
-      }
-      groupOf[n] = g;
-    }
-    n++;
-  };
-  for await (const chunk of createReadStream2(file2, { highWaterMark: 1 << 20 })) {
-    let from = 0;
-    if (first && chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191) {
-      from = 3;
-      recStart = 3;
-    }
-    first = false;
-    for (let i = from; i < chunk.length; i++) {
-      const b = chunk[i];
-      if (b === 34) inQuotes = !inQuotes;
-      else if (b === 10 && !inQuotes) {
-        pending.push(chunk.subarray(from, i));
-        finish(pos + i);
-        from = i + 1;
-        recStart = pos + i + 1;
-      }
-    }
-    if (from < chunk.length) pending.push(chunk.subarray(from));
-    pos += chunk.length;
-  }
-  if (pending.some((p) => p.length > 0)) finish(pos);
-  if (n < 0) throw new Error(`${file2}: empty CSV`);
-  const groups = groupCol >= 0 ? { values: groupValues, of: groupOf.subarray(0, n) } : void 0;
-  return { file: file2, header, types: typers.map((t) => t.type), starts, ends, n, distinct: distinct2, groups };
-}
-var RecordReader = class {
-  constructor(t) {
-    this.t = t;
-    const size = statSync6(t.file).size;
-    if (size < 1 << 30) {
-      this.buf = Buffer.alloc(size);
-      const fd = openSync4(t.file, "r");
-      try {
-        let off = 0;
-        while (off < size) off += readSync2(fd, this.buf, off, size - off, off);
-      } finally {
-        closeSync4(fd);
-      }
-    } else this.fd = openSync4(t.file, "r");
-  }
-  t;
-  buf;
-  fd;
-  cells(i) {
-    const s = this.t.starts[i];
-    const e = this.t.ends[i];
-    let text2;
-    if (this.buf) text2 = this.buf.toString("utf8", s, e);
-    else {
-      const b = Buffer.alloc(e - s);
-      readSync2(this.fd, b, 0, e - s, s);
-      text2 = b.toString("utf8");
-    }
-    return parseCsv(text2)[0] ?? [""];
-  }
-  close() {
-    if (this.fd !== void 0) closeSync4(this.fd);
-  }
-};
-function quoteAlways(v) {
-  return `"${v.replace(/"/g, '""')}"`;
-}
-var CsvWriter = class {
-  /** `textColumns`: pandas' QUOTE_NONNUMERIC, quoting the header and every cell of these columns. */
-  constructor(file2, header, textColumns) {
-    this.textColumns = textColumns;
-    this.fd = openSync4(file2, "w");
-    this.line(header.map((h) => textColumns ? quoteAlways(h) : quoteCell(h)).join(","));
-  }
-  textColumns;
-  fd;
-  parts = [];
-  size = 0;
-  /** A row of already rendered cells. */
-  row(cells) {
-    const t = this.textColumns;
-    if (t) this.line(cells.map((v, k) => t[k] ? quoteAlways(v) : quoteCell(v)).join(","));
-    else this.line(cells.length === 1 && cells[0] === "" ? '""' : cells.map(quoteCell).join(","));
-  }
-  line(s) {
-    this.parts.push(s, "\n");
-    this.size += s.length + 1;
-    if (this.size > 1 << 20) this.flush();
-  }
-  flush() {
-    if (this.parts.length) writeSync3(this.fd, this.parts.join(""));
-    this.parts = [];
-    this.size = 0;
-  }
-  close() {
-    this.flush();
-    closeSync4(this.fd);
-  }
-};
-
-// src/prepare/zip.ts
-var import_yauzl = __toESM(require_yauzl(), 1);
-var import_yazl = __toESM(require_yazl(), 1);
-import { createWriteStream as createWriteStream2, mkdirSync as mkdirSync2, readdirSync as readdirSync3 } from "node:fs";
-import { basename, dirname as dirname3, join as join7, resolve as resolve3, sep } from "node:path";
-import { pipeline } from "node:stream/promises";
-async function extractZip(zipFile, dest) {
-  const root = resolve3(dest);
-  mkdirSync2(root, { recursive: true });
-  const zip = await import_yauzl.default.openPromise(zipFile, {
-    lazyEntries: true,
-    autoClose: false,
-    strictFileNames: false
-  });
-  let count = 0;
-  try {
-    for await (const entry of zip.eachEntry()) {
-      const name2 = entry.fileName.replace(/\\/g, "/");
-      const target = resolve3(root, name2);
-      if (target !== root && !target.startsWith(root + sep))
-        throw new Error(`${zipFile}: entry "${name2}" escapes the folder`);
-      if (name2.endsWith("/")) {
-        mkdirSync2(target, { recursive: true });
-        continue;
-      }
-      mkdirSync2(dirname3(target), { recursive: true });
-      await pipeline(await zip.openReadStreamPromise(entry), createWriteStream2(target));
-      count++;
-    }
-  } finally {
-    zip.close();
-  }
-  return count;
-}
-async function zipFiles(files, zipFile, compress = true) {
-  const z2 = new import_yazl.default.ZipFile();
-  for (const f of files) z2.addFile(f, basename(f), { compress });
-  const done = pipeline(z2.outputStream, createWriteStream2(zipFile));
-  z2.end();
-  await done;
-}
-function zipFolder(dir, zipFile) {
-  const files = readdirSync3(dir).sort();
-  return zipFiles(
-    files.map((name2) => join7(dir, name2)),
-    zipFile
-  );
-}
-
-// src/prepare/tfrecord.ts
-import { closeSync as closeSync5, openSync as openSync5, readSync as readSync3 } from "node:fs";
-function tfrecordFeature(file2, feature) {
-  const fd = openSync5(file2, "r");
-  const out = [];
-  try {
-    const head = Buffer.alloc(12);
-    let pos = 0;
-    for (; ; ) {
-      const got = readSync3(fd, head, 0, 12, pos);
-      if (got === 0) break;
-      if (got < 12) throw new Error(`${file2}: truncated record header at byte ${pos}`);
-      const len = Number(head.readBigUInt64LE(0));
-      const payload = Buffer.alloc(len);
-      if (readSync3(fd, payload, 0, len, pos + 12) < len)
-        throw new Error(`${file2}: truncated record at byte ${pos}`);
-      pos += 12 + len + 4;
-      const value = exampleBytes(payload, feature);
-      if (value === void 0) throw new Error(`${file2}: a record has no bytes feature "${feature}"`);
-      out.push(value);
-    }
-  } finally {
-    closeSync5(fd);
-  }
-  return out;
-}
-function* fields(buf) {
-  let i = 0;
-  const varint = () => {
-    let shift = 0n;
-    let v = 0n;
-    for (; ; ) {
-      if (i >= buf.length) throw new Error("truncated protobuf varint");
-      const b = buf[i++];
-      v |= BigInt(b & 127) << shift;
-      if (!(b & 128)) return v;
-      shift += 7n;
-    }
-  };
-  while (i < buf.length) {
-    const key = Number(varint());
-    const [num2, wire] = [key >>> 3, key & 7];
-    if (wire === 0) yield [num2, wire, varint()];
-    else if (wire === 1 || wire === 5) {
-      i += wire === 1 ? 8 : 4;
-      yield [num2, wire, 0n];
-    } else if (wire === 2) {
-      const len = Number(varint());
-      yield [num2, wire, buf.subarray(i, i + len)];
-      i += len;
-    } else throw new Error(`unsupported protobuf wire type ${wire}`);
-  }
-}
-function exampleBytes(payload, feature) {
-  for (const [n1, w1, features] of fields(payload)) {
-    if (n1 !== 1 || w1 !== 2) continue;
-    for (const [n2, w2, entry] of fields(features)) {
-      if (n2 !== 1 || w2 !== 2) continue;
-      let key;
-      let value;
-      for (const [n3, w3, x] of fields(entry)) {
-        if (n3 === 1 && w3 === 2) key = x.toString("utf8");
-        if (n3 === 2 && w3 === 2) value = x;
-      }
-      if (key !== feature || !value) continue;
-      for (const [n4, w4, list] of fields(value)) {
-        if (n4 !== 1 || w4 !== 2) continue;
-        for (const [n5, w5, bytes2] of fields(list)) {
-          if (n5 === 1 && w5 === 2) return bytes2.toString("utf8");
-        }
-      }
-    }
-  }
-  return void 0;
-}
-
-// src/prepare/split.ts
-function splitIndices(n, testSize, recipe) {
-  const { train, test } = trainTestSplit(n, testSize, recipe.randomState);
-  if (recipe.order === "file")
-    return { train: Uint32Array.from(train).sort(), test: Uint32Array.from(test).sort() };
-  return { train, test };
-}
-async function runTableSplit(recipe, rawDir, outDir, log = () => {
-}) {
-  for (const x of recipe.extract) {
-    const archive = join8(rawDir, x.archive);
-    if (!existsSync6(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
-    await extractZip(archive, join8(rawDir, x.into ?? ""));
-  }
-  const tableFile = join8(rawDir, recipe.table);
-  if (!existsSync6(tableFile)) throw new Error(`raw table ${recipe.table} not found in the Kaggle download`);
-  const labelCols = recipe.outputs.flatMap((o) => o.kind === "one-hot" && !o.classes ? [o.label] : []);
-  const table = await scanTable(tableFile, labelCols, recipe.groupBy);
-  const computed = Object.entries(recipe.computed);
-  const names2 = [...table.header, ...computed.map(([name2]) => name2)];
-  const col = (name2) => {
-    const k = names2.indexOf(name2);
-    if (k < 0) throw new Error(`${recipe.table}: no column "${name2}" (columns: ${names2.join(", ")})`);
-    return k;
-  };
-  let testSize = recipe.testSize;
-  if (recipe.testMembers)
-    testSize = 0;
-  else if (testSize === void 0) {
-    const { dir, suffix } = recipe.testSizeFromFiles;
-    const k = readdirSync4(join8(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
-    testSize = k / (table.n + k);
-  }
-  const reader = new RecordReader(table);
-  let parts;
-  if (recipe.testMembers) {
-    const m = recipe.testMembers;
-    const ids = new Set(m.tfrecords.flatMap((f) => tfrecordFeature(join8(rawDir, f), m.feature)));
-    const k = col(m.column);
-    const train = [];
-    const test = [];
-    for (let i = 0; i < table.n; i++) (ids.has(reader.cells(i)[k]) ? test : train).push(i);
-    log(`${recipe.table}: ${table.n} rows, ${test.length} in the TFRecord files ${m.tfrecords.join(", ")}`);
-    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
-  } else if (table.groups) {
-    const g = table.groups;
-    const k = g.values.length;
-    log(`${recipe.table}: ${table.n} rows, ${testCount(k, testSize)} of ${k} groups to the new test set`);
-    const inTest = new Uint8Array(k);
-    for (const t of trainTestSplit(k, testSize, recipe.randomState).test) inTest[t] = 1;
-    const train = [];
-    const test = [];
-    for (let i = 0; i < table.n; i++) (inTest[g.of[i]] ? test : train).push(i);
-    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
-  } else {
-    log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, testSize)} to the new test set`);
-    parts = splitIndices(table.n, testSize, recipe);
-  }
-  const renumberCol = recipe.renumber ? col(recipe.renumber.column) : -1;
-  const types = [...table.types, ...computed.map(() => "text")];
-  if (recipe.renumber) {
-    const prefixed = recipe.renumber.train.prefix !== void 0 || recipe.renumber.test.prefix !== void 0;
-    types[renumberCol] = prefixed ? "text" : "int";
-  }
-  const fill = (tpl, raw, out) => tpl.replace(/\{(=?)([^}]+)\}/g, (_, eq, name2) => (eq ? out : raw)[col(name2)]);
-  const each = (part2, fn) => {
-    const idx = parts[part2];
-    const rn = recipe.renumber?.[part2];
-    const start = rn?.start === "after-train" ? parts.train.length : rn?.start ?? 0;
-    const dense = /* @__PURE__ */ new Map();
-    for (let pos = 0; pos < idx.length; pos++) {
-      const raw = reader.cells(idx[pos]);
-      const out = raw.map((v, k) => renderCell(v, table.types[k]));
-      if (rn) {
-        let n = pos;
-        if (recipe.renumber.dense) {
-          const v = raw[renumberCol];
-          n = dense.get(v) ?? dense.size;
-          dense.set(v, n);
-        }
-        out[renumberCol] = `${rn.prefix ?? ""}${start + n}`;
-      }
-      for (const [, tpl] of computed) out.push(fill(tpl, raw, out));
-      fn(raw, out, pos);
-    }
-  };
-  const target = (to) => {
-    const file2 = join8(outDir, to);
-    mkdirSync3(dirname4(file2), { recursive: true });
-    return file2;
-  };
-  try {
-    for (const o of recipe.outputs) await writeOutput(o);
-  } finally {
-    reader.close();
-  }
-  async function writeOutput(o) {
-    if (o.kind === "rows") {
-      let keep = o.columns ? o.columns.map(col) : table.header.map((_, k) => k);
-      if (o.drop) {
-        const drop = new Set(o.drop.map(col));
-        keep = keep.filter((k) => !drop.has(k));
-      }
-      const header = keep.map((k) => o.rename?.[names2[k]] ?? names2[k]);
-      const text2 = o.quoting === "nonnumeric" ? keep.map((k) => types[k] === "text") : void 0;
-      const file2 = target(o.to);
-      const w = new CsvWriter(file2, header, text2);
-      each(o.part, (_, out) => w.row(keep.map((k) => out[k])));
-      w.close();
-      if (o.zip) {
-        await zipFiles([file2], `${file2}.zip`, false);
-        rmSync3(file2);
-      }
-    } else if (o.kind === "constant") {
-      const keep = o.keep.map(col);
-      const values = Object.values(o.values);
-      const w = new CsvWriter(target(o.to), [...o.keep, ...Object.keys(o.values)]);
-      each(o.part, (_, out) => w.row([...keep.map((k) => out[k]), ...values]));
-      w.close();
-    } else if (o.kind === "one-hot") {
-      const id = col(o.id);
-      const label = col(o.label);
-      const classes = o.classes ?? [...table.distinct.get(o.label)].sort();
-      const w = new CsvWriter(target(o.to), [o.id, ...classes]);
-      each(
-        o.part,
-        (raw, out) => w.row([out[id], ...classes.map((c) => o.constant ?? (raw[label] === c ? "1" : "0"))])
-      );
-      w.close();
-    } else {
-      const key = col(o.key);
-      const keys = /* @__PURE__ */ new Set();
-      each(o.part, (raw) => keys.add(raw[key]));
-      const other = await scanTable(join8(rawDir, o.from));
-      const k2 = other.header.indexOf(o.key);
-      if (k2 < 0) throw new Error(`${o.from}: no column "${o.key}"`);
-      const r2 = new RecordReader(other);
-      const w = new CsvWriter(target(o.to), other.header);
-      try {
-        for (let i = 0; i < other.n; i++) {
-          const raw = r2.cells(i);
-          if (keys.has(raw[k2])) w.row(raw.map((v, k) => renderCell(v, other.types[k])));
-        }
-      } finally {
-        w.close();
-        r2.close();
-      }
-    }
-  }
-  const moved = /* @__PURE__ */ new Map();
-  for (const c of recipe.copies) {
-    each(c.part, (raw, out) => {
-      const from = join8(rawDir, fill(c.from, raw, out));
-      const to = target(fill(c.to, raw, out));
-      const earlier = moved.get(from);
-      if (earlier) copyFileSync(earlier, to);
-      else if (existsSync6(from)) {
-        renameSync3(from, to);
-        moved.set(from, to);
-      } else throw new Error(`raw file ${fill(c.from, raw, out)} not found in the Kaggle download`);
-    });
-  }
-  for (const f of recipe.files) copyFileSync(join8(rawDir, f.from), target(f.to));
-  for (const a of recipe.archives) {
-    const dir = join8(outDir, a.dir);
-    mkdirSync3(dir, { recursive: true });
-    await zipFolder(dir, target(a.to));
-    rmSync3(dir, { recursive: true, force: true });
-  }
-  for (const d of recipe.dirs) mkdirSync3(join8(outDir, d), { recursive: true });
-  if (recipe.renameTfrecords) {
-    const t = recipe.renameTfrecords;
-    const counters = { train: 0, test: 0 };
-    mkdirSync3(join8(outDir, t.to), { recursive: true });
-    const files = readdirSync4(join8(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
-    for (const f of files) {
-      const count = f.replace(/\.tfrec$/, "").split("-")[1];
-      const kind = t.test.includes(f) ? "test" : "train";
-      const name2 = `${kind}${String(counters[kind]++).padStart(2, "0")}-${count}.tfrec`;
-      renameSync3(join8(rawDir, t.dir, f), join8(outDir, t.to, name2));
-    }
-  }
-  return { train: parts.train.length, test: parts.test.length };
-}
-
-// src/prepare/tables.ts
-import { copyFileSync as copyFileSync2, existsSync as existsSync7, mkdirSync as mkdirSync4 } from "node:fs";
-import { dirname as dirname5, join as join9 } from "node:path";
-async function runTables(recipe, rawDir, outDir) {
-  for (const x of recipe.extract) {
-    const archive = join9(rawDir, x.archive);
-    if (!existsSync7(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
-    await extractZip(archive, join9(rawDir, x.into ?? ""));
-  }
-  for (const o of recipe.outputs) {
-    const from = join9(rawDir, o.from);
-    if (!existsSync7(from)) throw new Error(`raw table ${o.from} not found in the Kaggle download`);
-    const to = join9(outDir, o.to);
-    mkdirSync4(dirname5(to), { recursive: true });
-    if (o.copy) {
-      copyFileSync2(from, to);
-      continue;
-    }
-    const table = await scanTable(from);
-    const set2 = o.set ?? {};
-    const names2 = o.columns ?? [
-      ...table.header,
-      ...Object.keys(set2).filter((c) => !table.header.includes(c))
-    ];
-    const cols = names2.map((name2) => {
-      if (name2 in set2) return { value: set2[name2] };
-      const k = table.header.indexOf(name2);
-      if (k < 0) throw new Error(`${o.from}: no column "${name2}" (columns: ${table.header.join(", ")})`);
-      return { k };
-    });
-    const reader = new RecordReader(table);
-    const w = new CsvWriter(to, names2);
-    try {
-      for (let i = 0; i < table.n; i++) {
-        const raw = reader.cells(i);
-        w.row(cols.map((c) => "value" in c ? c.value : renderCell(raw[c.k] ?? "", table.types[c.k])));
-      }
-    } finally {
-      w.close();
-      reader.close();
-    }
-  }
-}
-
-// src/prepare/custom.ts
-var import_pngjs = __toESM(require_png(), 1);
-var import_yazl2 = __toESM(require_yazl(), 1);
-import {
-  copyFileSync as copyFileSync3,
-  existsSync as existsSync8,
-  mkdirSync as mkdirSync5,
-  readdirSync as readdirSync5,
-  readFileSync as readFileSync9,
-  renameSync as renameSync4,
-  rmSync as rmSync4,
-  writeFileSync as writeFileSync2
-} from "node:fs";
-import { createWriteStream as createWriteStream3 } from "node:fs";
-import { join as join10 } from "node:path";
-import { pipeline as pipeline2 } from "node:stream/promises";
-
-// src/prepare/pyjson.ts
-function parsePyJson(text2) {
-  let i = 0;
-  const ws = () => {
-    while (i < text2.length && " 	\n\r".includes(text2[i])) i++;
-  };
-  const fail = (what) => {
-    throw new Error(`invalid JSON at offset ${i}: ${what}`);
-  };
-  const value = () => {
-    ws();
-    const c = text2[i];
-    if (c === "{") {
-      i++;
-      const v2 = [];
-      ws();
-      if (text2[i] === "}") return i++, { t: "obj", v: v2 };
-      for (; ; ) {
-        ws();
-        if (text2[i] !== '"') fail("expected a key");
-        const k = str();
-        ws();
-        if (text2[i++] !== ":") fail("expected ':'");
-        v2.push([k, value()]);
-        ws();
-        if (text2[i] === ",") i++;
-        else if (text2[i] === "}") return i++, { t: "obj", v: v2 };
-        else fail("expected ',' or '}'");
-      }
-    }
-    if (c === "[") {
-      i++;
-      const v2 = [];
-      ws();
-      if (text2[i] === "]") return i++, { t: "arr", v: v2 };
-      for (; ; ) {
-        v2.push(value());
-        ws();
-        if (text2[i] === ",") i++;
-        else if (text2[i] === "]") return i++, { t: "arr", v: v2 };
-        else fail("expected ',' or ']'");
-      }
-    }
-    if (c === '"') return { t: "str", v: str() };
-    for (const lit of ["true", "false", "null"]) {
-      if (text2.startsWith(lit, i)) return i += lit.length, { t: "lit", v: lit };
-    }
-    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text2.slice(i, i + 400));
-    if (!m) return fail("unexpected character");
-    i += m[0].length;
-    if (m[2] || m[3]) return { t: "float", v: Number(m[0]) };
-    return { t: "int", v: m[0] === "-0" ? "0" : m[0] };
-  };
-  const str = () => {
-    i++;
-    let out = "";
-    for (; ; ) {
-      const c = text2[i++];
-      if (c === void 0) fail("unterminated string");
-      if (c === '"') return out;
-      if (c !== "\\") {
-        out += c;
-        continue;
-      }
-      const e = text2[i++];
-      const simple = {
-        '"': '"',
-        "\\": "\\",
-        "/": "/",
-        b: "\b",
-        f: "\f",
-        n: "\n",
-        r: "\r",
-        t: "	"
-      };
-      if (e in simple) out += simple[e];
-      else if (e === "u") {
-        out += String.fromCharCode(parseInt(text2.slice(i, i + 4), 16));
-        i += 4;
-      } else fail("bad escape");
-    }
-  };
-  const v = value();
-  ws();
-  if (i !== text2.length) fail("trailing characters");
-  return v;
-}
-var SHORT = {
-  '"': '\\"',
-  "\\": "\\\\",
-  "\n": "\\n",
-  "\r": "\\r",
-  "	": "\\t",
-  "\b": "\\b",
-  "\f": "\\f"
-};
-function pyString(s) {
-  let out = '"';
-  for (let k = 0; k < s.length; k++) {
-    const ch = s[k];
-    const code = s.charCodeAt(k);
-    if (SHORT[ch]) out += SHORT[ch];
-    else if (code < 32 || code > 126) out += "\\u" + code.toString(16).padStart(4, "0");
-    else out += ch;
-  }
-  return out + '"';
-}
-function dumpPyJson(v, indent = 4, level = 0) {
-  const pad = (n) => " ".repeat(indent * n);
-  switch (v.t) {
-    case "obj":
-      if (v.v.length === 0) return "{}";
-      return `{
-${v.v.map(([k, x]) => `${pad(level + 1)}${pyString(k)}: ${dumpPyJson(x, indent, level + 1)}`).join(",\n")}
-${pad(level)}}`;
-    case "arr":
-      if (v.v.length === 0) return "[]";
-      return `[
-${v.v.map((x) => pad(level + 1) + dumpPyJson(x, indent, level + 1)).join(",\n")}
-${pad(level)}]`;
-    case "str":
-      return pyString(v.v);
-    case "int":
-      return v.v;
-    case "float":
-      return Number.isFinite(v.v) ? pyFloat(v.v) : Number.isNaN(v.v) ? "NaN" : v.v > 0 ? "Infinity" : "-Infinity";
-    case "lit":
-      return v.v;
-  }
-}
-function field(obj, key) {
-  return obj.t === "obj" ? obj.v.find(([k]) => k === key)?.[1] : void 0;
-}
-
-// src/prepare/custom.ts
-function need(file2) {
-  if (!existsSync8(file2)) throw new Error(`${file2} not found in the Kaggle download`);
-  return file2;
-}
-function codePointSort(names2) {
-  return names2.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
-}
-async function dogsVsCats(rawDir, outDir) {
-  await extractZip(need(join10(rawDir, "train.zip")), rawDir);
-  const files = codePointSort(readdirSync5(join10(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
-  const { train, test } = trainTestSplit(files.length, 0.1, 0);
-  const pub = (...p) => join10(outDir, "public", ...p);
-  mkdirSync5(pub("train"), { recursive: true });
-  mkdirSync5(pub("test"), { recursive: true });
-  let cats = 0;
-  let dogs = 0;
-  for (const i of train) {
-    const name2 = files[i];
-    const renamed = name2.includes("cat") ? `cat.${cats++}.jpg` : `dog.${dogs++}.jpg`;
-    copyFileSync3(join10(rawDir, "train", name2), pub("train", renamed));
-  }
-  const answers = ["id,label"];
-  const sample = ["id,label"];
-  test.forEach((i, k) => {
-    copyFileSync3(join10(rawDir, "train", files[i]), pub("test", `${k + 1}.jpg`));
-    answers.push(`${k + 1},${files[i].includes("dog") ? 1 : 0}`);
-    sample.push(`${k + 1},${pyFloat(0.5)}`);
-  });
-  await zipFolder(pub("train"), pub("train.zip"));
-  await zipFolder(pub("test"), pub("test.zip"));
-  writeFileSync2(pub("sample_submission.csv"), sample.join("\n") + "\n");
-  mkdirSync5(join10(outDir, "private"), { recursive: true });
-  writeFileSync2(join10(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
-}
-async function zipWithFolder(files, dir, zipFile) {
-  const z2 = new import_yazl2.default.ZipFile();
-  z2.addEmptyDirectory(`${dir}/`);
-  for (const [path4, name2] of files) z2.addFile(path4, `${dir}/${name2}`, { compress: true });
-  const done = pipeline2(z2.outputStream, createWriteStream3(zipFile));
-  z2.end();
-  await done;
-}
-async function whale(rawDir, outDir) {
-  await extractZip(need(join10(rawDir, "train2.zip")), rawDir);
-  const clips = codePointSort(readdirSync5(join10(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
-  const dates = codePointSort([...new Set(clips.map((c) => c.split("_")[0]))]);
-  if (dates.length !== 4) throw new Error(`expected clips from 4 dates in train2/, found ${dates.length}`);
-  const train = clips.filter((c) => dates.indexOf(c.split("_")[0]) < 2);
-  const test = clips.filter((c) => dates.indexOf(c.split("_")[0]) >= 2);
-  const trainNames = train.map((c, i) => {
-    if (!/TRAIN\d+/.test(c)) throw new Error(`unexpected clip name ${c}`);
-    return c.replace(/TRAIN\d+/, `TRAIN${i}`);
-  });
-  const testNames = test.map((c, i) => `${c.slice(0, c.indexOf("TRAIN"))}Test${i}.aif`);
-  const pub = (...p) => join10(outDir, "public", ...p);
-  mkdirSync5(pub(), { recursive: true });
-  await zipWithFolder(
-    train.map((c, i) => [join10(rawDir, "train2", c), trainNames[i]]),
-    "train2",
-    pub("train2.zip")
-  );
-  await zipWithFolder(
-    test.map((c, i) => [join10(rawDir, "train2", c), testNames[i]]),
-    "test2",
-    pub("test2.zip")
-  );
-  writeFileSync2(
-    pub("sampleSubmission.csv"),
-    ["clip,probability", ...testNames.map((n) => `${n},0`)].join("\n") + "\n"
-  );
-  const answers = test.map((c, i) => `${testNames[i]},${c.replace(/\.aif$/, "").endsWith("_1") ? 1 : 0}`);
-  mkdirSync5(join10(outDir, "private"), { recursive: true });
-  writeFileSync2(join10(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
-}
-async function randomActsOfPizza(rawDir, outDir) {
-  const train = parsePyJson(readFileSync9(need(join10(rawDir, "train.json")), "utf8"));
-  const kaggleTest = parsePyJson(readFileSync9(need(join10(rawDir, "test.json")), "utf8"));
-  if (train.t !== "arr" || kaggleTest.t !== "arr" || kaggleTest.v[0]?.t !== "obj") {
-    throw new Error("train.json and test.json must be lists of request objects");
-  }
-  const testKeys = kaggleTest.v[0].v.map(([k]) => k);
-  const records = train.v;
-  const { train: trainIdx, test: testIdx } = trainTestSplit(
-    records.length,
-    kaggleTest.v.length / (records.length + kaggleTest.v.length),
-    0
-  );
-  const pub = (...p) => join10(outDir, "public", ...p);
-  mkdirSync5(pub(), { recursive: true });
-  const newTrain = { t: "arr", v: [...trainIdx].map((i) => records[i]) };
-  const newTest = {
-    t: "arr",
-    v: [...testIdx].map((i) => ({
-      t: "obj",
-      v: testKeys.map((k) => {
-        const x = field(records[i], k);
-        if (x === void 0) throw new Error(`train.json record ${i} lacks the test field "${k}"`);
-        return [k, x];
-      })
-    }))
-  };
-  writeFileSync2(pub("train.json"), dumpPyJson(newTrain));
-  writeFileSync2(pub("test.json"), dumpPyJson(newTest));
-  await zipFiles([pub("train.json")], pub("train.zip"));
-  await zipFiles([pub("test.json")], pub("test.zip"));
-  const ids = [...testIdx].map((i) => {
-    const id = field(records[i], "request_id");
-    if (id?.t !== "str") throw new Error(`train.json record ${i} has no request_id`);
-    return id.v;
-  });
-  const labels = [...testIdx].map((i) => {
-    const got = field(records[i], "requester_received_pizza");
-    return got?.t === "lit" && got.v === "true" ? 1 : 0;
-  });
-  const header = "request_id,requester_received_pizza";
-  writeFileSync2(
-    pub("sampleSubmission.csv"),
-    [header, ...ids.map((id) => `${quoteCell(id)},0`)].join("\n") + "\n"
-  );
-  mkdirSync5(join10(outDir, "private"), { recursive: true });
-  const answers = ids.map((id, k) => `${quoteCell(id)},${labels[k]}`);
-  writeFileSync2(join10(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
-}
-function pngGrey(file2) {
-  const png = import_pngjs.PNG.sync.read(readFileSync9(file2));
-  if (png.depth === 16) throw new Error(`${file2}: 16-bit PNGs are not supported`);
-  const { width, height, data } = png;
-  const grey = new Uint8Array(width * height);
-  for (let p = 0; p < width * height; p++) {
-    const [r, g, b] = [data[4 * p], data[4 * p + 1], data[4 * p + 2]];
-    grey[p] = png.color || png.palette ? r * 19595 + g * 38470 + b * 7471 + 32768 >>> 16 : r;
-  }
-  return { width, height, grey };
-}
-async function denoisingDirtyDocuments(rawDir, outDir) {
-  const pub = (...p) => join10(outDir, "public", ...p);
-  const priv = (...p) => join10(outDir, "private", ...p);
-  await extractZip(need(join10(rawDir, "train.zip")), pub());
-  const images = codePointSort(readdirSync5(pub("train")).filter((f) => f.endsWith(".png")));
-  const { test } = trainTestSplit(images.length, 0.2, 0);
-  const testNames = [...test].map((i) => images[i]);
-  mkdirSync5(pub("test"), { recursive: true });
-  for (const name2 of testNames) renameSync4(pub("train", name2), pub("test", name2));
-  await extractZip(need(join10(rawDir, "train_cleaned.zip")), pub());
-  mkdirSync5(priv("train_cleaned"), { recursive: true });
-  for (const name2 of testNames) renameSync4(pub("train_cleaned", name2), priv("train_cleaned", name2));
-  const answers = new CsvWriter(priv("answers.csv"), ["id", "value"]);
-  const sample = new CsvWriter(pub("sampleSubmission.csv"), ["id", "value"]);
-  try {
-    for (const name2 of codePointSort(readdirSync5(priv("train_cleaned")))) {
-      const { width, height, grey } = pngGrey(priv("train_cleaned", name2));
-      const stem = name2.replace(/\.[^.]*$/, "");
-      const values = Array.from({ length: 256 }, (_, v) => pyFloat(v / 255));
-      for (let r = 0; r < height; r++) {
-        for (let c = 0; c < width; c++) {
-          const id = `${stem}_${r + 1}_${c + 1}`;
-          answers.row([id, values[grey[r * width + c]]]);
-          sample.row([id, "1"]);
-        }
-      }
-    }
-  } finally {
-    answers.close();
-    sample.close();
-  }
-  rmSync4(priv("train_cleaned"), { recursive: true, force: true });
-}
-function roundHalfEven(x) {
-  const f = Math.floor(x);
-  const d = x - f;
-  return d > 0.5 || d === 0.5 && f % 2 === 1 ? f + 1 : f;
-}
-function lines(file2) {
-  const parts = readFileSync9(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
-  if (parts.at(-1) === "") parts.pop();
-  return parts;
-}
-async function mlspBirds(rawDir, outDir) {
-  await extractZip(need(join10(rawDir, "mlsp_contest_dataset.zip")), rawDir);
-  const src = (...p) => join10(rawDir, "mlsp_contest_dataset", ...p);
-  const pub = (...p) => join10(outDir, "public", ...p);
-  for (const d of [
-    "essential_data/src_wavs",
-    ...["filtered_spectrograms", "segmentation_examples", "spectrograms", "supervised_segmentation"].map(
-      (x) => `supplemental_data/${x}`
-    )
-  ]) {
-    mkdirSync5(pub(d), { recursive: true });
-  }
-  mkdirSync5(join10(outDir, "private"), { recursive: true });
-  const folds = await scanTable(need(src("essential_data", "CVfolds_2.txt")));
-  const foldsReader = new RecordReader(folds);
-  const kept = [];
-  for (let i = 0; i < folds.n; i++) {
-    const [recId, fold] = foldsReader.cells(i);
-    if (Number(fold) === 0) kept.push(recId);
-  }
-  foldsReader.close();
-  const isTest = new Uint8Array(kept.length);
-  for (const p of permutation(kept.length, 0).subarray(0, roundHalfEven(0.2 * kept.length))) isTest[p] = 1;
-  const newId = new Map(kept.map((old, k) => [Number(old), k]));
-  writeFileSync2(
-    pub("essential_data", "CVfolds_2.txt"),
-    ["rec_id,fold", ...kept.map((_, k) => `${k},${isTest[k]}`)].join("\n") + "\n"
-  );
-  const names2 = await scanTable(need(src("essential_data", "rec_id2filename.txt")));
-  const namesReader = new RecordReader(names2);
-  const idCol = names2.header.indexOf("rec_id");
-  const fileCol = names2.header.indexOf("filename");
-  if (idCol < 0 || fileCol < 0) throw new Error("rec_id2filename.txt needs rec_id and filename columns");
-  const filenames = [];
-  const w = new CsvWriter(pub("essential_data", "rec_id2filename.txt"), names2.header);
-  for (let i = 0; i < names2.n; i++) {
-    const raw = namesReader.cells(i);
-    const id = newId.get(Number(raw[idCol]));
-    if (id === void 0) continue;
-    const out = raw.map((v, k) => k === idCol ? String(id) : renderCell(v, names2.types[k]));
-    filenames.push(raw[fileCol]);
-    w.row(out);
-  }
-  w.close();
-  namesReader.close();
-  const labelled = lines(need(src("essential_data", "rec_labels_test_hidden.txt"))).slice(1).map((line) => {
-    const [id, ...rest] = line.split(",");
-    return { id: newId.get(Number(id)), labels: rest.join(",") };
-  }).filter((x) => x.id !== void 0);
-  const pubLabels = ["rec_id,[labels]"];
-  const answers = ["Id,Probability"];
-  for (const { id, labels } of labelled) {
-    const shown = isTest[id] ? "?" : labels;
-    pubLabels.push(shown === "" ? `${id}` : `${id},${shown}`);
-    if (!isTest[id]) continue;
-    const species = new Set(
-      labels.split(",").filter((x) => x !== "").map(Number)
-    );
-    for (let sp = 0; sp < 19; sp++) answers.push(`${id * 100 + sp},${species.has(sp) ? 1 : 0}`);
-  }
-  writeFileSync2(pub("essential_data", "rec_labels_test_hidden.txt"), pubLabels.join("\n") + "\n");
-  writeFileSync2(join10(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
-  const sample = ["Id,Probability"];
-  kept.forEach((_, k) => {
-    if (isTest[k]) for (let sp = 0; sp < 19; sp++) sample.push(`${k * 100 + sp},0`);
-  });
-  writeFileSync2(pub("sample_submission.csv"), sample.join("\n") + "\n");
-  copyFileSync3(need(src("essential_data", "species_list.txt")), pub("essential_data", "species_list.txt"));
-  for (const f of filenames) {
-    copyFileSync3(
-      need(src("essential_data", "src_wavs", `${f}.wav`)),
-      pub("essential_data", "src_wavs", `${f}.wav`)
-    );
-    for (const d of [
-      "filtered_spectrograms",
-      "segmentation_examples",
-      "spectrograms",
-      "supervised_segmentation"
-    ]) {
-      const from = src("supplemental_data", d, `${f}.bmp`);
-      if (d === "segmentation_examples" && !existsSync8(from)) continue;
-      copyFileSync3(need(from), pub("supplemental_data", d, `${f}.bmp`));
-    }
-  }
-  for (const f of ["segment_clusters.bmp", "segment_mosaic.bmp"]) {
-    copyFileSync3(need(src("supplemental_data", f)), pub("supplemental_data", f));
-  }
-  for (const f of ["histogram_of_segments.txt", "segment_features.txt", "segment_rectangles.txt"]) {
-    const out = ["rec_id,[histogram of segment features]"];
-    for (const line of lines(need(src("supplemental_data", f))).slice(1)) {
-      const [id, ...rest] = line.split(",");
-      const n = newId.get(Number(id));
-      if (n !== void 0) out.push(`${n},${rest.join(",")}`);
-    }
-    writeFileSync2(pub("supplemental_data", f), out.join("\n") + "\n");
-  }
-}
-var CUSTOM_PREPARERS = {
-  "mlsp-2013-birds": mlspBirds,
-  "denoising-dirty-documents": denoisingDirtyDocuments,
-  "dogs-vs-cats": dogsVsCats,
-  whale,
-  "random-acts-of-pizza": randomActsOfPizza
-};
-
-// src/prepare/toy.ts
-import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync3, readFileSync as readFileSync10, existsSync as existsSync9, renameSync as renameSync5, rmSync as rmSync5 } from "node:fs";
-import { join as join11 } from "node:path";
-import { createHash as createHash5 } from "node:crypto";
-
-// src/prepare/random.ts
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = a + 1831565813 >>> 0;
-    let t = a;
-    t = Math.imul(t ^ t >>> 15, t | 1);
-    t ^= t + Math.imul(t ^ t >>> 7, t | 61);
-    return ((t ^ t >>> 14) >>> 0) / 4294967296;
-  };
-}
-function normal(u) {
-  return () => {
-    const a = Math.max(u(), 1e-12);
-    return Math.sqrt(-2 * Math.log(a)) * Math.cos(2 * Math.PI * u());
-  };
-}
-
-// src/prepare/toy.ts
-var ToyLeaderboardSchema = external_exports.strictObject({
-  teams: external_exports.number().int().min(1),
-  best: external_exports.number(),
-  median: external_exports.number(),
-  worst: external_exports.number(),
-  seed: external_exports.number().int()
-});
-var Split = {
-  seed: external_exports.number().int(),
-  trainRows: external_exports.number().int().positive(),
-  testRows: external_exports.number().int().positive(),
-  leaderboard: ToyLeaderboardSchema
-};
-var ToySchema = external_exports.discriminatedUnion("task", [
-  external_exports.strictObject({
-    task: external_exports.literal("regression"),
-    ...Split,
-    features: external_exports.number().int().min(3),
-    noise: external_exports.number().positive(),
-    target: external_exports.string()
-  }),
-  external_exports.strictObject({
-    task: external_exports.literal("binary"),
-    ...Split,
-    features: external_exports.number().int().min(3),
-    target: external_exports.string()
-  }),
-  external_exports.strictObject({
-    task: external_exports.literal("multiclass"),
-    ...Split,
-    features: external_exports.number().int().min(2),
-    classes: external_exports.array(external_exports.string()).min(2),
-    spread: external_exports.number().positive(),
-    target: external_exports.string()
-  })
-]);
-function toyParams(c) {
-  const parsed = ToySchema.safeParse(c.toy);
-  if (!parsed.success)
-    throw new UserError(`competitions/${c.id}: toy parameters invalid: ${parsed.error.issues[0].message}`);
-  return parsed.data;
-}
-function csv(t) {
-  return [t.header.join(","), ...t.rows.map((r) => r.join(","))].join("\n") + "\n";
-}
-var fmt = (x) => Number(x.toFixed(6));
-function generateToy(c) {
-  const p = toyParams(c);
-  const u = rng(p.seed);
-  const n = normal(u);
-  const total = p.trainRows + p.testRows;
-  const featureNames = Array.from({ length: p.features }, (_, j) => `f${j}`);
-  const X = Array.from({ length: total }, () => featureNames.map(() => n()));
-  const ids = Array.from({ length: total }, (_, i) => 1e4 + i);
-  let labels;
-  let answers;
-  let sample;
-  const testIdx = Array.from({ length: p.testRows }, (_, i) => p.trainRows + i);
-  if (p.task === "regression") {
-    const w = featureNames.map(() => -5 + 10 * u());
-    labels = X.map(
-      (x) => fmt(
-        20 + x.reduce((s, v, j) => s + w[j] * v, 0) + 3 * x[0] * x[1] + 4 * Math.sin(2 * x[2]) + p.noise * n()
-      )
-    );
-    answers = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], labels[i]]) };
-    sample = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], 0]) };
-  } else if (p.task === "binary") {
-    const w = featureNames.map(() => -1.5 + 3 * u());
-    labels = X.map((x) => {
-      const logit = x.reduce((s, v, j) => s + w[j] * v, 0) + 1.5 * x[0] * x[1] - 0.5;
-      return u() < 1 / (1 + Math.exp(-logit)) ? 1 : 0;
-    });
-    answers = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], labels[i]]) };
-    sample = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], 0.5]) };
-  } else {
-    const centers = p.classes.map(() => featureNames.map(() => p.spread * n()));
-    const cls = X.map(() => Math.floor(u() * p.classes.length));
-    X.forEach((x, i) => x.forEach((_, j) => x[j] += centers[cls[i]][j]));
-    labels = cls.map((k) => p.classes[k]);
-    answers = {
-      header: ["id", ...p.classes],
-      rows: testIdx.map((i) => [ids[i], ...p.classes.map((_, k) => k === cls[i] ? 1 : 0)])
-    };
-    const uniform = 1 / p.classes.length;
-    sample = {
-      header: ["id", ...p.classes],
-      rows: testIdx.map((i) => [ids[i], ...p.classes.map(() => uniform)])
-    };
-  }
-  const train = {
-    header: ["id", ...featureNames, p.target],
-    rows: Array.from({ length: p.trainRows }, (_, i) => [ids[i], ...X[i].map(fmt), labels[i]])
-  };
-  const test = {
-    header: ["id", ...featureNames],
-    rows: testIdx.map((i) => [ids[i], ...X[i].map(fmt)])
-  };
-  return {
-    public: {
-      "description.md": describe3(c, p),
-      "train.csv": csv(train),
-      "test.csv": csv(test),
-      [c.sampleSubmission]: csv(sample)
-    },
-    private: { [c.answers]: csv(answers) }
-  };
-}
-function describe3(c, p) {
-  const task = p.task === "regression" ? `Predict the numeric column \`${p.target}\` for every row of test.csv. Submissions are scored by ${c.metric} (lower is better).` : p.task === "binary" ? `Predict the probability that \`${p.target}\` is 1 for every row of test.csv. Submissions are scored by ${c.metric} (higher is better).` : `Predict a probability for each class (${p.classes.join(", ")}) of \`${p.target}\` for every row of test.csv; each row's probabilities sum to 1. Submissions are scored by ${c.metric} (lower is better).`;
-  return [
-    `# ${c.name}`,
-    "",
-    "A small synthetic competition bundled with Medalist (generated, deterministic, no download).",
-    "",
-    "## Task",
-    task,
-    "",
-    "## Files",
-    `- train.csv: ${p.trainRows} rows with features f0..f${p.features - 1} and the target \`${p.target}\``,
-    `- test.csv: ${p.testRows} rows, features only`,
-    `- ${c.sampleSubmission}: the expected submission format`,
-    "",
-    "## Submission",
-    `Write \`submission.csv\` with the same columns and ids as ${c.sampleSubmission}.`,
-    ""
-  ].join("\n");
-}
-function fingerprint(c) {
-  return createHash5("sha256").update(
-    JSON.stringify({
-      toy: { ...c.toy ?? {}, leaderboard: void 0 },
-      answers: c.answers,
-      sample: c.sampleSubmission
-    })
-  ).digest("hex");
-}
-function prepareToy(c, dataDir) {
-  const dir = join11(dataDir, c.id, "prepared");
-  const stamp = join11(dataDir, c.id, ".medalist-toy");
-  const fp = fingerprint(c);
-  if (existsSync9(stamp) && readFileSync10(stamp, "utf8") === fp && existsSync9(dir))
-    return { prepared: false, dir };
-  const files = generateToy(c);
-  const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync5(tmp, { recursive: true, force: true });
-  for (const side of ["public", "private"]) {
-    for (const [name2, text2] of Object.entries(files[side])) {
-      const file2 = join11(tmp, side, name2);
-      mkdirSync6(join11(file2, ".."), { recursive: true });
-      writeFileSync3(file2, text2);
-    }
-  }
-  rmSync5(dir, { recursive: true, force: true });
-  renameSync5(tmp, dir);
-  writeFileSync3(stamp, fp);
-  return { prepared: true, dir };
-}
-
-// src/prepare/description.ts
-import { createHash as createHash6 } from "node:crypto";
-import { writeFileSync as writeFileSync4 } from "node:fs";
-var UPSTREAM_DESCRIPTIONS = "https://raw.githubusercontent.com/openai/mle-bench/main/mlebench/competitions";
-function descriptionStub(c) {
-  return `# ${c.name}
-
-Kaggle competition \`${c.id}\`: https://www.kaggle.com/competitions/${c.id}/overview
-
-(Prepared by Medalist without upstream MLE-bench's description.md.)
-`;
-}
-async function writeDescription(c, file2, baseUrl, log) {
-  const md52 = c.prepare?.descriptionMd5;
-  if (baseUrl && md52) {
-    const url2 = `${baseUrl.replace(/\/+$/, "")}/${encodeURIComponent(c.id)}/description.md`;
-    try {
-      const res = await fetch(url2, { signal: AbortSignal.timeout(2e4) });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      const body = Buffer.from(await res.arrayBuffer());
-      const got = createHash6("md5").update(body).digest("hex");
-      if (got !== md52) throw new Error(`MD5 ${got} differs from the pinned ${md52}`);
-      writeFileSync4(file2, body);
-      return "upstream";
-    } catch (e) {
-      log(`${c.id}: warning: upstream description.md not used (${e.message}); writing a stub`);
-    }
-  }
-  writeFileSync4(file2, descriptionStub(c));
-  return "stub";
-}
-
-// src/prepare/prepare.ts
-function preparedDir(dataDir, id) {
-  return join12(dataDir, id, "prepared");
-}
-function requiredFiles(c) {
-  return [posix.normalize(`public/${c.sampleSubmission}`), posix.normalize(`private/${c.answers}`)];
-}
-function warmCheck(c, dataDir) {
-  const dir = preparedDir(dataDir, c.id);
-  const m = readManifest(dir);
-  if (!m || m.competition !== c.id) return void 0;
-  return manifestStillValid(dir, m, requiredFiles(c)) === void 0 ? m : void 0;
-}
-async function prepareCompetition(entry, opts) {
-  const c = entry.competition;
-  const t0 = performance.now();
-  const log = opts.log ?? (() => {
-  });
-  const done = (status, m) => ({
-    id: c.id,
-    status,
-    ms: performance.now() - t0,
-    upstreamMismatches: m?.upstreamMismatches ?? []
-  });
-  const warm = c.source === "toy" ? void 0 : warmCheck(c, opts.dataDir);
-  if (warm) return done("ready", warm);
-  const compDir = join12(opts.dataDir, c.id);
-  mkdirSync7(compDir, { recursive: true });
-  let release;
-  try {
-    release = await acquireLock(join12(compDir, ".medalist-prepare.lock"), {
-      waitMs: opts.lockWaitMs ?? 36e5
-    });
-  } catch (e) {
-    if (e instanceof LockBusyError)
-      throw new UserError(`${c.id}: another process is preparing it (${e.message})`, 1);
-    throw e;
-  }
-  try {
-    if (c.source === "toy") {
-      const dir2 = preparedDir(opts.dataDir, c.id);
-      const { prepared } = prepareToy(c, opts.dataDir);
-      const still = prepared ? void 0 : warmCheck(c, opts.dataDir);
-      if (still) return done("ready", still);
-      const m2 = await buildManifest(dir2, c.id, "toy", requiredFiles(c));
-      writeManifest(dir2, m2);
-      return done("generated", m2);
-    }
-    const after = warmCheck(c, opts.dataDir);
-    if (after) return done("ready", after);
-    for (const name2 of readdirSync6(compDir))
-      if (name2.startsWith(".staging-")) rmSync6(join12(compDir, name2), { recursive: true, force: true });
-    const dir = preparedDir(opts.dataDir, c.id);
-    const required2 = requiredFiles(c);
-    const upstream = c.prepare?.checksums;
-    if (existsSync10(dir)) {
-      const missing = required2.filter((f) => !existsSync10(join12(dir, f)));
-      if (missing.length > 0) {
-        throw new UserError(
-          `${c.id}: ${dir} exists but is incomplete (missing ${missing.join(", ")}); remove it, or re-run \`mlebench prepare\`, then run again`,
-          1
-        );
-      }
-      log(`${c.id}: checking data prepared by MLE-bench`);
-      const m2 = await buildManifest(dir, c.id, "reused", required2, upstream);
-      writeManifest(dir, m2);
-      return done("reused", m2);
-    }
-    const recipe = c.prepare?.split;
-    if (!recipe) {
-      throw new UserError(
-        `${c.id}: Medalist has no native preparation for it${c.prepare?.note ? ` (${c.prepare.note})` : ""}. Prepare it with MLE-bench (mlebench prepare -c ${c.id} --data-dir ${opts.dataDir}); Medalist then reuses it`,
-        1
-      );
-    }
-    const zip = join12(compDir, `${c.id}.zip`);
-    const md52 = opts.skipVerification ? void 0 : c.prepare?.zipMd5;
-    if (!existsSync10(zip)) {
-      log(`${c.id}: downloading from Kaggle`);
-      await downloadCompetition(c.id, zip, {
-        baseUrl: opts.kaggleUrl,
-        credentials: opts.credentials ?? kaggleCredentials(),
-        md5: md52,
-        retries: opts.downloadRetries,
-        retryDelayMs: opts.retryDelayMs,
-        log
-      });
-    } else if (md52 && await md5File(zip) !== md52) {
-      throw new UserError(
-        `${c.id}: ${zip} has an MD5 different from upstream's ${md52}; delete it to download again, or run with --skip-verification to accept it`,
-        1
-      );
-    }
-    const staging = join12(compDir, `.staging-${process.pid}-${Date.now()}`);
-    let description;
-    try {
-      const raw = join12(staging, "raw");
-      const out = join12(staging, "prepared");
-      log(`${c.id}: extracting ${zip}`);
-      await extractZip(zip, raw);
-      mkdirSync7(join12(out, "public"), { recursive: true });
-      mkdirSync7(join12(out, "private"), { recursive: true });
-      if (recipe.kind === "tables") await runTables(recipe, raw, out);
-      else if (recipe.kind === "custom") {
-        const run = CUSTOM_PREPARERS[recipe.preparer];
-        if (!run) throw new Error(`${c.id}: unknown preparer "${recipe.preparer}"`);
-        await run(raw, out);
-      } else {
-        const sizes = await runTableSplit(recipe, raw, out, log);
-        log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
-      }
-      if (!existsSync10(join12(out, "public", "description.md"))) {
-        description = await writeDescription(
-          c,
-          join12(out, "public", "description.md"),
-          opts.descriptionUrl,
-          log
-        );
-      }
-      const missing = required2.filter((f) => !existsSync10(join12(out, f)));
-      if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
-      rmSync6(raw, { recursive: true, force: true });
-      renameSync6(out, dir);
-    } finally {
-      rmSync6(staging, { recursive: true, force: true });
-    }
-    const m = { ...await buildManifest(dir, c.id, "recipe", required2, upstream), description };
-    writeManifest(dir, m);
-    if (m.upstreamMismatches.length > 0) {
-      log(`${c.id}: warning: ${m.upstreamMismatches.join(", ")} differ from upstream's checksums`);
-    }
-    return done("prepared", m);
-  } finally {
-    release();
-  }
-}
-async function prepareCompetitions(entries, opts) {
-  const results = [];
-  const failures = [];
-  for (const e of entries) {
-    try {
-      results.push(await prepareCompetition(e, opts));
-    } catch (err) {
-      failures.push({ id: e.competition.id, message: err.message });
-    }
-  }
-  return { results, failures };
-}
-
-// src/suite/prepare.ts
+import { join as join14 } from "node:path";
 function preparedPaths(dataDir, id) {
   return {
-    publicDir: join13(dataDir, id, "prepared", "public"),
-    privateDir: join13(dataDir, id, "prepared", "private")
+    publicDir: join14(dataDir, id, "prepared", "public"),
+    privateDir: join14(dataDir, id, "prepared", "private")
   };
 }
 async function ensurePrepared(entry, dataDir, log) {
@@ -97601,7 +97891,7 @@ async function ensurePrepared(entry, dataDir, log) {
 }
 
 // src/suite/store.ts
-import { mkdirSync as mkdirSync8, readFileSync as readFileSync11, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync11 } from "node:fs";
+import { mkdirSync as mkdirSync8, readFileSync as readFileSync12, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync12 } from "node:fs";
 import { dirname as dirname6 } from "node:path";
 function toJson(value) {
   return JSON.stringify(value, (_k, v) => typeof v === "number" && Number.isNaN(v) ? "NaN" : v, 2) + "\n";
@@ -97620,7 +97910,7 @@ function writeResults(path4, results) {
 function readResults(path4) {
   let raw;
   try {
-    raw = JSON.parse(readFileSync11(path4, "utf8"));
+    raw = JSON.parse(readFileSync12(path4, "utf8"));
   } catch (e) {
     const code = e.code;
     throw new UserError(
@@ -97631,12 +97921,24 @@ function readResults(path4) {
   if (!parsed.success) throw new UserError(formatZodError(parsed.error, path4));
   return parsed.data;
 }
+var StoredIdentity = external_exports.object({
+  hash: external_exports.string(),
+  parts: external_exports.object(
+    Object.fromEntries(IDENTITY_PARTS.map((p) => [p, external_exports.string()]))
+  )
+});
 function readStoredRun(path4) {
-  if (!existsSync11(path4)) return null;
+  if (!existsSync12(path4)) return null;
   try {
-    const raw = JSON.parse(readFileSync11(path4, "utf8"));
+    const raw = JSON.parse(readFileSync12(path4, "utf8"));
     const result = RunResultSchema.parse(raw.result);
-    return { suiteHash: String(raw.suiteHash), agent: String(raw.agent), result };
+    const id = StoredIdentity.safeParse(raw.identity);
+    return {
+      suiteHash: String(raw.suiteHash),
+      agent: String(raw.agent),
+      identity: id.success ? id.data : null,
+      result
+    };
   } catch {
     return null;
   }
@@ -97667,7 +97969,7 @@ var UsageSchema = external_exports.object({
 function readUsage(runDir) {
   try {
     const parsed = UsageSchema.safeParse(
-      JSON.parse(readFileSync12(join14(runPaths(runDir).logsDir, "usage.json"), "utf8"))
+      JSON.parse(readFileSync13(join15(runPaths(runDir).logsDir, "usage.json"), "utf8"))
     );
     return parsed.success ? parsed.data : null;
   } catch {
@@ -97678,7 +97980,7 @@ function localExecutor(opts, agent) {
   if (agent.command === void 0) throw new UserError("agent.command: the local executor needs a command");
   return new LocalExecutor({
     command: agent.command,
-    cwd: resolve4(opts.baseDir, agent.cwd ?? "."),
+    cwd: resolve5(opts.baseDir, agent.cwd ?? "."),
     graceSecs: opts.config.docker.stopGraceSecs
   });
 }
@@ -97696,10 +97998,10 @@ async function runSuite(opts) {
   const log = opts.log ?? (() => {
   });
   const agent = opts.agent ?? config2.agent;
-  const registry2 = opts.registry ?? loadRegistry(config2.registryDir ? resolve4(opts.baseDir, config2.registryDir) : defaultRegistryDir());
+  const registry2 = opts.registry ?? loadRegistry(config2.registryDir ? resolve5(opts.baseDir, config2.registryDir) : defaultRegistryDir());
   const thePlan = plan(config2, registry2);
-  const dataDir = resolve4(opts.baseDir, config2.dataDir);
-  const outDir = resolve4(opts.outDir);
+  const dataDir = resolve5(opts.baseDir, config2.dataDir);
+  const outDir = resolve5(opts.outDir);
   const env = agentEnv(agent);
   const suiteId = `${opts.label}-${thePlan.suiteHash.slice(0, 8)}-${Date.now().toString(36)}`;
   const agentText = describeAgent(agent);
@@ -97718,6 +98020,26 @@ async function runSuite(opts) {
   const stopContainers = () => void (docker && cleanupSuite(docker.docker, suiteId).catch(() => {
   }));
   opts.signal?.addEventListener("abort", stopContainers, { once: true });
+  const selection = {
+    fresh: opts.selection?.fresh ?? false,
+    rerun: opts.selection?.rerun ?? [],
+    only: opts.selection?.only ? parseOnly(opts.selection.only, thePlan.competitions, thePlan.seeds) : null
+  };
+  const facts = agentFacts({
+    agent,
+    config: config2,
+    baseDir: opts.baseDir,
+    executor: executor.name,
+    imageId: docker?.image.id ?? null,
+    exclude: [outDir, dataDir]
+  });
+  const identities = new Map(
+    thePlan.competitions.map((id) => [
+      id,
+      competitionIdentity(facts, registry2.get(id).competition, preparedDir(dataDir, id), config2)
+    ])
+  );
+  const counts = { executed: 0, reused: 0, skipped: 0 };
   log(
     `[${opts.label}] ${thePlan.runs.length} runs: ${thePlan.competitions.length} competitions \xD7 ${thePlan.seeds} seeds, agent: ${agentText}`
   );
@@ -97726,25 +98048,56 @@ async function runSuite(opts) {
   const total = thePlan.runs.length;
   const running = /* @__PURE__ */ new Map();
   const one = async (run, gpus) => {
-    const runDir = join14(outDir, "runs", run.runId);
-    const storePath = join14(runDir, "run.json");
+    const runDir = join15(outDir, "runs", run.runId);
+    const storePath = join15(runDir, "run.json");
     const stored = readStoredRun(storePath);
-    if (stored && stored.suiteHash === thePlan.suiteHash && stored.agent === agentText) {
-      results.set(run.runId, stored.result);
+    const identity = identities.get(run.competitionId);
+    const decision = decide(
+      run,
+      stored ? { identity: stored.identity, outcome: stored.result.outcome } : null,
+      identity,
+      selection
+    );
+    if (decision.action === "skip") {
+      counts.skipped++;
+      log(`[${opts.label}] ${++done}/${total} ${run.runId}: left out (${decision.why})`);
+      return;
+    }
+    if (decision.action === "reuse" && stored) {
+      counts.reused++;
+      results.set(run.runId, { ...stored.result, identity: identity.hash, reused: true });
+      const cause = stored.result.failure ? `: ${stored.result.failure.cause}` : "";
       log(
-        `[${opts.label}] ${++done}/${total} ${run.runId}: kept from an earlier run (${stored.result.outcome})`
+        `[${opts.label}] ${++done}/${total} ${run.runId}: reused, same identity as the finished run (${stored.result.outcome}${cause})`
       );
       return;
     }
+    counts.executed++;
     rmSync7(runDir, { recursive: true, force: true });
     mkdirSync9(runDir, { recursive: true });
     const entry = registry2.get(run.competitionId);
     const paths = prepared.get(run.competitionId);
-    writeFileSync6(runPaths(runDir).instructionsFile, instructions(entry.competition, config2.limits.time));
+    const specBase = {
+      runId: run.runId,
+      suiteId,
+      competitionId: run.competitionId,
+      seed: run.seed,
+      publicDir: paths.publicDir,
+      runDir,
+      timeLimitSecs: config2.limits.time,
+      env,
+      gpus,
+      secretEnv: agent.secrets
+    };
+    writeFileSync6(
+      runPaths(runDir).instructionsFile,
+      instructions(entry.competition, config2.limits.time, executor.agentPaths?.(specBase) ?? CONTAINER_PATHS)
+    );
     const t0 = /* @__PURE__ */ new Date();
     running.set(run.runId, t0.getTime());
+    const why = decision.action === "run" ? decision.why : "";
     log(
-      `[${opts.label}] ${done + 1}/${total} ${run.runId}: started${gpus.length ? ` on GPU ${gpus.join(",")}` : ""}`
+      `[${opts.label}] ${done + 1}/${total} ${run.runId}: started${gpus.length ? ` on GPU ${gpus.join(",")}` : ""} (${why})`
     );
     let exec;
     let attempts = 0;
@@ -97752,19 +98105,10 @@ async function runSuite(opts) {
       attempts++;
       exec = await executor.execute(
         {
-          runId: run.runId,
-          suiteId,
-          competitionId: run.competitionId,
-          seed: run.seed,
-          publicDir: paths.publicDir,
-          runDir,
-          timeLimitSecs: config2.limits.time,
-          env,
-          gpus,
-          secretEnv: agent.secrets,
+          ...specBase,
           validationUrl: docker?.validation?.register(
             run.competitionId,
-            join14(paths.publicDir, entry.competition.sampleSubmission)
+            join15(paths.publicDir, entry.competition.sampleSubmission)
           )
         },
         opts.signal
@@ -97786,6 +98130,7 @@ async function runSuite(opts) {
       leaderboardPath: leaderboardPath(entry),
       external: config2.externalGrader ? { command: config2.externalGrader } : void 0
     });
+    const failure2 = describeFailure(exec, readTail(runPaths(runDir).logFile));
     const result = {
       runId: run.runId,
       competitionId: run.competitionId,
@@ -97795,23 +98140,27 @@ async function runSuite(opts) {
       startedAt: t0.toISOString(),
       durationMs: exec.durationMs,
       attempts,
-      runDir: relative(outDir, runDir),
+      runDir: relative2(outDir, runDir),
       error: exec.error ?? null,
       grade: report ? gradeJson(report) : null,
       usage: readUsage(runDir),
       gpus,
-      details: exec.details ?? {}
+      details: exec.details ?? {},
+      identity: identity.hash,
+      failure: failure2
     };
     const cancelled = exec.outcome === "infra_error" && (opts.signal?.aborted || exec.details?.cancelled === "true");
     if (!cancelled)
-      writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, result }));
+      writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, identity, result }));
     results.set(run.runId, result);
     running.delete(run.runId);
     const medal = report ? report.gold_medal ? "gold" : report.silver_medal ? "silver" : report.bronze_medal ? "bronze" : "no medal" : "not graded";
-    const score3 = report?.valid_submission ? `score ${report.score}` : report ? `invalid: ${report.error}` : exec.error;
+    const score3 = report?.valid_submission ? `score ${report.score}` : report ? `invalid: ${report.error}` : "not graded";
     log(
-      `[${opts.label}] ${++done}/${total} ${run.runId}: ${exec.outcome} in ${(exec.durationMs / 1e3).toFixed(1)}s, ${score3}, ${medal}`
+      `[${opts.label}] ${++done}/${total} ${run.runId}: ${exec.outcome} in ${(exec.durationMs / 1e3).toFixed(1)}s${failure2 ? `: ${failure2.cause}` : ""}, ${score3}, ${medal}`
     );
+    if (failure2 && failure2.stderrTail.length > 0 && exec.outcome !== "infra_error")
+      log(`[${opts.label}]   last stderr: ${failure2.stderrTail.slice(-3).join(" \u23CE ")}`);
   };
   const beatSecs = opts.heartbeatSecs ?? 60;
   const heartbeat = beatSecs > 0 ? setInterval(() => {
@@ -97838,6 +98187,9 @@ async function runSuite(opts) {
     opts.signal?.removeEventListener("abort", stopContainers);
     await docker?.close();
   }
+  log(
+    `[${opts.label}] ${counts.executed} executed, ${counts.reused} reused (same identity as a finished run)` + (counts.skipped ? `, ${counts.skipped} left out (--only)` : "")
+  );
   const suite = {
     schemaVersion: RESULTS_SCHEMA_VERSION,
     medalistVersion: VERSION,
@@ -97865,7 +98217,7 @@ async function runSuite(opts) {
     finishedAt: (/* @__PURE__ */ new Date()).toISOString(),
     runs: thePlan.runs.map((r) => results.get(r.runId)).filter((r) => r !== void 0)
   };
-  return writeResults(join14(outDir, "results.json"), suite);
+  return writeResults(join15(outDir, "results.json"), suite);
 }
 
 // src/grade/types.ts
@@ -98028,7 +98380,7 @@ function monteCarloPermutationPValue(samples, draws, seed) {
   }
   return (1 + hits) / (1 + draws);
 }
-function decide(delta, interval3, pValue, alpha, tolerance, unit) {
+function decide2(delta, interval3, pValue, alpha, tolerance, unit) {
   const pts = (x) => `${(Math.abs(x) * 100).toFixed(1)} points`;
   if (pValue <= alpha && delta < -tolerance) {
     return {
@@ -98136,7 +98488,7 @@ function emptyMetric(metric, o) {
   };
 }
 function analyzeMetric(metric, input2, options2) {
-  const o = resolve5(options2);
+  const o = resolve6(options2);
   const samples = usable(input2);
   if (samples.length === 0) return emptyMetric(metric, o);
   const binary = samples.every((s) => isBinary(s.base) && isBinary(s.head));
@@ -98173,7 +98525,7 @@ function analyzeMetric(metric, input2, options2) {
     powerMethod = "normal-approximation";
   }
   const unit = metric === "medal" ? "the medal rate" : "the mean percentile";
-  const { verdict, reason } = decide(delta, interval3, pValue, o.alpha, o.tolerance, unit);
+  const { verdict, reason } = decide2(delta, interval3, pValue, o.alpha, o.tolerance, unit);
   return {
     metric,
     competitions: samples.length,
@@ -98192,7 +98544,7 @@ function analyzeMetric(metric, input2, options2) {
     reason
   };
 }
-function resolve5(o) {
+function resolve6(o) {
   if (!(o.alpha > 0 && o.alpha < 1)) throw new Error(`alpha must be in (0, 1), got ${o.alpha}`);
   if (!(o.tolerance >= 0 && o.tolerance <= 1))
     throw new Error(`tolerance must be in [0, 1], got ${o.tolerance}`);
@@ -98207,7 +98559,7 @@ function resolve5(o) {
   };
 }
 function analyze(data, options2) {
-  const o = resolve5(options2);
+  const o = resolve6(options2);
   return {
     alpha: o.alpha,
     tolerance: o.tolerance,
@@ -98230,7 +98582,8 @@ function cellOf(r) {
     score: g && g.valid_submission ? num(g.score) : null,
     valid: g?.valid_submission ?? false,
     percentile: g?.percentile ?? null,
-    error: g?.error ?? r.error,
+    // A run that did not complete: its cause first (the missing submission follows from it).
+    error: r.failure?.cause ?? g?.error ?? r.error,
     runDir: r.runDir
   };
 }
@@ -98255,6 +98608,7 @@ function summarize(s) {
     aboveMedianRate: rate(grades.filter((g) => g.above_median).length),
     meanPercentile: ok.length ? pct2.reduce((a, b) => a + b, 0) / ok.length : null,
     infraErrors: s.runs.length - ok.length,
+    reused: s.runs.filter((r) => r.reused).length,
     durationMs: s.runs.reduce((a, r) => a + r.durationMs, 0),
     dollars: dollars.length ? dollars.reduce((a, b) => a + b, 0) : null
   };
@@ -98481,7 +98835,7 @@ function duration4(ms) {
 }
 var OUTCOME = {
   completed: "ok",
-  failed: "crashed",
+  failed: "failed",
   timed_out: "timed out",
   oom: "out of memory",
   infra_error: "infra error"
@@ -98543,6 +98897,12 @@ function renderReport(cmp, opts = {}) {
       "\u26A0\uFE0F Base and head ran different suites (competitions, seeds or limits differ): compare with care."
     );
   out.push("", `Baseline: ${cmp.baselineSource}.`);
+  const reused = (side) => `${side.label} ${side.reused ?? 0} of ${side.runs}`;
+  if ((cmp.head.reused ?? 0) + (cmp.base.reused ?? 0) > 0)
+    out.push(
+      "",
+      `Runs reused from an earlier invocation with the same identity: ${reused(cmp.head)}, ${reused(cmp.base)}.`
+    );
   out.push("");
   const header = [
     "Competition",
@@ -98650,6 +99010,12 @@ function renderResults(s, opts = {}) {
     ];
   });
   out.push(markdownTable([header, ...rows], { align: ["l", "r", "l", "r", "c", "r", "r", "l"] }));
+  const reused = s.runs.filter((r) => r.reused).length;
+  if (reused > 0)
+    out.push(
+      "",
+      `${reused} of ${s.runs.length} runs reused from an earlier invocation with the same identity (agent code, command, env, limits, data, grader).`
+    );
   out.push(
     "",
     `<sub>agent: \`${s.agent.description}\` \xB7 executor: \`${s.environment.executor}\` \xB7 time limit: \`${s.environment.timeLimitSecs}s\` \xB7 suite hash: \`${s.suite.hash}\` \xB7 medalist: \`${s.medalistVersion}\`</sub>`
@@ -98672,45 +99038,52 @@ function cancelOnSignals(log) {
   return { signal: ac.signal, dispose: () => (process.off("SIGINT", onInt), process.off("SIGTERM", onTerm)) };
 }
 var progress = (line) => console.error(line);
-async function runFromConfig(loaded, outDir) {
+function cliBaseline(config2, baseDir, baselineFile) {
+  if (baselineFile) return { source: "file", path: resolve7(baselineFile) };
+  const b = config2.baseline ?? { source: "none" };
+  if (b.source === "cache") {
+    throw new UserError(
+      `baseline.source: "cache" is the GitHub Actions cache, which the command line cannot read. To reproduce the CI run, download the baseline's results.json (the report artifact of the default-branch run) and pass it: medalist run --config FILE --baseline results.json`
+    );
+  }
+  return b.source === "file" ? { source: "file", path: resolve7(baseDir, b.path) } : b;
+}
+async function runFromConfig(loaded, outDir, opts = {}) {
   const { config: config2, baseDir } = loaded;
-  const out = resolve6(outDir);
+  const b = cliBaseline(config2, baseDir, opts.baselineFile);
+  const out = resolve7(outDir);
   mkdirSync10(out, { recursive: true });
   const { signal, dispose } = cancelOnSignals(progress);
   try {
     const started = Date.now();
-    const b = config2.baseline;
-    if (b.source === "cache") {
-      throw new UserError(
-        'baseline.source: "cache" works in the GitHub Action only; on the command line use "file" or "run"'
-      );
-    }
     const base = b.source === "run" ? await runSuite({
       config: config2,
       baseDir,
-      outDir: join15(out, "base"),
+      outDir: join16(out, "base"),
       label: "base",
       agent: b.agent ?? config2.agent,
+      selection: opts.selection,
       signal,
       log: progress
-    }) : b.source === "file" ? readResults(resolve6(baseDir, b.path)) : null;
+    }) : b.source === "file" ? readResults(b.path) : null;
     if (signal.aborted) return 130;
     const head = await runSuite({
       config: config2,
       baseDir,
-      outDir: join15(out, "head"),
+      outDir: join16(out, "head"),
       label: "head",
+      selection: opts.selection,
       signal,
       log: progress
     });
     if (signal.aborted) return 130;
-    const reportPath = join15(out, "report.md");
+    const reportPath = join16(out, "report.md");
     if (!base) {
       const text3 = renderResults(head);
       writeFileSync7(reportPath, text3);
       console.log(text3);
       progress(
-        `results: ${join15(out, "head", "results.json")}
+        `results: ${join16(out, "head", "results.json")}
 report:  ${reportPath}
 took ${((Date.now() - started) / 1e3).toFixed(1)}s`
       );
@@ -98718,14 +99091,14 @@ took ${((Date.now() - started) / 1e3).toFixed(1)}s`
     }
     const source = b.source === "run" ? "evaluated in this job (baseline agent)" : b.source === "file" ? `file ${b.path}` : "none";
     const cmp = compareRuns(base, head, config2.gate, source);
-    writeAtomic(join15(out, "comparison.json"), toJson(cmp));
+    writeAtomic(join16(out, "comparison.json"), toJson(cmp));
     const text2 = renderReport(cmp, {
       environment: { "time limit": `${config2.limits.time}s`, executor: config2.executor }
     });
     writeFileSync7(reportPath, text2);
     console.log(text2);
     progress(
-      `results: ${join15(out, "head", "results.json")}${b.source === "run" ? `, ${join15(out, "base", "results.json")}` : ""}`
+      `results: ${join16(out, "head", "results.json")}${b.source === "run" ? `, ${join16(out, "base", "results.json")}` : ""}`
     );
     progress(`report:  ${reportPath}
 took ${((Date.now() - started) / 1e3).toFixed(1)}s`);
@@ -98748,15 +99121,40 @@ submission, and writes DIR/head/results.json (and DIR/base/results.json when bas
 "run"), DIR/report.md and DIR/comparison.json. Progress goes to stderr, the report to stdout.
 Interrupted suites resume: finished runs are kept and skipped on the next run.
 
+A finished run is reused only when its identity matches: the agent's image digest or the content
+hash of its files (agent.files), its command, env (values hashed, secrets by name), limits, the
+competition's prepared data and the grader. Anything else changed: the run executes again.
+
 Options:
-  --config FILE   medalist.yml or .json (required)
-  --out DIR       output folder (default: .medalist/out)
+  --config FILE        medalist.yml or .json (required)
+  --out DIR            output folder (default: .medalist/out)
+  --baseline FILE      compare with this results.json (stands in for baseline.source: cache)
+  --fresh              execute every selected run again, reusing none
+  --rerun OUTCOMES     also execute again finished runs with these outcomes, e.g. failed,timed_out,infra_error
+                       (outcomes: completed, failed, timed_out, oom, infra_error)
+  --only RUNS          execute only these: COMPETITION or COMPETITION.sSEED, comma-separated; other runs
+                       are kept when finished with the same identity, else left out
 
 Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input, 130 cancelled.`,
   async run(argv) {
-    const { values } = parseCommandArgs(argv, { config: { type: "string" }, out: { type: "string" } });
+    const { values } = parseCommandArgs(argv, {
+      config: { type: "string" },
+      out: { type: "string" },
+      baseline: { type: "string" },
+      fresh: { type: "boolean" },
+      rerun: { type: "string" },
+      only: { type: "string" }
+    });
+    const selection = {
+      fresh: values.fresh ?? false,
+      rerun: values.rerun !== void 0 ? parseRerun(values.rerun) : [],
+      only: values.only ?? null
+    };
     const loaded = loadConfig(requireOption(values.config, "--config"));
-    return runFromConfig(loaded, values.out ?? ".medalist/out");
+    return runFromConfig(loaded, values.out ?? ".medalist/out", {
+      baselineFile: values.baseline,
+      selection
+    });
   }
 };
 var demoCommand = {
@@ -98769,7 +99167,7 @@ competitions, 2 seeds each, with the local executor (no Docker, GitHub or Kaggle
 comparison and writes DIR/report.md and the results JSON (default DIR: .medalist/demo).`,
   async run(argv) {
     const { values } = parseCommandArgs(argv, { out: { type: "string" } });
-    const demo = join15(dirname7(defaultRegistryDir()), "examples", "demo.yml");
+    const demo = join16(dirname7(defaultRegistryDir()), "examples", "demo.yml");
     return runFromConfig(loadConfig(demo), values.out ?? ".medalist/demo");
   }
 };
@@ -98838,7 +99236,7 @@ Prints a Markdown report of one suite run: medal rate and every run's outcome, s
 
 // src/cli/commands/schema.ts
 import { mkdirSync as mkdirSync11, writeFileSync as writeFileSync10 } from "node:fs";
-import { join as join16 } from "node:path";
+import { join as join17 } from "node:path";
 function jsonSchemas() {
   return {
     "medalist.schema.json": {
@@ -98863,8 +99261,8 @@ Point your editor's YAML/JSON schema setting at medalist.schema.json to validate
     const dir = values.out ?? "schema";
     mkdirSync11(dir, { recursive: true });
     for (const [name2, schema] of Object.entries(jsonSchemas())) {
-      writeFileSync10(join16(dir, name2), JSON.stringify(schema, null, 2) + "\n");
-      console.log(`wrote ${join16(dir, name2)}`);
+      writeFileSync10(join17(dir, name2), JSON.stringify(schema, null, 2) + "\n");
+      console.log(`wrote ${join17(dir, name2)}`);
     }
     return 0;
   }
@@ -98923,7 +99321,7 @@ ${rows.length} competition(s)${values.split ? ` in split ${values.split}` : ""}`
 };
 
 // src/cli/commands/prepare.ts
-import { resolve as resolve7 } from "node:path";
+import { resolve as resolve8 } from "node:path";
 var usage2 = `Usage: medalist prepare (--split NAME | --competition ID...) --data-dir DIR [options]
 
 Makes competitions' data ready in MLE-bench's layout, <data-dir>/<id>/prepared/{public,private}:
@@ -98978,7 +99376,7 @@ var prepareCommand = {
     const { results, failures } = await prepareCompetitions(
       ids.map((id) => registry2.get(id)),
       {
-        dataDir: resolve7(dataDir),
+        dataDir: resolve8(dataDir),
         kaggleUrl: values["kaggle-url"],
         descriptionUrl: values["description-url"] === "none" ? void 0 : values["description-url"] ?? UPSTREAM_DESCRIPTIONS,
         skipVerification: values["skip-verification"],
@@ -99000,7 +99398,7 @@ var prepareCommand = {
       }
       console.log(
         `
-${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)} s in total (data in ${resolve7(dataDir)})`
+${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)} s in total (data in ${resolve8(dataDir)})`
       );
     }
     return failures.length > 0 ? 1 : 0;
@@ -99008,10 +99406,10 @@ ${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)
 };
 
 // src/cli/commands/leaderboards.ts
-import { resolve as resolve8 } from "node:path";
+import { resolve as resolve9 } from "node:path";
 
 // src/registry/leaderboards-fetch.ts
-import { createHash as createHash7 } from "node:crypto";
+import { createHash as createHash9 } from "node:crypto";
 import { mkdirSync as mkdirSync12, renameSync as renameSync8, rmSync as rmSync8, writeFileSync as writeFileSync11 } from "node:fs";
 import { dirname as dirname8 } from "node:path";
 var MLEBENCH_LFS = "https://github.com/openai/mle-bench.git/info/lfs";
@@ -99079,10 +99477,10 @@ async function fetchLeaderboards(entries, opts) {
       const res = await fetch(src.url, { headers: src.headers });
       if (!res.ok) throw new Error(`HTTP ${res.status} from ${src.url}`);
       const body = Buffer.from(await res.arrayBuffer());
-      const sha = createHash7("sha256").update(body).digest("hex");
-      if (sha !== pin.sha256 || body.length !== pin.bytes) {
+      const sha2 = createHash9("sha256").update(body).digest("hex");
+      if (sha2 !== pin.sha256 || body.length !== pin.bytes) {
         throw new Error(
-          `SHA-256 ${sha} (${body.length} bytes) differs from the pinned ${pin.sha256} (${pin.bytes} bytes); not kept`
+          `SHA-256 ${sha2} (${body.length} bytes) differs from the pinned ${pin.sha256} (${pin.bytes} bytes); not kept`
         );
       }
       const file2 = fetchedLeaderboardFile(opts.dir, id);
@@ -99138,7 +99536,7 @@ var leaderboardsCommand = {
     });
     const registry2 = loadRegistry(values.registry);
     const ids = values.competition?.length && !values.split ? selectCompetitions(registry2, { include: values.competition }) : selectCompetitions(registry2, { split: values.split ?? "all", include: values.competition ?? [] });
-    const dir = resolve8(values.dir ?? defaultLeaderboardsDir());
+    const dir = resolve9(values.dir ?? defaultLeaderboardsDir());
     if (sub === "status") {
       let withBoard = 0;
       for (const id of ids) {
@@ -99167,7 +99565,7 @@ ${withBoard} of ${ids.length} with a leaderboard file (fetched ones are verified
 };
 
 // src/cli/commands/grade.ts
-import { join as join17, resolve as resolve9 } from "node:path";
+import { join as join18, resolve as resolve10 } from "node:path";
 
 // src/grade/json.ts
 function pythonJson(value, indent = 2) {
@@ -99228,16 +99626,16 @@ var gradeCommand = {
     const id = requireOption(values.competition, "--competition");
     const submission = requireOption(values.submission, "--submission");
     const dataDir = requireOption(values["data-dir"], "--data-dir");
-    const registry2 = loadRegistry(values.registry ? resolve9(values.registry) : void 0);
+    const registry2 = loadRegistry(values.registry ? resolve10(values.registry) : void 0);
     const entry = registry2.get(id);
     if (!entry) throw new UserError(`unknown competition "${id}"`);
     const ext = values["external-command"]?.trim();
     const report = await grade({
       competition: entry.competition,
       competitionDir: entry.dir,
-      privateDir: join17(resolve9(dataDir), id, "prepared", "private"),
+      privateDir: join18(resolve10(dataDir), id, "prepared", "private"),
       submissionPath: submission,
-      leaderboardPath: values.leaderboard ? resolve9(values.leaderboard) : void 0,
+      leaderboardPath: values.leaderboard ? resolve10(values.leaderboard) : void 0,
       external: ext ? { command: ext.split(/\s+/) } : void 0
     });
     console.log(values.json ? pythonJson(report) : formatReport(report));
@@ -99246,7 +99644,7 @@ var gradeCommand = {
 };
 
 // src/cli/commands/rank.ts
-import { resolve as resolve10 } from "node:path";
+import { resolve as resolve11 } from "node:path";
 var usage5 = `Usage: medalist rank --leaderboard FILE --score X [--json]
 
 Medals a score would earn on a Kaggle leaderboard export (columns
@@ -99267,7 +99665,7 @@ var rankCommand = {
       score: { type: "string" },
       json: { type: "boolean", default: false }
     });
-    const file2 = resolve10(requireOption(values.leaderboard, "--leaderboard"));
+    const file2 = resolve11(requireOption(values.leaderboard, "--leaderboard"));
     const score3 = numberOption(requireOption(values.score, "--score"), "--score", true);
     let scores;
     try {

@@ -19,6 +19,7 @@ import { actionsArtifacts, artifactName, uploadTrajectories, type ArtifactApi } 
 import {
   actionsCache,
   fromFile,
+  keysTried,
   restoreFromCache,
   saveToCache,
   type Baseline,
@@ -27,7 +28,7 @@ import {
 import { checkoutBase } from "./base-ref.js";
 import { Outputs } from "./constants.js";
 import { isGhes, readEvent, runUrl, type EventInfo } from "./event.js";
-import { readSettings, type Settings } from "./inputs.js";
+import { effectiveSettings, readSettings, type EffectiveSettings, type Settings } from "./inputs.js";
 import {
   COMMENT_ARTIFACT,
   COMMENT_FILE,
@@ -102,11 +103,13 @@ async function main(deps: Deps): Promise<void> {
   }
 
   const loaded = loadConfig(settings.configPath);
+  // Action input > config > default; inputs left at their default do not override the config.
+  const eff = effectiveSettings(settings, loaded.config, loaded.baseDir);
   const config: Config = {
     ...loaded.config,
     dataDir: resolve(settings.dataDir ?? resolve(loaded.baseDir, loaded.config.dataDir)),
     registryDir: loaded.config.registryDir ? resolve(loaded.baseDir, loaded.config.registryDir) : undefined,
-    gate: { ...loaded.config.gate, failOn: settings.failOn },
+    gate: { ...loaded.config.gate, failOn: eff.failOn },
   };
   const registry = loadRegistry(config.registryDir ?? defaultRegistryDir());
   const suiteHash = plan(config, registry).suiteHash;
@@ -122,17 +125,22 @@ async function main(deps: Deps): Promise<void> {
   // The cache restore comes first: a broken cache service fails the job before any GPU time is spent.
   let baseline: Baseline | null = null;
   let baselineNote: string | null = null;
-  const b = settings.baseline;
+  const b = eff.baseline;
   if (b.source === "cache" && event.pr) {
+    // Throws (fails the job) when the cache service fails: that is not a miss.
     baseline = await restoreFromCache(deps.cache, suiteHash, event.pr.baseSha);
     if (!baseline) {
       baselineNote =
-        `no cached baseline for suite ${suiteHash} (neither the base commit ${event.pr.baseSha.slice(0, 7)} nor any default-branch commit): ` +
+        `no cached baseline for suite ${suiteHash}: tried the ${keysTried(suiteHash, event.pr.baseSha)}; ` +
         "run the baseline workflow on the default branch, or use `baseline: run`.";
       core.warning(`medalist: ${baselineNote}`);
     } else log(`baseline: ${baseline.description}`);
+  } else if (b.source === "cache") {
+    baselineNote = "baseline: cache compares pull requests only; this event has no base commit";
   } else if (b.source === "file") {
     baseline = fromFile(resolve(b.path));
+  } else if (b.source === "none") {
+    baselineNote = "baseline: none; only the head was evaluated";
   }
 
   const head = await core.group("Evaluate the head", () =>
@@ -165,7 +173,7 @@ async function main(deps: Deps): Promise<void> {
   const render = (links?: Record<string, string>) =>
     comparison
       ? renderReport(comparison, { links, environment, fullReportUrl: runUrl(event) })
-      : renderResults(head, { links }) + (baselineNote ? `\n> ⚠️ Baseline: ${baselineNote}\n` : "");
+      : `${noBaselineLine(baselineNote, config)}\n\n${renderResults(head, { links })}`;
   writeFileSync(reportPath, render());
 
   // Trajectories, then the final report with links to them.
@@ -242,7 +250,7 @@ async function main(deps: Deps): Promise<void> {
   }
 
   const verdict = comparison?.verdict ?? "inconclusive";
-  const gateLine = gateText(comparison, settings, baselineNote);
+  const gateLine = gateText(comparison, eff, baselineNote, config.gate.missingBaseline ?? "pass");
   const summaryParts = [report, "", gateLine];
 
   // The sticky comment.
@@ -282,9 +290,10 @@ async function main(deps: Deps): Promise<void> {
   core.setOutput(Outputs.ReportPath, reportPath);
   core.setOutput(Outputs.CommentUrl, commentUrl);
 
-  if (comparison && verdict === "regressed" && settings.failOn === "regression") {
-    core.setFailed(`medalist: ${gateLine.replace(/\*\*/g, "")}`);
-  }
+  const gateFails =
+    eff.failOn === "regression" &&
+    (comparison ? verdict === "regressed" : config.gate.missingBaseline === "fail");
+  if (gateFails) core.setFailed(`medalist: ${gateLine.replace(/\*\*/g, "")}`);
 }
 
 /** workflow_run: post the comment an evaluation run left as an artifact; runs no agent. */
@@ -329,13 +338,28 @@ function environmentFacts(head: SuiteResults, config: Config): Record<string, st
   };
 }
 
+/** The report's first line when there is no baseline: what is missing, and what the gate does. */
+export function noBaselineLine(note: string | null, config: Config): string {
+  const gate =
+    config.gate.missingBaseline === "fail" && config.gate.failOn === "regression"
+      ? "the gate fails (gate.missingBaseline: fail)"
+      : "nothing was compared, so the gate passes (gate.missingBaseline: pass)";
+  return `> ⚠️ **No baseline**: ${note ?? "none was given"}. ${gate[0].toUpperCase()}${gate.slice(1)}.`;
+}
+
 export function gateText(
   comparison: Comparison | null,
-  settings: Settings,
+  settings: Pick<EffectiveSettings, "baseline" | "failOn">,
   baselineNote: string | null,
+  missingBaseline: "pass" | "fail" = "pass",
 ): string {
-  if (!comparison)
-    return `**Gate: passed** — no baseline to compare with${baselineNote ? "" : ` (baseline: ${settings.baseline.source})`}.`;
+  if (!comparison) {
+    if (settings.failOn === "never") return "**Gate: off** (fail-on: never); no baseline to compare with.";
+    const why = baselineNote ? "" : ` (baseline: ${settings.baseline.source})`;
+    return missingBaseline === "fail"
+      ? `**Gate: failed** — no baseline to compare with${why} and gate.missingBaseline is fail.`
+      : `**Gate: passed** — no baseline to compare with${why}.`;
+  }
   const why = comparison.analysis?.medal.reason ?? "";
   if (settings.failOn === "never") return `**Gate: off** (fail-on: never); verdict ${comparison.verdict}.`;
   if (comparison.verdict === "regressed") return `**Gate: failed** — the medal rate regressed: ${why}`;
@@ -354,7 +378,7 @@ async function runBaseRef(
   const sha = event.pr?.baseSha;
   if (!sha) throw new UserError("baseline: run needs a pull_request event (the base ref comes from it)");
   const agent =
-    config.baseline.source === "run" && config.baseline.agent ? config.baseline.agent : config.agent;
+    config.baseline?.source === "run" && config.baseline.agent ? config.baseline.agent : config.agent;
   const base = await deps.checkoutBase(sha, loaded.baseDir, log);
   try {
     const results = await deps.runSuite({

@@ -66,6 +66,18 @@ export const AgentSchema = z
     env: z.record(envName, z.string()).default({}),
     /** Names of runner environment variables passed to the agent (masked in logs). */
     secrets: z.array(envName).default([]),
+    /**
+     * Local executor: which files of the working folder (cwd) are the agent's code. Their
+     * content hash is part of each run's identity: a change re-executes finished runs.
+     */
+    files: z
+      .strictObject({
+        /** Globs relative to cwd; default every file. */
+        include: z.array(z.string().min(1)).optional(),
+        /** Globs left out; default .git, node_modules, .medalist, __pycache__, .venv, venv, *.pyc. */
+        ignore: z.array(z.string().min(1)).optional(),
+      })
+      .optional(),
   })
   .describe("The agent under test.");
 
@@ -116,6 +128,8 @@ export const GateSchema = z.strictObject({
   /** Significance level of the test and 1 - confidence of the interval. */
   alpha: z.number().gt(0).lt(1).default(0.05),
   failOn: z.enum(["regression", "never"]).default("regression"),
+  /** Without a baseline there is nothing to compare: "pass" (when absent) or "fail" the gate. */
+  missingBaseline: z.enum(["pass", "fail"]).optional(),
 });
 
 export const ConfigSchema = z
@@ -139,7 +153,8 @@ export const ConfigSchema = z
     /** Runs at once (local executor); docker schedules by CPUs and GPUs. */
     concurrency: z.number().int().min(1).default(1),
     docker: DockerSchema.default({ network: "bridge", retries: 2, stopGraceSecs: 10 }),
-    baseline: BaselineSchema.default({ source: "none" }),
+    /** Absent: the CLI runs without a baseline; the action uses its `baseline` input (default cache). */
+    baseline: BaselineSchema.optional(),
     gate: GateSchema.default({ tolerance: 0.05, alpha: 0.05, failOn: "regression" }),
   })
   .superRefine((c, ctx) => {
@@ -162,3 +177,4 @@ export const ConfigSchema = z
 export type Config = z.output<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
 export type AgentConfig = z.output<typeof AgentSchema>;
+export type BaselineConfig = z.output<typeof BaselineSchema>;

@@ -1,5 +1,5 @@
 import { markdownTable } from "markdown-table";
-import type { Comparison, RunCell } from "../compare/compare.js";
+import type { Comparison, RunCell, SideSummary } from "../compare/compare.js";
 import type { SuiteResults } from "../results/schema.js";
 import { cellOf, summarize } from "../compare/compare.js";
 import type { MetricAnalysis } from "../compare/stats.js";
@@ -68,6 +68,12 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
       "⚠️ Base and head ran different suites (competitions, seeds or limits differ): compare with care.",
     );
   out.push("", `Baseline: ${cmp.baselineSource}.`);
+  const reused = (side: SideSummary) => `${side.label} ${side.reused ?? 0} of ${side.runs}`;
+  if ((cmp.head.reused ?? 0) + (cmp.base.reused ?? 0) > 0)
+    out.push(
+      "",
+      `Runs reused from an earlier invocation with the same identity: ${reused(cmp.head)}, ${reused(cmp.base)}.`,
+    );
   out.push("");
 
   const header = [
@@ -188,6 +194,12 @@ export function renderResults(s: SuiteResults, opts: ReportOptions = {}): string
     ];
   });
   out.push(markdownTable([header, ...rows], { align: ["l", "r", "l", "r", "c", "r", "r", "l"] }));
+  const reused = s.runs.filter((r) => r.reused).length;
+  if (reused > 0)
+    out.push(
+      "",
+      `${reused} of ${s.runs.length} runs reused from an earlier invocation with the same identity (agent code, command, env, limits, data, grader).`,
+    );
   out.push(
     "",
     `<sub>agent: \`${s.agent.description}\` · executor: \`${s.environment.executor}\` · time limit: \`${s.environment.timeLimitSecs}s\` · suite hash: \`${s.suite.hash}\` · medalist: \`${s.medalistVersion}\`</sub>`,

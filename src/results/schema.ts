@@ -53,6 +53,20 @@ export const RunResultSchema = z.object({
   usage: z.object({ tokens: z.number().optional(), dollars: z.number().optional() }).nullable().default(null),
   gpus: z.array(z.string()).default([]),
   details: z.record(z.string(), z.string()).default({}),
+  /** The run's identity (see suite/identity.ts): reused only while it matches. */
+  identity: z.string().optional(),
+  /** Kept from an earlier invocation with the same identity instead of executed now. */
+  reused: z.boolean().optional(),
+  /** Why the run did not complete: a one-line cause, exit code, signal, last stderr lines. */
+  failure: z
+    .object({
+      cause: z.string(),
+      exitCode: z.number().int().nullable(),
+      signal: z.string().nullable(),
+      stderrTail: z.array(z.string()),
+    })
+    .nullable()
+    .optional(),
 });
 
 export const SuiteResultsSchema = z.object({

@@ -9,7 +9,12 @@ import { LocalExecutor } from "../execute/local.js";
 import { setupDocker } from "../execute/docker/setup.js";
 import { cleanupSuite } from "../execute/docker/cleanup.js";
 import { instructions } from "../execute/instructions.js";
-import { runPaths, type Executor, type ExecResult } from "../execute/types.js";
+import { runPaths, type Executor, type ExecResult, type Outcome } from "../execute/types.js";
+import { CONTAINER_PATHS } from "../execute/contract.js";
+import { describeFailure, readTail } from "../execute/failure.js";
+import { agentFacts, competitionIdentity } from "./identity-facts.js";
+import { decide, parseOnly, type Selection } from "./reuse.js";
+import { preparedDir } from "../prepare/prepare.js";
 import { grade } from "../grade/grade.js";
 import type { GradeReport } from "../grade/types.js";
 import type { GradeReportJson, RunResult, SuiteResults } from "../results/schema.js";
@@ -40,6 +45,8 @@ export interface SuiteOptions {
   gpuModel?: string | null;
   /** Seconds between "still running" progress lines (0: none). Default 60. */
   heartbeatSecs?: number;
+  /** Which runs execute again: --fresh, --rerun OUTCOMES, --only RUNS (checked against the plan). */
+  selection?: { fresh?: boolean; rerun?: Outcome[]; only?: string | null };
 }
 
 export function describeAgent(agent: AgentConfig): string {
@@ -136,9 +143,31 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     !opts.executor && config.executor === "docker"
       ? await setupDocker({ ...config, agent }, { baseDir: opts.baseDir, log })
       : null;
-  const executor = opts.executor ?? docker?.executor ?? localExecutor(opts, agent);
+  const executor: Executor = opts.executor ?? docker?.executor ?? localExecutor(opts, agent);
   const stopContainers = () => void (docker && cleanupSuite(docker.docker, suiteId).catch(() => {}));
   opts.signal?.addEventListener("abort", stopContainers, { once: true });
+
+  // Each run's identity: a finished run is reused only while it matches.
+  const selection: Selection = {
+    fresh: opts.selection?.fresh ?? false,
+    rerun: opts.selection?.rerun ?? [],
+    only: opts.selection?.only ? parseOnly(opts.selection.only, thePlan.competitions, thePlan.seeds) : null,
+  };
+  const facts = agentFacts({
+    agent,
+    config,
+    baseDir: opts.baseDir,
+    executor: executor.name,
+    imageId: docker?.image.id ?? null,
+    exclude: [outDir, dataDir],
+  });
+  const identities = new Map(
+    thePlan.competitions.map((id) => [
+      id,
+      competitionIdentity(facts, registry.get(id)!.competition, preparedDir(dataDir, id), config),
+    ]),
+  );
+  const counts = { executed: 0, reused: 0, skipped: 0 };
 
   log(
     `[${opts.label}] ${thePlan.runs.length} runs: ${thePlan.competitions.length} competitions × ${thePlan.seeds} seeds, agent: ${agentText}`,
@@ -153,22 +182,54 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     const runDir = join(outDir, "runs", run.runId);
     const storePath = join(runDir, "run.json");
     const stored = readStoredRun(storePath);
-    if (stored && stored.suiteHash === thePlan.suiteHash && stored.agent === agentText) {
-      results.set(run.runId, stored.result);
+    const identity = identities.get(run.competitionId)!;
+    const decision = decide(
+      run,
+      stored ? { identity: stored.identity, outcome: stored.result.outcome } : null,
+      identity,
+      selection,
+    );
+    if (decision.action === "skip") {
+      counts.skipped++;
+      log(`[${opts.label}] ${++done}/${total} ${run.runId}: left out (${decision.why})`);
+      return;
+    }
+    if (decision.action === "reuse" && stored) {
+      counts.reused++;
+      results.set(run.runId, { ...stored.result, identity: identity.hash, reused: true });
+      const cause = stored.result.failure ? `: ${stored.result.failure.cause}` : "";
       log(
-        `[${opts.label}] ${++done}/${total} ${run.runId}: kept from an earlier run (${stored.result.outcome})`,
+        `[${opts.label}] ${++done}/${total} ${run.runId}: reused, same identity as the finished run (${stored.result.outcome}${cause})`,
       );
       return;
     }
+    counts.executed++;
     rmSync(runDir, { recursive: true, force: true });
     mkdirSync(runDir, { recursive: true });
     const entry = registry.get(run.competitionId)!;
     const paths = prepared.get(run.competitionId)!;
-    writeFileSync(runPaths(runDir).instructionsFile, instructions(entry.competition, config.limits.time));
+    const specBase = {
+      runId: run.runId,
+      suiteId,
+      competitionId: run.competitionId,
+      seed: run.seed,
+      publicDir: paths.publicDir,
+      runDir,
+      timeLimitSecs: config.limits.time,
+      env,
+      gpus,
+      secretEnv: agent.secrets,
+    };
+    // The instructions name the paths this executor really gives the agent.
+    writeFileSync(
+      runPaths(runDir).instructionsFile,
+      instructions(entry.competition, config.limits.time, executor.agentPaths?.(specBase) ?? CONTAINER_PATHS),
+    );
     const t0 = new Date();
     running.set(run.runId, t0.getTime());
+    const why = decision.action === "run" ? decision.why : "";
     log(
-      `[${opts.label}] ${done + 1}/${total} ${run.runId}: started${gpus.length ? ` on GPU ${gpus.join(",")}` : ""}`,
+      `[${opts.label}] ${done + 1}/${total} ${run.runId}: started${gpus.length ? ` on GPU ${gpus.join(",")}` : ""} (${why})`,
     );
 
     let exec: ExecResult;
@@ -177,16 +238,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
       attempts++;
       exec = await executor.execute(
         {
-          runId: run.runId,
-          suiteId,
-          competitionId: run.competitionId,
-          seed: run.seed,
-          publicDir: paths.publicDir,
-          runDir,
-          timeLimitSecs: config.limits.time,
-          env,
-          gpus,
-          secretEnv: agent.secrets,
+          ...specBase,
           validationUrl: docker?.validation?.register(
             run.competitionId,
             join(paths.publicDir, entry.competition.sampleSubmission),
@@ -216,6 +268,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
             leaderboardPath: leaderboardPath(entry),
             external: config.externalGrader ? { command: config.externalGrader } : undefined,
           });
+    const failure = describeFailure(exec, readTail(runPaths(runDir).logFile));
     const result: RunResult = {
       runId: run.runId,
       competitionId: run.competitionId,
@@ -231,12 +284,14 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
       usage: readUsage(runDir),
       gpus,
       details: exec.details ?? {},
+      identity: identity.hash,
+      failure,
     };
     // A cancelled run is not a result: it is run again when the suite resumes.
     const cancelled =
       exec.outcome === "infra_error" && (opts.signal?.aborted || exec.details?.cancelled === "true");
     if (!cancelled)
-      writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, result }));
+      writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, identity, result }));
     results.set(run.runId, result);
     running.delete(run.runId);
     const medal = report
@@ -252,10 +307,13 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
       ? `score ${report.score}`
       : report
         ? `invalid: ${report.error}`
-        : exec.error;
+        : "not graded";
+    // One vocabulary: the outcome word is the one results.json and the report use.
     log(
-      `[${opts.label}] ${++done}/${total} ${run.runId}: ${exec.outcome} in ${(exec.durationMs / 1000).toFixed(1)}s, ${score}, ${medal}`,
+      `[${opts.label}] ${++done}/${total} ${run.runId}: ${exec.outcome} in ${(exec.durationMs / 1000).toFixed(1)}s${failure ? `: ${failure.cause}` : ""}, ${score}, ${medal}`,
     );
+    if (failure && failure.stderrTail.length > 0 && exec.outcome !== "infra_error")
+      log(`[${opts.label}]   last stderr: ${failure.stderrTail.slice(-3).join(" ⏎ ")}`);
   };
 
   const beatSecs = opts.heartbeatSecs ?? 60;
@@ -287,6 +345,10 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     await docker?.close();
   }
 
+  log(
+    `[${opts.label}] ${counts.executed} executed, ${counts.reused} reused (same identity as a finished run)` +
+      (counts.skipped ? `, ${counts.skipped} left out (--only)` : ""),
+  );
   const suite: SuiteResults = {
     schemaVersion: RESULTS_SCHEMA_VERSION,
     medalistVersion: VERSION,

@@ -7,6 +7,9 @@ import { compareRuns } from "../../compare/compare.js";
 import { renderReport, renderResults } from "../../report/markdown.js";
 import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
 import { defaultRegistryDir } from "../../registry/registry.js";
+import type { Config, BaselineConfig } from "../../config/schema.js";
+import type { Outcome } from "../../execute/types.js";
+import { parseRerun } from "../../suite/reuse.js";
 
 /** Aborts on the first SIGINT/SIGTERM; finished runs stay on disk. */
 function cancelOnSignals(log: (s: string) => void): { signal: AbortSignal; dispose: () => void } {
@@ -25,20 +28,47 @@ function cancelOnSignals(log: (s: string) => void): { signal: AbortSignal; dispo
 
 const progress = (line: string) => console.error(line);
 
+export interface RunOptions {
+  /** A results file to compare with; replaces a `baseline: cache` (which only the action can read). */
+  baselineFile?: string;
+  /** Which runs execute again (--fresh, --rerun, --only). */
+  selection?: CliSelection;
+}
+
+/** The run-selection flags as given; --only is checked against the suite in runSuite. */
+export interface CliSelection {
+  fresh: boolean;
+  rerun: Outcome[];
+  only: string | null;
+}
+
+/** The baseline on the command line: the config's, with --baseline FILE standing in for the cache. */
+export function cliBaseline(config: Config, baseDir: string, baselineFile?: string): BaselineConfig {
+  if (baselineFile) return { source: "file", path: resolve(baselineFile) };
+  const b = config.baseline ?? { source: "none" as const };
+  if (b.source === "cache") {
+    throw new UserError(
+      'baseline.source: "cache" is the GitHub Actions cache, which the command line cannot read. ' +
+        "To reproduce the CI run, download the baseline's results.json (the report artifact of the default-branch run) " +
+        "and pass it: medalist run --config FILE --baseline results.json",
+    );
+  }
+  return b.source === "file" ? { source: "file", path: resolve(baseDir, b.path) } : b;
+}
+
 /** Runs head (and base when the config asks), compares, writes report.md; returns the exit code. */
-export async function runFromConfig(loaded: LoadedConfig, outDir: string): Promise<number> {
+export async function runFromConfig(
+  loaded: LoadedConfig,
+  outDir: string,
+  opts: RunOptions = {},
+): Promise<number> {
   const { config, baseDir } = loaded;
+  const b = cliBaseline(config, baseDir, opts.baselineFile);
   const out = resolve(outDir);
   mkdirSync(out, { recursive: true });
   const { signal, dispose } = cancelOnSignals(progress);
   try {
     const started = Date.now();
-    const b = config.baseline;
-    if (b.source === "cache") {
-      throw new UserError(
-        'baseline.source: "cache" works in the GitHub Action only; on the command line use "file" or "run"',
-      );
-    }
     const base =
       b.source === "run"
         ? await runSuite({
@@ -47,11 +77,12 @@ export async function runFromConfig(loaded: LoadedConfig, outDir: string): Promi
             outDir: join(out, "base"),
             label: "base",
             agent: b.agent ?? config.agent,
+            selection: opts.selection,
             signal,
             log: progress,
           })
         : b.source === "file"
-          ? readResults(resolve(baseDir, b.path))
+          ? readResults(b.path)
           : null;
     if (signal.aborted) return 130;
     const head = await runSuite({
@@ -59,6 +90,7 @@ export async function runFromConfig(loaded: LoadedConfig, outDir: string): Promi
       baseDir,
       outDir: join(out, "head"),
       label: "head",
+      selection: opts.selection,
       signal,
       log: progress,
     });
@@ -111,15 +143,40 @@ submission, and writes DIR/head/results.json (and DIR/base/results.json when bas
 "run"), DIR/report.md and DIR/comparison.json. Progress goes to stderr, the report to stdout.
 Interrupted suites resume: finished runs are kept and skipped on the next run.
 
+A finished run is reused only when its identity matches: the agent's image digest or the content
+hash of its files (agent.files), its command, env (values hashed, secrets by name), limits, the
+competition's prepared data and the grader. Anything else changed: the run executes again.
+
 Options:
-  --config FILE   medalist.yml or .json (required)
-  --out DIR       output folder (default: .medalist/out)
+  --config FILE        medalist.yml or .json (required)
+  --out DIR            output folder (default: .medalist/out)
+  --baseline FILE      compare with this results.json (stands in for baseline.source: cache)
+  --fresh              execute every selected run again, reusing none
+  --rerun OUTCOMES     also execute again finished runs with these outcomes, e.g. failed,timed_out,infra_error
+                       (outcomes: completed, failed, timed_out, oom, infra_error)
+  --only RUNS          execute only these: COMPETITION or COMPETITION.sSEED, comma-separated; other runs
+                       are kept when finished with the same identity, else left out
 
 Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input, 130 cancelled.`,
   async run(argv) {
-    const { values } = parseCommandArgs(argv, { config: { type: "string" }, out: { type: "string" } });
+    const { values } = parseCommandArgs(argv, {
+      config: { type: "string" },
+      out: { type: "string" },
+      baseline: { type: "string" },
+      fresh: { type: "boolean" },
+      rerun: { type: "string" },
+      only: { type: "string" },
+    });
+    const selection: CliSelection = {
+      fresh: values.fresh ?? false,
+      rerun: values.rerun !== undefined ? parseRerun(values.rerun) : [],
+      only: values.only ?? null,
+    };
     const loaded = loadConfig(requireOption(values.config, "--config"));
-    return runFromConfig(loaded, values.out ?? ".medalist/out");
+    return runFromConfig(loaded, values.out ?? ".medalist/out", {
+      baselineFile: values.baseline,
+      selection,
+    });
   },
 };
 
