@@ -13947,7 +13947,7 @@ var require_crypto = __commonJS({
       MAC_INFO,
       bindingAvailable: !!binding,
       init: (() => {
-        return new Promise(async (resolve12, reject) => {
+        return new Promise(async (resolve14, reject) => {
           try {
             POLY1305_WASM_MODULE = await require_poly1305()();
             POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
@@ -13959,7 +13959,7 @@ var require_crypto = __commonJS({
           } catch (ex) {
             return reject(ex);
           }
-          resolve12();
+          resolve14();
         });
       })(),
       NullCipher,
@@ -15217,7 +15217,7 @@ var require_agent = __commonJS({
     "use strict";
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
-    var { resolve: resolve12 } = __require("path");
+    var { resolve: resolve14 } = __require("path");
     var { readFile: readFile2 } = __require("fs");
     var { execFile: execFile2, spawn: spawn3 } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
@@ -15353,7 +15353,7 @@ var require_agent = __commonJS({
       const RET_ERR_BINSTDIN = 13;
       const RET_ERR_BINSTDOUT = 14;
       const RET_ERR_BADLEN = 15;
-      const EXEPATH = resolve12(__dirname, "..", "util/pagent.exe");
+      const EXEPATH = resolve14(__dirname, "..", "util/pagent.exe");
       const ERROR = {
         [RET_ERR_BADARGS]: new Error("Invalid pagent.exe arguments"),
         [RET_ERR_UNAVAILABLE]: new Error("Pageant is not running"),
@@ -27767,7 +27767,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join19(s) {
+        value: function join22(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -29144,14 +29144,14 @@ var require_async_iterator = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve12 = iter[kLastResolve];
-      if (resolve12 !== null) {
+      var resolve14 = iter[kLastResolve];
+      if (resolve14 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve12(createIterResult(data, false));
+          resolve14(createIterResult(data, false));
         }
       }
     }
@@ -29159,13 +29159,13 @@ var require_async_iterator = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve12, reject) {
+      return function(resolve14, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve12(createIterResult(void 0, true));
+            resolve14(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve12, reject);
+          iter[kHandlePromise](resolve14, reject);
         }, reject);
       };
     }
@@ -29185,12 +29185,12 @@ var require_async_iterator = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve12, reject) {
+          return new Promise(function(resolve14, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve12(createIterResult(void 0, true));
+                resolve14(createIterResult(void 0, true));
               }
             });
           });
@@ -29213,13 +29213,13 @@ var require_async_iterator = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve12, reject) {
+      return new Promise(function(resolve14, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve12(createIterResult(void 0, true));
+          resolve14(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -29241,15 +29241,15 @@ var require_async_iterator = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve12, reject) {
+        value: function value(resolve14, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve12(createIterResult(data, false));
+            resolve14(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve12;
+            iterator[kLastResolve] = resolve14;
             iterator[kLastReject] = reject;
           }
         },
@@ -29268,12 +29268,12 @@ var require_async_iterator = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve12 = iterator[kLastResolve];
-        if (resolve12 !== null) {
+        var resolve14 = iterator[kLastResolve];
+        if (resolve14 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve12(createIterResult(void 0, true));
+          resolve14(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -29288,7 +29288,7 @@ var require_async_iterator = __commonJS({
 var require_from = __commonJS({
   "node_modules/docker-modem/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve12, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve14, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -29297,7 +29297,7 @@ var require_from = __commonJS({
         return;
       }
       if (info.done) {
-        resolve12(value);
+        resolve14(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -29305,13 +29305,13 @@ var require_from = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve12, reject) {
+        return new Promise(function(resolve14, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -31271,11 +31271,11 @@ var require_modem = __commonJS({
       return opts;
     };
     var findDefaultUnixSocket = function() {
-      return new Promise(function(resolve12) {
+      return new Promise(function(resolve14) {
         var userDockerSocket = path4.join(os5.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
-          if (err) resolve12("/var/run/docker.sock");
-          else resolve12(userDockerSocket);
+          if (err) resolve14("/var/run/docker.sock");
+          else resolve14(userDockerSocket);
         });
       });
     };
@@ -32156,7 +32156,7 @@ var require_buffer_list2 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join19(s) {
+        value: function join22(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -33184,14 +33184,14 @@ var require_async_iterator2 = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve12 = iter[kLastResolve];
-      if (resolve12 !== null) {
+      var resolve14 = iter[kLastResolve];
+      if (resolve14 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve12(createIterResult(data, false));
+          resolve14(createIterResult(data, false));
         }
       }
     }
@@ -33199,13 +33199,13 @@ var require_async_iterator2 = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve12, reject) {
+      return function(resolve14, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve12(createIterResult(void 0, true));
+            resolve14(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve12, reject);
+          iter[kHandlePromise](resolve14, reject);
         }, reject);
       };
     }
@@ -33225,12 +33225,12 @@ var require_async_iterator2 = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve12, reject) {
+          return new Promise(function(resolve14, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve12(createIterResult(void 0, true));
+                resolve14(createIterResult(void 0, true));
               }
             });
           });
@@ -33253,13 +33253,13 @@ var require_async_iterator2 = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve12, reject) {
+      return new Promise(function(resolve14, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve12(createIterResult(void 0, true));
+          resolve14(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -33281,15 +33281,15 @@ var require_async_iterator2 = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve12, reject) {
+        value: function value(resolve14, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve12(createIterResult(data, false));
+            resolve14(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve12;
+            iterator[kLastResolve] = resolve14;
             iterator[kLastReject] = reject;
           }
         },
@@ -33308,12 +33308,12 @@ var require_async_iterator2 = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve12 = iterator[kLastResolve];
-        if (resolve12 !== null) {
+        var resolve14 = iterator[kLastResolve];
+        if (resolve14 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve12(createIterResult(void 0, true));
+          resolve14(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -33328,7 +33328,7 @@ var require_async_iterator2 = __commonJS({
 var require_from2 = __commonJS({
   "node_modules/bl/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve12, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve14, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -33337,7 +33337,7 @@ var require_from2 = __commonJS({
         return;
       }
       if (info.done) {
-        resolve12(value);
+        resolve14(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -33345,13 +33345,13 @@ var require_from2 = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve12, reject) {
+        return new Promise(function(resolve14, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -35146,7 +35146,7 @@ var require_buffer_list3 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join19(s) {
+        value: function join22(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -36174,14 +36174,14 @@ var require_async_iterator3 = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve12 = iter[kLastResolve];
-      if (resolve12 !== null) {
+      var resolve14 = iter[kLastResolve];
+      if (resolve14 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve12(createIterResult(data, false));
+          resolve14(createIterResult(data, false));
         }
       }
     }
@@ -36189,13 +36189,13 @@ var require_async_iterator3 = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve12, reject) {
+      return function(resolve14, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve12(createIterResult(void 0, true));
+            resolve14(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve12, reject);
+          iter[kHandlePromise](resolve14, reject);
         }, reject);
       };
     }
@@ -36215,12 +36215,12 @@ var require_async_iterator3 = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve12, reject) {
+          return new Promise(function(resolve14, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve12(createIterResult(void 0, true));
+                resolve14(createIterResult(void 0, true));
               }
             });
           });
@@ -36243,13 +36243,13 @@ var require_async_iterator3 = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve12, reject) {
+      return new Promise(function(resolve14, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve12(createIterResult(void 0, true));
+          resolve14(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -36271,15 +36271,15 @@ var require_async_iterator3 = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve12, reject) {
+        value: function value(resolve14, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve12(createIterResult(data, false));
+            resolve14(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve12;
+            iterator[kLastResolve] = resolve14;
             iterator[kLastReject] = reject;
           }
         },
@@ -36298,12 +36298,12 @@ var require_async_iterator3 = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve12 = iterator[kLastResolve];
-        if (resolve12 !== null) {
+        var resolve14 = iterator[kLastResolve];
+        if (resolve14 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve12(createIterResult(void 0, true));
+          resolve14(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -36318,7 +36318,7 @@ var require_async_iterator3 = __commonJS({
 var require_from3 = __commonJS({
   "node_modules/tar-fs/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve12, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve14, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -36327,7 +36327,7 @@ var require_from3 = __commonJS({
         return;
       }
       if (info.done) {
-        resolve12(value);
+        resolve14(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -36335,13 +36335,13 @@ var require_from3 = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve12, reject) {
+        return new Promise(function(resolve14, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -38634,12 +38634,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38664,12 +38664,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38693,12 +38693,12 @@ var require_exec = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38763,12 +38763,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38793,12 +38793,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38824,12 +38824,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38853,12 +38853,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38881,12 +38881,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38910,12 +38910,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38941,12 +38941,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38974,12 +38974,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39003,12 +39003,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39035,12 +39035,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39065,12 +39065,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39096,12 +39096,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39128,12 +39128,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(new Exec(self2.modem, data.Id));
+            resolve14(new Exec(self2.modem, data.Id));
           });
         });
       } else {
@@ -39161,12 +39161,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39193,12 +39193,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39224,12 +39224,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39255,12 +39255,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39285,12 +39285,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39317,12 +39317,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, stream) {
             if (err) {
               return reject(err);
             }
-            resolve12(stream);
+            resolve14(stream);
           });
         });
       } else {
@@ -39347,12 +39347,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39379,12 +39379,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39410,12 +39410,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39441,12 +39441,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39472,12 +39472,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39504,12 +39504,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39534,12 +39534,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39568,12 +39568,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39611,12 +39611,12 @@ var require_image = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39640,12 +39640,12 @@ var require_image = __commonJS({
         authconfig: args.opts ? args.opts.authconfig : void 0
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(fopts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39667,12 +39667,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39694,12 +39694,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39731,12 +39731,12 @@ var require_image = __commonJS({
       };
       delete optsf.options.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39763,12 +39763,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39793,12 +39793,12 @@ var require_image = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39836,12 +39836,12 @@ var require_volume = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39866,12 +39866,12 @@ var require_volume = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39909,12 +39909,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39940,12 +39940,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39970,12 +39970,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40000,12 +40000,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40043,12 +40043,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40072,12 +40072,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40112,12 +40112,12 @@ var require_service = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40143,12 +40143,12 @@ var require_service = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40187,12 +40187,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40216,12 +40216,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40247,12 +40247,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40284,12 +40284,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40312,12 +40312,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40340,12 +40340,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40369,12 +40369,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40399,12 +40399,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40434,12 +40434,12 @@ var require_plugin = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40478,12 +40478,12 @@ var require_secret = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40509,12 +40509,12 @@ var require_secret = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40539,12 +40539,12 @@ var require_secret = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40583,12 +40583,12 @@ var require_config = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40613,12 +40613,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40644,12 +40644,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40690,12 +40690,12 @@ var require_task = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40722,12 +40722,12 @@ var require_task = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40765,12 +40765,12 @@ var require_node3 = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40797,12 +40797,12 @@ var require_node3 = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40826,12 +40826,12 @@ var require_node3 = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -41401,7 +41401,7 @@ var require_call_credentials = __commonJS({
           if (isCurrentOauth2Client(googleCredentials)) {
             getHeaders = googleCredentials.getRequestHeaders(options2.service_url);
           } else {
-            getHeaders = new Promise((resolve12, reject) => {
+            getHeaders = new Promise((resolve14, reject) => {
               googleCredentials.getRequestMetadata(options2.service_url, (err, headers) => {
                 if (err) {
                   reject(err);
@@ -41411,7 +41411,7 @@ var require_call_credentials = __commonJS({
                   reject(new Error("Headers not set by metadata plugin"));
                   return;
                 }
-                resolve12(headers);
+                resolve14(headers);
               });
             });
           }
@@ -41467,10 +41467,10 @@ var require_call_credentials = __commonJS({
         this.metadataGenerator = metadataGenerator;
       }
       generateMetadata(options2) {
-        return new Promise((resolve12, reject) => {
+        return new Promise((resolve14, reject) => {
           this.metadataGenerator(options2, (err, metadata) => {
             if (metadata !== void 0) {
-              resolve12(metadata);
+              resolve14(metadata);
             } else {
               reject(err);
             }
@@ -41855,14 +41855,14 @@ var require_channel_credentials = __commonJS({
       }
       connect(socket) {
         const tlsConnectOptions = Object.assign({ socket }, this.connectionOptions);
-        return new Promise((resolve12, reject) => {
+        return new Promise((resolve14, reject) => {
           const tlsSocket = (0, tls_1.connect)(tlsConnectOptions, () => {
             var _a3;
             if (((_a3 = this.connectionOptions.rejectUnauthorized) !== null && _a3 !== void 0 ? _a3 : true) && !tlsSocket.authorized) {
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve12({
+            resolve14({
               socket: tlsSocket,
               secure: true
             });
@@ -41981,8 +41981,8 @@ var require_channel_credentials = __commonJS({
         if (this.hasReceivedUpdates()) {
           return Promise.resolve(this.getLatestSecureContext());
         } else {
-          return new Promise((resolve12) => {
-            this.secureContextWatchers.push(resolve12);
+          return new Promise((resolve14) => {
+            this.secureContextWatchers.push(resolve14);
           });
         }
       }
@@ -42015,7 +42015,7 @@ var require_channel_credentials = __commonJS({
         this.callCredentials = callCredentials;
       }
       connect(socket) {
-        return new Promise((resolve12, reject) => {
+        return new Promise((resolve14, reject) => {
           const secureContext = this.parent.getLatestSecureContext();
           if (!secureContext) {
             reject(new Error("Failed to load credentials"));
@@ -42040,7 +42040,7 @@ var require_channel_credentials = __commonJS({
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve12({
+            resolve14({
               socket: tlsSocket,
               secure: true
             });
@@ -45634,7 +45634,7 @@ var require_aspromise = __commonJS({
       var params = new Array(arguments.length - 1), offset = 0, index = 2, pending = true;
       while (index < arguments.length)
         params[offset++] = arguments[index++];
-      return new Promise(function executor(resolve12, reject) {
+      return new Promise(function executor(resolve14, reject) {
         params[offset] = function callback(err) {
           if (pending) {
             pending = false;
@@ -45644,7 +45644,7 @@ var require_aspromise = __commonJS({
               var params2 = new Array(arguments.length - 1), offset2 = 0;
               while (offset2 < params2.length)
                 params2[offset2++] = arguments[offset2];
-              resolve12.apply(null, params2);
+              resolve14.apply(null, params2);
             }
           }
         };
@@ -48204,7 +48204,7 @@ var require_path = __commonJS({
         return prefix + parts.join("/");
       }
     );
-    path4.resolve = function resolve12(originPath, includePath, alreadyNormalized) {
+    path4.resolve = function resolve14(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize(includePath);
       if (isAbsolute(includePath))
@@ -48561,7 +48561,7 @@ var require_mapfield = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    MapField.prototype.resolve = function resolve12() {
+    MapField.prototype.resolve = function resolve14() {
       if (this.resolved)
         return this;
       if (types.mapKey[this.keyType] === void 0)
@@ -48638,7 +48638,7 @@ var require_method = __commonJS({
         this.parsedOptions
       ]);
     };
-    Method.prototype.resolve = function resolve12() {
+    Method.prototype.resolve = function resolve14() {
       if (this.resolved)
         return this;
       this.resolvedRequestType = this.parent.lookupType(this.requestType);
@@ -50256,7 +50256,7 @@ var require_field = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    Field.prototype.resolve = function resolve12() {
+    Field.prototype.resolve = function resolve14() {
       if (this.resolved)
         return this;
       if ((this.typeDefault = types.defaults[this.type]) === void 0) {
@@ -50529,7 +50529,7 @@ var require_object = __commonJS({
       this.parent = null;
       this.resolved = false;
     };
-    ReflectionObject.prototype.resolve = function resolve12() {
+    ReflectionObject.prototype.resolve = function resolve14() {
       if (this.resolved)
         return this;
       if (this.root instanceof Root)
@@ -55501,18 +55501,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve12, reject) => {
+        return new Promise((resolve14, reject) => {
           zlib.deflate(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve12(output2);
+              resolve14(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve12, reject) => {
+        return new Promise((resolve14, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createInflate();
@@ -55534,7 +55534,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve12(Buffer.concat(messageParts));
+            resolve14(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -55547,18 +55547,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve12, reject) => {
+        return new Promise((resolve14, reject) => {
           zlib.gzip(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve12(output2);
+              resolve14(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve12, reject) => {
+        return new Promise((resolve14, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createGunzip();
@@ -55580,7 +55580,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve12(Buffer.concat(messageParts));
+            resolve14(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -56930,7 +56930,7 @@ var require_http_proxy = __commonJS({
       options2.headers = headers;
       const proxyAddressString = (0, subchannel_address_1.subchannelAddressToString)(address);
       trace("Using proxy " + proxyAddressString + " to connect to " + options2.path);
-      return new Promise((resolve12, reject) => {
+      return new Promise((resolve14, reject) => {
         const request = http2.request(options2);
         request.once("connect", (res, socket, head) => {
           request.removeAllListeners();
@@ -56941,7 +56941,7 @@ var require_http_proxy = __commonJS({
               socket.unshift(head);
             }
             trace("Successfully established a plaintext connection to " + options2.path + " through proxy " + proxyAddressString);
-            resolve12(socket);
+            resolve14(socket);
           } else {
             (0, logging_1.log)(constants_1.LogVerbosity.ERROR, "Failed to connect to " + options2.path + " through proxy " + proxyAddressString + " with status " + res.statusCode);
             reject();
@@ -57929,7 +57929,7 @@ var require_transport = __commonJS({
         if (secureConnectResult.socket.closed) {
           return Promise.reject("Connection closed before starting HTTP/2 handshake");
         }
-        return new Promise((resolve12, reject) => {
+        return new Promise((resolve14, reject) => {
           var _a3, _b, _c, _d, _e, _f, _g, _h;
           let remoteName = null;
           let realTarget = this.channelTarget;
@@ -58000,7 +58000,7 @@ var require_transport = __commonJS({
             session.removeAllListeners();
             secureConnectResult.socket.removeListener("close", closeHandler);
             secureConnectResult.socket.removeListener("error", errorHandler);
-            resolve12(new Http2Transport(session, address, options2, remoteName));
+            resolve14(new Http2Transport(session, address, options2, remoteName));
             this.session = null;
           });
           session.once("close", closeHandler);
@@ -58014,7 +58014,7 @@ var require_transport = __commonJS({
           if (proxiedSocket) {
             return proxiedSocket;
           } else {
-            return new Promise((resolve12, reject) => {
+            return new Promise((resolve14, reject) => {
               const closeCallback = () => {
                 reject(new Error("Socket closed"));
               };
@@ -58024,7 +58024,7 @@ var require_transport = __commonJS({
               const socket = net.connect(address, () => {
                 socket.removeListener("close", closeCallback);
                 socket.removeListener("error", errorCallback);
-                resolve12(socket);
+                resolve14(socket);
               });
               socket.once("close", closeCallback);
               socket.once("error", errorCallback);
@@ -61476,7 +61476,7 @@ var require_server_interceptors = __commonJS({
           } else {
             decompresser = zlib.createGunzip();
           }
-          return new Promise((resolve12, reject) => {
+          return new Promise((resolve14, reject) => {
             let totalLength = 0;
             const messageParts = [];
             decompresser.on("error", (error62) => {
@@ -61497,7 +61497,7 @@ var require_server_interceptors = __commonJS({
               }
             });
             decompresser.on("end", () => {
-              resolve12(Buffer.concat(messageParts));
+              resolve14(Buffer.concat(messageParts));
             });
             decompresser.write(messageContents);
             decompresser.end();
@@ -62108,10 +62108,10 @@ var require_server2 = __commonJS({
         bindOneAddress(address, boundPortObject) {
           this.trace("Attempting to bind " + (0, subchannel_address_1.subchannelAddressToString)(address));
           const http2Server = this.createHttp2Server(boundPortObject.credentials);
-          return new Promise((resolve12, reject) => {
+          return new Promise((resolve14, reject) => {
             const onError = (err) => {
               this.trace("Failed to bind " + (0, subchannel_address_1.subchannelAddressToString)(address) + " with error " + err.message);
-              resolve12({
+              resolve14({
                 port: "port" in address ? address.port : 1,
                 error: err.message
               });
@@ -62139,7 +62139,7 @@ var require_server2 = __commonJS({
               });
               boundPortObject.listeningServers.add(http2Server);
               this.trace("Successfully bound " + (0, subchannel_address_1.subchannelAddressToString)(boundSubchannelAddress));
-              resolve12({
+              resolve14({
                 port: "port" in boundSubchannelAddress ? boundSubchannelAddress.port : 1
               });
               http2Server.removeListener("error", onError);
@@ -62192,7 +62192,7 @@ var require_server2 = __commonJS({
           }
         }
         resolvePort(port) {
-          return new Promise((resolve12, reject) => {
+          return new Promise((resolve14, reject) => {
             let seenResolution = false;
             const resolverListener = (endpointList, attributes, serviceConfig, resolutionNote) => {
               if (seenResolution) {
@@ -62208,7 +62208,7 @@ var require_server2 = __commonJS({
                 reject(new Error(`No addresses resolved for port ${port}`));
                 return true;
               }
-              resolve12(addressList);
+              resolve14(addressList);
               return true;
             };
             const resolver = (0, resolver_1.createResolver)(port, resolverListener, this.options);
@@ -65957,12 +65957,12 @@ var require_docker = __commonJS({
       };
       delete opts.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(self2.getContainer(data.Id));
+            resolve14(self2.getContainer(data.Id));
           });
         });
       } else {
@@ -65995,12 +65995,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66028,12 +66028,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66064,12 +66064,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66092,12 +66092,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66162,12 +66162,12 @@ var require_docker = __commonJS({
         }
       }
       if (callback === void 0) {
-        return new self2.modem.Promise(function(resolve12, reject) {
+        return new self2.modem.Promise(function(resolve14, reject) {
           dialWithSession(function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66226,12 +66226,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66255,12 +66255,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66285,12 +66285,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66313,12 +66313,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66344,12 +66344,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66372,12 +66372,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66404,12 +66404,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(self2.getSecret(data.ID));
+            resolve14(self2.getSecret(data.ID));
           });
         });
       } else {
@@ -66437,12 +66437,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(self2.getConfig(data.ID));
+            resolve14(self2.getConfig(data.ID));
           });
         });
       } else {
@@ -66466,12 +66466,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66494,12 +66494,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66524,12 +66524,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(self2.getPlugin(args.opts.name));
+            resolve14(self2.getPlugin(args.opts.name));
           });
         });
       } else {
@@ -66553,12 +66553,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66581,12 +66581,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66608,12 +66608,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66636,12 +66636,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66664,12 +66664,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66692,12 +66692,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66723,12 +66723,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(self2.getVolume(data.Name));
+            resolve14(self2.getVolume(data.Name));
           });
         });
       } else {
@@ -66760,12 +66760,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(self2.getService(data.ID || data.Id));
+            resolve14(self2.getService(data.ID || data.Id));
           });
         });
       } else {
@@ -66790,12 +66790,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66821,12 +66821,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(self2.getNetwork(data.Id));
+            resolve14(self2.getNetwork(data.Id));
           });
         });
       } else {
@@ -66851,12 +66851,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66879,12 +66879,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66906,12 +66906,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66933,12 +66933,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66960,12 +66960,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66987,12 +66987,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -67016,12 +67016,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -67148,7 +67148,7 @@ var require_docker = __commonJS({
       };
       extend2(optsc, createOptions);
       var containero;
-      return new this.modem.Promise(function(resolve12, reject) {
+      return new this.modem.Promise(function(resolve14, reject) {
         self2.createContainer(optsc).then(function(container) {
           containero = container;
           return container.attach({
@@ -67181,7 +67181,7 @@ var require_docker = __commonJS({
         }).then(function(data) {
           return containero.wait();
         }).then(function(data) {
-          resolve12([data, containero]);
+          resolve14([data, containero]);
         }).catch(function(err) {
           reject(err);
         });
@@ -67202,12 +67202,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -67231,12 +67231,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -67259,12 +67259,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -67288,12 +67288,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -67316,12 +67316,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve12, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve12(data);
+            resolve14(data);
           });
         });
       } else {
@@ -67857,34 +67857,34 @@ var require_yauzl = __commonJS({
     exports.LocalFileHeader = LocalFileHeader;
     exports.RandomAccessReader = RandomAccessReader;
     function openPromise(path4, options2) {
-      return new Promise((resolve12, reject) => {
+      return new Promise((resolve14, reject) => {
         open2(path4, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve12(zipfile);
+          resolve14(zipfile);
         });
       });
     }
     function fromFdPromise(fd, options2) {
-      return new Promise((resolve12, reject) => {
+      return new Promise((resolve14, reject) => {
         fromFd(fd, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve12(zipfile);
+          resolve14(zipfile);
         });
       });
     }
     function fromBufferPromise(buffer, options2) {
-      return new Promise((resolve12, reject) => {
+      return new Promise((resolve14, reject) => {
         fromBuffer(buffer, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve12(zipfile);
+          resolve14(zipfile);
         });
       });
     }
     function fromRandomAccessReaderPromise(reader, totalSize2, options2) {
-      return new Promise((resolve12, reject) => {
+      return new Promise((resolve14, reject) => {
         fromRandomAccessReader(reader, totalSize2, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve12(zipfile);
+          resolve14(zipfile);
         });
       });
     }
@@ -68168,15 +68168,15 @@ var require_yauzl = __commonJS({
         if (self2.autoClose) self2.close();
       }
       function onEntry(entry) {
-        let { resolve: resolve12 } = pendingResolveReject;
+        let { resolve: resolve14 } = pendingResolveReject;
         pendingResolveReject = null;
-        resolve12({ value: entry });
+        resolve14({ value: entry });
       }
       function onEnd() {
-        let { resolve: resolve12 } = pendingResolveReject;
+        let { resolve: resolve14 } = pendingResolveReject;
         pendingResolveReject = null;
         cleanup();
-        resolve12({ done: true });
+        resolve14({ done: true });
       }
       function onError(err) {
         let { reject } = pendingResolveReject;
@@ -68189,9 +68189,9 @@ var require_yauzl = __commonJS({
           return this;
         },
         next() {
-          const promise2 = new Promise((resolve12, reject) => {
+          const promise2 = new Promise((resolve14, reject) => {
             if (pendingResolveReject != null) throw new Error("next() called before previous Promise was resolved.");
-            pendingResolveReject = { resolve: resolve12, reject };
+            pendingResolveReject = { resolve: resolve14, reject };
           });
           self2.readEntry();
           return promise2;
@@ -68380,26 +68380,26 @@ var require_yauzl = __commonJS({
       });
     };
     ZipFile.prototype.openReadStreamPromise = function(entry, options2) {
-      return new Promise((resolve12, reject) => {
+      return new Promise((resolve14, reject) => {
         this.openReadStream(entry, options2, function(err, readStream) {
           if (err) return reject(err);
-          resolve12(readStream);
+          resolve14(readStream);
         });
       });
     };
     ZipFile.prototype.openReadStreamLowLevelPromise = function(fileDataStart, compressedSize, relativeStart, relativeEnd, decompress, uncompressedSize) {
-      return new Promise((resolve12, reject) => {
+      return new Promise((resolve14, reject) => {
         this.openReadStream(fileDataStart, compressedSize, relativeStart, relativeEnd, decompress, uncompressedSize, function(err, readStream) {
           if (err) return reject(err);
-          resolve12(readStream);
+          resolve14(readStream);
         });
       });
     };
     ZipFile.prototype.readLocalFileHeaderPromise = function(entry, options2) {
-      return new Promise((resolve12, reject) => {
+      return new Promise((resolve14, reject) => {
         this.readLocalFileHeader(entry, options2, function(err, localFileHeader) {
           if (err) return reject(err);
-          resolve12(localFileHeader);
+          resolve14(localFileHeader);
         });
       });
     };
@@ -71760,8 +71760,8 @@ function numberOption(value, flag, allowNaN = false) {
 }
 
 // src/cli/commands/run.ts
-import { mkdirSync as mkdirSync10, writeFileSync as writeFileSync7 } from "node:fs";
-import { join as join16, resolve as resolve7, dirname as dirname7 } from "node:path";
+import { mkdirSync as mkdirSync10 } from "node:fs";
+import { join as join19, resolve as resolve9, dirname as dirname7 } from "node:path";
 
 // src/config/load.ts
 var import_yaml = __toESM(require_dist(), 1);
@@ -76835,7 +76835,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve12) {
+function isRecursive(inst, stack, resolve14) {
   const cached2 = recursive.get(inst);
   if (cached2 !== void 0)
     return cached2 ? PROVEN : NONE;
@@ -76845,7 +76845,7 @@ function isRecursive(inst, stack, resolve12) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve12);
+      const answer = isRecursive(child, stack, resolve14);
       if (answer > result)
         result = answer;
     }
@@ -76856,7 +76856,7 @@ function isRecursive(inst, stack, resolve12) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve12) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve14) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -76920,7 +76920,7 @@ function isRecursive(inst, stack, resolve12) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve12 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve14 ? inst._zod.innerType : void 0);
       merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -91576,10 +91576,16 @@ var DockerSchema = external_exports.strictObject({
   network: external_exports.enum(["bridge", "none"]).default("bridge"),
   /** Explicit GPU ids instead of detection with nvidia-smi. */
   gpuIds: external_exports.array(external_exports.string()).optional(),
+  /** Deprecated: use run.retries. */
+  retries: external_exports.number().int().min(0).optional(),
+  /** Deprecated: use run.stopGraceSecs. */
+  stopGraceSecs: external_exports.number().int().min(0).optional()
+});
+var RunPolicySchema = external_exports.strictObject({
   /** How often an infrastructure error is retried before the run counts as not comparable. */
-  retries: external_exports.number().int().min(0).default(2),
+  retries: external_exports.number().int().min(0).optional(),
   /** Seconds between SIGTERM and SIGKILL when the time limit is hit. */
-  stopGraceSecs: external_exports.number().int().min(0).default(10)
+  stopGraceSecs: external_exports.number().int().min(0).optional()
 });
 var BaselineSchema = external_exports.discriminatedUnion("source", [
   external_exports.strictObject({ source: external_exports.literal("none") }),
@@ -91616,7 +91622,8 @@ var ConfigSchema = external_exports.strictObject({
   externalGrader: external_exports.array(external_exports.string().min(1)).min(1).optional(),
   /** Runs at once (local executor); docker schedules by CPUs and GPUs. */
   concurrency: external_exports.number().int().min(1).default(1),
-  docker: DockerSchema.default({ network: "bridge", retries: 2, stopGraceSecs: 10 }),
+  run: RunPolicySchema.default({}),
+  docker: DockerSchema.default({ network: "bridge" }),
   /** Absent: the CLI runs without a baseline; the action uses its `baseline` input (default cache). */
   baseline: BaselineSchema.optional(),
   gate: GateSchema.default({ tolerance: 0.05, alpha: 0.05, failOn: "regression" })
@@ -91636,6 +91643,22 @@ var ConfigSchema = external_exports.strictObject({
     });
   }
 });
+function runPolicy(config2) {
+  return {
+    retries: config2.run?.retries ?? config2.docker.retries ?? 2,
+    stopGraceSecs: config2.run?.stopGraceSecs ?? config2.docker.stopGraceSecs ?? 10
+  };
+}
+function configDeprecations(config2) {
+  const out = [];
+  for (const key of ["retries", "stopGraceSecs"]) {
+    if (config2.docker[key] !== void 0)
+      out.push(
+        `medalist: docker.${key} is deprecated and applies to every executor; write run.${key} instead`
+      );
+  }
+  return out;
+}
 
 // src/config/errors.ts
 function pathOf(path4) {
@@ -91682,13 +91705,460 @@ function loadConfig(path4) {
   return { config: validateConfig(parseConfigText(text2, abs), path4), baseDir: dirname(abs), path: abs };
 }
 
-// src/suite/run.ts
-import { mkdirSync as mkdirSync9, readFileSync as readFileSync13, rmSync as rmSync7, writeFileSync as writeFileSync6 } from "node:fs";
-import { join as join15, relative as relative2, resolve as resolve5 } from "node:path";
+// src/session/evaluate.ts
+import { writeFileSync as writeFileSync7 } from "node:fs";
+import { join as join18, resolve as resolve8 } from "node:path";
+
+// src/grade/types.ts
+function medalOf(r) {
+  if (r.gold_medal) return "gold";
+  if (r.silver_medal) return "silver";
+  if (r.bronze_medal) return "bronze";
+  return "none";
+}
+
+// src/compare/distributions.ts
+function makeRng(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = state + 2654435769 >>> 0;
+    let z2 = state;
+    z2 = Math.imul(z2 ^ z2 >>> 16, 2246822507) >>> 0;
+    z2 = Math.imul(z2 ^ z2 >>> 13, 3266489909) >>> 0;
+    z2 = (z2 ^ z2 >>> 16) >>> 0;
+    return z2 / 4294967296;
+  };
+}
+function normalCdf(x) {
+  if (x < -8) return 0;
+  if (x > 8) return 1;
+  let term = x;
+  let sum2 = x;
+  for (let i = 1; i < 200 && Math.abs(term) > 1e-16 * Math.abs(sum2); i++) {
+    term *= x * x / (2 * i + 1);
+    sum2 += term;
+  }
+  return 0.5 + sum2 * Math.exp(-0.5 * x * x - 0.5 * Math.log(2 * Math.PI));
+}
+function studentTCdf(t, df) {
+  if (!Number.isInteger(df) || df < 1)
+    throw new Error(`studentTCdf: df must be a positive integer, got ${df}`);
+  if (df > 400) return normalCdf(t);
+  const theta = Math.atan(Math.abs(t) / Math.sqrt(df));
+  const s = Math.sin(theta);
+  const c2 = Math.cos(theta) ** 2;
+  let inside;
+  if (df % 2 === 1) {
+    let sum2 = 0;
+    let term = Math.cos(theta);
+    for (let k = 3; k <= df; k += 2) {
+      sum2 += term;
+      term *= c2 * (k - 1) / k;
+    }
+    inside = 2 / Math.PI * (theta + s * sum2);
+  } else {
+    let sum2 = 0;
+    let term = 1;
+    for (let k = 2; k <= df; k += 2) {
+      sum2 += term;
+      term *= c2 * (k - 1) / k;
+    }
+    inside = s * sum2;
+  }
+  return t >= 0 ? 0.5 + inside / 2 : 0.5 - inside / 2;
+}
+function invert(cdf, p) {
+  if (!(p > 0 && p < 1)) throw new Error(`quantile: p must be in (0, 1), got ${p}`);
+  let lo = -1e3;
+  let hi = 1e3;
+  for (let i = 0; i < 200 && hi - lo > 1e-10; i++) {
+    const mid = (lo + hi) / 2;
+    if (cdf(mid) < p) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+function normalQuantile(p) {
+  return invert(normalCdf, p);
+}
+function studentTQuantile(p, df) {
+  return invert((x) => studentTCdf(x, df), p);
+}
+var logFactorials = [0];
+function logFactorial(n) {
+  for (let i = logFactorials.length; i <= n; i++) logFactorials.push(logFactorials[i - 1] + Math.log(i));
+  return logFactorials[n];
+}
+function logChoose(n, k) {
+  return logFactorial(n) - logFactorial(k) - logFactorial(n - k);
+}
+function hypergeometric(total, successes, draws) {
+  const min = Math.max(0, draws - (total - successes));
+  const max = Math.min(draws, successes);
+  const denom = logChoose(total, draws);
+  const pmf = [];
+  for (let k = min; k <= max; k++) {
+    pmf.push(Math.exp(logChoose(successes, k) + logChoose(total - successes, draws - k) - denom));
+  }
+  return { min, pmf };
+}
+function convolve(laws) {
+  let acc = { min: 0, pmf: [1] };
+  for (const law of laws) {
+    const out = new Array(acc.pmf.length + law.pmf.length - 1).fill(0);
+    for (let i = 0; i < acc.pmf.length; i++) {
+      const a = acc.pmf[i];
+      if (a === 0) continue;
+      for (let j = 0; j < law.pmf.length; j++) out[i + j] += a * law.pmf[j];
+    }
+    acc = { min: acc.min + law.min, pmf: out };
+  }
+  return acc;
+}
+
+// src/compare/stats.ts
+var mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+var sum = (xs) => xs.reduce((a, b) => a + b, 0);
+var clamp = (x, lo, hi) => Math.min(hi, Math.max(lo, x));
+var isBinary = (xs) => xs.every((x) => x === 0 || x === 1);
+function usable(samples) {
+  return samples.filter((s) => s.base.length > 0 && s.head.length > 0);
+}
+function pairedDelta(samples) {
+  return mean(samples.map((s) => mean(s.head) - mean(s.base)));
+}
+function clusterInterval(samples, alpha) {
+  const m = samples.length;
+  if (m < 2) return null;
+  const d = samples.map((s) => mean(s.head) - mean(s.base));
+  const dbar = mean(d);
+  const sd = Math.sqrt(d.reduce((a, x) => a + (x - dbar) ** 2, 0) / (m - 1));
+  const half = studentTQuantile(1 - alpha / 2, m - 1) * (sd / Math.sqrt(m));
+  return { lower: clamp(dbar - half, -1, 1), upper: clamp(dbar + half, -1, 1), level: 1 - alpha };
+}
+function exactPermutationPValue(samples) {
+  const laws = samples.map(
+    (s) => hypergeometric(s.base.length + s.head.length, sum(s.base) + sum(s.head), s.head.length)
+  );
+  const law = convolve(laws);
+  const observed = samples.reduce((a, s) => a + sum(s.head), 0);
+  let p = 0;
+  for (let i = 0; i <= observed - law.min && i < law.pmf.length; i++) p += law.pmf[i];
+  return clamp(p, 0, 1);
+}
+function monteCarloPermutationPValue(samples, draws, seed) {
+  const rng2 = makeRng(seed);
+  const pooled = samples.map((s) => [...s.base, ...s.head]);
+  const observed = samples.reduce((a, s) => a + sum(s.head), 0);
+  const eps = 1e-9 * Math.max(1, Math.abs(observed));
+  let hits = 0;
+  for (let r = 0; r < draws; r++) {
+    let total = 0;
+    for (let i = 0; i < samples.length; i++) {
+      const v = pooled[i];
+      const k = samples[i].head.length;
+      for (let j = 0; j < k; j++) {
+        const pick2 = j + Math.floor(rng2() * (v.length - j));
+        const t = v[j];
+        v[j] = v[pick2];
+        v[pick2] = t;
+        total += v[j];
+      }
+    }
+    if (total <= observed + eps) hits++;
+  }
+  return (1 + hits) / (1 + draws);
+}
+function decide(delta, interval3, pValue, alpha, tolerance, unit) {
+  const pts = (x) => `${(Math.abs(x) * 100).toFixed(1)} points`;
+  if (pValue <= alpha && delta < -tolerance) {
+    return {
+      verdict: "regressed",
+      reason: `${unit} dropped by ${pts(delta)}, more than the ${pts(tolerance)} tolerance, and the drop is significant (p = ${formatP(pValue)} \u2264 \u03B1 = ${alpha}).`
+    };
+  }
+  if (interval3 && interval3.lower > -tolerance) {
+    return {
+      verdict: "no-regression",
+      reason: `the ${Math.round(interval3.level * 100)}% interval rules out a drop larger than the ${pts(tolerance)} tolerance (lower bound ${signedPts(interval3.lower)}).`
+    };
+  }
+  if (pValue <= alpha) {
+    return {
+      verdict: "inconclusive",
+      reason: `${unit} dropped significantly (p = ${formatP(pValue)}) but by ${pts(delta)}, within the ${pts(tolerance)} tolerance; the interval does not exclude a larger drop.`
+    };
+  }
+  return {
+    verdict: "inconclusive",
+    reason: interval3 ? `${delta >= 0 ? `head is ${pts(delta)} better, but` : `the drop is not significant (p = ${formatP(pValue)}), but`} the ${Math.round(interval3.level * 100)}% interval (${signedPts(interval3.lower)} to ${signedPts(interval3.upper)}) still allows a drop larger than the ${pts(tolerance)} tolerance: more seeds or competitions would settle it.` : `too few competitions to bound the difference (p = ${formatP(pValue)}).`
+  };
+}
+function formatP(p) {
+  return p < 1e-3 ? "<0.001" : p.toFixed(3);
+}
+function signedPts(x) {
+  const v = x * 100;
+  return `${v >= 0 ? "+" : "\u2212"}${Math.abs(v).toFixed(1)} pts`;
+}
+function designRates(samples) {
+  return samples.map((s) => (sum(s.base) + 0.5) / (s.base.length + 1));
+}
+function simulatedPower(samples, rates, drop, alpha, simulations, seed) {
+  const avg = mean(rates);
+  if (drop > avg + 1e-12) return null;
+  const keep = avg > 0 ? 1 - drop / avg : 1;
+  const rng2 = makeRng(seed);
+  let rejections = 0;
+  for (let r = 0; r < simulations; r++) {
+    const sim = samples.map((s, i) => ({
+      competitionId: s.competitionId,
+      base: s.base.map(() => rng2() < rates[i] ? 1 : 0),
+      head: s.head.map(() => rng2() < rates[i] * keep ? 1 : 0)
+    }));
+    if (exactPermutationPValue(sim) <= alpha) rejections++;
+  }
+  return rejections / simulations;
+}
+function simulatedMde(samples, rates, alpha, target, simulations, seed) {
+  const maxDrop = mean(rates);
+  const atMax = simulatedPower(samples, rates, maxDrop, alpha, simulations, seed);
+  if (atMax === null || atMax < target) return null;
+  let lo = 0;
+  let hi = maxDrop;
+  while (hi - lo > 25e-4) {
+    const mid = (lo + hi) / 2;
+    if ((simulatedPower(samples, rates, mid, alpha, simulations, seed) ?? 0) >= target) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+function shiftPowerModel(samples, alpha) {
+  let variance = 0;
+  let slope = 0;
+  let logMinP = 0;
+  for (const s of samples) {
+    const v = [...s.base, ...s.head];
+    const n = v.length;
+    const nh = s.head.length;
+    const nb = s.base.length;
+    const vbar = mean(v);
+    const ss = v.reduce((a, x) => a + (x - vbar) ** 2, 0);
+    if (n > 1) variance += nh * nb / (n * (n - 1)) * ss;
+    slope += nh * nb / n;
+    logMinP -= logChoose(n, nh);
+  }
+  if (Math.exp(logMinP) > alpha) return { power: () => 0, mde: () => null };
+  const sd = Math.sqrt(variance);
+  const zAlpha = normalQuantile(1 - alpha);
+  return {
+    // No spread at all (a deterministic agent): any uniform drop separates the sides completely.
+    power: (drop) => sd > 0 ? normalCdf(drop * slope / sd - zAlpha) : drop > 0 ? 1 : 0,
+    mde: (target) => sd > 0 ? (zAlpha + normalQuantile(target)) * sd / slope : 0
+  };
+}
+function emptyMetric(metric, o) {
+  return {
+    metric,
+    competitions: 0,
+    baseRuns: 0,
+    headRuns: 0,
+    base: NaN,
+    head: NaN,
+    delta: NaN,
+    interval: null,
+    pValue: 1,
+    pValueMethod: "exact",
+    mde: null,
+    power: o.drops.map((drop) => ({ drop, power: null })),
+    powerMethod: "simulation",
+    verdict: "inconclusive",
+    reason: "no competition has comparable runs on both sides."
+  };
+}
+function analyzeMetric(metric, input2, options2) {
+  const o = resolve2(options2);
+  const samples = usable(input2);
+  if (samples.length === 0) return emptyMetric(metric, o);
+  const binary = samples.every((s) => isBinary(s.base) && isBinary(s.head));
+  const delta = pairedDelta(samples);
+  const interval3 = clusterInterval(samples, o.alpha);
+  const pValue = binary ? exactPermutationPValue(samples) : monteCarloPermutationPValue(samples, o.permutations, o.seed);
+  let power;
+  let mde;
+  let powerMethod;
+  if (binary && o.simulations === 0) {
+    power = o.drops.map((drop) => ({ drop, power: null }));
+    mde = null;
+    powerMethod = "simulation";
+  } else if (binary) {
+    const rates = designRates(samples);
+    power = o.drops.map((drop, i) => ({
+      drop,
+      power: simulatedPower(samples, rates, drop, o.alpha, o.simulations, o.seed + 1 + i)
+    }));
+    mde = simulatedMde(
+      samples,
+      rates,
+      o.alpha,
+      o.power,
+      Math.max(Math.min(200, o.simulations), Math.round(o.simulations / 2)),
+      o.seed
+    );
+    powerMethod = "simulation";
+  } else {
+    const model = shiftPowerModel(samples, o.alpha);
+    power = o.drops.map((drop) => ({ drop, power: model.power(drop) }));
+    const m = model.mde(o.power);
+    mde = m !== null && m <= 1 ? m : null;
+    powerMethod = "normal-approximation";
+  }
+  const unit = metric === "medal" ? "the medal rate" : "the mean percentile";
+  const { verdict, reason } = decide(delta, interval3, pValue, o.alpha, o.tolerance, unit);
+  return {
+    metric,
+    competitions: samples.length,
+    baseRuns: samples.reduce((a, s) => a + s.base.length, 0),
+    headRuns: samples.reduce((a, s) => a + s.head.length, 0),
+    base: mean(samples.map((s) => mean(s.base))),
+    head: mean(samples.map((s) => mean(s.head))),
+    delta,
+    interval: interval3,
+    pValue,
+    pValueMethod: binary ? "exact" : "monte-carlo",
+    mde,
+    power,
+    powerMethod,
+    verdict,
+    reason
+  };
+}
+function resolve2(o) {
+  if (!(o.alpha > 0 && o.alpha < 1)) throw new Error(`alpha must be in (0, 1), got ${o.alpha}`);
+  if (!(o.tolerance >= 0 && o.tolerance <= 1))
+    throw new Error(`tolerance must be in [0, 1], got ${o.tolerance}`);
+  return {
+    alpha: o.alpha,
+    tolerance: o.tolerance,
+    seed: o.seed ?? 1,
+    power: o.power ?? 0.8,
+    drops: o.drops ?? [0.05, 0.1, 0.2],
+    simulations: o.simulations ?? 1e3,
+    permutations: o.permutations ?? 9999
+  };
+}
+function analyze(data, options2) {
+  const o = resolve2(options2);
+  return {
+    alpha: o.alpha,
+    tolerance: o.tolerance,
+    seed: o.seed,
+    targetPower: o.power,
+    medal: analyzeMetric("medal", data.medals, options2),
+    percentile: data.percentiles && usable(data.percentiles).length > 0 ? analyzeMetric("percentile", data.percentiles, options2) : null
+  };
+}
+
+// src/compare/compare.ts
+var num = (v) => v === "NaN" ? NaN : v;
+var mean2 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+function cellOf(r) {
+  const g = r.grade;
+  return {
+    seed: r.seed,
+    outcome: r.outcome,
+    medal: g ? medalOf(g) : "none",
+    score: g && g.valid_submission ? num(g.score) : null,
+    valid: g?.valid_submission ?? false,
+    percentile: g?.percentile ?? null,
+    // A run that did not complete: its cause first (the missing submission follows from it).
+    error: r.failure?.cause ?? g?.error ?? r.error,
+    runDir: r.runDir
+  };
+}
+var comparable = (r) => r.outcome !== "infra_error" && r.grade?.grader_error !== true;
+function summarize(s) {
+  const ok = s.runs.filter(comparable);
+  const grades = ok.map((r) => r.grade).filter((g) => g !== null);
+  const rate = (n) => ok.length ? n / ok.length : null;
+  const pct2 = grades.map((g) => g.percentile ?? 0);
+  const dollars = s.runs.map((r) => r.usage?.dollars).filter((d) => typeof d === "number");
+  return {
+    label: s.label,
+    agent: s.agent.description,
+    runs: s.runs.length,
+    comparable: ok.length,
+    medals: grades.filter((g) => g.any_medal).length,
+    gold: grades.filter((g) => g.gold_medal).length,
+    silver: grades.filter((g) => g.silver_medal).length,
+    bronze: grades.filter((g) => g.bronze_medal).length,
+    medalRate: rate(grades.filter((g) => g.any_medal).length),
+    validRate: rate(grades.filter((g) => g.valid_submission).length),
+    aboveMedianRate: rate(grades.filter((g) => g.above_median).length),
+    meanPercentile: ok.length ? pct2.reduce((a, b) => a + b, 0) / ok.length : null,
+    infraErrors: s.runs.length - ok.length,
+    reused: s.runs.filter((r) => r.reused).length,
+    durationMs: s.runs.reduce((a, r) => a + r.durationMs, 0),
+    dollars: dollars.length ? dollars.reduce((a, b) => a + b, 0) : null
+  };
+}
+function compareRuns(base, head, gate, baselineSource = "file") {
+  const ids = [.../* @__PURE__ */ new Set([...head.suite.competitions, ...base.suite.competitions])].sort();
+  const medals2 = [];
+  const percentiles = [];
+  const rows = ids.map((id) => {
+    const b = base.runs.filter((r) => r.competitionId === id).sort((x, y) => x.seed - y.seed);
+    const h = head.runs.filter((r) => r.competitionId === id).sort((x, y) => x.seed - y.seed);
+    const bOk = b.filter(comparable);
+    const hOk = h.filter(comparable);
+    const medalValues = (rs) => rs.map((r) => r.grade?.any_medal ? 1 : 0);
+    const pctValues = (rs) => rs.map((r) => r.grade?.percentile ?? 0);
+    const isComparable = bOk.length > 0 && hOk.length > 0;
+    if (isComparable) {
+      medals2.push({ competitionId: id, base: medalValues(bOk), head: medalValues(hOk) });
+      percentiles.push({ competitionId: id, base: pctValues(bOk), head: pctValues(hOk) });
+    }
+    const scores = (rs) => rs.map(cellOf).map((c) => c.score).filter((x) => x !== null && !Number.isNaN(x));
+    const bs = mean2(scores(bOk));
+    const hs = mean2(scores(hOk));
+    const first = h[0]?.grade ?? b[0]?.grade;
+    return {
+      competitionId: id,
+      isLowerBetter: first ? first.is_lower_better : null,
+      base: b.map(cellOf),
+      head: h.map(cellOf),
+      baseMedalRate: mean2(medalValues(bOk)),
+      headMedalRate: mean2(medalValues(hOk)),
+      baseMeanScore: bs,
+      headMeanScore: hs,
+      deltaScore: bs !== null && hs !== null ? hs - bs : null,
+      headMeanPercentile: mean2(pctValues(hOk)),
+      basePercentile: mean2(pctValues(bOk)),
+      comparable: isComparable
+    };
+  });
+  const analysis = medals2.length > 0 ? analyze({ medals: medals2, percentiles }, { alpha: gate.alpha, tolerance: gate.tolerance }) : null;
+  return {
+    suiteName: head.suite.name,
+    suiteHash: head.suite.hash,
+    sameSuite: base.suite.hash === head.suite.hash,
+    base: summarize(base),
+    head: summarize(head),
+    delta: analysis ? analysis.medal.delta : null,
+    competitions: rows,
+    analysis,
+    verdict: analysis ? analysis.medal.verdict : "inconclusive",
+    gate,
+    baselineSource
+  };
+}
+
+// src/plan/plan.ts
+import { createHash as createHash2 } from "node:crypto";
 
 // src/registry/registry.ts
 import { readdirSync, readFileSync as readFileSync3, existsSync as existsSync2 } from "node:fs";
-import { join as join2, resolve as resolve2, dirname as dirname2 } from "node:path";
+import { join as join2, resolve as resolve3, dirname as dirname2 } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // src/registry/recipe-schema.ts
@@ -91897,7 +92367,7 @@ function leaderboardPath(entry, leaderboardsDir = defaultLeaderboardsDir()) {
 function defaultRegistryDir() {
   const here = dirname2(fileURLToPath(import.meta.url));
   for (const up of ["..", "../..", "../../.."]) {
-    const dir = resolve2(here, up, "competitions");
+    const dir = resolve3(here, up, "competitions");
     if (existsSync2(dir)) return dir;
   }
   throw new UserError("cannot find the bundled competitions/ folder");
@@ -91994,7 +92464,6 @@ function selectCompetitions(registry2, sel) {
 }
 
 // src/plan/plan.ts
-import { createHash as createHash2 } from "node:crypto";
 function canonical(v) {
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
   if (v && typeof v === "object") {
@@ -92041,6 +92510,368 @@ function plan(config2, registry2) {
   }
   return { competitions, seeds: config2.seeds, runs, suiteHash: suiteHash(config2, competitions, registry2) };
 }
+
+// node_modules/markdown-table/index.js
+function defaultStringLength(value) {
+  return value.length;
+}
+function markdownTable(table, options2) {
+  const settings = options2 || {};
+  const align = (settings.align || []).concat();
+  const stringLength = settings.stringLength || defaultStringLength;
+  const alignments = [];
+  const cellMatrix = [];
+  const sizeMatrix = [];
+  const longestCellByColumn = [];
+  let mostCellsPerRow = 0;
+  let rowIndex = -1;
+  while (++rowIndex < table.length) {
+    const row2 = [];
+    const sizes2 = [];
+    let columnIndex2 = -1;
+    if (table[rowIndex].length > mostCellsPerRow) {
+      mostCellsPerRow = table[rowIndex].length;
+    }
+    while (++columnIndex2 < table[rowIndex].length) {
+      const cell3 = serialize(table[rowIndex][columnIndex2]);
+      if (settings.alignDelimiters !== false) {
+        const size = stringLength(cell3);
+        sizes2[columnIndex2] = size;
+        if (longestCellByColumn[columnIndex2] === void 0 || size > longestCellByColumn[columnIndex2]) {
+          longestCellByColumn[columnIndex2] = size;
+        }
+      }
+      row2.push(cell3);
+    }
+    cellMatrix[rowIndex] = row2;
+    sizeMatrix[rowIndex] = sizes2;
+  }
+  let columnIndex = -1;
+  if (typeof align === "object" && "length" in align) {
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = toAlignment(align[columnIndex]);
+    }
+  } else {
+    const code = toAlignment(align);
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = code;
+    }
+  }
+  columnIndex = -1;
+  const row = [];
+  const sizes = [];
+  while (++columnIndex < mostCellsPerRow) {
+    const code = alignments[columnIndex];
+    let before = "";
+    let after = "";
+    if (code === 99) {
+      before = ":";
+      after = ":";
+    } else if (code === 108) {
+      before = ":";
+    } else if (code === 114) {
+      after = ":";
+    }
+    let size = settings.alignDelimiters === false ? 1 : Math.max(
+      1,
+      longestCellByColumn[columnIndex] - before.length - after.length
+    );
+    const cell3 = before + "-".repeat(size) + after;
+    if (settings.alignDelimiters !== false) {
+      size = before.length + size + after.length;
+      if (size > longestCellByColumn[columnIndex]) {
+        longestCellByColumn[columnIndex] = size;
+      }
+      sizes[columnIndex] = size;
+    }
+    row[columnIndex] = cell3;
+  }
+  cellMatrix.splice(1, 0, row);
+  sizeMatrix.splice(1, 0, sizes);
+  rowIndex = -1;
+  const lines2 = [];
+  while (++rowIndex < cellMatrix.length) {
+    const row2 = cellMatrix[rowIndex];
+    const sizes2 = sizeMatrix[rowIndex];
+    const cellsInRow = settings.fillRows === false ? Math.max(1, cellMatrix[rowIndex === 1 ? 0 : rowIndex].length) : mostCellsPerRow;
+    columnIndex = -1;
+    const line = [];
+    while (++columnIndex < cellsInRow) {
+      const cell3 = row2[columnIndex] || "";
+      let before = "";
+      let after = "";
+      if (settings.alignDelimiters !== false) {
+        const size = longestCellByColumn[columnIndex] - (sizes2[columnIndex] || 0);
+        const code = alignments[columnIndex];
+        if (code === 114) {
+          before = " ".repeat(size);
+        } else if (code === 99) {
+          const half = size / 2;
+          if (size % 2) {
+            before = " ".repeat(half + 0.5);
+            after = " ".repeat(half - 0.5);
+          } else {
+            before = " ".repeat(half);
+            after = before;
+          }
+        } else {
+          after = " ".repeat(size);
+        }
+      }
+      if (settings.delimiterStart !== false && !columnIndex) {
+        line.push("|");
+      }
+      if (settings.padding !== false && // Don’t add the opening space if we’re not aligning and the cell is
+      // empty: there will be a closing space.
+      !(settings.alignDelimiters === false && cell3 === "") && (settings.delimiterStart !== false || columnIndex)) {
+        line.push(" ");
+      }
+      if (settings.alignDelimiters !== false) {
+        line.push(before);
+      }
+      line.push(cell3);
+      if (settings.alignDelimiters !== false) {
+        line.push(after);
+      }
+      if (settings.padding !== false) {
+        line.push(" ");
+      }
+      if (settings.delimiterEnd !== false || columnIndex !== cellsInRow - 1) {
+        line.push("|");
+      }
+    }
+    lines2.push(
+      settings.delimiterEnd === false ? line.join("").replace(/ +$/, "") : line.join("")
+    );
+  }
+  return lines2.join("\n");
+}
+function serialize(value) {
+  return value === null || value === void 0 ? "" : String(value);
+}
+function toAlignment(value) {
+  const code = typeof value === "string" ? value.codePointAt(0) : 0;
+  return code === 67 || code === 99 ? 99 : code === 76 || code === 108 ? 108 : code === 82 || code === 114 ? 114 : 0;
+}
+
+// src/report/format.ts
+var MEDAL_ICON = { gold: "\u{1F947}", silver: "\u{1F948}", bronze: "\u{1F949}", none: "\xB7" };
+function pct(x, digits = 1) {
+  return x === null || Number.isNaN(x) ? "\u2014" : `${(x * 100).toFixed(digits)}%`;
+}
+function points(x, digits = 1) {
+  if (x === null || Number.isNaN(x)) return "\u2014";
+  const v = x * 100;
+  return `${v > 0 ? "+" : v < 0 ? "\u2212" : "\xB1"}${Math.abs(v).toFixed(digits)} pts`;
+}
+function score(x) {
+  if (x === null) return "\u2014";
+  if (Number.isNaN(x)) return "NaN";
+  return Number(x.toPrecision(6)).toString();
+}
+function signed(x) {
+  if (x === null || Number.isNaN(x)) return "\u2014";
+  const s = score(Math.abs(x));
+  return x > 0 ? `+${s}` : x < 0 ? `\u2212${s}` : "\xB10";
+}
+function duration4(ms) {
+  const s = Math.round(ms / 1e3);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m}m ${s % 60}s` : `${Math.floor(m / 60)}h ${m % 60}m`;
+}
+var OUTCOME = {
+  completed: "ok",
+  failed: "failed",
+  timed_out: "timed out",
+  oom: "out of memory",
+  infra_error: "infra error"
+};
+function outcomeText(c) {
+  if (c.outcome === "completed" && !c.valid) return "invalid submission";
+  return OUTCOME[c.outcome];
+}
+function medals(cells) {
+  return cells.length ? cells.map((c) => c.outcome === "infra_error" ? "\u26A0" : MEDAL_ICON[c.medal]).join("") : "\u2014";
+}
+function cell(text2) {
+  return text2.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+}
+
+// src/report/markdown.ts
+var VERDICT = {
+  regressed: "\u274C regressed",
+  "no-regression": "\u2705 no regression",
+  inconclusive: "\u2754 inconclusive"
+};
+function interval(a) {
+  if (!a.interval) return "";
+  return `${Math.round(a.interval.level * 100)}% CI ${points(a.interval.lower)} to ${points(a.interval.upper)}`;
+}
+function direction(lower) {
+  return lower === null ? "" : lower ? " \u2193" : " \u2191";
+}
+function runLink(c, links) {
+  const url2 = links?.[c.runDir];
+  return url2 ? `[s${c.seed}](${url2})` : `s${c.seed}`;
+}
+function renderReport(cmp, opts = {}) {
+  const a = cmp.analysis;
+  const out = [];
+  out.push(`## Medalist \xB7 ${cell(cmp.suiteName)} \xB7 ${VERDICT[cmp.verdict]}`);
+  out.push("");
+  const b = cmp.base;
+  const h = cmp.head;
+  let line = `**Medal rate** ${pct(b.medalRate)} (${b.medals}/${b.comparable}) \u2192 **${pct(h.medalRate)}** (${h.medals}/${h.comparable})`;
+  if (a) {
+    line += `, \u0394 **${points(a.medal.delta)}**`;
+    const extra = [
+      interval(a.medal),
+      `p = ${a.medal.pValue < 1e-3 ? "<0.001" : a.medal.pValue.toFixed(3)}`
+    ].filter(Boolean);
+    line += ` (${extra.join("; ")})`;
+  }
+  out.push(line + ".");
+  if (a) {
+    out.push("");
+    out.push(
+      `${a.medal.reason.charAt(0).toUpperCase()}${a.medal.reason.slice(1)} Tolerance: a ${(cmp.gate.tolerance * 100).toFixed(1)}-point drop; \u03B1 = ${cmp.gate.alpha}. ` + (a.medal.mde === null ? "With this few runs no drop could be reliably detected." : `Smallest drop this run could detect (${Math.round(a.targetPower * 100)}% power): **${points(-a.medal.mde).replace("\u2212", "")}**.`)
+    );
+  }
+  if (!cmp.sameSuite)
+    out.push(
+      "",
+      "\u26A0\uFE0F Base and head ran different suites (competitions, seeds or limits differ): compare with care."
+    );
+  out.push("", `Baseline: ${cmp.baselineSource}.`);
+  const reused = (side) => `${side.label} ${side.reused ?? 0} of ${side.runs}`;
+  if ((cmp.head.reused ?? 0) + (cmp.base.reused ?? 0) > 0)
+    out.push(
+      "",
+      `Runs reused from an earlier invocation with the same identity: ${reused(cmp.head)}, ${reused(cmp.base)}.`
+    );
+  out.push("");
+  const header = [
+    "Competition",
+    "Base",
+    "Head",
+    "Base score",
+    "Head score",
+    "\u0394 score",
+    "Head percentile",
+    "Head runs"
+  ];
+  const rows = cmp.competitions.map((r) => [
+    cell(`${r.competitionId}${direction(r.isLowerBetter)}`),
+    medals(r.base),
+    medals(r.head),
+    score(r.baseMeanScore),
+    score(r.headMeanScore),
+    signed(r.deltaScore),
+    pct(r.headMeanPercentile, 0),
+    r.head.map((c) => `${runLink(c, opts.links)} ${outcomeText(c)}`).join(", ") || "\u2014"
+  ]);
+  out.push(markdownTable([header, ...rows], { align: ["l", "c", "c", "r", "r", "r", "r", "l"] }));
+  out.push("");
+  out.push(
+    `${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze \xB7 no medal \u26A0 not comparable (infrastructure); one mark per seed. Scores are means over valid runs.`
+  );
+  if (a) {
+    out.push("", "<details><summary>Statistics</summary>", "");
+    const metricRows = [a.medal, a.percentile].filter((m) => m !== null).map((m) => [
+      m.metric === "medal" ? "medal rate" : "leaderboard percentile",
+      pct(m.base),
+      pct(m.head),
+      points(m.delta),
+      interval(m) || "\u2014",
+      m.pValue < 1e-3 ? "<0.001" : m.pValue.toFixed(3),
+      m.mde === null ? "\u2014" : points(-m.mde).replace("\u2212", ""),
+      m.verdict
+    ]);
+    out.push(
+      markdownTable([
+        ["Metric", "Base", "Head", "\u0394", "Interval", "p (one-sided)", "MDE", "Verdict"],
+        ...metricRows
+      ])
+    );
+    out.push("");
+    out.push(`Power of this design to flag a drop (\u03B1 = ${a.alpha}, ${a.medal.powerMethod}):`);
+    out.push("");
+    out.push(
+      markdownTable([
+        ["Drop", ...a.medal.power.map((p) => points(-p.drop, 0).replace("\u2212", ""))],
+        ["Medal rate", ...a.medal.power.map((p) => p.power === null ? "n/a" : pct(p.power, 0))],
+        ...a.percentile ? [["Percentile", ...a.percentile.power.map((p) => p.power === null ? "n/a" : pct(p.power, 0))]] : []
+      ])
+    );
+    out.push(
+      "",
+      `Paired by competition: ${a.medal.competitions} competitions, ${a.medal.baseRuns} base and ${a.medal.headRuns} head runs; p-value ${a.medal.pValueMethod} permutation test within competitions.`
+    );
+    out.push("", "</details>");
+  }
+  out.push("", "<details><summary>Cost and time</summary>", "");
+  out.push(
+    markdownTable([
+      ["", "Base", "Head"],
+      ["Agent", cell(b.agent), cell(h.agent)],
+      ["Runs (comparable)", `${b.runs} (${b.comparable})`, `${h.runs} (${h.comparable})`],
+      ["Valid submissions", pct(b.validRate, 0), pct(h.validRate, 0)],
+      ["Above median", pct(b.aboveMedianRate, 0), pct(h.aboveMedianRate, 0)],
+      ["Agent time", duration4(b.durationMs), duration4(h.durationMs)],
+      [
+        "Cost",
+        b.dollars === null ? "\u2014" : `$${b.dollars.toFixed(2)}`,
+        h.dollars === null ? "\u2014" : `$${h.dollars.toFixed(2)}`
+      ]
+    ])
+  );
+  out.push("", "</details>");
+  const env = { ...opts.environment, "suite hash": cmp.suiteHash, medalist: VERSION };
+  const facts = Object.entries(env).filter(([, v]) => v !== null && v !== void 0 && v !== "").map(([k, v]) => `${k}: \`${v}\``);
+  out.push("", `<sub>${facts.join(" \xB7 ")}</sub>`);
+  if (opts.fullReportUrl) out.push("", `[Full report](${opts.fullReportUrl})`);
+  return out.join("\n") + "\n";
+}
+function renderResults(s, opts = {}) {
+  const sum2 = summarize(s);
+  const out = [];
+  out.push(`## Medalist \xB7 ${cell(s.suite.name)} \xB7 ${cell(s.label)}`);
+  out.push("");
+  out.push(
+    `**Medal rate ${pct(sum2.medalRate)}** (${sum2.medals}/${sum2.comparable}: ${sum2.gold} gold, ${sum2.silver} silver, ${sum2.bronze} bronze) \xB7 valid submissions ${pct(sum2.validRate, 0)} \xB7 above median ${pct(sum2.aboveMedianRate, 0)}` + (sum2.infraErrors ? ` \xB7 ${sum2.infraErrors} not comparable (infrastructure)` : "")
+  );
+  out.push("");
+  const header = ["Competition", "Seed", "Outcome", "Score", "Medal", "Percentile", "Time", "Note"];
+  const rows = s.runs.map((r) => {
+    const c = cellOf(r);
+    return [
+      cell(`${r.competitionId}${direction(r.grade ? r.grade.is_lower_better : null)}`),
+      runLink(c, opts.links),
+      outcomeText(c),
+      score(c.score),
+      MEDAL_ICON[c.medal],
+      pct(c.percentile, 0),
+      duration4(r.durationMs),
+      cell(c.error ?? "")
+    ];
+  });
+  out.push(markdownTable([header, ...rows], { align: ["l", "r", "l", "r", "c", "r", "r", "l"] }));
+  const reused = s.runs.filter((r) => r.reused).length;
+  if (reused > 0)
+    out.push(
+      "",
+      `${reused} of ${s.runs.length} runs reused from an earlier invocation with the same identity (agent code, command, env, limits, data, grader).`
+    );
+  out.push(
+    "",
+    `<sub>agent: \`${s.agent.description}\` \xB7 executor: \`${s.environment.executor}\` \xB7 time limit: \`${s.environment.timeLimitSecs}s\` \xB7 suite hash: \`${s.suite.hash}\` \xB7 medalist: \`${s.medalistVersion}\`</sub>`
+  );
+  return out.join("\n") + "\n";
+}
+
+// src/suite/run.ts
+import { join as join17, resolve as resolve7 } from "node:path";
 
 // src/execute/scheduler.ts
 var Pool = class {
@@ -92110,9 +92941,64 @@ async function schedule(tasks, resources, work, signal) {
   if (failure2 !== null) throw failure2.error;
 }
 
-// src/execute/local.ts
-import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+// src/execute/docker/cleanup.ts
+import os2 from "node:os";
+
+// src/execute/docker/client.ts
+var import_dockerode = __toESM(require_docker(), 1);
+function daemonAddress(opts) {
+  if (opts?.socketPath) return opts.socketPath;
+  if (opts?.host) return `${opts.protocol ?? "http"}://${opts.host}:${opts.port ?? ""}`;
+  return process.env.DOCKER_HOST || "/var/run/docker.sock";
+}
+async function connectDocker(opts = {}) {
+  const docker = new import_dockerode.default(opts.docker);
+  const attempts = opts.attempts ?? 5;
+  let delay = opts.delayMs ?? 500;
+  let last;
+  for (let i = 0; i < attempts; i++) {
+    try {
+      await docker.ping();
+      return docker;
+    } catch (e) {
+      last = e;
+      if (i < attempts - 1) {
+        await sleep(delay);
+        delay *= 2;
+      }
+    }
+  }
+  throw new UserError(
+    `no Docker daemon answers at ${daemonAddress(opts.docker)} (${errorMessage(last)}). Start dockerd, or set DOCKER_HOST, or use executor: local.`,
+    1
+  );
+}
+function errorMessage(e) {
+  if (e instanceof Error) {
+    const json2 = e.json;
+    return (json2?.message ?? e.message).trim();
+  }
+  return String(e);
+}
+function statusCode(e) {
+  return e?.statusCode;
+}
+function sleep(ms, signal) {
+  return new Promise((resolve14) => {
+    if (signal?.aborted) return resolve14();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve14();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+// src/execute/docker/container.ts
+import { createHash as createHash3 } from "node:crypto";
+import os from "node:os";
 
 // src/execute/types.ts
 function runPaths(runDir) {
@@ -92125,72 +93011,6 @@ function runPaths(runDir) {
     logFile: `${runDir}/run.log`
   };
 }
-
-// src/execute/run-log.ts
-import { createWriteStream } from "node:fs";
-var RunLog = class {
-  constructor(file2, secrets = [], maxBytes = 256 * 1024 ** 2) {
-    this.secrets = secrets;
-    this.maxBytes = maxBytes;
-    this.out = createWriteStream(file2, { flags: "a" });
-    this.out.on("error", () => {
-    });
-  }
-  secrets;
-  maxBytes;
-  out;
-  partial = { stdout: "", stderr: "" };
-  written = 0;
-  truncated = false;
-  /** A note from Medalist itself (start, timeout, exit). */
-  note(text2) {
-    this.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist ${text2}
-`);
-  }
-  /** Output text from the container; lines may start with Docker's RFC 3339 timestamp. */
-  output(stream, text2) {
-    const buf = this.partial[stream] + text2;
-    const lines2 = buf.split("\n");
-    this.partial[stream] = lines2.pop() ?? "";
-    for (const line of lines2) this.line(stream, line);
-    if (this.partial[stream].length > 64 * 1024) {
-      this.line(stream, this.partial[stream]);
-      this.partial[stream] = "";
-    }
-  }
-  line(stream, raw) {
-    const m = /^(\d{4}-\d\d-\d\dT\S+Z) (.*)$/s.exec(raw);
-    const ts = m ? m[1] : (/* @__PURE__ */ new Date()).toISOString();
-    const text2 = (m ? m[2] : raw).replace(/\r$/, "");
-    this.write(`${ts} ${stream} ${this.mask(text2)}
-`);
-  }
-  mask(text2) {
-    let t = text2;
-    for (const s of this.secrets) if (s.length >= 3) t = t.split(s).join("***");
-    return t;
-  }
-  write(s) {
-    if (this.truncated) return;
-    const n = Buffer.byteLength(s);
-    if (this.written + n > this.maxBytes) {
-      this.truncated = true;
-      this.out.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist run.log truncated at ${this.maxBytes} bytes
-`);
-      return;
-    }
-    this.written += n;
-    this.out.write(s);
-  }
-  /** Flushes partial lines and closes the file. */
-  async close() {
-    for (const s of ["stdout", "stderr"]) {
-      if (this.partial[s] !== "") this.line(s, this.partial[s]);
-      this.partial[s] = "";
-    }
-    await new Promise((resolve12) => this.out.end(resolve12));
-  }
-};
 
 // src/execute/contract.ts
 var CONTAINER_PATHS = {
@@ -92225,97 +93045,252 @@ function contractEnv(spec, paths) {
   return env;
 }
 
-// src/execute/local.ts
-var KEEP = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT"];
-var LocalExecutor = class {
-  constructor(opts) {
-    this.opts = opts;
+// src/execute/docker/container.ts
+var LABEL = {
+  suite: "medalist.suite",
+  run: "medalist.run",
+  competition: "medalist.competition",
+  seed: "medalist.seed",
+  /** "<hostname>:<pid>" of the process that owns the container. */
+  owner: "medalist.owner",
+  /** Epoch ms after which the owner would have killed it: a later sweep may remove it. */
+  deadline: "medalist.deadline"
+};
+var VALIDATION_URL_VAR = "MEDALIST_VALIDATION_URL";
+function ownerLabel() {
+  return `${os.hostname()}:${process.pid}`;
+}
+function containerName(suiteId, runId) {
+  const clean = (s) => s.replace(/[^a-zA-Z0-9_.-]+/g, "-");
+  const name2 = `medalist-${clean(suiteId)}-${clean(runId)}`;
+  if (name2.length <= 120) return name2;
+  const hash2 = createHash3("sha256").update(`${suiteId}\0${runId}`).digest("hex").slice(0, 12);
+  return `${name2.slice(0, 107)}-${hash2}`;
+}
+function containerEnv(spec, network) {
+  const env = {
+    ...spec.env,
+    ...contractEnv(spec, CONTAINER_PATHS)
+  };
+  if (spec.validationUrl && network !== "none") env[VALIDATION_URL_VAR] = spec.validationUrl;
+  else delete env[VALIDATION_URL_VAR];
+  return Object.entries(env).map(([k, v]) => `${k}=${v}`);
+}
+function containerOptions(spec, settings, image, opts = {}) {
+  const p = runPaths(spec.runDir);
+  const { limits } = settings;
+  const now = opts.now ?? Date.now();
+  const deadline = now + (spec.timeLimitSecs + settings.stopGraceSecs + 300) * 1e3;
+  const bind = (Source, Target, ReadOnly) => ({
+    Type: "bind",
+    Source,
+    Target,
+    ReadOnly
+  });
+  const hostConfig = {
+    Mounts: [
+      bind(spec.publicDir, CONTAINER_PATHS.data, true),
+      bind(p.submissionDir, CONTAINER_PATHS.submission, false),
+      bind(p.logsDir, CONTAINER_PATHS.logs, false),
+      bind(p.codeDir, CONTAINER_PATHS.code, false),
+      bind(p.instructionsFile, CONTAINER_PATHS.instructions, true)
+    ],
+    NetworkMode: settings.network,
+    Privileged: false,
+    Init: settings.init ?? true,
+    AutoRemove: false,
+    // Container output is also streamed to run.log; keep the daemon's copy bounded.
+    LogConfig: { Type: "json-file", Config: { "max-size": "50m", "max-file": "2" } }
+  };
+  if (limits.cpus !== void 0) hostConfig.NanoCpus = Math.round(limits.cpus * 1e9);
+  if (limits.memory !== void 0) {
+    hostConfig.Memory = limits.memory;
+    hostConfig.MemorySwap = limits.memory;
   }
-  opts;
-  name = "local";
-  /** The agent works on the host: its instructions name the run's real folders. */
-  agentPaths(spec) {
-    return hostPaths(spec);
+  if (limits.shmSize !== void 0) hostConfig.ShmSize = limits.shmSize;
+  if (limits.pids !== void 0) hostConfig.PidsLimit = limits.pids;
+  if (spec.gpus.length > 0) {
+    hostConfig.DeviceRequests = [{ Driver: "nvidia", DeviceIDs: [...spec.gpus], Capabilities: [["gpu"]] }];
   }
-  execute(spec, signal) {
-    const p = runPaths(spec.runDir);
-    for (const d of [p.submissionDir, p.logsDir, p.codeDir]) mkdirSync(d, { recursive: true });
-    const env = {};
-    for (const k of KEEP) if (process.env[k] !== void 0) env[k] = process.env[k];
-    Object.assign(env, spec.env, contractEnv(spec, hostPaths(spec)));
-    const secrets = (spec.secretEnv ?? []).map((k) => spec.env[k]).filter((v) => !!v);
-    const log = new RunLog(p.logFile, secrets);
-    const started = Date.now();
-    const { command } = this.opts;
-    const [file2, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0], command.slice(1)];
-    return new Promise((resolve12) => {
-      let timedOut = false;
-      let cancelled = false;
-      let settled = false;
-      const child = spawn(file2, args, {
-        cwd: this.opts.cwd,
-        env,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"]
+  return {
+    name: containerName(spec.suiteId, spec.runId),
+    Image: image,
+    Cmd: settings.command,
+    Env: containerEnv(spec, settings.network),
+    Labels: {
+      [LABEL.suite]: spec.suiteId,
+      [LABEL.run]: spec.runId,
+      [LABEL.competition]: spec.competitionId,
+      [LABEL.seed]: String(spec.seed),
+      [LABEL.owner]: opts.owner ?? ownerLabel(),
+      [LABEL.deadline]: String(deadline)
+    },
+    Tty: false,
+    OpenStdin: false,
+    AttachStdin: false,
+    AttachStdout: false,
+    AttachStderr: false,
+    StopTimeout: settings.stopGraceSecs,
+    HostConfig: hostConfig
+  };
+}
+
+// src/util/process.ts
+function pidAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+
+// src/execute/docker/cleanup.ts
+async function removeAll(docker, list, graceSecs) {
+  const removed = [];
+  await Promise.all(
+    list.map(async (c) => {
+      const container = docker.getContainer(c.Id);
+      if (c.State === "running" && graceSecs > 0) await container.stop({ t: graceSecs }).catch(() => {
       });
-      child.stdout.setEncoding("utf8").on("data", (t) => log.output("stdout", t));
-      child.stderr.setEncoding("utf8").on("data", (t) => log.output("stderr", t));
-      const killGroup = (sig) => {
-        try {
-          if (child.pid) process.kill(-child.pid, sig);
-        } catch {
-        }
-      };
-      const stop = () => {
-        killGroup("SIGTERM");
-        setTimeout(() => killGroup("SIGKILL"), (this.opts.graceSecs ?? 5) * 1e3).unref();
-      };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        log.note(`time limit of ${spec.timeLimitSecs}s reached: stopping the agent`);
-        stop();
-      }, spec.timeLimitSecs * 1e3);
-      const onAbort = () => {
-        cancelled = true;
-        stop();
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      const finish = (r) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        killGroup("SIGKILL");
-        void log.close().then(() => resolve12({ ...r, durationMs: Date.now() - started }));
-      };
-      child.on("error", (e) => {
-        const code = e.code;
-        const exitCode = code === "ENOENT" ? 127 : code === "EACCES" ? 126 : null;
-        log.output("stderr", `${file2}: cannot start: ${e.message}
-`);
-        finish(
-          exitCode === null ? { outcome: "infra_error", exitCode, error: `could not start the agent: ${e.message}` } : { outcome: "failed", exitCode, error: `could not start the agent: ${e.message}` }
-        );
-      });
-      child.on("close", (code, sig) => {
-        if (timedOut)
-          return finish({
-            outcome: "timed_out",
-            exitCode: code,
-            error: `killed at the ${spec.timeLimitSecs}s time limit`
-          });
-        if (cancelled) return finish({ outcome: "infra_error", exitCode: code, error: "cancelled" });
-        if (code === 0) return finish({ outcome: "completed", exitCode: 0 });
-        return finish({
-          outcome: "failed",
-          exitCode: code,
-          ...sig ? { signal: sig } : {},
-          error: sig ? `agent killed by ${sig}` : `agent exited with code ${code}`
-        });
-      });
-    });
+      try {
+        await container.remove({ force: true, v: true });
+        removed.push(c.Names[0]?.replace(/^\//, "") ?? c.Id);
+      } catch (e) {
+        const code = e.statusCode;
+        if (code !== 404 && code !== 409)
+          throw new Error(`removing container ${c.Id.slice(0, 12)} failed: ${errorMessage(e)}`);
+      }
+    })
+  );
+  return removed;
+}
+async function cleanupSuite(docker, suiteId, opts = {}) {
+  const list = await docker.listContainers({ all: true, filters: { label: [`${LABEL.suite}=${suiteId}`] } });
+  return removeAll(docker, list, opts.graceSecs ?? 5);
+}
+async function sweepStale(docker, opts = {}) {
+  const host = opts.hostname ?? os2.hostname();
+  const isAlive = opts.isAlive ?? pidAlive;
+  const now = opts.now ?? Date.now();
+  const list = await docker.listContainers({ all: true, filters: { label: [LABEL.suite] } });
+  const stale = list.filter((c) => {
+    const owner = c.Labels[LABEL.owner] ?? "";
+    const sep3 = owner.lastIndexOf(":");
+    const pid = Number(owner.slice(sep3 + 1));
+    if (sep3 > 0 && owner.slice(0, sep3) === host && Number.isInteger(pid)) {
+      if (pid === process.pid) return false;
+      if (!isAlive(pid)) return true;
+    }
+    const deadline = Number(c.Labels[LABEL.deadline]);
+    return Number.isFinite(deadline) && now > deadline;
+  });
+  return removeAll(docker, stale, 0);
+}
+
+// src/execute/docker/image.ts
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+var ImageMissingError = class extends Error {
+  constructor(ref) {
+    super(
+      `image ${ref} is not on this runner (no registry pull is attempted; build it or docker load it first)`
+    );
+    this.name = "ImageMissingError";
   }
 };
+var AgentBuildError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "AgentBuildError";
+  }
+};
+async function inspectImage(docker, ref) {
+  try {
+    const info = await docker.getImage(ref).inspect();
+    return { ref, id: info.Id, digest: info.RepoDigests?.[0] ?? info.Id };
+  } catch (e) {
+    if (statusCode(e) === 404) throw new ImageMissingError(ref);
+    throw e;
+  }
+}
+async function contextFiles(dir) {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join("/"));
+}
+async function buildImage(docker, build, log) {
+  const src = await contextFiles(build.context);
+  const stream = await docker.buildImage({ context: build.context, src }, {
+    t: build.tag,
+    dockerfile: build.dockerfile,
+    target: build.target,
+    buildargs: build.args,
+    labels: { "medalist.built": "true" },
+    rm: true,
+    forcerm: true
+  });
+  await new Promise((resolve14, reject) => {
+    let failed = null;
+    docker.modem.followProgress(
+      stream,
+      (err) => {
+        if (err) reject(err);
+        else if (failed !== null) reject(new AgentBuildError(failed));
+        else resolve14();
+      },
+      (event) => {
+        if (event.error) failed = event.errorDetail?.message ?? event.error;
+        const text2 = event.stream ?? event.status ?? event.error;
+        if (text2) {
+          for (const line of text2.split("\n")) if (line.trim() !== "") log(line.trimEnd());
+        }
+      }
+    );
+  });
+  return inspectImage(docker, build.tag);
+}
+async function prepareImage(docker, settings, log) {
+  if (settings.build) {
+    log(`building ${settings.build.tag} from ${settings.build.context} (${settings.build.dockerfile})`);
+    try {
+      return await buildImage(docker, settings.build, log);
+    } catch (e) {
+      if (e instanceof AgentBuildError) throw e;
+      throw new Error(`building the agent image failed: ${errorMessage(e)}`);
+    }
+  }
+  if (!settings.image) throw new Error("the docker executor needs agent.image or agent.build");
+  try {
+    return await inspectImage(docker, settings.image);
+  } catch (e) {
+    if (!(e instanceof ImageMissingError) || settings.pull === false) throw e;
+  }
+  log(`pulling ${settings.image}`);
+  try {
+    await pullImage(docker, settings.image, log);
+  } catch (e) {
+    log(`pull failed: ${errorMessage(e)}`);
+    throw new ImageMissingError(settings.image);
+  }
+  return inspectImage(docker, settings.image);
+}
+async function pullImage(docker, ref, log) {
+  const stream = await docker.pull(ref);
+  await new Promise((resolve14, reject) => {
+    let last = "";
+    docker.modem.followProgress(
+      stream,
+      (err) => err ? reject(err) : resolve14(),
+      (event) => {
+        if (event.error) return reject(new Error(event.error));
+        const line = [event.id, event.status].filter(Boolean).join(": ");
+        if (line && line !== last && !event.status?.startsWith("Downloading") && !event.status?.startsWith("Extracting"))
+          log(line);
+        last = line;
+      }
+    );
+  });
+}
 
 // src/execute/docker/setup.ts
 import os4 from "node:os";
@@ -92348,9 +93323,9 @@ function gpuModel(gpus) {
   return [...counts].map(([name2, n]) => `${n}\xD7 ${name2}`).join(", ");
 }
 function runNvidiaSmi(command = "nvidia-smi", timeoutMs = 15e3) {
-  return new Promise((resolve12) => {
+  return new Promise((resolve14) => {
     execFile(command, NVIDIA_SMI_ARGS, { timeout: timeoutMs, env: process.env }, (err, stdout) => {
-      resolve12(err ? null : stdout);
+      resolve14(err ? null : stdout);
     });
   });
 }
@@ -92369,7 +93344,7 @@ async function detectGpus(opts = {}) {
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import http from "node:http";
-import os from "node:os";
+import os3 from "node:os";
 
 // src/grade/csv.ts
 import { openSync, readSync, closeSync, fstatSync, statSync as statSync2 } from "node:fs";
@@ -93164,7 +94139,7 @@ function readFrom(source, name2, opts, totalBytes) {
           continue;
         }
       }
-      cell(col, r, b, starts[at], ends[at], f === 1);
+      cell2(col, r, b, starts[at], ends[at], f === 1);
     }
     row++;
   };
@@ -93205,7 +94180,7 @@ function readFrom(source, name2, opts, totalBytes) {
   const columns = builders.filter((c) => c !== null).map((c) => c.finish(row));
   return new Table(finalNames, columns, row);
 }
-function cell(col, row, b, s, e, complex) {
+function cell2(col, row, b, s, e, complex) {
   if (!complex && col.state === TEXT && e - s > 9) {
     col.text.setBytes(row, b, s, e);
     return;
@@ -93534,9 +94509,9 @@ async function startValidationServer(opts = {}) {
     req.on("error", () => res.destroy());
   });
   const host = opts.host ?? "127.0.0.1";
-  await new Promise((resolve12, reject) => {
+  await new Promise((resolve14, reject) => {
     server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => resolve12());
+    server.listen(opts.port ?? 0, host, () => resolve14());
   });
   const port = server.address().port;
   const shown = opts.advertiseHost ?? host;
@@ -93552,9 +94527,9 @@ async function startValidationServer(opts = {}) {
       }
       return `${url2}/${token}/validate`;
     },
-    close: () => new Promise((resolve12) => {
+    close: () => new Promise((resolve14) => {
       server.closeAllConnections();
-      server.close(() => resolve12());
+      server.close(() => resolve14());
     })
   };
 }
@@ -93568,7 +94543,7 @@ async function bridgeGateway(docker) {
     if (subnet) return firstHost(subnet);
   } catch {
   }
-  const addrs = os.networkInterfaces().docker0 ?? [];
+  const addrs = os3.networkInterfaces().docker0 ?? [];
   return addrs.find((a) => a.family === "IPv4")?.address ?? null;
 }
 function firstHost(cidr) {
@@ -93583,310 +94558,79 @@ async function startValidationServerForDocker(docker, opts = {}) {
   return startValidationServer({ ...opts, host: gw });
 }
 
-// src/execute/docker/client.ts
-var import_dockerode = __toESM(require_docker(), 1);
-function daemonAddress(opts) {
-  if (opts?.socketPath) return opts.socketPath;
-  if (opts?.host) return `${opts.protocol ?? "http"}://${opts.host}:${opts.port ?? ""}`;
-  return process.env.DOCKER_HOST || "/var/run/docker.sock";
-}
-async function connectDocker(opts = {}) {
-  const docker = new import_dockerode.default(opts.docker);
-  const attempts = opts.attempts ?? 5;
-  let delay = opts.delayMs ?? 500;
-  let last;
-  for (let i = 0; i < attempts; i++) {
-    try {
-      await docker.ping();
-      return docker;
-    } catch (e) {
-      last = e;
-      if (i < attempts - 1) {
-        await sleep(delay);
-        delay *= 2;
-      }
-    }
-  }
-  throw new UserError(
-    `no Docker daemon answers at ${daemonAddress(opts.docker)} (${errorMessage(last)}). Start dockerd, or set DOCKER_HOST, or use executor: local.`,
-    1
-  );
-}
-function errorMessage(e) {
-  if (e instanceof Error) {
-    const json2 = e.json;
-    return (json2?.message ?? e.message).trim();
-  }
-  return String(e);
-}
-function statusCode(e) {
-  return e?.statusCode;
-}
-function sleep(ms, signal) {
-  return new Promise((resolve12) => {
-    if (signal?.aborted) return resolve12();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      resolve12();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}
-
-// src/execute/docker/cleanup.ts
-import os3 from "node:os";
-
-// src/execute/docker/container.ts
-import { createHash as createHash3 } from "node:crypto";
-import os2 from "node:os";
-var LABEL = {
-  suite: "medalist.suite",
-  run: "medalist.run",
-  competition: "medalist.competition",
-  seed: "medalist.seed",
-  /** "<hostname>:<pid>" of the process that owns the container. */
-  owner: "medalist.owner",
-  /** Epoch ms after which the owner would have killed it: a later sweep may remove it. */
-  deadline: "medalist.deadline"
-};
-var VALIDATION_URL_VAR = "MEDALIST_VALIDATION_URL";
-function ownerLabel() {
-  return `${os2.hostname()}:${process.pid}`;
-}
-function containerName(suiteId, runId) {
-  const clean = (s) => s.replace(/[^a-zA-Z0-9_.-]+/g, "-");
-  const name2 = `medalist-${clean(suiteId)}-${clean(runId)}`;
-  if (name2.length <= 120) return name2;
-  const hash2 = createHash3("sha256").update(`${suiteId}\0${runId}`).digest("hex").slice(0, 12);
-  return `${name2.slice(0, 107)}-${hash2}`;
-}
-function containerEnv(spec, network) {
-  const env = {
-    ...spec.env,
-    ...contractEnv(spec, CONTAINER_PATHS)
-  };
-  if (spec.validationUrl && network !== "none") env[VALIDATION_URL_VAR] = spec.validationUrl;
-  else delete env[VALIDATION_URL_VAR];
-  return Object.entries(env).map(([k, v]) => `${k}=${v}`);
-}
-function containerOptions(spec, settings, image, opts = {}) {
-  const p = runPaths(spec.runDir);
-  const { limits } = settings;
-  const now = opts.now ?? Date.now();
-  const deadline = now + (spec.timeLimitSecs + settings.stopGraceSecs + 300) * 1e3;
-  const bind = (Source, Target, ReadOnly) => ({
-    Type: "bind",
-    Source,
-    Target,
-    ReadOnly
-  });
-  const hostConfig = {
-    Mounts: [
-      bind(spec.publicDir, CONTAINER_PATHS.data, true),
-      bind(p.submissionDir, CONTAINER_PATHS.submission, false),
-      bind(p.logsDir, CONTAINER_PATHS.logs, false),
-      bind(p.codeDir, CONTAINER_PATHS.code, false),
-      bind(p.instructionsFile, CONTAINER_PATHS.instructions, true)
-    ],
-    NetworkMode: settings.network,
-    Privileged: false,
-    Init: settings.init ?? true,
-    AutoRemove: false,
-    // Container output is also streamed to run.log; keep the daemon's copy bounded.
-    LogConfig: { Type: "json-file", Config: { "max-size": "50m", "max-file": "2" } }
-  };
-  if (limits.cpus !== void 0) hostConfig.NanoCpus = Math.round(limits.cpus * 1e9);
-  if (limits.memory !== void 0) {
-    hostConfig.Memory = limits.memory;
-    hostConfig.MemorySwap = limits.memory;
-  }
-  if (limits.shmSize !== void 0) hostConfig.ShmSize = limits.shmSize;
-  if (limits.pids !== void 0) hostConfig.PidsLimit = limits.pids;
-  if (spec.gpus.length > 0) {
-    hostConfig.DeviceRequests = [{ Driver: "nvidia", DeviceIDs: [...spec.gpus], Capabilities: [["gpu"]] }];
-  }
-  return {
-    name: containerName(spec.suiteId, spec.runId),
-    Image: image,
-    Cmd: settings.command,
-    Env: containerEnv(spec, settings.network),
-    Labels: {
-      [LABEL.suite]: spec.suiteId,
-      [LABEL.run]: spec.runId,
-      [LABEL.competition]: spec.competitionId,
-      [LABEL.seed]: String(spec.seed),
-      [LABEL.owner]: opts.owner ?? ownerLabel(),
-      [LABEL.deadline]: String(deadline)
-    },
-    Tty: false,
-    OpenStdin: false,
-    AttachStdin: false,
-    AttachStdout: false,
-    AttachStderr: false,
-    StopTimeout: settings.stopGraceSecs,
-    HostConfig: hostConfig
-  };
-}
-
-// src/util/process.ts
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-
-// src/execute/docker/cleanup.ts
-async function removeAll(docker, list, graceSecs) {
-  const removed = [];
-  await Promise.all(
-    list.map(async (c) => {
-      const container = docker.getContainer(c.Id);
-      if (c.State === "running" && graceSecs > 0) await container.stop({ t: graceSecs }).catch(() => {
-      });
-      try {
-        await container.remove({ force: true, v: true });
-        removed.push(c.Names[0]?.replace(/^\//, "") ?? c.Id);
-      } catch (e) {
-        const code = e.statusCode;
-        if (code !== 404 && code !== 409)
-          throw new Error(`removing container ${c.Id.slice(0, 12)} failed: ${errorMessage(e)}`);
-      }
-    })
-  );
-  return removed;
-}
-async function cleanupSuite(docker, suiteId, opts = {}) {
-  const list = await docker.listContainers({ all: true, filters: { label: [`${LABEL.suite}=${suiteId}`] } });
-  return removeAll(docker, list, opts.graceSecs ?? 5);
-}
-async function sweepStale(docker, opts = {}) {
-  const host = opts.hostname ?? os3.hostname();
-  const isAlive = opts.isAlive ?? pidAlive;
-  const now = opts.now ?? Date.now();
-  const list = await docker.listContainers({ all: true, filters: { label: [LABEL.suite] } });
-  const stale = list.filter((c) => {
-    const owner = c.Labels[LABEL.owner] ?? "";
-    const sep3 = owner.lastIndexOf(":");
-    const pid = Number(owner.slice(sep3 + 1));
-    if (sep3 > 0 && owner.slice(0, sep3) === host && Number.isInteger(pid)) {
-      if (pid === process.pid) return false;
-      if (!isAlive(pid)) return true;
-    }
-    const deadline = Number(c.Labels[LABEL.deadline]);
-    return Number.isFinite(deadline) && now > deadline;
-  });
-  return removeAll(docker, stale, 0);
-}
-
 // src/execute/docker/executor.ts
 import { chmod, mkdir, readdir as readdir2, rm, stat, writeFile } from "node:fs/promises";
 import path2 from "node:path";
 
-// src/execute/docker/image.ts
-import { readdir } from "node:fs/promises";
-import path from "node:path";
-var ImageMissingError = class extends Error {
-  constructor(ref) {
-    super(
-      `image ${ref} is not on this runner (no registry pull is attempted; build it or docker load it first)`
-    );
-    this.name = "ImageMissingError";
+// src/execute/run-log.ts
+import { createWriteStream } from "node:fs";
+var RunLog = class {
+  constructor(file2, secrets = [], maxBytes = 256 * 1024 ** 2) {
+    this.secrets = secrets;
+    this.maxBytes = maxBytes;
+    this.out = createWriteStream(file2, { flags: "a" });
+    this.out.on("error", () => {
+    });
   }
-};
-async function inspectImage(docker, ref) {
-  try {
-    const info = await docker.getImage(ref).inspect();
-    return { ref, id: info.Id, digest: info.RepoDigests?.[0] ?? info.Id };
-  } catch (e) {
-    if (statusCode(e) === 404) throw new ImageMissingError(ref);
-    throw e;
+  secrets;
+  maxBytes;
+  out;
+  partial = { stdout: "", stderr: "" };
+  written = 0;
+  truncated = false;
+  /** A note from Medalist itself (start, timeout, exit). */
+  note(text2) {
+    this.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist ${text2}
+`);
   }
-}
-async function contextFiles(dir) {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join("/"));
-}
-async function buildImage(docker, build, log) {
-  const src = await contextFiles(build.context);
-  const stream = await docker.buildImage({ context: build.context, src }, {
-    t: build.tag,
-    dockerfile: build.dockerfile,
-    target: build.target,
-    buildargs: build.args,
-    labels: { "medalist.built": "true" },
-    rm: true,
-    forcerm: true
-  });
-  await new Promise((resolve12, reject) => {
-    let failed = null;
-    docker.modem.followProgress(
-      stream,
-      (err) => {
-        if (err) reject(err);
-        else if (failed !== null) reject(new Error(`docker build failed: ${failed}`));
-        else resolve12();
-      },
-      (event) => {
-        if (event.error) failed = event.errorDetail?.message ?? event.error;
-        const text2 = event.stream ?? event.status ?? event.error;
-        if (text2) {
-          for (const line of text2.split("\n")) if (line.trim() !== "") log(line.trimEnd());
-        }
-      }
-    );
-  });
-  return inspectImage(docker, build.tag);
-}
-async function prepareImage(docker, settings, log) {
-  if (settings.build) {
-    log(`building ${settings.build.tag} from ${settings.build.context} (${settings.build.dockerfile})`);
-    try {
-      return await buildImage(docker, settings.build, log);
-    } catch (e) {
-      throw new Error(`building the agent image failed: ${errorMessage(e)}`);
+  /** Output text from the container; lines may start with Docker's RFC 3339 timestamp. */
+  output(stream, text2) {
+    const buf = this.partial[stream] + text2;
+    const lines2 = buf.split("\n");
+    this.partial[stream] = lines2.pop() ?? "";
+    for (const line of lines2) this.line(stream, line);
+    if (this.partial[stream].length > 64 * 1024) {
+      this.line(stream, this.partial[stream]);
+      this.partial[stream] = "";
     }
   }
-  if (!settings.image) throw new Error("the docker executor needs agent.image or agent.build");
-  try {
-    return await inspectImage(docker, settings.image);
-  } catch (e) {
-    if (!(e instanceof ImageMissingError) || settings.pull === false) throw e;
+  line(stream, raw) {
+    const m = /^(\d{4}-\d\d-\d\dT\S+Z) (.*)$/s.exec(raw);
+    const ts = m ? m[1] : (/* @__PURE__ */ new Date()).toISOString();
+    const text2 = (m ? m[2] : raw).replace(/\r$/, "");
+    this.write(`${ts} ${stream} ${this.mask(text2)}
+`);
   }
-  log(`pulling ${settings.image}`);
-  try {
-    await pullImage(docker, settings.image, log);
-  } catch (e) {
-    log(`pull failed: ${errorMessage(e)}`);
-    throw new ImageMissingError(settings.image);
+  mask(text2) {
+    let t = text2;
+    for (const s of this.secrets) if (s.length >= 3) t = t.split(s).join("***");
+    return t;
   }
-  return inspectImage(docker, settings.image);
-}
-async function pullImage(docker, ref, log) {
-  const stream = await docker.pull(ref);
-  await new Promise((resolve12, reject) => {
-    let last = "";
-    docker.modem.followProgress(
-      stream,
-      (err) => err ? reject(err) : resolve12(),
-      (event) => {
-        if (event.error) return reject(new Error(event.error));
-        const line = [event.id, event.status].filter(Boolean).join(": ");
-        if (line && line !== last && !event.status?.startsWith("Downloading") && !event.status?.startsWith("Extracting"))
-          log(line);
-        last = line;
-      }
-    );
-  });
-}
+  write(s) {
+    if (this.truncated) return;
+    const n = Buffer.byteLength(s);
+    if (this.written + n > this.maxBytes) {
+      this.truncated = true;
+      this.out.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist run.log truncated at ${this.maxBytes} bytes
+`);
+      return;
+    }
+    this.written += n;
+    this.out.write(s);
+  }
+  /** Flushes partial lines and closes the file. */
+  async close() {
+    for (const s of ["stdout", "stderr"]) {
+      if (this.partial[s] !== "") this.line(s, this.partial[s]);
+      this.partial[s] = "";
+    }
+    await new Promise((resolve14) => this.out.end(resolve14));
+  }
+};
 
 // src/execute/docker/run-log.ts
 function demux(stream, onText) {
-  return new Promise((resolve12) => {
+  return new Promise((resolve14) => {
     let pending = Buffer.alloc(0);
     const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
     stream.on("data", (chunk) => {
@@ -93899,9 +94643,9 @@ function demux(stream, onText) {
         pending = pending.subarray(8 + size);
       }
     });
-    stream.on("end", () => resolve12());
-    stream.on("close", () => resolve12());
-    stream.on("error", () => resolve12());
+    stream.on("end", () => resolve14());
+    stream.on("close", () => resolve14());
+    stream.on("error", () => resolve14());
   });
 }
 
@@ -93929,21 +94673,9 @@ var DockerExecutor = class {
     });
     return this.image;
   }
-  async execute(spec, signal) {
-    const began = Date.now();
-    let delay = this.settings.retryDelayMs ?? 2e3;
-    for (let attempt2 = 1; ; attempt2++) {
-      const { retryable, ...result } = await this.attempt(spec, attempt2, signal);
-      const last = result.outcome !== "infra_error" || !retryable || attempt2 > this.settings.retries || signal?.aborted;
-      if (last) {
-        return { ...result, attempts: attempt2, durationMs: result.durationMs || Date.now() - began };
-      }
-      this.log(
-        `${spec.runId}: infrastructure error (${result.error}); retry ${attempt2}/${this.settings.retries} in ${delay} ms`
-      );
-      await sleep(delay, signal);
-      delay *= 2;
-    }
+  /** One attempt at one run; the suite runner retries infrastructure errors marked `retryable`. */
+  execute(spec, signal) {
+    return this.attempt(spec, spec.attempt ?? 1, signal);
   }
   async attempt(spec, attempt2, signal) {
     const paths = runPaths(spec.runDir);
@@ -93956,10 +94688,7 @@ var DockerExecutor = class {
       details,
       retryable
     });
-    const cancelled = () => ({
-      ...infra("cancelled", false),
-      details: { ...details, cancelled: "true" }
-    });
+    const cancelled = () => ({ ...infra("cancelled", false), cancelled: true });
     if (signal?.aborted) return cancelled();
     let image;
     try {
@@ -94022,7 +94751,7 @@ var DockerExecutor = class {
     let ended = "exit";
     let giveUp = () => {
     };
-    const gaveUp = new Promise((resolve12) => giveUp = () => resolve12("gave-up"));
+    const gaveUp = new Promise((resolve14) => giveUp = () => resolve14("gave-up"));
     const backstops = [];
     const stop = (why, grace) => {
       if (ended !== "exit") return;
@@ -94061,7 +94790,7 @@ var DockerExecutor = class {
         outcome: "infra_error",
         exitCode: waitCode,
         error: "cancelled",
-        details: { ...details, cancelled: "true" }
+        cancelled: true
       };
     }
     if (lost !== null) {
@@ -94153,8 +94882,7 @@ function dockerSettings(config2, baseDir) {
     command: cmd === void 0 ? void 0 : typeof cmd === "string" ? ["/bin/sh", "-c", cmd] : cmd,
     limits: { cpus: limits.cpus, memory: limits.memory, shmSize: limits.shmSize, pids: limits.pids },
     network: docker.network,
-    retries: docker.retries,
-    stopGraceSecs: docker.stopGraceSecs
+    stopGraceSecs: runPolicy(config2).stopGraceSecs
   };
 }
 
@@ -94194,6 +94922,7 @@ async function setupDocker(config2, opts) {
   try {
     image = await executor.prepareImage();
   } catch (e) {
+    if (e instanceof AgentBuildError) throw e;
     throw new UserError(errorMessage(e), 1);
   }
   log(`agent image ${image.ref} (${image.digest})`);
@@ -94221,96 +94950,196 @@ async function setupDocker(config2, opts) {
   };
 }
 
-// src/execute/instructions.ts
-function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
-  return [
-    `You are solving the Kaggle-style competition "${c.name}" (${c.id}).`,
-    "",
-    `- The competition's files are in ${paths.data} (read-only); start with description.md.`,
-    `- Write your predictions to ${paths.submission}/submission.csv in the format of ${c.sampleSubmission}.`,
-    `  Only that file is graded, after you finish, against private answers you cannot see.`,
-    `- Keep your notes and logs in ${paths.logs} and your code in ${paths.code}.`,
-    `- You have ${timeLimitSecs} seconds of wall-clock time; the run is stopped at the limit.`,
-    `- The metric is ${c.metric} (${c.isLowerBetter ? "lower" : "higher"} is better).`,
-    `- To check your submission's format (never its score), POST the CSV to the URL in $MEDALIST_VALIDATION_URL when it is set.`,
-    ""
-  ].join("\n");
+// src/execute/docker/backend.ts
+var dockerBackend = {
+  name: "docker",
+  async open(ctx) {
+    const { config: config2, agent, log } = ctx;
+    let setup;
+    try {
+      setup = await setupDocker({ ...config2, agent }, { baseDir: ctx.baseDir, log });
+    } catch (e) {
+      if (e instanceof AgentBuildError) return imageDidNotBuild(ctx.config.concurrency, e.message);
+      throw e;
+    }
+    const { docker, executor, validation } = setup;
+    const cleanup = () => cleanupSuite(docker, ctx.suiteId).catch(() => []);
+    const onAbort = () => void cleanup();
+    ctx.signal?.addEventListener("abort", onAbort, { once: true });
+    let closed = null;
+    return {
+      name: "docker",
+      resources: setup.resources,
+      perRun: setup.perRun,
+      facts: {
+        image: setup.image.ref,
+        imageDigest: setup.image.digest,
+        imageId: setup.image.id,
+        gpuModel: setup.gpus.model
+      },
+      validationUrl: validation ? (competitionId, sample) => validation.register(competitionId, sample) : void 0,
+      execute: (spec, signal) => executor.execute(spec, signal),
+      close: () => closed ??= (async () => {
+        ctx.signal?.removeEventListener("abort", onAbort);
+        await cleanup();
+        await setup.close();
+      })()
+    };
+  }
+};
+function imageDidNotBuild(concurrency, cause) {
+  const error62 = `the agent image did not build: ${cause}`;
+  return {
+    name: "docker",
+    resources: { gpuIds: [], maxParallel: concurrency },
+    perRun: { gpus: 0 },
+    facts: { image: null, imageDigest: null, gpuModel: null },
+    execute: async () => ({ outcome: "failed", exitCode: null, durationMs: 0, error: error62 }),
+    close: async () => {
+    }
+  };
 }
 
-// src/execute/failure.ts
-import { closeSync as closeSync2, fstatSync as fstatSync2, openSync as openSync2, readSync as readSync2 } from "node:fs";
-var TAIL_LINES = 5;
-var TAIL_BYTES = 64 * 1024;
-var MAX_LINE = 300;
-function readTail(file2, bytes2 = TAIL_BYTES) {
-  let fd = null;
-  try {
-    fd = openSync2(file2, "r");
-    const size = fstatSync2(fd).size;
-    const n = Math.min(size, bytes2);
-    const buf = Buffer.alloc(n);
-    readSync2(fd, buf, 0, n, size - n);
-    const text2 = buf.toString("utf8");
-    return n < size ? text2.slice(text2.indexOf("\n") + 1) : text2;
-  } catch {
-    return "";
-  } finally {
-    if (fd !== null) closeSync2(fd);
+// src/execute/local/index.ts
+import { resolve as resolve4 } from "node:path";
+
+// src/execute/local/executor.ts
+import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+var KEEP = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT"];
+var LocalExecutor = class {
+  constructor(opts) {
+    this.opts = opts;
   }
-}
-function stderrLines(log) {
-  const tagged = /^\S+ (stdout|stderr|medalist) (.*)$/;
-  const lines2 = log.split("\n").filter((l) => l.trim() !== "");
-  const isTagged = lines2.some((l) => tagged.test(l));
-  const out = [];
-  for (const line of lines2) {
-    if (isTagged) {
-      const m = tagged.exec(line);
-      if (m?.[1] === "stderr") out.push(m[2]);
-    } else if (!line.startsWith("[medalist]")) out.push(line);
+  opts;
+  name = "local";
+  /** The agent works on the host: its instructions name the run's real folders. */
+  agentPaths(spec) {
+    return hostPaths(spec);
   }
-  return out.map((l) => clip(l.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").replace(/[\x00-\x08\x0b-\x1f]/g, "")));
-}
-function clip(s) {
-  return s.length > MAX_LINE ? `${s.slice(0, MAX_LINE - 1)}\u2026` : s;
-}
-function causeLine(lines2) {
-  for (let i = lines2.length - 1; i >= 0; i--) {
-    const l = lines2[i].trim();
-    if (l === "" || /^at\s/.test(l) || /^Node\.js v\d/.test(l) || /^[\^~\s]+$/.test(l)) continue;
-    if (/^(Traceback|File ")/.test(l)) continue;
-    return l;
+  execute(spec, signal) {
+    const p = runPaths(spec.runDir);
+    for (const d of [p.submissionDir, p.logsDir, p.codeDir]) mkdirSync(d, { recursive: true });
+    const env = {};
+    for (const k of KEEP) if (process.env[k] !== void 0) env[k] = process.env[k];
+    Object.assign(env, spec.env, contractEnv(spec, hostPaths(spec)));
+    const secrets = (spec.secretEnv ?? []).map((k) => spec.env[k]).filter((v) => !!v);
+    const log = new RunLog(p.logFile, secrets);
+    const started = Date.now();
+    const { command } = this.opts;
+    const [file2, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0], command.slice(1)];
+    return new Promise((resolve14) => {
+      let timedOut = false;
+      let cancelled = false;
+      let settled = false;
+      const child = spawn(file2, args, {
+        cwd: this.opts.cwd,
+        env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"]
+      });
+      child.stdout.setEncoding("utf8").on("data", (t) => log.output("stdout", t));
+      child.stderr.setEncoding("utf8").on("data", (t) => log.output("stderr", t));
+      const killGroup = (sig) => {
+        try {
+          if (child.pid) process.kill(-child.pid, sig);
+        } catch {
+        }
+      };
+      const stop = () => {
+        killGroup("SIGTERM");
+        setTimeout(() => killGroup("SIGKILL"), (this.opts.graceSecs ?? 5) * 1e3).unref();
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        log.note(`time limit of ${spec.timeLimitSecs}s reached: stopping the agent`);
+        stop();
+      }, spec.timeLimitSecs * 1e3);
+      const onAbort = () => {
+        cancelled = true;
+        stop();
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const finish = (r) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        killGroup("SIGKILL");
+        void log.close().then(() => resolve14({ ...r, durationMs: Date.now() - started }));
+      };
+      child.on("error", (e) => {
+        const code = e.code;
+        const exitCode = code === "ENOENT" ? 127 : code === "EACCES" ? 126 : null;
+        log.output("stderr", `${file2}: cannot start: ${e.message}
+`);
+        finish(
+          exitCode === null ? { outcome: "infra_error", exitCode, error: `could not start the agent: ${e.message}` } : { outcome: "failed", exitCode, error: `could not start the agent: ${e.message}` }
+        );
+      });
+      child.on("close", (code, sig) => {
+        if (timedOut)
+          return finish({
+            outcome: "timed_out",
+            exitCode: code,
+            error: `killed at the ${spec.timeLimitSecs}s time limit`
+          });
+        if (cancelled)
+          return finish({ outcome: "infra_error", exitCode: code, error: "cancelled", cancelled: true });
+        if (code === 0) return finish({ outcome: "completed", exitCode: 0 });
+        return finish({
+          outcome: "failed",
+          exitCode: code,
+          ...sig ? { signal: sig } : {},
+          error: sig ? `agent killed by ${sig}` : `agent exited with code ${code}`
+        });
+      });
+    });
   }
-  return null;
-}
-function describeFailure(exec, logText) {
-  if (exec.outcome === "completed") return null;
-  const stderr = stderrLines(logText);
-  const stderrTail = stderr.slice(-TAIL_LINES);
-  const signal = exec.signal ?? null;
-  const code = exec.exitCode;
-  const exit = signal ? `killed by ${signal}` : code !== null ? `exit ${code}` : null;
-  const line = causeLine(stderr);
-  let cause;
-  switch (exec.outcome) {
-    case "timed_out":
-      cause = exec.error ?? "stopped at the time limit";
-      break;
-    case "oom":
-      cause = `${exec.error ?? "out of memory"}${exit ? ` (${exit})` : ""}`;
-      break;
-    case "infra_error":
-      cause = `infrastructure: ${exec.error ?? "unknown error"}`;
-      break;
-    default:
-      cause = line ? `${line}${exit ? ` (${exit})` : ""}` : (code === 127 || code === 126) && exec.error ? `${exec.error} (exit ${code})` : code === 127 ? `command not found (exit 127)` : code === 126 ? `command not executable (exit 126)` : signal ? `the agent was killed by ${signal}` : code !== null ? `the agent exited with code ${code} and wrote nothing to stderr` : exec.error ?? "the agent failed";
+};
+
+// src/execute/local/index.ts
+var localBackend = {
+  name: "local",
+  async open(ctx) {
+    const { agent, config: config2 } = ctx;
+    if (agent.command === void 0) throw new UserError("agent.command: the local executor needs a command");
+    const executor = new LocalExecutor({
+      command: agent.command,
+      cwd: resolve4(ctx.baseDir, agent.cwd ?? "."),
+      graceSecs: runPolicy(config2).stopGraceSecs
+    });
+    return {
+      name: "local",
+      resources: { gpuIds: [], maxParallel: config2.concurrency },
+      perRun: { gpus: 0 },
+      facts: { image: agent.image ?? null, imageDigest: null, gpuModel: null },
+      agentPaths: (spec) => executor.agentPaths(spec),
+      execute: (spec, signal) => executor.execute(spec, signal),
+      close: async () => {
+      }
+    };
   }
-  return { cause: clip(cause), exitCode: code, signal, stderrTail };
+};
+
+// src/execute/factory.ts
+var BACKENDS = {
+  local: localBackend,
+  docker: dockerBackend
+};
+function backendNames() {
+  return Object.keys(BACKENDS);
+}
+function openExecutor(name2, ctx) {
+  const backend = BACKENDS[name2];
+  if (!backend)
+    throw new UserError(`executor: unknown executor "${name2}" (known: ${backendNames().join(", ")})`);
+  return backend.open(ctx);
 }
 
 // src/suite/identity-facts.ts
 import { existsSync as existsSync4 } from "node:fs";
-import { resolve as resolve3 } from "node:path";
+import { resolve as resolve5 } from "node:path";
 
 // src/prepare/manifest.ts
 import { createHash as createHash4 } from "node:crypto";
@@ -94343,9 +95172,9 @@ var ManifestSchema = external_exports.strictObject({
 });
 var HASHED = /\.(csv|json|jsonl|parquet|bson)$/;
 function md5File(file2) {
-  return new Promise((resolve12, reject) => {
+  return new Promise((resolve14, reject) => {
     const h = createHash4("md5");
-    createReadStream(file2).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve12(h.digest("hex")));
+    createReadStream(file2).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve14(h.digest("hex")));
   });
 }
 function manifestFiles(preparedDir2, extra) {
@@ -94549,7 +95378,7 @@ function agentFacts(i) {
   let code;
   if (i.imageId) code = `image ${i.imageId}`;
   else if (agent.command !== void 0 && !agent.image && !agent.build) {
-    const cwd = resolve3(i.baseDir, agent.cwd ?? ".");
+    const cwd = resolve5(i.baseDir, agent.cwd ?? ".");
     if (!existsSync4(cwd)) throw new UserError(`agent.cwd: ${cwd} does not exist`);
     code = `files ${hashAgentFiles(cwd, { ...agent.files, exclude: i.exclude }).hash}`;
   } else code = `image ref ${agent.image ?? JSON.stringify(agent.build)}`;
@@ -94583,14 +95412,14 @@ function competitionIdentity(facts, competition, preparedDir2, config2) {
 
 // src/results/schema.ts
 var RESULTS_SCHEMA_VERSION = 1;
-var score = external_exports.union([external_exports.number(), external_exports.literal("NaN"), external_exports.null()]);
+var score2 = external_exports.union([external_exports.number(), external_exports.literal("NaN"), external_exports.null()]);
 var GradeReportSchema = external_exports.object({
   competition_id: external_exports.string(),
-  score,
-  gold_threshold: score,
-  silver_threshold: score,
-  bronze_threshold: score,
-  median_threshold: score,
+  score: score2,
+  gold_threshold: score2,
+  silver_threshold: score2,
+  bronze_threshold: score2,
+  median_threshold: score2,
   any_medal: external_exports.boolean(),
   gold_medal: external_exports.boolean(),
   silver_medal: external_exports.boolean(),
@@ -94604,7 +95433,7 @@ var GradeReportSchema = external_exports.object({
   percentile: external_exports.number().min(0).max(1).nullable(),
   error: external_exports.string().nullable(),
   /** The metric's value before rounding to 5 decimals. */
-  unrounded_score: score.optional(),
+  unrounded_score: score2.optional(),
   /** Where the thresholds came from: the full leaderboard, precomputed figures, or nowhere. */
   thresholds_source: external_exports.enum(["leaderboard", "thresholds", "none"]).optional(),
   /** Grading itself failed (answers unreadable, grader misconfigured): not the agent's fault. */
@@ -94700,7 +95529,7 @@ function parseOnly(text2, competitions, seeds) {
 function selected(run, sel) {
   return sel.only === null || sel.only.some((o) => o.competitionId === run.competitionId && (o.seed === null || o.seed === run.seed));
 }
-function decide(run, finished, now, sel) {
+function decide2(run, finished, now, sel) {
   const matches = finished !== null && finished.identity?.hash === now.hash;
   if (!selected(run, sel)) {
     return matches ? { action: "reuse" } : { action: "skip", why: "not selected by --only and no finished run with the same identity" };
@@ -94718,9 +95547,9 @@ import { join as join11, posix } from "node:path";
 
 // src/prepare/kaggle.ts
 import {
-  closeSync as closeSync3,
+  closeSync as closeSync2,
   existsSync as existsSync5,
-  openSync as openSync3,
+  openSync as openSync2,
   readFileSync as readFileSync6,
   renameSync as renameSync2,
   rmSync,
@@ -94804,7 +95633,7 @@ async function attempt(id, url2, part2, opts) {
   if (offset > have)
     throw new Error(`${id}: server resumed at byte ${offset}, but only ${have} bytes are here`);
   const total = totalSize(res, offset);
-  const fd = openSync3(part2, offset === 0 ? "w" : "r+");
+  const fd = openSync2(part2, offset === 0 ? "w" : "r+");
   let written = offset;
   let nextTenth = Math.floor(10 * offset / (total ?? Infinity)) + 1;
   try {
@@ -94826,7 +95655,7 @@ async function attempt(id, url2, part2, opts) {
       }
     }
   } finally {
-    closeSync3(fd);
+    closeSync2(fd);
   }
   if (total !== void 0 && written !== total) {
     throw new Interrupted(`${id}: connection closed after ${written} of ${total} bytes`);
@@ -94872,7 +95701,7 @@ async function downloadCompetition(id, dest, opts) {
 }
 
 // src/prepare/lock.ts
-import { closeSync as closeSync4, openSync as openSync4, readFileSync as readFileSync7, rmSync as rmSync2, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync7, rmSync as rmSync2, writeSync as writeSync2 } from "node:fs";
 import { hostname as hostname3 } from "node:os";
 var LockBusyError = class extends Error {
 };
@@ -94891,10 +95720,10 @@ function isStale(file2, staleMs) {
 }
 function tryCreate(file2) {
   try {
-    const fd = openSync4(file2, "wx");
+    const fd = openSync3(file2, "wx");
     writeSync2(fd, `${process.pid} ${hostname3()} ${Date.now()}
 `);
-    closeSync4(fd);
+    closeSync3(fd);
     return true;
   } catch (e) {
     if (e.code === "EEXIST") return false;
@@ -94960,7 +95789,7 @@ var MT19937 = class {
     return y >>> 0;
   }
 };
-function interval(rng2, max) {
+function interval2(rng2, max) {
   if (max === 0) return 0;
   let mask = max;
   mask |= mask >>> 1;
@@ -94981,7 +95810,7 @@ function permutation(n, seed) {
   const a = new Uint32Array(n);
   for (let i = 0; i < n; i++) a[i] = i;
   for (let i = n - 1; i >= 1; i--) {
-    const j = interval(rng2, i);
+    const j = interval2(rng2, i);
     const t = a[i];
     a[i] = a[j];
     a[j] = t;
@@ -95002,7 +95831,7 @@ function trainTestSplit(n, testSize, seed) {
 }
 
 // src/prepare/table-file.ts
-import { closeSync as closeSync5, createReadStream as createReadStream2, openSync as openSync5, readSync as readSync3, statSync as statSync5, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync4, createReadStream as createReadStream2, openSync as openSync4, readSync as readSync2, statSync as statSync5, writeSync as writeSync3 } from "node:fs";
 function grow(a) {
   const b = new Float64Array(Math.max(1024, a.length * 2));
   b.set(a);
@@ -95106,14 +95935,14 @@ var RecordReader = class {
     const size = statSync5(t.file).size;
     if (size < 1 << 30) {
       this.buf = Buffer.alloc(size);
-      const fd = openSync5(t.file, "r");
+      const fd = openSync4(t.file, "r");
       try {
         let off = 0;
-        while (off < size) off += readSync3(fd, this.buf, off, size - off, off);
+        while (off < size) off += readSync2(fd, this.buf, off, size - off, off);
       } finally {
-        closeSync5(fd);
+        closeSync4(fd);
       }
-    } else this.fd = openSync5(t.file, "r");
+    } else this.fd = openSync4(t.file, "r");
   }
   t;
   buf;
@@ -95125,13 +95954,13 @@ var RecordReader = class {
     if (this.buf) text2 = this.buf.toString("utf8", s, e);
     else {
       const b = Buffer.alloc(e - s);
-      readSync3(this.fd, b, 0, e - s, s);
+      readSync2(this.fd, b, 0, e - s, s);
       text2 = b.toString("utf8");
     }
     return parseCsv(text2)[0] ?? [""];
   }
   close() {
-    if (this.fd !== void 0) closeSync5(this.fd);
+    if (this.fd !== void 0) closeSync4(this.fd);
   }
 };
 function quoteAlways(v) {
@@ -95141,7 +95970,7 @@ var CsvWriter = class {
   /** `textColumns`: pandas' QUOTE_NONNUMERIC, quoting the header and every cell of these columns. */
   constructor(file2, header, textColumns) {
     this.textColumns = textColumns;
-    this.fd = openSync5(file2, "w");
+    this.fd = openSync4(file2, "w");
     this.line(header.map((h) => textColumns ? quoteAlways(h) : quoteCell(h)).join(","));
   }
   textColumns;
@@ -95166,7 +95995,7 @@ var CsvWriter = class {
   }
   close() {
     this.flush();
-    closeSync5(this.fd);
+    closeSync4(this.fd);
   }
 };
 
@@ -95174,10 +96003,10 @@ var CsvWriter = class {
 var import_yauzl = __toESM(require_yauzl(), 1);
 var import_yazl = __toESM(require_yazl(), 1);
 import { createWriteStream as createWriteStream2, mkdirSync as mkdirSync2, readdirSync as readdirSync4 } from "node:fs";
-import { basename, dirname as dirname3, join as join6, resolve as resolve4, sep as sep2 } from "node:path";
+import { basename, dirname as dirname3, join as join6, resolve as resolve6, sep as sep2 } from "node:path";
 import { pipeline } from "node:stream/promises";
 async function extractZip(zipFile, dest) {
-  const root = resolve4(dest);
+  const root = resolve6(dest);
   mkdirSync2(root, { recursive: true });
   const zip = await import_yauzl.default.openPromise(zipFile, {
     lazyEntries: true,
@@ -95188,7 +96017,7 @@ async function extractZip(zipFile, dest) {
   try {
     for await (const entry of zip.eachEntry()) {
       const name2 = entry.fileName.replace(/\\/g, "/");
-      const target = resolve4(root, name2);
+      const target = resolve6(root, name2);
       if (target !== root && !target.startsWith(root + sep2))
         throw new Error(`${zipFile}: entry "${name2}" escapes the folder`);
       if (name2.endsWith("/")) {
@@ -95220,20 +96049,20 @@ function zipFolder(dir, zipFile) {
 }
 
 // src/prepare/tfrecord.ts
-import { closeSync as closeSync6, openSync as openSync6, readSync as readSync4 } from "node:fs";
+import { closeSync as closeSync5, openSync as openSync5, readSync as readSync3 } from "node:fs";
 function tfrecordFeature(file2, feature) {
-  const fd = openSync6(file2, "r");
+  const fd = openSync5(file2, "r");
   const out = [];
   try {
     const head = Buffer.alloc(12);
     let pos = 0;
     for (; ; ) {
-      const got = readSync4(fd, head, 0, 12, pos);
+      const got = readSync3(fd, head, 0, 12, pos);
       if (got === 0) break;
       if (got < 12) throw new Error(`${file2}: truncated record header at byte ${pos}`);
       const len = Number(head.readBigUInt64LE(0));
       const payload = Buffer.alloc(len);
-      if (readSync4(fd, payload, 0, len, pos + 12) < len)
+      if (readSync3(fd, payload, 0, len, pos + 12) < len)
         throw new Error(`${file2}: truncated record at byte ${pos}`);
       pos += 12 + len + 4;
       const value = exampleBytes(payload, feature);
@@ -95241,7 +96070,7 @@ function tfrecordFeature(file2, feature) {
       out.push(value);
     }
   } finally {
-    closeSync6(fd);
+    closeSync5(fd);
   }
   return out;
 }
@@ -96322,9 +97151,134 @@ async function prepareCompetitions(entries, opts) {
   return { results, failures };
 }
 
+// src/suite/prepare.ts
+import { join as join12 } from "node:path";
+function preparedPaths(dataDir, id) {
+  return {
+    publicDir: join12(dataDir, id, "prepared", "public"),
+    privateDir: join12(dataDir, id, "prepared", "private")
+  };
+}
+async function ensurePrepared(entry, dataDir, log) {
+  const r = await prepareCompetition(entry, { dataDir, log });
+  if (r.status !== "ready") log(`${entry.competition.id}: data ${r.status} in ${dataDir}`);
+  return preparedPaths(dataDir, entry.competition.id);
+}
+
+// src/suite/store.ts
+import { mkdirSync as mkdirSync8, readFileSync as readFileSync10, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync11 } from "node:fs";
+import { dirname as dirname6 } from "node:path";
+function toJson(value) {
+  return JSON.stringify(value, (_k, v) => typeof v === "number" && Number.isNaN(v) ? "NaN" : v, 2) + "\n";
+}
+function writeAtomic(path4, text2) {
+  mkdirSync8(dirname6(path4), { recursive: true });
+  const tmp = `${path4}.tmp-${process.pid}`;
+  writeFileSync5(tmp, text2);
+  renameSync7(tmp, path4);
+}
+function writeResults(path4, results) {
+  const parsed = SuiteResultsSchema.parse(results);
+  writeAtomic(path4, toJson(parsed));
+  return parsed;
+}
+function readResults(path4) {
+  let raw;
+  try {
+    raw = JSON.parse(readFileSync10(path4, "utf8"));
+  } catch (e) {
+    const code = e.code;
+    throw new UserError(
+      code === "ENOENT" ? `results file not found: ${path4}` : `${path4}: not a results JSON file (${e.message})`
+    );
+  }
+  const parsed = SuiteResultsSchema.safeParse(raw);
+  if (!parsed.success) throw new UserError(formatZodError(parsed.error, path4));
+  return parsed.data;
+}
+var StoredIdentity = external_exports.object({
+  hash: external_exports.string(),
+  parts: external_exports.object(
+    Object.fromEntries(IDENTITY_PARTS.map((p) => [p, external_exports.string()]))
+  )
+});
+function readStoredRun(path4) {
+  if (!existsSync11(path4)) return null;
+  try {
+    const raw = JSON.parse(readFileSync10(path4, "utf8"));
+    const result = RunResultSchema.parse(raw.result);
+    const id = StoredIdentity.safeParse(raw.identity);
+    return {
+      suiteHash: String(raw.suiteHash),
+      agent: String(raw.agent),
+      identity: id.success ? id.data : null,
+      result
+    };
+  } catch {
+    return null;
+  }
+}
+function saveRun(path4, stored) {
+  writeAtomic(path4, toJson(stored));
+}
+
+// src/suite/progress.ts
+function summaryLine(label, n) {
+  return `[${label}] ${n.executed ?? 0} executed, ${n.reused ?? 0} reused (same identity as a finished run)` + (n.skipped ? `, ${n.skipped} left out (--only)` : "");
+}
+function medalText(report) {
+  if (!report) return "not graded";
+  if (report.gold_medal) return "gold";
+  if (report.silver_medal) return "silver";
+  if (report.bronze_medal) return "bronze";
+  return "no medal";
+}
+function progressLine(label, n, e) {
+  const at = `[${label}]`;
+  switch (e.kind) {
+    case "kept":
+      return `${at} ${n.done}/${n.total} ${e.runId}: reused, same identity as the finished run (${e.outcome}${e.cause ? `: ${e.cause}` : ""})`;
+    case "skipped":
+      return `${at} ${n.done}/${n.total} ${e.runId}: left out (${e.why})`;
+    case "started":
+      return `${at} ${n.done + 1}/${n.total} ${e.runId}: started${e.gpus.length ? ` on GPU ${e.gpus.join(",")}` : ""}${e.why ? ` (${e.why})` : ""}`;
+    case "retrying":
+      return `${at} ${e.runId}: infrastructure error (${e.error}); retrying (${e.attempt}/${e.retries})`;
+    case "finished": {
+      const r = e.report;
+      const score3 = r?.valid_submission ? `score ${r.score}` : r ? `invalid: ${r.error}` : "not graded";
+      const cause = e.failure ? `: ${e.failure.cause}` : "";
+      const line = `${at} ${n.done}/${n.total} ${e.runId}: ${e.exec.outcome} in ${(e.exec.durationMs / 1e3).toFixed(1)}s${cause}, ${score3}, ${medalText(r)}`;
+      const tail = e.failure && e.exec.outcome !== "infra_error" ? e.failure.stderrTail.slice(-3) : [];
+      return tail.length ? `${line}
+${at}   last stderr: ${tail.join(" \u23CE ")}` : line;
+    }
+  }
+}
+
+// src/suite/run-one.ts
+import { mkdirSync as mkdirSync9, rmSync as rmSync7, writeFileSync as writeFileSync6 } from "node:fs";
+import { join as join16, relative as relative2 } from "node:path";
+
+// src/execute/instructions.ts
+function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
+  return [
+    `You are solving the Kaggle-style competition "${c.name}" (${c.id}).`,
+    "",
+    `- The competition's files are in ${paths.data} (read-only); start with description.md.`,
+    `- Write your predictions to ${paths.submission}/submission.csv in the format of ${c.sampleSubmission}.`,
+    `  Only that file is graded, after you finish, against private answers you cannot see.`,
+    `- Keep your notes and logs in ${paths.logs} and your code in ${paths.code}.`,
+    `- You have ${timeLimitSecs} seconds of wall-clock time; the run is stopped at the limit.`,
+    `- The metric is ${c.metric} (${c.isLowerBetter ? "lower" : "higher"} is better).`,
+    `- To check your submission's format (never its score), POST the CSV to the URL in $MEDALIST_VALIDATION_URL when it is set.`,
+    ""
+  ].join("\n");
+}
+
 // src/grade/grade.ts
 import { statSync as statSync6 } from "node:fs";
-import { extname as extname2, join as join13 } from "node:path";
+import { extname as extname2, join as join14 } from "node:path";
 
 // src/grade/metrics/errors.ts
 var MetricError = class extends Error {
@@ -96344,8 +97298,8 @@ function requireFinite(a, what) {
 }
 
 // src/grade/spec.ts
-import { readFileSync as readFileSync10, existsSync as existsSync11 } from "node:fs";
-import { join as join12 } from "node:path";
+import { readFileSync as readFileSync11, existsSync as existsSync12 } from "node:fs";
+import { join as join13 } from "node:path";
 var name = external_exports.string().min(1);
 var names = external_exports.array(name).min(1);
 var note = external_exports.string().optional();
@@ -96424,11 +97378,11 @@ function parseGraderSpec(raw, source = "grader.json") {
   return parsed.data;
 }
 function loadGraderSpec(competitionDir) {
-  const file2 = join12(competitionDir, "grader.json");
-  if (!existsSync11(file2)) return null;
+  const file2 = join13(competitionDir, "grader.json");
+  if (!existsSync12(file2)) return null;
   let raw;
   try {
-    raw = JSON.parse(readFileSync10(file2, "utf8"));
+    raw = JSON.parse(readFileSync11(file2, "utf8"));
   } catch (e) {
     throw new Error(`${file2}: not valid JSON (${e.message})`);
   }
@@ -97054,7 +98008,7 @@ function trapezoidAuc(tps, fps) {
 
 // src/grade/metrics/logloss.ts
 var EPS = 2220446049250313e-31;
-var clip2 = (p) => p < EPS ? EPS : p > 1 - EPS ? 1 - EPS : p;
+var clip = (p) => p < EPS ? EPS : p > 1 - EPS ? 1 - EPS : p;
 function multiclassLogLoss(truth, prob, rows) {
   if (truth.length !== prob.length)
     throw new MetricError("different number of classes in truth and predictions");
@@ -97068,7 +98022,7 @@ function multiclassLogLoss(truth, prob, rows) {
     if (rows && rows.length === n && !hasNaN(p)) {
       for (let i = 0; i < n; i++) {
         const yi = y[i];
-        if (yi !== 0) loss[i] -= yi * Math.log(clip2(p[rows[i]]));
+        if (yi !== 0) loss[i] -= yi * Math.log(clip(p[rows[i]]));
       }
       continue;
     }
@@ -97076,7 +98030,7 @@ function multiclassLogLoss(truth, prob, rows) {
       const pi = p[rows ? rows[i] : i];
       if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
       const yi = y[i];
-      if (yi !== 0) loss[i] -= yi * Math.log(clip2(pi));
+      if (yi !== 0) loss[i] -= yi * Math.log(clip(pi));
     }
   }
   return numpySum(loss) / n;
@@ -97094,7 +98048,7 @@ function binaryLogLoss(labels, p) {
     if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
     const y = labels[i];
     if (y !== 0 && y !== 1) throw new MetricError(`label ${y} is not 0 or 1`);
-    loss[i] = -Math.log(y === 1 ? clip2(pi) : clip2(1 - pi));
+    loss[i] = -Math.log(y === 1 ? clip(pi) : clip(1 - pi));
   }
   return numpySum(loss) / labels.length;
 }
@@ -97543,7 +98497,7 @@ function round5Numpy(x) {
 }
 
 // src/grade/medals.ts
-import { readFileSync as readFileSync11 } from "node:fs";
+import { readFileSync as readFileSync12 } from "node:fs";
 function thresholdPositions(n) {
   if (!Number.isInteger(n) || n < 1) throw new Error(`a leaderboard needs at least one team (got ${n})`);
   const at = (c) => Math.max(1, Math.floor(n * c));
@@ -97636,7 +98590,7 @@ function leaderboardScoresFromCsv(text2, source = "leaderboard") {
   return Array.from(col.values, (v) => Number.isNaN(v) ? null : v);
 }
 function readLeaderboardScores(path4) {
-  return leaderboardScoresFromCsv(readFileSync11(path4, "utf8"), path4);
+  return leaderboardScoresFromCsv(readFileSync12(path4, "utf8"), path4);
 }
 
 // src/grade/external.ts
@@ -97670,13 +98624,13 @@ async function gradeExternal(command, ctx, timeoutMs = 30 * 6e4) {
   const args = command.map(
     (a) => a.replaceAll("{submission}", ctx.submission).replaceAll("{competition}", ctx.competition).replaceAll("{private_dir}", ctx.privateDir)
   );
-  const { code, stdout, stderr, failure: failure2 } = await new Promise((resolve12) => {
+  const { code, stdout, stderr, failure: failure2 } = await new Promise((resolve14) => {
     let out = "", err = "";
     let child;
     try {
       child = spawn2(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
     } catch (e) {
-      resolve12({ code: null, stdout: "", stderr: "", failure: e.message });
+      resolve14({ code: null, stdout: "", stderr: "", failure: e.message });
       return;
     }
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
@@ -97688,11 +98642,11 @@ async function gradeExternal(command, ctx, timeoutMs = 30 * 6e4) {
     });
     child.on("error", (e) => {
       clearTimeout(timer);
-      resolve12({ code: null, stdout: out, stderr: err, failure: e.message });
+      resolve14({ code: null, stdout: out, stderr: err, failure: e.message });
     });
     child.on("close", (c, sig) => {
       clearTimeout(timer);
-      resolve12({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : void 0 });
+      resolve14({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : void 0 });
     });
   });
   const name2 = args[0];
@@ -97755,7 +98709,7 @@ function scoreSubmission(spec, submissionPath, answers) {
   }
 }
 function boardFor(competition, competitionDir, leaderboardPath2) {
-  const path4 = leaderboardPath2 ?? (competition.leaderboard ? join13(competitionDir, competition.leaderboard) : void 0);
+  const path4 = leaderboardPath2 ?? (competition.leaderboard ? join14(competitionDir, competition.leaderboard) : void 0);
   if (path4) {
     try {
       const scores = readLeaderboardScores(path4);
@@ -97860,8 +98814,8 @@ async function grade(opts) {
       });
     } else {
       const spec = loadGraderSpec(opts.competitionDir);
-      if (!spec) throw new Error(`${join13(opts.competitionDir, "grader.json")} is missing`);
-      result = scoreSubmission(spec, opts.submissionPath, join13(opts.privateDir, competition.answers));
+      if (!spec) throw new Error(`${join14(opts.competitionDir, "grader.json")} is missing`);
+      result = scoreSubmission(spec, opts.submissionPath, join14(opts.privateDir, competition.answers));
     }
   } catch (e) {
     const report = makeReport(
@@ -97876,80 +98830,33 @@ async function grade(opts) {
   return makeReport(competition.id, opts.submissionPath, { ...result, exists: true }, board, now);
 }
 
-// src/suite/prepare.ts
-import { join as join14 } from "node:path";
-function preparedPaths(dataDir, id) {
-  return {
-    publicDir: join14(dataDir, id, "prepared", "public"),
-    privateDir: join14(dataDir, id, "prepared", "private")
-  };
-}
-async function ensurePrepared(entry, dataDir, log) {
-  const r = await prepareCompetition(entry, { dataDir, log });
-  if (r.status !== "ready") log(`${entry.competition.id}: data ${r.status} in ${dataDir}`);
-  return preparedPaths(dataDir, entry.competition.id);
-}
-
-// src/suite/store.ts
-import { mkdirSync as mkdirSync8, readFileSync as readFileSync12, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync12 } from "node:fs";
-import { dirname as dirname6 } from "node:path";
-function toJson(value) {
-  return JSON.stringify(value, (_k, v) => typeof v === "number" && Number.isNaN(v) ? "NaN" : v, 2) + "\n";
-}
-function writeAtomic(path4, text2) {
-  mkdirSync8(dirname6(path4), { recursive: true });
-  const tmp = `${path4}.tmp-${process.pid}`;
-  writeFileSync5(tmp, text2);
-  renameSync7(tmp, path4);
-}
-function writeResults(path4, results) {
-  const parsed = SuiteResultsSchema.parse(results);
-  writeAtomic(path4, toJson(parsed));
-  return parsed;
-}
-function readResults(path4) {
-  let raw;
-  try {
-    raw = JSON.parse(readFileSync12(path4, "utf8"));
-  } catch (e) {
-    const code = e.code;
-    throw new UserError(
-      code === "ENOENT" ? `results file not found: ${path4}` : `${path4}: not a results JSON file (${e.message})`
-    );
+// src/suite/retry.ts
+async function executeWithRetries(execute, spec, policy, opts = {}) {
+  let delay = policy.delayMs;
+  for (let attempt2 = 1; ; attempt2++) {
+    const result = await execute({ ...spec, attempt: attempt2 }, opts.signal);
+    const again = result.outcome === "infra_error" && result.retryable === true && !result.cancelled && attempt2 <= policy.retries && !opts.signal?.aborted;
+    if (!again) return { result, attempts: attempt2 };
+    opts.onRetry?.(attempt2, result, delay);
+    await sleep2(delay, opts.signal);
+    delay *= 2;
   }
-  const parsed = SuiteResultsSchema.safeParse(raw);
-  if (!parsed.success) throw new UserError(formatZodError(parsed.error, path4));
-  return parsed.data;
 }
-var StoredIdentity = external_exports.object({
-  hash: external_exports.string(),
-  parts: external_exports.object(
-    Object.fromEntries(IDENTITY_PARTS.map((p) => [p, external_exports.string()]))
-  )
-});
-function readStoredRun(path4) {
-  if (!existsSync12(path4)) return null;
-  try {
-    const raw = JSON.parse(readFileSync12(path4, "utf8"));
-    const result = RunResultSchema.parse(raw.result);
-    const id = StoredIdentity.safeParse(raw.identity);
-    return {
-      suiteHash: String(raw.suiteHash),
-      agent: String(raw.agent),
-      identity: id.success ? id.data : null,
-      result
+function sleep2(ms, signal) {
+  return new Promise((resolve14) => {
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve14();
     };
-  } catch {
-    return null;
-  }
+    const t = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
 }
 
-// src/suite/run.ts
-function describeAgent(agent) {
-  if (agent.image) return `image ${agent.image}`;
-  if (agent.build) return `build ${agent.build.context}/${agent.build.dockerfile}`;
-  return Array.isArray(agent.command) ? agent.command.join(" ") : agent.command ?? "(none)";
-}
+// src/suite/run-files.ts
+import { readFileSync as readFileSync13 } from "node:fs";
+import { join as join15 } from "node:path";
 function gradeJson(r) {
   const n = (v) => v !== null && Number.isNaN(v) ? "NaN" : v;
   return {
@@ -97976,13 +98883,183 @@ function readUsage(runDir) {
     return null;
   }
 }
-function localExecutor(opts, agent) {
-  if (agent.command === void 0) throw new UserError("agent.command: the local executor needs a command");
-  return new LocalExecutor({
-    command: agent.command,
-    cwd: resolve5(opts.baseDir, agent.cwd ?? "."),
-    graceSecs: opts.config.docker.stopGraceSecs
+
+// src/execute/failure.ts
+import { closeSync as closeSync6, fstatSync as fstatSync2, openSync as openSync6, readSync as readSync4 } from "node:fs";
+var TAIL_LINES = 5;
+var TAIL_BYTES = 64 * 1024;
+var MAX_LINE = 300;
+function readTail(file2, bytes2 = TAIL_BYTES) {
+  let fd = null;
+  try {
+    fd = openSync6(file2, "r");
+    const size = fstatSync2(fd).size;
+    const n = Math.min(size, bytes2);
+    const buf = Buffer.alloc(n);
+    readSync4(fd, buf, 0, n, size - n);
+    const text2 = buf.toString("utf8");
+    return n < size ? text2.slice(text2.indexOf("\n") + 1) : text2;
+  } catch {
+    return "";
+  } finally {
+    if (fd !== null) closeSync6(fd);
+  }
+}
+function stderrLines(log) {
+  const tagged = /^\S+ (stdout|stderr|medalist) (.*)$/;
+  const lines2 = log.split("\n").filter((l) => l.trim() !== "");
+  const isTagged = lines2.some((l) => tagged.test(l));
+  const out = [];
+  for (const line of lines2) {
+    if (isTagged) {
+      const m = tagged.exec(line);
+      if (m?.[1] === "stderr") out.push(m[2]);
+    } else if (!line.startsWith("[medalist]")) out.push(line);
+  }
+  return out.map((l) => clip2(l.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").replace(/[\x00-\x08\x0b-\x1f]/g, "")));
+}
+function clip2(s) {
+  return s.length > MAX_LINE ? `${s.slice(0, MAX_LINE - 1)}\u2026` : s;
+}
+function causeLine(lines2) {
+  for (let i = lines2.length - 1; i >= 0; i--) {
+    const l = lines2[i].trim();
+    if (l === "" || /^at\s/.test(l) || /^Node\.js v\d/.test(l) || /^[\^~\s]+$/.test(l)) continue;
+    if (/^(Traceback|File ")/.test(l)) continue;
+    return l;
+  }
+  return null;
+}
+function describeFailure(exec, logText) {
+  if (exec.outcome === "completed") return null;
+  const stderr = stderrLines(logText);
+  const stderrTail = stderr.slice(-TAIL_LINES);
+  const signal = exec.signal ?? null;
+  const code = exec.exitCode;
+  const exit = signal ? `killed by ${signal}` : code !== null ? `exit ${code}` : null;
+  const line = causeLine(stderr);
+  let cause;
+  switch (exec.outcome) {
+    case "timed_out":
+      cause = exec.error ?? "stopped at the time limit";
+      break;
+    case "oom":
+      cause = `${exec.error ?? "out of memory"}${exit ? ` (${exit})` : ""}`;
+      break;
+    case "infra_error":
+      cause = `infrastructure: ${exec.error ?? "unknown error"}`;
+      break;
+    default:
+      cause = line ? `${line}${exit ? ` (${exit})` : ""}` : (code === 127 || code === 126) && exec.error ? `${exec.error} (exit ${code})` : code === 127 ? `command not found (exit 127)` : code === 126 ? `command not executable (exit 126)` : signal ? `the agent was killed by ${signal}` : code !== null ? `the agent exited with code ${code} and wrote nothing to stderr` : exec.error ?? "the agent failed";
+  }
+  return { cause: clip2(cause), exitCode: code, signal, stderrTail };
+}
+
+// src/suite/run-one.ts
+async function runOne(ctx, run, gpus) {
+  const runDir = join16(ctx.outDir, "runs", run.runId);
+  const storePath = join16(runDir, "run.json");
+  const identity = ctx.identities.get(run.competitionId);
+  const stored = readStoredRun(storePath);
+  const decision = decide2(
+    run,
+    stored ? { identity: stored.identity, outcome: stored.result.outcome } : null,
+    identity,
+    ctx.selection
+  );
+  if (decision.action === "skip") {
+    ctx.emit({ kind: "skipped", runId: run.runId, why: decision.why });
+    return null;
+  }
+  if (decision.action === "reuse" && stored) {
+    const kept = { ...stored.result, identity: identity.hash, reused: true };
+    ctx.emit({ kind: "kept", runId: run.runId, outcome: kept.outcome, cause: kept.failure?.cause ?? null });
+    return kept;
+  }
+  rmSync7(runDir, { recursive: true, force: true });
+  mkdirSync9(runDir, { recursive: true });
+  const entry = ctx.registry.get(run.competitionId);
+  const paths = ctx.prepared.get(run.competitionId);
+  const spec = {
+    runId: run.runId,
+    suiteId: ctx.suiteId,
+    competitionId: run.competitionId,
+    seed: run.seed,
+    publicDir: paths.publicDir,
+    runDir,
+    timeLimitSecs: ctx.config.limits.time,
+    env: ctx.env,
+    gpus,
+    secretEnv: ctx.agent.secrets
+  };
+  writeFileSync6(
+    runPaths(runDir).instructionsFile,
+    instructions(
+      entry.competition,
+      ctx.config.limits.time,
+      ctx.executor.agentPaths?.(spec) ?? CONTAINER_PATHS
+    )
+  );
+  const t0 = /* @__PURE__ */ new Date();
+  ctx.emit({ kind: "started", runId: run.runId, gpus, why: decision.action === "run" ? decision.why : "" });
+  const { result: exec, attempts } = await executeWithRetries(
+    (spec2, signal) => ctx.executor.execute(spec2, signal),
+    {
+      ...spec,
+      validationUrl: ctx.executor.validationUrl?.(
+        run.competitionId,
+        join16(paths.publicDir, entry.competition.sampleSubmission)
+      )
+    },
+    ctx.retry,
+    {
+      signal: ctx.signal,
+      onRetry: (attempt2, failed) => ctx.emit({
+        kind: "retrying",
+        runId: run.runId,
+        attempt: attempt2,
+        retries: ctx.retry.retries,
+        error: failed.error
+      })
+    }
+  );
+  if (exec.cancelled || exec.outcome === "infra_error" && ctx.signal?.aborted) return null;
+  const report = exec.outcome === "infra_error" ? null : await grade({
+    competition: entry.competition,
+    competitionDir: entry.dir,
+    privateDir: paths.privateDir,
+    submissionPath: runPaths(runDir).submissionFile,
+    leaderboardPath: leaderboardPath(entry),
+    external: ctx.config.externalGrader ? { command: ctx.config.externalGrader } : void 0
   });
+  const result = {
+    runId: run.runId,
+    competitionId: run.competitionId,
+    seed: run.seed,
+    outcome: exec.outcome,
+    exitCode: exec.exitCode,
+    startedAt: t0.toISOString(),
+    durationMs: exec.durationMs,
+    attempts,
+    runDir: relative2(ctx.outDir, runDir),
+    error: exec.error ?? null,
+    grade: report ? gradeJson(report) : null,
+    usage: readUsage(runDir),
+    gpus,
+    details: exec.details ?? {},
+    identity: identity.hash,
+    failure: describeFailure(exec, readTail(runPaths(runDir).logFile))
+  };
+  saveRun(storePath, { suiteHash: ctx.suiteHash, agent: ctx.agentText, identity, result });
+  ctx.emit({ kind: "finished", runId: run.runId, exec, report, failure: result.failure ?? null });
+  return result;
+}
+
+// src/suite/run.ts
+function describeAgent(agent) {
+  if (agent.image) return `image ${agent.image}`;
+  if (agent.build) return `build ${agent.build.context}/${agent.build.dockerfile}`;
+  return Array.isArray(agent.command) ? agent.command.join(" ") : agent.command ?? "(none)";
 }
 function agentEnv(agent, env = process.env) {
   const out = { ...agent.env };
@@ -97993,203 +99070,136 @@ function agentEnv(agent, env = process.env) {
   }
   return out;
 }
+function bareBackend(executor) {
+  return {
+    name: executor.name,
+    open: async (ctx) => ({
+      name: executor.name,
+      resources: { gpuIds: [], maxParallel: ctx.config.concurrency },
+      perRun: { gpus: 0 },
+      facts: { image: ctx.agent.image ?? null, imageDigest: null, gpuModel: null },
+      ...executor.agentPaths ? { agentPaths: (spec) => executor.agentPaths(spec) } : {},
+      execute: (spec, signal) => executor.execute(spec, signal),
+      close: async () => {
+      }
+    })
+  };
+}
 async function runSuite(opts) {
   const { config: config2 } = opts;
   const log = opts.log ?? (() => {
   });
   const agent = opts.agent ?? config2.agent;
-  const registry2 = opts.registry ?? loadRegistry(config2.registryDir ? resolve5(opts.baseDir, config2.registryDir) : defaultRegistryDir());
-  const thePlan = plan(config2, registry2);
-  const dataDir = resolve5(opts.baseDir, config2.dataDir);
-  const outDir = resolve5(opts.outDir);
+  const registry2 = opts.registry ?? loadRegistry(config2.registryDir ? resolve7(opts.baseDir, config2.registryDir) : defaultRegistryDir());
+  const thePlan = opts.plan ?? plan(config2, registry2);
+  const runs = opts.runIds ? thePlan.runs.filter((r) => opts.runIds.has(r.runId)) : thePlan.runs;
+  const competitions = [...new Set(runs.map((r) => r.competitionId))];
+  const dataDir = resolve7(opts.baseDir, config2.dataDir);
+  const outDir = resolve7(opts.outDir);
   const env = agentEnv(agent);
   const suiteId = `${opts.label}-${thePlan.suiteHash.slice(0, 8)}-${Date.now().toString(36)}`;
   const agentText = describeAgent(agent);
   const startedAt = (/* @__PURE__ */ new Date()).toISOString();
-  const external = thePlan.competitions.filter((id) => registry2.get(id).competition.grading === "external");
+  for (const line of configDeprecations(config2)) log(line);
+  const external = competitions.filter((id) => registry2.get(id).competition.grading === "external");
   if (external.length > 0 && !config2.externalGrader) {
     throw new UserError(
       `externalGrader: ${external.join(", ")} ${external.length === 1 ? "is" : "are"} not graded natively; set externalGrader (e.g. ["mlebench", "grade-sample", "{submission}", "{competition}"]) or exclude ${external.length === 1 ? "it" : "them"}`
     );
   }
   const prepared = /* @__PURE__ */ new Map();
-  for (const id of thePlan.competitions)
-    prepared.set(id, await ensurePrepared(registry2.get(id), dataDir, log));
-  const docker = !opts.executor && config2.executor === "docker" ? await setupDocker({ ...config2, agent }, { baseDir: opts.baseDir, log }) : null;
-  const executor = opts.executor ?? docker?.executor ?? localExecutor(opts, agent);
-  const stopContainers = () => void (docker && cleanupSuite(docker.docker, suiteId).catch(() => {
-  }));
-  opts.signal?.addEventListener("abort", stopContainers, { once: true });
+  for (const id of competitions) prepared.set(id, await ensurePrepared(registry2.get(id), dataDir, log));
+  const suiteCtx = { config: config2, agent, baseDir: opts.baseDir, suiteId, label: opts.label, log };
+  if (opts.signal) suiteCtx.signal = opts.signal;
+  const backend = opts.backend ?? (opts.executor ? bareBackend(opts.executor) : void 0);
+  const executor = backend ? await backend.open(suiteCtx) : await openExecutor(config2.executor, suiteCtx);
   const selection = {
     fresh: opts.selection?.fresh ?? false,
     rerun: opts.selection?.rerun ?? [],
     only: opts.selection?.only ? parseOnly(opts.selection.only, thePlan.competitions, thePlan.seeds) : null
   };
-  const facts = agentFacts({
-    agent,
-    config: config2,
-    baseDir: opts.baseDir,
-    executor: executor.name,
-    imageId: docker?.image.id ?? null,
-    exclude: [outDir, dataDir]
-  });
-  const identities = new Map(
-    thePlan.competitions.map((id) => [
-      id,
-      competitionIdentity(facts, registry2.get(id).competition, preparedDir(dataDir, id), config2)
-    ])
-  );
-  const counts = { executed: 0, reused: 0, skipped: 0 };
-  log(
-    `[${opts.label}] ${thePlan.runs.length} runs: ${thePlan.competitions.length} competitions \xD7 ${thePlan.seeds} seeds, agent: ${agentText}`
-  );
-  const results = /* @__PURE__ */ new Map();
-  let done = 0;
-  const total = thePlan.runs.length;
-  const running = /* @__PURE__ */ new Map();
-  const one = async (run, gpus) => {
-    const runDir = join15(outDir, "runs", run.runId);
-    const storePath = join15(runDir, "run.json");
-    const stored = readStoredRun(storePath);
-    const identity = identities.get(run.competitionId);
-    const decision = decide(
-      run,
-      stored ? { identity: stored.identity, outcome: stored.result.outcome } : null,
-      identity,
-      selection
-    );
-    if (decision.action === "skip") {
-      counts.skipped++;
-      log(`[${opts.label}] ${++done}/${total} ${run.runId}: left out (${decision.why})`);
-      return;
-    }
-    if (decision.action === "reuse" && stored) {
-      counts.reused++;
-      results.set(run.runId, { ...stored.result, identity: identity.hash, reused: true });
-      const cause = stored.result.failure ? `: ${stored.result.failure.cause}` : "";
-      log(
-        `[${opts.label}] ${++done}/${total} ${run.runId}: reused, same identity as the finished run (${stored.result.outcome}${cause})`
-      );
-      return;
-    }
-    counts.executed++;
-    rmSync7(runDir, { recursive: true, force: true });
-    mkdirSync9(runDir, { recursive: true });
-    const entry = registry2.get(run.competitionId);
-    const paths = prepared.get(run.competitionId);
-    const specBase = {
-      runId: run.runId,
-      suiteId,
-      competitionId: run.competitionId,
-      seed: run.seed,
-      publicDir: paths.publicDir,
-      runDir,
-      timeLimitSecs: config2.limits.time,
-      env,
-      gpus,
-      secretEnv: agent.secrets
-    };
-    writeFileSync6(
-      runPaths(runDir).instructionsFile,
-      instructions(entry.competition, config2.limits.time, executor.agentPaths?.(specBase) ?? CONTAINER_PATHS)
-    );
-    const t0 = /* @__PURE__ */ new Date();
-    running.set(run.runId, t0.getTime());
-    const why = decision.action === "run" ? decision.why : "";
-    log(
-      `[${opts.label}] ${done + 1}/${total} ${run.runId}: started${gpus.length ? ` on GPU ${gpus.join(",")}` : ""} (${why})`
-    );
-    let exec;
-    let attempts = 0;
-    for (; ; ) {
-      attempts++;
-      exec = await executor.execute(
-        {
-          ...specBase,
-          validationUrl: docker?.validation?.register(
-            run.competitionId,
-            join15(paths.publicDir, entry.competition.sampleSubmission)
-          )
-        },
-        opts.signal
-      );
-      if (exec.attempts !== void 0) {
-        attempts = exec.attempts;
-        break;
-      }
-      if (exec.outcome !== "infra_error" || attempts > config2.docker.retries || opts.signal?.aborted) break;
-      log(
-        `[${opts.label}] ${run.runId}: infrastructure error (${exec.error}); retrying (${attempts}/${config2.docker.retries})`
-      );
-    }
-    const report = exec.outcome === "infra_error" ? null : await grade({
-      competition: entry.competition,
-      competitionDir: entry.dir,
-      privateDir: paths.privateDir,
-      submissionPath: runPaths(runDir).submissionFile,
-      leaderboardPath: leaderboardPath(entry),
-      external: config2.externalGrader ? { command: config2.externalGrader } : void 0
+  let identities;
+  try {
+    const facts = agentFacts({
+      agent,
+      config: config2,
+      baseDir: opts.baseDir,
+      executor: executor.name,
+      imageId: executor.facts.imageId ?? null,
+      exclude: [outDir, dataDir]
     });
-    const failure2 = describeFailure(exec, readTail(runPaths(runDir).logFile));
-    const result = {
-      runId: run.runId,
-      competitionId: run.competitionId,
-      seed: run.seed,
-      outcome: exec.outcome,
-      exitCode: exec.exitCode,
-      startedAt: t0.toISOString(),
-      durationMs: exec.durationMs,
-      attempts,
-      runDir: relative2(outDir, runDir),
-      error: exec.error ?? null,
-      grade: report ? gradeJson(report) : null,
-      usage: readUsage(runDir),
-      gpus,
-      details: exec.details ?? {},
-      identity: identity.hash,
-      failure: failure2
-    };
-    const cancelled = exec.outcome === "infra_error" && (opts.signal?.aborted || exec.details?.cancelled === "true");
-    if (!cancelled)
-      writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, identity, result }));
-    results.set(run.runId, result);
-    running.delete(run.runId);
-    const medal = report ? report.gold_medal ? "gold" : report.silver_medal ? "silver" : report.bronze_medal ? "bronze" : "no medal" : "not graded";
-    const score3 = report?.valid_submission ? `score ${report.score}` : report ? `invalid: ${report.error}` : "not graded";
-    log(
-      `[${opts.label}] ${++done}/${total} ${run.runId}: ${exec.outcome} in ${(exec.durationMs / 1e3).toFixed(1)}s${failure2 ? `: ${failure2.cause}` : ""}, ${score3}, ${medal}`
+    identities = new Map(
+      competitions.map((id) => [
+        id,
+        competitionIdentity(facts, registry2.get(id).competition, preparedDir(dataDir, id), config2)
+      ])
     );
-    if (failure2 && failure2.stderrTail.length > 0 && exec.outcome !== "infra_error")
-      log(`[${opts.label}]   last stderr: ${failure2.stderrTail.slice(-3).join(" \u23CE ")}`);
+  } catch (e) {
+    await executor.close();
+    throw e;
+  }
+  log(
+    `[${opts.label}] ${runs.length} runs: ${competitions.length} competitions \xD7 ${thePlan.seeds} seeds, agent: ${agentText}`
+  );
+  const counter = { done: 0, total: runs.length, executed: 0, reused: 0, skipped: 0 };
+  const running = /* @__PURE__ */ new Map();
+  const emit = (e) => {
+    if (e.kind === "started") running.set(e.runId, Date.now());
+    if (e.kind === "started") counter.executed++;
+    if (e.kind === "kept") counter.reused++;
+    if (e.kind === "skipped") counter.skipped++;
+    if (e.kind === "kept" || e.kind === "finished" || e.kind === "skipped") {
+      counter.done++;
+      running.delete(e.runId);
+    }
+    log(progressLine(opts.label, counter, e));
+  };
+  const ctx = {
+    config: config2,
+    agent,
+    agentText,
+    registry: registry2,
+    prepared,
+    executor,
+    suiteId,
+    suiteHash: thePlan.suiteHash,
+    identities,
+    selection,
+    outDir,
+    env,
+    retry: { retries: runPolicy(config2).retries, delayMs: opts.retryDelayMs ?? 2e3 },
+    signal: opts.signal,
+    emit
+  };
+  const results = /* @__PURE__ */ new Map();
+  const one = async (run, gpus) => {
+    try {
+      const r = await runOne(ctx, run, gpus);
+      if (r) results.set(run.runId, r);
+    } finally {
+      running.delete(run.runId);
+    }
   };
   const beatSecs = opts.heartbeatSecs ?? 60;
   const heartbeat = beatSecs > 0 ? setInterval(() => {
     if (running.size === 0) return;
     const now = Date.now();
     const list = [...running].map(([id, t]) => `${id} (${Math.round((now - t) / 1e3)}s)`).join(", ");
-    log(`[${opts.label}] ${done}/${total} done; running: ${list}`);
+    log(`[${opts.label}] ${counter.done}/${counter.total} done; running: ${list}`);
   }, beatSecs * 1e3) : void 0;
   heartbeat?.unref();
   try {
     await schedule(
-      thePlan.runs.map((r) => ({
-        ...r,
-        id: r.runId,
-        gpus: docker?.perRun.gpus ?? 0,
-        cpus: docker?.perRun.cpus
-      })),
-      docker?.resources ?? { gpuIds: [], maxParallel: config2.concurrency },
+      runs.map((r) => ({ ...r, id: r.runId, gpus: executor.perRun.gpus, cpus: executor.perRun.cpus })),
+      executor.resources,
       one,
       opts.signal
     );
   } finally {
     clearInterval(heartbeat);
-    opts.signal?.removeEventListener("abort", stopContainers);
-    await docker?.close();
+    await executor.close();
   }
-  log(
-    `[${opts.label}] ${counts.executed} executed, ${counts.reused} reused (same identity as a finished run)` + (counts.skipped ? `, ${counts.skipped} left out (--only)` : "")
-  );
+  log(summaryLine(opts.label, counter));
   const suite = {
     schemaVersion: RESULTS_SCHEMA_VERSION,
     medalistVersion: VERSION,
@@ -98202,825 +99212,128 @@ async function runSuite(opts) {
     },
     agent: {
       description: agentText,
-      image: docker?.image.ref ?? agent.image ?? null,
-      imageDigest: docker?.image.digest ?? null
+      image: executor.facts.image ?? agent.image ?? null,
+      imageDigest: executor.facts.imageDigest
     },
     git: opts.git ?? { sha: null, ref: null },
     environment: {
       executor: executor.name,
       timeLimitSecs: config2.limits.time,
-      gpuModel: opts.gpuModel ?? docker?.gpus.model ?? null,
+      gpuModel: opts.gpuModel ?? executor.facts.gpuModel,
       node: process.version,
       platform: `${process.platform}-${process.arch}`
     },
     startedAt,
     finishedAt: (/* @__PURE__ */ new Date()).toISOString(),
-    runs: thePlan.runs.map((r) => results.get(r.runId)).filter((r) => r !== void 0)
+    runs: runs.map((r) => results.get(r.runId)).filter((r) => r !== void 0)
   };
-  return writeResults(join15(outDir, "results.json"), suite);
+  return writeResults(join17(outDir, "results.json"), suite);
 }
 
-// src/grade/types.ts
-function medalOf(r) {
-  if (r.gold_medal) return "gold";
-  if (r.silver_medal) return "silver";
-  if (r.bronze_medal) return "bronze";
-  return "none";
-}
-
-// src/compare/distributions.ts
-function makeRng(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = state + 2654435769 >>> 0;
-    let z2 = state;
-    z2 = Math.imul(z2 ^ z2 >>> 16, 2246822507) >>> 0;
-    z2 = Math.imul(z2 ^ z2 >>> 13, 3266489909) >>> 0;
-    z2 = (z2 ^ z2 >>> 16) >>> 0;
-    return z2 / 4294967296;
-  };
-}
-function normalCdf(x) {
-  if (x < -8) return 0;
-  if (x > 8) return 1;
-  let term = x;
-  let sum2 = x;
-  for (let i = 1; i < 200 && Math.abs(term) > 1e-16 * Math.abs(sum2); i++) {
-    term *= x * x / (2 * i + 1);
-    sum2 += term;
-  }
-  return 0.5 + sum2 * Math.exp(-0.5 * x * x - 0.5 * Math.log(2 * Math.PI));
-}
-function studentTCdf(t, df) {
-  if (!Number.isInteger(df) || df < 1)
-    throw new Error(`studentTCdf: df must be a positive integer, got ${df}`);
-  if (df > 400) return normalCdf(t);
-  const theta = Math.atan(Math.abs(t) / Math.sqrt(df));
-  const s = Math.sin(theta);
-  const c2 = Math.cos(theta) ** 2;
-  let inside;
-  if (df % 2 === 1) {
-    let sum2 = 0;
-    let term = Math.cos(theta);
-    for (let k = 3; k <= df; k += 2) {
-      sum2 += term;
-      term *= c2 * (k - 1) / k;
-    }
-    inside = 2 / Math.PI * (theta + s * sum2);
-  } else {
-    let sum2 = 0;
-    let term = 1;
-    for (let k = 2; k <= df; k += 2) {
-      sum2 += term;
-      term *= c2 * (k - 1) / k;
-    }
-    inside = s * sum2;
-  }
-  return t >= 0 ? 0.5 + inside / 2 : 0.5 - inside / 2;
-}
-function invert(cdf, p) {
-  if (!(p > 0 && p < 1)) throw new Error(`quantile: p must be in (0, 1), got ${p}`);
-  let lo = -1e3;
-  let hi = 1e3;
-  for (let i = 0; i < 200 && hi - lo > 1e-10; i++) {
-    const mid = (lo + hi) / 2;
-    if (cdf(mid) < p) lo = mid;
-    else hi = mid;
-  }
-  return (lo + hi) / 2;
-}
-function normalQuantile(p) {
-  return invert(normalCdf, p);
-}
-function studentTQuantile(p, df) {
-  return invert((x) => studentTCdf(x, df), p);
-}
-var logFactorials = [0];
-function logFactorial(n) {
-  for (let i = logFactorials.length; i <= n; i++) logFactorials.push(logFactorials[i - 1] + Math.log(i));
-  return logFactorials[n];
-}
-function logChoose(n, k) {
-  return logFactorial(n) - logFactorial(k) - logFactorial(n - k);
-}
-function hypergeometric(total, successes, draws) {
-  const min = Math.max(0, draws - (total - successes));
-  const max = Math.min(draws, successes);
-  const denom = logChoose(total, draws);
-  const pmf = [];
-  for (let k = min; k <= max; k++) {
-    pmf.push(Math.exp(logChoose(successes, k) + logChoose(total - successes, draws - k) - denom));
-  }
-  return { min, pmf };
-}
-function convolve(laws) {
-  let acc = { min: 0, pmf: [1] };
-  for (const law of laws) {
-    const out = new Array(acc.pmf.length + law.pmf.length - 1).fill(0);
-    for (let i = 0; i < acc.pmf.length; i++) {
-      const a = acc.pmf[i];
-      if (a === 0) continue;
-      for (let j = 0; j < law.pmf.length; j++) out[i + j] += a * law.pmf[j];
-    }
-    acc = { min: acc.min + law.min, pmf: out };
-  }
-  return acc;
-}
-
-// src/compare/stats.ts
-var mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-var sum = (xs) => xs.reduce((a, b) => a + b, 0);
-var clamp = (x, lo, hi) => Math.min(hi, Math.max(lo, x));
-var isBinary = (xs) => xs.every((x) => x === 0 || x === 1);
-function usable(samples) {
-  return samples.filter((s) => s.base.length > 0 && s.head.length > 0);
-}
-function pairedDelta(samples) {
-  return mean(samples.map((s) => mean(s.head) - mean(s.base)));
-}
-function clusterInterval(samples, alpha) {
-  const m = samples.length;
-  if (m < 2) return null;
-  const d = samples.map((s) => mean(s.head) - mean(s.base));
-  const dbar = mean(d);
-  const sd = Math.sqrt(d.reduce((a, x) => a + (x - dbar) ** 2, 0) / (m - 1));
-  const half = studentTQuantile(1 - alpha / 2, m - 1) * (sd / Math.sqrt(m));
-  return { lower: clamp(dbar - half, -1, 1), upper: clamp(dbar + half, -1, 1), level: 1 - alpha };
-}
-function exactPermutationPValue(samples) {
-  const laws = samples.map(
-    (s) => hypergeometric(s.base.length + s.head.length, sum(s.base) + sum(s.head), s.head.length)
+// src/session/evaluate.ts
+function openSession(config2, baseDir) {
+  const registry2 = loadRegistry(
+    config2.registryDir ? resolve8(baseDir, config2.registryDir) : defaultRegistryDir()
   );
-  const law = convolve(laws);
-  const observed = samples.reduce((a, s) => a + sum(s.head), 0);
-  let p = 0;
-  for (let i = 0; i <= observed - law.min && i < law.pmf.length; i++) p += law.pmf[i];
-  return clamp(p, 0, 1);
+  return { config: config2, baseDir, registry: registry2, plan: plan(config2, registry2) };
 }
-function monteCarloPermutationPValue(samples, draws, seed) {
-  const rng2 = makeRng(seed);
-  const pooled = samples.map((s) => [...s.base, ...s.head]);
-  const observed = samples.reduce((a, s) => a + sum(s.head), 0);
-  const eps = 1e-9 * Math.max(1, Math.abs(observed));
-  let hits = 0;
-  for (let r = 0; r < draws; r++) {
-    let total = 0;
-    for (let i = 0; i < samples.length; i++) {
-      const v = pooled[i];
-      const k = samples[i].head.length;
-      for (let j = 0; j < k; j++) {
-        const pick2 = j + Math.floor(rng2() * (v.length - j));
-        const t = v[j];
-        v[j] = v[pick2];
-        v[pick2] = t;
-        total += v[j];
-      }
-    }
-    if (total <= observed + eps) hits++;
+function fileBaseline(path4, shown = path4) {
+  const results = readResults(path4);
+  const sha2 = results.git.sha ? ` (commit ${results.git.sha.slice(0, 7)})` : "";
+  return { kind: "results", results, description: `results file ${shown}${sha2}` };
+}
+var Cancelled = class extends UserError {
+  constructor() {
+    super("cancelled; finished runs are kept in the results folder", 130);
+    this.name = "Cancelled";
   }
-  return (1 + hits) / (1 + draws);
-}
-function decide2(delta, interval3, pValue, alpha, tolerance, unit) {
-  const pts = (x) => `${(Math.abs(x) * 100).toFixed(1)} points`;
-  if (pValue <= alpha && delta < -tolerance) {
-    return {
-      verdict: "regressed",
-      reason: `${unit} dropped by ${pts(delta)}, more than the ${pts(tolerance)} tolerance, and the drop is significant (p = ${formatP(pValue)} \u2264 \u03B1 = ${alpha}).`
-    };
-  }
-  if (interval3 && interval3.lower > -tolerance) {
-    return {
-      verdict: "no-regression",
-      reason: `the ${Math.round(interval3.level * 100)}% interval rules out a drop larger than the ${pts(tolerance)} tolerance (lower bound ${signedPts(interval3.lower)}).`
-    };
-  }
-  if (pValue <= alpha) {
-    return {
-      verdict: "inconclusive",
-      reason: `${unit} dropped significantly (p = ${formatP(pValue)}) but by ${pts(delta)}, within the ${pts(tolerance)} tolerance; the interval does not exclude a larger drop.`
-    };
-  }
-  return {
-    verdict: "inconclusive",
-    reason: interval3 ? `${delta >= 0 ? `head is ${pts(delta)} better, but` : `the drop is not significant (p = ${formatP(pValue)}), but`} the ${Math.round(interval3.level * 100)}% interval (${signedPts(interval3.lower)} to ${signedPts(interval3.upper)}) still allows a drop larger than the ${pts(tolerance)} tolerance: more seeds or competitions would settle it.` : `too few competitions to bound the difference (p = ${formatP(pValue)}).`
-  };
-}
-function formatP(p) {
-  return p < 1e-3 ? "<0.001" : p.toFixed(3);
-}
-function signedPts(x) {
-  const v = x * 100;
-  return `${v >= 0 ? "+" : "\u2212"}${Math.abs(v).toFixed(1)} pts`;
-}
-function designRates(samples) {
-  return samples.map((s) => (sum(s.base) + 0.5) / (s.base.length + 1));
-}
-function simulatedPower(samples, rates, drop, alpha, simulations, seed) {
-  const avg = mean(rates);
-  if (drop > avg + 1e-12) return null;
-  const keep = avg > 0 ? 1 - drop / avg : 1;
-  const rng2 = makeRng(seed);
-  let rejections = 0;
-  for (let r = 0; r < simulations; r++) {
-    const sim = samples.map((s, i) => ({
-      competitionId: s.competitionId,
-      base: s.base.map(() => rng2() < rates[i] ? 1 : 0),
-      head: s.head.map(() => rng2() < rates[i] * keep ? 1 : 0)
-    }));
-    if (exactPermutationPValue(sim) <= alpha) rejections++;
-  }
-  return rejections / simulations;
-}
-function simulatedMde(samples, rates, alpha, target, simulations, seed) {
-  const maxDrop = mean(rates);
-  const atMax = simulatedPower(samples, rates, maxDrop, alpha, simulations, seed);
-  if (atMax === null || atMax < target) return null;
-  let lo = 0;
-  let hi = maxDrop;
-  while (hi - lo > 25e-4) {
-    const mid = (lo + hi) / 2;
-    if ((simulatedPower(samples, rates, mid, alpha, simulations, seed) ?? 0) >= target) hi = mid;
-    else lo = mid;
-  }
-  return hi;
-}
-function shiftPowerModel(samples, alpha) {
-  let variance = 0;
-  let slope = 0;
-  let logMinP = 0;
-  for (const s of samples) {
-    const v = [...s.base, ...s.head];
-    const n = v.length;
-    const nh = s.head.length;
-    const nb = s.base.length;
-    const vbar = mean(v);
-    const ss = v.reduce((a, x) => a + (x - vbar) ** 2, 0);
-    if (n > 1) variance += nh * nb / (n * (n - 1)) * ss;
-    slope += nh * nb / n;
-    logMinP -= logChoose(n, nh);
-  }
-  if (Math.exp(logMinP) > alpha) return { power: () => 0, mde: () => null };
-  const sd = Math.sqrt(variance);
-  const zAlpha = normalQuantile(1 - alpha);
-  return {
-    // No spread at all (a deterministic agent): any uniform drop separates the sides completely.
-    power: (drop) => sd > 0 ? normalCdf(drop * slope / sd - zAlpha) : drop > 0 ? 1 : 0,
-    mde: (target) => sd > 0 ? (zAlpha + normalQuantile(target)) * sd / slope : 0
-  };
-}
-function emptyMetric(metric, o) {
-  return {
-    metric,
-    competitions: 0,
-    baseRuns: 0,
-    headRuns: 0,
-    base: NaN,
-    head: NaN,
-    delta: NaN,
-    interval: null,
-    pValue: 1,
-    pValueMethod: "exact",
-    mde: null,
-    power: o.drops.map((drop) => ({ drop, power: null })),
-    powerMethod: "simulation",
-    verdict: "inconclusive",
-    reason: "no competition has comparable runs on both sides."
-  };
-}
-function analyzeMetric(metric, input2, options2) {
-  const o = resolve6(options2);
-  const samples = usable(input2);
-  if (samples.length === 0) return emptyMetric(metric, o);
-  const binary = samples.every((s) => isBinary(s.base) && isBinary(s.head));
-  const delta = pairedDelta(samples);
-  const interval3 = clusterInterval(samples, o.alpha);
-  const pValue = binary ? exactPermutationPValue(samples) : monteCarloPermutationPValue(samples, o.permutations, o.seed);
-  let power;
-  let mde;
-  let powerMethod;
-  if (binary && o.simulations === 0) {
-    power = o.drops.map((drop) => ({ drop, power: null }));
-    mde = null;
-    powerMethod = "simulation";
-  } else if (binary) {
-    const rates = designRates(samples);
-    power = o.drops.map((drop, i) => ({
-      drop,
-      power: simulatedPower(samples, rates, drop, o.alpha, o.simulations, o.seed + 1 + i)
-    }));
-    mde = simulatedMde(
-      samples,
-      rates,
-      o.alpha,
-      o.power,
-      Math.max(Math.min(200, o.simulations), Math.round(o.simulations / 2)),
-      o.seed
-    );
-    powerMethod = "simulation";
-  } else {
-    const model = shiftPowerModel(samples, o.alpha);
-    power = o.drops.map((drop) => ({ drop, power: model.power(drop) }));
-    const m = model.mde(o.power);
-    mde = m !== null && m <= 1 ? m : null;
-    powerMethod = "normal-approximation";
-  }
-  const unit = metric === "medal" ? "the medal rate" : "the mean percentile";
-  const { verdict, reason } = decide2(delta, interval3, pValue, o.alpha, o.tolerance, unit);
-  return {
-    metric,
-    competitions: samples.length,
-    baseRuns: samples.reduce((a, s) => a + s.base.length, 0),
-    headRuns: samples.reduce((a, s) => a + s.head.length, 0),
-    base: mean(samples.map((s) => mean(s.base))),
-    head: mean(samples.map((s) => mean(s.head))),
-    delta,
-    interval: interval3,
-    pValue,
-    pValueMethod: binary ? "exact" : "monte-carlo",
-    mde,
-    power,
-    powerMethod,
-    verdict,
-    reason
-  };
-}
-function resolve6(o) {
-  if (!(o.alpha > 0 && o.alpha < 1)) throw new Error(`alpha must be in (0, 1), got ${o.alpha}`);
-  if (!(o.tolerance >= 0 && o.tolerance <= 1))
-    throw new Error(`tolerance must be in [0, 1], got ${o.tolerance}`);
-  return {
-    alpha: o.alpha,
-    tolerance: o.tolerance,
-    seed: o.seed ?? 1,
-    power: o.power ?? 0.8,
-    drops: o.drops ?? [0.05, 0.1, 0.2],
-    simulations: o.simulations ?? 1e3,
-    permutations: o.permutations ?? 9999
-  };
-}
-function analyze(data, options2) {
-  const o = resolve6(options2);
-  return {
-    alpha: o.alpha,
-    tolerance: o.tolerance,
-    seed: o.seed,
-    targetPower: o.power,
-    medal: analyzeMetric("medal", data.medals, options2),
-    percentile: data.percentiles && usable(data.percentiles).length > 0 ? analyzeMetric("percentile", data.percentiles, options2) : null
-  };
-}
-
-// src/compare/compare.ts
-var num = (v) => v === "NaN" ? NaN : v;
-var mean2 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
-function cellOf(r) {
-  const g = r.grade;
-  return {
-    seed: r.seed,
-    outcome: r.outcome,
-    medal: g ? medalOf(g) : "none",
-    score: g && g.valid_submission ? num(g.score) : null,
-    valid: g?.valid_submission ?? false,
-    percentile: g?.percentile ?? null,
-    // A run that did not complete: its cause first (the missing submission follows from it).
-    error: r.failure?.cause ?? g?.error ?? r.error,
-    runDir: r.runDir
-  };
-}
-var comparable = (r) => r.outcome !== "infra_error" && r.grade?.grader_error !== true;
-function summarize(s) {
-  const ok = s.runs.filter(comparable);
-  const grades = ok.map((r) => r.grade).filter((g) => g !== null);
-  const rate = (n) => ok.length ? n / ok.length : null;
-  const pct2 = grades.map((g) => g.percentile ?? 0);
-  const dollars = s.runs.map((r) => r.usage?.dollars).filter((d) => typeof d === "number");
-  return {
-    label: s.label,
-    agent: s.agent.description,
-    runs: s.runs.length,
-    comparable: ok.length,
-    medals: grades.filter((g) => g.any_medal).length,
-    gold: grades.filter((g) => g.gold_medal).length,
-    silver: grades.filter((g) => g.silver_medal).length,
-    bronze: grades.filter((g) => g.bronze_medal).length,
-    medalRate: rate(grades.filter((g) => g.any_medal).length),
-    validRate: rate(grades.filter((g) => g.valid_submission).length),
-    aboveMedianRate: rate(grades.filter((g) => g.above_median).length),
-    meanPercentile: ok.length ? pct2.reduce((a, b) => a + b, 0) / ok.length : null,
-    infraErrors: s.runs.length - ok.length,
-    reused: s.runs.filter((r) => r.reused).length,
-    durationMs: s.runs.reduce((a, r) => a + r.durationMs, 0),
-    dollars: dollars.length ? dollars.reduce((a, b) => a + b, 0) : null
-  };
-}
-function compareRuns(base, head, gate, baselineSource = "file") {
-  const ids = [.../* @__PURE__ */ new Set([...head.suite.competitions, ...base.suite.competitions])].sort();
-  const medals2 = [];
-  const percentiles = [];
-  const rows = ids.map((id) => {
-    const b = base.runs.filter((r) => r.competitionId === id).sort((x, y) => x.seed - y.seed);
-    const h = head.runs.filter((r) => r.competitionId === id).sort((x, y) => x.seed - y.seed);
-    const bOk = b.filter(comparable);
-    const hOk = h.filter(comparable);
-    const medalValues = (rs) => rs.map((r) => r.grade?.any_medal ? 1 : 0);
-    const pctValues = (rs) => rs.map((r) => r.grade?.percentile ?? 0);
-    const isComparable = bOk.length > 0 && hOk.length > 0;
-    if (isComparable) {
-      medals2.push({ competitionId: id, base: medalValues(bOk), head: medalValues(hOk) });
-      percentiles.push({ competitionId: id, base: pctValues(bOk), head: pctValues(hOk) });
-    }
-    const scores = (rs) => rs.map(cellOf).map((c) => c.score).filter((x) => x !== null && !Number.isNaN(x));
-    const bs = mean2(scores(bOk));
-    const hs = mean2(scores(hOk));
-    const first = h[0]?.grade ?? b[0]?.grade;
-    return {
-      competitionId: id,
-      isLowerBetter: first ? first.is_lower_better : null,
-      base: b.map(cellOf),
-      head: h.map(cellOf),
-      baseMedalRate: mean2(medalValues(bOk)),
-      headMedalRate: mean2(medalValues(hOk)),
-      baseMeanScore: bs,
-      headMeanScore: hs,
-      deltaScore: bs !== null && hs !== null ? hs - bs : null,
-      headMeanPercentile: mean2(pctValues(hOk)),
-      basePercentile: mean2(pctValues(bOk)),
-      comparable: isComparable
-    };
-  });
-  const analysis = medals2.length > 0 ? analyze({ medals: medals2, percentiles }, { alpha: gate.alpha, tolerance: gate.tolerance }) : null;
-  return {
-    suiteName: head.suite.name,
-    suiteHash: head.suite.hash,
-    sameSuite: base.suite.hash === head.suite.hash,
-    base: summarize(base),
-    head: summarize(head),
-    delta: analysis ? analysis.medal.delta : null,
-    competitions: rows,
-    analysis,
-    verdict: analysis ? analysis.medal.verdict : "inconclusive",
-    gate,
-    baselineSource
-  };
-}
-
-// node_modules/markdown-table/index.js
-function defaultStringLength(value) {
-  return value.length;
-}
-function markdownTable(table, options2) {
-  const settings = options2 || {};
-  const align = (settings.align || []).concat();
-  const stringLength = settings.stringLength || defaultStringLength;
-  const alignments = [];
-  const cellMatrix = [];
-  const sizeMatrix = [];
-  const longestCellByColumn = [];
-  let mostCellsPerRow = 0;
-  let rowIndex = -1;
-  while (++rowIndex < table.length) {
-    const row2 = [];
-    const sizes2 = [];
-    let columnIndex2 = -1;
-    if (table[rowIndex].length > mostCellsPerRow) {
-      mostCellsPerRow = table[rowIndex].length;
-    }
-    while (++columnIndex2 < table[rowIndex].length) {
-      const cell3 = serialize(table[rowIndex][columnIndex2]);
-      if (settings.alignDelimiters !== false) {
-        const size = stringLength(cell3);
-        sizes2[columnIndex2] = size;
-        if (longestCellByColumn[columnIndex2] === void 0 || size > longestCellByColumn[columnIndex2]) {
-          longestCellByColumn[columnIndex2] = size;
-        }
-      }
-      row2.push(cell3);
-    }
-    cellMatrix[rowIndex] = row2;
-    sizeMatrix[rowIndex] = sizes2;
-  }
-  let columnIndex = -1;
-  if (typeof align === "object" && "length" in align) {
-    while (++columnIndex < mostCellsPerRow) {
-      alignments[columnIndex] = toAlignment(align[columnIndex]);
-    }
-  } else {
-    const code = toAlignment(align);
-    while (++columnIndex < mostCellsPerRow) {
-      alignments[columnIndex] = code;
-    }
-  }
-  columnIndex = -1;
-  const row = [];
-  const sizes = [];
-  while (++columnIndex < mostCellsPerRow) {
-    const code = alignments[columnIndex];
-    let before = "";
-    let after = "";
-    if (code === 99) {
-      before = ":";
-      after = ":";
-    } else if (code === 108) {
-      before = ":";
-    } else if (code === 114) {
-      after = ":";
-    }
-    let size = settings.alignDelimiters === false ? 1 : Math.max(
-      1,
-      longestCellByColumn[columnIndex] - before.length - after.length
-    );
-    const cell3 = before + "-".repeat(size) + after;
-    if (settings.alignDelimiters !== false) {
-      size = before.length + size + after.length;
-      if (size > longestCellByColumn[columnIndex]) {
-        longestCellByColumn[columnIndex] = size;
-      }
-      sizes[columnIndex] = size;
-    }
-    row[columnIndex] = cell3;
-  }
-  cellMatrix.splice(1, 0, row);
-  sizeMatrix.splice(1, 0, sizes);
-  rowIndex = -1;
-  const lines2 = [];
-  while (++rowIndex < cellMatrix.length) {
-    const row2 = cellMatrix[rowIndex];
-    const sizes2 = sizeMatrix[rowIndex];
-    const cellsInRow = settings.fillRows === false ? Math.max(1, cellMatrix[rowIndex === 1 ? 0 : rowIndex].length) : mostCellsPerRow;
-    columnIndex = -1;
-    const line = [];
-    while (++columnIndex < cellsInRow) {
-      const cell3 = row2[columnIndex] || "";
-      let before = "";
-      let after = "";
-      if (settings.alignDelimiters !== false) {
-        const size = longestCellByColumn[columnIndex] - (sizes2[columnIndex] || 0);
-        const code = alignments[columnIndex];
-        if (code === 114) {
-          before = " ".repeat(size);
-        } else if (code === 99) {
-          const half = size / 2;
-          if (size % 2) {
-            before = " ".repeat(half + 0.5);
-            after = " ".repeat(half - 0.5);
-          } else {
-            before = " ".repeat(half);
-            after = before;
-          }
-        } else {
-          after = " ".repeat(size);
-        }
-      }
-      if (settings.delimiterStart !== false && !columnIndex) {
-        line.push("|");
-      }
-      if (settings.padding !== false && // Don’t add the opening space if we’re not aligning and the cell is
-      // empty: there will be a closing space.
-      !(settings.alignDelimiters === false && cell3 === "") && (settings.delimiterStart !== false || columnIndex)) {
-        line.push(" ");
-      }
-      if (settings.alignDelimiters !== false) {
-        line.push(before);
-      }
-      line.push(cell3);
-      if (settings.alignDelimiters !== false) {
-        line.push(after);
-      }
-      if (settings.padding !== false) {
-        line.push(" ");
-      }
-      if (settings.delimiterEnd !== false || columnIndex !== cellsInRow - 1) {
-        line.push("|");
-      }
-    }
-    lines2.push(
-      settings.delimiterEnd === false ? line.join("").replace(/ +$/, "") : line.join("")
-    );
-  }
-  return lines2.join("\n");
-}
-function serialize(value) {
-  return value === null || value === void 0 ? "" : String(value);
-}
-function toAlignment(value) {
-  const code = typeof value === "string" ? value.codePointAt(0) : 0;
-  return code === 67 || code === 99 ? 99 : code === 76 || code === 108 ? 108 : code === 82 || code === 114 ? 114 : 0;
-}
-
-// src/report/format.ts
-var MEDAL_ICON = { gold: "\u{1F947}", silver: "\u{1F948}", bronze: "\u{1F949}", none: "\xB7" };
-function pct(x, digits = 1) {
-  return x === null || Number.isNaN(x) ? "\u2014" : `${(x * 100).toFixed(digits)}%`;
-}
-function points(x, digits = 1) {
-  if (x === null || Number.isNaN(x)) return "\u2014";
-  const v = x * 100;
-  return `${v > 0 ? "+" : v < 0 ? "\u2212" : "\xB1"}${Math.abs(v).toFixed(digits)} pts`;
-}
-function score2(x) {
-  if (x === null) return "\u2014";
-  if (Number.isNaN(x)) return "NaN";
-  return Number(x.toPrecision(6)).toString();
-}
-function signed(x) {
-  if (x === null || Number.isNaN(x)) return "\u2014";
-  const s = score2(Math.abs(x));
-  return x > 0 ? `+${s}` : x < 0 ? `\u2212${s}` : "\xB10";
-}
-function duration4(ms) {
-  const s = Math.round(ms / 1e3);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  return m < 60 ? `${m}m ${s % 60}s` : `${Math.floor(m / 60)}h ${m % 60}m`;
-}
-var OUTCOME = {
-  completed: "ok",
-  failed: "failed",
-  timed_out: "timed out",
-  oom: "out of memory",
-  infra_error: "infra error"
 };
-function outcomeText(c) {
-  if (c.outcome === "completed" && !c.valid) return "invalid submission";
-  return OUTCOME[c.outcome];
+function environmentFacts(head) {
+  return {
+    agent: head.agent.imageDigest ?? head.agent.image ?? head.agent.description,
+    executor: head.environment.executor,
+    GPU: head.environment.gpuModel,
+    "time limit": `${head.environment.timeLimitSecs}s`
+  };
 }
-function medals(cells) {
-  return cells.length ? cells.map((c) => c.outcome === "infra_error" ? "\u26A0" : MEDAL_ICON[c.medal]).join("") : "\u2014";
+function noBaselineLine(note2, gate) {
+  const fails = gate.missingBaseline === "fail" && gate.failOn === "regression";
+  const rule = fails ? "The gate fails (gate.missingBaseline: fail)." : gate.failOn === "never" ? "The gate is off (fail-on: never)." : "Nothing was compared, so the gate passes (gate.missingBaseline: pass).";
+  return `> \u26A0\uFE0F **No baseline**: ${note2 ?? "none was given"}. ${rule}`;
 }
-function cell2(text2) {
-  return text2.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
-}
+function renderEvaluation(head, comparison, baselineNote, opts = {}) {
+  if (comparison)
+    return renderReport(comparison, {
+      links: opts.links,
+      environment: environmentFacts(head),
+      fullReportUrl: opts.fullReportUrl
+    });
+  const gate = opts.gate ?? { tolerance: 0.05, alpha: 0.05, failOn: "regression" };
+  return `${noBaselineLine(baselineNote, gate)}
 
-// src/report/markdown.ts
-var VERDICT = {
-  regressed: "\u274C regressed",
-  "no-regression": "\u2705 no regression",
-  inconclusive: "\u2754 inconclusive"
-};
-function interval2(a) {
-  if (!a.interval) return "";
-  return `${Math.round(a.interval.level * 100)}% CI ${points(a.interval.lower)} to ${points(a.interval.upper)}`;
+${renderResults(head, { links: opts.links })}`;
 }
-function direction(lower) {
-  return lower === null ? "" : lower ? " \u2193" : " \u2191";
+function gateFails(comparison, gate) {
+  if (gate.failOn !== "regression") return false;
+  return comparison ? comparison.verdict === "regressed" : gate.missingBaseline === "fail";
 }
-function runLink(c, links) {
-  const url2 = links?.[c.runDir];
-  return url2 ? `[s${c.seed}](${url2})` : `s${c.seed}`;
-}
-function renderReport(cmp, opts = {}) {
-  const a = cmp.analysis;
-  const out = [];
-  out.push(`## Medalist \xB7 ${cell2(cmp.suiteName)} \xB7 ${VERDICT[cmp.verdict]}`);
-  out.push("");
-  const b = cmp.base;
-  const h = cmp.head;
-  let line = `**Medal rate** ${pct(b.medalRate)} (${b.medals}/${b.comparable}) \u2192 **${pct(h.medalRate)}** (${h.medals}/${h.comparable})`;
-  if (a) {
-    line += `, \u0394 **${points(a.medal.delta)}**`;
-    const extra = [
-      interval2(a.medal),
-      `p = ${a.medal.pValue < 1e-3 ? "<0.001" : a.medal.pValue.toFixed(3)}`
-    ].filter(Boolean);
-    line += ` (${extra.join("; ")})`;
-  }
-  out.push(line + ".");
-  if (a) {
-    out.push("");
-    out.push(
-      `${a.medal.reason.charAt(0).toUpperCase()}${a.medal.reason.slice(1)} Tolerance: a ${(cmp.gate.tolerance * 100).toFixed(1)}-point drop; \u03B1 = ${cmp.gate.alpha}. ` + (a.medal.mde === null ? "With this few runs no drop could be reliably detected." : `Smallest drop this run could detect (${Math.round(a.targetPower * 100)}% power): **${points(-a.medal.mde).replace("\u2212", "")}**.`)
-    );
-  }
-  if (!cmp.sameSuite)
-    out.push(
-      "",
-      "\u26A0\uFE0F Base and head ran different suites (competitions, seeds or limits differ): compare with care."
-    );
-  out.push("", `Baseline: ${cmp.baselineSource}.`);
-  const reused = (side) => `${side.label} ${side.reused ?? 0} of ${side.runs}`;
-  if ((cmp.head.reused ?? 0) + (cmp.base.reused ?? 0) > 0)
-    out.push(
-      "",
-      `Runs reused from an earlier invocation with the same identity: ${reused(cmp.head)}, ${reused(cmp.base)}.`
-    );
-  out.push("");
-  const header = [
-    "Competition",
-    "Base",
-    "Head",
-    "Base score",
-    "Head score",
-    "\u0394 score",
-    "Head percentile",
-    "Head runs"
-  ];
-  const rows = cmp.competitions.map((r) => [
-    cell2(`${r.competitionId}${direction(r.isLowerBetter)}`),
-    medals(r.base),
-    medals(r.head),
-    score2(r.baseMeanScore),
-    score2(r.headMeanScore),
-    signed(r.deltaScore),
-    pct(r.headMeanPercentile, 0),
-    r.head.map((c) => `${runLink(c, opts.links)} ${outcomeText(c)}`).join(", ") || "\u2014"
-  ]);
-  out.push(markdownTable([header, ...rows], { align: ["l", "c", "c", "r", "r", "r", "r", "l"] }));
-  out.push("");
-  out.push(
-    `${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze \xB7 no medal \u26A0 not comparable (infrastructure); one mark per seed. Scores are means over valid runs.`
-  );
-  if (a) {
-    out.push("", "<details><summary>Statistics</summary>", "");
-    const metricRows = [a.medal, a.percentile].filter((m) => m !== null).map((m) => [
-      m.metric === "medal" ? "medal rate" : "leaderboard percentile",
-      pct(m.base),
-      pct(m.head),
-      points(m.delta),
-      interval2(m) || "\u2014",
-      m.pValue < 1e-3 ? "<0.001" : m.pValue.toFixed(3),
-      m.mde === null ? "\u2014" : points(-m.mde).replace("\u2212", ""),
-      m.verdict
-    ]);
-    out.push(
-      markdownTable([
-        ["Metric", "Base", "Head", "\u0394", "Interval", "p (one-sided)", "MDE", "Verdict"],
-        ...metricRows
-      ])
-    );
-    out.push("");
-    out.push(`Power of this design to flag a drop (\u03B1 = ${a.alpha}, ${a.medal.powerMethod}):`);
-    out.push("");
-    out.push(
-      markdownTable([
-        ["Drop", ...a.medal.power.map((p) => points(-p.drop, 0).replace("\u2212", ""))],
-        ["Medal rate", ...a.medal.power.map((p) => p.power === null ? "n/a" : pct(p.power, 0))],
-        ...a.percentile ? [["Percentile", ...a.percentile.power.map((p) => p.power === null ? "n/a" : pct(p.power, 0))]] : []
-      ])
-    );
-    out.push(
-      "",
-      `Paired by competition: ${a.medal.competitions} competitions, ${a.medal.baseRuns} base and ${a.medal.headRuns} head runs; p-value ${a.medal.pValueMethod} permutation test within competitions.`
-    );
-    out.push("", "</details>");
-  }
-  out.push("", "<details><summary>Cost and time</summary>", "");
-  out.push(
-    markdownTable([
-      ["", "Base", "Head"],
-      ["Agent", cell2(b.agent), cell2(h.agent)],
-      ["Runs (comparable)", `${b.runs} (${b.comparable})`, `${h.runs} (${h.comparable})`],
-      ["Valid submissions", pct(b.validRate, 0), pct(h.validRate, 0)],
-      ["Above median", pct(b.aboveMedianRate, 0), pct(h.aboveMedianRate, 0)],
-      ["Agent time", duration4(b.durationMs), duration4(h.durationMs)],
-      [
-        "Cost",
-        b.dollars === null ? "\u2014" : `$${b.dollars.toFixed(2)}`,
-        h.dollars === null ? "\u2014" : `$${h.dollars.toFixed(2)}`
-      ]
-    ])
-  );
-  out.push("", "</details>");
-  const env = { ...opts.environment, "suite hash": cmp.suiteHash, medalist: VERSION };
-  const facts = Object.entries(env).filter(([, v]) => v !== null && v !== void 0 && v !== "").map(([k, v]) => `${k}: \`${v}\``);
-  out.push("", `<sub>${facts.join(" \xB7 ")}</sub>`);
-  if (opts.fullReportUrl) out.push("", `[Full report](${opts.fullReportUrl})`);
-  return out.join("\n") + "\n";
-}
-function renderResults(s, opts = {}) {
-  const sum2 = summarize(s);
-  const out = [];
-  out.push(`## Medalist \xB7 ${cell2(s.suite.name)} \xB7 ${cell2(s.label)}`);
-  out.push("");
-  out.push(
-    `**Medal rate ${pct(sum2.medalRate)}** (${sum2.medals}/${sum2.comparable}: ${sum2.gold} gold, ${sum2.silver} silver, ${sum2.bronze} bronze) \xB7 valid submissions ${pct(sum2.validRate, 0)} \xB7 above median ${pct(sum2.aboveMedianRate, 0)}` + (sum2.infraErrors ? ` \xB7 ${sum2.infraErrors} not comparable (infrastructure)` : "")
-  );
-  out.push("");
-  const header = ["Competition", "Seed", "Outcome", "Score", "Medal", "Percentile", "Time", "Note"];
-  const rows = s.runs.map((r) => {
-    const c = cellOf(r);
-    return [
-      cell2(`${r.competitionId}${direction(r.grade ? r.grade.is_lower_better : null)}`),
-      runLink(c, opts.links),
-      outcomeText(c),
-      score2(c.score),
-      MEDAL_ICON[c.medal],
-      pct(c.percentile, 0),
-      duration4(r.durationMs),
-      cell2(c.error ?? "")
-    ];
+async function evaluate(input2) {
+  const { session, baseline } = input2;
+  const { config: config2 } = session;
+  const run = input2.runSuite ?? runSuite;
+  const log = input2.log ?? (() => {
   });
-  out.push(markdownTable([header, ...rows], { align: ["l", "r", "l", "r", "c", "r", "r", "l"] }));
-  const reused = s.runs.filter((r) => r.reused).length;
-  if (reused > 0)
-    out.push(
-      "",
-      `${reused} of ${s.runs.length} runs reused from an earlier invocation with the same identity (agent code, command, env, limits, data, grader).`
-    );
-  out.push(
-    "",
-    `<sub>agent: \`${s.agent.description}\` \xB7 executor: \`${s.environment.executor}\` \xB7 time limit: \`${s.environment.timeLimitSecs}s\` \xB7 suite hash: \`${s.suite.hash}\` \xB7 medalist: \`${s.medalistVersion}\`</sub>`
-  );
-  return out.join("\n") + "\n";
+  const dir = resolve8(input2.resultsDir);
+  const side = (label, baseDir, agent, git) => run({
+    config: config2,
+    baseDir,
+    outDir: join18(dir, label),
+    label,
+    agent,
+    registry: session.registry,
+    plan: session.plan,
+    git,
+    log,
+    signal: input2.signal,
+    selection: input2.selection
+  });
+  let base = null;
+  let description = "none";
+  if (baseline.kind === "results") {
+    base = baseline.results;
+    description = baseline.description;
+  } else if (baseline.kind === "run") {
+    const checkout = baseline.checkout ? await baseline.checkout(log) : null;
+    try {
+      base = await side("base", checkout?.baseDir ?? session.baseDir, baseline.agent, baseline.git);
+    } finally {
+      checkout?.dispose();
+    }
+    description = baseline.description;
+  }
+  if (input2.signal?.aborted) throw new Cancelled();
+  const head = await side("head", session.baseDir, config2.agent, input2.headGit);
+  if (input2.signal?.aborted) throw new Cancelled();
+  const comparison = base ? compareRuns(base, head, config2.gate, description) : null;
+  const paths = {
+    head: join18(dir, "head", "results.json"),
+    base: baseline.kind === "run" ? join18(dir, "base", "results.json") : null,
+    report: join18(dir, "report.md"),
+    comparison: comparison ? join18(dir, "comparison.json") : null
+  };
+  if (comparison) writeAtomic(paths.comparison, toJson(comparison));
+  const baselineNote = baseline.kind === "none" ? baseline.note ?? null : null;
+  const render = (opts) => renderEvaluation(head, comparison, baselineNote, { ...opts, gate: config2.gate });
+  writeFileSync7(paths.report, render());
+  return {
+    base,
+    head,
+    comparison,
+    baselineNote,
+    medalRate: summarize(head).medalRate,
+    paths,
+    render
+  };
 }
 
 // src/cli/commands/run.ts
@@ -99038,72 +99351,52 @@ function cancelOnSignals(log) {
   return { signal: ac.signal, dispose: () => (process.off("SIGINT", onInt), process.off("SIGTERM", onTerm)) };
 }
 var progress = (line) => console.error(line);
-function cliBaseline(config2, baseDir, baselineFile) {
-  if (baselineFile) return { source: "file", path: resolve7(baselineFile) };
+function cliBaseline(config2, baselineFile) {
+  if (baselineFile) return { source: "file", path: baselineFile };
   const b = config2.baseline ?? { source: "none" };
   if (b.source === "cache") {
     throw new UserError(
       `baseline.source: "cache" is the GitHub Actions cache, which the command line cannot read. To reproduce the CI run, download the baseline's results.json (the report artifact of the default-branch run) and pass it: medalist run --config FILE --baseline results.json`
     );
   }
-  return b.source === "file" ? { source: "file", path: resolve7(baseDir, b.path) } : b;
+  return b;
 }
 async function runFromConfig(loaded, outDir, opts = {}) {
   const { config: config2, baseDir } = loaded;
-  const b = cliBaseline(config2, baseDir, opts.baselineFile);
-  const out = resolve7(outDir);
+  const b = cliBaseline(config2, opts.baselineFile);
+  const out = resolve9(outDir);
   mkdirSync10(out, { recursive: true });
   const { signal, dispose } = cancelOnSignals(progress);
   try {
     const started = Date.now();
-    const base = b.source === "run" ? await runSuite({
-      config: config2,
-      baseDir,
-      outDir: join16(out, "base"),
-      label: "base",
+    const session = openSession(config2, baseDir);
+    const baseline = b.source === "run" ? {
+      kind: "run",
       agent: b.agent ?? config2.agent,
-      selection: opts.selection,
-      signal,
-      log: progress
-    }) : b.source === "file" ? readResults(b.path) : null;
-    if (signal.aborted) return 130;
-    const head = await runSuite({
-      config: config2,
-      baseDir,
-      outDir: join16(out, "head"),
-      label: "head",
-      selection: opts.selection,
-      signal,
-      log: progress
-    });
-    if (signal.aborted) return 130;
-    const reportPath = join16(out, "report.md");
-    if (!base) {
-      const text3 = renderResults(head);
-      writeFileSync7(reportPath, text3);
-      console.log(text3);
-      progress(
-        `results: ${join16(out, "head", "results.json")}
-report:  ${reportPath}
-took ${((Date.now() - started) / 1e3).toFixed(1)}s`
-      );
-      return 0;
+      description: "evaluated in this job (baseline agent)"
+    } : b.source === "file" ? opts.baselineFile ? fileBaseline(resolve9(b.path), b.path) : fileBaseline(resolve9(baseDir, b.path), b.path) : { kind: "none", note: "baseline: none; only the head was evaluated" };
+    let ev;
+    try {
+      ev = await evaluate({
+        session,
+        resultsDir: out,
+        baseline,
+        signal,
+        log: progress,
+        selection: opts.selection
+      });
+    } catch (e) {
+      if (e instanceof Cancelled) return 130;
+      throw e;
     }
-    const source = b.source === "run" ? "evaluated in this job (baseline agent)" : b.source === "file" ? `file ${b.path}` : "none";
-    const cmp = compareRuns(base, head, config2.gate, source);
-    writeAtomic(join16(out, "comparison.json"), toJson(cmp));
-    const text2 = renderReport(cmp, {
-      environment: { "time limit": `${config2.limits.time}s`, executor: config2.executor }
-    });
-    writeFileSync7(reportPath, text2);
-    console.log(text2);
-    progress(
-      `results: ${join16(out, "head", "results.json")}${b.source === "run" ? `, ${join16(out, "base", "results.json")}` : ""}`
-    );
-    progress(`report:  ${reportPath}
+    console.log(ev.render());
+    progress(`results: ${[ev.paths.head, ev.paths.base].filter(Boolean).join(", ")}`);
+    progress(`report:  ${ev.paths.report}
 took ${((Date.now() - started) / 1e3).toFixed(1)}s`);
-    if (cmp.verdict === "regressed" && config2.gate.failOn === "regression") {
-      progress("medalist: the agent regressed (see the report); exit code 1");
+    if (gateFails(ev.comparison, config2.gate)) {
+      progress(
+        ev.comparison ? "medalist: the agent regressed (see the report); exit code 1" : "medalist: no baseline and gate.missingBaseline is fail; exit code 1"
+      );
       return 1;
     }
     return 0;
@@ -99114,14 +99407,14 @@ took ${((Date.now() - started) / 1e3).toFixed(1)}s`);
 var runCommand = {
   name: "run",
   summary: "Run a suite from a config file, compare with the baseline, write results and report",
-  usage: `Usage: medalist run --config FILE [--out DIR]
+  usage: `Usage: medalist run --config FILE [--out DIR] [--baseline FILE] [--fresh] [--rerun OUTCOMES] [--only RUNS]
 
 Runs every (competition, seed) of the suite with the configured agent and executor, grades each
 submission, and writes DIR/head/results.json (and DIR/base/results.json when baseline.source is
 "run"), DIR/report.md and DIR/comparison.json. Progress goes to stderr, the report to stdout.
 Interrupted suites resume: finished runs are kept and skipped on the next run.
 
-A finished run is reused only when its identity matches: the agent's image digest or the content
+A finished run is reused only when its identity matches: the agent's image id or the content
 hash of its files (agent.files), its command, env (values hashed, secrets by name), limits, the
 competition's prepared data and the grader. Anything else changed: the run executes again.
 
@@ -99167,7 +99460,7 @@ competitions, 2 seeds each, with the local executor (no Docker, GitHub or Kaggle
 comparison and writes DIR/report.md and the results JSON (default DIR: .medalist/demo).`,
   async run(argv) {
     const { values } = parseCommandArgs(argv, { out: { type: "string" } });
-    const demo = join16(dirname7(defaultRegistryDir()), "examples", "demo.yml");
+    const demo = join19(dirname7(defaultRegistryDir()), "examples", "demo.yml");
     return runFromConfig(loadConfig(demo), values.out ?? ".medalist/demo");
   }
 };
@@ -99236,7 +99529,7 @@ Prints a Markdown report of one suite run: medal rate and every run's outcome, s
 
 // src/cli/commands/schema.ts
 import { mkdirSync as mkdirSync11, writeFileSync as writeFileSync10 } from "node:fs";
-import { join as join17 } from "node:path";
+import { join as join20 } from "node:path";
 function jsonSchemas() {
   return {
     "medalist.schema.json": {
@@ -99261,8 +99554,8 @@ Point your editor's YAML/JSON schema setting at medalist.schema.json to validate
     const dir = values.out ?? "schema";
     mkdirSync11(dir, { recursive: true });
     for (const [name2, schema] of Object.entries(jsonSchemas())) {
-      writeFileSync10(join17(dir, name2), JSON.stringify(schema, null, 2) + "\n");
-      console.log(`wrote ${join17(dir, name2)}`);
+      writeFileSync10(join20(dir, name2), JSON.stringify(schema, null, 2) + "\n");
+      console.log(`wrote ${join20(dir, name2)}`);
     }
     return 0;
   }
@@ -99321,7 +99614,7 @@ ${rows.length} competition(s)${values.split ? ` in split ${values.split}` : ""}`
 };
 
 // src/cli/commands/prepare.ts
-import { resolve as resolve8 } from "node:path";
+import { resolve as resolve10 } from "node:path";
 var usage2 = `Usage: medalist prepare (--split NAME | --competition ID...) --data-dir DIR [options]
 
 Makes competitions' data ready in MLE-bench's layout, <data-dir>/<id>/prepared/{public,private}:
@@ -99376,7 +99669,7 @@ var prepareCommand = {
     const { results, failures } = await prepareCompetitions(
       ids.map((id) => registry2.get(id)),
       {
-        dataDir: resolve8(dataDir),
+        dataDir: resolve10(dataDir),
         kaggleUrl: values["kaggle-url"],
         descriptionUrl: values["description-url"] === "none" ? void 0 : values["description-url"] ?? UPSTREAM_DESCRIPTIONS,
         skipVerification: values["skip-verification"],
@@ -99398,7 +99691,7 @@ var prepareCommand = {
       }
       console.log(
         `
-${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)} s in total (data in ${resolve8(dataDir)})`
+${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)} s in total (data in ${resolve10(dataDir)})`
       );
     }
     return failures.length > 0 ? 1 : 0;
@@ -99406,7 +99699,7 @@ ${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)
 };
 
 // src/cli/commands/leaderboards.ts
-import { resolve as resolve9 } from "node:path";
+import { resolve as resolve11 } from "node:path";
 
 // src/registry/leaderboards-fetch.ts
 import { createHash as createHash9 } from "node:crypto";
@@ -99536,7 +99829,7 @@ var leaderboardsCommand = {
     });
     const registry2 = loadRegistry(values.registry);
     const ids = values.competition?.length && !values.split ? selectCompetitions(registry2, { include: values.competition }) : selectCompetitions(registry2, { split: values.split ?? "all", include: values.competition ?? [] });
-    const dir = resolve9(values.dir ?? defaultLeaderboardsDir());
+    const dir = resolve11(values.dir ?? defaultLeaderboardsDir());
     if (sub === "status") {
       let withBoard = 0;
       for (const id of ids) {
@@ -99565,7 +99858,7 @@ ${withBoard} of ${ids.length} with a leaderboard file (fetched ones are verified
 };
 
 // src/cli/commands/grade.ts
-import { join as join18, resolve as resolve10 } from "node:path";
+import { join as join21, resolve as resolve12 } from "node:path";
 
 // src/grade/json.ts
 function pythonJson(value, indent = 2) {
@@ -99626,16 +99919,16 @@ var gradeCommand = {
     const id = requireOption(values.competition, "--competition");
     const submission = requireOption(values.submission, "--submission");
     const dataDir = requireOption(values["data-dir"], "--data-dir");
-    const registry2 = loadRegistry(values.registry ? resolve10(values.registry) : void 0);
+    const registry2 = loadRegistry(values.registry ? resolve12(values.registry) : void 0);
     const entry = registry2.get(id);
     if (!entry) throw new UserError(`unknown competition "${id}"`);
     const ext = values["external-command"]?.trim();
     const report = await grade({
       competition: entry.competition,
       competitionDir: entry.dir,
-      privateDir: join18(resolve10(dataDir), id, "prepared", "private"),
+      privateDir: join21(resolve12(dataDir), id, "prepared", "private"),
       submissionPath: submission,
-      leaderboardPath: values.leaderboard ? resolve10(values.leaderboard) : void 0,
+      leaderboardPath: values.leaderboard ? resolve12(values.leaderboard) : void 0,
       external: ext ? { command: ext.split(/\s+/) } : void 0
     });
     console.log(values.json ? pythonJson(report) : formatReport(report));
@@ -99644,7 +99937,7 @@ var gradeCommand = {
 };
 
 // src/cli/commands/rank.ts
-import { resolve as resolve11 } from "node:path";
+import { resolve as resolve13 } from "node:path";
 var usage5 = `Usage: medalist rank --leaderboard FILE --score X [--json]
 
 Medals a score would earn on a Kaggle leaderboard export (columns
@@ -99665,7 +99958,7 @@ var rankCommand = {
       score: { type: "string" },
       json: { type: "boolean", default: false }
     });
-    const file2 = resolve11(requireOption(values.leaderboard, "--leaderboard"));
+    const file2 = resolve13(requireOption(values.leaderboard, "--leaderboard"));
     const score3 = numberOption(requireOption(values.score, "--score"), "--score", true);
     let scores;
     try {

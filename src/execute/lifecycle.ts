@@ -27,6 +27,8 @@ export interface SuiteContext {
 export interface EnvironmentFacts {
   image: string | null;
   imageDigest: string | null;
+  /** The image's content-addressed id (sha256:…), part of each run's identity. */
+  imageId?: string | null;
   gpuModel: string | null;
 }
 

@@ -3,6 +3,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
 import { DockerExecutor } from "../../src/execute/docker/executor.js";
+import { AgentBuildError } from "../../src/execute/docker/image.js";
+import { executeWithRetries } from "../../src/suite/retry.js";
 import { runPaths } from "../../src/execute/types.js";
 import { describeFailure } from "../../src/execute/failure.js";
 import { startValidationServerForDocker } from "../../src/execute/validation-server.js";
@@ -10,6 +12,7 @@ import { containersOf, makeRun, requireDocker, shellSettings, uniqueSuite } from
 
 const docker = await requireDocker();
 const suite = uniqueSuite("exec");
+const policy = { retries: 2, delayMs: 50 };
 
 describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
   afterAll(async () => {
@@ -29,7 +32,6 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
     const r = await ex.execute(spec);
     expect(r.outcome).toBe("completed");
     expect(r.exitCode).toBe(0);
-    expect(r.attempts).toBe(1);
     expect(r.details?.imageDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
     const p = runPaths(spec.runDir);
     expect(await readFile(p.submissionFile, "utf8")).toBe("id,target\n1,0\n2,0\n3,0\n");
@@ -49,21 +51,21 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
     expect(r.error).toContain("code 3");
   });
 
-  it("a command typo is the agent's failure (exit 127) with its cause, never retried", async () => {
+  it("a command typo is the agent's failure (exit 127) with its cause, not retryable", async () => {
     const viaShell = await makeRun(suite, "typo-shell");
-    const a = await new DockerExecutor(docker!, shellSettings("pythn3 agent.py", { retries: 2 })).execute(
-      viaShell,
-    );
-    expect(a).toMatchObject({ outcome: "failed", exitCode: 127, attempts: 1 });
+    const a = await new DockerExecutor(docker!, shellSettings("pythn3 agent.py")).execute(viaShell);
+    expect(a).toMatchObject({ outcome: "failed", exitCode: 127 });
+    expect(a.retryable).not.toBe(true);
     const failure = describeFailure(a, await readFile(runPaths(viaShell.runDir).logFile, "utf8"));
     expect(failure?.cause).toBe("/bin/sh: pythn3: not found (exit 127)");
     // No shell: the container's init cannot exec the command.
     const direct = await makeRun(suite, "typo-exec");
     const b = await new DockerExecutor(docker!, {
-      ...shellSettings("", { retries: 2 }),
+      ...shellSettings(""),
       command: ["pythn3", "agent.py"],
     }).execute(direct);
-    expect(b).toMatchObject({ outcome: "failed", exitCode: 127, attempts: 1 });
+    expect(b).toMatchObject({ outcome: "failed", exitCode: 127 });
+    expect(b.retryable).not.toBe(true);
     const logB = await readFile(runPaths(direct.runDir).logFile, "utf8");
     expect(describeFailure(b, logB)?.cause, logB).toBe(
       "[FATAL tini (7)] exec pythn3 failed: No such file or directory (exit 127)",
@@ -212,13 +214,10 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
 
   it("reports a missing image as infra_error without retrying", async () => {
     const spec = await makeRun(suite, "no-image");
-    const ex = new DockerExecutor(
-      docker!,
-      shellSettings("true", { image: "medalist-no-such-image:0", retries: 2 }),
-    );
-    const r = await ex.execute(spec);
+    const ex = new DockerExecutor(docker!, shellSettings("true", { image: "medalist-no-such-image:0" }));
+    const { result: r, attempts } = await executeWithRetries((s) => ex.execute(s), spec, policy);
     expect(r.outcome).toBe("infra_error");
-    expect(r.attempts).toBe(1);
+    expect(attempts).toBe(1);
     expect(r.error).toContain("medalist-no-such-image:0");
   });
 
@@ -227,12 +226,12 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
     // device id 99 does not exist).
     const spec = await makeRun(suite, "no-start", { gpus: ["99"] });
     const lines: string[] = [];
-    const ex = new DockerExecutor(docker!, shellSettings("true", { retries: 2 }), {
-      log: (l) => lines.push(l),
+    const ex = new DockerExecutor(docker!, shellSettings("true"));
+    const { result: r, attempts } = await executeWithRetries((s) => ex.execute(s), spec, policy, {
+      onRetry: (n) => lines.push(`retry ${n}`),
     });
-    const r = await ex.execute(spec);
     expect(r.outcome).toBe("infra_error");
-    expect(r.attempts).toBe(3);
+    expect(attempts).toBe(3);
     expect(r.error).toMatch(/starting the container failed/);
     expect(lines.filter((l) => l.includes("retry"))).toHaveLength(2);
     expect(
@@ -299,7 +298,6 @@ describe.skipIf(!docker)("agent images", () => {
         },
         limits: {},
         network: "none",
-        retries: 0,
         stopGraceSecs: 1,
       },
       { log: (l) => lines.push(l) },
@@ -330,12 +328,10 @@ describe.skipIf(!docker)("agent images", () => {
       build: { context: ctx, dockerfile: "Dockerfile", args: {}, tag: "medalist-agent:test-broken" },
       limits: {},
       network: "none",
-      retries: 0,
       stopGraceSecs: 1,
     });
-    await expect(ex.prepareImage()).rejects.toThrow(
-      /building the agent image failed: .*returned a non-zero code: 7/,
-    );
+    await expect(ex.prepareImage()).rejects.toThrow(/returned a non-zero code: 7/);
+    await expect(ex.prepareImage()).rejects.toBeInstanceOf(AgentBuildError);
   });
 });
 

@@ -1,13 +1,17 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join, resolve, dirname } from "node:path";
 import { loadConfig, type LoadedConfig } from "../../config/load.js";
-import { runSuite } from "../../suite/run.js";
-import { readResults, toJson, writeAtomic } from "../../suite/store.js";
-import { compareRuns } from "../../compare/compare.js";
-import { renderReport, renderResults } from "../../report/markdown.js";
+import {
+  Cancelled,
+  evaluate,
+  fileBaseline,
+  gateFails,
+  openSession,
+  type BaselineInput,
+} from "../../session/evaluate.js";
 import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
 import { defaultRegistryDir } from "../../registry/registry.js";
-import type { Config, BaselineConfig } from "../../config/schema.js";
+import type { BaselineConfig, Config } from "../../config/schema.js";
 import type { Outcome } from "../../execute/types.js";
 import { parseRerun } from "../../suite/reuse.js";
 
@@ -29,13 +33,13 @@ function cancelOnSignals(log: (s: string) => void): { signal: AbortSignal; dispo
 const progress = (line: string) => console.error(line);
 
 export interface RunOptions {
-  /** A results file to compare with; replaces a `baseline: cache` (which only the action can read). */
+  /** A results file to compare with; stands in for `baseline: cache` (which only the action can read). */
   baselineFile?: string;
   /** Which runs execute again (--fresh, --rerun, --only). */
   selection?: CliSelection;
 }
 
-/** The run-selection flags as given; --only is checked against the suite in runSuite. */
+/** The run-selection flags as given; --only is checked against the suite's plan. */
 export interface CliSelection {
   fresh: boolean;
   rerun: Outcome[];
@@ -43,8 +47,8 @@ export interface CliSelection {
 }
 
 /** The baseline on the command line: the config's, with --baseline FILE standing in for the cache. */
-export function cliBaseline(config: Config, baseDir: string, baselineFile?: string): BaselineConfig {
-  if (baselineFile) return { source: "file", path: resolve(baselineFile) };
+export function cliBaseline(config: Config, baselineFile?: string): BaselineConfig {
+  if (baselineFile) return { source: "file", path: baselineFile };
   const b = config.baseline ?? { source: "none" as const };
   if (b.source === "cache") {
     throw new UserError(
@@ -53,78 +57,58 @@ export function cliBaseline(config: Config, baseDir: string, baselineFile?: stri
         "and pass it: medalist run --config FILE --baseline results.json",
     );
   }
-  return b.source === "file" ? { source: "file", path: resolve(baseDir, b.path) } : b;
+  return b;
 }
 
-/** Runs head (and base when the config asks), compares, writes report.md; returns the exit code. */
+/** Evaluates base (when the config asks) and head, compares, writes report.md; returns the exit code. */
 export async function runFromConfig(
   loaded: LoadedConfig,
   outDir: string,
   opts: RunOptions = {},
 ): Promise<number> {
   const { config, baseDir } = loaded;
-  const b = cliBaseline(config, baseDir, opts.baselineFile);
+  const b = cliBaseline(config, opts.baselineFile);
   const out = resolve(outDir);
   mkdirSync(out, { recursive: true });
   const { signal, dispose } = cancelOnSignals(progress);
   try {
     const started = Date.now();
-    const base =
+    const session = openSession(config, baseDir);
+    const baseline: BaselineInput =
       b.source === "run"
-        ? await runSuite({
-            config,
-            baseDir,
-            outDir: join(out, "base"),
-            label: "base",
+        ? {
+            kind: "run",
             agent: b.agent ?? config.agent,
-            selection: opts.selection,
-            signal,
-            log: progress,
-          })
+            description: "evaluated in this job (baseline agent)",
+          }
         : b.source === "file"
-          ? readResults(b.path)
-          : null;
-    if (signal.aborted) return 130;
-    const head = await runSuite({
-      config,
-      baseDir,
-      outDir: join(out, "head"),
-      label: "head",
-      selection: opts.selection,
-      signal,
-      log: progress,
-    });
-    if (signal.aborted) return 130;
-
-    const reportPath = join(out, "report.md");
-    if (!base) {
-      const text = renderResults(head);
-      writeFileSync(reportPath, text);
-      console.log(text);
-      progress(
-        `results: ${join(out, "head", "results.json")}\nreport:  ${reportPath}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`,
-      );
-      return 0;
+          ? opts.baselineFile
+            ? fileBaseline(resolve(b.path), b.path)
+            : fileBaseline(resolve(baseDir, b.path), b.path)
+          : { kind: "none", note: "baseline: none; only the head was evaluated" };
+    let ev;
+    try {
+      ev = await evaluate({
+        session,
+        resultsDir: out,
+        baseline,
+        signal,
+        log: progress,
+        selection: opts.selection,
+      });
+    } catch (e) {
+      if (e instanceof Cancelled) return 130;
+      throw e;
     }
-    const source =
-      b.source === "run"
-        ? "evaluated in this job (baseline agent)"
-        : b.source === "file"
-          ? `file ${b.path}`
-          : "none";
-    const cmp = compareRuns(base, head, config.gate, source);
-    writeAtomic(join(out, "comparison.json"), toJson(cmp));
-    const text = renderReport(cmp, {
-      environment: { "time limit": `${config.limits.time}s`, executor: config.executor },
-    });
-    writeFileSync(reportPath, text);
-    console.log(text);
-    progress(
-      `results: ${join(out, "head", "results.json")}${b.source === "run" ? `, ${join(out, "base", "results.json")}` : ""}`,
-    );
-    progress(`report:  ${reportPath}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`);
-    if (cmp.verdict === "regressed" && config.gate.failOn === "regression") {
-      progress("medalist: the agent regressed (see the report); exit code 1");
+    console.log(ev.render());
+    progress(`results: ${[ev.paths.head, ev.paths.base].filter(Boolean).join(", ")}`);
+    progress(`report:  ${ev.paths.report}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`);
+    if (gateFails(ev.comparison, config.gate)) {
+      progress(
+        ev.comparison
+          ? "medalist: the agent regressed (see the report); exit code 1"
+          : "medalist: no baseline and gate.missingBaseline is fail; exit code 1",
+      );
       return 1;
     }
     return 0;
@@ -136,14 +120,14 @@ export async function runFromConfig(
 export const runCommand: Command = {
   name: "run",
   summary: "Run a suite from a config file, compare with the baseline, write results and report",
-  usage: `Usage: medalist run --config FILE [--out DIR]
+  usage: `Usage: medalist run --config FILE [--out DIR] [--baseline FILE] [--fresh] [--rerun OUTCOMES] [--only RUNS]
 
 Runs every (competition, seed) of the suite with the configured agent and executor, grades each
 submission, and writes DIR/head/results.json (and DIR/base/results.json when baseline.source is
 "run"), DIR/report.md and DIR/comparison.json. Progress goes to stderr, the report to stdout.
 Interrupted suites resume: finished runs are kept and skipped on the next run.
 
-A finished run is reused only when its identity matches: the agent's image digest or the content
+A finished run is reused only when its identity matches: the agent's image id or the content
 hash of its files (agent.files), its command, env (values hashed, secrets by name), limits, the
 competition's prepared data and the grader. Anything else changed: the run executes again.
 

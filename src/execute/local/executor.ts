@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
-import type { Executor, ExecResult, RunSpec } from "./types.js";
-import { runPaths } from "./types.js";
-import { RunLog } from "./run-log.js";
-import { contractEnv, hostPaths, type ContractPaths } from "./contract.js";
+import type { Executor, ExecResult, RunSpec } from "../types.js";
+import { runPaths } from "../types.js";
+import { RunLog } from "../run-log.js";
+import { contractEnv, hostPaths, type ContractPaths } from "../contract.js";
 
 /** Runner variables a local agent keeps so that tools like node and python still work. */
 const KEEP = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT"];
@@ -104,7 +104,8 @@ export class LocalExecutor implements Executor {
             exitCode: code,
             error: `killed at the ${spec.timeLimitSecs}s time limit`,
           });
-        if (cancelled) return finish({ outcome: "infra_error", exitCode: code, error: "cancelled" });
+        if (cancelled)
+          return finish({ outcome: "infra_error", exitCode: code, error: "cancelled", cancelled: true });
         if (code === 0) return finish({ outcome: "completed", exitCode: 0 });
         return finish({
           outcome: "failed",

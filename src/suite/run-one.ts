@@ -1,0 +1,157 @@
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import type { AgentConfig, Config } from "../config/schema.js";
+import type { OpenExecutor } from "../execute/lifecycle.js";
+import { instructions } from "../execute/instructions.js";
+import { runPaths } from "../execute/types.js";
+import { grade } from "../grade/grade.js";
+import type { PlannedRun } from "../plan/plan.js";
+import type { Registry } from "../registry/registry.js";
+import { leaderboardPath } from "../registry/leaderboards.js";
+import type { RunResult } from "../results/schema.js";
+import type { PreparedPaths } from "./prepare.js";
+import type { RunEvent } from "./progress.js";
+import { executeWithRetries, type RetryPolicy } from "./retry.js";
+import { gradeJson, readUsage } from "./run-files.js";
+import { decide, type Selection } from "./reuse.js";
+import { readStoredRun, saveRun } from "./store.js";
+import type { RunIdentity } from "./identity.js";
+import { CONTAINER_PATHS } from "../execute/contract.js";
+import { describeFailure, readTail } from "../execute/failure.js";
+
+/** Everything one run needs from its suite; built once by runSuite. */
+export interface RunContext {
+  config: Config;
+  agent: AgentConfig;
+  /** How the agent is described in the results (and in the reuse fingerprint). */
+  agentText: string;
+  registry: Registry;
+  prepared: Map<string, PreparedPaths>;
+  executor: OpenExecutor;
+  suiteId: string;
+  suiteHash: string;
+  /** Each competition's run identity (agent, command, env, limits, data, grader). */
+  identities: Map<string, RunIdentity>;
+  selection: Selection;
+  outDir: string;
+  env: Record<string, string>;
+  retry: RetryPolicy;
+  signal?: AbortSignal;
+  emit: (e: RunEvent) => void;
+}
+
+/**
+ * One (competition, seed): reuse a finished run, or execute it (retries under the one policy),
+ * grade the submission outside the sandbox, and save run.json. Returns the result, or null
+ * when the run was cancelled (not a result: it runs again when the suite resumes).
+ */
+export async function runOne(ctx: RunContext, run: PlannedRun, gpus: string[]): Promise<RunResult | null> {
+  const runDir = join(ctx.outDir, "runs", run.runId);
+  const storePath = join(runDir, "run.json");
+
+  // Reuse: a finished run counts only while its identity matches (and the selection allows it).
+  const identity = ctx.identities.get(run.competitionId)!;
+  const stored = readStoredRun(storePath);
+  const decision = decide(
+    run,
+    stored ? { identity: stored.identity, outcome: stored.result.outcome } : null,
+    identity,
+    ctx.selection,
+  );
+  if (decision.action === "skip") {
+    ctx.emit({ kind: "skipped", runId: run.runId, why: decision.why });
+    return null;
+  }
+  if (decision.action === "reuse" && stored) {
+    const kept: RunResult = { ...stored.result, identity: identity.hash, reused: true };
+    ctx.emit({ kind: "kept", runId: run.runId, outcome: kept.outcome, cause: kept.failure?.cause ?? null });
+    return kept;
+  }
+
+  rmSync(runDir, { recursive: true, force: true });
+  mkdirSync(runDir, { recursive: true });
+  const entry = ctx.registry.get(run.competitionId)!;
+  const paths = ctx.prepared.get(run.competitionId)!;
+  const spec = {
+    runId: run.runId,
+    suiteId: ctx.suiteId,
+    competitionId: run.competitionId,
+    seed: run.seed,
+    publicDir: paths.publicDir,
+    runDir,
+    timeLimitSecs: ctx.config.limits.time,
+    env: ctx.env,
+    gpus,
+    secretEnv: ctx.agent.secrets,
+  };
+  // The instructions name the paths this executor really gives the agent.
+  writeFileSync(
+    runPaths(runDir).instructionsFile,
+    instructions(
+      entry.competition,
+      ctx.config.limits.time,
+      ctx.executor.agentPaths?.(spec) ?? CONTAINER_PATHS,
+    ),
+  );
+  const t0 = new Date();
+  ctx.emit({ kind: "started", runId: run.runId, gpus, why: decision.action === "run" ? decision.why : "" });
+
+  const { result: exec, attempts } = await executeWithRetries(
+    (spec, signal) => ctx.executor.execute(spec, signal),
+    {
+      ...spec,
+      validationUrl: ctx.executor.validationUrl?.(
+        run.competitionId,
+        join(paths.publicDir, entry.competition.sampleSubmission),
+      ),
+    },
+    ctx.retry,
+    {
+      signal: ctx.signal,
+      onRetry: (attempt, failed) =>
+        ctx.emit({
+          kind: "retrying",
+          runId: run.runId,
+          attempt,
+          retries: ctx.retry.retries,
+          error: failed.error,
+        }),
+    },
+  );
+  if (exec.cancelled || (exec.outcome === "infra_error" && ctx.signal?.aborted)) return null;
+
+  // Grading happens here, outside the agent's sandbox, after it exited.
+  const report =
+    exec.outcome === "infra_error"
+      ? null
+      : await grade({
+          competition: entry.competition,
+          competitionDir: entry.dir,
+          privateDir: paths.privateDir,
+          submissionPath: runPaths(runDir).submissionFile,
+          leaderboardPath: leaderboardPath(entry),
+          external: ctx.config.externalGrader ? { command: ctx.config.externalGrader } : undefined,
+        });
+  const result: RunResult = {
+    runId: run.runId,
+    competitionId: run.competitionId,
+    seed: run.seed,
+    outcome: exec.outcome,
+    exitCode: exec.exitCode,
+    startedAt: t0.toISOString(),
+    durationMs: exec.durationMs,
+    attempts,
+    runDir: relative(ctx.outDir, runDir),
+    error: exec.error ?? null,
+    grade: report ? gradeJson(report) : null,
+    usage: readUsage(runDir),
+    gpus,
+    details: exec.details ?? {},
+    identity: identity.hash,
+    failure: describeFailure(exec, readTail(runPaths(runDir).logFile)),
+  };
+  // The result is on disk before anything else uses it.
+  saveRun(storePath, { suiteHash: ctx.suiteHash, agent: ctx.agentText, identity, result });
+  ctx.emit({ kind: "finished", runId: run.runId, exec, report, failure: result.failure ?? null });
+  return result;
+}
