@@ -27767,7 +27767,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join22(s) {
+        value: function join23(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -32156,7 +32156,7 @@ var require_buffer_list2 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join22(s) {
+        value: function join23(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -35146,7 +35146,7 @@ var require_buffer_list3 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join22(s) {
+        value: function join23(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -71760,8 +71760,8 @@ function numberOption(value, flag, allowNaN = false) {
 }
 
 // src/cli/commands/run.ts
-import { mkdirSync as mkdirSync10 } from "node:fs";
-import { join as join19, resolve as resolve9, dirname as dirname7 } from "node:path";
+import { mkdirSync as mkdirSync11 } from "node:fs";
+import { join as join20, resolve as resolve9, dirname as dirname7 } from "node:path";
 
 // src/config/load.ts
 var import_yaml = __toESM(require_dist(), 1);
@@ -91707,7 +91707,7 @@ function loadConfig(path4) {
 
 // src/session/evaluate.ts
 import { writeFileSync as writeFileSync7 } from "node:fs";
-import { join as join18, resolve as resolve8 } from "node:path";
+import { join as join19, resolve as resolve8 } from "node:path";
 
 // src/grade/types.ts
 function medalOf(r) {
@@ -92871,7 +92871,7 @@ function renderResults(s, opts = {}) {
 }
 
 // src/suite/run.ts
-import { join as join17, resolve as resolve7 } from "node:path";
+import { join as join18, resolve as resolve7 } from "node:path";
 
 // src/execute/scheduler.ts
 var Pool = class {
@@ -97257,8 +97257,8 @@ ${at}   last stderr: ${tail.join(" \u23CE ")}` : line;
 }
 
 // src/suite/run-one.ts
-import { mkdirSync as mkdirSync9, rmSync as rmSync7, writeFileSync as writeFileSync6 } from "node:fs";
-import { join as join16, relative as relative2 } from "node:path";
+import { mkdirSync as mkdirSync10, rmSync as rmSync8, writeFileSync as writeFileSync6 } from "node:fs";
+import { join as join17, relative as relative2 } from "node:path";
 
 // src/execute/instructions.ts
 function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
@@ -98884,6 +98884,36 @@ function readUsage(runDir) {
   }
 }
 
+// src/suite/run-store.ts
+import { cpSync, existsSync as existsSync13, lstatSync as lstatSync2, mkdirSync as mkdirSync9, renameSync as renameSync8, rmSync as rmSync7 } from "node:fs";
+import { join as join16 } from "node:path";
+var storeKey = (runId, identity) => `${runId}-${identity}`;
+function copyTree(from, to) {
+  cpSync(from, to, {
+    recursive: true,
+    verbatimSymlinks: true,
+    filter: (src) => {
+      const st = lstatSync2(src);
+      return st.isDirectory() || st.isFile() || st.isSymbolicLink();
+    }
+  });
+}
+function fetchRun(storeDir, runId, identity, runDir) {
+  const entry = join16(storeDir, storeKey(runId, identity));
+  if (!existsSync13(join16(entry, "run.json"))) return false;
+  rmSync7(runDir, { recursive: true, force: true });
+  copyTree(entry, runDir);
+  return true;
+}
+function putRun(storeDir, runId, identity, runDir) {
+  mkdirSync9(storeDir, { recursive: true });
+  const entry = join16(storeDir, storeKey(runId, identity));
+  const tmp = `${entry}.tmp-${process.pid}-${Date.now().toString(36)}`;
+  copyTree(runDir, tmp);
+  rmSync7(entry, { recursive: true, force: true });
+  renameSync8(tmp, entry);
+}
+
 // src/execute/failure.ts
 import { closeSync as closeSync6, fstatSync as fstatSync2, openSync as openSync6, readSync as readSync4 } from "node:fs";
 var TAIL_LINES = 5;
@@ -98957,10 +98987,17 @@ function describeFailure(exec, logText) {
 
 // src/suite/run-one.ts
 async function runOne(ctx, run, gpus) {
-  const runDir = join16(ctx.outDir, "runs", run.runId);
-  const storePath = join16(runDir, "run.json");
+  const runDir = join17(ctx.outDir, "runs", run.runId);
+  const storePath = join17(runDir, "run.json");
   const identity = ctx.identities.get(run.competitionId);
-  const stored = readStoredRun(storePath);
+  let stored = readStoredRun(storePath);
+  if (ctx.storeDir && stored?.identity?.hash !== identity.hash && !ctx.selection.fresh) {
+    try {
+      if (fetchRun(ctx.storeDir, run.runId, identity.hash, runDir)) stored = readStoredRun(storePath);
+    } catch (e) {
+      ctx.log?.(`${run.runId}: could not read the run store ${ctx.storeDir}: ${e.message}`);
+    }
+  }
   const decision = decide2(
     run,
     stored ? { identity: stored.identity, outcome: stored.result.outcome } : null,
@@ -98976,8 +99013,8 @@ async function runOne(ctx, run, gpus) {
     ctx.emit({ kind: "kept", runId: run.runId, outcome: kept.outcome, cause: kept.failure?.cause ?? null });
     return kept;
   }
-  rmSync7(runDir, { recursive: true, force: true });
-  mkdirSync9(runDir, { recursive: true });
+  rmSync8(runDir, { recursive: true, force: true });
+  mkdirSync10(runDir, { recursive: true });
   const entry = ctx.registry.get(run.competitionId);
   const paths = ctx.prepared.get(run.competitionId);
   const spec = {
@@ -99008,7 +99045,7 @@ async function runOne(ctx, run, gpus) {
       ...spec,
       validationUrl: ctx.executor.validationUrl?.(
         run.competitionId,
-        join16(paths.publicDir, entry.competition.sampleSubmission)
+        join17(paths.publicDir, entry.competition.sampleSubmission)
       )
     },
     ctx.retry,
@@ -99051,6 +99088,13 @@ async function runOne(ctx, run, gpus) {
     failure: describeFailure(exec, readTail(runPaths(runDir).logFile))
   };
   saveRun(storePath, { suiteHash: ctx.suiteHash, agent: ctx.agentText, identity, result });
+  if (ctx.storeDir) {
+    try {
+      putRun(ctx.storeDir, run.runId, identity.hash, runDir);
+    } catch (e) {
+      ctx.log?.(`${run.runId}: not saved to the run store ${ctx.storeDir}: ${e.message}`);
+    }
+  }
   ctx.emit({ kind: "finished", runId: run.runId, exec, report, failure: result.failure ?? null });
   return result;
 }
@@ -99165,6 +99209,8 @@ async function runSuite(opts) {
     suiteHash: thePlan.suiteHash,
     identities,
     selection,
+    storeDir: opts.storeDir ? resolve7(opts.storeDir) : null,
+    log,
     outDir,
     env,
     retry: { retries: runPolicy(config2).retries, delayMs: opts.retryDelayMs ?? 2e3 },
@@ -99227,7 +99273,7 @@ async function runSuite(opts) {
     finishedAt: (/* @__PURE__ */ new Date()).toISOString(),
     runs: runs.map((r) => results.get(r.runId)).filter((r) => r !== void 0)
   };
-  return writeResults(join17(outDir, "results.json"), suite);
+  return writeResults(join18(outDir, "results.json"), suite);
 }
 
 // src/session/evaluate.ts
@@ -99287,7 +99333,7 @@ async function evaluate(input2) {
   const side = (label, baseDir, agent, git) => run({
     config: config2,
     baseDir,
-    outDir: join18(dir, label),
+    outDir: join19(dir, label),
     label,
     agent,
     registry: session.registry,
@@ -99295,7 +99341,8 @@ async function evaluate(input2) {
     git,
     log,
     signal: input2.signal,
-    selection: input2.selection
+    selection: input2.selection,
+    storeDir: input2.storeDir
   });
   let base = null;
   let description = "none";
@@ -99316,10 +99363,10 @@ async function evaluate(input2) {
   if (input2.signal?.aborted) throw new Cancelled();
   const comparison = base ? compareRuns(base, head, config2.gate, description) : null;
   const paths = {
-    head: join18(dir, "head", "results.json"),
-    base: baseline.kind === "run" ? join18(dir, "base", "results.json") : null,
-    report: join18(dir, "report.md"),
-    comparison: comparison ? join18(dir, "comparison.json") : null
+    head: join19(dir, "head", "results.json"),
+    base: baseline.kind === "run" ? join19(dir, "base", "results.json") : null,
+    report: join19(dir, "report.md"),
+    comparison: comparison ? join19(dir, "comparison.json") : null
   };
   if (comparison) writeAtomic(paths.comparison, toJson(comparison));
   const baselineNote = baseline.kind === "none" ? baseline.note ?? null : null;
@@ -99365,7 +99412,7 @@ async function runFromConfig(loaded, outDir, opts = {}) {
   const { config: config2, baseDir } = loaded;
   const b = cliBaseline(config2, opts.baselineFile);
   const out = resolve9(outDir);
-  mkdirSync10(out, { recursive: true });
+  mkdirSync11(out, { recursive: true });
   const { signal, dispose } = cancelOnSignals(progress);
   try {
     const started = Date.now();
@@ -99460,7 +99507,7 @@ competitions, 2 seeds each, with the local executor (no Docker, GitHub or Kaggle
 comparison and writes DIR/report.md and the results JSON (default DIR: .medalist/demo).`,
   async run(argv) {
     const { values } = parseCommandArgs(argv, { out: { type: "string" } });
-    const demo = join19(dirname7(defaultRegistryDir()), "examples", "demo.yml");
+    const demo = join20(dirname7(defaultRegistryDir()), "examples", "demo.yml");
     return runFromConfig(loadConfig(demo), values.out ?? ".medalist/demo");
   }
 };
@@ -99528,8 +99575,8 @@ Prints a Markdown report of one suite run: medal rate and every run's outcome, s
 };
 
 // src/cli/commands/schema.ts
-import { mkdirSync as mkdirSync11, writeFileSync as writeFileSync10 } from "node:fs";
-import { join as join20 } from "node:path";
+import { mkdirSync as mkdirSync12, writeFileSync as writeFileSync10 } from "node:fs";
+import { join as join21 } from "node:path";
 function jsonSchemas() {
   return {
     "medalist.schema.json": {
@@ -99552,10 +99599,10 @@ Point your editor's YAML/JSON schema setting at medalist.schema.json to validate
   async run(argv) {
     const { values } = parseCommandArgs(argv, { out: { type: "string" } });
     const dir = values.out ?? "schema";
-    mkdirSync11(dir, { recursive: true });
+    mkdirSync12(dir, { recursive: true });
     for (const [name2, schema] of Object.entries(jsonSchemas())) {
-      writeFileSync10(join20(dir, name2), JSON.stringify(schema, null, 2) + "\n");
-      console.log(`wrote ${join20(dir, name2)}`);
+      writeFileSync10(join21(dir, name2), JSON.stringify(schema, null, 2) + "\n");
+      console.log(`wrote ${join21(dir, name2)}`);
     }
     return 0;
   }
@@ -99703,7 +99750,7 @@ import { resolve as resolve11 } from "node:path";
 
 // src/registry/leaderboards-fetch.ts
 import { createHash as createHash9 } from "node:crypto";
-import { mkdirSync as mkdirSync12, renameSync as renameSync8, rmSync as rmSync8, writeFileSync as writeFileSync11 } from "node:fs";
+import { mkdirSync as mkdirSync13, renameSync as renameSync9, rmSync as rmSync9, writeFileSync as writeFileSync11 } from "node:fs";
 import { dirname as dirname8 } from "node:path";
 var MLEBENCH_LFS = "https://github.com/openai/mle-bench.git/info/lfs";
 var LFS_JSON = "application/vnd.git-lfs+json";
@@ -99777,14 +99824,14 @@ async function fetchLeaderboards(entries, opts) {
         );
       }
       const file2 = fetchedLeaderboardFile(opts.dir, id);
-      mkdirSync12(dirname8(file2), { recursive: true });
+      mkdirSync13(dirname8(file2), { recursive: true });
       const tmp = `${file2}.tmp-${process.pid}`;
       writeFileSync11(tmp, body);
-      renameSync8(tmp, file2);
+      renameSync9(tmp, file2);
       result.fetched.push(id);
       opts.log?.(`${id}: verified (${body.length} bytes)`);
     } catch (err) {
-      rmSync8(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
+      rmSync9(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
       result.failed.push({ id, message: err.message });
     }
   }
@@ -99858,7 +99905,7 @@ ${withBoard} of ${ids.length} with a leaderboard file (fetched ones are verified
 };
 
 // src/cli/commands/grade.ts
-import { join as join21, resolve as resolve12 } from "node:path";
+import { join as join22, resolve as resolve12 } from "node:path";
 
 // src/grade/json.ts
 function pythonJson(value, indent = 2) {
@@ -99926,7 +99973,7 @@ var gradeCommand = {
     const report = await grade({
       competition: entry.competition,
       competitionDir: entry.dir,
-      privateDir: join21(resolve12(dataDir), id, "prepared", "private"),
+      privateDir: join22(resolve12(dataDir), id, "prepared", "private"),
       submissionPath: submission,
       leaderboardPath: values.leaderboard ? resolve12(values.leaderboard) : void 0,
       external: ext ? { command: ext.split(/\s+/) } : void 0

@@ -1,5 +1,5 @@
 // Reads and validates every action input up front into one typed settings object.
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import * as core from "@actions/core";
 import { z } from "zod";
 import { UserError } from "../errors.js";
@@ -41,6 +41,7 @@ export const SettingsSchema = z.object({
   [Inputs.AllowForkPrs]: bool,
   [Inputs.DataDir]: z.string().trim(),
   [Inputs.ResultsDir]: z.string().trim().min(1),
+  [Inputs.RunsDir]: z.string().trim(),
 });
 
 /**
@@ -56,6 +57,7 @@ export const DEFAULTS: Record<string, string> = {
   [Inputs.AllowForkPrs]: "false",
   [Inputs.DataDir]: "",
   [Inputs.ResultsDir]: ".medalist/results",
+  [Inputs.RunsDir]: "",
 };
 
 export interface Settings {
@@ -71,6 +73,8 @@ export interface Settings {
   /** Overrides the config's dataDir when set. */
   dataDir: string | null;
   resultsDir: string;
+  /** The run store: "" chooses by runner (see runStoreDir), "none" turns it off, else a folder. */
+  runsDir: string;
 }
 
 /** Reads all inputs (or the given reader) and returns the settings, or throws one UserError listing every problem. */
@@ -98,6 +102,7 @@ export function readSettings(read: (name: string) => string = (n) => core.getInp
     allowForkPrs: s[Inputs.AllowForkPrs],
     dataDir: s[Inputs.DataDir] === "" ? null : s[Inputs.DataDir],
     resultsDir: s[Inputs.ResultsDir],
+    runsDir: s[Inputs.RunsDir],
   };
 }
 
@@ -131,4 +136,17 @@ export function effectiveSettings(
     baseline: settings.baseline ?? fromConfig ?? ACTION_DEFAULT_BASELINE,
     failOn: settings.failOn ?? config.gate.failOn,
   };
+}
+
+/**
+ * Where finished runs persist between jobs, keyed by run identity: the runs-dir input; by
+ * default, on a self-hosted runner, a folder in its tool cache (outside the checkout, which
+ * actions/checkout cleans); none on GitHub-hosted runners, which start empty each job.
+ */
+export function runStoreDir(setting: string, env: NodeJS.ProcessEnv): string | null {
+  if (setting === "none") return null;
+  if (setting !== "") return resolve(setting);
+  if (env.RUNNER_ENVIRONMENT !== "self-hosted") return null;
+  const base = env.RUNNER_TOOL_CACHE || (env.HOME ? join(env.HOME, ".cache") : "");
+  return base ? join(base, "medalist", "runs") : null;
 }

@@ -23,7 +23,13 @@ import {
 import { checkoutBase } from "./base-ref.js";
 import { Outputs } from "./constants.js";
 import { isGhes, readEvent, runUrl, type EventInfo } from "./event.js";
-import { effectiveSettings, readSettings, type EffectiveSettings, type Settings } from "./inputs.js";
+import {
+  effectiveSettings,
+  readSettings,
+  runStoreDir,
+  type EffectiveSettings,
+  type Settings,
+} from "./inputs.js";
 import {
   COMMENT_ARTIFACT,
   COMMENT_FILE,
@@ -146,6 +152,8 @@ async function main(deps: Deps): Promise<void> {
     baseline = baseRefBaseline(deps, loaded, config, event);
   }
 
+  const storeDir = runStoreDir(settings.runsDir, deps.env);
+  if (storeDir) log(`finished runs persist in ${storeDir} (keyed by run identity; input runs-dir)`);
   const ev = await core.group("Evaluate", () =>
     evaluate({
       session,
@@ -155,6 +163,7 @@ async function main(deps: Deps): Promise<void> {
       log,
       signal: abort.signal,
       runSuite: deps.runSuite,
+      storeDir,
     }),
   );
   const { head, comparison, baselineNote } = ev;

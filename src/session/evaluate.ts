@@ -54,6 +54,8 @@ export interface EvaluateInput {
   runSuite?: typeof runSuite;
   /** Which runs execute again (--fresh, --rerun, --only); both sides follow it. */
   selection?: SuiteOptions["selection"];
+  /** A runner-persistent folder of finished runs keyed by identity. */
+  storeDir?: string | null;
 }
 
 export interface RenderOptions {
@@ -166,6 +168,7 @@ export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
       log,
       signal: input.signal,
       selection: input.selection,
+      storeDir: input.storeDir,
     });
 
   let base: SuiteResults | null = null;

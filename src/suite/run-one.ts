@@ -15,6 +15,7 @@ import { executeWithRetries, type RetryPolicy } from "./retry.js";
 import { gradeJson, readUsage } from "./run-files.js";
 import { decide, type Selection } from "./reuse.js";
 import { readStoredRun, saveRun } from "./store.js";
+import { fetchRun, putRun } from "./run-store.js";
 import type { RunIdentity } from "./identity.js";
 import { CONTAINER_PATHS } from "../execute/contract.js";
 import { describeFailure, readTail } from "../execute/failure.js";
@@ -33,11 +34,15 @@ export interface RunContext {
   /** Each competition's run identity (agent, command, env, limits, data, grader). */
   identities: Map<string, RunIdentity>;
   selection: Selection;
+  /** Runner-persistent store of finished runs (keyed by identity); null: none. */
+  storeDir: string | null;
   outDir: string;
   env: Record<string, string>;
   retry: RetryPolicy;
   signal?: AbortSignal;
   emit: (e: RunEvent) => void;
+  /** Suite-level messages (store problems). */
+  log?: (line: string) => void;
 }
 
 /**
@@ -51,7 +56,15 @@ export async function runOne(ctx: RunContext, run: PlannedRun, gpus: string[]): 
 
   // Reuse: a finished run counts only while its identity matches (and the selection allows it).
   const identity = ctx.identities.get(run.competitionId)!;
-  const stored = readStoredRun(storePath);
+  let stored = readStoredRun(storePath);
+  // Not here (a cleaned workspace): the runner's store may hold it under the same identity.
+  if (ctx.storeDir && stored?.identity?.hash !== identity.hash && !ctx.selection.fresh) {
+    try {
+      if (fetchRun(ctx.storeDir, run.runId, identity.hash, runDir)) stored = readStoredRun(storePath);
+    } catch (e) {
+      ctx.log?.(`${run.runId}: could not read the run store ${ctx.storeDir}: ${(e as Error).message}`);
+    }
+  }
   const decision = decide(
     run,
     stored ? { identity: stored.identity, outcome: stored.result.outcome } : null,
@@ -152,6 +165,13 @@ export async function runOne(ctx: RunContext, run: PlannedRun, gpus: string[]): 
   };
   // The result is on disk before anything else uses it.
   saveRun(storePath, { suiteHash: ctx.suiteHash, agent: ctx.agentText, identity, result });
+  if (ctx.storeDir) {
+    try {
+      putRun(ctx.storeDir, run.runId, identity.hash, runDir);
+    } catch (e) {
+      ctx.log?.(`${run.runId}: not saved to the run store ${ctx.storeDir}: ${(e as Error).message}`);
+    }
+  }
   ctx.emit({ kind: "finished", runId: run.runId, exec, report, failure: result.failure ?? null });
   return result;
 }

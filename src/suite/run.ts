@@ -50,6 +50,8 @@ export interface SuiteOptions {
   retryDelayMs?: number;
   /** Which runs execute again: --fresh, --rerun OUTCOMES, --only RUNS (checked against the plan). */
   selection?: { fresh?: boolean; rerun?: Outcome[]; only?: string | null };
+  /** A runner-persistent folder of finished runs keyed by identity (outside the checkout). */
+  storeDir?: string | null;
 }
 
 export function describeAgent(agent: AgentConfig): string {
@@ -182,6 +184,8 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     suiteHash: thePlan.suiteHash,
     identities,
     selection,
+    storeDir: opts.storeDir ? resolve(opts.storeDir) : null,
+    log,
     outDir,
     env,
     retry: { retries: runPolicy(config).retries, delayMs: opts.retryDelayMs ?? 2000 },

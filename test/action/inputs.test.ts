@@ -46,6 +46,7 @@ describe("readSettings", () => {
       allowForkPrs: false,
       dataDir: null,
       resultsDir: ".medalist/results",
+      runsDir: "",
     });
   });
 

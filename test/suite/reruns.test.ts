@@ -1,11 +1,12 @@
 // Run identity, reruns and failure causes through runSuite with the local executor.
 import { describe, expect, it } from "vitest";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runSuite, type SuiteOptions } from "../../src/suite/run.js";
 import { validateConfig } from "../../src/config/load.js";
 import { renderResults } from "../../src/report/markdown.js";
+import { runStoreDir } from "../../src/action/inputs.js";
 
 const dataDir = mkdtempSync(join(tmpdir(), "medalist-data-"));
 
@@ -116,6 +117,33 @@ describe("run identity decides what is reused", () => {
     await expect(s.go({}, { selection: { only: "toy-chrun" } })).rejects.toThrow(
       /"toy-chrun" is not in this suite/,
     );
+  });
+});
+
+describe("the runner's run store", () => {
+  it("a cleaned results folder resumes from the store, keyed by identity", { timeout: 120_000 }, async () => {
+    const s = setup({ command: 'node agent.mjs; ln -s /etc/passwd "$LOGS_DIR/link"' }, 1);
+    const storeDir = mkdtempSync(join(tmpdir(), "medalist-store-"));
+    const first = await s.go({}, { storeDir });
+    expect(first.started).toEqual(["toy-churn.s0"]);
+    rmSync(s.outDir, { recursive: true, force: true }); // actions/checkout cleaned the workspace
+    const resumed = await s.go({}, { storeDir });
+    expect(resumed.started).toEqual([]);
+    expect(resumed.results.runs[0]).toMatchObject({ reused: true, outcome: "completed" });
+    // Links come back as links, never followed.
+    expect(readlinkSync(join(s.outDir, resumed.results.runs[0].runDir, "logs", "link"))).toBe("/etc/passwd");
+    // Another identity is not in the store: it executes.
+    rmSync(s.outDir, { recursive: true, force: true });
+    expect((await s.go({ env: { MODEL: "x" } }, { storeDir })).started).toEqual(["toy-churn.s0"]);
+  });
+
+  it("is on by default on self-hosted runners only, outside the checkout", () => {
+    expect(runStoreDir("", { RUNNER_ENVIRONMENT: "github-hosted" })).toBeNull();
+    expect(runStoreDir("", { RUNNER_ENVIRONMENT: "self-hosted", RUNNER_TOOL_CACHE: "/opt/tool" })).toBe(
+      "/opt/tool/medalist/runs",
+    );
+    expect(runStoreDir("none", { RUNNER_ENVIRONMENT: "self-hosted", RUNNER_TOOL_CACHE: "/t" })).toBeNull();
+    expect(runStoreDir("/data/runs", {})).toBe("/data/runs");
   });
 });
 
