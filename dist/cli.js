@@ -92776,6 +92776,15 @@ function renderReport(cmp, opts = {}) {
   out.push(
     `${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze \xB7 no medal \u26A0 not comparable (infrastructure); one mark per seed. Scores are means over valid runs.`
   );
+  const failed = cmp.competitions.flatMap(
+    (r) => r.head.filter((c) => c.outcome !== "completed").map((c) => ({ id: `${r.competitionId}.s${c.seed}`, c }))
+  );
+  if (failed.length > 0) {
+    out.push("", `**Head runs that did not complete** (${failed.length}):`, "");
+    for (const { id, c } of failed.slice(0, 20))
+      out.push(`- ${cell(id)}: ${outcomeText(c)}${c.error ? ` \u2014 \`${c.error.replace(/`/g, "'")}\`` : ""}`);
+    if (failed.length > 20) out.push(`- \u2026 and ${failed.length - 20} more (see results.json)`);
+  }
   if (a) {
     out.push("", "<details><summary>Statistics</summary>", "");
     const metricRows = [a.medal, a.percentile].filter((m) => m !== null).map((m) => [

@@ -101,6 +101,16 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
   out.push(
     `${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze · no medal ⚠ not comparable (infrastructure); one mark per seed. Scores are means over valid runs.`,
   );
+  // Why the head's runs that did not complete ended: the cause, not just the word.
+  const failed = cmp.competitions.flatMap((r) =>
+    r.head.filter((c) => c.outcome !== "completed").map((c) => ({ id: `${r.competitionId}.s${c.seed}`, c })),
+  );
+  if (failed.length > 0) {
+    out.push("", `**Head runs that did not complete** (${failed.length}):`, "");
+    for (const { id, c } of failed.slice(0, 20))
+      out.push(`- ${cell(id)}: ${outcomeText(c)}${c.error ? ` — \`${c.error.replace(/`/g, "'")}\`` : ""}`);
+    if (failed.length > 20) out.push(`- … and ${failed.length - 20} more (see results.json)`);
+  }
 
   if (a) {
     out.push("", "<details><summary>Statistics</summary>", "");
