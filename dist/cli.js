@@ -99179,7 +99179,7 @@ async function runSuite(opts) {
       baseDir: opts.baseDir,
       executor: executor.name,
       imageId: executor.facts.imageId ?? null,
-      exclude: [outDir, dataDir]
+      exclude: [outDir, dataDir, ...(opts.notAgentFiles ?? []).map((d) => resolve7(d))]
     });
     identities = new Map(
       competitions.map((id) => [
@@ -99351,7 +99351,9 @@ async function evaluate(input2) {
     log,
     signal: input2.signal,
     selection: input2.selection,
-    storeDir: input2.storeDir
+    storeDir: input2.storeDir,
+    // Neither side's results are the agent's code (base/ is written before head/ is hashed).
+    notAgentFiles: [dir, ...input2.storeDir ? [input2.storeDir] : []]
   });
   let base = null;
   let description = "none";

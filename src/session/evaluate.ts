@@ -169,6 +169,8 @@ export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
       signal: input.signal,
       selection: input.selection,
       storeDir: input.storeDir,
+      // Neither side's results are the agent's code (base/ is written before head/ is hashed).
+      notAgentFiles: [dir, ...(input.storeDir ? [input.storeDir] : [])],
     });
 
   let base: SuiteResults | null = null;

@@ -52,6 +52,8 @@ export interface SuiteOptions {
   selection?: { fresh?: boolean; rerun?: Outcome[]; only?: string | null };
   /** A runner-persistent folder of finished runs keyed by identity (outside the checkout). */
   storeDir?: string | null;
+  /** Folders that are never the agent's code (the whole results folder of both sides). */
+  notAgentFiles?: string[];
 }
 
 export function describeAgent(agent: AgentConfig): string {
@@ -142,7 +144,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
       baseDir: opts.baseDir,
       executor: executor.name,
       imageId: executor.facts.imageId ?? null,
-      exclude: [outDir, dataDir],
+      exclude: [outDir, dataDir, ...(opts.notAgentFiles ?? []).map((d) => resolve(d))],
     });
     identities = new Map(
       competitions.map((id) => [
