@@ -8,7 +8,8 @@ import { defaultRegistryDir, loadRegistry, type Registry } from "../registry/reg
 import { renderReport, renderResults } from "../report/markdown.js";
 import type { SuiteResults } from "../results/schema.js";
 import { runSuite, type SuiteOptions } from "../suite/run.js";
-import { readResults, toJson, writeAtomic } from "../suite/store.js";
+import { notRun } from "./merge.js";
+import { readResults, toJson, writeAtomic, writeResults } from "../suite/store.js";
 
 /** A config with its registry loaded and its runs planned, once per invocation. */
 export interface Session {
@@ -48,6 +49,10 @@ export interface EvaluateInput {
   resultsDir: string;
   baseline: BaselineInput;
   headGit?: Git;
+  /** The head's results when they exist already (merged shards): nothing runs for the head. */
+  head?: SuiteResults;
+  /** Run only this shard of each side that runs (`medalist run --shard i/N`). */
+  shard?: { index: number; count: number; runIds: string[] };
   log?: (line: string) => void;
   signal?: AbortSignal;
   /** Runs one side (tests replace it). */
@@ -106,64 +111,84 @@ export function environmentFacts(head: SuiteResults): Record<string, string | nu
  * does then (gate.missingBaseline: pass, the default, or fail).
  */
 export function noBaselineLine(note: string | null, gate: Config["gate"]): string {
-  const fails = gate.missingBaseline === "fail" && gate.failOn === "regression";
-  const rule = fails
-    ? "The gate fails (gate.missingBaseline: fail)."
-    : gate.failOn === "never"
+  const rule =
+    gate.failOn === "never"
       ? "The gate is off (fail-on: never)."
-      : "Nothing was compared, so the gate passes (gate.missingBaseline: pass).";
+      : gate.missingBaseline === "fail"
+        ? "The gate fails (gate.missingBaseline: fail)."
+        : "Nothing was compared, so the gate passes (gate.missingBaseline: pass).";
   return `> ⚠️ **No baseline**: ${note ?? "none was given"}. ${rule}`;
 }
 
-/** The report for a comparison, or for the head alone (its first line says there is no baseline). */
+/** The report for a comparison, or for the head alone (with the reason there is no baseline). */
 export function renderEvaluation(
   head: SuiteResults,
   comparison: Comparison | null,
   baselineNote: string | null,
   opts: RenderOptions & { gate?: Config["gate"] } = {},
+  base: SuiteResults | null = null,
 ): string {
-  if (comparison)
-    return renderReport(comparison, {
-      links: opts.links,
-      environment: environmentFacts(head),
-      fullReportUrl: opts.fullReportUrl,
-    });
   const gate = opts.gate ?? { tolerance: 0.05, alpha: 0.05, failOn: "regression" as const };
-  return `${noBaselineLine(baselineNote, gate)}\n\n${renderResults(head, { links: opts.links })}`;
+  const text = comparison
+    ? renderReport(comparison, {
+        links: opts.links,
+        environment: environmentFacts(head),
+        fullReportUrl: opts.fullReportUrl,
+      })
+    : `${noBaselineLine(baselineNote, gate)}\n\n${renderResults(head, { links: opts.links })}`;
+  const lost = incompleteNote(head, base);
+  return lost ? `${text}\n> ⚠️ ${lost}\n` : text;
+}
+
+/** Why the evaluation is incomplete (runs of lost shards), or null. */
+export function incompleteNote(head: SuiteResults, base: SuiteResults | null): string | null {
+  const parts: string[] = [];
+  for (const side of [base, head]) {
+    if (!side) continue;
+    const lost = notRun(side);
+    if (lost.length)
+      parts.push(
+        `${lost.length} ${side.label} run${lost.length > 1 ? "s" : ""} never ran (${lost[0].error?.replace(/^not run: /, "")})`,
+      );
+  }
+  return parts.length
+    ? `Incomplete: ${parts.join("; ")}. They count as not comparable and the gate does not pass.`
+    : null;
 }
 
 /**
- * Whether the gate fails the check: a regression when the gate fails on regressions; without a
- * baseline, only when gate.missingBaseline is fail.
+ * Whether the gate fails the check: a regression when the gate fails on regressions, or (fail
+ * closed) runs of lost shards on either side, whatever the verdict of the rest.
  */
 export function gateFails(
   comparison: Comparison | null,
   gate: Pick<Config["gate"], "failOn" | "missingBaseline">,
+  sides: { head: SuiteResults; base: SuiteResults | null } | null = null,
 ): boolean {
-  if (gate.failOn !== "regression") return false;
+  if (gate.failOn === "never") return false;
+  if (sides && incompleteNote(sides.head, sides.base)) return true;
+  // Without a baseline nothing was compared: the gate follows gate.missingBaseline (default pass).
   return comparison ? comparison.verdict === "regressed" : gate.missingBaseline === "fail";
 }
 
-/**
- * The one evaluation both front doors call: the baseline (given, or run first), then the head,
- * then the comparison and the report. Everything lands on disk (results, comparison.json,
- * report.md) before this returns; uploads and comments are the caller's.
- */
-export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
+/** Both sides' results: the baseline (given, or run first), then the head (given, or run). */
+export async function runSides(
+  input: EvaluateInput,
+): Promise<{ base: SuiteResults | null; head: SuiteResults; description: string }> {
   const { session, baseline } = input;
-  const { config } = session;
   const run = input.runSuite ?? runSuite;
   const log = input.log ?? (() => {});
   const dir = resolve(input.resultsDir);
   const side = (label: "base" | "head", baseDir: string, agent: AgentConfig, git?: Git) =>
     run({
-      config,
+      config: session.config,
       baseDir,
       outDir: join(dir, label),
       label,
       agent,
       registry: session.registry,
       plan: session.plan,
+      shard: input.shard,
       git,
       log,
       signal: input.signal,
@@ -188,20 +213,32 @@ export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
     description = baseline.description;
   }
   if (input.signal?.aborted) throw new Cancelled();
-  const head = await side("head", session.baseDir, config.agent, input.headGit);
+  const head = input.head ?? (await side("head", session.baseDir, session.config.agent, input.headGit));
   if (input.signal?.aborted) throw new Cancelled();
+  return { base, head, description };
+}
 
-  const comparison = base ? compareRuns(base, head, config.gate, description) : null;
+/**
+ * The one evaluation both front doors call: the baseline (given, or run first), then the head,
+ * then the comparison and the report. Everything lands on disk (results, comparison.json,
+ * report.md) before this returns; uploads and comments are the caller's.
+ */
+export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
+  const { session, baseline } = input;
+  const dir = resolve(input.resultsDir);
+  const { base, head, description } = await runSides(input);
+  const comparison = base ? compareRuns(base, head, session.config.gate, description) : null;
   const paths = {
-    head: join(dir, "head", "results.json"),
+    head: input.head ? join(dir, "head", "results.json") : join(dir, "head", "results.json"),
     base: baseline.kind === "run" ? join(dir, "base", "results.json") : null,
     report: join(dir, "report.md"),
     comparison: comparison ? join(dir, "comparison.json") : null,
   };
+  if (input.head) writeResults(paths.head, input.head);
   if (comparison) writeAtomic(paths.comparison!, toJson(comparison));
   const baselineNote = baseline.kind === "none" ? (baseline.note ?? null) : null;
   const render = (opts?: RenderOptions) =>
-    renderEvaluation(head, comparison, baselineNote, { ...opts, gate: config.gate });
+    renderEvaluation(head, comparison, baselineNote, { ...opts, gate: session.config.gate }, base);
   writeFileSync(paths.report, render());
   return {
     base,

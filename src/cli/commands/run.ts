@@ -7,8 +7,11 @@ import {
   fileBaseline,
   gateFails,
   openSession,
+  runSides,
   type BaselineInput,
 } from "../../session/evaluate.js";
+import { parseShard } from "../../plan/shards.js";
+import { readPlanFile, shardOf } from "../../session/shards.js";
 import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
 import { defaultRegistryDir } from "../../registry/registry.js";
 import type { BaselineConfig, Config } from "../../config/schema.js";
@@ -103,14 +106,67 @@ export async function runFromConfig(
     console.log(ev.render());
     progress(`results: ${[ev.paths.head, ev.paths.base].filter(Boolean).join(", ")}`);
     progress(`report:  ${ev.paths.report}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`);
-    if (gateFails(ev.comparison, config.gate)) {
+    if (gateFails(ev.comparison, config.gate, ev)) {
       progress(
-        ev.comparison
+        ev.comparison?.verdict === "regressed"
           ? "medalist: the agent regressed (see the report); exit code 1"
-          : "medalist: no baseline and gate.missingBaseline is fail; exit code 1",
+          : !ev.comparison
+            ? "medalist: no baseline and gate.missingBaseline is fail; exit code 1"
+            : "medalist: runs are missing, so the gate does not pass (see the report); exit code 1",
       );
       return 1;
     }
+    return 0;
+  } finally {
+    dispose();
+  }
+}
+
+/** Runs one shard of each side that runs; writes the shard results, no comparison (merge does). */
+export async function runShardFromConfig(
+  loaded: LoadedConfig,
+  outDir: string,
+  shardText: string,
+  planPath?: string,
+  opts: RunOptions = {},
+): Promise<number> {
+  const { config, baseDir } = loaded;
+  const which = parseShard(shardText);
+  if (!which)
+    throw new UserError(`--shard expects i/N with 1 ≤ i ≤ N ≤ 256, got ${JSON.stringify(shardText)}`);
+  const b = config.baseline ?? { source: "none" as const };
+  const session = openSession(config, baseDir);
+  const shard = shardOf(session, which.index, which.count, planPath ? readPlanFile(planPath) : undefined);
+  const out = resolve(outDir);
+  mkdirSync(out, { recursive: true });
+  const { signal, dispose } = cancelOnSignals(progress);
+  try {
+    const baseline: BaselineInput =
+      b.source === "run"
+        ? {
+            kind: "run",
+            agent: b.agent ?? config.agent,
+            description: "evaluated in this job (baseline agent)",
+          }
+        : { kind: "none" };
+    progress(`shard ${shard.index}/${shard.count}: ${shard.runIds.length} runs`);
+    try {
+      await runSides({
+        session,
+        resultsDir: out,
+        baseline,
+        shard,
+        signal,
+        log: progress,
+        selection: opts.selection,
+      });
+    } catch (e) {
+      if (e instanceof Cancelled) return 130;
+      throw e;
+    }
+    progress(
+      `shard results: ${[b.source === "run" ? join(out, "base", "results.json") : null, join(out, "head", "results.json")].filter(Boolean).join(", ")}`,
+    );
     return 0;
   } finally {
     dispose();
@@ -131,6 +187,10 @@ A finished run is reused only when its identity matches: the agent's image id or
 hash of its files (agent.files), its command, env (values hashed, secrets by name), limits, the
 competition's prepared data and the grader. Anything else changed: the run executes again.
 
+With --shard i/N, runs only shard i of N (see \`medalist plan\`) and writes that shard's results
+(DIR/head/results.json, and DIR/base/results.json when the baseline is run); \`medalist merge\`
+combines the shards and \`medalist compare\` compares them.
+
 Options:
   --config FILE        medalist.yml or .json (required)
   --out DIR            output folder (default: .medalist/out)
@@ -140,6 +200,8 @@ Options:
                        (outcomes: completed, failed, timed_out, oom, infra_error)
   --only RUNS          execute only these: COMPETITION or COMPETITION.sSEED, comma-separated; other runs
                        are kept when finished with the same identity, else left out
+  --shard i/N          run one shard of N
+  --plan FILE          the plan from \`medalist plan --json\` (default: plan the shards here, by time limit)
 
 Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input, 130 cancelled.`,
   async run(argv) {
@@ -150,6 +212,8 @@ Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input,
       fresh: { type: "boolean" },
       rerun: { type: "string" },
       only: { type: "string" },
+      shard: { type: "string" },
+      plan: { type: "string" },
     });
     const selection: CliSelection = {
       fresh: values.fresh ?? false,
@@ -157,10 +221,11 @@ Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input,
       only: values.only ?? null,
     };
     const loaded = loadConfig(requireOption(values.config, "--config"));
-    return runFromConfig(loaded, values.out ?? ".medalist/out", {
-      baselineFile: values.baseline,
-      selection,
-    });
+    const opts: RunOptions = { baselineFile: values.baseline, selection };
+    if (values.shard !== undefined)
+      return runShardFromConfig(loaded, values.out ?? ".medalist/out", values.shard, values.plan, opts);
+    if (values.plan !== undefined) throw new UserError("--plan goes with --shard i/N");
+    return runFromConfig(loaded, values.out ?? ".medalist/out", opts);
   },
 };
 
