@@ -9,8 +9,16 @@ import { createClient } from "../github/client.js";
 import { upsertStickyComment } from "../github/comment.js";
 import { commentMarker } from "../github/marker.js";
 import { fitComment } from "../github/truncate.js";
-import { evaluate, gateFails, incompleteNote, openSession, type BaselineInput } from "../session/evaluate.js";
+import {
+  evaluate,
+  gateFails,
+  incompleteNote,
+  openSession,
+  type BaselineInput,
+  type Evaluation,
+} from "../session/evaluate.js";
 import { runSuite } from "../suite/run.js";
+import { planStep, reportStep, runStep } from "./steps.js";
 import { actionsArtifacts, artifactName, uploadTrajectories, type ArtifactApi } from "./artifacts.js";
 import {
   actionsCache,
@@ -103,18 +111,9 @@ async function main(deps: Deps): Promise<void> {
     return;
   }
 
-  const loaded = loadConfig(settings.configPath);
-  // Action input > config > default; inputs left at their default do not override the config.
-  const eff = effectiveSettings(settings, loaded.config, loaded.baseDir);
-  const config: Config = {
-    ...loaded.config,
-    dataDir: resolve(settings.dataDir ?? resolve(loaded.baseDir, loaded.config.dataDir)),
-    registryDir: loaded.config.registryDir ? resolve(loaded.baseDir, loaded.config.registryDir) : undefined,
-    gate: { ...loaded.config.gate, failOn: eff.failOn },
-  };
-  // The registry is loaded and the suite planned once; the cache key needs the suite hash.
-  const session = openSession(config, loaded.baseDir);
-  const suiteHash = session.plan.suiteHash;
+  const step = core.getInput("step") || "all";
+  if (step === "plan") return planStep(settings);
+  const { loaded, config, session, suiteHash, settings: eff } = loadSession(settings);
   const resultsDir = resolve(settings.resultsDir);
   mkdirSync(resultsDir, { recursive: true });
   const log = (line: string) => core.info(line);
@@ -123,34 +122,19 @@ async function main(deps: Deps): Promise<void> {
   const onSignal = () => abort.abort();
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
+  if (step === "run") {
+    const base: BaselineInput =
+      eff.baseline.source === "run" ? baseRefBaseline(deps, loaded, config, event) : { kind: "none" };
+    return runStep(deps, eff, event, session, base, abort.signal);
+  }
+  if (step !== "all" && step !== "report")
+    throw new UserError(`input "step": expected all, plan, run or report, got ${JSON.stringify(step)}`);
 
   // The cache restore comes first: a broken cache service fails the job before any GPU time is spent.
-  let baseline: BaselineInput = { kind: "none", note: "baseline: none; only the head was evaluated" };
   const b = eff.baseline;
-  if (b.source === "cache" && !event.pr) {
-    baseline = {
-      kind: "none",
-      note: "baseline: cache compares pull requests; this event has no base commit",
-    };
-  }
-  if (b.source === "cache" && event.pr) {
-    // Throws (failing the job before any agent runs) when the cache service fails: not a miss.
-    const cached = await restoreFromCache(deps.cache, suiteHash, event.pr.baseSha);
-    if (!cached) {
-      const note =
-        `no cached baseline for suite ${suiteHash}: tried the ${keysTried(suiteHash, event.pr.baseSha)}; ` +
-        "run the baseline workflow on the default branch, or use `baseline: run`";
-      core.warning(`medalist: ${note}`);
-      baseline = { kind: "none", note };
-    } else {
-      log(`baseline: ${cached.description}`);
-      baseline = { kind: "results", ...cached };
-    }
-  } else if (b.source === "file") {
-    baseline = { kind: "results", ...fromFile(resolve(b.path), b.path) };
-  } else if (b.source === "run") {
-    baseline = baseRefBaseline(deps, loaded, config, event);
-  }
+  let baseline: BaselineInput = await restoreBaseline(deps, eff, event, suiteHash);
+  if (b.source === "run" && step === "all") baseline = baseRefBaseline(deps, loaded, config, event);
+  if (step === "report") return reportStep(deps, eff, event, session, baseline);
 
   const storeDir = runStoreDir(settings.runsDir, deps.env);
   if (storeDir) log(`finished runs persist in ${storeDir} (keyed by run identity; input runs-dir)`);
@@ -166,6 +150,25 @@ async function main(deps: Deps): Promise<void> {
       storeDir,
     }),
   );
+  await publish(deps, eff, event, session.config, ev, suiteHash);
+}
+
+/**
+ * Everything after the evaluation: trajectories and report artifacts, the sticky comment, the
+ * job summary, the baseline cache (default branch), the outputs and the gate.
+ */
+export async function publish(
+  deps: Deps,
+  settings: EffectiveSettings,
+  event: EventInfo,
+  config: Config,
+  ev: Evaluation,
+  suiteHash: string,
+  runFolders: (runId: string) => string = () => join(resolve(settings.resultsDir), "head"),
+): Promise<void> {
+  const resultsDir = resolve(settings.resultsDir);
+  const log = (line: string) => core.info(line);
+  const b = settings.baseline;
   const { head, comparison, baselineNote } = ev;
   const headResults = ev.paths.head;
   const reportPath = ev.paths.report;
@@ -190,7 +193,7 @@ async function main(deps: Deps): Promise<void> {
     head.runs.map((r) => ({
       name: `medalist-${config.name}-head-${r.runId}${attempt}`,
       runDir: r.runDir,
-      resultsDir: join(resultsDir, "head"),
+      resultsDir: runFolders(r.runId),
     })),
     page,
     unsupported,
@@ -244,9 +247,9 @@ async function main(deps: Deps): Promise<void> {
   const verdict = comparison?.verdict ?? "inconclusive";
   const incomplete = incompleteNote(head, ev.base);
   const gateLine =
-    incomplete && eff.failOn !== "never"
+    incomplete && settings.failOn !== "never"
       ? `**Gate: failed** — ${incomplete}`
-      : gateText(comparison, eff, baselineNote, config.gate.missingBaseline ?? "pass");
+      : gateText(comparison, settings, baselineNote, config.gate.missingBaseline ?? "pass");
   const summaryParts = [report, "", gateLine];
 
   // The sticky comment.
@@ -289,6 +292,51 @@ async function main(deps: Deps): Promise<void> {
   if (gateFails(comparison, config.gate, ev)) {
     core.setFailed(`medalist: ${gateLine.replace(/\*\*/g, "")}`);
   }
+}
+
+/**
+ * The config as the action reads it (data and registry folders absolute) and the effective
+ * settings: action input > config > default; inputs left at their default do not override the config.
+ */
+export function loadSession(settings: Settings) {
+  const loaded = loadConfig(settings.configPath);
+  const eff = effectiveSettings(settings, loaded.config, loaded.baseDir);
+  const config: Config = {
+    ...loaded.config,
+    dataDir: resolve(settings.dataDir ?? resolve(loaded.baseDir, loaded.config.dataDir)),
+    registryDir: loaded.config.registryDir ? resolve(loaded.baseDir, loaded.config.registryDir) : undefined,
+    gate: { ...loaded.config.gate, failOn: eff.failOn },
+  };
+  // The registry is loaded and the suite planned once; the cache key needs the suite hash.
+  const session = openSession(config, loaded.baseDir);
+  return { loaded, config, session, suiteHash: session.plan.suiteHash, settings: eff };
+}
+
+/** The baseline from the cache or a file; "none" with the reason when the cache has none. */
+async function restoreBaseline(
+  deps: Deps,
+  settings: EffectiveSettings,
+  event: EventInfo,
+  suiteHash: string,
+): Promise<BaselineInput> {
+  const b = settings.baseline;
+  if (b.source === "cache" && !event.pr)
+    return { kind: "none", note: "baseline: cache compares pull requests; this event has no base commit" };
+  if (b.source === "cache" && event.pr) {
+    // Throws (failing the job before any agent runs) when the cache service fails: not a miss.
+    const cached = await restoreFromCache(deps.cache, suiteHash, event.pr.baseSha);
+    if (!cached) {
+      const note =
+        `no cached baseline for suite ${suiteHash}: tried the ${keysTried(suiteHash, event.pr.baseSha)}; ` +
+        "run the baseline workflow on the default branch, or use `baseline: run`";
+      core.warning(`medalist: ${note}`);
+      return { kind: "none", note };
+    }
+    core.info(`baseline: ${cached.description}`);
+    return { kind: "results", ...cached };
+  }
+  if (b.source === "file") return { kind: "results", ...fromFile(resolve(b.path), b.path) };
+  return { kind: "none", note: "baseline: none; only the head was evaluated" };
 }
 
 /** workflow_run: post the comment an evaluation run left as an artifact; runs no agent. */
