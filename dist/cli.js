@@ -30713,10 +30713,10 @@ var require_browser = __commonJS({
     exports.useColors = useColors;
     exports.storage = localstorage();
     exports.destroy = /* @__PURE__ */ (() => {
-      let warned = false;
+      let warned2 = false;
       return () => {
-        if (!warned) {
-          warned = true;
+        if (!warned2) {
+          warned2 = true;
           console.warn("Instance method `debug.destroy()` is deprecated and no longer does anything. It will be removed in the next major version of `debug`.");
         }
       };
@@ -99112,6 +99112,7 @@ async function runOne(ctx, run, gpus) {
 }
 
 // src/suite/run.ts
+var warned = /* @__PURE__ */ new WeakSet();
 function describeAgent(agent) {
   if (agent.image) return `image ${agent.image}`;
   if (agent.build) return `build ${agent.build.context}/${agent.build.dockerfile}`;
@@ -99125,21 +99126,6 @@ function agentEnv(agent, env = process.env) {
     out[name2] = v;
   }
   return out;
-}
-function bareBackend(executor) {
-  return {
-    name: executor.name,
-    open: async (ctx) => ({
-      name: executor.name,
-      resources: { gpuIds: [], maxParallel: ctx.config.concurrency },
-      perRun: { gpus: 0 },
-      facts: { image: ctx.agent.image ?? null, imageDigest: null, gpuModel: null },
-      ...executor.agentPaths ? { agentPaths: (spec) => executor.agentPaths(spec) } : {},
-      execute: (spec, signal) => executor.execute(spec, signal),
-      close: async () => {
-      }
-    })
-  };
 }
 async function runSuite(opts) {
   const { config: config2 } = opts;
@@ -99157,7 +99143,8 @@ async function runSuite(opts) {
   const suiteId = `${opts.label}-${thePlan.suiteHash.slice(0, 8)}-${Date.now().toString(36)}`;
   const agentText = describeAgent(agent);
   const startedAt = (/* @__PURE__ */ new Date()).toISOString();
-  for (const line of configDeprecations(config2)) log(line);
+  if (!warned.has(config2)) for (const line of configDeprecations(config2)) log(line);
+  warned.add(config2);
   const external = competitions.filter((id) => registry2.get(id).competition.grading === "external");
   if (external.length > 0 && !config2.externalGrader) {
     throw new UserError(
@@ -99168,8 +99155,7 @@ async function runSuite(opts) {
   for (const id of competitions) prepared.set(id, await ensurePrepared(registry2.get(id), dataDir, log));
   const suiteCtx = { config: config2, agent, baseDir: opts.baseDir, suiteId, label: opts.label, log };
   if (opts.signal) suiteCtx.signal = opts.signal;
-  const backend = opts.backend ?? (opts.executor ? bareBackend(opts.executor) : void 0);
-  const executor = backend ? await backend.open(suiteCtx) : await openExecutor(config2.executor, suiteCtx);
+  const executor = opts.backend ? await opts.backend.open(suiteCtx) : await openExecutor(config2.executor, suiteCtx);
   const selection = {
     fresh: opts.selection?.fresh ?? false,
     rerun: opts.selection?.rerun ?? [],
@@ -99294,7 +99280,7 @@ async function runSuite(opts) {
 var NOT_RUN = "notRun";
 var mixed = (what, a, b) => new UserError(`cannot merge shards of different ${what}: ${JSON.stringify(a)} and ${JSON.stringify(b)}`, 2);
 function mergeShards(docs, opts = {}) {
-  if (docs.length === 0) throw new UserError("merge: no shard results given", 2);
+  if (docs.length === 0) throw new UserError("no shard results given", 2);
   const first = docs[0];
   for (const d of docs.slice(1)) {
     if (d.suite.hash !== first.suite.hash || d.suite.name !== first.suite.name)
@@ -99481,7 +99467,7 @@ async function evaluate(input2) {
   const { base, head, description } = await runSides(input2);
   const comparison = base ? compareRuns(base, head, session.config.gate, description) : null;
   const paths = {
-    head: input2.head ? join19(dir, "head", "results.json") : join19(dir, "head", "results.json"),
+    head: join19(dir, "head", "results.json"),
     base: baseline.kind === "run" ? join19(dir, "base", "results.json") : null,
     report: join19(dir, "report.md"),
     comparison: comparison ? join19(dir, "comparison.json") : null
@@ -100476,7 +100462,7 @@ Exit codes: 0 ok, 1 merged but runs are missing, 2 bad input.`,
       true
     );
     const out = requireOption(values.out, "--out");
-    if (positionals.length === 0) throw new UserError("merge: give the shard results files (see --help)");
+    if (positionals.length === 0) throw new UserError("give the shard results files (see --help)");
     const expect = values.shards === void 0 ? void 0 : Number(values.shards);
     if (expect !== void 0 && !(Number.isInteger(expect) && expect >= 1 && expect <= 256))
       throw new UserError(

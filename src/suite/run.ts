@@ -4,8 +4,8 @@ import { loadRegistry, defaultRegistryDir, type Registry } from "../registry/reg
 import { plan as planSuite, type Plan, type PlannedRun } from "../plan/plan.js";
 import { schedule } from "../execute/scheduler.js";
 import { openExecutor } from "../execute/factory.js";
-import type { ExecutorBackend, OpenExecutor, SuiteContext } from "../execute/lifecycle.js";
-import type { Executor, Outcome } from "../execute/types.js";
+import type { ExecutorBackend, SuiteContext } from "../execute/lifecycle.js";
+import type { Outcome } from "../execute/types.js";
 import { agentFacts, competitionIdentity } from "./identity-facts.js";
 import { parseOnly, type Selection } from "./reuse.js";
 import { preparedDir } from "../prepare/prepare.js";
@@ -32,8 +32,6 @@ export interface SuiteOptions {
   agent?: AgentConfig;
   /** Backend override (tests); default: the one named by config.executor. */
   backend?: ExecutorBackend;
-  /** A bare executor (tests): run with the local executor's resources. */
-  executor?: Executor;
   registry?: Registry;
   /** The plan, when the caller made it already (it is made from config and registry otherwise). */
   plan?: Plan;
@@ -56,6 +54,9 @@ export interface SuiteOptions {
   notAgentFiles?: string[];
 }
 
+/** Configs whose deprecation lines were shown: once per config, not once per side. */
+const warned = new WeakSet<Config>();
+
 export function describeAgent(agent: AgentConfig): string {
   if (agent.image) return `image ${agent.image}`;
   if (agent.build) return `build ${agent.build.context}/${agent.build.dockerfile}`;
@@ -71,21 +72,6 @@ export function agentEnv(agent: AgentConfig, env: NodeJS.ProcessEnv = process.en
     out[name] = v;
   }
   return out;
-}
-
-function bareBackend(executor: Executor): ExecutorBackend {
-  return {
-    name: executor.name,
-    open: async (ctx): Promise<OpenExecutor> => ({
-      name: executor.name,
-      resources: { gpuIds: [], maxParallel: ctx.config.concurrency },
-      perRun: { gpus: 0 },
-      facts: { image: ctx.agent.image ?? null, imageDigest: null, gpuModel: null },
-      ...(executor.agentPaths ? { agentPaths: (spec) => executor.agentPaths!(spec) } : {}),
-      execute: (spec, signal) => executor.execute(spec, signal),
-      close: async () => {},
-    }),
-  };
 }
 
 /**
@@ -112,7 +98,8 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   const suiteId = `${opts.label}-${thePlan.suiteHash.slice(0, 8)}-${Date.now().toString(36)}`;
   const agentText = describeAgent(agent);
   const startedAt = new Date().toISOString();
-  for (const line of configDeprecations(config)) log(line);
+  if (!warned.has(config)) for (const line of configDeprecations(config)) log(line);
+  warned.add(config);
 
   const external = competitions.filter((id) => registry.get(id)!.competition.grading === "external");
   if (external.length > 0 && !config.externalGrader) {
@@ -128,8 +115,9 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   // Checks and data first; the executor (daemon, image build, GPUs, validation endpoint) last.
   const suiteCtx: SuiteContext = { config, agent, baseDir: opts.baseDir, suiteId, label: opts.label, log };
   if (opts.signal) suiteCtx.signal = opts.signal;
-  const backend = opts.backend ?? (opts.executor ? bareBackend(opts.executor) : undefined);
-  const executor = backend ? await backend.open(suiteCtx) : await openExecutor(config.executor, suiteCtx);
+  const executor = opts.backend
+    ? await opts.backend.open(suiteCtx)
+    : await openExecutor(config.executor, suiteCtx);
 
   // Each run's identity: a finished run is reused only while it matches.
   const selection: Selection = {

@@ -1,7 +1,8 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { commentMarker } from "../../src/github/marker.js";
 import { FakeArtifacts } from "../fixtures/actions/artifacts-server.js";
 import { FakeGitHub } from "../fixtures/github/server.js";
@@ -105,4 +106,14 @@ describe("plan, run and report sub-actions over one bundle", () => {
       expect(after[0].body).toMatch(/Incomplete: \d+ head runs? never ran/);
     },
   );
+});
+
+describe("the sub-actions' action.yml files", () => {
+  it("each runs the one bundle with its own step", () => {
+    for (const step of ["plan", "run", "report"]) {
+      const yml = parse(readFileSync(join(ROOT, step, "action.yml"), "utf8"));
+      expect(yml.runs).toEqual({ using: "node24", main: "../dist/index.js" });
+      expect(yml.inputs.step.default).toBe(step);
+    }
+  });
 });
