@@ -13977,7 +13977,7 @@ var require_keyParser = __commonJS({
     var {
       createDecipheriv,
       createECDH,
-      createHash: createHash10,
+      createHash: createHash11,
       createHmac,
       createSign,
       createVerify,
@@ -14665,11 +14665,11 @@ ${formatted}-----END ${type} KEY-----`;
                 );
               }
               const ivSlice = bufferSlice(cipherIV, 0, 8);
-              let cipherKey = createHash10("md5").update(passphrase).update(ivSlice).digest();
+              let cipherKey = createHash11("md5").update(passphrase).update(ivSlice).digest();
               while (cipherKey.length < encInfo.keyLen) {
                 cipherKey = combineBuffers(
                   cipherKey,
-                  createHash10("md5").update(cipherKey).update(passphrase).update(ivSlice).digest()
+                  createHash11("md5").update(cipherKey).update(passphrase).update(ivSlice).digest()
                 );
               }
               if (cipherKey.length > encInfo.keyLen)
@@ -14834,8 +14834,8 @@ ${formatted}-----END ${type} KEY-----`;
         if (encrypted) {
           const encInfo = CIPHER_INFO[cipherName];
           let cipherKey = combineBuffers(
-            createHash10("sha1").update(PPK_PP1).update(passphrase).digest(),
-            createHash10("sha1").update(PPK_PP2).update(passphrase).digest()
+            createHash11("sha1").update(PPK_PP1).update(passphrase).digest(),
+            createHash11("sha1").update(PPK_PP2).update(passphrase).digest()
           );
           if (cipherKey.length > encInfo.keyLen)
             cipherKey = bufferSlice(cipherKey, 0, encInfo.keyLen);
@@ -14875,7 +14875,7 @@ ${formatted}-----END ${type} KEY-----`;
           passphrase = EMPTY_PASSPHRASE;
         const calcMAC = createHmac(
           "sha1",
-          createHash10("sha1").update("putty-private-key-file-mac-key").update(passphrase).digest()
+          createHash11("sha1").update("putty-private-key-file-mac-key").update(passphrase).digest()
         ).update(macData).digest("hex");
         if (calcMAC !== mac3) {
           if (encrypted) {
@@ -17197,7 +17197,7 @@ var require_kex = __commonJS({
       createDiffieHellman,
       createDiffieHellmanGroup,
       createECDH,
-      createHash: createHash10,
+      createHash: createHash11,
       createPublicKey,
       diffieHellman,
       generateKeyPairSync,
@@ -17623,7 +17623,7 @@ var require_kex = __commonJS({
               DISCONNECT_REASON.KEY_EXCHANGE_FAILED
             );
           }
-          const hash2 = createHash10(this.hashName);
+          const hash2 = createHash11(this.hashName);
           hashString2(hash2, isServer ? this._remoteIdentRaw : this._identRaw);
           hashString2(hash2, isServer ? this._identRaw : this._remoteIdentRaw);
           hashString2(hash2, isServer ? this._remoteKexinit : this._kexinit);
@@ -18631,9 +18631,9 @@ var require_kex = __commonJS({
     function generateKEXVal(len, hashName, secret, exchangeHash, sessionID, char) {
       let ret;
       if (len) {
-        let digest = createHash10(hashName).update(secret).update(exchangeHash).update(char).update(sessionID).digest();
+        let digest = createHash11(hashName).update(secret).update(exchangeHash).update(char).update(sessionID).digest();
         while (digest.length < len) {
-          const chunk = createHash10(hashName).update(secret).update(exchangeHash).update(digest).digest();
+          const chunk = createHash11(hashName).update(secret).update(exchangeHash).update(digest).digest();
           const extended2 = Buffer.allocUnsafe(digest.length + chunk.length);
           extended2.set(digest, 0);
           extended2.set(chunk, digest.length);
@@ -24068,7 +24068,7 @@ var require_client = __commonJS({
   "node_modules/ssh2/lib/client.js"(exports, module) {
     "use strict";
     var {
-      createHash: createHash10,
+      createHash: createHash11,
       getHashes,
       randomFillSync
     } = __require("crypto");
@@ -24290,7 +24290,7 @@ var require_client = __commonJS({
           }
           hostVerifier = (key, verify) => {
             if (hashAlgo)
-              key = createHash10(hashAlgo).update(key).digest("hex");
+              key = createHash11(hashAlgo).update(key).digest("hex");
             const ret = hashCb(key, verify);
             if (ret !== void 0)
               verify(ret);
@@ -95148,7 +95148,8 @@ function openExecutor(name2, ctx) {
 }
 
 // src/suite/identity-facts.ts
-import { existsSync as existsSync4 } from "node:fs";
+import { createHash as createHash7 } from "node:crypto";
+import { existsSync as existsSync4, readFileSync as readFileSync6 } from "node:fs";
 import { resolve as resolve5 } from "node:path";
 
 // src/prepare/manifest.ts
@@ -95391,7 +95392,11 @@ function agentFacts(i) {
     const cwd = resolve5(i.baseDir, agent.cwd ?? ".");
     if (!existsSync4(cwd)) throw new UserError(`agent.cwd: ${cwd} does not exist`);
     code = `files ${hashAgentFiles(cwd, { ...agent.files, exclude: i.exclude }).hash}`;
-  } else code = `image ref ${agent.image ?? JSON.stringify(agent.build)}`;
+  } else if (agent.build) {
+    const file2 = resolve5(i.baseDir, agent.build.context, agent.build.dockerfile);
+    const text2 = existsSync4(file2) ? readFileSync6(file2, "utf8") : "(missing)";
+    code = `unbuilt ${JSON.stringify(agent.build)} ${createHash7("sha256").update(text2).digest("hex")}`;
+  } else code = `image ref ${agent.image}`;
   return {
     agent: code,
     command: agent.command ?? null,
@@ -95562,7 +95567,7 @@ import {
   closeSync as closeSync2,
   existsSync as existsSync5,
   openSync as openSync2,
-  readFileSync as readFileSync6,
+  readFileSync as readFileSync7,
   renameSync as renameSync2,
   rmSync,
   statSync as statSync4,
@@ -95576,7 +95581,7 @@ function kaggleCredentials(env = process.env) {
   const file2 = join5(env.KAGGLE_CONFIG_DIR ?? join5(homedir2(), ".kaggle"), "kaggle.json");
   if (existsSync5(file2)) {
     try {
-      const j = JSON.parse(readFileSync6(file2, "utf8"));
+      const j = JSON.parse(readFileSync7(file2, "utf8"));
       if (j.username && j.key) return { username: j.username, key: j.key };
     } catch {
     }
@@ -95713,14 +95718,14 @@ async function downloadCompetition(id, dest, opts) {
 }
 
 // src/prepare/lock.ts
-import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync7, rmSync as rmSync2, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync8, rmSync as rmSync2, writeSync as writeSync2 } from "node:fs";
 import { hostname as hostname3 } from "node:os";
 var LockBusyError = class extends Error {
 };
 function isStale(file2, staleMs) {
   let text2;
   try {
-    text2 = readFileSync7(file2, "utf8");
+    text2 = readFileSync8(file2, "utf8");
   } catch {
     return false;
   }
@@ -95756,7 +95761,7 @@ async function acquireLock(file2, opts = {}) {
     if (Date.now() >= deadline) {
       let holder = "";
       try {
-        holder = readFileSync7(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
+        holder = readFileSync8(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
       } catch {
       }
       throw new LockBusyError(`${file2} is held by process ${holder || "?"}`);
@@ -96373,7 +96378,7 @@ import {
   existsSync as existsSync8,
   mkdirSync as mkdirSync5,
   readdirSync as readdirSync6,
-  readFileSync as readFileSync8,
+  readFileSync as readFileSync9,
   renameSync as renameSync4,
   rmSync as rmSync4,
   writeFileSync as writeFileSync2
@@ -96592,8 +96597,8 @@ async function whale(rawDir, outDir) {
   writeFileSync2(join9(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
 }
 async function randomActsOfPizza(rawDir, outDir) {
-  const train = parsePyJson(readFileSync8(need(join9(rawDir, "train.json")), "utf8"));
-  const kaggleTest = parsePyJson(readFileSync8(need(join9(rawDir, "test.json")), "utf8"));
+  const train = parsePyJson(readFileSync9(need(join9(rawDir, "train.json")), "utf8"));
+  const kaggleTest = parsePyJson(readFileSync9(need(join9(rawDir, "test.json")), "utf8"));
   if (train.t !== "arr" || kaggleTest.t !== "arr" || kaggleTest.v[0]?.t !== "obj") {
     throw new Error("train.json and test.json must be lists of request objects");
   }
@@ -96641,7 +96646,7 @@ async function randomActsOfPizza(rawDir, outDir) {
   writeFileSync2(join9(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
 }
 function pngGrey(file2) {
-  const png = import_pngjs.PNG.sync.read(readFileSync8(file2));
+  const png = import_pngjs.PNG.sync.read(readFileSync9(file2));
   if (png.depth === 16) throw new Error(`${file2}: 16-bit PNGs are not supported`);
   const { width, height, data } = png;
   const grey = new Uint8Array(width * height);
@@ -96690,7 +96695,7 @@ function roundHalfEven(x) {
   return d > 0.5 || d === 0.5 && f % 2 === 1 ? f + 1 : f;
 }
 function lines(file2) {
-  const parts = readFileSync8(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  const parts = readFileSync9(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
   if (parts.at(-1) === "") parts.pop();
   return parts;
 }
@@ -96800,9 +96805,9 @@ var CUSTOM_PREPARERS = {
 };
 
 // src/prepare/toy.ts
-import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync3, readFileSync as readFileSync9, existsSync as existsSync9, renameSync as renameSync5, rmSync as rmSync5 } from "node:fs";
+import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync3, readFileSync as readFileSync10, existsSync as existsSync9, renameSync as renameSync5, rmSync as rmSync5 } from "node:fs";
 import { join as join10 } from "node:path";
-import { createHash as createHash7 } from "node:crypto";
+import { createHash as createHash8 } from "node:crypto";
 
 // src/prepare/random.ts
 function rng(seed) {
@@ -96952,7 +96957,7 @@ function describe3(c, p) {
   ].join("\n");
 }
 function fingerprint(c) {
-  return createHash7("sha256").update(
+  return createHash8("sha256").update(
     JSON.stringify({
       toy: { ...c.toy ?? {}, leaderboard: void 0 },
       answers: c.answers,
@@ -96964,7 +96969,7 @@ function prepareToy(c, dataDir) {
   const dir = join10(dataDir, c.id, "prepared");
   const stamp = join10(dataDir, c.id, ".medalist-toy");
   const fp = fingerprint(c);
-  if (existsSync9(stamp) && readFileSync9(stamp, "utf8") === fp && existsSync9(dir))
+  if (existsSync9(stamp) && readFileSync10(stamp, "utf8") === fp && existsSync9(dir))
     return { prepared: false, dir };
   const files = generateToy(c);
   const tmp = `${dir}.tmp-${process.pid}`;
@@ -96983,7 +96988,7 @@ function prepareToy(c, dataDir) {
 }
 
 // src/prepare/description.ts
-import { createHash as createHash8 } from "node:crypto";
+import { createHash as createHash9 } from "node:crypto";
 import { writeFileSync as writeFileSync4 } from "node:fs";
 var UPSTREAM_DESCRIPTIONS = "https://raw.githubusercontent.com/openai/mle-bench/main/mlebench/competitions";
 function descriptionStub(c) {
@@ -97002,7 +97007,7 @@ async function writeDescription(c, file2, baseUrl, log) {
       const res = await fetch(url2, { signal: AbortSignal.timeout(2e4) });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       const body = Buffer.from(await res.arrayBuffer());
-      const got = createHash8("md5").update(body).digest("hex");
+      const got = createHash9("md5").update(body).digest("hex");
       if (got !== md52) throw new Error(`MD5 ${got} differs from the pinned ${md52}`);
       writeFileSync4(file2, body);
       return "upstream";
@@ -97178,7 +97183,7 @@ async function ensurePrepared(entry, dataDir, log) {
 }
 
 // src/suite/store.ts
-import { mkdirSync as mkdirSync8, readFileSync as readFileSync10, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync11 } from "node:fs";
+import { mkdirSync as mkdirSync8, readFileSync as readFileSync11, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync11 } from "node:fs";
 import { dirname as dirname6 } from "node:path";
 function toJson(value) {
   return JSON.stringify(value, (_k, v) => typeof v === "number" && Number.isNaN(v) ? "NaN" : v, 2) + "\n";
@@ -97197,7 +97202,7 @@ function writeResults(path4, results) {
 function readResults(path4) {
   let raw;
   try {
-    raw = JSON.parse(readFileSync10(path4, "utf8"));
+    raw = JSON.parse(readFileSync11(path4, "utf8"));
   } catch (e) {
     const code = e.code;
     throw new UserError(
@@ -97217,7 +97222,7 @@ var StoredIdentity = external_exports.object({
 function readStoredRun(path4) {
   if (!existsSync11(path4)) return null;
   try {
-    const raw = JSON.parse(readFileSync10(path4, "utf8"));
+    const raw = JSON.parse(readFileSync11(path4, "utf8"));
     const result = RunResultSchema.parse(raw.result);
     const id = StoredIdentity.safeParse(raw.identity);
     return {
@@ -97310,7 +97315,7 @@ function requireFinite(a, what) {
 }
 
 // src/grade/spec.ts
-import { readFileSync as readFileSync11, existsSync as existsSync12 } from "node:fs";
+import { readFileSync as readFileSync12, existsSync as existsSync12 } from "node:fs";
 import { join as join13 } from "node:path";
 var name = external_exports.string().min(1);
 var names = external_exports.array(name).min(1);
@@ -97394,7 +97399,7 @@ function loadGraderSpec(competitionDir) {
   if (!existsSync12(file2)) return null;
   let raw;
   try {
-    raw = JSON.parse(readFileSync11(file2, "utf8"));
+    raw = JSON.parse(readFileSync12(file2, "utf8"));
   } catch (e) {
     throw new Error(`${file2}: not valid JSON (${e.message})`);
   }
@@ -98509,7 +98514,7 @@ function round5Numpy(x) {
 }
 
 // src/grade/medals.ts
-import { readFileSync as readFileSync12 } from "node:fs";
+import { readFileSync as readFileSync13 } from "node:fs";
 function thresholdPositions(n) {
   if (!Number.isInteger(n) || n < 1) throw new Error(`a leaderboard needs at least one team (got ${n})`);
   const at = (c) => Math.max(1, Math.floor(n * c));
@@ -98602,7 +98607,7 @@ function leaderboardScoresFromCsv(text2, source = "leaderboard") {
   return Array.from(col.values, (v) => Number.isNaN(v) ? null : v);
 }
 function readLeaderboardScores(path4) {
-  return leaderboardScoresFromCsv(readFileSync12(path4, "utf8"), path4);
+  return leaderboardScoresFromCsv(readFileSync13(path4, "utf8"), path4);
 }
 
 // src/grade/external.ts
@@ -98867,7 +98872,7 @@ function sleep2(ms, signal) {
 }
 
 // src/suite/run-files.ts
-import { readFileSync as readFileSync13 } from "node:fs";
+import { readFileSync as readFileSync14 } from "node:fs";
 import { join as join15 } from "node:path";
 function gradeJson(r) {
   const n = (v) => v !== null && Number.isNaN(v) ? "NaN" : v;
@@ -98888,7 +98893,7 @@ var UsageSchema = external_exports.object({
 function readUsage(runDir) {
   try {
     const parsed = UsageSchema.safeParse(
-      JSON.parse(readFileSync13(join15(runPaths(runDir).logsDir, "usage.json"), "utf8"))
+      JSON.parse(readFileSync14(join15(runPaths(runDir).logsDir, "usage.json"), "utf8"))
     );
     return parsed.success ? parsed.data : null;
   } catch {
@@ -99557,7 +99562,7 @@ function parseShard(text2) {
 }
 
 // src/session/shards.ts
-import { readFileSync as readFileSync14 } from "node:fs";
+import { readFileSync as readFileSync15 } from "node:fs";
 var PlanFileSchema = external_exports.object({
   version: external_exports.literal(1),
   suite: external_exports.object({ name: external_exports.string(), hash: external_exports.string() }),
@@ -99633,7 +99638,7 @@ function describePlan(p) {
 function readPlanFile(path4) {
   let raw;
   try {
-    raw = JSON.parse(readFileSync14(path4, "utf8"));
+    raw = JSON.parse(readFileSync15(path4, "utf8"));
   } catch (e) {
     throw new UserError(`${path4}: not a plan JSON file (${e.message})`);
   }
@@ -100071,7 +100076,7 @@ ${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)
 import { resolve as resolve11 } from "node:path";
 
 // src/registry/leaderboards-fetch.ts
-import { createHash as createHash9 } from "node:crypto";
+import { createHash as createHash10 } from "node:crypto";
 import { mkdirSync as mkdirSync13, renameSync as renameSync9, rmSync as rmSync9, writeFileSync as writeFileSync11 } from "node:fs";
 import { dirname as dirname8 } from "node:path";
 var MLEBENCH_LFS = "https://github.com/openai/mle-bench.git/info/lfs";
@@ -100139,7 +100144,7 @@ async function fetchLeaderboards(entries, opts) {
       const res = await fetch(src.url, { headers: src.headers });
       if (!res.ok) throw new Error(`HTTP ${res.status} from ${src.url}`);
       const body = Buffer.from(await res.arrayBuffer());
-      const sha2 = createHash9("sha256").update(body).digest("hex");
+      const sha2 = createHash10("sha256").update(body).digest("hex");
       if (sha2 !== pin.sha256 || body.length !== pin.bytes) {
         throw new Error(
           `SHA-256 ${sha2} (${body.length} bytes) differs from the pinned ${pin.sha256} (${pin.bytes} bytes); not kept`

@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AgentConfig, Config } from "../config/schema.js";
 import { UserError } from "../errors.js";
@@ -31,7 +32,12 @@ export function agentFacts(i: AgentFactsInput): AgentFacts {
     const cwd = resolve(i.baseDir, agent.cwd ?? ".");
     if (!existsSync(cwd)) throw new UserError(`agent.cwd: ${cwd} does not exist`);
     code = `files ${hashAgentFiles(cwd, { ...agent.files, exclude: i.exclude }).hash}`;
-  } else code = `image ref ${agent.image ?? JSON.stringify(agent.build)}`;
+  } else if (agent.build) {
+    // No image (its build failed): the Dockerfile's text stands for the code, so a new attempt runs.
+    const file = resolve(i.baseDir, agent.build.context, agent.build.dockerfile);
+    const text = existsSync(file) ? readFileSync(file, "utf8") : "(missing)";
+    code = `unbuilt ${JSON.stringify(agent.build)} ${createHash("sha256").update(text).digest("hex")}`;
+  } else code = `image ref ${agent.image}`;
   return {
     agent: code,
     command: agent.command ?? null,
