@@ -11,6 +11,8 @@ import {
 } from "../../src/suite/identity.js";
 import { globToRegExp, hashAgentFiles } from "../../src/suite/agent-files.js";
 import { decide, parseOnly, parseRerun, NO_SELECTION } from "../../src/suite/reuse.js";
+import { agentFacts } from "../../src/suite/identity-facts.js";
+import { validateConfig } from "../../src/config/load.js";
 
 const facts = (over: Partial<IdentityFacts> = {}): IdentityFacts => ({
   agent: "files abc",
@@ -165,5 +167,23 @@ describe("reuse decisions", () => {
     expect(() => parseOnly("toy-chrun", ["toy-churn"], 2)).toThrow(/"toy-chrun" is not in this suite/);
     expect(() => parseOnly("toy-churn.s5", ["toy-churn"], 2)).toThrow(/seeds 0\.\.1/);
     expect(() => parseRerun("failed,crashed")).toThrow(/unknown outcome "crashed"/);
+  });
+});
+
+describe("agent facts", () => {
+  const cfg = (agent: Record<string, unknown>) =>
+    validateConfig({ competitions: { split: "toy" }, executor: "docker", agent }, "test");
+
+  it("an image's id is its code; a Dockerfile that did not build is its text", () => {
+    const dir = mkdtempSync(join(tmpdir(), "medalist-build-"));
+    writeFileSync(join(dir, "Dockerfile"), "FROM broken\n");
+    const c = cfg({ build: { context: "." } });
+    const facts = (imageId: string | null) =>
+      agentFacts({ agent: c.agent, config: c, baseDir: dir, executor: "docker", imageId, exclude: [] });
+    expect(facts("sha256:abc").agent).toBe("image sha256:abc");
+    const broken = facts(null).agent;
+    writeFileSync(join(dir, "Dockerfile"), "FROM still-broken\n");
+    expect(facts(null).agent).not.toBe(broken);
+    expect(facts(null).limits).toMatchObject({ executor: "docker", network: "bridge", time: 600 });
   });
 });
