@@ -4003,10 +4003,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key: key2, sep: sep2, value } = collItem;
+        const { start, key: key2, sep: sep3, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key2 ?? sep2?.[0],
+          next: key2 ?? sep3?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -4020,7 +4020,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key2 && key2.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep2) {
+          if (!keyProps.anchor && !keyProps.tag && !sep3) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map2.comment)
@@ -4044,7 +4044,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map2.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep3 ?? [], {
           indicator: "map-value-ind",
           next: value,
           offset: keyNode.range[2],
@@ -4060,7 +4060,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep2, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep3, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
@@ -4151,7 +4151,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep2 = "";
+        let sep3 = "";
         for (const token of end) {
           const { source, type } = token;
           switch (type) {
@@ -4165,13 +4165,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep2 + cb;
-              sep2 = "";
+                comment += sep3 + cb;
+              sep3 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep2 += source;
+                sep3 += source;
               hasSpace = true;
               break;
             default:
@@ -4214,18 +4214,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key: key2, sep: sep2, value } = collItem;
+        const { start, key: key2, sep: sep3, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key2 ?? sep2?.[0],
+          next: key2 ?? sep3?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep2 && !value) {
+          if (!props.anchor && !props.tag && !sep3 && !value) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -4279,8 +4279,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap && !sep2 && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep2, null, props, onError);
+        if (!isMap && !sep3 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep3, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value))
@@ -4292,7 +4292,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key2))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep3 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value,
@@ -4303,8 +4303,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap && !props.found && ctx.options.strict) {
-              if (sep2)
-                for (const st of sep2) {
+              if (sep3)
+                for (const st of sep3) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -4321,7 +4321,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep2, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep3, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -4501,7 +4501,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value = "";
-      let sep2 = "";
+      let sep3 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value += lines2[i][0].slice(trimIndent) + "\n";
@@ -4518,24 +4518,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep2 + indent.slice(trimIndent) + content;
-          sep2 = "\n";
+          value += sep3 + indent.slice(trimIndent) + content;
+          sep3 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep2 === " ")
-            sep2 = "\n";
-          else if (!prevMoreIndented && sep2 === "\n")
-            sep2 = "\n\n";
-          value += sep2 + indent.slice(trimIndent) + content;
-          sep2 = "\n";
+          if (sep3 === " ")
+            sep3 = "\n";
+          else if (!prevMoreIndented && sep3 === "\n")
+            sep3 = "\n\n";
+          value += sep3 + indent.slice(trimIndent) + content;
+          sep3 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep2 === "\n")
+          if (sep3 === "\n")
             value += "\n";
           else
-            sep2 = "\n";
+            sep3 = "\n";
         } else {
-          value += sep2 + content;
-          sep2 = " ";
+          value += sep3 + content;
+          sep3 = " ";
           prevMoreIndented = false;
         }
       }
@@ -4718,25 +4718,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep2 = " ";
+      let sep3 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep2 === "\n")
-            res += sep2;
+          if (sep3 === "\n")
+            res += sep3;
           else
-            sep2 = "\n";
+            sep3 = "\n";
         } else {
-          res += sep2 + lm;
-          sep2 = " ";
+          res += sep3 + lm;
+          sep3 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep2 + (match?.[1] ?? "");
+      return res + sep3 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -5546,14 +5546,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key: key2, sep: sep2, value }) {
+    function stringifyItem({ start, key: key2, sep: sep3, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
       if (key2)
         res += stringifyToken(key2);
-      if (sep2)
-        for (const st of sep2)
+      if (sep3)
+        for (const st of sep3)
           res += st.source;
       if (value)
         res += stringifyToken(value);
@@ -6720,18 +6720,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep2;
+          let sep3;
           if (scalar.end) {
-            sep2 = scalar.end;
-            sep2.push(this.sourceToken);
+            sep3 = scalar.end;
+            sep3.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep2 = [this.sourceToken];
+            sep3 = [this.sourceToken];
           const map2 = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep: sep2 }]
+            items: [{ start, key: scalar, sep: sep3 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map2;
@@ -6884,15 +6884,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
                   const key2 = it.key;
-                  const sep2 = it.sep;
-                  sep2.push(this.sourceToken);
+                  const sep3 = it.sep;
+                  sep3.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key: key2, sep: sep2 }]
+                    items: [{ start: start2, key: key2, sep: sep3 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -7086,13 +7086,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep2 = fc.end.splice(1, fc.end.length);
-            sep2.push(this.sourceToken);
+            const sep3 = fc.end.splice(1, fc.end.length);
+            sep3.push(this.sourceToken);
             const map2 = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep2 }]
+              items: [{ start, key: fc, sep: sep3 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map2;
@@ -13947,7 +13947,7 @@ var require_crypto = __commonJS({
       MAC_INFO,
       bindingAvailable: !!binding,
       init: (() => {
-        return new Promise(async (resolve13, reject) => {
+        return new Promise(async (resolve14, reject) => {
           try {
             POLY1305_WASM_MODULE = await require_poly1305()();
             POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
@@ -13959,7 +13959,7 @@ var require_crypto = __commonJS({
           } catch (ex) {
             return reject(ex);
           }
-          resolve13();
+          resolve14();
         });
       })(),
       NullCipher,
@@ -13977,7 +13977,7 @@ var require_keyParser = __commonJS({
     var {
       createDecipheriv,
       createECDH,
-      createHash: createHash8,
+      createHash: createHash11,
       createHmac,
       createSign,
       createVerify,
@@ -14665,11 +14665,11 @@ ${formatted}-----END ${type} KEY-----`;
                 );
               }
               const ivSlice = bufferSlice(cipherIV, 0, 8);
-              let cipherKey = createHash8("md5").update(passphrase).update(ivSlice).digest();
+              let cipherKey = createHash11("md5").update(passphrase).update(ivSlice).digest();
               while (cipherKey.length < encInfo.keyLen) {
                 cipherKey = combineBuffers(
                   cipherKey,
-                  createHash8("md5").update(cipherKey).update(passphrase).update(ivSlice).digest()
+                  createHash11("md5").update(cipherKey).update(passphrase).update(ivSlice).digest()
                 );
               }
               if (cipherKey.length > encInfo.keyLen)
@@ -14834,8 +14834,8 @@ ${formatted}-----END ${type} KEY-----`;
         if (encrypted) {
           const encInfo = CIPHER_INFO[cipherName];
           let cipherKey = combineBuffers(
-            createHash8("sha1").update(PPK_PP1).update(passphrase).digest(),
-            createHash8("sha1").update(PPK_PP2).update(passphrase).digest()
+            createHash11("sha1").update(PPK_PP1).update(passphrase).digest(),
+            createHash11("sha1").update(PPK_PP2).update(passphrase).digest()
           );
           if (cipherKey.length > encInfo.keyLen)
             cipherKey = bufferSlice(cipherKey, 0, encInfo.keyLen);
@@ -14875,7 +14875,7 @@ ${formatted}-----END ${type} KEY-----`;
           passphrase = EMPTY_PASSPHRASE;
         const calcMAC = createHmac(
           "sha1",
-          createHash8("sha1").update("putty-private-key-file-mac-key").update(passphrase).digest()
+          createHash11("sha1").update("putty-private-key-file-mac-key").update(passphrase).digest()
         ).update(macData).digest("hex");
         if (calcMAC !== mac3) {
           if (encrypted) {
@@ -15217,7 +15217,7 @@ var require_agent = __commonJS({
     "use strict";
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
-    var { resolve: resolve13 } = __require("path");
+    var { resolve: resolve14 } = __require("path");
     var { readFile } = __require("fs");
     var { execFile: execFile2, spawn: spawn3 } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
@@ -15353,7 +15353,7 @@ var require_agent = __commonJS({
       const RET_ERR_BINSTDIN = 13;
       const RET_ERR_BINSTDOUT = 14;
       const RET_ERR_BADLEN = 15;
-      const EXEPATH = resolve13(__dirname, "..", "util/pagent.exe");
+      const EXEPATH = resolve14(__dirname, "..", "util/pagent.exe");
       const ERROR = {
         [RET_ERR_BADARGS]: new Error("Invalid pagent.exe arguments"),
         [RET_ERR_UNAVAILABLE]: new Error("Pageant is not running"),
@@ -17197,7 +17197,7 @@ var require_kex = __commonJS({
       createDiffieHellman,
       createDiffieHellmanGroup,
       createECDH,
-      createHash: createHash8,
+      createHash: createHash11,
       createPublicKey,
       diffieHellman,
       generateKeyPairSync,
@@ -17623,7 +17623,7 @@ var require_kex = __commonJS({
               DISCONNECT_REASON.KEY_EXCHANGE_FAILED
             );
           }
-          const hash2 = createHash8(this.hashName);
+          const hash2 = createHash11(this.hashName);
           hashString2(hash2, isServer ? this._remoteIdentRaw : this._identRaw);
           hashString2(hash2, isServer ? this._identRaw : this._remoteIdentRaw);
           hashString2(hash2, isServer ? this._remoteKexinit : this._kexinit);
@@ -18631,9 +18631,9 @@ var require_kex = __commonJS({
     function generateKEXVal(len, hashName, secret, exchangeHash, sessionID, char) {
       let ret;
       if (len) {
-        let digest = createHash8(hashName).update(secret).update(exchangeHash).update(char).update(sessionID).digest();
+        let digest = createHash11(hashName).update(secret).update(exchangeHash).update(char).update(sessionID).digest();
         while (digest.length < len) {
-          const chunk = createHash8(hashName).update(secret).update(exchangeHash).update(digest).digest();
+          const chunk = createHash11(hashName).update(secret).update(exchangeHash).update(digest).digest();
           const extended2 = Buffer.allocUnsafe(digest.length + chunk.length);
           extended2.set(digest, 0);
           extended2.set(chunk, digest.length);
@@ -24068,7 +24068,7 @@ var require_client = __commonJS({
   "node_modules/ssh2/lib/client.js"(exports, module) {
     "use strict";
     var {
-      createHash: createHash8,
+      createHash: createHash11,
       getHashes,
       randomFillSync
     } = __require("crypto");
@@ -24290,7 +24290,7 @@ var require_client = __commonJS({
           }
           hostVerifier = (key2, verify) => {
             if (hashAlgo)
-              key2 = createHash8(hashAlgo).update(key2).digest("hex");
+              key2 = createHash11(hashAlgo).update(key2).digest("hex");
             const ret = hashCb(key2, verify);
             if (ret !== void 0)
               verify(ret);
@@ -27767,7 +27767,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join22(s) {
+        value: function join24(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -29144,14 +29144,14 @@ var require_async_iterator = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve13 = iter[kLastResolve];
-      if (resolve13 !== null) {
+      var resolve14 = iter[kLastResolve];
+      if (resolve14 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve13(createIterResult(data, false));
+          resolve14(createIterResult(data, false));
         }
       }
     }
@@ -29159,13 +29159,13 @@ var require_async_iterator = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve13, reject) {
+      return function(resolve14, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve13(createIterResult(void 0, true));
+            resolve14(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve13, reject);
+          iter[kHandlePromise](resolve14, reject);
         }, reject);
       };
     }
@@ -29185,12 +29185,12 @@ var require_async_iterator = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve13, reject) {
+          return new Promise(function(resolve14, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve13(createIterResult(void 0, true));
+                resolve14(createIterResult(void 0, true));
               }
             });
           });
@@ -29213,13 +29213,13 @@ var require_async_iterator = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve13, reject) {
+      return new Promise(function(resolve14, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve13(createIterResult(void 0, true));
+          resolve14(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -29241,15 +29241,15 @@ var require_async_iterator = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve13, reject) {
+        value: function value(resolve14, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve13(createIterResult(data, false));
+            resolve14(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve13;
+            iterator[kLastResolve] = resolve14;
             iterator[kLastReject] = reject;
           }
         },
@@ -29268,12 +29268,12 @@ var require_async_iterator = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve13 = iterator[kLastResolve];
-        if (resolve13 !== null) {
+        var resolve14 = iterator[kLastResolve];
+        if (resolve14 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve13(createIterResult(void 0, true));
+          resolve14(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -29288,7 +29288,7 @@ var require_async_iterator = __commonJS({
 var require_from = __commonJS({
   "node_modules/docker-modem/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve14, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -29297,7 +29297,7 @@ var require_from = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve14(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -29305,13 +29305,13 @@ var require_from = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve14, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -31271,11 +31271,11 @@ var require_modem = __commonJS({
       return opts;
     };
     var findDefaultUnixSocket = function() {
-      return new Promise(function(resolve13) {
+      return new Promise(function(resolve14) {
         var userDockerSocket = path6.join(os7.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
-          if (err) resolve13("/var/run/docker.sock");
-          else resolve13(userDockerSocket);
+          if (err) resolve14("/var/run/docker.sock");
+          else resolve14(userDockerSocket);
         });
       });
     };
@@ -31936,7 +31936,7 @@ var require_chownr = __commonJS({
     } : (path7, uid, gid) => lchownSync(path7, uid, gid);
     var nodeVersion = process.version;
     var readdir3 = (path7, options2, cb) => fs.readdir(path7, options2, cb);
-    var readdirSync10 = (path7, options2) => fs.readdirSync(path7, options2);
+    var readdirSync11 = (path7, options2) => fs.readdirSync(path7, options2);
     if (/^v4\./.test(nodeVersion))
       readdir3 = (path7, options2, cb) => fs.readdir(path7, cb);
     var chown2 = (cpath, uid, gid, cb) => {
@@ -32007,7 +32007,7 @@ var require_chownr = __commonJS({
     var chownrSync = (p, uid, gid) => {
       let children;
       try {
-        children = readdirSync10(p, { withFileTypes: true });
+        children = readdirSync11(p, { withFileTypes: true });
       } catch (er) {
         if (er.code === "ENOENT")
           return;
@@ -32156,7 +32156,7 @@ var require_buffer_list2 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join22(s) {
+        value: function join24(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -33184,14 +33184,14 @@ var require_async_iterator2 = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve13 = iter[kLastResolve];
-      if (resolve13 !== null) {
+      var resolve14 = iter[kLastResolve];
+      if (resolve14 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve13(createIterResult(data, false));
+          resolve14(createIterResult(data, false));
         }
       }
     }
@@ -33199,13 +33199,13 @@ var require_async_iterator2 = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve13, reject) {
+      return function(resolve14, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve13(createIterResult(void 0, true));
+            resolve14(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve13, reject);
+          iter[kHandlePromise](resolve14, reject);
         }, reject);
       };
     }
@@ -33225,12 +33225,12 @@ var require_async_iterator2 = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve13, reject) {
+          return new Promise(function(resolve14, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve13(createIterResult(void 0, true));
+                resolve14(createIterResult(void 0, true));
               }
             });
           });
@@ -33253,13 +33253,13 @@ var require_async_iterator2 = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve13, reject) {
+      return new Promise(function(resolve14, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve13(createIterResult(void 0, true));
+          resolve14(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -33281,15 +33281,15 @@ var require_async_iterator2 = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve13, reject) {
+        value: function value(resolve14, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve13(createIterResult(data, false));
+            resolve14(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve13;
+            iterator[kLastResolve] = resolve14;
             iterator[kLastReject] = reject;
           }
         },
@@ -33308,12 +33308,12 @@ var require_async_iterator2 = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve13 = iterator[kLastResolve];
-        if (resolve13 !== null) {
+        var resolve14 = iterator[kLastResolve];
+        if (resolve14 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve13(createIterResult(void 0, true));
+          resolve14(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -33328,7 +33328,7 @@ var require_async_iterator2 = __commonJS({
 var require_from2 = __commonJS({
   "node_modules/bl/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve14, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -33337,7 +33337,7 @@ var require_from2 = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve14(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -33345,13 +33345,13 @@ var require_from2 = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve14, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -35146,7 +35146,7 @@ var require_buffer_list3 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join22(s) {
+        value: function join24(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -36174,14 +36174,14 @@ var require_async_iterator3 = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve13 = iter[kLastResolve];
-      if (resolve13 !== null) {
+      var resolve14 = iter[kLastResolve];
+      if (resolve14 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve13(createIterResult(data, false));
+          resolve14(createIterResult(data, false));
         }
       }
     }
@@ -36189,13 +36189,13 @@ var require_async_iterator3 = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve13, reject) {
+      return function(resolve14, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve13(createIterResult(void 0, true));
+            resolve14(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve13, reject);
+          iter[kHandlePromise](resolve14, reject);
         }, reject);
       };
     }
@@ -36215,12 +36215,12 @@ var require_async_iterator3 = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve13, reject) {
+          return new Promise(function(resolve14, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve13(createIterResult(void 0, true));
+                resolve14(createIterResult(void 0, true));
               }
             });
           });
@@ -36243,13 +36243,13 @@ var require_async_iterator3 = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve13, reject) {
+      return new Promise(function(resolve14, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve13(createIterResult(void 0, true));
+          resolve14(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -36271,15 +36271,15 @@ var require_async_iterator3 = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve13, reject) {
+        value: function value(resolve14, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve13(createIterResult(data, false));
+            resolve14(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve13;
+            iterator[kLastResolve] = resolve14;
             iterator[kLastReject] = reject;
           }
         },
@@ -36298,12 +36298,12 @@ var require_async_iterator3 = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve13 = iterator[kLastResolve];
-        if (resolve13 !== null) {
+        var resolve14 = iterator[kLastResolve];
+        if (resolve14 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve13(createIterResult(void 0, true));
+          resolve14(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -36318,7 +36318,7 @@ var require_async_iterator3 = __commonJS({
 var require_from3 = __commonJS({
   "node_modules/tar-fs/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve14, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -36327,7 +36327,7 @@ var require_from3 = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve14(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -36335,13 +36335,13 @@ var require_from3 = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve14, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -38634,12 +38634,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38664,12 +38664,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38693,12 +38693,12 @@ var require_exec = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38763,12 +38763,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38793,12 +38793,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38824,12 +38824,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38853,12 +38853,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38881,12 +38881,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38910,12 +38910,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38941,12 +38941,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -38974,12 +38974,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39003,12 +39003,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39035,12 +39035,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39065,12 +39065,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39096,12 +39096,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39128,12 +39128,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(new Exec(self2.modem, data.Id));
+            resolve14(new Exec(self2.modem, data.Id));
           });
         });
       } else {
@@ -39161,12 +39161,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39193,12 +39193,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39224,12 +39224,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39255,12 +39255,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39285,12 +39285,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39317,12 +39317,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, stream) {
             if (err) {
               return reject(err);
             }
-            resolve13(stream);
+            resolve14(stream);
           });
         });
       } else {
@@ -39347,12 +39347,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39379,12 +39379,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39410,12 +39410,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39441,12 +39441,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39472,12 +39472,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39504,12 +39504,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39534,12 +39534,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39568,12 +39568,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39611,12 +39611,12 @@ var require_image = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39640,12 +39640,12 @@ var require_image = __commonJS({
         authconfig: args.opts ? args.opts.authconfig : void 0
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(fopts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39667,12 +39667,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39694,12 +39694,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39731,12 +39731,12 @@ var require_image = __commonJS({
       };
       delete optsf.options.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39763,12 +39763,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39793,12 +39793,12 @@ var require_image = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39836,12 +39836,12 @@ var require_volume = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39866,12 +39866,12 @@ var require_volume = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39909,12 +39909,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39940,12 +39940,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -39970,12 +39970,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40000,12 +40000,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40043,12 +40043,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40072,12 +40072,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40112,12 +40112,12 @@ var require_service = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40143,12 +40143,12 @@ var require_service = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40187,12 +40187,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40216,12 +40216,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40247,12 +40247,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40284,12 +40284,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40312,12 +40312,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40340,12 +40340,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40369,12 +40369,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40399,12 +40399,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40434,12 +40434,12 @@ var require_plugin = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40478,12 +40478,12 @@ var require_secret = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40509,12 +40509,12 @@ var require_secret = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40539,12 +40539,12 @@ var require_secret = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40583,12 +40583,12 @@ var require_config = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40613,12 +40613,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40644,12 +40644,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40690,12 +40690,12 @@ var require_task = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40722,12 +40722,12 @@ var require_task = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40765,12 +40765,12 @@ var require_node3 = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40797,12 +40797,12 @@ var require_node3 = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -40826,12 +40826,12 @@ var require_node3 = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -41401,7 +41401,7 @@ var require_call_credentials = __commonJS({
           if (isCurrentOauth2Client(googleCredentials)) {
             getHeaders = googleCredentials.getRequestHeaders(options2.service_url);
           } else {
-            getHeaders = new Promise((resolve13, reject) => {
+            getHeaders = new Promise((resolve14, reject) => {
               googleCredentials.getRequestMetadata(options2.service_url, (err, headers) => {
                 if (err) {
                   reject(err);
@@ -41411,7 +41411,7 @@ var require_call_credentials = __commonJS({
                   reject(new Error("Headers not set by metadata plugin"));
                   return;
                 }
-                resolve13(headers);
+                resolve14(headers);
               });
             });
           }
@@ -41467,10 +41467,10 @@ var require_call_credentials = __commonJS({
         this.metadataGenerator = metadataGenerator;
       }
       generateMetadata(options2) {
-        return new Promise((resolve13, reject) => {
+        return new Promise((resolve14, reject) => {
           this.metadataGenerator(options2, (err, metadata) => {
             if (metadata !== void 0) {
-              resolve13(metadata);
+              resolve14(metadata);
             } else {
               reject(err);
             }
@@ -41855,14 +41855,14 @@ var require_channel_credentials = __commonJS({
       }
       connect(socket) {
         const tlsConnectOptions = Object.assign({ socket }, this.connectionOptions);
-        return new Promise((resolve13, reject) => {
+        return new Promise((resolve14, reject) => {
           const tlsSocket = (0, tls_1.connect)(tlsConnectOptions, () => {
             var _a3;
             if (((_a3 = this.connectionOptions.rejectUnauthorized) !== null && _a3 !== void 0 ? _a3 : true) && !tlsSocket.authorized) {
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve13({
+            resolve14({
               socket: tlsSocket,
               secure: true
             });
@@ -41981,8 +41981,8 @@ var require_channel_credentials = __commonJS({
         if (this.hasReceivedUpdates()) {
           return Promise.resolve(this.getLatestSecureContext());
         } else {
-          return new Promise((resolve13) => {
-            this.secureContextWatchers.push(resolve13);
+          return new Promise((resolve14) => {
+            this.secureContextWatchers.push(resolve14);
           });
         }
       }
@@ -42015,7 +42015,7 @@ var require_channel_credentials = __commonJS({
         this.callCredentials = callCredentials;
       }
       connect(socket) {
-        return new Promise((resolve13, reject) => {
+        return new Promise((resolve14, reject) => {
           const secureContext = this.parent.getLatestSecureContext();
           if (!secureContext) {
             reject(new Error("Failed to load credentials"));
@@ -42040,7 +42040,7 @@ var require_channel_credentials = __commonJS({
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve13({
+            resolve14({
               socket: tlsSocket,
               secure: true
             });
@@ -45634,7 +45634,7 @@ var require_aspromise = __commonJS({
       var params = new Array(arguments.length - 1), offset = 0, index = 2, pending = true;
       while (index < arguments.length)
         params[offset++] = arguments[index++];
-      return new Promise(function executor(resolve13, reject) {
+      return new Promise(function executor(resolve14, reject) {
         params[offset] = function callback(err) {
           if (pending) {
             pending = false;
@@ -45644,7 +45644,7 @@ var require_aspromise = __commonJS({
               var params2 = new Array(arguments.length - 1), offset2 = 0;
               while (offset2 < params2.length)
                 params2[offset2++] = arguments[offset2];
-              resolve13.apply(null, params2);
+              resolve14.apply(null, params2);
             }
           }
         };
@@ -48204,7 +48204,7 @@ var require_path = __commonJS({
         return prefix + parts2.join("/");
       }
     );
-    path6.resolve = function resolve13(originPath, includePath, alreadyNormalized) {
+    path6.resolve = function resolve14(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize(includePath);
       if (isAbsolute(includePath))
@@ -48561,7 +48561,7 @@ var require_mapfield = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    MapField.prototype.resolve = function resolve13() {
+    MapField.prototype.resolve = function resolve14() {
       if (this.resolved)
         return this;
       if (types.mapKey[this.keyType] === void 0)
@@ -48638,7 +48638,7 @@ var require_method = __commonJS({
         this.parsedOptions
       ]);
     };
-    Method.prototype.resolve = function resolve13() {
+    Method.prototype.resolve = function resolve14() {
       if (this.resolved)
         return this;
       this.resolvedRequestType = this.parent.lookupType(this.requestType);
@@ -50256,7 +50256,7 @@ var require_field = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    Field.prototype.resolve = function resolve13() {
+    Field.prototype.resolve = function resolve14() {
       if (this.resolved)
         return this;
       if ((this.typeDefault = types.defaults[this.type]) === void 0) {
@@ -50529,7 +50529,7 @@ var require_object = __commonJS({
       this.parent = null;
       this.resolved = false;
     };
-    ReflectionObject.prototype.resolve = function resolve13() {
+    ReflectionObject.prototype.resolve = function resolve14() {
       if (this.resolved)
         return this;
       if (this.root instanceof Root)
@@ -55501,18 +55501,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve13, reject) => {
+        return new Promise((resolve14, reject) => {
           zlib.deflate(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve13(output2);
+              resolve14(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve13, reject) => {
+        return new Promise((resolve14, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createInflate();
@@ -55534,7 +55534,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve13(Buffer.concat(messageParts));
+            resolve14(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -55547,18 +55547,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve13, reject) => {
+        return new Promise((resolve14, reject) => {
           zlib.gzip(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve13(output2);
+              resolve14(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve13, reject) => {
+        return new Promise((resolve14, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createGunzip();
@@ -55580,7 +55580,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve13(Buffer.concat(messageParts));
+            resolve14(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -56930,7 +56930,7 @@ var require_http_proxy = __commonJS({
       options2.headers = headers;
       const proxyAddressString = (0, subchannel_address_1.subchannelAddressToString)(address);
       trace("Using proxy " + proxyAddressString + " to connect to " + options2.path);
-      return new Promise((resolve13, reject) => {
+      return new Promise((resolve14, reject) => {
         const request = http2.request(options2);
         request.once("connect", (res, socket, head) => {
           request.removeAllListeners();
@@ -56941,7 +56941,7 @@ var require_http_proxy = __commonJS({
               socket.unshift(head);
             }
             trace("Successfully established a plaintext connection to " + options2.path + " through proxy " + proxyAddressString);
-            resolve13(socket);
+            resolve14(socket);
           } else {
             (0, logging_1.log)(constants_1.LogVerbosity.ERROR, "Failed to connect to " + options2.path + " through proxy " + proxyAddressString + " with status " + res.statusCode);
             reject();
@@ -57929,7 +57929,7 @@ var require_transport = __commonJS({
         if (secureConnectResult.socket.closed) {
           return Promise.reject("Connection closed before starting HTTP/2 handshake");
         }
-        return new Promise((resolve13, reject) => {
+        return new Promise((resolve14, reject) => {
           var _a3, _b, _c, _d, _e, _f, _g, _h;
           let remoteName = null;
           let realTarget = this.channelTarget;
@@ -58000,7 +58000,7 @@ var require_transport = __commonJS({
             session.removeAllListeners();
             secureConnectResult.socket.removeListener("close", closeHandler);
             secureConnectResult.socket.removeListener("error", errorHandler);
-            resolve13(new Http2Transport(session, address, options2, remoteName));
+            resolve14(new Http2Transport(session, address, options2, remoteName));
             this.session = null;
           });
           session.once("close", closeHandler);
@@ -58014,7 +58014,7 @@ var require_transport = __commonJS({
           if (proxiedSocket) {
             return proxiedSocket;
           } else {
-            return new Promise((resolve13, reject) => {
+            return new Promise((resolve14, reject) => {
               const closeCallback = () => {
                 reject(new Error("Socket closed"));
               };
@@ -58024,7 +58024,7 @@ var require_transport = __commonJS({
               const socket = net.connect(address, () => {
                 socket.removeListener("close", closeCallback);
                 socket.removeListener("error", errorCallback);
-                resolve13(socket);
+                resolve14(socket);
               });
               socket.once("close", closeCallback);
               socket.once("error", errorCallback);
@@ -61476,7 +61476,7 @@ var require_server_interceptors = __commonJS({
           } else {
             decompresser = zlib.createGunzip();
           }
-          return new Promise((resolve13, reject) => {
+          return new Promise((resolve14, reject) => {
             let totalLength = 0;
             const messageParts = [];
             decompresser.on("error", (error62) => {
@@ -61497,7 +61497,7 @@ var require_server_interceptors = __commonJS({
               }
             });
             decompresser.on("end", () => {
-              resolve13(Buffer.concat(messageParts));
+              resolve14(Buffer.concat(messageParts));
             });
             decompresser.write(messageContents);
             decompresser.end();
@@ -62108,10 +62108,10 @@ var require_server2 = __commonJS({
         bindOneAddress(address, boundPortObject) {
           this.trace("Attempting to bind " + (0, subchannel_address_1.subchannelAddressToString)(address));
           const http2Server = this.createHttp2Server(boundPortObject.credentials);
-          return new Promise((resolve13, reject) => {
+          return new Promise((resolve14, reject) => {
             const onError = (err) => {
               this.trace("Failed to bind " + (0, subchannel_address_1.subchannelAddressToString)(address) + " with error " + err.message);
-              resolve13({
+              resolve14({
                 port: "port" in address ? address.port : 1,
                 error: err.message
               });
@@ -62139,7 +62139,7 @@ var require_server2 = __commonJS({
               });
               boundPortObject.listeningServers.add(http2Server);
               this.trace("Successfully bound " + (0, subchannel_address_1.subchannelAddressToString)(boundSubchannelAddress));
-              resolve13({
+              resolve14({
                 port: "port" in boundSubchannelAddress ? boundSubchannelAddress.port : 1
               });
               http2Server.removeListener("error", onError);
@@ -62192,7 +62192,7 @@ var require_server2 = __commonJS({
           }
         }
         resolvePort(port) {
-          return new Promise((resolve13, reject) => {
+          return new Promise((resolve14, reject) => {
             let seenResolution = false;
             const resolverListener = (endpointList, attributes, serviceConfig, resolutionNote) => {
               if (seenResolution) {
@@ -62208,7 +62208,7 @@ var require_server2 = __commonJS({
                 reject(new Error(`No addresses resolved for port ${port}`));
                 return true;
               }
-              resolve13(addressList);
+              resolve14(addressList);
               return true;
             };
             const resolver = (0, resolver_1.createResolver)(port, resolverListener, this.options);
@@ -65957,12 +65957,12 @@ var require_docker = __commonJS({
       };
       delete opts.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(self2.getContainer(data.Id));
+            resolve14(self2.getContainer(data.Id));
           });
         });
       } else {
@@ -65995,12 +65995,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66028,12 +66028,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66064,12 +66064,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66092,12 +66092,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66162,12 +66162,12 @@ var require_docker = __commonJS({
         }
       }
       if (callback === void 0) {
-        return new self2.modem.Promise(function(resolve13, reject) {
+        return new self2.modem.Promise(function(resolve14, reject) {
           dialWithSession(function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66226,12 +66226,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66255,12 +66255,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66285,12 +66285,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66313,12 +66313,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66344,12 +66344,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66372,12 +66372,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66404,12 +66404,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(self2.getSecret(data.ID));
+            resolve14(self2.getSecret(data.ID));
           });
         });
       } else {
@@ -66437,12 +66437,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(self2.getConfig(data.ID));
+            resolve14(self2.getConfig(data.ID));
           });
         });
       } else {
@@ -66466,12 +66466,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66494,12 +66494,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66524,12 +66524,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(self2.getPlugin(args.opts.name));
+            resolve14(self2.getPlugin(args.opts.name));
           });
         });
       } else {
@@ -66553,12 +66553,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66581,12 +66581,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66608,12 +66608,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66636,12 +66636,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66664,12 +66664,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66692,12 +66692,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66723,12 +66723,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(self2.getVolume(data.Name));
+            resolve14(self2.getVolume(data.Name));
           });
         });
       } else {
@@ -66760,12 +66760,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(self2.getService(data.ID || data.Id));
+            resolve14(self2.getService(data.ID || data.Id));
           });
         });
       } else {
@@ -66790,12 +66790,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66821,12 +66821,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(self2.getNetwork(data.Id));
+            resolve14(self2.getNetwork(data.Id));
           });
         });
       } else {
@@ -66851,12 +66851,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66879,12 +66879,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66906,12 +66906,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66933,12 +66933,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66960,12 +66960,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -66987,12 +66987,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -67016,12 +67016,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -67148,7 +67148,7 @@ var require_docker = __commonJS({
       };
       extend2(optsc, createOptions);
       var containero;
-      return new this.modem.Promise(function(resolve13, reject) {
+      return new this.modem.Promise(function(resolve14, reject) {
         self2.createContainer(optsc).then(function(container) {
           containero = container;
           return container.attach({
@@ -67181,7 +67181,7 @@ var require_docker = __commonJS({
         }).then(function(data) {
           return containero.wait();
         }).then(function(data) {
-          resolve13([data, containero]);
+          resolve14([data, containero]);
         }).catch(function(err) {
           reject(err);
         });
@@ -67202,12 +67202,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -67231,12 +67231,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -67259,12 +67259,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -67288,12 +67288,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -67316,12 +67316,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -67857,34 +67857,34 @@ var require_yauzl = __commonJS({
     exports.LocalFileHeader = LocalFileHeader;
     exports.RandomAccessReader = RandomAccessReader;
     function openPromise(path6, options2) {
-      return new Promise((resolve13, reject) => {
+      return new Promise((resolve14, reject) => {
         open2(path6, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve13(zipfile);
+          resolve14(zipfile);
         });
       });
     }
     function fromFdPromise(fd, options2) {
-      return new Promise((resolve13, reject) => {
+      return new Promise((resolve14, reject) => {
         fromFd(fd, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve13(zipfile);
+          resolve14(zipfile);
         });
       });
     }
     function fromBufferPromise(buffer, options2) {
-      return new Promise((resolve13, reject) => {
+      return new Promise((resolve14, reject) => {
         fromBuffer(buffer, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve13(zipfile);
+          resolve14(zipfile);
         });
       });
     }
     function fromRandomAccessReaderPromise(reader, totalSize2, options2) {
-      return new Promise((resolve13, reject) => {
+      return new Promise((resolve14, reject) => {
         fromRandomAccessReader(reader, totalSize2, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve13(zipfile);
+          resolve14(zipfile);
         });
       });
     }
@@ -68168,15 +68168,15 @@ var require_yauzl = __commonJS({
         if (self2.autoClose) self2.close();
       }
       function onEntry(entry) {
-        let { resolve: resolve13 } = pendingResolveReject;
+        let { resolve: resolve14 } = pendingResolveReject;
         pendingResolveReject = null;
-        resolve13({ value: entry });
+        resolve14({ value: entry });
       }
       function onEnd() {
-        let { resolve: resolve13 } = pendingResolveReject;
+        let { resolve: resolve14 } = pendingResolveReject;
         pendingResolveReject = null;
         cleanup();
-        resolve13({ done: true });
+        resolve14({ done: true });
       }
       function onError(err) {
         let { reject } = pendingResolveReject;
@@ -68189,9 +68189,9 @@ var require_yauzl = __commonJS({
           return this;
         },
         next() {
-          const promise2 = new Promise((resolve13, reject) => {
+          const promise2 = new Promise((resolve14, reject) => {
             if (pendingResolveReject != null) throw new Error("next() called before previous Promise was resolved.");
-            pendingResolveReject = { resolve: resolve13, reject };
+            pendingResolveReject = { resolve: resolve14, reject };
           });
           self2.readEntry();
           return promise2;
@@ -68380,26 +68380,26 @@ var require_yauzl = __commonJS({
       });
     };
     ZipFile.prototype.openReadStreamPromise = function(entry, options2) {
-      return new Promise((resolve13, reject) => {
+      return new Promise((resolve14, reject) => {
         this.openReadStream(entry, options2, function(err, readStream) {
           if (err) return reject(err);
-          resolve13(readStream);
+          resolve14(readStream);
         });
       });
     };
     ZipFile.prototype.openReadStreamLowLevelPromise = function(fileDataStart, compressedSize, relativeStart, relativeEnd, decompress, uncompressedSize) {
-      return new Promise((resolve13, reject) => {
+      return new Promise((resolve14, reject) => {
         this.openReadStream(fileDataStart, compressedSize, relativeStart, relativeEnd, decompress, uncompressedSize, function(err, readStream) {
           if (err) return reject(err);
-          resolve13(readStream);
+          resolve14(readStream);
         });
       });
     };
     ZipFile.prototype.readLocalFileHeaderPromise = function(entry, options2) {
-      return new Promise((resolve13, reject) => {
+      return new Promise((resolve14, reject) => {
         this.readLocalFileHeader(entry, options2, function(err, localFileHeader) {
           if (err) return reject(err);
-          resolve13(localFileHeader);
+          resolve14(localFileHeader);
         });
       });
     };
@@ -71760,8 +71760,8 @@ function numberOption(value, flag, allowNaN = false) {
 }
 
 // src/cli/commands/run.ts
-import { mkdirSync as mkdirSync11 } from "node:fs";
-import { join as join19, resolve as resolve8, dirname as dirname7 } from "node:path";
+import { mkdirSync as mkdirSync12 } from "node:fs";
+import { join as join21, resolve as resolve9, dirname as dirname7 } from "node:path";
 
 // src/config/load.ts
 var import_yaml = __toESM(require_dist(), 1);
@@ -72894,17 +72894,17 @@ function partial(Class2, schema, mask, name2 = "partial") {
   if (hasChecks) {
     throw new Error(`.${name2}() cannot be used on object schemas containing refinements`);
   }
-  const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
+  const selected2 = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key2) => selected && !selected.has(key2) ? value : new Class2({ type: "optional", innerType: value })));
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key2) => selected2 && !selected2.has(key2) ? value : new Class2({ type: "optional", innerType: value })));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
 }
 function required(Class2, schema, mask) {
-  const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
+  const selected2 = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
   mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key2) => (
     // overwrite with non-optional
-    selected && !selected.has(key2) ? value : new Class2({ type: "nonoptional", innerType: value })
+    selected2 && !selected2.has(key2) ? value : new Class2({ type: "nonoptional", innerType: value })
   ));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
 }
@@ -76835,7 +76835,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve13) {
+function isRecursive(inst, stack, resolve14) {
   const cached2 = recursive.get(inst);
   if (cached2 !== void 0)
     return cached2 ? PROVEN : NONE;
@@ -76845,7 +76845,7 @@ function isRecursive(inst, stack, resolve13) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve13);
+      const answer = isRecursive(child, stack, resolve14);
       if (answer > result)
         result = answer;
     }
@@ -76856,7 +76856,7 @@ function isRecursive(inst, stack, resolve13) {
       const desc = Object.getOwnPropertyDescriptor(sh, key2);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve13) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve14) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -76920,7 +76920,7 @@ function isRecursive(inst, stack, resolve13) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve13 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve14 ? inst._zod.innerType : void 0);
       merge3(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -91547,7 +91547,17 @@ var AgentSchema = external_exports.strictObject({
   /** Plain variables passed to the agent. */
   env: external_exports.record(envName, external_exports.string()).default({}),
   /** Names of runner environment variables passed to the agent (masked in logs). */
-  secrets: external_exports.array(envName).max(100).default([])
+  secrets: external_exports.array(envName).max(100).default([]),
+  /**
+   * Local executor: which files of the working folder (cwd) are the agent's code. Their
+   * content hash is part of each run's identity: a change re-executes finished runs.
+   */
+  files: external_exports.strictObject({
+    /** Globs relative to cwd; default every file. */
+    include: external_exports.array(external_exports.string().min(1)).optional(),
+    /** Globs left out; default .git, node_modules, .medalist, __pycache__, .venv, venv, *.pyc. */
+    ignore: external_exports.array(external_exports.string().min(1)).optional()
+  }).optional()
 }).refine((a) => envBytes(a.env) <= MAX_ENV_BYTES, {
   path: ["env"],
   message: `the agent's environment is larger than ${MAX_ENV_BYTES} bytes`
@@ -91624,7 +91634,9 @@ var GateSchema = external_exports.strictObject({
   /** Compare base and head even when they ran different suites (hash, competitions, limits). */
   allowSuiteMismatch: external_exports.boolean().default(false),
   /** Also gate on the leaderboard percentile, with this tolerated drop (0..1). */
-  percentileTolerance: external_exports.number().min(0).max(1).optional()
+  percentileTolerance: external_exports.number().min(0).max(1).optional(),
+  /** Without a baseline there is nothing to compare: "pass" (when absent) or "fail" the gate. */
+  missingBaseline: external_exports.enum(["pass", "fail"]).optional()
 });
 var GATE_DEFAULTS = {
   tolerance: 0.05,
@@ -91665,7 +91677,8 @@ var ConfigSchema = external_exports.strictObject({
   concurrency: external_exports.number().int().min(1).default(1),
   run: RunPolicySchema.default({}),
   docker: DockerSchema.default({ network: "bridge", capAdd: [] }),
-  baseline: BaselineSchema.default({ source: "none" }),
+  /** Absent: the CLI runs without a baseline; the action uses its `baseline` input (default cache). */
+  baseline: BaselineSchema.optional(),
   gate: GateSchema.default(GATE_DEFAULTS)
 }).superRefine((c, ctx) => {
   if (c.executor === "local" && c.agent.command === void 0) {
@@ -91756,7 +91769,7 @@ function loadConfig(path6) {
 
 // src/session/evaluate.ts
 import { writeFileSync as writeFileSync7 } from "node:fs";
-import { join as join18, resolve as resolve7 } from "node:path";
+import { join as join20, resolve as resolve8 } from "node:path";
 
 // src/grade/types.ts
 function medalOf(r) {
@@ -92177,7 +92190,8 @@ function cellOf(r) {
     score: g && g.valid_submission ? num(g.score) : null,
     valid: g?.valid_submission ?? false,
     percentile: g?.percentile ?? null,
-    error: g?.error ?? r.error,
+    // A run that did not complete: its cause first (the missing submission follows from it).
+    error: r.failure?.cause ?? g?.error ?? r.error,
     runDir: r.runDir
   };
 }
@@ -92202,6 +92216,7 @@ function summarize(s) {
     aboveMedianRate: rate(grades.filter((g) => g.above_median).length),
     meanPercentile: pct3.length ? pct3.reduce((a, b) => a + b, 0) / pct3.length : null,
     infraErrors: s.runs.length - ok.length,
+    reused: s.runs.filter((r) => r.reused).length,
     durationMs: s.runs.reduce((a, r) => a + r.durationMs, 0),
     dollars: dollars.length ? dollars.reduce((a, b) => a + b, 0) : null
   };
@@ -92974,7 +92989,7 @@ function duration4(ms) {
 }
 var OUTCOME = {
   completed: "ok",
-  failed: "crashed",
+  failed: "failed",
   timed_out: "timed out",
   oom: "out of memory",
   infra_error: "infra error"
@@ -93127,6 +93142,12 @@ function renderReport(cmp, opts = {}) {
   if (cmp.dropped.length) out.push("", droppedText(cmp));
   if (cmp.looks?.length) out.push("", "Adaptive seeds:", "", ...looksText(cmp.looks).map((l) => `- ${l}`));
   out.push("", `Baseline: ${cmp.baselineSource}.`);
+  const reused = (side) => `${side.label} ${side.reused ?? 0} of ${side.runs}`;
+  if ((cmp.head.reused ?? 0) + (cmp.base.reused ?? 0) > 0)
+    out.push(
+      "",
+      `Runs reused from an earlier invocation with the same identity: ${reused(cmp.head)}, ${reused(cmp.base)}.`
+    );
   out.push("");
   const header = [
     "Competition",
@@ -93153,6 +93174,15 @@ function renderReport(cmp, opts = {}) {
   out.push(
     `${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze \xB7 no medal \u26A0 not comparable (infrastructure); one mark per seed. Scores are means over valid runs.`
   );
+  const failed = cmp.competitions.flatMap(
+    (r) => r.head.filter((c) => c.outcome !== "completed").map((c) => ({ id: `${r.competitionId}.s${c.seed}`, c }))
+  );
+  if (failed.length > 0) {
+    out.push("", `**Head runs that did not complete** (${failed.length}):`, "");
+    for (const { id, c } of failed.slice(0, 20))
+      out.push(`- ${cell(id)}: ${outcomeText(c)}${c.error ? ` \u2014 \`${c.error.replace(/`/g, "'")}\`` : ""}`);
+    if (failed.length > 20) out.push(`- \u2026 and ${failed.length - 20} more (see results.json)`);
+  }
   if (a) {
     out.push("", "<details><summary>Statistics</summary>", "");
     const metricRows = [a.medal, a.percentile].filter((m) => m !== null).map((m) => [
@@ -93236,6 +93266,12 @@ function renderResults(s, opts = {}) {
     ];
   });
   out.push(markdownTable([header, ...rows], { align: ["l", "r", "l", "r", "c", "r", "r", "l"] }));
+  const reused = s.runs.filter((r) => r.reused).length;
+  if (reused > 0)
+    out.push(
+      "",
+      `${reused} of ${s.runs.length} runs reused from an earlier invocation with the same identity (agent code, command, env, limits, data, grader).`
+    );
   out.push(
     "",
     `<sub>agent: \`${s.agent.description}\` \xB7 executor: \`${s.environment.executor}\` \xB7 time limit: \`${s.environment.timeLimitSecs}s\` \xB7 suite hash: \`${s.suite.hash}\` \xB7 medalist: \`${s.medalistVersion}\`</sub>`
@@ -93244,7 +93280,7 @@ function renderResults(s, opts = {}) {
 }
 
 // src/suite/run.ts
-import { join as join17, resolve as resolve6 } from "node:path";
+import { join as join19, resolve as resolve7 } from "node:path";
 
 // src/execute/scheduler.ts
 var Pool = class {
@@ -93357,13 +93393,13 @@ function statusCode(e) {
   return e?.statusCode;
 }
 function sleep(ms, signal) {
-  return new Promise((resolve13) => {
-    if (signal?.aborted) return resolve13();
+  return new Promise((resolve14) => {
+    if (signal?.aborted) return resolve14();
     const t = setTimeout(done, ms);
     function done() {
       clearTimeout(t);
       signal?.removeEventListener("abort", done);
-      resolve13();
+      resolve14();
     }
     signal?.addEventListener("abort", done, { once: true });
   });
@@ -93429,6 +93465,16 @@ var CONTAINER_PATHS = {
   code: "/home/code",
   instructions: "/home/instructions.txt"
 };
+function hostPaths(spec) {
+  const p = runPaths(spec.runDir);
+  return {
+    data: spec.publicDir,
+    submission: p.submissionDir,
+    logs: p.logsDir,
+    code: p.codeDir,
+    instructions: p.instructionsFile
+  };
+}
 function contractEnv(spec, paths) {
   const env = {
     COMPETITION_ID: spec.competitionId,
@@ -93581,9 +93627,9 @@ async function sweepStale(docker, opts = {}) {
   const list = await docker.listContainers({ all: true, filters: { label: [LABEL.suite] } });
   const stale = list.filter((c) => {
     const owner = c.Labels[LABEL.owner] ?? "";
-    const sep2 = owner.lastIndexOf(":");
-    const pid = Number(owner.slice(sep2 + 1));
-    if (sep2 > 0 && owner.slice(0, sep2) === host && Number.isInteger(pid)) {
+    const sep3 = owner.lastIndexOf(":");
+    const pid = Number(owner.slice(sep3 + 1));
+    if (sep3 > 0 && owner.slice(0, sep3) === host && Number.isInteger(pid)) {
       if (pid === process.pid) return false;
       if (!isAlive(pid)) return true;
     }
@@ -93634,14 +93680,14 @@ async function buildImage(docker, build, log) {
     rm: true,
     forcerm: true
   });
-  await new Promise((resolve13, reject) => {
+  await new Promise((resolve14, reject) => {
     let failed = null;
     docker.modem.followProgress(
       stream,
       (err) => {
         if (err) reject(err);
         else if (failed !== null) reject(new AgentBuildError(failed));
-        else resolve13();
+        else resolve14();
       },
       (event) => {
         if (event.error) failed = event.errorDetail?.message ?? event.error;
@@ -93681,11 +93727,11 @@ async function prepareImage(docker, settings, log) {
 }
 async function pullImage(docker, ref, log) {
   const stream = await docker.pull(ref);
-  await new Promise((resolve13, reject) => {
+  await new Promise((resolve14, reject) => {
     let last = "";
     docker.modem.followProgress(
       stream,
-      (err) => err ? reject(err) : resolve13(),
+      (err) => err ? reject(err) : resolve14(),
       (event) => {
         if (event.error) return reject(new Error(event.error));
         const line = [event.id, event.status].filter(Boolean).join(": ");
@@ -93728,9 +93774,9 @@ function gpuModel(gpus) {
   return [...counts].map(([name2, n]) => `${n}\xD7 ${name2}`).join(", ");
 }
 function runNvidiaSmi(command = "nvidia-smi", timeoutMs = 15e3) {
-  return new Promise((resolve13) => {
+  return new Promise((resolve14) => {
     execFile(command, NVIDIA_SMI_ARGS, { timeout: timeoutMs, env: process.env }, (err, stdout) => {
-      resolve13(err ? null : stdout);
+      resolve14(err ? null : stdout);
     });
   });
 }
@@ -95565,9 +95611,9 @@ async function startValidationServer(opts = {}) {
   server.requestTimeout = 12e4;
   server.maxConnections = 64;
   const host = opts.host ?? "127.0.0.1";
-  await new Promise((resolve13, reject) => {
+  await new Promise((resolve14, reject) => {
     server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => resolve13());
+    server.listen(opts.port ?? 0, host, () => resolve14());
   });
   const port = server.address().port;
   const shown = opts.advertiseHost ?? host;
@@ -95584,11 +95630,11 @@ async function startValidationServer(opts = {}) {
       }
       return `${url2}/${token}/validate`;
     },
-    close: () => new Promise((resolve13) => {
+    close: () => new Promise((resolve14) => {
       server.closeAllConnections();
       server.close(() => {
         rmSync(spool, { recursive: true, force: true });
-        resolve13();
+        resolve14();
       });
     })
   };
@@ -95696,13 +95742,13 @@ var RunLog = class {
       if (this.partial[s] !== "") this.line(s, this.partial[s]);
       this.partial[s] = "";
     }
-    await new Promise((resolve13) => this.out.end(resolve13));
+    await new Promise((resolve14) => this.out.end(resolve14));
   }
 };
 
 // src/execute/docker/run-log.ts
 function demux(stream, onText) {
-  return new Promise((resolve13) => {
+  return new Promise((resolve14) => {
     let pending = Buffer.alloc(0);
     const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
     stream.on("data", (chunk) => {
@@ -95715,9 +95761,9 @@ function demux(stream, onText) {
         pending = pending.subarray(8 + size);
       }
     });
-    stream.on("end", () => resolve13());
-    stream.on("close", () => resolve13());
-    stream.on("error", () => resolve13());
+    stream.on("end", () => resolve14());
+    stream.on("close", () => resolve14());
+    stream.on("error", () => resolve14());
   });
 }
 
@@ -96088,6 +96134,14 @@ var DockerExecutor = class {
         await container.start();
       } catch (e) {
         log.note(`start failed: ${errorMessage(e)}`);
+        const exec = /exec: "[^"]*": (executable file not found in \$PATH|no such file or directory|permission denied)/.exec(
+          errorMessage(e)
+        );
+        if (exec) {
+          const exitCode = exec[1] === "permission denied" ? 126 : 127;
+          const error62 = `the command cannot start: ${exec[0]}`;
+          return { outcome: "failed", exitCode, durationMs: 0, error: error62, details, retryable: false };
+        }
         return infra(`starting the container failed: ${errorMessage(e)}`);
       }
       return await this.supervise(container, spec, log, details, signal);
@@ -96111,7 +96165,7 @@ var DockerExecutor = class {
     let breach = null;
     let giveUp = () => {
     };
-    const gaveUp = new Promise((resolve13) => giveUp = () => resolve13("gave-up"));
+    const gaveUp = new Promise((resolve14) => giveUp = () => resolve14("gave-up"));
     const backstops = [];
     const stop = (why, grace) => {
       if (ended !== "exit") return;
@@ -96208,7 +96262,8 @@ var DockerExecutor = class {
         error: `out of memory (limit ${this.settings.limits.memory ?? "none"} bytes)`
       };
     }
-    return { ...base, outcome: "failed", exitCode, oomKilled, error: `agent exited with code ${exitCode}` };
+    const error62 = state.Error ? `the command cannot start: ${state.Error}` : `agent exited with code ${exitCode}`;
+    return { ...base, outcome: "failed", exitCode, oomKilled, error: error62 };
   }
   /** A container of the same name left by an earlier attempt or crash. */
   async removeByName(name2) {
@@ -96324,7 +96379,12 @@ var dockerBackend = {
       name: "docker",
       resources: setup.resources,
       perRun: setup.perRun,
-      facts: { image: setup.image.ref, imageDigest: setup.image.digest, gpuModel: setup.gpus.model },
+      facts: {
+        image: setup.image.ref,
+        imageDigest: setup.image.digest,
+        imageId: setup.image.id,
+        gpuModel: setup.gpus.model
+      },
       validationUrl: validation ? (competitionId, sample, runId) => validation.register(competitionId, sample, runId) : void 0,
       execute: (spec, signal) => executor.execute(spec, signal),
       close: () => closed ??= (async () => {
@@ -96450,31 +96510,24 @@ var LocalExecutor = class {
   }
   opts;
   name = "local";
+  /** The agent works on the host: its instructions name the run's real folders. */
+  agentPaths(spec) {
+    return hostPaths(spec);
+  }
   execute(spec, signal) {
     const p = runPaths(spec.runDir);
     for (const d of [p.submissionDir, p.logsDir, p.codeDir]) mkdirSync(d, { recursive: true });
     const token = randomBytes2(16).toString("hex");
     const env = {};
     for (const k of KEEP) if (process.env[k] !== void 0) env[k] = process.env[k];
-    Object.assign(
-      env,
-      spec.env,
-      contractEnv(spec, {
-        data: spec.publicDir,
-        submission: p.submissionDir,
-        logs: p.logsDir,
-        code: p.codeDir,
-        instructions: p.instructionsFile
-      }),
-      { [RUN_TOKEN_VAR]: token }
-    );
+    Object.assign(env, spec.env, contractEnv(spec, hostPaths(spec)), { [RUN_TOKEN_VAR]: token });
     const secrets = (spec.secretEnv ?? []).map((k) => spec.env[k]).filter((v) => !!v);
     const log = new RunLog(p.logFile, secrets, this.opts.logMaxBytes);
     const started = Date.now();
     const grace = (this.opts.graceSecs ?? 5) * 1e3;
     const { command } = this.opts;
     const [file2, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0], command.slice(1)];
-    return new Promise((resolve13) => {
+    return new Promise((resolve14) => {
       let why = null;
       let breach = null;
       let settled = false;
@@ -96541,13 +96594,17 @@ var LocalExecutor = class {
         const durationMs = Date.now() - started;
         const code = exit?.code ?? null;
         let r;
-        if (startError)
+        if (startError) {
+          const errno = startError.code;
+          const exitCode = errno === "ENOENT" ? 127 : errno === "EACCES" ? 126 : null;
+          log.output("stderr", `${file2}: cannot start: ${startError.message}
+`);
           r = {
-            outcome: "infra_error",
-            exitCode: null,
+            outcome: exitCode === null ? "infra_error" : "failed",
+            exitCode,
             error: `could not start the agent: ${startError.message}`
           };
-        else if (why === "timeout")
+        } else if (why === "timeout")
           r = {
             outcome: "timed_out",
             exitCode: code,
@@ -96567,12 +96624,13 @@ var LocalExecutor = class {
           r = {
             outcome: "failed",
             exitCode: code,
+            ...exit?.sig ? { signal: exit.sig } : {},
             error: exit?.sig ? `agent killed by ${exit.sig}` : `agent exited with code ${code}`
           };
         if (exit)
           log.note(`exited with ${exit.sig ?? `code ${code}`} after ${(durationMs / 1e3).toFixed(1)}s`);
         await log.close();
-        resolve13({ ...r, durationMs });
+        resolve14({ ...r, durationMs });
       };
       child.on("error", (e) => void finish(e));
       child.on("exit", (code, sig) => {
@@ -96606,6 +96664,7 @@ var localBackend = {
       resources: { gpuIds: [], maxParallel: config2.concurrency },
       perRun: { gpus: 0 },
       facts: { image: agent.image ?? null, imageDigest: null, gpuModel: null },
+      agentPaths: (spec) => executor.agentPaths(spec),
       execute: (spec, signal) => executor.execute(spec, signal),
       close: async () => {
       }
@@ -96626,6 +96685,284 @@ function openExecutor(name2, ctx) {
   if (!backend)
     throw new UserError(`executor: unknown executor "${name2}" (known: ${backendNames().join(", ")})`);
   return backend.open(ctx);
+}
+
+// src/suite/identity-facts.ts
+import { createHash as createHash7 } from "node:crypto";
+import { existsSync as existsSync4, readFileSync as readFileSync7 } from "node:fs";
+import { resolve as resolve5 } from "node:path";
+
+// src/prepare/manifest.ts
+import { createHash as createHash4 } from "node:crypto";
+import {
+  createReadStream,
+  existsSync as existsSync3,
+  readdirSync as readdirSync4,
+  readFileSync as readFileSync5,
+  renameSync,
+  statSync as statSync6,
+  writeFileSync
+} from "node:fs";
+import { join as join3 } from "node:path";
+var MANIFEST_NAME = "medalist-manifest.json";
+var FileEntry = external_exports.strictObject({ size: external_exports.number(), mtimeMs: external_exports.number(), md5: external_exports.string() });
+var ManifestSchema = external_exports.strictObject({
+  version: external_exports.literal(1),
+  competition: external_exports.string(),
+  /** reused: prepared by MLE-bench (or by hand); recipe: by Medalist's recipe; toy: generated. */
+  origin: external_exports.enum(["reused", "recipe", "toy"]),
+  createdAt: external_exports.string(),
+  /** Paths relative to prepared/, e.g. "public/train.csv". */
+  files: external_exports.record(external_exports.string(), FileEntry),
+  /** Files whose MD5 differs from upstream's (empty when they match or nothing is pinned). */
+  upstreamMismatches: external_exports.array(external_exports.string()).default([]),
+  /** Where public/description.md came from, for data Medalist prepared. */
+  description: external_exports.enum(["upstream", "stub"]).optional(),
+  /** Number of entries per folder (public/, private/ and their sub-folders), for information. */
+  counts: external_exports.record(external_exports.string(), external_exports.number()).default({})
+});
+var HASHED = /\.(csv|json|jsonl|parquet|bson)$/;
+function md5File(file2) {
+  return new Promise((resolve14, reject) => {
+    const h = createHash4("md5");
+    createReadStream(file2).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve14(h.digest("hex")));
+  });
+}
+function manifestFiles(preparedDir2, extra) {
+  const out = /* @__PURE__ */ new Set();
+  for (const side of ["public", "private"]) {
+    const dir = join3(preparedDir2, side);
+    if (!existsSync3(dir)) continue;
+    for (const d of readdirSync4(dir, { withFileTypes: true })) {
+      if (d.isFile() && HASHED.test(d.name)) out.add(`${side}/${d.name}`);
+    }
+  }
+  for (const e of extra) out.add(e);
+  return [...out].sort();
+}
+function folderCounts(preparedDir2) {
+  const counts = {};
+  for (const side of ["public", "private"]) {
+    const dir = join3(preparedDir2, side);
+    if (!existsSync3(dir)) continue;
+    const entries = readdirSync4(dir, { withFileTypes: true });
+    counts[side] = entries.length;
+    for (const d of entries)
+      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync4(join3(dir, d.name)).length;
+  }
+  return counts;
+}
+async function buildManifest(preparedDir2, competition, origin, extra, upstream) {
+  const files = {};
+  for (const rel of manifestFiles(preparedDir2, extra)) {
+    const file2 = join3(preparedDir2, rel);
+    const st = statSync6(file2);
+    files[rel] = { size: st.size, mtimeMs: st.mtimeMs, md5: await md5File(file2) };
+  }
+  const mismatches = [];
+  if (upstream) {
+    for (const side of ["public", "private"]) {
+      for (const [name2, md52] of Object.entries(upstream[side])) {
+        const got = files[`${side}/${name2}`]?.md5;
+        if (got !== md52) mismatches.push(`${side}/${name2}`);
+      }
+    }
+  }
+  return {
+    version: 1,
+    competition,
+    origin,
+    createdAt: (/* @__PURE__ */ new Date()).toISOString(),
+    files,
+    upstreamMismatches: mismatches,
+    counts: folderCounts(preparedDir2)
+  };
+}
+function writeManifest(preparedDir2, m) {
+  const file2 = join3(preparedDir2, MANIFEST_NAME);
+  writeFileSync(`${file2}.tmp-${process.pid}`, JSON.stringify(m, null, 2) + "\n");
+  renameSync(`${file2}.tmp-${process.pid}`, file2);
+}
+function readManifest(preparedDir2) {
+  const file2 = join3(preparedDir2, MANIFEST_NAME);
+  if (!existsSync3(file2)) return void 0;
+  try {
+    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync5(file2, "utf8")));
+    return parsed.success ? parsed.data : void 0;
+  } catch {
+    return void 0;
+  }
+}
+function manifestStillValid(preparedDir2, m, required2) {
+  for (const rel of required2) if (!(rel in m.files)) return `${rel} not in the manifest`;
+  for (const [rel, f] of Object.entries(m.files)) {
+    let st;
+    try {
+      st = statSync6(join3(preparedDir2, rel));
+    } catch {
+      return `${rel} is missing`;
+    }
+    if (st.size !== f.size || st.mtimeMs !== f.mtimeMs) return `${rel} changed since it was checked`;
+  }
+  return void 0;
+}
+
+// src/grade/version.ts
+var GRADER_VERSION = "1";
+
+// src/suite/agent-files.ts
+import { createHash as createHash5 } from "node:crypto";
+import { lstatSync as lstatSync2, readdirSync as readdirSync5, readFileSync as readFileSync6, readlinkSync as readlinkSync2 } from "node:fs";
+import { join as join4, relative, sep } from "node:path";
+var DEFAULT_IGNORE = [".git", "node_modules", ".medalist", "__pycache__", ".venv", "venv", "*.pyc"];
+function globToRegExp(glob) {
+  const g = glob.replace(/^\.\//, "").replace(/\/$/, "");
+  let re = "";
+  for (let i = 0; i < g.length; i++) {
+    const c = g[i];
+    if (c === "*" && g[i + 1] === "*") {
+      const slash = g[i + 2] === "/";
+      re += slash ? "(?:.*/)?" : ".*";
+      i += slash ? 2 : 1;
+    } else if (c === "*") re += "[^/]*";
+    else if (c === "?") re += "[^/]";
+    else re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(g.includes("/") ? `^${re}$` : `(?:^|/)${re}$`);
+}
+var matchesAny = (path6, res) => res.some((r) => r.test(path6));
+function hashAgentFiles(root, opts = {}) {
+  const include = (opts.include ?? ["**"]).map(globToRegExp);
+  const ignore = (opts.ignore ?? DEFAULT_IGNORE).map(globToRegExp);
+  const exclude = new Set(opts.exclude ?? []);
+  const maxFiles = opts.maxFiles ?? 1e5;
+  const found = [];
+  const walk = (dir) => {
+    let names2;
+    try {
+      names2 = readdirSync5(dir).sort();
+    } catch (e) {
+      throw new UserError(`agent.files: cannot read ${dir}: ${e.message}`);
+    }
+    for (const name2 of names2) {
+      const abs = join4(dir, name2);
+      const rel = relative(root, abs).split(sep).join("/");
+      if (exclude.has(abs) || matchesAny(rel, ignore)) continue;
+      const st = lstatSync2(abs);
+      if (st.isDirectory()) walk(abs);
+      else if ((st.isFile() || st.isSymbolicLink()) && matchesAny(rel, include)) {
+        found.push(rel);
+        if (found.length > maxFiles)
+          throw new UserError(
+            `agent.files: more than ${maxFiles} files under ${root}; name the agent's files with agent.files.include (or leave folders out with agent.files.ignore)`
+          );
+      }
+    }
+  };
+  walk(root);
+  found.sort();
+  const h = createHash5("sha256");
+  let bytes2 = 0;
+  for (const rel of found) {
+    const abs = join4(root, ...rel.split("/"));
+    const st = lstatSync2(abs);
+    const body = st.isSymbolicLink() ? Buffer.from(`link:${readlinkSync2(abs)}`) : readFileSync6(abs);
+    bytes2 += body.length;
+    const head = `${rel}\0${st.mode & 73 ? "x" : "-"}\0${body.length}\0`;
+    h.update(head).update(body);
+  }
+  return { hash: h.digest("hex"), files: found.length, bytes: bytes2 };
+}
+
+// src/suite/identity.ts
+import { createHash as createHash6 } from "node:crypto";
+var IDENTITY_PARTS = ["agent", "command", "env", "limits", "data", "grader"];
+var sha = (s) => createHash6("sha256").update(s).digest("hex");
+function canonical2(v) {
+  if (Array.isArray(v)) return `[${v.map(canonical2).join(",")}]`;
+  if (v && typeof v === "object") {
+    const o = v;
+    return `{${Object.keys(o).filter((k) => o[k] !== void 0).sort().map((k) => `${JSON.stringify(k)}:${canonical2(o[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(v ?? null);
+}
+var short = (v) => sha(canonical2(v)).slice(0, 16);
+function runIdentity(f) {
+  const env = Object.fromEntries(Object.entries(f.env).map(([k, v]) => [k, sha(v)]));
+  const parts2 = {
+    agent: short(f.agent),
+    command: short(f.command),
+    env: short({ env, secrets: [...new Set(f.secrets)].sort() }),
+    limits: short(f.limits),
+    data: short(f.data),
+    grader: short(f.grader)
+  };
+  return { hash: short({ v: 1, parts: parts2 }), parts: parts2 };
+}
+function changedParts(before, now) {
+  return IDENTITY_PARTS.filter((p) => before.parts[p] !== now.parts[p]);
+}
+var PART_TEXT = {
+  agent: "the agent's code",
+  command: "the command",
+  env: "the environment",
+  limits: "the limits",
+  data: "the competition's data",
+  grader: "the grader"
+};
+function describeChange(before, now) {
+  if (!before) return "the earlier run recorded no identity";
+  const parts2 = changedParts(before, now);
+  if (parts2.length === 0) return "nothing changed";
+  const names2 = parts2.map((p) => PART_TEXT[p]);
+  const list = names2.length > 1 ? `${names2.slice(0, -1).join(", ")} and ${names2.at(-1)}` : names2[0];
+  return `${list} changed`;
+}
+function dataFingerprint(files) {
+  const list = Object.keys(files).sort().map((p) => [p, files[p].size, files[p].md5]);
+  return short(list);
+}
+
+// src/suite/identity-facts.ts
+function agentFacts(i) {
+  const { agent, config: config2 } = i;
+  let code;
+  if (i.imageId) code = `image ${i.imageId}`;
+  else if (agent.command !== void 0 && !agent.image && !agent.build) {
+    const cwd = resolve5(i.baseDir, agent.cwd ?? ".");
+    if (!existsSync4(cwd)) throw new UserError(`agent.cwd: ${cwd} does not exist`);
+    code = `files ${hashAgentFiles(cwd, { ...agent.files, exclude: i.exclude }).hash}`;
+  } else if (agent.build) {
+    const file2 = resolve5(i.baseDir, agent.build.context, agent.build.dockerfile);
+    const text2 = existsSync4(file2) ? readFileSync7(file2, "utf8") : "(missing)";
+    code = `unbuilt ${JSON.stringify(agent.build)} ${createHash7("sha256").update(text2).digest("hex")}`;
+  } else code = `image ref ${agent.image}`;
+  return {
+    agent: code,
+    command: agent.command ?? null,
+    env: agent.env,
+    secrets: agent.secrets,
+    limits: {
+      executor: i.executor,
+      ...config2.limits,
+      ...i.executor === "docker" ? { network: config2.docker.network } : {}
+    }
+  };
+}
+function competitionIdentity(facts, competition, preparedDir2, config2) {
+  const manifest = readManifest(preparedDir2);
+  return runIdentity({
+    ...facts,
+    data: manifest ? dataFingerprint(manifest.files) : "no manifest",
+    grader: {
+      version: GRADER_VERSION,
+      external: competition.grading === "external" ? config2.externalGrader ?? null : null,
+      metric: competition.metric,
+      answers: competition.answers,
+      thresholds: competition.thresholds ?? null,
+      leaderboard: competition.leaderboard ?? null
+    }
+  });
 }
 
 // src/results/versions.ts
@@ -96768,150 +97105,71 @@ var SuiteResultsSchema = external_exports.object({
   runs: external_exports.array(RunResultSchema)
 });
 
-// src/suite/prepare.ts
-import { join as join11 } from "node:path";
+// src/suite/reuse.ts
+function parseRerun(text2) {
+  const names2 = text2.split(",").map((s) => s.trim()).filter(Boolean);
+  if (names2.length === 0) throw new UserError(`--rerun: expected outcomes, e.g. failed,timed_out`);
+  for (const n of names2) {
+    if (!OutcomeSchema.safeParse(n).success)
+      throw new UserError(`--rerun: unknown outcome "${n}" (expected ${OutcomeSchema.options.join(", ")})`);
+  }
+  return [...new Set(names2)];
+}
+function parseOnly(text2, competitions, seeds) {
+  const out = [];
+  for (const item of text2.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const m = /^(.+)\.s(\d+)$/.exec(item);
+    const sel = m && !competitions.includes(item) ? { competitionId: m[1], seed: Number(m[2]) } : { competitionId: item, seed: null };
+    if (!competitions.includes(sel.competitionId))
+      throw new UserError(
+        `--only: "${sel.competitionId}" is not in this suite (competitions: ${competitions.join(", ")})`
+      );
+    if (sel.seed !== null && sel.seed >= seeds)
+      throw new UserError(`--only: ${item}: the suite has seeds 0..${seeds - 1}`);
+    out.push(sel);
+  }
+  if (out.length === 0) throw new UserError("--only: expected COMPETITION or COMPETITION.sSEED");
+  return out;
+}
+function selected(run, sel) {
+  return sel.only === null || sel.only.some((o) => o.competitionId === run.competitionId && (o.seed === null || o.seed === run.seed));
+}
+function decide2(run, finished, now, sel) {
+  const matches = finished !== null && finished.identity?.hash === now.hash;
+  if (!selected(run, sel)) {
+    return matches ? { action: "reuse" } : { action: "skip", why: "not selected by --only and no finished run with the same identity" };
+  }
+  if (!finished) return { action: "run", why: "not run before" };
+  if (sel.fresh) return { action: "run", why: "--fresh" };
+  if (!matches) return { action: "run", why: describeChange(finished.identity, now) };
+  if (sel.rerun.includes(finished.outcome)) return { action: "run", why: `--rerun ${finished.outcome}` };
+  return { action: "reuse" };
+}
 
 // src/prepare/prepare.ts
-import { existsSync as existsSync9, mkdirSync as mkdirSync7, readdirSync as readdirSync8, renameSync as renameSync6, rmSync as rmSync8 } from "node:fs";
-import { join as join10, posix } from "node:path";
+import { existsSync as existsSync10, mkdirSync as mkdirSync7, readdirSync as readdirSync9, renameSync as renameSync6, rmSync as rmSync8 } from "node:fs";
+import { join as join11, posix } from "node:path";
 
 // src/prepare/kaggle.ts
 import {
   closeSync as closeSync3,
-  existsSync as existsSync4,
+  existsSync as existsSync5,
   openSync as openSync3,
-  readFileSync as readFileSync6,
+  readFileSync as readFileSync8,
   renameSync as renameSync2,
   rmSync as rmSync3,
   statSync as statSync7,
   writeSync as writeSync2
 } from "node:fs";
 import { homedir as homedir2 } from "node:os";
-import { join as join4 } from "node:path";
-
-// src/prepare/manifest.ts
-import { createHash as createHash4 } from "node:crypto";
-import {
-  createReadStream,
-  existsSync as existsSync3,
-  readdirSync as readdirSync4,
-  readFileSync as readFileSync5,
-  renameSync,
-  statSync as statSync6,
-  writeFileSync
-} from "node:fs";
-import { join as join3 } from "node:path";
-var MANIFEST_NAME = "medalist-manifest.json";
-var FileEntry = external_exports.strictObject({ size: external_exports.number(), mtimeMs: external_exports.number(), md5: external_exports.string() });
-var ManifestSchema = external_exports.strictObject({
-  version: external_exports.literal(1),
-  competition: external_exports.string(),
-  /** reused: prepared by MLE-bench (or by hand); recipe: by Medalist's recipe; toy: generated. */
-  origin: external_exports.enum(["reused", "recipe", "toy"]),
-  createdAt: external_exports.string(),
-  /** Paths relative to prepared/, e.g. "public/train.csv". */
-  files: external_exports.record(external_exports.string(), FileEntry),
-  /** Files whose MD5 differs from upstream's (empty when they match or nothing is pinned). */
-  upstreamMismatches: external_exports.array(external_exports.string()).default([]),
-  /** Where public/description.md came from, for data Medalist prepared. */
-  description: external_exports.enum(["upstream", "stub"]).optional(),
-  /** Number of entries per folder (public/, private/ and their sub-folders), for information. */
-  counts: external_exports.record(external_exports.string(), external_exports.number()).default({})
-});
-var HASHED = /\.(csv|json|jsonl|parquet|bson)$/;
-function md5File(file2) {
-  return new Promise((resolve13, reject) => {
-    const h = createHash4("md5");
-    createReadStream(file2).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve13(h.digest("hex")));
-  });
-}
-function manifestFiles(preparedDir2, extra) {
-  const out = /* @__PURE__ */ new Set();
-  for (const side of ["public", "private"]) {
-    const dir = join3(preparedDir2, side);
-    if (!existsSync3(dir)) continue;
-    for (const d of readdirSync4(dir, { withFileTypes: true })) {
-      if (d.isFile() && HASHED.test(d.name)) out.add(`${side}/${d.name}`);
-    }
-  }
-  for (const e of extra) out.add(e);
-  return [...out].sort();
-}
-function folderCounts(preparedDir2) {
-  const counts = {};
-  for (const side of ["public", "private"]) {
-    const dir = join3(preparedDir2, side);
-    if (!existsSync3(dir)) continue;
-    const entries = readdirSync4(dir, { withFileTypes: true });
-    counts[side] = entries.length;
-    for (const d of entries)
-      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync4(join3(dir, d.name)).length;
-  }
-  return counts;
-}
-async function buildManifest(preparedDir2, competition, origin, extra, upstream) {
-  const files = {};
-  for (const rel of manifestFiles(preparedDir2, extra)) {
-    const file2 = join3(preparedDir2, rel);
-    const st = statSync6(file2);
-    files[rel] = { size: st.size, mtimeMs: st.mtimeMs, md5: await md5File(file2) };
-  }
-  const mismatches = [];
-  if (upstream) {
-    for (const side of ["public", "private"]) {
-      for (const [name2, md52] of Object.entries(upstream[side])) {
-        const got = files[`${side}/${name2}`]?.md5;
-        if (got !== md52) mismatches.push(`${side}/${name2}`);
-      }
-    }
-  }
-  return {
-    version: 1,
-    competition,
-    origin,
-    createdAt: (/* @__PURE__ */ new Date()).toISOString(),
-    files,
-    upstreamMismatches: mismatches,
-    counts: folderCounts(preparedDir2)
-  };
-}
-function writeManifest(preparedDir2, m) {
-  const file2 = join3(preparedDir2, MANIFEST_NAME);
-  writeFileSync(`${file2}.tmp-${process.pid}`, JSON.stringify(m, null, 2) + "\n");
-  renameSync(`${file2}.tmp-${process.pid}`, file2);
-}
-function readManifest(preparedDir2) {
-  const file2 = join3(preparedDir2, MANIFEST_NAME);
-  if (!existsSync3(file2)) return void 0;
-  try {
-    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync5(file2, "utf8")));
-    return parsed.success ? parsed.data : void 0;
-  } catch {
-    return void 0;
-  }
-}
-function manifestStillValid(preparedDir2, m, required2) {
-  for (const rel of required2) if (!(rel in m.files)) return `${rel} not in the manifest`;
-  for (const [rel, f] of Object.entries(m.files)) {
-    let st;
-    try {
-      st = statSync6(join3(preparedDir2, rel));
-    } catch {
-      return `${rel} is missing`;
-    }
-    if (st.size !== f.size || st.mtimeMs !== f.mtimeMs) return `${rel} changed since it was checked`;
-  }
-  return void 0;
-}
-
-// src/prepare/kaggle.ts
+import { join as join5 } from "node:path";
 var KAGGLE_API = "https://www.kaggle.com/api/v1";
 function kaggleCredentials(env = process.env) {
   if (env.KAGGLE_USERNAME && env.KAGGLE_KEY) return { username: env.KAGGLE_USERNAME, key: env.KAGGLE_KEY };
-  const file2 = join4(env.KAGGLE_CONFIG_DIR ?? join4(homedir2(), ".kaggle"), "kaggle.json");
-  if (existsSync4(file2)) {
+  const file2 = join5(env.KAGGLE_CONFIG_DIR ?? join5(homedir2(), ".kaggle"), "kaggle.json");
+  if (existsSync5(file2)) {
     try {
-      const j = JSON.parse(readFileSync6(file2, "utf8"));
+      const j = JSON.parse(readFileSync8(file2, "utf8"));
       if (j.username && j.key) return { username: j.username, key: j.key };
     } catch {
     }
@@ -96958,7 +97216,7 @@ async function fetchFollowing(url2, headers) {
   throw new Error("too many redirects");
 }
 async function attempt(id, url2, part2, opts) {
-  const have = existsSync4(part2) ? statSync7(part2).size : 0;
+  const have = existsSync5(part2) ? statSync7(part2).size : 0;
   const auth = Buffer.from(`${opts.credentials.username}:${opts.credentials.key}`).toString("base64");
   const headers = { authorization: `Basic ${auth}`, "user-agent": "medalist" };
   if (have > 0) headers.range = `bytes=${have}-`;
@@ -97048,14 +97306,14 @@ async function downloadCompetition(id, dest, opts) {
 }
 
 // src/prepare/lock.ts
-import { closeSync as closeSync4, openSync as openSync4, readFileSync as readFileSync7, rmSync as rmSync4, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync4, openSync as openSync4, readFileSync as readFileSync9, rmSync as rmSync4, writeSync as writeSync3 } from "node:fs";
 import { hostname as hostname3 } from "node:os";
 var LockBusyError = class extends Error {
 };
 function isStale(file2, staleMs) {
   let text2;
   try {
-    text2 = readFileSync7(file2, "utf8");
+    text2 = readFileSync9(file2, "utf8");
   } catch {
     return false;
   }
@@ -97091,7 +97349,7 @@ async function acquireLock(file2, opts = {}) {
     if (Date.now() >= deadline) {
       let holder = "";
       try {
-        holder = readFileSync7(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
+        holder = readFileSync9(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
       } catch {
       }
       throw new LockBusyError(`${file2} is held by process ${holder || "?"}`);
@@ -97101,8 +97359,8 @@ async function acquireLock(file2, opts = {}) {
 }
 
 // src/prepare/split.ts
-import { copyFileSync, existsSync as existsSync5, mkdirSync as mkdirSync3, readdirSync as readdirSync6, renameSync as renameSync3, rmSync as rmSync5 } from "node:fs";
-import { dirname as dirname4, join as join6 } from "node:path";
+import { copyFileSync, existsSync as existsSync6, mkdirSync as mkdirSync3, readdirSync as readdirSync7, renameSync as renameSync3, rmSync as rmSync5 } from "node:fs";
+import { dirname as dirname4, join as join7 } from "node:path";
 
 // src/prepare/numpy-random.ts
 var N = 624;
@@ -97349,11 +97607,11 @@ var CsvWriter = class {
 // src/prepare/zip.ts
 var import_yauzl = __toESM(require_yauzl(), 1);
 var import_yazl = __toESM(require_yazl(), 1);
-import { createWriteStream as createWriteStream3, mkdirSync as mkdirSync2, readdirSync as readdirSync5 } from "node:fs";
-import { basename, dirname as dirname3, join as join5, resolve as resolve5, sep } from "node:path";
+import { createWriteStream as createWriteStream3, mkdirSync as mkdirSync2, readdirSync as readdirSync6 } from "node:fs";
+import { basename, dirname as dirname3, join as join6, resolve as resolve6, sep as sep2 } from "node:path";
 import { pipeline } from "node:stream/promises";
 async function extractZip(zipFile, dest) {
-  const root = resolve5(dest);
+  const root = resolve6(dest);
   mkdirSync2(root, { recursive: true });
   const zip = await import_yauzl.default.openPromise(zipFile, {
     lazyEntries: true,
@@ -97364,8 +97622,8 @@ async function extractZip(zipFile, dest) {
   try {
     for await (const entry of zip.eachEntry()) {
       const name2 = entry.fileName.replace(/\\/g, "/");
-      const target = resolve5(root, name2);
-      if (target !== root && !target.startsWith(root + sep))
+      const target = resolve6(root, name2);
+      if (target !== root && !target.startsWith(root + sep2))
         throw new Error(`${zipFile}: entry "${name2}" escapes the folder`);
       if (name2.endsWith("/")) {
         mkdirSync2(target, { recursive: true });
@@ -97388,9 +97646,9 @@ async function zipFiles(files, zipFile, compress = true) {
   await done;
 }
 function zipFolder(dir, zipFile) {
-  const files = readdirSync5(dir).sort();
+  const files = readdirSync6(dir).sort();
   return zipFiles(
-    files.map((name2) => join5(dir, name2)),
+    files.map((name2) => join6(dir, name2)),
     zipFile
   );
 }
@@ -97481,12 +97739,12 @@ function splitIndices(n, testSize, recipe) {
 async function runTableSplit(recipe, rawDir, outDir, log = () => {
 }) {
   for (const x of recipe.extract) {
-    const archive = join6(rawDir, x.archive);
-    if (!existsSync5(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
-    await extractZip(archive, join6(rawDir, x.into ?? ""));
+    const archive = join7(rawDir, x.archive);
+    if (!existsSync6(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
+    await extractZip(archive, join7(rawDir, x.into ?? ""));
   }
-  const tableFile = join6(rawDir, recipe.table);
-  if (!existsSync5(tableFile)) throw new Error(`raw table ${recipe.table} not found in the Kaggle download`);
+  const tableFile = join7(rawDir, recipe.table);
+  if (!existsSync6(tableFile)) throw new Error(`raw table ${recipe.table} not found in the Kaggle download`);
   const labelCols = recipe.outputs.flatMap((o) => o.kind === "one-hot" && !o.classes ? [o.label] : []);
   const table = await scanTable(tableFile, labelCols, recipe.groupBy);
   const computed = Object.entries(recipe.computed);
@@ -97501,14 +97759,14 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     testSize = 0;
   else if (testSize === void 0) {
     const { dir, suffix } = recipe.testSizeFromFiles;
-    const k = readdirSync6(join6(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
+    const k = readdirSync7(join7(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
     testSize = k / (table.n + k);
   }
   const reader = new RecordReader(table);
   let parts2;
   if (recipe.testMembers) {
     const m = recipe.testMembers;
-    const ids = new Set(m.tfrecords.flatMap((f) => tfrecordFeature(join6(rawDir, f), m.feature)));
+    const ids = new Set(m.tfrecords.flatMap((f) => tfrecordFeature(join7(rawDir, f), m.feature)));
     const k = col(m.column);
     const train = [];
     const test = [];
@@ -97558,7 +97816,7 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     }
   };
   const target = (to) => {
-    const file2 = join6(outDir, to);
+    const file2 = join7(outDir, to);
     mkdirSync3(dirname4(file2), { recursive: true });
     return file2;
   };
@@ -97604,7 +97862,7 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
       const key2 = col(o.key);
       const keys = /* @__PURE__ */ new Set();
       each(o.part, (raw) => keys.add(raw[key2]));
-      const other = await scanTable(join6(rawDir, o.from));
+      const other = await scanTable(join7(rawDir, o.from));
       const k2 = other.header.indexOf(o.key);
       if (k2 < 0) throw new Error(`${o.from}: no column "${o.key}"`);
       const r2 = new RecordReader(other);
@@ -97623,52 +97881,52 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
   const moved = /* @__PURE__ */ new Map();
   for (const c of recipe.copies) {
     each(c.part, (raw, out) => {
-      const from = join6(rawDir, fill(c.from, raw, out));
+      const from = join7(rawDir, fill(c.from, raw, out));
       const to = target(fill(c.to, raw, out));
       const earlier = moved.get(from);
       if (earlier) copyFileSync(earlier, to);
-      else if (existsSync5(from)) {
+      else if (existsSync6(from)) {
         renameSync3(from, to);
         moved.set(from, to);
       } else throw new Error(`raw file ${fill(c.from, raw, out)} not found in the Kaggle download`);
     });
   }
-  for (const f of recipe.files) copyFileSync(join6(rawDir, f.from), target(f.to));
+  for (const f of recipe.files) copyFileSync(join7(rawDir, f.from), target(f.to));
   for (const a of recipe.archives) {
-    const dir = join6(outDir, a.dir);
+    const dir = join7(outDir, a.dir);
     mkdirSync3(dir, { recursive: true });
     await zipFolder(dir, target(a.to));
     rmSync5(dir, { recursive: true, force: true });
   }
-  for (const d of recipe.dirs) mkdirSync3(join6(outDir, d), { recursive: true });
+  for (const d of recipe.dirs) mkdirSync3(join7(outDir, d), { recursive: true });
   if (recipe.renameTfrecords) {
     const t = recipe.renameTfrecords;
     const counters = { train: 0, test: 0 };
-    mkdirSync3(join6(outDir, t.to), { recursive: true });
-    const files = readdirSync6(join6(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
+    mkdirSync3(join7(outDir, t.to), { recursive: true });
+    const files = readdirSync7(join7(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
     for (const f of files) {
       const count = f.replace(/\.tfrec$/, "").split("-")[1];
       const kind2 = t.test.includes(f) ? "test" : "train";
       const name2 = `${kind2}${String(counters[kind2]++).padStart(2, "0")}-${count}.tfrec`;
-      renameSync3(join6(rawDir, t.dir, f), join6(outDir, t.to, name2));
+      renameSync3(join7(rawDir, t.dir, f), join7(outDir, t.to, name2));
     }
   }
   return { train: parts2.train.length, test: parts2.test.length };
 }
 
 // src/prepare/tables.ts
-import { copyFileSync as copyFileSync2, existsSync as existsSync6, mkdirSync as mkdirSync4 } from "node:fs";
-import { dirname as dirname5, join as join7 } from "node:path";
+import { copyFileSync as copyFileSync2, existsSync as existsSync7, mkdirSync as mkdirSync4 } from "node:fs";
+import { dirname as dirname5, join as join8 } from "node:path";
 async function runTables(recipe, rawDir, outDir) {
   for (const x of recipe.extract) {
-    const archive = join7(rawDir, x.archive);
-    if (!existsSync6(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
-    await extractZip(archive, join7(rawDir, x.into ?? ""));
+    const archive = join8(rawDir, x.archive);
+    if (!existsSync7(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
+    await extractZip(archive, join8(rawDir, x.into ?? ""));
   }
   for (const o of recipe.outputs) {
-    const from = join7(rawDir, o.from);
-    if (!existsSync6(from)) throw new Error(`raw table ${o.from} not found in the Kaggle download`);
-    const to = join7(outDir, o.to);
+    const from = join8(rawDir, o.from);
+    if (!existsSync7(from)) throw new Error(`raw table ${o.from} not found in the Kaggle download`);
+    const to = join8(outDir, o.to);
     mkdirSync4(dirname5(to), { recursive: true });
     if (o.copy) {
       copyFileSync2(from, to);
@@ -97705,16 +97963,16 @@ var import_pngjs = __toESM(require_png(), 1);
 var import_yazl2 = __toESM(require_yazl(), 1);
 import {
   copyFileSync as copyFileSync3,
-  existsSync as existsSync7,
+  existsSync as existsSync8,
   mkdirSync as mkdirSync5,
-  readdirSync as readdirSync7,
-  readFileSync as readFileSync8,
+  readdirSync as readdirSync8,
+  readFileSync as readFileSync10,
   renameSync as renameSync4,
   rmSync as rmSync6,
   writeFileSync as writeFileSync2
 } from "node:fs";
 import { createWriteStream as createWriteStream4 } from "node:fs";
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
 import { pipeline as pipeline2 } from "node:stream/promises";
 
 // src/prepare/pyjson.ts
@@ -97853,17 +98111,17 @@ function field(obj, key2) {
 
 // src/prepare/custom.ts
 function need(file2) {
-  if (!existsSync7(file2)) throw new Error(`${file2} not found in the Kaggle download`);
+  if (!existsSync8(file2)) throw new Error(`${file2} not found in the Kaggle download`);
   return file2;
 }
 function codePointSort(names2) {
   return names2.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
 }
 async function dogsVsCats(rawDir, outDir) {
-  await extractZip(need(join8(rawDir, "train.zip")), rawDir);
-  const files = codePointSort(readdirSync7(join8(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
+  await extractZip(need(join9(rawDir, "train.zip")), rawDir);
+  const files = codePointSort(readdirSync8(join9(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
   const { train, test } = trainTestSplit(files.length, 0.1, 0);
-  const pub = (...p) => join8(outDir, "public", ...p);
+  const pub = (...p) => join9(outDir, "public", ...p);
   mkdirSync5(pub("train"), { recursive: true });
   mkdirSync5(pub("test"), { recursive: true });
   let cats = 0;
@@ -97871,20 +98129,20 @@ async function dogsVsCats(rawDir, outDir) {
   for (const i of train) {
     const name2 = files[i];
     const renamed = name2.includes("cat") ? `cat.${cats++}.jpg` : `dog.${dogs++}.jpg`;
-    copyFileSync3(join8(rawDir, "train", name2), pub("train", renamed));
+    copyFileSync3(join9(rawDir, "train", name2), pub("train", renamed));
   }
   const answers = ["id,label"];
   const sample = ["id,label"];
   test.forEach((i, k) => {
-    copyFileSync3(join8(rawDir, "train", files[i]), pub("test", `${k + 1}.jpg`));
+    copyFileSync3(join9(rawDir, "train", files[i]), pub("test", `${k + 1}.jpg`));
     answers.push(`${k + 1},${files[i].includes("dog") ? 1 : 0}`);
     sample.push(`${k + 1},${pyFloat(0.5)}`);
   });
   await zipFolder(pub("train"), pub("train.zip"));
   await zipFolder(pub("test"), pub("test.zip"));
   writeFileSync2(pub("sample_submission.csv"), sample.join("\n") + "\n");
-  mkdirSync5(join8(outDir, "private"), { recursive: true });
-  writeFileSync2(join8(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
+  mkdirSync5(join9(outDir, "private"), { recursive: true });
+  writeFileSync2(join9(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
 }
 async function zipWithFolder(files, dir, zipFile) {
   const z2 = new import_yazl2.default.ZipFile();
@@ -97895,8 +98153,8 @@ async function zipWithFolder(files, dir, zipFile) {
   await done;
 }
 async function whale(rawDir, outDir) {
-  await extractZip(need(join8(rawDir, "train2.zip")), rawDir);
-  const clips = codePointSort(readdirSync7(join8(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
+  await extractZip(need(join9(rawDir, "train2.zip")), rawDir);
+  const clips = codePointSort(readdirSync8(join9(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
   const dates = codePointSort([...new Set(clips.map((c) => c.split("_")[0]))]);
   if (dates.length !== 4) throw new Error(`expected clips from 4 dates in train2/, found ${dates.length}`);
   const train = clips.filter((c) => dates.indexOf(c.split("_")[0]) < 2);
@@ -97906,15 +98164,15 @@ async function whale(rawDir, outDir) {
     return c.replace(/TRAIN\d+/, `TRAIN${i}`);
   });
   const testNames = test.map((c, i) => `${c.slice(0, c.indexOf("TRAIN"))}Test${i}.aif`);
-  const pub = (...p) => join8(outDir, "public", ...p);
+  const pub = (...p) => join9(outDir, "public", ...p);
   mkdirSync5(pub(), { recursive: true });
   await zipWithFolder(
-    train.map((c, i) => [join8(rawDir, "train2", c), trainNames[i]]),
+    train.map((c, i) => [join9(rawDir, "train2", c), trainNames[i]]),
     "train2",
     pub("train2.zip")
   );
   await zipWithFolder(
-    test.map((c, i) => [join8(rawDir, "train2", c), testNames[i]]),
+    test.map((c, i) => [join9(rawDir, "train2", c), testNames[i]]),
     "test2",
     pub("test2.zip")
   );
@@ -97923,12 +98181,12 @@ async function whale(rawDir, outDir) {
     ["clip,probability", ...testNames.map((n) => `${n},0`)].join("\n") + "\n"
   );
   const answers = test.map((c, i) => `${testNames[i]},${c.replace(/\.aif$/, "").endsWith("_1") ? 1 : 0}`);
-  mkdirSync5(join8(outDir, "private"), { recursive: true });
-  writeFileSync2(join8(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
+  mkdirSync5(join9(outDir, "private"), { recursive: true });
+  writeFileSync2(join9(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
 }
 async function randomActsOfPizza(rawDir, outDir) {
-  const train = parsePyJson(readFileSync8(need(join8(rawDir, "train.json")), "utf8"));
-  const kaggleTest = parsePyJson(readFileSync8(need(join8(rawDir, "test.json")), "utf8"));
+  const train = parsePyJson(readFileSync10(need(join9(rawDir, "train.json")), "utf8"));
+  const kaggleTest = parsePyJson(readFileSync10(need(join9(rawDir, "test.json")), "utf8"));
   if (train.t !== "arr" || kaggleTest.t !== "arr" || kaggleTest.v[0]?.t !== "obj") {
     throw new Error("train.json and test.json must be lists of request objects");
   }
@@ -97939,7 +98197,7 @@ async function randomActsOfPizza(rawDir, outDir) {
     kaggleTest.v.length / (records.length + kaggleTest.v.length),
     0
   );
-  const pub = (...p) => join8(outDir, "public", ...p);
+  const pub = (...p) => join9(outDir, "public", ...p);
   mkdirSync5(pub(), { recursive: true });
   const newTrain = { t: "arr", v: [...trainIdx].map((i) => records[i]) };
   const newTest = {
@@ -97971,12 +98229,12 @@ async function randomActsOfPizza(rawDir, outDir) {
     pub("sampleSubmission.csv"),
     [header, ...ids.map((id) => `${quoteCell(id)},0`)].join("\n") + "\n"
   );
-  mkdirSync5(join8(outDir, "private"), { recursive: true });
+  mkdirSync5(join9(outDir, "private"), { recursive: true });
   const answers = ids.map((id, k) => `${quoteCell(id)},${labels[k]}`);
-  writeFileSync2(join8(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
+  writeFileSync2(join9(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
 }
 function pngGrey(file2) {
-  const png = import_pngjs.PNG.sync.read(readFileSync8(file2));
+  const png = import_pngjs.PNG.sync.read(readFileSync10(file2));
   if (png.depth === 16) throw new Error(`${file2}: 16-bit PNGs are not supported`);
   const { width, height, data } = png;
   const grey = new Uint8Array(width * height);
@@ -97987,21 +98245,21 @@ function pngGrey(file2) {
   return { width, height, grey };
 }
 async function denoisingDirtyDocuments(rawDir, outDir) {
-  const pub = (...p) => join8(outDir, "public", ...p);
-  const priv = (...p) => join8(outDir, "private", ...p);
-  await extractZip(need(join8(rawDir, "train.zip")), pub());
-  const images = codePointSort(readdirSync7(pub("train")).filter((f) => f.endsWith(".png")));
+  const pub = (...p) => join9(outDir, "public", ...p);
+  const priv = (...p) => join9(outDir, "private", ...p);
+  await extractZip(need(join9(rawDir, "train.zip")), pub());
+  const images = codePointSort(readdirSync8(pub("train")).filter((f) => f.endsWith(".png")));
   const { test } = trainTestSplit(images.length, 0.2, 0);
   const testNames = [...test].map((i) => images[i]);
   mkdirSync5(pub("test"), { recursive: true });
   for (const name2 of testNames) renameSync4(pub("train", name2), pub("test", name2));
-  await extractZip(need(join8(rawDir, "train_cleaned.zip")), pub());
+  await extractZip(need(join9(rawDir, "train_cleaned.zip")), pub());
   mkdirSync5(priv("train_cleaned"), { recursive: true });
   for (const name2 of testNames) renameSync4(pub("train_cleaned", name2), priv("train_cleaned", name2));
   const answers = new CsvWriter(priv("answers.csv"), ["id", "value"]);
   const sample = new CsvWriter(pub("sampleSubmission.csv"), ["id", "value"]);
   try {
-    for (const name2 of codePointSort(readdirSync7(priv("train_cleaned")))) {
+    for (const name2 of codePointSort(readdirSync8(priv("train_cleaned")))) {
       const { width, height, grey } = pngGrey(priv("train_cleaned", name2));
       const stem = name2.replace(/\.[^.]*$/, "");
       const values = Array.from({ length: 256 }, (_, v) => pyFloat(v / 255));
@@ -98025,14 +98283,14 @@ function roundHalfEven(x) {
   return d > 0.5 || d === 0.5 && f % 2 === 1 ? f + 1 : f;
 }
 function lines(file2) {
-  const parts2 = readFileSync8(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  const parts2 = readFileSync10(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
   if (parts2.at(-1) === "") parts2.pop();
   return parts2;
 }
 async function mlspBirds(rawDir, outDir) {
-  await extractZip(need(join8(rawDir, "mlsp_contest_dataset.zip")), rawDir);
-  const src = (...p) => join8(rawDir, "mlsp_contest_dataset", ...p);
-  const pub = (...p) => join8(outDir, "public", ...p);
+  await extractZip(need(join9(rawDir, "mlsp_contest_dataset.zip")), rawDir);
+  const src = (...p) => join9(rawDir, "mlsp_contest_dataset", ...p);
+  const pub = (...p) => join9(outDir, "public", ...p);
   for (const d of [
     "essential_data/src_wavs",
     ...["filtered_spectrograms", "segmentation_examples", "spectrograms", "supervised_segmentation"].map(
@@ -98041,7 +98299,7 @@ async function mlspBirds(rawDir, outDir) {
   ]) {
     mkdirSync5(pub(d), { recursive: true });
   }
-  mkdirSync5(join8(outDir, "private"), { recursive: true });
+  mkdirSync5(join9(outDir, "private"), { recursive: true });
   const folds = await scanTable(need(src("essential_data", "CVfolds_2.txt")));
   const foldsReader = new RecordReader(folds);
   const kept = [];
@@ -98090,7 +98348,7 @@ async function mlspBirds(rawDir, outDir) {
     for (let sp = 0; sp < 19; sp++) answers.push(`${id * 100 + sp},${species.has(sp) ? 1 : 0}`);
   }
   writeFileSync2(pub("essential_data", "rec_labels_test_hidden.txt"), pubLabels.join("\n") + "\n");
-  writeFileSync2(join8(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
+  writeFileSync2(join9(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
   const sample = ["Id,Probability"];
   kept.forEach((_, k) => {
     if (isTest[k]) for (let sp = 0; sp < 19; sp++) sample.push(`${k * 100 + sp},0`);
@@ -98109,7 +98367,7 @@ async function mlspBirds(rawDir, outDir) {
       "supervised_segmentation"
     ]) {
       const from = src("supplemental_data", d, `${f}.bmp`);
-      if (d === "segmentation_examples" && !existsSync7(from)) continue;
+      if (d === "segmentation_examples" && !existsSync8(from)) continue;
       copyFileSync3(need(from), pub("supplemental_data", d, `${f}.bmp`));
     }
   }
@@ -98135,9 +98393,9 @@ var CUSTOM_PREPARERS = {
 };
 
 // src/prepare/toy.ts
-import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync3, readFileSync as readFileSync9, existsSync as existsSync8, renameSync as renameSync5, rmSync as rmSync7 } from "node:fs";
-import { join as join9 } from "node:path";
-import { createHash as createHash5 } from "node:crypto";
+import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync3, readFileSync as readFileSync11, existsSync as existsSync9, renameSync as renameSync5, rmSync as rmSync7 } from "node:fs";
+import { join as join10 } from "node:path";
+import { createHash as createHash8 } from "node:crypto";
 
 // src/prepare/random.ts
 function rng(seed) {
@@ -98287,7 +98545,7 @@ function describe3(c, p) {
   ].join("\n");
 }
 function fingerprint(c) {
-  return createHash5("sha256").update(
+  return createHash8("sha256").update(
     JSON.stringify({
       toy: { ...c.toy ?? {}, leaderboard: void 0 },
       answers: c.answers,
@@ -98296,18 +98554,18 @@ function fingerprint(c) {
   ).digest("hex");
 }
 function prepareToy(c, dataDir) {
-  const dir = join9(dataDir, c.id, "prepared");
-  const stamp = join9(dataDir, c.id, ".medalist-toy");
+  const dir = join10(dataDir, c.id, "prepared");
+  const stamp = join10(dataDir, c.id, ".medalist-toy");
   const fp = fingerprint(c);
-  if (existsSync8(stamp) && readFileSync9(stamp, "utf8") === fp && existsSync8(dir))
+  if (existsSync9(stamp) && readFileSync11(stamp, "utf8") === fp && existsSync9(dir))
     return { prepared: false, dir };
   const files = generateToy(c);
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync7(tmp, { recursive: true, force: true });
   for (const side of ["public", "private"]) {
     for (const [name2, text2] of Object.entries(files[side])) {
-      const file2 = join9(tmp, side, name2);
-      mkdirSync6(join9(file2, ".."), { recursive: true });
+      const file2 = join10(tmp, side, name2);
+      mkdirSync6(join10(file2, ".."), { recursive: true });
       writeFileSync3(file2, text2);
     }
   }
@@ -98318,7 +98576,7 @@ function prepareToy(c, dataDir) {
 }
 
 // src/prepare/description.ts
-import { createHash as createHash6 } from "node:crypto";
+import { createHash as createHash9 } from "node:crypto";
 import { writeFileSync as writeFileSync4 } from "node:fs";
 var UPSTREAM_DESCRIPTIONS = "https://raw.githubusercontent.com/openai/mle-bench/main/mlebench/competitions";
 function descriptionStub(c) {
@@ -98337,7 +98595,7 @@ async function writeDescription(c, file2, baseUrl, log) {
       const res = await fetch(url2, { signal: AbortSignal.timeout(2e4) });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       const body = Buffer.from(await res.arrayBuffer());
-      const got = createHash6("md5").update(body).digest("hex");
+      const got = createHash9("md5").update(body).digest("hex");
       if (got !== md52) throw new Error(`MD5 ${got} differs from the pinned ${md52}`);
       writeFileSync4(file2, body);
       return "upstream";
@@ -98351,7 +98609,7 @@ async function writeDescription(c, file2, baseUrl, log) {
 
 // src/prepare/prepare.ts
 function preparedDir(dataDir, id) {
-  return join10(dataDir, id, "prepared");
+  return join11(dataDir, id, "prepared");
 }
 function requiredFiles(c) {
   return [posix.normalize(`public/${c.sampleSubmission}`), posix.normalize(`private/${c.answers}`)];
@@ -98375,11 +98633,11 @@ async function prepareCompetition(entry, opts) {
   });
   const warm = c.source === "toy" ? void 0 : warmCheck(c, opts.dataDir);
   if (warm) return done("ready", warm);
-  const compDir = join10(opts.dataDir, c.id);
+  const compDir = join11(opts.dataDir, c.id);
   mkdirSync7(compDir, { recursive: true });
   let release;
   try {
-    release = await acquireLock(join10(compDir, ".medalist-prepare.lock"), {
+    release = await acquireLock(join11(compDir, ".medalist-prepare.lock"), {
       waitMs: opts.lockWaitMs ?? 36e5
     });
   } catch (e) {
@@ -98399,13 +98657,13 @@ async function prepareCompetition(entry, opts) {
     }
     const after = warmCheck(c, opts.dataDir);
     if (after) return done("ready", after);
-    for (const name2 of readdirSync8(compDir))
-      if (name2.startsWith(".staging-")) rmSync8(join10(compDir, name2), { recursive: true, force: true });
+    for (const name2 of readdirSync9(compDir))
+      if (name2.startsWith(".staging-")) rmSync8(join11(compDir, name2), { recursive: true, force: true });
     const dir = preparedDir(opts.dataDir, c.id);
     const required2 = requiredFiles(c);
     const upstream = c.prepare?.checksums;
-    if (existsSync9(dir)) {
-      const missing = required2.filter((f) => !existsSync9(join10(dir, f)));
+    if (existsSync10(dir)) {
+      const missing = required2.filter((f) => !existsSync10(join11(dir, f)));
       if (missing.length > 0) {
         throw new UserError(
           `${c.id}: ${dir} exists but is incomplete (missing ${missing.join(", ")}); remove it, or re-run \`mlebench prepare\`, then run again`,
@@ -98424,9 +98682,9 @@ async function prepareCompetition(entry, opts) {
         1
       );
     }
-    const zip = join10(compDir, `${c.id}.zip`);
+    const zip = join11(compDir, `${c.id}.zip`);
     const md52 = opts.skipVerification ? void 0 : c.prepare?.zipMd5;
-    if (!existsSync9(zip)) {
+    if (!existsSync10(zip)) {
       log(`${c.id}: downloading from Kaggle`);
       await downloadCompetition(c.id, zip, {
         baseUrl: opts.kaggleUrl,
@@ -98442,15 +98700,15 @@ async function prepareCompetition(entry, opts) {
         1
       );
     }
-    const staging = join10(compDir, `.staging-${process.pid}-${Date.now()}`);
+    const staging = join11(compDir, `.staging-${process.pid}-${Date.now()}`);
     let description;
     try {
-      const raw = join10(staging, "raw");
-      const out = join10(staging, "prepared");
+      const raw = join11(staging, "raw");
+      const out = join11(staging, "prepared");
       log(`${c.id}: extracting ${zip}`);
       await extractZip(zip, raw);
-      mkdirSync7(join10(out, "public"), { recursive: true });
-      mkdirSync7(join10(out, "private"), { recursive: true });
+      mkdirSync7(join11(out, "public"), { recursive: true });
+      mkdirSync7(join11(out, "private"), { recursive: true });
       if (recipe.kind === "tables") await runTables(recipe, raw, out);
       else if (recipe.kind === "custom") {
         const run = CUSTOM_PREPARERS[recipe.preparer];
@@ -98460,15 +98718,15 @@ async function prepareCompetition(entry, opts) {
         const sizes = await runTableSplit(recipe, raw, out, log);
         log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
       }
-      if (!existsSync9(join10(out, "public", "description.md"))) {
+      if (!existsSync10(join11(out, "public", "description.md"))) {
         description = await writeDescription(
           c,
-          join10(out, "public", "description.md"),
+          join11(out, "public", "description.md"),
           opts.descriptionUrl,
           log
         );
       }
-      const missing = required2.filter((f) => !existsSync9(join10(out, f)));
+      const missing = required2.filter((f) => !existsSync10(join11(out, f)));
       if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
       rmSync8(raw, { recursive: true, force: true });
       renameSync6(out, dir);
@@ -98499,10 +98757,11 @@ async function prepareCompetitions(entries, opts) {
 }
 
 // src/suite/prepare.ts
+import { join as join12 } from "node:path";
 function preparedPaths(dataDir, id) {
   return {
-    publicDir: join11(dataDir, id, "prepared", "public"),
-    privateDir: join11(dataDir, id, "prepared", "private")
+    publicDir: join12(dataDir, id, "prepared", "public"),
+    privateDir: join12(dataDir, id, "prepared", "private")
   };
 }
 async function ensurePrepared(entry, dataDir, log) {
@@ -98512,7 +98771,7 @@ async function ensurePrepared(entry, dataDir, log) {
 }
 
 // src/suite/store.ts
-import { mkdirSync as mkdirSync8, readFileSync as readFileSync10, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync10 } from "node:fs";
+import { mkdirSync as mkdirSync8, readFileSync as readFileSync12, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync11 } from "node:fs";
 import { dirname as dirname6 } from "node:path";
 
 // src/results/migrate.ts
@@ -98561,7 +98820,7 @@ function readResults(path6) {
 function readResultsMigrated(path6) {
   let raw;
   try {
-    raw = JSON.parse(readFileSync10(path6, "utf8"));
+    raw = JSON.parse(readFileSync12(path6, "utf8"));
   } catch (e) {
     const code = e.code;
     throw new UserError(
@@ -98579,12 +98838,24 @@ function readResultsMigrated(path6) {
   if (!parsed.success) throw new UserError(formatZodError(parsed.error, path6));
   return { results: parsed.data, from: migrated.from, applied: migrated.applied };
 }
+var StoredIdentity = external_exports.object({
+  hash: external_exports.string(),
+  parts: external_exports.object(
+    Object.fromEntries(IDENTITY_PARTS.map((p) => [p, external_exports.string()]))
+  )
+});
 function readStoredRun(path6) {
-  if (!existsSync10(path6)) return null;
+  if (!existsSync11(path6)) return null;
   try {
-    const raw = migrate(RUN_DOCUMENT, JSON.parse(readFileSync10(path6, "utf8"))).doc;
+    const raw = migrate(RUN_DOCUMENT, JSON.parse(readFileSync12(path6, "utf8"))).doc;
     const result = RunResultSchema.parse(raw.result);
-    return { suiteHash: String(raw.suiteHash), agent: String(raw.agent), result };
+    const id = StoredIdentity.safeParse(raw.identity);
+    return {
+      suiteHash: String(raw.suiteHash),
+      agent: String(raw.agent),
+      identity: id.success ? id.data : null,
+      result
+    };
   } catch {
     return null;
   }
@@ -98594,6 +98865,9 @@ function saveRun(path6, stored) {
 }
 
 // src/suite/progress.ts
+function summaryLine(label, n) {
+  return `[${label}] ${n.executed ?? 0} executed, ${n.reused ?? 0} reused (same identity as a finished run)` + (n.skipped ? `, ${n.skipped} left out (--only)` : "");
+}
 function medalText(report) {
   if (!report) return "not graded";
   if (report.gold_medal) return "gold";
@@ -98605,22 +98879,28 @@ function progressLine(label, n, e) {
   const at = `[${label}]`;
   switch (e.kind) {
     case "kept":
-      return `${at} ${n.done}/${n.total} ${e.runId}: kept from an earlier run (${e.outcome})`;
+      return `${at} ${n.done}/${n.total} ${e.runId}: reused, same identity as the finished run (${e.outcome}${e.cause ? `: ${e.cause}` : ""})`;
+    case "skipped":
+      return `${at} ${n.done}/${n.total} ${e.runId}: left out (${e.why})`;
     case "started":
-      return `${at} ${n.done + 1}/${n.total} ${e.runId}: started${e.gpus.length ? ` on GPU ${e.gpus.join(",")}` : ""}`;
+      return `${at} ${n.done + 1}/${n.total} ${e.runId}: started${e.gpus.length ? ` on GPU ${e.gpus.join(",")}` : ""}${e.why ? ` (${e.why})` : ""}`;
     case "retrying":
       return `${at} ${e.runId}: infrastructure error (${e.error}); retrying (${e.attempt}/${e.retries})`;
     case "finished": {
       const r = e.report;
-      const score3 = r?.valid_submission ? `score ${r.score}` : r ? `invalid: ${r.error}` : e.exec.error;
-      return `${at} ${n.done}/${n.total} ${e.runId}: ${e.exec.outcome} in ${(e.exec.durationMs / 1e3).toFixed(1)}s, ${score3}, ${medalText(r)}`;
+      const score3 = r?.valid_submission ? `score ${r.score}` : r ? `invalid: ${r.error}` : "not graded";
+      const cause = e.failure ? `: ${e.failure.cause}` : "";
+      const line = `${at} ${n.done}/${n.total} ${e.runId}: ${e.exec.outcome} in ${(e.exec.durationMs / 1e3).toFixed(1)}s${cause}, ${score3}, ${medalText(r)}`;
+      const tail = e.failure && e.exec.outcome !== "infra_error" ? e.failure.stderrTail.slice(-3) : [];
+      return tail.length ? `${line}
+${at}   last stderr: ${tail.join(" \u23CE ")}` : line;
     }
   }
 }
 
 // src/suite/run-one.ts
-import { mkdirSync as mkdirSync9, rmSync as rmSync9, writeFileSync as writeFileSync6 } from "node:fs";
-import { join as join14, relative } from "node:path";
+import { mkdirSync as mkdirSync10, rmSync as rmSync10, writeFileSync as writeFileSync6 } from "node:fs";
+import { join as join16, relative as relative2 } from "node:path";
 
 // src/execute/instructions.ts
 function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
@@ -98639,8 +98919,8 @@ function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
 }
 
 // src/grade/grade.ts
-import { lstatSync as lstatSync2 } from "node:fs";
-import { extname as extname2, join as join13 } from "node:path";
+import { lstatSync as lstatSync3 } from "node:fs";
+import { extname as extname2, join as join14 } from "node:path";
 
 // src/grade/metrics/errors.ts
 var MetricError = class extends Error {
@@ -98666,8 +98946,8 @@ function requireFinite(a, what) {
 }
 
 // src/grade/spec.ts
-import { readFileSync as readFileSync11, existsSync as existsSync11 } from "node:fs";
-import { join as join12 } from "node:path";
+import { readFileSync as readFileSync13, existsSync as existsSync12 } from "node:fs";
+import { join as join13 } from "node:path";
 var name = external_exports.string().min(1);
 var names = external_exports.array(name).min(1);
 var note = external_exports.string().optional();
@@ -98746,11 +99026,11 @@ function parseGraderSpec(raw, source = "grader.json") {
   return parsed.data;
 }
 function loadGraderSpec(competitionDir) {
-  const file2 = join12(competitionDir, "grader.json");
-  if (!existsSync11(file2)) return null;
+  const file2 = join13(competitionDir, "grader.json");
+  if (!existsSync12(file2)) return null;
   let raw;
   try {
-    raw = JSON.parse(readFileSync11(file2, "utf8"));
+    raw = JSON.parse(readFileSync13(file2, "utf8"));
   } catch (e) {
     throw new Error(`${file2}: not valid JSON (${e.message})`);
   }
@@ -99434,7 +99714,7 @@ function round5Numpy(x) {
 }
 
 // src/grade/medals.ts
-import { readFileSync as readFileSync12 } from "node:fs";
+import { readFileSync as readFileSync14 } from "node:fs";
 function thresholdPositions(n) {
   if (!Number.isInteger(n) || n < 1) throw new Error(`a leaderboard needs at least one team (got ${n})`);
   const at = (c) => Math.max(1, Math.floor(n * c));
@@ -99527,7 +99807,7 @@ function leaderboardScoresFromCsv(text2, source = "leaderboard") {
   return Array.from(col.values, (v) => Number.isNaN(v) ? null : v);
 }
 function readLeaderboardScores(path6) {
-  return leaderboardScoresFromCsv(readFileSync12(path6, "utf8"), path6);
+  return leaderboardScoresFromCsv(readFileSync14(path6, "utf8"), path6);
 }
 
 // src/grade/board.ts
@@ -99610,13 +99890,13 @@ async function gradeExternal(command, ctx, timeoutMs = 30 * 6e4) {
   const args = command.map(
     (a) => a.replaceAll("{submission}", ctx.submission).replaceAll("{competition}", ctx.competition).replaceAll("{private_dir}", ctx.privateDir)
   );
-  const { code, stdout, stderr, failure: failure2 } = await new Promise((resolve13) => {
+  const { code, stdout, stderr, failure: failure2 } = await new Promise((resolve14) => {
     let out = "", err = "";
     let child;
     try {
       child = spawn2(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
     } catch (e) {
-      resolve13({ code: null, stdout: "", stderr: "", failure: e.message });
+      resolve14({ code: null, stdout: "", stderr: "", failure: e.message });
       return;
     }
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
@@ -99628,11 +99908,11 @@ async function gradeExternal(command, ctx, timeoutMs = 30 * 6e4) {
     });
     child.on("error", (e) => {
       clearTimeout(timer);
-      resolve13({ code: null, stdout: out, stderr: err, failure: e.message });
+      resolve14({ code: null, stdout: out, stderr: err, failure: e.message });
     });
     child.on("close", (c, sig) => {
       clearTimeout(timer);
-      resolve13({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : void 0 });
+      resolve14({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : void 0 });
     });
   });
   const name2 = args[0];
@@ -99662,7 +99942,7 @@ var MAX_SUBMISSION_BYTES = 1024 ** 3;
 function submissionProblem(path6) {
   let st;
   try {
-    st = lstatSync2(path6);
+    st = lstatSync3(path6);
   } catch {
     return `no submission file at ${path6}`;
   }
@@ -99791,8 +100071,8 @@ async function gradeFile(opts, submissionPath, board, now) {
       });
     } else {
       const spec = loadGraderSpec(opts.competitionDir);
-      if (!spec) throw new Error(`${join13(opts.competitionDir, "grader.json")} is missing`);
-      result = scoreSubmission(spec, submissionPath, join13(opts.privateDir, competition.answers));
+      if (!spec) throw new Error(`${join14(opts.competitionDir, "grader.json")} is missing`);
+      result = scoreSubmission(spec, submissionPath, join14(opts.privateDir, competition.answers));
     }
   } catch (e) {
     const report = makeReport(
@@ -99820,11 +100100,11 @@ async function executeWithRetries(execute, spec, policy, opts = {}) {
   }
 }
 function sleep3(ms, signal) {
-  return new Promise((resolve13) => {
+  return new Promise((resolve14) => {
     const done = () => {
       clearTimeout(t);
       signal?.removeEventListener("abort", done);
-      resolve13();
+      resolve14();
     };
     const t = setTimeout(done, ms);
     signal?.addEventListener("abort", done, { once: true });
@@ -99859,48 +100139,168 @@ function readUsage(runDir) {
   }
 }
 
-// src/suite/reuse.ts
-function fingerprintOf(suiteHash2, agent) {
-  return { suiteHash: suiteHash2, agent };
+// src/suite/run-store.ts
+import { cpSync, existsSync as existsSync13, lstatSync as lstatSync4, mkdirSync as mkdirSync9, renameSync as renameSync8, rmSync as rmSync9 } from "node:fs";
+import { join as join15 } from "node:path";
+var storeKey = (runId, identity) => `${runId}-${identity}`;
+function copyTree(from, to) {
+  cpSync(from, to, {
+    recursive: true,
+    verbatimSymlinks: true,
+    filter: (src) => {
+      const st = lstatSync4(src);
+      return st.isDirectory() || st.isFile() || st.isSymbolicLink();
+    }
+  });
 }
-function reusableResult(stored, fp) {
-  if (!stored) return null;
-  return stored.suiteHash === fp.suiteHash && stored.agent === fp.agent ? stored.result : null;
+function fetchRun(storeDir, runId, identity, runDir) {
+  const entry = join15(storeDir, storeKey(runId, identity));
+  if (!existsSync13(join15(entry, "run.json"))) return false;
+  rmSync9(runDir, { recursive: true, force: true });
+  copyTree(entry, runDir);
+  return true;
+}
+function putRun(storeDir, runId, identity, runDir) {
+  mkdirSync9(storeDir, { recursive: true });
+  const entry = join15(storeDir, storeKey(runId, identity));
+  const tmp = `${entry}.tmp-${process.pid}-${Date.now().toString(36)}`;
+  copyTree(runDir, tmp);
+  rmSync9(entry, { recursive: true, force: true });
+  renameSync8(tmp, entry);
+}
+
+// src/execute/failure.ts
+import { closeSync as closeSync7, fstatSync as fstatSync3, openSync as openSync7, readSync as readSync5 } from "node:fs";
+var TAIL_LINES = 5;
+var TAIL_BYTES = 64 * 1024;
+var MAX_LINE = 300;
+function readTail(file2, bytes2 = TAIL_BYTES) {
+  let fd = null;
+  try {
+    fd = openSync7(file2, "r");
+    const size = fstatSync3(fd).size;
+    const n = Math.min(size, bytes2);
+    const buf = Buffer.alloc(n);
+    readSync5(fd, buf, 0, n, size - n);
+    const text2 = buf.toString("utf8");
+    return n < size ? text2.slice(text2.indexOf("\n") + 1) : text2;
+  } catch {
+    return "";
+  } finally {
+    if (fd !== null) closeSync7(fd);
+  }
+}
+function stderrLines(log) {
+  const tagged = /^\S+ (stdout|stderr|medalist) (.*)$/;
+  const lines2 = log.split("\n").filter((l) => l.trim() !== "");
+  const isTagged = lines2.some((l) => tagged.test(l));
+  const out = [];
+  for (const line of lines2) {
+    if (isTagged) {
+      const m = tagged.exec(line);
+      if (m?.[1] === "stderr") out.push(m[2]);
+    } else if (!line.startsWith("[medalist]")) out.push(line);
+  }
+  return out.map((l) => clip2(l.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").replace(/[\x00-\x08\x0b-\x1f]/g, "")));
+}
+function clip2(s) {
+  return s.length > MAX_LINE ? `${s.slice(0, MAX_LINE - 1)}\u2026` : s;
+}
+function causeLine(lines2) {
+  for (let i = lines2.length - 1; i >= 0; i--) {
+    const l = lines2[i].trim();
+    if (l === "" || /^at\s/.test(l) || /^Node\.js v\d/.test(l) || /^[\^~\s]+$/.test(l)) continue;
+    if (/^(Traceback|File ")/.test(l)) continue;
+    return l;
+  }
+  return null;
+}
+function describeFailure(exec, logText) {
+  if (exec.outcome === "completed") return null;
+  const stderr = stderrLines(logText);
+  const stderrTail = stderr.slice(-TAIL_LINES);
+  const signal = exec.signal ?? null;
+  const code = exec.exitCode;
+  const exit = signal ? `killed by ${signal}` : code !== null ? `exit ${code}` : null;
+  const line = causeLine(stderr);
+  let cause;
+  switch (exec.outcome) {
+    case "timed_out":
+      cause = exec.error ?? "stopped at the time limit";
+      break;
+    case "oom":
+      cause = `${exec.error ?? "out of memory"}${exit ? ` (${exit})` : ""}`;
+      break;
+    case "infra_error":
+      cause = `infrastructure: ${exec.error ?? "unknown error"}`;
+      break;
+    default:
+      cause = line ? `${line}${exit ? ` (${exit})` : ""}` : (code === 127 || code === 126) && exec.error ? `${exec.error} (exit ${code})` : code === 127 ? `command not found (exit 127)` : code === 126 ? `command not executable (exit 126)` : signal ? `the agent was killed by ${signal}` : code !== null ? `the agent exited with code ${code} and wrote nothing to stderr` : exec.error ?? "the agent failed";
+  }
+  return { cause: clip2(cause), exitCode: code, signal, stderrTail };
 }
 
 // src/suite/run-one.ts
 async function runOne(ctx, run, gpus) {
-  const runDir = join14(ctx.outDir, "runs", run.runId);
-  const storePath = join14(runDir, "run.json");
-  const fingerprint2 = fingerprintOf(ctx.suiteHash, ctx.agentText);
-  const kept = reusableResult(readStoredRun(storePath), fingerprint2);
-  if (kept) {
-    ctx.emit({ kind: "kept", runId: run.runId, outcome: kept.outcome });
+  const runDir = join16(ctx.outDir, "runs", run.runId);
+  const storePath = join16(runDir, "run.json");
+  const identity = ctx.identities.get(run.competitionId);
+  let stored = readStoredRun(storePath);
+  if (ctx.storeDir && stored?.identity?.hash !== identity.hash && !ctx.selection.fresh) {
+    try {
+      if (fetchRun(ctx.storeDir, run.runId, identity.hash, runDir)) stored = readStoredRun(storePath);
+    } catch (e) {
+      ctx.log?.(`${run.runId}: could not read the run store ${ctx.storeDir}: ${e.message}`);
+    }
+  }
+  const decision = decide2(
+    run,
+    stored ? { identity: stored.identity, outcome: stored.result.outcome } : null,
+    identity,
+    ctx.selection
+  );
+  if (decision.action === "skip") {
+    ctx.emit({ kind: "skipped", runId: run.runId, why: decision.why });
+    return null;
+  }
+  if (decision.action === "reuse" && stored) {
+    const kept = { ...stored.result, identity: identity.hash, reused: true };
+    ctx.emit({ kind: "kept", runId: run.runId, outcome: kept.outcome, cause: kept.failure?.cause ?? null });
     return kept;
   }
-  rmSync9(runDir, { recursive: true, force: true });
-  mkdirSync9(runDir, { recursive: true });
+  rmSync10(runDir, { recursive: true, force: true });
+  mkdirSync10(runDir, { recursive: true });
   const entry = ctx.registry.get(run.competitionId);
   const paths = ctx.prepared.get(run.competitionId);
-  writeFileSync6(runPaths(runDir).instructionsFile, instructions(entry.competition, ctx.config.limits.time));
+  const spec = {
+    runId: run.runId,
+    suiteId: ctx.suiteId,
+    competitionId: run.competitionId,
+    seed: run.seed,
+    publicDir: paths.publicDir,
+    runDir,
+    timeLimitSecs: ctx.config.limits.time,
+    env: ctx.env,
+    gpus,
+    secretEnv: ctx.agent.secrets
+  };
+  writeFileSync6(
+    runPaths(runDir).instructionsFile,
+    instructions(
+      entry.competition,
+      ctx.config.limits.time,
+      ctx.executor.agentPaths?.(spec) ?? CONTAINER_PATHS
+    )
+  );
   const t0 = /* @__PURE__ */ new Date();
-  ctx.emit({ kind: "started", runId: run.runId, gpus });
+  ctx.emit({ kind: "started", runId: run.runId, gpus, why: decision.action === "run" ? decision.why : "" });
   const { result: exec, attempts } = await executeWithRetries(
-    (spec, signal) => ctx.executor.execute(spec, signal),
+    (spec2, signal) => ctx.executor.execute(spec2, signal),
     {
-      runId: run.runId,
-      suiteId: ctx.suiteId,
-      competitionId: run.competitionId,
-      seed: run.seed,
-      publicDir: paths.publicDir,
-      runDir,
-      timeLimitSecs: ctx.config.limits.time,
-      env: ctx.env,
-      gpus,
-      secretEnv: ctx.agent.secrets,
+      ...spec,
       validationUrl: ctx.executor.validationUrl?.(
         run.competitionId,
-        join14(paths.publicDir, entry.competition.sampleSubmission),
+        join16(paths.publicDir, entry.competition.sampleSubmission),
         run.runId
       ),
       quota: ctx.config.limits.disk
@@ -99935,24 +100335,33 @@ async function runOne(ctx, run, gpus) {
     startedAt: t0.toISOString(),
     durationMs: exec.durationMs,
     attempts,
-    runDir: relative(ctx.outDir, runDir),
+    runDir: relative2(ctx.outDir, runDir),
     error: exec.error ?? null,
     grade: report ? gradeJson(report) : null,
     usage: readUsage(runDir),
     gpus,
-    details: exec.details ?? {}
+    details: exec.details ?? {},
+    identity: identity.hash,
+    failure: describeFailure(exec, readTail(runPaths(runDir).logFile))
   };
   ctx.record?.(result);
-  saveRun(storePath, { ...fingerprint2, result });
-  ctx.emit({ kind: "finished", runId: run.runId, exec, report });
+  saveRun(storePath, { suiteHash: ctx.suiteHash, agent: ctx.agentText, identity, result });
+  if (ctx.storeDir) {
+    try {
+      putRun(ctx.storeDir, run.runId, identity.hash, runDir);
+    } catch (e) {
+      ctx.log?.(`${run.runId}: not saved to the run store ${ctx.storeDir}: ${e.message}`);
+    }
+  }
+  ctx.emit({ kind: "finished", runId: run.runId, exec, report, failure: result.failure ?? null });
   return result;
 }
 
 // src/suite/lock.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { closeSync as closeSync7, mkdirSync as mkdirSync10, openSync as openSync7, readFileSync as readFileSync13, unlinkSync, writeSync as writeSync5 } from "node:fs";
+import { closeSync as closeSync8, mkdirSync as mkdirSync11, openSync as openSync8, readFileSync as readFileSync15, unlinkSync, writeSync as writeSync5 } from "node:fs";
 import os6 from "node:os";
-import { join as join15 } from "node:path";
+import { join as join17 } from "node:path";
 var LOCK_FILE = ".medalist.lock";
 function alive(pid) {
   try {
@@ -99964,15 +100373,15 @@ function alive(pid) {
 }
 function readHolder(file2) {
   try {
-    const h = JSON.parse(readFileSync13(file2, "utf8"));
+    const h = JSON.parse(readFileSync15(file2, "utf8"));
     return typeof h.pid === "number" && typeof h.host === "string" ? h : null;
   } catch {
     return null;
   }
 }
 async function lockResultsDir(dir, opts = {}) {
-  mkdirSync10(dir, { recursive: true });
-  const file2 = join15(dir, LOCK_FILE);
+  mkdirSync11(dir, { recursive: true });
+  const file2 = join17(dir, LOCK_FILE);
   const me = {
     pid: process.pid,
     host: os6.hostname(),
@@ -99983,9 +100392,9 @@ async function lockResultsDir(dir, opts = {}) {
   let told = false;
   for (; ; ) {
     try {
-      const fd = openSync7(file2, "wx", 420);
+      const fd = openSync8(file2, "wx", 420);
       writeSync5(fd, JSON.stringify(me) + "\n");
-      closeSync7(fd);
+      closeSync8(fd);
       return () => {
         if (readHolder(file2)?.nonce === me.nonce) unlinkSync(file2);
       };
@@ -100017,36 +100426,36 @@ async function lockResultsDir(dir, opts = {}) {
 }
 
 // src/suite/disk.ts
-import { closeSync as closeSync8, openSync as openSync8, readdirSync as readdirSync9, rmSync as rmSync10, writeSync as writeSync6 } from "node:fs";
-import { join as join16 } from "node:path";
+import { closeSync as closeSync9, openSync as openSync9, readdirSync as readdirSync10, rmSync as rmSync11, writeSync as writeSync6 } from "node:fs";
+import { join as join18 } from "node:path";
 function isDiskFull(e) {
   const code = e?.code;
   return code === "ENOSPC" || code === "EDQUOT";
 }
 var RESERVE_FILE = ".medalist-reserve";
 function reserveSpace(dir, bytes2 = 1024 ** 2) {
-  const file2 = join16(dir, RESERVE_FILE);
-  const fd = openSync8(file2, "w", 384);
+  const file2 = join18(dir, RESERVE_FILE);
+  const fd = openSync9(file2, "w", 384);
   try {
     const zeros = Buffer.alloc(64 * 1024);
     for (let done = 0; done < bytes2; done += zeros.length) writeSync6(fd, zeros);
   } finally {
-    closeSync8(fd);
+    closeSync9(fd);
   }
-  return () => rmSync10(file2, { force: true });
+  return () => rmSync11(file2, { force: true });
 }
 function removeTempFiles(dir, depth = 3) {
   let n = 0;
   let entries;
   try {
-    entries = readdirSync9(dir, { withFileTypes: true });
+    entries = readdirSync10(dir, { withFileTypes: true });
   } catch {
     return 0;
   }
   for (const e of entries) {
-    const full = join16(dir, e.name);
+    const full = join18(dir, e.name);
     if (e.isFile() && /\.tmp-\d+$/.test(e.name)) {
-      rmSync10(full, { force: true });
+      rmSync11(full, { force: true });
       n++;
     } else if (depth > 0 && e.isDirectory()) n += removeTempFiles(full, depth - 1);
   }
@@ -100074,7 +100483,7 @@ function agentEnv(agent, env = process.env) {
   return out;
 }
 async function runSuite(opts) {
-  const release = await lockResultsDir(resolve6(opts.outDir), { log: opts.log });
+  const release = await lockResultsDir(resolve7(opts.outDir), { log: opts.log });
   try {
     return await runSuiteLocked(opts);
   } finally {
@@ -100086,13 +100495,13 @@ async function runSuiteLocked(opts) {
   const log = opts.log ?? (() => {
   });
   const agent = opts.agent ?? config2.agent;
-  const registry2 = opts.registry ?? loadRegistry(config2.registryDir ? resolve6(opts.baseDir, config2.registryDir) : defaultRegistryDir());
+  const registry2 = opts.registry ?? loadRegistry(config2.registryDir ? resolve7(opts.baseDir, config2.registryDir) : defaultRegistryDir());
   const thePlan = opts.plan ?? plan(config2, registry2);
   const only = opts.shard ? new Set(opts.shard.runIds) : null;
   const runs = only ? thePlan.runs.filter((r) => only.has(r.runId)) : thePlan.runs;
   const competitions = [...new Set(runs.map((r) => r.competitionId))];
-  const dataDir = resolve6(opts.baseDir, config2.dataDir);
-  const outDir = resolve6(opts.outDir);
+  const dataDir = resolve7(opts.baseDir, config2.dataDir);
+  const outDir = resolve7(opts.outDir);
   const env = agentEnv(agent);
   const suiteId = `${opts.label}-${thePlan.suiteHash.slice(0, 8)}-${Date.now().toString(36)}`;
   const agentText = describeAgent(agent);
@@ -100117,14 +100526,42 @@ async function runSuiteLocked(opts) {
   const suiteCtx = { config: config2, agent, baseDir: opts.baseDir, suiteId, label: opts.label, log };
   if (opts.signal) suiteCtx.signal = opts.signal;
   const executor = opts.backend ? await opts.backend.open(suiteCtx) : await openExecutor(config2.executor, suiteCtx);
+  const selection = {
+    fresh: opts.selection?.fresh ?? false,
+    rerun: opts.selection?.rerun ?? [],
+    only: opts.selection?.only ? parseOnly(opts.selection.only, thePlan.competitions, thePlan.seeds) : null
+  };
+  let identities;
+  try {
+    const facts = agentFacts({
+      agent,
+      config: config2,
+      baseDir: opts.baseDir,
+      executor: executor.name,
+      imageId: executor.facts.imageId ?? null,
+      exclude: [outDir, dataDir, ...(opts.notAgentFiles ?? []).map((d) => resolve7(d))]
+    });
+    identities = new Map(
+      competitions.map((id) => [
+        id,
+        competitionIdentity(facts, registry2.get(id).competition, preparedDir(dataDir, id), config2)
+      ])
+    );
+  } catch (e) {
+    await executor.close();
+    throw e;
+  }
   log(
     `[${opts.label}] ${runs.length} runs: ${competitions.length} competitions \xD7 ${thePlan.seeds} seeds, agent: ${agentText}`
   );
-  const counter = { done: 0, total: runs.length };
+  const counter = { done: 0, total: runs.length, executed: 0, reused: 0, skipped: 0 };
   const running = /* @__PURE__ */ new Map();
   const emit = (e) => {
     if (e.kind === "started") running.set(e.runId, Date.now());
-    if (e.kind === "kept" || e.kind === "finished") {
+    if (e.kind === "started") counter.executed++;
+    if (e.kind === "kept") counter.reused++;
+    if (e.kind === "skipped") counter.skipped++;
+    if (e.kind === "kept" || e.kind === "finished" || e.kind === "skipped") {
       counter.done++;
       running.delete(e.runId);
     }
@@ -100139,6 +100576,10 @@ async function runSuiteLocked(opts) {
     executor,
     suiteId,
     suiteHash: thePlan.suiteHash,
+    identities,
+    selection,
+    storeDir: opts.storeDir ? resolve7(opts.storeDir) : null,
+    log,
     outDir,
     env,
     retry: { retries: runPolicy(config2).retries, delayMs: opts.retryDelayMs ?? 2e3 },
@@ -100178,6 +100619,7 @@ async function runSuiteLocked(opts) {
     clearInterval(heartbeat);
     await executor.close();
   }
+  log(summaryLine(opts.label, counter));
   const suite = {
     schemaVersion: RESULTS_SCHEMA_VERSION,
     medalistVersion: VERSION,
@@ -100209,17 +100651,17 @@ async function runSuiteLocked(opts) {
   freeReserve();
   if (diskFull) {
     const reason = `the disk filled up (${diskFull.message})`;
-    const notRun2 = runs.filter((r) => !results.has(r.runId)).map((r) => notRunResult(r, join17("runs", r.runId), reason));
+    const notRun2 = runs.filter((r) => !results.has(r.runId)).map((r) => notRunResult(r, join19("runs", r.runId), reason));
     suite.runs = [...suite.runs, ...notRun2];
     const removed = removeTempFiles(outDir);
-    const file2 = join17(outDir, "results.json");
+    const file2 = join19(outDir, "results.json");
     writeResults(file2, suite);
     throw new UserError(
       `disk full: the suite stopped; ${results.size} finished run(s) kept, ${notRun2.length} not run; results written to ${file2}${removed ? `; ${removed} temporary file(s) removed` : ""}`,
       1
     );
   }
-  return writeResults(join17(outDir, "results.json"), suite);
+  return writeResults(join19(outDir, "results.json"), suite);
 }
 function notRunResult(run, runDir, reason) {
   return {
@@ -100325,14 +100767,14 @@ function notRun(results) {
 // src/session/evaluate.ts
 function openSession(config2, baseDir) {
   const registry2 = loadRegistry(
-    config2.registryDir ? resolve7(baseDir, config2.registryDir) : defaultRegistryDir()
+    config2.registryDir ? resolve8(baseDir, config2.registryDir) : defaultRegistryDir()
   );
   return { config: config2, baseDir, registry: registry2, plan: plan(config2, registry2) };
 }
 function fileBaseline(path6, shown = path6) {
   const results = readResults(path6);
-  const sha = results.git.sha ? ` (commit ${results.git.sha.slice(0, 7)})` : "";
-  return { kind: "results", results, description: `results file ${shown}${sha}` };
+  const sha2 = results.git.sha ? ` (commit ${results.git.sha.slice(0, 7)})` : "";
+  return { kind: "results", results, description: `results file ${shown}${sha2}` };
 }
 var Cancelled = class extends UserError {
   constructor() {
@@ -100348,14 +100790,19 @@ function environmentFacts(head) {
     "time limit": `${head.environment.timeLimitSecs}s`
   };
 }
+function noBaselineLine(note2, gate) {
+  const rule = gate.failOn === "never" ? "The gate is off (fail-on: never)." : gate.missingBaseline === "fail" ? "The gate fails (gate.missingBaseline: fail)." : "Nothing was compared, so the gate passes (gate.missingBaseline: pass).";
+  return `> \u26A0\uFE0F **No baseline**: ${note2 ?? "none was given"}. ${rule}`;
+}
 function renderEvaluation(head, comparison, baselineNote, opts = {}, base = null) {
+  const gate = opts.gate ?? GATE_DEFAULTS;
   const text2 = comparison ? renderReport(comparison, {
     links: opts.links,
     environment: environmentFacts(head),
     fullReportUrl: opts.fullReportUrl
-  }) : renderResults(head, { links: opts.links }) + (baselineNote ? `
-> \u26A0\uFE0F Baseline: ${baselineNote}
-` : "");
+  }) : `${noBaselineLine(baselineNote, gate)}
+
+${renderResults(head, { links: opts.links })}`;
   const lost = incompleteNote(head, base);
   return lost ? `${text2}
 > \u26A0\uFE0F ${lost}
@@ -100373,21 +100820,21 @@ function incompleteNote(head, base) {
   }
   return parts2.length ? `Incomplete: ${parts2.join("; ")}. They count as not comparable and the gate does not pass.` : null;
 }
-function gateFails2(comparison, failOn, sides = null) {
-  if (failOn === "never") return false;
+function gateFails2(comparison, gate, sides = null) {
+  if (gate.failOn === "never") return false;
   if (sides && incompleteNote(sides.head, sides.base)) return true;
-  return comparison !== null && gateFails({ ...comparison, gate: { ...comparison.gate, failOn } });
+  return comparison ? gateFails({ ...comparison, gate: { ...comparison.gate, failOn: gate.failOn } }) : gate.missingBaseline === "fail";
 }
 async function runSides(input2) {
   const { session, baseline } = input2;
   const run = input2.runSuite ?? runSuite;
   const log = input2.log ?? (() => {
   });
-  const dir = resolve7(input2.resultsDir);
+  const dir = resolve8(input2.resultsDir);
   const side = (label, baseDir, agent, git, runIds) => run({
     config: session.config,
     baseDir,
-    outDir: join18(dir, label),
+    outDir: join20(dir, label),
     label,
     agent,
     registry: session.registry,
@@ -100396,7 +100843,11 @@ async function runSides(input2) {
     shard: runIds ? { index: 1, count: 1, runIds } : input2.shard,
     git,
     log,
-    signal: input2.signal
+    signal: input2.signal,
+    selection: input2.selection,
+    storeDir: input2.storeDir,
+    // Neither side's results are the agent's code (base/ is written before head/ is hashed).
+    notAgentFiles: [dir, ...input2.storeDir ? [input2.storeDir] : []]
   });
   let base = null;
   let description = "none";
@@ -100429,7 +100880,7 @@ async function runSides(input2) {
       },
       onLook: (l) => log(`[head] look ${l.look}: ${l.headRuns} runs, verdict ${l.verdict}, decision ${l.decision}`)
     });
-    writeAtomic(join18(dir, "head", "results.json"), toJson(adaptive.head));
+    writeAtomic(join20(dir, "head", "results.json"), toJson(adaptive.head));
     return { base, head: adaptive.head, description, comparison: adaptive.comparison };
   }
   const head = input2.head ?? await side("head", session.baseDir, config2.agent, input2.headGit);
@@ -100438,20 +100889,20 @@ async function runSides(input2) {
 }
 async function evaluate(input2) {
   const { session, baseline } = input2;
-  const dir = resolve7(input2.resultsDir);
+  const dir = resolve8(input2.resultsDir);
   const sides = await runSides(input2);
   const { base, head, description } = sides;
   const comparison = sides.comparison ?? (base ? compareRuns(base, head, session.config.gate, description) : null);
   const paths = {
-    head: join18(dir, "head", "results.json"),
-    base: baseline.kind === "run" ? join18(dir, "base", "results.json") : null,
-    report: join18(dir, "report.md"),
-    comparison: comparison ? join18(dir, "comparison.json") : null
+    head: join20(dir, "head", "results.json"),
+    base: baseline.kind === "run" ? join20(dir, "base", "results.json") : null,
+    report: join20(dir, "report.md"),
+    comparison: comparison ? join20(dir, "comparison.json") : null
   };
   if (input2.head) writeResults(paths.head, input2.head);
   if (comparison) writeAtomic(paths.comparison, toJson(comparison));
   const baselineNote = baseline.kind === "none" ? baseline.note ?? null : null;
-  const render = (opts) => renderEvaluation(head, comparison, baselineNote, opts, base);
+  const render = (opts) => renderEvaluation(head, comparison, baselineNote, { ...opts, gate: session.config.gate }, base);
   writeFileSync7(paths.report, render());
   return {
     base,
@@ -100533,7 +100984,7 @@ function parseShard(text2) {
 }
 
 // src/session/shards.ts
-import { readFileSync as readFileSync14 } from "node:fs";
+import { readFileSync as readFileSync16 } from "node:fs";
 var PlanFileSchema = external_exports.object({
   version: external_exports.literal(1),
   suite: external_exports.object({ name: external_exports.string(), hash: external_exports.string() }),
@@ -100561,7 +101012,7 @@ var PlanFileSchema = external_exports.object({
 });
 function planShards(session, opts) {
   const { config: config2, plan: plan2 } = session;
-  const sides = config2.baseline.source === "run" ? 2 : 1;
+  const sides = config2.baseline?.source === "run" ? 2 : 1;
   const durations = opts.durations?.length ? durationsFrom(opts.durations, config2.limits.time) : void 0;
   const runs = expectedRuns(plan2, durations).map((r) => ({ ...r, expectedSecs: r.expectedSecs * sides }));
   let sp;
@@ -100609,7 +101060,7 @@ function describePlan(p) {
 function readPlanFile(path6) {
   let raw;
   try {
-    raw = JSON.parse(readFileSync14(path6, "utf8"));
+    raw = JSON.parse(readFileSync16(path6, "utf8"));
   } catch (e) {
     throw new UserError(`${path6}: not a plan JSON file (${e.message})`);
   }
@@ -100651,16 +101102,21 @@ function cancelOnSignals(log) {
   return { signal: ac.signal, dispose: () => (process.off("SIGINT", onInt), process.off("SIGTERM", onTerm)) };
 }
 var progress = (line) => console.error(line);
-async function runFromConfig(loaded, outDir) {
-  const { config: config2, baseDir } = loaded;
-  const out = resolve8(outDir);
-  mkdirSync11(out, { recursive: true });
-  const b = config2.baseline;
+function cliBaseline(config2, baselineFile) {
+  if (baselineFile) return { source: "file", path: baselineFile };
+  const b = config2.baseline ?? { source: "none" };
   if (b.source === "cache") {
     throw new UserError(
-      'baseline.source: "cache" works in the GitHub Action only; on the command line use "file" or "run"'
+      `baseline.source: "cache" is the GitHub Actions cache, which the command line cannot read. To reproduce the CI run, download the baseline's results.json (the report artifact of the default-branch run) and pass it: medalist run --config FILE --baseline results.json`
     );
   }
+  return b;
+}
+async function runFromConfig(loaded, outDir, opts = {}) {
+  const { config: config2, baseDir } = loaded;
+  const b = cliBaseline(config2, opts.baselineFile);
+  const out = resolve9(outDir);
+  mkdirSync12(out, { recursive: true });
   const { signal, dispose } = cancelOnSignals(progress);
   try {
     const started = Date.now();
@@ -100669,10 +101125,17 @@ async function runFromConfig(loaded, outDir) {
       kind: "run",
       agent: b.agent ?? config2.agent,
       description: "evaluated in this job (baseline agent)"
-    } : b.source === "file" ? fileBaseline(resolve8(baseDir, b.path), b.path) : { kind: "none" };
+    } : b.source === "file" ? opts.baselineFile ? fileBaseline(resolve9(b.path), b.path) : fileBaseline(resolve9(baseDir, b.path), b.path) : { kind: "none", note: "baseline: none; only the head was evaluated" };
     let ev;
     try {
-      ev = await evaluate({ session, resultsDir: out, baseline, signal, log: progress });
+      ev = await evaluate({
+        session,
+        resultsDir: out,
+        baseline,
+        signal,
+        log: progress,
+        selection: opts.selection
+      });
     } catch (e) {
       if (e instanceof Cancelled) return 130;
       throw e;
@@ -100681,9 +101144,9 @@ async function runFromConfig(loaded, outDir) {
     progress(`results: ${[ev.paths.head, ev.paths.base].filter(Boolean).join(", ")}`);
     progress(`report:  ${ev.paths.report}
 took ${((Date.now() - started) / 1e3).toFixed(1)}s`);
-    if (gateFails2(ev.comparison, config2.gate.failOn, ev)) {
+    if (gateFails2(ev.comparison, config2.gate, ev)) {
       progress(
-        ev.comparison?.verdict === "regressed" ? "medalist: the agent regressed (see the report); exit code 1" : ev.comparison?.verdict === "error" ? "medalist: the head could not be evaluated (see the report); exit code 1" : "medalist: runs are missing, so the gate does not pass (see the report); exit code 1"
+        ev.comparison?.verdict === "regressed" ? "medalist: the agent regressed (see the report); exit code 1" : ev.comparison?.verdict === "error" ? "medalist: the head could not be evaluated (see the report); exit code 1" : !ev.comparison ? "medalist: no baseline and gate.missingBaseline is fail; exit code 1" : "medalist: runs are missing, so the gate does not pass (see the report); exit code 1"
       );
       return 1;
     }
@@ -100692,16 +101155,16 @@ took ${((Date.now() - started) / 1e3).toFixed(1)}s`);
     dispose();
   }
 }
-async function runShardFromConfig(loaded, outDir, shardText, planPath) {
+async function runShardFromConfig(loaded, outDir, shardText, planPath, opts = {}) {
   const { config: config2, baseDir } = loaded;
   const which = parseShard(shardText);
   if (!which)
     throw new UserError(`--shard expects i/N with 1 \u2264 i \u2264 N \u2264 256, got ${JSON.stringify(shardText)}`);
-  const b = config2.baseline;
+  const b = config2.baseline ?? { source: "none" };
   const session = openSession(config2, baseDir);
   const shard = shardOf(session, which.index, which.count, planPath ? readPlanFile(planPath) : void 0);
-  const out = resolve8(outDir);
-  mkdirSync11(out, { recursive: true });
+  const out = resolve9(outDir);
+  mkdirSync12(out, { recursive: true });
   const { signal, dispose } = cancelOnSignals(progress);
   try {
     const baseline = b.source === "run" ? {
@@ -100711,13 +101174,21 @@ async function runShardFromConfig(loaded, outDir, shardText, planPath) {
     } : { kind: "none" };
     progress(`shard ${shard.index}/${shard.count}: ${shard.runIds.length} runs`);
     try {
-      await runSides({ session, resultsDir: out, baseline, shard, signal, log: progress });
+      await runSides({
+        session,
+        resultsDir: out,
+        baseline,
+        shard,
+        signal,
+        log: progress,
+        selection: opts.selection
+      });
     } catch (e) {
       if (e instanceof Cancelled) return 130;
       throw e;
     }
     progress(
-      `shard results: ${[b.source === "run" ? join19(out, "base", "results.json") : null, join19(out, "head", "results.json")].filter(Boolean).join(", ")}`
+      `shard results: ${[b.source === "run" ? join21(out, "base", "results.json") : null, join21(out, "head", "results.json")].filter(Boolean).join(", ")}`
     );
     return 0;
   } finally {
@@ -100727,36 +101198,56 @@ async function runShardFromConfig(loaded, outDir, shardText, planPath) {
 var runCommand = {
   name: "run",
   summary: "Run a suite from a config file, compare with the baseline, write results and report",
-  usage: `Usage: medalist run --config FILE [--out DIR]
+  usage: `Usage: medalist run --config FILE [--out DIR] [--baseline FILE] [--fresh] [--rerun OUTCOMES] [--only RUNS]
 
 Runs every (competition, seed) of the suite with the configured agent and executor, grades each
 submission, and writes DIR/head/results.json (and DIR/base/results.json when baseline.source is
 "run"), DIR/report.md and DIR/comparison.json. Progress goes to stderr, the report to stdout.
 Interrupted suites resume: finished runs are kept and skipped on the next run.
 
+A finished run is reused only when its identity matches: the agent's image id or the content
+hash of its files (agent.files), its command, env (values hashed, secrets by name), limits, the
+competition's prepared data and the grader. Anything else changed: the run executes again.
+
 With --shard i/N, runs only shard i of N (see \`medalist plan\`) and writes that shard's results
 (DIR/head/results.json, and DIR/base/results.json when the baseline is run); \`medalist merge\`
 combines the shards and \`medalist compare\` compares them.
 
 Options:
-  --config FILE   medalist.yml or .json (required)
-  --out DIR       output folder (default: .medalist/out)
-  --shard i/N     run one shard of N
-  --plan FILE     the plan from \`medalist plan --json\` (default: plan the shards here, by time limit)
+  --config FILE        medalist.yml or .json (required)
+  --out DIR            output folder (default: .medalist/out)
+  --baseline FILE      compare with this results.json (stands in for baseline.source: cache)
+  --fresh              execute every selected run again, reusing none
+  --rerun OUTCOMES     also execute again finished runs with these outcomes, e.g. failed,timed_out,infra_error
+                       (outcomes: completed, failed, timed_out, oom, infra_error)
+  --only RUNS          execute only these: COMPETITION or COMPETITION.sSEED, comma-separated; other runs
+                       are kept when finished with the same identity, else left out
+  --shard i/N          run one shard of N
+  --plan FILE          the plan from \`medalist plan --json\` (default: plan the shards here, by time limit)
 
 Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input, 130 cancelled.`,
   async run(argv) {
     const { values } = parseCommandArgs(argv, {
       config: { type: "string" },
       out: { type: "string" },
+      baseline: { type: "string" },
+      fresh: { type: "boolean" },
+      rerun: { type: "string" },
+      only: { type: "string" },
       shard: { type: "string" },
       plan: { type: "string" }
     });
+    const selection = {
+      fresh: values.fresh ?? false,
+      rerun: values.rerun !== void 0 ? parseRerun(values.rerun) : [],
+      only: values.only ?? null
+    };
     const loaded = loadConfig(requireOption(values.config, "--config"));
+    const opts = { baselineFile: values.baseline, selection };
     if (values.shard !== void 0)
-      return runShardFromConfig(loaded, values.out ?? ".medalist/out", values.shard, values.plan);
+      return runShardFromConfig(loaded, values.out ?? ".medalist/out", values.shard, values.plan, opts);
     if (values.plan !== void 0) throw new UserError("--plan goes with --shard i/N");
-    return runFromConfig(loaded, values.out ?? ".medalist/out");
+    return runFromConfig(loaded, values.out ?? ".medalist/out", opts);
   }
 };
 var demoCommand = {
@@ -100769,7 +101260,7 @@ competitions, 2 seeds each, with the local executor (no Docker, GitHub or Kaggle
 comparison and writes DIR/report.md and the results JSON (default DIR: .medalist/demo).`,
   async run(argv) {
     const { values } = parseCommandArgs(argv, { out: { type: "string" } });
-    const demo = join19(dirname7(defaultRegistryDir()), "examples", "demo.yml");
+    const demo = join21(dirname7(defaultRegistryDir()), "examples", "demo.yml");
     return runFromConfig(loadConfig(demo), values.out ?? ".medalist/demo");
   }
 };
@@ -100822,7 +101313,7 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
     const text2 = values.json ? toJson(cmp) : renderEvaluation(head, cmp, null, {}, base);
     if (values.out) writeFileSync8(values.out, text2);
     process.stdout.write(text2);
-    return gateFails2(cmp, gate.data.failOn, { head, base }) ? 1 : 0;
+    return gateFails2(cmp, gate.data, { head, base }) ? 1 : 0;
   }
 };
 
@@ -100845,8 +101336,8 @@ Prints a Markdown report of one suite run: medal rate and every run's outcome, s
 };
 
 // src/cli/commands/schema.ts
-import { mkdirSync as mkdirSync12, writeFileSync as writeFileSync10 } from "node:fs";
-import { join as join20 } from "node:path";
+import { mkdirSync as mkdirSync13, writeFileSync as writeFileSync10 } from "node:fs";
+import { join as join22 } from "node:path";
 function jsonSchemas() {
   return {
     "medalist.schema.json": {
@@ -100869,10 +101360,10 @@ Point your editor's YAML/JSON schema setting at medalist.schema.json to validate
   async run(argv) {
     const { values } = parseCommandArgs(argv, { out: { type: "string" } });
     const dir = values.out ?? "schema";
-    mkdirSync12(dir, { recursive: true });
+    mkdirSync13(dir, { recursive: true });
     for (const [name2, schema] of Object.entries(jsonSchemas())) {
-      writeFileSync10(join20(dir, name2), JSON.stringify(schema, null, 2) + "\n");
-      console.log(`wrote ${join20(dir, name2)}`);
+      writeFileSync10(join22(dir, name2), JSON.stringify(schema, null, 2) + "\n");
+      console.log(`wrote ${join22(dir, name2)}`);
     }
     return 0;
   }
@@ -100931,7 +101422,7 @@ ${rows.length} competition(s)${values.split ? ` in split ${values.split}` : ""}`
 };
 
 // src/cli/commands/prepare.ts
-import { resolve as resolve9 } from "node:path";
+import { resolve as resolve10 } from "node:path";
 var usage2 = `Usage: medalist prepare (--split NAME | --competition ID...) --data-dir DIR [options]
 
 Makes competitions' data ready in MLE-bench's layout, <data-dir>/<id>/prepared/{public,private}:
@@ -100986,7 +101477,7 @@ var prepareCommand = {
     const { results, failures } = await prepareCompetitions(
       ids.map((id) => registry2.get(id)),
       {
-        dataDir: resolve9(dataDir),
+        dataDir: resolve10(dataDir),
         kaggleUrl: values["kaggle-url"],
         descriptionUrl: values["description-url"] === "none" ? void 0 : values["description-url"] ?? UPSTREAM_DESCRIPTIONS,
         skipVerification: values["skip-verification"],
@@ -101008,7 +101499,7 @@ var prepareCommand = {
       }
       console.log(
         `
-${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)} s in total (data in ${resolve9(dataDir)})`
+${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)} s in total (data in ${resolve10(dataDir)})`
       );
     }
     return failures.length > 0 ? 1 : 0;
@@ -101016,11 +101507,11 @@ ${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)
 };
 
 // src/cli/commands/leaderboards.ts
-import { resolve as resolve10 } from "node:path";
+import { resolve as resolve11 } from "node:path";
 
 // src/registry/leaderboards-fetch.ts
-import { createHash as createHash7 } from "node:crypto";
-import { mkdirSync as mkdirSync13, renameSync as renameSync8, rmSync as rmSync11, writeFileSync as writeFileSync11 } from "node:fs";
+import { createHash as createHash10 } from "node:crypto";
+import { mkdirSync as mkdirSync14, renameSync as renameSync9, rmSync as rmSync12, writeFileSync as writeFileSync11 } from "node:fs";
 import { dirname as dirname8 } from "node:path";
 var MLEBENCH_LFS = "https://github.com/openai/mle-bench.git/info/lfs";
 var LFS_JSON = "application/vnd.git-lfs+json";
@@ -101087,21 +101578,21 @@ async function fetchLeaderboards(entries, opts) {
       const res = await fetch(src.url, { headers: src.headers });
       if (!res.ok) throw new Error(`HTTP ${res.status} from ${src.url}`);
       const body = Buffer.from(await res.arrayBuffer());
-      const sha = createHash7("sha256").update(body).digest("hex");
-      if (sha !== pin.sha256 || body.length !== pin.bytes) {
+      const sha2 = createHash10("sha256").update(body).digest("hex");
+      if (sha2 !== pin.sha256 || body.length !== pin.bytes) {
         throw new Error(
-          `SHA-256 ${sha} (${body.length} bytes) differs from the pinned ${pin.sha256} (${pin.bytes} bytes); not kept`
+          `SHA-256 ${sha2} (${body.length} bytes) differs from the pinned ${pin.sha256} (${pin.bytes} bytes); not kept`
         );
       }
       const file2 = fetchedLeaderboardFile(opts.dir, id);
-      mkdirSync13(dirname8(file2), { recursive: true });
+      mkdirSync14(dirname8(file2), { recursive: true });
       const tmp = `${file2}.tmp-${process.pid}`;
       writeFileSync11(tmp, body);
-      renameSync8(tmp, file2);
+      renameSync9(tmp, file2);
       result.fetched.push(id);
       opts.log?.(`${id}: verified (${body.length} bytes)`);
     } catch (err) {
-      rmSync11(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
+      rmSync12(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
       result.failed.push({ id, message: err.message });
     }
   }
@@ -101146,7 +101637,7 @@ var leaderboardsCommand = {
     });
     const registry2 = loadRegistry(values.registry);
     const ids = values.competition?.length && !values.split ? selectCompetitions(registry2, { include: values.competition }) : selectCompetitions(registry2, { split: values.split ?? "all", include: values.competition ?? [] });
-    const dir = resolve10(values.dir ?? defaultLeaderboardsDir());
+    const dir = resolve11(values.dir ?? defaultLeaderboardsDir());
     if (sub === "status") {
       let withBoard = 0;
       for (const id of ids) {
@@ -101175,7 +101666,7 @@ ${withBoard} of ${ids.length} with a leaderboard file (fetched ones are verified
 };
 
 // src/cli/commands/grade.ts
-import { join as join21, resolve as resolve11 } from "node:path";
+import { join as join23, resolve as resolve12 } from "node:path";
 
 // src/grade/json.ts
 function pythonJson(value, indent = 2) {
@@ -101246,17 +101737,17 @@ var gradeCommand = {
     const id = requireOption(values.competition, "--competition");
     const submission = requireOption(values.submission, "--submission");
     const dataDir = requireOption(values["data-dir"], "--data-dir");
-    const registry2 = loadRegistry(values.registry ? resolve11(values.registry) : void 0);
+    const registry2 = loadRegistry(values.registry ? resolve12(values.registry) : void 0);
     const entry = registry2.get(id);
     if (!entry) throw new UserError(`unknown competition "${id}"`);
     const ext = values["external-command"]?.trim();
     const report = await grade({
       competition: entry.competition,
       competitionDir: entry.dir,
-      privateDir: join21(resolve11(dataDir), id, "prepared", "private"),
+      privateDir: join23(resolve12(dataDir), id, "prepared", "private"),
       submissionPath: submission,
-      leaderboardPath: values.leaderboard ? resolve11(values.leaderboard) : void 0,
-      leaderboardsDir: values["leaderboards-dir"] ? resolve11(values["leaderboards-dir"]) : void 0,
+      leaderboardPath: values.leaderboard ? resolve12(values.leaderboard) : void 0,
+      leaderboardsDir: values["leaderboards-dir"] ? resolve12(values["leaderboards-dir"]) : void 0,
       external: ext ? { command: ext.split(/\s+/) } : void 0
     });
     console.log(values.json ? pythonJson(report) : formatReport(report));
@@ -101265,7 +101756,7 @@ var gradeCommand = {
 };
 
 // src/cli/commands/rank.ts
-import { resolve as resolve12 } from "node:path";
+import { resolve as resolve13 } from "node:path";
 var usage5 = `Usage: medalist rank (--leaderboard FILE | --competition ID) --score X [--json]
 
 Medals a score would earn on a Kaggle leaderboard export (columns
@@ -101328,22 +101819,22 @@ function resolveRankBoard(values) {
   if (values.leaderboard !== void 0 && values.competition !== void 0)
     throw new UserError("give either --leaderboard or --competition, not both");
   if (values.competition === void 0) {
-    const file2 = resolve12(requireOption(values.leaderboard, "--leaderboard"));
+    const file2 = resolve13(requireOption(values.leaderboard, "--leaderboard"));
     try {
       return boardFromFile(file2);
     } catch (e) {
       throw new UserError(e.message);
     }
   }
-  const registry2 = loadRegistry(values.registry ? resolve12(values.registry) : void 0);
+  const registry2 = loadRegistry(values.registry ? resolve13(values.registry) : void 0);
   const entry = registry2.get(values.competition);
   if (!entry) throw new UserError(`unknown competition "${values.competition}"`);
-  const dir = values["leaderboards-dir"] ? resolve12(values["leaderboards-dir"]) : void 0;
+  const dir = values["leaderboards-dir"] ? resolve13(values["leaderboards-dir"]) : void 0;
   return boardFor(entry.competition, entry.dir, void 0, dir);
 }
 
 // src/cli/commands/migrate.ts
-import { readFileSync as readFileSync15 } from "node:fs";
+import { readFileSync as readFileSync17 } from "node:fs";
 var usage6 = `Usage: medalist migrate FILE... [--check]
 
 Rewrites results files (results.json) and run files (run.json) written by an older Medalist in
@@ -101378,7 +101869,7 @@ var migrateCommand = {
       try {
         let raw;
         try {
-          raw = JSON.parse(readFileSync15(file2, "utf8"));
+          raw = JSON.parse(readFileSync17(file2, "utf8"));
         } catch (e) {
           throw new Error(`cannot read it as JSON (${e.message})`);
         }

@@ -9,6 +9,7 @@ export const Inputs = {
   AllowForkPrs: "allow-fork-prs",
   DataDir: "data-dir",
   ResultsDir: "results-dir",
+  RunsDir: "runs-dir",
 } as const;
 
 export const Outputs = {

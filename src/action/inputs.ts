@@ -1,8 +1,10 @@
 // Reads and validates every action input up front into one typed settings object.
+import { join, resolve } from "node:path";
 import * as core from "@actions/core";
 import { z } from "zod";
 import { UserError } from "../errors.js";
 import { Inputs } from "./constants.js";
+import type { Config } from "../config/schema.js";
 
 export type BaselineSetting =
   { source: "cache" } | { source: "run" } | { source: "none" } | { source: "file"; path: string };
@@ -10,7 +12,8 @@ export type BaselineSetting =
 const baseline = z
   .string()
   .trim()
-  .transform((v, ctx): BaselineSetting => {
+  .transform((v, ctx): BaselineSetting | null => {
+    if (v === "") return null; // left at its default: the config decides
     if (v === "cache" || v === "run" || v === "none") return { source: v };
     if (v.startsWith("file:") && v.length > "file:".length)
       return { source: "file", path: v.slice("file:".length).trim() };
@@ -34,35 +37,44 @@ export const SettingsSchema = z.object({
   [Inputs.GitHubToken]: z.string().trim(),
   [Inputs.Baseline]: baseline,
   [Inputs.Comment]: z.enum(["always", "on-change", "never"]),
-  [Inputs.FailOn]: z.enum(["regression", "never"]),
+  [Inputs.FailOn]: z.enum(["regression", "never", ""]),
   [Inputs.AllowForkPrs]: bool,
   [Inputs.DataDir]: z.string().trim(),
   [Inputs.ResultsDir]: z.string().trim().min(1),
+  [Inputs.RunsDir]: z.string().trim(),
 });
 
-/** Defaults as in action.yml, so a missing INPUT_* variable (local runs, tests) behaves the same. */
+/**
+ * Defaults as in action.yml, so a missing INPUT_* variable (local runs, tests) behaves the same.
+ * Inputs that the config can also set default to "": left alone, they do not override it.
+ */
 export const DEFAULTS: Record<string, string> = {
   [Inputs.Config]: "medalist.yml",
   [Inputs.GitHubToken]: "",
-  [Inputs.Baseline]: "cache",
+  [Inputs.Baseline]: "",
   [Inputs.Comment]: "always",
-  [Inputs.FailOn]: "regression",
+  [Inputs.FailOn]: "",
   [Inputs.AllowForkPrs]: "false",
   [Inputs.DataDir]: "",
   [Inputs.ResultsDir]: ".medalist/results",
+  [Inputs.RunsDir]: "",
 };
 
 export interface Settings {
   configPath: string;
   /** Empty when no token was given; commenting is then skipped. */
   token: string;
-  baseline: BaselineSetting;
+  /** null: not given; the config's baseline (or the action's default, cache) applies. */
+  baseline: BaselineSetting | null;
   comment: "always" | "on-change" | "never";
-  failOn: "regression" | "never";
+  /** null: not given; the config's gate.failOn applies. */
+  failOn: "regression" | "never" | null;
   allowForkPrs: boolean;
   /** Overrides the config's dataDir when set. */
   dataDir: string | null;
   resultsDir: string;
+  /** The run store: "" chooses by runner (see runStoreDir), "none" turns it off, else a folder. */
+  runsDir: string;
 }
 
 /** Reads all inputs (or the given reader) and returns the settings, or throws one UserError listing every problem. */
@@ -80,14 +92,61 @@ export function readSettings(read: (name: string) => string = (n) => core.getInp
     );
   }
   const s = parsed.data;
+  const failOn = s[Inputs.FailOn];
   return {
     configPath: s[Inputs.Config],
     token: s[Inputs.GitHubToken],
     baseline: s[Inputs.Baseline],
     comment: s[Inputs.Comment],
-    failOn: s[Inputs.FailOn],
+    failOn: failOn === "" ? null : failOn,
     allowForkPrs: s[Inputs.AllowForkPrs],
     dataDir: s[Inputs.DataDir] === "" ? null : s[Inputs.DataDir],
     resultsDir: s[Inputs.ResultsDir],
+    runsDir: s[Inputs.RunsDir],
   };
+}
+
+/** Settings after the config filled in what the inputs left open. */
+export type EffectiveSettings = Omit<Settings, "baseline" | "failOn"> & {
+  baseline: BaselineSetting;
+  failOn: "regression" | "never";
+};
+
+/** Where the action takes the baseline from when neither the input nor the config names one. */
+export const ACTION_DEFAULT_BASELINE: BaselineSetting = { source: "cache" };
+
+/**
+ * The effective baseline and gate: action input > config > default. An input left at its
+ * default ("") does not override the config.
+ */
+export function effectiveSettings(
+  settings: Settings,
+  config: Pick<Config, "baseline" | "gate">,
+  /** The config file's folder: a baseline file named in the config is relative to it. */
+  baseDir = ".",
+): EffectiveSettings {
+  const c = config.baseline;
+  const fromConfig: BaselineSetting | null = !c
+    ? null
+    : c.source === "file"
+      ? { source: "file", path: resolve(baseDir, c.path) }
+      : { source: c.source };
+  return {
+    ...settings,
+    baseline: settings.baseline ?? fromConfig ?? ACTION_DEFAULT_BASELINE,
+    failOn: settings.failOn ?? config.gate.failOn,
+  };
+}
+
+/**
+ * Where finished runs persist between jobs, keyed by run identity: the runs-dir input; by
+ * default, on a self-hosted runner, a folder in its tool cache (outside the checkout, which
+ * actions/checkout cleans); none on GitHub-hosted runners, which start empty each job.
+ */
+export function runStoreDir(setting: string, env: NodeJS.ProcessEnv): string | null {
+  if (setting === "none") return null;
+  if (setting !== "") return resolve(setting);
+  if (env.RUNNER_ENVIRONMENT !== "self-hosted") return null;
+  const base = env.RUNNER_TOOL_CACHE || (env.HOME ? join(env.HOME, ".cache") : "");
+  return base ? join(base, "medalist", "runs") : null;
 }

@@ -21,11 +21,24 @@ import { gateSentence } from "../report/verdict.js";
 import { runSuite } from "../suite/run.js";
 import { planStep, reportStep, runStep } from "./steps.js";
 import { actionsArtifacts, artifactName, uploadTrajectories, type ArtifactApi } from "./artifacts.js";
-import { actionsCache, fromFile, restoreFromCache, saveToCache, type CacheApi } from "./baseline.js";
+import {
+  actionsCache,
+  fromFile,
+  keysTried,
+  restoreFromCache,
+  saveToCache,
+  type CacheApi,
+} from "./baseline.js";
 import { checkoutBase } from "./base-ref.js";
 import { Outputs } from "./constants.js";
 import { isGhes, readEvent, runUrl, type EventInfo } from "./event.js";
-import { readSettings, type Settings } from "./inputs.js";
+import {
+  effectiveSettings,
+  readSettings,
+  runStoreDir,
+  type EffectiveSettings,
+  type Settings,
+} from "./inputs.js";
 import {
   COMMENT_ARTIFACT,
   COMMENT_FILE,
@@ -101,7 +114,7 @@ async function main(deps: Deps): Promise<void> {
 
   const step = core.getInput("step") || "all";
   if (step === "plan") return planStep(settings);
-  const { loaded, config, session, suiteHash } = loadSession(settings);
+  const { loaded, config, session, suiteHash, settings: eff } = loadSession(settings);
   const resultsDir = resolve(settings.resultsDir);
   mkdirSync(resultsDir, { recursive: true });
   const log = (line: string) => core.info(line);
@@ -112,18 +125,20 @@ async function main(deps: Deps): Promise<void> {
   process.once("SIGTERM", onSignal);
   if (step === "run") {
     const base: BaselineInput =
-      settings.baseline.source === "run" ? baseRefBaseline(deps, loaded, config, event) : { kind: "none" };
-    return runStep(deps, settings, event, session, base, abort.signal);
+      eff.baseline.source === "run" ? baseRefBaseline(deps, loaded, config, event) : { kind: "none" };
+    return runStep(deps, eff, event, session, base, abort.signal);
   }
   if (step !== "all" && step !== "report")
     throw new UserError(`input "step": expected all, plan, run or report, got ${JSON.stringify(step)}`);
 
   // The cache restore comes first: a broken cache service fails the job before any GPU time is spent.
-  const b = settings.baseline;
-  let baseline: BaselineInput = await restoreBaseline(deps, settings, event, suiteHash);
+  const b = eff.baseline;
+  let baseline: BaselineInput = await restoreBaseline(deps, eff, event, suiteHash);
   if (b.source === "run" && step === "all") baseline = baseRefBaseline(deps, loaded, config, event);
-  if (step === "report") return reportStep(deps, settings, event, session, baseline);
+  if (step === "report") return reportStep(deps, eff, event, session, baseline);
 
+  const storeDir = runStoreDir(settings.runsDir, deps.env);
+  if (storeDir) log(`finished runs persist in ${storeDir} (keyed by run identity; input runs-dir)`);
   const ev = await core.group("Evaluate", () =>
     evaluate({
       session,
@@ -133,9 +148,10 @@ async function main(deps: Deps): Promise<void> {
       log,
       signal: abort.signal,
       runSuite: deps.runSuite,
+      storeDir,
     }),
   );
-  await publish(deps, settings, event, session.config, ev, suiteHash);
+  await publish(deps, eff, event, session.config, ev, suiteHash);
 }
 
 /**
@@ -144,7 +160,7 @@ async function main(deps: Deps): Promise<void> {
  */
 export async function publish(
   deps: Deps,
-  settings: Settings,
+  settings: EffectiveSettings,
   event: EventInfo,
   config: Config,
   ev: Evaluation,
@@ -234,7 +250,7 @@ export async function publish(
   const gateLine =
     incomplete && settings.failOn !== "never"
       ? `**Gate: failed** — ${incomplete}`
-      : gateText(comparison, settings, baselineNote);
+      : gateText(comparison, settings, baselineNote, config.gate.missingBaseline ?? "pass");
   const summaryParts = [report, "", gateLine];
 
   // The sticky comment.
@@ -274,39 +290,46 @@ export async function publish(
   core.setOutput(Outputs.ReportPath, reportPath);
   core.setOutput(Outputs.CommentUrl, commentUrl);
 
-  if (gateFails(comparison, settings.failOn, ev)) {
+  if (gateFails(comparison, config.gate, ev)) {
     core.setFailed(`medalist: ${gateLine.replace(/\*\*/g, "")}`);
   }
 }
 
-/** The config as the action reads it (data and registry folders absolute, the gate from the inputs). */
+/**
+ * The config as the action reads it (data and registry folders absolute) and the effective
+ * settings: action input > config > default; inputs left at their default do not override the config.
+ */
 export function loadSession(settings: Settings) {
   const loaded = loadConfig(settings.configPath);
+  const eff = effectiveSettings(settings, loaded.config, loaded.baseDir);
   const config: Config = {
     ...loaded.config,
     dataDir: resolve(settings.dataDir ?? resolve(loaded.baseDir, loaded.config.dataDir)),
     registryDir: loaded.config.registryDir ? resolve(loaded.baseDir, loaded.config.registryDir) : undefined,
-    gate: { ...loaded.config.gate, failOn: settings.failOn },
+    gate: { ...loaded.config.gate, failOn: eff.failOn },
   };
   // The registry is loaded and the suite planned once; the cache key needs the suite hash.
   const session = openSession(config, loaded.baseDir);
-  return { loaded, config, session, suiteHash: session.plan.suiteHash };
+  return { loaded, config, session, suiteHash: session.plan.suiteHash, settings: eff };
 }
 
 /** The baseline from the cache or a file; "none" with the reason when the cache has none. */
 async function restoreBaseline(
   deps: Deps,
-  settings: Settings,
+  settings: EffectiveSettings,
   event: EventInfo,
   suiteHash: string,
 ): Promise<BaselineInput> {
   const b = settings.baseline;
+  if (b.source === "cache" && !event.pr)
+    return { kind: "none", note: "baseline: cache compares pull requests; this event has no base commit" };
   if (b.source === "cache" && event.pr) {
+    // Throws (failing the job before any agent runs) when the cache service fails: not a miss.
     const cached = await restoreFromCache(deps.cache, suiteHash, event.pr.baseSha);
     if (!cached) {
       const note =
-        `no cached baseline for suite ${suiteHash} (neither the base commit ${event.pr.baseSha.slice(0, 7)} nor any default-branch commit): ` +
-        "run the baseline workflow on the default branch, or use `baseline: run`.";
+        `no cached baseline for suite ${suiteHash}: tried the ${keysTried(suiteHash, event.pr.baseSha)}; ` +
+        "run the baseline workflow on the default branch, or use `baseline: run`";
       core.warning(`medalist: ${note}`);
       return { kind: "none", note };
     }
@@ -314,7 +337,7 @@ async function restoreBaseline(
     return { kind: "results", ...cached };
   }
   if (b.source === "file") return { kind: "results", ...fromFile(resolve(b.path), b.path) };
-  return { kind: "none" };
+  return { kind: "none", note: "baseline: none; only the head was evaluated" };
 }
 
 /** workflow_run: post the comment an evaluation run left as an artifact; runs no agent. */
@@ -347,12 +370,18 @@ async function relay(settings: Settings, event: EventInfo): Promise<void> {
 
 export function gateText(
   comparison: Comparison | null,
-  settings: Settings,
+  settings: Pick<EffectiveSettings, "baseline" | "failOn">,
   baselineNote: string | null,
+  missingBaseline: "pass" | "fail" = "pass",
 ): string {
-  if (!comparison)
-    return `**Gate: passed** — no baseline to compare with${baselineNote ? "" : ` (baseline: ${settings.baseline.source})`}.`;
-  return gateSentence(comparison);
+  if (!comparison) {
+    if (settings.failOn === "never") return "**Gate: off** (fail-on: never); no baseline to compare with.";
+    const why = baselineNote ? "" : ` (baseline: ${settings.baseline.source})`;
+    return missingBaseline === "fail"
+      ? `**Gate: failed** — no baseline to compare with${why}, and gate.missingBaseline is fail.`
+      : `**Gate: passed** — no baseline to compare with${why} (gate.missingBaseline: pass).`;
+  }
+  return gateSentence({ ...comparison, gate: { ...comparison.gate, failOn: settings.failOn } });
 }
 
 /** baseline: run — the base commit checked out and evaluated in this job. */
@@ -360,7 +389,7 @@ function baseRefBaseline(deps: Deps, loaded: LoadedConfig, config: Config, event
   const sha = event.pr?.baseSha;
   if (!sha) throw new UserError("baseline: run needs a pull_request event (the base ref comes from it)");
   const agent =
-    config.baseline.source === "run" && config.baseline.agent ? config.baseline.agent : config.agent;
+    config.baseline?.source === "run" && config.baseline.agent ? config.baseline.agent : config.agent;
   return {
     kind: "run",
     agent,

@@ -12,7 +12,7 @@ import { describePlan, planShards, PlanFileSchema, shardOf, type PlanFile } from
 import { readResults } from "../suite/store.js";
 import { artifactName, filesUnder, type ArtifactApi } from "./artifacts.js";
 import { isGhes, type EventInfo } from "./event.js";
-import type { Settings } from "./inputs.js";
+import { runStoreDir, type EffectiveSettings, type Settings } from "./inputs.js";
 import type { Deps } from "./main.js";
 import { loadSession, publish } from "./main.js";
 
@@ -92,7 +92,7 @@ function artifactsOrFail(deps: Deps, event: EventInfo, what: string): ArtifactAp
 /** run/: one shard of each side that runs; its results uploaded as a uniquely named artifact. */
 export async function runStep(
   deps: Deps,
-  settings: Settings,
+  settings: EffectiveSettings,
   event: EventInfo,
   session: Session,
   baseline: BaselineInput,
@@ -124,6 +124,7 @@ export async function runStep(
       log: (l) => core.info(l),
       signal,
       runSuite: deps.runSuite,
+      storeDir: runStoreDir(settings.runsDir, deps.env),
     }),
   );
   core.setOutput("results-path", join(dir, "head", "results.json"));
@@ -144,7 +145,7 @@ export async function runStep(
 /** report/: every shard's results downloaded and merged, compared once, one comment, the gate. */
 export async function reportStep(
   deps: Deps,
-  settings: Settings,
+  settings: EffectiveSettings,
   event: EventInfo,
   session: Session,
   baseline: BaselineInput,

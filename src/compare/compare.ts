@@ -41,6 +41,8 @@ export interface SideSummary {
   aboveMedianRate: number | null;
   meanPercentile: number | null;
   infraErrors: number;
+  /** Runs kept from an earlier invocation with the same identity instead of executed. */
+  reused?: number;
   durationMs: number;
   dollars: number | null;
 }
@@ -134,7 +136,8 @@ export function cellOf(r: RunResult): RunCell {
     score: g && g.valid_submission ? num(g.score) : null,
     valid: g?.valid_submission ?? false,
     percentile: g?.percentile ?? null,
-    error: g?.error ?? r.error,
+    // A run that did not complete: its cause first (the missing submission follows from it).
+    error: r.failure?.cause ?? g?.error ?? r.error,
     runDir: r.runDir,
   };
 }
@@ -162,6 +165,7 @@ export function summarize(s: SuiteResults): SideSummary {
     aboveMedianRate: rate(grades.filter((g) => g.above_median).length),
     meanPercentile: pct.length ? pct.reduce((a, b) => a + b, 0) / pct.length : null,
     infraErrors: s.runs.length - ok.length,
+    reused: s.runs.filter((r) => r.reused).length,
     durationMs: s.runs.reduce((a, r) => a + r.durationMs, 0),
     dollars: dollars.length ? dollars.reduce((a, b) => a + b, 0) : null,
   };

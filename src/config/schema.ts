@@ -76,6 +76,18 @@ export const AgentSchema = z
     env: z.record(envName, z.string()).default({}),
     /** Names of runner environment variables passed to the agent (masked in logs). */
     secrets: z.array(envName).max(100).default([]),
+    /**
+     * Local executor: which files of the working folder (cwd) are the agent's code. Their
+     * content hash is part of each run's identity: a change re-executes finished runs.
+     */
+    files: z
+      .strictObject({
+        /** Globs relative to cwd; default every file. */
+        include: z.array(z.string().min(1)).optional(),
+        /** Globs left out; default .git, node_modules, .medalist, __pycache__, .venv, venv, *.pyc. */
+        ignore: z.array(z.string().min(1)).optional(),
+      })
+      .optional(),
   })
   .refine((a) => envBytes(a.env) <= MAX_ENV_BYTES, {
     path: ["env"],
@@ -174,6 +186,8 @@ export const GateSchema = z.strictObject({
   allowSuiteMismatch: z.boolean().default(false),
   /** Also gate on the leaderboard percentile, with this tolerated drop (0..1). */
   percentileTolerance: z.number().min(0).max(1).optional(),
+  /** Without a baseline there is nothing to compare: "pass" (when absent) or "fail" the gate. */
+  missingBaseline: z.enum(["pass", "fail"]).optional(),
 });
 
 export const GATE_DEFAULTS = {
@@ -219,7 +233,8 @@ export const ConfigSchema = z
     concurrency: z.number().int().min(1).default(1),
     run: RunPolicySchema.default({}),
     docker: DockerSchema.default({ network: "bridge", capAdd: [] }),
-    baseline: BaselineSchema.default({ source: "none" }),
+    /** Absent: the CLI runs without a baseline; the action uses its `baseline` input (default cache). */
+    baseline: BaselineSchema.optional(),
     gate: GateSchema.default(GATE_DEFAULTS),
   })
   .superRefine((c, ctx) => {
@@ -249,6 +264,7 @@ export type Config = z.output<typeof ConfigSchema>;
 export type Gate = z.output<typeof GateSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
 export type AgentConfig = z.output<typeof AgentSchema>;
+export type BaselineConfig = z.output<typeof BaselineSchema>;
 
 export interface RunPolicy {
   retries: number;

@@ -1,4 +1,4 @@
-import type { RunSpec } from "./types.js";
+import { runPaths, type RunSpec } from "./types.js";
 
 /** Where the agent contract puts things inside a container (MLE-bench's paths). */
 export const CONTAINER_PATHS = {
@@ -10,6 +10,18 @@ export const CONTAINER_PATHS = {
 } as const;
 
 export type ContractPaths = { [K in keyof typeof CONTAINER_PATHS]: string };
+
+/** The paths a local agent gets: the run's own folders on the host. */
+export function hostPaths(spec: RunSpec): ContractPaths {
+  const p = runPaths(spec.runDir);
+  return {
+    data: spec.publicDir,
+    submission: p.submissionDir,
+    logs: p.logsDir,
+    code: p.codeDir,
+    instructions: p.instructionsFile,
+  };
+}
 
 /** The contract's variables for a run: host paths for the local executor, container paths in Docker. */
 export function contractEnv(spec: RunSpec, paths: ContractPaths): Record<string, string> {

@@ -1,8 +1,12 @@
 import type { Competition } from "../registry/schema.js";
-import { CONTAINER_PATHS } from "./contract.js";
+import { CONTAINER_PATHS, type ContractPaths } from "./contract.js";
 
-/** The task instructions given to the agent (/home/instructions.txt), in MLE-bench's spirit. */
-export function instructions(c: Competition, timeLimitSecs: number, paths = CONTAINER_PATHS): string {
+/** The task instructions given to the agent, naming the paths it really has, in MLE-bench's spirit. */
+export function instructions(
+  c: Competition,
+  timeLimitSecs: number,
+  paths: ContractPaths = CONTAINER_PATHS,
+): string {
   return [
     `You are solving the Kaggle-style competition "${c.name}" (${c.id}).`,
     "",

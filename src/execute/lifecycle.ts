@@ -1,6 +1,7 @@
 import type { AgentConfig, Config } from "../config/schema.js";
 import type { Resources } from "./scheduler.js";
 import type { ExecResult, RunSpec } from "./types.js";
+import type { ContractPaths } from "./contract.js";
 
 /**
  * The executor lifecycle: open (once per suite) → execute (once per run attempt) → close (once,
@@ -26,6 +27,8 @@ export interface SuiteContext {
 export interface EnvironmentFacts {
   image: string | null;
   imageDigest: string | null;
+  /** The image's content-addressed id (sha256:…), part of each run's identity. */
+  imageId?: string | null;
   gpuModel: string | null;
 }
 
@@ -37,6 +40,8 @@ export interface OpenExecutor {
   /** What each run reserves (the scheduler task's gpus and cpus). */
   readonly perRun: { gpus: number; cpus?: number };
   readonly facts: EnvironmentFacts;
+  /** The paths the agent sees, named in its instructions; the container paths when absent. */
+  agentPaths?(spec: RunSpec): ContractPaths;
   /** URL of the format-check endpoint for one run (its own request budget), when offered. */
   validationUrl?(competitionId: string, sampleSubmissionPath: string, runId?: string): string | undefined;
   /**

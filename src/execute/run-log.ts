@@ -1,7 +1,7 @@
 import { createWriteStream, type WriteStream } from "node:fs";
 
 /**
- * Writes an agent's output to run.log, one line per output line:
+ * Writes an agent's output (container or process) to run.log, one line per output line:
  * `<timestamp> <stdout|stderr> <text>`, secrets masked, at most `maxBytes` in all.
  */
 export class RunLog {

@@ -1,4 +1,5 @@
 import type { DiskQuota } from "./quota.js";
+import type { ContractPaths } from "./contract.js";
 
 /** How a run ended, from the executor's point of view. */
 export type Outcome = "completed" | "failed" | "timed_out" | "oom" | "infra_error";
@@ -31,6 +32,8 @@ export interface RunSpec {
 export interface ExecResult {
   outcome: Outcome;
   exitCode: number | null;
+  /** The signal that ended the agent's process, when the executor knows it (local). */
+  signal?: string;
   durationMs: number;
   oomKilled?: boolean;
   /** Human-readable reason for failed/infra_error outcomes. */
@@ -46,6 +49,8 @@ export interface ExecResult {
 /** An executor runs the agent for one RunSpec and reports how it ended. It never grades. */
 export interface Executor {
   readonly name: string;
+  /** The paths the agent sees (for its instructions); the container paths when absent. */
+  agentPaths?(spec: RunSpec): ContractPaths;
   execute(spec: RunSpec, signal?: AbortSignal): Promise<ExecResult>;
 }
 

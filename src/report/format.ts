@@ -35,7 +35,7 @@ export function duration(ms: number): string {
 
 const OUTCOME: Record<RunCell["outcome"], string> = {
   completed: "ok",
-  failed: "crashed",
+  failed: "failed",
   timed_out: "timed out",
   oom: "out of memory",
   infra_error: "infra error",

@@ -1,5 +1,5 @@
 import { markdownTable } from "markdown-table";
-import type { Comparison, RunCell } from "../compare/compare.js";
+import type { Comparison, RunCell, SideSummary } from "../compare/compare.js";
 import type { SuiteResults } from "../results/schema.js";
 import { cellOf, summarize } from "../compare/compare.js";
 import type { MetricAnalysis } from "../compare/stats.js";
@@ -74,6 +74,12 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
   if (cmp.dropped.length) out.push("", droppedText(cmp));
   if (cmp.looks?.length) out.push("", "Adaptive seeds:", "", ...looksText(cmp.looks).map((l) => `- ${l}`));
   out.push("", `Baseline: ${cmp.baselineSource}.`);
+  const reused = (side: SideSummary) => `${side.label} ${side.reused ?? 0} of ${side.runs}`;
+  if ((cmp.head.reused ?? 0) + (cmp.base.reused ?? 0) > 0)
+    out.push(
+      "",
+      `Runs reused from an earlier invocation with the same identity: ${reused(cmp.head)}, ${reused(cmp.base)}.`,
+    );
   out.push("");
 
   const header = [
@@ -101,6 +107,16 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
   out.push(
     `${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze · no medal ⚠ not comparable (infrastructure); one mark per seed. Scores are means over valid runs.`,
   );
+  // Why the head's runs that did not complete ended: the cause, not just the word.
+  const failed = cmp.competitions.flatMap((r) =>
+    r.head.filter((c) => c.outcome !== "completed").map((c) => ({ id: `${r.competitionId}.s${c.seed}`, c })),
+  );
+  if (failed.length > 0) {
+    out.push("", `**Head runs that did not complete** (${failed.length}):`, "");
+    for (const { id, c } of failed.slice(0, 20))
+      out.push(`- ${cell(id)}: ${outcomeText(c)}${c.error ? ` — \`${c.error.replace(/`/g, "'")}\`` : ""}`);
+    if (failed.length > 20) out.push(`- … and ${failed.length - 20} more (see results.json)`);
+  }
 
   if (a) {
     out.push("", "<details><summary>Statistics</summary>", "");
@@ -196,6 +212,12 @@ export function renderResults(s: SuiteResults, opts: ReportOptions = {}): string
     ];
   });
   out.push(markdownTable([header, ...rows], { align: ["l", "r", "l", "r", "c", "r", "r", "l"] }));
+  const reused = s.runs.filter((r) => r.reused).length;
+  if (reused > 0)
+    out.push(
+      "",
+      `${reused} of ${s.runs.length} runs reused from an earlier invocation with the same identity (agent code, command, env, limits, data, grader).`,
+    );
   out.push(
     "",
     `<sub>agent: \`${s.agent.description}\` · executor: \`${s.environment.executor}\` · time limit: \`${s.environment.timeLimitSecs}s\` · suite hash: \`${s.suite.hash}\` · medalist: \`${s.medalistVersion}\`</sub>`,

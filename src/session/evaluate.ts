@@ -2,13 +2,13 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { compareRuns, gateFails as gateFailsOn, summarize, type Comparison } from "../compare/compare.js";
 import { runAdaptive } from "../compare/sequential.js";
-import type { AgentConfig, Config } from "../config/schema.js";
+import { GATE_DEFAULTS, type AgentConfig, type Config } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { plan as planSuite, type Plan } from "../plan/plan.js";
 import { defaultRegistryDir, loadRegistry, type Registry } from "../registry/registry.js";
 import { renderReport, renderResults } from "../report/markdown.js";
 import type { SuiteResults } from "../results/schema.js";
-import { runSuite } from "../suite/run.js";
+import { runSuite, type SuiteOptions } from "../suite/run.js";
 import { notRun } from "./merge.js";
 import { readResults, toJson, writeAtomic, writeResults } from "../suite/store.js";
 
@@ -58,6 +58,10 @@ export interface EvaluateInput {
   signal?: AbortSignal;
   /** Runs one side (tests replace it). */
   runSuite?: typeof runSuite;
+  /** Which runs execute again (--fresh, --rerun, --only); both sides follow it. */
+  selection?: SuiteOptions["selection"];
+  /** A runner-persistent folder of finished runs keyed by identity. */
+  storeDir?: string | null;
 }
 
 export interface RenderOptions {
@@ -103,21 +107,36 @@ export function environmentFacts(head: SuiteResults): Record<string, string | nu
   };
 }
 
+/**
+ * The first line of a report without a baseline: that there is none, why, and what the gate
+ * does then (gate.missingBaseline: pass, the default, or fail).
+ */
+export function noBaselineLine(note: string | null, gate: Config["gate"]): string {
+  const rule =
+    gate.failOn === "never"
+      ? "The gate is off (fail-on: never)."
+      : gate.missingBaseline === "fail"
+        ? "The gate fails (gate.missingBaseline: fail)."
+        : "Nothing was compared, so the gate passes (gate.missingBaseline: pass).";
+  return `> ⚠️ **No baseline**: ${note ?? "none was given"}. ${rule}`;
+}
+
 /** The report for a comparison, or for the head alone (with the reason there is no baseline). */
 export function renderEvaluation(
   head: SuiteResults,
   comparison: Comparison | null,
   baselineNote: string | null,
-  opts: RenderOptions = {},
+  opts: RenderOptions & { gate?: Config["gate"] } = {},
   base: SuiteResults | null = null,
 ): string {
+  const gate = opts.gate ?? GATE_DEFAULTS;
   const text = comparison
     ? renderReport(comparison, {
         links: opts.links,
         environment: environmentFacts(head),
         fullReportUrl: opts.fullReportUrl,
       })
-    : renderResults(head, { links: opts.links }) + (baselineNote ? `\n> ⚠️ Baseline: ${baselineNote}\n` : "");
+    : `${noBaselineLine(baselineNote, gate)}\n\n${renderResults(head, { links: opts.links })}`;
   const lost = incompleteNote(head, base);
   return lost ? `${text}\n> ⚠️ ${lost}\n` : text;
 }
@@ -144,12 +163,15 @@ export function incompleteNote(head: SuiteResults, base: SuiteResults | null): s
  */
 export function gateFails(
   comparison: Comparison | null,
-  failOn: Config["gate"]["failOn"],
+  gate: Pick<Config["gate"], "failOn" | "missingBaseline">,
   sides: { head: SuiteResults; base: SuiteResults | null } | null = null,
 ): boolean {
-  if (failOn === "never") return false;
+  if (gate.failOn === "never") return false;
   if (sides && incompleteNote(sides.head, sides.base)) return true;
-  return comparison !== null && gateFailsOn({ ...comparison, gate: { ...comparison.gate, failOn } });
+  // Without a baseline nothing was compared: the gate follows gate.missingBaseline (default pass).
+  return comparison
+    ? gateFailsOn({ ...comparison, gate: { ...comparison.gate, failOn: gate.failOn } })
+    : gate.missingBaseline === "fail";
 }
 
 /** Both sides' results: the baseline (given, or run first), then the head (given, or run). */
@@ -178,6 +200,10 @@ export async function runSides(input: EvaluateInput): Promise<{
       git,
       log,
       signal: input.signal,
+      selection: input.selection,
+      storeDir: input.storeDir,
+      // Neither side's results are the agent's code (base/ is written before head/ is hashed).
+      notAgentFiles: [dir, ...(input.storeDir ? [input.storeDir] : [])],
     });
 
   let base: SuiteResults | null = null;
@@ -243,7 +269,8 @@ export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
   if (input.head) writeResults(paths.head, input.head);
   if (comparison) writeAtomic(paths.comparison!, toJson(comparison));
   const baselineNote = baseline.kind === "none" ? (baseline.note ?? null) : null;
-  const render = (opts?: RenderOptions) => renderEvaluation(head, comparison, baselineNote, opts, base);
+  const render = (opts?: RenderOptions) =>
+    renderEvaluation(head, comparison, baselineNote, { ...opts, gate: session.config.gate }, base);
   writeFileSync(paths.report, render());
   return {
     base,

@@ -55,7 +55,7 @@ export type PlanFile = z.output<typeof PlanFileSchema>;
 /** Splits the session's runs into shards; see `shardRuns` for the rule. */
 export function planShards(session: Session, opts: PlanOptions): PlanFile {
   const { config, plan } = session;
-  const sides = config.baseline.source === "run" ? 2 : 1;
+  const sides = config.baseline?.source === "run" ? 2 : 1;
   const durations = opts.durations?.length ? durationsFrom(opts.durations, config.limits.time) : undefined;
   const runs = expectedRuns(plan, durations).map((r) => ({ ...r, expectedSecs: r.expectedSecs * sides }));
   let sp: ShardPlan;

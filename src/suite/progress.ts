@@ -1,17 +1,36 @@
 import type { GradeReport } from "../grade/types.js";
 import type { ExecResult } from "../execute/types.js";
 import type { RunResult } from "../results/schema.js";
+import type { Failure } from "../execute/failure.js";
 
 /** What happened to one run, as the suite runner reports it; one line each. */
 export type RunEvent =
-  | { kind: "kept"; runId: string; outcome: RunResult["outcome"] }
-  | { kind: "started"; runId: string; gpus: string[] }
+  | { kind: "kept"; runId: string; outcome: RunResult["outcome"]; cause?: string | null }
+  | { kind: "skipped"; runId: string; why: string }
+  | { kind: "started"; runId: string; gpus: string[]; why?: string }
   | { kind: "retrying"; runId: string; attempt: number; retries: number; error: string | undefined }
-  | { kind: "finished"; runId: string; exec: ExecResult; report: GradeReport | null };
+  | {
+      kind: "finished";
+      runId: string;
+      exec: ExecResult;
+      report: GradeReport | null;
+      failure?: Failure | null;
+    };
 
 export interface Counter {
   done: number;
   total: number;
+  executed?: number;
+  reused?: number;
+  skipped?: number;
+}
+
+/** The suite's last line: how many runs executed, were reused, or were left out. */
+export function summaryLine(label: string, n: Counter): string {
+  return (
+    `[${label}] ${n.executed ?? 0} executed, ${n.reused ?? 0} reused (same identity as a finished run)` +
+    (n.skipped ? `, ${n.skipped} left out (--only)` : "")
+  );
 }
 
 function medalText(report: GradeReport | null): string {
@@ -27,15 +46,21 @@ export function progressLine(label: string, n: Counter, e: RunEvent): string {
   const at = `[${label}]`;
   switch (e.kind) {
     case "kept":
-      return `${at} ${n.done}/${n.total} ${e.runId}: kept from an earlier run (${e.outcome})`;
+      return `${at} ${n.done}/${n.total} ${e.runId}: reused, same identity as the finished run (${e.outcome}${e.cause ? `: ${e.cause}` : ""})`;
+    case "skipped":
+      return `${at} ${n.done}/${n.total} ${e.runId}: left out (${e.why})`;
     case "started":
-      return `${at} ${n.done + 1}/${n.total} ${e.runId}: started${e.gpus.length ? ` on GPU ${e.gpus.join(",")}` : ""}`;
+      return `${at} ${n.done + 1}/${n.total} ${e.runId}: started${e.gpus.length ? ` on GPU ${e.gpus.join(",")}` : ""}${e.why ? ` (${e.why})` : ""}`;
     case "retrying":
       return `${at} ${e.runId}: infrastructure error (${e.error}); retrying (${e.attempt}/${e.retries})`;
     case "finished": {
       const r = e.report;
-      const score = r?.valid_submission ? `score ${r.score}` : r ? `invalid: ${r.error}` : e.exec.error;
-      return `${at} ${n.done}/${n.total} ${e.runId}: ${e.exec.outcome} in ${(e.exec.durationMs / 1000).toFixed(1)}s, ${score}, ${medalText(r)}`;
+      const score = r?.valid_submission ? `score ${r.score}` : r ? `invalid: ${r.error}` : "not graded";
+      // One vocabulary: the outcome word is the one results.json and the report use.
+      const cause = e.failure ? `: ${e.failure.cause}` : "";
+      const line = `${at} ${n.done}/${n.total} ${e.runId}: ${e.exec.outcome} in ${(e.exec.durationMs / 1000).toFixed(1)}s${cause}, ${score}, ${medalText(r)}`;
+      const tail = e.failure && e.exec.outcome !== "infra_error" ? e.failure.stderrTail.slice(-3) : [];
+      return tail.length ? `${line}\n${at}   last stderr: ${tail.join(" ⏎ ")}` : line;
     }
   }
 }

@@ -13,8 +13,12 @@ import type { PreparedPaths } from "./prepare.js";
 import type { RunEvent } from "./progress.js";
 import { executeWithRetries, type RetryPolicy } from "./retry.js";
 import { gradeJson, readUsage } from "./run-files.js";
-import { fingerprintOf, reusableResult } from "./reuse.js";
+import { decide, type Selection } from "./reuse.js";
 import { readStoredRun, saveRun } from "./store.js";
+import { fetchRun, putRun } from "./run-store.js";
+import type { RunIdentity } from "./identity.js";
+import { CONTAINER_PATHS } from "../execute/contract.js";
+import { describeFailure, readTail } from "../execute/failure.js";
 
 /** Everything one run needs from its suite; built once by runSuite. */
 export interface RunContext {
@@ -27,6 +31,11 @@ export interface RunContext {
   executor: OpenExecutor;
   suiteId: string;
   suiteHash: string;
+  /** Each competition's run identity (agent, command, env, limits, data, grader). */
+  identities: Map<string, RunIdentity>;
+  selection: Selection;
+  /** Runner-persistent store of finished runs (keyed by identity); null: none. */
+  storeDir: string | null;
   outDir: string;
   env: Record<string, string>;
   retry: RetryPolicy;
@@ -34,6 +43,8 @@ export interface RunContext {
   /** Receives each result before run.json is written (kept even when the disk is full). */
   record?: (result: RunResult) => void;
   emit: (e: RunEvent) => void;
+  /** Suite-level messages (store problems). */
+  log?: (line: string) => void;
 }
 
 /**
@@ -45,11 +56,30 @@ export async function runOne(ctx: RunContext, run: PlannedRun, gpus: string[]): 
   const runDir = join(ctx.outDir, "runs", run.runId);
   const storePath = join(runDir, "run.json");
 
-  // Reuse: the stored run counts when its fingerprint matches this suite's.
-  const fingerprint = fingerprintOf(ctx.suiteHash, ctx.agentText);
-  const kept = reusableResult(readStoredRun(storePath), fingerprint);
-  if (kept) {
-    ctx.emit({ kind: "kept", runId: run.runId, outcome: kept.outcome });
+  // Reuse: a finished run counts only while its identity matches (and the selection allows it).
+  const identity = ctx.identities.get(run.competitionId)!;
+  let stored = readStoredRun(storePath);
+  // Not here (a cleaned workspace): the runner's store may hold it under the same identity.
+  if (ctx.storeDir && stored?.identity?.hash !== identity.hash && !ctx.selection.fresh) {
+    try {
+      if (fetchRun(ctx.storeDir, run.runId, identity.hash, runDir)) stored = readStoredRun(storePath);
+    } catch (e) {
+      ctx.log?.(`${run.runId}: could not read the run store ${ctx.storeDir}: ${(e as Error).message}`);
+    }
+  }
+  const decision = decide(
+    run,
+    stored ? { identity: stored.identity, outcome: stored.result.outcome } : null,
+    identity,
+    ctx.selection,
+  );
+  if (decision.action === "skip") {
+    ctx.emit({ kind: "skipped", runId: run.runId, why: decision.why });
+    return null;
+  }
+  if (decision.action === "reuse" && stored) {
+    const kept: RunResult = { ...stored.result, identity: identity.hash, reused: true };
+    ctx.emit({ kind: "kept", runId: run.runId, outcome: kept.outcome, cause: kept.failure?.cause ?? null });
     return kept;
   }
 
@@ -57,23 +87,34 @@ export async function runOne(ctx: RunContext, run: PlannedRun, gpus: string[]): 
   mkdirSync(runDir, { recursive: true });
   const entry = ctx.registry.get(run.competitionId)!;
   const paths = ctx.prepared.get(run.competitionId)!;
-  writeFileSync(runPaths(runDir).instructionsFile, instructions(entry.competition, ctx.config.limits.time));
+  const spec = {
+    runId: run.runId,
+    suiteId: ctx.suiteId,
+    competitionId: run.competitionId,
+    seed: run.seed,
+    publicDir: paths.publicDir,
+    runDir,
+    timeLimitSecs: ctx.config.limits.time,
+    env: ctx.env,
+    gpus,
+    secretEnv: ctx.agent.secrets,
+  };
+  // The instructions name the paths this executor really gives the agent.
+  writeFileSync(
+    runPaths(runDir).instructionsFile,
+    instructions(
+      entry.competition,
+      ctx.config.limits.time,
+      ctx.executor.agentPaths?.(spec) ?? CONTAINER_PATHS,
+    ),
+  );
   const t0 = new Date();
-  ctx.emit({ kind: "started", runId: run.runId, gpus });
+  ctx.emit({ kind: "started", runId: run.runId, gpus, why: decision.action === "run" ? decision.why : "" });
 
   const { result: exec, attempts } = await executeWithRetries(
     (spec, signal) => ctx.executor.execute(spec, signal),
     {
-      runId: run.runId,
-      suiteId: ctx.suiteId,
-      competitionId: run.competitionId,
-      seed: run.seed,
-      publicDir: paths.publicDir,
-      runDir,
-      timeLimitSecs: ctx.config.limits.time,
-      env: ctx.env,
-      gpus,
-      secretEnv: ctx.agent.secrets,
+      ...spec,
       validationUrl: ctx.executor.validationUrl?.(
         run.competitionId,
         join(paths.publicDir, entry.competition.sampleSubmission),
@@ -123,10 +164,19 @@ export async function runOne(ctx: RunContext, run: PlannedRun, gpus: string[]): 
     usage: readUsage(runDir),
     gpus,
     details: exec.details ?? {},
+    identity: identity.hash,
+    failure: describeFailure(exec, readTail(runPaths(runDir).logFile)),
   };
   ctx.record?.(result);
   // The result is on disk before anything else uses it.
-  saveRun(storePath, { ...fingerprint, result });
-  ctx.emit({ kind: "finished", runId: run.runId, exec, report });
+  saveRun(storePath, { suiteHash: ctx.suiteHash, agent: ctx.agentText, identity, result });
+  if (ctx.storeDir) {
+    try {
+      putRun(ctx.storeDir, run.runId, identity.hash, runDir);
+    } catch (e) {
+      ctx.log?.(`${run.runId}: not saved to the run store ${ctx.storeDir}: ${(e as Error).message}`);
+    }
+  }
+  ctx.emit({ kind: "finished", runId: run.runId, exec, report, failure: result.failure ?? null });
   return result;
 }

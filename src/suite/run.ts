@@ -12,11 +12,15 @@ import { plan as planSuite, type Plan, type PlannedRun } from "../plan/plan.js";
 import { schedule } from "../execute/scheduler.js";
 import { openExecutor } from "../execute/factory.js";
 import type { ExecutorBackend, SuiteContext } from "../execute/lifecycle.js";
+import type { Outcome } from "../execute/types.js";
+import { agentFacts, competitionIdentity } from "./identity-facts.js";
+import { parseOnly, type Selection } from "./reuse.js";
+import { preparedDir } from "../prepare/prepare.js";
 import type { RunResult, SuiteResults } from "../results/schema.js";
 import { RESULTS_SCHEMA_VERSION } from "../results/schema.js";
 import { ensurePrepared, type PreparedPaths } from "./prepare.js";
 import { writeResults } from "./store.js";
-import { progressLine, type Counter, type RunEvent } from "./progress.js";
+import { progressLine, summaryLine, type Counter, type RunEvent } from "./progress.js";
 import { runOne, type RunContext } from "./run-one.js";
 import { UserError } from "../errors.js";
 import { lockResultsDir } from "./lock.js";
@@ -51,6 +55,12 @@ export interface SuiteOptions {
   heartbeatSecs?: number;
   /** Wait before the first retry of an infrastructure error (doubled each time). Default 2000. */
   retryDelayMs?: number;
+  /** Which runs execute again: --fresh, --rerun OUTCOMES, --only RUNS (checked against the plan). */
+  selection?: { fresh?: boolean; rerun?: Outcome[]; only?: string | null };
+  /** A runner-persistent folder of finished runs keyed by identity (outside the checkout). */
+  storeDir?: string | null;
+  /** Folders that are never the agent's code (the whole results folder of both sides). */
+  notAgentFiles?: string[];
 }
 
 /** Configs whose deprecation lines were shown: once per config, not once per side. */
@@ -142,16 +152,46 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
     ? await opts.backend.open(suiteCtx)
     : await openExecutor(config.executor, suiteCtx);
 
+  // Each run's identity: a finished run is reused only while it matches.
+  const selection: Selection = {
+    fresh: opts.selection?.fresh ?? false,
+    rerun: opts.selection?.rerun ?? [],
+    only: opts.selection?.only ? parseOnly(opts.selection.only, thePlan.competitions, thePlan.seeds) : null,
+  };
+  let identities;
+  try {
+    const facts = agentFacts({
+      agent,
+      config,
+      baseDir: opts.baseDir,
+      executor: executor.name,
+      imageId: executor.facts.imageId ?? null,
+      exclude: [outDir, dataDir, ...(opts.notAgentFiles ?? []).map((d) => resolve(d))],
+    });
+    identities = new Map(
+      competitions.map((id) => [
+        id,
+        competitionIdentity(facts, registry.get(id)!.competition, preparedDir(dataDir, id), config),
+      ]),
+    );
+  } catch (e) {
+    await executor.close();
+    throw e;
+  }
+
   log(
     `[${opts.label}] ${runs.length} runs: ${competitions.length} competitions × ${thePlan.seeds} seeds, agent: ${agentText}`,
   );
-  const counter: Counter = { done: 0, total: runs.length };
+  const counter: Counter = { done: 0, total: runs.length, executed: 0, reused: 0, skipped: 0 };
   /** Runs in flight and when each started, for the heartbeat. */
   const running = new Map<string, number>();
   // Per-run progress: every line about a run comes from here.
   const emit = (e: RunEvent) => {
     if (e.kind === "started") running.set(e.runId, Date.now());
-    if (e.kind === "kept" || e.kind === "finished") {
+    if (e.kind === "started") counter.executed!++;
+    if (e.kind === "kept") counter.reused!++;
+    if (e.kind === "skipped") counter.skipped!++;
+    if (e.kind === "kept" || e.kind === "finished" || e.kind === "skipped") {
       counter.done++;
       running.delete(e.runId);
     }
@@ -166,6 +206,10 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
     executor,
     suiteId,
     suiteHash: thePlan.suiteHash,
+    identities,
+    selection,
+    storeDir: opts.storeDir ? resolve(opts.storeDir) : null,
+    log,
     outDir,
     env,
     retry: { retries: runPolicy(config).retries, delayMs: opts.retryDelayMs ?? 2000 },
@@ -211,6 +255,7 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
     await executor.close();
   }
 
+  log(summaryLine(opts.label, counter));
   const suite: SuiteResults = {
     schemaVersion: RESULTS_SCHEMA_VERSION,
     medalistVersion: VERSION,

@@ -1,5 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from "node:fs";
 import { dirname } from "node:path";
+import { z } from "zod";
+import { IDENTITY_PARTS, type IdentityPart, type RunIdentity } from "./identity.js";
 import { SuiteResultsSchema, RunResultSchema, type RunResult, type SuiteResults } from "../results/schema.js";
 import { formatZodError } from "../config/errors.js";
 import { UserError } from "../errors.js";
@@ -59,15 +61,30 @@ export function readResultsMigrated(path: string): Omit<Migrated, "doc"> & { res
 export interface StoredRun {
   suiteHash: string;
   agent: string;
+  /** null for runs written before identities were recorded: never reused. */
+  identity: RunIdentity | null;
   result: RunResult;
 }
+
+const StoredIdentity = z.object({
+  hash: z.string(),
+  parts: z.object(
+    Object.fromEntries(IDENTITY_PARTS.map((p) => [p, z.string()])) as Record<IdentityPart, z.ZodString>,
+  ),
+});
 
 export function readStoredRun(path: string): StoredRun | null {
   if (!existsSync(path)) return null;
   try {
     const raw = migrate(RUN_DOCUMENT, JSON.parse(readFileSync(path, "utf8"))).doc as unknown as StoredRun;
     const result = RunResultSchema.parse(raw.result);
-    return { suiteHash: String(raw.suiteHash), agent: String(raw.agent), result };
+    const id = StoredIdentity.safeParse(raw.identity);
+    return {
+      suiteHash: String(raw.suiteHash),
+      agent: String(raw.agent),
+      identity: id.success ? id.data : null,
+      result,
+    };
   } catch {
     return null;
   }

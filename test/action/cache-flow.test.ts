@@ -65,7 +65,13 @@ describe("cache baseline through run()", () => {
     };
     const miss = await act(pr);
     expect(miss.code).toBeUndefined();
-    expect(miss.summary).toMatch(/no cached baseline for suite [0-9a-f]+/);
+    expect(miss.summary).toMatch(
+      /no cached baseline for suite [0-9a-f]+: tried the exact key medalist-[0-9a-f]+-[0-9a-f]{40}, then the newest key starting with medalist-[0-9a-f]+-/,
+    );
+    // The report's first line says there is no baseline and what the gate does.
+    expect(miss.summary.split("\n")[0]).toMatch(
+      /^> ⚠️ \*\*No baseline\*\*: no cached baseline .*the gate passes \(gate\.missingBaseline: pass\)\.$/,
+    );
     expect(miss.outputs.verdict).toBe("inconclusive");
     expect(cache.keys).toEqual([]); // pull requests never save
 
@@ -94,5 +100,57 @@ describe("cache baseline through run()", () => {
     await act({ ...push, GITHUB_SHA: baseSha });
     const exact = await act(pr);
     expect(exact.summary).toContain(`cached results of the base commit ${baseSha.slice(0, 7)}`);
+  });
+
+  it("a cache service answering 503 fails the job before any agent runs, with the service's answer", async () => {
+    cache.status = 503;
+    try {
+      const started: string[] = [];
+      const out = join(ws, `out-${Math.random()}`);
+      const summary = join(ws, "summary");
+      writeFileSync(out, "");
+      writeFileSync(summary, "");
+      process.env = {
+        PATH: saved.PATH,
+        GITHUB_ACTIONS: "true",
+        GITHUB_REPOSITORY: "acme/agent",
+        GITHUB_OUTPUT: out,
+        GITHUB_STEP_SUMMARY: summary,
+        RUNNER_ENVIRONMENT: "github-hosted",
+        INPUT_COMMENT: "never",
+        GITHUB_EVENT_NAME: "pull_request",
+        GITHUB_EVENT_PATH: PR_PAYLOAD,
+        GITHUB_REF: "refs/pull/7/merge",
+      };
+      process.exitCode = undefined;
+      const writes: string[] = [];
+      const write = process.stdout.write;
+      process.stdout.write = ((chunk: string) => (writes.push(String(chunk)), true)) as typeof write;
+      try {
+        await run({
+          env: process.env,
+          cache,
+          runSuite: async () => {
+            started.push("head");
+            throw new Error("no agent may run");
+          },
+        });
+      } finally {
+        process.stdout.write = write;
+      }
+      expect(process.exitCode).toBe(1);
+      expect(started).toEqual([]);
+      const failed = writes
+        .join("")
+        .split("\n")
+        .find((l) => l.startsWith("::error::medalist:"));
+      expect(failed).toMatch(
+        /the cache service failed, so whether a baseline exists is unknown; no agent was run/,
+      );
+      expect(failed).toContain("Cache service responded with 503");
+    } finally {
+      cache.status = null;
+      process.exitCode = undefined;
+    }
   });
 });

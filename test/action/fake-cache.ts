@@ -1,15 +1,24 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import * as core from "@actions/core";
 import type { CacheApi } from "../../src/action/baseline.js";
 
 /**
  * An in-memory Actions cache with the service's semantics: a key is saved once (-1 after), and a
  * restore takes the exact key, else the newest entry whose key starts with a restore prefix.
+ * With `status` set (e.g. 503) the service is down: a restore behaves as @actions/cache's does
+ * then, logging "Failed to restore: …" (an error for 5xx, a warning otherwise) and answering
+ * undefined, like a miss.
  */
-export function fakeCache(): CacheApi & { store: Map<string, string>; keys: string[] } {
+export function fakeCache(): CacheApi & {
+  store: Map<string, string>;
+  keys: string[];
+  status: number | null;
+} {
   const store = new Map<string, string>();
   return {
     store,
+    status: null,
     get keys() {
       return [...store.keys()];
     },
@@ -19,6 +28,12 @@ export function fakeCache(): CacheApi & { store: Map<string, string>; keys: stri
       return store.size;
     },
     async restoreCache(paths, key, restoreKeys = []) {
+      if (this.status !== null) {
+        const message = `Failed to restore: Cache service responded with ${this.status}`;
+        if (this.status >= 500) core.error(message);
+        else core.warning(message);
+        return undefined;
+      }
       const hit = store.has(key)
         ? key
         : [...store.keys()].reverse().find((k) => restoreKeys.some((p) => k.startsWith(p)));

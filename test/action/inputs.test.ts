@@ -3,22 +3,50 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { Inputs, Outputs } from "../../src/action/constants.js";
-import { DEFAULTS, readSettings } from "../../src/action/inputs.js";
+import { DEFAULTS, effectiveSettings, readSettings } from "../../src/action/inputs.js";
+import { validateConfig } from "../../src/config/load.js";
 import { ROOT } from "./harness.js";
 
 const reader = (values: Record<string, string>) => (name: string) => values[name] ?? "";
+
+describe("config precedence: action input > config > default", () => {
+  const cfg = (extra: Record<string, unknown> = {}) =>
+    validateConfig({ competitions: { split: "toy" }, agent: { command: "x" }, ...extra }, "test");
+  const eff = (inputs: Record<string, string>, extra: Record<string, unknown> = {}) =>
+    effectiveSettings(readSettings(reader(inputs)), cfg(extra), "/repo/ci");
+
+  it("inputs left at their default do not override the config", () => {
+    const e = eff({}, { gate: { failOn: "never" }, baseline: { source: "file", path: "base.json" } });
+    expect(e.failOn).toBe("never");
+    expect(e.baseline).toEqual({ source: "file", path: "/repo/ci/base.json" });
+  });
+
+  it("an input that is given wins over the config", () => {
+    const e = eff(
+      { "fail-on": "regression", baseline: "run" },
+      { gate: { failOn: "never" }, baseline: { source: "none" } },
+    );
+    expect(e.failOn).toBe("regression");
+    expect(e.baseline).toEqual({ source: "run" });
+  });
+
+  it("neither given: the defaults (cache, regression)", () => {
+    expect(eff({})).toMatchObject({ baseline: { source: "cache" }, failOn: "regression" });
+  });
+});
 
 describe("readSettings", () => {
   it("applies the defaults of action.yml", () => {
     expect(readSettings(reader({}))).toEqual({
       configPath: "medalist.yml",
       token: "",
-      baseline: { source: "cache" },
+      baseline: null,
       comment: "always",
-      failOn: "regression",
+      failOn: null,
       allowForkPrs: false,
       dataDir: null,
       resultsDir: ".medalist/results",
+      runsDir: "",
     });
   });
 

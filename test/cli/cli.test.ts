@@ -81,6 +81,73 @@ describe("medalist CLI", () => {
     expect(cmp.head.runs).toBe(2);
   });
 
+  it("baseline: cache on the CLI: a clear hint, or --baseline FILE stands in for the cache", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "medalist-cli-"));
+    const lines = [
+      "competitions: {include: [toy-species]}",
+      "seeds: 1",
+      `agent: {command: node examples/agents/weak/agent.mjs, cwd: ${root}/examples/agents}`,
+      `dataDir: ${join(dir, "data")}`,
+    ];
+    writeFileSync(join(dir, "ci.yml"), [...lines, "baseline: {source: cache}"].join("\n"));
+    const refused = await cli("run", "--config", join(dir, "ci.yml"), "--out", join(dir, "out"));
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/cannot read.*medalist run --config FILE --baseline results\.json/);
+
+    const head = await cli(
+      "run",
+      "--config",
+      join(dir, "ci.yml"),
+      "--out",
+      join(dir, "a"),
+      "--baseline",
+      "/nonexistent.json",
+    );
+    expect(head.code).toBe(2);
+    expect(head.stderr).toContain("results file not found: /nonexistent.json");
+    writeFileSync(join(dir, "plain.yml"), lines.join("\n"));
+    expect((await cli("run", "--config", join(dir, "plain.yml"), "--out", join(dir, "base"))).code).toBe(0);
+    const base = join(dir, "base", "head", "results.json");
+    const r = await cli(
+      "run",
+      "--config",
+      join(dir, "ci.yml"),
+      "--out",
+      join(dir, "out"),
+      "--baseline",
+      base,
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Baseline: results file ${base}`);
+  });
+
+  it("without a baseline the report's first line says so; gate.missingBaseline decides the gate", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "medalist-cli-"));
+    const lines = [
+      "competitions: {include: [toy-species]}",
+      "seeds: 1",
+      `agent: {command: node examples/agents/weak/agent.mjs, cwd: ${root}/examples/agents}`,
+      `dataDir: ${join(dir, "data")}`,
+    ];
+    writeFileSync(join(dir, "pass.yml"), lines.join("\n"));
+    const pass = await cli("run", "--config", join(dir, "pass.yml"), "--out", join(dir, "out"));
+    expect(pass.code).toBe(0);
+    expect(pass.stdout.split("\n")[0]).toBe(
+      "> ⚠️ **No baseline**: baseline: none; only the head was evaluated. Nothing was compared, so the gate passes (gate.missingBaseline: pass).",
+    );
+    writeFileSync(join(dir, "fail.yml"), [...lines, "gate: {missingBaseline: fail}"].join("\n"));
+    const fail = await cli("run", "--config", join(dir, "fail.yml"), "--out", join(dir, "out"));
+    expect(fail.code).toBe(1);
+    expect(fail.stdout.split("\n")[0]).toContain("The gate fails (gate.missingBaseline: fail).");
+    expect(fail.stderr).toContain("no baseline and gate.missingBaseline is fail; exit code 1");
+  });
+
+  it("run checks --rerun and --only up front", async () => {
+    const bad = await cli("run", "--config", "x.yml", "--rerun", "crashed");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--rerun: unknown outcome "crashed"');
+  });
+
   it("compare prints Markdown or JSON and can gate on a regression", async () => {
     const dir = mkdtempSync(join(tmpdir(), "medalist-cli-"));
     const ids = Array.from({ length: 12 }, (_, i) => `c${i}`);

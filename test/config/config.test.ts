@@ -31,7 +31,7 @@ describe("config", () => {
     expect(config.seeds).toBe(3);
     expect(config.limits.time).toBe(600);
     expect(config.executor).toBe("local");
-    expect(config.baseline).toEqual({ source: "none" });
+    expect(config.baseline).toBeUndefined();
     expect(config.gate).toEqual({
       tolerance: 0.05,
       alpha: 0.05,

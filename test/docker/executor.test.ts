@@ -6,6 +6,7 @@ import { DockerExecutor } from "../../src/execute/docker/executor.js";
 import { AgentBuildError } from "../../src/execute/docker/image.js";
 import { executeWithRetries } from "../../src/suite/retry.js";
 import { runPaths } from "../../src/execute/types.js";
+import { describeFailure } from "../../src/execute/failure.js";
 import { startValidationServerForDocker } from "../../src/execute/validation-server.js";
 import { containersOf, makeRun, requireDocker, shellSettings, uniqueSuite } from "./helpers.js";
 
@@ -48,6 +49,27 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
     expect(r.outcome).toBe("failed");
     expect(r.exitCode).toBe(3);
     expect(r.error).toContain("code 3");
+  });
+
+  it("a command typo is the agent's failure (exit 127) with its cause, not retryable", async () => {
+    const viaShell = await makeRun(suite, "typo-shell");
+    const a = await new DockerExecutor(docker!, shellSettings("pythn3 agent.py")).execute(viaShell);
+    expect(a).toMatchObject({ outcome: "failed", exitCode: 127 });
+    expect(a.retryable).not.toBe(true);
+    const failure = describeFailure(a, await readFile(runPaths(viaShell.runDir).logFile, "utf8"));
+    expect(failure?.cause).toBe("/bin/sh: pythn3: not found (exit 127)");
+    // No shell: the container's init cannot exec the command.
+    const direct = await makeRun(suite, "typo-exec");
+    const b = await new DockerExecutor(docker!, {
+      ...shellSettings(""),
+      command: ["pythn3", "agent.py"],
+    }).execute(direct);
+    expect(b).toMatchObject({ outcome: "failed", exitCode: 127 });
+    expect(b.retryable).not.toBe(true);
+    const logB = await readFile(runPaths(direct.runDir).logFile, "utf8");
+    expect(describeFailure(b, logB)?.cause, logB).toMatch(
+      /^\[FATAL tini \(\d+\)\] exec pythn3 failed: No such file or directory \(exit 127\)$/,
+    );
   });
 
   it("stops a hanging agent at its time limit, killing it after the grace period", async () => {

@@ -84,8 +84,27 @@ describe("local executor", () => {
     expect(r.error).toBe("cancelled");
   });
 
-  it("reports a command that cannot start as an infrastructure error", async () => {
-    const r = await new LocalExecutor({ command: ["/nonexistent/agent"], cwd: fixtures }).execute(spec());
-    expect(r.outcome).toBe("infra_error");
+  it("a command that cannot start is the agent's failure (exit 127), with the reason in run.log", async () => {
+    const s = spec();
+    const r = await new LocalExecutor({ command: ["/nonexistent/agent"], cwd: fixtures }).execute(s);
+    expect(r).toMatchObject({ outcome: "failed", exitCode: 127 });
+    expect(readFileSync(join(s.runDir, "run.log"), "utf8")).toMatch(
+      /stderr \/nonexistent\/agent: cannot start: spawn \/nonexistent\/agent ENOENT/,
+    );
+  });
+
+  it("a shell command typo fails with exit 127 and the shell's message on stderr", async () => {
+    const s = spec();
+    const r = await new LocalExecutor({ command: "pythn3 agent.py", cwd: fixtures }).execute(s);
+    expect(r).toMatchObject({ outcome: "failed", exitCode: 127 });
+    expect(readFileSync(join(s.runDir, "run.log"), "utf8")).toMatch(/ stderr .*pythn3: .*not found/);
+  });
+
+  it("masks secret values in run.log", async () => {
+    const s = spec({ env: { KEY: "sekrit-value" }, secretEnv: ["KEY"] });
+    await new LocalExecutor({ command: "echo token=$KEY", cwd: fixtures }).execute(s);
+    const log = readFileSync(join(s.runDir, "run.log"), "utf8");
+    expect(log).toContain("stdout token=***");
+    expect(log).not.toContain("sekrit-value");
   });
 });

@@ -104,3 +104,30 @@ describe("renderReport", () => {
     expect(single).toContain("bad columns");
   });
 });
+
+describe("failures and reuse in the report", () => {
+  const failure = {
+    cause: "/bin/sh: 1: pythn3: not found (exit 127)",
+    exitCode: 127,
+    signal: null,
+    stderrTail: ["/bin/sh: 1: pythn3: not found"],
+  };
+  const crashed = fakeRun("a", 1, "none", { outcome: "failed", exitCode: 127, failure, valid: false });
+
+  it("the comparison lists the head's runs that did not complete, with their cause; reuse is counted", () => {
+    const base = fakeSuite("base", [fakeRun("a", 0, "none"), fakeRun("a", 1, "none")]);
+    const head = fakeSuite("head", [fakeRun("a", 0, "none", { reused: true }), crashed]);
+    const text = renderReport(compareRuns(base, head, gate));
+    expect(text).toContain("**Head runs that did not complete** (1):");
+    expect(text).toContain("- a.s1: failed — `/bin/sh: 1: pythn3: not found (exit 127)`");
+    expect(text).toContain(
+      "Runs reused from an earlier invocation with the same identity: head 1 of 2, base 0 of 2.",
+    );
+  });
+
+  it("the results table uses the progress line's outcome word and shows the cause", () => {
+    const text = renderResults(fakeSuite("head", [crashed]));
+    expect(text).toMatch(/\| failed +\|.*\/bin\/sh: 1: pythn3: not found \(exit 127\)/);
+    expect(text).not.toContain("crashed");
+  });
+});

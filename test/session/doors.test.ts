@@ -22,6 +22,8 @@ describe("one evaluation core behind both front doors", () => {
         "executor: local",
         "agent:",
         `  command: node ${join(ROOT, "examples/agents/strong/agent.mjs")}`,
+        // The agent's files (its identity) are its own folder, not the workspace the runner writes to.
+        `  cwd: ${join(ROOT, "examples/agents/strong")}`,
         "limits:",
         "  time: 60s",
         "dataDir: data",

@@ -48,7 +48,8 @@ describe("a suite sharded across runners", () => {
       "competitions: { split: toy }",
       `seeds: ${seeds}`,
       "executor: local",
-      `agent: { command: node ${join(ROOT, "examples/agents/strong/agent.mjs")} }`,
+      // The agent's files (its run identity) are its own folder, not the workspace the shards write to.
+      `agent: { command: node ${join(ROOT, "examples/agents/strong/agent.mjs")}, cwd: ${join(ROOT, "examples/agents/strong")} }`,
       "limits: { time: 60s }",
       "dataDir: data",
       "",

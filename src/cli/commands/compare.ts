@@ -55,6 +55,6 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
     if (values.out) writeFileSync(values.out, text);
     process.stdout.write(text);
     // Fails closed: runs of lost shards fail the gate whatever the verdict of the rest.
-    return gateFails(cmp, gate.data.failOn, { head, base }) ? 1 : 0;
+    return gateFails(cmp, gate.data, { head, base }) ? 1 : 0;
   },
 };

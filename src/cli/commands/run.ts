@@ -15,6 +15,9 @@ import { readPlanFile, shardOf } from "../../session/shards.js";
 import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
 import { defaultRegistryDir } from "../../registry/registry.js";
 import { killAllRunsNow } from "../../execute/procs.js";
+import type { BaselineConfig, Config } from "../../config/schema.js";
+import type { Outcome } from "../../execute/types.js";
+import { parseRerun } from "../../suite/reuse.js";
 
 /**
  * Aborts on the first SIGINT/SIGTERM (finished runs stay on disk); a second one kills every local
@@ -40,17 +43,44 @@ function cancelOnSignals(log: (s: string) => void): { signal: AbortSignal; dispo
 
 const progress = (line: string) => console.error(line);
 
-/** Evaluates base (when the config asks) and head, compares, writes report.md; returns the exit code. */
-export async function runFromConfig(loaded: LoadedConfig, outDir: string): Promise<number> {
-  const { config, baseDir } = loaded;
-  const out = resolve(outDir);
-  mkdirSync(out, { recursive: true });
-  const b = config.baseline;
+export interface RunOptions {
+  /** A results file to compare with; stands in for `baseline: cache` (which only the action can read). */
+  baselineFile?: string;
+  /** Which runs execute again (--fresh, --rerun, --only). */
+  selection?: CliSelection;
+}
+
+/** The run-selection flags as given; --only is checked against the suite's plan. */
+export interface CliSelection {
+  fresh: boolean;
+  rerun: Outcome[];
+  only: string | null;
+}
+
+/** The baseline on the command line: the config's, with --baseline FILE standing in for the cache. */
+export function cliBaseline(config: Config, baselineFile?: string): BaselineConfig {
+  if (baselineFile) return { source: "file", path: baselineFile };
+  const b = config.baseline ?? { source: "none" as const };
   if (b.source === "cache") {
     throw new UserError(
-      'baseline.source: "cache" works in the GitHub Action only; on the command line use "file" or "run"',
+      'baseline.source: "cache" is the GitHub Actions cache, which the command line cannot read. ' +
+        "To reproduce the CI run, download the baseline's results.json (the report artifact of the default-branch run) " +
+        "and pass it: medalist run --config FILE --baseline results.json",
     );
   }
+  return b;
+}
+
+/** Evaluates base (when the config asks) and head, compares, writes report.md; returns the exit code. */
+export async function runFromConfig(
+  loaded: LoadedConfig,
+  outDir: string,
+  opts: RunOptions = {},
+): Promise<number> {
+  const { config, baseDir } = loaded;
+  const b = cliBaseline(config, opts.baselineFile);
+  const out = resolve(outDir);
+  mkdirSync(out, { recursive: true });
   const { signal, dispose } = cancelOnSignals(progress);
   try {
     const started = Date.now();
@@ -63,11 +93,20 @@ export async function runFromConfig(loaded: LoadedConfig, outDir: string): Promi
             description: "evaluated in this job (baseline agent)",
           }
         : b.source === "file"
-          ? fileBaseline(resolve(baseDir, b.path), b.path)
-          : { kind: "none" };
+          ? opts.baselineFile
+            ? fileBaseline(resolve(b.path), b.path)
+            : fileBaseline(resolve(baseDir, b.path), b.path)
+          : { kind: "none", note: "baseline: none; only the head was evaluated" };
     let ev;
     try {
-      ev = await evaluate({ session, resultsDir: out, baseline, signal, log: progress });
+      ev = await evaluate({
+        session,
+        resultsDir: out,
+        baseline,
+        signal,
+        log: progress,
+        selection: opts.selection,
+      });
     } catch (e) {
       if (e instanceof Cancelled) return 130;
       throw e;
@@ -75,13 +114,15 @@ export async function runFromConfig(loaded: LoadedConfig, outDir: string): Promi
     console.log(ev.render());
     progress(`results: ${[ev.paths.head, ev.paths.base].filter(Boolean).join(", ")}`);
     progress(`report:  ${ev.paths.report}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`);
-    if (gateFails(ev.comparison, config.gate.failOn, ev)) {
+    if (gateFails(ev.comparison, config.gate, ev)) {
       progress(
         ev.comparison?.verdict === "regressed"
           ? "medalist: the agent regressed (see the report); exit code 1"
           : ev.comparison?.verdict === "error"
             ? "medalist: the head could not be evaluated (see the report); exit code 1"
-            : "medalist: runs are missing, so the gate does not pass (see the report); exit code 1",
+            : !ev.comparison
+              ? "medalist: no baseline and gate.missingBaseline is fail; exit code 1"
+              : "medalist: runs are missing, so the gate does not pass (see the report); exit code 1",
       );
       return 1;
     }
@@ -97,12 +138,13 @@ export async function runShardFromConfig(
   outDir: string,
   shardText: string,
   planPath?: string,
+  opts: RunOptions = {},
 ): Promise<number> {
   const { config, baseDir } = loaded;
   const which = parseShard(shardText);
   if (!which)
     throw new UserError(`--shard expects i/N with 1 ≤ i ≤ N ≤ 256, got ${JSON.stringify(shardText)}`);
-  const b = config.baseline;
+  const b = config.baseline ?? { source: "none" as const };
   const session = openSession(config, baseDir);
   const shard = shardOf(session, which.index, which.count, planPath ? readPlanFile(planPath) : undefined);
   const out = resolve(outDir);
@@ -119,7 +161,15 @@ export async function runShardFromConfig(
         : { kind: "none" };
     progress(`shard ${shard.index}/${shard.count}: ${shard.runIds.length} runs`);
     try {
-      await runSides({ session, resultsDir: out, baseline, shard, signal, log: progress });
+      await runSides({
+        session,
+        resultsDir: out,
+        baseline,
+        shard,
+        signal,
+        log: progress,
+        selection: opts.selection,
+      });
     } catch (e) {
       if (e instanceof Cancelled) return 130;
       throw e;
@@ -136,36 +186,56 @@ export async function runShardFromConfig(
 export const runCommand: Command = {
   name: "run",
   summary: "Run a suite from a config file, compare with the baseline, write results and report",
-  usage: `Usage: medalist run --config FILE [--out DIR]
+  usage: `Usage: medalist run --config FILE [--out DIR] [--baseline FILE] [--fresh] [--rerun OUTCOMES] [--only RUNS]
 
 Runs every (competition, seed) of the suite with the configured agent and executor, grades each
 submission, and writes DIR/head/results.json (and DIR/base/results.json when baseline.source is
 "run"), DIR/report.md and DIR/comparison.json. Progress goes to stderr, the report to stdout.
 Interrupted suites resume: finished runs are kept and skipped on the next run.
 
+A finished run is reused only when its identity matches: the agent's image id or the content
+hash of its files (agent.files), its command, env (values hashed, secrets by name), limits, the
+competition's prepared data and the grader. Anything else changed: the run executes again.
+
 With --shard i/N, runs only shard i of N (see \`medalist plan\`) and writes that shard's results
 (DIR/head/results.json, and DIR/base/results.json when the baseline is run); \`medalist merge\`
 combines the shards and \`medalist compare\` compares them.
 
 Options:
-  --config FILE   medalist.yml or .json (required)
-  --out DIR       output folder (default: .medalist/out)
-  --shard i/N     run one shard of N
-  --plan FILE     the plan from \`medalist plan --json\` (default: plan the shards here, by time limit)
+  --config FILE        medalist.yml or .json (required)
+  --out DIR            output folder (default: .medalist/out)
+  --baseline FILE      compare with this results.json (stands in for baseline.source: cache)
+  --fresh              execute every selected run again, reusing none
+  --rerun OUTCOMES     also execute again finished runs with these outcomes, e.g. failed,timed_out,infra_error
+                       (outcomes: completed, failed, timed_out, oom, infra_error)
+  --only RUNS          execute only these: COMPETITION or COMPETITION.sSEED, comma-separated; other runs
+                       are kept when finished with the same identity, else left out
+  --shard i/N          run one shard of N
+  --plan FILE          the plan from \`medalist plan --json\` (default: plan the shards here, by time limit)
 
 Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input, 130 cancelled.`,
   async run(argv) {
     const { values } = parseCommandArgs(argv, {
       config: { type: "string" },
       out: { type: "string" },
+      baseline: { type: "string" },
+      fresh: { type: "boolean" },
+      rerun: { type: "string" },
+      only: { type: "string" },
       shard: { type: "string" },
       plan: { type: "string" },
     });
+    const selection: CliSelection = {
+      fresh: values.fresh ?? false,
+      rerun: values.rerun !== undefined ? parseRerun(values.rerun) : [],
+      only: values.only ?? null,
+    };
     const loaded = loadConfig(requireOption(values.config, "--config"));
+    const opts: RunOptions = { baselineFile: values.baseline, selection };
     if (values.shard !== undefined)
-      return runShardFromConfig(loaded, values.out ?? ".medalist/out", values.shard, values.plan);
+      return runShardFromConfig(loaded, values.out ?? ".medalist/out", values.shard, values.plan, opts);
     if (values.plan !== undefined) throw new UserError("--plan goes with --shard i/N");
-    return runFromConfig(loaded, values.out ?? ".medalist/out");
+    return runFromConfig(loaded, values.out ?? ".medalist/out", opts);
   },
 };
 

@@ -28,7 +28,12 @@ export const dockerBackend: ExecutorBackend = {
       name: "docker",
       resources: setup.resources,
       perRun: setup.perRun,
-      facts: { image: setup.image.ref, imageDigest: setup.image.digest, gpuModel: setup.gpus.model },
+      facts: {
+        image: setup.image.ref,
+        imageDigest: setup.image.digest,
+        imageId: setup.image.id,
+        gpuModel: setup.gpus.model,
+      },
       validationUrl: validation
         ? (competitionId, sample, runId) => validation.register(competitionId, sample, runId)
         : undefined,

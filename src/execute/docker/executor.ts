@@ -104,6 +104,16 @@ export class DockerExecutor implements Executor {
         await container.start();
       } catch (e) {
         log.note(`start failed: ${errorMessage(e)}`);
+        // The image's or config's command does not exist or cannot run: the agent's failure (as a shell's 127/126).
+        const exec =
+          /exec: "[^"]*": (executable file not found in \$PATH|no such file or directory|permission denied)/.exec(
+            errorMessage(e),
+          );
+        if (exec) {
+          const exitCode = exec[1] === "permission denied" ? 126 : 127;
+          const error = `the command cannot start: ${exec[0]}`;
+          return { outcome: "failed", exitCode, durationMs: 0, error, details, retryable: false };
+        }
         return infra(`starting the container failed: ${errorMessage(e)}`);
       }
       return await this.supervise(container, spec, log, details, signal);
@@ -203,7 +213,7 @@ export class DockerExecutor implements Executor {
       };
     }
 
-    let state: { ExitCode?: number; OOMKilled?: boolean } = {};
+    let state: { ExitCode?: number; OOMKilled?: boolean; Error?: string } = {};
     try {
       state = (await container.inspect()).State ?? {};
     } catch {
@@ -240,7 +250,11 @@ export class DockerExecutor implements Executor {
         error: `out of memory (limit ${this.settings.limits.memory ?? "none"} bytes)`,
       };
     }
-    return { ...base, outcome: "failed", exitCode, oomKilled, error: `agent exited with code ${exitCode}` };
+    // The runtime's own reason when the command never ran (exec: "pythn3": executable file not found …).
+    const error = state.Error
+      ? `the command cannot start: ${state.Error}`
+      : `agent exited with code ${exitCode}`;
+    return { ...base, outcome: "failed", exitCode, oomKilled, error };
   }
 
   /** A container of the same name left by an earlier attempt or crash. */

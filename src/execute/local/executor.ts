@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import type { Executor, ExecResult, RunSpec } from "../types.js";
 import { runPaths } from "../types.js";
-import { contractEnv } from "../contract.js";
+import { contractEnv, hostPaths, type ContractPaths } from "../contract.js";
 import { RunLog } from "../run-log.js";
 import { RUN_TOKEN_VAR, RunProcesses, trackRun, untrackRun } from "../procs.js";
 import { DEFAULT_QUOTA, describeBreach, watchQuota, type QuotaBreach } from "../quota.js";
@@ -37,24 +37,18 @@ export class LocalExecutor implements Executor {
   readonly name = "local";
   constructor(private readonly opts: LocalOptions) {}
 
+  /** The agent works on the host: its instructions name the run's real folders. */
+  agentPaths(spec: RunSpec): ContractPaths {
+    return hostPaths(spec);
+  }
+
   execute(spec: RunSpec, signal?: AbortSignal): Promise<ExecResult> {
     const p = runPaths(spec.runDir);
     for (const d of [p.submissionDir, p.logsDir, p.codeDir]) mkdirSync(d, { recursive: true });
     const token = randomBytes(16).toString("hex");
     const env: Record<string, string> = {};
     for (const k of KEEP) if (process.env[k] !== undefined) env[k] = process.env[k]!;
-    Object.assign(
-      env,
-      spec.env,
-      contractEnv(spec, {
-        data: spec.publicDir,
-        submission: p.submissionDir,
-        logs: p.logsDir,
-        code: p.codeDir,
-        instructions: p.instructionsFile,
-      }),
-      { [RUN_TOKEN_VAR]: token },
-    );
+    Object.assign(env, spec.env, contractEnv(spec, hostPaths(spec)), { [RUN_TOKEN_VAR]: token });
     const secrets = (spec.secretEnv ?? []).map((k) => spec.env[k]).filter((v): v is string => !!v);
     const log = new RunLog(p.logFile, secrets, this.opts.logMaxBytes);
     const started = Date.now();
@@ -136,13 +130,17 @@ export class LocalExecutor implements Executor {
         const durationMs = Date.now() - started;
         const code = exit?.code ?? null;
         let r: Omit<ExecResult, "durationMs">;
-        if (startError)
+        if (startError) {
+          // A command that cannot start is the agent's failure, as a shell reports it (127, 126).
+          const errno = (startError as NodeJS.ErrnoException).code;
+          const exitCode = errno === "ENOENT" ? 127 : errno === "EACCES" ? 126 : null;
+          log.output("stderr", `${file}: cannot start: ${startError.message}\n`);
           r = {
-            outcome: "infra_error",
-            exitCode: null,
+            outcome: exitCode === null ? "infra_error" : "failed",
+            exitCode,
             error: `could not start the agent: ${startError.message}`,
           };
-        else if (why === "timeout")
+        } else if (why === "timeout")
           r = {
             outcome: "timed_out",
             exitCode: code,
@@ -162,6 +160,7 @@ export class LocalExecutor implements Executor {
           r = {
             outcome: "failed",
             exitCode: code,
+            ...(exit?.sig ? { signal: exit.sig } : {}),
             error: exit?.sig ? `agent killed by ${exit.sig}` : `agent exited with code ${code}`,
           };
         if (exit)

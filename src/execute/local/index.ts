@@ -22,6 +22,7 @@ export const localBackend: ExecutorBackend = {
       resources: { gpuIds: [], maxParallel: config.concurrency },
       perRun: { gpus: 0 },
       facts: { image: agent.image ?? null, imageDigest: null, gpuModel: null },
+      agentPaths: (spec) => executor.agentPaths(spec),
       execute: (spec, signal) => executor.execute(spec, signal),
       close: async () => {},
     };

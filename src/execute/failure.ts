@@ -1,0 +1,113 @@
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import type { ExecResult } from "./types.js";
+
+/** Why a run did not complete, in words a user can act on; the same for every executor. */
+export interface Failure {
+  /** One line: "/bin/sh: pythn3: not found (exit 127)". */
+  cause: string;
+  exitCode: number | null;
+  /** The signal that ended the agent, when the executor knows it. */
+  signal: string | null;
+  /** The last lines the agent wrote to stderr (or to its output, when the log does not tell them apart). */
+  stderrTail: string[];
+}
+
+const TAIL_LINES = 5;
+const TAIL_BYTES = 64 * 1024;
+const MAX_LINE = 300;
+
+/** The last `bytes` of a file as text ("" when it cannot be read). */
+export function readTail(file: string, bytes = TAIL_BYTES): string {
+  let fd: number | null = null;
+  try {
+    fd = openSync(file, "r");
+    const size = fstatSync(fd).size;
+    const n = Math.min(size, bytes);
+    const buf = Buffer.alloc(n);
+    readSync(fd, buf, 0, n, size - n);
+    const text = buf.toString("utf8");
+    // Drop a partial first line when the file was cut.
+    return n < size ? text.slice(text.indexOf("\n") + 1) : text;
+  } catch {
+    return "";
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
+
+/**
+ * The agent's stderr lines from the tail of run.log. Docker's log tags each line
+ * (`<time> stderr <text>`); a log without tags (local executor) counts every line that is not
+ * Medalist's own note.
+ */
+export function stderrLines(log: string): string[] {
+  const tagged = /^\S+ (stdout|stderr|medalist) (.*)$/;
+  const lines = log.split("\n").filter((l) => l.trim() !== "");
+  const isTagged = lines.some((l) => tagged.test(l));
+  const out: string[] = [];
+  for (const line of lines) {
+    if (isTagged) {
+      const m = tagged.exec(line);
+      if (m?.[1] === "stderr") out.push(m[2]);
+    } else if (!line.startsWith("[medalist]")) out.push(line);
+  }
+  // Terminal control sequences make a cause unreadable in a comment.
+  // eslint-disable-next-line no-control-regex
+  return out.map((l) => clip(l.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").replace(/[\x00-\x08\x0b-\x1f]/g, "")));
+}
+
+function clip(s: string): string {
+  return s.length > MAX_LINE ? `${s.slice(0, MAX_LINE - 1)}…` : s;
+}
+
+/** The line that names the error: the last one that is not a stack frame or a runtime banner. */
+export function causeLine(lines: string[]): string | null {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const l = lines[i].trim();
+    if (l === "" || /^at\s/.test(l) || /^Node\.js v\d/.test(l) || /^[\^~\s]+$/.test(l)) continue;
+    if (/^(Traceback|File ")/.test(l)) continue;
+    return l;
+  }
+  return null;
+}
+
+/**
+ * The failure record of a run that did not complete, from how it ended and its run.log; null
+ * for a completed run.
+ */
+export function describeFailure(exec: ExecResult, logText: string): Failure | null {
+  if (exec.outcome === "completed") return null;
+  const stderr = stderrLines(logText);
+  const stderrTail = stderr.slice(-TAIL_LINES);
+  const signal = exec.signal ?? null;
+  const code = exec.exitCode;
+  const exit = signal ? `killed by ${signal}` : code !== null ? `exit ${code}` : null;
+  const line = causeLine(stderr);
+  let cause: string;
+  switch (exec.outcome) {
+    case "timed_out":
+      cause = exec.error ?? "stopped at the time limit";
+      break;
+    case "oom":
+      cause = `${exec.error ?? "out of memory"}${exit ? ` (${exit})` : ""}`;
+      break;
+    case "infra_error":
+      cause = `infrastructure: ${exec.error ?? "unknown error"}`;
+      break;
+    default:
+      cause = line
+        ? `${line}${exit ? ` (${exit})` : ""}`
+        : (code === 127 || code === 126) && exec.error
+          ? `${exec.error} (exit ${code})`
+          : code === 127
+            ? `command not found (exit 127)`
+            : code === 126
+              ? `command not executable (exit 126)`
+              : signal
+                ? `the agent was killed by ${signal}`
+                : code !== null
+                  ? `the agent exited with code ${code} and wrote nothing to stderr`
+                  : (exec.error ?? "the agent failed");
+  }
+  return { cause: clip(cause), exitCode: code, signal, stderrTail };
+}
