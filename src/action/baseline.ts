@@ -5,7 +5,6 @@ import * as cache from "@actions/cache";
 import { RESULTS_SCHEMA_VERSION, type SuiteResults } from "../results/schema.js";
 import { readCachedResults } from "./cached-results.js";
 import { UserError } from "../errors.js";
-import { readResults } from "../suite/store.js";
 import { fileBaseline } from "../session/evaluate.js";
 import { CACHE_KEY_PREFIX } from "./constants.js";
 
