@@ -3,6 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { keysTried, restoreFromCache, watchRestore } from "../../src/action/baseline.js";
+import { RESULTS_SCHEMA_VERSION } from "../../src/results/schema.js";
 import { fakeCache } from "./fake-cache.js";
 
 describe("restoreFromCache", () => {
@@ -14,7 +15,7 @@ describe("restoreFromCache", () => {
   it("a real miss is null (the caller names the keys tried)", async () => {
     expect(await restoreFromCache(fakeCache(), "h", "abc")).toBeNull();
     expect(keysTried("h", "abc")).toBe(
-      "exact key medalist-h-abc, then the newest key starting with medalist-h-",
+      `exact key medalist-v${RESULTS_SCHEMA_VERSION}-h-abc, then the newest key starting with medalist-v${RESULTS_SCHEMA_VERSION}-h-`,
     );
   });
 

@@ -66,7 +66,7 @@ describe("cache baseline through run()", () => {
     const miss = await act(pr);
     expect(miss.code).toBeUndefined();
     expect(miss.summary).toMatch(
-      /no cached baseline for suite [0-9a-f]+: tried the exact key medalist-[0-9a-f]+-[0-9a-f]{40}, then the newest key starting with medalist-[0-9a-f]+-/,
+      /no cached baseline for suite [0-9a-f]+: tried the exact key medalist-v\d+-[0-9a-f]+-[0-9a-f]{40}, then the newest key starting with medalist-v\d+-[0-9a-f]+-/,
     );
     // The report's first line says there is no baseline and what the gate does.
     expect(miss.summary.split("\n")[0]).toMatch(
