@@ -8,6 +8,7 @@ import { prepareCommand } from "./prepare.js";
 import { leaderboardsCommand } from "./leaderboards.js";
 import { gradeCommand } from "./grade.js";
 import { rankCommand } from "./rank.js";
+import { viewCommand } from "./view.js";
 
 /** Every CLI command; each lives in its own file in this folder. */
 export const commands: Command[] = [
@@ -15,6 +16,7 @@ export const commands: Command[] = [
   demoCommand,
   compareCommand,
   reportCommand,
+  viewCommand,
   schemaCommand,
   competitionsCommand,
   prepareCommand,
