@@ -24449,12 +24449,12 @@ var require_client = __commonJS({
                 const key = curAuth.agentCtx.currentKey();
                 proto.authPK(curAuth.username, key, keyAlgo, (buf, cb) => {
                   const opts = { hash: hashAlgo };
-                  curAuth.agentCtx.sign(key, buf, opts, (err, signed2) => {
+                  curAuth.agentCtx.sign(key, buf, opts, (err, signed) => {
                     if (err) {
                       err.level = "agent";
                       this.emit("error", err);
                     } else {
-                      return cb(signed2);
+                      return cb(signed);
                     }
                     tryNextAgentKey();
                   });
@@ -94156,7 +94156,7 @@ async function setupDocker(config2, opts) {
   const gpus = await detectGpus({ gpuIds: config2.docker.gpuIds });
   if (gpus.ids.length > 0)
     log(`GPUs: ${gpus.ids.join(", ")} (${gpus.model ?? "model unknown"}, from ${gpus.source})`);
-  const { resources, perRun } = dockerResources(config2, gpus.ids, opts.hostCpus ?? os4.availableParallelism());
+  const { resources, perRun: perRun2 } = dockerResources(config2, gpus.ids, opts.hostCpus ?? os4.availableParallelism());
   const executor = new DockerExecutor(docker, dockerSettings(config2, opts.baseDir), { log });
   let image;
   try {
@@ -94182,7 +94182,7 @@ async function setupDocker(config2, opts) {
     swept,
     validation,
     resources,
-    perRun,
+    perRun: perRun2,
     close: async () => {
       await validation?.close();
     }
@@ -98221,7 +98221,7 @@ function summarize(s) {
   const grades = ok.map((r) => r.grade).filter((g) => g !== null);
   const rate = (n) => ok.length ? n / ok.length : null;
   const pct2 = grades.map((g) => g.percentile ?? 0);
-  const dollars = s.runs.map((r) => r.usage?.dollars).filter((d) => typeof d === "number");
+  const dollars2 = s.runs.map((r) => r.usage?.dollars).filter((d) => typeof d === "number");
   return {
     label: s.label,
     agent: s.agent.description,
@@ -98237,7 +98237,7 @@ function summarize(s) {
     meanPercentile: ok.length ? pct2.reduce((a, b) => a + b, 0) / ok.length : null,
     infraErrors: s.runs.length - ok.length,
     durationMs: s.runs.reduce((a, r) => a + r.durationMs, 0),
-    dollars: dollars.length ? dollars.reduce((a, b) => a + b, 0) : null
+    dollars: dollars2.length ? dollars2.reduce((a, b) => a + b, 0) : null
   };
 }
 function compareRuns(base, head, gate, baselineSource = "file") {
@@ -98449,11 +98449,6 @@ function score2(x) {
   if (Number.isNaN(x)) return "NaN";
   return Number(x.toPrecision(6)).toString();
 }
-function signed(x) {
-  if (x === null || Number.isNaN(x)) return "\u2014";
-  const s = score2(Math.abs(x));
-  return x > 0 ? `+${s}` : x < 0 ? `\u2212${s}` : "\xB10";
-}
 function duration4(ms) {
   const s = Math.round(ms / 1e3);
   if (s < 60) return `${s}s`;
@@ -98488,116 +98483,223 @@ function interval2(a) {
   if (!a.interval) return "";
   return `${Math.round(a.interval.level * 100)}% CI ${points(a.interval.lower)} to ${points(a.interval.upper)}`;
 }
-function direction(lower) {
-  return lower === null ? "" : lower ? " \u2193" : " \u2191";
+function mark(delta, higherIsBetter = true, epsilon = 1e-9) {
+  if (delta === null || Number.isNaN(delta)) return "";
+  if (Math.abs(delta) <= epsilon) return "\u26AA same";
+  return delta > 0 === higherIsBetter ? "\u{1F7E2} better" : "\u{1F534} worse";
 }
-function runLink(c, links) {
-  const url2 = links?.[c.runDir];
-  return url2 ? `[s${c.seed}](${url2})` : `s${c.seed}`;
+var dollars = (x) => x === null ? "\u2014" : `$${x.toFixed(2)}`;
+function signedDuration(ms) {
+  return `${ms > 0 ? "+" : ms < 0 ? "\u2212" : "\xB1"}${duration4(Math.abs(ms))}`;
 }
-function renderReport(cmp, opts = {}) {
+function verdictSection(cmp) {
   const a = cmp.analysis;
   const out = [];
-  out.push(`## Medalist \xB7 ${cell2(cmp.suiteName)} \xB7 ${VERDICT[cmp.verdict]}`);
-  out.push("");
+  if (!a) {
+    out.push("No competition has comparable runs on both sides, so no verdict can be given.");
+    return out;
+  }
+  out.push(
+    `${a.medal.reason.charAt(0).toUpperCase()}${a.medal.reason.slice(1)} Tolerance: a ${(cmp.gate.tolerance * 100).toFixed(1)}-point drop; \u03B1 = ${cmp.gate.alpha}. ` + (a.medal.mde === null ? "With this few runs no drop could be reliably detected." : `Smallest drop this run could detect (${Math.round(a.targetPower * 100)}% power): **${points(-a.medal.mde).replace("\u2212", "")}**.`)
+  );
+  return out;
+}
+function statisticsDetails(cmp) {
+  const a = cmp.analysis;
+  if (!a) return [];
+  const out = ["<details><summary>Statistics</summary>", ""];
+  const metricRows = [a.medal, a.percentile].filter((m) => m !== null).map((m) => [
+    m.metric === "medal" ? "medal rate" : "leaderboard percentile",
+    pct(m.base),
+    pct(m.head),
+    points(m.delta),
+    interval2(m) || "\u2014",
+    m.pValue < 1e-3 ? "<0.001" : m.pValue.toFixed(3),
+    m.mde === null ? "\u2014" : points(-m.mde).replace("\u2212", ""),
+    m.verdict
+  ]);
+  out.push(
+    markdownTable([
+      ["Metric", "Base", "Head", "\u0394", "Interval", "p (one-sided)", "MDE", "Verdict"],
+      ...metricRows
+    ])
+  );
+  out.push("", `Power of this design to flag a drop (\u03B1 = ${a.alpha}, ${a.medal.powerMethod}):`, "");
+  out.push(
+    markdownTable([
+      ["Drop", ...a.medal.power.map((p) => points(-p.drop, 0).replace("\u2212", ""))],
+      ["Medal rate", ...a.medal.power.map((p) => p.power === null ? "n/a" : pct(p.power, 0))],
+      ...a.percentile ? [["Percentile", ...a.percentile.power.map((p) => p.power === null ? "n/a" : pct(p.power, 0))]] : []
+    ])
+  );
+  out.push(
+    "",
+    `Paired by competition: ${a.medal.competitions} competitions, ${a.medal.baseRuns} base and ${a.medal.headRuns} head runs; p-value ${a.medal.pValueMethod} permutation test within competitions.`,
+    "",
+    "</details>"
+  );
+  return out;
+}
+function headline(cmp) {
   const b = cmp.base;
   const h = cmp.head;
-  let line = `**Medal rate** ${pct(b.medalRate)} (${b.medals}/${b.comparable}) \u2192 **${pct(h.medalRate)}** (${h.medals}/${h.comparable})`;
-  if (a) {
-    line += `, \u0394 **${points(a.medal.delta)}**`;
-    const extra = [
-      interval2(a.medal),
-      `p = ${a.medal.pValue < 1e-3 ? "<0.001" : a.medal.pValue.toFixed(3)}`
-    ].filter(Boolean);
-    line += ` (${extra.join("; ")})`;
-  }
-  out.push(line + ".");
-  if (a) {
-    out.push("");
-    out.push(
-      `${a.medal.reason.charAt(0).toUpperCase()}${a.medal.reason.slice(1)} Tolerance: a ${(cmp.gate.tolerance * 100).toFixed(1)}-point drop; \u03B1 = ${cmp.gate.alpha}. ` + (a.medal.mde === null ? "With this few runs no drop could be reliably detected." : `Smallest drop this run could detect (${Math.round(a.targetPower * 100)}% power): **${points(-a.medal.mde).replace("\u2212", "")}**.`)
-    );
-  }
+  const a = cmp.analysis;
+  const rateDelta = a ? a.medal.delta : b.medalRate !== null && h.medalRate !== null ? h.medalRate - b.medalRate : null;
+  const pctDelta = a?.percentile ? a.percentile.delta : b.meanPercentile !== null && h.meanPercentile !== null ? h.meanPercentile - b.meanPercentile : null;
+  const cost = b.dollars !== null && h.dollars !== null ? `${h.dollars >= b.dollars ? "+" : "\u2212"}$${Math.abs(h.dollars - b.dollars).toFixed(2)} ${mark(h.dollars - b.dollars, false, 5e-3)}` : "not reported";
+  const time3 = `${signedDuration(h.durationMs - b.durationMs)} ${mark(h.durationMs - b.durationMs, false, 1e3)}`;
+  return markdownTable(
+    [
+      ["", "Base", "Head", "Change"],
+      [
+        "**Medal rate**",
+        `${pct(b.medalRate)} (${b.medals}/${b.comparable})`,
+        `**${pct(h.medalRate)}** (${h.medals}/${h.comparable})`,
+        `**${points(rateDelta)}** ${mark(rateDelta)}${a?.medal.interval ? ` (${interval2(a.medal)})` : ""}`
+      ],
+      [
+        "Mean percentile",
+        pct(b.meanPercentile),
+        pct(h.meanPercentile),
+        `${points(pctDelta)} ${mark(pctDelta)}`
+      ],
+      ["Cost", dollars(b.dollars), dollars(h.dollars), cost],
+      ["Agent time", duration4(b.durationMs), duration4(h.durationMs), time3]
+    ],
+    { align: ["l", "r", "r", "l"] }
+  );
+}
+function seedLinks(cells, links) {
+  const bad = (c) => c.outcome !== "completed" || !c.valid;
+  const nBad = cells.filter(bad).length;
+  const parts = cells.map((c) => {
+    const text2 = bad(c) ? nBad <= 2 ? `${c.seed} ${outcomeText(c)}` : `${c.seed}\u2717` : `${c.seed}`;
+    const url2 = links?.[c.runDir];
+    return url2 ? `[${text2}](${url2})` : text2;
+  });
+  if (nBad > 2) parts.push(`(${nBad} failed)`);
+  return parts.join(" ") || "\u2014";
+}
+var TIER = { gold: 3, silver: 2, bronze: 1, none: 0 };
+var perRun = (cells, f) => cells.length ? cells.reduce((a, c) => a + f(c), 0) / cells.length : 0;
+function medalChange(r) {
+  const count = (c) => c.medal === "none" ? 0 : 1;
+  const d = perRun(r.head, count) - perRun(r.base, count);
+  if (Math.abs(d) > 1e-9) return Math.sign(d);
+  const t = perRun(r.head, (c) => TIER[c.medal]) - perRun(r.base, (c) => TIER[c.medal]);
+  return Math.abs(t) > 1e-9 ? Math.sign(t) : 0;
+}
+function rowMark(r) {
+  const m = (r.headMedalRate ?? 0) - (r.baseMedalRate ?? 0);
+  if (!r.comparable) return "";
+  if (Math.abs(m) > 1e-9 || medalChange(r) !== 0) return mark(medalChange(r));
+  const p = r.headMeanPercentile !== null && r.basePercentile !== null ? r.headMeanPercentile - r.basePercentile : null;
+  return mark(p, true, 5e-3);
+}
+var MARK_ONLY = { "\u{1F7E2} better": "\u{1F7E2}", "\u{1F534} worse": "\u{1F534}", "\u26AA same": "\u26AA", "": "" };
+var shortId = (id, max = 36) => id.length > max ? `${id.slice(0, max - 1)}\u2026` : id;
+function competitionTable(rows, links) {
+  const header = ["", "Competition", "Base", "Head", "Percentile", "Head runs"];
+  const body = rows.map((r) => [
+    MARK_ONLY[rowMark(r)] ?? "",
+    cell2(shortId(r.competitionId)),
+    medals(r.base),
+    medals(r.head),
+    `${pctNum(r.basePercentile)} \u2192 ${pctNum(r.headMeanPercentile)}`,
+    seedLinks(r.head, links)
+  ]);
+  return markdownTable([header, ...body], { align: ["c", "l", "l", "l", "r", "l"] });
+}
+var pctNum = (x) => x === null ? "\u2014" : (x * 100).toFixed(0);
+var axisLabel = (s, max = 28) => `"${(s.length > max ? `${s.slice(0, max - 6)}\u2026${s.slice(-5)}` : s).replace(/["\\]/g, "")}"`;
+function percentileChart(rows) {
+  const rs = rows.filter((r) => r.comparable);
+  if (!rs.length) return "";
+  const v = (x) => ((x ?? 0) * 100).toFixed(0);
+  return [
+    "```mermaid",
+    "xychart-beta horizontal",
+    '  title "Mean leaderboard percentile per competition: bars base, line head"',
+    `  x-axis [${rs.map((r) => axisLabel(r.competitionId)).join(", ")}]`,
+    '  y-axis "percentile" 0 --> 100',
+    `  bar [${rs.map((r) => v(r.basePercentile)).join(", ")}]`,
+    `  line [${rs.map((r) => v(r.headMeanPercentile)).join(", ")}]`,
+    "```"
+  ].join("\n");
+}
+function trendChart(points2) {
+  if (points2.length < 2) return "";
+  const v = (x) => ((x ?? 0) * 100).toFixed(1);
+  return [
+    "```mermaid",
+    "xychart-beta",
+    `  title "Default branch, last ${points2.length - 1} results, then this PR: medal rate (upper) and mean percentile"`,
+    `  x-axis [${points2.map((p, i) => p.current ? '"PR"' : String(i + 1)).join(", ")}]`,
+    '  y-axis "%" 0 --> 100',
+    `  line [${points2.map((p) => v(p.medalRate)).join(", ")}]`,
+    `  line [${points2.map((p) => v(p.meanPercentile)).join(", ")}]`,
+    "```"
+  ].join("\n");
+}
+function renderReport(cmp, opts = {}) {
+  const out = [];
+  const h = cmp.head;
+  const b = cmp.base;
+  out.push(`## Medalist \xB7 ${cell2(cmp.suiteName)} \xB7 ${VERDICT[cmp.verdict]}`, "");
+  out.push(headline(cmp), "");
+  out.push(...verdictSection(cmp));
   if (!cmp.sameSuite)
     out.push(
       "",
       "\u26A0\uFE0F Base and head ran different suites (competitions, seeds or limits differ): compare with care."
     );
-  out.push("", `Baseline: ${cmp.baselineSource}.`);
-  out.push("");
-  const header = [
-    "Competition",
-    "Base",
-    "Head",
-    "Base score",
-    "Head score",
-    "\u0394 score",
-    "Head percentile",
-    "Head runs"
-  ];
-  const rows = cmp.competitions.map((r) => [
-    cell2(`${r.competitionId}${direction(r.isLowerBetter)}`),
-    medals(r.base),
-    medals(r.head),
-    score2(r.baseMeanScore),
-    score2(r.headMeanScore),
-    signed(r.deltaScore),
-    pct(r.headMeanPercentile, 0),
-    r.head.map((c) => `${runLink(c, opts.links)} ${outcomeText(c)}`).join(", ") || "\u2014"
-  ]);
-  out.push(markdownTable([header, ...rows], { align: ["l", "c", "c", "r", "r", "r", "r", "l"] }));
-  out.push("");
   out.push(
-    `${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze \xB7 no medal \u26A0 not comparable (infrastructure); one mark per seed. Scores are means over valid runs.`
+    "",
+    `Baseline: ${cmp.baselineSource}.${opts.viewerUrl ? ` **[Open the trajectory viewer](${opts.viewerUrl})** (runs, logs, code diff).` : ""}`
   );
-  if (a) {
-    out.push("", "<details><summary>Statistics</summary>", "");
-    const metricRows = [a.medal, a.percentile].filter((m) => m !== null).map((m) => [
-      m.metric === "medal" ? "medal rate" : "leaderboard percentile",
-      pct(m.base),
-      pct(m.head),
-      points(m.delta),
-      interval2(m) || "\u2014",
-      m.pValue < 1e-3 ? "<0.001" : m.pValue.toFixed(3),
-      m.mde === null ? "\u2014" : points(-m.mde).replace("\u2212", ""),
-      m.verdict
-    ]);
-    out.push(
-      markdownTable([
-        ["Metric", "Base", "Head", "\u0394", "Interval", "p (one-sided)", "MDE", "Verdict"],
-        ...metricRows
-      ])
-    );
-    out.push("");
-    out.push(`Power of this design to flag a drop (\u03B1 = ${a.alpha}, ${a.medal.powerMethod}):`);
-    out.push("");
-    out.push(
-      markdownTable([
-        ["Drop", ...a.medal.power.map((p) => points(-p.drop, 0).replace("\u2212", ""))],
-        ["Medal rate", ...a.medal.power.map((p) => p.power === null ? "n/a" : pct(p.power, 0))],
-        ...a.percentile ? [["Percentile", ...a.percentile.power.map((p) => p.power === null ? "n/a" : pct(p.power, 0))]] : []
-      ])
-    );
+  const gained = cmp.competitions.filter((r) => medalChange(r) > 0);
+  const lost = cmp.competitions.filter((r) => medalChange(r) < 0);
+  const rest = cmp.competitions.filter((r) => !gained.includes(r) && !lost.includes(r));
+  const key = `\u{1F7E2} better \u{1F534} worse \u26AA same (medals, then percentile) \xB7 ${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze \xB7 no medal \u26A0 not comparable, one mark per seed \xB7 percentile: mean leaderboard percentile, base \u2192 head \xB7 head runs: one link per seed.`;
+  if (lost.length)
     out.push(
       "",
-      `Paired by competition: ${a.medal.competitions} competitions, ${a.medal.baseRuns} base and ${a.medal.headRuns} head runs; p-value ${a.medal.pValueMethod} permutation test within competitions.`
+      `### \u{1F534} Medals lost in ${lost.length} competition${lost.length === 1 ? "" : "s"}`,
+      "",
+      competitionTable(lost, opts.links)
     );
-    out.push("", "</details>");
+  if (gained.length)
+    out.push(
+      "",
+      `### \u{1F7E2} Medals gained in ${gained.length} competition${gained.length === 1 ? "" : "s"}`,
+      "",
+      competitionTable(gained, opts.links)
+    );
+  if (!lost.length && !gained.length) out.push("", "No competition's medal count changed.");
+  if (rest.length) {
+    out.push(
+      "",
+      `<details><summary>${rest.length} competition${rest.length === 1 ? "" : "s"} with unchanged medals</summary>`,
+      ""
+    );
+    out.push(competitionTable(rest, opts.links), "", "</details>");
   }
-  out.push("", "<details><summary>Cost and time</summary>", "");
+  out.push("", `<sub>${key}</sub>`);
+  const chart = percentileChart(cmp.competitions);
+  if (chart)
+    out.push("", "<details open><summary>Percentile per competition</summary>", "", chart, "", "</details>");
+  const trend = opts.trend ? trendChart(opts.trend) : "";
+  if (trend)
+    out.push("", "<details open><summary>Trend on the default branch</summary>", "", trend, "", "</details>");
+  out.push("", ...statisticsDetails(cmp));
+  out.push("", "<details><summary>Runs, validity and agents</summary>", "");
   out.push(
     markdownTable([
       ["", "Base", "Head"],
       ["Agent", cell2(b.agent), cell2(h.agent)],
       ["Runs (comparable)", `${b.runs} (${b.comparable})`, `${h.runs} (${h.comparable})`],
       ["Valid submissions", pct(b.validRate, 0), pct(h.validRate, 0)],
-      ["Above median", pct(b.aboveMedianRate, 0), pct(h.aboveMedianRate, 0)],
-      ["Agent time", duration4(b.durationMs), duration4(h.durationMs)],
-      [
-        "Cost",
-        b.dollars === null ? "\u2014" : `$${b.dollars.toFixed(2)}`,
-        h.dollars === null ? "\u2014" : `$${h.dollars.toFixed(2)}`
-      ]
+      ["Above median", pct(b.aboveMedianRate, 0), pct(h.aboveMedianRate, 0)]
     ])
   );
   out.push("", "</details>");
@@ -98606,6 +98708,13 @@ function renderReport(cmp, opts = {}) {
   out.push("", `<sub>${facts.join(" \xB7 ")}</sub>`);
   if (opts.fullReportUrl) out.push("", `[Full report](${opts.fullReportUrl})`);
   return out.join("\n") + "\n";
+}
+function direction(lower) {
+  return lower === null ? "" : lower ? " \u2193" : " \u2191";
+}
+function runLink(c, links) {
+  const url2 = links?.[c.runDir];
+  return url2 ? `[s${c.seed}](${url2})` : `s${c.seed}`;
 }
 function renderResults(s, opts = {}) {
   const sum2 = summarize(s);
@@ -99981,7 +100090,7 @@ function renderIndex(site) {
   } else {
     parts.push(`<h2>${esc2(head.label)} \xB7 ${esc2(head.agent.description)}</h2>${summaryCards(head)}`);
   }
-  if (site.history.length) {
+  if (site.history.length > 1) {
     const pts = site.history;
     const chart = lineSvg(
       [
@@ -99996,7 +100105,7 @@ function renderIndex(site) {
           points: pts.map((p, i) => ({ x: i + 1, y: (p.meanPercentile ?? NaN) * 100 }))
         }
       ],
-      "Trend over the last default-branch results (%); the last point is this run",
+      `Last ${pts.length - 1} default-branch results (%), then this run (point ${pts.length})`,
       "result"
     );
     parts.push(`<h2>History</h2>${chart}`);

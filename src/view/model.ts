@@ -28,19 +28,16 @@ export interface LeaderboardData {
   source: string;
 }
 
-export interface HistoryPoint {
-  sha: string | null;
-  finishedAt: string;
-  medalRate: number | null;
-  meanPercentile: number | null;
-}
+export type { TrendPoint as HistoryPoint } from "../history/history.js";
+import type { TrendPoint } from "../history/history.js";
 
 export interface SiteData {
   head: SuiteResults;
   base: SuiteResults | null;
   runs: RunData[];
   leaderboards: Record<string, LeaderboardData | null>;
-  history: HistoryPoint[];
+  /** Default-branch trend, this run last (empty without a history). */
+  history: TrendPoint[];
 }
 
 export const runKey = (r: { competitionId: string; seed: number }) => `${r.competitionId}#${r.seed}`;

@@ -125,7 +125,7 @@ export function renderIndex(site: SiteData): string {
   } else {
     parts.push(`<h2>${esc(head.label)} · ${esc(head.agent.description)}</h2>${summaryCards(head)}`);
   }
-  if (site.history.length) {
+  if (site.history.length > 1) {
     const pts = site.history;
     const chart = lineSvg(
       [
@@ -140,7 +140,7 @@ export function renderIndex(site: SiteData): string {
           points: pts.map((p, i) => ({ x: i + 1, y: (p.meanPercentile ?? NaN) * 100 })),
         },
       ],
-      "Trend over the last default-branch results (%); the last point is this run",
+      `Last ${pts.length - 1} default-branch results (%), then this run (point ${pts.length})`,
       "result",
     );
     parts.push(`<h2>History</h2>${chart}`);
