@@ -71760,8 +71760,8 @@ function numberOption(value, flag, allowNaN = false) {
 }
 
 // src/cli/commands/run.ts
-import { mkdirSync as mkdirSync10 } from "node:fs";
-import { join as join18, resolve as resolve8, dirname as dirname7 } from "node:path";
+import { mkdirSync as mkdirSync11 } from "node:fs";
+import { join as join20, resolve as resolve10, dirname as dirname8 } from "node:path";
 
 // src/config/load.ts
 var import_yaml = __toESM(require_dist(), 1);
@@ -91693,8 +91693,8 @@ function loadConfig(path4) {
 }
 
 // src/session/evaluate.ts
-import { writeFileSync as writeFileSync7 } from "node:fs";
-import { join as join17, resolve as resolve7 } from "node:path";
+import { writeFileSync as writeFileSync8 } from "node:fs";
+import { join as join19, resolve as resolve9 } from "node:path";
 
 // src/grade/types.ts
 function medalOf(r) {
@@ -92893,9 +92893,9 @@ function renderReport(cmp, opts = {}) {
   const chart = percentileChart(cmp.competitions);
   if (chart)
     out.push("", "<details open><summary>Percentile per competition</summary>", "", chart, "", "</details>");
-  const trend = opts.trend ? trendChart(opts.trend) : "";
-  if (trend)
-    out.push("", "<details open><summary>Trend on the default branch</summary>", "", trend, "", "</details>");
+  const trend2 = opts.trend ? trendChart(opts.trend) : "";
+  if (trend2)
+    out.push("", "<details open><summary>Trend on the default branch</summary>", "", trend2, "", "</details>");
   out.push("", ...statisticsDetails(cmp));
   out.push("", "<details><summary>Runs, validity and agents</summary>", "");
   out.push(
@@ -98943,726 +98943,58 @@ async function runSuite(opts) {
   return writeResults(join16(outDir, "results.json"), suite);
 }
 
-// src/session/evaluate.ts
-function openSession(config2, baseDir) {
-  const registry2 = loadRegistry(
-    config2.registryDir ? resolve7(baseDir, config2.registryDir) : defaultRegistryDir()
+// src/history/history.ts
+var HISTORY_VERSION = 1;
+var TREND_POINTS = 30;
+var HistoryEntrySchema = external_exports.object({
+  sha: external_exports.string().nullable(),
+  finishedAt: external_exports.string(),
+  suiteHash: external_exports.string(),
+  agent: external_exports.string(),
+  runs: external_exports.number().int().min(0),
+  comparable: external_exports.number().int().min(0),
+  medalRate: external_exports.number().min(0).max(1).nullable(),
+  meanPercentile: external_exports.number().min(0).max(1).nullable(),
+  dollars: external_exports.number().nullable(),
+  durationMs: external_exports.number().min(0)
+});
+var HistorySchema = external_exports.object({
+  version: external_exports.literal(HISTORY_VERSION),
+  entries: external_exports.array(HistoryEntrySchema)
+});
+function entryOf(s) {
+  const sum2 = summarize(s);
+  return {
+    sha: s.git.sha,
+    finishedAt: s.finishedAt,
+    suiteHash: s.suite.hash,
+    agent: s.agent.description,
+    runs: sum2.runs,
+    comparable: sum2.comparable,
+    medalRate: sum2.medalRate,
+    meanPercentile: sum2.meanPercentile,
+    dollars: sum2.dollars,
+    durationMs: sum2.durationMs
+  };
+}
+function trend(h, head, n = TREND_POINTS) {
+  const same = h.entries.filter(
+    (e) => e.suiteHash === head.suite.hash && !(head.git.sha && e.sha === head.git.sha)
   );
-  return { config: config2, baseDir, registry: registry2, plan: plan(config2, registry2) };
+  const pts = same.slice(-n).map((e) => ({
+    label: e.sha ? e.sha.slice(0, 7) : e.finishedAt.slice(0, 10),
+    medalRate: e.medalRate,
+    meanPercentile: e.meanPercentile,
+    current: false
+  }));
+  const me = entryOf(head);
+  pts.push({ label: "this run", medalRate: me.medalRate, meanPercentile: me.meanPercentile, current: true });
+  return pts;
 }
-function fileBaseline(path4, shown = path4) {
-  const results = readResults(path4);
-  const sha = results.git.sha ? ` (commit ${results.git.sha.slice(0, 7)})` : "";
-  return { kind: "results", results, description: `results file ${shown}${sha}` };
-}
-var Cancelled = class extends UserError {
-  constructor() {
-    super("cancelled; finished runs are kept in the results folder", 130);
-    this.name = "Cancelled";
-  }
-};
-function environmentFacts(head) {
-  return {
-    agent: head.agent.imageDigest ?? head.agent.image ?? head.agent.description,
-    executor: head.environment.executor,
-    GPU: head.environment.gpuModel,
-    "time limit": `${head.environment.timeLimitSecs}s`
-  };
-}
-function renderEvaluation(head, comparison, baselineNote, opts = {}) {
-  if (comparison)
-    return renderReport(comparison, {
-      links: opts.links,
-      environment: environmentFacts(head),
-      fullReportUrl: opts.fullReportUrl
-    });
-  return renderResults(head, { links: opts.links }) + (baselineNote ? `
-> \u26A0\uFE0F Baseline: ${baselineNote}
-` : "");
-}
-function gateFails(comparison, failOn) {
-  return comparison?.verdict === "regressed" && failOn === "regression";
-}
-async function evaluate(input2) {
-  const { session, baseline } = input2;
-  const { config: config2 } = session;
-  const run = input2.runSuite ?? runSuite;
-  const log = input2.log ?? (() => {
-  });
-  const dir = resolve7(input2.resultsDir);
-  const side = (label, baseDir, agent, git) => run({
-    config: config2,
-    baseDir,
-    outDir: join17(dir, label),
-    label,
-    agent,
-    registry: session.registry,
-    plan: session.plan,
-    git,
-    log,
-    signal: input2.signal
-  });
-  let base = null;
-  let description = "none";
-  if (baseline.kind === "results") {
-    base = baseline.results;
-    description = baseline.description;
-  } else if (baseline.kind === "run") {
-    const checkout = baseline.checkout ? await baseline.checkout(log) : null;
-    try {
-      base = await side("base", checkout?.baseDir ?? session.baseDir, baseline.agent, baseline.git);
-    } finally {
-      checkout?.dispose();
-    }
-    description = baseline.description;
-  }
-  if (input2.signal?.aborted) throw new Cancelled();
-  const head = await side("head", session.baseDir, config2.agent, input2.headGit);
-  if (input2.signal?.aborted) throw new Cancelled();
-  const comparison = base ? compareRuns(base, head, config2.gate, description) : null;
-  const paths = {
-    head: join17(dir, "head", "results.json"),
-    base: baseline.kind === "run" ? join17(dir, "base", "results.json") : null,
-    report: join17(dir, "report.md"),
-    comparison: comparison ? join17(dir, "comparison.json") : null
-  };
-  if (comparison) writeAtomic(paths.comparison, toJson(comparison));
-  const baselineNote = baseline.kind === "none" ? baseline.note ?? null : null;
-  const render = (opts) => renderEvaluation(head, comparison, baselineNote, opts);
-  writeFileSync7(paths.report, render());
-  return {
-    base,
-    head,
-    comparison,
-    baselineNote,
-    medalRate: summarize(head).medalRate,
-    paths,
-    render
-  };
-}
-
-// src/cli/commands/run.ts
-function cancelOnSignals(log) {
-  const ac = new AbortController();
-  const onSignal = (sig) => {
-    if (ac.signal.aborted) return;
-    log(`medalist: ${sig} received: stopping runs; finished runs are kept`);
-    ac.abort();
-  };
-  const onInt = () => onSignal("SIGINT");
-  const onTerm = () => onSignal("SIGTERM");
-  process.on("SIGINT", onInt);
-  process.on("SIGTERM", onTerm);
-  return { signal: ac.signal, dispose: () => (process.off("SIGINT", onInt), process.off("SIGTERM", onTerm)) };
-}
-var progress = (line) => console.error(line);
-async function runFromConfig(loaded, outDir) {
-  const { config: config2, baseDir } = loaded;
-  const out = resolve8(outDir);
-  mkdirSync10(out, { recursive: true });
-  const b = config2.baseline;
-  if (b.source === "cache") {
-    throw new UserError(
-      'baseline.source: "cache" works in the GitHub Action only; on the command line use "file" or "run"'
-    );
-  }
-  const { signal, dispose } = cancelOnSignals(progress);
-  try {
-    const started = Date.now();
-    const session = openSession(config2, baseDir);
-    const baseline = b.source === "run" ? {
-      kind: "run",
-      agent: b.agent ?? config2.agent,
-      description: "evaluated in this job (baseline agent)"
-    } : b.source === "file" ? fileBaseline(resolve8(baseDir, b.path), b.path) : { kind: "none" };
-    let ev;
-    try {
-      ev = await evaluate({ session, resultsDir: out, baseline, signal, log: progress });
-    } catch (e) {
-      if (e instanceof Cancelled) return 130;
-      throw e;
-    }
-    console.log(ev.render());
-    progress(`results: ${[ev.paths.head, ev.paths.base].filter(Boolean).join(", ")}`);
-    progress(`report:  ${ev.paths.report}
-took ${((Date.now() - started) / 1e3).toFixed(1)}s`);
-    if (gateFails(ev.comparison, config2.gate.failOn)) {
-      progress("medalist: the agent regressed (see the report); exit code 1");
-      return 1;
-    }
-    return 0;
-  } finally {
-    dispose();
-  }
-}
-var runCommand = {
-  name: "run",
-  summary: "Run a suite from a config file, compare with the baseline, write results and report",
-  usage: `Usage: medalist run --config FILE [--out DIR]
-
-Runs every (competition, seed) of the suite with the configured agent and executor, grades each
-submission, and writes DIR/head/results.json (and DIR/base/results.json when baseline.source is
-"run"), DIR/report.md and DIR/comparison.json. Progress goes to stderr, the report to stdout.
-Interrupted suites resume: finished runs are kept and skipped on the next run.
-
-Options:
-  --config FILE   medalist.yml or .json (required)
-  --out DIR       output folder (default: .medalist/out)
-
-Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input, 130 cancelled.`,
-  async run(argv) {
-    const { values } = parseCommandArgs(argv, { config: { type: "string" }, out: { type: "string" } });
-    const loaded = loadConfig(requireOption(values.config, "--config"));
-    return runFromConfig(loaded, values.out ?? ".medalist/out");
-  }
-};
-var demoCommand = {
-  name: "demo",
-  summary: "The embedded default: weak example agent (base) vs better one (head) on the toy suite",
-  usage: `Usage: medalist demo [--out DIR]
-
-Evaluates examples/agents/weak (as base) and examples/agents/strong (as head) on the bundled toy
-competitions, 2 seeds each, with the local executor (no Docker, GitHub or Kaggle), prints the
-comparison and writes DIR/report.md and the results JSON (default DIR: .medalist/demo).`,
-  async run(argv) {
-    const { values } = parseCommandArgs(argv, { out: { type: "string" } });
-    const demo = join18(dirname7(defaultRegistryDir()), "examples", "demo.yml");
-    return runFromConfig(loadConfig(demo), values.out ?? ".medalist/demo");
-  }
-};
-
-// src/cli/commands/compare.ts
-import { writeFileSync as writeFileSync8 } from "node:fs";
-var compareCommand = {
-  name: "compare",
-  summary: "Compare two results files (base, head): medal rates, per-competition diff, verdict",
-  usage: `Usage: medalist compare BASE.json HEAD.json [--json] [--tolerance X] [--alpha A] [--out FILE] [--fail-on regression|never]
-
-Pairs the two suites by competition and prints the Markdown report (or the comparison as JSON).
-  --tolerance X   medal-rate drop tolerated, 0..1 (default 0.05)
-  --alpha A       significance level (default 0.05)
-  --out FILE      also write the output to FILE
-  --fail-on       exit 1 when the verdict is "regressed" (default: never)`,
-  async run(argv) {
-    const { values, positionals } = parseCommandArgs(
-      argv,
-      {
-        json: { type: "boolean" },
-        tolerance: { type: "string" },
-        alpha: { type: "string" },
-        out: { type: "string" },
-        "fail-on": { type: "string" }
-      },
-      true
-    );
-    if (positionals.length !== 2)
-      throw new UserError("expects two results files: BASE.json HEAD.json (see --help)");
-    const gate = GateSchema.safeParse({
-      tolerance: values.tolerance === void 0 ? void 0 : numberOption(values.tolerance, "--tolerance"),
-      alpha: values.alpha === void 0 ? void 0 : numberOption(values.alpha, "--alpha"),
-      failOn: values["fail-on"] ?? "never"
-    });
-    if (!gate.success) {
-      const i = gate.error.issues[0];
-      throw new UserError(`--${String(i.path[0]).replace("failOn", "fail-on")}: ${i.message}`);
-    }
-    const [base, head] = positionals.map(readResults);
-    const cmp = compareRuns(base, head, gate.data, `file ${positionals[0]}`);
-    const text2 = values.json ? toJson(cmp) : renderReport(cmp);
-    if (values.out) writeFileSync8(values.out, text2);
-    process.stdout.write(text2);
-    return cmp.verdict === "regressed" && gate.data.failOn === "regression" ? 1 : 0;
-  }
-};
-
-// src/cli/commands/report.ts
-import { writeFileSync as writeFileSync9 } from "node:fs";
-var reportCommand = {
-  name: "report",
-  summary: "Render one results file as Markdown",
-  usage: `Usage: medalist report RESULTS.json [--out FILE]
-
-Prints a Markdown report of one suite run: medal rate and every run's outcome, score and medal.`,
-  async run(argv) {
-    const { values, positionals } = parseCommandArgs(argv, { out: { type: "string" } }, true);
-    if (positionals.length !== 1) throw new UserError("expects one results file (see --help)");
-    const text2 = renderResults(readResults(positionals[0]));
-    if (values.out) writeFileSync9(values.out, text2);
-    process.stdout.write(text2);
-    return 0;
-  }
-};
-
-// src/cli/commands/schema.ts
-import { mkdirSync as mkdirSync11, writeFileSync as writeFileSync10 } from "node:fs";
-import { join as join19 } from "node:path";
-function jsonSchemas() {
-  return {
-    "medalist.schema.json": {
-      title: "Medalist configuration (medalist.yml)",
-      ...external_exports.toJSONSchema(ConfigSchema, { io: "input", unrepresentable: "any" })
-    },
-    "results.schema.json": {
-      title: "Medalist suite results (results.json)",
-      ...external_exports.toJSONSchema(SuiteResultsSchema, { io: "output", unrepresentable: "any" })
-    }
-  };
-}
-var schemaCommand = {
-  name: "schema",
-  summary: "Write the JSON Schemas of the config file and the results document",
-  usage: `Usage: medalist schema [--out DIR]
-
-Writes medalist.schema.json and results.schema.json to DIR (default: schema/).
-Point your editor's YAML/JSON schema setting at medalist.schema.json to validate medalist.yml.`,
-  async run(argv) {
-    const { values } = parseCommandArgs(argv, { out: { type: "string" } });
-    const dir = values.out ?? "schema";
-    mkdirSync11(dir, { recursive: true });
-    for (const [name2, schema] of Object.entries(jsonSchemas())) {
-      writeFileSync10(join19(dir, name2), JSON.stringify(schema, null, 2) + "\n");
-      console.log(`wrote ${join19(dir, name2)}`);
-    }
-    return 0;
-  }
-};
-
-// src/cli/commands/competitions.ts
-var usage = `Usage: medalist competitions [--split NAME] [--json] [--registry DIR]
-
-Lists the competitions Medalist knows: id, metric, direction, category, grading mode
-(native: graded by Medalist; external: by a configured grader command) and flags
-(known upstream problems, e.g. leaked-test-labels, crowded-leaderboard).
-
-Options:
-  --split NAME      only this split: lite (= low), medium, high, all (MLE-bench's 75), dev, toy, \u2026
-  --json            print JSON instead of a table
-  --registry DIR    competitions folder (default: the bundled one)`;
-var competitionsCommand = {
-  name: "competitions",
-  summary: "List competitions (metric, direction, category, grading mode, flags)",
-  usage,
-  async run(argv) {
-    const { values } = parseCommandArgs(argv, {
-      split: { type: "string" },
-      json: { type: "boolean" },
-      registry: { type: "string" }
-    });
-    const registry2 = loadRegistry(values.registry);
-    const ids = values.split ? selectCompetitions(registry2, { split: values.split }) : [...registry2.keys()];
-    const rows = ids.map((id) => {
-      const c = registry2.get(id).competition;
-      return {
-        id,
-        metric: c.metric,
-        direction: c.isLowerBetter ? "lower" : "higher",
-        category: c.category,
-        grading: c.grading,
-        splits: c.splits,
-        flags: c.flags
-      };
-    });
-    if (values.json) {
-      console.log(JSON.stringify(rows, null, 2));
-      return 0;
-    }
-    const table = [
-      ["id", "metric", "better", "category", "grading", "flags"],
-      ...rows.map((r) => [r.id, r.metric, r.direction, r.category, r.grading, r.flags.join(",") || "-"])
-    ];
-    const widths = table[0].map((_, k) => Math.max(...table.map((r) => r[k].length)));
-    for (const r of table)
-      console.log(r.map((v, k) => k === r.length - 1 ? v : v.padEnd(widths[k])).join("  "));
-    console.log(`
-${rows.length} competition(s)${values.split ? ` in split ${values.split}` : ""}`);
-    return 0;
-  }
-};
-
-// src/cli/commands/prepare.ts
-import { resolve as resolve9 } from "node:path";
-var usage2 = `Usage: medalist prepare (--split NAME | --competition ID...) --data-dir DIR [options]
-
-Makes competitions' data ready in MLE-bench's layout, <data-dir>/<id>/prepared/{public,private}:
-  - data already prepared by MLE-bench there is checked (answers and sample submission present)
-    and recorded in a checksum manifest; later checks only compare sizes and times (instant);
-  - otherwise the competition's files are downloaded from Kaggle (resumable) and split by the
-    competition's recipe, reproducing upstream's prepare.py (tabular lite competitions).
-Kaggle credentials: KAGGLE_USERNAME and KAGGLE_KEY, or ~/.kaggle/kaggle.json. Each competition's
-rules must have been accepted once on kaggle.com by that account.
-
-Options:
-  --split NAME          lite (= low), medium, high, all, dev, toy, \u2026
-  --competition ID      a competition (repeatable; with --split, added to it)
-  --data-dir DIR        data root (default: $MEDALIST_DATA_DIR)
-  --exclude-flagged     leave out competitions flagged upstream (leaked labels, \u2026)
-  --skip-verification   accept a Kaggle zip whose MD5 differs from upstream's
-  --wait SECONDS        wait this long for another process preparing the same competition (3600)
-  --kaggle-url URL      Kaggle API base URL (default https://www.kaggle.com/api/v1)
-  --description-url URL where upstream's <id>/description.md files are fetched from (MD5-pinned;
-                        default: MLE-bench on GitHub; "none": write a short stub instead)
-  --registry DIR        competitions folder (default: the bundled one)
-  --json                print the results as JSON`;
-var prepareCommand = {
-  name: "prepare",
-  summary: "Check or prepare competitions' data (MLE-bench layout; Kaggle download + recipe)",
-  usage: usage2,
-  async run(argv) {
-    const { values } = parseCommandArgs(argv, {
-      split: { type: "string" },
-      competition: { type: "string", multiple: true },
-      "data-dir": { type: "string" },
-      "exclude-flagged": { type: "boolean" },
-      "skip-verification": { type: "boolean" },
-      wait: { type: "string" },
-      "kaggle-url": { type: "string" },
-      "description-url": { type: "string" },
-      registry: { type: "string" },
-      json: { type: "boolean" }
-    });
-    const dataDir = values["data-dir"] ?? process.env.MEDALIST_DATA_DIR;
-    if (!dataDir) throw new UserError("missing --data-dir (or set MEDALIST_DATA_DIR) (see --help)");
-    if (!values.split && !values.competition?.length)
-      throw new UserError("name a --split or --competition (see --help)");
-    const registry2 = loadRegistry(values.registry);
-    const ids = selectCompetitions(registry2, {
-      split: values.split,
-      include: values.competition ?? [],
-      excludeFlagged: values["exclude-flagged"]
-    });
-    const waitSecs = values.wait === void 0 ? 3600 : numberOption(values.wait, "--wait");
-    const t0 = performance.now();
-    const { results, failures } = await prepareCompetitions(
-      ids.map((id) => registry2.get(id)),
-      {
-        dataDir: resolve9(dataDir),
-        kaggleUrl: values["kaggle-url"],
-        descriptionUrl: values["description-url"] === "none" ? void 0 : values["description-url"] ?? UPSTREAM_DESCRIPTIONS,
-        skipVerification: values["skip-verification"],
-        lockWaitMs: waitSecs * 1e3,
-        log: values.json ? void 0 : (line) => console.error(line)
-      }
-    );
-    const totalMs = performance.now() - t0;
-    if (values.json) {
-      console.log(JSON.stringify({ results, failures, totalMs }, null, 2));
-    } else {
-      for (const r of results) {
-        const n = r.upstreamMismatches.length;
-        const warn = n ? ` (${n} file(s) differ from upstream's checksums: ${r.upstreamMismatches.join(", ")})` : "";
-        console.log(`${r.status.padEnd(9)} ${r.id}  ${r.ms.toFixed(0)} ms${warn}`);
-      }
-      for (const f of failures) {
-        console.log(`FAILED    ${f.message.startsWith(`${f.id}:`) ? f.message : `${f.id}: ${f.message}`}`);
-      }
-      console.log(
-        `
-${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)} s in total (data in ${resolve9(dataDir)})`
-      );
-    }
-    return failures.length > 0 ? 1 : 0;
-  }
-};
-
-// src/cli/commands/leaderboards.ts
-import { resolve as resolve10 } from "node:path";
-
-// src/registry/leaderboards-fetch.ts
-import { createHash as createHash7 } from "node:crypto";
-import { mkdirSync as mkdirSync12, renameSync as renameSync8, rmSync as rmSync8, writeFileSync as writeFileSync11 } from "node:fs";
-import { dirname as dirname8 } from "node:path";
-var MLEBENCH_LFS = "https://github.com/openai/mle-bench.git/info/lfs";
-var LFS_JSON = "application/vnd.git-lfs+json";
-async function lfsSources(entries, lfsUrl) {
-  const out = /* @__PURE__ */ new Map();
-  for (let i = 0; i < entries.length; i += 100) {
-    const chunk = entries.slice(i, i + 100);
-    const objects = chunk.map((e) => ({
-      oid: e.competition.leaderboardPin.sha256,
-      size: e.competition.leaderboardPin.bytes
-    }));
-    const res = await fetch(`${lfsUrl.replace(/\/+$/, "")}/objects/batch`, {
-      method: "POST",
-      headers: { accept: LFS_JSON, "content-type": LFS_JSON },
-      body: JSON.stringify({ operation: "download", transfers: ["basic"], objects })
-    });
-    if (!res.ok) throw new Error(`Git LFS batch request failed: HTTP ${res.status}`);
-    const body = await res.json();
-    const byOid = new Map((body.objects ?? []).map((o) => [o.oid, o]));
-    for (const e of chunk) {
-      const o = byOid.get(e.competition.leaderboardPin.sha256);
-      const dl = o?.actions?.download;
-      out.set(
-        e.competition.id,
-        dl ? { url: dl.href, headers: dl.header ?? {} } : `LFS has no download for it${o?.error?.message ? ` (${o.error.message})` : ""}`
-      );
-    }
-  }
-  return out;
-}
-async function fetchLeaderboards(entries, opts) {
-  const result = { fetched: [], present: [], failed: [] };
-  const todo = [];
-  for (const e of entries) {
-    if (!e.competition.leaderboardPin) continue;
-    if (matchesPin(e, fetchedLeaderboardFile(opts.dir, e.competition.id)))
-      result.present.push(e.competition.id);
-    else todo.push(e);
-  }
-  if (todo.length === 0) return result;
-  let sources;
-  if (opts.baseUrl) {
-    const base = opts.baseUrl.replace(/\/+$/, "");
-    sources = new Map(
-      todo.map((e) => [
-        e.competition.id,
-        { url: `${base}/${encodeURIComponent(e.competition.id)}/leaderboard.csv`, headers: {} }
-      ])
-    );
-  } else {
-    try {
-      sources = await lfsSources(todo, opts.lfsUrl ?? MLEBENCH_LFS);
-    } catch (err) {
-      for (const e of todo) result.failed.push({ id: e.competition.id, message: err.message });
-      return result;
-    }
-  }
-  for (const e of todo) {
-    const id = e.competition.id;
-    const pin = e.competition.leaderboardPin;
-    const src = sources.get(id);
-    try {
-      if (typeof src === "string") throw new Error(src);
-      const res = await fetch(src.url, { headers: src.headers });
-      if (!res.ok) throw new Error(`HTTP ${res.status} from ${src.url}`);
-      const body = Buffer.from(await res.arrayBuffer());
-      const sha = createHash7("sha256").update(body).digest("hex");
-      if (sha !== pin.sha256 || body.length !== pin.bytes) {
-        throw new Error(
-          `SHA-256 ${sha} (${body.length} bytes) differs from the pinned ${pin.sha256} (${pin.bytes} bytes); not kept`
-        );
-      }
-      const file2 = fetchedLeaderboardFile(opts.dir, id);
-      mkdirSync12(dirname8(file2), { recursive: true });
-      const tmp = `${file2}.tmp-${process.pid}`;
-      writeFileSync11(tmp, body);
-      renameSync8(tmp, file2);
-      result.fetched.push(id);
-      opts.log?.(`${id}: verified (${body.length} bytes)`);
-    } catch (err) {
-      rmSync8(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
-      result.failed.push({ id, message: err.message });
-    }
-  }
-  return result;
-}
-
-// src/cli/commands/leaderboards.ts
-var usage3 = `Usage: medalist leaderboards fetch [--dir DIR] [--base-url URL] [--split NAME] [--competition ID...]
-       medalist leaderboards status [--dir DIR] [--split NAME]
-
-Downloads upstream MLE-bench's leaderboard CSVs (needs network) and keeps each one only if its
-SHA-256 matches the pin in competitions/<id>/competition.json. Where a verified leaderboard is
-present, medal thresholds and percentiles come from it instead of the precomputed thresholds.
-\`status\` lists, per competition, which source grading would use.
-
-Options:
-  --dir DIR           where to keep them (default: $MEDALIST_LEADERBOARDS_DIR or ~/.cache/medalist/leaderboards)
-  --base-url URL      a mirror serving <URL>/<id>/leaderboard.csv (default: upstream's Git LFS,
-                      ${MLEBENCH_LFS}, by object id)
-  --lfs-url URL       another Git LFS endpoint
-  --split NAME        only this split (default: all)
-  --competition ID    only these competitions (repeatable)
-  --registry DIR      competitions folder (default: the bundled one)`;
-var leaderboardsCommand = {
-  name: "leaderboards",
-  summary: "Fetch upstream leaderboards and verify them against pinned SHA-256s",
-  usage: usage3,
-  async run(argv) {
-    const [sub, ...rest] = argv;
-    if (sub !== "fetch" && sub !== "status") {
-      throw new UserError(
-        sub ? `unknown subcommand "${sub}" (expected: fetch, status)` : "expected a subcommand: fetch or status (see --help)"
-      );
-    }
-    const { values } = parseCommandArgs(rest, {
-      dir: { type: "string" },
-      "base-url": { type: "string" },
-      "lfs-url": { type: "string" },
-      split: { type: "string" },
-      competition: { type: "string", multiple: true },
-      registry: { type: "string" }
-    });
-    const registry2 = loadRegistry(values.registry);
-    const ids = values.competition?.length && !values.split ? selectCompetitions(registry2, { include: values.competition }) : selectCompetitions(registry2, { split: values.split ?? "all", include: values.competition ?? [] });
-    const dir = resolve10(values.dir ?? defaultLeaderboardsDir());
-    if (sub === "status") {
-      let withBoard = 0;
-      for (const id of ids) {
-        const entry = registry2.get(id);
-        const path4 = leaderboardPath(entry, dir);
-        if (path4) withBoard++;
-        const source = path4 ? `leaderboard ${path4}` : entry.competition.thresholds ? "precomputed thresholds" : "none";
-        console.log(`${id.padEnd(50)} ${source}`);
-      }
-      console.log(
-        `
-${withBoard} of ${ids.length} with a leaderboard file (fetched ones are verified, in ${dir})`
-      );
-      return 0;
-    }
-    const r = await fetchLeaderboards(
-      ids.map((id) => registry2.get(id)),
-      { dir, baseUrl: values["base-url"], lfsUrl: values["lfs-url"], log: (l) => console.error(l) }
-    );
-    for (const f of r.failed) console.log(`FAILED  ${f.id}: ${f.message}`);
-    console.log(
-      `${r.fetched.length} fetched, ${r.present.length} already verified, ${r.failed.length} failed (in ${dir})`
-    );
-    return r.failed.length > 0 ? 1 : 0;
-  }
-};
-
-// src/cli/commands/grade.ts
-import { join as join20, resolve as resolve11 } from "node:path";
-
-// src/grade/json.ts
-function pythonJson(value, indent = 2) {
-  const tag = "\0num:";
-  const text2 = JSON.stringify(
-    value,
-    (_k, v) => {
-      if (typeof v === "number" && !Number.isFinite(v))
-        return tag + (Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
-      return v;
-    },
-    indent
-  );
-  return text2.replace(/"\\u0000num:([^"]+)"/g, "$1");
-}
-
-// src/cli/commands/grade.ts
-var usage4 = `Usage: medalist grade --competition ID --submission FILE --data-dir DIR [options]
-
-Grades one submission exactly as MLE-bench does and prints the report.
-
-Options:
-  --competition ID        competition id (see \`medalist competitions\`)
-  --submission FILE       the submission CSV
-  --data-dir DIR          MLE-bench data folder (answers in DIR/ID/prepared/private)
-  --leaderboard FILE      leaderboard CSV (Kaggle export) to take thresholds from
-  --registry DIR          competitions folder (default: the bundled one)
-  --external-command CMD  grader command for externally graded competitions
-                          ({submission}, {competition}, {private_dir} are filled in)
-  --json                  print the report as JSON (MLE-bench field names; NaN as NaN)`;
-function fmt2(x) {
-  return x === null ? "\u2014" : String(x);
-}
-function formatReport(r) {
-  const medal = r.gold_medal ? "gold" : r.silver_medal ? "silver" : r.bronze_medal ? "bronze" : "none";
-  const lines2 = [
-    `${r.competition_id}: ${r.valid_submission ? `score ${fmt2(r.score)}` : r.submission_exists ? "invalid submission" : "no submission"}`,
-    `  medal ${medal}, above median: ${r.above_median ? "yes" : "no"}${r.percentile !== null ? `, beats ${(r.percentile * 100).toFixed(1)}% of the leaderboard` : ""}`,
-    `  thresholds (${r.is_lower_better ? "lower" : "higher"} is better): gold ${r.gold_threshold}, silver ${r.silver_threshold}, bronze ${r.bronze_threshold}, median ${r.median_threshold}`
-  ];
-  if (r.error) lines2.push(`  reason: ${r.error}`);
-  return lines2.join("\n");
-}
-var gradeCommand = {
-  name: "grade",
-  summary: "Grade a submission CSV as MLE-bench does (score, medal, percentile)",
-  usage: usage4,
-  async run(argv) {
-    const { values } = parseCommandArgs(argv, {
-      competition: { type: "string" },
-      submission: { type: "string" },
-      "data-dir": { type: "string" },
-      leaderboard: { type: "string" },
-      registry: { type: "string" },
-      "external-command": { type: "string" },
-      json: { type: "boolean", default: false }
-    });
-    const id = requireOption(values.competition, "--competition");
-    const submission = requireOption(values.submission, "--submission");
-    const dataDir = requireOption(values["data-dir"], "--data-dir");
-    const registry2 = loadRegistry(values.registry ? resolve11(values.registry) : void 0);
-    const entry = registry2.get(id);
-    if (!entry) throw new UserError(`unknown competition "${id}"`);
-    const ext = values["external-command"]?.trim();
-    const report = await grade({
-      competition: entry.competition,
-      competitionDir: entry.dir,
-      privateDir: join20(resolve11(dataDir), id, "prepared", "private"),
-      submissionPath: submission,
-      leaderboardPath: values.leaderboard ? resolve11(values.leaderboard) : void 0,
-      external: ext ? { command: ext.split(/\s+/) } : void 0
-    });
-    console.log(values.json ? pythonJson(report) : formatReport(report));
-    return report.grader_error ? 1 : 0;
-  }
-};
-
-// src/cli/commands/rank.ts
-import { resolve as resolve12 } from "node:path";
-var usage5 = `Usage: medalist rank --leaderboard FILE --score X [--json]
-
-Medals a score would earn on a Kaggle leaderboard export (columns
-scoreNullable,teamId,hasTeamName,submissionDate,score,hasScore), as MLE-bench's rank_score.
-The score is used as given (MLE-bench rounds grades to 5 decimals before ranking).
-
-Options:
-  --leaderboard FILE  leaderboard CSV, best first as Kaggle lists it
-  --score X           the score; NaN allowed (never medals)
-  --json              print JSON (MLE-bench field names; NaN as NaN)`;
-var rankCommand = {
-  name: "rank",
-  summary: "Medals and percentile a score would get on a leaderboard",
-  usage: usage5,
-  async run(argv) {
-    const { values } = parseCommandArgs(argv, {
-      leaderboard: { type: "string" },
-      score: { type: "string" },
-      json: { type: "boolean", default: false }
-    });
-    const file2 = resolve12(requireOption(values.leaderboard, "--leaderboard"));
-    const score3 = numberOption(requireOption(values.score, "--score"), "--score", true);
-    let scores;
-    try {
-      scores = readLeaderboardScores(file2);
-      if (scores.length === 0) throw new Error("the leaderboard has no rows");
-    } catch (e) {
-      throw new UserError(`cannot read the leaderboard ${file2}: ${e.message}`);
-    }
-    const t = thresholdsFromLeaderboard(scores);
-    const out = {
-      score: score3,
-      ...rankScore(score3, t),
-      gold_threshold: t.gold,
-      silver_threshold: t.silver,
-      bronze_threshold: t.bronze,
-      median_threshold: t.median,
-      is_lower_better: t.isLowerBetter,
-      team_count: scores.length,
-      percentile: percentile(score3, scores, t.isLowerBetter)
-    };
-    if (values.json) console.log(pythonJson(out));
-    else {
-      const medal = out.gold_medal ? "gold" : out.silver_medal ? "silver" : out.bronze_medal ? "bronze" : "none";
-      console.log(
-        `score ${score3}: medal ${medal}, above median: ${out.above_median ? "yes" : "no"}, beats ${((out.percentile ?? 0) * 100).toFixed(1)}% of ${scores.length} teams
-thresholds (${t.isLowerBetter ? "lower" : "higher"} is better): gold ${t.gold}, silver ${t.silver}, bronze ${t.bronze}, median ${t.median}`
-      );
-    }
-    return 0;
-  }
-};
-
-// src/cli/commands/view.ts
-import { dirname as dirname10, resolve as resolve15 } from "node:path";
 
 // src/view/write.ts
-import { mkdirSync as mkdirSync13, rmSync as rmSync9, writeFileSync as writeFileSync12 } from "node:fs";
-import { dirname as dirname9, join as join22, resolve as resolve14 } from "node:path";
+import { mkdirSync as mkdirSync10, rmSync as rmSync8, writeFileSync as writeFileSync7 } from "node:fs";
+import { dirname as dirname7, join as join18, resolve as resolve8 } from "node:path";
 
 // src/view/escape.ts
 function esc2(text2) {
@@ -99680,7 +99012,7 @@ function slug(text2) {
 }
 
 // src/view/load.ts
-import { basename as basename2, resolve as resolve13 } from "node:path";
+import { basename as basename2, resolve as resolve7 } from "node:path";
 
 // src/view/parse.ts
 var MetricLine = external_exports.object({
@@ -99828,7 +99160,7 @@ function previewCsv(text2, maxRows = 50, maxCols = 20, maxCell = 200) {
 
 // src/view/read.ts
 import { closeSync as closeSync6, lstatSync, openSync as openSync6, readSync as readSync4, readdirSync as readdirSync7 } from "node:fs";
-import { join as join21 } from "node:path";
+import { join as join17 } from "node:path";
 var LIMITS = {
   /** run.log bytes shown (the rest is reported as cut). */
   logBytes: 64 * 1024 ** 2,
@@ -99851,7 +99183,7 @@ function insideWithoutLinks(root, rel) {
   const parts = rel.split("/").filter(Boolean);
   let at = root;
   for (const p of parts.slice(0, -1)) {
-    at = join21(at, p);
+    at = join17(at, p);
     try {
       if (!lstatSync(at).isDirectory()) return false;
     } catch {
@@ -99862,7 +99194,7 @@ function insideWithoutLinks(root, rel) {
 }
 function readInRun(root, rel, max) {
   if (rel.split("/").includes("..") || !insideWithoutLinks(root, rel)) return null;
-  return readBounded(join21(root, rel), max);
+  return readBounded(join17(root, rel), max);
 }
 function readBounded(path4, max) {
   let st;
@@ -99898,7 +99230,7 @@ function listFiles(root, sub, limit = LIMITS.files) {
   const walk = (rel, depth) => {
     let names2;
     try {
-      names2 = readdirSync7(join21(root, rel)).sort();
+      names2 = readdirSync7(join17(root, rel)).sort();
     } catch {
       return;
     }
@@ -99910,7 +99242,7 @@ function listFiles(root, sub, limit = LIMITS.files) {
       const path4 = `${rel}/${name2}`;
       let st;
       try {
-        st = lstatSync(join21(root, path4));
+        st = lstatSync(join17(root, path4));
       } catch {
         continue;
       }
@@ -99923,7 +99255,7 @@ function listFiles(root, sub, limit = LIMITS.files) {
     }
   };
   try {
-    if (lstatSync(join21(root, sub)).isDirectory()) walk(sub, 1);
+    if (lstatSync(join17(root, sub)).isDirectory()) walk(sub, 1);
   } catch {
   }
   return { files, more };
@@ -99970,7 +99302,7 @@ function readJson(root, rel) {
   }
 }
 function loadRun(side, result, resultsDir) {
-  const root = resolve13(resultsDir, result.runDir);
+  const root = resolve7(resultsDir, result.runDir);
   const name2 = `${side}-${slug(result.runId)}`;
   const listed = ["logs", "code", "submission"].map((d) => listFiles(root, d));
   const files = listed.flatMap((l) => l.files).map((f) => ({ ...f, path: f.path.replace(/^\//, "") }));
@@ -100045,7 +99377,7 @@ var runKey = (r) => `${r.competitionId}#${r.seed}`;
 var W = 640;
 var H = 220;
 var PAD = { l: 48, r: 16, t: 24, b: 36 };
-function fmt3(x) {
+function fmt2(x) {
   return Number(x.toPrecision(4)).toString();
 }
 function finite(xs) {
@@ -100082,7 +99414,7 @@ function histogramSvg(scores, markers, title, bins = 40) {
     const y = PAD.t + 10 + i % 5 * 11;
     return `<line x1="${x}" x2="${x}" y1="${PAD.t}" y2="${PAD.t + ph}" stroke="${esc2(m.color)}" stroke-width="2" class="marker" data-label="${esc2(m.label)}"/>` + (Number(x) > W * 0.8 ? `<text x="${Number(x) - 3}" y="${y}" font-size="10" text-anchor="end" fill="${esc2(m.color)}">${esc2(m.label)}</text>` : `<text x="${Number(x) + 3}" y="${y}" font-size="10" fill="${esc2(m.color)}">${esc2(m.label)}</text>`);
   }).join("");
-  return `<svg class="chart" role="img" aria-label="${esc2(title)}" viewBox="0 0 ${W} ${H + 12}" width="${W}" height="${H + 12}" xmlns="http://www.w3.org/2000/svg"><text x="${PAD.l}" y="12" font-size="11" fill="#333">${esc2(title)}</text>` + bars + lines2 + `<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${PAD.t + ph}" y2="${PAD.t + ph}" stroke="#555"/><text x="${PAD.l}" y="${H - 14}" font-size="10" fill="#333">${esc2(fmt3(lo))}</text><text x="${W - PAD.r}" y="${H - 14}" font-size="10" text-anchor="end" fill="#333">${esc2(fmt3(hi))}</text><text x="${PAD.l + pw / 2}" y="${H - 2}" font-size="10" text-anchor="middle" fill="#333">score (${xs.length} teams)</text></svg>`;
+  return `<svg class="chart" role="img" aria-label="${esc2(title)}" viewBox="0 0 ${W} ${H + 12}" width="${W}" height="${H + 12}" xmlns="http://www.w3.org/2000/svg"><text x="${PAD.l}" y="12" font-size="11" fill="#333">${esc2(title)}</text>` + bars + lines2 + `<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${PAD.t + ph}" y2="${PAD.t + ph}" stroke="#555"/><text x="${PAD.l}" y="${H - 14}" font-size="10" fill="#333">${esc2(fmt2(lo))}</text><text x="${W - PAD.r}" y="${H - 14}" font-size="10" text-anchor="end" fill="#333">${esc2(fmt2(hi))}</text><text x="${PAD.l + pw / 2}" y="${H - 2}" font-size="10" text-anchor="middle" fill="#333">score (${xs.length} teams)</text></svg>`;
 }
 function lineSvg(series, title, xLabel) {
   const all = series.flatMap((s) => s.points).filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
@@ -100105,14 +99437,14 @@ function lineSvg(series, title, xLabel) {
     if (!pts.length) return "";
     const d = pts.map((p, i) => `${i ? "L" : "M"}${X(p.x)},${Y(p.y)}`).join("");
     const dots = pts.length <= 200 ? pts.map(
-      (p) => `<circle cx="${X(p.x)}" cy="${Y(p.y)}" r="2.5" fill="${esc2(s.color)}"><title>${esc2(fmt3(p.x))}: ${esc2(fmt3(p.y))}</title></circle>`
+      (p) => `<circle cx="${X(p.x)}" cy="${Y(p.y)}" r="2.5" fill="${esc2(s.color)}"><title>${esc2(fmt2(p.x))}: ${esc2(fmt2(p.y))}</title></circle>`
     ).join("") : "";
     return `<path d="${d}" fill="none" stroke="${esc2(s.color)}" stroke-width="1.5" class="series" data-label="${esc2(s.label)}"/>${dots}`;
   }).join("");
   const legend = series.map(
     (s, i) => `<text x="${W - PAD.r - i * 110}" y="12" font-size="10" text-anchor="end" fill="${esc2(s.color)}">\u25A0 ${esc2(s.label)}</text>`
   ).join("");
-  return `<svg class="chart" role="img" aria-label="${esc2(title)}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" xmlns="http://www.w3.org/2000/svg"><text x="${PAD.l}" y="12" font-size="11" fill="#333">${esc2(title)}</text>${legend}<line x1="${PAD.l}" x2="${PAD.l}" y1="${PAD.t}" y2="${PAD.t + ph}" stroke="#555"/><line x1="${PAD.l}" x2="${W - PAD.r}" y1="${PAD.t + ph}" y2="${PAD.t + ph}" stroke="#555"/><text x="${PAD.l - 4}" y="${PAD.t + 8}" font-size="10" text-anchor="end" fill="#333">${esc2(fmt3(y1))}</text><text x="${PAD.l - 4}" y="${PAD.t + ph}" font-size="10" text-anchor="end" fill="#333">${esc2(fmt3(y0))}</text><text x="${PAD.l}" y="${H - 14}" font-size="10" fill="#333">${esc2(fmt3(x0))}</text><text x="${W - PAD.r}" y="${H - 14}" font-size="10" text-anchor="end" fill="#333">${esc2(fmt3(x1))}</text><text x="${PAD.l + pw / 2}" y="${H - 2}" font-size="10" text-anchor="middle" fill="#333">${esc2(xLabel)}</text>` + paths + `</svg>`;
+  return `<svg class="chart" role="img" aria-label="${esc2(title)}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" xmlns="http://www.w3.org/2000/svg"><text x="${PAD.l}" y="12" font-size="11" fill="#333">${esc2(title)}</text>${legend}<line x1="${PAD.l}" x2="${PAD.l}" y1="${PAD.t}" y2="${PAD.t + ph}" stroke="#555"/><line x1="${PAD.l}" x2="${W - PAD.r}" y1="${PAD.t + ph}" y2="${PAD.t + ph}" stroke="#555"/><text x="${PAD.l - 4}" y="${PAD.t + 8}" font-size="10" text-anchor="end" fill="#333">${esc2(fmt2(y1))}</text><text x="${PAD.l - 4}" y="${PAD.t + ph}" font-size="10" text-anchor="end" fill="#333">${esc2(fmt2(y0))}</text><text x="${PAD.l}" y="${H - 14}" font-size="10" fill="#333">${esc2(fmt2(x0))}</text><text x="${W - PAD.r}" y="${H - 14}" font-size="10" text-anchor="end" fill="#333">${esc2(fmt2(x1))}</text><text x="${PAD.l + pw / 2}" y="${H - 2}" font-size="10" text-anchor="middle" fill="#333">${esc2(xLabel)}</text>` + paths + `</svg>`;
 }
 
 // src/view/diff.ts
@@ -100590,11 +99922,11 @@ function renderDiff(base, head) {
 }
 
 // src/view/write.ts
-function leaderboards(ids, registryDir, leaderboardsDir) {
+function leaderboards(ids, given, registryDir, leaderboardsDir) {
   const out = {};
   let registry2;
   try {
-    registry2 = loadRegistry(registryDir);
+    registry2 = given ?? loadRegistry(registryDir);
   } catch {
     registry2 = /* @__PURE__ */ new Map();
   }
@@ -100613,10 +99945,10 @@ function leaderboards(ids, registryDir, leaderboardsDir) {
   return out;
 }
 function writeViewer(input2) {
-  const out = resolve14(input2.out);
-  for (const d of ["runs", "diffs"]) rmSync9(join22(out, d), { recursive: true, force: true });
-  mkdirSync13(join22(out, "runs"), { recursive: true });
-  mkdirSync13(join22(out, "diffs"), { recursive: true });
+  const out = resolve8(input2.out);
+  for (const d of ["runs", "diffs"]) rmSync8(join18(out, d), { recursive: true, force: true });
+  mkdirSync10(join18(out, "runs"), { recursive: true });
+  mkdirSync10(join18(out, "diffs"), { recursive: true });
   const runs = [];
   const sides = [
     ["base", input2.base, input2.baseDir],
@@ -100628,10 +99960,10 @@ function writeViewer(input2) {
       const loaded = loadRun(side, r, dir ?? ".");
       runs.push(loaded.data);
       if (loaded.data.logDir) {
-        const logDir = join22(out, loaded.data.logDir);
-        mkdirSync13(logDir, { recursive: true });
+        const logDir = join18(out, loaded.data.logDir);
+        mkdirSync10(logDir, { recursive: true });
         loaded.logPages.forEach(
-          (text2, i) => writeFileSync12(join22(logDir, `${i}.js`), `medalistLog(${i},${scriptJson(text2)});
+          (text2, i) => writeFileSync7(join18(logDir, `${i}.js`), `medalistLog(${i},${scriptJson(text2)});
 `)
         );
       }
@@ -100642,26 +99974,768 @@ function writeViewer(input2) {
     head: input2.head,
     base: input2.base ?? null,
     runs,
-    leaderboards: leaderboards(ids, input2.registryDir, input2.leaderboardsDir),
+    leaderboards: leaderboards(ids, input2.registry, input2.registryDir, input2.leaderboardsDir),
     history: input2.history ?? []
   };
-  for (const run of runs) writeFileSync12(join22(out, run.page), renderRun(site, run));
+  for (const run of runs) writeFileSync7(join18(out, run.page), renderRun(site, run));
   const heads = new Map(runs.filter((r) => r.side === "head").map((r) => [runKey(r.result), r]));
   let diffs = 0;
   for (const b of runs.filter((r) => r.side === "base")) {
     const h = heads.get(runKey(b.result));
     if (!h) continue;
-    const file2 = join22(out, diffPageName(b.result.competitionId, b.result.seed));
-    mkdirSync13(dirname9(file2), { recursive: true });
-    writeFileSync12(file2, renderDiff(b, h));
+    const file2 = join18(out, diffPageName(b.result.competitionId, b.result.seed));
+    mkdirSync10(dirname7(file2), { recursive: true });
+    writeFileSync7(file2, renderDiff(b, h));
     diffs++;
   }
-  const index = join22(out, "index.html");
-  writeFileSync12(index, renderIndex(site));
+  const index = join18(out, "index.html");
+  writeFileSync7(index, renderIndex(site));
   return { index, runs: runs.length, diffs };
 }
 
+// src/session/evaluate.ts
+function openSession(config2, baseDir) {
+  const registry2 = loadRegistry(
+    config2.registryDir ? resolve9(baseDir, config2.registryDir) : defaultRegistryDir()
+  );
+  return { config: config2, baseDir, registry: registry2, plan: plan(config2, registry2) };
+}
+function fileBaseline(path4, shown = path4) {
+  const results = readResults(path4);
+  const sha = results.git.sha ? ` (commit ${results.git.sha.slice(0, 7)})` : "";
+  return { kind: "results", results, description: `results file ${shown}${sha}` };
+}
+var Cancelled = class extends UserError {
+  constructor() {
+    super("cancelled; finished runs are kept in the results folder", 130);
+    this.name = "Cancelled";
+  }
+};
+function environmentFacts(head) {
+  return {
+    agent: head.agent.imageDigest ?? head.agent.image ?? head.agent.description,
+    executor: head.environment.executor,
+    GPU: head.environment.gpuModel,
+    "time limit": `${head.environment.timeLimitSecs}s`
+  };
+}
+function renderEvaluation(head, comparison, baselineNote, opts = {}) {
+  if (comparison)
+    return renderReport(comparison, {
+      links: opts.links,
+      environment: environmentFacts(head),
+      fullReportUrl: opts.fullReportUrl,
+      viewerUrl: opts.viewerUrl,
+      trend: opts.trend
+    });
+  const viewer = opts.viewerUrl ? `
+[Open the trajectory viewer](${opts.viewerUrl}) (runs, logs, code).
+` : "";
+  return renderResults(head, { links: opts.links }) + viewer + (baselineNote ? `
+> \u26A0\uFE0F Baseline: ${baselineNote}
+` : "");
+}
+function gateFails(comparison, failOn) {
+  return comparison?.verdict === "regressed" && failOn === "regression";
+}
+async function evaluate(input2) {
+  const { session, baseline } = input2;
+  const { config: config2 } = session;
+  const run = input2.runSuite ?? runSuite;
+  const log = input2.log ?? (() => {
+  });
+  const dir = resolve9(input2.resultsDir);
+  const side = (label, baseDir, agent, git) => run({
+    config: config2,
+    baseDir,
+    outDir: join19(dir, label),
+    label,
+    agent,
+    registry: session.registry,
+    plan: session.plan,
+    git,
+    log,
+    signal: input2.signal
+  });
+  let base = null;
+  let description = "none";
+  if (baseline.kind === "results") {
+    base = baseline.results;
+    description = baseline.description;
+  } else if (baseline.kind === "run") {
+    const checkout = baseline.checkout ? await baseline.checkout(log) : null;
+    try {
+      base = await side("base", checkout?.baseDir ?? session.baseDir, baseline.agent, baseline.git);
+    } finally {
+      checkout?.dispose();
+    }
+    description = baseline.description;
+  }
+  if (input2.signal?.aborted) throw new Cancelled();
+  const head = await side("head", session.baseDir, config2.agent, input2.headGit);
+  if (input2.signal?.aborted) throw new Cancelled();
+  const comparison = base ? compareRuns(base, head, config2.gate, description) : null;
+  const paths = {
+    head: join19(dir, "head", "results.json"),
+    base: baseline.kind === "run" ? join19(dir, "base", "results.json") : null,
+    report: join19(dir, "report.md"),
+    comparison: comparison ? join19(dir, "comparison.json") : null,
+    viewer: join19(dir, "viewer")
+  };
+  if (comparison) writeAtomic(paths.comparison, toJson(comparison));
+  const baselineNote = baseline.kind === "none" ? baseline.note ?? null : null;
+  const points2 = input2.history ? trend(input2.history, head) : [];
+  let viewerProblem = null;
+  try {
+    writeViewer({
+      head,
+      headDir: join19(dir, "head"),
+      base,
+      // A baseline from a file or the cache has no run folders here: its pages show results only.
+      baseDir: paths.base ? join19(dir, "base") : join19(dir, "base-not-here"),
+      out: paths.viewer,
+      registry: session.registry,
+      history: points2
+    });
+  } catch (e) {
+    viewerProblem = `viewer not written: ${e.message}`;
+    paths.viewer = null;
+    log(`medalist: ${viewerProblem}`);
+  }
+  const render = (opts) => renderEvaluation(head, comparison, baselineNote, { ...opts, trend: points2 });
+  writeFileSync8(paths.report, render({ viewerUrl: paths.viewer ? "viewer/index.html" : void 0 }));
+  return {
+    base,
+    head,
+    comparison,
+    baselineNote,
+    medalRate: summarize(head).medalRate,
+    paths,
+    viewerProblem,
+    trend: points2,
+    render
+  };
+}
+
+// src/cli/commands/run.ts
+function cancelOnSignals(log) {
+  const ac = new AbortController();
+  const onSignal = (sig) => {
+    if (ac.signal.aborted) return;
+    log(`medalist: ${sig} received: stopping runs; finished runs are kept`);
+    ac.abort();
+  };
+  const onInt = () => onSignal("SIGINT");
+  const onTerm = () => onSignal("SIGTERM");
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
+  return { signal: ac.signal, dispose: () => (process.off("SIGINT", onInt), process.off("SIGTERM", onTerm)) };
+}
+var progress = (line) => console.error(line);
+async function runFromConfig(loaded, outDir) {
+  const { config: config2, baseDir } = loaded;
+  const out = resolve10(outDir);
+  mkdirSync11(out, { recursive: true });
+  const b = config2.baseline;
+  if (b.source === "cache") {
+    throw new UserError(
+      'baseline.source: "cache" works in the GitHub Action only; on the command line use "file" or "run"'
+    );
+  }
+  const { signal, dispose } = cancelOnSignals(progress);
+  try {
+    const started = Date.now();
+    const session = openSession(config2, baseDir);
+    const baseline = b.source === "run" ? {
+      kind: "run",
+      agent: b.agent ?? config2.agent,
+      description: "evaluated in this job (baseline agent)"
+    } : b.source === "file" ? fileBaseline(resolve10(baseDir, b.path), b.path) : { kind: "none" };
+    let ev;
+    try {
+      ev = await evaluate({ session, resultsDir: out, baseline, signal, log: progress });
+    } catch (e) {
+      if (e instanceof Cancelled) return 130;
+      throw e;
+    }
+    console.log(ev.render());
+    progress(`results: ${[ev.paths.head, ev.paths.base].filter(Boolean).join(", ")}`);
+    if (ev.paths.viewer) progress(`viewer:  ${join20(ev.paths.viewer, "index.html")}`);
+    progress(`report:  ${ev.paths.report}
+took ${((Date.now() - started) / 1e3).toFixed(1)}s`);
+    if (gateFails(ev.comparison, config2.gate.failOn)) {
+      progress("medalist: the agent regressed (see the report); exit code 1");
+      return 1;
+    }
+    return 0;
+  } finally {
+    dispose();
+  }
+}
+var runCommand = {
+  name: "run",
+  summary: "Run a suite from a config file, compare with the baseline, write results and report",
+  usage: `Usage: medalist run --config FILE [--out DIR]
+
+Runs every (competition, seed) of the suite with the configured agent and executor, grades each
+submission, and writes DIR/head/results.json (and DIR/base/results.json when baseline.source is
+"run"), DIR/report.md, DIR/comparison.json and the HTML viewer DIR/viewer/index.html. Progress goes to stderr, the report to stdout.
+Interrupted suites resume: finished runs are kept and skipped on the next run.
+
+Options:
+  --config FILE   medalist.yml or .json (required)
+  --out DIR       output folder (default: .medalist/out)
+
+Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input, 130 cancelled.`,
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, { config: { type: "string" }, out: { type: "string" } });
+    const loaded = loadConfig(requireOption(values.config, "--config"));
+    return runFromConfig(loaded, values.out ?? ".medalist/out");
+  }
+};
+var demoCommand = {
+  name: "demo",
+  summary: "The embedded default: weak example agent (base) vs better one (head) on the toy suite",
+  usage: `Usage: medalist demo [--out DIR]
+
+Evaluates examples/agents/weak (as base) and examples/agents/strong (as head) on the bundled toy
+competitions, 2 seeds each, with the local executor (no Docker, GitHub or Kaggle), prints the
+comparison and writes DIR/report.md and the results JSON (default DIR: .medalist/demo).`,
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, { out: { type: "string" } });
+    const demo = join20(dirname8(defaultRegistryDir()), "examples", "demo.yml");
+    return runFromConfig(loadConfig(demo), values.out ?? ".medalist/demo");
+  }
+};
+
+// src/cli/commands/compare.ts
+import { writeFileSync as writeFileSync9 } from "node:fs";
+var compareCommand = {
+  name: "compare",
+  summary: "Compare two results files (base, head): medal rates, per-competition diff, verdict",
+  usage: `Usage: medalist compare BASE.json HEAD.json [--json] [--tolerance X] [--alpha A] [--out FILE] [--fail-on regression|never]
+
+Pairs the two suites by competition and prints the Markdown report (or the comparison as JSON).
+  --tolerance X   medal-rate drop tolerated, 0..1 (default 0.05)
+  --alpha A       significance level (default 0.05)
+  --out FILE      also write the output to FILE
+  --fail-on       exit 1 when the verdict is "regressed" (default: never)`,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(
+      argv,
+      {
+        json: { type: "boolean" },
+        tolerance: { type: "string" },
+        alpha: { type: "string" },
+        out: { type: "string" },
+        "fail-on": { type: "string" }
+      },
+      true
+    );
+    if (positionals.length !== 2)
+      throw new UserError("expects two results files: BASE.json HEAD.json (see --help)");
+    const gate = GateSchema.safeParse({
+      tolerance: values.tolerance === void 0 ? void 0 : numberOption(values.tolerance, "--tolerance"),
+      alpha: values.alpha === void 0 ? void 0 : numberOption(values.alpha, "--alpha"),
+      failOn: values["fail-on"] ?? "never"
+    });
+    if (!gate.success) {
+      const i = gate.error.issues[0];
+      throw new UserError(`--${String(i.path[0]).replace("failOn", "fail-on")}: ${i.message}`);
+    }
+    const [base, head] = positionals.map(readResults);
+    const cmp = compareRuns(base, head, gate.data, `file ${positionals[0]}`);
+    const text2 = values.json ? toJson(cmp) : renderReport(cmp);
+    if (values.out) writeFileSync9(values.out, text2);
+    process.stdout.write(text2);
+    return cmp.verdict === "regressed" && gate.data.failOn === "regression" ? 1 : 0;
+  }
+};
+
+// src/cli/commands/report.ts
+import { writeFileSync as writeFileSync10 } from "node:fs";
+var reportCommand = {
+  name: "report",
+  summary: "Render one results file as Markdown",
+  usage: `Usage: medalist report RESULTS.json [--out FILE]
+
+Prints a Markdown report of one suite run: medal rate and every run's outcome, score and medal.`,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(argv, { out: { type: "string" } }, true);
+    if (positionals.length !== 1) throw new UserError("expects one results file (see --help)");
+    const text2 = renderResults(readResults(positionals[0]));
+    if (values.out) writeFileSync10(values.out, text2);
+    process.stdout.write(text2);
+    return 0;
+  }
+};
+
+// src/cli/commands/schema.ts
+import { mkdirSync as mkdirSync12, writeFileSync as writeFileSync11 } from "node:fs";
+import { join as join21 } from "node:path";
+function jsonSchemas() {
+  return {
+    "medalist.schema.json": {
+      title: "Medalist configuration (medalist.yml)",
+      ...external_exports.toJSONSchema(ConfigSchema, { io: "input", unrepresentable: "any" })
+    },
+    "results.schema.json": {
+      title: "Medalist suite results (results.json)",
+      ...external_exports.toJSONSchema(SuiteResultsSchema, { io: "output", unrepresentable: "any" })
+    }
+  };
+}
+var schemaCommand = {
+  name: "schema",
+  summary: "Write the JSON Schemas of the config file and the results document",
+  usage: `Usage: medalist schema [--out DIR]
+
+Writes medalist.schema.json and results.schema.json to DIR (default: schema/).
+Point your editor's YAML/JSON schema setting at medalist.schema.json to validate medalist.yml.`,
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, { out: { type: "string" } });
+    const dir = values.out ?? "schema";
+    mkdirSync12(dir, { recursive: true });
+    for (const [name2, schema] of Object.entries(jsonSchemas())) {
+      writeFileSync11(join21(dir, name2), JSON.stringify(schema, null, 2) + "\n");
+      console.log(`wrote ${join21(dir, name2)}`);
+    }
+    return 0;
+  }
+};
+
+// src/cli/commands/competitions.ts
+var usage = `Usage: medalist competitions [--split NAME] [--json] [--registry DIR]
+
+Lists the competitions Medalist knows: id, metric, direction, category, grading mode
+(native: graded by Medalist; external: by a configured grader command) and flags
+(known upstream problems, e.g. leaked-test-labels, crowded-leaderboard).
+
+Options:
+  --split NAME      only this split: lite (= low), medium, high, all (MLE-bench's 75), dev, toy, \u2026
+  --json            print JSON instead of a table
+  --registry DIR    competitions folder (default: the bundled one)`;
+var competitionsCommand = {
+  name: "competitions",
+  summary: "List competitions (metric, direction, category, grading mode, flags)",
+  usage,
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, {
+      split: { type: "string" },
+      json: { type: "boolean" },
+      registry: { type: "string" }
+    });
+    const registry2 = loadRegistry(values.registry);
+    const ids = values.split ? selectCompetitions(registry2, { split: values.split }) : [...registry2.keys()];
+    const rows = ids.map((id) => {
+      const c = registry2.get(id).competition;
+      return {
+        id,
+        metric: c.metric,
+        direction: c.isLowerBetter ? "lower" : "higher",
+        category: c.category,
+        grading: c.grading,
+        splits: c.splits,
+        flags: c.flags
+      };
+    });
+    if (values.json) {
+      console.log(JSON.stringify(rows, null, 2));
+      return 0;
+    }
+    const table = [
+      ["id", "metric", "better", "category", "grading", "flags"],
+      ...rows.map((r) => [r.id, r.metric, r.direction, r.category, r.grading, r.flags.join(",") || "-"])
+    ];
+    const widths = table[0].map((_, k) => Math.max(...table.map((r) => r[k].length)));
+    for (const r of table)
+      console.log(r.map((v, k) => k === r.length - 1 ? v : v.padEnd(widths[k])).join("  "));
+    console.log(`
+${rows.length} competition(s)${values.split ? ` in split ${values.split}` : ""}`);
+    return 0;
+  }
+};
+
+// src/cli/commands/prepare.ts
+import { resolve as resolve11 } from "node:path";
+var usage2 = `Usage: medalist prepare (--split NAME | --competition ID...) --data-dir DIR [options]
+
+Makes competitions' data ready in MLE-bench's layout, <data-dir>/<id>/prepared/{public,private}:
+  - data already prepared by MLE-bench there is checked (answers and sample submission present)
+    and recorded in a checksum manifest; later checks only compare sizes and times (instant);
+  - otherwise the competition's files are downloaded from Kaggle (resumable) and split by the
+    competition's recipe, reproducing upstream's prepare.py (tabular lite competitions).
+Kaggle credentials: KAGGLE_USERNAME and KAGGLE_KEY, or ~/.kaggle/kaggle.json. Each competition's
+rules must have been accepted once on kaggle.com by that account.
+
+Options:
+  --split NAME          lite (= low), medium, high, all, dev, toy, \u2026
+  --competition ID      a competition (repeatable; with --split, added to it)
+  --data-dir DIR        data root (default: $MEDALIST_DATA_DIR)
+  --exclude-flagged     leave out competitions flagged upstream (leaked labels, \u2026)
+  --skip-verification   accept a Kaggle zip whose MD5 differs from upstream's
+  --wait SECONDS        wait this long for another process preparing the same competition (3600)
+  --kaggle-url URL      Kaggle API base URL (default https://www.kaggle.com/api/v1)
+  --description-url URL where upstream's <id>/description.md files are fetched from (MD5-pinned;
+                        default: MLE-bench on GitHub; "none": write a short stub instead)
+  --registry DIR        competitions folder (default: the bundled one)
+  --json                print the results as JSON`;
+var prepareCommand = {
+  name: "prepare",
+  summary: "Check or prepare competitions' data (MLE-bench layout; Kaggle download + recipe)",
+  usage: usage2,
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, {
+      split: { type: "string" },
+      competition: { type: "string", multiple: true },
+      "data-dir": { type: "string" },
+      "exclude-flagged": { type: "boolean" },
+      "skip-verification": { type: "boolean" },
+      wait: { type: "string" },
+      "kaggle-url": { type: "string" },
+      "description-url": { type: "string" },
+      registry: { type: "string" },
+      json: { type: "boolean" }
+    });
+    const dataDir = values["data-dir"] ?? process.env.MEDALIST_DATA_DIR;
+    if (!dataDir) throw new UserError("missing --data-dir (or set MEDALIST_DATA_DIR) (see --help)");
+    if (!values.split && !values.competition?.length)
+      throw new UserError("name a --split or --competition (see --help)");
+    const registry2 = loadRegistry(values.registry);
+    const ids = selectCompetitions(registry2, {
+      split: values.split,
+      include: values.competition ?? [],
+      excludeFlagged: values["exclude-flagged"]
+    });
+    const waitSecs = values.wait === void 0 ? 3600 : numberOption(values.wait, "--wait");
+    const t0 = performance.now();
+    const { results, failures } = await prepareCompetitions(
+      ids.map((id) => registry2.get(id)),
+      {
+        dataDir: resolve11(dataDir),
+        kaggleUrl: values["kaggle-url"],
+        descriptionUrl: values["description-url"] === "none" ? void 0 : values["description-url"] ?? UPSTREAM_DESCRIPTIONS,
+        skipVerification: values["skip-verification"],
+        lockWaitMs: waitSecs * 1e3,
+        log: values.json ? void 0 : (line) => console.error(line)
+      }
+    );
+    const totalMs = performance.now() - t0;
+    if (values.json) {
+      console.log(JSON.stringify({ results, failures, totalMs }, null, 2));
+    } else {
+      for (const r of results) {
+        const n = r.upstreamMismatches.length;
+        const warn = n ? ` (${n} file(s) differ from upstream's checksums: ${r.upstreamMismatches.join(", ")})` : "";
+        console.log(`${r.status.padEnd(9)} ${r.id}  ${r.ms.toFixed(0)} ms${warn}`);
+      }
+      for (const f of failures) {
+        console.log(`FAILED    ${f.message.startsWith(`${f.id}:`) ? f.message : `${f.id}: ${f.message}`}`);
+      }
+      console.log(
+        `
+${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)} s in total (data in ${resolve11(dataDir)})`
+      );
+    }
+    return failures.length > 0 ? 1 : 0;
+  }
+};
+
+// src/cli/commands/leaderboards.ts
+import { resolve as resolve12 } from "node:path";
+
+// src/registry/leaderboards-fetch.ts
+import { createHash as createHash7 } from "node:crypto";
+import { mkdirSync as mkdirSync13, renameSync as renameSync8, rmSync as rmSync9, writeFileSync as writeFileSync12 } from "node:fs";
+import { dirname as dirname9 } from "node:path";
+var MLEBENCH_LFS = "https://github.com/openai/mle-bench.git/info/lfs";
+var LFS_JSON = "application/vnd.git-lfs+json";
+async function lfsSources(entries, lfsUrl) {
+  const out = /* @__PURE__ */ new Map();
+  for (let i = 0; i < entries.length; i += 100) {
+    const chunk = entries.slice(i, i + 100);
+    const objects = chunk.map((e) => ({
+      oid: e.competition.leaderboardPin.sha256,
+      size: e.competition.leaderboardPin.bytes
+    }));
+    const res = await fetch(`${lfsUrl.replace(/\/+$/, "")}/objects/batch`, {
+      method: "POST",
+      headers: { accept: LFS_JSON, "content-type": LFS_JSON },
+      body: JSON.stringify({ operation: "download", transfers: ["basic"], objects })
+    });
+    if (!res.ok) throw new Error(`Git LFS batch request failed: HTTP ${res.status}`);
+    const body = await res.json();
+    const byOid = new Map((body.objects ?? []).map((o) => [o.oid, o]));
+    for (const e of chunk) {
+      const o = byOid.get(e.competition.leaderboardPin.sha256);
+      const dl = o?.actions?.download;
+      out.set(
+        e.competition.id,
+        dl ? { url: dl.href, headers: dl.header ?? {} } : `LFS has no download for it${o?.error?.message ? ` (${o.error.message})` : ""}`
+      );
+    }
+  }
+  return out;
+}
+async function fetchLeaderboards(entries, opts) {
+  const result = { fetched: [], present: [], failed: [] };
+  const todo = [];
+  for (const e of entries) {
+    if (!e.competition.leaderboardPin) continue;
+    if (matchesPin(e, fetchedLeaderboardFile(opts.dir, e.competition.id)))
+      result.present.push(e.competition.id);
+    else todo.push(e);
+  }
+  if (todo.length === 0) return result;
+  let sources;
+  if (opts.baseUrl) {
+    const base = opts.baseUrl.replace(/\/+$/, "");
+    sources = new Map(
+      todo.map((e) => [
+        e.competition.id,
+        { url: `${base}/${encodeURIComponent(e.competition.id)}/leaderboard.csv`, headers: {} }
+      ])
+    );
+  } else {
+    try {
+      sources = await lfsSources(todo, opts.lfsUrl ?? MLEBENCH_LFS);
+    } catch (err) {
+      for (const e of todo) result.failed.push({ id: e.competition.id, message: err.message });
+      return result;
+    }
+  }
+  for (const e of todo) {
+    const id = e.competition.id;
+    const pin = e.competition.leaderboardPin;
+    const src = sources.get(id);
+    try {
+      if (typeof src === "string") throw new Error(src);
+      const res = await fetch(src.url, { headers: src.headers });
+      if (!res.ok) throw new Error(`HTTP ${res.status} from ${src.url}`);
+      const body = Buffer.from(await res.arrayBuffer());
+      const sha = createHash7("sha256").update(body).digest("hex");
+      if (sha !== pin.sha256 || body.length !== pin.bytes) {
+        throw new Error(
+          `SHA-256 ${sha} (${body.length} bytes) differs from the pinned ${pin.sha256} (${pin.bytes} bytes); not kept`
+        );
+      }
+      const file2 = fetchedLeaderboardFile(opts.dir, id);
+      mkdirSync13(dirname9(file2), { recursive: true });
+      const tmp = `${file2}.tmp-${process.pid}`;
+      writeFileSync12(tmp, body);
+      renameSync8(tmp, file2);
+      result.fetched.push(id);
+      opts.log?.(`${id}: verified (${body.length} bytes)`);
+    } catch (err) {
+      rmSync9(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
+      result.failed.push({ id, message: err.message });
+    }
+  }
+  return result;
+}
+
+// src/cli/commands/leaderboards.ts
+var usage3 = `Usage: medalist leaderboards fetch [--dir DIR] [--base-url URL] [--split NAME] [--competition ID...]
+       medalist leaderboards status [--dir DIR] [--split NAME]
+
+Downloads upstream MLE-bench's leaderboard CSVs (needs network) and keeps each one only if its
+SHA-256 matches the pin in competitions/<id>/competition.json. Where a verified leaderboard is
+present, medal thresholds and percentiles come from it instead of the precomputed thresholds.
+\`status\` lists, per competition, which source grading would use.
+
+Options:
+  --dir DIR           where to keep them (default: $MEDALIST_LEADERBOARDS_DIR or ~/.cache/medalist/leaderboards)
+  --base-url URL      a mirror serving <URL>/<id>/leaderboard.csv (default: upstream's Git LFS,
+                      ${MLEBENCH_LFS}, by object id)
+  --lfs-url URL       another Git LFS endpoint
+  --split NAME        only this split (default: all)
+  --competition ID    only these competitions (repeatable)
+  --registry DIR      competitions folder (default: the bundled one)`;
+var leaderboardsCommand = {
+  name: "leaderboards",
+  summary: "Fetch upstream leaderboards and verify them against pinned SHA-256s",
+  usage: usage3,
+  async run(argv) {
+    const [sub, ...rest] = argv;
+    if (sub !== "fetch" && sub !== "status") {
+      throw new UserError(
+        sub ? `unknown subcommand "${sub}" (expected: fetch, status)` : "expected a subcommand: fetch or status (see --help)"
+      );
+    }
+    const { values } = parseCommandArgs(rest, {
+      dir: { type: "string" },
+      "base-url": { type: "string" },
+      "lfs-url": { type: "string" },
+      split: { type: "string" },
+      competition: { type: "string", multiple: true },
+      registry: { type: "string" }
+    });
+    const registry2 = loadRegistry(values.registry);
+    const ids = values.competition?.length && !values.split ? selectCompetitions(registry2, { include: values.competition }) : selectCompetitions(registry2, { split: values.split ?? "all", include: values.competition ?? [] });
+    const dir = resolve12(values.dir ?? defaultLeaderboardsDir());
+    if (sub === "status") {
+      let withBoard = 0;
+      for (const id of ids) {
+        const entry = registry2.get(id);
+        const path4 = leaderboardPath(entry, dir);
+        if (path4) withBoard++;
+        const source = path4 ? `leaderboard ${path4}` : entry.competition.thresholds ? "precomputed thresholds" : "none";
+        console.log(`${id.padEnd(50)} ${source}`);
+      }
+      console.log(
+        `
+${withBoard} of ${ids.length} with a leaderboard file (fetched ones are verified, in ${dir})`
+      );
+      return 0;
+    }
+    const r = await fetchLeaderboards(
+      ids.map((id) => registry2.get(id)),
+      { dir, baseUrl: values["base-url"], lfsUrl: values["lfs-url"], log: (l) => console.error(l) }
+    );
+    for (const f of r.failed) console.log(`FAILED  ${f.id}: ${f.message}`);
+    console.log(
+      `${r.fetched.length} fetched, ${r.present.length} already verified, ${r.failed.length} failed (in ${dir})`
+    );
+    return r.failed.length > 0 ? 1 : 0;
+  }
+};
+
+// src/cli/commands/grade.ts
+import { join as join22, resolve as resolve13 } from "node:path";
+
+// src/grade/json.ts
+function pythonJson(value, indent = 2) {
+  const tag = "\0num:";
+  const text2 = JSON.stringify(
+    value,
+    (_k, v) => {
+      if (typeof v === "number" && !Number.isFinite(v))
+        return tag + (Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
+      return v;
+    },
+    indent
+  );
+  return text2.replace(/"\\u0000num:([^"]+)"/g, "$1");
+}
+
+// src/cli/commands/grade.ts
+var usage4 = `Usage: medalist grade --competition ID --submission FILE --data-dir DIR [options]
+
+Grades one submission exactly as MLE-bench does and prints the report.
+
+Options:
+  --competition ID        competition id (see \`medalist competitions\`)
+  --submission FILE       the submission CSV
+  --data-dir DIR          MLE-bench data folder (answers in DIR/ID/prepared/private)
+  --leaderboard FILE      leaderboard CSV (Kaggle export) to take thresholds from
+  --registry DIR          competitions folder (default: the bundled one)
+  --external-command CMD  grader command for externally graded competitions
+                          ({submission}, {competition}, {private_dir} are filled in)
+  --json                  print the report as JSON (MLE-bench field names; NaN as NaN)`;
+function fmt3(x) {
+  return x === null ? "\u2014" : String(x);
+}
+function formatReport(r) {
+  const medal = r.gold_medal ? "gold" : r.silver_medal ? "silver" : r.bronze_medal ? "bronze" : "none";
+  const lines2 = [
+    `${r.competition_id}: ${r.valid_submission ? `score ${fmt3(r.score)}` : r.submission_exists ? "invalid submission" : "no submission"}`,
+    `  medal ${medal}, above median: ${r.above_median ? "yes" : "no"}${r.percentile !== null ? `, beats ${(r.percentile * 100).toFixed(1)}% of the leaderboard` : ""}`,
+    `  thresholds (${r.is_lower_better ? "lower" : "higher"} is better): gold ${r.gold_threshold}, silver ${r.silver_threshold}, bronze ${r.bronze_threshold}, median ${r.median_threshold}`
+  ];
+  if (r.error) lines2.push(`  reason: ${r.error}`);
+  return lines2.join("\n");
+}
+var gradeCommand = {
+  name: "grade",
+  summary: "Grade a submission CSV as MLE-bench does (score, medal, percentile)",
+  usage: usage4,
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, {
+      competition: { type: "string" },
+      submission: { type: "string" },
+      "data-dir": { type: "string" },
+      leaderboard: { type: "string" },
+      registry: { type: "string" },
+      "external-command": { type: "string" },
+      json: { type: "boolean", default: false }
+    });
+    const id = requireOption(values.competition, "--competition");
+    const submission = requireOption(values.submission, "--submission");
+    const dataDir = requireOption(values["data-dir"], "--data-dir");
+    const registry2 = loadRegistry(values.registry ? resolve13(values.registry) : void 0);
+    const entry = registry2.get(id);
+    if (!entry) throw new UserError(`unknown competition "${id}"`);
+    const ext = values["external-command"]?.trim();
+    const report = await grade({
+      competition: entry.competition,
+      competitionDir: entry.dir,
+      privateDir: join22(resolve13(dataDir), id, "prepared", "private"),
+      submissionPath: submission,
+      leaderboardPath: values.leaderboard ? resolve13(values.leaderboard) : void 0,
+      external: ext ? { command: ext.split(/\s+/) } : void 0
+    });
+    console.log(values.json ? pythonJson(report) : formatReport(report));
+    return report.grader_error ? 1 : 0;
+  }
+};
+
+// src/cli/commands/rank.ts
+import { resolve as resolve14 } from "node:path";
+var usage5 = `Usage: medalist rank --leaderboard FILE --score X [--json]
+
+Medals a score would earn on a Kaggle leaderboard export (columns
+scoreNullable,teamId,hasTeamName,submissionDate,score,hasScore), as MLE-bench's rank_score.
+The score is used as given (MLE-bench rounds grades to 5 decimals before ranking).
+
+Options:
+  --leaderboard FILE  leaderboard CSV, best first as Kaggle lists it
+  --score X           the score; NaN allowed (never medals)
+  --json              print JSON (MLE-bench field names; NaN as NaN)`;
+var rankCommand = {
+  name: "rank",
+  summary: "Medals and percentile a score would get on a leaderboard",
+  usage: usage5,
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, {
+      leaderboard: { type: "string" },
+      score: { type: "string" },
+      json: { type: "boolean", default: false }
+    });
+    const file2 = resolve14(requireOption(values.leaderboard, "--leaderboard"));
+    const score3 = numberOption(requireOption(values.score, "--score"), "--score", true);
+    let scores;
+    try {
+      scores = readLeaderboardScores(file2);
+      if (scores.length === 0) throw new Error("the leaderboard has no rows");
+    } catch (e) {
+      throw new UserError(`cannot read the leaderboard ${file2}: ${e.message}`);
+    }
+    const t = thresholdsFromLeaderboard(scores);
+    const out = {
+      score: score3,
+      ...rankScore(score3, t),
+      gold_threshold: t.gold,
+      silver_threshold: t.silver,
+      bronze_threshold: t.bronze,
+      median_threshold: t.median,
+      is_lower_better: t.isLowerBetter,
+      team_count: scores.length,
+      percentile: percentile(score3, scores, t.isLowerBetter)
+    };
+    if (values.json) console.log(pythonJson(out));
+    else {
+      const medal = out.gold_medal ? "gold" : out.silver_medal ? "silver" : out.bronze_medal ? "bronze" : "none";
+      console.log(
+        `score ${score3}: medal ${medal}, above median: ${out.above_median ? "yes" : "no"}, beats ${((out.percentile ?? 0) * 100).toFixed(1)}% of ${scores.length} teams
+thresholds (${t.isLowerBetter ? "lower" : "higher"} is better): gold ${t.gold}, silver ${t.silver}, bronze ${t.bronze}, median ${t.median}`
+      );
+    }
+    return 0;
+  }
+};
+
 // src/cli/commands/view.ts
+import { dirname as dirname10, resolve as resolve15 } from "node:path";
 var viewCommand = {
   name: "view",
   summary: "Write a static HTML viewer of the runs (trajectories, logs, code, leaderboard charts)",

@@ -22,6 +22,14 @@ function listFiles(dir: string): string[] {
   return out;
 }
 
+/** Uploads every plain file under `dir` as one artifact; returns its id (undefined when empty). */
+export async function uploadFolder(api: ArtifactApi, name: string, dir: string): Promise<number | undefined> {
+  if (!safeIsDir(dir)) return undefined;
+  const files = listFiles(dir);
+  if (!files.length) return undefined;
+  return (await api.upload(name, files, dir)).id;
+}
+
 /** Artifact names may not hold " : < > | * ? \ / or line breaks. */
 export const artifactName = (s: string) => s.replace(/[":<>|*?\\/\r\n]+/g, "_");
 

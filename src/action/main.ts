@@ -11,7 +11,15 @@ import { commentMarker } from "../github/marker.js";
 import { fitComment } from "../github/truncate.js";
 import { evaluate, gateFails, openSession, type BaselineInput } from "../session/evaluate.js";
 import { runSuite } from "../suite/run.js";
-import { actionsArtifacts, artifactName, uploadTrajectories, type ArtifactApi } from "./artifacts.js";
+import {
+  actionsArtifacts,
+  artifactName,
+  uploadTrajectories,
+  uploadFolder,
+  type ArtifactApi,
+} from "./artifacts.js";
+import { appendAndSave, restoreHistory } from "../history/cache.js";
+import { entryOf, type History } from "../history/history.js";
 import { actionsCache, fromFile, restoreFromCache, saveToCache, type CacheApi } from "./baseline.js";
 import { checkoutBase } from "./base-ref.js";
 import { Outputs } from "./constants.js";
@@ -42,6 +50,9 @@ const defaults: Deps = {
   artifacts: actionsArtifacts,
   checkoutBase,
 };
+
+/** Where the default branch's history is restored to and saved from (a fixed path: the cache version depends on it). */
+const HISTORY_DIR = ".medalist/history-cache";
 
 const fmt = (x: number | null | undefined) =>
   x === null || x === undefined || Number.isNaN(x) ? "" : x.toFixed(4);
@@ -130,8 +141,15 @@ async function main(deps: Deps): Promise<void> {
     baseline = baseRefBaseline(deps, loaded, config, event);
   }
 
+  // The default branch's history, for the trend; a missing or broken history only warns.
+  const historyDir = resolve(HISTORY_DIR);
+  const restored = await restoreHistory(deps.cache, historyDir, config.name);
+  if (restored.problem) core.warning(`medalist: ${restored.problem}`);
+  const history: History = restored.history;
+
   const ev = await core.group("Evaluate", () =>
     evaluate({
+      history,
       session,
       resultsDir,
       baseline,
@@ -144,7 +162,9 @@ async function main(deps: Deps): Promise<void> {
   const { head, comparison, baselineNote } = ev;
   const headResults = ev.paths.head;
   const reportPath = ev.paths.report;
-  const render = (links?: Record<string, string>) => ev.render({ links, fullReportUrl: runUrl(event) });
+  let viewerUrl: string | undefined;
+  const render = (links?: Record<string, string>) =>
+    ev.render({ links, fullReportUrl: runUrl(event), viewerUrl });
   writeFileSync(reportPath, render());
 
   // Trajectories, then the final report with links to them.
@@ -160,18 +180,38 @@ async function main(deps: Deps): Promise<void> {
     deps.env.GITHUB_RUN_ATTEMPT && deps.env.GITHUB_RUN_ATTEMPT !== "1"
       ? `-attempt${deps.env.GITHUB_RUN_ATTEMPT}`
       : "";
+  // Head runs, then base runs when the baseline ran in this job (their folders are here).
+  const sides = [
+    { label: "head", results: head },
+    ...(ev.paths.base && ev.base ? [{ label: "base", results: ev.base }] : []),
+  ];
   const uploaded = await uploadTrajectories(
     artifacts,
-    head.runs.map((r) => ({
-      name: `medalist-${config.name}-head-${r.runId}${attempt}`,
-      runDir: r.runDir,
-      resultsDir: join(resultsDir, "head"),
-    })),
+    sides.flatMap((side) =>
+      side.results.runs.map((r) => ({
+        name: `medalist-${config.name}-${side.label}-${r.runId}${attempt}`,
+        runDir: r.runDir,
+        resultsDir: join(resultsDir, side.label),
+      })),
+    ),
     page,
     unsupported,
   );
   const links: Record<string, string> = {};
-  for (const u of uploaded.uploads) if (u.url) links[u.runDir] = u.url;
+  for (const u of uploaded.uploads.slice(0, head.runs.length)) if (u.url) links[u.runDir] = u.url;
+  // The viewer, one artifact; the comment links it.
+  if (artifacts && !uploaded.warning && ev.paths.viewer) {
+    try {
+      const id = await uploadFolder(
+        artifacts,
+        artifactName(`medalist-${config.name}-viewer${attempt}`),
+        ev.paths.viewer,
+      );
+      if (id !== undefined) viewerUrl = page(id);
+    } catch (e) {
+      core.warning(`medalist: viewer artifact not uploaded: ${(e as Error).message}`);
+    }
+  }
   let reportArtifactUrl: string | null = null;
   if (uploaded.warning) {
     core.warning(
@@ -241,6 +281,12 @@ async function main(deps: Deps): Promise<void> {
     );
   }
   await core.summary.addRaw(summaryParts.join("\n"), true).write();
+
+  // The history grows on the default branch only; a failed save only warns.
+  if (event.onDefaultBranch) {
+    const saved = await appendAndSave(deps.cache, historyDir, config.name, history, entryOf(head));
+    if (saved.problem) core.warning(`medalist: ${saved.problem}`);
+  }
 
   // Baselines are saved from the default branch only.
   if (event.onDefaultBranch && b.source !== "none") {

@@ -9,6 +9,8 @@ import { renderReport, renderResults } from "../report/markdown.js";
 import type { SuiteResults } from "../results/schema.js";
 import { runSuite } from "../suite/run.js";
 import { readResults, toJson, writeAtomic } from "../suite/store.js";
+import { trend, type History, type TrendPoint } from "../history/history.js";
+import { writeViewer } from "../view/write.js";
 
 /** A config with its registry loaded and its runs planned, once per invocation. */
 export interface Session {
@@ -52,12 +54,16 @@ export interface EvaluateInput {
   signal?: AbortSignal;
   /** Runs one side (tests replace it). */
   runSuite?: typeof runSuite;
+  /** The default branch's history (the action's cache): the report and viewer draw its trend. */
+  history?: History;
 }
 
 export interface RenderOptions {
   /** Trajectory links by run directory. */
   links?: Record<string, string>;
   fullReportUrl?: string;
+  /** Where the HTML viewer is (an artifact page, or a path). */
+  viewerUrl?: string;
 }
 
 export interface Evaluation {
@@ -67,7 +73,18 @@ export interface Evaluation {
   baselineNote: string | null;
   /** Head's medal rate, counted as the comparison counts it (no infra or grader errors). */
   medalRate: number | null;
-  paths: { head: string; base: string | null; report: string; comparison: string | null };
+  paths: {
+    head: string;
+    base: string | null;
+    report: string;
+    comparison: string | null;
+    /** The viewer's folder (index.html inside); null when it could not be written. */
+    viewer: string | null;
+  };
+  /** Why the viewer is missing, when it is. */
+  viewerProblem: string | null;
+  /** The default-branch trend with this head last; empty without a history. */
+  trend: TrendPoint[];
   /** The report from the results documents alone (never from the config). */
   render(opts?: RenderOptions): string;
 }
@@ -102,16 +119,23 @@ export function renderEvaluation(
   head: SuiteResults,
   comparison: Comparison | null,
   baselineNote: string | null,
-  opts: RenderOptions = {},
+  opts: RenderOptions & { trend?: TrendPoint[] } = {},
 ): string {
   if (comparison)
     return renderReport(comparison, {
       links: opts.links,
       environment: environmentFacts(head),
       fullReportUrl: opts.fullReportUrl,
+      viewerUrl: opts.viewerUrl,
+      trend: opts.trend,
     });
+  const viewer = opts.viewerUrl
+    ? `\n[Open the trajectory viewer](${opts.viewerUrl}) (runs, logs, code).\n`
+    : "";
   return (
-    renderResults(head, { links: opts.links }) + (baselineNote ? `\n> ⚠️ Baseline: ${baselineNote}\n` : "")
+    renderResults(head, { links: opts.links }) +
+    viewer +
+    (baselineNote ? `\n> ⚠️ Baseline: ${baselineNote}\n` : "")
   );
 }
 
@@ -169,11 +193,32 @@ export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
     base: baseline.kind === "run" ? join(dir, "base", "results.json") : null,
     report: join(dir, "report.md"),
     comparison: comparison ? join(dir, "comparison.json") : null,
+    viewer: join(dir, "viewer") as string | null,
   };
   if (comparison) writeAtomic(paths.comparison!, toJson(comparison));
   const baselineNote = baseline.kind === "none" ? (baseline.note ?? null) : null;
-  const render = (opts?: RenderOptions) => renderEvaluation(head, comparison, baselineNote, opts);
-  writeFileSync(paths.report, render());
+  const points = input.history ? trend(input.history, head) : [];
+  // The viewer beside report.md; results are already on disk, so a failure here only loses the viewer.
+  let viewerProblem: string | null = null;
+  try {
+    writeViewer({
+      head,
+      headDir: join(dir, "head"),
+      base,
+      // A baseline from a file or the cache has no run folders here: its pages show results only.
+      baseDir: paths.base ? join(dir, "base") : join(dir, "base-not-here"),
+      out: paths.viewer!,
+      registry: session.registry,
+      history: points,
+    });
+  } catch (e) {
+    viewerProblem = `viewer not written: ${(e as Error).message}`;
+    paths.viewer = null;
+    log(`medalist: ${viewerProblem}`);
+  }
+  const render = (opts?: RenderOptions) =>
+    renderEvaluation(head, comparison, baselineNote, { ...opts, trend: points });
+  writeFileSync(paths.report, render({ viewerUrl: paths.viewer ? "viewer/index.html" : undefined }));
   return {
     base,
     head,
@@ -181,6 +226,8 @@ export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
     baselineNote,
     medalRate: summarize(head).medalRate,
     paths,
+    viewerProblem,
+    trend: points,
     render,
   };
 }

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { SuiteResults } from "../results/schema.js";
-import { loadRegistry } from "../registry/registry.js";
+import { loadRegistry, type Registry } from "../registry/registry.js";
 import { defaultLeaderboardsDir, leaderboardPath } from "../registry/leaderboards.js";
 import { readLeaderboardScores } from "../grade/medals.js";
 import { scriptJson } from "./escape.js";
@@ -18,6 +18,8 @@ export interface ViewerInput {
   /** Output folder; its previous viewer files are replaced. */
   out: string;
   registryDir?: string;
+  /** An already loaded registry (else it is read from registryDir or the bundled one). */
+  registry?: Registry;
   leaderboardsDir?: string;
   history?: HistoryPoint[];
 }
@@ -25,13 +27,14 @@ export interface ViewerInput {
 /** Leaderboard scores per competition, where a leaderboard file is known; null otherwise. */
 function leaderboards(
   ids: string[],
+  given: Registry | undefined,
   registryDir?: string,
   leaderboardsDir?: string,
 ): Record<string, LeaderboardData | null> {
   const out: Record<string, LeaderboardData | null> = {};
-  let registry;
+  let registry: Registry;
   try {
-    registry = loadRegistry(registryDir);
+    registry = given ?? loadRegistry(registryDir);
   } catch {
     registry = new Map();
   }
@@ -82,7 +85,7 @@ export function writeViewer(input: ViewerInput): { index: string; runs: number; 
     head: input.head,
     base: input.base ?? null,
     runs,
-    leaderboards: leaderboards(ids, input.registryDir, input.leaderboardsDir),
+    leaderboards: leaderboards(ids, input.registry, input.registryDir, input.leaderboardsDir),
     history: input.history ?? [],
   };
   for (const run of runs) writeFileSync(join(out, run.page), renderRun(site, run));

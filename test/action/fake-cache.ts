@@ -1,10 +1,11 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CacheApi } from "../../src/action/baseline.js";
 
 /**
  * An in-memory Actions cache with the service's semantics: a key is saved once (-1 after), and a
  * restore takes the exact key, else the newest entry whose key starts with a restore prefix.
+ * Every file of the (flat) cached folder is kept.
  */
 export function fakeCache(): CacheApi & { store: Map<string, string>; keys: string[] } {
   const store = new Map<string, string>();
@@ -15,7 +16,10 @@ export function fakeCache(): CacheApi & { store: Map<string, string>; keys: stri
     },
     async saveCache(paths, key) {
       if (store.has(key)) return -1;
-      store.set(key, readFileSync(join(paths[0], "results.json"), "utf8"));
+      const files = Object.fromEntries(
+        readdirSync(paths[0]).map((f) => [f, readFileSync(join(paths[0], f), "utf8")]),
+      );
+      store.set(key, JSON.stringify(files));
       return store.size;
     },
     async restoreCache(paths, key, restoreKeys = []) {
@@ -24,7 +28,8 @@ export function fakeCache(): CacheApi & { store: Map<string, string>; keys: stri
         : [...store.keys()].reverse().find((k) => restoreKeys.some((p) => k.startsWith(p)));
       if (!hit) return undefined;
       mkdirSync(paths[0], { recursive: true });
-      writeFileSync(join(paths[0], "results.json"), store.get(hit)!);
+      for (const [f, text] of Object.entries(JSON.parse(store.get(hit)!) as Record<string, string>))
+        writeFileSync(join(paths[0], f), text);
       return hit;
     },
   };

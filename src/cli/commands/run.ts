@@ -63,6 +63,7 @@ export async function runFromConfig(loaded: LoadedConfig, outDir: string): Promi
     }
     console.log(ev.render());
     progress(`results: ${[ev.paths.head, ev.paths.base].filter(Boolean).join(", ")}`);
+    if (ev.paths.viewer) progress(`viewer:  ${join(ev.paths.viewer, "index.html")}`);
     progress(`report:  ${ev.paths.report}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`);
     if (gateFails(ev.comparison, config.gate.failOn)) {
       progress("medalist: the agent regressed (see the report); exit code 1");
@@ -81,7 +82,7 @@ export const runCommand: Command = {
 
 Runs every (competition, seed) of the suite with the configured agent and executor, grades each
 submission, and writes DIR/head/results.json (and DIR/base/results.json when baseline.source is
-"run"), DIR/report.md and DIR/comparison.json. Progress goes to stderr, the report to stdout.
+"run"), DIR/report.md, DIR/comparison.json and the HTML viewer DIR/viewer/index.html. Progress goes to stderr, the report to stdout.
 Interrupted suites resume: finished runs are kept and skipped on the next run.
 
 Options:
