@@ -73411,9 +73411,9 @@ function formatError(error62, mapper = (issue2) => issue2.message) {
           let i = 0;
           while (i < fullpath.length) {
             const el = fullpath[i];
-            const terminal = i === fullpath.length - 1;
+            const terminal2 = i === fullpath.length - 1;
             if (el === "_errors") {
-              if (terminal)
+              if (terminal2)
                 curr._errors.push(mapper(issue2));
               i++;
               continue;
@@ -73427,7 +73427,7 @@ function formatError(error62, mapper = (issue2) => issue2.message) {
               });
             }
             const node2 = curr[el];
-            if (terminal) {
+            if (terminal2) {
               node2._errors.push(mapper(issue2));
             }
             curr = node2;
@@ -73461,7 +73461,7 @@ function treeifyError(error62, mapper = (issue2) => issue2.message) {
         let i = 0;
         while (i < fullpath.length) {
           const el = fullpath[i];
-          const terminal = i === fullpath.length - 1;
+          const terminal2 = i === fullpath.length - 1;
           if (typeof el === "string") {
             curr.properties ?? (curr.properties = {});
             if (!Object.prototype.hasOwnProperty.call(curr.properties, el)) {
@@ -73478,7 +73478,7 @@ function treeifyError(error62, mapper = (issue2) => issue2.message) {
             (_a3 = curr.items)[el] ?? (_a3[el] = { errors: [] });
             curr = curr.items[el];
           }
-          if (terminal) {
+          if (terminal2) {
             curr.errors.push(mapper(issue2));
           }
           i++;
@@ -97061,6 +97061,53 @@ function saveRun(path4, stored) {
   writeAtomic(path4, toJson(stored));
 }
 
+// src/suite/heartbeat.ts
+import { closeSync as closeSync6, fstatSync as fstatSync2, openSync as openSync6, readSync as readSync4 } from "node:fs";
+function clock(secs) {
+  const s = Math.max(0, Math.floor(secs));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor(s % 3600 / 60);
+  const pad = (x) => String(x).padStart(2, "0");
+  return h ? `${h}:${pad(m)}:${pad(s % 60)}` : `${m}:${pad(s % 60)}`;
+}
+function heartbeatLine(label, n, r, now) {
+  const last = r.lastLine === null ? "no output yet" : r.lastLine;
+  return `[${label}] ${n.done}/${n.total} ${r.runId}: ${clock((now - r.startedAt) / 1e3)} / ${clock(r.limitSecs)} \xB7 ${last}`;
+}
+function statusLine(label, n, running, now, width = 120) {
+  const runs = running.map(
+    (r) => `${r.runId} ${clock((now - r.startedAt) / 1e3)}/${clock(r.limitSecs)}${r.lastLine ? ` ${r.lastLine}` : ""}`
+  ).join(" | ");
+  const line = `[${label}] ${n.done}/${n.total} done${runs ? ` \xB7 ${runs}` : ""}`;
+  return line.length > width ? `${line.slice(0, Math.max(0, width - 1))}\u2026` : line;
+}
+var STAMP = /^\d{4}-\d\d-\d\dT[\d:.]+Z? (?:stdout|stderr|medalist) /;
+function lastLineOf(tail, max = 100) {
+  const lines2 = tail.split(/\r?\n|\r/);
+  for (let i = lines2.length - 1; i >= 0; i--) {
+    const clean = lines2[i].replace(STAMP, "").replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/[\x00-\x1f\x7f]/g, " ").trim();
+    if (clean) return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
+  }
+  return null;
+}
+function readTail(path4, bytes2 = 4096) {
+  let fd;
+  try {
+    fd = openSync6(path4, "r");
+  } catch {
+    return "";
+  }
+  try {
+    const size = fstatSync2(fd).size;
+    const n = Math.min(size, bytes2);
+    const buf = Buffer.alloc(n);
+    readSync4(fd, buf, 0, n, size - n);
+    return buf.toString("utf8");
+  } finally {
+    closeSync6(fd);
+  }
+}
+
 // src/suite/progress.ts
 function medalText(report) {
   if (!report) return "not graded";
@@ -98868,7 +98915,9 @@ async function runSuite(opts) {
       counter.done++;
       running.delete(e.runId);
     }
-    log(progressLine(opts.label, counter, e));
+    const line = progressLine(opts.label, counter, e);
+    if (e.kind === "finished" && opts.runDone) opts.runDone(line, join16(outDir, "runs", e.runId));
+    else log(line);
   };
   const ctx = {
     config: config2,
@@ -98895,12 +98944,20 @@ async function runSuite(opts) {
     }
   };
   const beatSecs = opts.heartbeatSecs ?? 60;
-  const heartbeat = beatSecs > 0 ? setInterval(() => {
+  const limitSecs = config2.limits.time;
+  const beat = () => {
     if (running.size === 0) return;
     const now = Date.now();
-    const list = [...running].map(([id, t]) => `${id} (${Math.round((now - t) / 1e3)}s)`).join(", ");
-    log(`[${opts.label}] ${counter.done}/${counter.total} done; running: ${list}`);
-  }, beatSecs * 1e3) : void 0;
+    const list = [...running].map(([runId, startedAt2]) => ({
+      runId,
+      startedAt: startedAt2,
+      limitSecs,
+      lastLine: lastLineOf(readTail(join16(outDir, "runs", runId, "run.log")))
+    }));
+    if (opts.status) opts.status(statusLine(opts.label, counter, list, now, opts.statusWidth));
+    else for (const r of list) log(heartbeatLine(opts.label, counter, r, now));
+  };
+  const heartbeat = beatSecs > 0 ? setInterval(beat, beatSecs * 1e3) : void 0;
   heartbeat?.unref();
   try {
     await schedule(
@@ -99159,7 +99216,7 @@ function previewCsv(text2, maxRows = 50, maxCols = 20, maxCell = 200) {
 }
 
 // src/view/read.ts
-import { closeSync as closeSync6, lstatSync, openSync as openSync6, readSync as readSync4, readdirSync as readdirSync7 } from "node:fs";
+import { closeSync as closeSync7, lstatSync, openSync as openSync7, readSync as readSync5, readdirSync as readdirSync7 } from "node:fs";
 import { join as join17 } from "node:path";
 var LIMITS = {
   /** run.log bytes shown (the rest is reported as cut). */
@@ -99206,7 +99263,7 @@ function readBounded(path4, max) {
   if (!st.isFile()) return null;
   let fd;
   try {
-    fd = openSync6(path4, "r");
+    fd = openSync7(path4, "r");
   } catch {
     return null;
   }
@@ -99215,13 +99272,13 @@ function readBounded(path4, max) {
     const buf = Buffer.alloc(n);
     let got = 0;
     while (got < n) {
-      const r = readSync4(fd, buf, got, n - got, got);
+      const r = readSync5(fd, buf, got, n - got, got);
       if (r === 0) break;
       got += r;
     }
     return { text: buf.subarray(0, got).toString("utf8"), bytes: st.size, truncated: st.size > got };
   } finally {
-    closeSync6(fd);
+    closeSync7(fd);
   }
 }
 function listFiles(root, sub, limit = LIMITS.files) {
@@ -100055,7 +100112,8 @@ async function evaluate(input2) {
     plan: session.plan,
     git,
     log,
-    signal: input2.signal
+    signal: input2.signal,
+    ...input2.progress
   });
   let base = null;
   let description = "none";
@@ -100131,11 +100189,36 @@ function cancelOnSignals(log) {
   process.on("SIGTERM", onTerm);
   return { signal: ac.signal, dispose: () => (process.off("SIGINT", onInt), process.off("SIGTERM", onTerm)) };
 }
-var progress = (line) => console.error(line);
-async function runFromConfig(loaded, outDir) {
+function progressOutput(stream = process.stderr) {
+  const tty = stream.isTTY === true;
+  let shown = false;
+  const clear = () => {
+    if (shown) stream.write("\r\x1B[K");
+    shown = false;
+  };
+  return {
+    log: (line) => {
+      clear();
+      console.error(line);
+    },
+    options: tty ? {
+      heartbeatSecs: 2,
+      statusWidth: Math.max(40, (stream.columns ?? 120) - 1),
+      status: (line) => {
+        clear();
+        stream.write(line);
+        shown = true;
+      }
+    } : {},
+    done: clear
+  };
+}
+var terminal = progressOutput();
+var progress = terminal.log;
+async function runFromConfig(loaded, outDirArg) {
   const { config: config2, baseDir } = loaded;
-  const out = resolve10(outDir);
-  mkdirSync11(out, { recursive: true });
+  const outDir = resolve10(outDirArg);
+  mkdirSync11(outDir, { recursive: true });
   const b = config2.baseline;
   if (b.source === "cache") {
     throw new UserError(
@@ -100153,10 +100236,19 @@ async function runFromConfig(loaded, outDir) {
     } : b.source === "file" ? fileBaseline(resolve10(baseDir, b.path), b.path) : { kind: "none" };
     let ev;
     try {
-      ev = await evaluate({ session, resultsDir: out, baseline, signal, log: progress });
+      ev = await evaluate({
+        session,
+        resultsDir: outDir,
+        baseline,
+        signal,
+        log: progress,
+        progress: terminal.options
+      });
     } catch (e) {
       if (e instanceof Cancelled) return 130;
       throw e;
+    } finally {
+      terminal.done();
     }
     console.log(ev.render());
     progress(`results: ${[ev.paths.head, ev.paths.base].filter(Boolean).join(", ")}`);

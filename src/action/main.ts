@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import * as core from "@actions/core";
@@ -20,6 +21,7 @@ import {
 } from "./artifacts.js";
 import { appendAndSave, restoreHistory } from "../history/cache.js";
 import { entryOf, type History } from "../history/history.js";
+import { readTail } from "../suite/heartbeat.js";
 import { actionsCache, fromFile, restoreFromCache, saveToCache, type CacheApi } from "./baseline.js";
 import { checkoutBase } from "./base-ref.js";
 import { Outputs } from "./constants.js";
@@ -147,18 +149,31 @@ async function main(deps: Deps): Promise<void> {
   if (restored.problem) core.warning(`medalist: ${restored.problem}`);
   const history: History = restored.history;
 
-  const ev = await core.group("Evaluate", () =>
-    evaluate({
-      history,
-      session,
-      resultsDir,
-      baseline,
-      headGit: { sha: event.pr?.headSha || event.sha || null, ref: event.ref || null },
-      log,
-      signal: abort.signal,
-      runSuite: deps.runSuite,
-    }),
-  );
+  // No enclosing group: each finished run is its own group (groups do not nest).
+  const ev = await evaluate({
+    history,
+    // Each finished run is a log group: its line, then the last lines its agent wrote.
+    progress: {
+      runDone: (line, runDir) => {
+        core.startGroup(line);
+        const tail = readTail(join(runDir, "run.log"), 16 * 1024)
+          .split("\n")
+          .slice(-40)
+          .join("\n");
+        // The agent's lines must not act as workflow commands (::add-mask::, ::error::, …).
+        const token = randomUUID();
+        process.stdout.write(`::stop-commands::${token}\n${tail || "(no output)"}\n::${token}::\n`);
+        core.endGroup();
+      },
+    },
+    session,
+    resultsDir,
+    baseline,
+    headGit: { sha: event.pr?.headSha || event.sha || null, ref: event.ref || null },
+    log,
+    signal: abort.signal,
+    runSuite: deps.runSuite,
+  });
   const { head, comparison, baselineNote } = ev;
   const headResults = ev.paths.head;
   const reportPath = ev.paths.report;

@@ -7,7 +7,7 @@ import { plan as planSuite, type Plan } from "../plan/plan.js";
 import { defaultRegistryDir, loadRegistry, type Registry } from "../registry/registry.js";
 import { renderReport, renderResults } from "../report/markdown.js";
 import type { SuiteResults } from "../results/schema.js";
-import { runSuite } from "../suite/run.js";
+import { runSuite, type SuiteOptions } from "../suite/run.js";
 import { readResults, toJson, writeAtomic } from "../suite/store.js";
 import { trend, type History, type TrendPoint } from "../history/history.js";
 import { writeViewer } from "../view/write.js";
@@ -54,6 +54,8 @@ export interface EvaluateInput {
   signal?: AbortSignal;
   /** Runs one side (tests replace it). */
   runSuite?: typeof runSuite;
+  /** Progress of long runs: heartbeat seconds, a terminal's status line, a finished run's line. */
+  progress?: Pick<SuiteOptions, "heartbeatSecs" | "status" | "statusWidth" | "runDone">;
   /** The default branch's history (the action's cache): the report and viewer draw its trend. */
   history?: History;
 }
@@ -167,6 +169,7 @@ export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
       git,
       log,
       signal: input.signal,
+      ...input.progress,
     });
 
   let base: SuiteResults | null = null;

@@ -27,13 +27,45 @@ function cancelOnSignals(log: (s: string) => void): { signal: AbortSignal; dispo
   return { signal: ac.signal, dispose: () => (process.off("SIGINT", onInt), process.off("SIGTERM", onTerm)) };
 }
 
-const progress = (line: string) => console.error(line);
+/**
+ * Progress on stderr. On a terminal the heartbeat is one live status line, redrawn in place every
+ * 2 s and cleared before any other line; elsewhere every heartbeat is a plain line (once a minute).
+ */
+function progressOutput(stream: NodeJS.WriteStream = process.stderr) {
+  const tty = stream.isTTY === true;
+  let shown = false;
+  const clear = () => {
+    if (shown) stream.write("\r\x1b[K");
+    shown = false;
+  };
+  return {
+    log: (line: string) => {
+      clear();
+      console.error(line);
+    },
+    options: tty
+      ? {
+          heartbeatSecs: 2,
+          statusWidth: Math.max(40, (stream.columns ?? 120) - 1),
+          status: (line: string) => {
+            clear();
+            stream.write(line);
+            shown = true;
+          },
+        }
+      : {},
+    done: clear,
+  };
+}
+
+const terminal = progressOutput();
+const progress = terminal.log;
 
 /** Evaluates base (when the config asks) and head, compares, writes report.md; returns the exit code. */
-export async function runFromConfig(loaded: LoadedConfig, outDir: string): Promise<number> {
+export async function runFromConfig(loaded: LoadedConfig, outDirArg: string): Promise<number> {
   const { config, baseDir } = loaded;
-  const out = resolve(outDir);
-  mkdirSync(out, { recursive: true });
+  const outDir = resolve(outDirArg);
+  mkdirSync(outDir, { recursive: true });
   const b = config.baseline;
   if (b.source === "cache") {
     throw new UserError(
@@ -56,10 +88,19 @@ export async function runFromConfig(loaded: LoadedConfig, outDir: string): Promi
           : { kind: "none" };
     let ev;
     try {
-      ev = await evaluate({ session, resultsDir: out, baseline, signal, log: progress });
+      ev = await evaluate({
+        session,
+        resultsDir: outDir,
+        baseline,
+        signal,
+        log: progress,
+        progress: terminal.options,
+      });
     } catch (e) {
       if (e instanceof Cancelled) return 130;
       throw e;
+    } finally {
+      terminal.done();
     }
     console.log(ev.render());
     progress(`results: ${[ev.paths.head, ev.paths.base].filter(Boolean).join(", ")}`);
