@@ -18,6 +18,7 @@ h1{font-size:20px;margin:4px 0}h2{font-size:16px;margin:22px 0 8px;border-bottom
 table{border-collapse:collapse;margin:6px 0}
 td,th{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f6f8fa}
+#runs td,#runs th{white-space:nowrap}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 pre,code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
 pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:480px;white-space:pre-wrap;word-break:break-all}
