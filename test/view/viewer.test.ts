@@ -1,7 +1,8 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { viewCommand } from "../../src/cli/commands/view.js";
 import { writeViewer } from "../../src/view/write.js";
 import { logPages } from "../../src/view/load.js";
 import { parseAideJournal, parseEvents, parseMetrics } from "../../src/view/parse.js";
@@ -93,5 +94,28 @@ describe("parsers", () => {
     expect(
       parseEvents({ history: [{ source: "agent", action: "run", args: { command: "ls" } }] })?.[0].detail,
     ).toBe("ls");
+  });
+});
+
+describe("medalist view", () => {
+  it("writes the site from results files and refuses a missing --out", async () => {
+    const s = buildSite(join(dir, "cli"));
+    const out = join(dir, "cli-site");
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    try {
+      const code = await viewCommand.run([
+        join(s.headDir, "results.json"),
+        "--base",
+        join(s.baseDir, "results.json"),
+        "--out",
+        out,
+      ]);
+      expect(code).toBe(0);
+      expect(log.mock.calls[0][0]).toMatch(/index\.html \(8 run pages, 4 code diffs\)$/);
+    } finally {
+      log.mockRestore();
+    }
+    expect(readFileSync(join(out, "index.html"), "utf8")).toContain("toy-house-prices");
+    await expect(viewCommand.run([join(s.headDir, "results.json")])).rejects.toThrow("missing --out");
   });
 });
