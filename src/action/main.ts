@@ -10,8 +10,16 @@ import { createClient } from "../github/client.js";
 import { upsertStickyComment } from "../github/comment.js";
 import { commentMarker } from "../github/marker.js";
 import { fitComment } from "../github/truncate.js";
-import { evaluate, gateFails, openSession, type BaselineInput } from "../session/evaluate.js";
+import {
+  evaluate,
+  gateFails,
+  incompleteNote,
+  openSession,
+  type BaselineInput,
+  type Evaluation,
+} from "../session/evaluate.js";
 import { runSuite } from "../suite/run.js";
+import { planStep, reportStep, runStep } from "./steps.js";
 import {
   actionsArtifacts,
   artifactName,
@@ -103,16 +111,9 @@ async function main(deps: Deps): Promise<void> {
     return;
   }
 
-  const loaded = loadConfig(settings.configPath);
-  const config: Config = {
-    ...loaded.config,
-    dataDir: resolve(settings.dataDir ?? resolve(loaded.baseDir, loaded.config.dataDir)),
-    registryDir: loaded.config.registryDir ? resolve(loaded.baseDir, loaded.config.registryDir) : undefined,
-    gate: { ...loaded.config.gate, failOn: settings.failOn },
-  };
-  // The registry is loaded and the suite planned once; the cache key needs the suite hash.
-  const session = openSession(config, loaded.baseDir);
-  const suiteHash = session.plan.suiteHash;
+  const step = core.getInput("step") || "all";
+  if (step === "plan") return planStep(settings);
+  const { loaded, config, session, suiteHash } = loadSession(settings);
   const resultsDir = resolve(settings.resultsDir);
   mkdirSync(resultsDir, { recursive: true });
   const log = (line: string) => core.info(line);
@@ -121,27 +122,19 @@ async function main(deps: Deps): Promise<void> {
   const onSignal = () => abort.abort();
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
+  if (step === "run") {
+    const base: BaselineInput =
+      settings.baseline.source === "run" ? baseRefBaseline(deps, loaded, config, event) : { kind: "none" };
+    return runStep(deps, settings, event, session, base, abort.signal);
+  }
+  if (step !== "all" && step !== "report")
+    throw new UserError(`input "step": expected all, plan, run or report, got ${JSON.stringify(step)}`);
 
   // The cache restore comes first: a broken cache service fails the job before any GPU time is spent.
-  let baseline: BaselineInput = { kind: "none" };
   const b = settings.baseline;
-  if (b.source === "cache" && event.pr) {
-    const cached = await restoreFromCache(deps.cache, suiteHash, event.pr.baseSha);
-    if (!cached) {
-      const note =
-        `no cached baseline for suite ${suiteHash} (neither the base commit ${event.pr.baseSha.slice(0, 7)} nor any default-branch commit): ` +
-        "run the baseline workflow on the default branch, or use `baseline: run`.";
-      core.warning(`medalist: ${note}`);
-      baseline = { kind: "none", note };
-    } else {
-      log(`baseline: ${cached.description}`);
-      baseline = { kind: "results", ...cached };
-    }
-  } else if (b.source === "file") {
-    baseline = { kind: "results", ...fromFile(resolve(b.path), b.path) };
-  } else if (b.source === "run") {
-    baseline = baseRefBaseline(deps, loaded, config, event);
-  }
+  let baseline: BaselineInput = await restoreBaseline(deps, settings, event, suiteHash);
+  if (b.source === "run" && step === "all") baseline = baseRefBaseline(deps, loaded, config, event);
+  if (step === "report") return reportStep(deps, settings, event, session, baseline);
 
   // The default branch's history, for the trend; a missing or broken history only warns.
   const historyDir = resolve(HISTORY_DIR);
@@ -174,6 +167,27 @@ async function main(deps: Deps): Promise<void> {
     signal: abort.signal,
     runSuite: deps.runSuite,
   });
+  await publish(deps, settings, event, session.config, ev, suiteHash, undefined, history);
+}
+
+/**
+ * Everything after the evaluation: trajectories and report artifacts, the sticky comment, the
+ * job summary, the baseline cache (default branch), the outputs and the gate.
+ */
+export async function publish(
+  deps: Deps,
+  settings: Settings,
+  event: EventInfo,
+  config: Config,
+  ev: Evaluation,
+  suiteHash: string,
+  runFolders: (runId: string) => string = () => join(resolve(settings.resultsDir), "head"),
+  /** The history restored before the evaluation (restored here when absent, for the default branch). */
+  history?: History,
+): Promise<void> {
+  const resultsDir = resolve(settings.resultsDir);
+  const log = (line: string) => core.info(line);
+  const b = settings.baseline;
   const { head, comparison, baselineNote } = ev;
   const headResults = ev.paths.head;
   const reportPath = ev.paths.report;
@@ -206,7 +220,7 @@ async function main(deps: Deps): Promise<void> {
       side.results.runs.map((r) => ({
         name: `medalist-${config.name}-${side.label}-${r.runId}${attempt}`,
         runDir: r.runDir,
-        resultsDir: join(resultsDir, side.label),
+        resultsDir: side.label === "head" ? runFolders(r.runId) : join(resultsDir, "base"),
       })),
     ),
     page,
@@ -272,7 +286,11 @@ async function main(deps: Deps): Promise<void> {
   }
 
   const verdict = comparison?.verdict ?? "inconclusive";
-  const gateLine = gateText(comparison, settings, baselineNote);
+  const incomplete = incompleteNote(head, ev.base);
+  const gateLine =
+    incomplete && settings.failOn !== "never"
+      ? `**Gate: failed** — ${incomplete}`
+      : gateText(comparison, settings, baselineNote);
   const summaryParts = [report, "", gateLine];
 
   // The sticky comment.
@@ -299,7 +317,14 @@ async function main(deps: Deps): Promise<void> {
 
   // The history grows on the default branch only; a failed save only warns.
   if (event.onDefaultBranch) {
-    const saved = await appendAndSave(deps.cache, historyDir, config.name, history, entryOf(head));
+    const historyDir = resolve(HISTORY_DIR);
+    let past = history;
+    if (!past) {
+      const restored = await restoreHistory(deps.cache, historyDir, config.name);
+      if (restored.problem) core.warning(`medalist: ${restored.problem}`);
+      past = restored.history;
+    }
+    const saved = await appendAndSave(deps.cache, historyDir, config.name, past, entryOf(head));
     if (saved.problem) core.warning(`medalist: ${saved.problem}`);
   }
 
@@ -318,9 +343,47 @@ async function main(deps: Deps): Promise<void> {
   core.setOutput(Outputs.ReportPath, reportPath);
   core.setOutput(Outputs.CommentUrl, commentUrl);
 
-  if (gateFails(comparison, settings.failOn)) {
+  if (gateFails(comparison, settings.failOn, ev)) {
     core.setFailed(`medalist: ${gateLine.replace(/\*\*/g, "")}`);
   }
+}
+
+/** The config as the action reads it (data and registry folders absolute, the gate from the inputs). */
+export function loadSession(settings: Settings) {
+  const loaded = loadConfig(settings.configPath);
+  const config: Config = {
+    ...loaded.config,
+    dataDir: resolve(settings.dataDir ?? resolve(loaded.baseDir, loaded.config.dataDir)),
+    registryDir: loaded.config.registryDir ? resolve(loaded.baseDir, loaded.config.registryDir) : undefined,
+    gate: { ...loaded.config.gate, failOn: settings.failOn },
+  };
+  // The registry is loaded and the suite planned once; the cache key needs the suite hash.
+  const session = openSession(config, loaded.baseDir);
+  return { loaded, config, session, suiteHash: session.plan.suiteHash };
+}
+
+/** The baseline from the cache or a file; "none" with the reason when the cache has none. */
+async function restoreBaseline(
+  deps: Deps,
+  settings: Settings,
+  event: EventInfo,
+  suiteHash: string,
+): Promise<BaselineInput> {
+  const b = settings.baseline;
+  if (b.source === "cache" && event.pr) {
+    const cached = await restoreFromCache(deps.cache, suiteHash, event.pr.baseSha);
+    if (!cached) {
+      const note =
+        `no cached baseline for suite ${suiteHash} (neither the base commit ${event.pr.baseSha.slice(0, 7)} nor any default-branch commit): ` +
+        "run the baseline workflow on the default branch, or use `baseline: run`.";
+      core.warning(`medalist: ${note}`);
+      return { kind: "none", note };
+    }
+    core.info(`baseline: ${cached.description}`);
+    return { kind: "results", ...cached };
+  }
+  if (b.source === "file") return { kind: "results", ...fromFile(resolve(b.path), b.path) };
+  return { kind: "none" };
 }
 
 /** workflow_run: post the comment an evaluation run left as an artifact; runs no agent. */

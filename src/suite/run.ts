@@ -4,8 +4,7 @@ import { loadRegistry, defaultRegistryDir, type Registry } from "../registry/reg
 import { plan as planSuite, type Plan, type PlannedRun } from "../plan/plan.js";
 import { schedule } from "../execute/scheduler.js";
 import { openExecutor } from "../execute/factory.js";
-import type { ExecutorBackend, OpenExecutor, SuiteContext } from "../execute/lifecycle.js";
-import type { Executor } from "../execute/types.js";
+import type { ExecutorBackend, SuiteContext } from "../execute/lifecycle.js";
 import type { RunResult, SuiteResults } from "../results/schema.js";
 import { RESULTS_SCHEMA_VERSION } from "../results/schema.js";
 import { ensurePrepared, type PreparedPaths } from "./prepare.js";
@@ -30,13 +29,11 @@ export interface SuiteOptions {
   agent?: AgentConfig;
   /** Backend override (tests); default: the one named by config.executor. */
   backend?: ExecutorBackend;
-  /** A bare executor (tests): run with the local executor's resources. */
-  executor?: Executor;
   registry?: Registry;
   /** The plan, when the caller made it already (it is made from config and registry otherwise). */
   plan?: Plan;
-  /** Only these runs (a shard); default all of the plan. */
-  runIds?: ReadonlySet<string>;
+  /** Run only this shard's runs; its results say which shard they hold. */
+  shard?: { index: number; count: number; runIds: string[] };
   signal?: AbortSignal;
   /** Progress lines. */
   log?: (line: string) => void;
@@ -53,6 +50,9 @@ export interface SuiteOptions {
   /** Wait before the first retry of an infrastructure error (doubled each time). Default 2000. */
   retryDelayMs?: number;
 }
+
+/** Configs whose deprecation lines were shown: once per config, not once per side. */
+const warned = new WeakSet<Config>();
 
 export function describeAgent(agent: AgentConfig): string {
   if (agent.image) return `image ${agent.image}`;
@@ -71,20 +71,6 @@ export function agentEnv(agent: AgentConfig, env: NodeJS.ProcessEnv = process.en
   return out;
 }
 
-function bareBackend(executor: Executor): ExecutorBackend {
-  return {
-    name: executor.name,
-    open: async (ctx): Promise<OpenExecutor> => ({
-      name: executor.name,
-      resources: { gpuIds: [], maxParallel: ctx.config.concurrency },
-      perRun: { gpus: 0 },
-      facts: { image: ctx.agent.image ?? null, imageDigest: null, gpuModel: null },
-      execute: (spec, signal) => executor.execute(spec, signal),
-      close: async () => {},
-    }),
-  };
-}
-
 /**
  * Runs every (competition, seed) of the suite (or of one shard), grades each submission outside
  * the agent's sandbox, and writes results.json. A run whose run.json exists for the same suite
@@ -98,7 +84,8 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     opts.registry ??
     loadRegistry(config.registryDir ? resolve(opts.baseDir, config.registryDir) : defaultRegistryDir());
   const thePlan = opts.plan ?? planSuite(config, registry);
-  const runs = opts.runIds ? thePlan.runs.filter((r) => opts.runIds!.has(r.runId)) : thePlan.runs;
+  const only = opts.shard ? new Set(opts.shard.runIds) : null;
+  const runs = only ? thePlan.runs.filter((r) => only.has(r.runId)) : thePlan.runs;
   const competitions = [...new Set(runs.map((r) => r.competitionId))];
   const dataDir = resolve(opts.baseDir, config.dataDir);
   // The results folder. (A lock against a second process writing it belongs here.)
@@ -108,7 +95,8 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   const suiteId = `${opts.label}-${thePlan.suiteHash.slice(0, 8)}-${Date.now().toString(36)}`;
   const agentText = describeAgent(agent);
   const startedAt = new Date().toISOString();
-  for (const line of configDeprecations(config)) log(line);
+  if (!warned.has(config)) for (const line of configDeprecations(config)) log(line);
+  warned.add(config);
 
   const external = competitions.filter((id) => registry.get(id)!.competition.grading === "external");
   if (external.length > 0 && !config.externalGrader) {
@@ -124,8 +112,9 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   // Checks and data first; the executor (daemon, image build, GPUs, validation endpoint) last.
   const suiteCtx: SuiteContext = { config, agent, baseDir: opts.baseDir, suiteId, label: opts.label, log };
   if (opts.signal) suiteCtx.signal = opts.signal;
-  const backend = opts.backend ?? (opts.executor ? bareBackend(opts.executor) : undefined);
-  const executor = backend ? await backend.open(suiteCtx) : await openExecutor(config.executor, suiteCtx);
+  const executor = opts.backend
+    ? await opts.backend.open(suiteCtx)
+    : await openExecutor(config.executor, suiteCtx);
 
   log(
     `[${opts.label}] ${runs.length} runs: ${competitions.length} competitions × ${thePlan.seeds} seeds, agent: ${agentText}`,
@@ -222,6 +211,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     },
     startedAt,
     finishedAt: new Date().toISOString(),
+    ...(opts.shard ? { shard: opts.shard } : {}),
     runs: runs.map((r) => results.get(r.runId)).filter((r): r is RunResult => r !== undefined),
   };
   // Written before anything else (compare, comment, upload) uses it.

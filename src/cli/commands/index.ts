@@ -9,10 +9,14 @@ import { leaderboardsCommand } from "./leaderboards.js";
 import { gradeCommand } from "./grade.js";
 import { rankCommand } from "./rank.js";
 import { viewCommand } from "./view.js";
+import { planCommand } from "./plan.js";
+import { mergeCommand } from "./merge.js";
 
 /** Every CLI command; each lives in its own file in this folder. */
 export const commands: Command[] = [
+  planCommand,
   runCommand,
+  mergeCommand,
   demoCommand,
   compareCommand,
   reportCommand,
