@@ -30,6 +30,14 @@ export function filesUnder(dir: string): string[] {
 /** A run folder's files, read back safely: no links, no hard links, bounded (execute/runfiles.ts). */
 const listFiles = (dir: string): string[] => listRegularFiles(dir);
 
+/** Uploads every plain file under `dir` as one artifact; returns its id (undefined when empty). */
+export async function uploadFolder(api: ArtifactApi, name: string, dir: string): Promise<number | undefined> {
+  if (!safeIsDir(dir)) return undefined;
+  const files = listFiles(dir);
+  if (!files.length) return undefined;
+  return (await api.upload(name, files, dir)).id;
+}
+
 /** Artifact names may not hold " : < > | * ? \ / or line breaks. */
 export const artifactName = (s: string) => s.replace(/[":<>|*?\\/\r\n]+/g, "_");
 

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import * as core from "@actions/core";
@@ -20,7 +21,16 @@ import {
 import { gateSentence } from "../report/verdict.js";
 import { runSuite } from "../suite/run.js";
 import { planStep, reportStep, runStep } from "./steps.js";
-import { actionsArtifacts, artifactName, uploadTrajectories, type ArtifactApi } from "./artifacts.js";
+import {
+  actionsArtifacts,
+  artifactName,
+  uploadTrajectories,
+  uploadFolder,
+  type ArtifactApi,
+} from "./artifacts.js";
+import { appendAndSave, restoreHistory } from "../history/cache.js";
+import { entryOf, type History } from "../history/history.js";
+import { readTail } from "../suite/heartbeat.js";
 import {
   actionsCache,
   fromFile,
@@ -64,6 +74,9 @@ const defaults: Deps = {
   artifacts: actionsArtifacts,
   checkoutBase,
 };
+
+/** Where the default branch's history is restored to and saved from (a fixed path: the cache version depends on it). */
+const HISTORY_DIR = ".medalist/history-cache";
 
 const fmt = (x: number | null | undefined) =>
   x === null || x === undefined || Number.isNaN(x) ? "" : x.toFixed(4);
@@ -139,19 +152,39 @@ async function main(deps: Deps): Promise<void> {
 
   const storeDir = runStoreDir(settings.runsDir, deps.env);
   if (storeDir) log(`finished runs persist in ${storeDir} (keyed by run identity; input runs-dir)`);
-  const ev = await core.group("Evaluate", () =>
-    evaluate({
-      session,
-      resultsDir,
-      baseline,
-      headGit: { sha: event.pr?.headSha || event.sha || null, ref: event.ref || null },
-      log,
-      signal: abort.signal,
-      runSuite: deps.runSuite,
-      storeDir,
-    }),
-  );
-  await publish(deps, eff, event, session.config, ev, suiteHash);
+  // The default branch's history, for the trend; a missing or broken history only warns.
+  const historyDir = resolve(HISTORY_DIR);
+  const restored = await restoreHistory(deps.cache, historyDir, config.name);
+  if (restored.problem) core.warning(`medalist: ${restored.problem}`);
+  const history: History = restored.history;
+
+  // No enclosing group: each finished run is its own group (groups do not nest).
+  const ev = await evaluate({
+    history,
+    // Each finished run is a log group: its line, then the last lines its agent wrote.
+    progress: {
+      runDone: (line, runDir) => {
+        core.startGroup(line);
+        const tail = readTail(join(runDir, "run.log"), 16 * 1024)
+          .split("\n")
+          .slice(-40)
+          .join("\n");
+        // The agent's lines must not act as workflow commands (::add-mask::, ::error::, …).
+        const token = randomUUID();
+        process.stdout.write(`::stop-commands::${token}\n${tail || "(no output)"}\n::${token}::\n`);
+        core.endGroup();
+      },
+    },
+    session,
+    resultsDir,
+    baseline,
+    headGit: { sha: event.pr?.headSha || event.sha || null, ref: event.ref || null },
+    log,
+    signal: abort.signal,
+    runSuite: deps.runSuite,
+    storeDir,
+  });
+  await publish(deps, eff, event, session.config, ev, suiteHash, undefined, history);
 }
 
 /**
@@ -166,6 +199,8 @@ export async function publish(
   ev: Evaluation,
   suiteHash: string,
   runFolders: (runId: string) => string = () => join(resolve(settings.resultsDir), "head"),
+  /** The history restored before the evaluation (restored here when absent, for the default branch). */
+  history?: History,
 ): Promise<void> {
   const resultsDir = resolve(settings.resultsDir);
   const log = (line: string) => core.info(line);
@@ -173,7 +208,9 @@ export async function publish(
   const { head, comparison, baselineNote } = ev;
   const headResults = ev.paths.head;
   const reportPath = ev.paths.report;
-  const render = (links?: Record<string, string>) => ev.render({ links, fullReportUrl: runUrl(event) });
+  let viewerUrl: string | undefined;
+  const render = (links?: Record<string, string>) =>
+    ev.render({ links, fullReportUrl: runUrl(event), viewerUrl });
   writeFileSync(reportPath, render());
 
   // Trajectories, then the final report with links to them.
@@ -189,18 +226,38 @@ export async function publish(
     deps.env.GITHUB_RUN_ATTEMPT && deps.env.GITHUB_RUN_ATTEMPT !== "1"
       ? `-attempt${deps.env.GITHUB_RUN_ATTEMPT}`
       : "";
+  // Head runs, then base runs when the baseline ran in this job (their folders are here).
+  const sides = [
+    { label: "head", results: head },
+    ...(ev.paths.base && ev.base ? [{ label: "base", results: ev.base }] : []),
+  ];
   const uploaded = await uploadTrajectories(
     artifacts,
-    head.runs.map((r) => ({
-      name: `medalist-${config.name}-head-${r.runId}${attempt}`,
-      runDir: r.runDir,
-      resultsDir: runFolders(r.runId),
-    })),
+    sides.flatMap((side) =>
+      side.results.runs.map((r) => ({
+        name: `medalist-${config.name}-${side.label}-${r.runId}${attempt}`,
+        runDir: r.runDir,
+        resultsDir: side.label === "head" ? runFolders(r.runId) : join(resultsDir, "base"),
+      })),
+    ),
     page,
     unsupported,
   );
   const links: Record<string, string> = {};
-  for (const u of uploaded.uploads) if (u.url) links[u.runDir] = u.url;
+  for (const u of uploaded.uploads.slice(0, head.runs.length)) if (u.url) links[u.runDir] = u.url;
+  // The viewer, one artifact; the comment links it.
+  if (artifacts && !uploaded.warning && ev.paths.viewer) {
+    try {
+      const id = await uploadFolder(
+        artifacts,
+        artifactName(`medalist-${config.name}-viewer${attempt}`),
+        ev.paths.viewer,
+      );
+      if (id !== undefined) viewerUrl = page(id);
+    } catch (e) {
+      core.warning(`medalist: viewer artifact not uploaded: ${(e as Error).message}`);
+    }
+  }
   let reportArtifactUrl: string | null = null;
   if (uploaded.warning) {
     core.warning(
@@ -274,6 +331,19 @@ export async function publish(
     );
   }
   await core.summary.addRaw(summaryParts.join("\n"), true).write();
+
+  // The history grows on the default branch only; a failed save only warns.
+  if (event.onDefaultBranch) {
+    const historyDir = resolve(HISTORY_DIR);
+    let past = history;
+    if (!past) {
+      const restored = await restoreHistory(deps.cache, historyDir, config.name);
+      if (restored.problem) core.warning(`medalist: ${restored.problem}`);
+      past = restored.history;
+    }
+    const saved = await appendAndSave(deps.cache, historyDir, config.name, past, entryOf(head));
+    if (saved.problem) core.warning(`medalist: ${saved.problem}`);
+  }
 
   // Baselines are saved from the default branch only.
   if (event.onDefaultBranch && b.source !== "none") {

@@ -1,9 +1,10 @@
 import { markdownTable } from "markdown-table";
-import type { Comparison, RunCell, SideSummary } from "../compare/compare.js";
+import type { Comparison, CompetitionRow, RunCell, SideSummary } from "../compare/compare.js";
+import type { TrendPoint } from "../history/history.js";
 import type { SuiteResults } from "../results/schema.js";
 import { cellOf, summarize } from "../compare/compare.js";
 import type { MetricAnalysis } from "../compare/stats.js";
-import { MEDAL_ICON, cell, duration, medals, outcomeText, pct, points, score, signed } from "./format.js";
+import { MEDAL_ICON, cell, duration, medals, outcomeText, pct, points, score } from "./format.js";
 import { VERSION } from "../version.js";
 import {
   VERDICT_MEANING,
@@ -23,43 +24,36 @@ export interface ReportOptions {
   fullReportUrl?: string;
   /** Environment facts shown at the bottom. */
   environment?: Record<string, string | null | undefined>;
+  /** Where the HTML viewer of these runs is (artifact or folder). */
+  viewerUrl?: string;
+  /** Default-branch trend, this run's head last (see src/history). */
+  trend?: TrendPoint[];
 }
 
 const VERDICT = VERDICT_TITLE;
 const interval = intervalText;
 
-function direction(lower: boolean | null): string {
-  return lower === null ? "" : lower ? " ↓" : " ↑";
+/** One better/worse mark: 🟢 better, 🔴 worse, ⚪ unchanged, blank when unknown. */
+export function mark(delta: number | null, higherIsBetter = true, epsilon = 1e-9): string {
+  if (delta === null || Number.isNaN(delta)) return "";
+  if (Math.abs(delta) <= epsilon) return "⚪ same";
+  return delta > 0 === higherIsBetter ? "🟢 better" : "🔴 worse";
 }
 
-function runLink(c: RunCell, links?: Record<string, string>): string {
-  const url = links?.[c.runDir];
-  return url ? `[s${c.seed}](${url})` : `s${c.seed}`;
+const dollars = (x: number | null) => (x === null ? "—" : `$${x.toFixed(2)}`);
+
+function signedDuration(ms: number): string {
+  return `${ms > 0 ? "+" : ms < 0 ? "−" : "±"}${duration(Math.abs(ms))}`;
 }
 
-/** The PR comment / job summary text for a base-vs-head comparison. */
-export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string {
+/** The verdict, what it means, and the sentences behind it (src/report/verdict.ts). */
+export function verdictSection(cmp: Comparison): string[] {
   const a = cmp.analysis;
-  const out: string[] = [];
-  out.push(`## Medalist · ${cell(cmp.suiteName)} · ${VERDICT[cmp.verdict]}`);
-  out.push("");
-  const b = cmp.base;
-  const h = cmp.head;
-  let line = `**Medal rate** ${pct(b.medalRate)} (${b.medals}/${b.comparable}) → **${pct(h.medalRate)}** (${h.medals}/${h.comparable})`;
-  if (a) {
-    line += `, Δ **${points(a.medal.delta)}**${cmp.dropped.length ? ` over the ${a.medal.competitions} paired competitions` : ""}`;
-    const extra = [
-      interval(a.medal),
-      `p = ${a.medal.pValue < 0.001 ? "<0.001" : a.medal.pValue.toFixed(3)}`,
-    ].filter(Boolean);
-    line += ` (${extra.join("; ")})`;
-  }
-  out.push(line + ".");
-  out.push("", `_${VERDICT_MEANING[cmp.verdict]}_`);
+  const out: string[] = [`_${VERDICT_MEANING[cmp.verdict]}_`];
   for (const e of errorLines(cmp)) out.push("", `⛔ ${e}`);
   if (a) {
-    out.push("");
     out.push(
+      "",
       `${cmp.verdict === "error" ? "Not used for the verdict: " : ""}${metricReason(a.medal)} Tolerance: a ${(cmp.gate.tolerance * 100).toFixed(1)}-point drop; α = ${cmp.gate.alpha}. ` +
         powerSentence(a.medal, a.targetPower),
     );
@@ -73,93 +67,267 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
     );
   if (cmp.dropped.length) out.push("", droppedText(cmp));
   if (cmp.looks?.length) out.push("", "Adaptive seeds:", "", ...looksText(cmp.looks).map((l) => `- ${l}`));
-  out.push("", `Baseline: ${cmp.baselineSource}.`);
   const reused = (side: SideSummary) => `${side.label} ${side.reused ?? 0} of ${side.runs}`;
   if ((cmp.head.reused ?? 0) + (cmp.base.reused ?? 0) > 0)
     out.push(
       "",
       `Runs reused from an earlier invocation with the same identity: ${reused(cmp.head)}, ${reused(cmp.base)}.`,
     );
-  out.push("");
+  return out;
+}
 
-  const header = [
-    "Competition",
-    "Base",
-    "Head",
-    "Base score",
-    "Head score",
-    "Δ score",
-    "Head percentile",
-    "Head runs",
-  ];
-  const rows = cmp.competitions.map((r) => [
-    cell(`${r.competitionId}${direction(r.isLowerBetter)}`),
+/** The collapsed statistics (interval, p-value, power table). */
+export function statisticsDetails(cmp: Comparison): string[] {
+  const a = cmp.analysis;
+  if (!a) return [];
+  const out: string[] = ["<details><summary>Statistics</summary>", ""];
+  const metricRows = [a.medal, a.percentile]
+    .filter((m): m is MetricAnalysis => m !== null)
+    .map((m) => [
+      m.metric === "medal" ? "medal rate" : "leaderboard percentile",
+      pct(m.base),
+      pct(m.head),
+      points(m.delta),
+      interval(m) || "—",
+      m.pValue < 0.001 ? "<0.001" : m.pValue.toFixed(3),
+      m.mde === null ? "—" : points(-m.mde).replace("−", ""),
+      m.verdict,
+    ]);
+  out.push(
+    markdownTable([
+      ["Metric", "Base", "Head", "Δ", "Interval", "p (one-sided)", "MDE", "Verdict"],
+      ...metricRows,
+    ]),
+  );
+  out.push(
+    "",
+    `Probability that a drop of this size is flagged \`regressed\` (α = ${a.alpha}; medal rate: ${a.medal.powerMethod}${a.percentile ? `, percentile: ${a.percentile.powerMethod}` : ""}):`,
+    "",
+  );
+  out.push(
+    markdownTable([
+      ["Drop", ...a.medal.power.map((p) => points(-p.drop, 0).replace("−", ""))],
+      ["Medal rate", ...a.medal.power.map((p) => (p.power === null ? "n/a" : pct(p.power, 0)))],
+      ...(a.percentile
+        ? [["Percentile", ...a.percentile.power.map((p) => (p.power === null ? "n/a" : pct(p.power, 0)))]]
+        : []),
+    ]),
+  );
+  out.push(
+    "",
+    `Paired by competition: ${a.medal.competitions} competitions, ${a.medal.baseRuns} base and ${a.medal.headRuns} head runs; p-value ${a.medal.pValueMethod} permutation test within competitions.`,
+    "",
+    "</details>",
+  );
+  return out;
+}
+
+/** The headline: medal rate, percentile, cost and time, base → head, each with one mark. */
+function headline(cmp: Comparison): string {
+  const b = cmp.base;
+  const h = cmp.head;
+  const a = cmp.analysis;
+  const rateDelta = a
+    ? a.medal.delta
+    : b.medalRate !== null && h.medalRate !== null
+      ? h.medalRate - b.medalRate
+      : null;
+  const pctDelta = a?.percentile
+    ? a.percentile.delta
+    : b.meanPercentile !== null && h.meanPercentile !== null
+      ? h.meanPercentile - b.meanPercentile
+      : null;
+  const cost =
+    b.dollars !== null && h.dollars !== null
+      ? `${h.dollars >= b.dollars ? "+" : "−"}$${Math.abs(h.dollars - b.dollars).toFixed(2)} ${mark(h.dollars - b.dollars, false, 0.005)}`
+      : "not reported";
+  const time = `${signedDuration(h.durationMs - b.durationMs)} ${mark(h.durationMs - b.durationMs, false, 1000)}`;
+  return markdownTable(
+    [
+      ["", "Base", "Head", "Change"],
+      [
+        "**Medal rate**",
+        `${pct(b.medalRate)} (${b.medals}/${b.comparable})`,
+        `**${pct(h.medalRate)}** (${h.medals}/${h.comparable})`,
+        `**${points(rateDelta)}** ${mark(rateDelta)}${a?.medal.interval ? ` (${interval(a.medal)})` : ""}`,
+      ],
+      [
+        "Mean percentile",
+        pct(b.meanPercentile),
+        pct(h.meanPercentile),
+        `${points(pctDelta)} ${mark(pctDelta)}`,
+      ],
+      ["Cost", dollars(b.dollars), dollars(h.dollars), cost],
+      ["Agent time", duration(b.durationMs), duration(h.durationMs), time],
+    ],
+    { align: ["l", "r", "r", "l"] },
+  );
+}
+
+/**
+ * Compact per-seed links, "0 1 2"; a failed or invalid seed says why in a word or two
+ * ("1 timed out"), or, past two such seeds, the row ends with how many failed.
+ */
+function seedLinks(cells: RunCell[], links?: Record<string, string>): string {
+  const bad = (c: RunCell) => c.outcome !== "completed" || !c.valid;
+  const nBad = cells.filter(bad).length;
+  const parts = cells.map((c) => {
+    const text = bad(c) ? (nBad <= 2 ? `${c.seed} ${outcomeText(c)}` : `${c.seed}✗`) : `${c.seed}`;
+    const url = links?.[c.runDir];
+    return url ? `[${text}](${url})` : text;
+  });
+  if (nBad > 2) parts.push(`(${nBad} failed)`);
+  return parts.join(" ") || "—";
+}
+
+const TIER = { gold: 3, silver: 2, bronze: 1, none: 0 } as const;
+const perRun = (cells: RunCell[], f: (c: RunCell) => number) =>
+  cells.length ? cells.reduce((a, c) => a + f(c), 0) / cells.length : 0;
+
+/**
+ * How a competition's medals moved: by medals per run first, then by medal tier per run
+ * (🥉→🥇 is a change too). Positive: gained; negative: lost; 0: unchanged.
+ */
+export function medalChange(r: CompetitionRow): number {
+  const count = (c: RunCell) => (c.medal === "none" ? 0 : 1);
+  const d = perRun(r.head, count) - perRun(r.base, count);
+  if (Math.abs(d) > 1e-9) return Math.sign(d);
+  const t = perRun(r.head, (c) => TIER[c.medal]) - perRun(r.base, (c) => TIER[c.medal]);
+  return Math.abs(t) > 1e-9 ? Math.sign(t) : 0;
+}
+
+function rowMark(r: CompetitionRow): string {
+  const m = (r.headMedalRate ?? 0) - (r.baseMedalRate ?? 0);
+  if (!r.comparable) return "";
+  if (Math.abs(m) > 1e-9 || medalChange(r) !== 0) return mark(medalChange(r));
+  const p =
+    r.headMeanPercentile !== null && r.basePercentile !== null
+      ? r.headMeanPercentile - r.basePercentile
+      : null;
+  return mark(p, true, 0.005);
+}
+
+const MARK_ONLY: Record<string, string> = { "🟢 better": "🟢", "🔴 worse": "🔴", "⚪ same": "⚪", "": "" };
+
+/** Long ids are cut so that no row wraps; the viewer and the links carry the full id. */
+const shortId = (id: string, max = 36) => (id.length > max ? `${id.slice(0, max - 1)}…` : id);
+
+function competitionTable(rows: CompetitionRow[], links?: Record<string, string>): string {
+  const header = ["", "Competition", "Base", "Head", "Percentile", "Head runs"];
+  const body = rows.map((r) => [
+    MARK_ONLY[rowMark(r)] ?? "",
+    cell(shortId(r.competitionId)),
     medals(r.base),
     medals(r.head),
-    score(r.baseMeanScore),
-    score(r.headMeanScore),
-    signed(r.deltaScore),
-    pct(r.headMeanPercentile, 0),
-    r.head.map((c) => `${runLink(c, opts.links)} ${outcomeText(c)}`).join(", ") || "—",
+    `${pctNum(r.basePercentile)} → ${pctNum(r.headMeanPercentile)}`,
+    seedLinks(r.head, links),
   ]);
-  out.push(markdownTable([header, ...rows], { align: ["l", "c", "c", "r", "r", "r", "r", "l"] }));
-  out.push("");
+  return markdownTable([header, ...body], { align: ["c", "l", "l", "l", "r", "l"] });
+}
+
+const pctNum = (x: number | null) => (x === null ? "—" : (x * 100).toFixed(0));
+
+/** Mermaid's xychart labels: quoted, without quotes inside, short. */
+const axisLabel = (s: string, max = 28) =>
+  `"${(s.length > max ? `${s.slice(0, max - 6)}…${s.slice(-5)}` : s).replace(/["\\]/g, "")}"`;
+
+/** A mermaid chart (GitHub renders it in comments) of per-competition mean percentile, base vs head. */
+export function percentileChart(rows: CompetitionRow[]): string {
+  const rs = rows.filter((r) => r.comparable);
+  if (!rs.length) return "";
+  const v = (x: number | null) => ((x ?? 0) * 100).toFixed(0);
+  return [
+    "```mermaid",
+    "xychart-beta horizontal",
+    '  title "Mean leaderboard percentile per competition: bars base, line head"',
+    `  x-axis [${rs.map((r) => axisLabel(r.competitionId)).join(", ")}]`,
+    '  y-axis "percentile" 0 --> 100',
+    `  bar [${rs.map((r) => v(r.basePercentile)).join(", ")}]`,
+    `  line [${rs.map((r) => v(r.headMeanPercentile)).join(", ")}]`,
+    "```",
+  ].join("\n");
+}
+
+/** A mermaid line chart of the default-branch trend with this run last. */
+export function trendChart(points: TrendPoint[]): string {
+  if (points.length < 2) return "";
+  const v = (x: number | null) => ((x ?? 0) * 100).toFixed(1);
+  return [
+    "```mermaid",
+    "xychart-beta",
+    `  title "Default branch, last ${points.length - 1} results, then this PR: medal rate (upper) and mean percentile"`,
+    `  x-axis [${points.map((p, i) => (p.current ? '"PR"' : String(i + 1))).join(", ")}]`,
+    '  y-axis "%" 0 --> 100',
+    `  line [${points.map((p) => v(p.medalRate)).join(", ")}]`,
+    `  line [${points.map((p) => v(p.meanPercentile)).join(", ")}]`,
+    "```",
+  ].join("\n");
+}
+
+/** The PR comment / job summary text for a base-vs-head comparison. */
+export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string {
+  const out: string[] = [];
+  const h = cmp.head;
+  const b = cmp.base;
+  out.push(`## Medalist · ${cell(cmp.suiteName)} · ${VERDICT[cmp.verdict]}`, "");
+  out.push(headline(cmp), "");
+  out.push(...verdictSection(cmp));
   out.push(
-    `${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze · no medal ⚠ not comparable (infrastructure); one mark per seed. Scores are means over valid runs.`,
+    "",
+    `Baseline: ${cmp.baselineSource}.${opts.viewerUrl ? ` **[Open the trajectory viewer](${opts.viewerUrl})** (runs, logs, code diff).` : ""}`,
   );
+
+  const gained = cmp.competitions.filter((r) => medalChange(r) > 0);
+  const lost = cmp.competitions.filter((r) => medalChange(r) < 0);
+  const rest = cmp.competitions.filter((r) => !gained.includes(r) && !lost.includes(r));
+  const key = `🟢 better 🔴 worse ⚪ same (medals, then percentile) · ${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze · no medal ⚠ not comparable, one mark per seed · percentile: mean leaderboard percentile, base → head · head runs: one link per seed.`;
+  if (lost.length)
+    out.push(
+      "",
+      `### 🔴 Medals lost in ${lost.length} competition${lost.length === 1 ? "" : "s"}`,
+      "",
+      competitionTable(lost, opts.links),
+    );
+  if (gained.length)
+    out.push(
+      "",
+      `### 🟢 Medals gained in ${gained.length} competition${gained.length === 1 ? "" : "s"}`,
+      "",
+      competitionTable(gained, opts.links),
+    );
+  if (!lost.length && !gained.length) out.push("", "No competition's medal count changed.");
+  if (rest.length) {
+    out.push(
+      "",
+      `<details><summary>${rest.length} competition${rest.length === 1 ? "" : "s"} with unchanged medals</summary>`,
+      "",
+    );
+    out.push(competitionTable(rest, opts.links), "", "</details>");
+  }
+  out.push("", `<sub>${key}</sub>`);
   // Why the head's runs that did not complete ended: the cause, not just the word.
   const failed = cmp.competitions.flatMap((r) =>
     r.head.filter((c) => c.outcome !== "completed").map((c) => ({ id: `${r.competitionId}.s${c.seed}`, c })),
   );
   if (failed.length > 0) {
-    out.push("", `**Head runs that did not complete** (${failed.length}):`, "");
+    out.push("", `<details><summary>Head runs that did not complete (${failed.length})</summary>`, "");
     for (const { id, c } of failed.slice(0, 20))
-      out.push(`- ${cell(id)}: ${outcomeText(c)}${c.error ? ` — \`${c.error.replace(/`/g, "'")}\`` : ""}`);
+      out.push(
+        `- ${cell(id)}: ${outcomeText(c)}${c.error ? ` — \`${cell(c.error).replace(/`/g, "'")}\`` : ""}`,
+      );
     if (failed.length > 20) out.push(`- … and ${failed.length - 20} more (see results.json)`);
-  }
-
-  if (a) {
-    out.push("", "<details><summary>Statistics</summary>", "");
-    const metricRows = [a.medal, a.percentile]
-      .filter((m): m is MetricAnalysis => m !== null)
-      .map((m) => [
-        m.metric === "medal" ? "medal rate" : "leaderboard percentile",
-        pct(m.base),
-        pct(m.head),
-        points(m.delta),
-        interval(m) || "—",
-        m.pValue < 0.001 ? "<0.001" : m.pValue.toFixed(3),
-        m.mde === null ? "—" : points(-m.mde).replace("−", ""),
-        m.verdict,
-      ]);
-    out.push(
-      markdownTable([
-        ["Metric", "Base", "Head", "Δ", "Interval", "p (one-sided)", "MDE", "Verdict"],
-        ...metricRows,
-      ]),
-    );
-    out.push("");
-    out.push(
-      `Probability that a drop of this size is flagged \`regressed\` (α = ${a.alpha}; medal rate: ${a.medal.powerMethod}${a.percentile ? `, percentile: ${a.percentile.powerMethod}` : ""}):`,
-    );
-    out.push("");
-    out.push(
-      markdownTable([
-        ["Drop", ...a.medal.power.map((p) => points(-p.drop, 0).replace("−", ""))],
-        ["Medal rate", ...a.medal.power.map((p) => (p.power === null ? "n/a" : pct(p.power, 0)))],
-        ...(a.percentile
-          ? [["Percentile", ...a.percentile.power.map((p) => (p.power === null ? "n/a" : pct(p.power, 0)))]]
-          : []),
-      ]),
-    );
-    out.push(
-      "",
-      `Paired by competition: ${a.medal.competitions} competitions, ${a.medal.baseRuns} base and ${a.medal.headRuns} head runs; p-value ${a.medal.pValueMethod} permutation test within competitions.`,
-    );
     out.push("", "</details>");
   }
 
-  out.push("", "<details><summary>Cost and time</summary>", "");
+  const chart = percentileChart(cmp.competitions);
+  if (chart)
+    out.push("", "<details open><summary>Percentile per competition</summary>", "", chart, "", "</details>");
+  const trend = opts.trend ? trendChart(opts.trend) : "";
+  if (trend)
+    out.push("", "<details open><summary>Trend on the default branch</summary>", "", trend, "", "</details>");
+
+  out.push("", ...statisticsDetails(cmp));
+  out.push("", "<details><summary>Runs, validity and agents</summary>", "");
   out.push(
     markdownTable([
       ["", "Base", "Head"],
@@ -167,12 +335,6 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
       ["Runs (comparable)", `${b.runs} (${b.comparable})`, `${h.runs} (${h.comparable})`],
       ["Valid submissions", pct(b.validRate, 0), pct(h.validRate, 0)],
       ["Above median", pct(b.aboveMedianRate, 0), pct(h.aboveMedianRate, 0)],
-      ["Agent time", duration(b.durationMs), duration(h.durationMs)],
-      [
-        "Cost",
-        b.dollars === null ? "—" : `$${b.dollars.toFixed(2)}`,
-        h.dollars === null ? "—" : `$${h.dollars.toFixed(2)}`,
-      ],
     ]),
   );
   out.push("", "</details>");
@@ -184,6 +346,15 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
   out.push("", `<sub>${facts.join(" · ")}</sub>`);
   if (opts.fullReportUrl) out.push("", `[Full report](${opts.fullReportUrl})`);
   return out.join("\n") + "\n";
+}
+
+function direction(lower: boolean | null): string {
+  return lower === null ? "" : lower ? " ↓" : " ↑";
+}
+
+function runLink(c: RunCell, links?: Record<string, string>): string {
+  const url = links?.[c.runDir];
+  return url ? `[s${c.seed}](${url})` : `s${c.seed}`;
 }
 
 /** A report for one suite run without a baseline (`medalist report RESULTS.json`). */

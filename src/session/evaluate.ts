@@ -11,6 +11,8 @@ import type { SuiteResults } from "../results/schema.js";
 import { runSuite, type SuiteOptions } from "../suite/run.js";
 import { notRun } from "./merge.js";
 import { readResults, toJson, writeAtomic, writeResults } from "../suite/store.js";
+import { trend, type History, type TrendPoint } from "../history/history.js";
+import { writeViewer } from "../view/write.js";
 
 /** A config with its registry loaded and its runs planned, once per invocation. */
 export interface Session {
@@ -62,12 +64,18 @@ export interface EvaluateInput {
   selection?: SuiteOptions["selection"];
   /** A runner-persistent folder of finished runs keyed by identity. */
   storeDir?: string | null;
+  /** Progress of long runs: heartbeat seconds, a terminal's status line, a finished run's line. */
+  progress?: Pick<SuiteOptions, "heartbeatSecs" | "status" | "statusWidth" | "runDone">;
+  /** The default branch's history (the action's cache): the report and viewer draw its trend. */
+  history?: History;
 }
 
 export interface RenderOptions {
   /** Trajectory links by run directory. */
   links?: Record<string, string>;
   fullReportUrl?: string;
+  /** Where the HTML viewer is (an artifact page, or a path). */
+  viewerUrl?: string;
 }
 
 export interface Evaluation {
@@ -77,7 +85,18 @@ export interface Evaluation {
   baselineNote: string | null;
   /** Head's medal rate, counted as the comparison counts it (no infra or grader errors). */
   medalRate: number | null;
-  paths: { head: string; base: string | null; report: string; comparison: string | null };
+  paths: {
+    head: string;
+    base: string | null;
+    report: string;
+    comparison: string | null;
+    /** The viewer's folder (index.html inside); null when it could not be written. */
+    viewer: string | null;
+  };
+  /** Why the viewer is missing, when it is. */
+  viewerProblem: string | null;
+  /** The default-branch trend with this head last; empty without a history. */
+  trend: TrendPoint[];
   /** The report from the results documents alone (never from the config). */
   render(opts?: RenderOptions): string;
 }
@@ -126,17 +145,22 @@ export function renderEvaluation(
   head: SuiteResults,
   comparison: Comparison | null,
   baselineNote: string | null,
-  opts: RenderOptions & { gate?: Config["gate"] } = {},
+  opts: RenderOptions & { gate?: Config["gate"]; trend?: TrendPoint[] } = {},
   base: SuiteResults | null = null,
 ): string {
   const gate = opts.gate ?? GATE_DEFAULTS;
+  const viewer = opts.viewerUrl
+    ? `\n[Open the trajectory viewer](${opts.viewerUrl}) (runs, logs, code).\n`
+    : "";
   const text = comparison
     ? renderReport(comparison, {
         links: opts.links,
         environment: environmentFacts(head),
         fullReportUrl: opts.fullReportUrl,
+        viewerUrl: opts.viewerUrl,
+        trend: opts.trend,
       })
-    : `${noBaselineLine(baselineNote, gate)}\n\n${renderResults(head, { links: opts.links })}`;
+    : `${noBaselineLine(baselineNote, gate)}\n\n${renderResults(head, { links: opts.links })}${viewer}`;
   const lost = incompleteNote(head, base);
   return lost ? `${text}\n> ⚠️ ${lost}\n` : text;
 }
@@ -204,6 +228,7 @@ export async function runSides(input: EvaluateInput): Promise<{
       storeDir: input.storeDir,
       // Neither side's results are the agent's code (base/ is written before head/ is hashed).
       notAgentFiles: [dir, ...(input.storeDir ? [input.storeDir] : [])],
+      ...input.progress,
     });
 
   let base: SuiteResults | null = null;
@@ -256,6 +281,7 @@ export async function runSides(input: EvaluateInput): Promise<{
 export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
   const { session, baseline } = input;
   const dir = resolve(input.resultsDir);
+  const log = input.log ?? (() => {});
   const sides = await runSides(input);
   const { base, head, description } = sides;
   const comparison =
@@ -265,13 +291,39 @@ export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
     base: baseline.kind === "run" ? join(dir, "base", "results.json") : null,
     report: join(dir, "report.md"),
     comparison: comparison ? join(dir, "comparison.json") : null,
+    viewer: join(dir, "viewer") as string | null,
   };
   if (input.head) writeResults(paths.head, input.head);
   if (comparison) writeAtomic(paths.comparison!, toJson(comparison));
   const baselineNote = baseline.kind === "none" ? (baseline.note ?? null) : null;
+  const points = input.history ? trend(input.history, head) : [];
+  // The viewer beside report.md; results are already on disk, so a failure here only loses the viewer.
+  let viewerProblem: string | null = null;
+  try {
+    writeViewer({
+      head,
+      headDir: join(dir, "head"),
+      base,
+      // A baseline from a file or the cache has no run folders here: its pages show results only.
+      baseDir: paths.base ? join(dir, "base") : join(dir, "base-not-here"),
+      out: paths.viewer!,
+      registry: session.registry,
+      history: points,
+    });
+  } catch (e) {
+    viewerProblem = `viewer not written: ${(e as Error).message}`;
+    paths.viewer = null;
+    log(`medalist: ${viewerProblem}`);
+  }
   const render = (opts?: RenderOptions) =>
-    renderEvaluation(head, comparison, baselineNote, { ...opts, gate: session.config.gate }, base);
-  writeFileSync(paths.report, render());
+    renderEvaluation(
+      head,
+      comparison,
+      baselineNote,
+      { ...opts, gate: session.config.gate, trend: points },
+      base,
+    );
+  writeFileSync(paths.report, render({ viewerUrl: paths.viewer ? "viewer/index.html" : undefined }));
   return {
     base,
     head,
@@ -279,6 +331,8 @@ export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
     baselineNote,
     medalRate: summarize(head).medalRate,
     paths,
+    viewerProblem,
+    trend: points,
     render,
   };
 }

@@ -20,6 +20,7 @@ import type { RunResult, SuiteResults } from "../results/schema.js";
 import { RESULTS_SCHEMA_VERSION } from "../results/schema.js";
 import { ensurePrepared, type PreparedPaths } from "./prepare.js";
 import { writeResults } from "./store.js";
+import { heartbeatLine, lastLineOf, readTail, statusLine, type Running } from "./heartbeat.js";
 import { progressLine, summaryLine, type Counter, type RunEvent } from "./progress.js";
 import { runOne, type RunContext } from "./run-one.js";
 import { UserError } from "../errors.js";
@@ -53,6 +54,12 @@ export interface SuiteOptions {
   gpuModel?: string | null;
   /** Seconds between "still running" progress lines (0: none). Default 60. */
   heartbeatSecs?: number;
+  /** Called instead of log for a finished run's line, with the run's folder (the action groups its log). */
+  runDone?: (line: string, runDir: string) => void;
+  /** A terminal's live status line: when set, the heartbeat goes here as one line instead of to log. */
+  status?: (line: string) => void;
+  /** Width of the status line (the terminal's columns). */
+  statusWidth?: number;
   /** Wait before the first retry of an infrastructure error (doubled each time). Default 2000. */
   retryDelayMs?: number;
   /** Which runs execute again: --fresh, --rerun OUTCOMES, --only RUNS (checked against the plan). */
@@ -195,7 +202,9 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
       counter.done++;
       running.delete(e.runId);
     }
-    log(progressLine(opts.label, counter, e));
+    const line = progressLine(opts.label, counter, e);
+    if (e.kind === "finished" && opts.runDone) opts.runDone(line, join(outDir, "runs", e.runId));
+    else log(line);
   };
   const ctx: RunContext = {
     config,
@@ -228,15 +237,20 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
   };
 
   const beatSecs = opts.heartbeatSecs ?? 60;
-  const heartbeat =
-    beatSecs > 0
-      ? setInterval(() => {
-          if (running.size === 0) return;
-          const now = Date.now();
-          const list = [...running].map(([id, t]) => `${id} (${Math.round((now - t) / 1000)}s)`).join(", ");
-          log(`[${opts.label}] ${counter.done}/${counter.total} done; running: ${list}`);
-        }, beatSecs * 1000)
-      : undefined;
+  const limitSecs = config.limits.time;
+  const beat = () => {
+    if (running.size === 0) return;
+    const now = Date.now();
+    const list: Running[] = [...running].map(([runId, startedAt]) => ({
+      runId,
+      startedAt,
+      limitSecs,
+      lastLine: lastLineOf(readTail(join(outDir, "runs", runId, "run.log"))),
+    }));
+    if (opts.status) opts.status(statusLine(opts.label, counter, list, now, opts.statusWidth));
+    else for (const r of list) log(heartbeatLine(opts.label, counter, r, now));
+  };
+  const heartbeat = beatSecs > 0 ? setInterval(beat, beatSecs * 1000) : undefined;
   heartbeat?.unref();
   let diskFull: Error | null = null;
   try {

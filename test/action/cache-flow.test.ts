@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../src/action/main.js";
 import { fakeCache } from "./fake-cache.js";
+import type { ArtifactApi } from "../../src/action/artifacts.js";
 import { parseOutputs, PR_PAYLOAD, ROOT } from "./harness.js";
 
 describe("cache baseline through run()", () => {
@@ -33,7 +34,7 @@ describe("cache baseline through run()", () => {
     rmSync(ws, { recursive: true, force: true });
   });
 
-  async function act(env: Record<string, string>) {
+  async function act(env: Record<string, string>, artifacts?: () => ArtifactApi) {
     const out = join(ws, `out-${Math.random()}`);
     // @actions/core remembers the summary file of its first write: one file, emptied per run.
     const summary = join(ws, "summary");
@@ -51,7 +52,7 @@ describe("cache baseline through run()", () => {
       ...env,
     };
     process.exitCode = undefined;
-    await run({ env: process.env, cache });
+    await run({ env: process.env, cache, ...(artifacts ? { artifacts } : {}) });
     const code = process.exitCode;
     process.exitCode = undefined;
     return { code, outputs: parseOutputs(readFileSync(out, "utf8")), summary: readFileSync(summary, "utf8") };
@@ -82,10 +83,14 @@ describe("cache baseline through run()", () => {
     };
     await act({ ...push, GITHUB_SHA: "0123456789abcdef0123456789abcdef01234567" });
     expect(cache.keys).toEqual([
-      expect.stringMatching(/^medalist-v2-[0-9a-f]+-0123456789abcdef0123456789abcdef01234567$/),
+      expect.stringMatching(/^medalist-history-flow-\d{4}-/),
+      expect.stringMatching(/^medalist-v\d+-[0-9a-f]+-0123456789abcdef0123456789abcdef01234567$/),
     ]);
 
     const fallback = await act(pr);
+    // The default branch's history gives the trend, this pull request's head last.
+    expect(fallback.summary).toContain("Trend on the default branch");
+    expect(fallback.summary).toMatch(/x-axis \[1, "PR"\]/);
     expect(fallback.summary).toMatch(
       /cached results of 0123456, the newest default-branch results for this suite/,
     );
@@ -152,5 +157,33 @@ describe("cache baseline through run()", () => {
       cache.status = null;
       process.exitCode = undefined;
     }
+  });
+
+  it("uploads the viewer as an artifact beside the trajectories and links it in the report", async () => {
+    const uploads: { name: string; files: string[] }[] = [];
+    const artifacts = (): ArtifactApi => ({
+      upload: async (name, files) => {
+        uploads.push({ name, files });
+        return { id: 100 + uploads.length };
+      },
+    });
+    const r = await act(
+      {
+        GITHUB_EVENT_NAME: "pull_request",
+        GITHUB_EVENT_PATH: PR_PAYLOAD,
+        GITHUB_REF: "refs/pull/7/merge",
+        ACTIONS_RUNTIME_TOKEN: "fake",
+        GITHUB_SERVER_URL: "https://github.com",
+        GITHUB_RUN_ID: "77",
+      },
+      artifacts,
+    );
+    const viewer = uploads.find((u) => /^medalist-flow-viewer$/.test(u.name))!;
+    expect(viewer.files.some((f) => f.endsWith("index.html"))).toBe(true);
+    expect(viewer.files.some((f) => /runs\/head-toy-churn\.s0\.html$/.test(f))).toBe(true);
+    const id = 101 + uploads.indexOf(viewer);
+    expect(r.summary).toContain(
+      `[Open the trajectory viewer](https://github.com/acme/agent/actions/runs/77/artifacts/${id})`,
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as core from "@actions/core";
 import type { CacheApi } from "../../src/action/baseline.js";
@@ -9,6 +9,7 @@ import type { CacheApi } from "../../src/action/baseline.js";
  * With `status` set (e.g. 503) the service is down: a restore behaves as @actions/cache's does
  * then, logging "Failed to restore: …" (an error for 5xx, a warning otherwise) and answering
  * undefined, like a miss.
+ * Every file of the (flat) cached folder is kept.
  */
 export function fakeCache(): CacheApi & {
   store: Map<string, string>;
@@ -24,7 +25,10 @@ export function fakeCache(): CacheApi & {
     },
     async saveCache(paths, key) {
       if (store.has(key)) return -1;
-      store.set(key, readFileSync(join(paths[0], "results.json"), "utf8"));
+      const files = Object.fromEntries(
+        readdirSync(paths[0]).map((f) => [f, readFileSync(join(paths[0], f), "utf8")]),
+      );
+      store.set(key, JSON.stringify(files));
       return store.size;
     },
     async restoreCache(paths, key, restoreKeys = []) {
@@ -39,7 +43,8 @@ export function fakeCache(): CacheApi & {
         : [...store.keys()].reverse().find((k) => restoreKeys.some((p) => k.startsWith(p)));
       if (!hit) return undefined;
       mkdirSync(paths[0], { recursive: true });
-      writeFileSync(join(paths[0], "results.json"), store.get(hit)!);
+      for (const [f, text] of Object.entries(JSON.parse(store.get(hit)!) as Record<string, string>))
+        writeFileSync(join(paths[0], f), text);
       return hit;
     },
   };

@@ -74,7 +74,7 @@ describe("medalist CLI", () => {
     const r = await cli("run", "--config", cfg, "--out", join(dir, "out"));
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("[base] 2/2 toy-species.s1: completed");
-    expect(r.stdout).toContain("| toy-species ↓");
+    expect(r.stdout).toMatch(/\| toy-species +\|/);
     expect(existsSync(join(dir, "out", "report.md"))).toBe(true);
     const cmp = JSON.parse(readFileSync(join(dir, "out", "comparison.json"), "utf8"));
     expect(cmp.base.runs).toBe(2);

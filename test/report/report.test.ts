@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compareRuns } from "../../src/compare/compare.js";
-import { renderReport, renderResults } from "../../src/report/markdown.js";
+import { mark, medalChange, renderReport, renderResults, trendChart } from "../../src/report/markdown.js";
+import { bigComparison } from "../helpers/big-comparison.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
 
 const gate = { tolerance: 0.05, alpha: 0.05, failOn: "regression" as const };
@@ -78,18 +79,18 @@ describe("renderReport", () => {
 
   it("shows the verdict, the medal rates and the interval", () => {
     expect(text).toMatch(/^## Medalist · s · /);
-    expect(text).toContain("**Medal rate** 0.0% (0/2) → **50.0%** (1/2)");
-    expect(text).toContain("+50.0 pts");
+    expect(text).toMatch(
+      /\| \*\*Medal rate\*\* +\| +0\.0% \(0\/2\) \| \*\*50\.0%\*\* \(1\/2\) \| \*\*\+50\.0 pts\*\* 🟢 better/,
+    );
   });
 
-  it("has a per-competition row with medal icons, scores and the delta", () => {
-    const row = text.split("\n").find((l) => l.startsWith("| comp-a"))!;
-    expect(row).toContain("🥇·");
-    expect(row).toContain("0.425");
-    expect(row).toContain("0.95");
-    expect(row).toContain("+0.525");
-    expect(row).toContain("[s0](https://example.test/run0) ok");
-    expect(row).toContain("s1 invalid submission");
+  it("puts a competition that gained medals first, with one mark, seed links and the failure reason", () => {
+    expect(text).toContain("### 🟢 Medals gained in 1 competition");
+    const row = text.split("\n").find((l) => l.includes("| comp-a"))!;
+    expect(row).toMatch(/^\| +🟢 +\| comp-a/);
+    expect(row).toContain("| ··   | 🥇·  |");
+    expect(row).toContain("43 → 48");
+    expect(row).toContain("[0](https://example.test/run0) 1 invalid submission");
   });
 
   it("includes the statistics, the power table and the environment", () => {
@@ -118,7 +119,7 @@ describe("failures and reuse in the report", () => {
     const base = fakeSuite("base", [fakeRun("a", 0, "none"), fakeRun("a", 1, "none")]);
     const head = fakeSuite("head", [fakeRun("a", 0, "none", { reused: true }), crashed]);
     const text = renderReport(compareRuns(base, head, gate));
-    expect(text).toContain("**Head runs that did not complete** (1):");
+    expect(text).toContain("Head runs that did not complete (1)");
     expect(text).toContain("- a.s1: failed — `/bin/sh: 1: pythn3: not found (exit 127)`");
     expect(text).toContain(
       "Runs reused from an earlier invocation with the same identity: head 1 of 2, base 0 of 2.",
@@ -129,5 +130,54 @@ describe("failures and reuse in the report", () => {
     const text = renderResults(fakeSuite("head", [crashed]));
     expect(text).toMatch(/\| failed +\|.*\/bin\/sh: 1: pythn3: not found \(exit 127\)/);
     expect(text).not.toContain("crashed");
+  });
+});
+
+describe("the redesigned comment", () => {
+  it("stays under GitHub's 65,536 characters at 75 competitions × 5 seeds with a link per run", () => {
+    const { cmp, links } = bigComparison(75, 5);
+    const text = renderReport(cmp, { links });
+    expect(text.length).toBeLessThan(65_536);
+    expect(text).toContain("```mermaid\nxychart-beta horizontal");
+  });
+
+  it("sets losses apart from gains, tier changes included, and collapses the rest", () => {
+    const base = fakeSuite("base", [
+      fakeRun("up", 0, "bronze"),
+      fakeRun("down", 0, "gold"),
+      fakeRun("flat", 0, "none"),
+    ]);
+    const head = fakeSuite("head", [
+      fakeRun("up", 0, "gold"),
+      fakeRun("down", 0, "none"),
+      fakeRun("flat", 0, "none"),
+    ]);
+    const cmp = compareRuns(base, head, gate);
+    expect(cmp.competitions.map(medalChange)).toEqual([-1, 0, 1]); // down, flat, up
+    const text = renderReport(cmp);
+    const lost = text.indexOf("Medals lost in 1 competition");
+    const gained = text.indexOf("Medals gained in 1 competition");
+    const rest = text.indexOf("1 competition with unchanged medals");
+    expect(lost).toBeGreaterThan(0);
+    expect(gained).toBeGreaterThan(lost);
+    expect(rest).toBeGreaterThan(gained);
+    expect(text.indexOf("| down")).toBeLessThan(gained);
+  });
+
+  it("gives one mark per direction, lower cost and time being better", () => {
+    expect(mark(0.1)).toBe("🟢 better");
+    expect(mark(-0.1)).toBe("🔴 worse");
+    expect(mark(5, false)).toBe("🔴 worse");
+    expect(mark(0)).toBe("⚪ same");
+    expect(mark(null)).toBe("");
+  });
+
+  it("draws the default-branch trend with this run last", () => {
+    const chart = trendChart([
+      { label: "a", medalRate: 0.2, meanPercentile: 0.5, current: false },
+      { label: "this run", medalRate: 0.3, meanPercentile: 0.55, current: true },
+    ]);
+    expect(chart).toContain('x-axis [1, "PR"]');
+    expect(chart).toContain("line [20.0, 30.0]");
   });
 });

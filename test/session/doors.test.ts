@@ -67,7 +67,11 @@ describe("one evaluation core behind both front doors", () => {
     const withoutLink = (s: string) => version(s.replace(/\n\n\[Full report\]\([^)]*\)\n$/, "\n"));
 
     expect(cliReport).toContain("Baseline: results file base.json");
-    expect(withoutLink(actionReport)).toBe(version(cliReport));
+    // The CLI links its viewer folder; the action links the viewer artifact when it could upload it.
+    const withoutViewer = (s: string) =>
+      s.replace(/ \*\*\[Open the trajectory viewer\]\([^)]*\)\*\* \(runs, logs, code diff\)\./, "");
+    expect(cliReport).toContain("[Open the trajectory viewer](viewer/index.html)");
+    expect(withoutLink(actionReport)).toBe(version(withoutViewer(cliReport)));
     expect(actionReport).toContain("[Full report](https://github.com/acme/agent/actions/runs/4242)");
     // The same verdict and the same gate decision.
     expect(cliReport).toContain("inconclusive");

@@ -90,7 +90,8 @@ describe("runSuite with the local executor", () => {
       log: (l) => lines.push(l),
       heartbeatSecs: 0.5,
     });
-    expect(lines.some((l) => /0\/1 done; running: toy-churn\.s0 \(\d+s\)/.test(l))).toBe(true);
+    // The heartbeat: elapsed / limit and the agent's last line (or that it wrote none yet).
+    expect(lines.some((l) => /^\[head\] 0\/1 toy-churn\.s0: 0:0\d \/ 0:02 · hanging$/.test(l))).toBe(true);
     expect(results.runs[0].outcome).toBe("timed_out");
     expect(results.runs[0].grade?.valid_submission).toBe(false);
   });

@@ -9,6 +9,7 @@ import { leaderboardsCommand } from "./leaderboards.js";
 import { gradeCommand } from "./grade.js";
 import { rankCommand } from "./rank.js";
 import { migrateCommand } from "./migrate.js";
+import { viewCommand } from "./view.js";
 import { planCommand } from "./plan.js";
 import { mergeCommand } from "./merge.js";
 
@@ -20,6 +21,7 @@ export const commands: Command[] = [
   demoCommand,
   compareCommand,
   reportCommand,
+  viewCommand,
   schemaCommand,
   competitionsCommand,
   prepareCommand,

@@ -41,7 +41,39 @@ function cancelOnSignals(log: (s: string) => void): { signal: AbortSignal; dispo
   return { signal: ac.signal, dispose: () => (process.off("SIGINT", onInt), process.off("SIGTERM", onTerm)) };
 }
 
-const progress = (line: string) => console.error(line);
+/**
+ * Progress on stderr. On a terminal the heartbeat is one live status line, redrawn in place every
+ * 2 s and cleared before any other line; elsewhere every heartbeat is a plain line (once a minute).
+ */
+function progressOutput(stream: NodeJS.WriteStream = process.stderr) {
+  const tty = stream.isTTY === true;
+  let shown = false;
+  const clear = () => {
+    if (shown) stream.write("\r\x1b[K");
+    shown = false;
+  };
+  return {
+    log: (line: string) => {
+      clear();
+      console.error(line);
+    },
+    options: tty
+      ? {
+          heartbeatSecs: 2,
+          statusWidth: Math.max(40, (stream.columns ?? 120) - 1),
+          status: (line: string) => {
+            clear();
+            stream.write(line);
+            shown = true;
+          },
+        }
+      : {},
+    done: clear,
+  };
+}
+
+const terminal = progressOutput();
+const progress = terminal.log;
 
 export interface RunOptions {
   /** A results file to compare with; stands in for `baseline: cache` (which only the action can read). */
@@ -106,13 +138,17 @@ export async function runFromConfig(
         signal,
         log: progress,
         selection: opts.selection,
+        progress: terminal.options,
       });
     } catch (e) {
       if (e instanceof Cancelled) return 130;
       throw e;
+    } finally {
+      terminal.done();
     }
     console.log(ev.render());
     progress(`results: ${[ev.paths.head, ev.paths.base].filter(Boolean).join(", ")}`);
+    if (ev.paths.viewer) progress(`viewer:  ${join(ev.paths.viewer, "index.html")}`);
     progress(`report:  ${ev.paths.report}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`);
     if (gateFails(ev.comparison, config.gate, ev)) {
       progress(
@@ -190,7 +226,7 @@ export const runCommand: Command = {
 
 Runs every (competition, seed) of the suite with the configured agent and executor, grades each
 submission, and writes DIR/head/results.json (and DIR/base/results.json when baseline.source is
-"run"), DIR/report.md and DIR/comparison.json. Progress goes to stderr, the report to stdout.
+"run"), DIR/report.md, DIR/comparison.json and the HTML viewer DIR/viewer/index.html. Progress goes to stderr, the report to stdout.
 Interrupted suites resume: finished runs are kept and skipped on the next run.
 
 A finished run is reused only when its identity matches: the agent's image id or the content

@@ -1,0 +1,57 @@
+// Regenerates the README's screenshots (docs/img/*.png) from the test fixtures: the viewer's suite
+// page and one run page, and the PR comment of a 22 × 3 suite as GitHub renders it.
+// Usage: npx tsx scripts/screenshots.ts   (needs /usr/bin/chromium; see scripts/ci-chromium.sh)
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { writeViewer } from "../src/view/write.js";
+import { renderReport } from "../src/report/markdown.js";
+import { buildSite } from "../test/helpers/viewer-site.js";
+import { bigComparison } from "../test/helpers/big-comparison.js";
+import { commentHtml, MERMAID_JS } from "../test/helpers/comment-page.js";
+import { launch } from "../test/helpers/browser.js";
+
+const outDir = join(process.cwd(), "docs", "img");
+mkdirSync(outDir, { recursive: true });
+const tmp = mkdtempSync(join(tmpdir(), "medalist-shots-"));
+const browser = await launch();
+try {
+  const s = buildSite(join(tmp, "in"));
+  s.base.suite.name = s.head.suite.name = "toy suite"; // the fixture's name is an injection test
+  const site = join(tmp, "site");
+  writeViewer({ head: s.head, headDir: s.headDir, base: s.base, baseDir: s.baseDir, out: site });
+  const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+  await page.goto(pathToFileURL(join(site, "index.html")).href);
+  await page.screenshot({ path: join(outDir, "viewer-index.png") });
+  await page.goto(pathToFileURL(join(site, "runs", "head-toy-churn.s0.html")).href);
+  await page.locator("#log-view div").first().waitFor();
+  await page.screenshot({
+    path: join(outDir, "viewer-run.png"),
+    clip: { x: 0, y: 0, width: 1000, height: 1100 },
+  });
+
+  const { cmp, links } = bigComparison(22, 3);
+  const md = renderReport(cmp, {
+    links,
+    viewerUrl: "https://github.com/acme-labs/agent-scaffold/actions/runs/1/artifacts/2",
+  });
+  const comment = await browser.newPage({ viewport: { width: 1040, height: 700 } });
+  await comment.setContent(commentHtml(md));
+  await comment.addScriptTag({ path: MERMAID_JS });
+  await comment.evaluate(async () => {
+    const m = (
+      globalThis as unknown as { mermaid: { initialize(o: object): void; run(o: object): Promise<void> } }
+    ).mermaid;
+    m.initialize({ startOnLoad: false });
+    await m.run({ querySelector: "pre.mermaid" });
+  });
+  await comment.screenshot({
+    path: join(outDir, "comment.png"),
+    clip: { x: 0, y: 0, width: 1040, height: 1000 },
+  });
+  console.log(`screenshots written to ${outDir}`);
+} finally {
+  await browser.close();
+  rmSync(tmp, { recursive: true, force: true });
+}

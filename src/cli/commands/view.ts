@@ -1,0 +1,40 @@
+import { dirname, resolve } from "node:path";
+import { readResults } from "../../suite/store.js";
+import { writeViewer } from "../../view/write.js";
+import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
+
+export const viewCommand: Command = {
+  name: "view",
+  summary: "Write a static HTML viewer of the runs (trajectories, logs, code, leaderboard charts)",
+  usage: `Usage: medalist view RESULTS.json [--base BASE.json] --out DIR
+
+Writes DIR/index.html (every run, base beside head) and one page per run: outcome and why, score
+and medal on the competition's leaderboard, logs/metrics.jsonl over time, tokens and dollars,
+wall time and GPU-seconds, the searchable log, the final code, a preview of submission.csv, the
+AIDE solution tree or event trajectory when present, and the base→head diff of the final code.
+Run folders are read beside each results file. The site needs no network: open DIR/index.html.
+
+Options:
+  --base FILE   the base side's results.json
+  --out DIR     output folder (required)`,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(
+      argv,
+      { base: { type: "string" }, out: { type: "string" } },
+      true,
+    );
+    if (positionals.length !== 1) throw new UserError("expects one results file (see --help)");
+    const out = requireOption(values.out, "--out");
+    const headPath = resolve(positionals[0]);
+    const basePath = values.base ? resolve(values.base) : undefined;
+    const written = writeViewer({
+      head: readResults(headPath),
+      headDir: dirname(headPath),
+      base: basePath ? readResults(basePath) : null,
+      baseDir: basePath ? dirname(basePath) : undefined,
+      out,
+    });
+    console.log(`viewer: ${written.index} (${written.runs} run pages, ${written.diffs} code diffs)`);
+    return 0;
+  },
+};

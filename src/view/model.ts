@@ -1,0 +1,43 @@
+import type { RunResult, SuiteResults } from "../results/schema.js";
+import type { Bounded, FileEntry } from "./read.js";
+import type { Metrics, TablePreview, TrajectoryEvent, TreeNode } from "./parse.js";
+
+/** Everything a run page shows, gathered from the results and the run folder (see load.ts). */
+export interface RunData {
+  side: "base" | "head";
+  result: RunResult;
+  /** The page's file name, relative to the site root. */
+  page: string;
+  /** Folder of the log page files, relative to the site root; null without a log. */
+  logDir: string | null;
+  log: { bytes: number; truncated: boolean; lines: number; starts: number[]; tail: string[] } | null;
+  metrics: Metrics | null;
+  files: FileEntry[];
+  filesMore: boolean;
+  /** Text of plain files under code/ and logs/ (bounded), by path relative to the run folder. */
+  texts: Record<string, Bounded>;
+  submission: { preview: TablePreview; bytes: number; truncated: boolean } | null;
+  tree: { file: string; nodes: TreeNode[] } | null;
+  events: { file: string; events: TrajectoryEvent[] } | null;
+  /** The run folder was not found beside the results file. */
+  missingFolder: boolean;
+}
+
+export interface LeaderboardData {
+  scores: (number | null)[];
+  source: string;
+}
+
+export type { TrendPoint as HistoryPoint } from "../history/history.js";
+import type { TrendPoint } from "../history/history.js";
+
+export interface SiteData {
+  head: SuiteResults;
+  base: SuiteResults | null;
+  runs: RunData[];
+  leaderboards: Record<string, LeaderboardData | null>;
+  /** Default-branch trend, this run last (empty without a history). */
+  history: TrendPoint[];
+}
+
+export const runKey = (r: { competitionId: string; seed: number }) => `${r.competitionId}#${r.seed}`;

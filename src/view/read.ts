@@ -1,0 +1,144 @@
+import { closeSync, lstatSync, openSync, readSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * Reads what an agent left in its run folder, the hostile way: no link is followed, only plain
+ * files are read, every read is bounded, and nothing is ever written back.
+ */
+
+export const LIMITS = {
+  /** run.log bytes shown (the rest is reported as cut). */
+  logBytes: 64 * 1024 ** 2,
+  /** Bytes of one file shown in the file browser or the code view. */
+  fileBytes: 256 * 1024,
+  /** Bytes of all file previews of one run together. */
+  previewBytes: 8 * 1024 ** 2,
+  /** Files listed per run. */
+  files: 2000,
+  /** Folder depth walked. */
+  depth: 8,
+  /** Bytes of a JSON trajectory (AIDE journal, event list) parsed. */
+  jsonBytes: 32 * 1024 ** 2,
+  /** Bytes of submission.csv previewed. */
+  submissionBytes: 256 * 1024,
+  /** Bytes of metrics.jsonl read. */
+  metricsBytes: 8 * 1024 ** 2,
+};
+
+export interface Bounded {
+  text: string;
+  /** The file's full size. */
+  bytes: number;
+  truncated: boolean;
+}
+
+/** True when every folder from root down to rel's parent is a real folder (no link on the way). */
+export function insideWithoutLinks(root: string, rel: string): boolean {
+  const parts = rel.split("/").filter(Boolean);
+  let at = root;
+  for (const p of parts.slice(0, -1)) {
+    at = join(at, p);
+    try {
+      if (!lstatSync(at).isDirectory()) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** A file of the run folder, read with readBounded after checking no folder on the way is a link. */
+export function readInRun(root: string, rel: string, max: number): Bounded | null {
+  if (rel.split("/").includes("..") || !insideWithoutLinks(root, rel)) return null;
+  return readBounded(join(root, rel), max);
+}
+
+/** A plain file's first `max` bytes as UTF-8, or null when missing, a link or not a plain file. */
+export function readBounded(path: string, max: number): Bounded | null {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return null;
+  }
+  if (!st.isFile()) return null;
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return null;
+  }
+  try {
+    const n = Math.min(st.size, max);
+    const buf = Buffer.alloc(n);
+    let got = 0;
+    while (got < n) {
+      const r = readSync(fd, buf, got, n - got, got);
+      if (r === 0) break;
+      got += r;
+    }
+    return { text: buf.subarray(0, got).toString("utf8"), bytes: st.size, truncated: st.size > got };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface FileEntry {
+  /** Path relative to the run folder, "/"-separated. */
+  path: string;
+  bytes: number;
+  /** "file", "link", "dir" or "other" (device, socket, fifo): only plain files are ever read. */
+  kind: "file" | "link" | "dir" | "other";
+}
+
+/** Lists a folder (depth- and count-bounded) without following links. */
+export function listFiles(
+  root: string,
+  sub: string,
+  limit = LIMITS.files,
+): { files: FileEntry[]; more: boolean } {
+  const files: FileEntry[] = [];
+  let more = false;
+  const walk = (rel: string, depth: number) => {
+    let names: string[];
+    try {
+      names = readdirSync(join(root, rel)).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (files.length >= limit) {
+        more = true;
+        return;
+      }
+      const path = `${rel}/${name}`;
+      let st;
+      try {
+        st = lstatSync(join(root, path));
+      } catch {
+        continue;
+      }
+      const kind = st.isSymbolicLink() ? "link" : st.isDirectory() ? "dir" : st.isFile() ? "file" : "other";
+      files.push({ path, bytes: kind === "file" ? st.size : 0, kind });
+      if (kind === "dir") {
+        if (depth < LIMITS.depth) walk(path, depth + 1);
+        else more = true;
+      }
+    }
+  };
+  try {
+    if (lstatSync(join(root, sub)).isDirectory()) walk(sub, 1);
+  } catch {
+    // no such folder
+  }
+  return { files, more };
+}
+
+/** Text looks binary when it holds NUL bytes or many replacement characters. */
+export function looksBinary(text: string): boolean {
+  if (text.includes("\u0000")) return true;
+  const sample = text.slice(0, 4096);
+  let bad = 0;
+  for (const c of sample) if (c === "\ufffd") bad++;
+  return bad > sample.length / 20;
+}
