@@ -92021,9 +92021,9 @@ function decide(pValue, b, levels, tolerance) {
 }
 function medalVerdict(counts, levels, tolerance) {
   const d = counts.map((c) => c.xh / c.nh - c.xb / c.nb);
-  const interval3 = bounds(d, medalFloor(counts), levels);
+  const interval2 = bounds(d, medalFloor(counts), levels);
   const pValue = exactTest(counts).midP;
-  return { ...decide(pValue, interval3, levels, tolerance), pValue, interval: interval3, delta: mean(d) };
+  return { ...decide(pValue, interval2, levels, tolerance), pValue, interval: interval2, delta: mean(d) };
 }
 function isRegressed(counts, levels, tolerance) {
   const d = counts.map((c) => c.xh / c.nh - c.xb / c.nb);
@@ -92125,20 +92125,20 @@ function analyzeMetric(metric, input2, options2) {
     };
   }
   const d = samples.map((s) => mean(s.head) - mean(s.base));
-  const interval3 = bounds(d, continuousFloor(samples), o.levels);
+  const interval2 = bounds(d, continuousFloor(samples), o.levels);
   const pValue = monteCarloPermutationPValue(samples, o.permutations, o.seed);
-  const { verdict, why } = decide(pValue, interval3, o.levels, o.tolerance);
+  const { verdict, why } = decide(pValue, interval2, o.levels, o.tolerance);
   const minP = Math.exp(
     -samples.reduce((a, s) => a + logChoose(s.base.length + s.head.length, s.head.length), 0)
   );
-  const reachable = interval3 !== null && minP <= o.levels.regressed;
-  const crit = interval3 ? studentTQuantile(1 - o.levels.regressed, samples.length - 1) : 0;
-  const powerAt = (drop) => drop > base + 1e-12 ? null : reachable ? normalCdf((drop - o.tolerance) / interval3.se - crit) : 0;
-  const mdeRaw = reachable ? o.tolerance + (crit + normalQuantile(o.power)) * interval3.se : null;
+  const reachable = interval2 !== null && minP <= o.levels.regressed;
+  const crit = interval2 ? studentTQuantile(1 - o.levels.regressed, samples.length - 1) : 0;
+  const powerAt = (drop) => drop > base + 1e-12 ? null : reachable ? normalCdf((drop - o.tolerance) / interval2.se - crit) : 0;
+  const mdeRaw = reachable ? o.tolerance + (crit + normalQuantile(o.power)) * interval2.se : null;
   return {
     ...common,
     delta: mean(d),
-    interval: interval3,
+    interval: interval2,
     pValue,
     pValueMethod: "monte-carlo",
     mde: mdeRaw !== null && mdeRaw <= base ? mdeRaw : null,
@@ -93094,7 +93094,10 @@ function looksText(looks) {
 
 // src/report/markdown.ts
 var VERDICT = VERDICT_TITLE;
-var interval = intervalText;
+function shortInterval(m) {
+  const b = m.interval;
+  return b ? `${points(b.lower)} to ${points(b.upper)}` : "";
+}
 function mark(delta, higherIsBetter = true, epsilon = 1e-9) {
   if (delta === null || Number.isNaN(delta)) return "";
   if (Math.abs(delta) <= epsilon) return "\u26AA same";
@@ -93140,17 +93143,15 @@ function statisticsDetails(cmp) {
     pct(m.base),
     pct(m.head),
     points(m.delta),
-    interval(m) || "\u2014",
+    shortInterval(m) || "\u2014",
     m.pValue < 1e-3 ? "<0.001" : m.pValue.toFixed(3),
     m.mde === null ? "\u2014" : points(-m.mde).replace("\u2212", ""),
     m.verdict
   ]);
   out.push(
-    markdownTable([
-      ["Metric", "Base", "Head", "\u0394", "Interval", "p (one-sided)", "MDE", "Verdict"],
-      ...metricRows
-    ])
+    markdownTable([["Metric", "Base", "Head", "\u0394", "Interval", "p", "MDE", "Verdict"], ...metricRows])
   );
+  if (a.medal.interval) out.push("", `Medal rate: ${intervalText(a.medal)}; p-values are one-sided.`);
   out.push(
     "",
     `Probability that a drop of this size is flagged \`regressed\` (\u03B1 = ${a.alpha}; medal rate: ${a.medal.powerMethod}${a.percentile ? `, percentile: ${a.percentile.powerMethod}` : ""}):`,
@@ -93186,7 +93187,7 @@ function headline(cmp) {
         "**Medal rate**",
         `${pct(b.medalRate)} (${b.medals}/${b.comparable})`,
         `**${pct(h.medalRate)}** (${h.medals}/${h.comparable})`,
-        `**${points(rateDelta)}** ${mark(rateDelta)}${a?.medal.interval ? ` (${interval(a.medal)})` : ""}`
+        `**${points(rateDelta)}** ${mark(rateDelta)}${a?.medal.interval ? ` (${Math.round(a.medal.interval.level * 100)}%: ${shortInterval(a.medal)})` : ""}`
       ],
       [
         "Mean percentile",
@@ -93317,7 +93318,9 @@ function renderReport(cmp, opts = {}) {
   if (failed.length > 0) {
     out.push("", `<details><summary>Head runs that did not complete (${failed.length})</summary>`, "");
     for (const { id, c } of failed.slice(0, 20))
-      out.push(`- ${cell(id)}: ${outcomeText(c)}${c.error ? ` \u2014 \`${cell(c.error).replace(/`/g, "'")}\`` : ""}`);
+      out.push(
+        `- ${cell(id)}: ${outcomeText(c)}${c.error ? ` \u2014 \`${cell(c.error).replace(/`/g, "'")}\`` : ""}`
+      );
     if (failed.length > 20) out.push(`- \u2026 and ${failed.length - 20} more (see results.json)`);
     out.push("", "</details>");
   }
@@ -97504,7 +97507,7 @@ var MT19937 = class {
     return y >>> 0;
   }
 };
-function interval2(rng2, max) {
+function interval(rng2, max) {
   if (max === 0) return 0;
   let mask = max;
   mask |= mask >>> 1;
@@ -97525,7 +97528,7 @@ function permutation(n, seed) {
   const a = new Uint32Array(n);
   for (let i = 0; i < n; i++) a[i] = i;
   for (let i = n - 1; i >= 1; i--) {
-    const j = interval2(rng2, i);
+    const j = interval(rng2, i);
     const t = a[i];
     a[i] = a[j];
     a[j] = t;
@@ -102147,7 +102150,13 @@ async function evaluate(input2) {
     paths.viewer = null;
     log(`medalist: ${viewerProblem}`);
   }
-  const render = (opts) => renderEvaluation(head, comparison, baselineNote, { ...opts, gate: session.config.gate, trend: points2 }, base);
+  const render = (opts) => renderEvaluation(
+    head,
+    comparison,
+    baselineNote,
+    { ...opts, gate: session.config.gate, trend: points2 },
+    base
+  );
   writeFileSync8(paths.report, render({ viewerUrl: paths.viewer ? "viewer/index.html" : void 0 }));
   return {
     base,

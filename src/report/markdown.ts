@@ -31,7 +31,11 @@ export interface ReportOptions {
 }
 
 const VERDICT = VERDICT_TITLE;
-const interval = intervalText;
+/** "−6.1 to +3.1 pts": an interval short enough for a table cell (its level is in the header). */
+function shortInterval(m: MetricAnalysis): string {
+  const b = m.interval;
+  return b ? `${points(b.lower)} to ${points(b.upper)}` : "";
+}
 
 /** One better/worse mark: 🟢 better, 🔴 worse, ⚪ unchanged, blank when unknown. */
 export function mark(delta: number | null, higherIsBetter = true, epsilon = 1e-9): string {
@@ -88,17 +92,15 @@ export function statisticsDetails(cmp: Comparison): string[] {
       pct(m.base),
       pct(m.head),
       points(m.delta),
-      interval(m) || "—",
+      shortInterval(m) || "—",
       m.pValue < 0.001 ? "<0.001" : m.pValue.toFixed(3),
       m.mde === null ? "—" : points(-m.mde).replace("−", ""),
       m.verdict,
     ]);
   out.push(
-    markdownTable([
-      ["Metric", "Base", "Head", "Δ", "Interval", "p (one-sided)", "MDE", "Verdict"],
-      ...metricRows,
-    ]),
+    markdownTable([["Metric", "Base", "Head", "Δ", "Interval", "p", "MDE", "Verdict"], ...metricRows]),
   );
+  if (a.medal.interval) out.push("", `Medal rate: ${intervalText(a.medal)}; p-values are one-sided.`);
   out.push(
     "",
     `Probability that a drop of this size is flagged \`regressed\` (α = ${a.alpha}; medal rate: ${a.medal.powerMethod}${a.percentile ? `, percentile: ${a.percentile.powerMethod}` : ""}):`,
@@ -149,7 +151,7 @@ function headline(cmp: Comparison): string {
         "**Medal rate**",
         `${pct(b.medalRate)} (${b.medals}/${b.comparable})`,
         `**${pct(h.medalRate)}** (${h.medals}/${h.comparable})`,
-        `**${points(rateDelta)}** ${mark(rateDelta)}${a?.medal.interval ? ` (${interval(a.medal)})` : ""}`,
+        `**${points(rateDelta)}** ${mark(rateDelta)}${a?.medal.interval ? ` (${Math.round(a.medal.interval.level * 100)}%: ${shortInterval(a.medal)})` : ""}`,
       ],
       [
         "Mean percentile",
