@@ -95139,7 +95139,7 @@ function keyAt(c, i) {
   const v = c.values[i];
   return Number.isNaN(v) ? null : v;
 }
-function pairById(subId, ansId) {
+function pairById(subId, ansId, onAnswerDuplicate) {
   const n = columnLength(ansId);
   const m = columnLength(subId);
   if (n !== m) throw new SubmissionError(`submission has ${m} rows, the answers have ${n}`);
@@ -95163,6 +95163,7 @@ function pairById(subId, ansId) {
     }
   }
   if (same) {
+    if (onAnswerDuplicate && indexOfIds(ansId).duplicates) onAnswerDuplicate();
     for (let i = 0; i < n; i++) out[i] = i;
     return out;
   }
@@ -95172,6 +95173,7 @@ function pairById(subId, ansId) {
   }
   const index = indexOfIds(ansId, "the answers", !!(subId.text && ansId.text));
   const answerDuplicates = index.duplicates;
+  if (answerDuplicates && onAnswerDuplicate) onAnswerDuplicate();
   const cursor = answerDuplicates ? index.heads() : null;
   out.fill(-1);
   const st = subId.text && ansId.text ? subId.text : null, sv = subId.values;
@@ -99665,8 +99667,7 @@ function rmseGrade(spec, sub, ans) {
   return rmse(take(truthAll, order), take(pred, subRows));
 }
 function pairByUniqueIds(subId, ansId) {
-  if (indexOfIds(ansId).duplicates) repeatedAnswerId(ansId);
-  return pairById(subId, ansId);
+  return pairById(subId, ansId, () => repeatedAnswerId(ansId));
 }
 function repeatedAnswerId(ansId) {
   throw new AnswersError(`the answers repeat an id in "${ansId.name}": they cannot be graded`);

@@ -71,9 +71,10 @@ function keyAt(c: Column, i: number): number | string | null {
  * Pairs submission rows with answer rows by id, as upstream's "sort both by id, the id
  * sequences must be equal": succeeds iff the two id multisets are equal. Returns, for each
  * answers row, the submission row holding its id. Numbers never equal strings (1 ≠ "1"),
- * 1 equals 1.0, missing ids never match.
+ * 1 equals 1.0, missing ids never match. With `onAnswerDuplicate`, a repeated answer id calls it
+ * (pairTextUnique's success already proves the answer ids distinct).
  */
-export function pairById(subId: Column, ansId: Column): Int32Array {
+export function pairById(subId: Column, ansId: Column, onAnswerDuplicate?: () => never): Int32Array {
   const n = columnLength(ansId);
   const m = columnLength(subId);
   if (n !== m) throw new SubmissionError(`submission has ${m} rows, the answers have ${n}`);
@@ -100,6 +101,7 @@ export function pairById(subId: Column, ansId: Column): Int32Array {
     }
   }
   if (same) {
+    if (onAnswerDuplicate && indexOfIds(ansId).duplicates) onAnswerDuplicate();
     for (let i = 0; i < n; i++) out[i] = i;
     return out;
   }
@@ -111,6 +113,7 @@ export function pairById(subId: Column, ansId: Column): Int32Array {
   // at a million strings); text ids are hashed and compared as bytes, without strings.
   const index = indexOfIds(ansId, "the answers", !!(subId.text && ansId.text));
   const answerDuplicates = index.duplicates;
+  if (answerDuplicates && onAnswerDuplicate) onAnswerDuplicate();
   // Without duplicate answers each slot holds one row: a row already paired means a repeated id.
   const cursor = answerDuplicates ? index.heads() : null;
   out.fill(-1);

@@ -17,7 +17,6 @@ import {
   sortedOrder,
   take,
   idKey,
-  indexOfIds,
   sklearnNumbers,
   uniqueTextOrder,
 } from "./align.js";
@@ -225,8 +224,7 @@ function rmseGrade(spec: Extract<GraderSpec, { kind: "rmse" }>, sub: Table, ans:
  * answers (a grader error), not a bad submission.
  */
 function pairByUniqueIds(subId: Column, ansId: Column): Int32Array {
-  if (indexOfIds(ansId).duplicates) repeatedAnswerId(ansId);
-  return pairById(subId, ansId);
+  return pairById(subId, ansId, () => repeatedAnswerId(ansId));
 }
 
 function repeatedAnswerId(ansId: Column): never {
