@@ -91485,6 +91485,44 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 
+// src/config/slurm.ts
+var SlurmSchema = external_exports.strictObject({
+  /** A folder the runner and the nodes both see (NFS, Lustre, …): data and run folders must be inside. */
+  sharedDir: external_exports.string().min(1).optional(),
+  partition: external_exports.string().min(1).optional(),
+  account: external_exports.string().min(1).optional(),
+  qos: external_exports.string().min(1).optional(),
+  constraint: external_exports.string().min(1).optional(),
+  /** Extra sbatch arguments, passed as given (e.g. ["--reservation=ci"]). */
+  sbatchArgs: external_exports.array(external_exports.string().min(1)).default([]),
+  /** How GPUs are requested: --gres=gpu[:type]:N or --gpus=[type:]N. */
+  gpuFlag: external_exports.enum(["gres", "gpus"]).default("gres"),
+  /** GPU type for the request (e.g. "a100"). */
+  gpuType: external_exports.string().regex(/^[A-Za-z0-9_.-]+$/, "expected a GPU type like a100").optional(),
+  /** Jobs of the suite submitted at once; Slurm schedules them. */
+  maxConcurrent: external_exports.number().int().min(1).default(16),
+  /** Slurm's --time is the run's time limit plus this (the run's own limit is enforced first). */
+  graceSecs: external_exports.number().int().min(0).default(120),
+  /** How the agent runs on the node. */
+  mode: external_exports.enum(["command", "docker", "apptainer", "pyxis"]).default("command"),
+  /** apptainer mode: the binary (apptainer or singularity). */
+  apptainer: external_exports.string().min(1).default("apptainer"),
+  /** sacct polling: starts at minSecs, backs off ×1.5 to maxSecs while nothing changes. */
+  poll: external_exports.strictObject({
+    minSecs: external_exports.number().positive().default(2),
+    maxSecs: external_exports.number().positive().default(30)
+  }).default({ minSecs: 2, maxSecs: 30 })
+});
+var SLURM_DEFAULTS = {
+  sbatchArgs: [],
+  gpuFlag: "gres",
+  maxConcurrent: 16,
+  graceSecs: 120,
+  mode: "command",
+  apptainer: "apptainer",
+  poll: { minSecs: 2, maxSecs: 30 }
+};
+
 // src/config/schema.ts
 function parseDuration(v) {
   if (typeof v === "number") return v;
@@ -91595,7 +91633,7 @@ var ConfigSchema = external_exports.strictObject({
   dataDir: external_exports.string().default(".medalist/data"),
   /** Folder with competition definitions; defaults to the bundled registry. */
   registryDir: external_exports.string().optional(),
-  executor: external_exports.enum(["local", "docker"]).default("local"),
+  executor: external_exports.enum(["local", "docker", "slurm"]).default("local"),
   /**
    * Grader for competitions Medalist does not grade natively (grading: "external"), e.g.
    * ["mlebench", "grade-sample", "{submission}", "{competition}"]. Placeholders: {submission},
@@ -91605,6 +91643,7 @@ var ConfigSchema = external_exports.strictObject({
   /** Runs at once (local executor); docker schedules by CPUs and GPUs. */
   concurrency: external_exports.number().int().min(1).default(1),
   docker: DockerSchema.default({ network: "bridge", retries: 2, stopGraceSecs: 10 }),
+  slurm: SlurmSchema.default(SLURM_DEFAULTS),
   baseline: BaselineSchema.default({ source: "none" }),
   gate: GateSchema.default({ tolerance: 0.05, alpha: 0.05, failOn: "regression" })
 }).superRefine((c, ctx) => {
@@ -91621,6 +91660,44 @@ var ConfigSchema = external_exports.strictObject({
       path: ["agent", "image"],
       message: "the docker executor needs agent.image or agent.build"
     });
+  }
+  if (c.executor === "slurm") {
+    const s = c.slurm;
+    if (!s.sharedDir) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["slurm", "sharedDir"],
+        message: "the slurm executor needs slurm.sharedDir, a folder the runner and the nodes both see"
+      });
+    }
+    if (s.mode === "command" && c.agent.command === void 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["agent", "command"],
+        message: "slurm mode command needs agent.command"
+      });
+    }
+    if (s.mode !== "command" && !c.agent.image) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["agent", "image"],
+        message: `slurm mode ${s.mode} needs agent.image (an image the nodes can pull or read; agent.build is not used)`
+      });
+    }
+    if (s.mode === "pyxis" && c.agent.command === void 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["agent", "command"],
+        message: "slurm mode pyxis needs agent.command (srun runs a command in the image)"
+      });
+    }
+    if (s.poll.minSecs > s.poll.maxSecs) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["slurm", "poll", "minSecs"],
+        message: "must not exceed maxSecs"
+      });
+    }
   }
 });
 
