@@ -40,7 +40,7 @@ cpus=$(nproc)
 mem_mb=$(($(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 - 1024))
 [ "$mem_mb" -gt 8192 ] && mem_mb=8192
 
-cat >"$CONF/slurm.conf" <<EOF
+cat >"$DIR/slurm.conf.new" <<EOF
 $MARK
 ClusterName=medalist
 SlurmctldHost=$HOST
@@ -57,6 +57,8 @@ ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
+# Without it a job that names no --mem takes the whole node.
+DefMemPerCPU=512
 GresTypes=gpu
 JobAcctGatherType=jobacct_gather/linux
 JobAcctGatherFrequency=task=1
@@ -76,7 +78,7 @@ SlurmdTimeout=30
 NodeName=$HOST CPUs=$cpus RealMemory=$mem_mb Gres=gpu:1 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
-cat >"$CONF/gres.conf" <<EOF
+cat >"$DIR/gres.conf.new" <<EOF
 $MARK
 NodeName=$HOST Name=gpu File=$DIR/dev/nvidia0
 EOF
@@ -93,6 +95,16 @@ StorageUser=root
 StorageLoc=slurm_acct_db
 EOF
 chmod 600 "$CONF/slurmdbd.conf"
+# A changed slurm.conf or gres.conf reaches running daemons by `scontrol reconfigure` below.
+changed=0
+for f in slurm.conf gres.conf; do
+  if ! cmp -s "$DIR/$f.new" "$CONF/$f"; then
+    mv "$DIR/$f.new" "$CONF/$f"
+    changed=1
+  else
+    rm -f "$DIR/$f.new"
+  fi
+done
 
 # munge
 if ! pgrep -u munge -x munged >/dev/null; then
@@ -114,6 +126,10 @@ pgrep -x slurmdbd >/dev/null || /usr/sbin/slurmdbd
 for _ in $(seq 1 60); do sacctmgr -n list cluster >/dev/null 2>&1 && break; sleep 0.5; done
 sacctmgr -n list cluster format=cluster | grep -qw medalist || sacctmgr -i add cluster medalist >/dev/null
 
+if pgrep -x slurmctld >/dev/null && [ "$changed" = 1 ]; then
+  echo "slurm.conf changed: reconfiguring"
+  scontrol reconfigure
+fi
 pgrep -x slurmctld >/dev/null || /usr/sbin/slurmctld
 pgrep -x slurmd >/dev/null || /usr/sbin/slurmd
 

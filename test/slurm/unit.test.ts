@@ -26,7 +26,7 @@ function settings(
     limits: { time: 600, ...limits },
     slurm: { ...base.slurm, ...over },
   });
-  return slurmSettings(config, config.agent, "/repo", "login1:4242");
+  return slurmSettings(config, config.agent, "/repo", "login1:4242", "head-abc12345-xyz");
 }
 
 const spec: RunSpec = {

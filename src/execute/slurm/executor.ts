@@ -15,7 +15,7 @@ import { UserError } from "../../errors.js";
 import type { EnvironmentFacts, ExecutorBackend, OpenExecutor, SuiteContext } from "../lifecycle.js";
 import { runPaths, type ExecResult, type RunSpec } from "../types.js";
 import { sweepOrphans } from "./cleanup.js";
-import { FACTS_FILE, planJob, tokenPath } from "./job.js";
+import { FACTS_FILE, planJob } from "./job.js";
 import { spawnRunner, type CommandRunner } from "./runner.js";
 import { classify, parseFacts, parseJobId, phaseOf, type JobRecord, type NodeFacts } from "./sacct.js";
 import { slurmSettings, type SlurmSettings } from "./settings.js";
@@ -161,6 +161,15 @@ export class SlurmExecutor implements OpenExecutor {
     }
     if (!ended.job) {
       if (ended.cancelledByUs) return cancelled();
+      if (ended.timedOutByUs) {
+        return {
+          outcome: "timed_out",
+          exitCode: null,
+          durationMs: Date.now() - began,
+          error: `time limit of ${spec.timeLimitSecs}s reached: Medalist cancelled job ${jobId}, but sacct never confirmed that it ended`,
+          details,
+        };
+      }
       return infra(`lost track of Slurm job ${jobId}: sacct never reported it ended`, true);
     }
     const { job } = ended;
@@ -201,23 +210,26 @@ export class SlurmExecutor implements OpenExecutor {
       const timers: NodeJS.Timeout[] = [];
       const stop = (why: "timeout" | "cancel") => {
         if (timedOutByUs || cancelledByUs) return;
-        if (why === "timeout") timedOutByUs = true;
-        else cancelledByUs = true;
-        const grace = why === "timeout" ? s.stopGraceSecs : Math.min(s.stopGraceSecs, CANCEL_GRACE_SECS);
-        // SIGTERM to the batch shell and every step; then Slurm's own cancel (SIGTERM, KillWait, SIGKILL).
-        void this.runner.run("scancel", ["--full", "--signal=TERM", jobId]).then(() => this.tracker.nudge());
-        timers.push(
-          setTimeout(
-            () => void this.runner.run("scancel", [jobId]).then(() => this.tracker.nudge()),
-            grace * 1000,
-          ),
-        );
-        // Slurm never reporting the end must not hang the suite.
-        timers.push(setTimeout(() => finish(null), (grace + 60) * 1000));
-        if (why === "cancel") {
-          // A pending job has no processes to signal.
-          void this.runner.run("scancel", ["--state=PENDING", jobId]);
+        const again = (args: string[], afterSecs: number) =>
+          timers.push(
+            setTimeout(
+              () => void this.runner.run("scancel", args).then(() => this.tracker.nudge()),
+              afterSecs * 1000,
+            ),
+          );
+        if (why === "timeout") {
+          timedOutByUs = true;
+          // SIGTERM to the batch shell and every step; after the grace, Slurm's own cancel.
+          again(["--full", "--signal=TERM", jobId], 0);
+          again([jobId], s.stopGraceSecs);
+        } else {
+          cancelledByUs = true;
+          // Slurm's cancel (SIGTERM, KillWait, SIGKILL); SIGKILL from us if it is still there.
+          again([jobId], 0);
+          again(["--full", "--signal=KILL", jobId], CANCEL_GRACE_SECS);
         }
+        // Slurm never reporting the end must not hang the suite.
+        timers.push(setTimeout(() => finish(null), (s.stopGraceSecs + 60) * 1000));
       };
       const onAbort = () => stop("cancel");
       const finish = (job: JobRecord | null) => {
@@ -245,7 +257,7 @@ export class SlurmExecutor implements OpenExecutor {
     if (this.closed) return;
     this.closed = true;
     await this.cancelAll();
-    await unlink(tokenPath(this.settings.sharedDir, this.ctx.suiteId)).catch(() => {});
+    await unlink(this.settings.token).catch(() => {});
   }
 }
 
@@ -257,6 +269,7 @@ export async function openSlurm(ctx: SuiteContext, opts: SlurmOpenOptions = {}):
     ctx.agent,
     ctx.baseDir,
     opts.owner ?? `${os.hostname()}:${process.pid}`,
+    ctx.suiteId,
   );
   const { sharedDir } = settings;
   let isDir = false;
@@ -292,7 +305,7 @@ export async function openSlurm(ctx: SuiteContext, opts: SlurmOpenOptions = {}):
     );
   }
   try {
-    await writeFile(tokenPath(sharedDir, ctx.suiteId), `${ctx.suiteId}\n`);
+    await writeFile(settings.token, `${ctx.suiteId}\n`);
   } catch (e) {
     throw new UserError(`slurm.sharedDir: cannot write to ${sharedDir}: ${(e as Error).message}`, 1);
   }

@@ -1,6 +1,6 @@
 export { orphans, sweepOrphans } from "./cleanup.js";
 export { openSlurm, slurmBackend, SlurmExecutor, type SlurmOpenOptions } from "./executor.js";
-export { jobComment, jobName, parseComment, planJob, tokenPath, type JobPlan } from "./job.js";
+export { jobComment, jobName, parseComment, planJob, type JobPlan } from "./job.js";
 export { spawnRunner, type CommandResult, type CommandRunner } from "./runner.js";
 export { classify, parseJobId, parseSacct, phaseOf, type JobRecord } from "./sacct.js";
 export { slurmSettings, type SlurmSettings } from "./settings.js";

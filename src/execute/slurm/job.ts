@@ -39,11 +39,6 @@ export function parseComment(comment: string): { suite: string; run: string; own
   return m ? { suite: m[1], run: m[2], owner: m[3] } : null;
 }
 
-/** The shared folder's marker file for one suite: a node that cannot see it exits 97. */
-export function tokenPath(sharedDir: string, suiteId: string): string {
-  return `${sharedDir}/.medalist-shared-${suiteId.replace(/[^a-zA-Z0-9_.-]+/g, "-")}`;
-}
-
 export interface JobPlan {
   /** sbatch's arguments, the script path last. */
   args: string[];
@@ -131,11 +126,10 @@ function commandWords(command: string | string[] | undefined): string[] {
 
 function jobScript(spec: RunSpec, s: SlurmSettings, envNames: string[]): string {
   const p = runPaths(spec.runDir);
-  const token = tokenPath(s.sharedDir, spec.suiteId);
   const lines = [
     "#!/bin/sh",
     `# Medalist job for run ${spec.runId} of suite ${spec.suiteId} (generated).`,
-    `if [ ! -f ${sh(token)} ]; then`,
+    `if [ ! -f ${sh(s.token)} ]; then`,
     `  echo "[medalist] node $(hostname) does not see the shared folder "${sh(s.sharedDir)} >&2`,
     `  exit ${NO_SHARED_DIR_EXIT}`,
     "fi",

@@ -19,6 +19,8 @@ export interface SlurmSettings extends Omit<SlurmConfig, "sharedDir"> {
   stopGraceSecs: number;
   /** "<host>:<pid>" of this process, in every job's comment. */
   owner: string;
+  /** Marker file in sharedDir written at open: a node that cannot see it fails the job with 97. */
+  token: string;
 }
 
 export function slurmSettings(
@@ -26,11 +28,14 @@ export function slurmSettings(
   agent: AgentConfig,
   baseDir: string,
   owner: string,
+  suiteId: string,
 ): SlurmSettings {
   const { sharedDir, ...rest } = config.slurm;
+  const shared = resolve(baseDir, sharedDir ?? ".");
   return {
     ...rest,
-    sharedDir: resolve(baseDir, sharedDir ?? "."),
+    sharedDir: shared,
+    token: `${shared}/.medalist-shared-${suiteId.replace(/[^a-zA-Z0-9_.-]+/g, "-")}`,
     limits: config.limits,
     command: agent.command,
     cwd: resolve(baseDir, agent.cwd ?? "."),

@@ -1,0 +1,234 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { validateConfig } from "../../src/config/load.js";
+import type { SuiteContext } from "../../src/execute/lifecycle.js";
+import { schedule } from "../../src/execute/scheduler.js";
+import { openSlurm, type SlurmExecutor } from "../../src/execute/slurm/index.js";
+import type { ExecResult, RunSpec } from "../../src/execute/types.js";
+import { runSuite } from "../../src/suite/run.js";
+import { queuedJobs, requireSlurm, resumeNode, sacctState, scontrol, until } from "./helpers.js";
+
+// The tests share one single-node cluster: they run one after another (one file, sequential).
+const node = requireSlurm();
+const root = resolve(import.meta.dirname, "..", "..");
+const shared = mkdtempSync(join(tmpdir(), "medalist-slurm-shared-"));
+const dataDir = join(shared, "data");
+const opened: SlurmExecutor[] = [];
+let n = 0;
+
+const FAST = { poll: { minSecs: 0.5, maxSecs: 2 }, graceSecs: 60 };
+
+function configFor(extra: Record<string, unknown> = {}, slurm: Record<string, unknown> = {}) {
+  return validateConfig(
+    {
+      name: "slurm-test",
+      competitions: { include: ["toy-churn"] },
+      seeds: 1,
+      agent: { command: "node examples/agents/strong/agent.mjs" },
+      limits: { time: 60 },
+      dataDir,
+      executor: "slurm",
+      docker: { stopGraceSecs: 2, retries: 2, network: "bridge" },
+      slurm: { sharedDir: shared, ...FAST, ...slurm },
+      ...extra,
+    },
+    "test",
+  );
+}
+
+async function open(config: ReturnType<typeof configFor>, signal?: AbortSignal) {
+  const ctx: SuiteContext = {
+    config,
+    agent: config.agent,
+    baseDir: root,
+    suiteId: `t${process.pid}-${++n}-${Date.now().toString(36)}`,
+    label: "head",
+    log: () => {},
+    signal,
+  };
+  const ex = await openSlurm(ctx);
+  opened.push(ex);
+  return { ex, suiteId: ctx.suiteId };
+}
+
+/** A run folder and public data inside the shared folder. */
+function spec(suiteId: string, runId: string, over: Partial<RunSpec> = {}): RunSpec {
+  const publicDir = join(shared, "pub");
+  mkdirSync(publicDir, { recursive: true });
+  const runDir = join(shared, "runs", suiteId, runId);
+  mkdirSync(runDir, { recursive: true });
+  writeFileSync(join(runDir, "instructions.txt"), "x\n");
+  return {
+    runId,
+    suiteId,
+    competitionId: "toy-churn",
+    seed: 0,
+    publicDir,
+    runDir,
+    timeLimitSecs: 60,
+    env: {},
+    gpus: [],
+    ...over,
+  };
+}
+
+afterAll(async () => {
+  for (const ex of opened) await ex.close();
+  if (node) resumeNode(node);
+}, 60_000);
+
+describe.skipIf(!node)("executor slurm on a real cluster", () => {
+  it("runs a toy suite end to end with the same results as the local executor", async () => {
+    const extra = { competitions: { include: ["toy-churn", "toy-species"] }, seeds: 2, concurrency: 4 };
+    const slurmConfig = configFor(extra);
+    const { ex } = await open(slurmConfig);
+    const viaSlurm = await runSuite({
+      config: slurmConfig,
+      baseDir: root,
+      outDir: mkdtempSync(join(shared, "out-")),
+      label: "head",
+      executor: ex,
+    });
+    const local = await runSuite({
+      config: configFor({ ...extra, executor: "local" }),
+      baseDir: root,
+      outDir: mkdtempSync(join(tmpdir(), "medalist-local-")),
+      label: "head",
+    });
+    const view = (r: typeof local) =>
+      r.runs.map((x) => ({
+        id: x.runId,
+        outcome: x.outcome,
+        score: x.grade?.score,
+        medal: x.grade?.any_medal,
+      }));
+    expect(view(viaSlurm)).toEqual(view(local));
+    expect(viaSlurm.runs).toHaveLength(4);
+    expect(viaSlurm.runs.every((r) => r.outcome === "completed" && r.grade?.valid_submission)).toBe(true);
+    expect(viaSlurm.environment.executor).toBe("slurm");
+    expect(viaSlurm.runs[0].details).toMatchObject({ node, slurmState: "COMPLETED" });
+    expect(viaSlurm.runs[0].details.slurmJobId).toMatch(/^\d+$/);
+  }, 240_000);
+
+  it("stops a hanging agent at its time limit: timed_out, and no job left in squeue", async () => {
+    const config = configFor({ agent: { command: "trap '' TERM; while :; do sleep 1; done" } });
+    const { ex, suiteId } = await open(config);
+    const t0 = Date.now();
+    const r = await ex.execute(spec(suiteId, "hang", { timeLimitSecs: 3 }));
+    expect(r).toMatchObject({ outcome: "timed_out", error: expect.stringContaining("time limit of 3s") });
+    expect(Date.now() - t0).toBeLessThan(60_000);
+    // Slurm may still list it as COMPLETING for a moment while it reaps the processes.
+    await until(() => queuedJobs(`suite=${suiteId} `).length === 0, 15_000, "job gone from squeue");
+    expect(sacctState(r.details!.slurmJobId)).toMatch(/^CANCELLED/);
+  }, 120_000);
+
+  it("reports an agent over its memory limit as oom (memory enforced by Slurm's accounting)", async () => {
+    const config = configFor({
+      agent: { command: `python3 -c "a = bytearray(400 << 20); import time; time.sleep(10)"` },
+      limits: { time: 60, memory: "100m" },
+    });
+    const { ex, suiteId } = await open(config);
+    const r = await ex.execute(spec(suiteId, "hog"));
+    expect(r.outcome).toBe("oom");
+    expect(r.oomKilled).toBe(true);
+    expect(r.error).toMatch(/peak memory, over the 100 MiB limit/);
+  }, 120_000);
+
+  it("a node that goes down mid-run gives infra_error, and the caller's retry completes the run", async () => {
+    const agent =
+      'if [ ! -f "$CODE_DIR/.tried" ]; then touch "$CODE_DIR/.tried"; sleep 60; fi; exec node examples/agents/strong/agent.mjs';
+    const config = configFor({ agent: { command: agent } });
+    const { ex } = await open(config);
+    const lines: string[] = [];
+    const done = runSuite({
+      config,
+      baseDir: root,
+      outDir: mkdtempSync(join(shared, "out-")),
+      label: "head",
+      executor: ex,
+      log: (l) => lines.push(l),
+    });
+    // runSuite names its own suite id; the owner (this process) finds the job.
+    const mine = `owner=${hostname()}:${process.pid}`;
+    await until(() => queuedJobs(mine).some((l) => l.includes("|RUNNING|")), 60_000, "first job running");
+    scontrol("update", `nodename=${node}`, "state=down", "reason=medalist-test");
+    await until(() => lines.some((l) => l.includes("infrastructure error")), 60_000, "infra error seen");
+    // Slurm refuses to resume a node while it still reaps the killed job: try until it takes.
+    await until(
+      () => {
+        try {
+          resumeNode(node!);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      30_000,
+      "node resumed",
+    );
+    const results = await done;
+    const run = results.runs[0];
+    expect(lines.find((l) => l.includes("infrastructure error"))).toMatch(/Slurm ended the job: NODE_FAIL/);
+    expect(run).toMatchObject({ outcome: "completed", attempts: 2 });
+    expect(run.grade?.valid_submission).toBe(true);
+  }, 240_000);
+
+  it("cancelling the suite removes every job from squeue within 15 s", async () => {
+    const ac = new AbortController();
+    const config = configFor(
+      { agent: { command: "trap '' TERM; while :; do sleep 1; done" } },
+      { maxConcurrent: 3 },
+    );
+    const { ex, suiteId } = await open(config, ac.signal);
+    const results: ExecResult[] = [];
+    const tasks = ["a", "b", "c"].map((id) => ({ id, expectedSecs: 1, gpus: 0, cpus: 0 }));
+    const all = schedule(
+      tasks,
+      ex.resources,
+      async (t) => void results.push(await ex.execute(spec(suiteId, t.id), ac.signal)),
+      ac.signal,
+    );
+    // Two run on the 2-CPU node, the third waits in the queue.
+    await until(
+      () => queuedJobs(`suite=${suiteId} `).filter((l) => l.includes("|RUNNING|")).length >= 2,
+      60_000,
+      "2 running",
+    );
+    expect(queuedJobs(`suite=${suiteId} `)).toHaveLength(3);
+    const t0 = Date.now();
+    ac.abort();
+    await until(() => queuedJobs(`suite=${suiteId} `).length === 0, 15_000, "all jobs gone");
+    const gone = Date.now() - t0;
+    await all;
+    await ex.close();
+    expect(gone).toBeLessThan(15_000);
+    expect(results).toHaveLength(3);
+    expect(results.every((r) => r.cancelled === true && r.outcome === "infra_error")).toBe(true);
+    console.log(`[test/slurm] cancel: every job gone from squeue ${gone} ms after the abort`);
+  }, 120_000);
+
+  it("two runs asking for 1 GPU each on a 1-GPU node never overlap", async () => {
+    const agent =
+      'echo "$(date +%s.%N) $CUDA_VISIBLE_DEVICES" > "$LOGS_DIR/start"; sleep 3; date +%s.%N > "$LOGS_DIR/end"';
+    const config = configFor(
+      { agent: { command: agent }, limits: { time: 60, gpus: 1 } },
+      { maxConcurrent: 2 },
+    );
+    const { ex, suiteId } = await open(config);
+    const specs = [spec(suiteId, "g1"), spec(suiteId, "g2")];
+    const rs = await Promise.all(specs.map((s) => ex.execute(s)));
+    expect(rs.map((r) => r.outcome)).toEqual(["completed", "completed"]);
+    const span = specs.map((s) => {
+      const [start, cvd] = readFileSync(join(s.runDir, "logs", "start"), "utf8")
+        .trim()
+        .split(" ");
+      return { start: Number(start), end: Number(readFileSync(join(s.runDir, "logs", "end"), "utf8")), cvd };
+    });
+    expect(span.map((s) => s.cvd)).toEqual(["0", "0"]);
+    expect(rs.map((r) => r.details?.cudaVisibleDevices)).toEqual(["0", "0"]);
+    const [a, b] = span.sort((x, y) => x.start - y.start);
+    expect(b.start).toBeGreaterThanOrEqual(a.end);
+  }, 120_000);
+});
