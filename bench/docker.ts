@@ -45,7 +45,6 @@ export async function benchDocker(): Promise<string> {
     command: ["/bin/sh", "-c", AGENT],
     limits: {},
     network: "bridge",
-    retries: 0,
     stopGraceSecs: 1,
   });
   await ex.prepareImage();

@@ -13947,7 +13947,7 @@ var require_crypto = __commonJS({
       MAC_INFO,
       bindingAvailable: !!binding,
       init: (() => {
-        return new Promise(async (resolve11, reject) => {
+        return new Promise(async (resolve15, reject) => {
           try {
             POLY1305_WASM_MODULE = await require_poly1305()();
             POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
@@ -13959,7 +13959,7 @@ var require_crypto = __commonJS({
           } catch (ex) {
             return reject(ex);
           }
-          resolve11();
+          resolve15();
         });
       })(),
       NullCipher,
@@ -13977,7 +13977,7 @@ var require_keyParser = __commonJS({
     var {
       createDecipheriv,
       createECDH,
-      createHash: createHash8,
+      createHash: createHash9,
       createHmac,
       createSign,
       createVerify,
@@ -14665,11 +14665,11 @@ ${formatted}-----END ${type} KEY-----`;
                 );
               }
               const ivSlice = bufferSlice(cipherIV, 0, 8);
-              let cipherKey = createHash8("md5").update(passphrase).update(ivSlice).digest();
+              let cipherKey = createHash9("md5").update(passphrase).update(ivSlice).digest();
               while (cipherKey.length < encInfo.keyLen) {
                 cipherKey = combineBuffers(
                   cipherKey,
-                  createHash8("md5").update(cipherKey).update(passphrase).update(ivSlice).digest()
+                  createHash9("md5").update(cipherKey).update(passphrase).update(ivSlice).digest()
                 );
               }
               if (cipherKey.length > encInfo.keyLen)
@@ -14834,8 +14834,8 @@ ${formatted}-----END ${type} KEY-----`;
         if (encrypted) {
           const encInfo = CIPHER_INFO[cipherName];
           let cipherKey = combineBuffers(
-            createHash8("sha1").update(PPK_PP1).update(passphrase).digest(),
-            createHash8("sha1").update(PPK_PP2).update(passphrase).digest()
+            createHash9("sha1").update(PPK_PP1).update(passphrase).digest(),
+            createHash9("sha1").update(PPK_PP2).update(passphrase).digest()
           );
           if (cipherKey.length > encInfo.keyLen)
             cipherKey = bufferSlice(cipherKey, 0, encInfo.keyLen);
@@ -14875,7 +14875,7 @@ ${formatted}-----END ${type} KEY-----`;
           passphrase = EMPTY_PASSPHRASE;
         const calcMAC = createHmac(
           "sha1",
-          createHash8("sha1").update("putty-private-key-file-mac-key").update(passphrase).digest()
+          createHash9("sha1").update("putty-private-key-file-mac-key").update(passphrase).digest()
         ).update(macData).digest("hex");
         if (calcMAC !== mac3) {
           if (encrypted) {
@@ -15217,9 +15217,9 @@ var require_agent = __commonJS({
     "use strict";
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
-    var { resolve: resolve11 } = __require("path");
+    var { resolve: resolve15 } = __require("path");
     var { readFile: readFile2 } = __require("fs");
-    var { execFile: execFile2, spawn: spawn3 } = __require("child_process");
+    var { execFile: execFile2, spawn: spawn4 } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
     var {
       makeBufferParser,
@@ -15353,7 +15353,7 @@ var require_agent = __commonJS({
       const RET_ERR_BINSTDIN = 13;
       const RET_ERR_BINSTDOUT = 14;
       const RET_ERR_BADLEN = 15;
-      const EXEPATH = resolve11(__dirname, "..", "util/pagent.exe");
+      const EXEPATH = resolve15(__dirname, "..", "util/pagent.exe");
       const ERROR = {
         [RET_ERR_BADARGS]: new Error("Invalid pagent.exe arguments"),
         [RET_ERR_UNAVAILABLE]: new Error("Pageant is not running"),
@@ -15396,7 +15396,7 @@ var require_agent = __commonJS({
             return cb(new Error("Unexpected multiple agent requests"));
           this.buffer = null;
           let error62;
-          const proc = this.proc = spawn3(EXEPATH, [data.length]);
+          const proc = this.proc = spawn4(EXEPATH, [data.length]);
           proc.stdout.on("data", (data2) => {
             this.push(data2);
           });
@@ -17197,7 +17197,7 @@ var require_kex = __commonJS({
       createDiffieHellman,
       createDiffieHellmanGroup,
       createECDH,
-      createHash: createHash8,
+      createHash: createHash9,
       createPublicKey,
       diffieHellman,
       generateKeyPairSync,
@@ -17623,7 +17623,7 @@ var require_kex = __commonJS({
               DISCONNECT_REASON.KEY_EXCHANGE_FAILED
             );
           }
-          const hash2 = createHash8(this.hashName);
+          const hash2 = createHash9(this.hashName);
           hashString2(hash2, isServer ? this._remoteIdentRaw : this._identRaw);
           hashString2(hash2, isServer ? this._identRaw : this._remoteIdentRaw);
           hashString2(hash2, isServer ? this._remoteKexinit : this._kexinit);
@@ -18631,9 +18631,9 @@ var require_kex = __commonJS({
     function generateKEXVal(len, hashName, secret, exchangeHash, sessionID, char) {
       let ret;
       if (len) {
-        let digest = createHash8(hashName).update(secret).update(exchangeHash).update(char).update(sessionID).digest();
+        let digest = createHash9(hashName).update(secret).update(exchangeHash).update(char).update(sessionID).digest();
         while (digest.length < len) {
-          const chunk = createHash8(hashName).update(secret).update(exchangeHash).update(digest).digest();
+          const chunk = createHash9(hashName).update(secret).update(exchangeHash).update(digest).digest();
           const extended2 = Buffer.allocUnsafe(digest.length + chunk.length);
           extended2.set(digest, 0);
           extended2.set(chunk, digest.length);
@@ -24068,7 +24068,7 @@ var require_client = __commonJS({
   "node_modules/ssh2/lib/client.js"(exports, module) {
     "use strict";
     var {
-      createHash: createHash8,
+      createHash: createHash9,
       getHashes,
       randomFillSync
     } = __require("crypto");
@@ -24290,7 +24290,7 @@ var require_client = __commonJS({
           }
           hostVerifier = (key, verify) => {
             if (hashAlgo)
-              key = createHash8(hashAlgo).update(key).digest("hex");
+              key = createHash9(hashAlgo).update(key).digest("hex");
             const ret = hashCb(key, verify);
             if (ret !== void 0)
               verify(ret);
@@ -27767,7 +27767,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join18(s) {
+        value: function join21(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -29144,14 +29144,14 @@ var require_async_iterator = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve11 = iter[kLastResolve];
-      if (resolve11 !== null) {
+      var resolve15 = iter[kLastResolve];
+      if (resolve15 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve11(createIterResult(data, false));
+          resolve15(createIterResult(data, false));
         }
       }
     }
@@ -29159,13 +29159,13 @@ var require_async_iterator = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve11, reject) {
+      return function(resolve15, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve11(createIterResult(void 0, true));
+            resolve15(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve11, reject);
+          iter[kHandlePromise](resolve15, reject);
         }, reject);
       };
     }
@@ -29185,12 +29185,12 @@ var require_async_iterator = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve11, reject) {
+          return new Promise(function(resolve15, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve11(createIterResult(void 0, true));
+                resolve15(createIterResult(void 0, true));
               }
             });
           });
@@ -29213,13 +29213,13 @@ var require_async_iterator = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve11, reject) {
+      return new Promise(function(resolve15, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve11(createIterResult(void 0, true));
+          resolve15(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -29241,15 +29241,15 @@ var require_async_iterator = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve11, reject) {
+        value: function value(resolve15, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve11(createIterResult(data, false));
+            resolve15(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve11;
+            iterator[kLastResolve] = resolve15;
             iterator[kLastReject] = reject;
           }
         },
@@ -29268,12 +29268,12 @@ var require_async_iterator = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve11 = iterator[kLastResolve];
-        if (resolve11 !== null) {
+        var resolve15 = iterator[kLastResolve];
+        if (resolve15 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve11(createIterResult(void 0, true));
+          resolve15(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -29288,7 +29288,7 @@ var require_async_iterator = __commonJS({
 var require_from = __commonJS({
   "node_modules/docker-modem/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve11, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve15, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -29297,7 +29297,7 @@ var require_from = __commonJS({
         return;
       }
       if (info.done) {
-        resolve11(value);
+        resolve15(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -29305,13 +29305,13 @@ var require_from = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve11, reject) {
+        return new Promise(function(resolve15, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve15, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve15, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -30891,7 +30891,7 @@ var require_has_flag = __commonJS({
 var require_supports_color = __commonJS({
   "node_modules/supports-color/index.js"(exports, module) {
     "use strict";
-    var os5 = __require("os");
+    var os7 = __require("os");
     var tty = __require("tty");
     var hasFlag = require_has_flag();
     var { env } = process;
@@ -30939,7 +30939,7 @@ var require_supports_color = __commonJS({
         return min;
       }
       if (process.platform === "win32") {
-        const osRelease = os5.release().split(".");
+        const osRelease = os7.release().split(".");
         if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -31219,8 +31219,8 @@ var require_modem = __commonJS({
     var utils = require_utils();
     var util = __require("util");
     var splitca = require_split_ca();
-    var os5 = __require("os");
-    var isWin = os5.type() === "Windows_NT";
+    var os7 = __require("os");
+    var isWin = os7.type() === "Windows_NT";
     var stream = __require("stream");
     var defaultOpts = function() {
       var host;
@@ -31271,11 +31271,11 @@ var require_modem = __commonJS({
       return opts;
     };
     var findDefaultUnixSocket = function() {
-      return new Promise(function(resolve11) {
-        var userDockerSocket = path4.join(os5.homedir(), ".docker", "run", "docker.sock");
+      return new Promise(function(resolve15) {
+        var userDockerSocket = path4.join(os7.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
-          if (err) resolve11("/var/run/docker.sock");
-          else resolve11(userDockerSocket);
+          if (err) resolve15("/var/run/docker.sock");
+          else resolve15(userDockerSocket);
         });
       });
     };
@@ -31936,7 +31936,7 @@ var require_chownr = __commonJS({
     } : (path5, uid, gid) => lchownSync(path5, uid, gid);
     var nodeVersion = process.version;
     var readdir3 = (path5, options2, cb) => fs.readdir(path5, options2, cb);
-    var readdirSync7 = (path5, options2) => fs.readdirSync(path5, options2);
+    var readdirSync8 = (path5, options2) => fs.readdirSync(path5, options2);
     if (/^v4\./.test(nodeVersion))
       readdir3 = (path5, options2, cb) => fs.readdir(path5, cb);
     var chown = (cpath, uid, gid, cb) => {
@@ -32007,7 +32007,7 @@ var require_chownr = __commonJS({
     var chownrSync = (p, uid, gid) => {
       let children;
       try {
-        children = readdirSync7(p, { withFileTypes: true });
+        children = readdirSync8(p, { withFileTypes: true });
       } catch (er) {
         if (er.code === "ENOENT")
           return;
@@ -32156,7 +32156,7 @@ var require_buffer_list2 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join18(s) {
+        value: function join21(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -33184,14 +33184,14 @@ var require_async_iterator2 = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve11 = iter[kLastResolve];
-      if (resolve11 !== null) {
+      var resolve15 = iter[kLastResolve];
+      if (resolve15 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve11(createIterResult(data, false));
+          resolve15(createIterResult(data, false));
         }
       }
     }
@@ -33199,13 +33199,13 @@ var require_async_iterator2 = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve11, reject) {
+      return function(resolve15, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve11(createIterResult(void 0, true));
+            resolve15(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve11, reject);
+          iter[kHandlePromise](resolve15, reject);
         }, reject);
       };
     }
@@ -33225,12 +33225,12 @@ var require_async_iterator2 = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve11, reject) {
+          return new Promise(function(resolve15, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve11(createIterResult(void 0, true));
+                resolve15(createIterResult(void 0, true));
               }
             });
           });
@@ -33253,13 +33253,13 @@ var require_async_iterator2 = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve11, reject) {
+      return new Promise(function(resolve15, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve11(createIterResult(void 0, true));
+          resolve15(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -33281,15 +33281,15 @@ var require_async_iterator2 = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve11, reject) {
+        value: function value(resolve15, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve11(createIterResult(data, false));
+            resolve15(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve11;
+            iterator[kLastResolve] = resolve15;
             iterator[kLastReject] = reject;
           }
         },
@@ -33308,12 +33308,12 @@ var require_async_iterator2 = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve11 = iterator[kLastResolve];
-        if (resolve11 !== null) {
+        var resolve15 = iterator[kLastResolve];
+        if (resolve15 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve11(createIterResult(void 0, true));
+          resolve15(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -33328,7 +33328,7 @@ var require_async_iterator2 = __commonJS({
 var require_from2 = __commonJS({
   "node_modules/bl/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve11, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve15, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -33337,7 +33337,7 @@ var require_from2 = __commonJS({
         return;
       }
       if (info.done) {
-        resolve11(value);
+        resolve15(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -33345,13 +33345,13 @@ var require_from2 = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve11, reject) {
+        return new Promise(function(resolve15, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve15, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve15, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -35146,7 +35146,7 @@ var require_buffer_list3 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join18(s) {
+        value: function join21(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -36174,14 +36174,14 @@ var require_async_iterator3 = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve11 = iter[kLastResolve];
-      if (resolve11 !== null) {
+      var resolve15 = iter[kLastResolve];
+      if (resolve15 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve11(createIterResult(data, false));
+          resolve15(createIterResult(data, false));
         }
       }
     }
@@ -36189,13 +36189,13 @@ var require_async_iterator3 = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve11, reject) {
+      return function(resolve15, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve11(createIterResult(void 0, true));
+            resolve15(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve11, reject);
+          iter[kHandlePromise](resolve15, reject);
         }, reject);
       };
     }
@@ -36215,12 +36215,12 @@ var require_async_iterator3 = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve11, reject) {
+          return new Promise(function(resolve15, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve11(createIterResult(void 0, true));
+                resolve15(createIterResult(void 0, true));
               }
             });
           });
@@ -36243,13 +36243,13 @@ var require_async_iterator3 = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve11, reject) {
+      return new Promise(function(resolve15, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve11(createIterResult(void 0, true));
+          resolve15(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -36271,15 +36271,15 @@ var require_async_iterator3 = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve11, reject) {
+        value: function value(resolve15, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve11(createIterResult(data, false));
+            resolve15(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve11;
+            iterator[kLastResolve] = resolve15;
             iterator[kLastReject] = reject;
           }
         },
@@ -36298,12 +36298,12 @@ var require_async_iterator3 = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve11 = iterator[kLastResolve];
-        if (resolve11 !== null) {
+        var resolve15 = iterator[kLastResolve];
+        if (resolve15 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve11(createIterResult(void 0, true));
+          resolve15(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -36318,7 +36318,7 @@ var require_async_iterator3 = __commonJS({
 var require_from3 = __commonJS({
   "node_modules/tar-fs/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve11, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve15, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -36327,7 +36327,7 @@ var require_from3 = __commonJS({
         return;
       }
       if (info.done) {
-        resolve11(value);
+        resolve15(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -36335,13 +36335,13 @@ var require_from3 = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve11, reject) {
+        return new Promise(function(resolve15, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve15, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve15, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -38166,8 +38166,8 @@ var require_tar_fs = __commonJS({
     var mkdirp = require_mkdirp_classic();
     var fs = __require("fs");
     var path4 = __require("path");
-    var os5 = __require("os");
-    var win32 = os5.platform() === "win32";
+    var os7 = __require("os");
+    var win32 = os7.platform() === "win32";
     var DOTDOT_LEADING = 1;
     var DOTDOT_NONE = 2;
     var noop = function() {
@@ -38634,12 +38634,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -38664,12 +38664,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -38693,12 +38693,12 @@ var require_exec = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -38763,12 +38763,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -38793,12 +38793,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -38824,12 +38824,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -38853,12 +38853,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -38881,12 +38881,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -38910,12 +38910,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -38941,12 +38941,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -38974,12 +38974,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39003,12 +39003,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39035,12 +39035,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39065,12 +39065,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39096,12 +39096,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39128,12 +39128,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(new Exec(self2.modem, data.Id));
+            resolve15(new Exec(self2.modem, data.Id));
           });
         });
       } else {
@@ -39161,12 +39161,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39193,12 +39193,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39224,12 +39224,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39255,12 +39255,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39285,12 +39285,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39317,12 +39317,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, stream) {
             if (err) {
               return reject(err);
             }
-            resolve11(stream);
+            resolve15(stream);
           });
         });
       } else {
@@ -39347,12 +39347,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39379,12 +39379,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39410,12 +39410,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39441,12 +39441,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39472,12 +39472,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39504,12 +39504,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39534,12 +39534,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39568,12 +39568,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39611,12 +39611,12 @@ var require_image = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39640,12 +39640,12 @@ var require_image = __commonJS({
         authconfig: args.opts ? args.opts.authconfig : void 0
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(fopts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39667,12 +39667,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39694,12 +39694,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39731,12 +39731,12 @@ var require_image = __commonJS({
       };
       delete optsf.options.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39763,12 +39763,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39793,12 +39793,12 @@ var require_image = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39836,12 +39836,12 @@ var require_volume = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39866,12 +39866,12 @@ var require_volume = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39909,12 +39909,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39940,12 +39940,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -39970,12 +39970,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40000,12 +40000,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40043,12 +40043,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40072,12 +40072,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40112,12 +40112,12 @@ var require_service = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40143,12 +40143,12 @@ var require_service = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40187,12 +40187,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40216,12 +40216,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40247,12 +40247,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40284,12 +40284,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40312,12 +40312,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40340,12 +40340,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40369,12 +40369,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40399,12 +40399,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40434,12 +40434,12 @@ var require_plugin = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40478,12 +40478,12 @@ var require_secret = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40509,12 +40509,12 @@ var require_secret = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40539,12 +40539,12 @@ var require_secret = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40583,12 +40583,12 @@ var require_config = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40613,12 +40613,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40644,12 +40644,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40690,12 +40690,12 @@ var require_task = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40722,12 +40722,12 @@ var require_task = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40765,12 +40765,12 @@ var require_node3 = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40797,12 +40797,12 @@ var require_node3 = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -40826,12 +40826,12 @@ var require_node3 = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -41401,7 +41401,7 @@ var require_call_credentials = __commonJS({
           if (isCurrentOauth2Client(googleCredentials)) {
             getHeaders = googleCredentials.getRequestHeaders(options2.service_url);
           } else {
-            getHeaders = new Promise((resolve11, reject) => {
+            getHeaders = new Promise((resolve15, reject) => {
               googleCredentials.getRequestMetadata(options2.service_url, (err, headers) => {
                 if (err) {
                   reject(err);
@@ -41411,7 +41411,7 @@ var require_call_credentials = __commonJS({
                   reject(new Error("Headers not set by metadata plugin"));
                   return;
                 }
-                resolve11(headers);
+                resolve15(headers);
               });
             });
           }
@@ -41467,10 +41467,10 @@ var require_call_credentials = __commonJS({
         this.metadataGenerator = metadataGenerator;
       }
       generateMetadata(options2) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve15, reject) => {
           this.metadataGenerator(options2, (err, metadata) => {
             if (metadata !== void 0) {
-              resolve11(metadata);
+              resolve15(metadata);
             } else {
               reject(err);
             }
@@ -41855,14 +41855,14 @@ var require_channel_credentials = __commonJS({
       }
       connect(socket) {
         const tlsConnectOptions = Object.assign({ socket }, this.connectionOptions);
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve15, reject) => {
           const tlsSocket = (0, tls_1.connect)(tlsConnectOptions, () => {
             var _a3;
             if (((_a3 = this.connectionOptions.rejectUnauthorized) !== null && _a3 !== void 0 ? _a3 : true) && !tlsSocket.authorized) {
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve11({
+            resolve15({
               socket: tlsSocket,
               secure: true
             });
@@ -41981,8 +41981,8 @@ var require_channel_credentials = __commonJS({
         if (this.hasReceivedUpdates()) {
           return Promise.resolve(this.getLatestSecureContext());
         } else {
-          return new Promise((resolve11) => {
-            this.secureContextWatchers.push(resolve11);
+          return new Promise((resolve15) => {
+            this.secureContextWatchers.push(resolve15);
           });
         }
       }
@@ -42015,7 +42015,7 @@ var require_channel_credentials = __commonJS({
         this.callCredentials = callCredentials;
       }
       connect(socket) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve15, reject) => {
           const secureContext = this.parent.getLatestSecureContext();
           if (!secureContext) {
             reject(new Error("Failed to load credentials"));
@@ -42040,7 +42040,7 @@ var require_channel_credentials = __commonJS({
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve11({
+            resolve15({
               socket: tlsSocket,
               secure: true
             });
@@ -42195,7 +42195,7 @@ var require_service_config = __commonJS({
     exports.validateRetryThrottling = validateRetryThrottling;
     exports.validateServiceConfig = validateServiceConfig;
     exports.extractAndSelectServiceConfig = extractAndSelectServiceConfig;
-    var os5 = __require("os");
+    var os7 = __require("os");
     var constants_1 = require_constants2();
     var DURATION_REGEX = /^\d+(\.\d{1,9})?s$/;
     var CLIENT_LANGUAGE_STRING = "node";
@@ -42494,7 +42494,7 @@ var require_service_config = __commonJS({
         if (Array.isArray(validatedConfig.clientHostname)) {
           let hostnameMatched = false;
           for (const hostname4 of validatedConfig.clientHostname) {
-            if (hostname4 === os5.hostname()) {
+            if (hostname4 === os7.hostname()) {
               hostnameMatched = true;
             }
           }
@@ -45634,7 +45634,7 @@ var require_aspromise = __commonJS({
       var params = new Array(arguments.length - 1), offset = 0, index = 2, pending = true;
       while (index < arguments.length)
         params[offset++] = arguments[index++];
-      return new Promise(function executor(resolve11, reject) {
+      return new Promise(function executor(resolve15, reject) {
         params[offset] = function callback(err) {
           if (pending) {
             pending = false;
@@ -45644,7 +45644,7 @@ var require_aspromise = __commonJS({
               var params2 = new Array(arguments.length - 1), offset2 = 0;
               while (offset2 < params2.length)
                 params2[offset2++] = arguments[offset2];
-              resolve11.apply(null, params2);
+              resolve15.apply(null, params2);
             }
           }
         };
@@ -48167,13 +48167,13 @@ var require_path = __commonJS({
   "node_modules/@protobufjs/path/index.js"(exports) {
     "use strict";
     var path4 = exports;
-    var isAbsolute = (
+    var isAbsolute2 = (
       /**
        * Tests if the specified path is absolute.
        * @param {string} path Path to test
        * @returns {boolean} `true` if path is absolute
        */
-      path4.isAbsolute = function isAbsolute2(path5) {
+      path4.isAbsolute = function isAbsolute3(path5) {
         return /^(?:\/|\w+:)/.test(path5);
       }
     );
@@ -48185,7 +48185,7 @@ var require_path = __commonJS({
        */
       path4.normalize = function normalize2(path5) {
         path5 = path5.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
-        var parts = path5.split("/"), absolute = isAbsolute(path5), prefix = "";
+        var parts = path5.split("/"), absolute = isAbsolute2(path5), prefix = "";
         if (absolute)
           prefix = parts.shift() + "/";
         for (var i = 0; i < parts.length; ) {
@@ -48204,10 +48204,10 @@ var require_path = __commonJS({
         return prefix + parts.join("/");
       }
     );
-    path4.resolve = function resolve11(originPath, includePath, alreadyNormalized) {
+    path4.resolve = function resolve15(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize(includePath);
-      if (isAbsolute(includePath))
+      if (isAbsolute2(includePath))
         return includePath;
       if (!alreadyNormalized)
         originPath = normalize(originPath);
@@ -48561,7 +48561,7 @@ var require_mapfield = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    MapField.prototype.resolve = function resolve11() {
+    MapField.prototype.resolve = function resolve15() {
       if (this.resolved)
         return this;
       if (types.mapKey[this.keyType] === void 0)
@@ -48638,7 +48638,7 @@ var require_method = __commonJS({
         this.parsedOptions
       ]);
     };
-    Method.prototype.resolve = function resolve11() {
+    Method.prototype.resolve = function resolve15() {
       if (this.resolved)
         return this;
       this.resolvedRequestType = this.parent.lookupType(this.requestType);
@@ -50256,7 +50256,7 @@ var require_field = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    Field.prototype.resolve = function resolve11() {
+    Field.prototype.resolve = function resolve15() {
       if (this.resolved)
         return this;
       if ((this.typeDefault = types.defaults[this.type]) === void 0) {
@@ -50529,7 +50529,7 @@ var require_object = __commonJS({
       this.parent = null;
       this.resolved = false;
     };
-    ReflectionObject.prototype.resolve = function resolve11() {
+    ReflectionObject.prototype.resolve = function resolve15() {
       if (this.resolved)
         return this;
       if (this.root instanceof Root)
@@ -55501,18 +55501,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve15, reject) => {
           zlib.deflate(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve11(output2);
+              resolve15(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve15, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createInflate();
@@ -55534,7 +55534,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve11(Buffer.concat(messageParts));
+            resolve15(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -55547,18 +55547,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve15, reject) => {
           zlib.gzip(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve11(output2);
+              resolve15(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve15, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createGunzip();
@@ -55580,7 +55580,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve11(Buffer.concat(messageParts));
+            resolve15(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -56930,7 +56930,7 @@ var require_http_proxy = __commonJS({
       options2.headers = headers;
       const proxyAddressString = (0, subchannel_address_1.subchannelAddressToString)(address);
       trace("Using proxy " + proxyAddressString + " to connect to " + options2.path);
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve15, reject) => {
         const request = http2.request(options2);
         request.once("connect", (res, socket, head) => {
           request.removeAllListeners();
@@ -56941,7 +56941,7 @@ var require_http_proxy = __commonJS({
               socket.unshift(head);
             }
             trace("Successfully established a plaintext connection to " + options2.path + " through proxy " + proxyAddressString);
-            resolve11(socket);
+            resolve15(socket);
           } else {
             (0, logging_1.log)(constants_1.LogVerbosity.ERROR, "Failed to connect to " + options2.path + " through proxy " + proxyAddressString + " with status " + res.statusCode);
             reject();
@@ -57050,7 +57050,7 @@ var require_subchannel_call = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.Http2SubchannelCall = void 0;
     var http2 = __require("http2");
-    var os5 = __require("os");
+    var os7 = __require("os");
     var constants_1 = require_constants2();
     var metadata_1 = require_metadata();
     var stream_decoder_1 = require_stream_decoder();
@@ -57058,7 +57058,7 @@ var require_subchannel_call = __commonJS({
     var constants_2 = require_constants2();
     var TRACER_NAME = "subchannel_call";
     function getSystemErrorName(errno) {
-      for (const [name2, num2] of Object.entries(os5.constants.errno)) {
+      for (const [name2, num2] of Object.entries(os7.constants.errno)) {
         if (num2 === errno) {
           return name2;
         }
@@ -57929,7 +57929,7 @@ var require_transport = __commonJS({
         if (secureConnectResult.socket.closed) {
           return Promise.reject("Connection closed before starting HTTP/2 handshake");
         }
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve15, reject) => {
           var _a3, _b, _c, _d, _e, _f, _g, _h;
           let remoteName = null;
           let realTarget = this.channelTarget;
@@ -58000,7 +58000,7 @@ var require_transport = __commonJS({
             session.removeAllListeners();
             secureConnectResult.socket.removeListener("close", closeHandler);
             secureConnectResult.socket.removeListener("error", errorHandler);
-            resolve11(new Http2Transport(session, address, options2, remoteName));
+            resolve15(new Http2Transport(session, address, options2, remoteName));
             this.session = null;
           });
           session.once("close", closeHandler);
@@ -58014,7 +58014,7 @@ var require_transport = __commonJS({
           if (proxiedSocket) {
             return proxiedSocket;
           } else {
-            return new Promise((resolve11, reject) => {
+            return new Promise((resolve15, reject) => {
               const closeCallback = () => {
                 reject(new Error("Socket closed"));
               };
@@ -58024,7 +58024,7 @@ var require_transport = __commonJS({
               const socket = net.connect(address, () => {
                 socket.removeListener("close", closeCallback);
                 socket.removeListener("error", errorCallback);
-                resolve11(socket);
+                resolve15(socket);
               });
               socket.once("close", closeCallback);
               socket.once("error", errorCallback);
@@ -61476,7 +61476,7 @@ var require_server_interceptors = __commonJS({
           } else {
             decompresser = zlib.createGunzip();
           }
-          return new Promise((resolve11, reject) => {
+          return new Promise((resolve15, reject) => {
             let totalLength = 0;
             const messageParts = [];
             decompresser.on("error", (error62) => {
@@ -61497,7 +61497,7 @@ var require_server_interceptors = __commonJS({
               }
             });
             decompresser.on("end", () => {
-              resolve11(Buffer.concat(messageParts));
+              resolve15(Buffer.concat(messageParts));
             });
             decompresser.write(messageContents);
             decompresser.end();
@@ -62108,10 +62108,10 @@ var require_server2 = __commonJS({
         bindOneAddress(address, boundPortObject) {
           this.trace("Attempting to bind " + (0, subchannel_address_1.subchannelAddressToString)(address));
           const http2Server = this.createHttp2Server(boundPortObject.credentials);
-          return new Promise((resolve11, reject) => {
+          return new Promise((resolve15, reject) => {
             const onError = (err) => {
               this.trace("Failed to bind " + (0, subchannel_address_1.subchannelAddressToString)(address) + " with error " + err.message);
-              resolve11({
+              resolve15({
                 port: "port" in address ? address.port : 1,
                 error: err.message
               });
@@ -62139,7 +62139,7 @@ var require_server2 = __commonJS({
               });
               boundPortObject.listeningServers.add(http2Server);
               this.trace("Successfully bound " + (0, subchannel_address_1.subchannelAddressToString)(boundSubchannelAddress));
-              resolve11({
+              resolve15({
                 port: "port" in boundSubchannelAddress ? boundSubchannelAddress.port : 1
               });
               http2Server.removeListener("error", onError);
@@ -62192,7 +62192,7 @@ var require_server2 = __commonJS({
           }
         }
         resolvePort(port) {
-          return new Promise((resolve11, reject) => {
+          return new Promise((resolve15, reject) => {
             let seenResolution = false;
             const resolverListener = (endpointList, attributes, serviceConfig, resolutionNote) => {
               if (seenResolution) {
@@ -62208,7 +62208,7 @@ var require_server2 = __commonJS({
                 reject(new Error(`No addresses resolved for port ${port}`));
                 return true;
               }
-              resolve11(addressList);
+              resolve15(addressList);
               return true;
             };
             const resolver = (0, resolver_1.createResolver)(port, resolverListener, this.options);
@@ -65957,12 +65957,12 @@ var require_docker = __commonJS({
       };
       delete opts.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(self2.getContainer(data.Id));
+            resolve15(self2.getContainer(data.Id));
           });
         });
       } else {
@@ -65995,12 +65995,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66028,12 +66028,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66064,12 +66064,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66092,12 +66092,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66162,12 +66162,12 @@ var require_docker = __commonJS({
         }
       }
       if (callback === void 0) {
-        return new self2.modem.Promise(function(resolve11, reject) {
+        return new self2.modem.Promise(function(resolve15, reject) {
           dialWithSession(function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66226,12 +66226,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66255,12 +66255,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66285,12 +66285,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66313,12 +66313,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66344,12 +66344,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66372,12 +66372,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66404,12 +66404,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(self2.getSecret(data.ID));
+            resolve15(self2.getSecret(data.ID));
           });
         });
       } else {
@@ -66437,12 +66437,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(self2.getConfig(data.ID));
+            resolve15(self2.getConfig(data.ID));
           });
         });
       } else {
@@ -66466,12 +66466,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66494,12 +66494,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66524,12 +66524,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(self2.getPlugin(args.opts.name));
+            resolve15(self2.getPlugin(args.opts.name));
           });
         });
       } else {
@@ -66553,12 +66553,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66581,12 +66581,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66608,12 +66608,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66636,12 +66636,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66664,12 +66664,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66692,12 +66692,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66723,12 +66723,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(self2.getVolume(data.Name));
+            resolve15(self2.getVolume(data.Name));
           });
         });
       } else {
@@ -66760,12 +66760,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(self2.getService(data.ID || data.Id));
+            resolve15(self2.getService(data.ID || data.Id));
           });
         });
       } else {
@@ -66790,12 +66790,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66821,12 +66821,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(self2.getNetwork(data.Id));
+            resolve15(self2.getNetwork(data.Id));
           });
         });
       } else {
@@ -66851,12 +66851,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66879,12 +66879,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66906,12 +66906,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66933,12 +66933,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66960,12 +66960,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -66987,12 +66987,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -67016,12 +67016,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -67148,7 +67148,7 @@ var require_docker = __commonJS({
       };
       extend2(optsc, createOptions);
       var containero;
-      return new this.modem.Promise(function(resolve11, reject) {
+      return new this.modem.Promise(function(resolve15, reject) {
         self2.createContainer(optsc).then(function(container) {
           containero = container;
           return container.attach({
@@ -67181,7 +67181,7 @@ var require_docker = __commonJS({
         }).then(function(data) {
           return containero.wait();
         }).then(function(data) {
-          resolve11([data, containero]);
+          resolve15([data, containero]);
         }).catch(function(err) {
           reject(err);
         });
@@ -67202,12 +67202,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -67231,12 +67231,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -67259,12 +67259,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -67288,12 +67288,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -67316,12 +67316,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve11, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve11(data);
+            resolve15(data);
           });
         });
       } else {
@@ -67857,34 +67857,34 @@ var require_yauzl = __commonJS({
     exports.LocalFileHeader = LocalFileHeader;
     exports.RandomAccessReader = RandomAccessReader;
     function openPromise(path4, options2) {
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve15, reject) => {
         open2(path4, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve11(zipfile);
+          resolve15(zipfile);
         });
       });
     }
     function fromFdPromise(fd, options2) {
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve15, reject) => {
         fromFd(fd, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve11(zipfile);
+          resolve15(zipfile);
         });
       });
     }
     function fromBufferPromise(buffer, options2) {
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve15, reject) => {
         fromBuffer(buffer, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve11(zipfile);
+          resolve15(zipfile);
         });
       });
     }
     function fromRandomAccessReaderPromise(reader, totalSize2, options2) {
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve15, reject) => {
         fromRandomAccessReader(reader, totalSize2, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve11(zipfile);
+          resolve15(zipfile);
         });
       });
     }
@@ -68168,15 +68168,15 @@ var require_yauzl = __commonJS({
         if (self2.autoClose) self2.close();
       }
       function onEntry(entry) {
-        let { resolve: resolve11 } = pendingResolveReject;
+        let { resolve: resolve15 } = pendingResolveReject;
         pendingResolveReject = null;
-        resolve11({ value: entry });
+        resolve15({ value: entry });
       }
       function onEnd() {
-        let { resolve: resolve11 } = pendingResolveReject;
+        let { resolve: resolve15 } = pendingResolveReject;
         pendingResolveReject = null;
         cleanup();
-        resolve11({ done: true });
+        resolve15({ done: true });
       }
       function onError(err) {
         let { reject } = pendingResolveReject;
@@ -68189,9 +68189,9 @@ var require_yauzl = __commonJS({
           return this;
         },
         next() {
-          const promise2 = new Promise((resolve11, reject) => {
+          const promise2 = new Promise((resolve15, reject) => {
             if (pendingResolveReject != null) throw new Error("next() called before previous Promise was resolved.");
-            pendingResolveReject = { resolve: resolve11, reject };
+            pendingResolveReject = { resolve: resolve15, reject };
           });
           self2.readEntry();
           return promise2;
@@ -68380,26 +68380,26 @@ var require_yauzl = __commonJS({
       });
     };
     ZipFile.prototype.openReadStreamPromise = function(entry, options2) {
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve15, reject) => {
         this.openReadStream(entry, options2, function(err, readStream) {
           if (err) return reject(err);
-          resolve11(readStream);
+          resolve15(readStream);
         });
       });
     };
     ZipFile.prototype.openReadStreamLowLevelPromise = function(fileDataStart, compressedSize, relativeStart, relativeEnd, decompress, uncompressedSize) {
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve15, reject) => {
         this.openReadStream(fileDataStart, compressedSize, relativeStart, relativeEnd, decompress, uncompressedSize, function(err, readStream) {
           if (err) return reject(err);
-          resolve11(readStream);
+          resolve15(readStream);
         });
       });
     };
     ZipFile.prototype.readLocalFileHeaderPromise = function(entry, options2) {
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve15, reject) => {
         this.readLocalFileHeader(entry, options2, function(err, localFileHeader) {
           if (err) return reject(err);
-          resolve11(localFileHeader);
+          resolve15(localFileHeader);
         });
       });
     };
@@ -71760,8 +71760,8 @@ function numberOption(value, flag, allowNaN = false) {
 }
 
 // src/cli/commands/run.ts
-import { mkdirSync as mkdirSync10, writeFileSync as writeFileSync7 } from "node:fs";
-import { join as join15, resolve as resolve6, dirname as dirname7 } from "node:path";
+import { mkdirSync as mkdirSync11 } from "node:fs";
+import { join as join18, resolve as resolve10, dirname as dirname7 } from "node:path";
 
 // src/config/load.ts
 var import_yaml = __toESM(require_dist(), 1);
@@ -75301,15 +75301,15 @@ function handleCatchall(proms, input2, payload, ctx, def, inst, abortEarly) {
 var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
   $ZodType.init(inst, def);
   const desc = Object.getOwnPropertyDescriptor(def, "shape");
-  const sh = desc?.get ? desc.get.raw : def.shape ?? {};
-  if (sh) {
+  const sh2 = desc?.get ? desc.get.raw : def.shape ?? {};
+  if (sh2) {
     const get = () => {
-      const newSh = { ...sh };
+      const newSh = { ...sh2 };
       Object.defineProperty(def, "shape", { value: newSh });
       get.raw = newSh;
       return newSh;
     };
-    get.raw = sh;
+    get.raw = sh2;
     Object.defineProperty(def, "shape", { get });
   }
   const _normalized = cached(() => normalizeDef(def));
@@ -76835,7 +76835,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve11) {
+function isRecursive(inst, stack, resolve15) {
   const cached2 = recursive.get(inst);
   if (cached2 !== void 0)
     return cached2 ? PROVEN : NONE;
@@ -76845,18 +76845,18 @@ function isRecursive(inst, stack, resolve11) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve11);
+      const answer = isRecursive(child, stack, resolve15);
       if (answer > result)
         result = answer;
     }
   };
-  const shape = (sh, spread) => {
+  const shape = (sh2, spread) => {
     let answer = NONE;
-    for (const key of Reflect.ownKeys(sh)) {
-      const desc = Object.getOwnPropertyDescriptor(sh, key);
+    for (const key of Reflect.ownKeys(sh2)) {
+      const desc = Object.getOwnPropertyDescriptor(sh2, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve11) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve15) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -76920,7 +76920,7 @@ function isRecursive(inst, stack, resolve11) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve11 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve15 ? inst._zod.innerType : void 0);
       merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -91604,10 +91604,16 @@ var DockerSchema = external_exports.strictObject({
   network: external_exports.enum(["bridge", "none"]).default("bridge"),
   /** Explicit GPU ids instead of detection with nvidia-smi. */
   gpuIds: external_exports.array(external_exports.string()).optional(),
+  /** Deprecated: use run.retries. */
+  retries: external_exports.number().int().min(0).optional(),
+  /** Deprecated: use run.stopGraceSecs. */
+  stopGraceSecs: external_exports.number().int().min(0).optional()
+});
+var RunPolicySchema = external_exports.strictObject({
   /** How often an infrastructure error is retried before the run counts as not comparable. */
-  retries: external_exports.number().int().min(0).default(2),
+  retries: external_exports.number().int().min(0).optional(),
   /** Seconds between SIGTERM and SIGKILL when the time limit is hit. */
-  stopGraceSecs: external_exports.number().int().min(0).default(10)
+  stopGraceSecs: external_exports.number().int().min(0).optional()
 });
 var BaselineSchema = external_exports.discriminatedUnion("source", [
   external_exports.strictObject({ source: external_exports.literal("none") }),
@@ -91642,7 +91648,8 @@ var ConfigSchema = external_exports.strictObject({
   externalGrader: external_exports.array(external_exports.string().min(1)).min(1).optional(),
   /** Runs at once (local executor); docker schedules by CPUs and GPUs. */
   concurrency: external_exports.number().int().min(1).default(1),
-  docker: DockerSchema.default({ network: "bridge", retries: 2, stopGraceSecs: 10 }),
+  run: RunPolicySchema.default({}),
+  docker: DockerSchema.default({ network: "bridge" }),
   slurm: SlurmSchema.default(SLURM_DEFAULTS),
   baseline: BaselineSchema.default({ source: "none" }),
   gate: GateSchema.default({ tolerance: 0.05, alpha: 0.05, failOn: "regression" })
@@ -91700,6 +91707,22 @@ var ConfigSchema = external_exports.strictObject({
     }
   }
 });
+function runPolicy(config2) {
+  return {
+    retries: config2.run?.retries ?? config2.docker.retries ?? 2,
+    stopGraceSecs: config2.run?.stopGraceSecs ?? config2.docker.stopGraceSecs ?? 10
+  };
+}
+function configDeprecations(config2) {
+  const out = [];
+  for (const key of ["retries", "stopGraceSecs"]) {
+    if (config2.docker[key] !== void 0)
+      out.push(
+        `medalist: docker.${key} is deprecated and applies to every executor; write run.${key} instead`
+      );
+  }
+  return out;
+}
 
 // src/config/errors.ts
 function pathOf(path4) {
@@ -91746,13 +91769,458 @@ function loadConfig(path4) {
   return { config: validateConfig(parseConfigText(text2, abs), path4), baseDir: dirname(abs), path: abs };
 }
 
-// src/suite/run.ts
-import { mkdirSync as mkdirSync9, readFileSync as readFileSync12, rmSync as rmSync7, writeFileSync as writeFileSync6 } from "node:fs";
-import { join as join14, relative, resolve as resolve4 } from "node:path";
+// src/session/evaluate.ts
+import { writeFileSync as writeFileSync7 } from "node:fs";
+import { join as join17, resolve as resolve9 } from "node:path";
+
+// src/grade/types.ts
+function medalOf(r) {
+  if (r.gold_medal) return "gold";
+  if (r.silver_medal) return "silver";
+  if (r.bronze_medal) return "bronze";
+  return "none";
+}
+
+// src/compare/distributions.ts
+function makeRng(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = state + 2654435769 >>> 0;
+    let z2 = state;
+    z2 = Math.imul(z2 ^ z2 >>> 16, 2246822507) >>> 0;
+    z2 = Math.imul(z2 ^ z2 >>> 13, 3266489909) >>> 0;
+    z2 = (z2 ^ z2 >>> 16) >>> 0;
+    return z2 / 4294967296;
+  };
+}
+function normalCdf(x) {
+  if (x < -8) return 0;
+  if (x > 8) return 1;
+  let term = x;
+  let sum2 = x;
+  for (let i = 1; i < 200 && Math.abs(term) > 1e-16 * Math.abs(sum2); i++) {
+    term *= x * x / (2 * i + 1);
+    sum2 += term;
+  }
+  return 0.5 + sum2 * Math.exp(-0.5 * x * x - 0.5 * Math.log(2 * Math.PI));
+}
+function studentTCdf(t, df) {
+  if (!Number.isInteger(df) || df < 1)
+    throw new Error(`studentTCdf: df must be a positive integer, got ${df}`);
+  if (df > 400) return normalCdf(t);
+  const theta = Math.atan(Math.abs(t) / Math.sqrt(df));
+  const s = Math.sin(theta);
+  const c2 = Math.cos(theta) ** 2;
+  let inside2;
+  if (df % 2 === 1) {
+    let sum2 = 0;
+    let term = Math.cos(theta);
+    for (let k = 3; k <= df; k += 2) {
+      sum2 += term;
+      term *= c2 * (k - 1) / k;
+    }
+    inside2 = 2 / Math.PI * (theta + s * sum2);
+  } else {
+    let sum2 = 0;
+    let term = 1;
+    for (let k = 2; k <= df; k += 2) {
+      sum2 += term;
+      term *= c2 * (k - 1) / k;
+    }
+    inside2 = s * sum2;
+  }
+  return t >= 0 ? 0.5 + inside2 / 2 : 0.5 - inside2 / 2;
+}
+function invert(cdf, p) {
+  if (!(p > 0 && p < 1)) throw new Error(`quantile: p must be in (0, 1), got ${p}`);
+  let lo = -1e3;
+  let hi = 1e3;
+  for (let i = 0; i < 200 && hi - lo > 1e-10; i++) {
+    const mid = (lo + hi) / 2;
+    if (cdf(mid) < p) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+function normalQuantile(p) {
+  return invert(normalCdf, p);
+}
+function studentTQuantile(p, df) {
+  return invert((x) => studentTCdf(x, df), p);
+}
+var logFactorials = [0];
+function logFactorial(n) {
+  for (let i = logFactorials.length; i <= n; i++) logFactorials.push(logFactorials[i - 1] + Math.log(i));
+  return logFactorials[n];
+}
+function logChoose(n, k) {
+  return logFactorial(n) - logFactorial(k) - logFactorial(n - k);
+}
+function hypergeometric(total, successes, draws) {
+  const min = Math.max(0, draws - (total - successes));
+  const max = Math.min(draws, successes);
+  const denom = logChoose(total, draws);
+  const pmf = [];
+  for (let k = min; k <= max; k++) {
+    pmf.push(Math.exp(logChoose(successes, k) + logChoose(total - successes, draws - k) - denom));
+  }
+  return { min, pmf };
+}
+function convolve(laws) {
+  let acc = { min: 0, pmf: [1] };
+  for (const law of laws) {
+    const out = new Array(acc.pmf.length + law.pmf.length - 1).fill(0);
+    for (let i = 0; i < acc.pmf.length; i++) {
+      const a = acc.pmf[i];
+      if (a === 0) continue;
+      for (let j = 0; j < law.pmf.length; j++) out[i + j] += a * law.pmf[j];
+    }
+    acc = { min: acc.min + law.min, pmf: out };
+  }
+  return acc;
+}
+
+// src/compare/stats.ts
+var mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+var sum = (xs) => xs.reduce((a, b) => a + b, 0);
+var clamp = (x, lo, hi) => Math.min(hi, Math.max(lo, x));
+var isBinary = (xs) => xs.every((x) => x === 0 || x === 1);
+function usable(samples) {
+  return samples.filter((s) => s.base.length > 0 && s.head.length > 0);
+}
+function pairedDelta(samples) {
+  return mean(samples.map((s) => mean(s.head) - mean(s.base)));
+}
+function clusterInterval(samples, alpha) {
+  const m = samples.length;
+  if (m < 2) return null;
+  const d = samples.map((s) => mean(s.head) - mean(s.base));
+  const dbar = mean(d);
+  const sd = Math.sqrt(d.reduce((a, x) => a + (x - dbar) ** 2, 0) / (m - 1));
+  const half = studentTQuantile(1 - alpha / 2, m - 1) * (sd / Math.sqrt(m));
+  return { lower: clamp(dbar - half, -1, 1), upper: clamp(dbar + half, -1, 1), level: 1 - alpha };
+}
+function exactPermutationPValue(samples) {
+  const laws = samples.map(
+    (s) => hypergeometric(s.base.length + s.head.length, sum(s.base) + sum(s.head), s.head.length)
+  );
+  const law = convolve(laws);
+  const observed = samples.reduce((a, s) => a + sum(s.head), 0);
+  let p = 0;
+  for (let i = 0; i <= observed - law.min && i < law.pmf.length; i++) p += law.pmf[i];
+  return clamp(p, 0, 1);
+}
+function monteCarloPermutationPValue(samples, draws, seed) {
+  const rng2 = makeRng(seed);
+  const pooled = samples.map((s) => [...s.base, ...s.head]);
+  const observed = samples.reduce((a, s) => a + sum(s.head), 0);
+  const eps = 1e-9 * Math.max(1, Math.abs(observed));
+  let hits = 0;
+  for (let r = 0; r < draws; r++) {
+    let total = 0;
+    for (let i = 0; i < samples.length; i++) {
+      const v = pooled[i];
+      const k = samples[i].head.length;
+      for (let j = 0; j < k; j++) {
+        const pick2 = j + Math.floor(rng2() * (v.length - j));
+        const t = v[j];
+        v[j] = v[pick2];
+        v[pick2] = t;
+        total += v[j];
+      }
+    }
+    if (total <= observed + eps) hits++;
+  }
+  return (1 + hits) / (1 + draws);
+}
+function decide(delta, interval3, pValue, alpha, tolerance, unit) {
+  const pts = (x) => `${(Math.abs(x) * 100).toFixed(1)} points`;
+  if (pValue <= alpha && delta < -tolerance) {
+    return {
+      verdict: "regressed",
+      reason: `${unit} dropped by ${pts(delta)}, more than the ${pts(tolerance)} tolerance, and the drop is significant (p = ${formatP(pValue)} \u2264 \u03B1 = ${alpha}).`
+    };
+  }
+  if (interval3 && interval3.lower > -tolerance) {
+    return {
+      verdict: "no-regression",
+      reason: `the ${Math.round(interval3.level * 100)}% interval rules out a drop larger than the ${pts(tolerance)} tolerance (lower bound ${signedPts(interval3.lower)}).`
+    };
+  }
+  if (pValue <= alpha) {
+    return {
+      verdict: "inconclusive",
+      reason: `${unit} dropped significantly (p = ${formatP(pValue)}) but by ${pts(delta)}, within the ${pts(tolerance)} tolerance; the interval does not exclude a larger drop.`
+    };
+  }
+  return {
+    verdict: "inconclusive",
+    reason: interval3 ? `${delta >= 0 ? `head is ${pts(delta)} better, but` : `the drop is not significant (p = ${formatP(pValue)}), but`} the ${Math.round(interval3.level * 100)}% interval (${signedPts(interval3.lower)} to ${signedPts(interval3.upper)}) still allows a drop larger than the ${pts(tolerance)} tolerance: more seeds or competitions would settle it.` : `too few competitions to bound the difference (p = ${formatP(pValue)}).`
+  };
+}
+function formatP(p) {
+  return p < 1e-3 ? "<0.001" : p.toFixed(3);
+}
+function signedPts(x) {
+  const v = x * 100;
+  return `${v >= 0 ? "+" : "\u2212"}${Math.abs(v).toFixed(1)} pts`;
+}
+function designRates(samples) {
+  return samples.map((s) => (sum(s.base) + 0.5) / (s.base.length + 1));
+}
+function simulatedPower(samples, rates, drop, alpha, simulations, seed) {
+  const avg = mean(rates);
+  if (drop > avg + 1e-12) return null;
+  const keep = avg > 0 ? 1 - drop / avg : 1;
+  const rng2 = makeRng(seed);
+  let rejections = 0;
+  for (let r = 0; r < simulations; r++) {
+    const sim = samples.map((s, i) => ({
+      competitionId: s.competitionId,
+      base: s.base.map(() => rng2() < rates[i] ? 1 : 0),
+      head: s.head.map(() => rng2() < rates[i] * keep ? 1 : 0)
+    }));
+    if (exactPermutationPValue(sim) <= alpha) rejections++;
+  }
+  return rejections / simulations;
+}
+function simulatedMde(samples, rates, alpha, target, simulations, seed) {
+  const maxDrop = mean(rates);
+  const atMax = simulatedPower(samples, rates, maxDrop, alpha, simulations, seed);
+  if (atMax === null || atMax < target) return null;
+  let lo = 0;
+  let hi = maxDrop;
+  while (hi - lo > 25e-4) {
+    const mid = (lo + hi) / 2;
+    if ((simulatedPower(samples, rates, mid, alpha, simulations, seed) ?? 0) >= target) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+function shiftPowerModel(samples, alpha) {
+  let variance = 0;
+  let slope = 0;
+  let logMinP = 0;
+  for (const s of samples) {
+    const v = [...s.base, ...s.head];
+    const n = v.length;
+    const nh = s.head.length;
+    const nb = s.base.length;
+    const vbar = mean(v);
+    const ss = v.reduce((a, x) => a + (x - vbar) ** 2, 0);
+    if (n > 1) variance += nh * nb / (n * (n - 1)) * ss;
+    slope += nh * nb / n;
+    logMinP -= logChoose(n, nh);
+  }
+  if (Math.exp(logMinP) > alpha) return { power: () => 0, mde: () => null };
+  const sd = Math.sqrt(variance);
+  const zAlpha = normalQuantile(1 - alpha);
+  return {
+    // No spread at all (a deterministic agent): any uniform drop separates the sides completely.
+    power: (drop) => sd > 0 ? normalCdf(drop * slope / sd - zAlpha) : drop > 0 ? 1 : 0,
+    mde: (target) => sd > 0 ? (zAlpha + normalQuantile(target)) * sd / slope : 0
+  };
+}
+function emptyMetric(metric, o) {
+  return {
+    metric,
+    competitions: 0,
+    baseRuns: 0,
+    headRuns: 0,
+    base: NaN,
+    head: NaN,
+    delta: NaN,
+    interval: null,
+    pValue: 1,
+    pValueMethod: "exact",
+    mde: null,
+    power: o.drops.map((drop) => ({ drop, power: null })),
+    powerMethod: "simulation",
+    verdict: "inconclusive",
+    reason: "no competition has comparable runs on both sides."
+  };
+}
+function analyzeMetric(metric, input2, options2) {
+  const o = resolve2(options2);
+  const samples = usable(input2);
+  if (samples.length === 0) return emptyMetric(metric, o);
+  const binary = samples.every((s) => isBinary(s.base) && isBinary(s.head));
+  const delta = pairedDelta(samples);
+  const interval3 = clusterInterval(samples, o.alpha);
+  const pValue = binary ? exactPermutationPValue(samples) : monteCarloPermutationPValue(samples, o.permutations, o.seed);
+  let power;
+  let mde;
+  let powerMethod;
+  if (binary && o.simulations === 0) {
+    power = o.drops.map((drop) => ({ drop, power: null }));
+    mde = null;
+    powerMethod = "simulation";
+  } else if (binary) {
+    const rates = designRates(samples);
+    power = o.drops.map((drop, i) => ({
+      drop,
+      power: simulatedPower(samples, rates, drop, o.alpha, o.simulations, o.seed + 1 + i)
+    }));
+    mde = simulatedMde(
+      samples,
+      rates,
+      o.alpha,
+      o.power,
+      Math.max(Math.min(200, o.simulations), Math.round(o.simulations / 2)),
+      o.seed
+    );
+    powerMethod = "simulation";
+  } else {
+    const model = shiftPowerModel(samples, o.alpha);
+    power = o.drops.map((drop) => ({ drop, power: model.power(drop) }));
+    const m = model.mde(o.power);
+    mde = m !== null && m <= 1 ? m : null;
+    powerMethod = "normal-approximation";
+  }
+  const unit = metric === "medal" ? "the medal rate" : "the mean percentile";
+  const { verdict, reason } = decide(delta, interval3, pValue, o.alpha, o.tolerance, unit);
+  return {
+    metric,
+    competitions: samples.length,
+    baseRuns: samples.reduce((a, s) => a + s.base.length, 0),
+    headRuns: samples.reduce((a, s) => a + s.head.length, 0),
+    base: mean(samples.map((s) => mean(s.base))),
+    head: mean(samples.map((s) => mean(s.head))),
+    delta,
+    interval: interval3,
+    pValue,
+    pValueMethod: binary ? "exact" : "monte-carlo",
+    mde,
+    power,
+    powerMethod,
+    verdict,
+    reason
+  };
+}
+function resolve2(o) {
+  if (!(o.alpha > 0 && o.alpha < 1)) throw new Error(`alpha must be in (0, 1), got ${o.alpha}`);
+  if (!(o.tolerance >= 0 && o.tolerance <= 1))
+    throw new Error(`tolerance must be in [0, 1], got ${o.tolerance}`);
+  return {
+    alpha: o.alpha,
+    tolerance: o.tolerance,
+    seed: o.seed ?? 1,
+    power: o.power ?? 0.8,
+    drops: o.drops ?? [0.05, 0.1, 0.2],
+    simulations: o.simulations ?? 1e3,
+    permutations: o.permutations ?? 9999
+  };
+}
+function analyze(data, options2) {
+  const o = resolve2(options2);
+  return {
+    alpha: o.alpha,
+    tolerance: o.tolerance,
+    seed: o.seed,
+    targetPower: o.power,
+    medal: analyzeMetric("medal", data.medals, options2),
+    percentile: data.percentiles && usable(data.percentiles).length > 0 ? analyzeMetric("percentile", data.percentiles, options2) : null
+  };
+}
+
+// src/compare/compare.ts
+var num = (v) => v === "NaN" ? NaN : v;
+var mean2 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+function cellOf(r) {
+  const g = r.grade;
+  return {
+    seed: r.seed,
+    outcome: r.outcome,
+    medal: g ? medalOf(g) : "none",
+    score: g && g.valid_submission ? num(g.score) : null,
+    valid: g?.valid_submission ?? false,
+    percentile: g?.percentile ?? null,
+    error: g?.error ?? r.error,
+    runDir: r.runDir
+  };
+}
+var comparable = (r) => r.outcome !== "infra_error" && r.grade?.grader_error !== true;
+function summarize(s) {
+  const ok = s.runs.filter(comparable);
+  const grades = ok.map((r) => r.grade).filter((g) => g !== null);
+  const rate = (n) => ok.length ? n / ok.length : null;
+  const pct2 = grades.map((g) => g.percentile ?? 0);
+  const dollars = s.runs.map((r) => r.usage?.dollars).filter((d) => typeof d === "number");
+  return {
+    label: s.label,
+    agent: s.agent.description,
+    runs: s.runs.length,
+    comparable: ok.length,
+    medals: grades.filter((g) => g.any_medal).length,
+    gold: grades.filter((g) => g.gold_medal).length,
+    silver: grades.filter((g) => g.silver_medal).length,
+    bronze: grades.filter((g) => g.bronze_medal).length,
+    medalRate: rate(grades.filter((g) => g.any_medal).length),
+    validRate: rate(grades.filter((g) => g.valid_submission).length),
+    aboveMedianRate: rate(grades.filter((g) => g.above_median).length),
+    meanPercentile: ok.length ? pct2.reduce((a, b) => a + b, 0) / ok.length : null,
+    infraErrors: s.runs.length - ok.length,
+    durationMs: s.runs.reduce((a, r) => a + r.durationMs, 0),
+    dollars: dollars.length ? dollars.reduce((a, b) => a + b, 0) : null
+  };
+}
+function compareRuns(base, head, gate, baselineSource = "file") {
+  const ids = [.../* @__PURE__ */ new Set([...head.suite.competitions, ...base.suite.competitions])].sort();
+  const medals2 = [];
+  const percentiles = [];
+  const rows = ids.map((id) => {
+    const b = base.runs.filter((r) => r.competitionId === id).sort((x, y) => x.seed - y.seed);
+    const h = head.runs.filter((r) => r.competitionId === id).sort((x, y) => x.seed - y.seed);
+    const bOk = b.filter(comparable);
+    const hOk = h.filter(comparable);
+    const medalValues = (rs) => rs.map((r) => r.grade?.any_medal ? 1 : 0);
+    const pctValues = (rs) => rs.map((r) => r.grade?.percentile ?? 0);
+    const isComparable = bOk.length > 0 && hOk.length > 0;
+    if (isComparable) {
+      medals2.push({ competitionId: id, base: medalValues(bOk), head: medalValues(hOk) });
+      percentiles.push({ competitionId: id, base: pctValues(bOk), head: pctValues(hOk) });
+    }
+    const scores = (rs) => rs.map(cellOf).map((c) => c.score).filter((x) => x !== null && !Number.isNaN(x));
+    const bs = mean2(scores(bOk));
+    const hs = mean2(scores(hOk));
+    const first = h[0]?.grade ?? b[0]?.grade;
+    return {
+      competitionId: id,
+      isLowerBetter: first ? first.is_lower_better : null,
+      base: b.map(cellOf),
+      head: h.map(cellOf),
+      baseMedalRate: mean2(medalValues(bOk)),
+      headMedalRate: mean2(medalValues(hOk)),
+      baseMeanScore: bs,
+      headMeanScore: hs,
+      deltaScore: bs !== null && hs !== null ? hs - bs : null,
+      headMeanPercentile: mean2(pctValues(hOk)),
+      basePercentile: mean2(pctValues(bOk)),
+      comparable: isComparable
+    };
+  });
+  const analysis = medals2.length > 0 ? analyze({ medals: medals2, percentiles }, { alpha: gate.alpha, tolerance: gate.tolerance }) : null;
+  return {
+    suiteName: head.suite.name,
+    suiteHash: head.suite.hash,
+    sameSuite: base.suite.hash === head.suite.hash,
+    base: summarize(base),
+    head: summarize(head),
+    delta: analysis ? analysis.medal.delta : null,
+    competitions: rows,
+    analysis,
+    verdict: analysis ? analysis.medal.verdict : "inconclusive",
+    gate,
+    baselineSource
+  };
+}
+
+// src/plan/plan.ts
+import { createHash as createHash2 } from "node:crypto";
 
 // src/registry/registry.ts
 import { readdirSync, readFileSync as readFileSync3, existsSync as existsSync2 } from "node:fs";
-import { join as join2, resolve as resolve2, dirname as dirname2 } from "node:path";
+import { join as join2, resolve as resolve3, dirname as dirname2 } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // src/registry/recipe-schema.ts
@@ -91961,7 +92429,7 @@ function leaderboardPath(entry, leaderboardsDir = defaultLeaderboardsDir()) {
 function defaultRegistryDir() {
   const here = dirname2(fileURLToPath(import.meta.url));
   for (const up of ["..", "../..", "../../.."]) {
-    const dir = resolve2(here, up, "competitions");
+    const dir = resolve3(here, up, "competitions");
     if (existsSync2(dir)) return dir;
   }
   throw new UserError("cannot find the bundled competitions/ folder");
@@ -92058,7 +92526,6 @@ function selectCompetitions(registry2, sel) {
 }
 
 // src/plan/plan.ts
-import { createHash as createHash2 } from "node:crypto";
 function canonical(v) {
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
   if (v && typeof v === "object") {
@@ -92105,6 +92572,356 @@ function plan(config2, registry2) {
   }
   return { competitions, seeds: config2.seeds, runs, suiteHash: suiteHash(config2, competitions, registry2) };
 }
+
+// node_modules/markdown-table/index.js
+function defaultStringLength(value) {
+  return value.length;
+}
+function markdownTable(table, options2) {
+  const settings = options2 || {};
+  const align = (settings.align || []).concat();
+  const stringLength = settings.stringLength || defaultStringLength;
+  const alignments = [];
+  const cellMatrix = [];
+  const sizeMatrix = [];
+  const longestCellByColumn = [];
+  let mostCellsPerRow = 0;
+  let rowIndex = -1;
+  while (++rowIndex < table.length) {
+    const row2 = [];
+    const sizes2 = [];
+    let columnIndex2 = -1;
+    if (table[rowIndex].length > mostCellsPerRow) {
+      mostCellsPerRow = table[rowIndex].length;
+    }
+    while (++columnIndex2 < table[rowIndex].length) {
+      const cell3 = serialize(table[rowIndex][columnIndex2]);
+      if (settings.alignDelimiters !== false) {
+        const size = stringLength(cell3);
+        sizes2[columnIndex2] = size;
+        if (longestCellByColumn[columnIndex2] === void 0 || size > longestCellByColumn[columnIndex2]) {
+          longestCellByColumn[columnIndex2] = size;
+        }
+      }
+      row2.push(cell3);
+    }
+    cellMatrix[rowIndex] = row2;
+    sizeMatrix[rowIndex] = sizes2;
+  }
+  let columnIndex = -1;
+  if (typeof align === "object" && "length" in align) {
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = toAlignment(align[columnIndex]);
+    }
+  } else {
+    const code = toAlignment(align);
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = code;
+    }
+  }
+  columnIndex = -1;
+  const row = [];
+  const sizes = [];
+  while (++columnIndex < mostCellsPerRow) {
+    const code = alignments[columnIndex];
+    let before = "";
+    let after = "";
+    if (code === 99) {
+      before = ":";
+      after = ":";
+    } else if (code === 108) {
+      before = ":";
+    } else if (code === 114) {
+      after = ":";
+    }
+    let size = settings.alignDelimiters === false ? 1 : Math.max(
+      1,
+      longestCellByColumn[columnIndex] - before.length - after.length
+    );
+    const cell3 = before + "-".repeat(size) + after;
+    if (settings.alignDelimiters !== false) {
+      size = before.length + size + after.length;
+      if (size > longestCellByColumn[columnIndex]) {
+        longestCellByColumn[columnIndex] = size;
+      }
+      sizes[columnIndex] = size;
+    }
+    row[columnIndex] = cell3;
+  }
+  cellMatrix.splice(1, 0, row);
+  sizeMatrix.splice(1, 0, sizes);
+  rowIndex = -1;
+  const lines2 = [];
+  while (++rowIndex < cellMatrix.length) {
+    const row2 = cellMatrix[rowIndex];
+    const sizes2 = sizeMatrix[rowIndex];
+    const cellsInRow = settings.fillRows === false ? Math.max(1, cellMatrix[rowIndex === 1 ? 0 : rowIndex].length) : mostCellsPerRow;
+    columnIndex = -1;
+    const line = [];
+    while (++columnIndex < cellsInRow) {
+      const cell3 = row2[columnIndex] || "";
+      let before = "";
+      let after = "";
+      if (settings.alignDelimiters !== false) {
+        const size = longestCellByColumn[columnIndex] - (sizes2[columnIndex] || 0);
+        const code = alignments[columnIndex];
+        if (code === 114) {
+          before = " ".repeat(size);
+        } else if (code === 99) {
+          const half = size / 2;
+          if (size % 2) {
+            before = " ".repeat(half + 0.5);
+            after = " ".repeat(half - 0.5);
+          } else {
+            before = " ".repeat(half);
+            after = before;
+          }
+        } else {
+          after = " ".repeat(size);
+        }
+      }
+      if (settings.delimiterStart !== false && !columnIndex) {
+        line.push("|");
+      }
+      if (settings.padding !== false && // Don’t add the opening space if we’re not aligning and the cell is
+      // empty: there will be a closing space.
+      !(settings.alignDelimiters === false && cell3 === "") && (settings.delimiterStart !== false || columnIndex)) {
+        line.push(" ");
+      }
+      if (settings.alignDelimiters !== false) {
+        line.push(before);
+      }
+      line.push(cell3);
+      if (settings.alignDelimiters !== false) {
+        line.push(after);
+      }
+      if (settings.padding !== false) {
+        line.push(" ");
+      }
+      if (settings.delimiterEnd !== false || columnIndex !== cellsInRow - 1) {
+        line.push("|");
+      }
+    }
+    lines2.push(
+      settings.delimiterEnd === false ? line.join("").replace(/ +$/, "") : line.join("")
+    );
+  }
+  return lines2.join("\n");
+}
+function serialize(value) {
+  return value === null || value === void 0 ? "" : String(value);
+}
+function toAlignment(value) {
+  const code = typeof value === "string" ? value.codePointAt(0) : 0;
+  return code === 67 || code === 99 ? 99 : code === 76 || code === 108 ? 108 : code === 82 || code === 114 ? 114 : 0;
+}
+
+// src/report/format.ts
+var MEDAL_ICON = { gold: "\u{1F947}", silver: "\u{1F948}", bronze: "\u{1F949}", none: "\xB7" };
+function pct(x, digits = 1) {
+  return x === null || Number.isNaN(x) ? "\u2014" : `${(x * 100).toFixed(digits)}%`;
+}
+function points(x, digits = 1) {
+  if (x === null || Number.isNaN(x)) return "\u2014";
+  const v = x * 100;
+  return `${v > 0 ? "+" : v < 0 ? "\u2212" : "\xB1"}${Math.abs(v).toFixed(digits)} pts`;
+}
+function score(x) {
+  if (x === null) return "\u2014";
+  if (Number.isNaN(x)) return "NaN";
+  return Number(x.toPrecision(6)).toString();
+}
+function signed(x) {
+  if (x === null || Number.isNaN(x)) return "\u2014";
+  const s = score(Math.abs(x));
+  return x > 0 ? `+${s}` : x < 0 ? `\u2212${s}` : "\xB10";
+}
+function duration4(ms) {
+  const s = Math.round(ms / 1e3);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m}m ${s % 60}s` : `${Math.floor(m / 60)}h ${m % 60}m`;
+}
+var OUTCOME = {
+  completed: "ok",
+  failed: "crashed",
+  timed_out: "timed out",
+  oom: "out of memory",
+  infra_error: "infra error"
+};
+function outcomeText(c) {
+  if (c.outcome === "completed" && !c.valid) return "invalid submission";
+  return OUTCOME[c.outcome];
+}
+function medals(cells) {
+  return cells.length ? cells.map((c) => c.outcome === "infra_error" ? "\u26A0" : MEDAL_ICON[c.medal]).join("") : "\u2014";
+}
+function cell(text2) {
+  return text2.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+}
+
+// src/report/markdown.ts
+var VERDICT = {
+  regressed: "\u274C regressed",
+  "no-regression": "\u2705 no regression",
+  inconclusive: "\u2754 inconclusive"
+};
+function interval(a) {
+  if (!a.interval) return "";
+  return `${Math.round(a.interval.level * 100)}% CI ${points(a.interval.lower)} to ${points(a.interval.upper)}`;
+}
+function direction(lower) {
+  return lower === null ? "" : lower ? " \u2193" : " \u2191";
+}
+function runLink(c, links) {
+  const url2 = links?.[c.runDir];
+  return url2 ? `[s${c.seed}](${url2})` : `s${c.seed}`;
+}
+function renderReport(cmp, opts = {}) {
+  const a = cmp.analysis;
+  const out = [];
+  out.push(`## Medalist \xB7 ${cell(cmp.suiteName)} \xB7 ${VERDICT[cmp.verdict]}`);
+  out.push("");
+  const b = cmp.base;
+  const h = cmp.head;
+  let line = `**Medal rate** ${pct(b.medalRate)} (${b.medals}/${b.comparable}) \u2192 **${pct(h.medalRate)}** (${h.medals}/${h.comparable})`;
+  if (a) {
+    line += `, \u0394 **${points(a.medal.delta)}**`;
+    const extra = [
+      interval(a.medal),
+      `p = ${a.medal.pValue < 1e-3 ? "<0.001" : a.medal.pValue.toFixed(3)}`
+    ].filter(Boolean);
+    line += ` (${extra.join("; ")})`;
+  }
+  out.push(line + ".");
+  if (a) {
+    out.push("");
+    out.push(
+      `${a.medal.reason.charAt(0).toUpperCase()}${a.medal.reason.slice(1)} Tolerance: a ${(cmp.gate.tolerance * 100).toFixed(1)}-point drop; \u03B1 = ${cmp.gate.alpha}. ` + (a.medal.mde === null ? "With this few runs no drop could be reliably detected." : `Smallest drop this run could detect (${Math.round(a.targetPower * 100)}% power): **${points(-a.medal.mde).replace("\u2212", "")}**.`)
+    );
+  }
+  if (!cmp.sameSuite)
+    out.push(
+      "",
+      "\u26A0\uFE0F Base and head ran different suites (competitions, seeds or limits differ): compare with care."
+    );
+  out.push("", `Baseline: ${cmp.baselineSource}.`);
+  out.push("");
+  const header = [
+    "Competition",
+    "Base",
+    "Head",
+    "Base score",
+    "Head score",
+    "\u0394 score",
+    "Head percentile",
+    "Head runs"
+  ];
+  const rows = cmp.competitions.map((r) => [
+    cell(`${r.competitionId}${direction(r.isLowerBetter)}`),
+    medals(r.base),
+    medals(r.head),
+    score(r.baseMeanScore),
+    score(r.headMeanScore),
+    signed(r.deltaScore),
+    pct(r.headMeanPercentile, 0),
+    r.head.map((c) => `${runLink(c, opts.links)} ${outcomeText(c)}`).join(", ") || "\u2014"
+  ]);
+  out.push(markdownTable([header, ...rows], { align: ["l", "c", "c", "r", "r", "r", "r", "l"] }));
+  out.push("");
+  out.push(
+    `${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze \xB7 no medal \u26A0 not comparable (infrastructure); one mark per seed. Scores are means over valid runs.`
+  );
+  if (a) {
+    out.push("", "<details><summary>Statistics</summary>", "");
+    const metricRows = [a.medal, a.percentile].filter((m) => m !== null).map((m) => [
+      m.metric === "medal" ? "medal rate" : "leaderboard percentile",
+      pct(m.base),
+      pct(m.head),
+      points(m.delta),
+      interval(m) || "\u2014",
+      m.pValue < 1e-3 ? "<0.001" : m.pValue.toFixed(3),
+      m.mde === null ? "\u2014" : points(-m.mde).replace("\u2212", ""),
+      m.verdict
+    ]);
+    out.push(
+      markdownTable([
+        ["Metric", "Base", "Head", "\u0394", "Interval", "p (one-sided)", "MDE", "Verdict"],
+        ...metricRows
+      ])
+    );
+    out.push("");
+    out.push(`Power of this design to flag a drop (\u03B1 = ${a.alpha}, ${a.medal.powerMethod}):`);
+    out.push("");
+    out.push(
+      markdownTable([
+        ["Drop", ...a.medal.power.map((p) => points(-p.drop, 0).replace("\u2212", ""))],
+        ["Medal rate", ...a.medal.power.map((p) => p.power === null ? "n/a" : pct(p.power, 0))],
+        ...a.percentile ? [["Percentile", ...a.percentile.power.map((p) => p.power === null ? "n/a" : pct(p.power, 0))]] : []
+      ])
+    );
+    out.push(
+      "",
+      `Paired by competition: ${a.medal.competitions} competitions, ${a.medal.baseRuns} base and ${a.medal.headRuns} head runs; p-value ${a.medal.pValueMethod} permutation test within competitions.`
+    );
+    out.push("", "</details>");
+  }
+  out.push("", "<details><summary>Cost and time</summary>", "");
+  out.push(
+    markdownTable([
+      ["", "Base", "Head"],
+      ["Agent", cell(b.agent), cell(h.agent)],
+      ["Runs (comparable)", `${b.runs} (${b.comparable})`, `${h.runs} (${h.comparable})`],
+      ["Valid submissions", pct(b.validRate, 0), pct(h.validRate, 0)],
+      ["Above median", pct(b.aboveMedianRate, 0), pct(h.aboveMedianRate, 0)],
+      ["Agent time", duration4(b.durationMs), duration4(h.durationMs)],
+      [
+        "Cost",
+        b.dollars === null ? "\u2014" : `$${b.dollars.toFixed(2)}`,
+        h.dollars === null ? "\u2014" : `$${h.dollars.toFixed(2)}`
+      ]
+    ])
+  );
+  out.push("", "</details>");
+  const env = { ...opts.environment, "suite hash": cmp.suiteHash, medalist: VERSION };
+  const facts = Object.entries(env).filter(([, v]) => v !== null && v !== void 0 && v !== "").map(([k, v]) => `${k}: \`${v}\``);
+  out.push("", `<sub>${facts.join(" \xB7 ")}</sub>`);
+  if (opts.fullReportUrl) out.push("", `[Full report](${opts.fullReportUrl})`);
+  return out.join("\n") + "\n";
+}
+function renderResults(s, opts = {}) {
+  const sum2 = summarize(s);
+  const out = [];
+  out.push(`## Medalist \xB7 ${cell(s.suite.name)} \xB7 ${cell(s.label)}`);
+  out.push("");
+  out.push(
+    `**Medal rate ${pct(sum2.medalRate)}** (${sum2.medals}/${sum2.comparable}: ${sum2.gold} gold, ${sum2.silver} silver, ${sum2.bronze} bronze) \xB7 valid submissions ${pct(sum2.validRate, 0)} \xB7 above median ${pct(sum2.aboveMedianRate, 0)}` + (sum2.infraErrors ? ` \xB7 ${sum2.infraErrors} not comparable (infrastructure)` : "")
+  );
+  out.push("");
+  const header = ["Competition", "Seed", "Outcome", "Score", "Medal", "Percentile", "Time", "Note"];
+  const rows = s.runs.map((r) => {
+    const c = cellOf(r);
+    return [
+      cell(`${r.competitionId}${direction(r.grade ? r.grade.is_lower_better : null)}`),
+      runLink(c, opts.links),
+      outcomeText(c),
+      score(c.score),
+      MEDAL_ICON[c.medal],
+      pct(c.percentile, 0),
+      duration4(r.durationMs),
+      cell(c.error ?? "")
+    ];
+  });
+  out.push(markdownTable([header, ...rows], { align: ["l", "r", "l", "r", "c", "r", "r", "l"] }));
+  out.push(
+    "",
+    `<sub>agent: \`${s.agent.description}\` \xB7 executor: \`${s.environment.executor}\` \xB7 time limit: \`${s.environment.timeLimitSecs}s\` \xB7 suite hash: \`${s.suite.hash}\` \xB7 medalist: \`${s.medalistVersion}\`</sub>`
+  );
+  return out.join("\n") + "\n";
+}
+
+// src/suite/run.ts
+import { join as join16, resolve as resolve8 } from "node:path";
 
 // src/execute/scheduler.ts
 var Pool = class {
@@ -92174,9 +92991,64 @@ async function schedule(tasks, resources, work, signal) {
   if (failure2 !== null) throw failure2.error;
 }
 
-// src/execute/local.ts
-import { spawn } from "node:child_process";
-import { createWriteStream, mkdirSync } from "node:fs";
+// src/execute/docker/cleanup.ts
+import os2 from "node:os";
+
+// src/execute/docker/client.ts
+var import_dockerode = __toESM(require_docker(), 1);
+function daemonAddress(opts) {
+  if (opts?.socketPath) return opts.socketPath;
+  if (opts?.host) return `${opts.protocol ?? "http"}://${opts.host}:${opts.port ?? ""}`;
+  return process.env.DOCKER_HOST || "/var/run/docker.sock";
+}
+async function connectDocker(opts = {}) {
+  const docker = new import_dockerode.default(opts.docker);
+  const attempts = opts.attempts ?? 5;
+  let delay = opts.delayMs ?? 500;
+  let last;
+  for (let i = 0; i < attempts; i++) {
+    try {
+      await docker.ping();
+      return docker;
+    } catch (e) {
+      last = e;
+      if (i < attempts - 1) {
+        await sleep(delay);
+        delay *= 2;
+      }
+    }
+  }
+  throw new UserError(
+    `no Docker daemon answers at ${daemonAddress(opts.docker)} (${errorMessage(last)}). Start dockerd, or set DOCKER_HOST, or use executor: local.`,
+    1
+  );
+}
+function errorMessage(e) {
+  if (e instanceof Error) {
+    const json2 = e.json;
+    return (json2?.message ?? e.message).trim();
+  }
+  return String(e);
+}
+function statusCode(e) {
+  return e?.statusCode;
+}
+function sleep(ms, signal) {
+  return new Promise((resolve15) => {
+    if (signal?.aborted) return resolve15();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve15();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+// src/execute/docker/container.ts
+import { createHash as createHash3 } from "node:crypto";
+import os from "node:os";
 
 // src/execute/types.ts
 function runPaths(runDir) {
@@ -92213,99 +93085,252 @@ function contractEnv(spec, paths) {
   return env;
 }
 
-// src/execute/local.ts
-var KEEP = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT"];
-var LocalExecutor = class {
-  constructor(opts) {
-    this.opts = opts;
+// src/execute/docker/container.ts
+var LABEL = {
+  suite: "medalist.suite",
+  run: "medalist.run",
+  competition: "medalist.competition",
+  seed: "medalist.seed",
+  /** "<hostname>:<pid>" of the process that owns the container. */
+  owner: "medalist.owner",
+  /** Epoch ms after which the owner would have killed it: a later sweep may remove it. */
+  deadline: "medalist.deadline"
+};
+var VALIDATION_URL_VAR = "MEDALIST_VALIDATION_URL";
+function ownerLabel() {
+  return `${os.hostname()}:${process.pid}`;
+}
+function containerName(suiteId, runId) {
+  const clean = (s) => s.replace(/[^a-zA-Z0-9_.-]+/g, "-");
+  const name2 = `medalist-${clean(suiteId)}-${clean(runId)}`;
+  if (name2.length <= 120) return name2;
+  const hash2 = createHash3("sha256").update(`${suiteId}\0${runId}`).digest("hex").slice(0, 12);
+  return `${name2.slice(0, 107)}-${hash2}`;
+}
+function containerEnv(spec, network) {
+  const env = {
+    ...spec.env,
+    ...contractEnv(spec, CONTAINER_PATHS)
+  };
+  if (spec.validationUrl && network !== "none") env[VALIDATION_URL_VAR] = spec.validationUrl;
+  else delete env[VALIDATION_URL_VAR];
+  return Object.entries(env).map(([k, v]) => `${k}=${v}`);
+}
+function containerOptions(spec, settings, image, opts = {}) {
+  const p = runPaths(spec.runDir);
+  const { limits } = settings;
+  const now = opts.now ?? Date.now();
+  const deadline = now + (spec.timeLimitSecs + settings.stopGraceSecs + 300) * 1e3;
+  const bind = (Source, Target, ReadOnly) => ({
+    Type: "bind",
+    Source,
+    Target,
+    ReadOnly
+  });
+  const hostConfig = {
+    Mounts: [
+      bind(spec.publicDir, CONTAINER_PATHS.data, true),
+      bind(p.submissionDir, CONTAINER_PATHS.submission, false),
+      bind(p.logsDir, CONTAINER_PATHS.logs, false),
+      bind(p.codeDir, CONTAINER_PATHS.code, false),
+      bind(p.instructionsFile, CONTAINER_PATHS.instructions, true)
+    ],
+    NetworkMode: settings.network,
+    Privileged: false,
+    Init: settings.init ?? true,
+    AutoRemove: false,
+    // Container output is also streamed to run.log; keep the daemon's copy bounded.
+    LogConfig: { Type: "json-file", Config: { "max-size": "50m", "max-file": "2" } }
+  };
+  if (limits.cpus !== void 0) hostConfig.NanoCpus = Math.round(limits.cpus * 1e9);
+  if (limits.memory !== void 0) {
+    hostConfig.Memory = limits.memory;
+    hostConfig.MemorySwap = limits.memory;
   }
-  opts;
-  name = "local";
-  execute(spec, signal) {
-    const p = runPaths(spec.runDir);
-    for (const d of [p.submissionDir, p.logsDir, p.codeDir]) mkdirSync(d, { recursive: true });
-    const env = {};
-    for (const k of KEEP) if (process.env[k] !== void 0) env[k] = process.env[k];
-    Object.assign(
-      env,
-      spec.env,
-      contractEnv(spec, {
-        data: spec.publicDir,
-        submission: p.submissionDir,
-        logs: p.logsDir,
-        code: p.codeDir,
-        instructions: p.instructionsFile
-      })
+  if (limits.shmSize !== void 0) hostConfig.ShmSize = limits.shmSize;
+  if (limits.pids !== void 0) hostConfig.PidsLimit = limits.pids;
+  if (spec.gpus.length > 0) {
+    hostConfig.DeviceRequests = [{ Driver: "nvidia", DeviceIDs: [...spec.gpus], Capabilities: [["gpu"]] }];
+  }
+  return {
+    name: containerName(spec.suiteId, spec.runId),
+    Image: image,
+    Cmd: settings.command,
+    Env: containerEnv(spec, settings.network),
+    Labels: {
+      [LABEL.suite]: spec.suiteId,
+      [LABEL.run]: spec.runId,
+      [LABEL.competition]: spec.competitionId,
+      [LABEL.seed]: String(spec.seed),
+      [LABEL.owner]: opts.owner ?? ownerLabel(),
+      [LABEL.deadline]: String(deadline)
+    },
+    Tty: false,
+    OpenStdin: false,
+    AttachStdin: false,
+    AttachStdout: false,
+    AttachStderr: false,
+    StopTimeout: settings.stopGraceSecs,
+    HostConfig: hostConfig
+  };
+}
+
+// src/util/process.ts
+function pidAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+
+// src/execute/docker/cleanup.ts
+async function removeAll(docker, list, graceSecs) {
+  const removed = [];
+  await Promise.all(
+    list.map(async (c) => {
+      const container = docker.getContainer(c.Id);
+      if (c.State === "running" && graceSecs > 0) await container.stop({ t: graceSecs }).catch(() => {
+      });
+      try {
+        await container.remove({ force: true, v: true });
+        removed.push(c.Names[0]?.replace(/^\//, "") ?? c.Id);
+      } catch (e) {
+        const code = e.statusCode;
+        if (code !== 404 && code !== 409)
+          throw new Error(`removing container ${c.Id.slice(0, 12)} failed: ${errorMessage(e)}`);
+      }
+    })
+  );
+  return removed;
+}
+async function cleanupSuite(docker, suiteId, opts = {}) {
+  const list = await docker.listContainers({ all: true, filters: { label: [`${LABEL.suite}=${suiteId}`] } });
+  return removeAll(docker, list, opts.graceSecs ?? 5);
+}
+async function sweepStale(docker, opts = {}) {
+  const host = opts.hostname ?? os2.hostname();
+  const isAlive = opts.isAlive ?? pidAlive;
+  const now = opts.now ?? Date.now();
+  const list = await docker.listContainers({ all: true, filters: { label: [LABEL.suite] } });
+  const stale = list.filter((c) => {
+    const owner = c.Labels[LABEL.owner] ?? "";
+    const sep2 = owner.lastIndexOf(":");
+    const pid = Number(owner.slice(sep2 + 1));
+    if (sep2 > 0 && owner.slice(0, sep2) === host && Number.isInteger(pid)) {
+      if (pid === process.pid) return false;
+      if (!isAlive(pid)) return true;
+    }
+    const deadline = Number(c.Labels[LABEL.deadline]);
+    return Number.isFinite(deadline) && now > deadline;
+  });
+  return removeAll(docker, stale, 0);
+}
+
+// src/execute/docker/image.ts
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+var ImageMissingError = class extends Error {
+  constructor(ref) {
+    super(
+      `image ${ref} is not on this runner (no registry pull is attempted; build it or docker load it first)`
     );
-    const log = createWriteStream(p.logFile, { flags: "a" });
-    const started = Date.now();
-    const { command } = this.opts;
-    const [file2, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0], command.slice(1)];
-    return new Promise((resolve11) => {
-      let timedOut = false;
-      let cancelled = false;
-      let settled = false;
-      const child = spawn(file2, args, {
-        cwd: this.opts.cwd,
-        env,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"]
-      });
-      const stamp = (chunk) => log.write(chunk);
-      child.stdout.on("data", stamp);
-      child.stderr.on("data", stamp);
-      const killGroup = (sig) => {
-        try {
-          if (child.pid) process.kill(-child.pid, sig);
-        } catch {
-        }
-      };
-      const stop = () => {
-        killGroup("SIGTERM");
-        setTimeout(() => killGroup("SIGKILL"), (this.opts.graceSecs ?? 5) * 1e3).unref();
-      };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        log.write(`
-[medalist] time limit of ${spec.timeLimitSecs}s reached: stopping the agent
-`);
-        stop();
-      }, spec.timeLimitSecs * 1e3);
-      const onAbort = () => {
-        cancelled = true;
-        stop();
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      const finish = (r) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        killGroup("SIGKILL");
-        log.end(() => resolve11({ ...r, durationMs: Date.now() - started }));
-      };
-      child.on(
-        "error",
-        (e) => finish({ outcome: "infra_error", exitCode: null, error: `could not start the agent: ${e.message}` })
-      );
-      child.on("close", (code, sig) => {
-        if (timedOut)
-          return finish({
-            outcome: "timed_out",
-            exitCode: code,
-            error: `killed at the ${spec.timeLimitSecs}s time limit`
-          });
-        if (cancelled) return finish({ outcome: "infra_error", exitCode: code, error: "cancelled" });
-        if (code === 0) return finish({ outcome: "completed", exitCode: 0 });
-        return finish({
-          outcome: "failed",
-          exitCode: code,
-          error: sig ? `agent killed by ${sig}` : `agent exited with code ${code}`
-        });
-      });
-    });
+    this.name = "ImageMissingError";
   }
 };
+var AgentBuildError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "AgentBuildError";
+  }
+};
+async function inspectImage(docker, ref) {
+  try {
+    const info = await docker.getImage(ref).inspect();
+    return { ref, id: info.Id, digest: info.RepoDigests?.[0] ?? info.Id };
+  } catch (e) {
+    if (statusCode(e) === 404) throw new ImageMissingError(ref);
+    throw e;
+  }
+}
+async function contextFiles(dir) {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join("/"));
+}
+async function buildImage(docker, build, log) {
+  const src = await contextFiles(build.context);
+  const stream = await docker.buildImage({ context: build.context, src }, {
+    t: build.tag,
+    dockerfile: build.dockerfile,
+    target: build.target,
+    buildargs: build.args,
+    labels: { "medalist.built": "true" },
+    rm: true,
+    forcerm: true
+  });
+  await new Promise((resolve15, reject) => {
+    let failed = null;
+    docker.modem.followProgress(
+      stream,
+      (err) => {
+        if (err) reject(err);
+        else if (failed !== null) reject(new AgentBuildError(failed));
+        else resolve15();
+      },
+      (event) => {
+        if (event.error) failed = event.errorDetail?.message ?? event.error;
+        const text2 = event.stream ?? event.status ?? event.error;
+        if (text2) {
+          for (const line of text2.split("\n")) if (line.trim() !== "") log(line.trimEnd());
+        }
+      }
+    );
+  });
+  return inspectImage(docker, build.tag);
+}
+async function prepareImage(docker, settings, log) {
+  if (settings.build) {
+    log(`building ${settings.build.tag} from ${settings.build.context} (${settings.build.dockerfile})`);
+    try {
+      return await buildImage(docker, settings.build, log);
+    } catch (e) {
+      if (e instanceof AgentBuildError) throw e;
+      throw new Error(`building the agent image failed: ${errorMessage(e)}`);
+    }
+  }
+  if (!settings.image) throw new Error("the docker executor needs agent.image or agent.build");
+  try {
+    return await inspectImage(docker, settings.image);
+  } catch (e) {
+    if (!(e instanceof ImageMissingError) || settings.pull === false) throw e;
+  }
+  log(`pulling ${settings.image}`);
+  try {
+    await pullImage(docker, settings.image, log);
+  } catch (e) {
+    log(`pull failed: ${errorMessage(e)}`);
+    throw new ImageMissingError(settings.image);
+  }
+  return inspectImage(docker, settings.image);
+}
+async function pullImage(docker, ref, log) {
+  const stream = await docker.pull(ref);
+  await new Promise((resolve15, reject) => {
+    let last = "";
+    docker.modem.followProgress(
+      stream,
+      (err) => err ? reject(err) : resolve15(),
+      (event) => {
+        if (event.error) return reject(new Error(event.error));
+        const line = [event.id, event.status].filter(Boolean).join(": ");
+        if (line && line !== last && !event.status?.startsWith("Downloading") && !event.status?.startsWith("Extracting"))
+          log(line);
+        last = line;
+      }
+    );
+  });
+}
 
 // src/execute/docker/setup.ts
 import os4 from "node:os";
@@ -92338,9 +93363,9 @@ function gpuModel(gpus) {
   return [...counts].map(([name2, n]) => `${n}\xD7 ${name2}`).join(", ");
 }
 function runNvidiaSmi(command = "nvidia-smi", timeoutMs = 15e3) {
-  return new Promise((resolve11) => {
+  return new Promise((resolve15) => {
     execFile(command, NVIDIA_SMI_ARGS, { timeout: timeoutMs, env: process.env }, (err, stdout) => {
-      resolve11(err ? null : stdout);
+      resolve15(err ? null : stdout);
     });
   });
 }
@@ -92359,7 +93384,7 @@ async function detectGpus(opts = {}) {
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import http from "node:http";
-import os from "node:os";
+import os3 from "node:os";
 
 // src/grade/csv.ts
 import { openSync, readSync, closeSync, fstatSync, statSync as statSync2 } from "node:fs";
@@ -93154,7 +94179,7 @@ function readFrom(source, name2, opts, totalBytes) {
           continue;
         }
       }
-      cell(col, r, b, starts[at], ends[at], f === 1);
+      cell2(col, r, b, starts[at], ends[at], f === 1);
     }
     row++;
   };
@@ -93195,7 +94220,7 @@ function readFrom(source, name2, opts, totalBytes) {
   const columns = builders.filter((c) => c !== null).map((c) => c.finish(row));
   return new Table(finalNames, columns, row);
 }
-function cell(col, row, b, s, e, complex) {
+function cell2(col, row, b, s, e, complex) {
   if (!complex && col.state === TEXT && e - s > 9) {
     col.text.setBytes(row, b, s, e);
     return;
@@ -93524,9 +94549,9 @@ async function startValidationServer(opts = {}) {
     req.on("error", () => res.destroy());
   });
   const host = opts.host ?? "127.0.0.1";
-  await new Promise((resolve11, reject) => {
+  await new Promise((resolve15, reject) => {
     server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => resolve11());
+    server.listen(opts.port ?? 0, host, () => resolve15());
   });
   const port = server.address().port;
   const shown = opts.advertiseHost ?? host;
@@ -93542,9 +94567,9 @@ async function startValidationServer(opts = {}) {
       }
       return `${url2}/${token}/validate`;
     },
-    close: () => new Promise((resolve11) => {
+    close: () => new Promise((resolve15) => {
       server.closeAllConnections();
-      server.close(() => resolve11());
+      server.close(() => resolve15());
     })
   };
 }
@@ -93558,7 +94583,7 @@ async function bridgeGateway(docker) {
     if (subnet) return firstHost(subnet);
   } catch {
   }
-  const addrs = os.networkInterfaces().docker0 ?? [];
+  const addrs = os3.networkInterfaces().docker0 ?? [];
   return addrs.find((a) => a.family === "IPv4")?.address ?? null;
 }
 function firstHost(cidr) {
@@ -93573,314 +94598,17 @@ async function startValidationServerForDocker(docker, opts = {}) {
   return startValidationServer({ ...opts, host: gw });
 }
 
-// src/execute/docker/client.ts
-var import_dockerode = __toESM(require_docker(), 1);
-function daemonAddress(opts) {
-  if (opts?.socketPath) return opts.socketPath;
-  if (opts?.host) return `${opts.protocol ?? "http"}://${opts.host}:${opts.port ?? ""}`;
-  return process.env.DOCKER_HOST || "/var/run/docker.sock";
-}
-async function connectDocker(opts = {}) {
-  const docker = new import_dockerode.default(opts.docker);
-  const attempts = opts.attempts ?? 5;
-  let delay = opts.delayMs ?? 500;
-  let last;
-  for (let i = 0; i < attempts; i++) {
-    try {
-      await docker.ping();
-      return docker;
-    } catch (e) {
-      last = e;
-      if (i < attempts - 1) {
-        await sleep(delay);
-        delay *= 2;
-      }
-    }
-  }
-  throw new UserError(
-    `no Docker daemon answers at ${daemonAddress(opts.docker)} (${errorMessage(last)}). Start dockerd, or set DOCKER_HOST, or use executor: local.`,
-    1
-  );
-}
-function errorMessage(e) {
-  if (e instanceof Error) {
-    const json2 = e.json;
-    return (json2?.message ?? e.message).trim();
-  }
-  return String(e);
-}
-function statusCode(e) {
-  return e?.statusCode;
-}
-function sleep(ms, signal) {
-  return new Promise((resolve11) => {
-    if (signal?.aborted) return resolve11();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      resolve11();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}
-
-// src/execute/docker/cleanup.ts
-import os3 from "node:os";
-
-// src/execute/docker/container.ts
-import { createHash as createHash3 } from "node:crypto";
-import os2 from "node:os";
-var LABEL = {
-  suite: "medalist.suite",
-  run: "medalist.run",
-  competition: "medalist.competition",
-  seed: "medalist.seed",
-  /** "<hostname>:<pid>" of the process that owns the container. */
-  owner: "medalist.owner",
-  /** Epoch ms after which the owner would have killed it: a later sweep may remove it. */
-  deadline: "medalist.deadline"
-};
-var VALIDATION_URL_VAR = "MEDALIST_VALIDATION_URL";
-function ownerLabel() {
-  return `${os2.hostname()}:${process.pid}`;
-}
-function containerName(suiteId, runId) {
-  const clean = (s) => s.replace(/[^a-zA-Z0-9_.-]+/g, "-");
-  const name2 = `medalist-${clean(suiteId)}-${clean(runId)}`;
-  if (name2.length <= 120) return name2;
-  const hash2 = createHash3("sha256").update(`${suiteId}\0${runId}`).digest("hex").slice(0, 12);
-  return `${name2.slice(0, 107)}-${hash2}`;
-}
-function containerEnv(spec, network) {
-  const env = {
-    ...spec.env,
-    ...contractEnv(spec, CONTAINER_PATHS)
-  };
-  if (spec.validationUrl && network !== "none") env[VALIDATION_URL_VAR] = spec.validationUrl;
-  else delete env[VALIDATION_URL_VAR];
-  return Object.entries(env).map(([k, v]) => `${k}=${v}`);
-}
-function containerOptions(spec, settings, image, opts = {}) {
-  const p = runPaths(spec.runDir);
-  const { limits } = settings;
-  const now = opts.now ?? Date.now();
-  const deadline = now + (spec.timeLimitSecs + settings.stopGraceSecs + 300) * 1e3;
-  const bind = (Source, Target, ReadOnly) => ({
-    Type: "bind",
-    Source,
-    Target,
-    ReadOnly
-  });
-  const hostConfig = {
-    Mounts: [
-      bind(spec.publicDir, CONTAINER_PATHS.data, true),
-      bind(p.submissionDir, CONTAINER_PATHS.submission, false),
-      bind(p.logsDir, CONTAINER_PATHS.logs, false),
-      bind(p.codeDir, CONTAINER_PATHS.code, false),
-      bind(p.instructionsFile, CONTAINER_PATHS.instructions, true)
-    ],
-    NetworkMode: settings.network,
-    Privileged: false,
-    Init: settings.init ?? true,
-    AutoRemove: false,
-    // Container output is also streamed to run.log; keep the daemon's copy bounded.
-    LogConfig: { Type: "json-file", Config: { "max-size": "50m", "max-file": "2" } }
-  };
-  if (limits.cpus !== void 0) hostConfig.NanoCpus = Math.round(limits.cpus * 1e9);
-  if (limits.memory !== void 0) {
-    hostConfig.Memory = limits.memory;
-    hostConfig.MemorySwap = limits.memory;
-  }
-  if (limits.shmSize !== void 0) hostConfig.ShmSize = limits.shmSize;
-  if (limits.pids !== void 0) hostConfig.PidsLimit = limits.pids;
-  if (spec.gpus.length > 0) {
-    hostConfig.DeviceRequests = [{ Driver: "nvidia", DeviceIDs: [...spec.gpus], Capabilities: [["gpu"]] }];
-  }
-  return {
-    name: containerName(spec.suiteId, spec.runId),
-    Image: image,
-    Cmd: settings.command,
-    Env: containerEnv(spec, settings.network),
-    Labels: {
-      [LABEL.suite]: spec.suiteId,
-      [LABEL.run]: spec.runId,
-      [LABEL.competition]: spec.competitionId,
-      [LABEL.seed]: String(spec.seed),
-      [LABEL.owner]: opts.owner ?? ownerLabel(),
-      [LABEL.deadline]: String(deadline)
-    },
-    Tty: false,
-    OpenStdin: false,
-    AttachStdin: false,
-    AttachStdout: false,
-    AttachStderr: false,
-    StopTimeout: settings.stopGraceSecs,
-    HostConfig: hostConfig
-  };
-}
-
-// src/util/process.ts
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-
-// src/execute/docker/cleanup.ts
-async function removeAll(docker, list, graceSecs) {
-  const removed = [];
-  await Promise.all(
-    list.map(async (c) => {
-      const container = docker.getContainer(c.Id);
-      if (c.State === "running" && graceSecs > 0) await container.stop({ t: graceSecs }).catch(() => {
-      });
-      try {
-        await container.remove({ force: true, v: true });
-        removed.push(c.Names[0]?.replace(/^\//, "") ?? c.Id);
-      } catch (e) {
-        const code = e.statusCode;
-        if (code !== 404 && code !== 409)
-          throw new Error(`removing container ${c.Id.slice(0, 12)} failed: ${errorMessage(e)}`);
-      }
-    })
-  );
-  return removed;
-}
-async function cleanupSuite(docker, suiteId, opts = {}) {
-  const list = await docker.listContainers({ all: true, filters: { label: [`${LABEL.suite}=${suiteId}`] } });
-  return removeAll(docker, list, opts.graceSecs ?? 5);
-}
-async function sweepStale(docker, opts = {}) {
-  const host = opts.hostname ?? os3.hostname();
-  const isAlive = opts.isAlive ?? pidAlive;
-  const now = opts.now ?? Date.now();
-  const list = await docker.listContainers({ all: true, filters: { label: [LABEL.suite] } });
-  const stale = list.filter((c) => {
-    const owner = c.Labels[LABEL.owner] ?? "";
-    const sep2 = owner.lastIndexOf(":");
-    const pid = Number(owner.slice(sep2 + 1));
-    if (sep2 > 0 && owner.slice(0, sep2) === host && Number.isInteger(pid)) {
-      if (pid === process.pid) return false;
-      if (!isAlive(pid)) return true;
-    }
-    const deadline = Number(c.Labels[LABEL.deadline]);
-    return Number.isFinite(deadline) && now > deadline;
-  });
-  return removeAll(docker, stale, 0);
-}
-
 // src/execute/docker/executor.ts
 import { chmod, mkdir, readdir as readdir2, rm, stat, writeFile } from "node:fs/promises";
 import path2 from "node:path";
 
-// src/execute/docker/image.ts
-import { readdir } from "node:fs/promises";
-import path from "node:path";
-var ImageMissingError = class extends Error {
-  constructor(ref) {
-    super(
-      `image ${ref} is not on this runner (no registry pull is attempted; build it or docker load it first)`
-    );
-    this.name = "ImageMissingError";
-  }
-};
-async function inspectImage(docker, ref) {
-  try {
-    const info = await docker.getImage(ref).inspect();
-    return { ref, id: info.Id, digest: info.RepoDigests?.[0] ?? info.Id };
-  } catch (e) {
-    if (statusCode(e) === 404) throw new ImageMissingError(ref);
-    throw e;
-  }
-}
-async function contextFiles(dir) {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join("/"));
-}
-async function buildImage(docker, build, log) {
-  const src = await contextFiles(build.context);
-  const stream = await docker.buildImage({ context: build.context, src }, {
-    t: build.tag,
-    dockerfile: build.dockerfile,
-    target: build.target,
-    buildargs: build.args,
-    labels: { "medalist.built": "true" },
-    rm: true,
-    forcerm: true
-  });
-  await new Promise((resolve11, reject) => {
-    let failed = null;
-    docker.modem.followProgress(
-      stream,
-      (err) => {
-        if (err) reject(err);
-        else if (failed !== null) reject(new Error(`docker build failed: ${failed}`));
-        else resolve11();
-      },
-      (event) => {
-        if (event.error) failed = event.errorDetail?.message ?? event.error;
-        const text2 = event.stream ?? event.status ?? event.error;
-        if (text2) {
-          for (const line of text2.split("\n")) if (line.trim() !== "") log(line.trimEnd());
-        }
-      }
-    );
-  });
-  return inspectImage(docker, build.tag);
-}
-async function prepareImage(docker, settings, log) {
-  if (settings.build) {
-    log(`building ${settings.build.tag} from ${settings.build.context} (${settings.build.dockerfile})`);
-    try {
-      return await buildImage(docker, settings.build, log);
-    } catch (e) {
-      throw new Error(`building the agent image failed: ${errorMessage(e)}`);
-    }
-  }
-  if (!settings.image) throw new Error("the docker executor needs agent.image or agent.build");
-  try {
-    return await inspectImage(docker, settings.image);
-  } catch (e) {
-    if (!(e instanceof ImageMissingError) || settings.pull === false) throw e;
-  }
-  log(`pulling ${settings.image}`);
-  try {
-    await pullImage(docker, settings.image, log);
-  } catch (e) {
-    log(`pull failed: ${errorMessage(e)}`);
-    throw new ImageMissingError(settings.image);
-  }
-  return inspectImage(docker, settings.image);
-}
-async function pullImage(docker, ref, log) {
-  const stream = await docker.pull(ref);
-  await new Promise((resolve11, reject) => {
-    let last = "";
-    docker.modem.followProgress(
-      stream,
-      (err) => err ? reject(err) : resolve11(),
-      (event) => {
-        if (event.error) return reject(new Error(event.error));
-        const line = [event.id, event.status].filter(Boolean).join(": ");
-        if (line && line !== last && !event.status?.startsWith("Downloading") && !event.status?.startsWith("Extracting"))
-          log(line);
-        last = line;
-      }
-    );
-  });
-}
-
 // src/execute/docker/run-log.ts
-import { createWriteStream as createWriteStream2 } from "node:fs";
+import { createWriteStream } from "node:fs";
 var RunLog = class {
   constructor(file2, secrets = [], maxBytes = 256 * 1024 ** 2) {
     this.secrets = secrets;
     this.maxBytes = maxBytes;
-    this.out = createWriteStream2(file2, { flags: "a" });
+    this.out = createWriteStream(file2, { flags: "a" });
     this.out.on("error", () => {
     });
   }
@@ -93936,11 +94664,11 @@ var RunLog = class {
       if (this.partial[s] !== "") this.line(s, this.partial[s]);
       this.partial[s] = "";
     }
-    await new Promise((resolve11) => this.out.end(resolve11));
+    await new Promise((resolve15) => this.out.end(resolve15));
   }
 };
 function demux(stream, onText) {
-  return new Promise((resolve11) => {
+  return new Promise((resolve15) => {
     let pending = Buffer.alloc(0);
     const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
     stream.on("data", (chunk) => {
@@ -93953,9 +94681,9 @@ function demux(stream, onText) {
         pending = pending.subarray(8 + size);
       }
     });
-    stream.on("end", () => resolve11());
-    stream.on("close", () => resolve11());
-    stream.on("error", () => resolve11());
+    stream.on("end", () => resolve15());
+    stream.on("close", () => resolve15());
+    stream.on("error", () => resolve15());
   });
 }
 
@@ -93983,21 +94711,9 @@ var DockerExecutor = class {
     });
     return this.image;
   }
-  async execute(spec, signal) {
-    const began = Date.now();
-    let delay = this.settings.retryDelayMs ?? 2e3;
-    for (let attempt2 = 1; ; attempt2++) {
-      const { retryable, ...result } = await this.attempt(spec, attempt2, signal);
-      const last = result.outcome !== "infra_error" || !retryable || attempt2 > this.settings.retries || signal?.aborted;
-      if (last) {
-        return { ...result, attempts: attempt2, durationMs: result.durationMs || Date.now() - began };
-      }
-      this.log(
-        `${spec.runId}: infrastructure error (${result.error}); retry ${attempt2}/${this.settings.retries} in ${delay} ms`
-      );
-      await sleep(delay, signal);
-      delay *= 2;
-    }
+  /** One attempt at one run; the suite runner retries infrastructure errors marked `retryable`. */
+  execute(spec, signal) {
+    return this.attempt(spec, spec.attempt ?? 1, signal);
   }
   async attempt(spec, attempt2, signal) {
     const paths = runPaths(spec.runDir);
@@ -94010,10 +94726,7 @@ var DockerExecutor = class {
       details,
       retryable
     });
-    const cancelled = () => ({
-      ...infra("cancelled", false),
-      details: { ...details, cancelled: "true" }
-    });
+    const cancelled = () => ({ ...infra("cancelled", false), cancelled: true });
     if (signal?.aborted) return cancelled();
     let image;
     try {
@@ -94068,7 +94781,7 @@ var DockerExecutor = class {
     let ended = "exit";
     let giveUp = () => {
     };
-    const gaveUp = new Promise((resolve11) => giveUp = () => resolve11("gave-up"));
+    const gaveUp = new Promise((resolve15) => giveUp = () => resolve15("gave-up"));
     const backstops = [];
     const stop = (why, grace) => {
       if (ended !== "exit") return;
@@ -94107,7 +94820,7 @@ var DockerExecutor = class {
         outcome: "infra_error",
         exitCode: waitCode,
         error: "cancelled",
-        details: { ...details, cancelled: "true" }
+        cancelled: true
       };
     }
     if (lost !== null) {
@@ -94198,8 +94911,7 @@ function dockerSettings(config2, baseDir) {
     command: cmd === void 0 ? void 0 : typeof cmd === "string" ? ["/bin/sh", "-c", cmd] : cmd,
     limits: { cpus: limits.cpus, memory: limits.memory, shmSize: limits.shmSize, pids: limits.pids },
     network: docker.network,
-    retries: docker.retries,
-    stopGraceSecs: docker.stopGraceSecs
+    stopGraceSecs: runPolicy(config2).stopGraceSecs
   };
 }
 
@@ -94239,6 +94951,7 @@ async function setupDocker(config2, opts) {
   try {
     image = await executor.prepareImage();
   } catch (e) {
+    if (e instanceof AgentBuildError) throw e;
     throw new UserError(errorMessage(e), 1);
   }
   log(`agent image ${image.ref} (${image.digest})`);
@@ -94266,6 +94979,2848 @@ async function setupDocker(config2, opts) {
   };
 }
 
+// src/execute/docker/backend.ts
+var dockerBackend = {
+  name: "docker",
+  async open(ctx) {
+    const { config: config2, agent, log } = ctx;
+    let setup;
+    try {
+      setup = await setupDocker({ ...config2, agent }, { baseDir: ctx.baseDir, log });
+    } catch (e) {
+      if (e instanceof AgentBuildError) return imageDidNotBuild(ctx.config.concurrency, e.message);
+      throw e;
+    }
+    const { docker, executor, validation } = setup;
+    const cleanup = () => cleanupSuite(docker, ctx.suiteId).catch(() => []);
+    const onAbort = () => void cleanup();
+    ctx.signal?.addEventListener("abort", onAbort, { once: true });
+    let closed = null;
+    return {
+      name: "docker",
+      resources: setup.resources,
+      perRun: setup.perRun,
+      facts: { image: setup.image.ref, imageDigest: setup.image.digest, gpuModel: setup.gpus.model },
+      validationUrl: validation ? (competitionId, sample) => validation.register(competitionId, sample) : void 0,
+      execute: (spec, signal) => executor.execute(spec, signal),
+      close: () => closed ??= (async () => {
+        ctx.signal?.removeEventListener("abort", onAbort);
+        await cleanup();
+        await setup.close();
+      })()
+    };
+  }
+};
+function imageDidNotBuild(concurrency, cause) {
+  const error62 = `the agent image did not build: ${cause}`;
+  return {
+    name: "docker",
+    resources: { gpuIds: [], maxParallel: concurrency },
+    perRun: { gpus: 0 },
+    facts: { image: null, imageDigest: null, gpuModel: null },
+    execute: async () => ({ outcome: "failed", exitCode: null, durationMs: 0, error: error62 }),
+    close: async () => {
+    }
+  };
+}
+
+// src/execute/local/index.ts
+import { resolve as resolve4 } from "node:path";
+
+// src/execute/local/executor.ts
+import { spawn } from "node:child_process";
+import { createWriteStream as createWriteStream2, mkdirSync } from "node:fs";
+var KEEP = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT"];
+var LocalExecutor = class {
+  constructor(opts) {
+    this.opts = opts;
+  }
+  opts;
+  name = "local";
+  execute(spec, signal) {
+    const p = runPaths(spec.runDir);
+    for (const d of [p.submissionDir, p.logsDir, p.codeDir]) mkdirSync(d, { recursive: true });
+    const env = {};
+    for (const k of KEEP) if (process.env[k] !== void 0) env[k] = process.env[k];
+    Object.assign(
+      env,
+      spec.env,
+      contractEnv(spec, {
+        data: spec.publicDir,
+        submission: p.submissionDir,
+        logs: p.logsDir,
+        code: p.codeDir,
+        instructions: p.instructionsFile
+      })
+    );
+    const log = createWriteStream2(p.logFile, { flags: "a" });
+    const started = Date.now();
+    const { command } = this.opts;
+    const [file2, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0], command.slice(1)];
+    return new Promise((resolve15) => {
+      let timedOut = false;
+      let cancelled = false;
+      let settled = false;
+      const child = spawn(file2, args, {
+        cwd: this.opts.cwd,
+        env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"]
+      });
+      const stamp = (chunk) => log.write(chunk);
+      child.stdout.on("data", stamp);
+      child.stderr.on("data", stamp);
+      const killGroup = (sig) => {
+        try {
+          if (child.pid) process.kill(-child.pid, sig);
+        } catch {
+        }
+      };
+      const stop = () => {
+        killGroup("SIGTERM");
+        setTimeout(() => killGroup("SIGKILL"), (this.opts.graceSecs ?? 5) * 1e3).unref();
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        log.write(`
+[medalist] time limit of ${spec.timeLimitSecs}s reached: stopping the agent
+`);
+        stop();
+      }, spec.timeLimitSecs * 1e3);
+      const onAbort = () => {
+        cancelled = true;
+        stop();
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const finish = (r) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        killGroup("SIGKILL");
+        log.end(() => resolve15({ ...r, durationMs: Date.now() - started }));
+      };
+      child.on(
+        "error",
+        (e) => finish({ outcome: "infra_error", exitCode: null, error: `could not start the agent: ${e.message}` })
+      );
+      child.on("close", (code, sig) => {
+        if (timedOut)
+          return finish({
+            outcome: "timed_out",
+            exitCode: code,
+            error: `killed at the ${spec.timeLimitSecs}s time limit`
+          });
+        if (cancelled)
+          return finish({ outcome: "infra_error", exitCode: code, error: "cancelled", cancelled: true });
+        if (code === 0) return finish({ outcome: "completed", exitCode: 0 });
+        return finish({
+          outcome: "failed",
+          exitCode: code,
+          error: sig ? `agent killed by ${sig}` : `agent exited with code ${code}`
+        });
+      });
+    });
+  }
+};
+
+// src/execute/local/index.ts
+var localBackend = {
+  name: "local",
+  async open(ctx) {
+    const { agent, config: config2 } = ctx;
+    if (agent.command === void 0) throw new UserError("agent.command: the local executor needs a command");
+    const executor = new LocalExecutor({
+      command: agent.command,
+      cwd: resolve4(ctx.baseDir, agent.cwd ?? "."),
+      graceSecs: runPolicy(config2).stopGraceSecs
+    });
+    return {
+      name: "local",
+      resources: { gpuIds: [], maxParallel: config2.concurrency },
+      perRun: { gpus: 0 },
+      facts: { image: agent.image ?? null, imageDigest: null, gpuModel: null },
+      execute: (spec, signal) => executor.execute(spec, signal),
+      close: async () => {
+      }
+    };
+  }
+};
+
+// src/execute/slurm/cleanup.ts
+import os5 from "node:os";
+
+// src/execute/slurm/job.ts
+import { createHash as createHash4 } from "node:crypto";
+var COMMENT_PREFIX = "medalist";
+var NO_SHARED_DIR_EXIT = 97;
+var FACTS_FILE = ".medalist-node";
+var SCRIPT_FILE = "slurm-job.sh";
+var KEEP2 = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ"];
+function sh(s) {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+function jobName(suiteId, runId) {
+  const clean = (s) => s.replace(/[^a-zA-Z0-9_.-]+/g, "-");
+  const name2 = `medalist-${clean(suiteId)}-${clean(runId)}`;
+  if (name2.length <= 120) return name2;
+  const hash2 = createHash4("sha256").update(`${suiteId}\0${runId}`).digest("hex").slice(0, 12);
+  return `${name2.slice(0, 107)}-${hash2}`;
+}
+function jobComment(suiteId, runId, owner) {
+  const clean = (s) => s.replace(/[^a-zA-Z0-9_.:-]+/g, "-");
+  return `${COMMENT_PREFIX} suite=${clean(suiteId)} run=${clean(runId)} owner=${clean(owner)}`;
+}
+function parseComment(comment) {
+  const m = /^medalist suite=(\S+) run=(\S+) owner=(\S+)$/.exec(comment.trim());
+  return m ? { suite: m[1], run: m[2], owner: m[3] } : null;
+}
+function timeMinutes(secs) {
+  return Math.max(1, Math.ceil(secs / 60));
+}
+function planJob(spec, s, runnerEnv = process.env) {
+  const p = runPaths(spec.runDir);
+  const name2 = jobName(spec.suiteId, spec.runId);
+  const comment = jobComment(spec.suiteId, spec.runId, s.owner);
+  const scriptPath = `${spec.runDir}/${SCRIPT_FILE}`;
+  const { limits } = s;
+  const args = [
+    "--parsable",
+    "--no-requeue",
+    `--job-name=${name2}`,
+    `--comment=${comment}`,
+    `--output=${p.logFile}`,
+    "--open-mode=append",
+    `--chdir=${spec.runDir}`,
+    `--time=${timeMinutes(spec.timeLimitSecs + s.graceSecs)}`,
+    "--ntasks=1"
+  ];
+  if (limits.cpus !== void 0) args.push(`--cpus-per-task=${Math.ceil(limits.cpus)}`);
+  if (limits.memory !== void 0) args.push(`--mem=${Math.ceil(limits.memory / 2 ** 20)}M`);
+  if (limits.gpus > 0) {
+    args.push(
+      s.gpuFlag === "gpus" ? `--gpus=${s.gpuType ? `${s.gpuType}:` : ""}${limits.gpus}` : `--gres=gpu:${s.gpuType ? `${s.gpuType}:` : ""}${limits.gpus}`
+    );
+  }
+  if (s.partition) args.push(`--partition=${s.partition}`);
+  if (s.account) args.push(`--account=${s.account}`);
+  if (s.qos) args.push(`--qos=${s.qos}`);
+  if (s.constraint) args.push(`--constraint=${s.constraint}`);
+  args.push("--export=ALL", ...s.sbatchArgs, scriptPath);
+  const inContainer = s.mode !== "command";
+  const paths = inContainer ? { ...CONTAINER_PATHS } : {
+    data: spec.publicDir,
+    submission: p.submissionDir,
+    logs: p.logsDir,
+    code: p.codeDir,
+    instructions: p.instructionsFile
+  };
+  const agentEnv2 = { ...spec.env, ...contractEnv(spec, paths) };
+  if (inContainer && s.network === "none") delete agentEnv2.MEDALIST_VALIDATION_URL;
+  const env = {};
+  for (const k of KEEP2) if (runnerEnv[k] !== void 0) env[k] = runnerEnv[k];
+  if (runnerEnv.SLURM_CONF) env.SLURM_CONF = runnerEnv.SLURM_CONF;
+  Object.assign(env, agentEnv2);
+  return {
+    args,
+    script: jobScript(spec, s, Object.keys(agentEnv2)),
+    scriptPath,
+    env,
+    name: name2,
+    comment
+  };
+}
+function commandWords(command) {
+  if (command === void 0) return [];
+  return typeof command === "string" ? ["/bin/sh", "-c", command] : command;
+}
+function jobScript(spec, s, envNames) {
+  const p = runPaths(spec.runDir);
+  const lines2 = [
+    "#!/bin/sh",
+    `# Medalist job for run ${spec.runId} of suite ${spec.suiteId} (generated).`,
+    `if [ ! -f ${sh(s.token)} ]; then`,
+    `  echo "[medalist] node $(hostname) does not see the shared folder "${sh(s.sharedDir)} >&2`,
+    `  exit ${NO_SHARED_DIR_EXIT}`,
+    "fi",
+    `facts=${sh(`${spec.runDir}/${FACTS_FILE}`)}`,
+    "{",
+    '  echo "node=$(hostname)"',
+    '  echo "cuda_visible_devices=${CUDA_VISIBLE_DEVICES:-}"',
+    '  if [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && command -v nvidia-smi >/dev/null 2>&1; then',
+    '    echo "gpu_model=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "$CUDA_VISIBLE_DEVICES" 2>/dev/null | head -n 1)"',
+    "  fi",
+    '} >"$facts.tmp" && mv "$facts.tmp" "$facts"',
+    'echo "[medalist] job ${SLURM_JOB_ID:-?} on $(hostname), CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-none}"'
+  ];
+  const mounts = [
+    [spec.publicDir, CONTAINER_PATHS.data, true],
+    [p.submissionDir, CONTAINER_PATHS.submission, false],
+    [p.logsDir, CONTAINER_PATHS.logs, false],
+    [p.codeDir, CONTAINER_PATHS.code, false],
+    [p.instructionsFile, CONTAINER_PATHS.instructions, true]
+  ];
+  const cmd = commandWords(s.command);
+  const gpus = s.limits.gpus > 0;
+  switch (s.mode) {
+    case "command":
+      lines2.push(`cd ${sh(s.cwd)} || exit 96`, `exec ${cmd.map(sh).join(" ")}`);
+      break;
+    case "docker": {
+      const l = s.limits;
+      const run = [
+        "docker run",
+        '--name "$name"',
+        "--init",
+        `--network ${s.network}`,
+        "--security-opt no-new-privileges",
+        `--label medalist.suite=${sh(spec.suiteId)}`,
+        `--label medalist.run=${sh(spec.runId)}`,
+        ...l.memory !== void 0 ? [`--memory ${l.memory}`, `--memory-swap ${l.memory}`] : [],
+        ...l.cpus !== void 0 ? [`--cpus ${l.cpus}`] : [],
+        ...l.pids !== void 0 ? [`--pids-limit ${l.pids}`] : [],
+        ...l.shmSize !== void 0 ? [`--shm-size ${l.shmSize}`] : [],
+        ...gpus ? ['--gpus "device=$CUDA_VISIBLE_DEVICES"'] : [],
+        ...mounts.map(([src, dst, ro]) => `-v ${sh(`${src}:${dst}${ro ? ":ro" : ""}`)}`),
+        ...envNames.map((n) => `-e ${n}`),
+        sh(s.image ?? ""),
+        ...cmd.map(sh)
+      ];
+      lines2.push(
+        `name=${sh(jobName(spec.suiteId, spec.runId))}`,
+        `trap 'docker stop -t ${s.stopGraceSecs} "$name" >/dev/null 2>&1' TERM INT`,
+        'docker rm -f "$name" >/dev/null 2>&1',
+        `${run.join(" ")} &`,
+        "pid=$!",
+        // wait returns early when a trapped signal arrives: wait until docker run really ended.
+        'wait "$pid"; rc=$?',
+        'while kill -0 "$pid" 2>/dev/null; do wait "$pid"; rc=$?; done',
+        `echo "container_oom=$(docker inspect -f '{{.State.OOMKilled}}' "$name" 2>/dev/null)" >>"$facts"`,
+        'docker rm -f "$name" >/dev/null 2>&1',
+        'exit "$rc"'
+      );
+      break;
+    }
+    case "apptainer": {
+      const prefix = /singularity$/.test(s.apptainer) ? "SINGULARITYENV_" : "APPTAINERENV_";
+      const binds = mounts.map(([src, dst, ro]) => `${src}:${dst}${ro ? ":ro" : ""}`).join(",");
+      for (const n of envNames) lines2.push(`export ${prefix}${n}="$${n}"`);
+      const verb = cmd.length > 0 ? "exec" : "run";
+      lines2.push(
+        [
+          "exec",
+          sh(s.apptainer),
+          verb,
+          "--containall --cleanenv --no-home",
+          ...gpus ? ["--nv"] : [],
+          `--bind ${sh(binds)}`,
+          sh(s.image ?? ""),
+          ...cmd.map(sh)
+        ].join(" ")
+      );
+      break;
+    }
+    case "pyxis": {
+      const mountList = mounts.map(([src, dst, ro]) => `${src}:${dst}${ro ? ":ro" : ""}`).join(",");
+      lines2.push(
+        [
+          "exec srun --ntasks=1",
+          `--container-image=${sh(s.image ?? "")}`,
+          `--container-mounts=${sh(mountList)}`,
+          "--no-container-mount-home",
+          `--container-workdir=${CONTAINER_PATHS.code}`,
+          ...cmd.map(sh)
+        ].join(" ")
+      );
+      break;
+    }
+  }
+  return `${lines2.join("\n")}
+`;
+}
+
+// src/execute/slurm/cleanup.ts
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function orphans(squeueOut, host = os5.hostname(), isAlive = alive) {
+  const out = [];
+  for (const line of squeueOut.split("\n")) {
+    const i = line.indexOf("|");
+    if (i < 0) continue;
+    const id = line.slice(0, i).trim();
+    const c = parseComment(line.slice(i + 1));
+    if (!c || !/^\d+$/.test(id)) continue;
+    const m = /^(.*):(\d+)$/.exec(c.owner);
+    if (!m || m[1] !== host) continue;
+    const pid = Number(m[2]);
+    if (pid !== process.pid && !isAlive(pid)) out.push(id);
+  }
+  return out;
+}
+async function sweepOrphans(runner, log) {
+  const user = os5.userInfo().username;
+  const q = await runner.run("squeue", ["-h", "-u", user, "-o", "%i|%k"]);
+  if (q.code !== 0) {
+    log(`could not list earlier jobs (squeue: ${q.stderr.trim().split("\n")[0]})`);
+    return [];
+  }
+  const ids = orphans(q.stdout);
+  if (ids.length === 0) return [];
+  const c = await runner.run("scancel", ids);
+  if (c.code !== 0) {
+    log(`could not cancel jobs left by a crashed suite (${ids.join(",")}): ${c.stderr.trim()}`);
+    return [];
+  }
+  log(`cancelled ${ids.length} Slurm job(s) left by a crashed suite: ${ids.join(", ")}`);
+  return ids;
+}
+
+// src/execute/slurm/executor.ts
+import {
+  lstatSync,
+  mkdirSync as mkdirSync2,
+  openSync as openSync2,
+  readSync as readSync2,
+  closeSync as closeSync2,
+  readdirSync as readdirSync2,
+  realpathSync,
+  rmSync
+} from "node:fs";
+import { writeFile as writeFile2, unlink } from "node:fs/promises";
+import os6 from "node:os";
+import { relative, resolve as resolve6, isAbsolute } from "node:path";
+
+// src/execute/slurm/runner.ts
+import { spawn as spawn2 } from "node:child_process";
+var MAX_OUTPUT = 16 * 1024 * 1024;
+function spawnRunner(timeoutMs = 6e4) {
+  return {
+    run(command, args, opts = {}) {
+      return new Promise((resolve15) => {
+        const child = spawn2(command, args, {
+          env: opts.env ?? process.env,
+          stdio: ["ignore", "pipe", "pipe"],
+          timeout: timeoutMs
+        });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (b) => {
+          if (stdout.length < MAX_OUTPUT) stdout += b.toString("utf8");
+        });
+        child.stderr.on("data", (b) => {
+          if (stderr.length < MAX_OUTPUT) stderr += b.toString("utf8");
+        });
+        child.on("error", (e) => resolve15({ code: null, stdout, stderr: stderr + e.message }));
+        child.on(
+          "close",
+          (code, signal) => resolve15({ code, stdout, stderr: signal ? `${stderr}killed by ${signal}` : stderr })
+        );
+      });
+    }
+  };
+}
+
+// src/execute/slurm/sacct.ts
+var SACCT_FIELDS = ["JobIDRaw", "State", "ExitCode", "ElapsedRaw", "NodeList", "MaxRSS"];
+function sacctArgs(jobIds) {
+  return ["-n", "-P", "--noconvert", "-o", SACCT_FIELDS.join(","), "-j", jobIds.join(",")];
+}
+var UNITS = { "": 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40 };
+function parseSize(v) {
+  const m = /^(\d+(?:\.\d+)?)([KMGT]?)$/i.exec(v.trim());
+  return m ? Math.round(Number(m[1]) * UNITS[m[2].toUpperCase()]) : null;
+}
+function parseSacct(text2) {
+  const jobs = /* @__PURE__ */ new Map();
+  const rss = /* @__PURE__ */ new Map();
+  for (const line of text2.split("\n")) {
+    const f = line.split("|");
+    if (f.length < SACCT_FIELDS.length) continue;
+    const [rawId, state, exit, elapsed, nodeList, maxRss] = f;
+    const id = rawId.trim();
+    const base = id.split(".")[0];
+    if (!/^\d+(_\d+)?$/.test(base)) continue;
+    const size = parseSize(maxRss);
+    if (size !== null) rss.set(base, Math.max(rss.get(base) ?? 0, size));
+    if (id !== base) continue;
+    const ec = /^(\d+):(\d+)$/.exec(exit.trim());
+    jobs.set(id, {
+      jobId: id,
+      state: state.trim().split(/\s+/)[0] ?? "",
+      exitCode: ec ? Number(ec[1]) : null,
+      signal: ec ? Number(ec[2]) : null,
+      elapsedSecs: Number(elapsed) || 0,
+      nodeList: nodeList.trim(),
+      maxRssBytes: null
+    });
+  }
+  for (const [id, job] of jobs) job.maxRssBytes = rss.get(id) ?? null;
+  return jobs;
+}
+function parseJobId(stdout) {
+  const m = /^(\d+)(?:;\S+)?\s*$/.exec(stdout.trim());
+  return m ? m[1] : null;
+}
+var WAITING = /* @__PURE__ */ new Set(["PENDING", "REQUEUED", "RESIZING", "SUSPENDED", "REQUEUE_HOLD", "REQUEUE_FED"]);
+var ACTIVE = /* @__PURE__ */ new Set(["RUNNING", "COMPLETING", "CONFIGURING", "STAGE_OUT", "SIGNALING", "STOPPED"]);
+function phaseOf(state) {
+  if (WAITING.has(state)) return "waiting";
+  if (ACTIVE.has(state)) return "running";
+  return "ended";
+}
+function parseFacts(text2) {
+  const out = {};
+  for (const line of text2.split("\n").slice(0, 50)) {
+    const m = /^([a-z_]{1,40})=(.{0,200})$/.exec(line.trim());
+    if (m) out[m[1]] = m[2].trim();
+  }
+  return out;
+}
+var mib = (b) => `${Math.round(b / 2 ** 20)} MiB`;
+function classify(job, ctx) {
+  const { state } = job;
+  const code = job.signal ? null : job.exitCode;
+  const where = job.nodeList && job.nodeList !== "None assigned" ? ` on ${job.nodeList}` : "";
+  if (ctx.cancelledByUs)
+    return { outcome: "infra_error", exitCode: code, error: "cancelled", cancelled: true };
+  if (ctx.timedOutByUs || state === "TIMEOUT") {
+    return {
+      outcome: "timed_out",
+      exitCode: code,
+      error: ctx.timedOutByUs ? `time limit of ${ctx.timeLimitSecs}s reached: Medalist stopped the job` : `Slurm stopped the job at its time limit (the run's ${ctx.timeLimitSecs}s plus grace)`
+    };
+  }
+  if (state === "COMPLETED") return { outcome: "completed", exitCode: 0 };
+  if (state === "OUT_OF_MEMORY") {
+    return { outcome: "oom", exitCode: code, error: `Slurm reported the job out of memory${where}` };
+  }
+  if (ctx.facts?.container_oom === "true") {
+    return { outcome: "oom", exitCode: code, error: `the agent's container ran out of memory${where}` };
+  }
+  if (state === "FAILED") {
+    if (job.exitCode === NO_SHARED_DIR_EXIT && ctx.facts === null) {
+      return {
+        outcome: "infra_error",
+        exitCode: code,
+        error: `the node${where} does not see the shared folder (slurm.sharedDir)`,
+        retryable: false
+      };
+    }
+    if (job.signal === 9 && ctx.memoryBytes !== void 0 && job.maxRssBytes !== null && job.maxRssBytes >= ctx.memoryBytes) {
+      return {
+        outcome: "oom",
+        exitCode: null,
+        error: `killed by Slurm at ${mib(job.maxRssBytes)} peak memory, over the ${mib(ctx.memoryBytes)} limit`
+      };
+    }
+    return {
+      outcome: "failed",
+      exitCode: code,
+      error: job.signal ? `agent killed by signal ${job.signal}` : `agent exited with code ${job.exitCode}`
+    };
+  }
+  if (state === "NODE_FAIL" || state === "BOOT_FAIL" || state === "PREEMPTED") {
+    return {
+      outcome: "infra_error",
+      exitCode: code,
+      error: `Slurm ended the job: ${state}${where}`,
+      retryable: true
+    };
+  }
+  if (state === "CANCELLED") {
+    return {
+      outcome: "infra_error",
+      exitCode: code,
+      error: "the job was cancelled outside Medalist (scancel by a user or an administrator)",
+      retryable: false
+    };
+  }
+  return {
+    outcome: "infra_error",
+    exitCode: code,
+    error: `Slurm ended the job: ${state}${where}`,
+    retryable: false
+  };
+}
+
+// src/execute/slurm/settings.ts
+import { resolve as resolve5 } from "node:path";
+function slurmSettings(config2, agent, baseDir, owner, suiteId) {
+  const { sharedDir, ...rest } = config2.slurm;
+  const shared = resolve5(baseDir, sharedDir ?? ".");
+  return {
+    ...rest,
+    sharedDir: shared,
+    token: `${shared}/.medalist-shared-${suiteId.replace(/[^a-zA-Z0-9_.-]+/g, "-")}`,
+    limits: config2.limits,
+    command: agent.command,
+    cwd: resolve5(baseDir, agent.cwd ?? "."),
+    image: agent.image,
+    network: config2.docker.network,
+    stopGraceSecs: runPolicy(config2).stopGraceSecs,
+    owner
+  };
+}
+
+// src/execute/slurm/tracker.ts
+var JobTracker = class {
+  constructor(runner, poll, log = () => {
+  }) {
+    this.runner = runner;
+    this.poll = poll;
+    this.log = log;
+    this.intervalSecs = poll.minSecs;
+  }
+  runner;
+  poll;
+  log;
+  listeners = /* @__PURE__ */ new Map();
+  last = /* @__PURE__ */ new Map();
+  loop = null;
+  wake = () => {
+  };
+  intervalSecs;
+  /** sacct calls made (tests check one per poll). */
+  polls = 0;
+  /** Calls `listener` with every new report of the job until `unwatch`. */
+  watch(jobId, listener) {
+    this.listeners.set(jobId, listener);
+    this.intervalSecs = this.poll.minSecs;
+    this.wake();
+    this.loop ??= this.run().finally(() => this.loop = null);
+  }
+  unwatch(jobId) {
+    this.listeners.delete(jobId);
+    this.last.delete(jobId);
+  }
+  /** Polls soon (after a cancel, say). */
+  nudge() {
+    this.intervalSecs = this.poll.minSecs;
+    this.wake();
+  }
+  async run() {
+    let failures = 0;
+    while (this.listeners.size > 0) {
+      await new Promise((resolve15) => {
+        const t = setTimeout(resolve15, this.intervalSecs * 1e3);
+        this.wake = () => {
+          clearTimeout(t);
+          resolve15();
+        };
+      });
+      this.wake = () => {
+      };
+      if (this.listeners.size === 0) break;
+      const ids = [...this.listeners.keys()];
+      this.polls++;
+      const r = await this.runner.run("sacct", sacctArgs(ids));
+      if (r.code !== 0) {
+        if (++failures % 5 === 1) this.log(`sacct failed (${r.stderr.trim().split("\n")[0]}); retrying`);
+        this.intervalSecs = Math.min(this.intervalSecs * 1.5, this.poll.maxSecs);
+        continue;
+      }
+      failures = 0;
+      let changed = false;
+      for (const [id, job] of parseSacct(r.stdout)) {
+        const listener = this.listeners.get(id);
+        if (!listener) continue;
+        const key = `${job.state}|${job.elapsedSecs > 0}`;
+        if (this.last.get(id) !== key) changed = true;
+        this.last.set(id, key);
+        listener(job);
+      }
+      this.intervalSecs = changed ? this.poll.minSecs : Math.min(this.intervalSecs * 1.5, this.poll.maxSecs);
+    }
+  }
+};
+
+// src/execute/slurm/executor.ts
+var CANCEL_GRACE_SECS2 = 5;
+function inside(child, parent) {
+  let c;
+  let p;
+  try {
+    c = realpathSync(child);
+    p = realpathSync(parent);
+  } catch {
+    return false;
+  }
+  const rel = relative(p, c);
+  return rel === "" || !rel.startsWith("..") && !isAbsolute(rel);
+}
+function firstLine(s) {
+  return s.trim().split("\n")[0] ?? "";
+}
+var FIXED_SUBMIT_ERROR = /invalid|not available|unrecognized|unknown|not allowed|denied|does not exist|exceeds|too many/i;
+function readFacts(runDir) {
+  const path4 = `${runDir}/${FACTS_FILE}`;
+  try {
+    if (!lstatSync(path4).isFile()) return null;
+    const fd = openSync2(path4, "r");
+    try {
+      const buf = Buffer.alloc(8192);
+      const n = readSync2(fd, buf, 0, buf.length, 0);
+      return parseFacts(buf.subarray(0, n).toString("utf8"));
+    } finally {
+      closeSync2(fd);
+    }
+  } catch {
+    return null;
+  }
+}
+var SlurmExecutor = class {
+  constructor(settings, runner, ctx) {
+    this.settings = settings;
+    this.runner = runner;
+    this.ctx = ctx;
+    this.resources = { gpuIds: [], maxParallel: settings.maxConcurrent };
+    this.facts = { image: settings.image ?? null, imageDigest: null, gpuModel: null };
+    this.tracker = new JobTracker(runner, settings.poll, ctx.log);
+  }
+  settings;
+  runner;
+  ctx;
+  name = "slurm";
+  resources;
+  perRun = { gpus: 0 };
+  facts;
+  tracker;
+  /** Jobs submitted and not yet seen ended. */
+  live = /* @__PURE__ */ new Set();
+  closed = false;
+  /** Cancels every job of the suite still known to be queued or running (one scancel). */
+  async cancelAll() {
+    const ids = [...this.live];
+    if (ids.length === 0) return;
+    await this.runner.run("scancel", ids);
+    this.tracker.nudge();
+  }
+  async execute(spec, signal) {
+    const began = Date.now();
+    const details = {};
+    const infra = (error62, retryable) => ({
+      outcome: "infra_error",
+      exitCode: null,
+      durationMs: Date.now() - began,
+      error: error62,
+      retryable,
+      details
+    });
+    const cancelled = () => ({
+      ...infra("cancelled", false),
+      cancelled: true,
+      details: { ...details, cancelled: "true" }
+    });
+    if (signal?.aborted || this.closed) return cancelled();
+    const s = this.settings;
+    for (const [what, path4] of [
+      ["run folder", spec.runDir],
+      ["public data folder", spec.publicDir]
+    ]) {
+      if (!inside(path4, s.sharedDir)) {
+        return infra(
+          `the ${what} ${path4} is not inside slurm.sharedDir (${s.sharedDir}); the nodes could not see it`,
+          false
+        );
+      }
+    }
+    const p = runPaths(spec.runDir);
+    try {
+      for (const d of [p.submissionDir, p.logsDir, p.codeDir]) mkdirSync2(d, { recursive: true, mode: 511 });
+      for (const f of readdirSync2(p.submissionDir))
+        rmSync(`${p.submissionDir}/${f}`, { recursive: true, force: true });
+      rmSync(`${spec.runDir}/${FACTS_FILE}`, { force: true });
+    } catch (e) {
+      return infra(`preparing the run folder failed: ${e.message}`, false);
+    }
+    const plan2 = planJob(spec, s);
+    await writeFile2(plan2.scriptPath, plan2.script, { mode: 493 });
+    const sub = await this.runner.run("sbatch", plan2.args, { env: plan2.env });
+    const jobId = sub.code === 0 ? parseJobId(sub.stdout) : null;
+    if (jobId === null) {
+      const why = firstLine(sub.stderr) || firstLine(sub.stdout) || `exit code ${sub.code}`;
+      return infra(`sbatch failed: ${why}`, !FIXED_SUBMIT_ERROR.test(why));
+    }
+    Object.assign(details, { slurmJobId: jobId, slurmJobName: plan2.name });
+    this.live.add(jobId);
+    const ended = await this.follow(jobId, spec, signal);
+    this.live.delete(jobId);
+    const facts = readFacts(spec.runDir);
+    if (facts?.node) details.node = facts.node;
+    if (facts?.cuda_visible_devices) details.cudaVisibleDevices = facts.cuda_visible_devices;
+    if (facts?.gpu_model) {
+      details.gpuModel = facts.gpu_model;
+      this.facts.gpuModel ??= facts.gpu_model;
+    }
+    if (!ended.job) {
+      if (ended.cancelledByUs) return cancelled();
+      if (ended.timedOutByUs) {
+        return {
+          outcome: "timed_out",
+          exitCode: null,
+          durationMs: Date.now() - began,
+          error: `time limit of ${spec.timeLimitSecs}s reached: Medalist cancelled job ${jobId}, but sacct never confirmed that it ended`,
+          details
+        };
+      }
+      return infra(`lost track of Slurm job ${jobId}: sacct never reported it ended`, true);
+    }
+    const { job } = ended;
+    details.slurmState = job.state;
+    if (job.maxRssBytes !== null) details.maxRssBytes = String(job.maxRssBytes);
+    const c = classify(job, {
+      timedOutByUs: ended.timedOutByUs,
+      cancelledByUs: ended.cancelledByUs,
+      timeLimitSecs: spec.timeLimitSecs,
+      memoryBytes: s.limits.memory !== void 0 ? Math.ceil(s.limits.memory / 2 ** 20) * 2 ** 20 : void 0,
+      facts
+    });
+    if (c.outcome === "oom") details.oomKilled = "true";
+    if (c.cancelled) details.cancelled = "true";
+    return {
+      outcome: c.outcome,
+      exitCode: c.exitCode,
+      durationMs: job.elapsedSecs > 0 ? job.elapsedSecs * 1e3 : Date.now() - began,
+      ...c.error ? { error: c.error } : {},
+      ...c.retryable !== void 0 ? { retryable: c.retryable } : {},
+      ...c.cancelled ? { cancelled: true } : {},
+      ...c.outcome === "oom" ? { oomKilled: true } : {},
+      details
+    };
+  }
+  /** Follows one job until sacct says it ended, enforcing the run's time limit and cancellation. */
+  follow(jobId, spec, signal) {
+    const s = this.settings;
+    return new Promise((done) => {
+      let timedOutByUs = false;
+      let cancelledByUs = false;
+      let limitTimer;
+      const timers = [];
+      const stop = (why) => {
+        if (timedOutByUs || cancelledByUs) return;
+        const again = (args, afterSecs) => timers.push(
+          setTimeout(
+            () => void this.runner.run("scancel", args).then(() => this.tracker.nudge()),
+            afterSecs * 1e3
+          )
+        );
+        if (why === "timeout") {
+          timedOutByUs = true;
+          again(["--full", "--signal=TERM", jobId], 0);
+          again([jobId], s.stopGraceSecs);
+        } else {
+          cancelledByUs = true;
+          again([jobId], 0);
+          again(["--full", "--signal=KILL", jobId], CANCEL_GRACE_SECS2);
+        }
+        timers.push(setTimeout(() => finish(null), (s.stopGraceSecs + 60) * 1e3));
+      };
+      const onAbort = () => stop("cancel");
+      const finish = (job) => {
+        clearTimeout(limitTimer);
+        for (const t of timers) clearTimeout(t);
+        signal?.removeEventListener("abort", onAbort);
+        this.tracker.unwatch(jobId);
+        done({ job, timedOutByUs, cancelledByUs });
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.tracker.watch(jobId, (job) => {
+        const phase = phaseOf(job.state);
+        if (phase === "running" && limitTimer === void 0 && !timedOutByUs && !cancelledByUs) {
+          const left = Math.max(0, spec.timeLimitSecs - job.elapsedSecs);
+          limitTimer = setTimeout(() => stop("timeout"), left * 1e3);
+        }
+        if (phase === "ended") finish(job);
+      });
+      if (signal?.aborted) onAbort();
+    });
+  }
+  async close() {
+    if (this.closed) return;
+    this.closed = true;
+    await this.cancelAll();
+    await unlink(this.settings.token).catch(() => {
+    });
+  }
+};
+async function openSlurm(ctx, opts = {}) {
+  const runner = opts.runner ?? spawnRunner();
+  const settings = slurmSettings(
+    ctx.config,
+    ctx.agent,
+    ctx.baseDir,
+    opts.owner ?? `${os6.hostname()}:${process.pid}`,
+    ctx.suiteId
+  );
+  const { sharedDir } = settings;
+  let isDir = false;
+  try {
+    isDir = lstatSync(realpathSync(sharedDir)).isDirectory();
+  } catch {
+  }
+  if (!isDir) {
+    throw new UserError(
+      `slurm.sharedDir: ${sharedDir} is not a folder (it must be one the runner and the nodes both see)`
+    );
+  }
+  const dataDir = resolve6(ctx.baseDir, ctx.config.dataDir);
+  mkdirSync2(dataDir, { recursive: true });
+  if (!inside(dataDir, sharedDir)) {
+    throw new UserError(
+      `dataDir: ${dataDir} is not inside slurm.sharedDir (${sharedDir}); the nodes read the public data from there`
+    );
+  }
+  const version2 = await runner.run("sbatch", ["--version"]);
+  if (version2.code !== 0) {
+    throw new UserError(
+      `the slurm executor needs sbatch on this machine (a Slurm login node): ${firstLine(version2.stderr) || "not found"}`,
+      1
+    );
+  }
+  const acct = await runner.run("sacct", ["-n", "-X", "-S", "now", "-o", "JobIDRaw"]);
+  if (acct.code !== 0) {
+    throw new UserError(
+      `the slurm executor follows jobs with sacct, which needs job accounting: ${firstLine(acct.stderr)}`,
+      1
+    );
+  }
+  try {
+    await writeFile2(settings.token, `${ctx.suiteId}
+`);
+  } catch (e) {
+    throw new UserError(`slurm.sharedDir: cannot write to ${sharedDir}: ${e.message}`, 1);
+  }
+  await sweepOrphans(runner, ctx.log);
+  const ex = new SlurmExecutor(settings, runner, ctx);
+  ctx.log(
+    `slurm: ${firstLine(version2.stdout)}; up to ${settings.maxConcurrent} jobs at once; mode ${settings.mode}; shared folder ${sharedDir}`
+  );
+  ctx.signal?.addEventListener("abort", () => void ex.cancelAll(), { once: true });
+  return ex;
+}
+var slurmBackend = {
+  name: "slurm",
+  open: (ctx) => openSlurm(ctx)
+};
+
+// src/execute/factory.ts
+var BACKENDS = {
+  local: localBackend,
+  docker: dockerBackend,
+  slurm: slurmBackend
+};
+function backendNames() {
+  return Object.keys(BACKENDS);
+}
+function openExecutor(name2, ctx) {
+  const backend = BACKENDS[name2];
+  if (!backend)
+    throw new UserError(`executor: unknown executor "${name2}" (known: ${backendNames().join(", ")})`);
+  return backend.open(ctx);
+}
+
+// src/results/schema.ts
+var RESULTS_SCHEMA_VERSION = 1;
+var score2 = external_exports.union([external_exports.number(), external_exports.literal("NaN"), external_exports.null()]);
+var GradeReportSchema = external_exports.object({
+  competition_id: external_exports.string(),
+  score: score2,
+  gold_threshold: score2,
+  silver_threshold: score2,
+  bronze_threshold: score2,
+  median_threshold: score2,
+  any_medal: external_exports.boolean(),
+  gold_medal: external_exports.boolean(),
+  silver_medal: external_exports.boolean(),
+  bronze_medal: external_exports.boolean(),
+  above_median: external_exports.boolean(),
+  submission_exists: external_exports.boolean(),
+  valid_submission: external_exports.boolean(),
+  is_lower_better: external_exports.boolean(),
+  created_at: external_exports.string(),
+  submission_path: external_exports.string(),
+  percentile: external_exports.number().min(0).max(1).nullable(),
+  error: external_exports.string().nullable(),
+  /** The metric's value before rounding to 5 decimals. */
+  unrounded_score: score2.optional(),
+  /** Where the thresholds came from: the full leaderboard, precomputed figures, or nowhere. */
+  thresholds_source: external_exports.enum(["leaderboard", "thresholds", "none"]).optional(),
+  /** Grading itself failed (answers unreadable, grader misconfigured): not the agent's fault. */
+  grader_error: external_exports.boolean().optional()
+});
+var OutcomeSchema = external_exports.enum(["completed", "failed", "timed_out", "oom", "infra_error"]);
+var RunResultSchema = external_exports.object({
+  runId: external_exports.string(),
+  competitionId: external_exports.string(),
+  seed: external_exports.number().int(),
+  outcome: OutcomeSchema,
+  exitCode: external_exports.number().int().nullable(),
+  startedAt: external_exports.string(),
+  durationMs: external_exports.number().min(0),
+  /** Tries taken (infrastructure errors are retried). */
+  attempts: external_exports.number().int().min(1),
+  /** The run's folder (logs/, code/, submission/, run.log), relative to the results file. */
+  runDir: external_exports.string(),
+  error: external_exports.string().nullable(),
+  /** null when the run never produced something gradeable (infra_error). */
+  grade: GradeReportSchema.nullable(),
+  usage: external_exports.object({ tokens: external_exports.number().optional(), dollars: external_exports.number().optional() }).nullable().default(null),
+  gpus: external_exports.array(external_exports.string()).default([]),
+  details: external_exports.record(external_exports.string(), external_exports.string()).default({})
+});
+var SuiteResultsSchema = external_exports.object({
+  schemaVersion: external_exports.literal(RESULTS_SCHEMA_VERSION),
+  medalistVersion: external_exports.string(),
+  /** "base" or "head" in a comparison; free text otherwise. */
+  label: external_exports.string(),
+  suite: external_exports.object({
+    name: external_exports.string(),
+    /** Hash of what makes two runs comparable (competitions, seeds, limits, grading). */
+    hash: external_exports.string(),
+    competitions: external_exports.array(external_exports.string()),
+    seeds: external_exports.number().int()
+  }),
+  agent: external_exports.object({
+    description: external_exports.string(),
+    image: external_exports.string().nullable().default(null),
+    imageDigest: external_exports.string().nullable().default(null)
+  }),
+  git: external_exports.object({ sha: external_exports.string().nullable(), ref: external_exports.string().nullable() }).default({ sha: null, ref: null }),
+  environment: external_exports.object({
+    executor: external_exports.string(),
+    timeLimitSecs: external_exports.number(),
+    gpuModel: external_exports.string().nullable().default(null),
+    node: external_exports.string(),
+    platform: external_exports.string()
+  }),
+  startedAt: external_exports.string(),
+  finishedAt: external_exports.string(),
+  runs: external_exports.array(RunResultSchema)
+});
+
+// src/suite/prepare.ts
+import { join as join11 } from "node:path";
+
+// src/prepare/prepare.ts
+import { existsSync as existsSync9, mkdirSync as mkdirSync8, readdirSync as readdirSync7, renameSync as renameSync6, rmSync as rmSync7 } from "node:fs";
+import { join as join10, posix } from "node:path";
+
+// src/prepare/kaggle.ts
+import {
+  closeSync as closeSync3,
+  existsSync as existsSync4,
+  openSync as openSync3,
+  readFileSync as readFileSync5,
+  renameSync as renameSync2,
+  rmSync as rmSync2,
+  statSync as statSync4,
+  writeSync
+} from "node:fs";
+import { homedir as homedir2 } from "node:os";
+import { join as join4 } from "node:path";
+
+// src/prepare/manifest.ts
+import { createHash as createHash5 } from "node:crypto";
+import {
+  createReadStream,
+  existsSync as existsSync3,
+  readdirSync as readdirSync3,
+  readFileSync as readFileSync4,
+  renameSync,
+  statSync as statSync3,
+  writeFileSync
+} from "node:fs";
+import { join as join3 } from "node:path";
+var MANIFEST_NAME = "medalist-manifest.json";
+var FileEntry = external_exports.strictObject({ size: external_exports.number(), mtimeMs: external_exports.number(), md5: external_exports.string() });
+var ManifestSchema = external_exports.strictObject({
+  version: external_exports.literal(1),
+  competition: external_exports.string(),
+  /** reused: prepared by MLE-bench (or by hand); recipe: by Medalist's recipe; toy: generated. */
+  origin: external_exports.enum(["reused", "recipe", "toy"]),
+  createdAt: external_exports.string(),
+  /** Paths relative to prepared/, e.g. "public/train.csv". */
+  files: external_exports.record(external_exports.string(), FileEntry),
+  /** Files whose MD5 differs from upstream's (empty when they match or nothing is pinned). */
+  upstreamMismatches: external_exports.array(external_exports.string()).default([]),
+  /** Where public/description.md came from, for data Medalist prepared. */
+  description: external_exports.enum(["upstream", "stub"]).optional(),
+  /** Number of entries per folder (public/, private/ and their sub-folders), for information. */
+  counts: external_exports.record(external_exports.string(), external_exports.number()).default({})
+});
+var HASHED = /\.(csv|json|jsonl|parquet|bson)$/;
+function md5File(file2) {
+  return new Promise((resolve15, reject) => {
+    const h = createHash5("md5");
+    createReadStream(file2).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve15(h.digest("hex")));
+  });
+}
+function manifestFiles(preparedDir2, extra) {
+  const out = /* @__PURE__ */ new Set();
+  for (const side of ["public", "private"]) {
+    const dir = join3(preparedDir2, side);
+    if (!existsSync3(dir)) continue;
+    for (const d of readdirSync3(dir, { withFileTypes: true })) {
+      if (d.isFile() && HASHED.test(d.name)) out.add(`${side}/${d.name}`);
+    }
+  }
+  for (const e of extra) out.add(e);
+  return [...out].sort();
+}
+function folderCounts(preparedDir2) {
+  const counts = {};
+  for (const side of ["public", "private"]) {
+    const dir = join3(preparedDir2, side);
+    if (!existsSync3(dir)) continue;
+    const entries = readdirSync3(dir, { withFileTypes: true });
+    counts[side] = entries.length;
+    for (const d of entries)
+      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync3(join3(dir, d.name)).length;
+  }
+  return counts;
+}
+async function buildManifest(preparedDir2, competition, origin, extra, upstream) {
+  const files = {};
+  for (const rel of manifestFiles(preparedDir2, extra)) {
+    const file2 = join3(preparedDir2, rel);
+    const st = statSync3(file2);
+    files[rel] = { size: st.size, mtimeMs: st.mtimeMs, md5: await md5File(file2) };
+  }
+  const mismatches = [];
+  if (upstream) {
+    for (const side of ["public", "private"]) {
+      for (const [name2, md52] of Object.entries(upstream[side])) {
+        const got = files[`${side}/${name2}`]?.md5;
+        if (got !== md52) mismatches.push(`${side}/${name2}`);
+      }
+    }
+  }
+  return {
+    version: 1,
+    competition,
+    origin,
+    createdAt: (/* @__PURE__ */ new Date()).toISOString(),
+    files,
+    upstreamMismatches: mismatches,
+    counts: folderCounts(preparedDir2)
+  };
+}
+function writeManifest(preparedDir2, m) {
+  const file2 = join3(preparedDir2, MANIFEST_NAME);
+  writeFileSync(`${file2}.tmp-${process.pid}`, JSON.stringify(m, null, 2) + "\n");
+  renameSync(`${file2}.tmp-${process.pid}`, file2);
+}
+function readManifest(preparedDir2) {
+  const file2 = join3(preparedDir2, MANIFEST_NAME);
+  if (!existsSync3(file2)) return void 0;
+  try {
+    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync4(file2, "utf8")));
+    return parsed.success ? parsed.data : void 0;
+  } catch {
+    return void 0;
+  }
+}
+function manifestStillValid(preparedDir2, m, required2) {
+  for (const rel of required2) if (!(rel in m.files)) return `${rel} not in the manifest`;
+  for (const [rel, f] of Object.entries(m.files)) {
+    let st;
+    try {
+      st = statSync3(join3(preparedDir2, rel));
+    } catch {
+      return `${rel} is missing`;
+    }
+    if (st.size !== f.size || st.mtimeMs !== f.mtimeMs) return `${rel} changed since it was checked`;
+  }
+  return void 0;
+}
+
+// src/prepare/kaggle.ts
+var KAGGLE_API = "https://www.kaggle.com/api/v1";
+function kaggleCredentials(env = process.env) {
+  if (env.KAGGLE_USERNAME && env.KAGGLE_KEY) return { username: env.KAGGLE_USERNAME, key: env.KAGGLE_KEY };
+  const file2 = join4(env.KAGGLE_CONFIG_DIR ?? join4(homedir2(), ".kaggle"), "kaggle.json");
+  if (existsSync4(file2)) {
+    try {
+      const j = JSON.parse(readFileSync5(file2, "utf8"));
+      if (j.username && j.key) return { username: j.username, key: j.key };
+    } catch {
+    }
+    throw new UserError(
+      `${file2} must be JSON with "username" and "key" (download it from your Kaggle account settings)`
+    );
+  }
+  throw new UserError(
+    "no Kaggle credentials: set KAGGLE_USERNAME and KAGGLE_KEY, or put kaggle.json (from kaggle.com \u2192 Settings \u2192 API) in ~/.kaggle/"
+  );
+}
+function rulesUrl(id) {
+  return `https://www.kaggle.com/competitions/${id}/rules`;
+}
+function statusError(id, status, body) {
+  const detail = body.trim().slice(0, 200);
+  if (status === 401) {
+    return new UserError(
+      `${id}: Kaggle rejected the credentials (HTTP 401). Check KAGGLE_USERNAME/KAGGLE_KEY or ~/.kaggle/kaggle.json (create a fresh API token at kaggle.com \u2192 Settings \u2192 API)`
+    );
+  }
+  if (status === 403) {
+    return new UserError(
+      `${id}: Kaggle refused the download (HTTP 403): the competition's rules have not been accepted for this account. Open ${rulesUrl(id)} while logged in, click "I Understand and Accept", then run again`
+    );
+  }
+  if (status === 404) return new UserError(`${id}: no such competition on Kaggle (HTTP 404)`);
+  return new Error(`${id}: Kaggle download failed with HTTP ${status}${detail ? `: ${detail}` : ""}`);
+}
+var Interrupted = class extends Error {
+};
+async function fetchFollowing(url2, headers) {
+  const origin = new URL(url2).origin;
+  let current = url2;
+  for (let hop = 0; hop < 5; hop++) {
+    const h = { ...headers };
+    if (new URL(current).origin !== origin) delete h.authorization;
+    const res = await fetch(current, { headers: h, redirect: "manual" });
+    const location = res.headers.get("location");
+    if (res.status < 300 || res.status >= 400 || !location) return res;
+    await res.body?.cancel();
+    current = new URL(location, current).href;
+  }
+  throw new Error("too many redirects");
+}
+async function attempt(id, url2, part2, opts) {
+  const have = existsSync4(part2) ? statSync4(part2).size : 0;
+  const auth = Buffer.from(`${opts.credentials.username}:${opts.credentials.key}`).toString("base64");
+  const headers = { authorization: `Basic ${auth}`, "user-agent": "medalist" };
+  if (have > 0) headers.range = `bytes=${have}-`;
+  let res;
+  try {
+    res = await fetchFollowing(url2, headers);
+  } catch (e) {
+    throw new Interrupted(`${id}: cannot reach Kaggle (${e.message})`);
+  }
+  if (res.status === 416 && have > 0) {
+    rmSync2(part2, { force: true });
+    throw new Interrupted(`${id}: the partial download no longer matches the server's file; starting over`);
+  }
+  if (res.status !== 200 && res.status !== 206)
+    throw statusError(id, res.status, await res.text().catch(() => ""));
+  let offset = have;
+  if (res.status === 200 || !/^bytes (\d+)-/.test(res.headers.get("content-range") ?? "")) offset = 0;
+  else offset = Number(/^bytes (\d+)-/.exec(res.headers.get("content-range"))[1]);
+  if (offset > have)
+    throw new Error(`${id}: server resumed at byte ${offset}, but only ${have} bytes are here`);
+  const total = totalSize(res, offset);
+  const fd = openSync3(part2, offset === 0 ? "w" : "r+");
+  let written = offset;
+  let nextTenth = Math.floor(10 * offset / (total ?? Infinity)) + 1;
+  try {
+    if (!res.body) throw new Interrupted(`${id}: empty response`);
+    const reader = res.body.getReader();
+    for (; ; ) {
+      let chunk;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        throw new Interrupted(`${id}: connection dropped after ${written} bytes (${e.message})`);
+      }
+      if (chunk.done) break;
+      writeSync(fd, chunk.value, 0, chunk.value.length, written);
+      written += chunk.value.length;
+      if (total !== void 0 && total > 1e8 && Math.floor(10 * written / total) > nextTenth - 1) {
+        opts.log?.(`${id}: ${Math.round(100 * written / total)}% of ${(total / 1e9).toFixed(2)} GB`);
+        nextTenth = Math.floor(10 * written / total) + 1;
+      }
+    }
+  } finally {
+    closeSync3(fd);
+  }
+  if (total !== void 0 && written !== total) {
+    throw new Interrupted(`${id}: connection closed after ${written} of ${total} bytes`);
+  }
+  if (total === void 0)
+    throw new Interrupted(`${id}: the server did not say how long the file is; cannot trust it`);
+}
+function totalSize(res, offset) {
+  const range = /\/(\d+)$/.exec(res.headers.get("content-range") ?? "");
+  if (range) return Number(range[1]);
+  const len = res.headers.get("content-length");
+  return len === null ? void 0 : offset + Number(len);
+}
+async function downloadCompetition(id, dest, opts) {
+  const base = (opts.baseUrl ?? KAGGLE_API).replace(/\/+$/, "");
+  const url2 = `${base}/competitions/data/download-all/${encodeURIComponent(id)}`;
+  const part2 = `${dest}.part`;
+  const retries = opts.retries ?? 3;
+  for (let i = 0; ; i++) {
+    try {
+      await attempt(id, url2, part2, opts);
+      break;
+    } catch (e) {
+      if (!(e instanceof Interrupted)) throw e;
+      if (i >= retries) {
+        throw new UserError(`${e.message}; the partial file ${part2} is kept, run again to resume`, 1);
+      }
+      opts.log?.(`${e.message}; resuming (attempt ${i + 2} of ${retries + 1})`);
+      await new Promise((r) => setTimeout(r, opts.retryDelayMs ?? 5e3));
+    }
+  }
+  if (opts.md5) {
+    const got = await md5File(part2);
+    if (got !== opts.md5) {
+      rmSync2(part2, { force: true });
+      throw new UserError(
+        `${id}: the downloaded zip's MD5 ${got} differs from upstream's ${opts.md5}; it was deleted. Kaggle sometimes re-packages downloads: run with --skip-verification to accept it`,
+        1
+      );
+    }
+  }
+  renameSync2(part2, dest);
+}
+
+// src/prepare/lock.ts
+import { closeSync as closeSync4, openSync as openSync4, readFileSync as readFileSync6, rmSync as rmSync3, writeSync as writeSync2 } from "node:fs";
+import { hostname as hostname3 } from "node:os";
+var LockBusyError = class extends Error {
+};
+function isStale(file2, staleMs) {
+  let text2;
+  try {
+    text2 = readFileSync6(file2, "utf8");
+  } catch {
+    return false;
+  }
+  const [pidText, host, timeText] = text2.trim().split(" ");
+  const pid = Number(pidText);
+  const time3 = Number(timeText);
+  if (host === hostname3() && Number.isInteger(pid) && pid > 0 && !pidAlive(pid)) return true;
+  return Number.isFinite(time3) && Date.now() - time3 > staleMs;
+}
+function tryCreate(file2) {
+  try {
+    const fd = openSync4(file2, "wx");
+    writeSync2(fd, `${process.pid} ${hostname3()} ${Date.now()}
+`);
+    closeSync4(fd);
+    return true;
+  } catch (e) {
+    if (e.code === "EEXIST") return false;
+    throw e;
+  }
+}
+async function acquireLock(file2, opts = {}) {
+  const { waitMs = 0, pollMs = 200, staleMs = 6 * 36e5 } = opts;
+  const deadline = Date.now() + waitMs;
+  for (; ; ) {
+    if (tryCreate(file2)) {
+      return () => rmSync3(file2, { force: true });
+    }
+    if (isStale(file2, staleMs)) {
+      rmSync3(file2, { force: true });
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      let holder = "";
+      try {
+        holder = readFileSync6(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
+      } catch {
+      }
+      throw new LockBusyError(`${file2} is held by process ${holder || "?"}`);
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+// src/prepare/split.ts
+import { copyFileSync, existsSync as existsSync5, mkdirSync as mkdirSync4, readdirSync as readdirSync5, renameSync as renameSync3, rmSync as rmSync4 } from "node:fs";
+import { dirname as dirname4, join as join6 } from "node:path";
+
+// src/prepare/numpy-random.ts
+var N = 624;
+var M = 397;
+var MT19937 = class {
+  mt = new Uint32Array(N);
+  index = N;
+  constructor(seed) {
+    const mt = this.mt;
+    mt[0] = seed >>> 0;
+    for (let i = 1; i < N; i++) {
+      const prev = mt[i - 1] ^ mt[i - 1] >>> 30;
+      mt[i] = Math.imul(1812433253, prev) + i >>> 0;
+    }
+  }
+  twist() {
+    const mt = this.mt;
+    for (let i = 0; i < N; i++) {
+      const y = mt[i] & 2147483648 | mt[(i + 1) % N] & 2147483647;
+      mt[i] = mt[(i + M) % N] ^ y >>> 1 ^ (y & 1 ? 2567483615 : 0);
+    }
+    this.index = 0;
+  }
+  next() {
+    if (this.index >= N) this.twist();
+    let y = this.mt[this.index++];
+    y ^= y >>> 11;
+    y ^= y << 7 & 2636928640;
+    y ^= y << 15 & 4022730752;
+    y ^= y >>> 18;
+    return y >>> 0;
+  }
+};
+function interval2(rng2, max) {
+  if (max === 0) return 0;
+  let mask = max;
+  mask |= mask >>> 1;
+  mask |= mask >>> 2;
+  mask |= mask >>> 4;
+  mask |= mask >>> 8;
+  mask |= mask >>> 16;
+  mask >>>= 0;
+  for (; ; ) {
+    const v = (rng2.next() & mask) >>> 0;
+    if (v <= max) return v;
+  }
+}
+function permutation(n, seed) {
+  if (!Number.isInteger(n) || n < 0 || n >= 2 ** 32)
+    throw new RangeError(`permutation size out of range: ${n}`);
+  const rng2 = new MT19937(seed);
+  const a = new Uint32Array(n);
+  for (let i = 0; i < n; i++) a[i] = i;
+  for (let i = n - 1; i >= 1; i--) {
+    const j = interval2(rng2, i);
+    const t = a[i];
+    a[i] = a[j];
+    a[j] = t;
+  }
+  return a;
+}
+function testCount(n, testSize) {
+  const nTest = Number.isInteger(testSize) && testSize >= 1 ? testSize : Math.ceil(testSize * n);
+  if (nTest <= 0 || nTest >= n) {
+    throw new RangeError(`test_size=${testSize} with ${n} rows leaves an empty train or test set`);
+  }
+  return nTest;
+}
+function trainTestSplit(n, testSize, seed) {
+  const nTest = testCount(n, testSize);
+  const p = permutation(n, seed);
+  return { test: p.subarray(0, nTest), train: p.subarray(nTest) };
+}
+
+// src/prepare/table-file.ts
+import { closeSync as closeSync5, createReadStream as createReadStream2, openSync as openSync5, readSync as readSync3, statSync as statSync5, writeSync as writeSync3 } from "node:fs";
+function grow(a) {
+  const b = new Float64Array(Math.max(1024, a.length * 2));
+  b.set(a);
+  return b;
+}
+async function scanTable(file2, collect = [], groupBy) {
+  let starts = new Float64Array(1024);
+  let ends = new Float64Array(1024);
+  let n = -1;
+  let header = [];
+  let typers = [];
+  const distinct2 = new Map(collect.map((c) => [c, /* @__PURE__ */ new Set()]));
+  let collectIdx = [];
+  let groupCol = -1;
+  const groupIndex = /* @__PURE__ */ new Map();
+  const groupValues = [];
+  let groupOf = new Uint32Array(groupBy ? 1024 : 0);
+  let pending = [];
+  let recStart = 0;
+  let pos = 0;
+  let inQuotes = false;
+  let first = true;
+  const finish = (endAbs) => {
+    let bytes2 = pending.length === 1 ? pending[0] : Buffer.concat(pending);
+    pending = [];
+    let end = endAbs;
+    if (bytes2.length > 0 && bytes2[bytes2.length - 1] === 13) {
+      bytes2 = bytes2.subarray(0, bytes2.length - 1);
+      end--;
+    }
+    const text2 = bytes2.toString("utf8");
+    if (n === -1) {
+      header = parseCsv(text2.replace(/^\uFEFF/, ""))[0] ?? [];
+      typers = header.map(() => new ColumnTyper());
+      collectIdx = collect.map((c) => {
+        const k = header.indexOf(c);
+        if (k < 0) throw new Error(`${file2}: no column "${c}" (columns: ${header.join(", ")})`);
+        return [c, k];
+      });
+      if (groupBy !== void 0) {
+        groupCol = header.indexOf(groupBy);
+        if (groupCol < 0) throw new Error(`${file2}: no column "${groupBy}" (columns: ${header.join(", ")})`);
+      }
+      n = 0;
+      return;
+    }
+    if (text2 === "" && header.length > 1) return;
+    const cells = parseCsv(text2)[0] ?? [""];
+    for (let k = 0; k < typers.length; k++) typers[k].add(cells[k] ?? "");
+    for (const [c, k] of collectIdx) distinct2.get(c).add(cells[k] ?? "");
+    if (n >= starts.length) {
+      starts = grow(starts);
+      ends = grow(ends);
+    }
+    starts[n] = recStart;
+    ends[n] = end;
+    if (groupCol >= 0) {
+      const v = cells[groupCol] ?? "";
+      let g = groupIndex.get(v);
+      if (g === void 0) {
+        g = groupValues.push(v) - 1;
+        groupIndex.set(v, g);
+      }
+      if (n >= groupOf.length) {
+        const b = new Uint32Array(groupOf.length * 2);
+        b.set(groupOf);
+        groupOf = b;
+      }
+      groupOf[n] = g;
+    }
+    n++;
+  };
+  for await (const chunk of createReadStream2(file2, { highWaterMark: 1 << 20 })) {
+    let from = 0;
+    if (first && chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191) {
+      from = 3;
+      recStart = 3;
+    }
+    first = false;
+    for (let i = from; i < chunk.length; i++) {
+      const b = chunk[i];
+      if (b === 34) inQuotes = !inQuotes;
+      else if (b === 10 && !inQuotes) {
+        pending.push(chunk.subarray(from, i));
+        finish(pos + i);
+        from = i + 1;
+        recStart = pos + i + 1;
+      }
+    }
+    if (from < chunk.length) pending.push(chunk.subarray(from));
+    pos += chunk.length;
+  }
+  if (pending.some((p) => p.length > 0)) finish(pos);
+  if (n < 0) throw new Error(`${file2}: empty CSV`);
+  const groups = groupCol >= 0 ? { values: groupValues, of: groupOf.subarray(0, n) } : void 0;
+  return { file: file2, header, types: typers.map((t) => t.type), starts, ends, n, distinct: distinct2, groups };
+}
+var RecordReader = class {
+  constructor(t) {
+    this.t = t;
+    const size = statSync5(t.file).size;
+    if (size < 1 << 30) {
+      this.buf = Buffer.alloc(size);
+      const fd = openSync5(t.file, "r");
+      try {
+        let off = 0;
+        while (off < size) off += readSync3(fd, this.buf, off, size - off, off);
+      } finally {
+        closeSync5(fd);
+      }
+    } else this.fd = openSync5(t.file, "r");
+  }
+  t;
+  buf;
+  fd;
+  cells(i) {
+    const s = this.t.starts[i];
+    const e = this.t.ends[i];
+    let text2;
+    if (this.buf) text2 = this.buf.toString("utf8", s, e);
+    else {
+      const b = Buffer.alloc(e - s);
+      readSync3(this.fd, b, 0, e - s, s);
+      text2 = b.toString("utf8");
+    }
+    return parseCsv(text2)[0] ?? [""];
+  }
+  close() {
+    if (this.fd !== void 0) closeSync5(this.fd);
+  }
+};
+function quoteAlways(v) {
+  return `"${v.replace(/"/g, '""')}"`;
+}
+var CsvWriter = class {
+  /** `textColumns`: pandas' QUOTE_NONNUMERIC, quoting the header and every cell of these columns. */
+  constructor(file2, header, textColumns) {
+    this.textColumns = textColumns;
+    this.fd = openSync5(file2, "w");
+    this.line(header.map((h) => textColumns ? quoteAlways(h) : quoteCell(h)).join(","));
+  }
+  textColumns;
+  fd;
+  parts = [];
+  size = 0;
+  /** A row of already rendered cells. */
+  row(cells) {
+    const t = this.textColumns;
+    if (t) this.line(cells.map((v, k) => t[k] ? quoteAlways(v) : quoteCell(v)).join(","));
+    else this.line(cells.length === 1 && cells[0] === "" ? '""' : cells.map(quoteCell).join(","));
+  }
+  line(s) {
+    this.parts.push(s, "\n");
+    this.size += s.length + 1;
+    if (this.size > 1 << 20) this.flush();
+  }
+  flush() {
+    if (this.parts.length) writeSync3(this.fd, this.parts.join(""));
+    this.parts = [];
+    this.size = 0;
+  }
+  close() {
+    this.flush();
+    closeSync5(this.fd);
+  }
+};
+
+// src/prepare/zip.ts
+var import_yauzl = __toESM(require_yauzl(), 1);
+var import_yazl = __toESM(require_yazl(), 1);
+import { createWriteStream as createWriteStream3, mkdirSync as mkdirSync3, readdirSync as readdirSync4 } from "node:fs";
+import { basename, dirname as dirname3, join as join5, resolve as resolve7, sep } from "node:path";
+import { pipeline } from "node:stream/promises";
+async function extractZip(zipFile, dest) {
+  const root = resolve7(dest);
+  mkdirSync3(root, { recursive: true });
+  const zip = await import_yauzl.default.openPromise(zipFile, {
+    lazyEntries: true,
+    autoClose: false,
+    strictFileNames: false
+  });
+  let count = 0;
+  try {
+    for await (const entry of zip.eachEntry()) {
+      const name2 = entry.fileName.replace(/\\/g, "/");
+      const target = resolve7(root, name2);
+      if (target !== root && !target.startsWith(root + sep))
+        throw new Error(`${zipFile}: entry "${name2}" escapes the folder`);
+      if (name2.endsWith("/")) {
+        mkdirSync3(target, { recursive: true });
+        continue;
+      }
+      mkdirSync3(dirname3(target), { recursive: true });
+      await pipeline(await zip.openReadStreamPromise(entry), createWriteStream3(target));
+      count++;
+    }
+  } finally {
+    zip.close();
+  }
+  return count;
+}
+async function zipFiles(files, zipFile, compress = true) {
+  const z2 = new import_yazl.default.ZipFile();
+  for (const f of files) z2.addFile(f, basename(f), { compress });
+  const done = pipeline(z2.outputStream, createWriteStream3(zipFile));
+  z2.end();
+  await done;
+}
+function zipFolder(dir, zipFile) {
+  const files = readdirSync4(dir).sort();
+  return zipFiles(
+    files.map((name2) => join5(dir, name2)),
+    zipFile
+  );
+}
+
+// src/prepare/tfrecord.ts
+import { closeSync as closeSync6, openSync as openSync6, readSync as readSync4 } from "node:fs";
+function tfrecordFeature(file2, feature) {
+  const fd = openSync6(file2, "r");
+  const out = [];
+  try {
+    const head = Buffer.alloc(12);
+    let pos = 0;
+    for (; ; ) {
+      const got = readSync4(fd, head, 0, 12, pos);
+      if (got === 0) break;
+      if (got < 12) throw new Error(`${file2}: truncated record header at byte ${pos}`);
+      const len = Number(head.readBigUInt64LE(0));
+      const payload = Buffer.alloc(len);
+      if (readSync4(fd, payload, 0, len, pos + 12) < len)
+        throw new Error(`${file2}: truncated record at byte ${pos}`);
+      pos += 12 + len + 4;
+      const value = exampleBytes(payload, feature);
+      if (value === void 0) throw new Error(`${file2}: a record has no bytes feature "${feature}"`);
+      out.push(value);
+    }
+  } finally {
+    closeSync6(fd);
+  }
+  return out;
+}
+function* fields(buf) {
+  let i = 0;
+  const varint = () => {
+    let shift = 0n;
+    let v = 0n;
+    for (; ; ) {
+      if (i >= buf.length) throw new Error("truncated protobuf varint");
+      const b = buf[i++];
+      v |= BigInt(b & 127) << shift;
+      if (!(b & 128)) return v;
+      shift += 7n;
+    }
+  };
+  while (i < buf.length) {
+    const key = Number(varint());
+    const [num2, wire] = [key >>> 3, key & 7];
+    if (wire === 0) yield [num2, wire, varint()];
+    else if (wire === 1 || wire === 5) {
+      i += wire === 1 ? 8 : 4;
+      yield [num2, wire, 0n];
+    } else if (wire === 2) {
+      const len = Number(varint());
+      yield [num2, wire, buf.subarray(i, i + len)];
+      i += len;
+    } else throw new Error(`unsupported protobuf wire type ${wire}`);
+  }
+}
+function exampleBytes(payload, feature) {
+  for (const [n1, w1, features] of fields(payload)) {
+    if (n1 !== 1 || w1 !== 2) continue;
+    for (const [n2, w2, entry] of fields(features)) {
+      if (n2 !== 1 || w2 !== 2) continue;
+      let key;
+      let value;
+      for (const [n3, w3, x] of fields(entry)) {
+        if (n3 === 1 && w3 === 2) key = x.toString("utf8");
+        if (n3 === 2 && w3 === 2) value = x;
+      }
+      if (key !== feature || !value) continue;
+      for (const [n4, w4, list] of fields(value)) {
+        if (n4 !== 1 || w4 !== 2) continue;
+        for (const [n5, w5, bytes2] of fields(list)) {
+          if (n5 === 1 && w5 === 2) return bytes2.toString("utf8");
+        }
+      }
+    }
+  }
+  return void 0;
+}
+
+// src/prepare/split.ts
+function splitIndices(n, testSize, recipe) {
+  const { train, test } = trainTestSplit(n, testSize, recipe.randomState);
+  if (recipe.order === "file")
+    return { train: Uint32Array.from(train).sort(), test: Uint32Array.from(test).sort() };
+  return { train, test };
+}
+async function runTableSplit(recipe, rawDir, outDir, log = () => {
+}) {
+  for (const x of recipe.extract) {
+    const archive = join6(rawDir, x.archive);
+    if (!existsSync5(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
+    await extractZip(archive, join6(rawDir, x.into ?? ""));
+  }
+  const tableFile = join6(rawDir, recipe.table);
+  if (!existsSync5(tableFile)) throw new Error(`raw table ${recipe.table} not found in the Kaggle download`);
+  const labelCols = recipe.outputs.flatMap((o) => o.kind === "one-hot" && !o.classes ? [o.label] : []);
+  const table = await scanTable(tableFile, labelCols, recipe.groupBy);
+  const computed = Object.entries(recipe.computed);
+  const names2 = [...table.header, ...computed.map(([name2]) => name2)];
+  const col = (name2) => {
+    const k = names2.indexOf(name2);
+    if (k < 0) throw new Error(`${recipe.table}: no column "${name2}" (columns: ${names2.join(", ")})`);
+    return k;
+  };
+  let testSize = recipe.testSize;
+  if (recipe.testMembers)
+    testSize = 0;
+  else if (testSize === void 0) {
+    const { dir, suffix } = recipe.testSizeFromFiles;
+    const k = readdirSync5(join6(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
+    testSize = k / (table.n + k);
+  }
+  const reader = new RecordReader(table);
+  let parts;
+  if (recipe.testMembers) {
+    const m = recipe.testMembers;
+    const ids = new Set(m.tfrecords.flatMap((f) => tfrecordFeature(join6(rawDir, f), m.feature)));
+    const k = col(m.column);
+    const train = [];
+    const test = [];
+    for (let i = 0; i < table.n; i++) (ids.has(reader.cells(i)[k]) ? test : train).push(i);
+    log(`${recipe.table}: ${table.n} rows, ${test.length} in the TFRecord files ${m.tfrecords.join(", ")}`);
+    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
+  } else if (table.groups) {
+    const g = table.groups;
+    const k = g.values.length;
+    log(`${recipe.table}: ${table.n} rows, ${testCount(k, testSize)} of ${k} groups to the new test set`);
+    const inTest = new Uint8Array(k);
+    for (const t of trainTestSplit(k, testSize, recipe.randomState).test) inTest[t] = 1;
+    const train = [];
+    const test = [];
+    for (let i = 0; i < table.n; i++) (inTest[g.of[i]] ? test : train).push(i);
+    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
+  } else {
+    log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, testSize)} to the new test set`);
+    parts = splitIndices(table.n, testSize, recipe);
+  }
+  const renumberCol = recipe.renumber ? col(recipe.renumber.column) : -1;
+  const types = [...table.types, ...computed.map(() => "text")];
+  if (recipe.renumber) {
+    const prefixed = recipe.renumber.train.prefix !== void 0 || recipe.renumber.test.prefix !== void 0;
+    types[renumberCol] = prefixed ? "text" : "int";
+  }
+  const fill = (tpl, raw, out) => tpl.replace(/\{(=?)([^}]+)\}/g, (_, eq, name2) => (eq ? out : raw)[col(name2)]);
+  const each = (part2, fn) => {
+    const idx = parts[part2];
+    const rn = recipe.renumber?.[part2];
+    const start = rn?.start === "after-train" ? parts.train.length : rn?.start ?? 0;
+    const dense = /* @__PURE__ */ new Map();
+    for (let pos = 0; pos < idx.length; pos++) {
+      const raw = reader.cells(idx[pos]);
+      const out = raw.map((v, k) => renderCell(v, table.types[k]));
+      if (rn) {
+        let n = pos;
+        if (recipe.renumber.dense) {
+          const v = raw[renumberCol];
+          n = dense.get(v) ?? dense.size;
+          dense.set(v, n);
+        }
+        out[renumberCol] = `${rn.prefix ?? ""}${start + n}`;
+      }
+      for (const [, tpl] of computed) out.push(fill(tpl, raw, out));
+      fn(raw, out, pos);
+    }
+  };
+  const target = (to) => {
+    const file2 = join6(outDir, to);
+    mkdirSync4(dirname4(file2), { recursive: true });
+    return file2;
+  };
+  try {
+    for (const o of recipe.outputs) await writeOutput(o);
+  } finally {
+    reader.close();
+  }
+  async function writeOutput(o) {
+    if (o.kind === "rows") {
+      let keep = o.columns ? o.columns.map(col) : table.header.map((_, k) => k);
+      if (o.drop) {
+        const drop = new Set(o.drop.map(col));
+        keep = keep.filter((k) => !drop.has(k));
+      }
+      const header = keep.map((k) => o.rename?.[names2[k]] ?? names2[k]);
+      const text2 = o.quoting === "nonnumeric" ? keep.map((k) => types[k] === "text") : void 0;
+      const file2 = target(o.to);
+      const w = new CsvWriter(file2, header, text2);
+      each(o.part, (_, out) => w.row(keep.map((k) => out[k])));
+      w.close();
+      if (o.zip) {
+        await zipFiles([file2], `${file2}.zip`, false);
+        rmSync4(file2);
+      }
+    } else if (o.kind === "constant") {
+      const keep = o.keep.map(col);
+      const values = Object.values(o.values);
+      const w = new CsvWriter(target(o.to), [...o.keep, ...Object.keys(o.values)]);
+      each(o.part, (_, out) => w.row([...keep.map((k) => out[k]), ...values]));
+      w.close();
+    } else if (o.kind === "one-hot") {
+      const id = col(o.id);
+      const label = col(o.label);
+      const classes = o.classes ?? [...table.distinct.get(o.label)].sort();
+      const w = new CsvWriter(target(o.to), [o.id, ...classes]);
+      each(
+        o.part,
+        (raw, out) => w.row([out[id], ...classes.map((c) => o.constant ?? (raw[label] === c ? "1" : "0"))])
+      );
+      w.close();
+    } else {
+      const key = col(o.key);
+      const keys = /* @__PURE__ */ new Set();
+      each(o.part, (raw) => keys.add(raw[key]));
+      const other = await scanTable(join6(rawDir, o.from));
+      const k2 = other.header.indexOf(o.key);
+      if (k2 < 0) throw new Error(`${o.from}: no column "${o.key}"`);
+      const r2 = new RecordReader(other);
+      const w = new CsvWriter(target(o.to), other.header);
+      try {
+        for (let i = 0; i < other.n; i++) {
+          const raw = r2.cells(i);
+          if (keys.has(raw[k2])) w.row(raw.map((v, k) => renderCell(v, other.types[k])));
+        }
+      } finally {
+        w.close();
+        r2.close();
+      }
+    }
+  }
+  const moved = /* @__PURE__ */ new Map();
+  for (const c of recipe.copies) {
+    each(c.part, (raw, out) => {
+      const from = join6(rawDir, fill(c.from, raw, out));
+      const to = target(fill(c.to, raw, out));
+      const earlier = moved.get(from);
+      if (earlier) copyFileSync(earlier, to);
+      else if (existsSync5(from)) {
+        renameSync3(from, to);
+        moved.set(from, to);
+      } else throw new Error(`raw file ${fill(c.from, raw, out)} not found in the Kaggle download`);
+    });
+  }
+  for (const f of recipe.files) copyFileSync(join6(rawDir, f.from), target(f.to));
+  for (const a of recipe.archives) {
+    const dir = join6(outDir, a.dir);
+    mkdirSync4(dir, { recursive: true });
+    await zipFolder(dir, target(a.to));
+    rmSync4(dir, { recursive: true, force: true });
+  }
+  for (const d of recipe.dirs) mkdirSync4(join6(outDir, d), { recursive: true });
+  if (recipe.renameTfrecords) {
+    const t = recipe.renameTfrecords;
+    const counters = { train: 0, test: 0 };
+    mkdirSync4(join6(outDir, t.to), { recursive: true });
+    const files = readdirSync5(join6(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
+    for (const f of files) {
+      const count = f.replace(/\.tfrec$/, "").split("-")[1];
+      const kind = t.test.includes(f) ? "test" : "train";
+      const name2 = `${kind}${String(counters[kind]++).padStart(2, "0")}-${count}.tfrec`;
+      renameSync3(join6(rawDir, t.dir, f), join6(outDir, t.to, name2));
+    }
+  }
+  return { train: parts.train.length, test: parts.test.length };
+}
+
+// src/prepare/tables.ts
+import { copyFileSync as copyFileSync2, existsSync as existsSync6, mkdirSync as mkdirSync5 } from "node:fs";
+import { dirname as dirname5, join as join7 } from "node:path";
+async function runTables(recipe, rawDir, outDir) {
+  for (const x of recipe.extract) {
+    const archive = join7(rawDir, x.archive);
+    if (!existsSync6(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
+    await extractZip(archive, join7(rawDir, x.into ?? ""));
+  }
+  for (const o of recipe.outputs) {
+    const from = join7(rawDir, o.from);
+    if (!existsSync6(from)) throw new Error(`raw table ${o.from} not found in the Kaggle download`);
+    const to = join7(outDir, o.to);
+    mkdirSync5(dirname5(to), { recursive: true });
+    if (o.copy) {
+      copyFileSync2(from, to);
+      continue;
+    }
+    const table = await scanTable(from);
+    const set2 = o.set ?? {};
+    const names2 = o.columns ?? [
+      ...table.header,
+      ...Object.keys(set2).filter((c) => !table.header.includes(c))
+    ];
+    const cols = names2.map((name2) => {
+      if (name2 in set2) return { value: set2[name2] };
+      const k = table.header.indexOf(name2);
+      if (k < 0) throw new Error(`${o.from}: no column "${name2}" (columns: ${table.header.join(", ")})`);
+      return { k };
+    });
+    const reader = new RecordReader(table);
+    const w = new CsvWriter(to, names2);
+    try {
+      for (let i = 0; i < table.n; i++) {
+        const raw = reader.cells(i);
+        w.row(cols.map((c) => "value" in c ? c.value : renderCell(raw[c.k] ?? "", table.types[c.k])));
+      }
+    } finally {
+      w.close();
+      reader.close();
+    }
+  }
+}
+
+// src/prepare/custom.ts
+var import_pngjs = __toESM(require_png(), 1);
+var import_yazl2 = __toESM(require_yazl(), 1);
+import {
+  copyFileSync as copyFileSync3,
+  existsSync as existsSync7,
+  mkdirSync as mkdirSync6,
+  readdirSync as readdirSync6,
+  readFileSync as readFileSync7,
+  renameSync as renameSync4,
+  rmSync as rmSync5,
+  writeFileSync as writeFileSync2
+} from "node:fs";
+import { createWriteStream as createWriteStream4 } from "node:fs";
+import { join as join8 } from "node:path";
+import { pipeline as pipeline2 } from "node:stream/promises";
+
+// src/prepare/pyjson.ts
+function parsePyJson(text2) {
+  let i = 0;
+  const ws = () => {
+    while (i < text2.length && " 	\n\r".includes(text2[i])) i++;
+  };
+  const fail = (what) => {
+    throw new Error(`invalid JSON at offset ${i}: ${what}`);
+  };
+  const value = () => {
+    ws();
+    const c = text2[i];
+    if (c === "{") {
+      i++;
+      const v2 = [];
+      ws();
+      if (text2[i] === "}") return i++, { t: "obj", v: v2 };
+      for (; ; ) {
+        ws();
+        if (text2[i] !== '"') fail("expected a key");
+        const k = str();
+        ws();
+        if (text2[i++] !== ":") fail("expected ':'");
+        v2.push([k, value()]);
+        ws();
+        if (text2[i] === ",") i++;
+        else if (text2[i] === "}") return i++, { t: "obj", v: v2 };
+        else fail("expected ',' or '}'");
+      }
+    }
+    if (c === "[") {
+      i++;
+      const v2 = [];
+      ws();
+      if (text2[i] === "]") return i++, { t: "arr", v: v2 };
+      for (; ; ) {
+        v2.push(value());
+        ws();
+        if (text2[i] === ",") i++;
+        else if (text2[i] === "]") return i++, { t: "arr", v: v2 };
+        else fail("expected ',' or ']'");
+      }
+    }
+    if (c === '"') return { t: "str", v: str() };
+    for (const lit of ["true", "false", "null"]) {
+      if (text2.startsWith(lit, i)) return i += lit.length, { t: "lit", v: lit };
+    }
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text2.slice(i, i + 400));
+    if (!m) return fail("unexpected character");
+    i += m[0].length;
+    if (m[2] || m[3]) return { t: "float", v: Number(m[0]) };
+    return { t: "int", v: m[0] === "-0" ? "0" : m[0] };
+  };
+  const str = () => {
+    i++;
+    let out = "";
+    for (; ; ) {
+      const c = text2[i++];
+      if (c === void 0) fail("unterminated string");
+      if (c === '"') return out;
+      if (c !== "\\") {
+        out += c;
+        continue;
+      }
+      const e = text2[i++];
+      const simple = {
+        '"': '"',
+        "\\": "\\",
+        "/": "/",
+        b: "\b",
+        f: "\f",
+        n: "\n",
+        r: "\r",
+        t: "	"
+      };
+      if (e in simple) out += simple[e];
+      else if (e === "u") {
+        out += String.fromCharCode(parseInt(text2.slice(i, i + 4), 16));
+        i += 4;
+      } else fail("bad escape");
+    }
+  };
+  const v = value();
+  ws();
+  if (i !== text2.length) fail("trailing characters");
+  return v;
+}
+var SHORT = {
+  '"': '\\"',
+  "\\": "\\\\",
+  "\n": "\\n",
+  "\r": "\\r",
+  "	": "\\t",
+  "\b": "\\b",
+  "\f": "\\f"
+};
+function pyString(s) {
+  let out = '"';
+  for (let k = 0; k < s.length; k++) {
+    const ch = s[k];
+    const code = s.charCodeAt(k);
+    if (SHORT[ch]) out += SHORT[ch];
+    else if (code < 32 || code > 126) out += "\\u" + code.toString(16).padStart(4, "0");
+    else out += ch;
+  }
+  return out + '"';
+}
+function dumpPyJson(v, indent = 4, level = 0) {
+  const pad = (n) => " ".repeat(indent * n);
+  switch (v.t) {
+    case "obj":
+      if (v.v.length === 0) return "{}";
+      return `{
+${v.v.map(([k, x]) => `${pad(level + 1)}${pyString(k)}: ${dumpPyJson(x, indent, level + 1)}`).join(",\n")}
+${pad(level)}}`;
+    case "arr":
+      if (v.v.length === 0) return "[]";
+      return `[
+${v.v.map((x) => pad(level + 1) + dumpPyJson(x, indent, level + 1)).join(",\n")}
+${pad(level)}]`;
+    case "str":
+      return pyString(v.v);
+    case "int":
+      return v.v;
+    case "float":
+      return Number.isFinite(v.v) ? pyFloat(v.v) : Number.isNaN(v.v) ? "NaN" : v.v > 0 ? "Infinity" : "-Infinity";
+    case "lit":
+      return v.v;
+  }
+}
+function field(obj, key) {
+  return obj.t === "obj" ? obj.v.find(([k]) => k === key)?.[1] : void 0;
+}
+
+// src/prepare/custom.ts
+function need(file2) {
+  if (!existsSync7(file2)) throw new Error(`${file2} not found in the Kaggle download`);
+  return file2;
+}
+function codePointSort(names2) {
+  return names2.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
+}
+async function dogsVsCats(rawDir, outDir) {
+  await extractZip(need(join8(rawDir, "train.zip")), rawDir);
+  const files = codePointSort(readdirSync6(join8(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
+  const { train, test } = trainTestSplit(files.length, 0.1, 0);
+  const pub = (...p) => join8(outDir, "public", ...p);
+  mkdirSync6(pub("train"), { recursive: true });
+  mkdirSync6(pub("test"), { recursive: true });
+  let cats = 0;
+  let dogs = 0;
+  for (const i of train) {
+    const name2 = files[i];
+    const renamed = name2.includes("cat") ? `cat.${cats++}.jpg` : `dog.${dogs++}.jpg`;
+    copyFileSync3(join8(rawDir, "train", name2), pub("train", renamed));
+  }
+  const answers = ["id,label"];
+  const sample = ["id,label"];
+  test.forEach((i, k) => {
+    copyFileSync3(join8(rawDir, "train", files[i]), pub("test", `${k + 1}.jpg`));
+    answers.push(`${k + 1},${files[i].includes("dog") ? 1 : 0}`);
+    sample.push(`${k + 1},${pyFloat(0.5)}`);
+  });
+  await zipFolder(pub("train"), pub("train.zip"));
+  await zipFolder(pub("test"), pub("test.zip"));
+  writeFileSync2(pub("sample_submission.csv"), sample.join("\n") + "\n");
+  mkdirSync6(join8(outDir, "private"), { recursive: true });
+  writeFileSync2(join8(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
+}
+async function zipWithFolder(files, dir, zipFile) {
+  const z2 = new import_yazl2.default.ZipFile();
+  z2.addEmptyDirectory(`${dir}/`);
+  for (const [path4, name2] of files) z2.addFile(path4, `${dir}/${name2}`, { compress: true });
+  const done = pipeline2(z2.outputStream, createWriteStream4(zipFile));
+  z2.end();
+  await done;
+}
+async function whale(rawDir, outDir) {
+  await extractZip(need(join8(rawDir, "train2.zip")), rawDir);
+  const clips = codePointSort(readdirSync6(join8(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
+  const dates = codePointSort([...new Set(clips.map((c) => c.split("_")[0]))]);
+  if (dates.length !== 4) throw new Error(`expected clips from 4 dates in train2/, found ${dates.length}`);
+  const train = clips.filter((c) => dates.indexOf(c.split("_")[0]) < 2);
+  const test = clips.filter((c) => dates.indexOf(c.split("_")[0]) >= 2);
+  const trainNames = train.map((c, i) => {
+    if (!/TRAIN\d+/.test(c)) throw new Error(`unexpected clip name ${c}`);
+    return c.replace(/TRAIN\d+/, `TRAIN${i}`);
+  });
+  const testNames = test.map((c, i) => `${c.slice(0, c.indexOf("TRAIN"))}Test${i}.aif`);
+  const pub = (...p) => join8(outDir, "public", ...p);
+  mkdirSync6(pub(), { recursive: true });
+  await zipWithFolder(
+    train.map((c, i) => [join8(rawDir, "train2", c), trainNames[i]]),
+    "train2",
+    pub("train2.zip")
+  );
+  await zipWithFolder(
+    test.map((c, i) => [join8(rawDir, "train2", c), testNames[i]]),
+    "test2",
+    pub("test2.zip")
+  );
+  writeFileSync2(
+    pub("sampleSubmission.csv"),
+    ["clip,probability", ...testNames.map((n) => `${n},0`)].join("\n") + "\n"
+  );
+  const answers = test.map((c, i) => `${testNames[i]},${c.replace(/\.aif$/, "").endsWith("_1") ? 1 : 0}`);
+  mkdirSync6(join8(outDir, "private"), { recursive: true });
+  writeFileSync2(join8(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
+}
+async function randomActsOfPizza(rawDir, outDir) {
+  const train = parsePyJson(readFileSync7(need(join8(rawDir, "train.json")), "utf8"));
+  const kaggleTest = parsePyJson(readFileSync7(need(join8(rawDir, "test.json")), "utf8"));
+  if (train.t !== "arr" || kaggleTest.t !== "arr" || kaggleTest.v[0]?.t !== "obj") {
+    throw new Error("train.json and test.json must be lists of request objects");
+  }
+  const testKeys = kaggleTest.v[0].v.map(([k]) => k);
+  const records = train.v;
+  const { train: trainIdx, test: testIdx } = trainTestSplit(
+    records.length,
+    kaggleTest.v.length / (records.length + kaggleTest.v.length),
+    0
+  );
+  const pub = (...p) => join8(outDir, "public", ...p);
+  mkdirSync6(pub(), { recursive: true });
+  const newTrain = { t: "arr", v: [...trainIdx].map((i) => records[i]) };
+  const newTest = {
+    t: "arr",
+    v: [...testIdx].map((i) => ({
+      t: "obj",
+      v: testKeys.map((k) => {
+        const x = field(records[i], k);
+        if (x === void 0) throw new Error(`train.json record ${i} lacks the test field "${k}"`);
+        return [k, x];
+      })
+    }))
+  };
+  writeFileSync2(pub("train.json"), dumpPyJson(newTrain));
+  writeFileSync2(pub("test.json"), dumpPyJson(newTest));
+  await zipFiles([pub("train.json")], pub("train.zip"));
+  await zipFiles([pub("test.json")], pub("test.zip"));
+  const ids = [...testIdx].map((i) => {
+    const id = field(records[i], "request_id");
+    if (id?.t !== "str") throw new Error(`train.json record ${i} has no request_id`);
+    return id.v;
+  });
+  const labels = [...testIdx].map((i) => {
+    const got = field(records[i], "requester_received_pizza");
+    return got?.t === "lit" && got.v === "true" ? 1 : 0;
+  });
+  const header = "request_id,requester_received_pizza";
+  writeFileSync2(
+    pub("sampleSubmission.csv"),
+    [header, ...ids.map((id) => `${quoteCell(id)},0`)].join("\n") + "\n"
+  );
+  mkdirSync6(join8(outDir, "private"), { recursive: true });
+  const answers = ids.map((id, k) => `${quoteCell(id)},${labels[k]}`);
+  writeFileSync2(join8(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
+}
+function pngGrey(file2) {
+  const png = import_pngjs.PNG.sync.read(readFileSync7(file2));
+  if (png.depth === 16) throw new Error(`${file2}: 16-bit PNGs are not supported`);
+  const { width, height, data } = png;
+  const grey = new Uint8Array(width * height);
+  for (let p = 0; p < width * height; p++) {
+    const [r, g, b] = [data[4 * p], data[4 * p + 1], data[4 * p + 2]];
+    grey[p] = png.color || png.palette ? r * 19595 + g * 38470 + b * 7471 + 32768 >>> 16 : r;
+  }
+  return { width, height, grey };
+}
+async function denoisingDirtyDocuments(rawDir, outDir) {
+  const pub = (...p) => join8(outDir, "public", ...p);
+  const priv = (...p) => join8(outDir, "private", ...p);
+  await extractZip(need(join8(rawDir, "train.zip")), pub());
+  const images = codePointSort(readdirSync6(pub("train")).filter((f) => f.endsWith(".png")));
+  const { test } = trainTestSplit(images.length, 0.2, 0);
+  const testNames = [...test].map((i) => images[i]);
+  mkdirSync6(pub("test"), { recursive: true });
+  for (const name2 of testNames) renameSync4(pub("train", name2), pub("test", name2));
+  await extractZip(need(join8(rawDir, "train_cleaned.zip")), pub());
+  mkdirSync6(priv("train_cleaned"), { recursive: true });
+  for (const name2 of testNames) renameSync4(pub("train_cleaned", name2), priv("train_cleaned", name2));
+  const answers = new CsvWriter(priv("answers.csv"), ["id", "value"]);
+  const sample = new CsvWriter(pub("sampleSubmission.csv"), ["id", "value"]);
+  try {
+    for (const name2 of codePointSort(readdirSync6(priv("train_cleaned")))) {
+      const { width, height, grey } = pngGrey(priv("train_cleaned", name2));
+      const stem = name2.replace(/\.[^.]*$/, "");
+      const values = Array.from({ length: 256 }, (_, v) => pyFloat(v / 255));
+      for (let r = 0; r < height; r++) {
+        for (let c = 0; c < width; c++) {
+          const id = `${stem}_${r + 1}_${c + 1}`;
+          answers.row([id, values[grey[r * width + c]]]);
+          sample.row([id, "1"]);
+        }
+      }
+    }
+  } finally {
+    answers.close();
+    sample.close();
+  }
+  rmSync5(priv("train_cleaned"), { recursive: true, force: true });
+}
+function roundHalfEven(x) {
+  const f = Math.floor(x);
+  const d = x - f;
+  return d > 0.5 || d === 0.5 && f % 2 === 1 ? f + 1 : f;
+}
+function lines(file2) {
+  const parts = readFileSync7(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  if (parts.at(-1) === "") parts.pop();
+  return parts;
+}
+async function mlspBirds(rawDir, outDir) {
+  await extractZip(need(join8(rawDir, "mlsp_contest_dataset.zip")), rawDir);
+  const src = (...p) => join8(rawDir, "mlsp_contest_dataset", ...p);
+  const pub = (...p) => join8(outDir, "public", ...p);
+  for (const d of [
+    "essential_data/src_wavs",
+    ...["filtered_spectrograms", "segmentation_examples", "spectrograms", "supervised_segmentation"].map(
+      (x) => `supplemental_data/${x}`
+    )
+  ]) {
+    mkdirSync6(pub(d), { recursive: true });
+  }
+  mkdirSync6(join8(outDir, "private"), { recursive: true });
+  const folds = await scanTable(need(src("essential_data", "CVfolds_2.txt")));
+  const foldsReader = new RecordReader(folds);
+  const kept = [];
+  for (let i = 0; i < folds.n; i++) {
+    const [recId, fold] = foldsReader.cells(i);
+    if (Number(fold) === 0) kept.push(recId);
+  }
+  foldsReader.close();
+  const isTest = new Uint8Array(kept.length);
+  for (const p of permutation(kept.length, 0).subarray(0, roundHalfEven(0.2 * kept.length))) isTest[p] = 1;
+  const newId = new Map(kept.map((old, k) => [Number(old), k]));
+  writeFileSync2(
+    pub("essential_data", "CVfolds_2.txt"),
+    ["rec_id,fold", ...kept.map((_, k) => `${k},${isTest[k]}`)].join("\n") + "\n"
+  );
+  const names2 = await scanTable(need(src("essential_data", "rec_id2filename.txt")));
+  const namesReader = new RecordReader(names2);
+  const idCol = names2.header.indexOf("rec_id");
+  const fileCol = names2.header.indexOf("filename");
+  if (idCol < 0 || fileCol < 0) throw new Error("rec_id2filename.txt needs rec_id and filename columns");
+  const filenames = [];
+  const w = new CsvWriter(pub("essential_data", "rec_id2filename.txt"), names2.header);
+  for (let i = 0; i < names2.n; i++) {
+    const raw = namesReader.cells(i);
+    const id = newId.get(Number(raw[idCol]));
+    if (id === void 0) continue;
+    const out = raw.map((v, k) => k === idCol ? String(id) : renderCell(v, names2.types[k]));
+    filenames.push(raw[fileCol]);
+    w.row(out);
+  }
+  w.close();
+  namesReader.close();
+  const labelled = lines(need(src("essential_data", "rec_labels_test_hidden.txt"))).slice(1).map((line) => {
+    const [id, ...rest] = line.split(",");
+    return { id: newId.get(Number(id)), labels: rest.join(",") };
+  }).filter((x) => x.id !== void 0);
+  const pubLabels = ["rec_id,[labels]"];
+  const answers = ["Id,Probability"];
+  for (const { id, labels } of labelled) {
+    const shown = isTest[id] ? "?" : labels;
+    pubLabels.push(shown === "" ? `${id}` : `${id},${shown}`);
+    if (!isTest[id]) continue;
+    const species = new Set(
+      labels.split(",").filter((x) => x !== "").map(Number)
+    );
+    for (let sp = 0; sp < 19; sp++) answers.push(`${id * 100 + sp},${species.has(sp) ? 1 : 0}`);
+  }
+  writeFileSync2(pub("essential_data", "rec_labels_test_hidden.txt"), pubLabels.join("\n") + "\n");
+  writeFileSync2(join8(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
+  const sample = ["Id,Probability"];
+  kept.forEach((_, k) => {
+    if (isTest[k]) for (let sp = 0; sp < 19; sp++) sample.push(`${k * 100 + sp},0`);
+  });
+  writeFileSync2(pub("sample_submission.csv"), sample.join("\n") + "\n");
+  copyFileSync3(need(src("essential_data", "species_list.txt")), pub("essential_data", "species_list.txt"));
+  for (const f of filenames) {
+    copyFileSync3(
+      need(src("essential_data", "src_wavs", `${f}.wav`)),
+      pub("essential_data", "src_wavs", `${f}.wav`)
+    );
+    for (const d of [
+      "filtered_spectrograms",
+      "segmentation_examples",
+      "spectrograms",
+      "supervised_segmentation"
+    ]) {
+      const from = src("supplemental_data", d, `${f}.bmp`);
+      if (d === "segmentation_examples" && !existsSync7(from)) continue;
+      copyFileSync3(need(from), pub("supplemental_data", d, `${f}.bmp`));
+    }
+  }
+  for (const f of ["segment_clusters.bmp", "segment_mosaic.bmp"]) {
+    copyFileSync3(need(src("supplemental_data", f)), pub("supplemental_data", f));
+  }
+  for (const f of ["histogram_of_segments.txt", "segment_features.txt", "segment_rectangles.txt"]) {
+    const out = ["rec_id,[histogram of segment features]"];
+    for (const line of lines(need(src("supplemental_data", f))).slice(1)) {
+      const [id, ...rest] = line.split(",");
+      const n = newId.get(Number(id));
+      if (n !== void 0) out.push(`${n},${rest.join(",")}`);
+    }
+    writeFileSync2(pub("supplemental_data", f), out.join("\n") + "\n");
+  }
+}
+var CUSTOM_PREPARERS = {
+  "mlsp-2013-birds": mlspBirds,
+  "denoising-dirty-documents": denoisingDirtyDocuments,
+  "dogs-vs-cats": dogsVsCats,
+  whale,
+  "random-acts-of-pizza": randomActsOfPizza
+};
+
+// src/prepare/toy.ts
+import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync3, readFileSync as readFileSync8, existsSync as existsSync8, renameSync as renameSync5, rmSync as rmSync6 } from "node:fs";
+import { join as join9 } from "node:path";
+import { createHash as createHash6 } from "node:crypto";
+
+// src/prepare/random.ts
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = a + 1831565813 >>> 0;
+    let t = a;
+    t = Math.imul(t ^ t >>> 15, t | 1);
+    t ^= t + Math.imul(t ^ t >>> 7, t | 61);
+    return ((t ^ t >>> 14) >>> 0) / 4294967296;
+  };
+}
+function normal(u) {
+  return () => {
+    const a = Math.max(u(), 1e-12);
+    return Math.sqrt(-2 * Math.log(a)) * Math.cos(2 * Math.PI * u());
+  };
+}
+
+// src/prepare/toy.ts
+var ToyLeaderboardSchema = external_exports.strictObject({
+  teams: external_exports.number().int().min(1),
+  best: external_exports.number(),
+  median: external_exports.number(),
+  worst: external_exports.number(),
+  seed: external_exports.number().int()
+});
+var Split = {
+  seed: external_exports.number().int(),
+  trainRows: external_exports.number().int().positive(),
+  testRows: external_exports.number().int().positive(),
+  leaderboard: ToyLeaderboardSchema
+};
+var ToySchema = external_exports.discriminatedUnion("task", [
+  external_exports.strictObject({
+    task: external_exports.literal("regression"),
+    ...Split,
+    features: external_exports.number().int().min(3),
+    noise: external_exports.number().positive(),
+    target: external_exports.string()
+  }),
+  external_exports.strictObject({
+    task: external_exports.literal("binary"),
+    ...Split,
+    features: external_exports.number().int().min(3),
+    target: external_exports.string()
+  }),
+  external_exports.strictObject({
+    task: external_exports.literal("multiclass"),
+    ...Split,
+    features: external_exports.number().int().min(2),
+    classes: external_exports.array(external_exports.string()).min(2),
+    spread: external_exports.number().positive(),
+    target: external_exports.string()
+  })
+]);
+function toyParams(c) {
+  const parsed = ToySchema.safeParse(c.toy);
+  if (!parsed.success)
+    throw new UserError(`competitions/${c.id}: toy parameters invalid: ${parsed.error.issues[0].message}`);
+  return parsed.data;
+}
+function csv(t) {
+  return [t.header.join(","), ...t.rows.map((r) => r.join(","))].join("\n") + "\n";
+}
+var fmt = (x) => Number(x.toFixed(6));
+function generateToy(c) {
+  const p = toyParams(c);
+  const u = rng(p.seed);
+  const n = normal(u);
+  const total = p.trainRows + p.testRows;
+  const featureNames = Array.from({ length: p.features }, (_, j) => `f${j}`);
+  const X = Array.from({ length: total }, () => featureNames.map(() => n()));
+  const ids = Array.from({ length: total }, (_, i) => 1e4 + i);
+  let labels;
+  let answers;
+  let sample;
+  const testIdx = Array.from({ length: p.testRows }, (_, i) => p.trainRows + i);
+  if (p.task === "regression") {
+    const w = featureNames.map(() => -5 + 10 * u());
+    labels = X.map(
+      (x) => fmt(
+        20 + x.reduce((s, v, j) => s + w[j] * v, 0) + 3 * x[0] * x[1] + 4 * Math.sin(2 * x[2]) + p.noise * n()
+      )
+    );
+    answers = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], labels[i]]) };
+    sample = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], 0]) };
+  } else if (p.task === "binary") {
+    const w = featureNames.map(() => -1.5 + 3 * u());
+    labels = X.map((x) => {
+      const logit = x.reduce((s, v, j) => s + w[j] * v, 0) + 1.5 * x[0] * x[1] - 0.5;
+      return u() < 1 / (1 + Math.exp(-logit)) ? 1 : 0;
+    });
+    answers = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], labels[i]]) };
+    sample = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], 0.5]) };
+  } else {
+    const centers = p.classes.map(() => featureNames.map(() => p.spread * n()));
+    const cls = X.map(() => Math.floor(u() * p.classes.length));
+    X.forEach((x, i) => x.forEach((_, j) => x[j] += centers[cls[i]][j]));
+    labels = cls.map((k) => p.classes[k]);
+    answers = {
+      header: ["id", ...p.classes],
+      rows: testIdx.map((i) => [ids[i], ...p.classes.map((_, k) => k === cls[i] ? 1 : 0)])
+    };
+    const uniform = 1 / p.classes.length;
+    sample = {
+      header: ["id", ...p.classes],
+      rows: testIdx.map((i) => [ids[i], ...p.classes.map(() => uniform)])
+    };
+  }
+  const train = {
+    header: ["id", ...featureNames, p.target],
+    rows: Array.from({ length: p.trainRows }, (_, i) => [ids[i], ...X[i].map(fmt), labels[i]])
+  };
+  const test = {
+    header: ["id", ...featureNames],
+    rows: testIdx.map((i) => [ids[i], ...X[i].map(fmt)])
+  };
+  return {
+    public: {
+      "description.md": describe3(c, p),
+      "train.csv": csv(train),
+      "test.csv": csv(test),
+      [c.sampleSubmission]: csv(sample)
+    },
+    private: { [c.answers]: csv(answers) }
+  };
+}
+function describe3(c, p) {
+  const task = p.task === "regression" ? `Predict the numeric column \`${p.target}\` for every row of test.csv. Submissions are scored by ${c.metric} (lower is better).` : p.task === "binary" ? `Predict the probability that \`${p.target}\` is 1 for every row of test.csv. Submissions are scored by ${c.metric} (higher is better).` : `Predict a probability for each class (${p.classes.join(", ")}) of \`${p.target}\` for every row of test.csv; each row's probabilities sum to 1. Submissions are scored by ${c.metric} (lower is better).`;
+  return [
+    `# ${c.name}`,
+    "",
+    "A small synthetic competition bundled with Medalist (generated, deterministic, no download).",
+    "",
+    "## Task",
+    task,
+    "",
+    "## Files",
+    `- train.csv: ${p.trainRows} rows with features f0..f${p.features - 1} and the target \`${p.target}\``,
+    `- test.csv: ${p.testRows} rows, features only`,
+    `- ${c.sampleSubmission}: the expected submission format`,
+    "",
+    "## Submission",
+    `Write \`submission.csv\` with the same columns and ids as ${c.sampleSubmission}.`,
+    ""
+  ].join("\n");
+}
+function fingerprint(c) {
+  return createHash6("sha256").update(
+    JSON.stringify({
+      toy: { ...c.toy ?? {}, leaderboard: void 0 },
+      answers: c.answers,
+      sample: c.sampleSubmission
+    })
+  ).digest("hex");
+}
+function prepareToy(c, dataDir) {
+  const dir = join9(dataDir, c.id, "prepared");
+  const stamp = join9(dataDir, c.id, ".medalist-toy");
+  const fp = fingerprint(c);
+  if (existsSync8(stamp) && readFileSync8(stamp, "utf8") === fp && existsSync8(dir))
+    return { prepared: false, dir };
+  const files = generateToy(c);
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync6(tmp, { recursive: true, force: true });
+  for (const side of ["public", "private"]) {
+    for (const [name2, text2] of Object.entries(files[side])) {
+      const file2 = join9(tmp, side, name2);
+      mkdirSync7(join9(file2, ".."), { recursive: true });
+      writeFileSync3(file2, text2);
+    }
+  }
+  rmSync6(dir, { recursive: true, force: true });
+  renameSync5(tmp, dir);
+  writeFileSync3(stamp, fp);
+  return { prepared: true, dir };
+}
+
+// src/prepare/description.ts
+import { createHash as createHash7 } from "node:crypto";
+import { writeFileSync as writeFileSync4 } from "node:fs";
+var UPSTREAM_DESCRIPTIONS = "https://raw.githubusercontent.com/openai/mle-bench/main/mlebench/competitions";
+function descriptionStub(c) {
+  return `# ${c.name}
+
+Kaggle competition \`${c.id}\`: https://www.kaggle.com/competitions/${c.id}/overview
+
+(Prepared by Medalist without upstream MLE-bench's description.md.)
+`;
+}
+async function writeDescription(c, file2, baseUrl, log) {
+  const md52 = c.prepare?.descriptionMd5;
+  if (baseUrl && md52) {
+    const url2 = `${baseUrl.replace(/\/+$/, "")}/${encodeURIComponent(c.id)}/description.md`;
+    try {
+      const res = await fetch(url2, { signal: AbortSignal.timeout(2e4) });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const body = Buffer.from(await res.arrayBuffer());
+      const got = createHash7("md5").update(body).digest("hex");
+      if (got !== md52) throw new Error(`MD5 ${got} differs from the pinned ${md52}`);
+      writeFileSync4(file2, body);
+      return "upstream";
+    } catch (e) {
+      log(`${c.id}: warning: upstream description.md not used (${e.message}); writing a stub`);
+    }
+  }
+  writeFileSync4(file2, descriptionStub(c));
+  return "stub";
+}
+
+// src/prepare/prepare.ts
+function preparedDir(dataDir, id) {
+  return join10(dataDir, id, "prepared");
+}
+function requiredFiles(c) {
+  return [posix.normalize(`public/${c.sampleSubmission}`), posix.normalize(`private/${c.answers}`)];
+}
+function warmCheck(c, dataDir) {
+  const dir = preparedDir(dataDir, c.id);
+  const m = readManifest(dir);
+  if (!m || m.competition !== c.id) return void 0;
+  return manifestStillValid(dir, m, requiredFiles(c)) === void 0 ? m : void 0;
+}
+async function prepareCompetition(entry, opts) {
+  const c = entry.competition;
+  const t0 = performance.now();
+  const log = opts.log ?? (() => {
+  });
+  const done = (status, m) => ({
+    id: c.id,
+    status,
+    ms: performance.now() - t0,
+    upstreamMismatches: m?.upstreamMismatches ?? []
+  });
+  const warm = c.source === "toy" ? void 0 : warmCheck(c, opts.dataDir);
+  if (warm) return done("ready", warm);
+  const compDir = join10(opts.dataDir, c.id);
+  mkdirSync8(compDir, { recursive: true });
+  let release;
+  try {
+    release = await acquireLock(join10(compDir, ".medalist-prepare.lock"), {
+      waitMs: opts.lockWaitMs ?? 36e5
+    });
+  } catch (e) {
+    if (e instanceof LockBusyError)
+      throw new UserError(`${c.id}: another process is preparing it (${e.message})`, 1);
+    throw e;
+  }
+  try {
+    if (c.source === "toy") {
+      const dir2 = preparedDir(opts.dataDir, c.id);
+      const { prepared } = prepareToy(c, opts.dataDir);
+      const still = prepared ? void 0 : warmCheck(c, opts.dataDir);
+      if (still) return done("ready", still);
+      const m2 = await buildManifest(dir2, c.id, "toy", requiredFiles(c));
+      writeManifest(dir2, m2);
+      return done("generated", m2);
+    }
+    const after = warmCheck(c, opts.dataDir);
+    if (after) return done("ready", after);
+    for (const name2 of readdirSync7(compDir))
+      if (name2.startsWith(".staging-")) rmSync7(join10(compDir, name2), { recursive: true, force: true });
+    const dir = preparedDir(opts.dataDir, c.id);
+    const required2 = requiredFiles(c);
+    const upstream = c.prepare?.checksums;
+    if (existsSync9(dir)) {
+      const missing = required2.filter((f) => !existsSync9(join10(dir, f)));
+      if (missing.length > 0) {
+        throw new UserError(
+          `${c.id}: ${dir} exists but is incomplete (missing ${missing.join(", ")}); remove it, or re-run \`mlebench prepare\`, then run again`,
+          1
+        );
+      }
+      log(`${c.id}: checking data prepared by MLE-bench`);
+      const m2 = await buildManifest(dir, c.id, "reused", required2, upstream);
+      writeManifest(dir, m2);
+      return done("reused", m2);
+    }
+    const recipe = c.prepare?.split;
+    if (!recipe) {
+      throw new UserError(
+        `${c.id}: Medalist has no native preparation for it${c.prepare?.note ? ` (${c.prepare.note})` : ""}. Prepare it with MLE-bench (mlebench prepare -c ${c.id} --data-dir ${opts.dataDir}); Medalist then reuses it`,
+        1
+      );
+    }
+    const zip = join10(compDir, `${c.id}.zip`);
+    const md52 = opts.skipVerification ? void 0 : c.prepare?.zipMd5;
+    if (!existsSync9(zip)) {
+      log(`${c.id}: downloading from Kaggle`);
+      await downloadCompetition(c.id, zip, {
+        baseUrl: opts.kaggleUrl,
+        credentials: opts.credentials ?? kaggleCredentials(),
+        md5: md52,
+        retries: opts.downloadRetries,
+        retryDelayMs: opts.retryDelayMs,
+        log
+      });
+    } else if (md52 && await md5File(zip) !== md52) {
+      throw new UserError(
+        `${c.id}: ${zip} has an MD5 different from upstream's ${md52}; delete it to download again, or run with --skip-verification to accept it`,
+        1
+      );
+    }
+    const staging = join10(compDir, `.staging-${process.pid}-${Date.now()}`);
+    let description;
+    try {
+      const raw = join10(staging, "raw");
+      const out = join10(staging, "prepared");
+      log(`${c.id}: extracting ${zip}`);
+      await extractZip(zip, raw);
+      mkdirSync8(join10(out, "public"), { recursive: true });
+      mkdirSync8(join10(out, "private"), { recursive: true });
+      if (recipe.kind === "tables") await runTables(recipe, raw, out);
+      else if (recipe.kind === "custom") {
+        const run = CUSTOM_PREPARERS[recipe.preparer];
+        if (!run) throw new Error(`${c.id}: unknown preparer "${recipe.preparer}"`);
+        await run(raw, out);
+      } else {
+        const sizes = await runTableSplit(recipe, raw, out, log);
+        log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
+      }
+      if (!existsSync9(join10(out, "public", "description.md"))) {
+        description = await writeDescription(
+          c,
+          join10(out, "public", "description.md"),
+          opts.descriptionUrl,
+          log
+        );
+      }
+      const missing = required2.filter((f) => !existsSync9(join10(out, f)));
+      if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
+      rmSync7(raw, { recursive: true, force: true });
+      renameSync6(out, dir);
+    } finally {
+      rmSync7(staging, { recursive: true, force: true });
+    }
+    const m = { ...await buildManifest(dir, c.id, "recipe", required2, upstream), description };
+    writeManifest(dir, m);
+    if (m.upstreamMismatches.length > 0) {
+      log(`${c.id}: warning: ${m.upstreamMismatches.join(", ")} differ from upstream's checksums`);
+    }
+    return done("prepared", m);
+  } finally {
+    release();
+  }
+}
+async function prepareCompetitions(entries, opts) {
+  const results = [];
+  const failures = [];
+  for (const e of entries) {
+    try {
+      results.push(await prepareCompetition(e, opts));
+    } catch (err) {
+      failures.push({ id: e.competition.id, message: err.message });
+    }
+  }
+  return { results, failures };
+}
+
+// src/suite/prepare.ts
+function preparedPaths(dataDir, id) {
+  return {
+    publicDir: join11(dataDir, id, "prepared", "public"),
+    privateDir: join11(dataDir, id, "prepared", "private")
+  };
+}
+async function ensurePrepared(entry, dataDir, log) {
+  const r = await prepareCompetition(entry, { dataDir, log });
+  if (r.status !== "ready") log(`${entry.competition.id}: data ${r.status} in ${dataDir}`);
+  return preparedPaths(dataDir, entry.competition.id);
+}
+
+// src/suite/store.ts
+import { mkdirSync as mkdirSync9, readFileSync as readFileSync9, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync10 } from "node:fs";
+import { dirname as dirname6 } from "node:path";
+function toJson(value) {
+  return JSON.stringify(value, (_k, v) => typeof v === "number" && Number.isNaN(v) ? "NaN" : v, 2) + "\n";
+}
+function writeAtomic(path4, text2) {
+  mkdirSync9(dirname6(path4), { recursive: true });
+  const tmp = `${path4}.tmp-${process.pid}`;
+  writeFileSync5(tmp, text2);
+  renameSync7(tmp, path4);
+}
+function writeResults(path4, results) {
+  const parsed = SuiteResultsSchema.parse(results);
+  writeAtomic(path4, toJson(parsed));
+  return parsed;
+}
+function readResults(path4) {
+  let raw;
+  try {
+    raw = JSON.parse(readFileSync9(path4, "utf8"));
+  } catch (e) {
+    const code = e.code;
+    throw new UserError(
+      code === "ENOENT" ? `results file not found: ${path4}` : `${path4}: not a results JSON file (${e.message})`
+    );
+  }
+  const parsed = SuiteResultsSchema.safeParse(raw);
+  if (!parsed.success) throw new UserError(formatZodError(parsed.error, path4));
+  return parsed.data;
+}
+function readStoredRun(path4) {
+  if (!existsSync10(path4)) return null;
+  try {
+    const raw = JSON.parse(readFileSync9(path4, "utf8"));
+    const result = RunResultSchema.parse(raw.result);
+    return { suiteHash: String(raw.suiteHash), agent: String(raw.agent), result };
+  } catch {
+    return null;
+  }
+}
+function saveRun(path4, stored) {
+  writeAtomic(path4, toJson(stored));
+}
+
+// src/suite/progress.ts
+function medalText(report) {
+  if (!report) return "not graded";
+  if (report.gold_medal) return "gold";
+  if (report.silver_medal) return "silver";
+  if (report.bronze_medal) return "bronze";
+  return "no medal";
+}
+function progressLine(label, n, e) {
+  const at = `[${label}]`;
+  switch (e.kind) {
+    case "kept":
+      return `${at} ${n.done}/${n.total} ${e.runId}: kept from an earlier run (${e.outcome})`;
+    case "started":
+      return `${at} ${n.done + 1}/${n.total} ${e.runId}: started${e.gpus.length ? ` on GPU ${e.gpus.join(",")}` : ""}`;
+    case "retrying":
+      return `${at} ${e.runId}: infrastructure error (${e.error}); retrying (${e.attempt}/${e.retries})`;
+    case "finished": {
+      const r = e.report;
+      const score3 = r?.valid_submission ? `score ${r.score}` : r ? `invalid: ${r.error}` : e.exec.error;
+      return `${at} ${n.done}/${n.total} ${e.runId}: ${e.exec.outcome} in ${(e.exec.durationMs / 1e3).toFixed(1)}s, ${score3}, ${medalText(r)}`;
+    }
+  }
+}
+
+// src/suite/run-one.ts
+import { mkdirSync as mkdirSync10, rmSync as rmSync8, writeFileSync as writeFileSync6 } from "node:fs";
+import { join as join15, relative as relative2 } from "node:path";
+
 // src/execute/instructions.ts
 function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
   return [
@@ -94283,8 +97838,8 @@ function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
 }
 
 // src/grade/grade.ts
-import { statSync as statSync3 } from "node:fs";
-import { extname as extname2, join as join4 } from "node:path";
+import { statSync as statSync6 } from "node:fs";
+import { extname as extname2, join as join13 } from "node:path";
 
 // src/grade/metrics/errors.ts
 var MetricError = class extends Error {
@@ -94304,8 +97859,8 @@ function requireFinite(a, what) {
 }
 
 // src/grade/spec.ts
-import { readFileSync as readFileSync4, existsSync as existsSync3 } from "node:fs";
-import { join as join3 } from "node:path";
+import { readFileSync as readFileSync10, existsSync as existsSync11 } from "node:fs";
+import { join as join12 } from "node:path";
 var name = external_exports.string().min(1);
 var names = external_exports.array(name).min(1);
 var note = external_exports.string().optional();
@@ -94384,11 +97939,11 @@ function parseGraderSpec(raw, source = "grader.json") {
   return parsed.data;
 }
 function loadGraderSpec(competitionDir) {
-  const file2 = join3(competitionDir, "grader.json");
-  if (!existsSync3(file2)) return null;
+  const file2 = join12(competitionDir, "grader.json");
+  if (!existsSync11(file2)) return null;
   let raw;
   try {
-    raw = JSON.parse(readFileSync4(file2, "utf8"));
+    raw = JSON.parse(readFileSync10(file2, "utf8"));
   } catch (e) {
     throw new Error(`${file2}: not valid JSON (${e.message})`);
   }
@@ -95503,7 +99058,7 @@ function round5Numpy(x) {
 }
 
 // src/grade/medals.ts
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync11 } from "node:fs";
 function thresholdPositions(n) {
   if (!Number.isInteger(n) || n < 1) throw new Error(`a leaderboard needs at least one team (got ${n})`);
   const at = (c) => Math.max(1, Math.floor(n * c));
@@ -95596,11 +99151,11 @@ function leaderboardScoresFromCsv(text2, source = "leaderboard") {
   return Array.from(col.values, (v) => Number.isNaN(v) ? null : v);
 }
 function readLeaderboardScores(path4) {
-  return leaderboardScoresFromCsv(readFileSync5(path4, "utf8"), path4);
+  return leaderboardScoresFromCsv(readFileSync11(path4, "utf8"), path4);
 }
 
 // src/grade/external.ts
-import { spawn as spawn2 } from "node:child_process";
+import { spawn as spawn3 } from "node:child_process";
 var NumberOrNaN = external_exports.union([external_exports.number(), external_exports.literal("NaN").transform(() => NaN), external_exports.null()]);
 var ExternalReportSchema = external_exports.looseObject({
   score: NumberOrNaN,
@@ -95630,13 +99185,13 @@ async function gradeExternal(command, ctx, timeoutMs = 30 * 6e4) {
   const args = command.map(
     (a) => a.replaceAll("{submission}", ctx.submission).replaceAll("{competition}", ctx.competition).replaceAll("{private_dir}", ctx.privateDir)
   );
-  const { code, stdout, stderr, failure: failure2 } = await new Promise((resolve11) => {
+  const { code, stdout, stderr, failure: failure2 } = await new Promise((resolve15) => {
     let out = "", err = "";
     let child;
     try {
-      child = spawn2(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
+      child = spawn3(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
     } catch (e) {
-      resolve11({ code: null, stdout: "", stderr: "", failure: e.message });
+      resolve15({ code: null, stdout: "", stderr: "", failure: e.message });
       return;
     }
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
@@ -95648,11 +99203,11 @@ async function gradeExternal(command, ctx, timeoutMs = 30 * 6e4) {
     });
     child.on("error", (e) => {
       clearTimeout(timer);
-      resolve11({ code: null, stdout: out, stderr: err, failure: e.message });
+      resolve15({ code: null, stdout: out, stderr: err, failure: e.message });
     });
     child.on("close", (c, sig) => {
       clearTimeout(timer);
-      resolve11({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : void 0 });
+      resolve15({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : void 0 });
     });
   });
   const name2 = args[0];
@@ -95681,7 +99236,7 @@ function lastLine(s) {
 function submissionProblem(path4) {
   let st;
   try {
-    st = statSync3(path4);
+    st = statSync6(path4);
   } catch {
     return `no submission file at ${path4}`;
   }
@@ -95715,7 +99270,7 @@ function scoreSubmission(spec, submissionPath, answers) {
   }
 }
 function boardFor(competition, competitionDir, leaderboardPath2) {
-  const path4 = leaderboardPath2 ?? (competition.leaderboard ? join4(competitionDir, competition.leaderboard) : void 0);
+  const path4 = leaderboardPath2 ?? (competition.leaderboard ? join13(competitionDir, competition.leaderboard) : void 0);
   if (path4) {
     try {
       const scores = readLeaderboardScores(path4);
@@ -95820,8 +99375,8 @@ async function grade(opts) {
       });
     } else {
       const spec = loadGraderSpec(opts.competitionDir);
-      if (!spec) throw new Error(`${join4(opts.competitionDir, "grader.json")} is missing`);
-      result = scoreSubmission(spec, opts.submissionPath, join4(opts.privateDir, competition.answers));
+      if (!spec) throw new Error(`${join13(opts.competitionDir, "grader.json")} is missing`);
+      result = scoreSubmission(spec, opts.submissionPath, join13(opts.privateDir, competition.answers));
     }
   } catch (e) {
     const report = makeReport(
@@ -95836,1876 +99391,33 @@ async function grade(opts) {
   return makeReport(competition.id, opts.submissionPath, { ...result, exists: true }, board, now);
 }
 
-// src/results/schema.ts
-var RESULTS_SCHEMA_VERSION = 1;
-var score = external_exports.union([external_exports.number(), external_exports.literal("NaN"), external_exports.null()]);
-var GradeReportSchema = external_exports.object({
-  competition_id: external_exports.string(),
-  score,
-  gold_threshold: score,
-  silver_threshold: score,
-  bronze_threshold: score,
-  median_threshold: score,
-  any_medal: external_exports.boolean(),
-  gold_medal: external_exports.boolean(),
-  silver_medal: external_exports.boolean(),
-  bronze_medal: external_exports.boolean(),
-  above_median: external_exports.boolean(),
-  submission_exists: external_exports.boolean(),
-  valid_submission: external_exports.boolean(),
-  is_lower_better: external_exports.boolean(),
-  created_at: external_exports.string(),
-  submission_path: external_exports.string(),
-  percentile: external_exports.number().min(0).max(1).nullable(),
-  error: external_exports.string().nullable(),
-  /** The metric's value before rounding to 5 decimals. */
-  unrounded_score: score.optional(),
-  /** Where the thresholds came from: the full leaderboard, precomputed figures, or nowhere. */
-  thresholds_source: external_exports.enum(["leaderboard", "thresholds", "none"]).optional(),
-  /** Grading itself failed (answers unreadable, grader misconfigured): not the agent's fault. */
-  grader_error: external_exports.boolean().optional()
-});
-var OutcomeSchema = external_exports.enum(["completed", "failed", "timed_out", "oom", "infra_error"]);
-var RunResultSchema = external_exports.object({
-  runId: external_exports.string(),
-  competitionId: external_exports.string(),
-  seed: external_exports.number().int(),
-  outcome: OutcomeSchema,
-  exitCode: external_exports.number().int().nullable(),
-  startedAt: external_exports.string(),
-  durationMs: external_exports.number().min(0),
-  /** Tries taken (infrastructure errors are retried). */
-  attempts: external_exports.number().int().min(1),
-  /** The run's folder (logs/, code/, submission/, run.log), relative to the results file. */
-  runDir: external_exports.string(),
-  error: external_exports.string().nullable(),
-  /** null when the run never produced something gradeable (infra_error). */
-  grade: GradeReportSchema.nullable(),
-  usage: external_exports.object({ tokens: external_exports.number().optional(), dollars: external_exports.number().optional() }).nullable().default(null),
-  gpus: external_exports.array(external_exports.string()).default([]),
-  details: external_exports.record(external_exports.string(), external_exports.string()).default({})
-});
-var SuiteResultsSchema = external_exports.object({
-  schemaVersion: external_exports.literal(RESULTS_SCHEMA_VERSION),
-  medalistVersion: external_exports.string(),
-  /** "base" or "head" in a comparison; free text otherwise. */
-  label: external_exports.string(),
-  suite: external_exports.object({
-    name: external_exports.string(),
-    /** Hash of what makes two runs comparable (competitions, seeds, limits, grading). */
-    hash: external_exports.string(),
-    competitions: external_exports.array(external_exports.string()),
-    seeds: external_exports.number().int()
-  }),
-  agent: external_exports.object({
-    description: external_exports.string(),
-    image: external_exports.string().nullable().default(null),
-    imageDigest: external_exports.string().nullable().default(null)
-  }),
-  git: external_exports.object({ sha: external_exports.string().nullable(), ref: external_exports.string().nullable() }).default({ sha: null, ref: null }),
-  environment: external_exports.object({
-    executor: external_exports.string(),
-    timeLimitSecs: external_exports.number(),
-    gpuModel: external_exports.string().nullable().default(null),
-    node: external_exports.string(),
-    platform: external_exports.string()
-  }),
-  startedAt: external_exports.string(),
-  finishedAt: external_exports.string(),
-  runs: external_exports.array(RunResultSchema)
-});
-
-// src/suite/prepare.ts
-import { join as join13 } from "node:path";
-
-// src/prepare/prepare.ts
-import { existsSync as existsSync10, mkdirSync as mkdirSync7, readdirSync as readdirSync6, renameSync as renameSync6, rmSync as rmSync6 } from "node:fs";
-import { join as join12, posix } from "node:path";
-
-// src/prepare/kaggle.ts
-import {
-  closeSync as closeSync2,
-  existsSync as existsSync5,
-  openSync as openSync2,
-  readFileSync as readFileSync7,
-  renameSync as renameSync2,
-  rmSync,
-  statSync as statSync5,
-  writeSync
-} from "node:fs";
-import { homedir as homedir2 } from "node:os";
-import { join as join6 } from "node:path";
-
-// src/prepare/manifest.ts
-import { createHash as createHash4 } from "node:crypto";
-import {
-  createReadStream,
-  existsSync as existsSync4,
-  readdirSync as readdirSync2,
-  readFileSync as readFileSync6,
-  renameSync,
-  statSync as statSync4,
-  writeFileSync
-} from "node:fs";
-import { join as join5 } from "node:path";
-var MANIFEST_NAME = "medalist-manifest.json";
-var FileEntry = external_exports.strictObject({ size: external_exports.number(), mtimeMs: external_exports.number(), md5: external_exports.string() });
-var ManifestSchema = external_exports.strictObject({
-  version: external_exports.literal(1),
-  competition: external_exports.string(),
-  /** reused: prepared by MLE-bench (or by hand); recipe: by Medalist's recipe; toy: generated. */
-  origin: external_exports.enum(["reused", "recipe", "toy"]),
-  createdAt: external_exports.string(),
-  /** Paths relative to prepared/, e.g. "public/train.csv". */
-  files: external_exports.record(external_exports.string(), FileEntry),
-  /** Files whose MD5 differs from upstream's (empty when they match or nothing is pinned). */
-  upstreamMismatches: external_exports.array(external_exports.string()).default([]),
-  /** Where public/description.md came from, for data Medalist prepared. */
-  description: external_exports.enum(["upstream", "stub"]).optional(),
-  /** Number of entries per folder (public/, private/ and their sub-folders), for information. */
-  counts: external_exports.record(external_exports.string(), external_exports.number()).default({})
-});
-var HASHED = /\.(csv|json|jsonl|parquet|bson)$/;
-function md5File(file2) {
-  return new Promise((resolve11, reject) => {
-    const h = createHash4("md5");
-    createReadStream(file2).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve11(h.digest("hex")));
-  });
-}
-function manifestFiles(preparedDir2, extra) {
-  const out = /* @__PURE__ */ new Set();
-  for (const side of ["public", "private"]) {
-    const dir = join5(preparedDir2, side);
-    if (!existsSync4(dir)) continue;
-    for (const d of readdirSync2(dir, { withFileTypes: true })) {
-      if (d.isFile() && HASHED.test(d.name)) out.add(`${side}/${d.name}`);
-    }
-  }
-  for (const e of extra) out.add(e);
-  return [...out].sort();
-}
-function folderCounts(preparedDir2) {
-  const counts = {};
-  for (const side of ["public", "private"]) {
-    const dir = join5(preparedDir2, side);
-    if (!existsSync4(dir)) continue;
-    const entries = readdirSync2(dir, { withFileTypes: true });
-    counts[side] = entries.length;
-    for (const d of entries)
-      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync2(join5(dir, d.name)).length;
-  }
-  return counts;
-}
-async function buildManifest(preparedDir2, competition, origin, extra, upstream) {
-  const files = {};
-  for (const rel of manifestFiles(preparedDir2, extra)) {
-    const file2 = join5(preparedDir2, rel);
-    const st = statSync4(file2);
-    files[rel] = { size: st.size, mtimeMs: st.mtimeMs, md5: await md5File(file2) };
-  }
-  const mismatches = [];
-  if (upstream) {
-    for (const side of ["public", "private"]) {
-      for (const [name2, md52] of Object.entries(upstream[side])) {
-        const got = files[`${side}/${name2}`]?.md5;
-        if (got !== md52) mismatches.push(`${side}/${name2}`);
-      }
-    }
-  }
-  return {
-    version: 1,
-    competition,
-    origin,
-    createdAt: (/* @__PURE__ */ new Date()).toISOString(),
-    files,
-    upstreamMismatches: mismatches,
-    counts: folderCounts(preparedDir2)
-  };
-}
-function writeManifest(preparedDir2, m) {
-  const file2 = join5(preparedDir2, MANIFEST_NAME);
-  writeFileSync(`${file2}.tmp-${process.pid}`, JSON.stringify(m, null, 2) + "\n");
-  renameSync(`${file2}.tmp-${process.pid}`, file2);
-}
-function readManifest(preparedDir2) {
-  const file2 = join5(preparedDir2, MANIFEST_NAME);
-  if (!existsSync4(file2)) return void 0;
-  try {
-    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync6(file2, "utf8")));
-    return parsed.success ? parsed.data : void 0;
-  } catch {
-    return void 0;
+// src/suite/retry.ts
+async function executeWithRetries(execute, spec, policy, opts = {}) {
+  let delay = policy.delayMs;
+  for (let attempt2 = 1; ; attempt2++) {
+    const result = await execute({ ...spec, attempt: attempt2 }, opts.signal);
+    const again = result.outcome === "infra_error" && result.retryable === true && !result.cancelled && attempt2 <= policy.retries && !opts.signal?.aborted;
+    if (!again) return { result, attempts: attempt2 };
+    opts.onRetry?.(attempt2, result, delay);
+    await sleep2(delay, opts.signal);
+    delay *= 2;
   }
 }
-function manifestStillValid(preparedDir2, m, required2) {
-  for (const rel of required2) if (!(rel in m.files)) return `${rel} not in the manifest`;
-  for (const [rel, f] of Object.entries(m.files)) {
-    let st;
-    try {
-      st = statSync4(join5(preparedDir2, rel));
-    } catch {
-      return `${rel} is missing`;
-    }
-    if (st.size !== f.size || st.mtimeMs !== f.mtimeMs) return `${rel} changed since it was checked`;
-  }
-  return void 0;
-}
-
-// src/prepare/kaggle.ts
-var KAGGLE_API = "https://www.kaggle.com/api/v1";
-function kaggleCredentials(env = process.env) {
-  if (env.KAGGLE_USERNAME && env.KAGGLE_KEY) return { username: env.KAGGLE_USERNAME, key: env.KAGGLE_KEY };
-  const file2 = join6(env.KAGGLE_CONFIG_DIR ?? join6(homedir2(), ".kaggle"), "kaggle.json");
-  if (existsSync5(file2)) {
-    try {
-      const j = JSON.parse(readFileSync7(file2, "utf8"));
-      if (j.username && j.key) return { username: j.username, key: j.key };
-    } catch {
-    }
-    throw new UserError(
-      `${file2} must be JSON with "username" and "key" (download it from your Kaggle account settings)`
-    );
-  }
-  throw new UserError(
-    "no Kaggle credentials: set KAGGLE_USERNAME and KAGGLE_KEY, or put kaggle.json (from kaggle.com \u2192 Settings \u2192 API) in ~/.kaggle/"
-  );
-}
-function rulesUrl(id) {
-  return `https://www.kaggle.com/competitions/${id}/rules`;
-}
-function statusError(id, status, body) {
-  const detail = body.trim().slice(0, 200);
-  if (status === 401) {
-    return new UserError(
-      `${id}: Kaggle rejected the credentials (HTTP 401). Check KAGGLE_USERNAME/KAGGLE_KEY or ~/.kaggle/kaggle.json (create a fresh API token at kaggle.com \u2192 Settings \u2192 API)`
-    );
-  }
-  if (status === 403) {
-    return new UserError(
-      `${id}: Kaggle refused the download (HTTP 403): the competition's rules have not been accepted for this account. Open ${rulesUrl(id)} while logged in, click "I Understand and Accept", then run again`
-    );
-  }
-  if (status === 404) return new UserError(`${id}: no such competition on Kaggle (HTTP 404)`);
-  return new Error(`${id}: Kaggle download failed with HTTP ${status}${detail ? `: ${detail}` : ""}`);
-}
-var Interrupted = class extends Error {
-};
-async function fetchFollowing(url2, headers) {
-  const origin = new URL(url2).origin;
-  let current = url2;
-  for (let hop = 0; hop < 5; hop++) {
-    const h = { ...headers };
-    if (new URL(current).origin !== origin) delete h.authorization;
-    const res = await fetch(current, { headers: h, redirect: "manual" });
-    const location = res.headers.get("location");
-    if (res.status < 300 || res.status >= 400 || !location) return res;
-    await res.body?.cancel();
-    current = new URL(location, current).href;
-  }
-  throw new Error("too many redirects");
-}
-async function attempt(id, url2, part2, opts) {
-  const have = existsSync5(part2) ? statSync5(part2).size : 0;
-  const auth = Buffer.from(`${opts.credentials.username}:${opts.credentials.key}`).toString("base64");
-  const headers = { authorization: `Basic ${auth}`, "user-agent": "medalist" };
-  if (have > 0) headers.range = `bytes=${have}-`;
-  let res;
-  try {
-    res = await fetchFollowing(url2, headers);
-  } catch (e) {
-    throw new Interrupted(`${id}: cannot reach Kaggle (${e.message})`);
-  }
-  if (res.status === 416 && have > 0) {
-    rmSync(part2, { force: true });
-    throw new Interrupted(`${id}: the partial download no longer matches the server's file; starting over`);
-  }
-  if (res.status !== 200 && res.status !== 206)
-    throw statusError(id, res.status, await res.text().catch(() => ""));
-  let offset = have;
-  if (res.status === 200 || !/^bytes (\d+)-/.test(res.headers.get("content-range") ?? "")) offset = 0;
-  else offset = Number(/^bytes (\d+)-/.exec(res.headers.get("content-range"))[1]);
-  if (offset > have)
-    throw new Error(`${id}: server resumed at byte ${offset}, but only ${have} bytes are here`);
-  const total = totalSize(res, offset);
-  const fd = openSync2(part2, offset === 0 ? "w" : "r+");
-  let written = offset;
-  let nextTenth = Math.floor(10 * offset / (total ?? Infinity)) + 1;
-  try {
-    if (!res.body) throw new Interrupted(`${id}: empty response`);
-    const reader = res.body.getReader();
-    for (; ; ) {
-      let chunk;
-      try {
-        chunk = await reader.read();
-      } catch (e) {
-        throw new Interrupted(`${id}: connection dropped after ${written} bytes (${e.message})`);
-      }
-      if (chunk.done) break;
-      writeSync(fd, chunk.value, 0, chunk.value.length, written);
-      written += chunk.value.length;
-      if (total !== void 0 && total > 1e8 && Math.floor(10 * written / total) > nextTenth - 1) {
-        opts.log?.(`${id}: ${Math.round(100 * written / total)}% of ${(total / 1e9).toFixed(2)} GB`);
-        nextTenth = Math.floor(10 * written / total) + 1;
-      }
-    }
-  } finally {
-    closeSync2(fd);
-  }
-  if (total !== void 0 && written !== total) {
-    throw new Interrupted(`${id}: connection closed after ${written} of ${total} bytes`);
-  }
-  if (total === void 0)
-    throw new Interrupted(`${id}: the server did not say how long the file is; cannot trust it`);
-}
-function totalSize(res, offset) {
-  const range = /\/(\d+)$/.exec(res.headers.get("content-range") ?? "");
-  if (range) return Number(range[1]);
-  const len = res.headers.get("content-length");
-  return len === null ? void 0 : offset + Number(len);
-}
-async function downloadCompetition(id, dest, opts) {
-  const base = (opts.baseUrl ?? KAGGLE_API).replace(/\/+$/, "");
-  const url2 = `${base}/competitions/data/download-all/${encodeURIComponent(id)}`;
-  const part2 = `${dest}.part`;
-  const retries = opts.retries ?? 3;
-  for (let i = 0; ; i++) {
-    try {
-      await attempt(id, url2, part2, opts);
-      break;
-    } catch (e) {
-      if (!(e instanceof Interrupted)) throw e;
-      if (i >= retries) {
-        throw new UserError(`${e.message}; the partial file ${part2} is kept, run again to resume`, 1);
-      }
-      opts.log?.(`${e.message}; resuming (attempt ${i + 2} of ${retries + 1})`);
-      await new Promise((r) => setTimeout(r, opts.retryDelayMs ?? 5e3));
-    }
-  }
-  if (opts.md5) {
-    const got = await md5File(part2);
-    if (got !== opts.md5) {
-      rmSync(part2, { force: true });
-      throw new UserError(
-        `${id}: the downloaded zip's MD5 ${got} differs from upstream's ${opts.md5}; it was deleted. Kaggle sometimes re-packages downloads: run with --skip-verification to accept it`,
-        1
-      );
-    }
-  }
-  renameSync2(part2, dest);
-}
-
-// src/prepare/lock.ts
-import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync8, rmSync as rmSync2, writeSync as writeSync2 } from "node:fs";
-import { hostname as hostname3 } from "node:os";
-var LockBusyError = class extends Error {
-};
-function isStale(file2, staleMs) {
-  let text2;
-  try {
-    text2 = readFileSync8(file2, "utf8");
-  } catch {
-    return false;
-  }
-  const [pidText, host, timeText] = text2.trim().split(" ");
-  const pid = Number(pidText);
-  const time3 = Number(timeText);
-  if (host === hostname3() && Number.isInteger(pid) && pid > 0 && !pidAlive(pid)) return true;
-  return Number.isFinite(time3) && Date.now() - time3 > staleMs;
-}
-function tryCreate(file2) {
-  try {
-    const fd = openSync3(file2, "wx");
-    writeSync2(fd, `${process.pid} ${hostname3()} ${Date.now()}
-`);
-    closeSync3(fd);
-    return true;
-  } catch (e) {
-    if (e.code === "EEXIST") return false;
-    throw e;
-  }
-}
-async function acquireLock(file2, opts = {}) {
-  const { waitMs = 0, pollMs = 200, staleMs = 6 * 36e5 } = opts;
-  const deadline = Date.now() + waitMs;
-  for (; ; ) {
-    if (tryCreate(file2)) {
-      return () => rmSync2(file2, { force: true });
-    }
-    if (isStale(file2, staleMs)) {
-      rmSync2(file2, { force: true });
-      continue;
-    }
-    if (Date.now() >= deadline) {
-      let holder = "";
-      try {
-        holder = readFileSync8(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
-      } catch {
-      }
-      throw new LockBusyError(`${file2} is held by process ${holder || "?"}`);
-    }
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
-}
-
-// src/prepare/split.ts
-import { copyFileSync, existsSync as existsSync6, mkdirSync as mkdirSync3, readdirSync as readdirSync4, renameSync as renameSync3, rmSync as rmSync3 } from "node:fs";
-import { dirname as dirname4, join as join8 } from "node:path";
-
-// src/prepare/numpy-random.ts
-var N = 624;
-var M = 397;
-var MT19937 = class {
-  mt = new Uint32Array(N);
-  index = N;
-  constructor(seed) {
-    const mt = this.mt;
-    mt[0] = seed >>> 0;
-    for (let i = 1; i < N; i++) {
-      const prev = mt[i - 1] ^ mt[i - 1] >>> 30;
-      mt[i] = Math.imul(1812433253, prev) + i >>> 0;
-    }
-  }
-  twist() {
-    const mt = this.mt;
-    for (let i = 0; i < N; i++) {
-      const y = mt[i] & 2147483648 | mt[(i + 1) % N] & 2147483647;
-      mt[i] = mt[(i + M) % N] ^ y >>> 1 ^ (y & 1 ? 2567483615 : 0);
-    }
-    this.index = 0;
-  }
-  next() {
-    if (this.index >= N) this.twist();
-    let y = this.mt[this.index++];
-    y ^= y >>> 11;
-    y ^= y << 7 & 2636928640;
-    y ^= y << 15 & 4022730752;
-    y ^= y >>> 18;
-    return y >>> 0;
-  }
-};
-function interval(rng2, max) {
-  if (max === 0) return 0;
-  let mask = max;
-  mask |= mask >>> 1;
-  mask |= mask >>> 2;
-  mask |= mask >>> 4;
-  mask |= mask >>> 8;
-  mask |= mask >>> 16;
-  mask >>>= 0;
-  for (; ; ) {
-    const v = (rng2.next() & mask) >>> 0;
-    if (v <= max) return v;
-  }
-}
-function permutation(n, seed) {
-  if (!Number.isInteger(n) || n < 0 || n >= 2 ** 32)
-    throw new RangeError(`permutation size out of range: ${n}`);
-  const rng2 = new MT19937(seed);
-  const a = new Uint32Array(n);
-  for (let i = 0; i < n; i++) a[i] = i;
-  for (let i = n - 1; i >= 1; i--) {
-    const j = interval(rng2, i);
-    const t = a[i];
-    a[i] = a[j];
-    a[j] = t;
-  }
-  return a;
-}
-function testCount(n, testSize) {
-  const nTest = Number.isInteger(testSize) && testSize >= 1 ? testSize : Math.ceil(testSize * n);
-  if (nTest <= 0 || nTest >= n) {
-    throw new RangeError(`test_size=${testSize} with ${n} rows leaves an empty train or test set`);
-  }
-  return nTest;
-}
-function trainTestSplit(n, testSize, seed) {
-  const nTest = testCount(n, testSize);
-  const p = permutation(n, seed);
-  return { test: p.subarray(0, nTest), train: p.subarray(nTest) };
-}
-
-// src/prepare/table-file.ts
-import { closeSync as closeSync4, createReadStream as createReadStream2, openSync as openSync4, readSync as readSync2, statSync as statSync6, writeSync as writeSync3 } from "node:fs";
-function grow(a) {
-  const b = new Float64Array(Math.max(1024, a.length * 2));
-  b.set(a);
-  return b;
-}
-async function scanTable(file2, collect = [], groupBy) {
-  let starts = new Float64Array(1024);
-  let ends = new Float64Array(1024);
-  let n = -1;
-  let header = [];
-  let typers = [];
-  const distinct2 = new Map(collect.map((c) => [c, /* @__PURE__ */ new Set()]));
-  let collectIdx = [];
-  let groupCol = -1;
-  const groupIndex = /* @__PURE__ */ new Map();
-  const groupValues = [];
-  let groupOf = new Uint32Array(groupBy ? 1024 : 0);
-  let pending = [];
-  let recStart = 0;
-  let pos = 0;
-  let inQuotes = false;
-  let first = true;
-  const finish = (endAbs) => {
-    let bytes2 = pending.length === 1 ? pending[0] : Buffer.concat(pending);
-    pending = [];
-    let end = endAbs;
-    if (bytes2.length > 0 && bytes2[bytes2.length - 1] === 13) {
-      bytes2 = bytes2.subarray(0, bytes2.length - 1);
-      end--;
-    }
-    const text2 = bytes2.toString("utf8");
-    if (n === -1) {
-      header = parseCsv(text2.replace(/^\uFEFF/, ""))[0] ?? [];
-      typers = header.map(() => new ColumnTyper());
-      collectIdx = collect.map((c) => {
-        const k = header.indexOf(c);
-        if (k < 0) throw new Error(`${file2}: no column "${c}" (columns: ${header.join(", ")})`);
-        return [c, k];
-      });
-      if (groupBy !== void 0) {
-        groupCol = header.indexOf(groupBy);
-        if (groupCol < 0) throw new Error(`${file2}: no column "${groupBy}" (columns: ${header.join(", ")})`);
-      }
-      n = 0;
-      return;
-    }
-    if (text2 === "" && header.length > 1) return;
-    const cells = parseCsv(text2)[0] ?? [""];
-    for (let k = 0; k < typers.length; k++) typers[k].add(cells[k] ?? "");
-    for (const [c, k] of collectIdx) distinct2.get(c).add(cells[k] ?? "");
-    if (n >= starts.length) {
-      starts = grow(starts);
-      ends = grow(ends);
-    }
-    starts[n] = recStart;
-    ends[n] = end;
-    if (groupCol >= 0) {
-      const v = cells[groupCol] ?? "";
-      let g = groupIndex.get(v);
-      if (g === void 0) {
-        g = groupValues.push(v) - 1;
-        groupIndex.set(v, g);
-      }
-      if (n >= groupOf.length) {
-        const b = new Uint32Array(groupOf.length * 2);
-        b.set(groupOf);
-        groupOf = b;
-      }
-      groupOf[n] = g;
-    }
-    n++;
-  };
-  for await (const chunk of createReadStream2(file2, { highWaterMark: 1 << 20 })) {
-    let from = 0;
-    if (first && chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191) {
-      from = 3;
-      recStart = 3;
-    }
-    first = false;
-    for (let i = from; i < chunk.length; i++) {
-      const b = chunk[i];
-      if (b === 34) inQuotes = !inQuotes;
-      else if (b === 10 && !inQuotes) {
-        pending.push(chunk.subarray(from, i));
-        finish(pos + i);
-        from = i + 1;
-        recStart = pos + i + 1;
-      }
-    }
-    if (from < chunk.length) pending.push(chunk.subarray(from));
-    pos += chunk.length;
-  }
-  if (pending.some((p) => p.length > 0)) finish(pos);
-  if (n < 0) throw new Error(`${file2}: empty CSV`);
-  const groups = groupCol >= 0 ? { values: groupValues, of: groupOf.subarray(0, n) } : void 0;
-  return { file: file2, header, types: typers.map((t) => t.type), starts, ends, n, distinct: distinct2, groups };
-}
-var RecordReader = class {
-  constructor(t) {
-    this.t = t;
-    const size = statSync6(t.file).size;
-    if (size < 1 << 30) {
-      this.buf = Buffer.alloc(size);
-      const fd = openSync4(t.file, "r");
-      try {
-        let off = 0;
-        while (off < size) off += readSync2(fd, this.buf, off, size - off, off);
-      } finally {
-        closeSync4(fd);
-      }
-    } else this.fd = openSync4(t.file, "r");
-  }
-  t;
-  buf;
-  fd;
-  cells(i) {
-    const s = this.t.starts[i];
-    const e = this.t.ends[i];
-    let text2;
-    if (this.buf) text2 = this.buf.toString("utf8", s, e);
-    else {
-      const b = Buffer.alloc(e - s);
-      readSync2(this.fd, b, 0, e - s, s);
-      text2 = b.toString("utf8");
-    }
-    return parseCsv(text2)[0] ?? [""];
-  }
-  close() {
-    if (this.fd !== void 0) closeSync4(this.fd);
-  }
-};
-function quoteAlways(v) {
-  return `"${v.replace(/"/g, '""')}"`;
-}
-var CsvWriter = class {
-  /** `textColumns`: pandas' QUOTE_NONNUMERIC, quoting the header and every cell of these columns. */
-  constructor(file2, header, textColumns) {
-    this.textColumns = textColumns;
-    this.fd = openSync4(file2, "w");
-    this.line(header.map((h) => textColumns ? quoteAlways(h) : quoteCell(h)).join(","));
-  }
-  textColumns;
-  fd;
-  parts = [];
-  size = 0;
-  /** A row of already rendered cells. */
-  row(cells) {
-    const t = this.textColumns;
-    if (t) this.line(cells.map((v, k) => t[k] ? quoteAlways(v) : quoteCell(v)).join(","));
-    else this.line(cells.length === 1 && cells[0] === "" ? '""' : cells.map(quoteCell).join(","));
-  }
-  line(s) {
-    this.parts.push(s, "\n");
-    this.size += s.length + 1;
-    if (this.size > 1 << 20) this.flush();
-  }
-  flush() {
-    if (this.parts.length) writeSync3(this.fd, this.parts.join(""));
-    this.parts = [];
-    this.size = 0;
-  }
-  close() {
-    this.flush();
-    closeSync4(this.fd);
-  }
-};
-
-// src/prepare/zip.ts
-var import_yauzl = __toESM(require_yauzl(), 1);
-var import_yazl = __toESM(require_yazl(), 1);
-import { createWriteStream as createWriteStream3, mkdirSync as mkdirSync2, readdirSync as readdirSync3 } from "node:fs";
-import { basename, dirname as dirname3, join as join7, resolve as resolve3, sep } from "node:path";
-import { pipeline } from "node:stream/promises";
-async function extractZip(zipFile, dest) {
-  const root = resolve3(dest);
-  mkdirSync2(root, { recursive: true });
-  const zip = await import_yauzl.default.openPromise(zipFile, {
-    lazyEntries: true,
-    autoClose: false,
-    strictFileNames: false
-  });
-  let count = 0;
-  try {
-    for await (const entry of zip.eachEntry()) {
-      const name2 = entry.fileName.replace(/\\/g, "/");
-      const target = resolve3(root, name2);
-      if (target !== root && !target.startsWith(root + sep))
-        throw new Error(`${zipFile}: entry "${name2}" escapes the folder`);
-      if (name2.endsWith("/")) {
-        mkdirSync2(target, { recursive: true });
-        continue;
-      }
-      mkdirSync2(dirname3(target), { recursive: true });
-      await pipeline(await zip.openReadStreamPromise(entry), createWriteStream3(target));
-      count++;
-    }
-  } finally {
-    zip.close();
-  }
-  return count;
-}
-async function zipFiles(files, zipFile, compress = true) {
-  const z2 = new import_yazl.default.ZipFile();
-  for (const f of files) z2.addFile(f, basename(f), { compress });
-  const done = pipeline(z2.outputStream, createWriteStream3(zipFile));
-  z2.end();
-  await done;
-}
-function zipFolder(dir, zipFile) {
-  const files = readdirSync3(dir).sort();
-  return zipFiles(
-    files.map((name2) => join7(dir, name2)),
-    zipFile
-  );
-}
-
-// src/prepare/tfrecord.ts
-import { closeSync as closeSync5, openSync as openSync5, readSync as readSync3 } from "node:fs";
-function tfrecordFeature(file2, feature) {
-  const fd = openSync5(file2, "r");
-  const out = [];
-  try {
-    const head = Buffer.alloc(12);
-    let pos = 0;
-    for (; ; ) {
-      const got = readSync3(fd, head, 0, 12, pos);
-      if (got === 0) break;
-      if (got < 12) throw new Error(`${file2}: truncated record header at byte ${pos}`);
-      const len = Number(head.readBigUInt64LE(0));
-      const payload = Buffer.alloc(len);
-      if (readSync3(fd, payload, 0, len, pos + 12) < len)
-        throw new Error(`${file2}: truncated record at byte ${pos}`);
-      pos += 12 + len + 4;
-      const value = exampleBytes(payload, feature);
-      if (value === void 0) throw new Error(`${file2}: a record has no bytes feature "${feature}"`);
-      out.push(value);
-    }
-  } finally {
-    closeSync5(fd);
-  }
-  return out;
-}
-function* fields(buf) {
-  let i = 0;
-  const varint = () => {
-    let shift = 0n;
-    let v = 0n;
-    for (; ; ) {
-      if (i >= buf.length) throw new Error("truncated protobuf varint");
-      const b = buf[i++];
-      v |= BigInt(b & 127) << shift;
-      if (!(b & 128)) return v;
-      shift += 7n;
-    }
-  };
-  while (i < buf.length) {
-    const key = Number(varint());
-    const [num2, wire] = [key >>> 3, key & 7];
-    if (wire === 0) yield [num2, wire, varint()];
-    else if (wire === 1 || wire === 5) {
-      i += wire === 1 ? 8 : 4;
-      yield [num2, wire, 0n];
-    } else if (wire === 2) {
-      const len = Number(varint());
-      yield [num2, wire, buf.subarray(i, i + len)];
-      i += len;
-    } else throw new Error(`unsupported protobuf wire type ${wire}`);
-  }
-}
-function exampleBytes(payload, feature) {
-  for (const [n1, w1, features] of fields(payload)) {
-    if (n1 !== 1 || w1 !== 2) continue;
-    for (const [n2, w2, entry] of fields(features)) {
-      if (n2 !== 1 || w2 !== 2) continue;
-      let key;
-      let value;
-      for (const [n3, w3, x] of fields(entry)) {
-        if (n3 === 1 && w3 === 2) key = x.toString("utf8");
-        if (n3 === 2 && w3 === 2) value = x;
-      }
-      if (key !== feature || !value) continue;
-      for (const [n4, w4, list] of fields(value)) {
-        if (n4 !== 1 || w4 !== 2) continue;
-        for (const [n5, w5, bytes2] of fields(list)) {
-          if (n5 === 1 && w5 === 2) return bytes2.toString("utf8");
-        }
-      }
-    }
-  }
-  return void 0;
-}
-
-// src/prepare/split.ts
-function splitIndices(n, testSize, recipe) {
-  const { train, test } = trainTestSplit(n, testSize, recipe.randomState);
-  if (recipe.order === "file")
-    return { train: Uint32Array.from(train).sort(), test: Uint32Array.from(test).sort() };
-  return { train, test };
-}
-async function runTableSplit(recipe, rawDir, outDir, log = () => {
-}) {
-  for (const x of recipe.extract) {
-    const archive = join8(rawDir, x.archive);
-    if (!existsSync6(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
-    await extractZip(archive, join8(rawDir, x.into ?? ""));
-  }
-  const tableFile = join8(rawDir, recipe.table);
-  if (!existsSync6(tableFile)) throw new Error(`raw table ${recipe.table} not found in the Kaggle download`);
-  const labelCols = recipe.outputs.flatMap((o) => o.kind === "one-hot" && !o.classes ? [o.label] : []);
-  const table = await scanTable(tableFile, labelCols, recipe.groupBy);
-  const computed = Object.entries(recipe.computed);
-  const names2 = [...table.header, ...computed.map(([name2]) => name2)];
-  const col = (name2) => {
-    const k = names2.indexOf(name2);
-    if (k < 0) throw new Error(`${recipe.table}: no column "${name2}" (columns: ${names2.join(", ")})`);
-    return k;
-  };
-  let testSize = recipe.testSize;
-  if (recipe.testMembers)
-    testSize = 0;
-  else if (testSize === void 0) {
-    const { dir, suffix } = recipe.testSizeFromFiles;
-    const k = readdirSync4(join8(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
-    testSize = k / (table.n + k);
-  }
-  const reader = new RecordReader(table);
-  let parts;
-  if (recipe.testMembers) {
-    const m = recipe.testMembers;
-    const ids = new Set(m.tfrecords.flatMap((f) => tfrecordFeature(join8(rawDir, f), m.feature)));
-    const k = col(m.column);
-    const train = [];
-    const test = [];
-    for (let i = 0; i < table.n; i++) (ids.has(reader.cells(i)[k]) ? test : train).push(i);
-    log(`${recipe.table}: ${table.n} rows, ${test.length} in the TFRecord files ${m.tfrecords.join(", ")}`);
-    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
-  } else if (table.groups) {
-    const g = table.groups;
-    const k = g.values.length;
-    log(`${recipe.table}: ${table.n} rows, ${testCount(k, testSize)} of ${k} groups to the new test set`);
-    const inTest = new Uint8Array(k);
-    for (const t of trainTestSplit(k, testSize, recipe.randomState).test) inTest[t] = 1;
-    const train = [];
-    const test = [];
-    for (let i = 0; i < table.n; i++) (inTest[g.of[i]] ? test : train).push(i);
-    parts = { train: Uint32Array.from(train), test: Uint32Array.from(test) };
-  } else {
-    log(`${recipe.table}: ${table.n} rows, ${testCount(table.n, testSize)} to the new test set`);
-    parts = splitIndices(table.n, testSize, recipe);
-  }
-  const renumberCol = recipe.renumber ? col(recipe.renumber.column) : -1;
-  const types = [...table.types, ...computed.map(() => "text")];
-  if (recipe.renumber) {
-    const prefixed = recipe.renumber.train.prefix !== void 0 || recipe.renumber.test.prefix !== void 0;
-    types[renumberCol] = prefixed ? "text" : "int";
-  }
-  const fill = (tpl, raw, out) => tpl.replace(/\{(=?)([^}]+)\}/g, (_, eq, name2) => (eq ? out : raw)[col(name2)]);
-  const each = (part2, fn) => {
-    const idx = parts[part2];
-    const rn = recipe.renumber?.[part2];
-    const start = rn?.start === "after-train" ? parts.train.length : rn?.start ?? 0;
-    const dense = /* @__PURE__ */ new Map();
-    for (let pos = 0; pos < idx.length; pos++) {
-      const raw = reader.cells(idx[pos]);
-      const out = raw.map((v, k) => renderCell(v, table.types[k]));
-      if (rn) {
-        let n = pos;
-        if (recipe.renumber.dense) {
-          const v = raw[renumberCol];
-          n = dense.get(v) ?? dense.size;
-          dense.set(v, n);
-        }
-        out[renumberCol] = `${rn.prefix ?? ""}${start + n}`;
-      }
-      for (const [, tpl] of computed) out.push(fill(tpl, raw, out));
-      fn(raw, out, pos);
-    }
-  };
-  const target = (to) => {
-    const file2 = join8(outDir, to);
-    mkdirSync3(dirname4(file2), { recursive: true });
-    return file2;
-  };
-  try {
-    for (const o of recipe.outputs) await writeOutput(o);
-  } finally {
-    reader.close();
-  }
-  async function writeOutput(o) {
-    if (o.kind === "rows") {
-      let keep = o.columns ? o.columns.map(col) : table.header.map((_, k) => k);
-      if (o.drop) {
-        const drop = new Set(o.drop.map(col));
-        keep = keep.filter((k) => !drop.has(k));
-      }
-      const header = keep.map((k) => o.rename?.[names2[k]] ?? names2[k]);
-      const text2 = o.quoting === "nonnumeric" ? keep.map((k) => types[k] === "text") : void 0;
-      const file2 = target(o.to);
-      const w = new CsvWriter(file2, header, text2);
-      each(o.part, (_, out) => w.row(keep.map((k) => out[k])));
-      w.close();
-      if (o.zip) {
-        await zipFiles([file2], `${file2}.zip`, false);
-        rmSync3(file2);
-      }
-    } else if (o.kind === "constant") {
-      const keep = o.keep.map(col);
-      const values = Object.values(o.values);
-      const w = new CsvWriter(target(o.to), [...o.keep, ...Object.keys(o.values)]);
-      each(o.part, (_, out) => w.row([...keep.map((k) => out[k]), ...values]));
-      w.close();
-    } else if (o.kind === "one-hot") {
-      const id = col(o.id);
-      const label = col(o.label);
-      const classes = o.classes ?? [...table.distinct.get(o.label)].sort();
-      const w = new CsvWriter(target(o.to), [o.id, ...classes]);
-      each(
-        o.part,
-        (raw, out) => w.row([out[id], ...classes.map((c) => o.constant ?? (raw[label] === c ? "1" : "0"))])
-      );
-      w.close();
-    } else {
-      const key = col(o.key);
-      const keys = /* @__PURE__ */ new Set();
-      each(o.part, (raw) => keys.add(raw[key]));
-      const other = await scanTable(join8(rawDir, o.from));
-      const k2 = other.header.indexOf(o.key);
-      if (k2 < 0) throw new Error(`${o.from}: no column "${o.key}"`);
-      const r2 = new RecordReader(other);
-      const w = new CsvWriter(target(o.to), other.header);
-      try {
-        for (let i = 0; i < other.n; i++) {
-          const raw = r2.cells(i);
-          if (keys.has(raw[k2])) w.row(raw.map((v, k) => renderCell(v, other.types[k])));
-        }
-      } finally {
-        w.close();
-        r2.close();
-      }
-    }
-  }
-  const moved = /* @__PURE__ */ new Map();
-  for (const c of recipe.copies) {
-    each(c.part, (raw, out) => {
-      const from = join8(rawDir, fill(c.from, raw, out));
-      const to = target(fill(c.to, raw, out));
-      const earlier = moved.get(from);
-      if (earlier) copyFileSync(earlier, to);
-      else if (existsSync6(from)) {
-        renameSync3(from, to);
-        moved.set(from, to);
-      } else throw new Error(`raw file ${fill(c.from, raw, out)} not found in the Kaggle download`);
-    });
-  }
-  for (const f of recipe.files) copyFileSync(join8(rawDir, f.from), target(f.to));
-  for (const a of recipe.archives) {
-    const dir = join8(outDir, a.dir);
-    mkdirSync3(dir, { recursive: true });
-    await zipFolder(dir, target(a.to));
-    rmSync3(dir, { recursive: true, force: true });
-  }
-  for (const d of recipe.dirs) mkdirSync3(join8(outDir, d), { recursive: true });
-  if (recipe.renameTfrecords) {
-    const t = recipe.renameTfrecords;
-    const counters = { train: 0, test: 0 };
-    mkdirSync3(join8(outDir, t.to), { recursive: true });
-    const files = readdirSync4(join8(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
-    for (const f of files) {
-      const count = f.replace(/\.tfrec$/, "").split("-")[1];
-      const kind = t.test.includes(f) ? "test" : "train";
-      const name2 = `${kind}${String(counters[kind]++).padStart(2, "0")}-${count}.tfrec`;
-      renameSync3(join8(rawDir, t.dir, f), join8(outDir, t.to, name2));
-    }
-  }
-  return { train: parts.train.length, test: parts.test.length };
-}
-
-// src/prepare/tables.ts
-import { copyFileSync as copyFileSync2, existsSync as existsSync7, mkdirSync as mkdirSync4 } from "node:fs";
-import { dirname as dirname5, join as join9 } from "node:path";
-async function runTables(recipe, rawDir, outDir) {
-  for (const x of recipe.extract) {
-    const archive = join9(rawDir, x.archive);
-    if (!existsSync7(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
-    await extractZip(archive, join9(rawDir, x.into ?? ""));
-  }
-  for (const o of recipe.outputs) {
-    const from = join9(rawDir, o.from);
-    if (!existsSync7(from)) throw new Error(`raw table ${o.from} not found in the Kaggle download`);
-    const to = join9(outDir, o.to);
-    mkdirSync4(dirname5(to), { recursive: true });
-    if (o.copy) {
-      copyFileSync2(from, to);
-      continue;
-    }
-    const table = await scanTable(from);
-    const set2 = o.set ?? {};
-    const names2 = o.columns ?? [
-      ...table.header,
-      ...Object.keys(set2).filter((c) => !table.header.includes(c))
-    ];
-    const cols = names2.map((name2) => {
-      if (name2 in set2) return { value: set2[name2] };
-      const k = table.header.indexOf(name2);
-      if (k < 0) throw new Error(`${o.from}: no column "${name2}" (columns: ${table.header.join(", ")})`);
-      return { k };
-    });
-    const reader = new RecordReader(table);
-    const w = new CsvWriter(to, names2);
-    try {
-      for (let i = 0; i < table.n; i++) {
-        const raw = reader.cells(i);
-        w.row(cols.map((c) => "value" in c ? c.value : renderCell(raw[c.k] ?? "", table.types[c.k])));
-      }
-    } finally {
-      w.close();
-      reader.close();
-    }
-  }
-}
-
-// src/prepare/custom.ts
-var import_pngjs = __toESM(require_png(), 1);
-var import_yazl2 = __toESM(require_yazl(), 1);
-import {
-  copyFileSync as copyFileSync3,
-  existsSync as existsSync8,
-  mkdirSync as mkdirSync5,
-  readdirSync as readdirSync5,
-  readFileSync as readFileSync9,
-  renameSync as renameSync4,
-  rmSync as rmSync4,
-  writeFileSync as writeFileSync2
-} from "node:fs";
-import { createWriteStream as createWriteStream4 } from "node:fs";
-import { join as join10 } from "node:path";
-import { pipeline as pipeline2 } from "node:stream/promises";
-
-// src/prepare/pyjson.ts
-function parsePyJson(text2) {
-  let i = 0;
-  const ws = () => {
-    while (i < text2.length && " 	\n\r".includes(text2[i])) i++;
-  };
-  const fail = (what) => {
-    throw new Error(`invalid JSON at offset ${i}: ${what}`);
-  };
-  const value = () => {
-    ws();
-    const c = text2[i];
-    if (c === "{") {
-      i++;
-      const v2 = [];
-      ws();
-      if (text2[i] === "}") return i++, { t: "obj", v: v2 };
-      for (; ; ) {
-        ws();
-        if (text2[i] !== '"') fail("expected a key");
-        const k = str();
-        ws();
-        if (text2[i++] !== ":") fail("expected ':'");
-        v2.push([k, value()]);
-        ws();
-        if (text2[i] === ",") i++;
-        else if (text2[i] === "}") return i++, { t: "obj", v: v2 };
-        else fail("expected ',' or '}'");
-      }
-    }
-    if (c === "[") {
-      i++;
-      const v2 = [];
-      ws();
-      if (text2[i] === "]") return i++, { t: "arr", v: v2 };
-      for (; ; ) {
-        v2.push(value());
-        ws();
-        if (text2[i] === ",") i++;
-        else if (text2[i] === "]") return i++, { t: "arr", v: v2 };
-        else fail("expected ',' or ']'");
-      }
-    }
-    if (c === '"') return { t: "str", v: str() };
-    for (const lit of ["true", "false", "null"]) {
-      if (text2.startsWith(lit, i)) return i += lit.length, { t: "lit", v: lit };
-    }
-    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text2.slice(i, i + 400));
-    if (!m) return fail("unexpected character");
-    i += m[0].length;
-    if (m[2] || m[3]) return { t: "float", v: Number(m[0]) };
-    return { t: "int", v: m[0] === "-0" ? "0" : m[0] };
-  };
-  const str = () => {
-    i++;
-    let out = "";
-    for (; ; ) {
-      const c = text2[i++];
-      if (c === void 0) fail("unterminated string");
-      if (c === '"') return out;
-      if (c !== "\\") {
-        out += c;
-        continue;
-      }
-      const e = text2[i++];
-      const simple = {
-        '"': '"',
-        "\\": "\\",
-        "/": "/",
-        b: "\b",
-        f: "\f",
-        n: "\n",
-        r: "\r",
-        t: "	"
-      };
-      if (e in simple) out += simple[e];
-      else if (e === "u") {
-        out += String.fromCharCode(parseInt(text2.slice(i, i + 4), 16));
-        i += 4;
-      } else fail("bad escape");
-    }
-  };
-  const v = value();
-  ws();
-  if (i !== text2.length) fail("trailing characters");
-  return v;
-}
-var SHORT = {
-  '"': '\\"',
-  "\\": "\\\\",
-  "\n": "\\n",
-  "\r": "\\r",
-  "	": "\\t",
-  "\b": "\\b",
-  "\f": "\\f"
-};
-function pyString(s) {
-  let out = '"';
-  for (let k = 0; k < s.length; k++) {
-    const ch = s[k];
-    const code = s.charCodeAt(k);
-    if (SHORT[ch]) out += SHORT[ch];
-    else if (code < 32 || code > 126) out += "\\u" + code.toString(16).padStart(4, "0");
-    else out += ch;
-  }
-  return out + '"';
-}
-function dumpPyJson(v, indent = 4, level = 0) {
-  const pad = (n) => " ".repeat(indent * n);
-  switch (v.t) {
-    case "obj":
-      if (v.v.length === 0) return "{}";
-      return `{
-${v.v.map(([k, x]) => `${pad(level + 1)}${pyString(k)}: ${dumpPyJson(x, indent, level + 1)}`).join(",\n")}
-${pad(level)}}`;
-    case "arr":
-      if (v.v.length === 0) return "[]";
-      return `[
-${v.v.map((x) => pad(level + 1) + dumpPyJson(x, indent, level + 1)).join(",\n")}
-${pad(level)}]`;
-    case "str":
-      return pyString(v.v);
-    case "int":
-      return v.v;
-    case "float":
-      return Number.isFinite(v.v) ? pyFloat(v.v) : Number.isNaN(v.v) ? "NaN" : v.v > 0 ? "Infinity" : "-Infinity";
-    case "lit":
-      return v.v;
-  }
-}
-function field(obj, key) {
-  return obj.t === "obj" ? obj.v.find(([k]) => k === key)?.[1] : void 0;
-}
-
-// src/prepare/custom.ts
-function need(file2) {
-  if (!existsSync8(file2)) throw new Error(`${file2} not found in the Kaggle download`);
-  return file2;
-}
-function codePointSort(names2) {
-  return names2.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
-}
-async function dogsVsCats(rawDir, outDir) {
-  await extractZip(need(join10(rawDir, "train.zip")), rawDir);
-  const files = codePointSort(readdirSync5(join10(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
-  const { train, test } = trainTestSplit(files.length, 0.1, 0);
-  const pub = (...p) => join10(outDir, "public", ...p);
-  mkdirSync5(pub("train"), { recursive: true });
-  mkdirSync5(pub("test"), { recursive: true });
-  let cats = 0;
-  let dogs = 0;
-  for (const i of train) {
-    const name2 = files[i];
-    const renamed = name2.includes("cat") ? `cat.${cats++}.jpg` : `dog.${dogs++}.jpg`;
-    copyFileSync3(join10(rawDir, "train", name2), pub("train", renamed));
-  }
-  const answers = ["id,label"];
-  const sample = ["id,label"];
-  test.forEach((i, k) => {
-    copyFileSync3(join10(rawDir, "train", files[i]), pub("test", `${k + 1}.jpg`));
-    answers.push(`${k + 1},${files[i].includes("dog") ? 1 : 0}`);
-    sample.push(`${k + 1},${pyFloat(0.5)}`);
-  });
-  await zipFolder(pub("train"), pub("train.zip"));
-  await zipFolder(pub("test"), pub("test.zip"));
-  writeFileSync2(pub("sample_submission.csv"), sample.join("\n") + "\n");
-  mkdirSync5(join10(outDir, "private"), { recursive: true });
-  writeFileSync2(join10(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
-}
-async function zipWithFolder(files, dir, zipFile) {
-  const z2 = new import_yazl2.default.ZipFile();
-  z2.addEmptyDirectory(`${dir}/`);
-  for (const [path4, name2] of files) z2.addFile(path4, `${dir}/${name2}`, { compress: true });
-  const done = pipeline2(z2.outputStream, createWriteStream4(zipFile));
-  z2.end();
-  await done;
-}
-async function whale(rawDir, outDir) {
-  await extractZip(need(join10(rawDir, "train2.zip")), rawDir);
-  const clips = codePointSort(readdirSync5(join10(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
-  const dates = codePointSort([...new Set(clips.map((c) => c.split("_")[0]))]);
-  if (dates.length !== 4) throw new Error(`expected clips from 4 dates in train2/, found ${dates.length}`);
-  const train = clips.filter((c) => dates.indexOf(c.split("_")[0]) < 2);
-  const test = clips.filter((c) => dates.indexOf(c.split("_")[0]) >= 2);
-  const trainNames = train.map((c, i) => {
-    if (!/TRAIN\d+/.test(c)) throw new Error(`unexpected clip name ${c}`);
-    return c.replace(/TRAIN\d+/, `TRAIN${i}`);
-  });
-  const testNames = test.map((c, i) => `${c.slice(0, c.indexOf("TRAIN"))}Test${i}.aif`);
-  const pub = (...p) => join10(outDir, "public", ...p);
-  mkdirSync5(pub(), { recursive: true });
-  await zipWithFolder(
-    train.map((c, i) => [join10(rawDir, "train2", c), trainNames[i]]),
-    "train2",
-    pub("train2.zip")
-  );
-  await zipWithFolder(
-    test.map((c, i) => [join10(rawDir, "train2", c), testNames[i]]),
-    "test2",
-    pub("test2.zip")
-  );
-  writeFileSync2(
-    pub("sampleSubmission.csv"),
-    ["clip,probability", ...testNames.map((n) => `${n},0`)].join("\n") + "\n"
-  );
-  const answers = test.map((c, i) => `${testNames[i]},${c.replace(/\.aif$/, "").endsWith("_1") ? 1 : 0}`);
-  mkdirSync5(join10(outDir, "private"), { recursive: true });
-  writeFileSync2(join10(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
-}
-async function randomActsOfPizza(rawDir, outDir) {
-  const train = parsePyJson(readFileSync9(need(join10(rawDir, "train.json")), "utf8"));
-  const kaggleTest = parsePyJson(readFileSync9(need(join10(rawDir, "test.json")), "utf8"));
-  if (train.t !== "arr" || kaggleTest.t !== "arr" || kaggleTest.v[0]?.t !== "obj") {
-    throw new Error("train.json and test.json must be lists of request objects");
-  }
-  const testKeys = kaggleTest.v[0].v.map(([k]) => k);
-  const records = train.v;
-  const { train: trainIdx, test: testIdx } = trainTestSplit(
-    records.length,
-    kaggleTest.v.length / (records.length + kaggleTest.v.length),
-    0
-  );
-  const pub = (...p) => join10(outDir, "public", ...p);
-  mkdirSync5(pub(), { recursive: true });
-  const newTrain = { t: "arr", v: [...trainIdx].map((i) => records[i]) };
-  const newTest = {
-    t: "arr",
-    v: [...testIdx].map((i) => ({
-      t: "obj",
-      v: testKeys.map((k) => {
-        const x = field(records[i], k);
-        if (x === void 0) throw new Error(`train.json record ${i} lacks the test field "${k}"`);
-        return [k, x];
-      })
-    }))
-  };
-  writeFileSync2(pub("train.json"), dumpPyJson(newTrain));
-  writeFileSync2(pub("test.json"), dumpPyJson(newTest));
-  await zipFiles([pub("train.json")], pub("train.zip"));
-  await zipFiles([pub("test.json")], pub("test.zip"));
-  const ids = [...testIdx].map((i) => {
-    const id = field(records[i], "request_id");
-    if (id?.t !== "str") throw new Error(`train.json record ${i} has no request_id`);
-    return id.v;
-  });
-  const labels = [...testIdx].map((i) => {
-    const got = field(records[i], "requester_received_pizza");
-    return got?.t === "lit" && got.v === "true" ? 1 : 0;
-  });
-  const header = "request_id,requester_received_pizza";
-  writeFileSync2(
-    pub("sampleSubmission.csv"),
-    [header, ...ids.map((id) => `${quoteCell(id)},0`)].join("\n") + "\n"
-  );
-  mkdirSync5(join10(outDir, "private"), { recursive: true });
-  const answers = ids.map((id, k) => `${quoteCell(id)},${labels[k]}`);
-  writeFileSync2(join10(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
-}
-function pngGrey(file2) {
-  const png = import_pngjs.PNG.sync.read(readFileSync9(file2));
-  if (png.depth === 16) throw new Error(`${file2}: 16-bit PNGs are not supported`);
-  const { width, height, data } = png;
-  const grey = new Uint8Array(width * height);
-  for (let p = 0; p < width * height; p++) {
-    const [r, g, b] = [data[4 * p], data[4 * p + 1], data[4 * p + 2]];
-    grey[p] = png.color || png.palette ? r * 19595 + g * 38470 + b * 7471 + 32768 >>> 16 : r;
-  }
-  return { width, height, grey };
-}
-async function denoisingDirtyDocuments(rawDir, outDir) {
-  const pub = (...p) => join10(outDir, "public", ...p);
-  const priv = (...p) => join10(outDir, "private", ...p);
-  await extractZip(need(join10(rawDir, "train.zip")), pub());
-  const images = codePointSort(readdirSync5(pub("train")).filter((f) => f.endsWith(".png")));
-  const { test } = trainTestSplit(images.length, 0.2, 0);
-  const testNames = [...test].map((i) => images[i]);
-  mkdirSync5(pub("test"), { recursive: true });
-  for (const name2 of testNames) renameSync4(pub("train", name2), pub("test", name2));
-  await extractZip(need(join10(rawDir, "train_cleaned.zip")), pub());
-  mkdirSync5(priv("train_cleaned"), { recursive: true });
-  for (const name2 of testNames) renameSync4(pub("train_cleaned", name2), priv("train_cleaned", name2));
-  const answers = new CsvWriter(priv("answers.csv"), ["id", "value"]);
-  const sample = new CsvWriter(pub("sampleSubmission.csv"), ["id", "value"]);
-  try {
-    for (const name2 of codePointSort(readdirSync5(priv("train_cleaned")))) {
-      const { width, height, grey } = pngGrey(priv("train_cleaned", name2));
-      const stem = name2.replace(/\.[^.]*$/, "");
-      const values = Array.from({ length: 256 }, (_, v) => pyFloat(v / 255));
-      for (let r = 0; r < height; r++) {
-        for (let c = 0; c < width; c++) {
-          const id = `${stem}_${r + 1}_${c + 1}`;
-          answers.row([id, values[grey[r * width + c]]]);
-          sample.row([id, "1"]);
-        }
-      }
-    }
-  } finally {
-    answers.close();
-    sample.close();
-  }
-  rmSync4(priv("train_cleaned"), { recursive: true, force: true });
-}
-function roundHalfEven(x) {
-  const f = Math.floor(x);
-  const d = x - f;
-  return d > 0.5 || d === 0.5 && f % 2 === 1 ? f + 1 : f;
-}
-function lines(file2) {
-  const parts = readFileSync9(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
-  if (parts.at(-1) === "") parts.pop();
-  return parts;
-}
-async function mlspBirds(rawDir, outDir) {
-  await extractZip(need(join10(rawDir, "mlsp_contest_dataset.zip")), rawDir);
-  const src = (...p) => join10(rawDir, "mlsp_contest_dataset", ...p);
-  const pub = (...p) => join10(outDir, "public", ...p);
-  for (const d of [
-    "essential_data/src_wavs",
-    ...["filtered_spectrograms", "segmentation_examples", "spectrograms", "supervised_segmentation"].map(
-      (x) => `supplemental_data/${x}`
-    )
-  ]) {
-    mkdirSync5(pub(d), { recursive: true });
-  }
-  mkdirSync5(join10(outDir, "private"), { recursive: true });
-  const folds = await scanTable(need(src("essential_data", "CVfolds_2.txt")));
-  const foldsReader = new RecordReader(folds);
-  const kept = [];
-  for (let i = 0; i < folds.n; i++) {
-    const [recId, fold] = foldsReader.cells(i);
-    if (Number(fold) === 0) kept.push(recId);
-  }
-  foldsReader.close();
-  const isTest = new Uint8Array(kept.length);
-  for (const p of permutation(kept.length, 0).subarray(0, roundHalfEven(0.2 * kept.length))) isTest[p] = 1;
-  const newId = new Map(kept.map((old, k) => [Number(old), k]));
-  writeFileSync2(
-    pub("essential_data", "CVfolds_2.txt"),
-    ["rec_id,fold", ...kept.map((_, k) => `${k},${isTest[k]}`)].join("\n") + "\n"
-  );
-  const names2 = await scanTable(need(src("essential_data", "rec_id2filename.txt")));
-  const namesReader = new RecordReader(names2);
-  const idCol = names2.header.indexOf("rec_id");
-  const fileCol = names2.header.indexOf("filename");
-  if (idCol < 0 || fileCol < 0) throw new Error("rec_id2filename.txt needs rec_id and filename columns");
-  const filenames = [];
-  const w = new CsvWriter(pub("essential_data", "rec_id2filename.txt"), names2.header);
-  for (let i = 0; i < names2.n; i++) {
-    const raw = namesReader.cells(i);
-    const id = newId.get(Number(raw[idCol]));
-    if (id === void 0) continue;
-    const out = raw.map((v, k) => k === idCol ? String(id) : renderCell(v, names2.types[k]));
-    filenames.push(raw[fileCol]);
-    w.row(out);
-  }
-  w.close();
-  namesReader.close();
-  const labelled = lines(need(src("essential_data", "rec_labels_test_hidden.txt"))).slice(1).map((line) => {
-    const [id, ...rest] = line.split(",");
-    return { id: newId.get(Number(id)), labels: rest.join(",") };
-  }).filter((x) => x.id !== void 0);
-  const pubLabels = ["rec_id,[labels]"];
-  const answers = ["Id,Probability"];
-  for (const { id, labels } of labelled) {
-    const shown = isTest[id] ? "?" : labels;
-    pubLabels.push(shown === "" ? `${id}` : `${id},${shown}`);
-    if (!isTest[id]) continue;
-    const species = new Set(
-      labels.split(",").filter((x) => x !== "").map(Number)
-    );
-    for (let sp = 0; sp < 19; sp++) answers.push(`${id * 100 + sp},${species.has(sp) ? 1 : 0}`);
-  }
-  writeFileSync2(pub("essential_data", "rec_labels_test_hidden.txt"), pubLabels.join("\n") + "\n");
-  writeFileSync2(join10(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
-  const sample = ["Id,Probability"];
-  kept.forEach((_, k) => {
-    if (isTest[k]) for (let sp = 0; sp < 19; sp++) sample.push(`${k * 100 + sp},0`);
-  });
-  writeFileSync2(pub("sample_submission.csv"), sample.join("\n") + "\n");
-  copyFileSync3(need(src("essential_data", "species_list.txt")), pub("essential_data", "species_list.txt"));
-  for (const f of filenames) {
-    copyFileSync3(
-      need(src("essential_data", "src_wavs", `${f}.wav`)),
-      pub("essential_data", "src_wavs", `${f}.wav`)
-    );
-    for (const d of [
-      "filtered_spectrograms",
-      "segmentation_examples",
-      "spectrograms",
-      "supervised_segmentation"
-    ]) {
-      const from = src("supplemental_data", d, `${f}.bmp`);
-      if (d === "segmentation_examples" && !existsSync8(from)) continue;
-      copyFileSync3(need(from), pub("supplemental_data", d, `${f}.bmp`));
-    }
-  }
-  for (const f of ["segment_clusters.bmp", "segment_mosaic.bmp"]) {
-    copyFileSync3(need(src("supplemental_data", f)), pub("supplemental_data", f));
-  }
-  for (const f of ["histogram_of_segments.txt", "segment_features.txt", "segment_rectangles.txt"]) {
-    const out = ["rec_id,[histogram of segment features]"];
-    for (const line of lines(need(src("supplemental_data", f))).slice(1)) {
-      const [id, ...rest] = line.split(",");
-      const n = newId.get(Number(id));
-      if (n !== void 0) out.push(`${n},${rest.join(",")}`);
-    }
-    writeFileSync2(pub("supplemental_data", f), out.join("\n") + "\n");
-  }
-}
-var CUSTOM_PREPARERS = {
-  "mlsp-2013-birds": mlspBirds,
-  "denoising-dirty-documents": denoisingDirtyDocuments,
-  "dogs-vs-cats": dogsVsCats,
-  whale,
-  "random-acts-of-pizza": randomActsOfPizza
-};
-
-// src/prepare/toy.ts
-import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync3, readFileSync as readFileSync10, existsSync as existsSync9, renameSync as renameSync5, rmSync as rmSync5 } from "node:fs";
-import { join as join11 } from "node:path";
-import { createHash as createHash5 } from "node:crypto";
-
-// src/prepare/random.ts
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = a + 1831565813 >>> 0;
-    let t = a;
-    t = Math.imul(t ^ t >>> 15, t | 1);
-    t ^= t + Math.imul(t ^ t >>> 7, t | 61);
-    return ((t ^ t >>> 14) >>> 0) / 4294967296;
-  };
-}
-function normal(u) {
-  return () => {
-    const a = Math.max(u(), 1e-12);
-    return Math.sqrt(-2 * Math.log(a)) * Math.cos(2 * Math.PI * u());
-  };
-}
-
-// src/prepare/toy.ts
-var ToyLeaderboardSchema = external_exports.strictObject({
-  teams: external_exports.number().int().min(1),
-  best: external_exports.number(),
-  median: external_exports.number(),
-  worst: external_exports.number(),
-  seed: external_exports.number().int()
-});
-var Split = {
-  seed: external_exports.number().int(),
-  trainRows: external_exports.number().int().positive(),
-  testRows: external_exports.number().int().positive(),
-  leaderboard: ToyLeaderboardSchema
-};
-var ToySchema = external_exports.discriminatedUnion("task", [
-  external_exports.strictObject({
-    task: external_exports.literal("regression"),
-    ...Split,
-    features: external_exports.number().int().min(3),
-    noise: external_exports.number().positive(),
-    target: external_exports.string()
-  }),
-  external_exports.strictObject({
-    task: external_exports.literal("binary"),
-    ...Split,
-    features: external_exports.number().int().min(3),
-    target: external_exports.string()
-  }),
-  external_exports.strictObject({
-    task: external_exports.literal("multiclass"),
-    ...Split,
-    features: external_exports.number().int().min(2),
-    classes: external_exports.array(external_exports.string()).min(2),
-    spread: external_exports.number().positive(),
-    target: external_exports.string()
-  })
-]);
-function toyParams(c) {
-  const parsed = ToySchema.safeParse(c.toy);
-  if (!parsed.success)
-    throw new UserError(`competitions/${c.id}: toy parameters invalid: ${parsed.error.issues[0].message}`);
-  return parsed.data;
-}
-function csv(t) {
-  return [t.header.join(","), ...t.rows.map((r) => r.join(","))].join("\n") + "\n";
-}
-var fmt = (x) => Number(x.toFixed(6));
-function generateToy(c) {
-  const p = toyParams(c);
-  const u = rng(p.seed);
-  const n = normal(u);
-  const total = p.trainRows + p.testRows;
-  const featureNames = Array.from({ length: p.features }, (_, j) => `f${j}`);
-  const X = Array.from({ length: total }, () => featureNames.map(() => n()));
-  const ids = Array.from({ length: total }, (_, i) => 1e4 + i);
-  let labels;
-  let answers;
-  let sample;
-  const testIdx = Array.from({ length: p.testRows }, (_, i) => p.trainRows + i);
-  if (p.task === "regression") {
-    const w = featureNames.map(() => -5 + 10 * u());
-    labels = X.map(
-      (x) => fmt(
-        20 + x.reduce((s, v, j) => s + w[j] * v, 0) + 3 * x[0] * x[1] + 4 * Math.sin(2 * x[2]) + p.noise * n()
-      )
-    );
-    answers = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], labels[i]]) };
-    sample = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], 0]) };
-  } else if (p.task === "binary") {
-    const w = featureNames.map(() => -1.5 + 3 * u());
-    labels = X.map((x) => {
-      const logit = x.reduce((s, v, j) => s + w[j] * v, 0) + 1.5 * x[0] * x[1] - 0.5;
-      return u() < 1 / (1 + Math.exp(-logit)) ? 1 : 0;
-    });
-    answers = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], labels[i]]) };
-    sample = { header: ["id", p.target], rows: testIdx.map((i) => [ids[i], 0.5]) };
-  } else {
-    const centers = p.classes.map(() => featureNames.map(() => p.spread * n()));
-    const cls = X.map(() => Math.floor(u() * p.classes.length));
-    X.forEach((x, i) => x.forEach((_, j) => x[j] += centers[cls[i]][j]));
-    labels = cls.map((k) => p.classes[k]);
-    answers = {
-      header: ["id", ...p.classes],
-      rows: testIdx.map((i) => [ids[i], ...p.classes.map((_, k) => k === cls[i] ? 1 : 0)])
+function sleep2(ms, signal) {
+  return new Promise((resolve15) => {
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve15();
     };
-    const uniform = 1 / p.classes.length;
-    sample = {
-      header: ["id", ...p.classes],
-      rows: testIdx.map((i) => [ids[i], ...p.classes.map(() => uniform)])
-    };
-  }
-  const train = {
-    header: ["id", ...featureNames, p.target],
-    rows: Array.from({ length: p.trainRows }, (_, i) => [ids[i], ...X[i].map(fmt), labels[i]])
-  };
-  const test = {
-    header: ["id", ...featureNames],
-    rows: testIdx.map((i) => [ids[i], ...X[i].map(fmt)])
-  };
-  return {
-    public: {
-      "description.md": describe3(c, p),
-      "train.csv": csv(train),
-      "test.csv": csv(test),
-      [c.sampleSubmission]: csv(sample)
-    },
-    private: { [c.answers]: csv(answers) }
-  };
-}
-function describe3(c, p) {
-  const task = p.task === "regression" ? `Predict the numeric column \`${p.target}\` for every row of test.csv. Submissions are scored by ${c.metric} (lower is better).` : p.task === "binary" ? `Predict the probability that \`${p.target}\` is 1 for every row of test.csv. Submissions are scored by ${c.metric} (higher is better).` : `Predict a probability for each class (${p.classes.join(", ")}) of \`${p.target}\` for every row of test.csv; each row's probabilities sum to 1. Submissions are scored by ${c.metric} (lower is better).`;
-  return [
-    `# ${c.name}`,
-    "",
-    "A small synthetic competition bundled with Medalist (generated, deterministic, no download).",
-    "",
-    "## Task",
-    task,
-    "",
-    "## Files",
-    `- train.csv: ${p.trainRows} rows with features f0..f${p.features - 1} and the target \`${p.target}\``,
-    `- test.csv: ${p.testRows} rows, features only`,
-    `- ${c.sampleSubmission}: the expected submission format`,
-    "",
-    "## Submission",
-    `Write \`submission.csv\` with the same columns and ids as ${c.sampleSubmission}.`,
-    ""
-  ].join("\n");
-}
-function fingerprint(c) {
-  return createHash5("sha256").update(
-    JSON.stringify({
-      toy: { ...c.toy ?? {}, leaderboard: void 0 },
-      answers: c.answers,
-      sample: c.sampleSubmission
-    })
-  ).digest("hex");
-}
-function prepareToy(c, dataDir) {
-  const dir = join11(dataDir, c.id, "prepared");
-  const stamp = join11(dataDir, c.id, ".medalist-toy");
-  const fp = fingerprint(c);
-  if (existsSync9(stamp) && readFileSync10(stamp, "utf8") === fp && existsSync9(dir))
-    return { prepared: false, dir };
-  const files = generateToy(c);
-  const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync5(tmp, { recursive: true, force: true });
-  for (const side of ["public", "private"]) {
-    for (const [name2, text2] of Object.entries(files[side])) {
-      const file2 = join11(tmp, side, name2);
-      mkdirSync6(join11(file2, ".."), { recursive: true });
-      writeFileSync3(file2, text2);
-    }
-  }
-  rmSync5(dir, { recursive: true, force: true });
-  renameSync5(tmp, dir);
-  writeFileSync3(stamp, fp);
-  return { prepared: true, dir };
-}
-
-// src/prepare/description.ts
-import { createHash as createHash6 } from "node:crypto";
-import { writeFileSync as writeFileSync4 } from "node:fs";
-var UPSTREAM_DESCRIPTIONS = "https://raw.githubusercontent.com/openai/mle-bench/main/mlebench/competitions";
-function descriptionStub(c) {
-  return `# ${c.name}
-
-Kaggle competition \`${c.id}\`: https://www.kaggle.com/competitions/${c.id}/overview
-
-(Prepared by Medalist without upstream MLE-bench's description.md.)
-`;
-}
-async function writeDescription(c, file2, baseUrl, log) {
-  const md52 = c.prepare?.descriptionMd5;
-  if (baseUrl && md52) {
-    const url2 = `${baseUrl.replace(/\/+$/, "")}/${encodeURIComponent(c.id)}/description.md`;
-    try {
-      const res = await fetch(url2, { signal: AbortSignal.timeout(2e4) });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      const body = Buffer.from(await res.arrayBuffer());
-      const got = createHash6("md5").update(body).digest("hex");
-      if (got !== md52) throw new Error(`MD5 ${got} differs from the pinned ${md52}`);
-      writeFileSync4(file2, body);
-      return "upstream";
-    } catch (e) {
-      log(`${c.id}: warning: upstream description.md not used (${e.message}); writing a stub`);
-    }
-  }
-  writeFileSync4(file2, descriptionStub(c));
-  return "stub";
-}
-
-// src/prepare/prepare.ts
-function preparedDir(dataDir, id) {
-  return join12(dataDir, id, "prepared");
-}
-function requiredFiles(c) {
-  return [posix.normalize(`public/${c.sampleSubmission}`), posix.normalize(`private/${c.answers}`)];
-}
-function warmCheck(c, dataDir) {
-  const dir = preparedDir(dataDir, c.id);
-  const m = readManifest(dir);
-  if (!m || m.competition !== c.id) return void 0;
-  return manifestStillValid(dir, m, requiredFiles(c)) === void 0 ? m : void 0;
-}
-async function prepareCompetition(entry, opts) {
-  const c = entry.competition;
-  const t0 = performance.now();
-  const log = opts.log ?? (() => {
+    const t = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
   });
-  const done = (status, m) => ({
-    id: c.id,
-    status,
-    ms: performance.now() - t0,
-    upstreamMismatches: m?.upstreamMismatches ?? []
-  });
-  const warm = c.source === "toy" ? void 0 : warmCheck(c, opts.dataDir);
-  if (warm) return done("ready", warm);
-  const compDir = join12(opts.dataDir, c.id);
-  mkdirSync7(compDir, { recursive: true });
-  let release;
-  try {
-    release = await acquireLock(join12(compDir, ".medalist-prepare.lock"), {
-      waitMs: opts.lockWaitMs ?? 36e5
-    });
-  } catch (e) {
-    if (e instanceof LockBusyError)
-      throw new UserError(`${c.id}: another process is preparing it (${e.message})`, 1);
-    throw e;
-  }
-  try {
-    if (c.source === "toy") {
-      const dir2 = preparedDir(opts.dataDir, c.id);
-      const { prepared } = prepareToy(c, opts.dataDir);
-      const still = prepared ? void 0 : warmCheck(c, opts.dataDir);
-      if (still) return done("ready", still);
-      const m2 = await buildManifest(dir2, c.id, "toy", requiredFiles(c));
-      writeManifest(dir2, m2);
-      return done("generated", m2);
-    }
-    const after = warmCheck(c, opts.dataDir);
-    if (after) return done("ready", after);
-    for (const name2 of readdirSync6(compDir))
-      if (name2.startsWith(".staging-")) rmSync6(join12(compDir, name2), { recursive: true, force: true });
-    const dir = preparedDir(opts.dataDir, c.id);
-    const required2 = requiredFiles(c);
-    const upstream = c.prepare?.checksums;
-    if (existsSync10(dir)) {
-      const missing = required2.filter((f) => !existsSync10(join12(dir, f)));
-      if (missing.length > 0) {
-        throw new UserError(
-          `${c.id}: ${dir} exists but is incomplete (missing ${missing.join(", ")}); remove it, or re-run \`mlebench prepare\`, then run again`,
-          1
-        );
-      }
-      log(`${c.id}: checking data prepared by MLE-bench`);
-      const m2 = await buildManifest(dir, c.id, "reused", required2, upstream);
-      writeManifest(dir, m2);
-      return done("reused", m2);
-    }
-    const recipe = c.prepare?.split;
-    if (!recipe) {
-      throw new UserError(
-        `${c.id}: Medalist has no native preparation for it${c.prepare?.note ? ` (${c.prepare.note})` : ""}. Prepare it with MLE-bench (mlebench prepare -c ${c.id} --data-dir ${opts.dataDir}); Medalist then reuses it`,
-        1
-      );
-    }
-    const zip = join12(compDir, `${c.id}.zip`);
-    const md52 = opts.skipVerification ? void 0 : c.prepare?.zipMd5;
-    if (!existsSync10(zip)) {
-      log(`${c.id}: downloading from Kaggle`);
-      await downloadCompetition(c.id, zip, {
-        baseUrl: opts.kaggleUrl,
-        credentials: opts.credentials ?? kaggleCredentials(),
-        md5: md52,
-        retries: opts.downloadRetries,
-        retryDelayMs: opts.retryDelayMs,
-        log
-      });
-    } else if (md52 && await md5File(zip) !== md52) {
-      throw new UserError(
-        `${c.id}: ${zip} has an MD5 different from upstream's ${md52}; delete it to download again, or run with --skip-verification to accept it`,
-        1
-      );
-    }
-    const staging = join12(compDir, `.staging-${process.pid}-${Date.now()}`);
-    let description;
-    try {
-      const raw = join12(staging, "raw");
-      const out = join12(staging, "prepared");
-      log(`${c.id}: extracting ${zip}`);
-      await extractZip(zip, raw);
-      mkdirSync7(join12(out, "public"), { recursive: true });
-      mkdirSync7(join12(out, "private"), { recursive: true });
-      if (recipe.kind === "tables") await runTables(recipe, raw, out);
-      else if (recipe.kind === "custom") {
-        const run = CUSTOM_PREPARERS[recipe.preparer];
-        if (!run) throw new Error(`${c.id}: unknown preparer "${recipe.preparer}"`);
-        await run(raw, out);
-      } else {
-        const sizes = await runTableSplit(recipe, raw, out, log);
-        log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
-      }
-      if (!existsSync10(join12(out, "public", "description.md"))) {
-        description = await writeDescription(
-          c,
-          join12(out, "public", "description.md"),
-          opts.descriptionUrl,
-          log
-        );
-      }
-      const missing = required2.filter((f) => !existsSync10(join12(out, f)));
-      if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
-      rmSync6(raw, { recursive: true, force: true });
-      renameSync6(out, dir);
-    } finally {
-      rmSync6(staging, { recursive: true, force: true });
-    }
-    const m = { ...await buildManifest(dir, c.id, "recipe", required2, upstream), description };
-    writeManifest(dir, m);
-    if (m.upstreamMismatches.length > 0) {
-      log(`${c.id}: warning: ${m.upstreamMismatches.join(", ")} differ from upstream's checksums`);
-    }
-    return done("prepared", m);
-  } finally {
-    release();
-  }
-}
-async function prepareCompetitions(entries, opts) {
-  const results = [];
-  const failures = [];
-  for (const e of entries) {
-    try {
-      results.push(await prepareCompetition(e, opts));
-    } catch (err) {
-      failures.push({ id: e.competition.id, message: err.message });
-    }
-  }
-  return { results, failures };
 }
 
-// src/suite/prepare.ts
-function preparedPaths(dataDir, id) {
-  return {
-    publicDir: join13(dataDir, id, "prepared", "public"),
-    privateDir: join13(dataDir, id, "prepared", "private")
-  };
-}
-async function ensurePrepared(entry, dataDir, log) {
-  const r = await prepareCompetition(entry, { dataDir, log });
-  if (r.status !== "ready") log(`${entry.competition.id}: data ${r.status} in ${dataDir}`);
-  return preparedPaths(dataDir, entry.competition.id);
-}
-
-// src/suite/store.ts
-import { mkdirSync as mkdirSync8, readFileSync as readFileSync11, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync11 } from "node:fs";
-import { dirname as dirname6 } from "node:path";
-function toJson(value) {
-  return JSON.stringify(value, (_k, v) => typeof v === "number" && Number.isNaN(v) ? "NaN" : v, 2) + "\n";
-}
-function writeAtomic(path4, text2) {
-  mkdirSync8(dirname6(path4), { recursive: true });
-  const tmp = `${path4}.tmp-${process.pid}`;
-  writeFileSync5(tmp, text2);
-  renameSync7(tmp, path4);
-}
-function writeResults(path4, results) {
-  const parsed = SuiteResultsSchema.parse(results);
-  writeAtomic(path4, toJson(parsed));
-  return parsed;
-}
-function readResults(path4) {
-  let raw;
-  try {
-    raw = JSON.parse(readFileSync11(path4, "utf8"));
-  } catch (e) {
-    const code = e.code;
-    throw new UserError(
-      code === "ENOENT" ? `results file not found: ${path4}` : `${path4}: not a results JSON file (${e.message})`
-    );
-  }
-  const parsed = SuiteResultsSchema.safeParse(raw);
-  if (!parsed.success) throw new UserError(formatZodError(parsed.error, path4));
-  return parsed.data;
-}
-function readStoredRun(path4) {
-  if (!existsSync11(path4)) return null;
-  try {
-    const raw = JSON.parse(readFileSync11(path4, "utf8"));
-    const result = RunResultSchema.parse(raw.result);
-    return { suiteHash: String(raw.suiteHash), agent: String(raw.agent), result };
-  } catch {
-    return null;
-  }
-}
-
-// src/suite/run.ts
-function describeAgent(agent) {
-  if (agent.image) return `image ${agent.image}`;
-  if (agent.build) return `build ${agent.build.context}/${agent.build.dockerfile}`;
-  return Array.isArray(agent.command) ? agent.command.join(" ") : agent.command ?? "(none)";
-}
+// src/suite/run-files.ts
+import { readFileSync as readFileSync12 } from "node:fs";
+import { join as join14 } from "node:path";
 function gradeJson(r) {
   const n = (v) => v !== null && Number.isNaN(v) ? "NaN" : v;
   return {
@@ -97732,13 +99444,98 @@ function readUsage(runDir) {
     return null;
   }
 }
-function localExecutor(opts, agent) {
-  if (agent.command === void 0) throw new UserError("agent.command: the local executor needs a command");
-  return new LocalExecutor({
-    command: agent.command,
-    cwd: resolve4(opts.baseDir, agent.cwd ?? "."),
-    graceSecs: opts.config.docker.stopGraceSecs
+
+// src/suite/reuse.ts
+function fingerprintOf(suiteHash2, agent) {
+  return { suiteHash: suiteHash2, agent };
+}
+function reusableResult(stored, fp) {
+  if (!stored) return null;
+  return stored.suiteHash === fp.suiteHash && stored.agent === fp.agent ? stored.result : null;
+}
+
+// src/suite/run-one.ts
+async function runOne(ctx, run, gpus) {
+  const runDir = join15(ctx.outDir, "runs", run.runId);
+  const storePath = join15(runDir, "run.json");
+  const fingerprint2 = fingerprintOf(ctx.suiteHash, ctx.agentText);
+  const kept = reusableResult(readStoredRun(storePath), fingerprint2);
+  if (kept) {
+    ctx.emit({ kind: "kept", runId: run.runId, outcome: kept.outcome });
+    return kept;
+  }
+  rmSync8(runDir, { recursive: true, force: true });
+  mkdirSync10(runDir, { recursive: true });
+  const entry = ctx.registry.get(run.competitionId);
+  const paths = ctx.prepared.get(run.competitionId);
+  writeFileSync6(runPaths(runDir).instructionsFile, instructions(entry.competition, ctx.config.limits.time));
+  const t0 = /* @__PURE__ */ new Date();
+  ctx.emit({ kind: "started", runId: run.runId, gpus });
+  const { result: exec, attempts } = await executeWithRetries(
+    (spec, signal) => ctx.executor.execute(spec, signal),
+    {
+      runId: run.runId,
+      suiteId: ctx.suiteId,
+      competitionId: run.competitionId,
+      seed: run.seed,
+      publicDir: paths.publicDir,
+      runDir,
+      timeLimitSecs: ctx.config.limits.time,
+      env: ctx.env,
+      gpus,
+      secretEnv: ctx.agent.secrets,
+      validationUrl: ctx.executor.validationUrl?.(
+        run.competitionId,
+        join15(paths.publicDir, entry.competition.sampleSubmission)
+      )
+    },
+    ctx.retry,
+    {
+      signal: ctx.signal,
+      onRetry: (attempt2, failed) => ctx.emit({
+        kind: "retrying",
+        runId: run.runId,
+        attempt: attempt2,
+        retries: ctx.retry.retries,
+        error: failed.error
+      })
+    }
+  );
+  if (exec.cancelled || exec.outcome === "infra_error" && ctx.signal?.aborted) return null;
+  const report = exec.outcome === "infra_error" ? null : await grade({
+    competition: entry.competition,
+    competitionDir: entry.dir,
+    privateDir: paths.privateDir,
+    submissionPath: runPaths(runDir).submissionFile,
+    leaderboardPath: leaderboardPath(entry),
+    external: ctx.config.externalGrader ? { command: ctx.config.externalGrader } : void 0
   });
+  const result = {
+    runId: run.runId,
+    competitionId: run.competitionId,
+    seed: run.seed,
+    outcome: exec.outcome,
+    exitCode: exec.exitCode,
+    startedAt: t0.toISOString(),
+    durationMs: exec.durationMs,
+    attempts,
+    runDir: relative2(ctx.outDir, runDir),
+    error: exec.error ?? null,
+    grade: report ? gradeJson(report) : null,
+    usage: readUsage(runDir),
+    gpus,
+    details: exec.details ?? {}
+  };
+  saveRun(storePath, { ...fingerprint2, result });
+  ctx.emit({ kind: "finished", runId: run.runId, exec, report });
+  return result;
+}
+
+// src/suite/run.ts
+function describeAgent(agent) {
+  if (agent.image) return `image ${agent.image}`;
+  if (agent.build) return `build ${agent.build.context}/${agent.build.dockerfile}`;
+  return Array.isArray(agent.command) ? agent.command.join(" ") : agent.command ?? "(none)";
 }
 function agentEnv(agent, env = process.env) {
   const out = { ...agent.env };
@@ -97749,152 +99546,103 @@ function agentEnv(agent, env = process.env) {
   }
   return out;
 }
+function bareBackend(executor) {
+  return {
+    name: executor.name,
+    open: async (ctx) => ({
+      name: executor.name,
+      resources: { gpuIds: [], maxParallel: ctx.config.concurrency },
+      perRun: { gpus: 0 },
+      facts: { image: ctx.agent.image ?? null, imageDigest: null, gpuModel: null },
+      execute: (spec, signal) => executor.execute(spec, signal),
+      close: async () => {
+      }
+    })
+  };
+}
 async function runSuite(opts) {
   const { config: config2 } = opts;
   const log = opts.log ?? (() => {
   });
   const agent = opts.agent ?? config2.agent;
-  const registry2 = opts.registry ?? loadRegistry(config2.registryDir ? resolve4(opts.baseDir, config2.registryDir) : defaultRegistryDir());
-  const thePlan = plan(config2, registry2);
-  const dataDir = resolve4(opts.baseDir, config2.dataDir);
-  const outDir = resolve4(opts.outDir);
+  const registry2 = opts.registry ?? loadRegistry(config2.registryDir ? resolve8(opts.baseDir, config2.registryDir) : defaultRegistryDir());
+  const thePlan = opts.plan ?? plan(config2, registry2);
+  const runs = opts.runIds ? thePlan.runs.filter((r) => opts.runIds.has(r.runId)) : thePlan.runs;
+  const competitions = [...new Set(runs.map((r) => r.competitionId))];
+  const dataDir = resolve8(opts.baseDir, config2.dataDir);
+  const outDir = resolve8(opts.outDir);
   const env = agentEnv(agent);
   const suiteId = `${opts.label}-${thePlan.suiteHash.slice(0, 8)}-${Date.now().toString(36)}`;
   const agentText = describeAgent(agent);
   const startedAt = (/* @__PURE__ */ new Date()).toISOString();
-  const external = thePlan.competitions.filter((id) => registry2.get(id).competition.grading === "external");
+  for (const line of configDeprecations(config2)) log(line);
+  const external = competitions.filter((id) => registry2.get(id).competition.grading === "external");
   if (external.length > 0 && !config2.externalGrader) {
     throw new UserError(
       `externalGrader: ${external.join(", ")} ${external.length === 1 ? "is" : "are"} not graded natively; set externalGrader (e.g. ["mlebench", "grade-sample", "{submission}", "{competition}"]) or exclude ${external.length === 1 ? "it" : "them"}`
     );
   }
   const prepared = /* @__PURE__ */ new Map();
-  for (const id of thePlan.competitions)
-    prepared.set(id, await ensurePrepared(registry2.get(id), dataDir, log));
-  const docker = !opts.executor && config2.executor === "docker" ? await setupDocker({ ...config2, agent }, { baseDir: opts.baseDir, log }) : null;
-  const executor = opts.executor ?? docker?.executor ?? localExecutor(opts, agent);
-  const stopContainers = () => void (docker && cleanupSuite(docker.docker, suiteId).catch(() => {
-  }));
-  opts.signal?.addEventListener("abort", stopContainers, { once: true });
+  for (const id of competitions) prepared.set(id, await ensurePrepared(registry2.get(id), dataDir, log));
+  const suiteCtx = { config: config2, agent, baseDir: opts.baseDir, suiteId, label: opts.label, log };
+  if (opts.signal) suiteCtx.signal = opts.signal;
+  const backend = opts.backend ?? (opts.executor ? bareBackend(opts.executor) : void 0);
+  const executor = backend ? await backend.open(suiteCtx) : await openExecutor(config2.executor, suiteCtx);
   log(
-    `[${opts.label}] ${thePlan.runs.length} runs: ${thePlan.competitions.length} competitions \xD7 ${thePlan.seeds} seeds, agent: ${agentText}`
+    `[${opts.label}] ${runs.length} runs: ${competitions.length} competitions \xD7 ${thePlan.seeds} seeds, agent: ${agentText}`
   );
-  const results = /* @__PURE__ */ new Map();
-  let done = 0;
-  const total = thePlan.runs.length;
+  const counter = { done: 0, total: runs.length };
   const running = /* @__PURE__ */ new Map();
+  const emit = (e) => {
+    if (e.kind === "started") running.set(e.runId, Date.now());
+    if (e.kind === "kept" || e.kind === "finished") {
+      counter.done++;
+      running.delete(e.runId);
+    }
+    log(progressLine(opts.label, counter, e));
+  };
+  const ctx = {
+    config: config2,
+    agent,
+    agentText,
+    registry: registry2,
+    prepared,
+    executor,
+    suiteId,
+    suiteHash: thePlan.suiteHash,
+    outDir,
+    env,
+    retry: { retries: runPolicy(config2).retries, delayMs: opts.retryDelayMs ?? 2e3 },
+    signal: opts.signal,
+    emit
+  };
+  const results = /* @__PURE__ */ new Map();
   const one = async (run, gpus) => {
-    const runDir = join14(outDir, "runs", run.runId);
-    const storePath = join14(runDir, "run.json");
-    const stored = readStoredRun(storePath);
-    if (stored && stored.suiteHash === thePlan.suiteHash && stored.agent === agentText) {
-      results.set(run.runId, stored.result);
-      log(
-        `[${opts.label}] ${++done}/${total} ${run.runId}: kept from an earlier run (${stored.result.outcome})`
-      );
-      return;
+    try {
+      const r = await runOne(ctx, run, gpus);
+      if (r) results.set(run.runId, r);
+    } finally {
+      running.delete(run.runId);
     }
-    rmSync7(runDir, { recursive: true, force: true });
-    mkdirSync9(runDir, { recursive: true });
-    const entry = registry2.get(run.competitionId);
-    const paths = prepared.get(run.competitionId);
-    writeFileSync6(runPaths(runDir).instructionsFile, instructions(entry.competition, config2.limits.time));
-    const t0 = /* @__PURE__ */ new Date();
-    running.set(run.runId, t0.getTime());
-    log(
-      `[${opts.label}] ${done + 1}/${total} ${run.runId}: started${gpus.length ? ` on GPU ${gpus.join(",")}` : ""}`
-    );
-    let exec;
-    let attempts = 0;
-    for (; ; ) {
-      attempts++;
-      exec = await executor.execute(
-        {
-          runId: run.runId,
-          suiteId,
-          competitionId: run.competitionId,
-          seed: run.seed,
-          publicDir: paths.publicDir,
-          runDir,
-          timeLimitSecs: config2.limits.time,
-          env,
-          gpus,
-          secretEnv: agent.secrets,
-          validationUrl: docker?.validation?.register(
-            run.competitionId,
-            join14(paths.publicDir, entry.competition.sampleSubmission)
-          )
-        },
-        opts.signal
-      );
-      if (exec.attempts !== void 0) {
-        attempts = exec.attempts;
-        break;
-      }
-      if (exec.outcome !== "infra_error" || attempts > config2.docker.retries || opts.signal?.aborted) break;
-      log(
-        `[${opts.label}] ${run.runId}: infrastructure error (${exec.error}); retrying (${attempts}/${config2.docker.retries})`
-      );
-    }
-    const report = exec.outcome === "infra_error" ? null : await grade({
-      competition: entry.competition,
-      competitionDir: entry.dir,
-      privateDir: paths.privateDir,
-      submissionPath: runPaths(runDir).submissionFile,
-      leaderboardPath: leaderboardPath(entry),
-      external: config2.externalGrader ? { command: config2.externalGrader } : void 0
-    });
-    const result = {
-      runId: run.runId,
-      competitionId: run.competitionId,
-      seed: run.seed,
-      outcome: exec.outcome,
-      exitCode: exec.exitCode,
-      startedAt: t0.toISOString(),
-      durationMs: exec.durationMs,
-      attempts,
-      runDir: relative(outDir, runDir),
-      error: exec.error ?? null,
-      grade: report ? gradeJson(report) : null,
-      usage: readUsage(runDir),
-      gpus,
-      details: exec.details ?? {}
-    };
-    const cancelled = exec.outcome === "infra_error" && (opts.signal?.aborted || exec.details?.cancelled === "true");
-    if (!cancelled)
-      writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, result }));
-    results.set(run.runId, result);
-    running.delete(run.runId);
-    const medal = report ? report.gold_medal ? "gold" : report.silver_medal ? "silver" : report.bronze_medal ? "bronze" : "no medal" : "not graded";
-    const score3 = report?.valid_submission ? `score ${report.score}` : report ? `invalid: ${report.error}` : exec.error;
-    log(
-      `[${opts.label}] ${++done}/${total} ${run.runId}: ${exec.outcome} in ${(exec.durationMs / 1e3).toFixed(1)}s, ${score3}, ${medal}`
-    );
   };
   const beatSecs = opts.heartbeatSecs ?? 60;
   const heartbeat = beatSecs > 0 ? setInterval(() => {
     if (running.size === 0) return;
     const now = Date.now();
     const list = [...running].map(([id, t]) => `${id} (${Math.round((now - t) / 1e3)}s)`).join(", ");
-    log(`[${opts.label}] ${done}/${total} done; running: ${list}`);
+    log(`[${opts.label}] ${counter.done}/${counter.total} done; running: ${list}`);
   }, beatSecs * 1e3) : void 0;
   heartbeat?.unref();
   try {
     await schedule(
-      thePlan.runs.map((r) => ({
-        ...r,
-        id: r.runId,
-        gpus: docker?.perRun.gpus ?? 0,
-        cpus: docker?.perRun.cpus
-      })),
-      docker?.resources ?? { gpuIds: [], maxParallel: config2.concurrency },
+      runs.map((r) => ({ ...r, id: r.runId, gpus: executor.perRun.gpus, cpus: executor.perRun.cpus })),
+      executor.resources,
       one,
       opts.signal
     );
   } finally {
     clearInterval(heartbeat);
-    opts.signal?.removeEventListener("abort", stopContainers);
-    await docker?.close();
+    await executor.close();
   }
   const suite = {
     schemaVersion: RESULTS_SCHEMA_VERSION,
@@ -97908,811 +99656,120 @@ async function runSuite(opts) {
     },
     agent: {
       description: agentText,
-      image: docker?.image.ref ?? agent.image ?? null,
-      imageDigest: docker?.image.digest ?? null
+      image: executor.facts.image ?? agent.image ?? null,
+      imageDigest: executor.facts.imageDigest
     },
     git: opts.git ?? { sha: null, ref: null },
     environment: {
       executor: executor.name,
       timeLimitSecs: config2.limits.time,
-      gpuModel: opts.gpuModel ?? docker?.gpus.model ?? null,
+      gpuModel: opts.gpuModel ?? executor.facts.gpuModel,
       node: process.version,
       platform: `${process.platform}-${process.arch}`
     },
     startedAt,
     finishedAt: (/* @__PURE__ */ new Date()).toISOString(),
-    runs: thePlan.runs.map((r) => results.get(r.runId)).filter((r) => r !== void 0)
+    runs: runs.map((r) => results.get(r.runId)).filter((r) => r !== void 0)
   };
-  return writeResults(join14(outDir, "results.json"), suite);
+  return writeResults(join16(outDir, "results.json"), suite);
 }
 
-// src/grade/types.ts
-function medalOf(r) {
-  if (r.gold_medal) return "gold";
-  if (r.silver_medal) return "silver";
-  if (r.bronze_medal) return "bronze";
-  return "none";
-}
-
-// src/compare/distributions.ts
-function makeRng(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = state + 2654435769 >>> 0;
-    let z2 = state;
-    z2 = Math.imul(z2 ^ z2 >>> 16, 2246822507) >>> 0;
-    z2 = Math.imul(z2 ^ z2 >>> 13, 3266489909) >>> 0;
-    z2 = (z2 ^ z2 >>> 16) >>> 0;
-    return z2 / 4294967296;
-  };
-}
-function normalCdf(x) {
-  if (x < -8) return 0;
-  if (x > 8) return 1;
-  let term = x;
-  let sum2 = x;
-  for (let i = 1; i < 200 && Math.abs(term) > 1e-16 * Math.abs(sum2); i++) {
-    term *= x * x / (2 * i + 1);
-    sum2 += term;
-  }
-  return 0.5 + sum2 * Math.exp(-0.5 * x * x - 0.5 * Math.log(2 * Math.PI));
-}
-function studentTCdf(t, df) {
-  if (!Number.isInteger(df) || df < 1)
-    throw new Error(`studentTCdf: df must be a positive integer, got ${df}`);
-  if (df > 400) return normalCdf(t);
-  const theta = Math.atan(Math.abs(t) / Math.sqrt(df));
-  const s = Math.sin(theta);
-  const c2 = Math.cos(theta) ** 2;
-  let inside;
-  if (df % 2 === 1) {
-    let sum2 = 0;
-    let term = Math.cos(theta);
-    for (let k = 3; k <= df; k += 2) {
-      sum2 += term;
-      term *= c2 * (k - 1) / k;
-    }
-    inside = 2 / Math.PI * (theta + s * sum2);
-  } else {
-    let sum2 = 0;
-    let term = 1;
-    for (let k = 2; k <= df; k += 2) {
-      sum2 += term;
-      term *= c2 * (k - 1) / k;
-    }
-    inside = s * sum2;
-  }
-  return t >= 0 ? 0.5 + inside / 2 : 0.5 - inside / 2;
-}
-function invert(cdf, p) {
-  if (!(p > 0 && p < 1)) throw new Error(`quantile: p must be in (0, 1), got ${p}`);
-  let lo = -1e3;
-  let hi = 1e3;
-  for (let i = 0; i < 200 && hi - lo > 1e-10; i++) {
-    const mid = (lo + hi) / 2;
-    if (cdf(mid) < p) lo = mid;
-    else hi = mid;
-  }
-  return (lo + hi) / 2;
-}
-function normalQuantile(p) {
-  return invert(normalCdf, p);
-}
-function studentTQuantile(p, df) {
-  return invert((x) => studentTCdf(x, df), p);
-}
-var logFactorials = [0];
-function logFactorial(n) {
-  for (let i = logFactorials.length; i <= n; i++) logFactorials.push(logFactorials[i - 1] + Math.log(i));
-  return logFactorials[n];
-}
-function logChoose(n, k) {
-  return logFactorial(n) - logFactorial(k) - logFactorial(n - k);
-}
-function hypergeometric(total, successes, draws) {
-  const min = Math.max(0, draws - (total - successes));
-  const max = Math.min(draws, successes);
-  const denom = logChoose(total, draws);
-  const pmf = [];
-  for (let k = min; k <= max; k++) {
-    pmf.push(Math.exp(logChoose(successes, k) + logChoose(total - successes, draws - k) - denom));
-  }
-  return { min, pmf };
-}
-function convolve(laws) {
-  let acc = { min: 0, pmf: [1] };
-  for (const law of laws) {
-    const out = new Array(acc.pmf.length + law.pmf.length - 1).fill(0);
-    for (let i = 0; i < acc.pmf.length; i++) {
-      const a = acc.pmf[i];
-      if (a === 0) continue;
-      for (let j = 0; j < law.pmf.length; j++) out[i + j] += a * law.pmf[j];
-    }
-    acc = { min: acc.min + law.min, pmf: out };
-  }
-  return acc;
-}
-
-// src/compare/stats.ts
-var mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-var sum = (xs) => xs.reduce((a, b) => a + b, 0);
-var clamp = (x, lo, hi) => Math.min(hi, Math.max(lo, x));
-var isBinary = (xs) => xs.every((x) => x === 0 || x === 1);
-function usable(samples) {
-  return samples.filter((s) => s.base.length > 0 && s.head.length > 0);
-}
-function pairedDelta(samples) {
-  return mean(samples.map((s) => mean(s.head) - mean(s.base)));
-}
-function clusterInterval(samples, alpha) {
-  const m = samples.length;
-  if (m < 2) return null;
-  const d = samples.map((s) => mean(s.head) - mean(s.base));
-  const dbar = mean(d);
-  const sd = Math.sqrt(d.reduce((a, x) => a + (x - dbar) ** 2, 0) / (m - 1));
-  const half = studentTQuantile(1 - alpha / 2, m - 1) * (sd / Math.sqrt(m));
-  return { lower: clamp(dbar - half, -1, 1), upper: clamp(dbar + half, -1, 1), level: 1 - alpha };
-}
-function exactPermutationPValue(samples) {
-  const laws = samples.map(
-    (s) => hypergeometric(s.base.length + s.head.length, sum(s.base) + sum(s.head), s.head.length)
+// src/session/evaluate.ts
+function openSession(config2, baseDir) {
+  const registry2 = loadRegistry(
+    config2.registryDir ? resolve9(baseDir, config2.registryDir) : defaultRegistryDir()
   );
-  const law = convolve(laws);
-  const observed = samples.reduce((a, s) => a + sum(s.head), 0);
-  let p = 0;
-  for (let i = 0; i <= observed - law.min && i < law.pmf.length; i++) p += law.pmf[i];
-  return clamp(p, 0, 1);
+  return { config: config2, baseDir, registry: registry2, plan: plan(config2, registry2) };
 }
-function monteCarloPermutationPValue(samples, draws, seed) {
-  const rng2 = makeRng(seed);
-  const pooled = samples.map((s) => [...s.base, ...s.head]);
-  const observed = samples.reduce((a, s) => a + sum(s.head), 0);
-  const eps = 1e-9 * Math.max(1, Math.abs(observed));
-  let hits = 0;
-  for (let r = 0; r < draws; r++) {
-    let total = 0;
-    for (let i = 0; i < samples.length; i++) {
-      const v = pooled[i];
-      const k = samples[i].head.length;
-      for (let j = 0; j < k; j++) {
-        const pick2 = j + Math.floor(rng2() * (v.length - j));
-        const t = v[j];
-        v[j] = v[pick2];
-        v[pick2] = t;
-        total += v[j];
-      }
-    }
-    if (total <= observed + eps) hits++;
+function fileBaseline(path4, shown = path4) {
+  const results = readResults(path4);
+  const sha = results.git.sha ? ` (commit ${results.git.sha.slice(0, 7)})` : "";
+  return { kind: "results", results, description: `results file ${shown}${sha}` };
+}
+var Cancelled = class extends UserError {
+  constructor() {
+    super("cancelled; finished runs are kept in the results folder", 130);
+    this.name = "Cancelled";
   }
-  return (1 + hits) / (1 + draws);
-}
-function decide(delta, interval3, pValue, alpha, tolerance, unit) {
-  const pts = (x) => `${(Math.abs(x) * 100).toFixed(1)} points`;
-  if (pValue <= alpha && delta < -tolerance) {
-    return {
-      verdict: "regressed",
-      reason: `${unit} dropped by ${pts(delta)}, more than the ${pts(tolerance)} tolerance, and the drop is significant (p = ${formatP(pValue)} \u2264 \u03B1 = ${alpha}).`
-    };
-  }
-  if (interval3 && interval3.lower > -tolerance) {
-    return {
-      verdict: "no-regression",
-      reason: `the ${Math.round(interval3.level * 100)}% interval rules out a drop larger than the ${pts(tolerance)} tolerance (lower bound ${signedPts(interval3.lower)}).`
-    };
-  }
-  if (pValue <= alpha) {
-    return {
-      verdict: "inconclusive",
-      reason: `${unit} dropped significantly (p = ${formatP(pValue)}) but by ${pts(delta)}, within the ${pts(tolerance)} tolerance; the interval does not exclude a larger drop.`
-    };
-  }
-  return {
-    verdict: "inconclusive",
-    reason: interval3 ? `${delta >= 0 ? `head is ${pts(delta)} better, but` : `the drop is not significant (p = ${formatP(pValue)}), but`} the ${Math.round(interval3.level * 100)}% interval (${signedPts(interval3.lower)} to ${signedPts(interval3.upper)}) still allows a drop larger than the ${pts(tolerance)} tolerance: more seeds or competitions would settle it.` : `too few competitions to bound the difference (p = ${formatP(pValue)}).`
-  };
-}
-function formatP(p) {
-  return p < 1e-3 ? "<0.001" : p.toFixed(3);
-}
-function signedPts(x) {
-  const v = x * 100;
-  return `${v >= 0 ? "+" : "\u2212"}${Math.abs(v).toFixed(1)} pts`;
-}
-function designRates(samples) {
-  return samples.map((s) => (sum(s.base) + 0.5) / (s.base.length + 1));
-}
-function simulatedPower(samples, rates, drop, alpha, simulations, seed) {
-  const avg = mean(rates);
-  if (drop > avg + 1e-12) return null;
-  const keep = avg > 0 ? 1 - drop / avg : 1;
-  const rng2 = makeRng(seed);
-  let rejections = 0;
-  for (let r = 0; r < simulations; r++) {
-    const sim = samples.map((s, i) => ({
-      competitionId: s.competitionId,
-      base: s.base.map(() => rng2() < rates[i] ? 1 : 0),
-      head: s.head.map(() => rng2() < rates[i] * keep ? 1 : 0)
-    }));
-    if (exactPermutationPValue(sim) <= alpha) rejections++;
-  }
-  return rejections / simulations;
-}
-function simulatedMde(samples, rates, alpha, target, simulations, seed) {
-  const maxDrop = mean(rates);
-  const atMax = simulatedPower(samples, rates, maxDrop, alpha, simulations, seed);
-  if (atMax === null || atMax < target) return null;
-  let lo = 0;
-  let hi = maxDrop;
-  while (hi - lo > 25e-4) {
-    const mid = (lo + hi) / 2;
-    if ((simulatedPower(samples, rates, mid, alpha, simulations, seed) ?? 0) >= target) hi = mid;
-    else lo = mid;
-  }
-  return hi;
-}
-function shiftPowerModel(samples, alpha) {
-  let variance = 0;
-  let slope = 0;
-  let logMinP = 0;
-  for (const s of samples) {
-    const v = [...s.base, ...s.head];
-    const n = v.length;
-    const nh = s.head.length;
-    const nb = s.base.length;
-    const vbar = mean(v);
-    const ss = v.reduce((a, x) => a + (x - vbar) ** 2, 0);
-    if (n > 1) variance += nh * nb / (n * (n - 1)) * ss;
-    slope += nh * nb / n;
-    logMinP -= logChoose(n, nh);
-  }
-  if (Math.exp(logMinP) > alpha) return { power: () => 0, mde: () => null };
-  const sd = Math.sqrt(variance);
-  const zAlpha = normalQuantile(1 - alpha);
-  return {
-    // No spread at all (a deterministic agent): any uniform drop separates the sides completely.
-    power: (drop) => sd > 0 ? normalCdf(drop * slope / sd - zAlpha) : drop > 0 ? 1 : 0,
-    mde: (target) => sd > 0 ? (zAlpha + normalQuantile(target)) * sd / slope : 0
-  };
-}
-function emptyMetric(metric, o) {
-  return {
-    metric,
-    competitions: 0,
-    baseRuns: 0,
-    headRuns: 0,
-    base: NaN,
-    head: NaN,
-    delta: NaN,
-    interval: null,
-    pValue: 1,
-    pValueMethod: "exact",
-    mde: null,
-    power: o.drops.map((drop) => ({ drop, power: null })),
-    powerMethod: "simulation",
-    verdict: "inconclusive",
-    reason: "no competition has comparable runs on both sides."
-  };
-}
-function analyzeMetric(metric, input2, options2) {
-  const o = resolve5(options2);
-  const samples = usable(input2);
-  if (samples.length === 0) return emptyMetric(metric, o);
-  const binary = samples.every((s) => isBinary(s.base) && isBinary(s.head));
-  const delta = pairedDelta(samples);
-  const interval3 = clusterInterval(samples, o.alpha);
-  const pValue = binary ? exactPermutationPValue(samples) : monteCarloPermutationPValue(samples, o.permutations, o.seed);
-  let power;
-  let mde;
-  let powerMethod;
-  if (binary && o.simulations === 0) {
-    power = o.drops.map((drop) => ({ drop, power: null }));
-    mde = null;
-    powerMethod = "simulation";
-  } else if (binary) {
-    const rates = designRates(samples);
-    power = o.drops.map((drop, i) => ({
-      drop,
-      power: simulatedPower(samples, rates, drop, o.alpha, o.simulations, o.seed + 1 + i)
-    }));
-    mde = simulatedMde(
-      samples,
-      rates,
-      o.alpha,
-      o.power,
-      Math.max(Math.min(200, o.simulations), Math.round(o.simulations / 2)),
-      o.seed
-    );
-    powerMethod = "simulation";
-  } else {
-    const model = shiftPowerModel(samples, o.alpha);
-    power = o.drops.map((drop) => ({ drop, power: model.power(drop) }));
-    const m = model.mde(o.power);
-    mde = m !== null && m <= 1 ? m : null;
-    powerMethod = "normal-approximation";
-  }
-  const unit = metric === "medal" ? "the medal rate" : "the mean percentile";
-  const { verdict, reason } = decide(delta, interval3, pValue, o.alpha, o.tolerance, unit);
-  return {
-    metric,
-    competitions: samples.length,
-    baseRuns: samples.reduce((a, s) => a + s.base.length, 0),
-    headRuns: samples.reduce((a, s) => a + s.head.length, 0),
-    base: mean(samples.map((s) => mean(s.base))),
-    head: mean(samples.map((s) => mean(s.head))),
-    delta,
-    interval: interval3,
-    pValue,
-    pValueMethod: binary ? "exact" : "monte-carlo",
-    mde,
-    power,
-    powerMethod,
-    verdict,
-    reason
-  };
-}
-function resolve5(o) {
-  if (!(o.alpha > 0 && o.alpha < 1)) throw new Error(`alpha must be in (0, 1), got ${o.alpha}`);
-  if (!(o.tolerance >= 0 && o.tolerance <= 1))
-    throw new Error(`tolerance must be in [0, 1], got ${o.tolerance}`);
-  return {
-    alpha: o.alpha,
-    tolerance: o.tolerance,
-    seed: o.seed ?? 1,
-    power: o.power ?? 0.8,
-    drops: o.drops ?? [0.05, 0.1, 0.2],
-    simulations: o.simulations ?? 1e3,
-    permutations: o.permutations ?? 9999
-  };
-}
-function analyze(data, options2) {
-  const o = resolve5(options2);
-  return {
-    alpha: o.alpha,
-    tolerance: o.tolerance,
-    seed: o.seed,
-    targetPower: o.power,
-    medal: analyzeMetric("medal", data.medals, options2),
-    percentile: data.percentiles && usable(data.percentiles).length > 0 ? analyzeMetric("percentile", data.percentiles, options2) : null
-  };
-}
-
-// src/compare/compare.ts
-var num = (v) => v === "NaN" ? NaN : v;
-var mean2 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
-function cellOf(r) {
-  const g = r.grade;
-  return {
-    seed: r.seed,
-    outcome: r.outcome,
-    medal: g ? medalOf(g) : "none",
-    score: g && g.valid_submission ? num(g.score) : null,
-    valid: g?.valid_submission ?? false,
-    percentile: g?.percentile ?? null,
-    error: g?.error ?? r.error,
-    runDir: r.runDir
-  };
-}
-var comparable = (r) => r.outcome !== "infra_error" && r.grade?.grader_error !== true;
-function summarize(s) {
-  const ok = s.runs.filter(comparable);
-  const grades = ok.map((r) => r.grade).filter((g) => g !== null);
-  const rate = (n) => ok.length ? n / ok.length : null;
-  const pct2 = grades.map((g) => g.percentile ?? 0);
-  const dollars = s.runs.map((r) => r.usage?.dollars).filter((d) => typeof d === "number");
-  return {
-    label: s.label,
-    agent: s.agent.description,
-    runs: s.runs.length,
-    comparable: ok.length,
-    medals: grades.filter((g) => g.any_medal).length,
-    gold: grades.filter((g) => g.gold_medal).length,
-    silver: grades.filter((g) => g.silver_medal).length,
-    bronze: grades.filter((g) => g.bronze_medal).length,
-    medalRate: rate(grades.filter((g) => g.any_medal).length),
-    validRate: rate(grades.filter((g) => g.valid_submission).length),
-    aboveMedianRate: rate(grades.filter((g) => g.above_median).length),
-    meanPercentile: ok.length ? pct2.reduce((a, b) => a + b, 0) / ok.length : null,
-    infraErrors: s.runs.length - ok.length,
-    durationMs: s.runs.reduce((a, r) => a + r.durationMs, 0),
-    dollars: dollars.length ? dollars.reduce((a, b) => a + b, 0) : null
-  };
-}
-function compareRuns(base, head, gate, baselineSource = "file") {
-  const ids = [.../* @__PURE__ */ new Set([...head.suite.competitions, ...base.suite.competitions])].sort();
-  const medals2 = [];
-  const percentiles = [];
-  const rows = ids.map((id) => {
-    const b = base.runs.filter((r) => r.competitionId === id).sort((x, y) => x.seed - y.seed);
-    const h = head.runs.filter((r) => r.competitionId === id).sort((x, y) => x.seed - y.seed);
-    const bOk = b.filter(comparable);
-    const hOk = h.filter(comparable);
-    const medalValues = (rs) => rs.map((r) => r.grade?.any_medal ? 1 : 0);
-    const pctValues = (rs) => rs.map((r) => r.grade?.percentile ?? 0);
-    const isComparable = bOk.length > 0 && hOk.length > 0;
-    if (isComparable) {
-      medals2.push({ competitionId: id, base: medalValues(bOk), head: medalValues(hOk) });
-      percentiles.push({ competitionId: id, base: pctValues(bOk), head: pctValues(hOk) });
-    }
-    const scores = (rs) => rs.map(cellOf).map((c) => c.score).filter((x) => x !== null && !Number.isNaN(x));
-    const bs = mean2(scores(bOk));
-    const hs = mean2(scores(hOk));
-    const first = h[0]?.grade ?? b[0]?.grade;
-    return {
-      competitionId: id,
-      isLowerBetter: first ? first.is_lower_better : null,
-      base: b.map(cellOf),
-      head: h.map(cellOf),
-      baseMedalRate: mean2(medalValues(bOk)),
-      headMedalRate: mean2(medalValues(hOk)),
-      baseMeanScore: bs,
-      headMeanScore: hs,
-      deltaScore: bs !== null && hs !== null ? hs - bs : null,
-      headMeanPercentile: mean2(pctValues(hOk)),
-      basePercentile: mean2(pctValues(bOk)),
-      comparable: isComparable
-    };
-  });
-  const analysis = medals2.length > 0 ? analyze({ medals: medals2, percentiles }, { alpha: gate.alpha, tolerance: gate.tolerance }) : null;
-  return {
-    suiteName: head.suite.name,
-    suiteHash: head.suite.hash,
-    sameSuite: base.suite.hash === head.suite.hash,
-    base: summarize(base),
-    head: summarize(head),
-    delta: analysis ? analysis.medal.delta : null,
-    competitions: rows,
-    analysis,
-    verdict: analysis ? analysis.medal.verdict : "inconclusive",
-    gate,
-    baselineSource
-  };
-}
-
-// node_modules/markdown-table/index.js
-function defaultStringLength(value) {
-  return value.length;
-}
-function markdownTable(table, options2) {
-  const settings = options2 || {};
-  const align = (settings.align || []).concat();
-  const stringLength = settings.stringLength || defaultStringLength;
-  const alignments = [];
-  const cellMatrix = [];
-  const sizeMatrix = [];
-  const longestCellByColumn = [];
-  let mostCellsPerRow = 0;
-  let rowIndex = -1;
-  while (++rowIndex < table.length) {
-    const row2 = [];
-    const sizes2 = [];
-    let columnIndex2 = -1;
-    if (table[rowIndex].length > mostCellsPerRow) {
-      mostCellsPerRow = table[rowIndex].length;
-    }
-    while (++columnIndex2 < table[rowIndex].length) {
-      const cell3 = serialize(table[rowIndex][columnIndex2]);
-      if (settings.alignDelimiters !== false) {
-        const size = stringLength(cell3);
-        sizes2[columnIndex2] = size;
-        if (longestCellByColumn[columnIndex2] === void 0 || size > longestCellByColumn[columnIndex2]) {
-          longestCellByColumn[columnIndex2] = size;
-        }
-      }
-      row2.push(cell3);
-    }
-    cellMatrix[rowIndex] = row2;
-    sizeMatrix[rowIndex] = sizes2;
-  }
-  let columnIndex = -1;
-  if (typeof align === "object" && "length" in align) {
-    while (++columnIndex < mostCellsPerRow) {
-      alignments[columnIndex] = toAlignment(align[columnIndex]);
-    }
-  } else {
-    const code = toAlignment(align);
-    while (++columnIndex < mostCellsPerRow) {
-      alignments[columnIndex] = code;
-    }
-  }
-  columnIndex = -1;
-  const row = [];
-  const sizes = [];
-  while (++columnIndex < mostCellsPerRow) {
-    const code = alignments[columnIndex];
-    let before = "";
-    let after = "";
-    if (code === 99) {
-      before = ":";
-      after = ":";
-    } else if (code === 108) {
-      before = ":";
-    } else if (code === 114) {
-      after = ":";
-    }
-    let size = settings.alignDelimiters === false ? 1 : Math.max(
-      1,
-      longestCellByColumn[columnIndex] - before.length - after.length
-    );
-    const cell3 = before + "-".repeat(size) + after;
-    if (settings.alignDelimiters !== false) {
-      size = before.length + size + after.length;
-      if (size > longestCellByColumn[columnIndex]) {
-        longestCellByColumn[columnIndex] = size;
-      }
-      sizes[columnIndex] = size;
-    }
-    row[columnIndex] = cell3;
-  }
-  cellMatrix.splice(1, 0, row);
-  sizeMatrix.splice(1, 0, sizes);
-  rowIndex = -1;
-  const lines2 = [];
-  while (++rowIndex < cellMatrix.length) {
-    const row2 = cellMatrix[rowIndex];
-    const sizes2 = sizeMatrix[rowIndex];
-    const cellsInRow = settings.fillRows === false ? Math.max(1, cellMatrix[rowIndex === 1 ? 0 : rowIndex].length) : mostCellsPerRow;
-    columnIndex = -1;
-    const line = [];
-    while (++columnIndex < cellsInRow) {
-      const cell3 = row2[columnIndex] || "";
-      let before = "";
-      let after = "";
-      if (settings.alignDelimiters !== false) {
-        const size = longestCellByColumn[columnIndex] - (sizes2[columnIndex] || 0);
-        const code = alignments[columnIndex];
-        if (code === 114) {
-          before = " ".repeat(size);
-        } else if (code === 99) {
-          const half = size / 2;
-          if (size % 2) {
-            before = " ".repeat(half + 0.5);
-            after = " ".repeat(half - 0.5);
-          } else {
-            before = " ".repeat(half);
-            after = before;
-          }
-        } else {
-          after = " ".repeat(size);
-        }
-      }
-      if (settings.delimiterStart !== false && !columnIndex) {
-        line.push("|");
-      }
-      if (settings.padding !== false && // Don’t add the opening space if we’re not aligning and the cell is
-      // empty: there will be a closing space.
-      !(settings.alignDelimiters === false && cell3 === "") && (settings.delimiterStart !== false || columnIndex)) {
-        line.push(" ");
-      }
-      if (settings.alignDelimiters !== false) {
-        line.push(before);
-      }
-      line.push(cell3);
-      if (settings.alignDelimiters !== false) {
-        line.push(after);
-      }
-      if (settings.padding !== false) {
-        line.push(" ");
-      }
-      if (settings.delimiterEnd !== false || columnIndex !== cellsInRow - 1) {
-        line.push("|");
-      }
-    }
-    lines2.push(
-      settings.delimiterEnd === false ? line.join("").replace(/ +$/, "") : line.join("")
-    );
-  }
-  return lines2.join("\n");
-}
-function serialize(value) {
-  return value === null || value === void 0 ? "" : String(value);
-}
-function toAlignment(value) {
-  const code = typeof value === "string" ? value.codePointAt(0) : 0;
-  return code === 67 || code === 99 ? 99 : code === 76 || code === 108 ? 108 : code === 82 || code === 114 ? 114 : 0;
-}
-
-// src/report/format.ts
-var MEDAL_ICON = { gold: "\u{1F947}", silver: "\u{1F948}", bronze: "\u{1F949}", none: "\xB7" };
-function pct(x, digits = 1) {
-  return x === null || Number.isNaN(x) ? "\u2014" : `${(x * 100).toFixed(digits)}%`;
-}
-function points(x, digits = 1) {
-  if (x === null || Number.isNaN(x)) return "\u2014";
-  const v = x * 100;
-  return `${v > 0 ? "+" : v < 0 ? "\u2212" : "\xB1"}${Math.abs(v).toFixed(digits)} pts`;
-}
-function score2(x) {
-  if (x === null) return "\u2014";
-  if (Number.isNaN(x)) return "NaN";
-  return Number(x.toPrecision(6)).toString();
-}
-function signed(x) {
-  if (x === null || Number.isNaN(x)) return "\u2014";
-  const s = score2(Math.abs(x));
-  return x > 0 ? `+${s}` : x < 0 ? `\u2212${s}` : "\xB10";
-}
-function duration4(ms) {
-  const s = Math.round(ms / 1e3);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  return m < 60 ? `${m}m ${s % 60}s` : `${Math.floor(m / 60)}h ${m % 60}m`;
-}
-var OUTCOME = {
-  completed: "ok",
-  failed: "crashed",
-  timed_out: "timed out",
-  oom: "out of memory",
-  infra_error: "infra error"
 };
-function outcomeText(c) {
-  if (c.outcome === "completed" && !c.valid) return "invalid submission";
-  return OUTCOME[c.outcome];
+function environmentFacts(head) {
+  return {
+    agent: head.agent.imageDigest ?? head.agent.image ?? head.agent.description,
+    executor: head.environment.executor,
+    GPU: head.environment.gpuModel,
+    "time limit": `${head.environment.timeLimitSecs}s`
+  };
 }
-function medals(cells) {
-  return cells.length ? cells.map((c) => c.outcome === "infra_error" ? "\u26A0" : MEDAL_ICON[c.medal]).join("") : "\u2014";
+function renderEvaluation(head, comparison, baselineNote, opts = {}) {
+  if (comparison)
+    return renderReport(comparison, {
+      links: opts.links,
+      environment: environmentFacts(head),
+      fullReportUrl: opts.fullReportUrl
+    });
+  return renderResults(head, { links: opts.links }) + (baselineNote ? `
+> \u26A0\uFE0F Baseline: ${baselineNote}
+` : "");
 }
-function cell2(text2) {
-  return text2.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+function gateFails(comparison, failOn) {
+  return comparison?.verdict === "regressed" && failOn === "regression";
 }
-
-// src/report/markdown.ts
-var VERDICT = {
-  regressed: "\u274C regressed",
-  "no-regression": "\u2705 no regression",
-  inconclusive: "\u2754 inconclusive"
-};
-function interval2(a) {
-  if (!a.interval) return "";
-  return `${Math.round(a.interval.level * 100)}% CI ${points(a.interval.lower)} to ${points(a.interval.upper)}`;
-}
-function direction(lower) {
-  return lower === null ? "" : lower ? " \u2193" : " \u2191";
-}
-function runLink(c, links) {
-  const url2 = links?.[c.runDir];
-  return url2 ? `[s${c.seed}](${url2})` : `s${c.seed}`;
-}
-function renderReport(cmp, opts = {}) {
-  const a = cmp.analysis;
-  const out = [];
-  out.push(`## Medalist \xB7 ${cell2(cmp.suiteName)} \xB7 ${VERDICT[cmp.verdict]}`);
-  out.push("");
-  const b = cmp.base;
-  const h = cmp.head;
-  let line = `**Medal rate** ${pct(b.medalRate)} (${b.medals}/${b.comparable}) \u2192 **${pct(h.medalRate)}** (${h.medals}/${h.comparable})`;
-  if (a) {
-    line += `, \u0394 **${points(a.medal.delta)}**`;
-    const extra = [
-      interval2(a.medal),
-      `p = ${a.medal.pValue < 1e-3 ? "<0.001" : a.medal.pValue.toFixed(3)}`
-    ].filter(Boolean);
-    line += ` (${extra.join("; ")})`;
-  }
-  out.push(line + ".");
-  if (a) {
-    out.push("");
-    out.push(
-      `${a.medal.reason.charAt(0).toUpperCase()}${a.medal.reason.slice(1)} Tolerance: a ${(cmp.gate.tolerance * 100).toFixed(1)}-point drop; \u03B1 = ${cmp.gate.alpha}. ` + (a.medal.mde === null ? "With this few runs no drop could be reliably detected." : `Smallest drop this run could detect (${Math.round(a.targetPower * 100)}% power): **${points(-a.medal.mde).replace("\u2212", "")}**.`)
-    );
-  }
-  if (!cmp.sameSuite)
-    out.push(
-      "",
-      "\u26A0\uFE0F Base and head ran different suites (competitions, seeds or limits differ): compare with care."
-    );
-  out.push("", `Baseline: ${cmp.baselineSource}.`);
-  out.push("");
-  const header = [
-    "Competition",
-    "Base",
-    "Head",
-    "Base score",
-    "Head score",
-    "\u0394 score",
-    "Head percentile",
-    "Head runs"
-  ];
-  const rows = cmp.competitions.map((r) => [
-    cell2(`${r.competitionId}${direction(r.isLowerBetter)}`),
-    medals(r.base),
-    medals(r.head),
-    score2(r.baseMeanScore),
-    score2(r.headMeanScore),
-    signed(r.deltaScore),
-    pct(r.headMeanPercentile, 0),
-    r.head.map((c) => `${runLink(c, opts.links)} ${outcomeText(c)}`).join(", ") || "\u2014"
-  ]);
-  out.push(markdownTable([header, ...rows], { align: ["l", "c", "c", "r", "r", "r", "r", "l"] }));
-  out.push("");
-  out.push(
-    `${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze \xB7 no medal \u26A0 not comparable (infrastructure); one mark per seed. Scores are means over valid runs.`
-  );
-  if (a) {
-    out.push("", "<details><summary>Statistics</summary>", "");
-    const metricRows = [a.medal, a.percentile].filter((m) => m !== null).map((m) => [
-      m.metric === "medal" ? "medal rate" : "leaderboard percentile",
-      pct(m.base),
-      pct(m.head),
-      points(m.delta),
-      interval2(m) || "\u2014",
-      m.pValue < 1e-3 ? "<0.001" : m.pValue.toFixed(3),
-      m.mde === null ? "\u2014" : points(-m.mde).replace("\u2212", ""),
-      m.verdict
-    ]);
-    out.push(
-      markdownTable([
-        ["Metric", "Base", "Head", "\u0394", "Interval", "p (one-sided)", "MDE", "Verdict"],
-        ...metricRows
-      ])
-    );
-    out.push("");
-    out.push(`Power of this design to flag a drop (\u03B1 = ${a.alpha}, ${a.medal.powerMethod}):`);
-    out.push("");
-    out.push(
-      markdownTable([
-        ["Drop", ...a.medal.power.map((p) => points(-p.drop, 0).replace("\u2212", ""))],
-        ["Medal rate", ...a.medal.power.map((p) => p.power === null ? "n/a" : pct(p.power, 0))],
-        ...a.percentile ? [["Percentile", ...a.percentile.power.map((p) => p.power === null ? "n/a" : pct(p.power, 0))]] : []
-      ])
-    );
-    out.push(
-      "",
-      `Paired by competition: ${a.medal.competitions} competitions, ${a.medal.baseRuns} base and ${a.medal.headRuns} head runs; p-value ${a.medal.pValueMethod} permutation test within competitions.`
-    );
-    out.push("", "</details>");
-  }
-  out.push("", "<details><summary>Cost and time</summary>", "");
-  out.push(
-    markdownTable([
-      ["", "Base", "Head"],
-      ["Agent", cell2(b.agent), cell2(h.agent)],
-      ["Runs (comparable)", `${b.runs} (${b.comparable})`, `${h.runs} (${h.comparable})`],
-      ["Valid submissions", pct(b.validRate, 0), pct(h.validRate, 0)],
-      ["Above median", pct(b.aboveMedianRate, 0), pct(h.aboveMedianRate, 0)],
-      ["Agent time", duration4(b.durationMs), duration4(h.durationMs)],
-      [
-        "Cost",
-        b.dollars === null ? "\u2014" : `$${b.dollars.toFixed(2)}`,
-        h.dollars === null ? "\u2014" : `$${h.dollars.toFixed(2)}`
-      ]
-    ])
-  );
-  out.push("", "</details>");
-  const env = { ...opts.environment, "suite hash": cmp.suiteHash, medalist: VERSION };
-  const facts = Object.entries(env).filter(([, v]) => v !== null && v !== void 0 && v !== "").map(([k, v]) => `${k}: \`${v}\``);
-  out.push("", `<sub>${facts.join(" \xB7 ")}</sub>`);
-  if (opts.fullReportUrl) out.push("", `[Full report](${opts.fullReportUrl})`);
-  return out.join("\n") + "\n";
-}
-function renderResults(s, opts = {}) {
-  const sum2 = summarize(s);
-  const out = [];
-  out.push(`## Medalist \xB7 ${cell2(s.suite.name)} \xB7 ${cell2(s.label)}`);
-  out.push("");
-  out.push(
-    `**Medal rate ${pct(sum2.medalRate)}** (${sum2.medals}/${sum2.comparable}: ${sum2.gold} gold, ${sum2.silver} silver, ${sum2.bronze} bronze) \xB7 valid submissions ${pct(sum2.validRate, 0)} \xB7 above median ${pct(sum2.aboveMedianRate, 0)}` + (sum2.infraErrors ? ` \xB7 ${sum2.infraErrors} not comparable (infrastructure)` : "")
-  );
-  out.push("");
-  const header = ["Competition", "Seed", "Outcome", "Score", "Medal", "Percentile", "Time", "Note"];
-  const rows = s.runs.map((r) => {
-    const c = cellOf(r);
-    return [
-      cell2(`${r.competitionId}${direction(r.grade ? r.grade.is_lower_better : null)}`),
-      runLink(c, opts.links),
-      outcomeText(c),
-      score2(c.score),
-      MEDAL_ICON[c.medal],
-      pct(c.percentile, 0),
-      duration4(r.durationMs),
-      cell2(c.error ?? "")
-    ];
+async function evaluate(input2) {
+  const { session, baseline } = input2;
+  const { config: config2 } = session;
+  const run = input2.runSuite ?? runSuite;
+  const log = input2.log ?? (() => {
   });
-  out.push(markdownTable([header, ...rows], { align: ["l", "r", "l", "r", "c", "r", "r", "l"] }));
-  out.push(
-    "",
-    `<sub>agent: \`${s.agent.description}\` \xB7 executor: \`${s.environment.executor}\` \xB7 time limit: \`${s.environment.timeLimitSecs}s\` \xB7 suite hash: \`${s.suite.hash}\` \xB7 medalist: \`${s.medalistVersion}\`</sub>`
-  );
-  return out.join("\n") + "\n";
+  const dir = resolve9(input2.resultsDir);
+  const side = (label, baseDir, agent, git) => run({
+    config: config2,
+    baseDir,
+    outDir: join17(dir, label),
+    label,
+    agent,
+    registry: session.registry,
+    plan: session.plan,
+    git,
+    log,
+    signal: input2.signal
+  });
+  let base = null;
+  let description = "none";
+  if (baseline.kind === "results") {
+    base = baseline.results;
+    description = baseline.description;
+  } else if (baseline.kind === "run") {
+    const checkout = baseline.checkout ? await baseline.checkout(log) : null;
+    try {
+      base = await side("base", checkout?.baseDir ?? session.baseDir, baseline.agent, baseline.git);
+    } finally {
+      checkout?.dispose();
+    }
+    description = baseline.description;
+  }
+  if (input2.signal?.aborted) throw new Cancelled();
+  const head = await side("head", session.baseDir, config2.agent, input2.headGit);
+  if (input2.signal?.aborted) throw new Cancelled();
+  const comparison = base ? compareRuns(base, head, config2.gate, description) : null;
+  const paths = {
+    head: join17(dir, "head", "results.json"),
+    base: baseline.kind === "run" ? join17(dir, "base", "results.json") : null,
+    report: join17(dir, "report.md"),
+    comparison: comparison ? join17(dir, "comparison.json") : null
+  };
+  if (comparison) writeAtomic(paths.comparison, toJson(comparison));
+  const baselineNote = baseline.kind === "none" ? baseline.note ?? null : null;
+  const render = (opts) => renderEvaluation(head, comparison, baselineNote, opts);
+  writeFileSync7(paths.report, render());
+  return {
+    base,
+    head,
+    comparison,
+    baselineNote,
+    medalRate: summarize(head).medalRate,
+    paths,
+    render
+  };
 }
 
 // src/cli/commands/run.ts
@@ -98732,62 +99789,35 @@ function cancelOnSignals(log) {
 var progress = (line) => console.error(line);
 async function runFromConfig(loaded, outDir) {
   const { config: config2, baseDir } = loaded;
-  const out = resolve6(outDir);
-  mkdirSync10(out, { recursive: true });
+  const out = resolve10(outDir);
+  mkdirSync11(out, { recursive: true });
+  const b = config2.baseline;
+  if (b.source === "cache") {
+    throw new UserError(
+      'baseline.source: "cache" works in the GitHub Action only; on the command line use "file" or "run"'
+    );
+  }
   const { signal, dispose } = cancelOnSignals(progress);
   try {
     const started = Date.now();
-    const b = config2.baseline;
-    if (b.source === "cache") {
-      throw new UserError(
-        'baseline.source: "cache" works in the GitHub Action only; on the command line use "file" or "run"'
-      );
-    }
-    const base = b.source === "run" ? await runSuite({
-      config: config2,
-      baseDir,
-      outDir: join15(out, "base"),
-      label: "base",
+    const session = openSession(config2, baseDir);
+    const baseline = b.source === "run" ? {
+      kind: "run",
       agent: b.agent ?? config2.agent,
-      signal,
-      log: progress
-    }) : b.source === "file" ? readResults(resolve6(baseDir, b.path)) : null;
-    if (signal.aborted) return 130;
-    const head = await runSuite({
-      config: config2,
-      baseDir,
-      outDir: join15(out, "head"),
-      label: "head",
-      signal,
-      log: progress
-    });
-    if (signal.aborted) return 130;
-    const reportPath = join15(out, "report.md");
-    if (!base) {
-      const text3 = renderResults(head);
-      writeFileSync7(reportPath, text3);
-      console.log(text3);
-      progress(
-        `results: ${join15(out, "head", "results.json")}
-report:  ${reportPath}
-took ${((Date.now() - started) / 1e3).toFixed(1)}s`
-      );
-      return 0;
+      description: "evaluated in this job (baseline agent)"
+    } : b.source === "file" ? fileBaseline(resolve10(baseDir, b.path), b.path) : { kind: "none" };
+    let ev;
+    try {
+      ev = await evaluate({ session, resultsDir: out, baseline, signal, log: progress });
+    } catch (e) {
+      if (e instanceof Cancelled) return 130;
+      throw e;
     }
-    const source = b.source === "run" ? "evaluated in this job (baseline agent)" : b.source === "file" ? `file ${b.path}` : "none";
-    const cmp = compareRuns(base, head, config2.gate, source);
-    writeAtomic(join15(out, "comparison.json"), toJson(cmp));
-    const text2 = renderReport(cmp, {
-      environment: { "time limit": `${config2.limits.time}s`, executor: config2.executor }
-    });
-    writeFileSync7(reportPath, text2);
-    console.log(text2);
-    progress(
-      `results: ${join15(out, "head", "results.json")}${b.source === "run" ? `, ${join15(out, "base", "results.json")}` : ""}`
-    );
-    progress(`report:  ${reportPath}
+    console.log(ev.render());
+    progress(`results: ${[ev.paths.head, ev.paths.base].filter(Boolean).join(", ")}`);
+    progress(`report:  ${ev.paths.report}
 took ${((Date.now() - started) / 1e3).toFixed(1)}s`);
-    if (cmp.verdict === "regressed" && config2.gate.failOn === "regression") {
+    if (gateFails(ev.comparison, config2.gate.failOn)) {
       progress("medalist: the agent regressed (see the report); exit code 1");
       return 1;
     }
@@ -98827,7 +99857,7 @@ competitions, 2 seeds each, with the local executor (no Docker, GitHub or Kaggle
 comparison and writes DIR/report.md and the results JSON (default DIR: .medalist/demo).`,
   async run(argv) {
     const { values } = parseCommandArgs(argv, { out: { type: "string" } });
-    const demo = join15(dirname7(defaultRegistryDir()), "examples", "demo.yml");
+    const demo = join18(dirname7(defaultRegistryDir()), "examples", "demo.yml");
     return runFromConfig(loadConfig(demo), values.out ?? ".medalist/demo");
   }
 };
@@ -98895,8 +99925,8 @@ Prints a Markdown report of one suite run: medal rate and every run's outcome, s
 };
 
 // src/cli/commands/schema.ts
-import { mkdirSync as mkdirSync11, writeFileSync as writeFileSync10 } from "node:fs";
-import { join as join16 } from "node:path";
+import { mkdirSync as mkdirSync12, writeFileSync as writeFileSync10 } from "node:fs";
+import { join as join19 } from "node:path";
 function jsonSchemas() {
   return {
     "medalist.schema.json": {
@@ -98919,10 +99949,10 @@ Point your editor's YAML/JSON schema setting at medalist.schema.json to validate
   async run(argv) {
     const { values } = parseCommandArgs(argv, { out: { type: "string" } });
     const dir = values.out ?? "schema";
-    mkdirSync11(dir, { recursive: true });
+    mkdirSync12(dir, { recursive: true });
     for (const [name2, schema] of Object.entries(jsonSchemas())) {
-      writeFileSync10(join16(dir, name2), JSON.stringify(schema, null, 2) + "\n");
-      console.log(`wrote ${join16(dir, name2)}`);
+      writeFileSync10(join19(dir, name2), JSON.stringify(schema, null, 2) + "\n");
+      console.log(`wrote ${join19(dir, name2)}`);
     }
     return 0;
   }
@@ -98981,7 +100011,7 @@ ${rows.length} competition(s)${values.split ? ` in split ${values.split}` : ""}`
 };
 
 // src/cli/commands/prepare.ts
-import { resolve as resolve7 } from "node:path";
+import { resolve as resolve11 } from "node:path";
 var usage2 = `Usage: medalist prepare (--split NAME | --competition ID...) --data-dir DIR [options]
 
 Makes competitions' data ready in MLE-bench's layout, <data-dir>/<id>/prepared/{public,private}:
@@ -99036,7 +100066,7 @@ var prepareCommand = {
     const { results, failures } = await prepareCompetitions(
       ids.map((id) => registry2.get(id)),
       {
-        dataDir: resolve7(dataDir),
+        dataDir: resolve11(dataDir),
         kaggleUrl: values["kaggle-url"],
         descriptionUrl: values["description-url"] === "none" ? void 0 : values["description-url"] ?? UPSTREAM_DESCRIPTIONS,
         skipVerification: values["skip-verification"],
@@ -99058,7 +100088,7 @@ var prepareCommand = {
       }
       console.log(
         `
-${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)} s in total (data in ${resolve7(dataDir)})`
+${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)} s in total (data in ${resolve11(dataDir)})`
       );
     }
     return failures.length > 0 ? 1 : 0;
@@ -99066,11 +100096,11 @@ ${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)
 };
 
 // src/cli/commands/leaderboards.ts
-import { resolve as resolve8 } from "node:path";
+import { resolve as resolve12 } from "node:path";
 
 // src/registry/leaderboards-fetch.ts
-import { createHash as createHash7 } from "node:crypto";
-import { mkdirSync as mkdirSync12, renameSync as renameSync8, rmSync as rmSync8, writeFileSync as writeFileSync11 } from "node:fs";
+import { createHash as createHash8 } from "node:crypto";
+import { mkdirSync as mkdirSync13, renameSync as renameSync8, rmSync as rmSync9, writeFileSync as writeFileSync11 } from "node:fs";
 import { dirname as dirname8 } from "node:path";
 var MLEBENCH_LFS = "https://github.com/openai/mle-bench.git/info/lfs";
 var LFS_JSON = "application/vnd.git-lfs+json";
@@ -99137,21 +100167,21 @@ async function fetchLeaderboards(entries, opts) {
       const res = await fetch(src.url, { headers: src.headers });
       if (!res.ok) throw new Error(`HTTP ${res.status} from ${src.url}`);
       const body = Buffer.from(await res.arrayBuffer());
-      const sha = createHash7("sha256").update(body).digest("hex");
+      const sha = createHash8("sha256").update(body).digest("hex");
       if (sha !== pin.sha256 || body.length !== pin.bytes) {
         throw new Error(
           `SHA-256 ${sha} (${body.length} bytes) differs from the pinned ${pin.sha256} (${pin.bytes} bytes); not kept`
         );
       }
       const file2 = fetchedLeaderboardFile(opts.dir, id);
-      mkdirSync12(dirname8(file2), { recursive: true });
+      mkdirSync13(dirname8(file2), { recursive: true });
       const tmp = `${file2}.tmp-${process.pid}`;
       writeFileSync11(tmp, body);
       renameSync8(tmp, file2);
       result.fetched.push(id);
       opts.log?.(`${id}: verified (${body.length} bytes)`);
     } catch (err) {
-      rmSync8(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
+      rmSync9(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
       result.failed.push({ id, message: err.message });
     }
   }
@@ -99196,7 +100226,7 @@ var leaderboardsCommand = {
     });
     const registry2 = loadRegistry(values.registry);
     const ids = values.competition?.length && !values.split ? selectCompetitions(registry2, { include: values.competition }) : selectCompetitions(registry2, { split: values.split ?? "all", include: values.competition ?? [] });
-    const dir = resolve8(values.dir ?? defaultLeaderboardsDir());
+    const dir = resolve12(values.dir ?? defaultLeaderboardsDir());
     if (sub === "status") {
       let withBoard = 0;
       for (const id of ids) {
@@ -99225,7 +100255,7 @@ ${withBoard} of ${ids.length} with a leaderboard file (fetched ones are verified
 };
 
 // src/cli/commands/grade.ts
-import { join as join17, resolve as resolve9 } from "node:path";
+import { join as join20, resolve as resolve13 } from "node:path";
 
 // src/grade/json.ts
 function pythonJson(value, indent = 2) {
@@ -99286,16 +100316,16 @@ var gradeCommand = {
     const id = requireOption(values.competition, "--competition");
     const submission = requireOption(values.submission, "--submission");
     const dataDir = requireOption(values["data-dir"], "--data-dir");
-    const registry2 = loadRegistry(values.registry ? resolve9(values.registry) : void 0);
+    const registry2 = loadRegistry(values.registry ? resolve13(values.registry) : void 0);
     const entry = registry2.get(id);
     if (!entry) throw new UserError(`unknown competition "${id}"`);
     const ext = values["external-command"]?.trim();
     const report = await grade({
       competition: entry.competition,
       competitionDir: entry.dir,
-      privateDir: join17(resolve9(dataDir), id, "prepared", "private"),
+      privateDir: join20(resolve13(dataDir), id, "prepared", "private"),
       submissionPath: submission,
-      leaderboardPath: values.leaderboard ? resolve9(values.leaderboard) : void 0,
+      leaderboardPath: values.leaderboard ? resolve13(values.leaderboard) : void 0,
       external: ext ? { command: ext.split(/\s+/) } : void 0
     });
     console.log(values.json ? pythonJson(report) : formatReport(report));
@@ -99304,7 +100334,7 @@ var gradeCommand = {
 };
 
 // src/cli/commands/rank.ts
-import { resolve as resolve10 } from "node:path";
+import { resolve as resolve14 } from "node:path";
 var usage5 = `Usage: medalist rank --leaderboard FILE --score X [--json]
 
 Medals a score would earn on a Kaggle leaderboard export (columns
@@ -99325,7 +100355,7 @@ var rankCommand = {
       score: { type: "string" },
       json: { type: "boolean", default: false }
     });
-    const file2 = resolve10(requireOption(values.leaderboard, "--leaderboard"));
+    const file2 = resolve14(requireOption(values.leaderboard, "--leaderboard"));
     const score3 = numberOption(requireOption(values.score, "--score"), "--score", true);
     let scores;
     try {

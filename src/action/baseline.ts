@@ -4,6 +4,7 @@ import { join } from "node:path";
 import * as cache from "@actions/cache";
 import type { SuiteResults } from "../results/schema.js";
 import { readResults } from "../suite/store.js";
+import { fileBaseline } from "../session/evaluate.js";
 import { CACHE_KEY_PREFIX } from "./constants.js";
 
 /** Fixed path (the cache version hashes it), relative to the workspace, shared by save and restore. */
@@ -83,8 +84,7 @@ export async function saveToCache(
   }
 }
 
-export function fromFile(path: string): Baseline {
-  const results = readResults(path);
-  const sha = results.git.sha ? ` (commit ${results.git.sha.slice(0, 7)})` : "";
-  return { results, description: `results file ${path}${sha}` };
+export function fromFile(path: string, shown = path): Baseline {
+  const { results, description } = fileBaseline(path, shown);
+  return { results, description };
 }

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import * as core from "@actions/core";
-import { compareRuns, type Comparison } from "../compare/compare.js";
+import type { Comparison } from "../compare/compare.js";
 import { loadConfig, type LoadedConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { UserError } from "../errors.js";
@@ -9,21 +9,10 @@ import { createClient } from "../github/client.js";
 import { upsertStickyComment } from "../github/comment.js";
 import { commentMarker } from "../github/marker.js";
 import { fitComment } from "../github/truncate.js";
-import { plan } from "../plan/plan.js";
-import { defaultRegistryDir, loadRegistry } from "../registry/registry.js";
-import { renderReport, renderResults } from "../report/markdown.js";
-import type { SuiteResults } from "../results/schema.js";
+import { evaluate, gateFails, openSession, type BaselineInput } from "../session/evaluate.js";
 import { runSuite } from "../suite/run.js";
-import { toJson, writeAtomic } from "../suite/store.js";
 import { actionsArtifacts, artifactName, uploadTrajectories, type ArtifactApi } from "./artifacts.js";
-import {
-  actionsCache,
-  fromFile,
-  restoreFromCache,
-  saveToCache,
-  type Baseline,
-  type CacheApi,
-} from "./baseline.js";
+import { actionsCache, fromFile, restoreFromCache, saveToCache, type CacheApi } from "./baseline.js";
 import { checkoutBase } from "./base-ref.js";
 import { Outputs } from "./constants.js";
 import { isGhes, readEvent, runUrl, type EventInfo } from "./event.js";
@@ -108,64 +97,54 @@ async function main(deps: Deps): Promise<void> {
     registryDir: loaded.config.registryDir ? resolve(loaded.baseDir, loaded.config.registryDir) : undefined,
     gate: { ...loaded.config.gate, failOn: settings.failOn },
   };
-  const registry = loadRegistry(config.registryDir ?? defaultRegistryDir());
-  const suiteHash = plan(config, registry).suiteHash;
+  // The registry is loaded and the suite planned once; the cache key needs the suite hash.
+  const session = openSession(config, loaded.baseDir);
+  const suiteHash = session.plan.suiteHash;
   const resultsDir = resolve(settings.resultsDir);
   mkdirSync(resultsDir, { recursive: true });
   const log = (line: string) => core.info(line);
-  // A cancelled job gets SIGINT then SIGTERM: stop the runs (their containers are removed by the executor).
+  // A cancelled job gets SIGINT then SIGTERM: stop the runs (the executor's close removes what it started).
   const abort = new AbortController();
   const onSignal = () => abort.abort();
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
 
   // The cache restore comes first: a broken cache service fails the job before any GPU time is spent.
-  let baseline: Baseline | null = null;
-  let baselineNote: string | null = null;
+  let baseline: BaselineInput = { kind: "none" };
   const b = settings.baseline;
   if (b.source === "cache" && event.pr) {
-    baseline = await restoreFromCache(deps.cache, suiteHash, event.pr.baseSha);
-    if (!baseline) {
-      baselineNote =
+    const cached = await restoreFromCache(deps.cache, suiteHash, event.pr.baseSha);
+    if (!cached) {
+      const note =
         `no cached baseline for suite ${suiteHash} (neither the base commit ${event.pr.baseSha.slice(0, 7)} nor any default-branch commit): ` +
         "run the baseline workflow on the default branch, or use `baseline: run`.";
-      core.warning(`medalist: ${baselineNote}`);
-    } else log(`baseline: ${baseline.description}`);
+      core.warning(`medalist: ${note}`);
+      baseline = { kind: "none", note };
+    } else {
+      log(`baseline: ${cached.description}`);
+      baseline = { kind: "results", ...cached };
+    }
   } else if (b.source === "file") {
-    baseline = fromFile(resolve(b.path));
+    baseline = { kind: "results", ...fromFile(resolve(b.path), b.path) };
+  } else if (b.source === "run") {
+    baseline = baseRefBaseline(deps, loaded, config, event);
   }
 
-  const head = await core.group("Evaluate the head", () =>
-    deps.runSuite({
-      config,
-      baseDir: loaded.baseDir,
-      outDir: join(resultsDir, "head"),
-      label: "head",
-      git: { sha: event.pr?.headSha || event.sha || null, ref: event.ref || null },
+  const ev = await core.group("Evaluate", () =>
+    evaluate({
+      session,
+      resultsDir,
+      baseline,
+      headGit: { sha: event.pr?.headSha || event.sha || null, ref: event.ref || null },
       log,
       signal: abort.signal,
+      runSuite: deps.runSuite,
     }),
   );
-  if (abort.signal.aborted) throw new UserError("cancelled; finished runs are kept in the results folder", 1);
-  const headResults = join(resultsDir, "head", "results.json");
-
-  if (b.source === "run") {
-    baseline = await core.group("Evaluate the base ref", () =>
-      runBaseRef(deps, loaded, config, event, resultsDir, log, abort.signal),
-    );
-    if (abort.signal.aborted)
-      throw new UserError("cancelled; finished runs are kept in the results folder", 1);
-  }
-
-  // Everything on disk before any network call to GitHub.
-  const reportPath = join(resultsDir, "report.md");
-  const comparison = baseline ? compareRuns(baseline.results, head, config.gate, baseline.description) : null;
-  if (comparison) writeAtomic(join(resultsDir, "comparison.json"), toJson(comparison));
-  const environment = environmentFacts(head, config);
-  const render = (links?: Record<string, string>) =>
-    comparison
-      ? renderReport(comparison, { links, environment, fullReportUrl: runUrl(event) })
-      : renderResults(head, { links }) + (baselineNote ? `\n> ⚠️ Baseline: ${baselineNote}\n` : "");
+  const { head, comparison, baselineNote } = ev;
+  const headResults = ev.paths.head;
+  const reportPath = ev.paths.report;
+  const render = (links?: Record<string, string>) => ev.render({ links, fullReportUrl: runUrl(event) });
   writeFileSync(reportPath, render());
 
   // Trajectories, then the final report with links to them.
@@ -225,11 +204,7 @@ async function main(deps: Deps): Promise<void> {
         });
     }
     try {
-      const files = [
-        reportPath,
-        headResults,
-        ...(b.source === "run" ? [join(resultsDir, "base", "results.json")] : []),
-      ];
+      const files = [reportPath, headResults, ...(ev.paths.base ? [ev.paths.base] : [])];
       const { id } = await artifacts.upload(
         artifactName(`medalist-${config.name}-report${attempt}`),
         files,
@@ -274,7 +249,7 @@ async function main(deps: Deps): Promise<void> {
     else log(`baseline saved for suite ${suiteHash} at ${event.sha.slice(0, 7)}`);
   }
 
-  core.setOutput(Outputs.MedalRate, fmt(comparison ? comparison.head.medalRate : medalRate(head)));
+  core.setOutput(Outputs.MedalRate, fmt(ev.medalRate));
   core.setOutput(Outputs.BaselineMedalRate, fmt(comparison?.base.medalRate));
   core.setOutput(Outputs.Delta, fmt(comparison?.delta));
   core.setOutput(Outputs.Verdict, verdict);
@@ -282,7 +257,7 @@ async function main(deps: Deps): Promise<void> {
   core.setOutput(Outputs.ReportPath, reportPath);
   core.setOutput(Outputs.CommentUrl, commentUrl);
 
-  if (comparison && verdict === "regressed" && settings.failOn === "regression") {
+  if (gateFails(comparison, settings.failOn)) {
     core.setFailed(`medalist: ${gateLine.replace(/\*\*/g, "")}`);
   }
 }
@@ -315,20 +290,6 @@ async function relay(settings: Settings, event: EventInfo): Promise<void> {
   core.setOutput(Outputs.CommentUrl, result?.url ?? "");
 }
 
-function medalRate(s: SuiteResults): number | null {
-  const ok = s.runs.filter((r) => r.outcome !== "infra_error");
-  return ok.length ? ok.filter((r) => r.grade?.any_medal).length / ok.length : null;
-}
-
-function environmentFacts(head: SuiteResults, config: Config): Record<string, string | null> {
-  return {
-    agent: head.agent.imageDigest ?? head.agent.image ?? head.agent.description,
-    executor: head.environment.executor,
-    GPU: head.environment.gpuModel,
-    "time limit": `${config.limits.time}s`,
-  };
-}
-
 export function gateText(
   comparison: Comparison | null,
   settings: Settings,
@@ -342,35 +303,19 @@ export function gateText(
   return `**Gate: passed** — verdict ${comparison.verdict}; fail-on: regression fails only on a significant drop larger than the tolerance.`;
 }
 
-async function runBaseRef(
-  deps: Deps,
-  loaded: LoadedConfig,
-  config: Config,
-  event: EventInfo,
-  resultsDir: string,
-  log: (line: string) => void,
-  signal: AbortSignal,
-): Promise<Baseline> {
+/** baseline: run — the base commit checked out and evaluated in this job. */
+function baseRefBaseline(deps: Deps, loaded: LoadedConfig, config: Config, event: EventInfo): BaselineInput {
   const sha = event.pr?.baseSha;
   if (!sha) throw new UserError("baseline: run needs a pull_request event (the base ref comes from it)");
   const agent =
     config.baseline.source === "run" && config.baseline.agent ? config.baseline.agent : config.agent;
-  const base = await deps.checkoutBase(sha, loaded.baseDir, log);
-  try {
-    const results = await deps.runSuite({
-      config,
-      baseDir: base.baseDir,
-      outDir: join(resultsDir, "base"),
-      label: "base",
-      agent,
-      git: { sha, ref: event.pr?.baseRef ?? null },
-      log,
-      signal,
-    });
-    return { results, description: `the base commit ${sha.slice(0, 7)} evaluated in this job` };
-  } finally {
-    base.dispose();
-  }
+  return {
+    kind: "run",
+    agent,
+    description: `the base commit ${sha.slice(0, 7)} evaluated in this job`,
+    git: { sha, ref: event.pr?.baseRef ?? null },
+    checkout: (log) => deps.checkoutBase(sha, loaded.baseDir, log),
+  };
 }
 
 async function postComment(

@@ -97,10 +97,18 @@ export const DockerSchema = z.strictObject({
   network: z.enum(["bridge", "none"]).default("bridge"),
   /** Explicit GPU ids instead of detection with nvidia-smi. */
   gpuIds: z.array(z.string()).optional(),
+  /** Deprecated: use run.retries. */
+  retries: z.number().int().min(0).optional(),
+  /** Deprecated: use run.stopGraceSecs. */
+  stopGraceSecs: z.number().int().min(0).optional(),
+});
+
+/** How runs are run, whichever executor runs them. Unset fields fall back to the old docker keys. */
+export const RunPolicySchema = z.strictObject({
   /** How often an infrastructure error is retried before the run counts as not comparable. */
-  retries: z.number().int().min(0).default(2),
+  retries: z.number().int().min(0).optional(),
   /** Seconds between SIGTERM and SIGKILL when the time limit is hit. */
-  stopGraceSecs: z.number().int().min(0).default(10),
+  stopGraceSecs: z.number().int().min(0).optional(),
 });
 
 export const BaselineSchema = z.discriminatedUnion("source", [
@@ -139,7 +147,8 @@ export const ConfigSchema = z
     externalGrader: z.array(z.string().min(1)).min(1).optional(),
     /** Runs at once (local executor); docker schedules by CPUs and GPUs. */
     concurrency: z.number().int().min(1).default(1),
-    docker: DockerSchema.default({ network: "bridge", retries: 2, stopGraceSecs: 10 }),
+    run: RunPolicySchema.default({}),
+    docker: DockerSchema.default({ network: "bridge" }),
     slurm: SlurmSchema.default(SLURM_DEFAULTS),
     baseline: BaselineSchema.default({ source: "none" }),
     gate: GateSchema.default({ tolerance: 0.05, alpha: 0.05, failOn: "regression" }),
@@ -202,3 +211,28 @@ export const ConfigSchema = z
 export type Config = z.output<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
 export type AgentConfig = z.output<typeof AgentSchema>;
+
+export interface RunPolicy {
+  retries: number;
+  stopGraceSecs: number;
+}
+
+/** The run policy in force: run.*, else the deprecated docker.* keys, else the defaults. */
+export function runPolicy(config: Pick<Config, "run" | "docker">): RunPolicy {
+  return {
+    retries: config.run?.retries ?? config.docker.retries ?? 2,
+    stopGraceSecs: config.run?.stopGraceSecs ?? config.docker.stopGraceSecs ?? 10,
+  };
+}
+
+/** One line per deprecated key the config still uses. */
+export function configDeprecations(config: Pick<Config, "docker">): string[] {
+  const out: string[] = [];
+  for (const key of ["retries", "stopGraceSecs"] as const) {
+    if (config.docker[key] !== undefined)
+      out.push(
+        `medalist: docker.${key} is deprecated and applies to every executor; write run.${key} instead`,
+      );
+  }
+  return out;
+}

@@ -20,6 +20,8 @@ export interface RunSpec {
   validationUrl?: string;
   /** Names in `env` whose values are secrets: masked in run.log. */
   secretEnv?: string[];
+  /** Which attempt this is (1 first); a retry starts from an empty submission folder. */
+  attempt?: number;
 }
 
 export interface ExecResult {
@@ -31,8 +33,6 @@ export interface ExecResult {
   error?: string;
   /** Executor-specific facts for the results (image digest, container id, …). */
   details?: Record<string, string>;
-  /** Tries taken (infrastructure errors are retried); 1 when absent. */
-  attempts?: number;
   /** The run was stopped because the suite was cancelled: not a result, run again on resume. */
   cancelled?: boolean;
   /** An infra_error worth another attempt (the daemon hiccuped), as opposed to a fixed fault. */

@@ -1,24 +1,21 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { z } from "zod";
-import { join, relative, resolve } from "node:path";
-import type { Config, AgentConfig } from "../config/schema.js";
+import { join, resolve } from "node:path";
+import { configDeprecations, runPolicy, type AgentConfig, type Config } from "../config/schema.js";
 import { loadRegistry, defaultRegistryDir, type Registry } from "../registry/registry.js";
-import { plan, type PlannedRun } from "../plan/plan.js";
+import { plan as planSuite, type Plan, type PlannedRun } from "../plan/plan.js";
 import { schedule } from "../execute/scheduler.js";
-import { LocalExecutor } from "../execute/local.js";
-import { setupDocker } from "../execute/docker/setup.js";
-import { cleanupSuite } from "../execute/docker/cleanup.js";
-import { instructions } from "../execute/instructions.js";
-import { runPaths, type Executor, type ExecResult } from "../execute/types.js";
-import { grade } from "../grade/grade.js";
-import type { GradeReport } from "../grade/types.js";
-import type { GradeReportJson, RunResult, SuiteResults } from "../results/schema.js";
+import { openExecutor } from "../execute/factory.js";
+import type { ExecutorBackend, OpenExecutor, SuiteContext } from "../execute/lifecycle.js";
+import type { Executor } from "../execute/types.js";
+import type { RunResult, SuiteResults } from "../results/schema.js";
 import { RESULTS_SCHEMA_VERSION } from "../results/schema.js";
 import { ensurePrepared, type PreparedPaths } from "./prepare.js";
-import { leaderboardPath } from "../registry/leaderboards.js";
-import { readStoredRun, writeAtomic, writeResults, toJson } from "./store.js";
+import { writeResults } from "./store.js";
+import { progressLine, type Counter, type RunEvent } from "./progress.js";
+import { runOne, type RunContext } from "./run-one.js";
 import { UserError } from "../errors.js";
 import { VERSION } from "../version.js";
+
+export { readUsage } from "./run-files.js";
 
 export interface SuiteOptions {
   config: Config;
@@ -30,9 +27,15 @@ export interface SuiteOptions {
   label: string;
   /** Agent to evaluate (defaults to config.agent). */
   agent?: AgentConfig;
-  /** Executor override (tests, Docker). */
+  /** Backend override (tests); default: the one named by config.executor. */
+  backend?: ExecutorBackend;
+  /** A bare executor (tests): run with the local executor's resources. */
   executor?: Executor;
   registry?: Registry;
+  /** The plan, when the caller made it already (it is made from config and registry otherwise). */
+  plan?: Plan;
+  /** Only these runs (a shard); default all of the plan. */
+  runIds?: ReadonlySet<string>;
   signal?: AbortSignal;
   /** Progress lines. */
   log?: (line: string) => void;
@@ -40,51 +43,14 @@ export interface SuiteOptions {
   gpuModel?: string | null;
   /** Seconds between "still running" progress lines (0: none). Default 60. */
   heartbeatSecs?: number;
+  /** Wait before the first retry of an infrastructure error (doubled each time). Default 2000. */
+  retryDelayMs?: number;
 }
 
 export function describeAgent(agent: AgentConfig): string {
   if (agent.image) return `image ${agent.image}`;
   if (agent.build) return `build ${agent.build.context}/${agent.build.dockerfile}`;
   return Array.isArray(agent.command) ? agent.command.join(" ") : (agent.command ?? "(none)");
-}
-
-function gradeJson(r: GradeReport): GradeReportJson {
-  const n = (v: number | null) => (v !== null && Number.isNaN(v) ? ("NaN" as const) : v);
-  return {
-    ...r,
-    score: n(r.score),
-    gold_threshold: n(r.gold_threshold),
-    silver_threshold: n(r.silver_threshold),
-    bronze_threshold: n(r.bronze_threshold),
-    median_threshold: n(r.median_threshold),
-    ...(r.unrounded_score === undefined ? {} : { unrounded_score: n(r.unrounded_score) }),
-  };
-}
-
-const UsageSchema = z.object({
-  tokens: z.number().nonnegative().optional(),
-  dollars: z.number().nonnegative().optional(),
-});
-
-/** The agent's optional logs/usage.json ({tokens, dollars}); ignored when absent or malformed. */
-export function readUsage(runDir: string): RunResult["usage"] {
-  try {
-    const parsed = UsageSchema.safeParse(
-      JSON.parse(readFileSync(join(runPaths(runDir).logsDir, "usage.json"), "utf8")),
-    );
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}
-
-function localExecutor(opts: SuiteOptions, agent: AgentConfig): Executor {
-  if (agent.command === undefined) throw new UserError("agent.command: the local executor needs a command");
-  return new LocalExecutor({
-    command: agent.command,
-    cwd: resolve(opts.baseDir, agent.cwd ?? "."),
-    graceSecs: opts.config.docker.stopGraceSecs,
-  });
 }
 
 /** Resolves agent.secrets (names) against the runner's environment. Missing secrets are an error. */
@@ -98,10 +64,24 @@ export function agentEnv(agent: AgentConfig, env: NodeJS.ProcessEnv = process.en
   return out;
 }
 
+function bareBackend(executor: Executor): ExecutorBackend {
+  return {
+    name: executor.name,
+    open: async (ctx): Promise<OpenExecutor> => ({
+      name: executor.name,
+      resources: { gpuIds: [], maxParallel: ctx.config.concurrency },
+      perRun: { gpus: 0 },
+      facts: { image: ctx.agent.image ?? null, imageDigest: null, gpuModel: null },
+      execute: (spec, signal) => executor.execute(spec, signal),
+      close: async () => {},
+    }),
+  };
+}
+
 /**
- * Runs every (competition, seed) of the suite, grades each submission outside the agent's
- * sandbox, and writes results.json. A run whose run.json exists for the same suite and agent is
- * reused, so an interrupted suite resumes where it stopped.
+ * Runs every (competition, seed) of the suite (or of one shard), grades each submission outside
+ * the agent's sandbox, and writes results.json. A run whose run.json exists for the same suite
+ * and agent is reused, so an interrupted suite resumes where it stopped.
  */
 export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   const { config } = opts;
@@ -110,16 +90,20 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   const registry =
     opts.registry ??
     loadRegistry(config.registryDir ? resolve(opts.baseDir, config.registryDir) : defaultRegistryDir());
-  const thePlan = plan(config, registry);
+  const thePlan = opts.plan ?? planSuite(config, registry);
+  const runs = opts.runIds ? thePlan.runs.filter((r) => opts.runIds!.has(r.runId)) : thePlan.runs;
+  const competitions = [...new Set(runs.map((r) => r.competitionId))];
   const dataDir = resolve(opts.baseDir, config.dataDir);
+  // The results folder. (A lock against a second process writing it belongs here.)
   const outDir = resolve(opts.outDir);
   const env = agentEnv(agent);
   // One id per suite invocation: container names and labels, so a cancel removes exactly these.
   const suiteId = `${opts.label}-${thePlan.suiteHash.slice(0, 8)}-${Date.now().toString(36)}`;
   const agentText = describeAgent(agent);
   const startedAt = new Date().toISOString();
+  for (const line of configDeprecations(config)) log(line);
 
-  const external = thePlan.competitions.filter((id) => registry.get(id)!.competition.grading === "external");
+  const external = competitions.filter((id) => registry.get(id)!.competition.grading === "external");
   if (external.length > 0 && !config.externalGrader) {
     throw new UserError(
       `externalGrader: ${external.join(", ")} ${external.length === 1 ? "is" : "are"} not graded natively; ` +
@@ -128,134 +112,52 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   }
 
   const prepared = new Map<string, PreparedPaths>();
-  for (const id of thePlan.competitions)
-    prepared.set(id, await ensurePrepared(registry.get(id)!, dataDir, log));
+  for (const id of competitions) prepared.set(id, await ensurePrepared(registry.get(id)!, dataDir, log));
 
-  // Checks and data first; the Docker setup (daemon, image build, GPUs, validation endpoint) last.
-  const docker =
-    !opts.executor && config.executor === "docker"
-      ? await setupDocker({ ...config, agent }, { baseDir: opts.baseDir, log })
-      : null;
-  const executor = opts.executor ?? docker?.executor ?? localExecutor(opts, agent);
-  const stopContainers = () => void (docker && cleanupSuite(docker.docker, suiteId).catch(() => {}));
-  opts.signal?.addEventListener("abort", stopContainers, { once: true });
+  // Checks and data first; the executor (daemon, image build, GPUs, validation endpoint) last.
+  const suiteCtx: SuiteContext = { config, agent, baseDir: opts.baseDir, suiteId, label: opts.label, log };
+  if (opts.signal) suiteCtx.signal = opts.signal;
+  const backend = opts.backend ?? (opts.executor ? bareBackend(opts.executor) : undefined);
+  const executor = backend ? await backend.open(suiteCtx) : await openExecutor(config.executor, suiteCtx);
 
   log(
-    `[${opts.label}] ${thePlan.runs.length} runs: ${thePlan.competitions.length} competitions × ${thePlan.seeds} seeds, agent: ${agentText}`,
+    `[${opts.label}] ${runs.length} runs: ${competitions.length} competitions × ${thePlan.seeds} seeds, agent: ${agentText}`,
   );
-  const results = new Map<string, RunResult>();
-  let done = 0;
-  const total = thePlan.runs.length;
-
+  const counter: Counter = { done: 0, total: runs.length };
   /** Runs in flight and when each started, for the heartbeat. */
   const running = new Map<string, number>();
+  // Per-run progress: every line about a run comes from here.
+  const emit = (e: RunEvent) => {
+    if (e.kind === "started") running.set(e.runId, Date.now());
+    if (e.kind === "kept" || e.kind === "finished") {
+      counter.done++;
+      running.delete(e.runId);
+    }
+    log(progressLine(opts.label, counter, e));
+  };
+  const ctx: RunContext = {
+    config,
+    agent,
+    agentText,
+    registry,
+    prepared,
+    executor,
+    suiteId,
+    suiteHash: thePlan.suiteHash,
+    outDir,
+    env,
+    retry: { retries: runPolicy(config).retries, delayMs: opts.retryDelayMs ?? 2000 },
+    signal: opts.signal,
+    emit,
+  };
+  const results = new Map<string, RunResult>();
   const one = async (run: PlannedRun, gpus: string[]) => {
-    const runDir = join(outDir, "runs", run.runId);
-    const storePath = join(runDir, "run.json");
-    const stored = readStoredRun(storePath);
-    if (stored && stored.suiteHash === thePlan.suiteHash && stored.agent === agentText) {
-      results.set(run.runId, stored.result);
-      log(
-        `[${opts.label}] ${++done}/${total} ${run.runId}: kept from an earlier run (${stored.result.outcome})`,
-      );
-      return;
+    try {
+      const r = await runOne(ctx, run, gpus);
+      if (r) results.set(run.runId, r);
+    } finally {
+      running.delete(run.runId);
     }
-    rmSync(runDir, { recursive: true, force: true });
-    mkdirSync(runDir, { recursive: true });
-    const entry = registry.get(run.competitionId)!;
-    const paths = prepared.get(run.competitionId)!;
-    writeFileSync(runPaths(runDir).instructionsFile, instructions(entry.competition, config.limits.time));
-    const t0 = new Date();
-    running.set(run.runId, t0.getTime());
-    log(
-      `[${opts.label}] ${done + 1}/${total} ${run.runId}: started${gpus.length ? ` on GPU ${gpus.join(",")}` : ""}`,
-    );
-
-    let exec: ExecResult;
-    let attempts = 0;
-    for (;;) {
-      attempts++;
-      exec = await executor.execute(
-        {
-          runId: run.runId,
-          suiteId,
-          competitionId: run.competitionId,
-          seed: run.seed,
-          publicDir: paths.publicDir,
-          runDir,
-          timeLimitSecs: config.limits.time,
-          env,
-          gpus,
-          secretEnv: agent.secrets,
-          validationUrl: docker?.validation?.register(
-            run.competitionId,
-            join(paths.publicDir, entry.competition.sampleSubmission),
-          ),
-        },
-        opts.signal,
-      );
-      if (exec.attempts !== undefined) {
-        attempts = exec.attempts; // the executor retried by itself
-        break;
-      }
-      if (exec.outcome !== "infra_error" || attempts > config.docker.retries || opts.signal?.aborted) break;
-      log(
-        `[${opts.label}] ${run.runId}: infrastructure error (${exec.error}); retrying (${attempts}/${config.docker.retries})`,
-      );
-    }
-
-    // Grading happens here, outside the agent's sandbox, after it exited.
-    const report =
-      exec.outcome === "infra_error"
-        ? null
-        : await grade({
-            competition: entry.competition,
-            competitionDir: entry.dir,
-            privateDir: paths.privateDir,
-            submissionPath: runPaths(runDir).submissionFile,
-            leaderboardPath: leaderboardPath(entry),
-            external: config.externalGrader ? { command: config.externalGrader } : undefined,
-          });
-    const result: RunResult = {
-      runId: run.runId,
-      competitionId: run.competitionId,
-      seed: run.seed,
-      outcome: exec.outcome,
-      exitCode: exec.exitCode,
-      startedAt: t0.toISOString(),
-      durationMs: exec.durationMs,
-      attempts,
-      runDir: relative(outDir, runDir),
-      error: exec.error ?? null,
-      grade: report ? gradeJson(report) : null,
-      usage: readUsage(runDir),
-      gpus,
-      details: exec.details ?? {},
-    };
-    // A cancelled run is not a result: it is run again when the suite resumes.
-    const cancelled =
-      exec.outcome === "infra_error" && (opts.signal?.aborted || exec.details?.cancelled === "true");
-    if (!cancelled)
-      writeAtomic(storePath, toJson({ suiteHash: thePlan.suiteHash, agent: agentText, result }));
-    results.set(run.runId, result);
-    running.delete(run.runId);
-    const medal = report
-      ? report.gold_medal
-        ? "gold"
-        : report.silver_medal
-          ? "silver"
-          : report.bronze_medal
-            ? "bronze"
-            : "no medal"
-      : "not graded";
-    const score = report?.valid_submission
-      ? `score ${report.score}`
-      : report
-        ? `invalid: ${report.error}`
-        : exec.error;
-    log(
-      `[${opts.label}] ${++done}/${total} ${run.runId}: ${exec.outcome} in ${(exec.durationMs / 1000).toFixed(1)}s, ${score}, ${medal}`,
-    );
   };
 
   const beatSecs = opts.heartbeatSecs ?? 60;
@@ -265,26 +167,20 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
           if (running.size === 0) return;
           const now = Date.now();
           const list = [...running].map(([id, t]) => `${id} (${Math.round((now - t) / 1000)}s)`).join(", ");
-          log(`[${opts.label}] ${done}/${total} done; running: ${list}`);
+          log(`[${opts.label}] ${counter.done}/${counter.total} done; running: ${list}`);
         }, beatSecs * 1000)
       : undefined;
   heartbeat?.unref();
   try {
     await schedule(
-      thePlan.runs.map((r) => ({
-        ...r,
-        id: r.runId,
-        gpus: docker?.perRun.gpus ?? 0,
-        cpus: docker?.perRun.cpus,
-      })),
-      docker?.resources ?? { gpuIds: [], maxParallel: config.concurrency },
+      runs.map((r) => ({ ...r, id: r.runId, gpus: executor.perRun.gpus, cpus: executor.perRun.cpus })),
+      executor.resources,
       one,
       opts.signal,
     );
   } finally {
     clearInterval(heartbeat);
-    opts.signal?.removeEventListener("abort", stopContainers);
-    await docker?.close();
+    await executor.close();
   }
 
   const suite: SuiteResults = {
@@ -299,20 +195,20 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     },
     agent: {
       description: agentText,
-      image: docker?.image.ref ?? agent.image ?? null,
-      imageDigest: docker?.image.digest ?? null,
+      image: executor.facts.image ?? agent.image ?? null,
+      imageDigest: executor.facts.imageDigest,
     },
     git: opts.git ?? { sha: null, ref: null },
     environment: {
       executor: executor.name,
       timeLimitSecs: config.limits.time,
-      gpuModel: opts.gpuModel ?? docker?.gpus.model ?? null,
+      gpuModel: opts.gpuModel ?? executor.facts.gpuModel,
       node: process.version,
       platform: `${process.platform}-${process.arch}`,
     },
     startedAt,
     finishedAt: new Date().toISOString(),
-    runs: thePlan.runs.map((r) => results.get(r.runId)).filter((r): r is RunResult => r !== undefined),
+    runs: runs.map((r) => results.get(r.runId)).filter((r): r is RunResult => r !== undefined),
   };
   // Written before anything else (compare, comment, upload) uses it.
   return writeResults(join(outDir, "results.json"), suite);

@@ -58,3 +58,11 @@ export function readStoredRun(path: string): StoredRun | null {
     return null;
   }
 }
+
+/**
+ * Saves one run's result (run.json) atomically, so a resumed suite can reuse it. The one place a
+ * run's result reaches the disk.
+ */
+export function saveRun(path: string, stored: StoredRun): void {
+  writeAtomic(path, toJson(stored));
+}

@@ -71,9 +71,7 @@ export function shellSettings(script: string, over: Partial<DockerSettings> = {}
     command: ["/bin/sh", "-c", script],
     limits: {},
     network: "bridge",
-    retries: 0,
     stopGraceSecs: 1,
-    retryDelayMs: 50,
     ...over,
   };
 }

@@ -30,7 +30,7 @@ const settings = dockerSettings(
     executor: "docker",
     agent: { image: "agent:1", command: "python run.py" },
     limits: { time: "1h", cpus: 4, memory: "16g", shmSize: "2g", pids: 512, gpus: 2 },
-    docker: { network: "bridge", retries: 1, stopGraceSecs: 7 },
+    run: { stopGraceSecs: 7 },
   }),
   "/repo",
 );
@@ -42,7 +42,6 @@ describe("container options", () => {
       command: ["/bin/sh", "-c", "python run.py"],
       limits: { cpus: 4, memory: 16 * 1024 ** 3, shmSize: 2 * 1024 ** 3, pids: 512 },
       network: "bridge",
-      retries: 1,
       stopGraceSecs: 7,
     });
     expect(buildTag("My Suite/1")).toBe("medalist-agent:my-suite-1");
@@ -175,14 +174,22 @@ describe("executor without a daemon", () => {
     const { default: Docker } = await import("dockerode");
     const { DockerExecutor } = await import("../../src/execute/docker/executor.js");
     const lines: string[] = [];
-    const ex = new DockerExecutor(
-      new Docker({ socketPath: "/nonexistent/docker.sock" }),
-      { image: "x:1", limits: {}, network: "none", retries: 2, stopGraceSecs: 1, retryDelayMs: 5 },
-      { log: (l) => lines.push(l) },
-    );
+    const ex = new DockerExecutor(new Docker({ socketPath: "/nonexistent/docker.sock" }), {
+      image: "x:1",
+      limits: {},
+      network: "none",
+      stopGraceSecs: 1,
+    });
     const dir = await mkdtemp(path.join(os.tmpdir(), "medalist-nodaemon-"));
-    const r = await ex.execute({ ...spec, runDir: dir, publicDir: dir, gpus: [] });
-    expect(r).toMatchObject({ outcome: "infra_error", attempts: 3, exitCode: null });
+    const { executeWithRetries } = await import("../../src/suite/retry.js");
+    const { result: r, attempts } = await executeWithRetries(
+      (s) => ex.execute(s),
+      { ...spec, runDir: dir, publicDir: dir, gpus: [] },
+      { retries: 2, delayMs: 5 },
+      { onRetry: (n) => lines.push(`retry ${n}`) },
+    );
+    expect(r).toMatchObject({ outcome: "infra_error", exitCode: null });
+    expect(attempts).toBe(3);
     expect(r.error).toMatch(/ENOENT|connect/);
     expect(lines).toHaveLength(2);
   });
@@ -194,7 +201,6 @@ describe("executor without a daemon", () => {
       image: "x:1",
       limits: {},
       network: "none",
-      retries: 2,
       stopGraceSecs: 1,
     });
     const ac = new AbortController();
@@ -203,8 +209,7 @@ describe("executor without a daemon", () => {
     expect(r).toMatchObject({
       outcome: "infra_error",
       error: "cancelled",
-      attempts: 1,
-      details: { cancelled: "true" },
+      cancelled: true,
     });
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LocalExecutor } from "../../src/execute/local.js";
+import { LocalExecutor } from "../../src/execute/local/executor.js";
 import type { RunSpec } from "../../src/execute/types.js";
 
 const fixtures = join(import.meta.dirname, "..", "fixtures", "agents");

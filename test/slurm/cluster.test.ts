@@ -30,7 +30,7 @@ function configFor(extra: Record<string, unknown> = {}, slurm: Record<string, un
       limits: { time: 60 },
       dataDir,
       executor: "slurm",
-      docker: { stopGraceSecs: 2, retries: 2, network: "bridge" },
+      run: { stopGraceSecs: 2, retries: 2 },
       slurm: { sharedDir: shared, ...FAST, ...slurm },
       ...extra,
     },
@@ -82,14 +82,12 @@ afterAll(async () => {
 describe.skipIf(!node)("executor slurm on a real cluster", () => {
   it("runs a toy suite end to end with the same results as the local executor", async () => {
     const extra = { competitions: { include: ["toy-churn", "toy-species"] }, seeds: 2, concurrency: 4 };
-    const slurmConfig = configFor(extra);
-    const { ex } = await open(slurmConfig);
+    // runSuite opens the backend named by executor: slurm (the factory), as the CLI and the action do.
     const viaSlurm = await runSuite({
-      config: slurmConfig,
+      config: configFor(extra),
       baseDir: root,
       outDir: mkdtempSync(join(shared, "out-")),
       label: "head",
-      executor: ex,
     });
     const local = await runSuite({
       config: configFor({ ...extra, executor: "local" }),
@@ -140,15 +138,14 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
     const agent =
       'if [ ! -f "$CODE_DIR/.tried" ]; then touch "$CODE_DIR/.tried"; sleep 60; fi; exec node examples/agents/strong/agent.mjs';
     const config = configFor({ agent: { command: agent } });
-    const { ex } = await open(config);
     const lines: string[] = [];
     const done = runSuite({
       config,
       baseDir: root,
       outDir: mkdtempSync(join(shared, "out-")),
       label: "head",
-      executor: ex,
       log: (l) => lines.push(l),
+      retryDelayMs: 200,
     });
     // runSuite names its own suite id; the owner (this process) finds the job.
     const mine = `owner=${hostname()}:${process.pid}`;

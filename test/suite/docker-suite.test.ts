@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import Docker from "dockerode";
@@ -40,7 +40,8 @@ describe.skipIf(!docker)("runSuite with the Docker executor (real daemon)", () =
         },
         limits: { time: 60, memory: "512m", cpus: 1 },
         dataDir: mkdtempSync(join(tmpdir(), "medalist-docker-data-")),
-        docker: { network: "none", retries: 0 },
+        docker: { network: "none" },
+        run: { retries: 0 },
       },
       "test",
     );
@@ -63,4 +64,31 @@ describe.skipIf(!docker)("runSuite with the Docker executor (real daemon)", () =
     const left = await docker!.listContainers({ all: true, filters: { label: ["medalist.suite"] } });
     expect(left.filter((c) => (c.Labels["medalist.suite"] ?? "").startsWith("head-"))).toEqual([]);
   });
+
+  it("records the runs of an agent whose own Dockerfile does not build as failed, not infra", async () => {
+    const ctx = mkdtempSync(join(tmpdir(), "medalist-broken-agent-"));
+    writeFileSync(join(ctx, "Dockerfile"), `FROM ${NODE_IMAGE}\nRUN exit 3\n`);
+    const outDir = mkdtempSync(join(tmpdir(), "medalist-docker-out-"));
+    const config = validateConfig(
+      {
+        name: "docker-broken",
+        competitions: { include: ["toy-churn"] },
+        seeds: 2,
+        executor: "docker",
+        agent: { build: { context: ctx } },
+        limits: { time: 60 },
+        dataDir: mkdtempSync(join(tmpdir(), "medalist-docker-data-")),
+        docker: { network: "none" },
+      },
+      "test",
+    );
+    const results = await runSuite({ config, baseDir: root, outDir, label: "head" });
+    expect(results.runs).toHaveLength(2);
+    for (const run of results.runs) {
+      expect(run.outcome).toBe("failed");
+      expect(run.error).toMatch(/^the agent image did not build: .*non-zero code: 3/);
+      expect(run.grade?.any_medal).toBe(false);
+      expect(run.grade?.grader_error ?? false).toBe(false);
+    }
+  }, 120_000);
 });

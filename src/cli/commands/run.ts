@@ -1,10 +1,14 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join, resolve, dirname } from "node:path";
 import { loadConfig, type LoadedConfig } from "../../config/load.js";
-import { runSuite } from "../../suite/run.js";
-import { readResults, toJson, writeAtomic } from "../../suite/store.js";
-import { compareRuns } from "../../compare/compare.js";
-import { renderReport, renderResults } from "../../report/markdown.js";
+import {
+  Cancelled,
+  evaluate,
+  fileBaseline,
+  gateFails,
+  openSession,
+  type BaselineInput,
+} from "../../session/evaluate.js";
 import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
 import { defaultRegistryDir } from "../../registry/registry.js";
 
@@ -25,73 +29,42 @@ function cancelOnSignals(log: (s: string) => void): { signal: AbortSignal; dispo
 
 const progress = (line: string) => console.error(line);
 
-/** Runs head (and base when the config asks), compares, writes report.md; returns the exit code. */
+/** Evaluates base (when the config asks) and head, compares, writes report.md; returns the exit code. */
 export async function runFromConfig(loaded: LoadedConfig, outDir: string): Promise<number> {
   const { config, baseDir } = loaded;
   const out = resolve(outDir);
   mkdirSync(out, { recursive: true });
+  const b = config.baseline;
+  if (b.source === "cache") {
+    throw new UserError(
+      'baseline.source: "cache" works in the GitHub Action only; on the command line use "file" or "run"',
+    );
+  }
   const { signal, dispose } = cancelOnSignals(progress);
   try {
     const started = Date.now();
-    const b = config.baseline;
-    if (b.source === "cache") {
-      throw new UserError(
-        'baseline.source: "cache" works in the GitHub Action only; on the command line use "file" or "run"',
-      );
-    }
-    const base =
+    const session = openSession(config, baseDir);
+    const baseline: BaselineInput =
       b.source === "run"
-        ? await runSuite({
-            config,
-            baseDir,
-            outDir: join(out, "base"),
-            label: "base",
+        ? {
+            kind: "run",
             agent: b.agent ?? config.agent,
-            signal,
-            log: progress,
-          })
+            description: "evaluated in this job (baseline agent)",
+          }
         : b.source === "file"
-          ? readResults(resolve(baseDir, b.path))
-          : null;
-    if (signal.aborted) return 130;
-    const head = await runSuite({
-      config,
-      baseDir,
-      outDir: join(out, "head"),
-      label: "head",
-      signal,
-      log: progress,
-    });
-    if (signal.aborted) return 130;
-
-    const reportPath = join(out, "report.md");
-    if (!base) {
-      const text = renderResults(head);
-      writeFileSync(reportPath, text);
-      console.log(text);
-      progress(
-        `results: ${join(out, "head", "results.json")}\nreport:  ${reportPath}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`,
-      );
-      return 0;
+          ? fileBaseline(resolve(baseDir, b.path), b.path)
+          : { kind: "none" };
+    let ev;
+    try {
+      ev = await evaluate({ session, resultsDir: out, baseline, signal, log: progress });
+    } catch (e) {
+      if (e instanceof Cancelled) return 130;
+      throw e;
     }
-    const source =
-      b.source === "run"
-        ? "evaluated in this job (baseline agent)"
-        : b.source === "file"
-          ? `file ${b.path}`
-          : "none";
-    const cmp = compareRuns(base, head, config.gate, source);
-    writeAtomic(join(out, "comparison.json"), toJson(cmp));
-    const text = renderReport(cmp, {
-      environment: { "time limit": `${config.limits.time}s`, executor: config.executor },
-    });
-    writeFileSync(reportPath, text);
-    console.log(text);
-    progress(
-      `results: ${join(out, "head", "results.json")}${b.source === "run" ? `, ${join(out, "base", "results.json")}` : ""}`,
-    );
-    progress(`report:  ${reportPath}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`);
-    if (cmp.verdict === "regressed" && config.gate.failOn === "regression") {
+    console.log(ev.render());
+    progress(`results: ${[ev.paths.head, ev.paths.base].filter(Boolean).join(", ")}`);
+    progress(`report:  ${ev.paths.report}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`);
+    if (gateFails(ev.comparison, config.gate.failOn)) {
       progress("medalist: the agent regressed (see the report); exit code 1");
       return 1;
     }

@@ -9,7 +9,7 @@ import { demux, RunLog } from "./run-log.js";
 import type { DockerSettings } from "./settings.js";
 
 export interface DockerExecutorOptions {
-  /** Suite-level messages: image build output, retries. Default: none. */
+  /** Suite-level messages: image build output. Default: none. */
   log?: (line: string) => void;
   /** Owner label ("<host>:<pid>"); default this process. */
   owner?: string;
@@ -22,7 +22,7 @@ const CANCEL_GRACE_SECS = 5;
 
 /**
  * Runs each (competition, seed) in its own container, following the agent contract.
- * Never grades; infrastructure errors are retried `settings.retries` times.
+ * Never grades, never retries: an infrastructure error says whether it is worth another attempt.
  */
 export class DockerExecutor implements Executor {
   readonly name = "docker";
@@ -48,22 +48,9 @@ export class DockerExecutor implements Executor {
     return this.image;
   }
 
-  async execute(spec: RunSpec, signal?: AbortSignal): Promise<ExecResult> {
-    const began = Date.now();
-    let delay = this.settings.retryDelayMs ?? 2000;
-    for (let attempt = 1; ; attempt++) {
-      const { retryable, ...result } = await this.attempt(spec, attempt, signal);
-      const last =
-        result.outcome !== "infra_error" || !retryable || attempt > this.settings.retries || signal?.aborted;
-      if (last) {
-        return { ...result, attempts: attempt, durationMs: result.durationMs || Date.now() - began };
-      }
-      this.log(
-        `${spec.runId}: infrastructure error (${result.error}); retry ${attempt}/${this.settings.retries} in ${delay} ms`,
-      );
-      await sleep(delay, signal);
-      delay *= 2;
-    }
+  /** One attempt at one run; the suite runner retries infrastructure errors marked `retryable`. */
+  execute(spec: RunSpec, signal?: AbortSignal): Promise<ExecResult> {
+    return this.attempt(spec, spec.attempt ?? 1, signal);
   }
 
   private async attempt(spec: RunSpec, attempt: number, signal?: AbortSignal): Promise<Attempt> {
@@ -77,10 +64,7 @@ export class DockerExecutor implements Executor {
       details,
       retryable,
     });
-    const cancelled = (): Attempt => ({
-      ...infra("cancelled", false),
-      details: { ...details, cancelled: "true" },
-    });
+    const cancelled = (): Attempt => ({ ...infra("cancelled", false), cancelled: true });
     if (signal?.aborted) return cancelled();
 
     let image: ImageInfo;
@@ -187,7 +171,7 @@ export class DockerExecutor implements Executor {
         outcome: "infra_error",
         exitCode: waitCode,
         error: "cancelled",
-        details: { ...details, cancelled: "true" },
+        cancelled: true,
       };
     }
     if (lost !== null) {

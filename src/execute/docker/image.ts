@@ -23,6 +23,14 @@ export class ImageMissingError extends Error {
   }
 }
 
+/** The agent's own Dockerfile failed to build: the agent's failure, not the runner's. */
+export class AgentBuildError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "AgentBuildError";
+  }
+}
+
 export async function inspectImage(docker: Docker, ref: string): Promise<ImageInfo> {
   try {
     const info = await docker.getImage(ref).inspect();
@@ -63,7 +71,7 @@ export async function buildImage(
       stream,
       (err: Error | null) => {
         if (err) reject(err);
-        else if (failed !== null) reject(new Error(`docker build failed: ${failed}`));
+        else if (failed !== null) reject(new AgentBuildError(failed));
         else resolve();
       },
       (event: { stream?: string; status?: string; error?: string; errorDetail?: { message?: string } }) => {
@@ -87,6 +95,7 @@ export async function prepareImage(
     try {
       return await buildImage(docker, settings.build, log);
     } catch (e) {
+      if (e instanceof AgentBuildError) throw e;
       throw new Error(`building the agent image failed: ${errorMessage(e)}`);
     }
   }

@@ -9,6 +9,7 @@ export {
   VALIDATION_URL_VAR,
 } from "./container.js";
 export { DockerExecutor, type DockerExecutorOptions } from "./executor.js";
-export { ImageMissingError, inspectImage, prepareImage, type ImageInfo } from "./image.js";
+export { AgentBuildError, ImageMissingError, inspectImage, prepareImage, type ImageInfo } from "./image.js";
 export { buildTag, dockerSettings, type DockerSettings } from "./settings.js";
 export { dockerResources, setupDocker, type DockerSetup, type SetupOptions } from "./setup.js";
+export { dockerBackend } from "./backend.js";

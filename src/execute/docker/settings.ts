@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { Config } from "../../config/schema.js";
+import { runPolicy, type Config } from "../../config/schema.js";
 
 /** What the Docker executor needs from the config, resolved (absolute paths, bytes, seconds). */
 export interface DockerSettings {
@@ -19,12 +19,10 @@ export interface DockerSettings {
   command?: string[];
   limits: { cpus?: number; memory?: number; shmSize?: number; pids?: number };
   network: "bridge" | "none";
-  retries: number;
+  /** Seconds between SIGTERM and SIGKILL at the time limit (config run.stopGraceSecs). */
   stopGraceSecs: number;
   /** Run docker-init as PID 1 (forwards signals, reaps zombies). Default true. */
   init?: boolean;
-  /** First retry delay in ms, doubled each retry. Default 2000. */
-  retryDelayMs?: number;
   /** Keep containers after a run (debugging). Default false. */
   keepContainers?: boolean;
   /** Most bytes of container output written to run.log. Default 256 MiB. */
@@ -57,7 +55,6 @@ export function dockerSettings(config: Config, baseDir: string): DockerSettings 
     command: cmd === undefined ? undefined : typeof cmd === "string" ? ["/bin/sh", "-c", cmd] : cmd,
     limits: { cpus: limits.cpus, memory: limits.memory, shmSize: limits.shmSize, pids: limits.pids },
     network: docker.network,
-    retries: docker.retries,
-    stopGraceSecs: docker.stopGraceSecs,
+    stopGraceSecs: runPolicy(config).stopGraceSecs,
   };
 }

@@ -8,7 +8,7 @@ import { startValidationServerForDocker, type ValidationServer } from "../valida
 import { connectDocker, errorMessage, type ConnectOptions } from "./client.js";
 import { sweepStale } from "./cleanup.js";
 import { DockerExecutor } from "./executor.js";
-import type { ImageInfo } from "./image.js";
+import { AgentBuildError, type ImageInfo } from "./image.js";
 import { dockerSettings } from "./settings.js";
 
 export interface DockerSetup {
@@ -85,6 +85,7 @@ export async function setupDocker(config: Config, opts: SetupOptions): Promise<D
   try {
     image = await executor.prepareImage();
   } catch (e) {
+    if (e instanceof AgentBuildError) throw e;
     throw new UserError(errorMessage(e), 1);
   }
   log(`agent image ${image.ref} (${image.digest})`);

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import type { AgentConfig, Config } from "../../config/schema.js";
+import { runPolicy, type AgentConfig, type Config } from "../../config/schema.js";
 import type { SlurmConfig } from "../../config/slurm.js";
 
 /** Everything one suite's jobs need, resolved from the config once at open. */
@@ -41,7 +41,7 @@ export function slurmSettings(
     cwd: resolve(baseDir, agent.cwd ?? "."),
     image: agent.image,
     network: config.docker.network,
-    stopGraceSecs: config.docker.stopGraceSecs,
+    stopGraceSecs: runPolicy(config).stopGraceSecs,
     owner,
   };
 }

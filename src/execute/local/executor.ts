@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { createWriteStream, mkdirSync } from "node:fs";
-import type { Executor, ExecResult, RunSpec } from "./types.js";
-import { runPaths } from "./types.js";
-import { contractEnv } from "./contract.js";
+import type { Executor, ExecResult, RunSpec } from "../types.js";
+import { runPaths } from "../types.js";
+import { contractEnv } from "../contract.js";
 
 /** Runner variables a local agent keeps so that tools like node and python still work. */
 const KEEP = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT"];
@@ -100,7 +100,8 @@ export class LocalExecutor implements Executor {
             exitCode: code,
             error: `killed at the ${spec.timeLimitSecs}s time limit`,
           });
-        if (cancelled) return finish({ outcome: "infra_error", exitCode: code, error: "cancelled" });
+        if (cancelled)
+          return finish({ outcome: "infra_error", exitCode: code, error: "cancelled", cancelled: true });
         if (code === 0) return finish({ outcome: "completed", exitCode: 0 });
         return finish({
           outcome: "failed",

@@ -1,0 +1,186 @@
+import { writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { compareRuns, summarize, type Comparison } from "../compare/compare.js";
+import type { AgentConfig, Config } from "../config/schema.js";
+import { UserError } from "../errors.js";
+import { plan as planSuite, type Plan } from "../plan/plan.js";
+import { defaultRegistryDir, loadRegistry, type Registry } from "../registry/registry.js";
+import { renderReport, renderResults } from "../report/markdown.js";
+import type { SuiteResults } from "../results/schema.js";
+import { runSuite } from "../suite/run.js";
+import { readResults, toJson, writeAtomic } from "../suite/store.js";
+
+/** A config with its registry loaded and its runs planned, once per invocation. */
+export interface Session {
+  config: Config;
+  /** Folder of the config file; relative paths resolve against it. */
+  baseDir: string;
+  registry: Registry;
+  plan: Plan;
+}
+
+export function openSession(config: Config, baseDir: string): Session {
+  const registry = loadRegistry(
+    config.registryDir ? resolve(baseDir, config.registryDir) : defaultRegistryDir(),
+  );
+  return { config, baseDir, registry, plan: planSuite(config, registry) };
+}
+
+type Git = { sha: string | null; ref: string | null };
+
+/** Where the baseline comes from; each front door turns its own inputs into one of these. */
+export type BaselineInput =
+  /** No baseline; `note` says why, when that is worth telling (shown under the results). */
+  | { kind: "none"; note?: string }
+  | { kind: "results"; results: SuiteResults; description: string }
+  | {
+      kind: "run";
+      agent: AgentConfig;
+      description: string;
+      git?: Git;
+      /** A checkout of the base ref to run from (the action); default: the head's folder. */
+      checkout?: (log: (line: string) => void) => Promise<{ baseDir: string; dispose(): void }>;
+    };
+
+export interface EvaluateInput {
+  session: Session;
+  /** base/, head/, report.md and comparison.json go here. */
+  resultsDir: string;
+  baseline: BaselineInput;
+  headGit?: Git;
+  log?: (line: string) => void;
+  signal?: AbortSignal;
+  /** Runs one side (tests replace it). */
+  runSuite?: typeof runSuite;
+}
+
+export interface RenderOptions {
+  /** Trajectory links by run directory. */
+  links?: Record<string, string>;
+  fullReportUrl?: string;
+}
+
+export interface Evaluation {
+  base: SuiteResults | null;
+  head: SuiteResults;
+  comparison: Comparison | null;
+  baselineNote: string | null;
+  /** Head's medal rate, counted as the comparison counts it (no infra or grader errors). */
+  medalRate: number | null;
+  paths: { head: string; base: string | null; report: string; comparison: string | null };
+  /** The report from the results documents alone (never from the config). */
+  render(opts?: RenderOptions): string;
+}
+
+/** A baseline read from a results file; `shown` is the path as the user wrote it. */
+export function fileBaseline(path: string, shown = path): BaselineInput & { kind: "results" } {
+  const results = readResults(path);
+  const sha = results.git.sha ? ` (commit ${results.git.sha.slice(0, 7)})` : "";
+  return { kind: "results", results, description: `results file ${shown}${sha}` };
+}
+
+/** The suite was cancelled: finished runs are on disk and are reused on the next run. */
+export class Cancelled extends UserError {
+  constructor() {
+    super("cancelled; finished runs are kept in the results folder", 130);
+    this.name = "Cancelled";
+  }
+}
+
+/** Environment facts for the report's footer, read from the head's results. */
+export function environmentFacts(head: SuiteResults): Record<string, string | null> {
+  return {
+    agent: head.agent.imageDigest ?? head.agent.image ?? head.agent.description,
+    executor: head.environment.executor,
+    GPU: head.environment.gpuModel,
+    "time limit": `${head.environment.timeLimitSecs}s`,
+  };
+}
+
+/** The report for a comparison, or for the head alone (with the reason there is no baseline). */
+export function renderEvaluation(
+  head: SuiteResults,
+  comparison: Comparison | null,
+  baselineNote: string | null,
+  opts: RenderOptions = {},
+): string {
+  if (comparison)
+    return renderReport(comparison, {
+      links: opts.links,
+      environment: environmentFacts(head),
+      fullReportUrl: opts.fullReportUrl,
+    });
+  return (
+    renderResults(head, { links: opts.links }) + (baselineNote ? `\n> ⚠️ Baseline: ${baselineNote}\n` : "")
+  );
+}
+
+/** Whether the gate fails the check: a regression, when the gate fails on regressions. */
+export function gateFails(comparison: Comparison | null, failOn: Config["gate"]["failOn"]): boolean {
+  return comparison?.verdict === "regressed" && failOn === "regression";
+}
+
+/**
+ * The one evaluation both front doors call: the baseline (given, or run first), then the head,
+ * then the comparison and the report. Everything lands on disk (results, comparison.json,
+ * report.md) before this returns; uploads and comments are the caller's.
+ */
+export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
+  const { session, baseline } = input;
+  const { config } = session;
+  const run = input.runSuite ?? runSuite;
+  const log = input.log ?? (() => {});
+  const dir = resolve(input.resultsDir);
+  const side = (label: "base" | "head", baseDir: string, agent: AgentConfig, git?: Git) =>
+    run({
+      config,
+      baseDir,
+      outDir: join(dir, label),
+      label,
+      agent,
+      registry: session.registry,
+      plan: session.plan,
+      git,
+      log,
+      signal: input.signal,
+    });
+
+  let base: SuiteResults | null = null;
+  let description = "none";
+  if (baseline.kind === "results") {
+    base = baseline.results;
+    description = baseline.description;
+  } else if (baseline.kind === "run") {
+    const checkout = baseline.checkout ? await baseline.checkout(log) : null;
+    try {
+      base = await side("base", checkout?.baseDir ?? session.baseDir, baseline.agent, baseline.git);
+    } finally {
+      checkout?.dispose();
+    }
+    description = baseline.description;
+  }
+  if (input.signal?.aborted) throw new Cancelled();
+  const head = await side("head", session.baseDir, config.agent, input.headGit);
+  if (input.signal?.aborted) throw new Cancelled();
+
+  const comparison = base ? compareRuns(base, head, config.gate, description) : null;
+  const paths = {
+    head: join(dir, "head", "results.json"),
+    base: baseline.kind === "run" ? join(dir, "base", "results.json") : null,
+    report: join(dir, "report.md"),
+    comparison: comparison ? join(dir, "comparison.json") : null,
+  };
+  if (comparison) writeAtomic(paths.comparison!, toJson(comparison));
+  const baselineNote = baseline.kind === "none" ? (baseline.note ?? null) : null;
+  const render = (opts?: RenderOptions) => renderEvaluation(head, comparison, baselineNote, opts);
+  writeFileSync(paths.report, render());
+  return {
+    base,
+    head,
+    comparison,
+    baselineNote,
+    medalRate: summarize(head).medalRate,
+    paths,
+    render,
+  };
+}
