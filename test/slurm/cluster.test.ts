@@ -1,11 +1,12 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/load.js";
 import type { SuiteContext } from "../../src/execute/lifecycle.js";
 import { schedule } from "../../src/execute/scheduler.js";
-import { openSlurm, type SlurmExecutor } from "../../src/execute/slurm/index.js";
+import { jobComment, openSlurm, type SlurmExecutor } from "../../src/execute/slurm/index.js";
 import type { ExecResult, RunSpec } from "../../src/execute/types.js";
 import { runSuite } from "../../src/suite/run.js";
 import { queuedJobs, requireSlurm, resumeNode, sacctState, scontrol, until } from "./helpers.js";
@@ -228,4 +229,86 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
     const [a, b] = span.sort((x, y) => x.start - y.start);
     expect(b.start).toBeGreaterThanOrEqual(a.end);
   }, 120_000);
+
+  it("cancels the jobs a crashed suite left behind when the next suite opens", async () => {
+    // A process that ran and is gone: its jobs are orphans.
+    const dead = spawnSync("true").pid!;
+    const comment = jobComment("crashed-suite", "r1", `${hostname()}:${dead}`);
+    const id = execFileSync(
+      "sbatch",
+      [
+        "--parsable",
+        `--comment=${comment}`,
+        "--job-name=medalist-crashed",
+        `--output=${shared}/crashed.log`,
+        "--wrap",
+        "sleep 300",
+      ],
+      { encoding: "utf8" },
+    ).trim();
+    await until(() => queuedJobs("suite=crashed-suite ").length === 1, 15_000, "orphan queued");
+    const lines: string[] = [];
+    const config = configFor();
+    const ex = await openSlurm({
+      config,
+      agent: config.agent,
+      baseDir: root,
+      suiteId: `t${process.pid}-sweep`,
+      label: "head",
+      log: (l) => lines.push(l),
+    });
+    opened.push(ex);
+    expect(lines).toContain(`cancelled 1 Slurm job(s) left by a crashed suite: ${id}`);
+    await until(() => queuedJobs("suite=crashed-suite ").length === 0, 15_000, "orphan gone");
+  }, 60_000);
+
+  const image = "medalist-test-busybox:1";
+  const hasDocker = spawnSync("docker", ["image", "inspect", image]).status === 0;
+  it.skipIf(!hasDocker)(
+    "docker mode: the agent runs in a container on the node, public data read-only",
+    async () => {
+      const agent =
+        'cp /home/data/sample.csv /home/submission/submission.csv; ls /home > /home/logs/ls; touch /home/data/x 2>/dev/null && echo writable > /home/logs/data; echo "$COMPETITION_ID" > /home/logs/cid';
+      const config = configFor(
+        { agent: { image, command: ["/bin/sh", "-c", agent] }, limits: { time: 60, memory: "256m" } },
+        { mode: "docker" },
+      );
+      const { ex, suiteId } = await open(config);
+      const sp = spec(suiteId, "in-docker");
+      writeFileSync(join(sp.publicDir, "sample.csv"), "id,y\n1,0\n");
+      const r = await ex.execute(sp);
+      expect(r.outcome).toBe("completed");
+      expect(readFileSync(join(sp.runDir, "submission", "submission.csv"), "utf8")).toBe("id,y\n1,0\n");
+      expect(readFileSync(join(sp.runDir, "logs", "ls"), "utf8").split("\n")).toEqual(
+        expect.arrayContaining(["data", "submission", "logs", "code", "instructions.txt"]),
+      );
+      expect(existsSync(join(sp.runDir, "logs", "data"))).toBe(false);
+      expect(readFileSync(join(sp.runDir, "logs", "cid"), "utf8").trim()).toBe("toy-churn");
+      // The container is gone after the job.
+      expect(
+        spawnSync("docker", ["ps", "-aq", "--filter", `label=medalist.suite=${suiteId}`]).stdout.toString(),
+      ).toBe("");
+    },
+    120_000,
+  );
+
+  it.skipIf(!hasDocker)(
+    "docker mode: a container over its memory limit is oom",
+    async () => {
+      const config = configFor(
+        {
+          agent: { image, command: ["/bin/sh", "-c", "head -c 400m /dev/zero | tail > /dev/null"] },
+          limits: { time: 60, memory: "64m" },
+        },
+        { mode: "docker" },
+      );
+      const { ex, suiteId } = await open(config);
+      const r = await ex.execute(spec(suiteId, "docker-hog"));
+      expect(r).toMatchObject({
+        outcome: "oom",
+        error: expect.stringContaining("container ran out of memory"),
+      });
+    },
+    120_000,
+  );
 });
