@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -311,4 +311,52 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
     },
     120_000,
   );
+
+  it("SIGINT to `medalist run` cancels every job of the suite within 15 s", async () => {
+    const dir = mkdtempSync(join(shared, "cli-"));
+    const cfg = join(dir, "medalist.json");
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        name: "slurm-cli-cancel",
+        competitions: { include: ["toy-churn", "toy-species", "toy-house-prices"] },
+        seeds: 1,
+        agent: { command: "trap '' TERM; while :; do sleep 1; done" },
+        limits: { time: 120 },
+        dataDir,
+        executor: "slurm",
+        slurm: { sharedDir: shared, maxConcurrent: 3, poll: { minSecs: 0.5, maxSecs: 2 } },
+      }),
+    );
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "src/cli.ts", "run", "--config", cfg, "--out", join(dir, "out")],
+      {
+        cwd: root,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    const mine = "medalist suite=head-";
+    try {
+      await until(
+        () => queuedJobs(mine).filter((l) => l.includes("|RUNNING|")).length >= 2,
+        90_000,
+        "2 running",
+      );
+      expect(queuedJobs(mine)).toHaveLength(3);
+      const t0 = Date.now();
+      child.kill("SIGINT");
+      await until(() => queuedJobs(mine).length === 0, 15_000, "every job gone");
+      const gone = Date.now() - t0;
+      await exited;
+      expect(output).toContain("SIGINT received");
+      console.log(`[test/slurm] CLI SIGINT: every job gone from squeue ${gone} ms after the signal`);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  }, 180_000);
 });
