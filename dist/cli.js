@@ -95541,6 +95541,14 @@ function classify(job, ctx) {
       retryable: false
     };
   }
+  if (state === "LOST") {
+    return {
+      outcome: "infra_error",
+      exitCode: null,
+      error: "sacct stopped reporting the job (accounting down?); Medalist cancelled it",
+      retryable: true
+    };
+  }
   return {
     outcome: "infra_error",
     exitCode: code,
@@ -95571,17 +95579,21 @@ function slurmSettings(config2, agent, baseDir, owner, suiteId) {
 // src/execute/slurm/tracker.ts
 var JobTracker = class {
   constructor(runner, poll, log = () => {
-  }) {
+  }, lostAfterSecs = 600) {
     this.runner = runner;
     this.poll = poll;
     this.log = log;
+    this.lostAfterSecs = lostAfterSecs;
     this.intervalSecs = poll.minSecs;
   }
   runner;
   poll;
   log;
+  lostAfterSecs;
   listeners = /* @__PURE__ */ new Map();
   last = /* @__PURE__ */ new Map();
+  /** When each job was last seen in sacct (or submitted). */
+  seen = /* @__PURE__ */ new Map();
   loop = null;
   wake = () => {
   };
@@ -95591,6 +95603,7 @@ var JobTracker = class {
   /** Calls `listener` with every new report of the job until `unwatch`. */
   watch(jobId, listener) {
     this.listeners.set(jobId, listener);
+    this.seen.set(jobId, Date.now());
     this.intervalSecs = this.poll.minSecs;
     this.wake();
     this.loop ??= this.run().finally(() => this.loop = null);
@@ -95598,6 +95611,7 @@ var JobTracker = class {
   unwatch(jobId) {
     this.listeners.delete(jobId);
     this.last.delete(jobId);
+    this.seen.delete(jobId);
   }
   /** Polls soon (after a cancel, say). */
   nudge() {
@@ -95627,7 +95641,23 @@ var JobTracker = class {
       }
       failures = 0;
       let changed = false;
-      for (const [id, job] of parseSacct(r.stdout)) {
+      const now = Date.now();
+      const jobs = parseSacct(r.stdout);
+      for (const id of ids) {
+        if (jobs.has(id)) this.seen.set(id, now);
+        else if (now - (this.seen.get(id) ?? now) > this.lostAfterSecs * 1e3) {
+          jobs.set(id, {
+            jobId: id,
+            state: "LOST",
+            exitCode: null,
+            signal: null,
+            elapsedSecs: 0,
+            nodeList: "",
+            maxRssBytes: null
+          });
+        }
+      }
+      for (const [id, job] of jobs) {
         const listener = this.listeners.get(id);
         if (!listener) continue;
         const key = `${job.state}|${job.elapsedSecs > 0}`;
@@ -95836,6 +95866,7 @@ var SlurmExecutor = class {
           const left = Math.max(0, spec.timeLimitSecs - job.elapsedSecs);
           limitTimer = setTimeout(() => stop("timeout"), left * 1e3);
         }
+        if (job.state === "LOST") void this.runner.run("scancel", [jobId]);
         if (phase === "ended") finish(job);
       });
       if (signal?.aborted) onAbort();

@@ -275,4 +275,15 @@ describe("tracker", () => {
     t.unwatch("8");
     expect(seen.at(-1)).toBe("COMPLETED");
   });
+
+  it("reports a job sacct never lists as LOST (retryable infra error), not a hang", async () => {
+    const runner: CommandRunner = { run: async () => ({ code: 0, stdout: "", stderr: "" }) };
+    const t = new JobTracker(runner, { minSecs: 0.01, maxSecs: 0.02 }, () => {}, 0.1);
+    const job = await new Promise<JobRecord>((resolve) => t.watch("9", resolve));
+    t.unwatch("9");
+    expect(job.state).toBe("LOST");
+    expect(phaseOf("LOST")).toBe("ended");
+    const c = classify(job, { timedOutByUs: false, cancelledByUs: false, timeLimitSecs: 1, facts: null });
+    expect(c).toMatchObject({ outcome: "infra_error", retryable: true });
+  });
 });

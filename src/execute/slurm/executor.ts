@@ -247,6 +247,8 @@ export class SlurmExecutor implements OpenExecutor {
           const left = Math.max(0, spec.timeLimitSecs - job.elapsedSecs);
           limitTimer = setTimeout(() => stop("timeout"), left * 1000);
         }
+        // Never leave a job we stopped following running on the cluster.
+        if (job.state === "LOST") void this.runner.run("scancel", [jobId]);
         if (phase === "ended") finish(job);
       });
       if (signal?.aborted) onAbort();

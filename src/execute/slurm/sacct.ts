@@ -178,6 +178,14 @@ export function classify(job: JobRecord, ctx: ClassifyContext): Classified {
       retryable: false,
     };
   }
+  if (state === "LOST") {
+    return {
+      outcome: "infra_error",
+      exitCode: null,
+      error: "sacct stopped reporting the job (accounting down?); Medalist cancelled it",
+      retryable: true,
+    };
+  }
   return {
     outcome: "infra_error",
     exitCode: code,

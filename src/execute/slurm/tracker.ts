@@ -11,6 +11,8 @@ type Listener = (job: JobRecord) => void;
 export class JobTracker {
   private readonly listeners = new Map<string, Listener>();
   private readonly last = new Map<string, string>();
+  /** When each job was last seen in sacct (or submitted). */
+  private readonly seen = new Map<string, number>();
   private loop: Promise<void> | null = null;
   private wake: () => void = () => {};
   private intervalSecs: number;
@@ -21,6 +23,8 @@ export class JobTracker {
     private readonly runner: CommandRunner,
     private readonly poll: { minSecs: number; maxSecs: number },
     private readonly log: (line: string) => void = () => {},
+    /** A job sacct has not listed for this long is reported with state "LOST". */
+    private readonly lostAfterSecs = 600,
   ) {
     this.intervalSecs = poll.minSecs;
   }
@@ -28,6 +32,7 @@ export class JobTracker {
   /** Calls `listener` with every new report of the job until `unwatch`. */
   watch(jobId: string, listener: Listener): void {
     this.listeners.set(jobId, listener);
+    this.seen.set(jobId, Date.now());
     this.intervalSecs = this.poll.minSecs;
     this.wake();
     this.loop ??= this.run().finally(() => (this.loop = null));
@@ -36,6 +41,7 @@ export class JobTracker {
   unwatch(jobId: string): void {
     this.listeners.delete(jobId);
     this.last.delete(jobId);
+    this.seen.delete(jobId);
   }
 
   /** Polls soon (after a cancel, say). */
@@ -67,7 +73,23 @@ export class JobTracker {
       }
       failures = 0;
       let changed = false;
-      for (const [id, job] of parseSacct(r.stdout)) {
+      const now = Date.now();
+      const jobs = parseSacct(r.stdout);
+      for (const id of ids) {
+        if (jobs.has(id)) this.seen.set(id, now);
+        else if (now - (this.seen.get(id) ?? now) > this.lostAfterSecs * 1000) {
+          jobs.set(id, {
+            jobId: id,
+            state: "LOST",
+            exitCode: null,
+            signal: null,
+            elapsedSecs: 0,
+            nodeList: "",
+            maxRssBytes: null,
+          });
+        }
+      }
+      for (const [id, job] of jobs) {
         const listener = this.listeners.get(id);
         if (!listener) continue;
         const key = `${job.state}|${job.elapsedSecs > 0}`;
