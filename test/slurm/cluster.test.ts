@@ -359,4 +359,21 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
       child.kill("SIGKILL");
     }
   }, 180_000);
+
+  it("fails closed with the reason: a bad partition, a run folder or data outside sharedDir", async () => {
+    const { ex, suiteId } = await open(configFor({}, { partition: "no-such-partition" }));
+    const r = await ex.execute(spec(suiteId, "bad-partition"));
+    expect(r).toMatchObject({ outcome: "infra_error", retryable: false });
+    expect(r.error).toMatch(/^sbatch failed: .*invalid partition/i);
+
+    const outside = mkdtempSync(join(tmpdir(), "medalist-not-shared-"));
+    const r2 = await ex.execute({ ...spec(suiteId, "outside"), runDir: outside });
+    expect(r2).toMatchObject({ outcome: "infra_error", retryable: false });
+    expect(r2.error).toContain(`the run folder ${outside} is not inside slurm.sharedDir`);
+
+    const bad = configFor({ dataDir: join(outside, "data") });
+    await expect(
+      openSlurm({ config: bad, agent: bad.agent, baseDir: root, suiteId: "x", label: "head", log: () => {} }),
+    ).rejects.toThrow(/^dataDir: .* is not inside slurm.sharedDir/);
+  }, 60_000);
 });
