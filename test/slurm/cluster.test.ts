@@ -293,6 +293,32 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
   );
 
   it.skipIf(!hasDocker)(
+    "docker mode: a hanging container is stopped at the limit, nothing left",
+    async () => {
+      const config = configFor(
+        { agent: { image, command: ["/bin/sh", "-c", "trap '' TERM; while :; do sleep 1; done"] } },
+        { mode: "docker" },
+      );
+      const { ex, suiteId } = await open(config);
+      const r = await ex.execute(spec(suiteId, "docker-hang", { timeLimitSecs: 3 }));
+      expect(r.outcome).toBe("timed_out");
+      await until(() => queuedJobs(`suite=${suiteId} `).length === 0, 15_000, "job gone");
+      await until(
+        () =>
+          spawnSync("docker", [
+            "ps",
+            "-aq",
+            "--filter",
+            `label=medalist.suite=${suiteId}`,
+          ]).stdout.toString() === "",
+        15_000,
+        "container gone",
+      );
+    },
+    120_000,
+  );
+
+  it.skipIf(!hasDocker)(
     "docker mode: a container over its memory limit is oom",
     async () => {
       const config = configFor(
