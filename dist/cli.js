@@ -92555,6 +92555,7 @@ function suiteHash(config2, competitions, registry2) {
   };
   return createHash2("sha256").update(canonical(key)).digest("hex").slice(0, 16);
 }
+var runIdOf = (competitionId, seed) => `${competitionId}.s${seed}`;
 function plan(config2, registry2) {
   const competitions = selectCompetitions(registry2, config2.competitions);
   const runs = [];
@@ -92562,7 +92563,7 @@ function plan(config2, registry2) {
     const expected = registry2.get(id).competition.expectedDurationSecs ?? config2.limits.time;
     for (let seed = 0; seed < config2.seeds; seed++) {
       runs.push({
-        runId: `${id}.s${seed}`,
+        runId: runIdOf(id, seed),
         competitionId: id,
         seed,
         expectedSecs: Math.min(expected, config2.limits.time),
@@ -95994,8 +95995,8 @@ var RunResultSchema = external_exports.object({
   exitCode: external_exports.number().int().nullable(),
   startedAt: external_exports.string(),
   durationMs: external_exports.number().min(0),
-  /** Tries taken (infrastructure errors are retried). */
-  attempts: external_exports.number().int().min(1),
+  /** Tries taken (infrastructure errors are retried); 0 for a run that never ran (a lost shard). */
+  attempts: external_exports.number().int().min(0),
   /** The run's folder (logs/, code/, submission/, run.log), relative to the results file. */
   runDir: external_exports.string(),
   error: external_exports.string().nullable(),
@@ -96032,6 +96033,8 @@ var SuiteResultsSchema = external_exports.object({
   }),
   startedAt: external_exports.string(),
   finishedAt: external_exports.string(),
+  /** Set on one shard's results (`medalist run --shard i/N`); absent once merged. */
+  shard: external_exports.object({ index: external_exports.number().int().min(1), count: external_exports.number().int().min(1), runIds: external_exports.array(external_exports.string()) }).optional(),
   runs: external_exports.array(RunResultSchema)
 });
 
@@ -99598,7 +99601,8 @@ async function runSuite(opts) {
   const agent = opts.agent ?? config2.agent;
   const registry2 = opts.registry ?? loadRegistry(config2.registryDir ? resolve8(opts.baseDir, config2.registryDir) : defaultRegistryDir());
   const thePlan = opts.plan ?? plan(config2, registry2);
-  const runs = opts.runIds ? thePlan.runs.filter((r) => opts.runIds.has(r.runId)) : thePlan.runs;
+  const only = opts.shard ? new Set(opts.shard.runIds) : null;
+  const runs = only ? thePlan.runs.filter((r) => only.has(r.runId)) : thePlan.runs;
   const competitions = [...new Set(runs.map((r) => r.competitionId))];
   const dataDir = resolve8(opts.baseDir, config2.dataDir);
   const outDir = resolve8(opts.outDir);
@@ -99700,9 +99704,92 @@ async function runSuite(opts) {
     },
     startedAt,
     finishedAt: (/* @__PURE__ */ new Date()).toISOString(),
+    ...opts.shard ? { shard: opts.shard } : {},
     runs: runs.map((r) => results.get(r.runId)).filter((r) => r !== void 0)
   };
   return writeResults(join16(outDir, "results.json"), suite);
+}
+
+// src/session/merge.ts
+var NOT_RUN = "notRun";
+var mixed = (what, a, b) => new UserError(`cannot merge shards of different ${what}: ${JSON.stringify(a)} and ${JSON.stringify(b)}`, 2);
+function mergeShards(docs, opts = {}) {
+  if (docs.length === 0) throw new UserError("merge: no shard results given", 2);
+  const first = docs[0];
+  for (const d of docs.slice(1)) {
+    if (d.suite.hash !== first.suite.hash || d.suite.name !== first.suite.name)
+      throw mixed("suites", `${first.suite.name} ${first.suite.hash}`, `${d.suite.name} ${d.suite.hash}`);
+    if (d.agent.description !== first.agent.description)
+      throw mixed("agents", first.agent.description, d.agent.description);
+    if (d.label !== first.label) throw mixed("sides", first.label, d.label);
+  }
+  const counts = new Set(docs.map((d) => d.shard?.count ?? 1));
+  if (counts.size > 1)
+    throw new UserError(`cannot merge shards of different plans: ${[...counts].join(" and ")} shards`, 2);
+  const count = opts.expectShards ?? [...counts][0];
+  const seenShards = /* @__PURE__ */ new Set();
+  for (const d of docs) {
+    const i = d.shard?.index ?? 1;
+    if (seenShards.has(i)) throw new UserError(`shard ${i}/${count} is given twice`, 2);
+    seenShards.add(i);
+  }
+  const byId = /* @__PURE__ */ new Map();
+  for (const d of docs)
+    for (const r of d.runs) {
+      if (byId.has(r.runId)) throw new UserError(`run ${r.runId} is in more than one shard's results`, 2);
+      byId.set(r.runId, r);
+    }
+  const missingShards = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seenShards.has(i));
+  const startedAt = docs.map((d) => d.startedAt).sort()[0];
+  const finishedAt = docs.map((d) => d.finishedAt).sort().at(-1);
+  const why = missingShards.length > 0 ? `not run: the results of shard${missingShards.length > 1 ? "s" : ""} ${missingShards.map((i) => `${i}/${count}`).join(", ")} are missing` : "not run: no shard's results hold this run";
+  const runs = [];
+  const missing = [];
+  for (const id of first.suite.competitions)
+    for (let seed = 0; seed < first.suite.seeds; seed++) {
+      const runId = runIdOf(id, seed);
+      const r = byId.get(runId);
+      if (r) {
+        runs.push(r);
+        continue;
+      }
+      missing.push(runId);
+      runs.push({
+        runId,
+        competitionId: id,
+        seed,
+        outcome: "infra_error",
+        exitCode: null,
+        startedAt,
+        durationMs: 0,
+        attempts: 0,
+        runDir: "",
+        error: why,
+        grade: null,
+        usage: null,
+        gpus: [],
+        details: { [NOT_RUN]: "true" }
+      });
+    }
+  const gpuModels = [...new Set(docs.map((d) => d.environment.gpuModel).filter((g) => !!g))];
+  const digests = [...new Set(docs.map((d) => d.agent.imageDigest).filter((g) => !!g))];
+  if (digests.length > 1) throw mixed("agent images", digests[0], digests[1]);
+  const { shard: _shard, ...rest } = first;
+  return {
+    results: {
+      ...rest,
+      agent: { ...first.agent, imageDigest: digests[0] ?? null },
+      environment: { ...first.environment, gpuModel: gpuModels.length ? gpuModels.join(", ") : null },
+      startedAt,
+      finishedAt,
+      runs
+    },
+    missing,
+    missingShards
+  };
+}
+function notRun(results) {
+  return results.runs.filter((r) => r.details[NOT_RUN] === "true");
 }
 
 // src/session/evaluate.ts
@@ -99731,35 +99818,51 @@ function environmentFacts(head) {
     "time limit": `${head.environment.timeLimitSecs}s`
   };
 }
-function renderEvaluation(head, comparison, baselineNote, opts = {}) {
-  if (comparison)
-    return renderReport(comparison, {
-      links: opts.links,
-      environment: environmentFacts(head),
-      fullReportUrl: opts.fullReportUrl
-    });
-  return renderResults(head, { links: opts.links }) + (baselineNote ? `
+function renderEvaluation(head, comparison, baselineNote, opts = {}, base = null) {
+  const text2 = comparison ? renderReport(comparison, {
+    links: opts.links,
+    environment: environmentFacts(head),
+    fullReportUrl: opts.fullReportUrl
+  }) : renderResults(head, { links: opts.links }) + (baselineNote ? `
 > \u26A0\uFE0F Baseline: ${baselineNote}
 ` : "");
+  const lost = incompleteNote(head, base);
+  return lost ? `${text2}
+> \u26A0\uFE0F ${lost}
+` : text2;
 }
-function gateFails(comparison, failOn) {
-  return comparison?.verdict === "regressed" && failOn === "regression";
+function incompleteNote(head, base) {
+  const parts = [];
+  for (const side of [base, head]) {
+    if (!side) continue;
+    const lost = notRun(side);
+    if (lost.length)
+      parts.push(
+        `${lost.length} ${side.label} run${lost.length > 1 ? "s" : ""} never ran (${lost[0].error?.replace(/^not run: /, "")})`
+      );
+  }
+  return parts.length ? `Incomplete: ${parts.join("; ")}. They count as not comparable and the gate does not pass.` : null;
 }
-async function evaluate(input2) {
+function gateFails(comparison, failOn, sides = null) {
+  if (failOn === "never") return false;
+  if (sides && incompleteNote(sides.head, sides.base)) return true;
+  return comparison?.verdict === "regressed";
+}
+async function runSides(input2) {
   const { session, baseline } = input2;
-  const { config: config2 } = session;
   const run = input2.runSuite ?? runSuite;
   const log = input2.log ?? (() => {
   });
   const dir = resolve9(input2.resultsDir);
   const side = (label, baseDir, agent, git) => run({
-    config: config2,
+    config: session.config,
     baseDir,
     outDir: join17(dir, label),
     label,
     agent,
     registry: session.registry,
     plan: session.plan,
+    shard: input2.shard,
     git,
     log,
     signal: input2.signal
@@ -99779,18 +99882,25 @@ async function evaluate(input2) {
     description = baseline.description;
   }
   if (input2.signal?.aborted) throw new Cancelled();
-  const head = await side("head", session.baseDir, config2.agent, input2.headGit);
+  const head = input2.head ?? await side("head", session.baseDir, session.config.agent, input2.headGit);
   if (input2.signal?.aborted) throw new Cancelled();
-  const comparison = base ? compareRuns(base, head, config2.gate, description) : null;
+  return { base, head, description };
+}
+async function evaluate(input2) {
+  const { session, baseline } = input2;
+  const dir = resolve7(input2.resultsDir);
+  const { base, head, description } = await runSides(input2);
+  const comparison = base ? compareRuns(base, head, session.config.gate, description) : null;
   const paths = {
-    head: join17(dir, "head", "results.json"),
+    head: input2.head ? join17(dir, "head", "results.json") : join17(dir, "head", "results.json"),
     base: baseline.kind === "run" ? join17(dir, "base", "results.json") : null,
     report: join17(dir, "report.md"),
     comparison: comparison ? join17(dir, "comparison.json") : null
   };
+  if (input2.head) writeResults(paths.head, input2.head);
   if (comparison) writeAtomic(paths.comparison, toJson(comparison));
   const baselineNote = baseline.kind === "none" ? baseline.note ?? null : null;
-  const render = (opts) => renderEvaluation(head, comparison, baselineNote, opts);
+  const render = (opts) => renderEvaluation(head, comparison, baselineNote, opts, base);
   writeFileSync7(paths.report, render());
   return {
     base,
@@ -99801,6 +99911,174 @@ async function evaluate(input2) {
     paths,
     render
   };
+}
+
+// src/plan/shards.ts
+var MAX_SHARDS = 256;
+function durationsFrom(results, timeLimitSecs) {
+  const sums = /* @__PURE__ */ new Map();
+  for (const doc of results)
+    for (const r of doc.runs) {
+      if (r.outcome === "infra_error") continue;
+      const e = sums.get(r.competitionId) ?? { s: 0, n: 0 };
+      e.s += r.durationMs / 1e3;
+      e.n++;
+      sums.set(r.competitionId, e);
+    }
+  const byCompetition = /* @__PURE__ */ new Map();
+  for (const [id, { s, n }] of sums) byCompetition.set(id, Math.min(s / n, timeLimitSecs));
+  return { byCompetition };
+}
+function expectedRuns(plan2, durations) {
+  return plan2.runs.map((r) => ({
+    ...r,
+    expectedSecs: durations?.byCompetition.get(r.competitionId) ?? r.expectedSecs
+  }));
+}
+function shardRuns(runs, count, suiteHash2 = "") {
+  if (!Number.isInteger(count) || count < 1 || count > MAX_SHARDS)
+    throw new RangeError(`the number of shards must be a whole number from 1 to ${MAX_SHARDS}, got ${count}`);
+  const n = Math.max(1, Math.min(count, runs.length));
+  const order = [...runs].sort((a, b) => b.expectedSecs - a.expectedSecs || (a.runId < b.runId ? -1 : 1));
+  const shards = Array.from({ length: n }, (_, i) => ({
+    index: i + 1,
+    runIds: [],
+    expectedSecs: 0
+  }));
+  for (const run of order) {
+    let best = shards[0];
+    for (const s of shards) if (s.expectedSecs < best.expectedSecs) best = s;
+    best.runIds.push(run.runId);
+    best.expectedSecs += run.expectedSecs;
+  }
+  const totalSecs = runs.reduce((a, r) => a + r.expectedSecs, 0);
+  return {
+    suiteHash: suiteHash2,
+    count: runs.length === 0 ? 0 : n,
+    shards: runs.length === 0 ? [] : shards,
+    makespanSecs: shards.reduce((m, s) => Math.max(m, s.expectedSecs), 0),
+    totalSecs,
+    longestRunSecs: runs.reduce((m, r) => Math.max(m, r.expectedSecs), 0)
+  };
+}
+function shardsForTarget(runs, maxShards, targetSecs, suiteHash2 = "") {
+  const most = Math.max(1, Math.min(maxShards, runs.length, MAX_SHARDS));
+  let lo = 1;
+  let hi = most;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (shardRuns(runs, mid).makespanSecs <= targetSecs) hi = mid;
+    else lo = mid + 1;
+  }
+  return shardRuns(runs, lo, suiteHash2);
+}
+function parseShard(text2) {
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text2);
+  if (!m) return null;
+  const index = Number(m[1]);
+  const count = Number(m[2]);
+  if (count < 1 || count > MAX_SHARDS || index < 1 || index > count) return null;
+  return { index, count };
+}
+
+// src/session/shards.ts
+import { readFileSync as readFileSync13 } from "node:fs";
+var PlanFileSchema = external_exports.object({
+  version: external_exports.literal(1),
+  suite: external_exports.object({ name: external_exports.string(), hash: external_exports.string() }),
+  runs: external_exports.number().int(),
+  /** Sides each shard runs: 2 when the baseline is run in the same jobs. */
+  sides: external_exports.number().int().min(1).max(2),
+  gpusPerRun: external_exports.number().int().min(0),
+  /** "results": earlier results where known; "estimates": the registry's expected durations, else the time limit. */
+  durationsFrom: external_exports.enum(["results", "estimates"]),
+  count: external_exports.number().int().min(0).max(MAX_SHARDS),
+  shards: external_exports.array(
+    external_exports.object({ index: external_exports.number().int(), runIds: external_exports.array(external_exports.string()), expectedSecs: external_exports.number() })
+  ),
+  /** For `strategy.matrix`: one entry per shard; empty only when there is nothing to run. */
+  matrix: external_exports.object({
+    include: external_exports.array(external_exports.object({ shard: external_exports.string(), index: external_exports.number(), count: external_exports.number() }))
+  }),
+  expected: external_exports.object({
+    totalRunSecs: external_exports.number(),
+    gpuHours: external_exports.number(),
+    wallSecs: external_exports.object({ oneRunner: external_exports.number(), runnerPerRun: external_exports.number(), chosen: external_exports.number() }),
+    usdPerGpuHour: external_exports.number().nullable(),
+    usd: external_exports.number().nullable()
+  })
+});
+function planShards(session, opts) {
+  const { config: config2, plan: plan2 } = session;
+  const sides = config2.baseline.source === "run" ? 2 : 1;
+  const durations = opts.durations?.length ? durationsFrom(opts.durations, config2.limits.time) : void 0;
+  const runs = expectedRuns(plan2, durations).map((r) => ({ ...r, expectedSecs: r.expectedSecs * sides }));
+  let sp;
+  if (opts.shards !== void 0) sp = shardRuns(runs, opts.shards, plan2.suiteHash);
+  else if (opts.maxShards !== void 0 && opts.targetSecs !== void 0)
+    sp = shardsForTarget(runs, opts.maxShards, opts.targetSecs, plan2.suiteHash);
+  else throw new UserError("plan: give --shards N, or --max-shards M with --target-wall DURATION");
+  const gpus = config2.limits.gpus;
+  const gpuHours = sp.totalSecs * gpus / 3600;
+  const usd = opts.usdPerGpuHour !== void 0 ? gpuHours * opts.usdPerGpuHour : null;
+  return {
+    version: 1,
+    suite: { name: config2.name, hash: plan2.suiteHash },
+    runs: runs.length,
+    sides,
+    gpusPerRun: gpus,
+    durationsFrom: durations && durations.byCompetition.size > 0 ? "results" : "estimates",
+    count: sp.count,
+    shards: sp.shards,
+    matrix: {
+      include: sp.shards.map((s) => ({ shard: `${s.index}/${sp.count}`, index: s.index, count: sp.count }))
+    },
+    expected: {
+      totalRunSecs: sp.totalSecs,
+      gpuHours,
+      wallSecs: { oneRunner: sp.totalSecs, runnerPerRun: sp.longestRunSecs, chosen: sp.makespanSecs },
+      usdPerGpuHour: opts.usdPerGpuHour ?? null,
+      usd
+    }
+  };
+}
+var hours = (secs) => secs >= 3600 ? `${(secs / 3600).toFixed(1)} h` : secs >= 60 ? `${Math.round(secs / 60)} min` : `${Math.round(secs)} s`;
+function describePlan(p) {
+  const e = p.expected;
+  const lines2 = [
+    `Suite ${p.suite.name} (${p.suite.hash}): ${p.runs} runs${p.sides === 2 ? ", each run on both sides (baseline: run)" : ""}; expected durations from ${p.durationsFrom === "results" ? "earlier results where known, else " : ""}each competition's estimate in the registry, else the time limit.`,
+    p.gpusPerRun > 0 ? `Expected GPU-hours: ${e.gpuHours < 10 ? e.gpuHours.toFixed(2) : e.gpuHours.toFixed(1)} (${p.gpusPerRun} GPU${p.gpusPerRun > 1 ? "s" : ""} per run).` : `Expected runner-hours: ${(e.totalRunSecs / 3600).toFixed(1)} (runs use no GPU: limits.gpus is 0).`,
+    `Expected wall time: ${hours(e.wallSecs.oneRunner)} on 1 runner, ${hours(e.wallSecs.chosen)} on ${p.count} runner${p.count === 1 ? "" : "s"} (this plan), ${hours(e.wallSecs.runnerPerRun)} with a runner per run (${p.runs}).`,
+    p.gpusPerRun === 0 ? "Expected GPU cost: none (the runs use no GPU)." : e.usd !== null ? `Expected cost: $${e.usd.toFixed(2)} at $${e.usdPerGpuHour}/GPU-hour.` : "Expected cost: give --usd-per-gpu-hour to see it."
+  ];
+  if (p.count === 0)
+    lines2.push("Nothing to run: the plan has no runs, so the matrix is empty; skip the run jobs.");
+  return lines2.join("\n");
+}
+function readPlanFile(path4) {
+  let raw;
+  try {
+    raw = JSON.parse(readFileSync13(path4, "utf8"));
+  } catch (e) {
+    throw new UserError(`${path4}: not a plan JSON file (${e.message})`);
+  }
+  const parsed = PlanFileSchema.safeParse(raw);
+  if (!parsed.success) throw new UserError(formatZodError(parsed.error, path4));
+  return parsed.data;
+}
+function shardOf(session, index, count, planFile) {
+  if (planFile) {
+    if (planFile.suite.hash !== session.plan.suiteHash)
+      throw new UserError(
+        `the plan is for suite ${planFile.suite.hash} but this config is suite ${session.plan.suiteHash}: plan again`,
+        2
+      );
+    if (planFile.count !== count)
+      throw new UserError(`the plan has ${planFile.count} shards, not ${count}`, 2);
+    return { index, count, runIds: planFile.shards.find((s) => s.index === index)?.runIds ?? [] };
+  }
+  const p = planShards(session, { shards: count });
+  return { index, count, runIds: p.shards.find((s) => s.index === index)?.runIds ?? [] };
 }
 
 // src/cli/commands/run.ts
@@ -99848,10 +100126,44 @@ async function runFromConfig(loaded, outDir) {
     progress(`results: ${[ev.paths.head, ev.paths.base].filter(Boolean).join(", ")}`);
     progress(`report:  ${ev.paths.report}
 took ${((Date.now() - started) / 1e3).toFixed(1)}s`);
-    if (gateFails(ev.comparison, config2.gate.failOn)) {
-      progress("medalist: the agent regressed (see the report); exit code 1");
+    if (gateFails(ev.comparison, config2.gate.failOn, ev)) {
+      progress(
+        ev.comparison?.verdict === "regressed" ? "medalist: the agent regressed (see the report); exit code 1" : "medalist: runs are missing, so the gate does not pass (see the report); exit code 1"
+      );
       return 1;
     }
+    return 0;
+  } finally {
+    dispose();
+  }
+}
+async function runShardFromConfig(loaded, outDir, shardText, planPath) {
+  const { config: config2, baseDir } = loaded;
+  const which = parseShard(shardText);
+  if (!which)
+    throw new UserError(`--shard expects i/N with 1 \u2264 i \u2264 N \u2264 256, got ${JSON.stringify(shardText)}`);
+  const b = config2.baseline;
+  const session = openSession(config2, baseDir);
+  const shard = shardOf(session, which.index, which.count, planPath ? readPlanFile(planPath) : void 0);
+  const out = resolve8(outDir);
+  mkdirSync10(out, { recursive: true });
+  const { signal, dispose } = cancelOnSignals(progress);
+  try {
+    const baseline = b.source === "run" ? {
+      kind: "run",
+      agent: b.agent ?? config2.agent,
+      description: "evaluated in this job (baseline agent)"
+    } : { kind: "none" };
+    progress(`shard ${shard.index}/${shard.count}: ${shard.runIds.length} runs`);
+    try {
+      await runSides({ session, resultsDir: out, baseline, shard, signal, log: progress });
+    } catch (e) {
+      if (e instanceof Cancelled) return 130;
+      throw e;
+    }
+    progress(
+      `shard results: ${[b.source === "run" ? join18(out, "base", "results.json") : null, join18(out, "head", "results.json")].filter(Boolean).join(", ")}`
+    );
     return 0;
   } finally {
     dispose();
@@ -99867,14 +100179,28 @@ submission, and writes DIR/head/results.json (and DIR/base/results.json when bas
 "run"), DIR/report.md and DIR/comparison.json. Progress goes to stderr, the report to stdout.
 Interrupted suites resume: finished runs are kept and skipped on the next run.
 
+With --shard i/N, runs only shard i of N (see \`medalist plan\`) and writes that shard's results
+(DIR/head/results.json, and DIR/base/results.json when the baseline is run); \`medalist merge\`
+combines the shards and \`medalist compare\` compares them.
+
 Options:
   --config FILE   medalist.yml or .json (required)
   --out DIR       output folder (default: .medalist/out)
+  --shard i/N     run one shard of N
+  --plan FILE     the plan from \`medalist plan --json\` (default: plan the shards here, by time limit)
 
 Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input, 130 cancelled.`,
   async run(argv) {
-    const { values } = parseCommandArgs(argv, { config: { type: "string" }, out: { type: "string" } });
+    const { values } = parseCommandArgs(argv, {
+      config: { type: "string" },
+      out: { type: "string" },
+      shard: { type: "string" },
+      plan: { type: "string" }
+    });
     const loaded = loadConfig(requireOption(values.config, "--config"));
+    if (values.shard !== void 0)
+      return runShardFromConfig(loaded, values.out ?? ".medalist/out", values.shard, values.plan);
+    if (values.plan !== void 0) throw new UserError("--plan goes with --shard i/N");
     return runFromConfig(loaded, values.out ?? ".medalist/out");
   }
 };
@@ -99930,10 +100256,10 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
     }
     const [base, head] = positionals.map(readResults);
     const cmp = compareRuns(base, head, gate.data, `file ${positionals[0]}`);
-    const text2 = values.json ? toJson(cmp) : renderReport(cmp);
+    const text2 = values.json ? toJson(cmp) : renderEvaluation(head, cmp, null, {}, base);
     if (values.out) writeFileSync8(values.out, text2);
     process.stdout.write(text2);
-    return cmp.verdict === "regressed" && gate.data.failOn === "regression" ? 1 : 0;
+    return gateFails(cmp, gate.data.failOn, { head, base }) ? 1 : 0;
   }
 };
 
@@ -100419,9 +100745,138 @@ thresholds (${t.isLowerBetter ? "lower" : "higher"} is better): gold ${t.gold}, 
   }
 };
 
+// src/cli/commands/plan.ts
+import { writeFileSync as writeFileSync12 } from "node:fs";
+function wholeNumber(text2, flag) {
+  const n = numberOption(text2, flag);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_SHARDS)
+    throw new UserError(
+      `${flag} expects a whole number from 1 to ${MAX_SHARDS}, got ${JSON.stringify(text2)}`
+    );
+  return n;
+}
+var planCommand = {
+  name: "plan",
+  summary: "Split a suite into shards for several runners; expected GPU-hours, wall time and cost",
+  usage: `Usage: medalist plan --config FILE (--shards N | --max-shards M --target-wall DURATION)
+                     [--durations RESULTS.json]... [--usd-per-gpu-hour X] [--json] [--out FILE]
+
+Splits the suite's runs into balanced shards, longest expected run first onto the least loaded
+shard. A run's expected time is its competition's mean duration in the --durations results when
+known, else the time limit. The same inputs give the same shards. Prints the runs, the expected
+GPU-hours, the wall time on 1 runner, on the chosen number and with one runner per run, and the
+cost at --usd-per-gpu-hour. --json prints the plan (with a matrix for GitHub Actions) that
+\`medalist run --shard i/N --plan FILE\` reads; --out writes it to FILE too.
+
+Options:
+  --config FILE            medalist.yml or .json (required)
+  --shards N               number of shards (1..${MAX_SHARDS}; never more than the runs)
+  --max-shards M           with --target-wall: the fewest shards up to M that finish in time
+  --target-wall DURATION   e.g. 6h, 90m
+  --durations FILE         earlier results.json (repeatable)
+  --usd-per-gpu-hour X     price of one GPU-hour
+  --json                   print the plan as JSON
+  --out FILE               also write the plan JSON to FILE
+
+Exit codes: 0 ok, 2 bad input.`,
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, {
+      config: { type: "string" },
+      shards: { type: "string" },
+      "max-shards": { type: "string" },
+      "target-wall": { type: "string" },
+      durations: { type: "string", multiple: true },
+      "usd-per-gpu-hour": { type: "string" },
+      json: { type: "boolean" },
+      out: { type: "string" }
+    });
+    const loaded = loadConfig(requireOption(values.config, "--config"));
+    if (values.shards !== void 0 && values["max-shards"] !== void 0)
+      throw new UserError("give either --shards or --max-shards, not both");
+    let targetSecs;
+    if (values["target-wall"] !== void 0) {
+      const t = parseDuration(values["target-wall"]);
+      if (t === null || !(t > 0))
+        throw new UserError(
+          `--target-wall expects a duration like 6h or 90m, got ${JSON.stringify(values["target-wall"])}`
+        );
+      targetSecs = t;
+    }
+    if (values["max-shards"] !== void 0 && targetSecs === void 0)
+      throw new UserError("--max-shards needs --target-wall");
+    const usd = values["usd-per-gpu-hour"];
+    const usdPerGpuHour = usd === void 0 ? void 0 : numberOption(usd, "--usd-per-gpu-hour");
+    if (usdPerGpuHour !== void 0 && !(usdPerGpuHour >= 0))
+      throw new UserError("--usd-per-gpu-hour expects a price of 0 or more");
+    const session = openSession(loaded.config, loaded.baseDir);
+    const plan2 = planShards(session, {
+      shards: values.shards !== void 0 ? wholeNumber(values.shards, "--shards") : void 0,
+      maxShards: values["max-shards"] !== void 0 ? wholeNumber(values["max-shards"], "--max-shards") : void 0,
+      targetSecs,
+      durations: (values.durations ?? []).map((f) => readResults(f)),
+      usdPerGpuHour
+    });
+    const json2 = JSON.stringify(plan2, null, 2) + "\n";
+    if (values.out) writeFileSync12(values.out, json2);
+    if (values.json) process.stdout.write(json2);
+    else console.log(describePlan(plan2));
+    return 0;
+  }
+};
+
+// src/cli/commands/merge.ts
+var mergeCommand = {
+  name: "merge",
+  summary: "Combine shard results (medalist run --shard) into one results.json",
+  usage: `Usage: medalist merge --out FILE [--shards N] SHARD_RESULTS.json...
+
+Combines the results of one side's shards into one results document. Refuses shards of different
+suites, agents or sides, and runs given twice (exit 2). Runs of missing shards are recorded as
+infrastructure errors ("not run: the results of shard i/N are missing"): they are not comparable,
+and the report says so and the gate does not pass (exit 1 here).
+
+Options:
+  --out FILE    merged results.json (required)
+  --shards N    how many shards the plan had (default: as the shard results say)
+
+Exit codes: 0 ok, 1 merged but runs are missing, 2 bad input.`,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(
+      argv,
+      { out: { type: "string" }, shards: { type: "string" } },
+      true
+    );
+    const out = requireOption(values.out, "--out");
+    if (positionals.length === 0) throw new UserError("merge: give the shard results files (see --help)");
+    const expect = values.shards === void 0 ? void 0 : Number(values.shards);
+    if (expect !== void 0 && !(Number.isInteger(expect) && expect >= 1 && expect <= 256))
+      throw new UserError(
+        `--shards expects a whole number from 1 to 256, got ${JSON.stringify(values.shards)}`
+      );
+    const merged = mergeShards(
+      positionals.map((f) => readResults(f)),
+      { expectShards: expect }
+    );
+    writeResults(out, merged.results);
+    const n = merged.results.runs.length;
+    console.error(
+      `merged ${positionals.length} shard result(s): ${n - merged.missing.length}/${n} runs \u2192 ${out}`
+    );
+    if (merged.missing.length > 0) {
+      console.error(
+        `medalist: ${merged.missing.length} run(s) never ran (${merged.results.runs.find((r) => r.details.notRun)?.error}); they are recorded as not comparable and the gate does not pass`
+      );
+      return 1;
+    }
+    return 0;
+  }
+};
+
 // src/cli/commands/index.ts
 var commands = [
+  planCommand,
   runCommand,
+  mergeCommand,
   demoCommand,
   compareCommand,
   reportCommand,

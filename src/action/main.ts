@@ -9,7 +9,7 @@ import { createClient } from "../github/client.js";
 import { upsertStickyComment } from "../github/comment.js";
 import { commentMarker } from "../github/marker.js";
 import { fitComment } from "../github/truncate.js";
-import { evaluate, gateFails, openSession, type BaselineInput } from "../session/evaluate.js";
+import { evaluate, gateFails, incompleteNote, openSession, type BaselineInput } from "../session/evaluate.js";
 import { runSuite } from "../suite/run.js";
 import { actionsArtifacts, artifactName, uploadTrajectories, type ArtifactApi } from "./artifacts.js";
 import { actionsCache, fromFile, restoreFromCache, saveToCache, type CacheApi } from "./baseline.js";
@@ -217,7 +217,11 @@ async function main(deps: Deps): Promise<void> {
   }
 
   const verdict = comparison?.verdict ?? "inconclusive";
-  const gateLine = gateText(comparison, settings, baselineNote);
+  const incomplete = incompleteNote(head, ev.base);
+  const gateLine =
+    incomplete && settings.failOn !== "never"
+      ? `**Gate: failed** — ${incomplete}`
+      : gateText(comparison, settings, baselineNote);
   const summaryParts = [report, "", gateLine];
 
   // The sticky comment.
@@ -257,7 +261,7 @@ async function main(deps: Deps): Promise<void> {
   core.setOutput(Outputs.ReportPath, reportPath);
   core.setOutput(Outputs.CommentUrl, commentUrl);
 
-  if (gateFails(comparison, settings.failOn)) {
+  if (gateFails(comparison, settings.failOn, ev)) {
     core.setFailed(`medalist: ${gateLine.replace(/\*\*/g, "")}`);
   }
 }

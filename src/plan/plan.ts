@@ -54,6 +54,9 @@ export function suiteHash(config: Config, competitions: string[], registry: Regi
   return createHash("sha256").update(canonical(key)).digest("hex").slice(0, 16);
 }
 
+/** A run's id: stable across re-runs and shards. */
+export const runIdOf = (competitionId: string, seed: number) => `${competitionId}.s${seed}`;
+
 /** Competitions × seeds → runs, with ids that are stable across re-runs. */
 export function plan(config: Config, registry: Registry): Plan {
   const competitions = selectCompetitions(registry, config.competitions);
@@ -62,7 +65,7 @@ export function plan(config: Config, registry: Registry): Plan {
     const expected = registry.get(id)!.competition.expectedDurationSecs ?? config.limits.time;
     for (let seed = 0; seed < config.seeds; seed++) {
       runs.push({
-        runId: `${id}.s${seed}`,
+        runId: runIdOf(id, seed),
         competitionId: id,
         seed,
         expectedSecs: Math.min(expected, config.limits.time),

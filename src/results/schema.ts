@@ -43,8 +43,8 @@ export const RunResultSchema = z.object({
   exitCode: z.number().int().nullable(),
   startedAt: z.string(),
   durationMs: z.number().min(0),
-  /** Tries taken (infrastructure errors are retried). */
-  attempts: z.number().int().min(1),
+  /** Tries taken (infrastructure errors are retried); 0 for a run that never ran (a lost shard). */
+  attempts: z.number().int().min(0),
   /** The run's folder (logs/, code/, submission/, run.log), relative to the results file. */
   runDir: z.string(),
   error: z.string().nullable(),
@@ -82,6 +82,10 @@ export const SuiteResultsSchema = z.object({
   }),
   startedAt: z.string(),
   finishedAt: z.string(),
+  /** Set on one shard's results (`medalist run --shard i/N`); absent once merged. */
+  shard: z
+    .object({ index: z.number().int().min(1), count: z.number().int().min(1), runIds: z.array(z.string()) })
+    .optional(),
   runs: z.array(RunResultSchema),
 });
 

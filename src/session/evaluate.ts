@@ -8,7 +8,8 @@ import { defaultRegistryDir, loadRegistry, type Registry } from "../registry/reg
 import { renderReport, renderResults } from "../report/markdown.js";
 import type { SuiteResults } from "../results/schema.js";
 import { runSuite } from "../suite/run.js";
-import { readResults, toJson, writeAtomic } from "../suite/store.js";
+import { notRun } from "./merge.js";
+import { readResults, toJson, writeAtomic, writeResults } from "../suite/store.js";
 
 /** A config with its registry loaded and its runs planned, once per invocation. */
 export interface Session {
@@ -48,6 +49,10 @@ export interface EvaluateInput {
   resultsDir: string;
   baseline: BaselineInput;
   headGit?: Git;
+  /** The head's results when they exist already (merged shards): nothing runs for the head. */
+  head?: SuiteResults;
+  /** Run only this shard of each side that runs (`medalist run --shard i/N`). */
+  shard?: { index: number; count: number; runIds: string[] };
   log?: (line: string) => void;
   signal?: AbortSignal;
   /** Runs one side (tests replace it). */
@@ -103,43 +108,67 @@ export function renderEvaluation(
   comparison: Comparison | null,
   baselineNote: string | null,
   opts: RenderOptions = {},
+  base: SuiteResults | null = null,
 ): string {
-  if (comparison)
-    return renderReport(comparison, {
-      links: opts.links,
-      environment: environmentFacts(head),
-      fullReportUrl: opts.fullReportUrl,
-    });
-  return (
-    renderResults(head, { links: opts.links }) + (baselineNote ? `\n> ⚠️ Baseline: ${baselineNote}\n` : "")
-  );
+  const text = comparison
+    ? renderReport(comparison, {
+        links: opts.links,
+        environment: environmentFacts(head),
+        fullReportUrl: opts.fullReportUrl,
+      })
+    : renderResults(head, { links: opts.links }) + (baselineNote ? `\n> ⚠️ Baseline: ${baselineNote}\n` : "");
+  const lost = incompleteNote(head, base);
+  return lost ? `${text}\n> ⚠️ ${lost}\n` : text;
 }
 
-/** Whether the gate fails the check: a regression, when the gate fails on regressions. */
-export function gateFails(comparison: Comparison | null, failOn: Config["gate"]["failOn"]): boolean {
-  return comparison?.verdict === "regressed" && failOn === "regression";
+/** Why the evaluation is incomplete (runs of lost shards), or null. */
+export function incompleteNote(head: SuiteResults, base: SuiteResults | null): string | null {
+  const parts: string[] = [];
+  for (const side of [base, head]) {
+    if (!side) continue;
+    const lost = notRun(side);
+    if (lost.length)
+      parts.push(
+        `${lost.length} ${side.label} run${lost.length > 1 ? "s" : ""} never ran (${lost[0].error?.replace(/^not run: /, "")})`,
+      );
+  }
+  return parts.length
+    ? `Incomplete: ${parts.join("; ")}. They count as not comparable and the gate does not pass.`
+    : null;
 }
 
 /**
- * The one evaluation both front doors call: the baseline (given, or run first), then the head,
- * then the comparison and the report. Everything lands on disk (results, comparison.json,
- * report.md) before this returns; uploads and comments are the caller's.
+ * Whether the gate fails the check: a regression when the gate fails on regressions, or (fail
+ * closed) runs of lost shards on either side, whatever the verdict of the rest.
  */
-export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
+export function gateFails(
+  comparison: Comparison | null,
+  failOn: Config["gate"]["failOn"],
+  sides: { head: SuiteResults; base: SuiteResults | null } | null = null,
+): boolean {
+  if (failOn === "never") return false;
+  if (sides && incompleteNote(sides.head, sides.base)) return true;
+  return comparison?.verdict === "regressed";
+}
+
+/** Both sides' results: the baseline (given, or run first), then the head (given, or run). */
+export async function runSides(
+  input: EvaluateInput,
+): Promise<{ base: SuiteResults | null; head: SuiteResults; description: string }> {
   const { session, baseline } = input;
-  const { config } = session;
   const run = input.runSuite ?? runSuite;
   const log = input.log ?? (() => {});
   const dir = resolve(input.resultsDir);
   const side = (label: "base" | "head", baseDir: string, agent: AgentConfig, git?: Git) =>
     run({
-      config,
+      config: session.config,
       baseDir,
       outDir: join(dir, label),
       label,
       agent,
       registry: session.registry,
       plan: session.plan,
+      shard: input.shard,
       git,
       log,
       signal: input.signal,
@@ -160,19 +189,31 @@ export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
     description = baseline.description;
   }
   if (input.signal?.aborted) throw new Cancelled();
-  const head = await side("head", session.baseDir, config.agent, input.headGit);
+  const head = input.head ?? (await side("head", session.baseDir, session.config.agent, input.headGit));
   if (input.signal?.aborted) throw new Cancelled();
+  return { base, head, description };
+}
 
-  const comparison = base ? compareRuns(base, head, config.gate, description) : null;
+/**
+ * The one evaluation both front doors call: the baseline (given, or run first), then the head,
+ * then the comparison and the report. Everything lands on disk (results, comparison.json,
+ * report.md) before this returns; uploads and comments are the caller's.
+ */
+export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
+  const { session, baseline } = input;
+  const dir = resolve(input.resultsDir);
+  const { base, head, description } = await runSides(input);
+  const comparison = base ? compareRuns(base, head, session.config.gate, description) : null;
   const paths = {
-    head: join(dir, "head", "results.json"),
+    head: input.head ? join(dir, "head", "results.json") : join(dir, "head", "results.json"),
     base: baseline.kind === "run" ? join(dir, "base", "results.json") : null,
     report: join(dir, "report.md"),
     comparison: comparison ? join(dir, "comparison.json") : null,
   };
+  if (input.head) writeResults(paths.head, input.head);
   if (comparison) writeAtomic(paths.comparison!, toJson(comparison));
   const baselineNote = baseline.kind === "none" ? (baseline.note ?? null) : null;
-  const render = (opts?: RenderOptions) => renderEvaluation(head, comparison, baselineNote, opts);
+  const render = (opts?: RenderOptions) => renderEvaluation(head, comparison, baselineNote, opts, base);
   writeFileSync(paths.report, render());
   return {
     base,

@@ -34,8 +34,8 @@ export interface SuiteOptions {
   registry?: Registry;
   /** The plan, when the caller made it already (it is made from config and registry otherwise). */
   plan?: Plan;
-  /** Only these runs (a shard); default all of the plan. */
-  runIds?: ReadonlySet<string>;
+  /** Run only this shard's runs; its results say which shard they hold. */
+  shard?: { index: number; count: number; runIds: string[] };
   signal?: AbortSignal;
   /** Progress lines. */
   log?: (line: string) => void;
@@ -91,7 +91,8 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     opts.registry ??
     loadRegistry(config.registryDir ? resolve(opts.baseDir, config.registryDir) : defaultRegistryDir());
   const thePlan = opts.plan ?? planSuite(config, registry);
-  const runs = opts.runIds ? thePlan.runs.filter((r) => opts.runIds!.has(r.runId)) : thePlan.runs;
+  const only = opts.shard ? new Set(opts.shard.runIds) : null;
+  const runs = only ? thePlan.runs.filter((r) => only.has(r.runId)) : thePlan.runs;
   const competitions = [...new Set(runs.map((r) => r.competitionId))];
   const dataDir = resolve(opts.baseDir, config.dataDir);
   // The results folder. (A lock against a second process writing it belongs here.)
@@ -208,6 +209,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     },
     startedAt,
     finishedAt: new Date().toISOString(),
+    ...(opts.shard ? { shard: opts.shard } : {}),
     runs: runs.map((r) => results.get(r.runId)).filter((r): r is RunResult => r !== undefined),
   };
   // Written before anything else (compare, comment, upload) uses it.

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { readResults, toJson } from "../../suite/store.js";
 import { compareRuns } from "../../compare/compare.js";
-import { renderReport } from "../../report/markdown.js";
+import { gateFails, renderEvaluation } from "../../session/evaluate.js";
 import { GateSchema } from "../../config/schema.js";
 import { numberOption, parseCommandArgs, UserError, type Command } from "../command.js";
 
@@ -40,9 +40,10 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
     }
     const [base, head] = positionals.map(readResults);
     const cmp = compareRuns(base, head, gate.data, `file ${positionals[0]}`);
-    const text = values.json ? toJson(cmp) : renderReport(cmp);
+    const text = values.json ? toJson(cmp) : renderEvaluation(head, cmp, null, {}, base);
     if (values.out) writeFileSync(values.out, text);
     process.stdout.write(text);
-    return cmp.verdict === "regressed" && gate.data.failOn === "regression" ? 1 : 0;
+    // Fails closed: runs of lost shards fail the gate whatever the verdict of the rest.
+    return gateFails(cmp, gate.data.failOn, { head, base }) ? 1 : 0;
   },
 };

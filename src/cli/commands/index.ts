@@ -8,10 +8,14 @@ import { prepareCommand } from "./prepare.js";
 import { leaderboardsCommand } from "./leaderboards.js";
 import { gradeCommand } from "./grade.js";
 import { rankCommand } from "./rank.js";
+import { planCommand } from "./plan.js";
+import { mergeCommand } from "./merge.js";
 
 /** Every CLI command; each lives in its own file in this folder. */
 export const commands: Command[] = [
+  planCommand,
   runCommand,
+  mergeCommand,
   demoCommand,
   compareCommand,
   reportCommand,

@@ -1,0 +1,87 @@
+import { writeFileSync } from "node:fs";
+import { loadConfig } from "../../config/load.js";
+import { parseDuration } from "../../config/schema.js";
+import { openSession } from "../../session/evaluate.js";
+import { describePlan, planShards } from "../../session/shards.js";
+import { readResults } from "../../suite/store.js";
+import { MAX_SHARDS } from "../../plan/shards.js";
+import { numberOption, parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
+
+function wholeNumber(text: string, flag: string): number {
+  const n = numberOption(text, flag);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_SHARDS)
+    throw new UserError(
+      `${flag} expects a whole number from 1 to ${MAX_SHARDS}, got ${JSON.stringify(text)}`,
+    );
+  return n;
+}
+
+export const planCommand: Command = {
+  name: "plan",
+  summary: "Split a suite into shards for several runners; expected GPU-hours, wall time and cost",
+  usage: `Usage: medalist plan --config FILE (--shards N | --max-shards M --target-wall DURATION)
+                     [--durations RESULTS.json]... [--usd-per-gpu-hour X] [--json] [--out FILE]
+
+Splits the suite's runs into balanced shards, longest expected run first onto the least loaded
+shard. A run's expected time is its competition's mean duration in the --durations results when
+known, else the time limit. The same inputs give the same shards. Prints the runs, the expected
+GPU-hours, the wall time on 1 runner, on the chosen number and with one runner per run, and the
+cost at --usd-per-gpu-hour. --json prints the plan (with a matrix for GitHub Actions) that
+\`medalist run --shard i/N --plan FILE\` reads; --out writes it to FILE too.
+
+Options:
+  --config FILE            medalist.yml or .json (required)
+  --shards N               number of shards (1..${MAX_SHARDS}; never more than the runs)
+  --max-shards M           with --target-wall: the fewest shards up to M that finish in time
+  --target-wall DURATION   e.g. 6h, 90m
+  --durations FILE         earlier results.json (repeatable)
+  --usd-per-gpu-hour X     price of one GPU-hour
+  --json                   print the plan as JSON
+  --out FILE               also write the plan JSON to FILE
+
+Exit codes: 0 ok, 2 bad input.`,
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, {
+      config: { type: "string" },
+      shards: { type: "string" },
+      "max-shards": { type: "string" },
+      "target-wall": { type: "string" },
+      durations: { type: "string", multiple: true },
+      "usd-per-gpu-hour": { type: "string" },
+      json: { type: "boolean" },
+      out: { type: "string" },
+    });
+    const loaded = loadConfig(requireOption(values.config, "--config"));
+    if (values.shards !== undefined && values["max-shards"] !== undefined)
+      throw new UserError("give either --shards or --max-shards, not both");
+    let targetSecs: number | undefined;
+    if (values["target-wall"] !== undefined) {
+      const t = parseDuration(values["target-wall"]);
+      if (t === null || !(t > 0))
+        throw new UserError(
+          `--target-wall expects a duration like 6h or 90m, got ${JSON.stringify(values["target-wall"])}`,
+        );
+      targetSecs = t;
+    }
+    if (values["max-shards"] !== undefined && targetSecs === undefined)
+      throw new UserError("--max-shards needs --target-wall");
+    const usd = values["usd-per-gpu-hour"];
+    const usdPerGpuHour = usd === undefined ? undefined : numberOption(usd, "--usd-per-gpu-hour");
+    if (usdPerGpuHour !== undefined && !(usdPerGpuHour >= 0))
+      throw new UserError("--usd-per-gpu-hour expects a price of 0 or more");
+    const session = openSession(loaded.config, loaded.baseDir);
+    const plan = planShards(session, {
+      shards: values.shards !== undefined ? wholeNumber(values.shards, "--shards") : undefined,
+      maxShards:
+        values["max-shards"] !== undefined ? wholeNumber(values["max-shards"], "--max-shards") : undefined,
+      targetSecs,
+      durations: (values.durations ?? []).map((f) => readResults(f)),
+      usdPerGpuHour,
+    });
+    const json = JSON.stringify(plan, null, 2) + "\n";
+    if (values.out) writeFileSync(values.out, json);
+    if (values.json) process.stdout.write(json);
+    else console.log(describePlan(plan));
+    return 0;
+  },
+};

@@ -1,0 +1,149 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { formatZodError } from "../config/errors.js";
+import { UserError } from "../errors.js";
+import type { SuiteResults } from "../results/schema.js";
+import {
+  durationsFrom,
+  expectedRuns,
+  MAX_SHARDS,
+  shardRuns,
+  shardsForTarget,
+  type ShardPlan,
+} from "../plan/shards.js";
+import type { Session } from "./evaluate.js";
+
+export interface PlanOptions {
+  shards?: number;
+  /** With `targetSecs`: the fewest shards up to this many that meet the target wall time. */
+  maxShards?: number;
+  targetSecs?: number;
+  /** Earlier results: each competition's mean duration replaces its time limit. */
+  durations?: SuiteResults[];
+  /** Dollars per GPU-hour, for the cost line. */
+  usdPerGpuHour?: number;
+}
+
+/** What `medalist plan --json` prints and `medalist run --shard i/N --plan FILE` reads. */
+export const PlanFileSchema = z.object({
+  version: z.literal(1),
+  suite: z.object({ name: z.string(), hash: z.string() }),
+  runs: z.number().int(),
+  /** Sides each shard runs: 2 when the baseline is run in the same jobs. */
+  sides: z.number().int().min(1).max(2),
+  gpusPerRun: z.number().int().min(0),
+  /** "results": earlier results where known; "estimates": the registry's expected durations, else the time limit. */
+  durationsFrom: z.enum(["results", "estimates"]),
+  count: z.number().int().min(0).max(MAX_SHARDS),
+  shards: z.array(
+    z.object({ index: z.number().int(), runIds: z.array(z.string()), expectedSecs: z.number() }),
+  ),
+  /** For `strategy.matrix`: one entry per shard; empty only when there is nothing to run. */
+  matrix: z.object({
+    include: z.array(z.object({ shard: z.string(), index: z.number(), count: z.number() })),
+  }),
+  expected: z.object({
+    totalRunSecs: z.number(),
+    gpuHours: z.number(),
+    wallSecs: z.object({ oneRunner: z.number(), runnerPerRun: z.number(), chosen: z.number() }),
+    usdPerGpuHour: z.number().nullable(),
+    usd: z.number().nullable(),
+  }),
+});
+export type PlanFile = z.output<typeof PlanFileSchema>;
+
+/** Splits the session's runs into shards; see `shardRuns` for the rule. */
+export function planShards(session: Session, opts: PlanOptions): PlanFile {
+  const { config, plan } = session;
+  const sides = config.baseline.source === "run" ? 2 : 1;
+  const durations = opts.durations?.length ? durationsFrom(opts.durations, config.limits.time) : undefined;
+  const runs = expectedRuns(plan, durations).map((r) => ({ ...r, expectedSecs: r.expectedSecs * sides }));
+  let sp: ShardPlan;
+  if (opts.shards !== undefined) sp = shardRuns(runs, opts.shards, plan.suiteHash);
+  else if (opts.maxShards !== undefined && opts.targetSecs !== undefined)
+    sp = shardsForTarget(runs, opts.maxShards, opts.targetSecs, plan.suiteHash);
+  else throw new UserError("plan: give --shards N, or --max-shards M with --target-wall DURATION");
+  const gpus = config.limits.gpus;
+  const gpuHours = (sp.totalSecs * gpus) / 3600;
+  const usd = opts.usdPerGpuHour !== undefined ? gpuHours * opts.usdPerGpuHour : null;
+  return {
+    version: 1,
+    suite: { name: config.name, hash: plan.suiteHash },
+    runs: runs.length,
+    sides,
+    gpusPerRun: gpus,
+    durationsFrom: durations && durations.byCompetition.size > 0 ? "results" : "estimates",
+    count: sp.count,
+    shards: sp.shards,
+    matrix: {
+      include: sp.shards.map((s) => ({ shard: `${s.index}/${sp.count}`, index: s.index, count: sp.count })),
+    },
+    expected: {
+      totalRunSecs: sp.totalSecs,
+      gpuHours,
+      wallSecs: { oneRunner: sp.totalSecs, runnerPerRun: sp.longestRunSecs, chosen: sp.makespanSecs },
+      usdPerGpuHour: opts.usdPerGpuHour ?? null,
+      usd,
+    },
+  };
+}
+
+const hours = (secs: number) =>
+  secs >= 3600
+    ? `${(secs / 3600).toFixed(1)} h`
+    : secs >= 60
+      ? `${Math.round(secs / 60)} min`
+      : `${Math.round(secs)} s`;
+
+/** The plan in a few lines a person reads before spending GPU-hours. */
+export function describePlan(p: PlanFile): string {
+  const e = p.expected;
+  const lines = [
+    `Suite ${p.suite.name} (${p.suite.hash}): ${p.runs} runs${p.sides === 2 ? ", each run on both sides (baseline: run)" : ""}; expected durations from ${p.durationsFrom === "results" ? "earlier results where known, else " : ""}each competition's estimate in the registry, else the time limit.`,
+    p.gpusPerRun > 0
+      ? `Expected GPU-hours: ${e.gpuHours < 10 ? e.gpuHours.toFixed(2) : e.gpuHours.toFixed(1)} (${p.gpusPerRun} GPU${p.gpusPerRun > 1 ? "s" : ""} per run).`
+      : `Expected runner-hours: ${(e.totalRunSecs / 3600).toFixed(1)} (runs use no GPU: limits.gpus is 0).`,
+    `Expected wall time: ${hours(e.wallSecs.oneRunner)} on 1 runner, ${hours(e.wallSecs.chosen)} on ${p.count} runner${p.count === 1 ? "" : "s"} (this plan), ${hours(e.wallSecs.runnerPerRun)} with a runner per run (${p.runs}).`,
+    p.gpusPerRun === 0
+      ? "Expected GPU cost: none (the runs use no GPU)."
+      : e.usd !== null
+        ? `Expected cost: $${e.usd.toFixed(2)} at $${e.usdPerGpuHour}/GPU-hour.`
+        : "Expected cost: give --usd-per-gpu-hour to see it.",
+  ];
+  if (p.count === 0)
+    lines.push("Nothing to run: the plan has no runs, so the matrix is empty; skip the run jobs.");
+  return lines.join("\n");
+}
+
+export function readPlanFile(path: string): PlanFile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch (e) {
+    throw new UserError(`${path}: not a plan JSON file (${(e as Error).message})`);
+  }
+  const parsed = PlanFileSchema.safeParse(raw);
+  if (!parsed.success) throw new UserError(formatZodError(parsed.error, path));
+  return parsed.data;
+}
+
+/** The runs of shard i/N: from the plan file when given (it must be this suite's), else planned here. */
+export function shardOf(
+  session: Session,
+  index: number,
+  count: number,
+  planFile?: PlanFile,
+): { index: number; count: number; runIds: string[] } {
+  if (planFile) {
+    if (planFile.suite.hash !== session.plan.suiteHash)
+      throw new UserError(
+        `the plan is for suite ${planFile.suite.hash} but this config is suite ${session.plan.suiteHash}: plan again`,
+        2,
+      );
+    if (planFile.count !== count)
+      throw new UserError(`the plan has ${planFile.count} shards, not ${count}`, 2);
+    return { index, count, runIds: planFile.shards.find((s) => s.index === index)?.runIds ?? [] };
+  }
+  const p = planShards(session, { shards: count });
+  return { index, count, runIds: p.shards.find((s) => s.index === index)?.runIds ?? [] };
+}
