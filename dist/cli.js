@@ -99888,7 +99888,7 @@ async function runSides(input2) {
 }
 async function evaluate(input2) {
   const { session, baseline } = input2;
-  const dir = resolve7(input2.resultsDir);
+  const dir = resolve9(input2.resultsDir);
   const { base, head, description } = await runSides(input2);
   const comparison = base ? compareRuns(base, head, session.config.gate, description) : null;
   const paths = {
@@ -100145,8 +100145,8 @@ async function runShardFromConfig(loaded, outDir, shardText, planPath) {
   const b = config2.baseline;
   const session = openSession(config2, baseDir);
   const shard = shardOf(session, which.index, which.count, planPath ? readPlanFile(planPath) : void 0);
-  const out = resolve8(outDir);
-  mkdirSync10(out, { recursive: true });
+  const out = resolve10(outDir);
+  mkdirSync11(out, { recursive: true });
   const { signal, dispose } = cancelOnSignals(progress);
   try {
     const baseline = b.source === "run" ? {
