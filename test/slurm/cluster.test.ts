@@ -402,4 +402,51 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
       openSlurm({ config: bad, agent: bad.agent, baseDir: root, suiteId: "x", label: "head", log: () => {} }),
     ).rejects.toThrow(/^dataDir: .* is not inside slurm.sharedDir/);
   }, 60_000);
+
+  it("runs shards: each shard submits only its own runs, and the merge has them all", async () => {
+    const dir = mkdtempSync(join(shared, "shards-"));
+    writeFileSync(
+      join(dir, "medalist.json"),
+      JSON.stringify({
+        name: "slurm-shards",
+        competitions: { include: ["toy-churn", "toy-species"] },
+        seeds: 1,
+        agent: { command: `node ${root}/examples/agents/strong/agent.mjs` },
+        limits: { time: 60 },
+        dataDir,
+        executor: "slurm",
+        slurm: { sharedDir: shared, poll: { minSecs: 0.5, maxSecs: 2 } },
+      }),
+    );
+    const cli = (...args: string[]) =>
+      // The bundled CLI (CI checks that dist/ is fresh before the tests).
+      spawnSync(process.execPath, [join(root, "dist/cli.js"), ...args], {
+        cwd: dir,
+        encoding: "utf8",
+        timeout: 120_000,
+      });
+    const plan = cli("plan", "--config", "medalist.json", "--shards", "2", "--json", "--out", "plan.json");
+    expect(plan.status, plan.stderr).toBe(0);
+    for (const i of [1, 2]) {
+      const r = cli(
+        "run",
+        "--config",
+        "medalist.json",
+        "--shard",
+        `${i}/2`,
+        "--plan",
+        "plan.json",
+        "--out",
+        `s${i}`,
+      );
+      expect(r.status, r.stderr).toBe(0);
+      const shard = JSON.parse(readFileSync(join(dir, `s${i}`, "head", "results.json"), "utf8"));
+      expect(shard.runs).toHaveLength(1);
+      expect(shard.runs[0].details.slurmJobId).toMatch(/^\d+$/);
+    }
+    const merged = cli("merge", "--out", "merged.json", "s1/head/results.json", "s2/head/results.json");
+    expect(merged.status, merged.stderr).toBe(0);
+    const all = JSON.parse(readFileSync(join(dir, "merged.json"), "utf8"));
+    expect(all.runs.map((r: { outcome: string }) => r.outcome)).toEqual(["completed", "completed"]);
+  }, 240_000);
 });
