@@ -95428,7 +95428,15 @@ function spawnRunner(timeoutMs = 6e4) {
 }
 
 // src/execute/slurm/sacct.ts
-var SACCT_FIELDS = ["JobIDRaw", "State", "ExitCode", "ElapsedRaw", "NodeList", "MaxRSS"];
+var SACCT_FIELDS = [
+  "JobIDRaw",
+  "State",
+  "ExitCode",
+  "ElapsedRaw",
+  "NodeList",
+  "MaxRSS",
+  "JobName"
+];
 function sacctArgs(jobIds) {
   return ["-n", "-P", "--noconvert", "-o", SACCT_FIELDS.join(","), "-j", jobIds.join(",")];
 }
@@ -95444,6 +95452,7 @@ function parseSacct(text2) {
     const f = line.split("|");
     if (f.length < SACCT_FIELDS.length) continue;
     const [rawId, state, exit, elapsed, nodeList, maxRss] = f;
+    const name2 = f.slice(6).join("|").trim();
     const id = rawId.trim();
     const base = id.split(".")[0];
     if (!/^\d+(_\d+)?$/.test(base)) continue;
@@ -95458,6 +95467,7 @@ function parseSacct(text2) {
       signal: ec ? Number(ec[2]) : null,
       elapsedSecs: Number(elapsed) || 0,
       nodeList: nodeList.trim(),
+      name: name2,
       maxRssBytes: null
     });
   }
@@ -95592,6 +95602,7 @@ var JobTracker = class {
   log;
   lostAfterSecs;
   listeners = /* @__PURE__ */ new Map();
+  names = /* @__PURE__ */ new Map();
   last = /* @__PURE__ */ new Map();
   /** When each job was last seen in sacct (or submitted). */
   seen = /* @__PURE__ */ new Map();
@@ -95601,9 +95612,14 @@ var JobTracker = class {
   intervalSecs;
   /** sacct calls made (tests check one per poll). */
   polls = 0;
-  /** Calls `listener` with every new report of the job until `unwatch`. */
-  watch(jobId, listener) {
+  /**
+   * Calls `listener` with every new report of the job until `unwatch`. With `name`, records of
+   * another name are ignored: after the controller's ids were reset, sacct may still show an
+   * older job with the same id until the new one reaches the database.
+   */
+  watch(jobId, listener, name2) {
     this.listeners.set(jobId, listener);
+    if (name2 !== void 0) this.names.set(jobId, name2);
     this.seen.set(jobId, Date.now());
     this.intervalSecs = this.poll.minSecs;
     this.wake();
@@ -95611,6 +95627,7 @@ var JobTracker = class {
   }
   unwatch(jobId) {
     this.listeners.delete(jobId);
+    this.names.delete(jobId);
     this.last.delete(jobId);
     this.seen.delete(jobId);
   }
@@ -95644,6 +95661,10 @@ var JobTracker = class {
       let changed = false;
       const now = Date.now();
       const jobs = parseSacct(r.stdout);
+      for (const [id, job] of jobs) {
+        const want = this.names.get(id);
+        if (want !== void 0 && job.name !== want) jobs.delete(id);
+      }
       for (const id of ids) {
         if (jobs.has(id)) this.seen.set(id, now);
         else if (now - (this.seen.get(id) ?? now) > this.lostAfterSecs * 1e3) {
@@ -95654,6 +95675,7 @@ var JobTracker = class {
             signal: null,
             elapsedSecs: 0,
             nodeList: "",
+            name: this.names.get(id) ?? "",
             maxRssBytes: null
           });
         }
@@ -95780,7 +95802,7 @@ var SlurmExecutor = class {
     }
     Object.assign(details, { slurmJobId: jobId, slurmJobName: plan2.name });
     this.live.add(jobId);
-    const ended = await this.follow(jobId, spec, signal);
+    const ended = await this.follow(jobId, plan2.name, spec, signal);
     this.live.delete(jobId);
     const facts = readFacts(spec.runDir);
     if (facts?.node) details.node = facts.node;
@@ -95826,7 +95848,7 @@ var SlurmExecutor = class {
     };
   }
   /** Follows one job until sacct says it ended, enforcing the run's time limit and cancellation. */
-  follow(jobId, spec, signal) {
+  follow(jobId, name2, spec, signal) {
     const s = this.settings;
     return new Promise((done) => {
       let timedOutByUs = false;
@@ -95861,15 +95883,19 @@ var SlurmExecutor = class {
         done({ job, timedOutByUs, cancelledByUs });
       };
       signal?.addEventListener("abort", onAbort, { once: true });
-      this.tracker.watch(jobId, (job) => {
-        const phase = phaseOf(job.state);
-        if (phase === "running" && limitTimer === void 0 && !timedOutByUs && !cancelledByUs) {
-          const left = Math.max(0, spec.timeLimitSecs - job.elapsedSecs);
-          limitTimer = setTimeout(() => stop("timeout"), left * 1e3);
-        }
-        if (job.state === "LOST") void this.runner.run("scancel", [jobId]);
-        if (phase === "ended") finish(job);
-      });
+      this.tracker.watch(
+        jobId,
+        (job) => {
+          const phase = phaseOf(job.state);
+          if (phase === "running" && limitTimer === void 0 && !timedOutByUs && !cancelledByUs) {
+            const left = Math.max(0, spec.timeLimitSecs - job.elapsedSecs);
+            limitTimer = setTimeout(() => stop("timeout"), left * 1e3);
+          }
+          if (job.state === "LOST") void this.runner.run("scancel", [jobId]);
+          if (phase === "ended") finish(job);
+        },
+        name2
+      );
       if (signal?.aborted) onAbort();
     });
   }

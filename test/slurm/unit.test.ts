@@ -156,14 +156,14 @@ describe("sbatch arguments", () => {
 
 describe("sacct", () => {
   const out = [
-    "2|FAILED|0:9|1|vm|",
-    "2.batch|CANCELLED by 0|0:9|1|vm|434749440",
-    "3|COMPLETED|0:0|3|vm|",
-    "3.batch|COMPLETED|0:0|3|vm|3260416",
-    "4|NODE_FAIL|0:0|1|vm|",
-    "4.batch|CANCELLED||1|vm|",
-    "5|PENDING|0:0|0|None assigned|",
-    "6|FAILED|3:0|12|gpu01|1.5G",
+    "2|FAILED|0:9|1|vm||medalist-a",
+    "2.batch|CANCELLED by 0|0:9|1|vm|434749440|batch",
+    "3|COMPLETED|0:0|3|vm||medalist-b",
+    "3.batch|COMPLETED|0:0|3|vm|3260416|batch",
+    "4|NODE_FAIL|0:0|1|vm||medalist-c",
+    "4.batch|CANCELLED||1|vm||batch",
+    "5|PENDING|0:0|0|None assigned||medalist-d",
+    "6|FAILED|3:0|12|gpu01|1.5G|medalist-e",
   ].join("\n");
   const jobs = parseSacct(out);
   const ctx = { timedOutByUs: false, cancelledByUs: false, timeLimitSecs: 60, facts: {} };
@@ -185,6 +185,7 @@ describe("sacct", () => {
       signal: 0,
       elapsedSecs: 5,
       nodeList: "gpu01",
+      name: "medalist-x",
       maxRssBytes: null,
       ...over,
     });
@@ -250,7 +251,11 @@ describe("tracker", () => {
       run: async (cmd, args) => {
         calls.push([cmd, ...args]);
         const ids = args[args.length - 1].split(",");
-        return { code: 0, stdout: ids.map((id) => `${id}|${state}|0:0|1|n|`).join("\n"), stderr: "" };
+        return {
+          code: 0,
+          stdout: ids.map((id) => `${id}|${state}|0:0|1|n||job-${id}`).join("\n"),
+          stderr: "",
+        };
       },
     };
     const t = new JobTracker(runner, { minSecs: 0.01, maxSecs: 0.08 });
@@ -274,6 +279,22 @@ describe("tracker", () => {
     await ended;
     t.unwatch("8");
     expect(seen.at(-1)).toBe("COMPLETED");
+  });
+
+  it("ignores an older job with the same id (ids reset) until its own record shows up", async () => {
+    let calls = 0;
+    const runner: CommandRunner = {
+      run: async () => ({
+        code: 0,
+        stdout: ++calls < 3 ? "9|COMPLETED|0:0|5|n||older-job" : "9|RUNNING|0:0|1|n||medalist-new",
+        stderr: "",
+      }),
+    };
+    const t = new JobTracker(runner, { minSecs: 0.01, maxSecs: 0.02 });
+    const job = await new Promise<JobRecord>((resolve) => t.watch("9", resolve, "medalist-new"));
+    t.unwatch("9");
+    expect(job).toMatchObject({ state: "RUNNING", name: "medalist-new" });
+    expect(calls).toBe(3);
   });
 
   it("reports a job sacct never lists as LOST (retryable infra error), not a hang", async () => {

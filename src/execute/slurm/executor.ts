@@ -149,7 +149,7 @@ export class SlurmExecutor implements OpenExecutor {
     }
     Object.assign(details, { slurmJobId: jobId, slurmJobName: plan.name });
     this.live.add(jobId);
-    const ended = await this.follow(jobId, spec, signal);
+    const ended = await this.follow(jobId, plan.name, spec, signal);
     this.live.delete(jobId);
 
     const facts = readFacts(spec.runDir);
@@ -199,6 +199,7 @@ export class SlurmExecutor implements OpenExecutor {
   /** Follows one job until sacct says it ended, enforcing the run's time limit and cancellation. */
   private follow(
     jobId: string,
+    name: string,
     spec: RunSpec,
     signal?: AbortSignal,
   ): Promise<{ job: JobRecord | null; timedOutByUs: boolean; cancelledByUs: boolean }> {
@@ -240,17 +241,21 @@ export class SlurmExecutor implements OpenExecutor {
         done({ job, timedOutByUs, cancelledByUs });
       };
       signal?.addEventListener("abort", onAbort, { once: true });
-      this.tracker.watch(jobId, (job) => {
-        const phase = phaseOf(job.state);
-        if (phase === "running" && limitTimer === undefined && !timedOutByUs && !cancelledByUs) {
-          // The agent's clock starts when the job starts, not when it was queued.
-          const left = Math.max(0, spec.timeLimitSecs - job.elapsedSecs);
-          limitTimer = setTimeout(() => stop("timeout"), left * 1000);
-        }
-        // Never leave a job we stopped following running on the cluster.
-        if (job.state === "LOST") void this.runner.run("scancel", [jobId]);
-        if (phase === "ended") finish(job);
-      });
+      this.tracker.watch(
+        jobId,
+        (job) => {
+          const phase = phaseOf(job.state);
+          if (phase === "running" && limitTimer === undefined && !timedOutByUs && !cancelledByUs) {
+            // The agent's clock starts when the job starts, not when it was queued.
+            const left = Math.max(0, spec.timeLimitSecs - job.elapsedSecs);
+            limitTimer = setTimeout(() => stop("timeout"), left * 1000);
+          }
+          // Never leave a job we stopped following running on the cluster.
+          if (job.state === "LOST") void this.runner.run("scancel", [jobId]);
+          if (phase === "ended") finish(job);
+        },
+        name,
+      );
       if (signal?.aborted) onAbort();
     });
   }

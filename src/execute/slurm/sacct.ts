@@ -2,7 +2,15 @@ import type { Outcome } from "../types.js";
 import { NO_SHARED_DIR_EXIT } from "./job.js";
 
 /** sacct's fields, in this order, parsed by `parseSacct`. */
-export const SACCT_FIELDS = ["JobIDRaw", "State", "ExitCode", "ElapsedRaw", "NodeList", "MaxRSS"] as const;
+export const SACCT_FIELDS = [
+  "JobIDRaw",
+  "State",
+  "ExitCode",
+  "ElapsedRaw",
+  "NodeList",
+  "MaxRSS",
+  "JobName",
+] as const;
 
 /** sacct's arguments for one poll of every job of the suite (steps included, for their peak memory). */
 export function sacctArgs(jobIds: string[]): string[] {
@@ -18,6 +26,8 @@ export interface JobRecord {
   signal: number | null;
   elapsedSecs: number;
   nodeList: string;
+  /** The job's name (a reused job id of an older job has another name). */
+  name: string;
   /** Highest MaxRSS of the job's steps, bytes; null when none reported. */
   maxRssBytes: number | null;
 }
@@ -38,6 +48,7 @@ export function parseSacct(text: string): Map<string, JobRecord> {
     const f = line.split("|");
     if (f.length < SACCT_FIELDS.length) continue;
     const [rawId, state, exit, elapsed, nodeList, maxRss] = f;
+    const name = f.slice(6).join("|").trim();
     const id = rawId.trim();
     const base = id.split(".")[0];
     if (!/^\d+(_\d+)?$/.test(base)) continue;
@@ -52,6 +63,7 @@ export function parseSacct(text: string): Map<string, JobRecord> {
       signal: ec ? Number(ec[2]) : null,
       elapsedSecs: Number(elapsed) || 0,
       nodeList: nodeList.trim(),
+      name,
       maxRssBytes: null,
     });
   }

@@ -10,6 +10,7 @@ type Listener = (job: JobRecord) => void;
  */
 export class JobTracker {
   private readonly listeners = new Map<string, Listener>();
+  private readonly names = new Map<string, string>();
   private readonly last = new Map<string, string>();
   /** When each job was last seen in sacct (or submitted). */
   private readonly seen = new Map<string, number>();
@@ -29,9 +30,14 @@ export class JobTracker {
     this.intervalSecs = poll.minSecs;
   }
 
-  /** Calls `listener` with every new report of the job until `unwatch`. */
-  watch(jobId: string, listener: Listener): void {
+  /**
+   * Calls `listener` with every new report of the job until `unwatch`. With `name`, records of
+   * another name are ignored: after the controller's ids were reset, sacct may still show an
+   * older job with the same id until the new one reaches the database.
+   */
+  watch(jobId: string, listener: Listener, name?: string): void {
     this.listeners.set(jobId, listener);
+    if (name !== undefined) this.names.set(jobId, name);
     this.seen.set(jobId, Date.now());
     this.intervalSecs = this.poll.minSecs;
     this.wake();
@@ -40,6 +46,7 @@ export class JobTracker {
 
   unwatch(jobId: string): void {
     this.listeners.delete(jobId);
+    this.names.delete(jobId);
     this.last.delete(jobId);
     this.seen.delete(jobId);
   }
@@ -75,6 +82,10 @@ export class JobTracker {
       let changed = false;
       const now = Date.now();
       const jobs = parseSacct(r.stdout);
+      for (const [id, job] of jobs) {
+        const want = this.names.get(id);
+        if (want !== undefined && job.name !== want) jobs.delete(id);
+      }
       for (const id of ids) {
         if (jobs.has(id)) this.seen.set(id, now);
         else if (now - (this.seen.get(id) ?? now) > this.lostAfterSecs * 1000) {
@@ -85,6 +96,7 @@ export class JobTracker {
             signal: null,
             elapsedSecs: 0,
             nodeList: "",
+            name: this.names.get(id) ?? "",
             maxRssBytes: null,
           });
         }
