@@ -99606,20 +99606,6 @@ function agentEnv(agent, env = process.env) {
   }
   return out;
 }
-function bareBackend(executor) {
-  return {
-    name: executor.name,
-    open: async (ctx) => ({
-      name: executor.name,
-      resources: { gpuIds: [], maxParallel: ctx.config.concurrency },
-      perRun: { gpus: 0 },
-      facts: { image: ctx.agent.image ?? null, imageDigest: null, gpuModel: null },
-      execute: (spec, signal) => executor.execute(spec, signal),
-      close: async () => {
-      }
-    })
-  };
-}
 async function runSuite(opts) {
   const { config: config2 } = opts;
   const log = opts.log ?? (() => {
@@ -99647,8 +99633,7 @@ async function runSuite(opts) {
   for (const id of competitions) prepared.set(id, await ensurePrepared(registry2.get(id), dataDir, log));
   const suiteCtx = { config: config2, agent, baseDir: opts.baseDir, suiteId, label: opts.label, log };
   if (opts.signal) suiteCtx.signal = opts.signal;
-  const backend = opts.backend ?? (opts.executor ? bareBackend(opts.executor) : void 0);
-  const executor = backend ? await backend.open(suiteCtx) : await openExecutor(config2.executor, suiteCtx);
+  const executor = opts.backend ? await opts.backend.open(suiteCtx) : await openExecutor(config2.executor, suiteCtx);
   log(
     `[${opts.label}] ${runs.length} runs: ${competitions.length} competitions \xD7 ${thePlan.seeds} seeds, agent: ${agentText}`
   );
@@ -99740,7 +99725,7 @@ async function runSuite(opts) {
 var NOT_RUN = "notRun";
 var mixed = (what, a, b) => new UserError(`cannot merge shards of different ${what}: ${JSON.stringify(a)} and ${JSON.stringify(b)}`, 2);
 function mergeShards(docs, opts = {}) {
-  if (docs.length === 0) throw new UserError("merge: no shard results given", 2);
+  if (docs.length === 0) throw new UserError("no shard results given", 2);
   const first = docs[0];
   for (const d of docs.slice(1)) {
     if (d.suite.hash !== first.suite.hash || d.suite.name !== first.suite.name)
@@ -99918,7 +99903,7 @@ async function evaluate(input2) {
   const { base, head, description } = await runSides(input2);
   const comparison = base ? compareRuns(base, head, session.config.gate, description) : null;
   const paths = {
-    head: input2.head ? join17(dir, "head", "results.json") : join17(dir, "head", "results.json"),
+    head: join17(dir, "head", "results.json"),
     base: baseline.kind === "run" ? join17(dir, "base", "results.json") : null,
     report: join17(dir, "report.md"),
     comparison: comparison ? join17(dir, "comparison.json") : null
@@ -100873,7 +100858,7 @@ Exit codes: 0 ok, 1 merged but runs are missing, 2 bad input.`,
       true
     );
     const out = requireOption(values.out, "--out");
-    if (positionals.length === 0) throw new UserError("merge: give the shard results files (see --help)");
+    if (positionals.length === 0) throw new UserError("give the shard results files (see --help)");
     const expect = values.shards === void 0 ? void 0 : Number(values.shards);
     if (expect !== void 0 && !(Number.isInteger(expect) && expect >= 1 && expect <= 256))
       throw new UserError(

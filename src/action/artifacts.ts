@@ -5,12 +5,26 @@ import { DefaultArtifactClient } from "@actions/artifact";
 
 export interface ArtifactApi {
   upload: (name: string, files: string[], root: string) => Promise<{ id?: number }>;
+  /** This workflow run's artifacts (the newest of each name). */
+  list?: () => Promise<{ id: number; name: string }[]>;
+  /** Unpacks one artifact into `path`. */
+  download?: (id: number, path: string) => Promise<void>;
 }
 
 export const actionsArtifacts = (): ArtifactApi => {
   const client = new DefaultArtifactClient();
-  return { upload: (name, files, root) => client.uploadArtifact(name, files, root, { retentionDays: 30 }) };
+  return {
+    upload: (name, files, root) => client.uploadArtifact(name, files, root, { retentionDays: 30 }),
+    list: async () =>
+      (await client.listArtifacts({ latest: true })).artifacts.map((a) => ({ id: a.id, name: a.name })),
+    download: async (id, path) => void (await client.downloadArtifact(id, { path })),
+  };
 };
+
+/** Every file under `dir` (empty when it does not exist). */
+export function filesUnder(dir: string): string[] {
+  return safeIsDir(dir) ? listFiles(dir) : [];
+}
 
 function listFiles(dir: string): string[] {
   const out: string[] = [];

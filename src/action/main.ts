@@ -9,8 +9,16 @@ import { createClient } from "../github/client.js";
 import { upsertStickyComment } from "../github/comment.js";
 import { commentMarker } from "../github/marker.js";
 import { fitComment } from "../github/truncate.js";
-import { evaluate, gateFails, incompleteNote, openSession, type BaselineInput } from "../session/evaluate.js";
+import {
+  evaluate,
+  gateFails,
+  incompleteNote,
+  openSession,
+  type BaselineInput,
+  type Evaluation,
+} from "../session/evaluate.js";
 import { runSuite } from "../suite/run.js";
+import { planStep, reportStep, runStep } from "./steps.js";
 import { actionsArtifacts, artifactName, uploadTrajectories, type ArtifactApi } from "./artifacts.js";
 import { actionsCache, fromFile, restoreFromCache, saveToCache, type CacheApi } from "./baseline.js";
 import { checkoutBase } from "./base-ref.js";
@@ -90,16 +98,9 @@ async function main(deps: Deps): Promise<void> {
     return;
   }
 
-  const loaded = loadConfig(settings.configPath);
-  const config: Config = {
-    ...loaded.config,
-    dataDir: resolve(settings.dataDir ?? resolve(loaded.baseDir, loaded.config.dataDir)),
-    registryDir: loaded.config.registryDir ? resolve(loaded.baseDir, loaded.config.registryDir) : undefined,
-    gate: { ...loaded.config.gate, failOn: settings.failOn },
-  };
-  // The registry is loaded and the suite planned once; the cache key needs the suite hash.
-  const session = openSession(config, loaded.baseDir);
-  const suiteHash = session.plan.suiteHash;
+  const step = core.getInput("step") || "all";
+  if (step === "plan") return planStep(settings);
+  const { loaded, config, session, suiteHash } = loadSession(settings);
   const resultsDir = resolve(settings.resultsDir);
   mkdirSync(resultsDir, { recursive: true });
   const log = (line: string) => core.info(line);
@@ -108,27 +109,19 @@ async function main(deps: Deps): Promise<void> {
   const onSignal = () => abort.abort();
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
+  if (step === "run") {
+    const base: BaselineInput =
+      settings.baseline.source === "run" ? baseRefBaseline(deps, loaded, config, event) : { kind: "none" };
+    return runStep(deps, settings, event, session, base, abort.signal);
+  }
+  if (step !== "all" && step !== "report")
+    throw new UserError(`input "step": expected all, plan, run or report, got ${JSON.stringify(step)}`);
 
   // The cache restore comes first: a broken cache service fails the job before any GPU time is spent.
-  let baseline: BaselineInput = { kind: "none" };
   const b = settings.baseline;
-  if (b.source === "cache" && event.pr) {
-    const cached = await restoreFromCache(deps.cache, suiteHash, event.pr.baseSha);
-    if (!cached) {
-      const note =
-        `no cached baseline for suite ${suiteHash} (neither the base commit ${event.pr.baseSha.slice(0, 7)} nor any default-branch commit): ` +
-        "run the baseline workflow on the default branch, or use `baseline: run`.";
-      core.warning(`medalist: ${note}`);
-      baseline = { kind: "none", note };
-    } else {
-      log(`baseline: ${cached.description}`);
-      baseline = { kind: "results", ...cached };
-    }
-  } else if (b.source === "file") {
-    baseline = { kind: "results", ...fromFile(resolve(b.path), b.path) };
-  } else if (b.source === "run") {
-    baseline = baseRefBaseline(deps, loaded, config, event);
-  }
+  let baseline: BaselineInput = await restoreBaseline(deps, settings, event, suiteHash);
+  if (b.source === "run" && step === "all") baseline = baseRefBaseline(deps, loaded, config, event);
+  if (step === "report") return reportStep(deps, settings, event, session, baseline);
 
   const ev = await core.group("Evaluate", () =>
     evaluate({
@@ -141,6 +134,25 @@ async function main(deps: Deps): Promise<void> {
       runSuite: deps.runSuite,
     }),
   );
+  await publish(deps, settings, event, session.config, ev, suiteHash);
+}
+
+/**
+ * Everything after the evaluation: trajectories and report artifacts, the sticky comment, the
+ * job summary, the baseline cache (default branch), the outputs and the gate.
+ */
+export async function publish(
+  deps: Deps,
+  settings: Settings,
+  event: EventInfo,
+  config: Config,
+  ev: Evaluation,
+  suiteHash: string,
+  runFolders: (runId: string) => string = () => join(resolve(settings.resultsDir), "head"),
+): Promise<void> {
+  const resultsDir = resolve(settings.resultsDir);
+  const log = (line: string) => core.info(line);
+  const b = settings.baseline;
   const { head, comparison, baselineNote } = ev;
   const headResults = ev.paths.head;
   const reportPath = ev.paths.report;
@@ -165,7 +177,7 @@ async function main(deps: Deps): Promise<void> {
     head.runs.map((r) => ({
       name: `medalist-${config.name}-head-${r.runId}${attempt}`,
       runDir: r.runDir,
-      resultsDir: join(resultsDir, "head"),
+      resultsDir: runFolders(r.runId),
     })),
     page,
     unsupported,
@@ -264,6 +276,44 @@ async function main(deps: Deps): Promise<void> {
   if (gateFails(comparison, settings.failOn, ev)) {
     core.setFailed(`medalist: ${gateLine.replace(/\*\*/g, "")}`);
   }
+}
+
+/** The config as the action reads it (data and registry folders absolute, the gate from the inputs). */
+export function loadSession(settings: Settings) {
+  const loaded = loadConfig(settings.configPath);
+  const config: Config = {
+    ...loaded.config,
+    dataDir: resolve(settings.dataDir ?? resolve(loaded.baseDir, loaded.config.dataDir)),
+    registryDir: loaded.config.registryDir ? resolve(loaded.baseDir, loaded.config.registryDir) : undefined,
+    gate: { ...loaded.config.gate, failOn: settings.failOn },
+  };
+  // The registry is loaded and the suite planned once; the cache key needs the suite hash.
+  const session = openSession(config, loaded.baseDir);
+  return { loaded, config, session, suiteHash: session.plan.suiteHash };
+}
+
+/** The baseline from the cache or a file; "none" with the reason when the cache has none. */
+async function restoreBaseline(
+  deps: Deps,
+  settings: Settings,
+  event: EventInfo,
+  suiteHash: string,
+): Promise<BaselineInput> {
+  const b = settings.baseline;
+  if (b.source === "cache" && event.pr) {
+    const cached = await restoreFromCache(deps.cache, suiteHash, event.pr.baseSha);
+    if (!cached) {
+      const note =
+        `no cached baseline for suite ${suiteHash} (neither the base commit ${event.pr.baseSha.slice(0, 7)} nor any default-branch commit): ` +
+        "run the baseline workflow on the default branch, or use `baseline: run`.";
+      core.warning(`medalist: ${note}`);
+      return { kind: "none", note };
+    }
+    core.info(`baseline: ${cached.description}`);
+    return { kind: "results", ...cached };
+  }
+  if (b.source === "file") return { kind: "results", ...fromFile(resolve(b.path), b.path) };
+  return { kind: "none" };
 }
 
 /** workflow_run: post the comment an evaluation run left as an artifact; runs no agent. */

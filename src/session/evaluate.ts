@@ -205,7 +205,7 @@ export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
   const { base, head, description } = await runSides(input);
   const comparison = base ? compareRuns(base, head, session.config.gate, description) : null;
   const paths = {
-    head: input.head ? join(dir, "head", "results.json") : join(dir, "head", "results.json"),
+    head: join(dir, "head", "results.json"),
     base: baseline.kind === "run" ? join(dir, "base", "results.json") : null,
     report: join(dir, "report.md"),
     comparison: comparison ? join(dir, "comparison.json") : null,

@@ -23,7 +23,7 @@ const mixed = (what: string, a: string, b: string) =>
  * and nothing silently shrinks.
  */
 export function mergeShards(docs: SuiteResults[], opts: { expectShards?: number } = {}): Merged {
-  if (docs.length === 0) throw new UserError("merge: no shard results given", 2);
+  if (docs.length === 0) throw new UserError("no shard results given", 2);
   const first = docs[0];
   for (const d of docs.slice(1)) {
     if (d.suite.hash !== first.suite.hash || d.suite.name !== first.suite.name)

@@ -4,8 +4,7 @@ import { loadRegistry, defaultRegistryDir, type Registry } from "../registry/reg
 import { plan as planSuite, type Plan, type PlannedRun } from "../plan/plan.js";
 import { schedule } from "../execute/scheduler.js";
 import { openExecutor } from "../execute/factory.js";
-import type { ExecutorBackend, OpenExecutor, SuiteContext } from "../execute/lifecycle.js";
-import type { Executor } from "../execute/types.js";
+import type { ExecutorBackend, SuiteContext } from "../execute/lifecycle.js";
 import type { RunResult, SuiteResults } from "../results/schema.js";
 import { RESULTS_SCHEMA_VERSION } from "../results/schema.js";
 import { ensurePrepared, type PreparedPaths } from "./prepare.js";
@@ -29,8 +28,6 @@ export interface SuiteOptions {
   agent?: AgentConfig;
   /** Backend override (tests); default: the one named by config.executor. */
   backend?: ExecutorBackend;
-  /** A bare executor (tests): run with the local executor's resources. */
-  executor?: Executor;
   registry?: Registry;
   /** The plan, when the caller made it already (it is made from config and registry otherwise). */
   plan?: Plan;
@@ -62,20 +59,6 @@ export function agentEnv(agent: AgentConfig, env: NodeJS.ProcessEnv = process.en
     out[name] = v;
   }
   return out;
-}
-
-function bareBackend(executor: Executor): ExecutorBackend {
-  return {
-    name: executor.name,
-    open: async (ctx): Promise<OpenExecutor> => ({
-      name: executor.name,
-      resources: { gpuIds: [], maxParallel: ctx.config.concurrency },
-      perRun: { gpus: 0 },
-      facts: { image: ctx.agent.image ?? null, imageDigest: null, gpuModel: null },
-      execute: (spec, signal) => executor.execute(spec, signal),
-      close: async () => {},
-    }),
-  };
 }
 
 /**
@@ -118,8 +101,9 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   // Checks and data first; the executor (daemon, image build, GPUs, validation endpoint) last.
   const suiteCtx: SuiteContext = { config, agent, baseDir: opts.baseDir, suiteId, label: opts.label, log };
   if (opts.signal) suiteCtx.signal = opts.signal;
-  const backend = opts.backend ?? (opts.executor ? bareBackend(opts.executor) : undefined);
-  const executor = backend ? await backend.open(suiteCtx) : await openExecutor(config.executor, suiteCtx);
+  const executor = opts.backend
+    ? await opts.backend.open(suiteCtx)
+    : await openExecutor(config.executor, suiteCtx);
 
   log(
     `[${opts.label}] ${runs.length} runs: ${competitions.length} competitions × ${thePlan.seeds} seeds, agent: ${agentText}`,

@@ -24,7 +24,7 @@ Exit codes: 0 ok, 1 merged but runs are missing, 2 bad input.`,
       true,
     );
     const out = requireOption(values.out, "--out");
-    if (positionals.length === 0) throw new UserError("merge: give the shard results files (see --help)");
+    if (positionals.length === 0) throw new UserError("give the shard results files (see --help)");
     const expect = values.shards === undefined ? undefined : Number(values.shards);
     if (expect !== undefined && !(Number.isInteger(expect) && expect >= 1 && expect <= 256))
       throw new UserError(

@@ -1,0 +1,202 @@
+// The sub-actions plan/, run/ and report/: one suite sharded across runners (docs/action.md).
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import * as core from "@actions/core";
+import { parseDuration } from "../config/schema.js";
+import { UserError } from "../errors.js";
+import { MAX_SHARDS, parseShard } from "../plan/shards.js";
+import type { SuiteResults } from "../results/schema.js";
+import { evaluate, runSides, type BaselineInput, type Session } from "../session/evaluate.js";
+import { mergeShards } from "../session/merge.js";
+import { describePlan, planShards, PlanFileSchema, shardOf, type PlanFile } from "../session/shards.js";
+import { readResults } from "../suite/store.js";
+import { artifactName, filesUnder, type ArtifactApi } from "./artifacts.js";
+import { isGhes, type EventInfo } from "./event.js";
+import type { Settings } from "./inputs.js";
+import type { Deps } from "./main.js";
+import { loadSession, publish } from "./main.js";
+
+const shardArtifactPrefix = (suite: string) => artifactName(`medalist-${suite}-shard-`);
+
+function optionalNumber(name: string, whole: boolean): number | undefined {
+  const text = core.getInput(name).trim();
+  if (text === "") return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n) || (whole && (!Number.isInteger(n) || n < 1 || n > MAX_SHARDS)) || n < 0)
+    throw new UserError(
+      `input "${name}": expected ${whole ? `a whole number from 1 to ${MAX_SHARDS}` : "a number of 0 or more"}, got ${JSON.stringify(text)}`,
+    );
+  return n;
+}
+
+/** plan/: the shards as a matrix for the run jobs, and what they are expected to cost. */
+export async function planStep(settings: Settings): Promise<void> {
+  const { session } = loadSession(settings);
+  const target = core.getInput("target-wall").trim();
+  const targetSecs = target === "" ? undefined : (parseDuration(target) ?? undefined);
+  if (target !== "" && !(targetSecs! > 0))
+    throw new UserError(
+      `input "target-wall": expected a duration like 6h or 90m, got ${JSON.stringify(target)}`,
+    );
+  const shards = optionalNumber("shards", true);
+  const maxShards = optionalNumber("max-shards", true);
+  const durations = core
+    .getInput("durations")
+    .split(/[\n,]/)
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((f) => readResults(resolve(f)));
+  const plan = planShards(session, {
+    shards: shards ?? (maxShards === undefined ? 1 : undefined),
+    maxShards,
+    targetSecs,
+    durations,
+    usdPerGpuHour: optionalNumber("usd-per-gpu-hour", false),
+  });
+  const dir = resolve(settings.resultsDir);
+  mkdirSync(dir, { recursive: true });
+  const json = JSON.stringify(plan);
+  writeFileSync(join(dir, "plan.json"), json + "\n");
+  core.setOutput("plan", json);
+  core.setOutput("matrix", JSON.stringify(plan.matrix));
+  core.setOutput("count", String(plan.count));
+  // A matrix without entries fails the workflow: the run jobs check this instead.
+  core.setOutput("empty", plan.count === 0 ? "true" : "false");
+  core.info(describePlan(plan));
+  await core.summary
+    .addHeading(`Medalist plan · ${plan.suite.name}`, 3)
+    .addRaw(describePlan(plan).replace(/\n/g, "\n\n"), true)
+    .addTable([
+      [
+        { data: "shard", header: true },
+        { data: "runs", header: true },
+        { data: "expected", header: true },
+      ],
+      ...plan.shards.map((s) => [
+        `${s.index}/${plan.count}`,
+        String(s.runIds.length),
+        `${Math.round(s.expectedSecs / 60)} min`,
+      ]),
+    ])
+    .write();
+}
+
+function artifactsOrFail(deps: Deps, event: EventInfo, what: string): ArtifactApi {
+  if (isGhes(event))
+    throw new UserError(`${what}: GitHub Enterprise Server does not support artifacts from this action`, 1);
+  if (!deps.env.ACTIONS_RUNTIME_TOKEN)
+    throw new UserError(`${what}: no artifact service in this job (ACTIONS_RUNTIME_TOKEN is not set)`, 1);
+  return deps.artifacts();
+}
+
+/** run/: one shard of each side that runs; its results uploaded as a uniquely named artifact. */
+export async function runStep(
+  deps: Deps,
+  settings: Settings,
+  event: EventInfo,
+  session: Session,
+  baseline: BaselineInput,
+  signal: AbortSignal,
+): Promise<void> {
+  const text = core.getInput("shard");
+  const which = parseShard(text);
+  if (!which)
+    throw new UserError(
+      `input "shard": expected i/N with 1 ≤ i ≤ N ≤ ${MAX_SHARDS}, got ${JSON.stringify(text)}`,
+    );
+  const planText = core.getInput("plan").trim();
+  let planFile: PlanFile | undefined;
+  if (planText) {
+    const parsed = PlanFileSchema.safeParse(JSON.parse(planText));
+    if (!parsed.success) throw new UserError(`input "plan": not a plan from the plan sub-action`);
+    planFile = parsed.data;
+  }
+  const shard = shardOf(session, which.index, which.count, planFile);
+  const dir = resolve(settings.resultsDir);
+  core.info(`shard ${shard.index}/${shard.count}: ${shard.runIds.length} runs`);
+  await core.group("Evaluate the shard", () =>
+    runSides({
+      session,
+      resultsDir: dir,
+      baseline: baseline.kind === "run" ? baseline : { kind: "none" },
+      shard,
+      headGit: { sha: event.pr?.headSha || event.sha || null, ref: event.ref || null },
+      log: (l) => core.info(l),
+      signal,
+      runSuite: deps.runSuite,
+    }),
+  );
+  core.setOutput("results-path", join(dir, "head", "results.json"));
+  // The results are on disk; the report job can only see them through the artifact.
+  const api = artifactsOrFail(deps, event, "the shard's results cannot reach the report job");
+  const attempt =
+    deps.env.GITHUB_RUN_ATTEMPT && deps.env.GITHUB_RUN_ATTEMPT !== "1"
+      ? `-attempt${deps.env.GITHUB_RUN_ATTEMPT}`
+      : "";
+  const name = artifactName(
+    `${shardArtifactPrefix(session.config.name)}${shard.index}-of-${shard.count}${attempt}`,
+  );
+  const files = [...filesUnder(join(dir, "head")), ...filesUnder(join(dir, "base"))];
+  const { id } = await api.upload(name, files, dir);
+  core.info(`shard results uploaded as ${name}${id !== undefined ? ` (artifact ${id})` : ""}`);
+}
+
+/** report/: every shard's results downloaded and merged, compared once, one comment, the gate. */
+export async function reportStep(
+  deps: Deps,
+  settings: Settings,
+  event: EventInfo,
+  session: Session,
+  baseline: BaselineInput,
+): Promise<void> {
+  const expect = optionalNumber("shards", true);
+  const dir = resolve(settings.resultsDir);
+  const api = artifactsOrFail(deps, event, "the shards' results cannot be downloaded");
+  if (!api.list || !api.download) throw new UserError("this artifact client cannot list or download", 1);
+  const prefix = shardArtifactPrefix(session.config.name);
+  const pattern = /^(\d+)-of-(\d+)(?:-attempt(\d+))?$/;
+  // The newest attempt of each shard.
+  const chosen = new Map<number, { id: number; attempt: number }>();
+  for (const a of await api.list()) {
+    if (!a.name.startsWith(prefix)) continue;
+    const m = pattern.exec(a.name.slice(prefix.length));
+    if (!m) continue;
+    const index = Number(m[1]);
+    const attempt = Number(m[3] ?? 1);
+    const seen = chosen.get(index);
+    if (!seen || attempt > seen.attempt) chosen.set(index, { id: a.id, attempt });
+  }
+  if (chosen.size === 0)
+    throw new UserError(
+      `no shard results were uploaded (no artifact named ${prefix}…): every run job failed before uploading`,
+      1,
+    );
+  const heads: SuiteResults[] = [];
+  const bases: SuiteResults[] = [];
+  const shardOfRun = new Map<string, number>();
+  for (const [index, { id }] of [...chosen].sort((a, b) => a[0] - b[0])) {
+    const into = join(dir, "shards", String(index));
+    await api.download(id, into);
+    const head = readResults(join(into, "head", "results.json"));
+    heads.push(head);
+    for (const r of head.runs) shardOfRun.set(r.runId, index);
+    if (settings.baseline.source === "run") bases.push(readResults(join(into, "base", "results.json")));
+  }
+  const head = mergeShards(heads, { expectShards: expect });
+  if (head.missing.length)
+    core.warning(
+      `medalist: ${head.missing.length} run(s) never ran: ${head.results.runs.find((r) => r.details.notRun)?.error}`,
+    );
+  const given: BaselineInput =
+    settings.baseline.source === "run"
+      ? {
+          kind: "results",
+          results: mergeShards(bases, { expectShards: expect }).results,
+          description: `the base commit${event.pr ? ` ${event.pr.baseSha.slice(0, 7)}` : ""} evaluated in the shard jobs`,
+        }
+      : baseline;
+  const ev = await evaluate({ session, resultsDir: dir, baseline: given, head: head.results });
+  await publish(deps, settings, event, session.config, ev, session.plan.suiteHash, (runId) =>
+    join(dir, "shards", String(shardOfRun.get(runId) ?? 0), "head"),
+  );
+}
