@@ -12,6 +12,10 @@ CONF=/etc/slurm
 MARK="# written by medalist scripts/ci-slurm.sh"
 HOST=$(hostname -s)
 
+ctld_up() { scontrol ping 2>/dev/null | grep -q "is UP"; }
+# Zombies do not count as running daemons.
+running() { pgrep -x -r R,S,D,I "$1" >/dev/null; }
+
 need=()
 for p in munge:munged slurmctld:slurmctld slurmd:slurmd slurm-client:sbatch slurmdbd:slurmdbd mariadb-server:mariadbd; do
   command -v "${p#*:}" >/dev/null 2>&1 || [ -x "/usr/sbin/${p#*:}" ] || need+=("${p%%:*}")
@@ -43,7 +47,7 @@ mem_mb=$(($(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 - 1024))
 cat >"$DIR/slurm.conf.new" <<EOF
 $MARK
 ClusterName=medalist
-SlurmctldHost=$HOST
+SlurmctldHost=$HOST(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -75,7 +79,7 @@ SchedulerTimeSlice=5
 MessageTimeout=10
 SlurmctldTimeout=30
 SlurmdTimeout=30
-NodeName=$HOST CPUs=$cpus RealMemory=$mem_mb Gres=gpu:1 State=UNKNOWN
+NodeName=$HOST NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem_mb Gres=gpu:1 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
 cat >"$DIR/gres.conf.new" <<EOF
@@ -107,7 +111,7 @@ for f in slurm.conf gres.conf; do
 done
 
 # munge
-if ! pgrep -u munge -x munged >/dev/null; then
+if ! pgrep -u munge -x -r R,S,D,I munged >/dev/null; then
   [ -s /etc/munge/munge.key ] || { dd if=/dev/urandom bs=1 count=1024 of=/etc/munge/munge.key 2>/dev/null; }
   chown munge:munge /etc/munge/munge.key && chmod 400 /etc/munge/munge.key
   mkdir -p /run/munge /var/log/munge /var/lib/munge && chown munge:munge /run/munge /var/log/munge /var/lib/munge
@@ -122,16 +126,16 @@ if ! mysqladmin ping >/dev/null 2>&1; then
 fi
 mysql -e "CREATE DATABASE IF NOT EXISTS slurm_acct_db"
 
-pgrep -x slurmdbd >/dev/null || /usr/sbin/slurmdbd
+running slurmdbd || /usr/sbin/slurmdbd
 for _ in $(seq 1 60); do sacctmgr -n list cluster >/dev/null 2>&1 && break; sleep 0.5; done
 sacctmgr -n list cluster format=cluster | grep -qw medalist || sacctmgr -i add cluster medalist >/dev/null
 
-if pgrep -x slurmctld >/dev/null && [ "$changed" = 1 ]; then
+if ctld_up && [ "$changed" = 1 ]; then
   echo "slurm.conf changed: reconfiguring"
-  scontrol reconfigure
+  scontrol reconfigure || true
 fi
-pgrep -x slurmctld >/dev/null || /usr/sbin/slurmctld
-pgrep -x slurmd >/dev/null || /usr/sbin/slurmd
+ctld_up || running slurmctld || /usr/sbin/slurmctld
+running slurmd || /usr/sbin/slurmd
 
 for _ in $(seq 1 120); do
   state=$(sinfo -h -n "$HOST" -o '%T' 2>/dev/null || true)
