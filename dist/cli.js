@@ -95793,7 +95793,11 @@ var SlurmExecutor = class {
       return infra(`preparing the run folder failed: ${e.message}`, false);
     }
     const plan2 = planJob(spec, s);
-    await writeFile2(plan2.scriptPath, plan2.script, { mode: 493 });
+    try {
+      await writeFile2(plan2.scriptPath, plan2.script, { mode: 493 });
+    } catch (e) {
+      return infra(`writing the job script failed: ${e.message}`, false);
+    }
     const sub = await this.runner.run("sbatch", plan2.args, { env: plan2.env });
     const jobId = sub.code === 0 ? parseJobId(sub.stdout) : null;
     if (jobId === null) {

@@ -140,7 +140,11 @@ export class SlurmExecutor implements OpenExecutor {
     }
 
     const plan = planJob(spec, s);
-    await writeFile(plan.scriptPath, plan.script, { mode: 0o755 });
+    try {
+      await writeFile(plan.scriptPath, plan.script, { mode: 0o755 });
+    } catch (e) {
+      return infra(`writing the job script failed: ${(e as Error).message}`, false);
+    }
     const sub = await this.runner.run("sbatch", plan.args, { env: plan.env });
     const jobId = sub.code === 0 ? parseJobId(sub.stdout) : null;
     if (jobId === null) {
