@@ -30713,10 +30713,10 @@ var require_browser = __commonJS({
     exports.useColors = useColors;
     exports.storage = localstorage();
     exports.destroy = /* @__PURE__ */ (() => {
-      let warned = false;
+      let warned2 = false;
       return () => {
-        if (!warned) {
-          warned = true;
+        if (!warned2) {
+          warned2 = true;
           console.warn("Instance method `debug.destroy()` is deprecated and no longer does anything. It will be removed in the next major version of `debug`.");
         }
       };
@@ -99596,6 +99596,7 @@ async function runOne(ctx, run, gpus) {
 }
 
 // src/suite/run.ts
+var warned = /* @__PURE__ */ new WeakSet();
 function describeAgent(agent) {
   if (agent.image) return `image ${agent.image}`;
   if (agent.build) return `build ${agent.build.context}/${agent.build.dockerfile}`;
@@ -99626,7 +99627,8 @@ async function runSuite(opts) {
   const suiteId = `${opts.label}-${thePlan.suiteHash.slice(0, 8)}-${Date.now().toString(36)}`;
   const agentText = describeAgent(agent);
   const startedAt = (/* @__PURE__ */ new Date()).toISOString();
-  for (const line of configDeprecations(config2)) log(line);
+  if (!warned.has(config2)) for (const line of configDeprecations(config2)) log(line);
+  warned.add(config2);
   const external = competitions.filter((id) => registry2.get(id).competition.grading === "external");
   if (external.length > 0 && !config2.externalGrader) {
     throw new UserError(

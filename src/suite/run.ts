@@ -44,6 +44,9 @@ export interface SuiteOptions {
   retryDelayMs?: number;
 }
 
+/** Configs whose deprecation lines were shown: once per config, not once per side. */
+const warned = new WeakSet<Config>();
+
 export function describeAgent(agent: AgentConfig): string {
   if (agent.image) return `image ${agent.image}`;
   if (agent.build) return `build ${agent.build.context}/${agent.build.dockerfile}`;
@@ -85,7 +88,8 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   const suiteId = `${opts.label}-${thePlan.suiteHash.slice(0, 8)}-${Date.now().toString(36)}`;
   const agentText = describeAgent(agent);
   const startedAt = new Date().toISOString();
-  for (const line of configDeprecations(config)) log(line);
+  if (!warned.has(config)) for (const line of configDeprecations(config)) log(line);
+  warned.add(config);
 
   const external = competitions.filter((id) => registry.get(id)!.competition.grading === "external");
   if (external.length > 0 && !config.externalGrader) {
