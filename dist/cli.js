@@ -13947,7 +13947,7 @@ var require_crypto = __commonJS({
       MAC_INFO,
       bindingAvailable: !!binding,
       init: (() => {
-        return new Promise(async (resolve17, reject) => {
+        return new Promise(async (resolve19, reject) => {
           try {
             POLY1305_WASM_MODULE = await require_poly1305()();
             POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
@@ -13959,7 +13959,7 @@ var require_crypto = __commonJS({
           } catch (ex) {
             return reject(ex);
           }
-          resolve17();
+          resolve19();
         });
       })(),
       NullCipher,
@@ -13977,7 +13977,7 @@ var require_keyParser = __commonJS({
     var {
       createDecipheriv,
       createECDH,
-      createHash: createHash11,
+      createHash: createHash12,
       createHmac,
       createSign,
       createVerify,
@@ -14665,11 +14665,11 @@ ${formatted}-----END ${type} KEY-----`;
                 );
               }
               const ivSlice = bufferSlice(cipherIV, 0, 8);
-              let cipherKey = createHash11("md5").update(passphrase).update(ivSlice).digest();
+              let cipherKey = createHash12("md5").update(passphrase).update(ivSlice).digest();
               while (cipherKey.length < encInfo.keyLen) {
                 cipherKey = combineBuffers(
                   cipherKey,
-                  createHash11("md5").update(cipherKey).update(passphrase).update(ivSlice).digest()
+                  createHash12("md5").update(cipherKey).update(passphrase).update(ivSlice).digest()
                 );
               }
               if (cipherKey.length > encInfo.keyLen)
@@ -14834,8 +14834,8 @@ ${formatted}-----END ${type} KEY-----`;
         if (encrypted) {
           const encInfo = CIPHER_INFO[cipherName];
           let cipherKey = combineBuffers(
-            createHash11("sha1").update(PPK_PP1).update(passphrase).digest(),
-            createHash11("sha1").update(PPK_PP2).update(passphrase).digest()
+            createHash12("sha1").update(PPK_PP1).update(passphrase).digest(),
+            createHash12("sha1").update(PPK_PP2).update(passphrase).digest()
           );
           if (cipherKey.length > encInfo.keyLen)
             cipherKey = bufferSlice(cipherKey, 0, encInfo.keyLen);
@@ -14875,7 +14875,7 @@ ${formatted}-----END ${type} KEY-----`;
           passphrase = EMPTY_PASSPHRASE;
         const calcMAC = createHmac(
           "sha1",
-          createHash11("sha1").update("putty-private-key-file-mac-key").update(passphrase).digest()
+          createHash12("sha1").update("putty-private-key-file-mac-key").update(passphrase).digest()
         ).update(macData).digest("hex");
         if (calcMAC !== mac3) {
           if (encrypted) {
@@ -15217,9 +15217,9 @@ var require_agent = __commonJS({
     "use strict";
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
-    var { resolve: resolve17 } = __require("path");
+    var { resolve: resolve19 } = __require("path");
     var { readFile } = __require("fs");
-    var { execFile: execFile2, spawn: spawn3 } = __require("child_process");
+    var { execFile: execFile2, spawn: spawn4 } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
     var {
       makeBufferParser,
@@ -15353,7 +15353,7 @@ var require_agent = __commonJS({
       const RET_ERR_BINSTDIN = 13;
       const RET_ERR_BINSTDOUT = 14;
       const RET_ERR_BADLEN = 15;
-      const EXEPATH = resolve17(__dirname, "..", "util/pagent.exe");
+      const EXEPATH = resolve19(__dirname, "..", "util/pagent.exe");
       const ERROR = {
         [RET_ERR_BADARGS]: new Error("Invalid pagent.exe arguments"),
         [RET_ERR_UNAVAILABLE]: new Error("Pageant is not running"),
@@ -15396,7 +15396,7 @@ var require_agent = __commonJS({
             return cb(new Error("Unexpected multiple agent requests"));
           this.buffer = null;
           let error62;
-          const proc = this.proc = spawn3(EXEPATH, [data.length]);
+          const proc = this.proc = spawn4(EXEPATH, [data.length]);
           proc.stdout.on("data", (data2) => {
             this.push(data2);
           });
@@ -17197,7 +17197,7 @@ var require_kex = __commonJS({
       createDiffieHellman,
       createDiffieHellmanGroup,
       createECDH,
-      createHash: createHash11,
+      createHash: createHash12,
       createPublicKey,
       diffieHellman,
       generateKeyPairSync,
@@ -17623,7 +17623,7 @@ var require_kex = __commonJS({
               DISCONNECT_REASON.KEY_EXCHANGE_FAILED
             );
           }
-          const hash2 = createHash11(this.hashName);
+          const hash2 = createHash12(this.hashName);
           hashString2(hash2, isServer ? this._remoteIdentRaw : this._identRaw);
           hashString2(hash2, isServer ? this._identRaw : this._remoteIdentRaw);
           hashString2(hash2, isServer ? this._remoteKexinit : this._kexinit);
@@ -18631,9 +18631,9 @@ var require_kex = __commonJS({
     function generateKEXVal(len, hashName, secret, exchangeHash, sessionID, char) {
       let ret;
       if (len) {
-        let digest = createHash11(hashName).update(secret).update(exchangeHash).update(char).update(sessionID).digest();
+        let digest = createHash12(hashName).update(secret).update(exchangeHash).update(char).update(sessionID).digest();
         while (digest.length < len) {
-          const chunk = createHash11(hashName).update(secret).update(exchangeHash).update(digest).digest();
+          const chunk = createHash12(hashName).update(secret).update(exchangeHash).update(digest).digest();
           const extended2 = Buffer.allocUnsafe(digest.length + chunk.length);
           extended2.set(digest, 0);
           extended2.set(chunk, digest.length);
@@ -24068,7 +24068,7 @@ var require_client = __commonJS({
   "node_modules/ssh2/lib/client.js"(exports, module) {
     "use strict";
     var {
-      createHash: createHash11,
+      createHash: createHash12,
       getHashes,
       randomFillSync
     } = __require("crypto");
@@ -24290,7 +24290,7 @@ var require_client = __commonJS({
           }
           hostVerifier = (key2, verify) => {
             if (hashAlgo)
-              key2 = createHash11(hashAlgo).update(key2).digest("hex");
+              key2 = createHash12(hashAlgo).update(key2).digest("hex");
             const ret = hashCb(key2, verify);
             if (ret !== void 0)
               verify(ret);
@@ -29144,14 +29144,14 @@ var require_async_iterator = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve17 = iter[kLastResolve];
-      if (resolve17 !== null) {
+      var resolve19 = iter[kLastResolve];
+      if (resolve19 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve17(createIterResult(data, false));
+          resolve19(createIterResult(data, false));
         }
       }
     }
@@ -29159,13 +29159,13 @@ var require_async_iterator = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve17, reject) {
+      return function(resolve19, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve17(createIterResult(void 0, true));
+            resolve19(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve17, reject);
+          iter[kHandlePromise](resolve19, reject);
         }, reject);
       };
     }
@@ -29185,12 +29185,12 @@ var require_async_iterator = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve17, reject) {
+          return new Promise(function(resolve19, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve17(createIterResult(void 0, true));
+                resolve19(createIterResult(void 0, true));
               }
             });
           });
@@ -29213,13 +29213,13 @@ var require_async_iterator = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve17, reject) {
+      return new Promise(function(resolve19, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve17(createIterResult(void 0, true));
+          resolve19(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -29241,15 +29241,15 @@ var require_async_iterator = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve17, reject) {
+        value: function value(resolve19, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve17(createIterResult(data, false));
+            resolve19(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve17;
+            iterator[kLastResolve] = resolve19;
             iterator[kLastReject] = reject;
           }
         },
@@ -29268,12 +29268,12 @@ var require_async_iterator = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve17 = iterator[kLastResolve];
-        if (resolve17 !== null) {
+        var resolve19 = iterator[kLastResolve];
+        if (resolve19 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve17(createIterResult(void 0, true));
+          resolve19(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -29288,7 +29288,7 @@ var require_async_iterator = __commonJS({
 var require_from = __commonJS({
   "node_modules/docker-modem/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve17, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve19, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -29297,7 +29297,7 @@ var require_from = __commonJS({
         return;
       }
       if (info.done) {
-        resolve17(value);
+        resolve19(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -29305,13 +29305,13 @@ var require_from = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve17, reject) {
+        return new Promise(function(resolve19, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve17, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve19, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve17, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve19, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -30891,7 +30891,7 @@ var require_has_flag = __commonJS({
 var require_supports_color = __commonJS({
   "node_modules/supports-color/index.js"(exports, module) {
     "use strict";
-    var os7 = __require("os");
+    var os9 = __require("os");
     var tty = __require("tty");
     var hasFlag = require_has_flag();
     var { env } = process;
@@ -30939,7 +30939,7 @@ var require_supports_color = __commonJS({
         return min;
       }
       if (process.platform === "win32") {
-        const osRelease = os7.release().split(".");
+        const osRelease = os9.release().split(".");
         if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -31219,8 +31219,8 @@ var require_modem = __commonJS({
     var utils = require_utils();
     var util = __require("util");
     var splitca = require_split_ca();
-    var os7 = __require("os");
-    var isWin = os7.type() === "Windows_NT";
+    var os9 = __require("os");
+    var isWin = os9.type() === "Windows_NT";
     var stream = __require("stream");
     var defaultOpts = function() {
       var host;
@@ -31271,11 +31271,11 @@ var require_modem = __commonJS({
       return opts;
     };
     var findDefaultUnixSocket = function() {
-      return new Promise(function(resolve17) {
-        var userDockerSocket = path6.join(os7.homedir(), ".docker", "run", "docker.sock");
+      return new Promise(function(resolve19) {
+        var userDockerSocket = path6.join(os9.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
-          if (err) resolve17("/var/run/docker.sock");
-          else resolve17(userDockerSocket);
+          if (err) resolve19("/var/run/docker.sock");
+          else resolve19(userDockerSocket);
         });
       });
     };
@@ -31936,7 +31936,7 @@ var require_chownr = __commonJS({
     } : (path7, uid, gid) => lchownSync(path7, uid, gid);
     var nodeVersion = process.version;
     var readdir3 = (path7, options2, cb) => fs.readdir(path7, options2, cb);
-    var readdirSync12 = (path7, options2) => fs.readdirSync(path7, options2);
+    var readdirSync13 = (path7, options2) => fs.readdirSync(path7, options2);
     if (/^v4\./.test(nodeVersion))
       readdir3 = (path7, options2, cb) => fs.readdir(path7, cb);
     var chown2 = (cpath, uid, gid, cb) => {
@@ -32007,7 +32007,7 @@ var require_chownr = __commonJS({
     var chownrSync = (p, uid, gid) => {
       let children;
       try {
-        children = readdirSync12(p, { withFileTypes: true });
+        children = readdirSync13(p, { withFileTypes: true });
       } catch (er) {
         if (er.code === "ENOENT")
           return;
@@ -33184,14 +33184,14 @@ var require_async_iterator2 = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve17 = iter[kLastResolve];
-      if (resolve17 !== null) {
+      var resolve19 = iter[kLastResolve];
+      if (resolve19 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve17(createIterResult(data, false));
+          resolve19(createIterResult(data, false));
         }
       }
     }
@@ -33199,13 +33199,13 @@ var require_async_iterator2 = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve17, reject) {
+      return function(resolve19, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve17(createIterResult(void 0, true));
+            resolve19(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve17, reject);
+          iter[kHandlePromise](resolve19, reject);
         }, reject);
       };
     }
@@ -33225,12 +33225,12 @@ var require_async_iterator2 = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve17, reject) {
+          return new Promise(function(resolve19, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve17(createIterResult(void 0, true));
+                resolve19(createIterResult(void 0, true));
               }
             });
           });
@@ -33253,13 +33253,13 @@ var require_async_iterator2 = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve17, reject) {
+      return new Promise(function(resolve19, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve17(createIterResult(void 0, true));
+          resolve19(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -33281,15 +33281,15 @@ var require_async_iterator2 = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve17, reject) {
+        value: function value(resolve19, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve17(createIterResult(data, false));
+            resolve19(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve17;
+            iterator[kLastResolve] = resolve19;
             iterator[kLastReject] = reject;
           }
         },
@@ -33308,12 +33308,12 @@ var require_async_iterator2 = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve17 = iterator[kLastResolve];
-        if (resolve17 !== null) {
+        var resolve19 = iterator[kLastResolve];
+        if (resolve19 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve17(createIterResult(void 0, true));
+          resolve19(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -33328,7 +33328,7 @@ var require_async_iterator2 = __commonJS({
 var require_from2 = __commonJS({
   "node_modules/bl/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve17, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve19, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -33337,7 +33337,7 @@ var require_from2 = __commonJS({
         return;
       }
       if (info.done) {
-        resolve17(value);
+        resolve19(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -33345,13 +33345,13 @@ var require_from2 = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve17, reject) {
+        return new Promise(function(resolve19, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve17, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve19, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve17, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve19, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -36174,14 +36174,14 @@ var require_async_iterator3 = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve17 = iter[kLastResolve];
-      if (resolve17 !== null) {
+      var resolve19 = iter[kLastResolve];
+      if (resolve19 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve17(createIterResult(data, false));
+          resolve19(createIterResult(data, false));
         }
       }
     }
@@ -36189,13 +36189,13 @@ var require_async_iterator3 = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve17, reject) {
+      return function(resolve19, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve17(createIterResult(void 0, true));
+            resolve19(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve17, reject);
+          iter[kHandlePromise](resolve19, reject);
         }, reject);
       };
     }
@@ -36215,12 +36215,12 @@ var require_async_iterator3 = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve17, reject) {
+          return new Promise(function(resolve19, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve17(createIterResult(void 0, true));
+                resolve19(createIterResult(void 0, true));
               }
             });
           });
@@ -36243,13 +36243,13 @@ var require_async_iterator3 = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve17, reject) {
+      return new Promise(function(resolve19, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve17(createIterResult(void 0, true));
+          resolve19(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -36271,15 +36271,15 @@ var require_async_iterator3 = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve17, reject) {
+        value: function value(resolve19, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve17(createIterResult(data, false));
+            resolve19(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve17;
+            iterator[kLastResolve] = resolve19;
             iterator[kLastReject] = reject;
           }
         },
@@ -36298,12 +36298,12 @@ var require_async_iterator3 = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve17 = iterator[kLastResolve];
-        if (resolve17 !== null) {
+        var resolve19 = iterator[kLastResolve];
+        if (resolve19 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve17(createIterResult(void 0, true));
+          resolve19(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -36318,7 +36318,7 @@ var require_async_iterator3 = __commonJS({
 var require_from3 = __commonJS({
   "node_modules/tar-fs/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve17, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve19, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -36327,7 +36327,7 @@ var require_from3 = __commonJS({
         return;
       }
       if (info.done) {
-        resolve17(value);
+        resolve19(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -36335,13 +36335,13 @@ var require_from3 = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve17, reject) {
+        return new Promise(function(resolve19, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve17, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve19, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve17, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve19, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -38166,8 +38166,8 @@ var require_tar_fs = __commonJS({
     var mkdirp = require_mkdirp_classic();
     var fs = __require("fs");
     var path6 = __require("path");
-    var os7 = __require("os");
-    var win32 = os7.platform() === "win32";
+    var os9 = __require("os");
+    var win32 = os9.platform() === "win32";
     var DOTDOT_LEADING = 1;
     var DOTDOT_NONE = 2;
     var noop = function() {
@@ -38634,12 +38634,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -38664,12 +38664,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -38693,12 +38693,12 @@ var require_exec = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -38763,12 +38763,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -38793,12 +38793,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -38824,12 +38824,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -38853,12 +38853,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -38881,12 +38881,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -38910,12 +38910,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -38941,12 +38941,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -38974,12 +38974,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39003,12 +39003,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39035,12 +39035,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39065,12 +39065,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39096,12 +39096,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39128,12 +39128,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(new Exec(self2.modem, data.Id));
+            resolve19(new Exec(self2.modem, data.Id));
           });
         });
       } else {
@@ -39161,12 +39161,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39193,12 +39193,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39224,12 +39224,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39255,12 +39255,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39285,12 +39285,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39317,12 +39317,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, stream) {
             if (err) {
               return reject(err);
             }
-            resolve17(stream);
+            resolve19(stream);
           });
         });
       } else {
@@ -39347,12 +39347,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39379,12 +39379,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39410,12 +39410,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39441,12 +39441,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39472,12 +39472,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39504,12 +39504,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39534,12 +39534,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39568,12 +39568,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39611,12 +39611,12 @@ var require_image = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39640,12 +39640,12 @@ var require_image = __commonJS({
         authconfig: args.opts ? args.opts.authconfig : void 0
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(fopts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39667,12 +39667,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39694,12 +39694,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39731,12 +39731,12 @@ var require_image = __commonJS({
       };
       delete optsf.options.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39763,12 +39763,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39793,12 +39793,12 @@ var require_image = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39836,12 +39836,12 @@ var require_volume = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39866,12 +39866,12 @@ var require_volume = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39909,12 +39909,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39940,12 +39940,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -39970,12 +39970,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40000,12 +40000,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40043,12 +40043,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40072,12 +40072,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40112,12 +40112,12 @@ var require_service = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40143,12 +40143,12 @@ var require_service = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40187,12 +40187,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40216,12 +40216,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40247,12 +40247,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40284,12 +40284,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40312,12 +40312,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40340,12 +40340,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40369,12 +40369,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40399,12 +40399,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40434,12 +40434,12 @@ var require_plugin = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40478,12 +40478,12 @@ var require_secret = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40509,12 +40509,12 @@ var require_secret = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40539,12 +40539,12 @@ var require_secret = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40583,12 +40583,12 @@ var require_config = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40613,12 +40613,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40644,12 +40644,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40690,12 +40690,12 @@ var require_task = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40722,12 +40722,12 @@ var require_task = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40765,12 +40765,12 @@ var require_node3 = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40797,12 +40797,12 @@ var require_node3 = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -40826,12 +40826,12 @@ var require_node3 = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -41401,7 +41401,7 @@ var require_call_credentials = __commonJS({
           if (isCurrentOauth2Client(googleCredentials)) {
             getHeaders = googleCredentials.getRequestHeaders(options2.service_url);
           } else {
-            getHeaders = new Promise((resolve17, reject) => {
+            getHeaders = new Promise((resolve19, reject) => {
               googleCredentials.getRequestMetadata(options2.service_url, (err, headers) => {
                 if (err) {
                   reject(err);
@@ -41411,7 +41411,7 @@ var require_call_credentials = __commonJS({
                   reject(new Error("Headers not set by metadata plugin"));
                   return;
                 }
-                resolve17(headers);
+                resolve19(headers);
               });
             });
           }
@@ -41467,10 +41467,10 @@ var require_call_credentials = __commonJS({
         this.metadataGenerator = metadataGenerator;
       }
       generateMetadata(options2) {
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve19, reject) => {
           this.metadataGenerator(options2, (err, metadata) => {
             if (metadata !== void 0) {
-              resolve17(metadata);
+              resolve19(metadata);
             } else {
               reject(err);
             }
@@ -41855,14 +41855,14 @@ var require_channel_credentials = __commonJS({
       }
       connect(socket) {
         const tlsConnectOptions = Object.assign({ socket }, this.connectionOptions);
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve19, reject) => {
           const tlsSocket = (0, tls_1.connect)(tlsConnectOptions, () => {
             var _a3;
             if (((_a3 = this.connectionOptions.rejectUnauthorized) !== null && _a3 !== void 0 ? _a3 : true) && !tlsSocket.authorized) {
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve17({
+            resolve19({
               socket: tlsSocket,
               secure: true
             });
@@ -41981,8 +41981,8 @@ var require_channel_credentials = __commonJS({
         if (this.hasReceivedUpdates()) {
           return Promise.resolve(this.getLatestSecureContext());
         } else {
-          return new Promise((resolve17) => {
-            this.secureContextWatchers.push(resolve17);
+          return new Promise((resolve19) => {
+            this.secureContextWatchers.push(resolve19);
           });
         }
       }
@@ -42015,7 +42015,7 @@ var require_channel_credentials = __commonJS({
         this.callCredentials = callCredentials;
       }
       connect(socket) {
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve19, reject) => {
           const secureContext = this.parent.getLatestSecureContext();
           if (!secureContext) {
             reject(new Error("Failed to load credentials"));
@@ -42040,7 +42040,7 @@ var require_channel_credentials = __commonJS({
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve17({
+            resolve19({
               socket: tlsSocket,
               secure: true
             });
@@ -42195,7 +42195,7 @@ var require_service_config = __commonJS({
     exports.validateRetryThrottling = validateRetryThrottling;
     exports.validateServiceConfig = validateServiceConfig;
     exports.extractAndSelectServiceConfig = extractAndSelectServiceConfig;
-    var os7 = __require("os");
+    var os9 = __require("os");
     var constants_1 = require_constants2();
     var DURATION_REGEX = /^\d+(\.\d{1,9})?s$/;
     var CLIENT_LANGUAGE_STRING = "node";
@@ -42494,7 +42494,7 @@ var require_service_config = __commonJS({
         if (Array.isArray(validatedConfig.clientHostname)) {
           let hostnameMatched = false;
           for (const hostname4 of validatedConfig.clientHostname) {
-            if (hostname4 === os7.hostname()) {
+            if (hostname4 === os9.hostname()) {
               hostnameMatched = true;
             }
           }
@@ -45634,7 +45634,7 @@ var require_aspromise = __commonJS({
       var params = new Array(arguments.length - 1), offset = 0, index = 2, pending = true;
       while (index < arguments.length)
         params[offset++] = arguments[index++];
-      return new Promise(function executor(resolve17, reject) {
+      return new Promise(function executor(resolve19, reject) {
         params[offset] = function callback(err) {
           if (pending) {
             pending = false;
@@ -45644,7 +45644,7 @@ var require_aspromise = __commonJS({
               var params2 = new Array(arguments.length - 1), offset2 = 0;
               while (offset2 < params2.length)
                 params2[offset2++] = arguments[offset2];
-              resolve17.apply(null, params2);
+              resolve19.apply(null, params2);
             }
           }
         };
@@ -48167,13 +48167,13 @@ var require_path = __commonJS({
   "node_modules/@protobufjs/path/index.js"(exports) {
     "use strict";
     var path6 = exports;
-    var isAbsolute = (
+    var isAbsolute2 = (
       /**
        * Tests if the specified path is absolute.
        * @param {string} path Path to test
        * @returns {boolean} `true` if path is absolute
        */
-      path6.isAbsolute = function isAbsolute2(path7) {
+      path6.isAbsolute = function isAbsolute3(path7) {
         return /^(?:\/|\w+:)/.test(path7);
       }
     );
@@ -48185,7 +48185,7 @@ var require_path = __commonJS({
        */
       path6.normalize = function normalize2(path7) {
         path7 = path7.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
-        var parts2 = path7.split("/"), absolute = isAbsolute(path7), prefix = "";
+        var parts2 = path7.split("/"), absolute = isAbsolute2(path7), prefix = "";
         if (absolute)
           prefix = parts2.shift() + "/";
         for (var i = 0; i < parts2.length; ) {
@@ -48204,10 +48204,10 @@ var require_path = __commonJS({
         return prefix + parts2.join("/");
       }
     );
-    path6.resolve = function resolve17(originPath, includePath, alreadyNormalized) {
+    path6.resolve = function resolve19(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize(includePath);
-      if (isAbsolute(includePath))
+      if (isAbsolute2(includePath))
         return includePath;
       if (!alreadyNormalized)
         originPath = normalize(originPath);
@@ -48561,7 +48561,7 @@ var require_mapfield = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    MapField.prototype.resolve = function resolve17() {
+    MapField.prototype.resolve = function resolve19() {
       if (this.resolved)
         return this;
       if (types.mapKey[this.keyType] === void 0)
@@ -48638,7 +48638,7 @@ var require_method = __commonJS({
         this.parsedOptions
       ]);
     };
-    Method.prototype.resolve = function resolve17() {
+    Method.prototype.resolve = function resolve19() {
       if (this.resolved)
         return this;
       this.resolvedRequestType = this.parent.lookupType(this.requestType);
@@ -50256,7 +50256,7 @@ var require_field = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    Field.prototype.resolve = function resolve17() {
+    Field.prototype.resolve = function resolve19() {
       if (this.resolved)
         return this;
       if ((this.typeDefault = types.defaults[this.type]) === void 0) {
@@ -50529,7 +50529,7 @@ var require_object = __commonJS({
       this.parent = null;
       this.resolved = false;
     };
-    ReflectionObject.prototype.resolve = function resolve17() {
+    ReflectionObject.prototype.resolve = function resolve19() {
       if (this.resolved)
         return this;
       if (this.root instanceof Root)
@@ -55501,18 +55501,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve19, reject) => {
           zlib.deflate(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve17(output2);
+              resolve19(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve19, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createInflate();
@@ -55534,7 +55534,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve17(Buffer.concat(messageParts));
+            resolve19(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -55547,18 +55547,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve19, reject) => {
           zlib.gzip(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve17(output2);
+              resolve19(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve19, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createGunzip();
@@ -55580,7 +55580,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve17(Buffer.concat(messageParts));
+            resolve19(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -56930,7 +56930,7 @@ var require_http_proxy = __commonJS({
       options2.headers = headers;
       const proxyAddressString = (0, subchannel_address_1.subchannelAddressToString)(address);
       trace("Using proxy " + proxyAddressString + " to connect to " + options2.path);
-      return new Promise((resolve17, reject) => {
+      return new Promise((resolve19, reject) => {
         const request = http2.request(options2);
         request.once("connect", (res, socket, head) => {
           request.removeAllListeners();
@@ -56941,7 +56941,7 @@ var require_http_proxy = __commonJS({
               socket.unshift(head);
             }
             trace("Successfully established a plaintext connection to " + options2.path + " through proxy " + proxyAddressString);
-            resolve17(socket);
+            resolve19(socket);
           } else {
             (0, logging_1.log)(constants_1.LogVerbosity.ERROR, "Failed to connect to " + options2.path + " through proxy " + proxyAddressString + " with status " + res.statusCode);
             reject();
@@ -57050,7 +57050,7 @@ var require_subchannel_call = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.Http2SubchannelCall = void 0;
     var http2 = __require("http2");
-    var os7 = __require("os");
+    var os9 = __require("os");
     var constants_1 = require_constants2();
     var metadata_1 = require_metadata();
     var stream_decoder_1 = require_stream_decoder();
@@ -57058,7 +57058,7 @@ var require_subchannel_call = __commonJS({
     var constants_2 = require_constants2();
     var TRACER_NAME = "subchannel_call";
     function getSystemErrorName(errno) {
-      for (const [name2, num3] of Object.entries(os7.constants.errno)) {
+      for (const [name2, num3] of Object.entries(os9.constants.errno)) {
         if (num3 === errno) {
           return name2;
         }
@@ -57929,7 +57929,7 @@ var require_transport = __commonJS({
         if (secureConnectResult.socket.closed) {
           return Promise.reject("Connection closed before starting HTTP/2 handshake");
         }
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve19, reject) => {
           var _a3, _b, _c, _d, _e, _f, _g, _h;
           let remoteName = null;
           let realTarget = this.channelTarget;
@@ -58000,7 +58000,7 @@ var require_transport = __commonJS({
             session.removeAllListeners();
             secureConnectResult.socket.removeListener("close", closeHandler);
             secureConnectResult.socket.removeListener("error", errorHandler);
-            resolve17(new Http2Transport(session, address, options2, remoteName));
+            resolve19(new Http2Transport(session, address, options2, remoteName));
             this.session = null;
           });
           session.once("close", closeHandler);
@@ -58014,7 +58014,7 @@ var require_transport = __commonJS({
           if (proxiedSocket) {
             return proxiedSocket;
           } else {
-            return new Promise((resolve17, reject) => {
+            return new Promise((resolve19, reject) => {
               const closeCallback = () => {
                 reject(new Error("Socket closed"));
               };
@@ -58024,7 +58024,7 @@ var require_transport = __commonJS({
               const socket = net.connect(address, () => {
                 socket.removeListener("close", closeCallback);
                 socket.removeListener("error", errorCallback);
-                resolve17(socket);
+                resolve19(socket);
               });
               socket.once("close", closeCallback);
               socket.once("error", errorCallback);
@@ -61476,7 +61476,7 @@ var require_server_interceptors = __commonJS({
           } else {
             decompresser = zlib.createGunzip();
           }
-          return new Promise((resolve17, reject) => {
+          return new Promise((resolve19, reject) => {
             let totalLength = 0;
             const messageParts = [];
             decompresser.on("error", (error62) => {
@@ -61497,7 +61497,7 @@ var require_server_interceptors = __commonJS({
               }
             });
             decompresser.on("end", () => {
-              resolve17(Buffer.concat(messageParts));
+              resolve19(Buffer.concat(messageParts));
             });
             decompresser.write(messageContents);
             decompresser.end();
@@ -62108,10 +62108,10 @@ var require_server2 = __commonJS({
         bindOneAddress(address, boundPortObject) {
           this.trace("Attempting to bind " + (0, subchannel_address_1.subchannelAddressToString)(address));
           const http2Server = this.createHttp2Server(boundPortObject.credentials);
-          return new Promise((resolve17, reject) => {
+          return new Promise((resolve19, reject) => {
             const onError = (err) => {
               this.trace("Failed to bind " + (0, subchannel_address_1.subchannelAddressToString)(address) + " with error " + err.message);
-              resolve17({
+              resolve19({
                 port: "port" in address ? address.port : 1,
                 error: err.message
               });
@@ -62139,7 +62139,7 @@ var require_server2 = __commonJS({
               });
               boundPortObject.listeningServers.add(http2Server);
               this.trace("Successfully bound " + (0, subchannel_address_1.subchannelAddressToString)(boundSubchannelAddress));
-              resolve17({
+              resolve19({
                 port: "port" in boundSubchannelAddress ? boundSubchannelAddress.port : 1
               });
               http2Server.removeListener("error", onError);
@@ -62192,7 +62192,7 @@ var require_server2 = __commonJS({
           }
         }
         resolvePort(port) {
-          return new Promise((resolve17, reject) => {
+          return new Promise((resolve19, reject) => {
             let seenResolution = false;
             const resolverListener = (endpointList, attributes, serviceConfig, resolutionNote) => {
               if (seenResolution) {
@@ -62208,7 +62208,7 @@ var require_server2 = __commonJS({
                 reject(new Error(`No addresses resolved for port ${port}`));
                 return true;
               }
-              resolve17(addressList);
+              resolve19(addressList);
               return true;
             };
             const resolver = (0, resolver_1.createResolver)(port, resolverListener, this.options);
@@ -65957,12 +65957,12 @@ var require_docker = __commonJS({
       };
       delete opts.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(self2.getContainer(data.Id));
+            resolve19(self2.getContainer(data.Id));
           });
         });
       } else {
@@ -65995,12 +65995,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66028,12 +66028,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66064,12 +66064,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66092,12 +66092,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66162,12 +66162,12 @@ var require_docker = __commonJS({
         }
       }
       if (callback === void 0) {
-        return new self2.modem.Promise(function(resolve17, reject) {
+        return new self2.modem.Promise(function(resolve19, reject) {
           dialWithSession(function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66226,12 +66226,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66255,12 +66255,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66285,12 +66285,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66313,12 +66313,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66344,12 +66344,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66372,12 +66372,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66404,12 +66404,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(self2.getSecret(data.ID));
+            resolve19(self2.getSecret(data.ID));
           });
         });
       } else {
@@ -66437,12 +66437,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(self2.getConfig(data.ID));
+            resolve19(self2.getConfig(data.ID));
           });
         });
       } else {
@@ -66466,12 +66466,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66494,12 +66494,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66524,12 +66524,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(self2.getPlugin(args.opts.name));
+            resolve19(self2.getPlugin(args.opts.name));
           });
         });
       } else {
@@ -66553,12 +66553,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66581,12 +66581,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66608,12 +66608,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66636,12 +66636,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66664,12 +66664,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66692,12 +66692,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66723,12 +66723,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(self2.getVolume(data.Name));
+            resolve19(self2.getVolume(data.Name));
           });
         });
       } else {
@@ -66760,12 +66760,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(self2.getService(data.ID || data.Id));
+            resolve19(self2.getService(data.ID || data.Id));
           });
         });
       } else {
@@ -66790,12 +66790,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66821,12 +66821,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(self2.getNetwork(data.Id));
+            resolve19(self2.getNetwork(data.Id));
           });
         });
       } else {
@@ -66851,12 +66851,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66879,12 +66879,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66906,12 +66906,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66933,12 +66933,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66960,12 +66960,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -66987,12 +66987,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -67016,12 +67016,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -67148,7 +67148,7 @@ var require_docker = __commonJS({
       };
       extend2(optsc, createOptions);
       var containero;
-      return new this.modem.Promise(function(resolve17, reject) {
+      return new this.modem.Promise(function(resolve19, reject) {
         self2.createContainer(optsc).then(function(container) {
           containero = container;
           return container.attach({
@@ -67181,7 +67181,7 @@ var require_docker = __commonJS({
         }).then(function(data) {
           return containero.wait();
         }).then(function(data) {
-          resolve17([data, containero]);
+          resolve19([data, containero]);
         }).catch(function(err) {
           reject(err);
         });
@@ -67202,12 +67202,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -67231,12 +67231,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -67259,12 +67259,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -67288,12 +67288,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -67316,12 +67316,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve19(data);
           });
         });
       } else {
@@ -67857,34 +67857,34 @@ var require_yauzl = __commonJS({
     exports.LocalFileHeader = LocalFileHeader;
     exports.RandomAccessReader = RandomAccessReader;
     function openPromise(path6, options2) {
-      return new Promise((resolve17, reject) => {
+      return new Promise((resolve19, reject) => {
         open2(path6, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve17(zipfile);
+          resolve19(zipfile);
         });
       });
     }
     function fromFdPromise(fd, options2) {
-      return new Promise((resolve17, reject) => {
+      return new Promise((resolve19, reject) => {
         fromFd(fd, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve17(zipfile);
+          resolve19(zipfile);
         });
       });
     }
     function fromBufferPromise(buffer, options2) {
-      return new Promise((resolve17, reject) => {
+      return new Promise((resolve19, reject) => {
         fromBuffer(buffer, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve17(zipfile);
+          resolve19(zipfile);
         });
       });
     }
     function fromRandomAccessReaderPromise(reader, totalSize2, options2) {
-      return new Promise((resolve17, reject) => {
+      return new Promise((resolve19, reject) => {
         fromRandomAccessReader(reader, totalSize2, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve17(zipfile);
+          resolve19(zipfile);
         });
       });
     }
@@ -68168,15 +68168,15 @@ var require_yauzl = __commonJS({
         if (self2.autoClose) self2.close();
       }
       function onEntry(entry) {
-        let { resolve: resolve17 } = pendingResolveReject;
+        let { resolve: resolve19 } = pendingResolveReject;
         pendingResolveReject = null;
-        resolve17({ value: entry });
+        resolve19({ value: entry });
       }
       function onEnd() {
-        let { resolve: resolve17 } = pendingResolveReject;
+        let { resolve: resolve19 } = pendingResolveReject;
         pendingResolveReject = null;
         cleanup();
-        resolve17({ done: true });
+        resolve19({ done: true });
       }
       function onError(err) {
         let { reject } = pendingResolveReject;
@@ -68189,9 +68189,9 @@ var require_yauzl = __commonJS({
           return this;
         },
         next() {
-          const promise2 = new Promise((resolve17, reject) => {
+          const promise2 = new Promise((resolve19, reject) => {
             if (pendingResolveReject != null) throw new Error("next() called before previous Promise was resolved.");
-            pendingResolveReject = { resolve: resolve17, reject };
+            pendingResolveReject = { resolve: resolve19, reject };
           });
           self2.readEntry();
           return promise2;
@@ -68380,26 +68380,26 @@ var require_yauzl = __commonJS({
       });
     };
     ZipFile.prototype.openReadStreamPromise = function(entry, options2) {
-      return new Promise((resolve17, reject) => {
+      return new Promise((resolve19, reject) => {
         this.openReadStream(entry, options2, function(err, readStream) {
           if (err) return reject(err);
-          resolve17(readStream);
+          resolve19(readStream);
         });
       });
     };
     ZipFile.prototype.openReadStreamLowLevelPromise = function(fileDataStart, compressedSize, relativeStart, relativeEnd, decompress, uncompressedSize) {
-      return new Promise((resolve17, reject) => {
+      return new Promise((resolve19, reject) => {
         this.openReadStream(fileDataStart, compressedSize, relativeStart, relativeEnd, decompress, uncompressedSize, function(err, readStream) {
           if (err) return reject(err);
-          resolve17(readStream);
+          resolve19(readStream);
         });
       });
     };
     ZipFile.prototype.readLocalFileHeaderPromise = function(entry, options2) {
-      return new Promise((resolve17, reject) => {
+      return new Promise((resolve19, reject) => {
         this.readLocalFileHeader(entry, options2, function(err, localFileHeader) {
           if (err) return reject(err);
-          resolve17(localFileHeader);
+          resolve19(localFileHeader);
         });
       });
     };
@@ -71760,8 +71760,8 @@ function numberOption(value, flag, allowNaN = false) {
 }
 
 // src/cli/commands/run.ts
-import { mkdirSync as mkdirSync13 } from "node:fs";
-import { join as join23, resolve as resolve11, dirname as dirname8 } from "node:path";
+import { mkdirSync as mkdirSync14 } from "node:fs";
+import { join as join23, resolve as resolve13, dirname as dirname8 } from "node:path";
 
 // src/config/load.ts
 var import_yaml = __toESM(require_dist(), 1);
@@ -75301,15 +75301,15 @@ function handleCatchall(proms, input2, payload, ctx, def, inst, abortEarly) {
 var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
   $ZodType.init(inst, def);
   const desc = Object.getOwnPropertyDescriptor(def, "shape");
-  const sh = desc?.get ? desc.get.raw : def.shape ?? {};
-  if (sh) {
+  const sh2 = desc?.get ? desc.get.raw : def.shape ?? {};
+  if (sh2) {
     const get = () => {
-      const newSh = { ...sh };
+      const newSh = { ...sh2 };
       Object.defineProperty(def, "shape", { value: newSh });
       get.raw = newSh;
       return newSh;
     };
-    get.raw = sh;
+    get.raw = sh2;
     Object.defineProperty(def, "shape", { get });
   }
   const _normalized = cached(() => normalizeDef(def));
@@ -76835,7 +76835,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve17) {
+function isRecursive(inst, stack, resolve19) {
   const cached2 = recursive.get(inst);
   if (cached2 !== void 0)
     return cached2 ? PROVEN : NONE;
@@ -76845,18 +76845,18 @@ function isRecursive(inst, stack, resolve17) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve17);
+      const answer = isRecursive(child, stack, resolve19);
       if (answer > result)
         result = answer;
     }
   };
-  const shape = (sh, spread) => {
+  const shape = (sh2, spread) => {
     let answer = NONE;
-    for (const key2 of Reflect.ownKeys(sh)) {
-      const desc = Object.getOwnPropertyDescriptor(sh, key2);
+    for (const key2 of Reflect.ownKeys(sh2)) {
+      const desc = Object.getOwnPropertyDescriptor(sh2, key2);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve17) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve19) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -76920,7 +76920,7 @@ function isRecursive(inst, stack, resolve17) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve17 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve19 ? inst._zod.innerType : void 0);
       merge3(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -91485,6 +91485,44 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 
+// src/config/slurm.ts
+var SlurmSchema = external_exports.strictObject({
+  /** A folder the runner and the nodes both see (NFS, Lustre, …): data and run folders must be inside. */
+  sharedDir: external_exports.string().min(1).optional(),
+  partition: external_exports.string().min(1).optional(),
+  account: external_exports.string().min(1).optional(),
+  qos: external_exports.string().min(1).optional(),
+  constraint: external_exports.string().min(1).optional(),
+  /** Extra sbatch arguments, passed as given (e.g. ["--reservation=ci"]). */
+  sbatchArgs: external_exports.array(external_exports.string().min(1)).default([]),
+  /** How GPUs are requested: --gres=gpu[:type]:N or --gpus=[type:]N. */
+  gpuFlag: external_exports.enum(["gres", "gpus"]).default("gres"),
+  /** GPU type for the request (e.g. "a100"). */
+  gpuType: external_exports.string().regex(/^[A-Za-z0-9_.-]+$/, "expected a GPU type like a100").optional(),
+  /** Jobs of the suite submitted at once; Slurm schedules them. */
+  maxConcurrent: external_exports.number().int().min(1).default(16),
+  /** Slurm's --time is the run's time limit plus this (the run's own limit is enforced first). */
+  graceSecs: external_exports.number().int().min(0).default(120),
+  /** How the agent runs on the node. */
+  mode: external_exports.enum(["command", "docker", "apptainer", "pyxis"]).default("command"),
+  /** apptainer mode: the binary (apptainer or singularity). */
+  apptainer: external_exports.string().min(1).default("apptainer"),
+  /** sacct polling: starts at minSecs, backs off ×1.5 to maxSecs while nothing changes. */
+  poll: external_exports.strictObject({
+    minSecs: external_exports.number().positive().default(2),
+    maxSecs: external_exports.number().positive().default(30)
+  }).default({ minSecs: 2, maxSecs: 30 })
+});
+var SLURM_DEFAULTS = {
+  sbatchArgs: [],
+  gpuFlag: "gres",
+  maxConcurrent: 16,
+  graceSecs: 120,
+  mode: "command",
+  apptainer: "apptainer",
+  poll: { minSecs: 2, maxSecs: 30 }
+};
+
 // src/config/schema.ts
 function parseDuration(v) {
   if (typeof v === "number") return v;
@@ -91666,7 +91704,7 @@ var ConfigSchema = external_exports.strictObject({
   dataDir: external_exports.string().default(".medalist/data"),
   /** Folder with competition definitions; defaults to the bundled registry. */
   registryDir: external_exports.string().optional(),
-  executor: external_exports.enum(["local", "docker"]).default("local"),
+  executor: external_exports.enum(["local", "docker", "slurm"]).default("local"),
   /**
    * Grader for competitions Medalist does not grade natively (grading: "external"), e.g.
    * ["mlebench", "grade-sample", "{submission}", "{competition}"]. Placeholders: {submission},
@@ -91677,6 +91715,7 @@ var ConfigSchema = external_exports.strictObject({
   concurrency: external_exports.number().int().min(1).default(1),
   run: RunPolicySchema.default({}),
   docker: DockerSchema.default({ network: "bridge", capAdd: [] }),
+  slurm: SlurmSchema.default(SLURM_DEFAULTS),
   /** Absent: the CLI runs without a baseline; the action uses its `baseline` input (default cache). */
   baseline: BaselineSchema.optional(),
   gate: GateSchema.default(GATE_DEFAULTS)
@@ -91694,6 +91733,44 @@ var ConfigSchema = external_exports.strictObject({
       path: ["agent", "image"],
       message: "the docker executor needs agent.image or agent.build"
     });
+  }
+  if (c.executor === "slurm") {
+    const s = c.slurm;
+    if (!s.sharedDir) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["slurm", "sharedDir"],
+        message: "the slurm executor needs slurm.sharedDir, a folder the runner and the nodes both see"
+      });
+    }
+    if (s.mode === "command" && c.agent.command === void 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["agent", "command"],
+        message: "slurm mode command needs agent.command"
+      });
+    }
+    if (s.mode !== "command" && !c.agent.image) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["agent", "image"],
+        message: `slurm mode ${s.mode} needs agent.image (an image the nodes can pull or read; agent.build is not used)`
+      });
+    }
+    if (s.mode === "pyxis" && c.agent.command === void 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["agent", "command"],
+        message: "slurm mode pyxis needs agent.command (srun runs a command in the image)"
+      });
+    }
+    if (s.poll.minSecs > s.poll.maxSecs) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["slurm", "poll", "minSecs"],
+        message: "must not exceed maxSecs"
+      });
+    }
   }
 }).transform(({ seeds, ...c }) => ({
   ...c,
@@ -91769,7 +91846,7 @@ function loadConfig(path6) {
 
 // src/session/evaluate.ts
 import { writeFileSync as writeFileSync8 } from "node:fs";
-import { join as join22, resolve as resolve10 } from "node:path";
+import { join as join22, resolve as resolve12 } from "node:path";
 
 // src/grade/types.ts
 function medalOf(r) {
@@ -91809,7 +91886,7 @@ function studentTCdf(t, df) {
   const theta = Math.atan(Math.abs(t) / Math.sqrt(df));
   const s = Math.sin(theta);
   const c2 = Math.cos(theta) ** 2;
-  let inside;
+  let inside2;
   if (df % 2 === 1) {
     let sum2 = 0;
     let term = Math.cos(theta);
@@ -91817,7 +91894,7 @@ function studentTCdf(t, df) {
       sum2 += term;
       term *= c2 * (k - 1) / k;
     }
-    inside = 2 / Math.PI * (theta + s * sum2);
+    inside2 = 2 / Math.PI * (theta + s * sum2);
   } else {
     let sum2 = 0;
     let term = 1;
@@ -91825,9 +91902,9 @@ function studentTCdf(t, df) {
       sum2 += term;
       term *= c2 * (k - 1) / k;
     }
-    inside = s * sum2;
+    inside2 = s * sum2;
   }
-  return t >= 0 ? 0.5 + inside / 2 : 0.5 - inside / 2;
+  return t >= 0 ? 0.5 + inside2 / 2 : 0.5 - inside2 / 2;
 }
 function invert(cdf, p) {
   if (!(p > 0 && p < 1)) throw new Error(`quantile: p must be in (0, 1), got ${p}`);
@@ -93393,7 +93470,7 @@ function renderResults(s, opts = {}) {
 }
 
 // src/suite/run.ts
-import { join as join19, resolve as resolve7 } from "node:path";
+import { join as join19, resolve as resolve9 } from "node:path";
 
 // src/execute/scheduler.ts
 var Pool = class {
@@ -93506,13 +93583,13 @@ function statusCode(e) {
   return e?.statusCode;
 }
 function sleep(ms, signal) {
-  return new Promise((resolve17) => {
-    if (signal?.aborted) return resolve17();
+  return new Promise((resolve19) => {
+    if (signal?.aborted) return resolve19();
     const t = setTimeout(done, ms);
     function done() {
       clearTimeout(t);
       signal?.removeEventListener("abort", done);
-      resolve17();
+      resolve19();
     }
     signal?.addEventListener("abort", done, { once: true });
   });
@@ -93793,14 +93870,14 @@ async function buildImage(docker, build, log) {
     rm: true,
     forcerm: true
   });
-  await new Promise((resolve17, reject) => {
+  await new Promise((resolve19, reject) => {
     let failed = null;
     docker.modem.followProgress(
       stream,
       (err) => {
         if (err) reject(err);
         else if (failed !== null) reject(new AgentBuildError(failed));
-        else resolve17();
+        else resolve19();
       },
       (event) => {
         if (event.error) failed = event.errorDetail?.message ?? event.error;
@@ -93840,11 +93917,11 @@ async function prepareImage(docker, settings, log) {
 }
 async function pullImage(docker, ref, log) {
   const stream = await docker.pull(ref);
-  await new Promise((resolve17, reject) => {
+  await new Promise((resolve19, reject) => {
     let last = "";
     docker.modem.followProgress(
       stream,
-      (err) => err ? reject(err) : resolve17(),
+      (err) => err ? reject(err) : resolve19(),
       (event) => {
         if (event.error) return reject(new Error(event.error));
         const line = [event.id, event.status].filter(Boolean).join(": ");
@@ -93887,9 +93964,9 @@ function gpuModel(gpus) {
   return [...counts].map(([name2, n]) => `${n}\xD7 ${name2}`).join(", ");
 }
 function runNvidiaSmi(command = "nvidia-smi", timeoutMs = 15e3) {
-  return new Promise((resolve17) => {
+  return new Promise((resolve19) => {
     execFile(command, NVIDIA_SMI_ARGS, { timeout: timeoutMs, env: process.env }, (err, stdout) => {
-      resolve17(err ? null : stdout);
+      resolve19(err ? null : stdout);
     });
   });
 }
@@ -95726,9 +95803,9 @@ async function startValidationServer(opts = {}) {
   server.requestTimeout = 12e4;
   server.maxConnections = 64;
   const host = opts.host ?? "127.0.0.1";
-  await new Promise((resolve17, reject) => {
+  await new Promise((resolve19, reject) => {
     server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => resolve17());
+    server.listen(opts.port ?? 0, host, () => resolve19());
   });
   const port = server.address().port;
   const shown = opts.advertiseHost ?? host;
@@ -95745,11 +95822,11 @@ async function startValidationServer(opts = {}) {
       }
       return `${url2}/${token}/validate`;
     },
-    close: () => new Promise((resolve17) => {
+    close: () => new Promise((resolve19) => {
       server.closeAllConnections();
       server.close(() => {
         rmSync(spool, { recursive: true, force: true });
-        resolve17();
+        resolve19();
       });
     })
   };
@@ -95857,13 +95934,13 @@ var RunLog = class {
       if (this.partial[s] !== "") this.line(s, this.partial[s]);
       this.partial[s] = "";
     }
-    await new Promise((resolve17) => this.out.end(resolve17));
+    await new Promise((resolve19) => this.out.end(resolve19));
   }
 };
 
 // src/execute/docker/run-log.ts
 function demux(stream, onText) {
-  return new Promise((resolve17) => {
+  return new Promise((resolve19) => {
     let pending = Buffer.alloc(0);
     const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
     stream.on("data", (chunk) => {
@@ -95876,9 +95953,9 @@ function demux(stream, onText) {
         pending = pending.subarray(8 + size);
       }
     });
-    stream.on("end", () => resolve17());
-    stream.on("close", () => resolve17());
-    stream.on("error", () => resolve17());
+    stream.on("end", () => resolve19());
+    stream.on("close", () => resolve19());
+    stream.on("error", () => resolve19());
   });
 }
 
@@ -96152,10 +96229,10 @@ function checkQuota(runDir, quota) {
   return null;
 }
 function describeBreach(b) {
-  const mib = (n) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  const mib2 = (n) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
   if (b.entries !== void 0)
     return `/home/${b.folder} holds more than ${b.entries} files and folders: run stopped`;
-  return `/home/${b.folder} went over its ${mib(b.limit)} quota (${mib(b.bytes)} or more): run stopped`;
+  return `/home/${b.folder} went over its ${mib2(b.limit)} quota (${mib2(b.bytes)} or more): run stopped`;
 }
 function watchQuota(runDir, quota, onBreach, intervalMs = 1e3) {
   let done = false;
@@ -96280,7 +96357,7 @@ var DockerExecutor = class {
     let breach = null;
     let giveUp = () => {
     };
-    const gaveUp = new Promise((resolve17) => giveUp = () => resolve17("gave-up"));
+    const gaveUp = new Promise((resolve19) => giveUp = () => resolve19("gave-up"));
     const backstops = [];
     const stop = (why, grace) => {
       if (ended !== "exit") return;
@@ -96642,7 +96719,7 @@ var LocalExecutor = class {
     const grace = (this.opts.graceSecs ?? 5) * 1e3;
     const { command } = this.opts;
     const [file2, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0], command.slice(1)];
-    return new Promise((resolve17) => {
+    return new Promise((resolve19) => {
       let why = null;
       let breach = null;
       let settled = false;
@@ -96745,7 +96822,7 @@ var LocalExecutor = class {
         if (exit)
           log.note(`exited with ${exit.sig ?? `code ${code}`} after ${(durationMs / 1e3).toFixed(1)}s`);
         await log.close();
-        resolve17({ ...r, durationMs });
+        resolve19({ ...r, durationMs });
       };
       child.on("error", (e) => void finish(e));
       child.on("exit", (code, sig) => {
@@ -96787,10 +96864,834 @@ var localBackend = {
   }
 };
 
+// src/execute/slurm/cleanup.ts
+import os6 from "node:os";
+
+// src/execute/slurm/job.ts
+import { createHash as createHash4 } from "node:crypto";
+var COMMENT_PREFIX = "medalist";
+var NO_SHARED_DIR_EXIT = 97;
+var FACTS_FILE = ".medalist-node";
+var SCRIPT_FILE = "slurm-job.sh";
+var KEEP2 = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ"];
+function sh(s) {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+function jobName(suiteId, runId) {
+  const clean = (s) => s.replace(/[^a-zA-Z0-9_.-]+/g, "-");
+  const name2 = `medalist-${clean(suiteId)}-${clean(runId)}`;
+  if (name2.length <= 120) return name2;
+  const hash2 = createHash4("sha256").update(`${suiteId}\0${runId}`).digest("hex").slice(0, 12);
+  return `${name2.slice(0, 107)}-${hash2}`;
+}
+function jobComment(suiteId, runId, owner) {
+  const clean = (s) => s.replace(/[^a-zA-Z0-9_.:-]+/g, "-");
+  return `${COMMENT_PREFIX} suite=${clean(suiteId)} run=${clean(runId)} owner=${clean(owner)}`;
+}
+function parseComment(comment) {
+  const m = /^medalist suite=(\S+) run=(\S+) owner=(\S+)$/.exec(comment.trim());
+  return m ? { suite: m[1], run: m[2], owner: m[3] } : null;
+}
+function timeMinutes(secs) {
+  return Math.max(1, Math.ceil(secs / 60));
+}
+function planJob(spec, s, runnerEnv = process.env) {
+  const p = runPaths(spec.runDir);
+  const name2 = jobName(spec.suiteId, spec.runId);
+  const comment = jobComment(spec.suiteId, spec.runId, s.owner);
+  const scriptPath = `${spec.runDir}/${SCRIPT_FILE}`;
+  const { limits } = s;
+  const args = [
+    "--parsable",
+    "--no-requeue",
+    `--job-name=${name2}`,
+    `--comment=${comment}`,
+    `--output=${p.logFile}`,
+    "--open-mode=append",
+    `--chdir=${spec.runDir}`,
+    `--time=${timeMinutes(spec.timeLimitSecs + s.graceSecs)}`,
+    "--ntasks=1"
+  ];
+  if (limits.cpus !== void 0) args.push(`--cpus-per-task=${Math.ceil(limits.cpus)}`);
+  if (limits.memory !== void 0) args.push(`--mem=${Math.ceil(limits.memory / 2 ** 20)}M`);
+  if (limits.gpus > 0) {
+    args.push(
+      s.gpuFlag === "gpus" ? `--gpus=${s.gpuType ? `${s.gpuType}:` : ""}${limits.gpus}` : `--gres=gpu:${s.gpuType ? `${s.gpuType}:` : ""}${limits.gpus}`
+    );
+  }
+  if (s.partition) args.push(`--partition=${s.partition}`);
+  if (s.account) args.push(`--account=${s.account}`);
+  if (s.qos) args.push(`--qos=${s.qos}`);
+  if (s.constraint) args.push(`--constraint=${s.constraint}`);
+  args.push("--export=ALL", ...s.sbatchArgs, scriptPath);
+  const inContainer = s.mode !== "command";
+  const paths = inContainer ? { ...CONTAINER_PATHS } : {
+    data: spec.publicDir,
+    submission: p.submissionDir,
+    logs: p.logsDir,
+    code: p.codeDir,
+    instructions: p.instructionsFile
+  };
+  const agentEnv2 = { ...spec.env, ...contractEnv(spec, paths) };
+  if (inContainer && s.network === "none") delete agentEnv2.MEDALIST_VALIDATION_URL;
+  const env = {};
+  for (const k of KEEP2) if (runnerEnv[k] !== void 0) env[k] = runnerEnv[k];
+  if (runnerEnv.SLURM_CONF) env.SLURM_CONF = runnerEnv.SLURM_CONF;
+  Object.assign(env, agentEnv2);
+  return {
+    args,
+    script: jobScript(spec, s, Object.keys(agentEnv2)),
+    scriptPath,
+    env,
+    name: name2,
+    comment
+  };
+}
+function commandWords(command) {
+  if (command === void 0) return [];
+  return typeof command === "string" ? ["/bin/sh", "-c", command] : command;
+}
+function jobScript(spec, s, envNames) {
+  const p = runPaths(spec.runDir);
+  const lines2 = [
+    "#!/bin/sh",
+    `# Medalist job for run ${spec.runId} of suite ${spec.suiteId} (generated).`,
+    `if [ ! -f ${sh(s.token)} ]; then`,
+    `  echo "[medalist] node $(hostname) does not see the shared folder "${sh(s.sharedDir)} >&2`,
+    `  exit ${NO_SHARED_DIR_EXIT}`,
+    "fi",
+    `facts=${sh(`${spec.runDir}/${FACTS_FILE}`)}`,
+    "{",
+    '  echo "node=$(hostname)"',
+    '  echo "cuda_visible_devices=${CUDA_VISIBLE_DEVICES:-}"',
+    '  if [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && command -v nvidia-smi >/dev/null 2>&1; then',
+    '    echo "gpu_model=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "$CUDA_VISIBLE_DEVICES" 2>/dev/null | head -n 1)"',
+    "  fi",
+    '} >"$facts.tmp" && mv "$facts.tmp" "$facts"',
+    'echo "[medalist] job ${SLURM_JOB_ID:-?} on $(hostname), CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-none}"'
+  ];
+  const mounts = [
+    [spec.publicDir, CONTAINER_PATHS.data, true],
+    [p.submissionDir, CONTAINER_PATHS.submission, false],
+    [p.logsDir, CONTAINER_PATHS.logs, false],
+    [p.codeDir, CONTAINER_PATHS.code, false],
+    [p.instructionsFile, CONTAINER_PATHS.instructions, true]
+  ];
+  const cmd = commandWords(s.command);
+  const gpus = s.limits.gpus > 0;
+  switch (s.mode) {
+    case "command":
+      lines2.push(`cd ${sh(s.cwd)} || exit 96`, `exec ${cmd.map(sh).join(" ")}`);
+      break;
+    case "docker": {
+      const l = s.limits;
+      const run = [
+        "docker run",
+        '--name "$name"',
+        "--init",
+        `--network ${s.network}`,
+        "--security-opt no-new-privileges",
+        `--label medalist.suite=${sh(spec.suiteId)}`,
+        `--label medalist.run=${sh(spec.runId)}`,
+        ...l.memory !== void 0 ? [`--memory ${l.memory}`, `--memory-swap ${l.memory}`] : [],
+        ...l.cpus !== void 0 ? [`--cpus ${l.cpus}`] : [],
+        ...l.pids !== void 0 ? [`--pids-limit ${l.pids}`] : [],
+        ...l.shmSize !== void 0 ? [`--shm-size ${l.shmSize}`] : [],
+        ...gpus ? ['--gpus "device=$CUDA_VISIBLE_DEVICES"'] : [],
+        ...mounts.map(([src, dst, ro]) => `-v ${sh(`${src}:${dst}${ro ? ":ro" : ""}`)}`),
+        ...envNames.map((n) => `-e ${n}`),
+        sh(s.image ?? ""),
+        ...cmd.map(sh)
+      ];
+      lines2.push(
+        `name=${sh(jobName(spec.suiteId, spec.runId))}`,
+        `trap 'docker stop -t ${s.stopGraceSecs} "$name" >/dev/null 2>&1' TERM INT`,
+        'docker rm -f "$name" >/dev/null 2>&1',
+        `${run.join(" ")} &`,
+        "pid=$!",
+        // wait returns early when a trapped signal arrives: wait until docker run really ended.
+        'wait "$pid"; rc=$?',
+        'while kill -0 "$pid" 2>/dev/null; do wait "$pid"; rc=$?; done',
+        `echo "container_oom=$(docker inspect -f '{{.State.OOMKilled}}' "$name" 2>/dev/null)" >>"$facts"`,
+        'docker rm -f "$name" >/dev/null 2>&1',
+        'exit "$rc"'
+      );
+      break;
+    }
+    case "apptainer": {
+      const prefix = /singularity$/.test(s.apptainer) ? "SINGULARITYENV_" : "APPTAINERENV_";
+      const binds = mounts.map(([src, dst, ro]) => `${src}:${dst}${ro ? ":ro" : ""}`).join(",");
+      for (const n of envNames) lines2.push(`export ${prefix}${n}="$${n}"`);
+      const verb = cmd.length > 0 ? "exec" : "run";
+      lines2.push(
+        [
+          "exec",
+          sh(s.apptainer),
+          verb,
+          "--containall --cleanenv --no-home",
+          ...gpus ? ["--nv"] : [],
+          `--bind ${sh(binds)}`,
+          sh(s.image ?? ""),
+          ...cmd.map(sh)
+        ].join(" ")
+      );
+      break;
+    }
+    case "pyxis": {
+      const mountList = mounts.map(([src, dst, ro]) => `${src}:${dst}${ro ? ":ro" : ""}`).join(",");
+      lines2.push(
+        [
+          "exec srun --ntasks=1",
+          `--container-image=${sh(s.image ?? "")}`,
+          `--container-mounts=${sh(mountList)}`,
+          "--no-container-mount-home",
+          `--container-workdir=${CONTAINER_PATHS.code}`,
+          ...cmd.map(sh)
+        ].join(" ")
+      );
+      break;
+    }
+  }
+  return `${lines2.join("\n")}
+`;
+}
+
+// src/execute/slurm/cleanup.ts
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function orphans(squeueOut, host = os6.hostname(), isAlive = alive) {
+  const out = [];
+  for (const line of squeueOut.split("\n")) {
+    const i = line.indexOf("|");
+    if (i < 0) continue;
+    const id = line.slice(0, i).trim();
+    const c = parseComment(line.slice(i + 1));
+    if (!c || !/^\d+$/.test(id)) continue;
+    const m = /^(.*):(\d+)$/.exec(c.owner);
+    if (!m || m[1] !== host) continue;
+    const pid = Number(m[2]);
+    if (pid !== process.pid && !isAlive(pid)) out.push(id);
+  }
+  return out;
+}
+async function sweepOrphans(runner, log) {
+  const user = os6.userInfo().username;
+  const q = await runner.run("squeue", ["-h", "-u", user, "-o", "%i|%k"]);
+  if (q.code !== 0) {
+    log(`could not list earlier jobs (squeue: ${q.stderr.trim().split("\n")[0]})`);
+    return [];
+  }
+  const ids = orphans(q.stdout);
+  if (ids.length === 0) return [];
+  const c = await runner.run("scancel", ids);
+  if (c.code !== 0) {
+    log(`could not cancel jobs left by a crashed suite (${ids.join(",")}): ${c.stderr.trim()}`);
+    return [];
+  }
+  log(`cancelled ${ids.length} Slurm job(s) left by a crashed suite: ${ids.join(", ")}`);
+  return ids;
+}
+
+// src/execute/slurm/executor.ts
+import {
+  lstatSync as lstatSync2,
+  mkdirSync as mkdirSync2,
+  openSync as openSync3,
+  readSync as readSync3,
+  closeSync as closeSync3,
+  readdirSync as readdirSync4,
+  realpathSync as realpathSync2,
+  rmSync as rmSync3
+} from "node:fs";
+import { writeFile as writeFile2, unlink } from "node:fs/promises";
+import os7 from "node:os";
+import { relative, resolve as resolve6, isAbsolute } from "node:path";
+
+// src/execute/slurm/runner.ts
+import { spawn as spawn2 } from "node:child_process";
+var MAX_OUTPUT = 16 * 1024 * 1024;
+function spawnRunner(timeoutMs = 6e4) {
+  return {
+    run(command, args, opts = {}) {
+      return new Promise((resolve19) => {
+        const child = spawn2(command, args, {
+          env: opts.env ?? process.env,
+          stdio: ["ignore", "pipe", "pipe"],
+          timeout: timeoutMs
+        });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (b) => {
+          if (stdout.length < MAX_OUTPUT) stdout += b.toString("utf8");
+        });
+        child.stderr.on("data", (b) => {
+          if (stderr.length < MAX_OUTPUT) stderr += b.toString("utf8");
+        });
+        child.on("error", (e) => resolve19({ code: null, stdout, stderr: stderr + e.message }));
+        child.on(
+          "close",
+          (code, signal) => resolve19({ code, stdout, stderr: signal ? `${stderr}killed by ${signal}` : stderr })
+        );
+      });
+    }
+  };
+}
+
+// src/execute/slurm/sacct.ts
+var SACCT_FIELDS = [
+  "JobIDRaw",
+  "State",
+  "ExitCode",
+  "ElapsedRaw",
+  "NodeList",
+  "MaxRSS",
+  "JobName"
+];
+function sacctArgs(jobIds) {
+  return ["-n", "-P", "--noconvert", "-o", SACCT_FIELDS.join(","), "-j", jobIds.join(",")];
+}
+var UNITS = { "": 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40 };
+function parseSize(v) {
+  const m = /^(\d+(?:\.\d+)?)([KMGT]?)$/i.exec(v.trim());
+  return m ? Math.round(Number(m[1]) * UNITS[m[2].toUpperCase()]) : null;
+}
+function parseSacct(text2) {
+  const jobs = /* @__PURE__ */ new Map();
+  const rss = /* @__PURE__ */ new Map();
+  for (const line of text2.split("\n")) {
+    const f = line.split("|");
+    if (f.length < SACCT_FIELDS.length) continue;
+    const [rawId, state, exit, elapsed, nodeList, maxRss] = f;
+    const name2 = f.slice(6).join("|").trim();
+    const id = rawId.trim();
+    const base = id.split(".")[0];
+    if (!/^\d+(_\d+)?$/.test(base)) continue;
+    const size = parseSize(maxRss);
+    if (size !== null) rss.set(base, Math.max(rss.get(base) ?? 0, size));
+    if (id !== base) continue;
+    const ec = /^(\d+):(\d+)$/.exec(exit.trim());
+    jobs.set(id, {
+      jobId: id,
+      state: state.trim().split(/\s+/)[0] ?? "",
+      exitCode: ec ? Number(ec[1]) : null,
+      signal: ec ? Number(ec[2]) : null,
+      elapsedSecs: Number(elapsed) || 0,
+      nodeList: nodeList.trim(),
+      name: name2,
+      maxRssBytes: null
+    });
+  }
+  for (const [id, job] of jobs) job.maxRssBytes = rss.get(id) ?? null;
+  return jobs;
+}
+function parseJobId(stdout) {
+  const m = /^(\d+)(?:;\S+)?\s*$/.exec(stdout.trim());
+  return m ? m[1] : null;
+}
+var WAITING = /* @__PURE__ */ new Set(["PENDING", "REQUEUED", "RESIZING", "SUSPENDED", "REQUEUE_HOLD", "REQUEUE_FED"]);
+var ACTIVE = /* @__PURE__ */ new Set(["RUNNING", "COMPLETING", "CONFIGURING", "STAGE_OUT", "SIGNALING", "STOPPED"]);
+function phaseOf(state) {
+  if (WAITING.has(state)) return "waiting";
+  if (ACTIVE.has(state)) return "running";
+  return "ended";
+}
+function parseFacts(text2) {
+  const out = {};
+  for (const line of text2.split("\n").slice(0, 50)) {
+    const m = /^([a-z_]{1,40})=(.{0,200})$/.exec(line.trim());
+    if (m) out[m[1]] = m[2].trim();
+  }
+  return out;
+}
+var mib = (b) => `${Math.round(b / 2 ** 20)} MiB`;
+function classify(job, ctx) {
+  const { state } = job;
+  const code = job.signal ? null : job.exitCode;
+  const where = job.nodeList && job.nodeList !== "None assigned" ? ` on ${job.nodeList}` : "";
+  if (ctx.cancelledByUs)
+    return { outcome: "infra_error", exitCode: code, error: "cancelled", cancelled: true };
+  if (ctx.timedOutByUs || state === "TIMEOUT") {
+    return {
+      outcome: "timed_out",
+      exitCode: code,
+      error: ctx.timedOutByUs ? `time limit of ${ctx.timeLimitSecs}s reached: Medalist stopped the job` : `Slurm stopped the job at its time limit (the run's ${ctx.timeLimitSecs}s plus grace)`
+    };
+  }
+  if (state === "COMPLETED") return { outcome: "completed", exitCode: 0 };
+  if (state === "OUT_OF_MEMORY") {
+    return { outcome: "oom", exitCode: code, error: `Slurm reported the job out of memory${where}` };
+  }
+  if (ctx.facts?.container_oom === "true") {
+    return { outcome: "oom", exitCode: code, error: `the agent's container ran out of memory${where}` };
+  }
+  if (state === "FAILED") {
+    if (job.exitCode === NO_SHARED_DIR_EXIT && ctx.facts === null) {
+      return {
+        outcome: "infra_error",
+        exitCode: code,
+        error: `the node${where} does not see the shared folder (slurm.sharedDir)`,
+        retryable: false
+      };
+    }
+    if (job.signal === 9 && ctx.memoryBytes !== void 0 && job.maxRssBytes !== null && job.maxRssBytes >= ctx.memoryBytes) {
+      return {
+        outcome: "oom",
+        exitCode: null,
+        error: `killed by Slurm at ${mib(job.maxRssBytes)} peak memory, over the ${mib(ctx.memoryBytes)} limit`
+      };
+    }
+    return {
+      outcome: "failed",
+      exitCode: code,
+      error: job.signal ? `agent killed by signal ${job.signal}` : `agent exited with code ${job.exitCode}`
+    };
+  }
+  if (state === "NODE_FAIL" || state === "BOOT_FAIL" || state === "PREEMPTED") {
+    return {
+      outcome: "infra_error",
+      exitCode: code,
+      error: `Slurm ended the job: ${state}${where}`,
+      retryable: true
+    };
+  }
+  if (state === "CANCELLED") {
+    return {
+      outcome: "infra_error",
+      exitCode: code,
+      error: "the job was cancelled outside Medalist (scancel by a user or an administrator)",
+      retryable: false
+    };
+  }
+  if (state === "LOST") {
+    return {
+      outcome: "infra_error",
+      exitCode: null,
+      error: "sacct stopped reporting the job (accounting down?); Medalist cancelled it",
+      retryable: true
+    };
+  }
+  return {
+    outcome: "infra_error",
+    exitCode: code,
+    error: `Slurm ended the job: ${state}${where}`,
+    retryable: false
+  };
+}
+
+// src/execute/slurm/settings.ts
+import { resolve as resolve5 } from "node:path";
+function slurmSettings(config2, agent, baseDir, owner, suiteId) {
+  const { sharedDir, ...rest } = config2.slurm;
+  const shared = resolve5(baseDir, sharedDir ?? ".");
+  return {
+    ...rest,
+    sharedDir: shared,
+    token: `${shared}/.medalist-shared-${suiteId.replace(/[^a-zA-Z0-9_.-]+/g, "-")}`,
+    limits: config2.limits,
+    command: agent.command,
+    cwd: resolve5(baseDir, agent.cwd ?? "."),
+    image: agent.image,
+    network: config2.docker.network,
+    stopGraceSecs: runPolicy(config2).stopGraceSecs,
+    owner
+  };
+}
+
+// src/execute/slurm/tracker.ts
+var JobTracker = class {
+  constructor(runner, poll, log = () => {
+  }, lostAfterSecs = 600) {
+    this.runner = runner;
+    this.poll = poll;
+    this.log = log;
+    this.lostAfterSecs = lostAfterSecs;
+    this.intervalSecs = poll.minSecs;
+  }
+  runner;
+  poll;
+  log;
+  lostAfterSecs;
+  listeners = /* @__PURE__ */ new Map();
+  names = /* @__PURE__ */ new Map();
+  last = /* @__PURE__ */ new Map();
+  /** When each job was last seen in sacct (or submitted). */
+  seen = /* @__PURE__ */ new Map();
+  loop = null;
+  wake = () => {
+  };
+  intervalSecs;
+  /** sacct calls made (tests check one per poll). */
+  polls = 0;
+  /**
+   * Calls `listener` with every new report of the job until `unwatch`. With `name`, records of
+   * another name are ignored: after the controller's ids were reset, sacct may still show an
+   * older job with the same id until the new one reaches the database.
+   */
+  watch(jobId, listener, name2) {
+    this.listeners.set(jobId, listener);
+    if (name2 !== void 0) this.names.set(jobId, name2);
+    this.seen.set(jobId, Date.now());
+    this.intervalSecs = this.poll.minSecs;
+    this.wake();
+    this.loop ??= this.run().finally(() => this.loop = null);
+  }
+  unwatch(jobId) {
+    this.listeners.delete(jobId);
+    this.names.delete(jobId);
+    this.last.delete(jobId);
+    this.seen.delete(jobId);
+  }
+  /** Polls soon (after a cancel, say). */
+  nudge() {
+    this.intervalSecs = this.poll.minSecs;
+    this.wake();
+  }
+  async run() {
+    let failures = 0;
+    while (this.listeners.size > 0) {
+      await new Promise((resolve19) => {
+        const t = setTimeout(resolve19, this.intervalSecs * 1e3);
+        this.wake = () => {
+          clearTimeout(t);
+          resolve19();
+        };
+      });
+      this.wake = () => {
+      };
+      if (this.listeners.size === 0) break;
+      const ids = [...this.listeners.keys()];
+      this.polls++;
+      const r = await this.runner.run("sacct", sacctArgs(ids));
+      if (r.code !== 0) {
+        if (++failures % 5 === 1) this.log(`sacct failed (${r.stderr.trim().split("\n")[0]}); retrying`);
+        this.intervalSecs = Math.min(this.intervalSecs * 1.5, this.poll.maxSecs);
+        continue;
+      }
+      failures = 0;
+      let changed = false;
+      const now = Date.now();
+      const jobs = parseSacct(r.stdout);
+      for (const [id, job] of jobs) {
+        const want = this.names.get(id);
+        if (want !== void 0 && job.name !== want) jobs.delete(id);
+      }
+      for (const id of ids) {
+        if (jobs.has(id)) this.seen.set(id, now);
+        else if (now - (this.seen.get(id) ?? now) > this.lostAfterSecs * 1e3) {
+          jobs.set(id, {
+            jobId: id,
+            state: "LOST",
+            exitCode: null,
+            signal: null,
+            elapsedSecs: 0,
+            nodeList: "",
+            name: this.names.get(id) ?? "",
+            maxRssBytes: null
+          });
+        }
+      }
+      for (const [id, job] of jobs) {
+        const listener = this.listeners.get(id);
+        if (!listener) continue;
+        const key2 = `${job.state}|${job.elapsedSecs > 0}`;
+        if (this.last.get(id) !== key2) changed = true;
+        this.last.set(id, key2);
+        listener(job);
+      }
+      this.intervalSecs = changed ? this.poll.minSecs : Math.min(this.intervalSecs * 1.5, this.poll.maxSecs);
+    }
+  }
+};
+
+// src/execute/slurm/executor.ts
+var CANCEL_GRACE_SECS2 = 5;
+function inside(child, parent) {
+  let c;
+  let p;
+  try {
+    c = realpathSync2(child);
+    p = realpathSync2(parent);
+  } catch {
+    return false;
+  }
+  const rel = relative(p, c);
+  return rel === "" || !rel.startsWith("..") && !isAbsolute(rel);
+}
+function firstLine(s) {
+  return s.trim().split("\n")[0] ?? "";
+}
+var FIXED_SUBMIT_ERROR = /invalid|not available|unrecognized|unknown|not allowed|denied|does not exist|exceeds|too many/i;
+function readFacts(runDir) {
+  const path6 = `${runDir}/${FACTS_FILE}`;
+  try {
+    if (!lstatSync2(path6).isFile()) return null;
+    const fd = openSync3(path6, "r");
+    try {
+      const buf = Buffer.alloc(8192);
+      const n = readSync3(fd, buf, 0, buf.length, 0);
+      return parseFacts(buf.subarray(0, n).toString("utf8"));
+    } finally {
+      closeSync3(fd);
+    }
+  } catch {
+    return null;
+  }
+}
+var SlurmExecutor = class {
+  constructor(settings, runner, ctx) {
+    this.settings = settings;
+    this.runner = runner;
+    this.ctx = ctx;
+    this.resources = { gpuIds: [], maxParallel: settings.maxConcurrent };
+    this.facts = { image: settings.image ?? null, imageDigest: null, gpuModel: null };
+    this.tracker = new JobTracker(runner, settings.poll, ctx.log);
+  }
+  settings;
+  runner;
+  ctx;
+  name = "slurm";
+  resources;
+  perRun = { gpus: 0 };
+  facts;
+  tracker;
+  /** Jobs submitted and not yet seen ended. */
+  live = /* @__PURE__ */ new Set();
+  closed = false;
+  /** Cancels every job of the suite still known to be queued or running (one scancel). */
+  async cancelAll() {
+    const ids = [...this.live];
+    if (ids.length === 0) return;
+    await this.runner.run("scancel", ids);
+    this.tracker.nudge();
+  }
+  async execute(spec, signal) {
+    const began = Date.now();
+    const details = {};
+    const infra = (error62, retryable) => ({
+      outcome: "infra_error",
+      exitCode: null,
+      durationMs: Date.now() - began,
+      error: error62,
+      retryable,
+      details
+    });
+    const cancelled = () => ({
+      ...infra("cancelled", false),
+      cancelled: true,
+      details: { ...details, cancelled: "true" }
+    });
+    if (signal?.aborted || this.closed) return cancelled();
+    const s = this.settings;
+    for (const [what, path6] of [
+      ["run folder", spec.runDir],
+      ["public data folder", spec.publicDir]
+    ]) {
+      if (!inside(path6, s.sharedDir)) {
+        return infra(
+          `the ${what} ${path6} is not inside slurm.sharedDir (${s.sharedDir}); the nodes could not see it`,
+          false
+        );
+      }
+    }
+    const p = runPaths(spec.runDir);
+    try {
+      for (const d of [p.submissionDir, p.logsDir, p.codeDir]) mkdirSync2(d, { recursive: true, mode: 511 });
+      for (const f of readdirSync4(p.submissionDir))
+        rmSync3(`${p.submissionDir}/${f}`, { recursive: true, force: true });
+      rmSync3(`${spec.runDir}/${FACTS_FILE}`, { force: true });
+    } catch (e) {
+      return infra(`preparing the run folder failed: ${e.message}`, false);
+    }
+    const plan2 = planJob(spec, s);
+    try {
+      await writeFile2(plan2.scriptPath, plan2.script, { mode: 493 });
+    } catch (e) {
+      return infra(`writing the job script failed: ${e.message}`, false);
+    }
+    const sub = await this.runner.run("sbatch", plan2.args, { env: plan2.env });
+    const jobId = sub.code === 0 ? parseJobId(sub.stdout) : null;
+    if (jobId === null) {
+      const why = firstLine(sub.stderr) || firstLine(sub.stdout) || `exit code ${sub.code}`;
+      return infra(`sbatch failed: ${why}`, !FIXED_SUBMIT_ERROR.test(why));
+    }
+    Object.assign(details, { slurmJobId: jobId, slurmJobName: plan2.name });
+    this.live.add(jobId);
+    const ended = await this.follow(jobId, plan2.name, spec, signal);
+    this.live.delete(jobId);
+    const facts = readFacts(spec.runDir);
+    if (facts?.node) details.node = facts.node;
+    if (facts?.cuda_visible_devices) details.cudaVisibleDevices = facts.cuda_visible_devices;
+    if (facts?.gpu_model) {
+      details.gpuModel = facts.gpu_model;
+      this.facts.gpuModel ??= facts.gpu_model;
+    }
+    if (!ended.job) {
+      if (ended.cancelledByUs) return cancelled();
+      if (ended.timedOutByUs) {
+        return {
+          outcome: "timed_out",
+          exitCode: null,
+          durationMs: Date.now() - began,
+          error: `time limit of ${spec.timeLimitSecs}s reached: Medalist cancelled job ${jobId}, but sacct never confirmed that it ended`,
+          details
+        };
+      }
+      return infra(`lost track of Slurm job ${jobId}: sacct never reported it ended`, true);
+    }
+    const { job } = ended;
+    details.slurmState = job.state;
+    if (job.maxRssBytes !== null) details.maxRssBytes = String(job.maxRssBytes);
+    const c = classify(job, {
+      timedOutByUs: ended.timedOutByUs,
+      cancelledByUs: ended.cancelledByUs,
+      timeLimitSecs: spec.timeLimitSecs,
+      memoryBytes: s.limits.memory !== void 0 ? Math.ceil(s.limits.memory / 2 ** 20) * 2 ** 20 : void 0,
+      facts
+    });
+    if (c.outcome === "oom") details.oomKilled = "true";
+    if (c.cancelled) details.cancelled = "true";
+    return {
+      outcome: c.outcome,
+      exitCode: c.exitCode,
+      durationMs: job.elapsedSecs > 0 ? job.elapsedSecs * 1e3 : Date.now() - began,
+      ...c.error ? { error: c.error } : {},
+      ...c.retryable !== void 0 ? { retryable: c.retryable } : {},
+      ...c.cancelled ? { cancelled: true } : {},
+      ...c.outcome === "oom" ? { oomKilled: true } : {},
+      details
+    };
+  }
+  /** Follows one job until sacct says it ended, enforcing the run's time limit and cancellation. */
+  follow(jobId, name2, spec, signal) {
+    const s = this.settings;
+    return new Promise((done) => {
+      let timedOutByUs = false;
+      let cancelledByUs = false;
+      let limitTimer;
+      const timers = [];
+      const stop = (why) => {
+        if (timedOutByUs || cancelledByUs) return;
+        const again = (args, afterSecs) => timers.push(
+          setTimeout(
+            () => void this.runner.run("scancel", args).then(() => this.tracker.nudge()),
+            afterSecs * 1e3
+          )
+        );
+        if (why === "timeout") {
+          timedOutByUs = true;
+          again(["--full", "--signal=TERM", jobId], 0);
+          again([jobId], s.stopGraceSecs);
+        } else {
+          cancelledByUs = true;
+          again([jobId], 0);
+          again(["--full", "--signal=KILL", jobId], CANCEL_GRACE_SECS2);
+        }
+        timers.push(setTimeout(() => finish(null), (s.stopGraceSecs + 60) * 1e3));
+      };
+      const onAbort = () => stop("cancel");
+      const finish = (job) => {
+        clearTimeout(limitTimer);
+        for (const t of timers) clearTimeout(t);
+        signal?.removeEventListener("abort", onAbort);
+        this.tracker.unwatch(jobId);
+        done({ job, timedOutByUs, cancelledByUs });
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.tracker.watch(
+        jobId,
+        (job) => {
+          const phase = phaseOf(job.state);
+          if (phase === "running" && limitTimer === void 0 && !timedOutByUs && !cancelledByUs) {
+            const left = Math.max(0, spec.timeLimitSecs - job.elapsedSecs);
+            limitTimer = setTimeout(() => stop("timeout"), left * 1e3);
+          }
+          if (job.state === "LOST") void this.runner.run("scancel", [jobId]);
+          if (phase === "ended") finish(job);
+        },
+        name2
+      );
+      if (signal?.aborted) onAbort();
+    });
+  }
+  async close() {
+    if (this.closed) return;
+    this.closed = true;
+    await this.cancelAll();
+    await unlink(this.settings.token).catch(() => {
+    });
+  }
+};
+async function openSlurm(ctx, opts = {}) {
+  const runner = opts.runner ?? spawnRunner();
+  const settings = slurmSettings(
+    ctx.config,
+    ctx.agent,
+    ctx.baseDir,
+    opts.owner ?? `${os7.hostname()}:${process.pid}`,
+    ctx.suiteId
+  );
+  const { sharedDir } = settings;
+  let isDir = false;
+  try {
+    isDir = lstatSync2(realpathSync2(sharedDir)).isDirectory();
+  } catch {
+  }
+  if (!isDir) {
+    throw new UserError(
+      `slurm.sharedDir: ${sharedDir} is not a folder (it must be one the runner and the nodes both see)`
+    );
+  }
+  const dataDir = resolve6(ctx.baseDir, ctx.config.dataDir);
+  mkdirSync2(dataDir, { recursive: true });
+  if (!inside(dataDir, sharedDir)) {
+    throw new UserError(
+      `dataDir: ${dataDir} is not inside slurm.sharedDir (${sharedDir}); the nodes read the public data from there`
+    );
+  }
+  const version2 = await runner.run("sbatch", ["--version"]);
+  if (version2.code !== 0) {
+    throw new UserError(
+      `the slurm executor needs sbatch on this machine (a Slurm login node): ${firstLine(version2.stderr) || "not found"}`,
+      1
+    );
+  }
+  const acct = await runner.run("sacct", ["-n", "-X", "-S", "now", "-o", "JobIDRaw"]);
+  if (acct.code !== 0) {
+    throw new UserError(
+      `the slurm executor follows jobs with sacct, which needs job accounting: ${firstLine(acct.stderr)}`,
+      1
+    );
+  }
+  try {
+    await writeFile2(settings.token, `${ctx.suiteId}
+`);
+  } catch (e) {
+    throw new UserError(`slurm.sharedDir: cannot write to ${sharedDir}: ${e.message}`, 1);
+  }
+  await sweepOrphans(runner, ctx.log);
+  const ex = new SlurmExecutor(settings, runner, ctx);
+  ctx.log(
+    `slurm: ${firstLine(version2.stdout)}; up to ${settings.maxConcurrent} jobs at once; mode ${settings.mode}; shared folder ${sharedDir}`
+  );
+  ctx.signal?.addEventListener("abort", () => void ex.cancelAll(), { once: true });
+  return ex;
+}
+var slurmBackend = {
+  name: "slurm",
+  open: (ctx) => openSlurm(ctx)
+};
+
 // src/execute/factory.ts
 var BACKENDS = {
   local: localBackend,
-  docker: dockerBackend
+  docker: dockerBackend,
+  slurm: slurmBackend
 };
 function backendNames() {
   return Object.keys(BACKENDS);
@@ -96803,16 +97704,16 @@ function openExecutor(name2, ctx) {
 }
 
 // src/suite/identity-facts.ts
-import { createHash as createHash7 } from "node:crypto";
+import { createHash as createHash8 } from "node:crypto";
 import { existsSync as existsSync4, readFileSync as readFileSync7 } from "node:fs";
-import { resolve as resolve5 } from "node:path";
+import { resolve as resolve7 } from "node:path";
 
 // src/prepare/manifest.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash5 } from "node:crypto";
 import {
   createReadStream,
   existsSync as existsSync3,
-  readdirSync as readdirSync4,
+  readdirSync as readdirSync5,
   readFileSync as readFileSync5,
   renameSync,
   statSync as statSync6,
@@ -96838,9 +97739,9 @@ var ManifestSchema = external_exports.strictObject({
 });
 var HASHED = /\.(csv|json|jsonl|parquet|bson)$/;
 function md5File(file2) {
-  return new Promise((resolve17, reject) => {
-    const h = createHash4("md5");
-    createReadStream(file2).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve17(h.digest("hex")));
+  return new Promise((resolve19, reject) => {
+    const h = createHash5("md5");
+    createReadStream(file2).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve19(h.digest("hex")));
   });
 }
 function manifestFiles(preparedDir2, extra) {
@@ -96848,7 +97749,7 @@ function manifestFiles(preparedDir2, extra) {
   for (const side of ["public", "private"]) {
     const dir = join3(preparedDir2, side);
     if (!existsSync3(dir)) continue;
-    for (const d of readdirSync4(dir, { withFileTypes: true })) {
+    for (const d of readdirSync5(dir, { withFileTypes: true })) {
       if (d.isFile() && HASHED.test(d.name)) out.add(`${side}/${d.name}`);
     }
   }
@@ -96860,10 +97761,10 @@ function folderCounts(preparedDir2) {
   for (const side of ["public", "private"]) {
     const dir = join3(preparedDir2, side);
     if (!existsSync3(dir)) continue;
-    const entries = readdirSync4(dir, { withFileTypes: true });
+    const entries = readdirSync5(dir, { withFileTypes: true });
     counts[side] = entries.length;
     for (const d of entries)
-      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync4(join3(dir, d.name)).length;
+      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync5(join3(dir, d.name)).length;
   }
   return counts;
 }
@@ -96926,9 +97827,9 @@ function manifestStillValid(preparedDir2, m, required2) {
 var GRADER_VERSION = "1";
 
 // src/suite/agent-files.ts
-import { createHash as createHash5 } from "node:crypto";
-import { lstatSync as lstatSync2, readdirSync as readdirSync5, readFileSync as readFileSync6, readlinkSync as readlinkSync2 } from "node:fs";
-import { join as join4, relative, sep } from "node:path";
+import { createHash as createHash6 } from "node:crypto";
+import { lstatSync as lstatSync3, readdirSync as readdirSync6, readFileSync as readFileSync6, readlinkSync as readlinkSync2 } from "node:fs";
+import { join as join4, relative as relative2, sep } from "node:path";
 var DEFAULT_IGNORE = [".git", "node_modules", ".medalist", "__pycache__", ".venv", "venv", "*.pyc"];
 function globToRegExp(glob) {
   const g = glob.replace(/^\.\//, "").replace(/\/$/, "");
@@ -96955,15 +97856,15 @@ function hashAgentFiles(root, opts = {}) {
   const walk = (dir) => {
     let names2;
     try {
-      names2 = readdirSync5(dir).sort();
+      names2 = readdirSync6(dir).sort();
     } catch (e) {
       throw new UserError(`agent.files: cannot read ${dir}: ${e.message}`);
     }
     for (const name2 of names2) {
       const abs = join4(dir, name2);
-      const rel = relative(root, abs).split(sep).join("/");
+      const rel = relative2(root, abs).split(sep).join("/");
       if (exclude.has(abs) || matchesAny(rel, ignore)) continue;
-      const st = lstatSync2(abs);
+      const st = lstatSync3(abs);
       if (st.isDirectory()) walk(abs);
       else if ((st.isFile() || st.isSymbolicLink()) && matchesAny(rel, include)) {
         found.push(rel);
@@ -96976,11 +97877,11 @@ function hashAgentFiles(root, opts = {}) {
   };
   walk(root);
   found.sort();
-  const h = createHash5("sha256");
+  const h = createHash6("sha256");
   let bytes2 = 0;
   for (const rel of found) {
     const abs = join4(root, ...rel.split("/"));
-    const st = lstatSync2(abs);
+    const st = lstatSync3(abs);
     const body = st.isSymbolicLink() ? Buffer.from(`link:${readlinkSync2(abs)}`) : readFileSync6(abs);
     bytes2 += body.length;
     const head = `${rel}\0${st.mode & 73 ? "x" : "-"}\0${body.length}\0`;
@@ -96990,9 +97891,9 @@ function hashAgentFiles(root, opts = {}) {
 }
 
 // src/suite/identity.ts
-import { createHash as createHash6 } from "node:crypto";
+import { createHash as createHash7 } from "node:crypto";
 var IDENTITY_PARTS = ["agent", "command", "env", "limits", "data", "grader"];
-var sha = (s) => createHash6("sha256").update(s).digest("hex");
+var sha = (s) => createHash7("sha256").update(s).digest("hex");
 function canonical2(v) {
   if (Array.isArray(v)) return `[${v.map(canonical2).join(",")}]`;
   if (v && typeof v === "object") {
@@ -97044,13 +97945,13 @@ function agentFacts(i) {
   let code;
   if (i.imageId) code = `image ${i.imageId}`;
   else if (agent.command !== void 0 && !agent.image && !agent.build) {
-    const cwd = resolve5(i.baseDir, agent.cwd ?? ".");
+    const cwd = resolve7(i.baseDir, agent.cwd ?? ".");
     if (!existsSync4(cwd)) throw new UserError(`agent.cwd: ${cwd} does not exist`);
     code = `files ${hashAgentFiles(cwd, { ...agent.files, exclude: i.exclude }).hash}`;
   } else if (agent.build) {
-    const file2 = resolve5(i.baseDir, agent.build.context, agent.build.dockerfile);
+    const file2 = resolve7(i.baseDir, agent.build.context, agent.build.dockerfile);
     const text2 = existsSync4(file2) ? readFileSync7(file2, "utf8") : "(missing)";
-    code = `unbuilt ${JSON.stringify(agent.build)} ${createHash7("sha256").update(text2).digest("hex")}`;
+    code = `unbuilt ${JSON.stringify(agent.build)} ${createHash8("sha256").update(text2).digest("hex")}`;
   } else code = `image ref ${agent.image}`;
   return {
     agent: code,
@@ -97262,17 +98163,17 @@ function decide2(run, finished, now, sel) {
 }
 
 // src/prepare/prepare.ts
-import { existsSync as existsSync10, mkdirSync as mkdirSync7, readdirSync as readdirSync9, renameSync as renameSync6, rmSync as rmSync8 } from "node:fs";
+import { existsSync as existsSync10, mkdirSync as mkdirSync8, readdirSync as readdirSync10, renameSync as renameSync6, rmSync as rmSync9 } from "node:fs";
 import { join as join11, posix } from "node:path";
 
 // src/prepare/kaggle.ts
 import {
-  closeSync as closeSync3,
+  closeSync as closeSync4,
   existsSync as existsSync5,
-  openSync as openSync3,
+  openSync as openSync4,
   readFileSync as readFileSync8,
   renameSync as renameSync2,
-  rmSync as rmSync3,
+  rmSync as rmSync4,
   statSync as statSync7,
   writeSync as writeSync2
 } from "node:fs";
@@ -97342,7 +98243,7 @@ async function attempt(id, url2, part2, opts) {
     throw new Interrupted(`${id}: cannot reach Kaggle (${e.message})`);
   }
   if (res.status === 416 && have > 0) {
-    rmSync3(part2, { force: true });
+    rmSync4(part2, { force: true });
     throw new Interrupted(`${id}: the partial download no longer matches the server's file; starting over`);
   }
   if (res.status !== 200 && res.status !== 206)
@@ -97353,7 +98254,7 @@ async function attempt(id, url2, part2, opts) {
   if (offset > have)
     throw new Error(`${id}: server resumed at byte ${offset}, but only ${have} bytes are here`);
   const total = totalSize(res, offset);
-  const fd = openSync3(part2, offset === 0 ? "w" : "r+");
+  const fd = openSync4(part2, offset === 0 ? "w" : "r+");
   let written = offset;
   let nextTenth = Math.floor(10 * offset / (total ?? Infinity)) + 1;
   try {
@@ -97375,7 +98276,7 @@ async function attempt(id, url2, part2, opts) {
       }
     }
   } finally {
-    closeSync3(fd);
+    closeSync4(fd);
   }
   if (total !== void 0 && written !== total) {
     throw new Interrupted(`${id}: connection closed after ${written} of ${total} bytes`);
@@ -97410,7 +98311,7 @@ async function downloadCompetition(id, dest, opts) {
   if (opts.md5) {
     const got = await md5File(part2);
     if (got !== opts.md5) {
-      rmSync3(part2, { force: true });
+      rmSync4(part2, { force: true });
       throw new UserError(
         `${id}: the downloaded zip's MD5 ${got} differs from upstream's ${opts.md5}; it was deleted. Kaggle sometimes re-packages downloads: run with --skip-verification to accept it`,
         1
@@ -97421,7 +98322,7 @@ async function downloadCompetition(id, dest, opts) {
 }
 
 // src/prepare/lock.ts
-import { closeSync as closeSync4, openSync as openSync4, readFileSync as readFileSync9, rmSync as rmSync4, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync5, openSync as openSync5, readFileSync as readFileSync9, rmSync as rmSync5, writeSync as writeSync3 } from "node:fs";
 import { hostname as hostname3 } from "node:os";
 var LockBusyError = class extends Error {
 };
@@ -97440,10 +98341,10 @@ function isStale(file2, staleMs) {
 }
 function tryCreate(file2) {
   try {
-    const fd = openSync4(file2, "wx");
+    const fd = openSync5(file2, "wx");
     writeSync3(fd, `${process.pid} ${hostname3()} ${Date.now()}
 `);
-    closeSync4(fd);
+    closeSync5(fd);
     return true;
   } catch (e) {
     if (e.code === "EEXIST") return false;
@@ -97455,10 +98356,10 @@ async function acquireLock(file2, opts = {}) {
   const deadline = Date.now() + waitMs;
   for (; ; ) {
     if (tryCreate(file2)) {
-      return () => rmSync4(file2, { force: true });
+      return () => rmSync5(file2, { force: true });
     }
     if (isStale(file2, staleMs)) {
-      rmSync4(file2, { force: true });
+      rmSync5(file2, { force: true });
       continue;
     }
     if (Date.now() >= deadline) {
@@ -97474,7 +98375,7 @@ async function acquireLock(file2, opts = {}) {
 }
 
 // src/prepare/split.ts
-import { copyFileSync, existsSync as existsSync6, mkdirSync as mkdirSync3, readdirSync as readdirSync7, renameSync as renameSync3, rmSync as rmSync5 } from "node:fs";
+import { copyFileSync, existsSync as existsSync6, mkdirSync as mkdirSync4, readdirSync as readdirSync8, renameSync as renameSync3, rmSync as rmSync6 } from "node:fs";
 import { dirname as dirname4, join as join7 } from "node:path";
 
 // src/prepare/numpy-random.ts
@@ -97551,7 +98452,7 @@ function trainTestSplit(n, testSize, seed) {
 }
 
 // src/prepare/table-file.ts
-import { closeSync as closeSync5, createReadStream as createReadStream2, openSync as openSync5, readSync as readSync3, statSync as statSync8, writeSync as writeSync4 } from "node:fs";
+import { closeSync as closeSync6, createReadStream as createReadStream2, openSync as openSync6, readSync as readSync4, statSync as statSync8, writeSync as writeSync4 } from "node:fs";
 function grow(a) {
   const b = new Float64Array(Math.max(1024, a.length * 2));
   b.set(a);
@@ -97655,14 +98556,14 @@ var RecordReader = class {
     const size = statSync8(t.file).size;
     if (size < 1 << 30) {
       this.buf = Buffer.alloc(size);
-      const fd = openSync5(t.file, "r");
+      const fd = openSync6(t.file, "r");
       try {
         let off = 0;
-        while (off < size) off += readSync3(fd, this.buf, off, size - off, off);
+        while (off < size) off += readSync4(fd, this.buf, off, size - off, off);
       } finally {
-        closeSync5(fd);
+        closeSync6(fd);
       }
-    } else this.fd = openSync5(t.file, "r");
+    } else this.fd = openSync6(t.file, "r");
   }
   t;
   buf;
@@ -97674,13 +98575,13 @@ var RecordReader = class {
     if (this.buf) text2 = this.buf.toString("utf8", s, e);
     else {
       const b = Buffer.alloc(e - s);
-      readSync3(this.fd, b, 0, e - s, s);
+      readSync4(this.fd, b, 0, e - s, s);
       text2 = b.toString("utf8");
     }
     return parseCsv(text2)[0] ?? [""];
   }
   close() {
-    if (this.fd !== void 0) closeSync5(this.fd);
+    if (this.fd !== void 0) closeSync6(this.fd);
   }
 };
 function quoteAlways(v) {
@@ -97690,7 +98591,7 @@ var CsvWriter = class {
   /** `textColumns`: pandas' QUOTE_NONNUMERIC, quoting the header and every cell of these columns. */
   constructor(file2, header, textColumns) {
     this.textColumns = textColumns;
-    this.fd = openSync5(file2, "w");
+    this.fd = openSync6(file2, "w");
     this.line(header.map((h) => textColumns ? quoteAlways(h) : quoteCell(h)).join(","));
   }
   textColumns;
@@ -97715,19 +98616,19 @@ var CsvWriter = class {
   }
   close() {
     this.flush();
-    closeSync5(this.fd);
+    closeSync6(this.fd);
   }
 };
 
 // src/prepare/zip.ts
 var import_yauzl = __toESM(require_yauzl(), 1);
 var import_yazl = __toESM(require_yazl(), 1);
-import { createWriteStream as createWriteStream3, mkdirSync as mkdirSync2, readdirSync as readdirSync6 } from "node:fs";
-import { basename, dirname as dirname3, join as join6, resolve as resolve6, sep as sep2 } from "node:path";
+import { createWriteStream as createWriteStream3, mkdirSync as mkdirSync3, readdirSync as readdirSync7 } from "node:fs";
+import { basename, dirname as dirname3, join as join6, resolve as resolve8, sep as sep2 } from "node:path";
 import { pipeline } from "node:stream/promises";
 async function extractZip(zipFile, dest) {
-  const root = resolve6(dest);
-  mkdirSync2(root, { recursive: true });
+  const root = resolve8(dest);
+  mkdirSync3(root, { recursive: true });
   const zip = await import_yauzl.default.openPromise(zipFile, {
     lazyEntries: true,
     autoClose: false,
@@ -97737,14 +98638,14 @@ async function extractZip(zipFile, dest) {
   try {
     for await (const entry of zip.eachEntry()) {
       const name2 = entry.fileName.replace(/\\/g, "/");
-      const target = resolve6(root, name2);
+      const target = resolve8(root, name2);
       if (target !== root && !target.startsWith(root + sep2))
         throw new Error(`${zipFile}: entry "${name2}" escapes the folder`);
       if (name2.endsWith("/")) {
-        mkdirSync2(target, { recursive: true });
+        mkdirSync3(target, { recursive: true });
         continue;
       }
-      mkdirSync2(dirname3(target), { recursive: true });
+      mkdirSync3(dirname3(target), { recursive: true });
       await pipeline(await zip.openReadStreamPromise(entry), createWriteStream3(target));
       count++;
     }
@@ -97761,7 +98662,7 @@ async function zipFiles(files, zipFile, compress = true) {
   await done;
 }
 function zipFolder(dir, zipFile) {
-  const files = readdirSync6(dir).sort();
+  const files = readdirSync7(dir).sort();
   return zipFiles(
     files.map((name2) => join6(dir, name2)),
     zipFile
@@ -97769,20 +98670,20 @@ function zipFolder(dir, zipFile) {
 }
 
 // src/prepare/tfrecord.ts
-import { closeSync as closeSync6, openSync as openSync6, readSync as readSync4 } from "node:fs";
+import { closeSync as closeSync7, openSync as openSync7, readSync as readSync5 } from "node:fs";
 function tfrecordFeature(file2, feature) {
-  const fd = openSync6(file2, "r");
+  const fd = openSync7(file2, "r");
   const out = [];
   try {
     const head = Buffer.alloc(12);
     let pos = 0;
     for (; ; ) {
-      const got = readSync4(fd, head, 0, 12, pos);
+      const got = readSync5(fd, head, 0, 12, pos);
       if (got === 0) break;
       if (got < 12) throw new Error(`${file2}: truncated record header at byte ${pos}`);
       const len = Number(head.readBigUInt64LE(0));
       const payload = Buffer.alloc(len);
-      if (readSync4(fd, payload, 0, len, pos + 12) < len)
+      if (readSync5(fd, payload, 0, len, pos + 12) < len)
         throw new Error(`${file2}: truncated record at byte ${pos}`);
       pos += 12 + len + 4;
       const value = exampleBytes(payload, feature);
@@ -97790,7 +98691,7 @@ function tfrecordFeature(file2, feature) {
       out.push(value);
     }
   } finally {
-    closeSync6(fd);
+    closeSync7(fd);
   }
   return out;
 }
@@ -97874,7 +98775,7 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     testSize = 0;
   else if (testSize === void 0) {
     const { dir, suffix } = recipe.testSizeFromFiles;
-    const k = readdirSync7(join7(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
+    const k = readdirSync8(join7(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
     testSize = k / (table.n + k);
   }
   const reader = new RecordReader(table);
@@ -97932,7 +98833,7 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
   };
   const target = (to) => {
     const file2 = join7(outDir, to);
-    mkdirSync3(dirname4(file2), { recursive: true });
+    mkdirSync4(dirname4(file2), { recursive: true });
     return file2;
   };
   try {
@@ -97955,7 +98856,7 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
       w.close();
       if (o.zip) {
         await zipFiles([file2], `${file2}.zip`, false);
-        rmSync5(file2);
+        rmSync6(file2);
       }
     } else if (o.kind === "constant") {
       const keep = o.keep.map(col);
@@ -98009,16 +98910,16 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
   for (const f of recipe.files) copyFileSync(join7(rawDir, f.from), target(f.to));
   for (const a of recipe.archives) {
     const dir = join7(outDir, a.dir);
-    mkdirSync3(dir, { recursive: true });
+    mkdirSync4(dir, { recursive: true });
     await zipFolder(dir, target(a.to));
-    rmSync5(dir, { recursive: true, force: true });
+    rmSync6(dir, { recursive: true, force: true });
   }
-  for (const d of recipe.dirs) mkdirSync3(join7(outDir, d), { recursive: true });
+  for (const d of recipe.dirs) mkdirSync4(join7(outDir, d), { recursive: true });
   if (recipe.renameTfrecords) {
     const t = recipe.renameTfrecords;
     const counters = { train: 0, test: 0 };
-    mkdirSync3(join7(outDir, t.to), { recursive: true });
-    const files = readdirSync7(join7(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
+    mkdirSync4(join7(outDir, t.to), { recursive: true });
+    const files = readdirSync8(join7(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
     for (const f of files) {
       const count = f.replace(/\.tfrec$/, "").split("-")[1];
       const kind2 = t.test.includes(f) ? "test" : "train";
@@ -98030,7 +98931,7 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
 }
 
 // src/prepare/tables.ts
-import { copyFileSync as copyFileSync2, existsSync as existsSync7, mkdirSync as mkdirSync4 } from "node:fs";
+import { copyFileSync as copyFileSync2, existsSync as existsSync7, mkdirSync as mkdirSync5 } from "node:fs";
 import { dirname as dirname5, join as join8 } from "node:path";
 async function runTables(recipe, rawDir, outDir) {
   for (const x of recipe.extract) {
@@ -98042,7 +98943,7 @@ async function runTables(recipe, rawDir, outDir) {
     const from = join8(rawDir, o.from);
     if (!existsSync7(from)) throw new Error(`raw table ${o.from} not found in the Kaggle download`);
     const to = join8(outDir, o.to);
-    mkdirSync4(dirname5(to), { recursive: true });
+    mkdirSync5(dirname5(to), { recursive: true });
     if (o.copy) {
       copyFileSync2(from, to);
       continue;
@@ -98079,11 +98980,11 @@ var import_yazl2 = __toESM(require_yazl(), 1);
 import {
   copyFileSync as copyFileSync3,
   existsSync as existsSync8,
-  mkdirSync as mkdirSync5,
-  readdirSync as readdirSync8,
+  mkdirSync as mkdirSync6,
+  readdirSync as readdirSync9,
   readFileSync as readFileSync10,
   renameSync as renameSync4,
-  rmSync as rmSync6,
+  rmSync as rmSync7,
   writeFileSync as writeFileSync2
 } from "node:fs";
 import { createWriteStream as createWriteStream4 } from "node:fs";
@@ -98234,11 +99135,11 @@ function codePointSort(names2) {
 }
 async function dogsVsCats(rawDir, outDir) {
   await extractZip(need(join9(rawDir, "train.zip")), rawDir);
-  const files = codePointSort(readdirSync8(join9(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
+  const files = codePointSort(readdirSync9(join9(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
   const { train, test } = trainTestSplit(files.length, 0.1, 0);
   const pub = (...p) => join9(outDir, "public", ...p);
-  mkdirSync5(pub("train"), { recursive: true });
-  mkdirSync5(pub("test"), { recursive: true });
+  mkdirSync6(pub("train"), { recursive: true });
+  mkdirSync6(pub("test"), { recursive: true });
   let cats = 0;
   let dogs = 0;
   for (const i of train) {
@@ -98256,7 +99157,7 @@ async function dogsVsCats(rawDir, outDir) {
   await zipFolder(pub("train"), pub("train.zip"));
   await zipFolder(pub("test"), pub("test.zip"));
   writeFileSync2(pub("sample_submission.csv"), sample.join("\n") + "\n");
-  mkdirSync5(join9(outDir, "private"), { recursive: true });
+  mkdirSync6(join9(outDir, "private"), { recursive: true });
   writeFileSync2(join9(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
 }
 async function zipWithFolder(files, dir, zipFile) {
@@ -98269,7 +99170,7 @@ async function zipWithFolder(files, dir, zipFile) {
 }
 async function whale(rawDir, outDir) {
   await extractZip(need(join9(rawDir, "train2.zip")), rawDir);
-  const clips = codePointSort(readdirSync8(join9(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
+  const clips = codePointSort(readdirSync9(join9(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
   const dates = codePointSort([...new Set(clips.map((c) => c.split("_")[0]))]);
   if (dates.length !== 4) throw new Error(`expected clips from 4 dates in train2/, found ${dates.length}`);
   const train = clips.filter((c) => dates.indexOf(c.split("_")[0]) < 2);
@@ -98280,7 +99181,7 @@ async function whale(rawDir, outDir) {
   });
   const testNames = test.map((c, i) => `${c.slice(0, c.indexOf("TRAIN"))}Test${i}.aif`);
   const pub = (...p) => join9(outDir, "public", ...p);
-  mkdirSync5(pub(), { recursive: true });
+  mkdirSync6(pub(), { recursive: true });
   await zipWithFolder(
     train.map((c, i) => [join9(rawDir, "train2", c), trainNames[i]]),
     "train2",
@@ -98296,7 +99197,7 @@ async function whale(rawDir, outDir) {
     ["clip,probability", ...testNames.map((n) => `${n},0`)].join("\n") + "\n"
   );
   const answers = test.map((c, i) => `${testNames[i]},${c.replace(/\.aif$/, "").endsWith("_1") ? 1 : 0}`);
-  mkdirSync5(join9(outDir, "private"), { recursive: true });
+  mkdirSync6(join9(outDir, "private"), { recursive: true });
   writeFileSync2(join9(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
 }
 async function randomActsOfPizza(rawDir, outDir) {
@@ -98313,7 +99214,7 @@ async function randomActsOfPizza(rawDir, outDir) {
     0
   );
   const pub = (...p) => join9(outDir, "public", ...p);
-  mkdirSync5(pub(), { recursive: true });
+  mkdirSync6(pub(), { recursive: true });
   const newTrain = { t: "arr", v: [...trainIdx].map((i) => records[i]) };
   const newTest = {
     t: "arr",
@@ -98344,7 +99245,7 @@ async function randomActsOfPizza(rawDir, outDir) {
     pub("sampleSubmission.csv"),
     [header, ...ids.map((id) => `${quoteCell(id)},0`)].join("\n") + "\n"
   );
-  mkdirSync5(join9(outDir, "private"), { recursive: true });
+  mkdirSync6(join9(outDir, "private"), { recursive: true });
   const answers = ids.map((id, k) => `${quoteCell(id)},${labels[k]}`);
   writeFileSync2(join9(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
 }
@@ -98363,18 +99264,18 @@ async function denoisingDirtyDocuments(rawDir, outDir) {
   const pub = (...p) => join9(outDir, "public", ...p);
   const priv = (...p) => join9(outDir, "private", ...p);
   await extractZip(need(join9(rawDir, "train.zip")), pub());
-  const images = codePointSort(readdirSync8(pub("train")).filter((f) => f.endsWith(".png")));
+  const images = codePointSort(readdirSync9(pub("train")).filter((f) => f.endsWith(".png")));
   const { test } = trainTestSplit(images.length, 0.2, 0);
   const testNames = [...test].map((i) => images[i]);
-  mkdirSync5(pub("test"), { recursive: true });
+  mkdirSync6(pub("test"), { recursive: true });
   for (const name2 of testNames) renameSync4(pub("train", name2), pub("test", name2));
   await extractZip(need(join9(rawDir, "train_cleaned.zip")), pub());
-  mkdirSync5(priv("train_cleaned"), { recursive: true });
+  mkdirSync6(priv("train_cleaned"), { recursive: true });
   for (const name2 of testNames) renameSync4(pub("train_cleaned", name2), priv("train_cleaned", name2));
   const answers = new CsvWriter(priv("answers.csv"), ["id", "value"]);
   const sample = new CsvWriter(pub("sampleSubmission.csv"), ["id", "value"]);
   try {
-    for (const name2 of codePointSort(readdirSync8(priv("train_cleaned")))) {
+    for (const name2 of codePointSort(readdirSync9(priv("train_cleaned")))) {
       const { width, height, grey } = pngGrey(priv("train_cleaned", name2));
       const stem = name2.replace(/\.[^.]*$/, "");
       const values = Array.from({ length: 256 }, (_, v) => pyFloat(v / 255));
@@ -98390,7 +99291,7 @@ async function denoisingDirtyDocuments(rawDir, outDir) {
     answers.close();
     sample.close();
   }
-  rmSync6(priv("train_cleaned"), { recursive: true, force: true });
+  rmSync7(priv("train_cleaned"), { recursive: true, force: true });
 }
 function roundHalfEven(x) {
   const f = Math.floor(x);
@@ -98412,9 +99313,9 @@ async function mlspBirds(rawDir, outDir) {
       (x) => `supplemental_data/${x}`
     )
   ]) {
-    mkdirSync5(pub(d), { recursive: true });
+    mkdirSync6(pub(d), { recursive: true });
   }
-  mkdirSync5(join9(outDir, "private"), { recursive: true });
+  mkdirSync6(join9(outDir, "private"), { recursive: true });
   const folds = await scanTable(need(src("essential_data", "CVfolds_2.txt")));
   const foldsReader = new RecordReader(folds);
   const kept = [];
@@ -98508,9 +99409,9 @@ var CUSTOM_PREPARERS = {
 };
 
 // src/prepare/toy.ts
-import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync3, readFileSync as readFileSync11, existsSync as existsSync9, renameSync as renameSync5, rmSync as rmSync7 } from "node:fs";
+import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync3, readFileSync as readFileSync11, existsSync as existsSync9, renameSync as renameSync5, rmSync as rmSync8 } from "node:fs";
 import { join as join10 } from "node:path";
-import { createHash as createHash8 } from "node:crypto";
+import { createHash as createHash9 } from "node:crypto";
 
 // src/prepare/random.ts
 function rng(seed) {
@@ -98660,7 +99561,7 @@ function describe3(c, p) {
   ].join("\n");
 }
 function fingerprint(c) {
-  return createHash8("sha256").update(
+  return createHash9("sha256").update(
     JSON.stringify({
       toy: { ...c.toy ?? {}, leaderboard: void 0 },
       answers: c.answers,
@@ -98676,22 +99577,22 @@ function prepareToy(c, dataDir) {
     return { prepared: false, dir };
   const files = generateToy(c);
   const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync7(tmp, { recursive: true, force: true });
+  rmSync8(tmp, { recursive: true, force: true });
   for (const side of ["public", "private"]) {
     for (const [name2, text2] of Object.entries(files[side])) {
       const file2 = join10(tmp, side, name2);
-      mkdirSync6(join10(file2, ".."), { recursive: true });
+      mkdirSync7(join10(file2, ".."), { recursive: true });
       writeFileSync3(file2, text2);
     }
   }
-  rmSync7(dir, { recursive: true, force: true });
+  rmSync8(dir, { recursive: true, force: true });
   renameSync5(tmp, dir);
   writeFileSync3(stamp, fp);
   return { prepared: true, dir };
 }
 
 // src/prepare/description.ts
-import { createHash as createHash9 } from "node:crypto";
+import { createHash as createHash10 } from "node:crypto";
 import { writeFileSync as writeFileSync4 } from "node:fs";
 var UPSTREAM_DESCRIPTIONS = "https://raw.githubusercontent.com/openai/mle-bench/main/mlebench/competitions";
 function descriptionStub(c) {
@@ -98710,7 +99611,7 @@ async function writeDescription(c, file2, baseUrl, log) {
       const res = await fetch(url2, { signal: AbortSignal.timeout(2e4) });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       const body = Buffer.from(await res.arrayBuffer());
-      const got = createHash9("md5").update(body).digest("hex");
+      const got = createHash10("md5").update(body).digest("hex");
       if (got !== md52) throw new Error(`MD5 ${got} differs from the pinned ${md52}`);
       writeFileSync4(file2, body);
       return "upstream";
@@ -98749,7 +99650,7 @@ async function prepareCompetition(entry, opts) {
   const warm = c.source === "toy" ? void 0 : warmCheck(c, opts.dataDir);
   if (warm) return done("ready", warm);
   const compDir = join11(opts.dataDir, c.id);
-  mkdirSync7(compDir, { recursive: true });
+  mkdirSync8(compDir, { recursive: true });
   let release;
   try {
     release = await acquireLock(join11(compDir, ".medalist-prepare.lock"), {
@@ -98772,8 +99673,8 @@ async function prepareCompetition(entry, opts) {
     }
     const after = warmCheck(c, opts.dataDir);
     if (after) return done("ready", after);
-    for (const name2 of readdirSync9(compDir))
-      if (name2.startsWith(".staging-")) rmSync8(join11(compDir, name2), { recursive: true, force: true });
+    for (const name2 of readdirSync10(compDir))
+      if (name2.startsWith(".staging-")) rmSync9(join11(compDir, name2), { recursive: true, force: true });
     const dir = preparedDir(opts.dataDir, c.id);
     const required2 = requiredFiles(c);
     const upstream = c.prepare?.checksums;
@@ -98822,8 +99723,8 @@ async function prepareCompetition(entry, opts) {
       const out = join11(staging, "prepared");
       log(`${c.id}: extracting ${zip}`);
       await extractZip(zip, raw);
-      mkdirSync7(join11(out, "public"), { recursive: true });
-      mkdirSync7(join11(out, "private"), { recursive: true });
+      mkdirSync8(join11(out, "public"), { recursive: true });
+      mkdirSync8(join11(out, "private"), { recursive: true });
       if (recipe.kind === "tables") await runTables(recipe, raw, out);
       else if (recipe.kind === "custom") {
         const run = CUSTOM_PREPARERS[recipe.preparer];
@@ -98843,10 +99744,10 @@ async function prepareCompetition(entry, opts) {
       }
       const missing = required2.filter((f) => !existsSync10(join11(out, f)));
       if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
-      rmSync8(raw, { recursive: true, force: true });
+      rmSync9(raw, { recursive: true, force: true });
       renameSync6(out, dir);
     } finally {
-      rmSync8(staging, { recursive: true, force: true });
+      rmSync9(staging, { recursive: true, force: true });
     }
     const m = { ...await buildManifest(dir, c.id, "recipe", required2, upstream), description };
     writeManifest(dir, m);
@@ -98886,7 +99787,7 @@ async function ensurePrepared(entry, dataDir, log) {
 }
 
 // src/suite/store.ts
-import { mkdirSync as mkdirSync8, readFileSync as readFileSync12, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync11 } from "node:fs";
+import { mkdirSync as mkdirSync9, readFileSync as readFileSync12, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync11 } from "node:fs";
 import { dirname as dirname6 } from "node:path";
 
 // src/results/migrate.ts
@@ -98919,7 +99820,7 @@ function toJson(value) {
   return JSON.stringify(value, (_k, v) => typeof v === "number" && Number.isNaN(v) ? "NaN" : v, 2) + "\n";
 }
 function writeAtomic(path6, text2) {
-  mkdirSync8(dirname6(path6), { recursive: true });
+  mkdirSync9(dirname6(path6), { recursive: true });
   const tmp = `${path6}.tmp-${process.pid}`;
   writeFileSync5(tmp, text2);
   renameSync7(tmp, path6);
@@ -98980,7 +99881,7 @@ function saveRun(path6, stored) {
 }
 
 // src/suite/heartbeat.ts
-import { closeSync as closeSync7, fstatSync as fstatSync3, openSync as openSync7, readSync as readSync5 } from "node:fs";
+import { closeSync as closeSync8, fstatSync as fstatSync3, openSync as openSync8, readSync as readSync6 } from "node:fs";
 function clock(secs) {
   const s = Math.max(0, Math.floor(secs));
   const h = Math.floor(s / 3600);
@@ -99011,7 +99912,7 @@ function lastLineOf(tail, max = 100) {
 function readTail(path6, bytes2 = 4096) {
   let fd;
   try {
-    fd = openSync7(path6, "r");
+    fd = openSync8(path6, "r");
   } catch {
     return "";
   }
@@ -99019,10 +99920,10 @@ function readTail(path6, bytes2 = 4096) {
     const size = fstatSync3(fd).size;
     const n = Math.min(size, bytes2);
     const buf = Buffer.alloc(n);
-    readSync5(fd, buf, 0, n, size - n);
+    readSync6(fd, buf, 0, n, size - n);
     return buf.toString("utf8");
   } finally {
-    closeSync7(fd);
+    closeSync8(fd);
   }
 }
 
@@ -99061,8 +99962,8 @@ ${at}   last stderr: ${tail.join(" \u23CE ")}` : line;
 }
 
 // src/suite/run-one.ts
-import { mkdirSync as mkdirSync10, rmSync as rmSync10, writeFileSync as writeFileSync6 } from "node:fs";
-import { join as join16, relative as relative2 } from "node:path";
+import { mkdirSync as mkdirSync11, rmSync as rmSync11, writeFileSync as writeFileSync6 } from "node:fs";
+import { join as join16, relative as relative3 } from "node:path";
 
 // src/execute/instructions.ts
 function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
@@ -99081,7 +99982,7 @@ function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
 }
 
 // src/grade/grade.ts
-import { lstatSync as lstatSync3 } from "node:fs";
+import { lstatSync as lstatSync4 } from "node:fs";
 import { extname as extname2, join as join14 } from "node:path";
 
 // src/grade/metrics/errors.ts
@@ -100021,7 +100922,7 @@ function noBoard(competition) {
 }
 
 // src/grade/external.ts
-import { spawn as spawn2 } from "node:child_process";
+import { spawn as spawn3 } from "node:child_process";
 var NumberOrNaN = external_exports.union([external_exports.number(), external_exports.literal("NaN").transform(() => NaN), external_exports.null()]);
 var ExternalReportSchema = external_exports.looseObject({
   score: NumberOrNaN,
@@ -100051,13 +100952,13 @@ async function gradeExternal(command, ctx, timeoutMs = 30 * 6e4) {
   const args = command.map(
     (a) => a.replaceAll("{submission}", ctx.submission).replaceAll("{competition}", ctx.competition).replaceAll("{private_dir}", ctx.privateDir)
   );
-  const { code, stdout, stderr, failure: failure2 } = await new Promise((resolve17) => {
+  const { code, stdout, stderr, failure: failure2 } = await new Promise((resolve19) => {
     let out = "", err = "";
     let child;
     try {
-      child = spawn2(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
+      child = spawn3(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
     } catch (e) {
-      resolve17({ code: null, stdout: "", stderr: "", failure: e.message });
+      resolve19({ code: null, stdout: "", stderr: "", failure: e.message });
       return;
     }
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
@@ -100069,11 +100970,11 @@ async function gradeExternal(command, ctx, timeoutMs = 30 * 6e4) {
     });
     child.on("error", (e) => {
       clearTimeout(timer);
-      resolve17({ code: null, stdout: out, stderr: err, failure: e.message });
+      resolve19({ code: null, stdout: out, stderr: err, failure: e.message });
     });
     child.on("close", (c, sig) => {
       clearTimeout(timer);
-      resolve17({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : void 0 });
+      resolve19({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : void 0 });
     });
   });
   const name2 = args[0];
@@ -100103,7 +101004,7 @@ var MAX_SUBMISSION_BYTES = 1024 ** 3;
 function submissionProblem(path6) {
   let st;
   try {
-    st = lstatSync3(path6);
+    st = lstatSync4(path6);
   } catch {
     return `no submission file at ${path6}`;
   }
@@ -100261,11 +101162,11 @@ async function executeWithRetries(execute, spec, policy, opts = {}) {
   }
 }
 function sleep3(ms, signal) {
-  return new Promise((resolve17) => {
+  return new Promise((resolve19) => {
     const done = () => {
       clearTimeout(t);
       signal?.removeEventListener("abort", done);
-      resolve17();
+      resolve19();
     };
     const t = setTimeout(done, ms);
     signal?.addEventListener("abort", done, { once: true });
@@ -100301,7 +101202,7 @@ function readUsage(runDir) {
 }
 
 // src/suite/run-store.ts
-import { cpSync, existsSync as existsSync13, lstatSync as lstatSync4, mkdirSync as mkdirSync9, renameSync as renameSync8, rmSync as rmSync9 } from "node:fs";
+import { cpSync, existsSync as existsSync13, lstatSync as lstatSync5, mkdirSync as mkdirSync10, renameSync as renameSync8, rmSync as rmSync10 } from "node:fs";
 import { join as join15 } from "node:path";
 var storeKey = (runId, identity) => `${runId}-${identity}`;
 function copyTree(from, to) {
@@ -100309,7 +101210,7 @@ function copyTree(from, to) {
     recursive: true,
     verbatimSymlinks: true,
     filter: (src) => {
-      const st = lstatSync4(src);
+      const st = lstatSync5(src);
       return st.isDirectory() || st.isFile() || st.isSymbolicLink();
     }
   });
@@ -100317,38 +101218,38 @@ function copyTree(from, to) {
 function fetchRun(storeDir, runId, identity, runDir) {
   const entry = join15(storeDir, storeKey(runId, identity));
   if (!existsSync13(join15(entry, "run.json"))) return false;
-  rmSync9(runDir, { recursive: true, force: true });
+  rmSync10(runDir, { recursive: true, force: true });
   copyTree(entry, runDir);
   return true;
 }
 function putRun(storeDir, runId, identity, runDir) {
-  mkdirSync9(storeDir, { recursive: true });
+  mkdirSync10(storeDir, { recursive: true });
   const entry = join15(storeDir, storeKey(runId, identity));
   const tmp = `${entry}.tmp-${process.pid}-${Date.now().toString(36)}`;
   copyTree(runDir, tmp);
-  rmSync9(entry, { recursive: true, force: true });
+  rmSync10(entry, { recursive: true, force: true });
   renameSync8(tmp, entry);
 }
 
 // src/execute/failure.ts
-import { closeSync as closeSync8, fstatSync as fstatSync4, openSync as openSync8, readSync as readSync6 } from "node:fs";
+import { closeSync as closeSync9, fstatSync as fstatSync4, openSync as openSync9, readSync as readSync7 } from "node:fs";
 var TAIL_LINES = 5;
 var TAIL_BYTES = 64 * 1024;
 var MAX_LINE = 300;
 function readTail2(file2, bytes2 = TAIL_BYTES) {
   let fd = null;
   try {
-    fd = openSync8(file2, "r");
+    fd = openSync9(file2, "r");
     const size = fstatSync4(fd).size;
     const n = Math.min(size, bytes2);
     const buf = Buffer.alloc(n);
-    readSync6(fd, buf, 0, n, size - n);
+    readSync7(fd, buf, 0, n, size - n);
     const text2 = buf.toString("utf8");
     return n < size ? text2.slice(text2.indexOf("\n") + 1) : text2;
   } catch {
     return "";
   } finally {
-    if (fd !== null) closeSync8(fd);
+    if (fd !== null) closeSync9(fd);
   }
 }
 function stderrLines(log) {
@@ -100429,8 +101330,8 @@ async function runOne(ctx, run, gpus) {
     ctx.emit({ kind: "kept", runId: run.runId, outcome: kept.outcome, cause: kept.failure?.cause ?? null });
     return kept;
   }
-  rmSync10(runDir, { recursive: true, force: true });
-  mkdirSync10(runDir, { recursive: true });
+  rmSync11(runDir, { recursive: true, force: true });
+  mkdirSync11(runDir, { recursive: true });
   const entry = ctx.registry.get(run.competitionId);
   const paths = ctx.prepared.get(run.competitionId);
   const spec = {
@@ -100496,7 +101397,7 @@ async function runOne(ctx, run, gpus) {
     startedAt: t0.toISOString(),
     durationMs: exec.durationMs,
     attempts,
-    runDir: relative2(ctx.outDir, runDir),
+    runDir: relative3(ctx.outDir, runDir),
     error: exec.error ?? null,
     grade: report ? gradeJson(report) : null,
     usage: readUsage(runDir),
@@ -100520,11 +101421,11 @@ async function runOne(ctx, run, gpus) {
 
 // src/suite/lock.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { closeSync as closeSync9, mkdirSync as mkdirSync11, openSync as openSync9, readFileSync as readFileSync15, unlinkSync, writeSync as writeSync5 } from "node:fs";
-import os6 from "node:os";
+import { closeSync as closeSync10, mkdirSync as mkdirSync12, openSync as openSync10, readFileSync as readFileSync15, unlinkSync, writeSync as writeSync5 } from "node:fs";
+import os8 from "node:os";
 import { join as join17 } from "node:path";
 var LOCK_FILE = ".medalist.lock";
-function alive(pid) {
+function alive2(pid) {
   try {
     process.kill(pid, 0);
     return true;
@@ -100541,11 +101442,11 @@ function readHolder(file2) {
   }
 }
 async function lockResultsDir(dir, opts = {}) {
-  mkdirSync11(dir, { recursive: true });
+  mkdirSync12(dir, { recursive: true });
   const file2 = join17(dir, LOCK_FILE);
   const me = {
     pid: process.pid,
-    host: os6.hostname(),
+    host: os8.hostname(),
     since: (/* @__PURE__ */ new Date()).toISOString(),
     nonce: randomBytes3(8).toString("hex")
   };
@@ -100553,9 +101454,9 @@ async function lockResultsDir(dir, opts = {}) {
   let told = false;
   for (; ; ) {
     try {
-      const fd = openSync9(file2, "wx", 420);
+      const fd = openSync10(file2, "wx", 420);
       writeSync5(fd, JSON.stringify(me) + "\n");
-      closeSync9(fd);
+      closeSync10(fd);
       return () => {
         if (readHolder(file2)?.nonce === me.nonce) unlinkSync(file2);
       };
@@ -100563,7 +101464,7 @@ async function lockResultsDir(dir, opts = {}) {
       if (e.code !== "EEXIST") throw e;
     }
     const h = readHolder(file2);
-    if (h === null || h.host === me.host && !alive(h.pid)) {
+    if (h === null || h.host === me.host && !alive2(h.pid)) {
       opts.log?.(
         `taking over the lock of ${dir}${h ? ` left by process ${h.pid} (no longer running)` : " (unreadable)"}`
       );
@@ -100587,7 +101488,7 @@ async function lockResultsDir(dir, opts = {}) {
 }
 
 // src/suite/disk.ts
-import { closeSync as closeSync10, openSync as openSync10, readdirSync as readdirSync10, rmSync as rmSync11, writeSync as writeSync6 } from "node:fs";
+import { closeSync as closeSync11, openSync as openSync11, readdirSync as readdirSync11, rmSync as rmSync12, writeSync as writeSync6 } from "node:fs";
 import { join as join18 } from "node:path";
 function isDiskFull(e) {
   const code = e?.code;
@@ -100596,27 +101497,27 @@ function isDiskFull(e) {
 var RESERVE_FILE = ".medalist-reserve";
 function reserveSpace(dir, bytes2 = 1024 ** 2) {
   const file2 = join18(dir, RESERVE_FILE);
-  const fd = openSync10(file2, "w", 384);
+  const fd = openSync11(file2, "w", 384);
   try {
     const zeros = Buffer.alloc(64 * 1024);
     for (let done = 0; done < bytes2; done += zeros.length) writeSync6(fd, zeros);
   } finally {
-    closeSync10(fd);
+    closeSync11(fd);
   }
-  return () => rmSync11(file2, { force: true });
+  return () => rmSync12(file2, { force: true });
 }
 function removeTempFiles(dir, depth = 3) {
   let n = 0;
   let entries;
   try {
-    entries = readdirSync10(dir, { withFileTypes: true });
+    entries = readdirSync11(dir, { withFileTypes: true });
   } catch {
     return 0;
   }
   for (const e of entries) {
     const full = join18(dir, e.name);
     if (e.isFile() && /\.tmp-\d+$/.test(e.name)) {
-      rmSync11(full, { force: true });
+      rmSync12(full, { force: true });
       n++;
     } else if (depth > 0 && e.isDirectory()) n += removeTempFiles(full, depth - 1);
   }
@@ -100644,7 +101545,7 @@ function agentEnv(agent, env = process.env) {
   return out;
 }
 async function runSuite(opts) {
-  const release = await lockResultsDir(resolve7(opts.outDir), { log: opts.log });
+  const release = await lockResultsDir(resolve9(opts.outDir), { log: opts.log });
   try {
     return await runSuiteLocked(opts);
   } finally {
@@ -100656,13 +101557,13 @@ async function runSuiteLocked(opts) {
   const log = opts.log ?? (() => {
   });
   const agent = opts.agent ?? config2.agent;
-  const registry2 = opts.registry ?? loadRegistry(config2.registryDir ? resolve7(opts.baseDir, config2.registryDir) : defaultRegistryDir());
+  const registry2 = opts.registry ?? loadRegistry(config2.registryDir ? resolve9(opts.baseDir, config2.registryDir) : defaultRegistryDir());
   const thePlan = opts.plan ?? plan(config2, registry2);
   const only = opts.shard ? new Set(opts.shard.runIds) : null;
   const runs = only ? thePlan.runs.filter((r) => only.has(r.runId)) : thePlan.runs;
   const competitions = [...new Set(runs.map((r) => r.competitionId))];
-  const dataDir = resolve7(opts.baseDir, config2.dataDir);
-  const outDir = resolve7(opts.outDir);
+  const dataDir = resolve9(opts.baseDir, config2.dataDir);
+  const outDir = resolve9(opts.outDir);
   const env = agentEnv(agent);
   const suiteId = `${opts.label}-${thePlan.suiteHash.slice(0, 8)}-${Date.now().toString(36)}`;
   const agentText = describeAgent(agent);
@@ -100700,7 +101601,7 @@ async function runSuiteLocked(opts) {
       baseDir: opts.baseDir,
       executor: executor.name,
       imageId: executor.facts.imageId ?? null,
-      exclude: [outDir, dataDir, ...(opts.notAgentFiles ?? []).map((d) => resolve7(d))]
+      exclude: [outDir, dataDir, ...(opts.notAgentFiles ?? []).map((d) => resolve9(d))]
     });
     identities = new Map(
       competitions.map((id) => [
@@ -100741,7 +101642,7 @@ async function runSuiteLocked(opts) {
     suiteHash: thePlan.suiteHash,
     identities,
     selection,
-    storeDir: opts.storeDir ? resolve7(opts.storeDir) : null,
+    storeDir: opts.storeDir ? resolve9(opts.storeDir) : null,
     log,
     outDir,
     env,
@@ -100985,8 +101886,8 @@ function trend(h, head, n = TREND_POINTS) {
 }
 
 // src/view/write.ts
-import { mkdirSync as mkdirSync12, rmSync as rmSync12, writeFileSync as writeFileSync7 } from "node:fs";
-import { dirname as dirname7, join as join21, resolve as resolve9 } from "node:path";
+import { mkdirSync as mkdirSync13, rmSync as rmSync13, writeFileSync as writeFileSync7 } from "node:fs";
+import { dirname as dirname7, join as join21, resolve as resolve11 } from "node:path";
 
 // src/view/escape.ts
 function esc2(text2) {
@@ -101004,7 +101905,7 @@ function slug(text2) {
 }
 
 // src/view/load.ts
-import { basename as basename2, resolve as resolve8 } from "node:path";
+import { basename as basename2, resolve as resolve10 } from "node:path";
 
 // src/view/parse.ts
 var MetricLine = external_exports.object({
@@ -101151,7 +102052,7 @@ function previewCsv(text2, maxRows = 50, maxCols = 20, maxCell = 200) {
 }
 
 // src/view/read.ts
-import { closeSync as closeSync11, lstatSync as lstatSync5, openSync as openSync11, readSync as readSync7, readdirSync as readdirSync11 } from "node:fs";
+import { closeSync as closeSync12, lstatSync as lstatSync6, openSync as openSync12, readSync as readSync8, readdirSync as readdirSync12 } from "node:fs";
 import { join as join20 } from "node:path";
 var LIMITS = {
   /** run.log bytes shown (the rest is reported as cut). */
@@ -101177,7 +102078,7 @@ function insideWithoutLinks(root, rel) {
   for (const p of parts2.slice(0, -1)) {
     at = join20(at, p);
     try {
-      if (!lstatSync5(at).isDirectory()) return false;
+      if (!lstatSync6(at).isDirectory()) return false;
     } catch {
       return false;
     }
@@ -101191,14 +102092,14 @@ function readInRun(root, rel, max) {
 function readBounded(path6, max) {
   let st;
   try {
-    st = lstatSync5(path6);
+    st = lstatSync6(path6);
   } catch {
     return null;
   }
   if (!st.isFile()) return null;
   let fd;
   try {
-    fd = openSync11(path6, "r");
+    fd = openSync12(path6, "r");
   } catch {
     return null;
   }
@@ -101207,13 +102108,13 @@ function readBounded(path6, max) {
     const buf = Buffer.alloc(n);
     let got = 0;
     while (got < n) {
-      const r = readSync7(fd, buf, got, n - got, got);
+      const r = readSync8(fd, buf, got, n - got, got);
       if (r === 0) break;
       got += r;
     }
     return { text: buf.subarray(0, got).toString("utf8"), bytes: st.size, truncated: st.size > got };
   } finally {
-    closeSync11(fd);
+    closeSync12(fd);
   }
 }
 function listFiles(root, sub, limit = LIMITS.files) {
@@ -101222,7 +102123,7 @@ function listFiles(root, sub, limit = LIMITS.files) {
   const walk = (rel, depth) => {
     let names2;
     try {
-      names2 = readdirSync11(join20(root, rel)).sort();
+      names2 = readdirSync12(join20(root, rel)).sort();
     } catch {
       return;
     }
@@ -101234,7 +102135,7 @@ function listFiles(root, sub, limit = LIMITS.files) {
       const path6 = `${rel}/${name2}`;
       let st;
       try {
-        st = lstatSync5(join20(root, path6));
+        st = lstatSync6(join20(root, path6));
       } catch {
         continue;
       }
@@ -101247,7 +102148,7 @@ function listFiles(root, sub, limit = LIMITS.files) {
     }
   };
   try {
-    if (lstatSync5(join20(root, sub)).isDirectory()) walk(sub, 1);
+    if (lstatSync6(join20(root, sub)).isDirectory()) walk(sub, 1);
   } catch {
   }
   return { files, more };
@@ -101294,7 +102195,7 @@ function readJson(root, rel) {
   }
 }
 function loadRun(side, result, resultsDir) {
-  const root = resolve8(resultsDir, result.runDir);
+  const root = resolve10(resultsDir, result.runDir);
   const name2 = `${side}-${slug(result.runId)}`;
   const listed = ["logs", "code", "submission"].map((d) => listFiles(root, d));
   const files = listed.flatMap((l) => l.files).map((f) => ({ ...f, path: f.path.replace(/^\//, "") }));
@@ -101938,10 +102839,10 @@ function leaderboards(ids, given, registryDir, leaderboardsDir) {
   return out;
 }
 function writeViewer(input2) {
-  const out = resolve9(input2.out);
-  for (const d of ["runs", "diffs"]) rmSync12(join21(out, d), { recursive: true, force: true });
-  mkdirSync12(join21(out, "runs"), { recursive: true });
-  mkdirSync12(join21(out, "diffs"), { recursive: true });
+  const out = resolve11(input2.out);
+  for (const d of ["runs", "diffs"]) rmSync13(join21(out, d), { recursive: true, force: true });
+  mkdirSync13(join21(out, "runs"), { recursive: true });
+  mkdirSync13(join21(out, "diffs"), { recursive: true });
   const runs = [];
   const sides = [
     ["base", input2.base, input2.baseDir],
@@ -101954,7 +102855,7 @@ function writeViewer(input2) {
       runs.push(loaded.data);
       if (loaded.data.logDir) {
         const logDir = join21(out, loaded.data.logDir);
-        mkdirSync12(logDir, { recursive: true });
+        mkdirSync13(logDir, { recursive: true });
         loaded.logPages.forEach(
           (text2, i) => writeFileSync7(join21(logDir, `${i}.js`), `medalistLog(${i},${scriptJson(text2)});
 `)
@@ -101977,7 +102878,7 @@ function writeViewer(input2) {
     const h = heads.get(runKey(b.result));
     if (!h) continue;
     const file2 = join21(out, diffPageName(b.result.competitionId, b.result.seed));
-    mkdirSync12(dirname7(file2), { recursive: true });
+    mkdirSync13(dirname7(file2), { recursive: true });
     writeFileSync7(file2, renderDiff(b, h));
     diffs++;
   }
@@ -101989,7 +102890,7 @@ function writeViewer(input2) {
 // src/session/evaluate.ts
 function openSession(config2, baseDir) {
   const registry2 = loadRegistry(
-    config2.registryDir ? resolve10(baseDir, config2.registryDir) : defaultRegistryDir()
+    config2.registryDir ? resolve12(baseDir, config2.registryDir) : defaultRegistryDir()
   );
   return { config: config2, baseDir, registry: registry2, plan: plan(config2, registry2) };
 }
@@ -102057,7 +102958,7 @@ async function runSides(input2) {
   const run = input2.runSuite ?? runSuite;
   const log = input2.log ?? (() => {
   });
-  const dir = resolve10(input2.resultsDir);
+  const dir = resolve12(input2.resultsDir);
   const side = (label, baseDir, agent, git, runIds) => run({
     config: session.config,
     baseDir,
@@ -102117,7 +103018,7 @@ async function runSides(input2) {
 }
 async function evaluate(input2) {
   const { session, baseline } = input2;
-  const dir = resolve10(input2.resultsDir);
+  const dir = resolve12(input2.resultsDir);
   const log = input2.log ?? (() => {
   });
   const sides = await runSides(input2);
@@ -102397,8 +103298,8 @@ function cliBaseline(config2, baselineFile) {
 async function runFromConfig(loaded, outDir, opts = {}) {
   const { config: config2, baseDir } = loaded;
   const b = cliBaseline(config2, opts.baselineFile);
-  const out = resolve11(outDir);
-  mkdirSync13(out, { recursive: true });
+  const out = resolve13(outDir);
+  mkdirSync14(out, { recursive: true });
   const { signal, dispose } = cancelOnSignals(progress);
   try {
     const started = Date.now();
@@ -102407,7 +103308,7 @@ async function runFromConfig(loaded, outDir, opts = {}) {
       kind: "run",
       agent: b.agent ?? config2.agent,
       description: "evaluated in this job (baseline agent)"
-    } : b.source === "file" ? opts.baselineFile ? fileBaseline(resolve11(b.path), b.path) : fileBaseline(resolve11(baseDir, b.path), b.path) : { kind: "none", note: "baseline: none; only the head was evaluated" };
+    } : b.source === "file" ? opts.baselineFile ? fileBaseline(resolve13(b.path), b.path) : fileBaseline(resolve13(baseDir, b.path), b.path) : { kind: "none", note: "baseline: none; only the head was evaluated" };
     let ev;
     try {
       ev = await evaluate({
@@ -102449,8 +103350,8 @@ async function runShardFromConfig(loaded, outDir, shardText, planPath, opts = {}
   const b = config2.baseline ?? { source: "none" };
   const session = openSession(config2, baseDir);
   const shard = shardOf(session, which.index, which.count, planPath ? readPlanFile(planPath) : void 0);
-  const out = resolve11(outDir);
-  mkdirSync13(out, { recursive: true });
+  const out = resolve13(outDir);
+  mkdirSync14(out, { recursive: true });
   const { signal, dispose } = cancelOnSignals(progress);
   try {
     const baseline = b.source === "run" ? {
@@ -102622,7 +103523,7 @@ Prints a Markdown report of one suite run: medal rate and every run's outcome, s
 };
 
 // src/cli/commands/schema.ts
-import { mkdirSync as mkdirSync14, writeFileSync as writeFileSync11 } from "node:fs";
+import { mkdirSync as mkdirSync15, writeFileSync as writeFileSync11 } from "node:fs";
 import { join as join24 } from "node:path";
 function jsonSchemas() {
   return {
@@ -102646,7 +103547,7 @@ Point your editor's YAML/JSON schema setting at medalist.schema.json to validate
   async run(argv) {
     const { values } = parseCommandArgs(argv, { out: { type: "string" } });
     const dir = values.out ?? "schema";
-    mkdirSync14(dir, { recursive: true });
+    mkdirSync15(dir, { recursive: true });
     for (const [name2, schema] of Object.entries(jsonSchemas())) {
       writeFileSync11(join24(dir, name2), JSON.stringify(schema, null, 2) + "\n");
       console.log(`wrote ${join24(dir, name2)}`);
@@ -102708,7 +103609,7 @@ ${rows.length} competition(s)${values.split ? ` in split ${values.split}` : ""}`
 };
 
 // src/cli/commands/prepare.ts
-import { resolve as resolve12 } from "node:path";
+import { resolve as resolve14 } from "node:path";
 var usage2 = `Usage: medalist prepare (--split NAME | --competition ID...) --data-dir DIR [options]
 
 Makes competitions' data ready in MLE-bench's layout, <data-dir>/<id>/prepared/{public,private}:
@@ -102763,7 +103664,7 @@ var prepareCommand = {
     const { results, failures } = await prepareCompetitions(
       ids.map((id) => registry2.get(id)),
       {
-        dataDir: resolve12(dataDir),
+        dataDir: resolve14(dataDir),
         kaggleUrl: values["kaggle-url"],
         descriptionUrl: values["description-url"] === "none" ? void 0 : values["description-url"] ?? UPSTREAM_DESCRIPTIONS,
         skipVerification: values["skip-verification"],
@@ -102785,7 +103686,7 @@ var prepareCommand = {
       }
       console.log(
         `
-${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)} s in total (data in ${resolve12(dataDir)})`
+${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)} s in total (data in ${resolve14(dataDir)})`
       );
     }
     return failures.length > 0 ? 1 : 0;
@@ -102793,11 +103694,11 @@ ${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)
 };
 
 // src/cli/commands/leaderboards.ts
-import { resolve as resolve13 } from "node:path";
+import { resolve as resolve15 } from "node:path";
 
 // src/registry/leaderboards-fetch.ts
-import { createHash as createHash10 } from "node:crypto";
-import { mkdirSync as mkdirSync15, renameSync as renameSync9, rmSync as rmSync13, writeFileSync as writeFileSync12 } from "node:fs";
+import { createHash as createHash11 } from "node:crypto";
+import { mkdirSync as mkdirSync16, renameSync as renameSync9, rmSync as rmSync14, writeFileSync as writeFileSync12 } from "node:fs";
 import { dirname as dirname9 } from "node:path";
 var MLEBENCH_LFS = "https://github.com/openai/mle-bench.git/info/lfs";
 var LFS_JSON = "application/vnd.git-lfs+json";
@@ -102864,21 +103765,21 @@ async function fetchLeaderboards(entries, opts) {
       const res = await fetch(src.url, { headers: src.headers });
       if (!res.ok) throw new Error(`HTTP ${res.status} from ${src.url}`);
       const body = Buffer.from(await res.arrayBuffer());
-      const sha2 = createHash10("sha256").update(body).digest("hex");
+      const sha2 = createHash11("sha256").update(body).digest("hex");
       if (sha2 !== pin.sha256 || body.length !== pin.bytes) {
         throw new Error(
           `SHA-256 ${sha2} (${body.length} bytes) differs from the pinned ${pin.sha256} (${pin.bytes} bytes); not kept`
         );
       }
       const file2 = fetchedLeaderboardFile(opts.dir, id);
-      mkdirSync15(dirname9(file2), { recursive: true });
+      mkdirSync16(dirname9(file2), { recursive: true });
       const tmp = `${file2}.tmp-${process.pid}`;
       writeFileSync12(tmp, body);
       renameSync9(tmp, file2);
       result.fetched.push(id);
       opts.log?.(`${id}: verified (${body.length} bytes)`);
     } catch (err) {
-      rmSync13(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
+      rmSync14(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
       result.failed.push({ id, message: err.message });
     }
   }
@@ -102923,7 +103824,7 @@ var leaderboardsCommand = {
     });
     const registry2 = loadRegistry(values.registry);
     const ids = values.competition?.length && !values.split ? selectCompetitions(registry2, { include: values.competition }) : selectCompetitions(registry2, { split: values.split ?? "all", include: values.competition ?? [] });
-    const dir = resolve13(values.dir ?? defaultLeaderboardsDir());
+    const dir = resolve15(values.dir ?? defaultLeaderboardsDir());
     if (sub === "status") {
       let withBoard = 0;
       for (const id of ids) {
@@ -102952,7 +103853,7 @@ ${withBoard} of ${ids.length} with a leaderboard file (fetched ones are verified
 };
 
 // src/cli/commands/grade.ts
-import { join as join25, resolve as resolve14 } from "node:path";
+import { join as join25, resolve as resolve16 } from "node:path";
 
 // src/grade/json.ts
 function pythonJson(value, indent = 2) {
@@ -103023,17 +103924,17 @@ var gradeCommand = {
     const id = requireOption(values.competition, "--competition");
     const submission = requireOption(values.submission, "--submission");
     const dataDir = requireOption(values["data-dir"], "--data-dir");
-    const registry2 = loadRegistry(values.registry ? resolve14(values.registry) : void 0);
+    const registry2 = loadRegistry(values.registry ? resolve16(values.registry) : void 0);
     const entry = registry2.get(id);
     if (!entry) throw new UserError(`unknown competition "${id}"`);
     const ext = values["external-command"]?.trim();
     const report = await grade({
       competition: entry.competition,
       competitionDir: entry.dir,
-      privateDir: join25(resolve14(dataDir), id, "prepared", "private"),
+      privateDir: join25(resolve16(dataDir), id, "prepared", "private"),
       submissionPath: submission,
-      leaderboardPath: values.leaderboard ? resolve14(values.leaderboard) : void 0,
-      leaderboardsDir: values["leaderboards-dir"] ? resolve14(values["leaderboards-dir"]) : void 0,
+      leaderboardPath: values.leaderboard ? resolve16(values.leaderboard) : void 0,
+      leaderboardsDir: values["leaderboards-dir"] ? resolve16(values["leaderboards-dir"]) : void 0,
       external: ext ? { command: ext.split(/\s+/) } : void 0
     });
     console.log(values.json ? pythonJson(report) : formatReport(report));
@@ -103042,7 +103943,7 @@ var gradeCommand = {
 };
 
 // src/cli/commands/rank.ts
-import { resolve as resolve15 } from "node:path";
+import { resolve as resolve17 } from "node:path";
 var usage5 = `Usage: medalist rank (--leaderboard FILE | --competition ID) --score X [--json]
 
 Medals a score would earn on a Kaggle leaderboard export (columns
@@ -103105,17 +104006,17 @@ function resolveRankBoard(values) {
   if (values.leaderboard !== void 0 && values.competition !== void 0)
     throw new UserError("give either --leaderboard or --competition, not both");
   if (values.competition === void 0) {
-    const file2 = resolve15(requireOption(values.leaderboard, "--leaderboard"));
+    const file2 = resolve17(requireOption(values.leaderboard, "--leaderboard"));
     try {
       return boardFromFile(file2);
     } catch (e) {
       throw new UserError(e.message);
     }
   }
-  const registry2 = loadRegistry(values.registry ? resolve15(values.registry) : void 0);
+  const registry2 = loadRegistry(values.registry ? resolve17(values.registry) : void 0);
   const entry = registry2.get(values.competition);
   if (!entry) throw new UserError(`unknown competition "${values.competition}"`);
-  const dir = values["leaderboards-dir"] ? resolve15(values["leaderboards-dir"]) : void 0;
+  const dir = values["leaderboards-dir"] ? resolve17(values["leaderboards-dir"]) : void 0;
   return boardFor(entry.competition, entry.dir, void 0, dir);
 }
 
@@ -103184,7 +104085,7 @@ var migrateCommand = {
 };
 
 // src/cli/commands/view.ts
-import { dirname as dirname10, resolve as resolve16 } from "node:path";
+import { dirname as dirname10, resolve as resolve18 } from "node:path";
 var viewCommand = {
   name: "view",
   summary: "Write a static HTML viewer of the runs (trajectories, logs, code, leaderboard charts)",
@@ -103207,8 +104108,8 @@ Options:
     );
     if (positionals.length !== 1) throw new UserError("expects one results file (see --help)");
     const out = requireOption(values.out, "--out");
-    const headPath = resolve16(positionals[0]);
-    const basePath = values.base ? resolve16(values.base) : void 0;
+    const headPath = resolve18(positionals[0]);
+    const basePath = values.base ? resolve18(values.base) : void 0;
     const written = writeViewer({
       head: readResults(headPath),
       headDir: dirname10(headPath),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SLURM_DEFAULTS, SlurmSchema } from "./slurm.js";
 
 /** "90", "90s", "30m", "2h" → seconds. */
 export function parseDuration(v: string | number): number | null {
@@ -222,7 +223,7 @@ export const ConfigSchema = z
     dataDir: z.string().default(".medalist/data"),
     /** Folder with competition definitions; defaults to the bundled registry. */
     registryDir: z.string().optional(),
-    executor: z.enum(["local", "docker"]).default("local"),
+    executor: z.enum(["local", "docker", "slurm"]).default("local"),
     /**
      * Grader for competitions Medalist does not grade natively (grading: "external"), e.g.
      * ["mlebench", "grade-sample", "{submission}", "{competition}"]. Placeholders: {submission},
@@ -233,6 +234,7 @@ export const ConfigSchema = z
     concurrency: z.number().int().min(1).default(1),
     run: RunPolicySchema.default({}),
     docker: DockerSchema.default({ network: "bridge", capAdd: [] }),
+    slurm: SlurmSchema.default(SLURM_DEFAULTS),
     /** Absent: the CLI runs without a baseline; the action uses its `baseline` input (default cache). */
     baseline: BaselineSchema.optional(),
     gate: GateSchema.default(GATE_DEFAULTS),
@@ -251,6 +253,44 @@ export const ConfigSchema = z
         path: ["agent", "image"],
         message: "the docker executor needs agent.image or agent.build",
       });
+    }
+    if (c.executor === "slurm") {
+      const s = c.slurm;
+      if (!s.sharedDir) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["slurm", "sharedDir"],
+          message: "the slurm executor needs slurm.sharedDir, a folder the runner and the nodes both see",
+        });
+      }
+      if (s.mode === "command" && c.agent.command === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["agent", "command"],
+          message: "slurm mode command needs agent.command",
+        });
+      }
+      if (s.mode !== "command" && !c.agent.image) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["agent", "image"],
+          message: `slurm mode ${s.mode} needs agent.image (an image the nodes can pull or read; agent.build is not used)`,
+        });
+      }
+      if (s.mode === "pyxis" && c.agent.command === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["agent", "command"],
+          message: "slurm mode pyxis needs agent.command (srun runs a command in the image)",
+        });
+      }
+      if (s.poll.minSecs > s.poll.maxSecs) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["slurm", "poll", "minSecs"],
+          message: "must not exceed maxSecs",
+        });
+      }
     }
   })
   // `seeds` becomes the number of seeds per side (the most, when adaptive) and `adaptiveSeeds`.

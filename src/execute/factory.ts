@@ -2,11 +2,13 @@ import { UserError } from "../errors.js";
 import { dockerBackend } from "./docker/backend.js";
 import type { ExecutorBackend, OpenExecutor, SuiteContext } from "./lifecycle.js";
 import { localBackend } from "./local/index.js";
+import { slurmBackend } from "./slurm/index.js";
 
 /** Every executor, by the name `executor:` takes in the config. Add a backend: one line here. */
 const BACKENDS: Record<string, ExecutorBackend> = {
   local: localBackend,
   docker: dockerBackend,
+  slurm: slurmBackend,
 };
 
 export function backendNames(): string[] {

@@ -1,0 +1,47 @@
+import { resolve } from "node:path";
+import { runPolicy, type AgentConfig, type Config } from "../../config/schema.js";
+import type { SlurmConfig } from "../../config/slurm.js";
+
+/** Everything one suite's jobs need, resolved from the config once at open. */
+export interface SlurmSettings extends Omit<SlurmConfig, "sharedDir"> {
+  /** Absolute; the runner and the nodes see it at this path. */
+  sharedDir: string;
+  limits: Config["limits"];
+  /** Agent command (command mode: run by /bin/sh on the node; container modes: the container's command). */
+  command?: string | string[];
+  /** Working directory of a command-mode agent, absolute. */
+  cwd: string;
+  /** Container modes: the image the node runs. */
+  image?: string;
+  /** docker mode: the container's network. */
+  network: "bridge" | "none";
+  /** Seconds between SIGTERM and SIGKILL when the time limit is hit. */
+  stopGraceSecs: number;
+  /** "<host>:<pid>" of this process, in every job's comment. */
+  owner: string;
+  /** Marker file in sharedDir written at open: a node that cannot see it fails the job with 97. */
+  token: string;
+}
+
+export function slurmSettings(
+  config: Config,
+  agent: AgentConfig,
+  baseDir: string,
+  owner: string,
+  suiteId: string,
+): SlurmSettings {
+  const { sharedDir, ...rest } = config.slurm;
+  const shared = resolve(baseDir, sharedDir ?? ".");
+  return {
+    ...rest,
+    sharedDir: shared,
+    token: `${shared}/.medalist-shared-${suiteId.replace(/[^a-zA-Z0-9_.-]+/g, "-")}`,
+    limits: config.limits,
+    command: agent.command,
+    cwd: resolve(baseDir, agent.cwd ?? "."),
+    image: agent.image,
+    network: config.docker.network,
+    stopGraceSecs: runPolicy(config).stopGraceSecs,
+    owner,
+  };
+}
