@@ -93181,8 +93181,9 @@ function mark(delta, higherIsBetter = true, epsilon = 1e-9) {
   return delta > 0 === higherIsBetter ? "\u{1F7E2} better" : "\u{1F534} worse";
 }
 var dollars = (x) => x === null ? "\u2014" : `$${x.toFixed(2)}`;
-function signedDuration(ms) {
-  return `${ms > 0 ? "+" : ms < 0 ? "\u2212" : "\xB1"}${duration4(Math.abs(ms))}`;
+function durationChange(fromMs, toMs) {
+  const ms = Math.round(toMs / 1e3) * 1e3 - Math.round(fromMs / 1e3) * 1e3;
+  return `${ms > 0 ? "+" : ms < 0 ? "\u2212" : "\xB1"}${duration4(Math.abs(ms))} ${mark(ms, false, 0)}`;
 }
 function verdictSection(cmp) {
   const a = cmp.analysis;
@@ -93256,7 +93257,7 @@ function headline(cmp) {
   const rateDelta = a ? a.medal.delta : b.medalRate !== null && h.medalRate !== null ? h.medalRate - b.medalRate : null;
   const pctDelta = a?.percentile ? a.percentile.delta : b.meanPercentile !== null && h.meanPercentile !== null ? h.meanPercentile - b.meanPercentile : null;
   const cost = b.dollars !== null && h.dollars !== null ? `${h.dollars >= b.dollars ? "+" : "\u2212"}$${Math.abs(h.dollars - b.dollars).toFixed(2)} ${mark(h.dollars - b.dollars, false, 5e-3)}` : "not reported";
-  const time3 = `${signedDuration(h.durationMs - b.durationMs)} ${mark(h.durationMs - b.durationMs, false, 1e3)}`;
+  const time3 = durationChange(b.durationMs, h.durationMs);
   return markdownTable(
     [
       ["", "Base", "Head", "Change"],

@@ -46,8 +46,10 @@ export function mark(delta: number | null, higherIsBetter = true, epsilon = 1e-9
 
 const dollars = (x: number | null) => (x === null ? "—" : `$${x.toFixed(2)}`);
 
-function signedDuration(ms: number): string {
-  return `${ms > 0 ? "+" : ms < 0 ? "−" : "±"}${duration(Math.abs(ms))}`;
+/** The change between two shown durations, from the values as shown (so 1s → 1s is "±0s ⚪ same"). */
+function durationChange(fromMs: number, toMs: number): string {
+  const ms = Math.round(toMs / 1000) * 1000 - Math.round(fromMs / 1000) * 1000;
+  return `${ms > 0 ? "+" : ms < 0 ? "−" : "±"}${duration(Math.abs(ms))} ${mark(ms, false, 0)}`;
 }
 
 /** The verdict, what it means, and the sentences behind it (src/report/verdict.ts). */
@@ -143,7 +145,7 @@ function headline(cmp: Comparison): string {
     b.dollars !== null && h.dollars !== null
       ? `${h.dollars >= b.dollars ? "+" : "−"}$${Math.abs(h.dollars - b.dollars).toFixed(2)} ${mark(h.dollars - b.dollars, false, 0.005)}`
       : "not reported";
-  const time = `${signedDuration(h.durationMs - b.durationMs)} ${mark(h.durationMs - b.durationMs, false, 1000)}`;
+  const time = durationChange(b.durationMs, h.durationMs);
   return markdownTable(
     [
       ["", "Base", "Head", "Change"],
