@@ -4,20 +4,9 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import type { PlannedRun } from "../src/plan/plan.js";
 import { shardRuns } from "../src/plan/shards.js";
+import { rng } from "../src/prepare/random.js";
 import { mergeShards } from "../src/session/merge.js";
 import { RESULTS_SCHEMA_VERSION, type RunResult, type SuiteResults } from "../src/results/schema.js";
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Duration mixes seen in MLE-bench-like suites (seconds per run). */
 const MIXES: Record<string, (r: () => number) => number> = {

@@ -97058,15 +97058,7 @@ function jobScript(spec, s, envNames) {
 }
 
 // src/execute/slurm/cleanup.ts
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-function orphans(squeueOut, host = os6.hostname(), isAlive = alive) {
+function orphans(squeueOut, host = os6.hostname(), isAlive = pidAlive) {
   const out = [];
   for (const line of squeueOut.split("\n")) {
     const i = line.indexOf("|");
@@ -101426,14 +101418,6 @@ import { closeSync as closeSync10, mkdirSync as mkdirSync12, openSync as openSyn
 import os8 from "node:os";
 import { join as join17 } from "node:path";
 var LOCK_FILE = ".medalist.lock";
-function alive2(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
 function readHolder(file2) {
   try {
     const h = JSON.parse(readFileSync15(file2, "utf8"));
@@ -101465,7 +101449,7 @@ async function lockResultsDir(dir, opts = {}) {
       if (e.code !== "EEXIST") throw e;
     }
     const h = readHolder(file2);
-    if (h === null || h.host === me.host && !alive2(h.pid)) {
+    if (h === null || h.host === me.host && !pidAlive(h.pid)) {
       opts.log?.(
         `taking over the lock of ${dir}${h ? ` left by process ${h.pid} (no longer running)` : " (unreadable)"}`
       );

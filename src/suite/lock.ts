@@ -3,6 +3,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } f
 import os from "node:os";
 import { join } from "node:path";
 import { UserError } from "../errors.js";
+import { pidAlive } from "../util/process.js";
 
 /** Who holds a results folder. */
 interface Holder {
@@ -13,15 +14,6 @@ interface Holder {
 }
 
 export const LOCK_FILE = ".medalist.lock";
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 function readHolder(file: string): Holder | null {
   try {
@@ -63,7 +55,7 @@ export async function lockResultsDir(
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
     }
     const h = readHolder(file);
-    if (h === null || (h.host === me.host && !alive(h.pid))) {
+    if (h === null || (h.host === me.host && !pidAlive(h.pid))) {
       // Stale (its process is gone) or unreadable: take it over, then make sure we won any race.
       opts.log?.(
         `taking over the lock of ${dir}${h ? ` left by process ${h.pid} (no longer running)` : " (unreadable)"}`,

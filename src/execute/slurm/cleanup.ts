@@ -1,18 +1,10 @@
 import os from "node:os";
 import { parseComment } from "./job.js";
 import type { CommandRunner } from "./runner.js";
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
+import { pidAlive } from "../../util/process.js";
 
 /** Job ids in `squeue -h -o %i|%k` output whose comment names an owner on this host that is gone. */
-export function orphans(squeueOut: string, host = os.hostname(), isAlive = alive): string[] {
+export function orphans(squeueOut: string, host = os.hostname(), isAlive = pidAlive): string[] {
   const out: string[] = [];
   for (const line of squeueOut.split("\n")) {
     const i = line.indexOf("|");
