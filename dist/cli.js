@@ -95897,6 +95897,13 @@ function columnsUsed(spec) {
   const positions = spec.kind === "column-auc" ? spec.targets.length + 2 : spec.kind === "multiclass-logloss" ? spec.classes.length + 2 : 0;
   return { ...used, positions };
 }
+function submissionReadOptions(spec, answerRows) {
+  const { submission: keep, positions } = columnsUsed(spec);
+  return {
+    keep: keep ? (n) => keep.includes(n) : (_n, k) => k < positions,
+    maxRows: answerRows
+  };
+}
 function namedColumns(spec) {
   switch (spec.kind) {
     case "binary-auc":
@@ -96366,12 +96373,8 @@ function standInAnswers(spec, sample) {
 function formatVerdict(spec, stand, read) {
   if (!stand.ok) return { valid: false, errors: [`cannot check the format: ${stand.reason}`] };
   const answers = stand.answers;
-  const { submission: keep, positions } = columnsUsed(spec);
   try {
-    const sub = read({
-      keep: keep ? (n) => keep.includes(n) : (_n, k) => k < positions,
-      maxRows: answers.rowCount
-    });
+    const sub = read(submissionReadOptions(spec, answers.rowCount));
     scoreTables(spec, sub, answers);
     return { valid: true, errors: [] };
   } catch (e) {
@@ -101106,12 +101109,8 @@ function scoreSubmission(spec, submissionPath, answers) {
 }
 function scoreWith(spec, answers, read) {
   if (typeof answers === "string") answers = readAnswers(spec, answers);
-  const { submission: keep, positions } = columnsUsed(spec);
   try {
-    const sub = read({
-      keep: keep ? (n) => keep.includes(n) : (_n, k) => k < positions,
-      maxRows: answers.rowCount
-    });
+    const sub = read(submissionReadOptions(spec, answers.rowCount));
     const score3 = scoreTables(spec, sub, answers);
     return { valid: true, score: score3, error: null, rounding: roundingOf(spec) };
   } catch (e) {

@@ -11,7 +11,7 @@ import type { Column, ReadOptions, Table } from "../tabular/csv.js";
 import { Table as TableClass } from "../tabular/csv.js";
 import { CsvError } from "../tabular/errors.js";
 import { MetricError } from "./metrics/errors.js";
-import { columnsUsed, scoreTables } from "./graders.js";
+import { columnsUsed, scoreTables, submissionReadOptions } from "./graders.js";
 import { loadGraderSpec, type GraderSpec } from "./spec.js";
 import type { Competition } from "../registry/schema.js";
 
@@ -86,12 +86,8 @@ export function formatVerdict(
 ): FormatVerdict {
   if (!stand.ok) return { valid: false, errors: [`cannot check the format: ${stand.reason}`] };
   const answers = stand.answers;
-  const { submission: keep, positions } = columnsUsed(spec);
   try {
-    const sub = read({
-      keep: keep ? (n) => keep.includes(n) : (_n, k) => k < positions,
-      maxRows: answers.rowCount,
-    });
+    const sub = read(submissionReadOptions(spec, answers.rowCount));
     scoreTables(spec, sub, answers);
     return { valid: true, errors: [] };
   } catch (e) {
