@@ -95555,6 +95555,847 @@ function uniqueTextOrder(c, onDuplicate) {
   return order;
 }
 
+// src/grade/metrics/errors.ts
+var MetricError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "MetricError";
+  }
+};
+var UndefinedMetricError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "UndefinedMetricError";
+  }
+};
+function sameLength(a, b, what = "inputs") {
+  if (a.length !== b.length)
+    throw new MetricError(`${what} have different lengths: ${a.length} and ${b.length}`);
+}
+function requireFinite(a, what) {
+  for (let i = 0; i < a.length; i++) {
+    if (!Number.isFinite(a[i])) throw new MetricError(`${what} contains ${a[i]} (row ${i + 1})`);
+  }
+}
+
+// src/grade/metrics/npsum.ts
+function pairwise(a, start, n) {
+  if (n < 8) {
+    let res = 0;
+    for (let i = 0; i < n; i++) res += a[start + i];
+    return res;
+  }
+  if (n <= 128) {
+    let r0 = a[start], r1 = a[start + 1], r2 = a[start + 2], r3 = a[start + 3];
+    let r4 = a[start + 4], r5 = a[start + 5], r6 = a[start + 6], r7 = a[start + 7];
+    let i = 8;
+    for (; i < n - n % 8; i += 8) {
+      const p = start + i;
+      r0 += a[p];
+      r1 += a[p + 1];
+      r2 += a[p + 2];
+      r3 += a[p + 3];
+      r4 += a[p + 4];
+      r5 += a[p + 5];
+      r6 += a[p + 6];
+      r7 += a[p + 7];
+    }
+    let res = r0 + r1 + (r2 + r3) + (r4 + r5 + (r6 + r7));
+    for (; i < n; i++) res += a[start + i];
+    return res;
+  }
+  let n2 = Math.floor(n / 2);
+  n2 -= n2 % 8;
+  return pairwise(a, start, n2) + pairwise(a, start + n2, n - n2);
+}
+function numpySum(a) {
+  let res = 0;
+  for (let i = 0; i < a.length; i += 8192) res += pairwise(a, i, Math.min(8192, a.length - i));
+  return res;
+}
+
+// src/grade/metrics/radix.ts
+function sortDoubles(a) {
+  const n = a.length;
+  if (n < 4096 || a.byteOffset % 4 !== 0) {
+    a.sort();
+    return;
+  }
+  let src = new Uint32Array(a.buffer, a.byteOffset, 2 * n);
+  const out = src;
+  for (let i = 0; i < 2 * n; i += 2) {
+    const hi = src[i + 1];
+    if (hi >>> 31) {
+      src[i] = ~src[i];
+      src[i + 1] = ~hi;
+    } else src[i + 1] = hi | 2147483648;
+  }
+  const counts = new Int32Array(4 * 65536);
+  for (let i = 0; i < 2 * n; i += 2) {
+    const lo = src[i], hi = src[i + 1];
+    counts[lo & 65535]++;
+    counts[65536 + (lo >>> 16)]++;
+    counts[131072 + (hi & 65535)]++;
+    counts[196608 + (hi >>> 16)]++;
+  }
+  let dst = new Uint32Array(2 * n);
+  for (let pass = 0; pass < 4; pass++) {
+    const base = pass * 65536;
+    const word = pass >> 1, shift = (pass & 1) * 16;
+    const first = src[word] >>> shift & 65535;
+    if (counts[base + first] === n) continue;
+    let sum2 = 0;
+    for (let d = 0; d < 65536; d++) {
+      const c = counts[base + d];
+      counts[base + d] = sum2;
+      sum2 += c;
+    }
+    for (let i = 0; i < 2 * n; i += 2) {
+      const d = src[i + word] >>> shift & 65535;
+      const at = 2 * counts[base + d]++;
+      dst[at] = src[i];
+      dst[at + 1] = src[i + 1];
+    }
+    const t = src;
+    src = dst;
+    dst = t;
+  }
+  for (let i = 0; i < 2 * n; i += 2) {
+    const hi = src[i + 1];
+    if (hi >>> 31) {
+      out[i] = src[i];
+      out[i + 1] = hi & 2147483647;
+    } else {
+      out[i] = ~src[i];
+      out[i + 1] = ~hi;
+    }
+  }
+}
+
+// src/grade/metrics/auc.ts
+function rocAuc(yTrue, yScore) {
+  sameLength(yTrue, yScore, "labels and scores");
+  let lo = NaN, hi = NaN;
+  for (let i2 = 0; i2 < yTrue.length; i2++) {
+    const v = yTrue[i2];
+    if (Number.isNaN(v)) throw new MetricError("the true labels contain a missing value");
+    if (Number.isNaN(lo)) {
+      lo = v;
+      hi = v;
+    } else if (v !== lo && v !== hi) {
+      if (lo !== hi) throw new MetricError("the true labels have more than two classes");
+      if (v < lo) lo = v;
+      else hi = v;
+    }
+  }
+  for (let i2 = 0; i2 < yScore.length; i2++) {
+    if (!Number.isFinite(yScore[i2]))
+      throw new MetricError(
+        `the scores contain ${Number.isNaN(yScore[i2]) ? "a missing value" : yScore[i2]} (row ${i2 + 1})`
+      );
+  }
+  if (yTrue.length === 0 || lo === hi)
+    throw new UndefinedMetricError(
+      "the answers have only one class in the scored rows; ROC AUC is undefined for them"
+    );
+  let p = 0;
+  for (let i2 = 0; i2 < yTrue.length; i2++) if (yTrue[i2] === hi) p++;
+  const pos = new Float64Array(p);
+  const neg = new Float64Array(yTrue.length - p);
+  for (let i2 = 0, a = 0, b = 0; i2 < yTrue.length; i2++) {
+    if (yTrue[i2] === hi) pos[a++] = yScore[i2];
+    else neg[b++] = yScore[i2];
+  }
+  sortDoubles(pos);
+  sortDoubles(neg);
+  const tps = new Float64Array(pos.length + neg.length), fps = new Float64Array(pos.length + neg.length);
+  let i = pos.length - 1, j = neg.length - 1, tp = 0, fp = 0, points2 = 0;
+  while (i >= 0 || j >= 0) {
+    const v = i < 0 ? neg[j] : j < 0 ? pos[i] : Math.max(pos[i], neg[j]);
+    while (i >= 0 && pos[i] === v) {
+      tp++;
+      i--;
+    }
+    while (j >= 0 && neg[j] === v) {
+      fp++;
+      j--;
+    }
+    tps[points2] = tp;
+    fps[points2] = fp;
+    points2++;
+  }
+  return trapezoidAuc(tps.subarray(0, points2), fps.subarray(0, points2));
+}
+function trapezoidAuc(tps, fps) {
+  const n = tps.length;
+  const keep = new Int32Array(n);
+  let m = 0;
+  if (n > 2) {
+    keep[m++] = 0;
+    for (let k = 0; k + 2 < n; k++) {
+      const d2f = fps[k + 2] - fps[k + 1] - (fps[k + 1] - fps[k]);
+      const d2t = tps[k + 2] - tps[k + 1] - (tps[k + 1] - tps[k]);
+      if (d2f !== 0 || d2t !== 0) keep[m++] = k + 1;
+    }
+    keep[m++] = n - 1;
+  } else for (let k = 0; k < n; k++) keep[m++] = k;
+  const totalT = tps[n - 1], totalF = fps[n - 1];
+  const tpr = new Float64Array(m + 1), fpr = new Float64Array(m + 1);
+  for (let k = 0; k < m; k++) {
+    tpr[k + 1] = tps[keep[k]] / totalT;
+    fpr[k + 1] = fps[keep[k]] / totalF;
+  }
+  const terms = new Float64Array(m);
+  for (let k = 0; k < m; k++) terms[k] = (fpr[k + 1] - fpr[k]) * (tpr[k + 1] + tpr[k]) / 2;
+  return numpySum(terms);
+}
+
+// src/grade/metrics/logloss.ts
+var EPS = 2220446049250313e-31;
+var clip = (p) => p < EPS ? EPS : p > 1 - EPS ? 1 - EPS : p;
+function multiclassLogLoss(truth, prob, rows) {
+  if (truth.length !== prob.length)
+    throw new MetricError("different number of classes in truth and predictions");
+  if (truth.length === 0) throw new MetricError("no classes");
+  const n = truth[0].length;
+  if (n === 0) throw new MetricError("no rows");
+  const loss = new Float64Array(n);
+  for (let j = 0; j < truth.length; j++) {
+    const y = truth[j], p = prob[j];
+    sameLength(y, p, "truth and predictions");
+    if (rows && rows.length === n && !hasNaN(p)) {
+      for (let i = 0; i < n; i++) {
+        const yi = y[i];
+        if (yi !== 0) loss[i] -= yi * Math.log(clip(p[rows[i]]));
+      }
+      continue;
+    }
+    for (let i = 0; i < n; i++) {
+      const pi = p[rows ? rows[i] : i];
+      if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
+      const yi = y[i];
+      if (yi !== 0) loss[i] -= yi * Math.log(clip(pi));
+    }
+  }
+  return numpySum(loss) / n;
+}
+function hasNaN(v) {
+  for (let i = 0; i < v.length; i++) if (Number.isNaN(v[i])) return true;
+  return false;
+}
+function binaryLogLoss(labels, p) {
+  sameLength(labels, p, "labels and predictions");
+  if (labels.length === 0) throw new MetricError("no rows");
+  const loss = new Float64Array(labels.length);
+  for (let i = 0; i < labels.length; i++) {
+    const pi = p[i];
+    if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
+    const y = labels[i];
+    if (y !== 0 && y !== 1) throw new MetricError(`label ${y} is not 0 or 1`);
+    loss[i] = -Math.log(y === 1 ? clip(pi) : clip(1 - pi));
+  }
+  return numpySum(loss) / labels.length;
+}
+
+// src/grade/metrics/regression.ts
+function checked(a, b) {
+  sameLength(a, b);
+  if (a.length === 0) throw new MetricError("no rows");
+  requireFinite(a, "the answers");
+  requireFinite(b, "the predictions");
+}
+function rmse(truth, pred) {
+  checked(truth, pred);
+  const sq = new Float64Array(truth.length);
+  for (let i = 0; i < truth.length; i++) {
+    const d = truth[i] - pred[i];
+    sq[i] = d * d;
+  }
+  return Math.sqrt(numpySum(sq) / truth.length);
+}
+function rmsle(truth, pred) {
+  checked(truth, pred);
+  for (let i = 0; i < truth.length; i++) {
+    if (truth[i] <= -1 || pred[i] <= -1) throw new MetricError("RMSLE is undefined for values \u2264 -1");
+  }
+  const lt = Float64Array.from(truth, Math.log1p);
+  const lp = Float64Array.from(pred, Math.log1p);
+  return rmse(lt, lp);
+}
+
+// src/grade/metrics/classification.ts
+function sortedUnion(a, b) {
+  const set2 = /* @__PURE__ */ new Set();
+  for (let i = 0; i < a.length; i++) set2.add(a[i]);
+  for (let i = 0; i < b.length; i++) set2.add(b[i]);
+  return [...set2].sort((x, y) => x < y ? -1 : x > y ? 1 : 0);
+}
+function quadraticWeightedKappa(a, b) {
+  sameLength(a, b);
+  if (a.length === 0) throw new MetricError("no rows");
+  const labels = sortedUnion(a, b);
+  const k = labels.length;
+  const index = new Map(labels.map((l, i) => [l, i]));
+  const o = new Float64Array(k * k);
+  const sumA = new Float64Array(k), sumB = new Float64Array(k);
+  for (let i = 0; i < a.length; i++) {
+    const x = index.get(a[i]), y = index.get(b[i]);
+    o[x * k + y]++;
+    sumA[x]++;
+    sumB[y]++;
+  }
+  const n = a.length;
+  const wo = new Float64Array(k * k), we = new Float64Array(k * k);
+  for (let x = 0; x < k; x++) {
+    for (let y = 0; y < k; y++) {
+      const w = (x - y) * (x - y);
+      wo[x * k + y] = w * o[x * k + y];
+      we[x * k + y] = w * (sumB[x] * sumA[y] / n);
+    }
+  }
+  return 1 - numpySum(wo) / numpySum(we);
+}
+
+// src/grade/pystr.ts
+function pythonFloatRepr(x) {
+  if (Number.isNaN(x)) return "nan";
+  if (x === Infinity) return "inf";
+  if (x === -Infinity) return "-inf";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const [mant, expStr] = x.toExponential().split("e");
+  const exp = Number(expStr);
+  const neg = mant.startsWith("-");
+  const digits = mant.replace("-", "").replace(".", "");
+  let body;
+  if (exp >= -4 && exp < 16) {
+    if (exp < 0) body = "0." + "0".repeat(-exp - 1) + digits;
+    else if (digits.length > exp + 1) body = digits.slice(0, exp + 1) + "." + digits.slice(exp + 1);
+    else body = digits + "0".repeat(exp + 1 - digits.length) + ".0";
+  } else {
+    const m = digits.length > 1 ? digits[0] + "." + digits.slice(1) : digits;
+    body = `${m}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+  }
+  return neg ? "-" + body : body;
+}
+function pythonStr(c, i) {
+  switch (c.kind) {
+    case "text":
+      return c.strings[i] ?? "nan";
+    case "int":
+      return String(c.values[i]);
+    case "bool": {
+      const v = c.values[i];
+      return Number.isNaN(v) ? "nan" : v ? "True" : "False";
+    }
+    case "float":
+      return pythonFloatRepr(c.values[i]);
+  }
+}
+
+// src/grade/graders.ts
+function columnsUsed(spec) {
+  const used = namedColumns(spec);
+  const positions = spec.kind === "column-auc" ? spec.targets.length + 2 : spec.kind === "multiclass-logloss" ? spec.classes.length + 2 : 0;
+  return { ...used, positions };
+}
+function submissionReadOptions(spec, answerRows) {
+  const { submission: keep, positions } = columnsUsed(spec);
+  return {
+    keep: keep ? (n) => keep.includes(n) : (_n, k) => k < positions,
+    maxRows: answerRows
+  };
+}
+function namedColumns(spec) {
+  switch (spec.kind) {
+    case "binary-auc":
+    case "rmse":
+    case "binary-logloss":
+    case "accuracy":
+    case "qwk":
+      return { submission: [spec.id, spec.target], answers: [spec.id, spec.target] };
+    case "column-auc":
+      return {
+        submission: spec.pairing === "by-position" ? null : [spec.id, ...spec.targets],
+        answers: [spec.id, ...spec.targets]
+      };
+    case "column-rmsle":
+      return { submission: spec.targets, answers: spec.targets };
+    case "multiclass-logloss":
+      return {
+        submission: spec.columns === "exact-count" ? null : [spec.id, ...spec.classes],
+        answers: [spec.id, ...spec.classes]
+      };
+  }
+}
+function scoreTables(spec, sub, ans) {
+  switch (spec.kind) {
+    case "binary-auc":
+      return binaryAuc(spec.id, spec.target, sub, ans);
+    case "column-auc":
+      return columnAuc(spec, sub, ans);
+    case "rmse":
+      return rmseGrade(spec, sub, ans);
+    case "column-rmsle":
+      return columnRmsle(spec.targets, sub, ans);
+    case "multiclass-logloss":
+      return multiclassLogLossGrade(spec, sub, ans);
+    case "binary-logloss":
+      return binaryLogLossGrade(spec.id, spec.target, sub, ans);
+    case "accuracy":
+      return accuracyGrade(spec, sub, ans);
+    case "qwk":
+      return qwkGrade(spec.id, spec.target, sub, ans);
+  }
+}
+function binaryAucChecks(id, target, sub, ans) {
+  const subId = requireColumn(sub, id);
+  const col = requireColumn(sub, target);
+  requireRowCount(sub, ans);
+  const score3 = numeric(col);
+  requireUnitRange(score3, col);
+  const rows = pairById(subId, requireColumn(ans, id, "answers"));
+  return { truth: numeric(requireColumn(ans, target, "answers"), "answers"), score: take(score3, rows) };
+}
+function binaryAuc(id, target, sub, ans) {
+  const { truth, score: score3 } = binaryAucChecks(id, target, sub, ans);
+  return rocAuc(truth, score3);
+}
+function columnAuc(spec, sub, ans) {
+  const ansId = requireColumn(ans, spec.id, "answers");
+  if (spec.columns === "exact") {
+    if (spec.pairing === "by-name") requireRowCount(sub, ans);
+    requireColumn(sub, spec.id);
+    for (const t of spec.targets) requireColumn(sub, t);
+    const want = /* @__PURE__ */ new Set([spec.id, ...spec.targets]);
+    const extra = sub.names.filter((n) => !want.has(n));
+    if (extra.length)
+      throw new SubmissionError(
+        `submission has unexpected column(s) ${extra.map((e) => `"${e}"`).join(", ")}`
+      );
+    if (spec.pairing === "by-position") requireRowCount(sub, ans);
+  } else {
+    for (const t of spec.targets) requireColumn(sub, t);
+    requireColumn(sub, spec.id);
+    requireRowCount(sub, ans);
+  }
+  const subId = requireColumn(sub, spec.id);
+  const scoreCols = spec.pairing === "by-position" ? sub.names.filter((n) => n !== spec.id).map((n) => sub.column(n)) : spec.targets.map((t) => sub.column(t));
+  const scores = scoreCols.map((c) => {
+    if (!spec.range) return null;
+    const v = numeric(c);
+    requireUnitRange(v, c);
+    return v;
+  });
+  const truths = spec.targets.map((t) => numeric(requireColumn(ans, t, "answers"), "answers"));
+  let ansRows, subRows;
+  const keepAnswer = (j) => !spec.skipNegativeRows || truths.reduce((s, t) => s + t[j], 0) >= 0;
+  let paired = null;
+  try {
+    paired = pairById(subId, ansId);
+  } catch (e) {
+    if (spec.duplicateIds !== "allow") throw e;
+  }
+  if (paired) {
+    const keep = [];
+    for (let j = 0; j < ans.rowCount; j++) if (keepAnswer(j)) keep.push(j);
+    ansRows = Int32Array.from(keep);
+    subRows = Int32Array.from(keep, (j) => paired[j]);
+  } else {
+    const flag = /* @__PURE__ */ new Map();
+    for (let j = 0; j < ans.rowCount; j++) flag.set(idKey(ansId, j), keepAnswer(j));
+    const subOrder = sortedOrder(subId, true), ansOrder = sortedOrder(ansId, true);
+    const s = [], a = [];
+    for (const i of subOrder) {
+      const f = flag.get(idKey(subId, i));
+      if (f === void 0)
+        throw new SubmissionError(`submission id ${JSON.stringify(idKey(subId, i))} is not in the answers`);
+      if (f) s.push(i);
+    }
+    for (const j of ansOrder) if (keepAnswer(j)) a.push(j);
+    if (s.length !== a.length)
+      throw new SubmissionError(
+        `after matching ids, ${s.length} submission rows pair with ${a.length} answer rows`
+      );
+    ansRows = Int32Array.from(a);
+    subRows = Int32Array.from(s);
+  }
+  if (scores.length !== truths.length) {
+    throw new SubmissionError(`submission has ${scores.length} score columns, expected ${truths.length}`);
+  }
+  const aucs = [];
+  for (let k = 0; k < truths.length; k++) {
+    const y = take(truths[k], ansRows);
+    const v = scores[k];
+    const p = v ? take(v, subRows) : sklearnNumbers(scoreCols[k], subRows);
+    requireNoMissing(p, scoreCols[k]);
+    aucs.push(rocAuc(y, p));
+  }
+  return numpySum(aucs) / truths.length;
+}
+function rmseGrade(spec, sub, ans) {
+  const ansId = requireColumn(ans, spec.id, "answers");
+  const truthAll = numeric(requireColumn(ans, spec.target, "answers"), "answers");
+  if (spec.ids === "sort-only") {
+    const col2 = requireColumn(sub, spec.target);
+    const subId2 = requireColumn(sub, spec.id);
+    requireRowCount(sub, ans);
+    return rmse(take(truthAll, sortedOrder(ansId)), sklearnNumbers(col2, sortedOrder(subId2)));
+  }
+  const subId = requireColumn(sub, spec.id);
+  const col = requireColumn(sub, spec.target);
+  const pred = sklearnNumbers(col, null);
+  requireRowCount(sub, ans);
+  const radix = uniqueTextOrder(ansId, () => repeatedAnswerId(ansId));
+  const rows = radix ? pairById(subId, ansId) : pairByUniqueIds(subId, ansId);
+  const order = radix ?? sortedOrder(ansId, true);
+  const subRows = new Int32Array(order.length);
+  for (let p = 0; p < order.length; p++) subRows[p] = rows[order[p]];
+  return rmse(take(truthAll, order), take(pred, subRows));
+}
+function pairByUniqueIds(subId, ansId) {
+  return pairById(subId, ansId, () => repeatedAnswerId(ansId));
+}
+function repeatedAnswerId(ansId) {
+  throw new AnswersError(`the answers repeat an id in "${ansId.name}": they cannot be graded`);
+}
+var INT64_BOUND = 9223372036854776e3;
+function requireClassLabels(v, c) {
+  const float = c.kind === "float";
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!Number.isInteger(x) || float && (x < -INT64_BOUND || x >= INT64_BOUND))
+      throw new SubmissionError(
+        `column "${c.name}" has a label ${x} that is not an integer in int64 range (data row ${i + 1}); scikit-learn treats such labels as continuous`
+      );
+  }
+}
+function columnRmsle(targets, sub, ans) {
+  const cols = targets.map((t) => requireColumn(sub, t));
+  requireRowCount(sub, ans);
+  let sum2 = 0;
+  for (let k = 0; k < targets.length; k++) {
+    sum2 += rmsle(
+      numeric(requireColumn(ans, targets[k], "answers"), "answers"),
+      sklearnNumbers(cols[k], null)
+    );
+  }
+  return sum2 / targets.length;
+}
+function requireRowSums(cols, tolerance) {
+  const vals = cols.map((c) => numeric(c));
+  const n = vals.length ? vals[0].length : 0;
+  const sums = new Float64Array(n);
+  let badRangeCol = -1, missingCol = -1;
+  for (let k = 0; k < vals.length; k++) {
+    const v = vals[k];
+    for (let i = 0; i < n; i++) {
+      const x = v[i];
+      if (x === x) {
+        sums[i] += x;
+        if ((x < 0 || x > 1) && badRangeCol === -1) badRangeCol = k;
+      } else if (missingCol === -1) missingCol = k;
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    const s = sums[i];
+    if (!(Math.abs(s - 1) <= tolerance)) {
+      throw new SubmissionError(
+        `probabilities on data row ${i + 1} sum to ${s}, not 1 (tolerance ${tolerance})`
+      );
+    }
+  }
+  if (badRangeCol !== -1) requireUnitRange(vals[badRangeCol], cols[badRangeCol]);
+  if (missingCol !== -1) requireNoMissing(vals[missingCol], cols[missingCol]);
+  return vals;
+}
+function multiclassLogLossGrade(spec, sub, ans) {
+  const want = [spec.id, ...spec.classes];
+  if (spec.columns === "exact-count") {
+    if (sub.rowCount !== ans.rowCount || sub.names.length !== want.length) {
+      throw new SubmissionError(
+        `submission shape (${sub.rowCount}, ${sub.names.length}) does not match the answers' (${ans.rowCount}, ${want.length})`
+      );
+    }
+    requireRowSums(
+      sub.names.slice(1).map((n) => sub.column(n)),
+      spec.rowSumTolerance
+    );
+  } else {
+    if (spec.columns === "exact") {
+      const wanted = new Set(want);
+      const missing = want.filter((n) => !sub.has(n));
+      const extra = sub.names.filter((n) => !wanted.has(n));
+      if (missing.length || extra.length || sub.names.length !== want.length) {
+        const parts2 = [];
+        if (missing.length)
+          parts2.push(
+            `missing ${missing.slice(0, 3).map((m) => `"${m}"`).join(", ")}${missing.length > 3 ? ", \u2026" : ""}`
+          );
+        if (extra.length)
+          parts2.push(
+            `unexpected ${extra.slice(0, 3).map((m) => `"${m}"`).join(", ")}${extra.length > 3 ? ", \u2026" : ""}`
+          );
+        throw new SubmissionError(
+          `submission columns must be exactly ${spec.id} + ${spec.classes.length} classes (${parts2.join("; ")})`
+        );
+      }
+    } else {
+      for (const c of spec.classes) requireColumn(sub, c);
+      requireColumn(sub, spec.id);
+    }
+    requireRowCount(sub, ans);
+    requireRowSums(
+      spec.classes.map((c) => sub.column(c)),
+      spec.rowSumTolerance
+    );
+  }
+  for (const c of want) requireColumn(sub, c);
+  const rows = pairByUniqueIds(sub.column(spec.id), requireColumn(ans, spec.id, "answers"));
+  const probs = spec.classes.map((c) => numeric(sub.column(c)));
+  const truth = spec.classes.map((c) => numeric(requireColumn(ans, c, "answers"), "answers"));
+  return multiclassLogLoss(truth, probs, rows);
+}
+function requireSameIdSet(subId, ansId, id) {
+  if (!sameIdSet(subId, ansId))
+    throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
+}
+function binaryLogLossGrade(id, target, sub, ans) {
+  const subId = requireColumn(sub, id);
+  const col = requireColumn(sub, target);
+  const ansId = requireColumn(ans, id, "answers");
+  requireSameIdSet(subId, ansId, id);
+  requireRowCount(sub, ans);
+  const p = numeric(col);
+  requireUnitRange(p, col);
+  requireNoMissing(p, col);
+  const rows = pairSortedSets(subId, ansId);
+  return binaryLogLoss(numeric(requireColumn(ans, target, "answers"), "answers"), take(p, rows));
+}
+function pairSortedSets(subId, ansId) {
+  try {
+    return pairById(subId, ansId);
+  } catch (e) {
+    if (!(e instanceof SubmissionError)) throw e;
+    const so = sortedOrder(subId), ao = sortedOrder(ansId);
+    const out = new Int32Array(ao.length);
+    for (let p = 0; p < ao.length; p++) out[ao[p]] = so[p];
+    return out;
+  }
+}
+function distinct(c) {
+  return new Set(c.kind === "text" ? c.strings : c.values);
+}
+function accuracyGrade(spec, sub, ans) {
+  requireRowCount(sub, ans);
+  const col = requireColumn(sub, spec.target);
+  const subId = requireColumn(sub, spec.id);
+  const truthCol = requireColumn(ans, spec.target, "answers");
+  const rows = pairByUniqueIds(subId, requireColumn(ans, spec.id, "answers"));
+  const n = ans.rowCount;
+  if (n === 0) throw new SubmissionError("the answers have no rows");
+  let hits = 0;
+  if (spec.compare === "string") {
+    for (let j = 0; j < n; j++) if (pythonStr(truthCol, j) === pythonStr(col, rows[j])) hits++;
+    return hits / n;
+  }
+  const subText = col.kind === "text", ansText = truthCol.kind === "text";
+  if (subText && col.strings.includes(null)) {
+    throw new SubmissionError(
+      `column "${spec.target}" has a missing label (data row ${col.strings.indexOf(null) + 1})`
+    );
+  }
+  if (subText !== ansText) {
+    if (distinct(col).size <= 2 && distinct(truthCol).size <= 2) {
+      throw new SubmissionError(`column "${spec.target}" mixes text and number labels`);
+    }
+    return 0;
+  }
+  if (subText) {
+    const a2 = truthCol.strings, s2 = col.strings;
+    const gap = s2.indexOf(null);
+    if (gap !== -1)
+      throw new SubmissionError(`column "${spec.target}" has a missing label (data row ${gap + 1})`);
+    for (let j = 0; j < n; j++) if (a2[j] === s2[rows[j]]) hits++;
+    return hits / n;
+  }
+  const a = truthCol.values, s = col.values;
+  requireNoMissing(s, col);
+  requireClassLabels(s, col);
+  for (let j = 0; j < n; j++) if (a[j] === s[rows[j]]) hits++;
+  return hits / n;
+}
+function qwkGrade(id, target, sub, ans) {
+  const col = requireColumn(sub, target);
+  if (sub.rowCount === 0 || sub.names.length === 0) throw new SubmissionError("submission has no rows");
+  const subId = requireColumn(sub, id);
+  const ansId = requireColumn(ans, id, "answers");
+  requireSameIdSet(subId, ansId, id);
+  requireRowCount(sub, ans);
+  const pred = numeric(col);
+  requireNoMissing(pred, col);
+  requireClassLabels(pred, col);
+  const rows = pairSortedSets(subId, ansId);
+  return quadraticWeightedKappa(take(pred, rows), numeric(requireColumn(ans, target, "answers"), "answers"));
+}
+
+// src/grade/spec.ts
+import { readFileSync as readFileSync4, existsSync as existsSync3 } from "node:fs";
+import { join as join3 } from "node:path";
+var name = external_exports.string().min(1);
+var names = external_exports.array(name).min(1);
+var note = external_exports.string().optional();
+var rounding = external_exports.enum(["python", "numpy"]).optional();
+var IdRule = external_exports.enum([
+  /** Sorted id lists equal (same multiset): missing, extra, duplicated or retyped ids are invalid. */
+  "match",
+  /** Ids only used to sort both sides, rows then paired by position; no check (nyc-taxi). */
+  "sort-only"
+]);
+var GraderSpecSchema = external_exports.discriminatedUnion("kind", [
+  /** One probability column scored with ROC AUC; values must lie in [0,1] (lite-grading §2.3). */
+  external_exports.strictObject({ kind: external_exports.literal("binary-auc"), id: name, target: name, rounding, note }),
+  /** Mean of per-column ROC AUCs. */
+  external_exports.strictObject({
+    kind: external_exports.literal("column-auc"),
+    id: name,
+    targets: names,
+    /** superset: extra columns ignored; exact: the column set must be exactly id + targets. */
+    columns: external_exports.enum(["superset", "exact"]).default("superset"),
+    /** Require every target value to lie in [0,1]. */
+    range: external_exports.boolean().default(true),
+    /** by-name: target k scored against answers' target k; by-position: the submission's non-id columns in its own order (jigsaw). */
+    pairing: external_exports.enum(["by-name", "by-position"]).default("by-name"),
+    /** Drop answer rows whose targets sum below 0 (Kaggle's unscored rows marked -1). */
+    skipNegativeRows: external_exports.boolean().default(false),
+    /** reject: ids must match exactly; allow: duplicated submission ids are paired by sorted position (jigsaw). */
+    duplicateIds: external_exports.enum(["reject", "allow"]).default("reject"),
+    rounding,
+    note
+  }),
+  /** Root mean squared error of one column. */
+  external_exports.strictObject({
+    kind: external_exports.literal("rmse"),
+    id: name,
+    target: name,
+    ids: IdRule.default("match"),
+    rounding,
+    note
+  }),
+  /** Mean of per-column RMSLEs, rows paired in file order (ids ignored). */
+  external_exports.strictObject({ kind: external_exports.literal("column-rmsle"), targets: names, rounding, note }),
+  /** Multi-class log loss over one-hot answer columns; rows must sum to 1 ± tolerance and lie in [0,1]. */
+  external_exports.strictObject({
+    kind: external_exports.literal("multiclass-logloss"),
+    id: name,
+    classes: names,
+    /** superset: extras ignored; exact: column set exactly id + classes; exact-count: exactly 1+K columns, probability checks by position (id first). */
+    columns: external_exports.enum(["superset", "exact", "exact-count"]).default("superset"),
+    /** numpy isclose(sum, 1, atol=1e-6) with rtol 1e-5 ⇒ 1.1e-5. */
+    rowSumTolerance: external_exports.number().nonnegative().default(11e-6),
+    rounding,
+    note
+  }),
+  /** Binary log loss of P(label = 1); ids compared as sets, values in [0,1]. */
+  external_exports.strictObject({ kind: external_exports.literal("binary-logloss"), id: name, target: name, rounding, note }),
+  /** Fraction of rows equal to the answer. value: pandas/sklearn comparison; string: both sides as pandas astype(str). */
+  external_exports.strictObject({
+    kind: external_exports.literal("accuracy"),
+    id: name,
+    target: name,
+    compare: external_exports.enum(["value", "string"]).default("value"),
+    rounding,
+    note
+  }),
+  /** Quadratic weighted kappa over integral labels; ids compared as sets. */
+  external_exports.strictObject({ kind: external_exports.literal("qwk"), id: name, target: name, rounding, note })
+]);
+function roundingOf(spec) {
+  if (spec.rounding) return spec.rounding;
+  return spec.kind === "binary-auc" || spec.kind === "column-auc" || spec.kind === "qwk" || spec.kind === "accuracy" ? "numpy" : "python";
+}
+function parseGraderSpec(raw, source = "grader.json") {
+  const parsed = GraderSpecSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(formatZodError(parsed.error, source));
+  return parsed.data;
+}
+function loadGraderSpec(competitionDir) {
+  const file2 = join3(competitionDir, "grader.json");
+  if (!existsSync3(file2)) return null;
+  let raw;
+  try {
+    raw = JSON.parse(readFileSync4(file2, "utf8"));
+  } catch (e) {
+    throw new Error(`${file2}: not valid JSON (${e.message})`);
+  }
+  return parseGraderSpec(raw, file2);
+}
+
+// src/grade/format-check.ts
+var placeholder = (name2, n, f) => ({
+  name: name2,
+  kind: "float",
+  values: Float64Array.from({ length: n }, (_, i) => f(i)),
+  strings: null
+});
+var twoClasses = (i) => i % 2;
+function standInAnswers(spec, sample) {
+  const used = columnsUsed(spec).answers;
+  const missing = used.filter((n2) => !sample.column(n2));
+  if (missing.length > 0)
+    return {
+      ok: false,
+      reason: `the sample submission lacks the answer column(s) ${missing.map((m) => `"${m}"`).join(", ")} the grader reads`
+    };
+  const n = sample.rowCount;
+  const cols = used.map((name2) => {
+    const c = sample.column(name2);
+    switch (spec.kind) {
+      case "binary-auc":
+      case "binary-logloss":
+        return name2 === spec.target ? placeholder(name2, n, twoClasses) : c;
+      case "column-auc":
+        return spec.targets.includes(name2) ? placeholder(name2, n, twoClasses) : c;
+      case "rmse":
+        return name2 === spec.target ? placeholder(name2, n, () => 0) : c;
+      case "column-rmsle":
+        return placeholder(name2, n, () => 0);
+      case "multiclass-logloss": {
+        const k = spec.classes.indexOf(name2);
+        return k < 0 ? c : placeholder(name2, n, () => k === 0 ? 1 : 0);
+      }
+      case "qwk":
+        return name2 === spec.target ? placeholder(name2, n, twoClasses) : c;
+      case "accuracy":
+        return c;
+    }
+  });
+  return { ok: true, answers: new Table(used, cols, n) };
+}
+function formatVerdict(spec, stand, read) {
+  if (!stand.ok) return { valid: false, errors: [`cannot check the format: ${stand.reason}`] };
+  const answers = stand.answers;
+  try {
+    const sub = read(submissionReadOptions(spec, answers.rowCount));
+    scoreTables(spec, sub, answers);
+    return { valid: true, errors: [] };
+  } catch (e) {
+    if (e instanceof CsvError || e instanceof MetricError)
+      return {
+        valid: false,
+        errors: [e.message.replace(/the answers have (\d+)/, "the sample submission has $1")]
+      };
+    return { valid: false, errors: [`cannot check the format: ${e.message}`] };
+  }
+}
+function formatGrader(competition, competitionDir) {
+  if (competition.grading === "external") return null;
+  try {
+    return loadGraderSpec(competitionDir);
+  } catch {
+    return null;
+  }
+}
+
 // src/execute/validation-server.ts
 var key = (v) => v === null ? "" : String(v);
 function idsOf(t, name2) {
@@ -95613,6 +96454,15 @@ function checkWith(sample, read) {
     }
     throw e;
   }
+}
+function standInOfFile(grader, sampleFile) {
+  const used = columnsUsed(grader).answers;
+  return standInAnswers(grader, readCsvFile(sampleFile, { keep: (n) => used.includes(n) }));
+}
+function checkFormatFileWithGrader(grader, stand, file2) {
+  if (statSync5(file2).size === 0) return { valid: false, errors: ["the submission is empty"] };
+  const r = formatVerdict(grader, stand, (opts) => readCsvFile(file2, opts));
+  return { ...r, errors: r.errors.map((e) => e.replaceAll(file2, "submission")) };
 }
 function checkFormatFile(sample, file2) {
   if (statSync5(file2).size === 0) return { valid: false, errors: ["the submission is empty"] };
@@ -95733,6 +96583,7 @@ async function startValidationServer(opts = {}) {
     try {
       entry.shape ??= sampleShapeOfFile(entry.samplePath);
       shape = entry.shape;
+      if (entry.grader) entry.stand ??= standInOfFile(entry.grader, entry.samplePath);
     } catch (e) {
       return reply(500, { error: `could not read the sample submission: ${e.message}` }, true);
     }
@@ -95785,7 +96636,7 @@ async function startValidationServer(opts = {}) {
         try {
           if (failed) return reply(400, { error: failed });
           if (parts2 && !parts2.found) return reply(400, { error: "no file part in the multipart body" });
-          const check2 = checkFormatFile(shape, file2);
+          const check2 = entry.grader && entry.stand ? checkFormatFileWithGrader(entry.grader, entry.stand, file2) : checkFormatFile(shape, file2);
           reply(200, {
             competition_id: entry.competitionId,
             valid: check2.valid,
@@ -95813,13 +96664,13 @@ async function startValidationServer(opts = {}) {
   const url2 = `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}`;
   return {
     url: url2,
-    register(competitionId, samplePath, runId) {
+    register(competitionId, samplePath, runId, grader) {
       const k = `${competitionId}\0${runId ?? ""}`;
       let token = tokenOf.get(k);
       if (!token) {
         token = randomBytes(16).toString("hex");
         tokenOf.set(k, token);
-        byToken.set(token, { competitionId, samplePath, used: 0, busy: false });
+        byToken.set(token, { competitionId, samplePath, grader: grader ?? null, used: 0, busy: false });
       }
       return `${url2}/${token}/validate`;
     },
@@ -96578,7 +97429,7 @@ var dockerBackend = {
         imageId: setup.image.id,
         gpuModel: setup.gpus.model
       },
-      validationUrl: validation ? (competitionId, sample, runId) => validation.register(competitionId, sample, runId) : void 0,
+      validationUrl: validation ? (competitionId, sample, runId, grader) => validation.register(competitionId, sample, runId, grader) : void 0,
       execute: (spec, signal) => executor.execute(spec, signal),
       close: () => closed ??= (async () => {
         ctx.signal?.removeEventListener("abort", onAbort);
@@ -96610,11 +97461,11 @@ import { randomBytes as randomBytes2 } from "node:crypto";
 import { mkdirSync } from "node:fs";
 
 // src/execute/procs.ts
-import { readdirSync as readdirSync3, readFileSync as readFileSync4 } from "node:fs";
+import { readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
 var RUN_TOKEN_VAR = "MEDALIST_RUN_TOKEN";
 function stat2(pid) {
   try {
-    const s = readFileSync4(`/proc/${pid}/stat`, "latin1");
+    const s = readFileSync5(`/proc/${pid}/stat`, "latin1");
     const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
     return { pid, ppid: Number(f[1]), pgid: Number(f[2]), start: f[19], zombie: f[0] === "Z" };
   } catch {
@@ -96623,7 +97474,7 @@ function stat2(pid) {
 }
 function hasToken(pid, needle) {
   try {
-    return readFileSync4(`/proc/${pid}/environ`).indexOf(needle) >= 0;
+    return readFileSync5(`/proc/${pid}/environ`).indexOf(needle) >= 0;
   } catch {
     return false;
   }
@@ -97698,21 +98549,21 @@ function openExecutor(name2, ctx) {
 
 // src/suite/identity-facts.ts
 import { createHash as createHash8 } from "node:crypto";
-import { existsSync as existsSync4, readFileSync as readFileSync7 } from "node:fs";
+import { existsSync as existsSync5, readFileSync as readFileSync8 } from "node:fs";
 import { resolve as resolve7 } from "node:path";
 
 // src/prepare/manifest.ts
 import { createHash as createHash5 } from "node:crypto";
 import {
   createReadStream,
-  existsSync as existsSync3,
+  existsSync as existsSync4,
   readdirSync as readdirSync5,
-  readFileSync as readFileSync5,
+  readFileSync as readFileSync6,
   renameSync,
   statSync as statSync6,
   writeFileSync
 } from "node:fs";
-import { join as join3 } from "node:path";
+import { join as join4 } from "node:path";
 var MANIFEST_NAME = "medalist-manifest.json";
 var FileEntry = external_exports.strictObject({ size: external_exports.number(), mtimeMs: external_exports.number(), md5: external_exports.string() });
 var ManifestSchema = external_exports.strictObject({
@@ -97740,8 +98591,8 @@ function md5File(file2) {
 function manifestFiles(preparedDir2, extra) {
   const out = /* @__PURE__ */ new Set();
   for (const side of ["public", "private"]) {
-    const dir = join3(preparedDir2, side);
-    if (!existsSync3(dir)) continue;
+    const dir = join4(preparedDir2, side);
+    if (!existsSync4(dir)) continue;
     for (const d of readdirSync5(dir, { withFileTypes: true })) {
       if (d.isFile() && HASHED.test(d.name)) out.add(`${side}/${d.name}`);
     }
@@ -97752,19 +98603,19 @@ function manifestFiles(preparedDir2, extra) {
 function folderCounts(preparedDir2) {
   const counts = {};
   for (const side of ["public", "private"]) {
-    const dir = join3(preparedDir2, side);
-    if (!existsSync3(dir)) continue;
+    const dir = join4(preparedDir2, side);
+    if (!existsSync4(dir)) continue;
     const entries = readdirSync5(dir, { withFileTypes: true });
     counts[side] = entries.length;
     for (const d of entries)
-      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync5(join3(dir, d.name)).length;
+      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync5(join4(dir, d.name)).length;
   }
   return counts;
 }
 async function buildManifest(preparedDir2, competition, origin, extra, upstream) {
   const files = {};
   for (const rel of manifestFiles(preparedDir2, extra)) {
-    const file2 = join3(preparedDir2, rel);
+    const file2 = join4(preparedDir2, rel);
     const st = statSync6(file2);
     files[rel] = { size: st.size, mtimeMs: st.mtimeMs, md5: await md5File(file2) };
   }
@@ -97788,15 +98639,15 @@ async function buildManifest(preparedDir2, competition, origin, extra, upstream)
   };
 }
 function writeManifest(preparedDir2, m) {
-  const file2 = join3(preparedDir2, MANIFEST_NAME);
+  const file2 = join4(preparedDir2, MANIFEST_NAME);
   writeFileSync(`${file2}.tmp-${process.pid}`, JSON.stringify(m, null, 2) + "\n");
   renameSync(`${file2}.tmp-${process.pid}`, file2);
 }
 function readManifest(preparedDir2) {
-  const file2 = join3(preparedDir2, MANIFEST_NAME);
-  if (!existsSync3(file2)) return void 0;
+  const file2 = join4(preparedDir2, MANIFEST_NAME);
+  if (!existsSync4(file2)) return void 0;
   try {
-    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync5(file2, "utf8")));
+    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync6(file2, "utf8")));
     return parsed.success ? parsed.data : void 0;
   } catch {
     return void 0;
@@ -97807,7 +98658,7 @@ function manifestStillValid(preparedDir2, m, required2) {
   for (const [rel, f] of Object.entries(m.files)) {
     let st;
     try {
-      st = statSync6(join3(preparedDir2, rel));
+      st = statSync6(join4(preparedDir2, rel));
     } catch {
       return `${rel} is missing`;
     }
@@ -97821,8 +98672,8 @@ var GRADER_VERSION = "1";
 
 // src/suite/agent-files.ts
 import { createHash as createHash6 } from "node:crypto";
-import { lstatSync as lstatSync3, readdirSync as readdirSync6, readFileSync as readFileSync6, readlinkSync as readlinkSync2 } from "node:fs";
-import { join as join4, relative as relative2, sep } from "node:path";
+import { lstatSync as lstatSync3, readdirSync as readdirSync6, readFileSync as readFileSync7, readlinkSync as readlinkSync2 } from "node:fs";
+import { join as join5, relative as relative2, sep } from "node:path";
 var DEFAULT_IGNORE = [".git", "node_modules", ".medalist", "__pycache__", ".venv", "venv", "*.pyc"];
 function globToRegExp(glob) {
   const g = glob.replace(/^\.\//, "").replace(/\/$/, "");
@@ -97854,7 +98705,7 @@ function hashAgentFiles(root, opts = {}) {
       throw new UserError(`agent.files: cannot read ${dir}: ${e.message}`);
     }
     for (const name2 of names2) {
-      const abs = join4(dir, name2);
+      const abs = join5(dir, name2);
       const rel = relative2(root, abs).split(sep).join("/");
       if (exclude.has(abs) || matchesAny(rel, ignore)) continue;
       const st = lstatSync3(abs);
@@ -97873,9 +98724,9 @@ function hashAgentFiles(root, opts = {}) {
   const h = createHash6("sha256");
   let bytes2 = 0;
   for (const rel of found) {
-    const abs = join4(root, ...rel.split("/"));
+    const abs = join5(root, ...rel.split("/"));
     const st = lstatSync3(abs);
-    const body = st.isSymbolicLink() ? Buffer.from(`link:${readlinkSync2(abs)}`) : readFileSync6(abs);
+    const body = st.isSymbolicLink() ? Buffer.from(`link:${readlinkSync2(abs)}`) : readFileSync7(abs);
     bytes2 += body.length;
     const head = `${rel}\0${st.mode & 73 ? "x" : "-"}\0${body.length}\0`;
     h.update(head).update(body);
@@ -97939,11 +98790,11 @@ function agentFacts(i) {
   if (i.imageId) code = `image ${i.imageId}`;
   else if (agent.command !== void 0 && !agent.image && !agent.build) {
     const cwd = resolve7(i.baseDir, agent.cwd ?? ".");
-    if (!existsSync4(cwd)) throw new UserError(`agent.cwd: ${cwd} does not exist`);
+    if (!existsSync5(cwd)) throw new UserError(`agent.cwd: ${cwd} does not exist`);
     code = `files ${hashAgentFiles(cwd, { ...agent.files, exclude: i.exclude }).hash}`;
   } else if (agent.build) {
     const file2 = resolve7(i.baseDir, agent.build.context, agent.build.dockerfile);
-    const text2 = existsSync4(file2) ? readFileSync7(file2, "utf8") : "(missing)";
+    const text2 = existsSync5(file2) ? readFileSync8(file2, "utf8") : "(missing)";
     code = `unbuilt ${JSON.stringify(agent.build)} ${createHash8("sha256").update(text2).digest("hex")}`;
   } else code = `image ref ${agent.image}`;
   return {
@@ -98156,29 +99007,29 @@ function decide2(run, finished, now, sel) {
 }
 
 // src/prepare/prepare.ts
-import { existsSync as existsSync10, mkdirSync as mkdirSync8, readdirSync as readdirSync10, renameSync as renameSync6, rmSync as rmSync9 } from "node:fs";
-import { join as join11, posix } from "node:path";
+import { existsSync as existsSync11, mkdirSync as mkdirSync8, readdirSync as readdirSync10, renameSync as renameSync6, rmSync as rmSync9 } from "node:fs";
+import { join as join12, posix } from "node:path";
 
 // src/prepare/kaggle.ts
 import {
   closeSync as closeSync4,
-  existsSync as existsSync5,
+  existsSync as existsSync6,
   openSync as openSync4,
-  readFileSync as readFileSync8,
+  readFileSync as readFileSync9,
   renameSync as renameSync2,
   rmSync as rmSync4,
   statSync as statSync7,
   writeSync as writeSync2
 } from "node:fs";
 import { homedir as homedir2 } from "node:os";
-import { join as join5 } from "node:path";
+import { join as join6 } from "node:path";
 var KAGGLE_API = "https://www.kaggle.com/api/v1";
 function kaggleCredentials(env = process.env) {
   if (env.KAGGLE_USERNAME && env.KAGGLE_KEY) return { username: env.KAGGLE_USERNAME, key: env.KAGGLE_KEY };
-  const file2 = join5(env.KAGGLE_CONFIG_DIR ?? join5(homedir2(), ".kaggle"), "kaggle.json");
-  if (existsSync5(file2)) {
+  const file2 = join6(env.KAGGLE_CONFIG_DIR ?? join6(homedir2(), ".kaggle"), "kaggle.json");
+  if (existsSync6(file2)) {
     try {
-      const j = JSON.parse(readFileSync8(file2, "utf8"));
+      const j = JSON.parse(readFileSync9(file2, "utf8"));
       if (j.username && j.key) return { username: j.username, key: j.key };
     } catch {
     }
@@ -98225,7 +99076,7 @@ async function fetchFollowing(url2, headers) {
   throw new Error("too many redirects");
 }
 async function attempt(id, url2, part2, opts) {
-  const have = existsSync5(part2) ? statSync7(part2).size : 0;
+  const have = existsSync6(part2) ? statSync7(part2).size : 0;
   const auth = Buffer.from(`${opts.credentials.username}:${opts.credentials.key}`).toString("base64");
   const headers = { authorization: `Basic ${auth}`, "user-agent": "medalist" };
   if (have > 0) headers.range = `bytes=${have}-`;
@@ -98315,14 +99166,14 @@ async function downloadCompetition(id, dest, opts) {
 }
 
 // src/prepare/lock.ts
-import { closeSync as closeSync5, openSync as openSync5, readFileSync as readFileSync9, rmSync as rmSync5, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync5, openSync as openSync5, readFileSync as readFileSync10, rmSync as rmSync5, writeSync as writeSync3 } from "node:fs";
 import { hostname as hostname3 } from "node:os";
 var LockBusyError = class extends Error {
 };
 function isStale(file2, staleMs) {
   let text2;
   try {
-    text2 = readFileSync9(file2, "utf8");
+    text2 = readFileSync10(file2, "utf8");
   } catch {
     return false;
   }
@@ -98358,7 +99209,7 @@ async function acquireLock(file2, opts = {}) {
     if (Date.now() >= deadline) {
       let holder = "";
       try {
-        holder = readFileSync9(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
+        holder = readFileSync10(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
       } catch {
       }
       throw new LockBusyError(`${file2} is held by process ${holder || "?"}`);
@@ -98368,8 +99219,8 @@ async function acquireLock(file2, opts = {}) {
 }
 
 // src/prepare/split.ts
-import { copyFileSync, existsSync as existsSync6, mkdirSync as mkdirSync4, readdirSync as readdirSync8, renameSync as renameSync3, rmSync as rmSync6 } from "node:fs";
-import { dirname as dirname4, join as join7 } from "node:path";
+import { copyFileSync, existsSync as existsSync7, mkdirSync as mkdirSync4, readdirSync as readdirSync8, renameSync as renameSync3, rmSync as rmSync6 } from "node:fs";
+import { dirname as dirname4, join as join8 } from "node:path";
 
 // src/prepare/numpy-random.ts
 var N = 624;
@@ -98617,7 +99468,7 @@ var CsvWriter = class {
 var import_yauzl = __toESM(require_yauzl(), 1);
 var import_yazl = __toESM(require_yazl(), 1);
 import { createWriteStream as createWriteStream3, mkdirSync as mkdirSync3, readdirSync as readdirSync7 } from "node:fs";
-import { basename, dirname as dirname3, join as join6, resolve as resolve8, sep as sep2 } from "node:path";
+import { basename, dirname as dirname3, join as join7, resolve as resolve8, sep as sep2 } from "node:path";
 import { pipeline } from "node:stream/promises";
 async function extractZip(zipFile, dest) {
   const root = resolve8(dest);
@@ -98657,7 +99508,7 @@ async function zipFiles(files, zipFile, compress = true) {
 function zipFolder(dir, zipFile) {
   const files = readdirSync7(dir).sort();
   return zipFiles(
-    files.map((name2) => join6(dir, name2)),
+    files.map((name2) => join7(dir, name2)),
     zipFile
   );
 }
@@ -98748,12 +99599,12 @@ function splitIndices(n, testSize, recipe) {
 async function runTableSplit(recipe, rawDir, outDir, log = () => {
 }) {
   for (const x of recipe.extract) {
-    const archive = join7(rawDir, x.archive);
-    if (!existsSync6(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
-    await extractZip(archive, join7(rawDir, x.into ?? ""));
+    const archive = join8(rawDir, x.archive);
+    if (!existsSync7(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
+    await extractZip(archive, join8(rawDir, x.into ?? ""));
   }
-  const tableFile = join7(rawDir, recipe.table);
-  if (!existsSync6(tableFile)) throw new Error(`raw table ${recipe.table} not found in the Kaggle download`);
+  const tableFile = join8(rawDir, recipe.table);
+  if (!existsSync7(tableFile)) throw new Error(`raw table ${recipe.table} not found in the Kaggle download`);
   const labelCols = recipe.outputs.flatMap((o) => o.kind === "one-hot" && !o.classes ? [o.label] : []);
   const table = await scanTable(tableFile, labelCols, recipe.groupBy);
   const computed = Object.entries(recipe.computed);
@@ -98768,14 +99619,14 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     testSize = 0;
   else if (testSize === void 0) {
     const { dir, suffix } = recipe.testSizeFromFiles;
-    const k = readdirSync8(join7(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
+    const k = readdirSync8(join8(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
     testSize = k / (table.n + k);
   }
   const reader = new RecordReader(table);
   let parts2;
   if (recipe.testMembers) {
     const m = recipe.testMembers;
-    const ids = new Set(m.tfrecords.flatMap((f) => tfrecordFeature(join7(rawDir, f), m.feature)));
+    const ids = new Set(m.tfrecords.flatMap((f) => tfrecordFeature(join8(rawDir, f), m.feature)));
     const k = col(m.column);
     const train = [];
     const test = [];
@@ -98825,7 +99676,7 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     }
   };
   const target = (to) => {
-    const file2 = join7(outDir, to);
+    const file2 = join8(outDir, to);
     mkdirSync4(dirname4(file2), { recursive: true });
     return file2;
   };
@@ -98871,7 +99722,7 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
       const key2 = col(o.key);
       const keys = /* @__PURE__ */ new Set();
       each(o.part, (raw) => keys.add(raw[key2]));
-      const other = await scanTable(join7(rawDir, o.from));
+      const other = await scanTable(join8(rawDir, o.from));
       const k2 = other.header.indexOf(o.key);
       if (k2 < 0) throw new Error(`${o.from}: no column "${o.key}"`);
       const r2 = new RecordReader(other);
@@ -98890,52 +99741,52 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
   const moved = /* @__PURE__ */ new Map();
   for (const c of recipe.copies) {
     each(c.part, (raw, out) => {
-      const from = join7(rawDir, fill(c.from, raw, out));
+      const from = join8(rawDir, fill(c.from, raw, out));
       const to = target(fill(c.to, raw, out));
       const earlier = moved.get(from);
       if (earlier) copyFileSync(earlier, to);
-      else if (existsSync6(from)) {
+      else if (existsSync7(from)) {
         renameSync3(from, to);
         moved.set(from, to);
       } else throw new Error(`raw file ${fill(c.from, raw, out)} not found in the Kaggle download`);
     });
   }
-  for (const f of recipe.files) copyFileSync(join7(rawDir, f.from), target(f.to));
+  for (const f of recipe.files) copyFileSync(join8(rawDir, f.from), target(f.to));
   for (const a of recipe.archives) {
-    const dir = join7(outDir, a.dir);
+    const dir = join8(outDir, a.dir);
     mkdirSync4(dir, { recursive: true });
     await zipFolder(dir, target(a.to));
     rmSync6(dir, { recursive: true, force: true });
   }
-  for (const d of recipe.dirs) mkdirSync4(join7(outDir, d), { recursive: true });
+  for (const d of recipe.dirs) mkdirSync4(join8(outDir, d), { recursive: true });
   if (recipe.renameTfrecords) {
     const t = recipe.renameTfrecords;
     const counters = { train: 0, test: 0 };
-    mkdirSync4(join7(outDir, t.to), { recursive: true });
-    const files = readdirSync8(join7(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
+    mkdirSync4(join8(outDir, t.to), { recursive: true });
+    const files = readdirSync8(join8(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
     for (const f of files) {
       const count = f.replace(/\.tfrec$/, "").split("-")[1];
       const kind2 = t.test.includes(f) ? "test" : "train";
       const name2 = `${kind2}${String(counters[kind2]++).padStart(2, "0")}-${count}.tfrec`;
-      renameSync3(join7(rawDir, t.dir, f), join7(outDir, t.to, name2));
+      renameSync3(join8(rawDir, t.dir, f), join8(outDir, t.to, name2));
     }
   }
   return { train: parts2.train.length, test: parts2.test.length };
 }
 
 // src/prepare/tables.ts
-import { copyFileSync as copyFileSync2, existsSync as existsSync7, mkdirSync as mkdirSync5 } from "node:fs";
-import { dirname as dirname5, join as join8 } from "node:path";
+import { copyFileSync as copyFileSync2, existsSync as existsSync8, mkdirSync as mkdirSync5 } from "node:fs";
+import { dirname as dirname5, join as join9 } from "node:path";
 async function runTables(recipe, rawDir, outDir) {
   for (const x of recipe.extract) {
-    const archive = join8(rawDir, x.archive);
-    if (!existsSync7(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
-    await extractZip(archive, join8(rawDir, x.into ?? ""));
+    const archive = join9(rawDir, x.archive);
+    if (!existsSync8(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
+    await extractZip(archive, join9(rawDir, x.into ?? ""));
   }
   for (const o of recipe.outputs) {
-    const from = join8(rawDir, o.from);
-    if (!existsSync7(from)) throw new Error(`raw table ${o.from} not found in the Kaggle download`);
-    const to = join8(outDir, o.to);
+    const from = join9(rawDir, o.from);
+    if (!existsSync8(from)) throw new Error(`raw table ${o.from} not found in the Kaggle download`);
+    const to = join9(outDir, o.to);
     mkdirSync5(dirname5(to), { recursive: true });
     if (o.copy) {
       copyFileSync2(from, to);
@@ -98972,16 +99823,16 @@ var import_pngjs = __toESM(require_png(), 1);
 var import_yazl2 = __toESM(require_yazl(), 1);
 import {
   copyFileSync as copyFileSync3,
-  existsSync as existsSync8,
+  existsSync as existsSync9,
   mkdirSync as mkdirSync6,
   readdirSync as readdirSync9,
-  readFileSync as readFileSync10,
+  readFileSync as readFileSync11,
   renameSync as renameSync4,
   rmSync as rmSync7,
   writeFileSync as writeFileSync2
 } from "node:fs";
 import { createWriteStream as createWriteStream4 } from "node:fs";
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 import { pipeline as pipeline2 } from "node:stream/promises";
 
 // src/prepare/pyjson.ts
@@ -99120,17 +99971,17 @@ function field(obj, key2) {
 
 // src/prepare/custom.ts
 function need(file2) {
-  if (!existsSync8(file2)) throw new Error(`${file2} not found in the Kaggle download`);
+  if (!existsSync9(file2)) throw new Error(`${file2} not found in the Kaggle download`);
   return file2;
 }
 function codePointSort(names2) {
   return names2.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
 }
 async function dogsVsCats(rawDir, outDir) {
-  await extractZip(need(join9(rawDir, "train.zip")), rawDir);
-  const files = codePointSort(readdirSync9(join9(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
+  await extractZip(need(join10(rawDir, "train.zip")), rawDir);
+  const files = codePointSort(readdirSync9(join10(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
   const { train, test } = trainTestSplit(files.length, 0.1, 0);
-  const pub = (...p) => join9(outDir, "public", ...p);
+  const pub = (...p) => join10(outDir, "public", ...p);
   mkdirSync6(pub("train"), { recursive: true });
   mkdirSync6(pub("test"), { recursive: true });
   let cats = 0;
@@ -99138,20 +99989,20 @@ async function dogsVsCats(rawDir, outDir) {
   for (const i of train) {
     const name2 = files[i];
     const renamed = name2.includes("cat") ? `cat.${cats++}.jpg` : `dog.${dogs++}.jpg`;
-    copyFileSync3(join9(rawDir, "train", name2), pub("train", renamed));
+    copyFileSync3(join10(rawDir, "train", name2), pub("train", renamed));
   }
   const answers = ["id,label"];
   const sample = ["id,label"];
   test.forEach((i, k) => {
-    copyFileSync3(join9(rawDir, "train", files[i]), pub("test", `${k + 1}.jpg`));
+    copyFileSync3(join10(rawDir, "train", files[i]), pub("test", `${k + 1}.jpg`));
     answers.push(`${k + 1},${files[i].includes("dog") ? 1 : 0}`);
     sample.push(`${k + 1},${pyFloat(0.5)}`);
   });
   await zipFolder(pub("train"), pub("train.zip"));
   await zipFolder(pub("test"), pub("test.zip"));
   writeFileSync2(pub("sample_submission.csv"), sample.join("\n") + "\n");
-  mkdirSync6(join9(outDir, "private"), { recursive: true });
-  writeFileSync2(join9(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
+  mkdirSync6(join10(outDir, "private"), { recursive: true });
+  writeFileSync2(join10(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
 }
 async function zipWithFolder(files, dir, zipFile) {
   const z2 = new import_yazl2.default.ZipFile();
@@ -99162,8 +100013,8 @@ async function zipWithFolder(files, dir, zipFile) {
   await done;
 }
 async function whale(rawDir, outDir) {
-  await extractZip(need(join9(rawDir, "train2.zip")), rawDir);
-  const clips = codePointSort(readdirSync9(join9(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
+  await extractZip(need(join10(rawDir, "train2.zip")), rawDir);
+  const clips = codePointSort(readdirSync9(join10(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
   const dates = codePointSort([...new Set(clips.map((c) => c.split("_")[0]))]);
   if (dates.length !== 4) throw new Error(`expected clips from 4 dates in train2/, found ${dates.length}`);
   const train = clips.filter((c) => dates.indexOf(c.split("_")[0]) < 2);
@@ -99173,15 +100024,15 @@ async function whale(rawDir, outDir) {
     return c.replace(/TRAIN\d+/, `TRAIN${i}`);
   });
   const testNames = test.map((c, i) => `${c.slice(0, c.indexOf("TRAIN"))}Test${i}.aif`);
-  const pub = (...p) => join9(outDir, "public", ...p);
+  const pub = (...p) => join10(outDir, "public", ...p);
   mkdirSync6(pub(), { recursive: true });
   await zipWithFolder(
-    train.map((c, i) => [join9(rawDir, "train2", c), trainNames[i]]),
+    train.map((c, i) => [join10(rawDir, "train2", c), trainNames[i]]),
     "train2",
     pub("train2.zip")
   );
   await zipWithFolder(
-    test.map((c, i) => [join9(rawDir, "train2", c), testNames[i]]),
+    test.map((c, i) => [join10(rawDir, "train2", c), testNames[i]]),
     "test2",
     pub("test2.zip")
   );
@@ -99190,12 +100041,12 @@ async function whale(rawDir, outDir) {
     ["clip,probability", ...testNames.map((n) => `${n},0`)].join("\n") + "\n"
   );
   const answers = test.map((c, i) => `${testNames[i]},${c.replace(/\.aif$/, "").endsWith("_1") ? 1 : 0}`);
-  mkdirSync6(join9(outDir, "private"), { recursive: true });
-  writeFileSync2(join9(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
+  mkdirSync6(join10(outDir, "private"), { recursive: true });
+  writeFileSync2(join10(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
 }
 async function randomActsOfPizza(rawDir, outDir) {
-  const train = parsePyJson(readFileSync10(need(join9(rawDir, "train.json")), "utf8"));
-  const kaggleTest = parsePyJson(readFileSync10(need(join9(rawDir, "test.json")), "utf8"));
+  const train = parsePyJson(readFileSync11(need(join10(rawDir, "train.json")), "utf8"));
+  const kaggleTest = parsePyJson(readFileSync11(need(join10(rawDir, "test.json")), "utf8"));
   if (train.t !== "arr" || kaggleTest.t !== "arr" || kaggleTest.v[0]?.t !== "obj") {
     throw new Error("train.json and test.json must be lists of request objects");
   }
@@ -99206,7 +100057,7 @@ async function randomActsOfPizza(rawDir, outDir) {
     kaggleTest.v.length / (records.length + kaggleTest.v.length),
     0
   );
-  const pub = (...p) => join9(outDir, "public", ...p);
+  const pub = (...p) => join10(outDir, "public", ...p);
   mkdirSync6(pub(), { recursive: true });
   const newTrain = { t: "arr", v: [...trainIdx].map((i) => records[i]) };
   const newTest = {
@@ -99238,12 +100089,12 @@ async function randomActsOfPizza(rawDir, outDir) {
     pub("sampleSubmission.csv"),
     [header, ...ids.map((id) => `${quoteCell(id)},0`)].join("\n") + "\n"
   );
-  mkdirSync6(join9(outDir, "private"), { recursive: true });
+  mkdirSync6(join10(outDir, "private"), { recursive: true });
   const answers = ids.map((id, k) => `${quoteCell(id)},${labels[k]}`);
-  writeFileSync2(join9(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
+  writeFileSync2(join10(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
 }
 function pngGrey(file2) {
-  const png = import_pngjs.PNG.sync.read(readFileSync10(file2));
+  const png = import_pngjs.PNG.sync.read(readFileSync11(file2));
   if (png.depth === 16) throw new Error(`${file2}: 16-bit PNGs are not supported`);
   const { width, height, data } = png;
   const grey = new Uint8Array(width * height);
@@ -99254,15 +100105,15 @@ function pngGrey(file2) {
   return { width, height, grey };
 }
 async function denoisingDirtyDocuments(rawDir, outDir) {
-  const pub = (...p) => join9(outDir, "public", ...p);
-  const priv = (...p) => join9(outDir, "private", ...p);
-  await extractZip(need(join9(rawDir, "train.zip")), pub());
+  const pub = (...p) => join10(outDir, "public", ...p);
+  const priv = (...p) => join10(outDir, "private", ...p);
+  await extractZip(need(join10(rawDir, "train.zip")), pub());
   const images = codePointSort(readdirSync9(pub("train")).filter((f) => f.endsWith(".png")));
   const { test } = trainTestSplit(images.length, 0.2, 0);
   const testNames = [...test].map((i) => images[i]);
   mkdirSync6(pub("test"), { recursive: true });
   for (const name2 of testNames) renameSync4(pub("train", name2), pub("test", name2));
-  await extractZip(need(join9(rawDir, "train_cleaned.zip")), pub());
+  await extractZip(need(join10(rawDir, "train_cleaned.zip")), pub());
   mkdirSync6(priv("train_cleaned"), { recursive: true });
   for (const name2 of testNames) renameSync4(pub("train_cleaned", name2), priv("train_cleaned", name2));
   const answers = new CsvWriter(priv("answers.csv"), ["id", "value"]);
@@ -99292,14 +100143,14 @@ function roundHalfEven(x) {
   return d > 0.5 || d === 0.5 && f % 2 === 1 ? f + 1 : f;
 }
 function lines(file2) {
-  const parts2 = readFileSync10(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  const parts2 = readFileSync11(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
   if (parts2.at(-1) === "") parts2.pop();
   return parts2;
 }
 async function mlspBirds(rawDir, outDir) {
-  await extractZip(need(join9(rawDir, "mlsp_contest_dataset.zip")), rawDir);
-  const src = (...p) => join9(rawDir, "mlsp_contest_dataset", ...p);
-  const pub = (...p) => join9(outDir, "public", ...p);
+  await extractZip(need(join10(rawDir, "mlsp_contest_dataset.zip")), rawDir);
+  const src = (...p) => join10(rawDir, "mlsp_contest_dataset", ...p);
+  const pub = (...p) => join10(outDir, "public", ...p);
   for (const d of [
     "essential_data/src_wavs",
     ...["filtered_spectrograms", "segmentation_examples", "spectrograms", "supervised_segmentation"].map(
@@ -99308,7 +100159,7 @@ async function mlspBirds(rawDir, outDir) {
   ]) {
     mkdirSync6(pub(d), { recursive: true });
   }
-  mkdirSync6(join9(outDir, "private"), { recursive: true });
+  mkdirSync6(join10(outDir, "private"), { recursive: true });
   const folds = await scanTable(need(src("essential_data", "CVfolds_2.txt")));
   const foldsReader = new RecordReader(folds);
   const kept = [];
@@ -99357,7 +100208,7 @@ async function mlspBirds(rawDir, outDir) {
     for (let sp = 0; sp < 19; sp++) answers.push(`${id * 100 + sp},${species.has(sp) ? 1 : 0}`);
   }
   writeFileSync2(pub("essential_data", "rec_labels_test_hidden.txt"), pubLabels.join("\n") + "\n");
-  writeFileSync2(join9(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
+  writeFileSync2(join10(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
   const sample = ["Id,Probability"];
   kept.forEach((_, k) => {
     if (isTest[k]) for (let sp = 0; sp < 19; sp++) sample.push(`${k * 100 + sp},0`);
@@ -99376,7 +100227,7 @@ async function mlspBirds(rawDir, outDir) {
       "supervised_segmentation"
     ]) {
       const from = src("supplemental_data", d, `${f}.bmp`);
-      if (d === "segmentation_examples" && !existsSync8(from)) continue;
+      if (d === "segmentation_examples" && !existsSync9(from)) continue;
       copyFileSync3(need(from), pub("supplemental_data", d, `${f}.bmp`));
     }
   }
@@ -99402,8 +100253,8 @@ var CUSTOM_PREPARERS = {
 };
 
 // src/prepare/toy.ts
-import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync3, readFileSync as readFileSync11, existsSync as existsSync9, renameSync as renameSync5, rmSync as rmSync8 } from "node:fs";
-import { join as join10 } from "node:path";
+import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync3, readFileSync as readFileSync12, existsSync as existsSync10, renameSync as renameSync5, rmSync as rmSync8 } from "node:fs";
+import { join as join11 } from "node:path";
 import { createHash as createHash9 } from "node:crypto";
 
 // src/prepare/random.ts
@@ -99563,18 +100414,18 @@ function fingerprint(c) {
   ).digest("hex");
 }
 function prepareToy(c, dataDir) {
-  const dir = join10(dataDir, c.id, "prepared");
-  const stamp = join10(dataDir, c.id, ".medalist-toy");
+  const dir = join11(dataDir, c.id, "prepared");
+  const stamp = join11(dataDir, c.id, ".medalist-toy");
   const fp = fingerprint(c);
-  if (existsSync9(stamp) && readFileSync11(stamp, "utf8") === fp && existsSync9(dir))
+  if (existsSync10(stamp) && readFileSync12(stamp, "utf8") === fp && existsSync10(dir))
     return { prepared: false, dir };
   const files = generateToy(c);
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync8(tmp, { recursive: true, force: true });
   for (const side of ["public", "private"]) {
     for (const [name2, text2] of Object.entries(files[side])) {
-      const file2 = join10(tmp, side, name2);
-      mkdirSync7(join10(file2, ".."), { recursive: true });
+      const file2 = join11(tmp, side, name2);
+      mkdirSync7(join11(file2, ".."), { recursive: true });
       writeFileSync3(file2, text2);
     }
   }
@@ -99618,7 +100469,7 @@ async function writeDescription(c, file2, baseUrl, log) {
 
 // src/prepare/prepare.ts
 function preparedDir(dataDir, id) {
-  return join11(dataDir, id, "prepared");
+  return join12(dataDir, id, "prepared");
 }
 function requiredFiles(c) {
   return [posix.normalize(`public/${c.sampleSubmission}`), posix.normalize(`private/${c.answers}`)];
@@ -99642,11 +100493,11 @@ async function prepareCompetition(entry, opts) {
   });
   const warm = c.source === "toy" ? void 0 : warmCheck(c, opts.dataDir);
   if (warm) return done("ready", warm);
-  const compDir = join11(opts.dataDir, c.id);
+  const compDir = join12(opts.dataDir, c.id);
   mkdirSync8(compDir, { recursive: true });
   let release;
   try {
-    release = await acquireLock(join11(compDir, ".medalist-prepare.lock"), {
+    release = await acquireLock(join12(compDir, ".medalist-prepare.lock"), {
       waitMs: opts.lockWaitMs ?? 36e5
     });
   } catch (e) {
@@ -99667,12 +100518,12 @@ async function prepareCompetition(entry, opts) {
     const after = warmCheck(c, opts.dataDir);
     if (after) return done("ready", after);
     for (const name2 of readdirSync10(compDir))
-      if (name2.startsWith(".staging-")) rmSync9(join11(compDir, name2), { recursive: true, force: true });
+      if (name2.startsWith(".staging-")) rmSync9(join12(compDir, name2), { recursive: true, force: true });
     const dir = preparedDir(opts.dataDir, c.id);
     const required2 = requiredFiles(c);
     const upstream = c.prepare?.checksums;
-    if (existsSync10(dir)) {
-      const missing = required2.filter((f) => !existsSync10(join11(dir, f)));
+    if (existsSync11(dir)) {
+      const missing = required2.filter((f) => !existsSync11(join12(dir, f)));
       if (missing.length > 0) {
         throw new UserError(
           `${c.id}: ${dir} exists but is incomplete (missing ${missing.join(", ")}); remove it, or re-run \`mlebench prepare\`, then run again`,
@@ -99691,9 +100542,9 @@ async function prepareCompetition(entry, opts) {
         1
       );
     }
-    const zip = join11(compDir, `${c.id}.zip`);
+    const zip = join12(compDir, `${c.id}.zip`);
     const md52 = opts.skipVerification ? void 0 : c.prepare?.zipMd5;
-    if (!existsSync10(zip)) {
+    if (!existsSync11(zip)) {
       log(`${c.id}: downloading from Kaggle`);
       await downloadCompetition(c.id, zip, {
         baseUrl: opts.kaggleUrl,
@@ -99709,15 +100560,15 @@ async function prepareCompetition(entry, opts) {
         1
       );
     }
-    const staging = join11(compDir, `.staging-${process.pid}-${Date.now()}`);
+    const staging = join12(compDir, `.staging-${process.pid}-${Date.now()}`);
     let description;
     try {
-      const raw = join11(staging, "raw");
-      const out = join11(staging, "prepared");
+      const raw = join12(staging, "raw");
+      const out = join12(staging, "prepared");
       log(`${c.id}: extracting ${zip}`);
       await extractZip(zip, raw);
-      mkdirSync8(join11(out, "public"), { recursive: true });
-      mkdirSync8(join11(out, "private"), { recursive: true });
+      mkdirSync8(join12(out, "public"), { recursive: true });
+      mkdirSync8(join12(out, "private"), { recursive: true });
       if (recipe.kind === "tables") await runTables(recipe, raw, out);
       else if (recipe.kind === "custom") {
         const run = CUSTOM_PREPARERS[recipe.preparer];
@@ -99727,15 +100578,15 @@ async function prepareCompetition(entry, opts) {
         const sizes = await runTableSplit(recipe, raw, out, log);
         log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
       }
-      if (!existsSync10(join11(out, "public", "description.md"))) {
+      if (!existsSync11(join12(out, "public", "description.md"))) {
         description = await writeDescription(
           c,
-          join11(out, "public", "description.md"),
+          join12(out, "public", "description.md"),
           opts.descriptionUrl,
           log
         );
       }
-      const missing = required2.filter((f) => !existsSync10(join11(out, f)));
+      const missing = required2.filter((f) => !existsSync11(join12(out, f)));
       if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
       rmSync9(raw, { recursive: true, force: true });
       renameSync6(out, dir);
@@ -99766,11 +100617,11 @@ async function prepareCompetitions(entries, opts) {
 }
 
 // src/suite/prepare.ts
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 function preparedPaths(dataDir, id) {
   return {
-    publicDir: join12(dataDir, id, "prepared", "public"),
-    privateDir: join12(dataDir, id, "prepared", "private")
+    publicDir: join13(dataDir, id, "prepared", "public"),
+    privateDir: join13(dataDir, id, "prepared", "private")
   };
 }
 async function ensurePrepared(entry, dataDir, log) {
@@ -99780,7 +100631,7 @@ async function ensurePrepared(entry, dataDir, log) {
 }
 
 // src/suite/store.ts
-import { mkdirSync as mkdirSync9, readFileSync as readFileSync12, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync11 } from "node:fs";
+import { mkdirSync as mkdirSync9, readFileSync as readFileSync13, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync12 } from "node:fs";
 import { dirname as dirname6 } from "node:path";
 
 // src/results/migrate.ts
@@ -99829,7 +100680,7 @@ function readResults(path6) {
 function readResultsMigrated(path6) {
   let raw;
   try {
-    raw = JSON.parse(readFileSync12(path6, "utf8"));
+    raw = JSON.parse(readFileSync13(path6, "utf8"));
   } catch (e) {
     const code = e.code;
     throw new UserError(
@@ -99854,9 +100705,9 @@ var StoredIdentity = external_exports.object({
   )
 });
 function readStoredRun(path6) {
-  if (!existsSync11(path6)) return null;
+  if (!existsSync12(path6)) return null;
   try {
-    const raw = migrate(RUN_DOCUMENT, JSON.parse(readFileSync12(path6, "utf8"))).doc;
+    const raw = migrate(RUN_DOCUMENT, JSON.parse(readFileSync13(path6, "utf8"))).doc;
     const result = RunResultSchema.parse(raw.result);
     const id = StoredIdentity.safeParse(raw.identity);
     return {
@@ -99977,774 +100828,6 @@ function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
 // src/grade/grade.ts
 import { lstatSync as lstatSync4 } from "node:fs";
 import { extname as extname2, join as join14 } from "node:path";
-
-// src/grade/metrics/errors.ts
-var MetricError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "MetricError";
-  }
-};
-var UndefinedMetricError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "UndefinedMetricError";
-  }
-};
-function sameLength(a, b, what = "inputs") {
-  if (a.length !== b.length)
-    throw new MetricError(`${what} have different lengths: ${a.length} and ${b.length}`);
-}
-function requireFinite(a, what) {
-  for (let i = 0; i < a.length; i++) {
-    if (!Number.isFinite(a[i])) throw new MetricError(`${what} contains ${a[i]} (row ${i + 1})`);
-  }
-}
-
-// src/grade/spec.ts
-import { readFileSync as readFileSync13, existsSync as existsSync12 } from "node:fs";
-import { join as join13 } from "node:path";
-var name = external_exports.string().min(1);
-var names = external_exports.array(name).min(1);
-var note = external_exports.string().optional();
-var rounding = external_exports.enum(["python", "numpy"]).optional();
-var IdRule = external_exports.enum([
-  /** Sorted id lists equal (same multiset): missing, extra, duplicated or retyped ids are invalid. */
-  "match",
-  /** Ids only used to sort both sides, rows then paired by position; no check (nyc-taxi). */
-  "sort-only"
-]);
-var GraderSpecSchema = external_exports.discriminatedUnion("kind", [
-  /** One probability column scored with ROC AUC; values must lie in [0,1] (lite-grading §2.3). */
-  external_exports.strictObject({ kind: external_exports.literal("binary-auc"), id: name, target: name, rounding, note }),
-  /** Mean of per-column ROC AUCs. */
-  external_exports.strictObject({
-    kind: external_exports.literal("column-auc"),
-    id: name,
-    targets: names,
-    /** superset: extra columns ignored; exact: the column set must be exactly id + targets. */
-    columns: external_exports.enum(["superset", "exact"]).default("superset"),
-    /** Require every target value to lie in [0,1]. */
-    range: external_exports.boolean().default(true),
-    /** by-name: target k scored against answers' target k; by-position: the submission's non-id columns in its own order (jigsaw). */
-    pairing: external_exports.enum(["by-name", "by-position"]).default("by-name"),
-    /** Drop answer rows whose targets sum below 0 (Kaggle's unscored rows marked -1). */
-    skipNegativeRows: external_exports.boolean().default(false),
-    /** reject: ids must match exactly; allow: duplicated submission ids are paired by sorted position (jigsaw). */
-    duplicateIds: external_exports.enum(["reject", "allow"]).default("reject"),
-    rounding,
-    note
-  }),
-  /** Root mean squared error of one column. */
-  external_exports.strictObject({
-    kind: external_exports.literal("rmse"),
-    id: name,
-    target: name,
-    ids: IdRule.default("match"),
-    rounding,
-    note
-  }),
-  /** Mean of per-column RMSLEs, rows paired in file order (ids ignored). */
-  external_exports.strictObject({ kind: external_exports.literal("column-rmsle"), targets: names, rounding, note }),
-  /** Multi-class log loss over one-hot answer columns; rows must sum to 1 ± tolerance and lie in [0,1]. */
-  external_exports.strictObject({
-    kind: external_exports.literal("multiclass-logloss"),
-    id: name,
-    classes: names,
-    /** superset: extras ignored; exact: column set exactly id + classes; exact-count: exactly 1+K columns, probability checks by position (id first). */
-    columns: external_exports.enum(["superset", "exact", "exact-count"]).default("superset"),
-    /** numpy isclose(sum, 1, atol=1e-6) with rtol 1e-5 ⇒ 1.1e-5. */
-    rowSumTolerance: external_exports.number().nonnegative().default(11e-6),
-    rounding,
-    note
-  }),
-  /** Binary log loss of P(label = 1); ids compared as sets, values in [0,1]. */
-  external_exports.strictObject({ kind: external_exports.literal("binary-logloss"), id: name, target: name, rounding, note }),
-  /** Fraction of rows equal to the answer. value: pandas/sklearn comparison; string: both sides as pandas astype(str). */
-  external_exports.strictObject({
-    kind: external_exports.literal("accuracy"),
-    id: name,
-    target: name,
-    compare: external_exports.enum(["value", "string"]).default("value"),
-    rounding,
-    note
-  }),
-  /** Quadratic weighted kappa over integral labels; ids compared as sets. */
-  external_exports.strictObject({ kind: external_exports.literal("qwk"), id: name, target: name, rounding, note })
-]);
-function roundingOf(spec) {
-  if (spec.rounding) return spec.rounding;
-  return spec.kind === "binary-auc" || spec.kind === "column-auc" || spec.kind === "qwk" || spec.kind === "accuracy" ? "numpy" : "python";
-}
-function parseGraderSpec(raw, source = "grader.json") {
-  const parsed = GraderSpecSchema.safeParse(raw);
-  if (!parsed.success) throw new Error(formatZodError(parsed.error, source));
-  return parsed.data;
-}
-function loadGraderSpec(competitionDir) {
-  const file2 = join13(competitionDir, "grader.json");
-  if (!existsSync12(file2)) return null;
-  let raw;
-  try {
-    raw = JSON.parse(readFileSync13(file2, "utf8"));
-  } catch (e) {
-    throw new Error(`${file2}: not valid JSON (${e.message})`);
-  }
-  return parseGraderSpec(raw, file2);
-}
-
-// src/grade/metrics/npsum.ts
-function pairwise(a, start, n) {
-  if (n < 8) {
-    let res = 0;
-    for (let i = 0; i < n; i++) res += a[start + i];
-    return res;
-  }
-  if (n <= 128) {
-    let r0 = a[start], r1 = a[start + 1], r2 = a[start + 2], r3 = a[start + 3];
-    let r4 = a[start + 4], r5 = a[start + 5], r6 = a[start + 6], r7 = a[start + 7];
-    let i = 8;
-    for (; i < n - n % 8; i += 8) {
-      const p = start + i;
-      r0 += a[p];
-      r1 += a[p + 1];
-      r2 += a[p + 2];
-      r3 += a[p + 3];
-      r4 += a[p + 4];
-      r5 += a[p + 5];
-      r6 += a[p + 6];
-      r7 += a[p + 7];
-    }
-    let res = r0 + r1 + (r2 + r3) + (r4 + r5 + (r6 + r7));
-    for (; i < n; i++) res += a[start + i];
-    return res;
-  }
-  let n2 = Math.floor(n / 2);
-  n2 -= n2 % 8;
-  return pairwise(a, start, n2) + pairwise(a, start + n2, n - n2);
-}
-function numpySum(a) {
-  let res = 0;
-  for (let i = 0; i < a.length; i += 8192) res += pairwise(a, i, Math.min(8192, a.length - i));
-  return res;
-}
-
-// src/grade/metrics/radix.ts
-function sortDoubles(a) {
-  const n = a.length;
-  if (n < 4096 || a.byteOffset % 4 !== 0) {
-    a.sort();
-    return;
-  }
-  let src = new Uint32Array(a.buffer, a.byteOffset, 2 * n);
-  const out = src;
-  for (let i = 0; i < 2 * n; i += 2) {
-    const hi = src[i + 1];
-    if (hi >>> 31) {
-      src[i] = ~src[i];
-      src[i + 1] = ~hi;
-    } else src[i + 1] = hi | 2147483648;
-  }
-  const counts = new Int32Array(4 * 65536);
-  for (let i = 0; i < 2 * n; i += 2) {
-    const lo = src[i], hi = src[i + 1];
-    counts[lo & 65535]++;
-    counts[65536 + (lo >>> 16)]++;
-    counts[131072 + (hi & 65535)]++;
-    counts[196608 + (hi >>> 16)]++;
-  }
-  let dst = new Uint32Array(2 * n);
-  for (let pass = 0; pass < 4; pass++) {
-    const base = pass * 65536;
-    const word = pass >> 1, shift = (pass & 1) * 16;
-    const first = src[word] >>> shift & 65535;
-    if (counts[base + first] === n) continue;
-    let sum2 = 0;
-    for (let d = 0; d < 65536; d++) {
-      const c = counts[base + d];
-      counts[base + d] = sum2;
-      sum2 += c;
-    }
-    for (let i = 0; i < 2 * n; i += 2) {
-      const d = src[i + word] >>> shift & 65535;
-      const at = 2 * counts[base + d]++;
-      dst[at] = src[i];
-      dst[at + 1] = src[i + 1];
-    }
-    const t = src;
-    src = dst;
-    dst = t;
-  }
-  for (let i = 0; i < 2 * n; i += 2) {
-    const hi = src[i + 1];
-    if (hi >>> 31) {
-      out[i] = src[i];
-      out[i + 1] = hi & 2147483647;
-    } else {
-      out[i] = ~src[i];
-      out[i + 1] = ~hi;
-    }
-  }
-}
-
-// src/grade/metrics/auc.ts
-function rocAuc(yTrue, yScore) {
-  sameLength(yTrue, yScore, "labels and scores");
-  let lo = NaN, hi = NaN;
-  for (let i2 = 0; i2 < yTrue.length; i2++) {
-    const v = yTrue[i2];
-    if (Number.isNaN(v)) throw new MetricError("the true labels contain a missing value");
-    if (Number.isNaN(lo)) {
-      lo = v;
-      hi = v;
-    } else if (v !== lo && v !== hi) {
-      if (lo !== hi) throw new MetricError("the true labels have more than two classes");
-      if (v < lo) lo = v;
-      else hi = v;
-    }
-  }
-  for (let i2 = 0; i2 < yScore.length; i2++) {
-    if (!Number.isFinite(yScore[i2]))
-      throw new MetricError(
-        `the scores contain ${Number.isNaN(yScore[i2]) ? "a missing value" : yScore[i2]} (row ${i2 + 1})`
-      );
-  }
-  if (yTrue.length === 0 || lo === hi)
-    throw new UndefinedMetricError(
-      "the answers have only one class in the scored rows; ROC AUC is undefined for them"
-    );
-  let p = 0;
-  for (let i2 = 0; i2 < yTrue.length; i2++) if (yTrue[i2] === hi) p++;
-  const pos = new Float64Array(p);
-  const neg = new Float64Array(yTrue.length - p);
-  for (let i2 = 0, a = 0, b = 0; i2 < yTrue.length; i2++) {
-    if (yTrue[i2] === hi) pos[a++] = yScore[i2];
-    else neg[b++] = yScore[i2];
-  }
-  sortDoubles(pos);
-  sortDoubles(neg);
-  const tps = new Float64Array(pos.length + neg.length), fps = new Float64Array(pos.length + neg.length);
-  let i = pos.length - 1, j = neg.length - 1, tp = 0, fp = 0, points2 = 0;
-  while (i >= 0 || j >= 0) {
-    const v = i < 0 ? neg[j] : j < 0 ? pos[i] : Math.max(pos[i], neg[j]);
-    while (i >= 0 && pos[i] === v) {
-      tp++;
-      i--;
-    }
-    while (j >= 0 && neg[j] === v) {
-      fp++;
-      j--;
-    }
-    tps[points2] = tp;
-    fps[points2] = fp;
-    points2++;
-  }
-  return trapezoidAuc(tps.subarray(0, points2), fps.subarray(0, points2));
-}
-function trapezoidAuc(tps, fps) {
-  const n = tps.length;
-  const keep = new Int32Array(n);
-  let m = 0;
-  if (n > 2) {
-    keep[m++] = 0;
-    for (let k = 0; k + 2 < n; k++) {
-      const d2f = fps[k + 2] - fps[k + 1] - (fps[k + 1] - fps[k]);
-      const d2t = tps[k + 2] - tps[k + 1] - (tps[k + 1] - tps[k]);
-      if (d2f !== 0 || d2t !== 0) keep[m++] = k + 1;
-    }
-    keep[m++] = n - 1;
-  } else for (let k = 0; k < n; k++) keep[m++] = k;
-  const totalT = tps[n - 1], totalF = fps[n - 1];
-  const tpr = new Float64Array(m + 1), fpr = new Float64Array(m + 1);
-  for (let k = 0; k < m; k++) {
-    tpr[k + 1] = tps[keep[k]] / totalT;
-    fpr[k + 1] = fps[keep[k]] / totalF;
-  }
-  const terms = new Float64Array(m);
-  for (let k = 0; k < m; k++) terms[k] = (fpr[k + 1] - fpr[k]) * (tpr[k + 1] + tpr[k]) / 2;
-  return numpySum(terms);
-}
-
-// src/grade/metrics/logloss.ts
-var EPS = 2220446049250313e-31;
-var clip = (p) => p < EPS ? EPS : p > 1 - EPS ? 1 - EPS : p;
-function multiclassLogLoss(truth, prob, rows) {
-  if (truth.length !== prob.length)
-    throw new MetricError("different number of classes in truth and predictions");
-  if (truth.length === 0) throw new MetricError("no classes");
-  const n = truth[0].length;
-  if (n === 0) throw new MetricError("no rows");
-  const loss = new Float64Array(n);
-  for (let j = 0; j < truth.length; j++) {
-    const y = truth[j], p = prob[j];
-    sameLength(y, p, "truth and predictions");
-    if (rows && rows.length === n && !hasNaN(p)) {
-      for (let i = 0; i < n; i++) {
-        const yi = y[i];
-        if (yi !== 0) loss[i] -= yi * Math.log(clip(p[rows[i]]));
-      }
-      continue;
-    }
-    for (let i = 0; i < n; i++) {
-      const pi = p[rows ? rows[i] : i];
-      if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
-      const yi = y[i];
-      if (yi !== 0) loss[i] -= yi * Math.log(clip(pi));
-    }
-  }
-  return numpySum(loss) / n;
-}
-function hasNaN(v) {
-  for (let i = 0; i < v.length; i++) if (Number.isNaN(v[i])) return true;
-  return false;
-}
-function binaryLogLoss(labels, p) {
-  sameLength(labels, p, "labels and predictions");
-  if (labels.length === 0) throw new MetricError("no rows");
-  const loss = new Float64Array(labels.length);
-  for (let i = 0; i < labels.length; i++) {
-    const pi = p[i];
-    if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
-    const y = labels[i];
-    if (y !== 0 && y !== 1) throw new MetricError(`label ${y} is not 0 or 1`);
-    loss[i] = -Math.log(y === 1 ? clip(pi) : clip(1 - pi));
-  }
-  return numpySum(loss) / labels.length;
-}
-
-// src/grade/metrics/regression.ts
-function checked(a, b) {
-  sameLength(a, b);
-  if (a.length === 0) throw new MetricError("no rows");
-  requireFinite(a, "the answers");
-  requireFinite(b, "the predictions");
-}
-function rmse(truth, pred) {
-  checked(truth, pred);
-  const sq = new Float64Array(truth.length);
-  for (let i = 0; i < truth.length; i++) {
-    const d = truth[i] - pred[i];
-    sq[i] = d * d;
-  }
-  return Math.sqrt(numpySum(sq) / truth.length);
-}
-function rmsle(truth, pred) {
-  checked(truth, pred);
-  for (let i = 0; i < truth.length; i++) {
-    if (truth[i] <= -1 || pred[i] <= -1) throw new MetricError("RMSLE is undefined for values \u2264 -1");
-  }
-  const lt = Float64Array.from(truth, Math.log1p);
-  const lp = Float64Array.from(pred, Math.log1p);
-  return rmse(lt, lp);
-}
-
-// src/grade/metrics/classification.ts
-function sortedUnion(a, b) {
-  const set2 = /* @__PURE__ */ new Set();
-  for (let i = 0; i < a.length; i++) set2.add(a[i]);
-  for (let i = 0; i < b.length; i++) set2.add(b[i]);
-  return [...set2].sort((x, y) => x < y ? -1 : x > y ? 1 : 0);
-}
-function quadraticWeightedKappa(a, b) {
-  sameLength(a, b);
-  if (a.length === 0) throw new MetricError("no rows");
-  const labels = sortedUnion(a, b);
-  const k = labels.length;
-  const index = new Map(labels.map((l, i) => [l, i]));
-  const o = new Float64Array(k * k);
-  const sumA = new Float64Array(k), sumB = new Float64Array(k);
-  for (let i = 0; i < a.length; i++) {
-    const x = index.get(a[i]), y = index.get(b[i]);
-    o[x * k + y]++;
-    sumA[x]++;
-    sumB[y]++;
-  }
-  const n = a.length;
-  const wo = new Float64Array(k * k), we = new Float64Array(k * k);
-  for (let x = 0; x < k; x++) {
-    for (let y = 0; y < k; y++) {
-      const w = (x - y) * (x - y);
-      wo[x * k + y] = w * o[x * k + y];
-      we[x * k + y] = w * (sumB[x] * sumA[y] / n);
-    }
-  }
-  return 1 - numpySum(wo) / numpySum(we);
-}
-
-// src/grade/pystr.ts
-function pythonFloatRepr(x) {
-  if (Number.isNaN(x)) return "nan";
-  if (x === Infinity) return "inf";
-  if (x === -Infinity) return "-inf";
-  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
-  const [mant, expStr] = x.toExponential().split("e");
-  const exp = Number(expStr);
-  const neg = mant.startsWith("-");
-  const digits = mant.replace("-", "").replace(".", "");
-  let body;
-  if (exp >= -4 && exp < 16) {
-    if (exp < 0) body = "0." + "0".repeat(-exp - 1) + digits;
-    else if (digits.length > exp + 1) body = digits.slice(0, exp + 1) + "." + digits.slice(exp + 1);
-    else body = digits + "0".repeat(exp + 1 - digits.length) + ".0";
-  } else {
-    const m = digits.length > 1 ? digits[0] + "." + digits.slice(1) : digits;
-    body = `${m}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
-  }
-  return neg ? "-" + body : body;
-}
-function pythonStr(c, i) {
-  switch (c.kind) {
-    case "text":
-      return c.strings[i] ?? "nan";
-    case "int":
-      return String(c.values[i]);
-    case "bool": {
-      const v = c.values[i];
-      return Number.isNaN(v) ? "nan" : v ? "True" : "False";
-    }
-    case "float":
-      return pythonFloatRepr(c.values[i]);
-  }
-}
-
-// src/grade/graders.ts
-function columnsUsed(spec) {
-  const used = namedColumns(spec);
-  const positions = spec.kind === "column-auc" ? spec.targets.length + 2 : spec.kind === "multiclass-logloss" ? spec.classes.length + 2 : 0;
-  return { ...used, positions };
-}
-function namedColumns(spec) {
-  switch (spec.kind) {
-    case "binary-auc":
-    case "rmse":
-    case "binary-logloss":
-    case "accuracy":
-    case "qwk":
-      return { submission: [spec.id, spec.target], answers: [spec.id, spec.target] };
-    case "column-auc":
-      return {
-        submission: spec.pairing === "by-position" ? null : [spec.id, ...spec.targets],
-        answers: [spec.id, ...spec.targets]
-      };
-    case "column-rmsle":
-      return { submission: spec.targets, answers: spec.targets };
-    case "multiclass-logloss":
-      return {
-        submission: spec.columns === "exact-count" ? null : [spec.id, ...spec.classes],
-        answers: [spec.id, ...spec.classes]
-      };
-  }
-}
-function scoreTables(spec, sub, ans) {
-  switch (spec.kind) {
-    case "binary-auc":
-      return binaryAuc(spec.id, spec.target, sub, ans);
-    case "column-auc":
-      return columnAuc(spec, sub, ans);
-    case "rmse":
-      return rmseGrade(spec, sub, ans);
-    case "column-rmsle":
-      return columnRmsle(spec.targets, sub, ans);
-    case "multiclass-logloss":
-      return multiclassLogLossGrade(spec, sub, ans);
-    case "binary-logloss":
-      return binaryLogLossGrade(spec.id, spec.target, sub, ans);
-    case "accuracy":
-      return accuracyGrade(spec, sub, ans);
-    case "qwk":
-      return qwkGrade(spec.id, spec.target, sub, ans);
-  }
-}
-function binaryAucChecks(id, target, sub, ans) {
-  const subId = requireColumn(sub, id);
-  const col = requireColumn(sub, target);
-  requireRowCount(sub, ans);
-  const score3 = numeric(col);
-  requireUnitRange(score3, col);
-  const rows = pairById(subId, requireColumn(ans, id, "answers"));
-  return { truth: numeric(requireColumn(ans, target, "answers"), "answers"), score: take(score3, rows) };
-}
-function binaryAuc(id, target, sub, ans) {
-  const { truth, score: score3 } = binaryAucChecks(id, target, sub, ans);
-  return rocAuc(truth, score3);
-}
-function columnAuc(spec, sub, ans) {
-  const ansId = requireColumn(ans, spec.id, "answers");
-  if (spec.columns === "exact") {
-    if (spec.pairing === "by-name") requireRowCount(sub, ans);
-    requireColumn(sub, spec.id);
-    for (const t of spec.targets) requireColumn(sub, t);
-    const want = /* @__PURE__ */ new Set([spec.id, ...spec.targets]);
-    const extra = sub.names.filter((n) => !want.has(n));
-    if (extra.length)
-      throw new SubmissionError(
-        `submission has unexpected column(s) ${extra.map((e) => `"${e}"`).join(", ")}`
-      );
-    if (spec.pairing === "by-position") requireRowCount(sub, ans);
-  } else {
-    for (const t of spec.targets) requireColumn(sub, t);
-    requireColumn(sub, spec.id);
-    requireRowCount(sub, ans);
-  }
-  const subId = requireColumn(sub, spec.id);
-  const scoreCols = spec.pairing === "by-position" ? sub.names.filter((n) => n !== spec.id).map((n) => sub.column(n)) : spec.targets.map((t) => sub.column(t));
-  const scores = scoreCols.map((c) => {
-    if (!spec.range) return null;
-    const v = numeric(c);
-    requireUnitRange(v, c);
-    return v;
-  });
-  const truths = spec.targets.map((t) => numeric(requireColumn(ans, t, "answers"), "answers"));
-  let ansRows, subRows;
-  const keepAnswer = (j) => !spec.skipNegativeRows || truths.reduce((s, t) => s + t[j], 0) >= 0;
-  let paired = null;
-  try {
-    paired = pairById(subId, ansId);
-  } catch (e) {
-    if (spec.duplicateIds !== "allow") throw e;
-  }
-  if (paired) {
-    const keep = [];
-    for (let j = 0; j < ans.rowCount; j++) if (keepAnswer(j)) keep.push(j);
-    ansRows = Int32Array.from(keep);
-    subRows = Int32Array.from(keep, (j) => paired[j]);
-  } else {
-    const flag = /* @__PURE__ */ new Map();
-    for (let j = 0; j < ans.rowCount; j++) flag.set(idKey(ansId, j), keepAnswer(j));
-    const subOrder = sortedOrder(subId, true), ansOrder = sortedOrder(ansId, true);
-    const s = [], a = [];
-    for (const i of subOrder) {
-      const f = flag.get(idKey(subId, i));
-      if (f === void 0)
-        throw new SubmissionError(`submission id ${JSON.stringify(idKey(subId, i))} is not in the answers`);
-      if (f) s.push(i);
-    }
-    for (const j of ansOrder) if (keepAnswer(j)) a.push(j);
-    if (s.length !== a.length)
-      throw new SubmissionError(
-        `after matching ids, ${s.length} submission rows pair with ${a.length} answer rows`
-      );
-    ansRows = Int32Array.from(a);
-    subRows = Int32Array.from(s);
-  }
-  if (scores.length !== truths.length) {
-    throw new SubmissionError(`submission has ${scores.length} score columns, expected ${truths.length}`);
-  }
-  const aucs = [];
-  for (let k = 0; k < truths.length; k++) {
-    const y = take(truths[k], ansRows);
-    const v = scores[k];
-    const p = v ? take(v, subRows) : sklearnNumbers(scoreCols[k], subRows);
-    requireNoMissing(p, scoreCols[k]);
-    aucs.push(rocAuc(y, p));
-  }
-  return numpySum(aucs) / truths.length;
-}
-function rmseGrade(spec, sub, ans) {
-  const ansId = requireColumn(ans, spec.id, "answers");
-  const truthAll = numeric(requireColumn(ans, spec.target, "answers"), "answers");
-  if (spec.ids === "sort-only") {
-    const col2 = requireColumn(sub, spec.target);
-    const subId2 = requireColumn(sub, spec.id);
-    requireRowCount(sub, ans);
-    return rmse(take(truthAll, sortedOrder(ansId)), sklearnNumbers(col2, sortedOrder(subId2)));
-  }
-  const subId = requireColumn(sub, spec.id);
-  const col = requireColumn(sub, spec.target);
-  const pred = sklearnNumbers(col, null);
-  requireRowCount(sub, ans);
-  const radix = uniqueTextOrder(ansId, () => repeatedAnswerId(ansId));
-  const rows = radix ? pairById(subId, ansId) : pairByUniqueIds(subId, ansId);
-  const order = radix ?? sortedOrder(ansId, true);
-  const subRows = new Int32Array(order.length);
-  for (let p = 0; p < order.length; p++) subRows[p] = rows[order[p]];
-  return rmse(take(truthAll, order), take(pred, subRows));
-}
-function pairByUniqueIds(subId, ansId) {
-  return pairById(subId, ansId, () => repeatedAnswerId(ansId));
-}
-function repeatedAnswerId(ansId) {
-  throw new AnswersError(`the answers repeat an id in "${ansId.name}": they cannot be graded`);
-}
-var INT64_BOUND = 9223372036854776e3;
-function requireClassLabels(v, c) {
-  const float = c.kind === "float";
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!Number.isInteger(x) || float && (x < -INT64_BOUND || x >= INT64_BOUND))
-      throw new SubmissionError(
-        `column "${c.name}" has a label ${x} that is not an integer in int64 range (data row ${i + 1}); scikit-learn treats such labels as continuous`
-      );
-  }
-}
-function columnRmsle(targets, sub, ans) {
-  const cols = targets.map((t) => requireColumn(sub, t));
-  requireRowCount(sub, ans);
-  let sum2 = 0;
-  for (let k = 0; k < targets.length; k++) {
-    sum2 += rmsle(
-      numeric(requireColumn(ans, targets[k], "answers"), "answers"),
-      sklearnNumbers(cols[k], null)
-    );
-  }
-  return sum2 / targets.length;
-}
-function requireRowSums(cols, tolerance) {
-  const vals = cols.map((c) => numeric(c));
-  const n = vals.length ? vals[0].length : 0;
-  const sums = new Float64Array(n);
-  let badRangeCol = -1, missingCol = -1;
-  for (let k = 0; k < vals.length; k++) {
-    const v = vals[k];
-    for (let i = 0; i < n; i++) {
-      const x = v[i];
-      if (x === x) {
-        sums[i] += x;
-        if ((x < 0 || x > 1) && badRangeCol === -1) badRangeCol = k;
-      } else if (missingCol === -1) missingCol = k;
-    }
-  }
-  for (let i = 0; i < n; i++) {
-    const s = sums[i];
-    if (!(Math.abs(s - 1) <= tolerance)) {
-      throw new SubmissionError(
-        `probabilities on data row ${i + 1} sum to ${s}, not 1 (tolerance ${tolerance})`
-      );
-    }
-  }
-  if (badRangeCol !== -1) requireUnitRange(vals[badRangeCol], cols[badRangeCol]);
-  if (missingCol !== -1) requireNoMissing(vals[missingCol], cols[missingCol]);
-  return vals;
-}
-function multiclassLogLossGrade(spec, sub, ans) {
-  const want = [spec.id, ...spec.classes];
-  if (spec.columns === "exact-count") {
-    if (sub.rowCount !== ans.rowCount || sub.names.length !== want.length) {
-      throw new SubmissionError(
-        `submission shape (${sub.rowCount}, ${sub.names.length}) does not match the answers' (${ans.rowCount}, ${want.length})`
-      );
-    }
-    requireRowSums(
-      sub.names.slice(1).map((n) => sub.column(n)),
-      spec.rowSumTolerance
-    );
-  } else {
-    if (spec.columns === "exact") {
-      const wanted = new Set(want);
-      const missing = want.filter((n) => !sub.has(n));
-      const extra = sub.names.filter((n) => !wanted.has(n));
-      if (missing.length || extra.length || sub.names.length !== want.length) {
-        const parts2 = [];
-        if (missing.length)
-          parts2.push(
-            `missing ${missing.slice(0, 3).map((m) => `"${m}"`).join(", ")}${missing.length > 3 ? ", \u2026" : ""}`
-          );
-        if (extra.length)
-          parts2.push(
-            `unexpected ${extra.slice(0, 3).map((m) => `"${m}"`).join(", ")}${extra.length > 3 ? ", \u2026" : ""}`
-          );
-        throw new SubmissionError(
-          `submission columns must be exactly ${spec.id} + ${spec.classes.length} classes (${parts2.join("; ")})`
-        );
-      }
-    } else {
-      for (const c of spec.classes) requireColumn(sub, c);
-      requireColumn(sub, spec.id);
-    }
-    requireRowCount(sub, ans);
-    requireRowSums(
-      spec.classes.map((c) => sub.column(c)),
-      spec.rowSumTolerance
-    );
-  }
-  for (const c of want) requireColumn(sub, c);
-  const rows = pairByUniqueIds(sub.column(spec.id), requireColumn(ans, spec.id, "answers"));
-  const probs = spec.classes.map((c) => numeric(sub.column(c)));
-  const truth = spec.classes.map((c) => numeric(requireColumn(ans, c, "answers"), "answers"));
-  return multiclassLogLoss(truth, probs, rows);
-}
-function requireSameIdSet(subId, ansId, id) {
-  if (!sameIdSet(subId, ansId))
-    throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
-}
-function binaryLogLossGrade(id, target, sub, ans) {
-  const subId = requireColumn(sub, id);
-  const col = requireColumn(sub, target);
-  const ansId = requireColumn(ans, id, "answers");
-  requireSameIdSet(subId, ansId, id);
-  requireRowCount(sub, ans);
-  const p = numeric(col);
-  requireUnitRange(p, col);
-  requireNoMissing(p, col);
-  const rows = pairSortedSets(subId, ansId);
-  return binaryLogLoss(numeric(requireColumn(ans, target, "answers"), "answers"), take(p, rows));
-}
-function pairSortedSets(subId, ansId) {
-  try {
-    return pairById(subId, ansId);
-  } catch (e) {
-    if (!(e instanceof SubmissionError)) throw e;
-    const so = sortedOrder(subId), ao = sortedOrder(ansId);
-    const out = new Int32Array(ao.length);
-    for (let p = 0; p < ao.length; p++) out[ao[p]] = so[p];
-    return out;
-  }
-}
-function distinct(c) {
-  return new Set(c.kind === "text" ? c.strings : c.values);
-}
-function accuracyGrade(spec, sub, ans) {
-  requireRowCount(sub, ans);
-  const col = requireColumn(sub, spec.target);
-  const subId = requireColumn(sub, spec.id);
-  const truthCol = requireColumn(ans, spec.target, "answers");
-  const rows = pairByUniqueIds(subId, requireColumn(ans, spec.id, "answers"));
-  const n = ans.rowCount;
-  if (n === 0) throw new SubmissionError("the answers have no rows");
-  let hits = 0;
-  if (spec.compare === "string") {
-    for (let j = 0; j < n; j++) if (pythonStr(truthCol, j) === pythonStr(col, rows[j])) hits++;
-    return hits / n;
-  }
-  const subText = col.kind === "text", ansText = truthCol.kind === "text";
-  if (subText && col.strings.includes(null)) {
-    throw new SubmissionError(
-      `column "${spec.target}" has a missing label (data row ${col.strings.indexOf(null) + 1})`
-    );
-  }
-  if (subText !== ansText) {
-    if (distinct(col).size <= 2 && distinct(truthCol).size <= 2) {
-      throw new SubmissionError(`column "${spec.target}" mixes text and number labels`);
-    }
-    return 0;
-  }
-  if (subText) {
-    const a2 = truthCol.strings, s2 = col.strings;
-    const gap = s2.indexOf(null);
-    if (gap !== -1)
-      throw new SubmissionError(`column "${spec.target}" has a missing label (data row ${gap + 1})`);
-    for (let j = 0; j < n; j++) if (a2[j] === s2[rows[j]]) hits++;
-    return hits / n;
-  }
-  const a = truthCol.values, s = col.values;
-  requireNoMissing(s, col);
-  requireClassLabels(s, col);
-  for (let j = 0; j < n; j++) if (a[j] === s[rows[j]]) hits++;
-  return hits / n;
-}
-function qwkGrade(id, target, sub, ans) {
-  const col = requireColumn(sub, target);
-  if (sub.rowCount === 0 || sub.names.length === 0) throw new SubmissionError("submission has no rows");
-  const subId = requireColumn(sub, id);
-  const ansId = requireColumn(ans, id, "answers");
-  requireSameIdSet(subId, ansId, id);
-  requireRowCount(sub, ans);
-  const pred = numeric(col);
-  requireNoMissing(pred, col);
-  requireClassLabels(pred, col);
-  const rows = pairSortedSets(subId, ansId);
-  return quadraticWeightedKappa(take(pred, rows), numeric(requireColumn(ans, target, "answers"), "answers"));
-}
 
 // src/grade/round.ts
 function round5(x) {
@@ -101019,12 +101102,8 @@ function scoreSubmission(spec, submissionPath, answers) {
 }
 function scoreWith(spec, answers, read) {
   if (typeof answers === "string") answers = readAnswers(spec, answers);
-  const { submission: keep, positions } = columnsUsed(spec);
   try {
-    const sub = read({
-      keep: keep ? (n) => keep.includes(n) : (_n, k) => k < positions,
-      maxRows: answers.rowCount
-    });
+    const sub = read(submissionReadOptions(spec, answers.rowCount));
     const score3 = scoreTables(spec, sub, answers);
     return { valid: true, score: score3, error: null, rounding: roundingOf(spec) };
   } catch (e) {
@@ -101356,7 +101435,8 @@ async function runOne(ctx, run, gpus) {
       validationUrl: ctx.executor.validationUrl?.(
         run.competitionId,
         join16(paths.publicDir, entry.competition.sampleSubmission),
-        run.runId
+        run.runId,
+        formatGrader(entry.competition, entry.dir)
       ),
       quota: ctx.config.limits.disk
     },

@@ -2,6 +2,7 @@ import type { AgentConfig, Config } from "../config/schema.js";
 import type { Resources } from "./scheduler.js";
 import type { ExecResult, RunSpec } from "./types.js";
 import type { ContractPaths } from "./contract.js";
+import type { GraderSpec } from "../grade/spec.js";
 
 /**
  * The executor lifecycle: open (once per suite) → execute (once per run attempt) → close (once,
@@ -42,8 +43,16 @@ export interface OpenExecutor {
   readonly facts: EnvironmentFacts;
   /** The paths the agent sees, named in its instructions; the container paths when absent. */
   agentPaths?(spec: RunSpec): ContractPaths;
-  /** URL of the format-check endpoint for one run (its own request budget), when offered. */
-  validationUrl?(competitionId: string, sampleSubmissionPath: string, runId?: string): string | undefined;
+  /**
+   * URL of the format-check endpoint for one run (its own request budget), when offered; with
+   * the competition's declared grader, the endpoint runs that grader's validity checks.
+   */
+  validationUrl?(
+    competitionId: string,
+    sampleSubmissionPath: string,
+    runId?: string,
+    grader?: GraderSpec | null,
+  ): string | undefined;
   /**
    * One attempt at one run. Never grades, never retries: the caller retries infra errors marked
    * `retryable` under one policy. A run stopped because the suite was cancelled has `cancelled`.

@@ -8,11 +8,16 @@ import type Docker from "dockerode";
 import { parseCsv } from "../prepare/csv.js";
 import { CsvError, readCsvFile, readCsvText, type Table } from "../tabular/csv.js";
 import { idKey } from "../grade/align.js";
+import { formatVerdict, standInAnswers, type Stand } from "../grade/format-check.js";
+import { columnsUsed } from "../grade/graders.js";
+import type { GraderSpec } from "../grade/spec.js";
 
 /**
  * Format checks for agents: an HTTP endpoint on the runner, reachable from the containers, that
- * checks a posted submission against the competition's public sample submission (columns, ids,
- * row count) with the grader's own CSV reader and rules. It never grades and never returns a score.
+ * runs the grader's own validity checks on a posted submission with the competition's PUBLIC
+ * sample submission standing in for the answers (grade/format-check.ts): valid here is valid for
+ * the grader. Without a declared grader (external grading) it checks columns, ids and row count
+ * against the sample. It never sees the private folder and never returns a score.
  *
  *   POST <url>   body: the CSV (raw), or multipart/form-data with a `file` part (MLE-bench style)
  *   → 200 {"valid": bool, "result": "...", "errors": [...]}
@@ -125,6 +130,25 @@ export function checkFormat(sample: SampleShape, submissionCsv: string | Buffer)
   return checkWith(sample, (keep, maxRows) => readCsvText(submissionCsv, "submission", { keep, maxRows }));
 }
 
+/** The stand-in answers of a competition with a declared grader, read from the sample file. */
+export function standInOfFile(grader: GraderSpec, sampleFile: string): Stand {
+  const used = columnsUsed(grader).answers;
+  return standInAnswers(grader, readCsvFile(sampleFile, { keep: (n) => used.includes(n) }));
+}
+
+/** The grader's verdict on a submission held in memory (tests). */
+export function checkFormatWithGrader(grader: GraderSpec, stand: Stand, csv: string | Buffer): FormatCheck {
+  if (csv.length === 0) return { valid: false, errors: ["the submission is empty"] };
+  return formatVerdict(grader, stand, (opts) => readCsvText(csv, "submission", opts));
+}
+
+/** The grader's verdict on a spooled submission file. */
+export function checkFormatFileWithGrader(grader: GraderSpec, stand: Stand, file: string): FormatCheck {
+  if (statSync(file).size === 0) return { valid: false, errors: ["the submission is empty"] };
+  const r = formatVerdict(grader, stand, (opts) => readCsvFile(file, opts));
+  return { ...r, errors: r.errors.map((e) => e.replaceAll(file, "submission")) };
+}
+
 export function checkFormatFile(sample: SampleShape, file: string): FormatCheck {
   if (statSync(file).size === 0) return { valid: false, errors: ["the submission is empty"] };
   const r = checkWith(sample, (keep, maxRows) => readCsvFile(file, { keep, maxRows }));
@@ -225,9 +249,14 @@ export interface ValidationServer {
   readonly url: string;
   /**
    * URL checking submissions of one competition (an unguessable path); with `runId`, one URL per
-   * run with its own request budget.
+   * run with its own request budget. With `grader`, the grader's own checks (see above).
    */
-  register(competitionId: string, sampleSubmissionPath: string, runId?: string): string;
+  register(
+    competitionId: string,
+    sampleSubmissionPath: string,
+    runId?: string,
+    grader?: GraderSpec | null,
+  ): string;
   close(): Promise<void>;
 }
 
@@ -247,7 +276,9 @@ export interface ValidationServerOptions {
 interface Entry {
   competitionId: string;
   samplePath: string;
+  grader: GraderSpec | null;
   shape?: SampleShape;
+  stand?: Stand;
   used: number;
   busy: boolean;
 }
@@ -299,6 +330,7 @@ export async function startValidationServer(opts: ValidationServerOptions = {}):
     try {
       entry.shape ??= sampleShapeOfFile(entry.samplePath);
       shape = entry.shape;
+      if (entry.grader) entry.stand ??= standInOfFile(entry.grader, entry.samplePath);
     } catch (e) {
       return reply(500, { error: `could not read the sample submission: ${(e as Error).message}` }, true);
     }
@@ -353,7 +385,10 @@ export async function startValidationServer(opts: ValidationServerOptions = {}):
         try {
           if (failed) return reply(400, { error: failed });
           if (parts && !parts.found) return reply(400, { error: "no file part in the multipart body" });
-          const check = checkFormatFile(shape, file);
+          const check =
+            entry.grader && entry.stand
+              ? checkFormatFileWithGrader(entry.grader, entry.stand, file)
+              : checkFormatFile(shape, file);
           reply(200, {
             competition_id: entry.competitionId,
             valid: check.valid,
@@ -386,13 +421,13 @@ export async function startValidationServer(opts: ValidationServerOptions = {}):
 
   return {
     url,
-    register(competitionId, samplePath, runId) {
+    register(competitionId, samplePath, runId, grader) {
       const k = `${competitionId}\0${runId ?? ""}`;
       let token = tokenOf.get(k);
       if (!token) {
         token = randomBytes(16).toString("hex");
         tokenOf.set(k, token);
-        byToken.set(token, { competitionId, samplePath, used: 0, busy: false });
+        byToken.set(token, { competitionId, samplePath, grader: grader ?? null, used: 0, busy: false });
       }
       return `${url}/${token}/validate`;
     },

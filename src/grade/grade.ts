@@ -11,7 +11,7 @@ import { readCsvFile, readCsvText, type ReadOptions, type Table } from "../tabul
 import { CsvError } from "../tabular/errors.js";
 import { MetricError } from "./metrics/errors.js";
 import { loadGraderSpec, roundingOf, type GraderSpec } from "./spec.js";
-import { columnsUsed, scoreTables } from "./graders.js";
+import { columnsUsed, scoreTables, submissionReadOptions } from "./graders.js";
 import { round5, round5Numpy } from "./round.js";
 import { percentile, rankScore } from "./medals.js";
 import { boardFor, noBoard, type Board } from "./board.js";
@@ -93,12 +93,8 @@ function scoreWith(
   read: (opts: ReadOptions) => Table,
 ): ScoreResult {
   if (typeof answers === "string") answers = readAnswers(spec, answers);
-  const { submission: keep, positions } = columnsUsed(spec);
   try {
-    const sub = read({
-      keep: keep ? (n) => keep.includes(n) : (_n, k) => k < positions,
-      maxRows: answers.rowCount,
-    });
+    const sub = read(submissionReadOptions(spec, answers.rowCount));
     const score = scoreTables(spec, sub, answers);
     return { valid: true, score, error: null, rounding: roundingOf(spec) };
   } catch (e) {

@@ -47,6 +47,18 @@ export function columnsUsed(spec: GraderSpec): {
   return { ...used, positions };
 }
 
+/** How the grader reads a submission: only the columns it uses, at most the answers' rows. */
+export function submissionReadOptions(
+  spec: GraderSpec,
+  answerRows: number,
+): { keep: (name: string, index: number) => boolean; maxRows: number } {
+  const { submission: keep, positions } = columnsUsed(spec);
+  return {
+    keep: keep ? (n) => keep.includes(n) : (_n, k) => k < positions,
+    maxRows: answerRows,
+  };
+}
+
 function namedColumns(spec: GraderSpec): { submission: string[] | null; answers: string[] } {
   switch (spec.kind) {
     case "binary-auc":

@@ -5,6 +5,7 @@ import type { OpenExecutor } from "../execute/lifecycle.js";
 import { instructions } from "../execute/instructions.js";
 import { runPaths } from "../execute/types.js";
 import { grade } from "../grade/grade.js";
+import { formatGrader } from "../grade/format-check.js";
 import type { PlannedRun } from "../plan/plan.js";
 import type { Registry } from "../registry/registry.js";
 import { leaderboardPath } from "../registry/leaderboards.js";
@@ -119,6 +120,7 @@ export async function runOne(ctx: RunContext, run: PlannedRun, gpus: string[]): 
         run.competitionId,
         join(paths.publicDir, entry.competition.sampleSubmission),
         run.runId,
+        formatGrader(entry.competition, entry.dir),
       ),
       quota: ctx.config.limits.disk,
     },

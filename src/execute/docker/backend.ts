@@ -35,7 +35,7 @@ export const dockerBackend: ExecutorBackend = {
         gpuModel: setup.gpus.model,
       },
       validationUrl: validation
-        ? (competitionId, sample, runId) => validation.register(competitionId, sample, runId)
+        ? (competitionId, sample, runId, grader) => validation.register(competitionId, sample, runId, grader)
         : undefined,
       execute: (spec, signal) => executor.execute(spec, signal),
       close: () =>
