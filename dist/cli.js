@@ -31911,7 +31911,7 @@ var require_chownr = __commonJS({
           throw er;
       }
     };
-    var chownSync = (path7, uid, gid) => {
+    var chownSync2 = (path7, uid, gid) => {
       try {
         return fs.chownSync(path7, uid, gid);
       } catch (er) {
@@ -31931,7 +31931,7 @@ var require_chownr = __commonJS({
       } catch (er) {
         if (er.code !== "EISDIR")
           throw er;
-        chownSync(path7, uid, gid);
+        chownSync2(path7, uid, gid);
       }
     } : (path7, uid, gid) => lchownSync(path7, uid, gid);
     var nodeVersion = process.version;
@@ -97721,6 +97721,11 @@ import os6 from "node:os";
 
 // src/execute/slurm/job.ts
 import { createHash as createHash4 } from "node:crypto";
+function agentUser() {
+  const uid = process.getuid?.() ?? 65534;
+  const gid = process.getgid?.() ?? 65534;
+  return uid === 0 ? "65534:65534" : `${uid}:${gid}`;
+}
 var COMMENT_PREFIX = "medalist";
 var NO_SHARED_DIR_EXIT = 97;
 var FACTS_FILE = ".medalist-node";
@@ -97843,6 +97848,9 @@ function jobScript(spec, s, envNames) {
         "--init",
         `--network ${s.network}`,
         "--security-opt no-new-privileges",
+        // The agent is hostile: no capabilities, not root (as with the Docker executor).
+        "--cap-drop ALL",
+        `--user ${agentUser()}`,
         `--label medalist.suite=${sh(spec.suiteId)}`,
         `--label medalist.run=${sh(spec.runId)}`,
         ...l.memory !== void 0 ? [`--memory ${l.memory}`, `--memory-swap ${l.memory}`] : [],
@@ -97944,6 +97952,7 @@ async function sweepOrphans(runner, log) {
 
 // src/execute/slurm/executor.ts
 import {
+  chownSync,
   lstatSync as lstatSync2,
   mkdirSync as mkdirSync2,
   openSync as openSync3,
@@ -98345,7 +98354,10 @@ var SlurmExecutor = class {
     }
     const p = runPaths(spec.runDir);
     try {
-      for (const d of [p.submissionDir, p.logsDir, p.codeDir]) mkdirSync2(d, { recursive: true, mode: 511 });
+      for (const d of [p.submissionDir, p.logsDir, p.codeDir]) {
+        mkdirSync2(d, { recursive: true, mode: 511 });
+        if (s.mode === "docker" && process.getuid?.() === 0) chownSync(d, 65534, 65534);
+      }
       for (const f of readdirSync4(p.submissionDir))
         rmSync3(`${p.submissionDir}/${f}`, { recursive: true, force: true });
       rmSync3(`${spec.runDir}/${FACTS_FILE}`, { force: true });
@@ -98368,6 +98380,8 @@ var SlurmExecutor = class {
     this.live.add(jobId);
     const ended = await this.follow(jobId, plan2.name, spec, signal);
     this.live.delete(jobId);
+    const cleaned = sanitizeRun(spec.runDir);
+    if (cleaned) details.sanitized = cleaned;
     const facts = readFacts(spec.runDir);
     if (facts?.node) details.node = facts.node;
     if (facts?.cuda_visible_devices) details.cudaVisibleDevices = facts.cuda_visible_devices;

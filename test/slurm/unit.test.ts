@@ -134,6 +134,9 @@ describe("sbatch arguments", () => {
     expect(p.script).not.toContain("sk-secret");
     expect(p.env.DATA_DIR).toBe("/home/data");
     expect(p.script).toContain('trap \'docker stop -t 10 "$name"');
+    // Locked down as with the Docker executor: no capabilities, no new privileges, not root.
+    expect(p.script).toContain("--security-opt no-new-privileges --cap-drop ALL --user ");
+    expect(p.script).not.toMatch(/--user 0(:|\s)/);
   });
 
   it("apptainer and pyxis modes", () => {

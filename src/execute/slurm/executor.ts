@@ -1,4 +1,5 @@
 import {
+  chownSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -13,6 +14,7 @@ import os from "node:os";
 import { relative, resolve, isAbsolute } from "node:path";
 import { UserError } from "../../errors.js";
 import type { EnvironmentFacts, ExecutorBackend, OpenExecutor, SuiteContext } from "../lifecycle.js";
+import { sanitizeRun } from "../runfiles.js";
 import { runPaths, type ExecResult, type RunSpec } from "../types.js";
 import { sweepOrphans } from "./cleanup.js";
 import { FACTS_FILE, planJob } from "./job.js";
@@ -130,7 +132,11 @@ export class SlurmExecutor implements OpenExecutor {
     }
     const p = runPaths(spec.runDir);
     try {
-      for (const d of [p.submissionDir, p.logsDir, p.codeDir]) mkdirSync(d, { recursive: true, mode: 0o777 });
+      for (const d of [p.submissionDir, p.logsDir, p.codeDir]) {
+        mkdirSync(d, { recursive: true, mode: 0o777 });
+        // docker mode runs the agent as nobody when the runner is root: its folders must be its own.
+        if (s.mode === "docker" && process.getuid?.() === 0) chownSync(d, 65534, 65534);
+      }
       // A retried run must not be graded on an earlier attempt's submission or facts.
       for (const f of readdirSync(p.submissionDir))
         rmSync(`${p.submissionDir}/${f}`, { recursive: true, force: true });
@@ -156,6 +162,9 @@ export class SlurmExecutor implements OpenExecutor {
     const ended = await this.follow(jobId, plan.name, spec, signal);
     this.live.delete(jobId);
 
+    // Before anything reads the folder: no setuid bits, device nodes, FIFOs or sockets left.
+    const cleaned = sanitizeRun(spec.runDir);
+    if (cleaned) details.sanitized = cleaned;
     const facts = readFacts(spec.runDir);
     if (facts?.node) details.node = facts.node;
     if (facts?.cuda_visible_devices) details.cudaVisibleDevices = facts.cuda_visible_devices;

@@ -3,6 +3,13 @@ import { CONTAINER_PATHS, contractEnv, type ContractPaths } from "../contract.js
 import { runPaths, type RunSpec } from "../types.js";
 import type { SlurmSettings } from "./settings.js";
 
+/** The container user in docker mode: the runner's uid:gid, or nobody when the runner is root. */
+export function agentUser(): string {
+  const uid = process.getuid?.() ?? 65534;
+  const gid = process.getgid?.() ?? 65534;
+  return uid === 0 ? "65534:65534" : `${uid}:${gid}`;
+}
+
 /** Prefix of every job's comment: leftovers of a crashed suite are found by it. */
 export const COMMENT_PREFIX = "medalist";
 /** Exit code of a job whose node does not see the shared folder. */
@@ -164,6 +171,9 @@ function jobScript(spec: RunSpec, s: SlurmSettings, envNames: string[]): string 
         "--init",
         `--network ${s.network}`,
         "--security-opt no-new-privileges",
+        // The agent is hostile: no capabilities, not root (as with the Docker executor).
+        "--cap-drop ALL",
+        `--user ${agentUser()}`,
         `--label medalist.suite=${sh(spec.suiteId)}`,
         `--label medalist.run=${sh(spec.runId)}`,
         ...(l.memory !== undefined ? [`--memory ${l.memory}`, `--memory-swap ${l.memory}`] : []),
