@@ -9,6 +9,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { scoreSubmission } from "../../src/grade/grade.js";
+// A seeded generator: failures are reproducible from the printed seed.
+import { rng } from "../../src/prepare/random.js";
 import { columnsUsed } from "../../src/grade/graders.js";
 import { loadGraderSpec, type GraderSpec } from "../../src/grade/spec.js";
 import { parseCsvRows, readCsvText } from "../../src/tabular/csv.js";
@@ -41,18 +43,6 @@ function both(spec: GraderSpec, sampleFile: string, answersCsv: string, submissi
   const grader = scoreSubmission(spec, file, answers);
   const endpoint = checkFormatFileWithGrader(spec, standInOfFile(spec, sampleFile), file);
   return { grader, endpoint };
-}
-
-/** A seeded generator (mulberry32): failures are reproducible from the printed seed. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface Toy {
