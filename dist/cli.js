@@ -96947,6 +96947,28 @@ function isRealDir(p) {
     return false;
   }
 }
+function walkTree(dir, visit2, rel = "") {
+  let names2;
+  try {
+    names2 = readdirSync2(dir);
+  } catch {
+    return true;
+  }
+  for (const name2 of names2) {
+    const full = path4.join(dir, name2);
+    const r = rel ? `${rel}/${name2}` : name2;
+    let st;
+    try {
+      st = lstatSync(full);
+    } catch {
+      st = void 0;
+    }
+    const next = visit2(full, r, st);
+    if (next === "stop") return false;
+    if (next !== "skip" && st?.isDirectory() && !walkTree(full, visit2, r)) return false;
+  }
+  return true;
+}
 function sanitizeTree(root, maxEntries = 1e6) {
   const report = { removed: [], stripped: [], entries: 0, incomplete: false };
   const top = lstatSync(root, { throwIfNoEntry: false });
@@ -96955,79 +96977,45 @@ function sanitizeTree(root, maxEntries = 1e6) {
     report.removed.push(".");
     return report;
   }
-  const walk = (dir, rel) => {
-    let names2;
-    try {
-      names2 = readdirSync2(dir);
-    } catch {
-      return;
+  walkTree(root, (full, r, st) => {
+    if (report.entries >= maxEntries) {
+      report.incomplete = true;
+      return "stop";
     }
-    for (const name2 of names2) {
-      if (report.entries >= maxEntries) {
-        report.incomplete = true;
-        return;
-      }
-      report.entries++;
-      const full = path4.join(dir, name2);
-      const r = rel ? `${rel}/${name2}` : name2;
-      let st;
+    report.entries++;
+    if (!st || st.isSymbolicLink()) return "skip";
+    if (st.isFIFO() || st.isSocket() || st.isCharacterDevice() || st.isBlockDevice()) {
+      rmSync2(full, { force: true });
+      report.removed.push(r);
+      return "skip";
+    }
+    const mode = st.mode & 4095;
+    const safe = mode & ~3072 & (st.isFile() ? ~2 : ~0);
+    if (safe !== mode) {
       try {
-        st = lstatSync(full);
+        chmodSync(full, safe);
+        report.stripped.push(r);
       } catch {
-        continue;
-      }
-      if (st.isSymbolicLink()) continue;
-      if (st.isFIFO() || st.isSocket() || st.isCharacterDevice() || st.isBlockDevice()) {
-        rmSync2(full, { force: true });
+        rmSync2(full, { recursive: true, force: true });
         report.removed.push(r);
-        continue;
+        return "skip";
       }
-      const mode = st.mode & 4095;
-      const safe = mode & ~3072 & (st.isFile() ? ~2 : ~0);
-      if (safe !== mode) {
-        try {
-          chmodSync(full, safe);
-          report.stripped.push(r);
-        } catch {
-          rmSync2(full, { recursive: true, force: true });
-          report.removed.push(r);
-          continue;
-        }
-      }
-      if (st.isDirectory()) walk(full, r);
     }
-  };
-  walk(root, "");
+  });
   return report;
 }
 function treeBytes(root, stopAt = Infinity, maxEntries = 1e6) {
   if (!isRealDir(root)) return 0;
   let total = 0;
   let entries = 0;
-  const walk = (dir) => {
-    let names2;
-    try {
-      names2 = readdirSync2(dir);
-    } catch {
-      return;
+  walkTree(root, (_full, _r, st) => {
+    if (total > stopAt) return "stop";
+    if (++entries > maxEntries) {
+      total = Infinity;
+      return "stop";
     }
-    for (const name2 of names2) {
-      if (total > stopAt) return;
-      if (++entries > maxEntries) {
-        total = Infinity;
-        return;
-      }
-      let st;
-      try {
-        st = lstatSync(path4.join(dir, name2));
-      } catch {
-        continue;
-      }
-      total += Math.max(st.blocks * 512, st.isFile() ? st.size : 0);
-      if (st.isDirectory()) walk(path4.join(dir, name2));
-    }
-  };
-  walk(root);
+    if (st) total += Math.max(st.blocks * 512, st.isFile() ? st.size : 0);
+  });
   return total;
 }
 function snapshotFile(file2, maxBytes) {

@@ -187,6 +187,37 @@ export interface SanitizeReport {
 }
 
 /**
+ * Visits every entry under `dir` (lstat, no link followed; `st` undefined when it cannot be read) and
+ * descends into real folders unless `visit` says "skip"; "stop" ends the whole walk.
+ */
+function walkTree(
+  dir: string,
+  visit: (full: string, rel: string, st: Stats | undefined) => "stop" | "skip" | void,
+  rel = "",
+): boolean {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return true;
+  }
+  for (const name of names) {
+    const full = path.join(dir, name);
+    const r = rel ? `${rel}/${name}` : name;
+    let st: Stats | undefined;
+    try {
+      st = lstatSync(full);
+    } catch {
+      st = undefined; // gone, or not ours to look at
+    }
+    const next = visit(full, r, st);
+    if (next === "stop") return false;
+    if (next !== "skip" && st?.isDirectory() && !walkTree(full, visit, r)) return false;
+  }
+  return true;
+}
+
+/**
  * Makes a run folder harmless for the host: removes device nodes, FIFOs and sockets, clears
  * setuid/setgid bits (and world-writable bits on files), never following a link. Bounded walk.
  */
@@ -200,50 +231,32 @@ export function sanitizeTree(root: string, maxEntries = 1_000_000): SanitizeRepo
     report.removed.push(".");
     return report;
   }
-  const walk = (dir: string, rel: string) => {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return;
+  walkTree(root, (full, r, st) => {
+    if (report.entries >= maxEntries) {
+      report.incomplete = true;
+      return "stop";
     }
-    for (const name of names) {
-      if (report.entries >= maxEntries) {
-        report.incomplete = true;
-        return;
-      }
-      report.entries++;
-      const full = path.join(dir, name);
-      const r = rel ? `${rel}/${name}` : name;
-      let st: Stats;
+    report.entries++;
+    if (!st || st.isSymbolicLink()) return "skip"; // a link is never followed; harmless as a name
+    if (st.isFIFO() || st.isSocket() || st.isCharacterDevice() || st.isBlockDevice()) {
+      rmSync(full, { force: true });
+      report.removed.push(r);
+      return "skip";
+    }
+    const mode = st.mode & 0o7777;
+    const safe = mode & ~0o6000 & (st.isFile() ? ~0o002 : ~0);
+    if (safe !== mode) {
       try {
-        st = lstatSync(full);
+        chmodSync(full, safe);
+        report.stripped.push(r);
       } catch {
-        continue;
-      }
-      if (st.isSymbolicLink()) continue; // never followed by the runner; harmless as a name
-      if (st.isFIFO() || st.isSocket() || st.isCharacterDevice() || st.isBlockDevice()) {
-        rmSync(full, { force: true });
+        // Not ours to change (another owner): removed instead, so nothing privileged stays.
+        rmSync(full, { recursive: true, force: true });
         report.removed.push(r);
-        continue;
+        return "skip";
       }
-      const mode = st.mode & 0o7777;
-      const safe = mode & ~0o6000 & (st.isFile() ? ~0o002 : ~0);
-      if (safe !== mode) {
-        try {
-          chmodSync(full, safe);
-          report.stripped.push(r);
-        } catch {
-          // Not ours to change (another owner): removed instead, so nothing privileged stays.
-          rmSync(full, { recursive: true, force: true });
-          report.removed.push(r);
-          continue;
-        }
-      }
-      if (st.isDirectory()) walk(full, r);
     }
-  };
-  walk(root, "");
+  });
   return report;
 }
 
@@ -255,31 +268,15 @@ export function treeBytes(root: string, stopAt = Infinity, maxEntries = 1_000_00
   if (!isRealDir(root)) return 0;
   let total = 0;
   let entries = 0;
-  const walk = (dir: string) => {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return;
+  walkTree(root, (_full, _r, st) => {
+    if (total > stopAt) return "stop";
+    if (++entries > maxEntries) {
+      total = Infinity;
+      return "stop";
     }
-    for (const name of names) {
-      if (total > stopAt) return;
-      if (++entries > maxEntries) {
-        total = Infinity;
-        return;
-      }
-      let st: Stats;
-      try {
-        st = lstatSync(path.join(dir, name));
-      } catch {
-        continue;
-      }
-      // A sparse file counts at its apparent size: that is what a reader or a copy sees.
-      total += Math.max(st.blocks * 512, st.isFile() ? st.size : 0);
-      if (st.isDirectory()) walk(path.join(dir, name));
-    }
-  };
-  walk(root);
+    // A sparse file counts at its apparent size: that is what a reader or a copy sees.
+    if (st) total += Math.max(st.blocks * 512, st.isFile() ? st.size : 0);
+  });
   return total;
 }
 
