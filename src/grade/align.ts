@@ -1,7 +1,7 @@
 /** Column access and id alignment shared by the graders. */
 import type { Column, Table } from "../tabular/csv.js";
 import { SubmissionError } from "./errors.js";
-import { pandasSortOrder } from "./npsort.js";
+import { keyOrder } from "./keyorder.js";
 import type { TextStore } from "../tabular/textstore.js";
 
 const show = (v: number | string) => (typeof v === "string" ? JSON.stringify(v) : String(v));
@@ -151,8 +151,8 @@ export function pairById(subId: Column, ansId: Column, onAnswerDuplicate?: () =>
   }
   if (answerDuplicates) {
     // Same multiset; equal ids pair up in the order pandas' (unstable) sort leaves them.
-    const so = pandasSortOrder(keysOf(subId)),
-      ao = pandasSortOrder(keysOf(ansId));
+    const so = keyOrder(subId),
+      ao = keyOrder(ansId);
     for (let p = 0; p < n; p++) out[ao[p]] = so[p];
   }
   return out;
@@ -229,9 +229,12 @@ export function sameIdSet(subId: Column, ansId: Column): boolean {
   return true;
 }
 
-/** Row order pandas gives when sorting by a column (numpy quicksort; missing last). */
+/**
+ * Row order pandas gives when sorting by a column (numpy quicksort; missing last); `skipIfSorted`
+ * for sort_index, which leaves a non-decreasing index as it is.
+ */
 export function sortedOrder(c: Column, skipIfSorted = false): Int32Array {
-  return pandasSortOrder(keysOf(c), skipIfSorted);
+  return keyOrder(c, skipIfSorted);
 }
 
 /** Row order that sorts a column: numbers numerically, text by code units, missing last (stable). */
@@ -467,59 +470,4 @@ export function indexOfIds(c: Column, side = "the answers", useBytes = true): Ha
     (j) => hashNumber(v[j]),
     (a, b) => v[a] === v[b],
   );
-}
-
-/** Longest id (in bytes) the radix sort takes; longer ids go through the comparison sort. */
-const RADIX_MAX_BYTES = 64;
-
-/**
- * The sorted order of a text column whose ids are all present and, when `unique` holds, distinct:
- * an LSD radix sort on the UTF-8 bytes (byte order is code-point order, as numpy compares), one
- * counting pass per two byte positions. With distinct keys every sort gives the same order, so this is
- * pandas' order without emulating its quicksort. Returns null when the column does not qualify
- * (numbers, missing ids, very long ids); calls `onDuplicate` (which throws) when an id repeats.
- */
-export function uniqueTextOrder(c: Column, onDuplicate: (row: number) => never): Int32Array | null {
-  const t = c.text;
-  if (!t) return null;
-  const n = t.count,
-    starts = t.starts,
-    ends = t.ends;
-  let width = 0;
-  for (let i = 0; i < n; i++) {
-    if (starts[i] < 0) return null;
-    const len = ends[i] - starts[i];
-    if (len > width) width = len;
-  }
-  if (width > RADIX_MAX_BYTES) return null;
-  const bytes = t.bytes();
-  let order = new Int32Array(n),
-    next = new Int32Array(n);
-  for (let i = 0; i < n; i++) order[i] = i;
-  // Two bytes per pass (257² buckets); a byte's digit is 0 past the end of the id (shorter ids
-  // first), else byte + 1.
-  const B = 257;
-  const counts = new Int32Array(B * B);
-  const digit = (i: number, pos: number): number => {
-    const a = starts[i] + pos,
-      e = ends[i];
-    return (a < e ? bytes[a] + 1 : 0) * B + (a + 1 < e ? bytes[a + 1] + 1 : 0);
-  };
-  for (let pos = (width - 1) & ~1; pos >= 0; pos -= 2) {
-    counts.fill(0);
-    for (let p = 0; p < n; p++) counts[digit(order[p], pos)]++;
-    let sum = 0;
-    for (let d = 0; d < counts.length; d++) {
-      const k = counts[d];
-      counts[d] = sum;
-      sum += k;
-    }
-    for (let p = 0; p < n; p++) {
-      const i = order[p];
-      next[counts[digit(i, pos)]++] = i;
-    }
-    [order, next] = [next, order];
-  }
-  for (let p = 1; p < n; p++) if (t.equals(order[p], t, order[p - 1])) onDuplicate(order[p]);
-  return order;
 }

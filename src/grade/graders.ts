@@ -4,7 +4,7 @@
  * Check order follows upstream (lite-grading.md §2–3) so the first failure reported matches.
  */
 import type { Column, Table } from "../tabular/csv.js";
-import { AnswersError, SubmissionError } from "./errors.js";
+import { SubmissionError } from "./errors.js";
 import type { GraderSpec } from "./spec.js";
 import {
   numeric,
@@ -16,9 +16,7 @@ import {
   sameIdSet,
   sortedOrder,
   take,
-  idKey,
   sklearnNumbers,
-  uniqueTextOrder,
 } from "./align.js";
 import { rocAuc } from "./metrics/auc.js";
 import { numpySum } from "./metrics/npsum.js";
@@ -26,6 +24,7 @@ import { binaryLogLoss, multiclassLogLoss } from "./metrics/logloss.js";
 import { rmse, rmsle } from "./metrics/regression.js";
 import { quadraticWeightedKappa } from "./metrics/classification.js";
 import { pythonStr } from "./pystr.js";
+import { maskedRows } from "./bool-mask.js";
 
 /**
  * Columns a grader reads from each file (others are skipped while reading). A submission list of
@@ -161,38 +160,18 @@ function columnAuc(spec: Extract<GraderSpec, { kind: "column-auc" }>, sub: Table
   // Pair rows: answers row j ↔ submission row subRow[j] (kept rows only when skipping).
   let ansRows: Int32Array, subRows: Int32Array;
   const keepAnswer = (j: number) => !spec.skipNegativeRows || truths.reduce((s, t) => s + t[j], 0) >= 0;
-  let paired: Int32Array | null = null;
-  try {
-    paired = pairById(subId, ansId);
-  } catch (e) {
-    if (spec.duplicateIds !== "allow") throw e;
-  }
-  if (paired) {
+  if (spec.duplicateIds === "allow") {
+    ({ ansRows, subRows } = maskedRows(subId, ansId, keepAnswer));
+    if (subRows.length !== ansRows.length)
+      throw new SubmissionError(
+        `after matching ids, ${subRows.length} submission rows pair with ${ansRows.length} answer rows`,
+      );
+  } else {
+    const paired = pairById(subId, ansId);
     const keep: number[] = [];
     for (let j = 0; j < ans.rowCount; j++) if (keepAnswer(j)) keep.push(j);
     ansRows = Int32Array.from(keep);
-    subRows = Int32Array.from(keep, (j) => paired![j]);
-  } else {
-    // Duplicated submission ids: each copy takes its id's keep flag; kept rows paired by sorted position.
-    const flag = new Map<number | string | null, boolean>();
-    for (let j = 0; j < ans.rowCount; j++) flag.set(idKey(ansId, j), keepAnswer(j));
-    const subOrder = sortedOrder(subId, true),
-      ansOrder = sortedOrder(ansId, true);
-    const s: number[] = [],
-      a: number[] = [];
-    for (const i of subOrder) {
-      const f = flag.get(idKey(subId, i));
-      if (f === undefined)
-        throw new SubmissionError(`submission id ${JSON.stringify(idKey(subId, i))} is not in the answers`);
-      if (f) s.push(i);
-    }
-    for (const j of ansOrder) if (keepAnswer(j)) a.push(j);
-    if (s.length !== a.length)
-      throw new SubmissionError(
-        `after matching ids, ${s.length} submission rows pair with ${a.length} answer rows`,
-      );
-    ansRows = Int32Array.from(a);
-    subRows = Int32Array.from(s);
+    subRows = Int32Array.from(keep, (j) => paired[j]);
   }
   if (scores.length !== truths.length) {
     throw new SubmissionError(`submission has ${scores.length} score columns, expected ${truths.length}`);
@@ -222,25 +201,13 @@ function rmseGrade(spec: Extract<GraderSpec, { kind: "rmse" }>, sub: Table, ans:
   // astype(float): a text column whose cells Python's float() reads (`1_0`, 30-digit integers) is scored.
   const pred = sklearnNumbers(col, null);
   requireRowCount(sub, ans);
-  // Both sides sorted by id, then summed in that order (numpy's pairwise sum depends on it).
-  const radix = uniqueTextOrder(ansId, () => repeatedAnswerId(ansId));
-  const rows = radix ? pairById(subId, ansId) : pairByUniqueIds(subId, ansId);
-  const order = radix ?? sortedOrder(ansId, true);
+  // Both sides sorted by id (numpy's quicksort order, which pairs repeated ids), then summed in
+  // that order (numpy's pairwise sum depends on it).
+  const rows = pairById(subId, ansId);
+  const order = sortedOrder(ansId);
   const subRows = new Int32Array(order.length);
   for (let p = 0; p < order.length; p++) subRows[p] = rows[order[p]];
   return rmse(take(truthAll, order), take(pred, subRows));
-}
-
-/**
- * pairById for graders whose answers never repeat an id: a repeated answer id means broken
- * answers (a grader error), not a bad submission.
- */
-function pairByUniqueIds(subId: Column, ansId: Column): Int32Array {
-  return pairById(subId, ansId, () => repeatedAnswerId(ansId));
-}
-
-function repeatedAnswerId(ansId: Column): never {
-  throw new AnswersError(`the answers repeat an id in "${ansId.name}": they cannot be graded`);
 }
 
 const INT64_BOUND = 9223372036854775808; // 2^63
@@ -359,7 +326,7 @@ function multiclassLogLossGrade(
   }
   // One-hot helper: named columns, ids matched.
   for (const c of want) requireColumn(sub, c);
-  const rows = pairByUniqueIds(sub.column(spec.id)!, requireColumn(ans, spec.id, "answers"));
+  const rows = pairById(sub.column(spec.id)!, requireColumn(ans, spec.id, "answers"));
   const probs = spec.classes.map((c) => numeric(sub.column(c)!));
   const truth = spec.classes.map((c) => numeric(requireColumn(ans, c, "answers"), "answers"));
   return multiclassLogLoss(truth, probs, rows);
@@ -411,7 +378,7 @@ function accuracyGrade(spec: Extract<GraderSpec, { kind: "accuracy" }>, sub: Tab
   const col = requireColumn(sub, spec.target);
   const subId = requireColumn(sub, spec.id);
   const truthCol = requireColumn(ans, spec.target, "answers");
-  const rows = pairByUniqueIds(subId, requireColumn(ans, spec.id, "answers"));
+  const rows = pairById(subId, requireColumn(ans, spec.id, "answers"));
   const n = ans.rowCount;
   if (n === 0) throw new SubmissionError("the answers have no rows");
   let hits = 0;

@@ -2,7 +2,8 @@
  * CSV reading and writing the way upstream's preparers see it: pandas `read_csv` (type inference,
  * missing-value tokens) followed by `to_csv(index=False)` (minimal quoting, Python float repr).
  */
-import { NA_TOKENS, classifyCell, parseCsvRows } from "../tabular/csv.js";
+import { NA_TOKENS, classifyCell, dedupeNames, parseCsvRows } from "../tabular/csv.js";
+import { IntPasses } from "../tabular/intpasses.js";
 
 /** The records of CSV text, split by the one reader's tokenizer (src/tabular, pandas rules). */
 export function parseCsv(text: string): string[][] {
@@ -21,7 +22,8 @@ export function parseCsvRecords(text: string): Record<string, string>[] {
 /** pandas' default missing-value tokens (pandas ≥ 2.0: "None" included), shared with grading. */
 export { NA_TOKENS };
 
-export type ColumnType = "int" | "float" | "bool" | "text";
+/** "text-na": object column whose missing-value tokens pandas keeps as text (a uint64 conflict). */
+export type ColumnType = "int" | "float" | "bool" | "text" | "text-na";
 
 const CANONICAL_INT = /^(-?[1-9]\d*|0)$/;
 
@@ -32,14 +34,23 @@ export class ColumnTyper {
   private allInt = true;
   private allNum = true;
   private allBool = true;
+  private sawFloat = false;
+  private negative = false;
+  private readonly passes = new IntPasses();
 
   add(v: string): void {
-    const kind = classifyCell(v).kind;
+    const cell = classifyCell(v);
+    const kind = cell.kind;
     if (kind === "missing") {
       this.anyMissing = true;
       return;
     }
     this.any = true;
+    if (kind === "float") this.sawFloat = true;
+    else if (kind === "int") {
+      if (cell.big) this.passes.big(cell.big, this.sawFloat);
+      else if (v.trim().startsWith("-")) this.negative = true;
+    }
     if (kind !== "int") this.allInt = false;
     if (kind !== "int" && kind !== "float") this.allNum = false;
     if (kind !== "bool") this.allBool = false;
@@ -47,9 +58,17 @@ export class ColumnTyper {
 
   get type(): ColumnType {
     if (!this.any) return "float"; // an all-missing column is float64 in pandas
+    if (this.allNum) {
+      // Integers outside int64: the order of the cells decides (src/tabular/intpasses.ts).
+      const outcome = this.passes.outcome(this.sawFloat, this.anyMissing, this.negative);
+      if (outcome === "float") return "float";
+      if (outcome === "text") return "text";
+      if (outcome === "text-keep-na") return "text-na";
+    }
     if (this.allInt && !this.anyMissing) return "int";
     if (this.allInt || this.allNum) return "float";
-    if (this.allBool && !this.anyMissing) return "bool";
+    // pandas keeps booleans beside missing cells as Python bools (written True/False).
+    if (this.allBool) return "bool";
     return "text";
   }
 }
@@ -84,6 +103,7 @@ export function pyFloat(x: number): string {
 
 /** Re-renders one raw cell as pandas would write it for a column of the given type. */
 export function renderCell(v: string, type: ColumnType): string {
+  if (type === "text-na") return v;
   if (NA_TOKENS.has(v)) return "";
   switch (type) {
     case "int":
@@ -110,7 +130,8 @@ export interface Table {
 }
 
 export function readTable(text: string): Table {
-  const [header = [], ...rows] = parseCsv(text);
+  const [raw = [], ...rows] = parseCsv(text);
+  const header = dedupeNames(raw);
   const body = rows.filter((r) => !(r.length === 1 && r[0] === "" && header.length > 1));
   const types = header.map((_, k) => inferType(columnValues(body, k)));
   return { header, rows: body, types };

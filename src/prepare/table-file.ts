@@ -1,5 +1,6 @@
 import { closeSync, createReadStream, openSync, readSync, statSync, writeSync } from "node:fs";
 import { ColumnTyper, parseCsv, quoteCell, type ColumnType } from "./csv.js";
+import { dedupeNames } from "../tabular/csv.js";
 
 /**
  * A raw CSV too large to hold as one string: a first streaming pass records each record's byte
@@ -58,7 +59,8 @@ export async function scanTable(
     }
     const text = bytes.toString("utf8");
     if (n === -1) {
-      header = parseCsv(text.replace(/^\uFEFF/, ""))[0] ?? [];
+      // pandas renames blank and repeated header names (`Unnamed: 2`, `Elevation.1`) and writes them so.
+      header = dedupeNames(parseCsv(text.replace(/^\uFEFF/, ""))[0] ?? []);
       typers = header.map(() => new ColumnTyper());
       collectIdx = collect.map((c) => {
         const k = header.indexOf(c);

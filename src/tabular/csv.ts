@@ -13,6 +13,7 @@ import { isUtf8 } from "node:buffer";
 import { CsvError } from "./errors.js";
 import { TextStore } from "./textstore.js";
 import { decimalToDouble } from "./decimal.js";
+import { IntPasses, bigIntKind, type BigIntKind } from "./intpasses.js";
 
 export { CsvError, TextStore };
 
@@ -95,9 +96,6 @@ export const NA_TOKENS = new Set([
 ]);
 // pandas' C parser: booleans and infinities match case-insensitively, without spaces.
 const SPECIAL_FLOAT = /^([+-]?)(inf|infinity)$/i;
-const INT64_MAX = 9223372036854775807n,
-  UINT64_MAX = 18446744073709551615n,
-  INT64_MIN = -9223372036854775808n;
 const NUMBER_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
 
 const QUOTE = 0x22,
@@ -113,11 +111,14 @@ const NOT_NUMBER = 0,
   IS_INT = 1,
   IS_FLOAT = 2;
 let numValue = 0;
+/** For an integer outside int64, its class (pandas' integer passes decide the column's type); else null. */
+let numBig: BigIntKind | null = null;
 
 /** Parses bytes [s, e) as a pandas number; fast exact path for ≤15 digits, else Number(). */
 function parseNumber(b: Buffer, s: number, e: number): number {
   while (s < e && (b[s] === SPACE || b[s] === TAB)) s++;
   while (e > s && (b[e - 1] === SPACE || b[e - 1] === TAB)) e--;
+  numBig = null;
   if (s >= e) return NOT_NUMBER;
   const start = s;
   let neg = false;
@@ -197,11 +198,8 @@ function parseNumber(b: Buffer, s: number, e: number): number {
   }
   const text = b.toString("latin1", start, e);
   numValue = Number(text);
-  if (isInt && intDigits > 18) {
-    // pandas: int64, then uint64; integers outside both stay text.
-    const big = BigInt(text);
-    if (big < INT64_MIN || big > UINT64_MAX || (big > INT64_MAX && neg)) return NOT_NUMBER;
-  }
+  // Outside int64 the column's type depends on the order of its cells (see intpasses.ts).
+  if (isInt && intDigits > 18) numBig = bigIntKind(text);
   // Overflow: pandas' round-trip parser flags only +HUGE_VAL as an error, so `1e400` stays text
   // while `-1e400` is -inf.
   if (numValue === Infinity) return NOT_NUMBER;
@@ -277,6 +275,10 @@ class ColumnBuilder {
   text: TextStore | null = null;
   /** Rows before this one must be re-read as strings (second pass); -1 when not needed. */
   backfillUntil = -1;
+  /** Integers outside int64 seen while numeric (their order decides the type). */
+  readonly passes = new IntPasses();
+  /** The second pass keeps missing-value tokens as text (pandas' uint64 conflict). */
+  keepNaTokens = false;
   constructor(readonly name: string) {}
 
   /** Grows the value array to hold `rows` rows at once (avoids repeated doubling). */
@@ -294,6 +296,27 @@ class ColumnBuilder {
       this.values = bigger;
     }
     this.values[row] = v;
+  }
+
+  /** A number cell outside int64 in a numeric column. */
+  noteBig(kind: BigIntKind): void {
+    this.passes.big(kind, this.sawFloat);
+  }
+
+  /** After the first pass: the type pandas gives a numeric column with integers outside int64. */
+  settleBigInts(rows: number): void {
+    if (this.state !== NUM || !this.passes.any) return;
+    let negative = false;
+    for (let i = 0; i < rows && !negative; i++) {
+      const v = this.values[i];
+      negative = v < 0 || Object.is(v, -0);
+    }
+    const outcome = this.passes.outcome(this.sawFloat, this.sawMissing, negative);
+    if (outcome === "float") this.sawFloat = true;
+    else if (outcome !== "usual") {
+      this.toText(rows);
+      this.keepNaTokens = outcome === "text-keep-na";
+    }
   }
 
   toText(row: number): void {
@@ -605,7 +628,8 @@ class Tokenizer {
               }
               break;
             }
-          if (any > 0 && frac <= 22) {
+          // Integers of 19+ digits may lie outside int64: parseNumber classifies them.
+          if (any > 0 && frac <= 22 && (!isInt || sig <= 18)) {
             if (sig <= 15) value = frac === 0 ? hi : hi / POW10[frac];
             else value = sig <= 19 ? decimalToDouble(hi, low, lowDigits, -frac) : NaN;
             if (!Number.isNaN(value)) {
@@ -790,6 +814,7 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalByt
   if (names === null) throw new CsvError(`${name}: the file is empty (no header row)`);
   const finalNames: string[] = names;
 
+  for (const c of builders) c?.settleBigInts(row);
   // Second pass: original strings of rows read before a column turned out to be text.
   const backfill = builders.filter((c): c is ColumnBuilder => c !== null && c.backfillUntil > 0);
   if (backfill.length) {
@@ -808,7 +833,7 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalByt
           k = index[q] + offset;
         if (r >= col.backfillUntil || k >= count) continue;
         const s = decodeField(b, starts[k], ends[k], complex[k] === 1);
-        if (NA_TOKENS.has(s)) col.text!.setMissing(r);
+        if (NA_TOKENS.has(s) && !col.keepNaTokens) col.text!.setMissing(r);
         else col.text!.setString(r, s);
       }
       r++;
@@ -850,6 +875,7 @@ function cell(col: ColumnBuilder, row: number, b: Buffer, s: number, e: number, 
       }
       col.state = NUM;
       if (kind === IS_FLOAT) col.sawFloat = true;
+      else if (numBig !== null) col.noteBig(numBig);
       col.setValue(row, numValue);
       return;
     }
@@ -881,6 +907,7 @@ function cell(col: ColumnBuilder, row: number, b: Buffer, s: number, e: number, 
       }
       col.state = NUM;
       if (kind === IS_FLOAT) col.sawFloat = true;
+      else if (numBig !== null) col.noteBig(numBig);
       col.setValue(row, numValue);
       return;
     }
@@ -937,10 +964,15 @@ export function readCsvText(text: string | Buffer, source = "csv", opts: ReadOpt
 /** How pandas reads one cell's text (quotes already removed): its kind and, for numbers and bools, its value. */
 export type CellKind = "missing" | "int" | "float" | "bool" | "text";
 
-export function classifyCell(str: string): { kind: CellKind; value: number } {
+/**
+ * `big` classes an integer outside int64: such a cell alone does not decide the column's type
+ * (see intpasses.ts).
+ */
+export function classifyCell(str: string): { kind: CellKind; value: number; big?: BigIntKind } {
   if (NA_TOKENS.has(str)) return { kind: "missing", value: NaN };
   if (NUMBER_TEXT.test(str)) {
     const kind = parseNumber(Buffer.from(str, "latin1"), 0, str.length);
+    if (kind === IS_INT && numBig !== null) return { kind: "int", value: numValue, big: numBig };
     if (kind !== NOT_NUMBER) return { kind: kind === IS_INT ? "int" : "float", value: numValue };
   }
   const special = SPECIAL_FLOAT.exec(str);

@@ -168,3 +168,31 @@ describe("malformed input is a CsvError with a reason", () => {
     expect(readCsvFile(join(dir, "ok.csv")).rowCount).toBe(1);
   });
 });
+
+describe("integers outside int64: the order of the cells decides, as in pandas' parser", () => {
+  // [cells of column a, pandas 2.2.3's dtype, values] — pandas 1.5.3 gives the same.
+  const big = "100000000000000000000",
+    below = "-9223372036854775809",
+    uint = "9223372036854775808";
+  const cases: [string[], string, (string | number | null)[]][] = [
+    [[below, "1"], "text", [below, "1"]],
+    [["1", below], "text", ["1", below]],
+    [[big, "1.5"], "text", [big, "1.5"]],
+    [["1.5", big], "float", [1.5, 1e20]],
+    [[below, "1.5"], "float", [-9223372036854775808, 1.5]],
+    [["1", below, "NA", "1.5"], "float", [1, -9223372036854775808, null, 1.5]],
+    [[big, "nan"], "text", [big, null]],
+    [[below, "nan"], "text", [below, null]],
+    [[uint, "1"], "int", [9223372036854775808, 1]],
+    [[uint, "-1"], "text", [uint, "-1"]],
+    // uint64 beside a missing value: object, and the missing-value tokens stay text.
+    [[uint, "nan"], "text", [uint, "nan"]],
+    [[uint, "NA", "1"], "text", [uint, "NA", "1"]],
+    [["1e20", uint], "float", [1e20, 9223372036854775808]],
+    [[big, "inf"], "text", [big, "inf"]],
+  ];
+  it.each(cases.map((c) => [c[0].join(" "), c] as const))("%s", (_n, [cells, kind, values]) => {
+    const t = readCsvText("a,b\n" + cells.map((v, i) => `${v},${i}`).join("\n") + "\n");
+    expect(summary(t)[0]).toEqual({ name: "a", kind, values });
+  });
+});

@@ -95,8 +95,11 @@ describe("log loss", () => {
     expect(multiclassLogLoss([[1], [0], [0]], [[1 / 3], [1 / 3], [1 / 3]])).toBeCloseTo(Math.log(3), 15);
   });
   it("binary: p = P(label 1); p = 1 with label 0 costs -ln(eps)", () => {
-    expect(binaryLogLoss([0], [1])).toBe(36.04365338911715);
+    expect(binaryLogLoss([0, 1], [1, 1])).toBe(36.04365338911715 / 2);
     expect(binaryLogLoss([1, 0], [0.5, 0.5])).toBeCloseTo(Math.log(2), 15);
+    expect(() => binaryLogLoss([1, 0], [NaN, 0.5])).toThrow(MetricError);
+    // scikit-learn raises on a single label in y_true (the answers), after checking y_pred.
+    expect(() => binaryLogLoss([1, 1], [0.9, 0.8])).toThrow(UndefinedMetricError);
     expect(() => binaryLogLoss([1], [NaN])).toThrow(MetricError);
   });
 });

@@ -1,4 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { scanTable } from "../../src/prepare/table-file.js";
 import {
   inferType,
   parseCsv,
@@ -36,7 +40,7 @@ describe("pandas-compatible CSV round trip", () => {
     expect(inferType(["1", "2.5"])).toBe("float");
     expect(inferType(["1.0E5", "NaN"])).toBe("float");
     expect(inferType(["True", "false"])).toBe("bool");
-    expect(inferType(["True", ""])).toBe("text");
+    expect(inferType(["True", "x"])).toBe("text");
     expect(inferType(["a", "1"])).toBe("text");
     expect(inferType(["", "NA"])).toBe("float");
   });
@@ -68,5 +72,34 @@ describe("pandas-compatible CSV round trip", () => {
         t.rows.map((r) => r.map((v, k) => renderCell(v, t.types[k]))),
       ),
     ).toBe("id,v,s\n1,4.5,a\n2,,b c\n");
+  });
+
+  // Issue 22's preparation differences, each checked against pandas 2.2.3 (and 1.5.3) read_csv + to_csv.
+  it("writes lowercase booleans beside missing cells as True/False, as pandas", () => {
+    const t = readTable("a,b\ntrue,1\n,2\nFALSE,3\n");
+    expect(t.types[0]).toBe("bool");
+    expect(t.rows.map((r) => renderCell(r[0], t.types[0]))).toEqual(["True", "", "False"]);
+  });
+
+  it("renames blank and repeated header names as pandas (Unnamed: N, name.1)", async () => {
+    expect(readTable("a,b,,b\n1,2,3,4\n").header).toEqual(["a", "b", "Unnamed: 2", "b.1"]);
+    const dir = mkdtempSync(join(tmpdir(), "medalist-prep-csv-"));
+    const file = join(dir, "t.csv");
+    writeFileSync(file, "Elevation,,Elevation\n1,2,3\n");
+    expect((await scanTable(file)).header).toEqual(["Elevation", "Unnamed: 1", "Elevation.1"]);
+  });
+
+  it("types integers outside int64 by the order of the cells, as pandas' parser", () => {
+    // A float cell first: float64, and the big integer is written 1e+20.
+    expect(inferType(["1.5", "100000000000000000000"])).toBe("float");
+    expect(renderCell("100000000000000000000", "float")).toBe("1e+20");
+    // The big integer first: object (text), written verbatim.
+    expect(inferType(["100000000000000000000", "1.5"])).toBe("text");
+    expect(inferType(["1", "-9223372036854775809"])).toBe("text");
+    expect(inferType(["-9223372036854775809", "1.5"])).toBe("float");
+    expect(inferType(["9223372036854775808", "1"])).toBe("int");
+    // uint64 beside a missing cell: object, and pandas keeps the missing-value token as text.
+    expect(inferType(["9223372036854775808", "NA"])).toBe("text-na");
+    expect(renderCell("NA", "text-na")).toBe("NA");
   });
 });

@@ -1,4 +1,4 @@
-import { MetricError, sameLength, type Vec } from "./errors.js";
+import { MetricError, UndefinedMetricError, sameLength, type Vec } from "./errors.js";
 import { numpySum } from "./npsum.js";
 
 /** float64 machine epsilon, scikit-learn's clipping bound. */
@@ -52,10 +52,18 @@ function hasNaN(v: Vec): boolean {
 export function binaryLogLoss(labels: Vec, p: Vec): number {
   sameLength(labels, p, "labels and predictions");
   if (labels.length === 0) throw new MetricError("no rows");
+  for (let i = 0; i < p.length; i++)
+    if (Number.isNaN(p[i])) throw new MetricError(`a probability is missing (row ${i + 1})`);
+  // scikit-learn learns the labels from y_true: with one label it raises (every version).
+  let single = true;
+  for (let i = 1; i < labels.length && single; i++) single = labels[i] === labels[0];
+  if (single)
+    throw new UndefinedMetricError(
+      "the answers hold only one label; scikit-learn's log loss is undefined for them",
+    );
   const loss = new Float64Array(labels.length);
   for (let i = 0; i < labels.length; i++) {
     const pi = p[i];
-    if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
     const y = labels[i];
     if (y !== 0 && y !== 1) throw new MetricError(`label ${y} is not 0 or 1`);
     loss[i] = -Math.log(y === 1 ? clip(pi) : clip(1 - pi));
