@@ -12,6 +12,8 @@ import { compareCodePoints, pandasSortOrder } from "./npsort.js";
 
 /** Longest id (in bytes) the text radix sort takes; longer ids go through a byte comparison sort. */
 const RADIX_MAX_BYTES = 64;
+/** From this many keys on, digits are 16 bits wide (fewer passes, 65536+ counters each). */
+const WIDE = 1 << 16;
 
 /**
  * pandas' order of a column's rows (numpy's default quicksort; `skipIfSorted`: sort_index, which
@@ -112,9 +114,12 @@ function numberOrder(v: Float64Array, rows: Int32Array): Int32Array {
       lo[i] = u32[0];
     }
   }
-  return radix(rows, 4, 65536, (i, pass) => {
-    const w = pass < 2 ? lo[i] : hi[i];
-    return pass & 1 ? w >>> 16 : w & 0xffff;
+  // 16-bit digits for large inputs, 8-bit ones for small (where clearing 65536 counters dominates).
+  const bits = rows.length >= WIDE ? 16 : 8,
+    mask = (1 << bits) - 1;
+  return radix(rows, 64 / bits, 1 << bits, (i, pass) => {
+    const shift = pass * bits;
+    return ((shift < 32 ? lo[i] : hi[i]) >>> (shift & 31)) & mask;
   });
 }
 
@@ -131,13 +136,19 @@ function textOrder(t: TextStore, rows: Int32Array): Int32Array {
   if (width > RADIX_MAX_BYTES) {
     return Int32Array.from(rows).sort((a, b) => bytes.compare(bytes, starts[b], ends[b], starts[a], ends[a]));
   }
-  // Digit per byte: 0 past the end (shorter ids first), else byte + 1; two bytes as base 257.
-  const B = 257;
+  // Digit per byte: 0 past the end (shorter ids first), else byte + 1; two bytes per pass (base
+  // 257) for large inputs, one for small.
+  if (rows.length < WIDE) {
+    return radix(rows, width, 257, (i, pass) => {
+      const a = starts[i] + width - 1 - pass;
+      return a < ends[i] ? bytes[a] + 1 : 0;
+    });
+  }
   const passes = (width + 1) >> 1;
-  return radix(rows, passes, B * B, (i, pass) => {
+  return radix(rows, passes, 257 * 257, (i, pass) => {
     const a = starts[i] + 2 * (passes - 1 - pass),
       e = ends[i];
-    return (a < e ? bytes[a] + 1 : 0) * B + (a + 1 < e ? bytes[a + 1] + 1 : 0);
+    return (a < e ? bytes[a] + 1 : 0) * 257 + (a + 1 < e ? bytes[a + 1] + 1 : 0);
   });
 }
 
