@@ -23,6 +23,8 @@ export interface RunCell {
   percentile: number | null;
   error: string | null;
   runDir: string;
+  /** False for infrastructure errors and grader failures: they count on neither side. */
+  comparable?: boolean;
 }
 
 export interface SideSummary {
@@ -127,6 +129,9 @@ export interface LookRecord {
 const num = (v: number | "NaN" | null): number | null => (v === "NaN" ? NaN : v);
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 
+/** Infrastructure errors and grader failures are nobody's score: they count on neither side. */
+const comparable = (r: RunResult) => r.outcome !== "infra_error" && r.grade?.grader_error !== true;
+
 export function cellOf(r: RunResult): RunCell {
   const g: GradeReportJson | null = r.grade;
   return {
@@ -139,11 +144,9 @@ export function cellOf(r: RunResult): RunCell {
     // A run that did not complete: its cause first (the missing submission follows from it).
     error: r.failure?.cause ?? g?.error ?? r.error,
     runDir: r.runDir,
+    comparable: comparable(r),
   };
 }
-
-/** Infrastructure errors and grader failures are nobody's score: they count on neither side. */
-const comparable = (r: RunResult) => r.outcome !== "infra_error" && r.grade?.grader_error !== true;
 
 export function summarize(s: SuiteResults): SideSummary {
   const ok = s.runs.filter(comparable);
