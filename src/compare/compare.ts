@@ -3,6 +3,7 @@ import { UserError } from "../errors.js";
 import type { GradeReportJson, RunResult, SuiteResults } from "../results/schema.js";
 import { medalOf, type Medal } from "../grade/types.js";
 import { hypergeometric } from "./distributions.js";
+import type { MonitorRecord } from "./monitor.js";
 import {
   analyze,
   type Analysis,
@@ -111,6 +112,8 @@ export interface Comparison {
   baselineSource: string;
   /** Adaptive seeds: the looks taken (set by the sequential design). */
   looks?: LookRecord[];
+  /** Monitoring after every run: when and why the head stopped (src/compare/monitor.ts). */
+  monitor?: MonitorRecord;
 }
 
 /** One interim (or final) analysis of an adaptive-seeds run. */
@@ -216,7 +219,7 @@ export function suiteDifferences(base: SuiteResults, head: SuiteResults): string
 }
 
 /** One-sided exact test: does the head have more infrastructure errors than the base? */
-function infraPValue(baseErr: number, baseRuns: number, headErr: number, headRuns: number): number {
+export function infraPValue(baseErr: number, baseRuns: number, headErr: number, headRuns: number): number {
   if (headErr === 0) return 1;
   const law = hypergeometric(baseRuns + headRuns, baseErr + headErr, headRuns);
   let p = 0;
@@ -237,6 +240,8 @@ function percentileOf(r: RunResult, hasLeaderboard: boolean): number | null {
 export interface CompareOptions {
   /** Levels of this look (adaptive seeds); default gate.alpha for both claims. */
   levels?: Levels;
+  /** Level of the infra-error test (monitoring: the deciding look's); default gate.alpha. */
+  infraLevel?: number;
   /** Power simulations (0 skips power and MDE, as interim looks do). */
   simulations?: AnalyzeOptions["simulations"];
 }
@@ -317,7 +322,7 @@ export function compareRuns(
   const baseSum = summarize(base);
   const headSum = summarize(head);
   const infraP = infraPValue(baseSum.infraErrors, baseSum.runs, headSum.infraErrors, headSum.runs);
-  if (infraP <= gate.alpha)
+  if (infraP <= (options.infraLevel ?? gate.alpha))
     errors.push({
       kind: "infra-errors",
       base: baseSum.infraErrors,

@@ -15,6 +15,7 @@ import {
   levelText,
   looksText,
   metricReason,
+  monitorSentence,
   seedCountsSentence,
   powerSentence,
 } from "./verdict.js";
@@ -76,6 +77,7 @@ export function verdictSection(cmp: Comparison): string[] {
   if (cmp.dropped.length) out.push("", droppedText(cmp));
   const seeds = seedCountsSentence(cmp);
   if (seeds) out.push("", seeds);
+  if (cmp.monitor) out.push("", monitorSentence(cmp.monitor));
   if (cmp.looks?.length) out.push("", "Adaptive seeds:", "", ...looksText(cmp.looks).map((l) => `- ${l}`));
   const reused = (side: SideSummary) => `${side.label} ${side.reused ?? 0} of ${side.runs}`;
   if ((cmp.head.reused ?? 0) + (cmp.base.reused ?? 0) > 0)

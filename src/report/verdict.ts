@@ -1,6 +1,7 @@
 // The sentences that state a verdict and the statistics behind it. Each one must be literally
 // true at the stated level; docs/statistics.md explains the rules they describe.
 import type { Comparison, Dropped, ErrorCause, LookRecord } from "../compare/compare.js";
+import type { MonitorRecord } from "../compare/monitor.js";
 import type { MetricAnalysis, Verdict } from "../compare/stats.js";
 
 export const VERDICT_TITLE: Record<Verdict, string> = {
@@ -173,4 +174,28 @@ export function seedCountsSentence(cmp: Comparison): string | null {
   const h = rows.map((r) => ok(r.head));
   if (new Set(b).size === 1 && new Set(h).size === 1) return null;
   return `Comparable runs per competition differ (base ${range(b)}, head ${range(h)}): every competition weighs the same, so the medal rates and their change are means over competitions, not pooled counts.`;
+}
+
+const STOP_WHY: Record<MonitorRecord["decision"], string> = {
+  regressed: "`regressed` was reached",
+  "no-regression": "`no-regression` was reached",
+  futility: "neither verdict could plausibly be reached any more (non-binding futility stop)",
+  error: "the head could not be evaluated",
+  final: "",
+  continue: "",
+};
+
+/** When and why a monitored head stopped, and what that saved against running every planned run. */
+export function monitorSentence(m: MonitorRecord): string {
+  const level = `one-sided level ${levelText(m.level)} for each claim`;
+  if (m.decision === "final" || m.decision === "continue")
+    return `Monitored after every run: the verdict stayed open, so ${m.usedRuns} of ${m.plannedRuns} planned head runs ran; the last look used the ${level} (${levelText(m.interimShare)} of α was kept for the looks before it).`;
+  const unit = m.gpuHours ? "GPU-hours" : "hours of runner time";
+  const late = m.afterStop.length
+    ? ` ${m.afterStop.length} run${m.afterStop.length === 1 ? "" : "s"} in flight at the stop finished after it: kept in the results, not used by the verdict.`
+    : "";
+  return (
+    `Monitored after every run: stopped after ${m.usedRuns} of ${m.plannedRuns} planned head runs because ${STOP_WHY[m.decision]} at the ${level}. ` +
+    `${m.notStarted} run${m.notStarted === 1 ? " was" : "s were"} not started, saving about ${m.savedHours.toFixed(1)} ${unit} against the fixed design (each competition's mean run time so far).${late}`
+  );
 }
