@@ -195,8 +195,9 @@ function headline(cmp: Comparison): string {
       ],
       [
         "Mean percentile",
-        pct(b.meanPercentile),
-        pct(h.meanPercentile),
+        // The percentiles the change is the difference of (a run with nothing gradeable counts 0).
+        pct(a?.percentile ? a.percentile.base : b.meanPercentile),
+        pct(a?.percentile ? a.percentile.head : h.meanPercentile),
         `${points(pctDelta)} ${mark(pctDelta)}`,
       ],
       ["Cost", dollars(b.dollars), dollars(h.dollars), cost],

@@ -104,4 +104,13 @@ describe("lost medals and the headline", () => {
     expect(text).not.toContain("mean over competitions");
     expect(text).not.toContain("Comparable runs per competition differ");
   });
+
+  it("the headline's mean percentiles are the ones its change is the difference of", () => {
+    const base = side("base", 4, 1, (id, _i, s) => fakeRun(id, s, "none"));
+    // c0's head run is invalid: it beat nobody (percentile 0), which the change counts.
+    const head = side("head", 4, 1, (id, i, s) => fakeRun(id, s, "none", { valid: i !== 0 }));
+    const text = renderReport(compareRuns(base, head, gate));
+    const row = text.split("\n").find((l) => l.includes("Mean percentile"))!;
+    expect(row).toMatch(/50\.0% \|\s+37\.5% \| −12\.5 pts/);
+  });
 });
