@@ -232,7 +232,7 @@ export async function benchAdaptive(): Promise<string> {
     ]);
     if (!(saving >= 0.5))
       misses.push(
-        `${name}: GPU-hours per decisive verdict −${Number.isFinite(saving) ? Math.round(saving * 100) : "?"}% (target −50%)`,
+        `${name}: GPU-hours per decisive verdict ${Number.isFinite(saving) ? `${Math.round(saving * 100)}%` : "—"} fewer (target ≥ 50%)`,
       );
     if (dM < dF)
       misses.push(
@@ -258,7 +258,7 @@ export async function benchAdaptive(): Promise<string> {
   return [
     "## Monitoring after every run vs fixed 3 seeds (bench/adaptive.ts)",
     "",
-    `${suites} simulated suites per cell (ADAPTIVE_SIM_SUITES), lite split (22 competitions), base 3 seeds from the cache, head on ${GPUS} GPUs, tolerance 5 pts, α = 5% (interim share ${design.interimShare * 100}%, last look ${(100 * (1 - ALPHA * design.interimShare)) / 100 === 0 ? "" : ((1 - design.interimShare) * ALPHA * 100).toFixed(2)}%), futility below ${design.futility * 100}% projected chance; ${((Date.now() - started) / 1000).toFixed(0)} s. Monitored figures first, fixed 3 seeds in parentheses; ± is one Monte Carlo standard error.`,
+    `${suites} simulated suites per cell (ADAPTIVE_SIM_SUITES), lite split (22 competitions), base: 3 seeds from the cache (not counted), head on ${GPUS} GPUs; tolerance 5 pts, α = 5% (${design.interimShare * 100}% of it for the looks before the last), futility below a ${design.futility * 100}% projected chance; ${((Date.now() - started) / 1000).toFixed(0)} s. Monitored first, fixed 3 seeds in parentheses; ± is one Monte Carlo standard error. "Saving" is 1 − monitored ÷ fixed GPU-hours per decisive verdict (\`regressed\` or \`no-regression\`).`,
     "",
     table,
     "",

@@ -34,7 +34,7 @@ export function monitorDesign(
   alpha: number,
   opts: { interimShare?: number; futility?: number } = {},
 ): MonitorDesign {
-  const interimShare = opts.interimShare ?? 0.1;
+  const interimShare = opts.interimShare ?? 0.02;
   const c2 = normalQuantile(1 - alpha * (1 - interimShare));
   const c1 = (normalQuantile(1 - alpha * interimShare) + c2) / 2;
   return { alpha, interimShare, c1, c2, futility: opts.futility ?? 0.1 };

@@ -137,7 +137,7 @@ describe("medalist run with monitoring: a seeded stochastic toy agent", () => {
   });
 
   it(
-    "a clear regression stops after seed 0; the report names the runs saved",
+    "a clear regression stops after a fraction of the runs; the report names the runs saved",
     { timeout: 300_000 },
     async () => {
       const out = join(dir, "out-regressed");
@@ -147,14 +147,16 @@ describe("medalist run with monitoring: a seeded stochastic toy agent", () => {
       );
       const { head, base, cmp, report } = read(out);
       expect(base.runs).toHaveLength(3 * M);
-      expect(head.runs).toHaveLength(M);
-      expect(head.runs.every((r) => r.seed === 0)).toBe(true);
+      const n = head.runs.length;
+      expect(n).toBeGreaterThanOrEqual(M);
+      expect(n).toBeLessThanOrEqual(2 * M);
       expect(cmp.verdict).toBe("regressed");
       expect(code).toBe(1);
       expect(report).toContain(
-        `Monitored after every run: stopped after ${M} of ${3 * M} planned head runs because \`regressed\` was reached`,
+        `Monitored after every run: stopped after ${n} of ${3 * M} planned head runs because \`regressed\` was reached`,
       );
-      expect(report).toContain(`${2 * M} runs were not started, saving about`);
+      // One runner slot (concurrency 1): nothing was in flight at the stop.
+      expect(report).toContain(`${3 * M - n} runs were not started, saving about`);
     },
   );
 
