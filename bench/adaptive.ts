@@ -185,7 +185,12 @@ export interface Cell {
   monitored: Tally;
 }
 
-export function simulate(suites: number, design = monitorDesign(ALPHA)): Cell[] {
+/** Every cell (agent × drop, and infra errors at no change); `only` keeps some (tests). */
+export function simulate(
+  suites: number,
+  design = monitorDesign(ALPHA),
+  only: (agent: number, drop: number, infra: number) => boolean = () => true,
+): Cell[] {
   const cells: Cell[] = [];
   const plan: [number, number][] = [0, 0.05, 0.1, 0.2].map((d) => [d, 0]);
   plan.push([0, 0.02], [0, 0.05]);
@@ -193,6 +198,7 @@ export function simulate(suites: number, design = monitorDesign(ALPHA)): Cell[] 
   for (const agent of [0.1, 0.35, 0.65])
     for (const [drop, infra] of plan) {
       const rng = makeRng(seed++ * 7919);
+      if (!only(agent, drop, infra)) continue;
       const cell: Cell = { agent, drop, infra, fixed: tally(), monitored: tally() };
       for (let k = 0; k < suites; k++) {
         const s = draw(agent, drop, infra, rng);

@@ -110,23 +110,8 @@ export interface Comparison {
   errors: ErrorCause[];
   gate: Gate;
   baselineSource: string;
-  /** Adaptive seeds: the looks taken (set by the sequential design). */
-  looks?: LookRecord[];
   /** Monitoring after every run: when and why the head stopped (src/compare/monitor.ts). */
   monitor?: MonitorRecord;
-}
-
-/** One interim (or final) analysis of an adaptive-seeds run. */
-export interface LookRecord {
-  look: number;
-  /** Head seeds run for every competition at this look. */
-  headSeeds: number;
-  headRuns: number;
-  delta: number | null;
-  /** One-sided levels this look spent. */
-  levels: Levels;
-  verdict: Verdict;
-  decision: "continue" | "regressed" | "no-regression" | "futility" | "final" | "error";
 }
 
 const num = (v: number | "NaN" | null): number | null => (v === "NaN" ? NaN : v);

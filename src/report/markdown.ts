@@ -13,7 +13,6 @@ import {
   errorLines,
   intervalText,
   levelText,
-  looksText,
   metricReason,
   monitorSentence,
   seedCountsSentence,
@@ -78,7 +77,6 @@ export function verdictSection(cmp: Comparison): string[] {
   const seeds = seedCountsSentence(cmp);
   if (seeds) out.push("", seeds);
   if (cmp.monitor) out.push("", monitorSentence(cmp.monitor));
-  if (cmp.looks?.length) out.push("", "Adaptive seeds:", "", ...looksText(cmp.looks).map((l) => `- ${l}`));
   const reused = (side: SideSummary) => `${side.label} ${side.reused ?? 0} of ${side.runs}`;
   if ((cmp.head.reused ?? 0) + (cmp.base.reused ?? 0) > 0)
     out.push(

@@ -1,6 +1,6 @@
 // The sentences that state a verdict and the statistics behind it. Each one must be literally
 // true at the stated level; docs/statistics.md explains the rules they describe.
-import type { Comparison, Dropped, ErrorCause, LookRecord } from "../compare/compare.js";
+import type { Comparison, Dropped, ErrorCause } from "../compare/compare.js";
 import type { MonitorRecord } from "../compare/monitor.js";
 import type { MetricAnalysis, Verdict } from "../compare/stats.js";
 
@@ -124,23 +124,6 @@ function droppedLine(d: Dropped): string {
 export function droppedText(cmp: Comparison): string {
   if (cmp.dropped.length === 0) return "";
   return `Left out of the comparison (${cmp.dropped.length}): ${cmp.dropped.map(droppedLine).join(" · ")}.`;
-}
-
-const DECISION: Record<LookRecord["decision"], string> = {
-  continue: "verdict still open, ran another seed",
-  regressed: "stopped: `regressed` at this look's level",
-  "no-regression": "stopped: `no-regression` at this look's level",
-  futility: "stopped for futility: the head was not behind the base, so more seeds were not run",
-  final: "last planned look",
-  error: "stopped: the head could not be evaluated",
-};
-
-/** Adaptive seeds: one line per look. */
-export function looksText(looks: LookRecord[]): string[] {
-  return looks.map(
-    (l) =>
-      `Look ${l.look} (${l.headSeeds} head seed${l.headSeeds === 1 ? "" : "s"}, ${l.headRuns} runs, each claim at ${levelText(l.levels.regressed)}): Δ ${l.delta === null ? "—" : signedPts(l.delta)}, ${DECISION[l.decision]}.`,
-  );
 }
 
 /** The gate's one line (action summary and logs). */
