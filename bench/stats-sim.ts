@@ -1,4 +1,4 @@
-// Simulation of the verdict's error rates, power, MDE and adaptive seeds (docs/statistics.md).
+// Simulation of the verdict's error rates, power and MDE (docs/statistics.md; monitoring: bench/adaptive.ts).
 //   npm run stats-sim            full size; rewrites the tables in docs/statistics.md
 //   STATS_SIM_SUITES=200 ...     smaller (quick) run; `npm run bench` includes this section
 // Agents are heterogeneous: per-competition medal probabilities ~ Beta(0.3, 0.9) (many near 0,
@@ -9,7 +9,6 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { betaDraw, binomialDraw, makeRng, normalCdf, normalDraw } from "../src/compare/distributions.js";
 import { analyzeMetric, medalVerdict, type Counts, type Levels } from "../src/compare/stats.js";
-import { lookDecision, sequentialDesign } from "../src/compare/sequential.js";
 
 const ALPHA = 0.05;
 const TOL = 0.05;
@@ -120,37 +119,6 @@ function printedMde(m: number, seeds: number, s: Size): { median: number | null;
   return { median: Number.isFinite(med) ? med : null, missing };
 }
 
-/** Adaptive seeds: verdict rates and expected head runs. */
-export function adaptive(m: number, seeds: number, drop: number, n: number, seed: number) {
-  const design = sequentialDesign(seeds, ALPHA);
-  const rng = makeRng(seed);
-  let regressed = 0;
-  let noRegression = 0;
-  let runs = 0;
-  for (let r = 0; r < n; r++) {
-    const p = agent(m, rng);
-    const keep = keepFor(p, drop);
-    const base = p.map((pi) => binomialDraw(seeds, VALID * pi, rng));
-    const head = p.map((pi) => Array.from({ length: seeds }, () => (rng() < VALID * pi * keep ? 1 : 0)));
-    for (let k = 1; k <= seeds; k++) {
-      const c: Counts[] = p.map((_, i) => ({
-        nb: seeds,
-        xb: base[i],
-        nh: k,
-        xh: head[i].slice(0, k).reduce((a: number, b) => a + b, 0),
-      }));
-      const v = medalVerdict(c, design.levels[k - 1], TOL);
-      const d = lookDecision(design, k, v.verdict, v.delta);
-      if (d === "continue") continue;
-      runs += k * m;
-      if (v.verdict === "regressed") regressed++;
-      if (v.verdict === "no-regression") noRegression++;
-      break;
-    }
-  }
-  return { regressed: regressed / n, noRegression: noRegression / n, runs: runs / n };
-}
-
 /** Percentile verdict (Monte Carlo test) under no change and a 10-point medal drop. */
 function percentileRates(m: number, seeds: number, n: number, drop: number, seed: number): number {
   const rng = makeRng(seed);
@@ -224,41 +192,6 @@ export function statsTables(s: Size = size()): string {
       return `${pts(r.median)}${r.missing ? ` (${r.missing}/${s.mdeSuites} n/a)` : ""}`;
     }),
   ];
-  const adaptiveDesigns = DESIGNS.filter(([, k]) => k > 1);
-  const aHead = ["adaptive, max 3 seeds", ...adaptiveDesigns.map(([m, k]) => `${m}×${k}`)];
-  const aRows: string[][] = [];
-  const stats = adaptiveDesigns.map(([m, k], i) => ({
-    m,
-    k,
-    none: adaptive(m, k, 0, n, 800 + i),
-    d10: adaptive(m, k, 0.1, n, 900 + i),
-    d20: adaptive(m, k, 0.2, n, 1000 + i),
-    fixed10: rate(m, k, 0.1, "regressed", n, 900 + i),
-    fixed20: rate(m, k, 0.2, "regressed", n, 1000 + i),
-  }));
-  aRows.push(["false `regressed`, no change", ...stats.map((x) => pc(x.none.regressed))]);
-  aRows.push([
-    "power, 10-pt drop (fixed 3 seeds)",
-    ...stats.map((x) => `${pc(x.d10.regressed)} (${pc(x.fixed10)})`),
-  ]);
-  aRows.push([
-    "power, 20-pt drop (fixed 3 seeds)",
-    ...stats.map((x) => `${pc(x.d20.regressed)} (${pc(x.fixed20)})`),
-  ]);
-  aRows.push([
-    "expected head runs, no change (fixed)",
-    ...stats.map(
-      (x) =>
-        `${x.none.runs.toFixed(1)} (${x.m * x.k}), −${(100 * (1 - x.none.runs / (x.m * x.k))).toFixed(0)}%`,
-    ),
-  ]);
-  aRows.push([
-    "expected head runs, 10-pt drop (fixed)",
-    ...stats.map(
-      (x) =>
-        `${x.d10.runs.toFixed(1)} (${x.m * x.k}), −${(100 * (1 - x.d10.runs / (x.m * x.k))).toFixed(0)}%`,
-    ),
-  ]);
   const pn = Math.max(40, Math.round(n / 10));
   const pRows = [
     row("false `regressed`, no change", (m, k, i) => pc(percentileRates(m, k, pn, 0, 1100 + i))),
@@ -281,10 +214,6 @@ export function statsTables(s: Size = size()): string {
     `MDE: the drop flagged \`regressed\` 80% of the time, simulated (${Math.min(n, 1000)} suites per step) vs the median the report prints (${s.mdeSuites} suites, ${s.mdeSims} simulations each):`,
     "",
     table([head, ...mdeRows]),
-    "",
-    `Adaptive seeds (\`seeds: { max: 3, adaptive: true }\`, base with all 3 seeds), ${n} suites per cell; fixed-design figures in parentheses:`,
-    "",
-    table([aHead, ...aRows]),
     "",
     `Percentile verdict (tolerance ${TOL * 100} percentile points, Monte Carlo test with 499 permutations), ${pn} suites per cell:`,
     "",

@@ -3,6 +3,7 @@ import { UserError } from "../errors.js";
 import type { GradeReportJson, RunResult, SuiteResults } from "../results/schema.js";
 import { medalOf, type Medal } from "../grade/types.js";
 import { hypergeometric } from "./distributions.js";
+import type { MonitorRecord } from "./monitor.js";
 import {
   analyze,
   type Analysis,
@@ -23,6 +24,8 @@ export interface RunCell {
   percentile: number | null;
   error: string | null;
   runDir: string;
+  /** False for infrastructure errors and grader failures: they count on neither side. */
+  comparable?: boolean;
 }
 
 export interface SideSummary {
@@ -107,25 +110,15 @@ export interface Comparison {
   errors: ErrorCause[];
   gate: Gate;
   baselineSource: string;
-  /** Adaptive seeds: the looks taken (set by the sequential design). */
-  looks?: LookRecord[];
-}
-
-/** One interim (or final) analysis of an adaptive-seeds run. */
-export interface LookRecord {
-  look: number;
-  /** Head seeds run for every competition at this look. */
-  headSeeds: number;
-  headRuns: number;
-  delta: number | null;
-  /** One-sided levels this look spent. */
-  levels: Levels;
-  verdict: Verdict;
-  decision: "continue" | "regressed" | "no-regression" | "futility" | "final" | "error";
+  /** Monitoring after every run: when and why the head stopped (src/compare/monitor.ts). */
+  monitor?: MonitorRecord;
 }
 
 const num = (v: number | "NaN" | null): number | null => (v === "NaN" ? NaN : v);
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+
+/** Infrastructure errors and grader failures are nobody's score: they count on neither side. */
+const comparable = (r: RunResult) => r.outcome !== "infra_error" && r.grade?.grader_error !== true;
 
 export function cellOf(r: RunResult): RunCell {
   const g: GradeReportJson | null = r.grade;
@@ -139,11 +132,9 @@ export function cellOf(r: RunResult): RunCell {
     // A run that did not complete: its cause first (the missing submission follows from it).
     error: r.failure?.cause ?? g?.error ?? r.error,
     runDir: r.runDir,
+    comparable: comparable(r),
   };
 }
-
-/** Infrastructure errors and grader failures are nobody's score: they count on neither side. */
-const comparable = (r: RunResult) => r.outcome !== "infra_error" && r.grade?.grader_error !== true;
 
 export function summarize(s: SuiteResults): SideSummary {
   const ok = s.runs.filter(comparable);
@@ -213,7 +204,7 @@ export function suiteDifferences(base: SuiteResults, head: SuiteResults): string
 }
 
 /** One-sided exact test: does the head have more infrastructure errors than the base? */
-function infraPValue(baseErr: number, baseRuns: number, headErr: number, headRuns: number): number {
+export function infraPValue(baseErr: number, baseRuns: number, headErr: number, headRuns: number): number {
   if (headErr === 0) return 1;
   const law = hypergeometric(baseRuns + headRuns, baseErr + headErr, headRuns);
   let p = 0;
@@ -234,6 +225,8 @@ function percentileOf(r: RunResult, hasLeaderboard: boolean): number | null {
 export interface CompareOptions {
   /** Levels of this look (adaptive seeds); default gate.alpha for both claims. */
   levels?: Levels;
+  /** Level of the infra-error test (monitoring: the deciding look's); default gate.alpha. */
+  infraLevel?: number;
   /** Power simulations (0 skips power and MDE, as interim looks do). */
   simulations?: AnalyzeOptions["simulations"];
 }
@@ -314,7 +307,7 @@ export function compareRuns(
   const baseSum = summarize(base);
   const headSum = summarize(head);
   const infraP = infraPValue(baseSum.infraErrors, baseSum.runs, headSum.infraErrors, headSum.runs);
-  if (infraP <= gate.alpha)
+  if (infraP <= (options.infraLevel ?? gate.alpha))
     errors.push({
       kind: "infra-errors",
       base: baseSum.infraErrors,

@@ -12,8 +12,10 @@ import {
   droppedText,
   errorLines,
   intervalText,
-  looksText,
+  levelText,
   metricReason,
+  monitorSentence,
+  seedCountsSentence,
   powerSentence,
 } from "./verdict.js";
 
@@ -72,7 +74,9 @@ export function verdictSection(cmp: Comparison): string[] {
       `⚠️ Base and head ran different suites (compared as allowed by gate.allowSuiteMismatch): ${cmp.suiteDifferences.join("; ")}.`,
     );
   if (cmp.dropped.length) out.push("", droppedText(cmp));
-  if (cmp.looks?.length) out.push("", "Adaptive seeds:", "", ...looksText(cmp.looks).map((l) => `- ${l}`));
+  const seeds = seedCountsSentence(cmp);
+  if (seeds) out.push("", seeds);
+  if (cmp.monitor) out.push("", monitorSentence(cmp.monitor));
   const reused = (side: SideSummary) => `${side.label} ${side.reused ?? 0} of ${side.runs}`;
   if ((cmp.head.reused ?? 0) + (cmp.base.reused ?? 0) > 0)
     out.push(
@@ -105,7 +109,7 @@ export function statisticsDetails(cmp: Comparison): string[] {
   if (a.medal.interval) out.push("", `Medal rate: ${intervalText(a.medal)}; p-values are one-sided.`);
   out.push(
     "",
-    `Probability that a drop of this size is flagged \`regressed\` (α = ${a.alpha}; medal rate: ${a.medal.powerMethod}${a.percentile ? `, percentile: ${a.percentile.powerMethod}` : ""}):`,
+    `Probability that a drop of this size is flagged \`regressed\` (${a.medal.levels.regressed !== a.alpha ? `one-sided level ${levelText(a.medal.levels.regressed)}, the level the verdict was decided at; gate α = ${a.alpha}` : `α = ${a.alpha}`}; medal rate: ${a.medal.powerMethod}${a.percentile ? `, percentile: ${a.percentile.powerMethod}` : ""}):`,
     "",
   );
   out.push(
@@ -124,6 +128,35 @@ export function statisticsDetails(cmp: Comparison): string[] {
     "</details>",
   );
   return out;
+}
+
+const rateCell = (rate: number | null, x: number, n: number) => `${pct(rate)} (${x}/${n})`;
+
+/**
+ * The medal rates the change is the difference of: means over the compared competitions (each
+ * weighs the same), with the pooled counts; "mean over competitions" when the two differ.
+ */
+function comparedRates(cmp: Comparison, m: MetricAnalysis): [string, string] {
+  const rows = cmp.competitions.filter((r) => r.comparable);
+  const count = (cells: RunCell[]) => {
+    const ok = cells.filter((c) => c.comparable !== false);
+    return { x: ok.filter((c) => c.medal !== "none").length, n: ok.length };
+  };
+  const side = (rate: number, cells: RunCell[]) => {
+    const { x, n } = count(cells);
+    const pooled = n > 0 && Math.abs(x / n - rate) < 1e-9;
+    return pooled ? rateCell(rate, x, n) : `${pct(rate)} (mean over competitions; ${x}/${n} runs)`;
+  };
+  return [
+    side(
+      m.base,
+      rows.flatMap((r) => r.base),
+    ),
+    side(
+      m.head,
+      rows.flatMap((r) => r.head),
+    ),
+  ];
 }
 
 /** The headline: medal rate, percentile, cost and time, base → head, each with one mark. */
@@ -146,19 +179,23 @@ function headline(cmp: Comparison): string {
       ? `${h.dollars >= b.dollars ? "+" : "−"}$${Math.abs(h.dollars - b.dollars).toFixed(2)} ${mark(h.dollars - b.dollars, false, 0.005)}`
       : "not reported";
   const time = durationChange(b.durationMs, h.durationMs);
+  const [baseRate, headRate] = a
+    ? comparedRates(cmp, a.medal)
+    : [rateCell(b.medalRate, b.medals, b.comparable), rateCell(h.medalRate, h.medals, h.comparable)];
   return markdownTable(
     [
       ["", "Base", "Head", "Change"],
       [
         "**Medal rate**",
-        `${pct(b.medalRate)} (${b.medals}/${b.comparable})`,
-        `**${pct(h.medalRate)}** (${h.medals}/${h.comparable})`,
-        `**${points(rateDelta)}** ${mark(rateDelta)}${a?.medal.interval ? ` (${Math.round(a.medal.interval.level * 100)}%: ${shortInterval(a.medal)})` : ""}`,
+        baseRate,
+        `**${headRate.replace(/^(\S+)/, "$1**")}`,
+        `**${points(rateDelta)}** ${mark(rateDelta)}${a?.medal.interval ? ` (${levelText(a.medal.interval.level)}: ${shortInterval(a.medal)})` : ""}`,
       ],
       [
         "Mean percentile",
-        pct(b.meanPercentile),
-        pct(h.meanPercentile),
+        // The percentiles the change is the difference of (a run with nothing gradeable counts 0).
+        pct(a?.percentile ? a.percentile.base : b.meanPercentile),
+        pct(a?.percentile ? a.percentile.head : h.meanPercentile),
         `${points(pctDelta)} ${mark(pctDelta)}`,
       ],
       ["Cost", dollars(b.dollars), dollars(h.dollars), cost],
@@ -193,10 +230,14 @@ const perRun = (cells: RunCell[], f: (c: RunCell) => number) =>
  * (🥉→🥇 is a change too). Positive: gained; negative: lost; 0: unchanged.
  */
 export function medalChange(r: CompetitionRow): number {
+  // Only runs that count: an infrastructure error is nobody's lost medal.
+  if (!r.comparable) return 0;
+  const head = r.head.filter((c) => c.comparable !== false);
+  const base = r.base.filter((c) => c.comparable !== false);
   const count = (c: RunCell) => (c.medal === "none" ? 0 : 1);
-  const d = perRun(r.head, count) - perRun(r.base, count);
+  const d = perRun(head, count) - perRun(base, count);
   if (Math.abs(d) > 1e-9) return Math.sign(d);
-  const t = perRun(r.head, (c) => TIER[c.medal]) - perRun(r.base, (c) => TIER[c.medal]);
+  const t = perRun(head, (c) => TIER[c.medal]) - perRun(base, (c) => TIER[c.medal]);
   return Math.abs(t) > 1e-9 ? Math.sign(t) : 0;
 }
 

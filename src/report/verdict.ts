@@ -1,6 +1,7 @@
 // The sentences that state a verdict and the statistics behind it. Each one must be literally
 // true at the stated level; docs/statistics.md explains the rules they describe.
-import type { Comparison, Dropped, ErrorCause, LookRecord } from "../compare/compare.js";
+import type { Comparison, Dropped, ErrorCause } from "../compare/compare.js";
+import type { MonitorRecord } from "../compare/monitor.js";
 import type { MetricAnalysis, Verdict } from "../compare/stats.js";
 
 export const VERDICT_TITLE: Record<Verdict, string> = {
@@ -23,8 +24,8 @@ export const VERDICT_MEANING: Record<Verdict, string> = {
 
 const pts = (x: number) => `${(Math.abs(x) * 100).toFixed(1)} points`;
 const signedPts = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} pts`;
-/** A share with the digits it needs: 5%, 4.95%, 0.025%, 90%, 99.95%. */
-function pct(x: number): string {
+/** A share with the digits it needs: 5%, 4.95%, 0.025%, 90%, 99.95% (never "100%" for 99.95%). */
+export function levelText(x: number): string {
   const v = x * 100;
   return v > 50 ? `${+(100 - +(100 - v).toPrecision(3)).toFixed(4)}%` : `${+v.toPrecision(3)}%`;
 }
@@ -39,9 +40,18 @@ export function intervalText(m: MetricAnalysis): string {
   if (!b) return "";
   const each =
     b.lowerAlpha === b.upperAlpha
-      ? `each bound one-sided at ${pct(b.lowerAlpha)}`
-      : `lower bound at ${pct(b.lowerAlpha)}, upper at ${pct(b.upperAlpha)}, one-sided`;
-  return `${pct(b.level)} interval ${signedPts(b.lower)} to ${signedPts(b.upper)} (${each})`;
+      ? `each bound one-sided at ${levelText(b.lowerAlpha)}`
+      : `lower bound at ${levelText(b.lowerAlpha)}, upper at ${levelText(b.upperAlpha)}, one-sided`;
+  return `${levelText(b.level)} interval ${signedPts(b.lower)} to ${signedPts(b.upper)} (${each})`;
+}
+
+/** "The head is 2.0 points better, but the" / "… is the same on both sides, but the" / "… lower; the". */
+function openStart(m: MetricAnalysis, unit: string): string {
+  if (Math.abs(m.delta) < 1e-12) return `${unit} is the same on both sides, but the`;
+  if (Math.abs(m.delta) < 5e-4) return `${unit} differs by less than 0.1 points, but the`;
+  return m.delta > 0
+    ? `The head is ${pts(m.delta)} better, but the`
+    : `${unit} is ${pts(m.delta)} lower; the`;
 }
 
 /** Why a metric got its verdict, one sentence. */
@@ -51,13 +61,13 @@ export function metricReason(m: MetricAnalysis): string {
   const b = m.interval;
   switch (m.why) {
     case "drop-beyond-tolerance":
-      return `${unit} dropped by ${pts(m.delta)}; the upper bound (${signedPts(b!.upper)}) shows a drop larger than the ${tol} tolerance, and the permutation test agrees (p = ${formatP(m.pValue)} ≤ ${m.levels.regressed}).`;
+      return `${unit} dropped by ${pts(m.delta)}; the upper bound (${signedPts(b!.upper)}) shows a drop larger than the ${tol} tolerance, and the permutation test agrees (p = ${formatP(m.pValue)} ≤ ${levelText(m.levels.regressed)}).`;
     case "drop-ruled-out":
       return `The lower bound (${signedPts(b!.lower)}) rules out a drop larger than the ${tol} tolerance.`;
     case "drop-within-tolerance":
       return `${unit} dropped significantly (p = ${formatP(m.pValue)}) by ${pts(m.delta)}, but the upper bound (${signedPts(b!.upper)}) does not show the drop exceeds the ${tol} tolerance.`;
     case "open":
-      return `${m.delta >= 0 ? `The head is ${pts(m.delta)} better, but the` : `${unit} is ${pts(m.delta)} lower; the`} lower bound (${signedPts(b!.lower)}) still allows a drop larger than the ${tol} tolerance: more seeds or competitions would settle it.`;
+      return `${openStart(m, unit)} lower bound (${signedPts(b!.lower)}) still allows a drop larger than the ${tol} tolerance: more seeds or competitions would settle it.`;
     case "too-few":
       return `One competition cannot bound the difference (p = ${formatP(m.pValue)}).`;
     case "no-data":
@@ -83,7 +93,7 @@ function errorSentence(e: ErrorCause): string {
     case "suite-mismatch":
       return `Base and head ran different suites, so they are not compared (set gate.allowSuiteMismatch to compare anyway): ${e.differences.join("; ")}.`;
     case "not-comparable":
-      return `The head has no comparable run in ${e.count} of ${e.total} competitions (${pct(e.count / e.total)}), more than the ${pct(e.limit)} allowed (gate.maxNotComparable).`;
+      return `The head has no comparable run in ${e.count} of ${e.total} competitions (${levelText(e.count / e.total)}), more than the ${levelText(e.limit)} allowed (gate.maxNotComparable).`;
     case "infra-errors":
       return `The head had significantly more infrastructure errors than the base: ${e.head} of ${e.headRuns} runs vs ${e.base} of ${e.baseRuns} (one-sided exact test, p = ${formatP(e.pValue)}).`;
     case "no-data":
@@ -116,23 +126,6 @@ export function droppedText(cmp: Comparison): string {
   return `Left out of the comparison (${cmp.dropped.length}): ${cmp.dropped.map(droppedLine).join(" · ")}.`;
 }
 
-const DECISION: Record<LookRecord["decision"], string> = {
-  continue: "verdict still open, ran another seed",
-  regressed: "stopped: `regressed` at this look's level",
-  "no-regression": "stopped: `no-regression` at this look's level",
-  futility: "stopped for futility: the head was not behind the base, so more seeds were not run",
-  final: "last planned look",
-  error: "stopped: the head could not be evaluated",
-};
-
-/** Adaptive seeds: one line per look. */
-export function looksText(looks: LookRecord[]): string[] {
-  return looks.map(
-    (l) =>
-      `Look ${l.look} (${l.headSeeds} head seed${l.headSeeds === 1 ? "" : "s"}, ${l.headRuns} runs, each claim at ${pct(l.levels.regressed)}): Δ ${l.delta === null ? "—" : signedPts(l.delta)}, ${DECISION[l.decision]}.`,
-  );
-}
-
 /** The gate's one line (action summary and logs). */
 export function gateSentence(cmp: Comparison): string {
   if (cmp.gate.failOn === "never") return `**Gate: off** (fail-on: never); verdict ${cmp.verdict}.`;
@@ -144,4 +137,48 @@ export function gateSentence(cmp: Comparison): string {
     return `**Gate: failed** — regressed: ${m ? metricReason(m) : ""}`;
   }
   return `**Gate: passed** — verdict ${cmp.verdict}; fail-on: regression fails on \`regressed\` (a drop larger than the tolerance, shown at α = ${cmp.gate.alpha}) and on \`error\`.`;
+}
+
+/**
+ * Different numbers of comparable runs per competition are valid for the paired design (each
+ * competition's difference is unbiased whatever its runs), but the rates are then means over
+ * competitions, not pooled counts: said in one sentence (null when every competition has the same).
+ */
+export function seedCountsSentence(cmp: Comparison): string | null {
+  const rows = cmp.competitions.filter((r) => r.comparable);
+  if (rows.length === 0) return null;
+  const ok = (cells: { comparable?: boolean }[]) => cells.filter((c) => c.comparable !== false).length;
+  const range = (ns: number[]) => {
+    const lo = Math.min(...ns);
+    const hi = Math.max(...ns);
+    return lo === hi ? `${lo}` : `${lo}–${hi}`;
+  };
+  const b = rows.map((r) => ok(r.base));
+  const h = rows.map((r) => ok(r.head));
+  if (new Set(b).size === 1 && new Set(h).size === 1) return null;
+  return `Comparable runs per competition differ (base ${range(b)}, head ${range(h)}): every competition weighs the same, so the medal rates and their change are means over competitions, not pooled counts.`;
+}
+
+const STOP_WHY: Record<MonitorRecord["decision"], string> = {
+  regressed: "`regressed` was reached",
+  "no-regression": "`no-regression` was reached",
+  futility: "neither verdict could plausibly be reached any more (non-binding futility stop)",
+  error: "the head could not be evaluated",
+  final: "",
+  continue: "",
+};
+
+/** When and why a monitored head stopped, and what that saved against running every planned run. */
+export function monitorSentence(m: MonitorRecord): string {
+  const level = `one-sided level ${levelText(m.level)} for each claim`;
+  if (m.decision === "final" || m.decision === "continue")
+    return `Monitored after every run: the verdict stayed open, so ${m.usedRuns} of ${m.plannedRuns} planned head runs ran; the last look used the ${level} (${levelText(m.interimShare)} of α was kept for the looks before it).`;
+  const unit = m.gpuHours ? "GPU-hours" : "hours of runner time";
+  const late = m.afterStop.length
+    ? ` ${m.afterStop.length} run${m.afterStop.length === 1 ? "" : "s"} in flight at the stop finished after it: kept in the results, not used by the verdict.`
+    : "";
+  return (
+    `Monitored after every run: stopped after ${m.usedRuns} of ${m.plannedRuns} planned head runs because ${STOP_WHY[m.decision]} at the ${level}. ` +
+    `${m.notStarted} run${m.notStarted === 1 ? " was" : "s were"} not started, saving about ${m.savedHours.toFixed(1)} ${unit} against the fixed design (each competition's mean run time so far).${late}`
+  );
 }

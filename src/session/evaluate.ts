@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { compareRuns, gateFails as gateFailsOn, summarize, type Comparison } from "../compare/compare.js";
-import { runAdaptive } from "../compare/sequential.js";
+import { monitorHooks, SuiteMonitor } from "../compare/monitor.js";
 import { GATE_DEFAULTS, type AgentConfig, type Config } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { plan as planSuite, type Plan } from "../plan/plan.js";
@@ -210,8 +210,15 @@ export async function runSides(input: EvaluateInput): Promise<{
   const run = input.runSuite ?? runSuite;
   const log = input.log ?? (() => {});
   const dir = resolve(input.resultsDir);
-  const side = (label: "base" | "head", baseDir: string, agent: AgentConfig, git?: Git, runIds?: string[]) =>
+  const side = (
+    label: "base" | "head",
+    baseDir: string,
+    agent: AgentConfig,
+    git?: Git,
+    hooks?: Pick<SuiteOptions, "onRunFinished" | "priority">,
+  ) =>
     run({
+      ...hooks,
       config: session.config,
       baseDir,
       outDir: join(dir, label),
@@ -219,8 +226,7 @@ export async function runSides(input: EvaluateInput): Promise<{
       agent,
       registry: session.registry,
       plan: session.plan,
-      // Adaptive seeds run the head seed by seed: one "shard" per look, merged by runAdaptive.
-      shard: runIds ? { index: 1, count: 1, runIds } : input.shard,
+      shard: input.shard,
       git,
       log,
       signal: input.signal,
@@ -248,25 +254,17 @@ export async function runSides(input: EvaluateInput): Promise<{
   if (input.signal?.aborted) throw new Cancelled();
   const { config } = session;
   if (base && !input.head && !input.shard && config.adaptiveSeeds && config.seeds > 1) {
-    // Adaptive seeds: seed 0 everywhere, then one more seed per look while the verdict is open.
-    const adaptive = await runAdaptive({
-      base,
-      maxSeeds: config.seeds,
-      gate: config.gate,
-      baselineSource: description,
-      runSeeds: async (seeds) => {
-        const ids = session.plan.runs.filter((r) => seeds.includes(r.seed)).map((r) => r.runId);
-        const part = { ...(await side("head", session.baseDir, config.agent, input.headGit, ids)) };
-        if (input.signal?.aborted) throw new Cancelled();
-        delete part.shard;
-        return part;
-      },
-      onLook: (l) =>
-        log(`[head] look ${l.look}: ${l.headRuns} runs, verdict ${l.verdict}, decision ${l.decision}`),
-    });
-    // Each look wrote only its own seeds; the head's results document holds them all.
-    writeAtomic(join(dir, "head", "results.json"), toJson(adaptive.head));
-    return { base, head: adaptive.head, description, comparison: adaptive.comparison };
+    // Monitoring after every finished head run; no new run starts once the verdict is reached.
+    const monitor = new SuiteMonitor(base, session.plan.runs, config.gate, undefined, description);
+    const head = await side(
+      "head",
+      session.baseDir,
+      config.agent,
+      input.headGit,
+      monitorHooks(monitor, config.seeds, log),
+    );
+    if (input.signal?.aborted) throw new Cancelled();
+    return { base, head, description, comparison: monitor.comparison(head) };
   }
   const head = input.head ?? (await side("head", session.baseDir, config.agent, input.headGit));
   if (input.signal?.aborted) throw new Cancelled();

@@ -68,6 +68,10 @@ export interface SuiteOptions {
   storeDir?: string | null;
   /** Folders that are never the agent's code (the whole results folder of both sides). */
   notAgentFiles?: string[];
+  /** Told of every finished run (src/compare/monitor.ts); true: start no new run (runs in flight finish). */
+  onRunFinished?: (r: RunResult) => boolean;
+  /** The scheduler's sort key, largest first (default: the expected duration, longest first). */
+  priority?: (run: PlannedRun) => number;
 }
 
 /** Configs whose deprecation lines were shown: once per config, not once per side. */
@@ -227,10 +231,13 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
     record: (r) => results.set(r.runId, r),
   };
   const results = new Map<string, RunResult>();
+  // Aborted when the monitor has its verdict: the scheduler hands out no further run.
+  const stopStarts = new AbortController();
   const one = async (run: PlannedRun, gpus: string[]) => {
     try {
       const r = await runOne(ctx, run, gpus);
       if (r) results.set(run.runId, r);
+      if (r && opts.onRunFinished?.(r)) stopStarts.abort();
     } finally {
       running.delete(run.runId);
     }
@@ -254,11 +261,18 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
   heartbeat?.unref();
   let diskFull: Error | null = null;
   try {
+    const key = opts.priority ?? ((r: PlannedRun) => r.expectedSecs);
     await schedule(
-      runs.map((r) => ({ ...r, id: r.runId, gpus: executor.perRun.gpus, cpus: executor.perRun.cpus })),
+      runs.map((r) => ({
+        ...r,
+        id: r.runId,
+        expectedSecs: key(r),
+        gpus: executor.perRun.gpus,
+        cpus: executor.perRun.cpus,
+      })),
       executor.resources,
       one,
-      opts.signal,
+      opts.signal ? AbortSignal.any([opts.signal, stopStarts.signal]) : stopStarts.signal,
     );
   } catch (e) {
     // A full disk ends the suite cleanly: finished runs kept, the rest marked not run.

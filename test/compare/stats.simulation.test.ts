@@ -2,7 +2,8 @@
 // Sized by STATS_TEST_SUITES (default 400) so each test stays well under 10 s on a loaded machine;
 // the bounds allow about 2.5 Monte Carlo standard errors.
 import { describe, expect, it } from "vitest";
-import { adaptive, rate } from "../../bench/stats-sim.js";
+import { simulate } from "../../bench/adaptive.js";
+import { rate } from "../../bench/stats-sim.js";
 import { makeRng } from "../../src/compare/distributions.js";
 import { monteCarloPermutationPValue } from "../../src/compare/stats.js";
 
@@ -34,16 +35,21 @@ describe("simulation: the verdict keeps its level", () => {
     expect(rate(22, 3, 0.1, "no-regression", N, 5)).toBeLessThanOrEqual(ALPHA + slack(ALPHA));
   }, 30_000);
 
-  it("adaptive seeds at 22 × 3: ≥ 30% fewer head runs under no change, power as 3 fixed seeds", () => {
-    const none = adaptive(22, 3, 0, N, 6);
-    console.log(`adaptive 22×3, no change: ${none.runs.toFixed(1)} head runs of 66`);
-    expect(none.runs).toBeLessThanOrEqual(0.7 * 66);
-    expect(none.regressed).toBeLessThanOrEqual(ALPHA + slack(ALPHA));
-    const drop = adaptive(22, 3, 0.2, N, 7);
-    const fixed = rate(22, 3, 0.2, "regressed", N, 7);
-    console.log(`power at 20 pts: adaptive ${drop.regressed}, fixed ${fixed}`);
-    expect(drop.regressed).toBeGreaterThanOrEqual(fixed - slack(0.5));
-  }, 30_000);
+  it("monitoring after every run keeps α at the tolerance and does not add `error` with infra noise", () => {
+    const n = Math.max(100, Math.round(N / 2));
+    const cells = simulate(
+      n,
+      undefined,
+      (_a, drop, infra) => drop === 0.05 || drop === 0.1 || infra === 0.05,
+    );
+    const tol = (p: number) => p + 2.5 * Math.sqrt((p * (1 - p)) / n);
+    for (const c of cells) {
+      const m = c.monitored.v;
+      if (c.drop === 0.05) expect(m.regressed / n).toBeLessThanOrEqual(tol(ALPHA));
+      if (c.drop === 0.1) expect(m["no-regression"] / n).toBeLessThanOrEqual(tol(ALPHA));
+      if (c.infra === 0.05) expect(m.error).toBeLessThanOrEqual(c.fixed.v.error + 2.5 * Math.sqrt(n * 0.02));
+    }
+  }, 60_000);
 
   it("the Monte Carlo test on percentiles keeps its false-alarm rate", () => {
     const rng = makeRng(99);

@@ -3,15 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runFromConfig } from "../../src/cli/commands/run.js";
+import type { Comparison } from "../../src/compare/compare.js";
 import { loadConfig, validateConfig } from "../../src/config/load.js";
 import type { SuiteResults } from "../../src/results/schema.js";
 import { evaluate, openSession } from "../../src/session/evaluate.js";
 import type { runSuite } from "../../src/suite/run.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
 
-// evaluate() with `seeds: { max: 3, adaptive: true }`: the head runs seed 0 everywhere, then
-// further seeds only while the verdict is open; the base keeps all its seeds.
-describe("adaptive seeds in evaluate()", () => {
+// `seeds: { max: 3, adaptive: true }`: the head is monitored after every finished run and no new
+// run starts once the verdict is reached (src/compare/monitor.ts); the base keeps all its seeds.
+describe("monitoring in evaluate()", () => {
   const dir = mkdtempSync(join(tmpdir(), "medalist-adaptive-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const config = validateConfig(
@@ -28,17 +29,21 @@ describe("adaptive seeds in evaluate()", () => {
   };
   const base = like(
     "base",
-    ids.flatMap((id, i) => [0, 1, 2].map((s) => fakeRun(id, s, (i + s) % 3 === 0 ? "gold" : "none"))),
+    ids.flatMap((id) => [0, 1, 2].map((s) => fakeRun(id, s, "gold"))),
   );
 
-  it("stops after seed 0 when the verdict is settled, and writes every head run to results.json", async () => {
-    const calls: string[][] = [];
+  it("hands runs out seed by seed and stops handing them out at the verdict", async () => {
+    const started: string[] = [];
+    // A runner with one slot: runs in the scheduler's order until a hook says stop.
     const fake = (async (opts) => {
-      const runIds = opts.shard?.runIds ?? [];
-      calls.push(runIds);
-      const runs = session.plan.runs
-        .filter((r) => runIds.includes(r.runId))
-        .map((r) => fakeRun(r.competitionId, r.seed, "gold"));
+      const order = [...session.plan.runs].sort((a, b) => opts.priority!(b) - opts.priority!(a));
+      const runs = [];
+      for (const p of order) {
+        started.push(p.runId);
+        const r = fakeRun(p.competitionId, p.seed, "none");
+        runs.push(r);
+        if (opts.onRunFinished!(r)) break;
+      }
       return like("head", runs);
     }) as typeof runSuite;
     const out = join(dir, "results");
@@ -49,54 +54,122 @@ describe("adaptive seeds in evaluate()", () => {
       baseline: { kind: "results", results: base, description: "test" },
       runSuite: fake,
     });
-    expect(calls).toHaveLength(1);
-    expect(calls[0]).toHaveLength(ids.length);
-    expect(ev.head.runs).toHaveLength(ids.length);
-    // Every head run medals: a drop beyond the tolerance is ruled out even at the interim level.
-    expect(ev.comparison!.looks!.map((l) => l.decision)).toEqual(["no-regression"]);
-    expect(ev.comparison!.verdict).toBe("no-regression");
-    const written = JSON.parse(readFileSync(join(out, "head", "results.json"), "utf8")) as SuiteResults;
-    expect(written.runs).toHaveLength(ids.length);
-    expect(readFileSync(join(out, "report.md"), "utf8")).toContain("Adaptive seeds:");
+    // The head lost every medal: `regressed` at the first look, after seed 0 of every competition.
+    expect(started).toHaveLength(ids.length);
+    expect(new Set(started.map((r) => r.split(".s")[1]))).toEqual(new Set(["0"]));
+    expect(ev.comparison!.verdict).toBe("regressed");
+    expect(ev.comparison!.monitor).toMatchObject({ usedRuns: ids.length, notStarted: 2 * ids.length });
+    const report = readFileSync(join(out, "report.md"), "utf8");
+    expect(report).toContain(`stopped after ${ids.length} of ${3 * ids.length} planned head runs`);
+  });
+});
+
+// Through `medalist run` with the local executor and a seeded stochastic toy agent: its medal
+// probability per competition comes from the env (MEDAL_P, or MEDAL_P_<id>).
+describe("medalist run with monitoring: a seeded stochastic toy agent", () => {
+  const dir = mkdtempSync(join(tmpdir(), "medalist-monitor-e2e-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const root = join(import.meta.dirname, "..", "..");
+  const M = 12;
+  const ids = Array.from({ length: M }, (_, i) => `toy-coin-${String(i).padStart(2, "0")}`);
+  // Copies of toy-species whose leaderboard every uniform submission beats: a copied sample
+  // submission is a gold medal, no submission none.
+  for (const id of ids) {
+    const to = join(dir, "registry", id);
+    cpSync(join(root, "competitions", "toy-species"), to, { recursive: true });
+    const c = JSON.parse(readFileSync(join(to, "competition.json"), "utf8")) as Record<string, unknown>;
+    writeFileSync(join(to, "competition.json"), JSON.stringify({ ...c, id, splits: ["coin"] }));
+    const rows = Array.from({ length: 50 }, (_, i) => {
+      const s = (2 + i / 50).toFixed(4);
+      return `${s},${100000 + i},True,2024-01-01T00:00:00,${s},True`;
+    });
+    writeFileSync(
+      join(to, "leaderboard.csv"),
+      ["scoreNullable,teamId,hasTeamName,submissionDate,score,hasScore", ...rows].join("\n") + "\n",
+    );
+  }
+  writeFileSync(
+    join(dir, "agent.mjs"),
+    [
+      'import { copyFileSync, mkdirSync } from "node:fs";',
+      'import { join } from "node:path";',
+      "const e = process.env;",
+      "const id = e.COMPETITION_ID;",
+      'const p = Number(e["MEDAL_P_" + id.replace(/-/g, "_")] ?? e.MEDAL_P ?? 0);',
+      "let h = 2166136261;",
+      "for (const ch of `${e.SALT}:${id}:${e.SEED}`) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;",
+      "if (h / 4294967296 < p) {",
+      "  mkdirSync(e.SUBMISSION_DIR, { recursive: true });",
+      '  copyFileSync(join(e.DATA_DIR, "sample_submission.csv"), join(e.SUBMISSION_DIR, "submission.csv"));',
+      "}",
+      "",
+    ].join("\n"),
+  );
+  const yml = (name: string, head: Record<string, string>, base: Record<string, string>) => {
+    const env = (vars: Record<string, string>) =>
+      `{ ${Object.entries(vars)
+        .map(([k, v]) => `${k}: "${v}"`)
+        .join(", ")} }`;
+    const agent = (vars: Record<string, string>) =>
+      `{ command: node ${join(dir, "agent.mjs")}, env: ${env(vars)} }`;
+    writeFileSync(
+      join(dir, `${name}.yml`),
+      [
+        `name: ${name}`,
+        "competitions: { split: coin }",
+        "seeds: { max: 3, adaptive: true }",
+        "executor: local",
+        `agent: ${agent(head)}`,
+        "limits: { time: 60s }",
+        "dataDir: data",
+        "registryDir: registry",
+        `baseline: { source: run, agent: ${agent(base)} }`,
+        "",
+      ].join("\n"),
+    );
+    return join(dir, `${name}.yml`);
+  };
+  const read = (out: string) => ({
+    head: JSON.parse(readFileSync(join(out, "head/results.json"), "utf8")) as SuiteResults,
+    base: JSON.parse(readFileSync(join(out, "base/results.json"), "utf8")) as SuiteResults,
+    cmp: JSON.parse(readFileSync(join(out, "comparison.json"), "utf8")) as Comparison,
+    report: readFileSync(join(out, "report.md"), "utf8"),
   });
 
   it(
-    "with the real suite runner and the local executor: one look, the head's results hold its runs",
-    { timeout: 120_000 },
+    "a clear regression stops after a fraction of the runs; the report names the runs saved",
+    { timeout: 300_000 },
     async () => {
-      const ws = join(dir, "real");
-      const root = join(import.meta.dirname, "..", "..");
-      for (const id of ["toy-churn", "toy-house-prices", "toy-species"])
-        cpSync(join(root, "competitions", id), join(ws, "registry", id), { recursive: true });
-      const yml = (seeds: string, baseline: string) =>
-        [
-          "name: adapt",
-          "competitions: { split: toy }",
-          `seeds: ${seeds}`,
-          "executor: local",
-          `agent: { command: node ${join(root, "examples/agents/strong/agent.mjs")} }`,
-          "limits: { time: 60s }",
-          "dataDir: data",
-          "registryDir: registry",
-          `baseline: ${baseline}`,
-          "",
-        ].join("\n");
-      writeFileSync(join(ws, "base.yml"), yml("3", "{ source: none }"));
-      writeFileSync(
-        join(ws, "medalist.yml"),
-        yml("{ max: 3, adaptive: true }", "{ source: file, path: base.json }"),
+      const out = join(dir, "out-regressed");
+      const code = await runFromConfig(
+        loadConfig(yml("clear", { MEDAL_P: "0.05", SALT: "h" }, { MEDAL_P: "1", SALT: "b" })),
+        out,
       );
-      expect(await runFromConfig(loadConfig(join(ws, "base.yml")), join(ws, "base-out"))).toBe(0);
-      const baseDoc = JSON.parse(
-        readFileSync(join(ws, "base-out/head/results.json"), "utf8"),
-      ) as SuiteResults;
-      writeFileSync(join(ws, "base.json"), JSON.stringify({ ...baseDoc, label: "base" }));
-      expect(await runFromConfig(loadConfig(join(ws, "medalist.yml")), join(ws, "out"))).toBe(0);
-      const headDoc = JSON.parse(readFileSync(join(ws, "out/head/results.json"), "utf8")) as SuiteResults;
-      // The same agent: not behind the base after seed 0, so the head stops there.
-      expect(headDoc.runs.map((r) => r.seed)).toEqual([0, 0, 0]);
-      expect(headDoc).not.toHaveProperty("shard");
-      expect(readFileSync(join(ws, "out/report.md"), "utf8")).toContain("Look 1 (1 head seed, 3 runs");
+      const { head, base, cmp, report } = read(out);
+      expect(base.runs).toHaveLength(3 * M);
+      const n = head.runs.length;
+      expect(n).toBeGreaterThanOrEqual(M);
+      expect(n).toBeLessThanOrEqual(2 * M);
+      expect(cmp.verdict).toBe("regressed");
+      expect(code).toBe(1);
+      expect(report).toContain(
+        `Monitored after every run: stopped after ${n} of ${3 * M} planned head runs because \`regressed\` was reached`,
+      );
+      // One runner slot (concurrency 1): nothing was in flight at the stop.
+      expect(report).toContain(`${3 * M - n} runs were not started, saving about`);
     },
   );
+
+  it("a borderline case runs every planned run", { timeout: 300_000 }, async () => {
+    const out = join(dir, "out-borderline");
+    // Base 50% on every competition, head 40%: a drop near the tolerance that neither verdict settles.
+    await runFromConfig(
+      loadConfig(yml("borderline", { MEDAL_P: "0.4", SALT: "x" }, { MEDAL_P: "0.5", SALT: "b" })),
+      out,
+    );
+    const { head, cmp, report } = read(out);
+    expect(head.runs).toHaveLength(3 * M);
+    expect(cmp.monitor!.decision).toBe("final");
+    expect(report).toContain(`the verdict stayed open, so ${3 * M} of ${3 * M} planned head runs ran`);
+  });
 });

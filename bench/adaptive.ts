@@ -1,0 +1,275 @@
+// Monitoring after every run vs fixed 3 seeds, on realistic profiles (issue 21, docs/statistics.md).
+//   npm run bench -- adaptive              this section only
+//   ADAPTIVE_SIM_SUITES=2000 …             simulated suites per cell (default 300)
+// Profile: the lite split (22 competitions), 3 base seeds from the cache (not counted: both designs
+// need them), head runs on a pool of 8 GPUs. Per-competition medal probabilities ~ Beta with mean
+// 10%, 35% or 65% (the range of MLE-bench's lite leaderboard) and ρ = 0.45 (heterogeneous: many
+// competitions near 0 or 1). Run time per competition 7–24 h (mean per competition uniform), each
+// run ±20%. A drop δ scales every competition's probability by 1 − δ/rate. Infra errors (after
+// retries) hit each run independently, on both sides.
+import { betaDraw, makeRng } from "../src/compare/distributions.js";
+import { infraPValue } from "../src/compare/compare.js";
+import { decideLook, monitorDesign, type MonitorDesign } from "../src/compare/monitor.js";
+import { medalVerdict, type Counts } from "../src/compare/stats.js";
+
+const ALPHA = 0.05;
+const TOL = 0.05;
+const M = 22;
+const SEEDS = 3;
+const GPUS = 8;
+const RHO = 0.45;
+const GATE = { tolerance: TOL, maxNotComparable: 0.1 };
+
+interface Run {
+  comp: number;
+  seed: number;
+  hours: number;
+  medal: boolean;
+  infra: boolean;
+}
+
+interface SuiteDraw {
+  base: { medal: boolean; infra: boolean }[][];
+  head: Run[];
+}
+
+function draw(rate: number, drop: number, infra: number, rng: () => number): SuiteDraw {
+  const ab = 1 / RHO - 1;
+  const p = Array.from({ length: M }, () => betaDraw(rate * ab, (1 - rate) * ab, rng));
+  const mean = p.reduce((a, b) => a + b, 0) / M;
+  const keep = mean > 0 ? Math.max(0, 1 - drop / mean) : 1;
+  const hours = p.map(() => 7 + 17 * rng());
+  const base = p.map((pi) =>
+    Array.from({ length: SEEDS }, () => ({ medal: rng() < pi, infra: rng() < infra })),
+  );
+  const head: Run[] = [];
+  for (let seed = 0; seed < SEEDS; seed++)
+    for (let comp = 0; comp < M; comp++)
+      head.push({
+        comp,
+        seed,
+        hours: hours[comp] * (0.8 + 0.4 * rng()),
+        medal: rng() < p[comp] * keep,
+        infra: rng() < infra,
+      });
+  return { base, head };
+}
+
+type Verdict = "regressed" | "no-regression" | "inconclusive" | "error";
+
+function baseCounts(s: SuiteDraw) {
+  return s.base.map((runs) => {
+    const ok = runs.filter((r) => !r.infra);
+    return { n: ok.length, x: ok.filter((r) => r.medal).length, err: runs.length - ok.length };
+  });
+}
+
+/** The fixed design: all 66 head runs, the verdict at α (compareRuns' rules). */
+function fixed(s: SuiteDraw): { verdict: Verdict; hours: number } {
+  const b = baseCounts(s);
+  const hours = s.head.reduce((a, r) => a + r.hours, 0);
+  const counts: Counts[] = [];
+  let lost = 0;
+  for (let i = 0; i < M; i++) {
+    const h = s.head.filter((r) => r.comp === i && !r.infra);
+    if (h.length === 0) lost++;
+    else if (b[i].n > 0)
+      counts.push({ nb: b[i].n, xb: b[i].x, nh: h.length, xh: h.filter((r) => r.medal).length });
+  }
+  const headErr = s.head.filter((r) => r.infra).length;
+  const baseErr = b.reduce((a, c) => a + c.err, 0);
+  if (lost / M > GATE.maxNotComparable || infraPValue(baseErr, M * SEEDS, headErr, s.head.length) <= ALPHA)
+    return { verdict: "error", hours };
+  if (counts.length === 0) return { verdict: "error", hours };
+  const levels = { regressed: ALPHA, noRegression: ALPHA };
+  return { verdict: medalVerdict(counts, levels, TOL).verdict, hours };
+}
+
+/** Monitoring: seed-major, longest first within a seed, 8 GPUs; a look after every finished run. */
+function monitored(s: SuiteDraw, d: MonitorDesign): { verdict: Verdict; hours: number } {
+  const b = baseCounts(s);
+  const baseErr = b.reduce((a, c) => a + c.err, 0);
+  const queue = [...s.head].sort((x, y) => x.seed - y.seed || y.hours - x.hours);
+  const running: { run: Run; end: number }[] = [];
+  const done: Run[] = [];
+  let now = 0;
+  let hours = 0;
+  let verdict: Verdict | null = null;
+  for (;;) {
+    while (verdict === null && running.length < GPUS && queue.length) {
+      const run = queue.shift()!;
+      running.push({ run, end: now + run.hours });
+      hours += run.hours; // a started run finishes (the documented rule), so it is paid in full
+    }
+    if (running.length === 0) break;
+    running.sort((x, y) => x.end - y.end);
+    const next = running.shift()!;
+    now = next.end;
+    if (verdict !== null) continue;
+    done.push(next.run);
+    const look = lookOf(done, b, baseErr);
+    if (!look) continue;
+    const out = decideLook(d, look, GATE);
+    if (out.decision !== "continue") verdict = out.verdict;
+  }
+  return { verdict: verdict ?? "inconclusive", hours };
+}
+
+function lookOf(done: Run[], b: ReturnType<typeof baseCounts>, baseErr: number) {
+  const counts: Counts[] = [];
+  let notComparable = 0;
+  let headOk = 0;
+  for (let i = 0; i < M; i++) {
+    const h = done.filter((r) => r.comp === i);
+    const ok = h.filter((r) => !r.infra);
+    headOk += ok.length;
+    if (ok.length === 0) {
+      if (h.length < SEEDS) return null;
+      notComparable++;
+    } else if (b[i].n > 0)
+      counts.push({ nb: b[i].n, xb: b[i].x, nh: ok.length, xh: ok.filter((r) => r.medal).length });
+  }
+  return {
+    counts,
+    notComparable,
+    competitions: M,
+    infra: { base: baseErr, baseRuns: M * SEEDS, head: done.length - headOk, headRuns: done.length },
+    t: headOk / (M * SEEDS),
+    last: done.length === M * SEEDS,
+  };
+}
+
+interface Tally {
+  n: number;
+  v: Record<Verdict, number>;
+  hours: number[];
+  decisive: number[];
+}
+
+const tally = (): Tally => ({
+  n: 0,
+  v: { regressed: 0, "no-regression": 0, inconclusive: 0, error: 0 },
+  hours: [],
+  decisive: [],
+});
+function add(t: Tally, r: { verdict: Verdict; hours: number }) {
+  t.n++;
+  t.v[r.verdict]++;
+  t.hours.push(r.hours);
+  t.decisive.push(r.verdict === "regressed" || r.verdict === "no-regression" ? 1 : 0);
+}
+
+const share = (t: Tally, k: number) => {
+  const p = k / t.n;
+  return `${(100 * p).toFixed(1)}% ±${(100 * Math.sqrt((p * (1 - p)) / t.n)).toFixed(1)}`;
+};
+
+/** GPU-hours per decisive verdict (ratio of means) with its delta-method Monte Carlo error. */
+function perDecisive(t: Tally): { value: number; se: number } {
+  const H = t.hours.reduce((a, b) => a + b, 0) / t.n;
+  const D = t.decisive.reduce((a, b) => a + b, 0) / t.n;
+  if (D === 0) return { value: Infinity, se: NaN };
+  const R = H / D;
+  const v = t.hours.reduce((a, h, i) => a + (h - R * t.decisive[i]) ** 2, 0) / (t.n - 1);
+  return { value: R, se: Math.sqrt(v / t.n) / D };
+}
+
+const fmtHours = (x: { value: number; se: number }) =>
+  Number.isFinite(x.value) ? `${Math.round(x.value)} ±${Math.round(x.se)}` : "∞ (none decisive)";
+
+export interface Cell {
+  agent: number;
+  drop: number;
+  infra: number;
+  fixed: Tally;
+  monitored: Tally;
+}
+
+/** Every cell (agent × drop, and infra errors at no change); `only` keeps some (tests). */
+export function simulate(
+  suites: number,
+  design = monitorDesign(ALPHA),
+  only: (agent: number, drop: number, infra: number) => boolean = () => true,
+): Cell[] {
+  const cells: Cell[] = [];
+  const plan: [number, number][] = [0, 0.05, 0.1, 0.2].map((d) => [d, 0]);
+  plan.push([0, 0.02], [0, 0.05]);
+  let seed = 1;
+  for (const agent of [0.1, 0.35, 0.65])
+    for (const [drop, infra] of plan) {
+      const rng = makeRng(seed++ * 7919);
+      if (!only(agent, drop, infra)) continue;
+      const cell: Cell = { agent, drop, infra, fixed: tally(), monitored: tally() };
+      for (let k = 0; k < suites; k++) {
+        const s = draw(agent, drop, infra, rng);
+        add(cell.fixed, fixed(s));
+        add(cell.monitored, monitored(s, design));
+      }
+      cells.push(cell);
+    }
+  return cells;
+}
+
+export async function benchAdaptive(): Promise<string> {
+  const suites = Number(process.env.ADAPTIVE_SIM_SUITES ?? 300);
+  const design = monitorDesign(ALPHA, {
+    futility: process.env.ADAPTIVE_FUTILITY ? Number(process.env.ADAPTIVE_FUTILITY) : undefined,
+    interimShare: process.env.ADAPTIVE_SHARE ? Number(process.env.ADAPTIVE_SHARE) : undefined,
+  });
+  const started = Date.now();
+  const cells = simulate(suites, design);
+  const rows: string[][] = [];
+  const misses: string[] = [];
+  for (const c of cells) {
+    const f = perDecisive(c.fixed);
+    const m = perDecisive(c.monitored);
+    const saving = Number.isFinite(f.value) && Number.isFinite(m.value) ? 1 - m.value / f.value : NaN;
+    const dF = c.fixed.decisive.reduce((a, b) => a + b, 0);
+    const dM = c.monitored.decisive.reduce((a, b) => a + b, 0);
+    const name = `${Math.round(c.agent * 100)}% agent, ${c.infra ? `no change, ${c.infra * 100}% infra errors` : c.drop ? `${c.drop * 100}-pt drop` : "no change"}`;
+    rows.push([
+      name,
+      `${fmtHours(m)} (${fmtHours(f)})`,
+      Number.isFinite(saving) ? `${Math.round(saving * 100)}%` : "—",
+      `${share(c.monitored, dM)} (${share(c.fixed, dF)})`,
+      `${share(c.monitored, c.monitored.v.regressed)} (${share(c.fixed, c.fixed.v.regressed)})`,
+      `${share(c.monitored, c.monitored.v["no-regression"])} (${share(c.fixed, c.fixed.v["no-regression"])})`,
+      `${share(c.monitored, c.monitored.v.error)} (${share(c.fixed, c.fixed.v.error)})`,
+    ]);
+    if (!(saving >= 0.5))
+      misses.push(
+        `${name}: GPU-hours per decisive verdict ${Number.isFinite(saving) ? `${Math.round(saving * 100)}%` : "—"} fewer (target ≥ 50%)`,
+      );
+    if (dM < dF)
+      misses.push(
+        `${name}: decisive ${((100 * dM) / suites).toFixed(1)}% < fixed ${((100 * dF) / suites).toFixed(1)}%`,
+      );
+    if (c.drop === TOL && c.monitored.v.regressed / suites > ALPHA)
+      misses.push(`${name}: \`regressed\` above α`);
+    if (c.drop === 0.1 && c.monitored.v["no-regression"] / suites > ALPHA)
+      misses.push(`${name}: false \`no-regression\` above α`);
+    if (c.infra && c.monitored.v.error > c.fixed.v.error)
+      misses.push(`${name}: \`error\` more often than fixed`);
+  }
+  const header = [
+    "cell",
+    "head GPU-h per decisive verdict: monitored (fixed 3 seeds)",
+    "saving",
+    "decisive",
+    "`regressed`",
+    "`no-regression`",
+    "`error`",
+  ];
+  const table = [header, header.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
+  return [
+    "## Monitoring after every run vs fixed 3 seeds (bench/adaptive.ts)",
+    "",
+    `${suites} simulated suites per cell (ADAPTIVE_SIM_SUITES), lite split (22 competitions), base: 3 seeds from the cache (not counted), head on ${GPUS} GPUs; tolerance 5 pts, α = 5% (${design.interimShare * 100}% of it for the looks before the last), futility below a ${design.futility * 100}% projected chance; ${((Date.now() - started) / 1000).toFixed(0)} s. Monitored first, fixed 3 seeds in parentheses; ± is one Monte Carlo standard error. "Saving" is 1 − monitored ÷ fixed GPU-hours per decisive verdict (\`regressed\` or \`no-regression\`).`,
+    "",
+    table,
+    "",
+    misses.length
+      ? `Cells that miss a target:\n\n${misses.map((m) => `- ${m}`).join("\n")}`
+      : "Every cell meets every target.",
+  ].join("\n");
+}

@@ -1,0 +1,281 @@
+// Monitoring the head after every finished run (`seeds: { max: N, adaptive: true }`), pure.
+// docs/statistics.md ("Monitoring after every run") gives the reasoning; in short:
+//  - A look is taken after every finished head run once every competition has a comparable head
+//    run (or has finished all its planned runs): the estimand is the suite's, never a subset's.
+//  - Each claim (`regressed`, `no-regression`) is the fixed design's rule (t bounds with the
+//    variance floor, exact mid-p test) at the look's one-sided level a(t), t = comparable head
+//    runs ÷ planned head runs. For t < 1, a(t) = 1 − Φ(c1/√t): under the Brownian approximation
+//    of the paired estimate, crossing c1/√t at ANY time has probability 1 − Φ(2·c1 − c2) jointly
+//    with the final look at c2 (reflection principle), so continuous monitoring spends exactly
+//    the interim share; looking only after runs, and t ≤ the information fraction, is conservative.
+//  - Infra errors: a competition is not comparable only when all its planned head runs finished
+//    without a comparable one; the infra-error test runs at the look's level (the same budget).
+//  - Futility (non-binding, only ever removes claims): stop when the projected chance that the
+//    final look reaches either verdict is below `futility`.
+import type { PlannedRun } from "../plan/plan.js";
+import type { RunResult, SuiteResults } from "../results/schema.js";
+import { compareRuns, infraPValue, type Comparison, type GateInput } from "./compare.js";
+import { normalCdf, normalQuantile } from "./distributions.js";
+import { medalVerdict, type Counts, type Levels, type Verdict } from "./stats.js";
+
+export interface MonitorDesign {
+  /** The gate's α: each claim is wrong at most α overall. */
+  alpha: number;
+  /** Share of α the looks before the last spend (the rest is the last look's level). */
+  interimShare: number;
+  /** Boundary constants: interim level 1 − Φ(c1/√t), last look 1 − Φ(c2). */
+  c1: number;
+  c2: number;
+  /** Stop when the projected chance of a decisive last look is below this (0: never). */
+  futility: number;
+}
+
+export function monitorDesign(
+  alpha: number,
+  opts: { interimShare?: number; futility?: number } = {},
+): MonitorDesign {
+  const interimShare = opts.interimShare ?? 0.02;
+  const c2 = normalQuantile(1 - alpha * (1 - interimShare));
+  const c1 = (normalQuantile(1 - alpha * interimShare) + c2) / 2;
+  return { alpha, interimShare, c1, c2, futility: opts.futility ?? 0.1 };
+}
+
+/** One-sided level of each claim at run fraction t (t ≥ 1: the last look). */
+export function levelAt(d: MonitorDesign, t: number): number {
+  if (t >= 1) return 1 - normalCdf(d.c2);
+  return t > 0 ? 1 - normalCdf(d.c1 / Math.sqrt(t)) : 0;
+}
+
+/**
+ * Projected chance that the last look reaches a claim whose z statistic is `z` now (Brownian
+ * motion with the drift seen so far): P(B(1) ≥ c2 | B(t) = z√t, drift z/√t) = Φ((z/√t − c2)/√(1−t)).
+ */
+export function projectedChance(d: MonitorDesign, t: number, z: number): number {
+  if (t >= 1) return z >= d.c2 ? 1 : 0;
+  return normalCdf((z / Math.sqrt(t) - d.c2) / Math.sqrt(1 - t));
+}
+
+export type MonitorDecision = "continue" | "regressed" | "no-regression" | "futility" | "error" | "final";
+
+/** A look, in the form the simulations share with the real suite. */
+export interface LookInput {
+  /** Medal counts of the competitions with comparable runs on both sides. */
+  counts: Counts[];
+  /** Competitions whose planned head runs all finished without a comparable one. */
+  notComparable: number;
+  competitions: number;
+  infra: { base: number; baseRuns: number; head: number; headRuns: number };
+  /** Comparable head runs ÷ planned head runs. */
+  t: number;
+  /** Every planned head run finished. */
+  last: boolean;
+}
+
+export interface LookOutcome {
+  decision: MonitorDecision;
+  level: number;
+  delta: number | null;
+  verdict: Verdict;
+}
+
+/** What one look decides: a claim at its level, an error, futility, or go on. */
+export function decideLook(
+  d: MonitorDesign,
+  look: LookInput,
+  gate: { tolerance: number; maxNotComparable: number; regressedOnly?: boolean },
+): LookOutcome {
+  const level = levelAt(d, look.last ? 1 : look.t);
+  const stop = (decision: MonitorDecision, verdict: Verdict, delta: number | null = null): LookOutcome => ({
+    decision,
+    level,
+    delta,
+    verdict,
+  });
+  if (look.competitions > 0 && look.notComparable / look.competitions > gate.maxNotComparable)
+    return stop("error", "error");
+  const i = look.infra;
+  if (infraPValue(i.base, i.baseRuns, i.head, i.headRuns) <= level) return stop("error", "error");
+  if (look.counts.length === 0) return look.last ? stop("error", "error") : stop("continue", "inconclusive");
+  const levels: Levels = { regressed: level, noRegression: level };
+  const v = medalVerdict(look.counts, levels, gate.tolerance);
+  if (v.verdict === "regressed") return stop("regressed", "regressed", v.delta);
+  if (v.verdict === "no-regression" && !gate.regressedOnly)
+    return stop("no-regression", "no-regression", v.delta);
+  if (look.last) return stop("final", "inconclusive", v.delta);
+  if (d.futility > 0 && v.interval) {
+    const se = v.interval.se;
+    const zR = (-gate.tolerance - v.delta) / se;
+    const zN = (v.delta + gate.tolerance) / se;
+    const chance = projectedChance(d, look.t, zR) + (gate.regressedOnly ? 0 : projectedChance(d, look.t, zN));
+    if (chance < d.futility) return stop("futility", "inconclusive", v.delta);
+  }
+  return stop("continue", "inconclusive", v.delta);
+}
+
+/** Why and when the monitored head stopped (the report's stop sentence). */
+export interface MonitorRecord {
+  decision: MonitorDecision;
+  /** One-sided level of each claim at the deciding look. */
+  level: number;
+  /** Head runs finished when the verdict was reached (the ones it uses). */
+  usedRuns: number;
+  plannedRuns: number;
+  /** Runs in flight at the stop that finished after it: kept in the results, not used by the verdict. */
+  afterStop: string[];
+  /** Planned runs never started. */
+  notStarted: number;
+  /** Estimated hours the runs never started would have taken (× GPUs per run when it uses GPUs). */
+  savedHours: number;
+  /** Whether savedHours are GPU-hours (runs use GPUs) or runner hours. */
+  gpuHours: boolean;
+  interimShare: number;
+}
+
+const comparable = (r: RunResult) => r.outcome !== "infra_error" && r.grade?.grader_error !== true;
+
+/**
+ * Watches the head's runs as they finish. `add` returns true once the verdict is reached: from
+ * then on no new run should start; runs still in flight may finish and are recorded, not used.
+ */
+export class SuiteMonitor {
+  private readonly used: RunResult[] = [];
+  private readonly late: RunResult[] = [];
+  private stop: LookOutcome | null = null;
+  private lastLook: LookOutcome | null = null;
+  private readonly planned: Map<string, number>;
+
+  constructor(
+    private readonly base: SuiteResults,
+    private readonly plan: PlannedRun[],
+    private readonly gate: GateInput & { maxNotComparable?: number; percentileTolerance?: number },
+    readonly design: MonitorDesign = monitorDesign(gate.alpha),
+    private readonly baselineSource = "file",
+  ) {
+    this.planned = new Map();
+    for (const r of plan) this.planned.set(r.competitionId, (this.planned.get(r.competitionId) ?? 0) + 1);
+  }
+
+  get stopped(): boolean {
+    return this.stop !== null;
+  }
+
+  add(r: RunResult): boolean {
+    if (this.stop) {
+      this.late.push(r);
+      return true;
+    }
+    this.used.push(r);
+    const look = this.look();
+    if (!look) return false;
+    const out = decideLook(this.design, look, {
+      tolerance: this.gate.tolerance,
+      maxNotComparable: this.gate.maxNotComparable ?? 0.1,
+      regressedOnly: this.gate.percentileTolerance !== undefined,
+    });
+    this.lastLook = out;
+    if (out.decision !== "continue") this.stop = out;
+    return this.stop !== null;
+  }
+
+  /** The look after the runs so far; null while some competition has neither a comparable run nor all its runs. */
+  look(): LookInput | null {
+    const ids = [...this.planned.keys()];
+    const counts: Counts[] = [];
+    let notComparable = 0;
+    for (const id of ids) {
+      const h = this.used.filter((r) => r.competitionId === id);
+      const hOk = h.filter(comparable);
+      const bOk = this.base.runs.filter((r) => r.competitionId === id && comparable(r));
+      if (hOk.length === 0) {
+        if (h.length < this.planned.get(id)!) return null;
+        notComparable++;
+        continue;
+      }
+      if (bOk.length === 0) continue;
+      const medals = (rs: RunResult[]) => rs.filter((r) => r.grade?.any_medal).length;
+      counts.push({ nb: bOk.length, xb: medals(bOk), nh: hOk.length, xh: medals(hOk) });
+    }
+    const baseOk = this.base.runs.filter(comparable).length;
+    const headOk = this.used.filter(comparable).length;
+    return {
+      counts,
+      notComparable,
+      competitions: ids.length,
+      infra: {
+        base: this.base.runs.length - baseOk,
+        baseRuns: this.base.runs.length,
+        head: this.used.length - headOk,
+        headRuns: this.used.length,
+      },
+      t: headOk / this.plan.length,
+      last: this.used.length >= this.plan.length,
+    };
+  }
+
+  /** The record of the stop (or of the last look when the suite ran to the end or was cut short). */
+  record(): MonitorRecord {
+    const out = this.stop ?? this.lastLook;
+    const done = new Set([...this.used, ...this.late].map((r) => r.runId));
+    const notStarted = this.plan.filter((p) => !done.has(p.runId));
+    const gpus = Math.max(0, ...this.plan.map((p) => p.gpus));
+    const secs = (p: PlannedRun) => {
+      const same = this.used.filter((r) => r.competitionId === p.competitionId && r.durationMs > 0);
+      return same.length ? same.reduce((a, r) => a + r.durationMs, 0) / same.length / 1000 : p.expectedSecs;
+    };
+    return {
+      decision: out?.decision ?? "continue",
+      level: out?.level ?? levelAt(this.design, 0),
+      usedRuns: this.used.length,
+      plannedRuns: this.plan.length,
+      afterStop: this.late.map((r) => r.runId),
+      notStarted: notStarted.length,
+      savedHours: notStarted.reduce((a, p) => a + (secs(p) * Math.max(1, p.gpus)) / 3600, 0),
+      gpuHours: gpus > 0,
+      interimShare: this.design.interimShare,
+    };
+  }
+
+  /** The comparison the verdict comes from: the runs finished by the stop, at the stop's level. */
+  comparison(head: SuiteResults): Comparison {
+    const rec = this.record();
+    const usedIds = new Set(this.used.map((r) => r.runId));
+    const used = { ...head, runs: head.runs.filter((r) => usedIds.has(r.runId)) };
+    const levels = { regressed: rec.level, noRegression: rec.level };
+    const cmp = compareRuns(this.base, used, this.gate, this.baselineSource, {
+      levels,
+      infraLevel: rec.level,
+    });
+    return { ...cmp, monitor: rec };
+  }
+}
+
+/**
+ * The plan's head runs in the order monitoring needs: seed 0 of every competition first (so the
+ * first look comes as early as possible), then seed 1, …; longest first within a seed. Returned as
+ * the scheduler's sort key (it starts the largest `expectedSecs` first); runs keep their own data.
+ */
+export function seedMajorKey(run: PlannedRun, seeds: number): number {
+  return (seeds - run.seed) * 1e7 + Math.min(run.expectedSecs, 1e7 - 1);
+}
+
+/** The two runSuite hooks that monitoring needs (src/suite/run.ts), with one log line at the stop. */
+export function monitorHooks(
+  monitor: SuiteMonitor,
+  seeds: number,
+  log: (line: string) => void = () => {},
+): { onRunFinished: (r: RunResult) => boolean; priority: (run: PlannedRun) => number } {
+  return {
+    onRunFinished: (r) => {
+      const before = monitor.stopped;
+      const stop = monitor.add(r);
+      if (stop && !before && monitor.record().decision !== "final") {
+        const rec = monitor.record();
+        log(
+          `[head] monitoring: ${rec.decision} after ${rec.usedRuns} of ${rec.plannedRuns} runs; no new run starts (runs in flight finish, not used by the verdict)`,
+        );
+      }
+      return stop;
+    },
+    priority: (run) => seedMajorKey(run, seeds),
+  };
+}
