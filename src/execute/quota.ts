@@ -1,5 +1,5 @@
 import { runPaths } from "./types.js";
-import { treeBytes } from "./runfiles.js";
+import { treeBytes } from "../util/runfiles.js";
 
 /** Most bytes the agent may leave in each of its writable folders. */
 export interface DiskQuota {

@@ -245,7 +245,7 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
       runId,
       startedAt,
       limitSecs,
-      lastLine: lastLineOf(readTail(join(outDir, "runs", runId, "run.log"))),
+      lastLine: lastLineOf(readTail(join(outDir, "runs", runId, "run.log"), 4096)),
     }));
     if (opts.status) opts.status(statusLine(opts.label, counter, list, now, opts.statusWidth));
     else for (const r of list) log(heartbeatLine(opts.label, counter, r, now));

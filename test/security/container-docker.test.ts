@@ -5,7 +5,7 @@ import { containerName } from "../../src/execute/docker/container.js";
 import { DockerExecutor } from "../../src/execute/docker/executor.js";
 import { startValidationServerForDocker } from "../../src/execute/validation-server.js";
 import { runPaths } from "../../src/execute/types.js";
-import { defaultUser } from "../../src/execute/docker/settings.js";
+import { defaultAgentUser as defaultUser } from "../../src/execute/contract.js";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { makeRun, requireDocker, shellSettings, uniqueSuite } from "../docker/helpers.js";
