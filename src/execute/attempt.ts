@@ -27,6 +27,8 @@ export interface ExitFacts {
   timedOut?: string;
   /** The agent's command could not start: a shell's 127 (not found) or 126 (not executable). */
   cannotStart?: { code: number | null; reason: string };
+  /** The agent's own fault before anything ran (its image did not build), in words. */
+  agentFault?: string;
   /** The infrastructure failed (daemon, cluster, lost track): not the agent's result. */
   infra?: { error: string; retryable: boolean };
   /** How long the agent ran, when the backend knows better than the wrapper's clock. */
@@ -276,6 +278,7 @@ export function word(
   if (f.infra) return { ...base, outcome: "infra_error", error: f.infra.error, retryable: f.infra.retryable };
   if (f.oom !== undefined) return { ...base, ...oom, outcome: "oom", error: f.oom };
   if (f.timedOut !== undefined) return { ...base, outcome: "timed_out", error: f.timedOut };
+  if (f.agentFault !== undefined) return { ...base, outcome: "failed", error: f.agentFault };
   if (f.cannotStart) {
     const error = `the command cannot start: ${f.cannotStart.reason}`;
     return { ...base, outcome: "failed", exitCode: f.cannotStart.code, error };

@@ -10,7 +10,7 @@ import {
 import { loadRegistry, defaultRegistryDir, type Registry } from "../registry/registry.js";
 import { plan as planSuite, type Plan, type PlannedRun } from "../plan/plan.js";
 import { schedule } from "../execute/scheduler.js";
-import { openExecutor } from "../execute/factory.js";
+import { openExecutor } from "../execute/backends.js";
 import type { ExecutorBackend, SuiteContext } from "../execute/lifecycle.js";
 import type { Outcome } from "../execute/types.js";
 import { agentFacts, competitionIdentity } from "./identity-facts.js";

@@ -84,7 +84,7 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
     expect(r.outcome).toBe("timed_out");
     expect(r.exitCode).toBe(137);
     expect(Date.now() - t0).toBeLessThan(20_000);
-    expect(await readFile(runPaths(spec.runDir).logFile, "utf8")).toContain("time limit reached");
+    expect(await readFile(runPaths(spec.runDir).logFile, "utf8")).toContain("time limit of 2s reached");
   });
 
   it("reports an agent past its memory limit as oom", async () => {

@@ -1,5 +1,6 @@
 import path from "node:path";
-import { runPolicy, type Config } from "../../config/schema.js";
+import type { Config } from "../../config/schema.js";
+import { runPolicy } from "../../config/run-policy.js";
 import { defaultAgentUser } from "../contract.js";
 
 /** What the Docker executor needs from the config, resolved (absolute paths, bytes, seconds). */

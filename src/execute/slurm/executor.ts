@@ -3,7 +3,9 @@ import { writeFile, unlink } from "node:fs/promises";
 import os from "node:os";
 import { relative, resolve, isAbsolute } from "node:path";
 import { UserError } from "../../errors.js";
-import type { EnvironmentFacts, ExecutorBackend, OpenExecutor, SuiteContext } from "../lifecycle.js";
+import type { ExecutorDescriptor } from "../descriptor.js";
+import type { EnvironmentFacts, OpenExecutor, SuiteContext } from "../lifecycle.js";
+import { checkSlurm, SLURM_DEFAULTS, SlurmSchema } from "./config.js";
 import {
   runAttempt,
   type AgentHandle,
@@ -231,7 +233,7 @@ export class SlurmExecutor implements OpenExecutor {
   }
 }
 
-/** Checks the cluster and the shared folder, sweeps a crashed suite's jobs, and opens the backend. */
+/** Checks the cluster and the shared folder, and opens the backend (the descriptor's sweep runs first). */
 export async function openSlurm(ctx: SuiteContext, opts: SlurmOpenOptions = {}): Promise<SlurmExecutor> {
   const runner = opts.runner ?? spawnRunner();
   const settings = slurmSettings(
@@ -279,7 +281,6 @@ export async function openSlurm(ctx: SuiteContext, opts: SlurmOpenOptions = {}):
   } catch (e) {
     throw new UserError(`slurm.sharedDir: cannot write to ${sharedDir}: ${(e as Error).message}`, 1);
   }
-  await sweepOrphans(runner, ctx.log);
   const ex = new SlurmExecutor(settings, runner, ctx);
   ctx.log(
     `slurm: ${firstLine(version.stdout)}; up to ${settings.maxConcurrent} jobs at once; mode ${settings.mode}; shared folder ${sharedDir}`,
@@ -288,7 +289,13 @@ export async function openSlurm(ctx: SuiteContext, opts: SlurmOpenOptions = {}):
   return ex;
 }
 
-export const slurmBackend: ExecutorBackend = {
+/** Runs as Slurm jobs, files through a shared folder. */
+export const slurmDescriptor: ExecutorDescriptor<"slurm", typeof SlurmSchema> = {
   name: "slurm",
+  configSchema: SlurmSchema,
+  configDefault: SLURM_DEFAULTS,
+  check: checkSlurm,
+  identityFacts: () => ({}),
   open: (ctx) => openSlurm(ctx),
+  sweep: (ctx) => sweepOrphans(spawnRunner(), ctx.log),
 };
