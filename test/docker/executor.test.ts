@@ -7,7 +7,7 @@ import { AgentBuildError } from "../../src/execute/docker/image.js";
 import { executeWithRetries } from "../../src/suite/retry.js";
 import { runPaths } from "../../src/execute/types.js";
 import { describeFailure } from "../../src/execute/failure.js";
-import { startValidationServerForDocker } from "../../src/execute/validation-server.js";
+import { startValidationServerForDocker } from "../../src/execute/docker/gateway.js";
 import { containersOf, makeRun, requireDocker, shellSettings, uniqueSuite } from "./helpers.js";
 
 const docker = await requireDocker();

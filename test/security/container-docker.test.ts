@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
 import { containerName } from "../../src/execute/docker/container.js";
 import { DockerExecutor } from "../../src/execute/docker/executor.js";
-import { startValidationServerForDocker } from "../../src/execute/validation-server.js";
+import { startValidationServerForDocker } from "../../src/execute/docker/gateway.js";
 import { runPaths } from "../../src/execute/types.js";
 import { defaultAgentUser as defaultUser } from "../../src/execute/contract.js";
 import { rm } from "node:fs/promises";
