@@ -8,7 +8,7 @@ import { runPaths, type ExecResult, type RunSpec } from "./types.js";
 
 /**
  * One attempt at one run, whatever the backend. The wrapper owns every duty an attempt has: the
- * run folder (0700, writable folders emptied on a retry), run.log with secrets masked as they
+ * run folder (0700, submission/ emptied on a retry), run.log with secrets masked as they
  * stream, the disk quota while the agent runs and once more after it exits, the time limit and
  * the stop → grace → kill escalation, cancellation, sanitizing and masking what the agent left,
  * and the wording of every outcome. A backend supplies only a driver that starts the agent and
@@ -131,7 +131,7 @@ export function secretValues(spec: Pick<RunSpec, "env" | "secretEnv">): string[]
 /**
  * submission/, logs/, code/ writable by the agent (owned by `user` when the runner is root) and
  * instructions.txt. The run folder itself is the runner's alone (0700): no other host user can
- * reach what the agent leaves, even before it is sanitized. A retry starts from empty folders.
+ * reach what the agent leaves, even before it is sanitized. A retry starts from an empty submission/.
  */
 export async function prepareRunFolder(spec: RunSpec, retry: boolean, user: string): Promise<void> {
   const p = runPaths(spec.runDir);
@@ -142,8 +142,8 @@ export async function prepareRunFolder(spec: RunSpec, retry: boolean, user: stri
   const [uid, gid] = user.split(":").map(Number);
   for (const dir of [p.submissionDir, p.logsDir, p.codeDir]) {
     await mkdir(dir, { recursive: true });
-    // An earlier attempt's files must not be graded, counted or uploaded as this one's.
-    if (retry)
+    // A retry is not graded on an earlier attempt's submission (logs/ and code/ stay: the agent may resume).
+    if (retry && dir === p.submissionDir)
       for (const f of await readdir(dir)) await rm(path.join(dir, f), { recursive: true, force: true });
     await chmod(dir, 0o777);
     if (process.getuid?.() === 0 && user !== "") await chown(dir, uid, gid ?? uid).catch(() => {});
