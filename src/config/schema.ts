@@ -166,6 +166,15 @@ export const RunPolicySchema = z.strictObject({
   stopGraceSecs: z.number().int().min(0).max(3600).optional(),
 });
 
+/** What of each run folder may be uploaded (artifacts): see execute/withheld.ts. */
+export const UploadSchema = z.strictObject({
+  /**
+   * Upload files that cannot be masked because they are not text (NUL bytes, invalid UTF-8)
+   * when secrets are declared. Default false: they stay on the runner.
+   */
+  binaryFiles: z.boolean().default(false),
+});
+
 export const BaselineSchema = z.discriminatedUnion("source", [
   z.strictObject({ source: z.literal("none") }),
   z.strictObject({ source: z.literal("cache") }),
@@ -235,6 +244,7 @@ export const ConfigSchema = z
     run: RunPolicySchema.default({}),
     docker: DockerSchema.default({ network: "bridge", capAdd: [] }),
     slurm: SlurmSchema.default(SLURM_DEFAULTS),
+    upload: UploadSchema.default({ binaryFiles: false }),
     /** Absent: the CLI runs without a baseline; the action uses its `baseline` input (default cache). */
     baseline: BaselineSchema.optional(),
     gate: GateSchema.default(GATE_DEFAULTS),
