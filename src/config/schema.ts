@@ -137,6 +137,15 @@ export const LimitsSchema = z.strictObject({
     .default({ submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 }),
 });
 
+/** What of each run folder may be uploaded (artifacts): see execute/withheld.ts. */
+export const UploadSchema = z.strictObject({
+  /**
+   * Upload files that cannot be masked because they are not text (NUL bytes, invalid UTF-8)
+   * when secrets are declared. Default false: they stay on the runner.
+   */
+  binaryFiles: z.boolean().default(false),
+});
+
 export const BaselineSchema = z.discriminatedUnion("source", [
   z.strictObject({ source: z.literal("none") }),
   z.strictObject({ source: z.literal("cache") }),
@@ -207,6 +216,7 @@ export const ConfigSchema = z
     run: RunPolicySchema.default({}),
     /** Each executor's own block (docker:, slurm:, …), defaulted. */
     ...executorBlocks(),
+    upload: UploadSchema.default({ binaryFiles: false }),
     /** Absent: the CLI runs without a baseline; the action uses its `baseline` input (default cache). */
     baseline: BaselineSchema.optional(),
     gate: GateSchema.default(GATE_DEFAULTS),

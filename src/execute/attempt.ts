@@ -1,7 +1,15 @@
 import { chmod, chown, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { Masker, maskRunFolder } from "./mask.js";
-import { checkQuota, DEFAULT_QUOTA, describeBreach, watchQuota, type QuotaBreach } from "./quota.js";
+import { Masker } from "./mask.js";
+import { maskRunFolder } from "./mask-folder.js";
+import {
+  DEFAULT_QUOTA,
+  describeBreach,
+  describeFinalBreach,
+  finalQuotaCheck,
+  watchQuota,
+  type QuotaBreach,
+} from "./quota.js";
 import { RunLog } from "./run-log.js";
 import { sanitizeRun } from "../util/runfiles.js";
 import { runPaths, type ExecResult, type RunSpec } from "./types.js";
@@ -100,7 +108,7 @@ export async function runAttempt(
     return infra(`preparing the run folder failed: ${(e as Error).message}`, false, details);
   }
   const secrets = secretValues(spec);
-  // MASK: the one masker of this attempt (run.log, notes, the run folder, the outcome's words).
+  // The one masker of this attempt: run.log as it streams, Medalist's notes, the outcome's words.
   const masker = new Masker(secrets);
   const log = new RunLog(runPaths(spec.runDir).logFile, masker, driver.logMaxBytes);
   let result: ExecResult;
@@ -110,10 +118,14 @@ export async function runAttempt(
     // Before anything reads the folders: no device nodes, FIFOs, sockets or setuid files remain.
     const cleaned = sanitizeRun(spec.runDir);
     if (cleaned) log.note(cleaned);
-    // MASK: what the agent left is masked before grading, storing or uploading reads it.
-    const masked = maskRunFolder(spec.runDir, secrets);
-    if (masked) log.note(masked);
     await log.close();
+    // What the agent left (and run.log) is masked before grading, storing or uploading reads it;
+    // what cannot be masked is listed in withheld.json and stays on the runner.
+    const masked = maskRunFolder(spec.runDir, secrets);
+    if (masked.masked.length + masked.renamed.length > 0)
+      details.masked = String(masked.masked.length + masked.renamed.length);
+    if (masked.withheld.length > 0 || masked.incomplete)
+      details.withheld = masked.incomplete ? "all" : String(masked.withheld.length);
   }
   if (result.error) result.error = masker.mask(result.error);
   return result;
@@ -162,7 +174,7 @@ async function supervise(
 ): Promise<ExecResult> {
   const timers: NodeJS.Timeout[] = [];
   let why: Why | null = null;
-  let breach: QuotaBreach | null = null;
+  let breach: (QuotaBreach & { final?: boolean }) | null = null;
   let handle: AgentHandle | null = null;
   let started = Date.now();
   let giveUp: () => void = () => {};
@@ -227,13 +239,14 @@ async function supervise(
   const facts = exit === "lost" ? lost : exit;
   const durationMs = facts.durationMs ?? (clockStarted ? Date.now() - started : 0);
   if (exit !== "lost") log.note(exitNote(facts, durationMs));
-  // The final quota check: a file written just before exit counts as much as one written before.
-  if (why === null && !facts.infra) {
-    const late = checkQuota(spec.runDir, spec.quota ?? DEFAULT_QUOTA);
+  // The final quota check (allocated and apparent bytes): a file written just before exit, or a
+  // sparse one, counts as much as one the watch saw. Before anything grades or stores the run.
+  if (why === null && !facts.infra && exit !== "lost") {
+    const late = finalQuotaCheck(spec.runDir, spec.quota ?? DEFAULT_QUOTA);
     if (late) {
-      breach = late;
+      breach = { ...late, final: true };
       why = "quota";
-      log.note(`${describeBreach(late)} (found after the agent exited)`);
+      log.note(describeFinalBreach(late));
     }
   }
   return word(facts, why, breach, spec, details, durationMs);
@@ -254,7 +267,7 @@ function exitNote(f: ExitFacts, durationMs: number): string {
 export function word(
   f: ExitFacts,
   why: Why | null,
-  breach: QuotaBreach | null,
+  breach: (QuotaBreach & { final?: boolean }) | null,
   spec: RunSpec,
   details: Record<string, string>,
   durationMs: number,
@@ -273,7 +286,8 @@ export function word(
   }
   if (why === "quota") {
     details.quota = breach!.folder;
-    return { ...base, ...oom, outcome: "failed", error: describeBreach(breach!) };
+    const error = breach!.final ? describeFinalBreach(breach!) : describeBreach(breach!);
+    return { ...base, ...oom, outcome: "failed", error };
   }
   if (f.infra) return { ...base, outcome: "infra_error", error: f.infra.error, retryable: f.infra.retryable };
   if (f.oom !== undefined) return { ...base, ...oom, outcome: "oom", error: f.oom };
