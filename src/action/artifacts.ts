@@ -1,6 +1,6 @@
 // Uploads each run's trajectory (logs, code, submission) and the report as workflow artifacts.
 import { statSync } from "node:fs";
-import { listRegularFiles } from "../execute/runfiles.js";
+import { listRegularFiles } from "../util/runfiles.js";
 import { resolve } from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
 
@@ -27,7 +27,7 @@ export function filesUnder(dir: string): string[] {
   return safeIsDir(dir) ? listRegularFiles(dir, 1_000_000, Number.MAX_SAFE_INTEGER) : [];
 }
 
-/** A run folder's files, read back safely: no links, no hard links, bounded (execute/runfiles.ts). */
+/** A run folder's files, read back safely: no links, no hard links, bounded (util/runfiles.ts). */
 const listFiles = (dir: string): string[] => listRegularFiles(dir);
 
 /** Uploads every plain file under `dir` as one artifact; returns its id (undefined when empty). */

@@ -1,5 +1,8 @@
 import { z } from "zod";
-import { SLURM_DEFAULTS, SlurmSchema } from "./slurm.js";
+import { configView, descriptorOf, EXECUTOR_NAMES, executorBlocks } from "../execute/backends.js";
+import { RunPolicySchema } from "./run-policy.js";
+
+export { configDeprecations, runPolicy, RunPolicySchema, type RunPolicy } from "./run-policy.js";
 
 /** "90", "90s", "30m", "2h" → seconds. */
 export function parseDuration(v: string | number): number | null {
@@ -134,36 +137,13 @@ export const LimitsSchema = z.strictObject({
     .default({ submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 }),
 });
 
-export const DockerSchema = z.strictObject({
-  network: z.enum(["bridge", "none"]).default("bridge"),
-  /** Explicit GPU ids instead of detection with nvidia-smi. */
-  gpuIds: z.array(z.string()).optional(),
-  /** Deprecated: use run.retries. */
-  retries: z.number().int().min(0).optional(),
-  /** Deprecated: use run.stopGraceSecs. */
-  stopGraceSecs: z.number().int().min(0).max(3600).optional(),
+/** What of each run folder may be uploaded (artifacts): see execute/withheld.ts. */
+export const UploadSchema = z.strictObject({
   /**
-   * Container user: "uid" or "uid:gid"; default the runner's own uid:gid, or 65534:65534 (nobody)
-   * when the runner is root. "image" keeps the image's USER (root in the image is root in its
-   * container: see docs/security.md).
+   * Upload files that cannot be masked because they are not text (NUL bytes, invalid UTF-8)
+   * when secrets are declared. Default false: they stay on the runner.
    */
-  user: z
-    .string()
-    .regex(/^(\d{1,10}(:\d{1,10})?|image)$/, 'expected "uid", "uid:gid" or "image"')
-    .optional(),
-  /** Capabilities added back after dropping all (e.g. ["NET_BIND_SERVICE"]); default none. */
-  capAdd: z
-    .array(z.string().regex(/^[A-Z_]{2,32}$/, "expected a capability name like NET_BIND_SERVICE"))
-    .max(40)
-    .default([]),
-});
-
-/** How runs are run, whichever executor runs them. Unset fields fall back to the old docker keys. */
-export const RunPolicySchema = z.strictObject({
-  /** How often an infrastructure error is retried before the run counts as not comparable. */
-  retries: z.number().int().min(0).optional(),
-  /** Seconds between SIGTERM and SIGKILL when the time limit is hit. */
-  stopGraceSecs: z.number().int().min(0).max(3600).optional(),
+  binaryFiles: z.boolean().default(false),
 });
 
 export const BaselineSchema = z.discriminatedUnion("source", [
@@ -223,7 +203,8 @@ export const ConfigSchema = z
     dataDir: z.string().default(".medalist/data"),
     /** Folder with competition definitions; defaults to the bundled registry. */
     registryDir: z.string().optional(),
-    executor: z.enum(["local", "docker", "slurm"]).default("local"),
+    /** Which executor runs the agent (execute/backends.ts lists them). */
+    executor: z.enum(EXECUTOR_NAMES).default("local"),
     /**
      * Grader for competitions Medalist does not grade natively (grading: "external"), e.g.
      * ["mlebench", "grade-sample", "{submission}", "{competition}"]. Placeholders: {submission},
@@ -233,65 +214,17 @@ export const ConfigSchema = z
     /** Runs at once (local executor); docker schedules by CPUs and GPUs. */
     concurrency: z.number().int().min(1).default(1),
     run: RunPolicySchema.default({}),
-    docker: DockerSchema.default({ network: "bridge", capAdd: [] }),
-    slurm: SlurmSchema.default(SLURM_DEFAULTS),
+    /** Each executor's own block (docker:, slurm:, …), defaulted. */
+    ...executorBlocks(),
+    upload: UploadSchema.default({ binaryFiles: false }),
     /** Absent: the CLI runs without a baseline; the action uses its `baseline` input (default cache). */
     baseline: BaselineSchema.optional(),
     gate: GateSchema.default(GATE_DEFAULTS),
   })
+  // The chosen executor's own checks (execute/<name>/): one issue per missing piece, with its path.
   .superRefine((c, ctx) => {
-    if (c.executor === "local" && c.agent.command === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["agent", "command"],
-        message: "the local executor needs agent.command",
-      });
-    }
-    if (c.executor === "docker" && !c.agent.image && !c.agent.build) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["agent", "image"],
-        message: "the docker executor needs agent.image or agent.build",
-      });
-    }
-    if (c.executor === "slurm") {
-      const s = c.slurm;
-      if (!s.sharedDir) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["slurm", "sharedDir"],
-          message: "the slurm executor needs slurm.sharedDir, a folder the runner and the nodes both see",
-        });
-      }
-      if (s.mode === "command" && c.agent.command === undefined) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["agent", "command"],
-          message: "slurm mode command needs agent.command",
-        });
-      }
-      if (s.mode !== "command" && !c.agent.image) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["agent", "image"],
-          message: `slurm mode ${s.mode} needs agent.image (an image the nodes can pull or read; agent.build is not used)`,
-        });
-      }
-      if (s.mode === "pyxis" && c.agent.command === undefined) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["agent", "command"],
-          message: "slurm mode pyxis needs agent.command (srun runs a command in the image)",
-        });
-      }
-      if (s.poll.minSecs > s.poll.maxSecs) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["slurm", "poll", "minSecs"],
-          message: "must not exceed maxSecs",
-        });
-      }
-    }
+    for (const issue of descriptorOf(c.executor).check(configView(c.executor, c)))
+      ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
   })
   // `seeds` becomes the number of seeds per side (the most, when adaptive) and `adaptiveSeeds`.
   .transform(({ seeds, ...c }) => ({
@@ -305,28 +238,3 @@ export type Gate = z.output<typeof GateSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
 export type AgentConfig = z.output<typeof AgentSchema>;
 export type BaselineConfig = z.output<typeof BaselineSchema>;
-
-export interface RunPolicy {
-  retries: number;
-  stopGraceSecs: number;
-}
-
-/** The run policy in force: run.*, else the deprecated docker.* keys, else the defaults. */
-export function runPolicy(config: Pick<Config, "run" | "docker">): RunPolicy {
-  return {
-    retries: config.run?.retries ?? config.docker.retries ?? 2,
-    stopGraceSecs: config.run?.stopGraceSecs ?? config.docker.stopGraceSecs ?? 10,
-  };
-}
-
-/** One line per deprecated key the config still uses. */
-export function configDeprecations(config: Pick<Config, "docker">): string[] {
-  const out: string[] = [];
-  for (const key of ["retries", "stopGraceSecs"] as const) {
-    if (config.docker[key] !== undefined)
-      out.push(
-        `medalist: docker.${key} is deprecated and applies to every executor; write run.${key} instead`,
-      );
-  }
-  return out;
-}

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { runPaths, type RunSpec } from "./types.js";
 
 /** Where the agent contract puts things inside a container (MLE-bench's paths). */
@@ -37,4 +38,20 @@ export function contractEnv(spec: RunSpec, paths: ContractPaths): Record<string,
   };
   if (spec.validationUrl) env.MEDALIST_VALIDATION_URL = spec.validationUrl;
   return env;
+}
+
+/** The agent's user in a container: the runner's uid:gid, or nobody (65534:65534) when the runner is root. */
+export function defaultAgentUser(): string {
+  const uid = process.getuid?.() ?? 65534;
+  const gid = process.getgid?.() ?? 65534;
+  return uid === 0 ? "65534:65534" : `${uid}:${gid}`;
+}
+
+/** A valid container or job name for a run: medalist-<suite>-<run>, shortened with a hash if long. */
+export function runName(suiteId: string, runId: string): string {
+  const clean = (s: string) => s.replace(/[^a-zA-Z0-9_.-]+/g, "-");
+  const name = `medalist-${clean(suiteId)}-${clean(runId)}`;
+  if (name.length <= 120) return name;
+  const hash = createHash("sha256").update(`${suiteId}\0${runId}`).digest("hex").slice(0, 12);
+  return `${name.slice(0, 107)}-${hash}`;
 }

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { parseLogLine } from "./run-log.js";
 import type { ExecResult } from "./types.js";
 
 /** Why a run did not complete, in words a user can act on; the same for every executor. */
@@ -13,43 +13,19 @@ export interface Failure {
 }
 
 const TAIL_LINES = 5;
-const TAIL_BYTES = 64 * 1024;
 const MAX_LINE = 300;
 
-/** The last `bytes` of a file as text ("" when it cannot be read). */
-export function readTail(file: string, bytes = TAIL_BYTES): string {
-  let fd: number | null = null;
-  try {
-    fd = openSync(file, "r");
-    const size = fstatSync(fd).size;
-    const n = Math.min(size, bytes);
-    const buf = Buffer.alloc(n);
-    readSync(fd, buf, 0, n, size - n);
-    const text = buf.toString("utf8");
-    // Drop a partial first line when the file was cut.
-    return n < size ? text.slice(text.indexOf("\n") + 1) : text;
-  } catch {
-    return "";
-  } finally {
-    if (fd !== null) closeSync(fd);
-  }
-}
-
 /**
- * The agent's stderr lines from the tail of run.log. Docker's log tags each line
- * (`<time> stderr <text>`); a log without tags (local executor) counts every line that is not
- * Medalist's own note.
+ * The agent's stderr lines from the tail of run.log (format: execute/run-log.ts). A line without
+ * the format's stamp (a run.log written before every executor used it) counts unless it is
+ * Medalist's own "[medalist]" line.
  */
 export function stderrLines(log: string): string[] {
-  const tagged = /^\S+ (stdout|stderr|medalist) (.*)$/;
-  const lines = log.split("\n").filter((l) => l.trim() !== "");
-  const isTagged = lines.some((l) => tagged.test(l));
   const out: string[] = [];
-  for (const line of lines) {
-    if (isTagged) {
-      const m = tagged.exec(line);
-      if (m?.[1] === "stderr") out.push(m[2]);
-    } else if (!line.startsWith("[medalist]")) out.push(line);
+  for (const raw of log.split("\n")) {
+    if (raw.trim() === "") continue;
+    const l = parseLogLine(raw);
+    if (l.stream === "stderr" || (l.stream === "" && !l.text.startsWith("[medalist]"))) out.push(l.text);
   }
   // Terminal control sequences make a cause unreadable in a comment.
   // eslint-disable-next-line no-control-regex

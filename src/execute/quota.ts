@@ -1,5 +1,6 @@
 import { runPaths } from "./types.js";
-import { treeBytes } from "./runfiles.js";
+import { lstatSync } from "node:fs";
+import { treeBytes, walkTree } from "../util/runfiles.js";
 
 /** Most bytes the agent may leave in each of its writable folders. */
 export interface DiskQuota {
@@ -16,6 +17,9 @@ export interface QuotaBreach {
   limit: number;
   /** Set when the folder holds more than MAX_ENTRIES files and folders (bytes not counted). */
   entries?: number;
+  /** The final check's two counts (see finalQuotaCheck), each stopped once past the limit. */
+  allocated?: number;
+  apparent?: number;
 }
 
 /** Most files and folders per writable folder: each check walks them, so they are bounded too. */
@@ -37,11 +41,73 @@ export function checkQuota(runDir: string, quota: DiskQuota): QuotaBreach | null
   return null;
 }
 
+/** Bytes on disk (st_blocks × 512) and apparent bytes (st_size) under a folder; no link followed. */
+export interface TreeUsage {
+  allocated: number;
+  apparent: number;
+  entries: number;
+  /** False when counting stopped early (past `stopAt`, or more than `maxEntries` entries). */
+  complete: boolean;
+}
+
+export function treeUsage(root: string, stopAt = Infinity, maxEntries = MAX_ENTRIES): TreeUsage {
+  const u: TreeUsage = { allocated: 0, apparent: 0, entries: 0, complete: true };
+  if (!lstatSync(root, { throwIfNoEntry: false })?.isDirectory()) return u;
+  walkTree(root, (_full, _rel, st) => {
+    if (u.allocated > stopAt || u.apparent > stopAt || u.entries >= maxEntries) {
+      u.complete = false;
+      return "stop";
+    }
+    u.entries++;
+    if (!st) return;
+    u.allocated += st.blocks * 512;
+    if (st.isFile()) u.apparent += st.size;
+  });
+  return u;
+}
+
+/**
+ * The check after the agent exited, before anything grades, stores or uploads the run: a file
+ * written just before exit escapes the polled check. Counts both the bytes allocated and the
+ * apparent size, so that a sparse file (1 TB of holes that a copy or an upload would read as
+ * zeros) is over quota as well as a dense one. Never follows links.
+ */
+export function finalQuotaCheck(runDir: string, quota: DiskQuota): QuotaBreach | null {
+  const p = runPaths(runDir);
+  const dirs: [keyof DiskQuota, string][] = [
+    ["submission", p.submissionDir],
+    ["logs", p.logsDir],
+    ["code", p.codeDir],
+  ];
+  for (const [folder, dir] of dirs) {
+    const limit = quota[folder];
+    const u = treeUsage(dir, limit, MAX_ENTRIES);
+    const facts = { allocated: u.allocated, apparent: u.apparent };
+    if (u.entries >= MAX_ENTRIES && !u.complete)
+      return { folder, bytes: Infinity, limit, entries: MAX_ENTRIES, ...facts };
+    const bytes = Math.max(u.allocated, u.apparent);
+    if (bytes > limit) return { folder, bytes, limit, ...facts };
+  }
+  return null;
+}
+
 export function describeBreach(b: QuotaBreach): string {
   const mib = (n: number) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
   if (b.entries !== undefined)
     return `/home/${b.folder} holds more than ${b.entries} files and folders: run stopped`;
   return `/home/${b.folder} went over its ${mib(b.limit)} quota (${mib(b.bytes)} or more): run stopped`;
+}
+
+/** The final check's breach in one sentence (the run has already ended). */
+export function describeFinalBreach(b: QuotaBreach): string {
+  const mib = (n: number) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  if (b.entries !== undefined)
+    return `/home/${b.folder} held more than ${b.entries} files and folders when the agent exited`;
+  const sparse =
+    b.apparent !== undefined && b.allocated !== undefined && b.apparent > b.allocated
+      ? ` (${mib(b.apparent)} apparent, ${mib(b.allocated)} on disk)`
+      : "";
+  return `/home/${b.folder} was over its ${mib(b.limit)} quota when the agent exited: ${mib(b.bytes)} or more${sparse}`;
 }
 
 /**

@@ -1,15 +1,17 @@
 import { randomBytes } from "node:crypto";
-import { createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
+import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import type Docker from "dockerode";
-import { parseCsv } from "../prepare/csv.js";
-import { CsvError, readCsvFile, readCsvText, type Table } from "../tabular/csv.js";
-import { idKey } from "../grade/align.js";
-import { formatVerdict, standInAnswers, type Stand } from "../grade/format-check.js";
-import { columnsUsed } from "../grade/graders.js";
+import {
+  checkFormatFile,
+  checkFormatFileWithGrader,
+  sampleShapeOfFile,
+  standInOfFile,
+  type SampleShape,
+  type Stand,
+} from "../grade/format-rules.js";
 import type { GraderSpec } from "../grade/spec.js";
 
 /**
@@ -27,133 +29,12 @@ import type { GraderSpec } from "../grade/spec.js";
  * time per run, a request budget per run, and timeouts for slow senders.
  */
 
-export { parseCsv };
-
-export interface SampleShape {
-  columns: string[];
-  /** The id column (the sample's first) and its values. */
-  idColumn: string;
-  ids: Set<string>;
-  rows: number;
-  /** Size of the sample file in bytes. */
-  bytes: number;
-}
-
-const key = (v: number | string | null) => (v === null ? "" : String(v));
-
-function idsOf(t: Table, name: string): string[] {
-  const c = t.column(name);
-  if (!c) return [];
-  const out: string[] = new Array(t.rowCount);
-  for (let i = 0; i < t.rowCount; i++) out[i] = key(idKey(c, i));
-  return out;
-}
-
-/** The sample submission's columns, ids and rows, read by the grader's reader. */
-export function sampleShape(csv: string | Buffer): SampleShape {
-  const bytes = typeof csv === "string" ? Buffer.byteLength(csv) : csv.length;
-  const t = readCsvText(csv, "the sample submission", { keep: (_n, k) => k === 0 });
-  if (t.names.length === 0) throw new Error("the sample submission is empty");
-  const idColumn = t.names[0];
-  return { columns: t.names, idColumn, ids: new Set(idsOf(t, idColumn)), rows: t.rowCount, bytes };
-}
-
 /** Body limit for one competition: 16 × the sample plus 1 MiB, within [1 MiB, ceiling]. */
 export function bodyLimit(sampleBytes: number, ceiling = DEFAULT_CEILING): number {
   return Math.min(ceiling, Math.max(1024 ** 2, 16 * sampleBytes + 1024 ** 2));
 }
 
 export const DEFAULT_CEILING = 32 * 1024 ** 2;
-
-export interface FormatCheck {
-  valid: boolean;
-  errors: string[];
-}
-
-const few = (xs: string[], n = 5) =>
-  xs
-    .slice(0, n)
-    .map((x) => JSON.stringify(x))
-    .join(", ") + (xs.length > n ? `, … (${xs.length} in all)` : "");
-
-/** Same columns, same ids, same row count as the sample; no score, ever. */
-export function checkTable(sample: SampleShape, t: Table): FormatCheck {
-  const errors: string[] = [];
-  const header = t.names;
-  const missing = sample.columns.filter((c) => !header.includes(c));
-  const extra = header.filter((c) => !sample.columns.includes(c));
-  if (missing.length > 0) errors.push(`missing columns: ${few(missing)}`);
-  if (extra.length > 0) errors.push(`unexpected columns: ${few(extra)}`);
-  if (t.rowCount !== sample.rows)
-    errors.push(`${t.rowCount} rows, expected ${sample.rows} (as in the sample submission)`);
-  if (t.has(sample.idColumn)) {
-    const seen = new Set<string>();
-    const dupes: string[] = [];
-    const unknown: string[] = [];
-    for (const id of idsOf(t, sample.idColumn)) {
-      if (seen.has(id)) {
-        if (dupes.length < 6) dupes.push(id);
-      } else if (!sample.ids.has(id)) {
-        if (unknown.length < 6) unknown.push(id);
-      } else seen.add(id);
-    }
-    const absent: string[] = [];
-    for (const id of sample.ids) if (!seen.has(id) && absent.length < 6) absent.push(id);
-    if (absent.length > 0) errors.push(`ids missing from ${sample.idColumn}: ${few(absent)}`);
-    if (unknown.length > 0) errors.push(`ids not in the sample submission: ${few(unknown)}`);
-    if (dupes.length > 0) errors.push(`duplicate ids: ${few(dupes)}`);
-  }
-  return { valid: errors.length === 0, errors };
-}
-
-/** Reads only the id column, at most about twice the sample's rows: memory bounded by the sample. */
-function checkWith(sample: SampleShape, read: (keep: (n: string) => boolean, maxRows: number) => Table) {
-  try {
-    return checkTable(
-      sample,
-      read((n) => n === sample.idColumn, 2 * sample.rows + 1000),
-    );
-  } catch (e) {
-    if (e instanceof CsvError) {
-      const msg = e.message.replace(/^submission: /, "");
-      return {
-        valid: false,
-        errors: [msg.replace(/ \(the answers have \d+\)/, " (as in the sample submission)")],
-      };
-    }
-    throw e;
-  }
-}
-
-export function checkFormat(sample: SampleShape, submissionCsv: string | Buffer): FormatCheck {
-  if (submissionCsv.length === 0) return { valid: false, errors: ["the submission is empty"] };
-  return checkWith(sample, (keep, maxRows) => readCsvText(submissionCsv, "submission", { keep, maxRows }));
-}
-
-/** The stand-in answers of a competition with a declared grader, read from the sample file. */
-export function standInOfFile(grader: GraderSpec, sampleFile: string): Stand {
-  const used = columnsUsed(grader).answers;
-  return standInAnswers(grader, readCsvFile(sampleFile, { keep: (n) => used.includes(n) }));
-}
-
-/** The grader's verdict on a submission held in memory (tests). */
-export function checkFormatWithGrader(grader: GraderSpec, stand: Stand, csv: string | Buffer): FormatCheck {
-  if (csv.length === 0) return { valid: false, errors: ["the submission is empty"] };
-  return formatVerdict(grader, stand, (opts) => readCsvText(csv, "submission", opts));
-}
-
-/** The grader's verdict on a spooled submission file. */
-export function checkFormatFileWithGrader(grader: GraderSpec, stand: Stand, file: string): FormatCheck {
-  if (statSync(file).size === 0) return { valid: false, errors: ["the submission is empty"] };
-  const r = formatVerdict(grader, stand, (opts) => readCsvFile(file, opts));
-  return { ...r, errors: r.errors.map((e) => e.replaceAll(file, "submission")) };
-}
-
-export function checkFormatFile(sample: SampleShape, file: string): FormatCheck {
-  if (statSync(file).size === 0) return { valid: false, errors: ["the submission is empty"] };
-  const r = checkWith(sample, (keep, maxRows) => readCsvFile(file, { keep, maxRows }));
-  return { ...r, errors: r.errors.map((e) => e.replaceAll(file, "submission")) };
-}
 
 /**
  * Streams the file part out of a multipart/form-data body (field `file`, or the first part with a
@@ -440,52 +321,4 @@ export async function startValidationServer(opts: ValidationServerOptions = {}):
         });
       }),
   };
-}
-
-function sampleShapeOfFile(file: string): SampleShape {
-  const t = readCsvFile(file, { keep: (_n, k) => k === 0 });
-  if (t.names.length === 0) throw new Error("the sample submission is empty");
-  const idColumn = t.names[0];
-  return {
-    columns: t.names,
-    idColumn,
-    ids: new Set(idsOf(t, idColumn)),
-    rows: t.rowCount,
-    bytes: statSync(file).size,
-  };
-}
-
-/** The Docker bridge's gateway address on this host (what containers on `bridge` reach the runner by). */
-export async function bridgeGateway(docker: Docker): Promise<string | null> {
-  try {
-    const net = await docker.getNetwork("bridge").inspect();
-    const configs: { Gateway?: string; Subnet?: string }[] = net.IPAM?.Config ?? [];
-    const gw = configs.map((c) => c.Gateway).find(Boolean);
-    if (gw) return gw;
-    // The default bridge often lists only its subnet; its gateway is the subnet's first address.
-    const subnet = configs.map((c) => c.Subnet).find((s) => s && /^\d+\.\d+\.\d+\.\d+\/\d+$/.test(s));
-    if (subnet) return firstHost(subnet);
-  } catch {
-    // fall back to the interface
-  }
-  const addrs = os.networkInterfaces().docker0 ?? [];
-  return addrs.find((a) => a.family === "IPv4")?.address ?? null;
-}
-
-/** "172.17.0.0/16" → "172.17.0.1". */
-export function firstHost(cidr: string): string {
-  const [ip, bits] = cidr.split("/");
-  const n = ip.split(".").reduce((a, o) => a * 256 + Number(o), 0);
-  const first = (Math.floor(n / 2 ** (32 - Number(bits))) * 2 ** (32 - Number(bits)) + 1) % 2 ** 32;
-  return [24, 16, 8, 0].map((s) => Math.floor(first / 2 ** s) % 256).join(".");
-}
-
-/** A validation server bound to the Docker bridge gateway, reachable from containers on `bridge`. */
-export async function startValidationServerForDocker(
-  docker: Docker,
-  opts: Omit<ValidationServerOptions, "host"> = {},
-): Promise<ValidationServer> {
-  const gw = await bridgeGateway(docker);
-  if (!gw) throw new Error("no Docker bridge gateway found: cannot serve format checks to containers");
-  return startValidationServer({ ...opts, host: gw });
 }

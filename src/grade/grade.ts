@@ -4,7 +4,7 @@
  */
 import { lstatSync } from "node:fs";
 import { extname, join } from "node:path";
-import { snapshotFile } from "../execute/runfiles.js";
+import { snapshotFile } from "../util/runfiles.js";
 import type { Competition } from "../registry/schema.js";
 import type { GradeReport, ScoreResult } from "./types.js";
 import { readCsvFile, readCsvText, type ReadOptions, type Table } from "../tabular/csv.js";
@@ -39,7 +39,7 @@ export const MAX_SUBMISSION_BYTES = 1024 ** 3;
 
 /**
  * Is this path a gradable submission (an existing regular file ending in .csv, not a link)? Reason
- * when not. grade() also reads it without following links (execute/runfiles.ts).
+ * when not. grade() also reads it without following links (util/runfiles.ts).
  */
 export function submissionProblem(path: string): string | null {
   let st;

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { parseLogLine } from "../execute/run-log.js";
 import type { Counter } from "./progress.js";
 
 /** The steady heartbeat of long runs: elapsed / limit and the last line each agent wrote. */
@@ -37,15 +37,15 @@ export function statusLine(label: string, n: Counter, running: Running[], now: n
   return line.length > width ? `${line.slice(0, Math.max(0, width - 1))}…` : line;
 }
 
-const STAMP = /^\d{4}-\d\d-\d\dT[\d:.]+Z? (?:stdout|stderr|medalist) /;
+/** The tail reader of run.log (callers outside suite/ read it from here too). */
+export { readTail } from "../execute/run-log.js";
 
 /** The last non-empty line of a log tail, without run.log's timestamp, control characters or ANSI codes. */
 export function lastLineOf(tail: string, max = 100): string | null {
   const lines = tail.split(/\r?\n|\r/);
   for (let i = lines.length - 1; i >= 0; i--) {
-    const clean = lines[i]
-      .replace(STAMP, "")
-      // eslint-disable-next-line no-control-regex
+    const clean = parseLogLine(lines[i])
+      .text// eslint-disable-next-line no-control-regex
       .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")
       // eslint-disable-next-line no-control-regex
       .replace(/[\x00-\x1f\x7f]/g, " ")
@@ -53,23 +53,4 @@ export function lastLineOf(tail: string, max = 100): string | null {
     if (clean) return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
   }
   return null;
-}
-
-/** The last `bytes` of a file ("" when missing); never follows the file past what it holds now. */
-export function readTail(path: string, bytes = 4096): string {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch {
-    return "";
-  }
-  try {
-    const size = fstatSync(fd).size;
-    const n = Math.min(size, bytes);
-    const buf = Buffer.alloc(n);
-    readSync(fd, buf, 0, n, size - n);
-    return buf.toString("utf8");
-  } finally {
-    closeSync(fd);
-  }
 }

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AgentConfig, Config } from "../config/schema.js";
 import { UserError } from "../errors.js";
+import { identityFactsOf } from "../execute/backends.js";
 import { readManifest } from "../prepare/manifest.js";
 import { GRADER_VERSION } from "../grade/version.js";
 import type { Competition } from "../registry/schema.js";
@@ -46,7 +47,8 @@ export function agentFacts(i: AgentFactsInput): AgentFacts {
     limits: {
       executor: i.executor,
       ...config.limits,
-      ...(i.executor === "docker" ? { network: config.docker.network } : {}),
+      // The executor's own settings that change a result (docker: its network).
+      ...identityFactsOf(i.executor, config),
     },
   };
 }

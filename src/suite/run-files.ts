@@ -1,4 +1,4 @@
-import { readInside } from "../execute/runfiles.js";
+import { readInside } from "../util/runfiles.js";
 import { z } from "zod";
 import { runPaths } from "../execute/types.js";
 import type { GradeReport } from "../grade/types.js";
@@ -26,7 +26,7 @@ const UsageSchema = z.object({
 /** The agent's optional logs/usage.json ({tokens, dollars}); ignored when absent or malformed. */
 export function readUsage(runDir: string): RunResult["usage"] {
   try {
-    // Read without following links, bounded: the agent wrote this file (execute/runfiles.ts).
+    // Read without following links, bounded: the agent wrote this file (util/runfiles.ts).
     const file = readInside(runPaths(runDir).logsDir, "usage.json", 64 * 1024);
     if (!file.ok) return null;
     const parsed = UsageSchema.safeParse(JSON.parse(file.data.toString("utf8")));

@@ -19,7 +19,10 @@ import { readStoredRun, saveRun } from "./store.js";
 import { fetchRun, putRun } from "./run-store.js";
 import type { RunIdentity } from "./identity.js";
 import { CONTAINER_PATHS } from "../execute/contract.js";
-import { describeFailure, readTail } from "../execute/failure.js";
+import { describeFailure } from "../execute/failure.js";
+import { readTail } from "../execute/run-log.js";
+import { Masker } from "../execute/mask.js";
+import { secretValues } from "../execute/attempt.js";
 
 /** Everything one run needs from its suite; built once by runSuite. */
 export interface RunContext {
@@ -140,7 +143,7 @@ export async function runOne(ctx: RunContext, run: PlannedRun, gpus: string[]): 
   if (exec.cancelled || (exec.outcome === "infra_error" && ctx.signal?.aborted)) return null;
 
   // Grading happens here, outside the agent's sandbox, after it exited.
-  const report =
+  const graded =
     exec.outcome === "infra_error"
       ? null
       : await grade({
@@ -151,6 +154,9 @@ export async function runOne(ctx: RunContext, run: PlannedRun, gpus: string[]): 
           leaderboardPath: leaderboardPath(entry),
           external: ctx.config.externalGrader ? { command: ctx.config.externalGrader } : undefined,
         });
+  // A grade error can quote submission values, which the agent controls: masked like run.log.
+  const masker = new Masker(secretValues({ env: ctx.env, secretEnv: ctx.agent.secrets }));
+  const report = graded && graded.error ? { ...graded, error: masker.mask(graded.error) } : graded;
   const result: RunResult = {
     runId: run.runId,
     competitionId: run.competitionId,

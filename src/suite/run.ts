@@ -10,7 +10,7 @@ import {
 import { loadRegistry, defaultRegistryDir, type Registry } from "../registry/registry.js";
 import { plan as planSuite, type Plan, type PlannedRun } from "../plan/plan.js";
 import { schedule } from "../execute/scheduler.js";
-import { openExecutor } from "../execute/factory.js";
+import { openExecutor } from "../execute/backends.js";
 import type { ExecutorBackend, SuiteContext } from "../execute/lifecycle.js";
 import type { Outcome } from "../execute/types.js";
 import { agentFacts, competitionIdentity } from "./identity-facts.js";
@@ -252,7 +252,7 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
       runId,
       startedAt,
       limitSecs,
-      lastLine: lastLineOf(readTail(join(outDir, "runs", runId, "run.log"))),
+      lastLine: lastLineOf(readTail(join(outDir, "runs", runId, "run.log"), 4096)),
     }));
     if (opts.status) opts.status(statusLine(opts.label, counter, list, now, opts.statusWidth));
     else for (const r of list) log(heartbeatLine(opts.label, counter, r, now));

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseLogLine } from "../execute/run-log.js";
 import { parseCsv } from "../prepare/csv.js";
 
 /** Parsers for what an agent leaves in logs/: all lenient (bad lines are counted, never thrown). */
@@ -70,21 +71,6 @@ export function parseMetrics(text: string, maxPoints = 10_000): Metrics {
     points.push({ x: useTime ? r.t! - t0 : (r.step ?? i), value: r.value, name: r.name }),
   );
   return { points, xLabel: useTime ? "seconds since the first point" : "step", badLines: bad };
-}
-
-export interface LogLine {
-  n: number;
-  time: string;
-  stream: string;
-  text: string;
-}
-
-const STAMPED = /^(\d{4}-\d\d-\d\dT[\d:.]+Z?) (stdout|stderr|medalist) (.*)$/;
-
-/** A run.log line as "<timestamp> <stream> <text>" when it has that shape, else plain text. */
-export function parseLogLine(line: string, n: number): LogLine {
-  const m = STAMPED.exec(line);
-  return m ? { n, time: m[1], stream: m[2], text: m[3] } : { n, time: "", stream: "", text: line };
 }
 
 /** The last `count` stderr lines of a log (or the last lines when none is marked stderr). */

@@ -7,7 +7,7 @@ import { AgentBuildError } from "../../src/execute/docker/image.js";
 import { executeWithRetries } from "../../src/suite/retry.js";
 import { runPaths } from "../../src/execute/types.js";
 import { describeFailure } from "../../src/execute/failure.js";
-import { startValidationServerForDocker } from "../../src/execute/validation-server.js";
+import { startValidationServerForDocker } from "../../src/execute/docker/gateway.js";
 import { containersOf, makeRun, requireDocker, shellSettings, uniqueSuite } from "./helpers.js";
 
 const docker = await requireDocker();
@@ -84,7 +84,7 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
     expect(r.outcome).toBe("timed_out");
     expect(r.exitCode).toBe(137);
     expect(Date.now() - t0).toBeLessThan(20_000);
-    expect(await readFile(runPaths(spec.runDir).logFile, "utf8")).toContain("time limit reached");
+    expect(await readFile(runPaths(spec.runDir).logFile, "utf8")).toContain("time limit of 2s reached");
   });
 
   it("reports an agent past its memory limit as oom", async () => {

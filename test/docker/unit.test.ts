@@ -6,7 +6,9 @@ import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../src/config/schema.js";
 import { containerEnv, containerName, containerOptions } from "../../src/execute/docker/container.js";
-import { demux, RunLog } from "../../src/execute/docker/run-log.js";
+import { demux } from "../../src/execute/docker/demux.js";
+import { Masker } from "../../src/execute/mask.js";
+import { RunLog } from "../../src/execute/run-log.js";
 import { buildTag, dockerSettings } from "../../src/execute/docker/settings.js";
 import { gpuModel, parseNvidiaSmi } from "../../src/execute/gpu.js";
 import type { RunSpec } from "../../src/execute/types.js";
@@ -132,7 +134,7 @@ describe("nvidia-smi parsing", () => {
 describe("run log", () => {
   it("demultiplexes Docker's stream into timestamped, masked lines", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "medalist-runlog-"));
-    const log = new RunLog(path.join(dir, "run.log"), ["sk-secret"]);
+    const log = new RunLog(path.join(dir, "run.log"), new Masker(["sk-secret"]));
     const stream = new PassThrough();
     const frame = (type: number, text: string) => {
       const body = Buffer.from(text);
@@ -160,7 +162,7 @@ describe("run log", () => {
 
   it("stops writing past its size limit, saying so", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "medalist-runlog-"));
-    const log = new RunLog(path.join(dir, "run.log"), [], 200);
+    const log = new RunLog(path.join(dir, "run.log"), new Masker([]), 200);
     for (let i = 0; i < 20; i++) log.output("stdout", `line ${i}\n`);
     await log.close();
     const text = await readFile(path.join(dir, "run.log"), "utf8");

@@ -2,15 +2,14 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { firstHost } from "../../src/execute/docker/gateway.js";
 import {
-  checkFormat,
-  firstHost,
   multipartFile,
-  parseCsv,
-  sampleShape,
   startValidationServer,
   type ValidationServer,
 } from "../../src/execute/validation-server.js";
+import { checkFormat, sampleShape } from "../../src/grade/format-rules.js";
+import { parseCsv } from "../../src/prepare/csv.js";
 
 const sample = sampleShape("id,target\n1,0\n2,0\n3,0\n");
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { causeLine, describeFailure, readTail, stderrLines } from "../../src/execute/failure.js";
+import { causeLine, describeFailure, stderrLines } from "../../src/execute/failure.js";
+import { readTail } from "../../src/execute/run-log.js";
 
 const failed = (exitCode: number | null, extra = {}) => ({
   outcome: "failed" as const,

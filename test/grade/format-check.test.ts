@@ -14,12 +14,12 @@ import { rng } from "../../src/prepare/random.js";
 import { columnsUsed } from "../../src/grade/graders.js";
 import { loadGraderSpec, type GraderSpec } from "../../src/grade/spec.js";
 import { parseCsvRows, readCsvText } from "../../src/tabular/csv.js";
+import { startValidationServer } from "../../src/execute/validation-server.js";
 import {
   checkFormatFileWithGrader,
   checkFormatWithGrader,
   standInOfFile,
-  startValidationServer,
-} from "../../src/execute/validation-server.js";
+} from "../../src/grade/format-rules.js";
 
 const CASES = Number(process.env.MEDALIST_FUZZ_CASES ?? 150);
 const dir = mkdtempSync(path.join(os.tmpdir(), "medalist-formatcheck-"));

@@ -18,7 +18,7 @@ import {
   sanitizeTree,
   snapshotFile,
   treeBytes,
-} from "../../src/execute/runfiles.js";
+} from "../../src/util/runfiles.js";
 
 const fresh = () => {
   const root = mkdtempSync(join(tmpdir(), "medalist-runfiles-"));

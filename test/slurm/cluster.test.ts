@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/load.js";
 import type { SuiteContext } from "../../src/execute/lifecycle.js";
 import { schedule } from "../../src/execute/scheduler.js";
-import { jobComment, openSlurm, type SlurmExecutor } from "../../src/execute/slurm/index.js";
+import { jobComment, openSlurm, slurmDescriptor, type SlurmExecutor } from "../../src/execute/slurm/index.js";
 import type { ExecResult, RunSpec } from "../../src/execute/types.js";
 import { runSuite } from "../../src/suite/run.js";
 import { queuedJobs, requireSlurm, resumeNode, sacctState, scontrol, until } from "./helpers.js";
@@ -249,6 +249,8 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
     await until(() => queuedJobs("suite=crashed-suite ").length === 1, 15_000, "orphan queued");
     const lines: string[] = [];
     const config = configFor();
+    // The descriptor's sweep runs before open (execute/backends.ts), as for every executor.
+    await slurmDescriptor.sweep({ config, log: (l) => lines.push(l) });
     const ex = await openSlurm({
       config,
       agent: config.agent,

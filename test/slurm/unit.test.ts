@@ -80,7 +80,8 @@ describe("sbatch arguments", () => {
       "--no-requeue",
       "--job-name=medalist-head-abc12345-xyz-toy-tabular-s0",
       "--comment=medalist suite=head-abc12345-xyz run=toy-tabular-s0 owner=login1:4242",
-      "--output=/shared/ci/out/runs/toy-tabular-s0/run.log",
+      "--output=/shared/ci/out/runs/toy-tabular-s0/.slurm-stdout",
+      "--error=/shared/ci/out/runs/toy-tabular-s0/.slurm-stderr",
       "--open-mode=append",
       "--chdir=/shared/ci/out/runs/toy-tabular-s0",
       "--time=12",
@@ -169,7 +170,7 @@ describe("sacct", () => {
     "6|FAILED|3:0|12|gpu01|1.5G|medalist-e",
   ].join("\n");
   const jobs = parseSacct(out);
-  const ctx = { timedOutByUs: false, cancelledByUs: false, timeLimitSecs: 60, facts: {} };
+  const ctx = { timeLimitSecs: 60, facts: {} };
 
   it("folds steps into their job and keeps the peak memory", () => {
     expect([...jobs.keys()]).toEqual(["2", "3", "4", "5", "6"]);
@@ -199,13 +200,11 @@ describe("sacct", () => {
       error: "agent exited with code 3",
     });
     expect(classify(job("TIMEOUT"), ctx).outcome).toBe("timed_out");
-    expect(classify(job("CANCELLED"), { ...ctx, timedOutByUs: true }).outcome).toBe("timed_out");
     expect(classify(job("OUT_OF_MEMORY", { exitCode: 0, signal: 9 }), ctx).outcome).toBe("oom");
     for (const s of ["NODE_FAIL", "BOOT_FAIL", "PREEMPTED"]) {
       expect(classify(job(s), ctx)).toMatchObject({ outcome: "infra_error", retryable: true });
     }
     expect(classify(job("CANCELLED"), ctx)).toMatchObject({ outcome: "infra_error", retryable: false });
-    expect(classify(job("CANCELLED"), { ...ctx, cancelledByUs: true })).toMatchObject({ cancelled: true });
     // Accounting-based memory enforcement: SIGKILL at a peak over the limit.
     expect(classify(jobs.get("2")!, { ...ctx, memoryBytes: 100 * 2 ** 20 })).toMatchObject({
       outcome: "oom",
@@ -307,7 +306,7 @@ describe("tracker", () => {
     t.unwatch("9");
     expect(job.state).toBe("LOST");
     expect(phaseOf("LOST")).toBe("ended");
-    const c = classify(job, { timedOutByUs: false, cancelledByUs: false, timeLimitSecs: 1, facts: null });
+    const c = classify(job, { timeLimitSecs: 1, facts: null });
     expect(c).toMatchObject({ outcome: "infra_error", retryable: true });
   });
 });

@@ -1,16 +1,22 @@
-import type { ExecutorBackend, OpenExecutor } from "../lifecycle.js";
-import { cleanupSuite } from "./cleanup.js";
+import type { ExecutorDescriptor } from "../descriptor.js";
+import { cleanupSuite, sweepStale } from "./cleanup.js";
+import { connectDocker } from "./client.js";
+import { checkDocker, DOCKER_DEFAULTS, DockerSchema } from "./config.js";
 import { AgentBuildError } from "./image.js";
 import { setupDocker } from "./setup.js";
 
 /**
- * Each run in its own container. open() does the per-suite work: daemon, sweep of crashed suites'
- * leftovers, GPUs, the agent image, the format-check endpoint. close() (also on cancel) removes
- * every container of the suite and stops the endpoint.
+ * Each run in its own container. open() does the per-suite work: daemon, GPUs, the agent image,
+ * the format-check endpoint. close() (also on cancel) removes every container of the suite and
+ * stops the endpoint. sweep() removes containers of crashed suites before open.
  */
-export const dockerBackend: ExecutorBackend = {
+export const dockerDescriptor: ExecutorDescriptor<"docker", typeof DockerSchema> = {
   name: "docker",
-  async open(ctx): Promise<OpenExecutor> {
+  configSchema: DockerSchema,
+  configDefault: DOCKER_DEFAULTS,
+  check: checkDocker,
+  identityFacts: (c) => ({ network: c.block.network }),
+  async open(ctx) {
     const { config, agent, log } = ctx;
     let setup: Awaited<ReturnType<typeof setupDocker>>;
     try {
@@ -37,7 +43,7 @@ export const dockerBackend: ExecutorBackend = {
       validationUrl: validation
         ? (competitionId, sample, runId, grader) => validation.register(competitionId, sample, runId, grader)
         : undefined,
-      execute: (spec, signal) => executor.execute(spec, signal),
+      driver: () => executor.driver(),
       close: () =>
         (closed ??= (async () => {
           ctx.signal?.removeEventListener("abort", onAbort);
@@ -46,17 +52,29 @@ export const dockerBackend: ExecutorBackend = {
         })()),
     };
   },
+  async sweep(ctx) {
+    // No daemon: nothing to sweep here, and open() says what is wrong in one line.
+    const daemon = await connectDocker({ attempts: 1 }).catch(() => null);
+    if (!daemon) return [];
+    const swept = await sweepStale(daemon).catch(() => []);
+    if (swept.length > 0)
+      ctx.log(`removed ${swept.length} container(s) left by an earlier suite: ${swept.join(", ")}`);
+    return swept;
+  },
 };
 
 /** The PR's own Dockerfile failed: every run is the agent's failure (no medal), not infrastructure. */
-function imageDidNotBuild(concurrency: number, cause: string): OpenExecutor {
-  const error = `the agent image did not build: ${cause}`;
+function imageDidNotBuild(concurrency: number, cause: string) {
+  const reason = `the agent image did not build: ${cause}`;
   return {
     name: "docker",
     resources: { gpuIds: [], maxParallel: concurrency },
     perRun: { gpus: 0 },
     facts: { image: null, imageDigest: null, gpuModel: null },
-    execute: async () => ({ outcome: "failed", exitCode: null, durationMs: 0, error }),
+    driver: () => ({
+      graceSecs: 0,
+      start: async () => ({ ended: { code: null, agentFault: reason } }),
+    }),
     close: async () => {},
   };
 }

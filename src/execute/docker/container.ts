@@ -1,9 +1,8 @@
-import { createHash } from "node:crypto";
 import os from "node:os";
 import type Docker from "dockerode";
 import { runPaths, type RunSpec } from "../types.js";
 import { containerUser, type DockerSettings } from "./settings.js";
-import { CONTAINER_PATHS, contractEnv } from "../contract.js";
+import { CONTAINER_PATHS, contractEnv, runName } from "../contract.js";
 
 export { CONTAINER_PATHS };
 
@@ -25,14 +24,8 @@ export function ownerLabel(): string {
   return `${os.hostname()}:${process.pid}`;
 }
 
-/** A valid, unique Docker name for a run: medalist-<suite>-<run>, shortened with a hash if long. */
-export function containerName(suiteId: string, runId: string): string {
-  const clean = (s: string) => s.replace(/[^a-zA-Z0-9_.-]+/g, "-");
-  const name = `medalist-${clean(suiteId)}-${clean(runId)}`;
-  if (name.length <= 120) return name;
-  const hash = createHash("sha256").update(`${suiteId}\0${runId}`).digest("hex").slice(0, 12);
-  return `${name.slice(0, 107)}-${hash}`;
-}
+/** A valid, unique Docker name for a run (the same name a Slurm job gets). */
+export const containerName = runName;
 
 /** The container's whole environment: the contract's variables and spec.env, nothing else. */
 export function containerEnv(spec: RunSpec, network: DockerSettings["network"]): string[] {

@@ -1,14 +1,17 @@
-import { chmod, chown, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
-import path from "node:path";
 import type Docker from "dockerode";
-import { runPaths, type ExecResult, type Executor, type RunSpec } from "../types.js";
+import type { ExecResult, Executor, RunSpec } from "../types.js";
+import {
+  runAttempt,
+  type AgentHandle,
+  type AttemptContext,
+  type AttemptDriver,
+  type ExitFacts,
+} from "../attempt.js";
 import { errorMessage, sleep, statusCode } from "./client.js";
 import { containerOptions, ownerLabel } from "./container.js";
 import { ImageMissingError, prepareImage, type ImageInfo } from "./image.js";
-import { demux, RunLog } from "./run-log.js";
+import { demux } from "./demux.js";
 import { containerUser, type DockerSettings } from "./settings.js";
-import { sanitizeRun } from "../runfiles.js";
-import { DEFAULT_QUOTA, describeBreach, watchQuota, type QuotaBreach } from "../quota.js";
 
 export interface DockerExecutorOptions {
   /** Suite-level messages: image build output. Default: none. */
@@ -17,14 +20,10 @@ export interface DockerExecutorOptions {
   owner?: string;
 }
 
-type Attempt = ExecResult & { retryable: boolean };
-
-/** Stop grace when the suite is cancelled: everything must be gone within 15 s. */
-const CANCEL_GRACE_SECS = 5;
-
 /**
- * Runs each (competition, seed) in its own container, following the agent contract.
- * Never grades, never retries: an infrastructure error says whether it is worth another attempt.
+ * Runs each (competition, seed) in its own container, following the agent contract. The driver
+ * creates, starts, stops and removes the container; everything else an attempt does is
+ * runAttempt's. An infrastructure error says whether it is worth another attempt.
  */
 export class DockerExecutor implements Executor {
   readonly name = "docker";
@@ -52,167 +51,87 @@ export class DockerExecutor implements Executor {
 
   /** One attempt at one run; the suite runner retries infrastructure errors marked `retryable`. */
   execute(spec: RunSpec, signal?: AbortSignal): Promise<ExecResult> {
-    return this.attempt(spec, spec.attempt ?? 1, signal);
+    return runAttempt(spec, signal, this.driver());
   }
 
-  private async attempt(spec: RunSpec, attempt: number, signal?: AbortSignal): Promise<Attempt> {
-    const paths = runPaths(spec.runDir);
-    const details: Record<string, string> = {};
-    const infra = (error: string, retryable = true): Attempt => ({
-      outcome: "infra_error",
-      exitCode: null,
-      durationMs: 0,
-      error,
-      details,
-      retryable,
-    });
-    const cancelled = (): Attempt => ({ ...infra("cancelled", false), cancelled: true });
-    if (signal?.aborted) return cancelled();
+  driver(): AttemptDriver {
+    return {
+      graceSecs: this.settings.stopGraceSecs,
+      lostAfterKillSecs: 25,
+      quotaPollMs: this.settings.quotaPollMs,
+      logMaxBytes: this.settings.logMaxBytes,
+      agentUser: containerUser(this.settings),
+      start: (spec, ctx) => this.start(spec, ctx),
+    };
+  }
 
+  private async start(spec: RunSpec, ctx: AttemptContext): Promise<AgentHandle | { ended: ExitFacts }> {
+    const infra = (error: string, retryable = true) => ({
+      ended: { code: null, infra: { error, retryable } },
+    });
     let image: ImageInfo;
     try {
       image = await this.prepareImage();
     } catch (e) {
       return infra(errorMessage(e), !(e instanceof ImageMissingError));
     }
+    const { details } = ctx;
     Object.assign(details, { image: image.ref, imageId: image.id, imageDigest: image.digest });
-
-    try {
-      await prepareRunDir(spec, attempt > 1, containerUser(this.settings));
-    } catch (e) {
-      return infra(`preparing the run folder failed: ${errorMessage(e)}`, false);
-    }
-
-    const secrets = (spec.secretEnv ?? []).map((k) => spec.env[k]).filter((v): v is string => !!v);
-    const log = new RunLog(paths.logFile, secrets, this.settings.logMaxBytes);
     const opts = containerOptions(spec, this.settings, image.id, { owner: this.owner });
     const name = opts.name!;
     details.container = name;
     if (spec.gpus.length > 0) details.gpus = spec.gpus.join(",");
-    let container: Docker.Container | null = null;
+    ctx.note(`attempt ${ctx.attempt}: container ${name}, image ${image.ref} (${image.digest})`);
+    let container: Docker.Container;
     try {
-      log.note(`attempt ${attempt}: container ${name}, image ${image.ref} (${image.digest})`);
-      try {
-        await this.removeByName(name);
-        container = await this.docker.createContainer(opts);
-      } catch (e) {
-        return infra(`creating the container failed: ${errorMessage(e)}`, statusCode(e) !== 400);
-      }
-      details.containerId = container.id;
-      if (signal?.aborted) return cancelled();
-      try {
-        await container.start();
-      } catch (e) {
-        log.note(`start failed: ${errorMessage(e)}`);
-        // The image's or config's command does not exist or cannot run: the agent's failure (as a shell's 127/126).
-        const exec =
-          /exec: "[^"]*": (executable file not found in \$PATH|no such file or directory|permission denied)/.exec(
-            errorMessage(e),
-          );
-        if (exec) {
-          const exitCode = exec[1] === "permission denied" ? 126 : 127;
-          const error = `the command cannot start: ${exec[0]}`;
-          return { outcome: "failed", exitCode, durationMs: 0, error, details, retryable: false };
-        }
-        return infra(`starting the container failed: ${errorMessage(e)}`);
-      }
-      return await this.supervise(container, spec, log, details, signal);
-    } finally {
-      if (container && !this.settings.keepContainers) {
-        await container.remove({ force: true, v: true }).catch(() => {});
-      }
-      // Before anything reads the folders: no device nodes, FIFOs, sockets or setuid files remain.
-      const cleaned = sanitizeRun(spec.runDir);
-      if (cleaned) log.note(cleaned);
-      await log.close();
+      await this.removeByName(name);
+      container = await this.docker.createContainer(opts);
+    } catch (e) {
+      return infra(`creating the container failed: ${errorMessage(e)}`, statusCode(e) !== 400);
     }
-  }
-
-  /** Waits for the container, enforcing the time limit and cancellation, and classifies the end. */
-  private async supervise(
-    container: Docker.Container,
-    spec: RunSpec,
-    log: RunLog,
-    details: Record<string, string>,
-    signal?: AbortSignal,
-  ): Promise<Attempt> {
-    const started = Date.now();
-    log.note(`started; time limit ${spec.timeLimitSecs}s`);
+    details.containerId = container.id;
+    const release = async () => {
+      if (!this.settings.keepContainers) await container.remove({ force: true, v: true }).catch(() => {});
+    };
+    try {
+      await container.start();
+    } catch (e) {
+      await release();
+      ctx.note(`start failed: ${errorMessage(e)}`);
+      // The image's or config's command does not exist or cannot run: the agent's failure (a shell's 127/126).
+      const exec =
+        /exec: "[^"]*": (executable file not found in \$PATH|no such file or directory|permission denied)/.exec(
+          errorMessage(e),
+        );
+      if (exec)
+        return {
+          ended: {
+            code: null,
+            cannotStart: { code: exec[1] === "permission denied" ? 126 : 127, reason: exec[0] },
+          },
+        };
+      return infra(`starting the container failed: ${errorMessage(e)}`);
+    }
     const logsDone = container
       .logs({ follow: true, stdout: true, stderr: true, timestamps: true })
-      .then((stream) => demux(stream, (s, text) => log.output(s, text)))
+      .then((stream) => demux(stream, (s, text) => ctx.output(s, text)))
       .catch(() => {});
-
-    let ended: "exit" | "timeout" | "cancel" | "quota" = "exit";
-    let breach: QuotaBreach | null = null;
-    let giveUp: () => void = () => {};
-    const gaveUp = new Promise<"gave-up">((resolve) => (giveUp = () => resolve("gave-up")));
-    const backstops: NodeJS.Timeout[] = [];
-    const stop = (why: "timeout" | "cancel" | "quota", grace: number) => {
-      if (ended !== "exit") return;
-      ended = why;
-      log.note(
-        why === "timeout"
-          ? `time limit reached: stopping (grace ${grace}s)`
-          : why === "quota"
-            ? `${describeBreach(breach!)} (grace ${grace}s)`
-            : `cancelled: stopping (grace ${grace}s)`,
-      );
-      container.stop({ t: grace }).catch(() => {});
-      // If the daemon does not deliver the stop, kill; if the wait still hangs, stop waiting.
-      backstops.push(setTimeout(() => container.kill().catch(() => {}), (grace + 5) * 1000));
-      backstops.push(setTimeout(giveUp, (grace + 30) * 1000));
+    return {
+      stop: (grace) => void container.stop({ t: grace }).catch(() => {}),
+      kill: () => void container.kill().catch(() => {}),
+      wait: () => this.waitFor(container, logsDone),
+      release,
     };
-    const timer = setTimeout(() => stop("timeout", this.settings.stopGraceSecs), spec.timeLimitSecs * 1000);
-    const unwatch = watchQuota(
-      spec.runDir,
-      spec.quota ?? DEFAULT_QUOTA,
-      (b) => {
-        breach = b;
-        stop("quota", Math.min(this.settings.stopGraceSecs, CANCEL_GRACE_SECS));
-      },
-      this.settings.quotaPollMs,
-    );
-    const onAbort = () => stop("cancel", Math.min(this.settings.stopGraceSecs, CANCEL_GRACE_SECS));
-    signal?.addEventListener("abort", onAbort, { once: true });
-    if (signal?.aborted) onAbort();
+  }
 
-    let waitCode: number | null = null;
-    let lost: unknown = null;
+  /** The container's end: exit code, out of memory, or the runtime's own reason. */
+  private async waitFor(container: Docker.Container, logsDone: Promise<void>): Promise<ExitFacts> {
+    let waitCode: number | null;
     try {
-      const waited = await Promise.race([container.wait() as Promise<{ StatusCode?: number }>, gaveUp]);
-      if (waited === "gave-up") lost = new Error("the container did not stop after it was killed");
-      else waitCode = waited.StatusCode ?? null;
+      waitCode = ((await container.wait()) as { StatusCode?: number }).StatusCode ?? null;
     } catch (e) {
-      lost = e;
-    } finally {
-      clearTimeout(timer);
-      unwatch();
-      for (const t of backstops) clearTimeout(t);
-      signal?.removeEventListener("abort", onAbort);
+      return { code: null, infra: { error: `lost the container: ${errorMessage(e)}`, retryable: true } };
     }
-    const durationMs = Date.now() - started;
-    const base = { durationMs, details, retryable: false };
-    if ((ended as string) === "cancel") {
-      return {
-        ...base,
-        outcome: "infra_error",
-        exitCode: waitCode,
-        error: "cancelled",
-        cancelled: true,
-      };
-    }
-    if (lost !== null) {
-      return {
-        ...base,
-        outcome: "infra_error",
-        exitCode: null,
-        error: `lost the container: ${errorMessage(lost)}`,
-        // Not after a timeout: rerunning a whole time limit for a stuck daemon is not worth it.
-        retryable: ended === "exit",
-      };
-    }
-
     let state: { ExitCode?: number; OOMKilled?: boolean; Error?: string } = {};
     try {
       state = (await container.inspect()).State ?? {};
@@ -220,41 +139,12 @@ export class DockerExecutor implements Executor {
       // Gone already (removed by a cleanup): the wait status is all there is.
     }
     await Promise.race([logsDone, sleep(5000)]);
-    const exitCode = state.ExitCode ?? waitCode;
-    const oomKilled = state.OOMKilled === true;
-    if (oomKilled) details.oomKilled = "true";
-    log.note(
-      `exited with code ${exitCode}${oomKilled ? " (out of memory)" : ""} after ${(durationMs / 1000).toFixed(1)}s`,
-    );
-
-    if ((ended as string) === "quota") {
-      details.quota = breach!.folder;
-      return { ...base, outcome: "failed", exitCode, oomKilled, error: describeBreach(breach!) };
-    }
-    if ((ended as string) === "timeout") {
-      return {
-        ...base,
-        outcome: "timed_out",
-        exitCode,
-        oomKilled,
-        error: `time limit of ${spec.timeLimitSecs}s reached`,
-      };
-    }
-    if (exitCode === 0) return { ...base, outcome: "completed", exitCode, oomKilled };
-    if (oomKilled) {
-      return {
-        ...base,
-        outcome: "oom",
-        exitCode,
-        oomKilled,
-        error: `out of memory (limit ${this.settings.limits.memory ?? "none"} bytes)`,
-      };
-    }
+    const code = state.ExitCode ?? waitCode;
+    if (state.OOMKilled === true)
+      return { code, oom: `out of memory (limit ${this.settings.limits.memory ?? "none"} bytes)` };
     // The runtime's own reason when the command never ran (exec: "pythn3": executable file not found …).
-    const error = state.Error
-      ? `the command cannot start: ${state.Error}`
-      : `agent exited with code ${exitCode}`;
-    return { ...base, outcome: "failed", exitCode, oomKilled, error };
+    if (state.Error && code !== 0) return { code, cannotStart: { code, reason: state.Error } };
+    return { code };
   }
 
   /** A container of the same name left by an earlier attempt or crash. */
@@ -265,29 +155,4 @@ export class DockerExecutor implements Executor {
       if (statusCode(e) !== 404) throw e;
     }
   }
-}
-
-/**
- * Creates submission/, logs/, code/ writable by the container user (owned by it when the runner is
- * root) and instructions.txt. The run folder itself is the runner's alone (0700): no other host
- * user can reach what the agent leaves, even before it is sanitized.
- */
-async function prepareRunDir(spec: RunSpec, retry: boolean, user: string): Promise<void> {
-  const p = runPaths(spec.runDir);
-  const info = await stat(spec.publicDir).catch(() => null);
-  if (!info?.isDirectory()) throw new Error(`public data folder ${spec.publicDir} does not exist`);
-  await mkdir(spec.runDir, { recursive: true });
-  await chmod(spec.runDir, 0o700);
-  const [uid, gid] = user.split(":").map(Number);
-  for (const dir of [p.submissionDir, p.logsDir, p.codeDir]) {
-    await mkdir(dir, { recursive: true });
-    await chmod(dir, 0o777);
-    if (process.getuid?.() === 0 && user !== "") await chown(dir, uid, gid ?? uid).catch(() => {});
-  }
-  // A retried run must not be graded on an earlier attempt's submission.
-  if (retry) {
-    for (const f of await readdir(p.submissionDir))
-      await rm(path.join(p.submissionDir, f), { recursive: true, force: true });
-  }
-  await writeFile(p.instructionsFile, "", { flag: "a" });
 }

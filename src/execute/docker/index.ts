@@ -12,4 +12,4 @@ export { DockerExecutor, type DockerExecutorOptions } from "./executor.js";
 export { AgentBuildError, ImageMissingError, inspectImage, prepareImage, type ImageInfo } from "./image.js";
 export { buildTag, dockerSettings, type DockerSettings } from "./settings.js";
 export { dockerResources, setupDocker, type DockerSetup, type SetupOptions } from "./setup.js";
-export { dockerBackend } from "./backend.js";
+export { dockerDescriptor } from "./backend.js";

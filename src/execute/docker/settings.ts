@@ -1,5 +1,7 @@
 import path from "node:path";
-import { runPolicy, type Config } from "../../config/schema.js";
+import type { Config } from "../../config/schema.js";
+import { runPolicy } from "../../config/run-policy.js";
+import { defaultAgentUser } from "../contract.js";
 
 /** What the Docker executor needs from the config, resolved (absolute paths, bytes, seconds). */
 export interface DockerSettings {
@@ -27,7 +29,7 @@ export interface DockerSettings {
   keepContainers?: boolean;
   /** Most bytes of container output written to run.log. Default 256 MiB. */
   logMaxBytes?: number;
-  /** Container user "uid[:gid]", or "image" for the image's USER. Default: defaultUser(). */
+  /** Container user "uid[:gid]", or "image" for the image's USER. Default: defaultAgentUser(). */
   user?: string;
   /** Capabilities added back after dropping all. Default none. */
   capAdd?: string[];
@@ -35,16 +37,9 @@ export interface DockerSettings {
   quotaPollMs?: number;
 }
 
-/** The runner's own uid:gid, or nobody (65534:65534) when the runner is root. */
-export function defaultUser(): string {
-  const uid = process.getuid?.() ?? 65534;
-  const gid = process.getgid?.() ?? 65534;
-  return uid === 0 ? "65534:65534" : `${uid}:${gid}`;
-}
-
 /** The container user to set ("" keeps the image's USER). */
 export function containerUser(settings: DockerSettings): string {
-  const u = settings.user ?? defaultUser();
+  const u = settings.user ?? defaultAgentUser();
   return u === "image" ? "" : u;
 }
 

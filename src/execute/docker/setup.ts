@@ -4,9 +4,9 @@ import type { Config } from "../../config/schema.js";
 import { UserError } from "../../errors.js";
 import { detectGpus, type GpuDetection } from "../gpu.js";
 import type { Resources } from "../scheduler.js";
-import { startValidationServerForDocker, type ValidationServer } from "../validation-server.js";
+import type { ValidationServer } from "../validation-server.js";
+import { startValidationServerForDocker } from "./gateway.js";
 import { connectDocker, errorMessage, type ConnectOptions } from "./client.js";
-import { sweepStale } from "./cleanup.js";
 import { DockerExecutor } from "./executor.js";
 import { AgentBuildError, type ImageInfo } from "./image.js";
 import { dockerSettings } from "./settings.js";
@@ -16,8 +16,6 @@ export interface DockerSetup {
   executor: DockerExecutor;
   image: ImageInfo;
   gpus: GpuDetection;
-  /** Containers of earlier crashed suites removed at start. */
-  swept: string[];
   /** Format checks for agents; null with network "none" or when it could not start. */
   validation: ValidationServer | null;
   /** For schedule(): this runner's GPUs, runs at once, CPU budget. */
@@ -65,15 +63,12 @@ export function dockerResources(
 
 /**
  * Everything the suite needs before its first Docker run, in order: a daemon that answers (ping
- * with backoff, one clear error), leftovers of crashed suites removed, GPUs detected, the agent
- * image found or built (digest recorded), the validation server started.
+ * with backoff, one clear error), GPUs detected, the agent image found or built (digest
+ * recorded), the validation server started. (Crashed suites' containers: the descriptor's sweep.)
  */
 export async function setupDocker(config: Config, opts: SetupOptions): Promise<DockerSetup> {
   const log = opts.log ?? (() => {});
   const docker = await connectDocker(opts.connect);
-  const swept = await sweepStale(docker);
-  if (swept.length > 0)
-    log(`removed ${swept.length} container(s) left by an earlier suite: ${swept.join(", ")}`);
 
   const gpus = await detectGpus({ gpuIds: config.docker.gpuIds });
   if (gpus.ids.length > 0)
@@ -104,7 +99,6 @@ export async function setupDocker(config: Config, opts: SetupOptions): Promise<D
     executor,
     image,
     gpus,
-    swept,
     validation,
     resources,
     perRun,

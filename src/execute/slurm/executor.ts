@@ -1,30 +1,35 @@
-import {
-  chownSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  closeSync,
-  readdirSync,
-  realpathSync,
-  rmSync,
-} from "node:fs";
+import { lstatSync, mkdirSync, openSync, readSync, closeSync, realpathSync, rmSync } from "node:fs";
 import { writeFile, unlink } from "node:fs/promises";
 import os from "node:os";
 import { relative, resolve, isAbsolute } from "node:path";
 import { UserError } from "../../errors.js";
-import type { EnvironmentFacts, ExecutorBackend, OpenExecutor, SuiteContext } from "../lifecycle.js";
-import { sanitizeRun } from "../runfiles.js";
-import { runPaths, type ExecResult, type RunSpec } from "../types.js";
+import type { ExecutorDescriptor } from "../descriptor.js";
+import type { EnvironmentFacts, OpenExecutor, SuiteContext } from "../lifecycle.js";
+import { checkSlurm, SLURM_DEFAULTS, SlurmSchema } from "./config.js";
+import {
+  runAttempt,
+  type AgentHandle,
+  type AttemptContext,
+  type AttemptDriver,
+  type ExitFacts,
+} from "../attempt.js";
+import { defaultAgentUser } from "../contract.js";
+import type { ExecResult, RunSpec } from "../types.js";
 import { sweepOrphans } from "./cleanup.js";
 import { FACTS_FILE, planJob } from "./job.js";
+import { JobOutput, OUTPUT_FILES } from "./output.js";
 import { spawnRunner, type CommandRunner } from "./runner.js";
-import { classify, parseFacts, parseJobId, phaseOf, type JobRecord, type NodeFacts } from "./sacct.js";
+import {
+  classify,
+  exitFacts,
+  parseFacts,
+  parseJobId,
+  phaseOf,
+  type JobRecord,
+  type NodeFacts,
+} from "./sacct.js";
 import { slurmSettings, type SlurmSettings } from "./settings.js";
 import { JobTracker } from "./tracker.js";
-
-/** Seconds a cancelled job may keep its processes before it is killed outright. */
-const CANCEL_GRACE_SECS = 5;
 
 function inside(child: string, parent: string): boolean {
   let c: string;
@@ -101,24 +106,31 @@ export class SlurmExecutor implements OpenExecutor {
     this.tracker.nudge();
   }
 
-  async execute(spec: RunSpec, signal?: AbortSignal): Promise<ExecResult> {
-    const began = Date.now();
-    const details: Record<string, string> = {};
-    const infra = (error: string, retryable: boolean): ExecResult => ({
-      outcome: "infra_error",
-      exitCode: null,
-      durationMs: Date.now() - began,
-      error,
-      retryable,
-      details,
-    });
-    const cancelled = (): ExecResult => ({
-      ...infra("cancelled", false),
-      cancelled: true,
-      details: { ...details, cancelled: "true" },
-    });
-    if (signal?.aborted || this.closed) return cancelled();
+  execute(spec: RunSpec, signal?: AbortSignal): Promise<ExecResult> {
+    if (this.closed) return runAttempt(spec, AbortSignal.abort(), this.driver());
+    return runAttempt(spec, signal, this.driver());
+  }
+
+  /** One job per attempt; the time limit runs from when the job runs, not from when it was queued. */
+  driver(): AttemptDriver {
     const s = this.settings;
+    return {
+      clock: "when-running",
+      graceSecs: s.stopGraceSecs,
+      lostAfterKillSecs: 60,
+      // The run folders live on a shared file system: walk them less often.
+      quotaPollMs: Math.max(1000, s.poll.minSecs * 1000),
+      // docker mode runs the agent as nobody when the runner is root: its folders must be its own.
+      agentUser: s.mode === "docker" ? defaultAgentUser() : "",
+      start: (spec, ctx) => this.start(spec, ctx),
+    };
+  }
+
+  private async start(spec: RunSpec, ctx: AttemptContext): Promise<AgentHandle | { ended: ExitFacts }> {
+    const s = this.settings;
+    const infra = (error: string, retryable: boolean) => ({
+      ended: { code: null, infra: { error, retryable } },
+    });
     for (const [what, path] of [
       ["run folder", spec.runDir],
       ["public data folder", spec.publicDir],
@@ -130,23 +142,11 @@ export class SlurmExecutor implements OpenExecutor {
         );
       }
     }
-    const p = runPaths(spec.runDir);
-    try {
-      for (const d of [p.submissionDir, p.logsDir, p.codeDir]) {
-        mkdirSync(d, { recursive: true, mode: 0o777 });
-        // docker mode runs the agent as nobody when the runner is root: its folders must be its own.
-        if (s.mode === "docker" && process.getuid?.() === 0) chownSync(d, 65534, 65534);
-      }
-      // A retried run must not be graded on an earlier attempt's submission or facts.
-      for (const f of readdirSync(p.submissionDir))
-        rmSync(`${p.submissionDir}/${f}`, { recursive: true, force: true });
-      rmSync(`${spec.runDir}/${FACTS_FILE}`, { force: true });
-    } catch (e) {
-      return infra(`preparing the run folder failed: ${(e as Error).message}`, false);
-    }
-
     const plan = planJob(spec, s);
     try {
+      // A retried run must not read an earlier attempt's facts or output.
+      for (const f of [FACTS_FILE, ...Object.values(OUTPUT_FILES)])
+        rmSync(`${spec.runDir}/${f}`, { force: true });
       await writeFile(plan.scriptPath, plan.script, { mode: 0o755 });
     } catch (e) {
       return infra(`writing the job script failed: ${(e as Error).message}`, false);
@@ -157,14 +157,55 @@ export class SlurmExecutor implements OpenExecutor {
       const why = firstLine(sub.stderr) || firstLine(sub.stdout) || `exit code ${sub.code}`;
       return infra(`sbatch failed: ${why}`, !FIXED_SUBMIT_ERROR.test(why));
     }
-    Object.assign(details, { slurmJobId: jobId, slurmJobName: plan.name });
+    Object.assign(ctx.details, { slurmJobId: jobId, slurmJobName: plan.name });
     this.live.add(jobId);
-    const ended = await this.follow(jobId, plan.name, spec, signal);
-    this.live.delete(jobId);
+    const output = new JobOutput(spec.runDir, ctx.output);
+    const ended = this.follow(jobId, plan.name, ctx, output);
+    const scancel = (args: string[]) =>
+      void this.runner.run("scancel", args).then(() => this.tracker.nudge());
+    return {
+      // SIGTERM to the batch shell and every step; kill: SIGKILL to all of them, then Slurm's cancel.
+      stop: () => scancel(["--full", "--signal=TERM", jobId]),
+      kill: () => {
+        scancel(["--full", "--signal=KILL", jobId]);
+        scancel([jobId]);
+      },
+      wait: async () => {
+        const job = await ended;
+        output.finish();
+        return this.endOf(job, spec, ctx.details);
+      },
+      release: async () => {
+        this.live.delete(jobId);
+        this.tracker.unwatch(jobId);
+        output.finish();
+      },
+    };
+  }
 
-    // Before anything reads the folder: no setuid bits, device nodes, FIFOs or sockets left.
-    const cleaned = sanitizeRun(spec.runDir);
-    if (cleaned) details.sanitized = cleaned;
+  /** Follows one job until sacct says it ended; tells the wrapper when it starts running. */
+  private follow(jobId: string, name: string, ctx: AttemptContext, output: JobOutput): Promise<JobRecord> {
+    return new Promise((done) => {
+      this.tracker.watch(
+        jobId,
+        (job) => {
+          const phase = phaseOf(job.state);
+          if (phase === "running") ctx.running(job.elapsedSecs);
+          if (phase !== "waiting") output.read();
+          // Never leave a job we stopped following running on the cluster.
+          if (job.state === "LOST") void this.runner.run("scancel", [jobId]);
+          if (phase === "ended") {
+            this.tracker.unwatch(jobId);
+            done(job);
+          }
+        },
+        name,
+      );
+    });
+  }
+
+  /** The job's end as exit facts, with the node's facts in the details. */
+  private endOf(job: JobRecord, spec: RunSpec, details: Record<string, string>): ExitFacts {
     const facts = readFacts(spec.runDir);
     if (facts?.node) details.node = facts.node;
     if (facts?.cuda_visible_devices) details.cudaVisibleDevices = facts.cuda_visible_devices;
@@ -172,105 +213,16 @@ export class SlurmExecutor implements OpenExecutor {
       details.gpuModel = facts.gpu_model;
       this.facts.gpuModel ??= facts.gpu_model;
     }
-    if (!ended.job) {
-      if (ended.cancelledByUs) return cancelled();
-      if (ended.timedOutByUs) {
-        return {
-          outcome: "timed_out",
-          exitCode: null,
-          durationMs: Date.now() - began,
-          error: `time limit of ${spec.timeLimitSecs}s reached: Medalist cancelled job ${jobId}, but sacct never confirmed that it ended`,
-          details,
-        };
-      }
-      return infra(`lost track of Slurm job ${jobId}: sacct never reported it ended`, true);
-    }
-    const { job } = ended;
     details.slurmState = job.state;
     if (job.maxRssBytes !== null) details.maxRssBytes = String(job.maxRssBytes);
+    const s = this.settings;
     const c = classify(job, {
-      timedOutByUs: ended.timedOutByUs,
-      cancelledByUs: ended.cancelledByUs,
       timeLimitSecs: spec.timeLimitSecs,
       memoryBytes: s.limits.memory !== undefined ? Math.ceil(s.limits.memory / 2 ** 20) * 2 ** 20 : undefined,
       facts,
     });
-    if (c.outcome === "oom") details.oomKilled = "true";
-    if (c.cancelled) details.cancelled = "true";
-    return {
-      outcome: c.outcome,
-      exitCode: c.exitCode,
-      durationMs: job.elapsedSecs > 0 ? job.elapsedSecs * 1000 : Date.now() - began,
-      ...(c.error ? { error: c.error } : {}),
-      ...(c.retryable !== undefined ? { retryable: c.retryable } : {}),
-      ...(c.cancelled ? { cancelled: true } : {}),
-      ...(c.outcome === "oom" ? { oomKilled: true } : {}),
-      details,
-    };
-  }
-
-  /** Follows one job until sacct says it ended, enforcing the run's time limit and cancellation. */
-  private follow(
-    jobId: string,
-    name: string,
-    spec: RunSpec,
-    signal?: AbortSignal,
-  ): Promise<{ job: JobRecord | null; timedOutByUs: boolean; cancelledByUs: boolean }> {
-    const s = this.settings;
-    return new Promise((done) => {
-      let timedOutByUs = false;
-      let cancelledByUs = false;
-      let limitTimer: NodeJS.Timeout | undefined;
-      const timers: NodeJS.Timeout[] = [];
-      const stop = (why: "timeout" | "cancel") => {
-        if (timedOutByUs || cancelledByUs) return;
-        const again = (args: string[], afterSecs: number) =>
-          timers.push(
-            setTimeout(
-              () => void this.runner.run("scancel", args).then(() => this.tracker.nudge()),
-              afterSecs * 1000,
-            ),
-          );
-        if (why === "timeout") {
-          timedOutByUs = true;
-          // SIGTERM to the batch shell and every step; after the grace, Slurm's own cancel.
-          again(["--full", "--signal=TERM", jobId], 0);
-          again([jobId], s.stopGraceSecs);
-        } else {
-          cancelledByUs = true;
-          // Slurm's cancel (SIGTERM, KillWait, SIGKILL); SIGKILL from us if it is still there.
-          again([jobId], 0);
-          again(["--full", "--signal=KILL", jobId], CANCEL_GRACE_SECS);
-        }
-        // Slurm never reporting the end must not hang the suite.
-        timers.push(setTimeout(() => finish(null), (s.stopGraceSecs + 60) * 1000));
-      };
-      const onAbort = () => stop("cancel");
-      const finish = (job: JobRecord | null) => {
-        clearTimeout(limitTimer);
-        for (const t of timers) clearTimeout(t);
-        signal?.removeEventListener("abort", onAbort);
-        this.tracker.unwatch(jobId);
-        done({ job, timedOutByUs, cancelledByUs });
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.tracker.watch(
-        jobId,
-        (job) => {
-          const phase = phaseOf(job.state);
-          if (phase === "running" && limitTimer === undefined && !timedOutByUs && !cancelledByUs) {
-            // The agent's clock starts when the job starts, not when it was queued.
-            const left = Math.max(0, spec.timeLimitSecs - job.elapsedSecs);
-            limitTimer = setTimeout(() => stop("timeout"), left * 1000);
-          }
-          // Never leave a job we stopped following running on the cluster.
-          if (job.state === "LOST") void this.runner.run("scancel", [jobId]);
-          if (phase === "ended") finish(job);
-        },
-        name,
-      );
-      if (signal?.aborted) onAbort();
-    });
+    const durationMs = job.elapsedSecs > 0 ? job.elapsedSecs * 1000 : undefined;
+    return { ...exitFacts(c, job), ...(durationMs !== undefined ? { durationMs } : {}) };
   }
 
   async close(): Promise<void> {
@@ -281,7 +233,7 @@ export class SlurmExecutor implements OpenExecutor {
   }
 }
 
-/** Checks the cluster and the shared folder, sweeps a crashed suite's jobs, and opens the backend. */
+/** Checks the cluster and the shared folder, and opens the backend (the descriptor's sweep runs first). */
 export async function openSlurm(ctx: SuiteContext, opts: SlurmOpenOptions = {}): Promise<SlurmExecutor> {
   const runner = opts.runner ?? spawnRunner();
   const settings = slurmSettings(
@@ -329,7 +281,6 @@ export async function openSlurm(ctx: SuiteContext, opts: SlurmOpenOptions = {}):
   } catch (e) {
     throw new UserError(`slurm.sharedDir: cannot write to ${sharedDir}: ${(e as Error).message}`, 1);
   }
-  await sweepOrphans(runner, ctx.log);
   const ex = new SlurmExecutor(settings, runner, ctx);
   ctx.log(
     `slurm: ${firstLine(version.stdout)}; up to ${settings.maxConcurrent} jobs at once; mode ${settings.mode}; shared folder ${sharedDir}`,
@@ -338,7 +289,13 @@ export async function openSlurm(ctx: SuiteContext, opts: SlurmOpenOptions = {}):
   return ex;
 }
 
-export const slurmBackend: ExecutorBackend = {
+/** Runs as Slurm jobs, files through a shared folder. */
+export const slurmDescriptor: ExecutorDescriptor<"slurm", typeof SlurmSchema> = {
   name: "slurm",
+  configSchema: SlurmSchema,
+  configDefault: SLURM_DEFAULTS,
+  check: checkSlurm,
+  identityFacts: () => ({}),
   open: (ctx) => openSlurm(ctx),
+  sweep: (ctx) => sweepOrphans(spawnRunner(), ctx.log),
 };

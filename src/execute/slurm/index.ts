@@ -1,5 +1,5 @@
 export { orphans, sweepOrphans } from "./cleanup.js";
-export { openSlurm, slurmBackend, SlurmExecutor, type SlurmOpenOptions } from "./executor.js";
+export { openSlurm, slurmDescriptor, SlurmExecutor, type SlurmOpenOptions } from "./executor.js";
 export { jobComment, jobName, parseComment, planJob, type JobPlan } from "./job.js";
 export { spawnRunner, type CommandResult, type CommandRunner } from "./runner.js";
 export { classify, parseJobId, parseSacct, phaseOf, type JobRecord } from "./sacct.js";

@@ -1,14 +1,7 @@
-import { createHash } from "node:crypto";
-import { CONTAINER_PATHS, contractEnv, type ContractPaths } from "../contract.js";
+import { CONTAINER_PATHS, contractEnv, defaultAgentUser, hostPaths, runName } from "../contract.js";
 import { runPaths, type RunSpec } from "../types.js";
+import { OUTPUT_FILES } from "./output.js";
 import type { SlurmSettings } from "./settings.js";
-
-/** The container user in docker mode: the runner's uid:gid, or nobody when the runner is root. */
-export function agentUser(): string {
-  const uid = process.getuid?.() ?? 65534;
-  const gid = process.getgid?.() ?? 65534;
-  return uid === 0 ? "65534:65534" : `${uid}:${gid}`;
-}
 
 /** Prefix of every job's comment: leftovers of a crashed suite are found by it. */
 export const COMMENT_PREFIX = "medalist";
@@ -27,13 +20,7 @@ export function sh(s: string): string {
 }
 
 /** A valid job name: medalist-<suite>-<run>, shortened with a hash if long. */
-export function jobName(suiteId: string, runId: string): string {
-  const clean = (s: string) => s.replace(/[^a-zA-Z0-9_.-]+/g, "-");
-  const name = `medalist-${clean(suiteId)}-${clean(runId)}`;
-  if (name.length <= 120) return name;
-  const hash = createHash("sha256").update(`${suiteId}\0${runId}`).digest("hex").slice(0, 12);
-  return `${name.slice(0, 107)}-${hash}`;
-}
+export const jobName = runName;
 
 /** "medalist suite=<id> run=<id> owner=<host>:<pid>": parsed back by `parseComment`. */
 export function jobComment(suiteId: string, runId: string, owner: string): string {
@@ -67,7 +54,6 @@ export function planJob(
   s: SlurmSettings,
   runnerEnv: NodeJS.ProcessEnv = process.env,
 ): JobPlan {
-  const p = runPaths(spec.runDir);
   const name = jobName(spec.suiteId, spec.runId);
   const comment = jobComment(spec.suiteId, spec.runId, s.owner);
   const scriptPath = `${spec.runDir}/${SCRIPT_FILE}`;
@@ -77,7 +63,9 @@ export function planJob(
     "--no-requeue",
     `--job-name=${name}`,
     `--comment=${comment}`,
-    `--output=${p.logFile}`,
+    // Raw output beside the run folder's files; the runner masks it into run.log (slurm/output.ts).
+    `--output=${spec.runDir}/${OUTPUT_FILES.stdout}`,
+    `--error=${spec.runDir}/${OUTPUT_FILES.stderr}`,
     "--open-mode=append",
     `--chdir=${spec.runDir}`,
     `--time=${timeMinutes(spec.timeLimitSecs + s.graceSecs)}`,
@@ -99,15 +87,7 @@ export function planJob(
   args.push("--export=ALL", ...s.sbatchArgs, scriptPath);
 
   const inContainer = s.mode !== "command";
-  const paths: ContractPaths = inContainer
-    ? { ...CONTAINER_PATHS }
-    : {
-        data: spec.publicDir,
-        submission: p.submissionDir,
-        logs: p.logsDir,
-        code: p.codeDir,
-        instructions: p.instructionsFile,
-      };
+  const paths = inContainer ? { ...CONTAINER_PATHS } : hostPaths(spec);
   const agentEnv = { ...spec.env, ...contractEnv(spec, paths) };
   if (inContainer && s.network === "none") delete agentEnv.MEDALIST_VALIDATION_URL;
   const env: Record<string, string> = {};
@@ -173,7 +153,7 @@ function jobScript(spec: RunSpec, s: SlurmSettings, envNames: string[]): string 
         "--security-opt no-new-privileges",
         // The agent is hostile: no capabilities, not root (as with the Docker executor).
         "--cap-drop ALL",
-        `--user ${agentUser()}`,
+        `--user ${defaultAgentUser()}`,
         `--label medalist.suite=${sh(spec.suiteId)}`,
         `--label medalist.run=${sh(spec.runId)}`,
         ...(l.memory !== undefined ? [`--memory ${l.memory}`, `--memory-swap ${l.memory}`] : []),

@@ -1,3 +1,4 @@
+import type { ExitFacts } from "../attempt.js";
 import type { Outcome } from "../types.js";
 import { NO_SHARED_DIR_EXIT } from "./job.js";
 
@@ -105,14 +106,10 @@ export interface Classified {
   exitCode: number | null;
   error?: string;
   retryable?: boolean;
-  cancelled?: boolean;
 }
 
+/** A job Medalist stopped (time limit, quota, cancel) is worded by execute/attempt.ts, not here. */
 export interface ClassifyContext {
-  /** Medalist stopped the job at the run's time limit. */
-  timedOutByUs: boolean;
-  /** Medalist cancelled the job because the suite was cancelled. */
-  cancelledByUs: boolean;
   /** The run's time limit, for messages. */
   timeLimitSecs: number;
   /** The memory Slurm was asked for (--mem), bytes. */
@@ -128,15 +125,11 @@ export function classify(job: JobRecord, ctx: ClassifyContext): Classified {
   const { state } = job;
   const code = job.signal ? null : job.exitCode;
   const where = job.nodeList && job.nodeList !== "None assigned" ? ` on ${job.nodeList}` : "";
-  if (ctx.cancelledByUs)
-    return { outcome: "infra_error", exitCode: code, error: "cancelled", cancelled: true };
-  if (ctx.timedOutByUs || state === "TIMEOUT") {
+  if (state === "TIMEOUT") {
     return {
       outcome: "timed_out",
       exitCode: code,
-      error: ctx.timedOutByUs
-        ? `time limit of ${ctx.timeLimitSecs}s reached: Medalist stopped the job`
-        : `Slurm stopped the job at its time limit (the run's ${ctx.timeLimitSecs}s plus grace)`,
+      error: `Slurm stopped the job at its time limit (the run's ${ctx.timeLimitSecs}s plus grace)`,
     };
   }
   if (state === "COMPLETED") return { outcome: "completed", exitCode: 0 };
@@ -204,4 +197,24 @@ export function classify(job: JobRecord, ctx: ClassifyContext): Classified {
     error: `Slurm ended the job: ${state}${where}`,
     retryable: false,
   };
+}
+
+/** An ended job's classification as the attempt wrapper's exit facts. */
+export function exitFacts(c: Classified, job: JobRecord): ExitFacts {
+  const signal = job.signal ? `signal ${job.signal}` : null;
+  switch (c.outcome) {
+    case "completed":
+      return { code: 0 };
+    case "oom":
+      return { code: c.exitCode, oom: c.error ?? "out of memory" };
+    case "timed_out":
+      return { code: c.exitCode, timedOut: c.error ?? "Slurm stopped the job" };
+    case "infra_error":
+      return {
+        code: c.exitCode,
+        infra: { error: c.error ?? "Slurm ended the job", retryable: !!c.retryable },
+      };
+    default:
+      return { code: c.exitCode, signal };
+  }
 }

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
-import { runPolicy, type AgentConfig, type Config } from "../../config/schema.js";
-import type { SlurmConfig } from "../../config/slurm.js";
+import type { AgentConfig, Config } from "../../config/schema.js";
+import { runPolicy } from "../../config/run-policy.js";
+import type { SlurmConfig } from "./config.js";
 
 /** Everything one suite's jobs need, resolved from the config once at open. */
 export interface SlurmSettings extends Omit<SlurmConfig, "sharedDir"> {

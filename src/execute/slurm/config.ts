@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ConfigIssue, ExecutorConfigView } from "../descriptor.js";
 
 /**
  * The `slurm:` block (executor: slurm). Runs are handed to Slurm with sbatch; files travel
@@ -48,3 +49,29 @@ export const SLURM_DEFAULTS: SlurmConfig = {
   apptainer: "apptainer",
   poll: { minSecs: 2, maxSecs: 30 },
 };
+
+/** What the slurm executor needs from its block and the agent. */
+export function checkSlurm(c: ExecutorConfigView<SlurmConfig>): ConfigIssue[] {
+  const s = c.block;
+  const out: ConfigIssue[] = [];
+  if (!s.sharedDir)
+    out.push({
+      path: ["slurm", "sharedDir"],
+      message: "the slurm executor needs slurm.sharedDir, a folder the runner and the nodes both see",
+    });
+  if (s.mode === "command" && c.agent.command === undefined)
+    out.push({ path: ["agent", "command"], message: "slurm mode command needs agent.command" });
+  if (s.mode !== "command" && !c.agent.image)
+    out.push({
+      path: ["agent", "image"],
+      message: `slurm mode ${s.mode} needs agent.image (an image the nodes can pull or read; agent.build is not used)`,
+    });
+  if (s.mode === "pyxis" && c.agent.command === undefined)
+    out.push({
+      path: ["agent", "command"],
+      message: "slurm mode pyxis needs agent.command (srun runs a command in the image)",
+    });
+  if (s.poll.minSecs > s.poll.maxSecs)
+    out.push({ path: ["slurm", "poll", "minSecs"], message: "must not exceed maxSecs" });
+  return out;
+}

@@ -1,5 +1,3 @@
-export { RunLog } from "../run-log.js";
-
 /**
  * Splits Docker's multiplexed stream (8-byte frame headers: type, 0, 0, 0, size) into
  * stdout/stderr text. Resolves when the stream ends or errors.

@@ -190,7 +190,7 @@ export interface SanitizeReport {
  * Visits every entry under `dir` (lstat, no link followed; `st` undefined when it cannot be read) and
  * descends into real folders unless `visit` says "skip"; "stop" ends the whole walk.
  */
-function walkTree(
+export function walkTree(
   dir: string,
   visit: (full: string, rel: string, st: Stats | undefined) => "stop" | "skip" | void,
   rel = "",
