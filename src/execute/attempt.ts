@@ -163,6 +163,78 @@ export async function prepareRunFolder(spec: RunSpec, retry: boolean, user: stri
   await writeFile(p.instructionsFile, "", { flag: "a" });
 }
 
+type Breach = QuotaBreach & { final?: boolean };
+
+/** One attempt's watch: the time limit, the quota, the cancel, and the stop → grace → kill escalation. */
+class Watch {
+  why: Why | null = null;
+  breach: Breach | null = null;
+  handle: AgentHandle | null = null;
+  started = Date.now();
+  clockStarted = false;
+  readonly gaveUp: Promise<"lost">;
+  private giveUp: () => void = () => {};
+  private readonly timers: NodeJS.Timeout[] = [];
+  private pendingClock: number | null = null;
+  private readonly unwatch: () => void;
+
+  constructor(
+    private readonly spec: RunSpec,
+    private readonly driver: AttemptDriver,
+    private readonly log: RunLog,
+  ) {
+    this.gaveUp = new Promise<"lost">((resolve) => (this.giveUp = () => resolve("lost")));
+    this.unwatch = watchQuota(
+      spec.runDir,
+      spec.quota ?? DEFAULT_QUOTA,
+      (b) => {
+        this.breach = b;
+        this.stop("quota");
+      },
+      driver.quotaPollMs,
+    );
+  }
+
+  /** Stops the agent once: SIGTERM now, kill after the grace, stop waiting after that. */
+  stop(reason: Why): void {
+    const h = this.handle;
+    if (this.why !== null || !h) return;
+    this.why = reason;
+    const { graceSecs } = this.driver;
+    const grace = reason === "timeout" ? graceSecs : Math.min(graceSecs, CANCEL_GRACE_SECS);
+    this.log.note(`${stopNote(reason, this.spec, this.breach)}: stopping the agent (grace ${grace}s)`);
+    h.stop(grace);
+    this.timers.push(setTimeout(() => h.kill(), grace * 1000));
+    this.timers.push(setTimeout(this.giveUp, (grace + (this.driver.lostAfterKillSecs ?? 30)) * 1000));
+  }
+
+  /** The agent runs (since `elapsedSecs`): the time limit starts counting. */
+  running(elapsedSecs = 0): void {
+    if (!this.handle) {
+      this.pendingClock ??= elapsedSecs;
+      return;
+    }
+    if (this.clockStarted) return;
+    this.clockStarted = true;
+    this.started = Date.now() - elapsedSecs * 1000;
+    this.log.note(`started; time limit ${this.spec.timeLimitSecs}s`);
+    const left = Math.max(0, this.spec.timeLimitSecs - elapsedSecs);
+    this.timers.push(setTimeout(() => this.stop("timeout"), left * 1000));
+  }
+
+  /** The driver started the agent. */
+  attach(handle: AgentHandle): void {
+    this.handle = handle;
+    if (this.driver.clock !== "when-running" || this.pendingClock !== null)
+      this.running(this.pendingClock ?? 0);
+  }
+
+  dispose(): void {
+    this.unwatch();
+    for (const t of this.timers) clearTimeout(t);
+  }
+}
+
 /** Starts the agent and watches it: time limit, quota, cancel; then words how it ended. */
 async function supervise(
   spec: RunSpec,
@@ -172,84 +244,45 @@ async function supervise(
   details: Record<string, string>,
   attempt: number,
 ): Promise<ExecResult> {
-  const timers: NodeJS.Timeout[] = [];
-  let why: Why | null = null;
-  let breach: (QuotaBreach & { final?: boolean }) | null = null;
-  let handle: AgentHandle | null = null;
-  let started = Date.now();
-  let giveUp: () => void = () => {};
-  const gaveUp = new Promise<"lost">((resolve) => (giveUp = () => resolve("lost")));
-
-  const stop = (reason: Why) => {
-    if (why !== null || !handle) return;
-    why = reason;
-    const grace = reason === "timeout" ? driver.graceSecs : Math.min(driver.graceSecs, CANCEL_GRACE_SECS);
-    log.note(`${stopNote(reason, spec, breach)}: stopping the agent (grace ${grace}s)`);
-    const h = handle;
-    h.stop(grace);
-    timers.push(setTimeout(() => h.kill(), grace * 1000));
-    timers.push(setTimeout(giveUp, (grace + (driver.lostAfterKillSecs ?? 30)) * 1000));
-  };
-  const pendingClock: number[] = [];
-  let clockStarted = false;
-  const startClock = (elapsedSecs = 0) => {
-    if (clockStarted) return;
-    clockStarted = true;
-    started = Date.now() - elapsedSecs * 1000;
-    log.note(`started; time limit ${spec.timeLimitSecs}s`);
-    const left = Math.max(0, spec.timeLimitSecs - elapsedSecs);
-    timers.push(setTimeout(() => stop("timeout"), left * 1000));
-  };
+  const w = new Watch(spec, driver, log);
   const ctx: AttemptContext = {
     attempt,
     output: (s, t) => log.output(s, t),
     note: (t) => log.note(t),
     details,
-    running: (elapsed) => (handle ? startClock(elapsed) : pendingClock.push(elapsed ?? 0)),
+    running: (elapsed) => w.running(elapsed),
   };
-  const onAbort = () => stop("cancel");
+  const onAbort = () => w.stop("cancel");
   signal?.addEventListener("abort", onAbort, { once: true });
-  const unwatch = watchQuota(
-    spec.runDir,
-    spec.quota ?? DEFAULT_QUOTA,
-    (b) => {
-      breach = b;
-      stop("quota");
-    },
-    driver.quotaPollMs,
-  );
   let exit: ExitFacts | "lost";
   try {
     const s = await driver.start(spec, ctx);
     if ("ended" in s) return word(s.ended, null, null, spec, details, 0);
-    handle = s;
-    if (driver.clock !== "when-running" || pendingClock.length > 0) startClock(pendingClock[0]);
+    w.attach(s);
     if (signal?.aborted) onAbort();
-    exit = await Promise.race([handle.wait(), gaveUp]);
+    exit = await Promise.race([s.wait(), w.gaveUp]);
   } finally {
-    unwatch();
-    for (const t of timers) clearTimeout(t);
+    w.dispose();
     signal?.removeEventListener("abort", onAbort);
-    await handle?.release?.().catch(() => {});
+    await w.handle?.release?.().catch(() => {});
   }
-  const lost: ExitFacts = {
-    code: null,
-    infra: { error: "the agent did not end after it was killed", retryable: false },
-  };
-  const facts = exit === "lost" ? lost : exit;
-  const durationMs = facts.durationMs ?? (clockStarted ? Date.now() - started : 0);
+  const facts: ExitFacts =
+    exit === "lost"
+      ? { code: null, infra: { error: "the agent did not end after it was killed", retryable: false } }
+      : exit;
+  const durationMs = facts.durationMs ?? (w.clockStarted ? Date.now() - w.started : 0);
   if (exit !== "lost") log.note(exitNote(facts, durationMs));
   // The final quota check (allocated and apparent bytes): a file written just before exit, or a
   // sparse one, counts as much as one the watch saw. Before anything grades or stores the run.
-  if (why === null && !facts.infra && exit !== "lost") {
+  if (w.why === null && !facts.infra) {
     const late = finalQuotaCheck(spec.runDir, spec.quota ?? DEFAULT_QUOTA);
     if (late) {
-      breach = { ...late, final: true };
-      why = "quota";
+      w.breach = { ...late, final: true };
+      w.why = "quota";
       log.note(describeFinalBreach(late));
     }
   }
-  return word(facts, why, breach, spec, details, durationMs);
+  return word(facts, w.why, w.breach, spec, details, durationMs);
 }
 
 function stopNote(why: Why, spec: RunSpec, breach: QuotaBreach | null): string {
@@ -267,7 +300,7 @@ function exitNote(f: ExitFacts, durationMs: number): string {
 export function word(
   f: ExitFacts,
   why: Why | null,
-  breach: (QuotaBreach & { final?: boolean }) | null,
+  breach: Breach | null,
   spec: RunSpec,
   details: Record<string, string>,
   durationMs: number,

@@ -6,9 +6,10 @@ import type { GraderSpec } from "../grade/spec.js";
 
 /**
  * The executor lifecycle: open (once per suite) → execute (once per run attempt) → close (once,
- * also on cancel). Every backend (local/, docker/, slurm/) implements `ExecutorBackend` in its own
- * folder and is registered by name in `execute/factory.ts`; nothing outside that folder knows
- * which backend runs.
+ * also on cancel). Every backend (local/, docker/, slurm/) describes itself in its own folder
+ * (execute/descriptor.ts) and is registered by one line in execute/backends.ts; each attempt is
+ * execute/attempt.ts's runAttempt with the backend's driver. Nothing outside the backend's folder
+ * knows which backend runs.
  */
 export interface SuiteContext {
   config: Config;
@@ -54,14 +55,16 @@ export interface OpenExecutor {
     grader?: GraderSpec | null,
   ): string | undefined;
   /**
-   * One attempt at one run. Never grades, never retries: the caller retries infra errors marked
-   * `retryable` under one policy. A run stopped because the suite was cancelled has `cancelled`.
+   * One attempt at one run (runAttempt with the backend's driver, for registered backends). Never
+   * grades, never retries: the caller retries infra errors marked `retryable` under one policy. A
+   * run stopped because the suite was cancelled has `cancelled`.
    */
   execute(spec: RunSpec, signal?: AbortSignal): Promise<ExecResult>;
   /** Releases everything the backend started (containers, jobs, servers). Idempotent. */
   close(): Promise<void>;
 }
 
+/** A backend given directly to runSuite (tests' stand-ins); registered ones are descriptors. */
 export interface ExecutorBackend {
   readonly name: string;
   open(ctx: SuiteContext): Promise<OpenExecutor>;

@@ -21,9 +21,9 @@ export interface RunSpec {
   gpus: string[];
   /** URL of the format-validation endpoint, when one runs. */
   validationUrl?: string;
-  /** Names in `env` whose values are secrets: masked in run.log. */
+  /** Names in `env` whose values are secrets: masked in run.log, the run folder and the outcome. */
   secretEnv?: string[];
-  /** Most bytes per writable folder, enforced while the run runs (default execute/quota.ts). */
+  /** Most bytes per writable folder, checked while the run runs and once after (default execute/quota.ts). */
   quota?: DiskQuota;
   /** Which attempt this is (1 first); a retry starts from an empty submission folder. */
   attempt?: number;
