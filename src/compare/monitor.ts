@@ -224,7 +224,8 @@ export class SuiteMonitor {
     };
     return {
       decision: out?.decision ?? "continue",
-      level: out?.level ?? levelAt(this.design, 0),
+      // No look taken (runs skipped or cut short): one analysis only, at the last look's level.
+      level: out?.level ?? levelAt(this.design, 1),
       usedRuns: this.used.length,
       plannedRuns: this.plan.length,
       afterStop: this.late.map((r) => r.runId),

@@ -179,7 +179,7 @@ export const GATE_DEFAULTS = {
   allowSuiteMismatch: false,
 } as const satisfies z.output<typeof GateSchema>;
 
-/** `seeds: 3`, or a plan: `{ max: 3, adaptive: true }` runs further head seeds only while the verdict is open. */
+/** `seeds: 3`, or `{ max: 3, adaptive: true }`: the head is monitored after every run and stops at the verdict (src/compare/monitor.ts). */
 export const SeedsSchema = z.union([
   z.number().int().min(1).max(100),
   z.strictObject({

@@ -141,4 +141,14 @@ describe("SuiteMonitor", () => {
     expect(m.look()).toBeNull(); // c11 has seeds 1 and 2 still to come
     expect(m.stopped).toBe(false);
   });
+
+  it("a suite cut short before any look is analysed once, at the last look's level", () => {
+    const m = new SuiteMonitor(base, plan, gate);
+    const runs = ordered.slice(0, 5).map((p) => fakeRun(p.competitionId, p.seed, "gold"));
+    for (const r of runs) m.add(r);
+    const cmp = m.comparison({ ...base, label: "head", runs });
+    expect(cmp.monitor!.decision).toBe("continue");
+    expect(cmp.monitor!.level).toBeCloseTo(levelAt(m.design, 1), 12);
+    expect(cmp.verdict).toBe("error"); // 7 of 12 competitions have no head run
+  });
 });
