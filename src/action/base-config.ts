@@ -14,6 +14,8 @@ const git = (cwd: string, args: string[], input?: Buffer) =>
     input,
     stdio: ["pipe", "pipe", "pipe"],
     maxBuffer: 1024 ** 3,
+    // Never wait for a password prompt (a fetch without credentials fails instead).
+    env: { ...process.env, GIT_TERMINAL_PROMPT: "0" },
   });
 
 const gitOk = (cwd: string, args: string[]) => {

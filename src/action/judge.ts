@@ -1,8 +1,8 @@
 // Which config judges this job. On a pull request the base commit's config decides everything but
 // the agent under test (src/config/trust.ts); the report's first lines say which settings applied.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { loadConfig, parseConfigText, validateConfig, type LoadedConfig } from "../config/load.js";
 import type { AgentConfig, Config } from "../config/schema.js";
 import { checkAgentPaths, isInside, splitTrust } from "../config/trust.js";
@@ -65,11 +65,14 @@ async function fromBase(
   const sha = event.pr!.baseSha;
   if (!sha) throw new UserError("the pull request event names no base commit; cannot read its config");
   const shown = settings.configPath;
-  const top = repoTop(head.baseDir);
+  // Real paths: git names the checkout's top folder with its links resolved.
+  const baseDir = realpathSync(head.baseDir);
+  const path = join(baseDir, basename(head.path));
+  const top = repoTop(baseDir);
   const withGit = top !== null && haveCommit(top, sha, log);
-  const root = top ?? resolve(env.GITHUB_WORKSPACE || ".");
-  const rel = gitPath(root, head.path);
-  if (!isInside(root, head.path))
+  const root = top ?? realpathSync(resolve(env.GITHUB_WORKSPACE || "."));
+  const rel = gitPath(root, path);
+  if (!isInside(root, path))
     throw new UserError(
       `${shown} is outside the repository checkout ${root}; cannot read it at the base commit`,
     );
@@ -96,12 +99,12 @@ async function fromBase(
     head.config,
     `${shown} (the base commit's settings with this pull request's agent)`,
   );
-  checkAgentPaths(split.config.agent, head.baseDir, root);
+  checkAgentPaths(split.config.agent, baseDir, root);
   const git = withGit && top ? { top, sha } : null;
   const config: Config = {
     ...split.config,
-    registryDir: baseRegistry(split.config.registryDir, head.baseDir, root, git, env),
-    baseline: baseBaselineFile(split.config.baseline, head.baseDir, root, git, env),
+    registryDir: baseRegistry(split.config.registryDir, baseDir, root, git, env),
+    baseline: baseBaselineFile(split.config.baseline, baseDir, root, git, env),
   };
   const notices = split.ignored.length
     ? [
