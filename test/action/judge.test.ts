@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub } from "../fixtures/github/server.js";
-import { ROOT, runInProcess, type ActionRun } from "./harness.js";
+import { assertDist, ROOT, runAction, runInProcess, type ActionRun } from "./harness.js";
 
 const T = 240_000;
 const token = "ghs_judgeToken42";
@@ -82,11 +82,11 @@ describe("the pull request cannot change its judge", () => {
   async function pr(
     files: Record<string, string | null>,
     inputs: Record<string, string> = {},
-    opts: { base?: string; env?: Record<string, string> } = {},
+    opts: { base?: string; env?: Record<string, string>; bundle?: boolean } = {},
   ): Promise<ActionRun & { comment: string }> {
     const base = opts.base ?? baseSha;
     const head = commit(base, files);
-    const r = await runInProcess({
+    const r = await (opts.bundle ? runAction : runInProcess)({
       workspace: repo,
       inputs: {
         config: "medalist.yml",
@@ -178,6 +178,18 @@ describe("the pull request cannot change its judge", () => {
 
   it("gate.failOn: never in the PR is ignored", { timeout: T }, async () => {
     judgedByBase(await pr(headConfig((c) => `${c}gate: { failOn: never }\n`)), ["gate.failOn"]);
+  });
+
+  it("bundle: the same through dist/index.js, as the runner starts it", { timeout: T }, async () => {
+    assertDist();
+    judgedByBase(
+      await pr(
+        headConfig((c) => `${c}gate: { failOn: never }\n`),
+        {},
+        { bundle: true },
+      ),
+      ["gate.failOn"],
+    );
   });
 
   it("gate.tolerance: 0.9 in the PR is ignored", { timeout: T }, async () => {
