@@ -220,6 +220,34 @@ describe("the pull request cannot change its judge", () => {
     judgedByBase(await pr(headConfig(edit)), ["competitions.include", "gate.allowSuiteMismatch"]);
   });
 
+  it(
+    "baseline: run in the base config runs the base commit's agent on the base side",
+    { timeout: T },
+    async () => {
+      const runBase = commit(baseSha, {
+        "medalist.yml": baseConfig().replace(/^baseline:.*$/m, "baseline: { source: run }"),
+      });
+      // The PR's agent needs a file only the PR has: run on the base side, every base run would fail.
+      const r = await pr(
+        {
+          "agents/head-only": "",
+          "medalist.yml": baseConfig()
+            .replace(/^baseline:.*$/m, "baseline: { source: run }")
+            .replace("command: node weak/agent.mjs", "command: test -f head-only && node weak/agent.mjs"),
+        },
+        {},
+        { base: runBase },
+      );
+      expect(r.comment, r.stdout).not.toContain("This pull request changes the evaluation settings");
+      const base = JSON.parse(readFileSync(join(repo, ".medalist/results/base/results.json"), "utf8"));
+      expect(base.agent.description).toContain("node weak/agent.mjs");
+      expect(base.agent.description).not.toContain("head-only");
+      expect(base.runs.map((x: { outcome: string }) => x.outcome)).toEqual(Array(6).fill("completed"));
+      const head = JSON.parse(readFileSync(join(repo, ".medalist/results/head/results.json"), "utf8"));
+      expect(head.agent.description).toContain("head-only");
+    },
+  );
+
   it("the PR's edit of the committed baseline file is ignored", { timeout: T }, async () => {
     const head = JSON.parse(readFileSync(join(repo, ".medalist/results/head/results.json"), "utf8"));
     const r = await pr({ "base-medals.json": JSON.stringify({ ...head, label: "base" }) });
