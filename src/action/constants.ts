@@ -10,6 +10,10 @@ export const Inputs = {
   DataDir: "data-dir",
   ResultsDir: "results-dir",
   RunsDir: "runs-dir",
+  /** UNSAFE: judge a pull request with its own config instead of the base commit's. */
+  TrustPrConfig: "trust-pr-config",
+  /** UNSAFE: run executor local / Slurm mode command on pull requests. */
+  AllowUnsandboxedAgent: "allow-unsandboxed-agent",
 } as const;
 
 export const Outputs = {

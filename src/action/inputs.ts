@@ -42,6 +42,8 @@ export const SettingsSchema = z.object({
   [Inputs.DataDir]: z.string().trim(),
   [Inputs.ResultsDir]: z.string().trim().min(1),
   [Inputs.RunsDir]: z.string().trim(),
+  [Inputs.TrustPrConfig]: bool,
+  [Inputs.AllowUnsandboxedAgent]: bool,
 });
 
 /**
@@ -58,6 +60,8 @@ export const DEFAULTS: Record<string, string> = {
   [Inputs.DataDir]: "",
   [Inputs.ResultsDir]: ".medalist/results",
   [Inputs.RunsDir]: "",
+  [Inputs.TrustPrConfig]: "false",
+  [Inputs.AllowUnsandboxedAgent]: "false",
 };
 
 export interface Settings {
@@ -75,6 +79,10 @@ export interface Settings {
   resultsDir: string;
   /** The run store: "" chooses by runner (see runStoreDir), "none" turns it off, else a folder. */
   runsDir: string;
+  /** UNSAFE: a pull request's own config judges it (see docs/security.md). */
+  trustPrConfig: boolean;
+  /** UNSAFE: executor local and Slurm mode command may run a pull request's agent. */
+  allowUnsandboxedAgent: boolean;
 }
 
 /** Reads all inputs (or the given reader) and returns the settings, or throws one UserError listing every problem. */
@@ -103,6 +111,8 @@ export function readSettings(read: (name: string) => string = (n) => core.getInp
     dataDir: s[Inputs.DataDir] === "" ? null : s[Inputs.DataDir],
     resultsDir: s[Inputs.ResultsDir],
     runsDir: s[Inputs.RunsDir],
+    trustPrConfig: s[Inputs.TrustPrConfig],
+    allowUnsandboxedAgent: s[Inputs.AllowUnsandboxedAgent],
   };
 }
 
@@ -110,6 +120,8 @@ export function readSettings(read: (name: string) => string = (n) => core.getInp
 export type EffectiveSettings = Omit<Settings, "baseline" | "failOn"> & {
   baseline: BaselineSetting;
   failOn: "regression" | "never";
+  /** Lines shown first in the report: which config judged a pull request (src/action/judge.ts). */
+  notices?: string[];
 };
 
 /** Where the action takes the baseline from when neither the input nor the config names one. */

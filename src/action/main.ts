@@ -40,6 +40,7 @@ import {
   type CacheApi,
 } from "./baseline.js";
 import { checkoutBase } from "./base-ref.js";
+import { judgeConfig, type JudgedConfig } from "./judge.js";
 import { Outputs } from "./constants.js";
 import { isGhes, readEvent, runUrl, type EventInfo } from "./event.js";
 import {
@@ -126,8 +127,9 @@ async function main(deps: Deps): Promise<void> {
   }
 
   const step = core.getInput("step") || "all";
-  if (step === "plan") return planStep(settings);
-  const { loaded, config, session, suiteHash, settings: eff } = loadSession(settings);
+  const judged = await judgeConfig(settings, event, deps.env, (line) => core.info(line));
+  if (step === "plan") return planStep(settings, judged);
+  const { loaded, config, session, suiteHash, settings: eff } = loadSession(settings, judged);
   const resultsDir = resolve(settings.resultsDir);
   mkdirSync(resultsDir, { recursive: true });
   const log = (line: string) => core.info(line);
@@ -210,7 +212,7 @@ export async function publish(
   const reportPath = ev.paths.report;
   let viewerUrl: string | undefined;
   const render = (links?: Record<string, string>) =>
-    ev.render({ links, fullReportUrl: runUrl(event), viewerUrl });
+    ev.render({ links, fullReportUrl: runUrl(event), viewerUrl, notices: settings.notices });
   writeFileSync(reportPath, render());
 
   // Trajectories, then the final report with links to them.
@@ -369,8 +371,8 @@ export async function publish(
  * The config as the action reads it (data and registry folders absolute) and the effective
  * settings: action input > config > default; inputs left at their default do not override the config.
  */
-export function loadSession(settings: Settings) {
-  const loaded = loadConfig(settings.configPath);
+export function loadSession(settings: Settings, judged?: JudgedConfig) {
+  const loaded: LoadedConfig = judged ?? loadConfig(settings.configPath);
   const eff = effectiveSettings(settings, loaded.config, loaded.baseDir);
   const config: Config = {
     ...loaded.config,
@@ -380,7 +382,13 @@ export function loadSession(settings: Settings) {
   };
   // The registry is loaded and the suite planned once; the cache key needs the suite hash.
   const session = openSession(config, loaded.baseDir);
-  return { loaded, config, session, suiteHash: session.plan.suiteHash, settings: eff };
+  return {
+    loaded,
+    config,
+    session,
+    suiteHash: session.plan.suiteHash,
+    settings: { ...eff, notices: judged?.notices },
+  };
 }
 
 /** The baseline from the cache or a file; "none" with the reason when the cache has none. */
@@ -459,7 +467,9 @@ function baseRefBaseline(deps: Deps, loaded: LoadedConfig, config: Config, event
   const sha = event.pr?.baseSha;
   if (!sha) throw new UserError("baseline: run needs a pull_request event (the base ref comes from it)");
   const agent =
-    config.baseline?.source === "run" && config.baseline.agent ? config.baseline.agent : config.agent;
+    config.baseline?.source === "run" && config.baseline.agent
+      ? config.baseline.agent
+      : ((loaded as Partial<JudgedConfig>).baseAgent ?? config.agent);
   return {
     kind: "run",
     agent,

@@ -15,6 +15,7 @@ import { isGhes, type EventInfo } from "./event.js";
 import { runStoreDir, type EffectiveSettings, type Settings } from "./inputs.js";
 import type { Deps } from "./main.js";
 import { loadSession, publish } from "./main.js";
+import type { JudgedConfig } from "./judge.js";
 
 const shardArtifactPrefix = (suite: string) => artifactName(`medalist-${suite}-shard-`);
 
@@ -30,8 +31,8 @@ function optionalNumber(name: string, whole: boolean): number | undefined {
 }
 
 /** plan/: the shards as a matrix for the run jobs, and what they are expected to cost. */
-export async function planStep(settings: Settings): Promise<void> {
-  const { session } = loadSession(settings);
+export async function planStep(settings: Settings, judged?: JudgedConfig): Promise<void> {
+  const { session } = loadSession(settings, judged);
   const target = core.getInput("target-wall").trim();
   const targetSecs = target === "" ? undefined : (parseDuration(target) ?? undefined);
   if (target !== "" && !(targetSecs! > 0))

@@ -59,6 +59,22 @@ const bytes = z.union([z.number().int().positive(), z.string()]).transform((v, c
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name");
 
+/** Prefixes of the runner's own variables (its tokens, cache and results URLs, the action's inputs). */
+export const RUNNER_SECRET_PREFIXES = ["GITHUB_", "ACTIONS_", "RUNNER_", "INPUT_"] as const;
+
+/** Why `name` cannot be an agent secret (one of the runner's own credentials), or null. */
+export function runnerSecretProblem(name: string): string | null {
+  const upper = name.toUpperCase();
+  const prefix = RUNNER_SECRET_PREFIXES.find((p) => upper.startsWith(p));
+  if (!prefix) return null;
+  return `${name} is one of the runner's own variables (${RUNNER_SECRET_PREFIXES.map((p) => `${p}*`).join(", ")}) and is never passed to the agent; store the agent's credential under another name`;
+}
+
+const secretName = envName.superRefine((name, ctx) => {
+  const problem = runnerSecretProblem(name);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
+
 export const AgentSchema = z
   .strictObject({
     /** Command for the agent: run by a shell (local executor) or as the container's command (docker). */
@@ -79,7 +95,7 @@ export const AgentSchema = z
     /** Plain variables passed to the agent. */
     env: z.record(envName, z.string()).default({}),
     /** Names of runner environment variables passed to the agent (masked in logs). */
-    secrets: z.array(envName).max(100).default([]),
+    secrets: z.array(secretName).max(100).default([]),
     /**
      * Local executor: which files of the working folder (cwd) are the agent's code. Their
      * content hash is part of each run's identity: a change re-executes finished runs.

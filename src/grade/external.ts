@@ -4,6 +4,9 @@
  * The last JSON object printed on stdout (or stderr) is taken as the report.
  */
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
 import type { ScoreResult } from "./types.js";
 
@@ -42,6 +45,16 @@ export function lastJsonObject(text: string): unknown {
   return undefined;
 }
 
+/** Variables the grader gets from the runner: none of its tokens, only where programs are and the locale. */
+export const GRADER_ENV_KEEP = ["PATH", "LANG", "LC_ALL", "TZ"] as const;
+
+/** The grader's environment: GRADER_ENV_KEEP from `from`, and `home` as HOME. */
+export function graderEnv(home: string, from: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { HOME: home };
+  for (const k of GRADER_ENV_KEEP) if (from[k] !== undefined) env[k] = from[k];
+  return env;
+}
+
 export async function gradeExternal(
   command: string[],
   ctx: ExternalContext,
@@ -54,6 +67,8 @@ export async function gradeExternal(
       .replaceAll("{competition}", ctx.competition)
       .replaceAll("{private_dir}", ctx.privateDir),
   );
+  // A fresh HOME: the runner's home holds its credentials (git, cloud, docker config).
+  const home = mkdtempSync(join(tmpdir(), "medalist-grader-"));
   const { code, stdout, stderr, failure } = await new Promise<{
     code: number | null;
     stdout: string;
@@ -64,7 +79,7 @@ export async function gradeExternal(
       err = "";
     let child;
     try {
-      child = spawn(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
+      child = spawn(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"], env: graderEnv(home) });
     } catch (e) {
       resolve({ code: null, stdout: "", stderr: "", failure: (e as Error).message });
       return;
@@ -84,7 +99,7 @@ export async function gradeExternal(
       clearTimeout(timer);
       resolve({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : undefined });
     });
-  });
+  }).finally(() => rmSync(home, { recursive: true, force: true }));
   const name = args[0];
   if (failure) throw new Error(`external grader ${name} failed: ${failure}`);
   if (code !== 0)

@@ -76,6 +76,8 @@ export interface RenderOptions {
   fullReportUrl?: string;
   /** Where the HTML viewer is (an artifact page, or a path). */
   viewerUrl?: string;
+  /** A few lines shown before everything else (e.g. which config judged a pull request). */
+  notices?: string[];
 }
 
 export interface Evaluation {
@@ -162,7 +164,8 @@ export function renderEvaluation(
       })
     : `${noBaselineLine(baselineNote, gate)}\n\n${renderResults(head, { links: opts.links })}${viewer}`;
   const lost = incompleteNote(head, base);
-  return lost ? `${text}\n> ⚠️ ${lost}\n` : text;
+  const first = opts.notices?.length ? `${opts.notices.join("\n\n")}\n\n` : "";
+  return first + (lost ? `${text}\n> ⚠️ ${lost}\n` : text);
 }
 
 /** Why the evaluation is incomplete (runs of lost shards), or null. */

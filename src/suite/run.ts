@@ -1,3 +1,4 @@
+import { checkBuildContext } from "../execute/docker/build-context.js";
 import { join, resolve } from "node:path";
 import {
   configDeprecations,
@@ -143,6 +144,9 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
         `set externalGrader (e.g. ["mlebench", "grade-sample", "{submission}", "{competition}"]) or exclude ${external.length === 1 ? "it" : "them"}`,
     );
   }
+
+  if (config.executor === "docker")
+    checkBuildContext({ agent, baseDir: opts.baseDir, dataDir, outDir, storeDir: opts.storeDir });
 
   // Space kept back so that results.json can still be written when the agent fills the disk.
   let freeReserve: () => void;

@@ -21,6 +21,8 @@ describe("the action as the runner runs it", () => {
     comment: "always",
     "fail-on": "regression",
     "allow-fork-prs": "false",
+    // The scenarios run the local executor on a pull request event (see test/action/judge.test.ts).
+    "allow-unsandboxed-agent": "true",
     "data-dir": "",
     "results-dir": ".medalist/results",
     ...more,
@@ -163,7 +165,8 @@ describe("the action as the runner runs it", () => {
     expect(never.code).toBe(0);
     expect(never.outputs.verdict).toBe("regressed");
     expect(never.summary).toContain("Gate: off");
-    expect(gh.requests).toHaveLength(0);
+    // Only the base commit's config was asked for (the fake has none); nothing about comments.
+    expect(gh.requests.filter((r) => !r.path.startsWith("/repos/acme/agent/contents/"))).toHaveLength(0);
   });
 
   it("refuses a fork pull request on a self-hosted runner unless allowed", async () => {

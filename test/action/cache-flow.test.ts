@@ -49,6 +49,9 @@ describe("cache baseline through run()", () => {
       RUNNER_ENVIRONMENT: "github-hosted",
       INPUT_BASELINE: "cache",
       INPUT_COMMENT: "never",
+      // No git checkout and no token here: the pull request's own config judges it (said first).
+      "INPUT_TRUST-PR-CONFIG": "true",
+      "INPUT_ALLOW-UNSANDBOXED-AGENT": "true",
       ...env,
     };
     process.exitCode = undefined;
@@ -69,8 +72,9 @@ describe("cache baseline through run()", () => {
     expect(miss.summary).toMatch(
       /no cached baseline for suite [0-9a-f]+: tried the exact key medalist-v\d+-[0-9a-f]+-[0-9a-f]{40}, then the newest key starting with medalist-v\d+-[0-9a-f]+-/,
     );
-    // The report's first line says there is no baseline and what the gate does.
-    expect(miss.summary.split("\n")[0]).toMatch(
+    // The report's first line says whose settings judged it; the next, that there is no baseline and what the gate does.
+    expect(miss.summary.split("\n")[0]).toContain("`trust-pr-config: true`");
+    expect(miss.summary.split("\n")[2]).toMatch(
       /^> ⚠️ \*\*No baseline\*\*: no cached baseline .*the gate passes \(gate\.missingBaseline: pass\)\.$/,
     );
     expect(miss.outputs.verdict).toBe("inconclusive");
@@ -123,6 +127,8 @@ describe("cache baseline through run()", () => {
         GITHUB_STEP_SUMMARY: summary,
         RUNNER_ENVIRONMENT: "github-hosted",
         INPUT_COMMENT: "never",
+        "INPUT_TRUST-PR-CONFIG": "true",
+        "INPUT_ALLOW-UNSANDBOXED-AGENT": "true",
         GITHUB_EVENT_NAME: "pull_request",
         GITHUB_EVENT_PATH: PR_PAYLOAD,
         GITHUB_REF: "refs/pull/7/merge",

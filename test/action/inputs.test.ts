@@ -47,6 +47,8 @@ describe("readSettings", () => {
       dataDir: null,
       resultsDir: ".medalist/results",
       runsDir: "",
+      trustPrConfig: false,
+      allowUnsandboxedAgent: false,
     });
   });
 

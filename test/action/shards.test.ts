@@ -21,7 +21,18 @@ describe("plan, run and report sub-actions over one bundle", () => {
     ACTIONS_RESULTS_URL: `${store.url}/`,
   });
   const step = (step: string, inputs: Record<string, string>) =>
-    runAction({ workspace: ws, inputs: { config: "medalist.yml", step, ...inputs }, env: env() });
+    runAction({
+      workspace: ws,
+      // The local executor on a pull request event; the base config is read through the fake GitHub (none there).
+      inputs: {
+        config: "medalist.yml",
+        step,
+        "github-token": token,
+        "allow-unsandboxed-agent": "true",
+        ...inputs,
+      },
+      env: env(),
+    });
 
   beforeAll(async () => {
     assertDist();

@@ -57,6 +57,9 @@ describe("one evaluation core behind both front doors", () => {
         comment: "never",
         "fail-on": "regression",
         "allow-fork-prs": "false",
+        // No git checkout here: the pull request's own config judges it, and the report says so first.
+        "trust-pr-config": "true",
+        "allow-unsandboxed-agent": "true",
         "data-dir": "",
         "results-dir": ".medalist/results",
       },
@@ -64,7 +67,12 @@ describe("one evaluation core behind both front doors", () => {
     const actionReport = readFileSync(join(out, "report.md"), "utf8");
     // The action adds the link to its job; the bundle carries the released version number.
     const version = (s: string) => s.replace(/medalist: `[^`]*`/, "medalist: `VERSION`");
-    const withoutLink = (s: string) => version(s.replace(/\n\n\[Full report\]\([^)]*\)\n$/, "\n"));
+    const withoutLink = (s: string) =>
+      version(
+        s
+          .replace(/\n\n\[Full report\]\([^)]*\)\n$/, "\n")
+          .replace(/^> ⚠️ \*\*`trust-pr-config: true`\*\*.*\n\n/, ""),
+      );
 
     expect(cliReport).toContain("Baseline: results file base.json");
     // The CLI links its viewer folder; the action links the viewer artifact when it could upload it.
