@@ -75,6 +75,11 @@ describe("one look", () => {
     expect(decideLook(d, look({ counts: same, infra }), gate).decision).toBe("continue");
     expect(decideLook(d, look({ counts: same, infra, last: true, t: 1 }), gate).decision).toBe("error");
   });
+  it("a look with almost no information waits instead of testing at a level of 0", () => {
+    const few = look({ counts: lost.slice(0, 2), competitions: 2, t: 0.01 });
+    expect(levelAt(d, 0.01)).toBe(0);
+    expect(decideLook(d, few, { ...gate, maxNotComparable: 1 }).decision).toBe("continue");
+  });
   it("futility stops only when neither claim is within reach", () => {
     const f = monitorDesign(0.05, { futility: 0.1 });
     const open = Array.from({ length: 20 }, (_, i) => ({
