@@ -156,4 +156,25 @@ describe("SuiteMonitor", () => {
     expect(cmp.monitor!.level).toBeCloseTo(levelAt(m.design, 1), 12);
     expect(cmp.verdict).toBe("error"); // 7 of 12 competitions have no head run
   });
+
+  it("the stop sentence names the runs and the time saved, in hours or less", async () => {
+    const { monitorSentence } = await import("../../src/report/verdict.js");
+    const rec = {
+      decision: "regressed" as const,
+      level: 0.0000394,
+      usedRuns: 13,
+      plannedRuns: 36,
+      afterStop: ["a", "b"],
+      notStarted: 21,
+      savedHours: 42,
+      gpuHours: true,
+      interimShare: 0.02,
+    };
+    expect(monitorSentence(rec)).toBe(
+      "Monitored after every run: stopped after 13 of 36 planned head runs because `regressed` was reached at the one-sided level 0.00394% for each claim. 21 runs were not started, saving about 42.0 GPU-hours against the fixed design (each competition's mean run time so far). 2 runs in flight at the stop finished after it: kept in the results, not used by the verdict.",
+    );
+    expect(monitorSentence({ ...rec, savedHours: 0.01, gpuHours: false, afterStop: [] })).toContain(
+      "saving about 36s of runner time against",
+    );
+  });
 });
