@@ -1,6 +1,7 @@
 // Monitoring after every run vs fixed 3 seeds, on realistic profiles (issue 21, docs/statistics.md).
 //   npm run bench -- adaptive              this section only
 //   ADAPTIVE_SIM_SUITES=2000 …             simulated suites per cell (default 300)
+//   ADAPTIVE_FUTILITY=0.2, ADAPTIVE_SHARE=0.1  try another futility threshold / interim share
 // Profile: the lite split (22 competitions), 3 base seeds from the cache (not counted: both designs
 // need them), head runs on a pool of 8 GPUs. Per-competition medal probabilities ~ Beta with mean
 // 10%, 35% or 65% (the range of MLE-bench's lite leaderboard) and ρ = 0.45 (heterogeneous: many

@@ -96,6 +96,8 @@ export function decideLook(
   const i = look.infra;
   if (infraPValue(i.base, i.baseRuns, i.head, i.headRuns) <= level) return stop("error", "error");
   if (look.counts.length === 0) return look.last ? stop("error", "error") : stop("continue", "inconclusive");
+  // Too little information for any claim at this look (a level that rounds to 0): wait for more.
+  if (!(level > 1e-15)) return stop("continue", "inconclusive");
   const levels: Levels = { regressed: level, noRegression: level };
   const v = medalVerdict(look.counts, levels, gate.tolerance);
   if (v.verdict === "regressed") return stop("regressed", "regressed", v.delta);

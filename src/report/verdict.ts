@@ -3,6 +3,7 @@
 import type { Comparison, Dropped, ErrorCause } from "../compare/compare.js";
 import type { MonitorRecord } from "../compare/monitor.js";
 import type { MetricAnalysis, Verdict } from "../compare/stats.js";
+import { duration } from "./format.js";
 
 export const VERDICT_TITLE: Record<Verdict, string> = {
   regressed: "❌ regressed",
@@ -173,12 +174,15 @@ export function monitorSentence(m: MonitorRecord): string {
   const level = `one-sided level ${levelText(m.level)} for each claim`;
   if (m.decision === "final" || m.decision === "continue")
     return `Monitored after every run: the verdict stayed open, so ${m.usedRuns} of ${m.plannedRuns} planned head runs ran; the last look used the ${level} (${levelText(m.interimShare)} of α was kept for the looks before it).`;
-  const unit = m.gpuHours ? "GPU-hours" : "hours of runner time";
+  const saved =
+    m.savedHours >= 1
+      ? `${m.savedHours.toFixed(1)} ${m.gpuHours ? "GPU-hours" : "hours of runner time"}`
+      : `${duration(m.savedHours * 3_600_000)} of ${m.gpuHours ? "GPU time" : "runner time"}`;
   const late = m.afterStop.length
     ? ` ${m.afterStop.length} run${m.afterStop.length === 1 ? "" : "s"} in flight at the stop finished after it: kept in the results, not used by the verdict.`
     : "";
   return (
     `Monitored after every run: stopped after ${m.usedRuns} of ${m.plannedRuns} planned head runs because ${STOP_WHY[m.decision]} at the ${level}. ` +
-    `${m.notStarted} run${m.notStarted === 1 ? " was" : "s were"} not started, saving about ${m.savedHours.toFixed(1)} ${unit} against the fixed design (each competition's mean run time so far).${late}`
+    `${m.notStarted} run${m.notStarted === 1 ? " was" : "s were"} not started, saving about ${saved} against the fixed design (each competition's mean run time so far).${late}`
   );
 }

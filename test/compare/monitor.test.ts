@@ -75,6 +75,11 @@ describe("one look", () => {
     expect(decideLook(d, look({ counts: same, infra }), gate).decision).toBe("continue");
     expect(decideLook(d, look({ counts: same, infra, last: true, t: 1 }), gate).decision).toBe("error");
   });
+  it("a look with almost no information waits instead of testing at a level of 0", () => {
+    const few = look({ counts: lost.slice(0, 2), competitions: 2, t: 0.01 });
+    expect(levelAt(d, 0.01)).toBe(0);
+    expect(decideLook(d, few, { ...gate, maxNotComparable: 1 }).decision).toBe("continue");
+  });
   it("futility stops only when neither claim is within reach", () => {
     const f = monitorDesign(0.05, { futility: 0.1 });
     const open = Array.from({ length: 20 }, (_, i) => ({
@@ -150,5 +155,26 @@ describe("SuiteMonitor", () => {
     expect(cmp.monitor!.decision).toBe("continue");
     expect(cmp.monitor!.level).toBeCloseTo(levelAt(m.design, 1), 12);
     expect(cmp.verdict).toBe("error"); // 7 of 12 competitions have no head run
+  });
+
+  it("the stop sentence names the runs and the time saved, in hours or less", async () => {
+    const { monitorSentence } = await import("../../src/report/verdict.js");
+    const rec = {
+      decision: "regressed" as const,
+      level: 0.0000394,
+      usedRuns: 13,
+      plannedRuns: 36,
+      afterStop: ["a", "b"],
+      notStarted: 21,
+      savedHours: 42,
+      gpuHours: true,
+      interimShare: 0.02,
+    };
+    expect(monitorSentence(rec)).toBe(
+      "Monitored after every run: stopped after 13 of 36 planned head runs because `regressed` was reached at the one-sided level 0.00394% for each claim. 21 runs were not started, saving about 42.0 GPU-hours against the fixed design (each competition's mean run time so far). 2 runs in flight at the stop finished after it: kept in the results, not used by the verdict.",
+    );
+    expect(monitorSentence({ ...rec, savedHours: 0.01, gpuHours: false, afterStop: [] })).toContain(
+      "saving about 36s of runner time against",
+    );
   });
 });
