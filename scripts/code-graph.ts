@@ -73,9 +73,15 @@ function read(root: string, file: string): ModuleInfo {
       }
       const names: string[] = [];
       let value = false;
-      if (clause.name) (names.push("default"), (value ||= !clause.isTypeOnly));
+      if (clause.name) {
+        names.push("default");
+        value ||= !clause.isTypeOnly;
+      }
       const nb = clause.namedBindings;
-      if (nb && ts.isNamespaceImport(nb)) (names.push("*"), (value ||= !clause.isTypeOnly));
+      if (nb && ts.isNamespaceImport(nb)) {
+        names.push("*");
+        value ||= !clause.isTypeOnly;
+      }
       if (nb && ts.isNamedImports(nb))
         for (const el of nb.elements) {
           names.push((el.propertyName ?? el.name).text);
@@ -138,8 +144,10 @@ export function importCycles(graph: Map<string, ModuleInfo>, kind: "value" | "al
     on.add(v);
     for (const w of edges(graph.get(v)!)) {
       if (!graph.has(w)) continue;
-      if (!idx.has(w)) (visit(w), low.set(v, Math.min(low.get(v)!, low.get(w)!)));
-      else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
     }
     if (low.get(v) === idx.get(v)) {
       const comp: string[] = [];

@@ -13,7 +13,8 @@ let lines = 0;
 const longFiles: string[] = [];
 const longFunctions: string[] = [];
 for (const m of src.values()) {
-  const n = m.source.getLineAndCharacterOfPosition(m.source.end).line + (m.source.text.endsWith("\n") ? 0 : 1);
+  const n =
+    m.source.getLineAndCharacterOfPosition(m.source.end).line + (m.source.text.endsWith("\n") ? 0 : 1);
   lines += n;
   if (n > 400) longFiles.push(`${m.path} (${n})`);
   const walk = (node: ts.Node) => {
@@ -73,6 +74,8 @@ console.log(`exports used nowhere:      ${dead.length}`);
 if (list) {
   console.log(`\nfiles over 400 lines:\n  ${longFiles.join("\n  ")}`);
   console.log(`\nfunctions over 60 lines:\n  ${longFunctions.join("\n  ")}`);
-  console.log(`\nimport cycles (all imports, types included):\n  ${all.map((c) => c.join(" ↔ ")).join("\n  ")}`);
+  console.log(
+    `\nimport cycles (all imports, types included):\n  ${all.map((c) => c.join(" ↔ ")).join("\n  ")}`,
+  );
   console.log(`\nexports used nowhere:\n  ${dead.join("\n  ")}`);
 }
