@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { compareRuns, gateFails as gateFailsOn, summarize, type Comparison } from "../compare/compare.js";
+import { compareRuns, summarize, type Comparison } from "../compare/compare.js";
 import { runAdaptive } from "../compare/sequential.js";
 import { GATE_DEFAULTS, type AgentConfig, type Config } from "../config/schema.js";
 import { UserError } from "../errors.js";
@@ -9,10 +9,10 @@ import { defaultRegistryDir, loadRegistry, type Registry } from "../registry/reg
 import { renderReport, renderResults } from "../report/markdown.js";
 import type { SuiteResults } from "../results/schema.js";
 import { runSuite, type SuiteOptions } from "../suite/run.js";
-import { notRun } from "./merge.js";
-import { readResults, toJson, writeAtomic, writeResults } from "../suite/store.js";
+import { toJson, writeAtomic, writeResults } from "../suite/store.js";
 import { trend, type History, type TrendPoint } from "../history/history.js";
 import { writeViewer } from "../view/write.js";
+import { decideGate, incompleteNote, noBaselineRule, type GateDecision } from "./gate.js";
 
 /** A config with its registry loaded and its runs planned, once per invocation. */
 export interface Session {
@@ -97,15 +97,10 @@ export interface Evaluation {
   viewerProblem: string | null;
   /** The default-branch trend with this head last; empty without a history. */
   trend: TrendPoint[];
+  /** Whether the gate fails, and the sentence that says why. */
+  gate: GateDecision;
   /** The report from the results documents alone (never from the config). */
   render(opts?: RenderOptions): string;
-}
-
-/** A baseline read from a results file; `shown` is the path as the user wrote it. */
-export function fileBaseline(path: string, shown = path): BaselineInput & { kind: "results" } {
-  const results = readResults(path);
-  const sha = results.git.sha ? ` (commit ${results.git.sha.slice(0, 7)})` : "";
-  return { kind: "results", results, description: `results file ${shown}${sha}` };
 }
 
 /** The suite was cancelled: finished runs are on disk and are reused on the next run. */
@@ -124,20 +119,6 @@ export function environmentFacts(head: SuiteResults): Record<string, string | nu
     GPU: head.environment.gpuModel,
     "time limit": `${head.environment.timeLimitSecs}s`,
   };
-}
-
-/**
- * The first line of a report without a baseline: that there is none, why, and what the gate
- * does then (gate.missingBaseline: pass, the default, or fail).
- */
-export function noBaselineLine(note: string | null, gate: Config["gate"]): string {
-  const rule =
-    gate.failOn === "never"
-      ? "The gate is off (fail-on: never)."
-      : gate.missingBaseline === "fail"
-        ? "The gate fails (gate.missingBaseline: fail)."
-        : "Nothing was compared, so the gate passes (gate.missingBaseline: pass).";
-  return `> ⚠️ **No baseline**: ${note ?? "none was given"}. ${rule}`;
 }
 
 /** The report for a comparison, or for the head alone (with the reason there is no baseline). */
@@ -160,42 +141,9 @@ export function renderEvaluation(
         viewerUrl: opts.viewerUrl,
         trend: opts.trend,
       })
-    : `${noBaselineLine(baselineNote, gate)}\n\n${renderResults(head, { links: opts.links })}${viewer}`;
+    : `> ⚠️ **No baseline**: ${baselineNote ?? "none was given"}. ${noBaselineRule(gate)}\n\n${renderResults(head, { links: opts.links })}${viewer}`;
   const lost = incompleteNote(head, base);
   return lost ? `${text}\n> ⚠️ ${lost}\n` : text;
-}
-
-/** Why the evaluation is incomplete (runs of lost shards), or null. */
-export function incompleteNote(head: SuiteResults, base: SuiteResults | null): string | null {
-  const parts: string[] = [];
-  for (const side of [base, head]) {
-    if (!side) continue;
-    const lost = notRun(side);
-    if (lost.length)
-      parts.push(
-        `${lost.length} ${side.label} run${lost.length > 1 ? "s" : ""} never ran (${lost[0].error?.replace(/^not run: /, "")})`,
-      );
-  }
-  return parts.length
-    ? `Incomplete: ${parts.join("; ")}. They count as not comparable and the gate does not pass.`
-    : null;
-}
-
-/**
- * Whether the gate fails the check: `regressed` or `error` when the gate fails on regressions, or
- * (fail closed) runs of lost shards on either side, whatever the verdict of the rest.
- */
-export function gateFails(
-  comparison: Comparison | null,
-  gate: Pick<Config["gate"], "failOn" | "missingBaseline">,
-  sides: { head: SuiteResults; base: SuiteResults | null } | null = null,
-): boolean {
-  if (gate.failOn === "never") return false;
-  if (sides && incompleteNote(sides.head, sides.base)) return true;
-  // Without a baseline nothing was compared: the gate follows gate.missingBaseline (default pass).
-  return comparison
-    ? gateFailsOn({ ...comparison, gate: { ...comparison.gate, failOn: gate.failOn } })
-    : gate.missingBaseline === "fail";
 }
 
 /** Both sides' results: the baseline (given, or run first), then the head (given, or run). */
@@ -333,6 +281,7 @@ export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
     paths,
     viewerProblem,
     trend: points,
+    gate: decideGate(comparison, session.config.gate, { head, base }),
     render,
   };
 }

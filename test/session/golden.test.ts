@@ -133,7 +133,7 @@ describe("golden: the CLI and the action give the same results and report as bef
       log.mockRestore();
       err.mockRestore();
     }
-    const gate = stderr.filter((l) => /exit code/.test(l));
+    const gate = stderr.filter((l) => /exit code/i.test(l));
     return normalize(
       `exit ${code}\n--- stdout\n${stdout.join("\n")}\n--- gate\n${gate.join("\n")}\n--- report.md\n` +
         readFileSync(join(ws, out, "report.md"), "utf8"),
