@@ -6,6 +6,8 @@ import { resolveBaseline, type BaselineSource } from "../../session/baseline.js"
 import { cancelOnSignals } from "../../session/cancel.js";
 import { plainSentence } from "../../session/gate.js";
 import { parseShardText, readPlanFile, runShard } from "../../session/shards.js";
+import { stdoutTarget } from "../../report/targets/report-file.js";
+import { deliverAll, newDelivery } from "../../report/targets/target.js";
 import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
 import { defaultRegistryDir } from "../../registry/registry.js";
 import type { Config } from "../../config/schema.js";
@@ -106,7 +108,8 @@ export async function runFromConfig(
     } finally {
       terminal.done();
     }
-    console.log(ev.render());
+    // The CLI's one report target: the report on stdout (report.md is on disk already).
+    await deliverAll([stdoutTarget()], newDelivery(ev, {}, { warn: progress, info: progress }));
     progress(`results: ${[ev.paths.head, ev.paths.base].filter(Boolean).join(", ")}`);
     if (ev.paths.viewer) progress(`viewer:  ${join(ev.paths.viewer, "index.html")}`);
     progress(`report:  ${ev.paths.report}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`);
