@@ -146,22 +146,30 @@ export function renderEvaluation(
   return lost ? `${text}\n> ⚠️ ${lost}\n` : text;
 }
 
-/** Both sides' results: the baseline (given, or run first), then the head (given, or run). */
-export async function runSides(input: EvaluateInput): Promise<{
+type Sides = {
   base: SuiteResults | null;
   head: SuiteResults;
   description: string;
   /** Set when adaptive seeds compared look by look. */
   comparison?: Comparison;
-}> {
-  const { session, baseline } = input;
+};
+type RunSide = (
+  label: "base" | "head",
+  configDir: string,
+  agent: AgentConfig,
+  git?: Git,
+  runIds?: string[],
+) => Promise<SuiteResults>;
+
+/** One side's suite run, as evaluate() runs it (runIds: only these runs, for adaptive seeds). */
+function sideRunner(input: EvaluateInput): RunSide {
+  const { session } = input;
   const run = input.runSuite ?? runSuite;
-  const log = input.log ?? (() => {});
   const dir = resolve(input.resultsDir);
-  const side = (label: "base" | "head", baseDir: string, agent: AgentConfig, git?: Git, runIds?: string[]) =>
+  return (label, configDir, agent, git, runIds) =>
     run({
       config: session.config,
-      baseDir,
+      baseDir: configDir,
       outDir: join(dir, label),
       label,
       agent,
@@ -170,7 +178,7 @@ export async function runSides(input: EvaluateInput): Promise<{
       // Adaptive seeds run the head seed by seed: one "shard" per look, merged by runAdaptive.
       shard: runIds ? { index: 1, count: 1, runIds } : input.shard,
       git,
-      log,
+      log: input.log ?? (() => {}),
       signal: input.signal,
       selection: input.selection,
       storeDir: input.storeDir,
@@ -178,7 +186,13 @@ export async function runSides(input: EvaluateInput): Promise<{
       notAgentFiles: [dir, ...(input.storeDir ? [input.storeDir] : [])],
       ...input.progress,
     });
+}
 
+/** Both sides' results: the baseline (given, or run first), then the head (given, or run). */
+export async function runSides(input: EvaluateInput): Promise<Sides> {
+  const { session, baseline } = input;
+  const log = input.log ?? (() => {});
+  const side = sideRunner(input);
   let base: SuiteResults | null = null;
   let description = "none";
   if (baseline.kind === "results") {
@@ -195,30 +209,36 @@ export async function runSides(input: EvaluateInput): Promise<{
   }
   if (input.signal?.aborted) throw new Cancelled();
   const { config } = session;
-  if (base && !input.head && !input.shard && config.adaptiveSeeds && config.seeds > 1) {
-    // Adaptive seeds: seed 0 everywhere, then one more seed per look while the verdict is open.
-    const adaptive = await runAdaptive({
-      base,
-      maxSeeds: config.seeds,
-      gate: config.gate,
-      baselineSource: description,
-      runSeeds: async (seeds) => {
-        const ids = session.plan.runs.filter((r) => seeds.includes(r.seed)).map((r) => r.runId);
-        const part = { ...(await side("head", session.baseDir, config.agent, input.headGit, ids)) };
-        if (input.signal?.aborted) throw new Cancelled();
-        delete part.shard;
-        return part;
-      },
-      onLook: (l) =>
-        log(`[head] look ${l.look}: ${l.headRuns} runs, verdict ${l.verdict}, decision ${l.decision}`),
-    });
-    // Each look wrote only its own seeds; the head's results document holds them all.
-    writeAtomic(join(dir, "head", "results.json"), toJson(adaptive.head));
-    return { base, head: adaptive.head, description, comparison: adaptive.comparison };
-  }
+  if (base && !input.head && !input.shard && config.adaptiveSeeds && config.seeds > 1)
+    return adaptiveHead(input, side, base, description);
   const head = input.head ?? (await side("head", session.baseDir, config.agent, input.headGit));
   if (input.signal?.aborted) throw new Cancelled();
   return { base, head, description };
+}
+
+/** Adaptive seeds: seed 0 everywhere, then one more seed per look while the verdict is open. */
+async function adaptiveHead(input: EvaluateInput, side: RunSide, base: SuiteResults, description: string) {
+  const { session } = input;
+  const { config } = session;
+  const log = input.log ?? (() => {});
+  const adaptive = await runAdaptive({
+    base,
+    maxSeeds: config.seeds,
+    gate: config.gate,
+    baselineSource: description,
+    runSeeds: async (seeds) => {
+      const ids = session.plan.runs.filter((r) => seeds.includes(r.seed)).map((r) => r.runId);
+      const part = { ...(await side("head", session.baseDir, config.agent, input.headGit, ids)) };
+      if (input.signal?.aborted) throw new Cancelled();
+      delete part.shard;
+      return part;
+    },
+    onLook: (l) =>
+      log(`[head] look ${l.look}: ${l.headRuns} runs, verdict ${l.verdict}, decision ${l.decision}`),
+  });
+  // Each look wrote only its own seeds; the head's results document holds them all.
+  writeAtomic(join(resolve(input.resultsDir), "head", "results.json"), toJson(adaptive.head));
+  return { base, head: adaptive.head, description, comparison: adaptive.comparison };
 }
 
 /**
