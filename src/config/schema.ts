@@ -304,7 +304,6 @@ export type Config = z.output<typeof ConfigSchema>;
 export type Gate = z.output<typeof GateSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
 export type AgentConfig = z.output<typeof AgentSchema>;
-export type BaselineConfig = z.output<typeof BaselineSchema>;
 
 export interface RunPolicy {
   retries: number;
