@@ -32,7 +32,7 @@ export function openSession(config: Config, baseDir: string): Session {
 
 type Git = { sha: string | null; ref: string | null };
 
-/** Where the baseline comes from; each front door turns its own inputs into one of these. */
+/** Where the baseline comes from; `resolveBaseline` (session/baseline.ts) makes one from a door's settings. */
 export type BaselineInput =
   /** No baseline; `note` says why, when that is worth telling (shown under the results). */
   | { kind: "none"; note?: string }
@@ -243,8 +243,9 @@ async function adaptiveHead(input: EvaluateInput, side: RunSide, base: SuiteResu
 
 /**
  * The one evaluation both front doors call: the baseline (given, or run first), then the head,
- * then the comparison and the report. Everything lands on disk (results, comparison.json,
- * report.md) before this returns; uploads and comments are the caller's.
+ * then the comparison, the gate's decision and the report. Everything lands on disk (results,
+ * comparison.json, the viewer, report.md) before this returns; uploads and comments are the
+ * door's report targets' (src/report/targets/).
  */
 export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
   const { session, baseline } = input;
