@@ -143,6 +143,8 @@ describe("golden: the CLI and the action give the same results and report as bef
   /** The action in this process with a loopback GitHub and recorded artifacts. */
   const action = async (inputs: Record<string, string>, artifacts = new RecordingArtifacts()) => {
     gh.comments.clear();
+    const listeners = () => [process.listenerCount("SIGINT"), process.listenerCount("SIGTERM")];
+    const before = listeners();
     const r = await runInProcess({
       workspace: ws,
       inputs: {
@@ -160,6 +162,8 @@ describe("golden: the CLI and the action give the same results and report as bef
         checkoutBase: async () => ({ baseDir: ws, dispose: () => {} }),
       },
     });
+    // The action's cancellation listeners are gone once it is done.
+    expect(listeners()).toEqual(before);
     const outputs = Object.entries(r.outputs)
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([k, v]) => `${k}=${v}`)
