@@ -5,7 +5,6 @@ import * as cache from "@actions/cache";
 import { RESULTS_SCHEMA_VERSION, type SuiteResults } from "../results/schema.js";
 import { readCachedResults } from "./cached-results.js";
 import { UserError } from "../errors.js";
-import { fileBaseline } from "../session/evaluate.js";
 import { CACHE_KEY_PREFIX } from "./constants.js";
 
 /** Fixed path (the cache version hashes it), relative to the workspace, shared by save and restore. */
@@ -145,9 +144,4 @@ export async function saveToCache(
   } catch (e) {
     return (e as Error).message;
   }
-}
-
-export function fromFile(path: string, shown = path): Baseline {
-  const { results, description } = fileBaseline(path, shown);
-  return { results, description };
 }

@@ -1,86 +1,25 @@
+// The action's front door: read the inputs, open the session, evaluate, hand the Evaluation to
+// the report targets (publish.ts). The sub-actions plan/, run/ and report/ are in steps.ts.
 import { randomUUID } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import * as core from "@actions/core";
-import type { Comparison } from "../compare/compare.js";
-import { loadConfig, type LoadedConfig } from "../config/load.js";
-import type { Config } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { createClient } from "../github/client.js";
-import { upsertStickyComment } from "../github/comment.js";
-import { commentMarker } from "../github/marker.js";
-import { fitComment } from "../github/truncate.js";
-import {
-  evaluate,
-  gateFails,
-  incompleteNote,
-  openSession,
-  type BaselineInput,
-  type Evaluation,
-} from "../session/evaluate.js";
-import { gateSentence } from "../report/verdict.js";
-import { runSuite } from "../suite/run.js";
-import { planStep, reportStep, runStep } from "./steps.js";
-import {
-  actionsArtifacts,
-  artifactName,
-  uploadTrajectories,
-  uploadFolder,
-  type ArtifactApi,
-} from "./artifacts.js";
-import { appendAndSave, restoreHistory } from "../history/cache.js";
-import { entryOf, type History } from "../history/history.js";
+import { cancelOnSignals } from "../session/cancel.js";
+import { evaluate } from "../session/evaluate.js";
 import { readTail } from "../suite/heartbeat.js";
-import {
-  actionsCache,
-  fromFile,
-  keysTried,
-  restoreFromCache,
-  saveToCache,
-  type CacheApi,
-} from "./baseline.js";
-import { checkoutBase } from "./base-ref.js";
-import { judgeConfig, type JudgedConfig } from "./judge.js";
 import { Outputs } from "./constants.js";
-import { isGhes, readEvent, runUrl, type EventInfo } from "./event.js";
-import {
-  effectiveSettings,
-  readSettings,
-  runStoreDir,
-  type EffectiveSettings,
-  type Settings,
-} from "./inputs.js";
-import {
-  COMMENT_ARTIFACT,
-  COMMENT_FILE,
-  downloadCommentFiles,
-  commentArtifactName,
-  relayComment,
-  writeCommentFile,
-} from "./relay.js";
+import { defaultDeps, type Deps } from "./deps.js";
+import { readEvent, type EventInfo } from "./event.js";
+import { readSettings, runStoreDir, type Settings } from "./inputs.js";
+import { actionBaseline, loadSession, type ActionSession } from "./load.js";
+import { loadHistory, publish } from "./publish.js";
+import { COMMENT_ARTIFACT, downloadCommentFiles, relayComment } from "./relay.js";
+import { judgeConfig } from "./judge.js";
+import { planStep, reportStep, runStep } from "./steps.js";
 
-/** Outside world the action touches; tests may replace any of it. */
-export interface Deps {
-  env: NodeJS.ProcessEnv;
-  runSuite: typeof runSuite;
-  cache: CacheApi;
-  artifacts: () => ArtifactApi;
-  checkoutBase: typeof checkoutBase;
-}
-
-const defaults: Deps = {
-  env: process.env,
-  runSuite,
-  cache: actionsCache,
-  artifacts: actionsArtifacts,
-  checkoutBase,
-};
-
-/** Where the default branch's history is restored to and saved from (a fixed path: the cache version depends on it). */
-const HISTORY_DIR = ".medalist/history-cache";
-
-const fmt = (x: number | null | undefined) =>
-  x === null || x === undefined || Number.isNaN(x) ? "" : x.toFixed(4);
+export type { Deps } from "./deps.js";
 
 /** Refuses pull requests from forks on self-hosted runners unless the workflow opted in. */
 export function forkRefusal(event: EventInfo, settings: Settings): string | null {
@@ -95,7 +34,7 @@ export function forkRefusal(event: EventInfo, settings: Settings): string | null
 
 /** The action's entry; testable without side effects on import. */
 export async function run(overrides: Partial<Deps> = {}): Promise<void> {
-  const deps = { ...defaults, ...overrides };
+  const deps = { ...defaultDeps, ...overrides };
   try {
     await main(deps);
   } catch (e) {
@@ -129,293 +68,66 @@ async function main(deps: Deps): Promise<void> {
   const step = core.getInput("step") || "all";
   const judged = await judgeConfig(settings, event, deps.env, (line) => core.info(line));
   if (step === "plan") return planStep(settings, judged);
-  const { loaded, config, session, suiteHash, settings: eff } = loadSession(settings, judged);
-  const resultsDir = resolve(settings.resultsDir);
-  mkdirSync(resultsDir, { recursive: true });
-  const log = (line: string) => core.info(line);
-  // A cancelled job gets SIGINT then SIGTERM: stop the runs (the executor's close removes what it started).
-  const abort = new AbortController();
-  const onSignal = () => abort.abort();
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  if (step === "run") {
-    const base: BaselineInput =
-      eff.baseline.source === "run" ? baseRefBaseline(deps, loaded, config, event) : { kind: "none" };
-    return runStep(deps, eff, event, session, base, abort.signal);
-  }
-  if (step !== "all" && step !== "report")
+  if (!["all", "run", "report"].includes(step))
     throw new UserError(`input "step": expected all, plan, run or report, got ${JSON.stringify(step)}`);
+  const s = loadSession(settings, judged);
+  mkdirSync(resolve(settings.resultsDir), { recursive: true });
+  // A cancelled job gets SIGINT then SIGTERM: the first stops the runs, the second kills them.
+  const cancel = cancelOnSignals((line) => core.info(line));
+  try {
+    if (step === "run") return await runStep(deps, s, event, cancel.signal);
+    if (step === "report") return await reportStep(deps, s, event);
+    await evaluateAndPublish(deps, s, event, cancel.signal);
+  } finally {
+    cancel.dispose();
+  }
+}
 
+/** The whole evaluation in this job: the baseline, the head, the comparison, the report targets. */
+async function evaluateAndPublish(deps: Deps, s: ActionSession, event: EventInfo, signal: AbortSignal) {
+  const { session, settings } = s;
+  const log = (line: string) => core.info(line);
   // The cache restore comes first: a broken cache service fails the job before any GPU time is spent.
-  const b = eff.baseline;
-  let baseline: BaselineInput = await restoreBaseline(deps, eff, event, suiteHash);
-  if (b.source === "run" && step === "all") baseline = baseRefBaseline(deps, loaded, config, event);
-  if (step === "report") return reportStep(deps, eff, event, session, baseline);
-
+  const baseline = await actionBaseline(deps, s, event);
   const storeDir = runStoreDir(settings.runsDir, deps.env);
   if (storeDir) log(`finished runs persist in ${storeDir} (keyed by run identity; input runs-dir)`);
-  // The default branch's history, for the trend; a missing or broken history only warns.
-  const historyDir = resolve(HISTORY_DIR);
-  const restored = await restoreHistory(deps.cache, historyDir, config.name);
-  if (restored.problem) core.warning(`medalist: ${restored.problem}`);
-  const history: History = restored.history;
-
+  const history = await loadHistory(deps, session.config.name);
   // No enclosing group: each finished run is its own group (groups do not nest).
   const ev = await evaluate({
     history,
-    // Each finished run is a log group: its line, then the last lines its agent wrote.
-    progress: {
-      runDone: (line, runDir) => {
-        core.startGroup(line);
-        const tail = readTail(join(runDir, "run.log"), 16 * 1024)
-          .split("\n")
-          .slice(-40)
-          .join("\n");
-        // The agent's lines must not act as workflow commands (::add-mask::, ::error::, …).
-        const token = randomUUID();
-        process.stdout.write(`::stop-commands::${token}\n${tail || "(no output)"}\n::${token}::\n`);
-        core.endGroup();
-      },
-    },
+    notices: settings.notices,
+    progress: { runDone: runGroup },
     session,
-    resultsDir,
+    resultsDir: resolve(settings.resultsDir),
     baseline,
     headGit: { sha: event.pr?.headSha || event.sha || null, ref: event.ref || null },
     log,
-    signal: abort.signal,
+    signal,
     runSuite: deps.runSuite,
     storeDir,
   });
-  await publish(deps, eff, event, session.config, ev, suiteHash, undefined, history);
-}
-
-/**
- * Everything after the evaluation: trajectories and report artifacts, the sticky comment, the
- * job summary, the baseline cache (default branch), the outputs and the gate.
- */
-export async function publish(
-  deps: Deps,
-  settings: EffectiveSettings,
-  event: EventInfo,
-  config: Config,
-  ev: Evaluation,
-  suiteHash: string,
-  runFolders: (runId: string) => string = () => join(resolve(settings.resultsDir), "head"),
-  /** The history restored before the evaluation (restored here when absent, for the default branch). */
-  history?: History,
-): Promise<void> {
-  const resultsDir = resolve(settings.resultsDir);
-  const log = (line: string) => core.info(line);
-  const b = settings.baseline;
-  const { head, comparison, baselineNote } = ev;
-  const headResults = ev.paths.head;
-  const reportPath = ev.paths.report;
-  let viewerUrl: string | undefined;
-  const render = (links?: Record<string, string>) =>
-    ev.render({ links, fullReportUrl: runUrl(event), viewerUrl, notices: settings.notices });
-  writeFileSync(reportPath, render());
-
-  // Trajectories, then the final report with links to them.
-  const unsupported = isGhes(event)
-    ? "GitHub Enterprise Server does not support artifact uploads from this action"
-    : !deps.env.ACTIONS_RUNTIME_TOKEN
-      ? "no artifact service in this job: ACTIONS_RUNTIME_TOKEN is not set"
-      : null;
-  const artifacts = unsupported ? null : deps.artifacts();
-  const page = (id: number) => `${runUrl(event)}/artifacts/${id}`;
-  // Names are unique per workflow run: a matrix of suites, and re-run attempts, must not collide.
-  const attempt =
-    deps.env.GITHUB_RUN_ATTEMPT && deps.env.GITHUB_RUN_ATTEMPT !== "1"
-      ? `-attempt${deps.env.GITHUB_RUN_ATTEMPT}`
-      : "";
-  // Head runs, then base runs when the baseline ran in this job (their folders are here).
-  const sides = [
-    { label: "head", results: head },
-    ...(ev.paths.base && ev.base ? [{ label: "base", results: ev.base }] : []),
-  ];
-  const uploaded = await uploadTrajectories(
-    artifacts,
-    sides.flatMap((side) =>
-      side.results.runs.map((r) => ({
-        name: `medalist-${config.name}-${side.label}-${r.runId}${attempt}`,
-        runDir: r.runDir,
-        resultsDir: side.label === "head" ? runFolders(r.runId) : join(resultsDir, "base"),
-      })),
-    ),
-    page,
-    unsupported,
-  );
-  const links: Record<string, string> = {};
-  for (const u of uploaded.uploads.slice(0, head.runs.length)) if (u.url) links[u.runDir] = u.url;
-  // The viewer, one artifact; the comment links it.
-  if (artifacts && !uploaded.warning && ev.paths.viewer) {
-    try {
-      const id = await uploadFolder(
-        artifacts,
-        artifactName(`medalist-${config.name}-viewer${attempt}`),
-        ev.paths.viewer,
-      );
-      if (id !== undefined) viewerUrl = page(id);
-    } catch (e) {
-      core.warning(`medalist: viewer artifact not uploaded: ${(e as Error).message}`);
-    }
-  }
-  let reportArtifactUrl: string | null = null;
-  if (uploaded.warning) {
-    core.warning(
-      `medalist: trajectories not uploaded: ${uploaded.warning}. They are on the runner under ${join(resultsDir, "head", "runs")}`,
-    );
-  }
-  const report = render(Object.keys(links).length ? links : undefined);
-  writeFileSync(reportPath, report);
-  const commentFile = join(resultsDir, COMMENT_FILE);
-  if (event.pr) {
-    writeCommentFile(commentFile, {
-      version: 1,
-      pr: event.pr.number,
-      headSha: event.pr.headSha,
-      suite: config.name,
-      body: report,
-    });
-  }
-  if (artifacts && !uploaded.warning) {
-    if (event.pr) {
-      // For the workflow_run relay (fork pull requests): see docs/action.md.
-      await artifacts
-        .upload(
-          artifactName(commentArtifactName(config.name, deps.env.GITHUB_RUN_ATTEMPT)),
-          [commentFile],
-          resultsDir,
-        )
-        .catch((e: Error) => {
-          core.warning(`medalist: comment artifact not uploaded: ${e.message}`);
-        });
-    }
-    try {
-      const files = [reportPath, headResults, ...(ev.paths.base ? [ev.paths.base] : [])];
-      const { id } = await artifacts.upload(
-        artifactName(`medalist-${config.name}-report${attempt}`),
-        files,
-        resultsDir,
-      );
-      if (id !== undefined) reportArtifactUrl = page(id);
-    } catch (e) {
-      core.warning(`medalist: report artifact not uploaded: ${(e as Error).message}`);
-    }
-  }
-
-  const verdict = comparison?.verdict ?? "inconclusive";
-  const incomplete = incompleteNote(head, ev.base);
-  const gateLine =
-    incomplete && settings.failOn !== "never"
-      ? `**Gate: failed** — ${incomplete}`
-      : gateText(comparison, settings, baselineNote, config.gate.missingBaseline ?? "pass");
-  const summaryParts = [report, "", gateLine];
-
-  // The sticky comment.
-  let commentUrl = "";
-  const commentProblem = await postComment(
+  await publish({
+    deps,
     settings,
     event,
-    config,
-    comparison,
-    report,
-    reportArtifactUrl,
-  ).then((r) => {
-    commentUrl = r.url ?? "";
-    return r.problem;
-  });
-  if (commentProblem) summaryParts.push("", `> ⚠️ ${commentProblem}`);
-  if (uploaded.warning) {
-    summaryParts.push(
-      "",
-      `> ℹ️ Trajectories were not uploaded: ${uploaded.warning}. They are on the runner under \`${join(resultsDir, "head", "runs")}\`.`,
-    );
-  }
-  await core.summary.addRaw(summaryParts.join("\n"), true).write();
-
-  // The history grows on the default branch only; a failed save only warns.
-  if (event.onDefaultBranch) {
-    const historyDir = resolve(HISTORY_DIR);
-    let past = history;
-    if (!past) {
-      const restored = await restoreHistory(deps.cache, historyDir, config.name);
-      if (restored.problem) core.warning(`medalist: ${restored.problem}`);
-      past = restored.history;
-    }
-    const saved = await appendAndSave(deps.cache, historyDir, config.name, past, entryOf(head));
-    if (saved.problem) core.warning(`medalist: ${saved.problem}`);
-  }
-
-  // Baselines are saved from the default branch only.
-  if (event.onDefaultBranch && b.source !== "none") {
-    const problem = await saveToCache(deps.cache, headResults, suiteHash, event.sha);
-    if (problem) core.warning(`medalist: baseline not saved to the cache: ${problem}`);
-    else log(`baseline saved for suite ${suiteHash} at ${event.sha.slice(0, 7)}`);
-  }
-
-  core.setOutput(Outputs.MedalRate, fmt(ev.medalRate));
-  core.setOutput(Outputs.BaselineMedalRate, fmt(comparison?.base.medalRate));
-  core.setOutput(Outputs.Delta, fmt(comparison?.delta));
-  core.setOutput(Outputs.Verdict, verdict);
-  core.setOutput(Outputs.ResultsPath, headResults);
-  core.setOutput(Outputs.ReportPath, reportPath);
-  core.setOutput(Outputs.CommentUrl, commentUrl);
-
-  if (gateFails(comparison, config.gate, ev)) {
-    core.setFailed(`medalist: ${gateLine.replace(/\*\*/g, "")}`);
-  }
-}
-
-/**
- * The config as the action reads it (data and registry folders absolute) and the effective
- * settings: action input > config > default; inputs left at their default do not override the config.
- */
-export function loadSession(settings: Settings, judged?: JudgedConfig) {
-  const loaded: LoadedConfig = judged ?? loadConfig(settings.configPath);
-  const eff = effectiveSettings(settings, loaded.config, loaded.baseDir);
-  const config: Config = {
-    ...loaded.config,
-    dataDir: resolve(settings.dataDir ?? resolve(loaded.baseDir, loaded.config.dataDir)),
-    registryDir: loaded.config.registryDir ? resolve(loaded.baseDir, loaded.config.registryDir) : undefined,
-    gate: { ...loaded.config.gate, failOn: eff.failOn },
-  };
-  // The registry is loaded and the suite planned once; the cache key needs the suite hash.
-  const session = openSession(config, loaded.baseDir);
-  return {
-    loaded,
-    config,
-    session,
+    ev,
+    suite: session.config.name,
     suiteHash: session.plan.suiteHash,
-    settings: { ...eff, notices: judged?.notices },
-  };
+    history,
+  });
 }
 
-/** The baseline from the cache or a file; "none" with the reason when the cache has none. */
-async function restoreBaseline(
-  deps: Deps,
-  settings: EffectiveSettings,
-  event: EventInfo,
-  suiteHash: string,
-): Promise<BaselineInput> {
-  const b = settings.baseline;
-  if (b.source === "cache" && !event.pr)
-    return { kind: "none", note: "baseline: cache compares pull requests; this event has no base commit" };
-  if (b.source === "cache" && event.pr) {
-    // Throws (failing the job before any agent runs) when the cache service fails: not a miss.
-    const cached = await restoreFromCache(deps.cache, suiteHash, event.pr.baseSha);
-    if (!cached) {
-      const note =
-        `no cached baseline for suite ${suiteHash}: tried the ${keysTried(suiteHash, event.pr.baseSha)}; ` +
-        "run the baseline workflow on the default branch, or use `baseline: run`";
-      core.warning(`medalist: ${note}`);
-      return { kind: "none", note };
-    }
-    core.info(`baseline: ${cached.description}`);
-    return { kind: "results", ...cached };
-  }
-  if (b.source === "file") return { kind: "results", ...fromFile(resolve(b.path), b.path) };
-  return { kind: "none", note: "baseline: none; only the head was evaluated" };
+/** A finished run as a log group: its line, then the last lines its agent wrote. */
+function runGroup(line: string, runDir: string): void {
+  core.startGroup(line);
+  const tail = readTail(join(runDir, "run.log"), 16 * 1024)
+    .split("\n")
+    .slice(-40)
+    .join("\n");
+  // The agent's lines must not act as workflow commands (::add-mask::, ::error::, …).
+  const token = randomUUID();
+  process.stdout.write(`::stop-commands::${token}\n${tail || "(no output)"}\n::${token}::\n`);
+  core.endGroup();
 }
 
 /** workflow_run: post the comment an evaluation run left as an artifact; runs no agent. */
@@ -444,82 +156,4 @@ async function relay(settings: Settings, event: EventInfo): Promise<void> {
     if (result) core.info(`comment ${result.action}: ${result.url}`);
   }
   core.setOutput(Outputs.CommentUrl, result?.url ?? "");
-}
-
-export function gateText(
-  comparison: Comparison | null,
-  settings: Pick<EffectiveSettings, "baseline" | "failOn">,
-  baselineNote: string | null,
-  missingBaseline: "pass" | "fail" = "pass",
-): string {
-  if (!comparison) {
-    if (settings.failOn === "never") return "**Gate: off** (fail-on: never); no baseline to compare with.";
-    const why = baselineNote ? "" : ` (baseline: ${settings.baseline.source})`;
-    return missingBaseline === "fail"
-      ? `**Gate: failed** — no baseline to compare with${why}, and gate.missingBaseline is fail.`
-      : `**Gate: passed** — no baseline to compare with${why} (gate.missingBaseline: pass).`;
-  }
-  return gateSentence({ ...comparison, gate: { ...comparison.gate, failOn: settings.failOn } });
-}
-
-/** baseline: run — the base commit checked out and evaluated in this job. */
-function baseRefBaseline(deps: Deps, loaded: LoadedConfig, config: Config, event: EventInfo): BaselineInput {
-  const sha = event.pr?.baseSha;
-  if (!sha) throw new UserError("baseline: run needs a pull_request event (the base ref comes from it)");
-  const agent =
-    config.baseline?.source === "run" && config.baseline.agent
-      ? config.baseline.agent
-      : ((loaded as Partial<JudgedConfig>).baseAgent ?? config.agent);
-  return {
-    kind: "run",
-    agent,
-    description: `the base commit ${sha.slice(0, 7)} evaluated in this job`,
-    git: { sha, ref: event.pr?.baseRef ?? null },
-    checkout: (log) => deps.checkoutBase(sha, loaded.baseDir, log),
-  };
-}
-
-async function postComment(
-  settings: Settings,
-  event: EventInfo,
-  config: Config,
-  comparison: Comparison | null,
-  report: string,
-  reportArtifactUrl: string | null,
-): Promise<{ url: string | null; problem: string | null }> {
-  if (settings.comment === "never" || !event.pr) return { url: null, problem: null };
-  if (!settings.token) return { url: null, problem: "no github-token: the report is in this summary only." };
-  const marker = commentMarker(event.workflow, config.name);
-  const body = fitComment(`${marker}\n${report}`, reportArtifactUrl ?? runUrl(event));
-  // "Nothing changed": the same medal rate and a verdict the gate passes.
-  const changed =
-    !comparison ||
-    comparison.verdict === "regressed" ||
-    comparison.verdict === "error" ||
-    (comparison.delta ?? 0) !== 0;
-  try {
-    const client = createClient(settings.token, {
-      baseUrl: event.apiUrl,
-      onRetry: (r) =>
-        core.info(
-          `GitHub ${r.method} ${r.url}: ${r.status ?? "no answer"}; retry ${r.attempt} in ${r.waitMs} ms`,
-        ),
-    });
-    const result = await upsertStickyComment(
-      client,
-      { owner: event.owner, repo: event.repo, issueNumber: event.pr.number, marker },
-      body,
-      { create: settings.comment === "always" || changed },
-    );
-    if (result) core.info(`comment ${result.action}: ${result.url}`);
-    return { url: result?.url ?? null, problem: null };
-  } catch (e) {
-    const status = (e as { status?: number }).status;
-    const problem =
-      status === 403
-        ? "could not comment on the pull request (403: the token is read-only, as for pull requests from forks); the report is in this job summary and the report artifact. See docs/action.md for the workflow_run pattern."
-        : `could not comment on the pull request (${status ?? ""} ${(e as Error).message}); the report is in this job summary.`;
-    core.warning(`medalist: ${problem}`);
-    return { url: null, problem };
-  }
 }

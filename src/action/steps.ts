@@ -4,18 +4,27 @@ import { join, resolve } from "node:path";
 import * as core from "@actions/core";
 import { parseDuration } from "../config/schema.js";
 import { UserError } from "../errors.js";
-import { MAX_SHARDS, parseShard } from "../plan/shards.js";
+import { MAX_SHARDS } from "../plan/shards.js";
+import { attemptSuffix } from "../report/targets/artifacts.js";
 import type { SuiteResults } from "../results/schema.js";
-import { evaluate, runSides, type BaselineInput, type Session } from "../session/evaluate.js";
+import { evaluate } from "../session/evaluate.js";
 import { mergeShards } from "../session/merge.js";
-import { describePlan, planShards, PlanFileSchema, shardOf, type PlanFile } from "../session/shards.js";
+import {
+  describePlan,
+  parseShardText,
+  planShards,
+  PlanFileSchema,
+  runShard,
+  type PlanFile,
+} from "../session/shards.js";
 import { readResults } from "../suite/store.js";
 import { artifactName, filesUnder, type ArtifactApi } from "./artifacts.js";
+import type { Deps } from "./deps.js";
 import { isGhes, type EventInfo } from "./event.js";
-import { runStoreDir, type EffectiveSettings, type Settings } from "./inputs.js";
-import type { Deps } from "./main.js";
-import { loadSession, publish } from "./main.js";
+import { runStoreDir, type Settings } from "./inputs.js";
 import type { JudgedConfig } from "./judge.js";
+import { actionBaseline, loadSession, type ActionSession } from "./load.js";
+import { loadHistory, publish } from "./publish.js";
 
 const shardArtifactPrefix = (suite: string) => artifactName(`medalist-${suite}-shard-`);
 
@@ -93,18 +102,12 @@ function artifactsOrFail(deps: Deps, event: EventInfo, what: string): ArtifactAp
 /** run/: one shard of each side that runs; its results uploaded as a uniquely named artifact. */
 export async function runStep(
   deps: Deps,
-  settings: EffectiveSettings,
+  s: ActionSession,
   event: EventInfo,
-  session: Session,
-  baseline: BaselineInput,
   signal: AbortSignal,
 ): Promise<void> {
-  const text = core.getInput("shard");
-  const which = parseShard(text);
-  if (!which)
-    throw new UserError(
-      `input "shard": expected i/N with 1 ≤ i ≤ N ≤ ${MAX_SHARDS}, got ${JSON.stringify(text)}`,
-    );
+  const { session, settings } = s;
+  const which = parseShardText(core.getInput("shard"), 'input "shard"');
   const planText = core.getInput("plan").trim();
   let planFile: PlanFile | undefined;
   if (planText) {
@@ -112,15 +115,15 @@ export async function runStep(
     if (!parsed.success) throw new UserError(`input "plan": not a plan from the plan sub-action`);
     planFile = parsed.data;
   }
-  const shard = shardOf(session, which.index, which.count, planFile);
   const dir = resolve(settings.resultsDir);
-  core.info(`shard ${shard.index}/${shard.count}: ${shard.runIds.length} runs`);
-  await core.group("Evaluate the shard", () =>
-    runSides({
+  const baseline = await actionBaseline(deps, s, event, { shard: true });
+  const paths = await core.group("Evaluate the shard", () =>
+    runShard({
       session,
       resultsDir: dir,
-      baseline: baseline.kind === "run" ? baseline : { kind: "none" },
-      shard,
+      baseline,
+      which,
+      planFile,
       headGit: { sha: event.pr?.headSha || event.sha || null, ref: event.ref || null },
       log: (l) => core.info(l),
       signal,
@@ -128,38 +131,22 @@ export async function runStep(
       storeDir: runStoreDir(settings.runsDir, deps.env),
     }),
   );
-  core.setOutput("results-path", join(dir, "head", "results.json"));
+  core.setOutput("results-path", paths.head);
   // The results are on disk; the report job can only see them through the artifact.
   const api = artifactsOrFail(deps, event, "the shard's results cannot reach the report job");
-  const attempt =
-    deps.env.GITHUB_RUN_ATTEMPT && deps.env.GITHUB_RUN_ATTEMPT !== "1"
-      ? `-attempt${deps.env.GITHUB_RUN_ATTEMPT}`
-      : "";
   const name = artifactName(
-    `${shardArtifactPrefix(session.config.name)}${shard.index}-of-${shard.count}${attempt}`,
+    `${shardArtifactPrefix(session.config.name)}${which.index}-of-${which.count}${attemptSuffix(deps.env)}`,
   );
   const files = [...filesUnder(join(dir, "head")), ...filesUnder(join(dir, "base"))];
   const { id } = await api.upload(name, files, dir);
   core.info(`shard results uploaded as ${name}${id !== undefined ? ` (artifact ${id})` : ""}`);
 }
 
-/** report/: every shard's results downloaded and merged, compared once, one comment, the gate. */
-export async function reportStep(
-  deps: Deps,
-  settings: EffectiveSettings,
-  event: EventInfo,
-  session: Session,
-  baseline: BaselineInput,
-): Promise<void> {
-  const expect = optionalNumber("shards", true);
-  const dir = resolve(settings.resultsDir);
-  const api = artifactsOrFail(deps, event, "the shards' results cannot be downloaded");
-  if (!api.list || !api.download) throw new UserError("this artifact client cannot list or download", 1);
-  const prefix = shardArtifactPrefix(session.config.name);
+/** The newest uploaded attempt of each shard's results, by shard index. */
+async function shardArtifacts(api: ArtifactApi, prefix: string): Promise<Map<number, number>> {
   const pattern = /^(\d+)-of-(\d+)(?:-attempt(\d+))?$/;
-  // The newest attempt of each shard.
   const chosen = new Map<number, { id: number; attempt: number }>();
-  for (const a of await api.list()) {
+  for (const a of await api.list!()) {
     if (!a.name.startsWith(prefix)) continue;
     const m = pattern.exec(a.name.slice(prefix.length));
     if (!m) continue;
@@ -168,6 +155,18 @@ export async function reportStep(
     const seen = chosen.get(index);
     if (!seen || attempt > seen.attempt) chosen.set(index, { id: a.id, attempt });
   }
+  return new Map([...chosen].sort((a, b) => a[0] - b[0]).map(([i, { id }]) => [i, id]));
+}
+
+/** report/: every shard's results downloaded and merged, compared once, one comment, the gate. */
+export async function reportStep(deps: Deps, s: ActionSession, event: EventInfo): Promise<void> {
+  const { session, settings } = s;
+  const expect = optionalNumber("shards", true);
+  const dir = resolve(settings.resultsDir);
+  const api = artifactsOrFail(deps, event, "the shards' results cannot be downloaded");
+  if (!api.list || !api.download) throw new UserError("this artifact client cannot list or download", 1);
+  const prefix = shardArtifactPrefix(session.config.name);
+  const chosen = await shardArtifacts(api, prefix);
   if (chosen.size === 0)
     throw new UserError(
       `no shard results were uploaded (no artifact named ${prefix}…): every run job failed before uploading`,
@@ -176,29 +175,40 @@ export async function reportStep(
   const heads: SuiteResults[] = [];
   const bases: SuiteResults[] = [];
   const shardOfRun = new Map<string, number>();
-  for (const [index, { id }] of [...chosen].sort((a, b) => a[0] - b[0])) {
+  const ranInShards = settings.baseline.source === "run";
+  for (const [index, id] of chosen) {
     const into = join(dir, "shards", String(index));
     await api.download(id, into);
     const head = readResults(join(into, "head", "results.json"));
     heads.push(head);
     for (const r of head.runs) shardOfRun.set(r.runId, index);
-    if (settings.baseline.source === "run") bases.push(readResults(join(into, "base", "results.json")));
+    if (ranInShards) bases.push(readResults(join(into, "base", "results.json")));
   }
   const head = mergeShards(heads, { expectShards: expect });
   if (head.missing.length)
     core.warning(
       `medalist: ${head.missing.length} run(s) never ran: ${head.results.runs.find((r) => r.details.notRun)?.error}`,
     );
-  const given: BaselineInput =
-    settings.baseline.source === "run"
-      ? {
-          kind: "results",
-          results: mergeShards(bases, { expectShards: expect }).results,
-          description: `the base commit${event.pr ? ` ${event.pr.baseSha.slice(0, 7)}` : ""} evaluated in the shard jobs`,
-        }
-      : baseline;
-  const ev = await evaluate({ session, resultsDir: dir, baseline: given, head: head.results });
-  await publish(deps, settings, event, session.config, ev, session.plan.suiteHash, (runId) =>
-    join(dir, "shards", String(shardOfRun.get(runId) ?? 0), "head"),
-  );
+  const baseline = await actionBaseline(deps, s, event, {
+    ranInShards: ranInShards ? mergeShards(bases, { expectShards: expect }).results : undefined,
+  });
+  const history = await loadHistory(deps, session.config.name);
+  const ev = await evaluate({
+    session,
+    resultsDir: dir,
+    baseline,
+    head: head.results,
+    history,
+    notices: settings.notices,
+  });
+  await publish({
+    deps,
+    settings,
+    event,
+    ev,
+    suite: session.config.name,
+    suiteHash: session.plan.suiteHash,
+    history,
+    runFolder: (runId) => join(dir, "shards", String(shardOfRun.get(runId) ?? 0), "head"),
+  });
 }

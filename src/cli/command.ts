@@ -22,10 +22,6 @@ export function parseCommandArgs<O extends Options>(argv: string[], options: O, 
   }
 }
 
-export function wantsHelp(argv: string[]): boolean {
-  return argv.includes("--help") || argv.includes("-h");
-}
-
 export function requireOption(value: string | undefined, flag: string): string {
   if (value === undefined || value === "") throw new UserError(`missing ${flag} (see --help)`);
   return value;

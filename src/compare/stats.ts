@@ -138,11 +138,6 @@ function usable(samples: CompetitionSample[]): CompetitionSample[] {
   return samples.filter((s) => s.base.length > 0 && s.head.length > 0);
 }
 
-/** Mean over competitions of (head mean − base mean). */
-export function pairedDelta(samples: CompetitionSample[]): number {
-  return mean(samples.map((s) => mean(s.head) - mean(s.base)));
-}
-
 // ---------------------------------------------------------------------------------------------
 // Binary counts: the form the exact test, the floor and the power simulation share.
 

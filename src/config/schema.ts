@@ -253,4 +253,3 @@ export type Config = z.output<typeof ConfigSchema>;
 export type Gate = z.output<typeof GateSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
 export type AgentConfig = z.output<typeof AgentSchema>;
-export type BaselineConfig = z.output<typeof BaselineSchema>;

@@ -237,32 +237,6 @@ export function sortedOrder(c: Column, skipIfSorted = false): Int32Array {
   return keyOrder(c, skipIfSorted);
 }
 
-/** Row order that sorts a column: numbers numerically, text by code units, missing last (stable). */
-export function stableSortedOrder(c: Column): Int32Array {
-  const n = columnLength(c);
-  const idx = Array.from({ length: n }, (_, i) => i);
-  if (c.kind === "text") {
-    const s = c.strings!;
-    idx.sort((i, j) => {
-      const a = s[i],
-        b = s[j];
-      if (a === null) return b === null ? 0 : 1;
-      if (b === null) return -1;
-      return a < b ? -1 : a > b ? 1 : 0;
-    });
-  } else {
-    const v = c.values!;
-    idx.sort((i, j) => {
-      const a = v[i],
-        b = v[j];
-      if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : 1;
-      if (Number.isNaN(b)) return -1;
-      return a - b;
-    });
-  }
-  return Int32Array.from(idx);
-}
-
 /** Key lookup for a column (for membership tests). */
 export function idKey(c: Column, i: number): number | string | null {
   return keyAt(c, i);

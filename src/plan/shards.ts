@@ -105,7 +105,7 @@ export function shardsForTarget(
   return shardRuns(runs, lo, suiteHash);
 }
 
-/** Parses "i/N" (1 ≤ i ≤ N ≤ 256). */
+/** Parses "i/N" (1 ≤ i ≤ N ≤ MAX_SHARDS). */
 export function parseShard(text: string): { index: number; count: number } | null {
   const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
   if (!m) return null;

@@ -163,7 +163,6 @@ export const RecipeSchema = z.strictObject({
   note: z.string().optional(),
 });
 
-export type Recipe = z.output<typeof RecipeSchema>;
 export type TableSplitRecipe = z.output<typeof TableSplitRecipeSchema>;
 export type TablesRecipe = z.output<typeof TablesRecipeSchema>;
 export type RecipeOutput = z.output<typeof RecipeOutputSchema>;

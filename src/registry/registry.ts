@@ -147,5 +147,3 @@ export function selectCompetitions(registry: Registry, sel: Selection): string[]
   }
   return out;
 }
-
-export { leaderboardPath, defaultLeaderboardsDir } from "./leaderboards.js";

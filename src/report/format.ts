@@ -20,12 +20,6 @@ export function score(x: number | null): string {
   return Number(x.toPrecision(6)).toString();
 }
 
-export function signed(x: number | null): string {
-  if (x === null || Number.isNaN(x)) return "—";
-  const s = score(Math.abs(x));
-  return x > 0 ? `+${s}` : x < 0 ? `−${s}` : "±0";
-}
-
 export function duration(ms: number): string {
   const s = Math.round(ms / 1000);
   if (s < 60) return `${s}s`;

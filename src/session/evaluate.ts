@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { compareRuns, gateFails as gateFailsOn, summarize, type Comparison } from "../compare/compare.js";
+import { compareRuns, summarize, type Comparison } from "../compare/compare.js";
 import { monitorHooks, SuiteMonitor } from "../compare/monitor.js";
 import { GATE_DEFAULTS, type AgentConfig, type Config } from "../config/schema.js";
 import { UserError } from "../errors.js";
@@ -9,10 +9,10 @@ import { defaultRegistryDir, loadRegistry, type Registry } from "../registry/reg
 import { renderReport, renderResults } from "../report/markdown.js";
 import type { SuiteResults } from "../results/schema.js";
 import { runSuite, type SuiteOptions } from "../suite/run.js";
-import { notRun } from "./merge.js";
-import { readResults, toJson, writeAtomic, writeResults } from "../suite/store.js";
+import { toJson, writeAtomic, writeResults } from "../suite/store.js";
 import { trend, type History, type TrendPoint } from "../history/history.js";
 import { writeViewer } from "../view/write.js";
+import { decideGate, incompleteNote, noBaselineRule, type GateDecision } from "./gate.js";
 
 /** A config with its registry loaded and its runs planned, once per invocation. */
 export interface Session {
@@ -32,7 +32,7 @@ export function openSession(config: Config, baseDir: string): Session {
 
 type Git = { sha: string | null; ref: string | null };
 
-/** Where the baseline comes from; each front door turns its own inputs into one of these. */
+/** Where the baseline comes from; `resolveBaseline` (session/baseline.ts) makes one from a door's settings. */
 export type BaselineInput =
   /** No baseline; `note` says why, when that is worth telling (shown under the results). */
   | { kind: "none"; note?: string }
@@ -68,6 +68,8 @@ export interface EvaluateInput {
   progress?: Pick<SuiteOptions, "heartbeatSecs" | "status" | "statusWidth" | "runDone">;
   /** The default branch's history (the action's cache): the report and viewer draw its trend. */
   history?: History;
+  /** Lines every rendering of the report starts with (which config judged a pull request). */
+  notices?: string[];
 }
 
 export interface RenderOptions {
@@ -99,15 +101,10 @@ export interface Evaluation {
   viewerProblem: string | null;
   /** The default-branch trend with this head last; empty without a history. */
   trend: TrendPoint[];
+  /** Whether the gate fails, and the sentence that says why. */
+  gate: GateDecision;
   /** The report from the results documents alone (never from the config). */
   render(opts?: RenderOptions): string;
-}
-
-/** A baseline read from a results file; `shown` is the path as the user wrote it. */
-export function fileBaseline(path: string, shown = path): BaselineInput & { kind: "results" } {
-  const results = readResults(path);
-  const sha = results.git.sha ? ` (commit ${results.git.sha.slice(0, 7)})` : "";
-  return { kind: "results", results, description: `results file ${shown}${sha}` };
 }
 
 /** The suite was cancelled: finished runs are on disk and are reused on the next run. */
@@ -126,20 +123,6 @@ export function environmentFacts(head: SuiteResults): Record<string, string | nu
     GPU: head.environment.gpuModel,
     "time limit": `${head.environment.timeLimitSecs}s`,
   };
-}
-
-/**
- * The first line of a report without a baseline: that there is none, why, and what the gate
- * does then (gate.missingBaseline: pass, the default, or fail).
- */
-export function noBaselineLine(note: string | null, gate: Config["gate"]): string {
-  const rule =
-    gate.failOn === "never"
-      ? "The gate is off (fail-on: never)."
-      : gate.missingBaseline === "fail"
-        ? "The gate fails (gate.missingBaseline: fail)."
-        : "Nothing was compared, so the gate passes (gate.missingBaseline: pass).";
-  return `> ⚠️ **No baseline**: ${note ?? "none was given"}. ${rule}`;
 }
 
 /** The report for a comparison, or for the head alone (with the reason there is no baseline). */
@@ -162,68 +145,37 @@ export function renderEvaluation(
         viewerUrl: opts.viewerUrl,
         trend: opts.trend,
       })
-    : `${noBaselineLine(baselineNote, gate)}\n\n${renderResults(head, { links: opts.links })}${viewer}`;
+    : `> ⚠️ **No baseline**: ${baselineNote ?? "none was given"}. ${noBaselineRule(gate)}\n\n${renderResults(head, { links: opts.links })}${viewer}`;
   const lost = incompleteNote(head, base);
   const first = opts.notices?.length ? `${opts.notices.join("\n\n")}\n\n` : "";
   return first + (lost ? `${text}\n> ⚠️ ${lost}\n` : text);
 }
 
-/** Why the evaluation is incomplete (runs of lost shards), or null. */
-export function incompleteNote(head: SuiteResults, base: SuiteResults | null): string | null {
-  const parts: string[] = [];
-  for (const side of [base, head]) {
-    if (!side) continue;
-    const lost = notRun(side);
-    if (lost.length)
-      parts.push(
-        `${lost.length} ${side.label} run${lost.length > 1 ? "s" : ""} never ran (${lost[0].error?.replace(/^not run: /, "")})`,
-      );
-  }
-  return parts.length
-    ? `Incomplete: ${parts.join("; ")}. They count as not comparable and the gate does not pass.`
-    : null;
-}
-
-/**
- * Whether the gate fails the check: `regressed` or `error` when the gate fails on regressions, or
- * (fail closed) runs of lost shards on either side, whatever the verdict of the rest.
- */
-export function gateFails(
-  comparison: Comparison | null,
-  gate: Pick<Config["gate"], "failOn" | "missingBaseline">,
-  sides: { head: SuiteResults; base: SuiteResults | null } | null = null,
-): boolean {
-  if (gate.failOn === "never") return false;
-  if (sides && incompleteNote(sides.head, sides.base)) return true;
-  // Without a baseline nothing was compared: the gate follows gate.missingBaseline (default pass).
-  return comparison
-    ? gateFailsOn({ ...comparison, gate: { ...comparison.gate, failOn: gate.failOn } })
-    : gate.missingBaseline === "fail";
-}
-
-/** Both sides' results: the baseline (given, or run first), then the head (given, or run). */
-export async function runSides(input: EvaluateInput): Promise<{
+type Sides = {
   base: SuiteResults | null;
   head: SuiteResults;
   description: string;
-  /** Set when adaptive seeds compared look by look. */
+  /** Set when the head was monitored after every run (the monitor's comparison). */
   comparison?: Comparison;
-}> {
-  const { session, baseline } = input;
+};
+type RunSide = (
+  label: "base" | "head",
+  configDir: string,
+  agent: AgentConfig,
+  git?: Git,
+  hooks?: Pick<SuiteOptions, "onRunFinished" | "priority">,
+) => Promise<SuiteResults>;
+
+/** One side's suite run, as evaluate() runs it (hooks: the head's monitoring). */
+function sideRunner(input: EvaluateInput): RunSide {
+  const { session } = input;
   const run = input.runSuite ?? runSuite;
-  const log = input.log ?? (() => {});
   const dir = resolve(input.resultsDir);
-  const side = (
-    label: "base" | "head",
-    baseDir: string,
-    agent: AgentConfig,
-    git?: Git,
-    hooks?: Pick<SuiteOptions, "onRunFinished" | "priority">,
-  ) =>
+  return (label, configDir, agent, git, hooks) =>
     run({
       ...hooks,
       config: session.config,
-      baseDir,
+      baseDir: configDir,
       outDir: join(dir, label),
       label,
       agent,
@@ -231,7 +183,7 @@ export async function runSides(input: EvaluateInput): Promise<{
       plan: session.plan,
       shard: input.shard,
       git,
-      log,
+      log: input.log ?? (() => {}),
       signal: input.signal,
       selection: input.selection,
       storeDir: input.storeDir,
@@ -239,7 +191,13 @@ export async function runSides(input: EvaluateInput): Promise<{
       notAgentFiles: [dir, ...(input.storeDir ? [input.storeDir] : [])],
       ...input.progress,
     });
+}
 
+/** Both sides' results: the baseline (given, or run first), then the head (given, or run). */
+export async function runSides(input: EvaluateInput): Promise<Sides> {
+  const { session, baseline } = input;
+  const log = input.log ?? (() => {});
+  const side = sideRunner(input);
   let base: SuiteResults | null = null;
   let description = "none";
   if (baseline.kind === "results") {
@@ -276,8 +234,9 @@ export async function runSides(input: EvaluateInput): Promise<{
 
 /**
  * The one evaluation both front doors call: the baseline (given, or run first), then the head,
- * then the comparison and the report. Everything lands on disk (results, comparison.json,
- * report.md) before this returns; uploads and comments are the caller's.
+ * then the comparison, the gate's decision and the report. Everything lands on disk (results,
+ * comparison.json, the viewer, report.md) before this returns; uploads and comments are the
+ * door's report targets' (src/report/targets/).
  */
 export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
   const { session, baseline } = input;
@@ -321,7 +280,7 @@ export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
       head,
       comparison,
       baselineNote,
-      { ...opts, gate: session.config.gate, trend: points },
+      { notices: input.notices, ...opts, gate: session.config.gate, trend: points },
       base,
     );
   writeFileSync(paths.report, render({ viewerUrl: paths.viewer ? "viewer/index.html" : undefined }));
@@ -334,6 +293,7 @@ export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
     paths,
     viewerProblem,
     trend: points,
+    gate: decideGate(comparison, session.config.gate, { head, base }),
     render,
   };
 }

@@ -16,13 +16,8 @@ export interface Merged {
 const mixed = (what: string, a: string, b: string) =>
   new UserError(`cannot merge shards of different ${what}: ${JSON.stringify(a)} and ${JSON.stringify(b)}`, 2);
 
-/**
- * Combines shard results of one side into one results document. Refuses shards of different
- * suites, agents or sides and runs given twice (exit 2). Every planned run that no shard holds is
- * recorded as an infrastructure error "not run", so the comparison shows it as not comparable
- * and nothing silently shrinks.
- */
-export function mergeShards(docs: SuiteResults[], opts: { expectShards?: number } = {}): Merged {
+/** Refuses shards of different suites, agents, sides or plans and shards given twice; returns the shard count. */
+function checkShards(docs: SuiteResults[], expectShards?: number): { count: number; seen: Set<number> } {
   if (docs.length === 0) throw new UserError("no shard results given", 2);
   const first = docs[0];
   for (const d of docs.slice(1)) {
@@ -35,21 +30,58 @@ export function mergeShards(docs: SuiteResults[], opts: { expectShards?: number 
   const counts = new Set(docs.map((d) => d.shard?.count ?? 1));
   if (counts.size > 1)
     throw new UserError(`cannot merge shards of different plans: ${[...counts].join(" and ")} shards`, 2);
-  const count = opts.expectShards ?? [...counts][0];
-  const seenShards = new Set<number>();
+  const count = expectShards ?? [...counts][0];
+  const seen = new Set<number>();
   for (const d of docs) {
     const i = d.shard?.index ?? 1;
-    if (seenShards.has(i)) throw new UserError(`shard ${i}/${count} is given twice`, 2);
-    seenShards.add(i);
+    if (seen.has(i)) throw new UserError(`shard ${i}/${count} is given twice`, 2);
+    seen.add(i);
   }
+  return { count, seen };
+}
+
+/** A planned run that no shard holds: an infrastructure error "not run", with the reason. */
+function notRunResult(
+  runId: string,
+  competitionId: string,
+  seed: number,
+  startedAt: string,
+  why: string,
+): RunResult {
+  return {
+    runId,
+    competitionId,
+    seed,
+    outcome: "infra_error",
+    exitCode: null,
+    startedAt,
+    durationMs: 0,
+    attempts: 0,
+    runDir: "",
+    error: why,
+    grade: null,
+    usage: null,
+    gpus: [],
+    details: { [NOT_RUN]: "true" },
+  };
+}
+
+/**
+ * Combines shard results of one side into one results document. Refuses shards of different
+ * suites, agents or sides and runs given twice (exit 2). Every planned run that no shard holds is
+ * recorded as an infrastructure error "not run", so the comparison shows it as not comparable
+ * and nothing silently shrinks.
+ */
+export function mergeShards(docs: SuiteResults[], opts: { expectShards?: number } = {}): Merged {
+  const { count, seen } = checkShards(docs, opts.expectShards);
+  const first = docs[0];
   const byId = new Map<string, RunResult>();
   for (const d of docs)
     for (const r of d.runs) {
       if (byId.has(r.runId)) throw new UserError(`run ${r.runId} is in more than one shard's results`, 2);
       byId.set(r.runId, r);
     }
-
-  const missingShards = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seenShards.has(i));
+  const missingShards = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i));
   const startedAt = docs.map((d) => d.startedAt).sort()[0];
   const finishedAt = docs
     .map((d) => d.finishedAt)
@@ -65,27 +97,8 @@ export function mergeShards(docs: SuiteResults[], opts: { expectShards?: number 
     for (let seed = 0; seed < first.suite.seeds; seed++) {
       const runId = runIdOf(id, seed);
       const r = byId.get(runId);
-      if (r) {
-        runs.push(r);
-        continue;
-      }
-      missing.push(runId);
-      runs.push({
-        runId,
-        competitionId: id,
-        seed,
-        outcome: "infra_error",
-        exitCode: null,
-        startedAt,
-        durationMs: 0,
-        attempts: 0,
-        runDir: "",
-        error: why,
-        grade: null,
-        usage: null,
-        gpus: [],
-        details: { [NOT_RUN]: "true" },
-      });
+      if (!r) missing.push(runId);
+      runs.push(r ?? notRunResult(runId, id, seed, startedAt, why));
     }
   const gpuModels = [...new Set(docs.map((d) => d.environment.gpuModel).filter((g): g is string => !!g))];
   const digests = [...new Set(docs.map((d) => d.agent.imageDigest).filter((g): g is string => !!g))];

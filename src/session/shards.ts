@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { z } from "zod";
 import { formatZodError } from "../config/errors.js";
 import { UserError } from "../errors.js";
@@ -7,11 +8,12 @@ import {
   durationsFrom,
   expectedRuns,
   MAX_SHARDS,
+  parseShard,
   shardRuns,
   shardsForTarget,
   type ShardPlan,
 } from "../plan/shards.js";
-import type { Session } from "./evaluate.js";
+import { runSides, type EvaluateInput, type Session } from "./evaluate.js";
 
 export interface PlanOptions {
   shards?: number;
@@ -146,4 +148,38 @@ export function shardOf(
   }
   const p = planShards(session, { shards: count });
   return { index, count, runIds: p.shards.find((s) => s.index === index)?.runIds ?? [] };
+}
+
+/** "i/N" as `what` (`--shard`, `input "shard"`) gave it, checked against the plan's limit. */
+export function parseShardText(text: string, what: string): { index: number; count: number } {
+  const which = parseShard(text);
+  if (!which)
+    throw new UserError(
+      `${what}: expected i/N with 1 ≤ i ≤ N ≤ ${MAX_SHARDS}, got ${JSON.stringify(text)}`,
+      2,
+    );
+  return which;
+}
+
+export type ShardRunInput = Omit<EvaluateInput, "shard" | "head" | "history"> & {
+  which: { index: number; count: number };
+  /** The plan the shards come from (`medalist plan --json`, the plan sub-action); default: planned here. */
+  planFile?: PlanFile;
+};
+
+/**
+ * One shard of each side that runs (the baseline only when it is run): its results on disk, no
+ * comparison; the report job (or `medalist merge`) merges the shards and compares them once.
+ */
+export async function runShard(input: ShardRunInput): Promise<{ head: string; base: string | null }> {
+  const { session, which } = input;
+  const shard = shardOf(session, which.index, which.count, input.planFile);
+  input.log?.(`shard ${shard.index}/${shard.count}: ${shard.runIds.length} runs`);
+  const baseline = input.baseline.kind === "run" ? input.baseline : ({ kind: "none" } as const);
+  await runSides({ ...input, baseline, shard });
+  const dir = resolve(input.resultsDir);
+  return {
+    head: join(dir, "head", "results.json"),
+    base: baseline.kind === "run" ? join(dir, "base", "results.json") : null,
+  };
 }

@@ -139,7 +139,9 @@ describe("medalist CLI", () => {
     const fail = await cli("run", "--config", join(dir, "fail.yml"), "--out", join(dir, "out"));
     expect(fail.code).toBe(1);
     expect(fail.stdout.split("\n")[0]).toContain("The gate fails (gate.missingBaseline: fail).");
-    expect(fail.stderr).toContain("no baseline and gate.missingBaseline is fail; exit code 1");
+    expect(fail.stderr).toContain(
+      "medalist: Gate: failed — no baseline to compare with, and gate.missingBaseline is fail. Exit code 1.",
+    );
   });
 
   it("run checks --rerun and --only up front", async () => {

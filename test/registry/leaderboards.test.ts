@@ -5,7 +5,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { leaderboardPath, loadRegistry, type RegistryEntry } from "../../src/registry/registry.js";
+import { leaderboardPath } from "../../src/registry/leaderboards.js";
+import { loadRegistry, type RegistryEntry } from "../../src/registry/registry.js";
 import { fetchLeaderboards } from "../../src/registry/leaderboards-fetch.js";
 import { leaderboardsCommand } from "../../src/cli/commands/leaderboards.js";
 

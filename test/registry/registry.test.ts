@@ -8,9 +8,9 @@ import {
   loadRegistry,
   selectCompetitions,
   splitMembers,
-  leaderboardPath,
   type RegistryEntry,
 } from "../../src/registry/registry.js";
+import { leaderboardPath } from "../../src/registry/leaderboards.js";
 import { competitionsCommand } from "../../src/cli/commands/competitions.js";
 import { UserError } from "../../src/errors.js";
 

@@ -1,7 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { readResults, toJson } from "../../suite/store.js";
 import { compareRuns } from "../../compare/compare.js";
-import { gateFails, renderEvaluation } from "../../session/evaluate.js";
+import { renderEvaluation } from "../../session/evaluate.js";
+import { decideGate } from "../../session/gate.js";
 import { GateSchema } from "../../config/schema.js";
 import { numberOption, parseCommandArgs, UserError, type Command } from "../command.js";
 
@@ -55,6 +56,6 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
     if (values.out) writeFileSync(values.out, text);
     process.stdout.write(text);
     // Fails closed: runs of lost shards fail the gate whatever the verdict of the rest.
-    return gateFails(cmp, gate.data, { head, base }) ? 1 : 0;
+    return decideGate(cmp, gate.data, { head, base }).fails ? 1 : 0;
   },
 };

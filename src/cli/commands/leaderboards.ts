@@ -1,11 +1,7 @@
 import { resolve } from "node:path";
 import { parseCommandArgs, UserError, type Command } from "../command.js";
-import {
-  defaultLeaderboardsDir,
-  leaderboardPath,
-  loadRegistry,
-  selectCompetitions,
-} from "../../registry/registry.js";
+import { defaultLeaderboardsDir, leaderboardPath } from "../../registry/leaderboards.js";
+import { loadRegistry, selectCompetitions } from "../../registry/registry.js";
 import { fetchLeaderboards, MLEBENCH_LFS } from "../../registry/leaderboards-fetch.js";
 
 const usage = `Usage: medalist leaderboards fetch [--dir DIR] [--base-url URL] [--split NAME] [--competition ID...]

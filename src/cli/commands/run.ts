@@ -1,45 +1,18 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve, dirname } from "node:path";
 import { loadConfig, type LoadedConfig } from "../../config/load.js";
-import {
-  Cancelled,
-  evaluate,
-  fileBaseline,
-  gateFails,
-  openSession,
-  runSides,
-  type BaselineInput,
-} from "../../session/evaluate.js";
-import { parseShard } from "../../plan/shards.js";
-import { readPlanFile, shardOf } from "../../session/shards.js";
+import { Cancelled, evaluate, openSession } from "../../session/evaluate.js";
+import { resolveBaseline, type BaselineSource } from "../../session/baseline.js";
+import { cancelOnSignals } from "../../session/cancel.js";
+import { plainSentence } from "../../session/gate.js";
+import { parseShardText, readPlanFile, runShard } from "../../session/shards.js";
+import { stdoutTarget } from "../../report/targets/report-file.js";
+import { deliverAll, newDelivery } from "../../report/targets/target.js";
 import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
 import { defaultRegistryDir } from "../../registry/registry.js";
-import { killAllRunsNow } from "../../execute/procs.js";
-import type { BaselineConfig, Config } from "../../config/schema.js";
+import type { Config } from "../../config/schema.js";
 import type { Outcome } from "../../execute/types.js";
 import { parseRerun } from "../../suite/reuse.js";
-
-/**
- * Aborts on the first SIGINT/SIGTERM (finished runs stay on disk); a second one kills every local
- * run's processes at once and exits, so Ctrl-C always ends the suite.
- */
-function cancelOnSignals(log: (s: string) => void): { signal: AbortSignal; dispose: () => void } {
-  const ac = new AbortController();
-  const onSignal = (sig: string) => {
-    if (ac.signal.aborted) {
-      log(`medalist: second ${sig}: killing the runs and exiting now; finished runs are kept`);
-      killAllRunsNow();
-      process.exit(130);
-    }
-    log(`medalist: ${sig} received: stopping runs; finished runs are kept (again to exit at once)`);
-    ac.abort();
-  };
-  const onInt = () => onSignal("SIGINT");
-  const onTerm = () => onSignal("SIGTERM");
-  process.on("SIGINT", onInt);
-  process.on("SIGTERM", onTerm);
-  return { signal: ac.signal, dispose: () => (process.off("SIGINT", onInt), process.off("SIGTERM", onTerm)) };
-}
 
 /**
  * Progress on stderr. On a terminal the heartbeat is one live status line, redrawn in place every
@@ -90,8 +63,8 @@ export interface CliSelection {
 }
 
 /** The baseline on the command line: the config's, with --baseline FILE standing in for the cache. */
-export function cliBaseline(config: Config, baselineFile?: string): BaselineConfig {
-  if (baselineFile) return { source: "file", path: baselineFile };
+function cliBaseline(config: Config, baseDir: string, baselineFile?: string): BaselineSource {
+  if (baselineFile) return { source: "file", path: resolve(baselineFile), shown: baselineFile };
   const b = config.baseline ?? { source: "none" as const };
   if (b.source === "cache") {
     throw new UserError(
@@ -100,42 +73,31 @@ export function cliBaseline(config: Config, baselineFile?: string): BaselineConf
         "and pass it: medalist run --config FILE --baseline results.json",
     );
   }
-  return b;
+  return b.source === "file" ? { source: "file", path: resolve(baseDir, b.path), shown: b.path } : b;
 }
 
 /** Evaluates base (when the config asks) and head, compares, writes report.md; returns the exit code. */
 export async function runFromConfig(
   loaded: LoadedConfig,
-  outDir: string,
+  resultsDir: string,
   opts: RunOptions = {},
 ): Promise<number> {
   const { config, baseDir } = loaded;
-  const b = cliBaseline(config, opts.baselineFile);
-  const out = resolve(outDir);
-  mkdirSync(out, { recursive: true });
-  const { signal, dispose } = cancelOnSignals(progress);
+  const source = cliBaseline(config, baseDir, opts.baselineFile);
+  const dir = resolve(resultsDir);
+  mkdirSync(dir, { recursive: true });
+  const cancel = cancelOnSignals(progress);
   try {
     const started = Date.now();
     const session = openSession(config, baseDir);
-    const baseline: BaselineInput =
-      b.source === "run"
-        ? {
-            kind: "run",
-            agent: b.agent ?? config.agent,
-            description: "evaluated in this job (baseline agent)",
-          }
-        : b.source === "file"
-          ? opts.baselineFile
-            ? fileBaseline(resolve(b.path), b.path)
-            : fileBaseline(resolve(baseDir, b.path), b.path)
-          : { kind: "none", note: "baseline: none; only the head was evaluated" };
+    const baseline = await resolveBaseline(source, { config });
     let ev;
     try {
       ev = await evaluate({
         session,
-        resultsDir: out,
+        resultsDir: dir,
         baseline,
-        signal,
+        signal: cancel.signal,
         log: progress,
         selection: opts.selection,
         progress: terminal.options,
@@ -146,76 +108,53 @@ export async function runFromConfig(
     } finally {
       terminal.done();
     }
-    console.log(ev.render());
+    // The CLI's one report target: the report on stdout (report.md is on disk already).
+    await deliverAll([stdoutTarget()], newDelivery(ev, {}, { warn: progress, info: progress }));
     progress(`results: ${[ev.paths.head, ev.paths.base].filter(Boolean).join(", ")}`);
     if (ev.paths.viewer) progress(`viewer:  ${join(ev.paths.viewer, "index.html")}`);
     progress(`report:  ${ev.paths.report}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`);
-    if (gateFails(ev.comparison, config.gate, ev)) {
-      progress(
-        ev.comparison?.verdict === "regressed"
-          ? "medalist: the agent regressed (see the report); exit code 1"
-          : ev.comparison?.verdict === "error"
-            ? "medalist: the head could not be evaluated (see the report); exit code 1"
-            : !ev.comparison
-              ? "medalist: no baseline and gate.missingBaseline is fail; exit code 1"
-              : "medalist: runs are missing, so the gate does not pass (see the report); exit code 1",
-      );
-      return 1;
-    }
-    return 0;
+    if (!ev.gate.fails) return 0;
+    progress(`medalist: ${plainSentence(ev.gate)} Exit code 1.`);
+    return 1;
   } finally {
-    dispose();
+    cancel.dispose();
   }
 }
 
 /** Runs one shard of each side that runs; writes the shard results, no comparison (merge does). */
 export async function runShardFromConfig(
   loaded: LoadedConfig,
-  outDir: string,
+  resultsDir: string,
   shardText: string,
   planPath?: string,
   opts: RunOptions = {},
 ): Promise<number> {
   const { config, baseDir } = loaded;
-  const which = parseShard(shardText);
-  if (!which)
-    throw new UserError(`--shard expects i/N with 1 ≤ i ≤ N ≤ 256, got ${JSON.stringify(shardText)}`);
-  const b = config.baseline ?? { source: "none" as const };
+  const which = parseShardText(shardText, "--shard");
   const session = openSession(config, baseDir);
-  const shard = shardOf(session, which.index, which.count, planPath ? readPlanFile(planPath) : undefined);
-  const out = resolve(outDir);
-  mkdirSync(out, { recursive: true });
-  const { signal, dispose } = cancelOnSignals(progress);
+  const planFile = planPath ? readPlanFile(planPath) : undefined;
+  const dir = resolve(resultsDir);
+  mkdirSync(dir, { recursive: true });
+  const cancel = cancelOnSignals(progress);
   try {
-    const baseline: BaselineInput =
-      b.source === "run"
-        ? {
-            kind: "run",
-            agent: b.agent ?? config.agent,
-            description: "evaluated in this job (baseline agent)",
-          }
-        : { kind: "none" };
-    progress(`shard ${shard.index}/${shard.count}: ${shard.runIds.length} runs`);
-    try {
-      await runSides({
-        session,
-        resultsDir: out,
-        baseline,
-        shard,
-        signal,
-        log: progress,
-        selection: opts.selection,
-      });
-    } catch (e) {
-      if (e instanceof Cancelled) return 130;
-      throw e;
-    }
-    progress(
-      `shard results: ${[b.source === "run" ? join(out, "base", "results.json") : null, join(out, "head", "results.json")].filter(Boolean).join(", ")}`,
-    );
+    const baseline = await resolveBaseline(config.baseline ?? { source: "none" }, { config, shard: true });
+    const paths = await runShard({
+      session,
+      resultsDir: dir,
+      baseline,
+      which,
+      planFile,
+      signal: cancel.signal,
+      log: progress,
+      selection: opts.selection,
+    });
+    progress(`shard results: ${[paths.base, paths.head].filter(Boolean).join(", ")}`);
     return 0;
+  } catch (e) {
+    if (e instanceof Cancelled) return 130;
+    throw e;
   } finally {
-    dispose();
+    cancel.dispose();
   }
 }
 

@@ -1,0 +1,157 @@
+// Workflow artifacts: one per run folder (its trajectory), the viewer, the report, and the comment
+// for the workflow_run relay. Every upload stands alone: one that fails is a warning and the others
+// still go (a failed run upload never keeps the report, the viewer or the comment back).
+import { join, resolve } from "node:path";
+import { artifactName, uploadFolder, type ArtifactApi } from "../../action/artifacts.js";
+import { commentArtifactName, writeCommentFile } from "../../action/relay.js";
+import type { SuiteResults } from "../../results/schema.js";
+import type { Delivery, ReportTarget } from "./target.js";
+
+export interface ArtifactPlace {
+  /** null when this job cannot upload; `unsupported` says why. */
+  api: ArtifactApi | null;
+  unsupported: string | null;
+  /** The artifact's page from its id. */
+  page: (id: number) => string;
+  /** "-attempt2" on a re-run, else "": names must not collide across attempts. */
+  attempt: string;
+  suite: string;
+  resultsDir: string;
+}
+
+/** The suffix that keeps artifact names unique across re-run attempts. */
+export const attemptSuffix = (env: NodeJS.ProcessEnv) =>
+  env.GITHUB_RUN_ATTEMPT && env.GITHUB_RUN_ATTEMPT !== "1" ? `-attempt${env.GITHUB_RUN_ATTEMPT}` : "";
+
+interface RunUpload {
+  name: string;
+  runDir: string;
+  folder: string;
+  head: boolean;
+}
+
+/** Uploads, a few at a time, each on its own; returns the failures' messages. */
+async function uploadEach(
+  api: ArtifactApi,
+  runs: RunUpload[],
+  done: (run: RunUpload, id: number | undefined) => void,
+): Promise<string[]> {
+  const failures: string[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < runs.length) {
+      const run = runs[next++];
+      try {
+        done(run, await uploadFolder(api, artifactName(run.name), run.folder));
+      } catch (e) {
+        failures.push(`${run.name}: ${(e as Error).message}`);
+      }
+    }
+  };
+  await Promise.all([worker(), worker(), worker()]);
+  return failures;
+}
+
+/**
+ * Trajectories (head runs, then base runs when the baseline ran in this job) and the viewer; the
+ * report links each head run's artifact and the viewer's page.
+ * `runFolder` is where a head run's folder is (merged shards keep theirs apart).
+ */
+export function trajectoriesTarget(place: ArtifactPlace, runFolder: (runId: string) => string): ReportTarget {
+  return {
+    name: "the trajectory artifacts",
+    async deliver(d) {
+      const { ev } = d;
+      const sides: { label: string; results: SuiteResults; dir: (runId: string) => string }[] = [
+        { label: "head", results: ev.head, dir: runFolder },
+        ...(ev.paths.base && ev.base
+          ? [{ label: "base", results: ev.base, dir: () => join(place.resultsDir, "base") }]
+          : []),
+      ];
+      const runs = sides.flatMap((side) =>
+        side.results.runs.map((r) => ({
+          name: `medalist-${place.suite}-${side.label}-${r.runId}${place.attempt}`,
+          runDir: r.runDir,
+          folder: resolve(side.dir(r.runId), r.runDir),
+          head: side.label === "head",
+        })),
+      );
+      const where = join(place.resultsDir, "head", "runs");
+      if (!place.api) {
+        d.warn(
+          `medalist: trajectories not uploaded: ${place.unsupported}. They are on the runner under ${where}`,
+        );
+        d.notes.push(
+          `> ℹ️ Trajectories were not uploaded: ${place.unsupported}. They are on the runner under \`${where}\`.`,
+        );
+        return;
+      }
+      const failures = await uploadEach(place.api, runs, (run, id) => {
+        if (run.head && id !== undefined) d.links[run.runDir] = place.page(id);
+      });
+      if (failures.length) {
+        const what = `${failures.length} of ${runs.length} trajectories were not uploaded (${failures[0]})`;
+        d.warn(`medalist: ${what}. They are on the runner under ${where}`);
+        d.notes.push(`> ℹ️ ${what}. They are on the runner under \`${where}\`.`);
+      }
+      await uploadViewer(place, d);
+    },
+  };
+}
+
+async function uploadViewer(place: ArtifactPlace, d: Delivery): Promise<void> {
+  if (!place.api || !d.ev.paths.viewer) return;
+  try {
+    const name = artifactName(`medalist-${place.suite}-viewer${place.attempt}`);
+    const id = await uploadFolder(place.api, name, d.ev.paths.viewer);
+    if (id !== undefined) d.viewerUrl = place.page(id);
+  } catch (e) {
+    d.warn(`medalist: viewer artifact not uploaded: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * The report artifact (report.md and the results) and, on a pull request, comment.json for the
+ * workflow_run relay (written beside report.md whether or not it can be uploaded).
+ */
+export function reportArtifactsTarget(
+  place: ArtifactPlace,
+  pr: { number: number; headSha: string } | null,
+  runAttempt: string | undefined,
+  commentFile: string,
+): ReportTarget {
+  return {
+    name: "the report artifacts",
+    async deliver(d) {
+      const { api } = place;
+      if (pr) {
+        const body = d.report();
+        writeCommentFile(commentFile, {
+          version: 1,
+          pr: pr.number,
+          headSha: pr.headSha,
+          suite: place.suite,
+          body,
+        });
+        if (api)
+          await api
+            .upload(
+              artifactName(commentArtifactName(place.suite, runAttempt)),
+              [commentFile],
+              place.resultsDir,
+            )
+            .catch((e: Error) => d.warn(`medalist: comment artifact not uploaded: ${e.message}`));
+      }
+      if (!api) return;
+      try {
+        const { paths } = d.ev;
+        const files = [paths.report, paths.head, ...(paths.base ? [paths.base] : [])];
+        const name = artifactName(`medalist-${place.suite}-report${place.attempt}`);
+        const { id } = await api.upload(name, files, place.resultsDir);
+        if (id !== undefined) d.reportArtifactUrl = place.page(id);
+      } catch (e) {
+        d.warn(`medalist: report artifact not uploaded: ${(e as Error).message}`);
+      }
+    },
+  };
+}

@@ -1,0 +1,15 @@
+// The report as a file (report.md, rewritten with the links the artifacts gave) or on stdout.
+import { writeFileSync } from "node:fs";
+import type { ReportTarget } from "./target.js";
+
+/** report.md again, now with the links earlier targets learned. */
+export const reportFileTarget = (path: string): ReportTarget => ({
+  name: "report.md",
+  deliver: async (d) => writeFileSync(path, d.report()),
+});
+
+/** The report on stdout (the CLI). */
+export const stdoutTarget = (write: (text: string) => void = (t) => console.log(t)): ReportTarget => ({
+  name: "the report on stdout",
+  deliver: async (d) => write(d.report()),
+});

@@ -1,0 +1,83 @@
+// The gate: whether an evaluation fails the check, and the one sentence that says so. Both doors
+// (the CLI's exit code, the action's failed step and summary) use this decision as it is.
+import { gateFails, type Comparison } from "../compare/compare.js";
+import type { Config } from "../config/schema.js";
+import { gateSentence } from "../report/verdict.js";
+import type { SuiteResults } from "../results/schema.js";
+import { notRun } from "./merge.js";
+
+type GateConfig = Pick<Config["gate"], "failOn" | "missingBaseline">;
+
+export interface GateDecision {
+  fails: boolean;
+  /** Why: the gate is off, runs are missing, the verdict, no baseline, or it passed. */
+  reason: "off" | "incomplete" | "regressed" | "error" | "no-baseline" | "passed";
+  /** One Markdown sentence ("**Gate: failed** — …") for the summary, the logs and the exit line. */
+  sentence: string;
+}
+
+/** Why the evaluation is incomplete (runs of lost shards), or null. */
+export function incompleteNote(head: SuiteResults, base: SuiteResults | null): string | null {
+  const parts: string[] = [];
+  for (const side of [base, head]) {
+    if (!side) continue;
+    const lost = notRun(side);
+    if (lost.length)
+      parts.push(
+        `${lost.length} ${side.label} run${lost.length > 1 ? "s" : ""} never ran (${lost[0].error?.replace(/^not run: /, "")})`,
+      );
+  }
+  return parts.length
+    ? `Incomplete: ${parts.join("; ")}. They count as not comparable and the gate does not pass.`
+    : null;
+}
+
+/**
+ * The gate's decision. Off with fail-on: never; else it fails closed on runs of lost shards on
+ * either side whatever the verdict of the rest, then on `regressed` or `error`; without a
+ * baseline nothing was compared and gate.missingBaseline decides (default pass).
+ */
+export function decideGate(
+  comparison: Comparison | null,
+  gate: GateConfig,
+  sides: { head: SuiteResults; base: SuiteResults | null },
+): GateDecision {
+  const incomplete = incompleteNote(sides.head, sides.base);
+  if (incomplete && gate.failOn !== "never")
+    return { fails: true, reason: "incomplete", sentence: `**Gate: failed** — ${incomplete}` };
+  if (!comparison) {
+    if (gate.failOn === "never")
+      return {
+        fails: false,
+        reason: "off",
+        sentence: "**Gate: off** (fail-on: never); no baseline to compare with.",
+      };
+    return gate.missingBaseline === "fail"
+      ? {
+          fails: true,
+          reason: "no-baseline",
+          sentence: "**Gate: failed** — no baseline to compare with, and gate.missingBaseline is fail.",
+        }
+      : {
+          fails: false,
+          reason: "passed",
+          sentence: "**Gate: passed** — no baseline to compare with (gate.missingBaseline: pass).",
+        };
+  }
+  const cmp = { ...comparison, gate: { ...comparison.gate, failOn: gate.failOn } };
+  const fails = gateFails(cmp);
+  const reason = gate.failOn === "never" ? "off" : fails ? (cmp.verdict as "regressed" | "error") : "passed";
+  return { fails, reason, sentence: gateSentence(cmp) };
+}
+
+/** The gate's sentence as plain text (logs, annotations, stderr). */
+export const plainSentence = (d: GateDecision) => d.sentence.replace(/\*\*/g, "");
+
+/** What the gate does without a baseline, for the first line of such a report. */
+export function noBaselineRule(gate: GateConfig): string {
+  return gate.failOn === "never"
+    ? "The gate is off (fail-on: never)."
+    : gate.missingBaseline === "fail"
+      ? "The gate fails (gate.missingBaseline: fail)."
+      : "Nothing was compared, so the gate passes (gate.missingBaseline: pass).";
+}
