@@ -166,6 +166,14 @@ export const RunPolicySchema = z.strictObject({
   stopGraceSecs: z.number().int().min(0).max(3600).optional(),
 });
 
+/** The local executor's sandbox: see docs/security.md. */
+export const LocalSchema = z.strictObject({
+  /** auto: bubblewrap where it can run, else none; bwrap: required; none: the agent runs unconfined. */
+  sandbox: z.enum(["auto", "bwrap", "none"]).default("auto"),
+  /** Size of each in-memory folder inside the sandbox (HOME, /tmp, /dev/shm). */
+  scratch: bytes.default(512 * 1024 ** 2),
+});
+
 /** What of each run folder may be uploaded (artifacts): see execute/withheld.ts. */
 export const UploadSchema = z.strictObject({
   /**
@@ -245,6 +253,7 @@ export const ConfigSchema = z
     docker: DockerSchema.default({ network: "bridge", capAdd: [] }),
     slurm: SlurmSchema.default(SLURM_DEFAULTS),
     upload: UploadSchema.default({ binaryFiles: false }),
+    local: LocalSchema.default({ sandbox: "auto", scratch: 512 * 1024 ** 2 }),
     /** Absent: the CLI runs without a baseline; the action uses its `baseline` input (default cache). */
     baseline: BaselineSchema.optional(),
     gate: GateSchema.default(GATE_DEFAULTS),

@@ -8,6 +8,7 @@ import { RunLog } from "../run-log.js";
 import { RUN_TOKEN_VAR, RunProcesses, trackRun, untrackRun } from "../procs.js";
 import { DEFAULT_QUOTA, describeBreach, watchQuota, type QuotaBreach } from "../quota.js";
 import { sanitizeRun } from "../runfiles.js";
+import { sandboxLaunch, type SandboxMode } from "./sandbox.js";
 
 /** Runner variables a local agent keeps so that tools like node and python still work. */
 const KEEP = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT"];
@@ -22,6 +23,8 @@ export interface LocalOptions {
   logMaxBytes?: number;
   /** Milliseconds between process scans and disk-quota checks. Default 1000. */
   pollMs?: number;
+  /** Bubblewrap around the agent (see sandbox.ts); default { mode: "auto" }. */
+  sandbox?: { mode?: SandboxMode; scratchBytes?: number };
 }
 
 /** After the agent's own process ends, how long its output pipes may stay open (held by leftovers). */
@@ -63,9 +66,11 @@ export class LocalExecutor implements Executor {
       let settled = false;
       let exit: { code: number | null; sig: NodeJS.Signals | null } | null = null;
       const timers: NodeJS.Timeout[] = [];
-      const child = spawn(file, args, {
-        cwd: this.opts.cwd,
-        env,
+      const launch = sandboxLaunch({ file, args, env, cwd: this.opts.cwd, spec, ...this.opts.sandbox });
+      log.note(launch.note);
+      const child = spawn(launch.file, launch.args, {
+        cwd: launch.cwd,
+        env: launch.env,
         detached: true,
         stdio: ["ignore", "pipe", "pipe"],
       });
