@@ -74,7 +74,8 @@ describe("adaptive seeds in evaluate()", () => {
           "competitions: { split: toy }",
           `seeds: ${seeds}`,
           "executor: local",
-          `agent: { command: node ${join(root, "examples/agents/strong/agent.mjs")} }`,
+          // The agent's code (with its ../lib) is its working folder: the only one its sandbox shows.
+          `agent: { command: node ${join(root, "examples/agents/strong/agent.mjs")}, cwd: ${join(root, "examples/agents")} }`,
           "limits: { time: 60s }",
           "dataDir: data",
           "registryDir: registry",
