@@ -121,14 +121,23 @@ export async function runAttempt(
     await log.close();
     // What the agent left (and run.log) is masked before grading, storing or uploading reads it;
     // what cannot be masked is listed in withheld.json and stays on the runner.
-    const masked = maskRunFolder(spec.runDir, secrets);
-    if (masked.masked.length + masked.renamed.length > 0)
-      details.masked = String(masked.masked.length + masked.renamed.length);
-    if (masked.withheld.length > 0 || masked.incomplete)
-      details.withheld = masked.incomplete ? "all" : String(masked.withheld.length);
+    maskFolder(spec.runDir, secrets, details);
   }
   if (result.error) result.error = masker.mask(result.error);
   return result;
+}
+
+/** Masks the run folder; counts what it masked and withheld into the details. */
+function maskFolder(runDir: string, secrets: string[], details: Record<string, string>): void {
+  try {
+    const r = maskRunFolder(runDir, secrets);
+    if (r.masked.length + r.renamed.length > 0) details.masked = String(r.masked.length + r.renamed.length);
+    if (r.withheld.length > 0 || r.incomplete)
+      details.withheld = r.incomplete ? "all" : String(r.withheld.length);
+  } catch (e) {
+    // Without its manifest the folder counts as withheld whole (execute/withheld.ts).
+    details.withheld = `all (${(e as Error).message})`;
+  }
 }
 
 function infra(error: string, retryable: boolean, details: Record<string, string>): ExecResult {
