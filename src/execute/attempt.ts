@@ -1,7 +1,9 @@
 import { chmod, chown, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { Masker } from "./mask.js";
 import { maskRunFolder } from "./mask-folder.js";
+import { WITHHELD_FILE } from "./withheld.js";
 import {
   DEFAULT_QUOTA,
   describeBreach,
@@ -136,6 +138,7 @@ function maskFolder(runDir: string, secrets: string[], details: Record<string, s
       details.withheld = r.incomplete ? "all" : String(r.withheld.length);
   } catch {
     // Without its manifest the folder counts as withheld whole (execute/withheld.ts).
+    rmSync(path.join(runDir, WITHHELD_FILE), { force: true });
     details.withheld = "all";
   }
 }
