@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { configView, descriptorOf, EXECUTOR_NAMES, executorBlocks } from "../execute/backends.js";
 import { RunPolicySchema } from "./run-policy.js";
+import { bytes } from "./units.js";
+
+export { parseBytes } from "./units.js";
 
 export { configDeprecations, runPolicy, RunPolicySchema, type RunPolicy } from "./run-policy.js";
 
@@ -12,15 +15,6 @@ export function parseDuration(v: string | number): number | null {
   const n = Number(m[1]);
   const unit = (m[2] ?? "s").toLowerCase();
   return n * (unit === "h" ? 3600 : unit === "m" ? 60 : 1);
-}
-
-/** "512m", "8g", "1024k", 1048576 → bytes. */
-export function parseBytes(v: string | number): number | null {
-  if (typeof v === "number") return v;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$/i.exec(v);
-  if (!m) return null;
-  const pow = { "": 0, k: 1, m: 2, g: 3, t: 4 }[m[2].toLowerCase() as "" | "k" | "m" | "g" | "t"];
-  return Math.round(Number(m[1]) * 1024 ** pow);
 }
 
 /** Longest time limit: 7 days (Node timers overflow past 2^31 ms, about 24.8 days). */
@@ -44,18 +38,6 @@ const duration = z.union([z.number().positive(), z.string()]).transform((v, ctx)
 
 /** Most bytes of agent environment (names and values); the OS refuses to start larger ones. */
 export const MAX_ENV_BYTES = 64 * 1024;
-
-const bytes = z.union([z.number().int().positive(), z.string()]).transform((v, ctx) => {
-  const b = parseBytes(v);
-  if (b === null || !(b > 0)) {
-    ctx.addIssue({
-      code: "custom",
-      message: `expected a size like "512m" or "8g", got ${JSON.stringify(v)}`,
-    });
-    return z.NEVER;
-  }
-  return b;
-});
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name");
 

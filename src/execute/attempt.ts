@@ -1,7 +1,9 @@
 import { chmod, chown, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { Masker } from "./mask.js";
 import { maskRunFolder } from "./mask-folder.js";
+import { WITHHELD_FILE } from "./withheld.js";
 import {
   DEFAULT_QUOTA,
   describeBreach,
@@ -121,14 +123,24 @@ export async function runAttempt(
     await log.close();
     // What the agent left (and run.log) is masked before grading, storing or uploading reads it;
     // what cannot be masked is listed in withheld.json and stays on the runner.
-    const masked = maskRunFolder(spec.runDir, secrets);
-    if (masked.masked.length + masked.renamed.length > 0)
-      details.masked = String(masked.masked.length + masked.renamed.length);
-    if (masked.withheld.length > 0 || masked.incomplete)
-      details.withheld = masked.incomplete ? "all" : String(masked.withheld.length);
+    maskFolder(spec.runDir, secrets, details);
   }
   if (result.error) result.error = masker.mask(result.error);
   return result;
+}
+
+/** Masks the run folder; counts what it masked and withheld into the details. */
+function maskFolder(runDir: string, secrets: string[], details: Record<string, string>): void {
+  try {
+    const r = maskRunFolder(runDir, secrets);
+    if (r.masked.length + r.renamed.length > 0) details.masked = String(r.masked.length + r.renamed.length);
+    if (r.withheld.length > 0 || r.incomplete)
+      details.withheld = r.incomplete ? "all" : String(r.withheld.length);
+  } catch {
+    // Without its manifest the folder counts as withheld whole (execute/withheld.ts).
+    rmSync(path.join(runDir, WITHHELD_FILE), { force: true });
+    details.withheld = "all";
+  }
 }
 
 function infra(error: string, retryable: boolean, details: Record<string, string>): ExecResult {

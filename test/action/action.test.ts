@@ -46,6 +46,8 @@ describe("the action as the runner runs it", () => {
         "executor: local",
         "agent:",
         `  command: node ${join(ROOT, "examples/agents/weak/agent.mjs")}`,
+        // The agent's code (with its ../lib) is its working folder: the only one its sandbox shows.
+        `  cwd: ${join(ROOT, "examples/agents")}`,
         "limits:",
         "  time: 60s",
         "dataDir: data",

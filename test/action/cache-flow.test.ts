@@ -20,7 +20,7 @@ describe("cache baseline through run()", () => {
     cpSync(join(ROOT, "competitions", "toy-churn"), join(ws, "registry", "toy-churn"), { recursive: true });
     writeFileSync(
       join(ws, "medalist.yml"),
-      `name: flow\ncompetitions: { include: [toy-churn] }\nseeds: 1\nagent: { command: node ${join(ROOT, "examples/agents/weak/agent.mjs")} }\ndataDir: data\nregistryDir: registry\n`,
+      `name: flow\ncompetitions: { include: [toy-churn] }\nseeds: 1\nagent: { command: node ${join(ROOT, "examples/agents/weak/agent.mjs")}, cwd: ${join(ROOT, "examples/agents")} }\ndataDir: data\nregistryDir: registry\n`,
     );
     writeFileSync(
       join(ws, "push.json"),

@@ -44,7 +44,7 @@ describe("plan, run and report sub-actions over one bundle", () => {
         "competitions: { split: toy }",
         "seeds: 2",
         "executor: local",
-        `agent: { command: node ${join(ROOT, "examples/agents/strong/agent.mjs")} }`,
+        `agent: { command: node ${join(ROOT, "examples/agents/strong/agent.mjs")}, cwd: ${join(ROOT, "examples/agents")} }`,
         "limits: { time: 60s }",
         "dataDir: data",
         "registryDir: registry",

@@ -2,7 +2,7 @@
 // the attempt wrapper (execute/attempt.ts) must give the same outcome, masking and quota result.
 // Docker and Slurm parts skip when unavailable; MEDALIST_REQUIRE_DOCKER=1 / MEDALIST_REQUIRE_SLURM=1
 // make them mandatory.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -34,7 +34,7 @@ quota)
 quota-at-exit)
   dd if=/dev/zero of="$LOGS_DIR/big" bs=1048576 seek=1024 count=0 2>/dev/null ;;
 hang)
-  sleep 300 & echo $! > "$LOGS_DIR/child.pid"; wait ;;
+  sleep "$HANG_SECS" & wait ;;
 symlink)
   ln -s "$DATA_DIR/sample_submission.csv" "$SUBMISSION_DIR/submission.csv" ;;
 esac
@@ -63,27 +63,28 @@ function spec(root: string, mode: Mode, suiteId: string): RunSpec {
     publicDir,
     runDir: join(root, "runs", runId),
     timeLimitSecs: LIMIT_SECS,
-    env: { MODE: mode, API_KEY: SECRET },
+    env: { MODE: mode, API_KEY: SECRET, HANG_SECS: hangSecs },
     secretEnv: ["API_KEY"],
     gpus: [],
     quota: QUOTA,
   };
 }
 
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
+/** The hanging agent's child sleeps this long: its command line finds it on the host. */
+const hangSecs = String(3000 + (process.pid % 5000));
 
-/** The local agent's (and Slurm command mode's) child: a host process. */
-async function childGone(s: RunSpec): Promise<boolean> {
-  const file = join(s.runDir, "logs", "child.pid");
-  if (!existsSync(file)) return true;
+/** Is the hanging agent's `sleep` (local, Slurm command mode: a host process, sandboxed or not) gone? */
+async function childGone(): Promise<boolean> {
   await new Promise((r) => setTimeout(r, 300));
-  return !alive(Number(readFileSync(file, "utf8")));
+  const needle = `sleep\0${hangSecs}\0`;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "latin1").endsWith(needle)) return false;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return true;
 }
 
 const local: Target = {
@@ -147,7 +148,7 @@ const slurmTarget: Target = {
     const s = spec(shared, mode, `hostile-slurm-${process.pid}`);
     return { r: await slurm.execute(s), spec: s };
   },
-  nothingLeft: async (s) => queuedJobs(`run=${s.runId} `).length === 0 && (await childGone(s)),
+  nothingLeft: async (s) => queuedJobs(`run=${s.runId} `).length === 0 && (await childGone()),
 };
 
 afterAll(async () => {

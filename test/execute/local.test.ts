@@ -24,8 +24,13 @@ function spec(overrides: Partial<RunSpec> = {}): RunSpec {
   };
 }
 
-const agent = (name: string) =>
-  new LocalExecutor({ command: [process.execPath, join(fixtures, name)], cwd: fixtures, graceSecs: 1 });
+const agent = (name: string, mode?: "none") =>
+  new LocalExecutor({
+    command: [process.execPath, join(fixtures, name)],
+    cwd: fixtures,
+    graceSecs: 1,
+    ...(mode ? { sandbox: { mode } } : {}),
+  });
 
 /** Running (a zombie waiting to be reaped by init does not count). */
 function alive(pid: number): boolean {
@@ -48,7 +53,8 @@ describe("local executor", () => {
   it("kills a hanging agent and its children at the time limit", async () => {
     const s = spec({ timeLimitSecs: 1 });
     const t0 = Date.now();
-    const r = await agent("hang.mjs").execute(s);
+    // The child's pid is read from the host's /proc: no PID namespace (see sandbox.test.ts for bwrap).
+    const r = await agent("hang.mjs", "none").execute(s);
     expect(r.outcome).toBe("timed_out");
     expect(Date.now() - t0).toBeLessThan(10_000);
     const childPid = Number(readFileSync(join(s.runDir, "logs", "child.pid"), "utf8"));
@@ -86,7 +92,12 @@ describe("local executor", () => {
 
   it("a command that cannot start is the agent's failure (exit 127), with the reason in run.log", async () => {
     const s = spec();
-    const r = await new LocalExecutor({ command: ["/nonexistent/agent"], cwd: fixtures }).execute(s);
+    // Spawning fails before anything runs (inside bwrap, bwrap reports it: see sandbox.test.ts).
+    const r = await new LocalExecutor({
+      command: ["/nonexistent/agent"],
+      cwd: fixtures,
+      sandbox: { mode: "none" },
+    }).execute(s);
     expect(r).toMatchObject({ outcome: "failed", exitCode: 127 });
     expect(readFileSync(join(s.runDir, "run.log"), "utf8")).toMatch(
       /stderr \/nonexistent\/agent: cannot start: spawn \/nonexistent\/agent ENOENT/,

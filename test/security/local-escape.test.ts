@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LocalExecutor } from "../../src/execute/local/index.js";
+import { bwrapAvailable, type SandboxMode } from "../../src/execute/local/sandbox.js";
 import type { RunSpec } from "../../src/execute/types.js";
 
 function spec(over: Partial<RunSpec> = {}): RunSpec {
@@ -51,32 +52,63 @@ function withEnv(text: string): number[] {
 
 const onLinux = process.platform === "linux";
 
-describe.skipIf(!onLinux)("local executor: a run's processes cannot outlive it", () => {
-  it("a setsid grandchild that ignores SIGTERM and keeps stdout open: ends within limit + grace + 5 s, nothing left", async () => {
-    const s = spec({ timeLimitSecs: 3, env: { MARK: `escape-${process.pid}-a` } });
-    const t0 = Date.now();
-    const r = await sh(
-      `trap "" TERM; setsid sh -c 'trap "" TERM; echo $$ > "$LOGS_DIR/gc.pid"; while true; do sleep 1; done' & ` +
-        "echo started; while true; do sleep 1; done",
-    ).execute(s);
-    const took = Date.now() - t0;
-    expect(r.outcome).toBe("timed_out");
-    expect(took).toBeLessThan((3 + 1 + 5) * 1000);
-    const gc = Number(readFileSync(join(s.runDir, "logs", "gc.pid"), "utf8"));
-    expect(alive(gc)).toBe(false);
-    expect(withEnv(`MARK=escape-${process.pid}-a`)).toEqual([]);
-  }, 60_000);
+/** Every live process whose command line holds this text. */
+function withCmdline(text: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, "latin1").includes(text) && alive(Number(name)))
+        out.push(Number(name));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
 
-  it("a detached grandchild with a cleared environment and output to /dev/null does not survive the run", async () => {
-    const s = spec({ timeLimitSecs: 60 });
-    const r = await sh(
-      `setsid env -i sh -c 'echo $$ > "${"$"}0"; exec sleep 1000' "$LOGS_DIR/gc.pid" >/dev/null 2>&1 < /dev/null & sleep 1; exit 0`,
-    ).execute(s);
-    expect(r.outcome).toBe("completed");
-    const gc = Number(readFileSync(join(s.runDir, "logs", "gc.pid"), "utf8"));
-    expect(gc).toBeGreaterThan(0);
-    expect(alive(gc)).toBe(false);
-  }, 60_000);
+// Without a sandbox the runner's tracker must find every process; inside bwrap the PID namespace
+// ends them all (and a pid the agent writes down is its namespace's, so processes are found by
+// their environment or command line instead).
+const modes = (["none", ...(onLinux && bwrapAvailable() ? ["bwrap"] : [])] as SandboxMode[]).map((mode) => ({
+  mode,
+  sandbox: { mode },
+}));
+
+describe.skipIf(!onLinux)("local executor: a run's processes cannot outlive it", () => {
+  for (const { mode, sandbox } of modes) {
+    it(`a setsid grandchild that ignores SIGTERM and keeps stdout open: ends within limit + grace + 5 s, nothing left (sandbox ${mode})`, async () => {
+      const mark = `escape-${process.pid}-a-${mode}`;
+      const s = spec({ timeLimitSecs: 3, env: { MARK: mark } });
+      const t0 = Date.now();
+      const r = await sh(
+        `trap "" TERM; setsid sh -c 'trap "" TERM; echo $$ > "$LOGS_DIR/gc.pid"; while true; do sleep 1; done' & ` +
+          "echo started; while true; do sleep 1; done",
+        { sandbox },
+      ).execute(s);
+      const took = Date.now() - t0;
+      expect(r.outcome).toBe("timed_out");
+      expect(took).toBeLessThan((3 + 1 + 5) * 1000);
+      const gc = Number(readFileSync(join(s.runDir, "logs", "gc.pid"), "utf8"));
+      expect(gc).toBeGreaterThan(0);
+      if (mode === "none") expect(alive(gc)).toBe(false);
+      expect(withEnv(`MARK=${mark}`)).toEqual([]);
+    }, 60_000);
+
+    it(`a detached grandchild with a cleared environment and output to /dev/null does not survive the run (sandbox ${mode})`, async () => {
+      const s = spec({ timeLimitSecs: 60 });
+      const nap = `1000.${process.pid}${mode === "none" ? 1 : 2}`;
+      const r = await sh(
+        `setsid env -i sh -c 'echo $$ > "${"$"}0"; exec sleep ${nap}' "$LOGS_DIR/gc.pid" >/dev/null 2>&1 < /dev/null & sleep 1; exit 0`,
+        { sandbox },
+      ).execute(s);
+      expect(r.outcome).toBe("completed");
+      const gc = Number(readFileSync(join(s.runDir, "logs", "gc.pid"), "utf8"));
+      expect(gc).toBeGreaterThan(0);
+      if (mode === "none") expect(alive(gc)).toBe(false);
+      expect(withCmdline(`sleep\0${nap}`)).toEqual([]);
+    }, 60_000);
+  }
 
   it("a cancel ends a run that ignores SIGTERM", async () => {
     const s = spec({ timeLimitSecs: 600 });

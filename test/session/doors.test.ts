@@ -23,7 +23,7 @@ describe("one evaluation core behind both front doors", () => {
         "agent:",
         `  command: node ${join(ROOT, "examples/agents/strong/agent.mjs")}`,
         // The agent's files (its identity) are its own folder, not the workspace the runner writes to.
-        `  cwd: ${join(ROOT, "examples/agents/strong")}`,
+        `  cwd: ${join(ROOT, "examples/agents")}`,
         "limits:",
         "  time: 60s",
         "dataDir: data",

@@ -49,7 +49,7 @@ describe("a suite sharded across runners", () => {
       `seeds: ${seeds}`,
       "executor: local",
       // The agent's files (its run identity) are its own folder, not the workspace the shards write to.
-      `agent: { command: node ${join(ROOT, "examples/agents/strong/agent.mjs")}, cwd: ${join(ROOT, "examples/agents/strong")} }`,
+      `agent: { command: node ${join(ROOT, "examples/agents/strong/agent.mjs")}, cwd: ${join(ROOT, "examples/agents")} }`,
       "limits: { time: 60s }",
       "dataDir: data",
       "",

@@ -4,6 +4,7 @@ import type { Executor, ExecResult, RunSpec } from "../types.js";
 import { contractEnv, hostPaths, type ContractPaths } from "../contract.js";
 import { runAttempt, type AgentHandle, type AttemptDriver, type ExitFacts } from "../attempt.js";
 import { RUN_TOKEN_VAR, RunProcesses, trackRun, untrackRun } from "../procs.js";
+import { sandboxLaunch, type SandboxMode } from "./sandbox.js";
 
 /** Runner variables a local agent keeps so that tools like node and python still work. */
 const KEEP = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT"];
@@ -18,6 +19,8 @@ export interface LocalOptions {
   logMaxBytes?: number;
   /** Milliseconds between process scans and disk-quota checks. Default 1000. */
   pollMs?: number;
+  /** Bubblewrap around the agent (see sandbox.ts); default { mode: "auto" }. */
+  sandbox?: { mode?: SandboxMode; scratchBytes?: number };
 }
 
 /** After the agent's own process ends, how long its output pipes may stay open (held by leftovers). */
@@ -47,11 +50,15 @@ export class LocalExecutor implements Executor {
       lostAfterKillSecs: 10,
       quotaPollMs: this.opts.pollMs,
       logMaxBytes: this.opts.logMaxBytes,
-      start: async (spec, ctx) => this.start(spec, ctx.output),
+      start: async (spec, ctx) => this.start(spec, ctx.output, ctx.note),
     };
   }
 
-  private start(spec: RunSpec, output: (s: "stdout" | "stderr", t: string) => void): AgentHandle {
+  private start(
+    spec: RunSpec,
+    output: (s: "stdout" | "stderr", t: string) => void,
+    note: (t: string) => void,
+  ): AgentHandle {
     const token = randomBytes(16).toString("hex");
     const env: Record<string, string> = {};
     for (const k of KEEP) if (process.env[k] !== undefined) env[k] = process.env[k]!;
@@ -59,9 +66,11 @@ export class LocalExecutor implements Executor {
     const { command } = this.opts;
     const [file, args] =
       typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0], command.slice(1)];
-    const child = spawn(file, args, {
-      cwd: this.opts.cwd,
-      env,
+    const launch = sandboxLaunch({ file, args, env, cwd: this.opts.cwd, spec, ...this.opts.sandbox });
+    note(launch.note);
+    const child = spawn(launch.file, launch.args, {
+      cwd: launch.cwd,
+      env: launch.env,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });

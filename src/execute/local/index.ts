@@ -2,27 +2,42 @@ import { resolve } from "node:path";
 import { runPolicy } from "../../config/run-policy.js";
 import { UserError } from "../../errors.js";
 import type { ExecutorDescriptor } from "../descriptor.js";
-import { LocalExecutor } from "./executor.js";
+import { checkLocal, LOCAL_DEFAULTS, LocalSchema, type LocalConfig } from "./config.js";
+import { LocalExecutor, type LocalOptions } from "./executor.js";
+import { resolveSandbox, sandboxProblem } from "./sandbox.js";
 
 export { LocalExecutor, type LocalOptions } from "./executor.js";
 
-/** The agent as a child process on this machine: no image, no GPUs pinned, `concurrency` at once. */
-export const localDescriptor: ExecutorDescriptor<"local"> = {
+/** The sandbox settings for the executor; a UserError when they cannot hold on this machine. */
+function checkSandbox(local: LocalConfig | undefined, cwd: string): LocalOptions["sandbox"] {
+  if (!local) return { mode: "auto" };
+  const kind = resolveSandbox(local.sandbox);
+  if (kind === null)
+    throw new UserError(
+      "local.sandbox: bwrap cannot start a sandbox on this machine (install bubblewrap and allow user namespaces, or set auto)",
+    );
+  const problem = kind === "bwrap" ? sandboxProblem(cwd) : null;
+  if (problem) throw new UserError(`agent.cwd: ${problem}`);
+  return { mode: local.sandbox, scratchBytes: local.scratch };
+}
+
+/** The agent as a child process on this machine (in bubblewrap where it runs), `concurrency` at once. */
+export const localDescriptor: ExecutorDescriptor<"local", typeof LocalSchema> = {
   name: "local",
-  configSchema: null,
-  configDefault: null,
-  check: (c) =>
-    c.agent.command === undefined
-      ? [{ path: ["agent", "command"], message: "the local executor needs agent.command" }]
-      : [],
+  configSchema: LocalSchema,
+  configDefault: LOCAL_DEFAULTS,
+  check: checkLocal,
+  // The sandbox is not part of a run's identity (it was not before it existed either).
   identityFacts: () => ({}),
   async open(ctx) {
     const { agent, config } = ctx;
     if (agent.command === undefined) throw new UserError("agent.command: the local executor needs a command");
+    const cwd = resolve(ctx.baseDir, agent.cwd ?? ".");
     const executor = new LocalExecutor({
       command: agent.command,
-      cwd: resolve(ctx.baseDir, agent.cwd ?? "."),
+      cwd,
       graceSecs: runPolicy(config).stopGraceSecs,
+      sandbox: checkSandbox(config.local, cwd),
     });
     return {
       name: "local",
