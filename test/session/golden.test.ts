@@ -50,6 +50,7 @@ describe("golden: the CLI and the action give the same results and report as bef
   /** Times, durations, ids, paths and the version out; what stays is what the doors decide. */
   const normalize = (s: string) =>
     s
+      .replace(/^> ⚠️ \*\*`trust-pr-config: true`\*\*.*\n\n/gm, "")
       .split(ws)
       .join("<WS>")
       .split(ROOT)
@@ -110,7 +111,7 @@ describe("golden: the CLI and the action give the same results and report as bef
         "executor: local",
         "agent:",
         `  command: node ${join(ROOT, "examples/agents/strong/agent.mjs")}`,
-        `  cwd: ${join(ROOT, "examples/agents/strong")}`,
+        `  cwd: ${join(ROOT, "examples/agents")}`,
         "limits:",
         "  time: 60s",
         "dataDir: data",
@@ -151,6 +152,9 @@ describe("golden: the CLI and the action give the same results and report as bef
         "github-token": "ghs_goldenToken",
         comment: "always",
         "allow-fork-prs": "false",
+        // No git checkout here: the pull request's own config judges it (its notice is left out below).
+        "trust-pr-config": "true",
+        "allow-unsandboxed-agent": "true",
         "data-dir": "",
         "runs-dir": "none",
         ...inputs,
@@ -191,7 +195,7 @@ describe("golden: the CLI and the action give the same results and report as bef
       "  source: run",
       "  agent:",
       `    command: node ${join(ROOT, "examples/agents/weak/agent.mjs")}`,
-      `    cwd: ${join(ROOT, "examples/agents/weak")}`,
+      `    cwd: ${join(ROOT, "examples/agents")}`,
     ]);
     await gh.start();
   });
