@@ -3,7 +3,6 @@ import { UserError } from "../errors.js";
 import type { GradeReportJson, RunResult, SuiteResults } from "../results/schema.js";
 import { medalOf, type Medal } from "../grade/types.js";
 import { hypergeometric } from "./distributions.js";
-import type { MonitorRecord } from "./monitor.js";
 import {
   analyze,
   type Analysis,
@@ -361,4 +360,26 @@ function combine(a: Analysis, gate: Gate): Verdict {
 /** Whether the gate fails this comparison: on `regressed`, and on `error` (fail closed). */
 export function gateFails(cmp: Comparison): boolean {
   return cmp.gate.failOn === "regression" && (cmp.verdict === "regressed" || cmp.verdict === "error");
+}
+
+/** How monitoring after every run ended (compare/monitor.ts decides it). */
+export type MonitorDecision = "continue" | "regressed" | "no-regression" | "futility" | "error" | "final";
+
+/** What the monitor did, kept with the comparison for the report. */
+export interface MonitorRecord {
+  decision: MonitorDecision;
+  /** One-sided level of each claim at the deciding look. */
+  level: number;
+  /** Head runs finished when the verdict was reached (the ones it uses). */
+  usedRuns: number;
+  plannedRuns: number;
+  /** Runs in flight at the stop that finished after it: kept in the results, not used by the verdict. */
+  afterStop: string[];
+  /** Planned runs never started. */
+  notStarted: number;
+  /** Estimated hours the runs never started would have taken (× GPUs per run when it uses GPUs). */
+  savedHours: number;
+  /** Whether savedHours are GPU-hours (runs use GPUs) or runner hours. */
+  gpuHours: boolean;
+  interimShare: number;
 }

@@ -14,7 +14,15 @@
 //    final look reaches either verdict is below `futility`.
 import type { PlannedRun } from "../plan/plan.js";
 import type { RunResult, SuiteResults } from "../results/schema.js";
-import { compareRuns, infraPValue, type Comparison, type GateInput } from "./compare.js";
+import {
+  compareRuns,
+  infraPValue,
+  type Comparison,
+  type GateInput,
+  type MonitorDecision,
+  type MonitorRecord,
+} from "./compare.js";
+export type { MonitorDecision, MonitorRecord } from "./compare.js";
 import { normalCdf, normalQuantile } from "./distributions.js";
 import { medalVerdict, type Counts, type Levels, type Verdict } from "./stats.js";
 
@@ -54,8 +62,6 @@ export function projectedChance(d: MonitorDesign, t: number, z: number): number 
   if (t >= 1) return z >= d.c2 ? 1 : 0;
   return normalCdf((z / Math.sqrt(t) - d.c2) / Math.sqrt(1 - t));
 }
-
-export type MonitorDecision = "continue" | "regressed" | "no-regression" | "futility" | "error" | "final";
 
 /** A look, in the form the simulations share with the real suite. */
 export interface LookInput {
@@ -115,23 +121,6 @@ export function decideLook(
 }
 
 /** Why and when the monitored head stopped (the report's stop sentence). */
-export interface MonitorRecord {
-  decision: MonitorDecision;
-  /** One-sided level of each claim at the deciding look. */
-  level: number;
-  /** Head runs finished when the verdict was reached (the ones it uses). */
-  usedRuns: number;
-  plannedRuns: number;
-  /** Runs in flight at the stop that finished after it: kept in the results, not used by the verdict. */
-  afterStop: string[];
-  /** Planned runs never started. */
-  notStarted: number;
-  /** Estimated hours the runs never started would have taken (× GPUs per run when it uses GPUs). */
-  savedHours: number;
-  /** Whether savedHours are GPU-hours (runs use GPUs) or runner hours. */
-  gpuHours: boolean;
-  interimShare: number;
-}
 
 const comparable = (r: RunResult) => r.outcome !== "infra_error" && r.grade?.grader_error !== true;
 
