@@ -7,14 +7,3 @@ export class SubmissionError extends CsvError {
     this.name = "SubmissionError";
   }
 }
-
-/**
- * The answers cannot be graded the way upstream grades them (a single class for an AUC, repeated
- * ids where rows are paired by id): a grader problem, not the agent's fault.
- */
-export class AnswersError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "AnswersError";
-  }
-}

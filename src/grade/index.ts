@@ -29,6 +29,5 @@ export {
   type GraderKind,
 } from "./spec.js";
 export { gradeExternal } from "./external.js";
-export { pythonJson } from "./json.js";
 export type { GradeReport, ScoreResult, Thresholds, Medal } from "./types.js";
 export { medalOf } from "./types.js";

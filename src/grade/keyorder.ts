@@ -1,19 +1,19 @@
 /**
  * The row order pandas gives when sorting by an id column, without emulating numpy's quicksort
  * element by element where that is not needed. When no two present keys are equal, the sorted
- * order is unique: any correct sort gives numpy's. So the keys are sorted by a radix sort (text
- * by UTF-8 bytes, which is code-point order as numpy compares strings; numbers by their IEEE
- * bits, -0 as 0); only when two keys are equal (where quicksort's instability decides which copy
- * comes first) does the exact emulation (`npsort.ts`) run. Missing keys go last, in file order.
+ * order is unique: any correct sort gives numpy's. So the keys are radix sorted (text by UTF-8
+ * bytes, which is code-point order as numpy compares strings; numbers by their IEEE bits, -0 as
+ * 0); only when two keys are equal (where quicksort's instability decides which copy comes
+ * first) does the exact emulation (`npsort.ts`) run. Missing keys go last, in file order.
  */
 import type { Column } from "../tabular/csv.js";
 import type { TextStore } from "../tabular/textstore.js";
 import { compareCodePoints, pandasSortOrder } from "./npsort.js";
 
-/** Longest id (in bytes) the text radix sort takes; longer ids go through a byte comparison sort. */
-const RADIX_MAX_BYTES = 64;
-/** From this many keys on, digits are 16 bits wide (fewer passes, 65536+ counters each). */
+/** From this many keys on, radix digits are 16 bits wide (fewer passes, 65536 counters each). */
 const WIDE = 1 << 16;
+/** Runs of text keys at most this long are sorted by comparing bytes. */
+const SMALL_RUN = 32;
 
 /**
  * pandas' order of a column's rows (numpy's default quicksort; `skipIfSorted`: sort_index, which
@@ -29,13 +29,15 @@ export function keyOrder(c: Column, skipIfSorted = false): Int32Array {
     else present[count++] = i;
   }
   const rows = present.subarray(0, count);
-  const order =
-    c.kind !== "text"
-      ? numberOrder(c.values!, rows)
-      : c.text
-        ? textOrder(c.text, rows)
-        : stringOrder(c.strings!, rows);
-  if (hasTies(c, order)) return pandasSortOrder(c.kind === "text" ? c.strings! : c.values!, skipIfSorted);
+  let order: Int32Array, ties: boolean;
+  if (c.kind === "text" && c.text) {
+    order = Int32Array.from(rows);
+    ties = sortText(c.text, c.text.bytes(), order, 0);
+  } else {
+    order = c.kind === "text" ? stringOrder(c.strings!, rows) : numberOrder(c.values!, rows);
+    ties = hasTies(c, order);
+  }
+  if (ties) return pandasSortOrder(c.kind === "text" ? c.strings! : c.values!, skipIfSorted);
   const out = new Int32Array(n);
   out.set(order);
   for (let k = 0; k < missing.length; k++) out[count + k] = missing[k];
@@ -47,16 +49,11 @@ function isMissing(c: Column, i: number): boolean {
   return c.text ? c.text.isMissing(i) : c.strings![i] === null;
 }
 
-/** Are two neighbours in a sorted order equal keys? */
+/** Are two neighbours in a sorted order equal keys? (numbers, or strings without a byte store) */
 function hasTies(c: Column, order: Int32Array): boolean {
   if (c.kind !== "text") {
     const v = c.values!;
     for (let p = 1; p < order.length; p++) if (v[order[p]] === v[order[p - 1]]) return true;
-    return false;
-  }
-  if (c.text) {
-    const t = c.text;
-    for (let p = 1; p < order.length; p++) if (t.equals(order[p], t, order[p - 1])) return true;
     return false;
   }
   const s = c.strings!;
@@ -64,34 +61,50 @@ function hasTies(c: Column, order: Int32Array): boolean {
   return false;
 }
 
-/** A stable LSD radix sort of rows; `digit(row, pass)` in [0, buckets) for passes 0 (least significant) …. */
-function radix(
-  rows: Int32Array,
-  passes: number,
-  buckets: number,
-  digit: (row: number, pass: number) => number,
-): Int32Array {
-  let order = Int32Array.from(rows),
-    next = new Int32Array(rows.length);
-  const counts = new Int32Array(buckets);
-  for (let pass = 0; pass < passes; pass++) {
+/**
+ * Sorts idx by the 64-bit unsigned keys (w0 high word, w1 low word) carried alongside it: a
+ * stable LSD radix sort whose passes read the three arrays in order (no random access by row),
+ * 16-bit digits for large inputs, 8-bit ones for small (where clearing 65536 counters dominates).
+ */
+function sort64(idx: Int32Array, w0: Uint32Array, w1: Uint32Array): void {
+  const n = idx.length;
+  const bits = n >= WIDE ? 16 : 8,
+    mask = (1 << bits) - 1;
+  let I: Int32Array = idx,
+    A: Uint32Array = w0,
+    B: Uint32Array = w1;
+  let I2: Int32Array = new Int32Array(n),
+    A2: Uint32Array = new Uint32Array(n),
+    B2: Uint32Array = new Uint32Array(n);
+  const counts = new Int32Array(1 << bits);
+  for (let pass = 0; pass < 64 / bits; pass++) {
+    const src = pass * bits < 32 ? B : A,
+      shift = (pass * bits) & 31;
     counts.fill(0);
-    for (let p = 0; p < order.length; p++) counts[digit(order[p], pass)]++;
+    for (let p = 0; p < n; p++) counts[(src[p] >>> shift) & mask]++;
     // A digit every key shares orders nothing: skip the scatter.
-    if (order.length > 0 && counts[digit(order[0], pass)] === order.length) continue;
+    if (counts[(src[0] >>> shift) & mask] === n) continue;
     let sum = 0;
-    for (let d = 0; d < buckets; d++) {
+    for (let d = 0; d < counts.length; d++) {
       const k = counts[d];
       counts[d] = sum;
       sum += k;
     }
-    for (let p = 0; p < order.length; p++) {
-      const i = order[p];
-      next[counts[digit(i, pass)]++] = i;
+    for (let p = 0; p < n; p++) {
+      const q = counts[(src[p] >>> shift) & mask]++;
+      I2[q] = I[p];
+      A2[q] = A[p];
+      B2[q] = B[p];
     }
-    [order, next] = [next, order];
+    [I, I2] = [I2, I];
+    [A, A2] = [A2, A];
+    [B, B2] = [B2, B];
   }
-  return order;
+  if (I !== idx) {
+    idx.set(I);
+    w0.set(A);
+    w1.set(B);
+  }
 }
 
 const f64 = new Float64Array(1),
@@ -99,60 +112,106 @@ const f64 = new Float64Array(1),
 
 /** Numbers (no NaN) by value: their bits made unsigned-comparable (negatives flipped), -0 as 0. */
 function numberOrder(v: Float64Array, rows: Int32Array): Int32Array {
-  const n = v.length;
-  const hi = new Uint32Array(n),
+  const n = rows.length;
+  const idx = Int32Array.from(rows),
+    hi = new Uint32Array(n),
     lo = new Uint32Array(n);
-  for (let p = 0; p < rows.length; p++) {
-    const i = rows[p];
-    f64[0] = v[i] === 0 ? 0 : v[i];
+  for (let p = 0; p < n; p++) {
+    const x = v[rows[p]];
+    f64[0] = x === 0 ? 0 : x;
     const h = u32[1];
     if (h >>> 31) {
-      hi[i] = ~h >>> 0;
-      lo[i] = ~u32[0] >>> 0;
+      hi[p] = ~h >>> 0;
+      lo[p] = ~u32[0] >>> 0;
     } else {
-      hi[i] = (h | 0x80000000) >>> 0;
-      lo[i] = u32[0];
+      hi[p] = (h | 0x80000000) >>> 0;
+      lo[p] = u32[0];
     }
   }
-  // 16-bit digits for large inputs, 8-bit ones for small (where clearing 65536 counters dominates).
-  const bits = rows.length >= WIDE ? 16 : 8,
-    mask = (1 << bits) - 1;
-  return radix(rows, 64 / bits, 1 << bits, (i, pass) => {
-    const shift = pass * bits;
-    return ((shift < 32 ? lo[i] : hi[i]) >>> (shift & 31)) & mask;
-  });
+  if (n > 1) sort64(idx, hi, lo);
+  return idx;
 }
 
-/** Text by UTF-8 bytes, two bytes per pass; a position past an id's end sorts first. */
-function textOrder(t: TextStore, rows: Int32Array): Int32Array {
+/**
+ * Text by UTF-8 bytes, most significant first: idx is sorted by its keys' 8 bytes from `off`
+ * (bytes past a key's end read 0, below every byte of UTF-8 text, so shorter keys come first),
+ * then each run of equal 8-byte chunks by the next 8. Returns true when two keys are equal.
+ */
+function sortText(t: TextStore, bytes: Buffer, idx: Int32Array, off: number): boolean {
   const starts = t.starts,
     ends = t.ends;
-  let width = 0;
-  for (let p = 0; p < rows.length; p++) {
-    const len = ends[rows[p]] - starts[rows[p]];
-    if (len > width) width = len;
-  }
-  const bytes = t.bytes();
-  if (width > RADIX_MAX_BYTES) {
-    return Int32Array.from(rows).sort((a, b) => bytes.compare(bytes, starts[b], ends[b], starts[a], ends[a]));
-  }
-  // Digit per byte: 0 past the end (shorter ids first), else byte + 1; two bytes per pass (base
-  // 257) for large inputs, one for small.
-  if (rows.length < WIDE) {
-    return radix(rows, width, 257, (i, pass) => {
-      const a = starts[i] + width - 1 - pass;
-      return a < ends[i] ? bytes[a] + 1 : 0;
-    });
-  }
-  const passes = (width + 1) >> 1;
-  return radix(rows, passes, 257 * 257, (i, pass) => {
-    const a = starts[i] + 2 * (passes - 1 - pass),
+  const n = idx.length;
+  if (n <= SMALL_RUN) return insertionSort(starts, ends, bytes, idx, 0, n, off);
+  const w0 = new Uint32Array(n),
+    w1 = new Uint32Array(n);
+  for (let p = 0; p < n; p++) {
+    const i = idx[p];
+    const s = starts[i] + off,
       e = ends[i];
-    return (a < e ? bytes[a] + 1 : 0) * 257 + (a + 1 < e ? bytes[a + 1] + 1 : 0);
-  });
+    let a = 0,
+      b = 0;
+    for (let k = 0; k < 4; k++) a = (a << 8) | (s + k < e ? bytes[s + k] : 0);
+    for (let k = 4; k < 8; k++) b = (b << 8) | (s + k < e ? bytes[s + k] : 0);
+    w0[p] = a >>> 0;
+    w1[p] = b >>> 0;
+  }
+  sort64(idx, w0, w1);
+  for (let lo = 0; lo < n;) {
+    let hi = lo + 1;
+    while (hi < n && w0[hi] === w0[lo] && w1[hi] === w1[lo]) hi++;
+    if (hi - lo > 1) {
+      // Equal chunks of keys that end within them: equal keys (a tie; the caller emulates).
+      if (ends[idx[lo]] - starts[idx[lo]] <= off + 8) return true;
+      const tie =
+        hi - lo <= SMALL_RUN
+          ? insertionSort(starts, ends, bytes, idx, lo, hi, off + 8)
+          : sortText(t, bytes, idx.subarray(lo, hi), off + 8);
+      if (tie) return true;
+    }
+    lo = hi;
+  }
+  return false;
 }
 
-/** Strings (no TextStore) by code points. */
+/**
+ * Sorts idx[lo, hi) by the keys' bytes from `off` on (the bytes before are equal); true when two
+ * keys are equal.
+ */
+function insertionSort(
+  starts: Int32Array,
+  ends: Int32Array,
+  bytes: Buffer,
+  idx: Int32Array,
+  lo: number,
+  hi: number,
+  off: number,
+): boolean {
+  let tie = false;
+  for (let p = lo + 1; p < hi; p++) {
+    const i = idx[p];
+    let q = p;
+    for (; q > lo; q--) {
+      const j = idx[q - 1];
+      // Compare key j with key i from off on.
+      let a = starts[j] + off,
+        b = starts[i] + off;
+      const ea = ends[j],
+        eb = ends[i];
+      while (a < ea && b < eb && bytes[a] === bytes[b]) {
+        a++;
+        b++;
+      }
+      const c = a < ea ? (b < eb ? bytes[a] - bytes[b] : 1) : b < eb ? -1 : 0;
+      if (c === 0) tie = true;
+      if (c <= 0) break;
+      idx[q] = j;
+    }
+    idx[q] = i;
+  }
+  return tie;
+}
+
+/** Strings (no byte store) by code points. */
 function stringOrder(s: readonly (string | null)[], rows: Int32Array): Int32Array {
   return Int32Array.from(rows).sort((a, b) => compareCodePoints(s[a]!, s[b]!));
 }

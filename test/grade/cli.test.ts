@@ -49,10 +49,10 @@ describe("medalist rank agrees with medals.json", () => {
       });
     }
   }
-  it("NaN prints as a NaN literal; bad input is a one-line error, exit 2", async () => {
+  it("NaN prints as null named in nonFinite; bad input is a one-line error, exit 2", async () => {
     const file = join(dir, `${boards[0].name}.csv`);
     const { out } = await runCli("rank", ["--leaderboard", file, "--score", "NaN", "--json"]);
-    expect(out).toMatch(/"score": NaN/);
+    expect(JSON.parse(out)).toMatchObject({ score: null, nonFinite: { score: "NaN" } });
     const errors: string[] = [];
     const orig = console.error;
     console.error = (m: string) => void errors.push(m);

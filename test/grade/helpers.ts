@@ -80,7 +80,9 @@ export async function runCli(cmd: "grade" | "rank", argv: string[]): Promise<{ c
   }
 }
 
-/** Parses Python-style JSON (NaN literals). */
+/** Parses a --json report, putting each non-finite number back as its name ("NaN", "Infinity"). */
 export function parsePyJson(text: string): Record<string, unknown> {
-  return JSON.parse(text.replace(/\bNaN\b/g, '"NaN"')) as Record<string, unknown>;
+  const r = JSON.parse(text) as Record<string, unknown>;
+  for (const [k, v] of Object.entries((r.nonFinite ?? {}) as Record<string, string>)) r[k] = v;
+  return r;
 }

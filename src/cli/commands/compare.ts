@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
-import { readResults, toJson } from "../../suite/store.js";
+import { readResults } from "../../suite/store.js";
+import { toCliJson } from "../../util/json.js";
 import { compareRuns } from "../../compare/compare.js";
 import { renderEvaluation } from "../../session/evaluate.js";
 import { decideGate } from "../../session/gate.js";
@@ -52,7 +53,7 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
     }
     const [base, head] = positionals.map(readResults);
     const cmp = compareRuns(base, head, gate.data, `file ${positionals[0]}`);
-    const text = values.json ? toJson(cmp) : renderEvaluation(head, cmp, null, {}, base);
+    const text = values.json ? toCliJson(cmp) + "\n" : renderEvaluation(head, cmp, null, {}, base);
     if (values.out) writeFileSync(values.out, text);
     process.stdout.write(text);
     // Fails closed: runs of lost shards fail the gate whatever the verdict of the rest.

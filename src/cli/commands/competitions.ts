@@ -1,5 +1,6 @@
 import { parseCommandArgs, type Command } from "../command.js";
 import { loadRegistry, selectCompetitions } from "../../registry/registry.js";
+import { toCliJson } from "../../util/json.js";
 
 const usage = `Usage: medalist competitions [--split NAME] [--json] [--registry DIR]
 
@@ -37,7 +38,7 @@ export const competitionsCommand: Command = {
       };
     });
     if (values.json) {
-      console.log(JSON.stringify(rows, null, 2));
+      console.log(toCliJson(rows));
       return 0;
     }
     const table = [

@@ -2,7 +2,7 @@ import { join, resolve } from "node:path";
 import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
 import { loadRegistry } from "../../registry/registry.js";
 import { grade } from "../../grade/grade.js";
-import { pythonJson } from "../../grade/json.js";
+import { toCliJson } from "../../util/json.js";
 import type { GradeReport } from "../../grade/types.js";
 
 const usage = `Usage: medalist grade --competition ID --submission FILE --data-dir DIR [options]
@@ -21,7 +21,7 @@ Options:
   --registry DIR          competitions folder (default: the bundled one)
   --external-command CMD  grader command for externally graded competitions
                           ({submission}, {competition}, {private_dir} are filled in)
-  --json                  print the report as JSON (MLE-bench field names; NaN as NaN)`;
+  --json                  print the report as JSON (MLE-bench field names; NaN/±Infinity as null, named in "nonFinite")`;
 
 function fmt(x: number | null): string {
   return x === null ? "—" : String(x);
@@ -75,7 +75,7 @@ export const gradeCommand: Command = {
       leaderboardsDir: values["leaderboards-dir"] ? resolve(values["leaderboards-dir"]) : undefined,
       external: ext ? { command: ext.split(/\s+/) } : undefined,
     });
-    console.log(values.json ? pythonJson(report) : formatReport(report));
+    console.log(values.json ? toCliJson(report) : formatReport(report));
     return report.grader_error ? 1 : 0;
   },
 };

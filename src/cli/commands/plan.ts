@@ -6,6 +6,7 @@ import { describePlan, planShards } from "../../session/shards.js";
 import { readResults } from "../../suite/store.js";
 import { MAX_SHARDS } from "../../plan/shards.js";
 import { numberOption, parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
+import { toCliJson } from "../../util/json.js";
 
 function wholeNumber(text: string, flag: string): number {
   const n = numberOption(text, flag);
@@ -78,7 +79,7 @@ Exit codes: 0 ok, 2 bad input.`,
       durations: (values.durations ?? []).map((f) => readResults(f)),
       usdPerGpuHour,
     });
-    const json = JSON.stringify(plan, null, 2) + "\n";
+    const json = toCliJson(plan) + "\n";
     if (values.out) writeFileSync(values.out, json);
     if (values.json) process.stdout.write(json);
     else console.log(describePlan(plan));

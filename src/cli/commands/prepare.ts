@@ -3,6 +3,7 @@ import { numberOption, parseCommandArgs, UserError, type Command } from "../comm
 import { loadRegistry, selectCompetitions } from "../../registry/registry.js";
 import { prepareCompetitions } from "../../prepare/prepare.js";
 import { UPSTREAM_DESCRIPTIONS } from "../../prepare/description.js";
+import { toCliJson } from "../../util/json.js";
 
 const usage = `Usage: medalist prepare (--split NAME | --competition ID...) --data-dir DIR [options]
 
@@ -72,7 +73,7 @@ export const prepareCommand: Command = {
     );
     const totalMs = performance.now() - t0;
     if (values.json) {
-      console.log(JSON.stringify({ results, failures, totalMs }, null, 2));
+      console.log(toCliJson({ results, failures, totalMs }));
     } else {
       for (const r of results) {
         const n = r.upstreamMismatches.length;

@@ -3,7 +3,7 @@ import { numberOption, parseCommandArgs, requireOption, UserError, type Command 
 import { percentile, rankScore } from "../../grade/medals.js";
 import { boardFor, boardFromFile, type Board } from "../../grade/board.js";
 import { loadRegistry } from "../../registry/registry.js";
-import { pythonJson } from "../../grade/json.js";
+import { toCliJson } from "../../util/json.js";
 
 const usage = `Usage: medalist rank (--leaderboard FILE | --competition ID) --score X [--json]
 
@@ -20,7 +20,7 @@ Options:
   --registry DIR          competitions folder (default: the bundled one)
   --leaderboards-dir DIR  fetched leaderboards (default: $MEDALIST_LEADERBOARDS_DIR or ~/.cache/medalist/leaderboards)
   --score X               the score; NaN allowed (never medals)
-  --json                  print JSON (MLE-bench field names; NaN as NaN)`;
+  --json                  print JSON (MLE-bench field names; NaN/±Infinity as null, named in "nonFinite")`;
 
 export const rankCommand: Command = {
   name: "rank",
@@ -51,7 +51,7 @@ export const rankCommand: Command = {
       percentile: scores ? percentile(score, scores, t.isLowerBetter) : null,
       thresholds_source: board.source,
     };
-    if (values.json) console.log(pythonJson(out));
+    if (values.json) console.log(toCliJson(out));
     else {
       const medal = out.gold_medal
         ? "gold"
