@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/load.js";
 import { DockerExecutor } from "../../src/execute/docker/executor.js";
 import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
@@ -14,7 +14,7 @@ import { openSlurm, type SlurmExecutor } from "../../src/execute/slurm/index.js"
 import type { ExecResult, RunSpec } from "../../src/execute/types.js";
 import { submissionProblem } from "../../src/grade/grade.js";
 import { containersOf, requireDocker, shellSettings } from "../docker/helpers.js";
-import { queuedJobs, requireSlurm } from "../slurm/helpers.js";
+import { lockCluster, queuedJobs, requireSlurm } from "../slurm/helpers.js";
 
 const SECRET = "sk-hostile-0123456789abcdef";
 const QUOTA = { submission: 64 * 1024 ** 2, logs: 64 * 1024 ** 2, code: 64 * 1024 ** 2 };
@@ -151,8 +151,15 @@ const slurmTarget: Target = {
   nothingLeft: async (s) => queuedJobs(`run=${s.runId} `).length === 0 && (await childGone()),
 };
 
+// The cluster's one node is shared with test/slurm/cluster.test.ts, which takes it down once.
+let unlock = () => {};
+beforeAll(async () => {
+  if (node) unlock = await lockCluster();
+}, 600_000);
+
 afterAll(async () => {
   for (const ex of opened) await ex.close();
+  unlock();
   if (docker) await cleanupSuite(docker, dockerSuite, { graceSecs: 0 });
 }, 60_000);
 

@@ -2,14 +2,14 @@ import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/load.js";
 import type { SuiteContext } from "../../src/execute/lifecycle.js";
 import { schedule } from "../../src/execute/scheduler.js";
 import { jobComment, openSlurm, slurmDescriptor, type SlurmExecutor } from "../../src/execute/slurm/index.js";
 import type { ExecResult, RunSpec } from "../../src/execute/types.js";
 import { runSuite } from "../../src/suite/run.js";
-import { queuedJobs, requireSlurm, resumeNode, sacctState, scontrol, until } from "./helpers.js";
+import { lockCluster, queuedJobs, requireSlurm, resumeNode, sacctState, scontrol, until } from "./helpers.js";
 
 // The tests share one single-node cluster: they run one after another (one file, sequential).
 const node = requireSlurm();
@@ -75,9 +75,15 @@ function spec(suiteId: string, runId: string, over: Partial<RunSpec> = {}): RunS
   };
 }
 
+let unlock = () => {};
+beforeAll(async () => {
+  if (node) unlock = await lockCluster();
+}, 600_000);
+
 afterAll(async () => {
   for (const ex of opened) await ex.close();
   if (node) resumeNode(node);
+  unlock();
 }, 60_000);
 
 describe.skipIf(!node)("executor slurm on a real cluster", () => {
