@@ -146,10 +146,11 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
       'if [ ! -f "$CODE_DIR/.tried" ]; then touch "$CODE_DIR/.tried"; sleep 60; fi; exec node examples/agents/strong/agent.mjs';
     const config = configFor({ agent: { command: agent } });
     const lines: string[] = [];
+    const outDir = mkdtempSync(join(shared, "out-"));
     const done = runSuite({
       config,
       baseDir: root,
-      outDir: mkdtempSync(join(shared, "out-")),
+      outDir,
       label: "head",
       log: (l) => lines.push(l),
       retryDelayMs: 200,
@@ -157,6 +158,9 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
     // runSuite names its own suite id; the owner (this process) finds the job.
     const mine = `owner=${hostname()}:${process.pid}`;
     await until(() => queuedJobs(mine).some((l) => l.includes("|RUNNING|")), 60_000, "first job running");
+    // The agent itself has started (RUNNING in squeue comes before the job script runs).
+    const tried = join(outDir, "runs", "toy-churn.s0", "code", ".tried");
+    await until(() => existsSync(tried), 60_000, "first attempt's agent started");
     scontrol("update", `nodename=${node}`, "state=down", "reason=medalist-test");
     await until(() => lines.some((l) => l.includes("infrastructure error")), 60_000, "infra error seen");
     // Slurm refuses to resume a node while it still reaps the killed job: try until it takes.
