@@ -115,35 +115,32 @@ export class Masker {
   readonly active: boolean;
   /** The most characters one secret's match can take (0 when inactive). */
   readonly maxMatch: number;
-  private readonly any: RegExp | null;
-  private readonly each: RegExp[];
+  /** One regex per encoding of each secret: V8 scans a single pattern far faster than an alternation of many. */
+  private readonly patterns: RegExp[];
 
   constructor(secrets: string[]) {
     const patterns = usableSecrets(secrets).flatMap(patternsOf);
     this.active = patterns.length > 0;
     this.maxMatch = Math.max(0, ...patterns.map((p) => p.maxLength));
-    this.any = this.active ? new RegExp(patterns.map((p) => p.source).join("|"), "g") : null;
-    this.each = patterns.map((p) => new RegExp(p.source, "y"));
+    this.patterns = patterns.map((p) => new RegExp(p.source, "g"));
   }
 
-  /** Every range of `text` that holds a secret, overlapping matches included. */
+  /** Every range of `text` that holds a secret, overlapping matches included, merged. */
   private ranges(text: string): Ranges {
-    const out: Ranges = [];
-    if (!this.any) return out;
-    const any = this.any;
-    any.lastIndex = 0;
-    for (let m = any.exec(text); m !== null; m = any.exec(text)) {
-      const start = m.index;
-      let end = start + m[0].length;
-      // The alternation took the first pattern that matched here: another may match longer.
-      for (const re of this.each) {
-        re.lastIndex = start;
-        if (re.test(text)) end = Math.max(end, re.lastIndex);
+    const found: Ranges = [];
+    for (const re of this.patterns) {
+      re.lastIndex = 0;
+      for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+        found.push([m.index, m.index + m[0].length]);
+        re.lastIndex = m.index + 1; // overlapping occurrences too
       }
+    }
+    found.sort((a, b) => a[0] - b[0]);
+    const out: Ranges = [];
+    for (const [start, end] of found) {
       const last = out[out.length - 1];
       if (last && start <= last[1]) last[1] = Math.max(last[1], end);
       else out.push([start, end]);
-      any.lastIndex = start + 1;
     }
     return out;
   }

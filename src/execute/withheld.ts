@@ -78,7 +78,7 @@ export function writeWithheld(runDir: string, manifest: WithheldManifest): void 
     0o600,
   );
   try {
-    writeSync(fd, JSON.stringify(manifest, null, 1) + "\n");
+    writeSync(fd, JSON.stringify(manifest) + "\n");
   } finally {
     closeSync(fd);
   }

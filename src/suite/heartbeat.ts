@@ -45,7 +45,7 @@ export function lastLineOf(tail: string, max = 100): string | null {
   const lines = tail.split(/\r?\n|\r/);
   for (let i = lines.length - 1; i >= 0; i--) {
     const clean = parseLogLine(lines[i])
-      .text// eslint-disable-next-line no-control-regex
+      .text // eslint-disable-next-line no-control-regex
       .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")
       // eslint-disable-next-line no-control-regex
       .replace(/[\x00-\x1f\x7f]/g, " ")

@@ -2,14 +2,14 @@ import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/load.js";
 import type { SuiteContext } from "../../src/execute/lifecycle.js";
 import { schedule } from "../../src/execute/scheduler.js";
 import { jobComment, openSlurm, slurmDescriptor, type SlurmExecutor } from "../../src/execute/slurm/index.js";
 import type { ExecResult, RunSpec } from "../../src/execute/types.js";
 import { runSuite } from "../../src/suite/run.js";
-import { queuedJobs, requireSlurm, resumeNode, sacctState, scontrol, until } from "./helpers.js";
+import { lockCluster, queuedJobs, requireSlurm, resumeNode, sacctState, scontrol, until } from "./helpers.js";
 
 // The tests share one single-node cluster: they run one after another (one file, sequential).
 const node = requireSlurm();
@@ -75,9 +75,15 @@ function spec(suiteId: string, runId: string, over: Partial<RunSpec> = {}): RunS
   };
 }
 
+let unlock = () => {};
+beforeAll(async () => {
+  if (node) unlock = await lockCluster();
+}, 600_000);
+
 afterAll(async () => {
   for (const ex of opened) await ex.close();
   if (node) resumeNode(node);
+  unlock();
 }, 60_000);
 
 describe.skipIf(!node)("executor slurm on a real cluster", () => {
@@ -140,10 +146,11 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
       'if [ ! -f "$CODE_DIR/.tried" ]; then touch "$CODE_DIR/.tried"; sleep 60; fi; exec node examples/agents/strong/agent.mjs';
     const config = configFor({ agent: { command: agent } });
     const lines: string[] = [];
+    const outDir = mkdtempSync(join(shared, "out-"));
     const done = runSuite({
       config,
       baseDir: root,
-      outDir: mkdtempSync(join(shared, "out-")),
+      outDir,
       label: "head",
       log: (l) => lines.push(l),
       retryDelayMs: 200,
@@ -151,6 +158,9 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
     // runSuite names its own suite id; the owner (this process) finds the job.
     const mine = `owner=${hostname()}:${process.pid}`;
     await until(() => queuedJobs(mine).some((l) => l.includes("|RUNNING|")), 60_000, "first job running");
+    // The agent itself has started (RUNNING in squeue comes before the job script runs).
+    const tried = join(outDir, "runs", "toy-churn.s0", "code", ".tried");
+    await until(() => existsSync(tried), 60_000, "first attempt's agent started");
     scontrol("update", `nodename=${node}`, "state=down", "reason=medalist-test");
     await until(() => lines.some((l) => l.includes("infrastructure error")), 60_000, "infra error seen");
     // Slurm refuses to resume a node while it still reaps the killed job: try until it takes.

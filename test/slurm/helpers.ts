@@ -1,4 +1,8 @@
 import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pidAlive } from "../../src/util/process.js";
 
 function sh(cmd: string, args: string[]): string {
   return execFileSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 20_000 });
@@ -54,5 +58,32 @@ export async function until(cond: () => boolean, ms: number, what: string): Prom
   while (!cond()) {
     if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
     await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * One test file at a time on the shared single-node cluster (a test that takes the node down
+ * must not fail another file's jobs): a lock folder naming its holder's pid; a dead holder's lock
+ * is taken over. Resolves a function that releases it.
+ */
+export async function lockCluster(waitMs = 540_000): Promise<() => void> {
+  const dir = join(tmpdir(), "medalist-slurm-tests.lock");
+  const end = Date.now() + waitMs;
+  for (;;) {
+    try {
+      mkdirSync(dir);
+      writeFileSync(join(dir, "pid"), String(process.pid));
+      return () => rmSync(dir, { recursive: true, force: true });
+    } catch {
+      let holder = 0;
+      try {
+        holder = Number(readFileSync(join(dir, "pid"), "utf8"));
+      } catch {
+        // being written or removed
+      }
+      if (holder > 0 && !pidAlive(holder)) rmSync(dir, { recursive: true, force: true });
+      else if (Date.now() > end) throw new Error(`the Slurm test lock ${dir} is held by ${holder}`);
+      else await new Promise((r) => setTimeout(r, 500));
+    }
   }
 }
