@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { runPaths, type RunSpec } from "./types.js";
+import { runPaths, type ContractPaths, type RunSpec } from "./types.js";
 
 /** Where the agent contract puts things inside a container (MLE-bench's paths). */
 export const CONTAINER_PATHS = {
@@ -8,9 +8,9 @@ export const CONTAINER_PATHS = {
   logs: "/home/logs",
   code: "/home/code",
   instructions: "/home/instructions.txt",
-} as const;
+} as const satisfies ContractPaths;
 
-export type ContractPaths = { [K in keyof typeof CONTAINER_PATHS]: string };
+export type { ContractPaths } from "./types.js";
 
 /** The paths a local agent gets: the run's own folders on the host. */
 export function hostPaths(spec: RunSpec): ContractPaths {

@@ -1,4 +1,5 @@
-import type { AgentConfig, Config } from "../config/schema.js";
+import type { AgentConfig, Limits } from "../config/parts.js";
+import type { PolicyKeys } from "../config/run-policy.js";
 import type { Resources } from "./scheduler.js";
 import type { ExecResult, RunSpec } from "./types.js";
 import type { ContractPaths } from "./contract.js";
@@ -11,8 +12,23 @@ import type { GraderSpec } from "../grade/spec.js";
  * execute/attempt.ts's runAttempt with the backend's driver. Nothing outside the backend's folder
  * knows which backend runs.
  */
+/**
+ * What of the suite's config an executor reads (config/schema.ts's Config has all of it). Each
+ * backend reads its own block, typed in its folder's config.ts; executors never import the whole
+ * config schema, which derives its executor blocks from execute/backends.ts.
+ */
+export type SuiteConfig = PolicyKeys & {
+  name: string;
+  dataDir: string;
+  concurrency: number;
+  executor: string;
+  limits: Limits;
+  agent: AgentConfig;
+  [block: string]: unknown;
+};
+
 export interface SuiteContext {
-  config: Config;
+  config: SuiteConfig;
   /** The agent under test (config.agent, or the baseline's agent). */
   agent: AgentConfig;
   /** Folder of the config file; relative paths resolve against it. */

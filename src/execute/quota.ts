@@ -1,13 +1,8 @@
-import { runPaths } from "./types.js";
+import { runPaths, type DiskQuota } from "./types.js";
 import { lstatSync } from "node:fs";
 import { treeBytes, walkTree } from "../util/runfiles.js";
 
-/** Most bytes the agent may leave in each of its writable folders. */
-export interface DiskQuota {
-  submission: number;
-  logs: number;
-  code: number;
-}
+export type { DiskQuota } from "./types.js";
 
 export const DEFAULT_QUOTA: DiskQuota = { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 };
 

@@ -1,5 +1,18 @@
-import type { DiskQuota } from "./quota.js";
-import type { ContractPaths } from "./contract.js";
+/** Most bytes the agent may leave in each of its writable folders (enforced by execute/quota.ts). */
+export interface DiskQuota {
+  submission: number;
+  logs: number;
+  code: number;
+}
+
+/** The agent contract's paths as one agent sees them (execute/contract.ts: in a container, or on the host). */
+export interface ContractPaths {
+  data: string;
+  submission: string;
+  logs: string;
+  code: string;
+  instructions: string;
+}
 
 /** How a run ended, from the executor's point of view. */
 export type Outcome = "completed" | "failed" | "timed_out" | "oom" | "infra_error";

@@ -1,4 +1,5 @@
 import type { ExecutorDescriptor } from "../descriptor.js";
+import type { DockerSuiteConfig } from "./config.js";
 import { cleanupSuite, sweepStale } from "./cleanup.js";
 import { connectDocker } from "./client.js";
 import { checkDocker, DOCKER_DEFAULTS, DockerSchema } from "./config.js";
@@ -17,7 +18,9 @@ export const dockerDescriptor: ExecutorDescriptor<"docker", typeof DockerSchema>
   check: checkDocker,
   identityFacts: (c) => ({ network: c.block.network }),
   async open(ctx) {
-    const { config, agent, log } = ctx;
+    // The schema gives every config this executor's block (defaulted), so the cast only names it.
+    const config = ctx.config as DockerSuiteConfig;
+    const { agent, log } = ctx;
     let setup: Awaited<ReturnType<typeof setupDocker>>;
     try {
       setup = await setupDocker({ ...config, agent }, { baseDir: ctx.baseDir, log });

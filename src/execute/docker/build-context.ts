@@ -2,7 +2,7 @@
 // would put the private answers, earlier runs, or the checkout's git credentials into its image.
 import { existsSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
-import type { AgentConfig } from "../../config/schema.js";
+import type { AgentConfig } from "../../config/parts.js";
 import { UserError } from "../../errors.js";
 
 export interface BuildContextInput {

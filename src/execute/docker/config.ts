@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ConfigIssue, ExecutorConfigView } from "../descriptor.js";
+import type { SuiteConfig } from "../lifecycle.js";
 
 /** The `docker:` block (executor: docker; its network also applies to Slurm's docker mode). */
 export const DockerSchema = z.strictObject({
@@ -35,3 +36,6 @@ export function checkDocker(c: ExecutorConfigView<DockerConfig>): ConfigIssue[] 
   if (c.agent.image || c.agent.build) return [];
   return [{ path: ["agent", "image"], message: "the docker executor needs agent.image or agent.build" }];
 }
+
+/** The suite config as the Docker executor reads it: with its own block. */
+export type DockerSuiteConfig = SuiteConfig & { docker: DockerConfig };

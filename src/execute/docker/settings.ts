@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { Config } from "../../config/schema.js";
+import type { DockerSuiteConfig } from "./config.js";
 import { runPolicy } from "../../config/run-policy.js";
 import { defaultAgentUser } from "../contract.js";
 
@@ -54,7 +54,7 @@ export function buildTag(name: string): string {
 }
 
 /** Settings from a parsed config; `baseDir` resolves the build context (the config's folder). */
-export function dockerSettings(config: Config, baseDir: string): DockerSettings {
+export function dockerSettings(config: DockerSuiteConfig, baseDir: string): DockerSettings {
   const { agent, limits, docker } = config;
   const cmd = agent.command;
   return {

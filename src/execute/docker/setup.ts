@@ -1,6 +1,6 @@
 import os from "node:os";
 import type Docker from "dockerode";
-import type { Config } from "../../config/schema.js";
+import type { DockerSuiteConfig } from "./config.js";
 import { UserError } from "../../errors.js";
 import { detectGpus, type GpuDetection } from "../gpu.js";
 import type { Resources } from "../scheduler.js";
@@ -38,7 +38,7 @@ export interface SetupOptions {
 
 /** How many runs fit at once: by GPUs when runs need them, else by CPUs, else `concurrency`. */
 export function dockerResources(
-  config: Config,
+  config: DockerSuiteConfig,
   gpuIds: string[],
   hostCpus: number,
 ): { resources: Resources; perRun: DockerSetup["perRun"] } {
@@ -66,7 +66,7 @@ export function dockerResources(
  * with backoff, one clear error), GPUs detected, the agent image found or built (digest
  * recorded), the validation server started. (Crashed suites' containers: the descriptor's sweep.)
  */
-export async function setupDocker(config: Config, opts: SetupOptions): Promise<DockerSetup> {
+export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions): Promise<DockerSetup> {
   const log = opts.log ?? (() => {});
   const docker = await connectDocker(opts.connect);
 

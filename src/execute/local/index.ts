@@ -37,7 +37,7 @@ export const localDescriptor: ExecutorDescriptor<"local", typeof LocalSchema> = 
       command: agent.command,
       cwd,
       graceSecs: runPolicy(config).stopGraceSecs,
-      sandbox: checkSandbox(config.local, cwd),
+      sandbox: checkSandbox(config.local as LocalConfig | undefined, cwd),
     });
     return {
       name: "local",

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { ConfigIssue, ExecutorConfigView } from "../descriptor.js";
+import type { DockerConfig } from "../docker/config.js";
+import type { SuiteConfig } from "../lifecycle.js";
 
 /**
  * The `slurm:` block (executor: slurm). Runs are handed to Slurm with sbatch; files travel
@@ -75,3 +77,6 @@ export function checkSlurm(c: ExecutorConfigView<SlurmConfig>): ConfigIssue[] {
     out.push({ path: ["slurm", "poll", "minSecs"], message: "must not exceed maxSecs" });
   return out;
 }
+
+/** The suite config as the Slurm executor reads it: its block, and docker.network for docker mode. */
+export type SlurmSuiteConfig = SuiteConfig & { slurm: SlurmConfig; docker: DockerConfig };

@@ -5,7 +5,7 @@ import { relative, resolve, isAbsolute } from "node:path";
 import { UserError } from "../../errors.js";
 import type { ExecutorDescriptor } from "../descriptor.js";
 import type { EnvironmentFacts, OpenExecutor, SuiteContext } from "../lifecycle.js";
-import { checkSlurm, SLURM_DEFAULTS, SlurmSchema } from "./config.js";
+import { checkSlurm, SLURM_DEFAULTS, SlurmSchema, type SlurmSuiteConfig } from "./config.js";
 import {
   runAttempt,
   type AgentHandle,
@@ -237,7 +237,8 @@ export class SlurmExecutor implements OpenExecutor {
 export async function openSlurm(ctx: SuiteContext, opts: SlurmOpenOptions = {}): Promise<SlurmExecutor> {
   const runner = opts.runner ?? spawnRunner();
   const settings = slurmSettings(
-    ctx.config,
+    // The schema gives every config the slurm and docker blocks (defaulted): the cast only names them.
+    ctx.config as SlurmSuiteConfig,
     ctx.agent,
     ctx.baseDir,
     opts.owner ?? `${os.hostname()}:${process.pid}`,

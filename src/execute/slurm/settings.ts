@@ -1,13 +1,13 @@
 import { resolve } from "node:path";
-import type { AgentConfig, Config } from "../../config/schema.js";
+import type { AgentConfig, Limits } from "../../config/parts.js";
 import { runPolicy } from "../../config/run-policy.js";
-import type { SlurmConfig } from "./config.js";
+import type { SlurmConfig, SlurmSuiteConfig } from "./config.js";
 
 /** Everything one suite's jobs need, resolved from the config once at open. */
 export interface SlurmSettings extends Omit<SlurmConfig, "sharedDir"> {
   /** Absolute; the runner and the nodes see it at this path. */
   sharedDir: string;
-  limits: Config["limits"];
+  limits: Limits;
   /** Agent command (command mode: run by /bin/sh on the node; container modes: the container's command). */
   command?: string | string[];
   /** Working directory of a command-mode agent, absolute. */
@@ -25,7 +25,7 @@ export interface SlurmSettings extends Omit<SlurmConfig, "sharedDir"> {
 }
 
 export function slurmSettings(
-  config: Config,
+  config: SlurmSuiteConfig,
   agent: AgentConfig,
   baseDir: string,
   owner: string,
