@@ -1,5 +1,6 @@
 import type { Medal } from "../grade/types.js";
 import type { RunCell } from "../compare/compare.js";
+import { inert } from "./inert.js";
 
 export const MEDAL_ICON: Record<Medal, string> = { gold: "🥇", silver: "🥈", bronze: "🥉", none: "·" };
 
@@ -54,7 +55,7 @@ export function medals(cells: RunCell[]): string {
     : "—";
 }
 
-/** Markdown table cells must not contain pipes or newlines. */
+/** Text for a table cell or a line of the comment: made inert (src/report/inert.ts). */
 export function cell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  return inert(text);
 }

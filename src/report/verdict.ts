@@ -2,6 +2,7 @@
 // true at the stated level; docs/statistics.md explains the rules they describe.
 import type { Comparison, Dropped, ErrorCause, LookRecord } from "../compare/compare.js";
 import type { MetricAnalysis, Verdict } from "../compare/stats.js";
+import { inert } from "./inert.js";
 
 export const VERDICT_TITLE: Record<Verdict, string> = {
   regressed: "❌ regressed",
@@ -81,7 +82,7 @@ export function powerSentence(m: MetricAnalysis, targetPower: number): string {
 function errorSentence(e: ErrorCause): string {
   switch (e.kind) {
     case "suite-mismatch":
-      return `Base and head ran different suites, so they are not compared (set gate.allowSuiteMismatch to compare anyway): ${e.differences.join("; ")}.`;
+      return `Base and head ran different suites, so they are not compared (set gate.allowSuiteMismatch to compare anyway): ${e.differences.map((d) => inert(d)).join("; ")}.`;
     case "not-comparable":
       return `The head has no comparable run in ${e.count} of ${e.total} competitions (${pct(e.count / e.total)}), more than the ${pct(e.limit)} allowed (gate.maxNotComparable).`;
     case "infra-errors":
@@ -107,7 +108,7 @@ function droppedLine(d: Dropped): string {
       : d.side === "head"
         ? [side(d.headInfra, d.headRuns, "head")]
         : [side(d.baseInfra, d.baseRuns, "base")];
-  return `\`${d.competitionId}\`: ${parts.join("; ")}`;
+  return `${inert(d.competitionId)}: ${parts.join("; ")}`;
 }
 
 /** "Left out of the comparison: …" (empty when nothing was dropped). */

@@ -1,6 +1,8 @@
 import type { RunResult, SuiteResults } from "../results/schema.js";
 import { cellOf, summarize } from "../compare/compare.js";
 import { duration, outcomeText, pct, points, score } from "../report/format.js";
+import { costText } from "../report/markdown.js";
+import { IGNORED_REASON, usableAmount } from "../results/usage.js";
 import { histogramSvg, lineSvg, type Marker } from "./charts.js";
 import { diffLines, hunks, splitLines } from "./diff.js";
 import { clip, esc, scriptJson } from "./escape.js";
@@ -83,14 +85,19 @@ const slugPart = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 120)
 function summaryCards(s: SuiteResults): string {
   const sum = summarize(s);
   const gpuSecs = s.runs.reduce((a, r) => a + (r.gpus.length * r.durationMs) / 1000, 0);
-  const tokens = s.runs.reduce((a, r) => a + (r.usage?.tokens ?? 0), 0);
+  const tokens = s.runs.map((r) => r.usage?.tokens).filter(usableAmount);
   const cards: [string, string][] = [
     ["medal rate", `${pct(sum.medalRate)} (${sum.medals}/${sum.comparable})`],
     ["mean percentile", pct(sum.meanPercentile, 0)],
     ["valid submissions", pct(sum.validRate, 0)],
     ["agent time", duration(sum.durationMs)],
-    ["cost", sum.dollars === null ? "not reported" : `$${sum.dollars.toFixed(2)}`],
-    ["tokens", tokens ? tokens.toLocaleString("en-US") : "not reported"],
+    ["cost", costText(sum)],
+    [
+      "tokens",
+      tokens.length
+        ? `${tokens.reduce((a, b) => a + b, 0).toLocaleString("en-US")} self-reported by ${tokens.length} of ${s.runs.length} runs`
+        : "not reported",
+    ],
     ["GPU-seconds", gpuSecs ? Math.round(gpuSecs).toString() : "0"],
   ];
   return `<div class="cards">${cards.map(([k, v]) => `<div class="card"><span class="muted">${esc(k)}</span><b>${esc(v)}</b></div>`).join("")}</div>`;
@@ -244,6 +251,14 @@ function fileView(path: string, run: RunData): string {
   return `<pre>${esc(t.text)}</pre>${t.truncated ? `<p class="muted">first ${sizeText(t.text.length)} of ${sizeText(t.bytes)} shown</p>` : ""}`;
 }
 
+/** A run's self-reported usage value, labelled as such; an unusable value is said to be ignored. */
+function selfReported(r: RunResult, key: "tokens" | "dollars", show: (v: number) => string): string {
+  const v = r.usage?.[key];
+  if (usableAmount(v)) return `${show(v)} (self-reported)`;
+  if (v !== undefined || r.usage?.ignored?.includes(key)) return `ignored: ${IGNORED_REASON}`;
+  return "not reported";
+}
+
 /** A run's page: outcome and why, score on the leaderboard, metric, cost, trajectory, log, code. */
 export function renderRun(site: SiteData, run: RunData): string {
   const r = run.result;
@@ -272,8 +287,8 @@ export function renderRun(site: SiteData, run: RunData): string {
     ["percentile", pct(r.grade?.percentile ?? null, 1)],
     ["wall time", duration(r.durationMs)],
     ["GPU-seconds", r.gpus.length ? `${Math.round(gpuSecs)} (GPU ${r.gpus.join(",")})` : "0 (no GPU)"],
-    ["tokens", r.usage?.tokens !== undefined ? r.usage.tokens.toLocaleString("en-US") : "not reported"],
-    ["dollars", r.usage?.dollars !== undefined ? `$${r.usage.dollars.toFixed(2)}` : "not reported"],
+    ["tokens", selfReported(r, "tokens", (v) => v.toLocaleString("en-US"))],
+    ["dollars", selfReported(r, "dollars", (v) => `$${v.toFixed(2)}`)],
     ["attempts", String(r.attempts)],
   ];
   parts.push(
