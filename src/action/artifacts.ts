@@ -1,8 +1,11 @@
 // Uploads each run's trajectory (logs, code, submission) and the report as workflow artifacts.
-import { statSync } from "node:fs";
-import { listRegularFiles } from "../execute/runfiles.js";
-import { resolve } from "node:path";
+// The agent names the files of its run folder: a name the artifact service refuses is renamed
+// (see planUpload), one run's failure never stops the others, and each run says what happened.
+import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
+import { copyOut, listRegularFiles } from "../execute/runfiles.js";
 
 export interface ArtifactApi {
   upload: (name: string, files: string[], root: string) => Promise<{ id?: number }>;
@@ -27,6 +30,16 @@ export function filesUnder(dir: string): string[] {
   return safeIsDir(dir) ? listRegularFiles(dir, 1_000_000, Number.MAX_SAFE_INTEGER) : [];
 }
 
+/**
+ * Files of a run folder the runner withholds from upload (helper "mask": the binary files it could
+ * not mask, `withheldFiles(runDir)` in src/execute/mask.ts), as paths relative to the folder.
+ * INTEGRATION HOOK: set by the integrator; until then nothing is withheld.
+ */
+export let withheldFromUpload: (runDir: string) => ReadonlySet<string> = () => new Set();
+export function setWithheldFromUpload(f: (runDir: string) => ReadonlySet<string>): void {
+  withheldFromUpload = f;
+}
+
 /** A run folder's files, read back safely: no links, no hard links, bounded (execute/runfiles.ts). */
 const listFiles = (dir: string): string[] => listRegularFiles(dir);
 
@@ -35,26 +48,162 @@ export async function uploadFolder(api: ArtifactApi, name: string, dir: string):
   if (!safeIsDir(dir)) return undefined;
   const files = listFiles(dir);
   if (!files.length) return undefined;
-  return (await api.upload(name, files, dir)).id;
+  return (await uploadFiles(api, name, dir, files)).id;
 }
 
-/** Artifact names may not hold " : < > | * ? \ / or line breaks. */
-export const artifactName = (s: string) => s.replace(/[":<>|*?\\/\r\n]+/g, "_");
+/** Artifact names may not hold " : < > | * ? \ / or line breaks (nor be empty). */
+export const artifactName = (s: string) => s.replace(/[":<>|*?\\/\r\n]+/g, "_") || "_";
+
+/**
+ * Characters @actions/artifact (6.x, validateFilePath) refuses anywhere in a file's path inside an
+ * artifact; one such file makes the whole upload throw.
+ */
+const REFUSED_IN_PATH = /[":<>|*?\r\n]/g;
+const refused = (rel: string) => /[":<>|*?\r\n]/.test(rel);
+
+/** What happened to one file of a run folder on its way into the artifact. */
+export interface UploadNote {
+  /** Path relative to the run folder, as the agent named it. */
+  path: string;
+  action: "renamed" | "skipped";
+  /** The name inside the artifact (renamed). */
+  to?: string;
+  why: string;
+}
+
+export interface UploadPlan {
+  /** Each file to upload and its path inside the artifact ("/"-separated, relative). */
+  files: { source: string; name: string }[];
+  notes: UploadNote[];
+}
+
+/** `name` made different from every name in `taken`: "a.txt" → "a~2.txt", "a~3.txt", … */
+function unique(name: string, taken: Set<string>): string {
+  if (!taken.has(name)) return name;
+  const slash = name.lastIndexOf("/");
+  const dot = name.lastIndexOf(".");
+  const cut = dot > slash + 1 ? dot : name.length;
+  for (let i = 2; ; i++) {
+    const next = `${name.slice(0, cut)}~${i}${name.slice(cut)}`;
+    if (!taken.has(next)) return next;
+  }
+}
+
+/**
+ * The artifact's names for a run folder's files: a name with a character the artifact service
+ * refuses gets "_" in its place (each path part, folders included); a name that then collides
+ * with another is made unique; files withheld by the runner are skipped. Every change is a note.
+ */
+export function planUpload(
+  root: string,
+  files: string[],
+  withheld: ReadonlySet<string> = new Set(),
+): UploadPlan {
+  const out: UploadPlan = { files: [], notes: [] };
+  const rels = files.map((f) => relative(root, f).split(sep).join("/"));
+  // Names that need no change keep them: a renamed file never takes a clean file's name.
+  const taken = new Set(rels.filter((r) => !refused(r)));
+  files.forEach((source, i) => {
+    const rel = rels[i];
+    if (withheld.has(rel)) {
+      out.notes.push({
+        path: rel,
+        action: "skipped",
+        why: "withheld by the runner (a file that cannot be masked)",
+      });
+      return;
+    }
+    const clean = rel.replace(REFUSED_IN_PATH, "_");
+    if (clean === rel) return void out.files.push({ source, name: rel });
+    const to = unique(clean, taken);
+    taken.add(to);
+    out.files.push({ source, name: to });
+    out.notes.push({
+      path: rel,
+      action: "renamed",
+      to,
+      why: 'the artifact service refuses " : < > | * ? and line breaks in file names',
+    });
+  });
+  return out;
+}
+
+/**
+ * Uploads `files` (under `root`) as one artifact under planUpload's names. When a name changes,
+ * the files are first copied (no link followed, see copyOut) into a private folder under their new
+ * names; a file that cannot be copied is skipped with a note. Throws only what the service throws.
+ */
+export async function uploadFiles(
+  api: ArtifactApi,
+  name: string,
+  root: string,
+  files: string[],
+  withheld: ReadonlySet<string> = new Set(),
+): Promise<{ id?: number; notes: UploadNote[] }> {
+  const plan = planUpload(root, files, withheld);
+  const notes = plan.notes;
+  if (!plan.files.length) return { notes };
+  if (plan.files.every((f) => relative(root, f.source).split(sep).join("/") === f.name))
+    return {
+      ...(await api.upload(
+        artifactName(name),
+        plan.files.map((f) => f.source),
+        root,
+      )),
+      notes,
+    };
+  const stage = mkdtempSync(join(process.env.RUNNER_TEMP || tmpdir(), "medalist-upload-"));
+  try {
+    const staged: string[] = [];
+    for (const f of plan.files) {
+      const dest = join(stage, ...f.name.split("/"));
+      mkdirSync(dirname(dest), { recursive: true });
+      const copied = copyOut(root, relative(root, f.source), dest, Number.MAX_SAFE_INTEGER);
+      if (copied.ok) staged.push(dest);
+      else notes.push({ path: relative(root, f.source), action: "skipped", why: copied.problem });
+    }
+    if (!staged.length) return { notes };
+    return { ...(await api.upload(artifactName(name), staged, stage)), notes };
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/** The upload notes of a run on one line, for the log ("" when none). */
+export function notesText(notes: UploadNote[]): string {
+  // Names in JSON quotes: a line break in an agent's file name cannot start a workflow command.
+  const q = (p: string) => JSON.stringify(p);
+  return notes
+    .map((n) =>
+      n.action === "renamed"
+        ? `${q(n.path)} uploaded as ${q(n.to ?? "")} (${n.why})`
+        : `${q(n.path)} not uploaded: ${n.why}`,
+    )
+    .join("; ");
+}
 
 export interface TrajectoryUpload {
   /** Run directory as written in results.json (relative to the results file). */
   runDir: string;
   localPath: string;
   url: string | null;
+  /** Files of this run renamed or skipped on upload. */
+  notes: UploadNote[];
+  /** Why this run's artifact was not uploaded (the service refused it), or null. */
+  error: string | null;
 }
 
 export interface UploadOutcome {
   uploads: TrajectoryUpload[];
-  /** Set when nothing could be uploaded (GHES, no artifact service, permissions). */
+  /** Set when nothing could be uploaded (GHES, no artifact service, permissions, every run refused). */
   warning: string | null;
 }
 
-/** Uploads one artifact per run directory, a few at a time; stops at the first failure with a warning. */
+/**
+ * Uploads one artifact per run directory, a few at a time. One run's failure is that run's `error`
+ * and the others go on; after three failures with no success the service is taken to be down and
+ * the remaining runs are not tried (`warning`).
+ */
 export async function uploadTrajectories(
   api: ArtifactApi | null,
   runs: { name: string; runDir: string; resultsDir: string }[],
@@ -65,27 +214,36 @@ export async function uploadTrajectories(
     runDir: r.runDir,
     localPath: resolve(r.resultsDir, r.runDir),
     url: null,
+    notes: [],
+    error: null,
   }));
   if (unsupported || !api) return { uploads, warning: unsupported ?? "no artifact client" };
-  let warning: string | null = null;
+  let firstError: string | null = null;
+  let failed = 0;
+  let succeeded = 0;
   let next = 0;
+  const down = () => failed >= 3 && succeeded === 0;
   const worker = async () => {
-    while (next < runs.length && warning === null) {
+    while (next < runs.length && !down()) {
       const i = next++;
       const dir = uploads[i].localPath;
       if (!safeIsDir(dir)) continue;
       const files = listFiles(dir);
       if (files.length === 0) continue;
       try {
-        const { id } = await api.upload(artifactName(runs[i].name), files, dir);
-        if (id !== undefined) uploads[i].url = artifactPage(id);
+        const r = await uploadFiles(api, runs[i].name, dir, files, withheldFromUpload(dir));
+        uploads[i].notes = r.notes;
+        if (r.id !== undefined) uploads[i].url = artifactPage(r.id);
+        succeeded++;
       } catch (e) {
-        warning ??= (e as Error).message;
+        uploads[i].error = (e as Error).message;
+        firstError ??= uploads[i].error;
+        failed++;
       }
     }
   };
   await Promise.all([worker(), worker(), worker()]);
-  return { uploads, warning };
+  return { uploads, warning: succeeded === 0 && failed > 0 ? firstError : null };
 }
 
 function safeIsDir(p: string): boolean {

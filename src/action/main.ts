@@ -24,6 +24,7 @@ import { planStep, reportStep, runStep } from "./steps.js";
 import {
   actionsArtifacts,
   artifactName,
+  notesText,
   uploadTrajectories,
   uploadFolder,
   type ArtifactApi,
@@ -243,6 +244,11 @@ export async function publish(
     page,
     unsupported,
   );
+  for (const u of uploaded.uploads) {
+    const notes = notesText(u.notes);
+    if (notes) core.info(`medalist: ${u.runDir} uploaded with changes: ${notes}`);
+    if (u.error) core.warning(`medalist: ${u.runDir} not uploaded: ${u.error.split("\n")[0]}`);
+  }
   const links: Record<string, string> = {};
   for (const u of uploaded.uploads.slice(0, head.runs.length)) if (u.url) links[u.runDir] = u.url;
   // The viewer, one artifact; the comment links it.
