@@ -6,6 +6,8 @@ import { IGNORED_REASON, usableAmount } from "../results/usage.js";
 import { histogramSvg, lineSvg, type Marker } from "./charts.js";
 import { diffLines, hunks, splitLines } from "./diff.js";
 import { clip, esc, scriptJson } from "./escape.js";
+import { cutNote, PageBudget, sizeText } from "./budget.js";
+import { LIMITS } from "./read.js";
 import { page } from "./layout.js";
 import { LOG_SCRIPT } from "./log-script.js";
 import { runKey, type LeaderboardData, type RunData, type SiteData } from "./model.js";
@@ -206,7 +208,31 @@ function leaderboardSection(run: RunData, lb: LeaderboardData | null): string {
   );
 }
 
-function treeHtml(nodes: TreeNode[]): string {
+/** A piece of agent text as <pre>, charged to the page, with a note when cut. */
+function preText(
+  text: string,
+  cap: number,
+  budget: PageBudget,
+  fileBytes?: number,
+  truncated = false,
+): string {
+  const b = budget.text(text, cap);
+  if (b.shown === 0 && text.length > 0) return `<p class="muted">${esc(FULL_NOTE)}</p>`;
+  const cut = b.cut || truncated;
+  const shownBytes = Buffer.byteLength(text.slice(0, b.shown));
+  const total = fileBytes ?? Buffer.byteLength(text);
+  return `<pre>${b.html}</pre>${cut ? `<p class="muted">${esc(cutNote(shownBytes, total, fileBytes === undefined ? "the full text" : "the full file"))}</p>` : ""}`;
+}
+
+const LIMIT_REACHED = `this page reached its ${sizeText(LIMITS.pageBytes)} size limit`;
+const FULL_NOTE = `not shown: ${LIMIT_REACHED}; the full file is in the run's artifact`;
+
+/** One line of agent text (a summary, a cell), clipped and charged to the page. */
+function lineText(text: string, max: number, budget: PageBudget): string {
+  return budget.text(clip(text, max), max + 40).html;
+}
+
+function treeHtml(nodes: TreeNode[], budget: PageBudget): string {
   const kids = new Map<string | null, TreeNode[]>();
   const ids = new Set(nodes.map((n) => n.id));
   for (const n of nodes) {
@@ -215,40 +241,41 @@ function treeHtml(nodes: TreeNode[]): string {
   }
   const best = nodes.filter((n) => !n.buggy && n.metric !== null);
   const seen = new Set<string>();
+  let hidden = 0;
   const draw = (parent: string | null, depth: number): string => {
     const list = (kids.get(parent) ?? []).filter((n) => !seen.has(n.id));
     if (!list.length || depth > 200) return "";
     return `<ul>${list
       .map((n) => {
         seen.add(n.id);
+        if (!budget.row()) {
+          hidden++;
+          return draw(n.id, depth + 1);
+        }
         const badge = n.buggy
           ? `<span class="badge bad">buggy</span>`
           : `<span class="badge good">metric ${esc(n.metric === null ? "—" : score(n.metric))}</span>`;
         return (
-          `<li class="node" data-buggy="${n.buggy}"><details><summary>step ${esc(n.step ?? "?")} ${badge} ${esc(clip(n.plan.split("\n")[0] ?? "", 160))}</summary>` +
-          (n.plan ? `<pre>${esc(clip(n.plan, 20_000))}</pre>` : "") +
-          (n.code ? `<pre>${esc(clip(n.code, 100_000))}</pre>` : "") +
-          (n.output ? `<p class="muted">output</p><pre>${esc(clip(n.output, 20_000))}</pre>` : "") +
+          `<li class="node" data-buggy="${n.buggy}"><details><summary>step ${esc(n.step ?? "?")} ${badge} ${lineText(n.plan.split("\n")[0] ?? "", 160, budget)}</summary>` +
+          (n.plan ? preText(n.plan, 20_000, budget) : "") +
+          (n.code ? preText(n.code, LIMITS.textChars, budget) : "") +
+          (n.output ? `<p class="muted">output</p>${preText(n.output, 20_000, budget)}` : "") +
           `</details>${draw(n.id, depth + 1)}</li>`
         );
       })
       .join("")}</ul>`;
   };
-  return `<p>${nodes.length} nodes · ${nodes.filter((n) => n.buggy).length} buggy · ${best.length} with a metric</p><div class="tree">${draw(null, 0)}</div>`;
+  const tree = draw(null, 0);
+  const more = hidden
+    ? `<p class="muted">${hidden} more node${hidden === 1 ? "" : "s"} not shown: ${esc(LIMIT_REACHED)}; the journal is in the run's artifact.</p>`
+    : "";
+  return `<p>${nodes.length} nodes · ${nodes.filter((n) => n.buggy).length} buggy · ${best.length} with a metric</p><div class="tree">${tree}</div>${more}`;
 }
 
-function sizeText(bytes: number): string {
-  return bytes < 1024
-    ? `${bytes} B`
-    : bytes < 1024 ** 2
-      ? `${(bytes / 1024).toFixed(1)} KiB`
-      : `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
-}
-
-function fileView(path: string, run: RunData): string {
+function fileView(path: string, run: RunData, budget: PageBudget): string {
   const t = run.texts[path];
   if (!t) return "";
-  return `<pre>${esc(t.text)}</pre>${t.truncated ? `<p class="muted">first ${sizeText(t.text.length)} of ${sizeText(t.bytes)} shown</p>` : ""}`;
+  return preText(t.text, LIMITS.textChars, budget, t.bytes, t.truncated);
 }
 
 /** A run's self-reported usage value, labelled as such; an unusable value is said to be ignored. */
@@ -262,6 +289,7 @@ function selfReported(r: RunResult, key: "tokens" | "dollars", show: (v: number)
 /** A run's page: outcome and why, score on the leaderboard, metric, cost, trajectory, log, code. */
 export function renderRun(site: SiteData, run: RunData): string {
   const r = run.result;
+  const budget = new PageBudget(LIMITS.pageBytes);
   const suite = run.side === "base" && site.base ? site.base : site.head;
   const up = "../";
   const parts: string[] = [];
@@ -275,10 +303,12 @@ export function renderRun(site: SiteData, run: RunData): string {
     );
 
   parts.push(
-    `<h2>Outcome</h2><p id="outcome"><b>${esc(outcomeText(cellOf(r)))}</b> · ${esc(outcomeWhy(r, suite.environment.timeLimitSecs))}</p>`,
+    `<h2>Outcome</h2><p id="outcome"><b>${esc(outcomeText(cellOf(r)))}</b> · ${lineText(outcomeWhy(r, suite.environment.timeLimitSecs), 4000, budget)}</p>`,
   );
   if (r.outcome !== "completed" && run.log?.tail.length)
-    parts.push(`<p class="muted">Last lines of the log:</p><pre>${esc(run.log.tail.join("\n"))}</pre>`);
+    parts.push(
+      `<p class="muted">Last lines of the log:</p>${preText(run.log.tail.join("\n"), 20_000, budget)}`,
+    );
 
   const gpuSecs = (r.gpus.length * r.durationMs) / 1000;
   const cards: [string, string][] = [
@@ -303,7 +333,7 @@ export function renderRun(site: SiteData, run: RunData): string {
   if (run.metrics && run.metrics.points.length) {
     const names = [...new Set(run.metrics.points.map((p) => p.name))].slice(0, 6);
     const colors = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#59636e"];
-    parts.push(
+    const chart = budget.html(
       `<div id="metrics">${lineSvg(
         names.map((n, i) => ({
           label: n,
@@ -312,7 +342,11 @@ export function renderRun(site: SiteData, run: RunData): string {
         })),
         `logs/metrics.jsonl: ${run.metrics.points.length} points`,
         run.metrics.xLabel,
-      )}</div>` +
+      )}</div>`,
+      `<p class="muted">Chart not shown: ${esc(LIMIT_REACHED)}.</p>`,
+    );
+    parts.push(
+      chart +
         (run.metrics.badLines
           ? `<p class="muted">${run.metrics.badLines} unreadable lines skipped.</p>`
           : ""),
@@ -321,13 +355,22 @@ export function renderRun(site: SiteData, run: RunData): string {
 
   if (run.tree)
     parts.push(
-      `<h2>AIDE solution tree <span class="muted">(${esc(run.tree.file)})</span></h2><div id="aide">${treeHtml(run.tree.nodes)}</div>`,
+      `<h2>AIDE solution tree <span class="muted">(${esc(run.tree.file)})</span></h2><div id="aide">${treeHtml(run.tree.nodes, budget)}</div>`,
     );
   if (run.events) {
-    const rows = run.events.events.map(
-      (e) =>
-        `<tr><td class="num">${esc(e.id)}</td><td class="mono">${esc(e.time)}</td><td>${esc(e.source)}</td><td>${esc(e.kind)}</td><td>${esc(clip(e.text, 2000))}${e.detail ? `<pre>${esc(clip(e.detail, 20_000))}</pre>` : ""}</td></tr>`,
-    );
+    const events = run.events.events;
+    const rows: string[] = [];
+    for (const e of events) {
+      if (!budget.row()) {
+        rows.push(
+          `<tr><td colspan="5" class="muted">${events.length - rows.length} more events not shown: ${esc(LIMIT_REACHED)}; the file is in the run's artifact.</td></tr>`,
+        );
+        break;
+      }
+      rows.push(
+        `<tr><td class="num">${lineText(String(e.id), 40, budget)}</td><td class="mono">${lineText(e.time ?? "", 80, budget)}</td><td>${lineText(e.source, 200, budget)}</td><td>${lineText(e.kind, 200, budget)}</td><td>${lineText(e.text, 2000, budget)}${e.detail ? preText(e.detail, 20_000, budget) : ""}</td></tr>`,
+      );
+    }
     parts.push(
       `<h2>Event trajectory <span class="muted">(${esc(run.events.file)})</span></h2><table id="events"><tr><th>#</th><th>time</th><th>source</th><th>event</th><th>content</th></tr>${rows.join("")}</table>`,
     );
@@ -336,7 +379,7 @@ export function renderRun(site: SiteData, run: RunData): string {
   parts.push(`<h2>Agent log</h2>`);
   if (run.log && run.logDir) {
     parts.push(
-      `<p class="muted">run.log: ${esc(run.log.lines.toLocaleString("en-US"))} lines, ${esc(sizeText(run.log.bytes))}${run.log.truncated ? " (cut: only the beginning is shown)" : ""}</p>` +
+      `<p class="muted">run.log: ${esc(run.log.lines.toLocaleString("en-US"))} lines shown, ${esc(sizeText(run.log.bytes))}${run.log.truncated ? ` (cut: ${esc(run.log.shownBytes ? cutNote(run.log.shownBytes, run.log.bytes) : `only the beginning is shown, at most ${sizeText(LIMITS.logBytes)} of log pages per run; the full file is in the run's artifact`)})` : ""}</p>` +
         `<p><input type="search" id="log-search" placeholder="search the whole log" aria-label="search the log"> <span id="log-status" class="muted"></span></p>` +
         `<ol id="log-results" class="mono"></ol>` +
         `<p><button id="log-prev">◀ previous</button> <span id="log-info"></span> <button id="log-next">next ▶</button></p>` +
@@ -347,10 +390,20 @@ export function renderRun(site: SiteData, run: RunData): string {
 
   const code = run.files.filter((f) => f.kind === "file" && f.path.startsWith("code/"));
   parts.push(`<h2>Final code</h2>`);
+  const codeHtml: string[] = [];
+  for (const f of code) {
+    if (!budget.row()) {
+      codeHtml.push(
+        `<p class="muted">${code.length - codeHtml.length} more files not shown: ${esc(LIMIT_REACHED)}.</p>`,
+      );
+      break;
+    }
+    codeHtml.push(
+      `<details><summary class="mono">${lineText(f.path, 300, budget)} <span class="muted">${esc(sizeText(f.bytes))}</span></summary>${fileView(f.path, run, budget) || `<p class="muted">not shown (binary or past the size limit)</p>`}</details>`,
+    );
+  }
   parts.push(
-    code.length
-      ? `<div id="code">${code.map((f) => `<details><summary class="mono">${esc(f.path)} <span class="muted">${esc(sizeText(f.bytes))}</span></summary>${fileView(f.path, run) || `<p class="muted">not shown (binary or past the size limit)</p>`}</details>`).join("")}</div>`
-      : `<p class="muted">No files in code/.</p>`,
+    code.length ? `<div id="code">${codeHtml.join("")}</div>` : `<p class="muted">No files in code/.</p>`,
   );
 
   parts.push(`<h2>Submission</h2>`);
@@ -358,18 +411,27 @@ export function renderRun(site: SiteData, run: RunData): string {
     const p = run.submission.preview;
     parts.push(
       `<p class="muted">submission.csv: ${esc(sizeText(run.submission.bytes))}; first ${p.rows.length} rows${p.more || run.submission.truncated ? " (more not shown)" : ""}</p>` +
-        `<table id="submission"><tr>${p.header.map((h) => `<th>${esc(h)}</th>`).join("")}</tr>${p.rows.map((row) => `<tr>${row.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("")}</table>`,
+        budget.html(
+          `<table id="submission"><tr>${p.header.map((h) => `<th>${esc(h)}</th>`).join("")}</tr>${p.rows.map((row) => `<tr>${row.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("")}</table>`,
+          `<p class="muted">Preview not shown: ${esc(LIMIT_REACHED)}.</p>`,
+        ),
     );
   } else parts.push(`<p class="muted">No submission/submission.csv.</p>`);
 
   parts.push(`<h2>Files</h2>`);
+  const listed = run.files.filter(
+    (f) => f.path.startsWith("logs/") || f.path.startsWith("code/") || f.path.startsWith("submission/"),
+  );
+  let unlisted = 0;
   parts.push(
-    `<table id="files"><tr><th>path</th><th>size</th></tr>${run.files
-      .filter(
-        (f) => f.path.startsWith("logs/") || f.path.startsWith("code/") || f.path.startsWith("submission/"),
-      )
+    `<table id="files"><tr><th>path</th><th>size</th></tr>${listed
       .map((f) => {
-        const view = f.kind === "file" ? fileView(f.path, run) : "";
+        if (!budget.row()) {
+          unlisted++;
+          return "";
+        }
+        // Code is shown once, under "Final code".
+        const view = f.kind === "file" && !f.path.startsWith("code/") ? fileView(f.path, run, budget) : "";
         const kind =
           f.kind === "file"
             ? sizeText(f.bytes)
@@ -378,9 +440,12 @@ export function renderRun(site: SiteData, run: RunData): string {
               : f.kind === "dir"
                 ? "folder"
                 : "special file (not read)";
-        return `<tr><td class="mono">${view ? `<details><summary>${esc(f.path)}</summary>${view}</details>` : esc(f.path)}</td><td class="num">${esc(kind)}</td></tr>`;
+        const name = lineText(f.path, 300, budget);
+        return `<tr><td class="mono">${view ? `<details><summary>${name}</summary>${view}</details>` : name}</td><td class="num">${esc(kind)}</td></tr>`;
       })
-      .join("")}</table>${run.filesMore ? `<p class="muted">More files not listed.</p>` : ""}`,
+      .join(
+        "",
+      )}</table>${run.filesMore ? `<p class="muted">More files not listed.</p>` : ""}${unlisted ? `<p class="muted">${unlisted} more files not listed: ${esc(LIMIT_REACHED)}.</p>` : ""}`,
   );
   return page(`${r.competitionId} · seed ${r.seed} · ${run.side}`, parts.join("\n"), {
     home: "../index.html",
@@ -396,6 +461,8 @@ export function renderDiff(base: RunData, head: RunData): string {
   const bc = codeOf(base);
   const hc = codeOf(head);
   const paths = [...new Set([...bc.keys(), ...hc.keys()])].sort();
+  const budget = new PageBudget(LIMITS.pageBytes);
+  let unshown = 0;
   const parts: string[] = [];
   parts.push(`<h1>${esc(r.competitionId)} · seed ${esc(r.seed)} · code base → head</h1>`);
   parts.push(
@@ -404,6 +471,10 @@ export function renderDiff(base: RunData, head: RunData): string {
   if (!paths.length) parts.push(`<p class="muted">Neither run left files in code/.</p>`);
   let same = 0;
   for (const p of paths) {
+    if (!budget.row()) {
+      unshown++;
+      continue;
+    }
     const a = bc.has(p) ? base.texts[p] : undefined;
     const b = hc.has(p) ? head.texts[p] : undefined;
     const status = !bc.has(p) ? "added" : !hc.has(p) ? "removed" : "changed";
@@ -418,7 +489,7 @@ export function renderDiff(base: RunData, head: RunData): string {
       continue;
     }
     const lines = diffLines(splitLines(a?.text ?? ""), splitLines(b?.text ?? ""));
-    parts.push(`<h2 class="mono">${esc(p)} <span class="muted">${status}</span></h2>`);
+    parts.push(`<h2 class="mono">${lineText(p, 300, budget)} <span class="muted">${status}</span></h2>`);
     if (!lines) {
       parts.push(`<p class="muted">Too many differences to show.</p>`);
       continue;
@@ -426,8 +497,8 @@ export function renderDiff(base: RunData, head: RunData): string {
     const add = lines.filter((l) => l.kind === "+").length;
     const del = lines.filter((l) => l.kind === "-").length;
     parts.push(`<p><span class="good">+${add}</span> <span class="bad">−${del}</span></p><div class="diff">`);
-    for (const h of hunks(lines))
-      parts.push(
+    for (const h of hunks(lines)) {
+      const html = budget.html(
         `<div class="hunk">@@ −${h.aStart} +${h.bStart} @@</div>` +
           h.lines
             .map(
@@ -436,8 +507,18 @@ export function renderDiff(base: RunData, head: RunData): string {
             )
             .join(""),
       );
+      if (!html) {
+        parts.push(`<p class="muted">The rest of this diff is not shown: ${esc(LIMIT_REACHED)}.</p>`);
+        break;
+      }
+      parts.push(html);
+    }
     parts.push(`</div>`);
   }
   if (same) parts.push(`<p class="muted">${same} file${same === 1 ? "" : "s"} unchanged.</p>`);
+  if (unshown)
+    parts.push(
+      `<p class="muted">${unshown} more file${unshown === 1 ? "" : "s"} not diffed: ${esc(LIMIT_REACHED)}.</p>`,
+    );
   return page(`${r.competitionId} · seed ${r.seed} · code diff`, parts.join("\n"), { home: "../index.html" });
 }
