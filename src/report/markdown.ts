@@ -4,10 +4,9 @@ import type { TrendPoint } from "../history/history.js";
 import type { SuiteResults } from "../results/schema.js";
 import { cellOf, summarize } from "../compare/compare.js";
 import type { MetricAnalysis } from "../compare/stats.js";
-import { MEDAL_ICON, cell, duration, medals, outcomeText, pct, points, score } from "./format.js";
+import { MEDAL_ICON, cell, costText, duration, medals, outcomeText, pct, points, score } from "./format.js";
 import { VERSION } from "../version.js";
 import { inert, stripMarkers } from "./inert.js";
-import { IGNORED_REASON } from "../results/usage.js";
 import {
   VERDICT_MEANING,
   VERDICT_TITLE,
@@ -44,23 +43,6 @@ export function mark(delta: number | null, higherIsBetter = true, epsilon = 1e-9
   if (delta === null || Number.isNaN(delta)) return "";
   if (Math.abs(delta) <= epsilon) return "⚪ same";
   return delta > 0 === higherIsBetter ? "🟢 better" : "🔴 worse";
-}
-
-/**
- * A side's cost as the agent reported it: "$1.20 self-reported by 1 of 3 runs", with the runs whose
- * value was ignored (NaN, infinite, negative, absurd), or "not reported".
- */
-export function costText(
-  side: Pick<SideSummary, "dollars" | "dollarsRuns" | "dollarsIgnored" | "runs">,
-): string {
-  const shown =
-    side.dollars === null
-      ? "not reported"
-      : `$${side.dollars.toFixed(2)} self-reported by ${side.dollarsRuns} of ${side.runs} run${side.runs === 1 ? "" : "s"}`;
-  const ignored = side.dollarsIgnored
-    ? `; ${side.dollarsIgnored} run${side.dollarsIgnored === 1 ? "'s value" : "s' values"} ignored: ${IGNORED_REASON}`
-    : "";
-  return shown + ignored;
 }
 
 /** A headline cell: "$1.20", "$1.20 (1 of 3)" when some runs did not report, or "—". */

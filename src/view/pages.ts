@@ -1,7 +1,6 @@
 import type { RunResult, SuiteResults } from "../results/schema.js";
 import { cellOf, summarize } from "../compare/compare.js";
-import { duration, outcomeText, pct, points, score } from "../report/format.js";
-import { costText } from "../report/markdown.js";
+import { costText, duration, outcomeText, pct, points, score } from "../report/format.js";
 import { IGNORED_REASON, usableAmount } from "../results/usage.js";
 import { histogramSvg, lineSvg, type Marker } from "./charts.js";
 import { diffLines, hunks, splitLines } from "./diff.js";
