@@ -10,7 +10,7 @@ import { evaluate, runSides, type BaselineInput, type Session } from "../session
 import { mergeShards } from "../session/merge.js";
 import { describePlan, planShards, PlanFileSchema, shardOf, type PlanFile } from "../session/shards.js";
 import { readResults } from "../suite/store.js";
-import { artifactName, filesUnder, type ArtifactApi } from "./artifacts.js";
+import { artifactName, filesUnder, notesText, uploadFiles, type ArtifactApi } from "./artifacts.js";
 import { isGhes, type EventInfo } from "./event.js";
 import { runStoreDir, type EffectiveSettings, type Settings } from "./inputs.js";
 import type { Deps } from "./main.js";
@@ -138,7 +138,9 @@ export async function runStep(
     `${shardArtifactPrefix(session.config.name)}${shard.index}-of-${shard.count}${attempt}`,
   );
   const files = [...filesUnder(join(dir, "head")), ...filesUnder(join(dir, "base"))];
-  const { id } = await api.upload(name, files, dir);
+  // Run folders hold files the agent named: a name the service refuses is renamed, not fatal.
+  const { id, notes } = await uploadFiles(api, name, dir, files);
+  if (notes.length) core.info(`medalist: shard results uploaded with changes: ${notesText(notes)}`);
   core.info(`shard results uploaded as ${name}${id !== undefined ? ` (artifact ${id})` : ""}`);
 }
 
