@@ -1,4 +1,5 @@
-import { esc } from "./escape.js";
+import { clip, esc } from "./escape.js";
+import { LIMITS } from "./read.js";
 
 /**
  * The size bound of one viewer page. Every piece of agent text that enters the page is escaped and
@@ -61,4 +62,28 @@ export function sizeText(bytes: number): string {
 /** "showing the first 64.0 KiB of 30.0 MiB; the full file is in the run's artifact". */
 export function cutNote(shownBytes: number, totalBytes: number, what = "the full file"): string {
   return `showing the first ${sizeText(shownBytes)} of ${sizeText(totalBytes)}; ${what} is in the run's artifact`;
+}
+
+/** A piece of agent text as <pre>, charged to the page, with a note when cut. */
+export function preText(
+  text: string,
+  cap: number,
+  budget: PageBudget,
+  fileBytes?: number,
+  truncated = false,
+): string {
+  const b = budget.text(text, cap);
+  if (b.shown === 0 && text.length > 0) return `<p class="muted">${esc(FULL_NOTE)}</p>`;
+  const cut = b.cut || truncated;
+  const shownBytes = Buffer.byteLength(text.slice(0, b.shown));
+  const total = fileBytes ?? Buffer.byteLength(text);
+  return `<pre>${b.html}</pre>${cut ? `<p class="muted">${esc(cutNote(shownBytes, total, fileBytes === undefined ? "the full text" : "the full file"))}</p>` : ""}`;
+}
+
+export const LIMIT_REACHED = `this page reached its ${sizeText(LIMITS.pageBytes)} size limit`;
+export const FULL_NOTE = `not shown: ${LIMIT_REACHED}; the full file is in the run's artifact`;
+
+/** One line of agent text (a summary, a cell), clipped and charged to the page. */
+export function lineText(text: string, max: number, budget: PageBudget): string {
+  return budget.text(clip(text, max), max + 40).html;
 }

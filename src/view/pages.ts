@@ -3,21 +3,20 @@ import { cellOf, summarize } from "../compare/compare.js";
 import { costText, duration, outcomeText, pct, points, score } from "../report/format.js";
 import { IGNORED_REASON, usableAmount } from "../results/usage.js";
 import { histogramSvg, lineSvg, type Marker } from "./charts.js";
-import { diffLines, hunks, splitLines } from "./diff.js";
-import { clip, esc, scriptJson } from "./escape.js";
-import { cutNote, PageBudget, sizeText } from "./budget.js";
+import { esc, scriptJson } from "./escape.js";
+import { cutNote, LIMIT_REACHED, lineText, PageBudget, preText, sizeText } from "./budget.js";
+import { treeHtml } from "./tree.js";
 import { LIMITS } from "./read.js";
 import { page } from "./layout.js";
 import { LOG_SCRIPT } from "./log-script.js";
 import { runKey, type LeaderboardData, type RunData, type SiteData } from "./model.js";
-import type { TreeNode } from "./parse.js";
 
 /** The viewer's pages as HTML strings: pure functions of the gathered data. */
 
 const num = (v: number | "NaN" | null | undefined): number | null =>
   v === "NaN" ? NaN : v === undefined ? null : v;
 
-function medalText(r: RunResult): string {
+export function medalText(r: RunResult): string {
   const g = r.grade;
   if (!g) return "not graded";
   return g.gold_medal ? "gold" : g.silver_medal ? "silver" : g.bronze_medal ? "bronze" : "no medal";
@@ -207,70 +206,6 @@ function leaderboardSection(run: RunData, lb: LeaderboardData | null): string {
   );
 }
 
-/** A piece of agent text as <pre>, charged to the page, with a note when cut. */
-function preText(
-  text: string,
-  cap: number,
-  budget: PageBudget,
-  fileBytes?: number,
-  truncated = false,
-): string {
-  const b = budget.text(text, cap);
-  if (b.shown === 0 && text.length > 0) return `<p class="muted">${esc(FULL_NOTE)}</p>`;
-  const cut = b.cut || truncated;
-  const shownBytes = Buffer.byteLength(text.slice(0, b.shown));
-  const total = fileBytes ?? Buffer.byteLength(text);
-  return `<pre>${b.html}</pre>${cut ? `<p class="muted">${esc(cutNote(shownBytes, total, fileBytes === undefined ? "the full text" : "the full file"))}</p>` : ""}`;
-}
-
-const LIMIT_REACHED = `this page reached its ${sizeText(LIMITS.pageBytes)} size limit`;
-const FULL_NOTE = `not shown: ${LIMIT_REACHED}; the full file is in the run's artifact`;
-
-/** One line of agent text (a summary, a cell), clipped and charged to the page. */
-function lineText(text: string, max: number, budget: PageBudget): string {
-  return budget.text(clip(text, max), max + 40).html;
-}
-
-function treeHtml(nodes: TreeNode[], budget: PageBudget): string {
-  const kids = new Map<string | null, TreeNode[]>();
-  const ids = new Set(nodes.map((n) => n.id));
-  for (const n of nodes) {
-    const p = n.parent !== null && ids.has(n.parent) ? n.parent : null;
-    kids.set(p, [...(kids.get(p) ?? []), n]);
-  }
-  const best = nodes.filter((n) => !n.buggy && n.metric !== null);
-  const seen = new Set<string>();
-  let hidden = 0;
-  const draw = (parent: string | null, depth: number): string => {
-    const list = (kids.get(parent) ?? []).filter((n) => !seen.has(n.id));
-    if (!list.length || depth > 200) return "";
-    return `<ul>${list
-      .map((n) => {
-        seen.add(n.id);
-        if (!budget.row()) {
-          hidden++;
-          return draw(n.id, depth + 1);
-        }
-        const badge = n.buggy
-          ? `<span class="badge bad">buggy</span>`
-          : `<span class="badge good">metric ${esc(n.metric === null ? "—" : score(n.metric))}</span>`;
-        return (
-          `<li class="node" data-buggy="${n.buggy}"><details><summary>step ${esc(n.step ?? "?")} ${badge} ${lineText(n.plan.split("\n")[0] ?? "", 160, budget)}</summary>` +
-          (n.plan ? preText(n.plan, 20_000, budget) : "") +
-          (n.code ? preText(n.code, LIMITS.textChars, budget) : "") +
-          (n.output ? `<p class="muted">output</p>${preText(n.output, 20_000, budget)}` : "") +
-          `</details>${draw(n.id, depth + 1)}</li>`
-        );
-      })
-      .join("")}</ul>`;
-  };
-  const tree = draw(null, 0);
-  const more = hidden
-    ? `<p class="muted">${hidden} more node${hidden === 1 ? "" : "s"} not shown: ${esc(LIMIT_REACHED)}; the journal is in the run's artifact.</p>`
-    : "";
-  return `<p>${nodes.length} nodes · ${nodes.filter((n) => n.buggy).length} buggy · ${best.length} with a metric</p><div class="tree">${tree}</div>${more}`;
-}
-
 function fileView(path: string, run: RunData, budget: PageBudget): string {
   const t = run.texts[path];
   if (!t) return "";
@@ -450,74 +385,4 @@ export function renderRun(site: SiteData, run: RunData): string {
     home: "../index.html",
     script: LOG_SCRIPT,
   });
-}
-
-/** The base→head diff of the final code (code/) of one competition and seed. */
-export function renderDiff(base: RunData, head: RunData): string {
-  const r = head.result;
-  const codeOf = (run: RunData) =>
-    new Map(run.files.filter((f) => f.kind === "file" && f.path.startsWith("code/")).map((f) => [f.path, f]));
-  const bc = codeOf(base);
-  const hc = codeOf(head);
-  const paths = [...new Set([...bc.keys(), ...hc.keys()])].sort();
-  const budget = new PageBudget(LIMITS.pageBytes);
-  let unshown = 0;
-  const parts: string[] = [];
-  parts.push(`<h1>${esc(r.competitionId)} · seed ${esc(r.seed)} · code base → head</h1>`);
-  parts.push(
-    `<p><a href="../${esc(base.page)}">base run</a> (${esc(medalText(base.result))}) → <a href="../${esc(head.page)}">head run</a> (${esc(medalText(head.result))}) · ${pairMark(base.result, head.result)}</p>`,
-  );
-  if (!paths.length) parts.push(`<p class="muted">Neither run left files in code/.</p>`);
-  let same = 0;
-  for (const p of paths) {
-    if (!budget.row()) {
-      unshown++;
-      continue;
-    }
-    const a = bc.has(p) ? base.texts[p] : undefined;
-    const b = hc.has(p) ? head.texts[p] : undefined;
-    const status = !bc.has(p) ? "added" : !hc.has(p) ? "removed" : "changed";
-    if ((bc.has(p) && !a) || (hc.has(p) && !b) || a?.truncated || b?.truncated) {
-      parts.push(
-        `<h2 class="mono">${esc(p)} <span class="muted">${status}</span></h2><p class="muted">Binary or larger than the size limit: not diffed.</p>`,
-      );
-      continue;
-    }
-    if (a && b && a.text === b.text) {
-      same++;
-      continue;
-    }
-    const lines = diffLines(splitLines(a?.text ?? ""), splitLines(b?.text ?? ""));
-    parts.push(`<h2 class="mono">${lineText(p, 300, budget)} <span class="muted">${status}</span></h2>`);
-    if (!lines) {
-      parts.push(`<p class="muted">Too many differences to show.</p>`);
-      continue;
-    }
-    const add = lines.filter((l) => l.kind === "+").length;
-    const del = lines.filter((l) => l.kind === "-").length;
-    parts.push(`<p><span class="good">+${add}</span> <span class="bad">−${del}</span></p><div class="diff">`);
-    for (const h of hunks(lines)) {
-      const html = budget.html(
-        `<div class="hunk">@@ −${h.aStart} +${h.bStart} @@</div>` +
-          h.lines
-            .map(
-              (l) =>
-                `<div class="${l.kind === "+" ? "add" : l.kind === "-" ? "del" : "ctx"}">${esc(l.kind)} ${esc(l.text)}</div>`,
-            )
-            .join(""),
-      );
-      if (!html) {
-        parts.push(`<p class="muted">The rest of this diff is not shown: ${esc(LIMIT_REACHED)}.</p>`);
-        break;
-      }
-      parts.push(html);
-    }
-    parts.push(`</div>`);
-  }
-  if (same) parts.push(`<p class="muted">${same} file${same === 1 ? "" : "s"} unchanged.</p>`);
-  if (unshown)
-    parts.push(
-      `<p class="muted">${unshown} more file${unshown === 1 ? "" : "s"} not diffed: ${esc(LIMIT_REACHED)}.</p>`,
-    );
-  return page(`${r.competitionId} · seed ${r.seed} · code diff`, parts.join("\n"), { home: "../index.html" });
 }

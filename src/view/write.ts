@@ -8,7 +8,8 @@ import { loadRun } from "./load.js";
 import { writeLogPages } from "./log-pages.js";
 import { LIMITS } from "./read.js";
 import { runKey, type HistoryPoint, type LeaderboardData, type RunData, type SiteData } from "./model.js";
-import { diffPageName, renderDiff, renderIndex, renderRun } from "./pages.js";
+import { diffPageName, renderIndex, renderRun } from "./pages.js";
+import { renderDiff } from "./diff-page.js";
 
 export interface ViewerInput {
   head: SuiteResults;

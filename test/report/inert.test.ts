@@ -17,7 +17,7 @@ import { fakeRun, fakeSuite } from "../helpers/results.js";
 
 const OTHER_MARKER = commentMarker("Medalist PR", "other");
 
-export const PAYLOADS = [
+const PAYLOADS = [
   "@org/team please look, cc @alice",
   "![t](http://tracker.example/p.png)",
   '<img src="http://tracker.example/x.png" onerror="alert(1)">',

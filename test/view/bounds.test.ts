@@ -26,7 +26,7 @@ const CHROME = 64 * 1024;
 const PAGE_BOUND = LIMITS.pageBytes + CHROME;
 
 const dir = mkdtempSync(join(tmpdir(), "medalist-bounds-"));
-afterAll(() => (process.env.KEEP ? undefined : rmSync(dir, { recursive: true, force: true })));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const lt = (bytes: number) => "<".repeat(bytes);
 
