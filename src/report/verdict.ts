@@ -108,7 +108,7 @@ function droppedLine(d: Dropped): string {
       : d.side === "head"
         ? [side(d.headInfra, d.headRuns, "head")]
         : [side(d.baseInfra, d.baseRuns, "base")];
-  return `${inert(d.competitionId)}: ${parts.join("; ")}`;
+  return `\`${d.competitionId.replace(/`/g, "'")}\`: ${parts.join("; ")}`;
 }
 
 /** "Left out of the comparison: …" (empty when nothing was dropped). */
