@@ -21,9 +21,10 @@ export function stripMarkers(text: string): string {
   const endsWith = (t: string) =>
     out.length >= t.length && t.split("").every((c, i) => out[out.length - t.length + i] === c);
   for (let i = 0; i < text.length; i++) {
-    out.push(text[i]);
-    if (endsWith("<!--")) opens.push(out.length - 4);
-    else if (opens.length && endsWith("-->")) {
+    const ch = text[i];
+    out.push(ch);
+    if (ch === "-" && endsWith("<!--")) opens.push(out.length - 4);
+    else if (ch === ">" && opens.length && endsWith("-->")) {
       // The "<!--" and this "-->" may share dashes ("<!-->"): an HTML comment either way.
       out.length = opens.pop()!;
       while (opens.length && opens[opens.length - 1] >= out.length) opens.pop();
