@@ -144,7 +144,7 @@ describe("markers are stripped until none remain", () => {
     expect(stripMarkers("a --> b <!-- c")).toBe("a --> b <!-- c");
   });
 
-  it("strips in linear time: 1 MB of nesting takes well under a second", () => {
+  it("strips 1 MB of nesting in one linear pass (under 5 s even on a loaded machine)", () => {
     const big = "<!-".repeat(150_000) + "<!-- -->" + "- -->".repeat(150_000);
     const t = Date.now();
     expect(stripMarkers(big)).not.toMatch(/<!--[\s\S]*-->/);
