@@ -157,10 +157,18 @@ export async function uploadFiles(
     const staged: string[] = [];
     for (const f of plan.files) {
       const dest = join(stage, ...f.name.split("/"));
-      mkdirSync(dirname(dest), { recursive: true });
-      const copied = copyOut(root, relative(root, f.source), dest, Number.MAX_SAFE_INTEGER);
-      if (copied.ok) staged.push(dest);
-      else notes.push({ path: relative(root, f.source), action: "skipped", why: copied.problem });
+      const rel = relative(root, f.source);
+      let why: string | null;
+      try {
+        mkdirSync(dirname(dest), { recursive: true });
+        const copied = copyOut(root, rel, dest, Number.MAX_SAFE_INTEGER);
+        why = copied.ok ? null : copied.problem;
+      } catch (e) {
+        // A renamed folder that meets a file of the same name ("a_b" and "a:b/x"), and the like.
+        why = `it could not be copied under the name ${JSON.stringify(f.name)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+      }
+      if (why === null) staged.push(dest);
+      else notes.push({ path: rel, action: "skipped", why });
     }
     if (!staged.length) return { notes };
     return { ...(await api.upload(artifactName(name), staged, stage)), notes };

@@ -105,6 +105,16 @@ describe("upload names the agent cannot break", () => {
     expect(readFileSync(join(dir, "runs/a.s0/logs/step:1.txt"), "utf8")).toBe("colon");
   });
 
+  it("a renamed folder meeting a file of the same name skips that one file, never the upload", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "medalist-up-"));
+    runFolder(dir, { "logs/a_b": "file", "logs/a:b/x.txt": "in folder", "logs/c.txt": "c" });
+    const { api, got } = validatingApi();
+    expect(await uploadFolder(api, "r", dir)).toBe(1);
+    const received = got.get("r")!;
+    expect(received["/logs/c.txt"]).toBe("c");
+    expect(Object.keys(received)).toHaveLength(2);
+  });
+
   it("withheld files (the runner's hook) are skipped and listed", async () => {
     const dir = mkdtempSync(join(tmpdir(), "medalist-up-"));
     runFolder(join(dir, "runs/a.s0"), { "logs/model.bin": "\u0000", "logs/t.txt": "t" });
