@@ -1,8 +1,12 @@
 // Uploads each run's trajectory (logs, code, submission) and the report as workflow artifacts.
-import { statSync } from "node:fs";
-import { listRegularFiles } from "../util/runfiles.js";
-import { resolve } from "node:path";
+// The agent names the files of its run folder: a name the artifact service refuses is renamed
+// (see planUpload), one run's failure never stops the others, and each run says what happened.
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
+import { copyOut, listRegularFiles } from "../util/runfiles.js";
+import { isWithheld, WITHHELD_FILE, withheldFiles, type WithheldManifest } from "../execute/withheld.js";
 
 export interface ArtifactApi {
   upload: (name: string, files: string[], root: string) => Promise<{ id?: number }>;
@@ -27,34 +31,213 @@ export function filesUnder(dir: string): string[] {
   return safeIsDir(dir) ? listRegularFiles(dir, 1_000_000, Number.MAX_SAFE_INTEGER) : [];
 }
 
+/**
+ * Which files under `root` stay on the runner: those a run folder's withheld.json names (files the
+ * attempt could not mask: execute/withheld.ts), and every file of a run folder that was never masked.
+ * A run folder is the nearest folder, from `root` down, holding run.json or withheld.json; files
+ * outside any run folder (results.json, the viewer) are not withheld. `rel` is relative to `root`.
+ */
+export function withheldBy(root: string, opts: { binaryFiles?: boolean } = {}): (rel: string) => boolean {
+  // Per folder: null when it is not a run folder, else its manifest (null inside: never masked).
+  const seen = new Map<string, { manifest: WithheldManifest | null } | null>();
+  const runFolder = (dir: string) => {
+    if (!seen.has(dir)) {
+      const is = existsSync(join(dir, "run.json")) || existsSync(join(dir, WITHHELD_FILE));
+      seen.set(dir, is ? { manifest: withheldFiles(dir) } : null);
+    }
+    return seen.get(dir)!;
+  };
+  return (rel) => {
+    const parts = rel.split("/");
+    for (let i = 0; i < parts.length; i++) {
+      const run = runFolder(join(root, ...parts.slice(0, i)));
+      if (run) return isWithheld(run.manifest, parts.slice(i).join("/"), opts);
+    }
+    return false;
+  };
+}
+
 /** A run folder's files, read back safely: no links, no hard links, bounded (util/runfiles.ts). */
 const listFiles = (dir: string): string[] => listRegularFiles(dir);
 
 /** Uploads every plain file under `dir` as one artifact; returns its id (undefined when empty). */
-export async function uploadFolder(api: ArtifactApi, name: string, dir: string): Promise<number | undefined> {
+export async function uploadFolder(
+  api: ArtifactApi,
+  name: string,
+  dir: string,
+  withheld: (rel: string) => boolean = withheldBy(dir),
+  /** Told what was renamed or skipped (file names the agent chose). */
+  onNotes?: (notes: UploadNote[]) => void,
+): Promise<number | undefined> {
   if (!safeIsDir(dir)) return undefined;
   const files = listFiles(dir);
   if (!files.length) return undefined;
-  return (await api.upload(name, files, dir)).id;
+  const r = await uploadFiles(api, name, dir, files, withheld);
+  if (r.notes.length) onNotes?.(r.notes);
+  return r.id;
 }
 
-/** Artifact names may not hold " : < > | * ? \ / or line breaks. */
-export const artifactName = (s: string) => s.replace(/[":<>|*?\\/\r\n]+/g, "_");
+/** Artifact names may not hold " : < > | * ? \ / or line breaks (nor be empty). */
+export const artifactName = (s: string) => s.replace(/[":<>|*?\\/\r\n]+/g, "_") || "_";
+
+/**
+ * Characters @actions/artifact (6.x, validateFilePath) refuses anywhere in a file's path inside an
+ * artifact; one such file makes the whole upload throw.
+ */
+const REFUSED_IN_PATH = /[":<>|*?\r\n]/g;
+const refused = (rel: string) => /[":<>|*?\r\n]/.test(rel);
+
+/** What happened to one file of a run folder on its way into the artifact. */
+export interface UploadNote {
+  /** Path relative to the run folder, as the agent named it. */
+  path: string;
+  action: "renamed" | "skipped";
+  /** The name inside the artifact (renamed). */
+  to?: string;
+  why: string;
+}
+
+export interface UploadPlan {
+  /** Each file to upload and its path inside the artifact ("/"-separated, relative). */
+  files: { source: string; name: string }[];
+  notes: UploadNote[];
+}
+
+/** `name` made different from every name in `taken`: "a.txt" → "a~2.txt", "a~3.txt", … */
+function unique(name: string, taken: Set<string>): string {
+  if (!taken.has(name)) return name;
+  const slash = name.lastIndexOf("/");
+  const dot = name.lastIndexOf(".");
+  const cut = dot > slash + 1 ? dot : name.length;
+  for (let i = 2; ; i++) {
+    const next = `${name.slice(0, cut)}~${i}${name.slice(cut)}`;
+    if (!taken.has(next)) return next;
+  }
+}
+
+/**
+ * The artifact's names for a run folder's files: a name with a character the artifact service
+ * refuses gets "_" in its place (each path part, folders included); a name that then collides
+ * with another is made unique; files withheld by the runner are skipped. Every change is a note.
+ */
+export function planUpload(
+  root: string,
+  files: string[],
+  withheld: (rel: string) => boolean = () => false,
+): UploadPlan {
+  const out: UploadPlan = { files: [], notes: [] };
+  const rels = files.map((f) => relative(root, f).split(sep).join("/"));
+  // Names that need no change keep them: a renamed file never takes a clean file's name.
+  const taken = new Set(rels.filter((r) => !refused(r)));
+  files.forEach((source, i) => {
+    const rel = rels[i];
+    if (withheld(rel)) {
+      out.notes.push({
+        path: rel,
+        action: "skipped",
+        why: "withheld by the runner (a file that cannot be masked)",
+      });
+      return;
+    }
+    const clean = rel.replace(REFUSED_IN_PATH, "_");
+    if (clean === rel) return void out.files.push({ source, name: rel });
+    const to = unique(clean, taken);
+    taken.add(to);
+    out.files.push({ source, name: to });
+    out.notes.push({
+      path: rel,
+      action: "renamed",
+      to,
+      why: 'the artifact service refuses " : < > | * ? and line breaks in file names',
+    });
+  });
+  return out;
+}
+
+/**
+ * Uploads `files` (under `root`) as one artifact under planUpload's names. When a name changes,
+ * the files are first copied (no link followed, see copyOut) into a private folder under their new
+ * names; a file that cannot be copied is skipped with a note. Throws only what the service throws.
+ */
+export async function uploadFiles(
+  api: ArtifactApi,
+  name: string,
+  root: string,
+  files: string[],
+  withheld: (rel: string) => boolean = withheldBy(root),
+): Promise<{ id?: number; notes: UploadNote[] }> {
+  const plan = planUpload(root, files, withheld);
+  const notes = plan.notes;
+  if (!plan.files.length) return { notes };
+  if (plan.files.every((f) => relative(root, f.source).split(sep).join("/") === f.name))
+    return {
+      ...(await api.upload(
+        artifactName(name),
+        plan.files.map((f) => f.source),
+        root,
+      )),
+      notes,
+    };
+  const stage = mkdtempSync(join(process.env.RUNNER_TEMP || tmpdir(), "medalist-upload-"));
+  try {
+    const staged: string[] = [];
+    for (const f of plan.files) {
+      const dest = join(stage, ...f.name.split("/"));
+      const rel = relative(root, f.source);
+      let why: string | null;
+      try {
+        mkdirSync(dirname(dest), { recursive: true });
+        const copied = copyOut(root, rel, dest, Number.MAX_SAFE_INTEGER);
+        why = copied.ok ? null : copied.problem;
+      } catch (e) {
+        // A renamed folder that meets a file of the same name ("a_b" and "a:b/x"), and the like.
+        why = `it could not be copied under the name ${JSON.stringify(f.name)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+      }
+      if (why === null) staged.push(dest);
+      else notes.push({ path: rel, action: "skipped", why });
+    }
+    if (!staged.length) return { notes };
+    return { ...(await api.upload(artifactName(name), staged, stage)), notes };
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/** The upload notes of a run on one line, for the log ("" when none). */
+export function notesText(notes: UploadNote[]): string {
+  // Names in JSON quotes: a line break in an agent's file name cannot start a workflow command.
+  const q = (p: string) => JSON.stringify(p);
+  return notes
+    .map((n) =>
+      n.action === "renamed"
+        ? `${q(n.path)} uploaded as ${q(n.to ?? "")} (${n.why})`
+        : `${q(n.path)} not uploaded: ${n.why}`,
+    )
+    .join("; ");
+}
 
 export interface TrajectoryUpload {
   /** Run directory as written in results.json (relative to the results file). */
   runDir: string;
   localPath: string;
   url: string | null;
+  /** Files of this run renamed or skipped on upload. */
+  notes: UploadNote[];
+  /** Why this run's artifact was not uploaded (the service refused it), or null. */
+  error: string | null;
 }
 
 export interface UploadOutcome {
   uploads: TrajectoryUpload[];
-  /** Set when nothing could be uploaded (GHES, no artifact service, permissions). */
+  /** Set when nothing could be uploaded (GHES, no artifact service, permissions, every run refused). */
   warning: string | null;
 }
 
-/** Uploads one artifact per run directory, a few at a time; stops at the first failure with a warning. */
+/**
+ * Uploads one artifact per run directory, a few at a time. One run's failure is that run's `error`
+ * and the others go on; after three failures with no success the service is taken to be down and
+ * the remaining runs are not tried (`warning`).
+ */
 export async function uploadTrajectories(
   api: ArtifactApi | null,
   runs: { name: string; runDir: string; resultsDir: string }[],
@@ -65,27 +248,36 @@ export async function uploadTrajectories(
     runDir: r.runDir,
     localPath: resolve(r.resultsDir, r.runDir),
     url: null,
+    notes: [],
+    error: null,
   }));
   if (unsupported || !api) return { uploads, warning: unsupported ?? "no artifact client" };
-  let warning: string | null = null;
+  let firstError: string | null = null;
+  let failed = 0;
+  let succeeded = 0;
   let next = 0;
+  const down = () => failed >= 3 && succeeded === 0;
   const worker = async () => {
-    while (next < runs.length && warning === null) {
+    while (next < runs.length && !down()) {
       const i = next++;
       const dir = uploads[i].localPath;
       if (!safeIsDir(dir)) continue;
       const files = listFiles(dir);
       if (files.length === 0) continue;
       try {
-        const { id } = await api.upload(artifactName(runs[i].name), files, dir);
-        if (id !== undefined) uploads[i].url = artifactPage(id);
+        const r = await uploadFiles(api, runs[i].name, dir, files);
+        uploads[i].notes = r.notes;
+        if (r.id !== undefined) uploads[i].url = artifactPage(r.id);
+        succeeded++;
       } catch (e) {
-        warning ??= (e as Error).message;
+        uploads[i].error = (e as Error).message;
+        firstError ??= uploads[i].error;
+        failed++;
       }
     }
   };
   await Promise.all([worker(), worker(), worker()]);
-  return { uploads, warning };
+  return { uploads, warning: succeeded === 0 && failed > 0 ? firstError : null };
 }
 
 function safeIsDir(p: string): boolean {

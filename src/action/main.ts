@@ -112,6 +112,7 @@ async function evaluateAndPublish(deps: Deps, s: ActionSession, event: EventInfo
     event,
     ev,
     suite: session.config.name,
+    binaryFiles: session.config.upload.binaryFiles,
     suiteHash: session.plan.suiteHash,
     history,
   });

@@ -42,6 +42,7 @@ function artifactPlace(
   settings: EffectiveSettings,
   event: EventInfo,
   suite: string,
+  binaryFiles: boolean,
 ): ArtifactPlace {
   const unsupported = isGhes(event)
     ? "GitHub Enterprise Server does not support artifact uploads from this action"
@@ -55,6 +56,7 @@ function artifactPlace(
     attempt: attemptSuffix(deps.env),
     suite,
     resultsDir: resolve(settings.resultsDir),
+    binaryFiles,
   };
 }
 
@@ -64,6 +66,8 @@ export interface PublishInput {
   event: EventInfo;
   ev: Evaluation;
   suite: string;
+  /** upload.binaryFiles of the judged config. */
+  binaryFiles?: boolean;
   suiteHash: string;
   /** The history restored before the evaluation; this head joins it on the default branch. */
   history: History;
@@ -74,7 +78,7 @@ export interface PublishInput {
 export async function publish(p: PublishInput): Promise<void> {
   const { deps, settings, event, ev, suite } = p;
   const resultsDir = resolve(settings.resultsDir);
-  const place = artifactPlace(deps, settings, event, suite);
+  const place = artifactPlace(deps, settings, event, suite, p.binaryFiles ?? false);
   const d = newDelivery(
     ev,
     { fullReportUrl: runUrl(event), notices: settings.notices },

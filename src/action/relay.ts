@@ -11,6 +11,7 @@ import type { GitHubClient } from "../github/client.js";
 import { upsertStickyComment, type StickyResult } from "../github/comment.js";
 import { commentMarker } from "../github/marker.js";
 import { fitComment } from "../github/truncate.js";
+import { stripMarkers } from "../report/inert.js";
 import type { WorkflowRunInfo } from "./event.js";
 
 export const COMMENT_ARTIFACT = "medalist-comment";
@@ -78,8 +79,9 @@ export async function relayComment(
     );
   }
   const marker = commentMarker(run.name, c.suite);
-  // Markers inside the untrusted body could make this comment match another suite's lookup.
-  const clean = c.body.replace(/<!--\s*medalist:[^>]*-->/g, "");
+  // Markers inside the untrusted body could make this comment match another suite's lookup (the
+  // lookup reads the first line only, and no HTML comment survives stripMarkers, nested or not).
+  const clean = stripMarkers(c.body);
   const body = fitComment(`${marker}\n${clean}`, fullReportUrl);
   return upsertStickyComment(client, { ...repo, issueNumber: c.pr, marker }, body);
 }

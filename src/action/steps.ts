@@ -18,7 +18,14 @@ import {
   type PlanFile,
 } from "../session/shards.js";
 import { readResults } from "../suite/store.js";
-import { artifactName, filesUnder, type ArtifactApi } from "./artifacts.js";
+import {
+  artifactName,
+  filesUnder,
+  notesText,
+  uploadFiles,
+  withheldBy,
+  type ArtifactApi,
+} from "./artifacts.js";
 import type { Deps } from "./deps.js";
 import { isGhes, type EventInfo } from "./event.js";
 import { runStoreDir, type Settings } from "./inputs.js";
@@ -138,7 +145,15 @@ export async function runStep(
     `${shardArtifactPrefix(session.config.name)}${which.index}-of-${which.count}${attemptSuffix(deps.env)}`,
   );
   const files = [...filesUnder(join(dir, "head")), ...filesUnder(join(dir, "base"))];
-  const { id } = await api.upload(name, files, dir);
+  // Run folders hold files the agent named: a name the service refuses is renamed, not fatal.
+  const { id, notes } = await uploadFiles(
+    api,
+    name,
+    dir,
+    files,
+    withheldBy(dir, { binaryFiles: session.config.upload.binaryFiles }),
+  );
+  if (notes.length) core.info(`medalist: shard results uploaded with changes: ${notesText(notes)}`);
   core.info(`shard results uploaded as ${name}${id !== undefined ? ` (artifact ${id})` : ""}`);
 }
 
@@ -207,6 +222,7 @@ export async function reportStep(deps: Deps, s: ActionSession, event: EventInfo)
     event,
     ev,
     suite: session.config.name,
+    binaryFiles: session.config.upload.binaryFiles,
     suiteHash: session.plan.suiteHash,
     history,
     runFolder: (runId) => join(dir, "shards", String(shardOfRun.get(runId) ?? 0), "head"),

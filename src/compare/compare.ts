@@ -2,6 +2,7 @@ import { GATE_DEFAULTS, type Gate } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import type { GradeReportJson, RunResult, SuiteResults } from "../results/schema.js";
 import { medalOf, type Medal } from "../grade/types.js";
+import { usableAmount } from "../results/usage.js";
 import { hypergeometric } from "./distributions.js";
 import {
   analyze,
@@ -46,7 +47,12 @@ export interface SideSummary {
   /** Runs kept from an earlier invocation with the same identity instead of executed. */
   reused?: number;
   durationMs: number;
+  /** Sum of the usable self-reported costs (logs/usage.json); null when no run reported one. */
   dollars: number | null;
+  /** Runs whose self-reported cost counts in `dollars`. */
+  dollarsRuns: number;
+  /** Runs that reported a cost that is not usable (see usableAmount): left out of `dollars`. */
+  dollarsIgnored: number;
 }
 
 export interface CompetitionRow {
@@ -114,6 +120,23 @@ export interface Comparison {
 }
 
 const num = (v: number | "NaN" | null): number | null => (v === "NaN" ? NaN : v);
+
+/** The agent's self-reported cost over a side's runs: what counts and what was ignored. */
+export function selfReportedDollars(
+  runs: RunResult[],
+): Pick<SideSummary, "dollars" | "dollarsRuns" | "dollarsIgnored"> {
+  const usable = runs.map((r) => r.usage?.dollars).filter(usableAmount);
+  const ignored = runs.filter(
+    (r) =>
+      r.usage?.ignored?.includes("dollars") ||
+      (r.usage?.dollars !== undefined && !usableAmount(r.usage?.dollars)),
+  ).length;
+  return {
+    dollars: usable.length ? usable.reduce((a, b) => a + b, 0) : null,
+    dollarsRuns: usable.length,
+    dollarsIgnored: ignored,
+  };
+}
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 
 /** Infrastructure errors and grader failures are nobody's score: they count on neither side. */
@@ -140,7 +163,6 @@ export function summarize(s: SuiteResults): SideSummary {
   const grades = ok.map((r) => r.grade).filter((g): g is GradeReportJson => g !== null);
   const rate = (n: number) => (ok.length ? n / ok.length : null);
   const pct = grades.map((g) => g.percentile).filter((p): p is number => p !== null);
-  const dollars = s.runs.map((r) => r.usage?.dollars).filter((d): d is number => typeof d === "number");
   return {
     label: s.label,
     agent: s.agent.description,
@@ -157,7 +179,7 @@ export function summarize(s: SuiteResults): SideSummary {
     infraErrors: s.runs.length - ok.length,
     reused: s.runs.filter((r) => r.reused).length,
     durationMs: s.runs.reduce((a, r) => a + r.durationMs, 0),
-    dollars: dollars.length ? dollars.reduce((a, b) => a + b, 0) : null,
+    ...selfReportedDollars(s.runs),
   };
 }
 

@@ -1,12 +1,14 @@
-// One sticky comment per (workflow, suite): found by its hidden marker among the comments the
-// token's own user wrote, created once, then updated in place; duplicates are removed.
+// One sticky comment per (workflow, suite): found by its hidden marker on the FIRST LINE among the
+// comments the token's own user wrote, created once, then updated in place; duplicates are removed.
+// A comment that merely contains a marker further down (agent text quoting another suite's
+// marker) is never this suite's comment: it is neither edited nor deleted.
 import { type GitHubClient, statusOf, tokenLogin } from "./client.js";
 
 export interface StickyTarget {
   owner: string;
   repo: string;
   issueNumber: number;
-  /** From commentMarker(); must appear in the body. */
+  /** From commentMarker(); the body's first line. */
   marker: string;
 }
 
@@ -24,6 +26,9 @@ interface Found {
   html_url: string;
 }
 
+/** A body's first line, without surrounding blanks (GitHub may store "\r\n"). */
+export const firstLine = (body: string) => body.split("\n", 1)[0].trim();
+
 async function findOwn(client: GitHubClient, t: StickyTarget, login: string): Promise<Found[]> {
   const comments = await client.paginate(client.rest.issues.listComments, {
     owner: t.owner,
@@ -32,7 +37,7 @@ async function findOwn(client: GitHubClient, t: StickyTarget, login: string): Pr
     per_page: 100,
   });
   return comments
-    .filter((c) => c.user?.login === login && (c.body ?? "").includes(t.marker))
+    .filter((c) => c.user?.login === login && firstLine(c.body ?? "") === t.marker)
     .map((c) => ({ id: c.id, body: c.body ?? "", html_url: c.html_url }))
     .sort((a, b) => a.id - b.id);
 }
@@ -47,7 +52,7 @@ export async function upsertStickyComment(
   body: string,
   options: { create?: boolean; login?: string } = {},
 ): Promise<StickyResult | null> {
-  if (!body.includes(target.marker)) body = `${target.marker}\n${body}`;
+  if (firstLine(body) !== target.marker) body = `${target.marker}\n${body}`;
   const login = options.login ?? (await tokenLogin(client));
   const repo = { owner: target.owner, repo: target.repo };
   let own = await findOwn(client, target, login);

@@ -1,5 +1,7 @@
 import type { Medal } from "../grade/types.js";
-import type { RunCell } from "../compare/compare.js";
+import type { RunCell, SideSummary } from "../compare/compare.js";
+import { IGNORED_REASON } from "../results/usage.js";
+import { inert } from "./inert.js";
 
 export const MEDAL_ICON: Record<Medal, string> = { gold: "🥇", silver: "🥈", bronze: "🥉", none: "·" };
 
@@ -48,7 +50,24 @@ export function medals(cells: RunCell[]): string {
     : "—";
 }
 
-/** Markdown table cells must not contain pipes or newlines. */
+/** Text for a table cell or a line of the comment: made inert (src/report/inert.ts). */
 export function cell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  return inert(text);
+}
+
+/**
+ * A side's cost as the agent reported it: "$1.20 self-reported by 1 of 3 runs", with the runs whose
+ * value was ignored (NaN, infinite, negative, absurd), or "not reported".
+ */
+export function costText(
+  side: Pick<SideSummary, "dollars" | "dollarsRuns" | "dollarsIgnored" | "runs">,
+): string {
+  const shown =
+    side.dollars === null
+      ? "not reported"
+      : `$${side.dollars.toFixed(2)} self-reported by ${side.dollarsRuns} of ${side.runs} run${side.runs === 1 ? "" : "s"}`;
+  const ignored = side.dollarsIgnored
+    ? `; ${side.dollarsIgnored} run${side.dollarsIgnored === 1 ? "'s value" : "s' values"} ignored: ${IGNORED_REASON}`
+    : "";
+  return shown + ignored;
 }

@@ -4,8 +4,9 @@ import type { TrendPoint } from "../history/history.js";
 import type { SuiteResults } from "../results/schema.js";
 import { cellOf, summarize } from "../compare/compare.js";
 import type { MetricAnalysis } from "../compare/stats.js";
-import { MEDAL_ICON, cell, duration, medals, outcomeText, pct, points, score } from "./format.js";
+import { MEDAL_ICON, cell, costText, duration, medals, outcomeText, pct, points, score } from "./format.js";
 import { VERSION } from "../version.js";
+import { inert, stripMarkers } from "./inert.js";
 import {
   VERDICT_MEANING,
   VERDICT_TITLE,
@@ -46,7 +47,26 @@ export function mark(delta: number | null, higherIsBetter = true, epsilon = 1e-9
   return delta > 0 === higherIsBetter ? "🟢 better" : "🔴 worse";
 }
 
-const dollars = (x: number | null) => (x === null ? "—" : `$${x.toFixed(2)}`);
+/** A headline cell: "$1.20", "$1.20 (1 of 3)" when some runs did not report, or "—". */
+const costCell = (s: SideSummary) =>
+  s.dollars === null
+    ? "—"
+    : `$${s.dollars.toFixed(2)}${s.dollarsRuns < s.runs ? ` (${s.dollarsRuns} of ${s.runs})` : ""}`;
+
+/** The cost change, only when every run of both sides reported one; never a better/worse mark. */
+function costChange(b: SideSummary, h: SideSummary): string {
+  if (b.dollars === null && h.dollars === null) return "not reported";
+  if (b.dollars === null || h.dollars === null || b.dollarsRuns < b.runs || h.dollarsRuns < h.runs)
+    return "not compared";
+  const d = h.dollars - b.dollars;
+  return `${d >= 0 ? "+" : "−"}$${Math.abs(d).toFixed(2)} unverified`;
+}
+
+/** The sentence under the headline when any run reported a cost (empty otherwise). */
+function costSentence(b: SideSummary, h: SideSummary): string {
+  if (b.dollars === null && h.dollars === null && !b.dollarsIgnored && !h.dollarsIgnored) return "";
+  return `Cost is self-reported by the agent (logs/usage.json) and not verified; it never marks a change better or worse. Base: ${costText(b)}. Head: ${costText(h)}.`;
+}
 
 /** The change between two shown durations, from the values as shown (so 1s → 1s is "±0s ⚪ same"). */
 function durationChange(fromMs: number, toMs: number): string {
@@ -71,7 +91,7 @@ export function verdictSection(cmp: Comparison): string[] {
   if (!cmp.sameSuite && cmp.errors.every((e) => e.kind !== "suite-mismatch"))
     out.push(
       "",
-      `⚠️ Base and head ran different suites (compared as allowed by gate.allowSuiteMismatch): ${cmp.suiteDifferences.join("; ")}.`,
+      `⚠️ Base and head ran different suites (compared as allowed by gate.allowSuiteMismatch): ${cmp.suiteDifferences.map((d) => inert(d)).join("; ")}.`,
     );
   if (cmp.dropped.length) out.push("", droppedText(cmp));
   const seeds = seedCountsSentence(cmp);
@@ -174,10 +194,6 @@ function headline(cmp: Comparison): string {
     : b.meanPercentile !== null && h.meanPercentile !== null
       ? h.meanPercentile - b.meanPercentile
       : null;
-  const cost =
-    b.dollars !== null && h.dollars !== null
-      ? `${h.dollars >= b.dollars ? "+" : "−"}$${Math.abs(h.dollars - b.dollars).toFixed(2)} ${mark(h.dollars - b.dollars, false, 0.005)}`
-      : "not reported";
   const time = durationChange(b.durationMs, h.durationMs);
   const [baseRate, headRate] = a
     ? comparedRates(cmp, a.medal)
@@ -198,7 +214,7 @@ function headline(cmp: Comparison): string {
         pct(a?.percentile ? a.percentile.head : h.meanPercentile),
         `${points(pctDelta)} ${mark(pctDelta)}`,
       ],
-      ["Cost", dollars(b.dollars), dollars(h.dollars), cost],
+      ["Cost (self-reported)", costCell(b), costCell(h), costChange(b, h)],
       ["Agent time", duration(b.durationMs), duration(h.durationMs), time],
     ],
     { align: ["l", "r", "r", "l"] },
@@ -273,8 +289,10 @@ function competitionTable(rows: CompetitionRow[], links?: Record<string, string>
 const pctNum = (x: number | null) => (x === null ? "—" : (x * 100).toFixed(0));
 
 /** Mermaid's xychart labels: quoted, without quotes inside, short. */
-const axisLabel = (s: string, max = 28) =>
-  `"${(s.length > max ? `${s.slice(0, max - 6)}…${s.slice(-5)}` : s).replace(/["\\]/g, "")}"`;
+const axisLabel = (id: string, max = 28) => {
+  const s = stripMarkers(id).replace(/["\\`\r\n]/g, "");
+  return `"${s.length > max ? `${s.slice(0, max - 6)}…${s.slice(-5)}` : s}"`;
+};
 
 /** A mermaid chart (GitHub renders it in comments) of per-competition mean percentile, base vs head. */
 export function percentileChart(rows: CompetitionRow[]): string {
@@ -316,6 +334,8 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
   const b = cmp.base;
   out.push(`## Medalist · ${cell(cmp.suiteName)} · ${VERDICT[cmp.verdict]}`, "");
   out.push(headline(cmp), "");
+  const cost = costSentence(cmp.base, cmp.head);
+  if (cost) out.push(`<sub>${cost}</sub>`, "");
   out.push(...verdictSection(cmp));
   out.push(
     "",
@@ -357,9 +377,7 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
   if (failed.length > 0) {
     out.push("", `<details><summary>Head runs that did not complete (${failed.length})</summary>`, "");
     for (const { id, c } of failed.slice(0, 20))
-      out.push(
-        `- ${cell(id)}: ${outcomeText(c)}${c.error ? ` — \`${cell(c.error).replace(/`/g, "'")}\`` : ""}`,
-      );
+      out.push(`- ${cell(id)}: ${outcomeText(c)}${c.error ? ` — ${inert(c.error, 300)}` : ""}`);
     if (failed.length > 20) out.push(`- … and ${failed.length - 20} more (see results.json)`);
     out.push("", "</details>");
   }
@@ -387,7 +405,7 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
   const env = { ...opts.environment, "suite hash": cmp.suiteHash, medalist: VERSION };
   const facts = Object.entries(env)
     .filter(([, v]) => v !== null && v !== undefined && v !== "")
-    .map(([k, v]) => `${k}: \`${v}\``);
+    .map(([k, v]) => `${k}: ${inert(String(v), 200)}`);
   out.push("", `<sub>${facts.join(" · ")}</sub>`);
   if (opts.fullReportUrl) out.push("", `[Full report](${opts.fullReportUrl})`);
   return out.join("\n") + "\n";
@@ -410,7 +428,8 @@ export function renderResults(s: SuiteResults, opts: ReportOptions = {}): string
   out.push("");
   out.push(
     `**Medal rate ${pct(sum.medalRate)}** (${sum.medals}/${sum.comparable}: ${sum.gold} gold, ${sum.silver} silver, ${sum.bronze} bronze) · valid submissions ${pct(sum.validRate, 0)} · above median ${pct(sum.aboveMedianRate, 0)}` +
-      (sum.infraErrors ? ` · ${sum.infraErrors} not comparable (infrastructure)` : ""),
+      (sum.infraErrors ? ` · ${sum.infraErrors} not comparable (infrastructure)` : "") +
+      (sum.dollars !== null || sum.dollarsIgnored ? ` · cost ${costText(sum)}` : ""),
   );
   out.push("");
   const header = ["Competition", "Seed", "Outcome", "Score", "Medal", "Percentile", "Time", "Note"];
@@ -424,7 +443,7 @@ export function renderResults(s: SuiteResults, opts: ReportOptions = {}): string
       MEDAL_ICON[c.medal],
       pct(c.percentile, 0),
       duration(r.durationMs),
-      cell(c.error ?? ""),
+      inert(c.error, 300),
     ];
   });
   out.push(markdownTable([header, ...rows], { align: ["l", "r", "l", "r", "c", "r", "r", "l"] }));
@@ -436,7 +455,7 @@ export function renderResults(s: SuiteResults, opts: ReportOptions = {}): string
     );
   out.push(
     "",
-    `<sub>agent: \`${s.agent.description}\` · executor: \`${s.environment.executor}\` · time limit: \`${s.environment.timeLimitSecs}s\` · suite hash: \`${s.suite.hash}\` · medalist: \`${s.medalistVersion}\`</sub>`,
+    `<sub>agent: ${inert(s.agent.description, 200)} · executor: ${inert(s.environment.executor)} · time limit: ${s.environment.timeLimitSecs}s · suite hash: ${inert(s.suite.hash)} · medalist: ${inert(s.medalistVersion)}</sub>`,
   );
   return out.join("\n") + "\n";
 }

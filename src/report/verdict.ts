@@ -4,6 +4,7 @@ import type { Comparison, Dropped, ErrorCause } from "../compare/compare.js";
 import type { MonitorRecord } from "../compare/monitor.js";
 import type { MetricAnalysis, Verdict } from "../compare/stats.js";
 import { duration } from "./format.js";
+import { inert } from "./inert.js";
 
 export const VERDICT_TITLE: Record<Verdict, string> = {
   regressed: "❌ regressed",
@@ -92,7 +93,7 @@ export function powerSentence(m: MetricAnalysis, targetPower: number): string {
 function errorSentence(e: ErrorCause): string {
   switch (e.kind) {
     case "suite-mismatch":
-      return `Base and head ran different suites, so they are not compared (set gate.allowSuiteMismatch to compare anyway): ${e.differences.join("; ")}.`;
+      return `Base and head ran different suites, so they are not compared (set gate.allowSuiteMismatch to compare anyway): ${e.differences.map((d) => inert(d)).join("; ")}.`;
     case "not-comparable":
       return `The head has no comparable run in ${e.count} of ${e.total} competitions (${levelText(e.count / e.total)}), more than the ${levelText(e.limit)} allowed (gate.maxNotComparable).`;
     case "infra-errors":
@@ -118,7 +119,7 @@ function droppedLine(d: Dropped): string {
       : d.side === "head"
         ? [side(d.headInfra, d.headRuns, "head")]
         : [side(d.baseInfra, d.baseRuns, "base")];
-  return `\`${d.competitionId}\`: ${parts.join("; ")}`;
+  return `\`${d.competitionId.replace(/`/g, "'")}\`: ${parts.join("; ")}`;
 }
 
 /** "Left out of the comparison: …" (empty when nothing was dropped). */

@@ -51,7 +51,15 @@ export const RunResultSchema = z.object({
   error: z.string().nullable(),
   /** null when the run never produced something gradeable (infra_error). */
   grade: GradeReportSchema.nullable(),
-  usage: z.object({ tokens: z.number().optional(), dollars: z.number().optional() }).nullable().default(null),
+  /** Self-reported by the agent (logs/usage.json); `ignored` names fields that were not usable numbers. */
+  usage: z
+    .object({
+      tokens: z.number().optional(),
+      dollars: z.number().optional(),
+      ignored: z.array(z.enum(["tokens", "dollars"])).optional(),
+    })
+    .nullable()
+    .default(null),
   gpus: z.array(z.string()).default([]),
   details: z.record(z.string(), z.string()).default({}),
   /** The run's identity (see suite/identity.ts): reused only while it matches. */

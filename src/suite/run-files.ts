@@ -1,5 +1,5 @@
 import { readInside } from "../util/runfiles.js";
-import { z } from "zod";
+import { usableAmount } from "../results/usage.js";
 import { runPaths } from "../execute/types.js";
 import type { GradeReport } from "../grade/types.js";
 import type { GradeReportJson, RunResult } from "../results/schema.js";
@@ -18,20 +18,29 @@ export function gradeJson(r: GradeReport): GradeReportJson {
   };
 }
 
-const UsageSchema = z.object({
-  tokens: z.number().nonnegative().optional(),
-  dollars: z.number().nonnegative().optional(),
-});
-
-/** The agent's optional logs/usage.json ({tokens, dollars}); ignored when absent or malformed. */
+/**
+ * The agent's optional logs/usage.json ({tokens, dollars}), self-reported and unverified: null when
+ * absent or not a JSON object; a field that is not a finite, non-negative, plausible number
+ * (usableAmount: NaN strings, 1e308, negatives) is left out and named in `ignored`.
+ */
 export function readUsage(runDir: string): RunResult["usage"] {
+  let raw: unknown;
   try {
     // Read without following links, bounded: the agent wrote this file (util/runfiles.ts).
     const file = readInside(runPaths(runDir).logsDir, "usage.json", 64 * 1024);
     if (!file.ok) return null;
-    const parsed = UsageSchema.safeParse(JSON.parse(file.data.toString("utf8")));
-    return parsed.success ? parsed.data : null;
+    raw = JSON.parse(file.data.toString("utf8"));
   } catch {
     return null;
   }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return null;
+  const usage: NonNullable<RunResult["usage"]> = {};
+  const ignored: ("tokens" | "dollars")[] = [];
+  for (const key of ["tokens", "dollars"] as const) {
+    if (!(key in raw)) continue;
+    const v = (raw as Record<string, unknown>)[key];
+    if (usableAmount(v)) usage[key] = v;
+    else ignored.push(key);
+  }
+  return ignored.length ? { ...usage, ignored } : usage;
 }

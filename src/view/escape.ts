@@ -1,11 +1,27 @@
-/** HTML text and attribute escaping: everything an agent wrote goes through here. */
+const ENTITY: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
+/** HTML text and attribute escaping, in one pass: everything an agent wrote goes through here. */
 export function esc(text: string | number | null | undefined): string {
-  return String(text ?? "")
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
+  const s = String(text ?? "");
+  return /[&<>"']/.test(s) ? s.replace(/[&<>"']/g, (c) => ENTITY[c]) : s;
+}
+
+/**
+ * A log page's text as a JavaScript string literal for a separate .js file (never inline in HTML,
+ * so `<` needs no escape and a page costs at most two bytes per byte of log): control characters
+ * other than tab are dropped, U+2028/9 escaped.
+ */
+export function logLiteral(text: string): string {
+  // eslint-disable-next-line no-control-regex -- controls are exactly what is dropped
+  return JSON.stringify(text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, ""))
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 }
 
 /** JSON safe inside a <script> element: no "</script>", no HTML comment openers, no line separators. */

@@ -1,42 +1,23 @@
 import { basename, resolve } from "node:path";
 import type { RunResult } from "../results/schema.js";
-import { lastErrorLines, parseAideJournal, parseEvents, parseMetrics, previewCsv } from "./parse.js";
+import { parseAideJournal, parseEvents, parseMetrics, previewCsv } from "./parse.js";
+import { LogPaginator } from "./log-pages.js";
 import { LIMITS, listFiles, looksBinary, readInRun, type Bounded } from "./read.js";
 import { slug } from "./escape.js";
 import type { RunData } from "./model.js";
 
-/**
- * Splits a log into pages of at most `maxLines` lines and about `maxChars` characters; a line longer
- * than `maxLine` is cut with a visible mark (line numbers stay the file's).
- */
+/** A whole log split into pages (see LogPaginator; the writer streams the file instead). */
 export function logPages(
   text: string,
   maxLines = 2000,
   maxChars = 1024 * 1024,
   maxLine = 64 * 1024,
 ): { starts: number[]; pages: string[]; lines: number } {
-  const body = text.endsWith("\n") ? text.slice(0, -1) : text;
-  const starts: number[] = [];
   const pages: string[] = [];
-  if (!body.length) return { starts, pages, lines: 0 };
-  const lines = body.split("\n");
-  let page: string[] = [];
-  let size = 0;
-  const flush = (next: number) => {
-    starts.push(next - page.length);
-    pages.push(page.join("\n"));
-    page = [];
-    size = 0;
-  };
-  lines.forEach((l, i) => {
-    const shown =
-      l.length > maxLine ? `${l.slice(0, maxLine)} … [line cut: ${l.length - maxLine} more characters]` : l;
-    if (page.length && (page.length >= maxLines || size + shown.length > maxChars)) flush(i);
-    page.push(shown);
-    size += shown.length + 1;
-  });
-  flush(lines.length);
-  return { starts, pages, lines: lines.length };
+  const pager = new LogPaginator((_, page) => pages.push(page) > 0, maxLines, maxChars, maxLine);
+  pager.push(text.endsWith("\n") ? text.slice(0, -1) : text);
+  pager.end();
+  return { starts: pager.starts, pages, lines: pager.lines };
 }
 
 function readJson(root: string, rel: string): unknown {
@@ -51,8 +32,8 @@ function readJson(root: string, rel: string): unknown {
 
 export interface LoadedRun {
   data: RunData;
-  /** Log page texts to write under data.logDir as <i>.js. */
-  logPages: string[];
+  /** The run folder (its run.log is streamed by the writer, see log-pages.ts). */
+  root: string;
 }
 
 /** Gathers one run's page data from its results entry and its folder (`resultsDir`/runDir). */
@@ -72,21 +53,6 @@ export function loadRun(side: "base" | "head", result: RunResult, resultsDir: st
     if (!t || looksBinary(t.text)) continue;
     texts[f.path] = t;
     budget -= t.text.length;
-  }
-
-  const logFile = readInRun(root, "run.log", LIMITS.logBytes);
-  let pages: string[] = [];
-  let log: RunData["log"] = null;
-  if (logFile) {
-    const split = logPages(logFile.text);
-    pages = split.pages;
-    log = {
-      bytes: logFile.bytes,
-      truncated: logFile.truncated,
-      lines: split.lines,
-      starts: split.starts,
-      tail: lastErrorLines(logFile.text.slice(-256 * 1024)),
-    };
   }
 
   const metricsFile = readInRun(root, "logs/metrics.jsonl", LIMITS.metricsBytes);
@@ -116,8 +82,8 @@ export function loadRun(side: "base" | "head", result: RunResult, resultsDir: st
       side,
       result,
       page: `runs/${name}.html`,
-      logDir: log ? `runs/${name}-log` : null,
-      log,
+      logDir: `runs/${name}-log`,
+      log: null,
       metrics: metricsFile ? parseMetrics(metricsFile.text) : null,
       files,
       filesMore: listed.some((l) => l.more),
@@ -127,6 +93,6 @@ export function loadRun(side: "base" | "head", result: RunResult, resultsDir: st
       events,
       missingFolder,
     },
-    logPages: pages,
+    root,
   };
 }

@@ -8,9 +8,18 @@ export interface RunData {
   result: RunResult;
   /** The page's file name, relative to the site root. */
   page: string;
-  /** Folder of the log page files, relative to the site root; null without a log. */
+  /** Folder of the log page files, relative to the site root (used when `log` is set). */
   logDir: string | null;
-  log: { bytes: number; truncated: boolean; lines: number; starts: number[]; tail: string[] } | null;
+  /** run.log: its size, the pages written (starts), the last error lines; null without one. */
+  log: {
+    bytes: number;
+    truncated: boolean;
+    /** Bytes of the log shown in the pages when cut by reading (null: cut by the output bound). */
+    shownBytes?: number | null;
+    lines: number;
+    starts: number[];
+    tail: string[];
+  } | null;
   metrics: Metrics | null;
   files: FileEntry[];
   filesMore: boolean;

@@ -1,20 +1,22 @@
 import type { RunResult, SuiteResults } from "../results/schema.js";
 import { cellOf, summarize } from "../compare/compare.js";
-import { duration, outcomeText, pct, points, score } from "../report/format.js";
+import { costText, duration, outcomeText, pct, points, score } from "../report/format.js";
+import { IGNORED_REASON, usableAmount } from "../results/usage.js";
 import { histogramSvg, lineSvg, type Marker } from "./charts.js";
-import { diffLines, hunks, splitLines } from "./diff.js";
-import { clip, esc, scriptJson } from "./escape.js";
+import { esc, scriptJson } from "./escape.js";
+import { cutNote, LIMIT_REACHED, lineText, PageBudget, preText, sizeText } from "./budget.js";
+import { treeHtml } from "./tree.js";
+import { LIMITS } from "./read.js";
 import { page } from "./layout.js";
 import { LOG_SCRIPT } from "./log-script.js";
 import { runKey, type LeaderboardData, type RunData, type SiteData } from "./model.js";
-import type { TreeNode } from "./parse.js";
 
 /** The viewer's pages as HTML strings: pure functions of the gathered data. */
 
 const num = (v: number | "NaN" | null | undefined): number | null =>
   v === "NaN" ? NaN : v === undefined ? null : v;
 
-function medalText(r: RunResult): string {
+export function medalText(r: RunResult): string {
   const g = r.grade;
   if (!g) return "not graded";
   return g.gold_medal ? "gold" : g.silver_medal ? "silver" : g.bronze_medal ? "bronze" : "no medal";
@@ -83,14 +85,19 @@ const slugPart = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 120)
 function summaryCards(s: SuiteResults): string {
   const sum = summarize(s);
   const gpuSecs = s.runs.reduce((a, r) => a + (r.gpus.length * r.durationMs) / 1000, 0);
-  const tokens = s.runs.reduce((a, r) => a + (r.usage?.tokens ?? 0), 0);
+  const tokens = s.runs.map((r) => r.usage?.tokens).filter(usableAmount);
   const cards: [string, string][] = [
     ["medal rate", `${pct(sum.medalRate)} (${sum.medals}/${sum.comparable})`],
     ["mean percentile", pct(sum.meanPercentile, 0)],
     ["valid submissions", pct(sum.validRate, 0)],
     ["agent time", duration(sum.durationMs)],
-    ["cost", sum.dollars === null ? "not reported" : `$${sum.dollars.toFixed(2)}`],
-    ["tokens", tokens ? tokens.toLocaleString("en-US") : "not reported"],
+    ["cost", costText(sum)],
+    [
+      "tokens",
+      tokens.length
+        ? `${tokens.reduce((a, b) => a + b, 0).toLocaleString("en-US")} self-reported by ${tokens.length} of ${s.runs.length} runs`
+        : "not reported",
+    ],
     ["GPU-seconds", gpuSecs ? Math.round(gpuSecs).toString() : "0"],
   ];
   return `<div class="cards">${cards.map(([k, v]) => `<div class="card"><span class="muted">${esc(k)}</span><b>${esc(v)}</b></div>`).join("")}</div>`;
@@ -199,54 +206,24 @@ function leaderboardSection(run: RunData, lb: LeaderboardData | null): string {
   );
 }
 
-function treeHtml(nodes: TreeNode[]): string {
-  const kids = new Map<string | null, TreeNode[]>();
-  const ids = new Set(nodes.map((n) => n.id));
-  for (const n of nodes) {
-    const p = n.parent !== null && ids.has(n.parent) ? n.parent : null;
-    kids.set(p, [...(kids.get(p) ?? []), n]);
-  }
-  const best = nodes.filter((n) => !n.buggy && n.metric !== null);
-  const seen = new Set<string>();
-  const draw = (parent: string | null, depth: number): string => {
-    const list = (kids.get(parent) ?? []).filter((n) => !seen.has(n.id));
-    if (!list.length || depth > 200) return "";
-    return `<ul>${list
-      .map((n) => {
-        seen.add(n.id);
-        const badge = n.buggy
-          ? `<span class="badge bad">buggy</span>`
-          : `<span class="badge good">metric ${esc(n.metric === null ? "—" : score(n.metric))}</span>`;
-        return (
-          `<li class="node" data-buggy="${n.buggy}"><details><summary>step ${esc(n.step ?? "?")} ${badge} ${esc(clip(n.plan.split("\n")[0] ?? "", 160))}</summary>` +
-          (n.plan ? `<pre>${esc(clip(n.plan, 20_000))}</pre>` : "") +
-          (n.code ? `<pre>${esc(clip(n.code, 100_000))}</pre>` : "") +
-          (n.output ? `<p class="muted">output</p><pre>${esc(clip(n.output, 20_000))}</pre>` : "") +
-          `</details>${draw(n.id, depth + 1)}</li>`
-        );
-      })
-      .join("")}</ul>`;
-  };
-  return `<p>${nodes.length} nodes · ${nodes.filter((n) => n.buggy).length} buggy · ${best.length} with a metric</p><div class="tree">${draw(null, 0)}</div>`;
-}
-
-function sizeText(bytes: number): string {
-  return bytes < 1024
-    ? `${bytes} B`
-    : bytes < 1024 ** 2
-      ? `${(bytes / 1024).toFixed(1)} KiB`
-      : `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
-}
-
-function fileView(path: string, run: RunData): string {
+function fileView(path: string, run: RunData, budget: PageBudget): string {
   const t = run.texts[path];
   if (!t) return "";
-  return `<pre>${esc(t.text)}</pre>${t.truncated ? `<p class="muted">first ${sizeText(t.text.length)} of ${sizeText(t.bytes)} shown</p>` : ""}`;
+  return preText(t.text, LIMITS.textChars, budget, t.bytes, t.truncated);
+}
+
+/** A run's self-reported usage value, labelled as such; an unusable value is said to be ignored. */
+function selfReported(r: RunResult, key: "tokens" | "dollars", show: (v: number) => string): string {
+  const v = r.usage?.[key];
+  if (usableAmount(v)) return `${show(v)} (self-reported)`;
+  if (v !== undefined || r.usage?.ignored?.includes(key)) return `ignored: ${IGNORED_REASON}`;
+  return "not reported";
 }
 
 /** A run's page: outcome and why, score on the leaderboard, metric, cost, trajectory, log, code. */
 export function renderRun(site: SiteData, run: RunData): string {
   const r = run.result;
+  const budget = new PageBudget(LIMITS.pageBytes);
   const suite = run.side === "base" && site.base ? site.base : site.head;
   const up = "../";
   const parts: string[] = [];
@@ -260,10 +237,12 @@ export function renderRun(site: SiteData, run: RunData): string {
     );
 
   parts.push(
-    `<h2>Outcome</h2><p id="outcome"><b>${esc(outcomeText(cellOf(r)))}</b> · ${esc(outcomeWhy(r, suite.environment.timeLimitSecs))}</p>`,
+    `<h2>Outcome</h2><p id="outcome"><b>${esc(outcomeText(cellOf(r)))}</b> · ${lineText(outcomeWhy(r, suite.environment.timeLimitSecs), 4000, budget)}</p>`,
   );
   if (r.outcome !== "completed" && run.log?.tail.length)
-    parts.push(`<p class="muted">Last lines of the log:</p><pre>${esc(run.log.tail.join("\n"))}</pre>`);
+    parts.push(
+      `<p class="muted">Last lines of the log:</p>${preText(run.log.tail.join("\n"), 20_000, budget)}`,
+    );
 
   const gpuSecs = (r.gpus.length * r.durationMs) / 1000;
   const cards: [string, string][] = [
@@ -272,8 +251,8 @@ export function renderRun(site: SiteData, run: RunData): string {
     ["percentile", pct(r.grade?.percentile ?? null, 1)],
     ["wall time", duration(r.durationMs)],
     ["GPU-seconds", r.gpus.length ? `${Math.round(gpuSecs)} (GPU ${r.gpus.join(",")})` : "0 (no GPU)"],
-    ["tokens", r.usage?.tokens !== undefined ? r.usage.tokens.toLocaleString("en-US") : "not reported"],
-    ["dollars", r.usage?.dollars !== undefined ? `$${r.usage.dollars.toFixed(2)}` : "not reported"],
+    ["tokens", selfReported(r, "tokens", (v) => v.toLocaleString("en-US"))],
+    ["dollars", selfReported(r, "dollars", (v) => `$${v.toFixed(2)}`)],
     ["attempts", String(r.attempts)],
   ];
   parts.push(
@@ -288,7 +267,7 @@ export function renderRun(site: SiteData, run: RunData): string {
   if (run.metrics && run.metrics.points.length) {
     const names = [...new Set(run.metrics.points.map((p) => p.name))].slice(0, 6);
     const colors = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#59636e"];
-    parts.push(
+    const chart = budget.html(
       `<div id="metrics">${lineSvg(
         names.map((n, i) => ({
           label: n,
@@ -297,7 +276,11 @@ export function renderRun(site: SiteData, run: RunData): string {
         })),
         `logs/metrics.jsonl: ${run.metrics.points.length} points`,
         run.metrics.xLabel,
-      )}</div>` +
+      )}</div>`,
+      `<p class="muted">Chart not shown: ${esc(LIMIT_REACHED)}.</p>`,
+    );
+    parts.push(
+      chart +
         (run.metrics.badLines
           ? `<p class="muted">${run.metrics.badLines} unreadable lines skipped.</p>`
           : ""),
@@ -306,13 +289,22 @@ export function renderRun(site: SiteData, run: RunData): string {
 
   if (run.tree)
     parts.push(
-      `<h2>AIDE solution tree <span class="muted">(${esc(run.tree.file)})</span></h2><div id="aide">${treeHtml(run.tree.nodes)}</div>`,
+      `<h2>AIDE solution tree <span class="muted">(${esc(run.tree.file)})</span></h2><div id="aide">${treeHtml(run.tree.nodes, budget)}</div>`,
     );
   if (run.events) {
-    const rows = run.events.events.map(
-      (e) =>
-        `<tr><td class="num">${esc(e.id)}</td><td class="mono">${esc(e.time)}</td><td>${esc(e.source)}</td><td>${esc(e.kind)}</td><td>${esc(clip(e.text, 2000))}${e.detail ? `<pre>${esc(clip(e.detail, 20_000))}</pre>` : ""}</td></tr>`,
-    );
+    const events = run.events.events;
+    const rows: string[] = [];
+    for (const e of events) {
+      if (!budget.row()) {
+        rows.push(
+          `<tr><td colspan="5" class="muted">${events.length - rows.length} more events not shown: ${esc(LIMIT_REACHED)}; the file is in the run's artifact.</td></tr>`,
+        );
+        break;
+      }
+      rows.push(
+        `<tr><td class="num">${lineText(String(e.id), 40, budget)}</td><td class="mono">${lineText(e.time ?? "", 80, budget)}</td><td>${lineText(e.source, 200, budget)}</td><td>${lineText(e.kind, 200, budget)}</td><td>${lineText(e.text, 2000, budget)}${e.detail ? preText(e.detail, 20_000, budget) : ""}</td></tr>`,
+      );
+    }
     parts.push(
       `<h2>Event trajectory <span class="muted">(${esc(run.events.file)})</span></h2><table id="events"><tr><th>#</th><th>time</th><th>source</th><th>event</th><th>content</th></tr>${rows.join("")}</table>`,
     );
@@ -321,7 +313,7 @@ export function renderRun(site: SiteData, run: RunData): string {
   parts.push(`<h2>Agent log</h2>`);
   if (run.log && run.logDir) {
     parts.push(
-      `<p class="muted">run.log: ${esc(run.log.lines.toLocaleString("en-US"))} lines, ${esc(sizeText(run.log.bytes))}${run.log.truncated ? " (cut: only the beginning is shown)" : ""}</p>` +
+      `<p class="muted">run.log: ${esc(run.log.lines.toLocaleString("en-US"))} lines shown, ${esc(sizeText(run.log.bytes))}${run.log.truncated ? ` (cut: ${esc(run.log.shownBytes ? cutNote(run.log.shownBytes, run.log.bytes) : `only the beginning is shown, at most ${sizeText(LIMITS.logBytes)} of log pages per run; the full file is in the run's artifact`)})` : ""}</p>` +
         `<p><input type="search" id="log-search" placeholder="search the whole log" aria-label="search the log"> <span id="log-status" class="muted"></span></p>` +
         `<ol id="log-results" class="mono"></ol>` +
         `<p><button id="log-prev">◀ previous</button> <span id="log-info"></span> <button id="log-next">next ▶</button></p>` +
@@ -332,10 +324,20 @@ export function renderRun(site: SiteData, run: RunData): string {
 
   const code = run.files.filter((f) => f.kind === "file" && f.path.startsWith("code/"));
   parts.push(`<h2>Final code</h2>`);
+  const codeHtml: string[] = [];
+  for (const f of code) {
+    if (!budget.row()) {
+      codeHtml.push(
+        `<p class="muted">${code.length - codeHtml.length} more files not shown: ${esc(LIMIT_REACHED)}.</p>`,
+      );
+      break;
+    }
+    codeHtml.push(
+      `<details><summary class="mono">${lineText(f.path, 300, budget)} <span class="muted">${esc(sizeText(f.bytes))}</span></summary>${fileView(f.path, run, budget) || `<p class="muted">not shown (binary or past the size limit)</p>`}</details>`,
+    );
+  }
   parts.push(
-    code.length
-      ? `<div id="code">${code.map((f) => `<details><summary class="mono">${esc(f.path)} <span class="muted">${esc(sizeText(f.bytes))}</span></summary>${fileView(f.path, run) || `<p class="muted">not shown (binary or past the size limit)</p>`}</details>`).join("")}</div>`
-      : `<p class="muted">No files in code/.</p>`,
+    code.length ? `<div id="code">${codeHtml.join("")}</div>` : `<p class="muted">No files in code/.</p>`,
   );
 
   parts.push(`<h2>Submission</h2>`);
@@ -343,18 +345,27 @@ export function renderRun(site: SiteData, run: RunData): string {
     const p = run.submission.preview;
     parts.push(
       `<p class="muted">submission.csv: ${esc(sizeText(run.submission.bytes))}; first ${p.rows.length} rows${p.more || run.submission.truncated ? " (more not shown)" : ""}</p>` +
-        `<table id="submission"><tr>${p.header.map((h) => `<th>${esc(h)}</th>`).join("")}</tr>${p.rows.map((row) => `<tr>${row.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("")}</table>`,
+        budget.html(
+          `<table id="submission"><tr>${p.header.map((h) => `<th>${esc(h)}</th>`).join("")}</tr>${p.rows.map((row) => `<tr>${row.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("")}</table>`,
+          `<p class="muted">Preview not shown: ${esc(LIMIT_REACHED)}.</p>`,
+        ),
     );
   } else parts.push(`<p class="muted">No submission/submission.csv.</p>`);
 
   parts.push(`<h2>Files</h2>`);
+  const listed = run.files.filter(
+    (f) => f.path.startsWith("logs/") || f.path.startsWith("code/") || f.path.startsWith("submission/"),
+  );
+  let unlisted = 0;
   parts.push(
-    `<table id="files"><tr><th>path</th><th>size</th></tr>${run.files
-      .filter(
-        (f) => f.path.startsWith("logs/") || f.path.startsWith("code/") || f.path.startsWith("submission/"),
-      )
+    `<table id="files"><tr><th>path</th><th>size</th></tr>${listed
       .map((f) => {
-        const view = f.kind === "file" ? fileView(f.path, run) : "";
+        if (!budget.row()) {
+          unlisted++;
+          return "";
+        }
+        // Code is shown once, under "Final code".
+        const view = f.kind === "file" && !f.path.startsWith("code/") ? fileView(f.path, run, budget) : "";
         const kind =
           f.kind === "file"
             ? sizeText(f.bytes)
@@ -363,66 +374,15 @@ export function renderRun(site: SiteData, run: RunData): string {
               : f.kind === "dir"
                 ? "folder"
                 : "special file (not read)";
-        return `<tr><td class="mono">${view ? `<details><summary>${esc(f.path)}</summary>${view}</details>` : esc(f.path)}</td><td class="num">${esc(kind)}</td></tr>`;
+        const name = lineText(f.path, 300, budget);
+        return `<tr><td class="mono">${view ? `<details><summary>${name}</summary>${view}</details>` : name}</td><td class="num">${esc(kind)}</td></tr>`;
       })
-      .join("")}</table>${run.filesMore ? `<p class="muted">More files not listed.</p>` : ""}`,
+      .join(
+        "",
+      )}</table>${run.filesMore ? `<p class="muted">More files not listed.</p>` : ""}${unlisted ? `<p class="muted">${unlisted} more files not listed: ${esc(LIMIT_REACHED)}.</p>` : ""}`,
   );
   return page(`${r.competitionId} · seed ${r.seed} · ${run.side}`, parts.join("\n"), {
     home: "../index.html",
     script: LOG_SCRIPT,
   });
-}
-
-/** The base→head diff of the final code (code/) of one competition and seed. */
-export function renderDiff(base: RunData, head: RunData): string {
-  const r = head.result;
-  const codeOf = (run: RunData) =>
-    new Map(run.files.filter((f) => f.kind === "file" && f.path.startsWith("code/")).map((f) => [f.path, f]));
-  const bc = codeOf(base);
-  const hc = codeOf(head);
-  const paths = [...new Set([...bc.keys(), ...hc.keys()])].sort();
-  const parts: string[] = [];
-  parts.push(`<h1>${esc(r.competitionId)} · seed ${esc(r.seed)} · code base → head</h1>`);
-  parts.push(
-    `<p><a href="../${esc(base.page)}">base run</a> (${esc(medalText(base.result))}) → <a href="../${esc(head.page)}">head run</a> (${esc(medalText(head.result))}) · ${pairMark(base.result, head.result)}</p>`,
-  );
-  if (!paths.length) parts.push(`<p class="muted">Neither run left files in code/.</p>`);
-  let same = 0;
-  for (const p of paths) {
-    const a = bc.has(p) ? base.texts[p] : undefined;
-    const b = hc.has(p) ? head.texts[p] : undefined;
-    const status = !bc.has(p) ? "added" : !hc.has(p) ? "removed" : "changed";
-    if ((bc.has(p) && !a) || (hc.has(p) && !b) || a?.truncated || b?.truncated) {
-      parts.push(
-        `<h2 class="mono">${esc(p)} <span class="muted">${status}</span></h2><p class="muted">Binary or larger than the size limit: not diffed.</p>`,
-      );
-      continue;
-    }
-    if (a && b && a.text === b.text) {
-      same++;
-      continue;
-    }
-    const lines = diffLines(splitLines(a?.text ?? ""), splitLines(b?.text ?? ""));
-    parts.push(`<h2 class="mono">${esc(p)} <span class="muted">${status}</span></h2>`);
-    if (!lines) {
-      parts.push(`<p class="muted">Too many differences to show.</p>`);
-      continue;
-    }
-    const add = lines.filter((l) => l.kind === "+").length;
-    const del = lines.filter((l) => l.kind === "-").length;
-    parts.push(`<p><span class="good">+${add}</span> <span class="bad">−${del}</span></p><div class="diff">`);
-    for (const h of hunks(lines))
-      parts.push(
-        `<div class="hunk">@@ −${h.aStart} +${h.bStart} @@</div>` +
-          h.lines
-            .map(
-              (l) =>
-                `<div class="${l.kind === "+" ? "add" : l.kind === "-" ? "del" : "ctx"}">${esc(l.kind)} ${esc(l.text)}</div>`,
-            )
-            .join(""),
-      );
-    parts.push(`</div>`);
-  }
-  if (same) parts.push(`<p class="muted">${same} file${same === 1 ? "" : "s"} unchanged.</p>`);
-  return page(`${r.competitionId} · seed ${r.seed} · code diff`, parts.join("\n"), { home: "../index.html" });
 }

@@ -1,5 +1,6 @@
 import { closeSync, lstatSync, openSync, readSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { StringDecoder } from "node:string_decoder";
 
 /**
  * Reads what an agent left in its run folder, the hostile way: no link is followed, only plain
@@ -7,8 +8,14 @@ import { join } from "node:path";
  */
 
 export const LIMITS = {
-  /** run.log bytes shown (the rest is reported as cut). */
+  /** run.log bytes read, and bytes of log page files written, per run (the rest is reported as cut). */
   logBytes: 64 * 1024 ** 2,
+  /** Bytes of log page files of all runs of one viewer together. */
+  siteLogBytes: 512 * 1024 ** 2,
+  /** Bytes (UTF-8, escaped) of agent text on one run or diff page: files, trees, events, tables. */
+  pageBytes: 4 * 1024 ** 2,
+  /** Characters of one embedded text (a file, a node's code, an event) shown. */
+  textChars: 64 * 1024,
   /** Bytes of one file shown in the file browser or the code view. */
   fileBytes: 256 * 1024,
   /** Bytes of all file previews of one run together. */
@@ -78,6 +85,51 @@ export function readBounded(path: string, max: number): Bounded | null {
       got += r;
     }
     return { text: buf.subarray(0, got).toString("utf8"), bytes: st.size, truncated: st.size > got };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Reads a plain file of the run folder (checked as readInRun does) in chunks of at most `chunk`
+ * bytes, decoded as UTF-8, up to `max` bytes or until `onText` returns false. Returns the file's
+ * size and the bytes read, or null when it is missing, a link or not a plain file.
+ */
+export function streamInRun(
+  root: string,
+  rel: string,
+  max: number,
+  onText: (text: string) => boolean,
+  chunk = 1024 * 1024,
+): { bytes: number; read: number } | null {
+  if (rel.split("/").includes("..") || !insideWithoutLinks(root, rel)) return null;
+  const path = join(root, rel);
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return null;
+  }
+  if (!st.isFile()) return null;
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return null;
+  }
+  const decoder = new StringDecoder("utf8");
+  const buf = Buffer.alloc(Math.min(chunk, Math.max(1, max)));
+  let read = 0;
+  try {
+    while (read < max) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, max - read), read);
+      if (n === 0) break;
+      read += n;
+      if (!onText(decoder.write(buf.subarray(0, n)))) return { bytes: st.size, read };
+    }
+    const rest = decoder.end();
+    if (rest) onText(rest);
+    return { bytes: st.size, read };
   } finally {
     closeSync(fd);
   }

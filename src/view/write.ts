@@ -1,13 +1,15 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import type { SuiteResults } from "../results/schema.js";
+import type { RunResult, SuiteResults } from "../results/schema.js";
 import { loadRegistry, type Registry } from "../registry/registry.js";
 import { defaultLeaderboardsDir, leaderboardPath } from "../registry/leaderboards.js";
 import { readLeaderboardScores } from "../grade/medals.js";
-import { scriptJson } from "./escape.js";
 import { loadRun } from "./load.js";
+import { writeLogPages } from "./log-pages.js";
+import { LIMITS } from "./read.js";
 import { runKey, type HistoryPoint, type LeaderboardData, type RunData, type SiteData } from "./model.js";
-import { diffPageName, renderDiff, renderIndex, renderRun } from "./pages.js";
+import { diffPageName, renderIndex, renderRun } from "./pages.js";
+import { renderDiff } from "./diff-page.js";
 
 export interface ViewerInput {
   head: SuiteResults;
@@ -55,45 +57,71 @@ function leaderboards(
   return out;
 }
 
-/** Writes the static viewer site (index.html, runs/, diffs/) and returns the index path. */
+/** A run's data without what only its own page needs (kept for the index and the diffs). */
+const light = (r: RunData): RunData => ({
+  ...r,
+  texts: {},
+  tree: null,
+  events: null,
+  metrics: null,
+  submission: null,
+});
+
+/**
+ * Writes the static viewer site (index.html, runs/, diffs/) and returns the index path. Runs are
+ * loaded, written and dropped one competition and seed at a time (base and head together, for the
+ * diff), so memory stays at about two runs whatever the suite's size; every page is bounded
+ * (LIMITS.pageBytes; log pages LIMITS.logBytes per run and LIMITS.siteLogBytes in all).
+ */
 export function writeViewer(input: ViewerInput): { index: string; runs: number; diffs: number } {
   const out = resolve(input.out);
   for (const d of ["runs", "diffs"]) rmSync(join(out, d), { recursive: true, force: true });
   mkdirSync(join(out, "runs"), { recursive: true });
   mkdirSync(join(out, "diffs"), { recursive: true });
-  const runs: RunData[] = [];
-  const sides: ["base" | "head", SuiteResults | null | undefined, string | undefined][] = [
-    ["base", input.base, input.baseDir],
-    ["head", input.head, input.headDir],
-  ];
-  for (const [side, suite, dir] of sides) {
-    if (!suite) continue;
-    for (const r of suite.runs) {
-      const loaded = loadRun(side, r, dir ?? ".");
-      runs.push(loaded.data);
-      if (loaded.data.logDir) {
-        const logDir = join(out, loaded.data.logDir);
-        mkdirSync(logDir, { recursive: true });
-        loaded.logPages.forEach((text, i) =>
-          writeFileSync(join(logDir, `${i}.js`), `medalistLog(${i},${scriptJson(text)});\n`),
-        );
-      }
-    }
-  }
-  const ids = [...new Set(runs.map((r) => r.result.competitionId))];
+  const ids = [...new Set([...(input.base?.runs ?? []), ...input.head.runs].map((r) => r.competitionId))];
   const site: SiteData = {
     head: input.head,
     base: input.base ?? null,
-    runs,
+    runs: [],
     leaderboards: leaderboards(ids, input.registry, input.registryDir, input.leaderboardsDir),
     history: input.history ?? [],
   };
-  for (const run of runs) writeFileSync(join(out, run.page), renderRun(site, run));
-  const heads = new Map(runs.filter((r) => r.side === "head").map((r) => [runKey(r.result), r]));
+  // Base and head runs of one competition and seed, in the results' order.
+  const pairs = new Map<string, { base?: RunResult; head?: RunResult }>();
+  for (const [side, suite] of [
+    ["base", input.base],
+    ["head", input.head],
+  ] as const)
+    for (const r of suite?.runs ?? []) {
+      const p = pairs.get(runKey(r)) ?? {};
+      p[side] = r;
+      pairs.set(runKey(r), p);
+    }
+  let logBudget = LIMITS.siteLogBytes;
+  const load = (side: "base" | "head", r: RunResult | undefined, dir: string | undefined): RunData | null => {
+    if (!r) return null;
+    const loaded = loadRun(side, r, dir ?? ".");
+    const run = loaded.data;
+    const log = writeLogPages(
+      loaded.root,
+      join(out, run.logDir!),
+      LIMITS.logBytes,
+      Math.min(LIMITS.logBytes, logBudget),
+    );
+    if (log) {
+      const { written, ...info } = log;
+      logBudget -= Math.min(logBudget, written);
+      run.log = info;
+    } else run.logDir = null;
+    writeFileSync(join(out, run.page), renderRun(site, run));
+    site.runs.push(light(run));
+    return run;
+  };
   let diffs = 0;
-  for (const b of runs.filter((r) => r.side === "base")) {
-    const h = heads.get(runKey(b.result));
-    if (!h) continue;
+  for (const p of pairs.values()) {
+    const b = load("base", p.base, input.baseDir);
+    const h = load("head", p.head, input.headDir);
+    if (!b || !h) continue;
     const file = join(out, diffPageName(b.result.competitionId, b.result.seed));
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, renderDiff(b, h));
@@ -101,5 +129,5 @@ export function writeViewer(input: ViewerInput): { index: string; runs: number; 
   }
   const index = join(out, "index.html");
   writeFileSync(index, renderIndex(site));
-  return { index, runs: runs.length, diffs };
+  return { index, runs: site.runs.length, diffs };
 }

@@ -47,6 +47,24 @@ describe("sticky comment", () => {
     expect(gh.thread("acme", "agent", 7)).toHaveLength(2);
   });
 
+  it("finds its comment by the first line only: another suite's comment quoting this marker is left alone", async () => {
+    const other = commentMarker("Medalist PR", "full");
+    // The other suite's comment quotes this suite's marker further down (agent stderr, an old body).
+    const theirs = gh.addComment("acme", "agent", 7, "medalist-bot", `${other}\nstderr:\n${marker}\n`);
+    const r = await upsertStickyComment(client(), target, `${marker}\nmine`);
+    expect(r).toMatchObject({ action: "created", deleted: [] });
+    const again = await upsertStickyComment(client(), target, `${marker}\nmine again`);
+    expect(again).toMatchObject({ action: "updated", id: r!.id, deleted: [] });
+    expect(gh.thread("acme", "agent", 7).find((c) => c.id === theirs.id)!.body).toBe(
+      `${other}\nstderr:\n${marker}\n`,
+    );
+    // The other suite's own run still finds its comment, with "\r\n" as GitHub may store it.
+    theirs.body = theirs.body.replace(/\n/g, "\r\n");
+    const its = await upsertStickyComment(client(), { ...target, marker: other }, `${other}\nnew`);
+    expect(its).toMatchObject({ action: "updated", id: theirs.id, deleted: [] });
+    expect(gh.thread("acme", "agent", 7)).toHaveLength(2);
+  });
+
   it("removes duplicates left by parallel runs, keeping the oldest", async () => {
     const a = gh.addComment("acme", "agent", 7, "medalist-bot", `${marker}\nrun A`);
     gh.addComment("acme", "agent", 7, "medalist-bot", `${marker}\nrun B`);

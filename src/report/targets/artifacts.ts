@@ -2,7 +2,15 @@
 // for the workflow_run relay. Every upload stands alone: one that fails is a warning and the others
 // still go (a failed run upload never keeps the report, the viewer or the comment back).
 import { join, resolve } from "node:path";
-import { artifactName, uploadFolder, type ArtifactApi } from "../../action/artifacts.js";
+import {
+  artifactName,
+  notesText,
+  uploadFolder,
+  withheldBy,
+  type ArtifactApi,
+  type UploadNote,
+} from "../../action/artifacts.js";
+import { inert } from "../inert.js";
 import { commentArtifactName, writeCommentFile } from "../../action/relay.js";
 import type { SuiteResults } from "../../results/schema.js";
 import type { Delivery, ReportTarget } from "./target.js";
@@ -17,6 +25,8 @@ export interface ArtifactPlace {
   attempt: string;
   suite: string;
   resultsDir: string;
+  /** upload.binaryFiles: files the attempt could not mask because they are binary leave too. */
+  binaryFiles?: boolean;
 }
 
 /** The suffix that keeps artifact names unique across re-run attempts. */
@@ -33,8 +43,10 @@ interface RunUpload {
 /** Uploads, a few at a time, each on its own; returns the failures' messages. */
 async function uploadEach(
   api: ArtifactApi,
+  binaryFiles: boolean,
   runs: RunUpload[],
   done: (run: RunUpload, id: number | undefined) => void,
+  noted: (run: RunUpload, notes: UploadNote[]) => void,
 ): Promise<string[]> {
   const failures: string[] = [];
   let next = 0;
@@ -42,7 +54,16 @@ async function uploadEach(
     while (next < runs.length) {
       const run = runs[next++];
       try {
-        done(run, await uploadFolder(api, artifactName(run.name), run.folder));
+        done(
+          run,
+          await uploadFolder(
+            api,
+            artifactName(run.name),
+            run.folder,
+            withheldBy(run.folder, { binaryFiles }),
+            (notes) => noted(run, notes),
+          ),
+        );
       } catch (e) {
         failures.push(`${run.name}: ${(e as Error).message}`);
       }
@@ -86,13 +107,21 @@ export function trajectoriesTarget(place: ArtifactPlace, runFolder: (runId: stri
         );
         return;
       }
-      const failures = await uploadEach(place.api, runs, (run, id) => {
-        if (run.head && id !== undefined) d.links[run.runDir] = place.page(id);
-      });
+      const failures = await uploadEach(
+        place.api,
+        place.binaryFiles ?? false,
+        runs,
+        (run, id) => {
+          if (run.head && id !== undefined) d.links[run.runDir] = place.page(id);
+        },
+        // File names are the agent's: JSON-quoted in the log, so none can start a workflow command.
+        (run, notes) => d.info(`medalist: ${run.name} uploaded with changes: ${notesText(notes)}`),
+      );
       if (failures.length) {
-        const what = `${failures.length} of ${runs.length} trajectories were not uploaded (${failures[0]})`;
-        d.warn(`medalist: ${what}. They are on the runner under ${where}`);
-        d.notes.push(`> ℹ️ ${what}. They are on the runner under \`${where}\`.`);
+        const what = `${failures.length} of ${runs.length} trajectories were not uploaded`;
+        d.warn(`medalist: ${what} (${JSON.stringify(failures[0])}). They are on the runner under ${where}`);
+        // The service's message may quote a file name the agent chose: inert in the comment.
+        d.notes.push(`> ℹ️ ${what} (${inert(failures[0])}). They are on the runner under \`${where}\`.`);
       }
       await uploadViewer(place, d);
     },

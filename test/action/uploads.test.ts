@@ -1,0 +1,186 @@
+// Uploads the agent cannot break: file names the artifact service refuses are renamed (and said
+// so), one run's failure never stops the others. The fake service validates exactly as
+// @actions/artifact does, with its own functions.
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  notesText,
+  planUpload,
+  uploadFolder,
+  uploadTrajectories,
+  withheldBy,
+  type ArtifactApi,
+} from "../../src/action/artifacts.js";
+import { getUploadZipSpecification } from "../../node_modules/@actions/artifact/lib/internal/upload/upload-zip-specification.js";
+import { validateArtifactName } from "../../node_modules/@actions/artifact/lib/internal/upload/path-and-artifact-name-validation.js";
+
+/** An artifact service that checks names as @actions/artifact does and keeps what it received. */
+function validatingApi(refuse: (name: string) => boolean = () => false) {
+  const got = new Map<string, Record<string, string>>();
+  let id = 1;
+  const api: ArtifactApi = {
+    upload: async (name, files, root) => {
+      validateArtifactName(name);
+      const spec = getUploadZipSpecification(files, root);
+      if (refuse(name)) throw new Error(`service refused ${name}`);
+      got.set(
+        name,
+        Object.fromEntries(spec.map((s) => [s.destinationPath, readFileSync(s.sourcePath!, "utf8")])),
+      );
+      return { id: id++ };
+    },
+  };
+  return { api, got };
+}
+
+function runFolder(root: string, files: Record<string, string>): void {
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(join(root, rel, ".."), { recursive: true });
+    writeFileSync(join(root, rel), text);
+  }
+}
+
+const HOSTILE = {
+  "logs/step:1.txt": "colon",
+  "logs/step_1.txt": "clean twin",
+  "logs/step|1.txt": "pipe",
+  'code/a"b/x?.py': "folder and file",
+  "logs/line\nbreak.txt": "newline",
+  "logs/ok.txt": "fine",
+};
+
+describe("upload names the agent cannot break", () => {
+  it("plans: refused characters become _, collisions get ~2, ~3; clean names are kept", () => {
+    const root = "/r";
+    const plan = planUpload(
+      root,
+      Object.keys(HOSTILE).map((r) => `${root}/${r}`),
+    );
+    expect(Object.fromEntries(plan.files.map((f) => [f.source.slice(3), f.name]))).toEqual({
+      "logs/step:1.txt": "logs/step_1~2.txt",
+      "logs/step_1.txt": "logs/step_1.txt",
+      "logs/step|1.txt": "logs/step_1~3.txt",
+      'code/a"b/x?.py': "code/a_b/x_.py",
+      "logs/line\nbreak.txt": "logs/line_break.txt",
+      "logs/ok.txt": "logs/ok.txt",
+    });
+    expect(notesText(plan.notes)).toContain('"logs/line\\nbreak.txt" uploaded as');
+    expect(notesText(plan.notes)).not.toContain("\n");
+    expect(plan.notes.map((n) => n.action)).toEqual(["renamed", "renamed", "renamed", "renamed"]);
+    expect(notesText(plan.notes)).toContain(
+      `"logs/step:1.txt" uploaded as "logs/step_1~2.txt" (the artifact service refuses`,
+    );
+  });
+
+  it("a step:1.txt in one run stops no upload: every run's artifact arrives, renamed files included", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "medalist-up-"));
+    runFolder(join(dir, "runs/a.s0"), HOSTILE);
+    runFolder(join(dir, "runs/a.s1"), { "logs/x.txt": "x" });
+    runFolder(join(dir, "runs/a.s2"), { "logs/y.txt": "y" });
+    const { api, got } = validatingApi((n) => n.endsWith("a.s2"));
+    const runs = ["a.s0", "a.s1", "a.s2"].map((id) => ({
+      name: `medalist-s-head-${id}`,
+      runDir: `runs/${id}`,
+      resultsDir: dir,
+    }));
+    const out = await uploadTrajectories(api, runs, (id) => `page/${id}`, null);
+    expect(out.warning).toBeNull();
+    expect(got.get("medalist-s-head-a.s0")).toEqual({
+      "/logs/step_1~2.txt": "colon",
+      "/logs/step_1.txt": "clean twin",
+      "/logs/step_1~3.txt": "pipe",
+      "/code/a_b/x_.py": "folder and file",
+      "/logs/line_break.txt": "newline",
+      "/logs/ok.txt": "fine",
+    });
+    expect(got.get("medalist-s-head-a.s1")).toEqual({ "/logs/x.txt": "x" });
+    expect(out.uploads.map((u) => [u.url !== null, u.notes.length, u.error])).toEqual([
+      [true, 4, null],
+      [true, 0, null],
+      [false, 0, "service refused medalist-s-head-a.s2"],
+    ]);
+    // The staging copies are gone; the run folder is untouched.
+    expect(readFileSync(join(dir, "runs/a.s0/logs/step:1.txt"), "utf8")).toBe("colon");
+  });
+
+  it("a renamed folder meeting a file of the same name skips that one file, never the upload", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "medalist-up-"));
+    runFolder(dir, { "logs/a_b": "file", "logs/a:b/x.txt": "in folder", "logs/c.txt": "c" });
+    const { api, got } = validatingApi();
+    expect(await uploadFolder(api, "r", dir)).toBe(1);
+    const received = got.get("r")!;
+    expect(received["/logs/c.txt"]).toBe("c");
+    expect(Object.keys(received)).toHaveLength(2);
+  });
+
+  it("files the attempt withheld (withheld.json) are skipped and listed; binary ones leave with upload.binaryFiles", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "medalist-up-"));
+    const manifest = {
+      version: 1,
+      complete: true,
+      active: true,
+      withheld: [
+        { path: "logs/model.bin", reason: "binary" },
+        { path: "logs/big.txt", reason: "too-large" },
+      ],
+    };
+    runFolder(join(dir, "runs/a.s0"), {
+      "logs/model.bin": "\u0000",
+      "logs/big.txt": "big",
+      "logs/t.txt": "t",
+      "withheld.json": JSON.stringify(manifest),
+    });
+    const { api, got } = validatingApi();
+    const out = await uploadTrajectories(
+      api,
+      [{ name: "r", runDir: "runs/a.s0", resultsDir: dir }],
+      String,
+      null,
+    );
+    expect(got.get("r")).toEqual({ "/logs/t.txt": "t", "/withheld.json": JSON.stringify(manifest) });
+    expect(out.uploads[0].notes.map((n) => [n.path, n.action])).toEqual([
+      ["logs/big.txt", "skipped"],
+      ["logs/model.bin", "skipped"],
+    ]);
+    // upload.binaryFiles lets the binary file leave; a file too large to mask still stays.
+    const both = await uploadFolder(
+      api,
+      "r2",
+      join(dir, "runs/a.s0"),
+      withheldBy(join(dir, "runs/a.s0"), { binaryFiles: true }),
+    );
+    expect(both).toBeDefined();
+    expect(Object.keys(got.get("r2")!).sort()).toEqual(["/logs/model.bin", "/logs/t.txt", "/withheld.json"]);
+  });
+
+  it("a run folder that was never masked (run.json, no withheld.json) uploads nothing of the agent's", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "medalist-up-"));
+    runFolder(join(dir, "head/runs/a.s0"), { "run.json": "{}", "logs/secret.txt": "s" });
+    runFolder(dir, { "head/results.json": "{}" });
+    const { api, got } = validatingApi();
+    expect(await uploadFolder(api, "shard", dir)).toBe(1);
+    expect(got.get("shard")).toEqual({ "/head/results.json": "{}" });
+  });
+
+  it("a service that refuses everything: the first three failures stop the rest, with a warning", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "medalist-up-"));
+    const runs = Array.from({ length: 8 }, (_, i) => {
+      runFolder(join(dir, `runs/r${i}`), { "logs/a.txt": "a" });
+      return { name: `r${i}`, runDir: `runs/r${i}`, resultsDir: dir };
+    });
+    const { api } = validatingApi(() => true);
+    const out = await uploadTrajectories(api, runs, String, null);
+    expect(out.warning).toMatch(/service refused/);
+    expect(out.uploads.filter((u) => u.error).length).toBeLessThanOrEqual(5);
+  });
+
+  it("a folder upload with an odd artifact name and odd file names does not throw", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "medalist-up-"));
+    runFolder(dir, { "a:b.html": "x" });
+    const { api, got } = validatingApi();
+    expect(await uploadFolder(api, "viewer: <s>", dir)).toBe(1);
+    expect(got.get("viewer_ _s_")).toEqual({ "/a_b.html": "x" });
+  });
+});
