@@ -117,17 +117,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    function visit_(key2, node2, visitor, path6) {
-      const ctrl = callVisitor(key2, node2, visitor, path6);
+    function visit_(key2, node2, visitor, path9) {
+      const ctrl = callVisitor(key2, node2, visitor, path9);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key2, path6, ctrl);
-        return visit_(key2, ctrl, visitor, path6);
+        replaceNode(key2, path9, ctrl);
+        return visit_(key2, ctrl, visitor, path9);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path6 = Object.freeze(path6.concat(node2));
+          path9 = Object.freeze(path9.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = visit_(i, node2.items[i], visitor, path6);
+            const ci = visit_(i, node2.items[i], visitor, path9);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -138,13 +138,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path6 = Object.freeze(path6.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path6);
+          path9 = Object.freeze(path9.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path9);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path6);
+          const cv = visit_("value", node2.value, visitor, path9);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -165,17 +165,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key2, node2, visitor, path6) {
-      const ctrl = await callVisitor(key2, node2, visitor, path6);
+    async function visitAsync_(key2, node2, visitor, path9) {
+      const ctrl = await callVisitor(key2, node2, visitor, path9);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key2, path6, ctrl);
-        return visitAsync_(key2, ctrl, visitor, path6);
+        replaceNode(key2, path9, ctrl);
+        return visitAsync_(key2, ctrl, visitor, path9);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path6 = Object.freeze(path6.concat(node2));
+          path9 = Object.freeze(path9.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = await visitAsync_(i, node2.items[i], visitor, path6);
+            const ci = await visitAsync_(i, node2.items[i], visitor, path9);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -186,13 +186,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path6 = Object.freeze(path6.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path6);
+          path9 = Object.freeze(path9.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path9);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path6);
+          const cv = await visitAsync_("value", node2.value, visitor, path9);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -219,23 +219,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key2, node2, visitor, path6) {
+    function callVisitor(key2, node2, visitor, path9) {
       if (typeof visitor === "function")
-        return visitor(key2, node2, path6);
+        return visitor(key2, node2, path9);
       if (identity.isMap(node2))
-        return visitor.Map?.(key2, node2, path6);
+        return visitor.Map?.(key2, node2, path9);
       if (identity.isSeq(node2))
-        return visitor.Seq?.(key2, node2, path6);
+        return visitor.Seq?.(key2, node2, path9);
       if (identity.isPair(node2))
-        return visitor.Pair?.(key2, node2, path6);
+        return visitor.Pair?.(key2, node2, path9);
       if (identity.isScalar(node2))
-        return visitor.Scalar?.(key2, node2, path6);
+        return visitor.Scalar?.(key2, node2, path9);
       if (identity.isAlias(node2))
-        return visitor.Alias?.(key2, node2, path6);
+        return visitor.Alias?.(key2, node2, path9);
       return void 0;
     }
-    function replaceNode(key2, path6, node2) {
-      const parent = path6[path6.length - 1];
+    function replaceNode(key2, path9, node2) {
+      const parent = path9[path9.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key2] = node2;
       } else if (identity.isPair(parent)) {
@@ -847,10 +847,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path6, value) {
+    function collectionFromPath(schema, path9, value) {
       let v = value;
-      for (let i = path6.length - 1; i >= 0; --i) {
-        const k = path6[i];
+      for (let i = path9.length - 1; i >= 0; --i) {
+        const k = path9[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -869,7 +869,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path6) => path6 == null || typeof path6 === "object" && !!path6[Symbol.iterator]().next().done;
+    var isEmptyPath = (path9) => path9 == null || typeof path9 === "object" && !!path9[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -899,11 +899,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path6, value) {
-        if (isEmptyPath(path6))
+      addIn(path9, value) {
+        if (isEmptyPath(path9))
           this.add(value);
         else {
-          const [key2, ...rest] = path6;
+          const [key2, ...rest] = path9;
           const node2 = this.get(key2, true);
           if (identity.isCollection(node2))
             node2.addIn(rest, value);
@@ -917,8 +917,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path6) {
-        const [key2, ...rest] = path6;
+      deleteIn(path9) {
+        const [key2, ...rest] = path9;
         if (rest.length === 0)
           return this.delete(key2);
         const node2 = this.get(key2, true);
@@ -932,8 +932,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path6, keepScalar) {
-        const [key2, ...rest] = path6;
+      getIn(path9, keepScalar) {
+        const [key2, ...rest] = path9;
         const node2 = this.get(key2, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
@@ -951,8 +951,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path6) {
-        const [key2, ...rest] = path6;
+      hasIn(path9) {
+        const [key2, ...rest] = path9;
         if (rest.length === 0)
           return this.has(key2);
         const node2 = this.get(key2, true);
@@ -962,8 +962,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path6, value) {
-        const [key2, ...rest] = path6;
+      setIn(path9, value) {
+        const [key2, ...rest] = path9;
         if (rest.length === 0) {
           this.set(key2, value);
         } else {
@@ -1705,7 +1705,7 @@ var require_merge = __commonJS({
     var identity = require_identity();
     var Scalar = require_Scalar();
     var MERGE_KEY = "<<";
-    var merge3 = {
+    var merge2 = {
       identify: (value) => value === MERGE_KEY || typeof value === "symbol" && value.description === MERGE_KEY,
       default: "key",
       tag: "tag:yaml.org,2002:merge",
@@ -1715,7 +1715,7 @@ var require_merge = __commonJS({
       }),
       stringify: () => MERGE_KEY
     };
-    var isMergeKey = (ctx, key2) => (merge3.identify(key2) || identity.isScalar(key2) && (!key2.type || key2.type === Scalar.Scalar.PLAIN) && merge3.identify(key2.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge3.tag && tag.default);
+    var isMergeKey = (ctx, key2) => (merge2.identify(key2) || identity.isScalar(key2) && (!key2.type || key2.type === Scalar.Scalar.PLAIN) && merge2.identify(key2.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge2.tag && tag.default);
     function addMergeToJSMap(ctx, map2, value) {
       const source = resolveAliasValue(ctx, value);
       if (identity.isSeq(source))
@@ -1754,7 +1754,7 @@ var require_merge = __commonJS({
     }
     exports.addMergeToJSMap = addMergeToJSMap;
     exports.isMergeKey = isMergeKey;
-    exports.merge = merge3;
+    exports.merge = merge2;
   }
 });
 
@@ -1763,15 +1763,15 @@ var require_addPairToJSMap = __commonJS({
   "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
     "use strict";
     var log = require_log();
-    var merge3 = require_merge();
+    var merge2 = require_merge();
     var stringify = require_stringify();
     var identity = require_identity();
     var toJS = require_toJS();
     function addPairToJSMap(ctx, map2, { key: key2, value }) {
       if (identity.isNode(key2) && key2.addToJSMap)
         key2.addToJSMap(ctx, map2, value);
-      else if (merge3.isMergeKey(ctx, key2))
-        merge3.addMergeToJSMap(ctx, map2, value);
+      else if (merge2.isMergeKey(ctx, key2))
+        merge2.addMergeToJSMap(ctx, map2, value);
       else {
         const jsKey = toJS.toJS(key2, "", ctx);
         if (map2 instanceof Map) {
@@ -3162,7 +3162,7 @@ var require_schema3 = __commonJS({
     var bool = require_bool2();
     var float = require_float2();
     var int2 = require_int2();
-    var merge3 = require_merge();
+    var merge2 = require_merge();
     var omap = require_omap();
     var pairs = require_pairs();
     var set2 = require_set();
@@ -3182,7 +3182,7 @@ var require_schema3 = __commonJS({
       float.floatExp,
       float.float,
       binary.binary,
-      merge3.merge,
+      merge2.merge,
       omap.omap,
       pairs.pairs,
       set2.set,
@@ -3208,7 +3208,7 @@ var require_tags = __commonJS({
     var schema = require_schema();
     var schema$1 = require_schema2();
     var binary = require_binary();
-    var merge3 = require_merge();
+    var merge2 = require_merge();
     var omap = require_omap();
     var pairs = require_pairs();
     var schema$2 = require_schema3();
@@ -3233,7 +3233,7 @@ var require_tags = __commonJS({
       intOct: int2.intOct,
       intTime: timestamp.intTime,
       map: map2.map,
-      merge: merge3.merge,
+      merge: merge2.merge,
       null: _null4.nullTag,
       omap: omap.omap,
       pairs: pairs.pairs,
@@ -3243,7 +3243,7 @@ var require_tags = __commonJS({
     };
     var coreKnownTags = {
       "tag:yaml.org,2002:binary": binary.binary,
-      "tag:yaml.org,2002:merge": merge3.merge,
+      "tag:yaml.org,2002:merge": merge2.merge,
       "tag:yaml.org,2002:omap": omap.omap,
       "tag:yaml.org,2002:pairs": pairs.pairs,
       "tag:yaml.org,2002:set": set2.set,
@@ -3252,7 +3252,7 @@ var require_tags = __commonJS({
     function getTags(customTags, schemaName, addMergeTag) {
       const schemaTags = schemas.get(schemaName);
       if (schemaTags && !customTags) {
-        return addMergeTag && !schemaTags.includes(merge3.merge) ? schemaTags.concat(merge3.merge) : schemaTags.slice();
+        return addMergeTag && !schemaTags.includes(merge2.merge) ? schemaTags.concat(merge2.merge) : schemaTags.slice();
       }
       let tags = schemaTags;
       if (!tags) {
@@ -3270,7 +3270,7 @@ var require_tags = __commonJS({
         tags = customTags(tags.slice());
       }
       if (addMergeTag)
-        tags = tags.concat(merge3.merge);
+        tags = tags.concat(merge2.merge);
       return tags.reduce((tags2, tag) => {
         const tagObj = typeof tag === "string" ? tagsByName[tag] : tag;
         if (!tagObj) {
@@ -3299,11 +3299,11 @@ var require_Schema = __commonJS({
     var tags = require_tags();
     var sortMapEntriesByKey = (a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
     var Schema = class _Schema {
-      constructor({ compat, customTags, merge: merge3, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
+      constructor({ compat, customTags, merge: merge2, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
         this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
         this.name = typeof schema === "string" && schema || "core";
         this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
-        this.tags = tags.getTags(customTags, this.name, merge3);
+        this.tags = tags.getTags(customTags, this.name, merge2);
         this.toStringOptions = toStringDefaults ?? null;
         Object.defineProperty(this, identity.MAP, { value: map2.map });
         Object.defineProperty(this, identity.SCALAR, { value: string4.string });
@@ -3478,9 +3478,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path6, value) {
+      addIn(path9, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path6, value);
+          this.contents.addIn(path9, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3555,14 +3555,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path6) {
-        if (Collection.isEmptyPath(path6)) {
+      deleteIn(path9) {
+        if (Collection.isEmptyPath(path9)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path6) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path9) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -3577,10 +3577,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path6, keepScalar) {
-        if (Collection.isEmptyPath(path6))
+      getIn(path9, keepScalar) {
+        if (Collection.isEmptyPath(path9))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path6, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path9, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -3591,10 +3591,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path6) {
-        if (Collection.isEmptyPath(path6))
+      hasIn(path9) {
+        if (Collection.isEmptyPath(path9))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path6) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path9) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -3611,13 +3611,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path6, value) {
-        if (Collection.isEmptyPath(path6)) {
+      setIn(path9, value) {
+        if (Collection.isEmptyPath(path9)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path6), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path9), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path6, value);
+          this.contents.setIn(path9, value);
         }
       }
       /**
@@ -5578,9 +5578,9 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path6) => {
+    visit2.itemAtPath = (cst, path9) => {
       let item = cst;
-      for (const [field2, index] of path6) {
+      for (const [field2, index] of path9) {
         const tok = item?.[field2];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -5589,23 +5589,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path6) => {
-      const parent = visit2.itemAtPath(cst, path6.slice(0, -1));
-      const field2 = path6[path6.length - 1][0];
+    visit2.parentCollection = (cst, path9) => {
+      const parent = visit2.itemAtPath(cst, path9.slice(0, -1));
+      const field2 = path9[path9.length - 1][0];
       const coll = parent?.[field2];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path6, item, visitor) {
-      let ctrl = visitor(item, path6);
+    function _visit(path9, item, visitor) {
+      let ctrl = visitor(item, path9);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field2 of ["key", "value"]) {
         const token = item[field2];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path6.concat([[field2, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path9.concat([[field2, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -5616,10 +5616,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field2 === "key")
-            ctrl = ctrl(item, path6);
+            ctrl = ctrl(item, path9);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path6) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path9) : ctrl;
     }
     exports.visit = visit2;
   }
@@ -7769,7 +7769,7 @@ var require_writer = __commonJS({
       size: 1024,
       growthFactor: 8
     };
-    function merge3(from, to) {
+    function merge2(from, to) {
       assert2.ok(from);
       assert2.equal(typeof from, "object");
       assert2.ok(to);
@@ -7784,7 +7784,7 @@ var require_writer = __commonJS({
       return to;
     }
     function Writer(options2) {
-      options2 = merge3(DEFAULT_OPTS, options2 || {});
+      options2 = merge2(DEFAULT_OPTS, options2 || {});
       this._buf = Buffer2.alloc(options2.size || 1024);
       this._size = this._buf.length;
       this._offset = 0;
@@ -13947,7 +13947,7 @@ var require_crypto = __commonJS({
       MAC_INFO,
       bindingAvailable: !!binding,
       init: (() => {
-        return new Promise(async (resolve19, reject) => {
+        return new Promise(async (resolve21, reject) => {
           try {
             POLY1305_WASM_MODULE = await require_poly1305()();
             POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
@@ -13959,7 +13959,7 @@ var require_crypto = __commonJS({
           } catch (ex) {
             return reject(ex);
           }
-          resolve19();
+          resolve21();
         });
       })(),
       NullCipher,
@@ -13977,7 +13977,7 @@ var require_keyParser = __commonJS({
     var {
       createDecipheriv,
       createECDH,
-      createHash: createHash12,
+      createHash: createHash11,
       createHmac,
       createSign,
       createVerify,
@@ -14665,11 +14665,11 @@ ${formatted}-----END ${type} KEY-----`;
                 );
               }
               const ivSlice = bufferSlice(cipherIV, 0, 8);
-              let cipherKey = createHash12("md5").update(passphrase).update(ivSlice).digest();
+              let cipherKey = createHash11("md5").update(passphrase).update(ivSlice).digest();
               while (cipherKey.length < encInfo.keyLen) {
                 cipherKey = combineBuffers(
                   cipherKey,
-                  createHash12("md5").update(cipherKey).update(passphrase).update(ivSlice).digest()
+                  createHash11("md5").update(cipherKey).update(passphrase).update(ivSlice).digest()
                 );
               }
               if (cipherKey.length > encInfo.keyLen)
@@ -14834,8 +14834,8 @@ ${formatted}-----END ${type} KEY-----`;
         if (encrypted) {
           const encInfo = CIPHER_INFO[cipherName];
           let cipherKey = combineBuffers(
-            createHash12("sha1").update(PPK_PP1).update(passphrase).digest(),
-            createHash12("sha1").update(PPK_PP2).update(passphrase).digest()
+            createHash11("sha1").update(PPK_PP1).update(passphrase).digest(),
+            createHash11("sha1").update(PPK_PP2).update(passphrase).digest()
           );
           if (cipherKey.length > encInfo.keyLen)
             cipherKey = bufferSlice(cipherKey, 0, encInfo.keyLen);
@@ -14875,7 +14875,7 @@ ${formatted}-----END ${type} KEY-----`;
           passphrase = EMPTY_PASSPHRASE;
         const calcMAC = createHmac(
           "sha1",
-          createHash12("sha1").update("putty-private-key-file-mac-key").update(passphrase).digest()
+          createHash11("sha1").update("putty-private-key-file-mac-key").update(passphrase).digest()
         ).update(macData).digest("hex");
         if (calcMAC !== mac3) {
           if (encrypted) {
@@ -15217,7 +15217,7 @@ var require_agent = __commonJS({
     "use strict";
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
-    var { resolve: resolve19 } = __require("path");
+    var { resolve: resolve21 } = __require("path");
     var { readFile } = __require("fs");
     var { execFile: execFile2, spawn: spawn4 } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
@@ -15353,7 +15353,7 @@ var require_agent = __commonJS({
       const RET_ERR_BINSTDIN = 13;
       const RET_ERR_BINSTDOUT = 14;
       const RET_ERR_BADLEN = 15;
-      const EXEPATH = resolve19(__dirname, "..", "util/pagent.exe");
+      const EXEPATH = resolve21(__dirname, "..", "util/pagent.exe");
       const ERROR = {
         [RET_ERR_BADARGS]: new Error("Invalid pagent.exe arguments"),
         [RET_ERR_UNAVAILABLE]: new Error("Pageant is not running"),
@@ -15519,11 +15519,11 @@ var require_agent = __commonJS({
       };
     })();
     var WINDOWS_PIPE_REGEX = /^[/\\][/\\]\.[/\\]pipe[/\\].+/;
-    function createAgent(path6) {
-      if (process.platform === "win32" && !WINDOWS_PIPE_REGEX.test(path6)) {
-        return path6 === "pageant" ? new PageantAgent() : new CygwinAgent(path6);
+    function createAgent(path9) {
+      if (process.platform === "win32" && !WINDOWS_PIPE_REGEX.test(path9)) {
+        return path9 === "pageant" ? new PageantAgent() : new CygwinAgent(path9);
       }
-      return new OpenSSHAgent(path6);
+      return new OpenSSHAgent(path9);
     }
     var AgentProtocol = (() => {
       const SSH_AGENTC_REQUEST_IDENTITIES = 11;
@@ -17197,7 +17197,7 @@ var require_kex = __commonJS({
       createDiffieHellman,
       createDiffieHellmanGroup,
       createECDH,
-      createHash: createHash12,
+      createHash: createHash11,
       createPublicKey,
       diffieHellman,
       generateKeyPairSync,
@@ -17623,7 +17623,7 @@ var require_kex = __commonJS({
               DISCONNECT_REASON.KEY_EXCHANGE_FAILED
             );
           }
-          const hash2 = createHash12(this.hashName);
+          const hash2 = createHash11(this.hashName);
           hashString2(hash2, isServer ? this._remoteIdentRaw : this._identRaw);
           hashString2(hash2, isServer ? this._identRaw : this._remoteIdentRaw);
           hashString2(hash2, isServer ? this._remoteKexinit : this._kexinit);
@@ -18631,9 +18631,9 @@ var require_kex = __commonJS({
     function generateKEXVal(len, hashName, secret, exchangeHash, sessionID, char) {
       let ret;
       if (len) {
-        let digest = createHash12(hashName).update(secret).update(exchangeHash).update(char).update(sessionID).digest();
+        let digest = createHash11(hashName).update(secret).update(exchangeHash).update(char).update(sessionID).digest();
         while (digest.length < len) {
-          const chunk = createHash12(hashName).update(secret).update(exchangeHash).update(digest).digest();
+          const chunk = createHash11(hashName).update(secret).update(exchangeHash).update(digest).digest();
           const extended2 = Buffer.allocUnsafe(digest.length + chunk.length);
           extended2.set(digest, 0);
           extended2.set(chunk, digest.length);
@@ -20499,7 +20499,7 @@ var require_SFTP = __commonJS({
     "use strict";
     var EventEmitter = __require("events");
     var fs = __require("fs");
-    var { constants: constants2 } = fs;
+    var { constants: constants6 } = fs;
     var {
       Readable: ReadableStream,
       Writable: WritableStream
@@ -20767,17 +20767,17 @@ var require_SFTP = __commonJS({
       // ===========================================================================
       // Client-specific ===========================================================
       // ===========================================================================
-      createReadStream(path6, options2) {
+      createReadStream(path9, options2) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        return new ReadStream(this, path6, options2);
+        return new ReadStream(this, path9, options2);
       }
-      createWriteStream(path6, options2) {
+      createWriteStream(path9, options2) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        return new WriteStream(this, path6, options2);
+        return new WriteStream(this, path9, options2);
       }
-      open(path6, flags_, attrs, cb) {
+      open(path9, flags_, attrs, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         if (typeof attrs === "function") {
@@ -20796,7 +20796,7 @@ var require_SFTP = __commonJS({
           attrsFlags = attrs.flags;
           attrsLen = attrs.nb;
         }
-        const pathLen = Buffer.byteLength(path6);
+        const pathLen = Buffer.byteLength(path9);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen + 4 + 4 + attrsLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -20804,7 +20804,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path6, p += 4, pathLen);
+        buf.utf8Write(path9, p += 4, pathLen);
         writeUInt32BE(buf, flags, p += pathLen);
         writeUInt32BE(buf, attrsFlags, p += 4);
         if (attrsLen) {
@@ -20935,7 +20935,7 @@ var require_SFTP = __commonJS({
           throw new Error("Client-only method called in server mode");
         fastXfer(fs, this, localPath, remotePath, opts, cb);
       }
-      readFile(path6, options2, callback_) {
+      readFile(path9, options2, callback_) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let callback;
@@ -21008,13 +21008,13 @@ var require_SFTP = __commonJS({
             return callback && callback(er, buffer);
           });
         };
-        this.open(path6, flag, 438, (er, handle_) => {
+        this.open(path9, flag, 438, (er, handle_) => {
           if (er)
             return callback && callback(er);
           handle = handle_;
           const tryStat = (er2, st) => {
             if (er2) {
-              this.stat(path6, (er_, st_) => {
+              this.stat(path9, (er_, st_) => {
                 if (er_) {
                   return this.close(handle, () => {
                     callback && callback(er2);
@@ -21035,7 +21035,7 @@ var require_SFTP = __commonJS({
           this.fstat(handle, tryStat);
         });
       }
-      writeFile(path6, data, options2, callback_) {
+      writeFile(path9, data, options2, callback_) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let callback;
@@ -21054,7 +21054,7 @@ var require_SFTP = __commonJS({
         if (options2.encoding && !Buffer.isEncoding(options2.encoding))
           throw new Error(`Unknown encoding: ${options2.encoding}`);
         const flag = options2.flag || "w";
-        this.open(path6, flag, options2.mode, (openErr, handle) => {
+        this.open(path9, flag, options2.mode, (openErr, handle) => {
           if (openErr) {
             callback && callback(openErr);
           } else {
@@ -21063,7 +21063,7 @@ var require_SFTP = __commonJS({
             if (position === null) {
               const tryStat = (er, st) => {
                 if (er) {
-                  this.stat(path6, (er_, st_) => {
+                  this.stat(path9, (er_, st_) => {
                     if (er_) {
                       return this.close(handle, () => {
                         callback && callback(er);
@@ -21082,7 +21082,7 @@ var require_SFTP = __commonJS({
           }
         });
       }
-      appendFile(path6, data, options2, callback_) {
+      appendFile(path9, data, options2, callback_) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let callback;
@@ -21100,12 +21100,12 @@ var require_SFTP = __commonJS({
           throw new TypeError("Bad arguments");
         if (!options2.flag)
           options2 = Object.assign({ flag: "a" }, options2);
-        this.writeFile(path6, data, options2, callback);
+        this.writeFile(path9, data, options2, callback);
       }
-      exists(path6, cb) {
+      exists(path9, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        this.stat(path6, (err) => {
+        this.stat(path9, (err) => {
           cb && cb(err ? false : true);
         });
       }
@@ -21148,7 +21148,7 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} RENAME`
         );
       }
-      mkdir(path6, attrs, cb) {
+      mkdir(path9, attrs, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let flags = 0;
@@ -21162,7 +21162,7 @@ var require_SFTP = __commonJS({
           flags = attrs.flags;
           attrsLen = attrs.nb;
         }
-        const pathLen = Buffer.byteLength(path6);
+        const pathLen = Buffer.byteLength(path9);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen + 4 + attrsLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21170,7 +21170,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path6, p += 4, pathLen);
+        buf.utf8Write(path9, p += 4, pathLen);
         writeUInt32BE(buf, flags, p += pathLen);
         if (attrsLen) {
           p += 4;
@@ -21186,10 +21186,10 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} MKDIR`
         );
       }
-      rmdir(path6, cb) {
+      rmdir(path9, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path6);
+        const pathLen = Buffer.byteLength(path9);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21197,7 +21197,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path6, p += 4, pathLen);
+        buf.utf8Write(path9, p += 4, pathLen);
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         this._debug && this._debug(
@@ -21287,10 +21287,10 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} FSTAT`
         );
       }
-      stat(path6, cb) {
+      stat(path9, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path6);
+        const pathLen = Buffer.byteLength(path9);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21298,17 +21298,17 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path6, p += 4, pathLen);
+        buf.utf8Write(path9, p += 4, pathLen);
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         this._debug && this._debug(
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} STAT`
         );
       }
-      lstat(path6, cb) {
+      lstat(path9, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path6);
+        const pathLen = Buffer.byteLength(path9);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21316,17 +21316,17 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path6, p += 4, pathLen);
+        buf.utf8Write(path9, p += 4, pathLen);
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         this._debug && this._debug(
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} LSTAT`
         );
       }
-      opendir(path6, cb) {
+      opendir(path9, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path6);
+        const pathLen = Buffer.byteLength(path9);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21334,14 +21334,14 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path6, p += 4, pathLen);
+        buf.utf8Write(path9, p += 4, pathLen);
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         this._debug && this._debug(
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} OPENDIR`
         );
       }
-      setstat(path6, attrs, cb) {
+      setstat(path9, attrs, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         let flags = 0;
@@ -21353,7 +21353,7 @@ var require_SFTP = __commonJS({
         } else if (typeof attrs === "function") {
           cb = attrs;
         }
-        const pathLen = Buffer.byteLength(path6);
+        const pathLen = Buffer.byteLength(path9);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen + 4 + attrsLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21361,7 +21361,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path6, p += 4, pathLen);
+        buf.utf8Write(path9, p += 4, pathLen);
         writeUInt32BE(buf, flags, p += pathLen);
         if (attrsLen) {
           p += 4;
@@ -21421,8 +21421,8 @@ var require_SFTP = __commonJS({
           mtime: toUnixTimestamp(mtime)
         }, cb);
       }
-      utimes(path6, atime, mtime, cb) {
-        return this.setstat(path6, {
+      utimes(path9, atime, mtime, cb) {
+        return this.setstat(path9, {
           atime: toUnixTimestamp(atime),
           mtime: toUnixTimestamp(mtime)
         }, cb);
@@ -21433,8 +21433,8 @@ var require_SFTP = __commonJS({
           gid
         }, cb);
       }
-      chown(path6, uid, gid, cb) {
-        return this.setstat(path6, {
+      chown(path9, uid, gid, cb) {
+        return this.setstat(path9, {
           uid,
           gid
         }, cb);
@@ -21444,15 +21444,15 @@ var require_SFTP = __commonJS({
           mode
         }, cb);
       }
-      chmod(path6, mode, cb) {
-        return this.setstat(path6, {
+      chmod(path9, mode, cb) {
+        return this.setstat(path9, {
           mode
         }, cb);
       }
-      readlink(path6, cb) {
+      readlink(path9, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path6);
+        const pathLen = Buffer.byteLength(path9);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21460,7 +21460,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path6, p += 4, pathLen);
+        buf.utf8Write(path9, p += 4, pathLen);
         this._requests[reqid] = {
           cb: (err, names2) => {
             if (typeof cb !== "function")
@@ -21505,10 +21505,10 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} SYMLINK`
         );
       }
-      realpath(path6, cb) {
+      realpath(path9, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
-        const pathLen = Buffer.byteLength(path6);
+        const pathLen = Buffer.byteLength(path9);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21516,7 +21516,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, pathLen, p);
-        buf.utf8Write(path6, p += 4, pathLen);
+        buf.utf8Write(path9, p += 4, pathLen);
         this._requests[reqid] = {
           cb: (err, names2) => {
             if (typeof cb !== "function")
@@ -21561,13 +21561,13 @@ var require_SFTP = __commonJS({
           this._debug(`SFTP: Outbound: ${which} posix-rename@openssh.com`);
         }
       }
-      ext_openssh_statvfs(path6, cb) {
+      ext_openssh_statvfs(path9, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         const ext = this._extensions["statvfs@openssh.com"];
         if (!ext || ext !== "2")
           throw new Error("Server does not support this extended request");
-        const pathLen = Buffer.byteLength(path6);
+        const pathLen = Buffer.byteLength(path9);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + 19 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21577,7 +21577,7 @@ var require_SFTP = __commonJS({
         writeUInt32BE(buf, 19, p);
         buf.utf8Write("statvfs@openssh.com", p += 4, 19);
         writeUInt32BE(buf, pathLen, p += 19);
-        buf.utf8Write(path6, p += 4, pathLen);
+        buf.utf8Write(path9, p += 4, pathLen);
         this._requests[reqid] = { extended: "statvfs@openssh.com", cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
@@ -21663,7 +21663,7 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} fsync@openssh.com`
         );
       }
-      ext_openssh_lsetstat(path6, attrs, cb) {
+      ext_openssh_lsetstat(path9, attrs, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         const ext = this._extensions["lsetstat@openssh.com"];
@@ -21678,7 +21678,7 @@ var require_SFTP = __commonJS({
         } else if (typeof attrs === "function") {
           cb = attrs;
         }
-        const pathLen = Buffer.byteLength(path6);
+        const pathLen = Buffer.byteLength(path9);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + 20 + 4 + pathLen + 4 + attrsLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21688,7 +21688,7 @@ var require_SFTP = __commonJS({
         writeUInt32BE(buf, 20, p);
         buf.utf8Write("lsetstat@openssh.com", p += 4, 20);
         writeUInt32BE(buf, pathLen, p += 20);
-        buf.utf8Write(path6, p += 4, pathLen);
+        buf.utf8Write(path9, p += 4, pathLen);
         writeUInt32BE(buf, flags, p += pathLen);
         if (attrsLen) {
           p += 4;
@@ -21705,13 +21705,13 @@ var require_SFTP = __commonJS({
           this._debug(`SFTP: Outbound: ${status} lsetstat@openssh.com`);
         }
       }
-      ext_openssh_expandPath(path6, cb) {
+      ext_openssh_expandPath(path9, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         const ext = this._extensions["expand-path@openssh.com"];
         if (ext !== "1")
           throw new Error("Server does not support this extended request");
-        const pathLen = Buffer.byteLength(path6);
+        const pathLen = Buffer.byteLength(path9);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + 23 + 4 + pathLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -21721,7 +21721,7 @@ var require_SFTP = __commonJS({
         writeUInt32BE(buf, 23, p);
         buf.utf8Write("expand-path@openssh.com", p += 4, 23);
         writeUInt32BE(buf, pathLen, p += 20);
-        buf.utf8Write(path6, p += 4, pathLen);
+        buf.utf8Write(path9, p += 4, pathLen);
         this._requests[reqid] = {
           cb: (err, names2) => {
             if (typeof cb !== "function")
@@ -22354,25 +22354,25 @@ var require_SFTP = __commonJS({
         this.extended = initial && initial.extended;
       }
       isDirectory() {
-        return (this.mode & constants2.S_IFMT) === constants2.S_IFDIR;
+        return (this.mode & constants6.S_IFMT) === constants6.S_IFDIR;
       }
       isFile() {
-        return (this.mode & constants2.S_IFMT) === constants2.S_IFREG;
+        return (this.mode & constants6.S_IFMT) === constants6.S_IFREG;
       }
       isBlockDevice() {
-        return (this.mode & constants2.S_IFMT) === constants2.S_IFBLK;
+        return (this.mode & constants6.S_IFMT) === constants6.S_IFBLK;
       }
       isCharacterDevice() {
-        return (this.mode & constants2.S_IFMT) === constants2.S_IFCHR;
+        return (this.mode & constants6.S_IFMT) === constants6.S_IFCHR;
       }
       isSymbolicLink() {
-        return (this.mode & constants2.S_IFMT) === constants2.S_IFLNK;
+        return (this.mode & constants6.S_IFMT) === constants6.S_IFLNK;
       }
       isFIFO() {
-        return (this.mode & constants2.S_IFMT) === constants2.S_IFIFO;
+        return (this.mode & constants6.S_IFMT) === constants6.S_IFIFO;
       }
       isSocket() {
-        return (this.mode & constants2.S_IFMT) === constants2.S_IFSOCK;
+        return (this.mode & constants6.S_IFMT) === constants6.S_IFSOCK;
       }
     };
     function attrsToBytes(attrs) {
@@ -22999,12 +22999,12 @@ var require_SFTP = __commonJS({
       [REQUEST.LSTAT]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path6 = bufferParser.readString(true);
+        const path9 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path6 === void 0)
+        if (path9 === void 0)
           return doFatalSFTPError(sftp, "Malformed LSTAT packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received LSTAT (id:${reqID})`);
-        if (!sftp.emit("LSTAT", reqID, path6)) {
+        if (!sftp.emit("LSTAT", reqID, path9)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23023,13 +23023,13 @@ var require_SFTP = __commonJS({
       [REQUEST.SETSTAT]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path6 = bufferParser.readString(true);
+        const path9 = bufferParser.readString(true);
         const attrs = readAttrs(sftp._biOpt);
         bufferParser.clear();
         if (attrs === void 0)
           return doFatalSFTPError(sftp, "Malformed SETSTAT packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received SETSTAT (id:${reqID})`);
-        if (!sftp.emit("SETSTAT", reqID, path6, attrs)) {
+        if (!sftp.emit("SETSTAT", reqID, path9, attrs)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23051,12 +23051,12 @@ var require_SFTP = __commonJS({
       [REQUEST.OPENDIR]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path6 = bufferParser.readString(true);
+        const path9 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path6 === void 0)
+        if (path9 === void 0)
           return doFatalSFTPError(sftp, "Malformed OPENDIR packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received OPENDIR (id:${reqID})`);
-        if (!sftp.emit("OPENDIR", reqID, path6)) {
+        if (!sftp.emit("OPENDIR", reqID, path9)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23075,63 +23075,63 @@ var require_SFTP = __commonJS({
       [REQUEST.REMOVE]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path6 = bufferParser.readString(true);
+        const path9 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path6 === void 0)
+        if (path9 === void 0)
           return doFatalSFTPError(sftp, "Malformed REMOVE packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received REMOVE (id:${reqID})`);
-        if (!sftp.emit("REMOVE", reqID, path6)) {
+        if (!sftp.emit("REMOVE", reqID, path9)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
       [REQUEST.MKDIR]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path6 = bufferParser.readString(true);
+        const path9 = bufferParser.readString(true);
         const attrs = readAttrs(sftp._biOpt);
         bufferParser.clear();
         if (attrs === void 0)
           return doFatalSFTPError(sftp, "Malformed MKDIR packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received MKDIR (id:${reqID})`);
-        if (!sftp.emit("MKDIR", reqID, path6, attrs)) {
+        if (!sftp.emit("MKDIR", reqID, path9, attrs)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
       [REQUEST.RMDIR]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path6 = bufferParser.readString(true);
+        const path9 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path6 === void 0)
+        if (path9 === void 0)
           return doFatalSFTPError(sftp, "Malformed RMDIR packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received RMDIR (id:${reqID})`);
-        if (!sftp.emit("RMDIR", reqID, path6)) {
+        if (!sftp.emit("RMDIR", reqID, path9)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
       [REQUEST.REALPATH]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path6 = bufferParser.readString(true);
+        const path9 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path6 === void 0)
+        if (path9 === void 0)
           return doFatalSFTPError(sftp, "Malformed REALPATH packet");
         sftp._debug && sftp._debug(
           `SFTP: Inbound: Received REALPATH (id:${reqID})`
         );
-        if (!sftp.emit("REALPATH", reqID, path6)) {
+        if (!sftp.emit("REALPATH", reqID, path9)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
       [REQUEST.STAT]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path6 = bufferParser.readString(true);
+        const path9 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path6 === void 0)
+        if (path9 === void 0)
           return doFatalSFTPError(sftp, "Malformed STAT packet");
         sftp._debug && sftp._debug(`SFTP: Inbound: Received STAT (id:${reqID})`);
-        if (!sftp.emit("STAT", reqID, path6)) {
+        if (!sftp.emit("STAT", reqID, path9)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23151,14 +23151,14 @@ var require_SFTP = __commonJS({
       [REQUEST.READLINK]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const path6 = bufferParser.readString(true);
+        const path9 = bufferParser.readString(true);
         bufferParser.clear();
-        if (path6 === void 0)
+        if (path9 === void 0)
           return doFatalSFTPError(sftp, "Malformed READLINK packet");
         sftp._debug && sftp._debug(
           `SFTP: Inbound: Received READLINK (id:${reqID})`
         );
-        if (!sftp.emit("READLINK", reqID, path6)) {
+        if (!sftp.emit("READLINK", reqID, path9)) {
           sftp.status(reqID, STATUS_CODE.OP_UNSUPPORTED);
         }
       },
@@ -23229,7 +23229,7 @@ var require_SFTP = __commonJS({
     function roundUpToMultipleOf8(n) {
       return n + 7 & ~7;
     }
-    function ReadStream(sftp, path6, options2) {
+    function ReadStream(sftp, path9, options2) {
       if (options2 === void 0)
         options2 = {};
       else if (typeof options2 === "string")
@@ -23243,7 +23243,7 @@ var require_SFTP = __commonJS({
       options2.emitClose = false;
       options2.autoDestroy = false;
       ReadableStream.call(this, options2);
-      this.path = path6;
+      this.path = path9;
       this.flags = options2.flags === void 0 ? "r" : options2.flags;
       this.mode = options2.mode === void 0 ? 438 : options2.mode;
       this.start = options2.start;
@@ -23374,7 +23374,7 @@ var require_SFTP = __commonJS({
       },
       configurable: true
     });
-    function WriteStream(sftp, path6, options2) {
+    function WriteStream(sftp, path9, options2) {
       if (options2 === void 0)
         options2 = {};
       else if (typeof options2 === "string")
@@ -23386,7 +23386,7 @@ var require_SFTP = __commonJS({
       options2.emitClose = false;
       options2.autoDestroy = false;
       WritableStream.call(this, options2);
-      this.path = path6;
+      this.path = path9;
       this.flags = options2.flags === void 0 ? "w" : options2.flags;
       this.mode = options2.mode === void 0 ? 438 : options2.mode;
       this.start = options2.start;
@@ -24068,7 +24068,7 @@ var require_client = __commonJS({
   "node_modules/ssh2/lib/client.js"(exports, module) {
     "use strict";
     var {
-      createHash: createHash12,
+      createHash: createHash11,
       getHashes,
       randomFillSync
     } = __require("crypto");
@@ -24290,7 +24290,7 @@ var require_client = __commonJS({
           }
           hostVerifier = (key2, verify) => {
             if (hashAlgo)
-              key2 = createHash12(hashAlgo).update(key2).digest("hex");
+              key2 = createHash11(hashAlgo).update(key2).digest("hex");
             const ret = hashCb(key2, verify);
             if (ret !== void 0)
               verify(ret);
@@ -27767,7 +27767,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join26(s) {
+        value: function join29(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -28830,8 +28830,8 @@ var require_string_decoder = __commonJS({
       if (typeof nenc !== "string" && (Buffer2.isEncoding === isEncoding || !isEncoding(enc))) throw new Error("Unknown encoding: " + enc);
       return nenc || enc;
     }
-    exports.StringDecoder = StringDecoder;
-    function StringDecoder(encoding) {
+    exports.StringDecoder = StringDecoder2;
+    function StringDecoder2(encoding) {
       this.encoding = normalizeEncoding(encoding);
       var nb;
       switch (this.encoding) {
@@ -28858,7 +28858,7 @@ var require_string_decoder = __commonJS({
       this.lastTotal = 0;
       this.lastChar = Buffer2.allocUnsafe(nb);
     }
-    StringDecoder.prototype.write = function(buf) {
+    StringDecoder2.prototype.write = function(buf) {
       if (buf.length === 0) return "";
       var r;
       var i;
@@ -28873,9 +28873,9 @@ var require_string_decoder = __commonJS({
       if (i < buf.length) return r ? r + this.text(buf, i) : this.text(buf, i);
       return r || "";
     };
-    StringDecoder.prototype.end = utf8End;
-    StringDecoder.prototype.text = utf8Text;
-    StringDecoder.prototype.fillLast = function(buf) {
+    StringDecoder2.prototype.end = utf8End;
+    StringDecoder2.prototype.text = utf8Text;
+    StringDecoder2.prototype.fillLast = function(buf) {
       if (this.lastNeed <= buf.length) {
         buf.copy(this.lastChar, this.lastTotal - this.lastNeed, 0, this.lastNeed);
         return this.lastChar.toString(this.encoding, 0, this.lastTotal);
@@ -29144,14 +29144,14 @@ var require_async_iterator = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve19 = iter[kLastResolve];
-      if (resolve19 !== null) {
+      var resolve21 = iter[kLastResolve];
+      if (resolve21 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve19(createIterResult(data, false));
+          resolve21(createIterResult(data, false));
         }
       }
     }
@@ -29159,13 +29159,13 @@ var require_async_iterator = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve19, reject) {
+      return function(resolve21, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve19(createIterResult(void 0, true));
+            resolve21(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve19, reject);
+          iter[kHandlePromise](resolve21, reject);
         }, reject);
       };
     }
@@ -29185,12 +29185,12 @@ var require_async_iterator = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve19, reject) {
+          return new Promise(function(resolve21, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve19(createIterResult(void 0, true));
+                resolve21(createIterResult(void 0, true));
               }
             });
           });
@@ -29213,13 +29213,13 @@ var require_async_iterator = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve19, reject) {
+      return new Promise(function(resolve21, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve19(createIterResult(void 0, true));
+          resolve21(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -29241,15 +29241,15 @@ var require_async_iterator = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve19, reject) {
+        value: function value(resolve21, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve19(createIterResult(data, false));
+            resolve21(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve19;
+            iterator[kLastResolve] = resolve21;
             iterator[kLastReject] = reject;
           }
         },
@@ -29268,12 +29268,12 @@ var require_async_iterator = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve19 = iterator[kLastResolve];
-        if (resolve19 !== null) {
+        var resolve21 = iterator[kLastResolve];
+        if (resolve21 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve19(createIterResult(void 0, true));
+          resolve21(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -29288,7 +29288,7 @@ var require_async_iterator = __commonJS({
 var require_from = __commonJS({
   "node_modules/docker-modem/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve19, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve21, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -29297,7 +29297,7 @@ var require_from = __commonJS({
         return;
       }
       if (info.done) {
-        resolve19(value);
+        resolve21(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -29305,13 +29305,13 @@ var require_from = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve19, reject) {
+        return new Promise(function(resolve21, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve19, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve21, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve19, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve21, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -29443,7 +29443,7 @@ var require_stream_readable = __commonJS({
     var ERR_STREAM_PUSH_AFTER_EOF = _require$codes.ERR_STREAM_PUSH_AFTER_EOF;
     var ERR_METHOD_NOT_IMPLEMENTED = _require$codes.ERR_METHOD_NOT_IMPLEMENTED;
     var ERR_STREAM_UNSHIFT_AFTER_END_EVENT = _require$codes.ERR_STREAM_UNSHIFT_AFTER_END_EVENT;
-    var StringDecoder;
+    var StringDecoder2;
     var createReadableStreamAsyncIterator;
     var from;
     require_inherits()(Readable, Stream);
@@ -29485,8 +29485,8 @@ var require_stream_readable = __commonJS({
       this.decoder = null;
       this.encoding = null;
       if (options2.encoding) {
-        if (!StringDecoder) StringDecoder = require_string_decoder().StringDecoder;
-        this.decoder = new StringDecoder(options2.encoding);
+        if (!StringDecoder2) StringDecoder2 = require_string_decoder().StringDecoder;
+        this.decoder = new StringDecoder2(options2.encoding);
         this.encoding = options2.encoding;
       }
     }
@@ -29607,8 +29607,8 @@ var require_stream_readable = __commonJS({
       return this._readableState.flowing === false;
     };
     Readable.prototype.setEncoding = function(enc) {
-      if (!StringDecoder) StringDecoder = require_string_decoder().StringDecoder;
-      var decoder = new StringDecoder(enc);
+      if (!StringDecoder2) StringDecoder2 = require_string_decoder().StringDecoder;
+      var decoder = new StringDecoder2(enc);
       this._readableState.decoder = decoder;
       this._readableState.encoding = this._readableState.decoder.encoding;
       var p = this._readableState.buffer.head;
@@ -30891,7 +30891,7 @@ var require_has_flag = __commonJS({
 var require_supports_color = __commonJS({
   "node_modules/supports-color/index.js"(exports, module) {
     "use strict";
-    var os9 = __require("os");
+    var os11 = __require("os");
     var tty = __require("tty");
     var hasFlag = require_has_flag();
     var { env } = process;
@@ -30939,7 +30939,7 @@ var require_supports_color = __commonJS({
         return min;
       }
       if (process.platform === "win32") {
-        const osRelease = os9.release().split(".");
+        const osRelease = os11.release().split(".");
         if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -31211,7 +31211,7 @@ var require_modem = __commonJS({
     var querystring = __require("querystring");
     var http2 = require_http();
     var fs = __require("fs");
-    var path6 = __require("path");
+    var path9 = __require("path");
     var url2 = __require("url");
     var ssh = require_ssh();
     var HttpDuplex = require_http_duplex();
@@ -31219,8 +31219,8 @@ var require_modem = __commonJS({
     var utils = require_utils();
     var util = __require("util");
     var splitca = require_split_ca();
-    var os9 = __require("os");
-    var isWin = os9.type() === "Windows_NT";
+    var os11 = __require("os");
+    var isWin = os11.type() === "Windows_NT";
     var stream = __require("stream");
     var defaultOpts = function() {
       var host;
@@ -31260,9 +31260,9 @@ var require_modem = __commonJS({
         }
         opts.host = host.hostname;
         if (process.env.DOCKER_CERT_PATH) {
-          opts.ca = splitca(path6.join(process.env.DOCKER_CERT_PATH, "ca.pem"));
-          opts.cert = fs.readFileSync(path6.join(process.env.DOCKER_CERT_PATH, "cert.pem"));
-          opts.key = fs.readFileSync(path6.join(process.env.DOCKER_CERT_PATH, "key.pem"));
+          opts.ca = splitca(path9.join(process.env.DOCKER_CERT_PATH, "ca.pem"));
+          opts.cert = fs.readFileSync(path9.join(process.env.DOCKER_CERT_PATH, "cert.pem"));
+          opts.key = fs.readFileSync(path9.join(process.env.DOCKER_CERT_PATH, "key.pem"));
         }
         if (process.env.DOCKER_CLIENT_TIMEOUT) {
           opts.timeout = parseInt(process.env.DOCKER_CLIENT_TIMEOUT, 10);
@@ -31271,11 +31271,11 @@ var require_modem = __commonJS({
       return opts;
     };
     var findDefaultUnixSocket = function() {
-      return new Promise(function(resolve19) {
-        var userDockerSocket = path6.join(os9.homedir(), ".docker", "run", "docker.sock");
+      return new Promise(function(resolve21) {
+        var userDockerSocket = path9.join(os11.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
-          if (err) resolve19("/var/run/docker.sock");
-          else resolve19(userDockerSocket);
+          if (err) resolve21("/var/run/docker.sock");
+          else resolve21(userDockerSocket);
         });
       });
     };
@@ -31366,7 +31366,7 @@ var require_modem = __commonJS({
       }
       if (options2.file) {
         if (typeof options2.file === "string") {
-          data = fs.createReadStream(path6.resolve(options2.file));
+          data = fs.createReadStream(path9.resolve(options2.file));
         } else {
           data = options2.file;
         }
@@ -31684,7 +31684,7 @@ var require_modem = __commonJS({
 var require_ignore = __commonJS({
   "node_modules/@balena/dockerignore/ignore.js"(exports, module) {
     "use strict";
-    var path6 = __require("path");
+    var path9 = __require("path");
     var factory = (options2) => new IgnoreBase(options2);
     factory.default = factory;
     module.exports = factory;
@@ -31693,22 +31693,22 @@ var require_ignore = __commonJS({
     }
     var REGEX_TRAILING_SLASH = /(?<=.)\/$/;
     var REGEX_TRAILING_BACKSLASH = /(?<=.)\\$/;
-    var REGEX_TRAILING_PATH_SEP = path6.sep === "\\" ? REGEX_TRAILING_BACKSLASH : REGEX_TRAILING_SLASH;
+    var REGEX_TRAILING_PATH_SEP = path9.sep === "\\" ? REGEX_TRAILING_BACKSLASH : REGEX_TRAILING_SLASH;
     var KEY_IGNORE = typeof Symbol !== "undefined" ? /* @__PURE__ */ Symbol.for("dockerignore") : "dockerignore";
     function cleanPath(file2) {
-      return path6.normalize(file2).replace(REGEX_TRAILING_PATH_SEP, "");
+      return path9.normalize(file2).replace(REGEX_TRAILING_PATH_SEP, "");
     }
     function toSlash(file2) {
-      if (path6.sep === "/") {
+      if (path9.sep === "/") {
         return file2;
       }
       return file2.replace(/\\/g, "/");
     }
     function fromSlash(file2) {
-      if (path6.sep === "/") {
+      if (path9.sep === "/") {
         return file2;
       }
-      return file2.replace(/\//g, path6.sep);
+      return file2.replace(/\//g, path9.sep);
     }
     var IgnoreBase = class {
       constructor({
@@ -31757,13 +31757,13 @@ var require_ignore = __commonJS({
         return pattern && typeof pattern === "string" && pattern.indexOf("#") !== 0 && pattern.trim() !== "";
       }
       filter(paths) {
-        return make_array(paths).filter((path7) => this._filter(path7));
+        return make_array(paths).filter((path10) => this._filter(path10));
       }
       createFilter() {
-        return (path7) => this._filter(path7);
+        return (path10) => this._filter(path10);
       }
-      ignores(path7) {
-        return !this._filter(path7);
+      ignores(path10) {
+        return !this._filter(path10);
       }
       // https://github.com/moby/moby/blob/v19.03.8/builder/dockerignore/dockerignore.go#L41-L53
       // https://github.com/moby/moby/blob/v19.03.8/pkg/fileutils/fileutils.go#L29-L55
@@ -31802,36 +31802,36 @@ var require_ignore = __commonJS({
           origin,
           pattern,
           // https://github.com/moby/moby/blob/v19.03.8/pkg/fileutils/fileutils.go#L54
-          dirs: pattern.split(path6.sep),
+          dirs: pattern.split(path9.sep),
           negative
         };
       }
       // @returns `Boolean` true if the `path` is NOT ignored
-      _filter(path7) {
-        if (!path7) {
+      _filter(path10) {
+        if (!path10) {
           return false;
         }
-        if (path7 in this._cache) {
-          return this._cache[path7];
+        if (path10 in this._cache) {
+          return this._cache[path10];
         }
-        return this._cache[path7] = this._test(path7);
+        return this._cache[path10] = this._test(path10);
       }
       // @returns {Boolean} true if a file is NOT ignored
       // https://github.com/moby/moby/blob/v19.03.8/pkg/fileutils/fileutils.go#L62
       _test(file2) {
         file2 = fromSlash(file2);
-        const parentPath = cleanPath(path6.dirname(file2));
-        const parentPathDirs = parentPath.split(path6.sep);
+        const parentPath = cleanPath(path9.dirname(file2));
+        const parentPathDirs = parentPath.split(path9.sep);
         let matched = false;
         this._rules.forEach((rule) => {
           let match = this._match(file2, rule);
           if (!match && parentPath !== ".") {
             if (rule.dirs.includes("**")) {
               for (let i = rule.dirs.filter((x) => x !== "**").length; i <= parentPathDirs.length; i++) {
-                match = match || this._match(parentPathDirs.slice(0, i).join(path6.sep), rule);
+                match = match || this._match(parentPathDirs.slice(0, i).join(path9.sep), rule);
               }
             } else if (rule.dirs.length <= parentPathDirs.length) {
-              match = this._match(parentPathDirs.slice(0, rule.dirs.length).join(path6.sep), rule);
+              match = this._match(parentPathDirs.slice(0, rule.dirs.length).join(path9.sep), rule);
             }
           }
           if (match) {
@@ -31850,13 +31850,13 @@ var require_ignore = __commonJS({
           return rule;
         }
         let regStr = "^";
-        let escapedSlash = path6.sep === "\\" ? "\\\\" : path6.sep;
+        let escapedSlash = path9.sep === "\\" ? "\\\\" : path9.sep;
         for (let i = 0; i < rule.pattern.length; i++) {
           const ch = rule.pattern[i];
           if (ch === "*") {
             if (rule.pattern[i + 1] === "*") {
               i++;
-              if (rule.pattern[i + 1] === path6.sep) {
+              if (rule.pattern[i + 1] === path9.sep) {
                 i++;
               }
               if (rule.pattern[i + 1] === void 0) {
@@ -31872,7 +31872,7 @@ var require_ignore = __commonJS({
           } else if (ch === "." || ch === "$") {
             regStr += `\\${ch}`;
           } else if (ch === "\\") {
-            if (path6.sep === "\\") {
+            if (path9.sep === "\\") {
               regStr += escapedSlash;
               continue;
             }
@@ -31899,46 +31899,46 @@ var require_chownr = __commonJS({
   "node_modules/chownr/chownr.js"(exports, module) {
     "use strict";
     var fs = __require("fs");
-    var path6 = __require("path");
+    var path9 = __require("path");
     var LCHOWN = fs.lchown ? "lchown" : "chown";
     var LCHOWNSYNC = fs.lchownSync ? "lchownSync" : "chownSync";
     var needEISDIRHandled = fs.lchown && !process.version.match(/v1[1-9]+\./) && !process.version.match(/v10\.[6-9]/);
-    var lchownSync = (path7, uid, gid) => {
+    var lchownSync = (path10, uid, gid) => {
       try {
-        return fs[LCHOWNSYNC](path7, uid, gid);
+        return fs[LCHOWNSYNC](path10, uid, gid);
       } catch (er) {
         if (er.code !== "ENOENT")
           throw er;
       }
     };
-    var chownSync2 = (path7, uid, gid) => {
+    var chownSync = (path10, uid, gid) => {
       try {
-        return fs.chownSync(path7, uid, gid);
+        return fs.chownSync(path10, uid, gid);
       } catch (er) {
         if (er.code !== "ENOENT")
           throw er;
       }
     };
-    var handleEISDIR = needEISDIRHandled ? (path7, uid, gid, cb) => (er) => {
+    var handleEISDIR = needEISDIRHandled ? (path10, uid, gid, cb) => (er) => {
       if (!er || er.code !== "EISDIR")
         cb(er);
       else
-        fs.chown(path7, uid, gid, cb);
+        fs.chown(path10, uid, gid, cb);
     } : (_, __, ___, cb) => cb;
-    var handleEISDirSync = needEISDIRHandled ? (path7, uid, gid) => {
+    var handleEISDirSync = needEISDIRHandled ? (path10, uid, gid) => {
       try {
-        return lchownSync(path7, uid, gid);
+        return lchownSync(path10, uid, gid);
       } catch (er) {
         if (er.code !== "EISDIR")
           throw er;
-        chownSync2(path7, uid, gid);
+        chownSync(path10, uid, gid);
       }
-    } : (path7, uid, gid) => lchownSync(path7, uid, gid);
+    } : (path10, uid, gid) => lchownSync(path10, uid, gid);
     var nodeVersion = process.version;
-    var readdir3 = (path7, options2, cb) => fs.readdir(path7, options2, cb);
-    var readdirSync13 = (path7, options2) => fs.readdirSync(path7, options2);
+    var readdir3 = (path10, options2, cb) => fs.readdir(path10, options2, cb);
+    var readdirSync13 = (path10, options2) => fs.readdirSync(path10, options2);
     if (/^v4\./.test(nodeVersion))
-      readdir3 = (path7, options2, cb) => fs.readdir(path7, cb);
+      readdir3 = (path10, options2, cb) => fs.readdir(path10, cb);
     var chown2 = (cpath, uid, gid, cb) => {
       fs[LCHOWN](cpath, uid, gid, handleEISDIR(cpath, uid, gid, (er) => {
         cb(er && er.code !== "ENOENT" ? er : null);
@@ -31946,21 +31946,21 @@ var require_chownr = __commonJS({
     };
     var chownrKid = (p, child, uid, gid, cb) => {
       if (typeof child === "string")
-        return fs.lstat(path6.resolve(p, child), (er, stats) => {
+        return fs.lstat(path9.resolve(p, child), (er, stats) => {
           if (er)
             return cb(er.code !== "ENOENT" ? er : null);
           stats.name = child;
           chownrKid(p, stats, uid, gid, cb);
         });
       if (child.isDirectory()) {
-        chownr(path6.resolve(p, child.name), uid, gid, (er) => {
+        chownr(path9.resolve(p, child.name), uid, gid, (er) => {
           if (er)
             return cb(er);
-          const cpath = path6.resolve(p, child.name);
+          const cpath = path9.resolve(p, child.name);
           chown2(cpath, uid, gid, cb);
         });
       } else {
-        const cpath = path6.resolve(p, child.name);
+        const cpath = path9.resolve(p, child.name);
         chown2(cpath, uid, gid, cb);
       }
     };
@@ -31990,7 +31990,7 @@ var require_chownr = __commonJS({
     var chownrKidSync = (p, child, uid, gid) => {
       if (typeof child === "string") {
         try {
-          const stats = fs.lstatSync(path6.resolve(p, child));
+          const stats = fs.lstatSync(path9.resolve(p, child));
           stats.name = child;
           child = stats;
         } catch (er) {
@@ -32001,8 +32001,8 @@ var require_chownr = __commonJS({
         }
       }
       if (child.isDirectory())
-        chownrSync(path6.resolve(p, child.name), uid, gid);
-      handleEISDirSync(path6.resolve(p, child.name), uid, gid);
+        chownrSync(path9.resolve(p, child.name), uid, gid);
+      handleEISDirSync(path9.resolve(p, child.name), uid, gid);
     };
     var chownrSync = (p, uid, gid) => {
       let children;
@@ -32156,7 +32156,7 @@ var require_buffer_list2 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join26(s) {
+        value: function join29(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -33184,14 +33184,14 @@ var require_async_iterator2 = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve19 = iter[kLastResolve];
-      if (resolve19 !== null) {
+      var resolve21 = iter[kLastResolve];
+      if (resolve21 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve19(createIterResult(data, false));
+          resolve21(createIterResult(data, false));
         }
       }
     }
@@ -33199,13 +33199,13 @@ var require_async_iterator2 = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve19, reject) {
+      return function(resolve21, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve19(createIterResult(void 0, true));
+            resolve21(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve19, reject);
+          iter[kHandlePromise](resolve21, reject);
         }, reject);
       };
     }
@@ -33225,12 +33225,12 @@ var require_async_iterator2 = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve19, reject) {
+          return new Promise(function(resolve21, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve19(createIterResult(void 0, true));
+                resolve21(createIterResult(void 0, true));
               }
             });
           });
@@ -33253,13 +33253,13 @@ var require_async_iterator2 = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve19, reject) {
+      return new Promise(function(resolve21, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve19(createIterResult(void 0, true));
+          resolve21(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -33281,15 +33281,15 @@ var require_async_iterator2 = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve19, reject) {
+        value: function value(resolve21, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve19(createIterResult(data, false));
+            resolve21(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve19;
+            iterator[kLastResolve] = resolve21;
             iterator[kLastReject] = reject;
           }
         },
@@ -33308,12 +33308,12 @@ var require_async_iterator2 = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve19 = iterator[kLastResolve];
-        if (resolve19 !== null) {
+        var resolve21 = iterator[kLastResolve];
+        if (resolve21 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve19(createIterResult(void 0, true));
+          resolve21(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -33328,7 +33328,7 @@ var require_async_iterator2 = __commonJS({
 var require_from2 = __commonJS({
   "node_modules/bl/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve19, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve21, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -33337,7 +33337,7 @@ var require_from2 = __commonJS({
         return;
       }
       if (info.done) {
-        resolve19(value);
+        resolve21(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -33345,13 +33345,13 @@ var require_from2 = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve19, reject) {
+        return new Promise(function(resolve21, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve19, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve21, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve19, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve21, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -33483,7 +33483,7 @@ var require_stream_readable2 = __commonJS({
     var ERR_STREAM_PUSH_AFTER_EOF = _require$codes.ERR_STREAM_PUSH_AFTER_EOF;
     var ERR_METHOD_NOT_IMPLEMENTED = _require$codes.ERR_METHOD_NOT_IMPLEMENTED;
     var ERR_STREAM_UNSHIFT_AFTER_END_EVENT = _require$codes.ERR_STREAM_UNSHIFT_AFTER_END_EVENT;
-    var StringDecoder;
+    var StringDecoder2;
     var createReadableStreamAsyncIterator;
     var from;
     require_inherits()(Readable, Stream);
@@ -33525,8 +33525,8 @@ var require_stream_readable2 = __commonJS({
       this.decoder = null;
       this.encoding = null;
       if (options2.encoding) {
-        if (!StringDecoder) StringDecoder = require_string_decoder().StringDecoder;
-        this.decoder = new StringDecoder(options2.encoding);
+        if (!StringDecoder2) StringDecoder2 = require_string_decoder().StringDecoder;
+        this.decoder = new StringDecoder2(options2.encoding);
         this.encoding = options2.encoding;
       }
     }
@@ -33647,8 +33647,8 @@ var require_stream_readable2 = __commonJS({
       return this._readableState.flowing === false;
     };
     Readable.prototype.setEncoding = function(enc) {
-      if (!StringDecoder) StringDecoder = require_string_decoder().StringDecoder;
-      var decoder = new StringDecoder(enc);
+      if (!StringDecoder2) StringDecoder2 = require_string_decoder().StringDecoder;
+      var decoder = new StringDecoder2(enc);
       this._readableState.decoder = decoder;
       this._readableState.encoding = this._readableState.decoder.encoding;
       var p = this._readableState.buffer.head;
@@ -34780,14 +34780,14 @@ var require_bl = __commonJS({
 var require_headers = __commonJS({
   "node_modules/tar-fs/node_modules/tar-stream/headers.js"(exports) {
     var alloc = Buffer.alloc;
-    var ZEROS = "0000000000000000000";
+    var ZEROS2 = "0000000000000000000";
     var SEVENS = "7777777777777777777";
     var ZERO_OFFSET = "0".charCodeAt(0);
     var USTAR_MAGIC = Buffer.from("ustar\0", "binary");
     var USTAR_VER = Buffer.from("00", "binary");
     var GNU_MAGIC = Buffer.from("ustar ", "binary");
     var GNU_VER = Buffer.from(" \0", "binary");
-    var MASK = parseInt("7777", 8);
+    var MASK2 = parseInt("7777", 8);
     var MAGIC_OFFSET = 257;
     var VERSION_OFFSET = 263;
     var clamp2 = function(index, len, defaultValue) {
@@ -34867,7 +34867,7 @@ var require_headers = __commonJS({
     var encodeOct = function(val, n) {
       val = val.toString(8);
       if (val.length > n) return SEVENS.slice(0, n) + " ";
-      else return ZEROS.slice(0, n - val.length) + val + " ";
+      else return ZEROS2.slice(0, n - val.length) + val + " ";
     };
     function parse256(buf) {
       var positive;
@@ -34954,7 +34954,7 @@ var require_headers = __commonJS({
       if (Buffer.byteLength(name2) > 100 || Buffer.byteLength(prefix) > 155) return null;
       if (opts.linkname && Buffer.byteLength(opts.linkname) > 100) return null;
       buf.write(name2);
-      buf.write(encodeOct(opts.mode & MASK, 6), 100);
+      buf.write(encodeOct(opts.mode & MASK2, 6), 100);
       buf.write(encodeOct(opts.uid, 6), 108);
       buf.write(encodeOct(opts.gid, 6), 116);
       buf.write(encodeOct(opts.size, 11), 124);
@@ -35146,7 +35146,7 @@ var require_buffer_list3 = __commonJS({
         }
       }, {
         key: "join",
-        value: function join26(s) {
+        value: function join29(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -36174,14 +36174,14 @@ var require_async_iterator3 = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve19 = iter[kLastResolve];
-      if (resolve19 !== null) {
+      var resolve21 = iter[kLastResolve];
+      if (resolve21 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve19(createIterResult(data, false));
+          resolve21(createIterResult(data, false));
         }
       }
     }
@@ -36189,13 +36189,13 @@ var require_async_iterator3 = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve19, reject) {
+      return function(resolve21, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve19(createIterResult(void 0, true));
+            resolve21(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve19, reject);
+          iter[kHandlePromise](resolve21, reject);
         }, reject);
       };
     }
@@ -36215,12 +36215,12 @@ var require_async_iterator3 = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve19, reject) {
+          return new Promise(function(resolve21, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve19(createIterResult(void 0, true));
+                resolve21(createIterResult(void 0, true));
               }
             });
           });
@@ -36243,13 +36243,13 @@ var require_async_iterator3 = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve19, reject) {
+      return new Promise(function(resolve21, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve19(createIterResult(void 0, true));
+          resolve21(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -36271,15 +36271,15 @@ var require_async_iterator3 = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve19, reject) {
+        value: function value(resolve21, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve19(createIterResult(data, false));
+            resolve21(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve19;
+            iterator[kLastResolve] = resolve21;
             iterator[kLastReject] = reject;
           }
         },
@@ -36298,12 +36298,12 @@ var require_async_iterator3 = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve19 = iterator[kLastResolve];
-        if (resolve19 !== null) {
+        var resolve21 = iterator[kLastResolve];
+        if (resolve21 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve19(createIterResult(void 0, true));
+          resolve21(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -36318,7 +36318,7 @@ var require_async_iterator3 = __commonJS({
 var require_from3 = __commonJS({
   "node_modules/tar-fs/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve19, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve21, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -36327,7 +36327,7 @@ var require_from3 = __commonJS({
         return;
       }
       if (info.done) {
-        resolve19(value);
+        resolve21(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -36335,13 +36335,13 @@ var require_from3 = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve19, reject) {
+        return new Promise(function(resolve21, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve19, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve21, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve19, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve21, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -36473,7 +36473,7 @@ var require_stream_readable3 = __commonJS({
     var ERR_STREAM_PUSH_AFTER_EOF = _require$codes.ERR_STREAM_PUSH_AFTER_EOF;
     var ERR_METHOD_NOT_IMPLEMENTED = _require$codes.ERR_METHOD_NOT_IMPLEMENTED;
     var ERR_STREAM_UNSHIFT_AFTER_END_EVENT = _require$codes.ERR_STREAM_UNSHIFT_AFTER_END_EVENT;
-    var StringDecoder;
+    var StringDecoder2;
     var createReadableStreamAsyncIterator;
     var from;
     require_inherits()(Readable, Stream);
@@ -36515,8 +36515,8 @@ var require_stream_readable3 = __commonJS({
       this.decoder = null;
       this.encoding = null;
       if (options2.encoding) {
-        if (!StringDecoder) StringDecoder = require_string_decoder().StringDecoder;
-        this.decoder = new StringDecoder(options2.encoding);
+        if (!StringDecoder2) StringDecoder2 = require_string_decoder().StringDecoder;
+        this.decoder = new StringDecoder2(options2.encoding);
         this.encoding = options2.encoding;
       }
     }
@@ -36637,8 +36637,8 @@ var require_stream_readable3 = __commonJS({
       return this._readableState.flowing === false;
     };
     Readable.prototype.setEncoding = function(enc) {
-      if (!StringDecoder) StringDecoder = require_string_decoder().StringDecoder;
-      var decoder = new StringDecoder(enc);
+      if (!StringDecoder2) StringDecoder2 = require_string_decoder().StringDecoder;
+      var decoder = new StringDecoder2(enc);
       this._readableState.decoder = decoder;
       this._readableState.encoding = this._readableState.decoder.encoding;
       var p = this._readableState.buffer.head;
@@ -37776,13 +37776,13 @@ var require_end_of_stream4 = __commonJS({
 // node_modules/tar-fs/node_modules/tar-stream/pack.js
 var require_pack = __commonJS({
   "node_modules/tar-fs/node_modules/tar-stream/pack.js"(exports, module) {
-    var constants2 = require_fs_constants();
+    var constants6 = require_fs_constants();
     var eos = require_end_of_stream4();
     var inherits = require_inherits();
     var alloc = Buffer.alloc;
     var Readable = require_readable3().Readable;
     var Writable = require_readable3().Writable;
-    var StringDecoder = __require("string_decoder").StringDecoder;
+    var StringDecoder2 = __require("string_decoder").StringDecoder;
     var headers = require_headers();
     var DMODE = parseInt("755", 8);
     var FMODE = parseInt("644", 8);
@@ -37794,16 +37794,16 @@ var require_pack = __commonJS({
       if (size) self2.push(END_OF_TAR.slice(0, 512 - size));
     };
     function modeToType(mode) {
-      switch (mode & constants2.S_IFMT) {
-        case constants2.S_IFBLK:
+      switch (mode & constants6.S_IFMT) {
+        case constants6.S_IFBLK:
           return "block-device";
-        case constants2.S_IFCHR:
+        case constants6.S_IFCHR:
           return "character-device";
-        case constants2.S_IFDIR:
+        case constants6.S_IFDIR:
           return "directory";
-        case constants2.S_IFIFO:
+        case constants6.S_IFIFO:
           return "fifo";
-        case constants2.S_IFLNK:
+        case constants6.S_IFLNK:
           return "symlink";
       }
       return "file";
@@ -37828,7 +37828,7 @@ var require_pack = __commonJS({
     var LinkSink = function() {
       Writable.call(this);
       this.linkname = "";
-      this._decoder = new StringDecoder("utf-8");
+      this._decoder = new StringDecoder2("utf-8");
       this._destroyed = false;
     };
     inherits(LinkSink, Writable);
@@ -38074,7 +38074,7 @@ var require_pump = __commonJS({
 // node_modules/mkdirp-classic/index.js
 var require_mkdirp_classic = __commonJS({
   "node_modules/mkdirp-classic/index.js"(exports, module) {
-    var path6 = __require("path");
+    var path9 = __require("path");
     var fs = __require("fs");
     var _0777 = parseInt("0777", 8);
     module.exports = mkdirP.mkdirp = mkdirP.mkdirP = mkdirP;
@@ -38093,7 +38093,7 @@ var require_mkdirp_classic = __commonJS({
       if (!made) made = null;
       var cb = f || function() {
       };
-      p = path6.resolve(p);
+      p = path9.resolve(p);
       xfs.mkdir(p, mode, function(er) {
         if (!er) {
           made = made || p;
@@ -38101,7 +38101,7 @@ var require_mkdirp_classic = __commonJS({
         }
         switch (er.code) {
           case "ENOENT":
-            mkdirP(path6.dirname(p), opts, function(er2, made2) {
+            mkdirP(path9.dirname(p), opts, function(er2, made2) {
               if (er2) cb(er2, made2);
               else mkdirP(p, opts, cb, made2);
             });
@@ -38128,14 +38128,14 @@ var require_mkdirp_classic = __commonJS({
         mode = _0777 & ~process.umask();
       }
       if (!made) made = null;
-      p = path6.resolve(p);
+      p = path9.resolve(p);
       try {
         xfs.mkdirSync(p, mode);
         made = made || p;
       } catch (err0) {
         switch (err0.code) {
           case "ENOENT":
-            made = sync(path6.dirname(p), opts, made);
+            made = sync(path9.dirname(p), opts, made);
             sync(p, opts, made);
             break;
           // In the case of any other error, just see if there's a dir
@@ -38165,9 +38165,9 @@ var require_tar_fs = __commonJS({
     var pump = require_pump();
     var mkdirp = require_mkdirp_classic();
     var fs = __require("fs");
-    var path6 = __require("path");
-    var os9 = __require("os");
-    var win32 = os9.platform() === "win32";
+    var path9 = __require("path");
+    var os11 = __require("os");
+    var win32 = os11.platform() === "win32";
     var DOTDOT_LEADING = 1;
     var DOTDOT_NONE = 2;
     var noop = function() {
@@ -38181,12 +38181,12 @@ var require_tar_fs = __commonJS({
     var statAll = function(fs2, stat3, cwd, ignore, entries, sort) {
       var queue = entries || ["."];
       for (var i = 0; i < queue.length; i++) {
-        if (!inCwd(path6.resolve(cwd, queue[i]), cwd)) throw new Error(queue[i] + " is not a valid path");
+        if (!inCwd(path9.resolve(cwd, queue[i]), cwd)) throw new Error(queue[i] + " is not a valid path");
       }
       return function loop(callback) {
         if (!queue.length) return callback();
         var next = queue.shift();
-        var nextAbs = path6.join(cwd, next);
+        var nextAbs = path9.join(cwd, next);
         stat3.call(fs2, nextAbs, function(err, stat4) {
           if (err) return callback(err);
           if (!stat4.isDirectory()) return callback(null, next, stat4);
@@ -38194,7 +38194,7 @@ var require_tar_fs = __commonJS({
             if (err2) return callback(err2);
             if (sort) files.sort();
             for (var i2 = 0; i2 < files.length; i2++) {
-              if (!ignore(path6.join(cwd, next, files[i2]))) queue.push(path6.join(next, files[i2]));
+              if (!ignore(path9.join(cwd, next, files[i2]))) queue.push(path9.join(next, files[i2]));
             }
             callback(null, next, stat4);
           });
@@ -38205,7 +38205,7 @@ var require_tar_fs = __commonJS({
       return function(header) {
         header.name = header.name.split("/").slice(level).join("/");
         var linkname = header.linkname;
-        if (linkname && (header.type === "link" || path6.isAbsolute(linkname))) {
+        if (linkname && (header.type === "link" || path9.isAbsolute(linkname))) {
           header.linkname = linkname.split("/").slice(level).join("/");
         }
         return map2(header);
@@ -38235,7 +38235,7 @@ var require_tar_fs = __commonJS({
         fmode |= parseInt(222, 8);
       }
       var onsymlink = function(filename, header) {
-        xfs.readlink(path6.join(cwd, filename), function(err, linkname) {
+        xfs.readlink(path9.join(cwd, filename), function(err, linkname) {
           if (err) return pack.destroy(err);
           header.linkname = normalize(linkname);
           pack.entry(header, onnextentry);
@@ -38276,7 +38276,7 @@ var require_tar_fs = __commonJS({
         }
         var entry = pack.entry(header, onnextentry);
         if (!entry) return;
-        var rs = mapStream(xfs.createReadStream(path6.join(cwd, filename), { start: 0, end: header.size > 0 ? header.size - 1 : header.size }), header);
+        var rs = mapStream(xfs.createReadStream(path9.join(cwd, filename), { start: 0, end: header.size > 0 ? header.size - 1 : header.size }), header);
         rs.on("error", function(err2) {
           entry.destroy(err2);
         });
@@ -38358,7 +38358,7 @@ var require_tar_fs = __commonJS({
       extract.on("entry", function(header, stream, next) {
         header = map2(header) || header;
         header.name = normalize(header.name);
-        var name2 = path6.join(cwd, path6.join("/", header.name));
+        var name2 = path9.join(cwd, path9.join("/", header.name));
         if (ignore(name2, header)) {
           stream.resume();
           return next();
@@ -38366,7 +38366,7 @@ var require_tar_fs = __commonJS({
         if (!validPath(header.name, DOTDOT_NONE)) {
           return next(new Error(JSON.stringify(header.name) + " is not a valid path"));
         }
-        var isRoot = path6.join(name2, ".") === path6.join(cwd, ".");
+        var isRoot = path9.join(name2, ".") === path9.join(cwd, ".");
         var stat3 = function(err) {
           if (err) return next(err);
           if (isRoot) return next();
@@ -38396,9 +38396,9 @@ var require_tar_fs = __commonJS({
         var onsymlink = function() {
           if (win32) return next();
           if (!validPath(header.linkname, DOTDOT_LEADING)) return next(new Error(name2 + " is not a valid symlink"));
-          var dst = path6.resolve(path6.dirname(name2), header.linkname);
+          var dst = path9.resolve(path9.dirname(name2), header.linkname);
           if (!inCwd(dst, cwd)) return next(new Error(name2 + " is not a valid symlink"));
-          validateNotSymlink(xfs, dst, path6.resolve(cwd), function(err, valid) {
+          validateNotSymlink(xfs, dst, path9.resolve(cwd), function(err, valid) {
             if (err) return next(err);
             if (!valid) return next(new Error(name2 + " is not a valid symlink"));
             xfs.unlink(name2, function() {
@@ -38409,7 +38409,7 @@ var require_tar_fs = __commonJS({
         var onlink = function() {
           if (win32) return next();
           if (!validPath(header.linkname, DOTDOT_NONE)) return next(new Error(name2 + " is not a valid hardlink"));
-          var srcpath = path6.join(cwd, path6.join("/", header.linkname));
+          var srcpath = path9.join(cwd, path9.join("/", header.linkname));
           xfs.realpath(srcpath, function(err, dst) {
             if (err || !inCwd(dst, cwd)) return next(new Error(name2 + " is not a valid hardlink"));
             xfs.unlink(name2, function() {
@@ -38441,8 +38441,8 @@ var require_tar_fs = __commonJS({
             });
           }
         };
-        var dir = isRoot ? path6.join(cwd, ".") : path6.dirname(name2);
-        validate3(xfs, dir, path6.join(cwd, "."), function(err, valid) {
+        var dir = isRoot ? path9.join(cwd, ".") : path9.dirname(name2);
+        validate3(xfs, dir, path9.join(cwd, "."), function(err, valid) {
           if (err) return next(err);
           if (!valid) return next(new Error(dir + " is not a valid path"));
           if (header.type === "directory") return ondirectory();
@@ -38474,16 +38474,16 @@ var require_tar_fs = __commonJS({
       if (name2 === root) return cb(null, true);
       fs2.lstat(name2, function(err, st) {
         if (err && err.code !== "ENOENT") return cb(err);
-        if (err || st.isDirectory()) return validate3(fs2, path6.join(name2, ".."), root, cb);
+        if (err || st.isDirectory()) return validate3(fs2, path9.join(name2, ".."), root, cb);
         cb(null, false);
       });
     }
     function validateNotSymlink(fs2, name2, root, cb) {
       if (name2 === root) return cb(null, true);
-      if (!name2.startsWith(root + path6.sep)) return cb(null, false);
+      if (!name2.startsWith(root + path9.sep)) return cb(null, false);
       fs2.lstat(name2, function(err, st) {
         if (err && err.code !== "ENOENT" && err.code !== "EPERM") return cb(err);
-        if (err || !st.isSymbolicLink()) return validateNotSymlink(fs2, path6.join(name2, ".."), root, cb);
+        if (err || !st.isSymbolicLink()) return validateNotSymlink(fs2, path9.join(name2, ".."), root, cb);
         cb(null, false);
       });
     }
@@ -38514,8 +38514,8 @@ var require_tar_fs = __commonJS({
       });
     }
     function inCwd(dst, cwd) {
-      cwd = path6.resolve(cwd);
-      return cwd === dst || dst.startsWith(cwd + path6.sep);
+      cwd = path9.resolve(cwd);
+      return cwd === dst || dst.startsWith(cwd + path9.sep);
     }
   }
 });
@@ -38525,7 +38525,7 @@ var require_util = __commonJS({
   "node_modules/dockerode/lib/util.js"(exports, module) {
     var DockerIgnore = require_ignore();
     var fs = __require("fs");
-    var path6 = __require("path");
+    var path9 = __require("path");
     var tar = require_tar_fs();
     var zlib = __require("zlib");
     var arr = [];
@@ -38577,14 +38577,14 @@ var require_util = __commonJS({
     };
     module.exports.prepareBuildContext = function(file2, next) {
       if (file2 && file2.context) {
-        fs.readFile(path6.join(file2.context, ".dockerignore"), (err, data) => {
+        fs.readFile(path9.join(file2.context, ".dockerignore"), (err, data) => {
           let ignoreFn;
           let filterFn;
           if (!err) {
             const dockerIgnore = DockerIgnore({ ignorecase: false }).add(data.toString());
             filterFn = dockerIgnore.createFilter();
-            ignoreFn = (path7) => {
-              return !filterFn(path7);
+            ignoreFn = (path10) => {
+              return !filterFn(path10);
             };
           }
           const entries = file2.src.slice() || [];
@@ -38634,12 +38634,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -38664,12 +38664,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -38693,12 +38693,12 @@ var require_exec = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -38763,12 +38763,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -38793,12 +38793,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -38824,12 +38824,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -38853,12 +38853,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -38881,12 +38881,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -38910,12 +38910,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -38941,12 +38941,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -38974,12 +38974,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39003,12 +39003,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39035,12 +39035,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39065,12 +39065,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39096,12 +39096,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39128,12 +39128,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(new Exec(self2.modem, data.Id));
+            resolve21(new Exec(self2.modem, data.Id));
           });
         });
       } else {
@@ -39161,12 +39161,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39193,12 +39193,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39224,12 +39224,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39255,12 +39255,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39285,12 +39285,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39317,12 +39317,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, stream) {
             if (err) {
               return reject(err);
             }
-            resolve19(stream);
+            resolve21(stream);
           });
         });
       } else {
@@ -39347,12 +39347,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39379,12 +39379,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39410,12 +39410,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39441,12 +39441,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39472,12 +39472,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39504,12 +39504,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39534,12 +39534,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39568,12 +39568,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39611,12 +39611,12 @@ var require_image = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39640,12 +39640,12 @@ var require_image = __commonJS({
         authconfig: args.opts ? args.opts.authconfig : void 0
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(fopts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39667,12 +39667,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39694,12 +39694,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39731,12 +39731,12 @@ var require_image = __commonJS({
       };
       delete optsf.options.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39763,12 +39763,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39793,12 +39793,12 @@ var require_image = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39836,12 +39836,12 @@ var require_volume = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39866,12 +39866,12 @@ var require_volume = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39909,12 +39909,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39940,12 +39940,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -39970,12 +39970,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40000,12 +40000,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40043,12 +40043,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40072,12 +40072,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40112,12 +40112,12 @@ var require_service = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40143,12 +40143,12 @@ var require_service = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40187,12 +40187,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40216,12 +40216,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40247,12 +40247,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40284,12 +40284,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40312,12 +40312,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40340,12 +40340,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40369,12 +40369,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40399,12 +40399,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40434,12 +40434,12 @@ var require_plugin = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40478,12 +40478,12 @@ var require_secret = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40509,12 +40509,12 @@ var require_secret = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40539,12 +40539,12 @@ var require_secret = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40583,12 +40583,12 @@ var require_config = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40613,12 +40613,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40644,12 +40644,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40690,12 +40690,12 @@ var require_task = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40722,12 +40722,12 @@ var require_task = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40765,12 +40765,12 @@ var require_node3 = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40797,12 +40797,12 @@ var require_node3 = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -40826,12 +40826,12 @@ var require_node3 = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -41401,7 +41401,7 @@ var require_call_credentials = __commonJS({
           if (isCurrentOauth2Client(googleCredentials)) {
             getHeaders = googleCredentials.getRequestHeaders(options2.service_url);
           } else {
-            getHeaders = new Promise((resolve19, reject) => {
+            getHeaders = new Promise((resolve21, reject) => {
               googleCredentials.getRequestMetadata(options2.service_url, (err, headers) => {
                 if (err) {
                   reject(err);
@@ -41411,7 +41411,7 @@ var require_call_credentials = __commonJS({
                   reject(new Error("Headers not set by metadata plugin"));
                   return;
                 }
-                resolve19(headers);
+                resolve21(headers);
               });
             });
           }
@@ -41467,10 +41467,10 @@ var require_call_credentials = __commonJS({
         this.metadataGenerator = metadataGenerator;
       }
       generateMetadata(options2) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve21, reject) => {
           this.metadataGenerator(options2, (err, metadata) => {
             if (metadata !== void 0) {
-              resolve19(metadata);
+              resolve21(metadata);
             } else {
               reject(err);
             }
@@ -41558,19 +41558,19 @@ var require_uri_parser = __commonJS({
       };
     }
     var NUMBER_REGEX = /^\d+$/;
-    function splitHostPort(path6) {
-      if (path6.startsWith("[")) {
-        const hostEnd = path6.indexOf("]");
+    function splitHostPort(path9) {
+      if (path9.startsWith("[")) {
+        const hostEnd = path9.indexOf("]");
         if (hostEnd === -1) {
           return null;
         }
-        const host = path6.substring(1, hostEnd);
+        const host = path9.substring(1, hostEnd);
         if (host.indexOf(":") === -1) {
           return null;
         }
-        if (path6.length > hostEnd + 1) {
-          if (path6[hostEnd + 1] === ":") {
-            const portString = path6.substring(hostEnd + 2);
+        if (path9.length > hostEnd + 1) {
+          if (path9[hostEnd + 1] === ":") {
+            const portString = path9.substring(hostEnd + 2);
             if (NUMBER_REGEX.test(portString)) {
               return {
                 host,
@@ -41588,7 +41588,7 @@ var require_uri_parser = __commonJS({
           };
         }
       } else {
-        const splitPath = path6.split(":");
+        const splitPath = path9.split(":");
         if (splitPath.length === 2) {
           if (NUMBER_REGEX.test(splitPath[1])) {
             return {
@@ -41600,7 +41600,7 @@ var require_uri_parser = __commonJS({
           }
         } else {
           return {
-            host: path6
+            host: path9
           };
         }
       }
@@ -41815,14 +41815,14 @@ var require_channel_credentials = __commonJS({
       const connectionOptions = {
         secureContext
       };
-      let realTarget = channelTarget;
+      let realTarget2 = channelTarget;
       if ("grpc.http_connect_target" in options2) {
         const parsedTarget = (0, uri_parser_1.parseUri)(options2["grpc.http_connect_target"]);
         if (parsedTarget) {
-          realTarget = parsedTarget;
+          realTarget2 = parsedTarget;
         }
       }
-      const targetPath = (0, resolver_1.getDefaultAuthority)(realTarget);
+      const targetPath = (0, resolver_1.getDefaultAuthority)(realTarget2);
       const hostPort = (0, uri_parser_1.splitHostPort)(targetPath);
       const remoteHost = (_a3 = hostPort === null || hostPort === void 0 ? void 0 : hostPort.host) !== null && _a3 !== void 0 ? _a3 : targetPath;
       connectionOptions.host = remoteHost;
@@ -41855,14 +41855,14 @@ var require_channel_credentials = __commonJS({
       }
       connect(socket) {
         const tlsConnectOptions = Object.assign({ socket }, this.connectionOptions);
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve21, reject) => {
           const tlsSocket = (0, tls_1.connect)(tlsConnectOptions, () => {
             var _a3;
             if (((_a3 = this.connectionOptions.rejectUnauthorized) !== null && _a3 !== void 0 ? _a3 : true) && !tlsSocket.authorized) {
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve19({
+            resolve21({
               socket: tlsSocket,
               secure: true
             });
@@ -41981,8 +41981,8 @@ var require_channel_credentials = __commonJS({
         if (this.hasReceivedUpdates()) {
           return Promise.resolve(this.getLatestSecureContext());
         } else {
-          return new Promise((resolve19) => {
-            this.secureContextWatchers.push(resolve19);
+          return new Promise((resolve21) => {
+            this.secureContextWatchers.push(resolve21);
           });
         }
       }
@@ -42015,7 +42015,7 @@ var require_channel_credentials = __commonJS({
         this.callCredentials = callCredentials;
       }
       connect(socket) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve21, reject) => {
           const secureContext = this.parent.getLatestSecureContext();
           if (!secureContext) {
             reject(new Error("Failed to load credentials"));
@@ -42040,7 +42040,7 @@ var require_channel_credentials = __commonJS({
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve19({
+            resolve21({
               socket: tlsSocket,
               secure: true
             });
@@ -42195,7 +42195,7 @@ var require_service_config = __commonJS({
     exports.validateRetryThrottling = validateRetryThrottling;
     exports.validateServiceConfig = validateServiceConfig;
     exports.extractAndSelectServiceConfig = extractAndSelectServiceConfig;
-    var os9 = __require("os");
+    var os11 = __require("os");
     var constants_1 = require_constants2();
     var DURATION_REGEX = /^\d+(\.\d{1,9})?s$/;
     var CLIENT_LANGUAGE_STRING = "node";
@@ -42494,7 +42494,7 @@ var require_service_config = __commonJS({
         if (Array.isArray(validatedConfig.clientHostname)) {
           let hostnameMatched = false;
           for (const hostname4 of validatedConfig.clientHostname) {
-            if (hostname4 === os9.hostname()) {
+            if (hostname4 === os11.hostname()) {
               hostnameMatched = true;
             }
           }
@@ -44636,14 +44636,14 @@ var require_client_interceptors = __commonJS({
       }
     };
     exports.InterceptingCall = InterceptingCall;
-    function getCall(channel, path6, options2) {
+    function getCall(channel, path9, options2) {
       var _a3, _b;
       const deadline = (_a3 = options2.deadline) !== null && _a3 !== void 0 ? _a3 : Infinity;
       const host = options2.host;
       const parent = (_b = options2.parent) !== null && _b !== void 0 ? _b : null;
       const propagateFlags = options2.propagate_flags;
       const credentials = options2.credentials;
-      const call = channel.createCall(path6, deadline, host, parent, propagateFlags);
+      const call = channel.createCall(path9, deadline, host, parent, propagateFlags);
       if (credentials) {
         call.setCredentials(credentials);
       }
@@ -45213,9 +45213,9 @@ var require_make_client = __commonJS({
       ServiceClientImpl.serviceName = serviceName;
       return ServiceClientImpl;
     }
-    function partial2(fn, path6, serialize2, deserialize) {
+    function partial2(fn, path9, serialize2, deserialize) {
       return function(...args) {
-        return fn.call(this, path6, serialize2, deserialize, ...args);
+        return fn.call(this, path9, serialize2, deserialize, ...args);
       };
     }
     function isProtobufTypeDefinition(obj) {
@@ -45601,9 +45601,9 @@ var require_lodash = __commonJS({
     function toString(value) {
       return value == null ? "" : baseToString(value);
     }
-    var camelCase = createCompounder(function(result, word, index) {
-      word = word.toLowerCase();
-      return result + (index ? capitalize(word) : word);
+    var camelCase = createCompounder(function(result, word2, index) {
+      word2 = word2.toLowerCase();
+      return result + (index ? capitalize(word2) : word2);
     });
     function capitalize(string4) {
       return upperFirst(toString(string4).toLowerCase());
@@ -45634,7 +45634,7 @@ var require_aspromise = __commonJS({
       var params = new Array(arguments.length - 1), offset = 0, index = 2, pending = true;
       while (index < arguments.length)
         params[offset++] = arguments[index++];
-      return new Promise(function executor(resolve19, reject) {
+      return new Promise(function executor(resolve21, reject) {
         params[offset] = function callback(err) {
           if (pending) {
             pending = false;
@@ -45644,7 +45644,7 @@ var require_aspromise = __commonJS({
               var params2 = new Array(arguments.length - 1), offset2 = 0;
               while (offset2 < params2.length)
                 params2[offset2++] = arguments[offset2];
-              resolve19.apply(null, params2);
+              resolve21.apply(null, params2);
             }
           }
         };
@@ -45884,9 +45884,9 @@ var require_float3 = __commonJS({
         exports2.readFloatBE = readFloat_ieee754.bind(null, readUintBE);
       })();
       if (typeof Float64Array !== "undefined") (function() {
-        var f643 = new Float64Array([-0]), f8b = new Uint8Array(f643.buffer), le = f8b[7] === 128;
+        var f644 = new Float64Array([-0]), f8b = new Uint8Array(f644.buffer), le = f8b[7] === 128;
         function writeDouble_f64_cpy(val, buf, pos) {
-          f643[0] = val;
+          f644[0] = val;
           buf[pos] = f8b[0];
           buf[pos + 1] = f8b[1];
           buf[pos + 2] = f8b[2];
@@ -45897,7 +45897,7 @@ var require_float3 = __commonJS({
           buf[pos + 7] = f8b[7];
         }
         function writeDouble_f64_rev(val, buf, pos) {
-          f643[0] = val;
+          f644[0] = val;
           buf[pos] = f8b[7];
           buf[pos + 1] = f8b[6];
           buf[pos + 2] = f8b[5];
@@ -45918,7 +45918,7 @@ var require_float3 = __commonJS({
           f8b[5] = buf[pos + 5];
           f8b[6] = buf[pos + 6];
           f8b[7] = buf[pos + 7];
-          return f643[0];
+          return f644[0];
         }
         function readDouble_f64_rev(buf, pos) {
           f8b[7] = buf[pos];
@@ -45929,7 +45929,7 @@ var require_float3 = __commonJS({
           f8b[2] = buf[pos + 5];
           f8b[1] = buf[pos + 6];
           f8b[0] = buf[pos + 7];
-          return f643[0];
+          return f644[0];
         }
         exports2.readDoubleLE = le ? readDouble_f64_cpy : readDouble_f64_rev;
         exports2.readDoubleBE = le ? readDouble_f64_rev : readDouble_f64_cpy;
@@ -47282,7 +47282,7 @@ var require_minimal = __commonJS({
         return util.Long.fromBits(bits.lo, bits.hi, unsigned);
       return bits.toNumber(Boolean(unsigned));
     };
-    function merge3(dst) {
+    function merge2(dst) {
       var ifNotSet = typeof arguments[arguments.length - 1] === "boolean", limit = ifNotSet ? arguments.length - 1 : arguments.length;
       ifNotSet = ifNotSet && arguments[arguments.length - 1];
       for (var a = 1; a < limit; ++a) {
@@ -47295,7 +47295,7 @@ var require_minimal = __commonJS({
       }
       return dst;
     }
-    util.merge = merge3;
+    util.merge = merge2;
     util.nestingLimit = 32;
     util.recursionLimit = 100;
     util.makeProp = function makeProp(obj, key2) {
@@ -47320,7 +47320,7 @@ var require_minimal = __commonJS({
         else
           Object.defineProperty(this, "stack", { value: new Error().stack || "" });
         if (properties)
-          merge3(this, properties);
+          merge2(this, properties);
       }
       CustomError.prototype = Object.create(Error.prototype, {
         constructor: {
@@ -48054,7 +48054,7 @@ var require_codegen = __commonJS({
         while (formatOffset < formatParams.length)
           formatParams[formatOffset] = arguments[++formatOffset];
         formatOffset = 0;
-        formatStringOrScope = formatStringOrScope.replace(/%([%dfijs])/g, function replace($0, $1) {
+        formatStringOrScope = formatStringOrScope.replace(/%([%dfijs])/g, function replace2($0, $1) {
           var value = formatParams[formatOffset++];
           switch ($1) {
             case "d":
@@ -48166,15 +48166,15 @@ var require_fetch = __commonJS({
 var require_path = __commonJS({
   "node_modules/@protobufjs/path/index.js"(exports) {
     "use strict";
-    var path6 = exports;
-    var isAbsolute2 = (
+    var path9 = exports;
+    var isAbsolute3 = (
       /**
        * Tests if the specified path is absolute.
        * @param {string} path Path to test
        * @returns {boolean} `true` if path is absolute
        */
-      path6.isAbsolute = function isAbsolute3(path7) {
-        return /^(?:\/|\w+:)/.test(path7);
+      path9.isAbsolute = function isAbsolute4(path10) {
+        return /^(?:\/|\w+:)/.test(path10);
       }
     );
     var normalize = (
@@ -48183,9 +48183,9 @@ var require_path = __commonJS({
        * @param {string} path Path to normalize
        * @returns {string} Normalized path
        */
-      path6.normalize = function normalize2(path7) {
-        path7 = path7.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
-        var parts2 = path7.split("/"), absolute = isAbsolute2(path7), prefix = "";
+      path9.normalize = function normalize2(path10) {
+        path10 = path10.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
+        var parts2 = path10.split("/"), absolute = isAbsolute3(path10), prefix = "";
         if (absolute)
           prefix = parts2.shift() + "/";
         for (var i = 0; i < parts2.length; ) {
@@ -48204,10 +48204,10 @@ var require_path = __commonJS({
         return prefix + parts2.join("/");
       }
     );
-    path6.resolve = function resolve19(originPath, includePath, alreadyNormalized) {
+    path9.resolve = function resolve21(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize(includePath);
-      if (isAbsolute2(includePath))
+      if (isAbsolute3(includePath))
         return includePath;
       if (!alreadyNormalized)
         originPath = normalize(originPath);
@@ -48388,18 +48388,18 @@ var require_namespace = __commonJS({
       object2.onRemove(this);
       return clearCache(this);
     };
-    Namespace.prototype.define = function define2(path6, json2) {
-      if (util.isString(path6))
-        path6 = path6.split(".");
-      else if (!Array.isArray(path6))
+    Namespace.prototype.define = function define2(path9, json2) {
+      if (util.isString(path9))
+        path9 = path9.split(".");
+      else if (!Array.isArray(path9))
         throw TypeError("illegal path");
-      if (path6 && path6.length && path6[0] === "")
+      if (path9 && path9.length && path9[0] === "")
         throw Error("path must be relative");
-      if (path6.length > util.recursionLimit)
+      if (path9.length > util.recursionLimit)
         throw Error("max depth exceeded");
       var ptr = this;
-      while (path6.length > 0) {
-        var part2 = path6.shift();
+      while (path9.length > 0) {
+        var part2 = path9.shift();
         if (ptr.nested && ptr.nested[part2]) {
           ptr = ptr.nested[part2];
           if (!(ptr instanceof Namespace))
@@ -48434,26 +48434,26 @@ var require_namespace = __commonJS({
       });
       return this;
     };
-    Namespace.prototype.lookup = function lookup(path6, filterTypes, parentAlreadyChecked) {
+    Namespace.prototype.lookup = function lookup(path9, filterTypes, parentAlreadyChecked) {
       if (typeof filterTypes === "boolean") {
         parentAlreadyChecked = filterTypes;
         filterTypes = void 0;
       } else if (filterTypes && !Array.isArray(filterTypes))
         filterTypes = [filterTypes];
-      if (util.isString(path6) && path6.length) {
-        if (path6 === ".")
+      if (util.isString(path9) && path9.length) {
+        if (path9 === ".")
           return this.root;
-        path6 = path6.split(".");
-      } else if (!path6.length)
+        path9 = path9.split(".");
+      } else if (!path9.length)
         return this;
-      var flatPath = path6.join(".");
-      if (path6[0] === "")
-        return this.root.lookup(path6.slice(1), filterTypes);
+      var flatPath = path9.join(".");
+      if (path9[0] === "")
+        return this.root.lookup(path9.slice(1), filterTypes);
       var found = this.root._fullyQualifiedObjects && this.root._fullyQualifiedObjects["." + flatPath];
       if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
         return found;
       }
-      found = this._lookupImpl(path6, flatPath);
+      found = this._lookupImpl(path9, flatPath);
       if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
         return found;
       }
@@ -48461,7 +48461,7 @@ var require_namespace = __commonJS({
         return null;
       var current = this;
       while (current.parent) {
-        found = current.parent._lookupImpl(path6, flatPath);
+        found = current.parent._lookupImpl(path9, flatPath);
         if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
           return found;
         }
@@ -48469,22 +48469,22 @@ var require_namespace = __commonJS({
       }
       return null;
     };
-    Namespace.prototype._lookupImpl = function lookup(path6, flatPath) {
+    Namespace.prototype._lookupImpl = function lookup(path9, flatPath) {
       if (Object.prototype.hasOwnProperty.call(this._lookupCache, flatPath)) {
         return this._lookupCache[flatPath];
       }
-      var found = this.get(path6[0]);
+      var found = this.get(path9[0]);
       var exact = null;
       if (found) {
-        if (path6.length === 1) {
+        if (path9.length === 1) {
           exact = found;
         } else if (found instanceof Namespace) {
-          path6 = path6.slice(1);
-          exact = found._lookupImpl(path6, path6.join("."));
+          path9 = path9.slice(1);
+          exact = found._lookupImpl(path9, path9.join("."));
         }
       } else {
         for (var i = 0; i < this.nestedArray.length; ++i)
-          if (this._nestedArray[i] instanceof Namespace && (found = this._nestedArray[i]._lookupImpl(path6, flatPath))) {
+          if (this._nestedArray[i] instanceof Namespace && (found = this._nestedArray[i]._lookupImpl(path9, flatPath))) {
             exact = found;
             break;
           }
@@ -48492,28 +48492,28 @@ var require_namespace = __commonJS({
       this._lookupCache[flatPath] = exact;
       return exact;
     };
-    Namespace.prototype.lookupType = function lookupType(path6) {
-      var found = this.lookup(path6, [Type]);
+    Namespace.prototype.lookupType = function lookupType(path9) {
+      var found = this.lookup(path9, [Type]);
       if (!found)
-        throw Error("no such type: " + path6);
+        throw Error("no such type: " + path9);
       return found;
     };
-    Namespace.prototype.lookupEnum = function lookupEnum(path6) {
-      var found = this.lookup(path6, [Enum]);
+    Namespace.prototype.lookupEnum = function lookupEnum(path9) {
+      var found = this.lookup(path9, [Enum]);
       if (!found)
-        throw Error("no such Enum '" + path6 + "' in " + this);
+        throw Error("no such Enum '" + path9 + "' in " + this);
       return found;
     };
-    Namespace.prototype.lookupTypeOrEnum = function lookupTypeOrEnum(path6) {
-      var found = this.lookup(path6, [Type, Enum]);
+    Namespace.prototype.lookupTypeOrEnum = function lookupTypeOrEnum(path9) {
+      var found = this.lookup(path9, [Type, Enum]);
       if (!found)
-        throw Error("no such Type or Enum '" + path6 + "' in " + this);
+        throw Error("no such Type or Enum '" + path9 + "' in " + this);
       return found;
     };
-    Namespace.prototype.lookupService = function lookupService(path6) {
-      var found = this.lookup(path6, [Service]);
+    Namespace.prototype.lookupService = function lookupService(path9) {
+      var found = this.lookup(path9, [Service]);
       if (!found)
-        throw Error("no such Service '" + path6 + "' in " + this);
+        throw Error("no such Service '" + path9 + "' in " + this);
       return found;
     };
     Namespace._configure = function(Type_, Service_, Enum_) {
@@ -48561,7 +48561,7 @@ var require_mapfield = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    MapField.prototype.resolve = function resolve19() {
+    MapField.prototype.resolve = function resolve21() {
       if (this.resolved)
         return this;
       if (types.mapKey[this.keyType] === void 0)
@@ -48638,7 +48638,7 @@ var require_method = __commonJS({
         this.parsedOptions
       ]);
     };
-    Method.prototype.resolve = function resolve19() {
+    Method.prototype.resolve = function resolve21() {
       if (this.resolved)
         return this;
       this.resolvedRequestType = this.parent.lookupType(this.requestType);
@@ -49930,13 +49930,13 @@ var require_util2 = __commonJS({
       Object.defineProperty(object2, "$type", { value: enm, enumerable: false });
       return enm;
     };
-    util.setProperty = function setProperty(dst, path6, value, ifNotSet) {
-      function setProp(dst2, path7, value2) {
-        var part2 = path7.shift();
+    util.setProperty = function setProperty(dst, path9, value, ifNotSet) {
+      function setProp(dst2, path10, value2) {
+        var part2 = path10.shift();
         if (util.isUnsafeProperty(part2))
           return dst2;
-        if (path7.length > 0) {
-          dst2[part2] = setProp(dst2[part2] || {}, path7, value2);
+        if (path10.length > 0) {
+          dst2[part2] = setProp(dst2[part2] || {}, path10, value2);
         } else {
           var prevValue = dst2[part2];
           if (prevValue && ifNotSet)
@@ -49949,12 +49949,12 @@ var require_util2 = __commonJS({
       }
       if (typeof dst !== "object")
         throw TypeError("dst must be an object");
-      if (!path6)
+      if (!path9)
         throw TypeError("path must be specified");
-      path6 = path6.split(".");
-      if (path6.length > util.recursionLimit)
+      path9 = path9.split(".");
+      if (path9.length > util.recursionLimit)
         throw Error("max depth exceeded");
-      return setProp(dst, path6, value);
+      return setProp(dst, path9, value);
     };
     Object.defineProperty(util, "decorateRoot", {
       get: function() {
@@ -50256,7 +50256,7 @@ var require_field = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    Field.prototype.resolve = function resolve19() {
+    Field.prototype.resolve = function resolve21() {
       if (this.resolved)
         return this;
       if ((this.typeDefault = types.defaults[this.type]) === void 0) {
@@ -50500,12 +50500,12 @@ var require_object = __commonJS({
        */
       fullName: {
         get: function() {
-          var path6 = [this.name], ptr = this.parent;
+          var path9 = [this.name], ptr = this.parent;
           while (ptr) {
-            path6.unshift(ptr.name);
+            path9.unshift(ptr.name);
             ptr = ptr.parent;
           }
-          return path6.join(".");
+          return path9.join(".");
         }
       }
     });
@@ -50529,7 +50529,7 @@ var require_object = __commonJS({
       this.parent = null;
       this.resolved = false;
     };
-    ReflectionObject.prototype.resolve = function resolve19() {
+    ReflectionObject.prototype.resolve = function resolve21() {
       if (this.resolved)
         return this;
       if (this.root instanceof Root)
@@ -50939,8 +50939,8 @@ var require_tokenize = __commonJS({
       }
       function isDoubleSlashCommentLine(startOffset) {
         var endOffset = findEndOfLine(startOffset);
-        var lineText = source.substring(startOffset, endOffset);
-        var isComment = /^\s*\/\//.test(lineText);
+        var lineText2 = source.substring(startOffset, endOffset);
+        var isComment = /^\s*\/\//.test(lineText2);
         return isComment;
       }
       function findEndOfLine(cursor) {
@@ -54543,16 +54543,16 @@ var require_util3 = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.addCommonProtos = exports.loadProtosWithOptionsSync = exports.loadProtosWithOptions = void 0;
     var fs = __require("fs");
-    var path6 = __require("path");
+    var path9 = __require("path");
     var Protobuf = require_protobufjs();
     function addIncludePathResolver(root, includePaths) {
       const originalResolvePath = root.resolvePath;
       root.resolvePath = (origin, target) => {
-        if (path6.isAbsolute(target)) {
+        if (path9.isAbsolute(target)) {
           return target;
         }
         for (const directory of includePaths) {
-          const fullPath = path6.join(directory, target);
+          const fullPath = path9.join(directory, target);
           try {
             fs.accessSync(fullPath, fs.constants.R_OK);
             return fullPath;
@@ -55501,18 +55501,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve21, reject) => {
           zlib.deflate(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve19(output2);
+              resolve21(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve21, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createInflate();
@@ -55534,7 +55534,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve19(Buffer.concat(messageParts));
+            resolve21(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -55547,18 +55547,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve21, reject) => {
           zlib.gzip(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve19(output2);
+              resolve21(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve21, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createGunzip();
@@ -55580,7 +55580,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve19(Buffer.concat(messageParts));
+            resolve21(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -56901,8 +56901,8 @@ var require_http_proxy = __commonJS({
       if (!("grpc.http_connect_target" in channelOptions)) {
         return Promise.resolve(null);
       }
-      const realTarget = channelOptions["grpc.http_connect_target"];
-      const parsedTarget = (0, uri_parser_1.parseUri)(realTarget);
+      const realTarget2 = channelOptions["grpc.http_connect_target"];
+      const parsedTarget = (0, uri_parser_1.parseUri)(realTarget2);
       if (parsedTarget === null) {
         return Promise.resolve(null);
       }
@@ -56930,7 +56930,7 @@ var require_http_proxy = __commonJS({
       options2.headers = headers;
       const proxyAddressString = (0, subchannel_address_1.subchannelAddressToString)(address);
       trace("Using proxy " + proxyAddressString + " to connect to " + options2.path);
-      return new Promise((resolve19, reject) => {
+      return new Promise((resolve21, reject) => {
         const request = http2.request(options2);
         request.once("connect", (res, socket, head) => {
           request.removeAllListeners();
@@ -56941,7 +56941,7 @@ var require_http_proxy = __commonJS({
               socket.unshift(head);
             }
             trace("Successfully established a plaintext connection to " + options2.path + " through proxy " + proxyAddressString);
-            resolve19(socket);
+            resolve21(socket);
           } else {
             (0, logging_1.log)(constants_1.LogVerbosity.ERROR, "Failed to connect to " + options2.path + " through proxy " + proxyAddressString + " with status " + res.statusCode);
             reject();
@@ -57050,7 +57050,7 @@ var require_subchannel_call = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.Http2SubchannelCall = void 0;
     var http2 = __require("http2");
-    var os9 = __require("os");
+    var os11 = __require("os");
     var constants_1 = require_constants2();
     var metadata_1 = require_metadata();
     var stream_decoder_1 = require_stream_decoder();
@@ -57058,7 +57058,7 @@ var require_subchannel_call = __commonJS({
     var constants_2 = require_constants2();
     var TRACER_NAME = "subchannel_call";
     function getSystemErrorName(errno) {
-      for (const [name2, num3] of Object.entries(os9.constants.errno)) {
+      for (const [name2, num3] of Object.entries(os11.constants.errno)) {
         if (num3 === errno) {
           return name2;
         }
@@ -57929,19 +57929,19 @@ var require_transport = __commonJS({
         if (secureConnectResult.socket.closed) {
           return Promise.reject("Connection closed before starting HTTP/2 handshake");
         }
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve21, reject) => {
           var _a3, _b, _c, _d, _e, _f, _g, _h;
           let remoteName = null;
-          let realTarget = this.channelTarget;
+          let realTarget2 = this.channelTarget;
           if ("grpc.http_connect_target" in options2) {
             const parsedTarget = (0, uri_parser_1.parseUri)(options2["grpc.http_connect_target"]);
             if (parsedTarget) {
-              realTarget = parsedTarget;
+              realTarget2 = parsedTarget;
               remoteName = (0, uri_parser_1.uriToString)(parsedTarget);
             }
           }
           const scheme = secureConnectResult.secure ? "https" : "http";
-          const targetPath = (0, resolver_1.getDefaultAuthority)(realTarget);
+          const targetPath = (0, resolver_1.getDefaultAuthority)(realTarget2);
           const closeHandler = () => {
             var _a4;
             (_a4 = this.session) === null || _a4 === void 0 ? void 0 : _a4.destroy();
@@ -58000,7 +58000,7 @@ var require_transport = __commonJS({
             session.removeAllListeners();
             secureConnectResult.socket.removeListener("close", closeHandler);
             secureConnectResult.socket.removeListener("error", errorHandler);
-            resolve19(new Http2Transport(session, address, options2, remoteName));
+            resolve21(new Http2Transport(session, address, options2, remoteName));
             this.session = null;
           });
           session.once("close", closeHandler);
@@ -58014,7 +58014,7 @@ var require_transport = __commonJS({
           if (proxiedSocket) {
             return proxiedSocket;
           } else {
-            return new Promise((resolve19, reject) => {
+            return new Promise((resolve21, reject) => {
               const closeCallback = () => {
                 reject(new Error("Socket closed"));
               };
@@ -58024,7 +58024,7 @@ var require_transport = __commonJS({
               const socket = net.connect(address, () => {
                 socket.removeListener("close", closeCallback);
                 socket.removeListener("error", errorCallback);
-                resolve19(socket);
+                resolve21(socket);
               });
               socket.once("close", closeCallback);
               socket.once("error", errorCallback);
@@ -60165,9 +60165,9 @@ var require_server_call = __commonJS({
       return status;
     }
     var ServerUnaryCallImpl = class extends events_1.EventEmitter {
-      constructor(path6, call, metadata, request) {
+      constructor(path9, call, metadata, request) {
         super();
-        this.path = path6;
+        this.path = path9;
         this.call = call;
         this.metadata = metadata;
         this.request = request;
@@ -60197,9 +60197,9 @@ var require_server_call = __commonJS({
     };
     exports.ServerUnaryCallImpl = ServerUnaryCallImpl;
     var ServerReadableStreamImpl = class extends stream_1.Readable {
-      constructor(path6, call, metadata) {
+      constructor(path9, call, metadata) {
         super({ objectMode: true });
-        this.path = path6;
+        this.path = path9;
         this.call = call;
         this.metadata = metadata;
         this.cancelled = false;
@@ -60231,9 +60231,9 @@ var require_server_call = __commonJS({
     };
     exports.ServerReadableStreamImpl = ServerReadableStreamImpl;
     var ServerWritableStreamImpl = class extends stream_1.Writable {
-      constructor(path6, call, metadata, request) {
+      constructor(path9, call, metadata, request) {
         super({ objectMode: true });
-        this.path = path6;
+        this.path = path9;
         this.call = call;
         this.metadata = metadata;
         this.request = request;
@@ -60287,9 +60287,9 @@ var require_server_call = __commonJS({
     };
     exports.ServerWritableStreamImpl = ServerWritableStreamImpl;
     var ServerDuplexStreamImpl = class extends stream_1.Duplex {
-      constructor(path6, call, metadata) {
+      constructor(path9, call, metadata) {
         super({ objectMode: true });
-        this.path = path6;
+        this.path = path9;
         this.call = call;
         this.metadata = metadata;
         this.pendingStatus = {
@@ -61476,7 +61476,7 @@ var require_server_interceptors = __commonJS({
           } else {
             decompresser = zlib.createGunzip();
           }
-          return new Promise((resolve19, reject) => {
+          return new Promise((resolve21, reject) => {
             let totalLength = 0;
             const messageParts = [];
             decompresser.on("error", (error62) => {
@@ -61497,7 +61497,7 @@ var require_server_interceptors = __commonJS({
               }
             });
             decompresser.on("end", () => {
-              resolve19(Buffer.concat(messageParts));
+              resolve21(Buffer.concat(messageParts));
             });
             decompresser.write(messageContents);
             decompresser.end();
@@ -62108,10 +62108,10 @@ var require_server2 = __commonJS({
         bindOneAddress(address, boundPortObject) {
           this.trace("Attempting to bind " + (0, subchannel_address_1.subchannelAddressToString)(address));
           const http2Server = this.createHttp2Server(boundPortObject.credentials);
-          return new Promise((resolve19, reject) => {
+          return new Promise((resolve21, reject) => {
             const onError = (err) => {
               this.trace("Failed to bind " + (0, subchannel_address_1.subchannelAddressToString)(address) + " with error " + err.message);
-              resolve19({
+              resolve21({
                 port: "port" in address ? address.port : 1,
                 error: err.message
               });
@@ -62139,7 +62139,7 @@ var require_server2 = __commonJS({
               });
               boundPortObject.listeningServers.add(http2Server);
               this.trace("Successfully bound " + (0, subchannel_address_1.subchannelAddressToString)(boundSubchannelAddress));
-              resolve19({
+              resolve21({
                 port: "port" in boundSubchannelAddress ? boundSubchannelAddress.port : 1
               });
               http2Server.removeListener("error", onError);
@@ -62192,7 +62192,7 @@ var require_server2 = __commonJS({
           }
         }
         resolvePort(port) {
-          return new Promise((resolve19, reject) => {
+          return new Promise((resolve21, reject) => {
             let seenResolution = false;
             const resolverListener = (endpointList, attributes, serviceConfig, resolutionNote) => {
               if (seenResolution) {
@@ -62208,7 +62208,7 @@ var require_server2 = __commonJS({
                 reject(new Error(`No addresses resolved for port ${port}`));
                 return true;
               }
-              resolve19(addressList);
+              resolve21(addressList);
               return true;
             };
             const resolver = (0, resolver_1.createResolver)(port, resolverListener, this.options);
@@ -62590,11 +62590,11 @@ var require_server2 = __commonJS({
           }
           return true;
         }
-        _retrieveHandler(path6) {
-          serverCallTrace("Received call to method " + path6 + " at address " + this.serverAddressString);
-          const handler = this.handlers.get(path6);
+        _retrieveHandler(path9) {
+          serverCallTrace("Received call to method " + path9 + " at address " + this.serverAddressString);
+          const handler = this.handlers.get(path9);
           if (handler === void 0) {
-            serverCallTrace("No handler registered for method " + path6 + ". Sending UNIMPLEMENTED status.");
+            serverCallTrace("No handler registered for method " + path9 + ". Sending UNIMPLEMENTED status.");
             return null;
           }
           return handler;
@@ -62618,10 +62618,10 @@ var require_server2 = __commonJS({
             channelzSessionInfo === null || channelzSessionInfo === void 0 ? void 0 : channelzSessionInfo.streamTracker.addCallFailed();
             return;
           }
-          const path6 = headers[HTTP2_HEADER_PATH];
-          const handler = this._retrieveHandler(path6);
+          const path9 = headers[HTTP2_HEADER_PATH];
+          const handler = this._retrieveHandler(path9);
           if (!handler) {
-            this._respondWithError(getUnimplementedStatusResponse(path6), stream, channelzSessionInfo);
+            this._respondWithError(getUnimplementedStatusResponse(path9), stream, channelzSessionInfo);
             return;
           }
           const callEventTracker = {
@@ -62671,10 +62671,10 @@ var require_server2 = __commonJS({
           if (this._verifyContentType(stream, headers) !== true) {
             return;
           }
-          const path6 = headers[HTTP2_HEADER_PATH];
-          const handler = this._retrieveHandler(path6);
+          const path9 = headers[HTTP2_HEADER_PATH];
+          const handler = this._retrieveHandler(path9);
           if (!handler) {
-            this._respondWithError(getUnimplementedStatusResponse(path6), stream, null);
+            this._respondWithError(getUnimplementedStatusResponse(path9), stream, null);
             return;
           }
           const call = (0, server_interceptors_1.getServerInterceptingCall)([...extraInterceptors, ...this.interceptors], stream, headers, null, handler, this.options);
@@ -63982,13 +63982,13 @@ var require_resolver_uds = __commonJS({
         this.listener = listener;
         this.hasReturnedResult = false;
         this.endpoints = [];
-        let path6;
+        let path9;
         if (target.authority === "") {
-          path6 = "/" + target.path;
+          path9 = "/" + target.path;
         } else {
-          path6 = target.path;
+          path9 = target.path;
         }
-        this.endpoints = [{ addresses: [{ path: path6 }] }];
+        this.endpoints = [{ addresses: [{ path: path9 }] }];
       }
       updateResolution() {
         if (!this.hasReturnedResult) {
@@ -64048,12 +64048,12 @@ var require_resolver_ip = __commonJS({
           return;
         }
         const pathList = target.path.split(",");
-        for (const path6 of pathList) {
-          const hostPort = (0, uri_parser_1.splitHostPort)(path6);
+        for (const path9 of pathList) {
+          const hostPort = (0, uri_parser_1.splitHostPort)(path9);
           if (hostPort === null) {
             this.error = {
               code: constants_1.Status.UNAVAILABLE,
-              details: `Failed to parse ${target.scheme} address ${path6}`,
+              details: `Failed to parse ${target.scheme} address ${path9}`,
               metadata: new metadata_1.Metadata()
             };
             return;
@@ -64061,7 +64061,7 @@ var require_resolver_ip = __commonJS({
           if (target.scheme === IPV4_SCHEME && !(0, net_1.isIPv4)(hostPort.host) || target.scheme === IPV6_SCHEME && !(0, net_1.isIPv6)(hostPort.host)) {
             this.error = {
               code: constants_1.Status.UNAVAILABLE,
-              details: `Failed to parse ${target.scheme} address ${path6}`,
+              details: `Failed to parse ${target.scheme} address ${path9}`,
               metadata: new metadata_1.Metadata()
             };
             return;
@@ -65417,16 +65417,16 @@ var require_util4 = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.addCommonProtos = exports.loadProtosWithOptionsSync = exports.loadProtosWithOptions = void 0;
     var fs = __require("fs");
-    var path6 = __require("path");
+    var path9 = __require("path");
     var Protobuf = require_protobufjs();
     function addIncludePathResolver(root, includePaths) {
       const originalResolvePath = root.resolvePath;
       root.resolvePath = (origin, target) => {
-        if (path6.isAbsolute(target)) {
+        if (path9.isAbsolute(target)) {
           return target;
         }
         for (const directory of includePaths) {
-          const fullPath = path6.join(directory, target);
+          const fullPath = path9.join(directory, target);
           try {
             fs.accessSync(fullPath, fs.constants.R_OK);
             return fullPath;
@@ -65673,7 +65673,7 @@ var require_session = __commonJS({
   "node_modules/dockerode/lib/session.js"(exports, module) {
     var grpc = require_src4();
     var protoLoader = require_src5();
-    var path6 = __require("path");
+    var path9 = __require("path");
     var crypto = __require("crypto");
     function withSession(docker, auth, handler) {
       const sessionId = crypto.randomUUID();
@@ -65700,7 +65700,7 @@ var require_session = __commonJS({
         const injector = server.createConnectionInjector(creds);
         injector.injectConnection(socket);
         const pkg = protoLoader.loadSync(
-          path6.resolve(__dirname, "proto", "auth.proto")
+          path9.resolve(__dirname, "proto", "auth.proto")
         );
         const service = grpc.loadPackageDefinition(pkg);
         server.addService(service.moby.filesync.v1.Auth.service, {
@@ -65730,7 +65730,7 @@ var require_session = __commonJS({
 var require_buildkit = __commonJS({
   "node_modules/dockerode/lib/buildkit.js"(exports, module) {
     var protobuf = require_protobufjs();
-    var path6 = __require("path");
+    var path9 = __require("path");
     var BUILDKIT_TRACE_ID = "moby.buildkit.trace";
     var BUILDKIT_IMAGE_ID = "moby.image.id";
     var PROTO_TYPE = "moby.buildkit.v1.StatusResponse";
@@ -65740,7 +65740,7 @@ var require_buildkit = __commonJS({
     function loadProto() {
       if (StatusResponse) return StatusResponse;
       var root = protobuf.loadSync(
-        path6.resolve(__dirname, "proto", "buildkit_status.proto")
+        path9.resolve(__dirname, "proto", "buildkit_status.proto")
       );
       StatusResponse = root.lookupType(PROTO_TYPE);
       return StatusResponse;
@@ -65957,12 +65957,12 @@ var require_docker = __commonJS({
       };
       delete opts.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(self2.getContainer(data.Id));
+            resolve21(self2.getContainer(data.Id));
           });
         });
       } else {
@@ -65995,12 +65995,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66028,12 +66028,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66064,12 +66064,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66092,12 +66092,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66162,12 +66162,12 @@ var require_docker = __commonJS({
         }
       }
       if (callback === void 0) {
-        return new self2.modem.Promise(function(resolve19, reject) {
+        return new self2.modem.Promise(function(resolve21, reject) {
           dialWithSession(function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66226,12 +66226,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66255,12 +66255,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66285,12 +66285,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66313,12 +66313,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66344,12 +66344,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66372,12 +66372,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66404,12 +66404,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(self2.getSecret(data.ID));
+            resolve21(self2.getSecret(data.ID));
           });
         });
       } else {
@@ -66437,12 +66437,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(self2.getConfig(data.ID));
+            resolve21(self2.getConfig(data.ID));
           });
         });
       } else {
@@ -66466,12 +66466,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66494,12 +66494,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66524,12 +66524,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(self2.getPlugin(args.opts.name));
+            resolve21(self2.getPlugin(args.opts.name));
           });
         });
       } else {
@@ -66553,12 +66553,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66581,12 +66581,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66608,12 +66608,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66636,12 +66636,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66664,12 +66664,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66692,12 +66692,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66723,12 +66723,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(self2.getVolume(data.Name));
+            resolve21(self2.getVolume(data.Name));
           });
         });
       } else {
@@ -66760,12 +66760,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(self2.getService(data.ID || data.Id));
+            resolve21(self2.getService(data.ID || data.Id));
           });
         });
       } else {
@@ -66790,12 +66790,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66821,12 +66821,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(self2.getNetwork(data.Id));
+            resolve21(self2.getNetwork(data.Id));
           });
         });
       } else {
@@ -66851,12 +66851,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66879,12 +66879,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66906,12 +66906,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66933,12 +66933,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66960,12 +66960,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -66987,12 +66987,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -67016,12 +67016,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -67148,7 +67148,7 @@ var require_docker = __commonJS({
       };
       extend2(optsc, createOptions);
       var containero;
-      return new this.modem.Promise(function(resolve19, reject) {
+      return new this.modem.Promise(function(resolve21, reject) {
         self2.createContainer(optsc).then(function(container) {
           containero = container;
           return container.attach({
@@ -67181,7 +67181,7 @@ var require_docker = __commonJS({
         }).then(function(data) {
           return containero.wait();
         }).then(function(data) {
-          resolve19([data, containero]);
+          resolve21([data, containero]);
         }).catch(function(err) {
           reject(err);
         });
@@ -67202,12 +67202,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -67231,12 +67231,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -67259,12 +67259,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -67288,12 +67288,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -67316,12 +67316,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve21, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve21(data);
           });
         });
       } else {
@@ -67856,39 +67856,39 @@ var require_yauzl = __commonJS({
     exports.Entry = Entry;
     exports.LocalFileHeader = LocalFileHeader;
     exports.RandomAccessReader = RandomAccessReader;
-    function openPromise(path6, options2) {
-      return new Promise((resolve19, reject) => {
-        open2(path6, { ...options2, lazyEntries: true }, function(err, zipfile) {
+    function openPromise(path9, options2) {
+      return new Promise((resolve21, reject) => {
+        open2(path9, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve19(zipfile);
+          resolve21(zipfile);
         });
       });
     }
     function fromFdPromise(fd, options2) {
-      return new Promise((resolve19, reject) => {
+      return new Promise((resolve21, reject) => {
         fromFd(fd, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve19(zipfile);
+          resolve21(zipfile);
         });
       });
     }
     function fromBufferPromise(buffer, options2) {
-      return new Promise((resolve19, reject) => {
+      return new Promise((resolve21, reject) => {
         fromBuffer(buffer, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve19(zipfile);
+          resolve21(zipfile);
         });
       });
     }
     function fromRandomAccessReaderPromise(reader, totalSize2, options2) {
-      return new Promise((resolve19, reject) => {
+      return new Promise((resolve21, reject) => {
         fromRandomAccessReader(reader, totalSize2, { ...options2, lazyEntries: true }, function(err, zipfile) {
           if (err) return reject(err);
-          resolve19(zipfile);
+          resolve21(zipfile);
         });
       });
     }
-    function open2(path6, options2, callback) {
+    function open2(path9, options2, callback) {
       if (typeof options2 === "function") {
         callback = options2;
         options2 = null;
@@ -67900,7 +67900,7 @@ var require_yauzl = __commonJS({
       if (options2.validateEntrySizes == null) options2.validateEntrySizes = true;
       if (options2.strictFileNames == null) options2.strictFileNames = false;
       if (callback == null) callback = defaultCallback;
-      fs.open(path6, "r", function(err, fd) {
+      fs.open(path9, "r", function(err, fd) {
         if (err) return callback(err);
         fromFd(fd, options2, function(err2, zipfile) {
           if (err2) fs.close(fd, defaultCallback);
@@ -68168,15 +68168,15 @@ var require_yauzl = __commonJS({
         if (self2.autoClose) self2.close();
       }
       function onEntry(entry) {
-        let { resolve: resolve19 } = pendingResolveReject;
+        let { resolve: resolve21 } = pendingResolveReject;
         pendingResolveReject = null;
-        resolve19({ value: entry });
+        resolve21({ value: entry });
       }
       function onEnd() {
-        let { resolve: resolve19 } = pendingResolveReject;
+        let { resolve: resolve21 } = pendingResolveReject;
         pendingResolveReject = null;
         cleanup();
-        resolve19({ done: true });
+        resolve21({ done: true });
       }
       function onError(err) {
         let { reject } = pendingResolveReject;
@@ -68189,9 +68189,9 @@ var require_yauzl = __commonJS({
           return this;
         },
         next() {
-          const promise2 = new Promise((resolve19, reject) => {
+          const promise2 = new Promise((resolve21, reject) => {
             if (pendingResolveReject != null) throw new Error("next() called before previous Promise was resolved.");
-            pendingResolveReject = { resolve: resolve19, reject };
+            pendingResolveReject = { resolve: resolve21, reject };
           });
           self2.readEntry();
           return promise2;
@@ -68380,26 +68380,26 @@ var require_yauzl = __commonJS({
       });
     };
     ZipFile.prototype.openReadStreamPromise = function(entry, options2) {
-      return new Promise((resolve19, reject) => {
+      return new Promise((resolve21, reject) => {
         this.openReadStream(entry, options2, function(err, readStream) {
           if (err) return reject(err);
-          resolve19(readStream);
+          resolve21(readStream);
         });
       });
     };
     ZipFile.prototype.openReadStreamLowLevelPromise = function(fileDataStart, compressedSize, relativeStart, relativeEnd, decompress, uncompressedSize) {
-      return new Promise((resolve19, reject) => {
+      return new Promise((resolve21, reject) => {
         this.openReadStream(fileDataStart, compressedSize, relativeStart, relativeEnd, decompress, uncompressedSize, function(err, readStream) {
           if (err) return reject(err);
-          resolve19(readStream);
+          resolve21(readStream);
         });
       });
     };
     ZipFile.prototype.readLocalFileHeaderPromise = function(entry, options2) {
-      return new Promise((resolve19, reject) => {
+      return new Promise((resolve21, reject) => {
         this.readLocalFileHeader(entry, options2, function(err, localFileHeader) {
           if (err) return reject(err);
-          resolve19(localFileHeader);
+          resolve21(localFileHeader);
         });
       });
     };
@@ -70122,7 +70122,7 @@ var require_crc = __commonJS({
 var require_parser2 = __commonJS({
   "node_modules/pngjs/lib/parser.js"(exports, module) {
     "use strict";
-    var constants2 = require_constants3();
+    var constants6 = require_constants3();
     var CrcCalculator = require_crc();
     var Parser = module.exports = function(options2, dependencies) {
       this._options = options2;
@@ -70133,12 +70133,12 @@ var require_parser2 = __commonJS({
       this._palette = [];
       this._colorType = 0;
       this._chunks = {};
-      this._chunks[constants2.TYPE_IHDR] = this._handleIHDR.bind(this);
-      this._chunks[constants2.TYPE_IEND] = this._handleIEND.bind(this);
-      this._chunks[constants2.TYPE_IDAT] = this._handleIDAT.bind(this);
-      this._chunks[constants2.TYPE_PLTE] = this._handlePLTE.bind(this);
-      this._chunks[constants2.TYPE_tRNS] = this._handleTRNS.bind(this);
-      this._chunks[constants2.TYPE_gAMA] = this._handleGAMA.bind(this);
+      this._chunks[constants6.TYPE_IHDR] = this._handleIHDR.bind(this);
+      this._chunks[constants6.TYPE_IEND] = this._handleIEND.bind(this);
+      this._chunks[constants6.TYPE_IDAT] = this._handleIDAT.bind(this);
+      this._chunks[constants6.TYPE_PLTE] = this._handlePLTE.bind(this);
+      this._chunks[constants6.TYPE_tRNS] = this._handleTRNS.bind(this);
+      this._chunks[constants6.TYPE_gAMA] = this._handleGAMA.bind(this);
       this.read = dependencies.read;
       this.error = dependencies.error;
       this.metadata = dependencies.metadata;
@@ -70153,10 +70153,10 @@ var require_parser2 = __commonJS({
       };
     };
     Parser.prototype.start = function() {
-      this.read(constants2.PNG_SIGNATURE.length, this._parseSignature.bind(this));
+      this.read(constants6.PNG_SIGNATURE.length, this._parseSignature.bind(this));
     };
     Parser.prototype._parseSignature = function(data) {
-      let signature = constants2.PNG_SIGNATURE;
+      let signature = constants6.PNG_SIGNATURE;
       for (let i = 0; i < signature.length; i++) {
         if (data[i] !== signature[i]) {
           this.error(new Error("Invalid file signature"));
@@ -70173,7 +70173,7 @@ var require_parser2 = __commonJS({
         name2 += String.fromCharCode(data[i]);
       }
       let ancillary = Boolean(data[4] & 32);
-      if (!this._hasIHDR && type !== constants2.TYPE_IHDR) {
+      if (!this._hasIHDR && type !== constants6.TYPE_IHDR) {
         this.error(new Error("Expected IHDR on beggining"));
         return;
       }
@@ -70221,7 +70221,7 @@ var require_parser2 = __commonJS({
         this.error(new Error("Unsupported bit depth " + depth));
         return;
       }
-      if (!(colorType in constants2.COLORTYPE_TO_BPP_MAP)) {
+      if (!(colorType in constants6.COLORTYPE_TO_BPP_MAP)) {
         this.error(new Error("Unsupported color type"));
         return;
       }
@@ -70238,16 +70238,16 @@ var require_parser2 = __commonJS({
         return;
       }
       this._colorType = colorType;
-      let bpp = constants2.COLORTYPE_TO_BPP_MAP[this._colorType];
+      let bpp = constants6.COLORTYPE_TO_BPP_MAP[this._colorType];
       this._hasIHDR = true;
       this.metadata({
         width,
         height,
         depth,
         interlace: Boolean(interlace),
-        palette: Boolean(colorType & constants2.COLORTYPE_PALETTE),
-        color: Boolean(colorType & constants2.COLORTYPE_COLOR),
-        alpha: Boolean(colorType & constants2.COLORTYPE_ALPHA),
+        palette: Boolean(colorType & constants6.COLORTYPE_PALETTE),
+        color: Boolean(colorType & constants6.COLORTYPE_COLOR),
+        alpha: Boolean(colorType & constants6.COLORTYPE_ALPHA),
         bpp,
         colorType
       });
@@ -70271,7 +70271,7 @@ var require_parser2 = __commonJS({
     };
     Parser.prototype._parseTRNS = function(data) {
       this._crc.write(data);
-      if (this._colorType === constants2.COLORTYPE_PALETTE_COLOR) {
+      if (this._colorType === constants6.COLORTYPE_PALETTE_COLOR) {
         if (this._palette.length === 0) {
           this.error(new Error("Transparency chunk must be after palette"));
           return;
@@ -70285,10 +70285,10 @@ var require_parser2 = __commonJS({
         }
         this.palette(this._palette);
       }
-      if (this._colorType === constants2.COLORTYPE_GRAYSCALE) {
+      if (this._colorType === constants6.COLORTYPE_GRAYSCALE) {
         this.transColor([data.readUInt16BE(0)]);
       }
-      if (this._colorType === constants2.COLORTYPE_COLOR) {
+      if (this._colorType === constants6.COLORTYPE_COLOR) {
         this.transColor([
           data.readUInt16BE(0),
           data.readUInt16BE(2),
@@ -70302,7 +70302,7 @@ var require_parser2 = __commonJS({
     };
     Parser.prototype._parseGAMA = function(data) {
       this._crc.write(data);
-      this.gamma(data.readUInt32BE(0) / constants2.GAMMA_DIVISION);
+      this.gamma(data.readUInt32BE(0) / constants6.GAMMA_DIVISION);
       this._handleChunkEnd();
     };
     Parser.prototype._handleIDAT = function(length) {
@@ -70314,7 +70314,7 @@ var require_parser2 = __commonJS({
     };
     Parser.prototype._parseIDAT = function(length, data) {
       this._crc.write(data);
-      if (this._colorType === constants2.COLORTYPE_PALETTE_COLOR && this._palette.length === 0) {
+      if (this._colorType === constants6.COLORTYPE_PALETTE_COLOR && this._palette.length === 0) {
         throw new Error("Expected palette not found");
       }
       this.inflateData(data);
@@ -70802,9 +70802,9 @@ var require_parser_async = __commonJS({
 var require_bitpacker = __commonJS({
   "node_modules/pngjs/lib/bitpacker.js"(exports, module) {
     "use strict";
-    var constants2 = require_constants3();
+    var constants6 = require_constants3();
     module.exports = function(dataIn, width, height, options2) {
-      let outHasAlpha = [constants2.COLORTYPE_COLOR_ALPHA, constants2.COLORTYPE_ALPHA].indexOf(
+      let outHasAlpha = [constants6.COLORTYPE_COLOR_ALPHA, constants6.COLORTYPE_ALPHA].indexOf(
         options2.colorType
       ) !== -1;
       if (options2.colorType === options2.inputColorType) {
@@ -70824,11 +70824,11 @@ var require_bitpacker = __commonJS({
       }
       let data = options2.bitDepth !== 16 ? dataIn : new Uint16Array(dataIn.buffer);
       let maxValue = 255;
-      let inBpp = constants2.COLORTYPE_TO_BPP_MAP[options2.inputColorType];
+      let inBpp = constants6.COLORTYPE_TO_BPP_MAP[options2.inputColorType];
       if (inBpp === 4 && !options2.inputHasAlpha) {
         inBpp = 3;
       }
-      let outBpp = constants2.COLORTYPE_TO_BPP_MAP[options2.colorType];
+      let outBpp = constants6.COLORTYPE_TO_BPP_MAP[options2.colorType];
       if (options2.bitDepth === 16) {
         maxValue = 65535;
         outBpp *= 2;
@@ -70852,24 +70852,24 @@ var require_bitpacker = __commonJS({
         let blue;
         let alpha = maxValue;
         switch (options2.inputColorType) {
-          case constants2.COLORTYPE_COLOR_ALPHA:
+          case constants6.COLORTYPE_COLOR_ALPHA:
             alpha = data[inIndex + 3];
             red = data[inIndex];
             green = data[inIndex + 1];
             blue = data[inIndex + 2];
             break;
-          case constants2.COLORTYPE_COLOR:
+          case constants6.COLORTYPE_COLOR:
             red = data[inIndex];
             green = data[inIndex + 1];
             blue = data[inIndex + 2];
             break;
-          case constants2.COLORTYPE_ALPHA:
+          case constants6.COLORTYPE_ALPHA:
             alpha = data[inIndex + 1];
             red = data[inIndex];
             green = red;
             blue = red;
             break;
-          case constants2.COLORTYPE_GRAYSCALE:
+          case constants6.COLORTYPE_GRAYSCALE:
             red = data[inIndex];
             green = red;
             blue = red;
@@ -70902,8 +70902,8 @@ var require_bitpacker = __commonJS({
         for (let x = 0; x < width; x++) {
           let rgba = getRGBA(data, inIndex);
           switch (options2.colorType) {
-            case constants2.COLORTYPE_COLOR_ALPHA:
-            case constants2.COLORTYPE_COLOR:
+            case constants6.COLORTYPE_COLOR_ALPHA:
+            case constants6.COLORTYPE_COLOR:
               if (options2.bitDepth === 8) {
                 outData[outIndex] = rgba.red;
                 outData[outIndex + 1] = rgba.green;
@@ -70920,8 +70920,8 @@ var require_bitpacker = __commonJS({
                 }
               }
               break;
-            case constants2.COLORTYPE_ALPHA:
-            case constants2.COLORTYPE_GRAYSCALE: {
+            case constants6.COLORTYPE_ALPHA:
+            case constants6.COLORTYPE_GRAYSCALE: {
               let grayscale = (rgba.red + rgba.green + rgba.blue) / 3;
               if (options2.bitDepth === 8) {
                 outData[outIndex] = grayscale;
@@ -71094,7 +71094,7 @@ var require_filter_pack = __commonJS({
 var require_packer = __commonJS({
   "node_modules/pngjs/lib/packer.js"(exports, module) {
     "use strict";
-    var constants2 = require_constants3();
+    var constants6 = require_constants3();
     var CrcStream = require_crc();
     var bitPacker = require_bitpacker();
     var filter = require_filter_pack();
@@ -71107,23 +71107,23 @@ var require_packer = __commonJS({
       options2.inputHasAlpha = options2.inputHasAlpha != null ? options2.inputHasAlpha : true;
       options2.deflateFactory = options2.deflateFactory || zlib.createDeflate;
       options2.bitDepth = options2.bitDepth || 8;
-      options2.colorType = typeof options2.colorType === "number" ? options2.colorType : constants2.COLORTYPE_COLOR_ALPHA;
-      options2.inputColorType = typeof options2.inputColorType === "number" ? options2.inputColorType : constants2.COLORTYPE_COLOR_ALPHA;
+      options2.colorType = typeof options2.colorType === "number" ? options2.colorType : constants6.COLORTYPE_COLOR_ALPHA;
+      options2.inputColorType = typeof options2.inputColorType === "number" ? options2.inputColorType : constants6.COLORTYPE_COLOR_ALPHA;
       if ([
-        constants2.COLORTYPE_GRAYSCALE,
-        constants2.COLORTYPE_COLOR,
-        constants2.COLORTYPE_COLOR_ALPHA,
-        constants2.COLORTYPE_ALPHA
+        constants6.COLORTYPE_GRAYSCALE,
+        constants6.COLORTYPE_COLOR,
+        constants6.COLORTYPE_COLOR_ALPHA,
+        constants6.COLORTYPE_ALPHA
       ].indexOf(options2.colorType) === -1) {
         throw new Error(
           "option color type:" + options2.colorType + " is not supported at present"
         );
       }
       if ([
-        constants2.COLORTYPE_GRAYSCALE,
-        constants2.COLORTYPE_COLOR,
-        constants2.COLORTYPE_COLOR_ALPHA,
-        constants2.COLORTYPE_ALPHA
+        constants6.COLORTYPE_GRAYSCALE,
+        constants6.COLORTYPE_COLOR,
+        constants6.COLORTYPE_COLOR_ALPHA,
+        constants6.COLORTYPE_ALPHA
       ].indexOf(options2.inputColorType) === -1) {
         throw new Error(
           "option input color type:" + options2.inputColorType + " is not supported at present"
@@ -71147,7 +71147,7 @@ var require_packer = __commonJS({
     };
     Packer.prototype.filterData = function(data, width, height) {
       let packedData = bitPacker(data, width, height, this._options);
-      let bpp = constants2.COLORTYPE_TO_BPP_MAP[this._options.colorType];
+      let bpp = constants6.COLORTYPE_TO_BPP_MAP[this._options.colorType];
       let filteredData = filter(packedData, width, height, this._options, bpp);
       return filteredData;
     };
@@ -71167,8 +71167,8 @@ var require_packer = __commonJS({
     };
     Packer.prototype.packGAMA = function(gamma) {
       let buf = Buffer.alloc(4);
-      buf.writeUInt32BE(Math.floor(gamma * constants2.GAMMA_DIVISION), 0);
-      return this._packChunk(constants2.TYPE_gAMA, buf);
+      buf.writeUInt32BE(Math.floor(gamma * constants6.GAMMA_DIVISION), 0);
+      return this._packChunk(constants6.TYPE_gAMA, buf);
     };
     Packer.prototype.packIHDR = function(width, height) {
       let buf = Buffer.alloc(13);
@@ -71179,13 +71179,13 @@ var require_packer = __commonJS({
       buf[10] = 0;
       buf[11] = 0;
       buf[12] = 0;
-      return this._packChunk(constants2.TYPE_IHDR, buf);
+      return this._packChunk(constants6.TYPE_IHDR, buf);
     };
     Packer.prototype.packIDAT = function(data) {
-      return this._packChunk(constants2.TYPE_IDAT, data);
+      return this._packChunk(constants6.TYPE_IDAT, data);
     };
     Packer.prototype.packIEND = function() {
-      return this._packChunk(constants2.TYPE_IEND, null);
+      return this._packChunk(constants6.TYPE_IEND, null);
     };
   }
 });
@@ -71196,7 +71196,7 @@ var require_packer_async = __commonJS({
     "use strict";
     var util = __require("util");
     var Stream = __require("stream");
-    var constants2 = require_constants3();
+    var constants6 = require_constants3();
     var Packer = require_packer();
     var PackerAsync = module.exports = function(opt) {
       Stream.call(this);
@@ -71207,7 +71207,7 @@ var require_packer_async = __commonJS({
     };
     util.inherits(PackerAsync, Stream);
     PackerAsync.prototype.pack = function(data, width, height, gamma) {
-      this.emit("data", Buffer.from(constants2.PNG_SIGNATURE));
+      this.emit("data", Buffer.from(constants6.PNG_SIGNATURE));
       this.emit("data", this._packer.packIHDR(width, height));
       if (gamma) {
         this.emit("data", this._packer.packGAMA(gamma));
@@ -71535,7 +71535,7 @@ var require_packer_sync = __commonJS({
     if (!zlib.deflateSync) {
       hasSyncZlib = false;
     }
-    var constants2 = require_constants3();
+    var constants6 = require_constants3();
     var Packer = require_packer();
     module.exports = function(metaData, opt) {
       if (!hasSyncZlib) {
@@ -71546,7 +71546,7 @@ var require_packer_sync = __commonJS({
       let options2 = opt || {};
       let packer = new Packer(options2);
       let chunks = [];
-      chunks.push(Buffer.from(constants2.PNG_SIGNATURE));
+      chunks.push(Buffer.from(constants6.PNG_SIGNATURE));
       chunks.push(packer.packIHDR(metaData.width, metaData.height));
       if (metaData.gamma) {
         chunks.push(packer.packGAMA(metaData.gamma));
@@ -71760,13 +71760,13 @@ function numberOption(value, flag, allowNaN = false) {
 }
 
 // src/cli/commands/run.ts
-import { mkdirSync as mkdirSync14 } from "node:fs";
-import { join as join23, resolve as resolve13, dirname as dirname8 } from "node:path";
+import { mkdirSync as mkdirSync16 } from "node:fs";
+import { join as join26, resolve as resolve15, dirname as dirname10 } from "node:path";
 
 // src/config/load.ts
 var import_yaml = __toESM(require_dist(), 1);
-import { readFileSync, statSync } from "node:fs";
-import { dirname, resolve, extname } from "node:path";
+import { readFileSync as readFileSync3, statSync as statSync3 } from "node:fs";
+import { dirname, resolve as resolve4, extname } from "node:path";
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -72585,10 +72585,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path6) {
-  if (!path6)
+function getElementAtPath(obj, path9) {
+  if (!path9)
     return obj;
-  return path6.reduce((acc, key2) => acc?.[key2], obj);
+  return path9.reduce((acc, key2) => acc?.[key2], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -72928,11 +72928,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path6, issues) {
+function prefixIssues(path9, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path6);
+    iss.path.unshift(path9);
     return iss;
   });
 }
@@ -73394,16 +73394,16 @@ function flattenError(error62, mapper = (issue2) => issue2.message) {
 }
 function formatError(error62, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error63, path6 = []) => {
+  const processError = (error63, path9 = []) => {
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path6, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path9, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path6, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path9, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path6, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path9, ...issue2.path]);
       } else {
-        const fullpath = [...path6, ...issue2.path];
+        const fullpath = [...path9, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -73442,17 +73442,17 @@ function formatError(error62, mapper = (issue2) => issue2.message) {
 }
 function treeifyError(error62, mapper = (issue2) => issue2.message) {
   const result = { errors: [] };
-  const processError = (error63, path6 = []) => {
+  const processError = (error63, path9 = []) => {
     var _a3;
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path6, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path9, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path6, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path9, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path6, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path9, ...issue2.path]);
       } else {
-        const fullpath = [...path6, ...issue2.path];
+        const fullpath = [...path9, ...issue2.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue2));
           continue;
@@ -73491,8 +73491,8 @@ function treeifyError(error62, mapper = (issue2) => issue2.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path6 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path6) {
+  const path9 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path9) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -76835,7 +76835,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve19) {
+function isRecursive(inst, stack, resolve21) {
   const cached2 = recursive.get(inst);
   if (cached2 !== void 0)
     return cached2 ? PROVEN : NONE;
@@ -76845,7 +76845,7 @@ function isRecursive(inst, stack, resolve19) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve19);
+      const answer = isRecursive(child, stack, resolve21);
       if (answer > result)
         result = answer;
     }
@@ -76856,13 +76856,13 @@ function isRecursive(inst, stack, resolve19) {
       const desc = Object.getOwnPropertyDescriptor(sh2, key2);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve19) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve21) : NONE;
       if (child > answer)
         answer = child;
     }
     return answer;
   };
-  const merge3 = (answer) => {
+  const merge2 = (answer) => {
     if (answer > result)
       result = answer;
   };
@@ -76871,7 +76871,7 @@ function isRecursive(inst, stack, resolve19) {
   switch (kind2) {
     case "object": {
       const raw = rawShape(def);
-      merge3(raw ? shape(raw, true) : ASSUMED);
+      merge2(raw ? shape(raw, true) : ASSUMED);
       check2(def.catchall);
       break;
     }
@@ -76920,8 +76920,8 @@ function isRecursive(inst, stack, resolve19) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve19 ? inst._zod.innerType : void 0);
-      merge3(inner ? isRecursive(inner, stack, false) : ASSUMED);
+      const inner = def._cachedInner ?? (resolve21 ? inst._zod.innerType : void 0);
+      merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
     // a leaf by choice: `parts` are regex fragments, not data positions
@@ -80036,12 +80036,12 @@ function hu_default() {
 function getArmenianPlural(count, one, many) {
   return Math.abs(count) === 1 ? one : many;
 }
-function withDefiniteArticle(word) {
-  if (!word)
+function withDefiniteArticle(word2) {
+  if (!word2)
     return "";
   const vowels = ["\u0561", "\u0565", "\u0568", "\u056B", "\u0578", "\u0578\u0582", "\u0585"];
-  const lastChar = word[word.length - 1];
-  return word + (vowels.includes(lastChar) ? "\u0576" : "\u0568");
+  const lastChar = word2[word2.length - 1];
+  return word2 + (vowels.includes(lastChar) ? "\u0576" : "\u0568");
 }
 var error24 = () => {
   const Sizable = {
@@ -90630,13 +90630,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path6 = ref.slice(1).split("/").filter(Boolean);
-  if (path6.length === 0) {
+  const path9 = ref.slice(1).split("/").filter(Boolean);
+  if (path9.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path6[0] === defsKey) {
-    const key2 = path6[1] === void 0 ? void 0 : decodeJSONPointerSegment(path6[1]);
+  if (path9[0] === defsKey) {
+    const key2 = path9[1] === void 0 ? void 0 : decodeJSONPointerSegment(path9[1]);
     if (!key2 || !ctx.defs[key2]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -91485,7 +91485,5100 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 
-// src/config/slurm.ts
+// src/execute/attempt.ts
+import { chmod, chown, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { rmSync as rmSync4 } from "node:fs";
+import path4 from "node:path";
+
+// src/execute/mask.ts
+var MIN_SECRET_LENGTH = 4;
+var MASK = "***";
+var escapeRe = (s) => s.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
+var hexDigit = (d) => /[a-f]/i.test(d) ? `[${d.toLowerCase()}${d.toUpperCase()}]` : d;
+var hexByte = (b) => [...b.toString(16).padStart(2, "0")].map(hexDigit).join("");
+function jsonEscapes(ch) {
+  const named = { '"': '"', "\\": "\\", "/": "/", "\n": "n", "\r": "r", "	": "t" };
+  const out = ch in named ? [{ source: escapeRe(`\\${named[ch]}`), length: 2 }] : [];
+  const units = [...ch].length === 1 ? Array.from({ length: ch.length }, (_, i) => ch.charCodeAt(i)) : [];
+  const hex3 = units.map((u) => `\\\\u${[...u.toString(16).padStart(4, "0")].map(hexDigit).join("")}`);
+  out.push({ source: hex3.join(""), length: 6 * units.length });
+  return out;
+}
+function textPattern(secret) {
+  let source = "";
+  let maxLength = 0;
+  for (const ch of secret) {
+    const bytes2 = [...Buffer.from(ch, "utf8")];
+    const json2 = jsonEscapes(ch);
+    const alts = [escapeRe(ch), bytes2.map((b) => `%${hexByte(b)}`).join(""), ...json2.map((j) => j.source)];
+    if (ch === " ") alts.push("\\+");
+    source += `(?:${alts.join("|")})`;
+    maxLength += Math.max(ch.length, 3 * bytes2.length, ...json2.map((j) => j.length));
+  }
+  return { source, maxLength };
+}
+function hexPattern(bytes2) {
+  return { source: [...bytes2].map(hexByte).join(""), maxLength: 2 * bytes2.length };
+}
+function base64Pattern(bytes2, align) {
+  const enc = Buffer.concat([Buffer.alloc(align), bytes2]).toString("base64");
+  const first = Math.ceil(8 * align / 6);
+  const end = Math.floor(8 * (align + bytes2.length) / 6);
+  const stable = enc.slice(first, end);
+  if (stable.length < MIN_SECRET_LENGTH) return null;
+  const chars = [...stable].map((c) => c === "+" ? "[+-]" : c === "/" ? "[/_]" : c);
+  return { source: chars.join("(?:\\r?\\n)?"), maxLength: stable.length + 2 * (stable.length - 1) };
+}
+function patternsOf(secret) {
+  const bytes2 = Buffer.from(secret, "utf8");
+  const out = [textPattern(secret), hexPattern(bytes2)];
+  for (const align of [0, 1, 2]) {
+    const p = base64Pattern(bytes2, align);
+    if (p) out.push(p);
+  }
+  return out;
+}
+function usableSecrets(secrets) {
+  const set2 = /* @__PURE__ */ new Set();
+  for (const s of secrets) for (const v of [s, s.trim()]) if (v.length >= MIN_SECRET_LENGTH) set2.add(v);
+  return [...set2];
+}
+var Masker = class {
+  /** False when no secret is long enough to mask: mask() returns its input. */
+  active;
+  /** The most characters one secret's match can take (0 when inactive). */
+  maxMatch;
+  /** One regex per encoding of each secret: V8 scans a single pattern far faster than an alternation of many. */
+  patterns;
+  constructor(secrets) {
+    const patterns = usableSecrets(secrets).flatMap(patternsOf);
+    this.active = patterns.length > 0;
+    this.maxMatch = Math.max(0, ...patterns.map((p) => p.maxLength));
+    this.patterns = patterns.map((p) => new RegExp(p.source, "g"));
+  }
+  /** Every range of `text` that holds a secret, overlapping matches included, merged. */
+  ranges(text2) {
+    const found = [];
+    for (const re of this.patterns) {
+      re.lastIndex = 0;
+      for (let m = re.exec(text2); m !== null; m = re.exec(text2)) {
+        found.push([m.index, m.index + m[0].length]);
+        re.lastIndex = m.index + 1;
+      }
+    }
+    found.sort((a, b) => a[0] - b[0]);
+    const out = [];
+    for (const [start, end] of found) {
+      const last = out[out.length - 1];
+      if (last && start <= last[1]) last[1] = Math.max(last[1], end);
+      else out.push([start, end]);
+    }
+    return out;
+  }
+  /** `text` with every secret replaced by MASK. */
+  mask(text2) {
+    if (!this.active) return text2;
+    return replace(text2, this.ranges(text2), text2.length);
+  }
+  /** Does `text` hold a secret? */
+  has(text2) {
+    return this.ranges(text2).length > 0;
+  }
+  /**
+   * A masker for text that arrives in pieces: it holds back the last (longest match − 1)
+   * characters, so that a secret split across pieces is still masked.
+   */
+  stream() {
+    let held = "";
+    let count = 0;
+    const hold = Math.max(0, this.maxMatch - 1);
+    return {
+      get count() {
+        return count;
+      },
+      push: (chunk) => {
+        if (!this.active) return chunk;
+        held += chunk;
+        const ranges = this.ranges(held);
+        let cut = Math.max(0, held.length - hold);
+        if (cut > 0 && cut < held.length && isHighSurrogate(held.charCodeAt(cut - 1))) cut--;
+        for (const [s, e] of ranges) if (s < cut && e > cut) cut = s;
+        count += ranges.filter(([s]) => s < cut).length;
+        const out = replace(held, ranges, cut);
+        held = held.slice(cut);
+        return out;
+      },
+      end: () => {
+        const ranges = this.ranges(held);
+        count += ranges.length;
+        const out = replace(held, ranges, held.length);
+        held = "";
+        return out;
+      }
+    };
+  }
+};
+var isHighSurrogate = (c) => c >= 55296 && c <= 56319;
+function replace(text2, ranges, upTo) {
+  let out = "";
+  let at = 0;
+  for (const [s, e] of ranges) {
+    if (s >= upTo) break;
+    out += text2.slice(at, s) + MASK;
+    at = e;
+  }
+  return out + text2.slice(at, upTo);
+}
+
+// src/execute/mask-folder.ts
+import {
+  closeSync as closeSync3,
+  constants as constants3,
+  fchmodSync,
+  lstatSync as lstatSync2,
+  mkdirSync,
+  openSync as openSync3,
+  readSync as readSync2,
+  renameSync,
+  rmdirSync,
+  rmSync as rmSync3,
+  writeSync as writeSync3
+} from "node:fs";
+import path3 from "node:path";
+
+// src/util/runfiles.ts
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  chmodSync,
+  rmSync,
+  mkdtempSync,
+  writeSync
+} from "node:fs";
+import os from "node:os";
+import path from "node:path";
+var NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+var NONBLOCK = constants.O_NONBLOCK ?? 0;
+function kind(st) {
+  if (st.isSymbolicLink()) return "a symbolic link";
+  if (st.isDirectory()) return "a directory";
+  if (st.isFIFO()) return "a FIFO";
+  if (st.isSocket()) return "a socket";
+  if (st.isCharacterDevice() || st.isBlockDevice()) return "a device node";
+  return "not a regular file";
+}
+function parts(rel) {
+  if (rel === "" || path.isAbsolute(rel)) return null;
+  const ps = rel.split(/[\\/]+/).filter((p) => p !== "" && p !== ".");
+  return ps.length === 0 || ps.includes("..") ? null : ps;
+}
+function openInside(root, rel, maxBytes) {
+  const ps = parts(rel);
+  const shown = path.join(root, rel);
+  if (!ps) return { ok: false, problem: `${rel} is not a plain relative path` };
+  let cur = root;
+  for (const p of ["", ...ps.slice(0, -1)]) {
+    cur = p === "" ? root : path.join(cur, p);
+    let st2;
+    try {
+      st2 = lstatSync(cur);
+    } catch {
+      return { ok: false, problem: `no file at ${shown}`, missing: true };
+    }
+    if (!st2.isDirectory()) return { ok: false, problem: `${cur} is ${kind(st2)}, not a folder` };
+  }
+  let fd;
+  try {
+    fd = openSync(shown, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
+  } catch (e) {
+    const code = e.code;
+    if (code === "ENOENT") return { ok: false, problem: `no file at ${shown}`, missing: true };
+    if (code === "ELOOP" || code === "EMLINK") return { ok: false, problem: `${shown} is a symbolic link` };
+    let st2 = null;
+    try {
+      st2 = lstatSync(shown);
+    } catch {
+    }
+    return { ok: false, problem: `${shown} ${st2 ? `is ${kind(st2)}` : `cannot be opened (${code})`}` };
+  }
+  const refuse = (problem) => {
+    closeSync(fd);
+    return { ok: false, problem };
+  };
+  const st = fstatSync(fd);
+  if (!st.isFile()) return refuse(`${shown} is ${kind(st)}`);
+  if (st.nlink > 1) return refuse(`${shown} is a hard link (${st.nlink} names for one file)`);
+  if (st.size > maxBytes) return refuse(`${shown} is ${st.size} bytes, more than the ${maxBytes}-byte limit`);
+  const where = openedPath(fd);
+  if (where !== null) {
+    let real;
+    try {
+      real = realpathSync(root);
+    } catch {
+      return refuse(`${root} cannot be resolved`);
+    }
+    if (!where.startsWith(real + path.sep)) return refuse(`${shown} lies outside ${root}`);
+  }
+  return { ok: true, fd, size: st.size };
+}
+function openedPath(fd) {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return null;
+  }
+}
+function readInside(root, rel, maxBytes) {
+  const o = openInside(root, rel, maxBytes);
+  if (!o.ok) return o;
+  try {
+    const buf = Buffer.allocUnsafe(Math.min(maxBytes, o.size) + 1);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(o.fd, buf, got, buf.length - got, null);
+      if (n === 0) break;
+      got += n;
+    }
+    if (got > maxBytes) return { ok: false, problem: `${path.join(root, rel)} grew past ${maxBytes} bytes` };
+    return { ok: true, data: buf.subarray(0, got) };
+  } finally {
+    closeSync(o.fd);
+  }
+}
+function copyOut(root, rel, dest, maxBytes) {
+  const o = openInside(root, rel, maxBytes);
+  if (!o.ok) return o;
+  let out = -1;
+  try {
+    out = openSync(dest, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 384);
+    const buf = Buffer.allocUnsafe(Math.min(4 * 1024 * 1024, maxBytes + 1));
+    let total = 0;
+    for (; ; ) {
+      const n = readSync(o.fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      total += n;
+      if (total > maxBytes)
+        return { ok: false, problem: `${path.join(root, rel)} grew past ${maxBytes} bytes` };
+      let off = 0;
+      while (off < n) off += writeSync(out, buf, off, n - off);
+    }
+    return { ok: true };
+  } finally {
+    closeSync(o.fd);
+    if (out >= 0) closeSync(out);
+  }
+}
+function isRealDir(p) {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+function walkTree(dir, visit2, rel = "") {
+  let names2;
+  try {
+    names2 = readdirSync(dir);
+  } catch {
+    return true;
+  }
+  for (const name2 of names2) {
+    const full = path.join(dir, name2);
+    const r = rel ? `${rel}/${name2}` : name2;
+    let st;
+    try {
+      st = lstatSync(full);
+    } catch {
+      st = void 0;
+    }
+    const next = visit2(full, r, st);
+    if (next === "stop") return false;
+    if (next !== "skip" && st?.isDirectory() && !walkTree(full, visit2, r)) return false;
+  }
+  return true;
+}
+function sanitizeTree(root, maxEntries = 1e6) {
+  const report = { removed: [], stripped: [], entries: 0, incomplete: false };
+  const top = lstatSync(root, { throwIfNoEntry: false });
+  if (top && !top.isDirectory()) {
+    rmSync(root, { force: true });
+    report.removed.push(".");
+    return report;
+  }
+  walkTree(root, (full, r, st) => {
+    if (report.entries >= maxEntries) {
+      report.incomplete = true;
+      return "stop";
+    }
+    report.entries++;
+    if (!st || st.isSymbolicLink()) return "skip";
+    if (st.isFIFO() || st.isSocket() || st.isCharacterDevice() || st.isBlockDevice()) {
+      rmSync(full, { force: true });
+      report.removed.push(r);
+      return "skip";
+    }
+    const mode = st.mode & 4095;
+    const safe2 = mode & ~3072 & (st.isFile() ? ~2 : ~0);
+    if (safe2 !== mode) {
+      try {
+        chmodSync(full, safe2);
+        report.stripped.push(r);
+      } catch {
+        rmSync(full, { recursive: true, force: true });
+        report.removed.push(r);
+        return "skip";
+      }
+    }
+  });
+  return report;
+}
+function treeBytes(root, stopAt = Infinity, maxEntries = 1e6) {
+  if (!isRealDir(root)) return 0;
+  let total = 0;
+  let entries = 0;
+  walkTree(root, (_full, _r, st) => {
+    if (total > stopAt) return "stop";
+    if (++entries > maxEntries) {
+      total = Infinity;
+      return "stop";
+    }
+    if (st) total += Math.max(st.blocks * 512, st.isFile() ? st.size : 0);
+  });
+  return total;
+}
+function snapshotFile(file2, maxBytes) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "medalist-read-"));
+  const dispose = () => rmSync(dir, { recursive: true, force: true });
+  const dest = path.join(dir, path.basename(file2));
+  try {
+    const r = copyOut(path.dirname(file2), path.basename(file2), dest, maxBytes);
+    if (!r.ok) {
+      dispose();
+      return r;
+    }
+  } catch (e) {
+    dispose();
+    throw e;
+  }
+  return { ok: true, path: dest, dispose };
+}
+function sanitizeRun(runDir) {
+  const lines2 = [];
+  for (const sub of ["submission", "logs", "code"]) {
+    const r = sanitizeTree(path.join(runDir, sub));
+    if (r.removed.length > 0)
+      lines2.push(
+        `removed special files from ${sub}/: ${r.removed.slice(0, 5).join(", ")}${r.removed.length > 5 ? ", \u2026" : ""}`
+      );
+    if (r.stripped.length > 0)
+      lines2.push(
+        `cleared setuid/setgid bits in ${sub}/: ${r.stripped.slice(0, 5).join(", ")}${r.stripped.length > 5 ? ", \u2026" : ""}`
+      );
+    if (r.incomplete) lines2.push(`${sub}/ has more than ${r.entries} entries: not all were checked`);
+  }
+  return lines2.length > 0 ? lines2.join("; ") : null;
+}
+
+// src/execute/withheld.ts
+import { closeSync as closeSync2, constants as constants2, openSync as openSync2, rmSync as rmSync2, writeSync as writeSync2 } from "node:fs";
+import path2 from "node:path";
+var WITHHELD_FILE = "withheld.json";
+var ManifestSchema = external_exports.object({
+  version: external_exports.literal(1),
+  /** False when the masking walk stopped early: then nothing of the folder may leave. */
+  complete: external_exports.boolean(),
+  /** Whether any secret was masked at all (false: no secret long enough was declared). */
+  active: external_exports.boolean(),
+  withheld: external_exports.array(
+    external_exports.object({
+      path: external_exports.string(),
+      reason: external_exports.enum(["binary", "too-large", "hard-link", "holds-secret", "unwritable", "unreadable"])
+    })
+  )
+});
+var MAX_MANIFEST_BYTES = 8 * 1024 * 1024;
+function writeWithheld(runDir, manifest) {
+  const file2 = path2.join(runDir, WITHHELD_FILE);
+  rmSync2(file2, { recursive: true, force: true });
+  const fd = openSync2(
+    file2,
+    constants2.O_WRONLY | constants2.O_CREAT | constants2.O_EXCL | (constants2.O_NOFOLLOW ?? 0),
+    384
+  );
+  try {
+    writeSync2(fd, JSON.stringify(manifest) + "\n");
+  } finally {
+    closeSync2(fd);
+  }
+}
+
+// src/execute/mask-folder.ts
+var CHUNK = 1024 * 1024;
+var AGENT_FOLDERS = ["submission", "logs", "code"];
+var NOFOLLOW2 = constants3.O_NOFOLLOW ?? 0;
+function maskRunFolder(runDir, secrets, opts = {}) {
+  const masker = new Masker(secrets);
+  const report = {
+    masked: [],
+    renamed: [],
+    binary: [],
+    withheld: [],
+    removed: 0,
+    incomplete: false
+  };
+  const o = {
+    keep: new Set(opts.keep ?? ["submission/submission.csv"]),
+    skip: /* @__PURE__ */ new Set([...opts.skip ?? ["run.json"], WITHHELD_FILE]),
+    lossy: new Set(opts.lossy ?? ["run.log"]),
+    maxFileBytes: opts.maxFileBytes ?? 256 * 1024 ** 2,
+    maxTotalBytes: opts.maxTotalBytes ?? 1024 ** 3,
+    maxEntries: opts.maxEntries ?? 1e5
+  };
+  if (masker.active) {
+    let entries = listEntries(runDir, o.maxEntries);
+    if (entries === null) report.incomplete = true;
+    else {
+      renameSecretNames(runDir, entries, masker, o.skip, report);
+      entries = listEntries(runDir, o.maxEntries);
+      if (entries === null) report.incomplete = true;
+      else maskContents(runDir, entries, masker, o, report);
+    }
+  }
+  const manifest = {
+    version: 1,
+    complete: !report.incomplete,
+    active: masker.active,
+    withheld: report.withheld
+  };
+  writeWithheld(runDir, manifest);
+  return report;
+}
+function listEntries(root, maxEntries) {
+  const out = [];
+  const finished = walkTree(root, (_full, rel, st) => {
+    if (out.length >= maxEntries) return "stop";
+    if (st) out.push({ rel, st });
+  });
+  return finished ? out : null;
+}
+function renameSecretNames(root, entries, masker, skip, report) {
+  const dirs = [];
+  for (const { rel, st } of entries) {
+    if (skip.has(rel) || !masker.has(rel)) continue;
+    if (st.isDirectory()) {
+      dirs.push(rel);
+      continue;
+    }
+    const to = freeName(root, masker.mask(rel));
+    try {
+      if (to === null || !makeParents(root, to)) throw new Error("no place for it");
+      renameSync(path3.join(root, rel), path3.join(root, to));
+      report.renamed.push(to);
+    } catch {
+      rmSync3(path3.join(root, rel), { force: true });
+      report.removed++;
+    }
+    pruneEmpty(root, rel);
+  }
+  for (const rel of dirs.sort((a, b) => b.length - a.length)) {
+    const full = path3.join(root, rel);
+    if (lstatSync2(full, { throwIfNoEntry: false })?.isDirectory())
+      rmSync3(full, { recursive: true, force: true });
+  }
+}
+function pruneEmpty(root, rel) {
+  const parts2 = rel.split("/").slice(0, -1);
+  for (let n = parts2.length; n >= 1; n--) {
+    if (n === 1 && AGENT_FOLDERS.includes(parts2[0])) return;
+    try {
+      rmdirSync(path3.join(root, ...parts2.slice(0, n)));
+    } catch {
+      return;
+    }
+  }
+}
+function freeName(root, rel) {
+  for (let i = 0; i < 100; i++) {
+    const name2 = i === 0 ? rel : `${rel}.${i}`;
+    if (!lstatSync2(path3.join(root, name2), { throwIfNoEntry: false })) return name2;
+  }
+  return null;
+}
+function makeParents(root, rel) {
+  let cur = root;
+  for (const part2 of rel.split("/").slice(0, -1)) {
+    cur = path3.join(cur, part2);
+    const st = lstatSync2(cur, { throwIfNoEntry: false });
+    if (!st) mkdirSync(cur, { mode: 448 });
+    else if (!st.isDirectory()) return false;
+  }
+  return true;
+}
+function maskContents(root, entries, masker, o, report) {
+  let total = 0;
+  const withhold = (p, reason) => report.withheld.push({ path: p, reason });
+  for (const { rel, st } of entries) {
+    if (!st.isFile() || o.skip.has(rel)) continue;
+    if (st.nlink > 1) withhold(rel, "hard-link");
+    else if (st.size > o.maxFileBytes || total + st.size > o.maxTotalBytes) withhold(rel, "too-large");
+    else {
+      total += st.size;
+      const r = maskFile(root, rel, masker, {
+        keep: o.keep.has(rel),
+        lossy: o.lossy.has(rel),
+        max: o.maxFileBytes
+      });
+      if (r === "masked") report.masked.push(rel);
+      else if (r !== "clean") {
+        withhold(rel, r);
+        if (r === "binary") report.binary.push(rel);
+      }
+    }
+  }
+}
+function maskFile(root, rel, masker, f) {
+  const found = passFile(root, rel, masker, f, null);
+  if (found !== "masked") return found;
+  if (f.keep) return "holds-secret";
+  const full = path3.join(root, rel);
+  const tmp = path3.join(path3.dirname(full), `.${path3.basename(full)}.medalist-mask-${process.pid}`);
+  let fd = -1;
+  try {
+    fd = openSync3(tmp, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | NOFOLLOW2, 384);
+    const r = passFile(root, rel, masker, f, fd);
+    if (r !== "masked") throw new Error(`changed while masked: ${r}`);
+    fchmodSync(fd, lstatSync2(full).mode & 511);
+    closeSync3(fd);
+    fd = -1;
+    renameSync(tmp, full);
+    return "masked";
+  } catch {
+    rmSync3(tmp, { force: true });
+    return "unwritable";
+  } finally {
+    if (fd >= 0) closeSync3(fd);
+  }
+}
+function passFile(root, rel, masker, f, out) {
+  const opened = openInside(root, rel, f.max);
+  if (!opened.ok) return opened.problem.includes("more than") ? "too-large" : "unreadable";
+  try {
+    const decoder = new TextDecoder("utf-8", { fatal: !f.lossy });
+    const stream = masker.stream();
+    const buf = Buffer.allocUnsafe(CHUNK);
+    let read = 0;
+    for (; ; ) {
+      const n = readSync2(opened.fd, buf, 0, CHUNK, null);
+      read += n;
+      if (read > f.max) return "too-large";
+      const chunk = buf.subarray(0, n);
+      if (!f.lossy && chunk.includes(0)) return "binary";
+      let text2;
+      try {
+        text2 = decoder.decode(chunk, { stream: n > 0 });
+      } catch {
+        return "binary";
+      }
+      const masked = n > 0 ? stream.push(text2) : stream.push(text2) + stream.end();
+      if (out !== null) {
+        const b = Buffer.from(masked, "utf8");
+        for (let off = 0; off < b.length; ) off += writeSync3(out, b, off, b.length - off);
+      }
+      if (n === 0) break;
+    }
+    return stream.count > 0 ? "masked" : "clean";
+  } catch {
+    return "unreadable";
+  } finally {
+    closeSync3(opened.fd);
+  }
+}
+
+// src/execute/types.ts
+function runPaths(runDir) {
+  return {
+    submissionDir: `${runDir}/submission`,
+    submissionFile: `${runDir}/submission/submission.csv`,
+    logsDir: `${runDir}/logs`,
+    codeDir: `${runDir}/code`,
+    instructionsFile: `${runDir}/instructions.txt`,
+    logFile: `${runDir}/run.log`
+  };
+}
+
+// src/execute/quota.ts
+import { lstatSync as lstatSync3 } from "node:fs";
+var DEFAULT_QUOTA = { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 };
+var MAX_ENTRIES = 1e5;
+function checkQuota(runDir, quota) {
+  const p = runPaths(runDir);
+  const dirs = [
+    ["submission", p.submissionDir],
+    ["logs", p.logsDir],
+    ["code", p.codeDir]
+  ];
+  for (const [folder, dir] of dirs) {
+    const bytes2 = treeBytes(dir, quota[folder], MAX_ENTRIES);
+    if (bytes2 === Infinity) return { folder, bytes: bytes2, limit: quota[folder], entries: MAX_ENTRIES };
+    if (bytes2 > quota[folder]) return { folder, bytes: bytes2, limit: quota[folder] };
+  }
+  return null;
+}
+function treeUsage(root, stopAt = Infinity, maxEntries = MAX_ENTRIES) {
+  const u = { allocated: 0, apparent: 0, entries: 0, complete: true };
+  if (!lstatSync3(root, { throwIfNoEntry: false })?.isDirectory()) return u;
+  walkTree(root, (_full, _rel, st) => {
+    if (u.allocated > stopAt || u.apparent > stopAt || u.entries >= maxEntries) {
+      u.complete = false;
+      return "stop";
+    }
+    u.entries++;
+    if (!st) return;
+    u.allocated += st.blocks * 512;
+    if (st.isFile()) u.apparent += st.size;
+  });
+  return u;
+}
+function finalQuotaCheck(runDir, quota) {
+  const p = runPaths(runDir);
+  const dirs = [
+    ["submission", p.submissionDir],
+    ["logs", p.logsDir],
+    ["code", p.codeDir]
+  ];
+  for (const [folder, dir] of dirs) {
+    const limit = quota[folder];
+    const u = treeUsage(dir, limit, MAX_ENTRIES);
+    const facts = { allocated: u.allocated, apparent: u.apparent };
+    if (u.entries >= MAX_ENTRIES && !u.complete)
+      return { folder, bytes: Infinity, limit, entries: MAX_ENTRIES, ...facts };
+    const bytes2 = Math.max(u.allocated, u.apparent);
+    if (bytes2 > limit) return { folder, bytes: bytes2, limit, ...facts };
+  }
+  return null;
+}
+function describeBreach(b) {
+  const mib2 = (n) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  if (b.entries !== void 0)
+    return `/home/${b.folder} holds more than ${b.entries} files and folders: run stopped`;
+  return `/home/${b.folder} went over its ${mib2(b.limit)} quota (${mib2(b.bytes)} or more): run stopped`;
+}
+function describeFinalBreach(b) {
+  const mib2 = (n) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  if (b.entries !== void 0)
+    return `/home/${b.folder} held more than ${b.entries} files and folders when the agent exited`;
+  const sparse = b.apparent !== void 0 && b.allocated !== void 0 && b.apparent > b.allocated ? ` (${mib2(b.apparent)} apparent, ${mib2(b.allocated)} on disk)` : "";
+  return `/home/${b.folder} was over its ${mib2(b.limit)} quota when the agent exited: ${mib2(b.bytes)} or more${sparse}`;
+}
+function watchQuota(runDir, quota, onBreach, intervalMs = 1e3) {
+  let done = false;
+  const timer = setInterval(() => {
+    if (done) return;
+    const b = checkQuota(runDir, quota);
+    if (b) {
+      done = true;
+      clearInterval(timer);
+      onBreach(b);
+    }
+  }, intervalMs);
+  timer.unref();
+  return () => {
+    done = true;
+    clearInterval(timer);
+  };
+}
+
+// src/execute/run-log.ts
+import { closeSync as closeSync4, createWriteStream, fstatSync as fstatSync2, openSync as openSync4, readSync as readSync3 } from "node:fs";
+var STAMPED = /^(\d{4}-\d\d-\d\dT[\d:.]+Z?) (stdout|stderr|medalist) (.*)$/s;
+function parseLogLine(line, n = 0) {
+  const m = STAMPED.exec(line);
+  return m ? { n, time: m[1], stream: m[2], text: m[3] } : { n, time: "", stream: "", text: line };
+}
+function readTail(file2, bytes2 = 64 * 1024) {
+  let fd = null;
+  try {
+    fd = openSync4(file2, "r");
+    const size = fstatSync2(fd).size;
+    const n = Math.min(size, bytes2);
+    const buf = Buffer.alloc(n);
+    readSync3(fd, buf, 0, n, size - n);
+    const text2 = buf.toString("utf8");
+    return n < size ? text2.slice(text2.indexOf("\n") + 1) : text2;
+  } catch {
+    return "";
+  } finally {
+    if (fd !== null) closeSync4(fd);
+  }
+}
+var MAX_PARTIAL = 64 * 1024;
+var RunLog = class {
+  constructor(file2, masker, maxBytes = 256 * 1024 ** 2) {
+    this.masker = masker;
+    this.maxBytes = maxBytes;
+    this.out = createWriteStream(file2, { flags: "a", mode: 384 });
+    this.out.on("error", () => {
+    });
+  }
+  masker;
+  maxBytes;
+  out;
+  partial = { stdout: "", stderr: "" };
+  /** The streaming masker of a line being written in pieces. */
+  long = {
+    stdout: null,
+    stderr: null
+  };
+  written = 0;
+  truncated = false;
+  /** A note from Medalist itself (start, timeout, exit). */
+  note(text2) {
+    this.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist ${this.masker.mask(text2)}
+`);
+  }
+  /** Output text from the agent; lines may start with Docker's RFC 3339 timestamp. */
+  output(stream, text2) {
+    const parts2 = (this.partial[stream] + this.masker.mask(text2)).split("\n");
+    this.partial[stream] = parts2.pop() ?? "";
+    for (const line of parts2) this.line(stream, this.masked(stream, line, true));
+    while (this.partial[stream].length > MAX_PARTIAL) {
+      const piece = this.partial[stream].slice(0, MAX_PARTIAL);
+      this.partial[stream] = this.partial[stream].slice(MAX_PARTIAL);
+      const out = this.masked(stream, piece, false);
+      if (out !== "") this.line(stream, out);
+    }
+  }
+  /** `text` masked; a line written in pieces goes through its streaming masker until it ends. */
+  masked(stream, text2, endOfLine) {
+    let ms = this.long[stream];
+    if (!ms && endOfLine) return this.masker.mask(text2);
+    ms ??= this.long[stream] = this.masker.stream();
+    const out = ms.push(text2);
+    if (!endOfLine) return out;
+    this.long[stream] = null;
+    return out + ms.end();
+  }
+  line(stream, raw) {
+    const m = /^(\d{4}-\d\d-\d\dT\S+Z) (.*)$/s.exec(raw);
+    const ts = m ? m[1] : (/* @__PURE__ */ new Date()).toISOString();
+    const text2 = (m ? m[2] : raw).replace(/\r$/, "");
+    this.write(`${ts} ${stream} ${text2}
+`);
+  }
+  write(s) {
+    if (this.truncated) return;
+    const n = Buffer.byteLength(s);
+    if (this.written + n > this.maxBytes) {
+      this.truncated = true;
+      this.out.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist run.log truncated at ${this.maxBytes} bytes
+`);
+      return;
+    }
+    this.written += n;
+    this.out.write(s);
+  }
+  /** Flushes partial lines and closes the file. */
+  async close() {
+    for (const s of ["stdout", "stderr"]) {
+      if (this.partial[s] !== "" || this.long[s]) this.line(s, this.masked(s, this.partial[s], true));
+      this.partial[s] = "";
+    }
+    await new Promise((resolve21) => this.out.end(resolve21));
+  }
+};
+
+// src/execute/attempt.ts
+var CANCEL_GRACE_SECS = 5;
+async function runAttempt(spec, signal, driver) {
+  const attempt2 = spec.attempt ?? 1;
+  const details = {};
+  const cancelled = () => ({ ...infra("cancelled", false, details), cancelled: true });
+  if (signal?.aborted) return cancelled();
+  try {
+    await prepareRunFolder(spec, attempt2 > 1, driver.agentUser ?? "");
+  } catch (e) {
+    return infra(`preparing the run folder failed: ${e.message}`, false, details);
+  }
+  const secrets = secretValues(spec);
+  const masker = new Masker(secrets);
+  const log = new RunLog(runPaths(spec.runDir).logFile, masker, driver.logMaxBytes);
+  let result;
+  try {
+    result = await supervise(spec, signal, driver, log, details, attempt2);
+  } finally {
+    const cleaned = sanitizeRun(spec.runDir);
+    if (cleaned) log.note(cleaned);
+    await log.close();
+    maskFolder(spec.runDir, secrets, details);
+  }
+  if (result.error) result.error = masker.mask(result.error);
+  return result;
+}
+function maskFolder(runDir, secrets, details) {
+  try {
+    const r = maskRunFolder(runDir, secrets);
+    if (r.masked.length + r.renamed.length > 0) details.masked = String(r.masked.length + r.renamed.length);
+    if (r.withheld.length > 0 || r.incomplete)
+      details.withheld = r.incomplete ? "all" : String(r.withheld.length);
+  } catch {
+    rmSync4(path4.join(runDir, WITHHELD_FILE), { force: true });
+    details.withheld = "all";
+  }
+}
+function infra(error62, retryable, details) {
+  return { outcome: "infra_error", exitCode: null, durationMs: 0, error: error62, retryable, details };
+}
+function secretValues(spec) {
+  return (spec.secretEnv ?? []).map((k) => spec.env[k]).filter((v) => !!v);
+}
+async function prepareRunFolder(spec, retry, user) {
+  const p = runPaths(spec.runDir);
+  const info = await stat(spec.publicDir).catch(() => null);
+  if (!info?.isDirectory()) throw new Error(`public data folder ${spec.publicDir} does not exist`);
+  await mkdir(spec.runDir, { recursive: true });
+  await chmod(spec.runDir, 448);
+  const [uid, gid] = user.split(":").map(Number);
+  for (const dir of [p.submissionDir, p.logsDir, p.codeDir]) {
+    await mkdir(dir, { recursive: true });
+    if (retry && dir === p.submissionDir)
+      for (const f of await readdir(dir)) await rm(path4.join(dir, f), { recursive: true, force: true });
+    await chmod(dir, 511);
+    if (process.getuid?.() === 0 && user !== "") await chown(dir, uid, gid ?? uid).catch(() => {
+    });
+  }
+  await writeFile(p.instructionsFile, "", { flag: "a" });
+}
+var Watch = class {
+  constructor(spec, driver, log) {
+    this.spec = spec;
+    this.driver = driver;
+    this.log = log;
+    this.gaveUp = new Promise((resolve21) => this.giveUp = () => resolve21("lost"));
+    this.unwatch = watchQuota(
+      spec.runDir,
+      spec.quota ?? DEFAULT_QUOTA,
+      (b) => {
+        this.breach = b;
+        this.stop("quota");
+      },
+      driver.quotaPollMs
+    );
+  }
+  spec;
+  driver;
+  log;
+  why = null;
+  breach = null;
+  handle = null;
+  started = Date.now();
+  clockStarted = false;
+  gaveUp;
+  giveUp = () => {
+  };
+  timers = [];
+  pendingClock = null;
+  unwatch;
+  /** Stops the agent once: SIGTERM now, kill after the grace, stop waiting after that. */
+  stop(reason) {
+    const h = this.handle;
+    if (this.why !== null || !h) return;
+    this.why = reason;
+    const { graceSecs } = this.driver;
+    const grace = reason === "timeout" ? graceSecs : Math.min(graceSecs, CANCEL_GRACE_SECS);
+    this.log.note(`${stopNote(reason, this.spec, this.breach)}: stopping the agent (grace ${grace}s)`);
+    h.stop(grace);
+    this.timers.push(setTimeout(() => h.kill(), grace * 1e3));
+    this.timers.push(setTimeout(this.giveUp, (grace + (this.driver.lostAfterKillSecs ?? 30)) * 1e3));
+  }
+  /** The agent runs (since `elapsedSecs`): the time limit starts counting. */
+  running(elapsedSecs = 0) {
+    if (!this.handle) {
+      this.pendingClock ??= elapsedSecs;
+      return;
+    }
+    if (this.clockStarted) return;
+    this.clockStarted = true;
+    this.started = Date.now() - elapsedSecs * 1e3;
+    this.log.note(`started; time limit ${this.spec.timeLimitSecs}s`);
+    const left = Math.max(0, this.spec.timeLimitSecs - elapsedSecs);
+    this.timers.push(setTimeout(() => this.stop("timeout"), left * 1e3));
+  }
+  /** The driver started the agent. */
+  attach(handle) {
+    this.handle = handle;
+    if (this.driver.clock !== "when-running" || this.pendingClock !== null)
+      this.running(this.pendingClock ?? 0);
+  }
+  dispose() {
+    this.unwatch();
+    for (const t of this.timers) clearTimeout(t);
+  }
+};
+async function supervise(spec, signal, driver, log, details, attempt2) {
+  const w = new Watch(spec, driver, log);
+  const ctx = {
+    attempt: attempt2,
+    output: (s, t) => log.output(s, t),
+    note: (t) => log.note(t),
+    details,
+    running: (elapsed) => w.running(elapsed)
+  };
+  const onAbort = () => w.stop("cancel");
+  signal?.addEventListener("abort", onAbort, { once: true });
+  let exit;
+  try {
+    const s = await driver.start(spec, ctx);
+    if ("ended" in s) return word(s.ended, null, null, spec, details, 0);
+    w.attach(s);
+    if (signal?.aborted) onAbort();
+    exit = await Promise.race([s.wait(), w.gaveUp]);
+  } finally {
+    w.dispose();
+    signal?.removeEventListener("abort", onAbort);
+    await w.handle?.release?.().catch(() => {
+    });
+  }
+  const facts = exit === "lost" ? { code: null, infra: { error: "the agent did not end after it was killed", retryable: false } } : exit;
+  const durationMs = facts.durationMs ?? (w.clockStarted ? Date.now() - w.started : 0);
+  if (exit !== "lost") log.note(exitNote(facts, durationMs));
+  if (w.why === null && !facts.infra) {
+    const late = finalQuotaCheck(spec.runDir, spec.quota ?? DEFAULT_QUOTA);
+    if (late) {
+      w.breach = { ...late, final: true };
+      w.why = "quota";
+      log.note(describeFinalBreach(late));
+    }
+  }
+  return word(facts, w.why, w.breach, spec, details, durationMs);
+}
+function stopNote(why, spec, breach) {
+  if (why === "timeout") return `time limit of ${spec.timeLimitSecs}s reached`;
+  if (why === "quota") return describeBreach(breach);
+  return "cancelled";
+}
+function exitNote(f, durationMs) {
+  const how = f.signal ? `signal ${f.signal}` : f.code !== null ? `code ${f.code}` : "unknown status";
+  return `exited with ${how}${f.oom ? " (out of memory)" : ""} after ${(durationMs / 1e3).toFixed(1)}s`;
+}
+function word(f, why, breach, spec, details, durationMs) {
+  const base = { durationMs, details, exitCode: f.code };
+  const oom = f.oom !== void 0 ? { oomKilled: true } : {};
+  if (f.oom !== void 0) details.oomKilled = "true";
+  if (why === "cancel") {
+    details.cancelled = "true";
+    return { ...base, outcome: "infra_error", error: "cancelled", cancelled: true, retryable: false };
+  }
+  if (why === "timeout") {
+    const lost = f.infra ? ` (${f.infra.error})` : "";
+    const error63 = `time limit of ${spec.timeLimitSecs}s reached: the agent was stopped${lost}`;
+    return { ...base, ...oom, outcome: "timed_out", error: error63 };
+  }
+  if (why === "quota") {
+    details.quota = breach.folder;
+    const error63 = breach.final ? describeFinalBreach(breach) : describeBreach(breach);
+    return { ...base, ...oom, outcome: "failed", error: error63 };
+  }
+  if (f.infra) return { ...base, outcome: "infra_error", error: f.infra.error, retryable: f.infra.retryable };
+  if (f.oom !== void 0) return { ...base, ...oom, outcome: "oom", error: f.oom };
+  if (f.timedOut !== void 0) return { ...base, outcome: "timed_out", error: f.timedOut };
+  if (f.agentFault !== void 0) return { ...base, outcome: "failed", error: f.agentFault };
+  if (f.cannotStart) {
+    const error63 = `the command cannot start: ${f.cannotStart.reason}`;
+    return { ...base, outcome: "failed", exitCode: f.cannotStart.code, error: error63 };
+  }
+  if (f.code === 0 && !f.signal) return { ...base, outcome: "completed", exitCode: 0 };
+  const error62 = f.signal ? `agent killed by ${f.signal}` : `agent exited with code ${f.code}`;
+  return { ...base, outcome: "failed", ...f.signal ? { signal: f.signal } : {}, error: error62 };
+}
+
+// src/execute/docker/cleanup.ts
+import os3 from "node:os";
+
+// src/execute/docker/client.ts
+var import_dockerode = __toESM(require_docker(), 1);
+function daemonAddress(opts) {
+  if (opts?.socketPath) return opts.socketPath;
+  if (opts?.host) return `${opts.protocol ?? "http"}://${opts.host}:${opts.port ?? ""}`;
+  return process.env.DOCKER_HOST || "/var/run/docker.sock";
+}
+async function connectDocker(opts = {}) {
+  const docker = new import_dockerode.default(opts.docker);
+  const attempts = opts.attempts ?? 5;
+  let delay = opts.delayMs ?? 500;
+  let last;
+  for (let i = 0; i < attempts; i++) {
+    try {
+      await docker.ping();
+      return docker;
+    } catch (e) {
+      last = e;
+      if (i < attempts - 1) {
+        await sleep(delay);
+        delay *= 2;
+      }
+    }
+  }
+  throw new UserError(
+    `no Docker daemon answers at ${daemonAddress(opts.docker)} (${errorMessage(last)}). Start dockerd, or set DOCKER_HOST, or use executor: local.`,
+    1
+  );
+}
+function errorMessage(e) {
+  if (e instanceof Error) {
+    const json2 = e.json;
+    return (json2?.message ?? e.message).trim();
+  }
+  return String(e);
+}
+function statusCode(e) {
+  return e?.statusCode;
+}
+function sleep(ms, signal) {
+  return new Promise((resolve21) => {
+    if (signal?.aborted) return resolve21();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve21();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+// src/execute/docker/container.ts
+import os2 from "node:os";
+
+// src/execute/docker/settings.ts
+import path5 from "node:path";
+
+// src/config/run-policy.ts
+var RunPolicySchema = external_exports.strictObject({
+  /** How often an infrastructure error is retried before the run counts as not comparable. */
+  retries: external_exports.number().int().min(0).optional(),
+  /** Seconds between SIGTERM and SIGKILL when the time limit is hit. */
+  stopGraceSecs: external_exports.number().int().min(0).max(3600).optional()
+});
+function runPolicy(config2) {
+  return {
+    retries: config2.run?.retries ?? config2.docker.retries ?? 2,
+    stopGraceSecs: config2.run?.stopGraceSecs ?? config2.docker.stopGraceSecs ?? 10
+  };
+}
+function configDeprecations(config2) {
+  const out = [];
+  for (const key2 of ["retries", "stopGraceSecs"]) {
+    if (config2.docker[key2] !== void 0)
+      out.push(
+        `medalist: docker.${key2} is deprecated and applies to every executor; write run.${key2} instead`
+      );
+  }
+  return out;
+}
+
+// src/execute/contract.ts
+import { createHash } from "node:crypto";
+var CONTAINER_PATHS = {
+  data: "/home/data",
+  submission: "/home/submission",
+  logs: "/home/logs",
+  code: "/home/code",
+  instructions: "/home/instructions.txt"
+};
+function hostPaths(spec) {
+  const p = runPaths(spec.runDir);
+  return {
+    data: spec.publicDir,
+    submission: p.submissionDir,
+    logs: p.logsDir,
+    code: p.codeDir,
+    instructions: p.instructionsFile
+  };
+}
+function contractEnv(spec, paths) {
+  const env = {
+    COMPETITION_ID: spec.competitionId,
+    SEED: String(spec.seed),
+    TIME_LIMIT_SECS: String(spec.timeLimitSecs),
+    DATA_DIR: paths.data,
+    SUBMISSION_DIR: paths.submission,
+    LOGS_DIR: paths.logs,
+    CODE_DIR: paths.code,
+    INSTRUCTIONS_FILE: paths.instructions
+  };
+  if (spec.validationUrl) env.MEDALIST_VALIDATION_URL = spec.validationUrl;
+  return env;
+}
+function defaultAgentUser() {
+  const uid = process.getuid?.() ?? 65534;
+  const gid = process.getgid?.() ?? 65534;
+  return uid === 0 ? "65534:65534" : `${uid}:${gid}`;
+}
+function runName(suiteId, runId) {
+  const clean = (s) => s.replace(/[^a-zA-Z0-9_.-]+/g, "-");
+  const name2 = `medalist-${clean(suiteId)}-${clean(runId)}`;
+  if (name2.length <= 120) return name2;
+  const hash2 = createHash("sha256").update(`${suiteId}\0${runId}`).digest("hex").slice(0, 12);
+  return `${name2.slice(0, 107)}-${hash2}`;
+}
+
+// src/execute/docker/settings.ts
+function containerUser(settings) {
+  const u = settings.user ?? defaultAgentUser();
+  return u === "image" ? "" : u;
+}
+function buildTag(name2) {
+  const t = name2.toLowerCase().replace(/[^a-z0-9_.-]+/g, "-").replace(/^[-.]+/, "").slice(0, 100);
+  return `medalist-agent:${t || "local"}`;
+}
+function dockerSettings(config2, baseDir) {
+  const { agent, limits, docker } = config2;
+  const cmd = agent.command;
+  return {
+    image: agent.image,
+    build: agent.build && {
+      context: path5.resolve(baseDir, agent.build.context),
+      dockerfile: agent.build.dockerfile,
+      target: agent.build.target,
+      args: agent.build.args,
+      tag: agent.image ?? buildTag(config2.name)
+    },
+    command: cmd === void 0 ? void 0 : typeof cmd === "string" ? ["/bin/sh", "-c", cmd] : cmd,
+    limits: { cpus: limits.cpus, memory: limits.memory, shmSize: limits.shmSize, pids: limits.pids },
+    network: docker.network,
+    stopGraceSecs: runPolicy(config2).stopGraceSecs,
+    user: docker.user,
+    capAdd: docker.capAdd
+  };
+}
+
+// src/execute/docker/container.ts
+var LABEL = {
+  suite: "medalist.suite",
+  run: "medalist.run",
+  competition: "medalist.competition",
+  seed: "medalist.seed",
+  /** "<hostname>:<pid>" of the process that owns the container. */
+  owner: "medalist.owner",
+  /** Epoch ms after which the owner would have killed it: a later sweep may remove it. */
+  deadline: "medalist.deadline"
+};
+var VALIDATION_URL_VAR = "MEDALIST_VALIDATION_URL";
+function ownerLabel() {
+  return `${os2.hostname()}:${process.pid}`;
+}
+var containerName = runName;
+function containerEnv(spec, network) {
+  const env = {
+    ...spec.env,
+    ...contractEnv(spec, CONTAINER_PATHS)
+  };
+  if (spec.validationUrl && network !== "none") env[VALIDATION_URL_VAR] = spec.validationUrl;
+  else delete env[VALIDATION_URL_VAR];
+  return Object.entries(env).map(([k, v]) => `${k}=${v}`);
+}
+function containerOptions(spec, settings, image, opts = {}) {
+  const p = runPaths(spec.runDir);
+  const { limits } = settings;
+  const now = opts.now ?? Date.now();
+  const deadline = now + (spec.timeLimitSecs + settings.stopGraceSecs + 300) * 1e3;
+  const bind = (Source, Target, ReadOnly) => ({
+    Type: "bind",
+    Source,
+    Target,
+    ReadOnly
+  });
+  const hostConfig = {
+    Mounts: [
+      bind(spec.publicDir, CONTAINER_PATHS.data, true),
+      bind(p.submissionDir, CONTAINER_PATHS.submission, false),
+      bind(p.logsDir, CONTAINER_PATHS.logs, false),
+      bind(p.codeDir, CONTAINER_PATHS.code, false),
+      bind(p.instructionsFile, CONTAINER_PATHS.instructions, true)
+    ],
+    NetworkMode: settings.network,
+    Privileged: false,
+    // The agent is hostile: no capabilities (no mknod, setuid, chown, raw sockets, …) unless added
+    // back by name, and no privilege gained through setuid files or file capabilities.
+    CapDrop: ["ALL"],
+    CapAdd: settings.capAdd && settings.capAdd.length > 0 ? [...settings.capAdd] : void 0,
+    SecurityOpt: ["no-new-privileges:true"],
+    Init: settings.init ?? true,
+    AutoRemove: false,
+    // Container output is also streamed to run.log; keep the daemon's copy bounded.
+    LogConfig: { Type: "json-file", Config: { "max-size": "50m", "max-file": "2" } }
+  };
+  if (limits.cpus !== void 0) hostConfig.NanoCpus = Math.round(limits.cpus * 1e9);
+  if (limits.memory !== void 0) {
+    hostConfig.Memory = limits.memory;
+    hostConfig.MemorySwap = limits.memory;
+  }
+  if (limits.shmSize !== void 0) hostConfig.ShmSize = limits.shmSize;
+  if (limits.pids !== void 0) hostConfig.PidsLimit = limits.pids;
+  if (spec.gpus.length > 0) {
+    hostConfig.DeviceRequests = [{ Driver: "nvidia", DeviceIDs: [...spec.gpus], Capabilities: [["gpu"]] }];
+  }
+  return {
+    name: containerName(spec.suiteId, spec.runId),
+    Image: image,
+    User: containerUser(settings) || void 0,
+    Cmd: settings.command,
+    Env: containerEnv(spec, settings.network),
+    Labels: {
+      [LABEL.suite]: spec.suiteId,
+      [LABEL.run]: spec.runId,
+      [LABEL.competition]: spec.competitionId,
+      [LABEL.seed]: String(spec.seed),
+      [LABEL.owner]: opts.owner ?? ownerLabel(),
+      [LABEL.deadline]: String(deadline)
+    },
+    Tty: false,
+    OpenStdin: false,
+    AttachStdin: false,
+    AttachStdout: false,
+    AttachStderr: false,
+    StopTimeout: settings.stopGraceSecs,
+    HostConfig: hostConfig
+  };
+}
+
+// src/util/process.ts
+function pidAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+
+// src/execute/docker/cleanup.ts
+async function removeAll(docker, list, graceSecs) {
+  const removed = [];
+  await Promise.all(
+    list.map(async (c) => {
+      const container = docker.getContainer(c.Id);
+      if (c.State === "running" && graceSecs > 0) await container.stop({ t: graceSecs }).catch(() => {
+      });
+      try {
+        await container.remove({ force: true, v: true });
+        removed.push(c.Names[0]?.replace(/^\//, "") ?? c.Id);
+      } catch (e) {
+        const code = e.statusCode;
+        if (code !== 404 && code !== 409)
+          throw new Error(`removing container ${c.Id.slice(0, 12)} failed: ${errorMessage(e)}`);
+      }
+    })
+  );
+  return removed;
+}
+async function cleanupSuite(docker, suiteId, opts = {}) {
+  const list = await docker.listContainers({ all: true, filters: { label: [`${LABEL.suite}=${suiteId}`] } });
+  return removeAll(docker, list, opts.graceSecs ?? 5);
+}
+async function sweepStale(docker, opts = {}) {
+  const host = opts.hostname ?? os3.hostname();
+  const isAlive = opts.isAlive ?? pidAlive;
+  const now = opts.now ?? Date.now();
+  const list = await docker.listContainers({ all: true, filters: { label: [LABEL.suite] } });
+  const stale = list.filter((c) => {
+    const owner = c.Labels[LABEL.owner] ?? "";
+    const sep3 = owner.lastIndexOf(":");
+    const pid = Number(owner.slice(sep3 + 1));
+    if (sep3 > 0 && owner.slice(0, sep3) === host && Number.isInteger(pid)) {
+      if (pid === process.pid) return false;
+      if (!isAlive(pid)) return true;
+    }
+    const deadline = Number(c.Labels[LABEL.deadline]);
+    return Number.isFinite(deadline) && now > deadline;
+  });
+  return removeAll(docker, stale, 0);
+}
+
+// src/execute/docker/config.ts
+var DockerSchema = external_exports.strictObject({
+  network: external_exports.enum(["bridge", "none"]).default("bridge"),
+  /** Explicit GPU ids instead of detection with nvidia-smi. */
+  gpuIds: external_exports.array(external_exports.string()).optional(),
+  /** Deprecated: use run.retries. */
+  retries: external_exports.number().int().min(0).optional(),
+  /** Deprecated: use run.stopGraceSecs. */
+  stopGraceSecs: external_exports.number().int().min(0).max(3600).optional(),
+  /**
+   * Container user: "uid" or "uid:gid"; default the runner's own uid:gid, or 65534:65534 (nobody)
+   * when the runner is root. "image" keeps the image's USER (root in the image is root in its
+   * container: see docs/security.md).
+   */
+  user: external_exports.string().regex(/^(\d{1,10}(:\d{1,10})?|image)$/, 'expected "uid", "uid:gid" or "image"').optional(),
+  /** Capabilities added back after dropping all (e.g. ["NET_BIND_SERVICE"]); default none. */
+  capAdd: external_exports.array(external_exports.string().regex(/^[A-Z_]{2,32}$/, "expected a capability name like NET_BIND_SERVICE")).max(40).default([])
+});
+var DOCKER_DEFAULTS = { network: "bridge", capAdd: [] };
+function checkDocker(c) {
+  if (c.agent.image || c.agent.build) return [];
+  return [{ path: ["agent", "image"], message: "the docker executor needs agent.image or agent.build" }];
+}
+
+// src/execute/docker/image.ts
+import { readdir as readdir2 } from "node:fs/promises";
+import path6 from "node:path";
+var ImageMissingError = class extends Error {
+  constructor(ref) {
+    super(
+      `image ${ref} is not on this runner (no registry pull is attempted; build it or docker load it first)`
+    );
+    this.name = "ImageMissingError";
+  }
+};
+var AgentBuildError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "AgentBuildError";
+  }
+};
+async function inspectImage(docker, ref) {
+  try {
+    const info = await docker.getImage(ref).inspect();
+    return { ref, id: info.Id, digest: info.RepoDigests?.[0] ?? info.Id };
+  } catch (e) {
+    if (statusCode(e) === 404) throw new ImageMissingError(ref);
+    throw e;
+  }
+}
+async function contextFiles(dir) {
+  const entries = await readdir2(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => path6.relative(dir, path6.join(e.parentPath, e.name)).split(path6.sep).join("/"));
+}
+async function buildImage(docker, build, log) {
+  const src = await contextFiles(build.context);
+  const stream = await docker.buildImage({ context: build.context, src }, {
+    t: build.tag,
+    dockerfile: build.dockerfile,
+    target: build.target,
+    buildargs: build.args,
+    labels: { "medalist.built": "true" },
+    rm: true,
+    forcerm: true
+  });
+  await new Promise((resolve21, reject) => {
+    let failed = null;
+    docker.modem.followProgress(
+      stream,
+      (err) => {
+        if (err) reject(err);
+        else if (failed !== null) reject(new AgentBuildError(failed));
+        else resolve21();
+      },
+      (event) => {
+        if (event.error) failed = event.errorDetail?.message ?? event.error;
+        const text2 = event.stream ?? event.status ?? event.error;
+        if (text2) {
+          for (const line of text2.split("\n")) if (line.trim() !== "") log(line.trimEnd());
+        }
+      }
+    );
+  });
+  return inspectImage(docker, build.tag);
+}
+async function prepareImage(docker, settings, log) {
+  if (settings.build) {
+    log(`building ${settings.build.tag} from ${settings.build.context} (${settings.build.dockerfile})`);
+    try {
+      return await buildImage(docker, settings.build, log);
+    } catch (e) {
+      if (e instanceof AgentBuildError) throw e;
+      throw new Error(`building the agent image failed: ${errorMessage(e)}`);
+    }
+  }
+  if (!settings.image) throw new Error("the docker executor needs agent.image or agent.build");
+  try {
+    return await inspectImage(docker, settings.image);
+  } catch (e) {
+    if (!(e instanceof ImageMissingError) || settings.pull === false) throw e;
+  }
+  log(`pulling ${settings.image}`);
+  try {
+    await pullImage(docker, settings.image, log);
+  } catch (e) {
+    log(`pull failed: ${errorMessage(e)}`);
+    throw new ImageMissingError(settings.image);
+  }
+  return inspectImage(docker, settings.image);
+}
+async function pullImage(docker, ref, log) {
+  const stream = await docker.pull(ref);
+  await new Promise((resolve21, reject) => {
+    let last = "";
+    docker.modem.followProgress(
+      stream,
+      (err) => err ? reject(err) : resolve21(),
+      (event) => {
+        if (event.error) return reject(new Error(event.error));
+        const line = [event.id, event.status].filter(Boolean).join(": ");
+        if (line && line !== last && !event.status?.startsWith("Downloading") && !event.status?.startsWith("Extracting"))
+          log(line);
+        last = line;
+      }
+    );
+  });
+}
+
+// src/execute/docker/setup.ts
+import os6 from "node:os";
+
+// src/execute/gpu.ts
+import { execFile } from "node:child_process";
+var NVIDIA_SMI_ARGS = ["--query-gpu=index,uuid,name,memory.total", "--format=csv,noheader"];
+function parseNvidiaSmi(output2) {
+  const gpus = [];
+  for (const raw of output2.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "") continue;
+    const cells = line.split(",").map((c) => c.trim());
+    if (cells.length < 4) throw new Error(`unexpected nvidia-smi line: ${JSON.stringify(line)}`);
+    const [index, uuid3] = cells;
+    const memory = cells[cells.length - 1];
+    const name2 = cells.slice(2, -1).join(", ");
+    if (!/^\d+$/.test(index)) throw new Error(`unexpected nvidia-smi index: ${JSON.stringify(line)}`);
+    const m = /^(\d+(?:\.\d+)?)\s*(MiB|GiB)?$/i.exec(memory);
+    const memoryMiB = m ? Number(m[1]) * (m[2]?.toLowerCase() === "gib" ? 1024 : 1) : null;
+    gpus.push({ index, uuid: uuid3, name: name2, memoryMiB });
+  }
+  return gpus;
+}
+function gpuModel(gpus) {
+  if (gpus.length === 0) return null;
+  const counts = /* @__PURE__ */ new Map();
+  for (const g of gpus) counts.set(g.name, (counts.get(g.name) ?? 0) + 1);
+  if (counts.size === 1) return gpus[0].name;
+  return [...counts].map(([name2, n]) => `${n}\xD7 ${name2}`).join(", ");
+}
+function runNvidiaSmi(command = "nvidia-smi", timeoutMs = 15e3) {
+  return new Promise((resolve21) => {
+    execFile(command, NVIDIA_SMI_ARGS, { timeout: timeoutMs, env: process.env }, (err, stdout) => {
+      resolve21(err ? null : stdout);
+    });
+  });
+}
+async function detectGpus(opts = {}) {
+  const out = await runNvidiaSmi(opts.nvidiaSmi);
+  const all = out === null ? [] : parseNvidiaSmi(out);
+  if (opts.gpuIds !== void 0) {
+    const gpus = all.filter((g) => opts.gpuIds.includes(g.index) || opts.gpuIds.includes(g.uuid));
+    return { ids: [...opts.gpuIds], gpus, model: gpuModel(gpus), source: "config" };
+  }
+  if (all.length === 0) return { ids: [], gpus: [], model: null, source: "none" };
+  return { ids: all.map((g) => g.index), gpus: all, model: gpuModel(all), source: "nvidia-smi" };
+}
+
+// src/execute/docker/gateway.ts
+import os5 from "node:os";
+
+// src/execute/validation-server.ts
+import { randomBytes } from "node:crypto";
+import { createWriteStream as createWriteStream2, mkdtempSync as mkdtempSync2, rmSync as rmSync5 } from "node:fs";
+import http from "node:http";
+import os4 from "node:os";
+import path7 from "node:path";
+
+// src/grade/format-rules.ts
+import { statSync as statSync2 } from "node:fs";
+
+// src/tabular/csv.ts
+import { openSync as openSync5, readSync as readSync4, closeSync as closeSync5, fstatSync as fstatSync3, statSync } from "node:fs";
+import { isUtf8 } from "node:buffer";
+
+// src/tabular/errors.ts
+var CsvError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "CsvError";
+  }
+};
+
+// src/tabular/textstore.ts
+var TextStore = class {
+  arena = Buffer.allocUnsafe(256);
+  used = 0;
+  starts;
+  ends;
+  count = 0;
+  constructor(capacity = 64) {
+    this.starts = new Int32Array(capacity);
+    this.ends = new Int32Array(capacity);
+  }
+  ensureRows(n) {
+    if (n <= this.starts.length) return;
+    const size = Math.max(n, this.starts.length * 2);
+    const s = new Int32Array(size);
+    s.set(this.starts);
+    this.starts = s;
+    const e = new Int32Array(size);
+    e.set(this.ends);
+    this.ends = e;
+  }
+  ensureBytes(n) {
+    if (this.used + n <= this.arena.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.arena.length * 2, this.used + n));
+    this.arena.copy(bigger, 0, 0, this.used);
+    this.arena = bigger;
+  }
+  /** Fills rows [count, row) as missing. */
+  padTo(row) {
+    this.ensureRows(row + 1);
+    while (this.count < row) {
+      this.starts[this.count] = -1;
+      this.ends[this.count] = -1;
+      this.count++;
+    }
+  }
+  setBytes(row, b, s, e) {
+    if (row === this.count && row < this.starts.length) this.count++;
+    else this.padTo(row);
+    this.ensureBytes(e - s);
+    const a = this.arena;
+    if (e - s <= 64)
+      for (let k = s, o = this.used; k < e; k++, o++) a[o] = b[k];
+    else a.set(b.subarray(s, e), this.used);
+    this.starts[row] = this.used;
+    this.used += e - s;
+    this.ends[row] = this.used;
+    if (row >= this.count) this.count = row + 1;
+  }
+  setString(row, str) {
+    const bytes2 = Buffer.from(str, "utf8");
+    this.setBytes(row, bytes2, 0, bytes2.length);
+  }
+  setMissing(row) {
+    this.padTo(row);
+    this.starts[row] = -1;
+    this.ends[row] = -1;
+    if (row >= this.count) this.count = row + 1;
+  }
+  isMissing(i) {
+    return this.starts[i] < 0;
+  }
+  get(i) {
+    const s = this.starts[i];
+    if (s < 0) return null;
+    const e = this.ends[i];
+    for (let k = s; k < e; k++) if (this.arena[k] >= 128) return this.arena.toString("utf8", s, e);
+    return this.arena.toString("latin1", s, e);
+  }
+  /** Every row as a string (null = missing). */
+  strings() {
+    const out = new Array(this.count);
+    for (let i = 0; i < this.count; i++) out[i] = this.get(i);
+    return out;
+  }
+  /** FNV-1a hash of row i's bytes. */
+  hash(i) {
+    let h = 2166136261;
+    const a = this.arena;
+    for (let k = this.starts[i], e = this.ends[i]; k < e; k++) h = Math.imul(h ^ a[k], 16777619);
+    return (h ^ h >>> 15) >>> 0;
+  }
+  /** hash(i) of every row into out (as int32); false when a row is missing (nothing else checked). */
+  hashAll(out) {
+    const a = this.arena, st = this.starts, en = this.ends;
+    for (let i = 0; i < this.count; i++) {
+      const s = st[i];
+      if (s < 0) return false;
+      let h = 2166136261;
+      for (let k = s, e = en[i]; k < e; k++) h = Math.imul(h ^ a[k], 16777619);
+      out[i] = h ^ h >>> 15;
+    }
+    return true;
+  }
+  /** The arena holding every row's bytes (rows at starts[i]..ends[i]); read only. */
+  bytes() {
+    return this.arena;
+  }
+  /** Byte equality of row i here and row j of other (missing never equals). */
+  equals(i, other, j) {
+    const s = this.starts[i], t = other.starts[j];
+    if (s < 0 || t < 0) return false;
+    const len = this.ends[i] - s;
+    if (other.ends[j] - t !== len) return false;
+    const a = this.arena, b = other.arena;
+    for (let k = 0; k < len; k++) if (a[s + k] !== b[t + k]) return false;
+    return true;
+  }
+  /** Releases spare capacity once reading is done. */
+  trim(rows) {
+    this.padTo(rows);
+    this.count = rows;
+    if (this.arena.length > this.used * 1.25 + 4096)
+      this.arena = Buffer.from(this.arena.subarray(0, this.used));
+  }
+};
+
+// src/tabular/decimal.ts
+var POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
+var SPLIT = 134217729;
+var f64 = new Float64Array(1);
+var u32 = new Uint32Array(f64.buffer);
+var HALF_ULP = Float64Array.from({ length: 2048 }, (_, e) => 2 ** (e - 1076));
+function halfUlp(x) {
+  f64[0] = x;
+  return HALF_ULP[u32[1] >>> 20 & 2047];
+}
+var prodErr = 0;
+function twoProd(a, b) {
+  const p = a * b;
+  let c = SPLIT * a;
+  const ah = c - (c - a), al = a - ah;
+  c = SPLIT * b;
+  const bh = c - (c - b), bl = b - bh;
+  prodErr = ah * bh - p + ah * bl + al * bh + al * bl;
+  return p;
+}
+function decimalToDouble(hi, low, lowDigits, scale) {
+  if (scale < -22 || scale > 22 || lowDigits > 4) return NaN;
+  const p = twoProd(hi, POW10[lowDigits]);
+  const pe = prodErr;
+  const s = p + low;
+  const bb = s - p;
+  const t = p - (s - bb) + (low - bb) + pe;
+  let q, q2;
+  if (scale >= 0) {
+    const P = POW10[scale];
+    q = twoProd(s, P);
+    q2 = prodErr + t * P;
+  } else {
+    const P = POW10[-scale];
+    q = s / P;
+    const pp = twoProd(q, P);
+    q2 = (s - pp - prodErr + t) / P;
+  }
+  const result = q + q2;
+  if (!(result > 2 ** -1e3 && result < 2 ** 1e3)) return NaN;
+  const residual = q2 - (result - q);
+  const half = halfUlp(result);
+  if (Math.abs(Math.abs(residual) - half) <= half * 2 ** -30) return NaN;
+  if (Math.abs(residual) > half) return NaN;
+  return result;
+}
+
+// src/tabular/intpasses.ts
+var IntPasses = class {
+  /** Did an out-of-range integer come before any float cell? (null: none seen yet) */
+  bigFirst = null;
+  /** Was a float cell seen before the first integer beyond uint64? (null: none beyond yet) */
+  floatBeforeBeyond = null;
+  uint = false;
+  below = false;
+  /** Notes an out-of-range integer cell; `floatSoFar`: a float cell came earlier in the column. */
+  big(kind2, floatSoFar) {
+    if (this.bigFirst === null) this.bigFirst = !floatSoFar;
+    if (kind2 === "uint") this.uint = true;
+    else if (kind2 === "below") this.below = true;
+    else if (this.floatBeforeBeyond === null) this.floatBeforeBeyond = floatSoFar;
+  }
+  get any() {
+    return this.bigFirst !== null;
+  }
+  /**
+   * The outcome for a column whose cells are all numbers or missing (text and bool cells make it
+   * text anyway). `negative`: some integer cell has a minus sign (`-0` included).
+   */
+  outcome(sawFloat, sawMissing, negative) {
+    if (this.bigFirst === null) return "usual";
+    if (!this.bigFirst) return "float";
+    if (this.floatBeforeBeyond !== null) return this.floatBeforeBeyond ? "float" : "text";
+    if (sawFloat) return "float";
+    const signed = negative || this.below;
+    if (this.uint && (signed || sawMissing)) return "text-keep-na";
+    if (signed) return "text";
+    return "usual";
+  }
+};
+var INT64_MAX = 9223372036854775807n;
+var UINT64_MAX = 18446744073709551615n;
+var INT64_MIN = -9223372036854775808n;
+function bigIntKind(text2) {
+  const big = BigInt(text2.trim());
+  if (big < INT64_MIN) return "below";
+  if (big <= INT64_MAX) return null;
+  if (big > UINT64_MAX) return "beyond";
+  return "uint";
+}
+
+// src/tabular/csv.ts
+function textColumn(name2, store) {
+  let cache = null;
+  return {
+    name: name2,
+    kind: "text",
+    values: null,
+    text: store,
+    get strings() {
+      cache ??= store.strings();
+      return cache;
+    }
+  };
+}
+var Table = class {
+  constructor(names2, columns, rowCount) {
+    this.names = names2;
+    this.columns = columns;
+    this.rowCount = rowCount;
+  }
+  names;
+  columns;
+  rowCount;
+  column(name2) {
+    return this.columns.find((c) => c.name === name2);
+  }
+  has(name2) {
+    return this.names.includes(name2);
+  }
+};
+var NA_TOKENS = /* @__PURE__ */ new Set([
+  "",
+  "#N/A",
+  "#N/A N/A",
+  "#NA",
+  "-1.#IND",
+  "-1.#QNAN",
+  "-NaN",
+  "-nan",
+  "1.#IND",
+  "1.#QNAN",
+  "<NA>",
+  "N/A",
+  "NA",
+  "NULL",
+  "NaN",
+  "None",
+  "n/a",
+  "nan",
+  "null"
+]);
+var SPECIAL_FLOAT = /^([+-]?)(inf|infinity)$/i;
+var NUMBER_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
+var QUOTE = 34;
+var COMMA = 44;
+var LF = 10;
+var CR = 13;
+var SPACE = 32;
+var TAB = 9;
+var POW102 = Array.from({ length: 23 }, (_, i) => 10 ** i);
+var NOT_NUMBER = 0;
+var IS_INT = 1;
+var IS_FLOAT = 2;
+var numValue = 0;
+var numBig = null;
+function parseNumber(b, s, e) {
+  while (s < e && (b[s] === SPACE || b[s] === TAB)) s++;
+  while (e > s && (b[e - 1] === SPACE || b[e - 1] === TAB)) e--;
+  numBig = null;
+  if (s >= e) return NOT_NUMBER;
+  const start = s;
+  let neg = false;
+  if (b[s] === 43 || b[s] === 45) {
+    neg = b[s] === 45;
+    s++;
+  }
+  let hi = 0, low = 0, sig = 0, lowDigits = 0, intDigits = 0, fracDigits = 0, exact = true;
+  let isInt = true;
+  for (; ; ) {
+    while (s < e && b[s] >= 48 && b[s] <= 57) {
+      const d = b[s] - 48;
+      if (isInt) intDigits++;
+      else fracDigits++;
+      if (sig < 15) {
+        if (sig > 0 || d > 0) {
+          hi = hi * 10 + d;
+          sig++;
+        }
+      } else {
+        if (sig < 19) {
+          low = low * 10 + d;
+          lowDigits++;
+        }
+        sig++;
+      }
+      s++;
+    }
+    if (isInt && s < e && b[s] === 46) {
+      isInt = false;
+      s++;
+      continue;
+    }
+    break;
+  }
+  if (intDigits + fracDigits === 0) return NOT_NUMBER;
+  let exp = 0;
+  if (s < e && (b[s] === 101 || b[s] === 69)) {
+    isInt = false;
+    s++;
+    let eneg = false;
+    if (s < e && (b[s] === 43 || b[s] === 45)) {
+      eneg = b[s] === 45;
+      s++;
+    }
+    const es = s;
+    while (s < e && b[s] >= 48 && b[s] <= 57) {
+      exp = exp * 10 + (b[s] - 48);
+      s++;
+      if (exp > 1e6) exact = false;
+    }
+    if (s === es) return NOT_NUMBER;
+    if (eneg) exp = -exp;
+  }
+  if (s !== e) return NOT_NUMBER;
+  const scale = exp - fracDigits;
+  if (exact && scale >= -22 && scale <= 22 && sig <= 19) {
+    const v = sig <= 15 ? scale >= 0 ? hi * POW102[scale] : hi / POW102[-scale] : decimalToDouble(hi, low, lowDigits, scale);
+    if (!Number.isNaN(v)) {
+      numValue = neg ? -v : v;
+      if (!isInt || intDigits <= 18) return isInt ? IS_INT : IS_FLOAT;
+    }
+  }
+  const text2 = b.toString("latin1", start, e);
+  numValue = Number(text2);
+  if (isInt && intDigits > 18) numBig = bigIntKind(text2);
+  if (numValue === Infinity) return NOT_NUMBER;
+  return isInt ? IS_INT : IS_FLOAT;
+}
+function text(b, s, e) {
+  for (let i = s; i < e; i++) if (b[i] >= 128) return b.toString("utf8", s, e);
+  return b.toString("latin1", s, e);
+}
+function decodeField(b, s, e, complex) {
+  if (!complex) return text(b, s, e);
+  let out = "";
+  let i = s;
+  if (b[i] === QUOTE) {
+    i++;
+    let segStart = i;
+    for (; ; ) {
+      if (i >= e) {
+        out += b.toString("utf8", segStart, e);
+        return out;
+      }
+      if (b[i] === QUOTE) {
+        out += b.toString("utf8", segStart, i);
+        if (i + 1 < e && b[i + 1] === QUOTE) {
+          out += '"';
+          i += 2;
+          segStart = i;
+          continue;
+        }
+        i++;
+        break;
+      }
+      i++;
+    }
+  }
+  return out + b.toString("utf8", i, e);
+}
+function dedupeNames(raw) {
+  const names2 = raw.map((n, i) => n === "" ? `Unnamed: ${i}` : n);
+  const counts = /* @__PURE__ */ new Map();
+  return names2.map((name2) => {
+    let col = name2;
+    let count = counts.get(col) ?? 0;
+    while (count > 0) {
+      counts.set(col, count + 1);
+      col = `${col}.${count}`;
+      count = counts.get(col) ?? 0;
+    }
+    counts.set(col, count + 1);
+    return col;
+  });
+}
+var MAX_COLUMNS = 1e6;
+var EMPTY = 0;
+var NUM = 1;
+var BOOL = 2;
+var TEXT = 3;
+var ColumnBuilder = class {
+  constructor(name2) {
+    this.name = name2;
+  }
+  name;
+  state = EMPTY;
+  sawFloat = false;
+  sawMissing = false;
+  values = new Float64Array(64);
+  text = null;
+  /** Rows before this one must be re-read as strings (second pass); -1 when not needed. */
+  backfillUntil = -1;
+  /** Integers outside int64 seen while numeric (their order decides the type). */
+  passes = new IntPasses();
+  /** The second pass keeps missing-value tokens as text (pandas' uint64 conflict). */
+  keepNaTokens = false;
+  /** Grows the value array to hold `rows` rows at once (avoids repeated doubling). */
+  reserve(rows) {
+    if (this.state === TEXT || rows <= this.values.length) return;
+    const bigger = new Float64Array(rows);
+    bigger.set(this.values);
+    this.values = bigger;
+  }
+  setValue(row, v) {
+    if (row >= this.values.length) {
+      const bigger = new Float64Array(Math.max(this.values.length * 2, row + 1));
+      bigger.set(this.values);
+      this.values = bigger;
+    }
+    this.values[row] = v;
+  }
+  /** A number cell outside int64 in a numeric column. */
+  noteBig(kind2) {
+    this.passes.big(kind2, this.sawFloat);
+  }
+  /** After the first pass: the type pandas gives a numeric column with integers outside int64. */
+  settleBigInts(rows) {
+    if (this.state !== NUM || !this.passes.any) return;
+    let negative = false;
+    for (let i = 0; i < rows && !negative; i++) {
+      const v = this.values[i];
+      negative = v < 0 || Object.is(v, -0);
+    }
+    const outcome = this.passes.outcome(this.sawFloat, this.sawMissing, negative);
+    if (outcome === "float") this.sawFloat = true;
+    else if (outcome !== "usual") {
+      this.toText(rows);
+      this.keepNaTokens = outcome === "text-keep-na";
+    }
+  }
+  toText(row) {
+    if (this.state !== EMPTY) this.backfillUntil = row;
+    this.text = new TextStore();
+    this.text.padTo(row);
+    this.state = TEXT;
+  }
+  finish(rows) {
+    if (this.state === TEXT) {
+      this.text.trim(rows);
+      return textColumn(this.name, this.text);
+    }
+    const values = this.values.length <= rows * 1.25 + 1024 ? this.values.subarray(0, rows) : this.values.slice(0, rows);
+    if (this.state === BOOL) return { name: this.name, kind: "bool", values, strings: null };
+    if (this.state === EMPTY) {
+      if (rows === 0) return textColumn(this.name, new TextStore(0));
+      return { name: this.name, kind: "float", values: values.fill(NaN), strings: null };
+    }
+    const kind2 = this.sawFloat || this.sawMissing ? "float" : "int";
+    if (!this.sawFloat) {
+      for (let i = 0; i < values.length; i++) if (values[i] === 0) values[i] = 0;
+    }
+    return { name: this.name, kind: kind2, values, strings: null };
+  }
+};
+var PARSED_INT = 2;
+var PARSED_FLOAT = 3;
+var Tokenizer = class {
+  constructor(sink, source, maxLineBytes) {
+    this.sink = sink;
+    this.source = source;
+    this.maxLineBytes = maxLineBytes;
+  }
+  sink;
+  source;
+  maxLineBytes;
+  rest = Buffer.alloc(0);
+  starts = new Int32Array(64);
+  ends = new Int32Array(64);
+  complex = new Uint8Array(64);
+  nums = new Float64Array(64);
+  /** Bytes of the rows emitted so far (for estimating the row count). */
+  rowBytes = 0;
+  first = true;
+  utf8Tail = Buffer.alloc(0);
+  bytesSeen = 0;
+  head = Buffer.alloc(0);
+  push(chunk) {
+    if (this.first) {
+      chunk = this.head.length ? Buffer.concat([this.head, chunk]) : chunk;
+      if (chunk.length < 3) {
+        this.head = Buffer.from(chunk);
+        return;
+      }
+      this.first = false;
+      this.head = Buffer.alloc(0);
+      if (chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191) {
+        chunk = chunk.subarray(3);
+        this.bytesSeen = 3;
+      }
+    }
+    this.checkText(chunk, false);
+    const buf = this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk;
+    const used = this.scan(buf, false);
+    this.rest = Buffer.from(buf.subarray(used));
+    if (this.rest.length > this.maxLineBytes) {
+      throw new CsvError(
+        `${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`
+      );
+    }
+  }
+  end() {
+    if (this.first && this.head.length) {
+      const head = this.head;
+      this.first = false;
+      this.head = Buffer.alloc(0);
+      this.push(head);
+    }
+    this.checkText(Buffer.alloc(0), true);
+    if (this.rest.length) this.scan(this.rest, true);
+    this.rest = Buffer.alloc(0);
+  }
+  /** Rejects NUL bytes and invalid UTF-8 (checked line-feed to line-feed, so no character is split). */
+  checkText(chunk, final) {
+    if (chunk.indexOf(0) !== -1) {
+      throw new CsvError(`${this.source}: contains NUL bytes (a binary file, not a CSV)`);
+    }
+    const bad = (segment, base) => new CsvError(
+      `${this.source}: not valid UTF-8 text (at byte offset ${base + firstInvalidUtf8(segment)})`
+    );
+    if (final) {
+      if (!isUtf8(this.utf8Tail)) throw bad(this.utf8Tail, this.bytesSeen);
+      this.utf8Tail = Buffer.alloc(0);
+      return;
+    }
+    const firstLf = chunk.indexOf(LF);
+    if (firstLf === -1) {
+      this.utf8Tail = Buffer.concat([this.utf8Tail, chunk]);
+    } else {
+      const lastLf = chunk.lastIndexOf(LF);
+      const head = Buffer.concat([this.utf8Tail, chunk.subarray(0, firstLf + 1)]);
+      if (!isUtf8(head)) throw bad(head, this.bytesSeen);
+      const body = chunk.subarray(firstLf + 1, lastLf + 1);
+      if (!isUtf8(body)) throw bad(body, this.bytesSeen + head.length);
+      this.bytesSeen += this.utf8Tail.length + lastLf + 1;
+      this.utf8Tail = Buffer.from(chunk.subarray(lastLf + 1));
+    }
+    if (this.utf8Tail.length > this.maxLineBytes) {
+      throw new CsvError(
+        `${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`
+      );
+    }
+  }
+  grow() {
+    const n = this.starts.length * 2;
+    const s = new Int32Array(n);
+    s.set(this.starts);
+    this.starts = s;
+    const e = new Int32Array(n);
+    e.set(this.ends);
+    this.ends = e;
+    const c = new Uint8Array(n);
+    c.set(this.complex);
+    this.complex = c;
+    const v = new Float64Array(n);
+    v.set(this.nums);
+    this.nums = v;
+  }
+  /** Emits every complete row of buf; returns the offset of the first unconsumed byte. */
+  scan(b, final) {
+    const n = b.length;
+    let i = 0;
+    let starts = this.starts, ends = this.ends, cplx = this.complex, nums = this.nums;
+    for (; ; ) {
+      let j = i;
+      while (j < n && (b[j] === SPACE || b[j] === TAB)) j++;
+      if (j < n && (b[j] === LF || b[j] === CR)) {
+        i = j + 1;
+        continue;
+      }
+      if (j >= n) return final ? n : i;
+      const rowStart = i;
+      let count = 0;
+      let pos = i;
+      let complete = false;
+      for (; ; ) {
+        while (pos + 1 < n && count < starts.length) {
+          const d = b[pos] - 48;
+          if (d < 0 || d > 9 || b[pos + 1] !== COMMA) break;
+          starts[count] = pos;
+          ends[count] = pos + 1;
+          cplx[count] = PARSED_INT;
+          nums[count] = d;
+          count++;
+          pos += 2;
+        }
+        if (count >= starts.length) {
+          this.grow();
+          starts = this.starts;
+          ends = this.ends;
+          cplx = this.complex;
+          nums = this.nums;
+        }
+        const fs = pos;
+        let cx = 0;
+        if (pos < n && b[pos] === QUOTE) {
+          cx = 1;
+          pos++;
+          let closed = false;
+          while (pos < n) {
+            if (b[pos] === QUOTE) {
+              if (pos + 1 < n && b[pos + 1] === QUOTE) {
+                cx = 2;
+                pos += 2;
+                continue;
+              }
+              if (pos + 1 >= n && !final) break;
+              pos++;
+              closed = true;
+              break;
+            }
+            pos++;
+          }
+          if (!closed) {
+            if (!final) return rowStart;
+            throw new CsvError(`${this.source}: a quoted field is never closed (end of file inside quotes)`);
+          }
+        }
+        let parsed = 0, numEnd = -1, value = 0;
+        const d0 = pos < n ? b[pos] - 48 : -1, next = pos + 1 < n ? b[pos + 1] : -1;
+        if (cx === 0 && d0 >= 0 && d0 <= 9 && (next === COMMA || next === LF || next === CR)) {
+          parsed = PARSED_INT;
+          value = d0;
+          pos++;
+          numEnd = pos;
+        } else if (cx === 0) {
+          let q = pos, neg = false, hi = 0, low = 0, sig = 0, lowDigits = 0, any2 = 0, frac = 0, d = 0;
+          if (q < n && b[q] === 45) {
+            neg = true;
+            q++;
+          }
+          let isInt = true;
+          if (q + 1 < n && b[q] === 48 && b[q + 1] === 46) {
+            isInt = false;
+            any2 = 1;
+            q += 2;
+            const fs2 = q;
+            while (q < n && b[q] === 48) q++;
+            const fz = q;
+            const lim = fz + 15 < n ? fz + 15 : n;
+            while (q < lim) {
+              d = b[q] - 48;
+              if (d < 0 || d > 9) break;
+              hi = hi * 10 + d;
+              q++;
+            }
+            if (q === fz + 15) {
+              const lim2 = fz + 19 < n ? fz + 19 : n;
+              while (q < lim2) {
+                d = b[q] - 48;
+                if (d < 0 || d > 9) break;
+                low = low * 10 + d;
+                q++;
+              }
+              lowDigits = q - fz - 15;
+              while (q < n) {
+                d = b[q] - 48;
+                if (d < 0 || d > 9) break;
+                q++;
+              }
+            }
+            sig = q - fz;
+            frac = q - fs2;
+          } else
+            for (; ; ) {
+              const q0 = q;
+              while (q < n) {
+                d = b[q] - 48;
+                if (d < 0 || d > 9) break;
+                if (sig < 15) {
+                  if (sig > 0 || d > 0) {
+                    hi = hi * 10 + d;
+                    sig++;
+                  }
+                } else {
+                  if (sig < 19) {
+                    low = low * 10 + d;
+                    lowDigits++;
+                  }
+                  sig++;
+                }
+                q++;
+              }
+              any2 += q - q0;
+              if (!isInt) frac += q - q0;
+              if (isInt && q < n && b[q] === 46) {
+                isInt = false;
+                q++;
+                continue;
+              }
+              break;
+            }
+          if (any2 > 0 && frac <= 22 && (!isInt || sig <= 18)) {
+            if (sig <= 15) value = frac === 0 ? hi : hi / POW102[frac];
+            else value = sig <= 19 ? decimalToDouble(hi, low, lowDigits, -frac) : NaN;
+            if (!Number.isNaN(value)) {
+              if (neg) value = -value;
+              parsed = isInt ? PARSED_INT : PARSED_FLOAT;
+              numEnd = q;
+            }
+          }
+          pos = q;
+        }
+        while (pos < n && b[pos] !== COMMA && b[pos] !== LF && b[pos] !== CR) {
+          if (cx === 1) cx = 2;
+          pos++;
+        }
+        if (cx === 1) {
+          starts[count] = fs + 1;
+          ends[count] = pos - 1;
+          cplx[count] = 0;
+        } else if (parsed !== 0 && pos === numEnd && (pos < n || final)) {
+          starts[count] = fs;
+          ends[count] = pos;
+          cplx[count] = parsed;
+          nums[count] = value;
+        } else {
+          starts[count] = fs;
+          ends[count] = pos;
+          cplx[count] = cx === 2 ? 1 : 0;
+        }
+        count++;
+        if (pos >= n) {
+          if (!final) return rowStart;
+          complete = true;
+          i = n;
+          break;
+        }
+        if (b[pos] === COMMA) {
+          pos++;
+          continue;
+        }
+        if (b[pos] === CR) {
+          if (pos + 1 >= n && !final) return rowStart;
+          pos += pos + 1 < n && b[pos + 1] === LF ? 2 : 1;
+        } else pos++;
+        complete = true;
+        i = pos;
+        break;
+      }
+      this.rowBytes += i - rowStart;
+      if (complete) this.sink(b, starts, ends, cplx, count, nums);
+      if (i >= n) return n;
+    }
+  }
+};
+function firstInvalidUtf8(b) {
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i];
+    let n, min;
+    if (c < 128) {
+      i++;
+      continue;
+    } else if (c >= 194 && c <= 223) [n, min] = [1, 128];
+    else if (c >= 224 && c <= 239) [n, min] = [2, 2048];
+    else if (c >= 240 && c <= 244) [n, min] = [3, 65536];
+    else return i;
+    if (i + n >= b.length) return i;
+    let cp = c & 63 >> n;
+    for (let k = 1; k <= n; k++) {
+      const d = b[i + k];
+      if ((d & 192) !== 128) return i;
+      cp = cp << 6 | d & 63;
+    }
+    if (cp < min || cp > 1114111 || cp >= 55296 && cp <= 57343) return i;
+    i += n + 1;
+  }
+  return b.length;
+}
+function fileSource(path9, chunkSize) {
+  return (visit2) => {
+    let fd;
+    try {
+      fd = openSync5(path9, "r");
+    } catch (e) {
+      throw new CsvError(`cannot open ${path9}: ${e.code ?? e.message}`);
+    }
+    try {
+      const st = fstatSync3(fd);
+      if (!st.isFile()) throw new CsvError(`${path9} is not a regular file`);
+      const size = Math.max(1, Math.min(chunkSize, st.size + 1));
+      for (; ; ) {
+        const chunk = Buffer.allocUnsafe(size);
+        const got = readSync4(fd, chunk, 0, size, null);
+        if (got === 0) break;
+        if (visit2(chunk.subarray(0, got)) === false) break;
+      }
+    } finally {
+      closeSync5(fd);
+    }
+  };
+}
+function bufferSource(buf, chunkSize) {
+  return (visit2) => {
+    for (let i = 0; i < buf.length; i += chunkSize)
+      if (visit2(buf.subarray(i, i + chunkSize)) === false) break;
+  };
+}
+var StopReading = class extends Error {
+};
+function readFrom(source, name2, opts, totalBytes) {
+  const maxLine = opts.maxLineBytes ?? 16 * 1024 * 1024;
+  let names2 = null;
+  let builders = [];
+  let row = 0;
+  let offset = -1;
+  const sink = (b, starts, ends, complex, count, nums) => {
+    if (names2 === null) {
+      const raw = [];
+      for (let k = 0; k < count; k++) raw.push(decodeField(b, starts[k], ends[k], complex[k] === 1));
+      if (raw.length > MAX_COLUMNS) throw new CsvError(`${name2}: more than ${MAX_COLUMNS} columns`);
+      names2 = dedupeNames(raw);
+      builders = names2.map((nm, k) => opts.keep && !opts.keep(nm, k) ? null : new ColumnBuilder(nm));
+      return;
+    }
+    if (opts.maxRows !== void 0 && row >= opts.maxRows) {
+      throw new CsvError(`${name2}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`);
+    }
+    if (offset === -1) offset = Math.max(0, count - names2.length);
+    if (row === 2048 && totalBytes > 0) {
+      const estimate = Math.ceil(totalBytes / (tok.rowBytes / 2049) * 1.05) + 16;
+      for (const c of builders) c?.reserve(Math.min(estimate, opts.maxRows ?? estimate));
+    }
+    if (count - offset > names2.length) {
+      throw new CsvError(`${name2}: expected ${names2.length} fields on data row ${row + 1}, saw ${count}`);
+    }
+    const bs = builders, r = row, off = offset;
+    for (let k = 0; k < bs.length; k++) {
+      const col = bs[k];
+      if (col === null) continue;
+      const at = k + off;
+      if (at >= count) {
+        col.sawMissing = true;
+        if (col.state === TEXT) col.text.setMissing(r);
+        else col.setValue(r, NaN);
+        continue;
+      }
+      const f = complex[at];
+      if (f >= PARSED_INT) {
+        const state = col.state;
+        if (state === NUM || state === EMPTY) {
+          if (state === EMPTY) col.state = NUM;
+          if (f === PARSED_FLOAT) col.sawFloat = true;
+          const values = col.values;
+          if (r < values.length) values[r] = nums[at];
+          else col.setValue(r, nums[at]);
+          continue;
+        }
+      }
+      cell(col, r, b, starts[at], ends[at], f === 1);
+    }
+    row++;
+  };
+  const tok = new Tokenizer(sink, name2, maxLine);
+  source((chunk) => tok.push(chunk));
+  tok.end();
+  if (names2 === null) throw new CsvError(`${name2}: the file is empty (no header row)`);
+  const finalNames = names2;
+  for (const c of builders) c?.settleBigInts(row);
+  const backfill = builders.filter((c) => c !== null && c.backfillUntil > 0);
+  if (backfill.length) {
+    const index = backfill.map((c) => builders.indexOf(c));
+    const until = Math.max(...backfill.map((c) => c.backfillUntil));
+    let header = true;
+    let r = 0;
+    const sink2 = (b, starts, ends, complex, count) => {
+      if (header) {
+        header = false;
+        return;
+      }
+      if (r >= until) throw new StopReading();
+      for (let q = 0; q < backfill.length; q++) {
+        const col = backfill[q], k = index[q] + offset;
+        if (r >= col.backfillUntil || k >= count) continue;
+        const s = decodeField(b, starts[k], ends[k], complex[k] === 1);
+        if (NA_TOKENS.has(s) && !col.keepNaTokens) col.text.setMissing(r);
+        else col.text.setString(r, s);
+      }
+      r++;
+    };
+    const tok2 = new Tokenizer(sink2, name2, maxLine);
+    try {
+      source((chunk) => tok2.push(chunk));
+      tok2.end();
+    } catch (e) {
+      if (!(e instanceof StopReading)) throw e;
+    }
+  }
+  const columns = builders.filter((c) => c !== null).map((c) => c.finish(row));
+  return new Table(finalNames, columns, row);
+}
+function specialValue(m) {
+  return m[1] === "-" ? -Infinity : Infinity;
+}
+function cell(col, row, b, s, e, complex) {
+  if (!complex && col.state === TEXT && e - s > 9) {
+    col.text.setBytes(row, b, s, e);
+    return;
+  }
+  if (!complex) {
+    const kind2 = parseNumber(b, s, e);
+    if (kind2 !== NOT_NUMBER) {
+      if (col.state === TEXT) {
+        col.text.setBytes(row, b, s, e);
+        return;
+      }
+      if (col.state === BOOL) {
+        col.toText(row);
+        col.text.setBytes(row, b, s, e);
+        return;
+      }
+      col.state = NUM;
+      if (kind2 === IS_FLOAT) col.sawFloat = true;
+      else if (numBig !== null) col.noteBig(numBig);
+      col.setValue(row, numValue);
+      return;
+    }
+  }
+  if (!complex && e - s > 9) {
+    if (col.state !== TEXT) col.toText(row);
+    col.text.setBytes(row, b, s, e);
+    return;
+  }
+  const str = decodeField(b, s, e, complex);
+  if (NA_TOKENS.has(str)) {
+    col.sawMissing = true;
+    if (col.state === TEXT) col.text.setMissing(row);
+    else col.setValue(row, NaN);
+    return;
+  }
+  if (col.state === TEXT) {
+    col.text.setString(row, str);
+    return;
+  }
+  if (complex && NUMBER_TEXT.test(str)) {
+    const kind2 = parseNumber(Buffer.from(str, "latin1"), 0, str.length);
+    if (kind2 !== NOT_NUMBER) {
+      if (col.state === BOOL) {
+        col.toText(row);
+        col.text.setString(row, str);
+        return;
+      }
+      col.state = NUM;
+      if (kind2 === IS_FLOAT) col.sawFloat = true;
+      else if (numBig !== null) col.noteBig(numBig);
+      col.setValue(row, numValue);
+      return;
+    }
+  }
+  const special = SPECIAL_FLOAT.exec(str);
+  if (special) {
+    if (col.state === BOOL) {
+      col.toText(row);
+      col.text.setString(row, str);
+      return;
+    }
+    col.state = NUM;
+    col.sawFloat = true;
+    col.setValue(row, specialValue(special));
+    return;
+  }
+  const lower = str.length === 4 || str.length === 5 ? str.toLowerCase() : "";
+  const isTrue = lower === "true";
+  if (isTrue || lower === "false") {
+    if (col.state === NUM) {
+      col.toText(row);
+      col.text.setString(row, str);
+      return;
+    }
+    col.state = BOOL;
+    col.setValue(row, isTrue ? 1 : 0);
+    return;
+  }
+  col.toText(row);
+  col.text.setString(row, str);
+}
+function readCsvFile(path9, opts = {}) {
+  let size = 0;
+  try {
+    size = statSync(path9).size;
+  } catch {
+  }
+  return readFrom(fileSource(path9, opts.chunkSize ?? 4 * 1024 * 1024), path9, opts, size);
+}
+function readCsvText(text2, source = "csv", opts = {}) {
+  const buf = typeof text2 === "string" ? Buffer.from(text2, "utf8") : text2;
+  return readFrom(bufferSource(buf, opts.chunkSize ?? 4 * 1024 * 1024), source, opts, buf.length);
+}
+function classifyCell(str) {
+  if (NA_TOKENS.has(str)) return { kind: "missing", value: NaN };
+  if (NUMBER_TEXT.test(str)) {
+    const kind2 = parseNumber(Buffer.from(str, "latin1"), 0, str.length);
+    if (kind2 === IS_INT && numBig !== null) return { kind: "int", value: numValue, big: numBig };
+    if (kind2 !== NOT_NUMBER) return { kind: kind2 === IS_INT ? "int" : "float", value: numValue };
+  }
+  const special = SPECIAL_FLOAT.exec(str);
+  if (special) return { kind: "float", value: specialValue(special) };
+  const lower = str.length === 4 || str.length === 5 ? str.toLowerCase() : "";
+  if (lower === "true" || lower === "false") return { kind: "bool", value: lower === "true" ? 1 : 0 };
+  return { kind: "text", value: NaN };
+}
+function parseCsvRows(text2, source = "csv") {
+  const rows = [];
+  const tok = new Tokenizer(
+    (b, starts, ends, complex, count) => {
+      const row = new Array(count);
+      for (let k = 0; k < count; k++) row[k] = decodeField(b, starts[k], ends[k], complex[k] === 1);
+      rows.push(row);
+    },
+    source,
+    Number.MAX_SAFE_INTEGER
+  );
+  tok.push(typeof text2 === "string" ? Buffer.from(text2, "utf8") : text2);
+  tok.end();
+  return rows;
+}
+
+// src/grade/errors.ts
+var SubmissionError = class extends CsvError {
+  constructor(message) {
+    super(message);
+    this.name = "SubmissionError";
+  }
+};
+
+// src/grade/npsort.ts
+function compareCodePoints(a, b) {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i), y = b.charCodeAt(i);
+    if (x !== y) {
+      const fix = (c) => c >= 55296 && c <= 57343 ? c + 8192 : c >= 57344 ? c - 2048 : c;
+      return fix(x) - fix(y);
+    }
+  }
+  return a.length - b.length;
+}
+var SMALL = 15;
+function heapsort(idx, lo, n, less) {
+  const at = (k) => idx[lo + k - 1];
+  const put = (k, v) => {
+    idx[lo + k - 1] = v;
+  };
+  const sift = (start, size, tmp) => {
+    let i = start, j = start * 2;
+    while (j <= size) {
+      if (j < size && less(at(j), at(j + 1))) j++;
+      if (less(tmp, at(j))) {
+        put(i, at(j));
+        i = j;
+        j += j;
+      } else break;
+    }
+    put(i, tmp);
+  };
+  for (let l = n >> 1; l > 0; l--) sift(l, n, at(l));
+  for (let size = n; size > 1; ) {
+    const tmp = at(size);
+    put(size, at(1));
+    size--;
+    sift(1, size, tmp);
+  }
+}
+function quicksort(idx, less) {
+  const n = idx.length;
+  if (n < 2) return;
+  const swap = (a, b) => {
+    const t = idx[a];
+    idx[a] = idx[b];
+    idx[b] = t;
+  };
+  const stack = [];
+  let pl = 0, pr = n - 1;
+  let depth = Math.floor(Math.log2(n)) * 2;
+  for (; ; ) {
+    if (depth < 0) {
+      heapsort(idx, pl, pr - pl + 1, less);
+    } else {
+      while (pr - pl > SMALL) {
+        const pm = pl + (pr - pl >> 1);
+        if (less(idx[pm], idx[pl])) swap(pm, pl);
+        if (less(idx[pr], idx[pm])) swap(pr, pm);
+        if (less(idx[pm], idx[pl])) swap(pm, pl);
+        const vp = idx[pm];
+        let pi = pl, pj = pr - 1;
+        swap(pm, pj);
+        for (; ; ) {
+          do
+            pi++;
+          while (less(idx[pi], vp));
+          do
+            pj--;
+          while (less(vp, idx[pj]));
+          if (pi >= pj) break;
+          swap(pi, pj);
+        }
+        swap(pi, pr - 1);
+        if (pi - pl < pr - pi) {
+          stack.push(pi + 1, pr, --depth);
+          pr = pi - 1;
+        } else {
+          stack.push(pl, pi - 1, --depth);
+          pl = pi + 1;
+        }
+      }
+      for (let i = pl + 1; i <= pr; i++) {
+        const v = idx[i];
+        let j = i;
+        while (j > pl && less(v, idx[j - 1])) {
+          idx[j] = idx[j - 1];
+          j--;
+        }
+        idx[j] = v;
+      }
+    }
+    if (stack.length === 0) break;
+    depth = stack.pop();
+    pr = stack.pop();
+    pl = stack.pop();
+  }
+}
+function pandasSortOrder(keys, skipIfSorted = false) {
+  const n = keys.length;
+  const present = [], missing = [];
+  for (let i = 0; i < n; i++) {
+    const k = keys[i];
+    if (k === null || typeof k === "number" && Number.isNaN(k)) missing.push(i);
+    else present.push(i);
+  }
+  const idx = Int32Array.from(present);
+  const text2 = n > 0 && typeof keys[present[0] ?? 0] === "string";
+  const less = text2 ? (i, j) => compareCodePoints(keys[i], keys[j]) < 0 : (i, j) => keys[i] < keys[j];
+  let sorted = skipIfSorted && missing.length === 0;
+  for (let p = 1; sorted && p < idx.length; p++) if (less(idx[p], idx[p - 1])) sorted = false;
+  if (!sorted) quicksort(idx, less);
+  const out = new Int32Array(n);
+  out.set(idx);
+  out.set(missing, idx.length);
+  return out;
+}
+
+// src/grade/keyorder.ts
+var WIDE = 1 << 16;
+var SMALL_RUN = 32;
+function keyOrder(c, skipIfSorted = false) {
+  const n = c.text ? c.text.count : c.kind === "text" ? c.strings.length : c.values.length;
+  const present = new Int32Array(n);
+  const missing = [];
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    if (isMissing(c, i)) missing.push(i);
+    else present[count++] = i;
+  }
+  const rows = present.subarray(0, count);
+  let order, ties;
+  if (c.kind === "text" && c.text) {
+    order = Int32Array.from(rows);
+    ties = sortText(c.text, c.text.bytes(), order, 0);
+  } else {
+    order = c.kind === "text" ? stringOrder(c.strings, rows) : numberOrder(c.values, rows);
+    ties = hasTies(c, order);
+  }
+  if (ties) return pandasSortOrder(c.kind === "text" ? c.strings : c.values, skipIfSorted);
+  const out = new Int32Array(n);
+  out.set(order);
+  for (let k = 0; k < missing.length; k++) out[count + k] = missing[k];
+  return out;
+}
+function isMissing(c, i) {
+  if (c.kind !== "text") return Number.isNaN(c.values[i]);
+  return c.text ? c.text.isMissing(i) : c.strings[i] === null;
+}
+function hasTies(c, order) {
+  if (c.kind !== "text") {
+    const v = c.values;
+    for (let p = 1; p < order.length; p++) if (v[order[p]] === v[order[p - 1]]) return true;
+    return false;
+  }
+  const s = c.strings;
+  for (let p = 1; p < order.length; p++) if (s[order[p]] === s[order[p - 1]]) return true;
+  return false;
+}
+function sort64(idx, w0, w1) {
+  const n = idx.length;
+  const bits = n >= WIDE ? 16 : 8, mask = (1 << bits) - 1;
+  let I = idx, A = w0, B = w1;
+  let I2 = new Int32Array(n), A2 = new Uint32Array(n), B2 = new Uint32Array(n);
+  const counts = new Int32Array(1 << bits);
+  for (let pass = 0; pass < 64 / bits; pass++) {
+    const src = pass * bits < 32 ? B : A, shift = pass * bits & 31;
+    counts.fill(0);
+    for (let p = 0; p < n; p++) counts[src[p] >>> shift & mask]++;
+    if (counts[src[0] >>> shift & mask] === n) continue;
+    let sum2 = 0;
+    for (let d = 0; d < counts.length; d++) {
+      const k = counts[d];
+      counts[d] = sum2;
+      sum2 += k;
+    }
+    for (let p = 0; p < n; p++) {
+      const q = counts[src[p] >>> shift & mask]++;
+      I2[q] = I[p];
+      A2[q] = A[p];
+      B2[q] = B[p];
+    }
+    [I, I2] = [I2, I];
+    [A, A2] = [A2, A];
+    [B, B2] = [B2, B];
+  }
+  if (I !== idx) {
+    idx.set(I);
+    w0.set(A);
+    w1.set(B);
+  }
+}
+var f642 = new Float64Array(1);
+var u322 = new Uint32Array(f642.buffer);
+function numberOrder(v, rows) {
+  const n = rows.length;
+  const idx = Int32Array.from(rows), hi = new Uint32Array(n), lo = new Uint32Array(n);
+  for (let p = 0; p < n; p++) {
+    const x = v[rows[p]];
+    f642[0] = x === 0 ? 0 : x;
+    const h = u322[1];
+    if (h >>> 31) {
+      hi[p] = ~h >>> 0;
+      lo[p] = ~u322[0] >>> 0;
+    } else {
+      hi[p] = (h | 2147483648) >>> 0;
+      lo[p] = u322[0];
+    }
+  }
+  if (n > 1) sort64(idx, hi, lo);
+  return idx;
+}
+function sortText(t, bytes2, idx, off) {
+  const starts = t.starts, ends = t.ends;
+  const n = idx.length;
+  if (n <= SMALL_RUN) return insertionSort(starts, ends, bytes2, idx, 0, n, off);
+  const w0 = new Uint32Array(n), w1 = new Uint32Array(n);
+  for (let p = 0; p < n; p++) {
+    const i = idx[p];
+    const s = starts[i] + off, e = ends[i];
+    let a = 0, b = 0;
+    for (let k = 0; k < 4; k++) a = a << 8 | (s + k < e ? bytes2[s + k] : 0);
+    for (let k = 4; k < 8; k++) b = b << 8 | (s + k < e ? bytes2[s + k] : 0);
+    w0[p] = a >>> 0;
+    w1[p] = b >>> 0;
+  }
+  sort64(idx, w0, w1);
+  for (let lo = 0; lo < n; ) {
+    let hi = lo + 1;
+    while (hi < n && w0[hi] === w0[lo] && w1[hi] === w1[lo]) hi++;
+    if (hi - lo > 1) {
+      if (ends[idx[lo]] - starts[idx[lo]] <= off + 8) return true;
+      const tie = hi - lo <= SMALL_RUN ? insertionSort(starts, ends, bytes2, idx, lo, hi, off + 8) : sortText(t, bytes2, idx.subarray(lo, hi), off + 8);
+      if (tie) return true;
+    }
+    lo = hi;
+  }
+  return false;
+}
+function insertionSort(starts, ends, bytes2, idx, lo, hi, off) {
+  let tie = false;
+  for (let p = lo + 1; p < hi; p++) {
+    const i = idx[p];
+    let q = p;
+    for (; q > lo; q--) {
+      const j = idx[q - 1];
+      let a = starts[j] + off, b = starts[i] + off;
+      const ea = ends[j], eb = ends[i];
+      while (a < ea && b < eb && bytes2[a] === bytes2[b]) {
+        a++;
+        b++;
+      }
+      const c = a < ea ? b < eb ? bytes2[a] - bytes2[b] : 1 : b < eb ? -1 : 0;
+      if (c === 0) tie = true;
+      if (c <= 0) break;
+      idx[q] = j;
+    }
+    idx[q] = i;
+  }
+  return tie;
+}
+function stringOrder(s, rows) {
+  return Int32Array.from(rows).sort((a, b) => compareCodePoints(s[a], s[b]));
+}
+
+// src/grade/align.ts
+var show = (v) => typeof v === "string" ? JSON.stringify(v) : String(v);
+function requireColumn(t, name2, side = "submission") {
+  const c = t.column(name2);
+  if (!c) throw new SubmissionError(`${side} has no "${name2}" column`);
+  return c;
+}
+function requireRowCount(sub, ans) {
+  if (sub.rowCount !== ans.rowCount) {
+    throw new SubmissionError(`submission has ${sub.rowCount} rows, the answers have ${ans.rowCount}`);
+  }
+}
+function columnLength(c) {
+  if (c.text) return c.text.count;
+  return c.kind === "text" ? c.strings.length : c.values.length;
+}
+function numeric(c, side = "submission") {
+  if (c.kind === "text") {
+    const bad = c.strings.find(
+      (s) => s !== null && !/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(s)
+    );
+    throw new SubmissionError(
+      `${side} column "${c.name}" is not numeric${bad !== void 0 ? ` (e.g. ${JSON.stringify(bad)})` : ""}`
+    );
+  }
+  return c.values;
+}
+function requireNoMissing(v, c, side = "submission") {
+  for (let i = 0; i < v.length; i++) {
+    if (Number.isNaN(v[i]))
+      throw new SubmissionError(`${side} column "${c.name}" has a missing value (data row ${i + 1})`);
+  }
+}
+function requireUnitRange(v, c) {
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (x < 0 || x > 1)
+      throw new SubmissionError(`column "${c.name}" has ${x} (data row ${i + 1}); values must lie in [0, 1]`);
+  }
+}
+function take(v, rows) {
+  const out = new Float64Array(rows.length);
+  for (let i = 0; i < rows.length; i++) out[i] = v[rows[i]];
+  return out;
+}
+function keyAt(c, i) {
+  if (c.kind === "text") return c.strings[i];
+  const v = c.values[i];
+  return Number.isNaN(v) ? null : v;
+}
+function pairById(subId, ansId, onAnswerDuplicate) {
+  const n = columnLength(ansId);
+  const m = columnLength(subId);
+  if (n !== m) throw new SubmissionError(`submission has ${m} rows, the answers have ${n}`);
+  const subText = subId.kind === "text", ansText = ansId.kind === "text";
+  if (n > 0 && subText !== ansText) {
+    throw new SubmissionError(
+      `submission ids in "${subId.name}" are ${subText ? "text" : "numbers"} but the answers' ids are ${ansText ? "text" : "numbers"}`
+    );
+  }
+  const out = new Int32Array(n);
+  let same = true;
+  if (subId.text && ansId.text) {
+    for (let i = 0; i < n && same; i++) same = subId.text.equals(i, ansId.text, i);
+  } else if (!subText) {
+    const a = subId.values, b = ansId.values;
+    for (let i = 0; i < n && same; i++) same = a[i] === b[i];
+  } else {
+    for (let i = 0; i < n && same; i++) {
+      const k = keyAt(subId, i);
+      same = k !== null && k === keyAt(ansId, i);
+    }
+  }
+  if (same) {
+    if (onAnswerDuplicate && indexOfIds(ansId).duplicates) onAnswerDuplicate();
+    for (let i = 0; i < n; i++) out[i] = i;
+    return out;
+  }
+  if (subId.text && ansId.text) {
+    const fast = pairTextUnique(subId.text, ansId.text, n);
+    if (fast) return fast;
+  }
+  const index = indexOfIds(ansId, "the answers", !!(subId.text && ansId.text));
+  const answerDuplicates = index.duplicates;
+  if (answerDuplicates && onAnswerDuplicate) onAnswerDuplicate();
+  const cursor = answerDuplicates ? index.heads() : null;
+  out.fill(-1);
+  const st = subId.text && ansId.text ? subId.text : null, sv = subId.values;
+  const ansStrings = subText && !st ? ansId.strings : null;
+  for (let i = 0; i < n; i++) {
+    let slot;
+    if (st) {
+      if (st.isMissing(i))
+        throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
+      slot = findText(index.table, index.mask, st, i, ansId.text);
+    } else if (ansStrings) {
+      const k = keyAt(subId, i);
+      if (k === null)
+        throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
+      slot = index.find(hashString(k), (j2) => ansStrings[j2] === k);
+    } else {
+      const k = sv[i];
+      if (Number.isNaN(k))
+        throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
+      slot = index.find(hashNumber(k), (j2) => ansId.values[j2] === k);
+    }
+    const j = slot === -1 ? -2 : cursor ? cursor[slot] : out[index.row(slot)] === -1 ? index.row(slot) : -1;
+    if (j < 0) {
+      const k = keyAt(subId, i);
+      throw new SubmissionError(
+        j === -2 ? `submission id ${show(k)} is not in the answers` : `submission id ${show(k)} appears more often than in the answers`
+      );
+    }
+    if (cursor) cursor[slot] = index.next[j];
+    out[j] = i;
+  }
+  if (answerDuplicates) {
+    const so = keyOrder(subId), ao = keyOrder(ansId);
+    for (let p = 0; p < n; p++) out[ao[p]] = so[p];
+  }
+  return out;
+}
+var NON_ASCII = /[^ -~\t\n\r]/u;
+var DECIMAL_DIGIT = new RegExp("\\p{Nd}", "u");
+function asciiDigits(s) {
+  if (!NON_ASCII.test(s)) return s;
+  let out = "";
+  for (const ch of s) {
+    const cp = ch.codePointAt(0);
+    if (cp < 128 || !DECIMAL_DIGIT.test(ch)) {
+      out += ch;
+      continue;
+    }
+    let start = cp;
+    while (DECIMAL_DIGIT.test(String.fromCodePoint(start - 1))) start--;
+    out += String((cp - start) % 10);
+  }
+  return out;
+}
+function pyFloat(s) {
+  const t = asciiDigits(s).trim().toLowerCase();
+  const special = /^([+-]?)(inf|infinity|nan)$/.exec(t);
+  if (special) return special[2] === "nan" ? NaN : special[1] === "-" ? -Infinity : Infinity;
+  if (!/^[+-]?(\d+(_\d+)*(\.(\d+(_\d+)*)?)?|\.\d+(_\d+)*)(e[+-]?\d+(_\d+)*)?$/.test(t)) return null;
+  return Number(t.replace(/_/g, ""));
+}
+function sklearnNumbers(c, rows, side = "submission") {
+  const n = rows ? rows.length : columnLength(c);
+  const out = new Float64Array(n);
+  for (let p = 0; p < n; p++) {
+    const i = rows ? rows[p] : p;
+    if (c.kind !== "text") {
+      out[p] = c.values[i];
+      continue;
+    }
+    const str = c.strings[i];
+    const v = str === null ? NaN : pyFloat(str);
+    if (v === null)
+      throw new SubmissionError(`${side} column "${c.name}" is not numeric (e.g. ${JSON.stringify(str)})`);
+    out[p] = v;
+  }
+  return out;
+}
+function sameIdSet(subId, ansId) {
+  const a = /* @__PURE__ */ new Set(), b = /* @__PURE__ */ new Set();
+  const len = columnLength;
+  for (let i = 0; i < len(subId); i++) a.add(keyAt(subId, i));
+  for (let i = 0; i < len(ansId); i++) b.add(keyAt(ansId, i));
+  if (a.size !== b.size || a.has(null) || b.has(null)) return false;
+  for (const k of a) if (!b.has(k)) return false;
+  return true;
+}
+function sortedOrder(c, skipIfSorted = false) {
+  return keyOrder(c, skipIfSorted);
+}
+function idKey(c, i) {
+  return keyAt(c, i);
+}
+var f643 = new Float64Array(1);
+var u323 = new Uint32Array(f643.buffer);
+function hashNumber(k) {
+  f643[0] = k === 0 ? 0 : k;
+  let h = Math.imul(2166136261 ^ u323[0], 16777619);
+  h = Math.imul(h ^ u323[1], 16777619);
+  return (h ^ h >>> 15) >>> 0;
+}
+function hashString(k) {
+  let h = 2166136261;
+  for (let i = 0; i < k.length; i++) h = Math.imul(h ^ k.charCodeAt(i), 16777619);
+  return (h ^ h >>> 15) >>> 0;
+}
+var HashIndex = class {
+  /** [row, hash] per slot; row -1 = empty. */
+  table;
+  next;
+  duplicates = false;
+  mask;
+  constructor(n, hashOf, same) {
+    let size = 16;
+    while (size < n * 2) size *= 2;
+    this.mask = size - 1;
+    this.table = new Int32Array(size * 2).fill(-1);
+    this.next = new Int32Array(n).fill(-1);
+    const tails = new Int32Array(size).fill(-1);
+    for (let j = 0; j < n; j++) {
+      const h = hashOf(j) | 0;
+      let p = h & this.mask;
+      for (; ; ) {
+        const head = this.table[2 * p];
+        if (head === -1) {
+          this.table[2 * p] = j;
+          this.table[2 * p + 1] = h;
+          tails[p] = j;
+          break;
+        }
+        if (this.table[2 * p + 1] === h && same(head, j)) {
+          this.next[tails[p]] = j;
+          tails[p] = j;
+          this.duplicates = true;
+          break;
+        }
+        p = p + 1 & this.mask;
+      }
+    }
+  }
+  /** Slot whose first row matches (per isKey), or -1. */
+  find(hash2, isKey) {
+    const h = hash2 | 0, t = this.table, mask = this.mask;
+    for (let p = h & mask; ; p = p + 1 & mask) {
+      const head = t[2 * p];
+      if (head === -1) return -1;
+      if (t[2 * p + 1] === h && isKey(head)) return p;
+    }
+  }
+  /** First row of a slot. */
+  row(slot) {
+    return this.table[2 * slot];
+  }
+  /** The first row per slot, to walk the chains. */
+  heads() {
+    const out = new Int32Array(this.table.length >> 1);
+    for (let p = 0; p < out.length; p++) out[p] = this.table[2 * p];
+    return out;
+  }
+};
+var _touched = 0;
+function pairTextUnique(sub, ans, n) {
+  const hashA = new Int32Array(n);
+  if (!ans.hashAll(hashA)) return null;
+  let size = 16;
+  while (size < n * 2) size *= 2;
+  const mask = size - 1;
+  const table = new Int32Array(size * 2).fill(-1);
+  for (let j = 0; j < n; j++) {
+    const h = hashA[j];
+    for (let p = h & mask; ; p = p + 1 & mask) {
+      const head = table[2 * p];
+      if (head === -1) {
+        table[2 * p] = j;
+        table[2 * p + 1] = h;
+        break;
+      }
+      if (table[2 * p + 1] === h && ans.equals(head, ans, j)) return null;
+    }
+  }
+  const cand = new Int32Array(n);
+  if (!sub.hashAll(cand)) return null;
+  for (let i = 0; i < n; i++) {
+    const h = cand[i];
+    let p = h & mask;
+    while (table[2 * p] !== -1 && table[2 * p + 1] !== h) p = p + 1 & mask;
+    cand[i] = table[2 * p];
+  }
+  const from = new Int32Array(n);
+  const as = ans.starts, ae = ans.ends, ss = sub.starts, se = sub.ends;
+  for (let i = 0; i < n; i++) {
+    const j = cand[i];
+    from[i] = j !== -1 && ae[j] - as[j] === se[i] - ss[i] ? as[j] : -1;
+  }
+  const a = ans.bytes(), b = sub.bytes();
+  for (let block = 0; block < n; block += 2048) {
+    const end = Math.min(n, block + 2048);
+    let touch = 0;
+    for (let i = block; i < end; i++) {
+      const s = from[i];
+      if (s !== -1 && se[i] > ss[i]) touch ^= a[s] ^ a[s + se[i] - ss[i] - 1];
+    }
+    _touched ^= touch;
+    for (let i = block; i < end; i++) {
+      let s = from[i];
+      let same = s !== -1;
+      for (let k = ss[i], e = se[i]; same && k < e; k++, s++) same = a[s] === b[k];
+      if (!same) {
+        const slot = findText(table, mask, sub, i, ans);
+        if (slot === -1) return null;
+        cand[i] = table[2 * slot];
+      }
+    }
+  }
+  const out = new Int32Array(n).fill(-1);
+  for (let i = 0; i < n; i++) {
+    const j = cand[i];
+    if (out[j] !== -1) return null;
+    out[j] = i;
+  }
+  return out;
+}
+function findText(t, mask, sub, i, ans) {
+  const h = sub.hash(i) | 0;
+  for (let p = h & mask; ; p = p + 1 & mask) {
+    const head = t[2 * p];
+    if (head === -1) return -1;
+    if (t[2 * p + 1] === h && sub.equals(i, ans, head)) return p;
+  }
+}
+function indexOfIds(c, side = "the answers", useBytes = true) {
+  const t = useBytes ? c.text : void 0;
+  if (t) {
+    for (let j = 0; j < t.count; j++)
+      if (t.isMissing(j)) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
+    return new HashIndex(
+      t.count,
+      (j) => t.hash(j),
+      (a, b) => t.equals(a, t, b)
+    );
+  }
+  if (c.kind === "text") {
+    const s = c.strings;
+    for (let j = 0; j < s.length; j++)
+      if (s[j] === null) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
+    return new HashIndex(
+      s.length,
+      (j) => hashString(s[j]),
+      (a, b) => s[a] === s[b]
+    );
+  }
+  const v = c.values;
+  for (let j = 0; j < v.length; j++)
+    if (Number.isNaN(v[j])) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
+  return new HashIndex(
+    v.length,
+    (j) => hashNumber(v[j]),
+    (a, b) => v[a] === v[b]
+  );
+}
+
+// src/grade/metrics/errors.ts
+var MetricError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "MetricError";
+  }
+};
+var UndefinedMetricError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "UndefinedMetricError";
+  }
+};
+function sameLength(a, b, what = "inputs") {
+  if (a.length !== b.length)
+    throw new MetricError(`${what} have different lengths: ${a.length} and ${b.length}`);
+}
+function requireFinite(a, what) {
+  for (let i = 0; i < a.length; i++) {
+    if (!Number.isFinite(a[i])) throw new MetricError(`${what} contains ${a[i]} (row ${i + 1})`);
+  }
+}
+
+// src/grade/metrics/npsum.ts
+function pairwise(a, start, n) {
+  if (n < 8) {
+    let res = 0;
+    for (let i = 0; i < n; i++) res += a[start + i];
+    return res;
+  }
+  if (n <= 128) {
+    let r0 = a[start], r1 = a[start + 1], r2 = a[start + 2], r3 = a[start + 3];
+    let r4 = a[start + 4], r5 = a[start + 5], r6 = a[start + 6], r7 = a[start + 7];
+    let i = 8;
+    for (; i < n - n % 8; i += 8) {
+      const p = start + i;
+      r0 += a[p];
+      r1 += a[p + 1];
+      r2 += a[p + 2];
+      r3 += a[p + 3];
+      r4 += a[p + 4];
+      r5 += a[p + 5];
+      r6 += a[p + 6];
+      r7 += a[p + 7];
+    }
+    let res = r0 + r1 + (r2 + r3) + (r4 + r5 + (r6 + r7));
+    for (; i < n; i++) res += a[start + i];
+    return res;
+  }
+  let n2 = Math.floor(n / 2);
+  n2 -= n2 % 8;
+  return pairwise(a, start, n2) + pairwise(a, start + n2, n - n2);
+}
+function numpySum(a) {
+  let res = 0;
+  for (let i = 0; i < a.length; i += 8192) res += pairwise(a, i, Math.min(8192, a.length - i));
+  return res;
+}
+
+// src/grade/metrics/radix.ts
+function sortDoubles(a) {
+  const n = a.length;
+  if (n < 4096 || a.byteOffset % 4 !== 0) {
+    a.sort();
+    return;
+  }
+  let src = new Uint32Array(a.buffer, a.byteOffset, 2 * n);
+  const out = src;
+  for (let i = 0; i < 2 * n; i += 2) {
+    const hi = src[i + 1];
+    if (hi >>> 31) {
+      src[i] = ~src[i];
+      src[i + 1] = ~hi;
+    } else src[i + 1] = hi | 2147483648;
+  }
+  const counts = new Int32Array(4 * 65536);
+  for (let i = 0; i < 2 * n; i += 2) {
+    const lo = src[i], hi = src[i + 1];
+    counts[lo & 65535]++;
+    counts[65536 + (lo >>> 16)]++;
+    counts[131072 + (hi & 65535)]++;
+    counts[196608 + (hi >>> 16)]++;
+  }
+  let dst = new Uint32Array(2 * n);
+  for (let pass = 0; pass < 4; pass++) {
+    const base = pass * 65536;
+    const word2 = pass >> 1, shift = (pass & 1) * 16;
+    const first = src[word2] >>> shift & 65535;
+    if (counts[base + first] === n) continue;
+    let sum2 = 0;
+    for (let d = 0; d < 65536; d++) {
+      const c = counts[base + d];
+      counts[base + d] = sum2;
+      sum2 += c;
+    }
+    for (let i = 0; i < 2 * n; i += 2) {
+      const d = src[i + word2] >>> shift & 65535;
+      const at = 2 * counts[base + d]++;
+      dst[at] = src[i];
+      dst[at + 1] = src[i + 1];
+    }
+    const t = src;
+    src = dst;
+    dst = t;
+  }
+  for (let i = 0; i < 2 * n; i += 2) {
+    const hi = src[i + 1];
+    if (hi >>> 31) {
+      out[i] = src[i];
+      out[i + 1] = hi & 2147483647;
+    } else {
+      out[i] = ~src[i];
+      out[i + 1] = ~hi;
+    }
+  }
+}
+
+// src/grade/metrics/auc.ts
+function rocAuc(yTrue, yScore) {
+  sameLength(yTrue, yScore, "labels and scores");
+  let lo = NaN, hi = NaN;
+  for (let i2 = 0; i2 < yTrue.length; i2++) {
+    const v = yTrue[i2];
+    if (Number.isNaN(v)) throw new MetricError("the true labels contain a missing value");
+    if (Number.isNaN(lo)) {
+      lo = v;
+      hi = v;
+    } else if (v !== lo && v !== hi) {
+      if (lo !== hi) throw new MetricError("the true labels have more than two classes");
+      if (v < lo) lo = v;
+      else hi = v;
+    }
+  }
+  for (let i2 = 0; i2 < yScore.length; i2++) {
+    if (!Number.isFinite(yScore[i2]))
+      throw new MetricError(
+        `the scores contain ${Number.isNaN(yScore[i2]) ? "a missing value" : yScore[i2]} (row ${i2 + 1})`
+      );
+  }
+  if (yTrue.length === 0 || lo === hi)
+    throw new UndefinedMetricError(
+      "the answers have only one class in the scored rows; ROC AUC is undefined for them"
+    );
+  let p = 0;
+  for (let i2 = 0; i2 < yTrue.length; i2++) if (yTrue[i2] === hi) p++;
+  const pos = new Float64Array(p);
+  const neg = new Float64Array(yTrue.length - p);
+  for (let i2 = 0, a = 0, b = 0; i2 < yTrue.length; i2++) {
+    if (yTrue[i2] === hi) pos[a++] = yScore[i2];
+    else neg[b++] = yScore[i2];
+  }
+  sortDoubles(pos);
+  sortDoubles(neg);
+  const tps = new Float64Array(pos.length + neg.length), fps = new Float64Array(pos.length + neg.length);
+  let i = pos.length - 1, j = neg.length - 1, tp = 0, fp = 0, points2 = 0;
+  while (i >= 0 || j >= 0) {
+    const v = i < 0 ? neg[j] : j < 0 ? pos[i] : Math.max(pos[i], neg[j]);
+    while (i >= 0 && pos[i] === v) {
+      tp++;
+      i--;
+    }
+    while (j >= 0 && neg[j] === v) {
+      fp++;
+      j--;
+    }
+    tps[points2] = tp;
+    fps[points2] = fp;
+    points2++;
+  }
+  return trapezoidAuc(tps.subarray(0, points2), fps.subarray(0, points2));
+}
+function trapezoidAuc(tps, fps) {
+  const n = tps.length;
+  const keep = new Int32Array(n);
+  let m = 0;
+  if (n > 2) {
+    keep[m++] = 0;
+    for (let k = 0; k + 2 < n; k++) {
+      const d2f = fps[k + 2] - fps[k + 1] - (fps[k + 1] - fps[k]);
+      const d2t = tps[k + 2] - tps[k + 1] - (tps[k + 1] - tps[k]);
+      if (d2f !== 0 || d2t !== 0) keep[m++] = k + 1;
+    }
+    keep[m++] = n - 1;
+  } else for (let k = 0; k < n; k++) keep[m++] = k;
+  const totalT = tps[n - 1], totalF = fps[n - 1];
+  const tpr = new Float64Array(m + 1), fpr = new Float64Array(m + 1);
+  for (let k = 0; k < m; k++) {
+    tpr[k + 1] = tps[keep[k]] / totalT;
+    fpr[k + 1] = fps[keep[k]] / totalF;
+  }
+  const terms = new Float64Array(m);
+  for (let k = 0; k < m; k++) terms[k] = (fpr[k + 1] - fpr[k]) * (tpr[k + 1] + tpr[k]) / 2;
+  return numpySum(terms);
+}
+
+// src/grade/metrics/logloss.ts
+var EPS = 2220446049250313e-31;
+var clip = (p) => p < EPS ? EPS : p > 1 - EPS ? 1 - EPS : p;
+function multiclassLogLoss(truth, prob, rows) {
+  if (truth.length !== prob.length)
+    throw new MetricError("different number of classes in truth and predictions");
+  if (truth.length === 0) throw new MetricError("no classes");
+  const n = truth[0].length;
+  if (n === 0) throw new MetricError("no rows");
+  const loss = new Float64Array(n);
+  for (let j = 0; j < truth.length; j++) {
+    const y = truth[j], p = prob[j];
+    sameLength(y, p, "truth and predictions");
+    if (rows && rows.length === n && !hasNaN(p)) {
+      for (let i = 0; i < n; i++) {
+        const yi = y[i];
+        if (yi !== 0) loss[i] -= yi * Math.log(clip(p[rows[i]]));
+      }
+      continue;
+    }
+    for (let i = 0; i < n; i++) {
+      const pi = p[rows ? rows[i] : i];
+      if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
+      const yi = y[i];
+      if (yi !== 0) loss[i] -= yi * Math.log(clip(pi));
+    }
+  }
+  return numpySum(loss) / n;
+}
+function hasNaN(v) {
+  for (let i = 0; i < v.length; i++) if (Number.isNaN(v[i])) return true;
+  return false;
+}
+function binaryLogLoss(labels, p) {
+  sameLength(labels, p, "labels and predictions");
+  if (labels.length === 0) throw new MetricError("no rows");
+  for (let i = 0; i < p.length; i++)
+    if (Number.isNaN(p[i])) throw new MetricError(`a probability is missing (row ${i + 1})`);
+  let single = true;
+  for (let i = 1; i < labels.length && single; i++) single = labels[i] === labels[0];
+  if (single)
+    throw new UndefinedMetricError(
+      "the answers hold only one label; scikit-learn's log loss is undefined for them"
+    );
+  const loss = new Float64Array(labels.length);
+  for (let i = 0; i < labels.length; i++) {
+    const pi = p[i];
+    const y = labels[i];
+    if (y !== 0 && y !== 1) throw new MetricError(`label ${y} is not 0 or 1`);
+    loss[i] = -Math.log(y === 1 ? clip(pi) : clip(1 - pi));
+  }
+  return numpySum(loss) / labels.length;
+}
+
+// src/grade/metrics/regression.ts
+function checked(a, b) {
+  sameLength(a, b);
+  if (a.length === 0) throw new MetricError("no rows");
+  requireFinite(a, "the answers");
+  requireFinite(b, "the predictions");
+}
+function rmse(truth, pred) {
+  checked(truth, pred);
+  const sq = new Float64Array(truth.length);
+  for (let i = 0; i < truth.length; i++) {
+    const d = truth[i] - pred[i];
+    sq[i] = d * d;
+  }
+  return Math.sqrt(numpySum(sq) / truth.length);
+}
+function rmsle(truth, pred) {
+  checked(truth, pred);
+  for (let i = 0; i < truth.length; i++) {
+    if (truth[i] <= -1 || pred[i] <= -1) throw new MetricError("RMSLE is undefined for values \u2264 -1");
+  }
+  const lt = Float64Array.from(truth, Math.log1p);
+  const lp = Float64Array.from(pred, Math.log1p);
+  return rmse(lt, lp);
+}
+
+// src/grade/metrics/classification.ts
+function sortedUnion(a, b) {
+  const set2 = /* @__PURE__ */ new Set();
+  for (let i = 0; i < a.length; i++) set2.add(a[i]);
+  for (let i = 0; i < b.length; i++) set2.add(b[i]);
+  return [...set2].sort((x, y) => x < y ? -1 : x > y ? 1 : 0);
+}
+function quadraticWeightedKappa(a, b) {
+  sameLength(a, b);
+  if (a.length === 0) throw new MetricError("no rows");
+  const labels = sortedUnion(a, b);
+  const k = labels.length;
+  const index = new Map(labels.map((l, i) => [l, i]));
+  const o = new Float64Array(k * k);
+  const sumA = new Float64Array(k), sumB = new Float64Array(k);
+  for (let i = 0; i < a.length; i++) {
+    const x = index.get(a[i]), y = index.get(b[i]);
+    o[x * k + y]++;
+    sumA[x]++;
+    sumB[y]++;
+  }
+  const n = a.length;
+  const wo = new Float64Array(k * k), we = new Float64Array(k * k);
+  for (let x = 0; x < k; x++) {
+    for (let y = 0; y < k; y++) {
+      const w = (x - y) * (x - y);
+      wo[x * k + y] = w * o[x * k + y];
+      we[x * k + y] = w * (sumB[x] * sumA[y] / n);
+    }
+  }
+  return 1 - numpySum(wo) / numpySum(we);
+}
+
+// src/grade/pystr.ts
+function pythonFloatRepr(x) {
+  if (Number.isNaN(x)) return "nan";
+  if (x === Infinity) return "inf";
+  if (x === -Infinity) return "-inf";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const [mant, expStr] = x.toExponential().split("e");
+  const exp = Number(expStr);
+  const neg = mant.startsWith("-");
+  const digits = mant.replace("-", "").replace(".", "");
+  let body;
+  if (exp >= -4 && exp < 16) {
+    if (exp < 0) body = "0." + "0".repeat(-exp - 1) + digits;
+    else if (digits.length > exp + 1) body = digits.slice(0, exp + 1) + "." + digits.slice(exp + 1);
+    else body = digits + "0".repeat(exp + 1 - digits.length) + ".0";
+  } else {
+    const m = digits.length > 1 ? digits[0] + "." + digits.slice(1) : digits;
+    body = `${m}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+  }
+  return neg ? "-" + body : body;
+}
+function pythonStr(c, i) {
+  switch (c.kind) {
+    case "text":
+      return c.strings[i] ?? "nan";
+    case "int":
+      return String(c.values[i]);
+    case "bool": {
+      const v = c.values[i];
+      return Number.isNaN(v) ? "nan" : v ? "True" : "False";
+    }
+    case "float":
+      return pythonFloatRepr(c.values[i]);
+  }
+}
+
+// src/grade/bool-mask.ts
+var show2 = (k) => typeof k === "string" ? JSON.stringify(k) : String(k);
+function maskedRows(subId, ansId, keep) {
+  const so = sortedOrder(subId, true), ao = sortedOrder(ansId, true);
+  const ansRows = ao.filter(keep);
+  let equal = so.length === ao.length;
+  for (let p = 0; p < ao.length && equal; p++) equal = idKey(subId, so[p]) === idKey(ansId, ao[p]);
+  if (equal) return { ansRows, subRows: so.filter((_, p) => keep(ao[p])) };
+  const positions = /* @__PURE__ */ new Map();
+  for (let p = 0; p < ao.length; p++) {
+    const k = idKey(ansId, ao[p]);
+    const list = positions.get(k);
+    if (list) list.push(p);
+    else positions.set(k, [p]);
+  }
+  const aligned = [];
+  for (const i of so) {
+    const k = idKey(subId, i);
+    const list = positions.get(k);
+    if (!list) throw new SubmissionError(`submission id ${show2(k)} is not in the answers`);
+    for (const p of list) aligned.push(keep(ao[p]));
+  }
+  if (aligned.every(Boolean)) return { ansRows, subRows: so };
+  const subRows = [];
+  for (let q = 0; q < aligned.length; q++) {
+    if (!aligned[q]) continue;
+    if (q >= so.length)
+      throw new SubmissionError(
+        "the answers repeat an id that the submission does not repeat alike: pandas cannot align the rows"
+      );
+    subRows.push(so[q]);
+  }
+  return { ansRows, subRows: Int32Array.from(subRows) };
+}
+
+// src/grade/graders.ts
+function columnsUsed(spec) {
+  const used = namedColumns(spec);
+  const positions = spec.kind === "column-auc" ? spec.targets.length + 2 : spec.kind === "multiclass-logloss" ? spec.classes.length + 2 : 0;
+  return { ...used, positions };
+}
+function submissionReadOptions(spec, answerRows) {
+  const { submission: keep, positions } = columnsUsed(spec);
+  return {
+    keep: keep ? (n) => keep.includes(n) : (_n, k) => k < positions,
+    maxRows: answerRows
+  };
+}
+function namedColumns(spec) {
+  switch (spec.kind) {
+    case "binary-auc":
+    case "rmse":
+    case "binary-logloss":
+    case "accuracy":
+    case "qwk":
+      return { submission: [spec.id, spec.target], answers: [spec.id, spec.target] };
+    case "column-auc":
+      return {
+        submission: spec.pairing === "by-position" ? null : [spec.id, ...spec.targets],
+        answers: [spec.id, ...spec.targets]
+      };
+    case "column-rmsle":
+      return { submission: spec.targets, answers: spec.targets };
+    case "multiclass-logloss":
+      return {
+        submission: spec.columns === "exact-count" ? null : [spec.id, ...spec.classes],
+        answers: [spec.id, ...spec.classes]
+      };
+  }
+}
+function scoreTables(spec, sub, ans) {
+  switch (spec.kind) {
+    case "binary-auc":
+      return binaryAuc(spec.id, spec.target, sub, ans);
+    case "column-auc":
+      return columnAuc(spec, sub, ans);
+    case "rmse":
+      return rmseGrade(spec, sub, ans);
+    case "column-rmsle":
+      return columnRmsle(spec.targets, sub, ans);
+    case "multiclass-logloss":
+      return multiclassLogLossGrade(spec, sub, ans);
+    case "binary-logloss":
+      return binaryLogLossGrade(spec.id, spec.target, sub, ans);
+    case "accuracy":
+      return accuracyGrade(spec, sub, ans);
+    case "qwk":
+      return qwkGrade(spec.id, spec.target, sub, ans);
+  }
+}
+function binaryAucChecks(id, target, sub, ans) {
+  const subId = requireColumn(sub, id);
+  const col = requireColumn(sub, target);
+  requireRowCount(sub, ans);
+  const score3 = numeric(col);
+  requireUnitRange(score3, col);
+  const rows = pairById(subId, requireColumn(ans, id, "answers"));
+  return { truth: numeric(requireColumn(ans, target, "answers"), "answers"), score: take(score3, rows) };
+}
+function binaryAuc(id, target, sub, ans) {
+  const { truth, score: score3 } = binaryAucChecks(id, target, sub, ans);
+  return rocAuc(truth, score3);
+}
+function columnAuc(spec, sub, ans) {
+  const ansId = requireColumn(ans, spec.id, "answers");
+  if (spec.columns === "exact") {
+    if (spec.pairing === "by-name") requireRowCount(sub, ans);
+    requireColumn(sub, spec.id);
+    for (const t of spec.targets) requireColumn(sub, t);
+    const want = /* @__PURE__ */ new Set([spec.id, ...spec.targets]);
+    const extra = sub.names.filter((n) => !want.has(n));
+    if (extra.length)
+      throw new SubmissionError(
+        `submission has unexpected column(s) ${extra.map((e) => `"${e}"`).join(", ")}`
+      );
+    if (spec.pairing === "by-position") requireRowCount(sub, ans);
+  } else {
+    for (const t of spec.targets) requireColumn(sub, t);
+    requireColumn(sub, spec.id);
+    requireRowCount(sub, ans);
+  }
+  const subId = requireColumn(sub, spec.id);
+  const scoreCols = spec.pairing === "by-position" ? sub.names.filter((n) => n !== spec.id).map((n) => sub.column(n)) : spec.targets.map((t) => sub.column(t));
+  const scores = scoreCols.map((c) => {
+    if (!spec.range) return null;
+    const v = numeric(c);
+    requireUnitRange(v, c);
+    return v;
+  });
+  const truths = spec.targets.map((t) => numeric(requireColumn(ans, t, "answers"), "answers"));
+  let ansRows, subRows;
+  const keepAnswer = (j) => !spec.skipNegativeRows || truths.reduce((s, t) => s + t[j], 0) >= 0;
+  if (spec.duplicateIds === "allow") {
+    ({ ansRows, subRows } = maskedRows(subId, ansId, keepAnswer));
+    if (subRows.length !== ansRows.length)
+      throw new SubmissionError(
+        `after matching ids, ${subRows.length} submission rows pair with ${ansRows.length} answer rows`
+      );
+  } else {
+    const paired = pairById(subId, ansId);
+    const keep = [];
+    for (let j = 0; j < ans.rowCount; j++) if (keepAnswer(j)) keep.push(j);
+    ansRows = Int32Array.from(keep);
+    subRows = Int32Array.from(keep, (j) => paired[j]);
+  }
+  if (scores.length !== truths.length) {
+    throw new SubmissionError(`submission has ${scores.length} score columns, expected ${truths.length}`);
+  }
+  const aucs = [];
+  for (let k = 0; k < truths.length; k++) {
+    const y = take(truths[k], ansRows);
+    const v = scores[k];
+    const p = v ? take(v, subRows) : sklearnNumbers(scoreCols[k], subRows);
+    requireNoMissing(p, scoreCols[k]);
+    aucs.push(rocAuc(y, p));
+  }
+  return numpySum(aucs) / truths.length;
+}
+function rmseGrade(spec, sub, ans) {
+  const ansId = requireColumn(ans, spec.id, "answers");
+  const truthAll = numeric(requireColumn(ans, spec.target, "answers"), "answers");
+  if (spec.ids === "sort-only") {
+    const col2 = requireColumn(sub, spec.target);
+    const subId2 = requireColumn(sub, spec.id);
+    requireRowCount(sub, ans);
+    return rmse(take(truthAll, sortedOrder(ansId)), sklearnNumbers(col2, sortedOrder(subId2)));
+  }
+  const subId = requireColumn(sub, spec.id);
+  const col = requireColumn(sub, spec.target);
+  const pred = sklearnNumbers(col, null);
+  requireRowCount(sub, ans);
+  const rows = pairById(subId, ansId);
+  const order = sortedOrder(ansId);
+  const subRows = new Int32Array(order.length);
+  for (let p = 0; p < order.length; p++) subRows[p] = rows[order[p]];
+  return rmse(take(truthAll, order), take(pred, subRows));
+}
+var INT64_BOUND = 9223372036854776e3;
+function requireClassLabels(v, c) {
+  const float = c.kind === "float";
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (!Number.isInteger(x) || float && (x < -INT64_BOUND || x >= INT64_BOUND))
+      throw new SubmissionError(
+        `column "${c.name}" has a label ${x} that is not an integer in int64 range (data row ${i + 1}); scikit-learn treats such labels as continuous`
+      );
+  }
+}
+function columnRmsle(targets, sub, ans) {
+  const cols = targets.map((t) => requireColumn(sub, t));
+  requireRowCount(sub, ans);
+  let sum2 = 0;
+  for (let k = 0; k < targets.length; k++) {
+    sum2 += rmsle(
+      numeric(requireColumn(ans, targets[k], "answers"), "answers"),
+      sklearnNumbers(cols[k], null)
+    );
+  }
+  return sum2 / targets.length;
+}
+function requireRowSums(cols, tolerance) {
+  const vals = cols.map((c) => numeric(c));
+  const n = vals.length ? vals[0].length : 0;
+  const sums = new Float64Array(n);
+  let badRangeCol = -1, missingCol = -1;
+  for (let k = 0; k < vals.length; k++) {
+    const v = vals[k];
+    for (let i = 0; i < n; i++) {
+      const x = v[i];
+      if (x === x) {
+        sums[i] += x;
+        if ((x < 0 || x > 1) && badRangeCol === -1) badRangeCol = k;
+      } else if (missingCol === -1) missingCol = k;
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    const s = sums[i];
+    if (!(Math.abs(s - 1) <= tolerance)) {
+      throw new SubmissionError(
+        `probabilities on data row ${i + 1} sum to ${s}, not 1 (tolerance ${tolerance})`
+      );
+    }
+  }
+  if (badRangeCol !== -1) requireUnitRange(vals[badRangeCol], cols[badRangeCol]);
+  if (missingCol !== -1) requireNoMissing(vals[missingCol], cols[missingCol]);
+  return vals;
+}
+function multiclassLogLossGrade(spec, sub, ans) {
+  const want = [spec.id, ...spec.classes];
+  if (spec.columns === "exact-count") {
+    if (sub.rowCount !== ans.rowCount || sub.names.length !== want.length) {
+      throw new SubmissionError(
+        `submission shape (${sub.rowCount}, ${sub.names.length}) does not match the answers' (${ans.rowCount}, ${want.length})`
+      );
+    }
+    requireRowSums(
+      sub.names.slice(1).map((n) => sub.column(n)),
+      spec.rowSumTolerance
+    );
+  } else {
+    if (spec.columns === "exact") {
+      const wanted = new Set(want);
+      const missing = want.filter((n) => !sub.has(n));
+      const extra = sub.names.filter((n) => !wanted.has(n));
+      if (missing.length || extra.length || sub.names.length !== want.length) {
+        const parts2 = [];
+        if (missing.length)
+          parts2.push(
+            `missing ${missing.slice(0, 3).map((m) => `"${m}"`).join(", ")}${missing.length > 3 ? ", \u2026" : ""}`
+          );
+        if (extra.length)
+          parts2.push(
+            `unexpected ${extra.slice(0, 3).map((m) => `"${m}"`).join(", ")}${extra.length > 3 ? ", \u2026" : ""}`
+          );
+        throw new SubmissionError(
+          `submission columns must be exactly ${spec.id} + ${spec.classes.length} classes (${parts2.join("; ")})`
+        );
+      }
+    } else {
+      for (const c of spec.classes) requireColumn(sub, c);
+      requireColumn(sub, spec.id);
+    }
+    requireRowCount(sub, ans);
+    requireRowSums(
+      spec.classes.map((c) => sub.column(c)),
+      spec.rowSumTolerance
+    );
+  }
+  for (const c of want) requireColumn(sub, c);
+  const rows = pairById(sub.column(spec.id), requireColumn(ans, spec.id, "answers"));
+  const probs = spec.classes.map((c) => numeric(sub.column(c)));
+  const truth = spec.classes.map((c) => numeric(requireColumn(ans, c, "answers"), "answers"));
+  return multiclassLogLoss(truth, probs, rows);
+}
+function requireSameIdSet(subId, ansId, id) {
+  if (!sameIdSet(subId, ansId))
+    throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
+}
+function binaryLogLossGrade(id, target, sub, ans) {
+  const subId = requireColumn(sub, id);
+  const col = requireColumn(sub, target);
+  const ansId = requireColumn(ans, id, "answers");
+  requireSameIdSet(subId, ansId, id);
+  requireRowCount(sub, ans);
+  const p = numeric(col);
+  requireUnitRange(p, col);
+  requireNoMissing(p, col);
+  const rows = pairSortedSets(subId, ansId);
+  return binaryLogLoss(numeric(requireColumn(ans, target, "answers"), "answers"), take(p, rows));
+}
+function pairSortedSets(subId, ansId) {
+  try {
+    return pairById(subId, ansId);
+  } catch (e) {
+    if (!(e instanceof SubmissionError)) throw e;
+    const so = sortedOrder(subId), ao = sortedOrder(ansId);
+    const out = new Int32Array(ao.length);
+    for (let p = 0; p < ao.length; p++) out[ao[p]] = so[p];
+    return out;
+  }
+}
+function distinct(c) {
+  return new Set(c.kind === "text" ? c.strings : c.values);
+}
+function accuracyGrade(spec, sub, ans) {
+  requireRowCount(sub, ans);
+  const col = requireColumn(sub, spec.target);
+  const subId = requireColumn(sub, spec.id);
+  const truthCol = requireColumn(ans, spec.target, "answers");
+  const rows = pairById(subId, requireColumn(ans, spec.id, "answers"));
+  const n = ans.rowCount;
+  if (n === 0) throw new SubmissionError("the answers have no rows");
+  let hits = 0;
+  if (spec.compare === "string") {
+    for (let j = 0; j < n; j++) if (pythonStr(truthCol, j) === pythonStr(col, rows[j])) hits++;
+    return hits / n;
+  }
+  const subText = col.kind === "text", ansText = truthCol.kind === "text";
+  if (subText && col.strings.includes(null)) {
+    throw new SubmissionError(
+      `column "${spec.target}" has a missing label (data row ${col.strings.indexOf(null) + 1})`
+    );
+  }
+  if (subText !== ansText) {
+    if (distinct(col).size <= 2 && distinct(truthCol).size <= 2) {
+      throw new SubmissionError(`column "${spec.target}" mixes text and number labels`);
+    }
+    return 0;
+  }
+  if (subText) {
+    const a2 = truthCol.strings, s2 = col.strings;
+    const gap = s2.indexOf(null);
+    if (gap !== -1)
+      throw new SubmissionError(`column "${spec.target}" has a missing label (data row ${gap + 1})`);
+    for (let j = 0; j < n; j++) if (a2[j] === s2[rows[j]]) hits++;
+    return hits / n;
+  }
+  const a = truthCol.values, s = col.values;
+  requireNoMissing(s, col);
+  requireClassLabels(s, col);
+  for (let j = 0; j < n; j++) if (a[j] === s[rows[j]]) hits++;
+  return hits / n;
+}
+function qwkGrade(id, target, sub, ans) {
+  const col = requireColumn(sub, target);
+  if (sub.rowCount === 0 || sub.names.length === 0) throw new SubmissionError("submission has no rows");
+  const subId = requireColumn(sub, id);
+  const ansId = requireColumn(ans, id, "answers");
+  requireSameIdSet(subId, ansId, id);
+  requireRowCount(sub, ans);
+  const pred = numeric(col);
+  requireNoMissing(pred, col);
+  requireClassLabels(pred, col);
+  const rows = pairSortedSets(subId, ansId);
+  return quadraticWeightedKappa(take(pred, rows), numeric(requireColumn(ans, target, "answers"), "answers"));
+}
+
+// src/grade/spec.ts
+import { readFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+
+// src/config/errors.ts
+function pathOf(path9) {
+  if (path9.length === 0) return "(top level)";
+  return path9.map((p, i) => typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`).join("");
+}
+function formatZodError(error62, where) {
+  const lines2 = error62.issues.map((issue2) => {
+    let msg = issue2.message;
+    if (issue2.code === "unrecognized_keys")
+      msg = `unknown field(s) ${issue2.keys.map((k) => `"${k}"`).join(", ")}`;
+    const path9 = issue2.code === "unrecognized_keys" ? pathOf(issue2.path) : pathOf(issue2.path);
+    return `${path9}: ${msg}`;
+  });
+  return lines2.length === 1 ? `${where}: ${lines2[0]}` : `${where}: ${lines2.length} problems
+  ${lines2.join("\n  ")}`;
+}
+
+// src/grade/spec.ts
+var name = external_exports.string().min(1);
+var names = external_exports.array(name).min(1);
+var note = external_exports.string().optional();
+var rounding = external_exports.enum(["python", "numpy"]).optional();
+var IdRule = external_exports.enum([
+  /** Sorted id lists equal (same multiset): missing, extra, duplicated or retyped ids are invalid. */
+  "match",
+  /** Ids only used to sort both sides, rows then paired by position; no check (nyc-taxi). */
+  "sort-only"
+]);
+var GraderSpecSchema = external_exports.discriminatedUnion("kind", [
+  /** One probability column scored with ROC AUC; values must lie in [0,1] (lite-grading §2.3). */
+  external_exports.strictObject({ kind: external_exports.literal("binary-auc"), id: name, target: name, rounding, note }),
+  /** Mean of per-column ROC AUCs. */
+  external_exports.strictObject({
+    kind: external_exports.literal("column-auc"),
+    id: name,
+    targets: names,
+    /** superset: extra columns ignored; exact: the column set must be exactly id + targets. */
+    columns: external_exports.enum(["superset", "exact"]).default("superset"),
+    /** Require every target value to lie in [0,1]. */
+    range: external_exports.boolean().default(true),
+    /** by-name: target k scored against answers' target k; by-position: the submission's non-id columns in its own order (jigsaw). */
+    pairing: external_exports.enum(["by-name", "by-position"]).default("by-name"),
+    /** Drop answer rows whose targets sum below 0 (Kaggle's unscored rows marked -1). */
+    skipNegativeRows: external_exports.boolean().default(false),
+    /** reject: ids must match exactly; allow: duplicated submission ids are paired by sorted position (jigsaw). */
+    duplicateIds: external_exports.enum(["reject", "allow"]).default("reject"),
+    rounding,
+    note
+  }),
+  /** Root mean squared error of one column. */
+  external_exports.strictObject({
+    kind: external_exports.literal("rmse"),
+    id: name,
+    target: name,
+    ids: IdRule.default("match"),
+    rounding,
+    note
+  }),
+  /** Mean of per-column RMSLEs, rows paired in file order (ids ignored). */
+  external_exports.strictObject({ kind: external_exports.literal("column-rmsle"), targets: names, rounding, note }),
+  /** Multi-class log loss over one-hot answer columns; rows must sum to 1 ± tolerance and lie in [0,1]. */
+  external_exports.strictObject({
+    kind: external_exports.literal("multiclass-logloss"),
+    id: name,
+    classes: names,
+    /** superset: extras ignored; exact: column set exactly id + classes; exact-count: exactly 1+K columns, probability checks by position (id first). */
+    columns: external_exports.enum(["superset", "exact", "exact-count"]).default("superset"),
+    /** numpy isclose(sum, 1, atol=1e-6) with rtol 1e-5 ⇒ 1.1e-5. */
+    rowSumTolerance: external_exports.number().nonnegative().default(11e-6),
+    rounding,
+    note
+  }),
+  /** Binary log loss of P(label = 1); ids compared as sets, values in [0,1]. */
+  external_exports.strictObject({ kind: external_exports.literal("binary-logloss"), id: name, target: name, rounding, note }),
+  /** Fraction of rows equal to the answer. value: pandas/sklearn comparison; string: both sides as pandas astype(str). */
+  external_exports.strictObject({
+    kind: external_exports.literal("accuracy"),
+    id: name,
+    target: name,
+    compare: external_exports.enum(["value", "string"]).default("value"),
+    rounding,
+    note
+  }),
+  /** Quadratic weighted kappa over integral labels; ids compared as sets. */
+  external_exports.strictObject({ kind: external_exports.literal("qwk"), id: name, target: name, rounding, note })
+]);
+function roundingOf(spec) {
+  if (spec.rounding) return spec.rounding;
+  return spec.kind === "binary-auc" || spec.kind === "column-auc" || spec.kind === "qwk" || spec.kind === "accuracy" ? "numpy" : "python";
+}
+function parseGraderSpec(raw, source = "grader.json") {
+  const parsed = GraderSpecSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(formatZodError(parsed.error, source));
+  return parsed.data;
+}
+function loadGraderSpec(competitionDir) {
+  const file2 = join(competitionDir, "grader.json");
+  if (!existsSync(file2)) return null;
+  let raw;
+  try {
+    raw = JSON.parse(readFileSync(file2, "utf8"));
+  } catch (e) {
+    throw new Error(`${file2}: not valid JSON (${e.message})`);
+  }
+  return parseGraderSpec(raw, file2);
+}
+
+// src/grade/format-check.ts
+var placeholder = (name2, n, f) => ({
+  name: name2,
+  kind: "float",
+  values: Float64Array.from({ length: n }, (_, i) => f(i)),
+  strings: null
+});
+var twoClasses = (i) => i % 2;
+function standInAnswers(spec, sample) {
+  const used = columnsUsed(spec).answers;
+  const missing = used.filter((n2) => !sample.column(n2));
+  if (missing.length > 0)
+    return {
+      ok: false,
+      reason: `the sample submission lacks the answer column(s) ${missing.map((m) => `"${m}"`).join(", ")} the grader reads`
+    };
+  const n = sample.rowCount;
+  const cols = used.map((name2) => {
+    const c = sample.column(name2);
+    switch (spec.kind) {
+      case "binary-auc":
+      case "binary-logloss":
+        return name2 === spec.target ? placeholder(name2, n, twoClasses) : c;
+      case "column-auc":
+        return spec.targets.includes(name2) ? placeholder(name2, n, twoClasses) : c;
+      case "rmse":
+        return name2 === spec.target ? placeholder(name2, n, () => 0) : c;
+      case "column-rmsle":
+        return placeholder(name2, n, () => 0);
+      case "multiclass-logloss": {
+        const k = spec.classes.indexOf(name2);
+        return k < 0 ? c : placeholder(name2, n, () => k === 0 ? 1 : 0);
+      }
+      case "qwk":
+        return name2 === spec.target ? placeholder(name2, n, twoClasses) : c;
+      case "accuracy":
+        return c;
+    }
+  });
+  return { ok: true, answers: new Table(used, cols, n) };
+}
+function formatVerdict(spec, stand, read) {
+  if (!stand.ok) return { valid: false, errors: [`cannot check the format: ${stand.reason}`] };
+  const answers = stand.answers;
+  try {
+    const sub = read(submissionReadOptions(spec, answers.rowCount));
+    scoreTables(spec, sub, answers);
+    return { valid: true, errors: [] };
+  } catch (e) {
+    if (e instanceof CsvError || e instanceof MetricError)
+      return {
+        valid: false,
+        errors: [e.message.replace(/the answers have (\d+)/, "the sample submission has $1")]
+      };
+    return { valid: false, errors: [`cannot check the format: ${e.message}`] };
+  }
+}
+function formatGrader(competition, competitionDir) {
+  if (competition.grading === "external") return null;
+  try {
+    return loadGraderSpec(competitionDir);
+  } catch {
+    return null;
+  }
+}
+
+// src/grade/format-rules.ts
+var key = (v) => v === null ? "" : String(v);
+function idsOf(t, name2) {
+  const c = t.column(name2);
+  if (!c) return [];
+  const out = new Array(t.rowCount);
+  for (let i = 0; i < t.rowCount; i++) out[i] = key(idKey(c, i));
+  return out;
+}
+var few = (xs, n = 5) => xs.slice(0, n).map((x) => JSON.stringify(x)).join(", ") + (xs.length > n ? `, \u2026 (${xs.length} in all)` : "");
+function checkTable(sample, t) {
+  const errors = [];
+  const header = t.names;
+  const missing = sample.columns.filter((c) => !header.includes(c));
+  const extra = header.filter((c) => !sample.columns.includes(c));
+  if (missing.length > 0) errors.push(`missing columns: ${few(missing)}`);
+  if (extra.length > 0) errors.push(`unexpected columns: ${few(extra)}`);
+  if (t.rowCount !== sample.rows)
+    errors.push(`${t.rowCount} rows, expected ${sample.rows} (as in the sample submission)`);
+  if (t.has(sample.idColumn)) {
+    const seen = /* @__PURE__ */ new Set();
+    const dupes = [];
+    const unknown2 = [];
+    for (const id of idsOf(t, sample.idColumn)) {
+      if (seen.has(id)) {
+        if (dupes.length < 6) dupes.push(id);
+      } else if (!sample.ids.has(id)) {
+        if (unknown2.length < 6) unknown2.push(id);
+      } else seen.add(id);
+    }
+    const absent = [];
+    for (const id of sample.ids) if (!seen.has(id) && absent.length < 6) absent.push(id);
+    if (absent.length > 0) errors.push(`ids missing from ${sample.idColumn}: ${few(absent)}`);
+    if (unknown2.length > 0) errors.push(`ids not in the sample submission: ${few(unknown2)}`);
+    if (dupes.length > 0) errors.push(`duplicate ids: ${few(dupes)}`);
+  }
+  return { valid: errors.length === 0, errors };
+}
+function checkWith(sample, read) {
+  try {
+    return checkTable(
+      sample,
+      read((n) => n === sample.idColumn, 2 * sample.rows + 1e3)
+    );
+  } catch (e) {
+    if (e instanceof CsvError) {
+      const msg = e.message.replace(/^submission: /, "");
+      return {
+        valid: false,
+        errors: [msg.replace(/ \(the answers have \d+\)/, " (as in the sample submission)")]
+      };
+    }
+    throw e;
+  }
+}
+function standInOfFile(grader, sampleFile) {
+  const used = columnsUsed(grader).answers;
+  return standInAnswers(grader, readCsvFile(sampleFile, { keep: (n) => used.includes(n) }));
+}
+function checkFormatFileWithGrader(grader, stand, file2) {
+  if (statSync2(file2).size === 0) return { valid: false, errors: ["the submission is empty"] };
+  const r = formatVerdict(grader, stand, (opts) => readCsvFile(file2, opts));
+  return { ...r, errors: r.errors.map((e) => e.replaceAll(file2, "submission")) };
+}
+function checkFormatFile(sample, file2) {
+  if (statSync2(file2).size === 0) return { valid: false, errors: ["the submission is empty"] };
+  const r = checkWith(sample, (keep, maxRows) => readCsvFile(file2, { keep, maxRows }));
+  return { ...r, errors: r.errors.map((e) => e.replaceAll(file2, "submission")) };
+}
+function sampleShapeOfFile(file2) {
+  const t = readCsvFile(file2, { keep: (_n, k) => k === 0 });
+  if (t.names.length === 0) throw new Error("the sample submission is empty");
+  const idColumn = t.names[0];
+  return {
+    columns: t.names,
+    idColumn,
+    ids: new Set(idsOf(t, idColumn)),
+    rows: t.rowCount,
+    bytes: statSync2(file2).size
+  };
+}
+
+// src/execute/validation-server.ts
+function bodyLimit(sampleBytes, ceiling = DEFAULT_CEILING) {
+  return Math.min(ceiling, Math.max(1024 ** 2, 16 * sampleBytes + 1024 ** 2));
+}
+var DEFAULT_CEILING = 32 * 1024 ** 2;
+var MultipartFile = class {
+  constructor(boundary, out) {
+    this.out = out;
+    this.delim = Buffer.from(`\r
+--${boundary}`);
+  }
+  out;
+  buf = Buffer.alloc(0);
+  state = "pre";
+  isFile = false;
+  delim;
+  found = false;
+  static boundary(contentType) {
+    const m = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
+    return m ? m[1] ?? m[2].trim() : null;
+  }
+  push(chunk) {
+    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    for (; ; ) {
+      if (this.state === "done") {
+        this.buf = Buffer.alloc(0);
+        return;
+      }
+      if (this.state === "pre") {
+        const d = this.delim.subarray(2);
+        const i = this.buf.indexOf(d);
+        if (i < 0) {
+          this.buf = this.buf.subarray(Math.max(0, this.buf.length - d.length));
+          return;
+        }
+        this.buf = this.buf.subarray(i + d.length);
+        this.state = "after";
+      } else if (this.state === "after") {
+        if (this.buf.length < 2) return;
+        if (this.buf[0] === 45 && this.buf[1] === 45) this.state = "done";
+        else {
+          this.buf = this.buf.subarray(2);
+          this.state = "headers";
+        }
+      } else if (this.state === "headers") {
+        const i = this.buf.indexOf("\r\n\r\n");
+        if (i < 0) {
+          if (this.buf.length > 16 * 1024) throw new Error("multipart part headers longer than 16 KiB");
+          return;
+        }
+        const headers = this.buf.subarray(0, i).toString("latin1");
+        this.isFile = /name="file"/i.test(headers) || /filename=/i.test(headers);
+        this.buf = this.buf.subarray(i + 4);
+        this.state = "body";
+      } else {
+        const i = this.buf.indexOf(this.delim);
+        if (i < 0) {
+          const keep = this.delim.length - 1;
+          if (this.buf.length > keep) {
+            if (this.isFile) this.out(this.buf.subarray(0, this.buf.length - keep));
+            this.buf = this.buf.subarray(this.buf.length - keep);
+          }
+          return;
+        }
+        if (this.isFile) {
+          this.out(this.buf.subarray(0, i));
+          this.found = true;
+          this.state = "done";
+        } else {
+          this.buf = this.buf.subarray(i + this.delim.length);
+          this.state = "after";
+        }
+      }
+    }
+  }
+};
+async function startValidationServer(opts = {}) {
+  const ceiling = opts.maxBytes ?? DEFAULT_CEILING;
+  const budget = opts.requestsPerRun ?? 200;
+  const byToken = /* @__PURE__ */ new Map();
+  const tokenOf = /* @__PURE__ */ new Map();
+  const spool = mkdtempSync2(path7.join(os4.tmpdir(), "medalist-format-"));
+  let seq = 0;
+  const server = http.createServer((req, res) => {
+    const reply = (status, body, close = false) => {
+      if (res.headersSent) return;
+      const send = () => {
+        if (res.headersSent) return;
+        res.writeHead(status, {
+          "content-type": "application/json",
+          ...close ? { connection: "close" } : {}
+        });
+        res.end(JSON.stringify(body) + "\n");
+      };
+      if (!close || req.complete) return send();
+      req.removeAllListeners("data");
+      req.on("end", send);
+      req.resume();
+      const cut = setTimeout(() => req.destroy(), 5e3);
+      cut.unref();
+      req.on("close", () => clearTimeout(cut));
+    };
+    const m = /^\/([0-9a-f]{32})\/validate\/?$/.exec(req.url ?? "");
+    const entry = m ? byToken.get(m[1]) : void 0;
+    if (req.url === "/health") return reply(200, { ok: true });
+    if (!entry) return reply(404, { error: "unknown validation URL" }, true);
+    if (req.method !== "POST")
+      return reply(
+        405,
+        { error: "POST the submission CSV (raw body, or multipart with a `file` part)" },
+        true
+      );
+    if (entry.used >= budget)
+      return reply(429, { error: `this run has used all ${budget} of its format checks` }, true);
+    if (entry.busy) return reply(429, { error: "one format check at a time: wait for the answer" }, true);
+    let shape;
+    try {
+      entry.shape ??= sampleShapeOfFile(entry.samplePath);
+      shape = entry.shape;
+      if (entry.grader) entry.stand ??= standInOfFile(entry.grader, entry.samplePath);
+    } catch (e) {
+      return reply(500, { error: `could not read the sample submission: ${e.message}` }, true);
+    }
+    const limit = bodyLimit(shape.bytes, ceiling);
+    const declared = Number(req.headers["content-length"] ?? NaN);
+    if (declared > limit) return reply(413, { error: `submission larger than ${limit} bytes` }, true);
+    entry.used++;
+    entry.busy = true;
+    const file2 = path7.join(spool, `${++seq}.csv`);
+    const out = createWriteStream2(file2);
+    let size = 0;
+    let failed = null;
+    const type = req.headers["content-type"] ?? "";
+    const boundary = /^multipart\/form-data/i.test(type) ? MultipartFile.boundary(type) : null;
+    const write = (c) => void out.write(c);
+    const parts2 = boundary ? new MultipartFile(boundary, write) : null;
+    const done = () => {
+      entry.busy = false;
+      rmSync5(file2, { force: true });
+    };
+    out.on("error", (e) => failed ??= `could not spool the submission: ${e.message}`);
+    req.on("data", (c) => {
+      if (failed) return;
+      size += c.length;
+      if (size > limit) {
+        failed = "too big";
+        out.destroy();
+        done();
+        return reply(413, { error: `submission larger than ${limit} bytes` }, true);
+      }
+      try {
+        if (parts2) parts2.push(c);
+        else write(c);
+      } catch (e) {
+        failed = e.message;
+      }
+      if (out.writableNeedDrain) {
+        req.pause();
+        out.once("drain", () => req.resume());
+      }
+    });
+    req.on("error", () => {
+      failed ??= "aborted";
+      out.destroy();
+      done();
+    });
+    req.on("end", () => {
+      if (failed === "too big" || failed === "aborted") return;
+      out.end(() => {
+        try {
+          if (failed) return reply(400, { error: failed });
+          if (parts2 && !parts2.found) return reply(400, { error: "no file part in the multipart body" });
+          const check2 = entry.grader && entry.stand ? checkFormatFileWithGrader(entry.grader, entry.stand, file2) : checkFormatFile(shape, file2);
+          reply(200, {
+            competition_id: entry.competitionId,
+            valid: check2.valid,
+            result: check2.valid ? "Submission is valid." : `Submission is invalid: ${check2.errors.join("; ")}`,
+            errors: check2.errors
+          });
+        } catch (e) {
+          reply(500, { error: `could not check the submission: ${e.message}` });
+        } finally {
+          done();
+        }
+      });
+    });
+  });
+  server.headersTimeout = 1e4;
+  server.requestTimeout = 12e4;
+  server.maxConnections = 64;
+  const host = opts.host ?? "127.0.0.1";
+  await new Promise((resolve21, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, host, () => resolve21());
+  });
+  const port = server.address().port;
+  const shown = opts.advertiseHost ?? host;
+  const url2 = `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}`;
+  return {
+    url: url2,
+    register(competitionId, samplePath, runId, grader) {
+      const k = `${competitionId}\0${runId ?? ""}`;
+      let token = tokenOf.get(k);
+      if (!token) {
+        token = randomBytes(16).toString("hex");
+        tokenOf.set(k, token);
+        byToken.set(token, { competitionId, samplePath, grader: grader ?? null, used: 0, busy: false });
+      }
+      return `${url2}/${token}/validate`;
+    },
+    close: () => new Promise((resolve21) => {
+      server.closeAllConnections();
+      server.close(() => {
+        rmSync5(spool, { recursive: true, force: true });
+        resolve21();
+      });
+    })
+  };
+}
+
+// src/execute/docker/gateway.ts
+async function bridgeGateway(docker) {
+  try {
+    const net = await docker.getNetwork("bridge").inspect();
+    const configs = net.IPAM?.Config ?? [];
+    const gw = configs.map((c) => c.Gateway).find(Boolean);
+    if (gw) return gw;
+    const subnet = configs.map((c) => c.Subnet).find((s) => s && /^\d+\.\d+\.\d+\.\d+\/\d+$/.test(s));
+    if (subnet) return firstHost(subnet);
+  } catch {
+  }
+  const addrs = os5.networkInterfaces().docker0 ?? [];
+  return addrs.find((a) => a.family === "IPv4")?.address ?? null;
+}
+function firstHost(cidr) {
+  const [ip, bits] = cidr.split("/");
+  const n = ip.split(".").reduce((a, o) => a * 256 + Number(o), 0);
+  const first = (Math.floor(n / 2 ** (32 - Number(bits))) * 2 ** (32 - Number(bits)) + 1) % 2 ** 32;
+  return [24, 16, 8, 0].map((s) => Math.floor(first / 2 ** s) % 256).join(".");
+}
+async function startValidationServerForDocker(docker, opts = {}) {
+  const gw = await bridgeGateway(docker);
+  if (!gw) throw new Error("no Docker bridge gateway found: cannot serve format checks to containers");
+  return startValidationServer({ ...opts, host: gw });
+}
+
+// src/execute/docker/demux.ts
+function demux(stream, onText) {
+  return new Promise((resolve21) => {
+    let pending = Buffer.alloc(0);
+    const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
+    stream.on("data", (chunk) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      while (pending.length >= 8) {
+        const size = pending.readUInt32BE(4);
+        if (pending.length < 8 + size) break;
+        const which = pending[0] === 2 ? "stderr" : "stdout";
+        onText(which, decoders[which].decode(pending.subarray(8, 8 + size), { stream: true }));
+        pending = pending.subarray(8 + size);
+      }
+    });
+    stream.on("end", () => resolve21());
+    stream.on("close", () => resolve21());
+    stream.on("error", () => resolve21());
+  });
+}
+
+// src/execute/docker/executor.ts
+var DockerExecutor = class {
+  constructor(docker, settings, opts = {}) {
+    this.docker = docker;
+    this.settings = settings;
+    this.log = opts.log ?? (() => {
+    });
+    this.owner = opts.owner ?? ownerLabel();
+  }
+  docker;
+  settings;
+  name = "docker";
+  image = null;
+  log;
+  owner;
+  /** Builds or finds the agent image once (later calls share the result; a failure is retried). */
+  prepareImage() {
+    this.image ??= prepareImage(this.docker, this.settings, this.log).catch((e) => {
+      this.image = null;
+      throw e;
+    });
+    return this.image;
+  }
+  /** One attempt at one run; the suite runner retries infrastructure errors marked `retryable`. */
+  execute(spec, signal) {
+    return runAttempt(spec, signal, this.driver());
+  }
+  driver() {
+    return {
+      graceSecs: this.settings.stopGraceSecs,
+      lostAfterKillSecs: 25,
+      quotaPollMs: this.settings.quotaPollMs,
+      logMaxBytes: this.settings.logMaxBytes,
+      agentUser: containerUser(this.settings),
+      start: (spec, ctx) => this.start(spec, ctx)
+    };
+  }
+  async start(spec, ctx) {
+    const infra2 = (error62, retryable = true) => ({
+      ended: { code: null, infra: { error: error62, retryable } }
+    });
+    let image;
+    try {
+      image = await this.prepareImage();
+    } catch (e) {
+      return infra2(errorMessage(e), !(e instanceof ImageMissingError));
+    }
+    const { details } = ctx;
+    Object.assign(details, { image: image.ref, imageId: image.id, imageDigest: image.digest });
+    const opts = containerOptions(spec, this.settings, image.id, { owner: this.owner });
+    const name2 = opts.name;
+    details.container = name2;
+    if (spec.gpus.length > 0) details.gpus = spec.gpus.join(",");
+    ctx.note(`attempt ${ctx.attempt}: container ${name2}, image ${image.ref} (${image.digest})`);
+    let container;
+    try {
+      await this.removeByName(name2);
+      container = await this.docker.createContainer(opts);
+    } catch (e) {
+      return infra2(`creating the container failed: ${errorMessage(e)}`, statusCode(e) !== 400);
+    }
+    details.containerId = container.id;
+    const release = async () => {
+      if (!this.settings.keepContainers) await container.remove({ force: true, v: true }).catch(() => {
+      });
+    };
+    try {
+      await container.start();
+    } catch (e) {
+      await release();
+      ctx.note(`start failed: ${errorMessage(e)}`);
+      const exec = /exec: "[^"]*": (executable file not found in \$PATH|no such file or directory|permission denied)/.exec(
+        errorMessage(e)
+      );
+      if (exec)
+        return {
+          ended: {
+            code: null,
+            cannotStart: { code: exec[1] === "permission denied" ? 126 : 127, reason: exec[0] }
+          }
+        };
+      return infra2(`starting the container failed: ${errorMessage(e)}`);
+    }
+    const logsDone = container.logs({ follow: true, stdout: true, stderr: true, timestamps: true }).then((stream) => demux(stream, (s, text2) => ctx.output(s, text2))).catch(() => {
+    });
+    return {
+      stop: (grace) => void container.stop({ t: grace }).catch(() => {
+      }),
+      kill: () => void container.kill().catch(() => {
+      }),
+      wait: () => this.waitFor(container, logsDone),
+      release
+    };
+  }
+  /** The container's end: exit code, out of memory, or the runtime's own reason. */
+  async waitFor(container, logsDone) {
+    let waitCode;
+    try {
+      waitCode = (await container.wait()).StatusCode ?? null;
+    } catch (e) {
+      return { code: null, infra: { error: `lost the container: ${errorMessage(e)}`, retryable: true } };
+    }
+    let state = {};
+    try {
+      state = (await container.inspect()).State ?? {};
+    } catch {
+    }
+    await Promise.race([logsDone, sleep(5e3)]);
+    const code = state.ExitCode ?? waitCode;
+    if (state.OOMKilled === true)
+      return { code, oom: `out of memory (limit ${this.settings.limits.memory ?? "none"} bytes)` };
+    if (state.Error && code !== 0) return { code, cannotStart: { code, reason: state.Error } };
+    return { code };
+  }
+  /** A container of the same name left by an earlier attempt or crash. */
+  async removeByName(name2) {
+    try {
+      await this.docker.getContainer(name2).remove({ force: true, v: true });
+    } catch (e) {
+      if (statusCode(e) !== 404) throw e;
+    }
+  }
+};
+
+// src/execute/docker/setup.ts
+function dockerResources(config2, gpuIds, hostCpus) {
+  const { gpus, cpus } = config2.limits;
+  if (gpus > gpuIds.length) {
+    throw new UserError(
+      `each run needs ${gpus} GPU(s) (limits.gpus) but this runner has ${gpuIds.length}`,
+      1
+    );
+  }
+  if (cpus !== void 0 && cpus > hostCpus) {
+    throw new UserError(`each run needs ${cpus} CPU(s) (limits.cpus) but this runner has ${hostCpus}`, 1);
+  }
+  let maxParallel = config2.concurrency;
+  if (gpus > 0) maxParallel = Math.floor(gpuIds.length / gpus);
+  else if (cpus !== void 0) maxParallel = Math.max(1, Math.floor(hostCpus / cpus));
+  return {
+    resources: { gpuIds, maxParallel, cpus: cpus !== void 0 ? hostCpus : void 0 },
+    perRun: { gpus, cpus }
+  };
+}
+async function setupDocker(config2, opts) {
+  const log = opts.log ?? (() => {
+  });
+  const docker = await connectDocker(opts.connect);
+  const gpus = await detectGpus({ gpuIds: config2.docker.gpuIds });
+  if (gpus.ids.length > 0)
+    log(`GPUs: ${gpus.ids.join(", ")} (${gpus.model ?? "model unknown"}, from ${gpus.source})`);
+  const { resources, perRun: perRun2 } = dockerResources(config2, gpus.ids, opts.hostCpus ?? os6.availableParallelism());
+  const executor = new DockerExecutor(docker, dockerSettings(config2, opts.baseDir), { log });
+  let image;
+  try {
+    image = await executor.prepareImage();
+  } catch (e) {
+    if (e instanceof AgentBuildError) throw e;
+    throw new UserError(errorMessage(e), 1);
+  }
+  log(`agent image ${image.ref} (${image.digest})`);
+  let validation = null;
+  if (opts.validation !== false && config2.docker.network !== "none") {
+    try {
+      validation = await startValidationServerForDocker(docker);
+      log(`format checks for agents at ${validation.url}`);
+    } catch (e) {
+      log(`warning: no format-validation endpoint for agents (${errorMessage(e)})`);
+    }
+  }
+  return {
+    docker,
+    executor,
+    image,
+    gpus,
+    validation,
+    resources,
+    perRun: perRun2,
+    close: async () => {
+      await validation?.close();
+    }
+  };
+}
+
+// src/execute/docker/backend.ts
+var dockerDescriptor = {
+  name: "docker",
+  configSchema: DockerSchema,
+  configDefault: DOCKER_DEFAULTS,
+  check: checkDocker,
+  identityFacts: (c) => ({ network: c.block.network }),
+  async open(ctx) {
+    const config2 = ctx.config;
+    const { agent, log } = ctx;
+    let setup;
+    try {
+      setup = await setupDocker({ ...config2, agent }, { baseDir: ctx.baseDir, log });
+    } catch (e) {
+      if (e instanceof AgentBuildError) return imageDidNotBuild(ctx.config.concurrency, e.message);
+      throw e;
+    }
+    const { docker, executor, validation } = setup;
+    const cleanup = () => cleanupSuite(docker, ctx.suiteId).catch(() => []);
+    const onAbort = () => void cleanup();
+    ctx.signal?.addEventListener("abort", onAbort, { once: true });
+    let closed = null;
+    return {
+      name: "docker",
+      resources: setup.resources,
+      perRun: setup.perRun,
+      facts: {
+        image: setup.image.ref,
+        imageDigest: setup.image.digest,
+        imageId: setup.image.id,
+        gpuModel: setup.gpus.model
+      },
+      validationUrl: validation ? (competitionId, sample, runId, grader) => validation.register(competitionId, sample, runId, grader) : void 0,
+      driver: () => executor.driver(),
+      close: () => closed ??= (async () => {
+        ctx.signal?.removeEventListener("abort", onAbort);
+        await cleanup();
+        await setup.close();
+      })()
+    };
+  },
+  async sweep(ctx) {
+    const daemon = await connectDocker({ attempts: 1 }).catch(() => null);
+    if (!daemon) return [];
+    const swept = await sweepStale(daemon).catch(() => []);
+    if (swept.length > 0)
+      ctx.log(`removed ${swept.length} container(s) left by an earlier suite: ${swept.join(", ")}`);
+    return swept;
+  }
+};
+function imageDidNotBuild(concurrency, cause) {
+  const reason = `the agent image did not build: ${cause}`;
+  return {
+    name: "docker",
+    resources: { gpuIds: [], maxParallel: concurrency },
+    perRun: { gpus: 0 },
+    facts: { image: null, imageDigest: null, gpuModel: null },
+    driver: () => ({
+      graceSecs: 0,
+      start: async () => ({ ended: { code: null, agentFault: reason } })
+    }),
+    close: async () => {
+    }
+  };
+}
+
+// src/execute/local/index.ts
+import { resolve } from "node:path";
+
+// src/config/units.ts
+function parseBytes(v) {
+  if (typeof v === "number") return v;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$/i.exec(v);
+  if (!m) return null;
+  const pow = { "": 0, k: 1, m: 2, g: 3, t: 4 }[m[2].toLowerCase()];
+  return Math.round(Number(m[1]) * 1024 ** pow);
+}
+var bytes = external_exports.union([external_exports.number().int().positive(), external_exports.string()]).transform((v, ctx) => {
+  const b = parseBytes(v);
+  if (b === null || !(b > 0)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `expected a size like "512m" or "8g", got ${JSON.stringify(v)}`
+    });
+    return external_exports.NEVER;
+  }
+  return b;
+});
+
+// src/execute/local/config.ts
+var LocalSchema = external_exports.strictObject({
+  /** auto: bubblewrap where it can run, else none; bwrap: required; none: the agent runs unconfined. */
+  sandbox: external_exports.enum(["auto", "bwrap", "none"]).default("auto"),
+  /** Size of each in-memory folder inside the sandbox (HOME, /tmp, /dev/shm). */
+  scratch: bytes.default(512 * 1024 ** 2)
+});
+var LOCAL_DEFAULTS = { sandbox: "auto", scratch: 512 * 1024 ** 2 };
+function checkLocal(c) {
+  return c.agent.command === void 0 ? [{ path: ["agent", "command"], message: "the local executor needs agent.command" }] : [];
+}
+
+// src/execute/local/executor.ts
+import { spawn } from "node:child_process";
+import { randomBytes as randomBytes2 } from "node:crypto";
+
+// src/execute/procs.ts
+import { readdirSync as readdirSync2, readFileSync as readFileSync2 } from "node:fs";
+var RUN_TOKEN_VAR = "MEDALIST_RUN_TOKEN";
+function stat2(pid) {
+  try {
+    const s = readFileSync2(`/proc/${pid}/stat`, "latin1");
+    const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
+    return { pid, ppid: Number(f[1]), pgid: Number(f[2]), start: f[19], zombie: f[0] === "Z" };
+  } catch {
+    return null;
+  }
+}
+function hasToken(pid, needle) {
+  try {
+    return readFileSync2(`/proc/${pid}/environ`).indexOf(needle) >= 0;
+  } catch {
+    return false;
+  }
+}
+var RunProcesses = class {
+  constructor(rootPid, token) {
+    this.rootPid = rootPid;
+    this.needle = Buffer.from(`${RUN_TOKEN_VAR}=${token}\0`);
+  }
+  rootPid;
+  /** pid → start time of every process seen as part of the run. */
+  known = /* @__PURE__ */ new Map();
+  needle;
+  /** Live processes of the run now (and remembers them). */
+  scan() {
+    let pids;
+    try {
+      pids = readdirSync2("/proc").filter((n) => /^\d+$/.test(n)).map(Number);
+    } catch {
+      return [];
+    }
+    const infos = /* @__PURE__ */ new Map();
+    for (const pid of pids) {
+      if (pid === process.pid) continue;
+      const i = stat2(pid);
+      if (i && !i.zombie) infos.set(pid, i);
+    }
+    const mine = /* @__PURE__ */ new Set();
+    for (const i of infos.values()) {
+      const seen = this.known.get(i.pid);
+      if (seen !== void 0 && seen === i.start) mine.add(i.pid);
+      else if (i.pid === this.rootPid || i.pgid === this.rootPid) mine.add(i.pid);
+      else if (hasToken(i.pid, this.needle)) mine.add(i.pid);
+    }
+    let grew = true;
+    while (grew) {
+      grew = false;
+      for (const i of infos.values())
+        if (!mine.has(i.pid) && mine.has(i.ppid)) {
+          mine.add(i.pid);
+          grew = true;
+        }
+    }
+    for (const pid of mine) this.known.set(pid, infos.get(pid).start);
+    return [...mine];
+  }
+  /** Sends `sig` to the group and to every process of the run; returns how many were signalled. */
+  signal(sig) {
+    try {
+      process.kill(-this.rootPid, sig);
+    } catch {
+    }
+    let n = 0;
+    for (const pid of this.scan()) {
+      try {
+        process.kill(pid, sig);
+        n++;
+      } catch {
+      }
+    }
+    return n;
+  }
+};
+var live = /* @__PURE__ */ new Set();
+var trackRun = (r) => live.add(r);
+var untrackRun = (r) => live.delete(r);
+function killAllRunsNow() {
+  for (const r of live) r.signal("SIGKILL");
+}
+
+// src/execute/local/sandbox.ts
+import { execFileSync } from "node:child_process";
+import { lstatSync as lstatSync4, mkdirSync as mkdirSync2, readdirSync as readdirSync3, realpathSync as realpathSync2 } from "node:fs";
+import os7 from "node:os";
+import path8 from "node:path";
+var DEFAULT_SCRATCH_BYTES = 512 * 1024 ** 2;
+var RUNNER_ONLY = ["SYSTEMROOT"];
+var SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+var ETC = [
+  "alternatives",
+  "ca-certificates",
+  "ca-certificates.conf",
+  "gai.conf",
+  "group",
+  "host.conf",
+  "hosts",
+  "ld.so.cache",
+  "ld.so.conf",
+  "ld.so.conf.d",
+  "localtime",
+  "mime.types",
+  "nsswitch.conf",
+  "os-release",
+  "passwd",
+  "pki/ca-trust",
+  "pki/tls/certs",
+  "protocols",
+  "resolv.conf",
+  "services",
+  "ssl/certs",
+  "ssl/openssl.cnf",
+  "timezone"
+];
+var NAMESPACES = [
+  "--unshare-user",
+  "--unshare-pid",
+  "--unshare-ipc",
+  "--unshare-uts",
+  "--unshare-cgroup-try",
+  "--die-with-parent",
+  "--new-session"
+];
+var NO_NESTED_USERNS = ["--disable-userns"];
+var probed;
+function namespaceArgs() {
+  if (probed !== void 0) return probed;
+  probed = null;
+  for (const opts of [[...NAMESPACES, ...NO_NESTED_USERNS], NAMESPACES]) {
+    try {
+      execFileSync("bwrap", [...opts, "--ro-bind", "/", "/", "--proc", "/proc", "--", "true"], {
+        stdio: "ignore",
+        timeout: 15e3
+      });
+      return probed = opts;
+    } catch {
+    }
+  }
+  return probed;
+}
+function bwrapAvailable() {
+  return namespaceArgs() !== null;
+}
+function sandboxProblem(cwd) {
+  const home = os7.homedir();
+  if (cwd === "/" || inside(home, cwd))
+    return `the agent's working folder ${cwd} holds the runner's home: the sandbox would show all of it; use a folder inside the repository`;
+  return null;
+}
+function resolveSandbox(mode) {
+  if (mode === "none") return "none";
+  if (bwrapAvailable()) return "bwrap";
+  return mode === "bwrap" ? null : "none";
+}
+function sandboxLaunch(input2) {
+  const mode = input2.mode ?? "auto";
+  const kind2 = resolveSandbox(mode);
+  if (kind2 === null)
+    throw new Error("local.sandbox is bwrap, but bwrap cannot start a sandbox on this machine");
+  if (kind2 === "none") {
+    const why = mode === "none" ? "local.sandbox: none" : "bwrap is not available on this machine";
+    return { ...input2, kind: kind2, note: `sandbox: none (${why}): the agent runs as the runner's user` };
+  }
+  const problem = sandboxProblem(input2.cwd);
+  if (problem) throw new Error(problem);
+  const home = path8.join(input2.spec.runDir, "home");
+  mkdirSync2(home, { recursive: true, mode: 448 });
+  if (!lstatSync4(home).isDirectory()) throw new Error(`${home} is not a folder`);
+  const env = { ...input2.env, HOME: home, TMPDIR: "/tmp" };
+  for (const k of RUNNER_ONLY) if (!(k in input2.spec.env)) delete env[k];
+  const args = [
+    ...namespaceArgs(),
+    ...mounts(input2, home),
+    "--chdir",
+    input2.cwd,
+    "--",
+    input2.file,
+    ...input2.args
+  ];
+  return {
+    file: "bwrap",
+    args,
+    env,
+    cwd: input2.cwd,
+    kind: kind2,
+    note: "sandbox: bwrap (own PID and user namespaces, the runner's /proc, home and private data not mounted)"
+  };
+}
+function mounts(input2, home) {
+  const scratch = String(input2.scratchBytes ?? DEFAULT_SCRATCH_BYTES);
+  const out = ["--proc", "/proc", "--dev", "/dev", "--size", scratch, "--tmpfs", "/dev/shm"];
+  for (const dir of SYSTEM) {
+    const st = lstatSync4(dir, { throwIfNoEntry: false });
+    const target = st?.isSymbolicLink() ? realTarget(dir) : null;
+    if (target !== null) out.push("--symlink", target, dir);
+    else if (st?.isDirectory()) out.push("--ro-bind", dir, dir);
+  }
+  for (const name2 of ETC) out.push("--ro-bind-try", `/etc/${name2}`, `/etc/${name2}`);
+  out.push("--ro-bind-try", "/sys", "/sys");
+  for (const dev of gpuDevices()) out.push("--dev-bind", dev, dev);
+  out.push("--size", scratch, "--tmpfs", "/tmp");
+  const tools = toolCache();
+  if (tools) out.push("--ro-bind", tools, tools);
+  if (tools && lstatSync4(path8.join(tools, "medalist"), { throwIfNoEntry: false }))
+    out.push("--tmpfs", path8.join(tools, "medalist"));
+  out.push("--ro-bind", input2.cwd, input2.cwd);
+  const realCwd = realOrNull(input2.cwd) ?? input2.cwd;
+  for (const hidden of hiddenPaths(input2.spec, input2.cwd)) {
+    const real = realOrNull(hidden);
+    if (real === null || real === realCwd || !inside(real, realCwd)) continue;
+    const at = path8.join(input2.cwd, path8.relative(realCwd, real));
+    if (lstatSync4(real).isDirectory()) out.push("--tmpfs", at);
+    else out.push("--ro-bind", "/dev/null", at);
+  }
+  const p = runPaths(input2.spec.runDir);
+  out.push("--ro-bind", input2.spec.publicDir, input2.spec.publicDir);
+  for (const dir of [p.submissionDir, p.logsDir, p.codeDir]) out.push("--bind", dir, dir);
+  out.push("--ro-bind-try", p.instructionsFile, p.instructionsFile);
+  out.push("--size", scratch, "--tmpfs", home);
+  return out;
+}
+function realOrNull(p) {
+  try {
+    return realpathSync2(p);
+  } catch {
+    return null;
+  }
+}
+function realTarget(link) {
+  try {
+    return path8.relative(path8.dirname(link), realpathSync2(link)) || ".";
+  } catch {
+    return null;
+  }
+}
+var inside = (p, dir) => p === dir || p.startsWith(dir.endsWith("/") ? dir : dir + "/");
+function hiddenPaths(spec, cwd) {
+  const pub = spec.publicDir;
+  const prepared = path8.dirname(pub);
+  const dataRoot = path8.basename(pub) === "public" && path8.basename(prepared) === "prepared" ? path8.dirname(path8.dirname(prepared)) : prepared;
+  const runs = path8.dirname(spec.runDir);
+  const results = path8.basename(runs) === "runs" ? path8.dirname(runs) : runs;
+  const privateDir = path8.join(prepared, "private");
+  return [dataRoot, privateDir, results, path8.join(cwd, ".git")].filter((h) => h !== cwd);
+}
+function toolCache() {
+  const dir = process.env.RUNNER_TOOL_CACHE;
+  if (!dir || !path8.isAbsolute(dir) || !lstatSync4(dir, { throwIfNoEntry: false })?.isDirectory()) return null;
+  const home = os7.homedir();
+  return dir === "/" || inside(home, dir) || inside(dir, home) ? null : dir;
+}
+function gpuDevices() {
+  try {
+    return readdirSync3("/dev").filter((n) => /^nvidia/.test(n)).map((n) => `/dev/${n}`);
+  } catch {
+    return [];
+  }
+}
+
+// src/execute/local/executor.ts
+var KEEP = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT"];
+var PIPE_WAIT_MS = 2e3;
+var LocalExecutor = class {
+  constructor(opts) {
+    this.opts = opts;
+  }
+  opts;
+  name = "local";
+  /** The agent works on the host: its instructions name the run's real folders. */
+  agentPaths(spec) {
+    return hostPaths(spec);
+  }
+  execute(spec, signal) {
+    return runAttempt(spec, signal, this.driver());
+  }
+  driver() {
+    return {
+      graceSecs: this.opts.graceSecs ?? 5,
+      lostAfterKillSecs: 10,
+      quotaPollMs: this.opts.pollMs,
+      logMaxBytes: this.opts.logMaxBytes,
+      start: async (spec, ctx) => this.start(spec, ctx.output, ctx.note)
+    };
+  }
+  start(spec, output2, note2) {
+    const token = randomBytes2(16).toString("hex");
+    const env = {};
+    for (const k of KEEP) if (process.env[k] !== void 0) env[k] = process.env[k];
+    Object.assign(env, spec.env, contractEnv(spec, hostPaths(spec)), { [RUN_TOKEN_VAR]: token });
+    const { command } = this.opts;
+    const [file2, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0], command.slice(1)];
+    const launch = sandboxLaunch({ file: file2, args, env, cwd: this.opts.cwd, spec, ...this.opts.sandbox });
+    note2(launch.note);
+    const child = spawn(launch.file, launch.args, {
+      cwd: launch.cwd,
+      env: launch.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"]
+    });
+    const procs = child.pid ? new RunProcesses(child.pid, token) : null;
+    if (procs) trackRun(procs);
+    for (const s of ["stdout", "stderr"]) {
+      const decoder = new TextDecoder();
+      child[s].on("data", (c) => output2(s, decoder.decode(c, { stream: true })));
+      child[s].on("error", () => {
+      });
+    }
+    const scanner = setInterval(() => procs?.scan(), this.opts.pollMs ?? 1e3);
+    let stopping = false;
+    let end = () => {
+    };
+    const ended = new Promise((resolve21) => end = resolve21);
+    let facts = null;
+    let settled = false;
+    const finish = async () => {
+      if (settled) return;
+      settled = true;
+      clearInterval(scanner);
+      for (let i = 0; i < 50 && procs && procs.signal("SIGKILL") > 0; i++) await sleep2(100);
+      if (procs) untrackRun(procs);
+      child.stdout.destroy();
+      child.stderr.destroy();
+      end(facts ?? { code: null, signal: "SIGKILL" });
+    };
+    child.on("error", (e) => {
+      const errno = e.code;
+      output2("stderr", `${file2}: cannot start: ${e.message}
+`);
+      facts = errno === "ENOENT" || errno === "EACCES" ? { code: null, cannotStart: { code: errno === "ENOENT" ? 127 : 126, reason: e.message } } : { code: null, infra: { error: `could not start the agent: ${e.message}`, retryable: false } };
+      void finish();
+    });
+    child.on("exit", (code, sig) => {
+      facts = { code, signal: sig };
+      if (!stopping) procs?.signal("SIGKILL");
+      const t = setTimeout(() => void finish(), stopping ? 0 : PIPE_WAIT_MS);
+      child.on("close", () => {
+        clearTimeout(t);
+        void finish();
+      });
+    });
+    return {
+      stop: () => {
+        stopping = true;
+        procs?.signal("SIGTERM");
+      },
+      kill: () => void finish(),
+      wait: () => ended
+    };
+  }
+};
+var sleep2 = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// src/execute/local/index.ts
+function checkSandbox(local, cwd) {
+  if (!local) return { mode: "auto" };
+  const kind2 = resolveSandbox(local.sandbox);
+  if (kind2 === null)
+    throw new UserError(
+      "local.sandbox: bwrap cannot start a sandbox on this machine (install bubblewrap and allow user namespaces, or set auto)"
+    );
+  const problem = kind2 === "bwrap" ? sandboxProblem(cwd) : null;
+  if (problem) throw new UserError(`agent.cwd: ${problem}`);
+  return { mode: local.sandbox, scratchBytes: local.scratch };
+}
+var localDescriptor = {
+  name: "local",
+  configSchema: LocalSchema,
+  configDefault: LOCAL_DEFAULTS,
+  check: checkLocal,
+  // The sandbox is not part of a run's identity (it was not before it existed either).
+  identityFacts: () => ({}),
+  async open(ctx) {
+    const { agent, config: config2 } = ctx;
+    if (agent.command === void 0) throw new UserError("agent.command: the local executor needs a command");
+    const cwd = resolve(ctx.baseDir, agent.cwd ?? ".");
+    const executor = new LocalExecutor({
+      command: agent.command,
+      cwd,
+      graceSecs: runPolicy(config2).stopGraceSecs,
+      sandbox: checkSandbox(config2.local, cwd)
+    });
+    return {
+      name: "local",
+      resources: { gpuIds: [], maxParallel: config2.concurrency },
+      perRun: { gpus: 0 },
+      facts: { image: agent.image ?? null, imageDigest: null, gpuModel: null },
+      agentPaths: (spec) => executor.agentPaths(spec),
+      driver: () => executor.driver(),
+      close: async () => {
+      }
+    };
+  },
+  // Local runs are known only to the process that started them: a crashed runner's are not found.
+  sweep: async () => []
+};
+
+// src/execute/slurm/executor.ts
+import { lstatSync as lstatSync5, mkdirSync as mkdirSync3, openSync as openSync7, readSync as readSync6, closeSync as closeSync7, realpathSync as realpathSync3, rmSync as rmSync7 } from "node:fs";
+import { writeFile as writeFile2, unlink } from "node:fs/promises";
+import os9 from "node:os";
+import { relative, resolve as resolve3, isAbsolute } from "node:path";
+
+// src/execute/slurm/config.ts
 var SlurmSchema = external_exports.strictObject({
   /** A folder the runner and the nodes both see (NFS, Lustre, …): data and run folders must be inside. */
   sharedDir: external_exports.string().min(1).optional(),
@@ -91522,8 +96615,892 @@ var SLURM_DEFAULTS = {
   apptainer: "apptainer",
   poll: { minSecs: 2, maxSecs: 30 }
 };
+function checkSlurm(c) {
+  const s = c.block;
+  const out = [];
+  if (!s.sharedDir)
+    out.push({
+      path: ["slurm", "sharedDir"],
+      message: "the slurm executor needs slurm.sharedDir, a folder the runner and the nodes both see"
+    });
+  if (s.mode === "command" && c.agent.command === void 0)
+    out.push({ path: ["agent", "command"], message: "slurm mode command needs agent.command" });
+  if (s.mode !== "command" && !c.agent.image)
+    out.push({
+      path: ["agent", "image"],
+      message: `slurm mode ${s.mode} needs agent.image (an image the nodes can pull or read; agent.build is not used)`
+    });
+  if (s.mode === "pyxis" && c.agent.command === void 0)
+    out.push({
+      path: ["agent", "command"],
+      message: "slurm mode pyxis needs agent.command (srun runs a command in the image)"
+    });
+  if (s.poll.minSecs > s.poll.maxSecs)
+    out.push({ path: ["slurm", "poll", "minSecs"], message: "must not exceed maxSecs" });
+  return out;
+}
 
-// src/config/schema.ts
+// src/execute/slurm/cleanup.ts
+import os8 from "node:os";
+
+// src/execute/slurm/output.ts
+import { closeSync as closeSync6, fstatSync as fstatSync4, openSync as openSync6, readSync as readSync5, rmSync as rmSync6, constants as constants4 } from "node:fs";
+var OUTPUT_FILES = { stdout: ".slurm-stdout", stderr: ".slurm-stderr" };
+var READ_CHUNK = 4 * 1024 ** 2;
+var JobOutput = class {
+  constructor(runDir, onText) {
+    this.runDir = runDir;
+    this.onText = onText;
+  }
+  runDir;
+  onText;
+  offsets = { stdout: 0, stderr: 0 };
+  decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
+  done = false;
+  /** Passes on what was written since the last read (at most `maxBytes` per stream). */
+  read(maxBytes = READ_CHUNK) {
+    if (this.done) return;
+    for (const s of ["stdout", "stderr"]) {
+      let fd;
+      try {
+        fd = openSync6(`${this.runDir}/${OUTPUT_FILES[s]}`, constants4.O_RDONLY | (constants4.O_NOFOLLOW ?? 0));
+      } catch {
+        continue;
+      }
+      try {
+        const size = fstatSync4(fd).size;
+        const n = Math.min(size - this.offsets[s], maxBytes);
+        if (n <= 0) continue;
+        const buf = Buffer.alloc(n);
+        const got = readSync5(fd, buf, 0, n, this.offsets[s]);
+        this.offsets[s] += got;
+        this.onText(s, this.decoders[s].decode(buf.subarray(0, got), { stream: true }));
+      } finally {
+        closeSync6(fd);
+      }
+    }
+  }
+  /** Reads the rest (bounded: run.log has its own cap), then removes the files. Idempotent. */
+  finish(maxBytes = 256 * 1024 ** 2) {
+    if (this.done) return;
+    for (let read = 0; read < maxBytes; read += READ_CHUNK) {
+      const before = this.offsets.stdout + this.offsets.stderr;
+      this.read();
+      if (this.offsets.stdout + this.offsets.stderr === before) break;
+    }
+    this.done = true;
+    for (const f of Object.values(OUTPUT_FILES)) rmSync6(`${this.runDir}/${f}`, { force: true });
+  }
+};
+
+// src/execute/slurm/job.ts
+var COMMENT_PREFIX = "medalist";
+var NO_SHARED_DIR_EXIT = 97;
+var FACTS_FILE = ".medalist-node";
+var SCRIPT_FILE = "slurm-job.sh";
+var KEEP2 = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ"];
+function sh(s) {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+var jobName = runName;
+function jobComment(suiteId, runId, owner) {
+  const clean = (s) => s.replace(/[^a-zA-Z0-9_.:-]+/g, "-");
+  return `${COMMENT_PREFIX} suite=${clean(suiteId)} run=${clean(runId)} owner=${clean(owner)}`;
+}
+function parseComment(comment) {
+  const m = /^medalist suite=(\S+) run=(\S+) owner=(\S+)$/.exec(comment.trim());
+  return m ? { suite: m[1], run: m[2], owner: m[3] } : null;
+}
+function timeMinutes(secs) {
+  return Math.max(1, Math.ceil(secs / 60));
+}
+function planJob(spec, s, runnerEnv = process.env) {
+  const name2 = jobName(spec.suiteId, spec.runId);
+  const comment = jobComment(spec.suiteId, spec.runId, s.owner);
+  const scriptPath = `${spec.runDir}/${SCRIPT_FILE}`;
+  const { limits } = s;
+  const args = [
+    "--parsable",
+    "--no-requeue",
+    `--job-name=${name2}`,
+    `--comment=${comment}`,
+    // Raw output beside the run folder's files; the runner masks it into run.log (slurm/output.ts).
+    `--output=${spec.runDir}/${OUTPUT_FILES.stdout}`,
+    `--error=${spec.runDir}/${OUTPUT_FILES.stderr}`,
+    "--open-mode=append",
+    `--chdir=${spec.runDir}`,
+    `--time=${timeMinutes(spec.timeLimitSecs + s.graceSecs)}`,
+    "--ntasks=1"
+  ];
+  if (limits.cpus !== void 0) args.push(`--cpus-per-task=${Math.ceil(limits.cpus)}`);
+  if (limits.memory !== void 0) args.push(`--mem=${Math.ceil(limits.memory / 2 ** 20)}M`);
+  if (limits.gpus > 0) {
+    args.push(
+      s.gpuFlag === "gpus" ? `--gpus=${s.gpuType ? `${s.gpuType}:` : ""}${limits.gpus}` : `--gres=gpu:${s.gpuType ? `${s.gpuType}:` : ""}${limits.gpus}`
+    );
+  }
+  if (s.partition) args.push(`--partition=${s.partition}`);
+  if (s.account) args.push(`--account=${s.account}`);
+  if (s.qos) args.push(`--qos=${s.qos}`);
+  if (s.constraint) args.push(`--constraint=${s.constraint}`);
+  args.push("--export=ALL", ...s.sbatchArgs, scriptPath);
+  const inContainer = s.mode !== "command";
+  const paths = inContainer ? { ...CONTAINER_PATHS } : hostPaths(spec);
+  const agentEnv2 = { ...spec.env, ...contractEnv(spec, paths) };
+  if (inContainer && s.network === "none") delete agentEnv2.MEDALIST_VALIDATION_URL;
+  const env = {};
+  for (const k of KEEP2) if (runnerEnv[k] !== void 0) env[k] = runnerEnv[k];
+  if (runnerEnv.SLURM_CONF) env.SLURM_CONF = runnerEnv.SLURM_CONF;
+  Object.assign(env, agentEnv2);
+  return {
+    args,
+    script: jobScript(spec, s, Object.keys(agentEnv2)),
+    scriptPath,
+    env,
+    name: name2,
+    comment
+  };
+}
+function commandWords(command) {
+  if (command === void 0) return [];
+  return typeof command === "string" ? ["/bin/sh", "-c", command] : command;
+}
+function jobScript(spec, s, envNames) {
+  const p = runPaths(spec.runDir);
+  const lines2 = [
+    "#!/bin/sh",
+    `# Medalist job for run ${spec.runId} of suite ${spec.suiteId} (generated).`,
+    `if [ ! -f ${sh(s.token)} ]; then`,
+    `  echo "[medalist] node $(hostname) does not see the shared folder "${sh(s.sharedDir)} >&2`,
+    `  exit ${NO_SHARED_DIR_EXIT}`,
+    "fi",
+    `facts=${sh(`${spec.runDir}/${FACTS_FILE}`)}`,
+    "{",
+    '  echo "node=$(hostname)"',
+    '  echo "cuda_visible_devices=${CUDA_VISIBLE_DEVICES:-}"',
+    '  if [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && command -v nvidia-smi >/dev/null 2>&1; then',
+    '    echo "gpu_model=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "$CUDA_VISIBLE_DEVICES" 2>/dev/null | head -n 1)"',
+    "  fi",
+    '} >"$facts.tmp" && mv "$facts.tmp" "$facts"',
+    'echo "[medalist] job ${SLURM_JOB_ID:-?} on $(hostname), CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-none}"'
+  ];
+  const mounts2 = [
+    [spec.publicDir, CONTAINER_PATHS.data, true],
+    [p.submissionDir, CONTAINER_PATHS.submission, false],
+    [p.logsDir, CONTAINER_PATHS.logs, false],
+    [p.codeDir, CONTAINER_PATHS.code, false],
+    [p.instructionsFile, CONTAINER_PATHS.instructions, true]
+  ];
+  const cmd = commandWords(s.command);
+  const gpus = s.limits.gpus > 0;
+  switch (s.mode) {
+    case "command":
+      lines2.push(`cd ${sh(s.cwd)} || exit 96`, `exec ${cmd.map(sh).join(" ")}`);
+      break;
+    case "docker": {
+      const l = s.limits;
+      const run = [
+        "docker run",
+        '--name "$name"',
+        "--init",
+        `--network ${s.network}`,
+        "--security-opt no-new-privileges",
+        // The agent is hostile: no capabilities, not root (as with the Docker executor).
+        "--cap-drop ALL",
+        `--user ${defaultAgentUser()}`,
+        `--label medalist.suite=${sh(spec.suiteId)}`,
+        `--label medalist.run=${sh(spec.runId)}`,
+        ...l.memory !== void 0 ? [`--memory ${l.memory}`, `--memory-swap ${l.memory}`] : [],
+        ...l.cpus !== void 0 ? [`--cpus ${l.cpus}`] : [],
+        ...l.pids !== void 0 ? [`--pids-limit ${l.pids}`] : [],
+        ...l.shmSize !== void 0 ? [`--shm-size ${l.shmSize}`] : [],
+        ...gpus ? ['--gpus "device=$CUDA_VISIBLE_DEVICES"'] : [],
+        ...mounts2.map(([src, dst, ro]) => `-v ${sh(`${src}:${dst}${ro ? ":ro" : ""}`)}`),
+        ...envNames.map((n) => `-e ${n}`),
+        sh(s.image ?? ""),
+        ...cmd.map(sh)
+      ];
+      lines2.push(
+        `name=${sh(jobName(spec.suiteId, spec.runId))}`,
+        `trap 'docker stop -t ${s.stopGraceSecs} "$name" >/dev/null 2>&1' TERM INT`,
+        'docker rm -f "$name" >/dev/null 2>&1',
+        `${run.join(" ")} &`,
+        "pid=$!",
+        // wait returns early when a trapped signal arrives: wait until docker run really ended.
+        'wait "$pid"; rc=$?',
+        'while kill -0 "$pid" 2>/dev/null; do wait "$pid"; rc=$?; done',
+        `echo "container_oom=$(docker inspect -f '{{.State.OOMKilled}}' "$name" 2>/dev/null)" >>"$facts"`,
+        'docker rm -f "$name" >/dev/null 2>&1',
+        'exit "$rc"'
+      );
+      break;
+    }
+    case "apptainer": {
+      const prefix = /singularity$/.test(s.apptainer) ? "SINGULARITYENV_" : "APPTAINERENV_";
+      const binds = mounts2.map(([src, dst, ro]) => `${src}:${dst}${ro ? ":ro" : ""}`).join(",");
+      for (const n of envNames) lines2.push(`export ${prefix}${n}="$${n}"`);
+      const verb = cmd.length > 0 ? "exec" : "run";
+      lines2.push(
+        [
+          "exec",
+          sh(s.apptainer),
+          verb,
+          "--containall --cleanenv --no-home",
+          ...gpus ? ["--nv"] : [],
+          `--bind ${sh(binds)}`,
+          sh(s.image ?? ""),
+          ...cmd.map(sh)
+        ].join(" ")
+      );
+      break;
+    }
+    case "pyxis": {
+      const mountList = mounts2.map(([src, dst, ro]) => `${src}:${dst}${ro ? ":ro" : ""}`).join(",");
+      lines2.push(
+        [
+          "exec srun --ntasks=1",
+          `--container-image=${sh(s.image ?? "")}`,
+          `--container-mounts=${sh(mountList)}`,
+          "--no-container-mount-home",
+          `--container-workdir=${CONTAINER_PATHS.code}`,
+          ...cmd.map(sh)
+        ].join(" ")
+      );
+      break;
+    }
+  }
+  return `${lines2.join("\n")}
+`;
+}
+
+// src/execute/slurm/cleanup.ts
+function orphans(squeueOut, host = os8.hostname(), isAlive = pidAlive) {
+  const out = [];
+  for (const line of squeueOut.split("\n")) {
+    const i = line.indexOf("|");
+    if (i < 0) continue;
+    const id = line.slice(0, i).trim();
+    const c = parseComment(line.slice(i + 1));
+    if (!c || !/^\d+$/.test(id)) continue;
+    const m = /^(.*):(\d+)$/.exec(c.owner);
+    if (!m || m[1] !== host) continue;
+    const pid = Number(m[2]);
+    if (pid !== process.pid && !isAlive(pid)) out.push(id);
+  }
+  return out;
+}
+async function sweepOrphans(runner, log) {
+  const user = os8.userInfo().username;
+  const q = await runner.run("squeue", ["-h", "-u", user, "-o", "%i|%k"]);
+  if (q.code !== 0) {
+    log(`could not list earlier jobs (squeue: ${q.stderr.trim().split("\n")[0]})`);
+    return [];
+  }
+  const ids = orphans(q.stdout);
+  if (ids.length === 0) return [];
+  const c = await runner.run("scancel", ids);
+  if (c.code !== 0) {
+    log(`could not cancel jobs left by a crashed suite (${ids.join(",")}): ${c.stderr.trim()}`);
+    return [];
+  }
+  log(`cancelled ${ids.length} Slurm job(s) left by a crashed suite: ${ids.join(", ")}`);
+  return ids;
+}
+
+// src/execute/slurm/runner.ts
+import { spawn as spawn2 } from "node:child_process";
+var MAX_OUTPUT = 16 * 1024 * 1024;
+function spawnRunner(timeoutMs = 6e4) {
+  return {
+    run(command, args, opts = {}) {
+      return new Promise((resolve21) => {
+        const child = spawn2(command, args, {
+          env: opts.env ?? process.env,
+          stdio: ["ignore", "pipe", "pipe"],
+          timeout: timeoutMs
+        });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (b) => {
+          if (stdout.length < MAX_OUTPUT) stdout += b.toString("utf8");
+        });
+        child.stderr.on("data", (b) => {
+          if (stderr.length < MAX_OUTPUT) stderr += b.toString("utf8");
+        });
+        child.on("error", (e) => resolve21({ code: null, stdout, stderr: stderr + e.message }));
+        child.on(
+          "close",
+          (code, signal) => resolve21({ code, stdout, stderr: signal ? `${stderr}killed by ${signal}` : stderr })
+        );
+      });
+    }
+  };
+}
+
+// src/execute/slurm/sacct.ts
+var SACCT_FIELDS = [
+  "JobIDRaw",
+  "State",
+  "ExitCode",
+  "ElapsedRaw",
+  "NodeList",
+  "MaxRSS",
+  "JobName"
+];
+function sacctArgs(jobIds) {
+  return ["-n", "-P", "--noconvert", "-o", SACCT_FIELDS.join(","), "-j", jobIds.join(",")];
+}
+var UNITS = { "": 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40 };
+function parseSize(v) {
+  const m = /^(\d+(?:\.\d+)?)([KMGT]?)$/i.exec(v.trim());
+  return m ? Math.round(Number(m[1]) * UNITS[m[2].toUpperCase()]) : null;
+}
+function parseSacct(text2) {
+  const jobs = /* @__PURE__ */ new Map();
+  const rss = /* @__PURE__ */ new Map();
+  for (const line of text2.split("\n")) {
+    const f = line.split("|");
+    if (f.length < SACCT_FIELDS.length) continue;
+    const [rawId, state, exit, elapsed, nodeList, maxRss] = f;
+    const name2 = f.slice(6).join("|").trim();
+    const id = rawId.trim();
+    const base = id.split(".")[0];
+    if (!/^\d+(_\d+)?$/.test(base)) continue;
+    const size = parseSize(maxRss);
+    if (size !== null) rss.set(base, Math.max(rss.get(base) ?? 0, size));
+    if (id !== base) continue;
+    const ec = /^(\d+):(\d+)$/.exec(exit.trim());
+    jobs.set(id, {
+      jobId: id,
+      state: state.trim().split(/\s+/)[0] ?? "",
+      exitCode: ec ? Number(ec[1]) : null,
+      signal: ec ? Number(ec[2]) : null,
+      elapsedSecs: Number(elapsed) || 0,
+      nodeList: nodeList.trim(),
+      name: name2,
+      maxRssBytes: null
+    });
+  }
+  for (const [id, job] of jobs) job.maxRssBytes = rss.get(id) ?? null;
+  return jobs;
+}
+function parseJobId(stdout) {
+  const m = /^(\d+)(?:;\S+)?\s*$/.exec(stdout.trim());
+  return m ? m[1] : null;
+}
+var WAITING = /* @__PURE__ */ new Set(["PENDING", "REQUEUED", "RESIZING", "SUSPENDED", "REQUEUE_HOLD", "REQUEUE_FED"]);
+var ACTIVE = /* @__PURE__ */ new Set(["RUNNING", "COMPLETING", "CONFIGURING", "STAGE_OUT", "SIGNALING", "STOPPED"]);
+function phaseOf(state) {
+  if (WAITING.has(state)) return "waiting";
+  if (ACTIVE.has(state)) return "running";
+  return "ended";
+}
+function parseFacts(text2) {
+  const out = {};
+  for (const line of text2.split("\n").slice(0, 50)) {
+    const m = /^([a-z_]{1,40})=(.{0,200})$/.exec(line.trim());
+    if (m) out[m[1]] = m[2].trim();
+  }
+  return out;
+}
+var mib = (b) => `${Math.round(b / 2 ** 20)} MiB`;
+function classify(job, ctx) {
+  const { state } = job;
+  const code = job.signal ? null : job.exitCode;
+  const where = job.nodeList && job.nodeList !== "None assigned" ? ` on ${job.nodeList}` : "";
+  if (state === "TIMEOUT") {
+    return {
+      outcome: "timed_out",
+      exitCode: code,
+      error: `Slurm stopped the job at its time limit (the run's ${ctx.timeLimitSecs}s plus grace)`
+    };
+  }
+  if (state === "COMPLETED") return { outcome: "completed", exitCode: 0 };
+  if (state === "OUT_OF_MEMORY") {
+    return { outcome: "oom", exitCode: code, error: `Slurm reported the job out of memory${where}` };
+  }
+  if (ctx.facts?.container_oom === "true") {
+    return { outcome: "oom", exitCode: code, error: `the agent's container ran out of memory${where}` };
+  }
+  if (state === "FAILED") {
+    if (job.exitCode === NO_SHARED_DIR_EXIT && ctx.facts === null) {
+      return {
+        outcome: "infra_error",
+        exitCode: code,
+        error: `the node${where} does not see the shared folder (slurm.sharedDir)`,
+        retryable: false
+      };
+    }
+    if (job.signal === 9 && ctx.memoryBytes !== void 0 && job.maxRssBytes !== null && job.maxRssBytes >= ctx.memoryBytes) {
+      return {
+        outcome: "oom",
+        exitCode: null,
+        error: `killed by Slurm at ${mib(job.maxRssBytes)} peak memory, over the ${mib(ctx.memoryBytes)} limit`
+      };
+    }
+    return {
+      outcome: "failed",
+      exitCode: code,
+      error: job.signal ? `agent killed by signal ${job.signal}` : `agent exited with code ${job.exitCode}`
+    };
+  }
+  if (state === "NODE_FAIL" || state === "BOOT_FAIL" || state === "PREEMPTED") {
+    return {
+      outcome: "infra_error",
+      exitCode: code,
+      error: `Slurm ended the job: ${state}${where}`,
+      retryable: true
+    };
+  }
+  if (state === "CANCELLED") {
+    return {
+      outcome: "infra_error",
+      exitCode: code,
+      error: "the job was cancelled outside Medalist (scancel by a user or an administrator)",
+      retryable: false
+    };
+  }
+  if (state === "LOST") {
+    return {
+      outcome: "infra_error",
+      exitCode: null,
+      error: "sacct stopped reporting the job (accounting down?); Medalist cancelled it",
+      retryable: true
+    };
+  }
+  return {
+    outcome: "infra_error",
+    exitCode: code,
+    error: `Slurm ended the job: ${state}${where}`,
+    retryable: false
+  };
+}
+function exitFacts(c, job) {
+  const signal = job.signal ? `signal ${job.signal}` : null;
+  switch (c.outcome) {
+    case "completed":
+      return { code: 0 };
+    case "oom":
+      return { code: c.exitCode, oom: c.error ?? "out of memory" };
+    case "timed_out":
+      return { code: c.exitCode, timedOut: c.error ?? "Slurm stopped the job" };
+    case "infra_error":
+      return {
+        code: c.exitCode,
+        infra: { error: c.error ?? "Slurm ended the job", retryable: !!c.retryable }
+      };
+    default:
+      return { code: c.exitCode, signal };
+  }
+}
+
+// src/execute/slurm/settings.ts
+import { resolve as resolve2 } from "node:path";
+function slurmSettings(config2, agent, baseDir, owner, suiteId) {
+  const { sharedDir, ...rest } = config2.slurm;
+  const shared = resolve2(baseDir, sharedDir ?? ".");
+  return {
+    ...rest,
+    sharedDir: shared,
+    token: `${shared}/.medalist-shared-${suiteId.replace(/[^a-zA-Z0-9_.-]+/g, "-")}`,
+    limits: config2.limits,
+    command: agent.command,
+    cwd: resolve2(baseDir, agent.cwd ?? "."),
+    image: agent.image,
+    network: config2.docker.network,
+    stopGraceSecs: runPolicy(config2).stopGraceSecs,
+    owner
+  };
+}
+
+// src/execute/slurm/tracker.ts
+var JobTracker = class {
+  constructor(runner, poll, log = () => {
+  }, lostAfterSecs = 600) {
+    this.runner = runner;
+    this.poll = poll;
+    this.log = log;
+    this.lostAfterSecs = lostAfterSecs;
+    this.intervalSecs = poll.minSecs;
+  }
+  runner;
+  poll;
+  log;
+  lostAfterSecs;
+  listeners = /* @__PURE__ */ new Map();
+  names = /* @__PURE__ */ new Map();
+  last = /* @__PURE__ */ new Map();
+  /** When each job was last seen in sacct (or submitted). */
+  seen = /* @__PURE__ */ new Map();
+  loop = null;
+  wake = () => {
+  };
+  intervalSecs;
+  /** sacct calls made (tests check one per poll). */
+  polls = 0;
+  /**
+   * Calls `listener` with every new report of the job until `unwatch`. With `name`, records of
+   * another name are ignored: after the controller's ids were reset, sacct may still show an
+   * older job with the same id until the new one reaches the database.
+   */
+  watch(jobId, listener, name2) {
+    this.listeners.set(jobId, listener);
+    if (name2 !== void 0) this.names.set(jobId, name2);
+    this.seen.set(jobId, Date.now());
+    this.intervalSecs = this.poll.minSecs;
+    this.wake();
+    this.loop ??= this.run().finally(() => this.loop = null);
+  }
+  unwatch(jobId) {
+    this.listeners.delete(jobId);
+    this.names.delete(jobId);
+    this.last.delete(jobId);
+    this.seen.delete(jobId);
+  }
+  /** Polls soon (after a cancel, say). */
+  nudge() {
+    this.intervalSecs = this.poll.minSecs;
+    this.wake();
+  }
+  async run() {
+    let failures = 0;
+    while (this.listeners.size > 0) {
+      await new Promise((resolve21) => {
+        const t = setTimeout(resolve21, this.intervalSecs * 1e3);
+        this.wake = () => {
+          clearTimeout(t);
+          resolve21();
+        };
+      });
+      this.wake = () => {
+      };
+      if (this.listeners.size === 0) break;
+      const ids = [...this.listeners.keys()];
+      this.polls++;
+      const r = await this.runner.run("sacct", sacctArgs(ids));
+      if (r.code !== 0) {
+        if (++failures % 5 === 1) this.log(`sacct failed (${r.stderr.trim().split("\n")[0]}); retrying`);
+        this.intervalSecs = Math.min(this.intervalSecs * 1.5, this.poll.maxSecs);
+        continue;
+      }
+      failures = 0;
+      let changed = false;
+      const now = Date.now();
+      const jobs = parseSacct(r.stdout);
+      for (const [id, job] of jobs) {
+        const want = this.names.get(id);
+        if (want !== void 0 && job.name !== want) jobs.delete(id);
+      }
+      for (const id of ids) {
+        if (jobs.has(id)) this.seen.set(id, now);
+        else if (now - (this.seen.get(id) ?? now) > this.lostAfterSecs * 1e3) {
+          jobs.set(id, {
+            jobId: id,
+            state: "LOST",
+            exitCode: null,
+            signal: null,
+            elapsedSecs: 0,
+            nodeList: "",
+            name: this.names.get(id) ?? "",
+            maxRssBytes: null
+          });
+        }
+      }
+      for (const [id, job] of jobs) {
+        const listener = this.listeners.get(id);
+        if (!listener) continue;
+        const key2 = `${job.state}|${job.elapsedSecs > 0}`;
+        if (this.last.get(id) !== key2) changed = true;
+        this.last.set(id, key2);
+        listener(job);
+      }
+      this.intervalSecs = changed ? this.poll.minSecs : Math.min(this.intervalSecs * 1.5, this.poll.maxSecs);
+    }
+  }
+};
+
+// src/execute/slurm/executor.ts
+function inside2(child, parent) {
+  let c;
+  let p;
+  try {
+    c = realpathSync3(child);
+    p = realpathSync3(parent);
+  } catch {
+    return false;
+  }
+  const rel = relative(p, c);
+  return rel === "" || !rel.startsWith("..") && !isAbsolute(rel);
+}
+function firstLine(s) {
+  return s.trim().split("\n")[0] ?? "";
+}
+var FIXED_SUBMIT_ERROR = /invalid|not available|unrecognized|unknown|not allowed|denied|does not exist|exceeds|too many/i;
+function readFacts(runDir) {
+  const path9 = `${runDir}/${FACTS_FILE}`;
+  try {
+    if (!lstatSync5(path9).isFile()) return null;
+    const fd = openSync7(path9, "r");
+    try {
+      const buf = Buffer.alloc(8192);
+      const n = readSync6(fd, buf, 0, buf.length, 0);
+      return parseFacts(buf.subarray(0, n).toString("utf8"));
+    } finally {
+      closeSync7(fd);
+    }
+  } catch {
+    return null;
+  }
+}
+var SlurmExecutor = class {
+  constructor(settings, runner, ctx) {
+    this.settings = settings;
+    this.runner = runner;
+    this.ctx = ctx;
+    this.resources = { gpuIds: [], maxParallel: settings.maxConcurrent };
+    this.facts = { image: settings.image ?? null, imageDigest: null, gpuModel: null };
+    this.tracker = new JobTracker(runner, settings.poll, ctx.log);
+  }
+  settings;
+  runner;
+  ctx;
+  name = "slurm";
+  resources;
+  perRun = { gpus: 0 };
+  facts;
+  tracker;
+  /** Jobs submitted and not yet seen ended. */
+  live = /* @__PURE__ */ new Set();
+  closed = false;
+  /** Cancels every job of the suite still known to be queued or running (one scancel). */
+  async cancelAll() {
+    const ids = [...this.live];
+    if (ids.length === 0) return;
+    await this.runner.run("scancel", ids);
+    this.tracker.nudge();
+  }
+  execute(spec, signal) {
+    if (this.closed) return runAttempt(spec, AbortSignal.abort(), this.driver());
+    return runAttempt(spec, signal, this.driver());
+  }
+  /** One job per attempt; the time limit runs from when the job runs, not from when it was queued. */
+  driver() {
+    const s = this.settings;
+    return {
+      clock: "when-running",
+      graceSecs: s.stopGraceSecs,
+      lostAfterKillSecs: 60,
+      // The run folders live on a shared file system: walk them less often.
+      quotaPollMs: Math.max(1e3, s.poll.minSecs * 1e3),
+      // docker mode runs the agent as nobody when the runner is root: its folders must be its own.
+      agentUser: s.mode === "docker" ? defaultAgentUser() : "",
+      start: (spec, ctx) => this.start(spec, ctx)
+    };
+  }
+  async start(spec, ctx) {
+    const s = this.settings;
+    const infra2 = (error62, retryable) => ({
+      ended: { code: null, infra: { error: error62, retryable } }
+    });
+    for (const [what, path9] of [
+      ["run folder", spec.runDir],
+      ["public data folder", spec.publicDir]
+    ]) {
+      if (!inside2(path9, s.sharedDir)) {
+        return infra2(
+          `the ${what} ${path9} is not inside slurm.sharedDir (${s.sharedDir}); the nodes could not see it`,
+          false
+        );
+      }
+    }
+    const plan2 = planJob(spec, s);
+    try {
+      for (const f of [FACTS_FILE, ...Object.values(OUTPUT_FILES)])
+        rmSync7(`${spec.runDir}/${f}`, { force: true });
+      await writeFile2(plan2.scriptPath, plan2.script, { mode: 493 });
+    } catch (e) {
+      return infra2(`writing the job script failed: ${e.message}`, false);
+    }
+    const sub = await this.runner.run("sbatch", plan2.args, { env: plan2.env });
+    const jobId = sub.code === 0 ? parseJobId(sub.stdout) : null;
+    if (jobId === null) {
+      const why = firstLine(sub.stderr) || firstLine(sub.stdout) || `exit code ${sub.code}`;
+      return infra2(`sbatch failed: ${why}`, !FIXED_SUBMIT_ERROR.test(why));
+    }
+    Object.assign(ctx.details, { slurmJobId: jobId, slurmJobName: plan2.name });
+    this.live.add(jobId);
+    const output2 = new JobOutput(spec.runDir, ctx.output);
+    const ended = this.follow(jobId, plan2.name, ctx, output2);
+    const scancel = (args) => void this.runner.run("scancel", args).then(() => this.tracker.nudge());
+    return {
+      // SIGTERM to the batch shell and every step; kill: SIGKILL to all of them, then Slurm's cancel.
+      stop: () => scancel(["--full", "--signal=TERM", jobId]),
+      kill: () => {
+        scancel(["--full", "--signal=KILL", jobId]);
+        scancel([jobId]);
+      },
+      wait: async () => {
+        const job = await ended;
+        output2.finish();
+        return this.endOf(job, spec, ctx.details);
+      },
+      release: async () => {
+        this.live.delete(jobId);
+        this.tracker.unwatch(jobId);
+        output2.finish();
+      }
+    };
+  }
+  /** Follows one job until sacct says it ended; tells the wrapper when it starts running. */
+  follow(jobId, name2, ctx, output2) {
+    return new Promise((done) => {
+      this.tracker.watch(
+        jobId,
+        (job) => {
+          const phase = phaseOf(job.state);
+          if (phase === "running") ctx.running(job.elapsedSecs);
+          if (phase !== "waiting") output2.read();
+          if (job.state === "LOST") void this.runner.run("scancel", [jobId]);
+          if (phase === "ended") {
+            this.tracker.unwatch(jobId);
+            done(job);
+          }
+        },
+        name2
+      );
+    });
+  }
+  /** The job's end as exit facts, with the node's facts in the details. */
+  endOf(job, spec, details) {
+    const facts = readFacts(spec.runDir);
+    if (facts?.node) details.node = facts.node;
+    if (facts?.cuda_visible_devices) details.cudaVisibleDevices = facts.cuda_visible_devices;
+    if (facts?.gpu_model) {
+      details.gpuModel = facts.gpu_model;
+      this.facts.gpuModel ??= facts.gpu_model;
+    }
+    details.slurmState = job.state;
+    if (job.maxRssBytes !== null) details.maxRssBytes = String(job.maxRssBytes);
+    const s = this.settings;
+    const c = classify(job, {
+      timeLimitSecs: spec.timeLimitSecs,
+      memoryBytes: s.limits.memory !== void 0 ? Math.ceil(s.limits.memory / 2 ** 20) * 2 ** 20 : void 0,
+      facts
+    });
+    const durationMs = job.elapsedSecs > 0 ? job.elapsedSecs * 1e3 : void 0;
+    return { ...exitFacts(c, job), ...durationMs !== void 0 ? { durationMs } : {} };
+  }
+  async close() {
+    if (this.closed) return;
+    this.closed = true;
+    await this.cancelAll();
+    await unlink(this.settings.token).catch(() => {
+    });
+  }
+};
+async function openSlurm(ctx, opts = {}) {
+  const runner = opts.runner ?? spawnRunner();
+  const settings = slurmSettings(
+    // The schema gives every config the slurm and docker blocks (defaulted): the cast only names them.
+    ctx.config,
+    ctx.agent,
+    ctx.baseDir,
+    opts.owner ?? `${os9.hostname()}:${process.pid}`,
+    ctx.suiteId
+  );
+  const { sharedDir } = settings;
+  let isDir = false;
+  try {
+    isDir = lstatSync5(realpathSync3(sharedDir)).isDirectory();
+  } catch {
+  }
+  if (!isDir) {
+    throw new UserError(
+      `slurm.sharedDir: ${sharedDir} is not a folder (it must be one the runner and the nodes both see)`
+    );
+  }
+  const dataDir = resolve3(ctx.baseDir, ctx.config.dataDir);
+  mkdirSync3(dataDir, { recursive: true });
+  if (!inside2(dataDir, sharedDir)) {
+    throw new UserError(
+      `dataDir: ${dataDir} is not inside slurm.sharedDir (${sharedDir}); the nodes read the public data from there`
+    );
+  }
+  const version2 = await runner.run("sbatch", ["--version"]);
+  if (version2.code !== 0) {
+    throw new UserError(
+      `the slurm executor needs sbatch on this machine (a Slurm login node): ${firstLine(version2.stderr) || "not found"}`,
+      1
+    );
+  }
+  const acct = await runner.run("sacct", ["-n", "-X", "-S", "now", "-o", "JobIDRaw"]);
+  if (acct.code !== 0) {
+    throw new UserError(
+      `the slurm executor follows jobs with sacct, which needs job accounting: ${firstLine(acct.stderr)}`,
+      1
+    );
+  }
+  try {
+    await writeFile2(settings.token, `${ctx.suiteId}
+`);
+  } catch (e) {
+    throw new UserError(`slurm.sharedDir: cannot write to ${sharedDir}: ${e.message}`, 1);
+  }
+  const ex = new SlurmExecutor(settings, runner, ctx);
+  ctx.log(
+    `slurm: ${firstLine(version2.stdout)}; up to ${settings.maxConcurrent} jobs at once; mode ${settings.mode}; shared folder ${sharedDir}`
+  );
+  ctx.signal?.addEventListener("abort", () => void ex.cancelAll(), { once: true });
+  return ex;
+}
+var slurmDescriptor = {
+  name: "slurm",
+  configSchema: SlurmSchema,
+  configDefault: SLURM_DEFAULTS,
+  check: checkSlurm,
+  identityFacts: () => ({}),
+  open: (ctx) => openSlurm(ctx),
+  sweep: (ctx) => sweepOrphans(spawnRunner(), ctx.log)
+};
+
+// src/execute/backends.ts
+var BACKENDS = [localDescriptor, dockerDescriptor, slurmDescriptor];
+var ALL = BACKENDS;
+var EXECUTOR_NAMES = BACKENDS.map((b) => b.name);
+function executorBlocks() {
+  const out = {};
+  for (const b of ALL) if (b.configSchema) out[b.name] = b.configSchema.default(b.configDefault);
+  return out;
+}
+function descriptorOf(name2) {
+  const d = ALL.find((b) => b.name === name2);
+  if (!d) throw new UserError(`executor: unknown executor "${name2}" (known: ${EXECUTOR_NAMES.join(", ")})`);
+  return d;
+}
+function identityFactsOf(name2, config2) {
+  const d = ALL.find((b) => b.name === name2);
+  return d ? d.identityFacts(configView(name2, config2)) : {};
+}
+function configView(name2, config2) {
+  return { agent: config2.agent, block: config2[name2] };
+}
+async function openExecutor(name2, ctx) {
+  const d = descriptorOf(name2);
+  await d.sweep(ctx).catch((e) => ctx.log(`could not sweep ${name2} leftovers: ${e.message}`));
+  const ex = await d.open(ctx);
+  return {
+    name: ex.name,
+    resources: ex.resources,
+    perRun: ex.perRun,
+    facts: ex.facts,
+    agentPaths: ex.agentPaths?.bind(ex),
+    validationUrl: ex.validationUrl?.bind(ex),
+    execute: (spec, signal) => runAttempt(spec, signal, ex.driver()),
+    close: () => ex.close()
+  };
+}
+
+// src/config/parts.ts
 function parseDuration(v) {
   if (typeof v === "number") return v;
   const m = /^\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*$/i.exec(v);
@@ -91531,13 +97508,6 @@ function parseDuration(v) {
   const n = Number(m[1]);
   const unit = (m[2] ?? "s").toLowerCase();
   return n * (unit === "h" ? 3600 : unit === "m" ? 60 : 1);
-}
-function parseBytes(v) {
-  if (typeof v === "number") return v;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$/i.exec(v);
-  if (!m) return null;
-  const pow = { "": 0, k: 1, m: 2, g: 3, t: 4 }[m[2].toLowerCase()];
-  return Math.round(Number(m[1]) * 1024 ** pow);
 }
 var MAX_TIME_SECS = 7 * 24 * 3600;
 var duration3 = external_exports.union([external_exports.number().positive(), external_exports.string()]).transform((v, ctx) => {
@@ -91556,18 +97526,18 @@ var duration3 = external_exports.union([external_exports.number().positive(), ex
   return s;
 });
 var MAX_ENV_BYTES = 64 * 1024;
-var bytes = external_exports.union([external_exports.number().int().positive(), external_exports.string()]).transform((v, ctx) => {
-  const b = parseBytes(v);
-  if (b === null || !(b > 0)) {
-    ctx.addIssue({
-      code: "custom",
-      message: `expected a size like "512m" or "8g", got ${JSON.stringify(v)}`
-    });
-    return external_exports.NEVER;
-  }
-  return b;
-});
 var envName = external_exports.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name");
+var RUNNER_SECRET_PREFIXES = ["GITHUB_", "ACTIONS_", "RUNNER_", "INPUT_"];
+function runnerSecretProblem(name2) {
+  const upper = name2.toUpperCase();
+  const prefix = RUNNER_SECRET_PREFIXES.find((p) => upper.startsWith(p));
+  if (!prefix) return null;
+  return `${name2} is one of the runner's own variables (${RUNNER_SECRET_PREFIXES.map((p) => `${p}*`).join(", ")}) and is never passed to the agent; store the agent's credential under another name`;
+}
+var secretName = envName.superRefine((name2, ctx) => {
+  const problem = runnerSecretProblem(name2);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
 var AgentSchema = external_exports.strictObject({
   /** Command for the agent: run by a shell (local executor) or as the container's command (docker). */
   command: external_exports.union([external_exports.string().min(1), external_exports.array(external_exports.string()).min(1)]).optional(),
@@ -91585,7 +97555,7 @@ var AgentSchema = external_exports.strictObject({
   /** Plain variables passed to the agent. */
   env: external_exports.record(envName, external_exports.string()).default({}),
   /** Names of runner environment variables passed to the agent (masked in logs). */
-  secrets: external_exports.array(envName).max(100).default([]),
+  secrets: external_exports.array(secretName).max(100).default([]),
   /**
    * Local executor: which files of the working folder (cwd) are the agent's code. Their
    * content hash is part of each run's identity: a change re-executes finished runs.
@@ -91605,16 +97575,6 @@ function envBytes(env) {
   for (const [k, v] of Object.entries(env)) n += Buffer.byteLength(k) + Buffer.byteLength(v) + 2;
   return n;
 }
-var CompetitionsSchema = external_exports.strictObject({
-  /** A named split: toy, lite (= low), medium, high, all, dev, … */
-  split: external_exports.string().optional(),
-  include: external_exports.array(external_exports.string()).default([]),
-  exclude: external_exports.array(external_exports.string()).default([]),
-  /** Leave out competitions flagged upstream (leaked labels, crowded leaderboards). */
-  excludeFlagged: external_exports.boolean().default(false)
-}).refine((c) => c.split !== void 0 || c.include.length > 0, {
-  message: "name a split or list competitions under include"
-});
 var LimitsSchema = external_exports.strictObject({
   time: duration3.default(600),
   cpus: external_exports.number().positive().optional(),
@@ -91630,28 +97590,24 @@ var LimitsSchema = external_exports.strictObject({
     code: bytes.default(1024 ** 3)
   }).default({ submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 })
 });
-var DockerSchema = external_exports.strictObject({
-  network: external_exports.enum(["bridge", "none"]).default("bridge"),
-  /** Explicit GPU ids instead of detection with nvidia-smi. */
-  gpuIds: external_exports.array(external_exports.string()).optional(),
-  /** Deprecated: use run.retries. */
-  retries: external_exports.number().int().min(0).optional(),
-  /** Deprecated: use run.stopGraceSecs. */
-  stopGraceSecs: external_exports.number().int().min(0).max(3600).optional(),
-  /**
-   * Container user: "uid" or "uid:gid"; default the runner's own uid:gid, or 65534:65534 (nobody)
-   * when the runner is root. "image" keeps the image's USER (root in the image is root in its
-   * container: see docs/security.md).
-   */
-  user: external_exports.string().regex(/^(\d{1,10}(:\d{1,10})?|image)$/, 'expected "uid", "uid:gid" or "image"').optional(),
-  /** Capabilities added back after dropping all (e.g. ["NET_BIND_SERVICE"]); default none. */
-  capAdd: external_exports.array(external_exports.string().regex(/^[A-Z_]{2,32}$/, "expected a capability name like NET_BIND_SERVICE")).max(40).default([])
+
+// src/config/schema.ts
+var CompetitionsSchema = external_exports.strictObject({
+  /** A named split: toy, lite (= low), medium, high, all, dev, … */
+  split: external_exports.string().optional(),
+  include: external_exports.array(external_exports.string()).default([]),
+  exclude: external_exports.array(external_exports.string()).default([]),
+  /** Leave out competitions flagged upstream (leaked labels, crowded leaderboards). */
+  excludeFlagged: external_exports.boolean().default(false)
+}).refine((c) => c.split !== void 0 || c.include.length > 0, {
+  message: "name a split or list competitions under include"
 });
-var RunPolicySchema = external_exports.strictObject({
-  /** How often an infrastructure error is retried before the run counts as not comparable. */
-  retries: external_exports.number().int().min(0).optional(),
-  /** Seconds between SIGTERM and SIGKILL when the time limit is hit. */
-  stopGraceSecs: external_exports.number().int().min(0).max(3600).optional()
+var UploadSchema = external_exports.strictObject({
+  /**
+   * Upload files that cannot be masked because they are not text (NUL bytes, invalid UTF-8)
+   * when secrets are declared. Default false: they stay on the runner.
+   */
+  binaryFiles: external_exports.boolean().default(false)
 });
 var BaselineSchema = external_exports.discriminatedUnion("source", [
   external_exports.strictObject({ source: external_exports.literal("none") }),
@@ -91704,7 +97660,8 @@ var ConfigSchema = external_exports.strictObject({
   dataDir: external_exports.string().default(".medalist/data"),
   /** Folder with competition definitions; defaults to the bundled registry. */
   registryDir: external_exports.string().optional(),
-  executor: external_exports.enum(["local", "docker", "slurm"]).default("local"),
+  /** Which executor runs the agent (execute/backends.ts lists them). */
+  executor: external_exports.enum(EXECUTOR_NAMES).default("local"),
   /**
    * Grader for competitions Medalist does not grade natively (grading: "external"), e.g.
    * ["mlebench", "grade-sample", "{submission}", "{competition}"]. Placeholders: {submission},
@@ -91714,109 +97671,27 @@ var ConfigSchema = external_exports.strictObject({
   /** Runs at once (local executor); docker schedules by CPUs and GPUs. */
   concurrency: external_exports.number().int().min(1).default(1),
   run: RunPolicySchema.default({}),
-  docker: DockerSchema.default({ network: "bridge", capAdd: [] }),
-  slurm: SlurmSchema.default(SLURM_DEFAULTS),
+  /** Each executor's own block (docker:, slurm:, …), defaulted. */
+  ...executorBlocks(),
+  upload: UploadSchema.default({ binaryFiles: false }),
   /** Absent: the CLI runs without a baseline; the action uses its `baseline` input (default cache). */
   baseline: BaselineSchema.optional(),
   gate: GateSchema.default(GATE_DEFAULTS)
 }).superRefine((c, ctx) => {
-  if (c.executor === "local" && c.agent.command === void 0) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["agent", "command"],
-      message: "the local executor needs agent.command"
-    });
-  }
-  if (c.executor === "docker" && !c.agent.image && !c.agent.build) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["agent", "image"],
-      message: "the docker executor needs agent.image or agent.build"
-    });
-  }
-  if (c.executor === "slurm") {
-    const s = c.slurm;
-    if (!s.sharedDir) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["slurm", "sharedDir"],
-        message: "the slurm executor needs slurm.sharedDir, a folder the runner and the nodes both see"
-      });
-    }
-    if (s.mode === "command" && c.agent.command === void 0) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["agent", "command"],
-        message: "slurm mode command needs agent.command"
-      });
-    }
-    if (s.mode !== "command" && !c.agent.image) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["agent", "image"],
-        message: `slurm mode ${s.mode} needs agent.image (an image the nodes can pull or read; agent.build is not used)`
-      });
-    }
-    if (s.mode === "pyxis" && c.agent.command === void 0) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["agent", "command"],
-        message: "slurm mode pyxis needs agent.command (srun runs a command in the image)"
-      });
-    }
-    if (s.poll.minSecs > s.poll.maxSecs) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["slurm", "poll", "minSecs"],
-        message: "must not exceed maxSecs"
-      });
-    }
-  }
+  for (const issue2 of descriptorOf(c.executor).check(configView(c.executor, c)))
+    ctx.addIssue({ code: "custom", path: issue2.path, message: issue2.message });
 }).transform(({ seeds, ...c }) => ({
   ...c,
   seeds: typeof seeds === "number" ? seeds : seeds.max,
   adaptiveSeeds: typeof seeds === "number" ? false : seeds.adaptive
 }));
-function runPolicy(config2) {
-  return {
-    retries: config2.run?.retries ?? config2.docker.retries ?? 2,
-    stopGraceSecs: config2.run?.stopGraceSecs ?? config2.docker.stopGraceSecs ?? 10
-  };
-}
-function configDeprecations(config2) {
-  const out = [];
-  for (const key2 of ["retries", "stopGraceSecs"]) {
-    if (config2.docker[key2] !== void 0)
-      out.push(
-        `medalist: docker.${key2} is deprecated and applies to every executor; write run.${key2} instead`
-      );
-  }
-  return out;
-}
-
-// src/config/errors.ts
-function pathOf(path6) {
-  if (path6.length === 0) return "(top level)";
-  return path6.map((p, i) => typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`).join("");
-}
-function formatZodError(error62, where) {
-  const lines2 = error62.issues.map((issue2) => {
-    let msg = issue2.message;
-    if (issue2.code === "unrecognized_keys")
-      msg = `unknown field(s) ${issue2.keys.map((k) => `"${k}"`).join(", ")}`;
-    const path6 = issue2.code === "unrecognized_keys" ? pathOf(issue2.path) : pathOf(issue2.path);
-    return `${path6}: ${msg}`;
-  });
-  return lines2.length === 1 ? `${where}: ${lines2[0]}` : `${where}: ${lines2.length} problems
-  ${lines2.join("\n  ")}`;
-}
 
 // src/config/load.ts
-function parseConfigText(text2, path6) {
+function parseConfigText(text2, path9) {
   try {
-    return extname(path6).toLowerCase() === ".json" ? JSON.parse(text2) : (0, import_yaml.parse)(text2);
+    return extname(path9).toLowerCase() === ".json" ? JSON.parse(text2) : (0, import_yaml.parse)(text2);
   } catch (e) {
-    throw new UserError(`${path6}: cannot parse: ${e.message.split("\n")[0]}`);
+    throw new UserError(`${path9}: cannot parse: ${e.message.split("\n")[0]}`);
   }
 }
 function validateConfig(raw, where) {
@@ -91826,27 +97701,27 @@ function validateConfig(raw, where) {
   return parsed.data;
 }
 var MAX_CONFIG_BYTES = 1024 ** 2;
-function loadConfig(path6) {
-  const abs = resolve(path6);
+function loadConfig(path9) {
+  const abs = resolve4(path9);
   let text2;
   try {
-    const size = statSync(abs).size;
+    const size = statSync3(abs).size;
     if (size > MAX_CONFIG_BYTES)
-      throw new UserError(`${path6}: the config file is ${size} bytes, larger than ${MAX_CONFIG_BYTES} bytes`);
-    text2 = readFileSync(abs, "utf8");
+      throw new UserError(`${path9}: the config file is ${size} bytes, larger than ${MAX_CONFIG_BYTES} bytes`);
+    text2 = readFileSync3(abs, "utf8");
   } catch (e) {
     if (e instanceof UserError) throw e;
     const code = e.code;
     throw new UserError(
-      code === "ENOENT" ? `config file not found: ${path6}` : `cannot read ${path6}: ${e.message}`
+      code === "ENOENT" ? `config file not found: ${path9}` : `cannot read ${path9}: ${e.message}`
     );
   }
-  return { config: validateConfig(parseConfigText(text2, abs), path6), baseDir: dirname(abs), path: abs };
+  return { config: validateConfig(parseConfigText(text2, abs), path9), baseDir: dirname(abs), path: abs };
 }
 
 // src/session/evaluate.ts
-import { writeFileSync as writeFileSync8 } from "node:fs";
-import { join as join22, resolve as resolve12 } from "node:path";
+import { writeFileSync as writeFileSync9 } from "node:fs";
+import { join as join24, resolve as resolve13 } from "node:path";
 
 // src/grade/types.ts
 function medalOf(r) {
@@ -91855,6 +97730,11 @@ function medalOf(r) {
   if (r.bronze_medal) return "bronze";
   return "none";
 }
+
+// src/results/usage.ts
+var MAX_SELF_REPORTED = 1e12;
+var usableAmount = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= MAX_SELF_REPORTED;
+var IGNORED_REASON = `not a finite non-negative number up to ${MAX_SELF_REPORTED.toExponential()}`;
 
 // src/compare/distributions.ts
 function makeRng(seed) {
@@ -91886,7 +97766,7 @@ function studentTCdf(t, df) {
   const theta = Math.atan(Math.abs(t) / Math.sqrt(df));
   const s = Math.sin(theta);
   const c2 = Math.cos(theta) ** 2;
-  let inside2;
+  let inside4;
   if (df % 2 === 1) {
     let sum2 = 0;
     let term = Math.cos(theta);
@@ -91894,7 +97774,7 @@ function studentTCdf(t, df) {
       sum2 += term;
       term *= c2 * (k - 1) / k;
     }
-    inside2 = 2 / Math.PI * (theta + s * sum2);
+    inside4 = 2 / Math.PI * (theta + s * sum2);
   } else {
     let sum2 = 0;
     let term = 1;
@@ -91902,9 +97782,9 @@ function studentTCdf(t, df) {
       sum2 += term;
       term *= c2 * (k - 1) / k;
     }
-    inside2 = s * sum2;
+    inside4 = s * sum2;
   }
-  return t >= 0 ? 0.5 + inside2 / 2 : 0.5 - inside2 / 2;
+  return t >= 0 ? 0.5 + inside4 / 2 : 0.5 - inside4 / 2;
 }
 function invert(cdf, p) {
   if (!(p > 0 && p < 1)) throw new Error(`quantile: p must be in (0, 1), got ${p}`);
@@ -92160,7 +98040,7 @@ function emptyMetric(metric, o) {
   };
 }
 function analyzeMetric(metric, input2, options2) {
-  const o = resolve2(options2);
+  const o = resolve5(options2);
   const samples = usable(input2);
   if (samples.length === 0) return emptyMetric(metric, o);
   const binary = samples.every((s) => isBinary(s.base) && isBinary(s.head));
@@ -92225,7 +98105,7 @@ function analyzeMetric(metric, input2, options2) {
     why
   };
 }
-function resolve2(o) {
+function resolve5(o) {
   if (!(o.alpha > 0 && o.alpha < 0.5)) throw new Error(`alpha must be in (0, 0.5), got ${o.alpha}`);
   if (!(o.tolerance >= 0 && o.tolerance <= 1))
     throw new Error(`tolerance must be in [0, 1], got ${o.tolerance}`);
@@ -92241,7 +98121,7 @@ function resolve2(o) {
   };
 }
 function analyze(data, options2) {
-  const o = resolve2(options2);
+  const o = resolve5(options2);
   return {
     alpha: o.alpha,
     tolerance: o.tolerance,
@@ -92257,7 +98137,19 @@ function analyze(data, options2) {
 
 // src/compare/compare.ts
 var num = (v) => v === "NaN" ? NaN : v;
+function selfReportedDollars(runs) {
+  const usable2 = runs.map((r) => r.usage?.dollars).filter(usableAmount);
+  const ignored = runs.filter(
+    (r) => r.usage?.ignored?.includes("dollars") || r.usage?.dollars !== void 0 && !usableAmount(r.usage?.dollars)
+  ).length;
+  return {
+    dollars: usable2.length ? usable2.reduce((a, b) => a + b, 0) : null,
+    dollarsRuns: usable2.length,
+    dollarsIgnored: ignored
+  };
+}
 var mean2 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+var comparable = (r) => r.outcome !== "infra_error" && r.grade?.grader_error !== true;
 function cellOf(r) {
   const g = r.grade;
   return {
@@ -92269,16 +98161,15 @@ function cellOf(r) {
     percentile: g?.percentile ?? null,
     // A run that did not complete: its cause first (the missing submission follows from it).
     error: r.failure?.cause ?? g?.error ?? r.error,
-    runDir: r.runDir
+    runDir: r.runDir,
+    comparable: comparable(r)
   };
 }
-var comparable = (r) => r.outcome !== "infra_error" && r.grade?.grader_error !== true;
 function summarize(s) {
   const ok = s.runs.filter(comparable);
   const grades = ok.map((r) => r.grade).filter((g) => g !== null);
   const rate = (n) => ok.length ? n / ok.length : null;
-  const pct3 = grades.map((g) => g.percentile).filter((p) => p !== null);
-  const dollars2 = s.runs.map((r) => r.usage?.dollars).filter((d) => typeof d === "number");
+  const pct2 = grades.map((g) => g.percentile).filter((p) => p !== null);
   return {
     label: s.label,
     agent: s.agent.description,
@@ -92291,11 +98182,11 @@ function summarize(s) {
     medalRate: rate(grades.filter((g) => g.any_medal).length),
     validRate: rate(grades.filter((g) => g.valid_submission).length),
     aboveMedianRate: rate(grades.filter((g) => g.above_median).length),
-    meanPercentile: pct3.length ? pct3.reduce((a, b) => a + b, 0) / pct3.length : null,
+    meanPercentile: pct2.length ? pct2.reduce((a, b) => a + b, 0) / pct2.length : null,
     infraErrors: s.runs.length - ok.length,
     reused: s.runs.filter((r) => r.reused).length,
     durationMs: s.runs.reduce((a, r) => a + r.durationMs, 0),
-    dollars: dollars2.length ? dollars2.reduce((a, b) => a + b, 0) : null
+    ...selfReportedDollars(s.runs)
   };
 }
 function checkRuns(s) {
@@ -92406,7 +98297,7 @@ function compareRuns(base, head, gateInput, baselineSource = "file", options2 = 
   const baseSum = summarize(base);
   const headSum = summarize(head);
   const infraP = infraPValue(baseSum.infraErrors, baseSum.runs, headSum.infraErrors, headSum.runs);
-  if (infraP <= gate.alpha)
+  if (infraP <= (options2.infraLevel ?? gate.alpha))
     errors.push({
       kind: "infra-errors",
       base: baseSum.infraErrors,
@@ -92454,67 +98345,188 @@ function gateFails(cmp) {
   return cmp.gate.failOn === "regression" && (cmp.verdict === "regressed" || cmp.verdict === "error");
 }
 
-// src/compare/sequential.ts
-var INTERIM_SHARE = 5e-3;
-function sequentialDesign(maxSeeds, alpha, futilityMargin = 0) {
-  const interim = alpha * INTERIM_SHARE;
-  const final = alpha - (maxSeeds - 1) * interim;
-  const levels = Array.from({ length: maxSeeds }, (_, i) => {
-    const a = i === maxSeeds - 1 ? final : interim;
-    return { regressed: a, noRegression: a };
+// src/compare/monitor.ts
+function monitorDesign(alpha, opts = {}) {
+  const interimShare = opts.interimShare ?? 0.02;
+  const c2 = normalQuantile(1 - alpha * (1 - interimShare));
+  const c1 = (normalQuantile(1 - alpha * interimShare) + c2) / 2;
+  return { alpha, interimShare, c1, c2, futility: opts.futility ?? 0.1 };
+}
+function levelAt(d, t) {
+  if (t >= 1) return 1 - normalCdf(d.c2);
+  return t > 0 ? 1 - normalCdf(d.c1 / Math.sqrt(t)) : 0;
+}
+function projectedChance(d, t, z2) {
+  if (t >= 1) return z2 >= d.c2 ? 1 : 0;
+  return normalCdf((z2 / Math.sqrt(t) - d.c2) / Math.sqrt(1 - t));
+}
+function decideLook(d, look, gate) {
+  const level = levelAt(d, look.last ? 1 : look.t);
+  const stop = (decision, verdict, delta = null) => ({
+    decision,
+    level,
+    delta,
+    verdict
   });
-  return { looks: maxSeeds, levels, futilityMargin };
-}
-function lookDecision(design, look, verdict, delta) {
-  if (verdict === "error") return "error";
-  if (verdict === "regressed") return "regressed";
-  if (verdict === "no-regression") return "no-regression";
-  if (look >= design.looks) return "final";
-  if (delta !== null && delta >= -design.futilityMargin) return "futility";
-  return "continue";
-}
-function merge2(parts2) {
-  const first = parts2[0];
-  return {
-    ...first,
-    finishedAt: parts2[parts2.length - 1].finishedAt,
-    runs: parts2.flatMap((p) => p.runs)
-  };
-}
-async function runAdaptive(opts) {
-  const design = sequentialDesign(opts.maxSeeds, opts.gate.alpha);
-  const parts2 = [];
-  const looks = [];
-  for (let k = 1; ; k++) {
-    parts2.push(await opts.runSeeds([k - 1]));
-    const head = merge2(parts2);
-    const levels = design.levels[k - 1];
-    const quick = compareRuns(opts.base, head, opts.gate, opts.baselineSource, { levels, simulations: 0 });
-    const decision = lookDecision(design, k, quick.verdict, quick.delta);
-    const record2 = {
-      look: k,
-      headSeeds: k,
-      headRuns: head.runs.length,
-      delta: quick.delta,
-      levels,
-      verdict: quick.verdict,
-      decision
-    };
-    looks.push(record2);
-    opts.onLook?.(record2);
-    if (decision !== "continue") {
-      const comparison = compareRuns(opts.base, head, opts.gate, opts.baselineSource, { levels });
-      return { head, comparison: { ...comparison, looks }, looks };
-    }
+  if (look.competitions > 0 && look.notComparable / look.competitions > gate.maxNotComparable)
+    return stop("error", "error");
+  const i = look.infra;
+  if (infraPValue(i.base, i.baseRuns, i.head, i.headRuns) <= level) return stop("error", "error");
+  if (look.counts.length === 0) return look.last ? stop("error", "error") : stop("continue", "inconclusive");
+  if (!(level > 1e-15)) return stop("continue", "inconclusive");
+  const levels = { regressed: level, noRegression: level };
+  const v = medalVerdict(look.counts, levels, gate.tolerance);
+  if (v.verdict === "regressed") return stop("regressed", "regressed", v.delta);
+  if (v.verdict === "no-regression" && !gate.regressedOnly)
+    return stop("no-regression", "no-regression", v.delta);
+  if (look.last) return stop("final", "inconclusive", v.delta);
+  if (d.futility > 0 && v.interval) {
+    const se = v.interval.se;
+    const zR = (-gate.tolerance - v.delta) / se;
+    const zN = (v.delta + gate.tolerance) / se;
+    const chance = projectedChance(d, look.t, zR) + (gate.regressedOnly ? 0 : projectedChance(d, look.t, zN));
+    if (chance < d.futility) return stop("futility", "inconclusive", v.delta);
   }
+  return stop("continue", "inconclusive", v.delta);
+}
+var comparable2 = (r) => r.outcome !== "infra_error" && r.grade?.grader_error !== true;
+var SuiteMonitor = class {
+  constructor(base, plan2, gate, design = monitorDesign(gate.alpha), baselineSource = "file") {
+    this.base = base;
+    this.plan = plan2;
+    this.gate = gate;
+    this.design = design;
+    this.baselineSource = baselineSource;
+    this.planned = /* @__PURE__ */ new Map();
+    for (const r of plan2) this.planned.set(r.competitionId, (this.planned.get(r.competitionId) ?? 0) + 1);
+  }
+  base;
+  plan;
+  gate;
+  design;
+  baselineSource;
+  used = [];
+  late = [];
+  stop = null;
+  lastLook = null;
+  planned;
+  get stopped() {
+    return this.stop !== null;
+  }
+  add(r) {
+    if (this.stop) {
+      this.late.push(r);
+      return true;
+    }
+    this.used.push(r);
+    const look = this.look();
+    if (!look) return false;
+    const out = decideLook(this.design, look, {
+      tolerance: this.gate.tolerance,
+      maxNotComparable: this.gate.maxNotComparable ?? 0.1,
+      regressedOnly: this.gate.percentileTolerance !== void 0
+    });
+    this.lastLook = out;
+    if (out.decision !== "continue") this.stop = out;
+    return this.stop !== null;
+  }
+  /** The look after the runs so far; null while some competition has neither a comparable run nor all its runs. */
+  look() {
+    const ids = [...this.planned.keys()];
+    const counts = [];
+    let notComparable = 0;
+    for (const id of ids) {
+      const h = this.used.filter((r) => r.competitionId === id);
+      const hOk = h.filter(comparable2);
+      const bOk = this.base.runs.filter((r) => r.competitionId === id && comparable2(r));
+      if (hOk.length === 0) {
+        if (h.length < this.planned.get(id)) return null;
+        notComparable++;
+        continue;
+      }
+      if (bOk.length === 0) continue;
+      const medals2 = (rs) => rs.filter((r) => r.grade?.any_medal).length;
+      counts.push({ nb: bOk.length, xb: medals2(bOk), nh: hOk.length, xh: medals2(hOk) });
+    }
+    const baseOk = this.base.runs.filter(comparable2).length;
+    const headOk = this.used.filter(comparable2).length;
+    return {
+      counts,
+      notComparable,
+      competitions: ids.length,
+      infra: {
+        base: this.base.runs.length - baseOk,
+        baseRuns: this.base.runs.length,
+        head: this.used.length - headOk,
+        headRuns: this.used.length
+      },
+      t: headOk / this.plan.length,
+      last: this.used.length >= this.plan.length
+    };
+  }
+  /** The record of the stop (or of the last look when the suite ran to the end or was cut short). */
+  record() {
+    const out = this.stop ?? this.lastLook;
+    const done = new Set([...this.used, ...this.late].map((r) => r.runId));
+    const notStarted = this.plan.filter((p) => !done.has(p.runId));
+    const gpus = Math.max(0, ...this.plan.map((p) => p.gpus));
+    const secs = (p) => {
+      const same = this.used.filter((r) => r.competitionId === p.competitionId && r.durationMs > 0);
+      return same.length ? same.reduce((a, r) => a + r.durationMs, 0) / same.length / 1e3 : p.expectedSecs;
+    };
+    return {
+      decision: out?.decision ?? "continue",
+      // No look taken (runs skipped or cut short): one analysis only, at the last look's level.
+      level: out?.level ?? levelAt(this.design, 1),
+      usedRuns: this.used.length,
+      plannedRuns: this.plan.length,
+      afterStop: this.late.map((r) => r.runId),
+      notStarted: notStarted.length,
+      savedHours: notStarted.reduce((a, p) => a + secs(p) * Math.max(1, p.gpus) / 3600, 0),
+      gpuHours: gpus > 0,
+      interimShare: this.design.interimShare
+    };
+  }
+  /** The comparison the verdict comes from: the runs finished by the stop, at the stop's level. */
+  comparison(head) {
+    const rec = this.record();
+    const usedIds = new Set(this.used.map((r) => r.runId));
+    const used = { ...head, runs: head.runs.filter((r) => usedIds.has(r.runId)) };
+    const levels = { regressed: rec.level, noRegression: rec.level };
+    const cmp = compareRuns(this.base, used, this.gate, this.baselineSource, {
+      levels,
+      infraLevel: rec.level
+    });
+    return { ...cmp, monitor: rec };
+  }
+};
+function seedMajorKey(run, seeds) {
+  return (seeds - run.seed) * 1e7 + Math.min(run.expectedSecs, 1e7 - 1);
+}
+function monitorHooks(monitor, seeds, log = () => {
+}) {
+  return {
+    onRunFinished: (r) => {
+      const before = monitor.stopped;
+      const stop = monitor.add(r);
+      if (stop && !before && monitor.record().decision !== "final") {
+        const rec = monitor.record();
+        log(
+          `[head] monitoring: ${rec.decision} after ${rec.usedRuns} of ${rec.plannedRuns} runs; no new run starts (runs in flight finish, not used by the verdict)`
+        );
+      }
+      return stop;
+    },
+    priority: (run) => seedMajorKey(run, seeds)
+  };
 }
 
 // src/plan/plan.ts
 import { createHash as createHash2 } from "node:crypto";
 
 // src/registry/registry.ts
-import { readdirSync, readFileSync as readFileSync3, existsSync as existsSync2, statSync as statSync3 } from "node:fs";
-import { join as join2, resolve as resolve3, dirname as dirname2 } from "node:path";
+import { readdirSync as readdirSync4, readFileSync as readFileSync4, existsSync as existsSync2, statSync as statSync4 } from "node:fs";
+import { join as join2, resolve as resolve6, dirname as dirname2 } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // src/registry/paths.ts
@@ -92707,44 +98719,11 @@ var CompetitionSchema = external_exports.strictObject({
   prepare: RecipeSchema.optional()
 });
 
-// src/registry/leaderboards.ts
-import { createHash } from "node:crypto";
-import { existsSync, readFileSync as readFileSync2, statSync as statSync2 } from "node:fs";
-import { homedir } from "node:os";
-import { join } from "node:path";
-function defaultLeaderboardsDir() {
-  return process.env.MEDALIST_LEADERBOARDS_DIR ?? join(homedir(), ".cache", "medalist", "leaderboards");
-}
-function fetchedLeaderboardFile(dir, id) {
-  return join(dir, id, "leaderboard.csv");
-}
-var verified = /* @__PURE__ */ new Map();
-function matchesPin(entry, file2) {
-  const pin = entry.competition.leaderboardPin;
-  if (!pin || !existsSync(file2)) return false;
-  const st = statSync2(file2);
-  if (st.size !== pin.bytes) return false;
-  const stamp = `${st.size}:${st.mtimeMs}`;
-  if (verified.get(file2) === stamp) return true;
-  const ok = createHash("sha256").update(readFileSync2(file2)).digest("hex") === pin.sha256;
-  if (ok) verified.set(file2, stamp);
-  return ok;
-}
-function leaderboardPath(entry, leaderboardsDir = defaultLeaderboardsDir()) {
-  const fetched = fetchedLeaderboardFile(leaderboardsDir, entry.competition.id);
-  if (matchesPin(entry, fetched)) return fetched;
-  if (entry.competition.leaderboard) {
-    const shipped = join(entry.dir, entry.competition.leaderboard);
-    if (existsSync(shipped)) return shipped;
-  }
-  return void 0;
-}
-
 // src/registry/registry.ts
 function defaultRegistryDir() {
   const here = dirname2(fileURLToPath(import.meta.url));
   for (const up of ["..", "../..", "../../.."]) {
-    const dir = resolve3(here, up, "competitions");
+    const dir = resolve6(here, up, "competitions");
     if (existsSync2(dir)) return dir;
   }
   throw new UserError("cannot find the bundled competitions/ folder");
@@ -92754,16 +98733,16 @@ var MAX_ENTRY_BYTES = 1024 ** 2;
 function loadRegistry(dir = defaultRegistryDir()) {
   const registry2 = /* @__PURE__ */ new Map();
   if (!existsSync2(dir)) throw new UserError(`competitions folder not found: ${dir}`);
-  for (const name2 of readdirSync(dir).sort()) {
+  for (const name2 of readdirSync4(dir).sort()) {
     const file2 = join2(dir, name2, "competition.json");
     if (!existsSync2(file2)) continue;
     if (registry2.size >= MAX_COMPETITIONS)
       throw new UserError(`${dir}: more than ${MAX_COMPETITIONS} competitions`);
-    if (statSync3(file2).size > MAX_ENTRY_BYTES)
+    if (statSync4(file2).size > MAX_ENTRY_BYTES)
       throw new UserError(`${file2}: larger than ${MAX_ENTRY_BYTES} bytes`);
     let raw;
     try {
-      raw = JSON.parse(readFileSync3(file2, "utf8"));
+      raw = JSON.parse(readFileSync4(file2, "utf8"));
     } catch (e) {
       throw new UserError(`${file2}: not valid JSON (${e.message})`);
     }
@@ -93038,6 +99017,35 @@ function toAlignment(value) {
   return code === 67 || code === 99 ? 99 : code === 76 || code === 108 ? 108 : code === 82 || code === 114 ? 114 : 0;
 }
 
+// src/report/inert.ts
+var ZWSP = "\u200B";
+function stripMarkers(text2) {
+  if (!text2.includes("-->")) return text2;
+  const out = [];
+  const opens = [];
+  const endsWith = (t) => out.length >= t.length && t.split("").every((c, i) => out[out.length - t.length + i] === c);
+  for (let i = 0; i < text2.length; i++) {
+    const ch = text2[i];
+    out.push(ch);
+    if (ch === "-" && endsWith("<!--")) opens.push(out.length - 4);
+    else if (ch === ">" && opens.length && endsWith("-->")) {
+      out.length = opens.pop();
+      while (opens.length && opens[opens.length - 1] >= out.length) opens.pop();
+    }
+  }
+  return out.join("");
+}
+var SPECIAL = /[\\`*_[\]<>!&~|$#]/g;
+var CONTROL = /[\u0000-\u001f\u007f\u0085\u2028\u2029]+/g;
+var BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
+function inert(text2, max = 500) {
+  let s = stripMarkers(String(text2 ?? "")).replace(CONTROL, " ").replace(BIDI, "").trim();
+  if (s.length > max) s = `${s.slice(0, max)}\u2026`;
+  s = s.replace(SPECIAL, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).replace(/#/g, `#${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`).replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}${ZWSP}.`);
+  if (/^[-+](\s|$)/.test(s) || /^(-+|=+)$/.test(s)) return `\\${s}`;
+  return s.replace(/^(\d{1,9})([.)])(?=\s|$)/, "$1\\$2");
+}
+
 // src/report/format.ts
 var MEDAL_ICON = { gold: "\u{1F947}", silver: "\u{1F948}", bronze: "\u{1F949}", none: "\xB7" };
 function pct(x, digits = 1) {
@@ -93073,8 +99081,13 @@ function outcomeText(c) {
 function medals(cells) {
   return cells.length ? cells.map((c) => c.outcome === "infra_error" ? "\u26A0" : MEDAL_ICON[c.medal]).join("") : "\u2014";
 }
-function cell(text2) {
-  return text2.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+function cell2(text2) {
+  return inert(text2);
+}
+function costText(side) {
+  const shown = side.dollars === null ? "not reported" : `$${side.dollars.toFixed(2)} self-reported by ${side.dollarsRuns} of ${side.runs} run${side.runs === 1 ? "" : "s"}`;
+  const ignored = side.dollarsIgnored ? `; ${side.dollarsIgnored} run${side.dollarsIgnored === 1 ? "'s value" : "s' values"} ignored: ${IGNORED_REASON}` : "";
+  return shown + ignored;
 }
 
 // src/report/verdict.ts
@@ -93092,7 +99105,7 @@ var VERDICT_MEANING = {
 };
 var pts = (x) => `${(Math.abs(x) * 100).toFixed(1)} points`;
 var signedPts = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x * 100).toFixed(1)} pts`;
-function pct2(x) {
+function levelText(x) {
   const v = x * 100;
   return v > 50 ? `${+(100 - +(100 - v).toPrecision(3)).toFixed(4)}%` : `${+v.toPrecision(3)}%`;
 }
@@ -93102,8 +99115,13 @@ function formatP(p) {
 function intervalText(m) {
   const b = m.interval;
   if (!b) return "";
-  const each = b.lowerAlpha === b.upperAlpha ? `each bound one-sided at ${pct2(b.lowerAlpha)}` : `lower bound at ${pct2(b.lowerAlpha)}, upper at ${pct2(b.upperAlpha)}, one-sided`;
-  return `${pct2(b.level)} interval ${signedPts(b.lower)} to ${signedPts(b.upper)} (${each})`;
+  const each = b.lowerAlpha === b.upperAlpha ? `each bound one-sided at ${levelText(b.lowerAlpha)}` : `lower bound at ${levelText(b.lowerAlpha)}, upper at ${levelText(b.upperAlpha)}, one-sided`;
+  return `${levelText(b.level)} interval ${signedPts(b.lower)} to ${signedPts(b.upper)} (${each})`;
+}
+function openStart(m, unit) {
+  if (Math.abs(m.delta) < 1e-12) return `${unit} is the same on both sides, but the`;
+  if (Math.abs(m.delta) < 5e-4) return `${unit} differs by less than 0.1 points, but the`;
+  return m.delta > 0 ? `The head is ${pts(m.delta)} better, but the` : `${unit} is ${pts(m.delta)} lower; the`;
 }
 function metricReason(m) {
   const unit = m.metric === "medal" ? "The medal rate" : "The mean percentile";
@@ -93111,13 +99129,13 @@ function metricReason(m) {
   const b = m.interval;
   switch (m.why) {
     case "drop-beyond-tolerance":
-      return `${unit} dropped by ${pts(m.delta)}; the upper bound (${signedPts(b.upper)}) shows a drop larger than the ${tol} tolerance, and the permutation test agrees (p = ${formatP(m.pValue)} \u2264 ${m.levels.regressed}).`;
+      return `${unit} dropped by ${pts(m.delta)}; the upper bound (${signedPts(b.upper)}) shows a drop larger than the ${tol} tolerance, and the permutation test agrees (p = ${formatP(m.pValue)} \u2264 ${levelText(m.levels.regressed)}).`;
     case "drop-ruled-out":
       return `The lower bound (${signedPts(b.lower)}) rules out a drop larger than the ${tol} tolerance.`;
     case "drop-within-tolerance":
       return `${unit} dropped significantly (p = ${formatP(m.pValue)}) by ${pts(m.delta)}, but the upper bound (${signedPts(b.upper)}) does not show the drop exceeds the ${tol} tolerance.`;
     case "open":
-      return `${m.delta >= 0 ? `The head is ${pts(m.delta)} better, but the` : `${unit} is ${pts(m.delta)} lower; the`} lower bound (${signedPts(b.lower)}) still allows a drop larger than the ${tol} tolerance: more seeds or competitions would settle it.`;
+      return `${openStart(m, unit)} lower bound (${signedPts(b.lower)}) still allows a drop larger than the ${tol} tolerance: more seeds or competitions would settle it.`;
     case "too-few":
       return `One competition cannot bound the difference (p = ${formatP(m.pValue)}).`;
     case "no-data":
@@ -93134,9 +99152,9 @@ function powerSentence(m, targetPower) {
 function errorSentence(e) {
   switch (e.kind) {
     case "suite-mismatch":
-      return `Base and head ran different suites, so they are not compared (set gate.allowSuiteMismatch to compare anyway): ${e.differences.join("; ")}.`;
+      return `Base and head ran different suites, so they are not compared (set gate.allowSuiteMismatch to compare anyway): ${e.differences.map((d) => inert(d)).join("; ")}.`;
     case "not-comparable":
-      return `The head has no comparable run in ${e.count} of ${e.total} competitions (${pct2(e.count / e.total)}), more than the ${pct2(e.limit)} allowed (gate.maxNotComparable).`;
+      return `The head has no comparable run in ${e.count} of ${e.total} competitions (${levelText(e.count / e.total)}), more than the ${levelText(e.limit)} allowed (gate.maxNotComparable).`;
     case "infra-errors":
       return `The head had significantly more infrastructure errors than the base: ${e.head} of ${e.headRuns} runs vs ${e.base} of ${e.baseRuns} (one-sided exact test, p = ${formatP(e.pValue)}).`;
     case "no-data":
@@ -93149,24 +99167,52 @@ function errorLines(cmp) {
 function droppedLine(d) {
   const side = (n, runs, name2) => runs === 0 ? `no ${name2} run` : `${n} of ${runs} ${name2} runs not comparable (infrastructure or grader error)`;
   const parts2 = d.side === "both" ? [side(d.baseInfra, d.baseRuns, "base"), side(d.headInfra, d.headRuns, "head")] : d.side === "head" ? [side(d.headInfra, d.headRuns, "head")] : [side(d.baseInfra, d.baseRuns, "base")];
-  return `\`${d.competitionId}\`: ${parts2.join("; ")}`;
+  return `\`${d.competitionId.replace(/`/g, "'")}\`: ${parts2.join("; ")}`;
 }
 function droppedText(cmp) {
   if (cmp.dropped.length === 0) return "";
   return `Left out of the comparison (${cmp.dropped.length}): ${cmp.dropped.map(droppedLine).join(" \xB7 ")}.`;
 }
-var DECISION = {
-  continue: "verdict still open, ran another seed",
-  regressed: "stopped: `regressed` at this look's level",
-  "no-regression": "stopped: `no-regression` at this look's level",
-  futility: "stopped for futility: the head was not behind the base, so more seeds were not run",
-  final: "last planned look",
-  error: "stopped: the head could not be evaluated"
+function gateSentence(cmp) {
+  if (cmp.gate.failOn === "never") return `**Gate: off** (fail-on: never); verdict ${cmp.verdict}.`;
+  if (cmp.verdict === "error")
+    return `**Gate: failed** \u2014 the head could not be evaluated: ${errorLines(cmp).join(" ")}`;
+  if (cmp.verdict === "regressed") {
+    const a = cmp.analysis;
+    const m = a && [a.medal, a.percentile].find((x) => x?.verdict === "regressed");
+    return `**Gate: failed** \u2014 regressed: ${m ? metricReason(m) : ""}`;
+  }
+  return `**Gate: passed** \u2014 verdict ${cmp.verdict}; fail-on: regression fails on \`regressed\` (a drop larger than the tolerance, shown at \u03B1 = ${cmp.gate.alpha}) and on \`error\`.`;
+}
+function seedCountsSentence(cmp) {
+  const rows = cmp.competitions.filter((r) => r.comparable);
+  if (rows.length === 0) return null;
+  const ok = (cells) => cells.filter((c) => c.comparable !== false).length;
+  const range = (ns) => {
+    const lo = Math.min(...ns);
+    const hi = Math.max(...ns);
+    return lo === hi ? `${lo}` : `${lo}\u2013${hi}`;
+  };
+  const b = rows.map((r) => ok(r.base));
+  const h = rows.map((r) => ok(r.head));
+  if (new Set(b).size === 1 && new Set(h).size === 1) return null;
+  return `Comparable runs per competition differ (base ${range(b)}, head ${range(h)}): every competition weighs the same, so the medal rates and their change are means over competitions, not pooled counts.`;
+}
+var STOP_WHY = {
+  regressed: "`regressed` was reached",
+  "no-regression": "`no-regression` was reached",
+  futility: "neither verdict could plausibly be reached any more (non-binding futility stop)",
+  error: "the head could not be evaluated",
+  final: "",
+  continue: ""
 };
-function looksText(looks) {
-  return looks.map(
-    (l) => `Look ${l.look} (${l.headSeeds} head seed${l.headSeeds === 1 ? "" : "s"}, ${l.headRuns} runs, each claim at ${pct2(l.levels.regressed)}): \u0394 ${l.delta === null ? "\u2014" : signedPts(l.delta)}, ${DECISION[l.decision]}.`
-  );
+function monitorSentence(m) {
+  const level = `one-sided level ${levelText(m.level)} for each claim`;
+  if (m.decision === "final" || m.decision === "continue")
+    return `Monitored after every run: the verdict stayed open, so ${m.usedRuns} of ${m.plannedRuns} planned head runs ran; the last look used the ${level} (${levelText(m.interimShare)} of \u03B1 was kept for the looks before it).`;
+  const saved = m.savedHours >= 1 ? `${m.savedHours.toFixed(1)} ${m.gpuHours ? "GPU-hours" : "hours of runner time"}` : `${duration4(m.savedHours * 36e5)} of ${m.gpuHours ? "GPU time" : "runner time"}`;
+  const late = m.afterStop.length ? ` ${m.afterStop.length} run${m.afterStop.length === 1 ? "" : "s"} in flight at the stop finished after it: kept in the results, not used by the verdict.` : "";
+  return `Monitored after every run: stopped after ${m.usedRuns} of ${m.plannedRuns} planned head runs because ${STOP_WHY[m.decision]} at the ${level}. ${m.notStarted} run${m.notStarted === 1 ? " was" : "s were"} not started, saving about ${saved} against the fixed design (each competition's mean run time so far).${late}`;
 }
 
 // src/report/markdown.ts
@@ -93180,7 +99226,18 @@ function mark(delta, higherIsBetter = true, epsilon = 1e-9) {
   if (Math.abs(delta) <= epsilon) return "\u26AA same";
   return delta > 0 === higherIsBetter ? "\u{1F7E2} better" : "\u{1F534} worse";
 }
-var dollars = (x) => x === null ? "\u2014" : `$${x.toFixed(2)}`;
+var costCell = (s) => s.dollars === null ? "\u2014" : `$${s.dollars.toFixed(2)}${s.dollarsRuns < s.runs ? ` (${s.dollarsRuns} of ${s.runs})` : ""}`;
+function costChange(b, h) {
+  if (b.dollars === null && h.dollars === null) return "not reported";
+  if (b.dollars === null || h.dollars === null || b.dollarsRuns < b.runs || h.dollarsRuns < h.runs)
+    return "not compared";
+  const d = h.dollars - b.dollars;
+  return `${d >= 0 ? "+" : "\u2212"}$${Math.abs(d).toFixed(2)} unverified`;
+}
+function costSentence(b, h) {
+  if (b.dollars === null && h.dollars === null && !b.dollarsIgnored && !h.dollarsIgnored) return "";
+  return `Cost is self-reported by the agent (logs/usage.json) and not verified; it never marks a change better or worse. Base: ${costText(b)}. Head: ${costText(h)}.`;
+}
 function durationChange(fromMs, toMs) {
   const ms = Math.round(toMs / 1e3) * 1e3 - Math.round(fromMs / 1e3) * 1e3;
   return `${ms > 0 ? "+" : ms < 0 ? "\u2212" : "\xB1"}${duration4(Math.abs(ms))} ${mark(ms, false, 0)}`;
@@ -93200,10 +99257,12 @@ function verdictSection(cmp) {
   if (!cmp.sameSuite && cmp.errors.every((e) => e.kind !== "suite-mismatch"))
     out.push(
       "",
-      `\u26A0\uFE0F Base and head ran different suites (compared as allowed by gate.allowSuiteMismatch): ${cmp.suiteDifferences.join("; ")}.`
+      `\u26A0\uFE0F Base and head ran different suites (compared as allowed by gate.allowSuiteMismatch): ${cmp.suiteDifferences.map((d) => inert(d)).join("; ")}.`
     );
   if (cmp.dropped.length) out.push("", droppedText(cmp));
-  if (cmp.looks?.length) out.push("", "Adaptive seeds:", "", ...looksText(cmp.looks).map((l) => `- ${l}`));
+  const seeds = seedCountsSentence(cmp);
+  if (seeds) out.push("", seeds);
+  if (cmp.monitor) out.push("", monitorSentence(cmp.monitor));
   const reused = (side) => `${side.label} ${side.reused ?? 0} of ${side.runs}`;
   if ((cmp.head.reused ?? 0) + (cmp.base.reused ?? 0) > 0)
     out.push(
@@ -93232,7 +99291,7 @@ function statisticsDetails(cmp) {
   if (a.medal.interval) out.push("", `Medal rate: ${intervalText(a.medal)}; p-values are one-sided.`);
   out.push(
     "",
-    `Probability that a drop of this size is flagged \`regressed\` (\u03B1 = ${a.alpha}; medal rate: ${a.medal.powerMethod}${a.percentile ? `, percentile: ${a.percentile.powerMethod}` : ""}):`,
+    `Probability that a drop of this size is flagged \`regressed\` (${a.medal.levels.regressed !== a.alpha ? `one-sided level ${levelText(a.medal.levels.regressed)}, the level the verdict was decided at; gate \u03B1 = ${a.alpha}` : `\u03B1 = ${a.alpha}`}; medal rate: ${a.medal.powerMethod}${a.percentile ? `, percentile: ${a.percentile.powerMethod}` : ""}):`,
     ""
   );
   out.push(
@@ -93250,30 +99309,54 @@ function statisticsDetails(cmp) {
   );
   return out;
 }
+var rateCell = (rate, x, n) => `${pct(rate)} (${x}/${n})`;
+function comparedRates(cmp, m) {
+  const rows = cmp.competitions.filter((r) => r.comparable);
+  const count = (cells) => {
+    const ok = cells.filter((c) => c.comparable !== false);
+    return { x: ok.filter((c) => c.medal !== "none").length, n: ok.length };
+  };
+  const side = (rate, cells) => {
+    const { x, n } = count(cells);
+    const pooled = n > 0 && Math.abs(x / n - rate) < 1e-9;
+    return pooled ? rateCell(rate, x, n) : `${pct(rate)} (mean over competitions; ${x}/${n} runs)`;
+  };
+  return [
+    side(
+      m.base,
+      rows.flatMap((r) => r.base)
+    ),
+    side(
+      m.head,
+      rows.flatMap((r) => r.head)
+    )
+  ];
+}
 function headline(cmp) {
   const b = cmp.base;
   const h = cmp.head;
   const a = cmp.analysis;
   const rateDelta = a ? a.medal.delta : b.medalRate !== null && h.medalRate !== null ? h.medalRate - b.medalRate : null;
   const pctDelta = a?.percentile ? a.percentile.delta : b.meanPercentile !== null && h.meanPercentile !== null ? h.meanPercentile - b.meanPercentile : null;
-  const cost = b.dollars !== null && h.dollars !== null ? `${h.dollars >= b.dollars ? "+" : "\u2212"}$${Math.abs(h.dollars - b.dollars).toFixed(2)} ${mark(h.dollars - b.dollars, false, 5e-3)}` : "not reported";
   const time3 = durationChange(b.durationMs, h.durationMs);
+  const [baseRate, headRate] = a ? comparedRates(cmp, a.medal) : [rateCell(b.medalRate, b.medals, b.comparable), rateCell(h.medalRate, h.medals, h.comparable)];
   return markdownTable(
     [
       ["", "Base", "Head", "Change"],
       [
         "**Medal rate**",
-        `${pct(b.medalRate)} (${b.medals}/${b.comparable})`,
-        `**${pct(h.medalRate)}** (${h.medals}/${h.comparable})`,
-        `**${points(rateDelta)}** ${mark(rateDelta)}${a?.medal.interval ? ` (${Math.round(a.medal.interval.level * 100)}%: ${shortInterval(a.medal)})` : ""}`
+        baseRate,
+        `**${headRate.replace(/^(\S+)/, "$1**")}`,
+        `**${points(rateDelta)}** ${mark(rateDelta)}${a?.medal.interval ? ` (${levelText(a.medal.interval.level)}: ${shortInterval(a.medal)})` : ""}`
       ],
       [
         "Mean percentile",
-        pct(b.meanPercentile),
-        pct(h.meanPercentile),
+        // The percentiles the change is the difference of (a run with nothing gradeable counts 0).
+        pct(a?.percentile ? a.percentile.base : b.meanPercentile),
+        pct(a?.percentile ? a.percentile.head : h.meanPercentile),
         `${points(pctDelta)} ${mark(pctDelta)}`
       ],
-      ["Cost", dollars(b.dollars), dollars(h.dollars), cost],
+      ["Cost (self-reported)", costCell(b), costCell(h), costChange(b, h)],
       ["Agent time", duration4(b.durationMs), duration4(h.durationMs), time3]
     ],
     { align: ["l", "r", "r", "l"] }
@@ -93293,10 +99376,13 @@ function seedLinks(cells, links) {
 var TIER = { gold: 3, silver: 2, bronze: 1, none: 0 };
 var perRun = (cells, f) => cells.length ? cells.reduce((a, c) => a + f(c), 0) / cells.length : 0;
 function medalChange(r) {
+  if (!r.comparable) return 0;
+  const head = r.head.filter((c) => c.comparable !== false);
+  const base = r.base.filter((c) => c.comparable !== false);
   const count = (c) => c.medal === "none" ? 0 : 1;
-  const d = perRun(r.head, count) - perRun(r.base, count);
+  const d = perRun(head, count) - perRun(base, count);
   if (Math.abs(d) > 1e-9) return Math.sign(d);
-  const t = perRun(r.head, (c) => TIER[c.medal]) - perRun(r.base, (c) => TIER[c.medal]);
+  const t = perRun(head, (c) => TIER[c.medal]) - perRun(base, (c) => TIER[c.medal]);
   return Math.abs(t) > 1e-9 ? Math.sign(t) : 0;
 }
 function rowMark(r) {
@@ -93312,7 +99398,7 @@ function competitionTable(rows, links) {
   const header = ["", "Competition", "Base", "Head", "Percentile", "Head runs"];
   const body = rows.map((r) => [
     MARK_ONLY[rowMark(r)] ?? "",
-    cell(shortId(r.competitionId)),
+    cell2(shortId(r.competitionId)),
     medals(r.base),
     medals(r.head),
     `${pctNum(r.basePercentile)} \u2192 ${pctNum(r.headMeanPercentile)}`,
@@ -93321,7 +99407,10 @@ function competitionTable(rows, links) {
   return markdownTable([header, ...body], { align: ["c", "l", "l", "l", "r", "l"] });
 }
 var pctNum = (x) => x === null ? "\u2014" : (x * 100).toFixed(0);
-var axisLabel = (s, max = 28) => `"${(s.length > max ? `${s.slice(0, max - 6)}\u2026${s.slice(-5)}` : s).replace(/["\\]/g, "")}"`;
+var axisLabel = (id, max = 28) => {
+  const s = stripMarkers(id).replace(/["\\`\r\n]/g, "");
+  return `"${s.length > max ? `${s.slice(0, max - 6)}\u2026${s.slice(-5)}` : s}"`;
+};
 function percentileChart(rows) {
   const rs = rows.filter((r) => r.comparable);
   if (!rs.length) return "";
@@ -93355,8 +99444,10 @@ function renderReport(cmp, opts = {}) {
   const out = [];
   const h = cmp.head;
   const b = cmp.base;
-  out.push(`## Medalist \xB7 ${cell(cmp.suiteName)} \xB7 ${VERDICT[cmp.verdict]}`, "");
+  out.push(`## Medalist \xB7 ${cell2(cmp.suiteName)} \xB7 ${VERDICT[cmp.verdict]}`, "");
   out.push(headline(cmp), "");
+  const cost = costSentence(cmp.base, cmp.head);
+  if (cost) out.push(`<sub>${cost}</sub>`, "");
   out.push(...verdictSection(cmp));
   out.push(
     "",
@@ -93396,9 +99487,7 @@ function renderReport(cmp, opts = {}) {
   if (failed.length > 0) {
     out.push("", `<details><summary>Head runs that did not complete (${failed.length})</summary>`, "");
     for (const { id, c } of failed.slice(0, 20))
-      out.push(
-        `- ${cell(id)}: ${outcomeText(c)}${c.error ? ` \u2014 \`${cell(c.error).replace(/`/g, "'")}\`` : ""}`
-      );
+      out.push(`- ${cell2(id)}: ${outcomeText(c)}${c.error ? ` \u2014 ${inert(c.error, 300)}` : ""}`);
     if (failed.length > 20) out.push(`- \u2026 and ${failed.length - 20} more (see results.json)`);
     out.push("", "</details>");
   }
@@ -93413,7 +99502,7 @@ function renderReport(cmp, opts = {}) {
   out.push(
     markdownTable([
       ["", "Base", "Head"],
-      ["Agent", cell(b.agent), cell(h.agent)],
+      ["Agent", cell2(b.agent), cell2(h.agent)],
       ["Runs (comparable)", `${b.runs} (${b.comparable})`, `${h.runs} (${h.comparable})`],
       ["Valid submissions", pct(b.validRate, 0), pct(h.validRate, 0)],
       ["Above median", pct(b.aboveMedianRate, 0), pct(h.aboveMedianRate, 0)]
@@ -93421,7 +99510,7 @@ function renderReport(cmp, opts = {}) {
   );
   out.push("", "</details>");
   const env = { ...opts.environment, "suite hash": cmp.suiteHash, medalist: VERSION };
-  const facts = Object.entries(env).filter(([, v]) => v !== null && v !== void 0 && v !== "").map(([k, v]) => `${k}: \`${v}\``);
+  const facts = Object.entries(env).filter(([, v]) => v !== null && v !== void 0 && v !== "").map(([k, v]) => `${k}: ${inert(String(v), 200)}`);
   out.push("", `<sub>${facts.join(" \xB7 ")}</sub>`);
   if (opts.fullReportUrl) out.push("", `[Full report](${opts.fullReportUrl})`);
   return out.join("\n") + "\n";
@@ -93436,24 +99525,24 @@ function runLink(c, links) {
 function renderResults(s, opts = {}) {
   const sum2 = summarize(s);
   const out = [];
-  out.push(`## Medalist \xB7 ${cell(s.suite.name)} \xB7 ${cell(s.label)}`);
+  out.push(`## Medalist \xB7 ${cell2(s.suite.name)} \xB7 ${cell2(s.label)}`);
   out.push("");
   out.push(
-    `**Medal rate ${pct(sum2.medalRate)}** (${sum2.medals}/${sum2.comparable}: ${sum2.gold} gold, ${sum2.silver} silver, ${sum2.bronze} bronze) \xB7 valid submissions ${pct(sum2.validRate, 0)} \xB7 above median ${pct(sum2.aboveMedianRate, 0)}` + (sum2.infraErrors ? ` \xB7 ${sum2.infraErrors} not comparable (infrastructure)` : "")
+    `**Medal rate ${pct(sum2.medalRate)}** (${sum2.medals}/${sum2.comparable}: ${sum2.gold} gold, ${sum2.silver} silver, ${sum2.bronze} bronze) \xB7 valid submissions ${pct(sum2.validRate, 0)} \xB7 above median ${pct(sum2.aboveMedianRate, 0)}` + (sum2.infraErrors ? ` \xB7 ${sum2.infraErrors} not comparable (infrastructure)` : "") + (sum2.dollars !== null || sum2.dollarsIgnored ? ` \xB7 cost ${costText(sum2)}` : "")
   );
   out.push("");
   const header = ["Competition", "Seed", "Outcome", "Score", "Medal", "Percentile", "Time", "Note"];
   const rows = s.runs.map((r) => {
     const c = cellOf(r);
     return [
-      cell(`${r.competitionId}${direction(r.grade ? r.grade.is_lower_better : null)}`),
+      cell2(`${r.competitionId}${direction(r.grade ? r.grade.is_lower_better : null)}`),
       runLink(c, opts.links),
       outcomeText(c),
       score(c.score),
       MEDAL_ICON[c.medal],
       pct(c.percentile, 0),
       duration4(r.durationMs),
-      cell(c.error ?? "")
+      inert(c.error, 300)
     ];
   });
   out.push(markdownTable([header, ...rows], { align: ["l", "r", "l", "r", "c", "r", "r", "l"] }));
@@ -93465,13 +99554,50 @@ function renderResults(s, opts = {}) {
     );
   out.push(
     "",
-    `<sub>agent: \`${s.agent.description}\` \xB7 executor: \`${s.environment.executor}\` \xB7 time limit: \`${s.environment.timeLimitSecs}s\` \xB7 suite hash: \`${s.suite.hash}\` \xB7 medalist: \`${s.medalistVersion}\`</sub>`
+    `<sub>agent: ${inert(s.agent.description, 200)} \xB7 executor: ${inert(s.environment.executor)} \xB7 time limit: ${s.environment.timeLimitSecs}s \xB7 suite hash: ${inert(s.suite.hash)} \xB7 medalist: ${inert(s.medalistVersion)}</sub>`
   );
   return out.join("\n") + "\n";
 }
 
+// src/execute/docker/build-context.ts
+import { existsSync as existsSync3 } from "node:fs";
+import { basename, dirname as dirname3, isAbsolute as isAbsolute2, relative as relative2, resolve as resolve7 } from "node:path";
+var inside3 = (root, path9) => {
+  const rel = relative2(root, path9);
+  return rel === "" || !rel.startsWith("..") && !isAbsolute2(rel);
+};
+function gitDirs(from) {
+  const out = [];
+  for (let d = resolve7(from); ; d = dirname3(d)) {
+    if (existsSync3(resolve7(d, ".git"))) out.push(resolve7(d, ".git"));
+    if (dirname3(d) === d) return out;
+  }
+}
+function checkBuildContext(input2) {
+  const build = input2.agent.build;
+  if (!build) return;
+  const context = resolve7(input2.baseDir, build.context);
+  const out = resolve7(input2.outDir);
+  const results = ["head", "base"].includes(basename(out)) ? dirname3(out) : out;
+  const guarded = [
+    [resolve7(input2.dataDir), "the data folder (dataDir, with the private answers)"],
+    [results, "the results folder"],
+    ...input2.storeDir ? [[resolve7(input2.storeDir), "the run store (runs-dir)"]] : [],
+    ...[resolve7(context, ".git"), ...gitDirs(input2.baseDir)].map(
+      (g) => [g, "a .git folder (the checkout's credentials)"]
+    )
+  ];
+  for (const [path9, what] of guarded) {
+    if (!inside3(context, path9) && !inside3(path9, context)) continue;
+    if (path9.endsWith(".git") && !existsSync3(path9)) continue;
+    throw new UserError(
+      `agent.build.context ${context} contains ${what} ${path9}: the agent's image could copy it; point agent.build.context at the folder with the agent's code (e.g. agent/, with its Dockerfile), or move that folder outside the context`
+    );
+  }
+}
+
 // src/suite/run.ts
-import { join as join19, resolve as resolve9 } from "node:path";
+import { join as join20, resolve as resolve10 } from "node:path";
 
 // src/execute/scheduler.ts
 var Pool = class {
@@ -93541,5034 +99667,26 @@ async function schedule(tasks, resources, work, signal) {
   if (failure2 !== null) throw failure2.error;
 }
 
-// src/execute/docker/cleanup.ts
-import os2 from "node:os";
-
-// src/execute/docker/client.ts
-var import_dockerode = __toESM(require_docker(), 1);
-function daemonAddress(opts) {
-  if (opts?.socketPath) return opts.socketPath;
-  if (opts?.host) return `${opts.protocol ?? "http"}://${opts.host}:${opts.port ?? ""}`;
-  return process.env.DOCKER_HOST || "/var/run/docker.sock";
-}
-async function connectDocker(opts = {}) {
-  const docker = new import_dockerode.default(opts.docker);
-  const attempts = opts.attempts ?? 5;
-  let delay = opts.delayMs ?? 500;
-  let last;
-  for (let i = 0; i < attempts; i++) {
-    try {
-      await docker.ping();
-      return docker;
-    } catch (e) {
-      last = e;
-      if (i < attempts - 1) {
-        await sleep(delay);
-        delay *= 2;
-      }
-    }
-  }
-  throw new UserError(
-    `no Docker daemon answers at ${daemonAddress(opts.docker)} (${errorMessage(last)}). Start dockerd, or set DOCKER_HOST, or use executor: local.`,
-    1
-  );
-}
-function errorMessage(e) {
-  if (e instanceof Error) {
-    const json2 = e.json;
-    return (json2?.message ?? e.message).trim();
-  }
-  return String(e);
-}
-function statusCode(e) {
-  return e?.statusCode;
-}
-function sleep(ms, signal) {
-  return new Promise((resolve19) => {
-    if (signal?.aborted) return resolve19();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      resolve19();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}
-
-// src/execute/docker/container.ts
-import { createHash as createHash3 } from "node:crypto";
-import os from "node:os";
-
-// src/execute/types.ts
-function runPaths(runDir) {
-  return {
-    submissionDir: `${runDir}/submission`,
-    submissionFile: `${runDir}/submission/submission.csv`,
-    logsDir: `${runDir}/logs`,
-    codeDir: `${runDir}/code`,
-    instructionsFile: `${runDir}/instructions.txt`,
-    logFile: `${runDir}/run.log`
-  };
-}
-
-// src/execute/docker/settings.ts
-import path from "node:path";
-function defaultUser() {
-  const uid = process.getuid?.() ?? 65534;
-  const gid = process.getgid?.() ?? 65534;
-  return uid === 0 ? "65534:65534" : `${uid}:${gid}`;
-}
-function containerUser(settings) {
-  const u = settings.user ?? defaultUser();
-  return u === "image" ? "" : u;
-}
-function buildTag(name2) {
-  const t = name2.toLowerCase().replace(/[^a-z0-9_.-]+/g, "-").replace(/^[-.]+/, "").slice(0, 100);
-  return `medalist-agent:${t || "local"}`;
-}
-function dockerSettings(config2, baseDir) {
-  const { agent, limits, docker } = config2;
-  const cmd = agent.command;
-  return {
-    image: agent.image,
-    build: agent.build && {
-      context: path.resolve(baseDir, agent.build.context),
-      dockerfile: agent.build.dockerfile,
-      target: agent.build.target,
-      args: agent.build.args,
-      tag: agent.image ?? buildTag(config2.name)
-    },
-    command: cmd === void 0 ? void 0 : typeof cmd === "string" ? ["/bin/sh", "-c", cmd] : cmd,
-    limits: { cpus: limits.cpus, memory: limits.memory, shmSize: limits.shmSize, pids: limits.pids },
-    network: docker.network,
-    stopGraceSecs: runPolicy(config2).stopGraceSecs,
-    user: docker.user,
-    capAdd: docker.capAdd
-  };
-}
-
-// src/execute/contract.ts
-var CONTAINER_PATHS = {
-  data: "/home/data",
-  submission: "/home/submission",
-  logs: "/home/logs",
-  code: "/home/code",
-  instructions: "/home/instructions.txt"
-};
-function hostPaths(spec) {
-  const p = runPaths(spec.runDir);
-  return {
-    data: spec.publicDir,
-    submission: p.submissionDir,
-    logs: p.logsDir,
-    code: p.codeDir,
-    instructions: p.instructionsFile
-  };
-}
-function contractEnv(spec, paths) {
-  const env = {
-    COMPETITION_ID: spec.competitionId,
-    SEED: String(spec.seed),
-    TIME_LIMIT_SECS: String(spec.timeLimitSecs),
-    DATA_DIR: paths.data,
-    SUBMISSION_DIR: paths.submission,
-    LOGS_DIR: paths.logs,
-    CODE_DIR: paths.code,
-    INSTRUCTIONS_FILE: paths.instructions
-  };
-  if (spec.validationUrl) env.MEDALIST_VALIDATION_URL = spec.validationUrl;
-  return env;
-}
-
-// src/execute/docker/container.ts
-var LABEL = {
-  suite: "medalist.suite",
-  run: "medalist.run",
-  competition: "medalist.competition",
-  seed: "medalist.seed",
-  /** "<hostname>:<pid>" of the process that owns the container. */
-  owner: "medalist.owner",
-  /** Epoch ms after which the owner would have killed it: a later sweep may remove it. */
-  deadline: "medalist.deadline"
-};
-var VALIDATION_URL_VAR = "MEDALIST_VALIDATION_URL";
-function ownerLabel() {
-  return `${os.hostname()}:${process.pid}`;
-}
-function containerName(suiteId, runId) {
-  const clean = (s) => s.replace(/[^a-zA-Z0-9_.-]+/g, "-");
-  const name2 = `medalist-${clean(suiteId)}-${clean(runId)}`;
-  if (name2.length <= 120) return name2;
-  const hash2 = createHash3("sha256").update(`${suiteId}\0${runId}`).digest("hex").slice(0, 12);
-  return `${name2.slice(0, 107)}-${hash2}`;
-}
-function containerEnv(spec, network) {
-  const env = {
-    ...spec.env,
-    ...contractEnv(spec, CONTAINER_PATHS)
-  };
-  if (spec.validationUrl && network !== "none") env[VALIDATION_URL_VAR] = spec.validationUrl;
-  else delete env[VALIDATION_URL_VAR];
-  return Object.entries(env).map(([k, v]) => `${k}=${v}`);
-}
-function containerOptions(spec, settings, image, opts = {}) {
-  const p = runPaths(spec.runDir);
-  const { limits } = settings;
-  const now = opts.now ?? Date.now();
-  const deadline = now + (spec.timeLimitSecs + settings.stopGraceSecs + 300) * 1e3;
-  const bind = (Source, Target, ReadOnly) => ({
-    Type: "bind",
-    Source,
-    Target,
-    ReadOnly
-  });
-  const hostConfig = {
-    Mounts: [
-      bind(spec.publicDir, CONTAINER_PATHS.data, true),
-      bind(p.submissionDir, CONTAINER_PATHS.submission, false),
-      bind(p.logsDir, CONTAINER_PATHS.logs, false),
-      bind(p.codeDir, CONTAINER_PATHS.code, false),
-      bind(p.instructionsFile, CONTAINER_PATHS.instructions, true)
-    ],
-    NetworkMode: settings.network,
-    Privileged: false,
-    // The agent is hostile: no capabilities (no mknod, setuid, chown, raw sockets, …) unless added
-    // back by name, and no privilege gained through setuid files or file capabilities.
-    CapDrop: ["ALL"],
-    CapAdd: settings.capAdd && settings.capAdd.length > 0 ? [...settings.capAdd] : void 0,
-    SecurityOpt: ["no-new-privileges:true"],
-    Init: settings.init ?? true,
-    AutoRemove: false,
-    // Container output is also streamed to run.log; keep the daemon's copy bounded.
-    LogConfig: { Type: "json-file", Config: { "max-size": "50m", "max-file": "2" } }
-  };
-  if (limits.cpus !== void 0) hostConfig.NanoCpus = Math.round(limits.cpus * 1e9);
-  if (limits.memory !== void 0) {
-    hostConfig.Memory = limits.memory;
-    hostConfig.MemorySwap = limits.memory;
-  }
-  if (limits.shmSize !== void 0) hostConfig.ShmSize = limits.shmSize;
-  if (limits.pids !== void 0) hostConfig.PidsLimit = limits.pids;
-  if (spec.gpus.length > 0) {
-    hostConfig.DeviceRequests = [{ Driver: "nvidia", DeviceIDs: [...spec.gpus], Capabilities: [["gpu"]] }];
-  }
-  return {
-    name: containerName(spec.suiteId, spec.runId),
-    Image: image,
-    User: containerUser(settings) || void 0,
-    Cmd: settings.command,
-    Env: containerEnv(spec, settings.network),
-    Labels: {
-      [LABEL.suite]: spec.suiteId,
-      [LABEL.run]: spec.runId,
-      [LABEL.competition]: spec.competitionId,
-      [LABEL.seed]: String(spec.seed),
-      [LABEL.owner]: opts.owner ?? ownerLabel(),
-      [LABEL.deadline]: String(deadline)
-    },
-    Tty: false,
-    OpenStdin: false,
-    AttachStdin: false,
-    AttachStdout: false,
-    AttachStderr: false,
-    StopTimeout: settings.stopGraceSecs,
-    HostConfig: hostConfig
-  };
-}
-
-// src/util/process.ts
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-
-// src/execute/docker/cleanup.ts
-async function removeAll(docker, list, graceSecs) {
-  const removed = [];
-  await Promise.all(
-    list.map(async (c) => {
-      const container = docker.getContainer(c.Id);
-      if (c.State === "running" && graceSecs > 0) await container.stop({ t: graceSecs }).catch(() => {
-      });
-      try {
-        await container.remove({ force: true, v: true });
-        removed.push(c.Names[0]?.replace(/^\//, "") ?? c.Id);
-      } catch (e) {
-        const code = e.statusCode;
-        if (code !== 404 && code !== 409)
-          throw new Error(`removing container ${c.Id.slice(0, 12)} failed: ${errorMessage(e)}`);
-      }
-    })
-  );
-  return removed;
-}
-async function cleanupSuite(docker, suiteId, opts = {}) {
-  const list = await docker.listContainers({ all: true, filters: { label: [`${LABEL.suite}=${suiteId}`] } });
-  return removeAll(docker, list, opts.graceSecs ?? 5);
-}
-async function sweepStale(docker, opts = {}) {
-  const host = opts.hostname ?? os2.hostname();
-  const isAlive = opts.isAlive ?? pidAlive;
-  const now = opts.now ?? Date.now();
-  const list = await docker.listContainers({ all: true, filters: { label: [LABEL.suite] } });
-  const stale = list.filter((c) => {
-    const owner = c.Labels[LABEL.owner] ?? "";
-    const sep3 = owner.lastIndexOf(":");
-    const pid = Number(owner.slice(sep3 + 1));
-    if (sep3 > 0 && owner.slice(0, sep3) === host && Number.isInteger(pid)) {
-      if (pid === process.pid) return false;
-      if (!isAlive(pid)) return true;
-    }
-    const deadline = Number(c.Labels[LABEL.deadline]);
-    return Number.isFinite(deadline) && now > deadline;
-  });
-  return removeAll(docker, stale, 0);
-}
-
-// src/execute/docker/image.ts
-import { readdir } from "node:fs/promises";
-import path2 from "node:path";
-var ImageMissingError = class extends Error {
-  constructor(ref) {
-    super(
-      `image ${ref} is not on this runner (no registry pull is attempted; build it or docker load it first)`
-    );
-    this.name = "ImageMissingError";
-  }
-};
-var AgentBuildError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "AgentBuildError";
-  }
-};
-async function inspectImage(docker, ref) {
-  try {
-    const info = await docker.getImage(ref).inspect();
-    return { ref, id: info.Id, digest: info.RepoDigests?.[0] ?? info.Id };
-  } catch (e) {
-    if (statusCode(e) === 404) throw new ImageMissingError(ref);
-    throw e;
-  }
-}
-async function contextFiles(dir) {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => path2.relative(dir, path2.join(e.parentPath, e.name)).split(path2.sep).join("/"));
-}
-async function buildImage(docker, build, log) {
-  const src = await contextFiles(build.context);
-  const stream = await docker.buildImage({ context: build.context, src }, {
-    t: build.tag,
-    dockerfile: build.dockerfile,
-    target: build.target,
-    buildargs: build.args,
-    labels: { "medalist.built": "true" },
-    rm: true,
-    forcerm: true
-  });
-  await new Promise((resolve19, reject) => {
-    let failed = null;
-    docker.modem.followProgress(
-      stream,
-      (err) => {
-        if (err) reject(err);
-        else if (failed !== null) reject(new AgentBuildError(failed));
-        else resolve19();
-      },
-      (event) => {
-        if (event.error) failed = event.errorDetail?.message ?? event.error;
-        const text2 = event.stream ?? event.status ?? event.error;
-        if (text2) {
-          for (const line of text2.split("\n")) if (line.trim() !== "") log(line.trimEnd());
-        }
-      }
-    );
-  });
-  return inspectImage(docker, build.tag);
-}
-async function prepareImage(docker, settings, log) {
-  if (settings.build) {
-    log(`building ${settings.build.tag} from ${settings.build.context} (${settings.build.dockerfile})`);
-    try {
-      return await buildImage(docker, settings.build, log);
-    } catch (e) {
-      if (e instanceof AgentBuildError) throw e;
-      throw new Error(`building the agent image failed: ${errorMessage(e)}`);
-    }
-  }
-  if (!settings.image) throw new Error("the docker executor needs agent.image or agent.build");
-  try {
-    return await inspectImage(docker, settings.image);
-  } catch (e) {
-    if (!(e instanceof ImageMissingError) || settings.pull === false) throw e;
-  }
-  log(`pulling ${settings.image}`);
-  try {
-    await pullImage(docker, settings.image, log);
-  } catch (e) {
-    log(`pull failed: ${errorMessage(e)}`);
-    throw new ImageMissingError(settings.image);
-  }
-  return inspectImage(docker, settings.image);
-}
-async function pullImage(docker, ref, log) {
-  const stream = await docker.pull(ref);
-  await new Promise((resolve19, reject) => {
-    let last = "";
-    docker.modem.followProgress(
-      stream,
-      (err) => err ? reject(err) : resolve19(),
-      (event) => {
-        if (event.error) return reject(new Error(event.error));
-        const line = [event.id, event.status].filter(Boolean).join(": ");
-        if (line && line !== last && !event.status?.startsWith("Downloading") && !event.status?.startsWith("Extracting"))
-          log(line);
-        last = line;
-      }
-    );
-  });
-}
-
-// src/execute/docker/setup.ts
-import os5 from "node:os";
-
-// src/execute/gpu.ts
-import { execFile } from "node:child_process";
-var NVIDIA_SMI_ARGS = ["--query-gpu=index,uuid,name,memory.total", "--format=csv,noheader"];
-function parseNvidiaSmi(output2) {
-  const gpus = [];
-  for (const raw of output2.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === "") continue;
-    const cells = line.split(",").map((c) => c.trim());
-    if (cells.length < 4) throw new Error(`unexpected nvidia-smi line: ${JSON.stringify(line)}`);
-    const [index, uuid3] = cells;
-    const memory = cells[cells.length - 1];
-    const name2 = cells.slice(2, -1).join(", ");
-    if (!/^\d+$/.test(index)) throw new Error(`unexpected nvidia-smi index: ${JSON.stringify(line)}`);
-    const m = /^(\d+(?:\.\d+)?)\s*(MiB|GiB)?$/i.exec(memory);
-    const memoryMiB = m ? Number(m[1]) * (m[2]?.toLowerCase() === "gib" ? 1024 : 1) : null;
-    gpus.push({ index, uuid: uuid3, name: name2, memoryMiB });
-  }
-  return gpus;
-}
-function gpuModel(gpus) {
-  if (gpus.length === 0) return null;
-  const counts = /* @__PURE__ */ new Map();
-  for (const g of gpus) counts.set(g.name, (counts.get(g.name) ?? 0) + 1);
-  if (counts.size === 1) return gpus[0].name;
-  return [...counts].map(([name2, n]) => `${n}\xD7 ${name2}`).join(", ");
-}
-function runNvidiaSmi(command = "nvidia-smi", timeoutMs = 15e3) {
-  return new Promise((resolve19) => {
-    execFile(command, NVIDIA_SMI_ARGS, { timeout: timeoutMs, env: process.env }, (err, stdout) => {
-      resolve19(err ? null : stdout);
-    });
-  });
-}
-async function detectGpus(opts = {}) {
-  const out = await runNvidiaSmi(opts.nvidiaSmi);
-  const all = out === null ? [] : parseNvidiaSmi(out);
-  if (opts.gpuIds !== void 0) {
-    const gpus = all.filter((g) => opts.gpuIds.includes(g.index) || opts.gpuIds.includes(g.uuid));
-    return { ids: [...opts.gpuIds], gpus, model: gpuModel(gpus), source: "config" };
-  }
-  if (all.length === 0) return { ids: [], gpus: [], model: null, source: "none" };
-  return { ids: all.map((g) => g.index), gpus: all, model: gpuModel(all), source: "nvidia-smi" };
-}
-
-// src/execute/validation-server.ts
-import { randomBytes } from "node:crypto";
-import { createWriteStream, mkdtempSync, rmSync, statSync as statSync5 } from "node:fs";
-import http from "node:http";
-import os3 from "node:os";
-import path3 from "node:path";
-
-// src/tabular/csv.ts
-import { openSync, readSync, closeSync, fstatSync, statSync as statSync4 } from "node:fs";
-import { isUtf8 } from "node:buffer";
-
-// src/tabular/errors.ts
-var CsvError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "CsvError";
-  }
-};
-
-// src/tabular/textstore.ts
-var TextStore = class {
-  arena = Buffer.allocUnsafe(256);
-  used = 0;
-  starts;
-  ends;
-  count = 0;
-  constructor(capacity = 64) {
-    this.starts = new Int32Array(capacity);
-    this.ends = new Int32Array(capacity);
-  }
-  ensureRows(n) {
-    if (n <= this.starts.length) return;
-    const size = Math.max(n, this.starts.length * 2);
-    const s = new Int32Array(size);
-    s.set(this.starts);
-    this.starts = s;
-    const e = new Int32Array(size);
-    e.set(this.ends);
-    this.ends = e;
-  }
-  ensureBytes(n) {
-    if (this.used + n <= this.arena.length) return;
-    const bigger = Buffer.allocUnsafe(Math.max(this.arena.length * 2, this.used + n));
-    this.arena.copy(bigger, 0, 0, this.used);
-    this.arena = bigger;
-  }
-  /** Fills rows [count, row) as missing. */
-  padTo(row) {
-    this.ensureRows(row + 1);
-    while (this.count < row) {
-      this.starts[this.count] = -1;
-      this.ends[this.count] = -1;
-      this.count++;
-    }
-  }
-  setBytes(row, b, s, e) {
-    if (row === this.count && row < this.starts.length) this.count++;
-    else this.padTo(row);
-    this.ensureBytes(e - s);
-    const a = this.arena;
-    if (e - s <= 64)
-      for (let k = s, o = this.used; k < e; k++, o++) a[o] = b[k];
-    else a.set(b.subarray(s, e), this.used);
-    this.starts[row] = this.used;
-    this.used += e - s;
-    this.ends[row] = this.used;
-    if (row >= this.count) this.count = row + 1;
-  }
-  setString(row, str) {
-    const bytes2 = Buffer.from(str, "utf8");
-    this.setBytes(row, bytes2, 0, bytes2.length);
-  }
-  setMissing(row) {
-    this.padTo(row);
-    this.starts[row] = -1;
-    this.ends[row] = -1;
-    if (row >= this.count) this.count = row + 1;
-  }
-  isMissing(i) {
-    return this.starts[i] < 0;
-  }
-  get(i) {
-    const s = this.starts[i];
-    if (s < 0) return null;
-    const e = this.ends[i];
-    for (let k = s; k < e; k++) if (this.arena[k] >= 128) return this.arena.toString("utf8", s, e);
-    return this.arena.toString("latin1", s, e);
-  }
-  /** Every row as a string (null = missing). */
-  strings() {
-    const out = new Array(this.count);
-    for (let i = 0; i < this.count; i++) out[i] = this.get(i);
-    return out;
-  }
-  /** FNV-1a hash of row i's bytes. */
-  hash(i) {
-    let h = 2166136261;
-    const a = this.arena;
-    for (let k = this.starts[i], e = this.ends[i]; k < e; k++) h = Math.imul(h ^ a[k], 16777619);
-    return (h ^ h >>> 15) >>> 0;
-  }
-  /** hash(i) of every row into out (as int32); false when a row is missing (nothing else checked). */
-  hashAll(out) {
-    const a = this.arena, st = this.starts, en = this.ends;
-    for (let i = 0; i < this.count; i++) {
-      const s = st[i];
-      if (s < 0) return false;
-      let h = 2166136261;
-      for (let k = s, e = en[i]; k < e; k++) h = Math.imul(h ^ a[k], 16777619);
-      out[i] = h ^ h >>> 15;
-    }
-    return true;
-  }
-  /** The arena holding every row's bytes (rows at starts[i]..ends[i]); read only. */
-  bytes() {
-    return this.arena;
-  }
-  /** Byte equality of row i here and row j of other (missing never equals). */
-  equals(i, other, j) {
-    const s = this.starts[i], t = other.starts[j];
-    if (s < 0 || t < 0) return false;
-    const len = this.ends[i] - s;
-    if (other.ends[j] - t !== len) return false;
-    const a = this.arena, b = other.arena;
-    for (let k = 0; k < len; k++) if (a[s + k] !== b[t + k]) return false;
-    return true;
-  }
-  /** Releases spare capacity once reading is done. */
-  trim(rows) {
-    this.padTo(rows);
-    this.count = rows;
-    if (this.arena.length > this.used * 1.25 + 4096)
-      this.arena = Buffer.from(this.arena.subarray(0, this.used));
-  }
-};
-
-// src/tabular/decimal.ts
-var POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
-var SPLIT = 134217729;
-var f64 = new Float64Array(1);
-var u32 = new Uint32Array(f64.buffer);
-var HALF_ULP = Float64Array.from({ length: 2048 }, (_, e) => 2 ** (e - 1076));
-function halfUlp(x) {
-  f64[0] = x;
-  return HALF_ULP[u32[1] >>> 20 & 2047];
-}
-var prodErr = 0;
-function twoProd(a, b) {
-  const p = a * b;
-  let c = SPLIT * a;
-  const ah = c - (c - a), al = a - ah;
-  c = SPLIT * b;
-  const bh = c - (c - b), bl = b - bh;
-  prodErr = ah * bh - p + ah * bl + al * bh + al * bl;
-  return p;
-}
-function decimalToDouble(hi, low, lowDigits, scale) {
-  if (scale < -22 || scale > 22 || lowDigits > 4) return NaN;
-  const p = twoProd(hi, POW10[lowDigits]);
-  const pe = prodErr;
-  const s = p + low;
-  const bb = s - p;
-  const t = p - (s - bb) + (low - bb) + pe;
-  let q, q2;
-  if (scale >= 0) {
-    const P = POW10[scale];
-    q = twoProd(s, P);
-    q2 = prodErr + t * P;
-  } else {
-    const P = POW10[-scale];
-    q = s / P;
-    const pp = twoProd(q, P);
-    q2 = (s - pp - prodErr + t) / P;
-  }
-  const result = q + q2;
-  if (!(result > 2 ** -1e3 && result < 2 ** 1e3)) return NaN;
-  const residual = q2 - (result - q);
-  const half = halfUlp(result);
-  if (Math.abs(Math.abs(residual) - half) <= half * 2 ** -30) return NaN;
-  if (Math.abs(residual) > half) return NaN;
-  return result;
-}
-
-// src/tabular/csv.ts
-function textColumn(name2, store) {
-  let cache = null;
-  return {
-    name: name2,
-    kind: "text",
-    values: null,
-    text: store,
-    get strings() {
-      cache ??= store.strings();
-      return cache;
-    }
-  };
-}
-var Table = class {
-  constructor(names2, columns, rowCount) {
-    this.names = names2;
-    this.columns = columns;
-    this.rowCount = rowCount;
-  }
-  names;
-  columns;
-  rowCount;
-  column(name2) {
-    return this.columns.find((c) => c.name === name2);
-  }
-  has(name2) {
-    return this.names.includes(name2);
-  }
-};
-var NA_TOKENS = /* @__PURE__ */ new Set([
-  "",
-  "#N/A",
-  "#N/A N/A",
-  "#NA",
-  "-1.#IND",
-  "-1.#QNAN",
-  "-NaN",
-  "-nan",
-  "1.#IND",
-  "1.#QNAN",
-  "<NA>",
-  "N/A",
-  "NA",
-  "NULL",
-  "NaN",
-  "None",
-  "n/a",
-  "nan",
-  "null"
-]);
-var SPECIAL_FLOAT = /^([+-]?)(inf|infinity)$/i;
-var INT64_MAX = 9223372036854775807n;
-var UINT64_MAX = 18446744073709551615n;
-var INT64_MIN = -9223372036854775808n;
-var NUMBER_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
-var QUOTE = 34;
-var COMMA = 44;
-var LF = 10;
-var CR = 13;
-var SPACE = 32;
-var TAB = 9;
-var POW102 = Array.from({ length: 23 }, (_, i) => 10 ** i);
-var NOT_NUMBER = 0;
-var IS_INT = 1;
-var IS_FLOAT = 2;
-var numValue = 0;
-function parseNumber(b, s, e) {
-  while (s < e && (b[s] === SPACE || b[s] === TAB)) s++;
-  while (e > s && (b[e - 1] === SPACE || b[e - 1] === TAB)) e--;
-  if (s >= e) return NOT_NUMBER;
-  const start = s;
-  let neg = false;
-  if (b[s] === 43 || b[s] === 45) {
-    neg = b[s] === 45;
-    s++;
-  }
-  let hi = 0, low = 0, sig = 0, lowDigits = 0, intDigits = 0, fracDigits = 0, exact = true;
-  let isInt = true;
-  for (; ; ) {
-    while (s < e && b[s] >= 48 && b[s] <= 57) {
-      const d = b[s] - 48;
-      if (isInt) intDigits++;
-      else fracDigits++;
-      if (sig < 15) {
-        if (sig > 0 || d > 0) {
-          hi = hi * 10 + d;
-          sig++;
-        }
-      } else {
-        if (sig < 19) {
-          low = low * 10 + d;
-          lowDigits++;
-        }
-        sig++;
-      }
-      s++;
-    }
-    if (isInt && s < e && b[s] === 46) {
-      isInt = false;
-      s++;
-      continue;
-    }
-    break;
-  }
-  if (intDigits + fracDigits === 0) return NOT_NUMBER;
-  let exp = 0;
-  if (s < e && (b[s] === 101 || b[s] === 69)) {
-    isInt = false;
-    s++;
-    let eneg = false;
-    if (s < e && (b[s] === 43 || b[s] === 45)) {
-      eneg = b[s] === 45;
-      s++;
-    }
-    const es = s;
-    while (s < e && b[s] >= 48 && b[s] <= 57) {
-      exp = exp * 10 + (b[s] - 48);
-      s++;
-      if (exp > 1e6) exact = false;
-    }
-    if (s === es) return NOT_NUMBER;
-    if (eneg) exp = -exp;
-  }
-  if (s !== e) return NOT_NUMBER;
-  const scale = exp - fracDigits;
-  if (exact && scale >= -22 && scale <= 22 && sig <= 19) {
-    const v = sig <= 15 ? scale >= 0 ? hi * POW102[scale] : hi / POW102[-scale] : decimalToDouble(hi, low, lowDigits, scale);
-    if (!Number.isNaN(v)) {
-      numValue = neg ? -v : v;
-      if (!isInt || intDigits <= 18) return isInt ? IS_INT : IS_FLOAT;
-    }
-  }
-  const text2 = b.toString("latin1", start, e);
-  numValue = Number(text2);
-  if (isInt && intDigits > 18) {
-    const big = BigInt(text2);
-    if (big < INT64_MIN || big > UINT64_MAX || big > INT64_MAX && neg) return NOT_NUMBER;
-  }
-  if (numValue === Infinity) return NOT_NUMBER;
-  return isInt ? IS_INT : IS_FLOAT;
-}
-function text(b, s, e) {
-  for (let i = s; i < e; i++) if (b[i] >= 128) return b.toString("utf8", s, e);
-  return b.toString("latin1", s, e);
-}
-function decodeField(b, s, e, complex) {
-  if (!complex) return text(b, s, e);
-  let out = "";
-  let i = s;
-  if (b[i] === QUOTE) {
-    i++;
-    let segStart = i;
-    for (; ; ) {
-      if (i >= e) {
-        out += b.toString("utf8", segStart, e);
-        return out;
-      }
-      if (b[i] === QUOTE) {
-        out += b.toString("utf8", segStart, i);
-        if (i + 1 < e && b[i + 1] === QUOTE) {
-          out += '"';
-          i += 2;
-          segStart = i;
-          continue;
-        }
-        i++;
-        break;
-      }
-      i++;
-    }
-  }
-  return out + b.toString("utf8", i, e);
-}
-function dedupeNames(raw) {
-  const names2 = raw.map((n, i) => n === "" ? `Unnamed: ${i}` : n);
-  const counts = /* @__PURE__ */ new Map();
-  return names2.map((name2) => {
-    let col = name2;
-    let count = counts.get(col) ?? 0;
-    while (count > 0) {
-      counts.set(col, count + 1);
-      col = `${col}.${count}`;
-      count = counts.get(col) ?? 0;
-    }
-    counts.set(col, count + 1);
-    return col;
-  });
-}
-var MAX_COLUMNS = 1e6;
-var EMPTY = 0;
-var NUM = 1;
-var BOOL = 2;
-var TEXT = 3;
-var ColumnBuilder = class {
-  constructor(name2) {
-    this.name = name2;
-  }
-  name;
-  state = EMPTY;
-  sawFloat = false;
-  sawMissing = false;
-  values = new Float64Array(64);
-  text = null;
-  /** Rows before this one must be re-read as strings (second pass); -1 when not needed. */
-  backfillUntil = -1;
-  /** Grows the value array to hold `rows` rows at once (avoids repeated doubling). */
-  reserve(rows) {
-    if (this.state === TEXT || rows <= this.values.length) return;
-    const bigger = new Float64Array(rows);
-    bigger.set(this.values);
-    this.values = bigger;
-  }
-  setValue(row, v) {
-    if (row >= this.values.length) {
-      const bigger = new Float64Array(Math.max(this.values.length * 2, row + 1));
-      bigger.set(this.values);
-      this.values = bigger;
-    }
-    this.values[row] = v;
-  }
-  toText(row) {
-    if (this.state !== EMPTY) this.backfillUntil = row;
-    this.text = new TextStore();
-    this.text.padTo(row);
-    this.state = TEXT;
-  }
-  finish(rows) {
-    if (this.state === TEXT) {
-      this.text.trim(rows);
-      return textColumn(this.name, this.text);
-    }
-    const values = this.values.length <= rows * 1.25 + 1024 ? this.values.subarray(0, rows) : this.values.slice(0, rows);
-    if (this.state === BOOL) return { name: this.name, kind: "bool", values, strings: null };
-    if (this.state === EMPTY) {
-      if (rows === 0) return textColumn(this.name, new TextStore(0));
-      return { name: this.name, kind: "float", values: values.fill(NaN), strings: null };
-    }
-    const kind2 = this.sawFloat || this.sawMissing ? "float" : "int";
-    if (!this.sawFloat) {
-      for (let i = 0; i < values.length; i++) if (values[i] === 0) values[i] = 0;
-    }
-    return { name: this.name, kind: kind2, values, strings: null };
-  }
-};
-var PARSED_INT = 2;
-var PARSED_FLOAT = 3;
-var Tokenizer = class {
-  constructor(sink, source, maxLineBytes) {
-    this.sink = sink;
-    this.source = source;
-    this.maxLineBytes = maxLineBytes;
-  }
-  sink;
-  source;
-  maxLineBytes;
-  rest = Buffer.alloc(0);
-  starts = new Int32Array(64);
-  ends = new Int32Array(64);
-  complex = new Uint8Array(64);
-  nums = new Float64Array(64);
-  /** Bytes of the rows emitted so far (for estimating the row count). */
-  rowBytes = 0;
-  first = true;
-  utf8Tail = Buffer.alloc(0);
-  bytesSeen = 0;
-  head = Buffer.alloc(0);
-  push(chunk) {
-    if (this.first) {
-      chunk = this.head.length ? Buffer.concat([this.head, chunk]) : chunk;
-      if (chunk.length < 3) {
-        this.head = Buffer.from(chunk);
-        return;
-      }
-      this.first = false;
-      this.head = Buffer.alloc(0);
-      if (chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191) {
-        chunk = chunk.subarray(3);
-        this.bytesSeen = 3;
-      }
-    }
-    this.checkText(chunk, false);
-    const buf = this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk;
-    const used = this.scan(buf, false);
-    this.rest = Buffer.from(buf.subarray(used));
-    if (this.rest.length > this.maxLineBytes) {
-      throw new CsvError(
-        `${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`
-      );
-    }
-  }
-  end() {
-    if (this.first && this.head.length) {
-      const head = this.head;
-      this.first = false;
-      this.head = Buffer.alloc(0);
-      this.push(head);
-    }
-    this.checkText(Buffer.alloc(0), true);
-    if (this.rest.length) this.scan(this.rest, true);
-    this.rest = Buffer.alloc(0);
-  }
-  /** Rejects NUL bytes and invalid UTF-8 (checked line-feed to line-feed, so no character is split). */
-  checkText(chunk, final) {
-    if (chunk.indexOf(0) !== -1) {
-      throw new CsvError(`${this.source}: contains NUL bytes (a binary file, not a CSV)`);
-    }
-    const bad = (segment, base) => new CsvError(
-      `${this.source}: not valid UTF-8 text (at byte offset ${base + firstInvalidUtf8(segment)})`
-    );
-    if (final) {
-      if (!isUtf8(this.utf8Tail)) throw bad(this.utf8Tail, this.bytesSeen);
-      this.utf8Tail = Buffer.alloc(0);
-      return;
-    }
-    const firstLf = chunk.indexOf(LF);
-    if (firstLf === -1) {
-      this.utf8Tail = Buffer.concat([this.utf8Tail, chunk]);
-    } else {
-      const lastLf = chunk.lastIndexOf(LF);
-      const head = Buffer.concat([this.utf8Tail, chunk.subarray(0, firstLf + 1)]);
-      if (!isUtf8(head)) throw bad(head, this.bytesSeen);
-      const body = chunk.subarray(firstLf + 1, lastLf + 1);
-      if (!isUtf8(body)) throw bad(body, this.bytesSeen + head.length);
-      this.bytesSeen += this.utf8Tail.length + lastLf + 1;
-      this.utf8Tail = Buffer.from(chunk.subarray(lastLf + 1));
-    }
-    if (this.utf8Tail.length > this.maxLineBytes) {
-      throw new CsvError(
-        `${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`
-      );
-    }
-  }
-  grow() {
-    const n = this.starts.length * 2;
-    const s = new Int32Array(n);
-    s.set(this.starts);
-    this.starts = s;
-    const e = new Int32Array(n);
-    e.set(this.ends);
-    this.ends = e;
-    const c = new Uint8Array(n);
-    c.set(this.complex);
-    this.complex = c;
-    const v = new Float64Array(n);
-    v.set(this.nums);
-    this.nums = v;
-  }
-  /** Emits every complete row of buf; returns the offset of the first unconsumed byte. */
-  scan(b, final) {
-    const n = b.length;
-    let i = 0;
-    let starts = this.starts, ends = this.ends, cplx = this.complex, nums = this.nums;
-    for (; ; ) {
-      let j = i;
-      while (j < n && (b[j] === SPACE || b[j] === TAB)) j++;
-      if (j < n && (b[j] === LF || b[j] === CR)) {
-        i = j + 1;
-        continue;
-      }
-      if (j >= n) return final ? n : i;
-      const rowStart = i;
-      let count = 0;
-      let pos = i;
-      let complete = false;
-      for (; ; ) {
-        while (pos + 1 < n && count < starts.length) {
-          const d = b[pos] - 48;
-          if (d < 0 || d > 9 || b[pos + 1] !== COMMA) break;
-          starts[count] = pos;
-          ends[count] = pos + 1;
-          cplx[count] = PARSED_INT;
-          nums[count] = d;
-          count++;
-          pos += 2;
-        }
-        if (count >= starts.length) {
-          this.grow();
-          starts = this.starts;
-          ends = this.ends;
-          cplx = this.complex;
-          nums = this.nums;
-        }
-        const fs = pos;
-        let cx = 0;
-        if (pos < n && b[pos] === QUOTE) {
-          cx = 1;
-          pos++;
-          let closed = false;
-          while (pos < n) {
-            if (b[pos] === QUOTE) {
-              if (pos + 1 < n && b[pos + 1] === QUOTE) {
-                cx = 2;
-                pos += 2;
-                continue;
-              }
-              if (pos + 1 >= n && !final) break;
-              pos++;
-              closed = true;
-              break;
-            }
-            pos++;
-          }
-          if (!closed) {
-            if (!final) return rowStart;
-            throw new CsvError(`${this.source}: a quoted field is never closed (end of file inside quotes)`);
-          }
-        }
-        let parsed = 0, numEnd = -1, value = 0;
-        const d0 = pos < n ? b[pos] - 48 : -1, next = pos + 1 < n ? b[pos + 1] : -1;
-        if (cx === 0 && d0 >= 0 && d0 <= 9 && (next === COMMA || next === LF || next === CR)) {
-          parsed = PARSED_INT;
-          value = d0;
-          pos++;
-          numEnd = pos;
-        } else if (cx === 0) {
-          let q = pos, neg = false, hi = 0, low = 0, sig = 0, lowDigits = 0, any2 = 0, frac = 0, d = 0;
-          if (q < n && b[q] === 45) {
-            neg = true;
-            q++;
-          }
-          let isInt = true;
-          if (q + 1 < n && b[q] === 48 && b[q + 1] === 46) {
-            isInt = false;
-            any2 = 1;
-            q += 2;
-            const fs2 = q;
-            while (q < n && b[q] === 48) q++;
-            const fz = q;
-            const lim = fz + 15 < n ? fz + 15 : n;
-            while (q < lim) {
-              d = b[q] - 48;
-              if (d < 0 || d > 9) break;
-              hi = hi * 10 + d;
-              q++;
-            }
-            if (q === fz + 15) {
-              const lim2 = fz + 19 < n ? fz + 19 : n;
-              while (q < lim2) {
-                d = b[q] - 48;
-                if (d < 0 || d > 9) break;
-                low = low * 10 + d;
-                q++;
-              }
-              lowDigits = q - fz - 15;
-              while (q < n) {
-                d = b[q] - 48;
-                if (d < 0 || d > 9) break;
-                q++;
-              }
-            }
-            sig = q - fz;
-            frac = q - fs2;
-          } else
-            for (; ; ) {
-              const q0 = q;
-              while (q < n) {
-                d = b[q] - 48;
-                if (d < 0 || d > 9) break;
-                if (sig < 15) {
-                  if (sig > 0 || d > 0) {
-                    hi = hi * 10 + d;
-                    sig++;
-                  }
-                } else {
-                  if (sig < 19) {
-                    low = low * 10 + d;
-                    lowDigits++;
-                  }
-                  sig++;
-                }
-                q++;
-              }
-              any2 += q - q0;
-              if (!isInt) frac += q - q0;
-              if (isInt && q < n && b[q] === 46) {
-                isInt = false;
-                q++;
-                continue;
-              }
-              break;
-            }
-          if (any2 > 0 && frac <= 22) {
-            if (sig <= 15) value = frac === 0 ? hi : hi / POW102[frac];
-            else value = sig <= 19 ? decimalToDouble(hi, low, lowDigits, -frac) : NaN;
-            if (!Number.isNaN(value)) {
-              if (neg) value = -value;
-              parsed = isInt ? PARSED_INT : PARSED_FLOAT;
-              numEnd = q;
-            }
-          }
-          pos = q;
-        }
-        while (pos < n && b[pos] !== COMMA && b[pos] !== LF && b[pos] !== CR) {
-          if (cx === 1) cx = 2;
-          pos++;
-        }
-        if (cx === 1) {
-          starts[count] = fs + 1;
-          ends[count] = pos - 1;
-          cplx[count] = 0;
-        } else if (parsed !== 0 && pos === numEnd && (pos < n || final)) {
-          starts[count] = fs;
-          ends[count] = pos;
-          cplx[count] = parsed;
-          nums[count] = value;
-        } else {
-          starts[count] = fs;
-          ends[count] = pos;
-          cplx[count] = cx === 2 ? 1 : 0;
-        }
-        count++;
-        if (pos >= n) {
-          if (!final) return rowStart;
-          complete = true;
-          i = n;
-          break;
-        }
-        if (b[pos] === COMMA) {
-          pos++;
-          continue;
-        }
-        if (b[pos] === CR) {
-          if (pos + 1 >= n && !final) return rowStart;
-          pos += pos + 1 < n && b[pos + 1] === LF ? 2 : 1;
-        } else pos++;
-        complete = true;
-        i = pos;
-        break;
-      }
-      this.rowBytes += i - rowStart;
-      if (complete) this.sink(b, starts, ends, cplx, count, nums);
-      if (i >= n) return n;
-    }
-  }
-};
-function firstInvalidUtf8(b) {
-  let i = 0;
-  while (i < b.length) {
-    const c = b[i];
-    let n, min;
-    if (c < 128) {
-      i++;
-      continue;
-    } else if (c >= 194 && c <= 223) [n, min] = [1, 128];
-    else if (c >= 224 && c <= 239) [n, min] = [2, 2048];
-    else if (c >= 240 && c <= 244) [n, min] = [3, 65536];
-    else return i;
-    if (i + n >= b.length) return i;
-    let cp = c & 63 >> n;
-    for (let k = 1; k <= n; k++) {
-      const d = b[i + k];
-      if ((d & 192) !== 128) return i;
-      cp = cp << 6 | d & 63;
-    }
-    if (cp < min || cp > 1114111 || cp >= 55296 && cp <= 57343) return i;
-    i += n + 1;
-  }
-  return b.length;
-}
-function fileSource(path6, chunkSize) {
-  return (visit2) => {
-    let fd;
-    try {
-      fd = openSync(path6, "r");
-    } catch (e) {
-      throw new CsvError(`cannot open ${path6}: ${e.code ?? e.message}`);
-    }
-    try {
-      const st = fstatSync(fd);
-      if (!st.isFile()) throw new CsvError(`${path6} is not a regular file`);
-      const size = Math.max(1, Math.min(chunkSize, st.size + 1));
-      for (; ; ) {
-        const chunk = Buffer.allocUnsafe(size);
-        const got = readSync(fd, chunk, 0, size, null);
-        if (got === 0) break;
-        if (visit2(chunk.subarray(0, got)) === false) break;
-      }
-    } finally {
-      closeSync(fd);
-    }
-  };
-}
-function bufferSource(buf, chunkSize) {
-  return (visit2) => {
-    for (let i = 0; i < buf.length; i += chunkSize)
-      if (visit2(buf.subarray(i, i + chunkSize)) === false) break;
-  };
-}
-var StopReading = class extends Error {
-};
-function readFrom(source, name2, opts, totalBytes) {
-  const maxLine = opts.maxLineBytes ?? 16 * 1024 * 1024;
-  let names2 = null;
-  let builders = [];
-  let row = 0;
-  let offset = -1;
-  const sink = (b, starts, ends, complex, count, nums) => {
-    if (names2 === null) {
-      const raw = [];
-      for (let k = 0; k < count; k++) raw.push(decodeField(b, starts[k], ends[k], complex[k] === 1));
-      if (raw.length > MAX_COLUMNS) throw new CsvError(`${name2}: more than ${MAX_COLUMNS} columns`);
-      names2 = dedupeNames(raw);
-      builders = names2.map((nm, k) => opts.keep && !opts.keep(nm, k) ? null : new ColumnBuilder(nm));
-      return;
-    }
-    if (opts.maxRows !== void 0 && row >= opts.maxRows) {
-      throw new CsvError(`${name2}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`);
-    }
-    if (offset === -1) offset = Math.max(0, count - names2.length);
-    if (row === 2048 && totalBytes > 0) {
-      const estimate = Math.ceil(totalBytes / (tok.rowBytes / 2049) * 1.05) + 16;
-      for (const c of builders) c?.reserve(Math.min(estimate, opts.maxRows ?? estimate));
-    }
-    if (count - offset > names2.length) {
-      throw new CsvError(`${name2}: expected ${names2.length} fields on data row ${row + 1}, saw ${count}`);
-    }
-    const bs = builders, r = row, off = offset;
-    for (let k = 0; k < bs.length; k++) {
-      const col = bs[k];
-      if (col === null) continue;
-      const at = k + off;
-      if (at >= count) {
-        col.sawMissing = true;
-        if (col.state === TEXT) col.text.setMissing(r);
-        else col.setValue(r, NaN);
-        continue;
-      }
-      const f = complex[at];
-      if (f >= PARSED_INT) {
-        const state = col.state;
-        if (state === NUM || state === EMPTY) {
-          if (state === EMPTY) col.state = NUM;
-          if (f === PARSED_FLOAT) col.sawFloat = true;
-          const values = col.values;
-          if (r < values.length) values[r] = nums[at];
-          else col.setValue(r, nums[at]);
-          continue;
-        }
-      }
-      cell2(col, r, b, starts[at], ends[at], f === 1);
-    }
-    row++;
-  };
-  const tok = new Tokenizer(sink, name2, maxLine);
-  source((chunk) => tok.push(chunk));
-  tok.end();
-  if (names2 === null) throw new CsvError(`${name2}: the file is empty (no header row)`);
-  const finalNames = names2;
-  const backfill = builders.filter((c) => c !== null && c.backfillUntil > 0);
-  if (backfill.length) {
-    const index = backfill.map((c) => builders.indexOf(c));
-    const until = Math.max(...backfill.map((c) => c.backfillUntil));
-    let header = true;
-    let r = 0;
-    const sink2 = (b, starts, ends, complex, count) => {
-      if (header) {
-        header = false;
-        return;
-      }
-      if (r >= until) throw new StopReading();
-      for (let q = 0; q < backfill.length; q++) {
-        const col = backfill[q], k = index[q] + offset;
-        if (r >= col.backfillUntil || k >= count) continue;
-        const s = decodeField(b, starts[k], ends[k], complex[k] === 1);
-        if (NA_TOKENS.has(s)) col.text.setMissing(r);
-        else col.text.setString(r, s);
-      }
-      r++;
-    };
-    const tok2 = new Tokenizer(sink2, name2, maxLine);
-    try {
-      source((chunk) => tok2.push(chunk));
-      tok2.end();
-    } catch (e) {
-      if (!(e instanceof StopReading)) throw e;
-    }
-  }
-  const columns = builders.filter((c) => c !== null).map((c) => c.finish(row));
-  return new Table(finalNames, columns, row);
-}
-function specialValue(m) {
-  return m[1] === "-" ? -Infinity : Infinity;
-}
-function cell2(col, row, b, s, e, complex) {
-  if (!complex && col.state === TEXT && e - s > 9) {
-    col.text.setBytes(row, b, s, e);
-    return;
-  }
-  if (!complex) {
-    const kind2 = parseNumber(b, s, e);
-    if (kind2 !== NOT_NUMBER) {
-      if (col.state === TEXT) {
-        col.text.setBytes(row, b, s, e);
-        return;
-      }
-      if (col.state === BOOL) {
-        col.toText(row);
-        col.text.setBytes(row, b, s, e);
-        return;
-      }
-      col.state = NUM;
-      if (kind2 === IS_FLOAT) col.sawFloat = true;
-      col.setValue(row, numValue);
-      return;
-    }
-  }
-  if (!complex && e - s > 9) {
-    if (col.state !== TEXT) col.toText(row);
-    col.text.setBytes(row, b, s, e);
-    return;
-  }
-  const str = decodeField(b, s, e, complex);
-  if (NA_TOKENS.has(str)) {
-    col.sawMissing = true;
-    if (col.state === TEXT) col.text.setMissing(row);
-    else col.setValue(row, NaN);
-    return;
-  }
-  if (col.state === TEXT) {
-    col.text.setString(row, str);
-    return;
-  }
-  if (complex && NUMBER_TEXT.test(str)) {
-    const kind2 = parseNumber(Buffer.from(str, "latin1"), 0, str.length);
-    if (kind2 !== NOT_NUMBER) {
-      if (col.state === BOOL) {
-        col.toText(row);
-        col.text.setString(row, str);
-        return;
-      }
-      col.state = NUM;
-      if (kind2 === IS_FLOAT) col.sawFloat = true;
-      col.setValue(row, numValue);
-      return;
-    }
-  }
-  const special = SPECIAL_FLOAT.exec(str);
-  if (special) {
-    if (col.state === BOOL) {
-      col.toText(row);
-      col.text.setString(row, str);
-      return;
-    }
-    col.state = NUM;
-    col.sawFloat = true;
-    col.setValue(row, specialValue(special));
-    return;
-  }
-  const lower = str.length === 4 || str.length === 5 ? str.toLowerCase() : "";
-  const isTrue = lower === "true";
-  if (isTrue || lower === "false") {
-    if (col.state === NUM) {
-      col.toText(row);
-      col.text.setString(row, str);
-      return;
-    }
-    col.state = BOOL;
-    col.setValue(row, isTrue ? 1 : 0);
-    return;
-  }
-  col.toText(row);
-  col.text.setString(row, str);
-}
-function readCsvFile(path6, opts = {}) {
-  let size = 0;
-  try {
-    size = statSync4(path6).size;
-  } catch {
-  }
-  return readFrom(fileSource(path6, opts.chunkSize ?? 4 * 1024 * 1024), path6, opts, size);
-}
-function readCsvText(text2, source = "csv", opts = {}) {
-  const buf = typeof text2 === "string" ? Buffer.from(text2, "utf8") : text2;
-  return readFrom(bufferSource(buf, opts.chunkSize ?? 4 * 1024 * 1024), source, opts, buf.length);
-}
-function classifyCell(str) {
-  if (NA_TOKENS.has(str)) return { kind: "missing", value: NaN };
-  if (NUMBER_TEXT.test(str)) {
-    const kind2 = parseNumber(Buffer.from(str, "latin1"), 0, str.length);
-    if (kind2 !== NOT_NUMBER) return { kind: kind2 === IS_INT ? "int" : "float", value: numValue };
-  }
-  const special = SPECIAL_FLOAT.exec(str);
-  if (special) return { kind: "float", value: specialValue(special) };
-  const lower = str.length === 4 || str.length === 5 ? str.toLowerCase() : "";
-  if (lower === "true" || lower === "false") return { kind: "bool", value: lower === "true" ? 1 : 0 };
-  return { kind: "text", value: NaN };
-}
-function parseCsvRows(text2, source = "csv") {
-  const rows = [];
-  const tok = new Tokenizer(
-    (b, starts, ends, complex, count) => {
-      const row = new Array(count);
-      for (let k = 0; k < count; k++) row[k] = decodeField(b, starts[k], ends[k], complex[k] === 1);
-      rows.push(row);
-    },
-    source,
-    Number.MAX_SAFE_INTEGER
-  );
-  tok.push(typeof text2 === "string" ? Buffer.from(text2, "utf8") : text2);
-  tok.end();
-  return rows;
-}
-
-// src/prepare/csv.ts
-function parseCsv(text2) {
-  return parseCsvRows(text2);
-}
-var CANONICAL_INT = /^(-?[1-9]\d*|0)$/;
-var ColumnTyper = class {
-  anyMissing = false;
-  any = false;
-  allInt = true;
-  allNum = true;
-  allBool = true;
-  add(v) {
-    const kind2 = classifyCell(v).kind;
-    if (kind2 === "missing") {
-      this.anyMissing = true;
-      return;
-    }
-    this.any = true;
-    if (kind2 !== "int") this.allInt = false;
-    if (kind2 !== "int" && kind2 !== "float") this.allNum = false;
-    if (kind2 !== "bool") this.allBool = false;
-  }
-  get type() {
-    if (!this.any) return "float";
-    if (this.allInt && !this.anyMissing) return "int";
-    if (this.allInt || this.allNum) return "float";
-    if (this.allBool && !this.anyMissing) return "bool";
-    return "text";
-  }
-};
-function pyFloat(x) {
-  if (Number.isNaN(x)) return "nan";
-  if (x === Infinity) return "inf";
-  if (x === -Infinity) return "-inf";
-  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
-  const [mant, expText] = x.toExponential().split("e");
-  const exp = Number(expText);
-  const neg = mant.startsWith("-");
-  const digits = mant.replace("-", "").replace(".", "");
-  const sign = neg ? "-" : "";
-  if (exp >= -4 && exp < 16) {
-    if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
-    const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
-    const frac = digits.slice(exp + 1) || "0";
-    return `${sign}${intPart}.${frac}`;
-  }
-  const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-  const e = Math.abs(exp) < 10 ? `0${Math.abs(exp)}` : String(Math.abs(exp));
-  return `${sign}${m}e${exp < 0 ? "-" : "+"}${e}`;
-}
-function renderCell(v, type) {
-  if (NA_TOKENS.has(v)) return "";
-  switch (type) {
-    case "int":
-      return CANONICAL_INT.test(v) ? v : BigInt(v.trim()).toString();
-    case "float":
-      return pyFloat(classifyCell(v).value);
-    case "bool":
-      return classifyCell(v).value === 1 ? "True" : "False";
-    default:
-      return v;
-  }
-}
-function quoteCell(v) {
-  return /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
-}
-
-// src/grade/errors.ts
-var SubmissionError = class extends CsvError {
-  constructor(message) {
-    super(message);
-    this.name = "SubmissionError";
-  }
-};
-var AnswersError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "AnswersError";
-  }
-};
-
-// src/grade/npsort.ts
-function compareCodePoints(a, b) {
-  if (a === b) return 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i), y = b.charCodeAt(i);
-    if (x !== y) {
-      const fix = (c) => c >= 55296 && c <= 57343 ? c + 8192 : c >= 57344 ? c - 2048 : c;
-      return fix(x) - fix(y);
-    }
-  }
-  return a.length - b.length;
-}
-var SMALL = 15;
-function heapsort(idx, lo, n, less) {
-  const at = (k) => idx[lo + k - 1];
-  const put = (k, v) => {
-    idx[lo + k - 1] = v;
-  };
-  const sift = (start, size, tmp) => {
-    let i = start, j = start * 2;
-    while (j <= size) {
-      if (j < size && less(at(j), at(j + 1))) j++;
-      if (less(tmp, at(j))) {
-        put(i, at(j));
-        i = j;
-        j += j;
-      } else break;
-    }
-    put(i, tmp);
-  };
-  for (let l = n >> 1; l > 0; l--) sift(l, n, at(l));
-  for (let size = n; size > 1; ) {
-    const tmp = at(size);
-    put(size, at(1));
-    size--;
-    sift(1, size, tmp);
-  }
-}
-function quicksort(idx, less) {
-  const n = idx.length;
-  if (n < 2) return;
-  const swap = (a, b) => {
-    const t = idx[a];
-    idx[a] = idx[b];
-    idx[b] = t;
-  };
-  const stack = [];
-  let pl = 0, pr = n - 1;
-  let depth = Math.floor(Math.log2(n)) * 2;
-  for (; ; ) {
-    if (depth < 0) {
-      heapsort(idx, pl, pr - pl + 1, less);
-    } else {
-      while (pr - pl > SMALL) {
-        const pm = pl + (pr - pl >> 1);
-        if (less(idx[pm], idx[pl])) swap(pm, pl);
-        if (less(idx[pr], idx[pm])) swap(pr, pm);
-        if (less(idx[pm], idx[pl])) swap(pm, pl);
-        const vp = idx[pm];
-        let pi = pl, pj = pr - 1;
-        swap(pm, pj);
-        for (; ; ) {
-          do
-            pi++;
-          while (less(idx[pi], vp));
-          do
-            pj--;
-          while (less(vp, idx[pj]));
-          if (pi >= pj) break;
-          swap(pi, pj);
-        }
-        swap(pi, pr - 1);
-        if (pi - pl < pr - pi) {
-          stack.push(pi + 1, pr, --depth);
-          pr = pi - 1;
-        } else {
-          stack.push(pl, pi - 1, --depth);
-          pl = pi + 1;
-        }
-      }
-      for (let i = pl + 1; i <= pr; i++) {
-        const v = idx[i];
-        let j = i;
-        while (j > pl && less(v, idx[j - 1])) {
-          idx[j] = idx[j - 1];
-          j--;
-        }
-        idx[j] = v;
-      }
-    }
-    if (stack.length === 0) break;
-    depth = stack.pop();
-    pr = stack.pop();
-    pl = stack.pop();
-  }
-}
-function pandasSortOrder(keys, skipIfSorted = false) {
-  const n = keys.length;
-  const present = [], missing = [];
-  for (let i = 0; i < n; i++) {
-    const k = keys[i];
-    if (k === null || typeof k === "number" && Number.isNaN(k)) missing.push(i);
-    else present.push(i);
-  }
-  const idx = Int32Array.from(present);
-  const text2 = n > 0 && typeof keys[present[0] ?? 0] === "string";
-  const less = text2 ? (i, j) => compareCodePoints(keys[i], keys[j]) < 0 : (i, j) => keys[i] < keys[j];
-  let sorted = skipIfSorted && missing.length === 0;
-  for (let p = 1; sorted && p < idx.length; p++) if (less(idx[p], idx[p - 1])) sorted = false;
-  if (!sorted) quicksort(idx, less);
-  const out = new Int32Array(n);
-  out.set(idx);
-  out.set(missing, idx.length);
-  return out;
-}
-
-// src/grade/align.ts
-var show = (v) => typeof v === "string" ? JSON.stringify(v) : String(v);
-function requireColumn(t, name2, side = "submission") {
-  const c = t.column(name2);
-  if (!c) throw new SubmissionError(`${side} has no "${name2}" column`);
-  return c;
-}
-function requireRowCount(sub, ans) {
-  if (sub.rowCount !== ans.rowCount) {
-    throw new SubmissionError(`submission has ${sub.rowCount} rows, the answers have ${ans.rowCount}`);
-  }
-}
-function columnLength(c) {
-  if (c.text) return c.text.count;
-  return c.kind === "text" ? c.strings.length : c.values.length;
-}
-function numeric(c, side = "submission") {
-  if (c.kind === "text") {
-    const bad = c.strings.find(
-      (s) => s !== null && !/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(s)
-    );
-    throw new SubmissionError(
-      `${side} column "${c.name}" is not numeric${bad !== void 0 ? ` (e.g. ${JSON.stringify(bad)})` : ""}`
-    );
-  }
-  return c.values;
-}
-function requireNoMissing(v, c, side = "submission") {
-  for (let i = 0; i < v.length; i++) {
-    if (Number.isNaN(v[i]))
-      throw new SubmissionError(`${side} column "${c.name}" has a missing value (data row ${i + 1})`);
-  }
-}
-function requireUnitRange(v, c) {
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (x < 0 || x > 1)
-      throw new SubmissionError(`column "${c.name}" has ${x} (data row ${i + 1}); values must lie in [0, 1]`);
-  }
-}
-function take(v, rows) {
-  const out = new Float64Array(rows.length);
-  for (let i = 0; i < rows.length; i++) out[i] = v[rows[i]];
-  return out;
-}
-function keyAt(c, i) {
-  if (c.kind === "text") return c.strings[i];
-  const v = c.values[i];
-  return Number.isNaN(v) ? null : v;
-}
-function pairById(subId, ansId, onAnswerDuplicate) {
-  const n = columnLength(ansId);
-  const m = columnLength(subId);
-  if (n !== m) throw new SubmissionError(`submission has ${m} rows, the answers have ${n}`);
-  const subText = subId.kind === "text", ansText = ansId.kind === "text";
-  if (n > 0 && subText !== ansText) {
-    throw new SubmissionError(
-      `submission ids in "${subId.name}" are ${subText ? "text" : "numbers"} but the answers' ids are ${ansText ? "text" : "numbers"}`
-    );
-  }
-  const out = new Int32Array(n);
-  let same = true;
-  if (subId.text && ansId.text) {
-    for (let i = 0; i < n && same; i++) same = subId.text.equals(i, ansId.text, i);
-  } else if (!subText) {
-    const a = subId.values, b = ansId.values;
-    for (let i = 0; i < n && same; i++) same = a[i] === b[i];
-  } else {
-    for (let i = 0; i < n && same; i++) {
-      const k = keyAt(subId, i);
-      same = k !== null && k === keyAt(ansId, i);
-    }
-  }
-  if (same) {
-    if (onAnswerDuplicate && indexOfIds(ansId).duplicates) onAnswerDuplicate();
-    for (let i = 0; i < n; i++) out[i] = i;
-    return out;
-  }
-  if (subId.text && ansId.text) {
-    const fast = pairTextUnique(subId.text, ansId.text, n);
-    if (fast) return fast;
-  }
-  const index = indexOfIds(ansId, "the answers", !!(subId.text && ansId.text));
-  const answerDuplicates = index.duplicates;
-  if (answerDuplicates && onAnswerDuplicate) onAnswerDuplicate();
-  const cursor = answerDuplicates ? index.heads() : null;
-  out.fill(-1);
-  const st = subId.text && ansId.text ? subId.text : null, sv = subId.values;
-  const ansStrings = subText && !st ? ansId.strings : null;
-  for (let i = 0; i < n; i++) {
-    let slot;
-    if (st) {
-      if (st.isMissing(i))
-        throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
-      slot = findText(index.table, index.mask, st, i, ansId.text);
-    } else if (ansStrings) {
-      const k = keyAt(subId, i);
-      if (k === null)
-        throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
-      slot = index.find(hashString(k), (j2) => ansStrings[j2] === k);
-    } else {
-      const k = sv[i];
-      if (Number.isNaN(k))
-        throw new SubmissionError(`submission has a missing id in "${subId.name}" (data row ${i + 1})`);
-      slot = index.find(hashNumber(k), (j2) => ansId.values[j2] === k);
-    }
-    const j = slot === -1 ? -2 : cursor ? cursor[slot] : out[index.row(slot)] === -1 ? index.row(slot) : -1;
-    if (j < 0) {
-      const k = keyAt(subId, i);
-      throw new SubmissionError(
-        j === -2 ? `submission id ${show(k)} is not in the answers` : `submission id ${show(k)} appears more often than in the answers`
-      );
-    }
-    if (cursor) cursor[slot] = index.next[j];
-    out[j] = i;
-  }
-  if (answerDuplicates) {
-    const so = pandasSortOrder(keysOf(subId)), ao = pandasSortOrder(keysOf(ansId));
-    for (let p = 0; p < n; p++) out[ao[p]] = so[p];
-  }
-  return out;
-}
-function keysOf(c) {
-  return c.kind === "text" ? c.strings : c.values;
-}
-var NON_ASCII = /[^ -~\t\n\r]/u;
-var DECIMAL_DIGIT = new RegExp("\\p{Nd}", "u");
-function asciiDigits(s) {
-  if (!NON_ASCII.test(s)) return s;
-  let out = "";
-  for (const ch of s) {
-    const cp = ch.codePointAt(0);
-    if (cp < 128 || !DECIMAL_DIGIT.test(ch)) {
-      out += ch;
-      continue;
-    }
-    let start = cp;
-    while (DECIMAL_DIGIT.test(String.fromCodePoint(start - 1))) start--;
-    out += String((cp - start) % 10);
-  }
-  return out;
-}
-function pyFloat2(s) {
-  const t = asciiDigits(s).trim().toLowerCase();
-  const special = /^([+-]?)(inf|infinity|nan)$/.exec(t);
-  if (special) return special[2] === "nan" ? NaN : special[1] === "-" ? -Infinity : Infinity;
-  if (!/^[+-]?(\d+(_\d+)*(\.(\d+(_\d+)*)?)?|\.\d+(_\d+)*)(e[+-]?\d+(_\d+)*)?$/.test(t)) return null;
-  return Number(t.replace(/_/g, ""));
-}
-function sklearnNumbers(c, rows, side = "submission") {
-  const n = rows ? rows.length : columnLength(c);
-  const out = new Float64Array(n);
-  for (let p = 0; p < n; p++) {
-    const i = rows ? rows[p] : p;
-    if (c.kind !== "text") {
-      out[p] = c.values[i];
-      continue;
-    }
-    const str = c.strings[i];
-    const v = str === null ? NaN : pyFloat2(str);
-    if (v === null)
-      throw new SubmissionError(`${side} column "${c.name}" is not numeric (e.g. ${JSON.stringify(str)})`);
-    out[p] = v;
-  }
-  return out;
-}
-function sameIdSet(subId, ansId) {
-  const a = /* @__PURE__ */ new Set(), b = /* @__PURE__ */ new Set();
-  const len = columnLength;
-  for (let i = 0; i < len(subId); i++) a.add(keyAt(subId, i));
-  for (let i = 0; i < len(ansId); i++) b.add(keyAt(ansId, i));
-  if (a.size !== b.size || a.has(null) || b.has(null)) return false;
-  for (const k of a) if (!b.has(k)) return false;
-  return true;
-}
-function sortedOrder(c, skipIfSorted = false) {
-  return pandasSortOrder(keysOf(c), skipIfSorted);
-}
-function idKey(c, i) {
-  return keyAt(c, i);
-}
-var f642 = new Float64Array(1);
-var u322 = new Uint32Array(f642.buffer);
-function hashNumber(k) {
-  f642[0] = k === 0 ? 0 : k;
-  let h = Math.imul(2166136261 ^ u322[0], 16777619);
-  h = Math.imul(h ^ u322[1], 16777619);
-  return (h ^ h >>> 15) >>> 0;
-}
-function hashString(k) {
-  let h = 2166136261;
-  for (let i = 0; i < k.length; i++) h = Math.imul(h ^ k.charCodeAt(i), 16777619);
-  return (h ^ h >>> 15) >>> 0;
-}
-var HashIndex = class {
-  /** [row, hash] per slot; row -1 = empty. */
-  table;
-  next;
-  duplicates = false;
-  mask;
-  constructor(n, hashOf, same) {
-    let size = 16;
-    while (size < n * 2) size *= 2;
-    this.mask = size - 1;
-    this.table = new Int32Array(size * 2).fill(-1);
-    this.next = new Int32Array(n).fill(-1);
-    const tails = new Int32Array(size).fill(-1);
-    for (let j = 0; j < n; j++) {
-      const h = hashOf(j) | 0;
-      let p = h & this.mask;
-      for (; ; ) {
-        const head = this.table[2 * p];
-        if (head === -1) {
-          this.table[2 * p] = j;
-          this.table[2 * p + 1] = h;
-          tails[p] = j;
-          break;
-        }
-        if (this.table[2 * p + 1] === h && same(head, j)) {
-          this.next[tails[p]] = j;
-          tails[p] = j;
-          this.duplicates = true;
-          break;
-        }
-        p = p + 1 & this.mask;
-      }
-    }
-  }
-  /** Slot whose first row matches (per isKey), or -1. */
-  find(hash2, isKey) {
-    const h = hash2 | 0, t = this.table, mask = this.mask;
-    for (let p = h & mask; ; p = p + 1 & mask) {
-      const head = t[2 * p];
-      if (head === -1) return -1;
-      if (t[2 * p + 1] === h && isKey(head)) return p;
-    }
-  }
-  /** First row of a slot. */
-  row(slot) {
-    return this.table[2 * slot];
-  }
-  /** The first row per slot, to walk the chains. */
-  heads() {
-    const out = new Int32Array(this.table.length >> 1);
-    for (let p = 0; p < out.length; p++) out[p] = this.table[2 * p];
-    return out;
-  }
-};
-var _touched = 0;
-function pairTextUnique(sub, ans, n) {
-  const hashA = new Int32Array(n);
-  if (!ans.hashAll(hashA)) return null;
-  let size = 16;
-  while (size < n * 2) size *= 2;
-  const mask = size - 1;
-  const table = new Int32Array(size * 2).fill(-1);
-  for (let j = 0; j < n; j++) {
-    const h = hashA[j];
-    for (let p = h & mask; ; p = p + 1 & mask) {
-      const head = table[2 * p];
-      if (head === -1) {
-        table[2 * p] = j;
-        table[2 * p + 1] = h;
-        break;
-      }
-      if (table[2 * p + 1] === h && ans.equals(head, ans, j)) return null;
-    }
-  }
-  const cand = new Int32Array(n);
-  if (!sub.hashAll(cand)) return null;
-  for (let i = 0; i < n; i++) {
-    const h = cand[i];
-    let p = h & mask;
-    while (table[2 * p] !== -1 && table[2 * p + 1] !== h) p = p + 1 & mask;
-    cand[i] = table[2 * p];
-  }
-  const from = new Int32Array(n);
-  const as = ans.starts, ae = ans.ends, ss = sub.starts, se = sub.ends;
-  for (let i = 0; i < n; i++) {
-    const j = cand[i];
-    from[i] = j !== -1 && ae[j] - as[j] === se[i] - ss[i] ? as[j] : -1;
-  }
-  const a = ans.bytes(), b = sub.bytes();
-  for (let block = 0; block < n; block += 2048) {
-    const end = Math.min(n, block + 2048);
-    let touch = 0;
-    for (let i = block; i < end; i++) {
-      const s = from[i];
-      if (s !== -1 && se[i] > ss[i]) touch ^= a[s] ^ a[s + se[i] - ss[i] - 1];
-    }
-    _touched ^= touch;
-    for (let i = block; i < end; i++) {
-      let s = from[i];
-      let same = s !== -1;
-      for (let k = ss[i], e = se[i]; same && k < e; k++, s++) same = a[s] === b[k];
-      if (!same) {
-        const slot = findText(table, mask, sub, i, ans);
-        if (slot === -1) return null;
-        cand[i] = table[2 * slot];
-      }
-    }
-  }
-  const out = new Int32Array(n).fill(-1);
-  for (let i = 0; i < n; i++) {
-    const j = cand[i];
-    if (out[j] !== -1) return null;
-    out[j] = i;
-  }
-  return out;
-}
-function findText(t, mask, sub, i, ans) {
-  const h = sub.hash(i) | 0;
-  for (let p = h & mask; ; p = p + 1 & mask) {
-    const head = t[2 * p];
-    if (head === -1) return -1;
-    if (t[2 * p + 1] === h && sub.equals(i, ans, head)) return p;
-  }
-}
-function indexOfIds(c, side = "the answers", useBytes = true) {
-  const t = useBytes ? c.text : void 0;
-  if (t) {
-    for (let j = 0; j < t.count; j++)
-      if (t.isMissing(j)) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
-    return new HashIndex(
-      t.count,
-      (j) => t.hash(j),
-      (a, b) => t.equals(a, t, b)
-    );
-  }
-  if (c.kind === "text") {
-    const s = c.strings;
-    for (let j = 0; j < s.length; j++)
-      if (s[j] === null) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
-    return new HashIndex(
-      s.length,
-      (j) => hashString(s[j]),
-      (a, b) => s[a] === s[b]
-    );
-  }
-  const v = c.values;
-  for (let j = 0; j < v.length; j++)
-    if (Number.isNaN(v[j])) throw new SubmissionError(`${side} have a missing id (row ${j + 1})`);
-  return new HashIndex(
-    v.length,
-    (j) => hashNumber(v[j]),
-    (a, b) => v[a] === v[b]
-  );
-}
-var RADIX_MAX_BYTES = 64;
-function uniqueTextOrder(c, onDuplicate) {
-  const t = c.text;
-  if (!t) return null;
-  const n = t.count, starts = t.starts, ends = t.ends;
-  let width = 0;
-  for (let i = 0; i < n; i++) {
-    if (starts[i] < 0) return null;
-    const len = ends[i] - starts[i];
-    if (len > width) width = len;
-  }
-  if (width > RADIX_MAX_BYTES) return null;
-  const bytes2 = t.bytes();
-  let order = new Int32Array(n), next = new Int32Array(n);
-  for (let i = 0; i < n; i++) order[i] = i;
-  const B = 257;
-  const counts = new Int32Array(B * B);
-  const digit = (i, pos) => {
-    const a = starts[i] + pos, e = ends[i];
-    return (a < e ? bytes2[a] + 1 : 0) * B + (a + 1 < e ? bytes2[a + 1] + 1 : 0);
-  };
-  for (let pos = width - 1 & ~1; pos >= 0; pos -= 2) {
-    counts.fill(0);
-    for (let p = 0; p < n; p++) counts[digit(order[p], pos)]++;
-    let sum2 = 0;
-    for (let d = 0; d < counts.length; d++) {
-      const k = counts[d];
-      counts[d] = sum2;
-      sum2 += k;
-    }
-    for (let p = 0; p < n; p++) {
-      const i = order[p];
-      next[counts[digit(i, pos)]++] = i;
-    }
-    [order, next] = [next, order];
-  }
-  for (let p = 1; p < n; p++) if (t.equals(order[p], t, order[p - 1])) onDuplicate(order[p]);
-  return order;
-}
-
-// src/grade/metrics/errors.ts
-var MetricError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "MetricError";
-  }
-};
-var UndefinedMetricError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "UndefinedMetricError";
-  }
-};
-function sameLength(a, b, what = "inputs") {
-  if (a.length !== b.length)
-    throw new MetricError(`${what} have different lengths: ${a.length} and ${b.length}`);
-}
-function requireFinite(a, what) {
-  for (let i = 0; i < a.length; i++) {
-    if (!Number.isFinite(a[i])) throw new MetricError(`${what} contains ${a[i]} (row ${i + 1})`);
-  }
-}
-
-// src/grade/metrics/npsum.ts
-function pairwise(a, start, n) {
-  if (n < 8) {
-    let res = 0;
-    for (let i = 0; i < n; i++) res += a[start + i];
-    return res;
-  }
-  if (n <= 128) {
-    let r0 = a[start], r1 = a[start + 1], r2 = a[start + 2], r3 = a[start + 3];
-    let r4 = a[start + 4], r5 = a[start + 5], r6 = a[start + 6], r7 = a[start + 7];
-    let i = 8;
-    for (; i < n - n % 8; i += 8) {
-      const p = start + i;
-      r0 += a[p];
-      r1 += a[p + 1];
-      r2 += a[p + 2];
-      r3 += a[p + 3];
-      r4 += a[p + 4];
-      r5 += a[p + 5];
-      r6 += a[p + 6];
-      r7 += a[p + 7];
-    }
-    let res = r0 + r1 + (r2 + r3) + (r4 + r5 + (r6 + r7));
-    for (; i < n; i++) res += a[start + i];
-    return res;
-  }
-  let n2 = Math.floor(n / 2);
-  n2 -= n2 % 8;
-  return pairwise(a, start, n2) + pairwise(a, start + n2, n - n2);
-}
-function numpySum(a) {
-  let res = 0;
-  for (let i = 0; i < a.length; i += 8192) res += pairwise(a, i, Math.min(8192, a.length - i));
-  return res;
-}
-
-// src/grade/metrics/radix.ts
-function sortDoubles(a) {
-  const n = a.length;
-  if (n < 4096 || a.byteOffset % 4 !== 0) {
-    a.sort();
-    return;
-  }
-  let src = new Uint32Array(a.buffer, a.byteOffset, 2 * n);
-  const out = src;
-  for (let i = 0; i < 2 * n; i += 2) {
-    const hi = src[i + 1];
-    if (hi >>> 31) {
-      src[i] = ~src[i];
-      src[i + 1] = ~hi;
-    } else src[i + 1] = hi | 2147483648;
-  }
-  const counts = new Int32Array(4 * 65536);
-  for (let i = 0; i < 2 * n; i += 2) {
-    const lo = src[i], hi = src[i + 1];
-    counts[lo & 65535]++;
-    counts[65536 + (lo >>> 16)]++;
-    counts[131072 + (hi & 65535)]++;
-    counts[196608 + (hi >>> 16)]++;
-  }
-  let dst = new Uint32Array(2 * n);
-  for (let pass = 0; pass < 4; pass++) {
-    const base = pass * 65536;
-    const word = pass >> 1, shift = (pass & 1) * 16;
-    const first = src[word] >>> shift & 65535;
-    if (counts[base + first] === n) continue;
-    let sum2 = 0;
-    for (let d = 0; d < 65536; d++) {
-      const c = counts[base + d];
-      counts[base + d] = sum2;
-      sum2 += c;
-    }
-    for (let i = 0; i < 2 * n; i += 2) {
-      const d = src[i + word] >>> shift & 65535;
-      const at = 2 * counts[base + d]++;
-      dst[at] = src[i];
-      dst[at + 1] = src[i + 1];
-    }
-    const t = src;
-    src = dst;
-    dst = t;
-  }
-  for (let i = 0; i < 2 * n; i += 2) {
-    const hi = src[i + 1];
-    if (hi >>> 31) {
-      out[i] = src[i];
-      out[i + 1] = hi & 2147483647;
-    } else {
-      out[i] = ~src[i];
-      out[i + 1] = ~hi;
-    }
-  }
-}
-
-// src/grade/metrics/auc.ts
-function rocAuc(yTrue, yScore) {
-  sameLength(yTrue, yScore, "labels and scores");
-  let lo = NaN, hi = NaN;
-  for (let i2 = 0; i2 < yTrue.length; i2++) {
-    const v = yTrue[i2];
-    if (Number.isNaN(v)) throw new MetricError("the true labels contain a missing value");
-    if (Number.isNaN(lo)) {
-      lo = v;
-      hi = v;
-    } else if (v !== lo && v !== hi) {
-      if (lo !== hi) throw new MetricError("the true labels have more than two classes");
-      if (v < lo) lo = v;
-      else hi = v;
-    }
-  }
-  for (let i2 = 0; i2 < yScore.length; i2++) {
-    if (!Number.isFinite(yScore[i2]))
-      throw new MetricError(
-        `the scores contain ${Number.isNaN(yScore[i2]) ? "a missing value" : yScore[i2]} (row ${i2 + 1})`
-      );
-  }
-  if (yTrue.length === 0 || lo === hi)
-    throw new UndefinedMetricError(
-      "the answers have only one class in the scored rows; ROC AUC is undefined for them"
-    );
-  let p = 0;
-  for (let i2 = 0; i2 < yTrue.length; i2++) if (yTrue[i2] === hi) p++;
-  const pos = new Float64Array(p);
-  const neg = new Float64Array(yTrue.length - p);
-  for (let i2 = 0, a = 0, b = 0; i2 < yTrue.length; i2++) {
-    if (yTrue[i2] === hi) pos[a++] = yScore[i2];
-    else neg[b++] = yScore[i2];
-  }
-  sortDoubles(pos);
-  sortDoubles(neg);
-  const tps = new Float64Array(pos.length + neg.length), fps = new Float64Array(pos.length + neg.length);
-  let i = pos.length - 1, j = neg.length - 1, tp = 0, fp = 0, points2 = 0;
-  while (i >= 0 || j >= 0) {
-    const v = i < 0 ? neg[j] : j < 0 ? pos[i] : Math.max(pos[i], neg[j]);
-    while (i >= 0 && pos[i] === v) {
-      tp++;
-      i--;
-    }
-    while (j >= 0 && neg[j] === v) {
-      fp++;
-      j--;
-    }
-    tps[points2] = tp;
-    fps[points2] = fp;
-    points2++;
-  }
-  return trapezoidAuc(tps.subarray(0, points2), fps.subarray(0, points2));
-}
-function trapezoidAuc(tps, fps) {
-  const n = tps.length;
-  const keep = new Int32Array(n);
-  let m = 0;
-  if (n > 2) {
-    keep[m++] = 0;
-    for (let k = 0; k + 2 < n; k++) {
-      const d2f = fps[k + 2] - fps[k + 1] - (fps[k + 1] - fps[k]);
-      const d2t = tps[k + 2] - tps[k + 1] - (tps[k + 1] - tps[k]);
-      if (d2f !== 0 || d2t !== 0) keep[m++] = k + 1;
-    }
-    keep[m++] = n - 1;
-  } else for (let k = 0; k < n; k++) keep[m++] = k;
-  const totalT = tps[n - 1], totalF = fps[n - 1];
-  const tpr = new Float64Array(m + 1), fpr = new Float64Array(m + 1);
-  for (let k = 0; k < m; k++) {
-    tpr[k + 1] = tps[keep[k]] / totalT;
-    fpr[k + 1] = fps[keep[k]] / totalF;
-  }
-  const terms = new Float64Array(m);
-  for (let k = 0; k < m; k++) terms[k] = (fpr[k + 1] - fpr[k]) * (tpr[k + 1] + tpr[k]) / 2;
-  return numpySum(terms);
-}
-
-// src/grade/metrics/logloss.ts
-var EPS = 2220446049250313e-31;
-var clip = (p) => p < EPS ? EPS : p > 1 - EPS ? 1 - EPS : p;
-function multiclassLogLoss(truth, prob, rows) {
-  if (truth.length !== prob.length)
-    throw new MetricError("different number of classes in truth and predictions");
-  if (truth.length === 0) throw new MetricError("no classes");
-  const n = truth[0].length;
-  if (n === 0) throw new MetricError("no rows");
-  const loss = new Float64Array(n);
-  for (let j = 0; j < truth.length; j++) {
-    const y = truth[j], p = prob[j];
-    sameLength(y, p, "truth and predictions");
-    if (rows && rows.length === n && !hasNaN(p)) {
-      for (let i = 0; i < n; i++) {
-        const yi = y[i];
-        if (yi !== 0) loss[i] -= yi * Math.log(clip(p[rows[i]]));
-      }
-      continue;
-    }
-    for (let i = 0; i < n; i++) {
-      const pi = p[rows ? rows[i] : i];
-      if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
-      const yi = y[i];
-      if (yi !== 0) loss[i] -= yi * Math.log(clip(pi));
-    }
-  }
-  return numpySum(loss) / n;
-}
-function hasNaN(v) {
-  for (let i = 0; i < v.length; i++) if (Number.isNaN(v[i])) return true;
-  return false;
-}
-function binaryLogLoss(labels, p) {
-  sameLength(labels, p, "labels and predictions");
-  if (labels.length === 0) throw new MetricError("no rows");
-  const loss = new Float64Array(labels.length);
-  for (let i = 0; i < labels.length; i++) {
-    const pi = p[i];
-    if (Number.isNaN(pi)) throw new MetricError(`a probability is missing (row ${i + 1})`);
-    const y = labels[i];
-    if (y !== 0 && y !== 1) throw new MetricError(`label ${y} is not 0 or 1`);
-    loss[i] = -Math.log(y === 1 ? clip(pi) : clip(1 - pi));
-  }
-  return numpySum(loss) / labels.length;
-}
-
-// src/grade/metrics/regression.ts
-function checked(a, b) {
-  sameLength(a, b);
-  if (a.length === 0) throw new MetricError("no rows");
-  requireFinite(a, "the answers");
-  requireFinite(b, "the predictions");
-}
-function rmse(truth, pred) {
-  checked(truth, pred);
-  const sq = new Float64Array(truth.length);
-  for (let i = 0; i < truth.length; i++) {
-    const d = truth[i] - pred[i];
-    sq[i] = d * d;
-  }
-  return Math.sqrt(numpySum(sq) / truth.length);
-}
-function rmsle(truth, pred) {
-  checked(truth, pred);
-  for (let i = 0; i < truth.length; i++) {
-    if (truth[i] <= -1 || pred[i] <= -1) throw new MetricError("RMSLE is undefined for values \u2264 -1");
-  }
-  const lt = Float64Array.from(truth, Math.log1p);
-  const lp = Float64Array.from(pred, Math.log1p);
-  return rmse(lt, lp);
-}
-
-// src/grade/metrics/classification.ts
-function sortedUnion(a, b) {
-  const set2 = /* @__PURE__ */ new Set();
-  for (let i = 0; i < a.length; i++) set2.add(a[i]);
-  for (let i = 0; i < b.length; i++) set2.add(b[i]);
-  return [...set2].sort((x, y) => x < y ? -1 : x > y ? 1 : 0);
-}
-function quadraticWeightedKappa(a, b) {
-  sameLength(a, b);
-  if (a.length === 0) throw new MetricError("no rows");
-  const labels = sortedUnion(a, b);
-  const k = labels.length;
-  const index = new Map(labels.map((l, i) => [l, i]));
-  const o = new Float64Array(k * k);
-  const sumA = new Float64Array(k), sumB = new Float64Array(k);
-  for (let i = 0; i < a.length; i++) {
-    const x = index.get(a[i]), y = index.get(b[i]);
-    o[x * k + y]++;
-    sumA[x]++;
-    sumB[y]++;
-  }
-  const n = a.length;
-  const wo = new Float64Array(k * k), we = new Float64Array(k * k);
-  for (let x = 0; x < k; x++) {
-    for (let y = 0; y < k; y++) {
-      const w = (x - y) * (x - y);
-      wo[x * k + y] = w * o[x * k + y];
-      we[x * k + y] = w * (sumB[x] * sumA[y] / n);
-    }
-  }
-  return 1 - numpySum(wo) / numpySum(we);
-}
-
-// src/grade/pystr.ts
-function pythonFloatRepr(x) {
-  if (Number.isNaN(x)) return "nan";
-  if (x === Infinity) return "inf";
-  if (x === -Infinity) return "-inf";
-  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
-  const [mant, expStr] = x.toExponential().split("e");
-  const exp = Number(expStr);
-  const neg = mant.startsWith("-");
-  const digits = mant.replace("-", "").replace(".", "");
-  let body;
-  if (exp >= -4 && exp < 16) {
-    if (exp < 0) body = "0." + "0".repeat(-exp - 1) + digits;
-    else if (digits.length > exp + 1) body = digits.slice(0, exp + 1) + "." + digits.slice(exp + 1);
-    else body = digits + "0".repeat(exp + 1 - digits.length) + ".0";
-  } else {
-    const m = digits.length > 1 ? digits[0] + "." + digits.slice(1) : digits;
-    body = `${m}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
-  }
-  return neg ? "-" + body : body;
-}
-function pythonStr(c, i) {
-  switch (c.kind) {
-    case "text":
-      return c.strings[i] ?? "nan";
-    case "int":
-      return String(c.values[i]);
-    case "bool": {
-      const v = c.values[i];
-      return Number.isNaN(v) ? "nan" : v ? "True" : "False";
-    }
-    case "float":
-      return pythonFloatRepr(c.values[i]);
-  }
-}
-
-// src/grade/graders.ts
-function columnsUsed(spec) {
-  const used = namedColumns(spec);
-  const positions = spec.kind === "column-auc" ? spec.targets.length + 2 : spec.kind === "multiclass-logloss" ? spec.classes.length + 2 : 0;
-  return { ...used, positions };
-}
-function submissionReadOptions(spec, answerRows) {
-  const { submission: keep, positions } = columnsUsed(spec);
-  return {
-    keep: keep ? (n) => keep.includes(n) : (_n, k) => k < positions,
-    maxRows: answerRows
-  };
-}
-function namedColumns(spec) {
-  switch (spec.kind) {
-    case "binary-auc":
-    case "rmse":
-    case "binary-logloss":
-    case "accuracy":
-    case "qwk":
-      return { submission: [spec.id, spec.target], answers: [spec.id, spec.target] };
-    case "column-auc":
-      return {
-        submission: spec.pairing === "by-position" ? null : [spec.id, ...spec.targets],
-        answers: [spec.id, ...spec.targets]
-      };
-    case "column-rmsle":
-      return { submission: spec.targets, answers: spec.targets };
-    case "multiclass-logloss":
-      return {
-        submission: spec.columns === "exact-count" ? null : [spec.id, ...spec.classes],
-        answers: [spec.id, ...spec.classes]
-      };
-  }
-}
-function scoreTables(spec, sub, ans) {
-  switch (spec.kind) {
-    case "binary-auc":
-      return binaryAuc(spec.id, spec.target, sub, ans);
-    case "column-auc":
-      return columnAuc(spec, sub, ans);
-    case "rmse":
-      return rmseGrade(spec, sub, ans);
-    case "column-rmsle":
-      return columnRmsle(spec.targets, sub, ans);
-    case "multiclass-logloss":
-      return multiclassLogLossGrade(spec, sub, ans);
-    case "binary-logloss":
-      return binaryLogLossGrade(spec.id, spec.target, sub, ans);
-    case "accuracy":
-      return accuracyGrade(spec, sub, ans);
-    case "qwk":
-      return qwkGrade(spec.id, spec.target, sub, ans);
-  }
-}
-function binaryAucChecks(id, target, sub, ans) {
-  const subId = requireColumn(sub, id);
-  const col = requireColumn(sub, target);
-  requireRowCount(sub, ans);
-  const score3 = numeric(col);
-  requireUnitRange(score3, col);
-  const rows = pairById(subId, requireColumn(ans, id, "answers"));
-  return { truth: numeric(requireColumn(ans, target, "answers"), "answers"), score: take(score3, rows) };
-}
-function binaryAuc(id, target, sub, ans) {
-  const { truth, score: score3 } = binaryAucChecks(id, target, sub, ans);
-  return rocAuc(truth, score3);
-}
-function columnAuc(spec, sub, ans) {
-  const ansId = requireColumn(ans, spec.id, "answers");
-  if (spec.columns === "exact") {
-    if (spec.pairing === "by-name") requireRowCount(sub, ans);
-    requireColumn(sub, spec.id);
-    for (const t of spec.targets) requireColumn(sub, t);
-    const want = /* @__PURE__ */ new Set([spec.id, ...spec.targets]);
-    const extra = sub.names.filter((n) => !want.has(n));
-    if (extra.length)
-      throw new SubmissionError(
-        `submission has unexpected column(s) ${extra.map((e) => `"${e}"`).join(", ")}`
-      );
-    if (spec.pairing === "by-position") requireRowCount(sub, ans);
-  } else {
-    for (const t of spec.targets) requireColumn(sub, t);
-    requireColumn(sub, spec.id);
-    requireRowCount(sub, ans);
-  }
-  const subId = requireColumn(sub, spec.id);
-  const scoreCols = spec.pairing === "by-position" ? sub.names.filter((n) => n !== spec.id).map((n) => sub.column(n)) : spec.targets.map((t) => sub.column(t));
-  const scores = scoreCols.map((c) => {
-    if (!spec.range) return null;
-    const v = numeric(c);
-    requireUnitRange(v, c);
-    return v;
-  });
-  const truths = spec.targets.map((t) => numeric(requireColumn(ans, t, "answers"), "answers"));
-  let ansRows, subRows;
-  const keepAnswer = (j) => !spec.skipNegativeRows || truths.reduce((s, t) => s + t[j], 0) >= 0;
-  let paired = null;
-  try {
-    paired = pairById(subId, ansId);
-  } catch (e) {
-    if (spec.duplicateIds !== "allow") throw e;
-  }
-  if (paired) {
-    const keep = [];
-    for (let j = 0; j < ans.rowCount; j++) if (keepAnswer(j)) keep.push(j);
-    ansRows = Int32Array.from(keep);
-    subRows = Int32Array.from(keep, (j) => paired[j]);
-  } else {
-    const flag = /* @__PURE__ */ new Map();
-    for (let j = 0; j < ans.rowCount; j++) flag.set(idKey(ansId, j), keepAnswer(j));
-    const subOrder = sortedOrder(subId, true), ansOrder = sortedOrder(ansId, true);
-    const s = [], a = [];
-    for (const i of subOrder) {
-      const f = flag.get(idKey(subId, i));
-      if (f === void 0)
-        throw new SubmissionError(`submission id ${JSON.stringify(idKey(subId, i))} is not in the answers`);
-      if (f) s.push(i);
-    }
-    for (const j of ansOrder) if (keepAnswer(j)) a.push(j);
-    if (s.length !== a.length)
-      throw new SubmissionError(
-        `after matching ids, ${s.length} submission rows pair with ${a.length} answer rows`
-      );
-    ansRows = Int32Array.from(a);
-    subRows = Int32Array.from(s);
-  }
-  if (scores.length !== truths.length) {
-    throw new SubmissionError(`submission has ${scores.length} score columns, expected ${truths.length}`);
-  }
-  const aucs = [];
-  for (let k = 0; k < truths.length; k++) {
-    const y = take(truths[k], ansRows);
-    const v = scores[k];
-    const p = v ? take(v, subRows) : sklearnNumbers(scoreCols[k], subRows);
-    requireNoMissing(p, scoreCols[k]);
-    aucs.push(rocAuc(y, p));
-  }
-  return numpySum(aucs) / truths.length;
-}
-function rmseGrade(spec, sub, ans) {
-  const ansId = requireColumn(ans, spec.id, "answers");
-  const truthAll = numeric(requireColumn(ans, spec.target, "answers"), "answers");
-  if (spec.ids === "sort-only") {
-    const col2 = requireColumn(sub, spec.target);
-    const subId2 = requireColumn(sub, spec.id);
-    requireRowCount(sub, ans);
-    return rmse(take(truthAll, sortedOrder(ansId)), sklearnNumbers(col2, sortedOrder(subId2)));
-  }
-  const subId = requireColumn(sub, spec.id);
-  const col = requireColumn(sub, spec.target);
-  const pred = sklearnNumbers(col, null);
-  requireRowCount(sub, ans);
-  const radix = uniqueTextOrder(ansId, () => repeatedAnswerId(ansId));
-  const rows = radix ? pairById(subId, ansId) : pairByUniqueIds(subId, ansId);
-  const order = radix ?? sortedOrder(ansId, true);
-  const subRows = new Int32Array(order.length);
-  for (let p = 0; p < order.length; p++) subRows[p] = rows[order[p]];
-  return rmse(take(truthAll, order), take(pred, subRows));
-}
-function pairByUniqueIds(subId, ansId) {
-  return pairById(subId, ansId, () => repeatedAnswerId(ansId));
-}
-function repeatedAnswerId(ansId) {
-  throw new AnswersError(`the answers repeat an id in "${ansId.name}": they cannot be graded`);
-}
-var INT64_BOUND = 9223372036854776e3;
-function requireClassLabels(v, c) {
-  const float = c.kind === "float";
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!Number.isInteger(x) || float && (x < -INT64_BOUND || x >= INT64_BOUND))
-      throw new SubmissionError(
-        `column "${c.name}" has a label ${x} that is not an integer in int64 range (data row ${i + 1}); scikit-learn treats such labels as continuous`
-      );
-  }
-}
-function columnRmsle(targets, sub, ans) {
-  const cols = targets.map((t) => requireColumn(sub, t));
-  requireRowCount(sub, ans);
-  let sum2 = 0;
-  for (let k = 0; k < targets.length; k++) {
-    sum2 += rmsle(
-      numeric(requireColumn(ans, targets[k], "answers"), "answers"),
-      sklearnNumbers(cols[k], null)
-    );
-  }
-  return sum2 / targets.length;
-}
-function requireRowSums(cols, tolerance) {
-  const vals = cols.map((c) => numeric(c));
-  const n = vals.length ? vals[0].length : 0;
-  const sums = new Float64Array(n);
-  let badRangeCol = -1, missingCol = -1;
-  for (let k = 0; k < vals.length; k++) {
-    const v = vals[k];
-    for (let i = 0; i < n; i++) {
-      const x = v[i];
-      if (x === x) {
-        sums[i] += x;
-        if ((x < 0 || x > 1) && badRangeCol === -1) badRangeCol = k;
-      } else if (missingCol === -1) missingCol = k;
-    }
-  }
-  for (let i = 0; i < n; i++) {
-    const s = sums[i];
-    if (!(Math.abs(s - 1) <= tolerance)) {
-      throw new SubmissionError(
-        `probabilities on data row ${i + 1} sum to ${s}, not 1 (tolerance ${tolerance})`
-      );
-    }
-  }
-  if (badRangeCol !== -1) requireUnitRange(vals[badRangeCol], cols[badRangeCol]);
-  if (missingCol !== -1) requireNoMissing(vals[missingCol], cols[missingCol]);
-  return vals;
-}
-function multiclassLogLossGrade(spec, sub, ans) {
-  const want = [spec.id, ...spec.classes];
-  if (spec.columns === "exact-count") {
-    if (sub.rowCount !== ans.rowCount || sub.names.length !== want.length) {
-      throw new SubmissionError(
-        `submission shape (${sub.rowCount}, ${sub.names.length}) does not match the answers' (${ans.rowCount}, ${want.length})`
-      );
-    }
-    requireRowSums(
-      sub.names.slice(1).map((n) => sub.column(n)),
-      spec.rowSumTolerance
-    );
-  } else {
-    if (spec.columns === "exact") {
-      const wanted = new Set(want);
-      const missing = want.filter((n) => !sub.has(n));
-      const extra = sub.names.filter((n) => !wanted.has(n));
-      if (missing.length || extra.length || sub.names.length !== want.length) {
-        const parts2 = [];
-        if (missing.length)
-          parts2.push(
-            `missing ${missing.slice(0, 3).map((m) => `"${m}"`).join(", ")}${missing.length > 3 ? ", \u2026" : ""}`
-          );
-        if (extra.length)
-          parts2.push(
-            `unexpected ${extra.slice(0, 3).map((m) => `"${m}"`).join(", ")}${extra.length > 3 ? ", \u2026" : ""}`
-          );
-        throw new SubmissionError(
-          `submission columns must be exactly ${spec.id} + ${spec.classes.length} classes (${parts2.join("; ")})`
-        );
-      }
-    } else {
-      for (const c of spec.classes) requireColumn(sub, c);
-      requireColumn(sub, spec.id);
-    }
-    requireRowCount(sub, ans);
-    requireRowSums(
-      spec.classes.map((c) => sub.column(c)),
-      spec.rowSumTolerance
-    );
-  }
-  for (const c of want) requireColumn(sub, c);
-  const rows = pairByUniqueIds(sub.column(spec.id), requireColumn(ans, spec.id, "answers"));
-  const probs = spec.classes.map((c) => numeric(sub.column(c)));
-  const truth = spec.classes.map((c) => numeric(requireColumn(ans, c, "answers"), "answers"));
-  return multiclassLogLoss(truth, probs, rows);
-}
-function requireSameIdSet(subId, ansId, id) {
-  if (!sameIdSet(subId, ansId))
-    throw new SubmissionError(`submission ids in "${id}" are not the answers' ids`);
-}
-function binaryLogLossGrade(id, target, sub, ans) {
-  const subId = requireColumn(sub, id);
-  const col = requireColumn(sub, target);
-  const ansId = requireColumn(ans, id, "answers");
-  requireSameIdSet(subId, ansId, id);
-  requireRowCount(sub, ans);
-  const p = numeric(col);
-  requireUnitRange(p, col);
-  requireNoMissing(p, col);
-  const rows = pairSortedSets(subId, ansId);
-  return binaryLogLoss(numeric(requireColumn(ans, target, "answers"), "answers"), take(p, rows));
-}
-function pairSortedSets(subId, ansId) {
-  try {
-    return pairById(subId, ansId);
-  } catch (e) {
-    if (!(e instanceof SubmissionError)) throw e;
-    const so = sortedOrder(subId), ao = sortedOrder(ansId);
-    const out = new Int32Array(ao.length);
-    for (let p = 0; p < ao.length; p++) out[ao[p]] = so[p];
-    return out;
-  }
-}
-function distinct(c) {
-  return new Set(c.kind === "text" ? c.strings : c.values);
-}
-function accuracyGrade(spec, sub, ans) {
-  requireRowCount(sub, ans);
-  const col = requireColumn(sub, spec.target);
-  const subId = requireColumn(sub, spec.id);
-  const truthCol = requireColumn(ans, spec.target, "answers");
-  const rows = pairByUniqueIds(subId, requireColumn(ans, spec.id, "answers"));
-  const n = ans.rowCount;
-  if (n === 0) throw new SubmissionError("the answers have no rows");
-  let hits = 0;
-  if (spec.compare === "string") {
-    for (let j = 0; j < n; j++) if (pythonStr(truthCol, j) === pythonStr(col, rows[j])) hits++;
-    return hits / n;
-  }
-  const subText = col.kind === "text", ansText = truthCol.kind === "text";
-  if (subText && col.strings.includes(null)) {
-    throw new SubmissionError(
-      `column "${spec.target}" has a missing label (data row ${col.strings.indexOf(null) + 1})`
-    );
-  }
-  if (subText !== ansText) {
-    if (distinct(col).size <= 2 && distinct(truthCol).size <= 2) {
-      throw new SubmissionError(`column "${spec.target}" mixes text and number labels`);
-    }
-    return 0;
-  }
-  if (subText) {
-    const a2 = truthCol.strings, s2 = col.strings;
-    const gap = s2.indexOf(null);
-    if (gap !== -1)
-      throw new SubmissionError(`column "${spec.target}" has a missing label (data row ${gap + 1})`);
-    for (let j = 0; j < n; j++) if (a2[j] === s2[rows[j]]) hits++;
-    return hits / n;
-  }
-  const a = truthCol.values, s = col.values;
-  requireNoMissing(s, col);
-  requireClassLabels(s, col);
-  for (let j = 0; j < n; j++) if (a[j] === s[rows[j]]) hits++;
-  return hits / n;
-}
-function qwkGrade(id, target, sub, ans) {
-  const col = requireColumn(sub, target);
-  if (sub.rowCount === 0 || sub.names.length === 0) throw new SubmissionError("submission has no rows");
-  const subId = requireColumn(sub, id);
-  const ansId = requireColumn(ans, id, "answers");
-  requireSameIdSet(subId, ansId, id);
-  requireRowCount(sub, ans);
-  const pred = numeric(col);
-  requireNoMissing(pred, col);
-  requireClassLabels(pred, col);
-  const rows = pairSortedSets(subId, ansId);
-  return quadraticWeightedKappa(take(pred, rows), numeric(requireColumn(ans, target, "answers"), "answers"));
-}
-
-// src/grade/spec.ts
-import { readFileSync as readFileSync4, existsSync as existsSync3 } from "node:fs";
-import { join as join3 } from "node:path";
-var name = external_exports.string().min(1);
-var names = external_exports.array(name).min(1);
-var note = external_exports.string().optional();
-var rounding = external_exports.enum(["python", "numpy"]).optional();
-var IdRule = external_exports.enum([
-  /** Sorted id lists equal (same multiset): missing, extra, duplicated or retyped ids are invalid. */
-  "match",
-  /** Ids only used to sort both sides, rows then paired by position; no check (nyc-taxi). */
-  "sort-only"
-]);
-var GraderSpecSchema = external_exports.discriminatedUnion("kind", [
-  /** One probability column scored with ROC AUC; values must lie in [0,1] (lite-grading §2.3). */
-  external_exports.strictObject({ kind: external_exports.literal("binary-auc"), id: name, target: name, rounding, note }),
-  /** Mean of per-column ROC AUCs. */
-  external_exports.strictObject({
-    kind: external_exports.literal("column-auc"),
-    id: name,
-    targets: names,
-    /** superset: extra columns ignored; exact: the column set must be exactly id + targets. */
-    columns: external_exports.enum(["superset", "exact"]).default("superset"),
-    /** Require every target value to lie in [0,1]. */
-    range: external_exports.boolean().default(true),
-    /** by-name: target k scored against answers' target k; by-position: the submission's non-id columns in its own order (jigsaw). */
-    pairing: external_exports.enum(["by-name", "by-position"]).default("by-name"),
-    /** Drop answer rows whose targets sum below 0 (Kaggle's unscored rows marked -1). */
-    skipNegativeRows: external_exports.boolean().default(false),
-    /** reject: ids must match exactly; allow: duplicated submission ids are paired by sorted position (jigsaw). */
-    duplicateIds: external_exports.enum(["reject", "allow"]).default("reject"),
-    rounding,
-    note
-  }),
-  /** Root mean squared error of one column. */
-  external_exports.strictObject({
-    kind: external_exports.literal("rmse"),
-    id: name,
-    target: name,
-    ids: IdRule.default("match"),
-    rounding,
-    note
-  }),
-  /** Mean of per-column RMSLEs, rows paired in file order (ids ignored). */
-  external_exports.strictObject({ kind: external_exports.literal("column-rmsle"), targets: names, rounding, note }),
-  /** Multi-class log loss over one-hot answer columns; rows must sum to 1 ± tolerance and lie in [0,1]. */
-  external_exports.strictObject({
-    kind: external_exports.literal("multiclass-logloss"),
-    id: name,
-    classes: names,
-    /** superset: extras ignored; exact: column set exactly id + classes; exact-count: exactly 1+K columns, probability checks by position (id first). */
-    columns: external_exports.enum(["superset", "exact", "exact-count"]).default("superset"),
-    /** numpy isclose(sum, 1, atol=1e-6) with rtol 1e-5 ⇒ 1.1e-5. */
-    rowSumTolerance: external_exports.number().nonnegative().default(11e-6),
-    rounding,
-    note
-  }),
-  /** Binary log loss of P(label = 1); ids compared as sets, values in [0,1]. */
-  external_exports.strictObject({ kind: external_exports.literal("binary-logloss"), id: name, target: name, rounding, note }),
-  /** Fraction of rows equal to the answer. value: pandas/sklearn comparison; string: both sides as pandas astype(str). */
-  external_exports.strictObject({
-    kind: external_exports.literal("accuracy"),
-    id: name,
-    target: name,
-    compare: external_exports.enum(["value", "string"]).default("value"),
-    rounding,
-    note
-  }),
-  /** Quadratic weighted kappa over integral labels; ids compared as sets. */
-  external_exports.strictObject({ kind: external_exports.literal("qwk"), id: name, target: name, rounding, note })
-]);
-function roundingOf(spec) {
-  if (spec.rounding) return spec.rounding;
-  return spec.kind === "binary-auc" || spec.kind === "column-auc" || spec.kind === "qwk" || spec.kind === "accuracy" ? "numpy" : "python";
-}
-function parseGraderSpec(raw, source = "grader.json") {
-  const parsed = GraderSpecSchema.safeParse(raw);
-  if (!parsed.success) throw new Error(formatZodError(parsed.error, source));
-  return parsed.data;
-}
-function loadGraderSpec(competitionDir) {
-  const file2 = join3(competitionDir, "grader.json");
-  if (!existsSync3(file2)) return null;
-  let raw;
-  try {
-    raw = JSON.parse(readFileSync4(file2, "utf8"));
-  } catch (e) {
-    throw new Error(`${file2}: not valid JSON (${e.message})`);
-  }
-  return parseGraderSpec(raw, file2);
-}
-
-// src/grade/format-check.ts
-var placeholder = (name2, n, f) => ({
-  name: name2,
-  kind: "float",
-  values: Float64Array.from({ length: n }, (_, i) => f(i)),
-  strings: null
-});
-var twoClasses = (i) => i % 2;
-function standInAnswers(spec, sample) {
-  const used = columnsUsed(spec).answers;
-  const missing = used.filter((n2) => !sample.column(n2));
-  if (missing.length > 0)
-    return {
-      ok: false,
-      reason: `the sample submission lacks the answer column(s) ${missing.map((m) => `"${m}"`).join(", ")} the grader reads`
-    };
-  const n = sample.rowCount;
-  const cols = used.map((name2) => {
-    const c = sample.column(name2);
-    switch (spec.kind) {
-      case "binary-auc":
-      case "binary-logloss":
-        return name2 === spec.target ? placeholder(name2, n, twoClasses) : c;
-      case "column-auc":
-        return spec.targets.includes(name2) ? placeholder(name2, n, twoClasses) : c;
-      case "rmse":
-        return name2 === spec.target ? placeholder(name2, n, () => 0) : c;
-      case "column-rmsle":
-        return placeholder(name2, n, () => 0);
-      case "multiclass-logloss": {
-        const k = spec.classes.indexOf(name2);
-        return k < 0 ? c : placeholder(name2, n, () => k === 0 ? 1 : 0);
-      }
-      case "qwk":
-        return name2 === spec.target ? placeholder(name2, n, twoClasses) : c;
-      case "accuracy":
-        return c;
-    }
-  });
-  return { ok: true, answers: new Table(used, cols, n) };
-}
-function formatVerdict(spec, stand, read) {
-  if (!stand.ok) return { valid: false, errors: [`cannot check the format: ${stand.reason}`] };
-  const answers = stand.answers;
-  try {
-    const sub = read(submissionReadOptions(spec, answers.rowCount));
-    scoreTables(spec, sub, answers);
-    return { valid: true, errors: [] };
-  } catch (e) {
-    if (e instanceof CsvError || e instanceof MetricError)
-      return {
-        valid: false,
-        errors: [e.message.replace(/the answers have (\d+)/, "the sample submission has $1")]
-      };
-    return { valid: false, errors: [`cannot check the format: ${e.message}`] };
-  }
-}
-function formatGrader(competition, competitionDir) {
-  if (competition.grading === "external") return null;
-  try {
-    return loadGraderSpec(competitionDir);
-  } catch {
-    return null;
-  }
-}
-
-// src/execute/validation-server.ts
-var key = (v) => v === null ? "" : String(v);
-function idsOf(t, name2) {
-  const c = t.column(name2);
-  if (!c) return [];
-  const out = new Array(t.rowCount);
-  for (let i = 0; i < t.rowCount; i++) out[i] = key(idKey(c, i));
-  return out;
-}
-function bodyLimit(sampleBytes, ceiling = DEFAULT_CEILING) {
-  return Math.min(ceiling, Math.max(1024 ** 2, 16 * sampleBytes + 1024 ** 2));
-}
-var DEFAULT_CEILING = 32 * 1024 ** 2;
-var few = (xs, n = 5) => xs.slice(0, n).map((x) => JSON.stringify(x)).join(", ") + (xs.length > n ? `, \u2026 (${xs.length} in all)` : "");
-function checkTable(sample, t) {
-  const errors = [];
-  const header = t.names;
-  const missing = sample.columns.filter((c) => !header.includes(c));
-  const extra = header.filter((c) => !sample.columns.includes(c));
-  if (missing.length > 0) errors.push(`missing columns: ${few(missing)}`);
-  if (extra.length > 0) errors.push(`unexpected columns: ${few(extra)}`);
-  if (t.rowCount !== sample.rows)
-    errors.push(`${t.rowCount} rows, expected ${sample.rows} (as in the sample submission)`);
-  if (t.has(sample.idColumn)) {
-    const seen = /* @__PURE__ */ new Set();
-    const dupes = [];
-    const unknown2 = [];
-    for (const id of idsOf(t, sample.idColumn)) {
-      if (seen.has(id)) {
-        if (dupes.length < 6) dupes.push(id);
-      } else if (!sample.ids.has(id)) {
-        if (unknown2.length < 6) unknown2.push(id);
-      } else seen.add(id);
-    }
-    const absent = [];
-    for (const id of sample.ids) if (!seen.has(id) && absent.length < 6) absent.push(id);
-    if (absent.length > 0) errors.push(`ids missing from ${sample.idColumn}: ${few(absent)}`);
-    if (unknown2.length > 0) errors.push(`ids not in the sample submission: ${few(unknown2)}`);
-    if (dupes.length > 0) errors.push(`duplicate ids: ${few(dupes)}`);
-  }
-  return { valid: errors.length === 0, errors };
-}
-function checkWith(sample, read) {
-  try {
-    return checkTable(
-      sample,
-      read((n) => n === sample.idColumn, 2 * sample.rows + 1e3)
-    );
-  } catch (e) {
-    if (e instanceof CsvError) {
-      const msg = e.message.replace(/^submission: /, "");
-      return {
-        valid: false,
-        errors: [msg.replace(/ \(the answers have \d+\)/, " (as in the sample submission)")]
-      };
-    }
-    throw e;
-  }
-}
-function standInOfFile(grader, sampleFile) {
-  const used = columnsUsed(grader).answers;
-  return standInAnswers(grader, readCsvFile(sampleFile, { keep: (n) => used.includes(n) }));
-}
-function checkFormatFileWithGrader(grader, stand, file2) {
-  if (statSync5(file2).size === 0) return { valid: false, errors: ["the submission is empty"] };
-  const r = formatVerdict(grader, stand, (opts) => readCsvFile(file2, opts));
-  return { ...r, errors: r.errors.map((e) => e.replaceAll(file2, "submission")) };
-}
-function checkFormatFile(sample, file2) {
-  if (statSync5(file2).size === 0) return { valid: false, errors: ["the submission is empty"] };
-  const r = checkWith(sample, (keep, maxRows) => readCsvFile(file2, { keep, maxRows }));
-  return { ...r, errors: r.errors.map((e) => e.replaceAll(file2, "submission")) };
-}
-var MultipartFile = class {
-  constructor(boundary, out) {
-    this.out = out;
-    this.delim = Buffer.from(`\r
---${boundary}`);
-  }
-  out;
-  buf = Buffer.alloc(0);
-  state = "pre";
-  isFile = false;
-  delim;
-  found = false;
-  static boundary(contentType) {
-    const m = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
-    return m ? m[1] ?? m[2].trim() : null;
-  }
-  push(chunk) {
-    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
-    for (; ; ) {
-      if (this.state === "done") {
-        this.buf = Buffer.alloc(0);
-        return;
-      }
-      if (this.state === "pre") {
-        const d = this.delim.subarray(2);
-        const i = this.buf.indexOf(d);
-        if (i < 0) {
-          this.buf = this.buf.subarray(Math.max(0, this.buf.length - d.length));
-          return;
-        }
-        this.buf = this.buf.subarray(i + d.length);
-        this.state = "after";
-      } else if (this.state === "after") {
-        if (this.buf.length < 2) return;
-        if (this.buf[0] === 45 && this.buf[1] === 45) this.state = "done";
-        else {
-          this.buf = this.buf.subarray(2);
-          this.state = "headers";
-        }
-      } else if (this.state === "headers") {
-        const i = this.buf.indexOf("\r\n\r\n");
-        if (i < 0) {
-          if (this.buf.length > 16 * 1024) throw new Error("multipart part headers longer than 16 KiB");
-          return;
-        }
-        const headers = this.buf.subarray(0, i).toString("latin1");
-        this.isFile = /name="file"/i.test(headers) || /filename=/i.test(headers);
-        this.buf = this.buf.subarray(i + 4);
-        this.state = "body";
-      } else {
-        const i = this.buf.indexOf(this.delim);
-        if (i < 0) {
-          const keep = this.delim.length - 1;
-          if (this.buf.length > keep) {
-            if (this.isFile) this.out(this.buf.subarray(0, this.buf.length - keep));
-            this.buf = this.buf.subarray(this.buf.length - keep);
-          }
-          return;
-        }
-        if (this.isFile) {
-          this.out(this.buf.subarray(0, i));
-          this.found = true;
-          this.state = "done";
-        } else {
-          this.buf = this.buf.subarray(i + this.delim.length);
-          this.state = "after";
-        }
-      }
-    }
-  }
-};
-async function startValidationServer(opts = {}) {
-  const ceiling = opts.maxBytes ?? DEFAULT_CEILING;
-  const budget = opts.requestsPerRun ?? 200;
-  const byToken = /* @__PURE__ */ new Map();
-  const tokenOf = /* @__PURE__ */ new Map();
-  const spool = mkdtempSync(path3.join(os3.tmpdir(), "medalist-format-"));
-  let seq = 0;
-  const server = http.createServer((req, res) => {
-    const reply = (status, body, close = false) => {
-      if (res.headersSent) return;
-      const send = () => {
-        if (res.headersSent) return;
-        res.writeHead(status, {
-          "content-type": "application/json",
-          ...close ? { connection: "close" } : {}
-        });
-        res.end(JSON.stringify(body) + "\n");
-      };
-      if (!close || req.complete) return send();
-      req.removeAllListeners("data");
-      req.on("end", send);
-      req.resume();
-      const cut = setTimeout(() => req.destroy(), 5e3);
-      cut.unref();
-      req.on("close", () => clearTimeout(cut));
-    };
-    const m = /^\/([0-9a-f]{32})\/validate\/?$/.exec(req.url ?? "");
-    const entry = m ? byToken.get(m[1]) : void 0;
-    if (req.url === "/health") return reply(200, { ok: true });
-    if (!entry) return reply(404, { error: "unknown validation URL" }, true);
-    if (req.method !== "POST")
-      return reply(
-        405,
-        { error: "POST the submission CSV (raw body, or multipart with a `file` part)" },
-        true
-      );
-    if (entry.used >= budget)
-      return reply(429, { error: `this run has used all ${budget} of its format checks` }, true);
-    if (entry.busy) return reply(429, { error: "one format check at a time: wait for the answer" }, true);
-    let shape;
-    try {
-      entry.shape ??= sampleShapeOfFile(entry.samplePath);
-      shape = entry.shape;
-      if (entry.grader) entry.stand ??= standInOfFile(entry.grader, entry.samplePath);
-    } catch (e) {
-      return reply(500, { error: `could not read the sample submission: ${e.message}` }, true);
-    }
-    const limit = bodyLimit(shape.bytes, ceiling);
-    const declared = Number(req.headers["content-length"] ?? NaN);
-    if (declared > limit) return reply(413, { error: `submission larger than ${limit} bytes` }, true);
-    entry.used++;
-    entry.busy = true;
-    const file2 = path3.join(spool, `${++seq}.csv`);
-    const out = createWriteStream(file2);
-    let size = 0;
-    let failed = null;
-    const type = req.headers["content-type"] ?? "";
-    const boundary = /^multipart\/form-data/i.test(type) ? MultipartFile.boundary(type) : null;
-    const write = (c) => void out.write(c);
-    const parts2 = boundary ? new MultipartFile(boundary, write) : null;
-    const done = () => {
-      entry.busy = false;
-      rmSync(file2, { force: true });
-    };
-    out.on("error", (e) => failed ??= `could not spool the submission: ${e.message}`);
-    req.on("data", (c) => {
-      if (failed) return;
-      size += c.length;
-      if (size > limit) {
-        failed = "too big";
-        out.destroy();
-        done();
-        return reply(413, { error: `submission larger than ${limit} bytes` }, true);
-      }
-      try {
-        if (parts2) parts2.push(c);
-        else write(c);
-      } catch (e) {
-        failed = e.message;
-      }
-      if (out.writableNeedDrain) {
-        req.pause();
-        out.once("drain", () => req.resume());
-      }
-    });
-    req.on("error", () => {
-      failed ??= "aborted";
-      out.destroy();
-      done();
-    });
-    req.on("end", () => {
-      if (failed === "too big" || failed === "aborted") return;
-      out.end(() => {
-        try {
-          if (failed) return reply(400, { error: failed });
-          if (parts2 && !parts2.found) return reply(400, { error: "no file part in the multipart body" });
-          const check2 = entry.grader && entry.stand ? checkFormatFileWithGrader(entry.grader, entry.stand, file2) : checkFormatFile(shape, file2);
-          reply(200, {
-            competition_id: entry.competitionId,
-            valid: check2.valid,
-            result: check2.valid ? "Submission is valid." : `Submission is invalid: ${check2.errors.join("; ")}`,
-            errors: check2.errors
-          });
-        } catch (e) {
-          reply(500, { error: `could not check the submission: ${e.message}` });
-        } finally {
-          done();
-        }
-      });
-    });
-  });
-  server.headersTimeout = 1e4;
-  server.requestTimeout = 12e4;
-  server.maxConnections = 64;
-  const host = opts.host ?? "127.0.0.1";
-  await new Promise((resolve19, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => resolve19());
-  });
-  const port = server.address().port;
-  const shown = opts.advertiseHost ?? host;
-  const url2 = `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}`;
-  return {
-    url: url2,
-    register(competitionId, samplePath, runId, grader) {
-      const k = `${competitionId}\0${runId ?? ""}`;
-      let token = tokenOf.get(k);
-      if (!token) {
-        token = randomBytes(16).toString("hex");
-        tokenOf.set(k, token);
-        byToken.set(token, { competitionId, samplePath, grader: grader ?? null, used: 0, busy: false });
-      }
-      return `${url2}/${token}/validate`;
-    },
-    close: () => new Promise((resolve19) => {
-      server.closeAllConnections();
-      server.close(() => {
-        rmSync(spool, { recursive: true, force: true });
-        resolve19();
-      });
-    })
-  };
-}
-function sampleShapeOfFile(file2) {
-  const t = readCsvFile(file2, { keep: (_n, k) => k === 0 });
-  if (t.names.length === 0) throw new Error("the sample submission is empty");
-  const idColumn = t.names[0];
-  return {
-    columns: t.names,
-    idColumn,
-    ids: new Set(idsOf(t, idColumn)),
-    rows: t.rowCount,
-    bytes: statSync5(file2).size
-  };
-}
-async function bridgeGateway(docker) {
-  try {
-    const net = await docker.getNetwork("bridge").inspect();
-    const configs = net.IPAM?.Config ?? [];
-    const gw = configs.map((c) => c.Gateway).find(Boolean);
-    if (gw) return gw;
-    const subnet = configs.map((c) => c.Subnet).find((s) => s && /^\d+\.\d+\.\d+\.\d+\/\d+$/.test(s));
-    if (subnet) return firstHost(subnet);
-  } catch {
-  }
-  const addrs = os3.networkInterfaces().docker0 ?? [];
-  return addrs.find((a) => a.family === "IPv4")?.address ?? null;
-}
-function firstHost(cidr) {
-  const [ip, bits] = cidr.split("/");
-  const n = ip.split(".").reduce((a, o) => a * 256 + Number(o), 0);
-  const first = (Math.floor(n / 2 ** (32 - Number(bits))) * 2 ** (32 - Number(bits)) + 1) % 2 ** 32;
-  return [24, 16, 8, 0].map((s) => Math.floor(first / 2 ** s) % 256).join(".");
-}
-async function startValidationServerForDocker(docker, opts = {}) {
-  const gw = await bridgeGateway(docker);
-  if (!gw) throw new Error("no Docker bridge gateway found: cannot serve format checks to containers");
-  return startValidationServer({ ...opts, host: gw });
-}
-
-// src/execute/docker/executor.ts
-import { chmod, chown, mkdir, readdir as readdir2, rm, stat, writeFile } from "node:fs/promises";
-import path5 from "node:path";
-
-// src/execute/run-log.ts
-import { createWriteStream as createWriteStream2 } from "node:fs";
-var RunLog = class {
-  constructor(file2, secrets = [], maxBytes = 256 * 1024 ** 2) {
-    this.secrets = secrets;
-    this.maxBytes = maxBytes;
-    this.out = createWriteStream2(file2, { flags: "a" });
-    this.out.on("error", () => {
-    });
-  }
-  secrets;
-  maxBytes;
-  out;
-  partial = { stdout: "", stderr: "" };
-  written = 0;
-  truncated = false;
-  /** A note from Medalist itself (start, timeout, exit). */
-  note(text2) {
-    this.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist ${text2}
-`);
-  }
-  /** Output text from the container; lines may start with Docker's RFC 3339 timestamp. */
-  output(stream, text2) {
-    const buf = this.partial[stream] + text2;
-    const lines2 = buf.split("\n");
-    this.partial[stream] = lines2.pop() ?? "";
-    for (const line of lines2) this.line(stream, line);
-    if (this.partial[stream].length > 64 * 1024) {
-      this.line(stream, this.partial[stream]);
-      this.partial[stream] = "";
-    }
-  }
-  line(stream, raw) {
-    const m = /^(\d{4}-\d\d-\d\dT\S+Z) (.*)$/s.exec(raw);
-    const ts = m ? m[1] : (/* @__PURE__ */ new Date()).toISOString();
-    const text2 = (m ? m[2] : raw).replace(/\r$/, "");
-    this.write(`${ts} ${stream} ${this.mask(text2)}
-`);
-  }
-  mask(text2) {
-    let t = text2;
-    for (const s of this.secrets) if (s.length >= 3) t = t.split(s).join("***");
-    return t;
-  }
-  write(s) {
-    if (this.truncated) return;
-    const n = Buffer.byteLength(s);
-    if (this.written + n > this.maxBytes) {
-      this.truncated = true;
-      this.out.write(`${(/* @__PURE__ */ new Date()).toISOString()} medalist run.log truncated at ${this.maxBytes} bytes
-`);
-      return;
-    }
-    this.written += n;
-    this.out.write(s);
-  }
-  /** Flushes partial lines and closes the file. */
-  async close() {
-    for (const s of ["stdout", "stderr"]) {
-      if (this.partial[s] !== "") this.line(s, this.partial[s]);
-      this.partial[s] = "";
-    }
-    await new Promise((resolve19) => this.out.end(resolve19));
-  }
-};
-
-// src/execute/docker/run-log.ts
-function demux(stream, onText) {
-  return new Promise((resolve19) => {
-    let pending = Buffer.alloc(0);
-    const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
-    stream.on("data", (chunk) => {
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-      while (pending.length >= 8) {
-        const size = pending.readUInt32BE(4);
-        if (pending.length < 8 + size) break;
-        const which = pending[0] === 2 ? "stderr" : "stdout";
-        onText(which, decoders[which].decode(pending.subarray(8, 8 + size), { stream: true }));
-        pending = pending.subarray(8 + size);
-      }
-    });
-    stream.on("end", () => resolve19());
-    stream.on("close", () => resolve19());
-    stream.on("error", () => resolve19());
-  });
-}
-
-// src/execute/runfiles.ts
-import {
-  closeSync as closeSync2,
-  constants,
-  fstatSync as fstatSync2,
-  lstatSync,
-  openSync as openSync2,
-  readdirSync as readdirSync2,
-  readlinkSync,
-  readSync as readSync2,
-  realpathSync,
-  chmodSync,
-  rmSync as rmSync2,
-  mkdtempSync as mkdtempSync2,
-  writeSync
-} from "node:fs";
-import os4 from "node:os";
-import path4 from "node:path";
-var NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-var NONBLOCK = constants.O_NONBLOCK ?? 0;
-function kind(st) {
-  if (st.isSymbolicLink()) return "a symbolic link";
-  if (st.isDirectory()) return "a directory";
-  if (st.isFIFO()) return "a FIFO";
-  if (st.isSocket()) return "a socket";
-  if (st.isCharacterDevice() || st.isBlockDevice()) return "a device node";
-  return "not a regular file";
-}
-function parts(rel) {
-  if (rel === "" || path4.isAbsolute(rel)) return null;
-  const ps = rel.split(/[\\/]+/).filter((p) => p !== "" && p !== ".");
-  return ps.length === 0 || ps.includes("..") ? null : ps;
-}
-function openInside(root, rel, maxBytes) {
-  const ps = parts(rel);
-  const shown = path4.join(root, rel);
-  if (!ps) return { ok: false, problem: `${rel} is not a plain relative path` };
-  let cur = root;
-  for (const p of ["", ...ps.slice(0, -1)]) {
-    cur = p === "" ? root : path4.join(cur, p);
-    let st2;
-    try {
-      st2 = lstatSync(cur);
-    } catch {
-      return { ok: false, problem: `no file at ${shown}`, missing: true };
-    }
-    if (!st2.isDirectory()) return { ok: false, problem: `${cur} is ${kind(st2)}, not a folder` };
-  }
-  let fd;
-  try {
-    fd = openSync2(shown, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
-  } catch (e) {
-    const code = e.code;
-    if (code === "ENOENT") return { ok: false, problem: `no file at ${shown}`, missing: true };
-    if (code === "ELOOP" || code === "EMLINK") return { ok: false, problem: `${shown} is a symbolic link` };
-    let st2 = null;
-    try {
-      st2 = lstatSync(shown);
-    } catch {
-    }
-    return { ok: false, problem: `${shown} ${st2 ? `is ${kind(st2)}` : `cannot be opened (${code})`}` };
-  }
-  const refuse = (problem) => {
-    closeSync2(fd);
-    return { ok: false, problem };
-  };
-  const st = fstatSync2(fd);
-  if (!st.isFile()) return refuse(`${shown} is ${kind(st)}`);
-  if (st.nlink > 1) return refuse(`${shown} is a hard link (${st.nlink} names for one file)`);
-  if (st.size > maxBytes) return refuse(`${shown} is ${st.size} bytes, more than the ${maxBytes}-byte limit`);
-  const where = openedPath(fd);
-  if (where !== null) {
-    let real;
-    try {
-      real = realpathSync(root);
-    } catch {
-      return refuse(`${root} cannot be resolved`);
-    }
-    if (!where.startsWith(real + path4.sep)) return refuse(`${shown} lies outside ${root}`);
-  }
-  return { ok: true, fd, size: st.size };
-}
-function openedPath(fd) {
-  try {
-    return readlinkSync(`/proc/self/fd/${fd}`);
-  } catch {
-    return null;
-  }
-}
-function readInside(root, rel, maxBytes) {
-  const o = openInside(root, rel, maxBytes);
-  if (!o.ok) return o;
-  try {
-    const buf = Buffer.allocUnsafe(Math.min(maxBytes, o.size) + 1);
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync2(o.fd, buf, got, buf.length - got, null);
-      if (n === 0) break;
-      got += n;
-    }
-    if (got > maxBytes) return { ok: false, problem: `${path4.join(root, rel)} grew past ${maxBytes} bytes` };
-    return { ok: true, data: buf.subarray(0, got) };
-  } finally {
-    closeSync2(o.fd);
-  }
-}
-function copyOut(root, rel, dest, maxBytes) {
-  const o = openInside(root, rel, maxBytes);
-  if (!o.ok) return o;
-  let out = -1;
-  try {
-    out = openSync2(dest, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 384);
-    const buf = Buffer.allocUnsafe(Math.min(4 * 1024 * 1024, maxBytes + 1));
-    let total = 0;
-    for (; ; ) {
-      const n = readSync2(o.fd, buf, 0, buf.length, null);
-      if (n === 0) break;
-      total += n;
-      if (total > maxBytes)
-        return { ok: false, problem: `${path4.join(root, rel)} grew past ${maxBytes} bytes` };
-      let off = 0;
-      while (off < n) off += writeSync(out, buf, off, n - off);
-    }
-    return { ok: true };
-  } finally {
-    closeSync2(o.fd);
-    if (out >= 0) closeSync2(out);
-  }
-}
-function isRealDir(p) {
-  try {
-    return lstatSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-function walkTree(dir, visit2, rel = "") {
-  let names2;
-  try {
-    names2 = readdirSync2(dir);
-  } catch {
-    return true;
-  }
-  for (const name2 of names2) {
-    const full = path4.join(dir, name2);
-    const r = rel ? `${rel}/${name2}` : name2;
-    let st;
-    try {
-      st = lstatSync(full);
-    } catch {
-      st = void 0;
-    }
-    const next = visit2(full, r, st);
-    if (next === "stop") return false;
-    if (next !== "skip" && st?.isDirectory() && !walkTree(full, visit2, r)) return false;
-  }
-  return true;
-}
-function sanitizeTree(root, maxEntries = 1e6) {
-  const report = { removed: [], stripped: [], entries: 0, incomplete: false };
-  const top = lstatSync(root, { throwIfNoEntry: false });
-  if (top && !top.isDirectory()) {
-    rmSync2(root, { force: true });
-    report.removed.push(".");
-    return report;
-  }
-  walkTree(root, (full, r, st) => {
-    if (report.entries >= maxEntries) {
-      report.incomplete = true;
-      return "stop";
-    }
-    report.entries++;
-    if (!st || st.isSymbolicLink()) return "skip";
-    if (st.isFIFO() || st.isSocket() || st.isCharacterDevice() || st.isBlockDevice()) {
-      rmSync2(full, { force: true });
-      report.removed.push(r);
-      return "skip";
-    }
-    const mode = st.mode & 4095;
-    const safe = mode & ~3072 & (st.isFile() ? ~2 : ~0);
-    if (safe !== mode) {
-      try {
-        chmodSync(full, safe);
-        report.stripped.push(r);
-      } catch {
-        rmSync2(full, { recursive: true, force: true });
-        report.removed.push(r);
-        return "skip";
-      }
-    }
-  });
-  return report;
-}
-function treeBytes(root, stopAt = Infinity, maxEntries = 1e6) {
-  if (!isRealDir(root)) return 0;
-  let total = 0;
-  let entries = 0;
-  walkTree(root, (_full, _r, st) => {
-    if (total > stopAt) return "stop";
-    if (++entries > maxEntries) {
-      total = Infinity;
-      return "stop";
-    }
-    if (st) total += Math.max(st.blocks * 512, st.isFile() ? st.size : 0);
-  });
-  return total;
-}
-function snapshotFile(file2, maxBytes) {
-  const dir = mkdtempSync2(path4.join(os4.tmpdir(), "medalist-read-"));
-  const dispose = () => rmSync2(dir, { recursive: true, force: true });
-  const dest = path4.join(dir, path4.basename(file2));
-  try {
-    const r = copyOut(path4.dirname(file2), path4.basename(file2), dest, maxBytes);
-    if (!r.ok) {
-      dispose();
-      return r;
-    }
-  } catch (e) {
-    dispose();
-    throw e;
-  }
-  return { ok: true, path: dest, dispose };
-}
-function sanitizeRun(runDir) {
-  const lines2 = [];
-  for (const sub of ["submission", "logs", "code"]) {
-    const r = sanitizeTree(path4.join(runDir, sub));
-    if (r.removed.length > 0)
-      lines2.push(
-        `removed special files from ${sub}/: ${r.removed.slice(0, 5).join(", ")}${r.removed.length > 5 ? ", \u2026" : ""}`
-      );
-    if (r.stripped.length > 0)
-      lines2.push(
-        `cleared setuid/setgid bits in ${sub}/: ${r.stripped.slice(0, 5).join(", ")}${r.stripped.length > 5 ? ", \u2026" : ""}`
-      );
-    if (r.incomplete) lines2.push(`${sub}/ has more than ${r.entries} entries: not all were checked`);
-  }
-  return lines2.length > 0 ? lines2.join("; ") : null;
-}
-
-// src/execute/quota.ts
-var DEFAULT_QUOTA = { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 };
-var MAX_ENTRIES = 1e5;
-function checkQuota(runDir, quota) {
-  const p = runPaths(runDir);
-  const dirs = [
-    ["submission", p.submissionDir],
-    ["logs", p.logsDir],
-    ["code", p.codeDir]
-  ];
-  for (const [folder, dir] of dirs) {
-    const bytes2 = treeBytes(dir, quota[folder], MAX_ENTRIES);
-    if (bytes2 === Infinity) return { folder, bytes: bytes2, limit: quota[folder], entries: MAX_ENTRIES };
-    if (bytes2 > quota[folder]) return { folder, bytes: bytes2, limit: quota[folder] };
-  }
-  return null;
-}
-function describeBreach(b) {
-  const mib2 = (n) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
-  if (b.entries !== void 0)
-    return `/home/${b.folder} holds more than ${b.entries} files and folders: run stopped`;
-  return `/home/${b.folder} went over its ${mib2(b.limit)} quota (${mib2(b.bytes)} or more): run stopped`;
-}
-function watchQuota(runDir, quota, onBreach, intervalMs = 1e3) {
-  let done = false;
-  const timer = setInterval(() => {
-    if (done) return;
-    const b = checkQuota(runDir, quota);
-    if (b) {
-      done = true;
-      clearInterval(timer);
-      onBreach(b);
-    }
-  }, intervalMs);
-  timer.unref();
-  return () => {
-    done = true;
-    clearInterval(timer);
-  };
-}
-
-// src/execute/docker/executor.ts
-var CANCEL_GRACE_SECS = 5;
-var DockerExecutor = class {
-  constructor(docker, settings, opts = {}) {
-    this.docker = docker;
-    this.settings = settings;
-    this.log = opts.log ?? (() => {
-    });
-    this.owner = opts.owner ?? ownerLabel();
-  }
-  docker;
-  settings;
-  name = "docker";
-  image = null;
-  log;
-  owner;
-  /** Builds or finds the agent image once (later calls share the result; a failure is retried). */
-  prepareImage() {
-    this.image ??= prepareImage(this.docker, this.settings, this.log).catch((e) => {
-      this.image = null;
-      throw e;
-    });
-    return this.image;
-  }
-  /** One attempt at one run; the suite runner retries infrastructure errors marked `retryable`. */
-  execute(spec, signal) {
-    return this.attempt(spec, spec.attempt ?? 1, signal);
-  }
-  async attempt(spec, attempt2, signal) {
-    const paths = runPaths(spec.runDir);
-    const details = {};
-    const infra = (error62, retryable = true) => ({
-      outcome: "infra_error",
-      exitCode: null,
-      durationMs: 0,
-      error: error62,
-      details,
-      retryable
-    });
-    const cancelled = () => ({ ...infra("cancelled", false), cancelled: true });
-    if (signal?.aborted) return cancelled();
-    let image;
-    try {
-      image = await this.prepareImage();
-    } catch (e) {
-      return infra(errorMessage(e), !(e instanceof ImageMissingError));
-    }
-    Object.assign(details, { image: image.ref, imageId: image.id, imageDigest: image.digest });
-    try {
-      await prepareRunDir(spec, attempt2 > 1, containerUser(this.settings));
-    } catch (e) {
-      return infra(`preparing the run folder failed: ${errorMessage(e)}`, false);
-    }
-    const secrets = (spec.secretEnv ?? []).map((k) => spec.env[k]).filter((v) => !!v);
-    const log = new RunLog(paths.logFile, secrets, this.settings.logMaxBytes);
-    const opts = containerOptions(spec, this.settings, image.id, { owner: this.owner });
-    const name2 = opts.name;
-    details.container = name2;
-    if (spec.gpus.length > 0) details.gpus = spec.gpus.join(",");
-    let container = null;
-    try {
-      log.note(`attempt ${attempt2}: container ${name2}, image ${image.ref} (${image.digest})`);
-      try {
-        await this.removeByName(name2);
-        container = await this.docker.createContainer(opts);
-      } catch (e) {
-        return infra(`creating the container failed: ${errorMessage(e)}`, statusCode(e) !== 400);
-      }
-      details.containerId = container.id;
-      if (signal?.aborted) return cancelled();
-      try {
-        await container.start();
-      } catch (e) {
-        log.note(`start failed: ${errorMessage(e)}`);
-        const exec = /exec: "[^"]*": (executable file not found in \$PATH|no such file or directory|permission denied)/.exec(
-          errorMessage(e)
-        );
-        if (exec) {
-          const exitCode = exec[1] === "permission denied" ? 126 : 127;
-          const error62 = `the command cannot start: ${exec[0]}`;
-          return { outcome: "failed", exitCode, durationMs: 0, error: error62, details, retryable: false };
-        }
-        return infra(`starting the container failed: ${errorMessage(e)}`);
-      }
-      return await this.supervise(container, spec, log, details, signal);
-    } finally {
-      if (container && !this.settings.keepContainers) {
-        await container.remove({ force: true, v: true }).catch(() => {
-        });
-      }
-      const cleaned = sanitizeRun(spec.runDir);
-      if (cleaned) log.note(cleaned);
-      await log.close();
-    }
-  }
-  /** Waits for the container, enforcing the time limit and cancellation, and classifies the end. */
-  async supervise(container, spec, log, details, signal) {
-    const started = Date.now();
-    log.note(`started; time limit ${spec.timeLimitSecs}s`);
-    const logsDone = container.logs({ follow: true, stdout: true, stderr: true, timestamps: true }).then((stream) => demux(stream, (s, text2) => log.output(s, text2))).catch(() => {
-    });
-    let ended = "exit";
-    let breach = null;
-    let giveUp = () => {
-    };
-    const gaveUp = new Promise((resolve19) => giveUp = () => resolve19("gave-up"));
-    const backstops = [];
-    const stop = (why, grace) => {
-      if (ended !== "exit") return;
-      ended = why;
-      log.note(
-        why === "timeout" ? `time limit reached: stopping (grace ${grace}s)` : why === "quota" ? `${describeBreach(breach)} (grace ${grace}s)` : `cancelled: stopping (grace ${grace}s)`
-      );
-      container.stop({ t: grace }).catch(() => {
-      });
-      backstops.push(setTimeout(() => container.kill().catch(() => {
-      }), (grace + 5) * 1e3));
-      backstops.push(setTimeout(giveUp, (grace + 30) * 1e3));
-    };
-    const timer = setTimeout(() => stop("timeout", this.settings.stopGraceSecs), spec.timeLimitSecs * 1e3);
-    const unwatch = watchQuota(
-      spec.runDir,
-      spec.quota ?? DEFAULT_QUOTA,
-      (b) => {
-        breach = b;
-        stop("quota", Math.min(this.settings.stopGraceSecs, CANCEL_GRACE_SECS));
-      },
-      this.settings.quotaPollMs
-    );
-    const onAbort = () => stop("cancel", Math.min(this.settings.stopGraceSecs, CANCEL_GRACE_SECS));
-    signal?.addEventListener("abort", onAbort, { once: true });
-    if (signal?.aborted) onAbort();
-    let waitCode = null;
-    let lost = null;
-    try {
-      const waited = await Promise.race([container.wait(), gaveUp]);
-      if (waited === "gave-up") lost = new Error("the container did not stop after it was killed");
-      else waitCode = waited.StatusCode ?? null;
-    } catch (e) {
-      lost = e;
-    } finally {
-      clearTimeout(timer);
-      unwatch();
-      for (const t of backstops) clearTimeout(t);
-      signal?.removeEventListener("abort", onAbort);
-    }
-    const durationMs = Date.now() - started;
-    const base = { durationMs, details, retryable: false };
-    if (ended === "cancel") {
-      return {
-        ...base,
-        outcome: "infra_error",
-        exitCode: waitCode,
-        error: "cancelled",
-        cancelled: true
-      };
-    }
-    if (lost !== null) {
-      return {
-        ...base,
-        outcome: "infra_error",
-        exitCode: null,
-        error: `lost the container: ${errorMessage(lost)}`,
-        // Not after a timeout: rerunning a whole time limit for a stuck daemon is not worth it.
-        retryable: ended === "exit"
-      };
-    }
-    let state = {};
-    try {
-      state = (await container.inspect()).State ?? {};
-    } catch {
-    }
-    await Promise.race([logsDone, sleep(5e3)]);
-    const exitCode = state.ExitCode ?? waitCode;
-    const oomKilled = state.OOMKilled === true;
-    if (oomKilled) details.oomKilled = "true";
-    log.note(
-      `exited with code ${exitCode}${oomKilled ? " (out of memory)" : ""} after ${(durationMs / 1e3).toFixed(1)}s`
-    );
-    if (ended === "quota") {
-      details.quota = breach.folder;
-      return { ...base, outcome: "failed", exitCode, oomKilled, error: describeBreach(breach) };
-    }
-    if (ended === "timeout") {
-      return {
-        ...base,
-        outcome: "timed_out",
-        exitCode,
-        oomKilled,
-        error: `time limit of ${spec.timeLimitSecs}s reached`
-      };
-    }
-    if (exitCode === 0) return { ...base, outcome: "completed", exitCode, oomKilled };
-    if (oomKilled) {
-      return {
-        ...base,
-        outcome: "oom",
-        exitCode,
-        oomKilled,
-        error: `out of memory (limit ${this.settings.limits.memory ?? "none"} bytes)`
-      };
-    }
-    const error62 = state.Error ? `the command cannot start: ${state.Error}` : `agent exited with code ${exitCode}`;
-    return { ...base, outcome: "failed", exitCode, oomKilled, error: error62 };
-  }
-  /** A container of the same name left by an earlier attempt or crash. */
-  async removeByName(name2) {
-    try {
-      await this.docker.getContainer(name2).remove({ force: true, v: true });
-    } catch (e) {
-      if (statusCode(e) !== 404) throw e;
-    }
-  }
-};
-async function prepareRunDir(spec, retry, user) {
-  const p = runPaths(spec.runDir);
-  const info = await stat(spec.publicDir).catch(() => null);
-  if (!info?.isDirectory()) throw new Error(`public data folder ${spec.publicDir} does not exist`);
-  await mkdir(spec.runDir, { recursive: true });
-  await chmod(spec.runDir, 448);
-  const [uid, gid] = user.split(":").map(Number);
-  for (const dir of [p.submissionDir, p.logsDir, p.codeDir]) {
-    await mkdir(dir, { recursive: true });
-    await chmod(dir, 511);
-    if (process.getuid?.() === 0 && user !== "") await chown(dir, uid, gid ?? uid).catch(() => {
-    });
-  }
-  if (retry) {
-    for (const f of await readdir2(p.submissionDir))
-      await rm(path5.join(p.submissionDir, f), { recursive: true, force: true });
-  }
-  await writeFile(p.instructionsFile, "", { flag: "a" });
-}
-
-// src/execute/docker/setup.ts
-function dockerResources(config2, gpuIds, hostCpus) {
-  const { gpus, cpus } = config2.limits;
-  if (gpus > gpuIds.length) {
-    throw new UserError(
-      `each run needs ${gpus} GPU(s) (limits.gpus) but this runner has ${gpuIds.length}`,
-      1
-    );
-  }
-  if (cpus !== void 0 && cpus > hostCpus) {
-    throw new UserError(`each run needs ${cpus} CPU(s) (limits.cpus) but this runner has ${hostCpus}`, 1);
-  }
-  let maxParallel = config2.concurrency;
-  if (gpus > 0) maxParallel = Math.floor(gpuIds.length / gpus);
-  else if (cpus !== void 0) maxParallel = Math.max(1, Math.floor(hostCpus / cpus));
-  return {
-    resources: { gpuIds, maxParallel, cpus: cpus !== void 0 ? hostCpus : void 0 },
-    perRun: { gpus, cpus }
-  };
-}
-async function setupDocker(config2, opts) {
-  const log = opts.log ?? (() => {
-  });
-  const docker = await connectDocker(opts.connect);
-  const swept = await sweepStale(docker);
-  if (swept.length > 0)
-    log(`removed ${swept.length} container(s) left by an earlier suite: ${swept.join(", ")}`);
-  const gpus = await detectGpus({ gpuIds: config2.docker.gpuIds });
-  if (gpus.ids.length > 0)
-    log(`GPUs: ${gpus.ids.join(", ")} (${gpus.model ?? "model unknown"}, from ${gpus.source})`);
-  const { resources, perRun: perRun2 } = dockerResources(config2, gpus.ids, opts.hostCpus ?? os5.availableParallelism());
-  const executor = new DockerExecutor(docker, dockerSettings(config2, opts.baseDir), { log });
-  let image;
-  try {
-    image = await executor.prepareImage();
-  } catch (e) {
-    if (e instanceof AgentBuildError) throw e;
-    throw new UserError(errorMessage(e), 1);
-  }
-  log(`agent image ${image.ref} (${image.digest})`);
-  let validation = null;
-  if (opts.validation !== false && config2.docker.network !== "none") {
-    try {
-      validation = await startValidationServerForDocker(docker);
-      log(`format checks for agents at ${validation.url}`);
-    } catch (e) {
-      log(`warning: no format-validation endpoint for agents (${errorMessage(e)})`);
-    }
-  }
-  return {
-    docker,
-    executor,
-    image,
-    gpus,
-    swept,
-    validation,
-    resources,
-    perRun: perRun2,
-    close: async () => {
-      await validation?.close();
-    }
-  };
-}
-
-// src/execute/docker/backend.ts
-var dockerBackend = {
-  name: "docker",
-  async open(ctx) {
-    const { config: config2, agent, log } = ctx;
-    let setup;
-    try {
-      setup = await setupDocker({ ...config2, agent }, { baseDir: ctx.baseDir, log });
-    } catch (e) {
-      if (e instanceof AgentBuildError) return imageDidNotBuild(ctx.config.concurrency, e.message);
-      throw e;
-    }
-    const { docker, executor, validation } = setup;
-    const cleanup = () => cleanupSuite(docker, ctx.suiteId).catch(() => []);
-    const onAbort = () => void cleanup();
-    ctx.signal?.addEventListener("abort", onAbort, { once: true });
-    let closed = null;
-    return {
-      name: "docker",
-      resources: setup.resources,
-      perRun: setup.perRun,
-      facts: {
-        image: setup.image.ref,
-        imageDigest: setup.image.digest,
-        imageId: setup.image.id,
-        gpuModel: setup.gpus.model
-      },
-      validationUrl: validation ? (competitionId, sample, runId, grader) => validation.register(competitionId, sample, runId, grader) : void 0,
-      execute: (spec, signal) => executor.execute(spec, signal),
-      close: () => closed ??= (async () => {
-        ctx.signal?.removeEventListener("abort", onAbort);
-        await cleanup();
-        await setup.close();
-      })()
-    };
-  }
-};
-function imageDidNotBuild(concurrency, cause) {
-  const error62 = `the agent image did not build: ${cause}`;
-  return {
-    name: "docker",
-    resources: { gpuIds: [], maxParallel: concurrency },
-    perRun: { gpus: 0 },
-    facts: { image: null, imageDigest: null, gpuModel: null },
-    execute: async () => ({ outcome: "failed", exitCode: null, durationMs: 0, error: error62 }),
-    close: async () => {
-    }
-  };
-}
-
-// src/execute/local/index.ts
-import { resolve as resolve4 } from "node:path";
-
-// src/execute/local/executor.ts
-import { spawn } from "node:child_process";
-import { randomBytes as randomBytes2 } from "node:crypto";
-import { mkdirSync } from "node:fs";
-
-// src/execute/procs.ts
-import { readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
-var RUN_TOKEN_VAR = "MEDALIST_RUN_TOKEN";
-function stat2(pid) {
-  try {
-    const s = readFileSync5(`/proc/${pid}/stat`, "latin1");
-    const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
-    return { pid, ppid: Number(f[1]), pgid: Number(f[2]), start: f[19], zombie: f[0] === "Z" };
-  } catch {
-    return null;
-  }
-}
-function hasToken(pid, needle) {
-  try {
-    return readFileSync5(`/proc/${pid}/environ`).indexOf(needle) >= 0;
-  } catch {
-    return false;
-  }
-}
-var RunProcesses = class {
-  constructor(rootPid, token) {
-    this.rootPid = rootPid;
-    this.needle = Buffer.from(`${RUN_TOKEN_VAR}=${token}\0`);
-  }
-  rootPid;
-  /** pid → start time of every process seen as part of the run. */
-  known = /* @__PURE__ */ new Map();
-  needle;
-  /** Live processes of the run now (and remembers them). */
-  scan() {
-    let pids;
-    try {
-      pids = readdirSync3("/proc").filter((n) => /^\d+$/.test(n)).map(Number);
-    } catch {
-      return [];
-    }
-    const infos = /* @__PURE__ */ new Map();
-    for (const pid of pids) {
-      if (pid === process.pid) continue;
-      const i = stat2(pid);
-      if (i && !i.zombie) infos.set(pid, i);
-    }
-    const mine = /* @__PURE__ */ new Set();
-    for (const i of infos.values()) {
-      const seen = this.known.get(i.pid);
-      if (seen !== void 0 && seen === i.start) mine.add(i.pid);
-      else if (i.pid === this.rootPid || i.pgid === this.rootPid) mine.add(i.pid);
-      else if (hasToken(i.pid, this.needle)) mine.add(i.pid);
-    }
-    let grew = true;
-    while (grew) {
-      grew = false;
-      for (const i of infos.values())
-        if (!mine.has(i.pid) && mine.has(i.ppid)) {
-          mine.add(i.pid);
-          grew = true;
-        }
-    }
-    for (const pid of mine) this.known.set(pid, infos.get(pid).start);
-    return [...mine];
-  }
-  /** Sends `sig` to the group and to every process of the run; returns how many were signalled. */
-  signal(sig) {
-    try {
-      process.kill(-this.rootPid, sig);
-    } catch {
-    }
-    let n = 0;
-    for (const pid of this.scan()) {
-      try {
-        process.kill(pid, sig);
-        n++;
-      } catch {
-      }
-    }
-    return n;
-  }
-};
-var live = /* @__PURE__ */ new Set();
-var trackRun = (r) => live.add(r);
-var untrackRun = (r) => live.delete(r);
-function killAllRunsNow() {
-  for (const r of live) r.signal("SIGKILL");
-}
-
-// src/execute/local/executor.ts
-var KEEP = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT"];
-var PIPE_WAIT_MS = 2e3;
-var LocalExecutor = class {
-  constructor(opts) {
-    this.opts = opts;
-  }
-  opts;
-  name = "local";
-  /** The agent works on the host: its instructions name the run's real folders. */
-  agentPaths(spec) {
-    return hostPaths(spec);
-  }
-  execute(spec, signal) {
-    const p = runPaths(spec.runDir);
-    for (const d of [p.submissionDir, p.logsDir, p.codeDir]) mkdirSync(d, { recursive: true });
-    const token = randomBytes2(16).toString("hex");
-    const env = {};
-    for (const k of KEEP) if (process.env[k] !== void 0) env[k] = process.env[k];
-    Object.assign(env, spec.env, contractEnv(spec, hostPaths(spec)), { [RUN_TOKEN_VAR]: token });
-    const secrets = (spec.secretEnv ?? []).map((k) => spec.env[k]).filter((v) => !!v);
-    const log = new RunLog(p.logFile, secrets, this.opts.logMaxBytes);
-    const started = Date.now();
-    const grace = (this.opts.graceSecs ?? 5) * 1e3;
-    const { command } = this.opts;
-    const [file2, args] = typeof command === "string" ? ["/bin/sh", ["-c", command]] : [command[0], command.slice(1)];
-    return new Promise((resolve19) => {
-      let why = null;
-      let breach = null;
-      let settled = false;
-      let exit = null;
-      const timers = [];
-      const child = spawn(file2, args, {
-        cwd: this.opts.cwd,
-        env,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"]
-      });
-      const procs = child.pid ? new RunProcesses(child.pid, token) : null;
-      if (procs) trackRun(procs);
-      const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
-      child.stdout.on(
-        "data",
-        (c) => log.output("stdout", decoders.stdout.decode(c, { stream: true }))
-      );
-      child.stderr.on(
-        "data",
-        (c) => log.output("stderr", decoders.stderr.decode(c, { stream: true }))
-      );
-      child.stdout.on("error", () => {
-      });
-      child.stderr.on("error", () => {
-      });
-      const scanner = setInterval(() => procs?.scan(), this.opts.pollMs ?? 1e3);
-      const unwatch = watchQuota(
-        spec.runDir,
-        spec.quota ?? DEFAULT_QUOTA,
-        (b) => {
-          breach = b;
-          stop("quota");
-        },
-        this.opts.pollMs
-      );
-      const stop = (reason) => {
-        if (why !== null || settled) return;
-        why = reason;
-        log.note(
-          reason === "timeout" ? `time limit of ${spec.timeLimitSecs}s reached: stopping the agent` : reason === "quota" ? describeBreach(breach) : "cancelled: stopping the agent"
-        );
-        procs?.signal("SIGTERM");
-        timers.push(setTimeout(() => void finish(), grace));
-      };
-      const timer = setTimeout(() => stop("timeout"), spec.timeLimitSecs * 1e3);
-      const onAbort = () => stop("cancel");
-      signal?.addEventListener("abort", onAbort, { once: true });
-      if (signal?.aborted) onAbort();
-      const finish = async (startError) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        clearInterval(scanner);
-        unwatch();
-        for (const t of timers) clearTimeout(t);
-        signal?.removeEventListener("abort", onAbort);
-        for (let i = 0; i < 50 && procs && procs.signal("SIGKILL") > 0; i++) await sleep2(100);
-        if (procs) untrackRun(procs);
-        child.stdout.destroy();
-        child.stderr.destroy();
-        const cleaned = sanitizeRun(spec.runDir);
-        if (cleaned) log.note(cleaned);
-        const durationMs = Date.now() - started;
-        const code = exit?.code ?? null;
-        let r;
-        if (startError) {
-          const errno = startError.code;
-          const exitCode = errno === "ENOENT" ? 127 : errno === "EACCES" ? 126 : null;
-          log.output("stderr", `${file2}: cannot start: ${startError.message}
-`);
-          r = {
-            outcome: exitCode === null ? "infra_error" : "failed",
-            exitCode,
-            error: `could not start the agent: ${startError.message}`
-          };
-        } else if (why === "timeout")
-          r = {
-            outcome: "timed_out",
-            exitCode: code,
-            error: `killed at the ${spec.timeLimitSecs}s time limit`
-          };
-        else if (why === "cancel")
-          r = { outcome: "infra_error", exitCode: code, error: "cancelled", cancelled: true };
-        else if (why === "quota")
-          r = {
-            outcome: "failed",
-            exitCode: code,
-            error: describeBreach(breach),
-            details: { quota: breach.folder }
-          };
-        else if (code === 0) r = { outcome: "completed", exitCode: 0 };
-        else
-          r = {
-            outcome: "failed",
-            exitCode: code,
-            ...exit?.sig ? { signal: exit.sig } : {},
-            error: exit?.sig ? `agent killed by ${exit.sig}` : `agent exited with code ${code}`
-          };
-        if (exit)
-          log.note(`exited with ${exit.sig ?? `code ${code}`} after ${(durationMs / 1e3).toFixed(1)}s`);
-        await log.close();
-        resolve19({ ...r, durationMs });
-      };
-      child.on("error", (e) => void finish(e));
-      child.on("exit", (code, sig) => {
-        exit = { code, sig };
-        if (why === null) procs?.signal("SIGKILL");
-        const t = setTimeout(() => void finish(), why === null ? PIPE_WAIT_MS : 0);
-        timers.push(t);
-        child.on("close", () => {
-          clearTimeout(t);
-          void finish();
-        });
-      });
-    });
-  }
-};
-var sleep2 = (ms) => new Promise((r) => setTimeout(r, ms));
-
-// src/execute/local/index.ts
-var localBackend = {
-  name: "local",
-  async open(ctx) {
-    const { agent, config: config2 } = ctx;
-    if (agent.command === void 0) throw new UserError("agent.command: the local executor needs a command");
-    const executor = new LocalExecutor({
-      command: agent.command,
-      cwd: resolve4(ctx.baseDir, agent.cwd ?? "."),
-      graceSecs: runPolicy(config2).stopGraceSecs
-    });
-    return {
-      name: "local",
-      resources: { gpuIds: [], maxParallel: config2.concurrency },
-      perRun: { gpus: 0 },
-      facts: { image: agent.image ?? null, imageDigest: null, gpuModel: null },
-      agentPaths: (spec) => executor.agentPaths(spec),
-      execute: (spec, signal) => executor.execute(spec, signal),
-      close: async () => {
-      }
-    };
-  }
-};
-
-// src/execute/slurm/cleanup.ts
-import os6 from "node:os";
-
-// src/execute/slurm/job.ts
-import { createHash as createHash4 } from "node:crypto";
-function agentUser() {
-  const uid = process.getuid?.() ?? 65534;
-  const gid = process.getgid?.() ?? 65534;
-  return uid === 0 ? "65534:65534" : `${uid}:${gid}`;
-}
-var COMMENT_PREFIX = "medalist";
-var NO_SHARED_DIR_EXIT = 97;
-var FACTS_FILE = ".medalist-node";
-var SCRIPT_FILE = "slurm-job.sh";
-var KEEP2 = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ"];
-function sh(s) {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
-function jobName(suiteId, runId) {
-  const clean = (s) => s.replace(/[^a-zA-Z0-9_.-]+/g, "-");
-  const name2 = `medalist-${clean(suiteId)}-${clean(runId)}`;
-  if (name2.length <= 120) return name2;
-  const hash2 = createHash4("sha256").update(`${suiteId}\0${runId}`).digest("hex").slice(0, 12);
-  return `${name2.slice(0, 107)}-${hash2}`;
-}
-function jobComment(suiteId, runId, owner) {
-  const clean = (s) => s.replace(/[^a-zA-Z0-9_.:-]+/g, "-");
-  return `${COMMENT_PREFIX} suite=${clean(suiteId)} run=${clean(runId)} owner=${clean(owner)}`;
-}
-function parseComment(comment) {
-  const m = /^medalist suite=(\S+) run=(\S+) owner=(\S+)$/.exec(comment.trim());
-  return m ? { suite: m[1], run: m[2], owner: m[3] } : null;
-}
-function timeMinutes(secs) {
-  return Math.max(1, Math.ceil(secs / 60));
-}
-function planJob(spec, s, runnerEnv = process.env) {
-  const p = runPaths(spec.runDir);
-  const name2 = jobName(spec.suiteId, spec.runId);
-  const comment = jobComment(spec.suiteId, spec.runId, s.owner);
-  const scriptPath = `${spec.runDir}/${SCRIPT_FILE}`;
-  const { limits } = s;
-  const args = [
-    "--parsable",
-    "--no-requeue",
-    `--job-name=${name2}`,
-    `--comment=${comment}`,
-    `--output=${p.logFile}`,
-    "--open-mode=append",
-    `--chdir=${spec.runDir}`,
-    `--time=${timeMinutes(spec.timeLimitSecs + s.graceSecs)}`,
-    "--ntasks=1"
-  ];
-  if (limits.cpus !== void 0) args.push(`--cpus-per-task=${Math.ceil(limits.cpus)}`);
-  if (limits.memory !== void 0) args.push(`--mem=${Math.ceil(limits.memory / 2 ** 20)}M`);
-  if (limits.gpus > 0) {
-    args.push(
-      s.gpuFlag === "gpus" ? `--gpus=${s.gpuType ? `${s.gpuType}:` : ""}${limits.gpus}` : `--gres=gpu:${s.gpuType ? `${s.gpuType}:` : ""}${limits.gpus}`
-    );
-  }
-  if (s.partition) args.push(`--partition=${s.partition}`);
-  if (s.account) args.push(`--account=${s.account}`);
-  if (s.qos) args.push(`--qos=${s.qos}`);
-  if (s.constraint) args.push(`--constraint=${s.constraint}`);
-  args.push("--export=ALL", ...s.sbatchArgs, scriptPath);
-  const inContainer = s.mode !== "command";
-  const paths = inContainer ? { ...CONTAINER_PATHS } : {
-    data: spec.publicDir,
-    submission: p.submissionDir,
-    logs: p.logsDir,
-    code: p.codeDir,
-    instructions: p.instructionsFile
-  };
-  const agentEnv2 = { ...spec.env, ...contractEnv(spec, paths) };
-  if (inContainer && s.network === "none") delete agentEnv2.MEDALIST_VALIDATION_URL;
-  const env = {};
-  for (const k of KEEP2) if (runnerEnv[k] !== void 0) env[k] = runnerEnv[k];
-  if (runnerEnv.SLURM_CONF) env.SLURM_CONF = runnerEnv.SLURM_CONF;
-  Object.assign(env, agentEnv2);
-  return {
-    args,
-    script: jobScript(spec, s, Object.keys(agentEnv2)),
-    scriptPath,
-    env,
-    name: name2,
-    comment
-  };
-}
-function commandWords(command) {
-  if (command === void 0) return [];
-  return typeof command === "string" ? ["/bin/sh", "-c", command] : command;
-}
-function jobScript(spec, s, envNames) {
-  const p = runPaths(spec.runDir);
-  const lines2 = [
-    "#!/bin/sh",
-    `# Medalist job for run ${spec.runId} of suite ${spec.suiteId} (generated).`,
-    `if [ ! -f ${sh(s.token)} ]; then`,
-    `  echo "[medalist] node $(hostname) does not see the shared folder "${sh(s.sharedDir)} >&2`,
-    `  exit ${NO_SHARED_DIR_EXIT}`,
-    "fi",
-    `facts=${sh(`${spec.runDir}/${FACTS_FILE}`)}`,
-    "{",
-    '  echo "node=$(hostname)"',
-    '  echo "cuda_visible_devices=${CUDA_VISIBLE_DEVICES:-}"',
-    '  if [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && command -v nvidia-smi >/dev/null 2>&1; then',
-    '    echo "gpu_model=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "$CUDA_VISIBLE_DEVICES" 2>/dev/null | head -n 1)"',
-    "  fi",
-    '} >"$facts.tmp" && mv "$facts.tmp" "$facts"',
-    'echo "[medalist] job ${SLURM_JOB_ID:-?} on $(hostname), CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-none}"'
-  ];
-  const mounts = [
-    [spec.publicDir, CONTAINER_PATHS.data, true],
-    [p.submissionDir, CONTAINER_PATHS.submission, false],
-    [p.logsDir, CONTAINER_PATHS.logs, false],
-    [p.codeDir, CONTAINER_PATHS.code, false],
-    [p.instructionsFile, CONTAINER_PATHS.instructions, true]
-  ];
-  const cmd = commandWords(s.command);
-  const gpus = s.limits.gpus > 0;
-  switch (s.mode) {
-    case "command":
-      lines2.push(`cd ${sh(s.cwd)} || exit 96`, `exec ${cmd.map(sh).join(" ")}`);
-      break;
-    case "docker": {
-      const l = s.limits;
-      const run = [
-        "docker run",
-        '--name "$name"',
-        "--init",
-        `--network ${s.network}`,
-        "--security-opt no-new-privileges",
-        // The agent is hostile: no capabilities, not root (as with the Docker executor).
-        "--cap-drop ALL",
-        `--user ${agentUser()}`,
-        `--label medalist.suite=${sh(spec.suiteId)}`,
-        `--label medalist.run=${sh(spec.runId)}`,
-        ...l.memory !== void 0 ? [`--memory ${l.memory}`, `--memory-swap ${l.memory}`] : [],
-        ...l.cpus !== void 0 ? [`--cpus ${l.cpus}`] : [],
-        ...l.pids !== void 0 ? [`--pids-limit ${l.pids}`] : [],
-        ...l.shmSize !== void 0 ? [`--shm-size ${l.shmSize}`] : [],
-        ...gpus ? ['--gpus "device=$CUDA_VISIBLE_DEVICES"'] : [],
-        ...mounts.map(([src, dst, ro]) => `-v ${sh(`${src}:${dst}${ro ? ":ro" : ""}`)}`),
-        ...envNames.map((n) => `-e ${n}`),
-        sh(s.image ?? ""),
-        ...cmd.map(sh)
-      ];
-      lines2.push(
-        `name=${sh(jobName(spec.suiteId, spec.runId))}`,
-        `trap 'docker stop -t ${s.stopGraceSecs} "$name" >/dev/null 2>&1' TERM INT`,
-        'docker rm -f "$name" >/dev/null 2>&1',
-        `${run.join(" ")} &`,
-        "pid=$!",
-        // wait returns early when a trapped signal arrives: wait until docker run really ended.
-        'wait "$pid"; rc=$?',
-        'while kill -0 "$pid" 2>/dev/null; do wait "$pid"; rc=$?; done',
-        `echo "container_oom=$(docker inspect -f '{{.State.OOMKilled}}' "$name" 2>/dev/null)" >>"$facts"`,
-        'docker rm -f "$name" >/dev/null 2>&1',
-        'exit "$rc"'
-      );
-      break;
-    }
-    case "apptainer": {
-      const prefix = /singularity$/.test(s.apptainer) ? "SINGULARITYENV_" : "APPTAINERENV_";
-      const binds = mounts.map(([src, dst, ro]) => `${src}:${dst}${ro ? ":ro" : ""}`).join(",");
-      for (const n of envNames) lines2.push(`export ${prefix}${n}="$${n}"`);
-      const verb = cmd.length > 0 ? "exec" : "run";
-      lines2.push(
-        [
-          "exec",
-          sh(s.apptainer),
-          verb,
-          "--containall --cleanenv --no-home",
-          ...gpus ? ["--nv"] : [],
-          `--bind ${sh(binds)}`,
-          sh(s.image ?? ""),
-          ...cmd.map(sh)
-        ].join(" ")
-      );
-      break;
-    }
-    case "pyxis": {
-      const mountList = mounts.map(([src, dst, ro]) => `${src}:${dst}${ro ? ":ro" : ""}`).join(",");
-      lines2.push(
-        [
-          "exec srun --ntasks=1",
-          `--container-image=${sh(s.image ?? "")}`,
-          `--container-mounts=${sh(mountList)}`,
-          "--no-container-mount-home",
-          `--container-workdir=${CONTAINER_PATHS.code}`,
-          ...cmd.map(sh)
-        ].join(" ")
-      );
-      break;
-    }
-  }
-  return `${lines2.join("\n")}
-`;
-}
-
-// src/execute/slurm/cleanup.ts
-function orphans(squeueOut, host = os6.hostname(), isAlive = pidAlive) {
-  const out = [];
-  for (const line of squeueOut.split("\n")) {
-    const i = line.indexOf("|");
-    if (i < 0) continue;
-    const id = line.slice(0, i).trim();
-    const c = parseComment(line.slice(i + 1));
-    if (!c || !/^\d+$/.test(id)) continue;
-    const m = /^(.*):(\d+)$/.exec(c.owner);
-    if (!m || m[1] !== host) continue;
-    const pid = Number(m[2]);
-    if (pid !== process.pid && !isAlive(pid)) out.push(id);
-  }
-  return out;
-}
-async function sweepOrphans(runner, log) {
-  const user = os6.userInfo().username;
-  const q = await runner.run("squeue", ["-h", "-u", user, "-o", "%i|%k"]);
-  if (q.code !== 0) {
-    log(`could not list earlier jobs (squeue: ${q.stderr.trim().split("\n")[0]})`);
-    return [];
-  }
-  const ids = orphans(q.stdout);
-  if (ids.length === 0) return [];
-  const c = await runner.run("scancel", ids);
-  if (c.code !== 0) {
-    log(`could not cancel jobs left by a crashed suite (${ids.join(",")}): ${c.stderr.trim()}`);
-    return [];
-  }
-  log(`cancelled ${ids.length} Slurm job(s) left by a crashed suite: ${ids.join(", ")}`);
-  return ids;
-}
-
-// src/execute/slurm/executor.ts
-import {
-  chownSync,
-  lstatSync as lstatSync2,
-  mkdirSync as mkdirSync2,
-  openSync as openSync3,
-  readSync as readSync3,
-  closeSync as closeSync3,
-  readdirSync as readdirSync4,
-  realpathSync as realpathSync2,
-  rmSync as rmSync3
-} from "node:fs";
-import { writeFile as writeFile2, unlink } from "node:fs/promises";
-import os7 from "node:os";
-import { relative, resolve as resolve6, isAbsolute } from "node:path";
-
-// src/execute/slurm/runner.ts
-import { spawn as spawn2 } from "node:child_process";
-var MAX_OUTPUT = 16 * 1024 * 1024;
-function spawnRunner(timeoutMs = 6e4) {
-  return {
-    run(command, args, opts = {}) {
-      return new Promise((resolve19) => {
-        const child = spawn2(command, args, {
-          env: opts.env ?? process.env,
-          stdio: ["ignore", "pipe", "pipe"],
-          timeout: timeoutMs
-        });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (b) => {
-          if (stdout.length < MAX_OUTPUT) stdout += b.toString("utf8");
-        });
-        child.stderr.on("data", (b) => {
-          if (stderr.length < MAX_OUTPUT) stderr += b.toString("utf8");
-        });
-        child.on("error", (e) => resolve19({ code: null, stdout, stderr: stderr + e.message }));
-        child.on(
-          "close",
-          (code, signal) => resolve19({ code, stdout, stderr: signal ? `${stderr}killed by ${signal}` : stderr })
-        );
-      });
-    }
-  };
-}
-
-// src/execute/slurm/sacct.ts
-var SACCT_FIELDS = [
-  "JobIDRaw",
-  "State",
-  "ExitCode",
-  "ElapsedRaw",
-  "NodeList",
-  "MaxRSS",
-  "JobName"
-];
-function sacctArgs(jobIds) {
-  return ["-n", "-P", "--noconvert", "-o", SACCT_FIELDS.join(","), "-j", jobIds.join(",")];
-}
-var UNITS = { "": 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40 };
-function parseSize(v) {
-  const m = /^(\d+(?:\.\d+)?)([KMGT]?)$/i.exec(v.trim());
-  return m ? Math.round(Number(m[1]) * UNITS[m[2].toUpperCase()]) : null;
-}
-function parseSacct(text2) {
-  const jobs = /* @__PURE__ */ new Map();
-  const rss = /* @__PURE__ */ new Map();
-  for (const line of text2.split("\n")) {
-    const f = line.split("|");
-    if (f.length < SACCT_FIELDS.length) continue;
-    const [rawId, state, exit, elapsed, nodeList, maxRss] = f;
-    const name2 = f.slice(6).join("|").trim();
-    const id = rawId.trim();
-    const base = id.split(".")[0];
-    if (!/^\d+(_\d+)?$/.test(base)) continue;
-    const size = parseSize(maxRss);
-    if (size !== null) rss.set(base, Math.max(rss.get(base) ?? 0, size));
-    if (id !== base) continue;
-    const ec = /^(\d+):(\d+)$/.exec(exit.trim());
-    jobs.set(id, {
-      jobId: id,
-      state: state.trim().split(/\s+/)[0] ?? "",
-      exitCode: ec ? Number(ec[1]) : null,
-      signal: ec ? Number(ec[2]) : null,
-      elapsedSecs: Number(elapsed) || 0,
-      nodeList: nodeList.trim(),
-      name: name2,
-      maxRssBytes: null
-    });
-  }
-  for (const [id, job] of jobs) job.maxRssBytes = rss.get(id) ?? null;
-  return jobs;
-}
-function parseJobId(stdout) {
-  const m = /^(\d+)(?:;\S+)?\s*$/.exec(stdout.trim());
-  return m ? m[1] : null;
-}
-var WAITING = /* @__PURE__ */ new Set(["PENDING", "REQUEUED", "RESIZING", "SUSPENDED", "REQUEUE_HOLD", "REQUEUE_FED"]);
-var ACTIVE = /* @__PURE__ */ new Set(["RUNNING", "COMPLETING", "CONFIGURING", "STAGE_OUT", "SIGNALING", "STOPPED"]);
-function phaseOf(state) {
-  if (WAITING.has(state)) return "waiting";
-  if (ACTIVE.has(state)) return "running";
-  return "ended";
-}
-function parseFacts(text2) {
-  const out = {};
-  for (const line of text2.split("\n").slice(0, 50)) {
-    const m = /^([a-z_]{1,40})=(.{0,200})$/.exec(line.trim());
-    if (m) out[m[1]] = m[2].trim();
-  }
-  return out;
-}
-var mib = (b) => `${Math.round(b / 2 ** 20)} MiB`;
-function classify(job, ctx) {
-  const { state } = job;
-  const code = job.signal ? null : job.exitCode;
-  const where = job.nodeList && job.nodeList !== "None assigned" ? ` on ${job.nodeList}` : "";
-  if (ctx.cancelledByUs)
-    return { outcome: "infra_error", exitCode: code, error: "cancelled", cancelled: true };
-  if (ctx.timedOutByUs || state === "TIMEOUT") {
-    return {
-      outcome: "timed_out",
-      exitCode: code,
-      error: ctx.timedOutByUs ? `time limit of ${ctx.timeLimitSecs}s reached: Medalist stopped the job` : `Slurm stopped the job at its time limit (the run's ${ctx.timeLimitSecs}s plus grace)`
-    };
-  }
-  if (state === "COMPLETED") return { outcome: "completed", exitCode: 0 };
-  if (state === "OUT_OF_MEMORY") {
-    return { outcome: "oom", exitCode: code, error: `Slurm reported the job out of memory${where}` };
-  }
-  if (ctx.facts?.container_oom === "true") {
-    return { outcome: "oom", exitCode: code, error: `the agent's container ran out of memory${where}` };
-  }
-  if (state === "FAILED") {
-    if (job.exitCode === NO_SHARED_DIR_EXIT && ctx.facts === null) {
-      return {
-        outcome: "infra_error",
-        exitCode: code,
-        error: `the node${where} does not see the shared folder (slurm.sharedDir)`,
-        retryable: false
-      };
-    }
-    if (job.signal === 9 && ctx.memoryBytes !== void 0 && job.maxRssBytes !== null && job.maxRssBytes >= ctx.memoryBytes) {
-      return {
-        outcome: "oom",
-        exitCode: null,
-        error: `killed by Slurm at ${mib(job.maxRssBytes)} peak memory, over the ${mib(ctx.memoryBytes)} limit`
-      };
-    }
-    return {
-      outcome: "failed",
-      exitCode: code,
-      error: job.signal ? `agent killed by signal ${job.signal}` : `agent exited with code ${job.exitCode}`
-    };
-  }
-  if (state === "NODE_FAIL" || state === "BOOT_FAIL" || state === "PREEMPTED") {
-    return {
-      outcome: "infra_error",
-      exitCode: code,
-      error: `Slurm ended the job: ${state}${where}`,
-      retryable: true
-    };
-  }
-  if (state === "CANCELLED") {
-    return {
-      outcome: "infra_error",
-      exitCode: code,
-      error: "the job was cancelled outside Medalist (scancel by a user or an administrator)",
-      retryable: false
-    };
-  }
-  if (state === "LOST") {
-    return {
-      outcome: "infra_error",
-      exitCode: null,
-      error: "sacct stopped reporting the job (accounting down?); Medalist cancelled it",
-      retryable: true
-    };
-  }
-  return {
-    outcome: "infra_error",
-    exitCode: code,
-    error: `Slurm ended the job: ${state}${where}`,
-    retryable: false
-  };
-}
-
-// src/execute/slurm/settings.ts
-import { resolve as resolve5 } from "node:path";
-function slurmSettings(config2, agent, baseDir, owner, suiteId) {
-  const { sharedDir, ...rest } = config2.slurm;
-  const shared = resolve5(baseDir, sharedDir ?? ".");
-  return {
-    ...rest,
-    sharedDir: shared,
-    token: `${shared}/.medalist-shared-${suiteId.replace(/[^a-zA-Z0-9_.-]+/g, "-")}`,
-    limits: config2.limits,
-    command: agent.command,
-    cwd: resolve5(baseDir, agent.cwd ?? "."),
-    image: agent.image,
-    network: config2.docker.network,
-    stopGraceSecs: runPolicy(config2).stopGraceSecs,
-    owner
-  };
-}
-
-// src/execute/slurm/tracker.ts
-var JobTracker = class {
-  constructor(runner, poll, log = () => {
-  }, lostAfterSecs = 600) {
-    this.runner = runner;
-    this.poll = poll;
-    this.log = log;
-    this.lostAfterSecs = lostAfterSecs;
-    this.intervalSecs = poll.minSecs;
-  }
-  runner;
-  poll;
-  log;
-  lostAfterSecs;
-  listeners = /* @__PURE__ */ new Map();
-  names = /* @__PURE__ */ new Map();
-  last = /* @__PURE__ */ new Map();
-  /** When each job was last seen in sacct (or submitted). */
-  seen = /* @__PURE__ */ new Map();
-  loop = null;
-  wake = () => {
-  };
-  intervalSecs;
-  /** sacct calls made (tests check one per poll). */
-  polls = 0;
-  /**
-   * Calls `listener` with every new report of the job until `unwatch`. With `name`, records of
-   * another name are ignored: after the controller's ids were reset, sacct may still show an
-   * older job with the same id until the new one reaches the database.
-   */
-  watch(jobId, listener, name2) {
-    this.listeners.set(jobId, listener);
-    if (name2 !== void 0) this.names.set(jobId, name2);
-    this.seen.set(jobId, Date.now());
-    this.intervalSecs = this.poll.minSecs;
-    this.wake();
-    this.loop ??= this.run().finally(() => this.loop = null);
-  }
-  unwatch(jobId) {
-    this.listeners.delete(jobId);
-    this.names.delete(jobId);
-    this.last.delete(jobId);
-    this.seen.delete(jobId);
-  }
-  /** Polls soon (after a cancel, say). */
-  nudge() {
-    this.intervalSecs = this.poll.minSecs;
-    this.wake();
-  }
-  async run() {
-    let failures = 0;
-    while (this.listeners.size > 0) {
-      await new Promise((resolve19) => {
-        const t = setTimeout(resolve19, this.intervalSecs * 1e3);
-        this.wake = () => {
-          clearTimeout(t);
-          resolve19();
-        };
-      });
-      this.wake = () => {
-      };
-      if (this.listeners.size === 0) break;
-      const ids = [...this.listeners.keys()];
-      this.polls++;
-      const r = await this.runner.run("sacct", sacctArgs(ids));
-      if (r.code !== 0) {
-        if (++failures % 5 === 1) this.log(`sacct failed (${r.stderr.trim().split("\n")[0]}); retrying`);
-        this.intervalSecs = Math.min(this.intervalSecs * 1.5, this.poll.maxSecs);
-        continue;
-      }
-      failures = 0;
-      let changed = false;
-      const now = Date.now();
-      const jobs = parseSacct(r.stdout);
-      for (const [id, job] of jobs) {
-        const want = this.names.get(id);
-        if (want !== void 0 && job.name !== want) jobs.delete(id);
-      }
-      for (const id of ids) {
-        if (jobs.has(id)) this.seen.set(id, now);
-        else if (now - (this.seen.get(id) ?? now) > this.lostAfterSecs * 1e3) {
-          jobs.set(id, {
-            jobId: id,
-            state: "LOST",
-            exitCode: null,
-            signal: null,
-            elapsedSecs: 0,
-            nodeList: "",
-            name: this.names.get(id) ?? "",
-            maxRssBytes: null
-          });
-        }
-      }
-      for (const [id, job] of jobs) {
-        const listener = this.listeners.get(id);
-        if (!listener) continue;
-        const key2 = `${job.state}|${job.elapsedSecs > 0}`;
-        if (this.last.get(id) !== key2) changed = true;
-        this.last.set(id, key2);
-        listener(job);
-      }
-      this.intervalSecs = changed ? this.poll.minSecs : Math.min(this.intervalSecs * 1.5, this.poll.maxSecs);
-    }
-  }
-};
-
-// src/execute/slurm/executor.ts
-var CANCEL_GRACE_SECS2 = 5;
-function inside(child, parent) {
-  let c;
-  let p;
-  try {
-    c = realpathSync2(child);
-    p = realpathSync2(parent);
-  } catch {
-    return false;
-  }
-  const rel = relative(p, c);
-  return rel === "" || !rel.startsWith("..") && !isAbsolute(rel);
-}
-function firstLine(s) {
-  return s.trim().split("\n")[0] ?? "";
-}
-var FIXED_SUBMIT_ERROR = /invalid|not available|unrecognized|unknown|not allowed|denied|does not exist|exceeds|too many/i;
-function readFacts(runDir) {
-  const path6 = `${runDir}/${FACTS_FILE}`;
-  try {
-    if (!lstatSync2(path6).isFile()) return null;
-    const fd = openSync3(path6, "r");
-    try {
-      const buf = Buffer.alloc(8192);
-      const n = readSync3(fd, buf, 0, buf.length, 0);
-      return parseFacts(buf.subarray(0, n).toString("utf8"));
-    } finally {
-      closeSync3(fd);
-    }
-  } catch {
-    return null;
-  }
-}
-var SlurmExecutor = class {
-  constructor(settings, runner, ctx) {
-    this.settings = settings;
-    this.runner = runner;
-    this.ctx = ctx;
-    this.resources = { gpuIds: [], maxParallel: settings.maxConcurrent };
-    this.facts = { image: settings.image ?? null, imageDigest: null, gpuModel: null };
-    this.tracker = new JobTracker(runner, settings.poll, ctx.log);
-  }
-  settings;
-  runner;
-  ctx;
-  name = "slurm";
-  resources;
-  perRun = { gpus: 0 };
-  facts;
-  tracker;
-  /** Jobs submitted and not yet seen ended. */
-  live = /* @__PURE__ */ new Set();
-  closed = false;
-  /** Cancels every job of the suite still known to be queued or running (one scancel). */
-  async cancelAll() {
-    const ids = [...this.live];
-    if (ids.length === 0) return;
-    await this.runner.run("scancel", ids);
-    this.tracker.nudge();
-  }
-  async execute(spec, signal) {
-    const began = Date.now();
-    const details = {};
-    const infra = (error62, retryable) => ({
-      outcome: "infra_error",
-      exitCode: null,
-      durationMs: Date.now() - began,
-      error: error62,
-      retryable,
-      details
-    });
-    const cancelled = () => ({
-      ...infra("cancelled", false),
-      cancelled: true,
-      details: { ...details, cancelled: "true" }
-    });
-    if (signal?.aborted || this.closed) return cancelled();
-    const s = this.settings;
-    for (const [what, path6] of [
-      ["run folder", spec.runDir],
-      ["public data folder", spec.publicDir]
-    ]) {
-      if (!inside(path6, s.sharedDir)) {
-        return infra(
-          `the ${what} ${path6} is not inside slurm.sharedDir (${s.sharedDir}); the nodes could not see it`,
-          false
-        );
-      }
-    }
-    const p = runPaths(spec.runDir);
-    try {
-      for (const d of [p.submissionDir, p.logsDir, p.codeDir]) {
-        mkdirSync2(d, { recursive: true, mode: 511 });
-        if (s.mode === "docker" && process.getuid?.() === 0) chownSync(d, 65534, 65534);
-      }
-      for (const f of readdirSync4(p.submissionDir))
-        rmSync3(`${p.submissionDir}/${f}`, { recursive: true, force: true });
-      rmSync3(`${spec.runDir}/${FACTS_FILE}`, { force: true });
-    } catch (e) {
-      return infra(`preparing the run folder failed: ${e.message}`, false);
-    }
-    const plan2 = planJob(spec, s);
-    try {
-      await writeFile2(plan2.scriptPath, plan2.script, { mode: 493 });
-    } catch (e) {
-      return infra(`writing the job script failed: ${e.message}`, false);
-    }
-    const sub = await this.runner.run("sbatch", plan2.args, { env: plan2.env });
-    const jobId = sub.code === 0 ? parseJobId(sub.stdout) : null;
-    if (jobId === null) {
-      const why = firstLine(sub.stderr) || firstLine(sub.stdout) || `exit code ${sub.code}`;
-      return infra(`sbatch failed: ${why}`, !FIXED_SUBMIT_ERROR.test(why));
-    }
-    Object.assign(details, { slurmJobId: jobId, slurmJobName: plan2.name });
-    this.live.add(jobId);
-    const ended = await this.follow(jobId, plan2.name, spec, signal);
-    this.live.delete(jobId);
-    const cleaned = sanitizeRun(spec.runDir);
-    if (cleaned) details.sanitized = cleaned;
-    const facts = readFacts(spec.runDir);
-    if (facts?.node) details.node = facts.node;
-    if (facts?.cuda_visible_devices) details.cudaVisibleDevices = facts.cuda_visible_devices;
-    if (facts?.gpu_model) {
-      details.gpuModel = facts.gpu_model;
-      this.facts.gpuModel ??= facts.gpu_model;
-    }
-    if (!ended.job) {
-      if (ended.cancelledByUs) return cancelled();
-      if (ended.timedOutByUs) {
-        return {
-          outcome: "timed_out",
-          exitCode: null,
-          durationMs: Date.now() - began,
-          error: `time limit of ${spec.timeLimitSecs}s reached: Medalist cancelled job ${jobId}, but sacct never confirmed that it ended`,
-          details
-        };
-      }
-      return infra(`lost track of Slurm job ${jobId}: sacct never reported it ended`, true);
-    }
-    const { job } = ended;
-    details.slurmState = job.state;
-    if (job.maxRssBytes !== null) details.maxRssBytes = String(job.maxRssBytes);
-    const c = classify(job, {
-      timedOutByUs: ended.timedOutByUs,
-      cancelledByUs: ended.cancelledByUs,
-      timeLimitSecs: spec.timeLimitSecs,
-      memoryBytes: s.limits.memory !== void 0 ? Math.ceil(s.limits.memory / 2 ** 20) * 2 ** 20 : void 0,
-      facts
-    });
-    if (c.outcome === "oom") details.oomKilled = "true";
-    if (c.cancelled) details.cancelled = "true";
-    return {
-      outcome: c.outcome,
-      exitCode: c.exitCode,
-      durationMs: job.elapsedSecs > 0 ? job.elapsedSecs * 1e3 : Date.now() - began,
-      ...c.error ? { error: c.error } : {},
-      ...c.retryable !== void 0 ? { retryable: c.retryable } : {},
-      ...c.cancelled ? { cancelled: true } : {},
-      ...c.outcome === "oom" ? { oomKilled: true } : {},
-      details
-    };
-  }
-  /** Follows one job until sacct says it ended, enforcing the run's time limit and cancellation. */
-  follow(jobId, name2, spec, signal) {
-    const s = this.settings;
-    return new Promise((done) => {
-      let timedOutByUs = false;
-      let cancelledByUs = false;
-      let limitTimer;
-      const timers = [];
-      const stop = (why) => {
-        if (timedOutByUs || cancelledByUs) return;
-        const again = (args, afterSecs) => timers.push(
-          setTimeout(
-            () => void this.runner.run("scancel", args).then(() => this.tracker.nudge()),
-            afterSecs * 1e3
-          )
-        );
-        if (why === "timeout") {
-          timedOutByUs = true;
-          again(["--full", "--signal=TERM", jobId], 0);
-          again([jobId], s.stopGraceSecs);
-        } else {
-          cancelledByUs = true;
-          again([jobId], 0);
-          again(["--full", "--signal=KILL", jobId], CANCEL_GRACE_SECS2);
-        }
-        timers.push(setTimeout(() => finish(null), (s.stopGraceSecs + 60) * 1e3));
-      };
-      const onAbort = () => stop("cancel");
-      const finish = (job) => {
-        clearTimeout(limitTimer);
-        for (const t of timers) clearTimeout(t);
-        signal?.removeEventListener("abort", onAbort);
-        this.tracker.unwatch(jobId);
-        done({ job, timedOutByUs, cancelledByUs });
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.tracker.watch(
-        jobId,
-        (job) => {
-          const phase = phaseOf(job.state);
-          if (phase === "running" && limitTimer === void 0 && !timedOutByUs && !cancelledByUs) {
-            const left = Math.max(0, spec.timeLimitSecs - job.elapsedSecs);
-            limitTimer = setTimeout(() => stop("timeout"), left * 1e3);
-          }
-          if (job.state === "LOST") void this.runner.run("scancel", [jobId]);
-          if (phase === "ended") finish(job);
-        },
-        name2
-      );
-      if (signal?.aborted) onAbort();
-    });
-  }
-  async close() {
-    if (this.closed) return;
-    this.closed = true;
-    await this.cancelAll();
-    await unlink(this.settings.token).catch(() => {
-    });
-  }
-};
-async function openSlurm(ctx, opts = {}) {
-  const runner = opts.runner ?? spawnRunner();
-  const settings = slurmSettings(
-    ctx.config,
-    ctx.agent,
-    ctx.baseDir,
-    opts.owner ?? `${os7.hostname()}:${process.pid}`,
-    ctx.suiteId
-  );
-  const { sharedDir } = settings;
-  let isDir = false;
-  try {
-    isDir = lstatSync2(realpathSync2(sharedDir)).isDirectory();
-  } catch {
-  }
-  if (!isDir) {
-    throw new UserError(
-      `slurm.sharedDir: ${sharedDir} is not a folder (it must be one the runner and the nodes both see)`
-    );
-  }
-  const dataDir = resolve6(ctx.baseDir, ctx.config.dataDir);
-  mkdirSync2(dataDir, { recursive: true });
-  if (!inside(dataDir, sharedDir)) {
-    throw new UserError(
-      `dataDir: ${dataDir} is not inside slurm.sharedDir (${sharedDir}); the nodes read the public data from there`
-    );
-  }
-  const version2 = await runner.run("sbatch", ["--version"]);
-  if (version2.code !== 0) {
-    throw new UserError(
-      `the slurm executor needs sbatch on this machine (a Slurm login node): ${firstLine(version2.stderr) || "not found"}`,
-      1
-    );
-  }
-  const acct = await runner.run("sacct", ["-n", "-X", "-S", "now", "-o", "JobIDRaw"]);
-  if (acct.code !== 0) {
-    throw new UserError(
-      `the slurm executor follows jobs with sacct, which needs job accounting: ${firstLine(acct.stderr)}`,
-      1
-    );
-  }
-  try {
-    await writeFile2(settings.token, `${ctx.suiteId}
-`);
-  } catch (e) {
-    throw new UserError(`slurm.sharedDir: cannot write to ${sharedDir}: ${e.message}`, 1);
-  }
-  await sweepOrphans(runner, ctx.log);
-  const ex = new SlurmExecutor(settings, runner, ctx);
-  ctx.log(
-    `slurm: ${firstLine(version2.stdout)}; up to ${settings.maxConcurrent} jobs at once; mode ${settings.mode}; shared folder ${sharedDir}`
-  );
-  ctx.signal?.addEventListener("abort", () => void ex.cancelAll(), { once: true });
-  return ex;
-}
-var slurmBackend = {
-  name: "slurm",
-  open: (ctx) => openSlurm(ctx)
-};
-
-// src/execute/factory.ts
-var BACKENDS = {
-  local: localBackend,
-  docker: dockerBackend,
-  slurm: slurmBackend
-};
-function backendNames() {
-  return Object.keys(BACKENDS);
-}
-function openExecutor(name2, ctx) {
-  const backend = BACKENDS[name2];
-  if (!backend)
-    throw new UserError(`executor: unknown executor "${name2}" (known: ${backendNames().join(", ")})`);
-  return backend.open(ctx);
-}
-
 // src/suite/identity-facts.ts
-import { createHash as createHash8 } from "node:crypto";
-import { existsSync as existsSync5, readFileSync as readFileSync8 } from "node:fs";
-import { resolve as resolve7 } from "node:path";
+import { createHash as createHash6 } from "node:crypto";
+import { existsSync as existsSync5, readFileSync as readFileSync7 } from "node:fs";
+import { resolve as resolve8 } from "node:path";
 
 // src/prepare/manifest.ts
-import { createHash as createHash5 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 import {
   createReadStream,
   existsSync as existsSync4,
   readdirSync as readdirSync5,
-  readFileSync as readFileSync6,
-  renameSync,
-  statSync as statSync6,
+  readFileSync as readFileSync5,
+  renameSync as renameSync2,
+  statSync as statSync5,
   writeFileSync
 } from "node:fs";
-import { join as join4 } from "node:path";
+import { join as join3 } from "node:path";
 var MANIFEST_NAME = "medalist-manifest.json";
 var FileEntry = external_exports.strictObject({ size: external_exports.number(), mtimeMs: external_exports.number(), md5: external_exports.string() });
-var ManifestSchema = external_exports.strictObject({
+var ManifestSchema2 = external_exports.strictObject({
   version: external_exports.literal(1),
   competition: external_exports.string(),
   /** reused: prepared by MLE-bench (or by hand); recipe: by Medalist's recipe; toy: generated. */
@@ -98585,15 +99703,15 @@ var ManifestSchema = external_exports.strictObject({
 });
 var HASHED = /\.(csv|json|jsonl|parquet|bson)$/;
 function md5File(file2) {
-  return new Promise((resolve19, reject) => {
-    const h = createHash5("md5");
-    createReadStream(file2).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve19(h.digest("hex")));
+  return new Promise((resolve21, reject) => {
+    const h = createHash3("md5");
+    createReadStream(file2).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve21(h.digest("hex")));
   });
 }
 function manifestFiles(preparedDir2, extra) {
   const out = /* @__PURE__ */ new Set();
   for (const side of ["public", "private"]) {
-    const dir = join4(preparedDir2, side);
+    const dir = join3(preparedDir2, side);
     if (!existsSync4(dir)) continue;
     for (const d of readdirSync5(dir, { withFileTypes: true })) {
       if (d.isFile() && HASHED.test(d.name)) out.add(`${side}/${d.name}`);
@@ -98605,20 +99723,20 @@ function manifestFiles(preparedDir2, extra) {
 function folderCounts(preparedDir2) {
   const counts = {};
   for (const side of ["public", "private"]) {
-    const dir = join4(preparedDir2, side);
+    const dir = join3(preparedDir2, side);
     if (!existsSync4(dir)) continue;
     const entries = readdirSync5(dir, { withFileTypes: true });
     counts[side] = entries.length;
     for (const d of entries)
-      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync5(join4(dir, d.name)).length;
+      if (d.isDirectory()) counts[`${side}/${d.name}`] = readdirSync5(join3(dir, d.name)).length;
   }
   return counts;
 }
 async function buildManifest(preparedDir2, competition, origin, extra, upstream) {
   const files = {};
   for (const rel of manifestFiles(preparedDir2, extra)) {
-    const file2 = join4(preparedDir2, rel);
-    const st = statSync6(file2);
+    const file2 = join3(preparedDir2, rel);
+    const st = statSync5(file2);
     files[rel] = { size: st.size, mtimeMs: st.mtimeMs, md5: await md5File(file2) };
   }
   const mismatches = [];
@@ -98641,15 +99759,15 @@ async function buildManifest(preparedDir2, competition, origin, extra, upstream)
   };
 }
 function writeManifest(preparedDir2, m) {
-  const file2 = join4(preparedDir2, MANIFEST_NAME);
+  const file2 = join3(preparedDir2, MANIFEST_NAME);
   writeFileSync(`${file2}.tmp-${process.pid}`, JSON.stringify(m, null, 2) + "\n");
-  renameSync(`${file2}.tmp-${process.pid}`, file2);
+  renameSync2(`${file2}.tmp-${process.pid}`, file2);
 }
 function readManifest(preparedDir2) {
-  const file2 = join4(preparedDir2, MANIFEST_NAME);
+  const file2 = join3(preparedDir2, MANIFEST_NAME);
   if (!existsSync4(file2)) return void 0;
   try {
-    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync6(file2, "utf8")));
+    const parsed = ManifestSchema2.safeParse(JSON.parse(readFileSync5(file2, "utf8")));
     return parsed.success ? parsed.data : void 0;
   } catch {
     return void 0;
@@ -98660,7 +99778,7 @@ function manifestStillValid(preparedDir2, m, required2) {
   for (const [rel, f] of Object.entries(m.files)) {
     let st;
     try {
-      st = statSync6(join4(preparedDir2, rel));
+      st = statSync5(join3(preparedDir2, rel));
     } catch {
       return `${rel} is missing`;
     }
@@ -98673,9 +99791,9 @@ function manifestStillValid(preparedDir2, m, required2) {
 var GRADER_VERSION = "1";
 
 // src/suite/agent-files.ts
-import { createHash as createHash6 } from "node:crypto";
-import { lstatSync as lstatSync3, readdirSync as readdirSync6, readFileSync as readFileSync7, readlinkSync as readlinkSync2 } from "node:fs";
-import { join as join5, relative as relative2, sep } from "node:path";
+import { createHash as createHash4 } from "node:crypto";
+import { lstatSync as lstatSync6, readdirSync as readdirSync6, readFileSync as readFileSync6, readlinkSync as readlinkSync2 } from "node:fs";
+import { join as join4, relative as relative3, sep } from "node:path";
 var DEFAULT_IGNORE = [".git", "node_modules", ".medalist", "__pycache__", ".venv", "venv", "*.pyc"];
 function globToRegExp(glob) {
   const g = glob.replace(/^\.\//, "").replace(/\/$/, "");
@@ -98692,7 +99810,7 @@ function globToRegExp(glob) {
   }
   return new RegExp(g.includes("/") ? `^${re}$` : `(?:^|/)${re}$`);
 }
-var matchesAny = (path6, res) => res.some((r) => r.test(path6));
+var matchesAny = (path9, res) => res.some((r) => r.test(path9));
 function hashAgentFiles(root, opts = {}) {
   const include = (opts.include ?? ["**"]).map(globToRegExp);
   const ignore = (opts.ignore ?? DEFAULT_IGNORE).map(globToRegExp);
@@ -98707,10 +99825,10 @@ function hashAgentFiles(root, opts = {}) {
       throw new UserError(`agent.files: cannot read ${dir}: ${e.message}`);
     }
     for (const name2 of names2) {
-      const abs = join5(dir, name2);
-      const rel = relative2(root, abs).split(sep).join("/");
+      const abs = join4(dir, name2);
+      const rel = relative3(root, abs).split(sep).join("/");
       if (exclude.has(abs) || matchesAny(rel, ignore)) continue;
-      const st = lstatSync3(abs);
+      const st = lstatSync6(abs);
       if (st.isDirectory()) walk(abs);
       else if ((st.isFile() || st.isSymbolicLink()) && matchesAny(rel, include)) {
         found.push(rel);
@@ -98723,12 +99841,12 @@ function hashAgentFiles(root, opts = {}) {
   };
   walk(root);
   found.sort();
-  const h = createHash6("sha256");
+  const h = createHash4("sha256");
   let bytes2 = 0;
   for (const rel of found) {
-    const abs = join5(root, ...rel.split("/"));
-    const st = lstatSync3(abs);
-    const body = st.isSymbolicLink() ? Buffer.from(`link:${readlinkSync2(abs)}`) : readFileSync7(abs);
+    const abs = join4(root, ...rel.split("/"));
+    const st = lstatSync6(abs);
+    const body = st.isSymbolicLink() ? Buffer.from(`link:${readlinkSync2(abs)}`) : readFileSync6(abs);
     bytes2 += body.length;
     const head = `${rel}\0${st.mode & 73 ? "x" : "-"}\0${body.length}\0`;
     h.update(head).update(body);
@@ -98737,9 +99855,9 @@ function hashAgentFiles(root, opts = {}) {
 }
 
 // src/suite/identity.ts
-import { createHash as createHash7 } from "node:crypto";
+import { createHash as createHash5 } from "node:crypto";
 var IDENTITY_PARTS = ["agent", "command", "env", "limits", "data", "grader"];
-var sha = (s) => createHash7("sha256").update(s).digest("hex");
+var sha = (s) => createHash5("sha256").update(s).digest("hex");
 function canonical2(v) {
   if (Array.isArray(v)) return `[${v.map(canonical2).join(",")}]`;
   if (v && typeof v === "object") {
@@ -98791,13 +99909,13 @@ function agentFacts(i) {
   let code;
   if (i.imageId) code = `image ${i.imageId}`;
   else if (agent.command !== void 0 && !agent.image && !agent.build) {
-    const cwd = resolve7(i.baseDir, agent.cwd ?? ".");
+    const cwd = resolve8(i.baseDir, agent.cwd ?? ".");
     if (!existsSync5(cwd)) throw new UserError(`agent.cwd: ${cwd} does not exist`);
     code = `files ${hashAgentFiles(cwd, { ...agent.files, exclude: i.exclude }).hash}`;
   } else if (agent.build) {
-    const file2 = resolve7(i.baseDir, agent.build.context, agent.build.dockerfile);
-    const text2 = existsSync5(file2) ? readFileSync8(file2, "utf8") : "(missing)";
-    code = `unbuilt ${JSON.stringify(agent.build)} ${createHash8("sha256").update(text2).digest("hex")}`;
+    const file2 = resolve8(i.baseDir, agent.build.context, agent.build.dockerfile);
+    const text2 = existsSync5(file2) ? readFileSync7(file2, "utf8") : "(missing)";
+    code = `unbuilt ${JSON.stringify(agent.build)} ${createHash6("sha256").update(text2).digest("hex")}`;
   } else code = `image ref ${agent.image}`;
   return {
     agent: code,
@@ -98807,7 +99925,8 @@ function agentFacts(i) {
     limits: {
       executor: i.executor,
       ...config2.limits,
-      ...i.executor === "docker" ? { network: config2.docker.network } : {}
+      // The executor's own settings that change a result (docker: its network).
+      ...identityFactsOf(i.executor, config2)
     }
   };
 }
@@ -98920,7 +100039,12 @@ var RunResultSchema = external_exports.object({
   error: external_exports.string().nullable(),
   /** null when the run never produced something gradeable (infra_error). */
   grade: GradeReportSchema.nullable(),
-  usage: external_exports.object({ tokens: external_exports.number().optional(), dollars: external_exports.number().optional() }).nullable().default(null),
+  /** Self-reported by the agent (logs/usage.json); `ignored` names fields that were not usable numbers. */
+  usage: external_exports.object({
+    tokens: external_exports.number().optional(),
+    dollars: external_exports.number().optional(),
+    ignored: external_exports.array(external_exports.enum(["tokens", "dollars"])).optional()
+  }).nullable().default(null),
   gpus: external_exports.array(external_exports.string()).default([]),
   details: external_exports.record(external_exports.string(), external_exports.string()).default({}),
   /** The run's identity (see suite/identity.ts): reused only while it matches. */
@@ -99009,29 +100133,29 @@ function decide2(run, finished, now, sel) {
 }
 
 // src/prepare/prepare.ts
-import { existsSync as existsSync11, mkdirSync as mkdirSync8, readdirSync as readdirSync10, renameSync as renameSync6, rmSync as rmSync9 } from "node:fs";
-import { join as join12, posix } from "node:path";
+import { existsSync as existsSync11, mkdirSync as mkdirSync9, readdirSync as readdirSync10, renameSync as renameSync7, rmSync as rmSync13 } from "node:fs";
+import { join as join11, posix } from "node:path";
 
 // src/prepare/kaggle.ts
 import {
-  closeSync as closeSync4,
+  closeSync as closeSync8,
   existsSync as existsSync6,
-  openSync as openSync4,
-  readFileSync as readFileSync9,
-  renameSync as renameSync2,
-  rmSync as rmSync4,
-  statSync as statSync7,
-  writeSync as writeSync2
+  openSync as openSync8,
+  readFileSync as readFileSync8,
+  renameSync as renameSync3,
+  rmSync as rmSync8,
+  statSync as statSync6,
+  writeSync as writeSync4
 } from "node:fs";
-import { homedir as homedir2 } from "node:os";
-import { join as join6 } from "node:path";
+import { homedir } from "node:os";
+import { join as join5 } from "node:path";
 var KAGGLE_API = "https://www.kaggle.com/api/v1";
 function kaggleCredentials(env = process.env) {
   if (env.KAGGLE_USERNAME && env.KAGGLE_KEY) return { username: env.KAGGLE_USERNAME, key: env.KAGGLE_KEY };
-  const file2 = join6(env.KAGGLE_CONFIG_DIR ?? join6(homedir2(), ".kaggle"), "kaggle.json");
+  const file2 = join5(env.KAGGLE_CONFIG_DIR ?? join5(homedir(), ".kaggle"), "kaggle.json");
   if (existsSync6(file2)) {
     try {
-      const j = JSON.parse(readFileSync9(file2, "utf8"));
+      const j = JSON.parse(readFileSync8(file2, "utf8"));
       if (j.username && j.key) return { username: j.username, key: j.key };
     } catch {
     }
@@ -99078,7 +100202,7 @@ async function fetchFollowing(url2, headers) {
   throw new Error("too many redirects");
 }
 async function attempt(id, url2, part2, opts) {
-  const have = existsSync6(part2) ? statSync7(part2).size : 0;
+  const have = existsSync6(part2) ? statSync6(part2).size : 0;
   const auth = Buffer.from(`${opts.credentials.username}:${opts.credentials.key}`).toString("base64");
   const headers = { authorization: `Basic ${auth}`, "user-agent": "medalist" };
   if (have > 0) headers.range = `bytes=${have}-`;
@@ -99089,7 +100213,7 @@ async function attempt(id, url2, part2, opts) {
     throw new Interrupted(`${id}: cannot reach Kaggle (${e.message})`);
   }
   if (res.status === 416 && have > 0) {
-    rmSync4(part2, { force: true });
+    rmSync8(part2, { force: true });
     throw new Interrupted(`${id}: the partial download no longer matches the server's file; starting over`);
   }
   if (res.status !== 200 && res.status !== 206)
@@ -99100,7 +100224,7 @@ async function attempt(id, url2, part2, opts) {
   if (offset > have)
     throw new Error(`${id}: server resumed at byte ${offset}, but only ${have} bytes are here`);
   const total = totalSize(res, offset);
-  const fd = openSync4(part2, offset === 0 ? "w" : "r+");
+  const fd = openSync8(part2, offset === 0 ? "w" : "r+");
   let written = offset;
   let nextTenth = Math.floor(10 * offset / (total ?? Infinity)) + 1;
   try {
@@ -99114,7 +100238,7 @@ async function attempt(id, url2, part2, opts) {
         throw new Interrupted(`${id}: connection dropped after ${written} bytes (${e.message})`);
       }
       if (chunk.done) break;
-      writeSync2(fd, chunk.value, 0, chunk.value.length, written);
+      writeSync4(fd, chunk.value, 0, chunk.value.length, written);
       written += chunk.value.length;
       if (total !== void 0 && total > 1e8 && Math.floor(10 * written / total) > nextTenth - 1) {
         opts.log?.(`${id}: ${Math.round(100 * written / total)}% of ${(total / 1e9).toFixed(2)} GB`);
@@ -99122,7 +100246,7 @@ async function attempt(id, url2, part2, opts) {
       }
     }
   } finally {
-    closeSync4(fd);
+    closeSync8(fd);
   }
   if (total !== void 0 && written !== total) {
     throw new Interrupted(`${id}: connection closed after ${written} of ${total} bytes`);
@@ -99157,25 +100281,25 @@ async function downloadCompetition(id, dest, opts) {
   if (opts.md5) {
     const got = await md5File(part2);
     if (got !== opts.md5) {
-      rmSync4(part2, { force: true });
+      rmSync8(part2, { force: true });
       throw new UserError(
         `${id}: the downloaded zip's MD5 ${got} differs from upstream's ${opts.md5}; it was deleted. Kaggle sometimes re-packages downloads: run with --skip-verification to accept it`,
         1
       );
     }
   }
-  renameSync2(part2, dest);
+  renameSync3(part2, dest);
 }
 
 // src/prepare/lock.ts
-import { closeSync as closeSync5, openSync as openSync5, readFileSync as readFileSync10, rmSync as rmSync5, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync9, openSync as openSync9, readFileSync as readFileSync9, rmSync as rmSync9, writeSync as writeSync5 } from "node:fs";
 import { hostname as hostname3 } from "node:os";
 var LockBusyError = class extends Error {
 };
 function isStale(file2, staleMs) {
   let text2;
   try {
-    text2 = readFileSync10(file2, "utf8");
+    text2 = readFileSync9(file2, "utf8");
   } catch {
     return false;
   }
@@ -99187,10 +100311,10 @@ function isStale(file2, staleMs) {
 }
 function tryCreate(file2) {
   try {
-    const fd = openSync5(file2, "wx");
-    writeSync3(fd, `${process.pid} ${hostname3()} ${Date.now()}
+    const fd = openSync9(file2, "wx");
+    writeSync5(fd, `${process.pid} ${hostname3()} ${Date.now()}
 `);
-    closeSync5(fd);
+    closeSync9(fd);
     return true;
   } catch (e) {
     if (e.code === "EEXIST") return false;
@@ -99202,16 +100326,16 @@ async function acquireLock(file2, opts = {}) {
   const deadline = Date.now() + waitMs;
   for (; ; ) {
     if (tryCreate(file2)) {
-      return () => rmSync5(file2, { force: true });
+      return () => rmSync9(file2, { force: true });
     }
     if (isStale(file2, staleMs)) {
-      rmSync5(file2, { force: true });
+      rmSync9(file2, { force: true });
       continue;
     }
     if (Date.now() >= deadline) {
       let holder = "";
       try {
-        holder = readFileSync10(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
+        holder = readFileSync9(file2, "utf8").trim().split(" ").slice(0, 2).join(" on ");
       } catch {
       }
       throw new LockBusyError(`${file2} is held by process ${holder || "?"}`);
@@ -99221,8 +100345,91 @@ async function acquireLock(file2, opts = {}) {
 }
 
 // src/prepare/split.ts
-import { copyFileSync, existsSync as existsSync7, mkdirSync as mkdirSync4, readdirSync as readdirSync8, renameSync as renameSync3, rmSync as rmSync6 } from "node:fs";
-import { dirname as dirname4, join as join8 } from "node:path";
+import { copyFileSync, existsSync as existsSync7, mkdirSync as mkdirSync5, readdirSync as readdirSync8, renameSync as renameSync4, rmSync as rmSync10 } from "node:fs";
+import { dirname as dirname5, join as join7 } from "node:path";
+
+// src/prepare/csv.ts
+function parseCsv(text2) {
+  return parseCsvRows(text2);
+}
+var CANONICAL_INT = /^(-?[1-9]\d*|0)$/;
+var ColumnTyper = class {
+  anyMissing = false;
+  any = false;
+  allInt = true;
+  allNum = true;
+  allBool = true;
+  sawFloat = false;
+  negative = false;
+  passes = new IntPasses();
+  add(v) {
+    const cell3 = classifyCell(v);
+    const kind2 = cell3.kind;
+    if (kind2 === "missing") {
+      this.anyMissing = true;
+      return;
+    }
+    this.any = true;
+    if (kind2 === "float") this.sawFloat = true;
+    else if (kind2 === "int") {
+      if (cell3.big) this.passes.big(cell3.big, this.sawFloat);
+      else if (v.trim().startsWith("-")) this.negative = true;
+    }
+    if (kind2 !== "int") this.allInt = false;
+    if (kind2 !== "int" && kind2 !== "float") this.allNum = false;
+    if (kind2 !== "bool") this.allBool = false;
+  }
+  get type() {
+    if (!this.any) return "float";
+    if (this.allNum) {
+      const outcome = this.passes.outcome(this.sawFloat, this.anyMissing, this.negative);
+      if (outcome === "float") return "float";
+      if (outcome === "text") return "text";
+      if (outcome === "text-keep-na") return "text-na";
+    }
+    if (this.allInt && !this.anyMissing) return "int";
+    if (this.allInt || this.allNum) return "float";
+    if (this.allBool) return "bool";
+    return "text";
+  }
+};
+function pyFloat2(x) {
+  if (Number.isNaN(x)) return "nan";
+  if (x === Infinity) return "inf";
+  if (x === -Infinity) return "-inf";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const [mant, expText] = x.toExponential().split("e");
+  const exp = Number(expText);
+  const neg = mant.startsWith("-");
+  const digits = mant.replace("-", "").replace(".", "");
+  const sign = neg ? "-" : "";
+  if (exp >= -4 && exp < 16) {
+    if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
+    const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
+    const frac = digits.slice(exp + 1) || "0";
+    return `${sign}${intPart}.${frac}`;
+  }
+  const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  const e = Math.abs(exp) < 10 ? `0${Math.abs(exp)}` : String(Math.abs(exp));
+  return `${sign}${m}e${exp < 0 ? "-" : "+"}${e}`;
+}
+function renderCell(v, type) {
+  if (type === "text-na") return v;
+  if (NA_TOKENS.has(v)) return "";
+  switch (type) {
+    case "int":
+      return CANONICAL_INT.test(v) ? v : BigInt(v.trim()).toString();
+    case "float":
+      return pyFloat2(classifyCell(v).value);
+    case "bool":
+      return classifyCell(v).value === 1 ? "True" : "False";
+    default:
+      return v;
+  }
+}
+function quoteCell(v) {
+  return /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
 
 // src/prepare/numpy-random.ts
 var N = 624;
@@ -99298,7 +100505,7 @@ function trainTestSplit(n, testSize, seed) {
 }
 
 // src/prepare/table-file.ts
-import { closeSync as closeSync6, createReadStream as createReadStream2, openSync as openSync6, readSync as readSync4, statSync as statSync8, writeSync as writeSync4 } from "node:fs";
+import { closeSync as closeSync10, createReadStream as createReadStream2, openSync as openSync10, readSync as readSync7, statSync as statSync7, writeSync as writeSync6 } from "node:fs";
 function grow(a) {
   const b = new Float64Array(Math.max(1024, a.length * 2));
   b.set(a);
@@ -99331,7 +100538,7 @@ async function scanTable(file2, collect = [], groupBy) {
     }
     const text2 = bytes2.toString("utf8");
     if (n === -1) {
-      header = parseCsv(text2.replace(/^\uFEFF/, ""))[0] ?? [];
+      header = dedupeNames(parseCsv(text2.replace(/^\uFEFF/, ""))[0] ?? []);
       typers = header.map(() => new ColumnTyper());
       collectIdx = collect.map((c) => {
         const k = header.indexOf(c);
@@ -99399,17 +100606,17 @@ async function scanTable(file2, collect = [], groupBy) {
 var RecordReader = class {
   constructor(t) {
     this.t = t;
-    const size = statSync8(t.file).size;
+    const size = statSync7(t.file).size;
     if (size < 1 << 30) {
       this.buf = Buffer.alloc(size);
-      const fd = openSync6(t.file, "r");
+      const fd = openSync10(t.file, "r");
       try {
         let off = 0;
-        while (off < size) off += readSync4(fd, this.buf, off, size - off, off);
+        while (off < size) off += readSync7(fd, this.buf, off, size - off, off);
       } finally {
-        closeSync6(fd);
+        closeSync10(fd);
       }
-    } else this.fd = openSync6(t.file, "r");
+    } else this.fd = openSync10(t.file, "r");
   }
   t;
   buf;
@@ -99421,13 +100628,13 @@ var RecordReader = class {
     if (this.buf) text2 = this.buf.toString("utf8", s, e);
     else {
       const b = Buffer.alloc(e - s);
-      readSync4(this.fd, b, 0, e - s, s);
+      readSync7(this.fd, b, 0, e - s, s);
       text2 = b.toString("utf8");
     }
     return parseCsv(text2)[0] ?? [""];
   }
   close() {
-    if (this.fd !== void 0) closeSync6(this.fd);
+    if (this.fd !== void 0) closeSync10(this.fd);
   }
 };
 function quoteAlways(v) {
@@ -99437,7 +100644,7 @@ var CsvWriter = class {
   /** `textColumns`: pandas' QUOTE_NONNUMERIC, quoting the header and every cell of these columns. */
   constructor(file2, header, textColumns) {
     this.textColumns = textColumns;
-    this.fd = openSync6(file2, "w");
+    this.fd = openSync10(file2, "w");
     this.line(header.map((h) => textColumns ? quoteAlways(h) : quoteCell(h)).join(","));
   }
   textColumns;
@@ -99456,25 +100663,25 @@ var CsvWriter = class {
     if (this.size > 1 << 20) this.flush();
   }
   flush() {
-    if (this.parts.length) writeSync4(this.fd, this.parts.join(""));
+    if (this.parts.length) writeSync6(this.fd, this.parts.join(""));
     this.parts = [];
     this.size = 0;
   }
   close() {
     this.flush();
-    closeSync6(this.fd);
+    closeSync10(this.fd);
   }
 };
 
 // src/prepare/zip.ts
 var import_yauzl = __toESM(require_yauzl(), 1);
 var import_yazl = __toESM(require_yazl(), 1);
-import { createWriteStream as createWriteStream3, mkdirSync as mkdirSync3, readdirSync as readdirSync7 } from "node:fs";
-import { basename, dirname as dirname3, join as join7, resolve as resolve8, sep as sep2 } from "node:path";
+import { createWriteStream as createWriteStream3, mkdirSync as mkdirSync4, readdirSync as readdirSync7 } from "node:fs";
+import { basename as basename2, dirname as dirname4, join as join6, resolve as resolve9, sep as sep2 } from "node:path";
 import { pipeline } from "node:stream/promises";
 async function extractZip(zipFile, dest) {
-  const root = resolve8(dest);
-  mkdirSync3(root, { recursive: true });
+  const root = resolve9(dest);
+  mkdirSync4(root, { recursive: true });
   const zip = await import_yauzl.default.openPromise(zipFile, {
     lazyEntries: true,
     autoClose: false,
@@ -99484,14 +100691,14 @@ async function extractZip(zipFile, dest) {
   try {
     for await (const entry of zip.eachEntry()) {
       const name2 = entry.fileName.replace(/\\/g, "/");
-      const target = resolve8(root, name2);
+      const target = resolve9(root, name2);
       if (target !== root && !target.startsWith(root + sep2))
         throw new Error(`${zipFile}: entry "${name2}" escapes the folder`);
       if (name2.endsWith("/")) {
-        mkdirSync3(target, { recursive: true });
+        mkdirSync4(target, { recursive: true });
         continue;
       }
-      mkdirSync3(dirname3(target), { recursive: true });
+      mkdirSync4(dirname4(target), { recursive: true });
       await pipeline(await zip.openReadStreamPromise(entry), createWriteStream3(target));
       count++;
     }
@@ -99502,7 +100709,7 @@ async function extractZip(zipFile, dest) {
 }
 async function zipFiles(files, zipFile, compress = true) {
   const z2 = new import_yazl.default.ZipFile();
-  for (const f of files) z2.addFile(f, basename(f), { compress });
+  for (const f of files) z2.addFile(f, basename2(f), { compress });
   const done = pipeline(z2.outputStream, createWriteStream3(zipFile));
   z2.end();
   await done;
@@ -99510,26 +100717,26 @@ async function zipFiles(files, zipFile, compress = true) {
 function zipFolder(dir, zipFile) {
   const files = readdirSync7(dir).sort();
   return zipFiles(
-    files.map((name2) => join7(dir, name2)),
+    files.map((name2) => join6(dir, name2)),
     zipFile
   );
 }
 
 // src/prepare/tfrecord.ts
-import { closeSync as closeSync7, openSync as openSync7, readSync as readSync5 } from "node:fs";
+import { closeSync as closeSync11, openSync as openSync11, readSync as readSync8 } from "node:fs";
 function tfrecordFeature(file2, feature) {
-  const fd = openSync7(file2, "r");
+  const fd = openSync11(file2, "r");
   const out = [];
   try {
     const head = Buffer.alloc(12);
     let pos = 0;
     for (; ; ) {
-      const got = readSync5(fd, head, 0, 12, pos);
+      const got = readSync8(fd, head, 0, 12, pos);
       if (got === 0) break;
       if (got < 12) throw new Error(`${file2}: truncated record header at byte ${pos}`);
       const len = Number(head.readBigUInt64LE(0));
       const payload = Buffer.alloc(len);
-      if (readSync5(fd, payload, 0, len, pos + 12) < len)
+      if (readSync8(fd, payload, 0, len, pos + 12) < len)
         throw new Error(`${file2}: truncated record at byte ${pos}`);
       pos += 12 + len + 4;
       const value = exampleBytes(payload, feature);
@@ -99537,7 +100744,7 @@ function tfrecordFeature(file2, feature) {
       out.push(value);
     }
   } finally {
-    closeSync7(fd);
+    closeSync11(fd);
   }
   return out;
 }
@@ -99601,11 +100808,11 @@ function splitIndices(n, testSize, recipe) {
 async function runTableSplit(recipe, rawDir, outDir, log = () => {
 }) {
   for (const x of recipe.extract) {
-    const archive = join8(rawDir, x.archive);
+    const archive = join7(rawDir, x.archive);
     if (!existsSync7(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
-    await extractZip(archive, join8(rawDir, x.into ?? ""));
+    await extractZip(archive, join7(rawDir, x.into ?? ""));
   }
-  const tableFile = join8(rawDir, recipe.table);
+  const tableFile = join7(rawDir, recipe.table);
   if (!existsSync7(tableFile)) throw new Error(`raw table ${recipe.table} not found in the Kaggle download`);
   const labelCols = recipe.outputs.flatMap((o) => o.kind === "one-hot" && !o.classes ? [o.label] : []);
   const table = await scanTable(tableFile, labelCols, recipe.groupBy);
@@ -99621,14 +100828,14 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     testSize = 0;
   else if (testSize === void 0) {
     const { dir, suffix } = recipe.testSizeFromFiles;
-    const k = readdirSync8(join8(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
+    const k = readdirSync8(join7(rawDir, dir)).filter((f) => f.endsWith(suffix)).length;
     testSize = k / (table.n + k);
   }
   const reader = new RecordReader(table);
   let parts2;
   if (recipe.testMembers) {
     const m = recipe.testMembers;
-    const ids = new Set(m.tfrecords.flatMap((f) => tfrecordFeature(join8(rawDir, f), m.feature)));
+    const ids = new Set(m.tfrecords.flatMap((f) => tfrecordFeature(join7(rawDir, f), m.feature)));
     const k = col(m.column);
     const train = [];
     const test = [];
@@ -99678,8 +100885,8 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
     }
   };
   const target = (to) => {
-    const file2 = join8(outDir, to);
-    mkdirSync4(dirname4(file2), { recursive: true });
+    const file2 = join7(outDir, to);
+    mkdirSync5(dirname5(file2), { recursive: true });
     return file2;
   };
   try {
@@ -99702,7 +100909,7 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
       w.close();
       if (o.zip) {
         await zipFiles([file2], `${file2}.zip`, false);
-        rmSync6(file2);
+        rmSync10(file2);
       }
     } else if (o.kind === "constant") {
       const keep = o.keep.map(col);
@@ -99724,7 +100931,7 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
       const key2 = col(o.key);
       const keys = /* @__PURE__ */ new Set();
       each(o.part, (raw) => keys.add(raw[key2]));
-      const other = await scanTable(join8(rawDir, o.from));
+      const other = await scanTable(join7(rawDir, o.from));
       const k2 = other.header.indexOf(o.key);
       if (k2 < 0) throw new Error(`${o.from}: no column "${o.key}"`);
       const r2 = new RecordReader(other);
@@ -99743,53 +100950,53 @@ async function runTableSplit(recipe, rawDir, outDir, log = () => {
   const moved = /* @__PURE__ */ new Map();
   for (const c of recipe.copies) {
     each(c.part, (raw, out) => {
-      const from = join8(rawDir, fill(c.from, raw, out));
+      const from = join7(rawDir, fill(c.from, raw, out));
       const to = target(fill(c.to, raw, out));
       const earlier = moved.get(from);
       if (earlier) copyFileSync(earlier, to);
       else if (existsSync7(from)) {
-        renameSync3(from, to);
+        renameSync4(from, to);
         moved.set(from, to);
       } else throw new Error(`raw file ${fill(c.from, raw, out)} not found in the Kaggle download`);
     });
   }
-  for (const f of recipe.files) copyFileSync(join8(rawDir, f.from), target(f.to));
+  for (const f of recipe.files) copyFileSync(join7(rawDir, f.from), target(f.to));
   for (const a of recipe.archives) {
-    const dir = join8(outDir, a.dir);
-    mkdirSync4(dir, { recursive: true });
+    const dir = join7(outDir, a.dir);
+    mkdirSync5(dir, { recursive: true });
     await zipFolder(dir, target(a.to));
-    rmSync6(dir, { recursive: true, force: true });
+    rmSync10(dir, { recursive: true, force: true });
   }
-  for (const d of recipe.dirs) mkdirSync4(join8(outDir, d), { recursive: true });
+  for (const d of recipe.dirs) mkdirSync5(join7(outDir, d), { recursive: true });
   if (recipe.renameTfrecords) {
     const t = recipe.renameTfrecords;
     const counters = { train: 0, test: 0 };
-    mkdirSync4(join8(outDir, t.to), { recursive: true });
-    const files = readdirSync8(join8(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
+    mkdirSync5(join7(outDir, t.to), { recursive: true });
+    const files = readdirSync8(join7(rawDir, t.dir)).filter((f) => f.startsWith("train") && f.endsWith(".tfrec")).sort();
     for (const f of files) {
       const count = f.replace(/\.tfrec$/, "").split("-")[1];
       const kind2 = t.test.includes(f) ? "test" : "train";
       const name2 = `${kind2}${String(counters[kind2]++).padStart(2, "0")}-${count}.tfrec`;
-      renameSync3(join8(rawDir, t.dir, f), join8(outDir, t.to, name2));
+      renameSync4(join7(rawDir, t.dir, f), join7(outDir, t.to, name2));
     }
   }
   return { train: parts2.train.length, test: parts2.test.length };
 }
 
 // src/prepare/tables.ts
-import { copyFileSync as copyFileSync2, existsSync as existsSync8, mkdirSync as mkdirSync5 } from "node:fs";
-import { dirname as dirname5, join as join9 } from "node:path";
+import { copyFileSync as copyFileSync2, existsSync as existsSync8, mkdirSync as mkdirSync6 } from "node:fs";
+import { dirname as dirname6, join as join8 } from "node:path";
 async function runTables(recipe, rawDir, outDir) {
   for (const x of recipe.extract) {
-    const archive = join9(rawDir, x.archive);
+    const archive = join8(rawDir, x.archive);
     if (!existsSync8(archive)) throw new Error(`raw file ${x.archive} not found in the Kaggle download`);
-    await extractZip(archive, join9(rawDir, x.into ?? ""));
+    await extractZip(archive, join8(rawDir, x.into ?? ""));
   }
   for (const o of recipe.outputs) {
-    const from = join9(rawDir, o.from);
+    const from = join8(rawDir, o.from);
     if (!existsSync8(from)) throw new Error(`raw table ${o.from} not found in the Kaggle download`);
-    const to = join9(outDir, o.to);
-    mkdirSync5(dirname5(to), { recursive: true });
+    const to = join8(outDir, o.to);
+    mkdirSync6(dirname6(to), { recursive: true });
     if (o.copy) {
       copyFileSync2(from, to);
       continue;
@@ -99826,15 +101033,15 @@ var import_yazl2 = __toESM(require_yazl(), 1);
 import {
   copyFileSync as copyFileSync3,
   existsSync as existsSync9,
-  mkdirSync as mkdirSync6,
+  mkdirSync as mkdirSync7,
   readdirSync as readdirSync9,
-  readFileSync as readFileSync11,
-  renameSync as renameSync4,
-  rmSync as rmSync7,
+  readFileSync as readFileSync10,
+  renameSync as renameSync5,
+  rmSync as rmSync11,
   writeFileSync as writeFileSync2
 } from "node:fs";
 import { createWriteStream as createWriteStream4 } from "node:fs";
-import { join as join10 } from "node:path";
+import { join as join9 } from "node:path";
 import { pipeline as pipeline2 } from "node:stream/promises";
 
 // src/prepare/pyjson.ts
@@ -99962,7 +101169,7 @@ ${pad(level)}]`;
     case "int":
       return v.v;
     case "float":
-      return Number.isFinite(v.v) ? pyFloat(v.v) : Number.isNaN(v.v) ? "NaN" : v.v > 0 ? "Infinity" : "-Infinity";
+      return Number.isFinite(v.v) ? pyFloat2(v.v) : Number.isNaN(v.v) ? "NaN" : v.v > 0 ? "Infinity" : "-Infinity";
     case "lit":
       return v.v;
   }
@@ -99980,43 +101187,43 @@ function codePointSort(names2) {
   return names2.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
 }
 async function dogsVsCats(rawDir, outDir) {
-  await extractZip(need(join10(rawDir, "train.zip")), rawDir);
-  const files = codePointSort(readdirSync9(join10(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
+  await extractZip(need(join9(rawDir, "train.zip")), rawDir);
+  const files = codePointSort(readdirSync9(join9(rawDir, "train")).filter((f) => f.endsWith(".jpg")));
   const { train, test } = trainTestSplit(files.length, 0.1, 0);
-  const pub = (...p) => join10(outDir, "public", ...p);
-  mkdirSync6(pub("train"), { recursive: true });
-  mkdirSync6(pub("test"), { recursive: true });
+  const pub = (...p) => join9(outDir, "public", ...p);
+  mkdirSync7(pub("train"), { recursive: true });
+  mkdirSync7(pub("test"), { recursive: true });
   let cats = 0;
   let dogs = 0;
   for (const i of train) {
     const name2 = files[i];
     const renamed = name2.includes("cat") ? `cat.${cats++}.jpg` : `dog.${dogs++}.jpg`;
-    copyFileSync3(join10(rawDir, "train", name2), pub("train", renamed));
+    copyFileSync3(join9(rawDir, "train", name2), pub("train", renamed));
   }
   const answers = ["id,label"];
   const sample = ["id,label"];
   test.forEach((i, k) => {
-    copyFileSync3(join10(rawDir, "train", files[i]), pub("test", `${k + 1}.jpg`));
+    copyFileSync3(join9(rawDir, "train", files[i]), pub("test", `${k + 1}.jpg`));
     answers.push(`${k + 1},${files[i].includes("dog") ? 1 : 0}`);
-    sample.push(`${k + 1},${pyFloat(0.5)}`);
+    sample.push(`${k + 1},${pyFloat2(0.5)}`);
   });
   await zipFolder(pub("train"), pub("train.zip"));
   await zipFolder(pub("test"), pub("test.zip"));
   writeFileSync2(pub("sample_submission.csv"), sample.join("\n") + "\n");
-  mkdirSync6(join10(outDir, "private"), { recursive: true });
-  writeFileSync2(join10(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
+  mkdirSync7(join9(outDir, "private"), { recursive: true });
+  writeFileSync2(join9(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
 }
 async function zipWithFolder(files, dir, zipFile) {
   const z2 = new import_yazl2.default.ZipFile();
   z2.addEmptyDirectory(`${dir}/`);
-  for (const [path6, name2] of files) z2.addFile(path6, `${dir}/${name2}`, { compress: true });
+  for (const [path9, name2] of files) z2.addFile(path9, `${dir}/${name2}`, { compress: true });
   const done = pipeline2(z2.outputStream, createWriteStream4(zipFile));
   z2.end();
   await done;
 }
 async function whale(rawDir, outDir) {
-  await extractZip(need(join10(rawDir, "train2.zip")), rawDir);
-  const clips = codePointSort(readdirSync9(join10(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
+  await extractZip(need(join9(rawDir, "train2.zip")), rawDir);
+  const clips = codePointSort(readdirSync9(join9(rawDir, "train2")).filter((f) => f.endsWith(".aif")));
   const dates = codePointSort([...new Set(clips.map((c) => c.split("_")[0]))]);
   if (dates.length !== 4) throw new Error(`expected clips from 4 dates in train2/, found ${dates.length}`);
   const train = clips.filter((c) => dates.indexOf(c.split("_")[0]) < 2);
@@ -100026,15 +101233,15 @@ async function whale(rawDir, outDir) {
     return c.replace(/TRAIN\d+/, `TRAIN${i}`);
   });
   const testNames = test.map((c, i) => `${c.slice(0, c.indexOf("TRAIN"))}Test${i}.aif`);
-  const pub = (...p) => join10(outDir, "public", ...p);
-  mkdirSync6(pub(), { recursive: true });
+  const pub = (...p) => join9(outDir, "public", ...p);
+  mkdirSync7(pub(), { recursive: true });
   await zipWithFolder(
-    train.map((c, i) => [join10(rawDir, "train2", c), trainNames[i]]),
+    train.map((c, i) => [join9(rawDir, "train2", c), trainNames[i]]),
     "train2",
     pub("train2.zip")
   );
   await zipWithFolder(
-    test.map((c, i) => [join10(rawDir, "train2", c), testNames[i]]),
+    test.map((c, i) => [join9(rawDir, "train2", c), testNames[i]]),
     "test2",
     pub("test2.zip")
   );
@@ -100043,12 +101250,12 @@ async function whale(rawDir, outDir) {
     ["clip,probability", ...testNames.map((n) => `${n},0`)].join("\n") + "\n"
   );
   const answers = test.map((c, i) => `${testNames[i]},${c.replace(/\.aif$/, "").endsWith("_1") ? 1 : 0}`);
-  mkdirSync6(join10(outDir, "private"), { recursive: true });
-  writeFileSync2(join10(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
+  mkdirSync7(join9(outDir, "private"), { recursive: true });
+  writeFileSync2(join9(outDir, "private", "test.csv"), ["clip,probability", ...answers].join("\n") + "\n");
 }
 async function randomActsOfPizza(rawDir, outDir) {
-  const train = parsePyJson(readFileSync11(need(join10(rawDir, "train.json")), "utf8"));
-  const kaggleTest = parsePyJson(readFileSync11(need(join10(rawDir, "test.json")), "utf8"));
+  const train = parsePyJson(readFileSync10(need(join9(rawDir, "train.json")), "utf8"));
+  const kaggleTest = parsePyJson(readFileSync10(need(join9(rawDir, "test.json")), "utf8"));
   if (train.t !== "arr" || kaggleTest.t !== "arr" || kaggleTest.v[0]?.t !== "obj") {
     throw new Error("train.json and test.json must be lists of request objects");
   }
@@ -100059,8 +101266,8 @@ async function randomActsOfPizza(rawDir, outDir) {
     kaggleTest.v.length / (records.length + kaggleTest.v.length),
     0
   );
-  const pub = (...p) => join10(outDir, "public", ...p);
-  mkdirSync6(pub(), { recursive: true });
+  const pub = (...p) => join9(outDir, "public", ...p);
+  mkdirSync7(pub(), { recursive: true });
   const newTrain = { t: "arr", v: [...trainIdx].map((i) => records[i]) };
   const newTest = {
     t: "arr",
@@ -100091,12 +101298,12 @@ async function randomActsOfPizza(rawDir, outDir) {
     pub("sampleSubmission.csv"),
     [header, ...ids.map((id) => `${quoteCell(id)},0`)].join("\n") + "\n"
   );
-  mkdirSync6(join10(outDir, "private"), { recursive: true });
+  mkdirSync7(join9(outDir, "private"), { recursive: true });
   const answers = ids.map((id, k) => `${quoteCell(id)},${labels[k]}`);
-  writeFileSync2(join10(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
+  writeFileSync2(join9(outDir, "private", "test.csv"), [header, ...answers].join("\n") + "\n");
 }
 function pngGrey(file2) {
-  const png = import_pngjs.PNG.sync.read(readFileSync11(file2));
+  const png = import_pngjs.PNG.sync.read(readFileSync10(file2));
   if (png.depth === 16) throw new Error(`${file2}: 16-bit PNGs are not supported`);
   const { width, height, data } = png;
   const grey = new Uint8Array(width * height);
@@ -100107,24 +101314,24 @@ function pngGrey(file2) {
   return { width, height, grey };
 }
 async function denoisingDirtyDocuments(rawDir, outDir) {
-  const pub = (...p) => join10(outDir, "public", ...p);
-  const priv = (...p) => join10(outDir, "private", ...p);
-  await extractZip(need(join10(rawDir, "train.zip")), pub());
+  const pub = (...p) => join9(outDir, "public", ...p);
+  const priv = (...p) => join9(outDir, "private", ...p);
+  await extractZip(need(join9(rawDir, "train.zip")), pub());
   const images = codePointSort(readdirSync9(pub("train")).filter((f) => f.endsWith(".png")));
   const { test } = trainTestSplit(images.length, 0.2, 0);
   const testNames = [...test].map((i) => images[i]);
-  mkdirSync6(pub("test"), { recursive: true });
-  for (const name2 of testNames) renameSync4(pub("train", name2), pub("test", name2));
-  await extractZip(need(join10(rawDir, "train_cleaned.zip")), pub());
-  mkdirSync6(priv("train_cleaned"), { recursive: true });
-  for (const name2 of testNames) renameSync4(pub("train_cleaned", name2), priv("train_cleaned", name2));
+  mkdirSync7(pub("test"), { recursive: true });
+  for (const name2 of testNames) renameSync5(pub("train", name2), pub("test", name2));
+  await extractZip(need(join9(rawDir, "train_cleaned.zip")), pub());
+  mkdirSync7(priv("train_cleaned"), { recursive: true });
+  for (const name2 of testNames) renameSync5(pub("train_cleaned", name2), priv("train_cleaned", name2));
   const answers = new CsvWriter(priv("answers.csv"), ["id", "value"]);
   const sample = new CsvWriter(pub("sampleSubmission.csv"), ["id", "value"]);
   try {
     for (const name2 of codePointSort(readdirSync9(priv("train_cleaned")))) {
       const { width, height, grey } = pngGrey(priv("train_cleaned", name2));
       const stem = name2.replace(/\.[^.]*$/, "");
-      const values = Array.from({ length: 256 }, (_, v) => pyFloat(v / 255));
+      const values = Array.from({ length: 256 }, (_, v) => pyFloat2(v / 255));
       for (let r = 0; r < height; r++) {
         for (let c = 0; c < width; c++) {
           const id = `${stem}_${r + 1}_${c + 1}`;
@@ -100137,7 +101344,7 @@ async function denoisingDirtyDocuments(rawDir, outDir) {
     answers.close();
     sample.close();
   }
-  rmSync7(priv("train_cleaned"), { recursive: true, force: true });
+  rmSync11(priv("train_cleaned"), { recursive: true, force: true });
 }
 function roundHalfEven(x) {
   const f = Math.floor(x);
@@ -100145,23 +101352,23 @@ function roundHalfEven(x) {
   return d > 0.5 || d === 0.5 && f % 2 === 1 ? f + 1 : f;
 }
 function lines(file2) {
-  const parts2 = readFileSync11(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  const parts2 = readFileSync10(file2, "utf8").split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
   if (parts2.at(-1) === "") parts2.pop();
   return parts2;
 }
 async function mlspBirds(rawDir, outDir) {
-  await extractZip(need(join10(rawDir, "mlsp_contest_dataset.zip")), rawDir);
-  const src = (...p) => join10(rawDir, "mlsp_contest_dataset", ...p);
-  const pub = (...p) => join10(outDir, "public", ...p);
+  await extractZip(need(join9(rawDir, "mlsp_contest_dataset.zip")), rawDir);
+  const src = (...p) => join9(rawDir, "mlsp_contest_dataset", ...p);
+  const pub = (...p) => join9(outDir, "public", ...p);
   for (const d of [
     "essential_data/src_wavs",
     ...["filtered_spectrograms", "segmentation_examples", "spectrograms", "supervised_segmentation"].map(
       (x) => `supplemental_data/${x}`
     )
   ]) {
-    mkdirSync6(pub(d), { recursive: true });
+    mkdirSync7(pub(d), { recursive: true });
   }
-  mkdirSync6(join10(outDir, "private"), { recursive: true });
+  mkdirSync7(join9(outDir, "private"), { recursive: true });
   const folds = await scanTable(need(src("essential_data", "CVfolds_2.txt")));
   const foldsReader = new RecordReader(folds);
   const kept = [];
@@ -100210,7 +101417,7 @@ async function mlspBirds(rawDir, outDir) {
     for (let sp = 0; sp < 19; sp++) answers.push(`${id * 100 + sp},${species.has(sp) ? 1 : 0}`);
   }
   writeFileSync2(pub("essential_data", "rec_labels_test_hidden.txt"), pubLabels.join("\n") + "\n");
-  writeFileSync2(join10(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
+  writeFileSync2(join9(outDir, "private", "answers.csv"), answers.join("\n") + "\n");
   const sample = ["Id,Probability"];
   kept.forEach((_, k) => {
     if (isTest[k]) for (let sp = 0; sp < 19; sp++) sample.push(`${k * 100 + sp},0`);
@@ -100255,9 +101462,9 @@ var CUSTOM_PREPARERS = {
 };
 
 // src/prepare/toy.ts
-import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync3, readFileSync as readFileSync12, existsSync as existsSync10, renameSync as renameSync5, rmSync as rmSync8 } from "node:fs";
-import { join as join11 } from "node:path";
-import { createHash as createHash9 } from "node:crypto";
+import { mkdirSync as mkdirSync8, writeFileSync as writeFileSync3, readFileSync as readFileSync11, existsSync as existsSync10, renameSync as renameSync6, rmSync as rmSync12 } from "node:fs";
+import { join as join10 } from "node:path";
+import { createHash as createHash7 } from "node:crypto";
 
 // src/prepare/random.ts
 function rng(seed) {
@@ -100407,7 +101614,7 @@ function describe3(c, p) {
   ].join("\n");
 }
 function fingerprint(c) {
-  return createHash9("sha256").update(
+  return createHash7("sha256").update(
     JSON.stringify({
       toy: { ...c.toy ?? {}, leaderboard: void 0 },
       answers: c.answers,
@@ -100416,29 +101623,29 @@ function fingerprint(c) {
   ).digest("hex");
 }
 function prepareToy(c, dataDir) {
-  const dir = join11(dataDir, c.id, "prepared");
-  const stamp = join11(dataDir, c.id, ".medalist-toy");
+  const dir = join10(dataDir, c.id, "prepared");
+  const stamp = join10(dataDir, c.id, ".medalist-toy");
   const fp = fingerprint(c);
-  if (existsSync10(stamp) && readFileSync12(stamp, "utf8") === fp && existsSync10(dir))
+  if (existsSync10(stamp) && readFileSync11(stamp, "utf8") === fp && existsSync10(dir))
     return { prepared: false, dir };
   const files = generateToy(c);
   const tmp = `${dir}.tmp-${process.pid}`;
-  rmSync8(tmp, { recursive: true, force: true });
+  rmSync12(tmp, { recursive: true, force: true });
   for (const side of ["public", "private"]) {
     for (const [name2, text2] of Object.entries(files[side])) {
-      const file2 = join11(tmp, side, name2);
-      mkdirSync7(join11(file2, ".."), { recursive: true });
+      const file2 = join10(tmp, side, name2);
+      mkdirSync8(join10(file2, ".."), { recursive: true });
       writeFileSync3(file2, text2);
     }
   }
-  rmSync8(dir, { recursive: true, force: true });
-  renameSync5(tmp, dir);
+  rmSync12(dir, { recursive: true, force: true });
+  renameSync6(tmp, dir);
   writeFileSync3(stamp, fp);
   return { prepared: true, dir };
 }
 
 // src/prepare/description.ts
-import { createHash as createHash10 } from "node:crypto";
+import { createHash as createHash8 } from "node:crypto";
 import { writeFileSync as writeFileSync4 } from "node:fs";
 var UPSTREAM_DESCRIPTIONS = "https://raw.githubusercontent.com/openai/mle-bench/main/mlebench/competitions";
 function descriptionStub(c) {
@@ -100457,7 +101664,7 @@ async function writeDescription(c, file2, baseUrl, log) {
       const res = await fetch(url2, { signal: AbortSignal.timeout(2e4) });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       const body = Buffer.from(await res.arrayBuffer());
-      const got = createHash10("md5").update(body).digest("hex");
+      const got = createHash8("md5").update(body).digest("hex");
       if (got !== md52) throw new Error(`MD5 ${got} differs from the pinned ${md52}`);
       writeFileSync4(file2, body);
       return "upstream";
@@ -100471,7 +101678,7 @@ async function writeDescription(c, file2, baseUrl, log) {
 
 // src/prepare/prepare.ts
 function preparedDir(dataDir, id) {
-  return join12(dataDir, id, "prepared");
+  return join11(dataDir, id, "prepared");
 }
 function requiredFiles(c) {
   return [posix.normalize(`public/${c.sampleSubmission}`), posix.normalize(`private/${c.answers}`)];
@@ -100495,11 +101702,11 @@ async function prepareCompetition(entry, opts) {
   });
   const warm = c.source === "toy" ? void 0 : warmCheck(c, opts.dataDir);
   if (warm) return done("ready", warm);
-  const compDir = join12(opts.dataDir, c.id);
-  mkdirSync8(compDir, { recursive: true });
+  const compDir = join11(opts.dataDir, c.id);
+  mkdirSync9(compDir, { recursive: true });
   let release;
   try {
-    release = await acquireLock(join12(compDir, ".medalist-prepare.lock"), {
+    release = await acquireLock(join11(compDir, ".medalist-prepare.lock"), {
       waitMs: opts.lockWaitMs ?? 36e5
     });
   } catch (e) {
@@ -100520,12 +101727,12 @@ async function prepareCompetition(entry, opts) {
     const after = warmCheck(c, opts.dataDir);
     if (after) return done("ready", after);
     for (const name2 of readdirSync10(compDir))
-      if (name2.startsWith(".staging-")) rmSync9(join12(compDir, name2), { recursive: true, force: true });
+      if (name2.startsWith(".staging-")) rmSync13(join11(compDir, name2), { recursive: true, force: true });
     const dir = preparedDir(opts.dataDir, c.id);
     const required2 = requiredFiles(c);
     const upstream = c.prepare?.checksums;
     if (existsSync11(dir)) {
-      const missing = required2.filter((f) => !existsSync11(join12(dir, f)));
+      const missing = required2.filter((f) => !existsSync11(join11(dir, f)));
       if (missing.length > 0) {
         throw new UserError(
           `${c.id}: ${dir} exists but is incomplete (missing ${missing.join(", ")}); remove it, or re-run \`mlebench prepare\`, then run again`,
@@ -100544,7 +101751,7 @@ async function prepareCompetition(entry, opts) {
         1
       );
     }
-    const zip = join12(compDir, `${c.id}.zip`);
+    const zip = join11(compDir, `${c.id}.zip`);
     const md52 = opts.skipVerification ? void 0 : c.prepare?.zipMd5;
     if (!existsSync11(zip)) {
       log(`${c.id}: downloading from Kaggle`);
@@ -100562,15 +101769,15 @@ async function prepareCompetition(entry, opts) {
         1
       );
     }
-    const staging = join12(compDir, `.staging-${process.pid}-${Date.now()}`);
+    const staging = join11(compDir, `.staging-${process.pid}-${Date.now()}`);
     let description;
     try {
-      const raw = join12(staging, "raw");
-      const out = join12(staging, "prepared");
+      const raw = join11(staging, "raw");
+      const out = join11(staging, "prepared");
       log(`${c.id}: extracting ${zip}`);
       await extractZip(zip, raw);
-      mkdirSync8(join12(out, "public"), { recursive: true });
-      mkdirSync8(join12(out, "private"), { recursive: true });
+      mkdirSync9(join11(out, "public"), { recursive: true });
+      mkdirSync9(join11(out, "private"), { recursive: true });
       if (recipe.kind === "tables") await runTables(recipe, raw, out);
       else if (recipe.kind === "custom") {
         const run = CUSTOM_PREPARERS[recipe.preparer];
@@ -100580,20 +101787,20 @@ async function prepareCompetition(entry, opts) {
         const sizes = await runTableSplit(recipe, raw, out, log);
         log(`${c.id}: ${sizes.train} train rows, ${sizes.test} test rows`);
       }
-      if (!existsSync11(join12(out, "public", "description.md"))) {
+      if (!existsSync11(join11(out, "public", "description.md"))) {
         description = await writeDescription(
           c,
-          join12(out, "public", "description.md"),
+          join11(out, "public", "description.md"),
           opts.descriptionUrl,
           log
         );
       }
-      const missing = required2.filter((f) => !existsSync11(join12(out, f)));
+      const missing = required2.filter((f) => !existsSync11(join11(out, f)));
       if (missing.length > 0) throw new Error(`${c.id}: the recipe did not produce ${missing.join(", ")}`);
-      rmSync9(raw, { recursive: true, force: true });
-      renameSync6(out, dir);
+      rmSync13(raw, { recursive: true, force: true });
+      renameSync7(out, dir);
     } finally {
-      rmSync9(staging, { recursive: true, force: true });
+      rmSync13(staging, { recursive: true, force: true });
     }
     const m = { ...await buildManifest(dir, c.id, "recipe", required2, upstream), description };
     writeManifest(dir, m);
@@ -100619,11 +101826,11 @@ async function prepareCompetitions(entries, opts) {
 }
 
 // src/suite/prepare.ts
-import { join as join13 } from "node:path";
+import { join as join12 } from "node:path";
 function preparedPaths(dataDir, id) {
   return {
-    publicDir: join13(dataDir, id, "prepared", "public"),
-    privateDir: join13(dataDir, id, "prepared", "private")
+    publicDir: join12(dataDir, id, "prepared", "public"),
+    privateDir: join12(dataDir, id, "prepared", "private")
   };
 }
 async function ensurePrepared(entry, dataDir, log) {
@@ -100633,8 +101840,8 @@ async function ensurePrepared(entry, dataDir, log) {
 }
 
 // src/suite/store.ts
-import { mkdirSync as mkdirSync9, readFileSync as readFileSync13, renameSync as renameSync7, writeFileSync as writeFileSync5, existsSync as existsSync12 } from "node:fs";
-import { dirname as dirname6 } from "node:path";
+import { mkdirSync as mkdirSync10, readFileSync as readFileSync12, renameSync as renameSync8, writeFileSync as writeFileSync5, existsSync as existsSync12 } from "node:fs";
+import { dirname as dirname7 } from "node:path";
 
 // src/results/migrate.ts
 var MigrationError = class extends Error {
@@ -100665,39 +101872,39 @@ function migrate(kind2, raw) {
 function toJson(value) {
   return JSON.stringify(value, (_k, v) => typeof v === "number" && Number.isNaN(v) ? "NaN" : v, 2) + "\n";
 }
-function writeAtomic(path6, text2) {
-  mkdirSync9(dirname6(path6), { recursive: true });
-  const tmp = `${path6}.tmp-${process.pid}`;
+function writeAtomic(path9, text2) {
+  mkdirSync10(dirname7(path9), { recursive: true });
+  const tmp = `${path9}.tmp-${process.pid}`;
   writeFileSync5(tmp, text2);
-  renameSync7(tmp, path6);
+  renameSync8(tmp, path9);
 }
-function writeResults(path6, results) {
+function writeResults(path9, results) {
   const parsed = SuiteResultsSchema.parse(results);
-  writeAtomic(path6, toJson(parsed));
+  writeAtomic(path9, toJson(parsed));
   return parsed;
 }
-function readResults(path6) {
-  return readResultsMigrated(path6).results;
+function readResults(path9) {
+  return readResultsMigrated(path9).results;
 }
-function readResultsMigrated(path6) {
+function readResultsMigrated(path9) {
   let raw;
   try {
-    raw = JSON.parse(readFileSync13(path6, "utf8"));
+    raw = JSON.parse(readFileSync12(path9, "utf8"));
   } catch (e) {
     const code = e.code;
     throw new UserError(
-      code === "ENOENT" ? `results file not found: ${path6}` : `${path6}: not a results JSON file (${e.message})`
+      code === "ENOENT" ? `results file not found: ${path9}` : `${path9}: not a results JSON file (${e.message})`
     );
   }
   let migrated;
   try {
     migrated = migrate(RESULTS_DOCUMENT, raw);
   } catch (e) {
-    if (e instanceof MigrationError) throw new UserError(`${path6}: ${e.message}`);
+    if (e instanceof MigrationError) throw new UserError(`${path9}: ${e.message}`);
     throw e;
   }
   const parsed = SuiteResultsSchema.safeParse(migrated.doc);
-  if (!parsed.success) throw new UserError(formatZodError(parsed.error, path6));
+  if (!parsed.success) throw new UserError(formatZodError(parsed.error, path9));
   return { results: parsed.data, from: migrated.from, applied: migrated.applied };
 }
 var StoredIdentity = external_exports.object({
@@ -100706,10 +101913,10 @@ var StoredIdentity = external_exports.object({
     Object.fromEntries(IDENTITY_PARTS.map((p) => [p, external_exports.string()]))
   )
 });
-function readStoredRun(path6) {
-  if (!existsSync12(path6)) return null;
+function readStoredRun(path9) {
+  if (!existsSync12(path9)) return null;
   try {
-    const raw = migrate(RUN_DOCUMENT, JSON.parse(readFileSync13(path6, "utf8"))).doc;
+    const raw = migrate(RUN_DOCUMENT, JSON.parse(readFileSync12(path9, "utf8"))).doc;
     const result = RunResultSchema.parse(raw.result);
     const id = StoredIdentity.safeParse(raw.identity);
     return {
@@ -100722,12 +101929,11 @@ function readStoredRun(path6) {
     return null;
   }
 }
-function saveRun(path6, stored) {
-  writeAtomic(path6, toJson({ schemaVersion: RUN_SCHEMA_VERSION, ...stored }));
+function saveRun(path9, stored) {
+  writeAtomic(path9, toJson({ schemaVersion: RUN_SCHEMA_VERSION, ...stored }));
 }
 
 // src/suite/heartbeat.ts
-import { closeSync as closeSync8, fstatSync as fstatSync3, openSync as openSync8, readSync as readSync6 } from "node:fs";
 function clock(secs) {
   const s = Math.max(0, Math.floor(secs));
   const h = Math.floor(s / 3600);
@@ -100746,31 +101952,13 @@ function statusLine(label, n, running, now, width = 120) {
   const line = `[${label}] ${n.done}/${n.total} done${runs ? ` \xB7 ${runs}` : ""}`;
   return line.length > width ? `${line.slice(0, Math.max(0, width - 1))}\u2026` : line;
 }
-var STAMP = /^\d{4}-\d\d-\d\dT[\d:.]+Z? (?:stdout|stderr|medalist) /;
 function lastLineOf(tail, max = 100) {
   const lines2 = tail.split(/\r?\n|\r/);
   for (let i = lines2.length - 1; i >= 0; i--) {
-    const clean = lines2[i].replace(STAMP, "").replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/[\x00-\x1f\x7f]/g, " ").trim();
+    const clean = parseLogLine(lines2[i]).text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/[\x00-\x1f\x7f]/g, " ").trim();
     if (clean) return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
   }
   return null;
-}
-function readTail(path6, bytes2 = 4096) {
-  let fd;
-  try {
-    fd = openSync8(path6, "r");
-  } catch {
-    return "";
-  }
-  try {
-    const size = fstatSync3(fd).size;
-    const n = Math.min(size, bytes2);
-    const buf = Buffer.alloc(n);
-    readSync6(fd, buf, 0, n, size - n);
-    return buf.toString("utf8");
-  } finally {
-    closeSync8(fd);
-  }
 }
 
 // src/suite/progress.ts
@@ -100808,8 +101996,8 @@ ${at}   last stderr: ${tail.join(" \u23CE ")}` : line;
 }
 
 // src/suite/run-one.ts
-import { mkdirSync as mkdirSync11, rmSync as rmSync11, writeFileSync as writeFileSync6 } from "node:fs";
-import { join as join16, relative as relative3 } from "node:path";
+import { mkdirSync as mkdirSync12, rmSync as rmSync16, writeFileSync as writeFileSync6 } from "node:fs";
+import { join as join17, relative as relative4 } from "node:path";
 
 // src/execute/instructions.ts
 function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
@@ -100828,8 +102016,8 @@ function instructions(c, timeLimitSecs, paths = CONTAINER_PATHS) {
 }
 
 // src/grade/grade.ts
-import { lstatSync as lstatSync4 } from "node:fs";
-import { extname as extname2, join as join14 } from "node:path";
+import { lstatSync as lstatSync7 } from "node:fs";
+import { extname as extname2, join as join15 } from "node:path";
 
 // src/grade/round.ts
 function round5(x) {
@@ -100854,7 +102042,7 @@ function round5Numpy(x) {
 }
 
 // src/grade/medals.ts
-import { readFileSync as readFileSync14 } from "node:fs";
+import { readFileSync as readFileSync13 } from "node:fs";
 function thresholdPositions(n) {
   if (!Number.isInteger(n) || n < 1) throw new Error(`a leaderboard needs at least one team (got ${n})`);
   const at = (c) => Math.max(1, Math.floor(n * c));
@@ -100946,17 +102134,50 @@ function leaderboardScoresFromCsv(text2, source = "leaderboard") {
   }
   return Array.from(col.values, (v) => Number.isNaN(v) ? null : v);
 }
-function readLeaderboardScores(path6) {
-  return leaderboardScoresFromCsv(readFileSync14(path6, "utf8"), path6);
+function readLeaderboardScores(path9) {
+  return leaderboardScoresFromCsv(readFileSync13(path9, "utf8"), path9);
+}
+
+// src/registry/leaderboards.ts
+import { createHash as createHash9 } from "node:crypto";
+import { existsSync as existsSync13, readFileSync as readFileSync14, statSync as statSync8 } from "node:fs";
+import { homedir as homedir2 } from "node:os";
+import { join as join13 } from "node:path";
+function defaultLeaderboardsDir() {
+  return process.env.MEDALIST_LEADERBOARDS_DIR ?? join13(homedir2(), ".cache", "medalist", "leaderboards");
+}
+function fetchedLeaderboardFile(dir, id) {
+  return join13(dir, id, "leaderboard.csv");
+}
+var verified = /* @__PURE__ */ new Map();
+function matchesPin(entry, file2) {
+  const pin = entry.competition.leaderboardPin;
+  if (!pin || !existsSync13(file2)) return false;
+  const st = statSync8(file2);
+  if (st.size !== pin.bytes) return false;
+  const stamp = `${st.size}:${st.mtimeMs}`;
+  if (verified.get(file2) === stamp) return true;
+  const ok = createHash9("sha256").update(readFileSync14(file2)).digest("hex") === pin.sha256;
+  if (ok) verified.set(file2, stamp);
+  return ok;
+}
+function leaderboardPath(entry, leaderboardsDir = defaultLeaderboardsDir()) {
+  const fetched = fetchedLeaderboardFile(leaderboardsDir, entry.competition.id);
+  if (matchesPin(entry, fetched)) return fetched;
+  if (entry.competition.leaderboard) {
+    const shipped = join13(entry.dir, entry.competition.leaderboard);
+    if (existsSync13(shipped)) return shipped;
+  }
+  return void 0;
 }
 
 // src/grade/board.ts
 function boardFor(competition, competitionDir, leaderboardPath2, leaderboardsDir) {
-  const path6 = leaderboardPath2 ?? leaderboardPath({ competition, dir: competitionDir }, leaderboardsDir);
+  const path9 = leaderboardPath2 ?? leaderboardPath({ competition, dir: competitionDir }, leaderboardsDir);
   if (leaderboardPath2) return boardFromFile(leaderboardPath2);
-  if (path6) {
+  if (path9) {
     try {
-      return boardFromFile(path6);
+      return boardFromFile(path9);
     } catch {
     }
   }
@@ -100976,13 +102197,13 @@ function boardFor(competition, competitionDir, leaderboardPath2, leaderboardsDir
   }
   return noBoard(competition);
 }
-function boardFromFile(path6) {
+function boardFromFile(path9) {
   try {
-    const scores = readLeaderboardScores(path6);
+    const scores = readLeaderboardScores(path9);
     if (scores.length === 0) throw new Error("the leaderboard has no rows");
-    return { thresholds: thresholdsFromLeaderboard(scores), scores, source: "leaderboard", file: path6 };
+    return { thresholds: thresholdsFromLeaderboard(scores), scores, source: "leaderboard", file: path9 };
   } catch (e) {
-    throw new Error(`cannot read the leaderboard ${path6}: ${e.message}`);
+    throw new Error(`cannot read the leaderboard ${path9}: ${e.message}`);
   }
 }
 function noBoard(competition) {
@@ -101001,6 +102222,9 @@ function noBoard(competition) {
 
 // src/grade/external.ts
 import { spawn as spawn3 } from "node:child_process";
+import { mkdtempSync as mkdtempSync3, rmSync as rmSync14 } from "node:fs";
+import { tmpdir } from "node:os";
+import { join as join14 } from "node:path";
 var NumberOrNaN = external_exports.union([external_exports.number(), external_exports.literal("NaN").transform(() => NaN), external_exports.null()]);
 var ExternalReportSchema = external_exports.looseObject({
   score: NumberOrNaN,
@@ -101025,18 +102249,25 @@ function lastJsonObject(text2) {
   }
   return void 0;
 }
+var GRADER_ENV_KEEP = ["PATH", "LANG", "LC_ALL", "TZ"];
+function graderEnv(home, from = process.env) {
+  const env = { HOME: home };
+  for (const k of GRADER_ENV_KEEP) if (from[k] !== void 0) env[k] = from[k];
+  return env;
+}
 async function gradeExternal(command, ctx, timeoutMs = 30 * 6e4) {
   if (command.length === 0) throw new Error("the external grader command is empty");
   const args = command.map(
     (a) => a.replaceAll("{submission}", ctx.submission).replaceAll("{competition}", ctx.competition).replaceAll("{private_dir}", ctx.privateDir)
   );
-  const { code, stdout, stderr, failure: failure2 } = await new Promise((resolve19) => {
+  const home = mkdtempSync3(join14(tmpdir(), "medalist-grader-"));
+  const { code, stdout, stderr, failure: failure2 } = await new Promise((resolve21) => {
     let out = "", err = "";
     let child;
     try {
-      child = spawn3(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
+      child = spawn3(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"], env: graderEnv(home) });
     } catch (e) {
-      resolve19({ code: null, stdout: "", stderr: "", failure: e.message });
+      resolve21({ code: null, stdout: "", stderr: "", failure: e.message });
       return;
     }
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
@@ -101048,13 +102279,13 @@ async function gradeExternal(command, ctx, timeoutMs = 30 * 6e4) {
     });
     child.on("error", (e) => {
       clearTimeout(timer);
-      resolve19({ code: null, stdout: out, stderr: err, failure: e.message });
+      resolve21({ code: null, stdout: out, stderr: err, failure: e.message });
     });
     child.on("close", (c, sig) => {
       clearTimeout(timer);
-      resolve19({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : void 0 });
+      resolve21({ code: c, stdout: out, stderr: err, failure: sig ? `killed by ${sig}` : void 0 });
     });
-  });
+  }).finally(() => rmSync14(home, { recursive: true, force: true }));
   const name2 = args[0];
   if (failure2) throw new Error(`external grader ${name2} failed: ${failure2}`);
   if (code !== 0)
@@ -101079,16 +102310,16 @@ function lastLine(s) {
 
 // src/grade/grade.ts
 var MAX_SUBMISSION_BYTES = 1024 ** 3;
-function submissionProblem(path6) {
+function submissionProblem(path9) {
   let st;
   try {
-    st = lstatSync4(path6);
+    st = lstatSync7(path9);
   } catch {
-    return `no submission file at ${path6}`;
+    return `no submission file at ${path9}`;
   }
-  if (st.isSymbolicLink()) return `${path6} is a symbolic link`;
-  if (!st.isFile()) return `${path6} is not a regular file`;
-  if (extname2(path6).toLowerCase() !== ".csv") return `${path6} is not a .csv file`;
+  if (st.isSymbolicLink()) return `${path9} is a symbolic link`;
+  if (!st.isFile()) return `${path9} is not a regular file`;
+  if (extname2(path9).toLowerCase() !== ".csv") return `${path9} is not a .csv file`;
   return null;
 }
 function readAnswers(spec, answersPath) {
@@ -101207,8 +102438,8 @@ async function gradeFile(opts, submissionPath, board, now) {
       });
     } else {
       const spec = loadGraderSpec(opts.competitionDir);
-      if (!spec) throw new Error(`${join14(opts.competitionDir, "grader.json")} is missing`);
-      result = scoreSubmission(spec, submissionPath, join14(opts.privateDir, competition.answers));
+      if (!spec) throw new Error(`${join15(opts.competitionDir, "grader.json")} is missing`);
+      result = scoreSubmission(spec, submissionPath, join15(opts.privateDir, competition.answers));
     }
   } catch (e) {
     const report = makeReport(
@@ -101236,11 +102467,11 @@ async function executeWithRetries(execute, spec, policy, opts = {}) {
   }
 }
 function sleep3(ms, signal) {
-  return new Promise((resolve19) => {
+  return new Promise((resolve21) => {
     const done = () => {
       clearTimeout(t);
       signal?.removeEventListener("abort", done);
-      resolve19();
+      resolve21();
     };
     const t = setTimeout(done, ms);
     signal?.addEventListener("abort", done, { once: true });
@@ -101260,82 +102491,172 @@ function gradeJson(r) {
     ...r.unrounded_score === void 0 ? {} : { unrounded_score: n(r.unrounded_score) }
   };
 }
-var UsageSchema = external_exports.object({
-  tokens: external_exports.number().nonnegative().optional(),
-  dollars: external_exports.number().nonnegative().optional()
-});
 function readUsage(runDir) {
+  let raw;
   try {
     const file2 = readInside(runPaths(runDir).logsDir, "usage.json", 64 * 1024);
     if (!file2.ok) return null;
-    const parsed = UsageSchema.safeParse(JSON.parse(file2.data.toString("utf8")));
-    return parsed.success ? parsed.data : null;
+    raw = JSON.parse(file2.data.toString("utf8"));
   } catch {
     return null;
   }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return null;
+  const usage7 = {};
+  const ignored = [];
+  for (const key2 of ["tokens", "dollars"]) {
+    if (!(key2 in raw)) continue;
+    const v = raw[key2];
+    if (usableAmount(v)) usage7[key2] = v;
+    else ignored.push(key2);
+  }
+  return ignored.length ? { ...usage7, ignored } : usage7;
 }
 
 // src/suite/run-store.ts
-import { cpSync, existsSync as existsSync13, lstatSync as lstatSync5, mkdirSync as mkdirSync10, renameSync as renameSync8, rmSync as rmSync10 } from "node:fs";
-import { join as join15 } from "node:path";
+import {
+  closeSync as closeSync12,
+  constants as constants5,
+  existsSync as existsSync14,
+  fstatSync as fstatSync5,
+  ftruncateSync,
+  lstatSync as lstatSync8,
+  mkdirSync as mkdirSync11,
+  openSync as openSync12,
+  readlinkSync as readlinkSync3,
+  readSync as readSync9,
+  renameSync as renameSync9,
+  rmSync as rmSync15,
+  symlinkSync,
+  writeSync as writeSync7
+} from "node:fs";
+import { execFileSync as execFileSync2 } from "node:child_process";
+import { dirname as dirname8, join as join16 } from "node:path";
 var storeKey = (runId, identity) => `${runId}-${identity}`;
-function copyTree(from, to) {
-  cpSync(from, to, {
-    recursive: true,
-    verbatimSymlinks: true,
-    filter: (src) => {
-      const st = lstatSync5(src);
-      return st.isDirectory() || st.isFile() || st.isSymbolicLink();
-    }
+var MAX_STORED_RUN_BYTES = 4 * 1024 ** 3;
+var MAX_STORED_RUN_ENTRIES = 1e5;
+var BLOCK = 64 * 1024;
+var CHUNK2 = 16 * BLOCK;
+var ZEROS = Buffer.alloc(BLOCK);
+var NOFOLLOW3 = constants5.O_NOFOLLOW ?? 0;
+function plannedCopy(from, o) {
+  let bytes2 = 0;
+  let entries = 0;
+  let problem = null;
+  walkTree(from, (_full, rel, st) => {
+    if (++entries > o.maxEntries) problem = `more than ${o.maxEntries} files and folders`;
+    else if (st?.isFile() && (bytes2 += st.size) > o.maxBytes)
+      problem = `more than ${o.maxBytes} bytes (at ${rel})`;
+    return problem ? "stop" : void 0;
+  });
+  return problem;
+}
+function copyTree(from, to, o) {
+  const problem = plannedCopy(from, o);
+  if (problem) throw new Error(`${from} holds ${problem}: not copied`);
+  const budget = { left: o.maxBytes };
+  mkdirSync11(to, { mode: 448 });
+  walkTree(from, (full, rel, st) => {
+    const dest = join16(to, rel);
+    if (!st) return "skip";
+    if (st.isDirectory()) mkdirSync11(dest, { mode: 448 });
+    else if (st.isSymbolicLink()) symlinkSync(readlinkSync3(full), dest);
+    else if (st.isFile()) copySparse(full, dest, budget);
   });
 }
-function fetchRun(storeDir, runId, identity, runDir) {
-  const entry = join15(storeDir, storeKey(runId, identity));
-  if (!existsSync13(join15(entry, "run.json"))) return false;
-  rmSync10(runDir, { recursive: true, force: true });
-  copyTree(entry, runDir);
+function copySparse(src, dest, budget) {
+  const st = lstatSync8(src);
+  if (st.isFile() && st.size >= CP_MIN_BYTES && st.blocks * 512 < st.size && cpSparse(src, dest, budget))
+    return;
+  const input2 = openSync12(src, constants5.O_RDONLY | NOFOLLOW3 | (constants5.O_NONBLOCK ?? 0));
+  let output2 = -1;
+  try {
+    const st2 = fstatSync5(input2);
+    if (!st2.isFile()) throw new Error(`${src} is not a regular file`);
+    output2 = openSync12(
+      dest,
+      constants5.O_WRONLY | constants5.O_CREAT | constants5.O_EXCL | NOFOLLOW3,
+      st2.mode & 511
+    );
+    const buf = Buffer.allocUnsafe(CHUNK2);
+    let pos = 0;
+    for (; ; ) {
+      const n = readSync9(input2, buf, 0, CHUNK2, pos);
+      if (n === 0) break;
+      budget.left -= n;
+      if (budget.left < 0) throw new Error(`${src} grew past the copy's bound`);
+      for (let off = 0; off < n; off += BLOCK) {
+        const block = buf.subarray(off, Math.min(off + BLOCK, n));
+        if (block.equals(ZEROS.subarray(0, block.length))) continue;
+        for (let w = 0; w < block.length; ) w += writeSync7(output2, block, w, block.length - w, pos + off + w);
+      }
+      pos += n;
+    }
+    ftruncateSync(output2, pos);
+  } finally {
+    closeSync12(input2);
+    if (output2 >= 0) closeSync12(output2);
+  }
+}
+var CP_MIN_BYTES = 16 * 1024 * 1024;
+function cpSparse(src, dest, budget) {
+  try {
+    execFileSync2("cp", ["--sparse=always", "--no-dereference", "--no-preserve=all", "--", src, dest], {
+      stdio: "ignore",
+      timeout: 6e4
+    });
+    const out = lstatSync8(dest);
+    if (!out.isFile()) throw new Error(`${dest} is not a regular file`);
+    budget.left -= out.size;
+    if (budget.left < 0) throw new Error(`${src} grew past the copy's bound`);
+    return true;
+  } catch (e) {
+    rmSync15(dest, { force: true });
+    if (e.message.includes("bound")) throw e;
+    return false;
+  }
+}
+var bounds2 = (o) => ({
+  maxBytes: o.maxBytes ?? MAX_STORED_RUN_BYTES,
+  maxEntries: o.maxEntries ?? MAX_STORED_RUN_ENTRIES
+});
+function fetchRun(storeDir, runId, identity, runDir, opts = {}) {
+  const entry = join16(storeDir, storeKey(runId, identity));
+  if (!existsSync14(join16(entry, "run.json"))) return false;
+  rmSync15(runDir, { recursive: true, force: true });
+  mkdirSync11(dirname8(runDir), { recursive: true });
+  try {
+    copyTree(entry, runDir, bounds2(opts));
+  } catch (e) {
+    rmSync15(runDir, { recursive: true, force: true });
+    throw e;
+  }
   return true;
 }
-function putRun(storeDir, runId, identity, runDir) {
-  mkdirSync10(storeDir, { recursive: true });
-  const entry = join15(storeDir, storeKey(runId, identity));
+function putRun(storeDir, runId, identity, runDir, opts = {}) {
+  mkdirSync11(storeDir, { recursive: true });
+  const entry = join16(storeDir, storeKey(runId, identity));
   const tmp = `${entry}.tmp-${process.pid}-${Date.now().toString(36)}`;
-  copyTree(runDir, tmp);
-  rmSync10(entry, { recursive: true, force: true });
-  renameSync8(tmp, entry);
+  if (!lstatSync8(runDir, { throwIfNoEntry: false })?.isDirectory())
+    throw new Error(`${runDir} is not a folder`);
+  try {
+    copyTree(runDir, tmp, bounds2(opts));
+  } catch (e) {
+    rmSync15(tmp, { recursive: true, force: true });
+    throw e;
+  }
+  rmSync15(entry, { recursive: true, force: true });
+  renameSync9(tmp, entry);
 }
 
 // src/execute/failure.ts
-import { closeSync as closeSync9, fstatSync as fstatSync4, openSync as openSync9, readSync as readSync7 } from "node:fs";
 var TAIL_LINES = 5;
-var TAIL_BYTES = 64 * 1024;
 var MAX_LINE = 300;
-function readTail2(file2, bytes2 = TAIL_BYTES) {
-  let fd = null;
-  try {
-    fd = openSync9(file2, "r");
-    const size = fstatSync4(fd).size;
-    const n = Math.min(size, bytes2);
-    const buf = Buffer.alloc(n);
-    readSync7(fd, buf, 0, n, size - n);
-    const text2 = buf.toString("utf8");
-    return n < size ? text2.slice(text2.indexOf("\n") + 1) : text2;
-  } catch {
-    return "";
-  } finally {
-    if (fd !== null) closeSync9(fd);
-  }
-}
 function stderrLines(log) {
-  const tagged = /^\S+ (stdout|stderr|medalist) (.*)$/;
-  const lines2 = log.split("\n").filter((l) => l.trim() !== "");
-  const isTagged = lines2.some((l) => tagged.test(l));
   const out = [];
-  for (const line of lines2) {
-    if (isTagged) {
-      const m = tagged.exec(line);
-      if (m?.[1] === "stderr") out.push(m[2]);
-    } else if (!line.startsWith("[medalist]")) out.push(line);
+  for (const raw of log.split("\n")) {
+    if (raw.trim() === "") continue;
+    const l = parseLogLine(raw);
+    if (l.stream === "stderr" || l.stream === "" && !l.text.startsWith("[medalist]")) out.push(l.text);
   }
   return out.map((l) => clip2(l.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").replace(/[\x00-\x08\x0b-\x1f]/g, "")));
 }
@@ -101378,8 +102699,8 @@ function describeFailure(exec, logText) {
 
 // src/suite/run-one.ts
 async function runOne(ctx, run, gpus) {
-  const runDir = join16(ctx.outDir, "runs", run.runId);
-  const storePath = join16(runDir, "run.json");
+  const runDir = join17(ctx.outDir, "runs", run.runId);
+  const storePath = join17(runDir, "run.json");
   const identity = ctx.identities.get(run.competitionId);
   let stored = readStoredRun(storePath);
   if (ctx.storeDir && stored?.identity?.hash !== identity.hash && !ctx.selection.fresh) {
@@ -101404,8 +102725,8 @@ async function runOne(ctx, run, gpus) {
     ctx.emit({ kind: "kept", runId: run.runId, outcome: kept.outcome, cause: kept.failure?.cause ?? null });
     return kept;
   }
-  rmSync11(runDir, { recursive: true, force: true });
-  mkdirSync11(runDir, { recursive: true });
+  rmSync16(runDir, { recursive: true, force: true });
+  mkdirSync12(runDir, { recursive: true });
   const entry = ctx.registry.get(run.competitionId);
   const paths = ctx.prepared.get(run.competitionId);
   const spec = {
@@ -101436,7 +102757,7 @@ async function runOne(ctx, run, gpus) {
       ...spec,
       validationUrl: ctx.executor.validationUrl?.(
         run.competitionId,
-        join16(paths.publicDir, entry.competition.sampleSubmission),
+        join17(paths.publicDir, entry.competition.sampleSubmission),
         run.runId,
         formatGrader(entry.competition, entry.dir)
       ),
@@ -101455,7 +102776,7 @@ async function runOne(ctx, run, gpus) {
     }
   );
   if (exec.cancelled || exec.outcome === "infra_error" && ctx.signal?.aborted) return null;
-  const report = exec.outcome === "infra_error" ? null : await grade({
+  const graded = exec.outcome === "infra_error" ? null : await grade({
     competition: entry.competition,
     competitionDir: entry.dir,
     privateDir: paths.privateDir,
@@ -101463,6 +102784,8 @@ async function runOne(ctx, run, gpus) {
     leaderboardPath: leaderboardPath(entry),
     external: ctx.config.externalGrader ? { command: ctx.config.externalGrader } : void 0
   });
+  const masker = new Masker(secretValues({ env: ctx.env, secretEnv: ctx.agent.secrets }));
+  const report = graded && graded.error ? { ...graded, error: masker.mask(graded.error) } : graded;
   const result = {
     runId: run.runId,
     competitionId: run.competitionId,
@@ -101472,14 +102795,14 @@ async function runOne(ctx, run, gpus) {
     startedAt: t0.toISOString(),
     durationMs: exec.durationMs,
     attempts,
-    runDir: relative3(ctx.outDir, runDir),
+    runDir: relative4(ctx.outDir, runDir),
     error: exec.error ?? null,
     grade: report ? gradeJson(report) : null,
     usage: readUsage(runDir),
     gpus,
     details: exec.details ?? {},
     identity: identity.hash,
-    failure: describeFailure(exec, readTail2(runPaths(runDir).logFile))
+    failure: describeFailure(exec, readTail(runPaths(runDir).logFile))
   };
   ctx.record?.(result);
   saveRun(storePath, { suiteHash: ctx.suiteHash, agent: ctx.agentText, identity, result });
@@ -101496,9 +102819,9 @@ async function runOne(ctx, run, gpus) {
 
 // src/suite/lock.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { closeSync as closeSync10, mkdirSync as mkdirSync12, openSync as openSync10, readFileSync as readFileSync15, unlinkSync, writeSync as writeSync5 } from "node:fs";
-import os8 from "node:os";
-import { join as join17 } from "node:path";
+import { closeSync as closeSync13, mkdirSync as mkdirSync13, openSync as openSync13, readFileSync as readFileSync15, unlinkSync, writeSync as writeSync8 } from "node:fs";
+import os10 from "node:os";
+import { join as join18 } from "node:path";
 var LOCK_FILE = ".medalist.lock";
 function readHolder(file2) {
   try {
@@ -101509,11 +102832,11 @@ function readHolder(file2) {
   }
 }
 async function lockResultsDir(dir, opts = {}) {
-  mkdirSync12(dir, { recursive: true });
-  const file2 = join17(dir, LOCK_FILE);
+  mkdirSync13(dir, { recursive: true });
+  const file2 = join18(dir, LOCK_FILE);
   const me = {
     pid: process.pid,
-    host: os8.hostname(),
+    host: os10.hostname(),
     since: (/* @__PURE__ */ new Date()).toISOString(),
     nonce: randomBytes3(8).toString("hex")
   };
@@ -101521,9 +102844,9 @@ async function lockResultsDir(dir, opts = {}) {
   let told = false;
   for (; ; ) {
     try {
-      const fd = openSync10(file2, "wx", 420);
-      writeSync5(fd, JSON.stringify(me) + "\n");
-      closeSync10(fd);
+      const fd = openSync13(file2, "wx", 420);
+      writeSync8(fd, JSON.stringify(me) + "\n");
+      closeSync13(fd);
       return () => {
         if (readHolder(file2)?.nonce === me.nonce) unlinkSync(file2);
       };
@@ -101555,23 +102878,23 @@ async function lockResultsDir(dir, opts = {}) {
 }
 
 // src/suite/disk.ts
-import { closeSync as closeSync11, openSync as openSync11, readdirSync as readdirSync11, rmSync as rmSync12, writeSync as writeSync6 } from "node:fs";
-import { join as join18 } from "node:path";
+import { closeSync as closeSync14, openSync as openSync14, readdirSync as readdirSync11, rmSync as rmSync17, writeSync as writeSync9 } from "node:fs";
+import { join as join19 } from "node:path";
 function isDiskFull(e) {
   const code = e?.code;
   return code === "ENOSPC" || code === "EDQUOT";
 }
 var RESERVE_FILE = ".medalist-reserve";
 function reserveSpace(dir, bytes2 = 1024 ** 2) {
-  const file2 = join18(dir, RESERVE_FILE);
-  const fd = openSync11(file2, "w", 384);
+  const file2 = join19(dir, RESERVE_FILE);
+  const fd = openSync14(file2, "w", 384);
   try {
     const zeros = Buffer.alloc(64 * 1024);
-    for (let done = 0; done < bytes2; done += zeros.length) writeSync6(fd, zeros);
+    for (let done = 0; done < bytes2; done += zeros.length) writeSync9(fd, zeros);
   } finally {
-    closeSync11(fd);
+    closeSync14(fd);
   }
-  return () => rmSync12(file2, { force: true });
+  return () => rmSync17(file2, { force: true });
 }
 function removeTempFiles(dir, depth = 3) {
   let n = 0;
@@ -101582,9 +102905,9 @@ function removeTempFiles(dir, depth = 3) {
     return 0;
   }
   for (const e of entries) {
-    const full = join18(dir, e.name);
+    const full = join19(dir, e.name);
     if (e.isFile() && /\.tmp-\d+$/.test(e.name)) {
-      rmSync12(full, { force: true });
+      rmSync17(full, { force: true });
       n++;
     } else if (depth > 0 && e.isDirectory()) n += removeTempFiles(full, depth - 1);
   }
@@ -101612,7 +102935,7 @@ function agentEnv(agent, env = process.env) {
   return out;
 }
 async function runSuite(opts) {
-  const release = await lockResultsDir(resolve9(opts.outDir), { log: opts.log });
+  const release = await lockResultsDir(resolve10(opts.outDir), { log: opts.log });
   try {
     return await runSuiteLocked(opts);
   } finally {
@@ -101624,13 +102947,13 @@ async function runSuiteLocked(opts) {
   const log = opts.log ?? (() => {
   });
   const agent = opts.agent ?? config2.agent;
-  const registry2 = opts.registry ?? loadRegistry(config2.registryDir ? resolve9(opts.baseDir, config2.registryDir) : defaultRegistryDir());
+  const registry2 = opts.registry ?? loadRegistry(config2.registryDir ? resolve10(opts.baseDir, config2.registryDir) : defaultRegistryDir());
   const thePlan = opts.plan ?? plan(config2, registry2);
   const only = opts.shard ? new Set(opts.shard.runIds) : null;
   const runs = only ? thePlan.runs.filter((r) => only.has(r.runId)) : thePlan.runs;
   const competitions = [...new Set(runs.map((r) => r.competitionId))];
-  const dataDir = resolve9(opts.baseDir, config2.dataDir);
-  const outDir = resolve9(opts.outDir);
+  const dataDir = resolve10(opts.baseDir, config2.dataDir);
+  const outDir = resolve10(opts.outDir);
   const env = agentEnv(agent);
   const suiteId = `${opts.label}-${thePlan.suiteHash.slice(0, 8)}-${Date.now().toString(36)}`;
   const agentText = describeAgent(agent);
@@ -101643,6 +102966,8 @@ async function runSuiteLocked(opts) {
       `externalGrader: ${external.join(", ")} ${external.length === 1 ? "is" : "are"} not graded natively; set externalGrader (e.g. ["mlebench", "grade-sample", "{submission}", "{competition}"]) or exclude ${external.length === 1 ? "it" : "them"}`
     );
   }
+  if (config2.executor === "docker")
+    checkBuildContext({ agent, baseDir: opts.baseDir, dataDir, outDir, storeDir: opts.storeDir });
   let freeReserve;
   try {
     freeReserve = reserveSpace(outDir);
@@ -101668,7 +102993,7 @@ async function runSuiteLocked(opts) {
       baseDir: opts.baseDir,
       executor: executor.name,
       imageId: executor.facts.imageId ?? null,
-      exclude: [outDir, dataDir, ...(opts.notAgentFiles ?? []).map((d) => resolve9(d))]
+      exclude: [outDir, dataDir, ...(opts.notAgentFiles ?? []).map((d) => resolve10(d))]
     });
     identities = new Map(
       competitions.map((id) => [
@@ -101695,7 +103020,7 @@ async function runSuiteLocked(opts) {
       running.delete(e.runId);
     }
     const line = progressLine(opts.label, counter, e);
-    if (e.kind === "finished" && opts.runDone) opts.runDone(line, join19(outDir, "runs", e.runId));
+    if (e.kind === "finished" && opts.runDone) opts.runDone(line, join20(outDir, "runs", e.runId));
     else log(line);
   };
   const ctx = {
@@ -101709,7 +103034,7 @@ async function runSuiteLocked(opts) {
     suiteHash: thePlan.suiteHash,
     identities,
     selection,
-    storeDir: opts.storeDir ? resolve9(opts.storeDir) : null,
+    storeDir: opts.storeDir ? resolve10(opts.storeDir) : null,
     log,
     outDir,
     env,
@@ -101719,10 +103044,12 @@ async function runSuiteLocked(opts) {
     record: (r) => results.set(r.runId, r)
   };
   const results = /* @__PURE__ */ new Map();
+  const stopStarts = new AbortController();
   const one = async (run, gpus) => {
     try {
       const r = await runOne(ctx, run, gpus);
       if (r) results.set(run.runId, r);
+      if (r && opts.onRunFinished?.(r)) stopStarts.abort();
     } finally {
       running.delete(run.runId);
     }
@@ -101736,7 +103063,7 @@ async function runSuiteLocked(opts) {
       runId,
       startedAt: startedAt2,
       limitSecs,
-      lastLine: lastLineOf(readTail(join19(outDir, "runs", runId, "run.log")))
+      lastLine: lastLineOf(readTail(join20(outDir, "runs", runId, "run.log"), 4096))
     }));
     if (opts.status) opts.status(statusLine(opts.label, counter, list, now, opts.statusWidth));
     else for (const r of list) log(heartbeatLine(opts.label, counter, r, now));
@@ -101745,11 +103072,18 @@ async function runSuiteLocked(opts) {
   heartbeat?.unref();
   let diskFull = null;
   try {
+    const key2 = opts.priority ?? ((r) => r.expectedSecs);
     await schedule(
-      runs.map((r) => ({ ...r, id: r.runId, gpus: executor.perRun.gpus, cpus: executor.perRun.cpus })),
+      runs.map((r) => ({
+        ...r,
+        id: r.runId,
+        expectedSecs: key2(r),
+        gpus: executor.perRun.gpus,
+        cpus: executor.perRun.cpus
+      })),
       executor.resources,
       one,
-      opts.signal
+      opts.signal ? AbortSignal.any([opts.signal, stopStarts.signal]) : stopStarts.signal
     );
   } catch (e) {
     if (!isDiskFull(e)) throw e;
@@ -101790,17 +103124,17 @@ async function runSuiteLocked(opts) {
   freeReserve();
   if (diskFull) {
     const reason = `the disk filled up (${diskFull.message})`;
-    const notRun2 = runs.filter((r) => !results.has(r.runId)).map((r) => notRunResult(r, join19("runs", r.runId), reason));
+    const notRun2 = runs.filter((r) => !results.has(r.runId)).map((r) => notRunResult(r, join20("runs", r.runId), reason));
     suite.runs = [...suite.runs, ...notRun2];
     const removed = removeTempFiles(outDir);
-    const file2 = join19(outDir, "results.json");
+    const file2 = join20(outDir, "results.json");
     writeResults(file2, suite);
     throw new UserError(
       `disk full: the suite stopped; ${results.size} finished run(s) kept, ${notRun2.length} not run; results written to ${file2}${removed ? `; ${removed} temporary file(s) removed` : ""}`,
       1
     );
   }
-  return writeResults(join19(outDir, "results.json"), suite);
+  return writeResults(join20(outDir, "results.json"), suite);
 }
 function notRunResult(run, runDir, reason) {
   return {
@@ -101819,88 +103153,6 @@ function notRunResult(run, runDir, reason) {
     gpus: [],
     details: { notRun: "true" }
   };
-}
-
-// src/session/merge.ts
-var NOT_RUN = "notRun";
-var mixed = (what, a, b) => new UserError(`cannot merge shards of different ${what}: ${JSON.stringify(a)} and ${JSON.stringify(b)}`, 2);
-function mergeShards(docs, opts = {}) {
-  if (docs.length === 0) throw new UserError("no shard results given", 2);
-  const first = docs[0];
-  for (const d of docs.slice(1)) {
-    if (d.suite.hash !== first.suite.hash || d.suite.name !== first.suite.name)
-      throw mixed("suites", `${first.suite.name} ${first.suite.hash}`, `${d.suite.name} ${d.suite.hash}`);
-    if (d.agent.description !== first.agent.description)
-      throw mixed("agents", first.agent.description, d.agent.description);
-    if (d.label !== first.label) throw mixed("sides", first.label, d.label);
-  }
-  const counts = new Set(docs.map((d) => d.shard?.count ?? 1));
-  if (counts.size > 1)
-    throw new UserError(`cannot merge shards of different plans: ${[...counts].join(" and ")} shards`, 2);
-  const count = opts.expectShards ?? [...counts][0];
-  const seenShards = /* @__PURE__ */ new Set();
-  for (const d of docs) {
-    const i = d.shard?.index ?? 1;
-    if (seenShards.has(i)) throw new UserError(`shard ${i}/${count} is given twice`, 2);
-    seenShards.add(i);
-  }
-  const byId = /* @__PURE__ */ new Map();
-  for (const d of docs)
-    for (const r of d.runs) {
-      if (byId.has(r.runId)) throw new UserError(`run ${r.runId} is in more than one shard's results`, 2);
-      byId.set(r.runId, r);
-    }
-  const missingShards = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seenShards.has(i));
-  const startedAt = docs.map((d) => d.startedAt).sort()[0];
-  const finishedAt = docs.map((d) => d.finishedAt).sort().at(-1);
-  const why = missingShards.length > 0 ? `not run: the results of shard${missingShards.length > 1 ? "s" : ""} ${missingShards.map((i) => `${i}/${count}`).join(", ")} are missing` : "not run: no shard's results hold this run";
-  const runs = [];
-  const missing = [];
-  for (const id of first.suite.competitions)
-    for (let seed = 0; seed < first.suite.seeds; seed++) {
-      const runId = runIdOf(id, seed);
-      const r = byId.get(runId);
-      if (r) {
-        runs.push(r);
-        continue;
-      }
-      missing.push(runId);
-      runs.push({
-        runId,
-        competitionId: id,
-        seed,
-        outcome: "infra_error",
-        exitCode: null,
-        startedAt,
-        durationMs: 0,
-        attempts: 0,
-        runDir: "",
-        error: why,
-        grade: null,
-        usage: null,
-        gpus: [],
-        details: { [NOT_RUN]: "true" }
-      });
-    }
-  const gpuModels = [...new Set(docs.map((d) => d.environment.gpuModel).filter((g) => !!g))];
-  const digests = [...new Set(docs.map((d) => d.agent.imageDigest).filter((g) => !!g))];
-  if (digests.length > 1) throw mixed("agent images", digests[0], digests[1]);
-  const { shard: _shard, ...rest } = first;
-  return {
-    results: {
-      ...rest,
-      agent: { ...first.agent, imageDigest: digests[0] ?? null },
-      environment: { ...first.environment, gpuModel: gpuModels.length ? gpuModels.join(", ") : null },
-      startedAt,
-      finishedAt,
-      runs
-    },
-    missing,
-    missingShards
-  };
-}
-function notRun(results) {
-  return results.runs.filter((r) => r.details[NOT_RUN] === "true");
 }
 
 // src/history/history.ts
@@ -101953,26 +103205,11 @@ function trend(h, head, n = TREND_POINTS) {
 }
 
 // src/view/write.ts
-import { mkdirSync as mkdirSync13, rmSync as rmSync13, writeFileSync as writeFileSync7 } from "node:fs";
-import { dirname as dirname7, join as join21, resolve as resolve11 } from "node:path";
-
-// src/view/escape.ts
-function esc2(text2) {
-  return String(text2 ?? "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
-}
-function scriptJson(value) {
-  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
-}
-function clip3(text2, max) {
-  return text2.length <= max ? text2 : `${text2.slice(0, max)}\u2026 [${text2.length - max} more characters]`;
-}
-function slug(text2) {
-  const s = text2.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");
-  return s.slice(0, 120) || "_";
-}
+import { mkdirSync as mkdirSync15, rmSync as rmSync18, writeFileSync as writeFileSync8 } from "node:fs";
+import { dirname as dirname9, join as join23, resolve as resolve12 } from "node:path";
 
 // src/view/load.ts
-import { basename as basename2, resolve as resolve10 } from "node:path";
+import { basename as basename3, resolve as resolve11 } from "node:path";
 
 // src/view/parse.ts
 var MetricLine = external_exports.object({
@@ -102024,11 +103261,6 @@ function parseMetrics(text2, maxPoints = 1e4) {
     (r, i) => points2.push({ x: useTime ? r.t - t0 : r.step ?? i, value: r.value, name: r.name })
   );
   return { points: points2, xLabel: useTime ? "seconds since the first point" : "step", badLines: bad };
-}
-var STAMPED = /^(\d{4}-\d\d-\d\dT[\d:.]+Z?) (stdout|stderr|medalist) (.*)$/;
-function parseLogLine(line, n) {
-  const m = STAMPED.exec(line);
-  return m ? { n, time: m[1], stream: m[2], text: m[3] } : { n, time: "", stream: "", text: line };
 }
 function lastErrorLines(log, count = 12) {
   const lines2 = log.split("\n").filter((l) => l.length > 0);
@@ -102118,12 +103350,49 @@ function previewCsv(text2, maxRows = 50, maxCols = 20, maxCell = 200) {
   };
 }
 
+// src/view/log-pages.ts
+import { mkdirSync as mkdirSync14, writeFileSync as writeFileSync7 } from "node:fs";
+import { join as join22 } from "node:path";
+
+// src/view/escape.ts
+var ENTITY = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;"
+};
+function esc2(text2) {
+  const s = String(text2 ?? "");
+  return /[&<>"']/.test(s) ? s.replace(/[&<>"']/g, (c) => ENTITY[c]) : s;
+}
+function logLiteral(text2) {
+  return JSON.stringify(text2.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "")).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+}
+function scriptJson(value) {
+  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+}
+function clip3(text2, max) {
+  return text2.length <= max ? text2 : `${text2.slice(0, max)}\u2026 [${text2.length - max} more characters]`;
+}
+function slug(text2) {
+  const s = text2.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");
+  return s.slice(0, 120) || "_";
+}
+
 // src/view/read.ts
-import { closeSync as closeSync12, lstatSync as lstatSync6, openSync as openSync12, readSync as readSync8, readdirSync as readdirSync12 } from "node:fs";
-import { join as join20 } from "node:path";
+import { closeSync as closeSync15, lstatSync as lstatSync9, openSync as openSync15, readSync as readSync10, readdirSync as readdirSync12 } from "node:fs";
+import { join as join21 } from "node:path";
+import { StringDecoder } from "node:string_decoder";
 var LIMITS = {
-  /** run.log bytes shown (the rest is reported as cut). */
+  /** run.log bytes read, and bytes of log page files written, per run (the rest is reported as cut). */
   logBytes: 64 * 1024 ** 2,
+  /** Bytes of log page files of all runs of one viewer together. */
+  siteLogBytes: 512 * 1024 ** 2,
+  /** Bytes (UTF-8, escaped) of agent text on one run or diff page: files, trees, events, tables. */
+  pageBytes: 4 * 1024 ** 2,
+  /** Characters of one embedded text (a file, a node's code, an event) shown. */
+  textChars: 64 * 1024,
   /** Bytes of one file shown in the file browser or the code view. */
   fileBytes: 256 * 1024,
   /** Bytes of all file previews of one run together. */
@@ -102143,9 +103412,9 @@ function insideWithoutLinks(root, rel) {
   const parts2 = rel.split("/").filter(Boolean);
   let at = root;
   for (const p of parts2.slice(0, -1)) {
-    at = join20(at, p);
+    at = join21(at, p);
     try {
-      if (!lstatSync6(at).isDirectory()) return false;
+      if (!lstatSync9(at).isDirectory()) return false;
     } catch {
       return false;
     }
@@ -102154,19 +103423,19 @@ function insideWithoutLinks(root, rel) {
 }
 function readInRun(root, rel, max) {
   if (rel.split("/").includes("..") || !insideWithoutLinks(root, rel)) return null;
-  return readBounded(join20(root, rel), max);
+  return readBounded(join21(root, rel), max);
 }
-function readBounded(path6, max) {
+function readBounded(path9, max) {
   let st;
   try {
-    st = lstatSync6(path6);
+    st = lstatSync9(path9);
   } catch {
     return null;
   }
   if (!st.isFile()) return null;
   let fd;
   try {
-    fd = openSync12(path6, "r");
+    fd = openSync15(path9, "r");
   } catch {
     return null;
   }
@@ -102175,13 +103444,46 @@ function readBounded(path6, max) {
     const buf = Buffer.alloc(n);
     let got = 0;
     while (got < n) {
-      const r = readSync8(fd, buf, got, n - got, got);
+      const r = readSync10(fd, buf, got, n - got, got);
       if (r === 0) break;
       got += r;
     }
     return { text: buf.subarray(0, got).toString("utf8"), bytes: st.size, truncated: st.size > got };
   } finally {
-    closeSync12(fd);
+    closeSync15(fd);
+  }
+}
+function streamInRun(root, rel, max, onText, chunk = 1024 * 1024) {
+  if (rel.split("/").includes("..") || !insideWithoutLinks(root, rel)) return null;
+  const path9 = join21(root, rel);
+  let st;
+  try {
+    st = lstatSync9(path9);
+  } catch {
+    return null;
+  }
+  if (!st.isFile()) return null;
+  let fd;
+  try {
+    fd = openSync15(path9, "r");
+  } catch {
+    return null;
+  }
+  const decoder = new StringDecoder("utf8");
+  const buf = Buffer.alloc(Math.min(chunk, Math.max(1, max)));
+  let read = 0;
+  try {
+    while (read < max) {
+      const n = readSync10(fd, buf, 0, Math.min(buf.length, max - read), read);
+      if (n === 0) break;
+      read += n;
+      if (!onText(decoder.write(buf.subarray(0, n)))) return { bytes: st.size, read };
+    }
+    const rest = decoder.end();
+    if (rest) onText(rest);
+    return { bytes: st.size, read };
+  } finally {
+    closeSync15(fd);
   }
 }
 function listFiles(root, sub, limit = LIMITS.files) {
@@ -102190,7 +103492,7 @@ function listFiles(root, sub, limit = LIMITS.files) {
   const walk = (rel, depth) => {
     let names2;
     try {
-      names2 = readdirSync12(join20(root, rel)).sort();
+      names2 = readdirSync12(join21(root, rel)).sort();
     } catch {
       return;
     }
@@ -102199,23 +103501,23 @@ function listFiles(root, sub, limit = LIMITS.files) {
         more = true;
         return;
       }
-      const path6 = `${rel}/${name2}`;
+      const path9 = `${rel}/${name2}`;
       let st;
       try {
-        st = lstatSync6(join20(root, path6));
+        st = lstatSync9(join21(root, path9));
       } catch {
         continue;
       }
       const kind2 = st.isSymbolicLink() ? "link" : st.isDirectory() ? "dir" : st.isFile() ? "file" : "other";
-      files.push({ path: path6, bytes: kind2 === "file" ? st.size : 0, kind: kind2 });
+      files.push({ path: path9, bytes: kind2 === "file" ? st.size : 0, kind: kind2 });
       if (kind2 === "dir") {
-        if (depth < LIMITS.depth) walk(path6, depth + 1);
+        if (depth < LIMITS.depth) walk(path9, depth + 1);
         else more = true;
       }
     }
   };
   try {
-    if (lstatSync6(join20(root, sub)).isDirectory()) walk(sub, 1);
+    if (lstatSync9(join21(root, sub)).isDirectory()) walk(sub, 1);
   } catch {
   }
   return { files, more };
@@ -102228,30 +103530,99 @@ function looksBinary(text2) {
   return bad > sample.length / 20;
 }
 
-// src/view/load.ts
-function logPages(text2, maxLines = 2e3, maxChars = 1024 * 1024, maxLine = 64 * 1024) {
-  const body = text2.endsWith("\n") ? text2.slice(0, -1) : text2;
-  const starts = [];
-  const pages = [];
-  if (!body.length) return { starts, pages, lines: 0 };
-  const lines2 = body.split("\n");
-  let page2 = [];
-  let size = 0;
-  const flush = (next) => {
-    starts.push(next - page2.length);
-    pages.push(page2.join("\n"));
-    page2 = [];
-    size = 0;
-  };
-  lines2.forEach((l, i) => {
-    const shown = l.length > maxLine ? `${l.slice(0, maxLine)} \u2026 [line cut: ${l.length - maxLine} more characters]` : l;
-    if (page2.length && (page2.length >= maxLines || size + shown.length > maxChars)) flush(i);
-    page2.push(shown);
-    size += shown.length + 1;
+// src/view/log-pages.ts
+var LogPaginator = class {
+  constructor(emit, maxLines = 2e3, maxChars = 1024 * 1024, maxLine = 64 * 1024) {
+    this.emit = emit;
+    this.maxLines = maxLines;
+    this.maxChars = maxChars;
+    this.maxLine = maxLine;
+  }
+  emit;
+  maxLines;
+  maxChars;
+  maxLine;
+  starts = [];
+  lines = 0;
+  stopped = false;
+  page = [];
+  size = 0;
+  partial = "";
+  partialLength = 0;
+  push(text2) {
+    let from = 0;
+    for (; ; ) {
+      if (this.stopped) return false;
+      const nl = text2.indexOf("\n", from);
+      const piece = nl < 0 ? text2.slice(from) : text2.slice(from, nl);
+      if (this.partial.length < this.maxLine)
+        this.partial += piece.slice(0, this.maxLine - this.partial.length);
+      this.partialLength += piece.length;
+      if (nl < 0) return true;
+      this.addLine();
+      from = nl + 1;
+    }
+  }
+  /** The last line (without a final newline), then the last page. */
+  end() {
+    if (this.partialLength > 0) this.addLine();
+    if (this.page.length && !this.stopped) this.flush();
+  }
+  addLine() {
+    const extra = this.partialLength - this.partial.length;
+    const shown = extra > 0 ? `${this.partial} \u2026 [line cut: ${extra} more characters]` : this.partial;
+    this.partial = "";
+    this.partialLength = 0;
+    if (this.page.length && (this.page.length >= this.maxLines || this.size + shown.length > this.maxChars))
+      this.flush();
+    if (this.stopped) return;
+    this.page.push(shown);
+    this.size += shown.length + 1;
+    this.lines++;
+  }
+  flush() {
+    const start = this.lines - this.page.length;
+    if (!this.emit(this.starts.length, this.page.join("\n"))) {
+      this.stopped = true;
+      this.lines = start;
+    } else this.starts.push(start);
+    this.page = [];
+    this.size = 0;
+  }
+};
+function writeLogPages(root, dir, maxRead, maxWrite) {
+  let written = 0;
+  let made = false;
+  let tail = "";
+  const pager = new LogPaginator((i, text2) => {
+    const file2 = `medalistLog(${i},${logLiteral(text2)});
+`;
+    const n = Buffer.byteLength(file2);
+    if (written + n > maxWrite) return false;
+    if (!made) mkdirSync14(dir, { recursive: true });
+    made = true;
+    writeFileSync7(join22(dir, `${i}.js`), file2);
+    written += n;
+    return true;
   });
-  flush(lines2.length);
-  return { starts, pages, lines: lines2.length };
+  const read = streamInRun(root, "run.log", maxRead, (text2) => {
+    tail = (tail + text2).slice(-256 * 1024);
+    return pager.push(text2);
+  });
+  if (!read) return null;
+  pager.end();
+  return {
+    bytes: read.bytes,
+    truncated: pager.stopped || read.read < read.bytes,
+    shownBytes: pager.stopped ? null : read.read,
+    lines: pager.lines,
+    starts: pager.starts,
+    tail: lastErrorLines(tail),
+    written
+  };
 }
+
+// src/view/load.ts
 function readJson(root, rel) {
   const f = readInRun(root, rel, LIMITS.jsonBytes);
   if (!f || f.truncated) return void 0;
@@ -102262,7 +103633,7 @@ function readJson(root, rel) {
   }
 }
 function loadRun(side, result, resultsDir) {
-  const root = resolve10(resultsDir, result.runDir);
+  const root = resolve11(resultsDir, result.runDir);
   const name2 = `${side}-${slug(result.runId)}`;
   const listed = ["logs", "code", "submission"].map((d) => listFiles(root, d));
   const files = listed.flatMap((l) => l.files).map((f) => ({ ...f, path: f.path.replace(/^\//, "") }));
@@ -102276,20 +103647,6 @@ function loadRun(side, result, resultsDir) {
     texts[f.path] = t;
     budget -= t.text.length;
   }
-  const logFile = readInRun(root, "run.log", LIMITS.logBytes);
-  let pages = [];
-  let log = null;
-  if (logFile) {
-    const split = logPages(logFile.text);
-    pages = split.pages;
-    log = {
-      bytes: logFile.bytes,
-      truncated: logFile.truncated,
-      lines: split.lines,
-      starts: split.starts,
-      tail: lastErrorLines(logFile.text.slice(-256 * 1024))
-    };
-  }
   const metricsFile = readInRun(root, "logs/metrics.jsonl", LIMITS.metricsBytes);
   const subFile = readInRun(root, "submission/submission.csv", LIMITS.submissionBytes);
   let submission = null;
@@ -102301,7 +103658,7 @@ function loadRun(side, result, resultsDir) {
   let events = null;
   for (const f of files) {
     if (f.kind !== "file" || !f.path.startsWith("logs/") || !f.path.endsWith(".json")) continue;
-    const base = basename2(f.path).toLowerCase();
+    const base = basename3(f.path).toLowerCase();
     if (!tree && base === "journal.json") {
       const nodes = parseAideJournal(readJson(root, f.path));
       if (nodes) tree = { file: f.path, nodes };
@@ -102315,8 +103672,8 @@ function loadRun(side, result, resultsDir) {
       side,
       result,
       page: `runs/${name2}.html`,
-      logDir: log ? `runs/${name2}-log` : null,
-      log,
+      logDir: `runs/${name2}-log`,
+      log: null,
       metrics: metricsFile ? parseMetrics(metricsFile.text) : null,
       files,
       filesMore: listed.some((l) => l.more),
@@ -102326,7 +103683,7 @@ function loadRun(side, result, resultsDir) {
       events,
       missingFolder
     },
-    logPages: pages
+    root
   };
 }
 
@@ -102407,76 +103764,93 @@ function lineSvg(series, title, xLabel) {
   return `<svg class="chart" role="img" aria-label="${esc2(title)}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" xmlns="http://www.w3.org/2000/svg"><text x="${PAD.l}" y="12" font-size="11" fill="#333">${esc2(title)}</text>${legend}<line x1="${PAD.l}" x2="${PAD.l}" y1="${PAD.t}" y2="${PAD.t + ph}" stroke="#555"/><line x1="${PAD.l}" x2="${W - PAD.r}" y1="${PAD.t + ph}" y2="${PAD.t + ph}" stroke="#555"/><text x="${PAD.l - 4}" y="${PAD.t + 8}" font-size="10" text-anchor="end" fill="#333">${esc2(fmt2(y1))}</text><text x="${PAD.l - 4}" y="${PAD.t + ph}" font-size="10" text-anchor="end" fill="#333">${esc2(fmt2(y0))}</text><text x="${PAD.l}" y="${H - 14}" font-size="10" fill="#333">${esc2(fmt2(x0))}</text><text x="${W - PAD.r}" y="${H - 14}" font-size="10" text-anchor="end" fill="#333">${esc2(fmt2(x1))}</text><text x="${PAD.l + pw / 2}" y="${H - 2}" font-size="10" text-anchor="middle" fill="#333">${esc2(xLabel)}</text>` + paths + `</svg>`;
 }
 
-// src/view/diff.ts
-function diffLines(a, b, maxEdits = 2e3) {
-  const n = a.length;
-  const m = b.length;
-  const max = Math.min(n + m, maxEdits);
-  const off = max + 1;
-  const v = new Int32Array(2 * max + 3);
-  const trace = [];
-  let found = -1;
-  for (let d = 0; d <= max && found < 0; d++) {
-    trace.push(v.slice(off - d - 1, off + d + 2));
-    for (let k = -d; k <= d; k += 2) {
-      let x2 = k === -d || k !== d && v[off + k - 1] < v[off + k + 1] ? v[off + k + 1] : v[off + k - 1] + 1;
-      let y2 = x2 - k;
-      while (x2 < n && y2 < m && a[x2] === b[y2]) {
-        x2++;
-        y2++;
-      }
-      v[off + k] = x2;
-      if (x2 >= n && y2 >= m) {
-        found = d;
-        break;
-      }
+// src/view/budget.ts
+var PageBudget = class _PageBudget {
+  /** Bytes (UTF-8) of escaped agent text still allowed on the page. */
+  left;
+  constructor(bytes2) {
+    this.left = bytes2;
+  }
+  /** The markup a row, node or entry adds around its text: charged as this many bytes. */
+  static ROW = 256;
+  /** Charges one row's markup; false (and nothing charged) when the page has no room left. */
+  row() {
+    if (this.left < 4 * _PageBudget.ROW) return false;
+    this.left -= _PageBudget.ROW;
+    return true;
+  }
+  /** Charges already escaped HTML; returns it, or `instead` when it does not fit. */
+  html(html, instead = "") {
+    const n = Buffer.byteLength(html);
+    if (n > this.left) return instead;
+    this.left -= n;
+    return html;
+  }
+  /**
+   * The escaped first part of `text`: at most `cap` characters and what the page has left (nothing
+   * when that would be a sliver of under 256 characters); `cut` when that is not all of it.
+   */
+  text(text2, cap) {
+    let shown = Math.min(text2.length, cap);
+    let html = esc2(text2.slice(0, shown));
+    let n = Buffer.byteLength(html);
+    while (n > this.left && shown > 0) {
+      shown = Math.max(0, Math.floor(shown * (this.left / n) * 0.95) - 1);
+      html = esc2(text2.slice(0, shown));
+      n = Buffer.byteLength(html);
     }
+    if (shown < text2.length && shown < Math.min(cap, 256)) return { html: "", shown: 0, cut: true };
+    this.left -= n;
+    return { html, shown, cut: shown < text2.length };
   }
-  if (found < 0) return null;
-  const out = [];
-  let x = n;
-  let y = m;
-  for (let d = found; d > 0; d--) {
-    const vd = trace[d];
-    const at = (kk) => vd[kk + d + 1];
-    const k = x - y;
-    const prevK = k === -d || k !== d && at(k - 1) < at(k + 1) ? k + 1 : k - 1;
-    const px = at(prevK);
-    const py = px - prevK;
-    while (x > px && y > py) out.push({ kind: " ", text: a[--x], a: x + 1, b: --y + 1 });
-    if (x === px) out.push({ kind: "+", text: b[--y], a: null, b: y + 1 });
-    else out.push({ kind: "-", text: a[--x], a: x + 1, b: null });
-  }
-  while (x > 0 && y > 0) out.push({ kind: " ", text: a[--x], a: x + 1, b: --y + 1 });
-  return out.reverse();
+};
+function sizeText(bytes2) {
+  return bytes2 < 1024 ? `${bytes2} B` : bytes2 < 1024 ** 2 ? `${(bytes2 / 1024).toFixed(1)} KiB` : `${(bytes2 / 1024 ** 2).toFixed(1)} MiB`;
 }
-function hunks(lines2, context = 3) {
-  const out = [];
-  const changed = lines2.map((l) => l.kind !== " ");
-  let i = 0;
-  while (i < lines2.length) {
-    if (!changed[i]) {
-      i++;
-      continue;
-    }
-    const start = Math.max(0, i - context);
-    let end = i;
-    for (let j = i; j < lines2.length; j++) {
-      if (changed[j]) end = j;
-      else if (j - end > 2 * context) break;
-    }
-    const stop = Math.min(lines2.length, end + context + 1);
-    const slice = lines2.slice(start, stop);
-    const first = slice[0];
-    out.push({ aStart: first.a ?? 0, bStart: first.b ?? 0, lines: slice });
-    i = stop;
-  }
-  return out;
+function cutNote(shownBytes, totalBytes, what = "the full file") {
+  return `showing the first ${sizeText(shownBytes)} of ${sizeText(totalBytes)}; ${what} is in the run's artifact`;
 }
-function splitLines(text2) {
-  const lines2 = text2.split(/\r?\n/);
-  if (lines2.length && lines2[lines2.length - 1] === "") lines2.pop();
-  return lines2;
+function preText(text2, cap, budget, fileBytes, truncated = false) {
+  const b = budget.text(text2, cap);
+  if (b.shown === 0 && text2.length > 0) return `<p class="muted">${esc2(FULL_NOTE)}</p>`;
+  const cut = b.cut || truncated;
+  const shownBytes = Buffer.byteLength(text2.slice(0, b.shown));
+  const total = fileBytes ?? Buffer.byteLength(text2);
+  return `<pre>${b.html}</pre>${cut ? `<p class="muted">${esc2(cutNote(shownBytes, total, fileBytes === void 0 ? "the full text" : "the full file"))}</p>` : ""}`;
+}
+var LIMIT_REACHED = `this page reached its ${sizeText(LIMITS.pageBytes)} size limit`;
+var FULL_NOTE = `not shown: ${LIMIT_REACHED}; the full file is in the run's artifact`;
+function lineText(text2, max, budget) {
+  return budget.text(clip3(text2, max), max + 40).html;
+}
+
+// src/view/tree.ts
+function treeHtml(nodes, budget) {
+  const kids = /* @__PURE__ */ new Map();
+  const ids = new Set(nodes.map((n) => n.id));
+  for (const n of nodes) {
+    const p = n.parent !== null && ids.has(n.parent) ? n.parent : null;
+    kids.set(p, [...kids.get(p) ?? [], n]);
+  }
+  const best = nodes.filter((n) => !n.buggy && n.metric !== null);
+  const seen = /* @__PURE__ */ new Set();
+  let hidden = 0;
+  const draw = (parent, depth) => {
+    const list = (kids.get(parent) ?? []).filter((n) => !seen.has(n.id));
+    if (!list.length || depth > 200) return "";
+    return `<ul>${list.map((n) => {
+      seen.add(n.id);
+      if (!budget.row()) {
+        hidden++;
+        return draw(n.id, depth + 1);
+      }
+      const badge = n.buggy ? `<span class="badge bad">buggy</span>` : `<span class="badge good">metric ${esc2(n.metric === null ? "\u2014" : score(n.metric))}</span>`;
+      return `<li class="node" data-buggy="${n.buggy}"><details><summary>step ${esc2(n.step ?? "?")} ${badge} ${lineText(n.plan.split("\n")[0] ?? "", 160, budget)}</summary>` + (n.plan ? preText(n.plan, 2e4, budget) : "") + (n.code ? preText(n.code, LIMITS.textChars, budget) : "") + (n.output ? `<p class="muted">output</p>${preText(n.output, 2e4, budget)}` : "") + `</details>${draw(n.id, depth + 1)}</li>`;
+    }).join("")}</ul>`;
+  };
+  const tree = draw(null, 0);
+  const more = hidden ? `<p class="muted">${hidden} more node${hidden === 1 ? "" : "s"} not shown: ${esc2(LIMIT_REACHED)}; the journal is in the run's artifact.</p>` : "";
+  return `<p>${nodes.length} nodes \xB7 ${nodes.filter((n) => n.buggy).length} buggy \xB7 ${best.length} with a metric</p><div class="tree">${tree}</div>${more}`;
 }
 
 // src/view/layout.ts
@@ -102611,14 +103985,17 @@ var slugPart = (s) => s.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 120);
 function summaryCards(s) {
   const sum2 = summarize(s);
   const gpuSecs = s.runs.reduce((a, r) => a + r.gpus.length * r.durationMs / 1e3, 0);
-  const tokens = s.runs.reduce((a, r) => a + (r.usage?.tokens ?? 0), 0);
+  const tokens = s.runs.map((r) => r.usage?.tokens).filter(usableAmount);
   const cards = [
     ["medal rate", `${pct(sum2.medalRate)} (${sum2.medals}/${sum2.comparable})`],
     ["mean percentile", pct(sum2.meanPercentile, 0)],
     ["valid submissions", pct(sum2.validRate, 0)],
     ["agent time", duration4(sum2.durationMs)],
-    ["cost", sum2.dollars === null ? "not reported" : `$${sum2.dollars.toFixed(2)}`],
-    ["tokens", tokens ? tokens.toLocaleString("en-US") : "not reported"],
+    ["cost", costText(sum2)],
+    [
+      "tokens",
+      tokens.length ? `${tokens.reduce((a, b) => a + b, 0).toLocaleString("en-US")} self-reported by ${tokens.length} of ${s.runs.length} runs` : "not reported"
+    ],
     ["GPU-seconds", gpuSecs ? Math.round(gpuSecs).toString() : "0"]
   ];
   return `<div class="cards">${cards.map(([k, v]) => `<div class="card"><span class="muted">${esc2(k)}</span><b>${esc2(v)}</b></div>`).join("")}</div>`;
@@ -102710,36 +104087,20 @@ function leaderboardSection(run, lb) {
     `Leaderboard: scores of ${lb.scores.length} Kaggle teams (${lb.source})`
   ) + table;
 }
-function treeHtml(nodes) {
-  const kids = /* @__PURE__ */ new Map();
-  const ids = new Set(nodes.map((n) => n.id));
-  for (const n of nodes) {
-    const p = n.parent !== null && ids.has(n.parent) ? n.parent : null;
-    kids.set(p, [...kids.get(p) ?? [], n]);
-  }
-  const best = nodes.filter((n) => !n.buggy && n.metric !== null);
-  const seen = /* @__PURE__ */ new Set();
-  const draw = (parent, depth) => {
-    const list = (kids.get(parent) ?? []).filter((n) => !seen.has(n.id));
-    if (!list.length || depth > 200) return "";
-    return `<ul>${list.map((n) => {
-      seen.add(n.id);
-      const badge = n.buggy ? `<span class="badge bad">buggy</span>` : `<span class="badge good">metric ${esc2(n.metric === null ? "\u2014" : score(n.metric))}</span>`;
-      return `<li class="node" data-buggy="${n.buggy}"><details><summary>step ${esc2(n.step ?? "?")} ${badge} ${esc2(clip3(n.plan.split("\n")[0] ?? "", 160))}</summary>` + (n.plan ? `<pre>${esc2(clip3(n.plan, 2e4))}</pre>` : "") + (n.code ? `<pre>${esc2(clip3(n.code, 1e5))}</pre>` : "") + (n.output ? `<p class="muted">output</p><pre>${esc2(clip3(n.output, 2e4))}</pre>` : "") + `</details>${draw(n.id, depth + 1)}</li>`;
-    }).join("")}</ul>`;
-  };
-  return `<p>${nodes.length} nodes \xB7 ${nodes.filter((n) => n.buggy).length} buggy \xB7 ${best.length} with a metric</p><div class="tree">${draw(null, 0)}</div>`;
-}
-function sizeText(bytes2) {
-  return bytes2 < 1024 ? `${bytes2} B` : bytes2 < 1024 ** 2 ? `${(bytes2 / 1024).toFixed(1)} KiB` : `${(bytes2 / 1024 ** 2).toFixed(1)} MiB`;
-}
-function fileView(path6, run) {
-  const t = run.texts[path6];
+function fileView(path9, run, budget) {
+  const t = run.texts[path9];
   if (!t) return "";
-  return `<pre>${esc2(t.text)}</pre>${t.truncated ? `<p class="muted">first ${sizeText(t.text.length)} of ${sizeText(t.bytes)} shown</p>` : ""}`;
+  return preText(t.text, LIMITS.textChars, budget, t.bytes, t.truncated);
+}
+function selfReported(r, key2, show3) {
+  const v = r.usage?.[key2];
+  if (usableAmount(v)) return `${show3(v)} (self-reported)`;
+  if (v !== void 0 || r.usage?.ignored?.includes(key2)) return `ignored: ${IGNORED_REASON}`;
+  return "not reported";
 }
 function renderRun(site, run) {
   const r = run.result;
+  const budget = new PageBudget(LIMITS.pageBytes);
   const suite = run.side === "base" && site.base ? site.base : site.head;
   const up = "../";
   const parts2 = [];
@@ -102752,10 +104113,12 @@ function renderRun(site, run) {
       `<p class="bad">The run folder ${esc2(r.runDir)} was not found beside the results file: only the results are shown.</p>`
     );
   parts2.push(
-    `<h2>Outcome</h2><p id="outcome"><b>${esc2(outcomeText(cellOf(r)))}</b> \xB7 ${esc2(outcomeWhy(r, suite.environment.timeLimitSecs))}</p>`
+    `<h2>Outcome</h2><p id="outcome"><b>${esc2(outcomeText(cellOf(r)))}</b> \xB7 ${lineText(outcomeWhy(r, suite.environment.timeLimitSecs), 4e3, budget)}</p>`
   );
   if (r.outcome !== "completed" && run.log?.tail.length)
-    parts2.push(`<p class="muted">Last lines of the log:</p><pre>${esc2(run.log.tail.join("\n"))}</pre>`);
+    parts2.push(
+      `<p class="muted">Last lines of the log:</p>${preText(run.log.tail.join("\n"), 2e4, budget)}`
+    );
   const gpuSecs = r.gpus.length * r.durationMs / 1e3;
   const cards = [
     ["medal", medalText2(r)],
@@ -102763,8 +104126,8 @@ function renderRun(site, run) {
     ["percentile", pct(r.grade?.percentile ?? null, 1)],
     ["wall time", duration4(r.durationMs)],
     ["GPU-seconds", r.gpus.length ? `${Math.round(gpuSecs)} (GPU ${r.gpus.join(",")})` : "0 (no GPU)"],
-    ["tokens", r.usage?.tokens !== void 0 ? r.usage.tokens.toLocaleString("en-US") : "not reported"],
-    ["dollars", r.usage?.dollars !== void 0 ? `$${r.usage.dollars.toFixed(2)}` : "not reported"],
+    ["tokens", selfReported(r, "tokens", (v) => v.toLocaleString("en-US"))],
+    ["dollars", selfReported(r, "dollars", (v) => `$${v.toFixed(2)}`)],
     ["attempts", String(r.attempts)]
   ];
   parts2.push(
@@ -102777,7 +104140,7 @@ function renderRun(site, run) {
   if (run.metrics && run.metrics.points.length) {
     const names2 = [...new Set(run.metrics.points.map((p) => p.name))].slice(0, 6);
     const colors = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#59636e"];
-    parts2.push(
+    const chart = budget.html(
       `<div id="metrics">${lineSvg(
         names2.map((n, i) => ({
           label: n,
@@ -102786,17 +104149,31 @@ function renderRun(site, run) {
         })),
         `logs/metrics.jsonl: ${run.metrics.points.length} points`,
         run.metrics.xLabel
-      )}</div>` + (run.metrics.badLines ? `<p class="muted">${run.metrics.badLines} unreadable lines skipped.</p>` : "")
+      )}</div>`,
+      `<p class="muted">Chart not shown: ${esc2(LIMIT_REACHED)}.</p>`
+    );
+    parts2.push(
+      chart + (run.metrics.badLines ? `<p class="muted">${run.metrics.badLines} unreadable lines skipped.</p>` : "")
     );
   } else parts2.push(`<p class="muted">No logs/metrics.jsonl.</p>`);
   if (run.tree)
     parts2.push(
-      `<h2>AIDE solution tree <span class="muted">(${esc2(run.tree.file)})</span></h2><div id="aide">${treeHtml(run.tree.nodes)}</div>`
+      `<h2>AIDE solution tree <span class="muted">(${esc2(run.tree.file)})</span></h2><div id="aide">${treeHtml(run.tree.nodes, budget)}</div>`
     );
   if (run.events) {
-    const rows = run.events.events.map(
-      (e) => `<tr><td class="num">${esc2(e.id)}</td><td class="mono">${esc2(e.time)}</td><td>${esc2(e.source)}</td><td>${esc2(e.kind)}</td><td>${esc2(clip3(e.text, 2e3))}${e.detail ? `<pre>${esc2(clip3(e.detail, 2e4))}</pre>` : ""}</td></tr>`
-    );
+    const events = run.events.events;
+    const rows = [];
+    for (const e of events) {
+      if (!budget.row()) {
+        rows.push(
+          `<tr><td colspan="5" class="muted">${events.length - rows.length} more events not shown: ${esc2(LIMIT_REACHED)}; the file is in the run's artifact.</td></tr>`
+        );
+        break;
+      }
+      rows.push(
+        `<tr><td class="num">${lineText(String(e.id), 40, budget)}</td><td class="mono">${lineText(e.time ?? "", 80, budget)}</td><td>${lineText(e.source, 200, budget)}</td><td>${lineText(e.kind, 200, budget)}</td><td>${lineText(e.text, 2e3, budget)}${e.detail ? preText(e.detail, 2e4, budget) : ""}</td></tr>`
+      );
+    }
     parts2.push(
       `<h2>Event trajectory <span class="muted">(${esc2(run.events.file)})</span></h2><table id="events"><tr><th>#</th><th>time</th><th>source</th><th>event</th><th>content</th></tr>${rows.join("")}</table>`
     );
@@ -102804,42 +104181,142 @@ function renderRun(site, run) {
   parts2.push(`<h2>Agent log</h2>`);
   if (run.log && run.logDir) {
     parts2.push(
-      `<p class="muted">run.log: ${esc2(run.log.lines.toLocaleString("en-US"))} lines, ${esc2(sizeText(run.log.bytes))}${run.log.truncated ? " (cut: only the beginning is shown)" : ""}</p><p><input type="search" id="log-search" placeholder="search the whole log" aria-label="search the log"> <span id="log-status" class="muted"></span></p><ol id="log-results" class="mono"></ol><p><button id="log-prev">\u25C0 previous</button> <span id="log-info"></span> <button id="log-next">next \u25B6</button></p><div class="log" id="log-view"></div><script type="application/json" id="log-meta">${scriptJson({ dir: up + run.logDir, chunks: run.log.starts.length, starts: run.log.starts })}</script>`
+      `<p class="muted">run.log: ${esc2(run.log.lines.toLocaleString("en-US"))} lines shown, ${esc2(sizeText(run.log.bytes))}${run.log.truncated ? ` (cut: ${esc2(run.log.shownBytes ? cutNote(run.log.shownBytes, run.log.bytes) : `only the beginning is shown, at most ${sizeText(LIMITS.logBytes)} of log pages per run; the full file is in the run's artifact`)})` : ""}</p><p><input type="search" id="log-search" placeholder="search the whole log" aria-label="search the log"> <span id="log-status" class="muted"></span></p><ol id="log-results" class="mono"></ol><p><button id="log-prev">\u25C0 previous</button> <span id="log-info"></span> <button id="log-next">next \u25B6</button></p><div class="log" id="log-view"></div><script type="application/json" id="log-meta">${scriptJson({ dir: up + run.logDir, chunks: run.log.starts.length, starts: run.log.starts })}</script>`
     );
   } else parts2.push(`<p class="muted">No run.log.</p>`);
   const code = run.files.filter((f) => f.kind === "file" && f.path.startsWith("code/"));
   parts2.push(`<h2>Final code</h2>`);
+  const codeHtml = [];
+  for (const f of code) {
+    if (!budget.row()) {
+      codeHtml.push(
+        `<p class="muted">${code.length - codeHtml.length} more files not shown: ${esc2(LIMIT_REACHED)}.</p>`
+      );
+      break;
+    }
+    codeHtml.push(
+      `<details><summary class="mono">${lineText(f.path, 300, budget)} <span class="muted">${esc2(sizeText(f.bytes))}</span></summary>${fileView(f.path, run, budget) || `<p class="muted">not shown (binary or past the size limit)</p>`}</details>`
+    );
+  }
   parts2.push(
-    code.length ? `<div id="code">${code.map((f) => `<details><summary class="mono">${esc2(f.path)} <span class="muted">${esc2(sizeText(f.bytes))}</span></summary>${fileView(f.path, run) || `<p class="muted">not shown (binary or past the size limit)</p>`}</details>`).join("")}</div>` : `<p class="muted">No files in code/.</p>`
+    code.length ? `<div id="code">${codeHtml.join("")}</div>` : `<p class="muted">No files in code/.</p>`
   );
   parts2.push(`<h2>Submission</h2>`);
   if (run.submission) {
     const p = run.submission.preview;
     parts2.push(
-      `<p class="muted">submission.csv: ${esc2(sizeText(run.submission.bytes))}; first ${p.rows.length} rows${p.more || run.submission.truncated ? " (more not shown)" : ""}</p><table id="submission"><tr>${p.header.map((h) => `<th>${esc2(h)}</th>`).join("")}</tr>${p.rows.map((row) => `<tr>${row.map((c) => `<td>${esc2(c)}</td>`).join("")}</tr>`).join("")}</table>`
+      `<p class="muted">submission.csv: ${esc2(sizeText(run.submission.bytes))}; first ${p.rows.length} rows${p.more || run.submission.truncated ? " (more not shown)" : ""}</p>` + budget.html(
+        `<table id="submission"><tr>${p.header.map((h) => `<th>${esc2(h)}</th>`).join("")}</tr>${p.rows.map((row) => `<tr>${row.map((c) => `<td>${esc2(c)}</td>`).join("")}</tr>`).join("")}</table>`,
+        `<p class="muted">Preview not shown: ${esc2(LIMIT_REACHED)}.</p>`
+      )
     );
   } else parts2.push(`<p class="muted">No submission/submission.csv.</p>`);
   parts2.push(`<h2>Files</h2>`);
+  const listed = run.files.filter(
+    (f) => f.path.startsWith("logs/") || f.path.startsWith("code/") || f.path.startsWith("submission/")
+  );
+  let unlisted = 0;
   parts2.push(
-    `<table id="files"><tr><th>path</th><th>size</th></tr>${run.files.filter(
-      (f) => f.path.startsWith("logs/") || f.path.startsWith("code/") || f.path.startsWith("submission/")
-    ).map((f) => {
-      const view = f.kind === "file" ? fileView(f.path, run) : "";
+    `<table id="files"><tr><th>path</th><th>size</th></tr>${listed.map((f) => {
+      if (!budget.row()) {
+        unlisted++;
+        return "";
+      }
+      const view = f.kind === "file" && !f.path.startsWith("code/") ? fileView(f.path, run, budget) : "";
       const kind2 = f.kind === "file" ? sizeText(f.bytes) : f.kind === "link" ? "link (not followed)" : f.kind === "dir" ? "folder" : "special file (not read)";
-      return `<tr><td class="mono">${view ? `<details><summary>${esc2(f.path)}</summary>${view}</details>` : esc2(f.path)}</td><td class="num">${esc2(kind2)}</td></tr>`;
-    }).join("")}</table>${run.filesMore ? `<p class="muted">More files not listed.</p>` : ""}`
+      const name2 = lineText(f.path, 300, budget);
+      return `<tr><td class="mono">${view ? `<details><summary>${name2}</summary>${view}</details>` : name2}</td><td class="num">${esc2(kind2)}</td></tr>`;
+    }).join(
+      ""
+    )}</table>${run.filesMore ? `<p class="muted">More files not listed.</p>` : ""}${unlisted ? `<p class="muted">${unlisted} more files not listed: ${esc2(LIMIT_REACHED)}.</p>` : ""}`
   );
   return page(`${r.competitionId} \xB7 seed ${r.seed} \xB7 ${run.side}`, parts2.join("\n"), {
     home: "../index.html",
     script: LOG_SCRIPT
   });
 }
+
+// src/view/diff.ts
+function diffLines(a, b, maxEdits = 2e3) {
+  const n = a.length;
+  const m = b.length;
+  const max = Math.min(n + m, maxEdits);
+  const off = max + 1;
+  const v = new Int32Array(2 * max + 3);
+  const trace = [];
+  let found = -1;
+  for (let d = 0; d <= max && found < 0; d++) {
+    trace.push(v.slice(off - d - 1, off + d + 2));
+    for (let k = -d; k <= d; k += 2) {
+      let x2 = k === -d || k !== d && v[off + k - 1] < v[off + k + 1] ? v[off + k + 1] : v[off + k - 1] + 1;
+      let y2 = x2 - k;
+      while (x2 < n && y2 < m && a[x2] === b[y2]) {
+        x2++;
+        y2++;
+      }
+      v[off + k] = x2;
+      if (x2 >= n && y2 >= m) {
+        found = d;
+        break;
+      }
+    }
+  }
+  if (found < 0) return null;
+  const out = [];
+  let x = n;
+  let y = m;
+  for (let d = found; d > 0; d--) {
+    const vd = trace[d];
+    const at = (kk) => vd[kk + d + 1];
+    const k = x - y;
+    const prevK = k === -d || k !== d && at(k - 1) < at(k + 1) ? k + 1 : k - 1;
+    const px = at(prevK);
+    const py = px - prevK;
+    while (x > px && y > py) out.push({ kind: " ", text: a[--x], a: x + 1, b: --y + 1 });
+    if (x === px) out.push({ kind: "+", text: b[--y], a: null, b: y + 1 });
+    else out.push({ kind: "-", text: a[--x], a: x + 1, b: null });
+  }
+  while (x > 0 && y > 0) out.push({ kind: " ", text: a[--x], a: x + 1, b: --y + 1 });
+  return out.reverse();
+}
+function hunks(lines2, context = 3) {
+  const out = [];
+  const changed = lines2.map((l) => l.kind !== " ");
+  let i = 0;
+  while (i < lines2.length) {
+    if (!changed[i]) {
+      i++;
+      continue;
+    }
+    const start = Math.max(0, i - context);
+    let end = i;
+    for (let j = i; j < lines2.length; j++) {
+      if (changed[j]) end = j;
+      else if (j - end > 2 * context) break;
+    }
+    const stop = Math.min(lines2.length, end + context + 1);
+    const slice = lines2.slice(start, stop);
+    const first = slice[0];
+    out.push({ aStart: first.a ?? 0, bStart: first.b ?? 0, lines: slice });
+    i = stop;
+  }
+  return out;
+}
+function splitLines(text2) {
+  const lines2 = text2.split(/\r?\n/);
+  if (lines2.length && lines2[lines2.length - 1] === "") lines2.pop();
+  return lines2;
+}
+
+// src/view/diff-page.ts
 function renderDiff(base, head) {
   const r = head.result;
   const codeOf = (run) => new Map(run.files.filter((f) => f.kind === "file" && f.path.startsWith("code/")).map((f) => [f.path, f]));
   const bc = codeOf(base);
   const hc = codeOf(head);
   const paths = [.../* @__PURE__ */ new Set([...bc.keys(), ...hc.keys()])].sort();
+  const budget = new PageBudget(LIMITS.pageBytes);
+  let unshown = 0;
   const parts2 = [];
   parts2.push(`<h1>${esc2(r.competitionId)} \xB7 seed ${esc2(r.seed)} \xB7 code base \u2192 head</h1>`);
   parts2.push(
@@ -102848,6 +104325,10 @@ function renderDiff(base, head) {
   if (!paths.length) parts2.push(`<p class="muted">Neither run left files in code/.</p>`);
   let same = 0;
   for (const p of paths) {
+    if (!budget.row()) {
+      unshown++;
+      continue;
+    }
     const a = bc.has(p) ? base.texts[p] : void 0;
     const b = hc.has(p) ? head.texts[p] : void 0;
     const status = !bc.has(p) ? "added" : !hc.has(p) ? "removed" : "changed";
@@ -102862,7 +104343,7 @@ function renderDiff(base, head) {
       continue;
     }
     const lines2 = diffLines(splitLines(a?.text ?? ""), splitLines(b?.text ?? ""));
-    parts2.push(`<h2 class="mono">${esc2(p)} <span class="muted">${status}</span></h2>`);
+    parts2.push(`<h2 class="mono">${lineText(p, 300, budget)} <span class="muted">${status}</span></h2>`);
     if (!lines2) {
       parts2.push(`<p class="muted">Too many differences to show.</p>`);
       continue;
@@ -102870,15 +104351,25 @@ function renderDiff(base, head) {
     const add = lines2.filter((l) => l.kind === "+").length;
     const del = lines2.filter((l) => l.kind === "-").length;
     parts2.push(`<p><span class="good">+${add}</span> <span class="bad">\u2212${del}</span></p><div class="diff">`);
-    for (const h of hunks(lines2))
-      parts2.push(
+    for (const h of hunks(lines2)) {
+      const html = budget.html(
         `<div class="hunk">@@ \u2212${h.aStart} +${h.bStart} @@</div>` + h.lines.map(
           (l) => `<div class="${l.kind === "+" ? "add" : l.kind === "-" ? "del" : "ctx"}">${esc2(l.kind)} ${esc2(l.text)}</div>`
         ).join("")
       );
+      if (!html) {
+        parts2.push(`<p class="muted">The rest of this diff is not shown: ${esc2(LIMIT_REACHED)}.</p>`);
+        break;
+      }
+      parts2.push(html);
+    }
     parts2.push(`</div>`);
   }
   if (same) parts2.push(`<p class="muted">${same} file${same === 1 ? "" : "s"} unchanged.</p>`);
+  if (unshown)
+    parts2.push(
+      `<p class="muted">${unshown} more file${unshown === 1 ? "" : "s"} not diffed: ${esc2(LIMIT_REACHED)}.</p>`
+    );
   return page(`${r.competitionId} \xB7 seed ${r.seed} \xB7 code diff`, parts2.join("\n"), { home: "../index.html" });
 }
 
@@ -102893,11 +104384,11 @@ function leaderboards(ids, given, registryDir, leaderboardsDir) {
   }
   for (const id of ids) {
     const entry = registry2.get(id);
-    const path6 = entry ? leaderboardPath(entry, leaderboardsDir ?? defaultLeaderboardsDir()) : void 0;
+    const path9 = entry ? leaderboardPath(entry, leaderboardsDir ?? defaultLeaderboardsDir()) : void 0;
     try {
-      out[id] = path6 ? {
-        scores: readLeaderboardScores(path6),
-        source: path6.includes(entry.dir) ? "bundled leaderboard.csv" : "fetched leaderboard.csv"
+      out[id] = path9 ? {
+        scores: readLeaderboardScores(path9),
+        source: path9.includes(entry.dir) ? "bundled leaderboard.csv" : "fetched leaderboard.csv"
       } : null;
     } catch {
       out[id] = null;
@@ -102905,66 +104396,208 @@ function leaderboards(ids, given, registryDir, leaderboardsDir) {
   }
   return out;
 }
+var light = (r) => ({
+  ...r,
+  texts: {},
+  tree: null,
+  events: null,
+  metrics: null,
+  submission: null
+});
 function writeViewer(input2) {
-  const out = resolve11(input2.out);
-  for (const d of ["runs", "diffs"]) rmSync13(join21(out, d), { recursive: true, force: true });
-  mkdirSync13(join21(out, "runs"), { recursive: true });
-  mkdirSync13(join21(out, "diffs"), { recursive: true });
-  const runs = [];
-  const sides = [
-    ["base", input2.base, input2.baseDir],
-    ["head", input2.head, input2.headDir]
-  ];
-  for (const [side, suite, dir] of sides) {
-    if (!suite) continue;
-    for (const r of suite.runs) {
-      const loaded = loadRun(side, r, dir ?? ".");
-      runs.push(loaded.data);
-      if (loaded.data.logDir) {
-        const logDir = join21(out, loaded.data.logDir);
-        mkdirSync13(logDir, { recursive: true });
-        loaded.logPages.forEach(
-          (text2, i) => writeFileSync7(join21(logDir, `${i}.js`), `medalistLog(${i},${scriptJson(text2)});
-`)
-        );
-      }
-    }
-  }
-  const ids = [...new Set(runs.map((r) => r.result.competitionId))];
+  const out = resolve12(input2.out);
+  for (const d of ["runs", "diffs"]) rmSync18(join23(out, d), { recursive: true, force: true });
+  mkdirSync15(join23(out, "runs"), { recursive: true });
+  mkdirSync15(join23(out, "diffs"), { recursive: true });
+  const ids = [...new Set([...input2.base?.runs ?? [], ...input2.head.runs].map((r) => r.competitionId))];
   const site = {
     head: input2.head,
     base: input2.base ?? null,
-    runs,
+    runs: [],
     leaderboards: leaderboards(ids, input2.registry, input2.registryDir, input2.leaderboardsDir),
     history: input2.history ?? []
   };
-  for (const run of runs) writeFileSync7(join21(out, run.page), renderRun(site, run));
-  const heads = new Map(runs.filter((r) => r.side === "head").map((r) => [runKey(r.result), r]));
+  const pairs = /* @__PURE__ */ new Map();
+  for (const [side, suite] of [
+    ["base", input2.base],
+    ["head", input2.head]
+  ])
+    for (const r of suite?.runs ?? []) {
+      const p = pairs.get(runKey(r)) ?? {};
+      p[side] = r;
+      pairs.set(runKey(r), p);
+    }
+  let logBudget = LIMITS.siteLogBytes;
+  const load = (side, r, dir) => {
+    if (!r) return null;
+    const loaded = loadRun(side, r, dir ?? ".");
+    const run = loaded.data;
+    const log = writeLogPages(
+      loaded.root,
+      join23(out, run.logDir),
+      LIMITS.logBytes,
+      Math.min(LIMITS.logBytes, logBudget)
+    );
+    if (log) {
+      const { written, ...info } = log;
+      logBudget -= Math.min(logBudget, written);
+      run.log = info;
+    } else run.logDir = null;
+    writeFileSync8(join23(out, run.page), renderRun(site, run));
+    site.runs.push(light(run));
+    return run;
+  };
   let diffs = 0;
-  for (const b of runs.filter((r) => r.side === "base")) {
-    const h = heads.get(runKey(b.result));
-    if (!h) continue;
-    const file2 = join21(out, diffPageName(b.result.competitionId, b.result.seed));
-    mkdirSync13(dirname7(file2), { recursive: true });
-    writeFileSync7(file2, renderDiff(b, h));
+  for (const p of pairs.values()) {
+    const b = load("base", p.base, input2.baseDir);
+    const h = load("head", p.head, input2.headDir);
+    if (!b || !h) continue;
+    const file2 = join23(out, diffPageName(b.result.competitionId, b.result.seed));
+    mkdirSync15(dirname9(file2), { recursive: true });
+    writeFileSync8(file2, renderDiff(b, h));
     diffs++;
   }
-  const index = join21(out, "index.html");
-  writeFileSync7(index, renderIndex(site));
-  return { index, runs: runs.length, diffs };
+  const index = join23(out, "index.html");
+  writeFileSync8(index, renderIndex(site));
+  return { index, runs: site.runs.length, diffs };
+}
+
+// src/session/merge.ts
+var NOT_RUN = "notRun";
+var mixed = (what, a, b) => new UserError(`cannot merge shards of different ${what}: ${JSON.stringify(a)} and ${JSON.stringify(b)}`, 2);
+function checkShards(docs, expectShards) {
+  if (docs.length === 0) throw new UserError("no shard results given", 2);
+  const first = docs[0];
+  for (const d of docs.slice(1)) {
+    if (d.suite.hash !== first.suite.hash || d.suite.name !== first.suite.name)
+      throw mixed("suites", `${first.suite.name} ${first.suite.hash}`, `${d.suite.name} ${d.suite.hash}`);
+    if (d.agent.description !== first.agent.description)
+      throw mixed("agents", first.agent.description, d.agent.description);
+    if (d.label !== first.label) throw mixed("sides", first.label, d.label);
+  }
+  const counts = new Set(docs.map((d) => d.shard?.count ?? 1));
+  if (counts.size > 1)
+    throw new UserError(`cannot merge shards of different plans: ${[...counts].join(" and ")} shards`, 2);
+  const count = expectShards ?? [...counts][0];
+  const seen = /* @__PURE__ */ new Set();
+  for (const d of docs) {
+    const i = d.shard?.index ?? 1;
+    if (seen.has(i)) throw new UserError(`shard ${i}/${count} is given twice`, 2);
+    seen.add(i);
+  }
+  return { count, seen };
+}
+function notRunResult2(runId, competitionId, seed, startedAt, why) {
+  return {
+    runId,
+    competitionId,
+    seed,
+    outcome: "infra_error",
+    exitCode: null,
+    startedAt,
+    durationMs: 0,
+    attempts: 0,
+    runDir: "",
+    error: why,
+    grade: null,
+    usage: null,
+    gpus: [],
+    details: { [NOT_RUN]: "true" }
+  };
+}
+function mergeShards(docs, opts = {}) {
+  const { count, seen } = checkShards(docs, opts.expectShards);
+  const first = docs[0];
+  const byId = /* @__PURE__ */ new Map();
+  for (const d of docs)
+    for (const r of d.runs) {
+      if (byId.has(r.runId)) throw new UserError(`run ${r.runId} is in more than one shard's results`, 2);
+      byId.set(r.runId, r);
+    }
+  const missingShards = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i));
+  const startedAt = docs.map((d) => d.startedAt).sort()[0];
+  const finishedAt = docs.map((d) => d.finishedAt).sort().at(-1);
+  const why = missingShards.length > 0 ? `not run: the results of shard${missingShards.length > 1 ? "s" : ""} ${missingShards.map((i) => `${i}/${count}`).join(", ")} are missing` : "not run: no shard's results hold this run";
+  const runs = [];
+  const missing = [];
+  for (const id of first.suite.competitions)
+    for (let seed = 0; seed < first.suite.seeds; seed++) {
+      const runId = runIdOf(id, seed);
+      const r = byId.get(runId);
+      if (!r) missing.push(runId);
+      runs.push(r ?? notRunResult2(runId, id, seed, startedAt, why));
+    }
+  const gpuModels = [...new Set(docs.map((d) => d.environment.gpuModel).filter((g) => !!g))];
+  const digests = [...new Set(docs.map((d) => d.agent.imageDigest).filter((g) => !!g))];
+  if (digests.length > 1) throw mixed("agent images", digests[0], digests[1]);
+  const { shard: _shard, ...rest } = first;
+  return {
+    results: {
+      ...rest,
+      agent: { ...first.agent, imageDigest: digests[0] ?? null },
+      environment: { ...first.environment, gpuModel: gpuModels.length ? gpuModels.join(", ") : null },
+      startedAt,
+      finishedAt,
+      runs
+    },
+    missing,
+    missingShards
+  };
+}
+function notRun(results) {
+  return results.runs.filter((r) => r.details[NOT_RUN] === "true");
+}
+
+// src/session/gate.ts
+function incompleteNote(head, base) {
+  const parts2 = [];
+  for (const side of [base, head]) {
+    if (!side) continue;
+    const lost = notRun(side);
+    if (lost.length)
+      parts2.push(
+        `${lost.length} ${side.label} run${lost.length > 1 ? "s" : ""} never ran (${lost[0].error?.replace(/^not run: /, "")})`
+      );
+  }
+  return parts2.length ? `Incomplete: ${parts2.join("; ")}. They count as not comparable and the gate does not pass.` : null;
+}
+function decideGate(comparison, gate, sides) {
+  const incomplete = incompleteNote(sides.head, sides.base);
+  if (incomplete && gate.failOn !== "never")
+    return { fails: true, reason: "incomplete", sentence: `**Gate: failed** \u2014 ${incomplete}` };
+  if (!comparison) {
+    if (gate.failOn === "never")
+      return {
+        fails: false,
+        reason: "off",
+        sentence: "**Gate: off** (fail-on: never); no baseline to compare with."
+      };
+    return gate.missingBaseline === "fail" ? {
+      fails: true,
+      reason: "no-baseline",
+      sentence: "**Gate: failed** \u2014 no baseline to compare with, and gate.missingBaseline is fail."
+    } : {
+      fails: false,
+      reason: "passed",
+      sentence: "**Gate: passed** \u2014 no baseline to compare with (gate.missingBaseline: pass)."
+    };
+  }
+  const cmp = { ...comparison, gate: { ...comparison.gate, failOn: gate.failOn } };
+  const fails = gateFails(cmp);
+  const reason = gate.failOn === "never" ? "off" : fails ? cmp.verdict : "passed";
+  return { fails, reason, sentence: gateSentence(cmp) };
+}
+var plainSentence = (d) => d.sentence.replace(/\*\*/g, "");
+function noBaselineRule(gate) {
+  return gate.failOn === "never" ? "The gate is off (fail-on: never)." : gate.missingBaseline === "fail" ? "The gate fails (gate.missingBaseline: fail)." : "Nothing was compared, so the gate passes (gate.missingBaseline: pass).";
 }
 
 // src/session/evaluate.ts
 function openSession(config2, baseDir) {
   const registry2 = loadRegistry(
-    config2.registryDir ? resolve12(baseDir, config2.registryDir) : defaultRegistryDir()
+    config2.registryDir ? resolve13(baseDir, config2.registryDir) : defaultRegistryDir()
   );
   return { config: config2, baseDir, registry: registry2, plan: plan(config2, registry2) };
-}
-function fileBaseline(path6, shown = path6) {
-  const results = readResults(path6);
-  const sha2 = results.git.sha ? ` (commit ${results.git.sha.slice(0, 7)})` : "";
-  return { kind: "results", results, description: `results file ${shown}${sha2}` };
 }
 var Cancelled = class extends UserError {
   constructor() {
@@ -102980,10 +104613,6 @@ function environmentFacts(head) {
     "time limit": `${head.environment.timeLimitSecs}s`
   };
 }
-function noBaselineLine(note2, gate) {
-  const rule = gate.failOn === "never" ? "The gate is off (fail-on: never)." : gate.missingBaseline === "fail" ? "The gate fails (gate.missingBaseline: fail)." : "Nothing was compared, so the gate passes (gate.missingBaseline: pass).";
-  return `> \u26A0\uFE0F **No baseline**: ${note2 ?? "none was given"}. ${rule}`;
-}
 function renderEvaluation(head, comparison, baselineNote, opts = {}, base = null) {
   const gate = opts.gate ?? GATE_DEFAULTS;
   const viewer = opts.viewerUrl ? `
@@ -102995,49 +104624,34 @@ function renderEvaluation(head, comparison, baselineNote, opts = {}, base = null
     fullReportUrl: opts.fullReportUrl,
     viewerUrl: opts.viewerUrl,
     trend: opts.trend
-  }) : `${noBaselineLine(baselineNote, gate)}
+  }) : `> \u26A0\uFE0F **No baseline**: ${baselineNote ?? "none was given"}. ${noBaselineRule(gate)}
 
 ${renderResults(head, { links: opts.links })}${viewer}`;
   const lost = incompleteNote(head, base);
-  return lost ? `${text2}
+  const first = opts.notices?.length ? `${opts.notices.join("\n\n")}
+
+` : "";
+  return first + (lost ? `${text2}
 > \u26A0\uFE0F ${lost}
-` : text2;
+` : text2);
 }
-function incompleteNote(head, base) {
-  const parts2 = [];
-  for (const side of [base, head]) {
-    if (!side) continue;
-    const lost = notRun(side);
-    if (lost.length)
-      parts2.push(
-        `${lost.length} ${side.label} run${lost.length > 1 ? "s" : ""} never ran (${lost[0].error?.replace(/^not run: /, "")})`
-      );
-  }
-  return parts2.length ? `Incomplete: ${parts2.join("; ")}. They count as not comparable and the gate does not pass.` : null;
-}
-function gateFails2(comparison, gate, sides = null) {
-  if (gate.failOn === "never") return false;
-  if (sides && incompleteNote(sides.head, sides.base)) return true;
-  return comparison ? gateFails({ ...comparison, gate: { ...comparison.gate, failOn: gate.failOn } }) : gate.missingBaseline === "fail";
-}
-async function runSides(input2) {
-  const { session, baseline } = input2;
+function sideRunner(input2) {
+  const { session } = input2;
   const run = input2.runSuite ?? runSuite;
-  const log = input2.log ?? (() => {
-  });
-  const dir = resolve12(input2.resultsDir);
-  const side = (label, baseDir, agent, git, runIds) => run({
+  const dir = resolve13(input2.resultsDir);
+  return (label, configDir, agent, git, hooks) => run({
+    ...hooks,
     config: session.config,
-    baseDir,
-    outDir: join22(dir, label),
+    baseDir: configDir,
+    outDir: join24(dir, label),
     label,
     agent,
     registry: session.registry,
     plan: session.plan,
-    // Adaptive seeds run the head seed by seed: one "shard" per look, merged by runAdaptive.
-    shard: runIds ? { index: 1, count: 1, runIds } : input2.shard,
+    shard: input2.shard,
     git,
-    log,
+    log: input2.log ?? (() => {
+    }),
     signal: input2.signal,
     selection: input2.selection,
     storeDir: input2.storeDir,
@@ -103045,6 +104659,12 @@ async function runSides(input2) {
     notAgentFiles: [dir, ...input2.storeDir ? [input2.storeDir] : []],
     ...input2.progress
   });
+}
+async function runSides(input2) {
+  const { session, baseline } = input2;
+  const log = input2.log ?? (() => {
+  });
+  const side = sideRunner(input2);
   let base = null;
   let description = "none";
   if (baseline.kind === "results") {
@@ -103062,22 +104682,16 @@ async function runSides(input2) {
   if (input2.signal?.aborted) throw new Cancelled();
   const { config: config2 } = session;
   if (base && !input2.head && !input2.shard && config2.adaptiveSeeds && config2.seeds > 1) {
-    const adaptive = await runAdaptive({
-      base,
-      maxSeeds: config2.seeds,
-      gate: config2.gate,
-      baselineSource: description,
-      runSeeds: async (seeds) => {
-        const ids = session.plan.runs.filter((r) => seeds.includes(r.seed)).map((r) => r.runId);
-        const part2 = { ...await side("head", session.baseDir, config2.agent, input2.headGit, ids) };
-        if (input2.signal?.aborted) throw new Cancelled();
-        delete part2.shard;
-        return part2;
-      },
-      onLook: (l) => log(`[head] look ${l.look}: ${l.headRuns} runs, verdict ${l.verdict}, decision ${l.decision}`)
-    });
-    writeAtomic(join22(dir, "head", "results.json"), toJson(adaptive.head));
-    return { base, head: adaptive.head, description, comparison: adaptive.comparison };
+    const monitor = new SuiteMonitor(base, session.plan.runs, config2.gate, void 0, description);
+    const head2 = await side(
+      "head",
+      session.baseDir,
+      config2.agent,
+      input2.headGit,
+      monitorHooks(monitor, config2.seeds, log)
+    );
+    if (input2.signal?.aborted) throw new Cancelled();
+    return { base, head: head2, description, comparison: monitor.comparison(head2) };
   }
   const head = input2.head ?? await side("head", session.baseDir, config2.agent, input2.headGit);
   if (input2.signal?.aborted) throw new Cancelled();
@@ -103085,18 +104699,18 @@ async function runSides(input2) {
 }
 async function evaluate(input2) {
   const { session, baseline } = input2;
-  const dir = resolve12(input2.resultsDir);
+  const dir = resolve13(input2.resultsDir);
   const log = input2.log ?? (() => {
   });
   const sides = await runSides(input2);
   const { base, head, description } = sides;
   const comparison = sides.comparison ?? (base ? compareRuns(base, head, session.config.gate, description) : null);
   const paths = {
-    head: join22(dir, "head", "results.json"),
-    base: baseline.kind === "run" ? join22(dir, "base", "results.json") : null,
-    report: join22(dir, "report.md"),
-    comparison: comparison ? join22(dir, "comparison.json") : null,
-    viewer: join22(dir, "viewer")
+    head: join24(dir, "head", "results.json"),
+    base: baseline.kind === "run" ? join24(dir, "base", "results.json") : null,
+    report: join24(dir, "report.md"),
+    comparison: comparison ? join24(dir, "comparison.json") : null,
+    viewer: join24(dir, "viewer")
   };
   if (input2.head) writeResults(paths.head, input2.head);
   if (comparison) writeAtomic(paths.comparison, toJson(comparison));
@@ -103106,10 +104720,10 @@ async function evaluate(input2) {
   try {
     writeViewer({
       head,
-      headDir: join22(dir, "head"),
+      headDir: join24(dir, "head"),
       base,
       // A baseline from a file or the cache has no run folders here: its pages show results only.
-      baseDir: paths.base ? join22(dir, "base") : join22(dir, "base-not-here"),
+      baseDir: paths.base ? join24(dir, "base") : join24(dir, "base-not-here"),
       out: paths.viewer,
       registry: session.registry,
       history: points2
@@ -103123,10 +104737,10 @@ async function evaluate(input2) {
     head,
     comparison,
     baselineNote,
-    { ...opts, gate: session.config.gate, trend: points2 },
+    { notices: input2.notices, ...opts, gate: session.config.gate, trend: points2 },
     base
   );
-  writeFileSync8(paths.report, render({ viewerUrl: paths.viewer ? "viewer/index.html" : void 0 }));
+  writeFileSync9(paths.report, render({ viewerUrl: paths.viewer ? "viewer/index.html" : void 0 }));
   return {
     base,
     head,
@@ -103136,9 +104750,65 @@ async function evaluate(input2) {
     paths,
     viewerProblem,
     trend: points2,
+    gate: decideGate(comparison, session.config.gate, { head, base }),
     render
   };
 }
+
+// src/session/baseline.ts
+var HEAD_ONLY = "baseline: none; only the head was evaluated";
+function fileBaseline(path9, shown = path9) {
+  const results = readResults(path9);
+  const sha2 = results.git.sha ? ` (commit ${results.git.sha.slice(0, 7)})` : "";
+  return { kind: "results", results, description: `results file ${shown}${sha2}` };
+}
+function baselineAgent(config2, fallback = config2.agent) {
+  const b = config2.baseline;
+  return b?.source === "run" && b.agent ? b.agent : fallback;
+}
+async function resolveBaseline(b, ctx) {
+  if (b.source === "run") {
+    if (ctx.ranInShards) return { kind: "results", ...ctx.ranInShards };
+    const run = ctx.run?.() ?? { description: "evaluated in this job (baseline agent)" };
+    return { kind: "run", agent: baselineAgent(ctx.config, ctx.baseAgent), ...run };
+  }
+  if (ctx.shard) return { kind: "none" };
+  if (b.source === "file") return fileBaseline(b.path, b.shown ?? b.path);
+  if (b.source === "cache") {
+    if (!ctx.restoreCache)
+      throw new UserError("baseline: cache is the GitHub Actions cache, which only the action reads");
+    return ctx.restoreCache();
+  }
+  return { kind: "none", note: HEAD_ONLY };
+}
+
+// src/session/cancel.ts
+function cancelOnSignals(log, exit = (code) => process.exit(code)) {
+  const ac = new AbortController();
+  const onSignal = (sig) => {
+    if (ac.signal.aborted) {
+      log(`medalist: second ${sig}: killing the runs and exiting now; finished runs are kept`);
+      killAllRunsNow();
+      exit(130);
+      return;
+    }
+    log(`medalist: ${sig} received: stopping runs; finished runs are kept (again to exit at once)`);
+    ac.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  return {
+    signal: ac.signal,
+    dispose: () => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    }
+  };
+}
+
+// src/session/shards.ts
+import { readFileSync as readFileSync16 } from "node:fs";
+import { join as join25, resolve as resolve14 } from "node:path";
 
 // src/plan/shards.ts
 var MAX_SHARDS = 256;
@@ -103209,7 +104879,6 @@ function parseShard(text2) {
 }
 
 // src/session/shards.ts
-import { readFileSync as readFileSync16 } from "node:fs";
 var PlanFileSchema = external_exports.object({
   version: external_exports.literal(1),
   suite: external_exports.object({ name: external_exports.string(), hash: external_exports.string() }),
@@ -103282,15 +104951,15 @@ function describePlan(p) {
     lines2.push("Nothing to run: the plan has no runs, so the matrix is empty; skip the run jobs.");
   return lines2.join("\n");
 }
-function readPlanFile(path6) {
+function readPlanFile(path9) {
   let raw;
   try {
-    raw = JSON.parse(readFileSync16(path6, "utf8"));
+    raw = JSON.parse(readFileSync16(path9, "utf8"));
   } catch (e) {
-    throw new UserError(`${path6}: not a plan JSON file (${e.message})`);
+    throw new UserError(`${path9}: not a plan JSON file (${e.message})`);
   }
   const parsed = PlanFileSchema.safeParse(raw);
-  if (!parsed.success) throw new UserError(formatZodError(parsed.error, path6));
+  if (!parsed.success) throw new UserError(formatZodError(parsed.error, path9));
   return parsed.data;
 }
 function shardOf(session, index, count, planFile) {
@@ -103307,25 +104976,63 @@ function shardOf(session, index, count, planFile) {
   const p = planShards(session, { shards: count });
   return { index, count, runIds: p.shards.find((s) => s.index === index)?.runIds ?? [] };
 }
+function parseShardText(text2, what) {
+  const which = parseShard(text2);
+  if (!which)
+    throw new UserError(
+      `${what}: expected i/N with 1 \u2264 i \u2264 N \u2264 ${MAX_SHARDS}, got ${JSON.stringify(text2)}`,
+      2
+    );
+  return which;
+}
+async function runShard(input2) {
+  const { session, which } = input2;
+  const shard = shardOf(session, which.index, which.count, input2.planFile);
+  input2.log?.(`shard ${shard.index}/${shard.count}: ${shard.runIds.length} runs`);
+  const baseline = input2.baseline.kind === "run" ? input2.baseline : { kind: "none" };
+  await runSides({ ...input2, baseline, shard });
+  const dir = resolve14(input2.resultsDir);
+  return {
+    head: join25(dir, "head", "results.json"),
+    base: baseline.kind === "run" ? join25(dir, "base", "results.json") : null
+  };
+}
+
+// src/report/targets/report-file.ts
+var stdoutTarget = (write = (t) => console.log(t)) => ({
+  name: "the report on stdout",
+  deliver: async (d) => write(d.report())
+});
+
+// src/report/targets/target.ts
+function newDelivery(ev, render, log) {
+  const d = {
+    ev,
+    links: {},
+    reportArtifactUrl: null,
+    commentUrl: null,
+    notes: [],
+    report: () => ev.render({
+      ...render,
+      links: Object.keys(d.links).length ? d.links : render.links,
+      viewerUrl: d.viewerUrl ?? render.viewerUrl
+    }),
+    warn: log.warn,
+    info: log.info
+  };
+  return d;
+}
+async function deliverAll(targets, d) {
+  for (const t of targets) {
+    try {
+      await t.deliver(d);
+    } catch (e) {
+      d.warn(`medalist: ${t.name} not delivered: ${e.message}`);
+    }
+  }
+}
 
 // src/cli/commands/run.ts
-function cancelOnSignals(log) {
-  const ac = new AbortController();
-  const onSignal = (sig) => {
-    if (ac.signal.aborted) {
-      log(`medalist: second ${sig}: killing the runs and exiting now; finished runs are kept`);
-      killAllRunsNow();
-      process.exit(130);
-    }
-    log(`medalist: ${sig} received: stopping runs; finished runs are kept (again to exit at once)`);
-    ac.abort();
-  };
-  const onInt = () => onSignal("SIGINT");
-  const onTerm = () => onSignal("SIGTERM");
-  process.on("SIGINT", onInt);
-  process.on("SIGTERM", onTerm);
-  return { signal: ac.signal, dispose: () => (process.off("SIGINT", onInt), process.off("SIGTERM", onTerm)) };
-}
 function progressOutput(stream = process.stderr) {
   const tty = stream.isTTY === true;
   let shown = false;
@@ -103352,37 +105059,33 @@ function progressOutput(stream = process.stderr) {
 }
 var terminal = progressOutput();
 var progress = terminal.log;
-function cliBaseline(config2, baselineFile) {
-  if (baselineFile) return { source: "file", path: baselineFile };
+function cliBaseline(config2, baseDir, baselineFile) {
+  if (baselineFile) return { source: "file", path: resolve15(baselineFile), shown: baselineFile };
   const b = config2.baseline ?? { source: "none" };
   if (b.source === "cache") {
     throw new UserError(
       `baseline.source: "cache" is the GitHub Actions cache, which the command line cannot read. To reproduce the CI run, download the baseline's results.json (the report artifact of the default-branch run) and pass it: medalist run --config FILE --baseline results.json`
     );
   }
-  return b;
+  return b.source === "file" ? { source: "file", path: resolve15(baseDir, b.path), shown: b.path } : b;
 }
-async function runFromConfig(loaded, outDir, opts = {}) {
+async function runFromConfig(loaded, resultsDir, opts = {}) {
   const { config: config2, baseDir } = loaded;
-  const b = cliBaseline(config2, opts.baselineFile);
-  const out = resolve13(outDir);
-  mkdirSync14(out, { recursive: true });
-  const { signal, dispose } = cancelOnSignals(progress);
+  const source = cliBaseline(config2, baseDir, opts.baselineFile);
+  const dir = resolve15(resultsDir);
+  mkdirSync16(dir, { recursive: true });
+  const cancel = cancelOnSignals(progress);
   try {
     const started = Date.now();
     const session = openSession(config2, baseDir);
-    const baseline = b.source === "run" ? {
-      kind: "run",
-      agent: b.agent ?? config2.agent,
-      description: "evaluated in this job (baseline agent)"
-    } : b.source === "file" ? opts.baselineFile ? fileBaseline(resolve13(b.path), b.path) : fileBaseline(resolve13(baseDir, b.path), b.path) : { kind: "none", note: "baseline: none; only the head was evaluated" };
+    const baseline = await resolveBaseline(source, { config: config2 });
     let ev;
     try {
       ev = await evaluate({
         session,
-        resultsDir: out,
+        resultsDir: dir,
         baseline,
-        signal,
+        signal: cancel.signal,
         log: progress,
         selection: opts.selection,
         progress: terminal.options
@@ -103393,60 +105096,45 @@ async function runFromConfig(loaded, outDir, opts = {}) {
     } finally {
       terminal.done();
     }
-    console.log(ev.render());
+    await deliverAll([stdoutTarget()], newDelivery(ev, {}, { warn: progress, info: progress }));
     progress(`results: ${[ev.paths.head, ev.paths.base].filter(Boolean).join(", ")}`);
-    if (ev.paths.viewer) progress(`viewer:  ${join23(ev.paths.viewer, "index.html")}`);
+    if (ev.paths.viewer) progress(`viewer:  ${join26(ev.paths.viewer, "index.html")}`);
     progress(`report:  ${ev.paths.report}
 took ${((Date.now() - started) / 1e3).toFixed(1)}s`);
-    if (gateFails2(ev.comparison, config2.gate, ev)) {
-      progress(
-        ev.comparison?.verdict === "regressed" ? "medalist: the agent regressed (see the report); exit code 1" : ev.comparison?.verdict === "error" ? "medalist: the head could not be evaluated (see the report); exit code 1" : !ev.comparison ? "medalist: no baseline and gate.missingBaseline is fail; exit code 1" : "medalist: runs are missing, so the gate does not pass (see the report); exit code 1"
-      );
-      return 1;
-    }
-    return 0;
+    if (!ev.gate.fails) return 0;
+    progress(`medalist: ${plainSentence(ev.gate)} Exit code 1.`);
+    return 1;
   } finally {
-    dispose();
+    cancel.dispose();
   }
 }
-async function runShardFromConfig(loaded, outDir, shardText, planPath, opts = {}) {
+async function runShardFromConfig(loaded, resultsDir, shardText, planPath, opts = {}) {
   const { config: config2, baseDir } = loaded;
-  const which = parseShard(shardText);
-  if (!which)
-    throw new UserError(`--shard expects i/N with 1 \u2264 i \u2264 N \u2264 256, got ${JSON.stringify(shardText)}`);
-  const b = config2.baseline ?? { source: "none" };
+  const which = parseShardText(shardText, "--shard");
   const session = openSession(config2, baseDir);
-  const shard = shardOf(session, which.index, which.count, planPath ? readPlanFile(planPath) : void 0);
-  const out = resolve13(outDir);
-  mkdirSync14(out, { recursive: true });
-  const { signal, dispose } = cancelOnSignals(progress);
+  const planFile = planPath ? readPlanFile(planPath) : void 0;
+  const dir = resolve15(resultsDir);
+  mkdirSync16(dir, { recursive: true });
+  const cancel = cancelOnSignals(progress);
   try {
-    const baseline = b.source === "run" ? {
-      kind: "run",
-      agent: b.agent ?? config2.agent,
-      description: "evaluated in this job (baseline agent)"
-    } : { kind: "none" };
-    progress(`shard ${shard.index}/${shard.count}: ${shard.runIds.length} runs`);
-    try {
-      await runSides({
-        session,
-        resultsDir: out,
-        baseline,
-        shard,
-        signal,
-        log: progress,
-        selection: opts.selection
-      });
-    } catch (e) {
-      if (e instanceof Cancelled) return 130;
-      throw e;
-    }
-    progress(
-      `shard results: ${[b.source === "run" ? join23(out, "base", "results.json") : null, join23(out, "head", "results.json")].filter(Boolean).join(", ")}`
-    );
+    const baseline = await resolveBaseline(config2.baseline ?? { source: "none" }, { config: config2, shard: true });
+    const paths = await runShard({
+      session,
+      resultsDir: dir,
+      baseline,
+      which,
+      planFile,
+      signal: cancel.signal,
+      log: progress,
+      selection: opts.selection
+    });
+    progress(`shard results: ${[paths.base, paths.head].filter(Boolean).join(", ")}`);
     return 0;
+  } catch (e) {
+    if (e instanceof Cancelled) return 130;
+    throw e;
   } finally {
-    dispose();
+    cancel.dispose();
   }
 }
 var runCommand = {
@@ -103514,13 +105202,43 @@ competitions, 2 seeds each, with the local executor (no Docker, GitHub or Kaggle
 comparison and writes DIR/report.md and the results JSON (default DIR: .medalist/demo).`,
   async run(argv) {
     const { values } = parseCommandArgs(argv, { out: { type: "string" } });
-    const demo = join23(dirname8(defaultRegistryDir()), "examples", "demo.yml");
+    const demo = join26(dirname10(defaultRegistryDir()), "examples", "demo.yml");
     return runFromConfig(loadConfig(demo), values.out ?? ".medalist/demo");
   }
 };
 
 // src/cli/commands/compare.ts
-import { writeFileSync as writeFileSync9 } from "node:fs";
+import { writeFileSync as writeFileSync10 } from "node:fs";
+
+// src/util/json.ts
+var nameOf = (x) => Number.isNaN(x) ? "NaN" : x > 0 ? "Infinity" : "-Infinity";
+function toCliJson(value, indent = 2) {
+  return JSON.stringify(safe(value, null, ""), null, indent);
+}
+function safe(value, found, path9) {
+  if (typeof value === "number") {
+    if (Number.isFinite(value)) return value;
+    if (found && path9) found[path9] = nameOf(value);
+    return null;
+  }
+  if (value === null || typeof value !== "object") return value;
+  const withJson = value;
+  if (typeof withJson.toJSON === "function") return safe(withJson.toJSON(), found, path9);
+  if (Array.isArray(value) || ArrayBuffer.isView(value)) {
+    const items = Array.from(value);
+    return items.map((v, i) => safe(v, found, path9 ? `${path9}[${i}]` : ""));
+  }
+  const own2 = {};
+  const out = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v === void 0 || typeof v === "function") continue;
+    out[k] = safe(v, own2, k);
+  }
+  if (Object.keys(own2).length) out.nonFinite = own2;
+  return out;
+}
+
+// src/cli/commands/compare.ts
 var compareCommand = {
   name: "compare",
   summary: "Compare two results files (base, head): medal rates, per-competition diff, verdict",
@@ -103564,15 +105282,15 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
     }
     const [base, head] = positionals.map(readResults);
     const cmp = compareRuns(base, head, gate.data, `file ${positionals[0]}`);
-    const text2 = values.json ? toJson(cmp) : renderEvaluation(head, cmp, null, {}, base);
-    if (values.out) writeFileSync9(values.out, text2);
+    const text2 = values.json ? toCliJson(cmp) + "\n" : renderEvaluation(head, cmp, null, {}, base);
+    if (values.out) writeFileSync10(values.out, text2);
     process.stdout.write(text2);
-    return gateFails2(cmp, gate.data, { head, base }) ? 1 : 0;
+    return decideGate(cmp, gate.data, { head, base }).fails ? 1 : 0;
   }
 };
 
 // src/cli/commands/report.ts
-import { writeFileSync as writeFileSync10 } from "node:fs";
+import { writeFileSync as writeFileSync11 } from "node:fs";
 var reportCommand = {
   name: "report",
   summary: "Render one results file as Markdown",
@@ -103583,15 +105301,15 @@ Prints a Markdown report of one suite run: medal rate and every run's outcome, s
     const { values, positionals } = parseCommandArgs(argv, { out: { type: "string" } }, true);
     if (positionals.length !== 1) throw new UserError("expects one results file (see --help)");
     const text2 = renderResults(readResults(positionals[0]));
-    if (values.out) writeFileSync10(values.out, text2);
+    if (values.out) writeFileSync11(values.out, text2);
     process.stdout.write(text2);
     return 0;
   }
 };
 
 // src/cli/commands/schema.ts
-import { mkdirSync as mkdirSync15, writeFileSync as writeFileSync11 } from "node:fs";
-import { join as join24 } from "node:path";
+import { mkdirSync as mkdirSync17, writeFileSync as writeFileSync12 } from "node:fs";
+import { join as join27 } from "node:path";
 function jsonSchemas() {
   return {
     "medalist.schema.json": {
@@ -103614,10 +105332,10 @@ Point your editor's YAML/JSON schema setting at medalist.schema.json to validate
   async run(argv) {
     const { values } = parseCommandArgs(argv, { out: { type: "string" } });
     const dir = values.out ?? "schema";
-    mkdirSync15(dir, { recursive: true });
+    mkdirSync17(dir, { recursive: true });
     for (const [name2, schema] of Object.entries(jsonSchemas())) {
-      writeFileSync11(join24(dir, name2), JSON.stringify(schema, null, 2) + "\n");
-      console.log(`wrote ${join24(dir, name2)}`);
+      writeFileSync12(join27(dir, name2), JSON.stringify(schema, null, 2) + "\n");
+      console.log(`wrote ${join27(dir, name2)}`);
     }
     return 0;
   }
@@ -103659,7 +105377,7 @@ var competitionsCommand = {
       };
     });
     if (values.json) {
-      console.log(JSON.stringify(rows, null, 2));
+      console.log(toCliJson(rows));
       return 0;
     }
     const table = [
@@ -103676,7 +105394,7 @@ ${rows.length} competition(s)${values.split ? ` in split ${values.split}` : ""}`
 };
 
 // src/cli/commands/prepare.ts
-import { resolve as resolve14 } from "node:path";
+import { resolve as resolve16 } from "node:path";
 var usage2 = `Usage: medalist prepare (--split NAME | --competition ID...) --data-dir DIR [options]
 
 Makes competitions' data ready in MLE-bench's layout, <data-dir>/<id>/prepared/{public,private}:
@@ -103731,7 +105449,7 @@ var prepareCommand = {
     const { results, failures } = await prepareCompetitions(
       ids.map((id) => registry2.get(id)),
       {
-        dataDir: resolve14(dataDir),
+        dataDir: resolve16(dataDir),
         kaggleUrl: values["kaggle-url"],
         descriptionUrl: values["description-url"] === "none" ? void 0 : values["description-url"] ?? UPSTREAM_DESCRIPTIONS,
         skipVerification: values["skip-verification"],
@@ -103741,7 +105459,7 @@ var prepareCommand = {
     );
     const totalMs = performance.now() - t0;
     if (values.json) {
-      console.log(JSON.stringify({ results, failures, totalMs }, null, 2));
+      console.log(toCliJson({ results, failures, totalMs }));
     } else {
       for (const r of results) {
         const n = r.upstreamMismatches.length;
@@ -103753,7 +105471,7 @@ var prepareCommand = {
       }
       console.log(
         `
-${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)} s in total (data in ${resolve14(dataDir)})`
+${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)} s in total (data in ${resolve16(dataDir)})`
       );
     }
     return failures.length > 0 ? 1 : 0;
@@ -103761,12 +105479,12 @@ ${results.length} ready, ${failures.length} failed, ${(totalMs / 1e3).toFixed(2)
 };
 
 // src/cli/commands/leaderboards.ts
-import { resolve as resolve15 } from "node:path";
+import { resolve as resolve17 } from "node:path";
 
 // src/registry/leaderboards-fetch.ts
-import { createHash as createHash11 } from "node:crypto";
-import { mkdirSync as mkdirSync16, renameSync as renameSync9, rmSync as rmSync14, writeFileSync as writeFileSync12 } from "node:fs";
-import { dirname as dirname9 } from "node:path";
+import { createHash as createHash10 } from "node:crypto";
+import { mkdirSync as mkdirSync18, renameSync as renameSync10, rmSync as rmSync19, writeFileSync as writeFileSync13 } from "node:fs";
+import { dirname as dirname11 } from "node:path";
 var MLEBENCH_LFS = "https://github.com/openai/mle-bench.git/info/lfs";
 var LFS_JSON = "application/vnd.git-lfs+json";
 async function lfsSources(entries, lfsUrl) {
@@ -103832,21 +105550,21 @@ async function fetchLeaderboards(entries, opts) {
       const res = await fetch(src.url, { headers: src.headers });
       if (!res.ok) throw new Error(`HTTP ${res.status} from ${src.url}`);
       const body = Buffer.from(await res.arrayBuffer());
-      const sha2 = createHash11("sha256").update(body).digest("hex");
+      const sha2 = createHash10("sha256").update(body).digest("hex");
       if (sha2 !== pin.sha256 || body.length !== pin.bytes) {
         throw new Error(
           `SHA-256 ${sha2} (${body.length} bytes) differs from the pinned ${pin.sha256} (${pin.bytes} bytes); not kept`
         );
       }
       const file2 = fetchedLeaderboardFile(opts.dir, id);
-      mkdirSync16(dirname9(file2), { recursive: true });
+      mkdirSync18(dirname11(file2), { recursive: true });
       const tmp = `${file2}.tmp-${process.pid}`;
-      writeFileSync12(tmp, body);
-      renameSync9(tmp, file2);
+      writeFileSync13(tmp, body);
+      renameSync10(tmp, file2);
       result.fetched.push(id);
       opts.log?.(`${id}: verified (${body.length} bytes)`);
     } catch (err) {
-      rmSync14(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
+      rmSync19(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
       result.failed.push({ id, message: err.message });
     }
   }
@@ -103891,14 +105609,14 @@ var leaderboardsCommand = {
     });
     const registry2 = loadRegistry(values.registry);
     const ids = values.competition?.length && !values.split ? selectCompetitions(registry2, { include: values.competition }) : selectCompetitions(registry2, { split: values.split ?? "all", include: values.competition ?? [] });
-    const dir = resolve15(values.dir ?? defaultLeaderboardsDir());
+    const dir = resolve17(values.dir ?? defaultLeaderboardsDir());
     if (sub === "status") {
       let withBoard = 0;
       for (const id of ids) {
         const entry = registry2.get(id);
-        const path6 = leaderboardPath(entry, dir);
-        if (path6) withBoard++;
-        const source = path6 ? `leaderboard ${path6}` : entry.competition.thresholds ? "precomputed thresholds" : "none";
+        const path9 = leaderboardPath(entry, dir);
+        if (path9) withBoard++;
+        const source = path9 ? `leaderboard ${path9}` : entry.competition.thresholds ? "precomputed thresholds" : "none";
         console.log(`${id.padEnd(50)} ${source}`);
       }
       console.log(
@@ -103920,24 +105638,7 @@ ${withBoard} of ${ids.length} with a leaderboard file (fetched ones are verified
 };
 
 // src/cli/commands/grade.ts
-import { join as join25, resolve as resolve16 } from "node:path";
-
-// src/grade/json.ts
-function pythonJson(value, indent = 2) {
-  const tag = "\0num:";
-  const text2 = JSON.stringify(
-    value,
-    (_k, v) => {
-      if (typeof v === "number" && !Number.isFinite(v))
-        return tag + (Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
-      return v;
-    },
-    indent
-  );
-  return text2.replace(/"\\u0000num:([^"]+)"/g, "$1");
-}
-
-// src/cli/commands/grade.ts
+import { join as join28, resolve as resolve18 } from "node:path";
 var usage4 = `Usage: medalist grade --competition ID --submission FILE --data-dir DIR [options]
 
 Grades one submission exactly as MLE-bench does and prints the report.
@@ -103954,7 +105655,7 @@ Options:
   --registry DIR          competitions folder (default: the bundled one)
   --external-command CMD  grader command for externally graded competitions
                           ({submission}, {competition}, {private_dir} are filled in)
-  --json                  print the report as JSON (MLE-bench field names; NaN as NaN)`;
+  --json                  print the report as JSON (MLE-bench field names; NaN/\xB1Infinity as null, named in "nonFinite")`;
 function fmt3(x) {
   return x === null ? "\u2014" : String(x);
 }
@@ -103991,26 +105692,26 @@ var gradeCommand = {
     const id = requireOption(values.competition, "--competition");
     const submission = requireOption(values.submission, "--submission");
     const dataDir = requireOption(values["data-dir"], "--data-dir");
-    const registry2 = loadRegistry(values.registry ? resolve16(values.registry) : void 0);
+    const registry2 = loadRegistry(values.registry ? resolve18(values.registry) : void 0);
     const entry = registry2.get(id);
     if (!entry) throw new UserError(`unknown competition "${id}"`);
     const ext = values["external-command"]?.trim();
     const report = await grade({
       competition: entry.competition,
       competitionDir: entry.dir,
-      privateDir: join25(resolve16(dataDir), id, "prepared", "private"),
+      privateDir: join28(resolve18(dataDir), id, "prepared", "private"),
       submissionPath: submission,
-      leaderboardPath: values.leaderboard ? resolve16(values.leaderboard) : void 0,
-      leaderboardsDir: values["leaderboards-dir"] ? resolve16(values["leaderboards-dir"]) : void 0,
+      leaderboardPath: values.leaderboard ? resolve18(values.leaderboard) : void 0,
+      leaderboardsDir: values["leaderboards-dir"] ? resolve18(values["leaderboards-dir"]) : void 0,
       external: ext ? { command: ext.split(/\s+/) } : void 0
     });
-    console.log(values.json ? pythonJson(report) : formatReport(report));
+    console.log(values.json ? toCliJson(report) : formatReport(report));
     return report.grader_error ? 1 : 0;
   }
 };
 
 // src/cli/commands/rank.ts
-import { resolve as resolve17 } from "node:path";
+import { resolve as resolve19 } from "node:path";
 var usage5 = `Usage: medalist rank (--leaderboard FILE | --competition ID) --score X [--json]
 
 Medals a score would earn on a Kaggle leaderboard export (columns
@@ -104026,7 +105727,7 @@ Options:
   --registry DIR          competitions folder (default: the bundled one)
   --leaderboards-dir DIR  fetched leaderboards (default: $MEDALIST_LEADERBOARDS_DIR or ~/.cache/medalist/leaderboards)
   --score X               the score; NaN allowed (never medals)
-  --json                  print JSON (MLE-bench field names; NaN as NaN)`;
+  --json                  print JSON (MLE-bench field names; NaN/\xB1Infinity as null, named in "nonFinite")`;
 var rankCommand = {
   name: "rank",
   summary: "Medals and percentile a score would get on a leaderboard",
@@ -104056,7 +105757,7 @@ var rankCommand = {
       percentile: scores ? percentile(score3, scores, t.isLowerBetter) : null,
       thresholds_source: board.source
     };
-    if (values.json) console.log(pythonJson(out));
+    if (values.json) console.log(toCliJson(out));
     else {
       const medal = out.gold_medal ? "gold" : out.silver_medal ? "silver" : out.bronze_medal ? "bronze" : "none";
       const beats = scores ? `, beats ${((out.percentile ?? 0) * 100).toFixed(1)}% of ${scores.length} teams` : "";
@@ -104073,17 +105774,17 @@ function resolveRankBoard(values) {
   if (values.leaderboard !== void 0 && values.competition !== void 0)
     throw new UserError("give either --leaderboard or --competition, not both");
   if (values.competition === void 0) {
-    const file2 = resolve17(requireOption(values.leaderboard, "--leaderboard"));
+    const file2 = resolve19(requireOption(values.leaderboard, "--leaderboard"));
     try {
       return boardFromFile(file2);
     } catch (e) {
       throw new UserError(e.message);
     }
   }
-  const registry2 = loadRegistry(values.registry ? resolve17(values.registry) : void 0);
+  const registry2 = loadRegistry(values.registry ? resolve19(values.registry) : void 0);
   const entry = registry2.get(values.competition);
   if (!entry) throw new UserError(`unknown competition "${values.competition}"`);
-  const dir = values["leaderboards-dir"] ? resolve17(values["leaderboards-dir"]) : void 0;
+  const dir = values["leaderboards-dir"] ? resolve19(values["leaderboards-dir"]) : void 0;
   return boardFor(entry.competition, entry.dir, void 0, dir);
 }
 
@@ -104152,7 +105853,7 @@ var migrateCommand = {
 };
 
 // src/cli/commands/view.ts
-import { dirname as dirname10, resolve as resolve18 } from "node:path";
+import { dirname as dirname12, resolve as resolve20 } from "node:path";
 var viewCommand = {
   name: "view",
   summary: "Write a static HTML viewer of the runs (trajectories, logs, code, leaderboard charts)",
@@ -104175,13 +105876,13 @@ Options:
     );
     if (positionals.length !== 1) throw new UserError("expects one results file (see --help)");
     const out = requireOption(values.out, "--out");
-    const headPath = resolve18(positionals[0]);
-    const basePath = values.base ? resolve18(values.base) : void 0;
+    const headPath = resolve20(positionals[0]);
+    const basePath = values.base ? resolve20(values.base) : void 0;
     const written = writeViewer({
       head: readResults(headPath),
-      headDir: dirname10(headPath),
+      headDir: dirname12(headPath),
       base: basePath ? readResults(basePath) : null,
-      baseDir: basePath ? dirname10(basePath) : void 0,
+      baseDir: basePath ? dirname12(basePath) : void 0,
       out
     });
     console.log(`viewer: ${written.index} (${written.runs} run pages, ${written.diffs} code diffs)`);
@@ -104190,7 +105891,7 @@ Options:
 };
 
 // src/cli/commands/plan.ts
-import { writeFileSync as writeFileSync13 } from "node:fs";
+import { writeFileSync as writeFileSync14 } from "node:fs";
 function wholeNumber(text2, flag) {
   const n = numberOption(text2, flag);
   if (!Number.isInteger(n) || n < 1 || n > MAX_SHARDS)
@@ -104260,8 +105961,8 @@ Exit codes: 0 ok, 2 bad input.`,
       durations: (values.durations ?? []).map((f) => readResults(f)),
       usdPerGpuHour
     });
-    const json2 = JSON.stringify(plan2, null, 2) + "\n";
-    if (values.out) writeFileSync13(values.out, json2);
+    const json2 = toCliJson(plan2) + "\n";
+    if (values.out) writeFileSync14(values.out, json2);
     if (values.json) process.stdout.write(json2);
     else console.log(describePlan(plan2));
     return 0;
