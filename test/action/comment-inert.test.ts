@@ -29,6 +29,9 @@ describe("agent text in the action's comment", () => {
         comment: "always",
         "fail-on": "regression",
         "allow-fork-prs": "false",
+        // No git checkout here: the pull request's own config judges it (said first in the comment).
+        "trust-pr-config": "true",
+        "allow-unsandboxed-agent": "true",
         "data-dir": "",
         "results-dir": `.medalist/${config}`,
       },

@@ -93,7 +93,7 @@ describe("report targets", () => {
     expect(d.reportArtifactUrl).toMatch(/^https:\/\/example\/artifacts\/\d+$/);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(
-      /1 of 3 trajectories were not uploaded \(medalist-s-head-b\.s0: upload of .* refused\)/,
+      /1 of 3 trajectories were not uploaded \("medalist-s-head-b\.s0: upload of .* refused"\)/,
     );
     expect(d.notes[0]).toMatch(/1 of 3 trajectories were not uploaded/);
     // report.md and the comment carry the links that exist.

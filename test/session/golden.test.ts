@@ -58,6 +58,7 @@ describe("golden: the CLI and the action give the same results and report as bef
       .replace(ISO, "<TIME>")
       .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<UUID>")
       .replace(/medalist: `[^`]*`/g, "medalist: `VERSION`")
+      .replace(/medalist: [^\s<`]+(?=<\/sub>)/g, "medalist: `VERSION`")
       .replace(/\b\d+(\.\d+)?\s?(ms|s|min|h)\b/g, "<DUR>")
       .replace(/\b\d+m \d+s\b/g, "<DUR>")
       .replace(/[+−±]<DUR> (🔴 worse|⚪ same|🟢 better)/g, "<DUR CHANGE>")
