@@ -91904,6 +91904,24 @@ var ManifestSchema = external_exports.object({
   )
 });
 var MAX_MANIFEST_BYTES = 8 * 1024 * 1024;
+function withheldFiles(runDir) {
+  const r = readInside(runDir, WITHHELD_FILE, MAX_MANIFEST_BYTES);
+  if (!r.ok) return null;
+  try {
+    const parsed = ManifestSchema.safeParse(JSON.parse(r.data.toString("utf8")));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+function isWithheld(manifest, relPath, opts = {}) {
+  const rel = relPath.split(path2.sep).join("/").replace(/^\.\//, "");
+  if (rel === WITHHELD_FILE) return false;
+  if (!manifest || !manifest.complete) return true;
+  const hit = manifest.withheld.find((w) => w.path === rel);
+  if (!hit) return false;
+  return !(hit.reason === "binary" && opts.binaryFiles === true);
+}
 function writeWithheld(runDir, manifest) {
   const file2 = path2.join(runDir, WITHHELD_FILE);
   rmSync2(file2, { recursive: true, force: true });
@@ -103421,8 +103439,13 @@ function insideWithoutLinks(root, rel) {
   }
   return true;
 }
+function hiddenInRun(root, rel) {
+  const manifest = withheldFiles(root);
+  return manifest !== null && isWithheld(manifest, rel);
+}
 function readInRun(root, rel, max) {
   if (rel.split("/").includes("..") || !insideWithoutLinks(root, rel)) return null;
+  if (hiddenInRun(root, rel)) return null;
   return readBounded(join21(root, rel), max);
 }
 function readBounded(path9, max) {
@@ -103455,6 +103478,7 @@ function readBounded(path9, max) {
 }
 function streamInRun(root, rel, max, onText, chunk = 1024 * 1024) {
   if (rel.split("/").includes("..") || !insideWithoutLinks(root, rel)) return null;
+  if (hiddenInRun(root, rel)) return null;
   const path9 = join21(root, rel);
   let st;
   try {

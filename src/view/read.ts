@@ -1,6 +1,7 @@
 import { closeSync, lstatSync, openSync, readSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
+import { isWithheld, withheldFiles } from "../execute/withheld.js";
 
 /**
  * Reads what an agent left in its run folder, the hostile way: no link is followed, only plain
@@ -54,9 +55,20 @@ export function insideWithoutLinks(root: string, rel: string): boolean {
   return true;
 }
 
+/**
+ * Whether the viewer must not show `rel`: the attempt withheld it (withheld.json: a file it could
+ * not mask, or the submission when it holds a secret). Run folders from before masking have no
+ * manifest and show as they are.
+ */
+export function hiddenInRun(root: string, rel: string): boolean {
+  const manifest = withheldFiles(root);
+  return manifest !== null && isWithheld(manifest, rel);
+}
+
 /** A file of the run folder, read with readBounded after checking no folder on the way is a link. */
 export function readInRun(root: string, rel: string, max: number): Bounded | null {
   if (rel.split("/").includes("..") || !insideWithoutLinks(root, rel)) return null;
+  if (hiddenInRun(root, rel)) return null;
   return readBounded(join(root, rel), max);
 }
 
@@ -103,6 +115,7 @@ export function streamInRun(
   chunk = 1024 * 1024,
 ): { bytes: number; read: number } | null {
   if (rel.split("/").includes("..") || !insideWithoutLinks(root, rel)) return null;
+  if (hiddenInRun(root, rel)) return null;
   const path = join(root, rel);
   let st;
   try {
