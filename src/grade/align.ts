@@ -158,11 +158,6 @@ export function pairById(subId: Column, ansId: Column, onAnswerDuplicate?: () =>
   return out;
 }
 
-/** The raw sort keys of an id column. */
-export function keysOf(c: Column): Float64Array | (string | null)[] {
-  return c.kind === "text" ? c.strings! : c.values!;
-}
-
 const NON_ASCII = /[^ -~\t\n\r]/u;
 const DECIMAL_DIGIT = /\p{Nd}/u;
 
