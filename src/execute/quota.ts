@@ -20,15 +20,19 @@ export interface QuotaBreach {
 /** Most files and folders per writable folder: each check walks them, so they are bounded too. */
 export const MAX_ENTRIES = 100_000;
 
-/** The first folder over its quota, or null. Never follows links; stops counting past the limit. */
-export function checkQuota(runDir: string, quota: DiskQuota): QuotaBreach | null {
+/** The agent's writable folders, each with its quota's key. */
+function quotaFolders(runDir: string): [keyof DiskQuota, string][] {
   const p = runPaths(runDir);
-  const dirs: [keyof DiskQuota, string][] = [
+  return [
     ["submission", p.submissionDir],
     ["logs", p.logsDir],
     ["code", p.codeDir],
   ];
-  for (const [folder, dir] of dirs) {
+}
+
+/** The first folder over its quota, or null. Never follows links; stops counting past the limit. */
+export function checkQuota(runDir: string, quota: DiskQuota): QuotaBreach | null {
+  for (const [folder, dir] of quotaFolders(runDir)) {
     const bytes = treeBytes(dir, quota[folder], MAX_ENTRIES);
     if (bytes === Infinity) return { folder, bytes, limit: quota[folder], entries: MAX_ENTRIES };
     if (bytes > quota[folder]) return { folder, bytes, limit: quota[folder] };
@@ -68,13 +72,7 @@ export function treeUsage(root: string, stopAt = Infinity, maxEntries = MAX_ENTR
  * zeros) is over quota as well as a dense one. Never follows links.
  */
 export function finalQuotaCheck(runDir: string, quota: DiskQuota): QuotaBreach | null {
-  const p = runPaths(runDir);
-  const dirs: [keyof DiskQuota, string][] = [
-    ["submission", p.submissionDir],
-    ["logs", p.logsDir],
-    ["code", p.codeDir],
-  ];
-  for (const [folder, dir] of dirs) {
+  for (const [folder, dir] of quotaFolders(runDir)) {
     const limit = quota[folder];
     const u = treeUsage(dir, limit, MAX_ENTRIES);
     const facts = { allocated: u.allocated, apparent: u.apparent };

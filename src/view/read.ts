@@ -1,4 +1,4 @@
-import { closeSync, lstatSync, openSync, readSync, readdirSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { isWithheld, withheldFiles } from "../execute/withheld.js";
@@ -65,40 +65,48 @@ export function hiddenInRun(root: string, rel: string): boolean {
   return manifest !== null && isWithheld(manifest, rel);
 }
 
+/** The path of `rel` in the run folder when the viewer may read it (no link on the way, not withheld). */
+function runFile(root: string, rel: string): string | null {
+  if (rel.split("/").includes("..") || !insideWithoutLinks(root, rel)) return null;
+  return hiddenInRun(root, rel) ? null : join(root, rel);
+}
+
+/** A plain file opened without following a link: its descriptor and size, or null. */
+function openPlain(path: string): { fd: number; size: number } | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return null;
+  }
+  const st = fstatSync(fd);
+  if (st.isFile()) return { fd, size: st.size };
+  closeSync(fd);
+  return null;
+}
+
 /** A file of the run folder, read with readBounded after checking no folder on the way is a link. */
 export function readInRun(root: string, rel: string, max: number): Bounded | null {
-  if (rel.split("/").includes("..") || !insideWithoutLinks(root, rel)) return null;
-  if (hiddenInRun(root, rel)) return null;
-  return readBounded(join(root, rel), max);
+  const path = runFile(root, rel);
+  return path === null ? null : readBounded(path, max);
 }
 
 /** A plain file's first `max` bytes as UTF-8, or null when missing, a link or not a plain file. */
 export function readBounded(path: string, max: number): Bounded | null {
-  let st;
+  const f = openPlain(path);
+  if (!f) return null;
   try {
-    st = lstatSync(path);
-  } catch {
-    return null;
-  }
-  if (!st.isFile()) return null;
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch {
-    return null;
-  }
-  try {
-    const n = Math.min(st.size, max);
+    const n = Math.min(f.size, max);
     const buf = Buffer.alloc(n);
     let got = 0;
     while (got < n) {
-      const r = readSync(fd, buf, got, n - got, got);
+      const r = readSync(f.fd, buf, got, n - got, got);
       if (r === 0) break;
       got += r;
     }
-    return { text: buf.subarray(0, got).toString("utf8"), bytes: st.size, truncated: st.size > got };
+    return { text: buf.subarray(0, got).toString("utf8"), bytes: f.size, truncated: f.size > got };
   } finally {
-    closeSync(fd);
+    closeSync(f.fd);
   }
 }
 
@@ -114,22 +122,10 @@ export function streamInRun(
   onText: (text: string) => boolean,
   chunk = 1024 * 1024,
 ): { bytes: number; read: number } | null {
-  if (rel.split("/").includes("..") || !insideWithoutLinks(root, rel)) return null;
-  if (hiddenInRun(root, rel)) return null;
-  const path = join(root, rel);
-  let st;
-  try {
-    st = lstatSync(path);
-  } catch {
-    return null;
-  }
-  if (!st.isFile()) return null;
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch {
-    return null;
-  }
+  const path = runFile(root, rel);
+  const f = path === null ? null : openPlain(path);
+  if (!f) return null;
+  const { fd, size } = f;
   const decoder = new StringDecoder("utf8");
   const buf = Buffer.alloc(Math.min(chunk, Math.max(1, max)));
   let read = 0;
@@ -138,11 +134,11 @@ export function streamInRun(
       const n = readSync(fd, buf, 0, Math.min(buf.length, max - read), read);
       if (n === 0) break;
       read += n;
-      if (!onText(decoder.write(buf.subarray(0, n)))) return { bytes: st.size, read };
+      if (!onText(decoder.write(buf.subarray(0, n)))) return { bytes: size, read };
     }
     const rest = decoder.end();
     if (rest) onText(rest);
-    return { bytes: st.size, read };
+    return { bytes: size, read };
   } finally {
     closeSync(fd);
   }
