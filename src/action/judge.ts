@@ -19,6 +19,7 @@ import {
 import { Inputs } from "./constants.js";
 import type { EventInfo } from "./event.js";
 import type { Settings } from "./inputs.js";
+import { unsandboxedBy } from "../execute/backends.js";
 
 export interface JudgedConfig extends LoadedConfig {
   /** Lines shown first in the report (which settings judged the pull request). */
@@ -183,17 +184,12 @@ function baseBaselineFile(
 
 /** Why a pull request's agent may not run with this executor, or null. */
 export function unsandboxedRefusal(
-  config: Pick<Config, "executor" | "slurm">,
+  config: Pick<Config, "executor" | "agent">,
   event: Pick<EventInfo, "pr">,
   settings: Pick<Settings, "allowUnsandboxedAgent">,
 ): string | null {
   if (!event.pr || settings.allowUnsandboxedAgent) return null;
-  const what =
-    config.executor === "local"
-      ? "executor: local"
-      : config.executor === "slurm" && config.slurm.mode === "command"
-        ? "slurm mode: command"
-        : null;
+  const what = unsandboxedBy(config.executor, config);
   if (!what) return null;
   return (
     `refusing to run ${what} on pull request #${event.pr.number}: its agent would run unsandboxed, next to this runner's tokens and the private answers; ` +

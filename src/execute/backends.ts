@@ -49,6 +49,11 @@ export function identityFactsOf(name: string, config: { agent: AgentView }): Rec
   return d ? d.identityFacts(configView(name, config)) : {};
 }
 
+/** What would run a pull request's agent unsandboxed with this config ("executor: local"), or null. */
+export function unsandboxedBy(name: string, config: { agent: AgentView }): string | null {
+  return descriptorOf(name).unsandboxed(configView(name, config));
+}
+
 /** The view an executor's checks and identity facts read: the agent and its own block. */
 export function configView(name: string, config: { agent: AgentView }): ExecutorConfigView<unknown> {
   return { agent: config.agent, block: (config as Record<string, unknown>)[name] };

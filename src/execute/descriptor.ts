@@ -41,6 +41,11 @@ export interface ExecutorDescriptor<N extends string = string, S extends z.ZodTy
   readonly configDefault: z.output<S> | null;
   /** What this executor needs from the rest of the config (checked only when it is chosen). */
   check(config: ExecutorConfigView<z.output<S>>): ConfigIssue[];
+  /**
+   * What runs the agent outside a sandbox with this config ("executor: local"), or null: on a pull
+   * request the action refuses it unless the workflow allows unsandboxed agents.
+   */
+  unsandboxed(config: ExecutorConfigView<z.output<S>>): string | null;
   /** Settings of this executor that change a run's result: part of every run's identity. */
   identityFacts(config: ExecutorConfigView<z.output<S>>): Record<string, unknown>;
   /** Opens the executor for one suite (daemon, image, queue, endpoint). */

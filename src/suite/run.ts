@@ -1,4 +1,4 @@
-import { checkBuildContext } from "../execute/docker/build-context.js";
+import { checkBuildContext } from "../execute/build-context.js";
 import { join, resolve } from "node:path";
 import {
   configDeprecations,
@@ -145,8 +145,8 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
     );
   }
 
-  if (config.executor === "docker")
-    checkBuildContext({ agent, baseDir: opts.baseDir, dataDir, outDir, storeDir: opts.storeDir });
+  // Whatever executor builds the agent's image, its build context never holds answers or credentials.
+  checkBuildContext({ agent, baseDir: opts.baseDir, dataDir, outDir, storeDir: opts.storeDir });
 
   // Space kept back so that results.json can still be written when the agent fills the disk.
   let freeReserve: () => void;

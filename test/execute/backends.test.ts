@@ -7,10 +7,10 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { jsonSchemas } from "../../src/cli/commands/schema.js";
 import { ConfigSchema } from "../../src/config/schema.js";
-import { BACKENDS, EXECUTOR_NAMES, identityFactsOf } from "../../src/execute/backends.js";
+import { BACKENDS, EXECUTOR_NAMES, identityFactsOf, unsandboxedBy } from "../../src/execute/backends.js";
 
 const root = join(import.meta.dirname, "..", "..");
-const DUTIES = ["check", "identityFacts", "open", "sweep"] as const;
+const DUTIES = ["check", "identityFacts", "unsandboxed", "open", "sweep"] as const;
 
 /** What only the attempt wrapper may do; a backend folder using these bypasses it. */
 const WRAPPER_ONLY = [
@@ -86,5 +86,18 @@ describe("the executor registry (execute/backends.ts)", () => {
     });
     expect(identityFactsOf("docker", config)).toEqual({ network: "none" });
     expect(identityFactsOf("local", config)).toEqual({});
+  });
+
+  it("says which configs run a pull request's agent unsandboxed (the action refuses them on a PR)", () => {
+    const config = (over: object) =>
+      ConfigSchema.parse({ competitions: { split: "toy" }, agent: { command: "x", image: "x" }, ...over });
+    expect(unsandboxedBy("local", config({ executor: "local" }))).toBe("executor: local");
+    expect(unsandboxedBy("docker", config({ executor: "docker" }))).toBeNull();
+    expect(
+      unsandboxedBy("slurm", config({ executor: "slurm", slurm: { mode: "command", sharedDir: "/tmp" } })),
+    ).toBe("slurm mode: command");
+    expect(
+      unsandboxedBy("slurm", config({ executor: "slurm", slurm: { mode: "docker", sharedDir: "/tmp" } })),
+    ).toBeNull();
   });
 });

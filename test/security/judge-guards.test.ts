@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/load.js";
-import { checkBuildContext } from "../../src/execute/docker/build-context.js";
+import { checkBuildContext } from "../../src/execute/build-context.js";
 import { gradeExternal } from "../../src/grade/external.js";
 
 describe("external grader environment", () => {

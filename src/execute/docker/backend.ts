@@ -16,6 +16,7 @@ export const dockerDescriptor: ExecutorDescriptor<"docker", typeof DockerSchema>
   configSchema: DockerSchema,
   configDefault: DOCKER_DEFAULTS,
   check: checkDocker,
+  unsandboxed: () => null,
   identityFacts: (c) => ({ network: c.block.network }),
   async open(ctx) {
     // The schema gives every config this executor's block (defaulted), so the cast only names it.

@@ -27,6 +27,8 @@ export const localDescriptor: ExecutorDescriptor<"local", typeof LocalSchema> = 
   configSchema: LocalSchema,
   configDefault: LOCAL_DEFAULTS,
   check: checkLocal,
+  // Even inside bubblewrap the agent shares the runner's kernel, network and user (docs/security.md).
+  unsandboxed: () => "executor: local",
   // The sandbox is not part of a run's identity (it was not before it existed either).
   identityFacts: () => ({}),
   async open(ctx) {

@@ -296,6 +296,7 @@ export const slurmDescriptor: ExecutorDescriptor<"slurm", typeof SlurmSchema> = 
   configSchema: SlurmSchema,
   configDefault: SLURM_DEFAULTS,
   check: checkSlurm,
+  unsandboxed: (c) => (c.block.mode === "command" ? "slurm mode: command" : null),
   identityFacts: () => ({}),
   open: (ctx) => openSlurm(ctx),
   sweep: (ctx) => sweepOrphans(spawnRunner(), ctx.log),

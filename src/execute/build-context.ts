@@ -2,8 +2,8 @@
 // would put the private answers, earlier runs, or the checkout's git credentials into its image.
 import { existsSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
-import type { AgentConfig } from "../../config/parts.js";
-import { UserError } from "../../errors.js";
+import type { AgentConfig } from "../config/parts.js";
+import { UserError } from "../errors.js";
 
 export interface BuildContextInput {
   agent: AgentConfig;
