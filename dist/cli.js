@@ -20499,7 +20499,7 @@ var require_SFTP = __commonJS({
     "use strict";
     var EventEmitter = __require("events");
     var fs = __require("fs");
-    var { constants: constants6 } = fs;
+    var { constants: constants7 } = fs;
     var {
       Readable: ReadableStream,
       Writable: WritableStream
@@ -22354,25 +22354,25 @@ var require_SFTP = __commonJS({
         this.extended = initial && initial.extended;
       }
       isDirectory() {
-        return (this.mode & constants6.S_IFMT) === constants6.S_IFDIR;
+        return (this.mode & constants7.S_IFMT) === constants7.S_IFDIR;
       }
       isFile() {
-        return (this.mode & constants6.S_IFMT) === constants6.S_IFREG;
+        return (this.mode & constants7.S_IFMT) === constants7.S_IFREG;
       }
       isBlockDevice() {
-        return (this.mode & constants6.S_IFMT) === constants6.S_IFBLK;
+        return (this.mode & constants7.S_IFMT) === constants7.S_IFBLK;
       }
       isCharacterDevice() {
-        return (this.mode & constants6.S_IFMT) === constants6.S_IFCHR;
+        return (this.mode & constants7.S_IFMT) === constants7.S_IFCHR;
       }
       isSymbolicLink() {
-        return (this.mode & constants6.S_IFMT) === constants6.S_IFLNK;
+        return (this.mode & constants7.S_IFMT) === constants7.S_IFLNK;
       }
       isFIFO() {
-        return (this.mode & constants6.S_IFMT) === constants6.S_IFIFO;
+        return (this.mode & constants7.S_IFMT) === constants7.S_IFIFO;
       }
       isSocket() {
-        return (this.mode & constants6.S_IFMT) === constants6.S_IFSOCK;
+        return (this.mode & constants7.S_IFMT) === constants7.S_IFSOCK;
       }
     };
     function attrsToBytes(attrs) {
@@ -37776,7 +37776,7 @@ var require_end_of_stream4 = __commonJS({
 // node_modules/tar-fs/node_modules/tar-stream/pack.js
 var require_pack = __commonJS({
   "node_modules/tar-fs/node_modules/tar-stream/pack.js"(exports, module) {
-    var constants6 = require_fs_constants();
+    var constants7 = require_fs_constants();
     var eos = require_end_of_stream4();
     var inherits = require_inherits();
     var alloc = Buffer.alloc;
@@ -37794,16 +37794,16 @@ var require_pack = __commonJS({
       if (size) self2.push(END_OF_TAR.slice(0, 512 - size));
     };
     function modeToType(mode) {
-      switch (mode & constants6.S_IFMT) {
-        case constants6.S_IFBLK:
+      switch (mode & constants7.S_IFMT) {
+        case constants7.S_IFBLK:
           return "block-device";
-        case constants6.S_IFCHR:
+        case constants7.S_IFCHR:
           return "character-device";
-        case constants6.S_IFDIR:
+        case constants7.S_IFDIR:
           return "directory";
-        case constants6.S_IFIFO:
+        case constants7.S_IFIFO:
           return "fifo";
-        case constants6.S_IFLNK:
+        case constants7.S_IFLNK:
           return "symlink";
       }
       return "file";
@@ -70122,7 +70122,7 @@ var require_crc = __commonJS({
 var require_parser2 = __commonJS({
   "node_modules/pngjs/lib/parser.js"(exports, module) {
     "use strict";
-    var constants6 = require_constants3();
+    var constants7 = require_constants3();
     var CrcCalculator = require_crc();
     var Parser = module.exports = function(options2, dependencies) {
       this._options = options2;
@@ -70133,12 +70133,12 @@ var require_parser2 = __commonJS({
       this._palette = [];
       this._colorType = 0;
       this._chunks = {};
-      this._chunks[constants6.TYPE_IHDR] = this._handleIHDR.bind(this);
-      this._chunks[constants6.TYPE_IEND] = this._handleIEND.bind(this);
-      this._chunks[constants6.TYPE_IDAT] = this._handleIDAT.bind(this);
-      this._chunks[constants6.TYPE_PLTE] = this._handlePLTE.bind(this);
-      this._chunks[constants6.TYPE_tRNS] = this._handleTRNS.bind(this);
-      this._chunks[constants6.TYPE_gAMA] = this._handleGAMA.bind(this);
+      this._chunks[constants7.TYPE_IHDR] = this._handleIHDR.bind(this);
+      this._chunks[constants7.TYPE_IEND] = this._handleIEND.bind(this);
+      this._chunks[constants7.TYPE_IDAT] = this._handleIDAT.bind(this);
+      this._chunks[constants7.TYPE_PLTE] = this._handlePLTE.bind(this);
+      this._chunks[constants7.TYPE_tRNS] = this._handleTRNS.bind(this);
+      this._chunks[constants7.TYPE_gAMA] = this._handleGAMA.bind(this);
       this.read = dependencies.read;
       this.error = dependencies.error;
       this.metadata = dependencies.metadata;
@@ -70153,10 +70153,10 @@ var require_parser2 = __commonJS({
       };
     };
     Parser.prototype.start = function() {
-      this.read(constants6.PNG_SIGNATURE.length, this._parseSignature.bind(this));
+      this.read(constants7.PNG_SIGNATURE.length, this._parseSignature.bind(this));
     };
     Parser.prototype._parseSignature = function(data) {
-      let signature = constants6.PNG_SIGNATURE;
+      let signature = constants7.PNG_SIGNATURE;
       for (let i = 0; i < signature.length; i++) {
         if (data[i] !== signature[i]) {
           this.error(new Error("Invalid file signature"));
@@ -70173,7 +70173,7 @@ var require_parser2 = __commonJS({
         name2 += String.fromCharCode(data[i]);
       }
       let ancillary = Boolean(data[4] & 32);
-      if (!this._hasIHDR && type !== constants6.TYPE_IHDR) {
+      if (!this._hasIHDR && type !== constants7.TYPE_IHDR) {
         this.error(new Error("Expected IHDR on beggining"));
         return;
       }
@@ -70221,7 +70221,7 @@ var require_parser2 = __commonJS({
         this.error(new Error("Unsupported bit depth " + depth));
         return;
       }
-      if (!(colorType in constants6.COLORTYPE_TO_BPP_MAP)) {
+      if (!(colorType in constants7.COLORTYPE_TO_BPP_MAP)) {
         this.error(new Error("Unsupported color type"));
         return;
       }
@@ -70238,16 +70238,16 @@ var require_parser2 = __commonJS({
         return;
       }
       this._colorType = colorType;
-      let bpp = constants6.COLORTYPE_TO_BPP_MAP[this._colorType];
+      let bpp = constants7.COLORTYPE_TO_BPP_MAP[this._colorType];
       this._hasIHDR = true;
       this.metadata({
         width,
         height,
         depth,
         interlace: Boolean(interlace),
-        palette: Boolean(colorType & constants6.COLORTYPE_PALETTE),
-        color: Boolean(colorType & constants6.COLORTYPE_COLOR),
-        alpha: Boolean(colorType & constants6.COLORTYPE_ALPHA),
+        palette: Boolean(colorType & constants7.COLORTYPE_PALETTE),
+        color: Boolean(colorType & constants7.COLORTYPE_COLOR),
+        alpha: Boolean(colorType & constants7.COLORTYPE_ALPHA),
         bpp,
         colorType
       });
@@ -70271,7 +70271,7 @@ var require_parser2 = __commonJS({
     };
     Parser.prototype._parseTRNS = function(data) {
       this._crc.write(data);
-      if (this._colorType === constants6.COLORTYPE_PALETTE_COLOR) {
+      if (this._colorType === constants7.COLORTYPE_PALETTE_COLOR) {
         if (this._palette.length === 0) {
           this.error(new Error("Transparency chunk must be after palette"));
           return;
@@ -70285,10 +70285,10 @@ var require_parser2 = __commonJS({
         }
         this.palette(this._palette);
       }
-      if (this._colorType === constants6.COLORTYPE_GRAYSCALE) {
+      if (this._colorType === constants7.COLORTYPE_GRAYSCALE) {
         this.transColor([data.readUInt16BE(0)]);
       }
-      if (this._colorType === constants6.COLORTYPE_COLOR) {
+      if (this._colorType === constants7.COLORTYPE_COLOR) {
         this.transColor([
           data.readUInt16BE(0),
           data.readUInt16BE(2),
@@ -70302,7 +70302,7 @@ var require_parser2 = __commonJS({
     };
     Parser.prototype._parseGAMA = function(data) {
       this._crc.write(data);
-      this.gamma(data.readUInt32BE(0) / constants6.GAMMA_DIVISION);
+      this.gamma(data.readUInt32BE(0) / constants7.GAMMA_DIVISION);
       this._handleChunkEnd();
     };
     Parser.prototype._handleIDAT = function(length) {
@@ -70314,7 +70314,7 @@ var require_parser2 = __commonJS({
     };
     Parser.prototype._parseIDAT = function(length, data) {
       this._crc.write(data);
-      if (this._colorType === constants6.COLORTYPE_PALETTE_COLOR && this._palette.length === 0) {
+      if (this._colorType === constants7.COLORTYPE_PALETTE_COLOR && this._palette.length === 0) {
         throw new Error("Expected palette not found");
       }
       this.inflateData(data);
@@ -70802,9 +70802,9 @@ var require_parser_async = __commonJS({
 var require_bitpacker = __commonJS({
   "node_modules/pngjs/lib/bitpacker.js"(exports, module) {
     "use strict";
-    var constants6 = require_constants3();
+    var constants7 = require_constants3();
     module.exports = function(dataIn, width, height, options2) {
-      let outHasAlpha = [constants6.COLORTYPE_COLOR_ALPHA, constants6.COLORTYPE_ALPHA].indexOf(
+      let outHasAlpha = [constants7.COLORTYPE_COLOR_ALPHA, constants7.COLORTYPE_ALPHA].indexOf(
         options2.colorType
       ) !== -1;
       if (options2.colorType === options2.inputColorType) {
@@ -70824,11 +70824,11 @@ var require_bitpacker = __commonJS({
       }
       let data = options2.bitDepth !== 16 ? dataIn : new Uint16Array(dataIn.buffer);
       let maxValue = 255;
-      let inBpp = constants6.COLORTYPE_TO_BPP_MAP[options2.inputColorType];
+      let inBpp = constants7.COLORTYPE_TO_BPP_MAP[options2.inputColorType];
       if (inBpp === 4 && !options2.inputHasAlpha) {
         inBpp = 3;
       }
-      let outBpp = constants6.COLORTYPE_TO_BPP_MAP[options2.colorType];
+      let outBpp = constants7.COLORTYPE_TO_BPP_MAP[options2.colorType];
       if (options2.bitDepth === 16) {
         maxValue = 65535;
         outBpp *= 2;
@@ -70852,24 +70852,24 @@ var require_bitpacker = __commonJS({
         let blue;
         let alpha = maxValue;
         switch (options2.inputColorType) {
-          case constants6.COLORTYPE_COLOR_ALPHA:
+          case constants7.COLORTYPE_COLOR_ALPHA:
             alpha = data[inIndex + 3];
             red = data[inIndex];
             green = data[inIndex + 1];
             blue = data[inIndex + 2];
             break;
-          case constants6.COLORTYPE_COLOR:
+          case constants7.COLORTYPE_COLOR:
             red = data[inIndex];
             green = data[inIndex + 1];
             blue = data[inIndex + 2];
             break;
-          case constants6.COLORTYPE_ALPHA:
+          case constants7.COLORTYPE_ALPHA:
             alpha = data[inIndex + 1];
             red = data[inIndex];
             green = red;
             blue = red;
             break;
-          case constants6.COLORTYPE_GRAYSCALE:
+          case constants7.COLORTYPE_GRAYSCALE:
             red = data[inIndex];
             green = red;
             blue = red;
@@ -70902,8 +70902,8 @@ var require_bitpacker = __commonJS({
         for (let x = 0; x < width; x++) {
           let rgba = getRGBA(data, inIndex);
           switch (options2.colorType) {
-            case constants6.COLORTYPE_COLOR_ALPHA:
-            case constants6.COLORTYPE_COLOR:
+            case constants7.COLORTYPE_COLOR_ALPHA:
+            case constants7.COLORTYPE_COLOR:
               if (options2.bitDepth === 8) {
                 outData[outIndex] = rgba.red;
                 outData[outIndex + 1] = rgba.green;
@@ -70920,8 +70920,8 @@ var require_bitpacker = __commonJS({
                 }
               }
               break;
-            case constants6.COLORTYPE_ALPHA:
-            case constants6.COLORTYPE_GRAYSCALE: {
+            case constants7.COLORTYPE_ALPHA:
+            case constants7.COLORTYPE_GRAYSCALE: {
               let grayscale = (rgba.red + rgba.green + rgba.blue) / 3;
               if (options2.bitDepth === 8) {
                 outData[outIndex] = grayscale;
@@ -71094,7 +71094,7 @@ var require_filter_pack = __commonJS({
 var require_packer = __commonJS({
   "node_modules/pngjs/lib/packer.js"(exports, module) {
     "use strict";
-    var constants6 = require_constants3();
+    var constants7 = require_constants3();
     var CrcStream = require_crc();
     var bitPacker = require_bitpacker();
     var filter = require_filter_pack();
@@ -71107,23 +71107,23 @@ var require_packer = __commonJS({
       options2.inputHasAlpha = options2.inputHasAlpha != null ? options2.inputHasAlpha : true;
       options2.deflateFactory = options2.deflateFactory || zlib.createDeflate;
       options2.bitDepth = options2.bitDepth || 8;
-      options2.colorType = typeof options2.colorType === "number" ? options2.colorType : constants6.COLORTYPE_COLOR_ALPHA;
-      options2.inputColorType = typeof options2.inputColorType === "number" ? options2.inputColorType : constants6.COLORTYPE_COLOR_ALPHA;
+      options2.colorType = typeof options2.colorType === "number" ? options2.colorType : constants7.COLORTYPE_COLOR_ALPHA;
+      options2.inputColorType = typeof options2.inputColorType === "number" ? options2.inputColorType : constants7.COLORTYPE_COLOR_ALPHA;
       if ([
-        constants6.COLORTYPE_GRAYSCALE,
-        constants6.COLORTYPE_COLOR,
-        constants6.COLORTYPE_COLOR_ALPHA,
-        constants6.COLORTYPE_ALPHA
+        constants7.COLORTYPE_GRAYSCALE,
+        constants7.COLORTYPE_COLOR,
+        constants7.COLORTYPE_COLOR_ALPHA,
+        constants7.COLORTYPE_ALPHA
       ].indexOf(options2.colorType) === -1) {
         throw new Error(
           "option color type:" + options2.colorType + " is not supported at present"
         );
       }
       if ([
-        constants6.COLORTYPE_GRAYSCALE,
-        constants6.COLORTYPE_COLOR,
-        constants6.COLORTYPE_COLOR_ALPHA,
-        constants6.COLORTYPE_ALPHA
+        constants7.COLORTYPE_GRAYSCALE,
+        constants7.COLORTYPE_COLOR,
+        constants7.COLORTYPE_COLOR_ALPHA,
+        constants7.COLORTYPE_ALPHA
       ].indexOf(options2.inputColorType) === -1) {
         throw new Error(
           "option input color type:" + options2.inputColorType + " is not supported at present"
@@ -71147,7 +71147,7 @@ var require_packer = __commonJS({
     };
     Packer.prototype.filterData = function(data, width, height) {
       let packedData = bitPacker(data, width, height, this._options);
-      let bpp = constants6.COLORTYPE_TO_BPP_MAP[this._options.colorType];
+      let bpp = constants7.COLORTYPE_TO_BPP_MAP[this._options.colorType];
       let filteredData = filter(packedData, width, height, this._options, bpp);
       return filteredData;
     };
@@ -71167,8 +71167,8 @@ var require_packer = __commonJS({
     };
     Packer.prototype.packGAMA = function(gamma) {
       let buf = Buffer.alloc(4);
-      buf.writeUInt32BE(Math.floor(gamma * constants6.GAMMA_DIVISION), 0);
-      return this._packChunk(constants6.TYPE_gAMA, buf);
+      buf.writeUInt32BE(Math.floor(gamma * constants7.GAMMA_DIVISION), 0);
+      return this._packChunk(constants7.TYPE_gAMA, buf);
     };
     Packer.prototype.packIHDR = function(width, height) {
       let buf = Buffer.alloc(13);
@@ -71179,13 +71179,13 @@ var require_packer = __commonJS({
       buf[10] = 0;
       buf[11] = 0;
       buf[12] = 0;
-      return this._packChunk(constants6.TYPE_IHDR, buf);
+      return this._packChunk(constants7.TYPE_IHDR, buf);
     };
     Packer.prototype.packIDAT = function(data) {
-      return this._packChunk(constants6.TYPE_IDAT, data);
+      return this._packChunk(constants7.TYPE_IDAT, data);
     };
     Packer.prototype.packIEND = function() {
-      return this._packChunk(constants6.TYPE_IEND, null);
+      return this._packChunk(constants7.TYPE_IEND, null);
     };
   }
 });
@@ -71196,7 +71196,7 @@ var require_packer_async = __commonJS({
     "use strict";
     var util = __require("util");
     var Stream = __require("stream");
-    var constants6 = require_constants3();
+    var constants7 = require_constants3();
     var Packer = require_packer();
     var PackerAsync = module.exports = function(opt) {
       Stream.call(this);
@@ -71207,7 +71207,7 @@ var require_packer_async = __commonJS({
     };
     util.inherits(PackerAsync, Stream);
     PackerAsync.prototype.pack = function(data, width, height, gamma) {
-      this.emit("data", Buffer.from(constants6.PNG_SIGNATURE));
+      this.emit("data", Buffer.from(constants7.PNG_SIGNATURE));
       this.emit("data", this._packer.packIHDR(width, height));
       if (gamma) {
         this.emit("data", this._packer.packGAMA(gamma));
@@ -71535,7 +71535,7 @@ var require_packer_sync = __commonJS({
     if (!zlib.deflateSync) {
       hasSyncZlib = false;
     }
-    var constants6 = require_constants3();
+    var constants7 = require_constants3();
     var Packer = require_packer();
     module.exports = function(metaData, opt) {
       if (!hasSyncZlib) {
@@ -71546,7 +71546,7 @@ var require_packer_sync = __commonJS({
       let options2 = opt || {};
       let packer = new Packer(options2);
       let chunks = [];
-      chunks.push(Buffer.from(constants6.PNG_SIGNATURE));
+      chunks.push(Buffer.from(constants7.PNG_SIGNATURE));
       chunks.push(packer.packIHDR(metaData.width, metaData.height));
       if (metaData.gamma) {
         chunks.push(packer.packGAMA(metaData.gamma));
@@ -92135,14 +92135,16 @@ function runPaths(runDir) {
 import { lstatSync as lstatSync3 } from "node:fs";
 var DEFAULT_QUOTA = { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 };
 var MAX_ENTRIES = 1e5;
-function checkQuota(runDir, quota) {
+function quotaFolders(runDir) {
   const p = runPaths(runDir);
-  const dirs = [
+  return [
     ["submission", p.submissionDir],
     ["logs", p.logsDir],
     ["code", p.codeDir]
   ];
-  for (const [folder, dir] of dirs) {
+}
+function checkQuota(runDir, quota) {
+  for (const [folder, dir] of quotaFolders(runDir)) {
     const bytes2 = treeBytes(dir, quota[folder], MAX_ENTRIES);
     if (bytes2 === Infinity) return { folder, bytes: bytes2, limit: quota[folder], entries: MAX_ENTRIES };
     if (bytes2 > quota[folder]) return { folder, bytes: bytes2, limit: quota[folder] };
@@ -92165,13 +92167,7 @@ function treeUsage(root, stopAt = Infinity, maxEntries = MAX_ENTRIES) {
   return u;
 }
 function finalQuotaCheck(runDir, quota) {
-  const p = runPaths(runDir);
-  const dirs = [
-    ["submission", p.submissionDir],
-    ["logs", p.logsDir],
-    ["code", p.codeDir]
-  ];
-  for (const [folder, dir] of dirs) {
+  for (const [folder, dir] of quotaFolders(runDir)) {
     const limit = quota[folder];
     const u = treeUsage(dir, limit, MAX_ENTRIES);
     const facts = { allocated: u.allocated, apparent: u.apparent };
@@ -96091,6 +96087,7 @@ var dockerDescriptor = {
   configSchema: DockerSchema,
   configDefault: DOCKER_DEFAULTS,
   check: checkDocker,
+  unsandboxed: () => null,
   identityFacts: (c) => ({ network: c.block.network }),
   async open(ctx) {
     const config2 = ctx.config;
@@ -96563,6 +96560,8 @@ var localDescriptor = {
   configSchema: LocalSchema,
   configDefault: LOCAL_DEFAULTS,
   check: checkLocal,
+  // Even inside bubblewrap the agent shares the runner's kernel, network and user (docs/security.md).
+  unsandboxed: () => "executor: local",
   // The sandbox is not part of a run's identity (it was not before it existed either).
   identityFacts: () => ({}),
   async open(ctx) {
@@ -97476,6 +97475,7 @@ var slurmDescriptor = {
   configSchema: SlurmSchema,
   configDefault: SLURM_DEFAULTS,
   check: checkSlurm,
+  unsandboxed: (c) => c.block.mode === "command" ? "slurm mode: command" : null,
   identityFacts: () => ({}),
   open: (ctx) => openSlurm(ctx),
   sweep: (ctx) => sweepOrphans(spawnRunner(), ctx.log)
@@ -99577,7 +99577,7 @@ function renderResults(s, opts = {}) {
   return out.join("\n") + "\n";
 }
 
-// src/execute/docker/build-context.ts
+// src/execute/build-context.ts
 import { existsSync as existsSync3 } from "node:fs";
 import { basename, dirname as dirname3, isAbsolute as isAbsolute2, relative as relative2, resolve as resolve7 } from "node:path";
 var inside3 = (root, path9) => {
@@ -102984,8 +102984,7 @@ async function runSuiteLocked(opts) {
       `externalGrader: ${external.join(", ")} ${external.length === 1 ? "is" : "are"} not graded natively; set externalGrader (e.g. ["mlebench", "grade-sample", "{submission}", "{competition}"]) or exclude ${external.length === 1 ? "it" : "them"}`
     );
   }
-  if (config2.executor === "docker")
-    checkBuildContext({ agent, baseDir: opts.baseDir, dataDir, outDir, storeDir: opts.storeDir });
+  checkBuildContext({ agent, baseDir: opts.baseDir, dataDir, outDir, storeDir: opts.storeDir });
   let freeReserve;
   try {
     freeReserve = reserveSpace(outDir);
@@ -103399,7 +103398,7 @@ function slug(text2) {
 }
 
 // src/view/read.ts
-import { closeSync as closeSync15, lstatSync as lstatSync9, openSync as openSync15, readSync as readSync10, readdirSync as readdirSync12 } from "node:fs";
+import { closeSync as closeSync15, constants as constants6, fstatSync as fstatSync6, lstatSync as lstatSync9, openSync as openSync15, readSync as readSync10, readdirSync as readdirSync12 } from "node:fs";
 import { join as join21 } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 var LIMITS = {
@@ -103443,56 +103442,48 @@ function hiddenInRun(root, rel) {
   const manifest = withheldFiles(root);
   return manifest !== null && isWithheld(manifest, rel);
 }
-function readInRun(root, rel, max) {
+function runFile(root, rel) {
   if (rel.split("/").includes("..") || !insideWithoutLinks(root, rel)) return null;
-  if (hiddenInRun(root, rel)) return null;
-  return readBounded(join21(root, rel), max);
+  return hiddenInRun(root, rel) ? null : join21(root, rel);
 }
-function readBounded(path9, max) {
-  let st;
-  try {
-    st = lstatSync9(path9);
-  } catch {
-    return null;
-  }
-  if (!st.isFile()) return null;
+function openPlain(path9) {
   let fd;
   try {
-    fd = openSync15(path9, "r");
+    fd = openSync15(path9, constants6.O_RDONLY | (constants6.O_NOFOLLOW ?? 0));
   } catch {
     return null;
   }
+  const st = fstatSync6(fd);
+  if (st.isFile()) return { fd, size: st.size };
+  closeSync15(fd);
+  return null;
+}
+function readInRun(root, rel, max) {
+  const path9 = runFile(root, rel);
+  return path9 === null ? null : readBounded(path9, max);
+}
+function readBounded(path9, max) {
+  const f = openPlain(path9);
+  if (!f) return null;
   try {
-    const n = Math.min(st.size, max);
+    const n = Math.min(f.size, max);
     const buf = Buffer.alloc(n);
     let got = 0;
     while (got < n) {
-      const r = readSync10(fd, buf, got, n - got, got);
+      const r = readSync10(f.fd, buf, got, n - got, got);
       if (r === 0) break;
       got += r;
     }
-    return { text: buf.subarray(0, got).toString("utf8"), bytes: st.size, truncated: st.size > got };
+    return { text: buf.subarray(0, got).toString("utf8"), bytes: f.size, truncated: f.size > got };
   } finally {
-    closeSync15(fd);
+    closeSync15(f.fd);
   }
 }
 function streamInRun(root, rel, max, onText, chunk = 1024 * 1024) {
-  if (rel.split("/").includes("..") || !insideWithoutLinks(root, rel)) return null;
-  if (hiddenInRun(root, rel)) return null;
-  const path9 = join21(root, rel);
-  let st;
-  try {
-    st = lstatSync9(path9);
-  } catch {
-    return null;
-  }
-  if (!st.isFile()) return null;
-  let fd;
-  try {
-    fd = openSync15(path9, "r");
-  } catch {
-    return null;
-  }
+  const path9 = runFile(root, rel);
+  const f = path9 === null ? null : openPlain(path9);
+  if (!f) return null;
+  const { fd, size } = f;
   const decoder = new StringDecoder("utf8");
   const buf = Buffer.alloc(Math.min(chunk, Math.max(1, max)));
   let read = 0;
@@ -103501,11 +103492,11 @@ function streamInRun(root, rel, max, onText, chunk = 1024 * 1024) {
       const n = readSync10(fd, buf, 0, Math.min(buf.length, max - read), read);
       if (n === 0) break;
       read += n;
-      if (!onText(decoder.write(buf.subarray(0, n)))) return { bytes: st.size, read };
+      if (!onText(decoder.write(buf.subarray(0, n)))) return { bytes: size, read };
     }
     const rest = decoder.end();
     if (rest) onText(rest);
-    return { bytes: st.size, read };
+    return { bytes: size, read };
   } finally {
     closeSync15(fd);
   }
