@@ -104696,7 +104696,8 @@ async function runSides(input2) {
   }
   if (input2.signal?.aborted) throw new Cancelled();
   const { config: config2 } = session;
-  if (base && !input2.head && !input2.shard && config2.adaptiveSeeds && config2.seeds > 1) {
+  const monitored = input2.monitor !== false && config2.adaptiveSeeds && config2.seeds > 1;
+  if (base && !input2.head && !input2.shard && monitored) {
     const monitor = new SuiteMonitor(base, session.plan.runs, config2.gate, void 0, description);
     const head2 = await side(
       "head",

@@ -105,6 +105,8 @@ async function evaluateAndPublish(deps: Deps, s: ActionSession, event: EventInfo
     signal,
     runSuite: deps.runSuite,
     storeDir,
+    // Only a pull request stops early: the default branch's results become later baselines.
+    monitor: !!event.pr,
   });
   await publish({
     deps,

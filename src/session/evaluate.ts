@@ -70,6 +70,12 @@ export interface EvaluateInput {
   history?: History;
   /** Lines every rendering of the report starts with (which config judged a pull request). */
   notices?: string[];
+  /**
+   * With adaptive seeds, stop once the verdict is reached (default true). The action turns it off
+   * outside pull requests: the default branch runs its whole suite, so the baseline it saves for
+   * later pull requests is never cut short.
+   */
+  monitor?: boolean;
 }
 
 export interface RenderOptions {
@@ -214,7 +220,8 @@ export async function runSides(input: EvaluateInput): Promise<Sides> {
   }
   if (input.signal?.aborted) throw new Cancelled();
   const { config } = session;
-  if (base && !input.head && !input.shard && config.adaptiveSeeds && config.seeds > 1) {
+  const monitored = input.monitor !== false && config.adaptiveSeeds && config.seeds > 1;
+  if (base && !input.head && !input.shard && monitored) {
     // Monitoring after every finished head run; no new run starts once the verdict is reached.
     const monitor = new SuiteMonitor(base, session.plan.runs, config.gate, undefined, description);
     const head = await side(

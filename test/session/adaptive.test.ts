@@ -62,6 +62,30 @@ describe("monitoring in evaluate()", () => {
     const report = readFileSync(join(out, "report.md"), "utf8");
     expect(report).toContain(`stopped after ${ids.length} of ${3 * ids.length} planned head runs`);
   });
+
+  it("with monitor: false (the action outside pull requests) every planned run runs", async () => {
+    const seen: { hooks: boolean }[] = [];
+    const fake = (async (opts) => {
+      seen.push({ hooks: opts.onRunFinished !== undefined });
+      return like(
+        "head",
+        session.plan.runs.map((p) => fakeRun(p.competitionId, p.seed, "none")),
+      );
+    }) as typeof runSuite;
+    const out = join(dir, "results-full");
+    mkdirSync(out, { recursive: true });
+    const ev = await evaluate({
+      session,
+      resultsDir: out,
+      baseline: { kind: "results", results: base, description: "test" },
+      runSuite: fake,
+      monitor: false,
+    });
+    expect(seen).toEqual([{ hooks: false }]);
+    expect(ev.head.runs).toHaveLength(3 * ids.length);
+    expect(ev.comparison!.monitor).toBeUndefined();
+    expect(ev.comparison!.verdict).toBe("regressed");
+  });
 });
 
 // Through `medalist run` with the local executor and a seeded stochastic toy agent: its medal
