@@ -113,9 +113,7 @@ async function evaluateAndPublish(deps: Deps, s: ActionSession, event: EventInfo
     settings,
     event,
     ev,
-    suite: session.config.name,
-    binaryFiles: session.config.upload.binaryFiles,
-    suiteHash: session.plan.suiteHash,
+    session,
     history,
   });
 }

@@ -14,7 +14,7 @@ import { stickyCommentTarget } from "../report/targets/comment.js";
 import { reportFileTarget } from "../report/targets/report-file.js";
 import { jobSummaryTarget } from "../report/targets/summary.js";
 import { deliverAll, newDelivery } from "../report/targets/target.js";
-import type { Evaluation } from "../session/evaluate.js";
+import type { Evaluation, Session } from "../session/evaluate.js";
 import { plainSentence } from "../session/gate.js";
 import { saveToCache } from "./baseline.js";
 import { Outputs } from "./constants.js";
@@ -65,10 +65,8 @@ export interface PublishInput {
   settings: EffectiveSettings;
   event: EventInfo;
   ev: Evaluation;
-  suite: string;
-  /** upload.binaryFiles of the judged config. */
-  binaryFiles?: boolean;
-  suiteHash: string;
+  /** The judged config and its plan: the suite's name, hash and upload settings. */
+  session: Session;
   /** The history restored before the evaluation; this head joins it on the default branch. */
   history: History;
   /** Where a head run's folder is (merged shards keep theirs apart); default: head/ here. */
@@ -76,9 +74,11 @@ export interface PublishInput {
 }
 
 export async function publish(p: PublishInput): Promise<void> {
-  const { deps, settings, event, ev, suite } = p;
+  const { deps, settings, event, ev } = p;
+  const { config } = p.session;
+  const suite = config.name;
   const resultsDir = resolve(settings.resultsDir);
-  const place = artifactPlace(deps, settings, event, suite, p.binaryFiles ?? false);
+  const place = artifactPlace(deps, settings, event, suite, config.upload.binaryFiles);
   const d = newDelivery(
     ev,
     { fullReportUrl: runUrl(event), notices: settings.notices },
@@ -124,11 +124,18 @@ export async function publish(p: PublishInput): Promise<void> {
 /** On the default branch: the history grows by this head and its results become a cached baseline. */
 async function saveForDefaultBranch(p: PublishInput): Promise<void> {
   const { deps, event, settings, ev } = p;
+  const { config, plan } = p.session;
   if (!event.onDefaultBranch) return;
-  const saved = await appendAndSave(deps.cache, resolve(HISTORY_DIR), p.suite, p.history, entryOf(ev.head));
+  const saved = await appendAndSave(
+    deps.cache,
+    resolve(HISTORY_DIR),
+    config.name,
+    p.history,
+    entryOf(ev.head),
+  );
   if (saved.problem) core.warning(`medalist: ${saved.problem}`);
   if (settings.baseline.source === "none") return;
-  const problem = await saveToCache(deps.cache, ev.paths.head, p.suiteHash, event.sha);
+  const problem = await saveToCache(deps.cache, ev.paths.head, plan.suiteHash, event.sha);
   if (problem) core.warning(`medalist: baseline not saved to the cache: ${problem}`);
-  else core.info(`baseline saved for suite ${p.suiteHash} at ${event.sha.slice(0, 7)}`);
+  else core.info(`baseline saved for suite ${plan.suiteHash} at ${event.sha.slice(0, 7)}`);
 }

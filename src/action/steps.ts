@@ -221,9 +221,7 @@ export async function reportStep(deps: Deps, s: ActionSession, event: EventInfo)
     settings,
     event,
     ev,
-    suite: session.config.name,
-    binaryFiles: session.config.upload.binaryFiles,
-    suiteHash: session.plan.suiteHash,
+    session,
     history,
     runFolder: (runId) => join(dir, "shards", String(shardOfRun.get(runId) ?? 0), "head"),
   });

@@ -4,22 +4,12 @@ import { compareRuns } from "../../src/compare/compare.js";
 import { renderReport } from "../../src/report/markdown.js";
 import { intervalText, levelText, metricReason } from "../../src/report/verdict.js";
 import type { RunResult } from "../../src/results/schema.js";
-import { fakeRun, fakeSuite } from "../helpers/results.js";
+import { fakeRun, fakeSuite, sideOf } from "../helpers/results.js";
 
 const gate = { tolerance: 0.05, alpha: 0.05, failOn: "regression" as const };
-const ids = (m: number) => Array.from({ length: m }, (_, i) => `c${i}`);
 const infra = (id: string, seed: number): RunResult =>
   fakeRun(id, seed, "none", { outcome: "infra_error", grade: null, error: "runner lost" });
-const side = (
-  label: string,
-  m: number,
-  seeds: number,
-  run: (id: string, i: number, s: number) => RunResult,
-) =>
-  fakeSuite(
-    label,
-    ids(m).flatMap((id, i) => Array.from({ length: seeds }, (_, s) => run(id, i, s))),
-  );
+const side = sideOf;
 
 describe("levels are printed with the digits they need", () => {
   it("a 99.95% interval is not labelled 100%, in the headline or the details", () => {

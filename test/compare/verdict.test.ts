@@ -5,23 +5,13 @@ import { UserError } from "../../src/errors.js";
 import { renderReport } from "../../src/report/markdown.js";
 import { VERDICT_MEANING, gateSentence } from "../../src/report/verdict.js";
 import type { RunResult } from "../../src/results/schema.js";
-import { fakeRun, fakeSuite } from "../helpers/results.js";
+import { competitionIds, fakeRun, fakeSuite, sideOf } from "../helpers/results.js";
 
 const gate = { tolerance: 0.05, alpha: 0.05, failOn: "regression" as const };
-const ids = (m: number) => Array.from({ length: m }, (_, i) => `c${i}`);
+const ids = competitionIds;
 const infra = (id: string, seed: number): RunResult =>
   fakeRun(id, seed, "none", { outcome: "infra_error", grade: null, error: "could not start the agent" });
-/** m competitions × seeds runs; `medal(i, seed)` says which earn a medal. */
-const side = (
-  label: string,
-  m: number,
-  seeds: number,
-  run: (id: string, i: number, s: number) => RunResult,
-) =>
-  fakeSuite(
-    label,
-    ids(m).flatMap((id, i) => Array.from({ length: seeds }, (_, s) => run(id, i, s))),
-  );
+const side = sideOf;
 
 describe("fail closed: the head could not be evaluated", () => {
   it("every head run an infrastructure error → verdict error, the gate fails, the report says why", () => {

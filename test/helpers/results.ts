@@ -65,3 +65,18 @@ export function fakeSuite(label: string, runs: RunResult[], hash = "abc"): Suite
     runs,
   };
 }
+
+/** Competition ids c0 … c(m-1). */
+export const competitionIds = (m: number) => Array.from({ length: m }, (_, i) => `c${i}`);
+
+/** A side of m competitions × seeds runs; `run(id, i, seed)` makes each run. */
+export const sideOf = (
+  label: string,
+  m: number,
+  seeds: number,
+  run: (id: string, i: number, s: number) => RunResult,
+) =>
+  fakeSuite(
+    label,
+    competitionIds(m).flatMap((id, i) => Array.from({ length: seeds }, (_, s) => run(id, i, s))),
+  );
