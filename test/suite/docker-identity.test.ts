@@ -1,5 +1,5 @@
 // Run identity with a real Docker daemon: the image's content decides reuse.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -60,6 +60,13 @@ describe.skipIf(!docker)("run identity with the Docker executor (real daemon)", 
       return { results, lines, started: lines.filter((l) => / started/.test(l)) };
     };
 
+    // The tag the build leaves (medalist-agent:<suite name>) is this test's own: removed at the end.
+    onTestFinished(async () => {
+      await docker!
+        .getImage(`medalist-agent:identity-${process.pid}`)
+        .remove({ force: true })
+        .catch(() => {});
+    });
     const a = await go("Dockerfile.a");
     expect(a.results.runs[0].outcome, a.lines.join("\n")).toBe("completed");
     expect(a.started).toHaveLength(1);
