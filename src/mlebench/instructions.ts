@@ -70,6 +70,8 @@ export interface FetchOptions {
   /** Base URL of upstream's files (default: raw.githubusercontent.com at the pinned commit). */
   baseUrl?: string;
   cacheDir?: string;
+  /** The pins to verify against (tests serve their own text; default INSTRUCTION_PINS). */
+  pins?: Record<UpstreamInstructions, { file: string; sha256: string }>;
 }
 
 /** Fetches the pinned text (or reads the verified cached copy); a text with another SHA-256 is refused. */
@@ -77,7 +79,7 @@ export async function fetchPinnedInstructions(
   kind: UpstreamInstructions,
   opts: FetchOptions = {},
 ): Promise<LoadedInstructions> {
-  const pin = INSTRUCTION_PINS[kind];
+  const pin = (opts.pins ?? INSTRUCTION_PINS)[kind];
   const cached = join(opts.cacheDir ?? instructionsCacheDir(), `${pin.sha256}.txt`);
   if (existsSync(cached)) {
     const body = readFileSync(cached);
