@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { configView, descriptorOf, EXECUTOR_NAMES, executorBlocks } from "../execute/backends.js";
 import { RunPolicySchema } from "./run-policy.js";
+import { defaultDataDir } from "./data-dir.js";
+
+/** Values of `instructions`: Medalist's own text, or upstream MLE-bench's (plain or obfuscated). */
+export const INSTRUCTION_KINDS = ["medalist", "mlebench", "mlebench-obfuscated"] as const;
 
 export { parseBytes } from "./units.js";
 export * from "./parts.js";
@@ -84,7 +88,18 @@ export const ConfigSchema = z
       gpus: 0,
       disk: { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 },
     }),
-    dataDir: z.string().default(".medalist/data"),
+    /**
+     * Prepared data (<dataDir>/<id>/prepared/). Default: MLE-bench's own folder
+     * (~/.cache/mle-bench/data) when it holds prepared competitions, else .medalist/data.
+     */
+    dataDir: z.string().min(1).optional(),
+    /**
+     * The task text written to /home/instructions.txt: Medalist's own, or upstream MLE-bench's
+     * environment/instructions.txt (or its obfuscated variant), read from mlebenchDir or fetched pinned.
+     */
+    instructions: z.enum(INSTRUCTION_KINDS).default("medalist"),
+    /** A checkout of MLE-bench (holds environment/instructions.txt), relative to the config file. */
+    mlebenchDir: z.string().min(1).optional(),
     /** Folder with competition definitions; defaults to the bundled registry. */
     registryDir: z.string().optional(),
     /** Which executor runs the agent (execute/backends.ts lists them). */
@@ -111,8 +126,9 @@ export const ConfigSchema = z
       ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
   })
   // `seeds` becomes the number of seeds per side (the most, when adaptive) and `adaptiveSeeds`.
-  .transform(({ seeds, ...c }) => ({
+  .transform(({ seeds, dataDir, ...c }) => ({
     ...c,
+    dataDir: dataDir ?? defaultDataDir(),
     seeds: typeof seeds === "number" ? seeds : seeds.max,
     adaptiveSeeds: typeof seeds === "number" ? false : seeds.adaptive,
   }));

@@ -8,7 +8,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { z } from "zod";
 
 /**
@@ -117,9 +117,19 @@ export function writeManifest(preparedDir: string, m: Manifest): void {
   renameSync(`${file}.tmp-${process.pid}`, file);
 }
 
+/**
+ * Manifests of read-only prepared folders, kept in memory for this process only (nothing may be
+ * written there): built by prepareCompetition, read by readManifest like a file.
+ */
+const inMemory = new Map<string, Manifest>();
+
+export function rememberManifest(preparedDir: string, m: Manifest): void {
+  inMemory.set(resolve(preparedDir), m);
+}
+
 export function readManifest(preparedDir: string): Manifest | undefined {
   const file = join(preparedDir, MANIFEST_NAME);
-  if (!existsSync(file)) return undefined;
+  if (!existsSync(file)) return inMemory.get(resolve(preparedDir));
   try {
     const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
     return parsed.success ? parsed.data : undefined;

@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { join, posix } from "node:path";
 import { UserError } from "../errors.js";
 import type { RegistryEntry } from "../registry/registry.js";
@@ -10,6 +19,7 @@ import {
   manifestStillValid,
   md5File,
   readManifest,
+  rememberManifest,
   writeManifest,
   type Manifest,
 } from "./manifest.js";
@@ -65,6 +75,39 @@ export function warmCheck(c: Competition, dataDir: string): Manifest | undefined
   return manifestStillValid(dir, m, requiredFiles(c)) === undefined ? m : undefined;
 }
 
+/** False when Medalist must not write into `dir`: no write bit for anyone (even for root), or no write access. */
+export function writableFolder(dir: string): boolean {
+  try {
+    if ((statSync(dir).mode & 0o222) === 0) return false;
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Complete data in a folder Medalist may not write to (a read-only `mlebench prepare` output): checked
+ * without a lock, its manifest kept in memory only, so it is hashed again by every invocation.
+ * undefined: not such a folder (the normal path takes over).
+ */
+async function checkReadOnly(c: Competition, dataDir: string, log: (line: string) => void) {
+  const dir = preparedDir(dataDir, c.id);
+  const compDir = join(dataDir, c.id);
+  if (!existsSync(dir) || (writableFolder(compDir) && writableFolder(dir))) return undefined;
+  const missing = requiredFiles(c).filter((f) => !existsSync(join(dir, f)));
+  if (missing.length > 0)
+    throw new UserError(
+      `${c.id}: ${dir} is read-only and incomplete (missing ${missing.join(", ")}); ` +
+        "re-run `mlebench prepare` where it can write, then run again",
+      1,
+    );
+  log(`${c.id}: checking read-only data prepared by MLE-bench (nothing is written into ${compDir})`);
+  const m = await buildManifest(dir, c.id, "reused", requiredFiles(c), c.prepare?.checksums);
+  rememberManifest(dir, m);
+  return m;
+}
+
 /** Makes one competition's prepared data ready: warm check, reuse, or download + recipe. */
 export async function prepareCompetition(entry: RegistryEntry, opts: PrepareOptions): Promise<PrepareResult> {
   const c = entry.competition;
@@ -79,6 +122,8 @@ export async function prepareCompetition(entry: RegistryEntry, opts: PrepareOpti
   // Toy data is checked by its generator (a fingerprint of its parameters), under the lock below.
   const warm = c.source === "toy" ? undefined : warmCheck(c, opts.dataDir);
   if (warm) return done("ready", warm);
+  const readOnly = c.source === "toy" ? undefined : await checkReadOnly(c, opts.dataDir, log);
+  if (readOnly) return done("reused", readOnly);
 
   const compDir = join(opts.dataDir, c.id);
   mkdirSync(compDir, { recursive: true });

@@ -49,6 +49,8 @@ export function agentFacts(i: AgentFactsInput): AgentFacts {
       ...config.limits,
       // The executor's own settings that change a result (docker: its network).
       ...identityFactsOf(i.executor, config),
+      // Upstream's task text instead of Medalist's (absent by default, so older identities hold).
+      ...(config.instructions !== "medalist" ? { instructions: config.instructions } : {}),
     },
   };
 }

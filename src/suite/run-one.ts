@@ -37,6 +37,8 @@ export interface RunContext {
   suiteHash: string;
   /** Each competition's run identity (agent, command, env, limits, data, grader). */
   identities: Map<string, RunIdentity>;
+  /** Upstream MLE-bench's instructions for every run (config `instructions`); absent: Medalist's own. */
+  instructionsText?: string | null;
   selection: Selection;
   /** Runner-persistent store of finished runs (keyed by identity); null: none. */
   storeDir: string | null;
@@ -103,14 +105,16 @@ export async function runOne(ctx: RunContext, run: PlannedRun, gpus: string[]): 
     gpus,
     secretEnv: ctx.agent.secrets,
   };
-  // The instructions name the paths this executor really gives the agent.
+  // The instructions name the paths this executor really gives the agent (upstream's text is
+  // used only where they are MLE-bench's: mlebench/instructions.ts checked that).
   writeFileSync(
     runPaths(runDir).instructionsFile,
-    instructions(
-      entry.competition,
-      ctx.config.limits.time,
-      ctx.executor.agentPaths?.(spec) ?? CONTAINER_PATHS,
-    ),
+    ctx.instructionsText ??
+      instructions(
+        entry.competition,
+        ctx.config.limits.time,
+        ctx.executor.agentPaths?.(spec) ?? CONTAINER_PATHS,
+      ),
   );
   const t0 = new Date();
   ctx.emit({ kind: "started", runId: run.runId, gpus, why: decision.action === "run" ? decision.why : "" });

@@ -24,6 +24,7 @@ import { writeResults } from "./store.js";
 import { heartbeatLine, lastLineOf, readTail, statusLine, type Running } from "./heartbeat.js";
 import { progressLine, summaryLine, type Counter, type RunEvent } from "./progress.js";
 import { runOne, type RunContext } from "./run-one.js";
+import { suiteInstructions } from "../mlebench/instructions.js";
 import { UserError } from "../errors.js";
 import { lockResultsDir } from "./lock.js";
 import { isDiskFull, removeTempFiles, reserveSpace } from "./disk.js";
@@ -174,7 +175,10 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
     only: opts.selection?.only ? parseOnly(opts.selection.only, thePlan.competitions, thePlan.seeds) : null,
   };
   let identities;
+  let upstreamText: string | null = null;
   try {
+    upstreamText =
+      (await suiteInstructions({ config, agent, baseDir: opts.baseDir, executor, log }))?.text ?? null;
     const facts = agentFacts({
       agent,
       config,
@@ -224,6 +228,7 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
     suiteId,
     suiteHash: thePlan.suiteHash,
     identities,
+    instructionsText: upstreamText,
     selection,
     storeDir: opts.storeDir ? resolve(opts.storeDir) : null,
     log,

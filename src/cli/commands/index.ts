@@ -12,6 +12,8 @@ import { migrateCommand } from "./migrate.js";
 import { viewCommand } from "./view.js";
 import { planCommand } from "./plan.js";
 import { mergeCommand } from "./merge.js";
+import { exportCommand } from "./export.js";
+import { importCommand } from "./import.js";
 
 /** Every CLI command; each lives in its own file in this folder. */
 export const commands: Command[] = [
@@ -29,4 +31,6 @@ export const commands: Command[] = [
   gradeCommand,
   rankCommand,
   migrateCommand,
+  exportCommand,
+  importCommand,
 ];

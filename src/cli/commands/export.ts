@@ -1,0 +1,42 @@
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { exportRunGroup } from "../../mlebench/export.js";
+import { readResults } from "../../suite/store.js";
+import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
+
+/** A results.json, or a folder holding one (e.g. .medalist/out/head). */
+function resultsFile(path: string): string {
+  return existsSync(path) && statSync(path).isDirectory() ? join(path, "results.json") : path;
+}
+
+export const exportCommand: Command = {
+  name: "export",
+  summary: "Write Medalist results as an MLE-bench run group (for make_submission.py and mlebench grade)",
+  usage: `Usage: medalist export --mlebench DIR [RESULTS]
+
+Writes the runs of RESULTS (a results.json, or the folder holding it; default .medalist/out/head)
+as an upstream MLE-bench run group in DIR (a new or empty folder):
+  DIR/metadata.json                  as run_agent.py writes it ({"run_group", "created_at", "runs"})
+  DIR/<competition>_<id>/            one folder per run: submission/, logs/, code/, run.log
+  DIR/submission.jsonl               what experiments/make_submission.py writes over DIR/metadata.json
+Run folders are named with the plain competition id, as upstream's tools expect. Symbolic links in
+the run folders are not copied. Then: mlebench grade --submission DIR/submission.jsonl --output-dir DIR
+
+Exit codes: 0 written, 2 bad input.`,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(argv, { mlebench: { type: "string" } }, true);
+    const dir = requireOption(values.mlebench, "--mlebench");
+    if (positionals.length > 1)
+      throw new UserError("expects at most one results file or folder (see --help)");
+    const file = resultsFile(positionals[0] ?? ".medalist/out/head");
+    const r = exportRunGroup(readResults(file), file, dir);
+    console.error(
+      `wrote ${r.runs} run(s) as an MLE-bench run group in ${r.runGroupDir}` +
+        (r.skipped > 0 ? ` (${r.skipped} link(s) or special file(s) not copied)` : ""),
+    );
+    console.error(
+      `grade it with: mlebench grade --submission ${r.submissionPath} --output-dir ${r.runGroupDir}`,
+    );
+    return 0;
+  },
+};
