@@ -111,7 +111,11 @@ export async function prepareImage(
   try {
     await pullImage(docker, settings.image, log);
   } catch (e) {
-    throw new ImageMissingError(settings.image, errorMessage(e).split("\n")[0]);
+    // dockerode's "(HTTP code 500) server error - " says nothing the daemon's words do not.
+    const why = errorMessage(e)
+      .split("\n")[0]
+      .replace(/^\(HTTP code \d+\)[^-]*- /, "");
+    throw new ImageMissingError(settings.image, why);
   }
   log(`pulled ${settings.image}`);
   return inspectImage(docker, settings.image);
