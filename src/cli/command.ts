@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UserError } from "../errors.js";
+import { closest } from "../config/errors.js";
 
 export { UserError };
 
@@ -18,7 +19,15 @@ export function parseCommandArgs<O extends Options>(argv: string[], options: O, 
   try {
     return parseArgs({ args: argv, options, allowPositionals, strict: true });
   } catch (e) {
-    throw new UserError(`${(e as Error).message.replace(/\. To specify a positional.*$/s, "")} (see --help)`);
+    const err = e as NodeJS.ErrnoException;
+    const unknown = /^Unknown option '(--?[^']+)'/.exec(err.message);
+    if (err.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown) {
+      const near = closest(unknown[1].replace(/^-+/, ""), Object.keys(options));
+      throw new UserError(
+        `unknown option ${unknown[1]}${near ? `; did you mean --${near}?` : ""} (see --help)`,
+      );
+    }
+    throw new UserError(`${err.message.replace(/\. To specify a positional.*$/s, "")} (see --help)`);
   }
 }
 

@@ -37,6 +37,8 @@ export interface SuiteContext {
   suiteId: string;
   /** "base", "head" or a free label. */
   label: string;
+  /** The results folder holding the run folders (exists when the executor opens). */
+  outDir?: string;
   log: (line: string) => void;
   signal?: AbortSignal;
 }

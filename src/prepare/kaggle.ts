@@ -77,6 +77,47 @@ function statusError(id: string, status: number, body: string): Error {
 class Interrupted extends Error {}
 
 /**
+ * The Kaggle host cannot be reached at all (its name does not resolve, or nothing listens): no
+ * competition will download from it, so there is no point retrying or trying the next one.
+ */
+export class HostUnreachableError extends UserError {
+  constructor(
+    readonly host: string,
+    /** The cause in a few words, for the line of each competition not downloaded. */
+    readonly short: string,
+    message: string,
+  ) {
+    super(message, 1);
+    this.name = "HostUnreachableError";
+  }
+}
+
+/** The error for a fetch that got no response; a HostUnreachableError when the host is not there. */
+function unreachable(id: string, url: string, e: unknown): Error {
+  const cause = (e as { cause?: NodeJS.ErrnoException }).cause;
+  const code = cause?.code ?? "";
+  const host = new URL(url).host;
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    return new HostUnreachableError(
+      host,
+      `cannot resolve ${host}`,
+      `cannot resolve ${host} (${code}): no network, or no DNS on this machine? ` +
+        "Connect it (or run where Kaggle is reachable), then run again",
+    );
+  }
+  if (code === "ECONNREFUSED" || code === "EHOSTUNREACH" || code === "ENETUNREACH") {
+    return new HostUnreachableError(
+      host,
+      `cannot connect to ${host}`,
+      `cannot connect to ${host} (${code}): no network, or a firewall in the way? ` +
+        "Connect this machine (or check --kaggle-url), then run again",
+    );
+  }
+  const detail = cause?.message ?? (e as Error).message;
+  return new Interrupted(`${id}: cannot reach Kaggle (${detail})`);
+}
+
+/**
  * GET following redirects by hand: Kaggle answers with a redirect to a signed storage URL, which
  * must not receive the Kaggle credentials (another origin), while the Range header must travel on.
  */
@@ -105,7 +146,7 @@ async function attempt(id: string, url: string, part: string, opts: DownloadOpti
   try {
     res = await fetchFollowing(url, headers);
   } catch (e) {
-    throw new Interrupted(`${id}: cannot reach Kaggle (${(e as Error).message})`);
+    throw unreachable(id, url, e);
   }
   if (res.status === 416 && have > 0) {
     // Range not satisfiable: the .part is not a prefix of the current file; start over.
@@ -176,7 +217,13 @@ export async function downloadCompetition(id: string, dest: string, opts: Downlo
     } catch (e) {
       if (!(e instanceof Interrupted)) throw e;
       if (i >= retries) {
-        throw new UserError(`${e.message}; the partial file ${part} is kept, run again to resume`, 1);
+        const kept = existsSync(part) && statSync(part).size > 0;
+        throw new UserError(
+          kept
+            ? `${e.message}; the partial file ${part} is kept, run again to resume`
+            : `${e.message}; nothing was downloaded, run again to retry`,
+          1,
+        );
       }
       opts.log?.(`${e.message}; resuming (attempt ${i + 2} of ${retries + 1})`);
       await new Promise((r) => setTimeout(r, opts.retryDelayMs ?? 5000));

@@ -12,7 +12,8 @@ import { join, posix } from "node:path";
 import { UserError } from "../errors.js";
 import type { RegistryEntry } from "../registry/registry.js";
 import type { Competition } from "../registry/schema.js";
-import { downloadCompetition, kaggleCredentials, type KaggleCredentials } from "./kaggle.js";
+import { downloadCompetition, type KaggleCredentials } from "./kaggle.js";
+import { DownloadGate } from "./download-gate.js";
 import { acquireLock, LockBusyError } from "./lock.js";
 import {
   buildManifest,
@@ -37,6 +38,8 @@ export interface PrepareOptions {
   kaggleUrl?: string;
   /** Credentials; read from the environment or ~/.kaggle/kaggle.json when a download is needed. */
   credentials?: KaggleCredentials;
+  /** Shared by a batch: credentials looked up once, an unreachable host tried once. */
+  gate?: DownloadGate;
   /** Base URL of upstream's competition folders, to fetch description.md from (pinned MD5); none: a stub. */
   descriptionUrl?: string;
   /** Accept a Kaggle zip whose MD5 differs from upstream's pin. */
@@ -126,6 +129,15 @@ export async function prepareCompetition(entry: RegistryEntry, opts: PrepareOpti
   if (readOnly) return done("reused", readOnly);
 
   const compDir = join(opts.dataDir, c.id);
+  const zip = join(compDir, `${c.id}.zip`);
+  const gate = opts.gate ?? new DownloadGate(opts.credentials);
+  // Nothing here yet and a download ahead: credentials first, before any folder is made.
+  const downloadAhead =
+    c.source !== "toy" &&
+    !existsSync(preparedDir(opts.dataDir, c.id)) &&
+    !!c.prepare?.split &&
+    !existsSync(zip);
+  const credentials = downloadAhead ? gate.credentials(c.id) : undefined;
   mkdirSync(compDir, { recursive: true });
   let release: () => void;
   try {
@@ -182,18 +194,22 @@ export async function prepareCompetition(entry: RegistryEntry, opts: PrepareOpti
       );
     }
 
-    const zip = join(compDir, `${c.id}.zip`);
     const md5 = opts.skipVerification ? undefined : c.prepare?.zipMd5;
     if (!existsSync(zip)) {
+      const creds = credentials ?? gate.credentials(c.id);
       log(`${c.id}: downloading from Kaggle`);
-      await downloadCompetition(c.id, zip, {
-        baseUrl: opts.kaggleUrl,
-        credentials: opts.credentials ?? kaggleCredentials(),
-        md5,
-        retries: opts.downloadRetries,
-        retryDelayMs: opts.retryDelayMs,
-        log,
-      });
+      try {
+        await downloadCompetition(c.id, zip, {
+          baseUrl: opts.kaggleUrl,
+          credentials: creds,
+          md5,
+          retries: opts.downloadRetries,
+          retryDelayMs: opts.retryDelayMs,
+          log,
+        });
+      } catch (e) {
+        throw gate.failed(c.id, e);
+      }
     } else if (md5 && (await md5File(zip)) !== md5) {
       throw new UserError(
         `${c.id}: ${zip} has an MD5 different from upstream's ${md5}; delete it to download again, ` +
@@ -250,21 +266,36 @@ export async function prepareCompetition(entry: RegistryEntry, opts: PrepareOpti
 export interface PrepareFailure {
   id: string;
   message: string;
+  /** 2 for the user's input or set-up (no credentials), 1 otherwise. */
+  exitCode: number;
 }
 
-/** Prepares several competitions one after another; a failure does not stop the others. */
+export interface PrepareBatch {
+  results: PrepareResult[];
+  failures: PrepareFailure[];
+  /** The cause shared by the competitions not downloaded (no credentials, no network), said once. */
+  stopped: { message: string; exitCode: number } | null;
+}
+
+/**
+ * Prepares several competitions one after another; a failure does not stop the others, but
+ * missing credentials or an unreachable Kaggle stop every later download at once (one line each).
+ */
 export async function prepareCompetitions(
   entries: RegistryEntry[],
   opts: PrepareOptions,
-): Promise<{ results: PrepareResult[]; failures: PrepareFailure[] }> {
+): Promise<PrepareBatch> {
   const results: PrepareResult[] = [];
   const failures: PrepareFailure[] = [];
+  const gate = opts.gate ?? new DownloadGate(opts.credentials);
   for (const e of entries) {
     try {
-      results.push(await prepareCompetition(e, opts));
+      results.push(await prepareCompetition(e, { ...opts, gate }));
     } catch (err) {
-      failures.push({ id: e.competition.id, message: (err as Error).message });
+      const exitCode = err instanceof UserError ? err.exitCode : 1;
+      failures.push({ id: e.competition.id, message: (err as Error).message, exitCode });
     }
   }
-  return { results, failures };
+  const cause = gate.stopped;
+  return { results, failures, stopped: cause ? { message: cause.message, exitCode: cause.exitCode } : null };
 }

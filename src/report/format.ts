@@ -2,6 +2,7 @@ import type { Medal } from "../grade/types.js";
 import type { RunCell, SideSummary } from "../compare/compare.js";
 import { IGNORED_REASON } from "../results/usage.js";
 import { inert } from "./inert.js";
+import { OUTCOME_WORDS } from "../results/outcome-words.js";
 
 export const MEDAL_ICON: Record<Medal, string> = { gold: "🥇", silver: "🥈", bronze: "🥉", none: "·" };
 
@@ -29,13 +30,8 @@ export function duration(ms: number): string {
   return m < 60 ? `${m}m ${s % 60}s` : `${Math.floor(m / 60)}h ${m % 60}m`;
 }
 
-const OUTCOME: Record<RunCell["outcome"], string> = {
-  completed: "ok",
-  failed: "failed",
-  timed_out: "timed out",
-  oom: "out of memory",
-  infra_error: "infra error",
-};
+/** The progress lines' words, with "ok" for a completed run in the report's short cells. */
+const OUTCOME: Record<RunCell["outcome"], string> = { ...OUTCOME_WORDS, completed: "ok" };
 
 /** One word for how a run went, counting an invalid or missing submission as the agent's outcome. */
 export function outcomeText(c: RunCell): string {

@@ -2,6 +2,7 @@ import type { GradeReport } from "../grade/types.js";
 import type { ExecResult } from "../execute/types.js";
 import type { RunResult } from "../results/schema.js";
 import type { Failure } from "../execute/failure.js";
+import { OUTCOME_WORDS } from "../results/outcome-words.js";
 
 /** What happened to one run, as the suite runner reports it; one line each. */
 export type RunEvent =
@@ -46,7 +47,7 @@ export function progressLine(label: string, n: Counter, e: RunEvent): string {
   const at = `[${label}]`;
   switch (e.kind) {
     case "kept":
-      return `${at} ${n.done}/${n.total} ${e.runId}: reused, same identity as the finished run (${e.outcome}${e.cause ? `: ${e.cause}` : ""})`;
+      return `${at} ${n.done}/${n.total} ${e.runId}: reused, same identity as the finished run (${OUTCOME_WORDS[e.outcome]}${e.cause ? `: ${e.cause}` : ""})`;
     case "skipped":
       return `${at} ${n.done}/${n.total} ${e.runId}: left out (${e.why})`;
     case "started":
@@ -56,9 +57,9 @@ export function progressLine(label: string, n: Counter, e: RunEvent): string {
     case "finished": {
       const r = e.report;
       const score = r?.valid_submission ? `score ${r.score}` : r ? `invalid: ${r.error}` : "not graded";
-      // One vocabulary: the outcome word is the one results.json and the report use.
+      // One vocabulary: the outcome in the report's words ("timed out", not timed_out).
       const cause = e.failure ? `: ${e.failure.cause}` : "";
-      const line = `${at} ${n.done}/${n.total} ${e.runId}: ${e.exec.outcome} in ${(e.exec.durationMs / 1000).toFixed(1)}s${cause}, ${score}, ${medalText(r)}`;
+      const line = `${at} ${n.done}/${n.total} ${e.runId}: ${OUTCOME_WORDS[e.exec.outcome]} in ${(e.exec.durationMs / 1000).toFixed(1)}s${cause}, ${score}, ${medalText(r)}`;
       const tail = e.failure && e.exec.outcome !== "infra_error" ? e.failure.stderrTail.slice(-3) : [];
       return tail.length ? `${line}\n${at}   last stderr: ${tail.join(" ⏎ ")}` : line;
     }

@@ -19,7 +19,7 @@ import { parseOnly, type Selection } from "./reuse.js";
 import { preparedDir } from "../prepare/prepare.js";
 import type { RunResult, SuiteResults } from "../results/schema.js";
 import { RESULTS_SCHEMA_VERSION } from "../results/schema.js";
-import { ensurePrepared, type PreparedPaths } from "./prepare.js";
+import { checkPrepared, ensurePrepared, type PreparedPaths } from "./prepare.js";
 import { writeResults } from "./store.js";
 import { heartbeatLine, lastLineOf, readTail, statusLine, type Running } from "./heartbeat.js";
 import { progressLine, summaryLine, type Counter, type RunEvent } from "./progress.js";
@@ -27,7 +27,8 @@ import { runOne, type RunContext } from "./run-one.js";
 import { suiteInstructions } from "../mlebench/instructions.js";
 import { UserError } from "../errors.js";
 import { lockResultsDir } from "./lock.js";
-import { isDiskFull, removeTempFiles, reserveSpace } from "./disk.js";
+import { isDiskFull, removeTempFiles, reserveSpace, RESERVE_FILE } from "./disk.js";
+import { rmSync } from "node:fs";
 import { VERSION } from "../version.js";
 
 export { readUsage } from "./run-files.js";
@@ -112,6 +113,8 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   try {
     return await runSuiteLocked(opts);
   } finally {
+    // A suite stopped by an error before its end leaves no reserve behind.
+    rmSync(join(resolve(opts.outDir), RESERVE_FILE), { force: true });
     release();
   }
 }
@@ -149,6 +152,13 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
   // Whatever executor builds the agent's image, its build context never holds answers or credentials.
   checkBuildContext({ agent, baseDir: opts.baseDir, dataDir, outDir, storeDir: opts.storeDir });
 
+  // Data not prepared and not downloadable: one sentence with the command, before anything is made.
+  checkPrepared(
+    competitions.map((id) => registry.get(id)!),
+    dataDir,
+    config.competitions,
+  );
+
   // Space kept back so that results.json can still be written when the agent fills the disk.
   let freeReserve: () => void;
   try {
@@ -162,7 +172,15 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
   for (const id of competitions) prepared.set(id, await ensurePrepared(registry.get(id)!, dataDir, log));
 
   // Checks and data first; the executor (daemon, image build, GPUs, validation endpoint) last.
-  const suiteCtx: SuiteContext = { config, agent, baseDir: opts.baseDir, suiteId, label: opts.label, log };
+  const suiteCtx: SuiteContext = {
+    config,
+    agent,
+    baseDir: opts.baseDir,
+    suiteId,
+    label: opts.label,
+    outDir,
+    log,
+  };
   if (opts.signal) suiteCtx.signal = opts.signal;
   const executor = opts.backend
     ? await opts.backend.open(suiteCtx)

@@ -28,6 +28,13 @@ export function writeResults(path: string, results: SuiteResults): SuiteResults 
   return parsed;
 }
 
+/** A results document of any version has its suite and its runs; anything else is another file. */
+function looksLikeResults(raw: unknown): boolean {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return false;
+  const doc = raw as Record<string, unknown>;
+  return typeof doc.suite === "object" && doc.suite !== null && Array.isArray(doc.runs);
+}
+
 export function readResults(path: string): SuiteResults {
   return readResultsMigrated(path).results;
 }
@@ -43,6 +50,12 @@ export function readResultsMigrated(path: string): Omit<Migrated, "doc"> & { res
       code === "ENOENT"
         ? `results file not found: ${path}`
         : `${path}: not a results JSON file (${(e as Error).message})`,
+    );
+  }
+  if (!looksLikeResults(raw)) {
+    throw new UserError(
+      `${path} is not a Medalist results document (it has no "suite" and "runs"): ` +
+        "pass a results.json written by `medalist run` (DIR/head/results.json or DIR/base/results.json)",
     );
   }
   let migrated: Migrated;

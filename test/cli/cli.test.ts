@@ -54,7 +54,7 @@ describe("medalist CLI", () => {
     writeFileSync(cfg, "competitions: {split: toy}\nseeds: many\nagent: {command: x}\n");
     const r = await cli("run", "--config", cfg, "--out", dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("seeds: Invalid input");
+    expect(r.stderr).toContain('seeds: expected a number or a mapping (key: value), got the string "many"');
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 

@@ -75,7 +75,7 @@ describe("config", () => {
     const e = errorOf(() =>
       validateConfig({ competitions: { split: "toy" }, agent: { comand: "x" } }, "m.yml"),
     );
-    expect(e.message).toContain('agent: unknown field(s) "comand"');
+    expect(e.message).toContain('agent: unknown field "comand" (did you mean "command"?)');
   });
 
   it("reports every problem, each with its path", () => {

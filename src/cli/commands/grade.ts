@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
 import { loadRegistry } from "../../registry/registry.js";
@@ -66,10 +67,19 @@ export const gradeCommand: Command = {
     const entry = registry.get(id);
     if (!entry) throw new UserError(`unknown competition "${id}"`);
     const ext = values["external-command"]?.trim();
+    const privateDir = join(resolve(dataDir), id, "prepared", "private");
+    // The answers first: without them every submission would read as invalid.
+    const answers = join(privateDir, entry.competition.answers);
+    if (!existsSync(answers)) {
+      throw new UserError(
+        `the answers of ${id} are missing (${answers} does not exist): prepare the competition first ` +
+          `(medalist prepare --competition ${id} --data-dir ${dataDir}), or pass the --data-dir where it is prepared`,
+      );
+    }
     const report = await grade({
       competition: entry.competition,
       competitionDir: entry.dir,
-      privateDir: join(resolve(dataDir), id, "prepared", "private"),
+      privateDir,
       submissionPath: submission,
       leaderboardPath: values.leaderboard ? resolve(values.leaderboard) : undefined,
       leaderboardsDir: values["leaderboards-dir"] ? resolve(values["leaderboards-dir"]) : undefined,

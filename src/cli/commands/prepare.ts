@@ -57,7 +57,7 @@ export const prepareCommand: Command = {
     });
     const waitSecs = values.wait === undefined ? 3600 : numberOption(values.wait, "--wait");
     const t0 = performance.now();
-    const { results, failures } = await prepareCompetitions(
+    const { results, failures, stopped } = await prepareCompetitions(
       ids.map((id) => registry.get(id)!),
       {
         dataDir: resolve(dataDir),
@@ -73,7 +73,7 @@ export const prepareCommand: Command = {
     );
     const totalMs = performance.now() - t0;
     if (values.json) {
-      console.log(toCliJson({ results, failures, totalMs }));
+      console.log(toCliJson({ results, failures, stopped, totalMs }));
     } else {
       for (const r of results) {
         const n = r.upstreamMismatches.length;
@@ -88,7 +88,10 @@ export const prepareCommand: Command = {
       console.log(
         `\n${results.length} ready, ${failures.length} failed, ${(totalMs / 1000).toFixed(2)} s in total (data in ${resolve(dataDir)})`,
       );
+      // The cause that stopped the downloads, once (each competition's line above names it briefly).
+      if (stopped) console.error(`medalist prepare: ${stopped.message}`);
     }
-    return failures.length > 0 ? 1 : 0;
+    // 2 when a failure is the user's to fix (credentials, an unknown competition), else 1.
+    return failures.reduce((code, f) => Math.max(code, f.exitCode === 2 ? 2 : 1), 0);
   },
 };

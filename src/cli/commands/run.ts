@@ -158,6 +158,13 @@ export async function runShardFromConfig(
   }
 }
 
+/** The config with --data-dir (relative to the working folder) in place of its dataDir. */
+function withDataDir(loaded: LoadedConfig, dataDir: string | undefined): LoadedConfig {
+  if (dataDir === undefined) return loaded;
+  if (dataDir === "") throw new UserError("--data-dir is empty (see --help)");
+  return { ...loaded, config: { ...loaded.config, dataDir: resolve(dataDir) } };
+}
+
 export const runCommand: Command = {
   name: "run",
   summary: "Run a suite from a config file, compare with the baseline, write results and report",
@@ -187,6 +194,7 @@ Options:
                        are kept when finished with the same identity, else left out
   --shard i/N          run one shard of N
   --plan FILE          the plan from \`medalist plan --json\` (default: plan the shards here, by time limit)
+  --data-dir DIR       prepared competition data (default: the config's dataDir), as for \`medalist prepare\`
 
 Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input, 130 cancelled.`,
   async run(argv) {
@@ -199,13 +207,14 @@ Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input,
       only: { type: "string" },
       shard: { type: "string" },
       plan: { type: "string" },
+      "data-dir": { type: "string" },
     });
     const selection: CliSelection = {
       fresh: values.fresh ?? false,
       rerun: values.rerun !== undefined ? parseRerun(values.rerun) : [],
       only: values.only ?? null,
     };
-    const loaded = loadConfig(requireOption(values.config, "--config"));
+    const loaded = withDataDir(loadConfig(requireOption(values.config, "--config")), values["data-dir"]);
     const opts: RunOptions = { baselineFile: values.baseline, selection };
     if (values.shard !== undefined)
       return runShardFromConfig(loaded, values.out ?? ".medalist/out", values.shard, values.plan, opts);

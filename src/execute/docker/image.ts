@@ -13,11 +13,13 @@ export interface ImageInfo {
   digest: string;
 }
 
-/** The image is not on this runner and cannot be built: not worth retrying. */
+/** The image is not on this runner and could not be pulled: not worth retrying. */
 export class ImageMissingError extends Error {
-  constructor(ref: string) {
+  constructor(ref: string, pullError?: string) {
     super(
-      `image ${ref} is not on this runner (no registry pull is attempted; build it or docker load it first)`,
+      `image ${ref} is not on this runner` +
+        (pullError === undefined ? "" : ` and could not be pulled (${pullError})`) +
+        ": build it or docker load it on the runner, or set agent.build",
     );
     this.name = "ImageMissingError";
   }
@@ -105,13 +107,17 @@ export async function prepareImage(
   } catch (e) {
     if (!(e instanceof ImageMissingError) || settings.pull === false) throw e;
   }
-  log(`pulling ${settings.image}`);
+  // One line when the pull fails (the error says it was tried); the pull's own lines when it works.
   try {
     await pullImage(docker, settings.image, log);
   } catch (e) {
-    log(`pull failed: ${errorMessage(e)}`);
-    throw new ImageMissingError(settings.image);
+    // dockerode's "(HTTP code 500) server error - " says nothing the daemon's words do not.
+    const why = errorMessage(e)
+      .split("\n")[0]
+      .replace(/^\(HTTP code \d+\)[^-]*- /, "");
+    throw new ImageMissingError(settings.image, why);
   }
+  log(`pulled ${settings.image}`);
   return inspectImage(docker, settings.image);
 }
 

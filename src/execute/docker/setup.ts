@@ -8,7 +8,7 @@ import type { ValidationServer } from "../validation-server.js";
 import { startValidationServerForDocker } from "./gateway.js";
 import { connectDocker, errorMessage, type ConnectOptions } from "./client.js";
 import { DockerExecutor } from "./executor.js";
-import { AgentBuildError, type ImageInfo } from "./image.js";
+import { AgentBuildError, ImageMissingError, type ImageInfo } from "./image.js";
 import { dockerSettings } from "./settings.js";
 
 export interface DockerSetup {
@@ -81,6 +81,8 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
     image = await executor.prepareImage();
   } catch (e) {
     if (e instanceof AgentBuildError) throw e;
+    // A missing image is the config's to fix: the suite stops before any run, exit code 2.
+    if (e instanceof ImageMissingError) throw new UserError(e.message);
     throw new UserError(errorMessage(e), 1);
   }
   log(`agent image ${image.ref} (${image.digest})`);

@@ -263,6 +263,13 @@ export async function openSlurm(ctx: SuiteContext, opts: SlurmOpenOptions = {}):
       `dataDir: ${dataDir} is not inside slurm.sharedDir (${sharedDir}); the nodes read the public data from there`,
     );
   }
+  // The run folders too, before any job: otherwise every run would end infra_error.
+  if (ctx.outDir !== undefined && !inside(ctx.outDir, sharedDir)) {
+    throw new UserError(
+      `the results folder ${ctx.outDir} is not inside slurm.sharedDir (${sharedDir}), where the nodes ` +
+        "write each run's files: choose one inside it (--out, or the action's results-dir input)",
+    );
+  }
   const version = await runner.run("sbatch", ["--version"]);
   if (version.code !== 0) {
     throw new UserError(
