@@ -35,6 +35,11 @@ export interface DockerSettings {
   capAdd?: string[];
   /** Milliseconds between disk-quota checks during a run. Default 1000. */
   quotaPollMs?: number;
+  /**
+   * Serve `localhost:5000/validate` and `/health` inside each run's network namespace (MLE-bench's
+   * endpoint) from a sidecar container that shares it (validate-sidecar.ts). Default false.
+   */
+  serveLocalhost5000?: boolean;
 }
 
 /** The container user to set ("" keeps the image's USER). */
