@@ -139,6 +139,9 @@ async function waitReady(container: Docker.Container, timeoutMs: number): Promis
     const state = (await container.inspect()).State;
     if (!state.Running) {
       const tail = text.trim().split("\n").slice(-3).join(" | ") || "no output";
+      // 127: docker-init could not exec python3 (not in the image, or not on its PATH).
+      if (state.ExitCode === 127)
+        throw new SidecarUnavailableError(`the image has no python3 to run the forwarder (${tail})`);
       throw new SidecarUnavailableError(`the forwarder exited with code ${state.ExitCode}: ${tail}`);
     }
     if (Date.now() > until)
