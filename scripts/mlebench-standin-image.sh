@@ -31,6 +31,7 @@ mkdir -p "$CACHE"
 if [ ! -s "$ROOTFS_TAR" ]; then
   command -v debootstrap >/dev/null 2>&1 || {
     echo "installing debootstrap"
+    apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
   }
   echo "debootstrap bookworm (minbase + $PACKAGES) from $MIRROR: a few minutes the first time"
