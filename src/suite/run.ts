@@ -28,6 +28,7 @@ import { UserError } from "../errors.js";
 import { lockResultsDir } from "./lock.js";
 import { isDiskFull, removeTempFiles, reserveSpace } from "./disk.js";
 import { VERSION } from "../version.js";
+import { expandMlebenchAgent } from "../mlebench/agent-folder.js";
 
 export { readUsage } from "./run-files.js";
 
@@ -79,6 +80,7 @@ export interface SuiteOptions {
 const warned = new WeakSet<Config>();
 
 export function describeAgent(agent: AgentConfig): string {
+  if (agent.mlebench) return `MLE-bench agent ${agent.mlebench.id} (${agent.mlebench.agentsDir})`;
   if (agent.image) return `image ${agent.image}`;
   if (agent.build) return `build ${agent.build.context}/${agent.build.dockerfile}`;
   return Array.isArray(agent.command) ? agent.command.join(" ") : (agent.command ?? "(none)");
@@ -118,7 +120,8 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
 async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
   const { config } = opts;
   const log = opts.log ?? (() => {});
-  const agent = opts.agent ?? config.agent;
+  // An MLE-bench agent folder becomes the image build and command every executor reads.
+  const { agent, notes: agentNotes } = expandMlebenchAgent(opts.agent ?? config.agent, opts.baseDir);
   const registry =
     opts.registry ??
     loadRegistry(config.registryDir ? resolve(opts.baseDir, config.registryDir) : defaultRegistryDir());
@@ -136,6 +139,7 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
   const startedAt = new Date().toISOString();
   if (!warned.has(config)) for (const line of configDeprecations(config)) log(line);
   warned.add(config);
+  for (const line of agentNotes) log(line);
 
   const external = competitions.filter((id) => registry.get(id)!.competition.grading === "external");
   if (external.length > 0 && !config.externalGrader) {

@@ -11,6 +11,7 @@ import { DockerExecutor } from "./executor.js";
 import { AgentBuildError, type ImageInfo } from "./image.js";
 import { dockerSettings } from "./settings.js";
 import { sidecarRoot } from "./validate-sidecar.js";
+import { UserLookupError } from "./image-user.js";
 
 export interface DockerSetup {
   docker: Docker;
@@ -62,6 +63,25 @@ export function dockerResources(
   };
 }
 
+/** A UserError unless the daemon has the OCI runtime `name` registered. */
+export async function checkRuntime(docker: Docker, name: string): Promise<void> {
+  let runtimes: string[];
+  try {
+    runtimes = Object.keys(((await docker.info()) as { Runtimes?: Record<string, unknown> }).Runtimes ?? {});
+  } catch (e) {
+    throw new UserError(
+      `docker.runtime: cannot ask the Docker daemon for its runtimes (${errorMessage(e)})`,
+      1,
+    );
+  }
+  if (!runtimes.includes(name))
+    throw new UserError(
+      `docker.runtime: ${name} is not a runtime of this Docker daemon (it has ${runtimes.sort().join(", ") || "none listed"}); ` +
+        `install ${name} and register it under "runtimes" in /etc/docker/daemon.json, or leave docker.runtime out`,
+      1,
+    );
+}
+
 /**
  * Everything the suite needs before its first Docker run, in order: a daemon that answers (ping
  * with backoff, one clear error), GPUs detected, the agent image found or built (digest
@@ -76,13 +96,14 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
     log(`GPUs: ${gpus.ids.join(", ")} (${gpus.model ?? "model unknown"}, from ${gpus.source})`);
   const { resources, perRun } = dockerResources(config, gpus.ids, opts.hostCpus ?? os.availableParallelism());
 
+  if (config.docker.runtime !== undefined) await checkRuntime(docker, config.docker.runtime);
   const executor = new DockerExecutor(docker, dockerSettings(config, opts.baseDir), { log });
   let image: ImageInfo;
   try {
     image = await executor.prepareImage();
   } catch (e) {
     if (e instanceof AgentBuildError) throw e;
-    throw new UserError(errorMessage(e), 1);
+    throw new UserError(errorMessage(e), e instanceof UserLookupError ? 2 : 1);
   }
   log(`agent image ${image.ref} (${image.digest})`);
 

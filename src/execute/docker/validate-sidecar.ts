@@ -29,7 +29,7 @@ import { errorMessage, sleep, statusCode } from "./client.js";
  * localhost:5000 is not served and runs the agent on its own network.
  *
  * API (stable):
- *   startValidateSidecar(docker, { image, network, socketDir, runName, labels, user? })
+ *   startValidateSidecar(docker, { image, network, socketDir, runName, labels, runtime?, user? })
  *     → { id, name, networkMode, stop() }   (after the relay printed its ready line)
  *   serveLocalhost5000(docker, server, root, { runKey, validateUrl, ...sidecar options })
  *     → the same, after server.listenSocket(validateUrl, <root>/<hash>/validate.sock); stop()
@@ -56,6 +56,8 @@ export interface ValidateSidecarOptions {
   runName: string;
   /** The run's labels (so cleanup finds the sidecar); SIDECAR_ROLE is added. */
   labels: Record<string, string>;
+  /** The OCI runtime (the agent's docker.runtime); default the daemon's. */
+  runtime?: string;
   /** The sidecar's user. Default 65534:65534 (nobody). */
   user?: string;
   /** Most milliseconds to wait for the ready line. Default 30000. */
@@ -95,6 +97,7 @@ export async function startValidateSidecar(
     HostConfig: {
       Mounts: [{ Type: "bind", Source: opts.socketDir, Target: "/medalist", ReadOnly: true }],
       NetworkMode: opts.network,
+      Runtime: opts.runtime,
       Privileged: false,
       ReadonlyRootfs: true,
       CapDrop: ["ALL"],
