@@ -68,6 +68,12 @@ export const AgentSchema = z
         args: z.record(z.string(), z.string()).default({}),
       })
       .optional(),
+    /**
+     * An MLE-bench agent folder, unchanged: the entry `id` of a config.yaml under `agentsDir`
+     * (relative to the config file), built from its Dockerfile and started as upstream starts it
+     * (src/mlebench/). Docker executor only; instead of image, build and command.
+     */
+    mlebench: z.strictObject({ agentsDir: z.string().min(1), id: z.string().min(1) }).optional(),
     /** Working directory for the local executor (relative to the config file). */
     cwd: z.string().optional(),
     /** Plain variables passed to the agent. */
@@ -86,6 +92,11 @@ export const AgentSchema = z
         ignore: z.array(z.string().min(1)).optional(),
       })
       .optional(),
+  })
+  .refine((a) => !a.mlebench || (a.image === undefined && a.build === undefined && a.command === undefined), {
+    path: ["mlebench"],
+    message:
+      "agent.mlebench builds the agent's image from its Dockerfile and runs its start.sh: leave out agent.image, agent.build and agent.command",
   })
   .refine((a) => envBytes(a.env) <= MAX_ENV_BYTES, {
     path: ["env"],

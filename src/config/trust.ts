@@ -9,7 +9,7 @@ import type { AgentConfig, Config } from "./schema.js";
  * (competitions, seeds, limits, gate, baseline, executor and its blocks, folders, graders, which
  * runner secrets the agent gets, the suite's name) comes from the base commit.
  */
-export const PR_AGENT_FIELDS = ["command", "image", "build", "cwd", "env", "files"] as const;
+export const PR_AGENT_FIELDS = ["command", "image", "build", "cwd", "env", "files", "mlebench"] as const;
 
 export interface TrustSplit {
   /** The config that judges the PR: the base's, with the head's agent fields. */
@@ -69,6 +69,7 @@ export function checkAgentPaths(agent: AgentConfig, baseDir: string, repoRoot: s
     ["agent.build.context", agent.build && resolve(baseDir, agent.build.context)],
     ["agent.build.dockerfile", agent.build && resolve(baseDir, agent.build.context, agent.build.dockerfile)],
     ["agent.cwd", agent.cwd === undefined ? undefined : resolve(baseDir, agent.cwd)],
+    ["agent.mlebench.agentsDir", agent.mlebench && resolve(baseDir, agent.mlebench.agentsDir)],
   ];
   for (const [name, path] of paths) {
     if (path !== undefined && !isInside(repoRoot, path))

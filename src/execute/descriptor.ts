@@ -7,6 +7,8 @@ export interface AgentView {
   command?: string | string[];
   image?: string;
   build?: unknown;
+  /** An MLE-bench agent folder (docker only): the image is built from it. */
+  mlebench?: unknown;
 }
 
 /** What an executor's checks and identity facts see: the agent and its own config block. */

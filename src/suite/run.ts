@@ -30,6 +30,7 @@ import { lockResultsDir } from "./lock.js";
 import { isDiskFull, removeTempFiles, reserveSpace, RESERVE_FILE } from "./disk.js";
 import { rmSync } from "node:fs";
 import { VERSION } from "../version.js";
+import { expandMlebenchAgent } from "../mlebench/agent-folder.js";
 
 export { readUsage } from "./run-files.js";
 
@@ -81,6 +82,7 @@ export interface SuiteOptions {
 const warned = new WeakSet<Config>();
 
 export function describeAgent(agent: AgentConfig): string {
+  if (agent.mlebench) return `MLE-bench agent ${agent.mlebench.id} (${agent.mlebench.agentsDir})`;
   if (agent.image) return `image ${agent.image}`;
   if (agent.build) return `build ${agent.build.context}/${agent.build.dockerfile}`;
   return Array.isArray(agent.command) ? agent.command.join(" ") : (agent.command ?? "(none)");
@@ -122,7 +124,8 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
 async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
   const { config } = opts;
   const log = opts.log ?? (() => {});
-  const agent = opts.agent ?? config.agent;
+  // An MLE-bench agent folder becomes the image build and command every executor reads.
+  const { agent, notes: agentNotes } = expandMlebenchAgent(opts.agent ?? config.agent, opts.baseDir);
   const registry =
     opts.registry ??
     loadRegistry(config.registryDir ? resolve(opts.baseDir, config.registryDir) : defaultRegistryDir());
@@ -140,6 +143,7 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
   const startedAt = new Date().toISOString();
   if (!warned.has(config)) for (const line of configDeprecations(config)) log(line);
   warned.add(config);
+  for (const line of agentNotes) log(line);
 
   const external = competitions.filter((id) => registry.get(id)!.competition.grading === "external");
   if (external.length > 0 && !config.externalGrader) {

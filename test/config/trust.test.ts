@@ -68,7 +68,7 @@ describe("splitTrust: the base judges, the head brings its agent", () => {
       "head",
     );
     expect(() => splitTrust(base, head, "judged")).toThrow(
-      /judged: agent.image: the docker executor needs agent.image or agent.build/,
+      /judged: agent.image: the docker executor needs agent.image, agent.build or agent.mlebench/,
     );
   });
 

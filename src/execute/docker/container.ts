@@ -1,7 +1,7 @@
 import os from "node:os";
 import type Docker from "dockerode";
 import { runPaths, type RunSpec } from "../types.js";
-import { containerUser, type DockerSettings } from "./settings.js";
+import { containerUser, entrypointOption, type DockerSettings } from "./settings.js";
 import { CONTAINER_PATHS, contractEnv, runName } from "../contract.js";
 
 export { CONTAINER_PATHS };
@@ -83,6 +83,7 @@ export function containerOptions(
   }
   if (limits.shmSize !== undefined) hostConfig.ShmSize = limits.shmSize;
   if (limits.pids !== undefined) hostConfig.PidsLimit = limits.pids;
+  if (settings.runtime !== undefined) hostConfig.Runtime = settings.runtime;
   if (spec.gpus.length > 0) {
     hostConfig.DeviceRequests = [{ Driver: "nvidia", DeviceIDs: [...spec.gpus], Capabilities: [["gpu"]] }];
   }
@@ -90,6 +91,7 @@ export function containerOptions(
     name: containerName(spec.suiteId, spec.runId),
     Image: image,
     User: containerUser(settings) || undefined,
+    Entrypoint: entrypointOption(settings),
     Cmd: settings.command,
     Env: containerEnv(spec, settings.network),
     Labels: {

@@ -8,10 +8,17 @@ import {
   type ExitFacts,
 } from "../attempt.js";
 import { errorMessage, sleep, statusCode } from "./client.js";
-import { containerOptions, ownerLabel } from "./container.js";
+import { containerOptions, ownerLabel, VALIDATION_URL_VAR } from "./container.js";
 import { ImageMissingError, prepareImage, type ImageInfo } from "./image.js";
 import { demux } from "./demux.js";
-import { containerUser, type DockerSettings } from "./settings.js";
+import type { ValidationServer } from "../validation-server.js";
+import { serveLocalhost5000, type ValidateSidecar } from "./validate-sidecar.js";
+
+/** What an agent in MLE-bench mode posts to (validate-sidecar.ts serves it). */
+export const LOCAL_VALIDATE_URL = "http://localhost:5000/validate";
+import { containerUser, entrypointNote, type DockerSettings } from "./settings.js";
+import { withWritableHome } from "./home-layer.js";
+import { imageUser, UserLookupError } from "./image-user.js";
 
 export interface DockerExecutorOptions {
   /** Suite-level messages: image build output. Default: none. */
@@ -28,8 +35,12 @@ export interface DockerExecutorOptions {
 export class DockerExecutor implements Executor {
   readonly name = "docker";
   private image: Promise<ImageInfo> | null = null;
+  /** The container user as "uid:gid" once the image is known (names resolved in it); "" the image's. */
+  private user: string | null = null;
   private readonly log: (line: string) => void;
   private readonly owner: string;
+  /** Set by setup with serveLocalhost5000: the format-check server and the suite's socket folder. */
+  localValidate: { server: ValidationServer; root: string } | null = null;
 
   constructor(
     readonly docker: Docker,
@@ -40,13 +51,30 @@ export class DockerExecutor implements Executor {
     this.owner = opts.owner ?? ownerLabel();
   }
 
-  /** Builds or finds the agent image once (later calls share the result; a failure is retried). */
+  /**
+   * Builds or finds the agent image once (later calls share the result; a failure is retried),
+   * with /home made writable for an MLE-bench agent, and resolves docker.user in it.
+   */
   prepareImage(): Promise<ImageInfo> {
-    this.image ??= prepareImage(this.docker, this.settings, this.log).catch((e) => {
+    this.image ??= this.prepare().catch((e) => {
       this.image = null;
       throw e;
     });
     return this.image;
+  }
+
+  private async prepare(): Promise<ImageInfo> {
+    let image = await prepareImage(this.docker, this.settings, this.log);
+    if (this.settings.mlebench) image = await withWritableHome(this.docker, image, this.log);
+    const user = containerUser(this.settings);
+    this.user = await imageUser(this.docker, image.id, user);
+    if (this.user !== user) this.log(`container user ${user} is ${this.user} in the image`);
+    return image;
+  }
+
+  /** The settings a container is created with: the user resolved in the image. */
+  private runSettings(): DockerSettings {
+    return this.user === null ? this.settings : { ...this.settings, user: this.user };
   }
 
   /** One attempt at one run; the suite runner retries infrastructure errors marked `retryable`. */
@@ -60,7 +88,7 @@ export class DockerExecutor implements Executor {
       lostAfterKillSecs: 25,
       quotaPollMs: this.settings.quotaPollMs,
       logMaxBytes: this.settings.logMaxBytes,
-      agentUser: containerUser(this.settings),
+      agentUser: containerUser(this.runSettings()),
       start: (spec, ctx) => this.start(spec, ctx),
     };
   }
@@ -73,25 +101,30 @@ export class DockerExecutor implements Executor {
     try {
       image = await this.prepareImage();
     } catch (e) {
-      return infra(errorMessage(e), !(e instanceof ImageMissingError));
+      return infra(errorMessage(e), !(e instanceof ImageMissingError || e instanceof UserLookupError));
     }
     const { details } = ctx;
     Object.assign(details, { image: image.ref, imageId: image.id, imageDigest: image.digest });
-    const opts = containerOptions(spec, this.settings, image.id, { owner: this.owner });
+    const opts = containerOptions(spec, this.runSettings(), image.id, { owner: this.owner });
     const name = opts.name!;
     details.container = name;
     if (spec.gpus.length > 0) details.gpus = spec.gpus.join(",");
     ctx.note(`attempt ${ctx.attempt}: container ${name}, image ${image.ref} (${image.digest})`);
+    const entry = entrypointNote(image.entrypoint ?? null, this.settings);
+    if (entry) ctx.note(entry);
+    const sidecar = await this.sidecarFor(spec, ctx, opts, image.id);
     let container: Docker.Container;
     try {
       await this.removeByName(name);
       container = await this.docker.createContainer(opts);
     } catch (e) {
+      await sidecar?.stop();
       return infra(`creating the container failed: ${errorMessage(e)}`, statusCode(e) !== 400);
     }
     details.containerId = container.id;
     const release = async () => {
       if (!this.settings.keepContainers) await container.remove({ force: true, v: true }).catch(() => {});
+      await sidecar?.stop();
     };
     try {
       await container.start();
@@ -122,6 +155,45 @@ export class DockerExecutor implements Executor {
       wait: () => this.waitFor(container, logsDone),
       release,
     };
+  }
+
+  /**
+   * With serveLocalhost5000: the run's validation sidecar, started before the agent, whose network
+   * namespace the agent joins (`opts` is changed to say so). Null, said in the run's log, when none.
+   */
+  private async sidecarFor(
+    spec: RunSpec,
+    ctx: AttemptContext,
+    opts: Docker.ContainerCreateOptions,
+    imageId: string,
+  ): Promise<ValidateSidecar | null> {
+    if (!this.settings.serveLocalhost5000) return null;
+    const local = this.localValidate;
+    if (!local || !spec.validationUrl) {
+      ctx.note("localhost:5000 is not served: the format-check endpoint did not start for this suite");
+      return null;
+    }
+    try {
+      const sidecar = await serveLocalhost5000(this.docker, local.server, local.root, {
+        image: imageId,
+        network: this.settings.network,
+        runtime: this.settings.runtime,
+        runName: opts.name!,
+        labels: opts.Labels ?? {},
+        runKey: `${spec.suiteId}\0${spec.runId}\0${ctx.attempt}`,
+        validateUrl: spec.validationUrl,
+      });
+      opts.HostConfig = { ...opts.HostConfig, NetworkMode: sidecar.networkMode };
+      opts.Env = [
+        ...(opts.Env ?? []).filter((e) => !e.startsWith(`${VALIDATION_URL_VAR}=`)),
+        `${VALIDATION_URL_VAR}=${LOCAL_VALIDATE_URL}`,
+      ];
+      ctx.note(`${LOCAL_VALIDATE_URL} (and /health): Medalist's format check, via sidecar ${sidecar.name}`);
+      return sidecar;
+    } catch (e) {
+      ctx.note(`localhost:5000 is not served: ${errorMessage(e)}`);
+      return null;
+    }
   }
 
   /** The container's end: exit code, out of memory, or the runtime's own reason. */

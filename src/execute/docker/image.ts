@@ -11,6 +11,10 @@ export interface ImageInfo {
   id: string;
   /** Registry digest (repo@sha256:…) when the image came from a registry, else the id. */
   digest: string;
+  /** The image's ENTRYPOINT (null: none). */
+  entrypoint?: string[] | null;
+  /** The image's USER ("" or absent: root). */
+  user?: string;
 }
 
 /** The image is not on this runner and could not be pulled: not worth retrying. */
@@ -36,7 +40,14 @@ export class AgentBuildError extends Error {
 export async function inspectImage(docker: Docker, ref: string): Promise<ImageInfo> {
   try {
     const info = await docker.getImage(ref).inspect();
-    return { ref, id: info.Id, digest: info.RepoDigests?.[0] ?? info.Id };
+    const entrypoint = info.Config?.Entrypoint;
+    return {
+      ref,
+      id: info.Id,
+      digest: info.RepoDigests?.[0] ?? info.Id,
+      entrypoint: Array.isArray(entrypoint) && entrypoint.length > 0 ? entrypoint : null,
+      user: info.Config?.User ?? "",
+    };
   } catch (e) {
     if (statusCode(e) === 404) throw new ImageMissingError(ref);
     throw e;

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { DockerSuiteConfig } from "./config.js";
 import { runPolicy } from "../../config/run-policy.js";
 import { defaultAgentUser } from "../contract.js";
+import { MLEBENCH_SHM_BYTES, MLEBENCH_USER } from "../../mlebench/agent-config.js";
 
 /** What the Docker executor needs from the config, resolved (absolute paths, bytes, seconds). */
 export interface DockerSettings {
@@ -19,6 +20,15 @@ export interface DockerSettings {
   pull?: boolean;
   /** The container's command; undefined keeps the image's CMD/ENTRYPOINT. */
   command?: string[];
+  /**
+   * The image's ENTRYPOINT: "image" keeps it (the command becomes its arguments; the default),
+   * "none" bypasses it (the command runs directly), a list replaces it.
+   */
+  entrypoint?: "image" | "none" | string[];
+  /** The OCI runtime the daemon starts the containers with (runsc, sysbox-runc); default the daemon's. */
+  runtime?: string;
+  /** The agent is an MLE-bench agent folder (agent.mlebench): /home is made writable as upstream's entrypoint does. */
+  mlebench?: boolean;
   limits: { cpus?: number; memory?: number; shmSize?: number; pids?: number };
   network: "bridge" | "none";
   /** Seconds between SIGTERM and SIGKILL at the time limit (config run.stopGraceSecs). */
@@ -29,18 +39,55 @@ export interface DockerSettings {
   keepContainers?: boolean;
   /** Most bytes of container output written to run.log. Default 256 MiB. */
   logMaxBytes?: number;
-  /** Container user "uid[:gid]", or "image" for the image's USER. Default: defaultAgentUser(). */
+  /**
+   * Container user "uid[:gid]" or a name in the image ("nonroot", "nonroot:group"), or "image" for
+   * the image's USER. Default: defaultAgentUser(), or "nonroot" for an MLE-bench agent.
+   */
   user?: string;
   /** Capabilities added back after dropping all. Default none. */
   capAdd?: string[];
   /** Milliseconds between disk-quota checks during a run. Default 1000. */
   quotaPollMs?: number;
+  /**
+   * Serve `localhost:5000/validate` and `/health` inside each run's network namespace (MLE-bench's
+   * endpoint) from a sidecar container that shares it (validate-sidecar.ts). Default false.
+   */
+  serveLocalhost5000?: boolean;
 }
 
 /** The container user to set ("" keeps the image's USER). */
 export function containerUser(settings: DockerSettings): string {
   const u = settings.user ?? defaultAgentUser();
   return u === "image" ? "" : u;
+}
+
+/**
+ * One line for the run's log when the image has an ENTRYPOINT: whether it runs, is bypassed or
+ * replaced. Null for an image without one.
+ */
+export function entrypointNote(entrypoint: string[] | null, settings: DockerSettings): string | null {
+  if (!entrypoint || entrypoint.length === 0) return null;
+  const ep = JSON.stringify(entrypoint);
+  const mode = settings.entrypoint ?? "image";
+  const cmd = settings.command ? settings.command.join(" ") : "the image's CMD";
+  if (mode === "image")
+    return settings.command
+      ? `the image's ENTRYPOINT ${ep} runs, with the command as its arguments (docker.entrypoint: none runs the command directly)`
+      : `the image's ENTRYPOINT ${ep} runs`;
+  if (mode === "none") {
+    const why = settings.mlebench
+      ? " (MLE-bench's entrypoint starts a grading server that needs the answers, which never enter the container)"
+      : "";
+    return `the image's ENTRYPOINT ${ep} does not run${why}; docker.entrypoint: none runs ${cmd} directly`;
+  }
+  return `the image's ENTRYPOINT ${ep} is replaced by ${JSON.stringify(mode)} (docker.entrypoint)`;
+}
+
+/** The create options' Entrypoint: undefined keeps the image's, [] bypasses it. */
+export function entrypointOption(settings: DockerSettings): string[] | undefined {
+  const mode = settings.entrypoint ?? "image";
+  if (mode === "image") return undefined;
+  return mode === "none" ? [] : [...mode];
 }
 
 /** Image tag for built agents: `medalist-agent:<suite name>`. */
@@ -57,6 +104,7 @@ export function buildTag(name: string): string {
 export function dockerSettings(config: DockerSuiteConfig, baseDir: string): DockerSettings {
   const { agent, limits, docker } = config;
   const cmd = agent.command;
+  const mlebench = agent.mlebench !== undefined;
   return {
     image: agent.image,
     build: agent.build && {
@@ -67,10 +115,19 @@ export function dockerSettings(config: DockerSuiteConfig, baseDir: string): Dock
       tag: agent.image ?? buildTag(config.name),
     },
     command: cmd === undefined ? undefined : typeof cmd === "string" ? ["/bin/sh", "-c", cmd] : cmd,
-    limits: { cpus: limits.cpus, memory: limits.memory, shmSize: limits.shmSize, pids: limits.pids },
+    limits: {
+      cpus: limits.cpus,
+      memory: limits.memory,
+      shmSize: limits.shmSize ?? (mlebench ? MLEBENCH_SHM_BYTES : undefined),
+      pids: limits.pids,
+    },
     network: docker.network,
     stopGraceSecs: runPolicy(config).stopGraceSecs,
-    user: docker.user,
+    user: docker.user ?? (mlebench ? MLEBENCH_USER : undefined),
     capAdd: docker.capAdd,
+    entrypoint: docker.entrypoint ?? (mlebench ? "none" : undefined),
+    runtime: docker.runtime,
+    mlebench,
+    serveLocalhost5000: mlebench,
   };
 }

@@ -4,12 +4,14 @@ import type { DockerSuiteConfig } from "./config.js";
 import { UserError } from "../../errors.js";
 import { detectGpus, type GpuDetection } from "../gpu.js";
 import type { Resources } from "../scheduler.js";
-import type { ValidationServer } from "../validation-server.js";
+import { startValidationServer, type ValidationServer } from "../validation-server.js";
 import { startValidationServerForDocker } from "./gateway.js";
 import { connectDocker, errorMessage, type ConnectOptions } from "./client.js";
 import { DockerExecutor } from "./executor.js";
 import { AgentBuildError, ImageMissingError, type ImageInfo } from "./image.js";
 import { dockerSettings } from "./settings.js";
+import { sidecarRoot } from "./validate-sidecar.js";
+import { UserLookupError } from "./image-user.js";
 
 export interface DockerSetup {
   docker: Docker;
@@ -61,6 +63,25 @@ export function dockerResources(
   };
 }
 
+/** A UserError unless the daemon has the OCI runtime `name` registered. */
+export async function checkRuntime(docker: Docker, name: string): Promise<void> {
+  let runtimes: string[];
+  try {
+    runtimes = Object.keys(((await docker.info()) as { Runtimes?: Record<string, unknown> }).Runtimes ?? {});
+  } catch (e) {
+    throw new UserError(
+      `docker.runtime: cannot ask the Docker daemon for its runtimes (${errorMessage(e)})`,
+      1,
+    );
+  }
+  if (!runtimes.includes(name))
+    throw new UserError(
+      `docker.runtime: ${name} is not a runtime of this Docker daemon (it has ${runtimes.sort().join(", ") || "none listed"}); ` +
+        `install ${name} and register it under "runtimes" in /etc/docker/daemon.json, or leave docker.runtime out`,
+      1,
+    );
+}
+
 /**
  * Everything the suite needs before its first Docker run, in order: a daemon that answers (ping
  * with backoff, one clear error), GPUs detected, the agent image found or built (digest
@@ -75,6 +96,7 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
     log(`GPUs: ${gpus.ids.join(", ")} (${gpus.model ?? "model unknown"}, from ${gpus.source})`);
   const { resources, perRun } = dockerResources(config, gpus.ids, opts.hostCpus ?? os.availableParallelism());
 
+  if (config.docker.runtime !== undefined) await checkRuntime(docker, config.docker.runtime);
   const executor = new DockerExecutor(docker, dockerSettings(config, opts.baseDir), { log });
   let image: ImageInfo;
   try {
@@ -83,18 +105,31 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
     if (e instanceof AgentBuildError) throw e;
     // A missing image is the config's to fix: the suite stops before any run, exit code 2.
     if (e instanceof ImageMissingError) throw new UserError(e.message);
-    throw new UserError(errorMessage(e), 1);
+    throw new UserError(errorMessage(e), e instanceof UserLookupError ? 2 : 1);
   }
   log(`agent image ${image.ref} (${image.digest})`);
 
+  const local = executor.settings.serveLocalhost5000 === true;
   let validation: ValidationServer | null = null;
-  if (opts.validation !== false && config.docker.network !== "none") {
+  if (opts.validation !== false && (config.docker.network !== "none" || local)) {
     try {
-      validation = await startValidationServerForDocker(docker);
+      // With network none only the sidecars' unix sockets are reached: loopback is enough.
+      validation =
+        config.docker.network === "none"
+          ? await startValidationServer()
+          : await startValidationServerForDocker(docker);
       log(`format checks for agents at ${validation.url}`);
     } catch (e) {
       log(`warning: no format-validation endpoint for agents (${errorMessage(e)})`);
     }
+  }
+  const sockets = local && validation ? sidecarRoot() : null;
+  if (sockets && validation) {
+    executor.localValidate = { server: validation, root: sockets.dir };
+    log(
+      "localhost:5000/validate and /health: Medalist's format check, from a sidecar sharing each run's network" +
+        (config.docker.network === "none" ? " (network none: the agent reaches nothing else)" : ""),
+    );
   }
   return {
     docker,
@@ -106,6 +141,7 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
     perRun,
     close: async () => {
       await validation?.close();
+      sockets?.remove();
     },
   };
 }

@@ -16,6 +16,10 @@ export const LOCAL_DEFAULTS: LocalConfig = { sandbox: "auto", scratch: 512 * 102
 
 /** The local executor runs a command. */
 export function checkLocal(c: ExecutorConfigView<LocalConfig>): ConfigIssue[] {
+  if (c.agent.mlebench)
+    return [
+      { path: ["agent", "mlebench"], message: "agent.mlebench builds a Docker image: use executor: docker" },
+    ];
   return c.agent.command === undefined
     ? [{ path: ["agent", "command"], message: "the local executor needs agent.command" }]
     : [];

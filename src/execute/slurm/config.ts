@@ -56,6 +56,11 @@ export const SLURM_DEFAULTS: SlurmConfig = {
 export function checkSlurm(c: ExecutorConfigView<SlurmConfig>): ConfigIssue[] {
   const s = c.block;
   const out: ConfigIssue[] = [];
+  if (c.agent.mlebench)
+    out.push({
+      path: ["agent", "mlebench"],
+      message: "agent.mlebench builds a Docker image on the runner: use executor: docker",
+    });
   if (!s.sharedDir)
     out.push({
       path: ["slurm", "sharedDir"],
