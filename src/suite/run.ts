@@ -22,7 +22,7 @@ import { RESULTS_SCHEMA_VERSION } from "../results/schema.js";
 import { checkPrepared, ensurePrepared, type PreparedPaths } from "./prepare.js";
 import { writeResults } from "./store.js";
 import { heartbeatLine, lastLineOf, readTail, statusLine, type Running } from "./heartbeat.js";
-import { progressLine, summaryLine, type Counter, type RunEvent } from "./progress.js";
+import { neverRanLine, progressLine, summaryLine, type Counter, type RunEvent } from "./progress.js";
 import { runOne, type RunContext } from "./run-one.js";
 import { suiteInstructions } from "../mlebench/instructions.js";
 import { UserError } from "../errors.js";
@@ -315,6 +315,11 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
   }
 
   log(summaryLine(opts.label, counter));
+  const silent = neverRanLine(
+    opts.label,
+    [...results.values()].filter((r) => !r.reused),
+  );
+  if (silent) log(silent);
   const suite: SuiteResults = {
     schemaVersion: RESULTS_SCHEMA_VERSION,
     medalistVersion: VERSION,
