@@ -11,16 +11,16 @@ export const CHART_MAX_BARS = 20;
 export const CHART_OPEN_MAX = 10;
 
 /**
- * Bar and line colours, each with a contrast of at least 3:1 against both GitHub's light (#ffffff)
- * and dark (#0d1117) backgrounds: gained green, lost red, the shared part grey; the trend's two
- * lines blue and orange.
+ * Bar and line colours, each with a contrast of at least 3:1 against GitHub's light page (#ffffff),
+ * its dark page (#0d1117) and mermaid's dark chart background (#333333): gained green, lost red,
+ * the shared part grey; the trend's two lines blue and orange.
  */
 export const CHART_COLOURS = {
-  gained: "#1a7f37",
-  lost: "#cf222e",
+  gained: "#2da44e",
+  lost: "#e5534b",
   shared: "#818b98",
-  medalRate: "#0969da",
-  percentile: "#bc4c00",
+  medalRate: "#4493f8",
+  percentile: "#db6d28",
 } as const;
 
 /** A competition's mean leaderboard percentile as the tables show it: whole points, base and head. */

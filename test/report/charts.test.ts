@@ -158,10 +158,11 @@ describe("the percentile chart", () => {
     );
   });
 
-  it("uses colours that keep 3:1 contrast on GitHub's light and dark backgrounds", () => {
+  it("uses colours that keep 3:1 contrast on GitHub's light and dark backgrounds and mermaid's dark chart", () => {
     for (const c of Object.values(CHART_COLOURS)) {
       expect(contrast(c, "#ffffff")).toBeGreaterThanOrEqual(3);
       expect(contrast(c, "#0d1117")).toBeGreaterThanOrEqual(3);
+      expect(contrast(c, "#333333")).toBeGreaterThanOrEqual(3);
     }
   });
 
