@@ -4,7 +4,25 @@ import { IGNORED_REASON } from "../results/usage.js";
 import { inert } from "./inert.js";
 import { OUTCOME_WORDS } from "../results/outcome-words.js";
 
-export const MEDAL_ICON: Record<Medal, string> = { gold: "🥇", silver: "🥈", bronze: "🥉", none: "·" };
+/** One mark per run; "➖" (no medal) is never used as a separator, "·" is only ever one. */
+export const MEDAL_ICON: Record<Medal, string> = { gold: "🥇", silver: "🥈", bronze: "🥉", none: "➖" };
+/** A run that is not comparable (infrastructure or grader error): no medal either way. */
+export const NOT_COMPARABLE_ICON = "⚠";
+
+/** The longest competition name the comment's tables and chart show (MLE-bench ids reach 49). */
+export const NAME_MAX = 32;
+
+/**
+ * The one rule for cutting a competition id, shared by the comment's tables and chart: at most
+ * `max` characters, the middle replaced by "…" so that both the start and the distinguishing end
+ * (…-2019, …-fgvc8) stay. The viewer and the links carry the full id.
+ */
+export function shortName(id: string, max = NAME_MAX): string {
+  const chars = Array.from(id);
+  if (chars.length <= max) return id;
+  const tail = Math.floor((max - 1) / 3);
+  return `${chars.slice(0, max - 1 - tail).join("")}…${chars.slice(chars.length - tail).join("")}`;
+}
 
 export function pct(x: number | null, digits = 1): string {
   return x === null || Number.isNaN(x) ? "—" : `${(x * 100).toFixed(digits)}%`;
@@ -39,10 +57,14 @@ export function outcomeText(c: RunCell): string {
   return OUTCOME[c.outcome];
 }
 
-/** Medal icons for a competition's runs, e.g. "🥉·" for two seeds. */
+/** Medal icons for a competition's runs, e.g. "🥉➖" for two seeds. */
 export function medals(cells: RunCell[]): string {
   return cells.length
-    ? cells.map((c) => (c.outcome === "infra_error" ? "⚠" : MEDAL_ICON[c.medal])).join("")
+    ? cells
+        .map((c) =>
+          c.outcome === "infra_error" || c.comparable === false ? NOT_COMPARABLE_ICON : MEDAL_ICON[c.medal],
+        )
+        .join("")
     : "—";
 }
 

@@ -4,9 +4,22 @@ import type { TrendPoint } from "../history/history.js";
 import type { SuiteResults } from "../results/schema.js";
 import { cellOf, summarize } from "../compare/compare.js";
 import type { MetricAnalysis } from "../compare/stats.js";
-import { MEDAL_ICON, cell, costText, duration, medals, outcomeText, pct, points, score } from "./format.js";
+import {
+  MEDAL_ICON,
+  NOT_COMPARABLE_ICON,
+  cell,
+  costText,
+  duration,
+  medals,
+  outcomeText,
+  pct,
+  points,
+  score,
+  shortName,
+} from "./format.js";
+import { CHART_OPEN_MAX, TREND_CAPTION, percentileChart, trendChart, wholePoints } from "./charts.js";
 import { VERSION } from "../version.js";
-import { inert, stripMarkers } from "./inert.js";
+import { inert } from "./inert.js";
 import {
   VERDICT_MEANING,
   VERDICT_TITLE,
@@ -270,14 +283,11 @@ function rowMark(r: CompetitionRow): string {
 
 const MARK_ONLY: Record<string, string> = { "🟢 better": "🟢", "🔴 worse": "🔴", "⚪ same": "⚪", "": "" };
 
-/** Long ids are cut so that no row wraps; the viewer and the links carry the full id. */
-const shortId = (id: string, max = 36) => (id.length > max ? `${id.slice(0, max - 1)}…` : id);
-
 function competitionTable(rows: CompetitionRow[], links?: Record<string, string>): string {
   const header = ["", "Competition", "Base", "Head", "Percentile", "Head runs"];
   const body = rows.map((r) => [
     MARK_ONLY[rowMark(r)] ?? "",
-    cell(shortId(r.competitionId)),
+    cell(shortName(r.competitionId)),
     medals(r.base),
     medals(r.head),
     `${pctNum(r.basePercentile)} → ${pctNum(r.headMeanPercentile)}`,
@@ -286,46 +296,7 @@ function competitionTable(rows: CompetitionRow[], links?: Record<string, string>
   return markdownTable([header, ...body], { align: ["c", "l", "l", "l", "r", "l"] });
 }
 
-const pctNum = (x: number | null) => (x === null ? "—" : (x * 100).toFixed(0));
-
-/** Mermaid's xychart labels: quoted, without quotes inside, short. */
-const axisLabel = (id: string, max = 28) => {
-  const s = stripMarkers(id).replace(/["\\`\r\n]/g, "");
-  return `"${s.length > max ? `${s.slice(0, max - 6)}…${s.slice(-5)}` : s}"`;
-};
-
-/** A mermaid chart (GitHub renders it in comments) of per-competition mean percentile, base vs head. */
-export function percentileChart(rows: CompetitionRow[]): string {
-  const rs = rows.filter((r) => r.comparable);
-  if (!rs.length) return "";
-  const v = (x: number | null) => ((x ?? 0) * 100).toFixed(0);
-  return [
-    "```mermaid",
-    "xychart-beta horizontal",
-    '  title "Mean leaderboard percentile per competition: bars base, line head"',
-    `  x-axis [${rs.map((r) => axisLabel(r.competitionId)).join(", ")}]`,
-    '  y-axis "percentile" 0 --> 100',
-    `  bar [${rs.map((r) => v(r.basePercentile)).join(", ")}]`,
-    `  line [${rs.map((r) => v(r.headMeanPercentile)).join(", ")}]`,
-    "```",
-  ].join("\n");
-}
-
-/** A mermaid line chart of the default-branch trend with this run last. */
-export function trendChart(points: TrendPoint[]): string {
-  if (points.length < 2) return "";
-  const v = (x: number | null) => ((x ?? 0) * 100).toFixed(1);
-  return [
-    "```mermaid",
-    "xychart-beta",
-    `  title "Default branch, last ${points.length - 1} results, then this PR: medal rate (upper) and mean percentile"`,
-    `  x-axis [${points.map((p, i) => (p.current ? '"PR"' : String(i + 1))).join(", ")}]`,
-    '  y-axis "%" 0 --> 100',
-    `  line [${points.map((p) => v(p.medalRate)).join(", ")}]`,
-    `  line [${points.map((p) => v(p.meanPercentile)).join(", ")}]`,
-    "```",
-  ].join("\n");
-}
+const pctNum = (x: number | null) => String(wholePoints(x) ?? "—");
 
 /** The PR comment / job summary text for a base-vs-head comparison. */
 export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string {
@@ -345,7 +316,7 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
   const gained = cmp.competitions.filter((r) => medalChange(r) > 0);
   const lost = cmp.competitions.filter((r) => medalChange(r) < 0);
   const rest = cmp.competitions.filter((r) => !gained.includes(r) && !lost.includes(r));
-  const key = `🟢 better 🔴 worse ⚪ same (medals, then percentile) · ${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze · no medal ⚠ not comparable, one mark per seed · percentile: mean leaderboard percentile, base → head · head runs: one link per seed.`;
+  const key = `🟢 better 🔴 worse ⚪ same (medals, then percentile) · one mark per seed: ${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze ${MEDAL_ICON.none} no medal ${NOT_COMPARABLE_ICON} not comparable · percentile: mean leaderboard percentile, base → head · head runs: one link per seed.`;
   if (lost.length)
     out.push(
       "",
@@ -382,12 +353,30 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
     out.push("", "</details>");
   }
 
-  const chart = percentileChart(cmp.competitions);
-  if (chart)
-    out.push("", "<details open><summary>Percentile per competition</summary>", "", chart, "", "</details>");
+  const pc = percentileChart(cmp.competitions);
+  if (pc.chart)
+    out.push(
+      "",
+      `<details${pc.bars <= CHART_OPEN_MAX ? " open" : ""}><summary>Percentile change in ${pc.bars} competition${pc.bars === 1 ? "" : "s"} (chart)</summary>`,
+      "",
+      pc.caption,
+      "",
+      pc.chart,
+      "",
+      "</details>",
+    );
   const trend = opts.trend ? trendChart(opts.trend) : "";
   if (trend)
-    out.push("", "<details open><summary>Trend on the default branch</summary>", "", trend, "", "</details>");
+    out.push(
+      "",
+      "<details open><summary>Trend on the default branch</summary>",
+      "",
+      TREND_CAPTION,
+      "",
+      trend,
+      "",
+      "</details>",
+    );
 
   out.push("", ...statisticsDetails(cmp));
   out.push("", "<details><summary>Runs, validity and agents</summary>", "");

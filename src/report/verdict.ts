@@ -9,7 +9,7 @@ import { inert } from "./inert.js";
 export const VERDICT_TITLE: Record<Verdict, string> = {
   regressed: "❌ regressed",
   "no-regression": "✅ no regression",
-  inconclusive: "❔ inconclusive",
+  inconclusive: "🟡 inconclusive",
   error: "⛔ error",
 };
 

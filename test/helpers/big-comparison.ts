@@ -8,7 +8,8 @@ const MEDALS = ["none", "none", "none", "bronze", "silver", "gold"];
 
 /**
  * A base-vs-head comparison of `n` registry competitions × `seeds` seeds with deterministic
- * pseudo-random medals (about a fifth of the competitions change), a few failed runs, and a link
+ * pseudo-random medals (about a fifth of the competitions change, their percentiles by 5–25 points;
+ * a quarter move by a point or so without a medal change), a few failed runs, and a link
  * per run of a realistic artifact-URL length.
  */
 export function bigComparison(n: number, seeds: number): { cmp: Comparison; links: Record<string, string> } {
@@ -23,6 +24,8 @@ export function bigComparison(n: number, seeds: number): { cmp: Comparison; link
   ids.forEach((id, ci) => {
     const level = Math.floor(rnd() * MEDALS.length);
     const change = ci % 5 === 2 ? 1 : ci % 7 === 3 ? -1 : 0;
+    // Percentile points the head moves by: 5–25 with the medals, a point or two now and then without.
+    const shift = change ? change * (0.05 + 0.2 * rnd()) : ci % 4 === 1 ? 0.02 * (rnd() - 0.5) : 0;
     for (let seed = 0; seed < seeds; seed++) {
       const bm = MEDALS[level];
       const hm = MEDALS[Math.max(0, Math.min(MEDALS.length - 1, level + change * (seed === 0 ? 3 : 0)))];
@@ -32,7 +35,7 @@ export function bigComparison(n: number, seeds: number): { cmp: Comparison; link
       );
       const failed = ci % 9 === 4 && seed === 1;
       const r = fakeRun(id, seed, failed ? "none" : hm, {
-        score: Math.min(0.99, p + change * 0.1),
+        score: Math.min(0.99, Math.max(0.01, p + shift)),
         durationMs: 3_600_000 * rnd(),
         usage: { dollars: 2 * rnd() },
         ...(failed

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compareRuns } from "../../src/compare/compare.js";
-import { mark, medalChange, renderReport, renderResults, trendChart } from "../../src/report/markdown.js";
+import { mark, medalChange, renderReport, renderResults } from "../../src/report/markdown.js";
+import { trendChart } from "../../src/report/charts.js";
 import { bigComparison } from "../helpers/big-comparison.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
 
@@ -88,7 +89,7 @@ describe("renderReport", () => {
     expect(text).toContain("### 🟢 Medals gained in 1 competition");
     const row = text.split("\n").find((l) => l.includes("| comp-a"))!;
     expect(row).toMatch(/^\| +🟢 +\| comp-a/);
-    expect(row).toContain("| ··   | 🥇·  |");
+    expect(row).toMatch(/\| ➖➖ +\| 🥇➖ +\|/);
     expect(row).toContain("43 → 48");
     expect(row).toContain("[0](https://example.test/run0) 1 invalid submission");
   });
@@ -138,7 +139,7 @@ describe("the redesigned comment", () => {
     const { cmp, links } = bigComparison(75, 5);
     const text = renderReport(cmp, { links });
     expect(text.length).toBeLessThan(65_536);
-    expect(text).toContain("```mermaid\nxychart-beta horizontal");
+    expect(text).toMatch(/```mermaid\n%%{init.*}%%\nxychart-beta horizontal/);
   });
 
   it("sets losses apart from gains, tier changes included, and collapses the rest", () => {
