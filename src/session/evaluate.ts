@@ -276,6 +276,7 @@ export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
       out: paths.viewer!,
       registry: session.registry,
       history: points,
+      comparison,
     });
   } catch (e) {
     viewerProblem = `viewer not written: ${(e as Error).message}`;

@@ -1,4 +1,5 @@
 import { esc } from "./escape.js";
+import { placeLabels } from "./labels.js";
 
 /** Inline SVG charts, drawn here so the site needs no script library. */
 
@@ -12,6 +13,8 @@ export interface Marker {
 const W = 640;
 const H = 220;
 const PAD = { l: 48, r: 16, t: 24, b: 36 };
+/** Height of one row of marker labels. */
+const ROW = 12;
 
 function fmt(x: number): string {
   return Number(x.toPrecision(4)).toString();
@@ -47,34 +50,42 @@ export function histogramSvg(scores: (number | null)[], markers: Marker[], title
   const pw = W - PAD.l - PAD.r;
   const ph = H - PAD.t - PAD.b;
   const xAt = (v: number) => PAD.l + ((Math.min(hi, Math.max(lo, v)) - lo) / (hi - lo)) * pw;
+  // Marker labels sit in rows above the plot, placed so that no two overlap (labels.ts).
+  const placed = placeLabels(
+    marks.map((m) => ({ x: xAt(m.value), text: m.label })),
+    W,
+  );
+  const rows = placed.reduce((n, p) => Math.max(n, p.row + 1), 0);
+  const plotTop = 20 + rows * ROW;
+  const height = plotTop + ph + PAD.b;
   const bw = pw / bins;
   const bars = counts
     .map((c, i) => {
       const h = top ? (c / top) * ph : 0;
-      return `<rect x="${(PAD.l + i * bw).toFixed(1)}" y="${(PAD.t + ph - h).toFixed(1)}" width="${Math.max(0.5, bw - 1).toFixed(1)}" height="${h.toFixed(1)}" fill="#9ab"><title>${c} teams</title></rect>`;
+      return `<rect x="${(PAD.l + i * bw).toFixed(1)}" y="${(plotTop + ph - h).toFixed(1)}" width="${Math.max(0.5, bw - 1).toFixed(1)}" height="${h.toFixed(1)}" fill="#9ab"><title>${c} teams</title></rect>`;
     })
     .join("");
   const lines = marks
     .map((m, i) => {
       const x = xAt(m.value).toFixed(1);
-      const y = PAD.t + 10 + (i % 5) * 11; // staggered so close thresholds stay legible
+      const p = placed[i];
+      // Row 0 is the one nearest the plot; the line reaches up to its label.
+      const y = plotTop - 4 - p.row * ROW;
       return (
-        `<line x1="${x}" x2="${x}" y1="${PAD.t}" y2="${PAD.t + ph}" stroke="${esc(m.color)}" stroke-width="2" class="marker" data-label="${esc(m.label)}"/>` +
-        (Number(x) > W * 0.8
-          ? `<text x="${Number(x) - 3}" y="${y}" font-size="10" text-anchor="end" fill="${esc(m.color)}">${esc(m.label)}</text>`
-          : `<text x="${Number(x) + 3}" y="${y}" font-size="10" fill="${esc(m.color)}">${esc(m.label)}</text>`)
+        `<line x1="${x}" x2="${x}" y1="${y + 2}" y2="${plotTop + ph}" stroke="${esc(m.color)}" stroke-width="2" class="marker" data-label="${esc(m.label)}"/>` +
+        `<text x="${p.x.toFixed(1)}" y="${y}" font-size="10" text-anchor="${p.anchor}" fill="${esc(m.color)}" class="marker-label">${esc(m.label)}</text>`
       );
     })
     .join("");
   return (
-    `<svg class="chart" role="img" aria-label="${esc(title)}" viewBox="0 0 ${W} ${H + 12}" width="${W}" height="${H + 12}" xmlns="http://www.w3.org/2000/svg">` +
+    `<svg class="chart" role="img" aria-label="${esc(title)}" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" xmlns="http://www.w3.org/2000/svg">` +
     `<text x="${PAD.l}" y="12" font-size="11" fill="#333">${esc(title)}</text>` +
     bars +
     lines +
-    `<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${PAD.t + ph}" y2="${PAD.t + ph}" stroke="#555"/>` +
-    `<text x="${PAD.l}" y="${H - 14}" font-size="10" fill="#333">${esc(fmt(lo))}</text>` +
-    `<text x="${W - PAD.r}" y="${H - 14}" font-size="10" text-anchor="end" fill="#333">${esc(fmt(hi))}</text>` +
-    `<text x="${PAD.l + pw / 2}" y="${H - 2}" font-size="10" text-anchor="middle" fill="#333">score (${xs.length} teams)</text>` +
+    `<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${plotTop + ph}" y2="${plotTop + ph}" stroke="#555"/>` +
+    `<text x="${PAD.l}" y="${height - 14}" font-size="10" fill="#333">${esc(fmt(lo))}</text>` +
+    `<text x="${W - PAD.r}" y="${height - 14}" font-size="10" text-anchor="end" fill="#333">${esc(fmt(hi))}</text>` +
+    `<text x="${PAD.l + pw / 2}" y="${height - 2}" font-size="10" text-anchor="middle" fill="#333">score (${xs.length} teams)</text>` +
     `</svg>`
   );
 }

@@ -13,12 +13,33 @@ const CSS = `
 body{font:14px/1.45 -apple-system,BlinkMacSystemFont,"Segoe UI",Helvetica,Arial,sans-serif;margin:0;color:#1f2328;background:#fff}
 header{background:#24292f;color:#fff;padding:10px 20px}
 header a{color:#9cd0ff}
-main{padding:12px 20px;max-width:1200px}
+main{padding:12px 20px;max-width:1240px;overflow-wrap:anywhere}
 h1{font-size:20px;margin:4px 0}h2{font-size:16px;margin:22px 0 8px;border-bottom:1px solid #d0d7de;padding-bottom:4px}
 table{border-collapse:collapse;margin:6px 0}
 td,th{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f6f8fa}
-#runs td,#runs th{white-space:nowrap}
+.tablebox{overflow-x:auto;max-width:100%}
+table.competitions{width:100%;table-layout:fixed}
+table.competitions th{font-weight:600}
+.c-name{width:21%}.c-side{width:17%}.c-pct{width:10%}.c-why{width:25%}.c-diff{width:10%}
+table.single .c-side{width:30%}table.single .c-why{width:39%}
+.chip{display:inline-block;white-space:nowrap;padding:0 5px;margin:1px 0;border-radius:8px;border:1px solid #d0d7de;font-size:12px;color:#1f2328;text-decoration:none}
+a.chip:hover{text-decoration:underline}
+.chip.gold{background:#fff8c5;border-color:#d4a72c}.chip.silver{background:#eaeef2;border-color:#8c959f}
+.chip.bronze{background:#fbefe3;border-color:#c4793a}.chip.failed{background:#ffebe9;border-color:#ff8182}
+ul.causes{margin:0;padding-left:16px}
+.verdict{border:1px solid #d0d7de;border-left-width:6px;border-radius:6px;padding:4px 14px;margin:8px 0}
+.verdict p{margin:6px 0}.verdict-line{font-size:16px}#verdict-word{font-size:20px}
+.v-regressed,.v-error{border-left-color:#cf222e}.v-no-regression{border-left-color:#1a7f37}
+.v-inconclusive{border-left-color:#9a6700}.v-none{border-left-color:#8c959f}
+#controls{display:flex;flex-wrap:wrap;gap:6px 14px;align-items:center;margin:6px 0}
+#controls fieldset{border:1px solid #d0d7de;padding:2px 8px;margin:0}
+#controls legend{font-size:12px;color:#59636e}
+#controls[hidden],[hidden]{display:none}
+nav.runnav{display:flex;flex-wrap:wrap;gap:4px 16px;margin:4px 0}
+.cause{border:1px solid #d0d7de;border-left:6px solid #8c959f;border-radius:6px;padding:6px 12px;margin:8px 0;font-size:15px}
+.cause.bad{border-left-color:#cf222e;background:#fff8f8}.cause.good{border-left-color:#1a7f37}
+svg.chart{max-width:100%;height:auto}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 pre,code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
 pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:480px;white-space:pre-wrap;word-break:break-all}
@@ -38,7 +59,7 @@ pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:480px;white-space:pr
 .log .hit{background:#fff8c5}
 .diff .del{background:#ffebe9}.diff .add{background:#dafbe1}.diff .hunk{color:#59636e;background:#f6f8fa}
 .diff div{white-space:pre-wrap;word-break:break-all;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
-input[type=search]{padding:4px 8px;width:320px}
+input[type=search]{padding:4px 8px;width:280px;max-width:100%}
 `;
 
 export function page(title: string, body: string, opts: { home?: string; script?: string } = {}): string {

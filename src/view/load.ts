@@ -30,6 +30,12 @@ function readJson(root: string, rel: string): unknown {
   }
 }
 
+/** A run page's path without ".html", relative to the site root's runs/ folder. */
+export const runPageStem = (side: "base" | "head", runId: string) => `${side}-${slug(runId)}`;
+
+/** A run page's path relative to the site root. */
+export const runPage = (side: "base" | "head", runId: string) => `runs/${runPageStem(side, runId)}.html`;
+
 export interface LoadedRun {
   data: RunData;
   /** The run folder (its run.log is streamed by the writer, see log-pages.ts). */
@@ -39,7 +45,7 @@ export interface LoadedRun {
 /** Gathers one run's page data from its results entry and its folder (`resultsDir`/runDir). */
 export function loadRun(side: "base" | "head", result: RunResult, resultsDir: string): LoadedRun {
   const root = resolve(resultsDir, result.runDir);
-  const name = `${side}-${slug(result.runId)}`;
+  const name = runPageStem(side, result.runId);
   const listed = ["logs", "code", "submission"].map((d) => listFiles(root, d));
   const files = listed.flatMap((l) => l.files).map((f) => ({ ...f, path: f.path.replace(/^\//, "") }));
   const missingFolder =
@@ -81,7 +87,7 @@ export function loadRun(side: "base" | "head", result: RunResult, resultsDir: st
     data: {
       side,
       result,
-      page: `runs/${name}.html`,
+      page: runPage(side, result.runId),
       logDir: `runs/${name}-log`,
       log: null,
       metrics: metricsFile ? parseMetrics(metricsFile.text) : null,

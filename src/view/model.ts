@@ -1,4 +1,5 @@
 import type { RunResult, SuiteResults } from "../results/schema.js";
+import type { Comparison } from "../compare/compare.js";
 import type { Bounded, FileEntry } from "./read.js";
 import type { Metrics, TablePreview, TrajectoryEvent, TreeNode } from "./parse.js";
 
@@ -30,6 +31,19 @@ export interface RunData {
   events: { file: string; events: TrajectoryEvent[] } | null;
   /** The run folder was not found beside the results file. */
   missingFolder: boolean;
+  /** Links to the paired run, the code diff and the neighbouring runs (set by the writer). */
+  nav?: RunNav;
+}
+
+/** A run page's neighbours, as paths relative to the site root (null: there is none). */
+export interface RunNav {
+  /** The other side's run of the same competition and seed. */
+  pair: string | null;
+  /** The base → head code diff of this competition and seed. */
+  diff: string | null;
+  /** The previous and next run of the same side, by competition and seed. */
+  prev: string | null;
+  next: string | null;
 }
 
 export interface LeaderboardData {
@@ -47,6 +61,13 @@ export interface SiteData {
   leaderboards: Record<string, LeaderboardData | null>;
   /** Default-branch trend, this run last (empty without a history). */
   history: TrendPoint[];
+  /**
+   * The comparison the index leads with (the one the comment and the CLI report); null without a
+   * baseline. `comparisonNote` says where it came from when the viewer computed it itself, or why
+   * there is none.
+   */
+  comparison?: Comparison | null;
+  comparisonNote?: string | null;
 }
 
 export const runKey = (r: { competitionId: string; seed: number }) => `${r.competitionId}#${r.seed}`;

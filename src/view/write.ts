@@ -8,7 +8,10 @@ import { loadRun } from "./load.js";
 import { writeLogPages } from "./log-pages.js";
 import { LIMITS } from "./read.js";
 import { runKey, type HistoryPoint, type LeaderboardData, type RunData, type SiteData } from "./model.js";
-import { diffPageName, renderIndex, renderRun } from "./pages.js";
+import { renderIndex, renderRun } from "./pages.js";
+import { diffPageName, siteNav } from "./nav.js";
+import { compareRuns, type Comparison } from "../compare/compare.js";
+import { GATE_DEFAULTS } from "../config/schema.js";
 import { renderDiff } from "./diff-page.js";
 
 export interface ViewerInput {
@@ -24,6 +27,25 @@ export interface ViewerInput {
   registry?: Registry;
   leaderboardsDir?: string;
   history?: HistoryPoint[];
+  /**
+   * The comparison the report and the comment show (with the suite's gate). Without it, and with a
+   * base, the viewer compares the two sides itself at the default gate and says so.
+   */
+  comparison?: Comparison | null;
+}
+
+/** The comparison the index leads with, and a note when it is not the run's own (or is missing). */
+function comparisonOf(input: ViewerInput): { comparison: Comparison | null; note: string | null } {
+  if (!input.base) return { comparison: null, note: null };
+  if (input.comparison) return { comparison: input.comparison, note: null };
+  try {
+    return {
+      comparison: compareRuns(input.base, input.head, GATE_DEFAULTS, "results file"),
+      note: `The viewer compared the two results files itself, at the default gate (tolerance ${GATE_DEFAULTS.tolerance * 100} points, α = ${GATE_DEFAULTS.alpha}); a suite whose config sets another gate may have a different verdict in its report.`,
+    };
+  } catch (e) {
+    return { comparison: null, note: `Base and head could not be compared: ${(e as Error).message}.` };
+  }
 }
 
 /** Leaderboard scores per competition, where a leaderboard file is known; null otherwise. */
@@ -79,13 +101,17 @@ export function writeViewer(input: ViewerInput): { index: string; runs: number; 
   mkdirSync(join(out, "runs"), { recursive: true });
   mkdirSync(join(out, "diffs"), { recursive: true });
   const ids = [...new Set([...(input.base?.runs ?? []), ...input.head.runs].map((r) => r.competitionId))];
+  const { comparison, note } = comparisonOf(input);
   const site: SiteData = {
     head: input.head,
     base: input.base ?? null,
     runs: [],
     leaderboards: leaderboards(ids, input.registry, input.registryDir, input.leaderboardsDir),
     history: input.history ?? [],
+    comparison,
+    comparisonNote: note,
   };
+  const nav = siteNav(input.base, input.head);
   // Base and head runs of one competition and seed, in the results' order.
   const pairs = new Map<string, { base?: RunResult; head?: RunResult }>();
   for (const [side, suite] of [
@@ -113,6 +139,7 @@ export function writeViewer(input: ViewerInput): { index: string; runs: number; 
       logBudget -= Math.min(logBudget, written);
       run.log = info;
     } else run.logDir = null;
+    run.nav = nav.get(`${side}|${runKey(r)}`);
     writeFileSync(join(out, run.page), renderRun(site, run));
     site.runs.push(light(run));
     return run;
