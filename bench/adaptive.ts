@@ -2,6 +2,8 @@
 //   npm run bench -- adaptive              this section only
 //   ADAPTIVE_SIM_SUITES=2000 …             simulated suites per cell (default 300)
 //   ADAPTIVE_FUTILITY=0.2, ADAPTIVE_SHARE=0.1  try another futility threshold / interim share
+//   ADAPTIVE_HISTORY_RUNS=30               base runs of the base's identity in the default-branch
+//                                          history (the history-informed design; 0 leaves it out)
 // Profile: the lite split (22 competitions), 3 base seeds from the cache (not counted: both designs
 // need them), head runs on a pool of 8 GPUs. Per-competition medal probabilities ~ Beta with mean
 // 10%, 35% or 65% (the range of MLE-bench's lite leaderboard) and ρ = 0.45 (heterogeneous: many
@@ -12,6 +14,7 @@ import { betaDraw, makeRng } from "../src/compare/distributions.js";
 import { infraPValue } from "../src/compare/compare.js";
 import { decideLook, monitorDesign, type MonitorDesign } from "../src/compare/monitor.js";
 import { medalVerdict, type Counts } from "../src/compare/stats.js";
+import { informedKey, informedPlan } from "../src/plan/informed.js";
 
 const ALPHA = 0.05;
 const TOL = 0.05;
@@ -31,10 +34,13 @@ interface Run {
 
 interface SuiteDraw {
   base: { medal: boolean; infra: boolean }[][];
+  /** The base's earlier default-branch runs of its current identity (besides `base`). */
+  history: { medal: boolean; infra: boolean }[][];
   head: Run[];
+  hours: number[];
 }
 
-function draw(rate: number, drop: number, infra: number, rng: () => number): SuiteDraw {
+function draw(rate: number, drop: number, infra: number, rng: () => number, historyRuns = 0): SuiteDraw {
   const ab = 1 / RHO - 1;
   const p = Array.from({ length: M }, () => betaDraw(rate * ab, (1 - rate) * ab, rng));
   const mean = p.reduce((a, b) => a + b, 0) / M;
@@ -42,6 +48,12 @@ function draw(rate: number, drop: number, infra: number, rng: () => number): Sui
   const hours = p.map(() => 7 + 17 * rng());
   const base = p.map((pi) =>
     Array.from({ length: SEEDS }, () => ({ medal: rng() < pi, infra: rng() < infra })),
+  );
+  const history = p.map((pi) =>
+    Array.from({ length: Math.max(0, historyRuns - SEEDS) }, () => ({
+      medal: rng() < pi,
+      infra: rng() < infra,
+    })),
   );
   const head: Run[] = [];
   for (let seed = 0; seed < SEEDS; seed++)
@@ -53,7 +65,7 @@ function draw(rate: number, drop: number, infra: number, rng: () => number): Sui
         medal: rng() < p[comp] * keep,
         infra: rng() < infra,
       });
-  return { base, head };
+  return { base, history, head, hours };
 }
 
 type Verdict = "regressed" | "no-regression" | "inconclusive" | "error";
@@ -86,11 +98,50 @@ function fixed(s: SuiteDraw): { verdict: Verdict; hours: number } {
   return { verdict: medalVerdict(counts, levels, TOL).verdict, hours };
 }
 
-/** Monitoring: seed-major, longest first within a seed, 8 GPUs; a look after every finished run. */
-function monitored(s: SuiteDraw, d: MonitorDesign): { verdict: Verdict; hours: number } {
-  const b = baseCounts(s);
+/** What the history-informed plan changes: head seeds per competition, the base's runs, the order. */
+interface Informed {
+  seeds: number[];
+  base: ReturnType<typeof baseCounts>;
+  key: (r: Run) => number;
+}
+
+/** The informed plan from the base's history (its current seeds and its earlier runs, one identity). */
+function informedOf(s: SuiteDraw): Informed {
+  const all = s.base.map((runs, i) => [...runs, ...s.history[i]]);
+  const base = all.map((runs) => {
+    const ok = runs.filter((r) => !r.infra);
+    return { n: ok.length, x: ok.filter((r) => r.medal).length, err: runs.length - ok.length };
+  });
+  const plan = informedPlan({
+    competitions: base.map((b, i) => ({
+      id: `c${i}`,
+      secs: s.hours[i] * 3600,
+      history: { runs: b.n, medals: b.x },
+    })),
+    seeds: SEEDS,
+    alpha: ALPHA,
+    tolerance: TOL,
+  });
+  const comps = plan.competitions;
+  return {
+    seeds: comps.map((c) => c.seeds),
+    base,
+    key: (r) => informedKey(comps[r.comp], r.seed, SEEDS, r.hours * 3600),
+  };
+}
+
+/**
+ * Monitoring: seed-major, longest first within a seed, 8 GPUs; a look after every finished run.
+ * With `inf`: the informed plan's seeds, base runs (history included) and order.
+ */
+function monitored(s: SuiteDraw, d: MonitorDesign, inf?: Informed): { verdict: Verdict; hours: number } {
+  const b = inf?.base ?? baseCounts(s);
   const baseErr = b.reduce((a, c) => a + c.err, 0);
-  const queue = [...s.head].sort((x, y) => x.seed - y.seed || y.hours - x.hours);
+  const seeds = inf?.seeds ?? Array.from({ length: M }, () => SEEDS);
+  const head = s.head.filter((r) => r.seed < seeds[r.comp]);
+  const queue = inf
+    ? [...head].sort((x, y) => inf.key(y) - inf.key(x))
+    : [...head].sort((x, y) => x.seed - y.seed || y.hours - x.hours);
   const running: { run: Run; end: number }[] = [];
   const done: Run[] = [];
   let now = 0;
@@ -108,7 +159,7 @@ function monitored(s: SuiteDraw, d: MonitorDesign): { verdict: Verdict; hours: n
     now = next.end;
     if (verdict !== null) continue;
     done.push(next.run);
-    const look = lookOf(done, b, baseErr);
+    const look = lookOf(done, b, baseErr, seeds);
     if (!look) continue;
     const out = decideLook(d, look, GATE);
     if (out.decision !== "continue") verdict = out.verdict;
@@ -116,7 +167,7 @@ function monitored(s: SuiteDraw, d: MonitorDesign): { verdict: Verdict; hours: n
   return { verdict: verdict ?? "inconclusive", hours };
 }
 
-function lookOf(done: Run[], b: ReturnType<typeof baseCounts>, baseErr: number) {
+function lookOf(done: Run[], b: ReturnType<typeof baseCounts>, baseErr: number, seeds: number[]) {
   const counts: Counts[] = [];
   let notComparable = 0;
   let headOk = 0;
@@ -125,18 +176,20 @@ function lookOf(done: Run[], b: ReturnType<typeof baseCounts>, baseErr: number) 
     const ok = h.filter((r) => !r.infra);
     headOk += ok.length;
     if (ok.length === 0) {
-      if (h.length < SEEDS) return null;
+      if (h.length < seeds[i]) return null;
       notComparable++;
     } else if (b[i].n > 0)
       counts.push({ nb: b[i].n, xb: b[i].x, nh: ok.length, xh: ok.filter((r) => r.medal).length });
   }
+  const planned = seeds.reduce((a, k) => a + k, 0);
+  const baseRuns = b.reduce((a, c) => a + c.n + c.err, 0);
   return {
     counts,
     notComparable,
     competitions: M,
-    infra: { base: baseErr, baseRuns: M * SEEDS, head: done.length - headOk, headRuns: done.length },
-    t: headOk / (M * SEEDS),
-    last: done.length === M * SEEDS,
+    infra: { base: baseErr, baseRuns, head: done.length - headOk, headRuns: done.length },
+    t: headOk / planned,
+    last: done.length === planned,
   };
 }
 
@@ -184,6 +237,8 @@ export interface Cell {
   infra: number;
   fixed: Tally;
   monitored: Tally;
+  /** The history-informed design (null without history runs). */
+  informed: Tally | null;
 }
 
 /** Every cell (agent × drop, and infra errors at no change); `only` keeps some (tests). */
@@ -191,6 +246,7 @@ export function simulate(
   suites: number,
   design = monitorDesign(ALPHA),
   only: (agent: number, drop: number, infra: number) => boolean = () => true,
+  historyRuns = 0,
 ): Cell[] {
   const cells: Cell[] = [];
   const plan: [number, number][] = [0, 0.05, 0.1, 0.2].map((d) => [d, 0]);
@@ -200,56 +256,78 @@ export function simulate(
     for (const [drop, infra] of plan) {
       const rng = makeRng(seed++ * 7919);
       if (!only(agent, drop, infra)) continue;
-      const cell: Cell = { agent, drop, infra, fixed: tally(), monitored: tally() };
+      const cell: Cell = {
+        agent,
+        drop,
+        infra,
+        fixed: tally(),
+        monitored: tally(),
+        informed: historyRuns > 0 ? tally() : null,
+      };
       for (let k = 0; k < suites; k++) {
-        const s = draw(agent, drop, infra, rng);
+        const s = draw(agent, drop, infra, rng, historyRuns);
         add(cell.fixed, fixed(s));
         add(cell.monitored, monitored(s, design));
+        if (cell.informed) add(cell.informed, monitored(s, design, informedOf(s)));
       }
       cells.push(cell);
     }
   return cells;
 }
 
+type Misses = { saving: string[]; decisive: string[]; alpha: string[]; savings: number[] };
+
+/** One design's row of a cell, and its misses against the targets (against the fixed design). */
+function row(c: Cell, t: Tally, label: string, misses: Misses | null): string[] {
+  const f = perDecisive(c.fixed);
+  const m = perDecisive(t);
+  const saving = Number.isFinite(f.value) && Number.isFinite(m.value) ? 1 - m.value / f.value : NaN;
+  const dF = c.fixed.decisive.reduce((a, b) => a + b, 0);
+  const dM = t.decisive.reduce((a, b) => a + b, 0);
+  const name = `${Math.round(c.agent * 100)}% agent, ${c.infra ? `no change, ${c.infra * 100}% infra errors` : c.drop ? `${c.drop * 100}-pt drop` : "no change"}`;
+  if (misses) {
+    misses.savings.push(saving);
+    if (!(saving >= 0.5)) misses.saving.push(name);
+    if (dM < dF) misses.decisive.push(`${name} (${(((dM - dF) / t.n) * 100).toFixed(1)} pts)`);
+    if (c.drop === TOL && t.v.regressed / t.n > ALPHA) misses.alpha.push(`${name}: \`regressed\``);
+    if (c.drop === 0.1 && t.v["no-regression"] / t.n > ALPHA)
+      misses.alpha.push(`${name}: false \`no-regression\``);
+    if (c.infra && t.v.error > c.fixed.v.error) misses.alpha.push(`${name}: \`error\` above fixed`);
+  }
+  return [
+    misses ? name : "",
+    label,
+    fmtHours(m),
+    misses && Number.isFinite(saving) ? `${Math.round(saving * 100)}%` : "—",
+    share(t, dM),
+    share(t, t.v.regressed),
+    share(t, t.v["no-regression"]),
+    share(t, t.v.error),
+  ];
+}
+
 export async function benchAdaptive(): Promise<string> {
   const suites = Number(process.env.ADAPTIVE_SIM_SUITES ?? 300);
+  const historyRuns = Number(process.env.ADAPTIVE_HISTORY_RUNS ?? 30);
   const design = monitorDesign(ALPHA, {
     futility: process.env.ADAPTIVE_FUTILITY ? Number(process.env.ADAPTIVE_FUTILITY) : undefined,
     interimShare: process.env.ADAPTIVE_SHARE ? Number(process.env.ADAPTIVE_SHARE) : undefined,
   });
   const started = Date.now();
-  const cells = simulate(suites, design);
+  const cells = simulate(suites, design, undefined, historyRuns);
   const rows: string[][] = [];
-  const misses = { saving: [] as string[], decisive: [] as string[], alpha: [] as string[] };
-  const savings: number[] = [];
+  const mon: Misses = { saving: [], decisive: [], alpha: [], savings: [] };
+  const inf: Misses = { saving: [], decisive: [], alpha: [], savings: [] };
   for (const c of cells) {
-    const f = perDecisive(c.fixed);
-    const m = perDecisive(c.monitored);
-    const saving = Number.isFinite(f.value) && Number.isFinite(m.value) ? 1 - m.value / f.value : NaN;
-    const dF = c.fixed.decisive.reduce((a, b) => a + b, 0);
-    const dM = c.monitored.decisive.reduce((a, b) => a + b, 0);
-    const name = `${Math.round(c.agent * 100)}% agent, ${c.infra ? `no change, ${c.infra * 100}% infra errors` : c.drop ? `${c.drop * 100}-pt drop` : "no change"}`;
-    rows.push([
-      name,
-      `${fmtHours(m)} (${fmtHours(f)})`,
-      Number.isFinite(saving) ? `${Math.round(saving * 100)}%` : "—",
-      `${share(c.monitored, dM)} (${share(c.fixed, dF)})`,
-      `${share(c.monitored, c.monitored.v.regressed)} (${share(c.fixed, c.fixed.v.regressed)})`,
-      `${share(c.monitored, c.monitored.v["no-regression"])} (${share(c.fixed, c.fixed.v["no-regression"])})`,
-      `${share(c.monitored, c.monitored.v.error)} (${share(c.fixed, c.fixed.v.error)})`,
-    ]);
-    savings.push(saving);
-    if (!(saving >= 0.5)) misses.saving.push(name);
-    if (dM < dF) misses.decisive.push(`${name} (${(((dM - dF) / suites) * 100).toFixed(1)} pts)`);
-    if (c.drop === TOL && c.monitored.v.regressed / suites > ALPHA)
-      misses.alpha.push(`${name}: \`regressed\``);
-    if (c.drop === 0.1 && c.monitored.v["no-regression"] / suites > ALPHA)
-      misses.alpha.push(`${name}: false \`no-regression\``);
-    if (c.infra && c.monitored.v.error > c.fixed.v.error) misses.alpha.push(`${name}: \`error\` above fixed`);
+    if (c.informed) rows.push(row(c, c.informed, "history-informed", inf));
+    const m = row(c, c.monitored, "monitored", mon);
+    if (c.informed) m[0] = "";
+    rows.push(m, row(c, c.fixed, "fixed 3 seeds", null));
   }
   const header = [
     "cell",
-    "head GPU-h per decisive verdict: monitored (fixed 3 seeds)",
+    "design",
+    "head GPU-h per decisive verdict",
     "saving",
     "decisive",
     "`regressed`",
@@ -258,31 +336,34 @@ export async function benchAdaptive(): Promise<string> {
   ];
   const table = [header, header.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
   return [
-    "## Monitoring after every run vs fixed 3 seeds (bench/adaptive.ts)",
+    "## Monitoring after every run and the history-informed plan vs fixed 3 seeds (bench/adaptive.ts)",
     "",
-    `${suites} simulated suites per cell (ADAPTIVE_SIM_SUITES), lite split (22 competitions), base: 3 seeds from the cache (not counted), head on ${GPUS} GPUs; tolerance 5 pts, α = 5% (${design.interimShare * 100}% of it for the looks before the last), futility below a ${design.futility * 100}% projected chance; ${((Date.now() - started) / 1000).toFixed(0)} s. Monitored first, fixed 3 seeds in parentheses; ± is one Monte Carlo standard error. "Saving" is 1 − monitored ÷ fixed GPU-hours per decisive verdict (\`regressed\` or \`no-regression\`).`,
+    `${suites} simulated suites per cell (ADAPTIVE_SIM_SUITES), lite split (22 competitions), base: 3 seeds from the cache (not counted), head on ${GPUS} GPUs; tolerance 5 pts, α = 5% (${design.interimShare * 100}% of it for the looks before the last), futility below a ${design.futility * 100}% projected chance; ${((Date.now() - started) / 1000).toFixed(0)} s. ± is one Monte Carlo standard error. "Saving" is 1 − the design's ÷ the fixed design's GPU-hours per decisive verdict (\`regressed\` or \`no-regression\`).`,
+    historyRuns > 0
+      ? `History-informed: the base's default-branch history holds ${historyRuns} runs per competition of its current identity (ADAPTIVE_HISTORY_RUNS; its 3 current seeds among them, with the same infra-error rate); they are the base side of the comparison, each competition gets 1–3 head seeds by the spread of its history (plan/informed.ts), the most uncertain competitions start first within each seed, and the head is monitored after every run as above. No competition is covered by a bound (cover is off by default; docs/statistics.md says why).`
+      : "History-informed design left out (ADAPTIVE_HISTORY_RUNS=0).",
     "",
     table,
     "",
-    closing(misses, savings),
+    "Targets (issue 21): ≥ 50% fewer GPU-hours per decisive verdict, decisive rate ≥ fixed, α held.",
+    "",
+    ...(historyRuns > 0 ? [closing("History-informed", inf)] : []),
+    closing("Monitored (no history)", mon),
+    "",
+    "A drop larger than an agent's own rate cannot happen: the 10% agent's 10- and 20-point cells lose every medal (a drop of its drawn rate).",
   ].join("\n");
 }
 
-function closing(
-  misses: { saving: string[]; decisive: string[]; alpha: string[] },
-  savings: number[],
-): string {
-  const ok = savings.filter(Number.isFinite);
+function closing(name: string, misses: Misses): string {
+  const ok = misses.savings.filter(Number.isFinite);
+  const n = misses.savings.length;
   const range = ok.length
     ? `${Math.round(Math.min(...ok) * 100)}–${Math.round(Math.max(...ok) * 100)}%`
     : "—";
   return [
-    `Targets (issue 21): ≥ 50% fewer GPU-hours per decisive verdict, decisive rate ≥ fixed, α held.`,
-    "",
-    `- GPU-hours per decisive verdict: ${range} fewer; ${misses.saving.length} of ${savings.length} cells miss the 50% target${misses.saving.length && misses.saving.length < savings.length ? ` (${misses.saving.join("; ")})` : ""}.`,
-    `- Decisive rate below fixed (point estimate) in ${misses.decisive.length} of ${savings.length} cells${misses.decisive.length ? `: ${misses.decisive.join("; ")}` : ""}.`,
+    `${name}:`,
+    `- GPU-hours per decisive verdict: ${range} fewer; ${misses.saving.length} of ${n} cells miss the 50% target${misses.saving.length && misses.saving.length < n ? ` (${misses.saving.join("; ")})` : ""}.`,
+    `- Decisive rate below fixed (point estimate) in ${misses.decisive.length} of ${n} cells${misses.decisive.length ? `: ${misses.decisive.join("; ")}` : ""}.`,
     `- α: ${misses.alpha.length ? `above target in ${misses.alpha.join("; ")}` : "`regressed` at a drop equal to the tolerance ≤ α, false `no-regression` at a 10-point drop ≤ α, and `error` with infra noise ≤ the fixed design's, in every cell"}.`,
-    "",
-    "A drop larger than an agent's own rate cannot happen: the 10% agent's 10- and 20-point cells lose every medal (a drop of its drawn rate).",
   ].join("\n");
 }

@@ -12,6 +12,20 @@ export const HISTORY_VERSION = 1;
 export const HISTORY_KEEP = 100;
 export const TREND_POINTS = 30;
 
+/**
+ * One competition's base runs in one default-branch suite: comparable runs, medals among them,
+ * their mean duration, and the run identity they share (suite/identity.ts: agent code, command,
+ * env, limits, data, grader), null when the runs differ. Only runs of the same identity as the base
+ * today are exchangeable with the base's current behaviour, so history is pooled by identity.
+ */
+export const CompetitionRecordSchema = z.object({
+  runs: z.number().int().min(0),
+  medals: z.number().int().min(0),
+  meanSecs: z.number().min(0),
+  identity: z.string().nullable(),
+});
+export type CompetitionRecord = z.output<typeof CompetitionRecordSchema>;
+
 export const HistoryEntrySchema = z.object({
   sha: z.string().nullable(),
   finishedAt: z.string(),
@@ -23,6 +37,8 @@ export const HistoryEntrySchema = z.object({
   meanPercentile: z.number().min(0).max(1).nullable(),
   dollars: z.number().nullable(),
   durationMs: z.number().min(0),
+  /** Per competition (absent in entries written before it existed). */
+  competitions: z.record(z.string(), CompetitionRecordSchema).optional(),
 });
 
 export const HistorySchema = z.object({
@@ -67,7 +83,75 @@ export function entryOf(s: SuiteResults): HistoryEntry {
     meanPercentile: sum.meanPercentile,
     dollars: sum.dollars,
     durationMs: sum.durationMs,
+    competitions: competitionRecords(s),
   };
+}
+
+const comparable = (r: SuiteResults["runs"][number]) =>
+  r.outcome !== "infra_error" && r.grade?.grader_error !== true;
+
+/** Each competition's comparable runs, medals, mean duration and shared identity. */
+export function competitionRecords(s: SuiteResults): Record<string, CompetitionRecord> {
+  const out: Record<string, CompetitionRecord> = {};
+  for (const id of s.suite.competitions) {
+    const ok = s.runs.filter((r) => r.competitionId === id && comparable(r));
+    if (ok.length === 0) continue;
+    const ids = new Set(ok.map((r) => r.identity ?? null));
+    const only = ids.size === 1 ? [...ids][0] : null;
+    out[id] = {
+      runs: ok.length,
+      medals: ok.filter((r) => r.grade?.any_medal).length,
+      meanSecs: ok.reduce((a, r) => a + r.durationMs, 0) / ok.length / 1000,
+      identity: only ?? null,
+    };
+  }
+  return out;
+}
+
+/** The base's pooled history of one competition. */
+export interface BaseHistory {
+  runs: number;
+  medals: number;
+  meanSecs: number;
+  /** Suites (default-branch runs) the pooled runs come from. */
+  suites: number;
+}
+
+/**
+ * Pools each competition's history over the entries of this suite whose runs have the identity the
+ * base has today (`identities`: competition → run identity). Runs of another identity (the agent,
+ * its command, env, limits, data or grader changed) are left out: they are not the base's behaviour.
+ * A competition without a known identity today gets no history.
+ */
+export function baseHistory(
+  h: History,
+  suiteHash: string,
+  identities: Map<string, string>,
+): Map<string, BaseHistory> {
+  const out = new Map<string, BaseHistory>();
+  for (const e of h.entries) {
+    if (e.suiteHash !== suiteHash || !e.competitions) continue;
+    for (const [id, rec] of Object.entries(e.competitions)) {
+      const want = identities.get(id);
+      if (want === undefined || rec.identity !== want) continue;
+      const b = out.get(id) ?? { runs: 0, medals: 0, meanSecs: 0, suites: 0 };
+      const runs = b.runs + rec.runs;
+      out.set(id, {
+        runs,
+        medals: b.medals + rec.medals,
+        meanSecs: runs ? (b.meanSecs * b.runs + rec.meanSecs * rec.runs) / runs : 0,
+        suites: b.suites + 1,
+      });
+    }
+  }
+  return out;
+}
+
+/** The run identity each competition's comparable runs share in `s` (competitions whose runs differ are left out). */
+export function identitiesOf(s: SuiteResults): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [id, rec] of Object.entries(competitionRecords(s))) if (rec.identity) out.set(id, rec.identity);
+  return out;
 }
 
 /** Appends an entry (replacing one of the same commit and suite) and keeps the newest `keep`. */
@@ -101,4 +185,18 @@ export function trend(h: History, head: SuiteResults, n = TREND_POINTS): TrendPo
   const me = entryOf(head);
   pts.push({ label: "this run", medalRate: me.medalRate, meanPercentile: me.meanPercentile, current: true });
   return pts;
+}
+
+/**
+ * Each competition's run identity in the newest entry of this suite that records one: the base as
+ * the default branch last ran it. `medalist plan` keys the history on it when no base results are given.
+ */
+export function latestIdentities(h: History, suiteHash: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const e of [...h.entries].reverse()) {
+    if (e.suiteHash !== suiteHash || !e.competitions) continue;
+    for (const [id, rec] of Object.entries(e.competitions))
+      if (!out.has(id) && rec.identity) out.set(id, rec.identity);
+  }
+  return out;
 }

@@ -2,7 +2,17 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { appendEntry, emptyHistory, entryOf, parseHistory, trend } from "../../src/history/history.js";
+import {
+  appendEntry,
+  baseHistory,
+  competitionRecords,
+  emptyHistory,
+  entryOf,
+  identitiesOf,
+  latestIdentities,
+  parseHistory,
+  trend,
+} from "../../src/history/history.js";
 import { appendAndSave, restoreHistory, type CacheApi } from "../../src/history/cache.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
 
@@ -104,5 +114,51 @@ describe("history", () => {
       new Date(2),
     );
     expect(again.problem).toMatch(/history not saved: Unable to reserve/);
+  });
+});
+
+describe("the base's history per competition, keyed on the run identity", () => {
+  const base = (sha: string, identity: string, medals: string[]) => {
+    const s = fakeSuite(
+      "base",
+      medals.map((m, i) =>
+        fakeRun(i < 2 ? "a" : "b", i % 2, m, { identity: `${identity}-${i < 2 ? "a" : "b"}` }),
+      ),
+    );
+    s.git.sha = sha;
+    return s;
+  };
+
+  it("records comparable runs, medals, mean time and the shared identity", () => {
+    const s = base("s1", "v1", ["gold", "none", "none", "none"]);
+    s.runs[3] = { ...s.runs[3], outcome: "infra_error", durationMs: 99_000 };
+    s.runs[2] = { ...s.runs[2], durationMs: 3000 };
+    expect(competitionRecords(s)).toEqual({
+      a: { runs: 2, medals: 1, meanSecs: 1, identity: "v1-a" },
+      b: { runs: 1, medals: 0, meanSecs: 3, identity: "v1-b" },
+    });
+    // Runs of one competition with different identities share none: no history is pooled for it.
+    s.runs[1] = { ...s.runs[1], identity: "other" };
+    expect(competitionRecords(s).a.identity).toBeNull();
+    expect([...identitiesOf(s).keys()]).toEqual(["b"]);
+    // An entry written before the field existed still reads.
+    const old = entryOf(s) as Record<string, unknown>;
+    delete old.competitions;
+    expect(parseHistory(JSON.stringify({ version: 1, entries: [old] })).problem).toBeNull();
+  });
+
+  it("pools only runs of the identity the base has now", () => {
+    let h = emptyHistory();
+    h = appendEntry(h, entryOf(base("s1", "v1", ["gold", "gold", "none", "none"])));
+    h = appendEntry(h, entryOf(base("s2", "v2", ["none", "none", "gold", "none"])));
+    h = appendEntry(h, entryOf(base("s3", "v2", ["none", "gold", "none", "none"])));
+    const now = latestIdentities(h, "abc");
+    expect(Object.fromEntries(now)).toEqual({ a: "v2-a", b: "v2-b" });
+    const pooled = baseHistory(h, "abc", now);
+    expect(pooled.get("a")).toEqual({ runs: 4, medals: 1, meanSecs: 1, suites: 2 });
+    expect(pooled.get("b")).toEqual({ runs: 4, medals: 1, meanSecs: 1, suites: 2 });
+    // Another suite's entries, or an identity nobody has, give nothing.
+    expect(baseHistory(h, "other-suite", now).size).toBe(0);
+    expect(baseHistory(h, "abc", new Map([["a", "v9-a"]])).size).toBe(0);
   });
 });

@@ -3,6 +3,7 @@ import { loadConfig } from "../../config/load.js";
 import { parseDuration } from "../../config/schema.js";
 import { openSession } from "../../session/evaluate.js";
 import { describePlan, planShards } from "../../session/shards.js";
+import { planCost, readHistoryFile } from "../../session/plan-cost.js";
 import { readResults } from "../../suite/store.js";
 import { MAX_SHARDS } from "../../plan/shards.js";
 import { numberOption, parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
@@ -17,11 +18,19 @@ function wholeNumber(text: string, flag: string): number {
   return n;
 }
 
+function count(text: string, flag: string, min: number): number {
+  const n = numberOption(text, flag);
+  if (!Number.isInteger(n) || n < min || n > 100_000)
+    throw new UserError(`${flag} expects a whole number from ${min} to 100000, got ${JSON.stringify(text)}`);
+  return n;
+}
+
 export const planCommand: Command = {
   name: "plan",
   summary: "Split a suite into shards for several runners; expected GPU-hours, wall time and cost",
   usage: `Usage: medalist plan --config FILE (--shards N | --max-shards M --target-wall DURATION)
                      [--durations RESULTS.json]... [--usd-per-gpu-hour X] [--json] [--out FILE]
+                     [--history HISTORY.json] [--concurrency N] [--simulations N]
 
 Splits the suite's runs into balanced shards, longest expected run first onto the least loaded
 shard. A run's expected time is its competition's mean duration in the --durations results when
@@ -29,6 +38,12 @@ known, else the time limit. The same inputs give the same shards. Prints the run
 GPU-hours, the wall time on 1 runner, on the chosen number and with one runner per run, and the
 cost at --usd-per-gpu-hour. --json prints the plan (with a matrix for GitHub Actions) that
 \`medalist run --shard i/N --plan FILE\` reads; --out writes it to FILE too.
+
+Then the expected cost of the head's runs on one runner, for the fixed design (every seed) and for
+monitoring after every run (seeds: { max, adaptive: true }), each under "no change" and under a
+drop equal to gate.tolerance: GPU-hours, wall time and the share of decisive verdicts, simulated.
+Base medal rates come from --history (the default branch's history.json, its runs of the identity
+the default branch last ran) where it has them, else from a stated assumption.
 
 Options:
   --config FILE            medalist.yml or .json (required)
@@ -39,6 +54,9 @@ Options:
   --usd-per-gpu-hour X     price of one GPU-hour
   --json                   print the plan as JSON
   --out FILE               also write the plan JSON to FILE
+  --history FILE           the default branch's history.json (from the Actions cache)
+  --concurrency N          runs at once on the runner (default: the config's concurrency)
+  --simulations N          simulated suites per case (default 200; 0 skips the cost)
 
 Exit codes: 0 ok, 2 bad input.`,
   async run(argv) {
@@ -51,6 +69,9 @@ Exit codes: 0 ok, 2 bad input.`,
       "usd-per-gpu-hour": { type: "string" },
       json: { type: "boolean" },
       out: { type: "string" },
+      history: { type: "string" },
+      concurrency: { type: "string" },
+      simulations: { type: "string" },
     });
     const loaded = loadConfig(requireOption(values.config, "--config"));
     if (values.shards !== undefined && values["max-shards"] !== undefined)
@@ -71,18 +92,34 @@ Exit codes: 0 ok, 2 bad input.`,
     if (usdPerGpuHour !== undefined && !(usdPerGpuHour >= 0))
       throw new UserError("--usd-per-gpu-hour expects a price of 0 or more");
     const session = openSession(loaded.config, loaded.baseDir);
+    const durations = (values.durations ?? []).map((f) => readResults(f));
     const plan = planShards(session, {
       shards: values.shards !== undefined ? wholeNumber(values.shards, "--shards") : undefined,
       maxShards:
         values["max-shards"] !== undefined ? wholeNumber(values["max-shards"], "--max-shards") : undefined,
       targetSecs,
-      durations: (values.durations ?? []).map((f) => readResults(f)),
+      durations,
       usdPerGpuHour,
     });
-    const json = toCliJson(plan) + "\n";
+    const slots =
+      values.concurrency !== undefined ? count(values.concurrency, "--concurrency", 1) : undefined;
+    const suites = values.simulations !== undefined ? count(values.simulations, "--simulations", 0) : 200;
+    const cost =
+      suites > 0
+        ? planCost(session, {
+            history: values.history !== undefined ? readHistoryFile(values.history) : undefined,
+            durations,
+            slots,
+            suites,
+          })
+        : null;
+    const withCost = cost
+      ? { ...plan, cost: { ...cost.estimate, slots: cost.slots, historyRuns: cost.historyRuns } }
+      : plan;
+    const json = toCliJson(withCost) + "\n";
     if (values.out) writeFileSync(values.out, json);
     if (values.json) process.stdout.write(json);
-    else console.log(describePlan(plan));
+    else console.log(cost ? `${describePlan(plan)}\n\n${cost.text}` : describePlan(plan));
     return 0;
   },
 };

@@ -1,0 +1,48 @@
+import type { CostEstimate, ScenarioCost } from "./expected.js";
+import { ASSUMED_RATE } from "./expected.js";
+
+const duration = (secs: number) =>
+  secs >= 3600
+    ? `${(secs / 3600).toFixed(1)} h`
+    : secs >= 60
+      ? `${Math.round(secs / 60)} min`
+      : `${Math.round(secs)} s`;
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+/** Where the simulated base rates come from, in one sentence. */
+export function ratesSource(e: CostEstimate, historyRuns: number): string {
+  const assumed = `assumed to spread like MLE-bench's lite leaderboard (Beta with mean ${pct(ASSUMED_RATE.mean)} and ρ ${ASSUMED_RATE.rho}), since the history holds no base runs of the base's identity`;
+  if (e.fromHistory === 0) return `Base medal rates are ${assumed}.`;
+  const from = `the default-branch history (${historyRuns} base runs of the identity the default branch last ran)`;
+  if (e.fromHistory === e.competitions) return `Base medal rates from ${from}.`;
+  return `Base medal rates from ${from} for ${e.fromHistory} of ${e.competitions} competitions; the rest are ${assumed} there.`;
+}
+
+const num = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(1));
+
+/** One case; the ± (one Monte Carlo standard error) only where the hours vary between suites. */
+function scenario(s: ScenarioCost, unit: string, slots: number): string {
+  const se = s.hoursSe > 1e-9 * s.hours ? ` ±${num(s.hoursSe)}` : "";
+  return `${num(s.hours)}${se} ${unit}, ${duration(s.wallSecs)} wall time with ${slots} run${slots === 1 ? "" : "s"} at once; decisive in ${pct(s.decisive)} of the simulated suites`;
+}
+
+/**
+ * The expected cost of the head's runs, fixed vs monitored, in a few lines. Every figure is a mean
+ * over simulated suites (± one Monte Carlo standard error), so the lines say so.
+ */
+export function describeCost(
+  e: CostEstimate,
+  o: { gpusPerRun: number; slots: number; seeds: number; tolerance: number; historyRuns: number },
+): string {
+  const unit = o.gpusPerRun > 0 ? "GPU-hours" : "runner-hours";
+  const tol = `a drop equal to the tolerance (${Math.round(o.tolerance * 1000) / 10} points)`;
+  return [
+    `Expected cost of the head's ${e.headRuns} planned runs (${e.suites} simulated suites per case, on one runner; the base's runs are not counted):`,
+    `- Fixed ${o.seeds} seeds, no change: ${scenario(e.fixed.noChange, unit, o.slots)}.`,
+    `- Fixed ${o.seeds} seeds, ${tol}: ${scenario(e.fixed.atTolerance, unit, o.slots)}.`,
+    `- Monitored after every run (seeds: { max: ${o.seeds}, adaptive: true }), no change: ${scenario(e.monitored.noChange, unit, o.slots)}.`,
+    `- Monitored after every run, ${tol}: ${scenario(e.monitored.atTolerance, unit, o.slots)}.`,
+    ratesSource(e, o.historyRuns),
+  ].join("\n");
+}

@@ -1,0 +1,205 @@
+// Expected GPU-hours and wall time of the head's runs, fixed design vs monitoring after every run,
+// under "no change" and under a drop equal to the tolerance (pure; `medalist plan` prints it).
+// The monitored design's cost depends on the outcomes, so it is simulated: each competition's base
+// medal rate from the default-branch history when known (runs of the base's identity), else drawn
+// from a stated assumption; run times from the plan. The same inputs give the same numbers.
+import { betaDraw, makeRng } from "../compare/distributions.js";
+import { decideLook, monitorDesign, type LookInput, type MonitorDesign } from "../compare/monitor.js";
+import { medalVerdict, type Counts } from "../compare/stats.js";
+
+/** Assumed when the history has no base runs of a competition: the spread of MLE-bench's lite leaderboard. */
+export const ASSUMED_RATE = { mean: 0.35, rho: 0.45 } as const;
+
+export interface CompetitionProfile {
+  id: string;
+  /** Expected seconds per run. */
+  secs: number;
+  /** Base medals in base runs of the base's identity; null when the history has none. */
+  history: { runs: number; medals: number } | null;
+}
+
+export interface CostInput {
+  competitions: CompetitionProfile[];
+  /** Head seeds per competition (the most, when monitored). */
+  seeds: number;
+  /** Comparable base runs per competition the verdict compares with (the base's own seeds). */
+  baseSeeds: number;
+  /** GPUs per run; 0: runner-hours are counted instead. */
+  gpusPerRun: number;
+  /** Runs at once on the one runner that monitors. */
+  slots: number;
+  alpha: number;
+  tolerance: number;
+  /** Simulated suites per scenario (default 200). */
+  suites?: number;
+  seed?: number;
+}
+
+export interface ScenarioCost {
+  /** Mean GPU-hours (runner-hours when runs use no GPU) over the simulated suites, with its Monte Carlo error. */
+  hours: number;
+  hoursSe: number;
+  /** Mean wall time: until the last started run ends (runs in flight at the stop finish). */
+  wallSecs: number;
+  /** Share of simulated suites ending `regressed` or `no-regression`. */
+  decisive: number;
+}
+
+export interface CostEstimate {
+  suites: number;
+  /** Competitions whose base rate came from the history (the rest: ASSUMED_RATE). */
+  fromHistory: number;
+  competitions: number;
+  headRuns: number;
+  fixed: { noChange: ScenarioCost; atTolerance: ScenarioCost };
+  monitored: { noChange: ScenarioCost; atTolerance: ScenarioCost };
+}
+
+interface HeadRun {
+  comp: number;
+  seed: number;
+  secs: number;
+  medal: boolean;
+}
+
+/** Base rates for one simulated suite: history (smoothed) where known, else drawn from the assumption. */
+function ratesOf(c: CompetitionProfile[], rng: () => number): number[] {
+  const ab = 1 / ASSUMED_RATE.rho - 1;
+  return c.map((p) =>
+    p.history
+      ? (p.history.medals + 0.5) / (p.history.runs + 1)
+      : betaDraw(ASSUMED_RATE.mean * ab, (1 - ASSUMED_RATE.mean) * ab, rng),
+  );
+}
+
+/** Seed-major, longest first within a seed: the order the monitored scheduler starts runs. */
+function order(runs: HeadRun[]): HeadRun[] {
+  return [...runs].sort((a, b) => a.seed - b.seed || b.secs - a.secs || a.comp - b.comp);
+}
+
+function look(done: HeadRun[], base: Counts[], m: number, seeds: number): LookInput | null {
+  const counts: Counts[] = [];
+  let headOk = 0;
+  for (let i = 0; i < m; i++) {
+    const h = done.filter((r) => r.comp === i);
+    if (h.length === 0) return null;
+    headOk += h.length;
+    counts.push({ ...base[i], nh: h.length, xh: h.filter((r) => r.medal).length });
+  }
+  const runs = m * seeds;
+  return {
+    counts,
+    notComparable: 0,
+    competitions: m,
+    infra: { base: 0, baseRuns: m, head: 0, headRuns: headOk },
+    t: headOk / runs,
+    last: headOk === runs,
+  };
+}
+
+/** One suite on `slots` slots; `monitor` stops starting runs at the verdict. */
+function runSuite(
+  runs: HeadRun[],
+  base: Counts[],
+  input: CostInput,
+  design: MonitorDesign | null,
+): { secs: number; wall: number; decisive: boolean } {
+  const m = input.competitions.length;
+  const gate = { tolerance: input.tolerance, maxNotComparable: 1 };
+  const queue = order(runs);
+  const running: { run: HeadRun; end: number }[] = [];
+  const done: HeadRun[] = [];
+  let now = 0;
+  let secs = 0;
+  let verdict: string | null = null;
+  for (;;) {
+    while (verdict === null && running.length < input.slots && queue.length) {
+      const run = queue.shift()!;
+      running.push({ run, end: now + run.secs });
+      secs += run.secs;
+    }
+    if (running.length === 0) break;
+    running.sort((a, b) => a.end - b.end);
+    const next = running.shift()!;
+    now = next.end;
+    if (verdict !== null) continue;
+    done.push(next.run);
+    const l = look(done, base, m, input.seeds);
+    if (!l) continue;
+    if (design) {
+      const out = decideLook(design, l, gate);
+      if (out.decision !== "continue") verdict = out.verdict;
+    } else if (l.last) {
+      // The fixed design decides once, at full α.
+      verdict = medalVerdict(
+        l.counts,
+        { regressed: input.alpha, noRegression: input.alpha },
+        input.tolerance,
+      ).verdict;
+    }
+  }
+  return { secs, wall: now, decisive: verdict === "regressed" || verdict === "no-regression" };
+}
+
+function summary(xs: { secs: number; wall: number; decisive: boolean }[], gpus: number): ScenarioCost {
+  const n = xs.length;
+  const h = xs.map((x) => (x.secs * Math.max(1, gpus)) / 3600);
+  const mean = h.reduce((a, b) => a + b, 0) / n;
+  const v = n > 1 ? h.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1) : 0;
+  return {
+    hours: mean,
+    hoursSe: Math.sqrt(v / n),
+    wallSecs: xs.reduce((a, x) => a + x.wall, 0) / n,
+    decisive: xs.filter((x) => x.decisive).length / n,
+  };
+}
+
+/**
+ * Simulates the fixed and the monitored design on the same draws. A drop equal to the tolerance
+ * scales every competition's rate by 1 − tolerance ÷ mean rate (as the bench and the power table do).
+ */
+export function expectedCost(input: CostInput): CostEstimate {
+  const suites = input.suites ?? 200;
+  const rng = makeRng(input.seed ?? 1);
+  const c = input.competitions;
+  const design = monitorDesign(input.alpha);
+  const res = {
+    fixed: {
+      noChange: [] as ReturnType<typeof runSuite>[],
+      atTolerance: [] as ReturnType<typeof runSuite>[],
+    },
+    monitored: {
+      noChange: [] as ReturnType<typeof runSuite>[],
+      atTolerance: [] as ReturnType<typeof runSuite>[],
+    },
+  };
+  for (let k = 0; k < suites; k++) {
+    const p = ratesOf(c, rng);
+    const mean = p.reduce((a, b) => a + b, 0) / Math.max(1, p.length);
+    const base: Counts[] = p.map((pi) => {
+      let xb = 0;
+      for (let s = 0; s < input.baseSeeds; s++) if (rng() < pi) xb++;
+      return { nb: input.baseSeeds, xb, nh: 0, xh: 0 };
+    });
+    for (const scenario of ["noChange", "atTolerance"] as const) {
+      const keep = scenario === "noChange" || mean <= 0 ? 1 : Math.max(0, 1 - input.tolerance / mean);
+      const runs: HeadRun[] = [];
+      for (let seed = 0; seed < input.seeds; seed++)
+        c.forEach((comp, i) => runs.push({ comp: i, seed, secs: comp.secs, medal: rng() < p[i] * keep }));
+      res.fixed[scenario].push(runSuite(runs, base, input, null));
+      res.monitored[scenario].push(runSuite(runs, base, input, design));
+    }
+  }
+  const g = input.gpusPerRun;
+  return {
+    suites,
+    fromHistory: c.filter((x) => x.history).length,
+    competitions: c.length,
+    headRuns: c.length * input.seeds,
+    fixed: { noChange: summary(res.fixed.noChange, g), atTolerance: summary(res.fixed.atTolerance, g) },
+    monitored: {
+      noChange: summary(res.monitored.noChange, g),
+      atTolerance: summary(res.monitored.atTolerance, g),
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import { readFileSync } from "node:fs";
+import { baseHistory, latestIdentities, parseHistory, type History } from "../history/history.js";
+import { UserError } from "../errors.js";
+import type { SuiteResults } from "../results/schema.js";
+import { expectedCost, type CostEstimate } from "../plan/expected.js";
+import { describeCost } from "../plan/expected-text.js";
+import { durationsFrom, expectedRuns } from "../plan/shards.js";
+import type { Session } from "./evaluate.js";
+
+export interface PlanCost {
+  estimate: CostEstimate;
+  /** Base runs of the base's identity the rates come from. */
+  historyRuns: number;
+  slots: number;
+  text: string;
+}
+
+/** Reads a history.json (the Actions cache's `medalist-history-…` entry); a bad file is a UserError. */
+export function readHistoryFile(path: string): History {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw new UserError(`--history ${path}: cannot be read (${(e as Error).message})`);
+  }
+  const { history, problem } = parseHistory(text);
+  if (problem) throw new UserError(`--history ${path}: ${problem}`);
+  return history;
+}
+
+/**
+ * The expected cost of the head's runs, fixed vs monitored (plan/expected.ts), for this session:
+ * run times from earlier results, else the history, else the plan's estimates; base rates from the
+ * history's runs of the identity the default branch last ran, else the stated assumption.
+ */
+export function planCost(
+  session: Session,
+  opts: { history?: History; durations?: SuiteResults[]; slots?: number; suites?: number },
+): PlanCost {
+  const { config, plan } = session;
+  const hist = opts.history
+    ? baseHistory(opts.history, plan.suiteHash, latestIdentities(opts.history, plan.suiteHash))
+    : new Map();
+  const durations = opts.durations?.length ? durationsFrom(opts.durations, config.limits.time) : undefined;
+  const runs = expectedRuns(plan, durations);
+  const competitions = plan.competitions.map((id) => {
+    const h = hist.get(id);
+    const planned = runs.find((r) => r.competitionId === id)?.expectedSecs ?? config.limits.time;
+    const secs =
+      durations?.byCompetition.has(id) || !h?.meanSecs ? planned : Math.min(h.meanSecs, config.limits.time);
+    return { id, secs, history: h && h.runs > 0 ? { runs: h.runs, medals: h.medals } : null };
+  });
+  const slots = opts.slots ?? config.concurrency;
+  const estimate = expectedCost({
+    competitions,
+    seeds: config.seeds,
+    baseSeeds: config.seeds,
+    gpusPerRun: config.limits.gpus,
+    slots,
+    alpha: config.gate.alpha,
+    tolerance: config.gate.tolerance,
+    suites: opts.suites,
+  });
+  const historyRuns = competitions.reduce((a, c) => a + (c.history?.runs ?? 0), 0);
+  const text = describeCost(estimate, {
+    gpusPerRun: config.limits.gpus,
+    slots,
+    seeds: config.seeds,
+    tolerance: config.gate.tolerance,
+    historyRuns,
+  });
+  return { estimate, historyRuns, slots, text };
+}

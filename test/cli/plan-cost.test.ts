@@ -1,0 +1,83 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { main } from "../../src/cli/main.js";
+import { loadConfig } from "../../src/config/load.js";
+import { appendEntry, emptyHistory, entryOf } from "../../src/history/history.js";
+import { openSession } from "../../src/session/evaluate.js";
+import { fakeRun, fakeSuite } from "../helpers/results.js";
+
+const ws = mkdtempSync(join(tmpdir(), "medalist-plan-cost-"));
+afterAll(() => rmSync(ws, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  vi.spyOn(console, "log").mockImplementation((...a) => void out.push(a.join(" ")));
+  vi.spyOn(console, "error").mockImplementation((...a) => void out.push(a.join(" ")));
+  vi.spyOn(process.stdout, "write").mockImplementation((s) => (out.push(String(s)), true));
+  const code = await main(argv);
+  vi.restoreAllMocks();
+  return { code, out: out.join("\n") };
+}
+
+describe("medalist plan: expected cost, fixed vs monitored", () => {
+  const config = join(ws, "medalist.yml");
+  writeFileSync(
+    config,
+    [
+      "name: cost",
+      "competitions: { split: toy }",
+      "seeds: { max: 3, adaptive: true }",
+      "agent: { command: 'true' }",
+      "limits: { time: 2h, gpus: 1 }",
+      "concurrency: 4",
+      "",
+    ].join("\n"),
+  );
+
+  it("states the assumption without a history, and uses the history's runs of the base's identity", async () => {
+    const bare = await cli("plan", "--config", config, "--shards", "1", "--simulations", "20");
+    expect(bare.code, bare.out).toBe(0);
+    expect(bare.out).toMatch(/Expected cost of the head's \d+ planned runs \(20 simulated suites per case/);
+    expect(bare.out).toMatch(
+      /Fixed 3 seeds, no change: [\d.]+ GPU-hours, [\d.]+ (s|min|h) wall time with 4 runs at once/,
+    );
+    expect(bare.out).toMatch(/Monitored after every run, a drop equal to the tolerance \(5 points\): /);
+    expect(bare.out).toMatch(/Base medal rates are assumed to spread like MLE-bench's lite leaderboard/);
+
+    const { config: c, baseDir } = loadConfig(config);
+    const session = openSession(c, baseDir);
+    const runs = session.plan.competitions.flatMap((id) =>
+      [0, 1, 2].map((s) =>
+        fakeRun(id, s, s === 0 ? "gold" : "none", { identity: `${id}-v1`, durationMs: 1_800_000 }),
+      ),
+    );
+    const hist = appendEntry(emptyHistory(), entryOf(fakeSuite("base", runs, session.plan.suiteHash)));
+    writeFileSync(join(ws, "history.json"), JSON.stringify(hist));
+    const r = await cli(
+      "plan",
+      "--config",
+      config,
+      "--shards",
+      "1",
+      "--simulations",
+      "20",
+      "--history",
+      join(ws, "history.json"),
+      "--json",
+    );
+    expect(r.code, r.out).toBe(0);
+    const json = JSON.parse(r.out);
+    expect(json.cost.fromHistory).toBe(session.plan.competitions.length);
+    expect(json.cost.historyRuns).toBe(runs.length);
+    // Run times from the history: 30 min per run, 1 GPU.
+    expect(json.cost.fixed.noChange.hours).toBeCloseTo(runs.length * 0.5, 6);
+
+    writeFileSync(join(ws, "bad.json"), "{}");
+    const bad = await cli("plan", "--config", config, "--shards", "1", "--history", join(ws, "bad.json"));
+    expect(bad.code).toBe(2);
+    expect(bad.out).toMatch(/--history .*bad\.json: history version/);
+  });
+});

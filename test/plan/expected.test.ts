@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { expectedCost, type CompetitionProfile } from "../../src/plan/expected.js";
+import { describeCost, ratesSource } from "../../src/plan/expected-text.js";
+
+const SUITES = Number(process.env.MEDALIST_TEST_SIM_SUITES ?? 60);
+
+const profiles = (m: number, history: (i: number) => CompetitionProfile["history"]) =>
+  Array.from({ length: m }, (_, i) => ({ id: `c${i}`, secs: 3600 * (1 + (i % 4)), history: history(i) }));
+
+const input = (competitions: CompetitionProfile[], slots = 4) => ({
+  competitions,
+  seeds: 3,
+  baseSeeds: 3,
+  gpusPerRun: 2,
+  slots,
+  alpha: 0.05,
+  tolerance: 0.05,
+  suites: SUITES,
+});
+
+describe("expected cost: fixed vs monitored", () => {
+  it("prices the fixed design exactly and never charges the monitored one more", () => {
+    const c = profiles(12, () => null);
+    const e = expectedCost(input(c));
+    // 12 competitions: (1+2+3+4) h × 3 each, × 3 seeds × 2 GPUs.
+    const fixed = 3 * 10 * 3 * 2;
+    expect(e.fixed.noChange.hours).toBeCloseTo(fixed, 9);
+    expect(e.fixed.noChange.hoursSe).toBe(0);
+    expect(e.fixed.atTolerance.hours).toBeCloseTo(fixed, 9);
+    expect(e.headRuns).toBe(36);
+    for (const s of [e.monitored.noChange, e.monitored.atTolerance]) {
+      expect(s.hours).toBeLessThanOrEqual(fixed + 1e-9);
+      expect(s.wallSecs).toBeLessThanOrEqual(e.fixed.noChange.wallSecs + 1e-9);
+      expect(s.decisive).toBeGreaterThanOrEqual(0);
+    }
+    // One slot: the fixed wall time is the sum of every run.
+    const one = expectedCost({ ...input(c, 1), suites: 2 });
+    expect(one.fixed.noChange.wallSecs).toBe(3600 * 30 * 3);
+  });
+
+  it("is deterministic and stops early where the history makes the verdict clear", () => {
+    // The base never medals in 200 runs anywhere: no change leaves nothing to lose, so the
+    // monitored head can rule out a drop beyond the tolerance before its last run.
+    const c = profiles(22, () => ({ runs: 200, medals: 0 }));
+    const a = expectedCost(input(c, 8));
+    expect(expectedCost(input(c, 8))).toEqual(a);
+    expect(a.fromHistory).toBe(22);
+    expect(a.monitored.noChange.decisive).toBeGreaterThan(0.5);
+    expect(a.monitored.noChange.hours).toBeLessThan(a.fixed.noChange.hours);
+  });
+
+  it("says where the rates come from, history or the stated assumption", () => {
+    const none = expectedCost({ ...input(profiles(4, () => null)), suites: 2 });
+    expect(ratesSource(none, 0)).toMatch(
+      /^Base medal rates are assumed to spread like MLE-bench's lite leaderboard/,
+    );
+    const some = expectedCost({
+      ...input(profiles(4, (i) => (i < 3 ? { runs: 9, medals: 3 } : null))),
+      suites: 2,
+    });
+    expect(ratesSource(some, 27)).toMatch(
+      /history \(27 base runs .*\) for 3 of 4 competitions; the rest are assumed/,
+    );
+    const text = describeCost(some, { gpusPerRun: 2, slots: 4, seeds: 3, tolerance: 0.05, historyRuns: 27 });
+    expect(text).toMatch(/Fixed 3 seeds, no change: 60\.0 GPU-hours, /);
+    expect(text).toMatch(
+      /Monitored after every run, a drop equal to the tolerance \(5 points\): [\d.]+ ±[\d.]+ GPU-hours/,
+    );
+    const cpu = describeCost(some, { gpusPerRun: 0, slots: 4, seeds: 3, tolerance: 0.05, historyRuns: 27 });
+    expect(cpu).toMatch(/runner-hours/);
+  });
+});
