@@ -115,7 +115,16 @@ export interface Evaluation {
 
 /** The suite was cancelled: finished runs are on disk and are reused on the next run. */
 export class Cancelled extends UserError {
-  constructor() {
+  /** What was written of the finished runs (report.md, the viewer), when evaluate() wrote it. */
+  written: { report: string; viewer: string | null } | null = null;
+  constructor(
+    /** The sides' results as far as they got (unfinished runs recorded as cancelled). */
+    readonly partial: {
+      base: SuiteResults | null;
+      head: SuiteResults | null;
+      description: string;
+    } | null = null,
+  ) {
     super("cancelled; finished runs are kept in the results folder", 130);
     this.name = "Cancelled";
   }
@@ -218,7 +227,7 @@ export async function runSides(input: EvaluateInput): Promise<Sides> {
     }
     description = baseline.description;
   }
-  if (input.signal?.aborted) throw new Cancelled();
+  if (input.signal?.aborted) throw new Cancelled({ base, head: input.head ?? null, description });
   const { config } = session;
   const monitored = input.monitor !== false && config.adaptiveSeeds && config.seeds > 1;
   if (base && !input.head && !input.shard && monitored) {
@@ -231,11 +240,11 @@ export async function runSides(input: EvaluateInput): Promise<Sides> {
       input.headGit,
       monitorHooks(monitor, config.seeds, log),
     );
-    if (input.signal?.aborted) throw new Cancelled();
+    if (input.signal?.aborted) throw new Cancelled({ base, head, description });
     return { base, head, description, comparison: monitor.comparison(head) };
   }
   const head = input.head ?? (await side("head", session.baseDir, config.agent, input.headGit));
-  if (input.signal?.aborted) throw new Cancelled();
+  if (input.signal?.aborted) throw new Cancelled({ base, head, description });
   return { base, head, description };
 }
 
@@ -246,10 +255,65 @@ export async function runSides(input: EvaluateInput): Promise<Sides> {
  * door's report targets' (src/report/targets/).
  */
 export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
+  let sides: Sides;
+  try {
+    sides = await runSides(input);
+  } catch (e) {
+    // Cancelled: the report and the viewer of what finished are still written, then it ends.
+    if (e instanceof Cancelled && e.partial) e.written = writeCancelled(input, e.partial);
+    throw e;
+  }
+  return conclude(input, sides);
+}
+
+const CANCELLED_NOTICE =
+  "> ⚠️ **Cancelled**: the suite was stopped before it finished. This report shows the runs that finished; " +
+  "the next run reuses them and executes the rest.";
+
+/** The report and viewer of a cancelled evaluation; the head may not have started at all. */
+function writeCancelled(
+  input: EvaluateInput,
+  partial: NonNullable<Cancelled["partial"]>,
+): Cancelled["written"] {
+  const notices = [CANCELLED_NOTICE, ...(input.notices ?? [])];
+  try {
+    if (partial.head) {
+      const ev = conclude({ ...input, notices }, { ...partial, head: partial.head });
+      return { report: ev.paths.report, viewer: ev.paths.viewer };
+    }
+    if (!partial.base) return null;
+    // Stopped while the baseline ran: the base's finished runs alone (the head never started).
+    const dir = resolve(input.resultsDir);
+    const viewer = join(dir, "viewer");
+    let wrote: string | null = viewer;
+    try {
+      writeViewer({
+        head: partial.base,
+        headDir: join(dir, "base"),
+        out: viewer,
+        registry: input.session.registry,
+      });
+    } catch (e) {
+      input.log?.(`medalist: viewer not written: ${(e as Error).message}`);
+      wrote = null;
+    }
+    const report = join(dir, "report.md");
+    const text =
+      `${notices.join("\n\n")}\n\nThe head did not run: the suite was cancelled while the baseline ran. ` +
+      `The baseline's runs so far:\n\n${renderResults(partial.base)}`;
+    writeFileSync(report, text);
+    return { report, viewer: wrote };
+  } catch (e) {
+    input.log?.(`medalist: the report of the finished runs was not written: ${(e as Error).message}`);
+    return null;
+  }
+}
+
+/** The comparison, the gate's decision, comparison.json, the viewer and report.md of both sides. */
+function conclude(input: EvaluateInput, sides: Sides): Evaluation {
   const { session, baseline } = input;
   const dir = resolve(input.resultsDir);
   const log = input.log ?? (() => {});
-  const sides = await runSides(input);
   const { base, head, description } = sides;
   const comparison =
     sides.comparison ?? (base ? compareRuns(base, head, session.config.gate, description) : null);

@@ -16,15 +16,20 @@ export interface GateDecision {
   sentence: string;
 }
 
-/** Why the evaluation is incomplete (runs of lost shards), or null. */
+/** Why the evaluation is incomplete (runs of lost shards, or cancelled), or null. */
 export function incompleteNote(head: SuiteResults, base: SuiteResults | null): string | null {
   const parts: string[] = [];
+  const runs = (n: number, label: string) => `${n} ${label} run${n > 1 ? "s" : ""}`;
   for (const side of [base, head]) {
     if (!side) continue;
     const lost = notRun(side);
-    if (lost.length)
+    // A cancellation stops started runs too: those did run, but not to the end.
+    const stopped = lost.filter((r) => r.details.cancelled === "started");
+    const never = lost.filter((r) => r.details.cancelled !== "started");
+    if (stopped.length) parts.push(`${runs(stopped.length, side.label)} cancelled before the end`);
+    if (never.length)
       parts.push(
-        `${lost.length} ${side.label} run${lost.length > 1 ? "s" : ""} never ran (${lost[0].error?.replace(/^not run: /, "")})`,
+        `${runs(never.length, side.label)} never ran (${never[0].error?.replace(/^not run: /, "")})`,
       );
   }
   return parts.length

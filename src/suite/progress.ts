@@ -9,6 +9,8 @@ export type RunEvent =
   | { kind: "kept"; runId: string; outcome: RunResult["outcome"]; cause?: string | null }
   | { kind: "skipped"; runId: string; why: string }
   | { kind: "started"; runId: string; gpus: string[]; why?: string }
+  /** Started, then stopped because the suite was cancelled: no result, it runs again on resume. */
+  | { kind: "cancelled"; runId: string }
   | { kind: "retrying"; runId: string; attempt: number; retries: number; error: string | undefined }
   | {
       kind: "finished";
@@ -21,15 +23,23 @@ export type RunEvent =
 export interface Counter {
   done: number;
   total: number;
+  /** Executed to the end (whatever the outcome); a cancelled run is not counted here. */
   executed?: number;
   reused?: number;
   skipped?: number;
+  /** Started, then stopped by a cancellation. */
+  cancelled?: number;
+  /** Never started because the suite was cancelled first. */
+  notStarted?: number;
 }
 
-/** The suite's last line: how many runs executed, were reused, or were left out. */
+/** The suite's last line: how many runs finished, were cancelled, reused, or left out. */
 export function summaryLine(label: string, n: Counter): string {
   return (
-    `[${label}] ${n.executed ?? 0} executed, ${n.reused ?? 0} reused (same identity as a finished run)` +
+    `[${label}] ${n.executed ?? 0} finished` +
+    (n.cancelled ? `, ${n.cancelled} cancelled` : "") +
+    (n.notStarted ? `, ${n.notStarted} not started (cancelled)` : "") +
+    `, ${n.reused ?? 0} reused (same identity as a finished run)` +
     (n.skipped ? `, ${n.skipped} left out (--only)` : "")
   );
 }
@@ -52,6 +62,8 @@ export function progressLine(label: string, n: Counter, e: RunEvent): string {
       return `${at} ${n.done}/${n.total} ${e.runId}: left out (${e.why})`;
     case "started":
       return `${at} ${n.done + 1}/${n.total} ${e.runId}: started${e.gpus.length ? ` on GPU ${e.gpus.join(",")}` : ""}${e.why ? ` (${e.why})` : ""}`;
+    case "cancelled":
+      return `${at} ${e.runId}: cancelled before it finished (it runs again on the next run)`;
     case "retrying":
       return `${at} ${e.runId}: infrastructure error (${e.error}); retrying (${e.attempt}/${e.retries})`;
     case "finished": {

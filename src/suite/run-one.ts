@@ -144,7 +144,10 @@ export async function runOne(ctx: RunContext, run: PlannedRun, gpus: string[]): 
         }),
     },
   );
-  if (exec.cancelled || (exec.outcome === "infra_error" && ctx.signal?.aborted)) return null;
+  if (exec.cancelled || (exec.outcome === "infra_error" && ctx.signal?.aborted)) {
+    ctx.emit({ kind: "cancelled", runId: run.runId });
+    return null;
+  }
 
   // Grading happens here, outside the agent's sandbox, after it exited.
   const graded =

@@ -227,11 +227,21 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
   /** Runs in flight and when each started, for the heartbeat. */
   const running = new Map<string, number>();
   // Per-run progress: every line about a run comes from here.
+  /** Runs left out (--only) and runs stopped by a cancellation: neither has a result. */
+  const leftOut = new Set<string>();
+  const cancelled = new Set<string>();
   const emit = (e: RunEvent) => {
     if (e.kind === "started") running.set(e.runId, Date.now());
-    if (e.kind === "started") counter.executed!++;
+    if (e.kind === "finished") counter.executed!++;
     if (e.kind === "kept") counter.reused!++;
-    if (e.kind === "skipped") counter.skipped!++;
+    if (e.kind === "skipped") {
+      counter.skipped!++;
+      leftOut.add(e.runId);
+    }
+    if (e.kind === "cancelled") {
+      cancelled.add(e.runId);
+      running.delete(e.runId);
+    }
     if (e.kind === "kept" || e.kind === "finished" || e.kind === "skipped") {
       counter.done++;
       running.delete(e.runId);
@@ -314,6 +324,13 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
     await executor.close();
   }
 
+  // Cancelled: every run without a result is recorded as not run, so the report and the viewer
+  // of what finished say plainly what is missing (the next run executes them again).
+  const stopped = opts.signal?.aborted
+    ? runs.filter((r) => !results.has(r.runId) && !leftOut.has(r.runId))
+    : [];
+  counter.cancelled = cancelled.size;
+  counter.notStarted = stopped.length - cancelled.size;
   log(summaryLine(opts.label, counter));
   const silent = neverRanLine(
     opts.label,
@@ -346,13 +363,20 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
     startedAt,
     finishedAt: new Date().toISOString(),
     ...(opts.shard ? { shard: opts.shard } : {}),
-    runs: runs.map((r) => results.get(r.runId)).filter((r): r is RunResult => r !== undefined),
+    runs: runs
+      .map(
+        (r) =>
+          results.get(r.runId) ??
+          (stopped.includes(r) ? cancelledResult(r, cancelled.has(r.runId)) : undefined),
+      )
+      .filter((r): r is RunResult => r !== undefined),
   };
   freeReserve();
   if (diskFull) {
     const reason = `the disk filled up (${diskFull.message})`;
+    const listed = new Set(suite.runs.map((r) => r.runId));
     const notRun = runs
-      .filter((r) => !results.has(r.runId))
+      .filter((r) => !listed.has(r.runId))
       .map((r): RunResult => notRunResult(r, join("runs", r.runId), reason));
     suite.runs = [...suite.runs, ...notRun];
     const removed = removeTempFiles(outDir);
@@ -366,6 +390,16 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
   }
   // Written before anything else (compare, comment, upload) uses it.
   return writeResults(join(outDir, "results.json"), suite);
+}
+
+/** A run the cancellation stopped or kept from starting: not run, marked cancelled. */
+function cancelledResult(run: PlannedRun, started: boolean): RunResult {
+  const r = notRunResult(
+    run,
+    join("runs", run.runId),
+    started ? "cancelled before it finished" : "cancelled before it started",
+  );
+  return { ...r, details: { ...r.details, cancelled: started ? "started" : "not started" } };
 }
 
 /** A run the suite never started (it stopped first): not comparable, never the agent's failure. */

@@ -112,7 +112,7 @@ describe("run identity decides what is reused", () => {
     expect(narrowed.started).toEqual(["toy-churn.s0"]);
     expect(narrowed.results.runs.map((r) => r.runId)).toEqual(["toy-churn.s0"]);
     expect(narrowed.lines.at(-1)).toBe(
-      "[head] 1 executed, 0 reused (same identity as a finished run), 1 left out (--only)",
+      "[head] 1 finished, 0 reused (same identity as a finished run), 1 left out (--only)",
     );
     await expect(s.go({}, { selection: { only: "toy-chrun" } })).rejects.toThrow(
       /"toy-chrun" is not in this suite/,

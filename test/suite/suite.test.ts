@@ -110,7 +110,7 @@ describe("runSuite with the local executor", () => {
     });
     expect(second.runs).toEqual(first.runs.map((r) => ({ ...r, reused: true })));
     expect(lines.some((l) => l.includes("reused, same identity as the finished run (completed)"))).toBe(true);
-    expect(lines.at(-1)).toBe("[head] 0 executed, 1 reused (same identity as a finished run)");
+    expect(lines.at(-1)).toBe("[head] 0 finished, 1 reused (same identity as a finished run)");
   });
 
   it("refuses a secret that is not set, naming it", async () => {

@@ -13,6 +13,7 @@ import { defaultRegistryDir } from "../../registry/registry.js";
 import type { Config } from "../../config/schema.js";
 import type { Outcome } from "../../execute/types.js";
 import { parseRerun } from "../../suite/reuse.js";
+import { defaultResultsDir } from "../../config/results-dir.js";
 
 /**
  * Progress on stderr. On a terminal the heartbeat is one live status line, redrawn in place every
@@ -103,8 +104,13 @@ export async function runFromConfig(
         progress: terminal.options,
       });
     } catch (e) {
-      if (e instanceof Cancelled) return 130;
-      throw e;
+      if (!(e instanceof Cancelled)) throw e;
+      terminal.done();
+      const w = e.written;
+      if (w?.viewer) progress(`viewer:  ${join(w.viewer, "index.html")} (the runs that finished)`);
+      if (w) progress(`report:  ${w.report} (the runs that finished)`);
+      progress("medalist: cancelled; finished runs are kept and reused by the next run. Exit code 130.");
+      return 130;
     } finally {
       terminal.done();
     }
@@ -185,7 +191,7 @@ combines the shards and \`medalist compare\` compares them.
 
 Options:
   --config FILE        medalist.yml or .json (required)
-  --out DIR            output folder (default: .medalist/out)
+  --out DIR            output folder (default: .medalist/NAME, NAME the config's name as a folder name)
   --baseline FILE      compare with this results.json (stands in for baseline.source: cache)
   --fresh              execute every selected run again, reusing none
   --rerun OUTCOMES     also execute again finished runs with these outcomes, e.g. failed,timed_out,infra_error
@@ -216,10 +222,11 @@ Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input,
     };
     const loaded = withDataDir(loadConfig(requireOption(values.config, "--config")), values["data-dir"]);
     const opts: RunOptions = { baselineFile: values.baseline, selection };
-    if (values.shard !== undefined)
-      return runShardFromConfig(loaded, values.out ?? ".medalist/out", values.shard, values.plan, opts);
+    // One folder per suite by default, so two configs never replace each other's results.
+    const out = values.out ?? defaultResultsDir(loaded.config.name);
+    if (values.shard !== undefined) return runShardFromConfig(loaded, out, values.shard, values.plan, opts);
     if (values.plan !== undefined) throw new UserError("--plan goes with --shard i/N");
-    return runFromConfig(loaded, values.out ?? ".medalist/out", opts);
+    return runFromConfig(loaded, out, opts);
   },
 };
 
