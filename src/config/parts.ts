@@ -117,8 +117,25 @@ export const LimitsSchema = z.strictObject({
   memory: bytes.optional(),
   shmSize: bytes.optional(),
   pids: z.number().int().positive().optional(),
-  /** GPUs per run. */
-  gpus: z.number().int().min(0).default(0),
+  /**
+   * GPUs per run, or "all": every GPU the runner has goes to each run (docker executor; runs then
+   * never overlap on a runner with GPUs). MLE-bench's container config writes this as gpus: -1.
+   */
+  gpus: z
+    .union(
+      [
+        z
+          .number()
+          .int()
+          .min(0, {
+            error: (i) =>
+              i.input === -1 ? 'gpus: -1 is MLE-bench\'s "all GPUs"; write limits.gpus: all' : undefined,
+          }),
+        z.literal("all"),
+      ],
+      { error: 'expected a whole number of GPUs (0 or more) or "all"' },
+    )
+    .default(0),
   /** Most bytes the agent may leave in each folder; checked during the run, the run stops past it. */
   disk: z
     .strictObject({
@@ -128,6 +145,14 @@ export const LimitsSchema = z.strictObject({
     })
     .default({ submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 }),
 });
+
+/**
+ * GPUs one run is planned with: the count, or 1 for "all" (each run gets every GPU of its runner,
+ * which the plan cannot know; docs/docker.md says how the scheduler and the estimates treat it).
+ */
+export function plannedGpus(gpus: number | "all"): number {
+  return gpus === "all" ? 1 : gpus;
+}
 
 export type AgentConfig = z.output<typeof AgentSchema>;
 export type Limits = z.output<typeof LimitsSchema>;

@@ -1,5 +1,5 @@
 import { chmod, chown, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
-import { rmSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { Masker } from "./mask.js";
 import { maskRunFolder } from "./mask-folder.js";
@@ -257,9 +257,13 @@ async function supervise(
   attempt: number,
 ): Promise<ExecResult> {
   const w = new Watch(spec, driver, log);
+  let spoke = false;
   const ctx: AttemptContext = {
     attempt,
-    output: (s, t) => log.output(s, t),
+    output: (s, t) => {
+      if (t.trim() !== "") spoke = true;
+      log.output(s, t);
+    },
     note: (t) => log.note(t),
     details,
     running: (elapsed) => w.running(elapsed),
@@ -294,7 +298,29 @@ async function supervise(
       log.note(describeFinalBreach(late));
     }
   }
-  return word(facts, w.why, w.breach, spec, details, durationMs);
+  const result = word(facts, w.why, w.breach, spec, details, durationMs);
+  if (w.why === null && !spoke && neverRan(result, facts, spec)) {
+    details.neverRan = "true";
+    log.note(NEVER_RAN);
+  }
+  return result;
+}
+
+/** Shorter than this, with no output and no submission, the agent's own code most likely never ran. */
+export const NEVER_RAN_MS = 1000;
+
+const NEVER_RAN =
+  "no output, no submission, and an exit within a second: the agent's command most likely never ran";
+
+/** Whether a run that ended on its own looks like its command never ran (no submission, under a second). */
+function neverRan(r: ExecResult, f: ExitFacts, spec: RunSpec): boolean {
+  if (r.outcome !== "completed" && r.outcome !== "failed") return false;
+  if (f.cannotStart || f.agentFault || r.durationMs >= NEVER_RAN_MS) return false;
+  try {
+    return readdirSync(runPaths(spec.runDir).submissionDir).length === 0;
+  } catch {
+    return true;
+  }
 }
 
 function stopNote(why: Why, spec: RunSpec, breach: QuotaBreach | null): string {

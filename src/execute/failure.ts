@@ -47,17 +47,27 @@ export function causeLine(lines: string[]): string | null {
   return null;
 }
 
+/** The cause of a run whose command most likely never ran (execute/attempt.ts marks it `neverRan`). */
+export function neverRanCause(durationMs: number, exit: string | null): string {
+  return (
+    `the agent produced no output and exited${exit ? ` (${exit})` : ""} in ${(durationMs / 1000).toFixed(1)} s without a submission: ` +
+    "its command (start.sh, for an MLE-bench agent) most likely never ran; run.log says what the container ran (an image ENTRYPOINT that ignores the command is the usual cause)"
+  );
+}
+
 /**
  * The failure record of a run that did not complete, from how it ended and its run.log; null
  * for a completed run.
  */
 export function describeFailure(exec: ExecResult, logText: string): Failure | null {
-  if (exec.outcome === "completed") return null;
-  const stderr = stderrLines(logText);
-  const stderrTail = stderr.slice(-TAIL_LINES);
   const signal = exec.signal ?? null;
   const code = exec.exitCode;
   const exit = signal ? `killed by ${signal}` : code !== null ? `exit ${code}` : null;
+  if (exec.details?.neverRan === "true")
+    return { cause: neverRanCause(exec.durationMs, exit), exitCode: code, signal, stderrTail: [] };
+  if (exec.outcome === "completed") return null;
+  const stderr = stderrLines(logText);
+  const stderrTail = stderr.slice(-TAIL_LINES);
   const line = causeLine(stderr);
   let cause: string;
   switch (exec.outcome) {

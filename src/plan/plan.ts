@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Config } from "../config/schema.js";
+import { plannedGpus, type Config } from "../config/schema.js";
 import type { Registry } from "../registry/registry.js";
 import { selectCompetitions } from "../registry/registry.js";
 
@@ -69,7 +69,7 @@ export function plan(config: Config, registry: Registry): Plan {
         competitionId: id,
         seed,
         expectedSecs: Math.min(expected, config.limits.time),
-        gpus: config.limits.gpus,
+        gpus: plannedGpus(config.limits.gpus),
       });
     }
   }

@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { formatZodError } from "../config/errors.js";
 import { UserError } from "../errors.js";
+import { plannedGpus } from "../config/parts.js";
 import type { SuiteResults } from "../results/schema.js";
 import {
   durationsFrom,
@@ -34,6 +35,8 @@ export const PlanFileSchema = z.object({
   /** Sides each shard runs: 2 when the baseline is run in the same jobs. */
   sides: z.number().int().min(1).max(2),
   gpusPerRun: z.number().int().min(0),
+  /** limits.gpus is "all": each run gets every GPU of its runner; gpusPerRun counts it as 1. */
+  allGpus: z.boolean().optional(),
   /** "results": earlier results where known; "estimates": the registry's expected durations, else the time limit. */
   durationsFrom: z.enum(["results", "estimates"]),
   count: z.number().int().min(0).max(MAX_SHARDS),
@@ -65,7 +68,7 @@ export function planShards(session: Session, opts: PlanOptions): PlanFile {
   else if (opts.maxShards !== undefined && opts.targetSecs !== undefined)
     sp = shardsForTarget(runs, opts.maxShards, opts.targetSecs, plan.suiteHash);
   else throw new UserError("plan: give --shards N, or --max-shards M with --target-wall DURATION");
-  const gpus = config.limits.gpus;
+  const gpus = plannedGpus(config.limits.gpus);
   const gpuHours = (sp.totalSecs * gpus) / 3600;
   const usd = opts.usdPerGpuHour !== undefined ? gpuHours * opts.usdPerGpuHour : null;
   return {
@@ -74,6 +77,7 @@ export function planShards(session: Session, opts: PlanOptions): PlanFile {
     runs: runs.length,
     sides,
     gpusPerRun: gpus,
+    ...(config.limits.gpus === "all" ? { allGpus: true } : {}),
     durationsFrom: durations && durations.byCompetition.size > 0 ? "results" : "estimates",
     count: sp.count,
     shards: sp.shards,
@@ -103,7 +107,7 @@ export function describePlan(p: PlanFile): string {
   const lines = [
     `Suite ${p.suite.name} (${p.suite.hash}): ${p.runs} runs${p.sides === 2 ? ", each run on both sides (baseline: run)" : ""}; expected durations from ${p.durationsFrom === "results" ? "earlier results where known, else " : ""}each competition's estimate in the registry, else the time limit.`,
     p.gpusPerRun > 0
-      ? `Expected GPU-hours: ${e.gpuHours < 10 ? e.gpuHours.toFixed(2) : e.gpuHours.toFixed(1)} (${p.gpusPerRun} GPU${p.gpusPerRun > 1 ? "s" : ""} per run).`
+      ? `Expected GPU-hours: ${e.gpuHours < 10 ? e.gpuHours.toFixed(2) : e.gpuHours.toFixed(1)} (${p.gpusPerRun} GPU${p.gpusPerRun > 1 ? "s" : ""} per run${p.allGpus ? "; limits.gpus: all gives each run every GPU of its runner, so multiply by the GPUs of a runner" : ""}).`
       : `Expected runner-hours: ${(e.totalRunSecs / 3600).toFixed(1)} (runs use no GPU: limits.gpus is 0).`,
     `Expected wall time: ${hours(e.wallSecs.oneRunner)} on 1 runner, ${hours(e.wallSecs.chosen)} on ${p.count} runner${p.count === 1 ? "" : "s"} (this plan), ${hours(e.wallSecs.runnerPerRun)} with a runner per run (${p.runs}).`,
     p.gpusPerRun === 0

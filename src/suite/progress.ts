@@ -64,3 +64,16 @@ export function progressLine(label: string, n: Counter, e: RunEvent): string {
     }
   }
 }
+
+/**
+ * The suite's closing line when every run it executed ended the way a command that never ran
+ * ends (execute/attempt.ts's `neverRan`): instead of leaving the reader with 0/N valid. Null otherwise.
+ */
+export function neverRanLine(label: string, executed: RunResult[]): string | null {
+  if (executed.length === 0 || !executed.every((r) => r.details?.neverRan === "true")) return null;
+  return (
+    `[${label}] every run (${executed.length}) ended within a second with no output and no submission: ` +
+    "the agent's command most likely never ran; each run.log says what the container ran " +
+    "(an image ENTRYPOINT that ignores the command is the usual cause: see docker.entrypoint)"
+  );
+}

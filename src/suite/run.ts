@@ -22,7 +22,7 @@ import { RESULTS_SCHEMA_VERSION } from "../results/schema.js";
 import { ensurePrepared, type PreparedPaths } from "./prepare.js";
 import { writeResults } from "./store.js";
 import { heartbeatLine, lastLineOf, readTail, statusLine, type Running } from "./heartbeat.js";
-import { progressLine, summaryLine, type Counter, type RunEvent } from "./progress.js";
+import { neverRanLine, progressLine, summaryLine, type Counter, type RunEvent } from "./progress.js";
 import { runOne, type RunContext } from "./run-one.js";
 import { UserError } from "../errors.js";
 import { lockResultsDir } from "./lock.js";
@@ -292,6 +292,11 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
   }
 
   log(summaryLine(opts.label, counter));
+  const silent = neverRanLine(
+    opts.label,
+    [...results.values()].filter((r) => !r.reused),
+  );
+  if (silent) log(silent);
   const suite: SuiteResults = {
     schemaVersion: RESULTS_SCHEMA_VERSION,
     medalistVersion: VERSION,

@@ -204,7 +204,13 @@ export class DockerExecutor implements Executor {
     } catch (e) {
       return { code: null, infra: { error: `lost the container: ${errorMessage(e)}`, retryable: true } };
     }
-    let state: { ExitCode?: number; OOMKilled?: boolean; Error?: string } = {};
+    let state: {
+      ExitCode?: number;
+      OOMKilled?: boolean;
+      Error?: string;
+      StartedAt?: string;
+      FinishedAt?: string;
+    } = {};
     try {
       state = (await container.inspect()).State ?? {};
     } catch {
@@ -212,11 +218,14 @@ export class DockerExecutor implements Executor {
     }
     await Promise.race([logsDone, sleep(5000)]);
     const code = state.ExitCode ?? waitCode;
+    // The daemon's own clock: how long the container ran, without the create and start calls.
+    const ran = Date.parse(state.FinishedAt ?? "") - Date.parse(state.StartedAt ?? "");
+    const timing = Number.isFinite(ran) && ran >= 0 ? { durationMs: ran } : {};
     if (state.OOMKilled === true)
-      return { code, oom: `out of memory (limit ${this.settings.limits.memory ?? "none"} bytes)` };
+      return { code, oom: `out of memory (limit ${this.settings.limits.memory ?? "none"} bytes)`, ...timing };
     // The runtime's own reason when the command never ran (exec: "pythn3": executable file not found …).
-    if (state.Error && code !== 0) return { code, cannotStart: { code, reason: state.Error } };
-    return { code };
+    if (state.Error && code !== 0) return { code, cannotStart: { code, reason: state.Error }, ...timing };
+    return { code, ...timing };
   }
 
   /** A container of the same name left by an earlier attempt or crash. */

@@ -44,7 +44,9 @@ export function dockerResources(
   gpuIds: string[],
   hostCpus: number,
 ): { resources: Resources; perRun: DockerSetup["perRun"] } {
-  const { gpus, cpus } = config.limits;
+  const { cpus } = config.limits;
+  // "all": each run gets every GPU of this runner (so runs with GPUs never overlap).
+  const gpus = config.limits.gpus === "all" ? gpuIds.length : config.limits.gpus;
   if (gpus > gpuIds.length) {
     throw new UserError(
       `each run needs ${gpus} GPU(s) (limits.gpus) but this runner has ${gpuIds.length}`,
@@ -95,6 +97,12 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
   if (gpus.ids.length > 0)
     log(`GPUs: ${gpus.ids.join(", ")} (${gpus.model ?? "model unknown"}, from ${gpus.source})`);
   const { resources, perRun } = dockerResources(config, gpus.ids, opts.hostCpus ?? os.availableParallelism());
+  if (config.limits.gpus === "all")
+    log(
+      gpus.ids.length > 0
+        ? `limits.gpus: all: each run gets all ${gpus.ids.length} GPU(s), so runs go one at a time`
+        : "limits.gpus: all: this runner has no GPU, so the runs get none",
+    );
 
   if (config.docker.runtime !== undefined) await checkRuntime(docker, config.docker.runtime);
   const executor = new DockerExecutor(docker, dockerSettings(config, opts.baseDir), { log });

@@ -2,12 +2,14 @@ import { resolve } from "node:path";
 import type { AgentConfig, Limits } from "../../config/parts.js";
 import { runPolicy } from "../../config/run-policy.js";
 import type { SlurmConfig, SlurmSuiteConfig } from "./config.js";
+import { UserError } from "../../errors.js";
 
 /** Everything one suite's jobs need, resolved from the config once at open. */
 export interface SlurmSettings extends Omit<SlurmConfig, "sharedDir"> {
   /** Absolute; the runner and the nodes see it at this path. */
   sharedDir: string;
-  limits: Limits;
+  /** The suite's limits, with a count of GPUs per run (Slurm has no "all"). */
+  limits: Omit<Limits, "gpus"> & { gpus: number };
   /** Agent command (command mode: run by /bin/sh on the node; container modes: the container's command). */
   command?: string | string[];
   /** Working directory of a command-mode agent, absolute. */
@@ -37,7 +39,7 @@ export function slurmSettings(
     ...rest,
     sharedDir: shared,
     token: `${shared}/.medalist-shared-${suiteId.replace(/[^a-zA-Z0-9_.-]+/g, "-")}`,
-    limits: config.limits,
+    limits: { ...config.limits, gpus: slurmGpus(config.limits.gpus) },
     command: agent.command,
     cwd: resolve(baseDir, agent.cwd ?? "."),
     image: agent.image,
@@ -45,4 +47,11 @@ export function slurmSettings(
     stopGraceSecs: runPolicy(config).stopGraceSecs,
     owner,
   };
+}
+
+/** GPUs per Slurm job: a count ("all" depends on the node a job lands on, which Slurm picks). */
+function slurmGpus(gpus: number | "all"): number {
+  if (gpus === "all")
+    throw new UserError("limits.gpus: all is for the docker executor; Slurm needs a count of GPUs per run");
+  return gpus;
 }
