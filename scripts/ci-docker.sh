@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prepares a Docker daemon for test/docker on a Debian CI machine (run as root). Idempotent:
-# installs docker.io and busybox-static if missing, starts dockerd if no daemon answers, waits
-# for it, then builds the local test image (no registry is needed).
+# installs docker.io, busybox-static and debootstrap if missing, starts dockerd if no daemon answers, waits
+# for it, then builds the local test images (no registry is needed) and the offline stand-in for
+# MLE-bench's base image (scripts/mlebench-standin-image.sh: debootstrap from the Debian mirror).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,6 +10,7 @@ need=()
 command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
 [ -x /bin/busybox ] && file -L /bin/busybox 2>/dev/null | grep -q "statically linked" || need+=(busybox-static)
 command -v file >/dev/null 2>&1 || need+=(file)
+command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
 if [ "${#need[@]}" -gt 0 ]; then
   echo "installing ${need[*]}"
   apt-get update -qq
@@ -27,3 +29,9 @@ fi
 echo "docker daemon $(docker version --format '{{.Server.Version}}' 2>/dev/null) ready"
 
 WITH_NODE=1 bash scripts/docker-test-image.sh
+
+# The offline stand-in for MLE-bench's base image (agent.mlebench tests): debootstrap once, cached.
+echo "building the MLE-bench stand-in base image (debootstrap; cached after the first time)"
+start=$SECONDS
+bash scripts/mlebench-standin-image.sh
+echo "stand-in image ready ($((SECONDS - start)) s)"

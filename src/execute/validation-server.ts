@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -23,6 +23,9 @@ import type { GraderSpec } from "../grade/spec.js";
  *
  *   POST <url>   body: the CSV (raw), or multipart/form-data with a `file` part (MLE-bench style)
  *   → 200 {"valid": bool, "result": "...", "errors": [...]}
+ *
+ * listenSocket() also serves one run's URL on a unix socket as plain `POST /validate` and
+ * `GET /health` (what docker/validate-sidecar.ts forwards `localhost:5000` to).
  *
  * The agent is hostile, so: a body limit derived from the sample's size, the body streamed to a
  * private spool file (constant memory) and read back keeping only the id column, one check at a
@@ -138,6 +141,12 @@ export interface ValidationServer {
     runId?: string,
     grader?: GraderSpec | null,
   ): string;
+  /**
+   * Serves the run of `validateUrl` (a URL register() returned) on a unix socket at `socketPath`
+   * (mode 0666, so that an unprivileged container user can connect): `POST /validate` checks
+   * with that run's budget, `GET /health` answers. Resolves a function that stops it.
+   */
+  listenSocket(validateUrl: string, socketPath: string): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -172,7 +181,7 @@ export async function startValidationServer(opts: ValidationServerOptions = {}):
   const spool = mkdtempSync(path.join(os.tmpdir(), "medalist-format-"));
   let seq = 0;
 
-  const server = http.createServer((req, res) => {
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse, entry: Entry | undefined) => {
     const reply = (status: number, body: unknown, close = false) => {
       if (res.headersSent) return;
       const send = () => {
@@ -193,9 +202,8 @@ export async function startValidationServer(opts: ValidationServerOptions = {}):
       cut.unref();
       req.on("close", () => clearTimeout(cut));
     };
-    const m = /^\/([0-9a-f]{32})\/validate\/?$/.exec(req.url ?? "");
-    const entry = m ? byToken.get(m[1]) : undefined;
-    if (req.url === "/health") return reply(200, { ok: true });
+    // MLE-bench's grading server answers {"status": "running"}: the same words here.
+    if (req.url === "/health") return reply(200, { ok: true, status: "running" });
     if (!entry) return reply(404, { error: "unknown validation URL" }, true);
     if (req.method !== "POST")
       return reply(
@@ -285,11 +293,12 @@ export async function startValidationServer(opts: ValidationServerOptions = {}):
         }
       });
     });
-  });
-  // Slow senders cannot hold the endpoint: headers within 10 s, a whole request within 2 min.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 120_000;
-  server.maxConnections = 64;
+  };
+  const tokenIn = (url: string | undefined) => /^\/([0-9a-f]{32})\/validate\/?$/.exec(url ?? "")?.[1];
+  const server = guarded(
+    http.createServer((req, res) => handle(req, res, byToken.get(tokenIn(req.url) ?? ""))),
+  );
+  const sockets = new Set<http.Server>();
 
   const host = opts.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
@@ -312,13 +321,45 @@ export async function startValidationServer(opts: ValidationServerOptions = {}):
       }
       return `${url}/${token}/validate`;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          rmSync(spool, { recursive: true, force: true });
-          resolve();
-        });
-      }),
+    async listenSocket(validateUrl, socketPath) {
+      const entry = byToken.get(/\/([0-9a-f]{32})\/validate$/.exec(validateUrl)?.[1] ?? "");
+      if (!entry) throw new Error(`not a URL of this server: ${validateUrl}`);
+      const local = guarded(
+        http.createServer((req, res) =>
+          handle(req, res, /^\/validate\/?$/.test(req.url ?? "") ? entry : undefined),
+        ),
+      );
+      rmSync(socketPath, { force: true });
+      await new Promise<void>((resolve, reject) => {
+        local.once("error", reject);
+        local.listen(socketPath, () => resolve());
+      });
+      chmodSync(socketPath, 0o666);
+      sockets.add(local);
+      return () => {
+        sockets.delete(local);
+        return stop(local).then(() => rmSync(socketPath, { force: true }));
+      };
+    },
+    close: async () => {
+      await Promise.all([...sockets].map(stop));
+      await stop(server);
+      rmSync(spool, { recursive: true, force: true });
+    },
   };
+}
+
+/** Slow senders cannot hold the endpoint: headers within 10 s, a whole request within 2 min. */
+function guarded(server: http.Server): http.Server {
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 120_000;
+  server.maxConnections = 64;
+  return server;
+}
+
+function stop(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
 }

@@ -81,3 +81,23 @@ export async function containersOf(docker: Docker, suiteId: string) {
 }
 
 export const uniqueSuite = (tag: string) => `test-${tag}-${process.pid}-${Date.now().toString(36)}`;
+
+export const MLEBENCH_ENV_IMAGE = process.env.MEDALIST_MLEBENCH_ENV_IMAGE ?? "medalist-test-mlebench-env:1";
+
+/**
+ * The offline stand-in for MLE-bench's base image (python3, curl, conda shim, user nonroot), or
+ * null with a warning; with MEDALIST_REQUIRE_DOCKER=1 a missing image fails instead.
+ */
+export async function requireMlebenchEnv(docker: Docker | null): Promise<string | null> {
+  if (!docker) return null;
+  try {
+    await docker.getImage(MLEBENCH_ENV_IMAGE).inspect();
+    return MLEBENCH_ENV_IMAGE;
+  } catch {
+    const reason = `image ${MLEBENCH_ENV_IMAGE} missing; run scripts/mlebench-standin-image.sh`;
+    if (process.env.MEDALIST_REQUIRE_DOCKER === "1")
+      throw new Error(`MEDALIST_REQUIRE_DOCKER=1 but ${reason}`);
+    console.warn(`[test/docker] skipping MLE-bench-env tests: ${reason}`);
+    return null;
+  }
+}

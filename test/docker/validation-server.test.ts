@@ -1,4 +1,6 @@
+import { existsSync, statSync } from "node:fs";
 import { mkdtemp, writeFile } from "node:fs/promises";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -117,4 +119,53 @@ describe("validation server over HTTP", () => {
       await small.close();
     }
   });
+
+  it("serves one run's URL on a unix socket as /validate and /health", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "medalist-vsock-"));
+    const sock = path.join(dir, "validate.sock");
+    const runUrl = server.register("toy", samplePath, "run-sock");
+    const stop = await server.listenSocket(runUrl, sock);
+    try {
+      expect(statSync(sock).mode & 0o777).toBe(0o666);
+      const form =
+        '--B\r\nContent-Disposition: form-data; name="file"; filename="s.csv"\r\n\r\nid,target\n1,1\n2,1\n3,1\n\r\n--B--\r\n';
+      const ok = await overSocket(sock, "POST", "/validate", form, "multipart/form-data; boundary=B");
+      expect(ok.status).toBe(200);
+      expect(JSON.parse(ok.body)).toMatchObject({ valid: true, result: "Submission is valid." });
+      expect(JSON.parse((await overSocket(sock, "GET", "/health")).body)).toMatchObject({
+        status: "running",
+      });
+      // Only the plain path: a token URL (another run's) is not reachable through the socket.
+      const other = new URL(server.register("toy", samplePath, "run-other")).pathname;
+      expect((await overSocket(sock, "POST", other, "id,target\n")).status).toBe(404);
+      await expect(server.listenSocket(`${server.url}/${"0".repeat(32)}/validate`, sock)).rejects.toThrow(
+        /not a URL of this server/,
+      );
+    } finally {
+      await stop();
+    }
+    expect(existsSync(sock)).toBe(false);
+  });
 });
+
+function overSocket(
+  socketPath: string,
+  method: string,
+  urlPath: string,
+  body?: string,
+  type = "text/csv",
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { socketPath, method, path: urlPath, headers: { "content-type": type } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}

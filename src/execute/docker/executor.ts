@@ -8,9 +8,14 @@ import {
   type ExitFacts,
 } from "../attempt.js";
 import { errorMessage, sleep, statusCode } from "./client.js";
-import { containerOptions, ownerLabel } from "./container.js";
+import { containerOptions, ownerLabel, VALIDATION_URL_VAR } from "./container.js";
 import { ImageMissingError, prepareImage, type ImageInfo } from "./image.js";
 import { demux } from "./demux.js";
+import type { ValidationServer } from "../validation-server.js";
+import { serveLocalhost5000, type ValidateSidecar } from "./validate-sidecar.js";
+
+/** What an agent in MLE-bench mode posts to (validate-sidecar.ts serves it). */
+export const LOCAL_VALIDATE_URL = "http://localhost:5000/validate";
 import { containerUser, entrypointNote, type DockerSettings } from "./settings.js";
 import { withWritableHome } from "./home-layer.js";
 import { imageUser, UserLookupError } from "./image-user.js";
@@ -34,6 +39,8 @@ export class DockerExecutor implements Executor {
   private user: string | null = null;
   private readonly log: (line: string) => void;
   private readonly owner: string;
+  /** Set by setup with serveLocalhost5000: the format-check server and the suite's socket folder. */
+  localValidate: { server: ValidationServer; root: string } | null = null;
 
   constructor(
     readonly docker: Docker,
@@ -105,16 +112,19 @@ export class DockerExecutor implements Executor {
     ctx.note(`attempt ${ctx.attempt}: container ${name}, image ${image.ref} (${image.digest})`);
     const entry = entrypointNote(image.entrypoint ?? null, this.settings);
     if (entry) ctx.note(entry);
+    const sidecar = await this.sidecarFor(spec, ctx, opts, image.id);
     let container: Docker.Container;
     try {
       await this.removeByName(name);
       container = await this.docker.createContainer(opts);
     } catch (e) {
+      await sidecar?.stop();
       return infra(`creating the container failed: ${errorMessage(e)}`, statusCode(e) !== 400);
     }
     details.containerId = container.id;
     const release = async () => {
       if (!this.settings.keepContainers) await container.remove({ force: true, v: true }).catch(() => {});
+      await sidecar?.stop();
     };
     try {
       await container.start();
@@ -145,6 +155,45 @@ export class DockerExecutor implements Executor {
       wait: () => this.waitFor(container, logsDone),
       release,
     };
+  }
+
+  /**
+   * With serveLocalhost5000: the run's validation sidecar, started before the agent, whose network
+   * namespace the agent joins (`opts` is changed to say so). Null, said in the run's log, when none.
+   */
+  private async sidecarFor(
+    spec: RunSpec,
+    ctx: AttemptContext,
+    opts: Docker.ContainerCreateOptions,
+    imageId: string,
+  ): Promise<ValidateSidecar | null> {
+    if (!this.settings.serveLocalhost5000) return null;
+    const local = this.localValidate;
+    if (!local || !spec.validationUrl) {
+      ctx.note("localhost:5000 is not served: the format-check endpoint did not start for this suite");
+      return null;
+    }
+    try {
+      const sidecar = await serveLocalhost5000(this.docker, local.server, local.root, {
+        image: imageId,
+        network: this.settings.network,
+        runtime: this.settings.runtime,
+        runName: opts.name!,
+        labels: opts.Labels ?? {},
+        runKey: `${spec.suiteId}\0${spec.runId}\0${ctx.attempt}`,
+        validateUrl: spec.validationUrl,
+      });
+      opts.HostConfig = { ...opts.HostConfig, NetworkMode: sidecar.networkMode };
+      opts.Env = [
+        ...(opts.Env ?? []).filter((e) => !e.startsWith(`${VALIDATION_URL_VAR}=`)),
+        `${VALIDATION_URL_VAR}=${LOCAL_VALIDATE_URL}`,
+      ];
+      ctx.note(`${LOCAL_VALIDATE_URL} (and /health): Medalist's format check, via sidecar ${sidecar.name}`);
+      return sidecar;
+    } catch (e) {
+      ctx.note(`localhost:5000 is not served: ${errorMessage(e)}`);
+      return null;
+    }
   }
 
   /** The container's end: exit code, out of memory, or the runtime's own reason. */

@@ -48,6 +48,11 @@ export interface DockerSettings {
   capAdd?: string[];
   /** Milliseconds between disk-quota checks during a run. Default 1000. */
   quotaPollMs?: number;
+  /**
+   * Serve `localhost:5000/validate` and `/health` inside each run's network namespace (MLE-bench's
+   * endpoint) from a sidecar container that shares it (validate-sidecar.ts). Default false.
+   */
+  serveLocalhost5000?: boolean;
 }
 
 /** The container user to set ("" keeps the image's USER). */
@@ -123,5 +128,6 @@ export function dockerSettings(config: DockerSuiteConfig, baseDir: string): Dock
     entrypoint: docker.entrypoint ?? (mlebench ? "none" : undefined),
     runtime: docker.runtime,
     mlebench,
+    serveLocalhost5000: mlebench,
   };
 }

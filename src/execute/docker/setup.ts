@@ -4,12 +4,13 @@ import type { DockerSuiteConfig } from "./config.js";
 import { UserError } from "../../errors.js";
 import { detectGpus, type GpuDetection } from "../gpu.js";
 import type { Resources } from "../scheduler.js";
-import type { ValidationServer } from "../validation-server.js";
+import { startValidationServer, type ValidationServer } from "../validation-server.js";
 import { startValidationServerForDocker } from "./gateway.js";
 import { connectDocker, errorMessage, type ConnectOptions } from "./client.js";
 import { DockerExecutor } from "./executor.js";
 import { AgentBuildError, type ImageInfo } from "./image.js";
 import { dockerSettings } from "./settings.js";
+import { sidecarRoot } from "./validate-sidecar.js";
 import { UserLookupError } from "./image-user.js";
 
 export interface DockerSetup {
@@ -114,14 +115,27 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
   }
   log(`agent image ${image.ref} (${image.digest})`);
 
+  const local = executor.settings.serveLocalhost5000 === true;
   let validation: ValidationServer | null = null;
-  if (opts.validation !== false && config.docker.network !== "none") {
+  if (opts.validation !== false && (config.docker.network !== "none" || local)) {
     try {
-      validation = await startValidationServerForDocker(docker);
+      // With network none only the sidecars' unix sockets are reached: loopback is enough.
+      validation =
+        config.docker.network === "none"
+          ? await startValidationServer()
+          : await startValidationServerForDocker(docker);
       log(`format checks for agents at ${validation.url}`);
     } catch (e) {
       log(`warning: no format-validation endpoint for agents (${errorMessage(e)})`);
     }
+  }
+  const sockets = local && validation ? sidecarRoot() : null;
+  if (sockets && validation) {
+    executor.localValidate = { server: validation, root: sockets.dir };
+    log(
+      "localhost:5000/validate and /health: Medalist's format check, from a sidecar sharing each run's network" +
+        (config.docker.network === "none" ? " (network none: the agent reaches nothing else)" : ""),
+    );
   }
   return {
     docker,
@@ -133,6 +147,7 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
     perRun,
     close: async () => {
       await validation?.close();
+      sockets?.remove();
     },
   };
 }

@@ -1,0 +1,178 @@
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type Docker from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
+import { LABEL } from "../../src/execute/docker/container.js";
+import { DockerExecutor } from "../../src/execute/docker/executor.js";
+import {
+  serveLocalhost5000,
+  sidecarRoot,
+  SidecarUnavailableError,
+  SIDECAR_ROLE,
+  startValidateSidecar,
+} from "../../src/execute/docker/validate-sidecar.js";
+import { startValidationServer, type ValidationServer } from "../../src/execute/validation-server.js";
+import {
+  containersOf,
+  makeRun,
+  requireDocker,
+  requireMlebenchEnv,
+  TEST_IMAGE,
+  uniqueSuite,
+} from "./helpers.js";
+
+const docker = await requireDocker();
+const image = await requireMlebenchEnv(docker);
+
+/** Runs `script` in a container of `image` inside `networkMode`; resolves its output. */
+async function inside(d: Docker, networkMode: string, suite: string, script: string): Promise<string> {
+  const c = await d.createContainer({
+    Image: image!,
+    Entrypoint: ["bash", "-c", script],
+    User: "nonroot",
+    Labels: { [LABEL.suite]: suite },
+    HostConfig: { NetworkMode: networkMode, CapDrop: ["ALL"] },
+  });
+  try {
+    await c.start();
+    await c.wait();
+    const raw = (await c.logs({ stdout: true, stderr: true })) as unknown as Buffer;
+    const out: string[] = [];
+    for (let i = 0; i + 8 <= raw.length; i += 8 + raw.readUInt32BE(i + 4))
+      out.push(raw.subarray(i + 8, i + 8 + raw.readUInt32BE(i + 4)).toString());
+    return out.join("");
+  } finally {
+    await c.remove({ force: true });
+  }
+}
+
+const POST = (csv: string) =>
+  `printf '${csv}' > /tmp/s.csv && curl -sS -F file=@/tmp/s.csv http://localhost:5000/validate && curl -sS localhost:5000/health`;
+
+describe.skipIf(!image)("localhost:5000 from a validation sidecar", () => {
+  const suite = uniqueSuite("sidecar");
+  let server: ValidationServer;
+  let root: ReturnType<typeof sidecarRoot>;
+  let sample: string;
+  beforeAll(async () => {
+    server = await startValidationServer();
+    root = sidecarRoot();
+    sample = path.join(root.dir, "sample.csv");
+    await writeFile(sample, "id,target\n1,0\n2,0\n3,0\n");
+  });
+  afterAll(async () => {
+    await cleanupSuite(docker!, suite, { graceSecs: 0 });
+    await server.close();
+    root.remove();
+  });
+
+  for (const network of ["none", "bridge"] as const) {
+    it(`answers /validate and /health in the agent's namespace (network ${network})`, async () => {
+      const sidecar = await serveLocalhost5000(docker!, server, root.dir, {
+        image: image!,
+        network,
+        runName: `${suite}-${network}`,
+        labels: { [LABEL.suite]: suite },
+        runKey: `${suite}-${network}`,
+        validateUrl: server.register("toy", sample, `run-${network}`),
+      });
+      try {
+        expect(sidecar.networkMode).toBe(`container:${sidecar.id}`);
+        const info = await docker!.getContainer(sidecar.id).inspect();
+        expect(info.Config.Labels[SIDECAR_ROLE.key]).toBe(SIDECAR_ROLE.value);
+        expect(info.HostConfig.ReadonlyRootfs).toBe(true);
+        expect(info.Config.User).toBe("65534:65534");
+        const good = await inside(
+          docker!,
+          sidecar.networkMode,
+          suite,
+          POST("id,target\\n1,1\\n2,0\\n3,1\\n"),
+        );
+        expect(good).toContain('"valid":true');
+        expect(good).toContain('"status":"running"');
+        const bad = await inside(docker!, sidecar.networkMode, suite, POST("id,target\\n1,1\\n"));
+        expect(bad).toMatch(/"valid":false.*1 rows, expected 3/);
+      } finally {
+        await sidecar.stop();
+      }
+      await expect(docker!.getContainer(sidecar.id).inspect()).rejects.toThrow();
+    }, 120_000);
+  }
+
+  it("says why when the image has no python3", async () => {
+    const err = await startValidateSidecar(docker!, {
+      image: TEST_IMAGE,
+      network: "none",
+      socketDir: root.dir,
+      runName: `${suite}-nopython`,
+      labels: { [LABEL.suite]: suite },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SidecarUnavailableError);
+    expect((err as Error).message).toMatch(/no python3/);
+    expect(await containersOf(docker!, suite)).toEqual([]);
+  }, 60_000);
+
+  it("is removed with the suite's containers", async () => {
+    const sidecar = await startValidateSidecar(docker!, {
+      image: image!,
+      network: "none",
+      socketDir: root.dir,
+      runName: `${suite}-left`,
+      labels: { [LABEL.suite]: suite },
+    });
+    expect((await containersOf(docker!, suite)).map((c) => c.Id)).toContain(sidecar.id);
+    await cleanupSuite(docker!, suite, { graceSecs: 0 });
+    expect(await containersOf(docker!, suite)).toEqual([]);
+  }, 60_000);
+});
+
+describe.skipIf(!image)("the Docker executor with serveLocalhost5000", () => {
+  it("starts the sidecar first, the agent posts to localhost:5000, both are removed", async () => {
+    const suite = uniqueSuite("sidecar-exec");
+    const spec = await makeRun(suite, "r1");
+    // The stand-in's ENTRYPOINT is its root grading-server stand-in: this agent image drops it.
+    const ctx = await mkdtemp(path.join(os.tmpdir(), "medalist-build-"));
+    await writeFile(path.join(ctx, "Dockerfile"), `FROM ${image}\nENTRYPOINT []\n`);
+    const tag = "medalist-agent:test-sidecar";
+    const server = await startValidationServer();
+    const root = sidecarRoot();
+    try {
+      const executor = new DockerExecutor(docker!, {
+        build: { context: ctx, dockerfile: "Dockerfile", args: {}, tag },
+        command: [
+          "bash",
+          "-c",
+          "cp /home/data/sample_submission.csv /home/submission/submission.csv && " +
+            'curl -sS -F file=@/home/submission/submission.csv "$MEDALIST_VALIDATION_URL"',
+        ],
+        limits: {},
+        network: "none",
+        stopGraceSecs: 1,
+        user: "65534:65534",
+        serveLocalhost5000: true,
+      });
+      executor.localValidate = { server, root: root.dir };
+      const sample = path.join(spec.publicDir, "sample_submission.csv");
+      const result = await executor.execute({
+        ...spec,
+        validationUrl: server.register(spec.competitionId, sample, spec.runId),
+      });
+      const log = await readFile(path.join(spec.runDir, "run.log"), "utf8");
+      expect(log).toContain(
+        "http://localhost:5000/validate (and /health): Medalist's format check, via sidecar",
+      );
+      expect(log).toContain('"valid":true');
+      expect(result.outcome).toBe("completed");
+      expect(await containersOf(docker!, suite)).toEqual([]);
+    } finally {
+      await server.close();
+      root.remove();
+      await docker!
+        .getImage(tag)
+        .remove({ force: true })
+        .catch(() => {});
+    }
+  }, 180_000);
+});
