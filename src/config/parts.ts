@@ -122,12 +122,19 @@ export const LimitsSchema = z.strictObject({
    * never overlap on a runner with GPUs). MLE-bench's container config writes this as gpus: -1.
    */
   gpus: z
-    .union([z.number().int().min(0), z.literal("all")], {
-      error: (i) =>
-        i.input === -1
-          ? 'gpus: -1 is MLE-bench\'s "all GPUs"; write limits.gpus: all'
-          : 'expected a whole number of GPUs (0 or more) or "all"',
-    })
+    .union(
+      [
+        z
+          .number()
+          .int()
+          .min(0, {
+            error: (i) =>
+              i.input === -1 ? 'gpus: -1 is MLE-bench\'s "all GPUs"; write limits.gpus: all' : undefined,
+          }),
+        z.literal("all"),
+      ],
+      { error: 'expected a whole number of GPUs (0 or more) or "all"' },
+    )
     .default(0),
   /** Most bytes the agent may leave in each folder; checked during the run, the run stops past it. */
   disk: z

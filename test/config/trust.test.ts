@@ -97,6 +97,22 @@ describe("checkAgentPaths", () => {
       expect((err as Error).message).toMatch(/is outside the repository \(\/repo\)/);
     }
   });
+
+  it("keeps the PR's MLE-bench agents folder inside the repository; the head decides it, the base the secrets", () => {
+    const mle = (agentsDir: string) => ({
+      image: undefined,
+      command: undefined,
+      mlebench: { agentsDir, id: "aide" },
+    });
+    expect(() => checkAgentPaths(cfg({}, mle("agents")).agent, "/repo/sub", "/repo")).not.toThrow();
+    expect(() => checkAgentPaths(cfg({}, mle("../../elsewhere")).agent, "/repo/sub", "/repo")).toThrow(
+      /^agent\.mlebench\.agentsDir: \/elsewhere is outside the repository/,
+    );
+    const head = cfg({}, { ...mle("agents"), secrets: ["OPENAI_API_KEY"] });
+    const { config } = splitTrust(cfg(), head);
+    expect(config.agent.mlebench).toEqual({ agentsDir: "agents", id: "aide" });
+    expect(config.agent.secrets).toEqual(["HF_TOKEN"]);
+  });
 });
 
 describe("agent.secrets", () => {

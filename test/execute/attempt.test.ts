@@ -12,6 +12,9 @@ import {
   type ExitFacts,
 } from "../../src/execute/attempt.js";
 import type { RunSpec } from "../../src/execute/types.js";
+import { describeFailure } from "../../src/execute/failure.js";
+import { neverRanLine } from "../../src/suite/progress.js";
+import type { RunResult } from "../../src/results/schema.js";
 
 const SECRET = "sk-attempt-secret-42";
 
@@ -165,5 +168,54 @@ describe("runAttempt", () => {
     });
     expect(r).toMatchObject({ outcome: "infra_error", error: "daemon down", retryable: true });
     expect(() => statSync(join(s.runDir, "submission", "submission.csv"))).toThrow();
+  });
+
+  it("a silent exit within a second without a submission is marked: its command most likely never ran", async () => {
+    const silent = spec();
+    const r = await runAttempt(
+      silent,
+      undefined,
+      driver(async () => ({ code: 0, durationMs: 300 })),
+    );
+    expect(r).toMatchObject({ outcome: "completed", details: { neverRan: "true" } });
+    expect(readFileSync(join(silent.runDir, "run.log"), "utf8")).toContain(
+      "medalist no output, no submission, and an exit within a second: the agent's command most likely never ran",
+    );
+    expect(describeFailure(r, "")?.cause).toBe(
+      "the agent produced no output and exited (exit 0) in 0.3 s without a submission: its command (start.sh, for an MLE-bench agent) most likely never ran; run.log says what the container ran (an image ENTRYPOINT that ignores the command is the usual cause)",
+    );
+    // Output, a submission, or a longer run: the command ran.
+    const spoke = await runAttempt(
+      spec(),
+      undefined,
+      driver(async (ctx) => {
+        ctx.output("stderr", "boom\n");
+        return { code: 1, durationMs: 100 };
+      }),
+    );
+    expect(spoke.details?.neverRan).toBeUndefined();
+    const wrote = await runAttempt(
+      spec(),
+      undefined,
+      driver(async (_ctx, s) => {
+        writeFileSync(join(s.runDir, "submission", "submission.csv"), "id\n");
+        return { code: 0, durationMs: 100 };
+      }),
+    );
+    expect(wrote.details?.neverRan).toBeUndefined();
+    const long = await runAttempt(
+      spec(),
+      undefined,
+      driver(async () => ({ code: 0, durationMs: 1500 })),
+    );
+    expect(long.details?.neverRan).toBeUndefined();
+    // The suite's closing line when every run it executed ended that way.
+    const run = (neverRan: boolean) =>
+      ({ details: neverRan ? { neverRan: "true" } : {} }) as unknown as RunResult;
+    expect(neverRanLine("head", [run(true), run(true)])).toMatch(
+      /^\[head\] every run \(2\) ended within a second with no output and no submission: the agent's command most likely never ran/,
+    );
+    expect(neverRanLine("head", [run(true), run(false)])).toBeNull();
+    expect(neverRanLine("head", [])).toBeNull();
   });
 });

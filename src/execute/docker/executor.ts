@@ -13,12 +13,12 @@ import { ImageMissingError, prepareImage, type ImageInfo } from "./image.js";
 import { demux } from "./demux.js";
 import type { ValidationServer } from "../validation-server.js";
 import { serveLocalhost5000, type ValidateSidecar } from "./validate-sidecar.js";
-
-/** What an agent in MLE-bench mode posts to (validate-sidecar.ts serves it). */
-export const LOCAL_VALIDATE_URL = "http://localhost:5000/validate";
 import { containerUser, entrypointNote, type DockerSettings } from "./settings.js";
 import { withWritableHome } from "./home-layer.js";
 import { imageUser, UserLookupError } from "./image-user.js";
+
+/** What an agent in MLE-bench mode posts to (validate-sidecar.ts serves it). */
+export const LOCAL_VALIDATE_URL = "http://localhost:5000/validate";
 
 export interface DockerExecutorOptions {
   /** Suite-level messages: image build output. Default: none. */
@@ -171,6 +171,14 @@ export class DockerExecutor implements Executor {
     const local = this.localValidate;
     if (!local || !spec.validationUrl) {
       ctx.note("localhost:5000 is not served: the format-check endpoint did not start for this suite");
+      return null;
+    }
+    if (/runsc|gvisor/i.test(this.settings.runtime ?? "")) {
+      ctx.note(
+        `localhost:5000 is not served under runtime ${this.settings.runtime}: gVisor's own network stack keeps ` +
+          "the sandbox's loopback to itself" +
+          (this.settings.network === "bridge" ? `; $${VALIDATION_URL_VAR} still answers` : ""),
+      );
       return null;
     }
     try {
