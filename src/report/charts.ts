@@ -65,9 +65,13 @@ const signed = (d: number) => `${d > 0 ? "+" : "−"}${Math.abs(d)}`;
 const categoryLabel = (c: PercentileChange) =>
   `"${shortName(stripMarkers(c.competitionId)).replace(/["\\`\r\n]/g, "")} (${signed(c.delta)})"`;
 
+/** "#2da44e" as "rgb(45 164 78)": no "#" followed by a digit, which GitHub could read as an issue link. */
+export const rgbText = (hex: string) =>
+  `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(" ")})`;
+
 /** The `%%{init}%%` line: size and series colours (later series are drawn on top). */
 const initLine = (width: number, height: number, colours: string[]) =>
-  `%%{init: {"xyChart": {"width": ${width}, "height": ${height}}, "themeVariables": {"xyChart": {"plotColorPalette": "${colours.join(", ")}"}}}}%%`;
+  `%%{init: {"xyChart": {"width": ${width}, "height": ${height}}, "themeVariables": {"xyChart": {"plotColorPalette": "${colours.map(rgbText).join(", ")}"}}}}%%`;
 
 export interface PercentileChart {
   /** The ```mermaid block, empty when nothing changed. */

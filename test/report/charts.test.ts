@@ -7,6 +7,7 @@ import {
   chartedChanges,
   percentileChanges,
   percentileChart,
+  rgbText,
   trendChart,
 } from "../../src/report/charts.js";
 import { MEDAL_ICON, NAME_MAX, medals, shortName } from "../../src/report/format.js";
@@ -126,7 +127,7 @@ describe("the percentile chart", () => {
     expect(chart).toContain("bar [50, 50, 0, 0]");
     expect(chart).toContain("bar [30, 43, 50, 50]");
     expect(chart).toContain(
-      `"plotColorPalette": "${CHART_COLOURS.gained}, ${CHART_COLOURS.lost}, ${CHART_COLOURS.shared}"`,
+      `"plotColorPalette": "${rgbText(CHART_COLOURS.gained)}, ${rgbText(CHART_COLOURS.lost)}, ${rgbText(CHART_COLOURS.shared)}"`,
     );
     expect(chart).not.toMatch(/^\s*line/m);
     expect(caption).toMatch(/^Mean leaderboard percentile, base → head, of the 4 competitions whose/);
@@ -172,7 +173,7 @@ describe("the percentile chart", () => {
       { label: "this run", medalRate: 0.3, meanPercentile: 0.55, current: true },
     ]);
     expect(chart).not.toContain("upper");
-    expect(chart).toContain(`"plotColorPalette": "${CHART_COLOURS.medalRate}, ${CHART_COLOURS.percentile}"`);
+    expect(chart).toContain('"plotColorPalette": "rgb(68 147 248), rgb(219 109 40)"');
     expect(chart).toContain("line [60.0, 30.0]");
   });
 });
