@@ -6,6 +6,7 @@ import { cellOf, summarize } from "../compare/compare.js";
 import type { MetricAnalysis } from "../compare/stats.js";
 import {
   MEDAL_ICON,
+  cellWidth,
   NOT_COMPARABLE_ICON,
   cell,
   costText,
@@ -293,7 +294,10 @@ function competitionTable(rows: CompetitionRow[], links?: Record<string, string>
     `${pctNum(r.basePercentile)} → ${pctNum(r.headMeanPercentile)}`,
     seedLinks(r.head, links),
   ]);
-  return markdownTable([header, ...body], { align: ["c", "l", "l", "l", "r", "l"] });
+  return markdownTable([header, ...body], {
+    align: ["c", "l", "l", "l", "r", "l"],
+    stringLength: cellWidth,
+  });
 }
 
 const pctNum = (x: number | null) => String(wholePoints(x) ?? "—");

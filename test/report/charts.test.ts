@@ -10,7 +10,7 @@ import {
   rgbText,
   trendChart,
 } from "../../src/report/charts.js";
-import { MEDAL_ICON, NAME_MAX, medals, shortName } from "../../src/report/format.js";
+import { MEDAL_ICON, NAME_MAX, cellWidth, medals, shortName } from "../../src/report/format.js";
 import { renderReport } from "../../src/report/markdown.js";
 import { VERDICT_TITLE } from "../../src/report/verdict.js";
 import { bigComparison } from "../helpers/big-comparison.js";
@@ -101,6 +101,27 @@ describe("the comment's glyphs", () => {
     });
     const cells = [cell("gold", true), cell("none", false), cell("none", true)];
     expect(medals(cells)).toBe("🥇⚠➖");
+  });
+
+  it("raw table rows line up: picture emoji count two columns, the ⚠ text glyph one", () => {
+    expect(cellWidth("🥇➖🥉")).toBe(6);
+    expect(cellWidth("⚠")).toBe(1);
+    expect(cellWidth("⚠️")).toBe(2);
+    expect(cellWidth("35 → 90")).toBe(7);
+    const text = renderReport(moved([10, -10]));
+    const rows = text.split("\n").filter((l) => /^\| +[🟢🔴]/u.test(l));
+    expect(rows).toHaveLength(2);
+    // Every "|" of a row sits at the same column as in the next row.
+    const bars = (l: string) => {
+      const cols: number[] = [];
+      let c = 0;
+      for (const ch of l) {
+        if (ch === "|") cols.push(c);
+        c += cellWidth(ch);
+      }
+      return cols;
+    };
+    expect(bars(rows[0])).toEqual(bars(rows[1]));
   });
 
   it("every verdict has a saturated glyph, none of them the pale ❔", () => {
