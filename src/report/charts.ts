@@ -80,6 +80,8 @@ export interface PercentileChart {
   caption: string;
   /** How many competitions are charted. */
   bars: number;
+  /** How many competitions' percentile changed (charted or not). */
+  changed: number;
 }
 
 /**
@@ -90,7 +92,7 @@ export interface PercentileChart {
 export function percentileChart(rows: CompetitionRow[], max = CHART_MAX_BARS): PercentileChart {
   const all = percentileChanges(rows);
   const shown = chartedChanges(all, max);
-  if (!shown.length) return { chart: "", caption: "", bars: 0 };
+  if (!shown.length) return { chart: "", caption: "", bars: 0, changed: 0 };
   const left = all.filter((c) => !shown.includes(c));
   const chart = [
     "```mermaid",
@@ -114,7 +116,7 @@ export function percentileChart(rows: CompetitionRow[], max = CHART_MAX_BARS): P
   const rest = left.length
     ? ` ${left.length} more changed by ${most} point${most === 1 ? "" : "s"} or less and are not charted.`
     : "";
-  return { chart, caption: what + rest, bars: shown.length };
+  return { chart, caption: what + rest, bars: shown.length, changed: n };
 }
 
 /** A mermaid line chart of the default-branch trend with this run last. */

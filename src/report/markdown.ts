@@ -361,7 +361,7 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
   if (pc.chart)
     out.push(
       "",
-      `<details${pc.bars <= CHART_OPEN_MAX ? " open" : ""}><summary>Percentile change in ${pc.bars} competition${pc.bars === 1 ? "" : "s"} (chart)</summary>`,
+      `<details${pc.bars <= CHART_OPEN_MAX ? " open" : ""}><summary>Percentile change in ${pc.changed} competition${pc.changed === 1 ? "" : "s"} (chart${pc.bars < pc.changed ? ` of the ${pc.bars} largest` : ""})</summary>`,
       "",
       pc.caption,
       "",

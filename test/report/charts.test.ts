@@ -164,6 +164,9 @@ describe("the percentile chart", () => {
     const { caption } = percentileChart(cmp.competitions);
     expect(caption).toContain(`the ${CHART_MAX_BARS} largest changes among the 30 competitions`);
     expect(caption).toContain("10 more changed by 10 points or less and are not charted.");
+    expect(renderReport(cmp)).toContain(
+      `<details><summary>Percentile change in 30 competitions (chart of the ${CHART_MAX_BARS} largest)</summary>`,
+    );
   });
 
   it("draws nothing when no percentile changed", () => {
