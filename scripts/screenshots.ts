@@ -9,7 +9,7 @@ import { writeViewer } from "../src/view/write.js";
 import { renderReport } from "../src/report/markdown.js";
 import { buildSite } from "../test/helpers/viewer-site.js";
 import { bigComparison } from "../test/helpers/big-comparison.js";
-import { commentHtml, MERMAID_JS } from "../test/helpers/comment-page.js";
+import { showComment } from "../test/helpers/comment-page.js";
 import { launch } from "../test/helpers/browser.js";
 
 const outDir = join(process.cwd(), "docs", "img");
@@ -37,18 +37,13 @@ try {
     viewerUrl: "https://github.com/acme-labs/agent-scaffold/actions/runs/1/artifacts/2",
   });
   const comment = await browser.newPage({ viewport: { width: 1040, height: 700 } });
-  await comment.setContent(commentHtml(md));
-  await comment.addScriptTag({ path: MERMAID_JS });
-  await comment.evaluate(async () => {
-    const m = (
-      globalThis as unknown as { mermaid: { initialize(o: object): void; run(o: object): Promise<void> } }
-    ).mermaid;
-    m.initialize({ startOnLoad: false });
-    await m.run({ querySelector: "pre.mermaid" });
-  });
+  await showComment(comment, md, "light");
+  // From the title to the end of the percentile chart.
+  const chart = await comment.locator("pre.mermaid").first().boundingBox();
   await comment.screenshot({
     path: join(outDir, "comment.png"),
-    clip: { x: 0, y: 0, width: 1040, height: 1000 },
+    fullPage: true,
+    clip: { x: 0, y: 0, width: 1040, height: Math.ceil((chart ? chart.y + chart.height : 984) + 16) },
   });
   console.log(`screenshots written to ${outDir}`);
 } finally {

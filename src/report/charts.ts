@@ -65,9 +65,13 @@ const signed = (d: number) => `${d > 0 ? "+" : "−"}${Math.abs(d)}`;
 const categoryLabel = (c: PercentileChange) =>
   `"${shortName(stripMarkers(c.competitionId)).replace(/["\\`\r\n]/g, "")} (${signed(c.delta)})"`;
 
+/** "#2da44e" as "rgb(45 164 78)": no "#" followed by a digit, which GitHub could read as an issue link. */
+export const rgbText = (hex: string) =>
+  `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(" ")})`;
+
 /** The `%%{init}%%` line: size and series colours (later series are drawn on top). */
 const initLine = (width: number, height: number, colours: string[]) =>
-  `%%{init: {"xyChart": {"width": ${width}, "height": ${height}}, "themeVariables": {"xyChart": {"plotColorPalette": "${colours.join(", ")}"}}}}%%`;
+  `%%{init: {"xyChart": {"width": ${width}, "height": ${height}}, "themeVariables": {"xyChart": {"plotColorPalette": "${colours.map(rgbText).join(", ")}"}}}}%%`;
 
 export interface PercentileChart {
   /** The ```mermaid block, empty when nothing changed. */
@@ -76,6 +80,8 @@ export interface PercentileChart {
   caption: string;
   /** How many competitions are charted. */
   bars: number;
+  /** How many competitions' percentile changed (charted or not). */
+  changed: number;
 }
 
 /**
@@ -86,7 +92,7 @@ export interface PercentileChart {
 export function percentileChart(rows: CompetitionRow[], max = CHART_MAX_BARS): PercentileChart {
   const all = percentileChanges(rows);
   const shown = chartedChanges(all, max);
-  if (!shown.length) return { chart: "", caption: "", bars: 0 };
+  if (!shown.length) return { chart: "", caption: "", bars: 0, changed: 0 };
   const left = all.filter((c) => !shown.includes(c));
   const chart = [
     "```mermaid",
@@ -110,7 +116,7 @@ export function percentileChart(rows: CompetitionRow[], max = CHART_MAX_BARS): P
   const rest = left.length
     ? ` ${left.length} more changed by ${most} point${most === 1 ? "" : "s"} or less and are not charted.`
     : "";
-  return { chart, caption: what + rest, bars: shown.length };
+  return { chart, caption: what + rest, bars: shown.length, changed: n };
 }
 
 /** A mermaid line chart of the default-branch trend with this run last. */

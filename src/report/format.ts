@@ -9,6 +9,20 @@ export const MEDAL_ICON: Record<Medal, string> = { gold: "🥇", silver: "🥈",
 /** A run that is not comparable (infrastructure or grader error): no medal either way. */
 export const NOT_COMPARABLE_ICON = "⚠";
 
+/** Zero-width space and joiners, and the text-presentation selector: no column of their own. */
+const ZERO_WIDTH = new Set(["\u200b", "\u200c", "\u200d", "\ufe0e"]);
+
+/**
+ * How many terminal columns a table cell takes (markdown-table pads raw rows by it): emoji shown
+ * as pictures (🥇 ➖ 🟢) take two, as does a text glyph made a picture by U+FE0F (⚠️); joiners
+ * take none; anything else one.
+ */
+export function cellWidth(text: string): number {
+  let n = 0;
+  for (const ch of text) n += /\p{Emoji_Presentation}/u.test(ch) ? 2 : ZERO_WIDTH.has(ch) ? 0 : 1;
+  return n;
+}
+
 /** The longest competition name the comment's tables and chart show (MLE-bench ids reach 49). */
 export const NAME_MAX = 32;
 

@@ -6,6 +6,7 @@ import { cellOf, summarize } from "../compare/compare.js";
 import type { MetricAnalysis } from "../compare/stats.js";
 import {
   MEDAL_ICON,
+  cellWidth,
   NOT_COMPARABLE_ICON,
   cell,
   costText,
@@ -293,7 +294,10 @@ function competitionTable(rows: CompetitionRow[], links?: Record<string, string>
     `${pctNum(r.basePercentile)} → ${pctNum(r.headMeanPercentile)}`,
     seedLinks(r.head, links),
   ]);
-  return markdownTable([header, ...body], { align: ["c", "l", "l", "l", "r", "l"] });
+  return markdownTable([header, ...body], {
+    align: ["c", "l", "l", "l", "r", "l"],
+    stringLength: cellWidth,
+  });
 }
 
 const pctNum = (x: number | null) => String(wholePoints(x) ?? "—");
@@ -357,7 +361,7 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
   if (pc.chart)
     out.push(
       "",
-      `<details${pc.bars <= CHART_OPEN_MAX ? " open" : ""}><summary>Percentile change in ${pc.bars} competition${pc.bars === 1 ? "" : "s"} (chart)</summary>`,
+      `<details${pc.bars <= CHART_OPEN_MAX ? " open" : ""}><summary>Percentile change in ${pc.changed} competition${pc.changed === 1 ? "" : "s"} (chart${pc.bars < pc.changed ? ` of the ${pc.bars} largest` : ""})</summary>`,
       "",
       pc.caption,
       "",

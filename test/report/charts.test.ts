@@ -7,9 +7,10 @@ import {
   chartedChanges,
   percentileChanges,
   percentileChart,
+  rgbText,
   trendChart,
 } from "../../src/report/charts.js";
-import { MEDAL_ICON, NAME_MAX, medals, shortName } from "../../src/report/format.js";
+import { MEDAL_ICON, NAME_MAX, cellWidth, medals, shortName } from "../../src/report/format.js";
 import { renderReport } from "../../src/report/markdown.js";
 import { VERDICT_TITLE } from "../../src/report/verdict.js";
 import { bigComparison } from "../helpers/big-comparison.js";
@@ -102,6 +103,27 @@ describe("the comment's glyphs", () => {
     expect(medals(cells)).toBe("🥇⚠➖");
   });
 
+  it("raw table rows line up: picture emoji count two columns, the ⚠ text glyph one", () => {
+    expect(cellWidth("🥇➖🥉")).toBe(6);
+    expect(cellWidth("⚠")).toBe(1);
+    expect(cellWidth("⚠️")).toBe(2);
+    expect(cellWidth("35 → 90")).toBe(7);
+    const text = renderReport(moved([10, -10]));
+    const rows = text.split("\n").filter((l) => /^\| +[🟢🔴]/u.test(l));
+    expect(rows).toHaveLength(2);
+    // Every "|" of a row sits at the same column as in the next row.
+    const bars = (l: string) => {
+      const cols: number[] = [];
+      let c = 0;
+      for (const ch of l) {
+        if (ch === "|") cols.push(c);
+        c += cellWidth(ch);
+      }
+      return cols;
+    };
+    expect(bars(rows[0])).toEqual(bars(rows[1]));
+  });
+
   it("every verdict has a saturated glyph, none of them the pale ❔", () => {
     expect(Object.values(VERDICT_TITLE).join(" ")).not.toMatch(/❔|❓/);
     expect(VERDICT_TITLE.inconclusive).toBe("🟡 inconclusive");
@@ -126,7 +148,7 @@ describe("the percentile chart", () => {
     expect(chart).toContain("bar [50, 50, 0, 0]");
     expect(chart).toContain("bar [30, 43, 50, 50]");
     expect(chart).toContain(
-      `"plotColorPalette": "${CHART_COLOURS.gained}, ${CHART_COLOURS.lost}, ${CHART_COLOURS.shared}"`,
+      `"plotColorPalette": "${rgbText(CHART_COLOURS.gained)}, ${rgbText(CHART_COLOURS.lost)}, ${rgbText(CHART_COLOURS.shared)}"`,
     );
     expect(chart).not.toMatch(/^\s*line/m);
     expect(caption).toMatch(/^Mean leaderboard percentile, base → head, of the 4 competitions whose/);
@@ -142,6 +164,9 @@ describe("the percentile chart", () => {
     const { caption } = percentileChart(cmp.competitions);
     expect(caption).toContain(`the ${CHART_MAX_BARS} largest changes among the 30 competitions`);
     expect(caption).toContain("10 more changed by 10 points or less and are not charted.");
+    expect(renderReport(cmp)).toContain(
+      `<details><summary>Percentile change in 30 competitions (chart of the ${CHART_MAX_BARS} largest)</summary>`,
+    );
   });
 
   it("draws nothing when no percentile changed", () => {
@@ -172,7 +197,7 @@ describe("the percentile chart", () => {
       { label: "this run", medalRate: 0.3, meanPercentile: 0.55, current: true },
     ]);
     expect(chart).not.toContain("upper");
-    expect(chart).toContain(`"plotColorPalette": "${CHART_COLOURS.medalRate}, ${CHART_COLOURS.percentile}"`);
+    expect(chart).toContain('"plotColorPalette": "rgb(68 147 248), rgb(219 109 40)"');
     expect(chart).toContain("line [60.0, 30.0]");
   });
 });

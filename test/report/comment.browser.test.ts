@@ -5,10 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { COMMENT_LIMIT } from "../../src/github/truncate.js";
 import {
+  CHART_COLOURS,
   CHART_MAX_BARS,
   CHART_OPEN_MAX,
   chartedChanges,
   percentileChanges,
+  rgbText,
 } from "../../src/report/charts.js";
 import { shortName } from "../../src/report/format.js";
 import { medalChange, renderReport } from "../../src/report/markdown.js";
@@ -176,7 +178,10 @@ describe.skipIf(!haveBrowser)("the PR comment rendered as GitHub renders it", ()
       expect(shown).toEqual(labels);
       expect(pc.lines).toEqual([]);
       const colours = new Set(pc.bars.filter((b) => b.width > 0.5).map((b) => b.fill));
-      expect(colours.size).toBe(3);
+      const computed = (hex: string) => rgbText(hex).replace(/ /g, ", ");
+      expect(colours).toEqual(
+        new Set([CHART_COLOURS.gained, CHART_COLOURS.lost, CHART_COLOURS.shared].map(computed)),
+      );
 
       expect(requests.filter((u) => !u.startsWith("about:") && !u.startsWith("data:"))).toEqual([]);
       expect(errors).toEqual([]);
