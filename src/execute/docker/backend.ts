@@ -17,7 +17,15 @@ export const dockerDescriptor: ExecutorDescriptor<"docker", typeof DockerSchema>
   configDefault: DOCKER_DEFAULTS,
   check: checkDocker,
   unsandboxed: () => null,
-  identityFacts: (c) => ({ network: c.block.network }),
+  // Settings that change what runs; the newer ones only when set, so earlier identities stay valid.
+  identityFacts: (c) => {
+    const { network, entrypoint, runtime } = c.block;
+    return {
+      network,
+      ...(entrypoint !== undefined ? { entrypoint } : {}),
+      ...(runtime !== undefined ? { runtime } : {}),
+    };
+  },
   async open(ctx) {
     // The schema gives every config this executor's block (defaulted), so the cast only names it.
     const config = ctx.config as DockerSuiteConfig;
