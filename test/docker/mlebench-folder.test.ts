@@ -9,6 +9,7 @@ import { validateConfig } from "../../src/config/load.js";
 import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
 import { DockerExecutor } from "../../src/execute/docker/executor.js";
 import { imageUser, UserLookupError } from "../../src/execute/docker/image-user.js";
+import { AgentBuildError } from "../../src/execute/docker/image.js";
 import { dockerSettings } from "../../src/execute/docker/settings.js";
 import { checkRuntime } from "../../src/execute/docker/setup.js";
 import type { DockerSuiteConfig } from "../../src/execute/docker/config.js";
@@ -141,6 +142,24 @@ describe.skipIf(!docker)("agent.mlebench against a real daemon", () => {
       "docker.user: the image has no user ghost in /etc/passwd; add it in the Dockerfile (useradd ghost) or set docker.user to a uid",
     );
   }, 120_000);
+
+  it("an agent image without the user is the agent's failure, said as such", async () => {
+    const bare = agentsFolder();
+    const file = path.join(bare, "agents", "tiny", "Dockerfile");
+    writeFileSync(
+      file,
+      readFileSync(file, "utf8").replace(
+        /echo 'nonroot:x:1000:1000[^&]*&& echo 'nonroot:x:1000:' >> \/etc\/group && /,
+        "",
+      ),
+    );
+    const ex = new DockerExecutor(docker!, settingsFor(bare).settings);
+    const err = await ex.prepareImage().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AgentBuildError);
+    expect(`${(err as AgentBuildError).what}: ${(err as Error).message}`).toBe(
+      "the agent image cannot run: docker.user: the image has no user nonroot in /etc/passwd; add it in the Dockerfile (useradd nonroot) or set docker.user to a uid",
+    );
+  }, 240_000);
 
   it("refuses a runtime the daemon does not have, naming the ones it has", async () => {
     await expect(checkRuntime(docker!, "no-such-runtime")).rejects.toThrow(

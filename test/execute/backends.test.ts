@@ -85,6 +85,8 @@ describe("the executor registry (execute/backends.ts)", () => {
       docker: { network: "none" },
     });
     expect(identityFactsOf("docker", config)).toEqual({ network: "none" });
+    const set = { ...config, docker: { ...config.docker, entrypoint: "none", runtime: "runsc" } };
+    expect(identityFactsOf("docker", set)).toEqual({ network: "none", entrypoint: "none", runtime: "runsc" });
     expect(identityFactsOf("local", config)).toEqual({});
   });
 

@@ -17,7 +17,15 @@ export const dockerDescriptor: ExecutorDescriptor<"docker", typeof DockerSchema>
   configDefault: DOCKER_DEFAULTS,
   check: checkDocker,
   unsandboxed: () => null,
-  identityFacts: (c) => ({ network: c.block.network }),
+  // Settings that change what runs; the newer ones only when set, so earlier identities stay valid.
+  identityFacts: (c) => {
+    const { network, entrypoint, runtime } = c.block;
+    return {
+      network,
+      ...(entrypoint !== undefined ? { entrypoint } : {}),
+      ...(runtime !== undefined ? { runtime } : {}),
+    };
+  },
   async open(ctx) {
     // The schema gives every config this executor's block (defaulted), so the cast only names it.
     const config = ctx.config as DockerSuiteConfig;
@@ -26,7 +34,8 @@ export const dockerDescriptor: ExecutorDescriptor<"docker", typeof DockerSchema>
     try {
       setup = await setupDocker({ ...config, agent }, { baseDir: ctx.baseDir, log });
     } catch (e) {
-      if (e instanceof AgentBuildError) return imageDidNotBuild(ctx.config.concurrency, e.message);
+      if (e instanceof AgentBuildError)
+        return imageDidNotBuild(ctx.config.concurrency, `${e.what}: ${e.message}`);
       throw e;
     }
     const { docker, executor, validation } = setup;
@@ -68,8 +77,7 @@ export const dockerDescriptor: ExecutorDescriptor<"docker", typeof DockerSchema>
 };
 
 /** The PR's own Dockerfile failed: every run is the agent's failure (no medal), not infrastructure. */
-function imageDidNotBuild(concurrency: number, cause: string) {
-  const reason = `the agent image did not build: ${cause}`;
+function imageDidNotBuild(concurrency: number, reason: string) {
   return {
     name: "docker",
     resources: { gpuIds: [], maxParallel: concurrency },

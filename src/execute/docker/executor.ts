@@ -9,7 +9,7 @@ import {
 } from "../attempt.js";
 import { errorMessage, sleep, statusCode } from "./client.js";
 import { containerOptions, ownerLabel, VALIDATION_URL_VAR } from "./container.js";
-import { ImageMissingError, prepareImage, type ImageInfo } from "./image.js";
+import { AgentBuildError, ImageMissingError, prepareImage, type ImageInfo } from "./image.js";
 import { demux } from "./demux.js";
 import type { ValidationServer } from "../validation-server.js";
 import { serveLocalhost5000, type ValidateSidecar } from "./validate-sidecar.js";
@@ -67,7 +67,14 @@ export class DockerExecutor implements Executor {
     let image = await prepareImage(this.docker, this.settings, this.log);
     if (this.settings.mlebench) image = await withWritableHome(this.docker, image, this.log);
     const user = containerUser(this.settings);
-    this.user = await imageUser(this.docker, image.id, user);
+    try {
+      this.user = await imageUser(this.docker, image.id, user);
+    } catch (e) {
+      // An image built from the agent's own Dockerfile without that user: the agent's failure.
+      if (e instanceof UserLookupError && this.settings.build)
+        throw new AgentBuildError(e.message, "the agent image cannot run");
+      throw e;
+    }
     if (this.user !== user) this.log(`container user ${user} is ${this.user} in the image`);
     return image;
   }

@@ -31,7 +31,11 @@ export class ImageMissingError extends Error {
 
 /** The agent's own Dockerfile failed to build: the agent's failure, not the runner's. */
 export class AgentBuildError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** How the runs' cause starts: the image did not build, or it built but cannot run. */
+    readonly what = "the agent image did not build",
+  ) {
     super(message);
     this.name = "AgentBuildError";
   }
