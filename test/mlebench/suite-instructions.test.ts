@@ -7,6 +7,7 @@ import type { AgentConfig } from "../../src/config/schema.js";
 import type { ExecutorBackend } from "../../src/execute/lifecycle.js";
 import { runPaths } from "../../src/execute/types.js";
 import { runSuite } from "../../src/suite/run.js";
+import { agentFacts } from "../../src/suite/identity-facts.js";
 
 const root = resolve(import.meta.dirname, "..", "..");
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), `medalist-${p}-`));
@@ -89,5 +90,22 @@ describe("instructions: mlebench in a suite", () => {
     });
     await expect(run).rejects.toThrow(/localhost:5000/);
     expect(seen).toEqual([]);
+  });
+
+  it("is part of the run identity; the default adds nothing (older identities still match)", () => {
+    const facts = (instructions: string) => {
+      const c = config(instructions);
+      return agentFacts({
+        agent: c.agent,
+        config: c,
+        baseDir: root,
+        executor: "docker",
+        imageId: "sha256:1",
+        exclude: [],
+      });
+    };
+    expect(facts("medalist").limits).not.toHaveProperty("instructions");
+    expect(facts("mlebench").limits).toMatchObject({ instructions: "mlebench" });
+    expect(facts("mlebench-obfuscated").limits).toMatchObject({ instructions: "mlebench-obfuscated" });
   });
 });
