@@ -21,7 +21,7 @@ function recording(seen: string[]): ExecutorBackend {
         name: "recording",
         resources: { gpuIds: [], maxParallel: 1 },
         perRun: { gpus: 0 },
-        facts: {},
+        facts: { image: null, imageDigest: null, gpuModel: null },
         execute: async (spec) => {
           seen.push(readFileSync(runPaths(spec.runDir).instructionsFile, "utf8"));
           return { outcome: "completed", exitCode: 0, durationMs: 1 };
