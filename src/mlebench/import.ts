@@ -117,7 +117,7 @@ export function importRunGroup(path: string, opts: ImportOptions): SuiteResults 
       outcome: success === false ? "failed" : "completed",
       exitCode: null,
       startedAt: c.created_at,
-      durationMs: 0,
+      durationMs: 0, // not in upstream's report: the agent description says so
       attempts: 1,
       runDir: upstreamId ? relative(outDir, resolve(folder, upstreamId)) : "",
       error: success === false ? "MLE-bench's run_agent.py recorded success: false for this run" : null,
@@ -147,7 +147,7 @@ export function importRunGroup(path: string, opts: ImportOptions): SuiteResults 
       seeds: Math.max(...seeds.values()),
     },
     agent: {
-      description: `MLE-bench run group ${metadata?.run_group ?? basename(resolve(folder))} (imported)`,
+      description: `MLE-bench run group ${metadata?.run_group ?? basename(resolve(folder))} (imported; upstream records no run times)`,
       image: null,
       imageDigest: null,
     },

@@ -92,7 +92,7 @@ export function writableFolder(dir: string): boolean {
 /**
  * Complete data in a folder Medalist may not write to (a read-only `mlebench prepare` output): checked
  * without a lock, its manifest kept in memory only, so it is hashed again by every invocation.
- * undefined: not such a folder (the normal path takes over).
+ * undefined: not such a folder (the normal path takes over); an incomplete one is refused here.
  */
 async function checkReadOnly(c: Competition, dataDir: string, log: (line: string) => void) {
   const dir = preparedDir(dataDir, c.id);

@@ -118,6 +118,21 @@ describe("medalist export --mlebench", () => {
     expect(() => exportRunGroup(readResults(file), file, a)).toThrow(/is not empty/);
   });
 
+  it("the CLI writes the run group (exit 0) and refuses a missing results file (exit 2)", async () => {
+    const { dir } = medalistResults();
+    const group = join(tmp("export"), "g");
+    const quiet = console.error;
+    console.error = () => {};
+    try {
+      expect(await main(["export", "--mlebench", group, dir])).toBe(0);
+      expect(existsSync(join(group, "submission.jsonl"))).toBe(true);
+      expect(await main(["export", "--mlebench", join(tmp("export"), "h"), join(dir, "nope.json")])).toBe(2);
+      expect(await main(["export", dir])).toBe(2); // --mlebench is required
+    } finally {
+      console.error = quiet;
+    }
+  });
+
   it("refuses a competition id with an underscore (make_submission.py would cut it)", () => {
     const dir = tmp("results");
     const file = join(dir, "results.json");

@@ -7,6 +7,7 @@ import type { AgentConfig } from "../../src/config/schema.js";
 import type { ExecutorBackend } from "../../src/execute/lifecycle.js";
 import { runPaths } from "../../src/execute/types.js";
 import { runSuite } from "../../src/suite/run.js";
+import { agentFacts } from "../../src/suite/identity-facts.js";
 
 const root = resolve(import.meta.dirname, "..", "..");
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), `medalist-${p}-`));
@@ -20,7 +21,7 @@ function recording(seen: string[]): ExecutorBackend {
         name: "recording",
         resources: { gpuIds: [], maxParallel: 1 },
         perRun: { gpus: 0 },
-        facts: {},
+        facts: { image: null, imageDigest: null, gpuModel: null },
         execute: async (spec) => {
           seen.push(readFileSync(runPaths(spec.runDir).instructionsFile, "utf8"));
           return { outcome: "completed", exitCode: 0, durationMs: 1 };
@@ -89,5 +90,22 @@ describe("instructions: mlebench in a suite", () => {
     });
     await expect(run).rejects.toThrow(/localhost:5000/);
     expect(seen).toEqual([]);
+  });
+
+  it("is part of the run identity; the default adds nothing (older identities still match)", () => {
+    const facts = (instructions: string) => {
+      const c = config(instructions);
+      return agentFacts({
+        agent: c.agent,
+        config: c,
+        baseDir: root,
+        executor: "docker",
+        imageId: "sha256:1",
+        exclude: [],
+      });
+    };
+    expect(facts("medalist").limits).not.toHaveProperty("instructions");
+    expect(facts("mlebench").limits).toMatchObject({ instructions: "mlebench" });
+    expect(facts("mlebench-obfuscated").limits).toMatchObject({ instructions: "mlebench-obfuscated" });
   });
 });

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { exportRunGroup } from "../../mlebench/export.js";
+import { loadRegistry } from "../../registry/registry.js";
 import { readResults } from "../../suite/store.js";
 import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
 
@@ -29,7 +30,8 @@ Exit codes: 0 written, 2 bad input.`,
     if (positionals.length > 1)
       throw new UserError("expects at most one results file or folder (see --help)");
     const file = resultsFile(positionals[0] ?? ".medalist/out/head");
-    const r = exportRunGroup(readResults(file), file, dir);
+    const results = readResults(file);
+    const r = exportRunGroup(results, file, dir);
     console.error(
       `wrote ${r.runs} run(s) as an MLE-bench run group in ${r.runGroupDir}` +
         (r.skipped > 0 ? ` (${r.skipped} link(s) or special file(s) not copied)` : ""),
@@ -37,6 +39,15 @@ Exit codes: 0 written, 2 bad input.`,
     console.error(
       `grade it with: mlebench grade --submission ${r.submissionPath} --output-dir ${r.runGroupDir}`,
     );
+    // Toy competitions (and ones not in the bundled registry) are Medalist's: upstream cannot grade them.
+    const registry = loadRegistry();
+    const foreign = results.suite.competitions.filter(
+      (id) => registry.get(id)?.competition.source !== "kaggle",
+    );
+    if (foreign.length > 0)
+      console.error(
+        `note: ${foreign.join(", ")} ${foreign.length === 1 ? "is" : "are"} not MLE-bench competitions; mlebench grade does not know them`,
+      );
     return 0;
   },
 };
