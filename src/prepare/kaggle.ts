@@ -218,6 +218,7 @@ export async function downloadCompetition(id: string, dest: string, opts: Downlo
       if (!(e instanceof Interrupted)) throw e;
       if (i >= retries) {
         const kept = existsSync(part) && statSync(part).size > 0;
+        if (!kept) rmSync(part, { force: true });
         throw new UserError(
           kept
             ? `${e.message}; the partial file ${part} is kept, run again to resume`

@@ -4,6 +4,7 @@ import { UserError } from "../errors.js";
 import type { RegistryEntry } from "../registry/registry.js";
 import { prepareCompetition, preparedDir } from "../prepare/prepare.js";
 import { kaggleCredentials } from "../prepare/kaggle.js";
+import { NotDownloaded } from "../prepare/download-gate.js";
 
 export interface PreparedPaths {
   publicDir: string;
@@ -83,7 +84,15 @@ export async function ensurePrepared(
   dataDir: string,
   log: (line: string) => void,
 ): Promise<PreparedPaths> {
-  const r = await prepareCompetition(entry, { dataDir, log });
+  let r;
+  try {
+    r = await prepareCompetition(entry, { dataDir, log });
+  } catch (e) {
+    // Alone (not a batch), the competition's line is the whole cause, with its fix.
+    if (e instanceof NotDownloaded)
+      throw new UserError(`${entry.competition.id}: ${e.reason.message}`, e.reason.exitCode);
+    throw e;
+  }
   if (r.status !== "ready") log(`${entry.competition.id}: data ${r.status} in ${dataDir}`);
   return preparedPaths(dataDir, entry.competition.id);
 }

@@ -3,12 +3,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { createServer as createHttpServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { main } from "../../src/cli/main.js";
 import { loadRegistry, selectCompetitions } from "../../src/registry/registry.js";
 import { RESERVE_FILE } from "../../src/suite/disk.js";
 import { progressLine } from "../../src/suite/progress.js";
+import { downloadCompetition } from "../../src/prepare/kaggle.js";
 
 const root = resolve(import.meta.dirname, "..", "..");
 
@@ -108,6 +110,32 @@ describe("prepare, offline or without credentials", () => {
       new RegExp(`^medalist prepare: cannot connect to 127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\)`),
     );
   }, 60_000);
+
+  it("a connection cut before any byte: retried, then 'nothing was downloaded', no partial file claimed", async () => {
+    // Loopback: every response announces 1000 bytes, then the connection closes before the first.
+    const server = createHttpServer((_req, res) => {
+      res.writeHead(200, { "content-length": "1000" });
+      res.flushHeaders();
+      setTimeout(() => res.destroy(), 20);
+    });
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    const { port } = server.address() as { port: number };
+    try {
+      const dest = join(dir, "x.zip");
+      const err = await downloadCompetition("x", dest, {
+        baseUrl: `http://127.0.0.1:${port}/api/v1`,
+        credentials: { username: "u", key: "k" },
+        retries: 1,
+        retryDelayMs: 0,
+      }).catch((e: Error) => e);
+      expect((err as Error).message).toMatch(
+        /^x: connection (closed|dropped) after 0 .*; nothing was downloaded, run again to retry$/,
+      );
+      expect(existsSync(`${dest}.part`)).toBe(false);
+    } finally {
+      server.close();
+    }
+  });
 
   it("without credentials: the credentials error once, one line per competition, exit 2, no folder made", async () => {
     const data = join(dir, "data");
