@@ -40,8 +40,10 @@ export interface InformedCompetition {
   id: string;
   /** Head seeds (0 when covered). */
   seeds: number;
-  /** Smoothed base rate from the history; null without enough history (then it gets every seed). */
+  /** Smoothed base rate (x + ½)/(n + 1) from the history; null without enough history (then it gets every seed). */
   rate: number | null;
+  /** The history it was planned from (null: none, or too few runs). */
+  history: HistoryCounts | null;
   covered: Covered | null;
 }
 
@@ -102,9 +104,10 @@ export function informedPlan(input: InformedInput): InformedPlan {
   const m = input.competitions.length;
   const competitions: InformedCompetition[] = input.competitions.map((c) => {
     const h = c.history;
-    if (!h || h.runs < minRuns) return { id: c.id, seeds: input.seeds, rate: null, covered: null };
+    if (!h || h.runs < minRuns)
+      return { id: c.id, seeds: input.seeds, rate: null, history: null, covered: null };
     const rate = (h.medals + 0.5) / (h.runs + 1);
-    return { id: c.id, seeds: seedsFor(rate, input.seeds), rate, covered: null };
+    return { id: c.id, seeds: seedsFor(rate, input.seeds), rate, history: h, covered: null };
   });
   if (alphaHistory > 0) {
     // Cover the never-won competitions whose bound costs the least, while their bounds together
