@@ -88,10 +88,13 @@ export function clopperPearson(x: number, n: number, a: number): { lower: number
   return { lower, upper };
 }
 
-/** Head seeds where the outcome varies: Neyman's allocation, sd √(p(1−p)) against a coin's 0.5, at least 1. */
+/**
+ * Head seeds where the outcome varies: Neyman's allocation (seeds ∝ the outcome's sd √(p(1−p)),
+ * a coin's 0.5 getting every seed), rounded up, at least 1.
+ */
 export function seedsFor(rate: number, seeds: number): number {
   const sd = Math.sqrt(rate * (1 - rate));
-  return Math.min(seeds, Math.max(1, Math.round((seeds * sd) / 0.5)));
+  return Math.min(seeds, Math.max(1, Math.ceil((seeds * sd) / 0.5 - 1e-9)));
 }
 
 export function informedPlan(input: InformedInput): InformedPlan {
