@@ -178,8 +178,8 @@ function confidence(level: number): string {
 }
 
 /**
- * "toy-x: base 0 medals in 42 runs of its current identity; its possible drop ≤ 16.9 points at
- * 99.95 % (one-sided), counted against the head; …". True at its stated level, and all of them
+ * "toy-x: base 0 medals in 42 runs of its current identity; its possible drop ≤ 16.8 points at
+ * 99.954 % (one-sided), counted against the head; …". True at its stated level, and all of them
  * together at 1 − alphaHistory (Bonferroni).
  */
 export function coveredSentence(id: string, c: Covered): string {
