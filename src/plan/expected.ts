@@ -72,9 +72,10 @@ function ratesOf(c: CompetitionProfile[], rng: () => number): number[] {
   );
 }
 
-/** Seed-major, longest first within a seed: the order the monitored scheduler starts runs. */
-function order(runs: HeadRun[]): HeadRun[] {
-  return [...runs].sort((a, b) => a.seed - b.seed || b.secs - a.secs || a.comp - b.comp);
+/** The order runs start in: seed-major, longest first within a seed, when monitored; else longest first. */
+function order(runs: HeadRun[], monitored: boolean): HeadRun[] {
+  const bySeed = (a: HeadRun, b: HeadRun) => (monitored ? a.seed - b.seed : 0);
+  return [...runs].sort((a, b) => bySeed(a, b) || b.secs - a.secs || a.comp - b.comp || a.seed - b.seed);
 }
 
 /** The look after the runs so far (`runs`/`medals`: finished head runs per competition). */
@@ -106,7 +107,7 @@ function runSuite(
 ): { secs: number; wall: number; decisive: boolean } {
   const m = input.competitions.length;
   const gate = { tolerance: input.tolerance, maxNotComparable: 1 };
-  const queue = order(runs);
+  const queue = order(runs, design !== null);
   const running: { run: HeadRun; end: number }[] = [];
   const runsDone = new Array<number>(m).fill(0);
   const medals = new Array<number>(m).fill(0);
