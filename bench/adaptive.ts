@@ -136,9 +136,15 @@ function informedOf(s: SuiteDraw): Informed {
  */
 function monitored(s: SuiteDraw, d: MonitorDesign, inf?: Informed): { verdict: Verdict; hours: number } {
   const b = inf?.base ?? baseCounts(s);
-  const baseErr = b.reduce((a, c) => a + c.err, 0);
-  const seeds = inf?.seeds ?? Array.from({ length: M }, () => SEEDS);
+  // The infra-error test compares with the base's current runs (the history records no infra errors).
+  const current = baseCounts(s);
+  const baseErr = current.reduce((a, c) => a + c.err, 0);
+  const target = inf?.seeds ?? Array.from({ length: M }, () => SEEDS);
+  // Runs planned so far per competition: the informed plan replaces a run lost to an infra error
+  // with the competition's next seed (while it has one), so a 1-seed competition is not lost to one.
+  const seeds = [...target];
   const head = s.head.filter((r) => r.seed < seeds[r.comp]);
+  const spare = s.head.filter((r) => r.seed >= seeds[r.comp]).sort((x, y) => x.seed - y.seed);
   const queue = inf
     ? [...head].sort((x, y) => inf.key(y) - inf.key(x))
     : [...head].sort((x, y) => x.seed - y.seed || y.hours - x.hours);
@@ -159,7 +165,15 @@ function monitored(s: SuiteDraw, d: MonitorDesign, inf?: Informed): { verdict: V
     now = next.end;
     if (verdict !== null) continue;
     done.push(next.run);
-    const look = lookOf(done, b, baseErr, seeds);
+    if (inf && next.run.infra) {
+      const i = spare.findIndex((r) => r.comp === next.run.comp);
+      if (i >= 0) {
+        queue.push(spare.splice(i, 1)[0]);
+        queue.sort((x, y) => inf.key(y) - inf.key(x));
+        seeds[next.run.comp]++;
+      }
+    }
+    const look = lookOf(done, b, baseErr, seeds, target, M * SEEDS);
     if (!look) continue;
     const out = decideLook(d, look, GATE);
     if (out.decision !== "continue") verdict = out.verdict;
@@ -167,7 +181,14 @@ function monitored(s: SuiteDraw, d: MonitorDesign, inf?: Informed): { verdict: V
   return { verdict: verdict ?? "inconclusive", hours };
 }
 
-function lookOf(done: Run[], b: ReturnType<typeof baseCounts>, baseErr: number, seeds: number[]) {
+function lookOf(
+  done: Run[],
+  b: ReturnType<typeof baseCounts>,
+  baseErr: number,
+  seeds: number[],
+  target: number[],
+  baseRuns: number,
+) {
   const counts: Counts[] = [];
   let notComparable = 0;
   let headOk = 0;
@@ -182,13 +203,13 @@ function lookOf(done: Run[], b: ReturnType<typeof baseCounts>, baseErr: number, 
       counts.push({ nb: b[i].n, xb: b[i].x, nh: ok.length, xh: ok.filter((r) => r.medal).length });
   }
   const planned = seeds.reduce((a, k) => a + k, 0);
-  const baseRuns = b.reduce((a, c) => a + c.n + c.err, 0);
   return {
     counts,
     notComparable,
     competitions: M,
     infra: { base: baseErr, baseRuns, head: done.length - headOk, headRuns: done.length },
-    t: headOk / planned,
+    // Comparable head runs ÷ the comparable runs the plan asks for (replacements keep it ≤ 1).
+    t: Math.min(1, headOk / target.reduce((a, k) => a + k, 0)),
     last: done.length === planned,
   };
 }

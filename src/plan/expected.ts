@@ -30,7 +30,7 @@ export interface CostInput {
   slots: number;
   alpha: number;
   tolerance: number;
-  /** Simulated suites per scenario (default 200). */
+  /** Simulated suites per case (default: 200 for up to 60 head runs, fewer for larger suites, at least 40). */
   suites?: number;
   seed?: number;
 }
@@ -72,28 +72,29 @@ function ratesOf(c: CompetitionProfile[], rng: () => number): number[] {
   );
 }
 
-/** Seed-major, longest first within a seed: the order the monitored scheduler starts runs. */
-function order(runs: HeadRun[]): HeadRun[] {
-  return [...runs].sort((a, b) => a.seed - b.seed || b.secs - a.secs || a.comp - b.comp);
+/** The order runs start in: seed-major, longest first within a seed, when monitored; else longest first. */
+function order(runs: HeadRun[], monitored: boolean): HeadRun[] {
+  const bySeed = (a: HeadRun, b: HeadRun) => (monitored ? a.seed - b.seed : 0);
+  return [...runs].sort((a, b) => bySeed(a, b) || b.secs - a.secs || a.comp - b.comp || a.seed - b.seed);
 }
 
-function look(done: HeadRun[], base: Counts[], m: number, seeds: number): LookInput | null {
+/** The look after the runs so far (`runs`/`medals`: finished head runs per competition). */
+function look(runs: number[], medals: number[], base: Counts[], seeds: number): LookInput | null {
   const counts: Counts[] = [];
   let headOk = 0;
-  for (let i = 0; i < m; i++) {
-    const h = done.filter((r) => r.comp === i);
-    if (h.length === 0) return null;
-    headOk += h.length;
-    counts.push({ ...base[i], nh: h.length, xh: h.filter((r) => r.medal).length });
+  for (let i = 0; i < runs.length; i++) {
+    if (runs[i] === 0) return null;
+    headOk += runs[i];
+    counts.push({ ...base[i], nh: runs[i], xh: medals[i] });
   }
-  const runs = m * seeds;
+  const planned = runs.length * seeds;
   return {
     counts,
     notComparable: 0,
-    competitions: m,
-    infra: { base: 0, baseRuns: m, head: 0, headRuns: headOk },
-    t: headOk / runs,
-    last: headOk === runs,
+    competitions: runs.length,
+    infra: { base: 0, baseRuns: runs.length, head: 0, headRuns: headOk },
+    t: headOk / planned,
+    last: headOk === planned,
   };
 }
 
@@ -106,9 +107,10 @@ function runSuite(
 ): { secs: number; wall: number; decisive: boolean } {
   const m = input.competitions.length;
   const gate = { tolerance: input.tolerance, maxNotComparable: 1 };
-  const queue = order(runs);
+  const queue = order(runs, design !== null);
   const running: { run: HeadRun; end: number }[] = [];
-  const done: HeadRun[] = [];
+  const runsDone = new Array<number>(m).fill(0);
+  const medals = new Array<number>(m).fill(0);
   let now = 0;
   let secs = 0;
   let verdict: string | null = null;
@@ -123,8 +125,9 @@ function runSuite(
     const next = running.shift()!;
     now = next.end;
     if (verdict !== null) continue;
-    done.push(next.run);
-    const l = look(done, base, m, input.seeds);
+    runsDone[next.run.comp]++;
+    if (next.run.medal) medals[next.run.comp]++;
+    const l = look(runsDone, medals, base, input.seeds);
     if (!l) continue;
     if (design) {
       const out = decideLook(design, l, gate);
@@ -154,12 +157,16 @@ function summary(xs: { secs: number; wall: number; decisive: boolean }[], gpus: 
   };
 }
 
+/** Enough suites for a Monte Carlo error of a few percent, in about a second or two per suite size. */
+export const defaultSuites = (headRuns: number) =>
+  Math.max(40, Math.min(200, Math.round(12_000 / Math.max(1, headRuns))));
+
 /**
  * Simulates the fixed and the monitored design on the same draws. A drop equal to the tolerance
  * scales every competition's rate by 1 − tolerance ÷ mean rate (as the bench and the power table do).
  */
 export function expectedCost(input: CostInput): CostEstimate {
-  const suites = input.suites ?? 200;
+  const suites = input.suites ?? defaultSuites(input.competitions.length * input.seeds);
   const rng = makeRng(input.seed ?? 1);
   const c = input.competitions;
   const design = monitorDesign(input.alpha);

@@ -40,8 +40,10 @@ export interface InformedCompetition {
   id: string;
   /** Head seeds (0 when covered). */
   seeds: number;
-  /** Smoothed base rate from the history; null without enough history (then it gets every seed). */
+  /** Smoothed base rate (x + ½)/(n + 1) from the history; null without enough history (then it gets every seed). */
   rate: number | null;
+  /** The history it was planned from (null: none, or too few runs). */
+  history: HistoryCounts | null;
   covered: Covered | null;
 }
 
@@ -86,10 +88,13 @@ export function clopperPearson(x: number, n: number, a: number): { lower: number
   return { lower, upper };
 }
 
-/** Head seeds where the outcome varies: Neyman's allocation, sd √(p(1−p)) against a coin's 0.5, at least 1. */
+/**
+ * Head seeds where the outcome varies: Neyman's allocation (seeds ∝ the outcome's sd √(p(1−p)),
+ * a coin's 0.5 getting every seed), rounded up, at least 1.
+ */
 export function seedsFor(rate: number, seeds: number): number {
   const sd = Math.sqrt(rate * (1 - rate));
-  return Math.min(seeds, Math.max(1, Math.round((seeds * sd) / 0.5)));
+  return Math.min(seeds, Math.max(1, Math.ceil((seeds * sd) / 0.5 - 1e-9)));
 }
 
 export function informedPlan(input: InformedInput): InformedPlan {
@@ -102,9 +107,10 @@ export function informedPlan(input: InformedInput): InformedPlan {
   const m = input.competitions.length;
   const competitions: InformedCompetition[] = input.competitions.map((c) => {
     const h = c.history;
-    if (!h || h.runs < minRuns) return { id: c.id, seeds: input.seeds, rate: null, covered: null };
+    if (!h || h.runs < minRuns)
+      return { id: c.id, seeds: input.seeds, rate: null, history: null, covered: null };
     const rate = (h.medals + 0.5) / (h.runs + 1);
-    return { id: c.id, seeds: seedsFor(rate, input.seeds), rate, covered: null };
+    return { id: c.id, seeds: seedsFor(rate, input.seeds), rate, history: h, covered: null };
   });
   if (alphaHistory > 0) {
     // Cover the never-won competitions whose bound costs the least, while their bounds together
@@ -172,8 +178,8 @@ function confidence(level: number): string {
 }
 
 /**
- * "toy-x: base 0 medals in 42 runs of its current identity; its possible drop ≤ 16.9 points at
- * 99.95 % (one-sided), counted against the head; …". True at its stated level, and all of them
+ * "toy-x: base 0 medals in 42 runs of its current identity; its possible drop ≤ 16.8 points at
+ * 99.954 % (one-sided), counted against the head; …". True at its stated level, and all of them
  * together at 1 − alphaHistory (Bonferroni).
  */
 export function coveredSentence(id: string, c: Covered): string {

@@ -75,6 +75,10 @@ describe("medalist plan: expected cost, fixed vs monitored", () => {
     // Run times from the history: 30 min per run, 1 GPU.
     expect(json.cost.fixed.noChange.hours).toBeCloseTo(runs.length * 0.5, 6);
 
+    const none = await cli("plan", "--config", config, "--shards", "1", "--simulations", "0", "--json");
+    expect(none.code, none.out).toBe(0);
+    expect(JSON.parse(none.out).cost).toBeUndefined();
+
     writeFileSync(join(ws, "bad.json"), "{}");
     const bad = await cli("plan", "--config", config, "--shards", "1", "--history", join(ws, "bad.json"));
     expect(bad.code).toBe(2);

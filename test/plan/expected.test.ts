@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectedCost, type CompetitionProfile } from "../../src/plan/expected.js";
+import { defaultSuites, expectedCost, type CompetitionProfile } from "../../src/plan/expected.js";
 import { describeCost, ratesSource } from "../../src/plan/expected-text.js";
 
 const SUITES = Number(process.env.MEDALIST_TEST_SIM_SUITES ?? 60);
@@ -47,6 +47,13 @@ describe("expected cost: fixed vs monitored", () => {
     expect(a.fromHistory).toBe(22);
     expect(a.monitored.noChange.decisive).toBeGreaterThan(0.5);
     expect(a.monitored.noChange.hours).toBeLessThan(a.fixed.noChange.hours);
+  });
+
+  it("simulates fewer suites for large suites, never fewer than 40", () => {
+    expect(defaultSuites(66)).toBe(182);
+    expect(defaultSuites(9)).toBe(200);
+    expect(defaultSuites(225)).toBe(53);
+    expect(defaultSuites(10_000)).toBe(40);
   });
 
   it("says where the rates come from, history or the stated assumption", () => {

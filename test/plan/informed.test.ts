@@ -110,3 +110,26 @@ describe("the history-informed plan", () => {
     );
   });
 });
+
+describe("the plan in the comment's details", () => {
+  it("lists the seeds and each covered competition's sentence", async () => {
+    const { renderInformedPlan } = await import("../../src/report/informed.js");
+    expect(renderInformedPlan(null, 0.05)).toBe("");
+    const hist = Array.from({ length: 8 }, (_, i) =>
+      i < 4 ? { runs: 400, medals: 0 } : { runs: 400, medals: 200 },
+    );
+    const plan = informedPlan({
+      competitions: hist.map((history, i) => ({ id: `c${i}`, secs: 60, history })),
+      seeds: 3,
+      alpha: 0.05,
+      tolerance: 0.05,
+      cover: true,
+    });
+    const text = renderInformedPlan(plan, 0.05);
+    expect(text).toContain(`History-informed plan: ${plan.headRuns} of 24 head runs planned`);
+    expect(text).toContain("| c4 | 200 of 400 runs | 3 |");
+    expect(text).toMatch(/1% of α = 0\.05 spent on these bounds, Bonferroni; .* remaining 4% for each claim/);
+    for (const c of plan.competitions.filter((x) => x.covered))
+      expect(text).toContain(`- ${coveredSentence(c.id, c.covered!)}`);
+  });
+});

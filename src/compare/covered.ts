@@ -1,0 +1,24 @@
+// The verdict when some competitions are covered by history bounds instead of runs (pure).
+// plan/informed.ts decides which; docs/statistics.md ("The history-informed plan") says why the
+// union bound keeps each claim at α: the runs' analysis at α − alphaHistory, the bounds at alphaHistory.
+import { coveredTolerances, type InformedPlan } from "../plan/informed.js";
+import { medalVerdict, type Counts, type Levels, type MetricVerdict } from "./stats.js";
+
+/**
+ * Each claim on the run competitions' counts, at the tolerance that makes it a claim about the
+ * whole suite (covered competitions counted against the head): `no-regression` needs the runs to
+ * rule out a drop of `noRegression`; `regressed` needs a drop beyond `regressed` on them.
+ */
+export function coveredVerdict(
+  counts: Counts[],
+  plan: InformedPlan,
+  levels: Levels,
+  tolerance: number,
+): { verdict: MetricVerdict; tolerances: ReturnType<typeof coveredTolerances> } {
+  const t = coveredTolerances(plan, tolerance);
+  if (medalVerdict(counts, levels, t.regressed).verdict === "regressed")
+    return { verdict: "regressed", tolerances: t };
+  if (t.noRegression !== null && medalVerdict(counts, levels, t.noRegression).verdict === "no-regression")
+    return { verdict: "no-regression", tolerances: t };
+  return { verdict: "inconclusive", tolerances: t };
+}
