@@ -51,11 +51,13 @@ export function planCost(
     return { id, secs, history: h && h.runs > 0 ? { runs: h.runs, medals: h.medals } : null };
   });
   const slots = opts.slots ?? config.concurrency;
+  // `gpus: all` gives each run the whole runner: counted in runner-hours, not GPU-hours.
+  const gpusPerRun = config.limits.gpus === "all" ? 0 : config.limits.gpus;
   const estimate = expectedCost({
     competitions,
     seeds: config.seeds,
     baseSeeds: config.seeds,
-    gpusPerRun: config.limits.gpus,
+    gpusPerRun,
     slots,
     alpha: config.gate.alpha,
     tolerance: config.gate.tolerance,
@@ -63,7 +65,7 @@ export function planCost(
   });
   const historyRuns = competitions.reduce((a, c) => a + (c.history?.runs ?? 0), 0);
   const text = describeCost(estimate, {
-    gpusPerRun: config.limits.gpus,
+    gpusPerRun,
     slots,
     seeds: config.seeds,
     tolerance: config.gate.tolerance,
