@@ -36,7 +36,7 @@ const noSideScroll = (page: Page) =>
 /** The competitions of the rows shown, in page order. */
 const shownRows = (page: Page) =>
   page.evaluate(() =>
-    [...document.querySelectorAll<HTMLTableRowElement>("table.competitions tbody tr")]
+    Array.from(document.querySelectorAll<HTMLTableRowElement>("table.competitions tbody tr"))
       .filter((tr) => tr.offsetParent !== null)
       .map((tr) => ({ id: tr.dataset.competition!, group: tr.dataset.group!, change: tr.dataset.change! })),
   );
@@ -44,7 +44,7 @@ const shownRows = (page: Page) =>
 /** Pairs of marker labels whose rendered boxes intersect (empty: none overlap). */
 const overlappingLabels = (page: Page) =>
   page.evaluate(() => {
-    const boxes = [...document.querySelectorAll("#leaderboard text.marker-label")].map((t) => ({
+    const boxes = Array.from(document.querySelectorAll("#leaderboard text.marker-label")).map((t) => ({
       label: t.textContent,
       r: t.getBoundingClientRect(),
     }));
@@ -55,6 +55,21 @@ const overlappingLabels = (page: Page) =>
         if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
           hits.push(`${boxes[i].label} × ${boxes[j].label}`);
       }
+    // A marker's line must not run through another marker's label either.
+    const lines = Array.from(document.querySelectorAll("#leaderboard line.marker")).map((l) => ({
+      label: l.getAttribute("data-label"),
+      r: l.getBoundingClientRect(),
+    }));
+    for (const l of lines)
+      for (const b of boxes)
+        if (
+          b.label !== l.label &&
+          l.r.left < b.r.right &&
+          b.r.left < l.r.right &&
+          l.r.top < b.r.bottom &&
+          b.r.top < l.r.bottom
+        )
+          hits.push(`line ${l.label} × ${b.label}`);
     return { count: boxes.length, hits };
   });
 

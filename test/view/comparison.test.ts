@@ -26,7 +26,11 @@ describe("marker labels", () => {
           expect(out[i].right + 4 <= out[j].left || out[j].right + 4 <= out[i].left, `${i} vs ${j}`).toBe(
             true,
           );
-    expect(new Set(out.slice(0, 5).map((o) => o.row)).size).toBe(5);
+    // No line runs through another marker's label (a line runs from its label's row down).
+    for (const [i, o] of out.entries())
+      for (const [j, l] of labels.entries())
+        if (i !== j && out[j].row > o.row)
+          expect(l.x <= o.left - 2 || l.x >= o.right + 2, `${j} through ${i}`).toBe(true);
     expect(out[5]).toMatchObject({ anchor: "end" });
     expect(out[5].right).toBeLessThanOrEqual(640);
     expect(out[6].row).toBe(0);
