@@ -89,7 +89,7 @@ function verdictHtml(cmp: Comparison, note: string | null): string {
     : "";
   return (
     `<section id="verdict" class="verdict v-${esc(cmp.verdict)}">` +
-    `<p class="verdict-line">Verdict: <b id="verdict-word">${esc(verdictWords(cmp.verdict))}</b> <span class="muted">· ${esc(cmp.baselineSource)} baseline</span></p>` +
+    `<p class="verdict-line">Verdict: <b id="verdict-word">${esc(verdictWords(cmp.verdict))}</b> <span class="muted">· baseline: ${esc(cmp.baselineSource)}</span></p>` +
     `<p>${mdInline(meaning)}</p>` +
     headlineTable(cmp) +
     `<div id="why">${rest.map((l) => `<p>${mdInline(l)}</p>`).join("")}${interval}</div>` +
