@@ -150,6 +150,33 @@ describe.skipIf(!haveBrowser)("the comparison viewer in Chromium", () => {
       await page.close();
     }, 240_000);
 
+  it("without script the grouped tables stand; without a baseline the page says so and filters work", async () => {
+    const context = await browser.newContext({
+      javaScriptEnabled: false,
+      viewport: { width: 1000, height: 800 },
+    });
+    const bare = await context.newPage();
+    await bare.goto(url("index.html"));
+    await expect(bare.locator("#controls").isVisible()).resolves.toBe(false);
+    expect(await shownRows(bare)).toHaveLength(22);
+    expect(await noSideScroll(bare)).toBe(true);
+    await context.close();
+
+    const solo = join(dir, "solo");
+    writeViewer({ head: s.head, headDir: s.headDir, out: solo, registry: s.registry });
+    const { page, errors } = await watchedPage(browser, 1000);
+    await page.goto(pathToFileURL(join(solo, "index.html")).href);
+    await expect(page.locator("#verdict").innerText()).resolves.toContain("No baseline");
+    expect(await shownRows(page)).toHaveLength(22);
+    await page.selectOption("#filter-runs", "failed");
+    expect((await shownRows(page)).map((r) => r.id).sort()).toEqual(
+      [s.ids[4], s.ids[9], s.ids[11], ...s.groups["not-comparable"]].sort(),
+    );
+    expect(await noSideScroll(page)).toBe(true);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 240_000);
+
   it("every run page links to its pair and back, scrolls only down, and its labels never overlap", async () => {
     const { page, requests, errors } = await watchedPage(browser, 1000);
     const pages = readdirSync(join(out, "runs")).filter((f) => f.endsWith(".html"));
