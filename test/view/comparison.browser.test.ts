@@ -104,7 +104,7 @@ describe.skipIf(!haveBrowser)("the comparison viewer in Chromium", () => {
       );
       await page.locator('input[name=group][value="unchanged"]').check();
 
-      // Runs that did not count: only competitions with a failed or infra-error run.
+      // Failed or invalid runs: only competitions with a failed or infra-error run.
       await page.selectOption("#filter-runs", "failed");
       rows = await shownRows(page);
       expect(rows.map((r) => r.id).sort()).toEqual(
