@@ -1,5 +1,5 @@
-// Regenerates the README's screenshots (docs/img/*.png) from the test fixtures: the viewer's suite
-// page and one run page, and the PR comment of a 22 × 3 suite as GitHub renders it.
+// Regenerates the README's screenshots (docs/img/*.png) from the test fixtures: the viewer's index
+// of a generated 22 × 3 comparison and one run page, and the PR comment of a 22 × 3 suite as GitHub renders it.
 // Usage: npx tsx scripts/screenshots.ts   (needs /usr/bin/chromium; see scripts/ci-chromium.sh)
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,7 +7,9 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { writeViewer } from "../src/view/write.js";
 import { renderReport } from "../src/report/markdown.js";
+import { compareRuns } from "../src/compare/compare.js";
 import { buildSite } from "../test/helpers/viewer-site.js";
+import { buildSuite } from "../test/helpers/viewer-suite.js";
 import { bigComparison } from "../test/helpers/big-comparison.js";
 import { showComment } from "../test/helpers/comment-page.js";
 import { launch } from "../test/helpers/browser.js";
@@ -17,13 +19,24 @@ mkdirSync(outDir, { recursive: true });
 const tmp = mkdtempSync(join(tmpdir(), "medalist-shots-"));
 const browser = await launch();
 try {
+  // The index of a generated 22 × 3 comparison, at 1000 px: the verdict, then what changed.
+  const suite = buildSuite(join(tmp, "suite"));
+  const suiteSite = join(tmp, "suite-site");
+  const comparison = compareRuns(
+    suite.base,
+    suite.head,
+    { tolerance: 0.05, alpha: 0.05, failOn: "regression" },
+    "cache (base commit 1a2b3c4)",
+  );
+  writeViewer({ ...suite, out: suiteSite, comparison });
+  const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+  await page.goto(pathToFileURL(join(suiteSite, "index.html")).href);
+  await page.screenshot({ path: join(outDir, "viewer-index.png") });
+  // A run page with every section: the toy fixture's head run of toy-churn, seed 0.
   const s = buildSite(join(tmp, "in"));
   s.base.suite.name = s.head.suite.name = "toy suite"; // the fixture's name is an injection test
   const site = join(tmp, "site");
   writeViewer({ head: s.head, headDir: s.headDir, base: s.base, baseDir: s.baseDir, out: site });
-  const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
-  await page.goto(pathToFileURL(join(site, "index.html")).href);
-  await page.screenshot({ path: join(outDir, "viewer-index.png") });
   await page.goto(pathToFileURL(join(site, "runs", "head-toy-churn.s0.html")).href);
   await page.locator("#log-view div").first().waitFor();
   await page.screenshot({

@@ -89,7 +89,7 @@ function verdictHtml(cmp: Comparison, note: string | null): string {
     : "";
   return (
     `<section id="verdict" class="verdict v-${esc(cmp.verdict)}">` +
-    `<p class="verdict-line">Verdict: <b id="verdict-word">${esc(verdictWords(cmp.verdict))}</b> <span class="muted">· ${esc(cmp.baselineSource)} baseline</span></p>` +
+    `<p class="verdict-line">Verdict: <b id="verdict-word">${esc(verdictWords(cmp.verdict))}</b> <span class="muted">· baseline: ${esc(cmp.baselineSource)}</span></p>` +
     `<p>${mdInline(meaning)}</p>` +
     headlineTable(cmp) +
     `<div id="why">${rest.map((l) => `<p>${mdInline(l)}</p>`).join("")}${interval}</div>` +
@@ -98,7 +98,7 @@ function verdictHtml(cmp: Comparison, note: string | null): string {
   );
 }
 
-/** A medal or, for a run that did not count, its outcome: the words of the CLI and the comment. */
+/** A medal or, for a run that failed or whose submission is invalid, its outcome: the words of the CLI and the comment. */
 function runWord(c: RunCell): string {
   if (c.outcome !== "completed" || !c.valid) return outcomeText(c);
   return c.medal === "none" ? "no medal" : c.medal;
@@ -121,7 +121,7 @@ function chips(side: "base" | "head", cells: RunCell[], runs: Map<string, RunRes
     .join(" ");
 }
 
-/** Why runs did not count: "head seed 1 timed out: time limit 3600s reached" (the CLI's cause). */
+/** Why runs failed or were invalid: "head seed 1 timed out: time limit 3600s reached" (the CLI's cause). */
 function causes(row: CompetitionRow): string {
   const lines: string[] = [];
   for (const [side, cells] of [
@@ -181,7 +181,7 @@ function groupedTables(site: SiteData, cmp: Comparison): string {
   for (const row of cmp.competitions) grouped.get(groupOf(row))!.push(row);
   const head6 =
     `<thead><tr><th class="c-name">Competition</th><th class="c-side">Base, per seed</th><th class="c-side">Head, per seed</th>` +
-    `<th class="c-pct" title="mean leaderboard percentile, base → head, and its change">Percentile</th><th class="c-why">Why runs did not count</th><th class="c-diff">Code diff</th></tr></thead>`;
+    `<th class="c-pct" title="mean leaderboard percentile, base → head, and its change">Percentile</th><th class="c-why">Failed or invalid runs: why</th><th class="c-diff">Code diff</th></tr></thead>`;
   return GROUPS.map(([g, title]) => {
     const rows = grouped.get(g)!;
     const n = rows.length;
@@ -225,7 +225,7 @@ function headOnlyTable(site: SiteData): string {
     );
   });
   return (
-    `<section class="group" data-group="runs"><div class="tablebox"><table class="competitions single"><thead><tr><th class="c-name">Competition</th><th class="c-side">Runs, per seed</th><th class="c-pct">Mean percentile</th><th class="c-why">Why runs did not count</th></tr></thead>` +
+    `<section class="group" data-group="runs"><div class="tablebox"><table class="competitions single"><thead><tr><th class="c-name">Competition</th><th class="c-side">Runs, per seed</th><th class="c-pct">Mean percentile</th><th class="c-why">Failed or invalid runs: why</th></tr></thead>` +
     `<tbody>${rows.join("")}</tbody></table></div><p class="none muted" hidden>No competition matches the filters.</p></section>`
   );
 }
@@ -240,7 +240,7 @@ function controls(comparing: boolean, counts: Map<Group, number>): string {
     : "";
   return (
     `<form id="controls" hidden onsubmit="return false">${groups}` +
-    `<label>Runs <select id="filter-runs"><option value="all">all</option><option value="failed">with a run that did not count</option><option value="ok">every run counted</option></select></label> ` +
+    `<label>Runs <select id="filter-runs"><option value="all">all</option><option value="failed">with a failed or invalid run</option><option value="ok">every run valid</option></select></label> ` +
     `<label>${comparing ? "Percentile change" : "Percentile"} <select id="filter-change"><option value="all">any</option>` +
     (comparing
       ? `<option value="down">down</option><option value="up">up</option><option value="same">no change</option>`

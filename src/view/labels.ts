@@ -5,6 +5,9 @@
  * a conservative width estimate; the browser test measures the rendered boxes.
  */
 
+/** Room between a label and another marker's line (lines are 2 px wide, centred on x). */
+const LINE_GAP = 2;
+
 export interface LabelIn {
   /** The marker's x position (its line). */
   x: number;
@@ -31,7 +34,11 @@ export function textWidth(text: string, fontSize: number): number {
 
 /**
  * Rows and anchors for `labels` in a chart `width` wide, keeping `gap` px between boxes and
- * `offset` px between a line and its text. Returned in the input's order.
+ * `offset` px between a line and its text. Each marker's line runs from its label down to the plot,
+ * so it crosses every row below its label: a label is put where its box overlaps no other label and
+ * no other marker's line, on the lowest row, right of its line if no other line is there, else
+ * left; only when no row up to the number of labels has room does it ignore the lines. Returned in
+ * the input's order.
  */
 export function placeLabels(
   labels: LabelIn[],
@@ -41,17 +48,48 @@ export function placeLabels(
   offset = 3,
 ): LabelOut[] {
   const order = labels.map((l, i) => ({ l, i })).sort((a, b) => a.l.x - b.l.x);
-  const rows: [number, number][][] = [];
+  const placed: LabelOut[] = [];
+  const lineX: number[] = [];
   const out: LabelOut[] = new Array<LabelOut>(labels.length);
+  const boxAt = (x: number, w: number, anchor: "start" | "end") => {
+    const left = anchor === "start" ? Math.min(x + offset, width - w) : Math.max(0, x - offset - w);
+    return { left, right: left + w };
+  };
+  const fits = (left: number, right: number, row: number, x: number, lines: boolean) =>
+    placed.every((p, k) => {
+      if (p.row === row && left < p.right + gap && p.left < right + gap) return false;
+      if (!lines) return true;
+      // Another line through this box (it runs below its own label), or this line through another's.
+      if (p.row > row && lineX[k] > left - LINE_GAP && lineX[k] < right + LINE_GAP) return false;
+      return !(p.row < row && x > p.left - LINE_GAP && x < p.right + LINE_GAP);
+    });
   for (const { l, i } of order) {
     const w = textWidth(l.text, fontSize);
-    const anchor = l.x + offset + w > width ? "end" : "start";
-    const left = anchor === "start" ? l.x + offset : Math.max(0, l.x - offset - w);
-    const right = left + w;
-    let row = 0;
-    while (rows[row]?.some(([a, b]) => left < b + gap && a < right + gap)) row++;
-    (rows[row] ??= []).push([left, right]);
-    out[i] = { x: anchor === "start" ? left : right, anchor, row, left, right };
+    // Right of the line unless that box would cover another marker's line (then left first: in a
+    // tight cluster the labels stack up on the left, the rightmost one goes right) or the edge.
+    const fitsRight = l.x + offset + w <= width;
+    const fitsLeft = l.x - offset - w >= 0;
+    const crowded = labels.some((o) => o !== l && o.x > l.x - LINE_GAP && o.x < l.x + offset + w + LINE_GAP);
+    const anchors: ("start" | "end")[] = !fitsRight
+      ? ["end"]
+      : !fitsLeft
+        ? ["start"]
+        : crowded
+          ? ["end", "start"]
+          : ["start", "end"];
+    let best: LabelOut | null = null;
+    for (const lines of [true, false]) {
+      for (const anchor of anchors)
+        for (let row = 0; row <= labels.length && !best; row++) {
+          const { left, right } = boxAt(l.x, w, anchor);
+          if (fits(left, right, row, l.x, lines))
+            best = { x: anchor === "start" ? left : right, anchor, row, left, right };
+        }
+      if (best) break;
+    }
+    placed.push(best!);
+    lineX.push(l.x);
+    out[i] = best!;
   }
   return out;
 }

@@ -20,7 +20,7 @@ td,th{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:to
 th{background:#f6f8fa}
 .tablebox{overflow-x:auto;max-width:100%}
 table.competitions{width:100%;table-layout:fixed}
-table.competitions th{font-weight:600}
+table.competitions th{font-weight:600;overflow-wrap:normal}
 .c-name{width:21%}.c-side{width:17%}.c-pct{width:10%}.c-why{width:25%}.c-diff{width:10%}
 table.single .c-side{width:30%}table.single .c-why{width:39%}
 .chip{display:inline-block;white-space:nowrap;padding:0 5px;margin:1px 0;border-radius:8px;border:1px solid #d0d7de;font-size:12px;color:#1f2328;text-decoration:none}

@@ -59,8 +59,8 @@ function writeRun(dir: string, r: RunResult, code: string, stderr: string | null
   writeFileSync(join(root, "run.log"), lines.join("\n") + "\n");
   writeFileSync(join(root, "code", "train.py"), code);
   const rows = Array.from({ length: 60 }, (_, i) => `${i},${(i % 7) / 7}`);
-  const evil = r.failure?.cause.includes("<script>") ? `\n60,"<script>window.__pwned=5</script>"` : "";
-  writeFileSync(join(root, "submission", "submission.csv"), `id,target\n${rows.join("\n")}${evil}\n`);
+  const evil = r.failure?.cause.includes("<script>") ? `60,"<script>window.__pwned=5</script>"\n` : "";
+  writeFileSync(join(root, "submission", "submission.csv"), `id,target\n${evil}${rows.join("\n")}\n`);
 }
 
 /**

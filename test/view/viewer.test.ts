@@ -30,7 +30,7 @@ describe("writeViewer", () => {
     expect(w.diffs).toBe(4);
     const index = read("index.html");
     expect(index).toContain("toy-churn");
-    expect(index).toContain("▲ better");
+    expect(index).toContain(`<tr data-competition="toy-churn" data-group="gained"`);
     expect(index).toContain("diffs/toy-churn-s0.html");
   });
 
