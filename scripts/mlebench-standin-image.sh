@@ -34,6 +34,12 @@ if [ ! -s "$ROOTFS_TAR" ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
   }
+  # On Ubuntu runners Debian's keyring is a separate package.
+  [ -s /usr/share/keyrings/debian-archive-keyring.gpg ] || {
+    echo "installing debian-archive-keyring"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debian-archive-keyring >/dev/null
+  }
   echo "debootstrap bookworm (minbase + $PACKAGES) from $MIRROR: a few minutes the first time"
   start=$SECONDS
   debootstrap --variant=minbase --include="$PACKAGES" bookworm "$work/base" "$MIRROR" \

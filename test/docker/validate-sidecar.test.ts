@@ -175,4 +175,35 @@ describe.skipIf(!image)("the Docker executor with serveLocalhost5000", () => {
         .catch(() => {});
     }
   }, 180_000);
+
+  it("under gVisor (runsc) says localhost:5000 is not served instead of starting a sidecar", async () => {
+    const suite = uniqueSuite("sidecar-runsc");
+    const spec = await makeRun(suite, "r1");
+    const server = await startValidationServer();
+    const root = sidecarRoot();
+    try {
+      const executor = new DockerExecutor(docker!, {
+        image: image!,
+        command: ["true"],
+        limits: {},
+        network: "bridge",
+        stopGraceSecs: 1,
+        runtime: "runsc",
+        serveLocalhost5000: true,
+      });
+      executor.localValidate = { server, root: root.dir };
+      const sample = path.join(spec.publicDir, "sample_submission.csv");
+      await executor.execute({
+        ...spec,
+        validationUrl: server.register(spec.competitionId, sample, spec.runId),
+      });
+      const log = await readFile(path.join(spec.runDir, "run.log"), "utf8");
+      expect(log).toContain("localhost:5000 is not served under runtime runsc");
+      expect(log).toContain("$MEDALIST_VALIDATION_URL still answers");
+      expect(await containersOf(docker!, suite)).toEqual([]);
+    } finally {
+      await server.close();
+      root.remove();
+    }
+  }, 120_000);
 });

@@ -180,6 +180,14 @@ export class DockerExecutor implements Executor {
       ctx.note("localhost:5000 is not served: the format-check endpoint did not start for this suite");
       return null;
     }
+    if (/runsc|gvisor/i.test(this.settings.runtime ?? "")) {
+      ctx.note(
+        `localhost:5000 is not served under runtime ${this.settings.runtime}: gVisor's own network stack keeps ` +
+          "the sandbox's loopback to itself" +
+          (this.settings.network === "bridge" ? `; $${VALIDATION_URL_VAR} still answers` : ""),
+      );
+      return null;
+    }
     try {
       const sidecar = await serveLocalhost5000(this.docker, local.server, local.root, {
         image: imageId,

@@ -133,8 +133,9 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
   if (sockets && validation) {
     executor.localValidate = { server: validation, root: sockets.dir };
     log(
-      "localhost:5000/validate and /health: Medalist's format check, from a sidecar sharing each run's network" +
-        (config.docker.network === "none" ? " (network none: the agent reaches nothing else)" : ""),
+      "localhost:5000/validate and /health: Medalist's format check, from a sidecar sharing each run's network " +
+        "(each run's log says whether it is served)" +
+        (config.docker.network === "none" ? "; with network none the agent reaches nothing else" : ""),
     );
   }
   return {

@@ -1,0 +1,111 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { validateConfig } from "../../src/config/load.js";
+import { evaluate, openSession } from "../../src/session/evaluate.js";
+import { requireDocker, requireMlebenchEnv } from "./helpers.js";
+
+// End to end: the project's own MLE-bench-style agent folder (test/fixtures/mlebench-agents/agents/toy-mle),
+// built FROM the offline stand-in base image (scripts/mlebench-standin-image.sh), run on the toy
+// competitions through `agent.mlebench` by the same evaluate() that `medalist run` calls.
+const docker = await requireDocker();
+const image = await requireMlebenchEnv(docker);
+const root = join(import.meta.dirname, "..", "..");
+const work = mkdtempSync(join(tmpdir(), "medalist-mlebench-e2e-"));
+const dataDir = join(work, "data");
+
+function configFor(name: string, extra: Record<string, unknown>) {
+  return validateConfig(
+    {
+      name,
+      seeds: 1,
+      executor: "docker",
+      agent: { mlebench: { agentsDir: "test/fixtures/mlebench-agents/agents", id: "toy-mle" } },
+      limits: { time: 120 },
+      dataDir,
+      run: { stopGraceSecs: 2 },
+      ...extra,
+    },
+    join(root, "medalist.yml"),
+  );
+}
+
+async function evaluateIn(config: ReturnType<typeof configFor>, tag: string) {
+  const resultsDir = mkdtempSync(join(work, `${tag}-`));
+  const lines: string[] = [];
+  const ev = await evaluate({
+    session: openSession(config, root),
+    resultsDir,
+    baseline: { kind: "none" },
+    log: (l) => lines.push(l),
+  });
+  const headDir = join(resultsDir, "head");
+  const log = (runId: string) => readFileSync(join(headDir, "runs", runId, "run.log"), "utf8");
+  return { ev, headDir, lines, log };
+}
+
+describe.skipIf(!image)("an MLE-bench agent folder through agent.mlebench", () => {
+  afterAll(async () => {
+    // The agent's image and the writable-/home layer built over it.
+    for (const tag of ["medalist-agent:mlebench-e2e-home", "medalist-agent:mlebench-e2e"])
+      await docker!
+        .getImage(tag)
+        .remove({ force: true })
+        .catch(() => {});
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it("runs every toy competition: completed, valid, graded, the validation answer in its log", async () => {
+    const config = configFor("mlebench-e2e", { competitions: { split: "toy" } });
+    const { ev, headDir, lines, log } = await evaluateIn(config, "bridge");
+    const runs = ev.head.runs;
+    expect(runs.map((r) => r.competitionId).sort()).toEqual(["toy-churn", "toy-house-prices", "toy-species"]);
+    for (const r of runs) {
+      const text = log(r.runId);
+      expect({ run: r.runId, outcome: r.outcome, error: r.error ?? null }).toEqual({
+        run: r.runId,
+        outcome: "completed",
+        error: null,
+      });
+      expect(r.grade?.valid_submission).toBe(true);
+      expect(typeof r.grade?.score).toBe("number");
+      // start.sh's own checks, each of which exits 1 on failure.
+      expect(text).toContain("ls /private: denied, as it should be");
+      expect(text).toMatch(/validation answer: \{.*"valid":true.*Submission is valid/);
+      // The omegaconf kwargs of config.yaml (merge keys and anchors resolved) reached main.py.
+      expect(text).toContain("options: agent.name=toy-mle agent.shrink=0.5 agent.strategy=prior");
+      // Medalist says what it did with the image's entrypoint and whose :5000 answers.
+      expect(text).toMatch(/ENTRYPOINT \["\/entrypoint\.sh"\] does not run/);
+      expect(text).toContain("http://localhost:5000/validate (and /health): Medalist's format check");
+      expect(text).toMatch(/user nonroot, home \/home\/nonroot, competition toy-/);
+    }
+    expect(existsSync(join(headDir, "results.json"))).toBe(true);
+    expect(existsSync(ev.paths.report)).toBe(true);
+    expect(lines.join("\n")).toContain("localhost:5000/validate and /health");
+    // The agents' containers and their sidecars are gone.
+    for (const r of runs) {
+      const name = r.details?.container;
+      expect(name).toBeTruthy();
+      for (const n of [name!, `${name}-validate`])
+        expect(
+          await docker!
+            .getContainer(n)
+            .inspect()
+            .catch(() => null),
+        ).toBeNull();
+    }
+  }, 900_000);
+
+  it("with network none the sidecar still answers: nothing else is reachable", async () => {
+    const config = configFor("mlebench-e2e", {
+      competitions: { include: ["toy-churn"] },
+      docker: { network: "none" },
+    });
+    const { ev, log } = await evaluateIn(config, "none");
+    const [r] = ev.head.runs;
+    expect(r.outcome).toBe("completed");
+    expect(r.grade?.valid_submission).toBe(true);
+    expect(log(r.runId)).toMatch(/validation answer: \{.*"valid":true/);
+  }, 600_000);
+});
