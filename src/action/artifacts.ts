@@ -1,6 +1,6 @@
-// Uploads each run's trajectory (logs, code, submission) and the report as workflow artifacts.
-// The agent names the files of its run folder: a name the artifact service refuses is renamed
-// (see planUpload), one run's failure never stops the others, and each run says what happened.
+// Uploads the runs' trajectories (logs, code, submission; one artifact per side) and the report as
+// workflow artifacts. The agent names the files of its run folder: a name the artifact service
+// refuses is renamed (see planUpload) and every change is said; withheld files never leave.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -16,10 +16,16 @@ export interface ArtifactApi {
   download?: (id: number, path: string) => Promise<void>;
 }
 
-export const actionsArtifacts = (): ArtifactApi => {
+/** How uploads are kept: the retention-days input. */
+export interface ArtifactOptions {
+  retentionDays: number;
+}
+
+export const actionsArtifacts = (opts: ArtifactOptions): ArtifactApi => {
   const client = new DefaultArtifactClient();
   return {
-    upload: (name, files, root) => client.uploadArtifact(name, files, root, { retentionDays: 30 }),
+    upload: (name, files, root) =>
+      client.uploadArtifact(name, files, root, { retentionDays: opts.retentionDays }),
     list: async () =>
       (await client.listArtifacts({ latest: true })).artifacts.map((a) => ({ id: a.id, name: a.name })),
     download: async (id, path) => void (await client.downloadArtifact(id, { path })),
@@ -216,68 +222,36 @@ export function notesText(notes: UploadNote[]): string {
     .join("; ");
 }
 
-export interface TrajectoryUpload {
-  /** Run directory as written in results.json (relative to the results file). */
-  runDir: string;
-  localPath: string;
-  url: string | null;
-  /** Files of this run renamed or skipped on upload. */
-  notes: UploadNote[];
-  /** Why this run's artifact was not uploaded (the service refused it), or null. */
-  error: string | null;
-}
-
-export interface UploadOutcome {
-  uploads: TrajectoryUpload[];
-  /** Set when nothing could be uploaded (GHES, no artifact service, permissions, every run refused). */
-  warning: string | null;
+/** The deepest folder holding every one of `dirs` (absolute paths). */
+function commonFolder(dirs: string[]): string {
+  const split = dirs.map((d) => resolve(d).split(sep));
+  const first = split[0];
+  let n = first.length;
+  for (const parts of split.slice(1)) {
+    let i = 0;
+    while (i < n && i < parts.length && parts[i] === first[i]) i++;
+    n = i;
+  }
+  return first.slice(0, n).join(sep) || sep;
 }
 
 /**
- * Uploads one artifact per run directory, a few at a time. One run's failure is that run's `error`
- * and the others go on; after three failures with no success the service is taken to be down and
- * the remaining runs are not tried (`warning`).
+ * One side's runs as one artifact: every run folder's files, named from the folders' common parent
+ * down ("toy-species.s0/logs/agent.log"), renamed or withheld as uploadFiles does (withheld.json of
+ * each run folder). Folders that do not exist are left out. Throws what the service throws.
  */
-export async function uploadTrajectories(
-  api: ArtifactApi | null,
-  runs: { name: string; runDir: string; resultsDir: string }[],
-  artifactPage: (id: number) => string,
-  unsupported: string | null,
-): Promise<UploadOutcome> {
-  const uploads: TrajectoryUpload[] = runs.map((r) => ({
-    runDir: r.runDir,
-    localPath: resolve(r.resultsDir, r.runDir),
-    url: null,
-    notes: [],
-    error: null,
-  }));
-  if (unsupported || !api) return { uploads, warning: unsupported ?? "no artifact client" };
-  let firstError: string | null = null;
-  let failed = 0;
-  let succeeded = 0;
-  let next = 0;
-  const down = () => failed >= 3 && succeeded === 0;
-  const worker = async () => {
-    while (next < runs.length && !down()) {
-      const i = next++;
-      const dir = uploads[i].localPath;
-      if (!safeIsDir(dir)) continue;
-      const files = listFiles(dir);
-      if (files.length === 0) continue;
-      try {
-        const r = await uploadFiles(api, runs[i].name, dir, files);
-        uploads[i].notes = r.notes;
-        if (r.id !== undefined) uploads[i].url = artifactPage(r.id);
-        succeeded++;
-      } catch (e) {
-        uploads[i].error = (e as Error).message;
-        firstError ??= uploads[i].error;
-        failed++;
-      }
-    }
-  };
-  await Promise.all([worker(), worker(), worker()]);
-  return { uploads, warning: succeeded === 0 && failed > 0 ? firstError : null };
+export async function uploadRuns(
+  api: ArtifactApi,
+  name: string,
+  folders: string[],
+  opts: { binaryFiles?: boolean } = {},
+): Promise<{ id?: number; notes: UploadNote[] }> {
+  const present = [...new Set(folders.map((f) => resolve(f)))].filter(safeIsDir);
+  if (!present.length) return { notes: [] };
+  const root = commonFolder(present.map((f) => dirname(f)));
+  const files = present.flatMap(listFiles);
+  if (!files.length) return { notes: [] };
+  return uploadFiles(api, name, root, files, withheldBy(root, opts));
 }
 
 function safeIsDir(p: string): boolean {

@@ -10,6 +10,8 @@ export const Inputs = {
   DataDir: "data-dir",
   ResultsDir: "results-dir",
   RunsDir: "runs-dir",
+  /** Days the uploaded artifacts are kept (the repository's maximum caps it). */
+  RetentionDays: "retention-days",
   /** UNSAFE: judge a pull request with its own config instead of the base commit's. */
   TrustPrConfig: "trust-pr-config",
   /** UNSAFE: run executor local / Slurm mode command on pull requests. */

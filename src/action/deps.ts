@@ -1,6 +1,6 @@
 // The outside world the action touches; tests may replace any of it.
 import { runSuite } from "../suite/run.js";
-import { actionsArtifacts, type ArtifactApi } from "./artifacts.js";
+import { actionsArtifacts, type ArtifactApi, type ArtifactOptions } from "./artifacts.js";
 import { actionsCache, type CacheApi } from "./baseline.js";
 import { checkoutBase } from "./base-ref.js";
 
@@ -8,7 +8,7 @@ export interface Deps {
   env: NodeJS.ProcessEnv;
   runSuite: typeof runSuite;
   cache: CacheApi;
-  artifacts: () => ArtifactApi;
+  artifacts: (opts: ArtifactOptions) => ArtifactApi;
   checkoutBase: typeof checkoutBase;
 }
 

@@ -42,6 +42,12 @@ export const SettingsSchema = z.object({
   [Inputs.DataDir]: z.string().trim(),
   [Inputs.ResultsDir]: z.string().trim().min(1),
   [Inputs.RunsDir]: z.string().trim(),
+  [Inputs.RetentionDays]: z
+    .string()
+    .trim()
+    .regex(/^\d+$/, "expected a whole number of days, 1 to 400")
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 400, "expected a whole number of days, 1 to 400"),
   [Inputs.TrustPrConfig]: bool,
   [Inputs.AllowUnsandboxedAgent]: bool,
 });
@@ -60,6 +66,7 @@ export const DEFAULTS: Record<string, string> = {
   [Inputs.DataDir]: "",
   [Inputs.ResultsDir]: ".medalist/results",
   [Inputs.RunsDir]: "",
+  [Inputs.RetentionDays]: "30",
   [Inputs.TrustPrConfig]: "false",
   [Inputs.AllowUnsandboxedAgent]: "false",
 };
@@ -79,6 +86,8 @@ export interface Settings {
   resultsDir: string;
   /** The run store: "" chooses by runner (see runStoreDir), "none" turns it off, else a folder. */
   runsDir: string;
+  /** Days the uploaded artifacts are kept (the repository's maximum caps it). */
+  retentionDays: number;
   /** UNSAFE: a pull request's own config judges it (see docs/security.md). */
   trustPrConfig: boolean;
   /** UNSAFE: executor local and Slurm mode command may run a pull request's agent. */
@@ -111,6 +120,7 @@ export function readSettings(read: (name: string) => string = (n) => core.getInp
     dataDir: s[Inputs.DataDir] === "" ? null : s[Inputs.DataDir],
     resultsDir: s[Inputs.ResultsDir],
     runsDir: s[Inputs.RunsDir],
+    retentionDays: s[Inputs.RetentionDays],
     trustPrConfig: s[Inputs.TrustPrConfig],
     allowUnsandboxedAgent: s[Inputs.AllowUnsandboxedAgent],
   };

@@ -50,7 +50,7 @@ function artifactPlace(
       ? "no artifact service in this job: ACTIONS_RUNTIME_TOKEN is not set"
       : null;
   return {
-    api: unsupported ? null : deps.artifacts(),
+    api: unsupported ? null : deps.artifacts({ retentionDays: settings.retentionDays }),
     unsupported,
     page: (id) => `${runUrl(event)}/artifacts/${id}`,
     attempt: attemptSuffix(deps.env),

@@ -98,12 +98,12 @@ export async function planStep(settings: Settings, judged?: JudgedConfig): Promi
     .write();
 }
 
-function artifactsOrFail(deps: Deps, event: EventInfo, what: string): ArtifactApi {
+function artifactsOrFail(deps: Deps, s: ActionSession, event: EventInfo, what: string): ArtifactApi {
   if (isGhes(event))
     throw new UserError(`${what}: GitHub Enterprise Server does not support artifacts from this action`, 1);
   if (!deps.env.ACTIONS_RUNTIME_TOKEN)
     throw new UserError(`${what}: no artifact service in this job (ACTIONS_RUNTIME_TOKEN is not set)`, 1);
-  return deps.artifacts();
+  return deps.artifacts({ retentionDays: s.settings.retentionDays });
 }
 
 /** run/: one shard of each side that runs; its results uploaded as a uniquely named artifact. */
@@ -140,7 +140,7 @@ export async function runStep(
   );
   core.setOutput("results-path", paths.head);
   // The results are on disk; the report job can only see them through the artifact.
-  const api = artifactsOrFail(deps, event, "the shard's results cannot reach the report job");
+  const api = artifactsOrFail(deps, s, event, "the shard's results cannot reach the report job");
   const name = artifactName(
     `${shardArtifactPrefix(session.config.name)}${which.index}-of-${which.count}${attemptSuffix(deps.env)}`,
   );
@@ -178,7 +178,7 @@ export async function reportStep(deps: Deps, s: ActionSession, event: EventInfo)
   const { session, settings } = s;
   const expect = optionalNumber("shards", true);
   const dir = resolve(settings.resultsDir);
-  const api = artifactsOrFail(deps, event, "the shards' results cannot be downloaded");
+  const api = artifactsOrFail(deps, s, event, "the shards' results cannot be downloaded");
   if (!api.list || !api.download) throw new UserError("this artifact client cannot list or download", 1);
   const prefix = shardArtifactPrefix(session.config.name);
   const chosen = await shardArtifacts(api, prefix);

@@ -21,7 +21,9 @@ export function cancelOnSignals(
       exit(130);
       return;
     }
-    log(`medalist: ${sig} received: stopping runs; finished runs are kept (again to exit at once)`);
+    log(
+      `medalist: ${sig} received: stopping runs; finished runs are kept and reported (again to exit at once)`,
+    );
     ac.abort();
   };
   process.on("SIGINT", onSignal);

@@ -47,6 +47,7 @@ describe("readSettings", () => {
       dataDir: null,
       resultsDir: ".medalist/results",
       runsDir: "",
+      retentionDays: 30,
       trustPrConfig: false,
       allowUnsandboxedAgent: false,
     });

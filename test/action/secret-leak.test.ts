@@ -118,7 +118,7 @@ describe("a declared secret written every way by the agent", () => {
     expect(results.runs).toHaveLength(1);
     expect(results.runs[0].outcome).toBe("completed");
     expect(results.runs[0].grade.valid_submission).toBe(false);
-    expect(artifacts.files.some((f) => f.path === "logs/notes.txt")).toBe(true);
+    expect(artifacts.files.some((f) => f.path === "toy-churn.s0/logs/notes.txt")).toBe(true);
   });
 
   it("leaves no trace in results, report, comparison or viewer", () => {

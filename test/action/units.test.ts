@@ -3,7 +3,7 @@ import { fakeCache } from "./fake-cache.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { uploadTrajectories } from "../../src/action/artifacts.js";
+import { uploadRuns } from "../../src/action/artifacts.js";
 import {
   CACHE_DIR,
   cacheKey,
@@ -134,48 +134,21 @@ describe("cache baseline", () => {
 });
 
 describe("trajectory uploads", () => {
-  it("uploads one artifact per run folder and links its page; warns and keeps local paths when unsupported", async () => {
+  it("uploads one artifact for all of a side's run folders; folders that are not there are left out", async () => {
     const dir = mkdtempSync(join(tmpdir(), "medalist-art-"));
     for (const id of ["c.s0", "c.s1"]) {
       mkdirSync(join(dir, "runs", id, "logs"), { recursive: true });
       writeFileSync(join(dir, "runs", id, "logs", "agent.log"), "hi");
     }
-    const runs = ["c.s0", "c.s1", "c.s2"].map((id) => ({
-      name: `medalist-head-${id}`,
-      runDir: `runs/${id}`,
-      resultsDir: dir,
-    }));
     const calls: string[] = [];
-    let id = 10;
     const api = {
-      upload: async (name: string, files: string[]) => {
-        calls.push(`${name}:${files.length}`);
-        return { id: id++ };
+      upload: async (name: string, files: string[], root: string) => {
+        calls.push(`${name}:${files.map((f) => f.slice(root.length + 1)).join(",")}`);
+        return { id: 10 };
       },
     };
-    const ok = await uploadTrajectories(
-      api,
-      runs,
-      (n) => `https://github.com/acme/agent/actions/runs/1/artifacts/${n}`,
-      null,
-    );
-    expect(ok.warning).toBeNull();
-    expect(calls.sort()).toEqual(["medalist-head-c.s0:1", "medalist-head-c.s1:1"]);
-    expect(
-      ok.uploads
-        .filter((u) => u.url)
-        .map((u) => u.runDir)
-        .sort(),
-    ).toEqual(["runs/c.s0", "runs/c.s1"]);
-    expect(ok.uploads[2].url).toBeNull(); // no folder: nothing to upload
-
-    const ghes = await uploadTrajectories(
-      null,
-      runs,
-      () => "",
-      "GitHub Enterprise Server does not support artifact uploads",
-    );
-    expect(ghes.warning).toMatch(/Enterprise/);
-    expect(ghes.uploads.map((u) => u.localPath)).toEqual(runs.map((r) => join(dir, r.runDir)));
+    const folders = ["c.s0", "c.s1", "c.s2"].map((id) => join(dir, "runs", id));
+    expect(await uploadRuns(api, "medalist-s-head", folders)).toEqual({ id: 10, notes: [] });
+    expect(calls).toEqual(["medalist-s-head:c.s0/logs/agent.log,c.s1/logs/agent.log"]);
   });
 });

@@ -9,7 +9,7 @@ import {
   notesText,
   planUpload,
   uploadFolder,
-  uploadTrajectories,
+  uploadRuns,
   withheldBy,
   type ArtifactApi,
 } from "../../src/action/artifacts.js";
@@ -74,35 +74,32 @@ describe("upload names the agent cannot break", () => {
     );
   });
 
-  it("a step:1.txt in one run stops no upload: every run's artifact arrives, renamed files included", async () => {
+  it("one artifact holds a side's runs, each under its run id; a step:1.txt is renamed, never fatal", async () => {
     const dir = mkdtempSync(join(tmpdir(), "medalist-up-"));
     runFolder(join(dir, "runs/a.s0"), HOSTILE);
     runFolder(join(dir, "runs/a.s1"), { "logs/x.txt": "x" });
-    runFolder(join(dir, "runs/a.s2"), { "logs/y.txt": "y" });
-    const { api, got } = validatingApi((n) => n.endsWith("a.s2"));
-    const runs = ["a.s0", "a.s1", "a.s2"].map((id) => ({
-      name: `medalist-s-head-${id}`,
-      runDir: `runs/${id}`,
-      resultsDir: dir,
-    }));
-    const out = await uploadTrajectories(api, runs, (id) => `page/${id}`, null);
-    expect(out.warning).toBeNull();
-    expect(got.get("medalist-s-head-a.s0")).toEqual({
-      "/logs/step_1~2.txt": "colon",
-      "/logs/step_1.txt": "clean twin",
-      "/logs/step_1~3.txt": "pipe",
-      "/code/a_b/x_.py": "folder and file",
-      "/logs/line_break.txt": "newline",
-      "/logs/ok.txt": "fine",
-    });
-    expect(got.get("medalist-s-head-a.s1")).toEqual({ "/logs/x.txt": "x" });
-    expect(out.uploads.map((u) => [u.url !== null, u.notes.length, u.error])).toEqual([
-      [true, 4, null],
-      [true, 0, null],
-      [false, 0, "service refused medalist-s-head-a.s2"],
+    const { api, got } = validatingApi();
+    const out = await uploadRuns(api, "medalist-s-head", [
+      join(dir, "runs/a.s0"),
+      join(dir, "runs/a.s1"),
+      join(dir, "runs/a.s2"), // never written: left out
     ]);
+    expect(out.id).toBe(1);
+    expect([...got.keys()]).toEqual(["medalist-s-head"]);
+    expect(got.get("medalist-s-head")).toEqual({
+      "/a.s0/logs/step_1~2.txt": "colon",
+      "/a.s0/logs/step_1.txt": "clean twin",
+      "/a.s0/logs/step_1~3.txt": "pipe",
+      "/a.s0/code/a_b/x_.py": "folder and file",
+      "/a.s0/logs/line_break.txt": "newline",
+      "/a.s0/logs/ok.txt": "fine",
+      "/a.s1/logs/x.txt": "x",
+    });
+    expect(out.notes.map((n) => n.action)).toEqual(["renamed", "renamed", "renamed", "renamed"]);
     // The staging copies are gone; the run folder is untouched.
     expect(readFileSync(join(dir, "runs/a.s0/logs/step:1.txt"), "utf8")).toBe("colon");
+    // Nothing to upload: no artifact.
+    expect(await uploadRuns(api, "none", [join(dir, "runs/a.s2")])).toEqual({ notes: [] });
   });
 
   it("a renamed folder meeting a file of the same name skips that one file, never the upload", async () => {
@@ -133,16 +130,14 @@ describe("upload names the agent cannot break", () => {
       "withheld.json": JSON.stringify(manifest),
     });
     const { api, got } = validatingApi();
-    const out = await uploadTrajectories(
-      api,
-      [{ name: "r", runDir: "runs/a.s0", resultsDir: dir }],
-      String,
-      null,
-    );
-    expect(got.get("r")).toEqual({ "/logs/t.txt": "t", "/withheld.json": JSON.stringify(manifest) });
-    expect(out.uploads[0].notes.map((n) => [n.path, n.action])).toEqual([
-      ["logs/big.txt", "skipped"],
-      ["logs/model.bin", "skipped"],
+    const out = await uploadRuns(api, "r", [join(dir, "runs/a.s0")]);
+    expect(got.get("r")).toEqual({
+      "/a.s0/logs/t.txt": "t",
+      "/a.s0/withheld.json": JSON.stringify(manifest),
+    });
+    expect(out.notes.map((n) => [n.path, n.action])).toEqual([
+      ["a.s0/logs/big.txt", "skipped"],
+      ["a.s0/logs/model.bin", "skipped"],
     ]);
     // upload.binaryFiles lets the binary file leave; a file too large to mask still stays.
     const both = await uploadFolder(
@@ -164,16 +159,18 @@ describe("upload names the agent cannot break", () => {
     expect(got.get("shard")).toEqual({ "/head/results.json": "{}" });
   });
 
-  it("a service that refuses everything: the first three failures stop the rest, with a warning", async () => {
+  it("a side's runs that were never masked upload nothing, beside runs that were", async () => {
     const dir = mkdtempSync(join(tmpdir(), "medalist-up-"));
-    const runs = Array.from({ length: 8 }, (_, i) => {
-      runFolder(join(dir, `runs/r${i}`), { "logs/a.txt": "a" });
-      return { name: `r${i}`, runDir: `runs/r${i}`, resultsDir: dir };
+    const masked = JSON.stringify({ version: 1, complete: true, active: false, withheld: [] });
+    runFolder(join(dir, "runs/a.s0"), { "run.json": "{}", "logs/secret.txt": "s" });
+    runFolder(join(dir, "runs/a.s1"), { "run.json": "{}", "withheld.json": masked, "logs/ok.txt": "ok" });
+    const { api, got } = validatingApi();
+    await uploadRuns(api, "side", [join(dir, "runs/a.s0"), join(dir, "runs/a.s1")], { binaryFiles: true });
+    expect(got.get("side")).toEqual({
+      "/a.s1/run.json": "{}",
+      "/a.s1/withheld.json": masked,
+      "/a.s1/logs/ok.txt": "ok",
     });
-    const { api } = validatingApi(() => true);
-    const out = await uploadTrajectories(api, runs, String, null);
-    expect(out.warning).toMatch(/service refused/);
-    expect(out.uploads.filter((u) => u.error).length).toBeLessThanOrEqual(5);
   });
 
   it("a folder upload with an odd artifact name and odd file names does not throw", async () => {

@@ -61,8 +61,8 @@ function artifacts(failing: string) {
 }
 
 describe("report targets", () => {
-  it("one failed run upload stops nothing: the other runs, the viewer, the report and the comment go", async () => {
-    const { api, names } = artifacts("-head-b.s0");
+  it("one artifact per side; a failed upload stops nothing: the viewer, the report and the comment go", async () => {
+    const { api, names } = artifacts("never");
     const place: ArtifactPlace = {
       api,
       unsupported: null,
@@ -71,34 +71,39 @@ describe("report targets", () => {
       suite: "s",
       resultsDir: dir,
     };
+    const d = newDelivery(evaluation(), {}, { warn: () => {}, info: () => {} });
+    await deliverAll([trajectoriesTarget(place, () => join(dir, "head"))], d);
+    // Three head runs, one artifact; every head run links to it.
+    expect(names).toEqual(["medalist-s-head", "medalist-s-viewer"]);
+    expect(new Set(Object.values(d.links))).toEqual(new Set(["https://example/artifacts/1"]));
+    expect(Object.keys(d.links).sort()).toEqual(["runs/a.s0", "runs/b.s0", "runs/c.s0"]);
+
+    const failing = artifacts("-head");
     const warnings: string[] = [];
-    const d = newDelivery(evaluation(), {}, { warn: (m) => warnings.push(m), info: () => {} });
+    const d2 = newDelivery(evaluation(), {}, { warn: (m) => warnings.push(m), info: () => {} });
     await deliverAll(
       [
-        trajectoriesTarget(place, () => join(dir, "head")),
+        trajectoriesTarget({ ...place, api: failing.api }, () => join(dir, "head")),
         reportFileTarget(join(dir, "report.md")),
-        reportArtifactsTarget(place, { number: 7, headSha: "f".repeat(40) }, "1", join(dir, "comment.json")),
+        reportArtifactsTarget(
+          { ...place, api: failing.api },
+          { number: 7, headSha: "f".repeat(40) },
+          "1",
+          join(dir, "comment.json"),
+        ),
       ],
-      d,
+      d2,
     );
-    expect(names.sort()).toEqual([
-      "medalist-comment-s",
-      "medalist-s-head-a.s0",
-      "medalist-s-head-c.s0",
-      "medalist-s-report",
-      "medalist-s-viewer",
-    ]);
-    expect(Object.keys(d.links).sort()).toEqual(["runs/a.s0", "runs/c.s0"]);
-    expect(d.viewerUrl).toMatch(/^https:\/\/example\/artifacts\/\d+$/);
-    expect(d.reportArtifactUrl).toMatch(/^https:\/\/example\/artifacts\/\d+$/);
+    expect(failing.names.sort()).toEqual(["medalist-comment-s", "medalist-s-report", "medalist-s-viewer"]);
+    expect(d2.links).toEqual({});
+    expect(d2.viewerUrl).toMatch(/^https:\/\/example\/artifacts\/\d+$/);
+    expect(d2.reportArtifactUrl).toMatch(/^https:\/\/example\/artifacts\/\d+$/);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(
-      /1 of 3 trajectories were not uploaded \("medalist-s-head-b\.s0: upload of .* refused"\)/,
+      /the head runs' trajectories were not uploaded \("medalist-s-head: upload of .* refused"\)/,
     );
-    expect(d.notes[0]).toMatch(/1 of 3 trajectories were not uploaded/);
-    // report.md and the comment carry the links that exist.
-    expect(readFileSync(join(dir, "report.md"), "utf8")).toContain('"runs/a.s0":"https://example/artifacts/');
-    expect(JSON.parse(readFileSync(join(dir, "comment.json"), "utf8")).body).toContain("runs/c.s0");
+    expect(d2.notes[0]).toMatch(/The head runs' trajectories were not uploaded/);
+    expect(readFileSync(join(dir, "report.md"), "utf8")).toContain("report links={}");
   });
 
   it("a target that throws is a warning and the next ones still deliver", async () => {

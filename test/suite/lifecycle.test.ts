@@ -89,7 +89,7 @@ describe("the suite runner over the executor lifecycle", () => {
     expect(results.environment).toMatchObject({ executor: "scripted", gpuModel: "Fake GPU" });
   });
 
-  it("a cancelled run is not a result, and close() still runs", async () => {
+  it("a cancelled run is not a result but a run marked cancelled, and close() still runs", async () => {
     const ac = new AbortController();
     const { backend, calls } = scripted(async () => {
       ac.abort();
@@ -103,7 +103,15 @@ describe("the suite runner over the executor lifecycle", () => {
       backend,
       signal: ac.signal,
     });
-    expect(results.runs).toEqual([]);
+    // Not a result: recorded as not run (cancelled), so the report says what is missing.
+    expect(results.runs.map((r) => [r.outcome, r.error, r.details])).toEqual(
+      results.runs.map(() => [
+        "infra_error",
+        expect.stringMatching(/^not run: cancelled before it (finished|started)$/),
+        expect.objectContaining({ notRun: "true" }),
+      ]),
+    );
+    expect(results.runs[0].details).toMatchObject({ cancelled: "started" });
     expect(calls.at(-1)).toBe("close");
   });
 

@@ -1,14 +1,14 @@
-// Workflow artifacts: one per run folder (its trajectory), the viewer, the report, and the comment
-// for the workflow_run relay. Every upload stands alone: one that fails is a warning and the others
-// still go (a failed run upload never keeps the report, the viewer or the comment back).
+// Workflow artifacts: the runs of each side (one artifact for the head's, one for the base's), the
+// viewer, the report, and the comment for the workflow_run relay. Every upload stands alone: one
+// that fails is a warning and the others still go (never keeping the report or comment back).
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
   artifactName,
   notesText,
   uploadFolder,
-  withheldBy,
+  uploadRuns,
   type ArtifactApi,
-  type UploadNote,
 } from "../../action/artifacts.js";
 import { inert } from "../inert.js";
 import { commentArtifactName, writeCommentFile } from "../../action/relay.js";
@@ -33,50 +33,10 @@ export interface ArtifactPlace {
 export const attemptSuffix = (env: NodeJS.ProcessEnv) =>
   env.GITHUB_RUN_ATTEMPT && env.GITHUB_RUN_ATTEMPT !== "1" ? `-attempt${env.GITHUB_RUN_ATTEMPT}` : "";
 
-interface RunUpload {
-  name: string;
-  runDir: string;
-  folder: string;
-  head: boolean;
-}
-
-/** Uploads, a few at a time, each on its own; returns the failures' messages. */
-async function uploadEach(
-  api: ArtifactApi,
-  binaryFiles: boolean,
-  runs: RunUpload[],
-  done: (run: RunUpload, id: number | undefined) => void,
-  noted: (run: RunUpload, notes: UploadNote[]) => void,
-): Promise<string[]> {
-  const failures: string[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < runs.length) {
-      const run = runs[next++];
-      try {
-        done(
-          run,
-          await uploadFolder(
-            api,
-            artifactName(run.name),
-            run.folder,
-            withheldBy(run.folder, { binaryFiles }),
-            (notes) => noted(run, notes),
-          ),
-        );
-      } catch (e) {
-        failures.push(`${run.name}: ${(e as Error).message}`);
-      }
-    }
-  };
-  await Promise.all([worker(), worker(), worker()]);
-  return failures;
-}
-
 /**
- * Trajectories (head runs, then base runs when the baseline ran in this job) and the viewer; the
- * report links each head run's artifact and the viewer's page.
- * `runFolder` is where a head run's folder is (merged shards keep theirs apart).
+ * Trajectories, one artifact per side (the head's runs; the base's when the baseline ran in this
+ * job), then the viewer; the report links each head run to the head's artifact and the viewer's
+ * page. `runFolder` is where a head run's folder is (merged shards keep theirs apart).
  */
 export function trajectoriesTarget(place: ArtifactPlace, runFolder: (runId: string) => string): ReportTarget {
   return {
@@ -89,14 +49,6 @@ export function trajectoriesTarget(place: ArtifactPlace, runFolder: (runId: stri
           ? [{ label: "base", results: ev.base, dir: () => join(place.resultsDir, "base") }]
           : []),
       ];
-      const runs = sides.flatMap((side) =>
-        side.results.runs.map((r) => ({
-          name: `medalist-${place.suite}-${side.label}-${r.runId}${place.attempt}`,
-          runDir: r.runDir,
-          folder: resolve(side.dir(r.runId), r.runDir),
-          head: side.label === "head",
-        })),
-      );
       const where = join(place.resultsDir, "head", "runs");
       if (!place.api) {
         d.warn(
@@ -107,21 +59,38 @@ export function trajectoriesTarget(place: ArtifactPlace, runFolder: (runId: stri
         );
         return;
       }
-      const failures = await uploadEach(
-        place.api,
-        place.binaryFiles ?? false,
-        runs,
-        (run, id) => {
-          if (run.head && id !== undefined) d.links[run.runDir] = place.page(id);
-        },
-        // File names are the agent's: JSON-quoted in the log, so none can start a workflow command.
-        (run, notes) => d.info(`medalist: ${run.name} uploaded with changes: ${notesText(notes)}`),
-      );
-      if (failures.length) {
-        const what = `${failures.length} of ${runs.length} trajectories were not uploaded`;
-        d.warn(`medalist: ${what} (${JSON.stringify(failures[0])}). They are on the runner under ${where}`);
+      const failed: { label: string; error: string }[] = [];
+      for (const side of sides) {
+        const name = artifactName(`medalist-${place.suite}-${side.label}${place.attempt}`);
+        // Runs that never ran have no folder of their own.
+        const runs = side.results.runs.filter(
+          (r) => r.runDir !== "" && existsSync(resolve(side.dir(r.runId), r.runDir)),
+        );
+        try {
+          const { id, notes } = await uploadRuns(
+            place.api,
+            name,
+            runs.map((r) => resolve(side.dir(r.runId), r.runDir)),
+            { binaryFiles: place.binaryFiles ?? false },
+          );
+          // File names are the agent's: JSON-quoted in the log, so none can start a workflow command.
+          if (notes.length) d.info(`medalist: ${name} uploaded with changes: ${notesText(notes)}`);
+          if (side.label === "head" && id !== undefined)
+            for (const r of runs) d.links[r.runDir] = place.page(id);
+        } catch (e) {
+          failed.push({ label: side.label, error: `${name}: ${(e as Error).message}` });
+        }
+      }
+      if (failed.length) {
+        const what = `the ${failed.map((f) => f.label).join(" and ")} runs' trajectories were not uploaded`;
+        const first = failed[0].error;
+        d.warn(
+          `medalist: ${what} (${JSON.stringify(first)}). They are on the runner under ${place.resultsDir}`,
+        );
         // The service's message may quote a file name the agent chose: inert in the comment.
-        d.notes.push(`> ℹ️ ${what} (${inert(failures[0])}). They are on the runner under \`${where}\`.`);
+        d.notes.push(
+          `> ℹ️ T${what.slice(1)} (${inert(first)}). They are on the runner under \`${place.resultsDir}\`.`,
+        );
       }
       await uploadViewer(place, d);
     },
