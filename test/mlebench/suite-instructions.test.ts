@@ -35,7 +35,14 @@ function recording(seen: string[]): ExecutorBackend {
 describe("instructions: mlebench in a suite", () => {
   const checkout = tmp("checkout");
   mkdirSync(join(checkout, "environment"), { recursive: true });
-  mkdirSync(join(checkout, "agents"));
+  // An agents/ folder as upstream's: agent x, its start.sh and Dockerfile (never built here).
+  mkdirSync(join(checkout, "agents", "x"), { recursive: true });
+  writeFileSync(
+    join(checkout, "agents", "x", "config.yaml"),
+    "x:\n  start: x/start.sh\n  dockerfile: x/Dockerfile\n",
+  );
+  writeFileSync(join(checkout, "agents", "x", "start.sh"), "#!/bin/bash\n");
+  writeFileSync(join(checkout, "agents", "x", "Dockerfile"), "FROM scratch\n");
   writeFileSync(join(checkout, "environment", "instructions.txt"), "stand-in upstream text\n");
   const config = (instructions: string) =>
     validateConfig(
