@@ -183,9 +183,12 @@ export function monitorSentence(m: MonitorRecord): string {
     m.savedHours >= 1
       ? `${m.savedHours.toFixed(1)} ${m.gpuHours ? "GPU-hours" : "hours of runner time"}`
       : `${duration(m.savedHours * 3_600_000)} of ${m.gpuHours ? "GPU time" : "runner time"}`;
-  const late = m.afterStop.length
-    ? ` ${m.afterStop.length} run${m.afterStop.length === 1 ? "" : "s"} in flight at the stop finished after it: kept in the results, not used by the verdict.`
-    : "";
+  const n = m.afterStop.length;
+  const late = !n
+    ? ""
+    : st
+      ? ` ${n} run${n === 1 ? "" : "s"} of later stages ran after the stop: kept in the results, not used by the verdict.`
+      : ` ${n} run${n === 1 ? "" : "s"} in flight at the stop finished after it: kept in the results, not used by the verdict.`;
   return (
     `${how}: stopped after ${st ? `stage ${st.ran} (${m.usedRuns} of ${m.plannedRuns} planned head runs)` : `${m.usedRuns} of ${m.plannedRuns} planned head runs`} because ${STOP_WHY[m.decision]} at the ${level}. ` +
     `${m.notStarted} run${m.notStarted === 1 ? " was" : "s were"} not started, saving about ${saved} against the fixed design (each competition's mean run time so far).${late}`

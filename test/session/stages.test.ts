@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/load.js";
 import { stageOfSeed, stageSeeds } from "../../src/plan/stages.js";
 import type { SuiteResults } from "../../src/results/schema.js";
+import { monitorSentence } from "../../src/report/verdict.js";
 import { openSession } from "../../src/session/evaluate.js";
+import { planShards } from "../../src/session/shards.js";
 import { mergeStages, stageDecision, stagedComparison } from "../../src/session/stages.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
 
@@ -75,6 +77,30 @@ describe("stagedComparison", () => {
       notStarted: 2 * ids.length,
       stages: { ran: 1, planned: 3 },
     });
+  });
+
+  it("a stage that ran after the stop is kept, not used, and said so", () => {
+    const gold = like(
+      "base",
+      ids.flatMap((id) => [0, 1, 2].map((s) => fakeRun(id, s, "gold"))),
+    );
+    const cmp = judge([stage(1, () => "none"), stage(2, () => "none")], gold);
+    expect(cmp.monitor).toMatchObject({ usedRuns: ids.length, stages: { ran: 1, planned: 3 } });
+    expect(cmp.monitor!.afterStop).toHaveLength(ids.length);
+    expect(monitorSentence(cmp.monitor!)).toContain(
+      `${ids.length} runs of later stages ran after the stop: kept in the results, not used by the verdict.`,
+    );
+  });
+
+  it("the plan splits each stage's seeds over the shards; more stages than seeds are refused", () => {
+    const p = planShards(session, { shards: 4, stages: 3 });
+    expect(p.stages!.map((st) => st.seeds)).toEqual([[0], [1], [2]]);
+    for (const st of p.stages!) {
+      expect(st.matrix.include.map((e) => e.shard)).toEqual(["1/4", "2/4", "3/4", "4/4"]);
+      const runs = st.shards.flatMap((x) => x.runIds);
+      expect(runs.sort()).toEqual(ids.map((id) => `${id}.s${st.stage - 1}`).sort());
+    }
+    expect(() => planShards(session, { shards: 4, stages: 4 })).toThrow(/at most one stage per seed/);
   });
 
   it("a borderline head goes on after stages 1 and 2 and ends at the last look", () => {
