@@ -160,6 +160,10 @@ export function describePlan(p: PlanFile): string {
         ? `Expected cost: $${e.usd.toFixed(2)} at $${e.usdPerGpuHour}/GPU-hour.`
         : "Expected cost: give --usd-per-gpu-hour to see it.",
   ];
+  if (p.stages)
+    lines.push(
+      `Stages: ${p.stages.length} (${p.stages.map((st) => `stage ${st.stage}: seed${st.seeds.length === 1 ? "" : "s"} ${st.seeds.join(", ")} of every competition on ${st.count} shard${st.count === 1 ? "" : "s"}`).join("; ")}); on a pull request with adaptive seeds, decide/ stops after the stage that reaches the verdict, so these are the most the suite costs.`,
+    );
   if (p.count === 0)
     lines.push("Nothing to run: the plan has no runs, so the matrix is empty; skip the run jobs.");
   return lines.join("\n");

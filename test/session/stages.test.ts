@@ -4,7 +4,7 @@ import { stageOfSeed, stageSeeds } from "../../src/plan/stages.js";
 import type { SuiteResults } from "../../src/results/schema.js";
 import { monitorSentence } from "../../src/report/verdict.js";
 import { openSession } from "../../src/session/evaluate.js";
-import { planShards } from "../../src/session/shards.js";
+import { describePlan, planShards } from "../../src/session/shards.js";
 import { mergeStages, stageDecision, stagedComparison } from "../../src/session/stages.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
 
@@ -100,6 +100,9 @@ describe("stagedComparison", () => {
       const runs = st.shards.flatMap((x) => x.runIds);
       expect(runs.sort()).toEqual(ids.map((id) => `${id}.s${st.stage - 1}`).sort());
     }
+    expect(describePlan(p)).toContain(
+      "Stages: 3 (stage 1: seed 0 of every competition on 4 shards; stage 2: seed 1",
+    );
     expect(() => planShards(session, { shards: 4, stages: 4 })).toThrow(/at most one stage per seed/);
   });
 
