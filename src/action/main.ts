@@ -17,7 +17,7 @@ import { actionBaseline, loadSession, type ActionSession } from "./load.js";
 import { loadHistory, publish } from "./publish.js";
 import { COMMENT_ARTIFACT, downloadCommentFiles, relayComment } from "./relay.js";
 import { judgeConfig } from "./judge.js";
-import { planStep, reportStep, runStep } from "./steps.js";
+import { decideStep, planStep, reportStep, runStep } from "./steps.js";
 
 export type { Deps } from "./deps.js";
 
@@ -68,8 +68,10 @@ async function main(deps: Deps): Promise<void> {
   const step = core.getInput("step") || "all";
   const judged = await judgeConfig(settings, event, deps.env, (line) => core.info(line));
   if (step === "plan") return planStep(settings, judged);
-  if (!["all", "run", "report"].includes(step))
-    throw new UserError(`input "step": expected all, plan, run or report, got ${JSON.stringify(step)}`);
+  if (!["all", "run", "report", "decide"].includes(step))
+    throw new UserError(
+      `input "step": expected all, plan, run, decide or report, got ${JSON.stringify(step)}`,
+    );
   const s = loadSession(settings, judged);
   mkdirSync(resolve(settings.resultsDir), { recursive: true });
   // A cancelled job gets SIGINT then SIGTERM: the first stops the runs, the second kills them.
@@ -77,6 +79,7 @@ async function main(deps: Deps): Promise<void> {
   try {
     if (step === "run") return await runStep(deps, s, event, cancel.signal);
     if (step === "report") return await reportStep(deps, s, event);
+    if (step === "decide") return await decideStep(deps, s, event);
     await evaluateAndPublish(deps, s, event, cancel.signal);
   } finally {
     cancel.dispose();

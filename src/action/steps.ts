@@ -5,6 +5,7 @@ import * as core from "@actions/core";
 import { parseDuration } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { MAX_SHARDS } from "../plan/shards.js";
+import { MAX_STAGES } from "../plan/stages.js";
 import { attemptSuffix } from "../report/targets/artifacts.js";
 import type { SuiteResults } from "../results/schema.js";
 import { evaluate } from "../session/evaluate.js";
@@ -31,9 +32,10 @@ import { isGhes, type EventInfo } from "./event.js";
 import { runStoreDir, type Settings } from "./inputs.js";
 import type { JudgedConfig } from "./judge.js";
 import { actionBaseline, loadSession, type ActionSession } from "./load.js";
+import { monitorSentence } from "../report/verdict.js";
+import { stageDecision, stagedComparison } from "../session/stages.js";
 import { loadHistory, publish } from "./publish.js";
-
-const shardArtifactPrefix = (suite: string) => artifactName(`medalist-${suite}-shard-`);
+import { downloadStages, shardArtifactPrefix, shardArtifacts, stageArtifactPrefix } from "./stages.js";
 
 function optionalNumber(name: string, whole: boolean): number | undefined {
   const text = core.getInput(name).trim();
@@ -48,7 +50,7 @@ function optionalNumber(name: string, whole: boolean): number | undefined {
 
 /** plan/: the shards as a matrix for the run jobs, and what they are expected to cost. */
 export async function planStep(settings: Settings, judged?: JudgedConfig): Promise<void> {
-  const { session } = loadSession(settings, judged);
+  const { session, settings: effective } = loadSession(settings, judged);
   const target = core.getInput("target-wall").trim();
   const targetSecs = target === "" ? undefined : (parseDuration(target) ?? undefined);
   if (target !== "" && !(targetSecs! > 0))
@@ -69,6 +71,7 @@ export async function planStep(settings: Settings, judged?: JudgedConfig): Promi
     targetSecs,
     durations,
     usdPerGpuHour: optionalNumber("usd-per-gpu-hour", false),
+    stages: stagesInput(effective),
   });
   const dir = resolve(settings.resultsDir);
   mkdirSync(dir, { recursive: true });
@@ -79,6 +82,8 @@ export async function planStep(settings: Settings, judged?: JudgedConfig): Promi
   core.setOutput("count", String(plan.count));
   // A matrix without entries fails the workflow: the run jobs check this instead.
   core.setOutput("empty", plan.count === 0 ? "true" : "false");
+  // Staged: one matrix per stage, read as fromJSON(needs.plan.outputs.stages)[k - 1].
+  core.setOutput("stages", plan.stages ? JSON.stringify(plan.stages.map((st) => st.matrix)) : "");
   core.info(describePlan(plan));
   await core.summary
     .addHeading(`Medalist plan · ${plan.suite.name}`, 3)
@@ -98,6 +103,22 @@ export async function planStep(settings: Settings, judged?: JudgedConfig): Promi
     .write();
 }
 
+/** Input "stages" (plan/, report/): empty for the unstaged workflow; refused with baseline run. */
+function stagesInput(settings: { baseline: { source: string } }): number | undefined {
+  const text = core.getInput("stages").trim();
+  if (text === "") return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_STAGES)
+    throw new UserError(
+      `input "stages": expected a whole number from 1 to ${MAX_STAGES}, got ${JSON.stringify(text)}`,
+    );
+  if (settings.baseline.source === "run")
+    throw new UserError(
+      `input "stages": stages need a baseline from the cache or a file; with baseline run the base would be cut short too`,
+    );
+  return n;
+}
+
 function artifactsOrFail(deps: Deps, s: ActionSession, event: EventInfo, what: string): ArtifactApi {
   if (isGhes(event))
     throw new UserError(`${what}: GitHub Enterprise Server does not support artifacts from this action`, 1);
@@ -115,6 +136,14 @@ export async function runStep(
 ): Promise<void> {
   const { session, settings } = s;
   const which = parseShardText(core.getInput("shard"), 'input "shard"');
+  const stageText = core.getInput("stage").trim();
+  const stage = stageText === "" ? undefined : Number(stageText);
+  if (stage !== undefined && !(Number.isInteger(stage) && stage >= 1 && stage <= MAX_STAGES))
+    throw new UserError(
+      `input "stage": expected a whole number from 1 to ${MAX_STAGES}, got ${JSON.stringify(stageText)}`,
+    );
+  if (stage !== undefined && settings.baseline.source === "run")
+    throw new UserError(`input "stage": stages need a baseline from the cache or a file, not run`);
   const planText = core.getInput("plan").trim();
   let planFile: PlanFile | undefined;
   if (planText) {
@@ -131,6 +160,7 @@ export async function runStep(
       baseline,
       which,
       planFile,
+      stage,
       headGit: { sha: event.pr?.headSha || event.sha || null, ref: event.ref || null },
       log: (l) => core.info(l),
       signal,
@@ -141,9 +171,11 @@ export async function runStep(
   core.setOutput("results-path", paths.head);
   // The results are on disk; the report job can only see them through the artifact.
   const api = artifactsOrFail(deps, s, event, "the shard's results cannot reach the report job");
-  const name = artifactName(
-    `${shardArtifactPrefix(session.config.name)}${which.index}-of-${which.count}${attemptSuffix(deps.env)}`,
-  );
+  const prefix =
+    stage === undefined
+      ? shardArtifactPrefix(session.config.name)
+      : stageArtifactPrefix(session.config.name, stage);
+  const name = artifactName(`${prefix}${which.index}-of-${which.count}${attemptSuffix(deps.env)}`);
   const files = [...filesUnder(join(dir, "head")), ...filesUnder(join(dir, "base"))];
   // Run folders hold files the agent named: a name the service refuses is renamed, not fatal.
   const { id, notes } = await uploadFiles(
@@ -157,22 +189,6 @@ export async function runStep(
   core.info(`shard results uploaded as ${name}${id !== undefined ? ` (artifact ${id})` : ""}`);
 }
 
-/** The newest uploaded attempt of each shard's results, by shard index. */
-async function shardArtifacts(api: ArtifactApi, prefix: string): Promise<Map<number, number>> {
-  const pattern = /^(\d+)-of-(\d+)(?:-attempt(\d+))?$/;
-  const chosen = new Map<number, { id: number; attempt: number }>();
-  for (const a of await api.list!()) {
-    if (!a.name.startsWith(prefix)) continue;
-    const m = pattern.exec(a.name.slice(prefix.length));
-    if (!m) continue;
-    const index = Number(m[1]);
-    const attempt = Number(m[3] ?? 1);
-    const seen = chosen.get(index);
-    if (!seen || attempt > seen.attempt) chosen.set(index, { id: a.id, attempt });
-  }
-  return new Map([...chosen].sort((a, b) => a[0] - b[0]).map(([i, { id }]) => [i, id]));
-}
-
 /** report/: every shard's results downloaded and merged, compared once, one comment, the gate. */
 export async function reportStep(deps: Deps, s: ActionSession, event: EventInfo): Promise<void> {
   const { session, settings } = s;
@@ -180,6 +196,8 @@ export async function reportStep(deps: Deps, s: ActionSession, event: EventInfo)
   const dir = resolve(settings.resultsDir);
   const api = artifactsOrFail(deps, s, event, "the shards' results cannot be downloaded");
   if (!api.list || !api.download) throw new UserError("this artifact client cannot list or download", 1);
+  const stages = stagesInput(settings);
+  if (stages !== undefined) return stagedReport(deps, s, event, api, stages);
   const prefix = shardArtifactPrefix(session.config.name);
   const chosen = await shardArtifacts(api, prefix);
   if (chosen.size === 0)
@@ -225,4 +243,96 @@ export async function reportStep(deps: Deps, s: ActionSession, event: EventInfo)
     history,
     runFolder: (runId) => join(dir, "shards", String(shardOfRun.get(runId) ?? 0), "head"),
   });
+}
+
+/** The stages that ran, merged; fails when none uploaded anything. */
+async function stagesSoFar(s: ActionSession, api: ArtifactApi, planned: number, upTo: number) {
+  const { session, settings } = s;
+  const dir = resolve(settings.resultsDir);
+  const got = await downloadStages(api, dir, session.config.name, session.config.seeds, planned, upTo);
+  if (!got)
+    throw new UserError(
+      `no results of stage 1 were uploaded (no artifact named ${stageArtifactPrefix(session.config.name, 1)}…)`,
+      1,
+    );
+  if (got.missing.length)
+    core.warning(`medalist: ${got.missing.length} run(s) of the stages that ran never ran`);
+  return got;
+}
+
+/** Only a pull request stops early, and only when the (judged) config asks for adaptive seeds. */
+const stopsEarly = (s: ActionSession, event: EventInfo) =>
+  !!event.pr && s.session.config.adaptiveSeeds && s.session.config.seeds > 1;
+
+/** decide/: after stage k, `stop` once the verdict is reached (the report's sentence), else `continue`. */
+export async function decideStep(deps: Deps, s: ActionSession, event: EventInfo): Promise<void> {
+  const planned = stagesInput(s.settings);
+  const k = Number(core.getInput("stage").trim());
+  if (planned === undefined || !Number.isInteger(k) || k < 1 || k > planned)
+    throw new UserError(
+      `decide: give "stages" (the plan's) and "stage" (1..stages, the stage that finished)`,
+    );
+  const api = artifactsOrFail(deps, s, event, "the stages' results cannot be downloaded");
+  if (!api.list || !api.download) throw new UserError("this artifact client cannot list or download", 1);
+  const got = await stagesSoFar(s, api, planned, k);
+  if (got.ran < k)
+    throw new UserError(`stage ${got.ran + 1} uploaded no results: it cannot be decided on`, 1);
+  const out = (decision: "stop" | "continue", why: string) => {
+    core.setOutput("decision", decision);
+    core.setOutput("sentence", why);
+    core.info(`medalist: after stage ${k} of ${planned}: ${decision}. ${why}`);
+  };
+  if (k === planned) return out("stop", `Stage ${k} was the last.`);
+  if (!stopsEarly(s, event))
+    return out(
+      "continue",
+      event.pr
+        ? "The config's seeds are not adaptive (seeds: { max: N, adaptive: true }): every stage runs."
+        : "Not a pull request: every stage runs, so the results saved as later baselines are whole.",
+    );
+  const baseline = await actionBaseline(deps, s, event);
+  if (baseline.kind !== "results") return out("continue", "No baseline to compare with: every stage runs.");
+  const { config, plan } = s.session;
+  const cmp = stagedComparison(
+    baseline.results,
+    got.results,
+    got.byStage,
+    planned,
+    config,
+    plan,
+    baseline.description,
+  );
+  core.setOutput("verdict", cmp.verdict);
+  out(stageDecision(cmp), monitorSentence(cmp.monitor!));
+}
+
+/** report/ with stages: the stages that ran, merged and judged by the same monitor, one comment, the gate. */
+async function stagedReport(
+  deps: Deps,
+  s: ActionSession,
+  event: EventInfo,
+  api: ArtifactApi,
+  planned: number,
+) {
+  const { session, settings } = s;
+  const dir = resolve(settings.resultsDir);
+  const got = await stagesSoFar(s, api, planned, planned);
+  const baseline = await actionBaseline(deps, s, event);
+  const history = await loadHistory(deps, session.config.name);
+  const ev = await evaluate({
+    session,
+    resultsDir: dir,
+    baseline,
+    head: got.results,
+    history,
+    notices: settings.notices,
+    monitor: stopsEarly(s, event),
+    stages: { byStage: got.byStage, planned },
+  });
+  await publish({ deps, settings, event, ev, session, history, runFolder: got.runFolder });
+  const stopped = ev.comparison?.monitor && ev.comparison.monitor.decision !== "continue";
+  if (got.ran < planned && !stopped)
+    core.setFailed(
+      `medalist: stages ${got.ran + 1}..${planned} uploaded no results, and the verdict was not reached before them`,
+    );
 }

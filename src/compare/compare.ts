@@ -404,4 +404,6 @@ export interface MonitorRecord {
   /** Whether savedHours are GPU-hours (runs use GPUs) or runner hours. */
   gpuHours: boolean;
   interimShare: number;
+  /** Set when the looks were taken only at stage ends (the staged sharded workflow). */
+  stages?: { ran: number; planned: number };
 }

@@ -151,11 +151,19 @@ export class SuiteMonitor {
   }
 
   add(r: RunResult): boolean {
+    return this.addStage([r]);
+  }
+
+  /**
+   * Several finished runs, then one look (the staged workflow looks only at a stage's end: a
+   * subset of the per-run looks, so the same levels hold). Runs after the stop are recorded, not used.
+   */
+  addStage(runs: RunResult[]): boolean {
     if (this.stop) {
-      this.late.push(r);
+      this.late.push(...runs);
       return true;
     }
-    this.used.push(r);
+    this.used.push(...runs);
     const look = this.look();
     if (!look) return false;
     const out = decideLook(this.design, look, {

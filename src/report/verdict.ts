@@ -173,17 +173,24 @@ const STOP_WHY: Record<MonitorRecord["decision"], string> = {
 /** When and why a monitored head stopped, and what that saved against running every planned run. */
 export function monitorSentence(m: MonitorRecord): string {
   const level = `one-sided level ${levelText(m.level)} for each claim`;
+  const st = m.stages;
+  const how = st
+    ? `Monitored after each stage (${st.ran} of ${st.planned} stages ran)`
+    : "Monitored after every run";
   if (m.decision === "final" || m.decision === "continue")
-    return `Monitored after every run: the verdict stayed open, so ${m.usedRuns} of ${m.plannedRuns} planned head runs ran; the last look used the ${level} (${levelText(m.interimShare)} of α was kept for the looks before it).`;
+    return `${how}: the verdict stayed open, so ${m.usedRuns} of ${m.plannedRuns} planned head runs ran; the last look used the ${level} (${levelText(m.interimShare)} of α was kept for the looks before it).`;
   const saved =
     m.savedHours >= 1
       ? `${m.savedHours.toFixed(1)} ${m.gpuHours ? "GPU-hours" : "hours of runner time"}`
       : `${duration(m.savedHours * 3_600_000)} of ${m.gpuHours ? "GPU time" : "runner time"}`;
-  const late = m.afterStop.length
-    ? ` ${m.afterStop.length} run${m.afterStop.length === 1 ? "" : "s"} in flight at the stop finished after it: kept in the results, not used by the verdict.`
-    : "";
+  const n = m.afterStop.length;
+  const late = !n
+    ? ""
+    : st
+      ? ` ${n} run${n === 1 ? "" : "s"} of later stages ran after the stop: kept in the results, not used by the verdict.`
+      : ` ${n} run${n === 1 ? "" : "s"} in flight at the stop finished after it: kept in the results, not used by the verdict.`;
   return (
-    `Monitored after every run: stopped after ${m.usedRuns} of ${m.plannedRuns} planned head runs because ${STOP_WHY[m.decision]} at the ${level}. ` +
+    `${how}: stopped after ${st ? `stage ${st.ran} (${m.usedRuns} of ${m.plannedRuns} planned head runs)` : `${m.usedRuns} of ${m.plannedRuns} planned head runs`} because ${STOP_WHY[m.decision]} at the ${level}. ` +
     `${m.notStarted} run${m.notStarted === 1 ? " was" : "s were"} not started, saving about ${saved} against the fixed design (each competition's mean run time so far).${late}`
   );
 }

@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { compareRuns, summarize, type Comparison } from "../compare/compare.js";
 import { monitorHooks, SuiteMonitor } from "../compare/monitor.js";
+import { stagedComparison } from "./stages.js";
 import { GATE_DEFAULTS, type AgentConfig, type Config } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { plan as planSuite, type Plan } from "../plan/plan.js";
@@ -76,6 +77,11 @@ export interface EvaluateInput {
    * later pull requests is never cut short.
    */
   monitor?: boolean;
+  /**
+   * The staged sharded workflow: the given head's runs by stage (in order) and the plan's stage
+   * count; with adaptive seeds and `monitor`, the verdict is the monitor's after one look per stage.
+   */
+  stages?: { byStage: string[][]; planned: number };
 }
 
 export interface RenderOptions {
@@ -245,6 +251,11 @@ export async function runSides(input: EvaluateInput): Promise<Sides> {
   }
   const head = input.head ?? (await side("head", session.baseDir, config.agent, input.headGit));
   if (input.signal?.aborted) throw new Cancelled({ base, head, description });
+  if (base && input.head && input.stages && monitored) {
+    const { byStage, planned } = input.stages;
+    const comparison = stagedComparison(base, head, byStage, planned, config, session.plan, description);
+    return { base, head, description, comparison };
+  }
   return { base, head, description };
 }
 

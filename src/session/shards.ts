@@ -14,6 +14,8 @@ import {
   shardsForTarget,
   type ShardPlan,
 } from "../plan/shards.js";
+import type { PlannedRun } from "../plan/plan.js";
+import { MAX_STAGES, stageSeeds } from "../plan/stages.js";
 import { runSides, type EvaluateInput, type Session } from "./evaluate.js";
 
 export interface PlanOptions {
@@ -25,6 +27,8 @@ export interface PlanOptions {
   durations?: SuiteResults[];
   /** Dollars per GPU-hour, for the cost line. */
   usdPerGpuHour?: number;
+  /** Stages of the staged workflow: each a block of seeds of every competition, split in as many shards. */
+  stages?: number;
 }
 
 /** What `medalist plan --json` prints and `medalist run --shard i/N --plan FILE` reads. */
@@ -54,6 +58,22 @@ export const PlanFileSchema = z.object({
     usdPerGpuHour: z.number().nullable(),
     usd: z.number().nullable(),
   }),
+  /** The staged workflow's stages (src/plan/stages.ts): each its seeds, shards and matrix. */
+  stages: z
+    .array(
+      z.object({
+        stage: z.number().int().min(1),
+        seeds: z.array(z.number().int()),
+        count: z.number().int().min(0).max(MAX_SHARDS),
+        shards: z.array(
+          z.object({ index: z.number().int(), runIds: z.array(z.string()), expectedSecs: z.number() }),
+        ),
+        matrix: z.object({
+          include: z.array(z.object({ shard: z.string(), index: z.number(), count: z.number() })),
+        }),
+      }),
+    )
+    .optional(),
 });
 export type PlanFile = z.output<typeof PlanFileSchema>;
 
@@ -68,6 +88,8 @@ export function planShards(session: Session, opts: PlanOptions): PlanFile {
   else if (opts.maxShards !== undefined && opts.targetSecs !== undefined)
     sp = shardsForTarget(runs, opts.maxShards, opts.targetSecs, plan.suiteHash);
   else throw new UserError("plan: give --shards N, or --max-shards M with --target-wall DURATION");
+  const stages =
+    opts.stages === undefined ? undefined : planStages(runs, sp.count, opts.stages, config.seeds);
   const gpus = plannedGpus(config.limits.gpus);
   const gpuHours = (sp.totalSecs * gpus) / 3600;
   const usd = opts.usdPerGpuHour !== undefined ? gpuHours * opts.usdPerGpuHour : null;
@@ -91,7 +113,33 @@ export function planShards(session: Session, opts: PlanOptions): PlanFile {
       usdPerGpuHour: opts.usdPerGpuHour ?? null,
       usd,
     },
+    ...(stages ? { stages } : {}),
   };
+}
+
+/** Each stage's runs (its block of seeds) split over `count` shards, as the whole suite is. */
+function planStages(runs: PlannedRun[], count: number, stages: number, seeds: number): PlanFile["stages"] {
+  if (!Number.isInteger(stages) || stages < 1 || stages > Math.min(seeds, MAX_STAGES))
+    throw new UserError(
+      `stages: expected a whole number from 1 to ${Math.min(seeds, MAX_STAGES)} (at most one stage per seed), got ${stages}`,
+      2,
+    );
+  return Array.from({ length: stages }, (_, i) => {
+    const seedsOf = stageSeeds(seeds, stages, i + 1);
+    const sp = shardRuns(
+      runs.filter((r) => seedsOf.includes(r.seed)),
+      Math.max(1, count),
+    );
+    return {
+      stage: i + 1,
+      seeds: seedsOf,
+      count: sp.count,
+      shards: sp.shards,
+      matrix: {
+        include: sp.shards.map((s) => ({ shard: `${s.index}/${sp.count}`, index: s.index, count: sp.count })),
+      },
+    };
+  });
 }
 
 const hours = (secs: number) =>
@@ -116,6 +164,10 @@ export function describePlan(p: PlanFile): string {
         ? `Expected cost: $${e.usd.toFixed(2)} at $${e.usdPerGpuHour}/GPU-hour.`
         : "Expected cost: give --usd-per-gpu-hour to see it.",
   ];
+  if (p.stages)
+    lines.push(
+      `Stages: ${p.stages.length} (${p.stages.map((st) => `stage ${st.stage}: seed${st.seeds.length === 1 ? "" : "s"} ${st.seeds.join(", ")} of every competition on ${st.count} shard${st.count === 1 ? "" : "s"}`).join("; ")}); on a pull request with adaptive seeds, decide/ stops after the stage that reaches the verdict, so these are the most the suite costs.`,
+    );
   if (p.count === 0)
     lines.push("Nothing to run: the plan has no runs, so the matrix is empty; skip the run jobs.");
   return lines.join("\n");
@@ -139,7 +191,24 @@ export function shardOf(
   index: number,
   count: number,
   planFile?: PlanFile,
+  stage?: number,
 ): { index: number; count: number; runIds: string[] } {
+  if (stage !== undefined) {
+    const st = planFile?.stages?.find((x) => x.stage === stage);
+    if (!planFile || !st)
+      throw new UserError(
+        `stage ${stage}: give the plan sub-action's plan, planned with that many stages`,
+        2,
+      );
+    if (planFile.suite.hash !== session.plan.suiteHash)
+      throw new UserError(
+        `the plan is for suite ${planFile.suite.hash} but this config is suite ${session.plan.suiteHash}: plan again`,
+        2,
+      );
+    if (st.count !== count)
+      throw new UserError(`stage ${stage} of the plan has ${st.count} shards, not ${count}`, 2);
+    return { index, count, runIds: st.shards.find((s) => s.index === index)?.runIds ?? [] };
+  }
   if (planFile) {
     if (planFile.suite.hash !== session.plan.suiteHash)
       throw new UserError(
@@ -169,6 +238,8 @@ export type ShardRunInput = Omit<EvaluateInput, "shard" | "head" | "history"> & 
   which: { index: number; count: number };
   /** The plan the shards come from (`medalist plan --json`, the plan sub-action); default: planned here. */
   planFile?: PlanFile;
+  /** The staged workflow's stage (1-based): the shard is one of that stage's, from the plan. */
+  stage?: number;
 };
 
 /**
@@ -177,8 +248,9 @@ export type ShardRunInput = Omit<EvaluateInput, "shard" | "head" | "history"> & 
  */
 export async function runShard(input: ShardRunInput): Promise<{ head: string; base: string | null }> {
   const { session, which } = input;
-  const shard = shardOf(session, which.index, which.count, input.planFile);
-  input.log?.(`shard ${shard.index}/${shard.count}: ${shard.runIds.length} runs`);
+  const shard = shardOf(session, which.index, which.count, input.planFile, input.stage);
+  const st = input.stage !== undefined ? `stage ${input.stage}, ` : "";
+  input.log?.(`${st}shard ${shard.index}/${shard.count}: ${shard.runIds.length} runs`);
   const baseline = input.baseline.kind === "run" ? input.baseline : ({ kind: "none" } as const);
   await runSides({ ...input, baseline, shard });
   const dir = resolve(input.resultsDir);
