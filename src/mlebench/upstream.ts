@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { formatZodError } from "../config/errors.js";
 import { UserError } from "../errors.js";
+import { reportFlagFields } from "../results/schema.js";
 
 /**
  * The files of an upstream MLE-bench run group, as its tools write and read them:
@@ -37,16 +38,7 @@ export const CompetitionReportSchema = z.object({
   silver_threshold: pyFloat,
   bronze_threshold: pyFloat,
   median_threshold: pyFloat,
-  any_medal: z.boolean(),
-  gold_medal: z.boolean(),
-  silver_medal: z.boolean(),
-  bronze_medal: z.boolean(),
-  above_median: z.boolean(),
-  submission_exists: z.boolean(),
-  valid_submission: z.boolean(),
-  is_lower_better: z.boolean(),
-  created_at: z.string(),
-  submission_path: z.string(),
+  ...reportFlagFields,
 });
 export type CompetitionReport = z.output<typeof CompetitionReportSchema>;
 

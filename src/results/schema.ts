@@ -7,13 +7,8 @@ export { RESULTS_SCHEMA_VERSION };
 /** JSON cannot hold NaN: a NaN score is written as the string "NaN". */
 const score = z.union([z.number(), z.literal("NaN"), z.null()]);
 
-export const GradeReportSchema = z.object({
-  competition_id: z.string(),
-  score,
-  gold_threshold: score,
-  silver_threshold: score,
-  bronze_threshold: score,
-  median_threshold: score,
+/** The medal flags and paths of MLE-bench's CompetitionReport.to_dict() (also read from upstream's files). */
+export const reportFlagFields = {
   any_medal: z.boolean(),
   gold_medal: z.boolean(),
   silver_medal: z.boolean(),
@@ -24,6 +19,16 @@ export const GradeReportSchema = z.object({
   is_lower_better: z.boolean(),
   created_at: z.string(),
   submission_path: z.string(),
+};
+
+export const GradeReportSchema = z.object({
+  competition_id: z.string(),
+  score,
+  gold_threshold: score,
+  silver_threshold: score,
+  bronze_threshold: score,
+  median_threshold: score,
+  ...reportFlagFields,
   percentile: z.number().min(0).max(1).nullable(),
   error: z.string().nullable(),
   /** The metric's value before rounding to 5 decimals. */

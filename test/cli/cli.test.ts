@@ -3,28 +3,13 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync, readFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { main } from "../../src/cli/main.js";
 import { toJson } from "../../src/suite/store.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
+import { runCli } from "../helpers/cli.js";
 
 const root = resolve(import.meta.dirname, "..", "..");
 
-/** Runs the CLI in-process, capturing stdout and stderr. */
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = vi.spyOn(console, "log").mockImplementation((...a) => void out.push(a.join(" ")));
-  const error = vi.spyOn(console, "error").mockImplementation((...a) => void err.push(a.join(" ")));
-  const write = vi.spyOn(process.stdout, "write").mockImplementation((s) => (out.push(String(s)), true));
-  try {
-    const code = await main(argv);
-    return { code, stdout: out.join("\n"), stderr: err.join("\n") };
-  } finally {
-    log.mockRestore();
-    error.mockRestore();
-    write.mockRestore();
-  }
-}
+const cli = runCli;
 
 afterEach(() => vi.restoreAllMocks());
 

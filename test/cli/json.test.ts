@@ -3,22 +3,12 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { main } from "../../src/cli/main.js";
 import { commands } from "../../src/cli/commands/index.js";
 import { toJson } from "../../src/suite/store.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
+import { runCli } from "../helpers/cli.js";
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  vi.spyOn(console, "log").mockImplementation((...a) => void out.push(a.join(" ")));
-  vi.spyOn(console, "error").mockImplementation(() => {});
-  vi.spyOn(process.stdout, "write").mockImplementation((s) => (out.push(String(s)), true));
-  try {
-    return { code: await main(argv), stdout: out.join("\n") };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
+const cli = runCli;
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -6,30 +6,15 @@ import { createServer } from "node:net";
 import { createServer as createHttpServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { main } from "../../src/cli/main.js";
 import { loadRegistry, selectCompetitions } from "../../src/registry/registry.js";
 import { RESERVE_FILE } from "../../src/suite/disk.js";
 import { progressLine } from "../../src/suite/progress.js";
 import { downloadCompetition } from "../../src/prepare/kaggle.js";
+import { runCli } from "../helpers/cli.js";
 
 const root = resolve(import.meta.dirname, "..", "..");
 
-/** Runs the CLI in-process, capturing stdout and stderr line by line. */
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = vi.spyOn(console, "log").mockImplementation((...a) => void out.push(a.join(" ")));
-  const error = vi.spyOn(console, "error").mockImplementation((...a) => void err.push(a.join(" ")));
-  const write = vi.spyOn(process.stdout, "write").mockImplementation((s) => (out.push(String(s)), true));
-  try {
-    const code = await main(argv);
-    return { code, stdout: out.join("\n"), stderr: err.join("\n") };
-  } finally {
-    log.mockRestore();
-    error.mockRestore();
-    write.mockRestore();
-  }
-}
+const cli = runCli;
 
 /** One line, no stack trace. */
 function oneSentence(text: string): string {

@@ -2,25 +2,20 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import { main } from "../../src/cli/main.js";
 import { loadConfig } from "../../src/config/load.js";
 import { appendEntry, emptyHistory, entryOf } from "../../src/history/history.js";
 import { openSession } from "../../src/session/evaluate.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
+import { runCli } from "../helpers/cli.js";
 
 const ws = mkdtempSync(join(tmpdir(), "medalist-plan-cost-"));
 afterAll(() => rmSync(ws, { recursive: true, force: true }));
 afterEach(() => vi.restoreAllMocks());
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  vi.spyOn(console, "log").mockImplementation((...a) => void out.push(a.join(" ")));
-  vi.spyOn(console, "error").mockImplementation((...a) => void out.push(a.join(" ")));
-  vi.spyOn(process.stdout, "write").mockImplementation((s) => (out.push(String(s)), true));
-  const code = await main(argv);
-  vi.restoreAllMocks();
-  return { code, out: out.join("\n") };
-}
+const cli = async (...argv: string[]) => {
+  const r = await runCli(...argv);
+  return { code: r.code, out: r.all };
+};
 
 describe("medalist plan: expected cost, fixed vs monitored", () => {
   const config = join(ws, "medalist.yml");

@@ -4,24 +4,12 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { toCliJson } from "../../src/util/json.js";
-import { main } from "../../src/cli/main.js";
 import { toJson } from "../../src/suite/store.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
 import { scratchCompetition } from "../grade/helpers.js";
+import { runCli } from "../helpers/cli.js";
 
-async function cli(...argv: string[]) {
-  const out: string[] = [],
-    err: string[] = [];
-  vi.spyOn(console, "log").mockImplementation((...a) => void out.push(a.join(" ")));
-  vi.spyOn(console, "error").mockImplementation((...a) => void err.push(a.join(" ")));
-  vi.spyOn(process.stdout, "write").mockImplementation((s) => (out.push(String(s)), true));
-  try {
-    const code = await main(argv);
-    return { code, stdout: out.join("\n"), stderr: err.join("\n") };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
+const cli = runCli;
 afterEach(() => vi.restoreAllMocks());
 
 /** A NaN or Infinity token outside a string. */
