@@ -398,7 +398,7 @@ class Tokenizer {
       }
     }
     this.checkText(chunk, false);
-    const buf = this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk;
+    const buf = this.rest.length ? this.join(chunk) : chunk;
     const used = this.scan(buf, false);
     this.rest = Buffer.from(buf.subarray(used));
     if (this.rest.length > this.maxLineBytes) {
@@ -406,6 +406,20 @@ class Tokenizer {
         `${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`,
       );
     }
+  }
+
+  /**
+   * The unscanned bytes of the last chunk followed by `chunk`: the row they start is finished
+   * from the chunk's first line on its own, so the chunk itself is not copied (unless that line
+   * ends inside quotes: then the rows already emitted are dropped and the rest is joined).
+   */
+  private join(chunk: Buffer): Buffer {
+    const lf = chunk.indexOf(LF);
+    if (lf === -1) return Buffer.concat([this.rest, chunk]);
+    const joint = Buffer.concat([this.rest, chunk.subarray(0, lf + 1)]);
+    const used = this.scan(joint, false);
+    const after = chunk.subarray(lf + 1);
+    return used === joint.length ? after : Buffer.concat([joint.subarray(used), after]);
   }
 
   end(): void {

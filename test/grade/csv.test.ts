@@ -196,3 +196,15 @@ describe("integers outside int64: the order of the cells decides, as in pandas' 
     expect(summary(t)[0]).toEqual({ name: "a", kind, values });
   });
 });
+
+describe("rows split across chunks", () => {
+  // Rows ended by a bare CR, quoted fields holding line feeds, CRLF: every chunk size gives the
+  // table read whole (the reader finishes a split row from the next chunk's first line).
+  const text = 'id,v\ra,"x\ny"\rb,2\r\nc,"p\n\nq"\nd,0.5\re,"\r"\n';
+  it("every chunk size agrees with the whole read", () => {
+    const whole = summary(readCsvText(text, "csv"));
+    expect(whole[0].values).toEqual(["a", "b", "c", "d", "e"]);
+    for (let size = 1; size <= text.length; size++)
+      expect(summary(readCsvText(text, "csv", { chunkSize: size })), `chunk ${size}`).toEqual(whole);
+  });
+});
