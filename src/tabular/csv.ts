@@ -738,9 +738,10 @@ function fileSource(path: string, chunkSize: number): ChunkSource {
       const st = fstatSync(fd);
       if (!st.isFile()) throw new CsvError(`${path} is not a regular file`);
       const size = Math.max(1, Math.min(chunkSize, st.size + 1));
+      // One buffer for every read: the tokenizer copies what it keeps of a chunk, and memory
+      // already touched is much cheaper than a fresh allocation per chunk.
+      const chunk = Buffer.allocUnsafe(size);
       for (;;) {
-        // A fresh buffer per read: the tokenizer may keep slices of the previous one.
-        const chunk = Buffer.allocUnsafe(size);
         const got = readSync(fd, chunk, 0, size, null);
         if (got === 0) break;
         if (visit(chunk.subarray(0, got)) === false) break;
