@@ -283,7 +283,11 @@ class ColumnBuilder {
 
   /** Grows the value array to hold `rows` rows at once (avoids repeated doubling). */
   reserve(rows: number): void {
-    if (this.state === TEXT || rows <= this.values.length) return;
+    if (this.state === TEXT) {
+      this.text!.reserve(rows);
+      return;
+    }
+    if (rows <= this.values.length) return;
     const bigger = new Float64Array(rows);
     bigger.set(this.values);
     this.values = bigger;
