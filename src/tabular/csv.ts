@@ -374,6 +374,8 @@ class Tokenizer {
   private nums = new Float64Array(64);
   /** Bytes of the rows emitted so far (for estimating the row count). */
   rowBytes = 0;
+  /** Field positions (1 = skip) whose cells are dropped: no number is parsed for them. */
+  dropped: Uint8Array | null = null;
   private first = true;
   private utf8Tail: Buffer = Buffer.alloc(0);
   private bytesSeen = 0;
@@ -496,6 +498,7 @@ class Tokenizer {
       ends = this.ends,
       cplx = this.complex,
       nums = this.nums;
+    const dropped = this.dropped;
     for (;;) {
       // Skip blank and whitespace-only lines.
       let j = i;
@@ -568,7 +571,7 @@ class Tokenizer {
           value = d0;
           pos++;
           numEnd = pos;
-        } else if (cx === 0) {
+        } else if (cx === 0 && (dropped === null || count >= dropped.length || dropped[count] === 0)) {
           // Up to 15 significant digits in hi (exact), the next 4 in low; more → parseNumber.
           let q = pos,
             neg = false,
@@ -785,7 +788,10 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalByt
     if (opts.maxRows !== undefined && row >= opts.maxRows) {
       throw new CsvError(`${name}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`);
     }
-    if (offset === -1) offset = Math.max(0, count - names.length);
+    if (offset === -1) {
+      offset = Math.max(0, count - names.length);
+      if (opts.keep) tok.dropped = droppedFields(builders, offset);
+    }
     if (row === 2048 && totalBytes > 0) {
       // Size the value arrays once from the bytes per row so far.
       const estimate = Math.ceil((totalBytes / (tok.rowBytes / 2049)) * 1.05) + 16;
@@ -868,6 +874,13 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalByt
 
   const columns = builders.filter((c): c is ColumnBuilder => c !== null).map((c) => c.finish(row));
   return new Table(finalNames, columns, row);
+}
+
+/** 1 for each field position whose column is not kept (index columns included). */
+function droppedFields(builders: (ColumnBuilder | null)[], offset: number): Uint8Array {
+  const dropped = new Uint8Array(offset + builders.length).fill(1, 0, offset);
+  for (let k = 0; k < builders.length; k++) if (builders[k] === null) dropped[k + offset] = 1;
+  return dropped;
 }
 
 function specialValue(m: RegExpExecArray): number {

@@ -103,6 +103,25 @@ describe("pandas semantics", () => {
     expect(t.names).toEqual(["a", "b", "c"]);
     expect(t.columns.map((c) => c.name)).toEqual(["c"]);
   });
+  it("keep: kept columns read the same beside dropped ones and an index column, at any chunk size", () => {
+    const rows = Array.from({ length: 3000 }, (_, i) => `${i},${i / 7},x${i},${i * 1e10},0.${i}5,"${i}"`);
+    const withIndex = "a,b,c,d,e\n" + rows.join("\n") + "\n";
+    const plain = "i,a,b,c,d,e\n" + rows.join("\n") + "\n";
+    for (const chunkSize of [7, 64, 4096]) {
+      const all = readCsvText(plain, "csv", { chunkSize });
+      const kept = ["b", "c", "e"];
+      const some = readCsvText(withIndex, "csv", { chunkSize, keep: (n) => kept.includes(n) });
+      expect(some.columns.map((c) => c.name)).toEqual(kept);
+      expect(some.columns.map((c) => c.kind)).toEqual(["text", "int", "int"]);
+      for (const name of kept) {
+        const [x, y] = [some.column(name)!, all.column(name)!];
+        expect(x.kind).toBe(y.kind);
+        expect(x.values ? Array.from(x.values) : x.strings).toEqual(
+          y.values ? Array.from(y.values) : y.strings,
+        );
+      }
+    }
+  });
 });
 
 describe("numbers are parsed exactly as Number() (round_trip)", () => {
