@@ -302,6 +302,8 @@ export async function benchGrade(opts: { repeats?: number } = {}): Promise<strin
       });
     }
     const runner = await bundleRunner(dir);
+    // The files just written are flushed first: writing them back would slow whichever case runs first.
+    spawnSync("sync");
     const python = findPython();
     const pyScript = join(dir, "reference.py");
     if (python) {

@@ -283,7 +283,11 @@ class ColumnBuilder {
 
   /** Grows the value array to hold `rows` rows at once (avoids repeated doubling). */
   reserve(rows: number): void {
-    if (this.state === TEXT || rows <= this.values.length) return;
+    if (this.state === TEXT) {
+      this.text!.reserve(rows);
+      return;
+    }
+    if (rows <= this.values.length) return;
     const bigger = new Float64Array(rows);
     bigger.set(this.values);
     this.values = bigger;
@@ -370,6 +374,8 @@ class Tokenizer {
   private nums = new Float64Array(64);
   /** Bytes of the rows emitted so far (for estimating the row count). */
   rowBytes = 0;
+  /** Field positions (1 = skip) whose cells are dropped: no number is parsed for them. */
+  dropped: Uint8Array | null = null;
   private first = true;
   private utf8Tail: Buffer = Buffer.alloc(0);
   private bytesSeen = 0;
@@ -398,7 +404,7 @@ class Tokenizer {
       }
     }
     this.checkText(chunk, false);
-    const buf = this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk;
+    const buf = this.rest.length ? this.join(chunk) : chunk;
     const used = this.scan(buf, false);
     this.rest = Buffer.from(buf.subarray(used));
     if (this.rest.length > this.maxLineBytes) {
@@ -406,6 +412,20 @@ class Tokenizer {
         `${this.source}: a line is longer than ${this.maxLineBytes} bytes (not a CSV file?)`,
       );
     }
+  }
+
+  /**
+   * The unscanned bytes of the last chunk followed by `chunk`: the row they start is finished
+   * from the chunk's first line on its own, so the chunk itself is not copied (unless that line
+   * ends inside quotes: then the rows already emitted are dropped and the rest is joined).
+   */
+  private join(chunk: Buffer): Buffer {
+    const lf = chunk.indexOf(LF);
+    if (lf === -1) return Buffer.concat([this.rest, chunk]);
+    const joint = Buffer.concat([this.rest, chunk.subarray(0, lf + 1)]);
+    const used = this.scan(joint, false);
+    const after = chunk.subarray(lf + 1);
+    return used === joint.length ? after : Buffer.concat([joint.subarray(used), after]);
   }
 
   end(): void {
@@ -478,6 +498,7 @@ class Tokenizer {
       ends = this.ends,
       cplx = this.complex,
       nums = this.nums;
+    const dropped = this.dropped;
     for (;;) {
       // Skip blank and whitespace-only lines.
       let j = i;
@@ -550,7 +571,7 @@ class Tokenizer {
           value = d0;
           pos++;
           numEnd = pos;
-        } else if (cx === 0) {
+        } else if (cx === 0 && (dropped === null || count >= dropped.length || dropped[count] === 0)) {
           // Up to 15 significant digits in hi (exact), the next 4 in low; more → parseNumber.
           let q = pos,
             neg = false,
@@ -724,9 +745,10 @@ function fileSource(path: string, chunkSize: number): ChunkSource {
       const st = fstatSync(fd);
       if (!st.isFile()) throw new CsvError(`${path} is not a regular file`);
       const size = Math.max(1, Math.min(chunkSize, st.size + 1));
+      // One buffer for every read: the tokenizer copies what it keeps of a chunk, and memory
+      // already touched is much cheaper than a fresh allocation per chunk.
+      const chunk = Buffer.allocUnsafe(size);
       for (;;) {
-        // A fresh buffer per read: the tokenizer may keep slices of the previous one.
-        const chunk = Buffer.allocUnsafe(size);
         const got = readSync(fd, chunk, 0, size, null);
         if (got === 0) break;
         if (visit(chunk.subarray(0, got)) === false) break;
@@ -766,7 +788,10 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalByt
     if (opts.maxRows !== undefined && row >= opts.maxRows) {
       throw new CsvError(`${name}: more than ${opts.maxRows} data rows (the answers have ${opts.maxRows})`);
     }
-    if (offset === -1) offset = Math.max(0, count - names.length);
+    if (offset === -1) {
+      offset = Math.max(0, count - names.length);
+      if (opts.keep) tok.dropped = droppedFields(builders, offset);
+    }
     if (row === 2048 && totalBytes > 0) {
       // Size the value arrays once from the bytes per row so far.
       const estimate = Math.ceil((totalBytes / (tok.rowBytes / 2049)) * 1.05) + 16;
@@ -849,6 +874,13 @@ function readFrom(source: ChunkSource, name: string, opts: ReadOptions, totalByt
 
   const columns = builders.filter((c): c is ColumnBuilder => c !== null).map((c) => c.finish(row));
   return new Table(finalNames, columns, row);
+}
+
+/** 1 for each field position whose column is not kept (index columns included). */
+function droppedFields(builders: (ColumnBuilder | null)[], offset: number): Uint8Array {
+  const dropped = new Uint8Array(offset + builders.length).fill(1, 0, offset);
+  for (let k = 0; k < builders.length; k++) if (builders[k] === null) dropped[k + offset] = 1;
+  return dropped;
 }
 
 function specialValue(m: RegExpExecArray): number {

@@ -33,6 +33,14 @@ export class TextStore {
     this.arena = bigger;
   }
 
+  /** Grows to hold `rows` rows at once, the bytes sized by the rows so far (avoids repeated doubling). */
+  reserve(rows: number): void {
+    if (rows <= this.count) return;
+    this.ensureRows(rows);
+    const perRow = this.count > 0 ? this.used / this.count : 0;
+    this.ensureBytes(Math.ceil(perRow * (rows - this.count) * 1.05));
+  }
+
   /** Fills rows [count, row) as missing. */
   padTo(row: number): void {
     this.ensureRows(row + 1);

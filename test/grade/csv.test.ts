@@ -103,6 +103,25 @@ describe("pandas semantics", () => {
     expect(t.names).toEqual(["a", "b", "c"]);
     expect(t.columns.map((c) => c.name)).toEqual(["c"]);
   });
+  it("keep: kept columns read the same beside dropped ones and an index column, at any chunk size", () => {
+    const rows = Array.from({ length: 3000 }, (_, i) => `${i},${i / 7},x${i},${i * 1e10},0.${i}5,"${i}"`);
+    const withIndex = "a,b,c,d,e\n" + rows.join("\n") + "\n";
+    const plain = "i,a,b,c,d,e\n" + rows.join("\n") + "\n";
+    for (const chunkSize of [7, 64, 4096]) {
+      const all = readCsvText(plain, "csv", { chunkSize });
+      const kept = ["b", "c", "e"];
+      const some = readCsvText(withIndex, "csv", { chunkSize, keep: (n) => kept.includes(n) });
+      expect(some.columns.map((c) => c.name)).toEqual(kept);
+      expect(some.columns.map((c) => c.kind)).toEqual(["text", "int", "int"]);
+      for (const name of kept) {
+        const [x, y] = [some.column(name)!, all.column(name)!];
+        expect(x.kind).toBe(y.kind);
+        expect(x.values ? Array.from(x.values) : x.strings).toEqual(
+          y.values ? Array.from(y.values) : y.strings,
+        );
+      }
+    }
+  });
 });
 
 describe("numbers are parsed exactly as Number() (round_trip)", () => {
@@ -194,5 +213,17 @@ describe("integers outside int64: the order of the cells decides, as in pandas' 
   it.each(cases.map((c) => [c[0].join(" "), c] as const))("%s", (_n, [cells, kind, values]) => {
     const t = readCsvText("a,b\n" + cells.map((v, i) => `${v},${i}`).join("\n") + "\n");
     expect(summary(t)[0]).toEqual({ name: "a", kind, values });
+  });
+});
+
+describe("rows split across chunks", () => {
+  // Rows ended by a bare CR, quoted fields holding line feeds, CRLF: every chunk size gives the
+  // table read whole (the reader finishes a split row from the next chunk's first line).
+  const text = 'id,v\ra,"x\ny"\rb,2\r\nc,"p\n\nq"\nd,0.5\re,"\r"\n';
+  it("every chunk size agrees with the whole read", () => {
+    const whole = summary(readCsvText(text, "csv"));
+    expect(whole[0].values).toEqual(["a", "b", "c", "d", "e"]);
+    for (let size = 1; size <= text.length; size++)
+      expect(summary(readCsvText(text, "csv", { chunkSize: size })), `chunk ${size}`).toEqual(whole);
   });
 });
