@@ -4,6 +4,7 @@ import type { GradeReportJson, RunResult, SuiteResults } from "../results/schema
 import { medalOf, type Medal } from "../grade/types.js";
 import { usableAmount } from "../results/usage.js";
 import { hypergeometric } from "./distributions.js";
+import type { InformedPlan } from "../plan/informed.js";
 import {
   analyze,
   type Analysis,
@@ -117,6 +118,21 @@ export interface Comparison {
   baselineSource: string;
   /** Monitoring after every run: when and why the head stopped (src/compare/monitor.ts). */
   monitor?: MonitorRecord;
+  /**
+   * The base side of the medal analysis holds, besides the base's runs now, earlier runs of the
+   * same identity from the default-branch history (session/informed.ts); absent when it does not.
+   */
+  history?: BaseHistoryUsed;
+  /** The history-informed plan the head ran (plan/informed.ts); absent when it ran every seed. */
+  informed?: InformedPlan;
+}
+
+/** Earlier base runs of the base's current identity that the medal analysis counts on the base side. */
+export interface BaseHistoryUsed {
+  /** Per competition: earlier comparable runs and the medals among them (the base's runs now excluded). */
+  competitions: Record<string, { runs: number; medals: number }>;
+  /** Default-branch suites the earlier runs come from. */
+  suites: number;
 }
 
 const num = (v: number | "NaN" | null): number | null => (v === "NaN" ? NaN : v);
@@ -250,6 +266,15 @@ export interface CompareOptions {
   infraLevel?: number;
   /** Power simulations (0 skips power and MDE, as interim looks do). */
   simulations?: AnalyzeOptions["simulations"];
+  /** Earlier base runs of the same identity, counted on the base side of the medal analysis. */
+  history?: BaseHistoryUsed;
+}
+
+/** A competition's medal outcomes on the base side: its runs now, then the history's earlier ones. */
+function baseMedals(now: number[], earlier: { runs: number; medals: number } | undefined): number[] {
+  if (!earlier) return now;
+  const ones = Array.from({ length: earlier.medals }, () => 1);
+  return [...now, ...ones, ...Array.from({ length: earlier.runs - earlier.medals }, () => 0)];
 }
 
 /**
@@ -281,9 +306,10 @@ export function compareRuns(
     const hasLeaderboard = [...bOk, ...hOk].some((r) => r.grade?.percentile != null);
     const pctValues = (rs: RunResult[]) =>
       rs.map((r) => percentileOf(r, hasLeaderboard)).filter((p): p is number => p !== null);
-    const isComparable = bOk.length > 0 && hOk.length > 0;
+    const earlier = options.history?.competitions[id];
+    const isComparable = bOk.length + (earlier?.runs ?? 0) > 0 && hOk.length > 0;
     if (isComparable) {
-      medals.push({ competitionId: id, base: medalValues(bOk), head: medalValues(hOk) });
+      medals.push({ competitionId: id, base: baseMedals(medalValues(bOk), earlier), head: medalValues(hOk) });
       percentiles.push({ competitionId: id, base: pctValues(bOk), head: pctValues(hOk) });
     } else {
       dropped.push({
@@ -368,6 +394,7 @@ export function compareRuns(
     errors,
     gate,
     baselineSource,
+    ...(options.history ? { history: options.history } : {}),
   };
 }
 
@@ -394,10 +421,13 @@ export interface MonitorRecord {
   level: number;
   /** Head runs finished when the verdict was reached (the ones it uses). */
   usedRuns: number;
+  /** Head runs planned (the history-informed plan's, when there was one). */
   plannedRuns: number;
+  /** The fixed design's head runs (every seed), set when a history-informed plan planned fewer. */
+  fixedRuns?: number;
   /** Runs in flight at the stop that finished after it: kept in the results, not used by the verdict. */
   afterStop: string[];
-  /** Planned runs never started. */
+  /** Runs of the fixed design never started. */
   notStarted: number;
   /** Estimated hours the runs never started would have taken (× GPUs per run when it uses GPUs). */
   savedHours: number;

@@ -14,9 +14,11 @@
 //    final look reaches either verdict is below `futility`.
 import type { PlannedRun } from "../plan/plan.js";
 import type { RunResult, SuiteResults } from "../results/schema.js";
+import { informedKey, type InformedPlan } from "../plan/informed.js";
 import {
   compareRuns,
   infraPValue,
+  type BaseHistoryUsed,
   type Comparison,
   type GateInput,
   type MonitorDecision,
@@ -124,16 +126,29 @@ export function decideLook(
 
 const comparable = (r: RunResult) => r.outcome !== "infra_error" && r.grade?.grader_error !== true;
 
+/** What the history-informed plan gives the monitor (session/informed.ts makes it). */
+export interface MonitorHistory {
+  /** Earlier base runs of the base's identity, counted on the base side. */
+  history: BaseHistoryUsed;
+  /** Head seeds per competition; a competition's further seeds are reserves (see `admit`). */
+  plan: InformedPlan;
+}
+
 /**
  * Watches the head's runs as they finish. `add` returns true once the verdict is reached: from
  * then on no new run should start; runs still in flight may finish and are recorded, not used.
+ * With a history-informed plan, a competition runs its planned seeds; each of its runs lost to an
+ * infrastructure error admits its next seed (a reserve) while one is left.
  */
 export class SuiteMonitor {
   private readonly used: RunResult[] = [];
   private readonly late: RunResult[] = [];
   private stop: LookOutcome | null = null;
   private lastLook: LookOutcome | null = null;
-  private readonly planned: Map<string, number>;
+  /** Head runs each competition gets now (its plan's seeds, plus reserves admitted). */
+  private readonly planned = new Map<string, number>();
+  /** Planned head runs before any reserve (the information fraction's denominator). */
+  private readonly target: number;
 
   constructor(
     private readonly base: SuiteResults,
@@ -141,13 +156,32 @@ export class SuiteMonitor {
     private readonly gate: GateInput & { maxNotComparable?: number; percentileTolerance?: number },
     readonly design: MonitorDesign = monitorDesign(gate.alpha),
     private readonly baselineSource = "file",
+    private readonly informed: MonitorHistory | null = null,
   ) {
-    this.planned = new Map();
-    for (const r of plan) this.planned.set(r.competitionId, (this.planned.get(r.competitionId) ?? 0) + 1);
+    const seedsOf = new Map(informed?.plan.competitions.map((c) => [c.id, c.seeds]) ?? []);
+    const all = new Map<string, number>();
+    for (const r of plan) all.set(r.competitionId, (all.get(r.competitionId) ?? 0) + 1);
+    for (const [id, n] of all) this.planned.set(id, Math.min(n, seedsOf.get(id) ?? n));
+    this.target = [...this.planned.values()].reduce((a, b) => a + b, 0);
   }
 
   get stopped(): boolean {
     return this.stop !== null;
+  }
+
+  get informedPlan(): InformedPlan | null {
+    return this.informed?.plan ?? null;
+  }
+
+  /**
+   * Whether a planned run should start now: a planned seed starts; a reserve seed starts once an
+   * infrastructure error admitted it, waits while its competition still has runs that may fail,
+   * and is skipped when none can.
+   */
+  admit(run: PlannedRun): "start" | "wait" | "skip" {
+    if (run.seed < this.planned.get(run.competitionId)!) return "start";
+    const mine = this.used.filter((r) => r.competitionId === run.competitionId).length;
+    return mine < this.planned.get(run.competitionId)! ? "wait" : "skip";
   }
 
   add(r: RunResult): boolean {
@@ -164,6 +198,11 @@ export class SuiteMonitor {
       return true;
     }
     this.used.push(...runs);
+    // A run lost to an infrastructure error admits its competition's next seed, while one is left.
+    const all = (id: string) => this.plan.filter((p) => p.competitionId === id).length;
+    for (const r of runs)
+      if (!comparable(r) && this.planned.get(r.competitionId)! < all(r.competitionId))
+        this.planned.set(r.competitionId, this.planned.get(r.competitionId)! + 1);
     const look = this.look();
     if (!look) return false;
     const out = decideLook(this.design, look, {
@@ -181,33 +220,42 @@ export class SuiteMonitor {
     const ids = [...this.planned.keys()];
     const counts: Counts[] = [];
     let notComparable = 0;
+    const medals = (rs: RunResult[]) => rs.filter((r) => r.grade?.any_medal).length;
     for (const id of ids) {
       const h = this.used.filter((r) => r.competitionId === id);
       const hOk = h.filter(comparable);
       const bOk = this.base.runs.filter((r) => r.competitionId === id && comparable(r));
+      const earlier = this.informed?.history.competitions[id] ?? { runs: 0, medals: 0 };
       if (hOk.length === 0) {
         if (h.length < this.planned.get(id)!) return null;
         notComparable++;
         continue;
       }
-      if (bOk.length === 0) continue;
-      const medals = (rs: RunResult[]) => rs.filter((r) => r.grade?.any_medal).length;
-      counts.push({ nb: bOk.length, xb: medals(bOk), nh: hOk.length, xh: medals(hOk) });
+      if (bOk.length + earlier.runs === 0) continue;
+      counts.push({
+        nb: bOk.length + earlier.runs,
+        xb: medals(bOk) + earlier.medals,
+        nh: hOk.length,
+        xh: medals(hOk),
+      });
     }
     const baseOk = this.base.runs.filter(comparable).length;
     const headOk = this.used.filter(comparable).length;
+    const planned = [...this.planned.values()].reduce((a, b) => a + b, 0);
     return {
       counts,
       notComparable,
       competitions: ids.length,
+      // The infra-error test compares with the base's runs now (the history records none).
       infra: {
         base: this.base.runs.length - baseOk,
         baseRuns: this.base.runs.length,
         head: this.used.length - headOk,
         headRuns: this.used.length,
       },
-      t: headOk / this.plan.length,
-      last: this.used.length >= this.plan.length,
+      // Comparable head runs ÷ the runs planned before any reserve (reserves keep it ≤ 1).
+      t: Math.min(1, headOk / this.target),
+      last: this.used.length >= planned,
     };
   }
 
@@ -215,6 +263,7 @@ export class SuiteMonitor {
   record(): MonitorRecord {
     const out = this.stop ?? this.lastLook;
     const done = new Set([...this.used, ...this.late].map((r) => r.runId));
+    // Against the fixed design: every seed of every competition.
     const notStarted = this.plan.filter((p) => !done.has(p.runId));
     const gpus = Math.max(0, ...this.plan.map((p) => p.gpus));
     const secs = (p: PlannedRun) => {
@@ -226,7 +275,8 @@ export class SuiteMonitor {
       // No look taken (runs skipped or cut short): one analysis only, at the last look's level.
       level: out?.level ?? levelAt(this.design, 1),
       usedRuns: this.used.length,
-      plannedRuns: this.plan.length,
+      plannedRuns: this.informed ? this.target : this.plan.length,
+      ...(this.informed ? { fixedRuns: this.plan.length } : {}),
       afterStop: this.late.map((r) => r.runId),
       notStarted: notStarted.length,
       savedHours: notStarted.reduce((a, p) => a + (secs(p) * Math.max(1, p.gpus)) / 3600, 0),
@@ -244,8 +294,9 @@ export class SuiteMonitor {
     const cmp = compareRuns(this.base, used, this.gate, this.baselineSource, {
       levels,
       infraLevel: rec.level,
+      history: this.informed?.history,
     });
-    return { ...cmp, monitor: rec };
+    return { ...cmp, monitor: rec, ...(this.informed ? { informed: this.informed.plan } : {}) };
   }
 }
 
@@ -258,13 +309,19 @@ export function seedMajorKey(run: PlannedRun, seeds: number): number {
   return (seeds - run.seed) * 1e7 + Math.min(run.expectedSecs, 1e7 - 1);
 }
 
-/** The two runSuite hooks that monitoring needs (src/suite/run.ts), with one log line at the stop. */
+/** The runSuite hooks that monitoring needs (src/suite/run.ts), with one log line at the stop. */
 export function monitorHooks(
   monitor: SuiteMonitor,
   seeds: number,
   log: (line: string) => void = () => {},
-): { onRunFinished: (r: RunResult) => boolean; priority: (run: PlannedRun) => number } {
+): {
+  onRunFinished: (r: RunResult) => boolean;
+  priority: (run: PlannedRun) => number;
+  admit: (run: PlannedRun) => "start" | "wait" | "skip";
+} {
+  const informed = new Map(monitor.informedPlan?.competitions.map((c) => [c.id, c]) ?? []);
   return {
+    admit: (run) => monitor.admit(run),
     onRunFinished: (r) => {
       const before = monitor.stopped;
       const stop = monitor.add(r);
@@ -276,6 +333,10 @@ export function monitorHooks(
       }
       return stop;
     },
-    priority: (run) => seedMajorKey(run, seeds),
+    // The history-informed order: the most uncertain competitions first within each seed.
+    priority: (run) => {
+      const c = informed.get(run.competitionId);
+      return c ? informedKey(c, run.seed, seeds, run.expectedSecs) : seedMajorKey(run, seeds);
+    },
   };
 }

@@ -73,6 +73,13 @@ export const SeedsSchema = z.union([
   z.strictObject({
     max: z.number().int().min(1).max(100),
     adaptive: z.boolean().default(false),
+    /**
+     * With adaptive seeds on a pull request: plan the head's seeds from the default branch's
+     * history and count its earlier runs of the base's identity on the base side (session/informed.ts).
+     */
+    history: z.boolean().default(true),
+    /** Runs of the base's identity a competition needs in the history before it plans its seeds. */
+    historyRuns: z.number().int().min(10).max(10_000).default(20),
   }),
 ]);
 
@@ -131,6 +138,9 @@ export const ConfigSchema = z
     dataDir: dataDir ?? defaultDataDir(),
     seeds: typeof seeds === "number" ? seeds : seeds.max,
     adaptiveSeeds: typeof seeds === "number" ? false : seeds.adaptive,
+    /** The history-informed plan's setting (adaptive seeds only); null: off. */
+    historyPlan:
+      typeof seeds !== "number" && seeds.adaptive && seeds.history ? { minRuns: seeds.historyRuns } : null,
   }));
 
 export type Config = z.output<typeof ConfigSchema>;

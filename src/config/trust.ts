@@ -32,8 +32,10 @@ export function differences(a: unknown, b: unknown, prefix = ""): string[] {
 
 /** The parsed config as the user wrote it: `seeds` with its `adaptive` flag, no schema pointer. */
 function asWritten(c: Config): Json {
-  const { adaptiveSeeds, seeds, $schema: _schema, ...rest } = c;
-  return { ...rest, seeds: adaptiveSeeds ? { max: seeds, adaptive: true } : seeds };
+  const { adaptiveSeeds, historyPlan, seeds, $schema: _schema, ...rest } = c;
+  if (!adaptiveSeeds) return { ...rest, seeds };
+  const history = historyPlan ? { historyRuns: historyPlan.minRuns } : { history: false };
+  return { ...rest, seeds: { max: seeds, adaptive: true, ...history } };
 }
 
 /**

@@ -20,6 +20,9 @@ export interface Resources {
 
 export type Order = "longest-first" | "fifo";
 
+/** Whether a queued task starts when its turn comes, waits for a later turn, or never starts. */
+export type Admit<T> = (task: T) => "start" | "wait" | "skip";
+
 /**
  * The scheduler's state: a queue and the free resources. `next()` picks the first queued task
  * that fits (so short tasks backfill around a task waiting for GPUs); `release()` frees what a
@@ -59,10 +62,23 @@ export class Pool<T extends SchedTask> {
     return this.runningCount;
   }
 
-  /** The next task that fits now, with the GPU ids it holds; null when none fits. */
-  next(): { task: T; gpuIds: string[] } | null {
+  /**
+   * The next task that fits now, with the GPU ids it holds; null when none fits. `admit` may hold a
+   * task back for now ("wait") or drop it from the queue for good ("skip").
+   */
+  next(admit?: Admit<T>): { task: T; gpuIds: string[] } | null {
     if (this.runningCount >= this.resources.maxParallel) return null;
-    const i = this.queue.findIndex((t) => t.gpus <= this.freeGpus.length && (t.cpus ?? 0) <= this.freeCpus);
+    let i = -1;
+    for (let k = 0; k < this.queue.length; k++) {
+      const t = this.queue[k];
+      if (t.gpus > this.freeGpus.length || (t.cpus ?? 0) > this.freeCpus) continue;
+      const a = admit ? admit(t) : "start";
+      if (a === "skip") this.queue.splice(k--, 1);
+      else if (a === "start") {
+        i = k;
+        break;
+      }
+    }
     if (i < 0) return null;
     const [task] = this.queue.splice(i, 1);
     const gpuIds = this.freeGpus.splice(0, task.gpus);
@@ -89,6 +105,7 @@ export async function schedule<T extends SchedTask>(
   resources: Resources,
   work: (task: T, gpuIds: string[]) => Promise<void>,
   signal?: AbortSignal,
+  admit?: Admit<T>,
 ): Promise<void> {
   const pool = new Pool(tasks, resources);
   const running = new Set<Promise<void>>();
@@ -96,7 +113,7 @@ export async function schedule<T extends SchedTask>(
 
   for (;;) {
     while (!signal?.aborted && failure === null) {
-      const picked = pool.next();
+      const picked = pool.next(admit);
       if (!picked) break;
       const { task, gpuIds } = picked;
       const p: Promise<void> = Promise.resolve()

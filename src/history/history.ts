@@ -127,10 +127,13 @@ export function baseHistory(
   h: History,
   suiteHash: string,
   identities: Map<string, string>,
+  /** Leave out this commit's entry (the base's runs now, counted once). */
+  excludeSha: string | null = null,
 ): Map<string, BaseHistory> {
   const out = new Map<string, BaseHistory>();
   for (const e of h.entries) {
     if (e.suiteHash !== suiteHash || !e.competitions) continue;
+    if (excludeSha !== null && e.sha === excludeSha) continue;
     for (const [id, rec] of Object.entries(e.competitions)) {
       const want = identities.get(id);
       if (want === undefined || rec.identity !== want) continue;

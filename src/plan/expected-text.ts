@@ -43,6 +43,12 @@ export function describeCost(
     `- Fixed ${o.seeds} seeds, ${tol}: ${scenario(e.fixed.atTolerance, unit, o.slots)}.`,
     `- Monitored after every run (seeds: { max: ${o.seeds}, adaptive: true }), no change: ${scenario(e.monitored.noChange, unit, o.slots)}.`,
     `- Monitored after every run, ${tol}: ${scenario(e.monitored.atTolerance, unit, o.slots)}.`,
+    ...(e.informed
+      ? [
+          `- History-informed plan (what a pull request runs with this history: ${e.informed.headRuns} of ${e.headRuns} head runs planned, the history as the base side, monitored), no change: ${scenario(e.informed.noChange, unit, o.slots)}.`,
+          `- History-informed plan, ${tol}: ${scenario(e.informed.atTolerance, unit, o.slots)}.`,
+        ]
+      : []),
     ratesSource(e, o.historyRuns),
   ].join("\n");
 }

@@ -6,6 +6,7 @@
 import { betaDraw, makeRng } from "../compare/distributions.js";
 import { decideLook, monitorDesign, type LookInput, type MonitorDesign } from "../compare/monitor.js";
 import { medalVerdict, type Counts } from "../compare/stats.js";
+import { informedPlan } from "./informed.js";
 
 /** Assumed when the history has no base runs of a competition: the spread of MLE-bench's lite leaderboard. */
 export const ASSUMED_RATE = { mean: 0.35, rho: 0.45 } as const;
@@ -33,6 +34,11 @@ export interface CostInput {
   /** Simulated suites per case (default: 200 for up to 60 head runs, fewer for larger suites, at least 40). */
   suites?: number;
   seed?: number;
+  /**
+   * Pull requests' history-informed plan (seeds.historyRuns; absent: not simulated): a competition
+   * with this many history runs gets its seeds from them and the history as its base side.
+   */
+  minRuns?: number;
 }
 
 export interface ScenarioCost {
@@ -53,6 +59,8 @@ export interface CostEstimate {
   headRuns: number;
   fixed: { noChange: ScenarioCost; atTolerance: ScenarioCost };
   monitored: { noChange: ScenarioCost; atTolerance: ScenarioCost };
+  /** The history-informed plan (null: no competition has enough history, or not asked). */
+  informed: { headRuns: number; noChange: ScenarioCost; atTolerance: ScenarioCost } | null;
 }
 
 interface HeadRun {
@@ -79,7 +87,7 @@ function order(runs: HeadRun[], monitored: boolean): HeadRun[] {
 }
 
 /** The look after the runs so far (`runs`/`medals`: finished head runs per competition). */
-function look(runs: number[], medals: number[], base: Counts[], seeds: number): LookInput | null {
+function look(runs: number[], medals: number[], base: Counts[], seeds: number[]): LookInput | null {
   const counts: Counts[] = [];
   let headOk = 0;
   for (let i = 0; i < runs.length; i++) {
@@ -87,7 +95,7 @@ function look(runs: number[], medals: number[], base: Counts[], seeds: number): 
     headOk += runs[i];
     counts.push({ ...base[i], nh: runs[i], xh: medals[i] });
   }
-  const planned = runs.length * seeds;
+  const planned = seeds.reduce((a, b) => a + b, 0);
   return {
     counts,
     notComparable: 0,
@@ -104,10 +112,14 @@ function runSuite(
   base: Counts[],
   input: CostInput,
   design: MonitorDesign | null,
+  seeds: number[] = input.competitions.map(() => input.seeds),
 ): { secs: number; wall: number; decisive: boolean } {
   const m = input.competitions.length;
   const gate = { tolerance: input.tolerance, maxNotComparable: 1 };
-  const queue = order(runs, design !== null);
+  const queue = order(
+    runs.filter((r) => r.seed < seeds[r.comp]),
+    design !== null,
+  );
   const running: { run: HeadRun; end: number }[] = [];
   const runsDone = new Array<number>(m).fill(0);
   const medals = new Array<number>(m).fill(0);
@@ -127,7 +139,7 @@ function runSuite(
     if (verdict !== null) continue;
     runsDone[next.run.comp]++;
     if (next.run.medal) medals[next.run.comp]++;
-    const l = look(runsDone, medals, base, input.seeds);
+    const l = look(runsDone, medals, base, seeds);
     if (!l) continue;
     if (design) {
       const out = decideLook(design, l, gate);
@@ -179,7 +191,24 @@ export function expectedCost(input: CostInput): CostEstimate {
       noChange: [] as ReturnType<typeof runSuite>[],
       atTolerance: [] as ReturnType<typeof runSuite>[],
     },
+    informed: {
+      noChange: [] as ReturnType<typeof runSuite>[],
+      atTolerance: [] as ReturnType<typeof runSuite>[],
+    },
   };
+  // The informed plan depends on the history only: the same for every simulated suite.
+  const informed =
+    input.minRuns === undefined
+      ? null
+      : informedPlan({
+          competitions: c.map((x) => ({ id: x.id, secs: x.secs, history: x.history })),
+          seeds: input.seeds,
+          alpha: input.alpha,
+          tolerance: input.tolerance,
+          minRuns: input.minRuns,
+        });
+  const useInformed = informed !== null && informed.competitions.some((x) => x.rate !== null);
+  const informedSeeds = informed?.competitions.map((x) => x.seeds) ?? [];
   for (let k = 0; k < suites; k++) {
     const p = ratesOf(c, rng);
     const mean = p.reduce((a, b) => a + b, 0) / Math.max(1, p.length);
@@ -195,6 +224,14 @@ export function expectedCost(input: CostInput): CostEstimate {
         c.forEach((comp, i) => runs.push({ comp: i, seed, secs: comp.secs, medal: rng() < p[i] * keep }));
       res.fixed[scenario].push(runSuite(runs, base, input, null));
       res.monitored[scenario].push(runSuite(runs, base, input, design));
+      if (useInformed) {
+        // The base side: the history's runs where it has them (the base's seeds among them).
+        const pooled = base.map((b, i) => {
+          const h = c[i].history;
+          return h ? { ...b, nb: h.runs, xb: h.medals } : b;
+        });
+        res.informed[scenario].push(runSuite(runs, pooled, input, design, informedSeeds));
+      }
     }
   }
   const g = input.gpusPerRun;
@@ -208,5 +245,12 @@ export function expectedCost(input: CostInput): CostEstimate {
       noChange: summary(res.monitored.noChange, g),
       atTolerance: summary(res.monitored.atTolerance, g),
     },
+    informed: useInformed
+      ? {
+          headRuns: informed!.headRuns,
+          noChange: summary(res.informed.noChange, g),
+          atTolerance: summary(res.informed.atTolerance, g),
+        }
+      : null,
   };
 }

@@ -1,5 +1,26 @@
-// The history-informed plan in the comment's details (its own section, kept apart from markdown.ts).
+// The history-informed plan in the report (its own section, kept apart from markdown.ts): the base
+// side's earlier runs, and the plan's seeds in the comment's details.
+import type { Comparison } from "../compare/compare.js";
 import { coveredSentence, type InformedPlan } from "../plan/informed.js";
+
+/** Earlier base runs (and medals) the analysis counted, over the compared competitions. */
+export function historyCounts(cmp: Comparison): { runs: number; medals: number; competitions: number } {
+  const ids = new Set(cmp.competitions.filter((r) => r.comparable).map((r) => r.competitionId));
+  const rows = Object.entries(cmp.history?.competitions ?? {}).filter(([id]) => ids.has(id));
+  return {
+    runs: rows.reduce((a, [, c]) => a + c.runs, 0),
+    medals: rows.reduce((a, [, c]) => a + c.medals, 0),
+    competitions: rows.filter(([, c]) => c.runs > 0).length,
+  };
+}
+
+/** What the base side of the medal analysis holds when the history adds to it; null otherwise. */
+export function historySentence(cmp: Comparison): string | null {
+  if (!cmp.history) return null;
+  const h = historyCounts(cmp);
+  if (h.runs === 0) return null;
+  return `Base side of the medal analysis: the base's runs now and ${h.runs} earlier runs of the same identity (agent code, command, environment, limits, data, grader) in ${h.competitions} competition${h.competitions === 1 ? "" : "s"}, from ${cmp.history.suites} default-branch suite${cmp.history.suites === 1 ? "" : "s"}; the base medal rate and the change above count both. The infrastructure-error test, the percentiles and the per-competition tables use the base's runs now only.`;
+}
 
 const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
 
@@ -14,9 +35,9 @@ export function renderInformedPlan(plan: InformedPlan | null, alpha: number): st
   const out = [
     `<details><summary>History-informed plan: ${plan.headRuns} of ${plan.fixedRuns} head runs planned</summary>`,
     "",
-    `Seeds come from the base's default-branch history, counting only runs of the identity the base has now (agent code, command, environment, limits, data, grader): ${fromHistory.length} of ${plan.competitions.length} competitions had enough such runs; a competition gets more head seeds the more its base outcome varies, the rest get every seed.`,
+    `Seeds come from the base's runs now and its default-branch history, counting only runs of the identity the base has now (agent code, command, environment, limits, data, grader): ${fromHistory.length} of ${plan.competitions.length} competitions had enough such runs; a competition gets more head seeds the more its base outcome varies, the rest get every seed. A head run lost to an infrastructure error is replaced by the competition's next seed while one is left.`,
     "",
-    "| competition | base medals in its history | head seeds |",
+    "| competition | base medals (runs now and history) | head seeds planned |",
     "| --- | --- | --- |",
     ...plan.competitions.map(
       (c) =>

@@ -21,6 +21,7 @@ import {
 import { CHART_OPEN_MAX, TREND_CAPTION, percentileChart, trendChart, wholePoints } from "./charts.js";
 import { VERSION } from "../version.js";
 import { inert } from "./inert.js";
+import { historyCounts, historySentence, renderInformedPlan } from "./informed.js";
 import {
   VERDICT_MEANING,
   VERDICT_TITLE,
@@ -110,6 +111,8 @@ export function verdictSection(cmp: Comparison): string[] {
   if (cmp.dropped.length) out.push("", droppedText(cmp));
   const seeds = seedCountsSentence(cmp);
   if (seeds) out.push("", seeds);
+  const history = historySentence(cmp);
+  if (history) out.push("", history);
   if (cmp.monitor) out.push("", monitorSentence(cmp.monitor));
   const reused = (side: SideSummary) => `${side.label} ${side.reused ?? 0} of ${side.runs}`;
   if ((cmp.head.reused ?? 0) + (cmp.base.reused ?? 0) > 0)
@@ -157,7 +160,7 @@ export function statisticsDetails(cmp: Comparison): string[] {
   );
   out.push(
     "",
-    `Paired by competition: ${a.medal.competitions} competitions, ${a.medal.baseRuns} base and ${a.medal.headRuns} head runs; p-value ${a.medal.pValueMethod} permutation test within competitions.`,
+    `Paired by competition: ${a.medal.competitions} competitions, ${a.medal.baseRuns} base${cmp.history ? ` (${historyCounts(cmp).runs} of them earlier runs from the history)` : ""} and ${a.medal.headRuns} head runs; p-value ${a.medal.pValueMethod} permutation test within competitions.`,
     "",
     "</details>",
   );
@@ -181,11 +184,15 @@ function comparedRates(cmp: Comparison, m: MetricAnalysis): [string, string] {
     const pooled = n > 0 && Math.abs(x / n - rate) < 1e-9;
     return pooled ? rateCell(rate, x, n) : `${pct(rate)} (mean over competitions; ${x}/${n} runs)`;
   };
+  const earlier = historyCounts(cmp);
+  const { x, n } = count(rows.flatMap((r) => r.base));
   return [
-    side(
-      m.base,
-      rows.flatMap((r) => r.base),
-    ),
+    earlier.runs > 0
+      ? `${pct(m.base)} (mean over competitions; ${x}/${n} runs now, ${earlier.medals}/${earlier.runs} earlier)`
+      : side(
+          m.base,
+          rows.flatMap((r) => r.base),
+        ),
     side(
       m.head,
       rows.flatMap((r) => r.head),
@@ -383,6 +390,8 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
     );
 
   out.push("", ...statisticsDetails(cmp));
+  const plan = renderInformedPlan(cmp.informed ?? null, cmp.gate.alpha);
+  if (plan) out.push("", plan);
   out.push("", "<details><summary>Runs, validity and agents</summary>", "");
   out.push(
     markdownTable([

@@ -177,8 +177,10 @@ export function monitorSentence(m: MonitorRecord): string {
   const how = st
     ? `Monitored after each stage (${st.ran} of ${st.planned} stages ran)`
     : "Monitored after every run";
+  const fixed = m.fixedRuns;
+  const planned = `${m.plannedRuns} planned head runs${fixed !== undefined ? ` (the history-informed plan's; the fixed design has ${fixed})` : ""}`;
   if (m.decision === "final" || m.decision === "continue")
-    return `${how}: the verdict stayed open, so ${m.usedRuns} of ${m.plannedRuns} planned head runs ran; the last look used the ${level} (${levelText(m.interimShare)} of α was kept for the looks before it).`;
+    return `${how}: the verdict stayed open, so ${m.usedRuns > m.plannedRuns ? `all ${planned} ran, and ${m.usedRuns - m.plannedRuns} more replacing runs lost to infrastructure errors` : `${m.usedRuns} of ${planned} ran`}; the last look used the ${level} (${levelText(m.interimShare)} of α was kept for the looks before it).`;
   const saved =
     m.savedHours >= 1
       ? `${m.savedHours.toFixed(1)} ${m.gpuHours ? "GPU-hours" : "hours of runner time"}`
@@ -190,7 +192,7 @@ export function monitorSentence(m: MonitorRecord): string {
       ? ` ${n} run${n === 1 ? "" : "s"} of later stages ran after the stop: kept in the results, not used by the verdict.`
       : ` ${n} run${n === 1 ? "" : "s"} in flight at the stop finished after it: kept in the results, not used by the verdict.`;
   return (
-    `${how}: stopped after ${st ? `stage ${st.ran} (${m.usedRuns} of ${m.plannedRuns} planned head runs)` : `${m.usedRuns} of ${m.plannedRuns} planned head runs`} because ${STOP_WHY[m.decision]} at the ${level}. ` +
-    `${m.notStarted} run${m.notStarted === 1 ? " was" : "s were"} not started, saving about ${saved} against the fixed design (each competition's mean run time so far).${late}`
+    `${how}: stopped after ${st ? `stage ${st.ran} (${m.usedRuns} of ${planned})` : `${m.usedRuns} of ${planned}`} because ${STOP_WHY[m.decision]} at the ${level}. ` +
+    `${m.notStarted}${fixed !== undefined ? ` of the fixed design's ${fixed}` : ""} run${m.notStarted === 1 ? " was" : "s were"} not started, saving about ${saved} against the fixed design (each competition's mean run time so far).${late}`
   );
 }

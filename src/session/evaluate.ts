@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { compareRuns, summarize, type Comparison } from "../compare/compare.js";
 import { monitorHooks, SuiteMonitor } from "../compare/monitor.js";
 import { stagedComparison } from "./stages.js";
+import { historyInformed } from "./informed.js";
 import { GATE_DEFAULTS, type AgentConfig, type Config } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { plan as planSuite, type Plan } from "../plan/plan.js";
@@ -67,7 +68,10 @@ export interface EvaluateInput {
   storeDir?: string | null;
   /** Progress of long runs: heartbeat seconds, a terminal's status line, a finished run's line. */
   progress?: Pick<SuiteOptions, "heartbeatSecs" | "status" | "statusWidth" | "runDone">;
-  /** The default branch's history (the action's cache): the report and viewer draw its trend. */
+  /**
+   * The default branch's history (the action's cache): the report and viewer draw its trend; a
+   * monitored head plans its seeds from it (seeds.history, session/informed.ts).
+   */
   history?: History;
   /** Lines every rendering of the report starts with (which config judged a pull request). */
   notices?: string[];
@@ -184,7 +188,7 @@ type RunSide = (
   configDir: string,
   agent: AgentConfig,
   git?: Git,
-  hooks?: Pick<SuiteOptions, "onRunFinished" | "priority">,
+  hooks?: Pick<SuiteOptions, "onRunFinished" | "priority" | "admit">,
 ) => Promise<SuiteResults>;
 
 /** One side's suite run, as evaluate() runs it (hooks: the head's monitoring). */
@@ -238,7 +242,14 @@ export async function runSides(input: EvaluateInput): Promise<Sides> {
   const monitored = input.monitor !== false && config.adaptiveSeeds && config.seeds > 1;
   if (base && !input.head && !input.shard && monitored) {
     // Monitoring after every finished head run; no new run starts once the verdict is reached.
-    const monitor = new SuiteMonitor(base, session.plan.runs, config.gate, undefined, description);
+    const informed = input.history ? historyInformed(base, input.history, config, session.plan) : null;
+    if (informed && "why" in informed) log(`[head] history-informed plan not used: ${informed.why}`);
+    const use = informed && "use" in informed ? informed.use : null;
+    if (use)
+      log(
+        `[head] history-informed plan: ${use.plan.headRuns} of ${use.plan.fixedRuns} head runs planned; the base side adds ${Object.values(use.history.competitions).reduce((a, c) => a + c.runs, 0)} earlier runs of its identity from ${use.history.suites} default-branch suite(s)`,
+      );
+    const monitor = new SuiteMonitor(base, session.plan.runs, config.gate, undefined, description, use);
     const head = await side(
       "head",
       session.baseDir,

@@ -62,6 +62,7 @@ export function planCost(
     alpha: config.gate.alpha,
     tolerance: config.gate.tolerance,
     suites: opts.suites,
+    minRuns: config.historyPlan?.minRuns,
   });
   const historyRuns = competitions.reduce((a, c) => a + (c.history?.runs ?? 0), 0);
   const text = describeCost(estimate, {

@@ -76,6 +76,8 @@ export interface SuiteOptions {
   onRunFinished?: (r: RunResult) => boolean;
   /** The scheduler's sort key, largest first (default: the expected duration, longest first). */
   priority?: (run: PlannedRun) => number;
+  /** Whether a run starts when its turn comes, waits, or never starts (history-informed reserves). */
+  admit?: (run: PlannedRun) => "start" | "wait" | "skip";
 }
 
 /** Configs whose deprecation lines were shown: once per config, not once per side. */
@@ -314,6 +316,7 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
       executor.resources,
       one,
       opts.signal ? AbortSignal.any([opts.signal, stopStarts.signal]) : stopStarts.signal,
+      opts.admit,
     );
   } catch (e) {
     // A full disk ends the suite cleanly: finished runs kept, the rest marked not run.

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../src/action/main.js";
 import { fakeCache } from "./fake-cache.js";
 import type { ArtifactApi } from "../../src/action/artifacts.js";
-import { parseOutputs, PR_PAYLOAD, ROOT } from "./harness.js";
+import { PR_PAYLOAD, ROOT } from "./harness.js";
+import { actionRun } from "./flow.js";
 
 describe("cache baseline through run()", () => {
   let ws: string;
@@ -34,32 +35,8 @@ describe("cache baseline through run()", () => {
     rmSync(ws, { recursive: true, force: true });
   });
 
-  async function act(env: Record<string, string>, artifacts?: () => ArtifactApi) {
-    const out = join(ws, `out-${Math.random()}`);
-    // @actions/core remembers the summary file of its first write: one file, emptied per run.
-    const summary = join(ws, "summary");
-    writeFileSync(out, "");
-    writeFileSync(summary, "");
-    process.env = {
-      PATH: saved.PATH,
-      GITHUB_ACTIONS: "true",
-      GITHUB_REPOSITORY: "acme/agent",
-      GITHUB_OUTPUT: out,
-      GITHUB_STEP_SUMMARY: summary,
-      RUNNER_ENVIRONMENT: "github-hosted",
-      INPUT_BASELINE: "cache",
-      INPUT_COMMENT: "never",
-      // No git checkout and no token here: the pull request's own config judges it (said first).
-      "INPUT_TRUST-PR-CONFIG": "true",
-      "INPUT_ALLOW-UNSANDBOXED-AGENT": "true",
-      ...env,
-    };
-    process.exitCode = undefined;
-    await run({ env: process.env, cache, ...(artifacts ? { artifacts } : {}) });
-    const code = process.exitCode;
-    process.exitCode = undefined;
-    return { code, outputs: parseOutputs(readFileSync(out, "utf8")), summary: readFileSync(summary, "utf8") };
-  }
+  const act = (env: Record<string, string>, artifacts?: () => ArtifactApi) =>
+    actionRun(ws, saved, cache, env, artifacts);
 
   it("saves on the default branch and restores on a pull request", async () => {
     const pr = {

@@ -70,6 +70,26 @@ describe("medalist plan: expected cost, fixed vs monitored", () => {
     // Run times from the history: 30 min per run, 1 GPU.
     expect(json.cost.fixed.noChange.hours).toBeCloseTo(runs.length * 0.5, 6);
 
+    // Three runs per competition are too few for the history-informed plan.
+    expect(json.cost.informed).toBeNull();
+    // Seven default-branch suites of the same identity (21 runs each): what a pull request runs.
+    let seven = emptyHistory();
+    for (let k = 0; k < 7; k++) {
+      const e = entryOf(fakeSuite("base", runs, session.plan.suiteHash));
+      seven = appendEntry(seven, { ...e, sha: String(k).repeat(40) });
+    }
+    writeFileSync(join(ws, "history7.json"), JSON.stringify(seven));
+    const args = ["plan", "--config", config, "--shards", "1", "--simulations", "20"];
+    const informed = await cli(...args, "--history", join(ws, "history7.json"));
+    expect(informed.code, informed.out).toBe(0);
+    // 7 of 21 runs won a medal in every competition: p̃ ≈ 0.34, so 3 seeds each (no fewer runs).
+    expect(informed.out).toMatch(
+      /- History-informed plan \(what a pull request runs with this history: \d+ of \d+ head runs planned, the history as the base side, monitored\), no change: [\d.]+/,
+    );
+    const ij = JSON.parse((await cli(...args, "--history", join(ws, "history7.json"), "--json")).out);
+    expect(ij.cost.informed.headRuns).toBeLessThanOrEqual(ij.cost.headRuns);
+    expect(ij.cost.informed.noChange.decisive).toBeGreaterThanOrEqual(0);
+
     const none = await cli("plan", "--config", config, "--shards", "1", "--simulations", "0", "--json");
     expect(none.code, none.out).toBe(0);
     expect(JSON.parse(none.out).cost).toBeUndefined();

@@ -122,3 +122,35 @@ describe("simulate", () => {
     expect(makespanLowerBound(tasks, 2)).toBe(4);
   });
 });
+
+describe("schedule with admit (history-informed reserves)", () => {
+  it("holds a waiting task back without blocking the others, starts it once admitted, drops a skipped one", async () => {
+    const order: string[] = [];
+    let admitted = false;
+    const admit = (t: SchedTask) =>
+      t.id === "reserve" ? (admitted ? "start" : "wait") : t.id === "never" ? "skip" : "start";
+    await schedule(
+      [task("reserve", 9), task("never", 8), task("a", 5), task("b", 3)],
+      { gpuIds: [], maxParallel: 1 },
+      async (t) => {
+        order.push(t.id);
+        if (t.id === "b") admitted = true;
+      },
+      undefined,
+      admit,
+    );
+    expect(order).toEqual(["a", "b", "reserve"]);
+  });
+
+  it("ends when only waiting tasks are left and nothing runs", async () => {
+    const order: string[] = [];
+    await schedule(
+      [task("w", 9), task("a", 1)],
+      { gpuIds: [], maxParallel: 2 },
+      async (t) => void order.push(t.id),
+      undefined,
+      (t) => (t.id === "w" ? "wait" : "start"),
+    );
+    expect(order).toEqual(["a"]);
+  });
+});

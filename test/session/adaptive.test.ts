@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -9,6 +9,7 @@ import type { SuiteResults } from "../../src/results/schema.js";
 import { evaluate, openSession } from "../../src/session/evaluate.js";
 import type { runSuite } from "../../src/suite/run.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
+import { coinSuite } from "../helpers/coin-suite.js";
 
 // `seeds: { max: 3, adaptive: true }`: the head is monitored after every finished run and no new
 // run starts once the verdict is reached (src/compare/monitor.ts); the base keeps all its seeds.
@@ -93,66 +94,8 @@ describe("monitoring in evaluate()", () => {
 describe("medalist run with monitoring: a seeded stochastic toy agent", () => {
   const dir = mkdtempSync(join(tmpdir(), "medalist-monitor-e2e-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const root = join(import.meta.dirname, "..", "..");
   const M = 12;
-  const ids = Array.from({ length: M }, (_, i) => `toy-coin-${String(i).padStart(2, "0")}`);
-  // Copies of toy-species whose leaderboard every uniform submission beats: a copied sample
-  // submission is a gold medal, no submission none.
-  for (const id of ids) {
-    const to = join(dir, "registry", id);
-    cpSync(join(root, "competitions", "toy-species"), to, { recursive: true });
-    const c = JSON.parse(readFileSync(join(to, "competition.json"), "utf8")) as Record<string, unknown>;
-    writeFileSync(join(to, "competition.json"), JSON.stringify({ ...c, id, splits: ["coin"] }));
-    const rows = Array.from({ length: 50 }, (_, i) => {
-      const s = (2 + i / 50).toFixed(4);
-      return `${s},${100000 + i},True,2024-01-01T00:00:00,${s},True`;
-    });
-    writeFileSync(
-      join(to, "leaderboard.csv"),
-      ["scoreNullable,teamId,hasTeamName,submissionDate,score,hasScore", ...rows].join("\n") + "\n",
-    );
-  }
-  writeFileSync(
-    join(dir, "agent.mjs"),
-    [
-      'import { copyFileSync, mkdirSync } from "node:fs";',
-      'import { join } from "node:path";',
-      "const e = process.env;",
-      "const id = e.COMPETITION_ID;",
-      'const p = Number(e["MEDAL_P_" + id.replace(/-/g, "_")] ?? e.MEDAL_P ?? 0);',
-      "let h = 2166136261;",
-      "for (const ch of `${e.SALT}:${id}:${e.SEED}`) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;",
-      "if (h / 4294967296 < p) {",
-      "  mkdirSync(e.SUBMISSION_DIR, { recursive: true });",
-      '  copyFileSync(join(e.DATA_DIR, "sample_submission.csv"), join(e.SUBMISSION_DIR, "submission.csv"));',
-      "}",
-      "",
-    ].join("\n"),
-  );
-  const yml = (name: string, head: Record<string, string>, base: Record<string, string>) => {
-    const env = (vars: Record<string, string>) =>
-      `{ ${Object.entries(vars)
-        .map(([k, v]) => `${k}: "${v}"`)
-        .join(", ")} }`;
-    const agent = (vars: Record<string, string>) =>
-      `{ command: node ${join(dir, "agent.mjs")}, env: ${env(vars)} }`;
-    writeFileSync(
-      join(dir, `${name}.yml`),
-      [
-        `name: ${name}`,
-        "competitions: { split: coin }",
-        "seeds: { max: 3, adaptive: true }",
-        "executor: local",
-        `agent: ${agent(head)}`,
-        "limits: { time: 60s }",
-        "dataDir: data",
-        "registryDir: registry",
-        `baseline: { source: run, agent: ${agent(base)} }`,
-        "",
-      ].join("\n"),
-    );
-    return join(dir, `${name}.yml`);
-  };
+  const { yml } = coinSuite(dir, M);
   const read = (out: string) => ({
     head: JSON.parse(readFileSync(join(out, "head/results.json"), "utf8")) as SuiteResults,
     base: JSON.parse(readFileSync(join(out, "base/results.json"), "utf8")) as SuiteResults,

@@ -43,7 +43,9 @@ Then the expected cost of the head's runs on one runner, for the fixed design (e
 monitoring after every run (seeds: { max, adaptive: true }), each under "no change" and under a
 drop equal to gate.tolerance: GPU-hours, wall time and the share of decisive verdicts, simulated.
 Base medal rates come from --history (the default branch's history.json, its runs of the identity
-the default branch last ran) where it has them, else from a stated assumption.
+the default branch last ran) where it has them, else from a stated assumption. When the history
+holds seeds.historyRuns runs of a competition, the history-informed plan a pull request would run
+is priced too.
 
 Options:
   --config FILE            medalist.yml or .json (required)

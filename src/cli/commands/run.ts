@@ -3,6 +3,8 @@ import { join, resolve, dirname } from "node:path";
 import { loadConfig, type LoadedConfig } from "../../config/load.js";
 import { Cancelled, evaluate, openSession } from "../../session/evaluate.js";
 import { resolveBaseline, type BaselineSource } from "../../session/baseline.js";
+import { readHistoryFile } from "../../session/plan-cost.js";
+import type { History } from "../../history/history.js";
 import { cancelOnSignals } from "../../session/cancel.js";
 import { plainSentence } from "../../session/gate.js";
 import { parseShardText, readPlanFile, runShard } from "../../session/shards.js";
@@ -54,6 +56,8 @@ export interface RunOptions {
   baselineFile?: string;
   /** Which runs execute again (--fresh, --rerun, --only). */
   selection?: CliSelection;
+  /** The default branch's history (--history FILE): the trend, and the history-informed plan. */
+  history?: History;
 }
 
 /** The run-selection flags as given; --only is checked against the suite's plan. */
@@ -102,6 +106,7 @@ export async function runFromConfig(
         log: progress,
         selection: opts.selection,
         progress: terminal.options,
+        history: opts.history,
       });
     } catch (e) {
       if (!(e instanceof Cancelled)) throw e;
@@ -201,6 +206,8 @@ Options:
   --shard i/N          run one shard of N
   --plan FILE          the plan from \`medalist plan --json\` (default: plan the shards here, by time limit)
   --data-dir DIR       prepared competition data (default: the config's dataDir), as for \`medalist prepare\`
+  --history FILE       the default branch's history.json (the Actions cache's): its trend in the report,
+                       and with seeds { adaptive: true } the history-informed plan (docs/statistics.md)
 
 Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input, 130 cancelled.`,
   async run(argv) {
@@ -214,6 +221,7 @@ Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input,
       shard: { type: "string" },
       plan: { type: "string" },
       "data-dir": { type: "string" },
+      history: { type: "string" },
     });
     const selection: CliSelection = {
       fresh: values.fresh ?? false,
@@ -222,6 +230,11 @@ Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input,
     };
     const loaded = withDataDir(loadConfig(requireOption(values.config, "--config")), values["data-dir"]);
     const opts: RunOptions = { baselineFile: values.baseline, selection };
+    if (values.history !== undefined) {
+      if (values.shard !== undefined)
+        throw new UserError("--history goes with a whole run, not with --shard (a shard is never monitored)");
+      opts.history = readHistoryFile(values.history);
+    }
     // One folder per suite by default, so two configs never replace each other's results.
     const out = values.out ?? defaultResultsDir(loaded.config.name);
     if (values.shard !== undefined) return runShardFromConfig(loaded, out, values.shard, values.plan, opts);

@@ -1,0 +1,82 @@
+// A pull request plans its head from the default branch's history (issue 21): pushes to the
+// default branch save baselines and history entries; the pull request then runs one seed of each
+// competition whose base outcome never varied, says so in its report, and saves nothing.
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fakeCache } from "./fake-cache.js";
+import { actionRun } from "./flow.js";
+import { PR_PAYLOAD, ROOT } from "./harness.js";
+
+describe("the history-informed plan through run()", () => {
+  let ws: string;
+  const saved = { ...process.env };
+  const prevCwd = process.cwd();
+  const cache = fakeCache();
+
+  beforeAll(() => {
+    ws = mkdtempSync(join(tmpdir(), "medalist-informed-flow-"));
+    for (const id of ["toy-churn", "toy-species"])
+      cpSync(join(ROOT, "competitions", id), join(ws, "registry", id), { recursive: true });
+    writeFileSync(
+      join(ws, "medalist.yml"),
+      [
+        "name: informed",
+        "competitions: { include: [toy-churn, toy-species] }",
+        "seeds: { max: 3, adaptive: true, historyRuns: 10 }",
+        `agent: { command: node ${join(ROOT, "examples/agents/weak/agent.mjs")}, cwd: ${join(ROOT, "examples/agents")} }`,
+        "dataDir: data",
+        "registryDir: registry",
+        "",
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(ws, "push.json"),
+      JSON.stringify({ ref: "refs/heads/main", repository: { default_branch: "main" } }),
+    );
+    process.chdir(ws);
+  });
+  afterAll(() => {
+    process.chdir(prevCwd);
+    process.env = saved;
+    rmSync(ws, { recursive: true, force: true });
+  });
+
+  it(
+    "runs the planned seeds only, and the default branch keeps running every seed",
+    { timeout: 300_000 },
+    async () => {
+      const push = (sha: string) =>
+        actionRun(ws, saved, cache, {
+          GITHUB_EVENT_NAME: "push",
+          GITHUB_EVENT_PATH: join(ws, "push.json"),
+          GITHUB_REF: "refs/heads/main",
+          GITHUB_SHA: sha.repeat(40),
+        });
+      // Four default-branch runs: the newest is the baseline, the three before it 9 earlier runs
+      // per competition; with the baseline's 3, 12 ≥ historyRuns.
+      for (const sha of ["1", "2", "3", "4"]) {
+        const r = await push(sha);
+        // The default branch is never cut short by the plan or the monitor.
+        expect(r.summary).not.toContain("History-informed plan");
+        expect(r.summary).not.toContain("Monitored after every run");
+      }
+      const keys = cache.keys.length;
+      const pr = await actionRun(ws, saved, cache, {
+        GITHUB_EVENT_NAME: "pull_request",
+        GITHUB_EVENT_PATH: PR_PAYLOAD,
+        GITHUB_REF: "refs/pull/7/merge",
+      });
+      // The weak agent never wins a medal here: 0 of 12 base runs gives 2 head seeds per competition.
+      expect(pr.summary).toContain("History-informed plan: 4 of 6 head runs planned");
+      expect(pr.summary).toMatch(
+        /of 4 planned head runs \(the history-informed plan's; the fixed design has 6\)/,
+      );
+      expect(pr.summary).toMatch(
+        /Base side of the medal analysis: the base's runs now and 18 earlier runs of the same identity .* from 3 default-branch suites/,
+      );
+      expect(cache.keys.length).toBe(keys); // pull requests never save
+    },
+  );
+});

@@ -1,0 +1,131 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runFromConfig } from "../../src/cli/commands/run.js";
+import type { Comparison } from "../../src/compare/compare.js";
+import { loadConfig } from "../../src/config/load.js";
+import { competitionRecords, type History } from "../../src/history/history.js";
+import type { SuiteResults } from "../../src/results/schema.js";
+import { coinSuite } from "../helpers/coin-suite.js";
+import { runCli } from "../helpers/cli.js";
+
+// The history-informed plan through `medalist run --baseline --history` (issue 21): a base that
+// always wins 4 competitions, never wins 4 and wins half of 4 more; 9 earlier default-branch suites
+// of the same identity in the history. The steady competitions get 1 head seed, the coin flips 3.
+describe("medalist run with the history-informed plan", () => {
+  const dir = mkdtempSync(join(tmpdir(), "medalist-informed-e2e-"));
+  afterAll(() => (process.env.KEEP ? undefined : rmSync(dir, { recursive: true, force: true })));
+  const M = 12;
+  const { ids, yml } = coinSuite(dir, M);
+  const p = (i: number) => (i < 4 ? 1 : i < 8 ? 0 : 0.5);
+  const baseEnv: Record<string, string> = { SALT: "b" };
+  ids.forEach((id, i) => (baseEnv[`MEDAL_P_${id.replace(/-/g, "_")}`] = String(p(i))));
+  const baseFile = join(dir, "base.json");
+  const historyFile = join(dir, "history.json");
+
+  beforeAll(async () => {
+    // The default branch's run of the base (as the action would have cached it, with its commit).
+    const out = join(dir, "base-run");
+    expect(await runFromConfig(loadConfig(yml("base", baseEnv)), out)).toBe(0);
+    const base = JSON.parse(readFileSync(join(out, "head", "results.json"), "utf8")) as SuiteResults;
+    base.git = { sha: "b".repeat(40), ref: "refs/heads/main" };
+    writeFileSync(baseFile, JSON.stringify(base));
+    // Nine earlier suites of the same identity: 3 runs per competition, medals as the rates say.
+    const records = competitionRecords(base);
+    const history: History = {
+      version: 1,
+      entries: Array.from({ length: 9 }, (_, k) => ({
+        sha: String(k).repeat(40),
+        finishedAt: `2026-11-0${k + 1}T00:00:00.000Z`,
+        suiteHash: base.suite.hash,
+        agent: base.agent.description,
+        runs: 3 * M,
+        comparable: 3 * M,
+        medalRate: null,
+        meanPercentile: null,
+        dollars: null,
+        durationMs: 0,
+        competitions: Object.fromEntries(
+          ids.map((id, i) => [
+            id,
+            { ...records[id], runs: 3, medals: p(i) === 0.5 ? 1 + (k % 2) : 3 * p(i) },
+          ]),
+        ),
+      })),
+    };
+    writeFileSync(historyFile, JSON.stringify(history));
+  }, 300_000);
+
+  const read = (out: string) => ({
+    head: JSON.parse(readFileSync(join(out, "head/results.json"), "utf8")) as SuiteResults,
+    cmp: JSON.parse(readFileSync(join(out, "comparison.json"), "utf8")) as Comparison,
+    report: readFileSync(join(out, "report.md"), "utf8"),
+  });
+
+  it(
+    "plans fewer head runs where the outcome never varies, stops at the verdict and says what it saved",
+    { timeout: 300_000 },
+    async () => {
+      const out = join(dir, "out-informed");
+      const cfg = yml("informed", { MEDAL_P: "0", SALT: "h" });
+      const res = await runCli(
+        ...["run", "--config", cfg, "--out", out, "--baseline", baseFile, "--history", historyFile],
+      );
+      const { head, cmp, report } = read(out);
+      expect(res.code).toBe(1);
+      expect(cmp.verdict).toBe("regressed");
+      // 8 steady competitions × 1 seed + 4 coin flips × 3 seeds.
+      expect(cmp.informed!.headRuns).toBe(20);
+      expect(cmp.informed!.competitions.map((c) => c.seeds)).toEqual(ids.map((_, i) => (i < 8 ? 1 : 3)));
+      expect(cmp.history!.suites).toBe(9);
+      // No steady competition ran a second seed (no infrastructure error needed a replacement).
+      for (const r of head.runs) if (ids.indexOf(r.competitionId) < 8) expect(r.seed).toBe(0);
+      expect(head.runs.length).toBeLessThanOrEqual(20);
+      const n = cmp.monitor!.usedRuns;
+      expect(report).toContain(
+        `stopped after ${n} of 20 planned head runs (the history-informed plan's; the fixed design has 36)`,
+      );
+      expect(report).toContain(`${36 - head.runs.length} of the fixed design's 36 runs were not started`);
+      expect(report).toContain("History-informed plan: 20 of 36 head runs planned");
+      // The base side counts the 243 earlier runs: 27 per competition over the 12 … of them compared.
+      expect(report).toMatch(/Base side of the medal analysis: the base's runs now and \d+ earlier runs/);
+      expect(res.all).toContain("[head] history-informed plan: 20 of 36 head runs planned");
+      // The earlier runs are on the base side of the statistics.
+      expect(cmp.analysis!.medal.baseRuns).toBeGreaterThan(3 * cmp.analysis!.medal.competitions);
+    },
+  );
+
+  it(
+    "without enough history it says why and runs the plain monitored design",
+    { timeout: 300_000 },
+    async () => {
+      const out = join(dir, "out-short");
+      const short = join(dir, "short.json");
+      const h = JSON.parse(readFileSync(historyFile, "utf8")) as History;
+      writeFileSync(short, JSON.stringify({ ...h, entries: h.entries.slice(0, 2) }));
+      const cfg = yml("short", { MEDAL_P: "0", SALT: "h" });
+      const res = await runCli(
+        ...["run", "--config", cfg, "--out", out, "--baseline", baseFile, "--history", short],
+      );
+      const { cmp, report } = read(out);
+      expect(res.all).toContain(
+        "history-informed plan not used: no competition has 20 runs of the base's current identity in the baseline and the default-branch history (most: 9; seeds.historyRuns)",
+      );
+      expect(cmp.informed).toBeUndefined();
+      expect(cmp.history).toBeUndefined();
+      expect(report).not.toContain("History-informed plan");
+      expect(report).toContain("of 36 planned head runs because `regressed` was reached");
+    },
+  );
+
+  it("--history with --shard is refused in one sentence", async () => {
+    const res = await runCli(
+      ...["run", "--config", yml("refused", { MEDAL_P: "0" }), "--shard", "1/2", "--history", historyFile],
+    );
+    expect(res.code).toBe(2);
+    expect(res.stderr.trim()).toBe(
+      "medalist run: --history goes with a whole run, not with --shard (a shard is never monitored)",
+    );
+  });
+});
