@@ -4,6 +4,8 @@
 //   ADAPTIVE_FUTILITY=0.2, ADAPTIVE_SHARE=0.1  try another futility threshold / interim share
 //   ADAPTIVE_HISTORY_RUNS=30               base runs of the base's identity in the default-branch
 //                                          history (the history-informed design; 0 leaves it out)
+//   ADAPTIVE_IN_FLIGHT=finish              runs in flight at the verdict finish (default: stop, as
+//                                          seeds.inFlight's default does)
 // Profile: the lite split (22 competitions), 3 base seeds from the cache (not counted: both designs
 // need them), head runs on a pool of 8 GPUs. Per-competition medal probabilities ~ Beta with mean
 // 10%, 35% or 65% (the range of MLE-bench's lite leaderboard) and ρ = 0.45 (heterogeneous: many
@@ -23,6 +25,8 @@ const SEEDS = 3;
 const GPUS = 8;
 const RHO = 0.45;
 const GATE = { tolerance: TOL, maxNotComparable: 0.1 };
+/** seeds.inFlight: runs in flight at the verdict stop there (their time left is not spent), or finish. */
+const STOP_IN_FLIGHT = (process.env.ADAPTIVE_IN_FLIGHT ?? "stop") === "stop";
 
 interface Run {
   comp: number;
@@ -157,7 +161,7 @@ function monitored(s: SuiteDraw, d: MonitorDesign, inf?: Informed): { verdict: V
     while (verdict === null && running.length < GPUS && queue.length) {
       const run = queue.shift()!;
       running.push({ run, end: now + run.hours });
-      hours += run.hours; // a started run finishes (the documented rule), so it is paid in full
+      hours += run.hours; // paid in full, less its time left if it is stopped at the verdict
     }
     if (running.length === 0) break;
     running.sort((x, y) => x.end - y.end);
@@ -176,7 +180,13 @@ function monitored(s: SuiteDraw, d: MonitorDesign, inf?: Informed): { verdict: V
     const look = lookOf(done, b, baseErr, seeds, target, M * SEEDS);
     if (!look) continue;
     const out = decideLook(d, look, GATE);
-    if (out.decision !== "continue") verdict = out.verdict;
+    if (out.decision !== "continue") {
+      verdict = out.verdict;
+      if (STOP_IN_FLIGHT) {
+        for (const r of running) hours -= r.end - now;
+        running.length = 0;
+      }
+    }
   }
   return { verdict: verdict ?? "inconclusive", hours };
 }
@@ -359,7 +369,7 @@ export async function benchAdaptive(): Promise<string> {
   return [
     "## Monitoring after every run and the history-informed plan vs fixed 3 seeds (bench/adaptive.ts)",
     "",
-    `${suites} simulated suites per cell (ADAPTIVE_SIM_SUITES), lite split (22 competitions), base: 3 seeds from the cache (not counted), head on ${GPUS} GPUs; tolerance 5 pts, α = 5% (${design.interimShare * 100}% of it for the looks before the last), futility below a ${design.futility * 100}% projected chance; ${((Date.now() - started) / 1000).toFixed(0)} s. ± is one Monte Carlo standard error. "Saving" is 1 − the design's ÷ the fixed design's GPU-hours per decisive verdict (\`regressed\` or \`no-regression\`).`,
+    `${suites} simulated suites per cell (ADAPTIVE_SIM_SUITES), lite split (22 competitions), base: 3 seeds from the cache (not counted), head on ${GPUS} GPUs, runs in flight at the verdict ${STOP_IN_FLIGHT ? "stopped there (seeds.inFlight: stop, the default)" : "finishing (ADAPTIVE_IN_FLIGHT=finish)"}; tolerance 5 pts, α = 5% (${design.interimShare * 100}% of it for the looks before the last), futility below a ${design.futility * 100}% projected chance; ${((Date.now() - started) / 1000).toFixed(0)} s. ± is one Monte Carlo standard error. "Saving" is 1 − the design's ÷ the fixed design's GPU-hours per decisive verdict (\`regressed\` or \`no-regression\`).`,
     historyRuns > 0
       ? `History-informed: the base's default-branch history holds ${historyRuns} runs per competition of its current identity (ADAPTIVE_HISTORY_RUNS; its 3 current seeds among them, with the same infra-error rate); they are the base side of the comparison, each competition gets 1–3 head seeds by the spread of its history (plan/informed.ts), the most uncertain competitions start first within each seed, and the head is monitored after every run as above. No competition is covered by a bound (cover is off by default; docs/statistics.md says why).`
       : "History-informed design left out (ADAPTIVE_HISTORY_RUNS=0).",

@@ -427,6 +427,11 @@ export interface MonitorRecord {
   fixedRuns?: number;
   /** Runs in flight at the stop that finished after it: kept in the results, not used by the verdict. */
   afterStop: string[];
+  /**
+   * Runs in flight at the stop that were stopped there (seeds.inFlight: stop): no result, not used;
+   * the GPU time they had left is saved, and not counted in savedHours.
+   */
+  stoppedInFlight?: string[];
   /** Runs of the fixed design never started. */
   notStarted: number;
   /** Estimated hours the runs never started would have taken (× GPUs per run when it uses GPUs). */

@@ -136,13 +136,16 @@ export interface MonitorHistory {
 
 /**
  * Watches the head's runs as they finish. `add` returns true once the verdict is reached: from
- * then on no new run should start; runs still in flight may finish and are recorded, not used.
+ * then on no new run should start; runs still in flight are stopped (`haltedInFlight`), or finish
+ * and are recorded, not used (seeds.inFlight).
  * With a history-informed plan, a competition runs its planned seeds; each of its runs lost to an
  * infrastructure error admits its next seed (a reserve) while one is left.
  */
 export class SuiteMonitor {
   private readonly used: RunResult[] = [];
   private readonly late: RunResult[] = [];
+  /** Runs in flight at the stop that were stopped there (no result). */
+  private readonly halted: string[] = [];
   private stop: LookOutcome | null = null;
   private lastLook: LookOutcome | null = null;
   /** Head runs each competition gets now (its plan's seeds, plus reserves admitted). */
@@ -186,6 +189,12 @@ export class SuiteMonitor {
 
   add(r: RunResult): boolean {
     return this.addStage([r]);
+  }
+
+  /** A run in flight at the stop was stopped there (seeds.inFlight: stop): it has no result. */
+  haltedInFlight(runId: string): void {
+    if (!this.stop) throw new Error(`run ${runId} was stopped in flight before any stop`);
+    this.halted.push(runId);
   }
 
   /**
@@ -262,7 +271,7 @@ export class SuiteMonitor {
   /** The record of the stop (or of the last look when the suite ran to the end or was cut short). */
   record(): MonitorRecord {
     const out = this.stop ?? this.lastLook;
-    const done = new Set([...this.used, ...this.late].map((r) => r.runId));
+    const done = new Set([...this.used, ...this.late].map((r) => r.runId).concat(this.halted));
     // Against the fixed design: every seed of every competition.
     const notStarted = this.plan.filter((p) => !done.has(p.runId));
     const gpus = Math.max(0, ...this.plan.map((p) => p.gpus));
@@ -278,6 +287,7 @@ export class SuiteMonitor {
       plannedRuns: this.informed ? this.target : this.plan.length,
       ...(this.informed ? { fixedRuns: this.plan.length } : {}),
       afterStop: this.late.map((r) => r.runId),
+      ...(this.halted.length ? { stoppedInFlight: [...this.halted] } : {}),
       notStarted: notStarted.length,
       savedHours: notStarted.reduce((a, p) => a + (secs(p) * Math.max(1, p.gpus)) / 3600, 0),
       gpuHours: gpus > 0,
@@ -309,26 +319,37 @@ export function seedMajorKey(run: PlannedRun, seeds: number): number {
   return (seeds - run.seed) * 1e7 + Math.min(run.expectedSecs, 1e7 - 1);
 }
 
-/** The runSuite hooks that monitoring needs (src/suite/run.ts), with one log line at the stop. */
+/**
+ * The runSuite hooks that monitoring needs (src/suite/run.ts), with one log line at the stop.
+ * `stopInFlight` (seeds.inFlight: stop): runs in flight at the stop are stopped too.
+ */
 export function monitorHooks(
   monitor: SuiteMonitor,
   seeds: number,
   log: (line: string) => void = () => {},
+  stopInFlight = false,
 ): {
   onRunFinished: (r: RunResult) => boolean;
+  onRunStopped: (run: PlannedRun) => void;
+  stopInFlight: boolean;
   priority: (run: PlannedRun) => number;
   admit: (run: PlannedRun) => "start" | "wait" | "skip";
 } {
   const informed = new Map(monitor.informedPlan?.competitions.map((c) => [c.id, c]) ?? []);
   return {
     admit: (run) => monitor.admit(run),
+    stopInFlight,
+    onRunStopped: (run) => monitor.haltedInFlight(run.runId),
     onRunFinished: (r) => {
       const before = monitor.stopped;
       const stop = monitor.add(r);
       if (stop && !before && monitor.record().decision !== "final") {
         const rec = monitor.record();
+        const inFlight = stopInFlight
+          ? "runs in flight are stopped, not used by the verdict"
+          : "runs in flight finish, not used by the verdict";
         log(
-          `[head] monitoring: ${rec.decision} after ${rec.usedRuns} of ${rec.plannedRuns} runs; no new run starts (runs in flight finish, not used by the verdict)`,
+          `[head] monitoring: ${rec.decision} after ${rec.usedRuns} of ${rec.plannedRuns} runs; no new run starts (${inFlight})`,
         );
       }
       return stop;

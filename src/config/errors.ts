@@ -119,6 +119,14 @@ function issueLine(issue: z.core.$ZodIssue, ctx: Context): string {
         ? `, got ${received === "undefined" ? "nothing" : received}`
         : "";
   if (issue.code === "invalid_union") {
+    // The one branch whose type the input has (an object for `seeds: { … }`): its own issues, with their paths.
+    const typed = issue.errors.filter(
+      (branch) => !branch.some((i) => i.path.length === 0 && i.code === "invalid_type"),
+    );
+    if (typed.length === 1 && typed[0].length > 0)
+      return typed[0]
+        .map((i) => issueLine({ ...i, path: [...issue.path, ...i.path] } as z.core.$ZodIssue, ctx))
+        .join("; ");
     const expected = issue.errors
       .map((branch) => branch.find((i) => i.path.length === 0 && i.code === "invalid_type"))
       .map((i) => (i && "expected" in i ? TYPE_WORDS[String(i.expected)] : undefined));

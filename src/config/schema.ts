@@ -80,6 +80,11 @@ export const SeedsSchema = z.union([
     history: z.boolean().default(true),
     /** Runs of the base's identity a competition needs in the history before it plans its seeds. */
     historyRuns: z.number().int().min(10).max(10_000).default(20),
+    /**
+     * Head runs in flight when the monitor reaches the verdict: `stop` them (their GPU time left is
+     * saved; no result) or let them `finish` (kept in the results, not used by the verdict).
+     */
+    inFlight: z.enum(["stop", "finish"]).default("stop"),
   }),
 ]);
 
@@ -141,6 +146,8 @@ export const ConfigSchema = z
     /** The history-informed plan's setting (adaptive seeds only); null: off. */
     historyPlan:
       typeof seeds !== "number" && seeds.adaptive && seeds.history ? { minRuns: seeds.historyRuns } : null,
+    /** Stop the head's runs in flight at the monitor's verdict (adaptive seeds only). */
+    stopInFlight: typeof seeds !== "number" && seeds.adaptive && seeds.inFlight === "stop",
   }));
 
 export type Config = z.output<typeof ConfigSchema>;

@@ -32,10 +32,11 @@ export function differences(a: unknown, b: unknown, prefix = ""): string[] {
 
 /** The parsed config as the user wrote it: `seeds` with its `adaptive` flag, no schema pointer. */
 function asWritten(c: Config): Json {
-  const { adaptiveSeeds, historyPlan, seeds, $schema: _schema, ...rest } = c;
+  const { adaptiveSeeds, historyPlan, stopInFlight, seeds, $schema: _schema, ...rest } = c;
   if (!adaptiveSeeds) return { ...rest, seeds };
   const history = historyPlan ? { historyRuns: historyPlan.minRuns } : { history: false };
-  return { ...rest, seeds: { max: seeds, adaptive: true, ...history } };
+  const inFlight = stopInFlight ? {} : { inFlight: "finish" };
+  return { ...rest, seeds: { max: seeds, adaptive: true, ...history, ...inFlight } };
 }
 
 /**

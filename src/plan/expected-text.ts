@@ -33,15 +33,25 @@ function scenario(s: ScenarioCost, unit: string, slots: number): string {
  */
 export function describeCost(
   e: CostEstimate,
-  o: { gpusPerRun: number; slots: number; seeds: number; tolerance: number; historyRuns: number },
+  o: {
+    gpusPerRun: number;
+    slots: number;
+    seeds: number;
+    tolerance: number;
+    historyRuns: number;
+    stopInFlight?: boolean;
+  },
 ): string {
+  const inFlight = o.stopInFlight
+    ? "runs in flight at the verdict stop there"
+    : "runs in flight at the verdict finish";
   const unit = o.gpusPerRun > 0 ? "GPU-hours" : "runner-hours";
   const tol = `a drop equal to the tolerance (${Math.round(o.tolerance * 1000) / 10} points)`;
   return [
     `Expected cost of the head's ${e.headRuns} planned runs (${e.suites} simulated suites per case, on one runner; the base's runs are not counted; ± is one Monte Carlo standard error):`,
     `- Fixed ${o.seeds} seeds, no change: ${scenario(e.fixed.noChange, unit, o.slots)}.`,
     `- Fixed ${o.seeds} seeds, ${tol}: ${scenario(e.fixed.atTolerance, unit, o.slots)}.`,
-    `- Monitored after every run (seeds: { max: ${o.seeds}, adaptive: true }), no change: ${scenario(e.monitored.noChange, unit, o.slots)}.`,
+    `- Monitored after every run (seeds: { max: ${o.seeds}, adaptive: true }; ${inFlight}), no change: ${scenario(e.monitored.noChange, unit, o.slots)}.`,
     `- Monitored after every run, ${tol}: ${scenario(e.monitored.atTolerance, unit, o.slots)}.`,
     ...(e.informed
       ? [

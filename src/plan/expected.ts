@@ -39,13 +39,15 @@ export interface CostInput {
    * with this many history runs gets its seeds from them and the history as its base side.
    */
   minRuns?: number;
+  /** seeds.inFlight: stop (runs in flight at the verdict stop there, their time left saved); default finish. */
+  stopInFlight?: boolean;
 }
 
 export interface ScenarioCost {
   /** Mean GPU-hours (runner-hours when runs use no GPU) over the simulated suites, with its Monte Carlo error. */
   hours: number;
   hoursSe: number;
-  /** Mean wall time: until the last started run ends (runs in flight at the stop finish). */
+  /** Mean wall time: until the verdict when runs in flight stop there, else until the last started run ends. */
   wallSecs: number;
   /** Share of simulated suites ending `regressed` or `no-regression`. */
   decisive: number;
@@ -143,7 +145,14 @@ function runSuite(
     if (!l) continue;
     if (design) {
       const out = decideLook(design, l, gate);
-      if (out.decision !== "continue") verdict = out.verdict;
+      if (out.decision !== "continue") {
+        verdict = out.verdict;
+        if (input.stopInFlight) {
+          // The runs in flight stop here: their time left is not spent.
+          for (const r of running) secs -= r.end - now;
+          running.length = 0;
+        }
+      }
     } else if (l.last) {
       // The fixed design decides once, at full α.
       verdict = medalVerdict(

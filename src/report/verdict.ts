@@ -191,8 +191,12 @@ export function monitorSentence(m: MonitorRecord): string {
     : st
       ? ` ${n} run${n === 1 ? "" : "s"} of later stages ran after the stop: kept in the results, not used by the verdict.`
       : ` ${n} run${n === 1 ? "" : "s"} in flight at the stop finished after it: kept in the results, not used by the verdict.`;
+  const k = m.stoppedInFlight?.length ?? 0;
+  const halted = k
+    ? ` ${k} run${k === 1 ? " was" : "s were"} in flight at the stop and ${k === 1 ? "was" : "were"} stopped there (seeds.inFlight: stop): no result, not used by the verdict; the GPU time ${k === 1 ? "it" : "they"} had left is saved too, not counted above.`
+    : "";
   return (
     `${how}: stopped after ${st ? `stage ${st.ran} (${m.usedRuns} of ${planned})` : `${m.usedRuns} of ${planned}`} because ${STOP_WHY[m.decision]} at the ${level}. ` +
-    `${m.notStarted}${fixed !== undefined ? ` of the fixed design's ${fixed}` : ""} run${m.notStarted === 1 ? " was" : "s were"} not started, saving about ${saved} against the fixed design (each competition's mean run time so far).${late}`
+    `${m.notStarted}${fixed !== undefined ? ` of the fixed design's ${fixed}` : ""} run${m.notStarted === 1 ? " was" : "s were"} not started, saving about ${saved} against the fixed design (each competition's mean run time so far).${halted}${late}`
   );
 }

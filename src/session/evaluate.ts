@@ -188,7 +188,7 @@ type RunSide = (
   configDir: string,
   agent: AgentConfig,
   git?: Git,
-  hooks?: Pick<SuiteOptions, "onRunFinished" | "priority" | "admit">,
+  hooks?: Pick<SuiteOptions, "onRunFinished" | "priority" | "admit" | "stopInFlight" | "onRunStopped">,
 ) => Promise<SuiteResults>;
 
 /** One side's suite run, as evaluate() runs it (hooks: the head's monitoring). */
@@ -255,7 +255,7 @@ export async function runSides(input: EvaluateInput): Promise<Sides> {
       session.baseDir,
       config.agent,
       input.headGit,
-      monitorHooks(monitor, config.seeds, log),
+      monitorHooks(monitor, config.seeds, log, config.stopInFlight),
     );
     if (input.signal?.aborted) throw new Cancelled({ base, head, description });
     return { base, head, description, comparison: monitor.comparison(head) };

@@ -63,9 +63,11 @@ export function planCost(
     tolerance: config.gate.tolerance,
     suites: opts.suites,
     minRuns: config.historyPlan?.minRuns,
+    stopInFlight: config.stopInFlight,
   });
   const historyRuns = competitions.reduce((a, c) => a + (c.history?.runs ?? 0), 0);
   const text = describeCost(estimate, {
+    stopInFlight: config.stopInFlight,
     gpusPerRun,
     slots,
     seeds: config.seeds,

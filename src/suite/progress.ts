@@ -11,6 +11,8 @@ export type RunEvent =
   | { kind: "started"; runId: string; gpus: string[]; why?: string }
   /** Started, then stopped because the suite was cancelled: no result, it runs again on resume. */
   | { kind: "cancelled"; runId: string }
+  /** Started, then stopped because the monitor reached the verdict (seeds.inFlight: stop): no result. */
+  | { kind: "stopped"; runId: string }
   | { kind: "retrying"; runId: string; attempt: number; retries: number; error: string | undefined }
   | {
       kind: "finished";
@@ -31,6 +33,8 @@ export interface Counter {
   cancelled?: number;
   /** Never started because the suite was cancelled first. */
   notStarted?: number;
+  /** Started, then stopped in flight at the monitor's verdict. */
+  stopped?: number;
 }
 
 /** The suite's last line: how many runs finished, were cancelled, reused, or left out. */
@@ -39,6 +43,7 @@ export function summaryLine(label: string, n: Counter): string {
     `[${label}] ${n.executed ?? 0} finished` +
     (n.cancelled ? `, ${n.cancelled} cancelled` : "") +
     (n.notStarted ? `, ${n.notStarted} not started (cancelled)` : "") +
+    (n.stopped ? `, ${n.stopped} stopped in flight at the verdict` : "") +
     `, ${n.reused ?? 0} reused (same identity as a finished run)` +
     (n.skipped ? `, ${n.skipped} left out (--only)` : "")
   );
@@ -64,6 +69,8 @@ export function progressLine(label: string, n: Counter, e: RunEvent): string {
       return `${at} ${n.done + 1}/${n.total} ${e.runId}: started${e.gpus.length ? ` on GPU ${e.gpus.join(",")}` : ""}${e.why ? ` (${e.why})` : ""}`;
     case "cancelled":
       return `${at} ${e.runId}: cancelled before it finished (it runs again on the next run)`;
+    case "stopped":
+      return `${at} ${e.runId}: stopped in flight: the verdict was reached (no result, not used)`;
     case "retrying":
       return `${at} ${e.runId}: infrastructure error (${e.error}); retrying (${e.attempt}/${e.retries})`;
     case "finished": {

@@ -72,8 +72,12 @@ export interface SuiteOptions {
   storeDir?: string | null;
   /** Folders that are never the agent's code (the whole results folder of both sides). */
   notAgentFiles?: string[];
-  /** Told of every finished run (src/compare/monitor.ts); true: start no new run (runs in flight finish). */
+  /** Told of every finished run (src/compare/monitor.ts); true: start no new run (see stopInFlight). */
   onRunFinished?: (r: RunResult) => boolean;
+  /** Once onRunFinished returned true, stop the runs in flight too (no result) instead of letting them finish. */
+  stopInFlight?: boolean;
+  /** Told of each run in flight that stopInFlight stopped. */
+  onRunStopped?: (run: PlannedRun) => void;
   /** The scheduler's sort key, largest first (default: the expected duration, longest first). */
   priority?: (run: PlannedRun) => number;
   /** Whether a run starts when its turn comes, waits, or never starts (history-informed reserves). */
@@ -232,7 +236,17 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
   /** Runs left out (--only) and runs stopped by a cancellation: neither has a result. */
   const leftOut = new Set<string>();
   const cancelled = new Set<string>();
-  const emit = (e: RunEvent) => {
+  // Aborted when the monitor has its verdict and stopInFlight: the runs in flight stop too.
+  const stopRuns = new AbortController();
+  /** A run's stop came from the verdict, not from a cancellation of the suite. */
+  const verdictStop = () => stopRuns.signal.aborted && !opts.signal?.aborted;
+  const emit = (raw: RunEvent) => {
+    const e: RunEvent =
+      raw.kind === "cancelled" && verdictStop() ? { kind: "stopped", runId: raw.runId } : raw;
+    if (e.kind === "stopped") {
+      counter.stopped = (counter.stopped ?? 0) + 1;
+      running.delete(e.runId);
+    }
     if (e.kind === "started") running.set(e.runId, Date.now());
     if (e.kind === "finished") counter.executed!++;
     if (e.kind === "kept") counter.reused!++;
@@ -269,7 +283,11 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
     outDir,
     env,
     retry: { retries: runPolicy(config).retries, delayMs: opts.retryDelayMs ?? 2000 },
-    signal: opts.signal,
+    signal: opts.stopInFlight
+      ? opts.signal
+        ? AbortSignal.any([opts.signal, stopRuns.signal])
+        : stopRuns.signal
+      : opts.signal,
     emit,
     record: (r) => results.set(r.runId, r),
   };
@@ -280,7 +298,11 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
     try {
       const r = await runOne(ctx, run, gpus);
       if (r) results.set(run.runId, r);
-      if (r && opts.onRunFinished?.(r)) stopStarts.abort();
+      if (r && opts.onRunFinished?.(r)) {
+        stopStarts.abort();
+        if (opts.stopInFlight) stopRuns.abort();
+      }
+      if (!r && verdictStop()) opts.onRunStopped?.(run);
     } finally {
       running.delete(run.runId);
     }

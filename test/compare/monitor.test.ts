@@ -176,5 +176,13 @@ describe("SuiteMonitor", () => {
     expect(monitorSentence({ ...rec, savedHours: 0.01, gpuHours: false, afterStop: [] })).toContain(
       "saving about 36s of runner time against",
     );
+    // seeds.inFlight: stop: the runs in flight were stopped, not finished.
+    const halted = { ...rec, afterStop: [], stoppedInFlight: ["a"] };
+    expect(monitorSentence(halted)).toMatch(
+      /\(each competition's mean run time so far\)\. 1 run was in flight at the stop and was stopped there \(seeds\.inFlight: stop\): no result, not used by the verdict; the GPU time it had left is saved too, not counted above\.$/,
+    );
+    expect(monitorSentence({ ...halted, stoppedInFlight: ["a", "b", "c"] })).toContain(
+      " 3 runs were in flight at the stop and were stopped there (seeds.inFlight: stop): no result, not used by the verdict; the GPU time they had left is saved too",
+    );
   });
 });

@@ -60,6 +60,19 @@ describe("config", () => {
     );
     expect(adaptive.seeds).toBe(3);
     expect(adaptive.adaptiveSeeds).toBe(true);
+    // Runs in flight at the verdict stop by default; `finish` keeps them.
+    expect(adaptive.stopInFlight).toBe(true);
+    const base = { competitions: { include: ["toy-churn"] }, agent: { command: "x" } };
+    const finish = validateConfig(
+      { ...base, seeds: { max: 3, adaptive: true, inFlight: "finish" } },
+      "m.yml",
+    );
+    expect(finish.stopInFlight).toBe(false);
+    expect(validateConfig({ ...base, seeds: 3 }, "m.yml").stopInFlight).toBe(false);
+    const e = errorOf(() =>
+      validateConfig({ ...base, seeds: { max: 3, adaptive: true, inFlight: "kill" } }, "m.yml"),
+    );
+    expect(e.message).toContain("seeds.inFlight");
   });
 
   it("names the path of a bad field and what was expected", () => {

@@ -43,6 +43,15 @@ describe("splitTrust: the base judges, the head brings its agent", () => {
     expect(ignored).toEqual(["agent.secrets", "executor", "gate.failOn", "gate.tolerance", "seeds"]);
   });
 
+  it("keeps the base's seeds.inFlight: a pull request cannot make its runs finish or stop", () => {
+    const base = cfg({ seeds: { max: 3, adaptive: true, inFlight: "finish" } });
+    const head = cfg({ seeds: { max: 3, adaptive: true } });
+    const { config, ignored } = splitTrust(base, head);
+    expect(config.stopInFlight).toBe(false);
+    expect(ignored).toEqual(["seeds.inFlight"]);
+    expect(splitTrust(head, head).config.stopInFlight).toBe(true);
+  });
+
   it("lists nothing when the head changes only its agent, or writes a default out", () => {
     const base = cfg();
     expect(splitTrust(base, cfg({ gate: { alpha: 0.05 } }, { command: "other" })).ignored).toEqual([]);

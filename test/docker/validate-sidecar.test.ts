@@ -145,7 +145,12 @@ describe.skipIf(!image)("the Docker executor with serveLocalhost5000", () => {
           "bash",
           "-c",
           "cp /home/data/sample_submission.csv /home/submission/submission.csv && " +
-            'curl -sS -F file=@/home/submission/submission.csv "$MEDALIST_VALIDATION_URL"',
+            'curl -sS -F file=@/home/submission/submission.csv "$MEDALIST_VALIDATION_URL"; echo; ' +
+            // A hostile agent looks for the relay's folder, its process and the socket behind it.
+            "test -e /medalist && echo SEES_MEDALIST || echo NO_MEDALIST; " +
+            // (the pattern is not its own text, so this shell's command line does not match it)
+            "grep -ls 'forward[.]py' /proc/[0-9]*/cmdline && echo SEES_RELAY || echo NO_RELAY; " +
+            "find / -xdev -name validate.sock 2>/dev/null | grep -q . && echo SEES_SOCKET || echo NO_SOCKET",
         ],
         limits: {},
         network: "none",
@@ -164,6 +169,9 @@ describe.skipIf(!image)("the Docker executor with serveLocalhost5000", () => {
         "http://localhost:5000/validate (and /health): Medalist's format check, via sidecar",
       );
       expect(log).toContain('"valid":true');
+      // The sidecar shares only its network namespace: no /medalist, no relay process, no socket.
+      for (const word of ["NO_MEDALIST", "NO_RELAY", "NO_SOCKET"]) expect(log).toContain(word);
+      expect(log).not.toMatch(/SEES_/);
       expect(result.outcome).toBe("completed");
       expect(await containersOf(docker!, suite)).toEqual([]);
     } finally {

@@ -1,14 +1,14 @@
 // A suite of M copies of toy-species ("toy-coin-NN") and a seeded stochastic agent whose medal
 // probability per competition comes from its env (MEDAL_P, or MEDAL_P_<id with _>): a copied
 // sample submission beats the whole leaderboard (gold), no submission is no medal. SALT varies
-// the draws. Shared by the monitoring and history-informed end-to-end tests.
+// the draws; SLOW=<secs> makes every run after seed 0 take that long. Shared by the monitoring and history-informed end-to-end tests.
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export interface CoinSuite {
   ids: string[];
-  /** A config file with this head agent (and a base agent run as the baseline when given). */
-  yml(name: string, head: Record<string, string>, base?: Record<string, string>): string;
+  /** A config file with this head agent (and a base agent run as the baseline when given), plus `extra` lines. */
+  yml(name: string, head: Record<string, string>, base?: Record<string, string>, extra?: string[]): string;
 }
 
 export function coinSuite(dir: string, m: number): CoinSuite {
@@ -38,6 +38,7 @@ export function coinSuite(dir: string, m: number): CoinSuite {
       'const p = Number(e["MEDAL_P_" + id.replace(/-/g, "_")] ?? e.MEDAL_P ?? 0);',
       "let h = 2166136261;",
       "for (const ch of `${e.SALT}:${id}:${e.SEED}`) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;",
+      "if (Number(e.SEED) >= 1 && e.SLOW) await new Promise((r) => setTimeout(r, Number(e.SLOW) * 1000));",
       "if (h / 4294967296 < p) {",
       "  mkdirSync(e.SUBMISSION_DIR, { recursive: true });",
       '  copyFileSync(join(e.DATA_DIR, "sample_submission.csv"), join(e.SUBMISSION_DIR, "submission.csv"));',
@@ -51,19 +52,25 @@ export function coinSuite(dir: string, m: number): CoinSuite {
       .join(", ")} }`;
   const agent = (vars: Record<string, string>) =>
     `{ command: node ${join(dir, "agent.mjs")}, env: ${env(vars)} }`;
-  const yml = (name: string, head: Record<string, string>, base?: Record<string, string>) => {
+  const yml = (
+    name: string,
+    head: Record<string, string>,
+    base?: Record<string, string>,
+    extra: string[] = [],
+  ) => {
     writeFileSync(
       join(dir, `${name}.yml`),
       [
         `name: ${name}`,
         "competitions: { split: coin }",
-        "seeds: { max: 3, adaptive: true }",
+        ...(extra.some((l) => l.startsWith("seeds:")) ? [] : ["seeds: { max: 3, adaptive: true }"]),
         "executor: local",
         `agent: ${agent(head)}`,
         "limits: { time: 60s }",
         "dataDir: data",
         "registryDir: registry",
         ...(base ? [`baseline: { source: run, agent: ${agent(base)} }`] : []),
+        ...extra,
         "",
       ].join("\n"),
     );

@@ -49,6 +49,29 @@ describe("expected cost: fixed vs monitored", () => {
     expect(a.monitored.noChange.hours).toBeLessThan(a.fixed.noChange.hours);
   });
 
+  it("with seeds.inFlight: stop, the runs in flight at the verdict cost only their time until it", () => {
+    const c = profiles(22, () => ({ runs: 200, medals: 0 }));
+    const finish = expectedCost(input(c, 8));
+    const stop = expectedCost({ ...input(c, 8), stopInFlight: true });
+    // The same draws and looks: the same verdicts; less GPU time and wall time where a suite stopped.
+    expect(stop.monitored.noChange.decisive).toBe(finish.monitored.noChange.decisive);
+    expect(stop.monitored.noChange.hours).toBeLessThan(finish.monitored.noChange.hours);
+    expect(stop.monitored.noChange.wallSecs).toBeLessThan(finish.monitored.noChange.wallSecs);
+    // The fixed design never stops early.
+    expect(stop.fixed).toEqual(finish.fixed);
+    const text = (s: boolean) =>
+      describeCost(s ? stop : finish, {
+        gpusPerRun: 2,
+        slots: 8,
+        seeds: 3,
+        tolerance: 0.05,
+        historyRuns: 0,
+        stopInFlight: s,
+      });
+    expect(text(true)).toContain("adaptive: true }; runs in flight at the verdict stop there), no change:");
+    expect(text(false)).toContain("runs in flight at the verdict finish), no change:");
+  });
+
   it("simulates fewer suites for large suites, never fewer than 40", () => {
     expect(defaultSuites(66)).toBe(182);
     expect(defaultSuites(9)).toBe(200);

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { runFromConfig } from "../../src/cli/commands/run.js";
 import type { Comparison } from "../../src/compare/compare.js";
 import { loadConfig, validateConfig } from "../../src/config/load.js";
@@ -126,6 +126,58 @@ describe("medalist run with monitoring: a seeded stochastic toy agent", () => {
       expect(report).toContain(`${3 * M - n} runs were not started, saving about`);
     },
   );
+
+  // Four runner slots and runs after seed 0 that take 8 s: seed-1 runs are in flight at the stop.
+  const slow = (name: string, inFlight?: "finish") =>
+    loadConfig(
+      yml(name, { MEDAL_P: "0.05", SALT: "h", SLOW: "8" }, { MEDAL_P: "1", SALT: "b" }, [
+        "concurrency: 4",
+        ...(inFlight ? [`seeds: { max: 3, adaptive: true, inFlight: ${inFlight} }`] : []),
+      ]),
+    );
+
+  it(
+    "by default the runs in flight at the verdict are stopped: no result, named in the report",
+    { timeout: 300_000 },
+    async () => {
+      const out = join(dir, "out-stop");
+      const lines: string[] = [];
+      const spy = vi.spyOn(console, "error").mockImplementation((l: unknown) => void lines.push(String(l)));
+      const code = await runFromConfig(slow("stop"), out).finally(() => spy.mockRestore());
+      const { head, cmp, report } = read(out);
+      expect(cmp.verdict).toBe("regressed");
+      expect(code).toBe(1);
+      const stopped = cmp.monitor!.stoppedInFlight ?? [];
+      expect(stopped.length).toBeGreaterThanOrEqual(1);
+      // Stopped runs have no result; every result is one the verdict used.
+      expect(head.runs.map((r) => r.runId).filter((id) => stopped.includes(id))).toEqual([]);
+      expect(head.runs).toHaveLength(cmp.monitor!.usedRuns);
+      expect(cmp.monitor!.afterStop).toEqual([]);
+      expect(cmp.monitor!.notStarted).toBe(3 * M - cmp.monitor!.usedRuns - stopped.length);
+      const k = stopped.length;
+      expect(report).toContain(
+        `${k} run${k === 1 ? " was" : "s were"} in flight at the stop and ${k === 1 ? "was" : "were"} stopped there (seeds.inFlight: stop)`,
+      );
+      for (const id of stopped)
+        expect(lines.some((l) => l.includes(`${id}: stopped in flight: the verdict was reached`))).toBe(true);
+      expect(lines.some((l) => l.includes(`${k} stopped in flight at the verdict`))).toBe(true);
+    },
+  );
+
+  it("with seeds.inFlight: finish they finish and are kept, not used", { timeout: 300_000 }, async () => {
+    const out = join(dir, "out-finish");
+    const spy = vi.spyOn(console, "error").mockImplementation(() => {});
+    await runFromConfig(slow("finish", "finish"), out).finally(() => spy.mockRestore());
+    const { head, cmp, report } = read(out);
+    expect(cmp.verdict).toBe("regressed");
+    const late = cmp.monitor!.afterStop;
+    expect(late.length).toBeGreaterThanOrEqual(1);
+    expect(cmp.monitor!.stoppedInFlight).toBeUndefined();
+    expect(head.runs).toHaveLength(cmp.monitor!.usedRuns + late.length);
+    expect(report).toContain(
+      `in flight at the stop finished after it: kept in the results, not used by the verdict.`,
+    );
+  });
 
   it("a borderline case runs every planned run", { timeout: 300_000 }, async () => {
     const out = join(dir, "out-borderline");
