@@ -1,42 +1,29 @@
 // In-process run() with a fake cache: a push to the default branch saves the baseline, a pull
 // request restores it (exact commit, then the newest for the suite), a miss only warns.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run } from "../../src/action/main.js";
+import { describe, expect, it } from "vitest";
 import { fakeCache } from "./fake-cache.js";
 import type { ArtifactApi } from "../../src/action/artifacts.js";
 import { PR_PAYLOAD, ROOT } from "./harness.js";
-import { actionRun } from "./flow.js";
+import { actionRun, flowWorkspace } from "./flow.js";
 
 describe("cache baseline through run()", () => {
-  let ws: string;
-  const saved = { ...process.env };
-  const prevCwd = process.cwd();
   const cache = fakeCache();
-
-  beforeAll(() => {
-    ws = mkdtempSync(join(tmpdir(), "medalist-flow-"));
-    cpSync(join(ROOT, "competitions", "toy-churn"), join(ws, "registry", "toy-churn"), { recursive: true });
-    writeFileSync(
-      join(ws, "medalist.yml"),
-      `name: flow\ncompetitions: { include: [toy-churn] }\nseeds: 1\nagent: { command: node ${join(ROOT, "examples/agents/weak/agent.mjs")}, cwd: ${join(ROOT, "examples/agents")} }\ndataDir: data\nregistryDir: registry\n`,
-    );
-    writeFileSync(
-      join(ws, "push.json"),
-      JSON.stringify({ ref: "refs/heads/main", repository: { default_branch: "main" } }),
-    );
-    process.chdir(ws);
-  });
-  afterAll(() => {
-    process.chdir(prevCwd);
-    process.env = saved;
-    rmSync(ws, { recursive: true, force: true });
-  });
-
+  const w = flowWorkspace(
+    "medalist-flow-",
+    ["toy-churn"],
+    [
+      "name: flow",
+      "competitions: { include: [toy-churn] }",
+      "seeds: 1",
+      `agent: { command: node ${join(ROOT, "examples/agents/weak/agent.mjs")}, cwd: ${join(ROOT, "examples/agents")} }`,
+      "dataDir: data",
+      "registryDir: registry",
+    ],
+  );
   const act = (env: Record<string, string>, artifacts?: () => ArtifactApi) =>
-    actionRun(ws, saved, cache, env, artifacts);
+    actionRun(w.ws, w.saved, cache, env, { artifacts });
 
   it("saves on the default branch and restores on a pull request", async () => {
     const pr = {
@@ -59,7 +46,7 @@ describe("cache baseline through run()", () => {
 
     const push = {
       GITHUB_EVENT_NAME: "push",
-      GITHUB_EVENT_PATH: join(ws, "push.json"),
+      GITHUB_EVENT_PATH: join(w.ws, "push.json"),
       GITHUB_REF: "refs/heads/main",
     };
     await act({ ...push, GITHUB_SHA: "0123456789abcdef0123456789abcdef01234567" });
@@ -92,41 +79,31 @@ describe("cache baseline through run()", () => {
     cache.status = 503;
     try {
       const started: string[] = [];
-      const out = join(ws, `out-${Math.random()}`);
-      const summary = join(ws, "summary");
-      writeFileSync(out, "");
-      writeFileSync(summary, "");
-      process.env = {
-        PATH: saved.PATH,
-        GITHUB_ACTIONS: "true",
-        GITHUB_REPOSITORY: "acme/agent",
-        GITHUB_OUTPUT: out,
-        GITHUB_STEP_SUMMARY: summary,
-        RUNNER_ENVIRONMENT: "github-hosted",
-        INPUT_COMMENT: "never",
-        "INPUT_TRUST-PR-CONFIG": "true",
-        "INPUT_ALLOW-UNSANDBOXED-AGENT": "true",
-        GITHUB_EVENT_NAME: "pull_request",
-        GITHUB_EVENT_PATH: PR_PAYLOAD,
-        GITHUB_REF: "refs/pull/7/merge",
-      };
-      process.exitCode = undefined;
       const writes: string[] = [];
       const write = process.stdout.write;
       process.stdout.write = ((chunk: string) => (writes.push(String(chunk)), true)) as typeof write;
+      let code: number | string | undefined;
       try {
-        await run({
-          env: process.env,
+        ({ code } = await actionRun(
+          w.ws,
+          w.saved,
           cache,
-          runSuite: async () => {
-            started.push("head");
-            throw new Error("no agent may run");
+          {
+            GITHUB_EVENT_NAME: "pull_request",
+            GITHUB_EVENT_PATH: PR_PAYLOAD,
+            GITHUB_REF: "refs/pull/7/merge",
           },
-        });
+          {
+            runSuite: async () => {
+              started.push("head");
+              throw new Error("no agent may run");
+            },
+          },
+        ));
       } finally {
         process.stdout.write = write;
       }
-      expect(process.exitCode).toBe(1);
+      expect(code).toBe(1);
       expect(started).toEqual([]);
       const failed = writes
         .join("")

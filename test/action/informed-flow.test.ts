@@ -1,56 +1,35 @@
 // A pull request plans its head from the default branch's history (issue 21): pushes to the
 // default branch save baselines and history entries; the pull request then runs one seed of each
 // competition whose base outcome never varied, says so in its report, and saves nothing.
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fakeCache } from "./fake-cache.js";
-import { actionRun } from "./flow.js";
+import { actionRun, flowWorkspace } from "./flow.js";
 import { PR_PAYLOAD, ROOT } from "./harness.js";
 
 describe("the history-informed plan through run()", () => {
-  let ws: string;
-  const saved = { ...process.env };
-  const prevCwd = process.cwd();
   const cache = fakeCache();
-
-  beforeAll(() => {
-    ws = mkdtempSync(join(tmpdir(), "medalist-informed-flow-"));
-    for (const id of ["toy-churn", "toy-species"])
-      cpSync(join(ROOT, "competitions", id), join(ws, "registry", id), { recursive: true });
-    writeFileSync(
-      join(ws, "medalist.yml"),
-      [
-        "name: informed",
-        "competitions: { include: [toy-churn, toy-species] }",
-        "seeds: { max: 3, adaptive: true, historyRuns: 10 }",
-        `agent: { command: node ${join(ROOT, "examples/agents/weak/agent.mjs")}, cwd: ${join(ROOT, "examples/agents")} }`,
-        "dataDir: data",
-        "registryDir: registry",
-        "",
-      ].join("\n"),
-    );
-    writeFileSync(
-      join(ws, "push.json"),
-      JSON.stringify({ ref: "refs/heads/main", repository: { default_branch: "main" } }),
-    );
-    process.chdir(ws);
-  });
-  afterAll(() => {
-    process.chdir(prevCwd);
-    process.env = saved;
-    rmSync(ws, { recursive: true, force: true });
-  });
+  const w = flowWorkspace(
+    "medalist-informed-flow-",
+    ["toy-churn", "toy-species"],
+    [
+      "name: informed",
+      "competitions: { include: [toy-churn, toy-species] }",
+      "seeds: { max: 3, adaptive: true, historyRuns: 10 }",
+      `agent: { command: node ${join(ROOT, "examples/agents/weak/agent.mjs")}, cwd: ${join(ROOT, "examples/agents")} }`,
+      "dataDir: data",
+      "registryDir: registry",
+    ],
+  );
 
   it(
     "runs the planned seeds only, and the default branch keeps running every seed",
     { timeout: 300_000 },
     async () => {
       const push = (sha: string) =>
-        actionRun(ws, saved, cache, {
+        actionRun(w.ws, w.saved, cache, {
           GITHUB_EVENT_NAME: "push",
-          GITHUB_EVENT_PATH: join(ws, "push.json"),
+          GITHUB_EVENT_PATH: join(w.ws, "push.json"),
           GITHUB_REF: "refs/heads/main",
           GITHUB_SHA: sha.repeat(40),
         });
@@ -63,7 +42,7 @@ describe("the history-informed plan through run()", () => {
         expect(r.summary).not.toContain("Monitored after every run");
       }
       const keys = cache.keys.length;
-      const pr = await actionRun(ws, saved, cache, {
+      const pr = await actionRun(w.ws, w.saved, cache, {
         GITHUB_EVENT_NAME: "pull_request",
         GITHUB_EVENT_PATH: PR_PAYLOAD,
         GITHUB_REF: "refs/pull/7/merge",

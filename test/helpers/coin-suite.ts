@@ -2,8 +2,21 @@
 // probability per competition comes from its env (MEDAL_P, or MEDAL_P_<id with _>): a copied
 // sample submission beats the whole leaderboard (gold), no submission is no medal. SALT varies
 // the draws; SLOW=<secs> makes every run after seed 0 take that long. Shared by the monitoring and history-informed end-to-end tests.
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Comparison } from "../../src/compare/compare.js";
+import type { SuiteResults } from "../../src/results/schema.js";
+
+/** What `medalist run` wrote to `out`: both sides' results (the base's when it ran), the comparison, the report. */
+export function readRun(out: string) {
+  const json = <T>(f: string) => JSON.parse(readFileSync(join(out, f), "utf8")) as T;
+  return {
+    head: json<SuiteResults>("head/results.json"),
+    base: existsSync(join(out, "base/results.json")) ? json<SuiteResults>("base/results.json") : null,
+    cmp: json<Comparison>("comparison.json"),
+    report: readFileSync(join(out, "report.md"), "utf8"),
+  };
+}
 
 export interface CoinSuite {
   ids: string[];

@@ -3,13 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { runFromConfig } from "../../src/cli/commands/run.js";
-import type { Comparison } from "../../src/compare/compare.js";
 import { loadConfig, validateConfig } from "../../src/config/load.js";
 import type { SuiteResults } from "../../src/results/schema.js";
 import { evaluate, openSession } from "../../src/session/evaluate.js";
 import type { runSuite } from "../../src/suite/run.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
-import { coinSuite } from "../helpers/coin-suite.js";
+import { coinSuite, readRun } from "../helpers/coin-suite.js";
 
 // `seeds: { max: 3, adaptive: true }`: the head is monitored after every finished run and no new
 // run starts once the verdict is reached (src/compare/monitor.ts); the base keeps all its seeds.
@@ -96,12 +95,7 @@ describe("medalist run with monitoring: a seeded stochastic toy agent", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const M = 12;
   const { yml } = coinSuite(dir, M);
-  const read = (out: string) => ({
-    head: JSON.parse(readFileSync(join(out, "head/results.json"), "utf8")) as SuiteResults,
-    base: JSON.parse(readFileSync(join(out, "base/results.json"), "utf8")) as SuiteResults,
-    cmp: JSON.parse(readFileSync(join(out, "comparison.json"), "utf8")) as Comparison,
-    report: readFileSync(join(out, "report.md"), "utf8"),
-  });
+  const read = readRun;
 
   it(
     "a clear regression stops after a fraction of the runs; the report names the runs saved",
@@ -113,7 +107,7 @@ describe("medalist run with monitoring: a seeded stochastic toy agent", () => {
         out,
       );
       const { head, base, cmp, report } = read(out);
-      expect(base.runs).toHaveLength(3 * M);
+      expect(base!.runs).toHaveLength(3 * M);
       const n = head.runs.length;
       expect(n).toBeGreaterThanOrEqual(M);
       expect(n).toBeLessThanOrEqual(2 * M);

@@ -3,11 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runFromConfig } from "../../src/cli/commands/run.js";
-import type { Comparison } from "../../src/compare/compare.js";
 import { loadConfig } from "../../src/config/load.js";
 import { competitionRecords, type History } from "../../src/history/history.js";
 import type { SuiteResults } from "../../src/results/schema.js";
-import { coinSuite } from "../helpers/coin-suite.js";
+import { coinSuite, readRun } from "../helpers/coin-suite.js";
 import { runCli } from "../helpers/cli.js";
 
 // The history-informed plan through `medalist run --baseline --history` (issue 21): a base that
@@ -57,11 +56,7 @@ describe("medalist run with the history-informed plan", () => {
     writeFileSync(historyFile, JSON.stringify(history));
   }, 300_000);
 
-  const read = (out: string) => ({
-    head: JSON.parse(readFileSync(join(out, "head/results.json"), "utf8")) as SuiteResults,
-    cmp: JSON.parse(readFileSync(join(out, "comparison.json"), "utf8")) as Comparison,
-    report: readFileSync(join(out, "report.md"), "utf8"),
-  });
+  const read = readRun;
 
   it(
     "plans fewer head runs where the outcome never varies, stops at the verdict and says what it saved",
