@@ -32,8 +32,7 @@ import { isGhes, type EventInfo } from "./event.js";
 import { runStoreDir, type Settings } from "./inputs.js";
 import type { JudgedConfig } from "./judge.js";
 import { actionBaseline, loadSession, type ActionSession } from "./load.js";
-import { monitorSentence } from "../report/verdict.js";
-import { stageDecision, stagedComparison } from "../session/stages.js";
+import { decideAfterStage } from "../session/stages.js";
 import { loadHistory, publish } from "./publish.js";
 import { downloadStages, shardArtifactPrefix, shardArtifacts, stageArtifactPrefix } from "./stages.js";
 
@@ -282,28 +281,25 @@ export async function decideStep(deps: Deps, s: ActionSession, event: EventInfo)
     core.setOutput("sentence", why);
     core.info(`medalist: after stage ${k} of ${planned}: ${decision}. ${why}`);
   };
-  if (k === planned) return out("stop", `Stage ${k} was the last.`);
-  if (!stopsEarly(s, event))
-    return out(
-      "continue",
-      event.pr
+  const early = k < planned && stopsEarly(s, event);
+  const baseline = early ? await actionBaseline(deps, s, event) : null;
+  const d = decideAfterStage({
+    stage: k,
+    planned,
+    everyStageRuns: early
+      ? null
+      : event.pr
         ? "The config's seeds are not adaptive (seeds: { max: N, adaptive: true }): every stage runs."
         : "Not a pull request: every stage runs, so the results saved as later baselines are whole.",
-    );
-  const baseline = await actionBaseline(deps, s, event);
-  if (baseline.kind !== "results") return out("continue", "No baseline to compare with: every stage runs.");
-  const { config, plan } = s.session;
-  const cmp = stagedComparison(
-    baseline.results,
-    got.results,
-    got.byStage,
-    planned,
-    config,
-    plan,
-    baseline.description,
-  );
-  core.setOutput("verdict", cmp.verdict);
-  out(stageDecision(cmp), monitorSentence(cmp.monitor!));
+    base: baseline?.kind === "results" ? baseline.results : null,
+    baseDescription: baseline?.kind === "results" ? baseline.description : "none",
+    head: got.results,
+    byStage: got.byStage,
+    config: s.session.config,
+    plan: s.session.plan,
+  });
+  if (d.comparison) core.setOutput("verdict", d.comparison.verdict);
+  out(d.decision, d.why);
 }
 
 /** report/ with stages: the stages that ran, merged and judged by the same monitor, one comment, the gate. */

@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UserError } from "../errors.js";
 import { closest } from "../config/errors.js";
+import { MAX_STAGES } from "../plan/stages.js";
 
 export { UserError };
 
@@ -42,5 +43,15 @@ export function numberOption(value: string, flag: string, allowNaN = false): num
   const n = Number(value);
   if (value.trim() === "" || Number.isNaN(n))
     throw new UserError(`${flag} expects a number, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** A stage number of the staged workflow (1..MAX_STAGES), as `flag` gave it. */
+export function stageOption(text: string, flag: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_STAGES)
+    throw new UserError(
+      `${flag} expects a whole number from 1 to ${MAX_STAGES}, got ${JSON.stringify(text)}`,
+    );
   return n;
 }

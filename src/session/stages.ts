@@ -2,7 +2,9 @@
 // src/compare/monitor.ts fed one stage at a time (one look per stage end).
 import { SuiteMonitor } from "../compare/monitor.js";
 import type { Comparison } from "../compare/compare.js";
-import { stageSeeds } from "../plan/stages.js";
+import { stageOfSeed, stageSeeds } from "../plan/stages.js";
+import { monitorSentence } from "../report/verdict.js";
+import { UserError } from "../errors.js";
 import type { SuiteResults } from "../results/schema.js";
 import type { Config } from "../config/schema.js";
 import type { Plan } from "../plan/plan.js";
@@ -78,4 +80,68 @@ export function stagedComparison(
 /** `stop` once the verdict is reached (or every planned run ran); else `continue`. */
 export function stageDecision(cmp: Comparison): "stop" | "continue" {
   return cmp.monitor && cmp.monitor.decision !== "continue" ? "stop" : "continue";
+}
+
+export interface StageDecisionInput {
+  /** The stage that finished (1-based) and the plan's stage count. */
+  stage: number;
+  planned: number;
+  /** Null when the head stops early here; else why every stage runs (fixed seeds, not a pull request). */
+  everyStageRuns: string | null;
+  base: SuiteResults | null;
+  baseDescription: string;
+  /** The merged head runs of the stages that ran, and their ids by stage. */
+  head: SuiteResults;
+  byStage: string[][];
+  config: Pick<Config, "gate">;
+  plan: Pick<Plan, "runs">;
+}
+
+/**
+ * After stage k: `stop` at the last stage or once the monitor reached the verdict (its sentence
+ * says why), else `continue`. The decide sub-action and `medalist decide` both call this.
+ */
+export function decideAfterStage(i: StageDecisionInput): {
+  decision: "stop" | "continue";
+  why: string;
+  comparison: Comparison | null;
+} {
+  if (i.stage === i.planned)
+    return { decision: "stop", why: `Stage ${i.stage} was the last.`, comparison: null };
+  if (i.everyStageRuns !== null) return { decision: "continue", why: i.everyStageRuns, comparison: null };
+  if (!i.base)
+    return { decision: "continue", why: "No baseline to compare with: every stage runs.", comparison: null };
+  const cmp = stagedComparison(i.base, i.head, i.byStage, i.planned, i.config, i.plan, i.baseDescription);
+  return { decision: stageDecision(cmp), why: monitorSentence(cmp.monitor!), comparison: cmp };
+}
+
+/**
+ * Head shard results of the stages that ran, each given its stage: a stage-k shard holds runs of
+ * stage k's seeds only (stageSeeds). The stages must be 1..k, with no gap. `names` label errors.
+ */
+export function stagesOfShards(
+  docs: SuiteResults[],
+  names: string[],
+  seeds: number,
+  stageShards: number[],
+): StageResults[] {
+  const planned = stageShards.length;
+  const byStage = new Map<number, SuiteResults[]>();
+  docs.forEach((doc, i) => {
+    const stages = new Set(doc.runs.map((r) => stageOfSeed(seeds, planned, r.seed)));
+    if (stages.size !== 1)
+      throw new UserError(
+        stages.size === 0
+          ? `${names[i]}: no runs, so its stage is unknown`
+          : `${names[i]}: runs of stages ${[...stages].sort().join(" and ")}: give the results of one shard of one stage per file`,
+        2,
+      );
+    const k = [...stages][0];
+    byStage.set(k, [...(byStage.get(k) ?? []), doc]);
+  });
+  const ran = Math.max(...byStage.keys());
+  for (let k = 1; k <= ran; k++)
+    if (!byStage.has(k))
+      throw new UserError(`no results of stage ${k}, though stage ${ran} ran: give every stage's shards`, 2);
+  return [...byStage].map(([stage, d]) => ({ stage, docs: d, expectShards: stageShards[stage - 1] }));
 }

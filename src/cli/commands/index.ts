@@ -12,6 +12,7 @@ import { migrateCommand } from "./migrate.js";
 import { viewCommand } from "./view.js";
 import { planCommand } from "./plan.js";
 import { mergeCommand } from "./merge.js";
+import { decideCommand } from "./decide.js";
 import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
 
@@ -20,6 +21,7 @@ export const commands: Command[] = [
   planCommand,
   runCommand,
   mergeCommand,
+  decideCommand,
   demoCommand,
   compareCommand,
   reportCommand,

@@ -6,7 +6,14 @@ import { describePlan, planShards } from "../../session/shards.js";
 import { planCost, readHistoryFile } from "../../session/plan-cost.js";
 import { readResults } from "../../suite/store.js";
 import { MAX_SHARDS } from "../../plan/shards.js";
-import { numberOption, parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
+import {
+  numberOption,
+  parseCommandArgs,
+  requireOption,
+  stageOption,
+  UserError,
+  type Command,
+} from "../command.js";
 import { toCliJson } from "../../util/json.js";
 
 function wholeNumber(text: string, flag: string): number {
@@ -59,6 +66,8 @@ Options:
   --history FILE           the default branch's history.json (from the Actions cache)
   --concurrency N          runs at once on the runner (default: the config's concurrency)
   --simulations N          simulated suites per case (default 200, fewer above 60 runs; 0 skips it)
+  --stages K               the staged workflow: K stages, each a block of seeds of every competition split
+                           over the shards (medalist run --stage k, medalist decide; at most one stage per seed)
 
 Exit codes: 0 ok, 2 bad input.`,
   async run(argv) {
@@ -74,6 +83,7 @@ Exit codes: 0 ok, 2 bad input.`,
       history: { type: "string" },
       concurrency: { type: "string" },
       simulations: { type: "string" },
+      stages: { type: "string" },
     });
     const loaded = loadConfig(requireOption(values.config, "--config"));
     if (values.shards !== undefined && values["max-shards"] !== undefined)
@@ -102,6 +112,7 @@ Exit codes: 0 ok, 2 bad input.`,
       targetSecs,
       durations,
       usdPerGpuHour,
+      stages: values.stages !== undefined ? stageOption(values.stages, "--stages") : undefined,
     });
     const slots =
       values.concurrency !== undefined ? count(values.concurrency, "--concurrency", 1) : undefined;

@@ -10,7 +10,7 @@ import { plainSentence } from "../../session/gate.js";
 import { parseShardText, readPlanFile, runShard } from "../../session/shards.js";
 import { stdoutTarget } from "../../report/targets/report-file.js";
 import { deliverAll, newDelivery } from "../../report/targets/target.js";
-import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
+import { parseCommandArgs, requireOption, stageOption, UserError, type Command } from "../command.js";
 import { defaultRegistryDir } from "../../registry/registry.js";
 import type { Config } from "../../config/schema.js";
 import type { Outcome } from "../../execute/types.js";
@@ -139,9 +139,16 @@ export async function runShardFromConfig(
   shardText: string,
   planPath?: string,
   opts: RunOptions = {},
+  stage?: number,
 ): Promise<number> {
   const { config, baseDir } = loaded;
   const which = parseShardText(shardText, "--shard");
+  if (stage !== undefined && !planPath)
+    throw new UserError("--stage needs --plan FILE (the plan from medalist plan --stages K --json)");
+  if (stage !== undefined && config.baseline?.source === "run")
+    throw new UserError(
+      "--stage: stages need a baseline from a file (medalist decide --baseline FILE); with baseline.source: run the base would be cut short too",
+    );
   const session = openSession(config, baseDir);
   const planFile = planPath ? readPlanFile(planPath) : undefined;
   const dir = resolve(resultsDir);
@@ -155,6 +162,7 @@ export async function runShardFromConfig(
       baseline,
       which,
       planFile,
+      stage,
       signal: cancel.signal,
       log: progress,
       selection: opts.selection,
@@ -192,7 +200,9 @@ competition's prepared data and the grader. Anything else changed: the run execu
 
 With --shard i/N, runs only shard i of N (see \`medalist plan\`) and writes that shard's results
 (DIR/head/results.json, and DIR/base/results.json when the baseline is run); \`medalist merge\`
-combines the shards and \`medalist compare\` compares them.
+combines the shards and \`medalist compare\` compares them. With --stage k as well (a plan from
+\`medalist plan --stages K\`), it runs shard i of stage k, and \`medalist decide\` says after each
+stage whether the next one is needed (docs/statistics.md, "Staged sharded suites").
 
 Options:
   --config FILE        medalist.yml or .json (required)
@@ -205,6 +215,7 @@ Options:
                        are kept when finished with the same identity, else left out
   --shard i/N          run one shard of N
   --plan FILE          the plan from \`medalist plan --json\` (default: plan the shards here, by time limit)
+  --stage k            with --shard and --plan: run shard i of the plan's stage k
   --data-dir DIR       prepared competition data (default: the config's dataDir), as for \`medalist prepare\`
   --history FILE       the default branch's history.json (the Actions cache's): its trend in the report,
                        and with seeds { adaptive: true } the history-informed plan (docs/statistics.md)
@@ -220,6 +231,7 @@ Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input,
       only: { type: "string" },
       shard: { type: "string" },
       plan: { type: "string" },
+      stage: { type: "string" },
       "data-dir": { type: "string" },
       history: { type: "string" },
     });
@@ -237,8 +249,11 @@ Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input,
     }
     // One folder per suite by default, so two configs never replace each other's results.
     const out = values.out ?? defaultResultsDir(loaded.config.name);
-    if (values.shard !== undefined) return runShardFromConfig(loaded, out, values.shard, values.plan, opts);
+    const stage = values.stage === undefined ? undefined : stageOption(values.stage, "--stage");
+    if (values.shard !== undefined)
+      return runShardFromConfig(loaded, out, values.shard, values.plan, opts, stage);
     if (values.plan !== undefined) throw new UserError("--plan goes with --shard i/N");
+    if (stage !== undefined) throw new UserError("--stage goes with --shard i/N and --plan FILE");
     return runFromConfig(loaded, out, opts);
   },
 };
