@@ -240,11 +240,14 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
   const stopRuns = new AbortController();
   /** A run's stop came from the verdict, not from a cancellation of the suite. */
   const verdictStop = () => stopRuns.signal.aborted && !opts.signal?.aborted;
+  /** Runs that started and were stopped at the verdict (the "stopped" event). */
+  const halted = new Set<string>();
   const emit = (raw: RunEvent) => {
     const e: RunEvent =
       raw.kind === "cancelled" && verdictStop() ? { kind: "stopped", runId: raw.runId } : raw;
     if (e.kind === "stopped") {
-      counter.stopped = (counter.stopped ?? 0) + 1;
+      halted.add(e.runId);
+      counter.stopped = halted.size;
       running.delete(e.runId);
     }
     if (e.kind === "started") running.set(e.runId, Date.now());
@@ -302,7 +305,7 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
         stopStarts.abort();
         if (opts.stopInFlight) stopRuns.abort();
       }
-      if (!r && verdictStop()) opts.onRunStopped?.(run);
+      if (halted.has(run.runId)) opts.onRunStopped?.(run);
     } finally {
       running.delete(run.runId);
     }
