@@ -44,6 +44,9 @@ describe("medalist plan --stages, run --stage, decide", () => {
     expect(plan.stdout).toContain("Stages: 3");
   }, 300_000);
 
+  const decide = (cfg: string, plan: string, files: string[], out: string[] = []) =>
+    runCli("decide", "--config", cfg, "--plan", plan, "--baseline", baseFile, ...out, ...files);
+
   const runStage = async (cfg: string, k: number) => {
     const files: string[] = [];
     for (const i of [1, 2]) {
@@ -84,18 +87,7 @@ describe("medalist plan --stages, run --stage, decide", () => {
           expect([...seeds]).toEqual([k - 1]);
         }
         given.push(...files);
-        last = await runCli(
-          "decide",
-          "--config",
-          headCfg,
-          "--plan",
-          planFile,
-          "--baseline",
-          baseFile,
-          "--out",
-          join(dir, "report"),
-          ...given,
-        );
+        last = await decide(headCfg, planFile, given, ["--out", join(dir, "report")]);
         if (last.stdout.startsWith("decision: stop")) break;
         expect(last.code).toBe(0);
         expect(last.stdout).toMatch(/^decision: continue\nAfter stage \d of 3: /);
@@ -118,7 +110,7 @@ describe("medalist plan --stages, run --stage, decide", () => {
 
   it("with fixed seeds every stage runs: continue until the last", { timeout: 300_000 }, async () => {
     const s1 = await runStage(fixedCfg, 1);
-    const r = await runCli("decide", "--config", fixedCfg, "--plan", planFile, "--baseline", baseFile, ...s1);
+    const r = await decide(fixedCfg, planFile, s1);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
       "decision: continue\nAfter stage 1 of 3: The config's seeds are not adaptive (seeds: { max: N, adaptive: true }): every stage runs.",
@@ -130,16 +122,7 @@ describe("medalist plan --stages, run --stage, decide", () => {
     { timeout: 300_000 },
     async () => {
       const files = await runStage(headCfg, 2);
-      const gap = await runCli(
-        "decide",
-        "--config",
-        headCfg,
-        "--plan",
-        planFile,
-        "--baseline",
-        baseFile,
-        ...files,
-      );
+      const gap = await decide(headCfg, planFile, files);
       expect(gap.code).toBe(2);
       expect(gap.stderr).toContain("no results of stage 1, though stage 2 ran: give every stage's shards");
       const flat = join(dir, "flat.json");
@@ -147,16 +130,7 @@ describe("medalist plan --stages, run --stage, decide", () => {
         (await runCli("plan", "--config", headCfg, "--shards", "2", "--simulations", "0", "--out", flat))
           .code,
       ).toBe(0);
-      const noStages = await runCli(
-        "decide",
-        "--config",
-        headCfg,
-        "--plan",
-        flat,
-        "--baseline",
-        baseFile,
-        ...files,
-      );
+      const noStages = await decide(headCfg, flat, files);
       expect(noStages.code).toBe(2);
       expect(noStages.stderr).toContain("a plan without stages; plan them: medalist plan --stages K --json");
       const noPlan = await runCli(
