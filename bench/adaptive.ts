@@ -6,6 +6,9 @@
 //                                          history (the history-informed design; 0 leaves it out)
 //   ADAPTIVE_IN_FLIGHT=finish              runs in flight at the verdict finish (default: stop, as
 //                                          seeds.inFlight's default does)
+//   ADAPTIVE_COVER=1                       the informed plan covers never-won competitions by a
+//                                          history bound (seeds.cover; off by default)
+//   ADAPTIVE_COMPETITIONS=75, ADAPTIVE_TOLERANCE=0.1   another suite size / gate tolerance
 // Profile: the lite split (22 competitions), 3 base seeds from the cache (not counted: both designs
 // need them), head runs on a pool of 8 GPUs. Per-competition medal probabilities ~ Beta with mean
 // 10%, 35% or 65% (the range of MLE-bench's lite leaderboard) and ρ = 0.45 (heterogeneous: many
@@ -15,12 +18,14 @@
 import { betaDraw, makeRng } from "../src/compare/distributions.js";
 import { infraPValue } from "../src/compare/compare.js";
 import { decideLook, monitorDesign, type MonitorDesign } from "../src/compare/monitor.js";
-import { medalVerdict, type Counts } from "../src/compare/stats.js";
-import { informedKey, informedPlan } from "../src/plan/informed.js";
+import { medalVerdict, type ClaimTolerances, type Counts } from "../src/compare/stats.js";
+import { coveredTolerances, informedKey, informedPlan } from "../src/plan/informed.js";
 
 const ALPHA = 0.05;
-const TOL = 0.05;
-const M = 22;
+const TOL = Number(process.env.ADAPTIVE_TOLERANCE ?? 0.05);
+const M = Number(process.env.ADAPTIVE_COMPETITIONS ?? 22);
+/** seeds.cover: never-won competitions covered by a history bound instead of head runs. */
+const COVER = process.env.ADAPTIVE_COVER === "1";
 const SEEDS = 3;
 const GPUS = 8;
 const RHO = 0.45;
@@ -107,7 +112,22 @@ interface Informed {
   seeds: number[];
   base: ReturnType<typeof baseCounts>;
   key: (r: Run) => number;
+  /** With covered competitions: the runs' design (what the bounds leave of α) and each claim's tolerance. */
+  design: MonitorDesign | null;
+  claims: ClaimTolerances | null;
+  covered: number;
 }
+
+/** The design knobs tried from the environment (ADAPTIVE_FUTILITY, ADAPTIVE_SHARE). */
+function designOptions(): { futility?: number; interimShare?: number } {
+  return {
+    futility: process.env.ADAPTIVE_FUTILITY ? Number(process.env.ADAPTIVE_FUTILITY) : undefined,
+    interimShare: process.env.ADAPTIVE_SHARE ? Number(process.env.ADAPTIVE_SHARE) : undefined,
+  };
+}
+
+/** Competitions covered over all informed plans drawn, and the plans (seeds.cover). */
+const coverCount = { covered: 0, plans: 0 };
 
 /** The informed plan from the base's history (its current seeds and its earlier runs, one identity). */
 function informedOf(s: SuiteDraw): Informed {
@@ -125,12 +145,19 @@ function informedOf(s: SuiteDraw): Informed {
     seeds: SEEDS,
     alpha: ALPHA,
     tolerance: TOL,
+    cover: COVER,
   });
   const comps = plan.competitions;
+  const covered = comps.filter((c) => c.covered).length;
+  coverCount.covered += covered;
+  coverCount.plans++;
   return {
     seeds: comps.map((c) => c.seeds),
     base,
     key: (r) => informedKey(comps[r.comp], r.seed, SEEDS, r.hours * 3600),
+    design: covered ? monitorDesign(plan.alphaRuns, designOptions()) : null,
+    claims: covered ? coveredTolerances(plan, TOL) : null,
+    covered,
   };
 }
 
@@ -179,7 +206,9 @@ function monitored(s: SuiteDraw, d: MonitorDesign, inf?: Informed): { verdict: V
     }
     const look = lookOf(done, b, baseErr, seeds, target, M * SEEDS);
     if (!look) continue;
-    const out = decideLook(d, look, GATE);
+    const out = inf?.claims
+      ? decideLook(inf.design!, look, { ...GATE, claims: inf.claims })
+      : decideLook(d, look, GATE);
     if (out.decision !== "continue") {
       verdict = out.verdict;
       if (STOP_IN_FLIGHT) {
@@ -203,6 +232,7 @@ function lookOf(
   let notComparable = 0;
   let headOk = 0;
   for (let i = 0; i < M; i++) {
+    if (target[i] === 0) continue; // covered by a history bound: never run
     const h = done.filter((r) => r.comp === i);
     const ok = h.filter((r) => !r.infra);
     headOk += ok.length;
@@ -340,10 +370,7 @@ function row(c: Cell, t: Tally, label: string, misses: Misses | null): string[] 
 export async function benchAdaptive(): Promise<string> {
   const suites = Number(process.env.ADAPTIVE_SIM_SUITES ?? 300);
   const historyRuns = Number(process.env.ADAPTIVE_HISTORY_RUNS ?? 30);
-  const design = monitorDesign(ALPHA, {
-    futility: process.env.ADAPTIVE_FUTILITY ? Number(process.env.ADAPTIVE_FUTILITY) : undefined,
-    interimShare: process.env.ADAPTIVE_SHARE ? Number(process.env.ADAPTIVE_SHARE) : undefined,
-  });
+  const design = monitorDesign(ALPHA, designOptions());
   const started = Date.now();
   const cells = simulate(suites, design, undefined, historyRuns);
   const rows: string[][] = [];
@@ -369,9 +396,9 @@ export async function benchAdaptive(): Promise<string> {
   return [
     "## Monitoring after every run and the history-informed plan vs fixed 3 seeds (bench/adaptive.ts)",
     "",
-    `${suites} simulated suites per cell (ADAPTIVE_SIM_SUITES), lite split (22 competitions), base: 3 seeds from the cache (not counted), head on ${GPUS} GPUs, runs in flight at the verdict ${STOP_IN_FLIGHT ? "stopped there (seeds.inFlight: stop, the default)" : "finishing (ADAPTIVE_IN_FLIGHT=finish)"}; tolerance 5 pts, α = 5% (${design.interimShare * 100}% of it for the looks before the last), futility below a ${design.futility * 100}% projected chance; ${((Date.now() - started) / 1000).toFixed(0)} s. ± is one Monte Carlo standard error. "Saving" is 1 − the design's ÷ the fixed design's GPU-hours per decisive verdict (\`regressed\` or \`no-regression\`).`,
+    `${suites} simulated suites per cell (ADAPTIVE_SIM_SUITES), ${M === 22 ? "lite split (22 competitions)" : `${M} competitions (ADAPTIVE_COMPETITIONS)`}, base: 3 seeds from the cache (not counted), head on ${GPUS} GPUs, runs in flight at the verdict ${STOP_IN_FLIGHT ? "stopped there (seeds.inFlight: stop, the default)" : "finishing (ADAPTIVE_IN_FLIGHT=finish)"}; tolerance ${+(TOL * 100).toFixed(1)} pts, α = 5% (${design.interimShare * 100}% of it for the looks before the last), futility below a ${design.futility * 100}% projected chance; ${((Date.now() - started) / 1000).toFixed(0)} s. ± is one Monte Carlo standard error. "Saving" is 1 − the design's ÷ the fixed design's GPU-hours per decisive verdict (\`regressed\` or \`no-regression\`).`,
     historyRuns > 0
-      ? `History-informed: the base's default-branch history holds ${historyRuns} runs per competition of its current identity (ADAPTIVE_HISTORY_RUNS; its 3 current seeds among them, with the same infra-error rate); they are the base side of the comparison, each competition gets 1–3 head seeds by the spread of its history (plan/informed.ts), the most uncertain competitions start first within each seed, and the head is monitored after every run as above. No competition is covered by a bound (cover is off by default; docs/statistics.md says why).`
+      ? `History-informed: the base's default-branch history holds ${historyRuns} runs per competition of its current identity (ADAPTIVE_HISTORY_RUNS; its 3 current seeds among them, with the same infra-error rate); they are the base side of the comparison, each competition gets 1–3 head seeds by the spread of its history (plan/informed.ts), the most uncertain competitions start first within each seed, and the head is monitored after every run as above. ${COVER ? `Never-won competitions covered by a history bound (ADAPTIVE_COVER=1, seeds.cover): ${(coverCount.covered / Math.max(1, coverCount.plans)).toFixed(2)} per suite on average.` : "No competition is covered by a bound (seeds.cover is off by default; docs/statistics.md says why)."}`
       : "History-informed design left out (ADAPTIVE_HISTORY_RUNS=0).",
     "",
     table,

@@ -4,7 +4,7 @@ import type { GradeReportJson, RunResult, SuiteResults } from "../results/schema
 import { medalOf, type Medal } from "../grade/types.js";
 import { usableAmount } from "../results/usage.js";
 import { hypergeometric } from "./distributions.js";
-import type { InformedPlan } from "../plan/informed.js";
+import { coveredTolerances, type InformedPlan } from "../plan/informed.js";
 import {
   analyze,
   type Analysis,
@@ -71,6 +71,8 @@ export interface CompetitionRow {
   basePercentile: number | null;
   /** False when one side has no comparable run of this competition. */
   comparable: boolean;
+  /** Covered by a bound from the history instead of head runs (plan/informed.ts). */
+  covered?: true;
 }
 
 /** A competition left out of the paired analysis, and why. */
@@ -268,6 +270,8 @@ export interface CompareOptions {
   simulations?: AnalyzeOptions["simulations"];
   /** Earlier base runs of the same identity, counted on the base side of the medal analysis. */
   history?: BaseHistoryUsed;
+  /** The history-informed plan: its covered competitions are not run and enter each claim by their bound. */
+  informed?: InformedPlan;
 }
 
 /** A competition's medal outcomes on the base side: its runs now, then the history's earlier ones. */
@@ -297,6 +301,7 @@ export function compareRuns(
   const medals: CompetitionSample[] = [];
   const percentiles: CompetitionSample[] = [];
   const dropped: Dropped[] = [];
+  const covered = new Set(options.informed?.competitions.filter((c) => c.covered).map((c) => c.id));
   const rows: CompetitionRow[] = ids.map((id) => {
     const b = base.runs.filter((r) => r.competitionId === id).sort((x, y) => x.seed - y.seed);
     const h = head.runs.filter((r) => r.competitionId === id).sort((x, y) => x.seed - y.seed);
@@ -311,7 +316,7 @@ export function compareRuns(
     if (isComparable) {
       medals.push({ competitionId: id, base: baseMedals(medalValues(bOk), earlier), head: medalValues(hOk) });
       percentiles.push({ competitionId: id, base: pctValues(bOk), head: pctValues(hOk) });
-    } else {
+    } else if (!covered.has(id) || h.length > 0) {
       dropped.push({
         competitionId: id,
         side: bOk.length === 0 && hOk.length === 0 ? "both" : hOk.length === 0 ? "head" : "base",
@@ -343,6 +348,7 @@ export function compareRuns(
       headMeanPercentile: pctMean(hOk),
       basePercentile: pctMean(bOk),
       comparable: isComparable,
+      ...(covered.has(id) && h.length === 0 ? { covered: true as const } : {}),
     };
   });
 
@@ -375,6 +381,9 @@ export function compareRuns(
             tolerance: gate.tolerance,
             percentileTolerance: gate.percentileTolerance,
             levels: options.levels,
+            ...(covered.size
+              ? { claimTolerances: coveredTolerances(options.informed!, gate.tolerance) }
+              : {}),
             simulations: options.simulations,
           },
         )
@@ -439,6 +448,8 @@ export interface MonitorRecord {
   /** Whether savedHours are GPU-hours (runs use GPUs) or runner hours. */
   gpuHours: boolean;
   interimShare: number;
+  /** The part of α the runs' analysis spends, set when history bounds spend the rest (covered competitions). */
+  alphaRuns?: number;
   /** Set when the looks were taken only at stage ends (the staged sharded workflow). */
   stages?: { ran: number; planned: number };
 }

@@ -2,7 +2,7 @@
 // plan/informed.ts decides which; docs/statistics.md ("The history-informed plan") says why the
 // union bound keeps each claim at α: the runs' analysis at α − alphaHistory, the bounds at alphaHistory.
 import { coveredTolerances, type InformedPlan } from "../plan/informed.js";
-import { medalVerdict, type Counts, type Levels, type MetricVerdict } from "./stats.js";
+import { medalVerdict, type ClaimTolerances, type Counts, type Levels, type MetricVerdict } from "./stats.js";
 
 /**
  * Each claim on the run competitions' counts, at the tolerance that makes it a claim about the
@@ -14,11 +14,7 @@ export function coveredVerdict(
   plan: InformedPlan,
   levels: Levels,
   tolerance: number,
-): { verdict: MetricVerdict; tolerances: ReturnType<typeof coveredTolerances> } {
+): { verdict: MetricVerdict; tolerances: ClaimTolerances } {
   const t = coveredTolerances(plan, tolerance);
-  if (medalVerdict(counts, levels, t.regressed).verdict === "regressed")
-    return { verdict: "regressed", tolerances: t };
-  if (t.noRegression !== null && medalVerdict(counts, levels, t.noRegression).verdict === "no-regression")
-    return { verdict: "no-regression", tolerances: t };
-  return { verdict: "inconclusive", tolerances: t };
+  return { verdict: medalVerdict(counts, levels, t).verdict, tolerances: t };
 }

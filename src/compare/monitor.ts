@@ -14,7 +14,7 @@
 //    final look reaches either verdict is below `futility`.
 import type { PlannedRun } from "../plan/plan.js";
 import type { RunResult, SuiteResults } from "../results/schema.js";
-import { informedKey, type InformedPlan } from "../plan/informed.js";
+import { coveredTolerances, informedKey, type InformedPlan } from "../plan/informed.js";
 import {
   compareRuns,
   infraPValue,
@@ -26,7 +26,7 @@ import {
 } from "./compare.js";
 export type { MonitorDecision, MonitorRecord } from "./compare.js";
 import { normalCdf, normalQuantile } from "./distributions.js";
-import { medalVerdict, type Counts, type Levels, type Verdict } from "./stats.js";
+import { medalVerdict, type ClaimTolerances, type Counts, type Levels, type Verdict } from "./stats.js";
 
 export interface MonitorDesign {
   /** The gate's α: each claim is wrong at most α overall. */
@@ -90,7 +90,13 @@ export interface LookOutcome {
 export function decideLook(
   d: MonitorDesign,
   look: LookInput,
-  gate: { tolerance: number; maxNotComparable: number; regressedOnly?: boolean },
+  gate: {
+    tolerance: number;
+    maxNotComparable: number;
+    regressedOnly?: boolean;
+    /** Each claim's tolerance on the run competitions when some are covered (plan/informed.ts). */
+    claims?: ClaimTolerances;
+  },
 ): LookOutcome {
   const level = levelAt(d, look.last ? 1 : look.t);
   const stop = (decision: MonitorDecision, verdict: Verdict, delta: number | null = null): LookOutcome => ({
@@ -107,16 +113,18 @@ export function decideLook(
   // Too little information for any claim at this look (a level that rounds to 0): wait for more.
   if (!(level > 1e-15)) return stop("continue", "inconclusive");
   const levels: Levels = { regressed: level, noRegression: level };
-  const v = medalVerdict(look.counts, levels, gate.tolerance);
+  const claims = gate.claims ?? { regressed: gate.tolerance, noRegression: gate.tolerance };
+  const v = medalVerdict(look.counts, levels, claims);
   if (v.verdict === "regressed") return stop("regressed", "regressed", v.delta);
   if (v.verdict === "no-regression" && !gate.regressedOnly)
     return stop("no-regression", "no-regression", v.delta);
   if (look.last) return stop("final", "inconclusive", v.delta);
   if (d.futility > 0 && v.interval) {
     const se = v.interval.se;
-    const zR = (-gate.tolerance - v.delta) / se;
-    const zN = (v.delta + gate.tolerance) / se;
-    const chance = projectedChance(d, look.t, zR) + (gate.regressedOnly ? 0 : projectedChance(d, look.t, zN));
+    const zR = (-claims.regressed - v.delta) / se;
+    const nr = gate.regressedOnly || claims.noRegression === null ? null : claims.noRegression;
+    const chance =
+      projectedChance(d, look.t, zR) + (nr === null ? 0 : projectedChance(d, look.t, (v.delta + nr) / se));
     if (chance < d.futility) return stop("futility", "inconclusive", v.delta);
   }
   return stop("continue", "inconclusive", v.delta);
@@ -152,15 +160,21 @@ export class SuiteMonitor {
   private readonly planned = new Map<string, number>();
   /** Planned head runs before any reserve (the information fraction's denominator). */
   private readonly target: number;
+  readonly design: MonitorDesign;
+  /** Competitions covered by a history bound: never run, counted against the head in each claim. */
+  private readonly covered: Set<string>;
 
   constructor(
     private readonly base: SuiteResults,
     private readonly plan: PlannedRun[],
     private readonly gate: GateInput & { maxNotComparable?: number; percentileTolerance?: number },
-    readonly design: MonitorDesign = monitorDesign(gate.alpha),
+    design: MonitorDesign | undefined = undefined,
     private readonly baselineSource = "file",
     private readonly informed: MonitorHistory | null = null,
   ) {
+    // The runs' analysis spends what the history bounds leave of α (all of it when nothing is covered).
+    this.design = design ?? monitorDesign(informed?.plan.alphaRuns ?? gate.alpha);
+    this.covered = new Set(informed?.plan.competitions.filter((c) => c.covered).map((c) => c.id));
     const seedsOf = new Map(informed?.plan.competitions.map((c) => [c.id, c.seeds]) ?? []);
     const all = new Map<string, number>();
     for (const r of plan) all.set(r.competitionId, (all.get(r.competitionId) ?? 0) + 1);
@@ -218,6 +232,7 @@ export class SuiteMonitor {
       tolerance: this.gate.tolerance,
       maxNotComparable: this.gate.maxNotComparable ?? 0.1,
       regressedOnly: this.gate.percentileTolerance !== undefined,
+      ...(this.covered.size ? { claims: coveredTolerances(this.informed!.plan, this.gate.tolerance) } : {}),
     });
     this.lastLook = out;
     if (out.decision !== "continue") this.stop = out;
@@ -231,6 +246,7 @@ export class SuiteMonitor {
     let notComparable = 0;
     const medals = (rs: RunResult[]) => rs.filter((r) => r.grade?.any_medal).length;
     for (const id of ids) {
+      if (this.covered.has(id)) continue;
       const h = this.used.filter((r) => r.competitionId === id);
       const hOk = h.filter(comparable);
       const bOk = this.base.runs.filter((r) => r.competitionId === id && comparable(r));
@@ -292,6 +308,7 @@ export class SuiteMonitor {
       savedHours: notStarted.reduce((a, p) => a + (secs(p) * Math.max(1, p.gpus)) / 3600, 0),
       gpuHours: gpus > 0,
       interimShare: this.design.interimShare,
+      ...(this.covered.size ? { alphaRuns: this.design.alpha } : {}),
     };
   }
 
@@ -305,6 +322,7 @@ export class SuiteMonitor {
       levels,
       infraLevel: rec.level,
       history: this.informed?.history,
+      informed: this.informed?.plan,
     });
     return { ...cmp, monitor: rec, ...(this.informed ? { informed: this.informed.plan } : {}) };
   }

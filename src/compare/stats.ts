@@ -50,6 +50,20 @@ export interface Levels {
   noRegression: number;
 }
 
+/**
+ * Each claim's tolerance when they differ: with competitions covered by a history bound
+ * (plan/informed.ts) the run competitions must rule out a smaller drop for `no-regression`
+ * (null: it cannot be reached) and show a larger one for `regressed`.
+ */
+export interface ClaimTolerances {
+  regressed: number;
+  noRegression: number | null;
+}
+
+type Tolerance = number | ClaimTolerances;
+const regressedTol = (t: Tolerance) => (typeof t === "number" ? t : t.regressed);
+const noRegressionTol = (t: Tolerance) => (typeof t === "number" ? t : t.noRegression);
+
 export interface AnalyzeOptions {
   /** One-sided significance level of each claim. */
   alpha: number;
@@ -57,6 +71,8 @@ export interface AnalyzeOptions {
   tolerance: number;
   /** Levels for this look; default α for both. */
   levels?: Levels;
+  /** The medal claims' own tolerances (covered competitions); default `tolerance` for both. */
+  claimTolerances?: ClaimTolerances;
   /** Seed for every random draw (Monte Carlo permutations, power simulations). Default 1. */
   seed?: number;
   /** Target power for the minimum detectable effect. Default 0.8. */
@@ -113,6 +129,8 @@ export interface MetricAnalysis {
   /** The largest drop the base allows (its own rate): larger drops cannot happen. */
   maxDrop: number;
   tolerance: number;
+  /** Set when the claims used their own tolerances on the run competitions (covered ones). */
+  claimTolerances?: ClaimTolerances;
   levels: Levels;
   verdict: MetricVerdict;
   why: VerdictWhy;
@@ -299,12 +317,13 @@ export function decide(
   pValue: number,
   b: Bounds | null,
   levels: Levels,
-  tolerance: number,
+  tolerance: Tolerance,
 ): { verdict: MetricVerdict; why: VerdictWhy } {
   if (!b) return { verdict: "inconclusive", why: "too-few" };
-  if (pValue <= levels.regressed && b.upper < -tolerance)
+  if (pValue <= levels.regressed && b.upper < -regressedTol(tolerance))
     return { verdict: "regressed", why: "drop-beyond-tolerance" };
-  if (b.lower > -tolerance) return { verdict: "no-regression", why: "drop-ruled-out" };
+  const nr = noRegressionTol(tolerance);
+  if (nr !== null && b.lower > -nr) return { verdict: "no-regression", why: "drop-ruled-out" };
   if (pValue <= levels.regressed) return { verdict: "inconclusive", why: "drop-within-tolerance" };
   return { verdict: "inconclusive", why: "open" };
 }
@@ -313,7 +332,7 @@ export function decide(
 export function medalVerdict(
   counts: Counts[],
   levels: Levels,
-  tolerance: number,
+  tolerance: Tolerance,
 ): { verdict: MetricVerdict; why: VerdictWhy; pValue: number; interval: Bounds | null; delta: number } {
   const d = counts.map((c) => c.xh / c.nh - c.xb / c.nb);
   const interval = bounds(d, medalFloor(counts), levels);
@@ -322,10 +341,10 @@ export function medalVerdict(
 }
 
 /** Whether the verdict is `regressed`; the exact test runs only when the upper bound allows it. */
-function isRegressed(counts: Counts[], levels: Levels, tolerance: number): boolean {
+function isRegressed(counts: Counts[], levels: Levels, tolerance: Tolerance): boolean {
   const d = counts.map((c) => c.xh / c.nh - c.xb / c.nb);
   const b = bounds(d, medalFloor(counts), levels);
-  return b !== null && b.upper < -tolerance && exactTest(counts).midP <= levels.regressed;
+  return b !== null && b.upper < -regressedTol(tolerance) && exactTest(counts).midP <= levels.regressed;
 }
 
 /**
@@ -339,7 +358,7 @@ function medalPower(
   baseRate: number,
   drop: number,
   levels: Levels,
-  tolerance: number,
+  tolerance: Tolerance,
   simulations: number,
   seed: number,
 ): number | null {
@@ -434,19 +453,22 @@ export function analyzeMetric(
 
   if (binary) {
     const counts = samples.map(countsOf);
-    const v = medalVerdict(counts, o.levels, o.tolerance);
+    const claims = metric === "medal" ? options.claimTolerances : undefined;
+    const tol: Tolerance = claims ?? o.tolerance;
+    const v = medalVerdict(counts, o.levels, tol);
     let power: PowerPoint[] = o.drops.map((drop) => ({ drop, power: null }));
     let mde: number | null = null;
     if (o.simulations > 0) {
       const prior = fitBeta(counts.map((c) => ({ x: c.xb, n: c.nb })));
       const at = (drop: number, sims: number, seed: number) =>
-        medalPower(counts, prior, base, drop, o.levels, o.tolerance, sims, seed);
+        medalPower(counts, prior, base, drop, o.levels, tol, sims, seed);
       power = o.drops.map((drop, i) => ({ drop, power: at(drop, o.simulations, o.seed + 1 + i) }));
       const sims = Math.max(Math.min(200, o.simulations), Math.round(o.simulations / 2));
       mde = medalMde((drop) => at(drop, sims, o.seed), base, o.power);
     }
     return {
       ...common,
+      ...(claims ? { claimTolerances: claims } : {}),
       delta: v.delta,
       interval: v.interval,
       pValue: v.pValue,

@@ -85,6 +85,11 @@ export const SeedsSchema = z.union([
      * saved; no result) or let them `finish` (kept in the results, not used by the verdict).
      */
     inFlight: z.enum(["stop", "finish"]).default("stop"),
+    /**
+     * Cover never-won competitions by a bound from the history instead of head runs (off: each
+     * covered one raises the drop `regressed` needs; docs/statistics.md says when it pays).
+     */
+    cover: z.boolean().default(false),
   }),
 ]);
 
@@ -136,6 +141,16 @@ export const ConfigSchema = z
   .superRefine((c, ctx) => {
     for (const issue of descriptorOf(c.executor).check(configView(c.executor, c)))
       ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+    if (typeof c.seeds !== "number" && c.seeds.cover) {
+      const why = !c.seeds.adaptive
+        ? "needs adaptive: true (covering is part of the history-informed plan)"
+        : !c.seeds.history
+          ? "needs history: true (the bounds come from the default branch's history)"
+          : c.gate.percentileTolerance !== undefined
+            ? "cannot be used with gate.percentileTolerance (a covered competition has no head percentile to gate)"
+            : null;
+      if (why) ctx.addIssue({ code: "custom", path: ["seeds", "cover"], message: `cover ${why}` });
+    }
   })
   // `seeds` becomes the number of seeds per side (the most, when adaptive) and `adaptiveSeeds`.
   .transform(({ seeds, dataDir, ...c }) => ({
@@ -145,7 +160,9 @@ export const ConfigSchema = z
     adaptiveSeeds: typeof seeds === "number" ? false : seeds.adaptive,
     /** The history-informed plan's setting (adaptive seeds only); null: off. */
     historyPlan:
-      typeof seeds !== "number" && seeds.adaptive && seeds.history ? { minRuns: seeds.historyRuns } : null,
+      typeof seeds !== "number" && seeds.adaptive && seeds.history
+        ? { minRuns: seeds.historyRuns, cover: seeds.cover }
+        : null,
     /** Stop the head's runs in flight at the monitor's verdict (adaptive seeds only). */
     stopInFlight: typeof seeds !== "number" && seeds.adaptive && seeds.inFlight === "stop",
   }));

@@ -34,7 +34,9 @@ export function differences(a: unknown, b: unknown, prefix = ""): string[] {
 function asWritten(c: Config): Json {
   const { adaptiveSeeds, historyPlan, stopInFlight, seeds, $schema: _schema, ...rest } = c;
   if (!adaptiveSeeds) return { ...rest, seeds };
-  const history = historyPlan ? { historyRuns: historyPlan.minRuns } : { history: false };
+  const history = historyPlan
+    ? { historyRuns: historyPlan.minRuns, ...(historyPlan.cover ? { cover: true } : {}) }
+    : { history: false };
   const inFlight = stopInFlight ? {} : { inFlight: "finish" };
   return { ...rest, seeds: { max: seeds, adaptive: true, ...history, ...inFlight } };
 }

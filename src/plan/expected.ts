@@ -5,8 +5,8 @@
 // from a stated assumption; run times from the plan. The same inputs give the same numbers.
 import { betaDraw, makeRng } from "../compare/distributions.js";
 import { decideLook, monitorDesign, type LookInput, type MonitorDesign } from "../compare/monitor.js";
-import { medalVerdict, type Counts } from "../compare/stats.js";
-import { informedPlan } from "./informed.js";
+import { medalVerdict, type ClaimTolerances, type Counts } from "../compare/stats.js";
+import { coveredTolerances, informedPlan } from "./informed.js";
 
 /** Assumed when the history has no base runs of a competition: the spread of MLE-bench's lite leaderboard. */
 export const ASSUMED_RATE = { mean: 0.35, rho: 0.45 } as const;
@@ -39,6 +39,8 @@ export interface CostInput {
    * with this many history runs gets its seeds from them and the history as its base side.
    */
   minRuns?: number;
+  /** seeds.cover: never-won competitions covered by a history bound instead of runs. */
+  cover?: boolean;
   /** seeds.inFlight: stop (runs in flight at the verdict stop there, their time left saved); default finish. */
   stopInFlight?: boolean;
 }
@@ -62,7 +64,13 @@ export interface CostEstimate {
   fixed: { noChange: ScenarioCost; atTolerance: ScenarioCost };
   monitored: { noChange: ScenarioCost; atTolerance: ScenarioCost };
   /** The history-informed plan (null: no competition has enough history, or not asked). */
-  informed: { headRuns: number; noChange: ScenarioCost; atTolerance: ScenarioCost } | null;
+  informed: {
+    headRuns: number;
+    /** Competitions covered by a history bound (seeds.cover). */
+    covered: number;
+    noChange: ScenarioCost;
+    atTolerance: ScenarioCost;
+  } | null;
 }
 
 interface HeadRun {
@@ -93,6 +101,7 @@ function look(runs: number[], medals: number[], base: Counts[], seeds: number[])
   const counts: Counts[] = [];
   let headOk = 0;
   for (let i = 0; i < runs.length; i++) {
+    if (seeds[i] === 0) continue; // covered by a history bound: never run
     if (runs[i] === 0) return null;
     headOk += runs[i];
     counts.push({ ...base[i], nh: runs[i], xh: medals[i] });
@@ -115,9 +124,10 @@ function runSuite(
   input: CostInput,
   design: MonitorDesign | null,
   seeds: number[] = input.competitions.map(() => input.seeds),
+  claims?: ClaimTolerances,
 ): { secs: number; wall: number; decisive: boolean } {
   const m = input.competitions.length;
-  const gate = { tolerance: input.tolerance, maxNotComparable: 1 };
+  const gate = { tolerance: input.tolerance, maxNotComparable: 1, ...(claims ? { claims } : {}) };
   const queue = order(
     runs.filter((r) => r.seed < seeds[r.comp]),
     design !== null,
@@ -215,9 +225,14 @@ export function expectedCost(input: CostInput): CostEstimate {
           alpha: input.alpha,
           tolerance: input.tolerance,
           minRuns: input.minRuns,
+          cover: input.cover,
         });
   const useInformed = informed !== null && informed.competitions.some((x) => x.rate !== null);
   const informedSeeds = informed?.competitions.map((x) => x.seeds) ?? [];
+  // Covered competitions: the runs' analysis at what the bounds leave of α, each claim at its tolerance.
+  const covers = informed?.competitions.some((x) => x.covered) ?? false;
+  const informedDesign = covers ? monitorDesign(informed!.alphaRuns) : design;
+  const claims = covers ? coveredTolerances(informed!, input.tolerance) : undefined;
   for (let k = 0; k < suites; k++) {
     const p = ratesOf(c, rng);
     const mean = p.reduce((a, b) => a + b, 0) / Math.max(1, p.length);
@@ -239,7 +254,7 @@ export function expectedCost(input: CostInput): CostEstimate {
           const h = c[i].history;
           return h ? { ...b, nb: h.runs, xb: h.medals } : b;
         });
-        res.informed[scenario].push(runSuite(runs, pooled, input, design, informedSeeds));
+        res.informed[scenario].push(runSuite(runs, pooled, input, informedDesign, informedSeeds, claims));
       }
     }
   }
@@ -257,6 +272,7 @@ export function expectedCost(input: CostInput): CostEstimate {
     informed: useInformed
       ? {
           headRuns: informed!.headRuns,
+          covered: informed!.competitions.filter((x) => x.covered).length,
           noChange: summary(res.informed.noChange, g),
           atTolerance: summary(res.informed.atTolerance, g),
         }

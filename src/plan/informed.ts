@@ -5,6 +5,7 @@
 //  - which competitions are covered by a bound from the history instead of runs (opt-in).
 // docs/statistics.md ("The history-informed plan") says why each step keeps the verdict's level.
 import { logChoose } from "../compare/distributions.js";
+import type { ClaimTolerances } from "../compare/stats.js";
 
 export interface HistoryCounts {
   /** Comparable base runs of the base's current identity, and the medals among them. */
@@ -114,17 +115,22 @@ export function informedPlan(input: InformedInput): InformedPlan {
   });
   if (alphaHistory > 0) {
     // Cover the never-won competitions whose bound costs the least, while their bounds together
-    // use at most half the tolerance (the no-regression claim keeps the rest) and two competitions run.
+    // use at most half the tolerance (the no-regression claim keeps the rest), `regressed` needs at
+    // most twice the tolerance on the run competitions, and two competitions run.
     const candidates = competitions
       .map((c, i) => ({ c, h: input.competitions[i].history }))
       .filter((x) => x.c.rate !== null && x.h!.medals === 0)
       .map((x) => ({ ...x, b: clopperPearson(0, x.h!.runs, level) }))
       .sort((a, b) => a.b.upper - b.b.upper || a.c.id.localeCompare(b.c.id));
     let used = 0;
+    let gain = 0;
     let running = m;
     for (const x of candidates) {
-      if (running <= 2 || used + x.b.upper / m > input.tolerance / 2) break;
+      const regressed = (input.tolerance * m + gain + 1 - x.b.lower) / (running - 1);
+      if (running <= 2 || used + x.b.upper / m > input.tolerance / 2 || regressed > 2 * input.tolerance)
+        break;
       used += x.b.upper / m;
+      gain += 1 - x.b.lower;
       running--;
       x.c.covered = { runs: x.h!.runs, medals: 0, upper: x.b.upper, lower: x.b.lower, level };
       x.c.seeds = 0;
@@ -155,10 +161,7 @@ export function informedKey(c: InformedCompetition, seed: number, seeds: number,
  * have dropped by its upper bound; for `regressed` the head may have gained up to 1 − its lower
  * bound there. Null when a claim cannot be reached at all.
  */
-export function coveredTolerances(
-  plan: InformedPlan,
-  tolerance: number,
-): { noRegression: number | null; regressed: number } {
+export function coveredTolerances(plan: InformedPlan, tolerance: number): ClaimTolerances {
   const m = plan.competitions.length;
   const covered = plan.competitions.filter((c) => c.covered);
   const run = m - covered.length;

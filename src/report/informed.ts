@@ -22,7 +22,20 @@ export function historySentence(cmp: Comparison): string | null {
   return `Base side of the medal analysis: the base's runs now and ${h.runs} earlier runs of the same identity (agent code, command, environment, limits, data, grader) in ${h.competitions} competition${h.competitions === 1 ? "" : "s"}, from ${cmp.history.suites} default-branch suite${cmp.history.suites === 1 ? "" : "s"}; the base medal rate and the change above count both. The infrastructure-error test, the percentiles and the per-competition tables use the base's runs now only.`;
 }
 
-const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+/**
+ * With competitions covered by a history bound: what the figures above are over, and how the
+ * claims count the covered ones. Null when none is covered.
+ */
+export function coveredSummary(cmp: Comparison): string | null {
+  const covered = cmp.competitions.filter((r) => r.covered);
+  const plan = cmp.informed;
+  if (!covered.length || !plan) return null;
+  const ran = cmp.analysis?.medal.competitions ?? 0;
+  const k = covered.length;
+  return `${k} competition${k === 1 ? " was" : "s were"} covered by a bound from the base's history instead of head runs (listed in the details): the medal rates, the change, the interval and the power above are over the ${ran} competition${ran === 1 ? "" : "s"} compared; each claim counts the covered ones at their bound (against the head for \`no-regression\`, as possible gains for the head for \`regressed\`), of α = ${cmp.gate.alpha}, ${num(plan.alphaHistory)} spent on the bounds and ${num(plan.alphaRuns)} on the runs.`;
+}
+
+const num = (x: number) => String(+x.toPrecision(3));
 
 /**
  * A `<details>` block: how many head runs the plan kept and why, each competition's seeds, and
@@ -47,7 +60,7 @@ export function renderInformedPlan(plan: InformedPlan | null, alpha: number): st
   if (covered.length) {
     out.push(
       "",
-      `Covered by a bound from the history instead of runs (${pct(plan.alphaHistory)} of α = ${alpha} spent on these bounds, Bonferroni; the runs' analysis uses the remaining ${pct(plan.alphaRuns)} for each claim):`,
+      `Covered by a bound from the history instead of runs (of α = ${alpha}, ${num(plan.alphaHistory)} is spent on these bounds, Bonferroni; the runs' analysis uses the remaining ${num(plan.alphaRuns)} for each claim):`,
       "",
       ...covered.map((c) => `- ${coveredSentence(c.id, c.covered!)}`),
     );

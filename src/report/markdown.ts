@@ -21,7 +21,7 @@ import {
 import { CHART_OPEN_MAX, TREND_CAPTION, percentileChart, trendChart, wholePoints } from "./charts.js";
 import { VERSION } from "../version.js";
 import { inert } from "./inert.js";
-import { historyCounts, historySentence, renderInformedPlan } from "./informed.js";
+import { coveredSummary, historyCounts, historySentence, renderInformedPlan } from "./informed.js";
 import {
   VERDICT_MEANING,
   VERDICT_TITLE,
@@ -113,6 +113,8 @@ export function verdictSection(cmp: Comparison): string[] {
   if (seeds) out.push("", seeds);
   const history = historySentence(cmp);
   if (history) out.push("", history);
+  const covered = coveredSummary(cmp);
+  if (covered) out.push("", covered);
   if (cmp.monitor) out.push("", monitorSentence(cmp.monitor));
   const reused = (side: SideSummary) => `${side.label} ${side.reused ?? 0} of ${side.runs}`;
   if ((cmp.head.reused ?? 0) + (cmp.base.reused ?? 0) > 0)
@@ -299,7 +301,7 @@ function competitionTable(rows: CompetitionRow[], links?: Record<string, string>
     medals(r.base),
     medals(r.head),
     `${pctNum(r.basePercentile)} → ${pctNum(r.headMeanPercentile)}`,
-    seedLinks(r.head, links),
+    r.covered ? "covered by a history bound" : seedLinks(r.head, links),
   ]);
   return markdownTable([header, ...body], {
     align: ["c", "l", "l", "l", "r", "l"],

@@ -56,20 +56,39 @@ function openStart(m: MetricAnalysis, unit: string): string {
     : `${unit} is ${pts(m.delta)} lower; the`;
 }
 
+/**
+ * The drop each claim is judged against: the tolerance, or with covered competitions the drop the
+ * run competitions must show (`regressed`) or rule out (`no-regression`) for the claim to hold for
+ * the whole suite. Null: `no-regression` cannot be reached.
+ */
+function claimDrop(m: MetricAnalysis, claim: "regressed" | "noRegression"): string | null {
+  const tol = `the ${pts(m.tolerance)} tolerance`;
+  const c = m.claimTolerances;
+  if (!c) return tol;
+  const t = c[claim];
+  if (t === null) return null;
+  return claim === "regressed"
+    ? `${pts(t)}, what the competitions the head ran must show for a suite drop beyond ${tol} with the covered ones counted as possible gains for the head`
+    : `${pts(t)}, what the competitions the head ran must rule out for ${tol} with the covered ones counted against the head`;
+}
+
 /** Why a metric got its verdict, one sentence. */
 export function metricReason(m: MetricAnalysis): string {
   const unit = m.metric === "medal" ? "The medal rate" : "The mean percentile";
-  const tol = pts(m.tolerance);
+  const tolR = claimDrop(m, "regressed");
+  const tolN = claimDrop(m, "noRegression");
   const b = m.interval;
   switch (m.why) {
     case "drop-beyond-tolerance":
-      return `${unit} dropped by ${pts(m.delta)}; the upper bound (${signedPts(b!.upper)}) shows a drop larger than the ${tol} tolerance, and the permutation test agrees (p = ${formatP(m.pValue)} ≤ ${levelText(m.levels.regressed)}).`;
+      return `${unit} dropped by ${pts(m.delta)}; the upper bound (${signedPts(b!.upper)}) shows a drop larger than ${tolR}, and the permutation test agrees (p = ${formatP(m.pValue)} ≤ ${levelText(m.levels.regressed)}).`;
     case "drop-ruled-out":
-      return `The lower bound (${signedPts(b!.lower)}) rules out a drop larger than the ${tol} tolerance.`;
+      return `The lower bound (${signedPts(b!.lower)}) rules out a drop larger than ${tolN}.`;
     case "drop-within-tolerance":
-      return `${unit} dropped significantly (p = ${formatP(m.pValue)}) by ${pts(m.delta)}, but the upper bound (${signedPts(b!.upper)}) does not show the drop exceeds the ${tol} tolerance.`;
+      return `${unit} dropped significantly (p = ${formatP(m.pValue)}) by ${pts(m.delta)}, but the upper bound (${signedPts(b!.upper)}) does not show a drop larger than ${tolR}.`;
     case "open":
-      return `${openStart(m, unit)} lower bound (${signedPts(b!.lower)}) still allows a drop larger than the ${tol} tolerance: more seeds or competitions would settle it.`;
+      return tolN === null
+        ? `${openStart(m, unit)} covered competitions' bounds use the whole ${pts(m.tolerance)} tolerance, so no drop can be ruled out.`
+        : `${openStart(m, unit)} lower bound (${signedPts(b!.lower)}) still allows a drop larger than ${tolN}: more seeds or competitions would settle it.`;
     case "too-few":
       return `One competition cannot bound the difference (p = ${formatP(m.pValue)}).`;
     case "no-data":
@@ -178,9 +197,10 @@ export function monitorSentence(m: MonitorRecord): string {
     ? `Monitored after each stage (${st.ran} of ${st.planned} stages ran)`
     : "Monitored after every run";
   const fixed = m.fixedRuns;
+  const alpha = m.alphaRuns !== undefined ? `the runs' α (${+m.alphaRuns.toPrecision(3)})` : "α";
   const planned = `${m.plannedRuns} planned head runs${fixed !== undefined ? ` (the history-informed plan's; the fixed design has ${fixed})` : ""}`;
   if (m.decision === "final" || m.decision === "continue")
-    return `${how}: the verdict stayed open, so ${m.usedRuns > m.plannedRuns ? `all ${planned} ran, and ${m.usedRuns - m.plannedRuns} more replacing runs lost to infrastructure errors` : `${m.usedRuns} of ${planned} ran`}; the last look used the ${level} (${levelText(m.interimShare)} of α was kept for the looks before it).`;
+    return `${how}: the verdict stayed open, so ${m.usedRuns > m.plannedRuns ? `all ${planned} ran, and ${m.usedRuns - m.plannedRuns} more replacing runs lost to infrastructure errors` : `${m.usedRuns} of ${planned} ran`}; the last look used the ${level} (${levelText(m.interimShare)} of ${alpha} was kept for the looks before it).`;
   const saved =
     m.savedHours >= 1
       ? `${m.savedHours.toFixed(1)} ${m.gpuHours ? "GPU-hours" : "hours of runner time"}`

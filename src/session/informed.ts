@@ -55,6 +55,7 @@ export function historyInformed(
     alpha: config.gate.alpha,
     tolerance: config.gate.tolerance,
     minRuns,
+    cover: config.historyPlan?.cover,
   });
   if (informed.competitions.every((c) => c.rate === null)) {
     const most = Math.max(0, ...competitions.map((c) => c.history.runs));

@@ -63,6 +63,7 @@ export function planCost(
     tolerance: config.gate.tolerance,
     suites: opts.suites,
     minRuns: config.historyPlan?.minRuns,
+    cover: config.historyPlan?.cover,
     stopInFlight: config.stopInFlight,
   });
   const historyRuns = competitions.reduce((a, c) => a + (c.history?.runs ?? 0), 0);

@@ -16,7 +16,7 @@ import { byCompetitionAndSeed, diffPageName } from "./nav.js";
 
 /** The suite page: the verdict and what changed, competition by competition. */
 
-export type Group = "lost" | "gained" | "unchanged" | "not-comparable";
+export type Group = "lost" | "gained" | "unchanged" | "not-comparable" | "covered";
 
 /** The index's groups, in the order they are shown, with their headings. */
 export const GROUPS: [Group, string][] = [
@@ -24,10 +24,16 @@ export const GROUPS: [Group, string][] = [
   ["gained", "Medals gained"],
   ["unchanged", "Medals unchanged"],
   ["not-comparable", "Not comparable"],
+  ["covered", "Covered by a history bound (not run)"],
 ];
+
+/** The groups this comparison shows: "covered" only when the history-informed plan covered some. */
+const groupsOf = (cmp: Comparison) =>
+  GROUPS.filter(([g]) => g !== "covered" || cmp.competitions.some((r) => r.covered));
 
 /** A competition's group: by how its medals moved (the comment's rule, report/markdown.ts). */
 export function groupOf(row: CompetitionRow): Group {
+  if (row.covered) return "covered";
   if (!row.comparable) return "not-comparable";
   const m = medalChange(row);
   return m < 0 ? "lost" : m > 0 ? "gained" : "unchanged";
@@ -182,17 +188,19 @@ function groupedTables(site: SiteData, cmp: Comparison): string {
   const head6 =
     `<thead><tr><th class="c-name">Competition</th><th class="c-side">Base, per seed</th><th class="c-side">Head, per seed</th>` +
     `<th class="c-pct" title="mean leaderboard percentile, base → head, and its change">Percentile</th><th class="c-why">Failed or invalid runs: why</th><th class="c-diff">Code diff</th></tr></thead>`;
-  return GROUPS.map(([g, title]) => {
-    const rows = grouped.get(g)!;
-    const n = rows.length;
-    return (
-      `<section class="group" data-group="${g}"><h3>${esc(title)} <span class="muted">(${n} competition${n === 1 ? "" : "s"})</span></h3>` +
-      (n
-        ? `<div class="tablebox"><table class="competitions">${head6}<tbody>${rows.map((r) => competitionRow(r, g, base, head)).join("")}</tbody></table></div><p class="none muted" hidden>No competition here matches the filters.</p>`
-        : `<p class="muted">None.</p>`) +
-      `</section>`
-    );
-  }).join("");
+  return groupsOf(cmp)
+    .map(([g, title]) => {
+      const rows = grouped.get(g)!;
+      const n = rows.length;
+      return (
+        `<section class="group" data-group="${g}"><h3>${esc(title)} <span class="muted">(${n} competition${n === 1 ? "" : "s"})</span></h3>` +
+        (n
+          ? `<div class="tablebox"><table class="competitions">${head6}<tbody>${rows.map((r) => competitionRow(r, g, base, head)).join("")}</tbody></table></div><p class="none muted" hidden>No competition here matches the filters.</p>`
+          : `<p class="muted">None.</p>`) +
+        `</section>`
+      );
+    })
+    .join("");
 }
 
 /** Head runs only (no baseline): one table, competitions A→Z. */
@@ -233,10 +241,12 @@ function headOnlyTable(site: SiteData): string {
 /** Filters and sorting (shown only when the script runs; without it the grouped tables stand). */
 function controls(comparing: boolean, counts: Map<Group, number>): string {
   const groups = comparing
-    ? `<fieldset><legend>Show</legend>${GROUPS.map(
-        ([g, t]) =>
-          `<label><input type="checkbox" name="group" value="${g}" checked> ${esc(t.toLowerCase())} (${counts.get(g) ?? 0})</label>`,
-      ).join(" ")}</fieldset>`
+    ? `<fieldset><legend>Show</legend>${GROUPS.filter(([g]) => g !== "covered" || counts.has("covered"))
+        .map(
+          ([g, t]) =>
+            `<label><input type="checkbox" name="group" value="${g}" checked> ${esc(t.toLowerCase())} (${counts.get(g) ?? 0})</label>`,
+        )
+        .join(" ")}</fieldset>`
     : "";
   return (
     `<form id="controls" hidden onsubmit="return false">${groups}` +

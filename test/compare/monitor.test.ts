@@ -181,6 +181,12 @@ describe("SuiteMonitor", () => {
     expect(monitorSentence(halted)).toMatch(
       /\(each competition's mean run time so far\)\. 1 run was in flight at the stop and was stopped there \(seeds\.inFlight: stop\): no result, not used by the verdict; the GPU time it had left is saved too, not counted above\.$/,
     );
+    // With covered competitions the interim share is of what the bounds leave of α.
+    const last = { ...rec, decision: "final" as const, afterStop: [] };
+    expect(monitorSentence(last)).toContain("(2% of α was kept for the looks before it)");
+    expect(monitorSentence({ ...last, alphaRuns: 0.04 })).toContain(
+      "(2% of the runs' α (0.04) was kept for the looks before it)",
+    );
     expect(monitorSentence({ ...halted, stoppedInFlight: ["a", "b", "c"] })).toContain(
       " 3 runs were in flight at the stop and were stopped there (seeds.inFlight: stop): no result, not used by the verdict; the GPU time they had left is saved too",
     );

@@ -75,6 +75,23 @@ describe("config", () => {
     expect(e.message).toContain("seeds.inFlight");
   });
 
+  it("seeds.cover: off by default, on only with the history-informed plan and no percentile gate", () => {
+    const base = { competitions: { include: ["toy-churn"] }, agent: { command: "x" } };
+    const seeds = (extra: object) => ({ ...base, seeds: { max: 3, adaptive: true, ...extra } });
+    expect(validateConfig(seeds({}), "m.yml").historyPlan).toEqual({ minRuns: 20, cover: false });
+    expect(validateConfig(seeds({ cover: true }), "m.yml").historyPlan).toEqual({ minRuns: 20, cover: true });
+    const refused = (input: object) => errorOf(() => validateConfig(input, "m.yml")).message;
+    expect(refused({ ...base, seeds: { max: 3, cover: true } })).toContain(
+      "seeds.cover: cover needs adaptive: true (covering is part of the history-informed plan)",
+    );
+    expect(refused(seeds({ cover: true, history: false }))).toContain(
+      "seeds.cover: cover needs history: true",
+    );
+    expect(refused({ ...seeds({ cover: true }), gate: { percentileTolerance: 0.05 } })).toContain(
+      "seeds.cover: cover cannot be used with gate.percentileTolerance",
+    );
+  });
+
   it("names the path of a bad field and what was expected", () => {
     const e = errorOf(() =>
       loadConfig(write("m.yml", "competitions: {split: toy}\nagent: {command: x}\nlimits: {time: soon}\n")),

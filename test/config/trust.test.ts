@@ -52,6 +52,15 @@ describe("splitTrust: the base judges, the head brings its agent", () => {
     expect(splitTrust(head, head).config.stopInFlight).toBe(true);
   });
 
+  it("keeps the base's seeds.cover: a pull request cannot turn covering on or off", () => {
+    const base = cfg({ seeds: { max: 3, adaptive: true } });
+    const head = cfg({ seeds: { max: 3, adaptive: true, cover: true } });
+    const judged = splitTrust(base, head);
+    expect(judged.config.historyPlan).toEqual({ minRuns: 20, cover: false });
+    expect(judged.ignored).toEqual(["seeds.cover"]);
+    expect(splitTrust(head, base).config.historyPlan).toEqual({ minRuns: 20, cover: true });
+  });
+
   it("lists nothing when the head changes only its agent, or writes a default out", () => {
     const base = cfg();
     expect(splitTrust(base, cfg({ gate: { alpha: 0.05 } }, { command: "other" })).ignored).toEqual([]);

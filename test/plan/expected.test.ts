@@ -72,6 +72,25 @@ describe("expected cost: fixed vs monitored", () => {
     expect(text(false)).toContain("runs in flight at the verdict finish), no change:");
   });
 
+  it("with seeds.cover, prices the covered plan: fewer head runs, and says how many are covered", () => {
+    // 20 competitions with 400 runs each, 4 never won; a 20-point tolerance leaves room for two bounds.
+    const c = profiles(20, (i) => ({ runs: 400, medals: i < 4 ? 0 : 200 }));
+    const base = { ...input(c, 8), tolerance: 0.2, minRuns: 20 };
+    const plain = expectedCost(base);
+    const covered = expectedCost({ ...base, cover: true });
+    expect(plain.informed!.covered).toBe(0);
+    expect(covered.informed!.covered).toBe(2);
+    expect(covered.informed!.headRuns).toBe(plain.informed!.headRuns - 2);
+    const text = describeCost(covered, {
+      gpusPerRun: 2,
+      slots: 8,
+      seeds: 3,
+      tolerance: 0.2,
+      historyRuns: 8000,
+    });
+    expect(text).toContain("2 competitions covered by a history bound (seeds.cover)");
+  });
+
   it("simulates fewer suites for large suites, never fewer than 40", () => {
     expect(defaultSuites(66)).toBe(182);
     expect(defaultSuites(9)).toBe(200);

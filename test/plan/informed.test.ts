@@ -81,7 +81,7 @@ describe("the history-informed plan", () => {
       competitions: comps(hist),
       seeds: 3,
       alpha: 0.05,
-      tolerance: 0.05,
+      tolerance: 0.2,
       cover: true,
     });
     const covered = p.competitions.filter((c) => c.covered);
@@ -90,12 +90,22 @@ describe("the history-informed plan", () => {
     expect(p.alphaRuns).toBeCloseTo(0.04, 12);
     // Bonferroni over all 10 competitions with enough history.
     for (const c of covered) expect(c.covered!.level).toBeCloseTo(0.001, 12);
-    const t = coveredTolerances(p, 0.05);
+    const t = coveredTolerances(p, 0.2);
     const drop = covered.reduce((a, c) => a + c.covered!.upper, 0) / 10;
-    expect(drop).toBeLessThanOrEqual(0.025);
-    expect(t.noRegression).toBeCloseTo((0.05 * 10 - drop * 10) / (10 - covered.length), 12);
-    // The head may have gained everything there: the regressed claim needs a larger drop on the rest.
-    expect(t.regressed).toBeGreaterThan(0.05);
+    expect(drop).toBeLessThanOrEqual(0.1);
+    expect(t.noRegression).toBeCloseTo((0.2 * 10 - drop * 10) / (10 - covered.length), 12);
+    // The head may have gained everything there: the regressed claim needs a larger drop on the
+    // rest, at most twice the tolerance (covering stops before that).
+    expect(t.regressed).toBeGreaterThan(0.2);
+    expect(t.regressed).toBeLessThanOrEqual(0.4);
+    const tighter = informedPlan({
+      competitions: comps(hist),
+      seeds: 3,
+      alpha: 0.05,
+      tolerance: 0.05,
+      cover: true,
+    });
+    expect(tighter.competitions.some((c) => c.covered)).toBe(false);
     expect(covered.every((c) => c.seeds === 0)).toBe(true);
     expect(p.headRuns).toBe(p.competitions.reduce((a, c) => a + c.seeds, 0));
   });
@@ -122,13 +132,16 @@ describe("the plan in the comment's details", () => {
       competitions: hist.map((history, i) => ({ id: `c${i}`, secs: 60, history })),
       seeds: 3,
       alpha: 0.05,
-      tolerance: 0.05,
+      tolerance: 0.2,
       cover: true,
     });
+    expect(plan.competitions.filter((c) => c.covered).length).toBe(1);
     const text = renderInformedPlan(plan, 0.05);
     expect(text).toContain(`History-informed plan: ${plan.headRuns} of 24 head runs planned`);
     expect(text).toContain("| c4 | 200 of 400 runs | 3 |");
-    expect(text).toMatch(/1% of α = 0\.05 spent on these bounds, Bonferroni; .* remaining 4% for each claim/);
+    expect(text).toContain(
+      "of α = 0.05, 0.01 is spent on these bounds, Bonferroni; the runs' analysis uses the remaining 0.04 for each claim",
+    );
     for (const c of plan.competitions.filter((x) => x.covered))
       expect(text).toContain(`- ${coveredSentence(c.id, c.covered!)}`);
   });

@@ -50,7 +50,7 @@ const history = (n: number, extra: History["entries"] = []): History => ({
   version: 1,
   entries: [...Array.from({ length: n }, (_, k) => entry(String(k).repeat(40), steady)), ...extra],
 });
-const config = { historyPlan: { minRuns: 20 }, seeds: 3, gate };
+const config = { historyPlan: { minRuns: 20, cover: false }, seeds: 3, gate };
 
 describe("historyInformed", () => {
   it("pools earlier runs of the base's identity, leaving out the base's own entry", () => {

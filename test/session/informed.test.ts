@@ -114,6 +114,53 @@ describe("medalist run with the history-informed plan", () => {
     },
   );
 
+  it(
+    "seeds.cover: never-won competitions covered by a history bound are not run, and the report says how they count",
+    { timeout: 300_000 },
+    async () => {
+      const out = join(dir, "out-cover");
+      // A 25-point tolerance over 12 competitions leaves room for two bounds (plan/informed.ts).
+      const headEnv: Record<string, string> = { ...baseEnv, SALT: "c" };
+      const cfg = yml("cover", headEnv, undefined, [
+        "seeds: { max: 3, adaptive: true, cover: true }",
+        "gate: { tolerance: 0.25 }",
+      ]);
+      const res = await runCli(
+        ...["run", "--config", cfg, "--out", out, "--baseline", baseFile, "--history", historyFile],
+      );
+      const { head, cmp, report } = read(out);
+      expect(res.code).toBe(0);
+      const covered = cmp.informed!.competitions.filter((c) => c.covered);
+      expect(covered.map((c) => c.id)).toEqual([ids[4], ids[5]]);
+      expect(cmp.informed!.alphaHistory).toBeCloseTo(0.01, 12);
+      // Never run, never "not comparable": they count by their bound.
+      for (const c of covered) {
+        expect(head.runs.some((r) => r.competitionId === c.id)).toBe(false);
+        expect(cmp.competitions.find((r) => r.competitionId === c.id)!.covered).toBe(true);
+      }
+      expect(cmp.dropped).toEqual([]);
+      expect(cmp.analysis!.medal.competitions).toBe(10);
+      const claims = cmp.analysis!.medal.claimTolerances!;
+      // The suite's 25-point tolerance over 12, less the bounds, spread over the 10 that ran.
+      const upper = covered.reduce((a, c) => a + c.covered!.upper, 0);
+      expect(claims.noRegression!).toBeCloseTo((0.25 * 12 - upper) / 10, 12);
+      expect(claims.regressed).toBeCloseTo((0.25 * 12 + 2) / 10, 12);
+      expect(cmp.monitor!.alphaRuns).toBeCloseTo(0.04, 12);
+      expect(cmp.verdict).toBe("no-regression");
+      expect(report).toContain(
+        "2 competitions were covered by a bound from the base's history instead of head runs (listed in the details): the medal rates, the change, the interval and the power above are over the 10 competitions compared",
+      );
+      expect(report).toMatch(
+        /rules out a drop larger than \d+\.\d points, what the competitions the head ran must rule out for the 25\.0 points tolerance with the covered ones counted against the head/,
+      );
+      expect(report).toMatch(
+        /toy-coin-04: base 0 medals in 30 runs of its current identity; its possible drop ≤ \d+\.\d points at 99\.9\d* % \(one-sided\), counted against the head/,
+      );
+      expect(report).toContain("| covered by a history bound |");
+      expect(res.all).toContain("[head] history-informed plan: ");
+    },
+  );
+
   it("--history with --shard is refused in one sentence", async () => {
     const res = await runCli(
       ...["run", "--config", yml("refused", { MEDAL_P: "0" }), "--shard", "1/2", "--history", historyFile],
