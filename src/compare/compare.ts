@@ -4,7 +4,7 @@ import type { GradeReportJson, RunResult, SuiteResults } from "../results/schema
 import { medalOf, type Medal } from "../grade/types.js";
 import { usableAmount } from "../results/usage.js";
 import { hypergeometric } from "./distributions.js";
-import { coveredTolerances, type InformedPlan } from "../plan/informed.js";
+import { coveredIds, coveredTolerances, type InformedPlan } from "../plan/informed.js";
 import {
   analyze,
   type Analysis,
@@ -301,7 +301,7 @@ export function compareRuns(
   const medals: CompetitionSample[] = [];
   const percentiles: CompetitionSample[] = [];
   const dropped: Dropped[] = [];
-  const covered = new Set(options.informed?.competitions.filter((c) => c.covered).map((c) => c.id));
+  const covered = coveredIds(options.informed);
   const rows: CompetitionRow[] = ids.map((id) => {
     const b = base.runs.filter((r) => r.competitionId === id).sort((x, y) => x.seed - y.seed);
     const h = head.runs.filter((r) => r.competitionId === id).sort((x, y) => x.seed - y.seed);
@@ -312,11 +312,12 @@ export function compareRuns(
     const pctValues = (rs: RunResult[]) =>
       rs.map((r) => percentileOf(r, hasLeaderboard)).filter((p): p is number => p !== null);
     const earlier = options.history?.competitions[id];
-    const isComparable = bOk.length + (earlier?.runs ?? 0) > 0 && hOk.length > 0;
+    // A covered competition is never run (the monitor never admits it): it enters by its bound only.
+    const isComparable = !covered.has(id) && bOk.length + (earlier?.runs ?? 0) > 0 && hOk.length > 0;
     if (isComparable) {
       medals.push({ competitionId: id, base: baseMedals(medalValues(bOk), earlier), head: medalValues(hOk) });
       percentiles.push({ competitionId: id, base: pctValues(bOk), head: pctValues(hOk) });
-    } else if (!covered.has(id) || h.length > 0) {
+    } else if (!covered.has(id)) {
       dropped.push({
         competitionId: id,
         side: bOk.length === 0 && hOk.length === 0 ? "both" : hOk.length === 0 ? "head" : "base",
@@ -348,7 +349,7 @@ export function compareRuns(
       headMeanPercentile: pctMean(hOk),
       basePercentile: pctMean(bOk),
       comparable: isComparable,
-      ...(covered.has(id) && h.length === 0 ? { covered: true as const } : {}),
+      ...(covered.has(id) ? { covered: true as const } : {}),
     };
   });
 

@@ -14,7 +14,7 @@
 //    final look reaches either verdict is below `futility`.
 import type { PlannedRun } from "../plan/plan.js";
 import type { RunResult, SuiteResults } from "../results/schema.js";
-import { coveredTolerances, informedKey, type InformedPlan } from "../plan/informed.js";
+import { coveredIds, coveredTolerances, informedKey, type InformedPlan } from "../plan/informed.js";
 import {
   compareRuns,
   infraPValue,
@@ -163,6 +163,8 @@ export class SuiteMonitor {
   readonly design: MonitorDesign;
   /** Competitions covered by a history bound: never run, counted against the head in each claim. */
   private readonly covered: Set<string>;
+  /** Each claim's tolerance on the run competitions (set only when some are covered). */
+  private readonly claims: ClaimTolerances | undefined;
 
   constructor(
     private readonly base: SuiteResults,
@@ -174,7 +176,8 @@ export class SuiteMonitor {
   ) {
     // The runs' analysis spends what the history bounds leave of α (all of it when nothing is covered).
     this.design = design ?? monitorDesign(informed?.plan.alphaRuns ?? gate.alpha);
-    this.covered = new Set(informed?.plan.competitions.filter((c) => c.covered).map((c) => c.id));
+    this.covered = coveredIds(informed?.plan);
+    this.claims = this.covered.size ? coveredTolerances(informed!.plan, gate.tolerance) : undefined;
     const seedsOf = new Map(informed?.plan.competitions.map((c) => [c.id, c.seeds]) ?? []);
     const all = new Map<string, number>();
     for (const r of plan) all.set(r.competitionId, (all.get(r.competitionId) ?? 0) + 1);
@@ -232,7 +235,7 @@ export class SuiteMonitor {
       tolerance: this.gate.tolerance,
       maxNotComparable: this.gate.maxNotComparable ?? 0.1,
       regressedOnly: this.gate.percentileTolerance !== undefined,
-      ...(this.covered.size ? { claims: coveredTolerances(this.informed!.plan, this.gate.tolerance) } : {}),
+      ...(this.claims ? { claims: this.claims } : {}),
     });
     this.lastLook = out;
     if (out.decision !== "continue") this.stop = out;

@@ -229,10 +229,10 @@ export function expectedCost(input: CostInput): CostEstimate {
         });
   const useInformed = informed !== null && informed.competitions.some((x) => x.rate !== null);
   const informedSeeds = informed?.competitions.map((x) => x.seeds) ?? [];
-  // Covered competitions: the runs' analysis at what the bounds leave of α, each claim at its tolerance.
-  const covers = informed?.competitions.some((x) => x.covered) ?? false;
-  const informedDesign = covers ? monitorDesign(informed!.alphaRuns) : design;
-  const claims = covers ? coveredTolerances(informed!, input.tolerance) : undefined;
+  // The runs' analysis at what the history bounds leave of α, each claim at its tolerance (both
+  // the plain ones when nothing is covered).
+  const informedDesign = informed ? monitorDesign(informed.alphaRuns) : design;
+  const claims = informed ? coveredTolerances(informed, input.tolerance) : undefined;
   for (let k = 0; k < suites; k++) {
     const p = ratesOf(c, rng);
     const mean = p.reduce((a, b) => a + b, 0) / Math.max(1, p.length);

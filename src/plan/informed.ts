@@ -155,6 +155,11 @@ export function informedKey(c: InformedCompetition, seed: number, seeds: number,
   return (seeds - seed) * 1e9 + Math.round(sd * 1000) * 1e5 + Math.min(Math.round(secs / 3600), 99_999);
 }
 
+/** The competitions a plan covers by a history bound (empty without a plan). */
+export function coveredIds(plan: InformedPlan | null | undefined): Set<string> {
+  return new Set(plan?.competitions.filter((c) => c.covered).map((c) => c.id));
+}
+
 /**
  * The tolerances the runs' analysis must meet so that each claim holds for the whole suite, with
  * the covered competitions counted against the head: for `no-regression` each covered one may

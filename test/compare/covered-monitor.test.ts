@@ -121,6 +121,16 @@ describe("covered competitions", () => {
     });
     expect(html).toContain("Covered by a history bound (not run)");
     expect(html).toMatch(/data-group="covered"/);
+    // Covered means covered: a head run of a covered competition (never admitted by the monitor)
+    // would not enter the analysis, which already counts the competition by its bound.
+    const stray = suite("head", [...head.runs, fakeRun("c00", 0, "gold")]);
+    const withStray = compareRuns(base, stray, gate, "file", { history, informed });
+    expect(withStray.analysis!.medal.competitions).toBe(M - 2);
+    expect(withStray.competitions.find((r) => r.competitionId === "c00")!.covered).toBe(true);
+    // No competition compared: no sentence qualifies figures that do not exist.
+    const none = compareRuns(base, suite("head", []), gate, "file", { history, informed });
+    expect(none.analysis).toBeNull();
+    expect(renderReport({ ...none, informed })).not.toContain("were covered by a bound");
     // Without covered competitions the viewer shows no such group.
     const plain = compareRuns(
       base,
