@@ -33,7 +33,7 @@ export function coveredSummary(cmp: Comparison): string | null {
   if (!covered.length || !plan || !cmp.analysis) return null;
   const ran = cmp.analysis.medal.competitions;
   const k = covered.length;
-  return `${k} competition${k === 1 ? " was" : "s were"} covered by a bound from the base's history instead of head runs (listed in the details): the medal rates, the change, the interval and the power above are over the ${ran} competition${ran === 1 ? "" : "s"} compared; each claim counts the covered ones at their bound (against the head for \`no-regression\`, as possible gains for the head for \`regressed\`), of α = ${cmp.gate.alpha}, ${num(plan.alphaHistory)} spent on the bounds and ${num(plan.alphaRuns)} on the runs.`;
+  return `${k} competition${k === 1 ? " was" : "s were"} covered by a bound from the base's history instead of head runs (listed in the details): the medal rates, the percentiles, the change, the interval and the power above are over the ${ran} competition${ran === 1 ? "" : "s"} compared; each claim counts the covered ones at their bound (against the head for \`no-regression\`, as possible gains for the head for \`regressed\`), of α = ${cmp.gate.alpha}, ${num(plan.alphaHistory)} spent on the bounds and ${num(plan.alphaRuns)} on the runs.`;
 }
 
 const num = (x: number) => String(+x.toPrecision(3));

@@ -27,9 +27,16 @@ export const GROUPS: [Group, string][] = [
   ["covered", "Covered by a history bound (not run)"],
 ];
 
-/** The groups this comparison shows: "covered" only when the history-informed plan covered some. */
-const groupsOf = (cmp: Comparison) =>
-  GROUPS.filter(([g]) => g !== "covered" || cmp.competitions.some((r) => r.covered));
+/** The groups shown: "covered" only when the history-informed plan covered some. */
+const shownGroups = (counts: Map<Group, number>) =>
+  GROUPS.filter(([g]) => g !== "covered" || counts.has("covered"));
+
+/** How many competitions each group holds (groups with none are absent). */
+function groupCounts(cmp: Comparison | null): Map<Group, number> {
+  const counts = new Map<Group, number>();
+  for (const row of cmp?.competitions ?? []) counts.set(groupOf(row), (counts.get(groupOf(row)) ?? 0) + 1);
+  return counts;
+}
 
 /** A competition's group: by how its medals moved (the comment's rule, report/markdown.ts). */
 export function groupOf(row: CompetitionRow): Group {
@@ -188,7 +195,7 @@ function groupedTables(site: SiteData, cmp: Comparison): string {
   const head6 =
     `<thead><tr><th class="c-name">Competition</th><th class="c-side">Base, per seed</th><th class="c-side">Head, per seed</th>` +
     `<th class="c-pct" title="mean leaderboard percentile, base → head, and its change">Percentile</th><th class="c-why">Failed or invalid runs: why</th><th class="c-diff">Code diff</th></tr></thead>`;
-  return groupsOf(cmp)
+  return shownGroups(groupCounts(cmp))
     .map(([g, title]) => {
       const rows = grouped.get(g)!;
       const n = rows.length;
@@ -241,7 +248,7 @@ function headOnlyTable(site: SiteData): string {
 /** Filters and sorting (shown only when the script runs; without it the grouped tables stand). */
 function controls(comparing: boolean, counts: Map<Group, number>): string {
   const groups = comparing
-    ? `<fieldset><legend>Show</legend>${GROUPS.filter(([g]) => g !== "covered" || counts.has("covered"))
+    ? `<fieldset><legend>Show</legend>${shownGroups(counts)
         .map(
           ([g, t]) =>
             `<label><input type="checkbox" name="group" value="${g}" checked> ${esc(t.toLowerCase())} (${counts.get(g) ?? 0})</label>`,
@@ -323,9 +330,7 @@ export function renderIndex(site: SiteData): string {
           : "No baseline: this page shows the head's runs only, so there is no verdict and nothing is marked better or worse.",
       )}</p></section>`,
     );
-  const counts = new Map<Group, number>();
-  for (const row of cmp?.competitions ?? []) counts.set(groupOf(row), (counts.get(groupOf(row)) ?? 0) + 1);
-  parts.push(`<h2>Competitions</h2>`, controls(cmp !== null, counts));
+  parts.push(`<h2>Competitions</h2>`, controls(cmp !== null, groupCounts(cmp)));
   parts.push(cmp ? groupedTables(site, cmp) : headOnlyTable(site));
   if (base)
     parts.push(

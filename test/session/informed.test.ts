@@ -148,7 +148,7 @@ describe("medalist run with the history-informed plan", () => {
       expect(cmp.monitor!.alphaRuns).toBeCloseTo(0.04, 12);
       expect(cmp.verdict).toBe("no-regression");
       expect(report).toContain(
-        "2 competitions were covered by a bound from the base's history instead of head runs (listed in the details): the medal rates, the change, the interval and the power above are over the 10 competitions compared",
+        "2 competitions were covered by a bound from the base's history instead of head runs (listed in the details): the medal rates, the percentiles, the change, the interval and the power above are over the 10 competitions compared",
       );
       expect(report).toMatch(
         /rules out a drop larger than \d+\.\d points, what the competitions the head ran must rule out for the 25\.0 points tolerance with the covered ones counted against the head/,
