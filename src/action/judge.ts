@@ -1,20 +1,26 @@
 // Which config judges this job. On a pull request the base commit's config decides everything but
 // the agent under test (src/config/trust.ts); the report's first lines say which settings applied.
-import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, posix, relative, resolve } from "node:path";
 import { loadConfig, parseConfigText, validateConfig, type LoadedConfig } from "../config/load.js";
 import type { AgentConfig, Config } from "../config/schema.js";
 import { checkAgentPaths, isInside, splitTrust } from "../config/trust.js";
 import { UserError } from "../errors.js";
 import {
+  baseKind,
+  checkNoLinks,
+  differsFromBase,
   extractFolder,
+  extractPaths,
   fetchFile,
   gitPath,
   haveCommit,
   isTracked,
+  repoRelative,
   repoTop,
   showFile,
+  treeBytes,
 } from "./base-config.js";
 import { Inputs } from "./constants.js";
 import type { EventInfo } from "./event.js";
@@ -26,6 +32,8 @@ export interface JudgedConfig extends LoadedConfig {
   notices: string[];
   /** The base commit's agent, for the base side of `baseline: run`; null: the config's own. */
   baseAgent: AgentConfig | null;
+  /** Where the external grader runs: a private copy of the base commit's files (pull requests). */
+  graderDir?: string;
 }
 
 /** Largest baseline results file read from the base commit. */
@@ -66,20 +74,31 @@ async function fromBase(
   const sha = event.pr!.baseSha;
   if (!sha) throw new UserError("the pull request event names no base commit; cannot read its config");
   const shown = settings.configPath;
-  // Real paths: git names the checkout's top folder with its links resolved.
-  const baseDir = realpathSync(head.baseDir);
-  const path = join(baseDir, basename(head.path));
-  const top = repoTop(baseDir);
+  // The path as spelled, relative to the checkout's top: a link in the PR's checkout resolves nothing.
+  const from = [process.cwd(), ...(env.GITHUB_WORKSPACE ? [resolve(env.GITHUB_WORKSPACE)] : [])];
+  const found = from
+    .map(repoTop)
+    .map((t) => (t === null ? null : { top: t, rel: repoRelative(t, head.path, from) }))
+    .find((t) => t !== null && t.rel !== null);
+  const top = found?.top ?? null;
   const withGit = top !== null && haveCommit(top, sha, log);
-  const root = top ?? realpathSync(resolve(env.GITHUB_WORKSPACE || "."));
-  const rel = gitPath(root, path);
-  if (!isInside(root, path))
+  const workspace = resolve(env.GITHUB_WORKSPACE || ".");
+  const rel = found ? found.rel : top === null ? repoRelative(workspace, head.path, []) : null;
+  if (rel === null)
     throw new UserError(
-      `${shown} is outside the repository checkout ${root}; cannot read it at the base commit`,
+      `${shown} is outside the repository checkout ${top ?? workspace}; cannot read it at the base commit`,
     );
+  // The checkout's top as the config's path spells it (lexical paths below resolve against it).
+  const root = resolve(head.path, ...rel.split("/").map(() => ".."));
+  const what = `config ${shown}`;
+  checkNoLinks(top ?? workspace, rel, what);
   let text: string | null;
-  if (withGit && top) text = showFile(top, sha, rel);
-  else if (settings.token)
+  if (withGit && top) {
+    const kind = baseKind(top, sha, rel, what);
+    if (kind === "folder")
+      throw new UserError(`${what}: ${rel} is a folder in the base commit ${short(sha)}, not a file`);
+    text = kind === "file" ? showFile(top, sha, rel) : null;
+  } else if (settings.token)
     text = await fetchFile({
       token: settings.token,
       apiUrl: event.apiUrl,
@@ -93,6 +112,7 @@ async function fromBase(
       `cannot read ${shown} at the base commit ${short(sha)}: the checkout lacks that commit and there is no github-token; check out with git (actions/checkout)`,
     );
   if (text === null) return noBaseConfig(head, shown, sha);
+  const baseDir = dirname(head.path);
 
   const base = validateConfig(parseConfigText(text, head.path), `${shown} at the base commit ${short(sha)}`);
   const split = splitTrust(
@@ -107,12 +127,17 @@ async function fromBase(
     registryDir: baseRegistry(split.config.registryDir, baseDir, root, git, env),
     baseline: baseBaselineFile(split.config.baseline, baseDir, root, git, env),
   };
+  const grader = config.externalGrader ? baseGraderDir(config.externalGrader, root, git, env) : undefined;
   const notices = split.ignored.length
     ? [
         `> ⚠️ **This pull request changes the evaluation settings**: ${split.ignored.join(", ")}; the base branch's settings apply (${shown} at ${short(sha)}). A pull request changes only the agent under test.`,
       ]
     : [];
-  return { ...head, config, notices, baseAgent: base.agent };
+  if (grader?.changed.length)
+    notices.push(
+      `> ⚠️ **This pull request changes ${grader.changed.join(", ")}**, which the base's externalGrader runs: the base commit's copy is run, from a private copy of its files.`,
+    );
+  return { ...head, config, notices, baseAgent: base.agent, graderDir: grader?.dir };
 }
 
 /** The pull request that adds Medalist: its own settings, except those that run code on the runner. */
@@ -134,6 +159,12 @@ function noBaseConfig(head: LoadedConfig, shown: string, sha: string): JudgedCon
 
 type BaseGit = { top: string; sha: string } | null;
 
+/** `abs` (lexical) inside the checkout as git names it, or null outside; `root` is the top as spelled. */
+function inCheckout(abs: string, root: string, git: BaseGit): string | null {
+  if (git) return repoRelative(git.top, abs, [root]);
+  return isInside(root, abs) ? gitPath(root, abs) : null;
+}
+
 /** The base config's registry as the base commit has it (the checkout's copy is the PR's). */
 function baseRegistry(
   registryDir: string | undefined,
@@ -144,12 +175,13 @@ function baseRegistry(
 ): string | undefined {
   if (registryDir === undefined) return undefined;
   const abs = resolve(baseDir, registryDir);
-  if (!isInside(root, abs)) return abs;
+  const rel = inCheckout(abs, root, git);
+  if (rel === null) return abs;
   if (!git)
     throw new UserError(
       `registryDir ${registryDir}: on a pull request the registry is read from the base commit, which needs the repository checked out with git (actions/checkout)`,
     );
-  const dir = extractFolder(git.top, git.sha, gitPath(git.top, abs), env.RUNNER_TEMP);
+  const dir = extractFolder(git.top, git.sha, rel, env.RUNNER_TEMP, `registryDir ${registryDir}`);
   if (!dir)
     throw new UserError(`registryDir ${registryDir} does not exist in the base commit ${short(git.sha)}`);
   return dir;
@@ -165,21 +197,79 @@ function baseBaselineFile(
 ): Config["baseline"] {
   if (baseline?.source !== "file") return baseline;
   const abs = resolve(baseDir, baseline.path);
-  if (!isInside(root, abs)) return baseline;
-  const rel = gitPath(root, abs);
+  const rel = inCheckout(abs, root, git);
+  if (rel === null) return baseline;
   if (!git) {
     throw new UserError(
       `baseline.path ${baseline.path}: on a pull request a baseline file in the repository is read from the base commit, which needs the repository checked out with git (actions/checkout)`,
     );
   }
-  // A file the workflow produced (not committed) is the workflow's, not the pull request's.
-  if (!isTracked(git.top, rel)) return baseline;
-  const text = showFile(git.top, git.sha, rel, MAX_RESULTS_BYTES);
-  if (text === null)
+  const what = `baseline.path ${baseline.path}`;
+  checkNoLinks(git.top, rel, what);
+  const kind = baseKind(git.top, git.sha, rel, what);
+  if (kind === "folder")
+    throw new UserError(`${what}: ${rel} is a folder in the base commit ${short(git.sha)}, not a file`);
+  if (kind === "missing") {
+    // A file the workflow produced (not committed) is the workflow's, not the pull request's.
+    if (!isTracked(git.top, rel)) return baseline;
     throw new UserError(`baseline.path ${baseline.path} does not exist in the base commit ${short(git.sha)}`);
+  }
+  const text = showFile(git.top, git.sha, rel, MAX_RESULTS_BYTES)!;
   const file = join(mkdtempSync(join(env.RUNNER_TEMP || tmpdir(), "medalist-base-")), "baseline.json");
   writeFileSync(file, text);
   return { source: "file", path: file };
+}
+
+/** The base commit's files copied for the grader when they fit; larger, the folders its arguments name. */
+export const MAX_GRADER_TREE_BYTES = 256 * 1024 ** 2;
+
+/**
+ * The external grader's working folder on a pull request: a private copy of the base commit's
+ * files outside the checkout, at the place of the action's working folder (the command is the
+ * base's; so are the scripts it runs). The whole tree when it fits MAX_GRADER_TREE_BYTES, else
+ * the folders holding the files its arguments name.
+ */
+function baseGraderDir(
+  command: string[],
+  root: string,
+  git: BaseGit,
+  env: NodeJS.ProcessEnv,
+): { dir: string; changed: string[] } {
+  if (!git)
+    throw new UserError(
+      "externalGrader: on a pull request the grader runs in a copy of the base commit's files, which needs the repository checked out with git (actions/checkout)",
+    );
+  const cwd = process.cwd();
+  for (const arg of command)
+    if (isAbsolute(arg) && repoRelative(git.top, resolve(arg), [root]) !== null)
+      throw new UserError(
+        `externalGrader: ${arg} is in the pull request's checkout; on a pull request the grader runs in a copy of the base commit's files, so name it relative to the working folder`,
+      );
+  const dir = mkdtempSync(join(env.RUNNER_TEMP || tmpdir(), "medalist-grader-files-"));
+  const cwdRel = repoRelative(git.top, cwd, []);
+  const below = isInside(cwd, git.top) ? relative(cwd, git.top) : null;
+  const tree = cwdRel === null && below !== null ? join(dir, below) : dir;
+  const runIn = cwdRel !== null ? join(dir, ...cwdRel.split("/").filter(Boolean)) : dir;
+  // The files and folders its arguments name, as the base commit has them.
+  const named: { arg: string; rel: string; kind: "file" | "folder" }[] = [];
+  for (const arg of command) {
+    if (arg.includes("{") || arg.startsWith("-")) continue;
+    const rel = repoRelative(git.top, resolve(cwd, arg), []);
+    if (rel === null || rel === "") continue;
+    const kind = baseKind(git.top, git.sha, rel, `externalGrader ${arg}`);
+    if (kind !== "missing") named.push({ arg, rel, kind });
+  }
+  // A file at the top: the file alone; else its folder.
+  const folderOf = (rel: string) => (posix.dirname(rel) === "." ? rel : posix.dirname(rel));
+  const paths =
+    treeBytes(git.top, git.sha, [""]) <= MAX_GRADER_TREE_BYTES
+      ? [""]
+      : named.map((n) => (n.kind === "file" ? folderOf(n.rel) : n.rel));
+  if (paths.length)
+    extractPaths(git.top, git.sha, paths, tree, "externalGrader", { maxBytes: MAX_GRADER_TREE_BYTES });
+  const changed = named.filter((n) => n.kind === "file" && differsFromBase(git.top, git.sha, n.rel));
+  mkdirSync(runIn, { recursive: true });
+  return { dir: runIn, changed: changed.map((n) => n.rel) };
 }
 
 /** Why a pull request's agent may not run with this executor, or null. */

@@ -37,7 +37,7 @@ export function loadSession(settings: Settings, judged?: JudgedConfig): ActionSe
   };
   // The registry is loaded and the suite planned once; the cache key needs the suite hash.
   return {
-    session: openSession(config, loaded.baseDir),
+    session: { ...openSession(config, loaded.baseDir), graderDir: judged?.graderDir },
     configDir: loaded.baseDir,
     settings: { ...eff, notices: judged?.notices },
     baseAgent: judged?.baseAgent ?? config.agent,

@@ -23,6 +23,8 @@ export interface ExternalContext {
   competition: string;
   submission: string;
   privateDir: string;
+  /** The grader's working folder; default: this process's. */
+  cwd?: string;
 }
 
 /** Finds the last parseable JSON object in text (Python's json may print NaN). */
@@ -79,7 +81,11 @@ export async function gradeExternal(
       err = "";
     let child;
     try {
-      child = spawn(args[0], args.slice(1), { stdio: ["ignore", "pipe", "pipe"], env: graderEnv(home) });
+      child = spawn(args[0], args.slice(1), {
+        cwd: ctx.cwd,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: graderEnv(home),
+      });
     } catch (e) {
       resolve({ code: null, stdout: "", stderr: "", failure: (e as Error).message });
       return;

@@ -29,7 +29,7 @@ export interface GradeOptions {
   /** Where fetched leaderboards live (default: $MEDALIST_LEADERBOARDS_DIR or the user cache). */
   leaderboardsDir?: string;
   /** External grader for competitions with grading: "external". */
-  external?: { command: string[] };
+  external?: { command: string[]; cwd?: string };
   now?: Date;
   /** Largest submission graded (bytes); larger is invalid. Default 1 GiB. */
   maxSubmissionBytes?: number;
@@ -205,6 +205,7 @@ async function gradeFile(opts: GradeOptions, submissionPath: string, board: Boar
         competition: competition.id,
         submission: submissionPath,
         privateDir: opts.privateDir,
+        cwd: opts.external.cwd,
       });
     } else {
       const spec = loadGraderSpec(opts.competitionDir);

@@ -23,6 +23,8 @@ export interface Session {
   baseDir: string;
   registry: Registry;
   plan: Plan;
+  /** The external grader's working folder (on a pull request: a copy of the base commit's files). */
+  graderDir?: string;
 }
 
 export function openSession(config: Config, baseDir: string): Session {
@@ -212,6 +214,7 @@ function sideRunner(input: EvaluateInput): RunSide {
       signal: input.signal,
       selection: input.selection,
       storeDir: input.storeDir,
+      graderDir: session.graderDir,
       // Neither side's results are the agent's code (base/ is written before head/ is hashed).
       notAgentFiles: [dir, ...(input.storeDir ? [input.storeDir] : [])],
       ...input.progress,

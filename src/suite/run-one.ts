@@ -42,6 +42,8 @@ export interface RunContext {
   selection: Selection;
   /** Runner-persistent store of finished runs (keyed by identity); null: none. */
   storeDir: string | null;
+  /** The external grader's working folder; default: this process's. */
+  graderDir?: string;
   outDir: string;
   env: Record<string, string>;
   retry: RetryPolicy;
@@ -159,7 +161,9 @@ export async function runOne(ctx: RunContext, run: PlannedRun, gpus: string[]): 
           privateDir: paths.privateDir,
           submissionPath: runPaths(runDir).submissionFile,
           leaderboardPath: leaderboardPath(entry),
-          external: ctx.config.externalGrader ? { command: ctx.config.externalGrader } : undefined,
+          external: ctx.config.externalGrader
+            ? { command: ctx.config.externalGrader, cwd: ctx.graderDir }
+            : undefined,
         });
   // A grade error can quote submission values, which the agent controls: masked like run.log.
   const masker = new Masker(secretValues({ env: ctx.env, secretEnv: ctx.agent.secrets }));

@@ -70,6 +70,8 @@ export interface SuiteOptions {
   selection?: { fresh?: boolean; rerun?: Outcome[]; only?: string | null };
   /** A runner-persistent folder of finished runs keyed by identity (outside the checkout). */
   storeDir?: string | null;
+  /** The external grader's working folder; default: this process's. */
+  graderDir?: string;
   /** Folders that are never the agent's code (the whole results folder of both sides). */
   notAgentFiles?: string[];
   /** Told of every finished run (src/compare/monitor.ts); true: start no new run (see stopInFlight). */
@@ -282,6 +284,7 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
     instructionsText: upstreamText,
     selection,
     storeDir: opts.storeDir ? resolve(opts.storeDir) : null,
+    graderDir: opts.graderDir,
     log,
     outDir,
     env,
