@@ -40,6 +40,24 @@ describe("external grader environment", () => {
     expect(env.HOME).not.toBe(saved.HOME);
     expect(JSON.stringify(env)).not.toMatch(/ghs_secret|aws|"rt"/);
   });
+
+  it("runs in the working folder it is given (a copy of the base commit's files on a pull request)", async () => {
+    const checkout = mkdtempSync(join(tmpdir(), "medalist-grader-checkout-"));
+    const copy = mkdtempSync(join(tmpdir(), "medalist-grader-copy-"));
+    mkdirSync(join(checkout, "tools"));
+    mkdirSync(join(copy, "tools"));
+    writeFileSync(join(checkout, "tools/grade.sh"), `echo '{"score": 0.99}'\n`);
+    writeFileSync(join(copy, "tools/grade.sh"), `echo '{"score": 0.25}'\n`);
+    const ctx = { competition: "c", submission: "/s", privateDir: "/p" };
+    const saved = process.cwd();
+    process.chdir(checkout);
+    try {
+      expect((await gradeExternal(["sh", "tools/grade.sh"], ctx)).score).toBe(0.99);
+      expect((await gradeExternal(["sh", "tools/grade.sh"], { ...ctx, cwd: copy })).score).toBe(0.25);
+    } finally {
+      process.chdir(saved);
+    }
+  });
 });
 
 describe("agent build context", () => {
