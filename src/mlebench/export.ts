@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { UserError } from "../errors.js";
+import { COMPETITION_ID } from "../registry/schema.js";
 import type { SuiteResults } from "../results/schema.js";
 import { pythonJsonLine, upstreamTimestamp, type RunGroupMetadata, type SubmissionLine } from "./upstream.js";
 
@@ -60,6 +61,14 @@ export function exportRunGroup(
   const out = resolve(dir);
   if (existsSync(out) && readdirSync(out).length > 0)
     throw new UserError(`--mlebench: ${out} is not empty; name a new folder for the run group`);
+  // The ids become folder names: each must be one path component (results read from disk are checked too).
+  const hostile = results.runs.find(
+    (r) => !COMPETITION_ID.test(r.competitionId) || r.competitionId.length > 128,
+  );
+  if (hostile)
+    throw new UserError(
+      `runs[${results.runs.indexOf(hostile)}].competitionId is not a competition id (letters, digits, _ . -, starting with a letter or digit); nothing was exported`,
+    );
   const bad = results.runs.find((r) => r.competitionId.includes("_"));
   if (bad)
     throw new UserError(

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { UserError } from "../errors.js";
+import { COMPETITION_ID } from "../registry/schema.js";
 import {
   RESULTS_SCHEMA_VERSION,
   type GradeReportJson,
@@ -11,6 +12,8 @@ import {
 import { VERSION } from "../version.js";
 import {
   GradingReportSchema,
+  maxUpstreamBytes,
+  readBounded,
   readUpstream,
   RunGroupMetadataSchema,
   type CompetitionReport,
@@ -52,7 +55,9 @@ export function findReports(path: string): string[] {
 /** The upstream run id in a submission path ".../<run group>/<run id>/submission/submission.csv". */
 function runIdOf(submissionPath: string): string | null {
   const parts = submissionPath.split(/[\\/]/);
-  return parts.length >= 3 && parts.at(-2) === "submission" ? parts.at(-3)! : null;
+  const id = parts.length >= 3 && parts.at(-2) === "submission" ? parts.at(-3)! : null;
+  // A run folder's name: one path component ("..", "/" and NUL never make one).
+  return id !== null && COMPETITION_ID.test(id) ? id : null;
 }
 
 function gradeOf(c: CompetitionReport): GradeReportJson {
@@ -95,7 +100,7 @@ export function importRunGroup(path: string, opts: ImportOptions): SuiteResults 
   const hash = createHash("sha256");
   for (const file of reportFiles) {
     const report = readUpstream(file, GradingReportSchema, "an MLE-bench grading report");
-    hash.update(readFileSync(file));
+    hash.update(readBounded(file, maxUpstreamBytes()));
     for (const c of report.competition_reports) {
       bySubmission.delete(c.submission_path); // re-inserted last: keeps report order, newest wins
       bySubmission.set(c.submission_path, { report: c, file });

@@ -1,7 +1,8 @@
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { z } from "zod";
 import { formatZodError } from "../config/errors.js";
 import { UserError } from "../errors.js";
+import { CompetitionIdSchema } from "../registry/schema.js";
 import { reportFlagFields } from "../results/schema.js";
 
 /**
@@ -20,7 +21,7 @@ export type RunGroupMetadata = z.output<typeof RunGroupMetadataSchema>;
 
 /** One line of submission.jsonl (make_submission.py); `mlebench grade` reads the first two. */
 export const SubmissionLineSchema = z.object({
-  competition_id: z.string(),
+  competition_id: CompetitionIdSchema,
   submission_path: z.string().nullable(),
   logs_path: z.string().nullable(),
   code_path: z.string().nullable(),
@@ -32,7 +33,7 @@ const pyFloat = z.union([z.number(), z.literal("NaN")]);
 
 /** CompetitionReport.to_dict() (mlebench/grade_helpers.py). */
 export const CompetitionReportSchema = z.object({
-  competition_id: z.string().min(1),
+  competition_id: CompetitionIdSchema,
   score: pyFloat.nullable(),
   gold_threshold: pyFloat,
   silver_threshold: pyFloat,
@@ -63,42 +64,71 @@ export type GradingReport = z.output<typeof GradingReportSchema>;
  * 1e999 and -1e999, which JSON.parse reads as NaN-marker, Infinity and -Infinity.
  */
 export function parsePythonJson(text: string): unknown {
-  let out = "";
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (inString) {
-      out += ch;
-      if (ch === "\\") out += text[++i] ?? "";
-      else if (ch === '"') inString = false;
-    } else if (ch === '"') {
-      inString = true;
-      out += ch;
-    } else if (text.startsWith("NaN", i)) {
-      out += '"NaN"';
-      i += 2;
-    } else if (text.startsWith("Infinity", i)) {
-      out += "1e999";
-      i += 7;
-    } else out += ch;
-  }
+  // Strings are kept as they are (an unrolled loop: no backtracking on long strings).
+  const out = text.replace(/"[^"\\]*(?:\\[\s\S][^"\\]*)*"|NaN|Infinity/g, (m) =>
+    m === "NaN" ? '"NaN"' : m === "Infinity" ? "1e999" : m,
+  );
   return JSON.parse(out);
 }
 
+/** Largest upstream file read (a grading report of every MLE-bench competition is far smaller). */
+export const MAX_UPSTREAM_BYTES = 64 * 1024 ** 2;
+
+/** The cap on upstream files: MEDALIST_MAX_IMPORT_BYTES when set (tests), else MAX_UPSTREAM_BYTES. */
+export function maxUpstreamBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.MEDALIST_MAX_IMPORT_BYTES);
+  return Number.isSafeInteger(n) && n > 0 ? n : MAX_UPSTREAM_BYTES;
+}
+
 /** Reads and validates one upstream file; a bad file is one sentence naming it and the bad field (exit 2). */
-export function readUpstream<T extends z.ZodType>(path: string, schema: T, what: string): z.output<T> {
+export function readUpstream<T extends z.ZodType>(
+  path: string,
+  schema: T,
+  what: string,
+  maxBytes = maxUpstreamBytes(),
+): z.output<T> {
   let raw: unknown;
+  let bytes: Buffer;
   try {
-    raw = parsePythonJson(readFileSync(path, "utf8"));
+    bytes = readBounded(path, maxBytes);
   } catch (e) {
+    if (e instanceof UserError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     throw new UserError(
-      code === "ENOENT" ? `${what} not found: ${path}` : `${path}: not ${what} (${(e as Error).message})`,
+      code === "ENOENT" ? `${what} not found: ${path}` : `cannot read ${path} (${code ?? "error"})`,
     );
+  }
+  try {
+    raw = parsePythonJson(bytes.toString("utf8"));
+  } catch {
+    // Never the parser's message: it quotes the file's bytes.
+    throw new UserError(`${path}: not ${what} (not valid JSON)`);
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw new UserError(formatZodError(new z.ZodError([parsed.error.issues[0]]), path));
   return parsed.data;
+}
+
+/** The bytes of the regular file `path`, at most `maxBytes` (refused with one sentence when larger). */
+export function readBounded(path: string, maxBytes: number): Buffer {
+  const fd = openSync(path, "r");
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new UserError(`${path} is not a regular file`);
+    if (st.size > maxBytes)
+      throw new UserError(
+        `${path} is ${st.size} bytes, larger than the ${maxBytes} bytes Medalist reads from such a file`,
+      );
+    // Read to maxBytes + 1: a file that grows while read is refused the same way.
+    const buf = Buffer.alloc(Math.min(maxBytes + 1, Math.max(st.size, 0) + 1));
+    let n = 0;
+    for (let r; n < buf.length && (r = readSync(fd, buf, n, buf.length - n, null)) > 0;) n += r;
+    if (n > maxBytes)
+      throw new UserError(`${path} is larger than the ${maxBytes} bytes Medalist reads from such a file`);
+    return buf.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** json.dumps of a flat object with Python's default separators and ensure_ascii (one JSONL line). */

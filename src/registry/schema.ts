@@ -21,12 +21,21 @@ export const LeaderboardPinSchema = z.strictObject({
   bytes: z.number().int().positive(),
 });
 
+/** A competition id: one path component (no "/", no leading "." or "-", no NUL), at most 128 characters. */
+export const COMPETITION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/**
+ * A competition id wherever a file names one (registry, results, run records, imports): checked
+ * before a path is built from it.
+ */
+export const CompetitionIdSchema = z
+  .string()
+  .max(128)
+  .regex(COMPETITION_ID, "not a competition id (letters, digits, _ . -, starting with a letter or digit)");
+
 /** competitions/<id>/competition.json */
 export const CompetitionSchema = z.strictObject({
-  id: z
-    .string()
-    .max(128)
-    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/),
+  id: CompetitionIdSchema,
   name: z.string(),
   category: z.string().default("Other"),
   /** Splits this competition belongs to (toy, low, medium, high, split75, dev, …). */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { COMPETITION_ID, CompetitionIdSchema } from "../registry/schema.js";
 import { RESULTS_SCHEMA_VERSION } from "./versions.js";
 
 /** Bump (in versions.ts, with a migration) when the results document changes incompatibly. */
@@ -42,8 +43,12 @@ export const GradeReportSchema = z.object({
 export const OutcomeSchema = z.enum(["completed", "failed", "timed_out", "oom", "infra_error"]);
 
 export const RunResultSchema = z.object({
-  runId: z.string(),
-  competitionId: z.string(),
+  /** "<competition>.s<seed>": a folder's name under runs/, so one path component like the id. */
+  runId: z
+    .string()
+    .max(160)
+    .regex(COMPETITION_ID, "not a run id (letters, digits, _ . -, starting with a letter or digit)"),
+  competitionId: CompetitionIdSchema,
   seed: z.number().int(),
   outcome: OutcomeSchema,
   exitCode: z.number().int().nullable(),
