@@ -71,8 +71,8 @@ export function parsePythonJson(text: string): unknown {
   return JSON.parse(out);
 }
 
-/** Largest upstream file read (a grading report of every MLE-bench competition is far smaller). */
-export const MAX_UPSTREAM_BYTES = 64 * 1024 ** 2;
+/** Largest upstream file read: tens of thousands of graded submissions (75 competitions × 20 seeds is about 1 MiB). */
+export const MAX_UPSTREAM_BYTES = 32 * 1024 ** 2;
 
 /** The cap on upstream files: MEDALIST_MAX_IMPORT_BYTES when set (tests), else MAX_UPSTREAM_BYTES. */
 export function maxUpstreamBytes(env: NodeJS.ProcessEnv = process.env): number {

@@ -162,7 +162,7 @@ describe("hostile competition ids and oversized files", () => {
     truncateSync(file, 160 * 1024 ** 2);
     const big = await cli(["import", file, "--time-limit", "60", "--out", out]);
     expect(big.code).toBe(2);
-    expect(big.err).toContain("is 167772160 bytes, larger than the 67108864 bytes");
+    expect(big.err).toContain("is 167772160 bytes, larger than the 33554432 bytes");
   });
 
   it("a malformed report's error never quotes its bytes", async () => {
