@@ -209,6 +209,20 @@ export function differsFromBase(top: string, sha: string, path: string): boolean
   return git(top, ["hash-object", "--no-filters", "--", abs]).toString("utf8").trim() !== base;
 }
 
+/** The files under `path` (a folder, "" for all) that differ between commit `sha` and the checkout. */
+export function changedSince(top: string, sha: string, path: string): string[] {
+  const out = git(top, [
+    "--literal-pathspecs",
+    "diff",
+    "--name-only",
+    "--no-renames",
+    "-z",
+    sha,
+    ...(path ? ["--", path] : []),
+  ]);
+  return out.toString("utf8").split("\0").filter(Boolean);
+}
+
 /** Bytes of the blobs under `paths` ("" for the whole tree) of commit `sha`. */
 export const treeBytes = (top: string, sha: string, paths: string[]) => treeListing(top, sha, paths).bytes;
 

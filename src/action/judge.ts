@@ -1,6 +1,6 @@
 // Which config judges this job. On a pull request the base commit's config decides everything but
 // the agent under test (src/config/trust.ts); the report's first lines say which settings applied.
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, posix, relative, resolve } from "node:path";
 import { loadConfig, parseConfigText, validateConfig, type LoadedConfig } from "../config/load.js";
@@ -9,6 +9,7 @@ import { checkAgentPaths, isInside, splitTrust } from "../config/trust.js";
 import { UserError } from "../errors.js";
 import {
   baseKind,
+  changedSince,
   checkNoLinks,
   differsFromBase,
   extractFolder,
@@ -127,6 +128,7 @@ async function fromBase(
     registryDir: baseRegistry(split.config.registryDir, baseDir, root, git, env),
     baseline: baseBaselineFile(split.config.baseline, baseDir, root, git, env),
   };
+  if (git) checkDataDir(resolve(settings.dataDir ?? resolve(baseDir, config.dataDir)), root, git);
   const grader = config.externalGrader ? baseGraderDir(config.externalGrader, root, git, env) : undefined;
   const notices = split.ignored.length
     ? [
@@ -218,6 +220,31 @@ function baseBaselineFile(
   const file = join(mkdtempSync(join(env.RUNNER_TEMP || tmpdir(), "medalist-base-")), "baseline.json");
   writeFileSync(file, text);
   return { source: "file", path: file };
+}
+
+/**
+ * The private answers never come from the pull request: when the data folder is in the checkout,
+ * no file in it may differ from the base commit's, and no link the pull request commits may lead to it.
+ */
+function checkDataDir(dataDir: string, root: string, git: { top: string; sha: string }): void {
+  const rel = repoRelative(git.top, dataDir, [root]);
+  if (rel === null) return;
+  const what = `the data folder ${rel || "."} (dataDir, with the private answers)`;
+  const parts = rel ? rel.split("/") : [];
+  for (let i = 1; i <= parts.length; i++) {
+    const level = parts.slice(0, i).join("/");
+    const st = lstatSync(join(git.top, ...level.split("/")), { throwIfNoEntry: false });
+    if (!st) break;
+    if (st.isSymbolicLink() && isTracked(git.top, level))
+      throw new UserError(
+        `${what}: ${level} is a symbolic link this pull request commits; the judge's data is never read through the pull request's links`,
+      );
+  }
+  const changed = changedSince(git.top, git.sha, rel);
+  if (changed.length)
+    throw new UserError(
+      `${what}: this pull request changes ${changed.length} file(s) in it (${changed[0]}); the private answers never come from the pull request: keep the data folder out of commits, or point data-dir outside the checkout`,
+    );
 }
 
 /** The base commit's files copied for the grader when they fit; larger, the folders its arguments name. */

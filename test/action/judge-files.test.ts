@@ -79,6 +79,9 @@ describe("the pull request's files cannot change its judge", () => {
       }
     }
     git("add", "-A");
+    // Ignored files too: a pull request can commit them (git add -f).
+    const written = Object.keys(files).filter((p) => typeof files[p] === "string");
+    if (written.length) git("add", "-f", "--", ...written);
     git("commit", "-q", "--allow-empty", "-m", "change");
     return git("rev-parse", "HEAD");
   }
@@ -300,6 +303,26 @@ describe("the pull request's files cannot change its judge", () => {
       r,
       "baseline.path ../bl/baseline.json: bl/baseline.json is a symbolic link in this pull request's checkout",
     );
+  });
+
+  it("a file the pull request commits in the data folder is refused", { timeout: T }, async () => {
+    const r = await pr({ ".medalist/data/toy-churn/prepared/private/extra.csv": "id,target\n1,1\n" });
+    refused(
+      r,
+      "the data folder .medalist/data (dataDir, with the private answers): this pull request changes 1 file(s) in it (.medalist/data/toy-churn/prepared/private/extra.csv)",
+    );
+  });
+
+  it("a link the pull request commits on the way to the data folder is refused", { timeout: T }, async () => {
+    const r = await pr({
+      "pr-data/data/toy-churn/prepared/private/answers.csv": "id,target\n",
+      ".medalist": { link: "pr-data" },
+    });
+    refused(
+      r,
+      "the data folder .medalist/data (dataDir, with the private answers): .medalist is a symbolic link this pull request commits",
+    );
+    git("checkout", "-q", "--detach", baseSha);
   });
 
   it("the grader's script: the base's, run from a copy of the base commit", { timeout: T }, async () => {
