@@ -289,7 +289,11 @@ export function extractFolder(
   return join(dir, ...path.split("/"));
 }
 
-/** The config's text at the base commit through the contents API; null when the commit has none. */
+/**
+ * The config's text at the base commit through the contents API; null only when the base commit
+ * has no such file, as the listing of its folders shows (no symbolic link on the way; a 404 the
+ * listings cannot explain, such as a token without access, fails instead).
+ */
 export async function fetchFile(opts: {
   token: string;
   apiUrl: string;
@@ -299,25 +303,56 @@ export async function fetchFile(opts: {
   path: string;
 }): Promise<string | null> {
   const client = createClient(opts.token, { baseUrl: opts.apiUrl, retries: 2 });
-  try {
-    const { data } = await client.rest.repos.getContent({
-      owner: opts.owner,
-      repo: opts.repo,
-      path: opts.path,
-      ref: opts.sha,
-    });
+  const at = `${opts.path} at the base commit ${short(opts.sha)}`;
+  const get = async (path: string) => {
+    try {
+      return (await client.rest.repos.getContent({ owner: opts.owner, repo: opts.repo, path, ref: opts.sha }))
+        .data as unknown;
+    } catch (e) {
+      if (statusOf(e) === 404) return null;
+      throw new UserError(
+        `cannot read ${at} (${statusOf(e) ?? ""} ${(e as Error).message}); ` +
+          "check out with git (actions/checkout) or give github-token contents: read",
+      );
+    }
+  };
+  const data = (await get(opts.path)) as {
+    type?: string;
+    path?: string;
+    content?: unknown;
+  } | null;
+  if (data !== null) {
+    if (!Array.isArray(data) && data.type === "symlink")
+      throw new UserError(
+        `config ${opts.path}: it is a symbolic link at the base commit ${short(opts.sha)}; on a pull request the judge's files are read through real folders only`,
+      );
+    // The API answers a link to a file with the file it leads to: another path.
+    if (!Array.isArray(data) && data.type === "file" && data.path !== undefined && data.path !== opts.path)
+      throw new UserError(
+        `config ${opts.path}: it leads to ${data.path} at the base commit ${short(opts.sha)} (a symbolic link); on a pull request the judge's files are read through real folders only`,
+      );
     if (Array.isArray(data) || data.type !== "file" || typeof data.content !== "string")
-      throw new UserError(`${opts.path} at ${opts.sha.slice(0, 7)} is not a file`);
+      throw new UserError(`${at} is not a file`);
     const text = Buffer.from(data.content, "base64").toString("utf8");
     if (Buffer.byteLength(text) > MAX_CONFIG_BYTES)
-      throw new UserError(`${opts.path} at ${opts.sha.slice(0, 7)} is larger than ${MAX_CONFIG_BYTES} bytes`);
+      throw new UserError(`${at} is larger than ${MAX_CONFIG_BYTES} bytes`);
     return text;
-  } catch (e) {
-    if (statusOf(e) === 404) return null;
-    if (e instanceof UserError) throw e;
-    throw new UserError(
-      `cannot read ${opts.path} at the base commit ${opts.sha.slice(0, 7)} (${statusOf(e) ?? ""} ${(e as Error).message}); ` +
-        "check out with git (actions/checkout) or give github-token contents: read",
-    );
   }
+  // Not found: missing only when a folder's listing shows the entry is not there.
+  const parts = opts.path.split("/");
+  for (let i = 0; i < parts.length; i++) {
+    const folder = parts.slice(0, i).join("/");
+    const listing = await get(folder);
+    if (!Array.isArray(listing))
+      throw new UserError(
+        `cannot tell whether ${at} exists: ${folder || "the repository's top folder"} cannot be listed with github-token; check out with git (actions/checkout) or give github-token contents: read`,
+      );
+    const entry = (listing as { name?: string; type?: string }[]).find((e) => e.name === parts[i]);
+    if (!entry || (i < parts.length - 1 && entry.type === "file")) return null;
+    if (entry.type === "symlink" || entry.type === "submodule")
+      throw new UserError(
+        `config ${opts.path}: ${parts.slice(0, i + 1).join("/")} is a ${entry.type === "symlink" ? "symbolic link" : "submodule"} at the base commit ${short(opts.sha)}; on a pull request the judge's files are read through real folders only`,
+      );
+  }
+  throw new UserError(`cannot read ${at}: the contents API lists it but does not return it`);
 }

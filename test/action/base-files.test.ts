@@ -20,10 +20,12 @@ import {
   differsFromBase,
   extractFolder,
   extractPaths,
+  fetchFile,
   repoRelative,
   repoTop,
 } from "../../src/action/base-config.js";
 import { UserError } from "../../src/errors.js";
+import { FakeGitHub } from "../fixtures/github/server.js";
 
 describe("judge files read from the base commit", () => {
   let repo: string;
@@ -181,5 +183,40 @@ describe("judge files read from the base commit", () => {
     expect(differsFromBase(top, sha, "a/b/c/file")).toBe(true);
     git("checkout", "-q", "--", "a/b/c/file");
     expect(differsFromBase(top, sha, "a/b/c/file")).toBe(false);
+  });
+
+  it("through the contents API: 'missing' only when a folder's listing says so", async () => {
+    const gh = new FakeGitHub();
+    await gh.start();
+    const sha = "a".repeat(40);
+    const read = (path: string) =>
+      fetchFile({ token: "t", apiUrl: gh.url, owner: "acme", repo: "agent", sha, path });
+    const refused = async (path: string) => {
+      try {
+        await read(path);
+      } catch (e) {
+        expect(e).toBeInstanceOf(UserError);
+        return (e as Error).message;
+      }
+      throw new Error("expected a refusal");
+    };
+    try {
+      gh.files.set(`${sha}:ci/medalist.yml`, "name: x\n");
+      gh.files.set(`${sha}:other/file`, "x");
+      gh.links.set(`${sha}:linked`, "ci");
+      expect(await read("ci/medalist.yml")).toBe("name: x\n");
+      expect(await read("nope.yml")).toBeNull();
+      expect(await read("ci/nope.yml")).toBeNull();
+      expect(await read("other/file/x.yml")).toBeNull();
+      expect(await refused("linked/medalist.yml")).toBe(
+        `config linked/medalist.yml: linked is a symbolic link at the base commit ${sha.slice(0, 7)}; on a pull request the judge's files are read through real folders only`,
+      );
+      expect(await refused("linked")).toContain("it is a symbolic link at the base commit");
+      // A token that cannot list the repository: never "missing".
+      gh.faults.push({ method: "GET", path: /\/contents\/?$/, status: 404, times: 5 });
+      expect(await refused("nope.yml")).toContain("cannot tell whether nope.yml at the base commit");
+    } finally {
+      await gh.stop();
+    }
   });
 });
