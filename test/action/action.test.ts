@@ -167,8 +167,9 @@ describe("the action as the runner runs it", () => {
     expect(never.code).toBe(0);
     expect(never.outputs.verdict).toBe("regressed");
     expect(never.summary).toContain("Gate: off");
-    // Only the base commit's config was asked for (the fake has none); nothing about comments.
-    expect(gh.requests.filter((r) => !r.path.startsWith("/repos/acme/agent/contents/"))).toHaveLength(0);
+    // Only the base commit's config was asked for (the fake has none: the file, then the top folder's
+    // listing that shows it missing); nothing about comments.
+    expect(gh.requests.filter((r) => !/^\/repos\/acme\/agent\/contents[/?]/.test(r.path))).toHaveLength(0);
   });
 
   it("refuses a fork pull request on a self-hosted runner unless allowed", async () => {
