@@ -256,11 +256,12 @@ export const MAX_GRADER_TREE_BYTES = 256 * 1024 ** 2;
  * base's; so are the scripts it runs). The whole tree when it fits MAX_GRADER_TREE_BYTES, else
  * the folders holding the files its arguments name.
  */
-function baseGraderDir(
+export function baseGraderDir(
   command: string[],
   root: string,
   git: BaseGit,
   env: NodeJS.ProcessEnv,
+  maxBytes = MAX_GRADER_TREE_BYTES,
 ): { dir: string; changed: string[] } {
   if (!git)
     throw new UserError(
@@ -289,11 +290,10 @@ function baseGraderDir(
   // A file at the top: the file alone; else its folder.
   const folderOf = (rel: string) => (posix.dirname(rel) === "." ? rel : posix.dirname(rel));
   const paths =
-    treeBytes(git.top, git.sha, [""]) <= MAX_GRADER_TREE_BYTES
+    treeBytes(git.top, git.sha, [""]) <= maxBytes
       ? [""]
       : named.map((n) => (n.kind === "file" ? folderOf(n.rel) : n.rel));
-  if (paths.length)
-    extractPaths(git.top, git.sha, paths, tree, "externalGrader", { maxBytes: MAX_GRADER_TREE_BYTES });
+  if (paths.length) extractPaths(git.top, git.sha, paths, tree, "externalGrader", { maxBytes });
   const changed = named.filter((n) => n.kind === "file" && differsFromBase(git.top, git.sha, n.rel));
   mkdirSync(runIn, { recursive: true });
   return { dir: runIn, changed: changed.map((n) => n.rel) };

@@ -24,6 +24,7 @@ import {
   repoRelative,
   repoTop,
 } from "../../src/action/base-config.js";
+import { baseGraderDir } from "../../src/action/judge.js";
 import { UserError } from "../../src/errors.js";
 import { FakeGitHub } from "../fixtures/github/server.js";
 
@@ -217,6 +218,53 @@ describe("judge files read from the base commit", () => {
       expect(await refused("nope.yml")).toContain("cannot tell whether nope.yml at the base commit");
     } finally {
       await gh.stop();
+    }
+  });
+
+  it("the grader's files: the whole base tree when it fits, else the folders its arguments name", () => {
+    const temp = mkdtempSync(join(tmpdir(), "medalist-base-files-g-"));
+    const saved = process.cwd();
+    const g = mkdtempSync(join(tmpdir(), "medalist-base-files-grader-"));
+    const run = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], {
+        cwd: g,
+        encoding: "utf8",
+      }).trim();
+    try {
+      run("init", "-q", "-b", "main");
+      mkdirSync(join(g, "tools"));
+      mkdirSync(join(g, "data"));
+      writeFileSync(join(g, "tools/grade.sh"), "echo base\n");
+      writeFileSync(join(g, "data/big"), "x".repeat(8192));
+      run("add", "-A");
+      run("commit", "-q", "-m", "base");
+      const gsha = run("rev-parse", "HEAD");
+      const gtop = repoTop(g)!;
+      // The pull request's checkout: its own script.
+      writeFileSync(join(g, "tools/grade.sh"), "echo pr\n");
+      process.chdir(g);
+      const env = { RUNNER_TEMP: temp };
+      const git = { top: gtop, sha: gsha };
+      const whole = baseGraderDir(["sh", "tools/grade.sh", "{submission}"], gtop, git, env);
+      expect(readFileSync(join(whole.dir, "tools/grade.sh"), "utf8")).toBe("echo base\n");
+      expect(existsSync(join(whole.dir, "data/big"))).toBe(true);
+      expect(whole.changed).toEqual(["tools/grade.sh"]);
+      expect(whole.dir.startsWith(temp)).toBe(true);
+      // Past the bound: only the script's folder.
+      const part = baseGraderDir(["sh", "tools/grade.sh"], gtop, git, env, 4096);
+      expect(readFileSync(join(part.dir, "tools/grade.sh"), "utf8")).toBe("echo base\n");
+      expect(existsSync(join(part.dir, "data"))).toBe(false);
+      // An absolute path into the checkout would run the pull request's file.
+      expect(refusal(() => baseGraderDir(["sh", join(g, "tools/grade.sh")], gtop, git, env))).toContain(
+        "is in the pull request's checkout; on a pull request the grader runs in a copy of the base commit's files",
+      );
+      expect(refusal(() => baseGraderDir(["sh", "tools/grade.sh"], gtop, null, env))).toContain(
+        "externalGrader: on a pull request the grader runs in a copy of the base commit's files, which needs the repository checked out with git",
+      );
+    } finally {
+      process.chdir(saved);
+      rmSync(temp, { recursive: true, force: true });
+      rmSync(g, { recursive: true, force: true });
     }
   });
 });
