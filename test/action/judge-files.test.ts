@@ -352,4 +352,23 @@ describe("the pull request's files cannot change its judge", () => {
     const results = JSON.parse(readFileSync(join(repo, ".medalist/results/head/results.json"), "utf8"));
     for (const run of results.runs) expect(run.grade.valid_submission, JSON.stringify(run.grade)).toBe(true);
   });
+
+  it(
+    "the grader's folder replaced by a symbolic link to the PR's script: the base's still runs",
+    { timeout: T },
+    async () => {
+      const marker = join(events, "pr-linked-grader-ran");
+      const r = await pr(
+        {
+          "evil/grade.sh": [`touch ${marker}`, "echo '{\"score\": 1}'", ""].join("\n"),
+          tools: { link: "evil" },
+        },
+        { base: gradeBase },
+      );
+      regressed(r);
+      expect(existsSync(marker)).toBe(false);
+      expect(r.comment.split("\n")[0]).toContain("tools/grade.sh");
+      git("checkout", "-q", "--detach", baseSha);
+    },
+  );
 });
