@@ -100,7 +100,7 @@ export function pairedRuns(cmp: Comparison): { pairs: [RunCell, RunCell][]; all:
 }
 
 /** " on the 22 runs both sides ran". */
-const onPaired = (n: number) => ` on the ${n} run${n === 1 ? "" : "s"} both sides ran`;
+export const onPaired = (n: number) => ` on the ${n} run${n === 1 ? "" : "s"} both sides ran`;
 
 /**
  * The cost change, only when every run compared reported one (every run of both sides, or every
@@ -136,27 +136,38 @@ function durationChange(fromMs: number, toMs: number): string {
 }
 
 /**
+ * The agent times a change compares: every run's when both sides ran the same runs (`all`), else
+ * those of the `runs` runs both sides ran (same competition and seed).
+ */
+export function comparedTimes(cmp: Comparison): {
+  all: boolean;
+  runs: number;
+  baseMs: number;
+  headMs: number;
+} {
+  const { pairs, all } = pairedRuns(cmp);
+  if (all) return { all, runs: pairs.length, baseMs: cmp.base.durationMs, headMs: cmp.head.durationMs };
+  const sum = (i: 0 | 1) => pairs.reduce((a, p) => a + (p[i].durationMs ?? 0), 0);
+  return { all, runs: pairs.length, baseMs: sum(0), headMs: sum(1) };
+}
+
+/** " (22 runs)" after a side's total when the sides ran different runs. */
+export const runsNote = (all: boolean, n: number) => (all ? "" : ` (${n} run${n === 1 ? "" : "s"})`);
+
+/**
  * The agent-time row: each side's total and its change, over the runs both sides ran when the
  * sides ran different runs (then each total says how many runs it covers).
  */
-export function agentTime(cmp: Comparison): { base: string; head: string; change: string } {
-  const b = cmp.base;
-  const h = cmp.head;
-  const { pairs, all } = pairedRuns(cmp);
-  if (all)
-    return {
-      base: duration(b.durationMs),
-      head: duration(h.durationMs),
-      change: durationChange(b.durationMs, h.durationMs),
-    };
-  const runs = (n: number) => `(${n} run${n === 1 ? "" : "s"})`;
-  const sum = (i: 0 | 1) => pairs.reduce((a, p) => a + (p[i].durationMs ?? 0), 0);
+function agentTime(cmp: Comparison): { base: string; head: string; change: string } {
+  const t = comparedTimes(cmp);
   return {
-    base: `${duration(b.durationMs)} ${runs(b.runs)}`,
-    head: `${duration(h.durationMs)} ${runs(h.runs)}`,
-    change: pairs.length
-      ? `${durationChange(sum(0), sum(1))}${onPaired(pairs.length)}`
-      : "not compared (no run on both sides)",
+    base: `${duration(cmp.base.durationMs)}${runsNote(t.all, cmp.base.runs)}`,
+    head: `${duration(cmp.head.durationMs)}${runsNote(t.all, cmp.head.runs)}`,
+    change: t.all
+      ? durationChange(t.baseMs, t.headMs)
+      : t.runs
+        ? `${durationChange(t.baseMs, t.headMs)}${onPaired(t.runs)}`
+        : "not compared (no run on both sides)",
   };
 }
 

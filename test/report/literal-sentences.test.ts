@@ -5,6 +5,7 @@ import { compareRuns, type Comparison } from "../../src/compare/compare.js";
 import { SuiteMonitor, seedMajorKey } from "../../src/compare/monitor.js";
 import type { PlannedRun } from "../../src/plan/plan.js";
 import { renderReport } from "../../src/report/markdown.js";
+import { renderIndex } from "../../src/view/index-page.js";
 import type { RunResult } from "../../src/results/schema.js";
 import { competitionIds, fakeRun, fakeSuite, sideOf } from "../helpers/results.js";
 
@@ -172,5 +173,46 @@ describe("sentences that were not literally true (issue 30)", () => {
     const head = sideOf("head", 10, 3, (id, _i, s) => fakeRun(id, s, "gold"));
     const row = line(renderReport(compareRuns(base, head, gate)), "**Medal rate**");
     expect(row).toMatch(/\*\*\+100\.0 pts\*\* 🟢 better \(90%: \+\d/);
+  });
+
+  it("the viewer's headline follows the same rules: agent time over the runs both sides ran, marks by the interval", () => {
+    const cmp = stoppedEarly();
+    const base = fakeSuite("base", []);
+    const html = renderIndex({
+      head: fakeSuite("head", []),
+      base,
+      runs: [],
+      leaderboards: {},
+      history: [],
+      comparison: cmp,
+    });
+    const row = html.match(/<tr><th>Agent time<\/th>.*?<\/tr>/)![0];
+    expect(row).not.toContain("better");
+    expect(row).toContain("1m 6s (66 runs)");
+    expect(row).toContain("on the 22 runs both sides ran");
+    const inconclusive = compareRuns(
+      fakeSuite("base", [
+        fakeRun("a", 0, "none"),
+        fakeRun("a", 1, "none"),
+        fakeRun("b", 0, "none"),
+        fakeRun("b", 1, "gold"),
+      ]),
+      fakeSuite(
+        "head",
+        [0, 1].flatMap((s) => [fakeRun("a", s, "gold"), fakeRun("b", s, "gold")]),
+      ),
+      gate,
+    );
+    const page = renderIndex({
+      head: fakeSuite("head", []),
+      base,
+      runs: [],
+      leaderboards: {},
+      history: [],
+      comparison: inconclusive,
+    });
+    const rate = page.match(/<tr><th>Medal rate<\/th>.*?<\/tr>/)![0];
+    expect(rate).not.toContain("better");
+    expect(rate).toContain("not significant");
   });
 });
