@@ -5,6 +5,7 @@ import { compareRuns, type Comparison } from "../../src/compare/compare.js";
 import { SuiteMonitor, seedMajorKey } from "../../src/compare/monitor.js";
 import type { PlannedRun } from "../../src/plan/plan.js";
 import { renderReport } from "../../src/report/markdown.js";
+import { startLine } from "../../src/suite/progress.js";
 import { renderIndex } from "../../src/view/index-page.js";
 import type { RunResult } from "../../src/results/schema.js";
 import { competitionIds, fakeRun, fakeSuite, sideOf } from "../helpers/results.js";
@@ -214,5 +215,10 @@ describe("sentences that were not literally true (issue 30)", () => {
     const rate = page.match(/<tr><th>Medal rate<\/th>.*?<\/tr>/)![0];
     expect(rate).not.toContain("better");
     expect(rate).toContain("not significant");
+  });
+
+  it("the suite's first log line counts one run, competition and seed in the singular", () => {
+    expect(startLine("head", 1, 1, 1, "a")).toBe("[head] 1 run: 1 competition × 1 seed, agent: a");
+    expect(startLine("base", 66, 22, 3, "a")).toBe("[base] 66 runs: 22 competitions × 3 seeds, agent: a");
   });
 });
