@@ -67,13 +67,14 @@ export function intervalText(m: MetricAnalysis): string {
   return `${levelText(b.level)} interval ${signedPts(b.lower)} to ${signedPts(b.upper)} (${each})`;
 }
 
-/** "The head is 2.0 points better, but the" / "… is the same on both sides, but the" / "… lower; the". */
+/**
+ * "The medal rate is 2.0 points higher, but the" / "… is the same on both sides, but the" / "… lower;
+ * the": what the runs measured, not "better", which the open verdict does not show.
+ */
 function openStart(m: MetricAnalysis, unit: string): string {
   if (Math.abs(m.delta) < 1e-12) return `${unit} is the same on both sides, but the`;
   if (Math.abs(m.delta) < 5e-4) return `${unit} differs by less than 0.1 points, but the`;
-  return m.delta > 0
-    ? `The head is ${pts(m.delta)} better, but the`
-    : `${unit} is ${pts(m.delta)} lower; the`;
+  return m.delta > 0 ? `${unit} is ${pts(m.delta)} higher, but the` : `${unit} is ${pts(m.delta)} lower; the`;
 }
 
 /**

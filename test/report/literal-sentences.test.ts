@@ -164,9 +164,13 @@ describe("sentences that were not literally true (issue 30)", () => {
     );
     const c = compareRuns(base, head, gate);
     expect(c.verdict).toBe("inconclusive");
-    const row = line(renderReport(c), "**Medal rate**");
+    const text = renderReport(c);
+    const row = line(text, "**Medal rate**");
     expect(row).not.toContain("🟢 better");
     expect(row).toContain("**+75.0 pts** not significant (90%:");
+    // The reason says what the runs measured, not that the head is better.
+    expect(text).not.toContain("The head is 75.0 points better");
+    expect(text).toContain("The medal rate is 75.0 points higher, but the lower bound");
   });
 
   it("the headline marks a change better only when its interval excludes no change", () => {
