@@ -3,7 +3,7 @@
 import type { Comparison, Dropped, ErrorCause } from "../compare/compare.js";
 import type { MonitorRecord } from "../compare/monitor.js";
 import type { MetricAnalysis, Verdict } from "../compare/stats.js";
-import { duration } from "./format.js";
+import { duration, points } from "./format.js";
 import { inert } from "./inert.js";
 
 export const VERDICT_TITLE: Record<Verdict, string> = {
@@ -265,7 +265,7 @@ export function stopBiasSentence(cmp: Comparison): string | null {
   const a = cmp.analysis;
   if (!m || !a || m.usedRuns >= m.plannedRuns) return null;
   if (m.decision !== "regressed" && m.decision !== "no-regression") return null;
-  const shown = `the change shown (${signedPts(a.medal.delta)})`;
+  const shown = `the change shown (${points(a.medal.delta)})`;
   const tends =
     m.decision === "regressed"
       ? `${shown} tends to overstate the drop`

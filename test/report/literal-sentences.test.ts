@@ -16,31 +16,31 @@ const infra = (id: string, seed: number): RunResult =>
 const line = (text: string, has: string) => text.split("\n").find((l) => l.includes(has)) ?? "";
 
 /**
- * A monitored head over 22 competitions × 3 seeds whose base always won: the head loses every
- * medal and stops `regressed` at the first look, after 22 of 66 runs (every run takes 1 s).
+ * A monitored head over 22 competitions × 3 seeds (every run takes 1 s). By default the base always
+ * won and the head loses every medal: it stops `regressed` at the first look, after 22 of 66 runs.
  */
-function stoppedEarly(): Comparison {
+function stoppedEarly(
+  baseMedal: (i: number) => string = () => "gold",
+  headMedal: (i: number) => string = () => "none",
+): Comparison {
   const ids = competitionIds(22);
   const plan: PlannedRun[] = [0, 1, 2].flatMap((seed) =>
     ids.map((id) => ({ runId: `${id}.s${seed}`, competitionId: id, seed, expectedSecs: 3600, gpus: 1 })),
   );
   const base = fakeSuite(
     "base",
-    ids.flatMap((id) => [0, 1, 2].map((s) => fakeRun(id, s, "gold"))),
+    ids.flatMap((id, i) => [0, 1, 2].map((s) => fakeRun(id, s, baseMedal(i)))),
   );
   const monitor = new SuiteMonitor(base, plan, { ...gate, maxNotComparable: 0.1 });
   const runs: RunResult[] = [];
   for (const p of [...plan].sort((a, b) => seedMajorKey(b, 3) - seedMajorKey(a, 3))) {
-    const r = fakeRun(p.competitionId, p.seed, "none");
+    const r = fakeRun(p.competitionId, p.seed, headMedal(ids.indexOf(p.competitionId)));
     runs.push(r);
     if (monitor.add(r)) break;
   }
   const head = fakeSuite("head", runs);
   head.suite = { ...base.suite };
-  const cmp = monitor.comparison(head);
-  expect(cmp.verdict).toBe("regressed");
-  expect(cmp.monitor!.usedRuns).toBe(22);
-  return cmp;
+  return monitor.comparison(head);
 }
 
 describe("sentences that were not literally true (issue 30)", () => {
@@ -90,7 +90,10 @@ describe("sentences that were not literally true (issue 30)", () => {
   });
 
   it("after an early stop the agent time compares only the runs both sides ran", () => {
-    const text = renderReport(stoppedEarly());
+    const cmp = stoppedEarly();
+    expect(cmp.verdict).toBe("regressed");
+    expect(cmp.monitor!.usedRuns).toBe(22);
+    const text = renderReport(cmp);
     const row = line(text, "| Agent time");
     // Today: 66 base runs (1m 6s) against 22 head runs (22s) read "−44s 🟢 better".
     expect(row).not.toContain("−44s");
@@ -148,6 +151,20 @@ describe("sentences that were not literally true (issue 30)", () => {
     expect(text).toContain(
       "Stopped early: an estimate taken when it first crosses a boundary tends to lie beyond it, so the change shown (−100.0 pts) tends to overstate the drop; the verdict's level already allows for stopping early.",
     );
+    // Half the competitions always won, half never, on both sides: `no-regression` before the last look.
+    const same = (i: number) => (i % 2 ? "gold" : "none");
+    const cmp = stoppedEarly(same, same);
+    expect(cmp.monitor).toMatchObject({ decision: "no-regression" });
+    expect(cmp.monitor!.usedRuns).toBeLessThan(cmp.monitor!.plannedRuns);
+    expect(renderReport(cmp)).toContain(
+      "Stopped early: an estimate taken when it first crosses a boundary tends to lie beyond it, so the change shown (±0.0 pts) tends to favour the head more than the true change does; the verdict's level already allows for stopping early.",
+    );
+  });
+
+  it("a suite that ran to its last look says nothing about an early stop", () => {
+    const base = sideOf("base", 22, 3, (id, i, s) => fakeRun(id, s, (i + s) % 2 ? "gold" : "none"));
+    const c = compareRuns(base, base, gate);
+    expect(renderReport(c)).not.toContain("Stopped early");
   });
 
   it("the headline does not mark an inconclusive change better", () => {
