@@ -32,10 +32,6 @@ export function levelText(x: number): string {
   return v > 50 ? `${+(100 - +(100 - v).toPrecision(3)).toFixed(4)}%` : `${+v.toPrecision(3)}%`;
 }
 
-export function formatP(p: number): string {
-  return p < 0.001 ? "<0.001" : p.toFixed(3);
-}
-
 /** "p = 0.012" or "p < 0.001". */
 const pText = (p: number) => (p < 0.001 ? "p < 0.001" : `p = ${p.toFixed(3)}`);
 

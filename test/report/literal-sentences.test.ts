@@ -6,6 +6,7 @@ import { SuiteMonitor, seedMajorKey } from "../../src/compare/monitor.js";
 import type { PlannedRun } from "../../src/plan/plan.js";
 import { renderReport } from "../../src/report/markdown.js";
 import { startLine } from "../../src/suite/progress.js";
+import { probabilityText } from "../../src/report/verdict.js";
 import { renderIndex } from "../../src/view/index-page.js";
 import type { RunResult } from "../../src/results/schema.js";
 import { competitionIds, fakeRun, fakeSuite, sideOf } from "../helpers/results.js";
@@ -241,5 +242,23 @@ describe("sentences that were not literally true (issue 30)", () => {
   it("the suite's first log line counts one run, competition and seed in the singular", () => {
     expect(startLine("head", 1, 1, 1, "a")).toBe("[head] 1 run: 1 competition × 1 seed, agent: a");
     expect(startLine("base", 66, 22, 3, "a")).toBe("[base] 66 runs: 22 competitions × 3 seeds, agent: a");
+  });
+
+  it("probabilities are written with the digits they need, and rounding keeps their order", () => {
+    expect(probabilityText(0.05)).toBe("0.05");
+    expect(probabilityText(0.015625)).toBe("0.0156");
+    expect(probabilityText(1.99e-5)).toBe("1.99 × 10⁻⁵");
+    expect(probabilityText(4.77e-29)).toBe("4.77 × 10⁻²⁹");
+    const read = (t: string) => {
+      const m = t.match(/^([0-9.]+) × 10⁻([⁰¹²³⁴⁵⁶⁷⁸⁹]+)$/);
+      return m
+        ? Number(m[1]) * 10 ** -Number([...m[2]].map((c) => "⁰¹²³⁴⁵⁶⁷⁸⁹".indexOf(c)).join(""))
+        : Number(t);
+    };
+    const xs = [9.9996e-5, 1e-4, 1.0004e-4, 0.049, 0.04904, 0.049049, 7.4049e-6, 7.405e-6];
+    for (const x of xs)
+      for (const y of xs)
+        if (x <= y)
+          expect(read(probabilityText(x))).toBeLessThanOrEqual(read(probabilityText(y)) * (1 + 1e-12));
   });
 });
