@@ -27,6 +27,10 @@ export interface RunCell {
   runDir: string;
   /** False for infrastructure errors and grader failures: they count on neither side. */
   comparable?: boolean;
+  /** The run's wall time (cellOf sets it). */
+  durationMs?: number;
+  /** Its self-reported cost when usable (logs/usage.json), else null (cellOf sets it). */
+  dollars?: number | null;
 }
 
 export interface SideSummary {
@@ -127,6 +131,8 @@ export interface Comparison {
   history?: BaseHistoryUsed;
   /** The history-informed plan the head ran (plan/informed.ts); absent when it ran every seed. */
   informed?: InformedPlan;
+  /** Set when the medal power and MDE were not simulated (simulations: 0). */
+  powerSkipped?: true;
 }
 
 /** Earlier base runs of the base's current identity that the medal analysis counts on the base side. */
@@ -173,6 +179,8 @@ export function cellOf(r: RunResult): RunCell {
     error: r.failure?.cause ?? g?.error ?? r.error,
     runDir: r.runDir,
     comparable: comparable(r),
+    durationMs: r.durationMs,
+    dollars: usableAmount(r.usage?.dollars) ? r.usage.dollars : null,
   };
 }
 
@@ -405,6 +413,7 @@ export function compareRuns(
     gate,
     baselineSource,
     ...(options.history ? { history: options.history } : {}),
+    ...(options.simulations === 0 ? { powerSkipped: true as const } : {}),
   };
 }
 

@@ -33,6 +33,7 @@ import {
   monitorSentence,
   seedCountsSentence,
   powerSentence,
+  stopBiasSentence,
 } from "./verdict.js";
 
 export interface ReportOptions {
@@ -62,19 +63,64 @@ export function mark(delta: number | null, higherIsBetter = true, epsilon = 1e-9
   return delta > 0 === higherIsBetter ? "🟢 better" : "🔴 worse";
 }
 
+/**
+ * The headline's mark for an analysed change: better or worse only when its interval (the one
+ * printed beside it) excludes no change, "not significant" when it does not, nothing without one.
+ */
+export function significanceMark(m: MetricAnalysis): string {
+  if (Math.abs(m.delta) <= 1e-9) return "⚪ same";
+  const b = m.interval;
+  if (!b) return "";
+  if (b.lower > 0) return "🟢 better";
+  if (b.upper < 0) return "🔴 worse";
+  return "not significant";
+}
+
 /** A headline cell: "$1.20", "$1.20 (1 of 3)" when some runs did not report, or "—". */
 const costCell = (s: SideSummary) =>
   s.dollars === null
     ? "—"
     : `$${s.dollars.toFixed(2)}${s.dollarsRuns < s.runs ? ` (${s.dollarsRuns} of ${s.runs})` : ""}`;
 
-/** The cost change, only when every run of both sides reported one; never a better/worse mark. */
-function costChange(b: SideSummary, h: SideSummary): string {
+/**
+ * The runs both sides ran (same competition and seed), base then head, and whether they are every
+ * run of both sides. After an early stop, or with the history-informed plan, the head ran fewer:
+ * totals over different runs are not a change.
+ */
+export function pairedRuns(cmp: Comparison): { pairs: [RunCell, RunCell][]; all: boolean } {
+  const pairs: [RunCell, RunCell][] = [];
+  for (const r of cmp.competitions) {
+    const head = new Map(r.head.map((c) => [c.seed, c]));
+    for (const b of r.base) {
+      const h = head.get(b.seed);
+      if (h) pairs.push([b, h]);
+    }
+  }
+  return { pairs, all: pairs.length === cmp.base.runs && pairs.length === cmp.head.runs };
+}
+
+/** " on the 22 runs both sides ran". */
+export const onPaired = (n: number) => ` on the ${n} run${n === 1 ? "" : "s"} both sides ran`;
+
+/**
+ * The cost change, only when every run compared reported one (every run of both sides, or every
+ * run both sides ran when they ran different runs); never a better/worse mark.
+ */
+function costChange(cmp: Comparison): string {
+  const b = cmp.base;
+  const h = cmp.head;
   if (b.dollars === null && h.dollars === null) return "not reported";
-  if (b.dollars === null || h.dollars === null || b.dollarsRuns < b.runs || h.dollarsRuns < h.runs)
-    return "not compared";
-  const d = h.dollars - b.dollars;
-  return `${d >= 0 ? "+" : "−"}$${Math.abs(d).toFixed(2)} unverified`;
+  const { pairs, all } = pairedRuns(cmp);
+  const money = (d: number) => `${d >= 0 ? "+" : "−"}$${Math.abs(d).toFixed(2)} unverified`;
+  if (all) {
+    if (b.dollars === null || h.dollars === null || b.dollarsRuns < b.runs || h.dollarsRuns < h.runs)
+      return "not compared";
+    return money(h.dollars - b.dollars);
+  }
+  const reported = pairs.filter(([x, y]) => typeof x.dollars === "number" && typeof y.dollars === "number");
+  if (pairs.length === 0 || reported.length < pairs.length) return "not compared";
+  const sum = (i: 0 | 1) => reported.reduce((a, p) => a + (p[i].dollars as number), 0);
+  return `${money(sum(1) - sum(0))},${onPaired(pairs.length)}`;
 }
 
 /** The sentence under the headline when any run reported a cost (empty otherwise). */
@@ -89,16 +135,53 @@ function durationChange(fromMs: number, toMs: number): string {
   return `${ms > 0 ? "+" : ms < 0 ? "−" : "±"}${duration(Math.abs(ms))} ${mark(ms, false, 0)}`;
 }
 
+/**
+ * The agent times a change compares: every run's when both sides ran the same runs (`all`), else
+ * those of the `runs` runs both sides ran (same competition and seed).
+ */
+export function comparedTimes(cmp: Comparison): {
+  all: boolean;
+  runs: number;
+  baseMs: number;
+  headMs: number;
+} {
+  const { pairs, all } = pairedRuns(cmp);
+  if (all) return { all, runs: pairs.length, baseMs: cmp.base.durationMs, headMs: cmp.head.durationMs };
+  const sum = (i: 0 | 1) => pairs.reduce((a, p) => a + (p[i].durationMs ?? 0), 0);
+  return { all, runs: pairs.length, baseMs: sum(0), headMs: sum(1) };
+}
+
+/** " (22 runs)" after a side's total when the sides ran different runs. */
+export const runsNote = (all: boolean, n: number) => (all ? "" : ` (${n} run${n === 1 ? "" : "s"})`);
+
+/**
+ * The agent-time row: each side's total and its change, over the runs both sides ran when the
+ * sides ran different runs (then each total says how many runs it covers).
+ */
+function agentTime(cmp: Comparison): { base: string; head: string; change: string } {
+  const t = comparedTimes(cmp);
+  return {
+    base: `${duration(cmp.base.durationMs)}${runsNote(t.all, cmp.base.runs)}`,
+    head: `${duration(cmp.head.durationMs)}${runsNote(t.all, cmp.head.runs)}`,
+    change: t.all
+      ? durationChange(t.baseMs, t.headMs)
+      : t.runs
+        ? `${durationChange(t.baseMs, t.headMs)}${onPaired(t.runs)}`
+        : "not compared (no run on both sides)",
+  };
+}
+
 /** The verdict, what it means, and the sentences behind it (src/report/verdict.ts). */
 export function verdictSection(cmp: Comparison): string[] {
   const a = cmp.analysis;
   const out: string[] = [`_${VERDICT_MEANING[cmp.verdict]}_`];
   for (const e of errorLines(cmp)) out.push("", `⛔ ${e}`);
   if (a) {
+    const power = powerSentence(a.medal, a.targetPower, !cmp.powerSkipped);
     out.push(
       "",
-      `${cmp.verdict === "error" ? "Not used for the verdict: " : ""}${metricReason(a.medal)} Tolerance: a ${(cmp.gate.tolerance * 100).toFixed(1)}-point drop; α = ${cmp.gate.alpha}. ` +
-        powerSentence(a.medal, a.targetPower),
+      `${cmp.verdict === "error" ? "Not used for the verdict: " : ""}${metricReason(a.medal)} Tolerance: a ${(cmp.gate.tolerance * 100).toFixed(1)}-point drop; α = ${cmp.gate.alpha}.` +
+        (power ? ` ${power}` : ""),
     );
     if (a.percentile && cmp.gate.percentileTolerance !== undefined)
       out.push("", `Percentile (gated): ${metricReason(a.percentile)}`);
@@ -116,6 +199,8 @@ export function verdictSection(cmp: Comparison): string[] {
   const covered = coveredSummary(cmp);
   if (covered) out.push("", covered);
   if (cmp.monitor) out.push("", monitorSentence(cmp.monitor));
+  const bias = stopBiasSentence(cmp);
+  if (bias) out.push("", bias);
   const reused = (side: SideSummary) => `${side.label} ${side.reused ?? 0} of ${side.runs}`;
   if ((cmp.head.reused ?? 0) + (cmp.base.reused ?? 0) > 0)
     out.push(
@@ -202,7 +287,12 @@ function comparedRates(cmp: Comparison, m: MetricAnalysis): [string, string] {
   ];
 }
 
-/** The headline: medal rate, percentile, cost and time, base → head, each with one mark. */
+const withSpace = (text: string) => (text ? ` ${text}` : "");
+
+/**
+ * The headline: medal rate, percentile, cost and time, base → head. The rates are marked by their
+ * interval; without an analysis (no competition compared on both sides) they are not marked.
+ */
 function headline(cmp: Comparison): string {
   const b = cmp.base;
   const h = cmp.head;
@@ -217,7 +307,7 @@ function headline(cmp: Comparison): string {
     : b.meanPercentile !== null && h.meanPercentile !== null
       ? h.meanPercentile - b.meanPercentile
       : null;
-  const time = durationChange(b.durationMs, h.durationMs);
+  const time = agentTime(cmp);
   const [baseRate, headRate] = a
     ? comparedRates(cmp, a.medal)
     : [rateCell(b.medalRate, b.medals, b.comparable), rateCell(h.medalRate, h.medals, h.comparable)];
@@ -228,17 +318,17 @@ function headline(cmp: Comparison): string {
         "**Medal rate**",
         baseRate,
         `**${headRate.replace(/^(\S+)/, "$1**")}`,
-        `**${points(rateDelta)}** ${mark(rateDelta)}${a?.medal.interval ? ` (${levelText(a.medal.interval.level)}: ${shortInterval(a.medal)})` : ""}`,
+        `**${points(rateDelta)}**${withSpace(a ? significanceMark(a.medal) : "")}${a?.medal.interval ? ` (${levelText(a.medal.interval.level)}: ${shortInterval(a.medal)})` : ""}`,
       ],
       [
         "Mean percentile",
         // The percentiles the change is the difference of (a run with nothing gradeable counts 0).
         pct(a?.percentile ? a.percentile.base : b.meanPercentile),
         pct(a?.percentile ? a.percentile.head : h.meanPercentile),
-        `${points(pctDelta)} ${mark(pctDelta)}`,
+        `${points(pctDelta)}${withSpace(a?.percentile ? significanceMark(a.percentile) : "")}`,
       ],
-      ["Cost (self-reported)", costCell(b), costCell(h), costChange(b, h)],
-      ["Agent time", duration(b.durationMs), duration(h.durationMs), time],
+      ["Cost (self-reported)", costCell(b), costCell(h), costChange(cmp)],
+      ["Agent time", time.base, time.head, time.change],
     ],
     { align: ["l", "r", "r", "l"] },
   );
@@ -328,7 +418,9 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
 
   const gained = cmp.competitions.filter((r) => medalChange(r) > 0);
   const lost = cmp.competitions.filter((r) => medalChange(r) < 0);
-  const rest = cmp.competitions.filter((r) => !gained.includes(r) && !lost.includes(r));
+  // Only a competition compared on both sides can have unchanged medals.
+  const rest = cmp.competitions.filter((r) => r.comparable && medalChange(r) === 0);
+  const notCompared = cmp.competitions.filter((r) => !r.comparable);
   const key = `🟢 better 🔴 worse ⚪ same (medals, then percentile) · one mark per seed: ${MEDAL_ICON.gold} gold ${MEDAL_ICON.silver} silver ${MEDAL_ICON.bronze} bronze ${MEDAL_ICON.none} no medal ${NOT_COMPARABLE_ICON} not comparable · percentile: mean leaderboard percentile, base → head · head runs: one link per seed.`;
   if (lost.length)
     out.push(
@@ -344,7 +436,13 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
       "",
       competitionTable(gained, opts.links),
     );
-  if (!lost.length && !gained.length) out.push("", "No competition's medal count changed.");
+  if (!lost.length && !gained.length)
+    out.push(
+      "",
+      rest.length
+        ? "No competition's medal count changed."
+        : "No competition has comparable runs on both sides, so no medal change is shown.",
+    );
   if (rest.length) {
     out.push(
       "",
@@ -352,6 +450,19 @@ export function renderReport(cmp: Comparison, opts: ReportOptions = {}): string 
       "",
     );
     out.push(competitionTable(rest, opts.links), "", "</details>");
+  }
+  if (notCompared.length) {
+    const why = notCompared.some((r) => r.covered)
+      ? notCompared.every((r) => r.covered)
+        ? "covered by a history bound"
+        : "no comparable run on one side, or covered by a history bound"
+      : "no comparable run on one side";
+    out.push(
+      "",
+      `<details><summary>${notCompared.length} competition${notCompared.length === 1 ? "" : "s"} not compared (${why})</summary>`,
+      "",
+    );
+    out.push(competitionTable(notCompared, opts.links), "", "</details>");
   }
   out.push("", `<sub>${key}</sub>`);
   // Why the head's runs that did not complete ended: the cause, not just the word.

@@ -3,7 +3,7 @@
 import type { Comparison, Dropped, ErrorCause } from "../compare/compare.js";
 import type { MonitorRecord } from "../compare/monitor.js";
 import type { MetricAnalysis, Verdict } from "../compare/stats.js";
-import { duration } from "./format.js";
+import { duration, points } from "./format.js";
 import { inert } from "./inert.js";
 
 export const VERDICT_TITLE: Record<Verdict, string> = {
@@ -32,8 +32,24 @@ export function levelText(x: number): string {
   return v > 50 ? `${+(100 - +(100 - v).toPrecision(3)).toFixed(4)}%` : `${+v.toPrecision(3)}%`;
 }
 
-export function formatP(p: number): string {
-  return p < 0.001 ? "<0.001" : p.toFixed(3);
+/** "p = 0.012" or "p < 0.001". */
+const pText = (p: number) => (p < 0.001 ? "p < 0.001" : `p = ${p.toFixed(3)}`);
+
+const SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹";
+/**
+ * A probability with three significant digits, below 10⁻⁴ in powers of ten: 0.05, 0.0156,
+ * 1.99 × 10⁻⁵. Rounding to significant digits keeps order, so x ≤ y still reads so.
+ */
+export function probabilityText(x: number): string {
+  if (x >= 1e-4 || x === 0) return String(+x.toPrecision(3));
+  const [mantissa, exponent] = x.toExponential(2).split("e");
+  const power = [...String(-Number(exponent))].map((d) => SUPERSCRIPT[Number(d)]).join("");
+  return `${+mantissa} × 10⁻${power}`;
+}
+
+/** "p = 1.2 × 10⁻⁹ ≤ 1.99 × 10⁻⁵": the p-value and the level it is at most, in the same units. */
+function pAtMost(p: number, level: number): string {
+  return `${p < 1e-300 ? "p < 10⁻³⁰⁰" : `p = ${probabilityText(p)}`} ≤ ${probabilityText(level)}`;
 }
 
 /** "90% interval −12.0 to +3.0 pts (each bound one-sided at 5%)". */
@@ -47,13 +63,14 @@ export function intervalText(m: MetricAnalysis): string {
   return `${levelText(b.level)} interval ${signedPts(b.lower)} to ${signedPts(b.upper)} (${each})`;
 }
 
-/** "The head is 2.0 points better, but the" / "… is the same on both sides, but the" / "… lower; the". */
+/**
+ * "The medal rate is 2.0 points higher, but the" / "… is the same on both sides, but the" / "… lower;
+ * the": what the runs measured, not "better", which the open verdict does not show.
+ */
 function openStart(m: MetricAnalysis, unit: string): string {
   if (Math.abs(m.delta) < 1e-12) return `${unit} is the same on both sides, but the`;
   if (Math.abs(m.delta) < 5e-4) return `${unit} differs by less than 0.1 points, but the`;
-  return m.delta > 0
-    ? `The head is ${pts(m.delta)} better, but the`
-    : `${unit} is ${pts(m.delta)} lower; the`;
+  return m.delta > 0 ? `${unit} is ${pts(m.delta)} higher, but the` : `${unit} is ${pts(m.delta)} lower; the`;
 }
 
 /**
@@ -80,33 +97,45 @@ export function metricReason(m: MetricAnalysis): string {
   const b = m.interval;
   switch (m.why) {
     case "drop-beyond-tolerance":
-      return `${unit} dropped by ${pts(m.delta)}; the upper bound (${signedPts(b!.upper)}) shows a drop larger than ${tolR}, and the permutation test agrees (p = ${formatP(m.pValue)} ≤ ${levelText(m.levels.regressed)}).`;
+      return `${unit} dropped by ${pts(m.delta)}; the upper bound (${signedPts(b!.upper)}) shows a drop larger than ${tolR}, and the permutation test agrees (${pAtMost(m.pValue, m.levels.regressed)}, the one-sided level).`;
     case "drop-ruled-out":
       return `The lower bound (${signedPts(b!.lower)}) rules out a drop larger than ${tolN}.`;
     case "drop-within-tolerance":
-      return `${unit} dropped significantly (p = ${formatP(m.pValue)}) by ${pts(m.delta)}, but the upper bound (${signedPts(b!.upper)}) does not show a drop larger than ${tolR}.`;
+      return `${unit} dropped significantly (${pText(m.pValue)}) by ${pts(m.delta)}, but the upper bound (${signedPts(b!.upper)}) does not show a drop larger than ${tolR}.`;
     case "open":
       return tolN === null
         ? `${openStart(m, unit)} covered competitions' bounds use the whole ${pts(m.tolerance)} tolerance, so no drop can be ruled out.`
         : `${openStart(m, unit)} lower bound (${signedPts(b!.lower)}) still allows a drop larger than ${tolN}: more seeds or competitions would settle it.`;
     case "too-few":
-      return `One competition cannot bound the difference (p = ${formatP(m.pValue)}).`;
+      return `One competition cannot bound the difference (${pText(m.pValue)}).`;
     case "no-data":
       return "No competition has comparable runs on both sides.";
   }
 }
 
-/** What the design could detect: the MDE sentence, honest about drops that cannot happen. */
-export function powerSentence(m: MetricAnalysis, targetPower: number): string {
+/**
+ * What the design could detect: the MDE sentence, honest about drops that cannot happen. Empty
+ * after `regressed`: those runs did flag the drop, and a chance of flagging one (computed at the
+ * level the verdict used, which after an early stop is tiny) would only seem to contradict it.
+ * `simulated`: false when the medal power was skipped (simulations: 0).
+ */
+export function powerSentence(m: MetricAnalysis, targetPower: number, simulated = true): string {
+  if (m.verdict === "regressed") return "";
   if (!(m.maxDrop > 0))
     return m.metric === "medal"
       ? "The base won no medal in these runs, so no power or smallest detectable drop is claimed."
       : "The base's percentiles are all 0 in these runs, so no power or smallest detectable drop is claimed.";
-  if (m.mde === null)
-    return m.power.every((p) => p.power === null)
-      ? "Power was not computed."
-      : `Even losing every medal (${pts(m.maxDrop)}) would be flagged \`regressed\` less than ${Math.round(targetPower * 100)}% of the time with these runs.`;
-  return `A drop of **${pts(m.mde)}** would be flagged \`regressed\` ${Math.round(targetPower * 100)}% of the time with these runs (larger drops more often).`;
+  const target = Math.round(targetPower * 100);
+  if (m.mde === null) {
+    const computed = m.metric === "percentile" || simulated;
+    if (!computed) return "Power was not computed.";
+    const even = `even losing every medal (${pts(m.maxDrop)}) would be flagged \`regressed\` less than ${target}% of the time with these runs.`;
+    // Every drop of the table larger than the base's own rate: its cells say n/a, not "not computed".
+    return m.power.every((p) => p.drop > m.maxDrop + 1e-12)
+      ? `Every drop in the power table is larger than the base's medal rate (${(m.maxDrop * 100).toFixed(1)}%), so none of them can happen; ${even}`
+      : `E${even.slice(1)}`;
+  }
+  return `A drop of **${pts(m.mde)}** would be flagged \`regressed\` ${target}% of the time with these runs (larger drops more often).`;
 }
 
 function errorSentence(e: ErrorCause): string {
@@ -116,7 +145,7 @@ function errorSentence(e: ErrorCause): string {
     case "not-comparable":
       return `The head has no comparable run in ${e.count} of ${e.total} competitions (${levelText(e.count / e.total)}), more than the ${levelText(e.limit)} allowed (gate.maxNotComparable).`;
     case "infra-errors":
-      return `The head had significantly more infrastructure errors than the base: ${e.head} of ${e.headRuns} runs vs ${e.base} of ${e.baseRuns} (one-sided exact test, p = ${formatP(e.pValue)}).`;
+      return `The head had significantly more infrastructure errors than the base: ${e.head} of ${e.headRuns} runs vs ${e.base} of ${e.baseRuns} (one-sided exact test, ${pText(e.pValue)}).`;
     case "no-data":
       return "No competition has a comparable run on both sides.";
   }
@@ -219,4 +248,23 @@ export function monitorSentence(m: MonitorRecord): string {
     `${how}: stopped after ${st ? `stage ${st.ran} (${m.usedRuns} of ${planned})` : `${m.usedRuns} of ${planned}`} because ${STOP_WHY[m.decision]} at the ${level}. ` +
     `${m.notStarted}${fixed !== undefined ? ` of the fixed design's ${fixed}` : ""} run${m.notStarted === 1 ? " was" : "s were"} not started, saving about ${saved} against the fixed design (each competition's mean run time so far).${halted}${late}`
   );
+}
+
+/**
+ * After a stop before the last look on a claim: the estimate is taken where it first crossed that
+ * claim's boundary, so it tends to lie beyond it (overstating the drop after `regressed`, favouring
+ * the head after `no-regression`). The looks' levels already allow for stopping; the estimate does
+ * not. Null when the suite did not stop early on a claim.
+ */
+export function stopBiasSentence(cmp: Comparison): string | null {
+  const m = cmp.monitor;
+  const a = cmp.analysis;
+  if (!m || !a || m.usedRuns >= m.plannedRuns) return null;
+  if (m.decision !== "regressed" && m.decision !== "no-regression") return null;
+  const shown = `the change shown (${points(a.medal.delta)})`;
+  const tends =
+    m.decision === "regressed"
+      ? `${shown} tends to overstate the drop`
+      : `${shown} tends to favour the head more than the true change does`;
+  return `Stopped early: an estimate taken when it first crosses a boundary tends to lie beyond it, so ${tends}; the verdict's level already allows for stopping early.`;
 }

@@ -37,6 +37,19 @@ export interface Counter {
   stopped?: number;
 }
 
+const countOf = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** The suite's first line: "[head] 66 runs: 22 competitions × 3 seeds, agent: …" ("1 run", "1 seed"). */
+export function startLine(
+  label: string,
+  runs: number,
+  competitions: number,
+  seeds: number,
+  agent: string,
+): string {
+  return `[${label}] ${countOf(runs, "run")}: ${countOf(competitions, "competition")} × ${countOf(seeds, "seed")}, agent: ${agent}`;
+}
+
 /** The suite's last line: how many runs finished, were cancelled, reused, or left out. */
 export function summaryLine(label: string, n: Counter): string {
   return (

@@ -22,7 +22,14 @@ import { RESULTS_SCHEMA_VERSION } from "../results/schema.js";
 import { checkPrepared, ensurePrepared, type PreparedPaths } from "./prepare.js";
 import { writeResults } from "./store.js";
 import { heartbeatLine, lastLineOf, readTail, statusLine, type Running } from "./heartbeat.js";
-import { neverRanLine, progressLine, summaryLine, type Counter, type RunEvent } from "./progress.js";
+import {
+  neverRanLine,
+  progressLine,
+  startLine,
+  summaryLine,
+  type Counter,
+  type RunEvent,
+} from "./progress.js";
 import { runOne, type RunContext } from "./run-one.js";
 import { suiteInstructions } from "../mlebench/instructions.js";
 import { UserError } from "../errors.js";
@@ -228,9 +235,7 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
     throw e;
   }
 
-  log(
-    `[${opts.label}] ${runs.length} runs: ${competitions.length} competitions × ${thePlan.seeds} seeds, agent: ${agentText}`,
-  );
+  log(startLine(opts.label, runs.length, competitions.length, thePlan.seeds, agentText));
   const counter: Counter = { done: 0, total: runs.length, executed: 0, reused: 0, skipped: 0 };
   /** Runs in flight and when each started, for the heartbeat. */
   const running = new Map<string, number>();

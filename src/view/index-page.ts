@@ -2,7 +2,14 @@ import type { Comparison, CompetitionRow, RunCell } from "../compare/compare.js"
 import { cellOf, summarize } from "../compare/compare.js";
 import type { RunResult, SuiteResults } from "../results/schema.js";
 import { costText, duration, outcomeText, pct, points } from "../report/format.js";
-import { medalChange, verdictSection } from "../report/markdown.js";
+import {
+  comparedTimes,
+  medalChange,
+  onPaired,
+  runsNote,
+  significanceMark,
+  verdictSection,
+} from "../report/markdown.js";
 import { VERDICT_TITLE, intervalText } from "../report/verdict.js";
 import { usableAmount } from "../results/usage.js";
 import { lineSvg } from "./charts.js";
@@ -64,6 +71,15 @@ function timeChange(fromMs: number, toMs: number): string {
   return `${ms > 0 ? "+" : ms < 0 ? "−" : "±"}${esc(duration(Math.abs(ms)))}${changeMark(ms, false)}`;
 }
 
+/** The comment's interval-based mark of an analysed change (significanceMark), in words. */
+const SIGNIFICANCE: Record<string, string> = {
+  "🟢 better": ` <span class="good">better</span>`,
+  "🔴 worse": ` <span class="bad">worse</span>`,
+  "⚪ same": ` <span class="muted">same</span>`,
+  "not significant": ` <span class="muted">not significant</span>`,
+  "": "",
+};
+
 /** The headline numbers, base → head: the ones the comment's headline shows. */
 function headlineTable(cmp: Comparison): string {
   const a = cmp.analysis;
@@ -76,10 +92,25 @@ function headlineTable(cmp: Comparison): string {
   const pctl = a?.percentile
     ? [a.percentile.base, a.percentile.head, a.percentile.delta]
     : [b.meanPercentile, h.meanPercentile, diff(b.meanPercentile, h.meanPercentile)];
+  // As in the comment: a rate is marked by its interval, and not at all without an analysis.
+  const rateMark = a ? SIGNIFICANCE[significanceMark(a.medal)] : "";
+  const pctlMark = a?.percentile ? SIGNIFICANCE[significanceMark(a.percentile)] : "";
+  // Agent time over the runs both sides ran when they ran different runs (an early stop).
+  const t = comparedTimes(cmp);
+  const time = t.all
+    ? timeChange(t.baseMs, t.headMs)
+    : t.runs
+      ? `${timeChange(t.baseMs, t.headMs)}${esc(onPaired(t.runs))}`
+      : "not compared (no run on both sides)";
   const rows: [string, string, string, string][] = [
-    ["Medal rate", pct(rate[0]), pct(rate[1]), `<b>${esc(points(rate[2]))}</b>${changeMark(rate[2])}`],
-    ["Mean percentile", pct(pctl[0]), pct(pctl[1]), `${esc(points(pctl[2]))}${changeMark(pctl[2])}`],
-    ["Agent time", duration(b.durationMs), duration(h.durationMs), timeChange(b.durationMs, h.durationMs)],
+    ["Medal rate", pct(rate[0]), pct(rate[1]), `<b>${esc(points(rate[2]))}</b>${rateMark}`],
+    ["Mean percentile", pct(pctl[0]), pct(pctl[1]), `${esc(points(pctl[2]))}${pctlMark}`],
+    [
+      "Agent time",
+      `${duration(b.durationMs)}${runsNote(t.all, b.runs)}`,
+      `${duration(h.durationMs)}${runsNote(t.all, h.runs)}`,
+      time,
+    ],
     ["Cost (self-reported)", costText(b), costText(h), "never marked better or worse"],
   ];
   return (

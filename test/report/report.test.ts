@@ -78,10 +78,10 @@ describe("renderReport", () => {
     links: { "runs/comp-a.s0": "https://example.test/run0" },
   });
 
-  it("shows the verdict, the medal rates and the interval", () => {
+  it("shows the verdict and the medal rates; one competition has no interval, so no better/worse mark", () => {
     expect(text).toMatch(/^## Medalist · s · /);
     expect(text).toMatch(
-      /\| \*\*Medal rate\*\* +\| +0\.0% \(0\/2\) \| \*\*50\.0%\*\* \(1\/2\) \| \*\*\+50\.0 pts\*\* 🟢 better/,
+      /\| \*\*Medal rate\*\* +\| +0\.0% \(0\/2\) \| \*\*50\.0%\*\* \(1\/2\) \| \*\*\+50\.0 pts\*\* +\|/,
     );
   });
 
