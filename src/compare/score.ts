@@ -28,21 +28,24 @@ export interface Prior {
   a: number;
   b: number;
 }
-const NO_PRIOR: Prior = { a: 0, b: 0 };
 
 /**
  * Rates per competition that maximize the likelihood under mean(head − base) = d0 (|d0| < 1), and
  * the variance of the estimate there. The Lagrange multiplier makes each competition's rates a
  * closed form (`tiltedRate`); the sum is monotone in it, so bisection finds the constraint.
  */
-export function restrictedVariance(counts: Counts[], d0: number, prior: Prior = NO_PRIOR): number {
+export function restrictedVariance(counts: Counts[], d0: number, priors: Prior[] = []): number {
   const m = counts.length;
-  const { a, b } = prior;
+  const pa = (i: number) => priors[i]?.a ?? 0;
+  const pb = (i: number) => priors[i]?.b ?? 0;
   const target = m * d0;
   const gap = (lam: number) => {
     let s = 0;
-    for (const c of counts)
-      s += tiltedRate(c.nh + a + b, c.xh + a, -lam) - tiltedRate(c.nb + a + b, c.xb + a, lam);
+    counts.forEach((c, i) => {
+      const a = pa(i);
+      const w = a + pb(i);
+      s += tiltedRate(c.nh + w, c.xh + a, -lam) - tiltedRate(c.nb + w, c.xb + a, lam);
+    });
     return s - target; // decreasing in lam
   };
   let lo = -1;
@@ -56,9 +59,12 @@ export function restrictedVariance(counts: Counts[], d0: number, prior: Prior = 
   }
   const lam = (lo + hi) / 2;
   let v = 0;
-  for (const c of counts) {
-    const p = tiltedRate(c.nb + a + b, c.xb + a, lam);
-    const q = tiltedRate(c.nh + a + b, c.xh + a, -lam);
+  for (let i = 0; i < m; i++) {
+    const c = counts[i];
+    const a = pa(i);
+    const w = a + pb(i);
+    const p = tiltedRate(c.nb + w, c.xb + a, lam);
+    const q = tiltedRate(c.nh + w, c.xh + a, -lam);
     v += (p * (1 - p)) / c.nb + (q * (1 - q)) / c.nh;
   }
   return v / (m * m);
@@ -73,14 +79,14 @@ export function scoreRejects(
   d0: number,
   side: "lower" | "upper",
   crit: number,
-  prior: Prior = NO_PRIOR,
+  priors: Prior[] = [],
 ): boolean {
   const m = counts.length;
   const est = counts.reduce((a, c) => a + c.xh / c.nh - c.xb / c.nb, 0) / m;
   const excess = side === "lower" ? est - d0 : d0 - est;
   if (!(excess > 0)) return false;
   if (!(d0 > -1 && d0 < 1)) return true; // the extremes have no variance: any excess rejects
-  return excess > crit * Math.sqrt(restrictedVariance(counts, d0, prior));
+  return excess > crit * Math.sqrt(restrictedVariance(counts, d0, priors));
 }
 
 /**
@@ -93,9 +99,9 @@ export function scoreBound(
   side: "lower" | "upper",
   crit: number,
   at: number,
-  prior: Prior = NO_PRIOR,
+  priors: Prior[] = [],
 ): number {
-  const rejects = (d0: number) => scoreRejects(counts, d0, side, crit, prior);
+  const rejects = (d0: number) => scoreRejects(counts, d0, side, crit, priors);
   // Lower side: rejected points lie below the bound. Bracket [r, a] with r rejected, a accepted.
   const sign = side === "lower" ? 1 : -1;
   const edge = -sign; // −1 (lower) or +1 (upper): the far end, rejected unless the estimate is there

@@ -388,14 +388,19 @@ export function medalVerdict(
 }
 
 /**
- * The pseudo-runs the score test adds to each side of each competition: the empirical-Bayes Beta
- * of the competitions' rates (the floor's), split between the two sides so that the prior counts
- * once per competition. It keeps the restricted rates from piling the null's drop onto the few
- * competitions that happened to medal when the spread of the rates is no larger than binomial noise.
+ * The pseudo-runs the score test adds to each side of each competition: half of the
+ * empirical-Bayes Beta of the competitions' rates (the floor's; split between the two sides so
+ * that it counts once per competition), plus half a run at the competition's own empirical-Bayes
+ * rate. The first keeps the restricted rates from piling the null's drop onto the few competitions
+ * that happened to medal when the rates spread no more than binomial noise; the second keeps a
+ * competition whose head runs all missed from having no variance under the null.
  */
-export function scorePrior(counts: Counts[]): { a: number; b: number } {
+export function scorePrior(counts: Counts[]): { a: number; b: number }[] {
   const p = pooledPrior(counts);
-  return { a: p.a / 2, b: p.b / 2 };
+  return counts.map((c) => {
+    const r = (c.xb + c.xh + p.a) / (c.nb + c.nh + p.a + p.b);
+    return { a: (p.a + r) / 2, b: (p.b + 1 - r) / 2 };
+  });
 }
 
 /** `decide` for claims already settled (the medal claims: t bound and score test). */
