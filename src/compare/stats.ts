@@ -4,7 +4,8 @@
 // runs (one value per run: 0/1 medal, or a percentile in [0, 1]).
 //  - estimate: mean over competitions of (head mean − base mean)
 //  - bounds:   one-sided t bounds over per-competition differences (df = competitions − 1), with a
-//              variance floor from the within-competition variance so they never collapse
+//              variance floor from the within-competition variance so they never collapse; for
+//              medals also a score test at the tolerance (score.ts), each claim needing both
 //  - test:     one-sided permutation test within competitions; exact mid-p for medals,
 //              Monte Carlo for percentiles
 //  - verdict:  regressed (drop > tolerance shown at level α) | no-regression (drop > tolerance
