@@ -9,6 +9,8 @@
 //   ADAPTIVE_COVER=1                       the informed plan covers never-won competitions by a
 //                                          history bound (seeds.cover; off by default)
 //   ADAPTIVE_COMPETITIONS=75, ADAPTIVE_TOLERANCE=0.1   another suite size / gate tolerance
+//   ADAPTIVE_STRESS_SUITES=400             suites per sparse corner of the stress section (0: left out;
+//                                          the corners set their own suite size and tolerance)
 // Profile: the lite split (22 competitions), 3 base seeds from the cache (not counted: both designs
 // need them), head runs on a pool of 8 GPUs. Per-competition medal probabilities ~ Beta with mean
 // 10%, 35% or 65% (the range of MLE-bench's lite leaderboard) and ρ = 0.45 (heterogeneous: many
@@ -54,6 +56,17 @@ function draw(rate: number, drop: number, infra: number, rng: () => number, hist
   const p = Array.from({ length: M }, () => betaDraw(rate * ab, (1 - rate) * ab, rng));
   const mean = p.reduce((a, b) => a + b, 0) / M;
   const keep = mean > 0 ? Math.max(0, 1 - drop / mean) : 1;
+  return drawRates(
+    p,
+    p.map((pi) => pi * keep),
+    infra,
+    rng,
+    historyRuns,
+  );
+}
+
+/** A suite from each competition's base rate `p` and head rate `q` (the stress corners set both). */
+function drawRates(p: number[], q: number[], infra: number, rng: () => number, historyRuns = 0): SuiteDraw {
   const hours = p.map(() => 7 + 17 * rng());
   const base = p.map((pi) =>
     Array.from({ length: SEEDS }, () => ({ medal: rng() < pi, infra: rng() < infra })),
@@ -66,12 +79,12 @@ function draw(rate: number, drop: number, infra: number, rng: () => number, hist
   );
   const head: Run[] = [];
   for (let seed = 0; seed < SEEDS; seed++)
-    for (let comp = 0; comp < M; comp++)
+    for (let comp = 0; comp < p.length; comp++)
       head.push({
         comp,
         seed,
         hours: hours[comp] * (0.8 + 0.4 * rng()),
-        medal: rng() < p[comp] * keep,
+        medal: rng() < q[comp],
         infra: rng() < infra,
       });
   return { base, history, head, hours };
@@ -87,7 +100,8 @@ function baseCounts(s: SuiteDraw) {
 }
 
 /** The fixed design: all 66 head runs, the verdict at α (compareRuns' rules). */
-function fixed(s: SuiteDraw): { verdict: Verdict; hours: number } {
+function fixed(s: SuiteDraw, tol = TOL): { verdict: Verdict; hours: number } {
+  const M = s.base.length;
   const b = baseCounts(s);
   const hours = s.head.reduce((a, r) => a + r.hours, 0);
   const counts: Counts[] = [];
@@ -104,7 +118,7 @@ function fixed(s: SuiteDraw): { verdict: Verdict; hours: number } {
     return { verdict: "error", hours };
   if (counts.length === 0) return { verdict: "error", hours };
   const levels = { regressed: ALPHA, noRegression: ALPHA };
-  return { verdict: medalVerdict(counts, levels, TOL).verdict, hours };
+  return { verdict: medalVerdict(counts, levels, tol).verdict, hours };
 }
 
 /** What the history-informed plan changes: head seeds per competition, the base's runs, the order. */
@@ -130,7 +144,7 @@ function designOptions(): { futility?: number; interimShare?: number } {
 const coverCount = { covered: 0, plans: 0 };
 
 /** The informed plan from the base's history (its current seeds and its earlier runs, one identity). */
-function informedOf(s: SuiteDraw): Informed {
+function informedOf(s: SuiteDraw, tol = TOL): Informed {
   const all = s.base.map((runs, i) => [...runs, ...s.history[i]]);
   const base = all.map((runs) => {
     const ok = runs.filter((r) => !r.infra);
@@ -144,7 +158,7 @@ function informedOf(s: SuiteDraw): Informed {
     })),
     seeds: SEEDS,
     alpha: ALPHA,
-    tolerance: TOL,
+    tolerance: tol,
     cover: COVER,
   });
   const comps = plan.competitions;
@@ -156,7 +170,7 @@ function informedOf(s: SuiteDraw): Informed {
     base,
     key: (r) => informedKey(comps[r.comp], r.seed, SEEDS, r.hours * 3600),
     design: covered ? monitorDesign(plan.alphaRuns, designOptions()) : null,
-    claims: covered ? coveredTolerances(plan, TOL) : null,
+    claims: covered ? coveredTolerances(plan, tol) : null,
     covered,
   };
 }
@@ -165,7 +179,14 @@ function informedOf(s: SuiteDraw): Informed {
  * Monitoring: seed-major, longest first within a seed, 8 GPUs; a look after every finished run.
  * With `inf`: the informed plan's seeds, base runs (history included) and order.
  */
-function monitored(s: SuiteDraw, d: MonitorDesign, inf?: Informed): { verdict: Verdict; hours: number } {
+function monitored(
+  s: SuiteDraw,
+  d: MonitorDesign,
+  inf?: Informed,
+  tol = TOL,
+): { verdict: Verdict; hours: number } {
+  const M = s.base.length;
+  const gate = { ...GATE, tolerance: tol };
   const b = inf?.base ?? baseCounts(s);
   // The infra-error test compares with the base's current runs (the history records no infra errors).
   const current = baseCounts(s);
@@ -207,8 +228,8 @@ function monitored(s: SuiteDraw, d: MonitorDesign, inf?: Informed): { verdict: V
     const look = lookOf(done, b, baseErr, seeds, target, M * SEEDS);
     if (!look) continue;
     const out = inf?.claims
-      ? decideLook(inf.design!, look, { ...GATE, claims: inf.claims })
-      : decideLook(d, look, GATE);
+      ? decideLook(inf.design!, look, { ...gate, claims: inf.claims })
+      : decideLook(d, look, gate);
     if (out.decision !== "continue") {
       verdict = out.verdict;
       if (STOP_IN_FLIGHT) {
@@ -228,6 +249,7 @@ function lookOf(
   target: number[],
   baseRuns: number,
 ) {
+  const M = seeds.length;
   const counts: Counts[] = [];
   let notComparable = 0;
   let headOk = 0;
@@ -367,9 +389,137 @@ function row(c: Cell, t: Tally, label: string, misses: Misses | null): string[] 
   ];
 }
 
+/** A sparse corner: each competition's base and head medal rate, the mean drop equal to `tol`. */
+export interface Corner {
+  name: string;
+  tol: number;
+  p: number[];
+  q: number[];
+}
+
+const rep = (k: number, x: number) => Array.from({ length: k }, () => x);
+/** `won` competitions always won on the base, dropping so that the suite drops by `tol`; the rest never won. */
+const fewWon = (m: number, won: number, tol: number): Corner => ({
+  name: `${m} × 3, ${won} always won → ${+(100 * (1 - (tol * m) / won)).toFixed(1)}%, ${m - won} never won`,
+  tol,
+  p: [...rep(won, 1), ...rep(m - won, 0)],
+  q: [...rep(won, 1 - (tol * m) / won), ...rep(m - won, 0)],
+});
+/** Every competition at `rate` on the base, the head losing all of them (a drop of `rate` = the tolerance). */
+const allAt = (m: number, rate: number): Corner => ({
+  name: `${m} × 3, every competition ${+(rate * 100).toFixed(1)}% → 0${rate !== 0.05 ? `, tolerance ${+(rate * 100).toFixed(1)} pts` : ""}`,
+  tol: rate,
+  p: rep(m, rate),
+  q: rep(m, 0),
+});
+
+/** The sparse corners of issue 30, each at a true drop equal to its tolerance. */
+export const STRESS_CORNERS: Corner[] = [
+  allAt(22, 0.05),
+  fewWon(22, 6, 0.05),
+  fewWon(22, 11, 0.05),
+  allAt(22, 0.025),
+  allAt(75, 0.05),
+  fewWon(75, 20, 0.05),
+];
+
+export interface StressCell {
+  corner: Corner;
+  fixed: Tally;
+  monitored: Tally;
+  informed: Tally | null;
+}
+
+/** The three designs on the same draws of each corner (seeded per corner). */
+export function stress(
+  suites: number,
+  historyRuns = 30,
+  design = monitorDesign(ALPHA),
+  corners = STRESS_CORNERS,
+): StressCell[] {
+  return corners.map((corner, k) => {
+    const rng = makeRng(104729 * (k + 1));
+    const cell: StressCell = {
+      corner,
+      fixed: tally(),
+      monitored: tally(),
+      informed: historyRuns > 0 ? tally() : null,
+    };
+    for (let i = 0; i < suites; i++) {
+      const s = drawRates(corner.p, corner.q, 0, rng, historyRuns);
+      add(cell.fixed, fixed(s, corner.tol));
+      add(cell.monitored, monitored(s, design, undefined, corner.tol));
+      if (cell.informed) add(cell.informed, monitored(s, design, informedOf(s, corner.tol), corner.tol));
+    }
+    return cell;
+  });
+}
+
+/** The stress section: each claim's rate at a drop equal to the tolerance, against α + 2 standard errors. */
+function stressSection(suites: number, historyRuns: number, design: MonitorDesign): string {
+  const started = Date.now();
+  const cells = stress(suites, historyRuns, design);
+  const limit = ALPHA + 2 * Math.sqrt((ALPHA * (1 - ALPHA)) / suites);
+  const rows: string[][] = [];
+  const over: string[] = [];
+  for (const c of cells) {
+    const f = perDecisive(c.fixed);
+    const designs: [string, Tally][] = [
+      ["fixed 3 seeds", c.fixed],
+      ["monitored", c.monitored],
+      ...(c.informed ? [["history-informed", c.informed] as [string, Tally]] : []),
+    ];
+    for (const [label, t] of designs) {
+      const m = perDecisive(t);
+      const saving =
+        label !== "fixed 3 seeds" && Number.isFinite(f.value) && Number.isFinite(m.value)
+          ? `${Math.round((1 - m.value / f.value) * 100)}%`
+          : "—";
+      const r = t.v.regressed / t.n;
+      const nr = t.v["no-regression"] / t.n;
+      if (r > limit) over.push(`${c.corner.name}, ${label}: \`regressed\` ${(100 * r).toFixed(1)}%`);
+      if (nr > limit) over.push(`${c.corner.name}, ${label}: \`no-regression\` ${(100 * nr).toFixed(1)}%`);
+      rows.push([
+        label === "fixed 3 seeds" ? c.corner.name : "",
+        label,
+        share(t, t.v.regressed),
+        share(t, t.v["no-regression"]),
+        share(
+          t,
+          t.decisive.reduce((a, b) => a + b, 0),
+        ),
+        fmtHours(m),
+        saving,
+      ]);
+    }
+  }
+  const header = [
+    "corner (drop = tolerance)",
+    "design",
+    "`regressed`",
+    "`no-regression`",
+    "decisive",
+    "head GPU-h per decisive verdict",
+    "saving",
+  ];
+  const table = [header, header.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
+  return [
+    "### Stress: sparse corners at a true drop equal to the tolerance",
+    "",
+    `${suites} simulated suites per corner (ADAPTIVE_STRESS_SUITES; 0 leaves this out), the same draws for every design; tolerance 5 pts unless the corner says otherwise, α = 5%, no infra errors, base: 3 seeds from the cache (not counted; the history-informed design's ${historyRuns} history runs per competition are the default branch's, not counted either), head on ${GPUS} GPUs, run times as above; ${((Date.now() - started) / 1000).toFixed(0)} s. Every suite's true mean drop equals the corner's tolerance, so each claim is wrong whenever it is made: both rates must stay ≤ α + 2 Monte Carlo standard errors (${(100 * limit).toFixed(1)}%). ± is one Monte Carlo standard error.`,
+    "",
+    table,
+    "",
+    over.length
+      ? `Above α + 2 SE: ${over.join("; ")}.`
+      : `Every rate ≤ α + 2 SE (${(100 * limit).toFixed(1)}%), in every corner and design.`,
+  ].join("\n");
+}
+
 export async function benchAdaptive(): Promise<string> {
   const suites = Number(process.env.ADAPTIVE_SIM_SUITES ?? 300);
   const historyRuns = Number(process.env.ADAPTIVE_HISTORY_RUNS ?? 30);
+  const stressSuites = Number(process.env.ADAPTIVE_STRESS_SUITES ?? 400);
   const design = monitorDesign(ALPHA, designOptions());
   const started = Date.now();
   const cells = simulate(suites, design, undefined, historyRuns);
@@ -409,6 +559,7 @@ export async function benchAdaptive(): Promise<string> {
     closing("Monitored (no history)", mon),
     "",
     "A drop larger than an agent's own rate cannot happen: the 10% agent's 10- and 20-point cells lose every medal (a drop of its drawn rate).",
+    ...(stressSuites > 0 ? ["", stressSection(stressSuites, historyRuns, design)] : []),
   ].join("\n");
 }
 

@@ -4,7 +4,8 @@
 // runs (one value per run: 0/1 medal, or a percentile in [0, 1]).
 //  - estimate: mean over competitions of (head mean − base mean)
 //  - bounds:   one-sided t bounds over per-competition differences (df = competitions − 1), with a
-//              variance floor from the within-competition variance so they never collapse
+//              variance floor from the within-competition variance so they never collapse; for
+//              medals also a score test at the tolerance (score.ts), each claim needing both
 //  - test:     one-sided permutation test within competitions; exact mid-p for medals,
 //              Monte Carlo for percentiles
 //  - verdict:  regressed (drop > tolerance shown at level α) | no-regression (drop > tolerance
@@ -23,6 +24,7 @@ import {
   normalQuantile,
   studentTQuantile,
 } from "./distributions.js";
+import { scoreBound, scoreRejects } from "./score.js";
 
 /** `error`: the head could not be evaluated (see compare.ts); never produced by the statistics. */
 export type Verdict = "regressed" | "no-regression" | "inconclusive" | "error";
@@ -104,6 +106,8 @@ export interface Bounds {
   /** Standard error used; `floored` when the within-competition floor replaced the observed spread. */
   se: number;
   floored: boolean;
+  /** Medals: "t+score" when the score bound (src/compare/score.ts) was the more conservative on a side. */
+  method?: "t" | "t+score";
 }
 
 export interface MetricAnalysis {
@@ -254,16 +258,21 @@ export function fitBeta(xs: { x: number; n: number }[], mu = mean(xs.map((c) => 
   return { a: mu * ab, b: (1 - mu) * ab };
 }
 
+/** The empirical-Bayes Beta of the competitions' rates from both sides' runs, its mean smoothed. */
+export function pooledPrior(counts: Counts[]): BetaPrior {
+  const pooled = counts.map((c) => ({ x: c.xb + c.xh, n: c.nb + c.nh }));
+  const X = sum(pooled.map((c) => c.x));
+  const N = sum(pooled.map((c) => c.n));
+  return fitBeta(pooled, (X + 1) / (N + 2));
+}
+
 /**
  * Floor for Var(delta) from within-competition binomial variance: each competition's rate is the
  * empirical-Bayes estimate from both sides' runs, shrunk toward a smoothed pooled rate
  * (X + 1)/(N + 2), so 0/5 vs 0/5 still has a variance.
  */
 function medalFloor(counts: Counts[]): number {
-  const pooled = counts.map((c) => ({ x: c.xb + c.xh, n: c.nb + c.nh }));
-  const X = sum(pooled.map((c) => c.x));
-  const N = sum(pooled.map((c) => c.n));
-  const prior = fitBeta(pooled, (X + 1) / (N + 2));
+  const prior = pooledPrior(counts);
   const m = counts.length;
   let v = 0;
   for (const c of counts) {
@@ -287,6 +296,15 @@ function continuousFloor(samples: CompetitionSample[]): number {
   const v = (ss + 1 / 12) / (df + 1);
   const m = samples.length;
   return samples.reduce((a, s) => a + v * (1 / s.base.length + 1 / s.head.length), 0) / (m * m);
+}
+
+/** The medal t bound alone (the per-competition differences with the binomial floor). */
+export function medalTBounds(counts: Counts[], levels: Levels): Bounds | null {
+  return bounds(
+    counts.map((c) => c.xh / c.nh - c.xb / c.nb),
+    medalFloor(counts),
+    levels,
+  );
 }
 
 /** One-sided t bounds over the per-competition differences, with Var(delta) ≥ floor. */
@@ -328,23 +346,90 @@ export function decide(
   return { verdict: "inconclusive", why: "open" };
 }
 
-/** The verdict on binary counts (used by the analysis and by every simulated suite). */
+/**
+ * The medal claims' bounds and verdict: each claim needs the t bound over the per-competition
+ * differences AND the score test at the tolerance (src/compare/score.ts) — the t bound is accurate
+ * when the differences vary, the score test where most of them are 0 (sparse medals), and taking
+ * the more conservative of the two keeps the level wherever either is accurate. The printed bound
+ * is the more conservative of the t bound and the score bound (bracketed at the tolerance, so it
+ * lies beyond the tolerance exactly when the claim holds). It is computed with `invert: true` (the
+ * analysis a report prints); without it the interval is the t bound's alone (the monitor's looks and
+ * the simulations need only the verdict and the t bound's standard error).
+ */
 export function medalVerdict(
   counts: Counts[],
   levels: Levels,
   tolerance: Tolerance,
+  opts: { invert?: boolean } = {},
 ): { verdict: MetricVerdict; why: VerdictWhy; pValue: number; interval: Bounds | null; delta: number } {
   const d = counts.map((c) => c.xh / c.nh - c.xb / c.nb);
-  const interval = bounds(d, medalFloor(counts), levels);
+  const delta = mean(d);
+  const t = bounds(d, medalFloor(counts), levels);
   const pValue = exactTest(counts).midP;
-  return { ...decide(pValue, interval, levels, tolerance), pValue, interval, delta: mean(d) };
+  if (!t) return { ...decide(pValue, null, levels, tolerance), pValue, interval: null, delta };
+  const tolR = regressedTol(tolerance);
+  const tolN = noRegressionTol(tolerance);
+  const critN = normalQuantile(1 - levels.noRegression);
+  const critR = normalQuantile(1 - levels.regressed);
+  const prior = scorePrior(counts);
+  const rulesOut = tolN !== null && t.lower > -tolN && scoreRejects(counts, -tolN, "lower", critN, prior);
+  const shows = t.upper < -tolR && scoreRejects(counts, -tolR, "upper", critR, prior);
+  let interval: Bounds = { ...t, method: "t" };
+  if (opts.invert) {
+    const lower = Math.min(t.lower, scoreBound(counts, "lower", critN, -(tolN ?? tolR), prior));
+    const upper = Math.max(t.upper, scoreBound(counts, "upper", critR, -tolR, prior));
+    interval = {
+      ...t,
+      lower,
+      upper,
+      method: lower < t.lower || upper > t.upper ? "t+score" : "t",
+    };
+  }
+  return { ...decideClaims(pValue, rulesOut, shows, levels, tolerance), pValue, interval, delta };
 }
 
-/** Whether the verdict is `regressed`; the exact test runs only when the upper bound allows it. */
+/**
+ * The pseudo-runs the score test adds to each side of each competition: half of the
+ * empirical-Bayes Beta of the competitions' rates (the floor's; split between the two sides so
+ * that it counts once per competition), plus half a run at the competition's own empirical-Bayes
+ * rate. The first keeps the restricted rates from piling the null's drop onto the few competitions
+ * that happened to medal when the rates spread no more than binomial noise; the second keeps a
+ * competition whose head runs all missed from having no variance under the null.
+ */
+export function scorePrior(counts: Counts[]): { a: number; b: number }[] {
+  const p = pooledPrior(counts);
+  return counts.map((c) => {
+    const r = (c.xb + c.xh + p.a) / (c.nb + c.nh + p.a + p.b);
+    return { a: (p.a + r) / 2, b: (p.b + 1 - r) / 2 };
+  });
+}
+
+/** `decide` for claims already settled (the medal claims: t bound and score test). */
+function decideClaims(
+  pValue: number,
+  rulesOut: boolean,
+  shows: boolean,
+  levels: Levels,
+  tolerance: Tolerance,
+): { verdict: MetricVerdict; why: VerdictWhy } {
+  if (pValue <= levels.regressed && shows) return { verdict: "regressed", why: "drop-beyond-tolerance" };
+  if (rulesOut && noRegressionTol(tolerance) !== null)
+    return { verdict: "no-regression", why: "drop-ruled-out" };
+  if (pValue <= levels.regressed) return { verdict: "inconclusive", why: "drop-within-tolerance" };
+  return { verdict: "inconclusive", why: "open" };
+}
+
+/** Whether the verdict is `regressed`; the exact test runs only when the bounds allow it. */
 function isRegressed(counts: Counts[], levels: Levels, tolerance: Tolerance): boolean {
   const d = counts.map((c) => c.xh / c.nh - c.xb / c.nb);
   const b = bounds(d, medalFloor(counts), levels);
-  return b !== null && b.upper < -regressedTol(tolerance) && exactTest(counts).midP <= levels.regressed;
+  const tolR = regressedTol(tolerance);
+  return (
+    b !== null &&
+    b.upper < -tolR &&
+    scoreRejects(counts, -tolR, "upper", normalQuantile(1 - levels.regressed), scorePrior(counts)) &&
+    exactTest(counts).midP <= levels.regressed
+  );
 }
 
 /**
@@ -455,7 +540,7 @@ export function analyzeMetric(
     const counts = samples.map(countsOf);
     const claims = metric === "medal" ? options.claimTolerances : undefined;
     const tol: Tolerance = claims ?? o.tolerance;
-    const v = medalVerdict(counts, o.levels, tol);
+    const v = medalVerdict(counts, o.levels, tol, { invert: true });
     let power: PowerPoint[] = o.drops.map((drop) => ({ drop, power: null }));
     let mde: number | null = null;
     if (o.simulations > 0) {

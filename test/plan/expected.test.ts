@@ -40,10 +40,13 @@ describe("expected cost: fixed vs monitored", () => {
 
   it("is deterministic and stops early where the history makes the verdict clear", () => {
     // The base never medals in 200 runs anywhere: no change leaves nothing to lose, so the
-    // monitored head can rule out a drop beyond the tolerance before its last run.
+    // monitored head can rule out a drop beyond a 10-point tolerance before its last run. (Not a
+    // 5-point one: the simulated base has 3 runs per competition, and 0 medals in 66 base runs
+    // happen with probability 0.95^66 = 3.4% when every competition is at 5%, more than any level
+    // before the last look spends; the score test sees it, the t bound alone did not.)
     const c = profiles(22, () => ({ runs: 200, medals: 0 }));
-    const a = expectedCost(input(c, 8));
-    expect(expectedCost(input(c, 8))).toEqual(a);
+    const a = expectedCost({ ...input(c, 8), tolerance: 0.1 });
+    expect(expectedCost({ ...input(c, 8), tolerance: 0.1 })).toEqual(a);
     expect(a.fromHistory).toBe(22);
     expect(a.monitored.noChange.decisive).toBeGreaterThan(0.5);
     expect(a.monitored.noChange.hours).toBeLessThan(a.fixed.noChange.hours);
@@ -51,8 +54,8 @@ describe("expected cost: fixed vs monitored", () => {
 
   it("with seeds.inFlight: stop, the runs in flight at the verdict cost only their time until it", () => {
     const c = profiles(22, () => ({ runs: 200, medals: 0 }));
-    const finish = expectedCost(input(c, 8));
-    const stop = expectedCost({ ...input(c, 8), stopInFlight: true });
+    const finish = expectedCost({ ...input(c, 8), tolerance: 0.1 });
+    const stop = expectedCost({ ...input(c, 8), tolerance: 0.1, stopInFlight: true });
     // The same draws and looks: the same verdicts; less GPU time and wall time where a suite stopped.
     expect(stop.monitored.noChange.decisive).toBe(finish.monitored.noChange.decisive);
     expect(stop.monitored.noChange.hours).toBeLessThan(finish.monitored.noChange.hours);
@@ -64,7 +67,7 @@ describe("expected cost: fixed vs monitored", () => {
         gpusPerRun: 2,
         slots: 8,
         seeds: 3,
-        tolerance: 0.05,
+        tolerance: 0.1,
         historyRuns: 0,
         stopInFlight: s,
       });

@@ -1,0 +1,124 @@
+// The score test and bound on the mean per-competition medal-rate difference (pure).
+// docs/statistics.md ("Bounds") gives the reasoning; in short:
+//  - delta = mean over competitions of (head rate − base rate); runs are independent draws.
+//  - To test "delta = d0", each competition's two rates are estimated by maximum likelihood under
+//    the constraint mean(head − base) = d0 (the restricted estimate of a score test, as in
+//    Miettinen–Nurminen for one risk difference), with a few pseudo-runs from the empirical-Bayes
+//    Beta of the rates added to each side, and the estimate's variance is evaluated there:
+//    Var = Σ (p(1 − p)/n_base + q(1 − q)/n_head) / m².
+//  - A suite whose differences are mostly 0 (0/3 vs 0/3) thus has, under the null, the variance of
+//    the drop the null says is there, which a variance estimated from the observed runs lacks; the
+//    pseudo-runs keep the restricted rates from piling that drop onto the few competitions that
+//    happened to medal (which would understate it) when the rates spread no more than noise.
+import type { Counts } from "./stats.js";
+
+/**
+ * The rate that maximizes `x log p + (n − x) log(1 − p) + lam·p` on [0, 1]: the root in [0, 1] of
+ * lam·p² + (n − lam)·p − x = 0 (lam = 0: x / n), in the form that is stable for either sign.
+ */
+export function tiltedRate(n: number, x: number, lam: number): number {
+  const b = n - lam;
+  const s = Math.sqrt(Math.max(0, b * b + 4 * lam * x));
+  const p = b >= 0 ? (b + s > 0 ? (2 * x) / (b + s) : 0) : (-b + s) / (2 * lam);
+  return Math.min(1, Math.max(0, p));
+}
+
+/** Pseudo-runs added to each competition's counts on each side: a medals, b without. */
+export interface Prior {
+  a: number;
+  b: number;
+}
+
+/**
+ * Rates per competition that maximize the likelihood under mean(head − base) = d0 (|d0| < 1), and
+ * the variance of the estimate there. The Lagrange multiplier makes each competition's rates a
+ * closed form (`tiltedRate`); the sum is monotone in it, so bisection finds the constraint.
+ */
+export function restrictedVariance(counts: Counts[], d0: number, priors: Prior[] = []): number {
+  const m = counts.length;
+  const pa = (i: number) => priors[i]?.a ?? 0;
+  const pb = (i: number) => priors[i]?.b ?? 0;
+  const target = m * d0;
+  const gap = (lam: number) => {
+    let s = 0;
+    counts.forEach((c, i) => {
+      const a = pa(i);
+      const w = a + pb(i);
+      s += tiltedRate(c.nh + w, c.xh + a, -lam) - tiltedRate(c.nb + w, c.xb + a, lam);
+    });
+    return s - target; // decreasing in lam
+  };
+  let lo = -1;
+  let hi = 1;
+  while (gap(lo) < 0 && lo > -1e12) lo *= 4;
+  while (gap(hi) > 0 && hi < 1e12) hi *= 4;
+  for (let i = 0; i < 100 && hi - lo > 1e-12 * Math.max(1, Math.abs(lo), Math.abs(hi)); i++) {
+    const mid = (lo + hi) / 2;
+    if (gap(mid) > 0) lo = mid;
+    else hi = mid;
+  }
+  const lam = (lo + hi) / 2;
+  let v = 0;
+  for (let i = 0; i < m; i++) {
+    const c = counts[i];
+    const a = pa(i);
+    const w = a + pb(i);
+    const p = tiltedRate(c.nb + w, c.xb + a, lam);
+    const q = tiltedRate(c.nh + w, c.xh + a, -lam);
+    v += (p * (1 - p)) / c.nb + (q * (1 - q)) / c.nh;
+  }
+  return v / (m * m);
+}
+
+/**
+ * Whether the score test rejects "delta ≤ d0" (side "lower": the estimate is far enough above d0)
+ * or "delta ≥ d0" (side "upper": far enough below), at critical value `crit`.
+ */
+export function scoreRejects(
+  counts: Counts[],
+  d0: number,
+  side: "lower" | "upper",
+  crit: number,
+  priors: Prior[] = [],
+): boolean {
+  const m = counts.length;
+  const est = counts.reduce((a, c) => a + c.xh / c.nh - c.xb / c.nb, 0) / m;
+  const excess = side === "lower" ? est - d0 : d0 - est;
+  if (!(excess > 0)) return false;
+  if (!(d0 > -1 && d0 < 1)) return true; // the extremes have no variance: any excess rejects
+  return excess > crit * Math.sqrt(restrictedVariance(counts, d0, priors));
+}
+
+/**
+ * The score bound on one side: where the test's statistic crosses `crit`, found by bisection
+ * bracketed at `at` (the tolerance being judged), so that the bound lies beyond `at` exactly when
+ * the test at `at` rejects. Lower side: the bound is above `at` iff "delta ≤ at" is rejected.
+ */
+export function scoreBound(
+  counts: Counts[],
+  side: "lower" | "upper",
+  crit: number,
+  at: number,
+  priors: Prior[] = [],
+): number {
+  const rejects = (d0: number) => scoreRejects(counts, d0, side, crit, priors);
+  // Lower side: rejected points lie below the bound. Bracket [r, a] with r rejected, a accepted.
+  const sign = side === "lower" ? 1 : -1;
+  const edge = -sign; // −1 (lower) or +1 (upper): the far end, rejected unless the estimate is there
+  let r: number;
+  let a: number;
+  if (rejects(at)) {
+    r = at;
+    a = sign; // +1 (lower): "delta ≤ 1" is never rejected
+  } else {
+    r = edge;
+    a = at;
+    if (!rejects(edge)) return edge;
+  }
+  for (let i = 0; i < 50 && Math.abs(a - r) > 1e-9; i++) {
+    const mid = (r + a) / 2;
+    if (rejects(mid)) r = mid;
+    else a = mid;
+  }
+  return r;
+}
