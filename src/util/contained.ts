@@ -6,8 +6,9 @@
  * (a Docker build context) is used from a private copy made without following links, so nothing
  * can be swapped between the check and the use.
  *
- * Links inside a staged folder: kept (as links) only when relative and leading to a path inside the
- * folder, checked on the copy, which nobody else can change; any other link is refused. Docker sends
+ * Links inside a staged folder: kept (as links) only when relative and leading to a file or folder
+ * inside the folder, checked on the copy (by the kernel, which nobody else can change); any other
+ * link (absolute, leading out, or leading nowhere) is refused. Docker sends
  * the context as a tar archive, so the daemon never follows a link out of it in any case.
  */
 import {
@@ -271,15 +272,15 @@ export function stageFolder(src: string, opts: StageOptions): Staged {
     // link) must still end inside it.
     const realDir = realpathSync(dir);
     for (const l of links) {
-      let real: string;
+      let real: string | null = null;
       try {
         real = realpathSync(path.join(dir, l.rel));
       } catch {
-        continue; // leads nowhere in the copy (e.g. into a left-out .git): harmless
+        // Leads nowhere in the copy (into a left-out folder, or out of it): refused as well.
       }
-      if (!within(realDir, real))
+      if (real === null || !within(realDir, real))
         throw new UserError(
-          `${opts.field}: ${path.join(src, l.rel)} is a symbolic link to ${l.target}, which leads outside ${src}; ` +
+          `${opts.field}: ${path.join(src, l.rel)} is a symbolic link to ${l.target}, which leads ${real === null ? "to nothing" : "outside"} in the copy of ${src}; ` +
             "a link in the agent's folder may only lead to a file inside it",
         );
     }
