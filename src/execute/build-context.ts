@@ -85,6 +85,14 @@ export function checkBuildContext(input: BuildContextInput): string | null {
         "or move that folder outside the context",
     );
   }
+  // No link on the way to the Dockerfile either (a missing one is the build's to report).
+  if (existsSync(context))
+    resolveContained(resolve(spelled, build.dockerfile), {
+      field: "agent.build.dockerfile",
+      top: spelled,
+      outside: "refuse",
+      mayBeMissing: true,
+    });
   return context;
 }
 

@@ -246,6 +246,26 @@ describe("the build context on real paths", () => {
     );
   });
 
+  it("refuses a Dockerfile reached through a link, or outside the context", () => {
+    const r = repo();
+    symlinkSync("../.medalist", path.join(r, "agent", "docker"));
+    const input = (dockerfile: string) => ({
+      agent: {
+        ...agentWith("agent"),
+        build: { context: "agent", dockerfile, args: {} },
+      },
+      baseDir: r,
+      dataDir: path.join(r, ".medalist", "data"),
+      outDir: path.join(r, ".medalist", "results", "head"),
+    });
+    expect(failure(() => checkBuildContext(input("docker/Dockerfile")))).toMatch(
+      /^agent\.build\.dockerfile: \S+\/agent\/docker\/Dockerfile goes through the symbolic link \S+\/agent\/docker \(-> \.\.\/\.medalist\)/,
+    );
+    expect(failure(() => checkBuildContext(input("../.medalist/Dockerfile")))).toBe(
+      `agent.build.dockerfile: ../.medalist/Dockerfile is outside the build context ${r}/agent; name a file inside it`,
+    );
+  });
+
   it("stages the honest context: the agent gets the copy's path, the note says so", () => {
     const r = repo();
     const built = stageBuildContext({
