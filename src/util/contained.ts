@@ -136,6 +136,15 @@ export function resolveContained(abs: string, opts: ResolveOptions): string {
   return real;
 }
 
+/** Whether an open descriptor is the file at `p` (Linux /proc; true where that cannot be told). */
+function openedAt(fd: number, p: string): boolean {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`) === p;
+  } catch {
+    return true;
+  }
+}
+
 function realOrThrow(p: string, field: string): string {
   try {
     return realpathSync(p);
@@ -185,6 +194,8 @@ const NEVER = new Set([".git"]);
  * the file's comment); any other link is refused with one sentence naming it.
  */
 export function stageFolder(src: string, opts: StageOptions): Staged {
+  if (realOrSpelled(src) !== path.resolve(src))
+    throw new UserError(`${opts.field}: ${src} is reached through a symbolic link; resolve it first`);
   const maxEntries = opts.maxEntries ?? 200_000;
   const maxBytes = opts.maxBytes ?? 16 * 1024 ** 3;
   const exclude = new Set((opts.exclude ?? []).map((p) => path.resolve(p)));
@@ -212,7 +223,9 @@ export function stageFolder(src: string, opts: StageOptions): Staged {
     let out = -1;
     try {
       const st = fstatSync(fd);
-      if (!st.isFile()) throw new UserError(`${opts.field}: ${shown} changed while it was copied`);
+      // The file itself, where it was expected: no folder on the way swapped for a link meanwhile.
+      if (!st.isFile() || !openedAt(fd, from))
+        throw new UserError(`${opts.field}: ${shown} changed while it was copied`);
       out = openSync(to, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
       const buf = Buffer.allocUnsafe(1024 * 1024);
       for (;;) {
@@ -232,8 +245,14 @@ export function stageFolder(src: string, opts: StageOptions): Staged {
   const walk = (from: string, to: string, rel: string) => {
     let names: string[];
     try {
+      // `from` is a real path: a folder on the way swapped for a link would change it.
+      if (realpathSync(from) !== from)
+        throw new UserError(`${opts.field}: ${from} changed while it was copied`);
       names = readdirSync(from).sort();
+      if (realpathSync(from) !== from)
+        throw new UserError(`${opts.field}: ${from} changed while it was copied`);
     } catch (e) {
+      if (e instanceof UserError) throw e;
       throw new UserError(
         `${opts.field}: cannot read ${path.join(src, rel)} (${(e as NodeJS.ErrnoException).code})`,
       );
