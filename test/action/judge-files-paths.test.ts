@@ -255,6 +255,31 @@ describe.skipIf(!docker || !bwrap)("paths a pull request supplies, through the a
     },
   );
 
+  it(
+    "docker: an MLE-bench agent's Dockerfile through a committed link is refused, exit 1",
+    { timeout: T },
+    async () => {
+      const head = dockerConfig().replace(
+        /^agent:\n( {2}.*\n)+/m,
+        "agent:\n  mlebench: { agentsDir: agents, id: tiny }\n",
+      );
+      expect(head).toContain("mlebench: { agentsDir: agents, id: tiny }\nlimits:");
+      const r = await pr(dockerBase, {
+        "agents/tiny/config.yaml": "tiny:\n  start: tiny/start.sh\n  dockerfile: evil/Dockerfile\n",
+        "agents/tiny/start.sh": "#!/bin/bash\n",
+        "agents/evil": { link: "../.medalist" },
+        ".medalist/Dockerfile": `FROM ${NODE_IMAGE}\nCOPY data /stolen\n`,
+        "medalist.yml": head,
+      });
+      expect(r.code, r.stdout).toBe(1);
+      expect(r.outputs.verdict ?? "").not.toBe("no-regression");
+      expect(errorLines(r)).toHaveLength(1);
+      expect(errorLines(r)[0]).toContain(
+        `tiny/config.yaml: tiny.dockerfile: ${repo}/agents/evil/Dockerfile ${refusedLink("agents/evil", "../.medalist")}`,
+      );
+    },
+  );
+
   it("local, honest control: the weak agent regresses, exit 1", { timeout: T }, async () => {
     const r = await pr(localBase, {}, { unsandboxed: true });
     expect(r.code, r.stdout).toBe(1);
