@@ -1,6 +1,8 @@
 // The trust split of a pull request's config: the PR may change the agent under test, never its judge.
 import { isAbsolute, relative, resolve } from "node:path";
+import { existsSync } from "node:fs";
 import { UserError } from "../errors.js";
+import { resolveContained } from "../util/contained.js";
 import { validateConfig } from "./load.js";
 import type { AgentConfig, Config } from "./schema.js";
 
@@ -67,7 +69,8 @@ export function isInside(root: string, path: string): boolean {
 
 /**
  * The PR's agent paths (build context, Dockerfile, working folder) must stay inside the
- * repository: a PR cannot point the build at the runner's other folders.
+ * repository: a PR cannot point the build at the runner's other folders, neither as spelled nor
+ * through a symbolic link it commits (src/util/contained.ts: a link at any level is refused).
  */
 export function checkAgentPaths(agent: AgentConfig, baseDir: string, repoRoot: string): void {
   const paths: [string, string | undefined][] = [
@@ -77,9 +80,12 @@ export function checkAgentPaths(agent: AgentConfig, baseDir: string, repoRoot: s
     ["agent.mlebench.agentsDir", agent.mlebench && resolve(baseDir, agent.mlebench.agentsDir)],
   ];
   for (const [name, path] of paths) {
-    if (path !== undefined && !isInside(repoRoot, path))
+    if (path === undefined) continue;
+    if (!isInside(repoRoot, path))
       throw new UserError(
         `${name}: ${path} is outside the repository (${repoRoot}); on a pull request the agent is built and run from the repository only`,
       );
+    if (existsSync(repoRoot))
+      resolveContained(path, { field: name, top: repoRoot, outside: "refuse", mayBeMissing: true });
   }
 }

@@ -1,9 +1,11 @@
 // The file-system side of `agent.mlebench`: finds the agent's entry under the agents folder and
 // turns it into the agent Medalist builds and runs (an image built from its Dockerfile, its command).
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import type { AgentConfig } from "../config/parts.js";
 import { UserError } from "../errors.js";
+import { readInside } from "../util/runfiles.js";
+import { repositoryTop, resolveContained } from "../util/contained.js";
 import {
   hasEntry,
   MLEBENCH_BUILD_ARGS,
@@ -14,10 +16,11 @@ import {
 
 /** Most files looked at under the agents folder (an agents folder holds a few agents, not a disk). */
 const MAX_ENTRIES = 20000;
-const MAX_YAML_BYTES = 1024 ** 2;
+/** Bounds on reading config.yaml files (upstream's are a few kilobytes each). */
+export const SCAN_LIMITS = { fileBytes: 256 * 1024, totalBytes: 1024 ** 2, files: 100, millis: 10_000 };
 const SKIP = new Set([".git", "node_modules", "__pycache__", ".venv", "venv"]);
 
-/** Every config.yaml under `dir` (sorted, relative, "/" separators). */
+/** Every config.yaml under `dir` (sorted, relative, "/" separators); no link followed. */
 export function configFiles(dir: string): string[] {
   const out: string[] = [];
   let seen = 0;
@@ -36,18 +39,50 @@ export function configFiles(dir: string): string[] {
   return out;
 }
 
-/** The agent `id` from the config.yaml under `agentsDir` that defines it, checked (start and Dockerfile exist). */
-export function loadMlebenchAgent(agentsDir: string, id: string): MlebenchAgent {
-  if (!statSync(agentsDir, { throwIfNoEntry: false })?.isDirectory())
-    throw new UserError(`agent.mlebench.agentsDir: ${agentsDir} is not a folder`);
+/** The config.yaml upstream keeps an agent's entries in: `<id up to its first "/">/config.yaml`. */
+export function ownConfigFile(id: string): string | null {
+  const folder = id.split("/")[0];
+  return /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(folder) ? `${folder}/config.yaml` : null;
+}
+
+/** One config.yaml, read without following links and at most `maxBytes`; a UserError naming it. */
+function readConfig(agentsDir: string, file: string, maxBytes: number): unknown | null {
+  const r = readInside(agentsDir, file, maxBytes);
+  if (!r.ok && r.missing) return null;
+  if (!r.ok) throw new UserError(`agent.mlebench: ${r.problem}`);
+  return parseAgentsYaml(r.data.toString("utf8"), file);
+}
+
+/**
+ * Which config.yaml holds `id`: the agent's own (see ownConfigFile) when it has the entry, read
+ * alone; else every config.yaml under the folder, as upstream's registry looks, within SCAN_LIMITS
+ * (files, bytes, time), one sentence when a bound is reached.
+ */
+function findEntry(agentsDir: string, id: string): { file: string; doc: unknown } {
+  const own = ownConfigFile(id);
+  const ownDoc = own ? readConfig(agentsDir, own, SCAN_LIMITS.fileBytes) : null;
+  if (own && hasEntry(ownDoc, id)) return { file: own, doc: ownDoc };
   const holders: { file: string; doc: unknown }[] = [];
   const unreadable: string[] = [];
+  const started = Date.now();
+  let bytes = 0;
+  let read = 0;
+  const stop = (bound: string): never => {
+    throw new UserError(
+      `agent.mlebench.id: ${id} is not in ${own ?? "its own config.yaml"}, and the search of the other config.yaml files under ${agentsDir} stopped at ${bound}; ` +
+        `keep the entry in ${own ?? "<agent>/config.yaml"} (as upstream's agents do)`,
+    );
+  };
   for (const file of configFiles(agentsDir)) {
-    const abs = join(agentsDir, file);
+    if (file === own) continue;
+    if (++read > SCAN_LIMITS.files) stop(`${SCAN_LIMITS.files} files`);
+    if (Date.now() - started > SCAN_LIMITS.millis) stop(`${SCAN_LIMITS.millis / 1000} seconds`);
+    const size = lstatSync(join(agentsDir, file), { throwIfNoEntry: false })?.size ?? 0;
+    if (bytes + Math.min(size, SCAN_LIMITS.fileBytes + 1) > SCAN_LIMITS.totalBytes)
+      stop(`${SCAN_LIMITS.totalBytes} bytes`);
+    bytes += Math.min(size, SCAN_LIMITS.fileBytes + 1);
     try {
-      if (statSync(abs).size > MAX_YAML_BYTES)
-        throw new UserError(`${file} is larger than ${MAX_YAML_BYTES} bytes`);
-      const doc = parseAgentsYaml(readFileSync(abs, "utf8"), file);
+      const doc = readConfig(agentsDir, file, SCAN_LIMITS.fileBytes);
       if (hasEntry(doc, id)) holders.push({ file, doc });
     } catch (e) {
       unreadable.push((e as Error).message);
@@ -62,13 +97,28 @@ export function loadMlebenchAgent(agentsDir: string, id: string): MlebenchAgent 
       `agent.mlebench.id: no config.yaml under ${agentsDir} has an entry ${id}` +
         (unreadable.length > 0 ? ` (unreadable: ${unreadable.join("; ")})` : ""),
     );
-  const agent = mlebenchAgentFrom(holders[0].doc, id, holders[0].file);
+  return holders[0];
+}
+
+/**
+ * The agent `id` under `agentsDir` (a real folder), checked: its start script and Dockerfile are
+ * regular files reached without any symbolic link (see src/util/contained.ts).
+ */
+export function loadMlebenchAgent(agentsDir: string, id: string): MlebenchAgent {
+  if (!lstatSync(agentsDir, { throwIfNoEntry: false })?.isDirectory())
+    throw new UserError(`agent.mlebench.agentsDir: ${agentsDir} is not a folder`);
+  const holder = findEntry(agentsDir, id);
+  const agent = mlebenchAgentFrom(holder.doc, id, holder.file);
   for (const [field, rel] of [
     ["start", agent.start],
     ["dockerfile", `${agent.context}/${agent.dockerfile}`],
   ])
-    if (!existsSync(join(agentsDir, rel)))
-      throw new UserError(`${agent.configFile}: ${id}.${field}: ${join(agentsDir, rel)} does not exist`);
+    resolveContained(join(agentsDir, rel), {
+      field: `${agent.configFile}: ${id}.${field}`,
+      top: agentsDir,
+      outside: "refuse",
+      kind: "file",
+    });
   return agent;
 }
 
@@ -100,7 +150,13 @@ export interface ExpandedAgent {
  */
 export function expandMlebenchAgent(agent: AgentConfig, baseDir: string): ExpandedAgent {
   if (!agent.mlebench) return { agent, notes: [] };
-  const agentsDir = resolve(baseDir, agent.mlebench.agentsDir);
+  // The real folder, no link on the way inside the repository (src/util/contained.ts).
+  const agentsDir = resolveContained(resolve(baseDir, agent.mlebench.agentsDir), {
+    field: "agent.mlebench.agentsDir",
+    top: repositoryTop(baseDir),
+    outside: "accept",
+    kind: "folder",
+  });
   const m = loadMlebenchAgent(agentsDir, agent.mlebench.id);
   const where = `${m.configFile}: ${m.id}.env_vars`;
   for (const name of m.secrets)

@@ -1,5 +1,14 @@
-import { createHash } from "node:crypto";
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { createHash, type Hash } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+} from "node:fs";
 import { join, relative, sep } from "node:path";
 import { UserError } from "../errors.js";
 
@@ -38,6 +47,31 @@ export function globToRegExp(glob: string): RegExp {
 }
 
 const matchesAny = (path: string, res: RegExp[]) => res.some((r) => r.test(path));
+
+/**
+ * Hashes one regular file as `path, x-bit, length, bytes`, read in chunks through a descriptor
+ * opened without following a link (a file swapped for one meanwhile is refused); its length.
+ */
+function hashFile(h: Hash, abs: string, rel: string): number {
+  let fd: number;
+  try {
+    fd = openSync(abs, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    throw new UserError(`agent.files: cannot read ${abs}: ${(e as Error).message}`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new UserError(`agent.files: ${abs} changed while it was read`);
+    h.update(`${rel}\0${st.mode & 0o111 ? "x" : "-"}\0${st.size}\0`);
+    const buf = Buffer.allocUnsafe(1024 * 1024);
+    let got = 0;
+    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; got += n) h.update(buf.subarray(0, n));
+    if (got !== st.size) throw new UserError(`agent.files: ${abs} changed while it was read`);
+    return got;
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /**
  * Content hash of an agent's folder: every file's relative path, mode bit for "executable" and
@@ -81,10 +115,11 @@ export function hashAgentFiles(
   for (const rel of found) {
     const abs = join(root, ...rel.split("/"));
     const st = lstatSync(abs);
-    const body = st.isSymbolicLink() ? Buffer.from(`link:${readlinkSync(abs)}`) : readFileSync(abs);
-    bytes += body.length;
-    const head = `${rel}\0${st.mode & 0o111 ? "x" : "-"}\0${body.length}\0`;
-    h.update(head).update(body);
+    if (st.isSymbolicLink()) {
+      const body = Buffer.from(`link:${readlinkSync(abs)}`);
+      bytes += body.length;
+      h.update(`${rel}\0${st.mode & 0o111 ? "x" : "-"}\0${body.length}\0`).update(body);
+    } else bytes += hashFile(h, abs, rel);
   }
   return { hash: h.digest("hex"), files: found.length, bytes };
 }

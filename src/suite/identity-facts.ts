@@ -2,12 +2,12 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AgentConfig, Config } from "../config/schema.js";
-import { UserError } from "../errors.js";
 import { identityFactsOf } from "../execute/backends.js";
 import { readManifest } from "../prepare/manifest.js";
 import { GRADER_VERSION } from "../grade/version.js";
 import type { Competition } from "../registry/schema.js";
 import { hashAgentFiles } from "./agent-files.js";
+import { agentCwd, realOrSpelled } from "../util/contained.js";
 import { dataFingerprint, runIdentity, type IdentityFacts, type RunIdentity } from "./identity.js";
 
 /** The facts shared by every run of one suite invocation: agent, command, env, limits. */
@@ -23,6 +23,8 @@ export interface AgentFactsInput {
   imageId: string | null;
   /** Folders inside the agent's tree that are not its code (results, data). */
   exclude: string[];
+  /** The private copy of agent.build.context the image is built from (its Dockerfile is read there). */
+  stagedContext?: string | null;
 }
 
 export function agentFacts(i: AgentFactsInput): AgentFacts {
@@ -30,12 +32,13 @@ export function agentFacts(i: AgentFactsInput): AgentFacts {
   let code: string;
   if (i.imageId) code = `image ${i.imageId}`;
   else if (agent.command !== undefined && !agent.image && !agent.build) {
-    const cwd = resolve(i.baseDir, agent.cwd ?? ".");
-    if (!existsSync(cwd)) throw new UserError(`agent.cwd: ${cwd} does not exist`);
-    code = `files ${hashAgentFiles(cwd, { ...agent.files, exclude: i.exclude }).hash}`;
+    // The real folder (no link on the way inside the repository), compared with real excludes.
+    const cwd = agentCwd(agent.cwd, i.baseDir);
+    const exclude = i.exclude.map(realOrSpelled);
+    code = `files ${hashAgentFiles(cwd, { ...agent.files, exclude }).hash}`;
   } else if (agent.build) {
     // No image (its build failed): the Dockerfile's text stands for the code, so a new attempt runs.
-    const file = resolve(i.baseDir, agent.build.context, agent.build.dockerfile);
+    const file = resolve(i.stagedContext ?? resolve(i.baseDir, agent.build.context), agent.build.dockerfile);
     const text = existsSync(file) ? readFileSync(file, "utf8") : "(missing)";
     code = `unbuilt ${JSON.stringify(agent.build)} ${createHash("sha256").update(text).digest("hex")}`;
   } else code = `image ref ${agent.image}`;

@@ -1,4 +1,4 @@
-import { checkBuildContext } from "../execute/build-context.js";
+import { stageBuildContext } from "../execute/build-context.js";
 import { join, resolve } from "node:path";
 import {
   configDeprecations,
@@ -127,16 +127,18 @@ export function agentEnv(agent: AgentConfig, env: NodeJS.ProcessEnv = process.en
 export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
   // One suite per results folder at a time: a second one would delete this one's run folders.
   const release = await lockResultsDir(resolve(opts.outDir), { log: opts.log });
+  const disposers: (() => void)[] = [];
   try {
-    return await runSuiteLocked(opts);
+    return await runSuiteLocked(opts, disposers);
   } finally {
+    for (const d of disposers) d();
     // A suite stopped by an error before its end leaves no reserve behind.
     rmSync(join(resolve(opts.outDir), RESERVE_FILE), { force: true });
     release();
   }
 }
 
-async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
+async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Promise<SuiteResults> {
   const { config } = opts;
   const log = opts.log ?? (() => {});
   // An MLE-bench agent folder becomes the image build and command every executor reads.
@@ -168,8 +170,11 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
     );
   }
 
-  // Whatever executor builds the agent's image, its build context never holds answers or credentials.
-  checkBuildContext({ agent, baseDir: opts.baseDir, dataDir, outDir, storeDir: opts.storeDir });
+  // Whatever executor builds the agent's image, its build context never holds answers or credentials:
+  // checked on real paths and built from a private copy (no link followed, nothing swapped later).
+  const built = stageBuildContext({ agent, baseDir: opts.baseDir, dataDir, outDir, storeDir: opts.storeDir });
+  if (built.staged) disposers.push(built.staged.dispose);
+  if (built.note) log(built.note);
 
   // Data not prepared and not downloadable: one sentence with the command, before anything is made.
   checkPrepared(
@@ -193,7 +198,7 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
   // Checks and data first; the executor (daemon, image build, GPUs, validation endpoint) last.
   const suiteCtx: SuiteContext = {
     config,
-    agent,
+    agent: built.agent,
     baseDir: opts.baseDir,
     suiteId,
     label: opts.label,
@@ -222,6 +227,7 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
       baseDir: opts.baseDir,
       executor: executor.name,
       imageId: executor.facts.imageId ?? null,
+      stagedContext: built.staged?.dir ?? null,
       exclude: [outDir, dataDir, ...(opts.notAgentFiles ?? []).map((d) => resolve(d))],
     });
     identities = new Map(

@@ -1,10 +1,10 @@
-import { resolve } from "node:path";
 import { runPolicy } from "../../config/run-policy.js";
 import { UserError } from "../../errors.js";
 import type { ExecutorDescriptor } from "../descriptor.js";
 import { checkLocal, LOCAL_DEFAULTS, LocalSchema, type LocalConfig } from "./config.js";
 import { LocalExecutor, type LocalOptions } from "./executor.js";
 import { resolveSandbox, sandboxProblem } from "./sandbox.js";
+import { agentCwd } from "../../util/contained.js";
 
 export { LocalExecutor, type LocalOptions } from "./executor.js";
 
@@ -34,7 +34,9 @@ export const localDescriptor: ExecutorDescriptor<"local", typeof LocalSchema> = 
   async open(ctx) {
     const { agent, config } = ctx;
     if (agent.command === undefined) throw new UserError("agent.command: the local executor needs a command");
-    const cwd = resolve(ctx.baseDir, agent.cwd ?? ".");
+    // The real folder, with no link on the way inside the repository: a committed `cwd -> /` would
+    // otherwise mount the runner's whole file system into the sandbox.
+    const cwd = agentCwd(agent.cwd, ctx.baseDir);
     const executor = new LocalExecutor({
       command: agent.command,
       cwd,

@@ -142,6 +142,12 @@ export function sandboxLaunch(input: LaunchInput): Launch {
     const why = mode === "none" ? "local.sandbox: none" : "bwrap is not available on this machine";
     return { ...input, kind, note: `sandbox: none (${why}): the agent runs as the runner's user` };
   }
+  // The working folder is mounted by its real path only: a link (or a path through one) is refused
+  // before bwrap starts, so what was checked is what is mounted.
+  if (realOrNull(input.cwd) !== path.resolve(input.cwd))
+    throw new Error(
+      `the agent's working folder ${input.cwd} is, or goes through, a symbolic link: not mounted`,
+    );
   const problem = sandboxProblem(input.cwd);
   if (problem) throw new Error(problem);
   // HOME is an in-memory folder mounted on an empty folder of the run (made here, so that it can be
