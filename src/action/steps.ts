@@ -31,6 +31,7 @@ import type { Deps } from "./deps.js";
 import { isGhes, type EventInfo } from "./event.js";
 import { runStoreDir, type Settings } from "./inputs.js";
 import { recordTrust } from "./run-records.js";
+import { boundRuns, uploadBound } from "./bounded-upload.js";
 import { readShardSide, refusedNotice, sealShard } from "./shard-seal.js";
 import type { JudgedConfig } from "./judge.js";
 import { actionBaseline, loadSession, type ActionSession } from "./load.js";
@@ -189,7 +190,14 @@ export async function runStep(
       ? shardArtifactPrefix(session.config.name)
       : stageArtifactPrefix(session.config.name, stage);
   const name = artifactName(`${prefix}${which.index}-of-${which.count}${attemptSuffix(deps.env)}`);
-  const files = [...filesUnder(join(dir, "head")), ...filesUnder(join(dir, "base"))];
+  // Bounded per run as the run store is: a huge (or sparse) file is left out, the result never.
+  const bounded = boundRuns(
+    dir,
+    [...filesUnder(join(dir, "head")), ...filesUnder(join(dir, "base"))],
+    uploadBound(deps.env),
+  );
+  for (const note of bounded.notes) core.info(`medalist: ${note}`);
+  const files = bounded.files;
   // Run folders hold files the agent named: a name the service refuses is renamed, not fatal.
   const { id, notes } = await uploadFiles(
     api,
