@@ -107,13 +107,15 @@ async function evaluateAndPublish(deps: Deps, s: ActionSession, event: EventInfo
     env: deps.env,
   });
   for (const note of trust.notes) log(`medalist: ${note}`);
+  // Every rendering of the report (comment, summary, report.md) starts with the notices.
+  if (trust.notice) settings.notices = [...(settings.notices ?? []), trust.notice];
   const storeDir = trust.storeDir;
   if (storeDir) log(`finished runs persist in ${storeDir} (keyed by run identity; input runs-dir)`);
   const history = await loadHistory(deps, session.config.name);
   // No enclosing group: each finished run is its own group (groups do not nest).
   const ev = await evaluate({
     history,
-    notices: [...(settings.notices ?? []), ...(trust.notice ? [trust.notice] : [])],
+    notices: settings.notices,
     untrustedRecords: trust.untrusted,
     progress: { runDone: runGroup },
     session,

@@ -249,6 +249,8 @@ export async function reportStep(deps: Deps, s: ActionSession, event: EventInfo)
     if (runs > 0) refused.push({ what, runs });
   }
   const refusal = refusedNotice(refused);
+  // Every rendering of the report (comment, summary, report.md) starts with the notices.
+  if (refusal) settings.notices = [...(settings.notices ?? []), refusal];
   const head = mergeShards(heads, { expectShards: expect });
   if (head.missing.length)
     core.warning(
@@ -264,7 +266,7 @@ export async function reportStep(deps: Deps, s: ActionSession, event: EventInfo)
     baseline,
     head: head.results,
     history,
-    notices: [...(settings.notices ?? []), ...(refusal ? [refusal] : [])],
+    notices: settings.notices,
   });
   await publish({
     deps,
@@ -355,6 +357,7 @@ async function stagedReport(
   const { session, settings } = s;
   const dir = resolve(settings.resultsDir);
   const got = await stagesSoFar(deps, s, api, planned, planned);
+  if (got.refusedNotice) settings.notices = [...(settings.notices ?? []), got.refusedNotice];
   const baseline = await actionBaseline(deps, s, event);
   const history = await loadHistory(deps, session.config.name);
   const ev = await evaluate({
@@ -363,7 +366,7 @@ async function stagedReport(
     baseline,
     head: got.results,
     history,
-    notices: [...(settings.notices ?? []), ...(got.refusedNotice ? [got.refusedNotice] : [])],
+    notices: settings.notices,
     monitor: stopsEarly(s, event),
     stages: { byStage: got.byStage, planned },
   });

@@ -32,7 +32,10 @@ const keyB = Buffer.from("b".repeat(64));
 /** A run folder with a record and a submission. */
 function runFolder(): string {
   const dir = tmp();
-  writeFileSync(join(dir, "run.json"), JSON.stringify({ result: { runId: "c.s0", grade: { gold_medal: false } } }));
+  writeFileSync(
+    join(dir, "run.json"),
+    JSON.stringify({ result: { runId: "c.s0", grade: { gold_medal: false } } }),
+  );
   mkdirSync(join(dir, "submission"));
   writeFileSync(join(dir, "submission/submission.csv"), "id,y\n1,0\n");
   return dir;
@@ -93,15 +96,15 @@ describe("run seals", () => {
   it("decide never reuses an untrusted record, whatever its identity", () => {
     const id = { hash: "h", parts: {} } as never;
     const run = { competitionId: "c", seed: 0 };
-    expect(decide(run, { identity: id, outcome: "succeeded", untrusted: null }, id, NO_SELECTION)).toEqual({
+    expect(decide(run, { identity: id, outcome: "completed", untrusted: null }, id, NO_SELECTION)).toEqual({
       action: "reuse",
     });
-    expect(decide(run, { identity: id, outcome: "succeeded", untrusted: "no seal" }, id, NO_SELECTION)).toEqual(
-      { action: "run", why: "its record is not reused: no seal" },
-    );
+    expect(
+      decide(run, { identity: id, outcome: "completed", untrusted: "no seal" }, id, NO_SELECTION),
+    ).toEqual({ action: "run", why: "its record is not reused: no seal" });
     const notSelected = { ...NO_SELECTION, only: [{ competitionId: "other", seed: null }] };
     expect(
-      decide(run, { identity: id, outcome: "succeeded", untrusted: "no seal" }, id, notSelected).action,
+      decide(run, { identity: id, outcome: "completed", untrusted: "no seal" }, id, notSelected).action,
     ).toBe("skip");
   });
 });
@@ -111,7 +114,9 @@ describe("the run key", () => {
     const home = tmp();
     const env = { HOME: home };
     expect(defaultRunKeyFile(env)).toBe(join(home, ".medalist", "run-key"));
-    expect(defaultRunKeyFile({ ...env, RUNNER_TOOL_CACHE: "/opt/tools" })).toBe("/opt/tools/medalist/run-key");
+    expect(defaultRunKeyFile({ ...env, RUNNER_TOOL_CACHE: "/opt/tools" })).toBe(
+      "/opt/tools/medalist/run-key",
+    );
     const first = loadRunKey(env);
     expect(first.source).toBe(join(home, ".medalist", "run-key"));
     expect(statSync(first.source).mode & 0o777).toBe(0o600);
@@ -185,29 +190,33 @@ copyFileSync(process.env.DATA_DIR + "/sample_submission.csv", process.env.SUBMIS
     return { outDir, go };
   }
 
-  it("a forged gold record with the right identity runs again and says why", { timeout: 120_000 }, async () => {
-    const s = setup();
-    const first = await s.go(keyA);
-    expect(first.started).toHaveLength(2);
-    expect(first.results.runs.every((r) => !r.grade?.gold_medal)).toBe(true);
-    // Sealed by this key: reused.
-    expect((await s.go(keyA)).started).toHaveLength(0);
-    // The attacker edits the grade (the identity stays right) and keeps the old seal.
-    const file = join(s.outDir, "runs", "toy-churn.s0", "run.json");
-    const doc = JSON.parse(readFileSync(file, "utf8"));
-    doc.result.grade = { ...doc.result.grade, gold_medal: true, any_medal: true };
-    writeFileSync(file, JSON.stringify(doc, null, 2) + "\n");
-    const forged = await s.go(keyA);
-    expect(forged.started).toHaveLength(1);
-    expect(forged.started[0]).toMatch(/toy-churn\.s0.*its record is not reused: its seal does not match/);
-    expect(forged.results.runs.every((r) => !r.grade?.gold_medal)).toBe(true);
-    // Another runner's key: nothing is reused.
-    expect((await s.go(keyB)).started).toHaveLength(2);
-    // Records in a folder the pull request can write: never reused, even when sealed.
-    const pr = await s.go(keyB, "it lies in the pull request's checkout (.medalist/results)");
-    expect(pr.started).toHaveLength(2);
-    expect(pr.started[0]).toMatch(/its record is not reused: it lies in the pull request's checkout/);
-  });
+  it(
+    "a forged gold record with the right identity runs again and says why",
+    { timeout: 120_000 },
+    async () => {
+      const s = setup();
+      const first = await s.go(keyA);
+      expect(first.started).toHaveLength(2);
+      expect(first.results.runs.every((r) => !r.grade?.gold_medal)).toBe(true);
+      // Sealed by this key: reused.
+      expect((await s.go(keyA)).started).toHaveLength(0);
+      // The attacker edits the grade (the identity stays right) and keeps the old seal.
+      const file = join(s.outDir, "runs", "toy-churn.s0", "run.json");
+      const doc = JSON.parse(readFileSync(file, "utf8"));
+      doc.result.grade = { ...doc.result.grade, gold_medal: true, any_medal: true };
+      writeFileSync(file, JSON.stringify(doc, null, 2) + "\n");
+      const forged = await s.go(keyA);
+      expect(forged.started).toHaveLength(1);
+      expect(forged.started[0]).toMatch(/toy-churn\.s0.*its record is not reused: its seal does not match/);
+      expect(forged.results.runs.every((r) => !r.grade?.gold_medal)).toBe(true);
+      // Another runner's key: nothing is reused.
+      expect((await s.go(keyB)).started).toHaveLength(2);
+      // Records in a folder the pull request can write: never reused, even when sealed.
+      const pr = await s.go(keyB, "it lies in the pull request's checkout (.medalist/results)");
+      expect(pr.started).toHaveLength(2);
+      expect(pr.started[0]).toMatch(/its record is not reused: it lies in the pull request's checkout/);
+    },
+  );
 
   it("the run key is never one of the agent's secrets", { timeout: 60_000 }, async () => {
     const s = setup();
