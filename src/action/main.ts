@@ -17,7 +17,7 @@ import { actionBaseline, loadSession, type ActionSession } from "./load.js";
 import { loadHistory, publish } from "./publish.js";
 import { COMMENT_ARTIFACT, downloadCommentFiles, relayComment } from "./relay.js";
 import { judgeConfig } from "./judge.js";
-import { recordTrust } from "./run-records.js";
+import { recordTrust, refuseLinkedResultsDir } from "./run-records.js";
 import { decideStep, planStep, reportStep, runStep } from "./steps.js";
 
 export type { Deps } from "./deps.js";
@@ -74,6 +74,7 @@ async function main(deps: Deps): Promise<void> {
 
   const step = core.getInput("step") || "all";
   const judged = await judgeConfig(settings, event, deps.env, (line) => core.info(line));
+  refuseLinkedResultsDir(settings.resultsDir, event, deps.env);
   if (step === "plan") return planStep(settings, judged);
   if (!["all", "run", "report", "decide"].includes(step))
     throw new UserError(

@@ -4,6 +4,7 @@
 import { existsSync, lstatSync, readdirSync, realpathSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { isInside } from "../config/trust.js";
+import { UserError } from "../errors.js";
 import type { EventInfo } from "./event.js";
 
 export interface RecordTrust {
@@ -70,6 +71,25 @@ export function runRecordsIn(dir: string, layout: "results" | "store"): string[]
     }
   }
   return out;
+}
+
+/**
+ * On a pull request, a results folder named inside the checkout that leads out of it goes through a
+ * link the pull request committed: refused before anything is written there.
+ */
+export function refuseLinkedResultsDir(
+  resultsDir: string,
+  event: Pick<EventInfo, "pr">,
+  env: NodeJS.ProcessEnv,
+): void {
+  if (!event.pr) return;
+  const named = resolve(resultsDir);
+  const real = realPath(named);
+  const lexical = resolve(env.GITHUB_WORKSPACE || process.cwd());
+  if (isInside(lexical, named) && !isInside(realPath(lexical), real))
+    throw new UserError(
+      `results-dir ${resultsDir} lies in the checkout but leads out of it through a link (to ${real}); on a pull request the checkout's links are the pull request's: name a folder outside the checkout`,
+    );
 }
 
 /**
