@@ -33,8 +33,9 @@ export interface ShardSide {
  */
 export function readShardSide(folder: string, what: string, env: NodeJS.ProcessEnv): ShardSide {
   const { key, source } = loadRunKey(env);
-  const results = readResults(join(folder, "results.json"));
+  // The seal first: an unsealed file is parsed only to name its runs as not run.
   const problem = resultsSealProblem(folder, key, sealContext(env));
+  const results = readResults(join(folder, "results.json"));
   if (problem === null) return { results, refused: null };
   const refused = `the results of ${what} were refused: ${problem} (run key: ${source === "MEDALIST_RUN_KEY" ? "input run-key" : source})`;
   const runs = results.runs.map((r): RunResult => ({
