@@ -16,6 +16,8 @@ export const Inputs = {
   TrustPrConfig: "trust-pr-config",
   /** UNSAFE: run executor local / Slurm mode command on pull requests. */
   AllowUnsandboxedAgent: "allow-unsandboxed-agent",
+  /** A secret that seals run records and shard results (suite/seal.ts); empty: the runner's key file. */
+  RunKey: "run-key",
 } as const;
 
 export const Outputs = {

@@ -1,4 +1,5 @@
 // Reads and validates every action input up front into one typed settings object.
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import * as core from "@actions/core";
 import { z } from "zod";
@@ -40,7 +41,7 @@ export const SettingsSchema = z.object({
   [Inputs.FailOn]: z.enum(["regression", "never", ""]),
   [Inputs.AllowForkPrs]: bool,
   [Inputs.DataDir]: z.string().trim(),
-  [Inputs.ResultsDir]: z.string().trim().min(1),
+  [Inputs.ResultsDir]: z.string().trim(),
   [Inputs.RunsDir]: z.string().trim(),
   [Inputs.RetentionDays]: z
     .string()
@@ -50,6 +51,10 @@ export const SettingsSchema = z.object({
     .refine((n) => n >= 1 && n <= 400, "expected a whole number of days, 1 to 400"),
   [Inputs.TrustPrConfig]: bool,
   [Inputs.AllowUnsandboxedAgent]: bool,
+  [Inputs.RunKey]: z
+    .string()
+    .trim()
+    .refine((v) => v === "" || v.length >= 32, "expected a secret of at least 32 characters, or empty"),
 });
 
 /**
@@ -64,11 +69,13 @@ export const DEFAULTS: Record<string, string> = {
   [Inputs.FailOn]: "",
   [Inputs.AllowForkPrs]: "false",
   [Inputs.DataDir]: "",
-  [Inputs.ResultsDir]: ".medalist/results",
+  // Empty: defaultResultsDir, in the runner's temp folder (never in the checkout a pull request writes).
+  [Inputs.ResultsDir]: "",
   [Inputs.RunsDir]: "",
   [Inputs.RetentionDays]: "30",
   [Inputs.TrustPrConfig]: "false",
   [Inputs.AllowUnsandboxedAgent]: "false",
+  [Inputs.RunKey]: "",
 };
 
 export interface Settings {
@@ -92,10 +99,15 @@ export interface Settings {
   trustPrConfig: boolean;
   /** UNSAFE: executor local and Slurm mode command may run a pull request's agent. */
   allowUnsandboxedAgent: boolean;
+  /** The secret that seals run records and shard results; "" uses the runner's key file. */
+  runKey: string;
 }
 
 /** Reads all inputs (or the given reader) and returns the settings, or throws one UserError listing every problem. */
-export function readSettings(read: (name: string) => string = (n) => core.getInput(n)): Settings {
+export function readSettings(
+  read: (name: string) => string = (n) => core.getInput(n),
+  env: NodeJS.ProcessEnv = process.env,
+): Settings {
   const raw: Record<string, string> = {};
   for (const name of Object.values(Inputs)) {
     const v = read(name);
@@ -118,11 +130,12 @@ export function readSettings(read: (name: string) => string = (n) => core.getInp
     failOn: failOn === "" ? null : failOn,
     allowForkPrs: s[Inputs.AllowForkPrs],
     dataDir: s[Inputs.DataDir] === "" ? null : s[Inputs.DataDir],
-    resultsDir: s[Inputs.ResultsDir],
+    resultsDir: s[Inputs.ResultsDir] || defaultResultsDir(env),
     runsDir: s[Inputs.RunsDir],
     retentionDays: s[Inputs.RetentionDays],
     trustPrConfig: s[Inputs.TrustPrConfig],
     allowUnsandboxedAgent: s[Inputs.AllowUnsandboxedAgent],
+    runKey: s[Inputs.RunKey],
   };
 }
 
@@ -158,6 +171,14 @@ export function effectiveSettings(
     baseline: settings.baseline ?? fromConfig ?? ACTION_DEFAULT_BASELINE,
     failOn: settings.failOn ?? config.gate.failOn,
   };
+}
+
+/**
+ * The results folder when the input is left empty: $RUNNER_TEMP/medalist/results, a runner-owned
+ * folder outside the checkout (run records there are reused only when sealed: suite/seal.ts).
+ */
+export function defaultResultsDir(env: NodeJS.ProcessEnv): string {
+  return join(env.RUNNER_TEMP || tmpdir(), "medalist", "results");
 }
 
 /**

@@ -17,6 +17,7 @@ import { actionBaseline, loadSession, type ActionSession } from "./load.js";
 import { loadHistory, publish } from "./publish.js";
 import { COMMENT_ARTIFACT, downloadCommentFiles, relayComment } from "./relay.js";
 import { judgeConfig } from "./judge.js";
+import { recordTrust, refuseLinkedResultsDir } from "./run-records.js";
 import { decideStep, planStep, reportStep, runStep } from "./steps.js";
 
 export type { Deps } from "./deps.js";
@@ -55,6 +56,12 @@ async function main(deps: Deps): Promise<void> {
   const settings = readSettings();
   const event = readEvent(deps.env);
   if (settings.token) core.setSecret(settings.token);
+  // The key that seals run records and shard results; shared by shards on several runners.
+  if (settings.runKey) {
+    core.setSecret(settings.runKey);
+    deps.env.MEDALIST_RUN_KEY = settings.runKey;
+    process.env.MEDALIST_RUN_KEY = settings.runKey;
+  }
 
   if (event.workflowRun) return relay(settings, event);
 
@@ -67,6 +74,7 @@ async function main(deps: Deps): Promise<void> {
 
   const step = core.getInput("step") || "all";
   const judged = await judgeConfig(settings, event, deps.env, (line) => core.info(line));
+  refuseLinkedResultsDir(settings.resultsDir, event, deps.env);
   if (step === "plan") return planStep(settings, judged);
   if (!["all", "run", "report", "decide"].includes(step))
     throw new UserError(
@@ -92,13 +100,24 @@ async function evaluateAndPublish(deps: Deps, s: ActionSession, event: EventInfo
   const log = (line: string) => core.info(line);
   // The cache restore comes first: a broken cache service fails the job before any GPU time is spent.
   const baseline = await actionBaseline(deps, s, event);
-  const storeDir = runStoreDir(settings.runsDir, deps.env);
+  // On a pull request, nothing in its checkout is reused; what was found there is named first.
+  const trust = recordTrust({
+    resultsDir: settings.resultsDir,
+    storeDir: runStoreDir(settings.runsDir, deps.env),
+    event,
+    env: deps.env,
+  });
+  for (const note of trust.notes) log(`medalist: ${note}`);
+  // Every rendering of the report (comment, summary, report.md) starts with the notices.
+  if (trust.notice) settings.notices = [...(settings.notices ?? []), trust.notice];
+  const storeDir = trust.storeDir;
   if (storeDir) log(`finished runs persist in ${storeDir} (keyed by run identity; input runs-dir)`);
   const history = await loadHistory(deps, session.config.name);
   // No enclosing group: each finished run is its own group (groups do not nest).
   const ev = await evaluate({
     history,
     notices: settings.notices,
+    untrustedRecords: trust.untrusted,
     progress: { runDone: runGroup },
     session,
     resultsDir: resolve(settings.resultsDir),

@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import type { SuiteResults } from "../results/schema.js";
 import { mergeStages, type MergedStages, type StageResults } from "../session/stages.js";
-import { readResults } from "../suite/store.js";
+import { readShardSide, refusedNotice } from "./shard-seal.js";
 import { artifactName, type ArtifactApi } from "./artifacts.js";
 
 /** Shard artifacts of the unstaged workflow: medalist-<suite>-shard-<i>-of-<N>. */
@@ -34,6 +34,10 @@ export interface DownloadedStages extends MergedStages {
   ran: number;
   /** Where each run's folder is: the shard download it came from. */
   runFolder: (runId: string) => string;
+  /** One sentence per shard whose results were refused (no valid seal: action/shard-seal.ts). */
+  refused: string[];
+  /** The report's first line about them; null when none. */
+  refusedNotice: string | null;
 }
 
 /**
@@ -47,9 +51,12 @@ export async function downloadStages(
   seeds: number,
   planned: number,
   upTo: number,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<DownloadedStages | null> {
   const stages: StageResults[] = [];
   const folderOf = new Map<string, string>();
+  const refused: string[] = [];
+  const refusedShards: { what: string; runs: number }[] = [];
   for (let k = 1; k <= upTo; k++) {
     const chosen = await shardArtifacts(api, stageArtifactPrefix(suite, k));
     if (chosen.size === 0) break;
@@ -57,7 +64,12 @@ export async function downloadStages(
     for (const [index, id] of chosen) {
       const into = join(dir, "stages", String(k), String(index));
       await api.download!(id, into);
-      const doc = readResults(join(into, "head", "results.json"));
+      const side = readShardSide(join(into, "head"), `stage ${k} shard ${index}`, env);
+      const doc = side.results;
+      if (side.refused) {
+        refused.push(side.refused);
+        refusedShards.push({ what: `stage ${k} shard ${index}`, runs: doc.runs.length });
+      }
       docs.push(doc);
       for (const r of doc.runs) folderOf.set(r.runId, join(into, "head"));
     }
@@ -68,5 +80,7 @@ export async function downloadStages(
     ...mergeStages(stages, seeds, planned),
     ran: stages.length,
     runFolder: (runId) => folderOf.get(runId) ?? join(dir, "stages", "none"),
+    refused,
+    refusedNotice: refusedNotice(refusedShards),
   };
 }

@@ -30,6 +30,9 @@ import {
 import type { Deps } from "./deps.js";
 import { isGhes, type EventInfo } from "./event.js";
 import { runStoreDir, type Settings } from "./inputs.js";
+import { recordTrust } from "./run-records.js";
+import { boundRuns, uploadBound } from "./bounded-upload.js";
+import { readShardSide, refusedNotice, sealShard } from "./shard-seal.js";
 import type { JudgedConfig } from "./judge.js";
 import { actionBaseline, loadSession, type ActionSession } from "./load.js";
 import { decideAfterStage } from "../session/stages.js";
@@ -152,6 +155,15 @@ export async function runStep(
   }
   const dir = resolve(settings.resultsDir);
   const baseline = await actionBaseline(deps, s, event, { shard: true });
+  // On a pull request, nothing in its checkout is reused (the report job has no comment line for it).
+  const trust = recordTrust({
+    resultsDir: dir,
+    storeDir: runStoreDir(settings.runsDir, deps.env),
+    event,
+    env: deps.env,
+  });
+  for (const note of trust.notes) core.info(`medalist: ${note}`);
+  if (trust.notice) core.warning(`medalist: ${trust.notice.replace(/^> ⚠️ /, "").replace(/\*\*/g, "")}`);
   const paths = await core.group("Evaluate the shard", () =>
     runShard({
       session,
@@ -164,10 +176,13 @@ export async function runStep(
       log: (l) => core.info(l),
       signal,
       runSuite: deps.runSuite,
-      storeDir: runStoreDir(settings.runsDir, deps.env),
+      storeDir: trust.storeDir,
+      untrustedRecords: trust.untrusted,
     }),
   );
   core.setOutput("results-path", paths.head);
+  // Sealed for this workflow run: the report and decide jobs accept only results that check.
+  sealShard(dir, deps.env);
   // The results are on disk; the report job can only see them through the artifact.
   const api = artifactsOrFail(deps, s, event, "the shard's results cannot reach the report job");
   const prefix =
@@ -175,7 +190,14 @@ export async function runStep(
       ? shardArtifactPrefix(session.config.name)
       : stageArtifactPrefix(session.config.name, stage);
   const name = artifactName(`${prefix}${which.index}-of-${which.count}${attemptSuffix(deps.env)}`);
-  const files = [...filesUnder(join(dir, "head")), ...filesUnder(join(dir, "base"))];
+  // Bounded per run as the run store is: a huge (or sparse) file is left out, the result never.
+  const bounded = boundRuns(
+    dir,
+    [...filesUnder(join(dir, "head")), ...filesUnder(join(dir, "base"))],
+    uploadBound(deps.env),
+  );
+  for (const note of bounded.notes) core.info(`medalist: ${note}`);
+  const files = bounded.files;
   // Run folders hold files the agent named: a name the service refuses is renamed, not fatal.
   const { id, notes } = await uploadFiles(
     api,
@@ -208,14 +230,27 @@ export async function reportStep(deps: Deps, s: ActionSession, event: EventInfo)
   const bases: SuiteResults[] = [];
   const shardOfRun = new Map<string, number>();
   const ranInShards = settings.baseline.source === "run";
+  const refused: { what: string; runs: number }[] = [];
   for (const [index, id] of chosen) {
     const into = join(dir, "shards", String(index));
     await api.download(id, into);
-    const head = readResults(join(into, "head", "results.json"));
-    heads.push(head);
-    for (const r of head.runs) shardOfRun.set(r.runId, index);
-    if (ranInShards) bases.push(readResults(join(into, "base", "results.json")));
+    const what = `shard ${index}`;
+    const head = readShardSide(join(into, "head"), what, deps.env);
+    heads.push(head.results);
+    for (const r of head.results.runs) shardOfRun.set(r.runId, index);
+    let runs = head.refused ? head.results.runs.length : 0;
+    if (head.refused) core.warning(`medalist: ${head.refused}`);
+    if (ranInShards) {
+      const base = readShardSide(join(into, "base"), `${what} (base)`, deps.env);
+      bases.push(base.results);
+      if (base.refused) core.warning(`medalist: ${base.refused}`);
+      runs += base.refused ? base.results.runs.length : 0;
+    }
+    if (runs > 0) refused.push({ what, runs });
   }
+  const refusal = refusedNotice(refused);
+  // Every rendering of the report (comment, summary, report.md) starts with the notices.
+  if (refusal) settings.notices = [...(settings.notices ?? []), refusal];
   const head = mergeShards(heads, { expectShards: expect });
   if (head.missing.length)
     core.warning(
@@ -245,10 +280,18 @@ export async function reportStep(deps: Deps, s: ActionSession, event: EventInfo)
 }
 
 /** The stages that ran, merged; fails when none uploaded anything. */
-async function stagesSoFar(s: ActionSession, api: ArtifactApi, planned: number, upTo: number) {
+async function stagesSoFar(deps: Deps, s: ActionSession, api: ArtifactApi, planned: number, upTo: number) {
   const { session, settings } = s;
   const dir = resolve(settings.resultsDir);
-  const got = await downloadStages(api, dir, session.config.name, session.config.seeds, planned, upTo);
+  const got = await downloadStages(
+    api,
+    dir,
+    session.config.name,
+    session.config.seeds,
+    planned,
+    upTo,
+    deps.env,
+  );
   if (!got)
     throw new UserError(
       `no results of stage 1 were uploaded (no artifact named ${stageArtifactPrefix(session.config.name, 1)}…)`,
@@ -256,6 +299,7 @@ async function stagesSoFar(s: ActionSession, api: ArtifactApi, planned: number, 
     );
   if (got.missing.length)
     core.warning(`medalist: ${got.missing.length} run(s) of the stages that ran never ran`);
+  for (const line of got.refused) core.warning(`medalist: ${line}`);
   return got;
 }
 
@@ -273,7 +317,7 @@ export async function decideStep(deps: Deps, s: ActionSession, event: EventInfo)
     );
   const api = artifactsOrFail(deps, s, event, "the stages' results cannot be downloaded");
   if (!api.list || !api.download) throw new UserError("this artifact client cannot list or download", 1);
-  const got = await stagesSoFar(s, api, planned, k);
+  const got = await stagesSoFar(deps, s, api, planned, k);
   if (got.ran < k)
     throw new UserError(`stage ${got.ran + 1} uploaded no results: it cannot be decided on`, 1);
   const out = (decision: "stop" | "continue", why: string) => {
@@ -312,7 +356,8 @@ async function stagedReport(
 ) {
   const { session, settings } = s;
   const dir = resolve(settings.resultsDir);
-  const got = await stagesSoFar(s, api, planned, planned);
+  const got = await stagesSoFar(deps, s, api, planned, planned);
+  if (got.refusedNotice) settings.notices = [...(settings.notices ?? []), got.refusedNotice];
   const baseline = await actionBaseline(deps, s, event);
   const history = await loadHistory(deps, session.config.name);
   const ev = await evaluate({

@@ -68,6 +68,8 @@ export interface EvaluateInput {
   selection?: SuiteOptions["selection"];
   /** A runner-persistent folder of finished runs keyed by identity. */
   storeDir?: string | null;
+  /** Why run records found in the results folder are never reused (it lies in a PR's checkout); null: they may be. */
+  untrustedRecords?: string | null;
   /** Progress of long runs: heartbeat seconds, a terminal's status line, a finished run's line. */
   progress?: Pick<SuiteOptions, "heartbeatSecs" | "status" | "statusWidth" | "runDone">;
   /**
@@ -215,6 +217,7 @@ function sideRunner(input: EvaluateInput): RunSide {
       selection: input.selection,
       storeDir: input.storeDir,
       graderDir: session.graderDir,
+      untrustedRecords: input.untrustedRecords ?? null,
       // Neither side's results are the agent's code (base/ is written before head/ is hashed).
       notAgentFiles: [dir, ...(input.storeDir ? [input.storeDir] : [])],
       ...input.progress,

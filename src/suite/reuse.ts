@@ -70,6 +70,11 @@ export function selected(run: { competitionId: string; seed: number }, sel: Sele
 export interface Finished {
   identity: RunIdentity | null;
   outcome: Outcome;
+  /**
+   * Why the record cannot be trusted (no valid seal from this runner's key, or it lies where the
+   * pull request can write); null: the runner wrote it. An untrusted record is never reused.
+   */
+  untrusted?: string | null;
 }
 
 export type Decision =
@@ -85,7 +90,8 @@ export function decide(
   now: RunIdentity,
   sel: Selection,
 ): Decision {
-  const matches = finished !== null && finished.identity?.hash === now.hash;
+  const untrusted = finished?.untrusted ?? null;
+  const matches = finished !== null && untrusted === null && finished.identity?.hash === now.hash;
   if (!selected(run, sel)) {
     return matches
       ? { action: "reuse" }
@@ -93,6 +99,7 @@ export function decide(
   }
   if (!finished) return { action: "run", why: "not run before" };
   if (sel.fresh) return { action: "run", why: "--fresh" };
+  if (untrusted !== null) return { action: "run", why: `its record is not reused: ${untrusted}` };
   if (!matches) return { action: "run", why: describeChange(finished.identity, now) };
   if (sel.rerun.includes(finished.outcome)) return { action: "run", why: `--rerun ${finished.outcome}` };
   return { action: "reuse" };

@@ -17,6 +17,7 @@ import { gradeJson, readUsage } from "./run-files.js";
 import { decide, type Selection } from "./reuse.js";
 import { readStoredRun, saveRun } from "./store.js";
 import { fetchRun, putRun } from "./run-store.js";
+import { runSealProblem, sealRun } from "./seal.js";
 import type { RunIdentity } from "./identity.js";
 import { CONTAINER_PATHS } from "../execute/contract.js";
 import { describeFailure } from "../execute/failure.js";
@@ -44,6 +45,10 @@ export interface RunContext {
   storeDir: string | null;
   /** The external grader's working folder; default: this process's. */
   graderDir?: string;
+  /** The key run records are sealed with (suite/seal.ts): only a record it sealed is reused. */
+  runKey: Buffer;
+  /** Why records found in outDir are never reused (a pull request's checkout); null: when sealed. */
+  untrustedRecords: string | null;
   outDir: string;
   env: Record<string, string>;
   retry: RetryPolicy;
@@ -67,17 +72,23 @@ export async function runOne(ctx: RunContext, run: PlannedRun, gpus: string[]): 
   // Reuse: a finished run counts only while its identity matches (and the selection allows it).
   const identity = ctx.identities.get(run.competitionId)!;
   let stored = readStoredRun(storePath);
+  // Only what this runner wrote and sealed counts: a record's identity is computable by anyone.
+  let untrusted = stored ? (ctx.untrustedRecords ?? runSealProblem(runDir, run.runId, ctx.runKey)) : null;
+  const usable = stored !== null && untrusted === null && stored.identity?.hash === identity.hash;
   // Not here (a cleaned workspace): the runner's store may hold it under the same identity.
-  if (ctx.storeDir && stored?.identity?.hash !== identity.hash && !ctx.selection.fresh) {
+  if (ctx.storeDir && !usable && !ctx.selection.fresh) {
     try {
-      if (fetchRun(ctx.storeDir, run.runId, identity.hash, runDir)) stored = readStoredRun(storePath);
+      if (fetchRun(ctx.storeDir, run.runId, identity.hash, runDir)) {
+        stored = readStoredRun(storePath);
+        untrusted = stored ? runSealProblem(runDir, run.runId, ctx.runKey) : null;
+      }
     } catch (e) {
       ctx.log?.(`${run.runId}: could not read the run store ${ctx.storeDir}: ${(e as Error).message}`);
     }
   }
   const decision = decide(
     run,
-    stored ? { identity: stored.identity, outcome: stored.result.outcome } : null,
+    stored ? { identity: stored.identity, outcome: stored.result.outcome, untrusted } : null,
     identity,
     ctx.selection,
   );
@@ -189,6 +200,11 @@ export async function runOne(ctx: RunContext, run: PlannedRun, gpus: string[]): 
   ctx.record?.(result);
   // The result is on disk before anything else uses it.
   saveRun(storePath, { suiteHash: ctx.suiteHash, agent: ctx.agentText, identity, result });
+  try {
+    sealRun(runDir, run.runId, ctx.runKey);
+  } catch (e) {
+    ctx.log?.(`${run.runId}: its record was not sealed, so it will not be reused: ${(e as Error).message}`);
+  }
   if (ctx.storeDir) {
     try {
       putRun(ctx.storeDir, run.runId, identity.hash, runDir);

@@ -38,6 +38,7 @@ import { isDiskFull, removeTempFiles, reserveSpace, RESERVE_FILE } from "./disk.
 import { rmSync } from "node:fs";
 import { VERSION } from "../version.js";
 import { expandMlebenchAgent } from "../mlebench/agent-folder.js";
+import { loadRunKey } from "./seal.js";
 
 export { readUsage } from "./run-files.js";
 
@@ -79,6 +80,13 @@ export interface SuiteOptions {
   storeDir?: string | null;
   /** The external grader's working folder; default: this process's. */
   graderDir?: string;
+  /**
+   * Why run records found in outDir are never reused (e.g. it lies in a pull request's checkout);
+   * null or absent: they are reused when sealed by this runner's key (suite/seal.ts).
+   */
+  untrustedRecords?: string | null;
+  /** The key run records are sealed with; default: loadRunKey() (MEDALIST_RUN_KEY, the key file). */
+  runKey?: Buffer;
   /** Folders that are never the agent's code (the whole results folder of both sides). */
   notAgentFiles?: string[];
   /** Told of every finished run (src/compare/monitor.ts); true: start no new run (see stopInFlight). */
@@ -119,6 +127,15 @@ export function agentEnv(agent: AgentConfig, env: NodeJS.ProcessEnv = process.en
   return out;
 }
 
+/** The run key is never one of the agent's values (a secret named after the variable that holds it). */
+function checkKeyNotPassed(env: Record<string, string>, key: Buffer): void {
+  const name = Object.keys(env).find((k) => env[k] === key.toString("utf8"));
+  if (name)
+    throw new UserError(
+      `agent: ${name} holds the run key that seals this runner's run records; it is never passed to the agent`,
+    );
+}
+
 /**
  * Runs every (competition, seed) of the suite (or of one shard), grades each submission outside
  * the agent's sandbox, and writes results.json. A run whose run.json exists for the same suite
@@ -154,6 +171,9 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
   // The results folder (locked by runSuite).
   const outDir = resolve(opts.outDir);
   const env = agentEnv(agent);
+  // The key exists before any agent starts (the local sandbox covers its folder only if it exists).
+  const runKey = opts.runKey ?? loadRunKey().key;
+  checkKeyNotPassed(env, runKey);
   // One id per suite invocation: container names and labels, so a cancel removes exactly these.
   const suiteId = `${opts.label}-${thePlan.suiteHash.slice(0, 8)}-${Date.now().toString(36)}`;
   const agentText = describeAgent(agent);
@@ -296,6 +316,8 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
     selection,
     storeDir: opts.storeDir ? resolve(opts.storeDir) : null,
     graderDir: opts.graderDir,
+    runKey,
+    untrustedRecords: opts.untrustedRecords ?? null,
     log,
     outDir,
     env,

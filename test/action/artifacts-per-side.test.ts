@@ -77,7 +77,7 @@ describe("artifacts per side", () => {
       expect(files).toContain("toy-species.s0/submission/submission.csv");
     }
     // Every head seed in the report links to the head's one artifact.
-    const report = readFileSync(join(ws, ".medalist/results/report.md"), "utf8");
+    const report = readFileSync(run.outputs["report-path"], "utf8");
     expect(report).toContain("/artifacts/");
   }, 240_000);
 

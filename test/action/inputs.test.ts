@@ -37,7 +37,7 @@ describe("config precedence: action input > config > default", () => {
 
 describe("readSettings", () => {
   it("applies the defaults of action.yml", () => {
-    expect(readSettings(reader({}))).toEqual({
+    expect(readSettings(reader({}), { RUNNER_TEMP: "/runner/_temp" })).toEqual({
       configPath: "medalist.yml",
       token: "",
       baseline: null,
@@ -45,11 +45,13 @@ describe("readSettings", () => {
       failOn: null,
       allowForkPrs: false,
       dataDir: null,
-      resultsDir: ".medalist/results",
+      // The runner's temp folder: never the checkout a pull request writes.
+      resultsDir: "/runner/_temp/medalist/results",
       runsDir: "",
       retentionDays: 30,
       trustPrConfig: false,
       allowUnsandboxedAgent: false,
+      runKey: "",
     });
   });
 
@@ -89,6 +91,12 @@ describe("readSettings", () => {
       configPath: "ci/medalist.yml",
       resultsDir: "out",
     });
+  });
+
+  it("a run key shorter than 32 characters is refused without echoing it", () => {
+    expect(() => readSettings(reader({ "run-key": "short-secret" }))).toThrow(
+      /^input "run-key": expected a secret of at least 32 characters, or empty$/,
+    );
   });
 
   it("reports every invalid input at once", () => {

@@ -9,7 +9,12 @@ import { assertDist, ROOT, runAction } from "../action/harness.js";
 // The CLI and the action are two doors over one evaluate(): the same inputs give the same report.
 describe("one evaluation core behind both front doors", () => {
   const ws = mkdtempSync(join(tmpdir(), "medalist-doors-"));
-  afterAll(() => rmSync(ws, { recursive: true, force: true }));
+  // Outside the workspace (the checkout): on a pull request the action reuses no record found there.
+  const results = mkdtempSync(join(tmpdir(), "medalist-doors-results-"));
+  afterAll(() => {
+    rmSync(ws, { recursive: true, force: true });
+    rmSync(results, { recursive: true, force: true });
+  });
 
   it("the CLI and the action write the same report for the same inputs", { timeout: 120_000 }, async () => {
     assertDist();
@@ -35,7 +40,7 @@ describe("one evaluation core behind both front doors", () => {
       cpSync(join(ROOT, "competitions", id), join(ws, "registry", id), { recursive: true });
     writeFileSync(join(ws, "head-only.yml"), config("baseline: { source: none }"));
     writeFileSync(join(ws, "medalist.yml"), config("baseline: { source: file, path: base.json }"));
-    const out = join(ws, ".medalist/results");
+    const out = join(results, "results");
 
     // A baseline with a medal on every run: the comparison has something to say.
     expect(await runFromConfig(loadConfig(join(ws, "head-only.yml")), out)).toBe(0);
@@ -61,7 +66,7 @@ describe("one evaluation core behind both front doors", () => {
         "trust-pr-config": "true",
         "allow-unsandboxed-agent": "true",
         "data-dir": "",
-        "results-dir": ".medalist/results",
+        "results-dir": out,
       },
     });
     const actionReport = readFileSync(join(out, "report.md"), "utf8");
