@@ -4,6 +4,7 @@ import type { GradeReportJson, RunResult, SuiteResults } from "../results/schema
 import { medalOf, type Medal } from "../grade/types.js";
 import { usableAmount } from "../results/usage.js";
 import { hypergeometric } from "./distributions.js";
+import type { DriftCheck } from "../history/drift.js";
 import { coveredIds, coveredTolerances, type InformedPlan } from "../plan/informed.js";
 import {
   analyze,
@@ -127,6 +128,20 @@ export interface Comparison {
   history?: BaseHistoryUsed;
   /** The history-informed plan the head ran (plan/informed.ts); absent when it ran every seed. */
   informed?: InformedPlan;
+  /** The default-branch history checked against the base's current runs (session/informed.ts). */
+  historyCheck?: HistoryCheck;
+}
+
+/** The drift check of the history-informed plan, as the report states it (history/drift.ts). */
+export interface HistoryCheck extends DriftCheck {
+  /** The check's level in all (a share of α). */
+  level: number;
+  /** Recorded runs left out as copies of runs counted already. */
+  copies: number;
+  /** Default-branch suites the earlier runs come from. */
+  suites: number;
+  /** Whether the history planned the head (it passed the check). */
+  used: boolean;
 }
 
 /** Earlier base runs of the base's current identity that the medal analysis counts on the base side. */

@@ -247,7 +247,7 @@ export async function runSides(input: EvaluateInput): Promise<Sides> {
     const use = informed && "use" in informed ? informed.use : null;
     if (use)
       log(
-        `[head] history-informed plan: ${use.plan.headRuns} of ${use.plan.fixedRuns} head runs planned; the base side adds ${Object.values(use.history.competitions).reduce((a, c) => a + c.runs, 0)} earlier runs of its identity from ${use.history.suites} default-branch suite(s)`,
+        `[head] history-informed plan: ${use.plan.headRuns} of ${use.plan.fixedRuns} head runs planned from ${use.check.historyRuns} earlier runs of the base's identity (each counted once) that agree with its current runs (drift check p = ${use.check.overallP.toPrecision(2)}); the comparison uses the base's current runs`,
       );
     const monitor = new SuiteMonitor(base, session.plan.runs, config.gate, undefined, description, use);
     const head = await side(
@@ -258,7 +258,14 @@ export async function runSides(input: EvaluateInput): Promise<Sides> {
       monitorHooks(monitor, config.seeds, log, config.stopInFlight),
     );
     if (input.signal?.aborted) throw new Cancelled({ base, head, description });
-    return { base, head, description, comparison: monitor.comparison(head) };
+    const check = informed && "check" in informed ? informed.check : use?.check;
+    const comparison = monitor.comparison(head);
+    return {
+      base,
+      head,
+      description,
+      comparison: check ? { ...comparison, historyCheck: check } : comparison,
+    };
   }
   const head = input.head ?? (await side("head", session.baseDir, config.agent, input.headGit));
   if (input.signal?.aborted) throw new Cancelled({ base, head, description });
