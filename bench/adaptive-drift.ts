@@ -15,7 +15,6 @@
 // counted once, the drift check, the history planning the head's seeds and order, the comparison on
 // the current base runs).
 import { betaDraw, makeRng } from "../src/compare/distributions.js";
-import { infraPValue } from "../src/compare/compare.js";
 import { decideLook, monitorDesign, type MonitorDesign } from "../src/compare/monitor.js";
 import { medalVerdict, type Counts } from "../src/compare/stats.js";
 import { informedKey, informedPlan } from "../src/plan/informed.js";

@@ -51,7 +51,7 @@ export function checkSentence(c: HistoryCheck, covered = 0): string {
   const share = `${num(c.perLevel * m)}/${m}`;
   const copies =
     c.copies > 0
-      ? `; ${plural(c.copies, "more recorded run")} ${c.copies === 1 ? "was a copy" : "were copies"} of runs counted already (reused by identity) and counted once`
+      ? ` (each run counted once: ${plural(c.copies, "more recorded run")} ${c.copies === 1 ? "was a copy" : "were copies"} of runs counted already, reused by identity)`
       : "";
   const tests = `exact tests of equal medal rates, overall at ${num(c.overallLevel)} and each competition at ${share}`;
   const head = `History: ${plural(c.historyRuns, "earlier run")} of the base's current identity in ${plural(m, "competition")}, from ${plural(c.suites, "default-branch suite")}${copies}, checked against the base's ${plural(c.currentRuns, "current run")} (${tests}):`;
@@ -68,9 +68,9 @@ export function checkSentence(c: HistoryCheck, covered = 0): string {
     );
   for (const d of c.differing)
     where.push(
-      `${d.id} (history ${pct1(d.history)}, current runs ${pct1(d.current)}; p = ${pBeside(d.p, c.perLevel)} ≤ ${share})`,
+      `on ${d.id} (history ${pct1(d.history)}, current runs ${pct1(d.current)}; p = ${pBeside(d.p, c.perLevel)} ≤ ${share})`,
     );
-  return `${head} it differs from the current runs ${where.join(" and on ")}: not used; the head was planned as without a history (every seed, monitored after every run) and compared with the base's current runs.`;
+  return `${head} it differs from the current runs ${where.join(" and ")}: not used; the head was planned as without a history (every seed, monitored after every run) and compared with the base's current runs.`;
 }
 /**
  * With competitions covered by a history bound: what the figures above are over, and how the
