@@ -153,7 +153,8 @@ function informedOf(s: SuiteDraw): Informed {
   coverCount.plans++;
   return {
     seeds: comps.map((c) => c.seeds),
-    base,
+    // The history plans; the comparison's base side is the base's current runs (issue 30).
+    base: baseCounts(s),
     key: (r) => informedKey(comps[r.comp], r.seed, SEEDS, r.hours * 3600),
     design: covered ? monitorDesign(plan.alphaRuns, designOptions()) : null,
     claims: covered ? coveredTolerances(plan, TOL) : null,
