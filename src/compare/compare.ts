@@ -130,6 +130,18 @@ export interface Comparison {
   informed?: InformedPlan;
   /** The default-branch history checked against the base's current runs (session/informed.ts). */
   historyCheck?: HistoryCheck;
+  /** `baseline: run` with monitoring: the base ran paired with the head, seed by seed (session/paired.ts). */
+  paired?: PairedRecord;
+}
+
+/** How far the base ran when it was paired with the monitored head. */
+export interface PairedRecord {
+  /** Seeds of every competition the base ran, of the suite's seeds. */
+  baseSeeds: number;
+  seeds: number;
+  /** Base runs that ran, and the fixed design's base runs. */
+  baseRuns: number;
+  plannedBaseRuns: number;
 }
 
 /** The drift check of the history-informed plan, as the report states it (history/drift.ts). */

@@ -119,3 +119,18 @@ export function renderInformedPlan(plan: InformedPlan | null, alpha: number): st
   out.push("", "</details>");
   return out.join("\n");
 }
+
+/**
+ * `baseline: run` with monitoring: how far the base ran, paired seed by seed with the head
+ * (session/paired.ts). Null when the base was not paired.
+ */
+export function pairedSentence(cmp: Comparison): string | null {
+  const p = cmp.paired;
+  if (!p) return null;
+  const left = p.plannedBaseRuns - p.baseRuns;
+  const ran =
+    p.baseSeeds < p.seeds
+      ? `no further seed started on either side once the head's verdict was reached: the base ran ${p.baseSeeds} of ${p.seeds} seeds (${p.baseRuns} of ${p.plannedBaseRuns} base runs; ${left} not started)`
+      : `the base ran all ${p.seeds} seeds (${p.baseRuns} of ${p.plannedBaseRuns} base runs)`;
+  return `Base run in this job, paired with the head (baseline: run): seed by seed, each seed of every competition on the base before the head's; ${ran}.`;
+}

@@ -107,7 +107,15 @@ describe("medalist run with monitoring: a seeded stochastic toy agent", () => {
         out,
       );
       const { head, base, cmp, report } = read(out);
-      expect(base!.runs).toHaveLength(3 * M);
+      // baseline: run is paired with the head (issue 30): the base stopped with it, seed by seed.
+      const k = cmp.paired!.baseSeeds;
+      expect(k).toBeLessThan(3);
+      expect(base!.runs).toHaveLength(k * M);
+      expect(new Set(base!.runs.map((r) => r.seed))).toEqual(new Set(Array.from({ length: k }, (_, s) => s)));
+      expect(Math.max(...head.runs.map((r) => r.seed))).toBeLessThan(k);
+      expect(report).toContain(
+        `Base run in this job, paired with the head (baseline: run): seed by seed, each seed of every competition on the base before the head's; no further seed started on either side once the head's verdict was reached: the base ran ${k} of 3 seeds (${k * M} of ${3 * M} base runs; ${(3 - k) * M} not started).`,
+      );
       const n = head.runs.length;
       expect(n).toBeGreaterThanOrEqual(M);
       expect(n).toBeLessThanOrEqual(2 * M);
@@ -180,8 +188,10 @@ describe("medalist run with monitoring: a seeded stochastic toy agent", () => {
       loadConfig(yml("borderline", { MEDAL_P: "0.4", SALT: "x" }, { MEDAL_P: "0.5", SALT: "b" })),
       out,
     );
-    const { head, cmp, report } = read(out);
+    const { head, base, cmp, report } = read(out);
     expect(head.runs).toHaveLength(3 * M);
+    expect(base!.runs).toHaveLength(3 * M);
+    expect(report).toContain("the base ran all 3 seeds (36 of 36 base runs)");
     expect(cmp.monitor!.decision).toBe("final");
     expect(report).toContain(`the verdict stayed open, so ${3 * M} of ${3 * M} planned head runs ran`);
   });
