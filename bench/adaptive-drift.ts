@@ -152,8 +152,11 @@ const plain = (s: Draw): Side => ({ base: s.base.map(count), seeds: s.base.map((
 /** The plan from a history (its runs with the current ones), and the base side it is compared with. */
 function planned(s: Draw, earlier: boolean[][], pooled: boolean): Side | null {
   const all = s.base.map((b, i) => [...b, ...earlier[i]]);
+  // Before issue 30 the seeds came from every run; now from the earlier runs only (at least 20 in all).
+  const from = pooled ? all : all.map((rs, i) => (rs.length >= 20 ? earlier[i] : []));
   const plan = informedPlan({
-    competitions: all.map((rs, i) => ({
+    minRuns: pooled ? 20 : 1,
+    competitions: from.map((rs, i) => ({
       id: `c${i}`,
       secs: 3600,
       history: { runs: rs.length, medals: count(rs).x },

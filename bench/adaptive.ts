@@ -131,8 +131,8 @@ const coverCount = { covered: 0, plans: 0 };
 
 /** The informed plan from the base's history (its current seeds and its earlier runs, one identity). */
 function informedOf(s: SuiteDraw): Informed {
-  const all = s.base.map((runs, i) => [...runs, ...s.history[i]]);
-  const base = all.map((runs) => {
+  // The seeds come from the earlier runs only (issue 30: the plan never reads a current outcome).
+  const base = s.history.map((runs) => {
     const ok = runs.filter((r) => !r.infra);
     return { n: ok.length, x: ok.filter((r) => r.medal).length, err: runs.length - ok.length };
   });

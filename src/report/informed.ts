@@ -99,9 +99,9 @@ export function renderInformedPlan(plan: InformedPlan | null, alpha: number): st
   const out = [
     `<details><summary>History-informed plan: ${plan.headRuns} of ${plan.fixedRuns} head runs planned</summary>`,
     "",
-    `Seeds come from the base's runs now and its default-branch history, counting only runs of the identity the base has now (agent code, command, environment, limits, data, grader): ${fromHistory.length} of ${plan.competitions.length} competitions had enough such runs; a competition gets more head seeds the more its base outcome varies, the rest get every seed. A head run lost to an infrastructure error is replaced by the competition's next seed while one is left.`,
+    `Seeds come from the base's earlier default-branch runs of the identity it has now (agent code, command, environment, limits, data, grader), each run counted once: ${fromHistory.length} of ${plan.competitions.length} competitions had enough such runs (the base's runs now count toward seeds.historyRuns); a competition gets more head seeds the more its base outcome varies, the rest get every seed. A head run lost to an infrastructure error is replaced by the competition's next seed while one is left.`,
     "",
-    "| competition | base medals (runs now and history) | head seeds planned |",
+    "| competition | base medals in earlier runs of its identity | head seeds planned |",
     "| --- | --- | --- |",
     ...plan.competitions.map(
       (c) =>

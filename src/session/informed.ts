@@ -42,21 +42,27 @@ export function historyInformed(
     const ok = base.runs.filter((r) => r.competitionId === id && comparable(r));
     return { runs: ok.length, medals: ok.filter((r) => r.grade?.any_medal).length };
   };
+  // A competition qualifies by its number of runs, the current ones counted (seeds.historyRuns);
+  // its seeds come from the earlier runs only, so the plan never reads a current outcome.
+  const total = (id: string) => now(id).runs + (earlier.get(id)?.runs ?? 0);
   const competitions = plan.competitions.map((id) => {
-    const e = earlier.get(id) ?? { runs: 0, medals: 0 };
-    const n = now(id);
-    return { id, secs: secs(id), history: { runs: n.runs + e.runs, medals: n.medals + e.medals } };
+    const e = earlier.get(id);
+    return {
+      id,
+      secs: secs(id),
+      history: e && total(id) >= minRuns ? { runs: e.runs, medals: e.medals } : null,
+    };
   });
   const informed = informedPlan({
     competitions,
     seeds: config.seeds,
     alpha: config.gate.alpha,
     tolerance: config.gate.tolerance,
-    minRuns,
+    minRuns: 1,
     cover: config.historyPlan?.cover,
   });
   if (informed.competitions.every((c) => c.rate === null)) {
-    const most = Math.max(0, ...competitions.map((c) => c.history.runs));
+    const most = Math.max(0, ...plan.competitions.map(total));
     return {
       why: `no competition has ${minRuns} runs of the base's current identity in the baseline and the default-branch history, each run counted once (most: ${most}; seeds.historyRuns)`,
     };

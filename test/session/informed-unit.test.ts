@@ -77,10 +77,10 @@ describe("historyInformed", () => {
     if (!("use" in out)) return;
     expect(out.use.check.suites).toBe(7);
     expect(out.use.check.historyRuns).toBe(4 * 21);
-    expect(out.use.plan.competitions[0].history).toEqual({ runs: 24, medals: 24 });
+    expect(out.use.plan.competitions[0].history).toEqual({ runs: 21, medals: 21 });
     // The history plans; the comparison's base side is the base's runs now.
     expect(out.use.history).toBeUndefined();
-    // 24 runs each (3 now + 21 earlier): a, b, c steady → 1 seed; d varies → 3.
+    // 21 earlier runs each (24 with the 3 now): a, b, c steady → 1 seed; d varies → 3.
     expect(out.use.plan.competitions.map((c) => c.seeds)).toEqual([1, 1, 1, 3]);
     expect(out.use.plan.headRuns).toBe(6);
   });

@@ -164,7 +164,7 @@ describe("medalist run with the history-informed plan", () => {
         /rules out a drop larger than \d+\.\d points, what the competitions the head ran must rule out for the 25\.0 points tolerance with the covered ones counted against the head/,
       );
       expect(report).toMatch(
-        /toy-coin-04: base 0 medals in 30 runs of its current identity; its possible drop ≤ \d+\.\d points at 99\.9\d* % \(one-sided\), counted against the head/,
+        /toy-coin-04: base 0 medals in 27 runs of its current identity; its possible drop ≤ \d+\.\d points at 99\.9\d* % \(one-sided\), counted against the head/,
       );
       expect(report).toContain("| covered by a history bound |");
       expect(res.all).toContain("[head] history-informed plan: ");
