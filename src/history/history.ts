@@ -30,7 +30,10 @@ export const CompetitionRecordSchema = z
      * identity keeps its key, so copies recorded by later suites count once. Absent in entries
      * written before it existed (baseHistory counts those conservatively).
      */
-    runKeys: z.array(z.object({ key: z.string().regex(/^[0-9a-f]{16}$/), medal: z.boolean() })).optional(),
+    runKeys: z
+      .array(z.object({ key: z.string().regex(/^[0-9a-f]{16}$/), medal: z.boolean() }))
+      .max(100_000)
+      .optional(),
   })
   .refine(
     (r) =>
