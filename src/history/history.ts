@@ -144,6 +144,8 @@ export interface BaseHistory {
   suites: number;
   /** Recorded runs left out as copies of a run counted already (or of the base's runs now). */
   copies: number;
+  /** Indices of the history's entries the counted runs come from. */
+  entries: number[];
 }
 
 /**
@@ -171,7 +173,7 @@ export function baseHistory(
   const keyless = new Map<string, BaseHistory>();
   const recorded = new Map<string, number>();
   const seen = new Set<string>();
-  for (const e of h.entries) {
+  for (const [index, e] of h.entries.entries()) {
     if (e.suiteHash !== suiteHash || !e.competitions) continue;
     if (excludeSha !== null && e.sha === excludeSha) continue;
     for (const [id, rec] of Object.entries(e.competitions)) {
@@ -187,6 +189,7 @@ export function baseHistory(
             meanSecs: rec.meanSecs,
             suites: 1,
             copies: 0,
+            entries: [index],
           });
         continue;
       }
@@ -197,7 +200,7 @@ export function baseHistory(
         return true;
       });
       if (fresh.length === 0) continue;
-      const b = keyed.get(id) ?? { runs: 0, medals: 0, meanSecs: 0, suites: 0, copies: 0 };
+      const b = keyed.get(id) ?? { runs: 0, medals: 0, meanSecs: 0, suites: 0, copies: 0, entries: [] };
       const runs = b.runs + fresh.length;
       keyed.set(id, {
         runs,
@@ -205,6 +208,7 @@ export function baseHistory(
         meanSecs: (b.meanSecs * b.runs + rec.meanSecs * fresh.length) / runs,
         suites: b.suites + 1,
         copies: 0,
+        entries: [...b.entries, index],
       });
     }
   }

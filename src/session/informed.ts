@@ -75,14 +75,8 @@ export function historyInformed(
     level,
   );
   const copies = [...planned].reduce((a, id) => a + (earlier.get(id)?.copies ?? 0), 0);
-  const suites = history.entries.filter(
-    (e) =>
-      e.suiteHash === base.suite.hash &&
-      e.sha !== base.git.sha &&
-      Object.entries(e.competitions ?? {}).some(
-        ([id, rec]) => planned.has(id) && rec.identity === identities.get(id),
-      ),
-  ).length;
+  // Default-branch suites whose runs were counted (a suite that only recorded copies adds none).
+  const suites = new Set([...planned].flatMap((id) => earlier.get(id)?.entries ?? [])).size;
   const check: HistoryCheck = { ...drift, level, copies, suites, used: drift.passed };
   if (!drift.passed) return { why: driftWhy(check), check };
   return { use: { plan: informed, check } };

@@ -163,8 +163,22 @@ describe("the base's history per competition, keyed on the run identity", () => 
     const now = latestIdentities(h, "abc");
     expect(Object.fromEntries(now)).toEqual({ a: "v2-a", b: "v2-b" });
     const pooled = baseHistory(h, "abc", now);
-    expect(pooled.get("a")).toEqual({ runs: 4, medals: 1, meanSecs: 1, suites: 2, copies: 0 });
-    expect(pooled.get("b")).toEqual({ runs: 4, medals: 1, meanSecs: 1, suites: 2, copies: 0 });
+    expect(pooled.get("a")).toEqual({
+      runs: 4,
+      medals: 1,
+      meanSecs: 1,
+      suites: 2,
+      copies: 0,
+      entries: [1, 2],
+    });
+    expect(pooled.get("b")).toEqual({
+      runs: 4,
+      medals: 1,
+      meanSecs: 1,
+      suites: 2,
+      copies: 0,
+      entries: [1, 2],
+    });
     // Another suite's entries, or an identity nobody has, give nothing.
     expect(baseHistory(h, "other-suite", now).size).toBe(0);
     expect(baseHistory(h, "abc", new Map([["a", "v9-a"]])).size).toBe(0);
@@ -189,11 +203,25 @@ describe("the base's history per competition, keyed on the run identity", () => 
       const now = latestIdentities(h, "abc");
       const pooled = baseHistory(h, "abc", now);
       // 5 suites recorded 10 runs of a; 4 exist (s1's 2 and s5's 2).
-      expect(pooled.get("a")).toEqual({ runs: 4, medals: 3, meanSecs: 1, suites: 2, copies: 6 });
+      expect(pooled.get("a")).toEqual({
+        runs: 4,
+        medals: 3,
+        meanSecs: 1,
+        suites: 2,
+        copies: 6,
+        entries: [0, 4],
+      });
       // The base now is a reuse of s1 too: its copies are not earlier runs.
       const nowBase = reusedBy("s6");
       const without = baseHistory(h, "abc", now, nowBase.git.sha, runKeysOf(nowBase));
-      expect(without.get("a")).toEqual({ runs: 2, medals: 2, meanSecs: 1, suites: 1, copies: 8 });
+      expect(without.get("a")).toEqual({
+        runs: 2,
+        medals: 2,
+        meanSecs: 1,
+        suites: 1,
+        copies: 8,
+        entries: [4],
+      });
     });
 
     it("writing the same entry twice changes nothing (with or without a commit)", () => {
@@ -216,7 +244,14 @@ describe("the base's history per competition, keyed on the run identity", () => 
       const { history, problem } = parseHistory(text);
       expect(problem).toBeNull();
       const pooled = baseHistory(history, "abc", latestIdentities(history, "abc"));
-      expect(pooled.get("a")).toEqual({ runs: 2, medals: 1, meanSecs: 1, suites: 1, copies: 4 });
+      expect(pooled.get("a")).toEqual({
+        runs: 2,
+        medals: 1,
+        meanSecs: 1,
+        suites: 1,
+        copies: 4,
+        entries: [0],
+      });
     });
 
     it("a record whose keys disagree with its counts is refused where it is wrong", () => {

@@ -157,6 +157,18 @@ describe("the drift check", () => {
     expect(cmp.delta).toBeCloseTo(compareRuns(base, head, gate).delta!, 12);
   });
 
+  it("suites that only recorded copies add no run and no suite to the check's counts", () => {
+    const h = history(9, same);
+    // Two later default-branch suites that reused suite 0's runs (same record keys).
+    for (const sha of ["x", "y"]) h.entries.push({ ...structuredClone(h.entries[0]), sha: sha.repeat(40) });
+    const out = historyInformed(base, h, config, { competitions: ids, runs: plan });
+    if (!("use" in out)) throw new Error(JSON.stringify(out));
+    expect(out.use.check).toMatchObject({ historyRuns: 162, suites: 9, copies: 36 });
+    expect(historySentence({ ...compareRuns(base, base, gate), historyCheck: out.use.check })).toMatch(
+      /^History: 162 earlier runs of the base's current identity in 6 competitions, from 9 default-branch suites \(each run counted once: 36 more recorded runs were copies of runs counted already, reused by identity\), checked against the base's 18 current runs/,
+    );
+  });
+
   it("the sentence when the history passed, and copies counted once", () => {
     const c: HistoryCheck = {
       competitions: 22,
