@@ -145,8 +145,8 @@ const coverCount = { covered: 0, plans: 0 };
 
 /** The informed plan from the base's history (its current seeds and its earlier runs, one identity). */
 function informedOf(s: SuiteDraw, tol = TOL): Informed {
-  const all = s.base.map((runs, i) => [...runs, ...s.history[i]]);
-  const base = all.map((runs) => {
+  // The seeds come from the earlier runs only (issue 30: the plan never reads a current outcome).
+  const base = s.history.map((runs) => {
     const ok = runs.filter((r) => !r.infra);
     return { n: ok.length, x: ok.filter((r) => r.medal).length, err: runs.length - ok.length };
   });
@@ -167,7 +167,8 @@ function informedOf(s: SuiteDraw, tol = TOL): Informed {
   coverCount.plans++;
   return {
     seeds: comps.map((c) => c.seeds),
-    base,
+    // The history plans; the comparison's base side is the base's current runs (issue 30).
+    base: baseCounts(s),
     key: (r) => informedKey(comps[r.comp], r.seed, SEEDS, r.hours * 3600),
     design: covered ? monitorDesign(plan.alphaRuns, designOptions()) : null,
     claims: covered ? coveredTolerances(plan, tol) : null,

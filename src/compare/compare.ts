@@ -4,6 +4,7 @@ import type { GradeReportJson, RunResult, SuiteResults } from "../results/schema
 import { medalOf, type Medal } from "../grade/types.js";
 import { usableAmount } from "../results/usage.js";
 import { hypergeometric } from "./distributions.js";
+import type { DriftCheck } from "../history/drift.js";
 import { coveredIds, coveredTolerances, type InformedPlan } from "../plan/informed.js";
 import {
   analyze,
@@ -133,6 +134,32 @@ export interface Comparison {
   informed?: InformedPlan;
   /** Set when the medal power and MDE were not simulated (simulations: 0). */
   powerSkipped?: true;
+  /** The default-branch history checked against the base's current runs (session/informed.ts). */
+  historyCheck?: HistoryCheck;
+  /** `baseline: run` with monitoring: the base ran paired with the head, seed by seed (session/paired.ts). */
+  paired?: PairedRecord;
+}
+
+/** How far the base ran when it was paired with the monitored head. */
+export interface PairedRecord {
+  /** Seeds of every competition the base ran, of the suite's seeds. */
+  baseSeeds: number;
+  seeds: number;
+  /** Base runs that ran, and the fixed design's base runs. */
+  baseRuns: number;
+  plannedBaseRuns: number;
+}
+
+/** The drift check of the history-informed plan, as the report states it (history/drift.ts). */
+export interface HistoryCheck extends DriftCheck {
+  /** The check's level in all (a share of α). */
+  level: number;
+  /** Recorded runs left out as copies of runs counted already. */
+  copies: number;
+  /** Default-branch suites the earlier runs come from. */
+  suites: number;
+  /** Whether the history planned the head (it passed the check). */
+  used: boolean;
 }
 
 /** Earlier base runs of the base's current identity that the medal analysis counts on the base side. */

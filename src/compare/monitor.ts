@@ -136,8 +136,8 @@ const comparable = (r: RunResult) => r.outcome !== "infra_error" && r.grade?.gra
 
 /** What the history-informed plan gives the monitor (session/informed.ts makes it). */
 export interface MonitorHistory {
-  /** Earlier base runs of the base's identity, counted on the base side. */
-  history: BaseHistoryUsed;
+  /** Earlier base runs of the base's identity, counted on the base side (none: the base's runs now only). */
+  history?: BaseHistoryUsed;
   /** Head seeds per competition; a competition's further seeds are reserves (see `admit`). */
   plan: InformedPlan;
 }
@@ -253,7 +253,7 @@ export class SuiteMonitor {
       const h = this.used.filter((r) => r.competitionId === id);
       const hOk = h.filter(comparable);
       const bOk = this.base.runs.filter((r) => r.competitionId === id && comparable(r));
-      const earlier = this.informed?.history.competitions[id] ?? { runs: 0, medals: 0 };
+      const earlier = this.informed?.history?.competitions[id] ?? { runs: 0, medals: 0 };
       if (hOk.length === 0) {
         if (h.length < this.planned.get(id)!) return null;
         notComparable++;

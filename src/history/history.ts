@@ -1,5 +1,6 @@
+import { createHash } from "node:crypto";
 import { z } from "zod";
-import type { SuiteResults } from "../results/schema.js";
+import type { RunResult, SuiteResults } from "../results/schema.js";
 import { summarize } from "../compare/compare.js";
 
 /**
@@ -18,12 +19,27 @@ export const TREND_POINTS = 30;
  * env, limits, data, grader), null when the runs differ. Only runs of the same identity as the base
  * today are exchangeable with the base's current behaviour, so history is pooled by identity.
  */
-export const CompetitionRecordSchema = z.object({
-  runs: z.number().int().min(0),
-  medals: z.number().int().min(0),
-  meanSecs: z.number().min(0),
-  identity: z.string().nullable(),
-});
+export const CompetitionRecordSchema = z
+  .object({
+    runs: z.number().int().min(0),
+    medals: z.number().int().min(0),
+    meanSecs: z.number().min(0),
+    identity: z.string().nullable(),
+    /**
+     * Each comparable run's record key (runKey) and whether it won a medal: a run reused by
+     * identity keeps its key, so copies recorded by later suites count once. Absent in entries
+     * written before it existed (baseHistory counts those conservatively).
+     */
+    runKeys: z
+      .array(z.object({ key: z.string().regex(/^[0-9a-f]{16}$/), medal: z.boolean() }))
+      .max(100_000)
+      .optional(),
+  })
+  .refine(
+    (r) =>
+      !r.runKeys || (r.runKeys.length === r.runs && r.runKeys.filter((k) => k.medal).length === r.medals),
+    { message: "runKeys must list every run and its medal (runs and medals disagree)", path: ["runKeys"] },
+  );
 export type CompetitionRecord = z.output<typeof CompetitionRecordSchema>;
 
 export const HistoryEntrySchema = z.object({
@@ -90,6 +106,16 @@ export function entryOf(s: SuiteResults): HistoryEntry {
 const comparable = (r: SuiteResults["runs"][number]) =>
   r.outcome !== "infra_error" && r.grade?.grader_error !== true;
 
+/**
+ * A run's record key: its competition, seed, identity and start time. A run reused by identity
+ * keeps the start time of the execution it copies, so every copy has the same key; two executions
+ * of the same identity start at different times.
+ */
+export function runKey(r: Pick<RunResult, "competitionId" | "seed" | "identity" | "startedAt">): string {
+  const text = [r.competitionId, String(r.seed), r.identity ?? "", r.startedAt].join("\n");
+  return createHash("sha256").update(text).digest("hex").slice(0, 16);
+}
+
 /** Each competition's comparable runs, medals, mean duration and shared identity. */
 export function competitionRecords(s: SuiteResults): Record<string, CompetitionRecord> {
   const out: Record<string, CompetitionRecord> = {};
@@ -103,6 +129,7 @@ export function competitionRecords(s: SuiteResults): Record<string, CompetitionR
       medals: ok.filter((r) => r.grade?.any_medal).length,
       meanSecs: ok.reduce((a, r) => a + r.durationMs, 0) / ok.length / 1000,
       identity: only ?? null,
+      runKeys: ok.map((r) => ({ key: runKey(r), medal: r.grade?.any_medal === true })),
     };
   }
   return out;
@@ -113,8 +140,12 @@ export interface BaseHistory {
   runs: number;
   medals: number;
   meanSecs: number;
-  /** Suites (default-branch runs) the pooled runs come from. */
+  /** Suites (default-branch runs) the pooled runs come from (the ones that added a run). */
   suites: number;
+  /** Recorded runs left out as copies of a run counted already (or of the base's runs now). */
+  copies: number;
+  /** Indices of the history's entries the counted runs come from. */
+  entries: number[];
 }
 
 /**
@@ -122,6 +153,12 @@ export interface BaseHistory {
  * base has today (`identities`: competition → run identity). Runs of another identity (the agent,
  * its command, env, limits, data or grader changed) are left out: they are not the base's behaviour.
  * A competition without a known identity today gets no history.
+ *
+ * Each run counts once, by its record key (runKey): a run reused by identity is recorded again by
+ * every suite that reused it, and those copies are left out, as are copies of the base's runs now
+ * (`excludeKeys`). Records written before keys existed cannot be told apart from their copies, so
+ * of those only one record per competition counts (the one with the most runs), and the keyed runs
+ * count instead when they are more: never more runs than surely exist.
  */
 export function baseHistory(
   h: History,
@@ -129,25 +166,65 @@ export function baseHistory(
   identities: Map<string, string>,
   /** Leave out this commit's entry (the base's runs now, counted once). */
   excludeSha: string | null = null,
+  /** Record keys of the base's runs now: copies of them in the history are not earlier runs. */
+  excludeKeys: ReadonlySet<string> = new Set(),
 ): Map<string, BaseHistory> {
-  const out = new Map<string, BaseHistory>();
-  for (const e of h.entries) {
+  const keyed = new Map<string, BaseHistory>();
+  const keyless = new Map<string, BaseHistory>();
+  const recorded = new Map<string, number>();
+  const seen = new Set<string>();
+  for (const [index, e] of h.entries.entries()) {
     if (e.suiteHash !== suiteHash || !e.competitions) continue;
     if (excludeSha !== null && e.sha === excludeSha) continue;
     for (const [id, rec] of Object.entries(e.competitions)) {
       const want = identities.get(id);
       if (want === undefined || rec.identity !== want) continue;
-      const b = out.get(id) ?? { runs: 0, medals: 0, meanSecs: 0, suites: 0 };
-      const runs = b.runs + rec.runs;
-      out.set(id, {
+      recorded.set(id, (recorded.get(id) ?? 0) + rec.runs);
+      if (!rec.runKeys) {
+        const best = keyless.get(id);
+        if (!best || rec.runs > best.runs)
+          keyless.set(id, {
+            runs: rec.runs,
+            medals: rec.medals,
+            meanSecs: rec.meanSecs,
+            suites: 1,
+            copies: 0,
+            entries: [index],
+          });
+        continue;
+      }
+      const fresh = rec.runKeys.filter((k) => {
+        const key = `${id}\n${k.key}`;
+        if (seen.has(key) || excludeKeys.has(k.key)) return false;
+        seen.add(key);
+        return true;
+      });
+      if (fresh.length === 0) continue;
+      const b = keyed.get(id) ?? { runs: 0, medals: 0, meanSecs: 0, suites: 0, copies: 0, entries: [] };
+      const runs = b.runs + fresh.length;
+      keyed.set(id, {
         runs,
-        medals: b.medals + rec.medals,
-        meanSecs: runs ? (b.meanSecs * b.runs + rec.meanSecs * rec.runs) / runs : 0,
+        medals: b.medals + fresh.filter((k) => k.medal).length,
+        meanSecs: (b.meanSecs * b.runs + rec.meanSecs * fresh.length) / runs,
         suites: b.suites + 1,
+        copies: 0,
+        entries: [...b.entries, index],
       });
     }
   }
+  const out = new Map<string, BaseHistory>();
+  for (const id of new Set([...keyed.keys(), ...keyless.keys()])) {
+    const a = keyed.get(id);
+    const b = keyless.get(id);
+    const use = !b || (a && a.runs >= b.runs) ? a! : b;
+    out.set(id, { ...use, copies: (recorded.get(id) ?? 0) - use.runs });
+  }
   return out;
+}
+
+/** Record keys of a side's comparable runs (the base's runs now, left out of its history). */
+export function runKeysOf(s: SuiteResults): Set<string> {
+  return new Set(s.runs.filter(comparable).map(runKey));
 }
 
 /** The run identity each competition's comparable runs share in `s` (competitions whose runs differ are left out). */
@@ -157,9 +234,15 @@ export function identitiesOf(s: SuiteResults): Map<string, string> {
   return out;
 }
 
-/** Appends an entry (replacing one of the same commit and suite) and keeps the newest `keep`. */
+/**
+ * Appends an entry (replacing one of the same commit and suite, or without a commit one of the same
+ * suite and finish time) and keeps the newest `keep`: writing the same entry twice changes nothing.
+ */
 export function appendEntry(h: History, e: HistoryEntry, keep = HISTORY_KEEP): History {
-  const rest = h.entries.filter((x) => !(x.sha !== null && x.sha === e.sha && x.suiteHash === e.suiteHash));
+  const same = (x: HistoryEntry) =>
+    x.suiteHash === e.suiteHash &&
+    (e.sha !== null ? x.sha === e.sha : x.sha === null && x.finishedAt === e.finishedAt);
+  const rest = h.entries.filter((x) => !same(x));
   return { version: HISTORY_VERSION, entries: [...rest, e].slice(-keep) };
 }
 

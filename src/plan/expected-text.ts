@@ -55,7 +55,7 @@ export function describeCost(
     `- Monitored after every run, ${tol}: ${scenario(e.monitored.atTolerance, unit, o.slots)}.`,
     ...(e.informed
       ? [
-          `- History-informed plan (what a pull request runs with this history: ${e.informed.headRuns} of ${e.headRuns} head runs planned${e.informed.covered ? `, ${e.informed.covered} competition${e.informed.covered === 1 ? "" : "s"} covered by a history bound (seeds.cover)` : ""}, the history as the base side, monitored), no change: ${scenario(e.informed.noChange, unit, o.slots)}.`,
+          `- History-informed plan (what a pull request runs with this history: ${e.informed.headRuns} of ${e.headRuns} head runs planned${e.informed.covered ? `, ${e.informed.covered} competition${e.informed.covered === 1 ? "" : "s"} covered by a history bound (seeds.cover)` : ""}, the history planning the seeds and their order, the base's current runs as the base side, monitored), no change: ${scenario(e.informed.noChange, unit, o.slots)}.`,
           `- History-informed plan, ${tol}: ${scenario(e.informed.atTolerance, unit, o.slots)}.`,
         ]
       : []),

@@ -248,14 +248,10 @@ export function expectedCost(input: CostInput): CostEstimate {
         c.forEach((comp, i) => runs.push({ comp: i, seed, secs: comp.secs, medal: rng() < p[i] * keep }));
       res.fixed[scenario].push(runSuite(runs, base, input, null));
       res.monitored[scenario].push(runSuite(runs, base, input, design));
-      if (useInformed) {
-        // The base side: the history's runs where it has them (the base's seeds among them).
-        const pooled = base.map((b, i) => {
-          const h = c[i].history;
-          return h ? { ...b, nb: h.runs, xb: h.medals } : b;
-        });
-        res.informed[scenario].push(runSuite(runs, pooled, input, informedDesign, informedSeeds, claims));
-      }
+      if (useInformed)
+        // The history plans the seeds; the base side is the base's current runs (issue 30: a
+        // history that drifted must not bias the verdict).
+        res.informed[scenario].push(runSuite(runs, base, input, informedDesign, informedSeeds, claims));
     }
   }
   const g = input.gpusPerRun;

@@ -21,7 +21,13 @@ import {
 import { CHART_OPEN_MAX, TREND_CAPTION, percentileChart, trendChart, wholePoints } from "./charts.js";
 import { VERSION } from "../version.js";
 import { inert } from "./inert.js";
-import { coveredSummary, historyCounts, historySentence, renderInformedPlan } from "./informed.js";
+import {
+  coveredSummary,
+  historyCounts,
+  historySentence,
+  pairedSentence,
+  renderInformedPlan,
+} from "./informed.js";
 import {
   VERDICT_MEANING,
   VERDICT_TITLE,
@@ -196,6 +202,8 @@ export function verdictSection(cmp: Comparison): string[] {
   if (seeds) out.push("", seeds);
   const history = historySentence(cmp);
   if (history) out.push("", history);
+  const paired = pairedSentence(cmp);
+  if (paired) out.push("", paired);
   const covered = coveredSummary(cmp);
   if (covered) out.push("", covered);
   if (cmp.monitor) out.push("", monitorSentence(cmp.monitor));

@@ -4,6 +4,7 @@ import { compareRuns, summarize, type Comparison } from "../compare/compare.js";
 import { monitorHooks, SuiteMonitor } from "../compare/monitor.js";
 import { stagedComparison } from "./stages.js";
 import { historyInformed } from "./informed.js";
+import { runPaired } from "./paired.js";
 import { GATE_DEFAULTS, type AgentConfig, type Config } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { plan as planSuite, type Plan } from "../plan/plan.js";
@@ -193,6 +194,8 @@ type RunSide = (
   agent: AgentConfig,
   git?: Git,
   hooks?: Pick<SuiteOptions, "onRunFinished" | "priority" | "admit" | "stopInFlight" | "onRunStopped">,
+  /** Only these runs (the paired rounds of `baseline: run`, session/paired.ts). */
+  runIds?: string[],
 ) => Promise<SuiteResults>;
 
 /** One side's suite run, as evaluate() runs it (hooks: the head's monitoring). */
@@ -200,7 +203,7 @@ function sideRunner(input: EvaluateInput): RunSide {
   const { session } = input;
   const run = input.runSuite ?? runSuite;
   const dir = resolve(input.resultsDir);
-  return (label, configDir, agent, git, hooks) =>
+  return (label, configDir, agent, git, hooks, runIds) =>
     run({
       ...hooks,
       config: session.config,
@@ -210,7 +213,7 @@ function sideRunner(input: EvaluateInput): RunSide {
       agent,
       registry: session.registry,
       plan: session.plan,
-      shard: input.shard,
+      shard: runIds ? { index: 1, count: 1, runIds } : input.shard,
       git,
       log: input.log ?? (() => {}),
       signal: input.signal,
@@ -229,6 +232,14 @@ export async function runSides(input: EvaluateInput): Promise<Sides> {
   const { session, baseline } = input;
   const log = input.log ?? (() => {});
   const side = sideRunner(input);
+  const { config } = session;
+  const monitored = input.monitor !== false && config.adaptiveSeeds && config.seeds > 1;
+  if (baseline.kind === "run" && monitored && !input.head && !input.shard) {
+    // The base runs seed by seed with the head and stops when the head's verdict is reached.
+    if (input.history && config.historyPlan)
+      log("[head] history-informed plan not used: the base runs in this job, paired with the head");
+    return runPaired(input, baseline, side, log);
+  }
   let base: SuiteResults | null = null;
   let description = "none";
   if (baseline.kind === "results") {
@@ -244,8 +255,6 @@ export async function runSides(input: EvaluateInput): Promise<Sides> {
     description = baseline.description;
   }
   if (input.signal?.aborted) throw new Cancelled({ base, head: input.head ?? null, description });
-  const { config } = session;
-  const monitored = input.monitor !== false && config.adaptiveSeeds && config.seeds > 1;
   if (base && !input.head && !input.shard && monitored) {
     // Monitoring after every finished head run; no new run starts once the verdict is reached.
     const informed = input.history ? historyInformed(base, input.history, config, session.plan) : null;
@@ -253,7 +262,7 @@ export async function runSides(input: EvaluateInput): Promise<Sides> {
     const use = informed && "use" in informed ? informed.use : null;
     if (use)
       log(
-        `[head] history-informed plan: ${use.plan.headRuns} of ${use.plan.fixedRuns} head runs planned; the base side adds ${Object.values(use.history.competitions).reduce((a, c) => a + c.runs, 0)} earlier runs of its identity from ${use.history.suites} default-branch suite(s)`,
+        `[head] history-informed plan: ${use.plan.headRuns} of ${use.plan.fixedRuns} head runs planned from ${use.check.historyRuns} earlier runs of the base's identity (each counted once) that agree with its current runs (drift check p = ${use.check.overallP.toPrecision(2)}); the comparison uses the base's current runs`,
       );
     const monitor = new SuiteMonitor(base, session.plan.runs, config.gate, undefined, description, use);
     const head = await side(
@@ -264,7 +273,14 @@ export async function runSides(input: EvaluateInput): Promise<Sides> {
       monitorHooks(monitor, config.seeds, log, config.stopInFlight),
     );
     if (input.signal?.aborted) throw new Cancelled({ base, head, description });
-    return { base, head, description, comparison: monitor.comparison(head) };
+    const check = informed && "check" in informed ? informed.check : use?.check;
+    const comparison = monitor.comparison(head);
+    return {
+      base,
+      head,
+      description,
+      comparison: check ? { ...comparison, historyCheck: check } : comparison,
+    };
   }
   const head = input.head ?? (await side("head", session.baseDir, config.agent, input.headGit));
   if (input.signal?.aborted) throw new Cancelled({ base, head, description });

@@ -67,13 +67,48 @@ export function planCost(
     stopInFlight: config.stopInFlight,
   });
   const historyRuns = competitions.reduce((a, c) => a + (c.history?.runs ?? 0), 0);
-  const text = describeCost(estimate, {
-    stopInFlight: config.stopInFlight,
-    gpusPerRun,
-    slots,
-    seeds: config.seeds,
-    tolerance: config.gate.tolerance,
-    historyRuns,
-  });
+  const wait = suitesToGo(
+    competitions.map((c) => c.history?.runs ?? 0),
+    config.historyPlan?.minRuns,
+    config.seeds,
+  );
+  const text = [
+    describeCost(estimate, {
+      stopInFlight: config.stopInFlight,
+      gpusPerRun,
+      slots,
+      seeds: config.seeds,
+      tolerance: config.gate.tolerance,
+      historyRuns,
+    }),
+    ...(wait ? [wait] : []),
+  ].join("\n");
   return { estimate, historyRuns, slots, text };
+}
+
+/**
+ * How many more default-branch suites the history needs before a pull request's head can use the
+ * history-informed plan: it starts once some competition has `minRuns` runs of the current identity
+ * (each run counted once), and each default-branch suite adds `seeds` runs per competition when
+ * it executes them (runs reused by identity add none; a changed agent starts a new identity).
+ * Null when the plan is off (no adaptive seeds or seeds.history: false) or the suite has one seed.
+ */
+export function suitesToGo(runs: number[], minRuns: number | undefined, seeds: number): string | null {
+  if (minRuns === undefined || seeds < 2 || runs.length === 0) return null;
+  const most = Math.max(...runs);
+  const least = Math.min(...runs);
+  const need = (have: number) => Math.max(0, Math.ceil((minRuns - have) / seeds));
+  const first = need(most);
+  const all = need(least);
+  const plural = (n: number) => `${n} more default-branch suite${n === 1 ? "" : "s"}`;
+  const rule = `the history-informed plan needs ${minRuns} runs of the current identity in a competition (seeds.historyRuns), each run counted once`;
+  if (all === 0)
+    return `History: every competition has at least ${minRuns} runs of the current identity (seeds.historyRuns; each run counted once): a pull request's head uses the history-informed plan when the history passes its drift check against the base's current runs.`;
+  const cover =
+    first === all ? "" : `, and ${plural(all)} before it plans every competition (the fewest: ${least})`;
+  const start =
+    first === 0
+      ? `it can start now (a competition has ${most})`
+      : `${plural(first)} of ${seeds} seeds before it starts (the most a competition has: ${most})`;
+  return `History: ${rule}: ${start}${cover}. Only runs a default-branch suite executes count: runs reused by identity add none, and a change to the agent, its command, environment, limits, data or grader starts a new identity from 0.`;
 }

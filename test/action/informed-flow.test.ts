@@ -1,6 +1,7 @@
 // A pull request plans its head from the default branch's history (issue 21): pushes to the
 // default branch save baselines and history entries; the pull request then runs one seed of each
 // competition whose base outcome never varied, says so in its report, and saves nothing.
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fakeCache } from "./fake-cache.js";
@@ -36,6 +37,9 @@ describe("the history-informed plan through run()", () => {
       // Four default-branch runs: the newest is the baseline, the three before it 9 earlier runs
       // per competition; with the baseline's 3, 12 ≥ historyRuns.
       for (const sha of ["1", "2", "3", "4"]) {
+        // A fresh runner per push (as GitHub-hosted runners are): each push executes its runs. Runs
+        // reused by identity would be copies, counted once (test/history/history.test.ts).
+        rmSync(join(w.ws, ".medalist"), { recursive: true, force: true });
         const r = await push(sha);
         // The default branch is never cut short by the plan or the monitor.
         expect(r.summary).not.toContain("History-informed plan");
@@ -52,9 +56,11 @@ describe("the history-informed plan through run()", () => {
       expect(pr.summary).toMatch(
         /of 4 planned head runs \(the history-informed plan's; the fixed design has 6\)/,
       );
+      // Issue 30: the history is checked against the base's current runs and plans the head only.
       expect(pr.summary).toMatch(
-        /Base side of the medal analysis: the base's runs now and 18 earlier runs of the same identity .* from 3 default-branch suites/,
+        /History: 18 earlier runs of the base's current identity in 2 competitions, from 3 default-branch suites, checked against the base's 6 current runs \(.*\): no drift detected .* Used to plan the head's seeds and their order only/,
       );
+      expect(pr.summary).not.toContain("Base side of the medal analysis");
       expect(cache.keys.length).toBe(keys); // pull requests never save
     },
   );

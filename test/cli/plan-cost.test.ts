@@ -5,6 +5,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import { appendEntry, emptyHistory, entryOf } from "../../src/history/history.js";
 import { openSession } from "../../src/session/evaluate.js";
+import { suitesToGo } from "../../src/session/plan-cost.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
 import { runCli } from "../helpers/cli.js";
 
@@ -41,6 +42,10 @@ describe("medalist plan: expected cost, fixed vs monitored", () => {
     );
     expect(bare.out).toMatch(/Monitored after every run, a drop equal to the tolerance \(5 points\): /);
     expect(bare.out).toMatch(/Base medal rates are assumed to spread like MLE-bench's lite leaderboard/);
+    // Issue 30: how long until a pull request's head can use the history-informed plan.
+    expect(bare.out).toContain(
+      "History: the history-informed plan needs 20 runs of the current identity in a competition (seeds.historyRuns), each run counted once: 7 more default-branch suites of 3 seeds before it starts (the most a competition has: 0). Only runs a default-branch suite executes count: runs reused by identity add none, and a change to the agent, its command, environment, limits, data or grader starts a new identity from 0.",
+    );
 
     const { config: c, baseDir } = loadConfig(config);
     const session = openSession(c, baseDir);
@@ -72,10 +77,36 @@ describe("medalist plan: expected cost, fixed vs monitored", () => {
 
     // Three runs per competition are too few for the history-informed plan.
     expect(json.cost.informed).toBeNull();
+    const three = await cli(
+      ...["plan", "--config", config, "--shards", "1", "--simulations", "20"],
+      "--history",
+      join(ws, "history.json"),
+    );
+    expect(three.out).toContain(
+      "6 more default-branch suites of 3 seeds before it starts (the most a competition has: 3)",
+    );
+    // Seven suites that reused the same runs (copies): still 3 runs, still 6 suites to go.
+    let copies = emptyHistory();
+    for (let k = 0; k < 7; k++)
+      copies = appendEntry(copies, {
+        ...entryOf(fakeSuite("base", runs, session.plan.suiteHash)),
+        sha: String(k).repeat(40),
+      });
+    writeFileSync(join(ws, "copies.json"), JSON.stringify(copies));
+    const copied = await cli(
+      ...["plan", "--config", config, "--shards", "1", "--simulations", "20"],
+      "--history",
+      join(ws, "copies.json"),
+    );
+    expect(copied.out).toContain(
+      "6 more default-branch suites of 3 seeds before it starts (the most a competition has: 3)",
+    );
     // Seven default-branch suites of the same identity (21 runs each): what a pull request runs.
     let seven = emptyHistory();
     for (let k = 0; k < 7; k++) {
-      const e = entryOf(fakeSuite("base", runs, session.plan.suiteHash));
+      // Each suite executed its runs (its own start times): a reused run would count once.
+      const own = runs.map((r) => ({ ...r, startedAt: `2026-11-0${k + 1}T00:00:00.000Z` }));
+      const e = entryOf(fakeSuite("base", own, session.plan.suiteHash));
       seven = appendEntry(seven, { ...e, sha: String(k).repeat(40) });
     }
     writeFileSync(join(ws, "history7.json"), JSON.stringify(seven));
@@ -84,7 +115,11 @@ describe("medalist plan: expected cost, fixed vs monitored", () => {
     expect(informed.code, informed.out).toBe(0);
     // 7 of 21 runs won a medal in every competition: p̃ ≈ 0.34, so 3 seeds each (no fewer runs).
     expect(informed.out).toMatch(
-      /- History-informed plan \(what a pull request runs with this history: \d+ of \d+ head runs planned, the history as the base side, monitored\), no change: [\d.]+/,
+      /- History-informed plan \(what a pull request runs with this history: \d+ of \d+ head runs planned, the history planning the seeds and their order, the base's current runs as the base side, monitored\), no change: [\d.]+/,
+    );
+    // 21 runs each: every competition can be planned now.
+    expect(informed.out).toContain(
+      "History: every competition has at least 20 runs of the current identity (seeds.historyRuns; each run counted once): a pull request's head uses the history-informed plan when the history passes its drift check against the base's current runs.",
     );
     const ij = JSON.parse((await cli(...args, "--history", join(ws, "history7.json"), "--json")).out);
     expect(ij.cost.informed.headRuns).toBeLessThanOrEqual(ij.cost.headRuns);
@@ -98,5 +133,18 @@ describe("medalist plan: expected cost, fixed vs monitored", () => {
     const bad = await cli("plan", "--config", config, "--shards", "1", "--history", join(ws, "bad.json"));
     expect(bad.code).toBe(2);
     expect(bad.out).toMatch(/--history .*bad\.json: history version/);
+  });
+});
+
+describe("suitesToGo", () => {
+  it("counts the suites until the first competition and until every competition has enough runs", () => {
+    expect(suitesToGo([9, 3, 0], 20, 3)).toBe(
+      "History: the history-informed plan needs 20 runs of the current identity in a competition (seeds.historyRuns), each run counted once: 4 more default-branch suites of 3 seeds before it starts (the most a competition has: 9), and 7 more default-branch suites before it plans every competition (the fewest: 0). Only runs a default-branch suite executes count: runs reused by identity add none, and a change to the agent, its command, environment, limits, data or grader starts a new identity from 0.",
+    );
+    expect(suitesToGo([20, 19], 20, 3)).toMatch(
+      /: it can start now \(a competition has 20\), and 1 more default-branch suite before it plans every competition \(the fewest: 19\)\./,
+    );
+    expect(suitesToGo([3], undefined, 3)).toBeNull();
+    expect(suitesToGo([3], 20, 1)).toBeNull();
   });
 });

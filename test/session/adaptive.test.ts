@@ -11,7 +11,8 @@ import { fakeRun, fakeSuite } from "../helpers/results.js";
 import { coinSuite, readRun } from "../helpers/coin-suite.js";
 
 // `seeds: { max: 3, adaptive: true }`: the head is monitored after every finished run and no new
-// run starts once the verdict is reached (src/compare/monitor.ts); the base keeps all its seeds.
+// run starts once the verdict is reached (src/compare/monitor.ts); a base from a file keeps all its
+// seeds, a base run in the same job (baseline: run) stops with the head.
 describe("monitoring in evaluate()", () => {
   const dir = mkdtempSync(join(tmpdir(), "medalist-adaptive-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -63,6 +64,48 @@ describe("monitoring in evaluate()", () => {
     expect(report).toContain(`stopped after ${ids.length} of ${3 * ids.length} planned head runs`);
   });
 
+  it("baseline: run is paired with the head: the base runs seed by seed and stops with it (issue 30)", async () => {
+    const calls: { label: string; seeds: number[] }[] = [];
+    // Each call runs the runs it is given (a round), in the scheduler's order, until a hook says stop.
+    const fake = (async (opts) => {
+      const only = new Set(opts.shard!.runIds);
+      const mine = session.plan.runs.filter((p) => only.has(p.runId));
+      calls.push({ label: opts.label, seeds: [...new Set(mine.map((p) => p.seed))] });
+      const runs = [];
+      for (const p of mine) {
+        const r = fakeRun(p.competitionId, p.seed, opts.label === "base" ? "gold" : "none");
+        runs.push(r);
+        if (opts.onRunFinished?.(r)) break;
+      }
+      return like(opts.label, runs);
+    }) as typeof runSuite;
+    const out = join(dir, "results-paired");
+    mkdirSync(out, { recursive: true });
+    const ev = await evaluate({
+      session,
+      resultsDir: out,
+      baseline: { kind: "run", agent: config.agent, description: "evaluated in this job" },
+      runSuite: fake,
+    });
+    // Seed 0 on the base, then on the head: `regressed` at the first look; seeds 1 and 2 never start.
+    expect(calls).toEqual([
+      { label: "base", seeds: [0] },
+      { label: "head", seeds: [0] },
+    ]);
+    expect(ev.comparison!.verdict).toBe("regressed");
+    expect(ev.base!.runs).toHaveLength(ids.length);
+    expect(ev.comparison!.paired).toEqual({
+      baseSeeds: 1,
+      seeds: 3,
+      baseRuns: ids.length,
+      plannedBaseRuns: 3 * ids.length,
+    });
+    // Both sides' whole results are on disk, without the rounds' shard field.
+    const onDisk = JSON.parse(readFileSync(join(out, "base", "results.json"), "utf8")) as SuiteResults;
+    expect(onDisk.runs).toHaveLength(ids.length);
+    expect(onDisk.shard).toBeUndefined();
+  });
+
   it("with monitor: false (the action outside pull requests) every planned run runs", async () => {
     const seen: { hooks: boolean }[] = [];
     const fake = (async (opts) => {
@@ -107,7 +150,15 @@ describe("medalist run with monitoring: a seeded stochastic toy agent", () => {
         out,
       );
       const { head, base, cmp, report } = read(out);
-      expect(base!.runs).toHaveLength(3 * M);
+      // baseline: run is paired with the head (issue 30): the base stopped with it, seed by seed.
+      const k = cmp.paired!.baseSeeds;
+      expect(k).toBeLessThan(3);
+      expect(base!.runs).toHaveLength(k * M);
+      expect(new Set(base!.runs.map((r) => r.seed))).toEqual(new Set(Array.from({ length: k }, (_, s) => s)));
+      expect(Math.max(...head.runs.map((r) => r.seed))).toBeLessThan(k);
+      expect(report).toContain(
+        `Base run in this job, paired with the head (baseline: run): seed by seed, each seed of every competition on the base before the head's; no further seed started on either side once the head's verdict was reached: the base ran ${k} of 3 seeds (${k * M} of ${3 * M} base runs; ${(3 - k) * M} not started).`,
+      );
       const n = head.runs.length;
       expect(n).toBeGreaterThanOrEqual(M);
       expect(n).toBeLessThanOrEqual(2 * M);
@@ -180,8 +231,10 @@ describe("medalist run with monitoring: a seeded stochastic toy agent", () => {
       loadConfig(yml("borderline", { MEDAL_P: "0.4", SALT: "x" }, { MEDAL_P: "0.5", SALT: "b" })),
       out,
     );
-    const { head, cmp, report } = read(out);
+    const { head, base, cmp, report } = read(out);
     expect(head.runs).toHaveLength(3 * M);
+    expect(base!.runs).toHaveLength(3 * M);
+    expect(report).toContain("the base ran all 3 seeds (36 of 36 base runs)");
     expect(cmp.monitor!.decision).toBe("final");
     expect(report).toContain(`the verdict stayed open, so ${3 * M} of ${3 * M} planned head runs ran`);
   });

@@ -1,5 +1,6 @@
 // The history-informed plan's parts: the monitor's reserves, the base side's earlier runs, and
 // when session/informed.ts uses the history (and says why not).
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { compareRuns } from "../../src/compare/compare.js";
 import { SuiteMonitor } from "../../src/compare/monitor.js";
@@ -30,6 +31,12 @@ const base = suite(
   ),
 );
 base.git = { sha: "b".repeat(40), ref: null };
+/** Distinct record keys for the runs of one entry (each earlier run executed once). */
+const keysOf = (sha: string, id: string, medals: number) =>
+  [0, 1, 2].map((seed) => ({
+    key: createHash("sha256").update(`${sha}/${id}/${seed}`).digest("hex").slice(0, 16),
+    medal: seed < medals,
+  }));
 const entry = (sha: string, medals: (id: string) => number, identity = (id: string) => `id-${id}`) => ({
   sha,
   finishedAt: "2026-11-01T00:00:00.000Z",
@@ -42,7 +49,16 @@ const entry = (sha: string, medals: (id: string) => number, identity = (id: stri
   dollars: null,
   durationMs: 0,
   competitions: Object.fromEntries(
-    ids.map((id) => [id, { runs: 3, medals: medals(id), meanSecs: 60, identity: identity(id) }]),
+    ids.map((id) => [
+      id,
+      {
+        runs: 3,
+        medals: medals(id),
+        meanSecs: 60,
+        identity: identity(id),
+        runKeys: keysOf(sha, id, medals(id)),
+      },
+    ]),
   ),
 });
 const steady = (id: string) => (id === "a" || id === "b" ? 3 : id === "c" ? 0 : 1 + (id.length % 2));
@@ -53,15 +69,18 @@ const history = (n: number, extra: History["entries"] = []): History => ({
 const config = { historyPlan: { minRuns: 20, cover: false }, seeds: 3, gate };
 
 describe("historyInformed", () => {
-  it("pools earlier runs of the base's identity, leaving out the base's own entry", () => {
+  it("plans from earlier runs of the base's identity, leaving out the base's own entry", () => {
     // The base's own commit is in the history too: it must not count twice.
     const own = entry("b".repeat(40), () => 3);
     const out = historyInformed(base, history(7, [own]), config, { competitions: ids, runs: plan });
     expect("use" in out).toBe(true);
     if (!("use" in out)) return;
-    expect(out.use.history.suites).toBe(7);
-    expect(out.use.history.competitions.a).toEqual({ runs: 21, medals: 21 });
-    // 24 runs each (3 now + 21 earlier): a, b, c steady → 1 seed; d varies → 3.
+    expect(out.use.check.suites).toBe(7);
+    expect(out.use.check.historyRuns).toBe(4 * 21);
+    expect(out.use.plan.competitions[0].history).toEqual({ runs: 21, medals: 21 });
+    // The history plans; the comparison's base side is the base's runs now.
+    expect(out.use.history).toBeUndefined();
+    // 21 earlier runs each (24 with the 3 now): a, b, c steady → 1 seed; d varies → 3.
     expect(out.use.plan.competitions.map((c) => c.seeds)).toEqual([1, 1, 1, 3]);
     expect(out.use.plan.headRuns).toBe(6);
   });
@@ -75,7 +94,7 @@ describe("historyInformed", () => {
       runs: plan,
     });
     expect(out).toEqual({
-      why: "no competition has 20 runs of the base's current identity in the baseline and the default-branch history (most: 3; seeds.historyRuns)",
+      why: "no competition has 20 runs of the base's current identity in the baseline and the default-branch history, each run counted once (most: 3; seeds.historyRuns)",
     });
   });
 
@@ -110,13 +129,13 @@ describe("the monitor with a history-informed plan", () => {
     expect(m.admit(run("b", 1))).toBe("skip");
   });
 
-  it("looks once every competition has a comparable run; the base side adds the earlier runs", () => {
+  it("looks once every competition has a comparable run; the base side is the base's runs now", () => {
     const m = new SuiteMonitor(base, plan, gate, undefined, "file", use);
     for (const id of ["a", "b", "c"]) m.add(fakeRun(id, 0, medal(id, 0)));
     expect(m.look()).toBeNull();
     m.add(fakeRun("d", 0, "none"));
     const look = m.look()!;
-    expect(look.counts.find((c) => c.nb === 24 && c.xb === 24)).toBeDefined();
+    expect(look.counts.map((c) => c.nb)).toEqual([3, 3, 3, 3]);
     expect(look.t).toBeCloseTo(4 / 6);
     const rec = m.record();
     expect(rec).toMatchObject({ plannedRuns: 6, fixedRuns: 12 });
@@ -128,10 +147,14 @@ describe("the monitor with a history-informed plan", () => {
       ids.map((id) => fakeRun(id, 0, "none")),
     );
     const plain = compareRuns(base, head, gate);
-    const pooled = compareRuns(base, head, gate, "file", { history: use.history });
+    const earlier = {
+      competitions: Object.fromEntries(ids.map((id) => [id, { runs: 21, medals: 7 }])),
+      suites: 7,
+    };
+    const pooled = compareRuns(base, head, gate, "file", { history: earlier });
     expect(plain.analysis!.medal.baseRuns).toBe(12);
     expect(pooled.analysis!.medal.baseRuns).toBe(12 + 4 * 21);
-    expect(pooled.history).toEqual(use.history);
+    expect(pooled.history).toEqual(earlier);
     // The infra-error summary and the per-competition cells stay the base's runs now.
     expect(pooled.base.runs).toBe(12);
     expect(pooled.competitions[0].base).toHaveLength(3);

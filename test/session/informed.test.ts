@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -46,10 +47,15 @@ describe("medalist run with the history-informed plan", () => {
         dollars: null,
         durationMs: 0,
         competitions: Object.fromEntries(
-          ids.map((id, i) => [
-            id,
-            { ...records[id], runs: 3, medals: p(i) === 0.5 ? 1 + (k % 2) : 3 * p(i) },
-          ]),
+          ids.map((id, i) => {
+            const medals = p(i) === 0.5 ? 1 + (k % 2) : 3 * p(i);
+            // Three runs executed by this earlier suite: their own record keys.
+            const runKeys = [0, 1, 2].map((seed) => ({
+              key: createHash("sha256").update(`${k}/${id}/${seed}`).digest("hex").slice(0, 16),
+              medal: seed < medals,
+            }));
+            return [id, { ...records[id], runs: 3, medals, runKeys }];
+          }),
         ),
       })),
     };
@@ -73,7 +79,8 @@ describe("medalist run with the history-informed plan", () => {
       // 8 steady competitions × 1 seed + 4 coin flips × 3 seeds.
       expect(cmp.informed!.headRuns).toBe(20);
       expect(cmp.informed!.competitions.map((c) => c.seeds)).toEqual(ids.map((_, i) => (i < 8 ? 1 : 3)));
-      expect(cmp.history!.suites).toBe(9);
+      expect(cmp.historyCheck!.suites).toBe(9);
+      expect(cmp.historyCheck!.used).toBe(true);
       // No steady competition ran a second seed (no infrastructure error needed a replacement).
       for (const r of head.runs) if (ids.indexOf(r.competitionId) < 8) expect(r.seed).toBe(0);
       expect(head.runs.length).toBeLessThanOrEqual(20);
@@ -83,11 +90,13 @@ describe("medalist run with the history-informed plan", () => {
       );
       expect(report).toContain(`${36 - head.runs.length} of the fixed design's 36 runs were not started`);
       expect(report).toContain("History-informed plan: 20 of 36 head runs planned");
-      // The base side counts the 243 earlier runs: 27 per competition over the 12 … of them compared.
-      expect(report).toMatch(/Base side of the medal analysis: the base's runs now and \d+ earlier runs/);
+      // The history was checked against the base's 36 current runs and planned the head only.
+      expect(report).toMatch(
+        /History: 324 earlier runs of the base's current identity in 12 competitions, from 9 default-branch suites, checked against the base's 36 current runs \(exact tests of equal medal rates, overall at 0\.005 and each competition at 0\.005\/12\): no drift detected \(overall p = [\d.e-]+ > 0\.005; smallest competition p = [\d.e-]+ > 0\.005\/12\)\. Used to plan the head's seeds and their order only/,
+      );
       expect(res.all).toContain("[head] history-informed plan: 20 of 36 head runs planned");
-      // The earlier runs are on the base side of the statistics.
-      expect(cmp.analysis!.medal.baseRuns).toBeGreaterThan(3 * cmp.analysis!.medal.competitions);
+      // The comparison's base side is the base's current runs.
+      expect(cmp.analysis!.medal.baseRuns).toBe(3 * cmp.analysis!.medal.competitions);
     },
   );
 
@@ -105,10 +114,11 @@ describe("medalist run with the history-informed plan", () => {
       );
       const { cmp, report } = read(out);
       expect(res.all).toContain(
-        "history-informed plan not used: no competition has 20 runs of the base's current identity in the baseline and the default-branch history (most: 9; seeds.historyRuns)",
+        "history-informed plan not used: no competition has 20 runs of the base's current identity in the baseline and the default-branch history, each run counted once (most: 9; seeds.historyRuns)",
       );
       expect(cmp.informed).toBeUndefined();
       expect(cmp.history).toBeUndefined();
+      expect(cmp.historyCheck).toBeUndefined();
       expect(report).not.toContain("History-informed plan");
       expect(report).toContain("of 36 planned head runs because `regressed` was reached");
     },
@@ -154,7 +164,7 @@ describe("medalist run with the history-informed plan", () => {
         /rules out a drop larger than \d+\.\d points, what the competitions the head ran must rule out for the 25\.0 points tolerance with the covered ones counted against the head/,
       );
       expect(report).toMatch(
-        /toy-coin-04: base 0 medals in 30 runs of its current identity; its possible drop ≤ \d+\.\d points at 99\.9\d* % \(one-sided\), counted against the head/,
+        /toy-coin-04: base 0 medals in 27 runs of its current identity; its possible drop ≤ \d+\.\d points at 99\.9\d* % \(one-sided\), counted against the head/,
       );
       expect(report).toContain("| covered by a history bound |");
       expect(res.all).toContain("[head] history-informed plan: ");
