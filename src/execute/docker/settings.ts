@@ -29,7 +29,8 @@ export interface DockerSettings {
   runtime?: string;
   /** The agent is an MLE-bench agent folder (agent.mlebench): /home is made writable as upstream's entrypoint does. */
   mlebench?: boolean;
-  limits: { cpus?: number; memory?: number; shmSize?: number; pids?: number };
+  /** The container's limits; setup fills the unset ones from the runner (limits.ts). */
+  limits: { cpus?: number; memory?: number; shmSize?: number; pids?: number; tmp?: number };
   network: "bridge" | "none";
   /** Seconds between SIGTERM and SIGKILL at the time limit (config run.stopGraceSecs). */
   stopGraceSecs: number;
@@ -120,6 +121,7 @@ export function dockerSettings(config: DockerSuiteConfig, baseDir: string): Dock
       memory: limits.memory,
       shmSize: limits.shmSize ?? (mlebench ? MLEBENCH_SHM_BYTES : undefined),
       pids: limits.pids,
+      tmp: limits.disk.tmp,
     },
     network: docker.network,
     stopGraceSecs: runPolicy(config).stopGraceSecs,

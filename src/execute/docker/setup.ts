@@ -10,6 +10,8 @@ import { connectDocker, errorMessage, type ConnectOptions } from "./client.js";
 import { DockerExecutor } from "./executor.js";
 import { AgentBuildError, ImageMissingError, type ImageInfo } from "./image.js";
 import { dockerSettings } from "./settings.js";
+import { limitsNote, runLimits } from "./limits.js";
+import { folderFsProblem } from "./folder-fs.js";
 import { sidecarRoot } from "./validate-sidecar.js";
 import { UserLookupError } from "./image-user.js";
 
@@ -36,6 +38,10 @@ export interface SetupOptions {
   validation?: boolean;
   /** Host CPUs (default os.availableParallelism()). */
   hostCpus?: number;
+  /** Give each run's folders their own filesystem where the runner can (default true). */
+  folderFilesystems?: boolean;
+  /** Host memory in bytes (default os.totalmem()). */
+  hostMemory?: number;
 }
 
 /** How many runs fit at once: by GPUs when runs need them, else by CPUs, else `concurrency`. */
@@ -96,7 +102,8 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
   const gpus = await detectGpus({ gpuIds: config.docker.gpuIds });
   if (gpus.ids.length > 0)
     log(`GPUs: ${gpus.ids.join(", ")} (${gpus.model ?? "model unknown"}, from ${gpus.source})`);
-  const { resources, perRun } = dockerResources(config, gpus.ids, opts.hostCpus ?? os.availableParallelism());
+  const hostCpus = opts.hostCpus ?? os.availableParallelism();
+  const { resources, perRun } = dockerResources(config, gpus.ids, hostCpus);
   if (config.limits.gpus === "all")
     log(
       gpus.ids.length > 0
@@ -105,7 +112,27 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
     );
 
   if (config.docker.runtime !== undefined) await checkRuntime(docker, config.docker.runtime);
-  const executor = new DockerExecutor(docker, dockerSettings(config, opts.baseDir), { log });
+  const settings = dockerSettings(config, opts.baseDir);
+  // Every container gets memory, CPU, pids and /tmp limits: the config's, else derived from the runner.
+  const shape = {
+    totalMem: opts.hostMemory ?? os.totalmem(),
+    cpus: hostCpus,
+    parallel: resources.maxParallel,
+    mlebench: settings.mlebench,
+  };
+  const l = config.limits;
+  const limits = runLimits(l, shape);
+  settings.limits = limits;
+  const set = { cpus: l.cpus, memory: l.memory, pids: l.pids, tmp: l.disk.tmp };
+  log(limitsNote(limits, mapSet(set), shape));
+  const executor = new DockerExecutor(docker, settings, { log });
+  // Folder quotas the kernel enforces where the runner can mount a filesystem; else the poll, said once.
+  const fsProblem = opts.folderFilesystems === false ? "turned off" : await folderFsProblem();
+  executor.folderFilesystems = fsProblem === null;
+  if (fsProblem !== null)
+    log(
+      `folder quotas (limits.disk) are polled, not enforced by the kernel (${fsProblem}): an agent that writes faster than one check a second can pass its quota by that much before it is stopped`,
+    );
   let image: ImageInfo;
   try {
     image = await executor.prepareImage();
@@ -154,3 +181,6 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
     },
   };
 }
+
+const mapSet = <K extends string>(o: Record<K, unknown>) =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v !== undefined])) as Record<K, boolean>;
