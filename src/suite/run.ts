@@ -385,6 +385,7 @@ async function runSuiteLocked(opts: SuiteOptions): Promise<SuiteResults> {
       executor: executor.name,
       timeLimitSecs: config.limits.time,
       gpuModel: opts.gpuModel ?? executor.facts.gpuModel,
+      ...(executor.facts.unsandboxed ? { unsandboxed: executor.facts.unsandboxed } : {}),
       node: process.version,
       platform: `${process.platform}-${process.arch}`,
     },
