@@ -2,7 +2,8 @@
 // hostile agent that fills /tmp, writes /home/logs at full speed or forks without end is stopped
 // with a cause naming the limit, while another run of the same suite completes.
 import { execFileSync } from "node:child_process";
-import { statSync } from "node:fs";
+import { mkdtempSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 
@@ -11,7 +12,7 @@ import { ConfigSchema } from "../../src/config/schema.js";
 import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
 import { DockerExecutor } from "../../src/execute/docker/executor.js";
 import { folderFsProblem } from "../../src/execute/docker/folder-fs.js";
-import { DEFAULT_PIDS, memoryReserve } from "../../src/execute/docker/limits.js";
+import { DEFAULT_PIDS, DEFAULT_ROOT, memoryReserve } from "../../src/execute/docker/limits.js";
 import { setupDocker } from "../../src/execute/docker/setup.js";
 import type { DockerSuiteConfig } from "../../src/execute/docker/config.js";
 import { describeFailure } from "../../src/execute/failure.js";
@@ -82,6 +83,17 @@ describe.skipIf(!docker)("limits on every agent container (real daemon)", () => 
           "/var/tmp": `rw,nosuid,nodev,size=${GiB},mode=1777`,
         },
       });
+      // The writable layer: bounded where the storage driver can, else said once, with the daemon's words.
+      const rootLines = lines.filter((l) => l.includes("root filesystems"));
+      if (setup.executor.settings.limits.root !== undefined) {
+        expect(setup.executor.settings.limits.root).toBe(DEFAULT_ROOT);
+        expect(host).toMatchObject({ StorageOpt: { size: String(DEFAULT_ROOT) } });
+      } else
+        expect(rootLines).toEqual([
+          expect.stringMatching(
+            /^the containers' root filesystems are not size-bounded \(the daemon says: .+\); \/tmp, \/var\/tmp and the run's folders are$/,
+          ),
+        ]);
       // Set values are kept as they are.
       const set = ConfigSchema.parse({
         ...input,
@@ -151,8 +163,14 @@ describe.skipIf(!docker)("limits on every agent container (real daemon)", () => 
       );
       // A dense writer alone: the kernel refused the writes, the watch read that the folder is full.
       expect(code.outcome).toBe("failed");
-      expect(code.error).toBe("disk: /home/code quota 16 MiB reached (its filesystem is full)");
-      expect((await failureOf(codeSpec, code))?.cause).toMatch(/^disk: \/home\/code quota 16 MiB reached/);
+      // The watch (the filesystem is full) or the poll (past the quota) says so first; both name it.
+      expect(code.error).toMatch(
+        /^disk: \/home\/code (quota 16 MiB reached \(its filesystem is full\)|went over its 16\.0 MiB quota)/,
+      );
+      expect(await readFile(runPaths(codeSpec.runDir).logFile, "utf8")).toContain("No space left on device");
+      expect((await failureOf(codeSpec, code))?.cause).toMatch(
+        /^disk: \/home\/code (quota 16 MiB reached|went over its 16\.0 MiB quota)/,
+      );
       expect(statSync(path.join(runPaths(codeSpec.runDir).codeDir, "big")).size).toBeLessThanOrEqual(
         16 * MiB,
       );
@@ -165,6 +183,31 @@ describe.skipIf(!docker)("limits on every agent container (real daemon)", () => 
       expect(logs.error).toMatch(/^disk: \/home\/logs went over its 16\.0 MiB quota/);
     }
   }, 240_000);
+
+  it("an image build runs with a memory limit (the runner less its reserve), no swap", async () => {
+    const ctx = mkdtempSync(path.join(os.tmpdir(), "medalist-build-limits-"));
+    writeFileSync(
+      path.join(ctx, "Dockerfile"),
+      `FROM ${TEST_IMAGE}\nRUN echo "fresh ${Date.now()}" && echo "limit=$(cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.max)"\n`,
+    );
+    const total = 8 * GiB;
+    const lines: string[] = [];
+    const config = ConfigSchema.parse({
+      competitions: { include: ["toy-comp"] },
+      executor: "docker",
+      agent: { build: { context: ctx }, command: "true" },
+      docker: { gpuIds: [] },
+    }) as unknown as DockerSuiteConfig;
+    const setup = await setupDocker(config, {
+      baseDir: ctx,
+      log: (l) => lines.push(l),
+      validation: false,
+      hostCpus: 2,
+      hostMemory: total,
+    });
+    await setup.close();
+    expect(lines).toContain(`limit=${total - memoryReserve(total)}`);
+  }, 180_000);
 
   it("an agent past its memory limit: oom, the cause names the limit", async () => {
     const spec = await makeRun(suite, "oom");

@@ -91,6 +91,8 @@ export function containerOptions(
     const tmpfs = `rw,nosuid,nodev,size=${limits.tmp},mode=1777`;
     hostConfig.Tmpfs = { [TMP_DIRS[0]]: tmpfs, [TMP_DIRS[1]]: tmpfs };
   }
+  // The writable layer, where the storage driver can bound it (setup checks; else unset, said once).
+  if (limits.root !== undefined) hostConfig.StorageOpt = { size: String(limits.root) };
   if (settings.runtime !== undefined) hostConfig.Runtime = settings.runtime;
   if (spec.gpus.length > 0) {
     hostConfig.DeviceRequests = [{ Driver: "nvidia", DeviceIDs: [...spec.gpus], Capabilities: [["gpu"]] }];

@@ -95,7 +95,8 @@ export class DockerExecutor implements Executor {
 
   private async prepare(): Promise<ImageInfo> {
     let image = await prepareImage(this.docker, this.settings, this.log);
-    if (this.settings.mlebench) image = await withWritableHome(this.docker, image, this.log);
+    if (this.settings.mlebench)
+      image = await withWritableHome(this.docker, image, this.log, this.settings.buildLimits);
     const user = containerUser(this.settings);
     try {
       this.user = await imageUser(this.docker, image.id, user);

@@ -71,9 +71,20 @@ export async function buildImage(
   docker: Docker,
   build: NonNullable<DockerSettings["build"]>,
   log: (line: string) => void,
+  limits?: DockerSettings["buildLimits"],
 ): Promise<ImageInfo> {
   const src = await contextFiles(build.context);
+  // The build's steps run in containers too: bounded in memory (no swap) and CPU time.
+  const bounds = limits
+    ? {
+        memory: limits.memory,
+        memswap: limits.memory,
+        cpuperiod: 100_000,
+        cpuquota: Math.max(1000, Math.round(limits.cpus * 100_000)),
+      }
+    : {};
   const stream = await docker.buildImage({ context: build.context, src }, {
+    ...bounds,
     t: build.tag,
     dockerfile: build.dockerfile,
     target: build.target,
@@ -110,7 +121,7 @@ export async function prepareImage(
   if (settings.build) {
     log(`building ${settings.build.tag} from ${settings.build.context} (${settings.build.dockerfile})`);
     try {
-      return await buildImage(docker, settings.build, log);
+      return await buildImage(docker, settings.build, log, settings.buildLimits);
     } catch (e) {
       if (e instanceof AgentBuildError) throw e;
       throw new Error(`building the agent image failed: ${errorMessage(e)}`);

@@ -29,8 +29,10 @@ export interface DockerSettings {
   runtime?: string;
   /** The agent is an MLE-bench agent folder (agent.mlebench): /home is made writable as upstream's entrypoint does. */
   mlebench?: boolean;
+  /** The image build's memory (no swap) and CPUs; setup sets them from the runner. Default none. */
+  buildLimits?: { memory: number; cpus: number };
   /** The container's limits; setup fills the unset ones from the runner (limits.ts). */
-  limits: { cpus?: number; memory?: number; shmSize?: number; pids?: number; tmp?: number };
+  limits: { cpus?: number; memory?: number; shmSize?: number; pids?: number; tmp?: number; root?: number };
   network: "bridge" | "none";
   /** Seconds between SIGTERM and SIGKILL at the time limit (config run.stopGraceSecs). */
   stopGraceSecs: number;

@@ -10,7 +10,7 @@ import { connectDocker, errorMessage, type ConnectOptions } from "./client.js";
 import { DockerExecutor } from "./executor.js";
 import { AgentBuildError, ImageMissingError, type ImageInfo } from "./image.js";
 import { dockerSettings } from "./settings.js";
-import { limitsNote, runLimits } from "./limits.js";
+import { DEFAULT_ROOT, limitsNote, memoryReserve, runLimits } from "./limits.js";
 import { folderFsProblem } from "./folder-fs.js";
 import { sidecarRoot } from "./validate-sidecar.js";
 import { UserLookupError } from "./image-user.js";
@@ -125,6 +125,8 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
   settings.limits = limits;
   const set = { cpus: l.cpus, memory: l.memory, pids: l.pids, tmp: l.disk.tmp };
   log(limitsNote(limits, mapSet(set), shape));
+  // One build at a time, before the runs: the runner less its reserve, its CPUs.
+  settings.buildLimits = { memory: shape.totalMem - memoryReserve(shape.totalMem), cpus: hostCpus };
   const executor = new DockerExecutor(docker, settings, { log });
   // Folder quotas the kernel enforces where the runner can mount a filesystem; else the poll, said once.
   const fsProblem = opts.folderFilesystems === false ? "turned off" : await folderFsProblem();
@@ -143,6 +145,18 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
     throw new UserError(errorMessage(e), e instanceof UserLookupError ? 2 : 1);
   }
   log(`agent image ${image.ref} (${image.digest})`);
+  // The container's writable layer: bounded where the storage driver can; else said once.
+  const rootProblem = await rootQuotaProblem(docker, image.id);
+  if (rootProblem === null) executor.settings.limits.root = config.limits.disk.root ?? DEFAULT_ROOT;
+  else if (config.limits.disk.root !== undefined)
+    throw new UserError(
+      `limits.disk.root: this Docker daemon cannot bound a container's root filesystem (${rootProblem})`,
+      1,
+    );
+  else
+    log(
+      `the containers' root filesystems are not size-bounded (the daemon says: ${rootProblem}); /tmp, /var/tmp and the run's folders are`,
+    );
 
   const local = executor.settings.serveLocalhost5000 === true;
   let validation: ValidationServer | null = null;
@@ -184,3 +198,23 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
 
 const mapSet = <K extends string>(o: Record<K, unknown>) =>
   Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v !== undefined])) as Record<K, boolean>;
+
+/** Null when the daemon can bound a container's writable layer (StorageOpt size), else its words why not. */
+export async function rootQuotaProblem(docker: Docker, image: string): Promise<string | null> {
+  try {
+    const probe = await docker.createContainer({
+      Image: image,
+      Entrypoint: ["true"],
+      Cmd: [],
+      Labels: { "medalist.role": "storage-probe" },
+      HostConfig: { StorageOpt: { size: "1G" }, NetworkMode: "none" },
+    });
+    await probe.remove({ force: true }).catch(() => {});
+    return null;
+  } catch (e) {
+    return errorMessage(e)
+      .split("\n")[0]
+      .replace(/^\(HTTP code \d+\)[^-]*- /, "")
+      .trim();
+  }
+}
