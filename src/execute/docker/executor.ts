@@ -253,6 +253,12 @@ export class DockerExecutor implements Executor {
       const r = await m.unmount();
       const label = CONTAINER_FOLDER[path.basename(m.dir)];
       if (r.stuck) ctx.note(r.stuck);
+      // In the words sanitizeRun uses for the folders of every executor.
+      const sub = path.basename(m.dir);
+      if (r.special.length > 0)
+        ctx.note(
+          `removed special files from ${sub}/: ${r.special.slice(0, 5).join(", ")}${r.special.length > 5 ? ", …" : ""}`,
+        );
       if (r.overQuota > 0 && !hit)
         hit = {
           name: label,

@@ -10,6 +10,7 @@ import {
   chmodSync,
   closeSync,
   copyFileSync,
+  linkSync,
   constants,
   lchownSync,
   lstatSync,
@@ -51,6 +52,8 @@ export interface MountedFolder {
 export interface CopyReport {
   /** Files cut or left out because the folder went past the quota (holes count, as the final check counts). */
   overQuota: number;
+  /** FIFOs, sockets and device nodes left out (relative paths). */
+  special: string[];
   /** Bytes the copy takes as the quota counts them (4 KiB blocks, holes included). */
   apparent: number;
   /** Set when the filesystem could not be unmounted: the folder stays mounted, nothing is lost. */
@@ -185,19 +188,26 @@ async function copyBack(
 const blocks = (size: number) => Math.max(4096, Math.ceil(size / 4096) * 4096);
 
 /**
- * Copies `from` into `to` without following links: folders, regular files (setuid/setgid bits
- * cleared) and links as links; FIFOs, sockets and device nodes are left out. Past `maxBytes`
+ * Copies `from` into `to` without following links: folders, regular files (owner and mode kept,
+ * hard links kept) and links as links; FIFOs, sockets and device nodes are left out (listed). Past `maxBytes`
  * (counted in 4 KiB blocks, holes included, the folders themselves too) a file is cut to what
  * fits and later ones are left out, each counted.
  */
 export function copyTree(from: string, to: string, maxBytes: number): CopyReport {
-  const r: CopyReport = { overQuota: 0, apparent: 4096 };
+  const r: CopyReport = { overQuota: 0, apparent: 4096, special: [] };
   const root = process.getuid?.() === 0;
-  const walk = (src: string, dst: string) => {
+  // Hard links stay hard links (the read-back refuses a second name for a submission as before).
+  const linked = new Map<number, string>();
+  const walk = (src: string, dst: string, rel: string) => {
     for (const name of readdirSync(src)) {
       const s = path.join(src, name);
       const d = path.join(dst, name);
       const st = lstatSync(s);
+      const first = st.isFile() && st.nlink > 1 ? linked.get(st.ino) : undefined;
+      if (first !== undefined) {
+        linkSync(first, d);
+        continue;
+      }
       if (st.isDirectory()) {
         if (r.apparent + 4096 > maxBytes) {
           r.overQuota++;
@@ -205,8 +215,10 @@ export function copyTree(from: string, to: string, maxBytes: number): CopyReport
         }
         r.apparent += 4096;
         mkdirSync(d, { mode: 0o700 });
-        walk(s, d);
-        chmodSync(d, st.mode & 0o1777);
+        walk(s, d, path.join(rel, name));
+        if (root) lchownSync(d, st.uid, st.gid);
+        chmodSync(d, st.mode & 0o7777);
+        continue;
       } else if (st.isFile()) {
         const room = Math.floor((maxBytes - r.apparent) / 4096) * 4096;
         if (blocks(st.size) > room) {
@@ -219,7 +231,12 @@ export function copyTree(from: string, to: string, maxBytes: number): CopyReport
           r.apparent += blocks(st.size);
           copyFileSync(s, d, constants.COPYFILE_EXCL);
         }
-        chmodSync(d, st.mode & 0o777);
+        if (st.nlink > 1) linked.set(st.ino, d);
+        // Owner first (a chown clears setuid bits), then the mode as the agent left it: sanitizeRun
+        // clears setuid/setgid bits next and says so, as for any executor.
+        if (root) lchownSync(d, st.uid, st.gid);
+        chmodSync(d, st.mode & 0o7777);
+        continue;
       } else if (st.isSymbolicLink()) {
         if (r.apparent + 4096 > maxBytes) {
           r.overQuota++;
@@ -227,11 +244,11 @@ export function copyTree(from: string, to: string, maxBytes: number): CopyReport
         }
         r.apparent += 4096;
         symlinkSync(readlinkSync(s), d);
-      } else continue;
-      if (root) lchownSync(d, st.uid, st.gid);
+        if (root) lchownSync(d, st.uid, st.gid);
+      } else r.special.push(path.join(rel, name));
     }
   };
-  walk(from, to);
+  walk(from, to, "");
   return r;
 }
 
