@@ -2,7 +2,7 @@
 // hostile agent that fills /tmp, writes /home/logs at full speed or forks without end is stopped
 // with a cause naming the limit, while another run of the same suite completes.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -207,6 +207,41 @@ describe.skipIf(!docker)("limits on every agent container (real daemon)", () => 
     });
     await setup.close();
     expect(lines).toContain(`limit=${total - memoryReserve(total)}`);
+  }, 180_000);
+
+  it("docker.buildNetwork: none builds without a network; the build's output is kept in its own file", async () => {
+    const ctx = mkdtempSync(path.join(os.tmpdir(), "medalist-build-net-"));
+    const build = async (docker: Record<string, unknown>) => {
+      // A fresh RUN each time: a cached step would print nothing.
+      writeFileSync(
+        path.join(ctx, "Dockerfile"),
+        `FROM ${TEST_IMAGE}\nRUN echo "fresh ${Date.now()} ${JSON.stringify(docker)}" && echo "eth=$(grep -c eth0 /proc/net/dev)"\n`,
+      );
+      const lines: string[] = [];
+      const file = path.join(ctx, `build-${Object.keys(docker).length}.log`);
+      const config = ConfigSchema.parse({
+        competitions: { include: ["toy-comp"] },
+        executor: "docker",
+        agent: { build: { context: ctx }, command: "true" },
+        docker: { gpuIds: [], network: "none", ...docker },
+      }) as unknown as DockerSuiteConfig;
+      const setup = await setupDocker(config, {
+        baseDir: ctx,
+        log: (l) => lines.push(l),
+        validation: false,
+        buildLogFile: file,
+      });
+      await setup.close();
+      return { lines, kept: readFileSync(file, "utf8") };
+    };
+    const none = await build({ buildNetwork: "none" });
+    expect(none.lines).toContain("eth=0");
+    expect(none.kept).toContain("eth=0");
+    const bridge = await build({});
+    expect(bridge.lines).toContain("eth=1");
+    expect(bridge.lines.join("\n")).toMatch(
+      /with the bridge network \(docker\.buildNetwork\), although the runs get none/,
+    );
   }, 180_000);
 
   it("an agent past its memory limit: oom, the cause names the limit", async () => {

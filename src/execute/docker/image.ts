@@ -72,6 +72,7 @@ export async function buildImage(
   build: NonNullable<DockerSettings["build"]>,
   log: (line: string) => void,
   limits?: DockerSettings["buildLimits"],
+  network?: DockerSettings["buildNetwork"],
 ): Promise<ImageInfo> {
   const src = await contextFiles(build.context);
   // The build's steps run in containers too: bounded in memory (no swap) and CPU time.
@@ -85,6 +86,7 @@ export async function buildImage(
     : {};
   const stream = await docker.buildImage({ context: build.context, src }, {
     ...bounds,
+    ...(network ? { networkmode: network } : {}),
     t: build.tag,
     dockerfile: build.dockerfile,
     target: build.target,
@@ -119,9 +121,13 @@ export async function prepareImage(
   log: (line: string) => void,
 ): Promise<ImageInfo> {
   if (settings.build) {
-    log(`building ${settings.build.tag} from ${settings.build.context} (${settings.build.dockerfile})`);
+    const net = settings.buildNetwork ?? "bridge";
+    log(
+      `building ${settings.build.tag} from ${settings.build.context} (${settings.build.dockerfile}); its RUN steps run as the Dockerfile's USER (root unless it says) with the ${net} network (docker.buildNetwork)` +
+        (settings.network === "none" && net !== "none" ? ", although the runs get none" : ""),
+    );
     try {
-      return await buildImage(docker, settings.build, log, settings.buildLimits);
+      return await buildImage(docker, settings.build, log, settings.buildLimits, settings.buildNetwork);
     } catch (e) {
       if (e instanceof AgentBuildError) throw e;
       throw new Error(`building the agent image failed: ${errorMessage(e)}`);

@@ -29,6 +29,8 @@ export interface DockerSettings {
   runtime?: string;
   /** The agent is an MLE-bench agent folder (agent.mlebench): /home is made writable as upstream's entrypoint does. */
   mlebench?: boolean;
+  /** The network of the image build's RUN steps (docker.buildNetwork). Default the daemon's (bridge). */
+  buildNetwork?: "bridge" | "none";
   /** The image build's memory (no swap) and CPUs; setup sets them from the runner. Default none. */
   buildLimits?: { memory: number; cpus: number };
   /** The container's limits; setup fills the unset ones from the runner (limits.ts). */
@@ -126,6 +128,7 @@ export function dockerSettings(config: DockerSuiteConfig, baseDir: string): Dock
       tmp: limits.disk.tmp,
     },
     network: docker.network,
+    buildNetwork: docker.buildNetwork,
     stopGraceSecs: runPolicy(config).stopGraceSecs,
     user: docker.user ?? (mlebench ? MLEBENCH_USER : undefined),
     capAdd: docker.capAdd,

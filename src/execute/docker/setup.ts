@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import os from "node:os";
 import type Docker from "dockerode";
 import type { DockerSuiteConfig } from "./config.js";
@@ -38,11 +39,16 @@ export interface SetupOptions {
   validation?: boolean;
   /** Host CPUs (default os.availableParallelism()). */
   hostCpus?: number;
+  /** Where to keep the image build's output (agent.build), besides the suite log. */
+  buildLogFile?: string;
   /** Give each run's folders their own filesystem where the runner can (default true). */
   folderFilesystems?: boolean;
   /** Host memory in bytes (default os.totalmem()). */
   hostMemory?: number;
 }
+
+/** Most bytes of build output kept in the build log file. */
+const MAX_BUILD_LOG = 16 * 1024 ** 2;
 
 /** How many runs fit at once: by GPUs when runs need them, else by CPUs, else `concurrency`. */
 export function dockerResources(
@@ -127,7 +133,18 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
   log(limitsNote(limits, mapSet(set), shape));
   // One build at a time, before the runs: the runner less its reserve, its CPUs.
   settings.buildLimits = { memory: shape.totalMem - memoryReserve(shape.totalMem), cpus: hostCpus };
-  const executor = new DockerExecutor(docker, settings, { log });
+  // The build's output goes to the suite log and, with buildLogFile, to its own file (bounded).
+  const built: string[] = [];
+  let builtBytes = 0;
+  const executor = new DockerExecutor(docker, settings, {
+    log: (line) => {
+      log(line);
+      if (builtBytes < MAX_BUILD_LOG) {
+        built.push(line);
+        builtBytes += line.length + 1;
+      }
+    },
+  });
   // Folder quotas the kernel enforces where the runner can mount a filesystem; else the poll, said once.
   const fsProblem = opts.folderFilesystems === false ? "turned off" : await folderFsProblem();
   executor.folderFilesystems = fsProblem === null;
@@ -136,9 +153,20 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
       `folder quotas (limits.disk) are polled, not enforced by the kernel (${fsProblem}): an agent that writes faster than one check a second can pass its quota by that much before it is stopped`,
     );
   let image: ImageInfo;
+  const keepBuildLog = () => {
+    if (!opts.buildLogFile || !settings.build) return;
+    const cut = builtBytes >= MAX_BUILD_LOG ? [`(cut at ${MAX_BUILD_LOG} bytes)`] : [];
+    try {
+      writeFileSync(opts.buildLogFile, [...built, ...cut].join("\n") + "\n", { mode: 0o600 });
+    } catch (e) {
+      log(`could not keep the build log at ${opts.buildLogFile}: ${errorMessage(e)}`);
+    }
+  };
   try {
     image = await executor.prepareImage();
+    keepBuildLog();
   } catch (e) {
+    keepBuildLog();
     if (e instanceof AgentBuildError) throw e;
     // A missing image is the config's to fix: the suite stops before any run, exit code 2.
     if (e instanceof ImageMissingError) throw new UserError(e.message);
