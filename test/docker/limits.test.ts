@@ -2,7 +2,7 @@
 // hostile agent that fills /tmp, writes /home/logs at full speed or forks without end is stopped
 // with a cause naming the limit, while another run of the same suite completes.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -243,6 +243,38 @@ describe.skipIf(!docker)("limits on every agent container (real daemon)", () => 
       /with the bridge network \(docker\.buildNetwork\), although the runs get none/,
     );
   }, 180_000);
+
+  it.skipIf(fsProblem !== null)(
+    "a retry finds what the earlier attempt left in logs/, inside the folder's filesystem",
+    async () => {
+      const quota = { submission: 16 * MiB, logs: 16 * MiB, code: 16 * MiB };
+      const spec = await makeRun(suite, "retry", { quota, attempt: 2 });
+      const logs = runPaths(spec.runDir).logsDir;
+      mkdirSync(logs, { recursive: true });
+      writeFileSync(path.join(logs, "first.txt"), "from attempt 1\n", { mode: 0o666 });
+      chmodSync(path.join(logs, "first.txt"), 0o666);
+      const ex = new DockerExecutor(
+        docker!,
+        shellSettings(
+          "cp /home/logs/first.txt /home/logs/seen.txt && echo again >> /home/logs/first.txt && df -k /home/logs | tail -1",
+          {
+            limits: { memory: 256 * MiB },
+          },
+        ),
+      );
+      ex.folderFilesystems = true;
+      const r = await ex.execute(spec);
+      expect(r.outcome).toBe("completed");
+      expect(readFileSync(path.join(logs, "seen.txt"), "utf8")).toBe("from attempt 1\n");
+      expect(readFileSync(path.join(logs, "first.txt"), "utf8")).toBe("from attempt 1\nagain\n");
+      // The agent wrote into a filesystem of the quota's size (18 MiB with ext4's room), now gone.
+      expect(await readFile(runPaths(spec.runDir).logFile, "utf8")).toMatch(
+        /stdout \/dev\/loop\d+\s+1\d{4}\s/,
+      );
+      expect(await readFile("/proc/self/mountinfo", "utf8")).not.toContain(spec.runDir);
+    },
+    120_000,
+  );
 
   it("an agent past its memory limit: oom, the cause names the limit", async () => {
     const spec = await makeRun(suite, "oom");
