@@ -39,7 +39,9 @@ export const dockerDescriptor: ExecutorDescriptor<"docker", typeof DockerSchema>
           baseDir: ctx.baseDir,
           log,
           // Kept with the runs: the results folder's build.log (one per side: base-, head-).
-          ...(ctx.outDir ? { buildLogFile: join(ctx.outDir, `${ctx.label.replace(/[^A-Za-z0-9_.-]/g, "_")}-build.log`) } : {}),
+          ...(ctx.outDir
+            ? { buildLogFile: join(ctx.outDir, `${ctx.label.replace(/[^A-Za-z0-9_.-]/g, "_")}-build.log`) }
+            : {}),
         },
       );
     } catch (e) {
