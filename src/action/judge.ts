@@ -26,7 +26,7 @@ import {
 import { Inputs } from "./constants.js";
 import type { EventInfo } from "./event.js";
 import type { Settings } from "./inputs.js";
-import { unsandboxedBy } from "../execute/backends.js";
+import { noSandboxBy, unsandboxedBy } from "../execute/backends.js";
 
 export interface JudgedConfig extends LoadedConfig {
   /** Lines shown first in the report (which settings judged the pull request). */
@@ -305,7 +305,15 @@ export function unsandboxedRefusal(
   event: Pick<EventInfo, "pr">,
   settings: Pick<Settings, "allowUnsandboxedAgent">,
 ): string | null {
-  if (!event.pr || settings.allowUnsandboxedAgent) return null;
+  if (!event.pr) return null;
+  // No quiet fallback: a sandbox that cannot start here is refused, whatever the workflow allows.
+  const none = noSandboxBy(config.executor, config);
+  if (none)
+    return (
+      `refusing to run pull request #${event.pr.number}'s agent with no sandbox (${none}): install bubblewrap and allow user namespaces on the runner, ` +
+      "or set local.sandbox: none in the base branch's config to accept an unsandboxed agent"
+    );
+  if (settings.allowUnsandboxedAgent) return null;
   const what = unsandboxedBy(config.executor, config);
   if (!what) return null;
   return (

@@ -142,6 +142,13 @@ export const LimitsSchema = z.strictObject({
       submission: bytes.default(1024 ** 3),
       logs: bytes.default(1024 ** 3),
       code: bytes.default(1024 ** 3),
+      /** Docker: the size of the container's /tmp and /var/tmp (each in memory); default docker/limits.ts. */
+      tmp: bytes.optional(),
+      /**
+       * Docker: the container's own writable layer (its root filesystem), where the daemon's storage
+       * driver can bound it (overlay2 on xfs with pquota); default 16 GiB there.
+       */
+      root: bytes.optional(),
     })
     .default({ submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 }),
 });

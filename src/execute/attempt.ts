@@ -43,6 +43,8 @@ export interface ExitFacts {
   infra?: { error: string; retryable: boolean };
   /** How long the agent ran, when the backend knows better than the wrapper's clock. */
   durationMs?: number;
+  /** A limit the kernel enforces stopped the agent (pids, a sized folder): which, and the cause in words. */
+  limit?: { name: string; cause: string };
 }
 
 /** What a driver gets for one attempt. */
@@ -362,6 +364,10 @@ export function word(
   }
   if (f.infra) return { ...base, outcome: "infra_error", error: f.infra.error, retryable: f.infra.retryable };
   if (f.oom !== undefined) return { ...base, ...oom, outcome: "oom", error: f.oom };
+  if (f.limit !== undefined) {
+    details.limit = f.limit.name;
+    return { ...base, outcome: "failed", error: f.limit.cause };
+  }
   if (f.timedOut !== undefined) return { ...base, outcome: "timed_out", error: f.timedOut };
   if (f.agentFault !== undefined) return { ...base, outcome: "failed", error: f.agentFault };
   if (f.cannotStart) {

@@ -54,6 +54,11 @@ export function unsandboxedBy(name: string, config: { agent: AgentView }): strin
   return descriptorOf(name).unsandboxed(configView(name, config));
 }
 
+/** Why a pull request's agent would run with no sandbox at all on this runner (a fallback), or null. */
+export function noSandboxBy(name: string, config: { agent: AgentView }): string | null {
+  return descriptorOf(name).noSandbox?.(configView(name, config)) ?? null;
+}
+
 /** The view an executor's checks and identity facts read: the agent and its own block. */
 export function configView(name: string, config: { agent: AgentView }): ExecutorConfigView<unknown> {
   return { agent: config.agent, block: (config as Record<string, unknown>)[name] };

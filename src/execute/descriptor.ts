@@ -48,6 +48,11 @@ export interface ExecutorDescriptor<N extends string = string, S extends z.ZodTy
    * request the action refuses it unless the workflow allows unsandboxed agents.
    */
   unsandboxed(config: ExecutorConfigView<z.output<S>>): string | null;
+  /**
+   * Why the agent would run with no sandbox at all although the config did not say so (a sandbox
+   * that cannot start on this runner), or null: on a pull request the action refuses it.
+   */
+  noSandbox?(config: ExecutorConfigView<z.output<S>>): string | null;
   /** Settings of this executor that change a run's result: part of every run's identity. */
   identityFacts(config: ExecutorConfigView<z.output<S>>): Record<string, unknown>;
   /** Opens the executor for one suite (daemon, image, queue, endpoint). */

@@ -70,6 +70,10 @@ export function describeFailure(exec: ExecResult, logText: string): Failure | nu
   const stderrTail = stderr.slice(-TAIL_LINES);
   const line = causeLine(stderr);
   let cause: string;
+  // A limit stopped the run (a quota, pids, a sized folder): its sentence, not the agent's last words.
+  const limited = (exec.details?.limit !== undefined || exec.details?.quota !== undefined) && exec.error;
+  if (limited && exec.outcome === "failed")
+    return { cause: clip(`${exec.error}${exit ? ` (${exit})` : ""}`), exitCode: code, signal, stderrTail };
   switch (exec.outcome) {
     case "timed_out":
       cause = exec.error ?? "stopped at the time limit";

@@ -87,20 +87,20 @@ export function finalQuotaCheck(runDir: string, quota: DiskQuota): QuotaBreach |
 export function describeBreach(b: QuotaBreach): string {
   const mib = (n: number) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
   if (b.entries !== undefined)
-    return `/home/${b.folder} holds more than ${b.entries} files and folders: run stopped`;
-  return `/home/${b.folder} went over its ${mib(b.limit)} quota (${mib(b.bytes)} or more): run stopped`;
+    return `disk: /home/${b.folder} holds more than ${b.entries} files and folders: run stopped`;
+  return `disk: /home/${b.folder} went over its ${mib(b.limit)} quota (${mib(b.bytes)} or more): run stopped`;
 }
 
 /** The final check's breach in one sentence (the run has already ended). */
 export function describeFinalBreach(b: QuotaBreach): string {
   const mib = (n: number) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
   if (b.entries !== undefined)
-    return `/home/${b.folder} held more than ${b.entries} files and folders when the agent exited`;
+    return `disk: /home/${b.folder} held more than ${b.entries} files and folders when the agent exited`;
   const sparse =
     b.apparent !== undefined && b.allocated !== undefined && b.apparent > b.allocated
       ? ` (${mib(b.apparent)} apparent, ${mib(b.allocated)} on disk)`
       : "";
-  return `/home/${b.folder} was over its ${mib(b.limit)} quota when the agent exited: ${mib(b.bytes)} or more${sparse}`;
+  return `disk: /home/${b.folder} was over its ${mib(b.limit)} quota when the agent exited: ${mib(b.bytes)} or more${sparse}`;
 }
 
 /**

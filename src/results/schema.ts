@@ -110,6 +110,8 @@ export const SuiteResultsSchema = z.object({
     executor: z.string(),
     timeLimitSecs: z.number(),
     gpuModel: z.string().nullable().default(null),
+    /** Set when the agent ran with no sandbox: why (the local executor). */
+    unsandboxed: z.string().optional(),
     node: z.string(),
     platform: z.string(),
   }),

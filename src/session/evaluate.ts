@@ -152,6 +152,9 @@ export function environmentFacts(head: SuiteResults): Record<string, string | nu
     executor: head.environment.executor,
     GPU: head.environment.gpuModel,
     "time limit": `${head.environment.timeLimitSecs}s`,
+    ...(head.environment.unsandboxed
+      ? { sandbox: `none, the agent ran unsandboxed (${head.environment.unsandboxed})` }
+      : {}),
   };
 }
 

@@ -142,7 +142,7 @@ describe("runAttempt", () => {
       }),
     );
     expect(r).toMatchObject({ outcome: "failed", details: { quota: "logs" } });
-    expect(r.error).toMatch(/^\/home\/logs was over its 1\.0 MiB quota when the agent exited/);
+    expect(r.error).toMatch(/^disk: \/home\/logs was over its 1\.0 MiB quota when the agent exited/);
   });
 
   it("masks what the agent left in its folders before anything reads them", async () => {

@@ -201,7 +201,7 @@ describe.each(targets)("the same hostile attempt on $name", (t) => {
     const { r } = await t.run("quota");
     expect(r).toMatchObject({ outcome: "failed", details: { quota: "logs" } });
     expect(r.error).toMatch(
-      /^\/home\/logs went over its 64\.0 MiB quota \(1024\.0 MiB or more\): run stopped$/,
+      /^disk: \/home\/logs went over its 64\.0 MiB quota \(1024\.0 MiB or more\): run stopped$/,
     );
     expect(Date.now() - t0).toBeLessThan(OTHER_LIMIT_SECS * 1000);
   }, 120_000);
@@ -211,7 +211,7 @@ describe.each(targets)("the same hostile attempt on $name", (t) => {
     const { r } = await t.run("quota-at-exit");
     expect(r).toMatchObject({ outcome: "failed", details: { quota: "logs" } });
     expect(r.error).toMatch(
-      /^\/home\/logs (went over its 64\.0 MiB quota|was over its 64\.0 MiB quota when the agent exited)/,
+      /^disk: \/home\/logs (went over its 64\.0 MiB quota|was over its 64\.0 MiB quota when the agent exited)/,
     );
   }, 120_000);
 

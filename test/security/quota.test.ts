@@ -30,7 +30,7 @@ describe("the final quota check after the agent exits", () => {
     expect(b!.apparent).toBe(1024 ** 4);
     expect(b!.allocated).toBeLessThan(1024 ** 2);
     expect(describeFinalBreach(b!)).toBe(
-      "/home/logs was over its 1024.0 MiB quota when the agent exited: 1048576.0 MiB or more (1048576.0 MiB apparent, 0.0 MiB on disk)",
+      "disk: /home/logs was over its 1024.0 MiB quota when the agent exited: 1048576.0 MiB or more (1048576.0 MiB apparent, 0.0 MiB on disk)",
     );
   });
 

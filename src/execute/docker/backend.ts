@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { ExecutorDescriptor } from "../descriptor.js";
 import type { DockerSuiteConfig } from "./config.js";
 import { cleanupSuite, sweepStale } from "./cleanup.js";
@@ -32,7 +33,17 @@ export const dockerDescriptor: ExecutorDescriptor<"docker", typeof DockerSchema>
     const { agent, log } = ctx;
     let setup: Awaited<ReturnType<typeof setupDocker>>;
     try {
-      setup = await setupDocker({ ...config, agent }, { baseDir: ctx.baseDir, log });
+      setup = await setupDocker(
+        { ...config, agent },
+        {
+          baseDir: ctx.baseDir,
+          log,
+          // Kept with the runs: the results folder's build.log (one per side: base-, head-).
+          ...(ctx.outDir
+            ? { buildLogFile: join(ctx.outDir, `${ctx.label.replace(/[^A-Za-z0-9_.-]/g, "_")}-build.log`) }
+            : {}),
+        },
+      );
     } catch (e) {
       if (e instanceof AgentBuildError)
         return imageDidNotBuild(ctx.config.concurrency, `${e.what}: ${e.message}`);

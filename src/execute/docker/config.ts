@@ -5,6 +5,11 @@ import type { SuiteConfig } from "../lifecycle.js";
 /** The `docker:` block (executor: docker; its network also applies to Slurm's docker mode). */
 export const DockerSchema = z.strictObject({
   network: z.enum(["bridge", "none"]).default("bridge"),
+  /**
+   * The network of the image build's RUN steps: "bridge" (the default: upstream's agent Dockerfiles
+   * install packages from the internet) or "none". Builds get no runner secrets either way.
+   */
+  buildNetwork: z.enum(["bridge", "none"]).default("bridge"),
   /** Explicit GPU ids instead of detection with nvidia-smi. */
   gpuIds: z.array(z.string()).optional(),
   /** Deprecated: use run.retries. */
@@ -54,7 +59,7 @@ export const DockerSchema = z.strictObject({
 
 export type DockerConfig = z.output<typeof DockerSchema>;
 
-export const DOCKER_DEFAULTS: DockerConfig = { network: "bridge", capAdd: [] };
+export const DOCKER_DEFAULTS: DockerConfig = { network: "bridge", buildNetwork: "bridge", capAdd: [] };
 
 /** What the docker executor needs from the rest of the config. */
 export function checkDocker(c: ExecutorConfigView<DockerConfig>): ConfigIssue[] {

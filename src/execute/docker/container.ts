@@ -18,6 +18,9 @@ export const LABEL = {
   deadline: "medalist.deadline",
 } as const;
 
+/** The container's in-memory scratch folders, each limits.tmp in size. */
+export const TMP_DIRS = ["/tmp", "/var/tmp"] as const;
+
 export const VALIDATION_URL_VAR = "MEDALIST_VALIDATION_URL";
 
 export function ownerLabel(): string {
@@ -83,6 +86,13 @@ export function containerOptions(
   }
   if (limits.shmSize !== undefined) hostConfig.ShmSize = limits.shmSize;
   if (limits.pids !== undefined) hostConfig.PidsLimit = limits.pids;
+  // The agent's scratch folders are in-memory and sized: a writer gets "no space left" at the size.
+  if (limits.tmp !== undefined) {
+    const tmpfs = `rw,nosuid,nodev,size=${limits.tmp},mode=1777`;
+    hostConfig.Tmpfs = { [TMP_DIRS[0]]: tmpfs, [TMP_DIRS[1]]: tmpfs };
+  }
+  // The writable layer, where the storage driver can bound it (setup checks; else unset, said once).
+  if (limits.root !== undefined) hostConfig.StorageOpt = { size: String(limits.root) };
   if (settings.runtime !== undefined) hostConfig.Runtime = settings.runtime;
   if (spec.gpus.length > 0) {
     hostConfig.DeviceRequests = [{ Driver: "nvidia", DeviceIDs: [...spec.gpus], Capabilities: [["gpu"]] }];

@@ -1,5 +1,6 @@
 import type Docker from "dockerode";
-import type { ExecResult, Executor, RunSpec } from "../types.js";
+import path from "node:path";
+import { runPaths, type ExecResult, type Executor, type RunSpec } from "../types.js";
 import {
   runAttempt,
   type AgentHandle,
@@ -8,7 +9,16 @@ import {
   type ExitFacts,
 } from "../attempt.js";
 import { errorMessage, sleep, statusCode } from "./client.js";
-import { containerOptions, ownerLabel, VALIDATION_URL_VAR } from "./container.js";
+import { CONTAINER_PATHS, containerOptions, ownerLabel, TMP_DIRS, VALIDATION_URL_VAR } from "./container.js";
+import { mountFolder, type MountedFolder } from "./folder-fs.js";
+import {
+  checkLimits,
+  foldersFull,
+  pidsEventsFile,
+  type LimitHit,
+  type LimitWatchInput,
+} from "./kernel-limits.js";
+import { DEFAULT_QUOTA } from "../quota.js";
 import { AgentBuildError, ImageMissingError, prepareImage, type ImageInfo } from "./image.js";
 import { demux } from "./demux.js";
 import type { ValidationServer } from "../validation-server.js";
@@ -16,6 +26,21 @@ import { serveLocalhost5000, type ValidateSidecar } from "./validate-sidecar.js"
 import { containerUser, entrypointNote, type DockerSettings } from "./settings.js";
 import { withWritableHome } from "./home-layer.js";
 import { imageUser, UserLookupError } from "./image-user.js";
+import { sizeText } from "./limits.js";
+
+/** The folder the agent sees for each of the run's writable folders. */
+const CONTAINER_FOLDER: Record<string, string> = {
+  submission: CONTAINER_PATHS.submission,
+  logs: CONTAINER_PATHS.logs,
+  code: CONTAINER_PATHS.code,
+};
+
+/** The cause of a run the kernel stopped for memory: the limit and its value. */
+export function oomCause(memory: number | undefined): string {
+  return memory === undefined
+    ? "oom: out of memory (no memory limit)"
+    : `oom: memory limit ${sizeText(memory)}`;
+}
 
 /** What an agent in MLE-bench mode posts to (validate-sidecar.ts serves it). */
 export const LOCAL_VALIDATE_URL = "http://localhost:5000/validate";
@@ -39,6 +64,11 @@ export class DockerExecutor implements Executor {
   private user: string | null = null;
   private readonly log: (line: string) => void;
   private readonly owner: string;
+  /**
+   * Each run's writable folders get their own filesystem of the quota's size (folder-fs.ts). Setup
+   * turns it on where the runner can mount one; off, the poll is the only bound.
+   */
+  folderFilesystems = false;
   /** Set by setup with serveLocalhost5000: the format-check server and the suite's socket folder. */
   localValidate: { server: ValidationServer; root: string } | null = null;
 
@@ -65,7 +95,8 @@ export class DockerExecutor implements Executor {
 
   private async prepare(): Promise<ImageInfo> {
     let image = await prepareImage(this.docker, this.settings, this.log);
-    if (this.settings.mlebench) image = await withWritableHome(this.docker, image, this.log);
+    if (this.settings.mlebench)
+      image = await withWritableHome(this.docker, image, this.log, this.settings.buildLimits);
     const user = containerUser(this.settings);
     try {
       this.user = await imageUser(this.docker, image.id, user);
@@ -119,6 +150,8 @@ export class DockerExecutor implements Executor {
     ctx.note(`attempt ${ctx.attempt}: container ${name}, image ${image.ref} (${image.digest})`);
     const entry = entrypointNote(image.entrypoint ?? null, this.settings);
     if (entry) ctx.note(entry);
+    const folders = await this.mountFolders(spec, ctx);
+    const unmount = () => this.unmountFolders(folders, ctx);
     const sidecar = await this.sidecarFor(spec, ctx, opts, image.id);
     let container: Docker.Container;
     try {
@@ -126,12 +159,16 @@ export class DockerExecutor implements Executor {
       container = await this.docker.createContainer(opts);
     } catch (e) {
       await sidecar?.stop();
+      await unmount();
       return infra(`creating the container failed: ${errorMessage(e)}`, statusCode(e) !== 400);
     }
     details.containerId = container.id;
+    const watch: { timer?: NodeJS.Timeout } = {};
     const release = async () => {
+      clearInterval(watch.timer);
       if (!this.settings.keepContainers) await container.remove({ force: true, v: true }).catch(() => {});
       await sidecar?.stop();
+      await unmount();
     };
     try {
       await container.start();
@@ -156,12 +193,102 @@ export class DockerExecutor implements Executor {
       .logs({ follow: true, stdout: true, stderr: true, timestamps: true })
       .then((stream) => demux(stream, (s, text) => ctx.output(s, text)))
       .catch(() => {});
+    // The kernel bounds processes, /tmp and the folders; its counters say when the agent hit one.
+    const watched = await this.limitWatch(container, folders);
+    let hit: LimitHit | null = null;
+    watch.timer = setInterval(() => {
+      if (hit) return;
+      hit = checkLimits(watched);
+      if (!hit) return;
+      clearInterval(watch.timer);
+      ctx.note(`${hit.cause}: stopping the agent`);
+      void container.kill().catch(() => {});
+    }, this.settings.quotaPollMs ?? 1000);
+    watch.timer.unref();
     return {
       stop: (grace) => void container.stop({ t: grace }).catch(() => {}),
       kill: () => void container.kill().catch(() => {}),
-      wait: () => this.waitFor(container, logsDone),
+      wait: async () => {
+        const facts = await this.waitFor(container, logsDone);
+        clearInterval(watch.timer);
+        // A folder filled just before the exit, or left with more apparent bytes than its quota.
+        hit ??= foldersFull(watched.folders ?? []);
+        const back = await unmount();
+        hit ??= back;
+        return hit && !facts.infra && facts.oom === undefined ? { ...facts, limit: hit } : facts;
+      },
       release,
     };
+  }
+
+  /** The run's writable folders, each on its own filesystem of its quota's size; [] when off. */
+  private async mountFolders(spec: RunSpec, ctx: AttemptContext): Promise<MountedFolder[]> {
+    if (!this.folderFilesystems) return [];
+    const quota = spec.quota ?? DEFAULT_QUOTA;
+    const p = runPaths(spec.runDir);
+    const out: MountedFolder[] = [];
+    const user = containerUser(this.runSettings());
+    try {
+      for (const [key, dir] of [
+        ["submission", p.submissionDir],
+        ["logs", p.logsDir],
+        ["code", p.codeDir],
+      ] as const)
+        out.push(await mountFolder(dir, quota[key], /^\d+(:\d+)?$/.test(user) ? user : ""));
+      ctx.note(
+        `folder quotas: ${out.map((m) => `${CONTAINER_FOLDER[path.basename(m.dir)]} ${sizeText(m.bytes)}`).join(", ")}, each its own filesystem`,
+      );
+    } catch (e) {
+      await this.unmountFolders(out, ctx);
+      ctx.note(`folder quotas are polled for this run: ${errorMessage(e)}`);
+      return [];
+    }
+    return out;
+  }
+
+  /** Copies the folders back to the run folder; a limit hit when the copy left files out. */
+  private async unmountFolders(folders: MountedFolder[], ctx: AttemptContext): Promise<LimitHit | null> {
+    let hit: LimitHit | null = null;
+    for (const m of folders) {
+      const r = await m.unmount();
+      const label = CONTAINER_FOLDER[path.basename(m.dir)];
+      if (r.stuck) ctx.note(r.stuck);
+      // In the words sanitizeRun uses for the folders of every executor.
+      const sub = path.basename(m.dir);
+      if (r.special.length > 0)
+        ctx.note(
+          `removed special files from ${sub}/: ${r.special.slice(0, 5).join(", ")}${r.special.length > 5 ? ", …" : ""}`,
+        );
+      if (r.overQuota > 0 && !hit)
+        hit = {
+          name: label,
+          cause: `disk: ${label} quota ${sizeText(m.bytes)} reached (${r.overQuota} file(s) whose apparent size went past it were left out)`,
+        };
+    }
+    return hit;
+  }
+
+  /** What the limit watch reads for this container: its pids counter, its /tmp, the run's folders. */
+  private async limitWatch(container: Docker.Container, folders: MountedFolder[]): Promise<LimitWatchInput> {
+    const { limits } = this.settings;
+    const w: LimitWatchInput = {
+      folders: folders.map((m) => ({
+        label: CONTAINER_FOLDER[path.basename(m.dir)],
+        path: m.dir,
+        bytes: m.bytes,
+      })),
+    };
+    const file = limits.pids !== undefined ? pidsEventsFile(container.id) : null;
+    if (file && limits.pids !== undefined) w.pids = { file, limit: limits.pids };
+    if (limits.tmp !== undefined) {
+      const pid = await container
+        .inspect()
+        .then((i) => i.State?.Pid ?? 0)
+        .catch(() => 0);
+      if (pid > 0)
+        w.tmp = TMP_DIRS.map((d) => ({ label: d, path: `/proc/${pid}/root${d}`, bytes: limits.tmp! }));
+    }
+    return w;
   }
 
   /**
@@ -236,8 +363,7 @@ export class DockerExecutor implements Executor {
     // The daemon's own clock: how long the container ran, without the create and start calls.
     const ran = Date.parse(state.FinishedAt ?? "") - Date.parse(state.StartedAt ?? "");
     const timing = Number.isFinite(ran) && ran >= 0 ? { durationMs: ran } : {};
-    if (state.OOMKilled === true)
-      return { code, oom: `out of memory (limit ${this.settings.limits.memory ?? "none"} bytes)`, ...timing };
+    if (state.OOMKilled === true) return { code, oom: oomCause(this.settings.limits.memory), ...timing };
     // The runtime's own reason when the command never ran (exec: "pythn3": executable file not found …).
     if (state.Error && code !== 0) return { code, cannotStart: { code, reason: state.Error }, ...timing };
     return { code, ...timing };

@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import type Docker from "dockerode";
 import { AgentBuildError, buildImage, type ImageInfo } from "./image.js";
+import type { DockerSettings } from "./settings.js";
 
 /** The layer's Dockerfile: chmod as root, then the image's own USER again. */
 export function homeLayerDockerfile(base: ImageInfo): string {
@@ -31,6 +32,7 @@ export async function withWritableHome(
   docker: Docker,
   base: ImageInfo,
   log: (line: string) => void,
+  limits?: DockerSettings["buildLimits"],
 ): Promise<ImageInfo> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "medalist-home-layer-"));
   try {
@@ -38,7 +40,12 @@ export async function withWritableHome(
     const tag = homeLayerTag(base.ref);
     log(`making /home writable for the agent's user as MLE-bench's entrypoint does: ${tag}`);
     try {
-      return await buildImage(docker, { context: dir, dockerfile: "Dockerfile", args: {}, tag }, () => {});
+      return await buildImage(
+        docker,
+        { context: dir, dockerfile: "Dockerfile", args: {}, tag },
+        () => {},
+        limits,
+      );
     } catch (e) {
       if (!(e instanceof AgentBuildError)) throw e;
       throw new AgentBuildError(

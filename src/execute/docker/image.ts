@@ -71,9 +71,22 @@ export async function buildImage(
   docker: Docker,
   build: NonNullable<DockerSettings["build"]>,
   log: (line: string) => void,
+  limits?: DockerSettings["buildLimits"],
+  network?: DockerSettings["buildNetwork"],
 ): Promise<ImageInfo> {
   const src = await contextFiles(build.context);
+  // The build's steps run in containers too: bounded in memory (no swap) and CPU time.
+  const bounds = limits
+    ? {
+        memory: limits.memory,
+        memswap: limits.memory,
+        cpuperiod: 100_000,
+        cpuquota: Math.max(1000, Math.round(limits.cpus * 100_000)),
+      }
+    : {};
   const stream = await docker.buildImage({ context: build.context, src }, {
+    ...bounds,
+    ...(network ? { networkmode: network } : {}),
     t: build.tag,
     dockerfile: build.dockerfile,
     target: build.target,
@@ -108,9 +121,13 @@ export async function prepareImage(
   log: (line: string) => void,
 ): Promise<ImageInfo> {
   if (settings.build) {
-    log(`building ${settings.build.tag} from ${settings.build.context} (${settings.build.dockerfile})`);
+    const net = settings.buildNetwork ?? "bridge";
+    log(
+      `building ${settings.build.tag} from ${settings.build.context} (${settings.build.dockerfile}); its RUN steps run as the Dockerfile's USER (root unless it says) with the ${net} network (docker.buildNetwork)` +
+        (settings.network === "none" && net !== "none" ? ", although the runs get none" : ""),
+    );
     try {
-      return await buildImage(docker, settings.build, log);
+      return await buildImage(docker, settings.build, log, settings.buildLimits, settings.buildNetwork);
     } catch (e) {
       if (e instanceof AgentBuildError) throw e;
       throw new Error(`building the agent image failed: ${errorMessage(e)}`);

@@ -29,7 +29,12 @@ export interface DockerSettings {
   runtime?: string;
   /** The agent is an MLE-bench agent folder (agent.mlebench): /home is made writable as upstream's entrypoint does. */
   mlebench?: boolean;
-  limits: { cpus?: number; memory?: number; shmSize?: number; pids?: number };
+  /** The network of the image build's RUN steps (docker.buildNetwork). Default the daemon's (bridge). */
+  buildNetwork?: "bridge" | "none";
+  /** The image build's memory (no swap) and CPUs; setup sets them from the runner. Default none. */
+  buildLimits?: { memory: number; cpus: number };
+  /** The container's limits; setup fills the unset ones from the runner (limits.ts). */
+  limits: { cpus?: number; memory?: number; shmSize?: number; pids?: number; tmp?: number; root?: number };
   network: "bridge" | "none";
   /** Seconds between SIGTERM and SIGKILL at the time limit (config run.stopGraceSecs). */
   stopGraceSecs: number;
@@ -120,8 +125,10 @@ export function dockerSettings(config: DockerSuiteConfig, baseDir: string): Dock
       memory: limits.memory,
       shmSize: limits.shmSize ?? (mlebench ? MLEBENCH_SHM_BYTES : undefined),
       pids: limits.pids,
+      tmp: limits.disk.tmp,
     },
     network: docker.network,
+    buildNetwork: docker.buildNetwork,
     stopGraceSecs: runPolicy(config).stopGraceSecs,
     user: docker.user ?? (mlebench ? MLEBENCH_USER : undefined),
     capAdd: docker.capAdd,

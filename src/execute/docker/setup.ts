@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import os from "node:os";
 import type Docker from "dockerode";
 import type { DockerSuiteConfig } from "./config.js";
@@ -10,6 +11,8 @@ import { connectDocker, errorMessage, type ConnectOptions } from "./client.js";
 import { DockerExecutor } from "./executor.js";
 import { AgentBuildError, ImageMissingError, type ImageInfo } from "./image.js";
 import { dockerSettings } from "./settings.js";
+import { DEFAULT_ROOT, limitsNote, memoryReserve, runLimits } from "./limits.js";
+import { folderFsProblem } from "./folder-fs.js";
 import { sidecarRoot } from "./validate-sidecar.js";
 import { UserLookupError } from "./image-user.js";
 
@@ -36,7 +39,16 @@ export interface SetupOptions {
   validation?: boolean;
   /** Host CPUs (default os.availableParallelism()). */
   hostCpus?: number;
+  /** Where to keep the image build's output (agent.build), besides the suite log. */
+  buildLogFile?: string;
+  /** Give each run's folders their own filesystem where the runner can (default true). */
+  folderFilesystems?: boolean;
+  /** Host memory in bytes (default os.totalmem()). */
+  hostMemory?: number;
 }
+
+/** Most bytes of build output kept in the build log file. */
+const MAX_BUILD_LOG = 16 * 1024 ** 2;
 
 /** How many runs fit at once: by GPUs when runs need them, else by CPUs, else `concurrency`. */
 export function dockerResources(
@@ -96,7 +108,8 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
   const gpus = await detectGpus({ gpuIds: config.docker.gpuIds });
   if (gpus.ids.length > 0)
     log(`GPUs: ${gpus.ids.join(", ")} (${gpus.model ?? "model unknown"}, from ${gpus.source})`);
-  const { resources, perRun } = dockerResources(config, gpus.ids, opts.hostCpus ?? os.availableParallelism());
+  const hostCpus = opts.hostCpus ?? os.availableParallelism();
+  const { resources, perRun } = dockerResources(config, gpus.ids, hostCpus);
   if (config.limits.gpus === "all")
     log(
       gpus.ids.length > 0
@@ -105,17 +118,73 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
     );
 
   if (config.docker.runtime !== undefined) await checkRuntime(docker, config.docker.runtime);
-  const executor = new DockerExecutor(docker, dockerSettings(config, opts.baseDir), { log });
+  const settings = dockerSettings(config, opts.baseDir);
+  // Every container gets memory, CPU, pids and /tmp limits: the config's, else derived from the runner.
+  const shape = {
+    totalMem: opts.hostMemory ?? os.totalmem(),
+    cpus: hostCpus,
+    parallel: resources.maxParallel,
+    mlebench: settings.mlebench,
+  };
+  const l = config.limits;
+  const limits = runLimits(l, shape);
+  settings.limits = limits;
+  const set = { cpus: l.cpus, memory: l.memory, pids: l.pids, tmp: l.disk.tmp };
+  log(limitsNote(limits, mapSet(set), shape));
+  // One build at a time, before the runs: the runner less its reserve, its CPUs.
+  settings.buildLimits = { memory: shape.totalMem - memoryReserve(shape.totalMem), cpus: hostCpus };
+  // The build's output goes to the suite log and, with buildLogFile, to its own file (bounded).
+  const built: string[] = [];
+  let builtBytes = 0;
+  const executor = new DockerExecutor(docker, settings, {
+    log: (line) => {
+      log(line);
+      if (builtBytes < MAX_BUILD_LOG) {
+        built.push(line);
+        builtBytes += line.length + 1;
+      }
+    },
+  });
+  // Folder quotas the kernel enforces where the runner can mount a filesystem; else the poll, said once.
+  const fsProblem = opts.folderFilesystems === false ? "turned off" : await folderFsProblem();
+  executor.folderFilesystems = fsProblem === null;
+  if (fsProblem !== null)
+    log(
+      `folder quotas (limits.disk) are polled, not enforced by the kernel (${fsProblem}): an agent that writes faster than one check a second can pass its quota by that much before it is stopped`,
+    );
   let image: ImageInfo;
+  const keepBuildLog = () => {
+    if (!opts.buildLogFile || !settings.build) return;
+    const cut = builtBytes >= MAX_BUILD_LOG ? [`(cut at ${MAX_BUILD_LOG} bytes)`] : [];
+    try {
+      writeFileSync(opts.buildLogFile, [...built, ...cut].join("\n") + "\n", { mode: 0o600 });
+    } catch (e) {
+      log(`could not keep the build log at ${opts.buildLogFile}: ${errorMessage(e)}`);
+    }
+  };
   try {
     image = await executor.prepareImage();
+    keepBuildLog();
   } catch (e) {
+    keepBuildLog();
     if (e instanceof AgentBuildError) throw e;
     // A missing image is the config's to fix: the suite stops before any run, exit code 2.
     if (e instanceof ImageMissingError) throw new UserError(e.message);
     throw new UserError(errorMessage(e), e instanceof UserLookupError ? 2 : 1);
   }
   log(`agent image ${image.ref} (${image.digest})`);
+  // The container's writable layer: bounded where the storage driver can; else said once.
+  const rootProblem = await rootQuotaProblem(docker, image.id);
+  if (rootProblem === null) executor.settings.limits.root = config.limits.disk.root ?? DEFAULT_ROOT;
+  else if (config.limits.disk.root !== undefined)
+    throw new UserError(
+      `limits.disk.root: this Docker daemon cannot bound a container's root filesystem (${rootProblem})`,
+      1,
+    );
+  else
+    log(
+      `the containers' root filesystems are not size-bounded (the daemon says: ${rootProblem}); /tmp, /var/tmp and the run's folders are`,
+    );
 
   const local = executor.settings.serveLocalhost5000 === true;
   let validation: ValidationServer | null = null;
@@ -153,4 +222,27 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
       sockets?.remove();
     },
   };
+}
+
+const mapSet = <K extends string>(o: Record<K, unknown>) =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v !== undefined])) as Record<K, boolean>;
+
+/** Null when the daemon can bound a container's writable layer (StorageOpt size), else its words why not. */
+export async function rootQuotaProblem(docker: Docker, image: string): Promise<string | null> {
+  try {
+    const probe = await docker.createContainer({
+      Image: image,
+      Entrypoint: ["true"],
+      Cmd: [],
+      Labels: { "medalist.role": "storage-probe" },
+      HostConfig: { StorageOpt: { size: "1G" }, NetworkMode: "none" },
+    });
+    await probe.remove({ force: true }).catch(() => {});
+    return null;
+  } catch (e) {
+    return errorMessage(e)
+      .split("\n")[0]
+      .replace(/^\(HTTP code \d+\)[^-]*- /, "")
+      .trim();
+  }
 }

@@ -3,7 +3,7 @@ import { UserError } from "../../errors.js";
 import type { ExecutorDescriptor } from "../descriptor.js";
 import { checkLocal, LOCAL_DEFAULTS, LocalSchema, type LocalConfig } from "./config.js";
 import { LocalExecutor, type LocalOptions } from "./executor.js";
-import { resolveSandbox, sandboxProblem } from "./sandbox.js";
+import { bwrapProblem, noSandboxWhy, resolveSandbox, sandboxProblem } from "./sandbox.js";
 import { agentCwd } from "../../util/contained.js";
 
 export { LocalExecutor, type LocalOptions } from "./executor.js";
@@ -29,6 +29,9 @@ export const localDescriptor: ExecutorDescriptor<"local", typeof LocalSchema> = 
   check: checkLocal,
   // Even inside bubblewrap the agent shares the runner's kernel, network and user (docs/security.md).
   unsandboxed: () => "executor: local",
+  // auto where bubblewrap cannot start: no sandbox at all, which the config did not ask for.
+  noSandbox: (c) =>
+    (c.block?.sandbox ?? "auto") === "auto" && bwrapProblem() !== null ? noSandboxWhy("auto") : null,
   // The sandbox is not part of a run's identity (it was not before it existed either).
   identityFacts: () => ({}),
   async open(ctx) {
@@ -37,17 +40,30 @@ export const localDescriptor: ExecutorDescriptor<"local", typeof LocalSchema> = 
     // The real folder, with no link on the way inside the repository: a committed `cwd -> /` would
     // otherwise mount the runner's whole file system into the sandbox.
     const cwd = agentCwd(agent.cwd, ctx.baseDir);
+    const sandbox = checkSandbox(config.local as LocalConfig | undefined, cwd);
     const executor = new LocalExecutor({
       command: agent.command,
       cwd,
       graceSecs: runPolicy(config).stopGraceSecs,
-      sandbox: checkSandbox(config.local as LocalConfig | undefined, cwd),
+      sandbox,
     });
+    // Said once for the suite (each run.log says it too) and kept in the results for the report.
+    const mode = sandbox?.mode ?? "auto";
+    const unsandboxed = resolveSandbox(mode) === "none" ? noSandboxWhy(mode) : undefined;
+    if (unsandboxed)
+      ctx.log(
+        `the agent runs unsandboxed (${unsandboxed}): it runs as this runner's user and can read that user's files and, through /proc, the runner's environment`,
+      );
     return {
       name: "local",
       resources: { gpuIds: [], maxParallel: config.concurrency },
       perRun: { gpus: 0 },
-      facts: { image: agent.image ?? null, imageDigest: null, gpuModel: null },
+      facts: {
+        image: agent.image ?? null,
+        imageDigest: null,
+        gpuModel: null,
+        ...(unsandboxed ? { unsandboxed } : {}),
+      },
       agentPaths: (spec) => executor.agentPaths(spec),
       driver: () => executor.driver(),
       close: async () => {},

@@ -79,6 +79,8 @@ const NO_NESTED_USERNS = ["--disable-userns"];
 
 /** The namespace options this machine's bwrap accepts, or null when it cannot start a sandbox. */
 let probed: string[] | null | undefined;
+/** Why bwrap cannot start a sandbox here, once probed. */
+let probeProblem = "";
 
 function namespaceArgs(): string[] | null {
   if (probed !== undefined) return probed;
@@ -86,15 +88,23 @@ function namespaceArgs(): string[] | null {
   for (const opts of [[...NAMESPACES, ...NO_NESTED_USERNS], NAMESPACES]) {
     try {
       execFileSync("bwrap", [...opts, "--ro-bind", "/", "/", "--proc", "/proc", "--", "true"], {
-        stdio: "ignore",
+        stdio: ["ignore", "ignore", "pipe"],
         timeout: 15_000,
       });
       return (probed = opts);
-    } catch {
-      // not this one
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException & { stderr?: Buffer };
+      const said = err.stderr?.toString().trim().split("\n")[0];
+      probeProblem =
+        err.code === "ENOENT" ? "bwrap is not installed (not on PATH)" : said || err.message.split("\n")[0];
     }
   }
   return probed;
+}
+
+/** Why bwrap cannot start a sandbox on this machine ("bwrap is not installed …"), or null when it can. */
+export function bwrapProblem(): string | null {
+  return namespaceArgs() === null ? probeProblem || "bwrap cannot start a sandbox" : null;
 }
 
 /** Can bwrap start a sandbox on this machine (installed, and user namespaces allowed)? Cached. */
@@ -115,6 +125,13 @@ export function resolveSandbox(mode: SandboxMode): "bwrap" | "none" | null {
   if (mode === "none") return "none";
   if (bwrapAvailable()) return "bwrap";
   return mode === "bwrap" ? null : "none";
+}
+
+/** Why the agent runs with no sandbox in this mode ("local.sandbox: none", or auto's fallback and its cause). */
+export function noSandboxWhy(mode: SandboxMode): string {
+  return mode === "none"
+    ? "local.sandbox: none"
+    : `local.sandbox is auto and bubblewrap cannot start on this runner: ${bwrapProblem() ?? "unknown"}`;
 }
 
 export interface LaunchInput {
@@ -138,10 +155,12 @@ export function sandboxLaunch(input: LaunchInput): Launch {
   const kind = resolveSandbox(mode);
   if (kind === null)
     throw new Error("local.sandbox is bwrap, but bwrap cannot start a sandbox on this machine");
-  if (kind === "none") {
-    const why = mode === "none" ? "local.sandbox: none" : "bwrap is not available on this machine";
-    return { ...input, kind, note: `sandbox: none (${why}): the agent runs as the runner's user` };
-  }
+  if (kind === "none")
+    return {
+      ...input,
+      kind,
+      note: `sandbox: none (${noSandboxWhy(mode)}): the agent runs as the runner's user`,
+    };
   // The working folder is mounted by its real path only: a link (or a path through one) is refused
   // before bwrap starts, so what was checked is what is mounted.
   if (realOrNull(input.cwd) !== path.resolve(input.cwd))
