@@ -10,7 +10,14 @@
 //    the drop the null says is there, which a variance estimated from the observed runs lacks; the
 //    pseudo-runs keep the restricted rates from piling that drop onto the few competitions that
 //    happened to medal (which would understate it) when the rates spread no more than noise.
-import type { Counts } from "./stats.js";
+
+/** Medal counts of one competition: x of n runs on each side. */
+export interface Counts {
+  nb: number;
+  xb: number;
+  nh: number;
+  xh: number;
+}
 
 /**
  * The rate that maximizes `x log p + (n − x) log(1 − p) + lam·p` on [0, 1]: the root in [0, 1] of

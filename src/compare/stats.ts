@@ -24,7 +24,7 @@ import {
   normalQuantile,
   studentTQuantile,
 } from "./distributions.js";
-import { scoreBound, scoreRejects } from "./score.js";
+import { scoreBound, scoreRejects, type Counts } from "./score.js";
 
 /** `error`: the head could not be evaluated (see compare.ts); never produced by the statistics. */
 export type Verdict = "regressed" | "no-regression" | "inconclusive" | "error";
@@ -163,13 +163,7 @@ function usable(samples: CompetitionSample[]): CompetitionSample[] {
 // ---------------------------------------------------------------------------------------------
 // Binary counts: the form the exact test, the floor and the power simulation share.
 
-/** Medal counts of one competition: x of n runs on each side. */
-export interface Counts {
-  nb: number;
-  xb: number;
-  nh: number;
-  xh: number;
-}
+export type { Counts };
 
 const countsOf = (s: CompetitionSample): Counts => ({
   nb: s.base.length,

@@ -12,7 +12,7 @@ import { writeResults } from "../suite/store.js";
 import type { SuiteOptions } from "../suite/run.js";
 import type { AgentConfig } from "../config/schema.js";
 import { join, resolve } from "node:path";
-import { Cancelled, type BaselineInput, type EvaluateInput } from "./evaluate.js";
+import { Cancelled, type BaselineInput, type EvaluateInput } from "./input.js";
 import type { Comparison, PairedRecord } from "../compare/compare.js";
 
 type Git = { sha: string | null; ref: string | null };
