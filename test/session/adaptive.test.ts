@@ -196,9 +196,14 @@ describe("medalist run with monitoring: a seeded stochastic toy agent", () => {
       expect(stopped.length).toBeGreaterThanOrEqual(1);
       // Stopped runs have no result; every result is one the verdict used.
       expect(head.runs.map((r) => r.runId).filter((id) => stopped.includes(id))).toEqual([]);
-      expect(head.runs).toHaveLength(cmp.monitor!.usedRuns);
-      expect(cmp.monitor!.afterStop).toEqual([]);
-      expect(cmp.monitor!.notStarted).toBe(3 * M - cmp.monitor!.usedRuns - stopped.length);
+      // A run that ended on its own between the verdict and the stop reaching it is kept, not used
+      // (the report says so); on a loaded machine that happens now and then.
+      const late = cmp.monitor!.afterStop;
+      expect(late.filter((id) => stopped.includes(id))).toEqual([]);
+      expect(head.runs).toHaveLength(cmp.monitor!.usedRuns + late.length);
+      expect(cmp.monitor!.notStarted).toBe(3 * M - cmp.monitor!.usedRuns - stopped.length - late.length);
+      if (late.length)
+        expect(report).toContain("finished after it: kept in the results, not used by the verdict");
       const k = stopped.length;
       expect(report).toContain(
         `${k} run${k === 1 ? " was" : "s were"} in flight at the stop and ${k === 1 ? "was" : "were"} stopped there (seeds.inFlight: stop)`,
