@@ -47,7 +47,10 @@ export function startLine(
   seeds: number,
   agent: string,
 ): string {
-  return `[${label}] ${countOf(runs, "run")}: ${countOf(competitions, "competition")} × ${countOf(seeds, "seed")}, agent: ${agent}`;
+  // A shard, a stage or a paired round runs part of the suite: say of how many.
+  const all = competitions * seeds;
+  const count = runs === all ? countOf(runs, "run") : `${runs} of ${countOf(all, "run")}`;
+  return `[${label}] ${count}: ${countOf(competitions, "competition")} × ${countOf(seeds, "seed")}, agent: ${agent}`;
 }
 
 /** The suite's last line: how many runs finished, were cancelled, reused, or left out. */

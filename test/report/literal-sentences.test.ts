@@ -247,6 +247,11 @@ describe("sentences that were not literally true (issue 30)", () => {
   it("the suite's first log line counts one run, competition and seed in the singular", () => {
     expect(startLine("head", 1, 1, 1, "a")).toBe("[head] 1 run: 1 competition × 1 seed, agent: a");
     expect(startLine("base", 66, 22, 3, "a")).toBe("[base] 66 runs: 22 competitions × 3 seeds, agent: a");
+    // Part of the suite (a shard, a stage, a paired round): of how many.
+    expect(startLine("base", 12, 12, 3, "a")).toBe(
+      "[base] 12 of 36 runs: 12 competitions × 3 seeds, agent: a",
+    );
+    expect(startLine("head", 1, 3, 1, "a")).toBe("[head] 1 of 3 runs: 3 competitions × 1 seed, agent: a");
   });
 
   it("probabilities are written with the digits they need, and rounding keeps their order", () => {
