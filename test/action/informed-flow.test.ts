@@ -1,7 +1,8 @@
 // A pull request plans its head from the default branch's history (issue 21): pushes to the
 // default branch save baselines and history entries; the pull request then runs one seed of each
 // competition whose base outcome never varied, says so in its report, and saves nothing.
-import { rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fakeCache } from "./fake-cache.js";
@@ -33,6 +34,8 @@ describe("the history-informed plan through run()", () => {
           GITHUB_EVENT_PATH: join(w.ws, "push.json"),
           GITHUB_REF: "refs/heads/main",
           GITHUB_SHA: sha.repeat(40),
+          // A fresh runner: its own temporary folder, where the results are written by default.
+          RUNNER_TEMP: mkdtempSync(join(tmpdir(), "medalist-informed-runner-")),
         });
       // Four default-branch runs: the newest is the baseline, the three before it 9 earlier runs
       // per competition; with the baseline's 3, 12 ≥ historyRuns.

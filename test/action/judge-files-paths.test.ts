@@ -185,7 +185,12 @@ describe.skipIf(!docker || !bwrap)("paths a pull request supplies, through the a
     );
     const prime = await runInProcess({
       workspace: repo,
-      inputs: { config: "medalist.yml", comment: "never", "runs-dir": "none" },
+      inputs: {
+        config: "medalist.yml",
+        comment: "never",
+        "runs-dir": "none",
+        "results-dir": ".medalist/results",
+      },
       env: { GITHUB_API_URL: gh.url, GITHUB_EVENT_NAME: "push", GITHUB_REF: "refs/heads/topic" },
       eventPath: pushEvent,
     });

@@ -175,7 +175,12 @@ describe("the pull request's files cannot change its judge", () => {
     );
     const prime = await runInProcess({
       workspace: repo,
-      inputs: { config: "ci/medalist.yml", comment: "never", "runs-dir": "none" },
+      inputs: {
+        config: "ci/medalist.yml",
+        comment: "never",
+        "runs-dir": "none",
+        "results-dir": ".medalist/results",
+      },
       env: { GITHUB_API_URL: gh.url, GITHUB_EVENT_NAME: "push", GITHUB_REF: "refs/heads/topic" },
       eventPath: pushEvent,
     });
