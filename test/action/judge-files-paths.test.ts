@@ -2,25 +2,15 @@
 // bundle), on a real git repository with a base commit and one pull-request commit per attack.
 // A build context through a committed link (Docker) and an agent.cwd linked to / (local executor)
 // are refused with one sentence naming the link, and keep the exit code of their honest control.
-import { execFileSync } from "node:child_process";
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bwrapAvailable } from "../../src/execute/local/sandbox.js";
 import { FakeGitHub } from "../fixtures/github/server.js";
-import { assertDist, ROOT, runAction, runInProcess, type ActionRun } from "./harness.js";
+import { assertDist, type ActionRun } from "./harness.js";
+import { commitIn, errorLines, primeBaseline, runPr, seedRepo } from "./pr-repo.js";
 
 const T = 300_000;
 const token = "ghs_pathsToken42";
@@ -49,12 +39,7 @@ describe.skipIf(!docker || !bwrap)("paths a pull request supplies, through the a
   let events: string;
   let localBase: string;
   let dockerBase: string;
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], {
-      cwd: repo,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-    }).trim();
+  const commit = (parent: string, files: Record<string, Change>) => commitIn(repo, parent, files);
 
   /** 3 toy competitions × 2 seeds, the weak agent, judged against a committed baseline. */
   const config = (agent: string[], more: string[] = []) =>
@@ -81,64 +66,25 @@ describe.skipIf(!docker || !bwrap)("paths a pull request supplies, through the a
       ["executor: docker", "docker: { network: none }"],
     );
 
-  /** A commit on top of `parent` with these changes (files under ignored folders committed too). */
-  function commit(parent: string, files: Record<string, Change>): string {
-    git("checkout", "-q", "--detach", parent);
-    for (const [path, change] of Object.entries(files)) {
-      const abs = join(repo, path);
-      rmSync(abs, { force: true });
-      if (change === null) continue;
-      mkdirSync(dirname(abs), { recursive: true });
-      if (typeof change === "string") writeFileSync(abs, change);
-      else symlinkSync(change.link, abs);
-    }
-    git("add", "-A");
-    for (const path of Object.keys(files)) if (files[path] !== null) git("add", "-f", path);
-    git("commit", "-q", "--allow-empty", "-m", "change");
-    return git("rev-parse", "HEAD");
-  }
-
-  function event(base: string, head: string): string {
-    const path = join(events, `${base.slice(0, 7)}-${head.slice(0, 7)}.json`);
-    const repoInfo = { full_name: "acme/agent" };
-    writeFileSync(
-      path,
-      JSON.stringify({
-        action: "synchronize",
-        number: 7,
-        pull_request: {
-          number: 7,
-          base: { sha: base, ref: "main", repo: repoInfo },
-          head: { sha: head, ref: "topic", repo: repoInfo },
-        },
-        repository: { full_name: "acme/agent", default_branch: "main" },
-      }),
-    );
-    return path;
-  }
-
   async function pr(
     base: string,
     files: Record<string, Change>,
     opts: { bundle?: boolean; unsandboxed?: boolean } = {},
   ): Promise<ActionRun & { comment: string }> {
-    const head = commit(base, files);
-    const r = await (opts.bundle ? runAction : runInProcess)({
-      workspace: repo,
+    return runPr({
+      repo,
+      events,
+      gh,
+      base,
+      head: commit(base, files),
       inputs: {
         config: "medalist.yml",
         "github-token": token,
-        comment: "always",
         "results-dir": ".medalist/results",
-        "runs-dir": "none",
         ...(opts.unsandboxed ? { "allow-unsandboxed-agent": "true" } : {}),
       },
-      env: { GITHUB_API_URL: gh.url, GITHUB_SHA: head },
-      eventPath: event(base, head),
+      bundle: opts.bundle,
     });
-    const thread = gh.thread("acme", "agent", 7);
-    const comment = thread.length ? thread[0].body.split("\n").slice(1).join("\n") : "";
-    return { ...r, comment };
   }
 
   /** Every run.log of the head side, as one text. */
@@ -151,56 +97,26 @@ describe.skipIf(!docker || !bwrap)("paths a pull request supplies, through the a
       .map((f) => readFileSync(f, "utf8"))
       .join("\n");
   };
-  const errorLines = (r: ActionRun) => r.stdout.split("\n").filter((l) => l.startsWith("::error::"));
   const refusedLink = (link: string, target: string) =>
     `goes through the symbolic link ${repo}/${link} (-> ${target}); Medalist does not follow links in the paths a pull request supplies: commit the folder itself`;
 
   beforeAll(async () => {
     repo = mkdtempSync(join(tmpdir(), "medalist-paths-"));
     events = mkdtempSync(join(tmpdir(), "medalist-paths-events-"));
-    git("init", "-q", "-b", "main");
-    for (const id of ["toy-churn", "toy-house-prices", "toy-species"])
-      cpSync(join(ROOT, "competitions", id), join(repo, "registry", id), { recursive: true });
-    cpSync(join(ROOT, "examples/agents/weak"), join(repo, "agents/weak"), { recursive: true });
-    cpSync(join(ROOT, "examples/agents/lib"), join(repo, "agents/lib"), { recursive: true });
-    writeFileSync(
-      join(repo, "agents", "Dockerfile"),
-      `FROM ${NODE_IMAGE}\nCOPY . /agents\nWORKDIR /agents\n`,
-    );
-    writeFileSync(join(repo, ".gitignore"), ".medalist/\n.runner-*/\n");
-    writeFileSync(
-      join(repo, "medalist.yml"),
-      localConfig().replace(/^baseline:.*$/m, "baseline: { source: none }"),
-    );
-    git("add", "-A");
-    git("commit", "-q", "-m", "agent");
-    const first = git("rev-parse", "HEAD");
+    const first = seedRepo(repo, {
+      "agents/Dockerfile": `FROM ${NODE_IMAGE}\nCOPY . /agents\nWORKDIR /agents\n`,
+      "medalist.yml": localConfig().replace(/^baseline:.*$/m, "baseline: { source: none }"),
+    });
     gh = new FakeGitHub();
     await gh.start();
     // The weak agent evaluated once on a push; the base's baseline claims a gold medal on every run.
-    const pushEvent = join(events, "push.json");
-    writeFileSync(
-      pushEvent,
-      JSON.stringify({ repository: { full_name: "acme/agent", default_branch: "main" } }),
-    );
-    const prime = await runInProcess({
-      workspace: repo,
-      inputs: {
-        config: "medalist.yml",
-        comment: "never",
-        "runs-dir": "none",
-        "results-dir": ".medalist/results",
-      },
-      env: { GITHUB_API_URL: gh.url, GITHUB_EVENT_NAME: "push", GITHUB_REF: "refs/heads/topic" },
-      eventPath: pushEvent,
+    const { gold: baseline } = await primeBaseline({
+      repo,
+      events,
+      gh,
+      config: "medalist.yml",
+      resultsDir: ".medalist/results",
     });
-    expect(prime.code, prime.stdout).toBe(0);
-    const head = JSON.parse(readFileSync(join(repo, ".medalist/results/head/results.json"), "utf8"));
-    const medals = head.runs.map((r: { grade: object }) => ({
-      ...r,
-      grade: { ...r.grade, any_medal: true, gold_medal: true },
-    }));
-    const baseline = JSON.stringify({ ...head, label: "base", runs: medals });
     localBase = commit(first, { "medalist.yml": localConfig(), "base-medals.json": baseline });
     dockerBase = commit(first, { "medalist.yml": dockerConfig(), "base-medals.json": baseline });
   }, T);

@@ -2,7 +2,6 @@
 // results folder, and forged shard results in the staged workflow's artifacts. A real git repository
 // with a base commit and one pull-request commit per attack, the action in process (and the bundle
 // once) against the loopback GitHub; each attack keeps the verdict and exit code of its honest control.
-import { execFileSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -18,7 +17,8 @@ import { dirname, join, relative } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ArtifactApi } from "../../src/action/artifacts.js";
 import { FakeGitHub } from "../fixtures/github/server.js";
-import { assertDist, ROOT, runAction, runInProcess, type ActionRun } from "./harness.js";
+import { assertDist, runInProcess, type ActionRun } from "./harness.js";
+import { commentOf, commitIn, prEvent, primeBaseline, runPr, seedRepo } from "./pr-repo.js";
 
 const T = 300_000;
 const token = "ghs_runsToken42";
@@ -61,13 +61,6 @@ describe("a pull request cannot reuse run records it wrote", () => {
   let control: ActionRun & { comment: string };
   /** The control's records with gold grades: the attacker's files, identities right. */
   let forged: Record<string, string>;
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], {
-      cwd: repo,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-    }).trim();
-
   const config = (baseline: string) =>
     [
       "name: records",
@@ -86,36 +79,8 @@ describe("a pull request cannot reuse run records it wrote", () => {
       "",
     ].join("\n");
 
-  /** A commit on top of `parent` with these files (forced past .gitignore); returns its sha. */
-  function commit(parent: string, files: Record<string, string>): string {
-    git("checkout", "-q", "-f", "--detach", parent);
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(dirname(join(repo, path)), { recursive: true });
-      writeFileSync(join(repo, path), text);
-    }
-    if (Object.keys(files).length) git("add", "-f", ...Object.keys(files));
-    git("commit", "-q", "--allow-empty", "-m", "change");
-    return git("rev-parse", "HEAD");
-  }
-
-  function event(base: string, head: string): string {
-    const path = join(events, `${base.slice(0, 7)}-${head.slice(0, 7)}.json`);
-    const repoInfo = { full_name: "acme/agent" };
-    writeFileSync(
-      path,
-      JSON.stringify({
-        action: "synchronize",
-        number: 7,
-        pull_request: {
-          number: 7,
-          base: { sha: base, ref: "main", repo: repoInfo },
-          head: { sha: head, ref: "topic", repo: repoInfo },
-        },
-        repository: { full_name: "acme/agent", default_branch: "main" },
-      }),
-    );
-    return path;
-  }
+  const commit = (parent: string, files: Record<string, string>) => commitIn(repo, parent, files);
+  const event = (base: string, head: string) => prEvent(events, base, head);
 
   const env = (head: string, more: Record<string, string> = {}) => ({
     GITHUB_API_URL: gh.url,
@@ -125,11 +90,6 @@ describe("a pull request cannot reuse run records it wrote", () => {
     ...more,
   });
 
-  const commentOf = () => {
-    const thread = gh.thread("acme", "agent", 7);
-    return thread.length ? thread[0].body.split("\n").slice(1).join("\n") : "";
-  };
-
   /** The action on a pull request whose head commit adds `files` to the base commit. */
   async function pr(
     files: Record<string, string>,
@@ -137,20 +97,17 @@ describe("a pull request cannot reuse run records it wrote", () => {
     opts: { bundle?: boolean; env?: Record<string, string> } = {},
   ): Promise<ActionRun & { comment: string; head: string }> {
     const head = commit(baseSha, files);
-    const r = await (opts.bundle ? runAction : runInProcess)({
-      workspace: repo,
-      inputs: {
-        config: "medalist.yml",
-        "github-token": token,
-        comment: "always",
-        "runs-dir": "none",
-        "allow-unsandboxed-agent": "true",
-        ...inputs,
-      },
+    const r = await runPr({
+      repo,
+      events,
+      gh,
+      base: baseSha,
+      head,
+      inputs: { config: "medalist.yml", "github-token": token, "allow-unsandboxed-agent": "true", ...inputs },
       env: env(head, opts.env),
-      eventPath: event(baseSha, head),
+      bundle: opts.bundle,
     });
-    return { ...r, comment: commentOf(), head };
+    return { ...r, head };
   }
 
   /** Gold on every run of a results folder's head side: the attacker's records, right identities. */
@@ -174,44 +131,21 @@ describe("a pull request cannot reuse run records it wrote", () => {
     repo = mkdtempSync(join(tmpdir(), "medalist-runs-"));
     events = mkdtempSync(join(tmpdir(), "medalist-runs-events-"));
     keyDir = mkdtempSync(join(tmpdir(), "medalist-runs-key-"));
-    git("init", "-q", "-b", "main");
-    for (const id of ["toy-churn", "toy-house-prices", "toy-species"])
-      cpSync(join(ROOT, "competitions", id), join(repo, "registry", id), { recursive: true });
-    cpSync(join(ROOT, "examples/agents/weak"), join(repo, "agents/weak"), { recursive: true });
-    cpSync(join(ROOT, "examples/agents/lib"), join(repo, "agents/lib"), { recursive: true });
-    writeFileSync(join(repo, ".gitignore"), ".medalist/\n.runner-*/\n");
-    writeFileSync(join(repo, "medalist.yml"), config("baseline: { source: none }"));
-    git("add", "-A");
-    git("commit", "-q", "-m", "agent");
-    const first = git("rev-parse", "HEAD");
+    const first = seedRepo(repo, { "medalist.yml": config("baseline: { source: none }") });
     gh = new FakeGitHub();
     await gh.start();
     // The head once on a push; the base's results claim a medal on every run.
-    const pushEvent = join(events, "push.json");
-    writeFileSync(
-      pushEvent,
-      JSON.stringify({ repository: { full_name: "acme/agent", default_branch: "main" } }),
-    );
-    const prime = await runInProcess({
-      workspace: repo,
-      inputs: {
-        config: "medalist.yml",
-        comment: "never",
-        "runs-dir": "none",
-        "results-dir": ".medalist/prime",
-      },
-      env: { ...env(first), GITHUB_EVENT_NAME: "push", GITHUB_REF: "refs/heads/topic" },
-      eventPath: pushEvent,
+    const { gold } = await primeBaseline({
+      repo,
+      events,
+      gh,
+      config: "medalist.yml",
+      resultsDir: ".medalist/prime",
+      env: env(first),
     });
-    expect(prime.code, prime.stdout).toBe(0);
-    const head = JSON.parse(readFileSync(join(repo, ".medalist/prime/head/results.json"), "utf8"));
-    const medals = head.runs.map((r: { grade: object }) => ({
-      ...r,
-      grade: { ...r.grade, any_medal: true, gold_medal: true },
-    }));
     baseSha = commit(first, {
       "medalist.yml": config("baseline: { source: file, path: base-medals.json }"),
-      "base-medals.json": JSON.stringify({ ...head, label: "base", runs: medals }),
+      "base-medals.json": gold,
     });
     gh.comments.clear();
     // The honest control, its results in the checkout (.medalist/results): regressed, exit 1.
@@ -335,7 +269,7 @@ describe("a pull request cannot reuse run records it wrote", () => {
         comment: "always",
         "results-dir": mkdtempSync(join(tmpdir(), "medalist-runs-report-")),
       });
-      return { ...r, comment: commentOf() };
+      return { ...r, comment: commentOf(gh) };
     }
 
     it(

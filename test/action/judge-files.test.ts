@@ -3,29 +3,16 @@
 // A real git repository with a base commit and one pull-request commit per attack, the action in
 // process (and once as the bundle) against the loopback GitHub; each attack keeps the verdict and
 // exit code of its honest control.
-import { execFileSync } from "node:child_process";
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub } from "../fixtures/github/server.js";
-import { assertDist, ROOT, runAction, runInProcess, type ActionRun } from "./harness.js";
+import { assertDist, type ActionRun } from "./harness.js";
+import { commitIn, errorLines, gitIn, primeBaseline, runPr, seedRepo, type Change } from "./pr-repo.js";
 
 const T = 240_000;
 const token = "ghs_judgeFilesToken42";
-
-/** A change of the head commit: a file's text, a symbolic link, a move, or a deletion (null). */
-type Change = string | null | { link: string } | { moveTo: string };
 
 describe("the pull request's files cannot change its judge", () => {
   let repo: string;
@@ -33,12 +20,8 @@ describe("the pull request's files cannot change its judge", () => {
   let baseSha: string;
   let gradeBase: string;
   let events: string;
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], {
-      cwd: repo,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-    }).trim();
+  const git = (...args: string[]) => gitIn(repo)(...args);
+  const commit = (parent: string, files: Record<string, Change>) => commitIn(repo, parent, files);
 
   /** ci/medalist.yml: 3 toy competitions × 2 seeds against the committed bl/baseline.json. */
   const baseConfig = (more: string[] = []) =>
@@ -60,52 +43,6 @@ describe("the pull request's files cannot change its judge", () => {
       "",
     ].join("\n");
 
-  /** A commit on top of `parent` with these changes; returns its sha. */
-  function commit(parent: string, files: Record<string, Change>): string {
-    git("checkout", "-q", "--detach", parent);
-    for (const [path, change] of Object.entries(files)) {
-      const abs = join(repo, path);
-      if (change === null) rmSync(abs, { recursive: true, force: true });
-      else if (typeof change === "string") {
-        mkdirSync(dirname(abs), { recursive: true });
-        writeFileSync(abs, change);
-      } else if ("link" in change) {
-        rmSync(abs, { recursive: true, force: true });
-        mkdirSync(dirname(abs), { recursive: true });
-        symlinkSync(change.link, abs);
-      } else {
-        mkdirSync(dirname(join(repo, change.moveTo)), { recursive: true });
-        renameSync(abs, join(repo, change.moveTo));
-      }
-    }
-    git("add", "-A");
-    // Ignored files too: a pull request can commit them (git add -f).
-    const written = Object.keys(files).filter((p) => typeof files[p] === "string");
-    if (written.length) git("add", "-f", "--", ...written);
-    git("commit", "-q", "--allow-empty", "-m", "change");
-    return git("rev-parse", "HEAD");
-  }
-
-  /** A pull_request event from `head` into `base`. */
-  function event(base: string, head: string): string {
-    const path = join(events, `${base.slice(0, 7)}-${head.slice(0, 7)}.json`);
-    const repoInfo = { full_name: "acme/agent" };
-    writeFileSync(
-      path,
-      JSON.stringify({
-        action: "synchronize",
-        number: 7,
-        pull_request: {
-          number: 7,
-          base: { sha: base, ref: "main", repo: repoInfo },
-          head: { sha: head, ref: "topic", repo: repoInfo },
-        },
-        repository: { full_name: "acme/agent", default_branch: "main" },
-      }),
-    );
-    return path;
-  }
-
   /** The action on a pull request whose head commit makes `files`' changes to the base commit. */
   async function pr(
     files: Record<string, Change>,
@@ -114,23 +51,21 @@ describe("the pull request's files cannot change its judge", () => {
     const base = opts.base ?? baseSha;
     const head = commit(base, files);
     rmSync(join(repo, ".medalist/results"), { recursive: true, force: true });
-    const r = await (opts.bundle ? runAction : runInProcess)({
-      workspace: repo,
+    const r = await runPr({
+      repo,
+      events,
+      gh,
+      base,
+      head,
       inputs: {
         config: "ci/medalist.yml",
         "github-token": token,
-        comment: "always",
         "results-dir": ".medalist/results",
-        "runs-dir": "none",
         "allow-unsandboxed-agent": "true",
       },
-      env: { GITHUB_API_URL: gh.url, GITHUB_SHA: head },
-      eventPath: event(base, head),
+      bundle: opts.bundle,
     });
-    const thread = gh.thread("acme", "agent", 7);
-    const comment = thread.length ? thread[0].body.split("\n").slice(1).join("\n") : "";
-    const errors = r.stdout.split("\n").filter((l) => l.startsWith("::error::"));
-    return { ...r, comment, errors };
+    return { ...r, errors: errorLines(r) };
   }
 
   /** The honest verdict: the head's 0 % against the base's committed 100 % fails the gate. */
@@ -151,50 +86,21 @@ describe("the pull request's files cannot change its judge", () => {
   beforeAll(async () => {
     repo = mkdtempSync(join(tmpdir(), "medalist-judge-files-"));
     events = mkdtempSync(join(tmpdir(), "medalist-judge-files-events-"));
-    git("init", "-q", "-b", "main");
-    for (const id of ["toy-churn", "toy-house-prices", "toy-species"])
-      cpSync(join(ROOT, "competitions", id), join(repo, "registry", id), { recursive: true });
-    cpSync(join(ROOT, "examples/agents/weak"), join(repo, "agents/weak"), { recursive: true });
-    cpSync(join(ROOT, "examples/agents/lib"), join(repo, "agents/lib"), { recursive: true });
-    writeFileSync(join(repo, ".gitignore"), ".medalist/\n.runner-*/\n");
-    mkdirSync(join(repo, "ci"));
-    writeFileSync(
-      join(repo, "ci/medalist.yml"),
-      baseConfig().replace(/^baseline:.*$/m, "baseline: { source: none }"),
-    );
-    git("add", "-A");
-    git("commit", "-q", "-m", "agent");
-    const first = git("rev-parse", "HEAD");
+    const first = seedRepo(repo, {
+      "ci/medalist.yml": baseConfig().replace(/^baseline:.*$/m, "baseline: { source: none }"),
+    });
     gh = new FakeGitHub();
     await gh.start();
     // The head evaluated once on a push (no baseline); the base's results claim a medal on every run.
-    const pushEvent = join(events, "push.json");
-    writeFileSync(
-      pushEvent,
-      JSON.stringify({ repository: { full_name: "acme/agent", default_branch: "main" } }),
-    );
-    const prime = await runInProcess({
-      workspace: repo,
-      inputs: {
-        config: "ci/medalist.yml",
-        comment: "never",
-        "runs-dir": "none",
-        "results-dir": ".medalist/results",
-      },
-      env: { GITHUB_API_URL: gh.url, GITHUB_EVENT_NAME: "push", GITHUB_REF: "refs/heads/topic" },
-      eventPath: pushEvent,
+    const { results, gold } = await primeBaseline({
+      repo,
+      events,
+      gh,
+      config: "ci/medalist.yml",
+      resultsDir: ".medalist/results",
     });
-    expect(prime.code, prime.stdout).toBe(0);
-    const head = JSON.parse(readFileSync(join(repo, ".medalist/results/head/results.json"), "utf8"));
-    const medals = head.runs.map((r: { grade: object }) => ({
-      ...r,
-      grade: { ...r.grade, any_medal: true, gold_medal: true },
-    }));
-    writeFileSync(join(events, "own-baseline.json"), JSON.stringify({ ...head, label: "base" }));
-    baseSha = commit(first, {
-      "ci/medalist.yml": baseConfig(),
-      "bl/baseline.json": JSON.stringify({ ...head, label: "base", runs: medals }),
-    });
+    writeFileSync(join(events, "own-baseline.json"), JSON.stringify({ ...results, label: "base" }));
+    baseSha = commit(first, { "ci/medalist.yml": baseConfig(), "bl/baseline.json": gold });
     // The same base, its competitions graded by its own script: the worst score for every submission.
     const external: Record<string, string> = {};
     for (const id of ["toy-churn", "toy-house-prices", "toy-species"]) {

@@ -1,12 +1,12 @@
 // A pull request cannot change its judge: the action, run in process against the loopback GitHub,
 // on a real git repository with a base commit and one head commit per attack.
-import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub } from "../fixtures/github/server.js";
-import { assertDist, ROOT, runAction, runInProcess, type ActionRun } from "./harness.js";
+import { assertDist, runInProcess, type ActionRun } from "./harness.js";
+import { commitIn, errorLines, gitIn, prEvent, primeBaseline, runPr, seedRepo } from "./pr-repo.js";
 
 const T = 240_000;
 const token = "ghs_judgeToken42";
@@ -16,12 +16,9 @@ describe("the pull request cannot change its judge", () => {
   let gh: FakeGitHub;
   let baseSha: string;
   let events: string;
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], {
-      cwd: repo,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-    }).trim();
+  const git = (...args: string[]) => gitIn(repo)(...args);
+  const commit = (parent: string, files: Record<string, string | null>) => commitIn(repo, parent, files);
+  const event = (base: string, head: string) => prEvent(events, base, head);
 
   /** The base config: a suite of 3 toy competitions × 2 seeds, compared with a committed baseline. */
   const baseConfig = (more: string[] = []) =>
@@ -43,41 +40,6 @@ describe("the pull request cannot change its judge", () => {
       "",
     ].join("\n");
 
-  /** A commit on top of `parent` with these files written (null: deleted); returns its sha. */
-  function commit(parent: string, files: Record<string, string | null>): string {
-    git("checkout", "-q", "--detach", parent);
-    for (const [path, text] of Object.entries(files)) {
-      if (text === null) rmSync(join(repo, path), { force: true });
-      else {
-        mkdirSync(dirname(join(repo, path)), { recursive: true });
-        writeFileSync(join(repo, path), text);
-      }
-    }
-    git("add", "-A");
-    git("commit", "-q", "--allow-empty", "-m", "change");
-    return git("rev-parse", "HEAD");
-  }
-
-  /** A pull_request event from `head` into `base`. */
-  function event(base: string, head: string): string {
-    const path = join(events, `${base.slice(0, 7)}-${head.slice(0, 7)}.json`);
-    const repoInfo = { full_name: "acme/agent" };
-    writeFileSync(
-      path,
-      JSON.stringify({
-        action: "synchronize",
-        number: 7,
-        pull_request: {
-          number: 7,
-          base: { sha: base, ref: "main", repo: repoInfo },
-          head: { sha: head, ref: "topic", repo: repoInfo },
-        },
-        repository: { full_name: "acme/agent", default_branch: "main" },
-      }),
-    );
-    return path;
-  }
-
   /** The action on a pull request whose head commit changes `files` of the base commit. */
   async function pr(
     files: Record<string, string | null>,
@@ -85,74 +47,41 @@ describe("the pull request cannot change its judge", () => {
     opts: { base?: string; env?: Record<string, string>; bundle?: boolean } = {},
   ): Promise<ActionRun & { comment: string }> {
     const base = opts.base ?? baseSha;
-    const head = commit(base, files);
-    const r = await (opts.bundle ? runAction : runInProcess)({
-      workspace: repo,
+    return runPr({
+      repo,
+      events,
+      gh,
+      base,
+      head: commit(base, files),
       inputs: {
         config: "medalist.yml",
         "github-token": token,
-        comment: "always",
         "results-dir": ".medalist/results",
-        "runs-dir": "none",
         "allow-unsandboxed-agent": "true",
         ...inputs,
       },
-      env: { GITHUB_API_URL: gh.url, GITHUB_SHA: head, ...opts.env },
-      eventPath: event(base, head),
+      env: opts.env,
+      bundle: opts.bundle,
     });
-    const thread = gh.thread("acme", "agent", 7);
-    // The comment without its (invisible) marker line.
-    const comment = thread.length ? thread[0].body.split("\n").slice(1).join("\n") : "";
-    return { ...r, comment };
   }
-
-  const errorLines = (r: ActionRun) => r.stdout.split("\n").filter((l) => l.startsWith("::error::"));
 
   beforeAll(async () => {
     repo = mkdtempSync(join(tmpdir(), "medalist-judge-"));
     events = mkdtempSync(join(tmpdir(), "medalist-judge-events-"));
-    git("init", "-q", "-b", "main");
-    for (const id of ["toy-churn", "toy-house-prices", "toy-species"])
-      cpSync(join(ROOT, "competitions", id), join(repo, "registry", id), { recursive: true });
-    cpSync(join(ROOT, "examples/agents/weak"), join(repo, "agents/weak"), { recursive: true });
-    cpSync(join(ROOT, "examples/agents/lib"), join(repo, "agents/lib"), { recursive: true });
-    writeFileSync(join(repo, ".gitignore"), ".medalist/\n.runner-*/\n");
-    writeFileSync(
-      join(repo, "medalist.yml"),
-      baseConfig().replace(/^baseline:.*$/m, "baseline: { source: none }"),
-    );
-    git("add", "-A");
-    git("commit", "-q", "-m", "agent");
-    const first = git("rev-parse", "HEAD");
+    const first = seedRepo(repo, {
+      "medalist.yml": baseConfig().replace(/^baseline:.*$/m, "baseline: { source: none }"),
+    });
     gh = new FakeGitHub();
     await gh.start();
     // The head evaluated once on a push (no baseline); the base's results claim a medal on every run.
-    const pushEvent = join(events, "push.json");
-    writeFileSync(
-      pushEvent,
-      JSON.stringify({ repository: { full_name: "acme/agent", default_branch: "main" } }),
-    );
-    const prime = await runInProcess({
-      workspace: repo,
-      inputs: {
-        config: "medalist.yml",
-        comment: "never",
-        "runs-dir": "none",
-        "results-dir": ".medalist/results",
-      },
-      env: { GITHUB_API_URL: gh.url, GITHUB_EVENT_NAME: "push", GITHUB_REF: "refs/heads/topic" },
-      eventPath: pushEvent,
+    const { gold } = await primeBaseline({
+      repo,
+      events,
+      gh,
+      config: "medalist.yml",
+      resultsDir: ".medalist/results",
     });
-    expect(prime.code, prime.stdout).toBe(0);
-    const head = JSON.parse(readFileSync(join(repo, ".medalist/results/head/results.json"), "utf8"));
-    const medals = head.runs.map((r: { grade: object }) => ({
-      ...r,
-      grade: { ...r.grade, any_medal: true, gold_medal: true },
-    }));
-    baseSha = commit(first, {
-      "medalist.yml": baseConfig(),
-      "base-medals.json": JSON.stringify({ ...head, label: "base", runs: medals }),
-    });
+    baseSha = commit(first, { "medalist.yml": baseConfig(), "base-medals.json": gold });
   }, T);
   afterAll(async () => {
     await gh?.stop();
