@@ -20,6 +20,7 @@ import { medalVerdict, type Counts } from "../src/compare/stats.js";
 import { informedKey, informedPlan } from "../src/plan/informed.js";
 import { driftCheck, type DriftInput } from "../src/history/drift.js";
 import { DRIFT_SHARE } from "../src/session/informed.js";
+import { add, tally, type Tally } from "./tally.js";
 
 const ALPHA = 0.05;
 const TOL = 0.05;
@@ -186,25 +187,6 @@ function informed(s: Draw): Side {
   }));
   if (!driftCheck(inputs, ALPHA * DRIFT_SHARE).passed) return plain(s);
   return planned(s, s.distinct, false) ?? plain(s);
-}
-
-interface Tally {
-  n: number;
-  v: Record<Verdict, number>;
-  hours: number[];
-  decisive: number[];
-}
-const tally = (): Tally => ({
-  n: 0,
-  v: { regressed: 0, "no-regression": 0, inconclusive: 0, error: 0 },
-  hours: [],
-  decisive: [],
-});
-function add(t: Tally, r: { verdict: Verdict; hours: number }) {
-  t.n++;
-  t.v[r.verdict]++;
-  t.hours.push(r.hours);
-  t.decisive.push(r.verdict === "regressed" || r.verdict === "no-regression" ? 1 : 0);
 }
 
 export interface DriftCell {

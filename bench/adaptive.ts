@@ -22,6 +22,7 @@ import { infraPValue } from "../src/compare/compare.js";
 import { decideLook, monitorDesign, type MonitorDesign } from "../src/compare/monitor.js";
 import { medalVerdict, type ClaimTolerances, type Counts } from "../src/compare/stats.js";
 import { coveredTolerances, informedKey, informedPlan } from "../src/plan/informed.js";
+import { add, tally, type Tally } from "./tally.js";
 
 const ALPHA = 0.05;
 const TOL = Number(process.env.ADAPTIVE_TOLERANCE ?? 0.05);
@@ -275,26 +276,6 @@ function lookOf(
     t: Math.min(1, headOk / target.reduce((a, k) => a + k, 0)),
     last: done.length === planned,
   };
-}
-
-interface Tally {
-  n: number;
-  v: Record<Verdict, number>;
-  hours: number[];
-  decisive: number[];
-}
-
-const tally = (): Tally => ({
-  n: 0,
-  v: { regressed: 0, "no-regression": 0, inconclusive: 0, error: 0 },
-  hours: [],
-  decisive: [],
-});
-function add(t: Tally, r: { verdict: Verdict; hours: number }) {
-  t.n++;
-  t.v[r.verdict]++;
-  t.hours.push(r.hours);
-  t.decisive.push(r.verdict === "regressed" || r.verdict === "no-regression" ? 1 : 0);
 }
 
 const share = (t: Tally, k: number) => {
