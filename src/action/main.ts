@@ -18,6 +18,7 @@ import { loadHistory, publish } from "./publish.js";
 import { COMMENT_ARTIFACT, downloadCommentFiles, relayComment } from "./relay.js";
 import { judgeConfig } from "./judge.js";
 import { recordTrust, refuseLinkedResultsDir } from "./run-records.js";
+import { readStep } from "./step-inputs.js";
 import { decideStep, planStep, reportStep, runStep } from "./steps.js";
 
 export type { Deps } from "./deps.js";
@@ -72,14 +73,10 @@ async function main(deps: Deps): Promise<void> {
     return;
   }
 
-  const step = core.getInput("step") || "all";
+  const step = readStep();
   const judged = await judgeConfig(settings, event, deps.env, (line) => core.info(line));
   refuseLinkedResultsDir(settings.resultsDir, event, deps.env);
   if (step === "plan") return planStep(settings, judged);
-  if (!["all", "run", "report", "decide"].includes(step))
-    throw new UserError(
-      `input "step": expected all, plan, run, decide or report, got ${JSON.stringify(step)}`,
-    );
   const s = loadSession(settings, judged);
   mkdirSync(resolve(settings.resultsDir), { recursive: true });
   // A cancelled job gets SIGINT then SIGTERM: the first stops the runs, the second kills them.

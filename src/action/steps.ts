@@ -2,23 +2,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import * as core from "@actions/core";
-import { parseDuration } from "../config/schema.js";
 import { UserError } from "../errors.js";
-import { MAX_SHARDS } from "../plan/shards.js";
-import { MAX_STAGES } from "../plan/stages.js";
 import { attemptSuffix } from "../report/targets/artifacts.js";
 import type { SuiteResults } from "../results/schema.js";
 import { evaluate } from "../session/evaluate.js";
 import { mergeShards } from "../session/merge.js";
-import {
-  describePlan,
-  parseShardText,
-  planShards,
-  PlanFileSchema,
-  runShard,
-  type PlanFile,
-} from "../session/shards.js";
-import { readResults } from "../suite/store.js";
+import { describePlan, planShards, runShard } from "../session/shards.js";
 import {
   artifactName,
   filesUnder,
@@ -27,7 +16,9 @@ import {
   withheldBy,
   type ArtifactApi,
 } from "./artifacts.js";
+import { DecideOutputs, Outputs, PlanOutputs, StepInputs } from "./constants.js";
 import type { Deps } from "./deps.js";
+import { readDecideInputs, readPlanInputs, readReportInputs, readRunInputs } from "./step-inputs.js";
 import { isGhes, type EventInfo } from "./event.js";
 import { runStoreDir, type Settings } from "./inputs.js";
 import { recordTrust } from "./run-records.js";
@@ -39,53 +30,29 @@ import { decideAfterStage } from "../session/stages.js";
 import { loadHistory, publish } from "./publish.js";
 import { downloadStages, shardArtifactPrefix, shardArtifacts, stageArtifactPrefix } from "./stages.js";
 
-function optionalNumber(name: string, whole: boolean): number | undefined {
-  const text = core.getInput(name).trim();
-  if (text === "") return undefined;
-  const n = Number(text);
-  if (!Number.isFinite(n) || (whole && (!Number.isInteger(n) || n < 1 || n > MAX_SHARDS)) || n < 0)
-    throw new UserError(
-      `input "${name}": expected ${whole ? `a whole number from 1 to ${MAX_SHARDS}` : "a number of 0 or more"}, got ${JSON.stringify(text)}`,
-    );
-  return n;
-}
-
 /** plan/: the shards as a matrix for the run jobs, and what they are expected to cost. */
 export async function planStep(settings: Settings, judged?: JudgedConfig): Promise<void> {
   const { session, settings: effective } = loadSession(settings, judged);
-  const target = core.getInput("target-wall").trim();
-  const targetSecs = target === "" ? undefined : (parseDuration(target) ?? undefined);
-  if (target !== "" && !(targetSecs! > 0))
-    throw new UserError(
-      `input "target-wall": expected a duration like 6h or 90m, got ${JSON.stringify(target)}`,
-    );
-  const shards = optionalNumber("shards", true);
-  const maxShards = optionalNumber("max-shards", true);
-  const durations = core
-    .getInput("durations")
-    .split(/[\n,]/)
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((f) => readResults(resolve(f)));
+  const input = readPlanInputs();
   const plan = planShards(session, {
-    shards: shards ?? (maxShards === undefined ? 1 : undefined),
-    maxShards,
-    targetSecs,
-    durations,
-    usdPerGpuHour: optionalNumber("usd-per-gpu-hour", false),
-    stages: stagesInput(effective),
+    shards: input.shards ?? (input.maxShards === undefined ? 1 : undefined),
+    maxShards: input.maxShards,
+    targetSecs: input.targetSecs,
+    durations: input.durations,
+    usdPerGpuHour: input.usdPerGpuHour,
+    stages: stagesAllowed(input.stages, effective),
   });
   const dir = resolve(settings.resultsDir);
   mkdirSync(dir, { recursive: true });
   const json = JSON.stringify(plan);
   writeFileSync(join(dir, "plan.json"), json + "\n");
-  core.setOutput("plan", json);
-  core.setOutput("matrix", JSON.stringify(plan.matrix));
-  core.setOutput("count", String(plan.count));
+  core.setOutput(PlanOutputs.Plan, json);
+  core.setOutput(PlanOutputs.Matrix, JSON.stringify(plan.matrix));
+  core.setOutput(PlanOutputs.Count, String(plan.count));
   // A matrix without entries fails the workflow: the run jobs check this instead.
-  core.setOutput("empty", plan.count === 0 ? "true" : "false");
+  core.setOutput(PlanOutputs.Empty, plan.count === 0 ? "true" : "false");
   // Staged: one matrix per stage, read as fromJSON(needs.plan.outputs.stages)[k - 1].
-  core.setOutput("stages", plan.stages ? JSON.stringify(plan.stages.map((st) => st.matrix)) : "");
+  core.setOutput(PlanOutputs.Stages, plan.stages ? JSON.stringify(plan.stages.map((st) => st.matrix)) : "");
   core.info(describePlan(plan));
   await core.summary
     .addHeading(`Medalist plan · ${plan.suite.name}`, 3)
@@ -105,20 +72,16 @@ export async function planStep(settings: Settings, judged?: JudgedConfig): Promi
     .write();
 }
 
-/** Input "stages" (plan/, report/): empty for the unstaged workflow; refused with baseline run. */
-function stagesInput(settings: { baseline: { source: string } }): number | undefined {
-  const text = core.getInput("stages").trim();
-  if (text === "") return undefined;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_STAGES)
+/** Input "stages" (plan/, report/, decide/): refused with baseline run. */
+function stagesAllowed<T extends number | undefined>(
+  stages: T,
+  settings: { baseline: { source: string } },
+): T {
+  if (stages !== undefined && settings.baseline.source === "run")
     throw new UserError(
-      `input "stages": expected a whole number from 1 to ${MAX_STAGES}, got ${JSON.stringify(text)}`,
+      `input "${StepInputs.Stages}": stages need a baseline from the cache or a file; with baseline run the base would be cut short too`,
     );
-  if (settings.baseline.source === "run")
-    throw new UserError(
-      `input "stages": stages need a baseline from the cache or a file; with baseline run the base would be cut short too`,
-    );
-  return n;
+  return stages;
 }
 
 function artifactsOrFail(deps: Deps, s: ActionSession, event: EventInfo, what: string): ArtifactApi {
@@ -137,22 +100,11 @@ export async function runStep(
   signal: AbortSignal,
 ): Promise<void> {
   const { session, settings } = s;
-  const which = parseShardText(core.getInput("shard"), 'input "shard"');
-  const stageText = core.getInput("stage").trim();
-  const stage = stageText === "" ? undefined : Number(stageText);
-  if (stage !== undefined && !(Number.isInteger(stage) && stage >= 1 && stage <= MAX_STAGES))
-    throw new UserError(
-      `input "stage": expected a whole number from 1 to ${MAX_STAGES}, got ${JSON.stringify(stageText)}`,
-    );
+  const { which, stage, planFile } = readRunInputs();
   if (stage !== undefined && settings.baseline.source === "run")
-    throw new UserError(`input "stage": stages need a baseline from the cache or a file, not run`);
-  const planText = core.getInput("plan").trim();
-  let planFile: PlanFile | undefined;
-  if (planText) {
-    const parsed = PlanFileSchema.safeParse(JSON.parse(planText));
-    if (!parsed.success) throw new UserError(`input "plan": not a plan from the plan sub-action`);
-    planFile = parsed.data;
-  }
+    throw new UserError(
+      `input "${StepInputs.Stage}": stages need a baseline from the cache or a file, not run`,
+    );
   const dir = resolve(settings.resultsDir);
   const baseline = await actionBaseline(deps, s, event, { shard: true });
   // On a pull request, nothing in its checkout is reused (the report job has no comment line for it).
@@ -180,7 +132,7 @@ export async function runStep(
       untrustedRecords: trust.untrusted,
     }),
   );
-  core.setOutput("results-path", paths.head);
+  core.setOutput(Outputs.ResultsPath, paths.head);
   // Sealed for this workflow run: the report and decide jobs accept only results that check.
   sealShard(dir, deps.env);
   // The results are on disk; the report job can only see them through the artifact.
@@ -213,11 +165,12 @@ export async function runStep(
 /** report/: every shard's results downloaded and merged, compared once, one comment, the gate. */
 export async function reportStep(deps: Deps, s: ActionSession, event: EventInfo): Promise<void> {
   const { session, settings } = s;
-  const expect = optionalNumber("shards", true);
+  const input = readReportInputs();
+  const expect = input.shards;
   const dir = resolve(settings.resultsDir);
   const api = artifactsOrFail(deps, s, event, "the shards' results cannot be downloaded");
   if (!api.list || !api.download) throw new UserError("this artifact client cannot list or download", 1);
-  const stages = stagesInput(settings);
+  const stages = stagesAllowed(input.stages, settings);
   if (stages !== undefined) return stagedReport(deps, s, event, api, stages);
   const prefix = shardArtifactPrefix(session.config.name);
   const chosen = await shardArtifacts(api, prefix);
@@ -309,20 +262,16 @@ const stopsEarly = (s: ActionSession, event: EventInfo) =>
 
 /** decide/: after stage k, `stop` once the verdict is reached (the report's sentence), else `continue`. */
 export async function decideStep(deps: Deps, s: ActionSession, event: EventInfo): Promise<void> {
-  const planned = stagesInput(s.settings);
-  const k = Number(core.getInput("stage").trim());
-  if (planned === undefined || !Number.isInteger(k) || k < 1 || k > planned)
-    throw new UserError(
-      `decide: give "stages" (the plan's) and "stage" (1..stages, the stage that finished)`,
-    );
+  const { stages: planned, stage: k } = readDecideInputs();
+  stagesAllowed(planned, s.settings);
   const api = artifactsOrFail(deps, s, event, "the stages' results cannot be downloaded");
   if (!api.list || !api.download) throw new UserError("this artifact client cannot list or download", 1);
   const got = await stagesSoFar(deps, s, api, planned, k);
   if (got.ran < k)
     throw new UserError(`stage ${got.ran + 1} uploaded no results: it cannot be decided on`, 1);
   const out = (decision: "stop" | "continue", why: string) => {
-    core.setOutput("decision", decision);
-    core.setOutput("sentence", why);
+    core.setOutput(DecideOutputs.Decision, decision);
+    core.setOutput(DecideOutputs.Sentence, why);
     core.info(`medalist: after stage ${k} of ${planned}: ${decision}. ${why}`);
   };
   const early = k < planned && stopsEarly(s, event);
@@ -342,7 +291,7 @@ export async function decideStep(deps: Deps, s: ActionSession, event: EventInfo)
     config: s.session.config,
     plan: s.session.plan,
   });
-  if (d.comparison) core.setOutput("verdict", d.comparison.verdict);
+  if (d.comparison) core.setOutput(DecideOutputs.Verdict, d.comparison.verdict);
   out(d.decision, d.why);
 }
 
