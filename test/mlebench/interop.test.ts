@@ -269,6 +269,25 @@ describe("medalist import", () => {
     expect(errs.join("\n").split("\n")).toHaveLength(1);
   });
 
+  it("a score that is not a number: the field's path and 'expected a number or null', one line", async () => {
+    const group = upstreamRunGroup();
+    const file = join(group, "2024-10-08T20-00-00-GMT_grading_report.json");
+    writeFileSync(file, JSON.stringify(totals([report("x", "/s.csv", { score: "oops" })])));
+    expect(() => importRunGroup(file, { timeLimitSecs: 1, outFile: "x.json" })).toThrow(
+      `${file}: competition_reports[0].score: expected a number or null`,
+    );
+    writeFileSync(file, JSON.stringify(totals([report("x", "/s.csv", { gold_threshold: "high" })])));
+    expect(() => importRunGroup(file, { timeLimitSecs: 1, outFile: "x.json" })).toThrow(
+      `${file}: competition_reports[0].gold_threshold: expected a number`,
+    );
+    // The same in a results document Medalist reads (compare, view, trend).
+    const { file: results } = medalistResults();
+    const doc = JSON.parse(readFileSync(results, "utf8"));
+    doc.runs[0].grade.score = "oops";
+    writeFileSync(results, JSON.stringify(doc));
+    expect(() => readResults(results)).toThrow(`${results}: runs[0].grade.score: expected a number or null`);
+  });
+
   it("the CLI writes the document, which compare reads", async () => {
     const out = join(tmp("import"), "imported.json");
     const code = await main([
