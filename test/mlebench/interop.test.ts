@@ -9,6 +9,7 @@ import { main } from "../../src/cli/main.js";
 import { readResults, writeResults } from "../../src/suite/store.js";
 import { SuiteResultsSchema } from "../../src/results/schema.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
+import { runCli } from "../helpers/cli.js";
 
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), `medalist-${p}-`));
 
@@ -286,6 +287,30 @@ describe("medalist import", () => {
     doc.runs[0].grade.score = "oops";
     writeFileSync(results, JSON.stringify(doc));
     expect(() => readResults(results)).toThrow(`${results}: runs[0].grade.score: expected a number or null`);
+  });
+
+  it("imported runs have no recorded time: agent time 'unknown', never compared or marked", async () => {
+    const out = join(tmp("import"), "imported.json");
+    expect(await main(["import", upstreamRunGroup(), "--time-limit", "3600", "--out", out])).toBe(0);
+    // The head ran the same runs with Medalist (1 s each) and is compared despite the other suite hash.
+    const base = readResults(out);
+    const head = {
+      ...base,
+      label: "head",
+      runs: base.runs.map((r) => ({ ...r, durationMs: 1000, details: {} })),
+    };
+    const headFile = join(dirname(out), "head.json");
+    writeResults(headFile, head);
+    const r = await runCli("compare", out, headFile, "--allow-suite-mismatch");
+    expect(r.code).toBe(0);
+    const said = [r.stdout];
+    const row = said
+      .join("\n")
+      .split("\n")
+      .find((l) => l.startsWith("| Agent time"));
+    expect(row).toMatch(
+      /^\| Agent time +\| +unknown \| +3s \| not compared \(MLE-bench records no run times\) +\|$/,
+    );
   });
 
   it("the CLI writes the document, which compare reads", async () => {
