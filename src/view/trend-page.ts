@@ -161,7 +161,7 @@ function tableHtml(t: Trend): string {
         `<td class="num">${esc(agentTimeText(r))}</td>`,
         `<td class="num">${esc(gpuText(r))}</td>`,
         `<td class="num">${esc(dollarsText(r))}</td>`,
-        `<td class="mono" style="white-space:normal;overflow-wrap:anywhere">${esc(r.source)}</td>`,
+        `<td class="mono">${esc(r.source)}</td>`,
       ];
       return `<tr data-suite="${esc(r.suite)}">${cells.join("")}</tr>`;
     })

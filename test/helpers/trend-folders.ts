@@ -7,7 +7,7 @@ import { makeRng } from "../../src/compare/distributions.js";
 import { writeResults } from "../../src/suite/store.js";
 import { competitionIds, fakeRun, fakeSuite } from "./results.js";
 
-export function trendFolders(root: string, points = 10): string[] {
+export function trendFolders(root: string, points = 10, name = "run"): string[] {
   const rng = makeRng(7);
   const out: string[] = [];
   const all = competitionIds(22);
@@ -36,7 +36,7 @@ export function trendFolders(root: string, points = 10): string[] {
     s.finishedAt = day.toISOString();
     s.startedAt = new Date(day.getTime() - 3_600_000).toISOString();
     s.git = { sha: hexOf(rng), ref: "main" };
-    const dir = join(root, `run-${String(i + 1).padStart(2, "0")}`);
+    const dir = join(root, `${name}-${String(i + 1).padStart(2, "0")}`);
     mkdirSync(join(dir, "head"), { recursive: true });
     writeResults(join(dir, "head", "results.json"), s);
     out.push(dir);

@@ -51,7 +51,8 @@ function fileOf(path: string): string {
 
 /** The points of one PATH: one for a results file, one per entry for a history file. */
 export function readPoints(path: string): Point[] {
-  const file = fileOf(resolve(path));
+  // Named as the user gave it (relative stays relative): the table's "from" column.
+  const file = fileOf(path);
   const st = statSync(file);
   if (!st.isFile()) throw new UserError(`${file} is not a regular file`);
   if (st.size > MAX_BYTES)
