@@ -10,6 +10,7 @@ import { readResults, writeResults } from "../../src/suite/store.js";
 import { SuiteResultsSchema } from "../../src/results/schema.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
 import { runCli } from "../helpers/cli.js";
+import { writeViewer } from "../../src/view/write.js";
 
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), `medalist-${p}-`));
 
@@ -310,6 +311,14 @@ describe("medalist import", () => {
       .find((l) => l.startsWith("| Agent time"));
     expect(row).toMatch(
       /^\| Agent time +\| +unknown \| +3s \| not compared \(MLE-bench records no run times\) +\|$/,
+    );
+    // The viewer's headline says the same.
+    const site = join(dirname(out), "site");
+    writeViewer({ head, headDir: dirname(out), base, baseDir: dirname(out), out: site });
+    const html = readFileSync(join(site, "index.html"), "utf8");
+    const timeRow = /<tr><th>Agent time<\/th>.*?<\/tr>/.exec(html)?.[0];
+    expect(timeRow).toBe(
+      '<tr><th>Agent time</th><td class="num">unknown</td><td class="num">3s</td><td>not compared (MLE-bench records no run times)</td></tr>',
     );
   });
 
