@@ -184,6 +184,15 @@ describe("medalist trend", () => {
     const r = await runCli("trend", file);
     expect(r.stdout).not.toContain("\u001b");
     expect(r.stdout).toContain('"evil [2J\\|name"');
+    // …nor add markup to the chart page.
+    s.suite.name = "<script>alert(1)</script><img src=x onerror=alert(2)>";
+    s.agent.description = "</title><script>alert(3)</script>";
+    writeResults(file, s);
+    const html = join(root, "t.html");
+    expect((await runCli("trend", file, "--html", html)).code).toBe(0);
+    const page = readFileSync(html, "utf8");
+    expect(page).not.toMatch(/<script|<img/);
+    expect(page).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
   });
 
   it("--html writes one self-contained page: inline SVG, the viewer's CSP, no script, no remote URL", async () => {
