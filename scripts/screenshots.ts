@@ -1,5 +1,6 @@
 // Regenerates the README's screenshots (docs/img/*.png) from the test fixtures: the viewer's index
-// of a generated 22 × 3 comparison and one run page, and the PR comment of a 22 × 3 suite as GitHub renders it.
+// of a generated 22 × 3 comparison and one run page, the PR comment of a 22 × 3 suite as GitHub renders it,
+// and `medalist trend`'s chart page over 12 generated run folders.
 // Usage: npx tsx scripts/screenshots.ts   (needs /usr/bin/chromium; see scripts/ci-chromium.sh)
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +14,11 @@ import { buildSuite } from "../test/helpers/viewer-suite.js";
 import { bigComparison } from "../test/helpers/big-comparison.js";
 import { showComment } from "../test/helpers/comment-page.js";
 import { launch } from "../test/helpers/browser.js";
+import { trendFolders } from "../test/helpers/trend-folders.js";
+import { buildTrend } from "../src/report/trend.js";
+import { readPoints } from "../src/cli/commands/trend.js";
+import { trendPage } from "../src/view/trend-page.js";
+import { writeFileSync } from "node:fs";
 
 const outDir = join(process.cwd(), "docs", "img");
 mkdirSync(outDir, { recursive: true });
@@ -58,6 +64,20 @@ try {
     fullPage: true,
     clip: { x: 0, y: 0, width: 1040, height: Math.ceil((chart ? chart.y + chart.height : 984) + 16) },
   });
+  // medalist trend --html over 12 run folders (two of another suite), at 1000 px: the chart and the table.
+  const trendFile = join(tmp, "trend.html");
+  // Named as a user in that folder would give them: .medalist/nightly-01 … (relative paths).
+  const home = process.cwd();
+  process.chdir(tmp);
+  try {
+    const folders = trendFolders(".medalist", 10, "nightly");
+    writeFileSync(trendFile, trendPage(buildTrend(folders.flatMap(readPoints))));
+  } finally {
+    process.chdir(home);
+  }
+  const trend = await browser.newPage({ viewport: { width: 1000, height: 1000 } });
+  await trend.goto(pathToFileURL(trendFile).href);
+  await trend.screenshot({ path: join(outDir, "trend.png") });
   console.log(`screenshots written to ${outDir}`);
 } finally {
   await browser.close();

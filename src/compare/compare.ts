@@ -53,6 +53,8 @@ export interface SideSummary {
   /** Runs kept from an earlier invocation with the same identity instead of executed. */
   reused?: number;
   durationMs: number;
+  /** Runs whose time is not recorded (imported from MLE-bench): `durationMs` is then not their time. */
+  untimed?: number;
   /** Sum of the usable self-reported costs (logs/usage.json); null when no run reported one. */
   dollars: number | null;
   /** Runs whose self-reported cost counts in `dollars`. */
@@ -190,6 +192,9 @@ export function selfReportedDollars(
 }
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 
+/** A run imported from MLE-bench: upstream records no run times, so its durationMs (0) is not a time. */
+export const untimed = (r: Pick<RunResult, "details">): boolean => r.details.source === "mlebench";
+
 /** Infrastructure errors and grader failures are nobody's score: they count on neither side. */
 const comparable = (r: RunResult) => r.outcome !== "infra_error" && r.grade?.grader_error !== true;
 
@@ -232,6 +237,7 @@ export function summarize(s: SuiteResults): SideSummary {
     infraErrors: s.runs.length - ok.length,
     reused: s.runs.filter((r) => r.reused).length,
     durationMs: s.runs.reduce((a, r) => a + r.durationMs, 0),
+    untimed: s.runs.filter(untimed).length,
     ...selfReportedDollars(s.runs),
   };
 }

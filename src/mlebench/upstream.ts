@@ -28,13 +28,21 @@ export const SubmissionLineSchema = z.object({
 });
 export type SubmissionLine = z.output<typeof SubmissionLineSchema>;
 
-/** Python's json.dump writes NaN for a float NaN: read here as the string "NaN". */
-const pyFloat = z.union([z.number(), z.literal("NaN")]);
+/**
+ * Python's json.dump writes NaN for a float NaN: read here as the string "NaN". Anything else is
+ * "expected a number" (NaN is one), not zod's `expected "NaN"` from the literal's branch.
+ */
+const pyFloat = z.union([z.number(), z.literal("NaN", { error: "expected a number" })]);
+const pyFloatOrNull = z.union([
+  z.number(),
+  z.literal("NaN", { error: "expected a number or null" }),
+  z.null(),
+]);
 
 /** CompetitionReport.to_dict() (mlebench/grade_helpers.py). */
 export const CompetitionReportSchema = z.object({
   competition_id: CompetitionIdSchema,
-  score: pyFloat.nullable(),
+  score: pyFloatOrNull,
   gold_threshold: pyFloat,
   silver_threshold: pyFloat,
   bronze_threshold: pyFloat,

@@ -22,6 +22,46 @@ export interface FetchLeaderboardsResult {
   /** Already present and verified. */
   present: string[];
   failed: { id: string; message: string }[];
+  /** Set when the host could not be reached at all: the cause, once (the rest were not tried). */
+  unreachable?: string;
+}
+
+/**
+ * A fetch that got no response, in words: Node's own message is only "fetch failed", the cause
+ * (DNS, refused connection) is on its `cause`. `host` is set when the host cannot be reached at all.
+ */
+export function fetchFailure(url: string, e: unknown): { message: string; host: boolean } {
+  const cause = (e as { cause?: NodeJS.ErrnoException }).cause;
+  const code = cause?.code ?? "";
+  const host = (() => {
+    try {
+      return new URL(url).host;
+    } catch {
+      return url;
+    }
+  })();
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN")
+    return {
+      message: `cannot resolve ${host} (${code}): no network, or no DNS on this machine?`,
+      host: true,
+    };
+  if (code === "ECONNREFUSED" || code === "EHOSTUNREACH" || code === "ENETUNREACH")
+    return {
+      message: `cannot connect to ${host} (${code}): no network, or a firewall in the way?`,
+      host: true,
+    };
+  const detail = cause?.message ? `${(e as Error).message}: ${cause.message}` : (e as Error).message;
+  return { message: `${host}: ${detail}`, host: false };
+}
+
+/** fetch, with a failure to get any response said with its cause (see fetchFailure). */
+async function fetchOrSay(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (e) {
+    const f = fetchFailure(url, e);
+    throw Object.assign(new Error(f.message), { unreachableHost: f.host });
+  }
 }
 
 interface Source {
@@ -40,7 +80,7 @@ async function lfsSources(entries: RegistryEntry[], lfsUrl: string): Promise<Map
       oid: e.competition.leaderboardPin!.sha256,
       size: e.competition.leaderboardPin!.bytes,
     }));
-    const res = await fetch(`${lfsUrl.replace(/\/+$/, "")}/objects/batch`, {
+    const res = await fetchOrSay(`${lfsUrl.replace(/\/+$/, "")}/objects/batch`, {
       method: "POST",
       headers: { accept: LFS_JSON, "content-type": LFS_JSON },
       body: JSON.stringify({ operation: "download", transfers: ["basic"], objects }),
@@ -100,6 +140,7 @@ export async function fetchLeaderboards(
       sources = await lfsSources(todo, opts.lfsUrl ?? MLEBENCH_LFS);
     } catch (err) {
       for (const e of todo) result.failed.push({ id: e.competition.id, message: (err as Error).message });
+      if ((err as { unreachableHost?: boolean }).unreachableHost) result.unreachable = (err as Error).message;
       return result;
     }
   }
@@ -108,9 +149,14 @@ export async function fetchLeaderboards(
     const id = e.competition.id;
     const pin = e.competition.leaderboardPin!;
     const src = sources.get(id)!;
+    if (result.unreachable) {
+      // The host did not answer the first time: the others are not tried, and fail for that cause.
+      result.failed.push({ id, message: result.unreachable });
+      continue;
+    }
     try {
       if (typeof src === "string") throw new Error(src);
-      const res = await fetch(src.url, { headers: src.headers });
+      const res = await fetchOrSay(src.url, { headers: src.headers });
       if (!res.ok) throw new Error(`HTTP ${res.status} from ${src.url}`);
       const body = Buffer.from(await res.arrayBuffer());
       const sha = createHash("sha256").update(body).digest("hex");
@@ -129,6 +175,7 @@ export async function fetchLeaderboards(
     } catch (err) {
       rmSync(`${fetchedLeaderboardFile(opts.dir, id)}.tmp-${process.pid}`, { force: true });
       result.failed.push({ id, message: (err as Error).message });
+      if ((err as { unreachableHost?: boolean }).unreachableHost) result.unreachable = (err as Error).message;
     }
   }
   return result;

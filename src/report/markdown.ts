@@ -165,6 +165,7 @@ export const runsNote = (all: boolean, n: number) => (all ? "" : ` (${n} run${n 
  * sides ran different runs (then each total says how many runs it covers).
  */
 function agentTime(cmp: Comparison): { base: string; head: string; change: string } {
+  if (cmp.base.untimed || cmp.head.untimed) return unknownTimes(cmp);
   const t = comparedTimes(cmp);
   return {
     base: `${duration(cmp.base.durationMs)}${runsNote(t.all, cmp.base.runs)}`,
@@ -174,6 +175,23 @@ function agentTime(cmp: Comparison): { base: string; head: string; change: strin
       : t.runs
         ? `${durationChange(t.baseMs, t.headMs)}${onPaired(t.runs)}`
         : "not compared (no run on both sides)",
+  };
+}
+
+/**
+ * Agent time when a side has runs imported from MLE-bench: upstream records no run times, so that
+ * side's time is unknown and nothing is compared (never a better/worse mark on a made-up 0 s).
+ */
+export function unknownTimes(cmp: Pick<Comparison, "base" | "head">): {
+  base: string;
+  head: string;
+  change: string;
+} {
+  const side = (s: Comparison["base"]) => (s.untimed ? "unknown" : duration(s.durationMs));
+  return {
+    base: side(cmp.base),
+    head: side(cmp.head),
+    change: "not compared (MLE-bench records no run times)",
   };
 }
 

@@ -6,7 +6,7 @@ import { RESULTS_SCHEMA_VERSION } from "./versions.js";
 export { RESULTS_SCHEMA_VERSION };
 
 /** JSON cannot hold NaN: a NaN score is written as the string "NaN". */
-const score = z.union([z.number(), z.literal("NaN"), z.null()]);
+const score = z.union([z.number(), z.literal("NaN", { error: "expected a number or null" }), z.null()]);
 
 /** The medal flags and paths of MLE-bench's CompetitionReport.to_dict() (also read from upstream's files). */
 export const reportFlagFields = {

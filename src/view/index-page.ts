@@ -4,6 +4,7 @@ import type { RunResult, SuiteResults } from "../results/schema.js";
 import { costText, duration, outcomeText, pct, points } from "../report/format.js";
 import {
   comparedTimes,
+  unknownTimes,
   medalChange,
   onPaired,
   runsNote,
@@ -97,18 +98,21 @@ function headlineTable(cmp: Comparison): string {
   const pctlMark = a?.percentile ? SIGNIFICANCE[significanceMark(a.percentile)] : "";
   // Agent time over the runs both sides ran when they ran different runs (an early stop).
   const t = comparedTimes(cmp);
-  const time = t.all
-    ? timeChange(t.baseMs, t.headMs)
-    : t.runs
-      ? `${timeChange(t.baseMs, t.headMs)}${esc(onPaired(t.runs))}`
-      : "not compared (no run on both sides)";
+  const unknown = b.untimed || h.untimed ? unknownTimes(cmp) : null;
+  const time = unknown
+    ? esc(unknown.change)
+    : t.all
+      ? timeChange(t.baseMs, t.headMs)
+      : t.runs
+        ? `${timeChange(t.baseMs, t.headMs)}${esc(onPaired(t.runs))}`
+        : "not compared (no run on both sides)";
   const rows: [string, string, string, string][] = [
     ["Medal rate", pct(rate[0]), pct(rate[1]), `<b>${esc(points(rate[2]))}</b>${rateMark}`],
     ["Mean percentile", pct(pctl[0]), pct(pctl[1]), `${esc(points(pctl[2]))}${pctlMark}`],
     [
       "Agent time",
-      `${duration(b.durationMs)}${runsNote(t.all, b.runs)}`,
-      `${duration(h.durationMs)}${runsNote(t.all, h.runs)}`,
+      unknown ? unknown.base : `${duration(b.durationMs)}${runsNote(t.all, b.runs)}`,
+      unknown ? unknown.head : `${duration(h.durationMs)}${runsNote(t.all, h.runs)}`,
       time,
     ],
     ["Cost (self-reported)", costText(b), costText(h), "never marked better or worse"],

@@ -41,6 +41,7 @@ nav.runnav{display:flex;flex-wrap:wrap;gap:4px 16px;margin:4px 0}
 .cause.bad{border-left-color:#cf222e;background:#fff8f8}.cause.good{border-left-color:#1a7f37}
 svg.chart{max-width:100%;height:auto}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
+table.nowrap td,table.nowrap th{white-space:nowrap;overflow-wrap:normal}
 pre,code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
 pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:480px;white-space:pre-wrap;word-break:break-all}
 .good{color:#1a7f37}.bad{color:#cf222e}.muted{color:#59636e}

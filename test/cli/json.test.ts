@@ -53,6 +53,7 @@ const CASES: Record<string, () => Promise<string[][]>> = {
     ];
   },
   compare: async () => [["compare", ...nonFiniteResults(), "--json", "--allow-suite-mismatch"]],
+  trend: async () => [["trend", ...nonFiniteResults(), "--json"]],
   competitions: async () => [["competitions", "--json"]],
   plan: async () => {
     const cfg = join(dir, "plan.yml");

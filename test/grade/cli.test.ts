@@ -255,3 +255,14 @@ describe("benchmark modules", () => {
     expect(typeof run.gradeOnce).toBe("function");
   });
 });
+
+describe("medalist rank's text", () => {
+  it("prints thresholds without float noise (median of 0.7586 and 0.7598 is 0.7592)", async () => {
+    const file = join(dir, "noise.csv");
+    writeFileSync(file, leaderboardCsv([0.95, 0.9, 0.7598, 0.7586, 0.5, 0.4]));
+    const { code, out } = await runCli("rank", ["--leaderboard", file, "--score", "0.8"]);
+    expect(code).toBe(0);
+    expect(out).toMatch(/median 0\.7592$/m);
+    expect(out).not.toMatch(/\d{13}/);
+  });
+});

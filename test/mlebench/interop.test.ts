@@ -9,6 +9,8 @@ import { main } from "../../src/cli/main.js";
 import { readResults, writeResults } from "../../src/suite/store.js";
 import { SuiteResultsSchema } from "../../src/results/schema.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
+import { runCli } from "../helpers/cli.js";
+import { writeViewer } from "../../src/view/write.js";
 
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), `medalist-${p}-`));
 
@@ -267,6 +269,57 @@ describe("medalist import", () => {
     }
     expect(errs.join("\n")).toContain("gold_medal");
     expect(errs.join("\n").split("\n")).toHaveLength(1);
+  });
+
+  it("a score that is not a number: the field's path and 'expected a number or null', one line", async () => {
+    const group = upstreamRunGroup();
+    const file = join(group, "2024-10-08T20-00-00-GMT_grading_report.json");
+    writeFileSync(file, JSON.stringify(totals([report("x", "/s.csv", { score: "oops" })])));
+    expect(() => importRunGroup(file, { timeLimitSecs: 1, outFile: "x.json" })).toThrow(
+      `${file}: competition_reports[0].score: expected a number or null`,
+    );
+    writeFileSync(file, JSON.stringify(totals([report("x", "/s.csv", { gold_threshold: "high" })])));
+    expect(() => importRunGroup(file, { timeLimitSecs: 1, outFile: "x.json" })).toThrow(
+      `${file}: competition_reports[0].gold_threshold: expected a number`,
+    );
+    // The same in a results document Medalist reads (compare, view, trend).
+    const { file: results } = medalistResults();
+    const doc = JSON.parse(readFileSync(results, "utf8"));
+    doc.runs[0].grade.score = "oops";
+    writeFileSync(results, JSON.stringify(doc));
+    expect(() => readResults(results)).toThrow(`${results}: runs[0].grade.score: expected a number or null`);
+  });
+
+  it("imported runs have no recorded time: agent time 'unknown', never compared or marked", async () => {
+    const out = join(tmp("import"), "imported.json");
+    expect(await main(["import", upstreamRunGroup(), "--time-limit", "3600", "--out", out])).toBe(0);
+    // The head ran the same runs with Medalist (1 s each) and is compared despite the other suite hash.
+    const base = readResults(out);
+    const head = {
+      ...base,
+      label: "head",
+      runs: base.runs.map((r) => ({ ...r, durationMs: 1000, details: {} })),
+    };
+    const headFile = join(dirname(out), "head.json");
+    writeResults(headFile, head);
+    const r = await runCli("compare", out, headFile, "--allow-suite-mismatch");
+    expect(r.code).toBe(0);
+    const said = [r.stdout];
+    const row = said
+      .join("\n")
+      .split("\n")
+      .find((l) => l.startsWith("| Agent time"));
+    expect(row).toMatch(
+      /^\| Agent time +\| +unknown \| +3s \| not compared \(MLE-bench records no run times\) +\|$/,
+    );
+    // The viewer's headline says the same.
+    const site = join(dirname(out), "site");
+    writeViewer({ head, headDir: dirname(out), base, baseDir: dirname(out), out: site });
+    const html = readFileSync(join(site, "index.html"), "utf8");
+    const timeRow = /<tr><th>Agent time<\/th>.*?<\/tr>/.exec(html)?.[0];
+    expect(timeRow).toBe(
+      '<tr><th>Agent time</th><td class="num">unknown</td><td class="num">3s</td><td>not compared (MLE-bench records no run times)</td></tr>',
+    );
   });
 
   it("the CLI writes the document, which compare reads", async () => {

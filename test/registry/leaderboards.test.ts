@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { leaderboardPath } from "../../src/registry/leaderboards.js";
-import { loadRegistry, type RegistryEntry } from "../../src/registry/registry.js";
+import { loadRegistry, selectCompetitions, type RegistryEntry } from "../../src/registry/registry.js";
 import { fetchLeaderboards } from "../../src/registry/leaderboards-fetch.js";
 import { leaderboardsCommand } from "../../src/cli/commands/leaderboards.js";
 
@@ -140,4 +140,43 @@ describe("leaderboards fetch", () => {
       err.mockRestore();
     }
   });
+
+  it("offline: the cause (refused connection, unknown host) said once for all, a summary, exit 1", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "medalist-lbf-"));
+    // A port nobody listens on: bind one, then close it.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((r) => closed.close(r));
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    const err = vi.spyOn(console, "error").mockImplementation(() => {});
+    const lines = () => log.mock.calls.map((c) => c.join(" "));
+    try {
+      const pinned = selectCompetitions(registry, { split: "all", include: [] }).filter(
+        (id) => registry.get(id)!.competition.leaderboardPin,
+      ).length;
+      const lfs = ["fetch", "--dir", dir, "--lfs-url", `http://127.0.0.1:${port}/lfs`];
+      expect(await leaderboardsCommand.run(lfs)).toBe(1);
+      expect(lines()).toHaveLength(2);
+      expect(lines()[0]).toMatch(
+        new RegExp(
+          `^FAILED {2}${pinned} leaderboards \\([\\w-]+, [\\w-]+, [\\w-]+ and ${pinned - 3} more\\): ` +
+            `cannot connect to 127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\): no network, or a firewall in the way\\?$`,
+        ),
+      );
+      expect(lines()[1]).toBe(`0 fetched, 0 already verified, ${pinned} failed (in ${dir})`);
+      log.mockClear();
+      // A mirror whose name does not resolve: asked once, not once per competition.
+      const mirror = ["fetch", "--dir", dir, "--base-url", "http://leaderboards.invalid", "--split", "lite"];
+      expect(await leaderboardsCommand.run(mirror)).toBe(1);
+      expect(lines()).toHaveLength(2);
+      expect(lines()[0]).toMatch(
+        /^FAILED {2}\d+ leaderboards \(.*\): cannot resolve leaderboards\.invalid \((ENOTFOUND|EAI_AGAIN)\): no network, or no DNS on this machine\?$/,
+      );
+      expect(lines().join("\n")).not.toContain("fetch failed");
+    } finally {
+      log.mockRestore();
+      err.mockRestore();
+    }
+  }, 60_000);
 });

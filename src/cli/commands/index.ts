@@ -15,6 +15,7 @@ import { mergeCommand } from "./merge.js";
 import { decideCommand } from "./decide.js";
 import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
+import { trendCommand } from "./trend.js";
 
 /** Every CLI command; each lives in its own file in this folder. */
 export const commands: Command[] = [
@@ -26,6 +27,7 @@ export const commands: Command[] = [
   compareCommand,
   reportCommand,
   viewCommand,
+  trendCommand,
   schemaCommand,
   competitionsCommand,
   prepareCommand,

@@ -70,7 +70,17 @@ export const leaderboardsCommand: Command = {
       ids.map((id) => registry.get(id)!),
       { dir, baseUrl: values["base-url"], lfsUrl: values["lfs-url"], log: (l) => console.error(l) },
     );
-    for (const f of r.failed) console.log(`FAILED  ${f.id}: ${f.message}`);
+    // One line per cause: a cause shared by many (the host unreachable) is said once, with its count.
+    const byCause = new Map<string, string[]>();
+    for (const f of r.failed) byCause.set(f.message, [...(byCause.get(f.message) ?? []), f.id]);
+    for (const [message, failedIds] of byCause) {
+      if (failedIds.length === 1) console.log(`FAILED  ${failedIds[0]}: ${message}`);
+      else {
+        const named = failedIds.slice(0, 3).join(", ");
+        const more = failedIds.length > 3 ? ` and ${failedIds.length - 3} more` : "";
+        console.log(`FAILED  ${failedIds.length} leaderboards (${named}${more}): ${message}`);
+      }
+    }
     console.log(
       `${r.fetched.length} fetched, ${r.present.length} already verified, ${r.failed.length} failed (in ${dir})`,
     );

@@ -71,12 +71,20 @@ export const rankCommand: Command = {
             : "no thresholds";
       console.log(
         `score ${score}: medal ${medal}, above median: ${out.above_median ? "yes" : "no"}${beats}\n` +
-          `thresholds (${t.isLowerBetter ? "lower" : "higher"} is better) from ${from}: gold ${t.gold}, silver ${t.silver}, bronze ${t.bronze}, median ${t.median}`,
+          `thresholds (${t.isLowerBetter ? "lower" : "higher"} is better) from ${from}: gold ${shown(t.gold)}, silver ${shown(t.silver)}, bronze ${shown(t.bronze)}, median ${shown(t.median)}`,
       );
     }
     return 0;
   },
 };
+
+/**
+ * A threshold for reading: 12 significant digits, which keeps every digit a leaderboard holds and
+ * drops the last-bit noise of float arithmetic (a median of 0.7591 and 0.7593 is 0.7592, not 0.7592000000000001).
+ */
+export function shown(x: number): string {
+  return Number.isFinite(x) ? String(Number(x.toPrecision(12))) : String(x);
+}
 
 function resolveRankBoard(values: {
   leaderboard?: string;
