@@ -148,6 +148,8 @@ export class DockerExecutor implements Executor {
     details.container = name;
     if (spec.gpus.length > 0) details.gpus = spec.gpus.join(",");
     ctx.note(`attempt ${ctx.attempt}: container ${name}, image ${image.ref} (${image.digest})`);
+    if (this.settings.runtimeNote) ctx.note(this.settings.runtimeNote);
+    details.runtime = this.settings.runtime ?? "the daemon's default";
     const entry = entrypointNote(image.entrypoint ?? null, this.settings);
     if (entry) ctx.note(entry);
     const folders = await this.mountFolders(spec, ctx);
