@@ -17,6 +17,7 @@ import { actionBaseline, loadSession, type ActionSession } from "./load.js";
 import { loadHistory, publish } from "./publish.js";
 import { COMMENT_ARTIFACT, downloadCommentFiles, relayComment } from "./relay.js";
 import { judgeConfig } from "./judge.js";
+import { checkRuntimeGate } from "./runtime-gate.js";
 import { recordTrust, refuseLinkedResultsDir } from "./run-records.js";
 import { decideStep, planStep, reportStep, runStep } from "./steps.js";
 
@@ -80,6 +81,8 @@ async function main(deps: Deps): Promise<void> {
     throw new UserError(
       `input "step": expected all, plan, run, decide or report, got ${JSON.stringify(step)}`,
     );
+  // Only the steps that run agents need the daemon: a pull request's agent needs a sandboxing runtime.
+  if (step === "all" || step === "run") await checkRuntimeGate(judged.config, event, settings);
   const s = loadSession(settings, judged);
   mkdirSync(resolve(settings.resultsDir), { recursive: true });
   // A cancelled job gets SIGINT then SIGTERM: the first stops the runs, the second kills them.
