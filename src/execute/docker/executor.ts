@@ -1,4 +1,6 @@
 import type Docker from "dockerode";
+import { createHash } from "node:crypto";
+import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { runPaths, type ExecResult, type Executor, type RunSpec } from "../types.js";
 import {
@@ -22,7 +24,9 @@ import { DEFAULT_QUOTA } from "../quota.js";
 import { AgentBuildError, ImageMissingError, prepareImage, type ImageInfo } from "./image.js";
 import { demux } from "./demux.js";
 import type { ValidationServer } from "../validation-server.js";
-import { serveLocalhost5000, type ValidateSidecar } from "./validate-sidecar.js";
+import { serveLocalhost5000 } from "./validate-sidecar.js";
+import { startExecRelay, type ExecRelay } from "./validate-relay.js";
+import { isGvisor } from "./runtime.js";
 import { containerUser, entrypointNote, type DockerSettings } from "./settings.js";
 import { withWritableHome } from "./home-layer.js";
 import { imageUser, UserLookupError } from "./image-user.js";
@@ -40,6 +44,14 @@ export function oomCause(memory: number | undefined): string {
   return memory === undefined
     ? "oom: out of memory (no memory limit)"
     : `oom: memory limit ${sizeText(memory)}`;
+}
+
+/** A run's localhost:5000: a sidecar (runc) or a relay started in the agent's sandbox (gVisor). */
+interface LocalEndpoint {
+  /** Run once the agent's container started. */
+  afterStart?(container: Docker.Container): Promise<void>;
+  /** Never throws. */
+  stop(): Promise<void>;
 }
 
 /** What an agent in MLE-bench mode posts to (validate-sidecar.ts serves it). */
@@ -191,6 +203,7 @@ export class DockerExecutor implements Executor {
         };
       return infra(`starting the container failed: ${errorMessage(e)}`);
     }
+    await sidecar?.afterStart?.(container);
     const logsDone = container
       .logs({ follow: true, stdout: true, stderr: true, timestamps: true })
       .then((stream) => demux(stream, (s, text) => ctx.output(s, text)))
@@ -302,21 +315,14 @@ export class DockerExecutor implements Executor {
     ctx: AttemptContext,
     opts: Docker.ContainerCreateOptions,
     imageId: string,
-  ): Promise<ValidateSidecar | null> {
+  ): Promise<LocalEndpoint | null> {
     if (!this.settings.serveLocalhost5000) return null;
     const local = this.localValidate;
     if (!local || !spec.validationUrl) {
       ctx.note("localhost:5000 is not served: the format-check endpoint did not start for this suite");
       return null;
     }
-    if (/runsc|gvisor/i.test(this.settings.runtime ?? "")) {
-      ctx.note(
-        `localhost:5000 is not served under runtime ${this.settings.runtime}: gVisor's own network stack keeps ` +
-          "the sandbox's loopback to itself" +
-          (this.settings.network === "bridge" ? `; $${VALIDATION_URL_VAR} still answers` : ""),
-      );
-      return null;
-    }
+    if (isGvisor(this.settings.runtime)) return this.relayFor(spec, ctx, opts);
     try {
       const sidecar = await serveLocalhost5000(this.docker, local.server, local.root, {
         image: imageId,
@@ -338,6 +344,53 @@ export class DockerExecutor implements Executor {
       ctx.note(`localhost:5000 is not served: ${errorMessage(e)}`);
       return null;
     }
+  }
+
+  /**
+   * Under gVisor: the run's socket on the format-check server now, and after the agent starts, a
+   * relay in its own sandbox (validate-relay.ts). Null, said in the run's log, when none.
+   */
+  private async relayFor(
+    spec: RunSpec,
+    ctx: AttemptContext,
+    opts: Docker.ContainerCreateOptions,
+  ): Promise<LocalEndpoint | null> {
+    const local = this.localValidate!;
+    const key = `${spec.suiteId}\0${spec.runId}\0${ctx.attempt}`;
+    const dir = path.join(local.root, createHash("sha256").update(key).digest("hex").slice(0, 12));
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { mode: 0o700 });
+    const socketPath = path.join(dir, "validate.sock");
+    let closeSocket: () => Promise<void>;
+    try {
+      closeSocket = await local.server.listenSocket(spec.validationUrl!, socketPath);
+    } catch (e) {
+      rmSync(dir, { recursive: true, force: true });
+      ctx.note(`localhost:5000 is not served: ${errorMessage(e)}`);
+      return null;
+    }
+    opts.Env = [
+      ...(opts.Env ?? []).filter((e) => !e.startsWith(`${VALIDATION_URL_VAR}=`)),
+      `${VALIDATION_URL_VAR}=${LOCAL_VALIDATE_URL}`,
+    ];
+    let relay: ExecRelay | null = null;
+    return {
+      afterStart: async (container) => {
+        try {
+          relay = await startExecRelay(container, { socketPath, note: (line) => ctx.note(line) });
+          ctx.note(
+            `${LOCAL_VALIDATE_URL} (and /health): Medalist's format check, through a relay Medalist started in the agent's own gVisor sandbox (docker exec, python3)`,
+          );
+        } catch (e) {
+          ctx.note(`localhost:5000 is not served: ${errorMessage(e)}`);
+        }
+      },
+      stop: async () => {
+        await relay?.stop();
+        await closeSocket().catch(() => {});
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   }
 
   /** The container's end: exit code, out of memory, or the runtime's own reason. */

@@ -32,7 +32,10 @@ export async function daemonRuntimes(docker: Docker): Promise<{ names: string[];
   try {
     info = (await docker.info()) as typeof info;
   } catch (e) {
-    throw new UserError(`docker.runtime: cannot ask the Docker daemon for its runtimes (${errorMessage(e)})`, 1);
+    throw new UserError(
+      `docker.runtime: cannot ask the Docker daemon for its runtimes (${errorMessage(e)})`,
+      1,
+    );
   }
   return { names: Object.keys(info.Runtimes ?? {}).sort(), default: info.DefaultRuntime || "runc" };
 }

@@ -15,7 +15,7 @@ import { DEFAULT_ROOT, limitsNote, memoryReserve, runLimits } from "./limits.js"
 import { folderFsProblem } from "./folder-fs.js";
 import { sidecarRoot } from "./validate-sidecar.js";
 import { UserLookupError } from "./image-user.js";
-import { daemonRuntimes, pickRuntime, runtimeNote, type PickedRuntime } from "./runtime.js";
+import { daemonRuntimes, isGvisor, pickRuntime, runtimeNote, type PickedRuntime } from "./runtime.js";
 
 export interface DockerSetup {
   docker: Docker;
@@ -196,7 +196,10 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
   if (sockets && validation) {
     executor.localValidate = { server: validation, root: sockets.dir };
     log(
-      "localhost:5000/validate and /health: Medalist's format check, from a sidecar sharing each run's network " +
+      "localhost:5000/validate and /health: Medalist's format check, " +
+        (isGvisor(runtime.name)
+          ? "from a relay Medalist starts in each run's gVisor sandbox "
+          : "from a sidecar sharing each run's network ") +
         "(each run's log says whether it is served)" +
         (config.docker.network === "none" ? "; with network none the agent reaches nothing else" : ""),
     );
