@@ -39,7 +39,7 @@ if ! docker info >/dev/null 2>&1; then
 fi
 if register_runsc; then
   echo "registered runsc in ${DAEMON_JSON:-/etc/docker/daemon.json}; reloading the daemon (SIGHUP)"
-  pid=$(pidof dockerd || true)
+  pid=$(cat /var/run/docker.pid 2>/dev/null || pidof -s dockerd || true)
   [ -n "$pid" ] && kill -HUP $pid
   for _ in $(seq 1 20); do
     docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"' && break
