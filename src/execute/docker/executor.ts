@@ -46,6 +46,12 @@ export function oomCause(memory: number | undefined): string {
     : `oom: memory limit ${sizeText(memory)}`;
 }
 
+/** How the kernel limits read under gVisor (measured on Debian's runsc, docs/docker.md). */
+export const GVISOR_LIMITS =
+  "under gVisor the limits hold but read differently: /tmp and /var/tmp are bounded inside the sandbox, yet a full one " +
+  "does not stop the run; a run killed at its memory limit ends with exit code 137, which Docker does not always report as " +
+  "out of memory; limits.pids counts the sandbox's own host threads, and a sandbox past it ends with exit code 2";
+
 /** A run's localhost:5000: a sidecar (runc) or a relay started in the agent's sandbox (gVisor). */
 interface LocalEndpoint {
   /** Run once the agent's container started. */
@@ -161,6 +167,7 @@ export class DockerExecutor implements Executor {
     if (spec.gpus.length > 0) details.gpus = spec.gpus.join(",");
     ctx.note(`attempt ${ctx.attempt}: container ${name}, image ${image.ref} (${image.digest})`);
     if (this.settings.runtimeNote) ctx.note(this.settings.runtimeNote);
+    if (isGvisor(this.settings.runtime)) ctx.note(GVISOR_LIMITS);
     details.runtime = this.settings.runtime ?? "the daemon's default";
     const entry = entrypointNote(image.entrypoint ?? null, this.settings);
     if (entry) ctx.note(entry);
