@@ -1,7 +1,9 @@
 // A representative subset of executor.test.ts under gVisor (runsc), with what reads differently there.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { execFileSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
+import { folderFsProblem } from "../../src/execute/docker/folder-fs.js";
 import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
 import { DockerExecutor, GVISOR_LIMITS } from "../../src/execute/docker/executor.js";
 import { runPaths } from "../../src/execute/types.js";
@@ -11,6 +13,7 @@ const docker = await requireDocker();
 const runsc = (await testRuntimes(docker)).includes("runsc");
 const suite = uniqueSuite("runsc");
 const T = 120_000;
+const fsProblem = docker ? await folderFsProblem() : "no daemon";
 const under = (script: string, over: Parameters<typeof shellSettings>[1] = {}) =>
   new DockerExecutor(docker!, shellSettings(script, { runtime: "runsc", network: "none", ...over }));
 
@@ -79,6 +82,30 @@ describe.skipIf(!docker || !runsc)("DockerExecutor under runsc (gVisor)", () => 
       expect(tmp.outcome).toBe("completed");
       const dd = await readFile(path.join(runPaths(spec.runDir).logsDir, "dd.txt"), "utf8");
       expect(dd).toMatch(/No space left on device[\s\S]*rc=1\n16\t\/tmp\/big/);
+    },
+  );
+
+  it.skipIf(fsProblem !== null)(
+    "a full-speed /home/logs writer meets its own loop-mounted filesystem's end under runsc",
+    { timeout: T },
+    async () => {
+      const MiB = 1024 ** 2;
+      const quota = { submission: 16 * MiB, logs: 16 * MiB, code: 16 * MiB };
+      const spec = await makeRun(suite, "fill-logs", { timeLimitSecs: 90, quota });
+      const ex = under("dd if=/dev/zero of=/home/logs/big bs=1M count=256; sleep 60", {
+        limits: { memory: 256 * MiB },
+        quotaPollMs: 500,
+      });
+      ex.folderFilesystems = true;
+      const r = await ex.execute(spec);
+      expect(r.outcome).toBe("failed");
+      expect(r.error).toMatch(/^disk: \/home\/logs (quota 16 MiB reached|went over its 16\.0 MiB quota)/);
+      const logsDir = runPaths(spec.runDir).logsDir;
+      const onDisk = Number(execFileSync("du", ["-sB1", logsDir], { encoding: "utf8" }).split("\t")[0]);
+      expect(onDisk).toBeLessThanOrEqual(16 * MiB);
+      const log = await readFile(runPaths(spec.runDir).logFile, "utf8");
+      expect(log).toContain("/home/logs 16 MiB, /home/code 16 MiB, each its own filesystem");
+      expect(log).toContain("No space left on device");
     },
   );
 });
