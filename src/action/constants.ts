@@ -17,6 +17,8 @@ export const Inputs = {
   TrustPrConfig: "trust-pr-config",
   /** UNSAFE: run executor local / Slurm mode command on pull requests. */
   AllowUnsandboxedAgent: "allow-unsandboxed-agent",
+  /** On pull requests, let Docker run the agent under a runtime that is no sandbox (runc). */
+  AllowRunc: "allow-runc",
   /** A secret that seals run records and shard results (suite/seal.ts); empty: the runner's key file. */
   RunKey: "run-key",
 } as const;
@@ -85,6 +87,7 @@ export const ACTIONS = {
     inputs: [
       ...common,
       I.AllowForkPrs,
+      I.AllowRunc,
       I.DataDir,
       I.ResultsDir,
       I.RetentionDays,

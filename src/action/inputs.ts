@@ -51,6 +51,7 @@ export const SettingsSchema = z.object({
     .refine((n) => n >= 1 && n <= 400, "expected a whole number of days, 1 to 400"),
   [Inputs.TrustPrConfig]: bool,
   [Inputs.AllowUnsandboxedAgent]: bool,
+  [Inputs.AllowRunc]: bool,
   [Inputs.RunKey]: z
     .string()
     .trim()
@@ -75,6 +76,7 @@ export const DEFAULTS: Record<string, string> = {
   [Inputs.RetentionDays]: "30",
   [Inputs.TrustPrConfig]: "false",
   [Inputs.AllowUnsandboxedAgent]: "false",
+  [Inputs.AllowRunc]: "false",
   [Inputs.RunKey]: "",
 };
 
@@ -99,6 +101,8 @@ export interface Settings {
   trustPrConfig: boolean;
   /** UNSAFE: executor local and Slurm mode command may run a pull request's agent. */
   allowUnsandboxedAgent: boolean;
+  /** On pull requests, accept a Docker runtime that is no sandbox (runc) for the agent. */
+  allowRunc: boolean;
   /** The secret that seals run records and shard results; "" uses the runner's key file. */
   runKey: string;
 }
@@ -135,6 +139,7 @@ export function readSettings(
     retentionDays: s[Inputs.RetentionDays],
     trustPrConfig: s[Inputs.TrustPrConfig],
     allowUnsandboxedAgent: s[Inputs.AllowUnsandboxedAgent],
+    allowRunc: s[Inputs.AllowRunc],
     runKey: s[Inputs.RunKey],
   };
 }

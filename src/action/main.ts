@@ -17,6 +17,7 @@ import { actionBaseline, loadSession, type ActionSession } from "./load.js";
 import { loadHistory, publish } from "./publish.js";
 import { COMMENT_ARTIFACT, downloadCommentFiles, relayComment } from "./relay.js";
 import { judgeConfig } from "./judge.js";
+import { checkRuntimeGate } from "./runtime-gate.js";
 import { recordTrust, refuseLinkedResultsDir } from "./run-records.js";
 import { readStep } from "./step-inputs.js";
 import { decideStep, planStep, reportStep, runStep } from "./steps.js";
@@ -77,6 +78,8 @@ async function main(deps: Deps): Promise<void> {
   const judged = await judgeConfig(settings, event, deps.env, (line) => core.info(line));
   refuseLinkedResultsDir(settings.resultsDir, event, deps.env);
   if (step === "plan") return planStep(settings, judged);
+  // Only the steps that run agents need the daemon: a pull request's agent needs a sandboxing runtime.
+  if (step === "all" || step === "run") await checkRuntimeGate(judged.config, event, settings);
   const s = loadSession(settings, judged);
   mkdirSync(resolve(settings.resultsDir), { recursive: true });
   // A cancelled job gets SIGINT then SIGTERM: the first stops the runs, the second kills them.

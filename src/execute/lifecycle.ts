@@ -50,6 +50,8 @@ export interface EnvironmentFacts {
   /** The image's content-addressed id (sha256:…), part of each run's identity. */
   imageId?: string | null;
   gpuModel: string | null;
+  /** The OCI runtime of the agent's containers (the Docker executor: runc, runsc, sysbox-runc). */
+  runtime?: string;
   /** Set when the agent runs with no sandbox: why, in words (the local executor). */
   unsandboxed?: string;
 }

@@ -596,7 +596,7 @@ export function renderResults(s: SuiteResults, opts: ReportOptions = {}): string
     );
   out.push(
     "",
-    `<sub>agent: ${inert(s.agent.description, 200)} · executor: ${inert(s.environment.executor)}${s.environment.unsandboxed ? ` · sandbox: none, the agent ran unsandboxed (${inert(s.environment.unsandboxed, 300)})` : ""} · time limit: ${s.environment.timeLimitSecs}s · suite hash: ${inert(s.suite.hash)} · medalist: ${inert(s.medalistVersion)}</sub>`,
+    `<sub>agent: ${inert(s.agent.description, 200)} · executor: ${inert(s.environment.executor)}${s.environment.runtime ? ` · runtime: ${inert(s.environment.runtime, 64)}` : ""}${s.environment.unsandboxed ? ` · sandbox: none, the agent ran unsandboxed (${inert(s.environment.unsandboxed, 300)})` : ""} · time limit: ${s.environment.timeLimitSecs}s · suite hash: ${inert(s.suite.hash)} · medalist: ${inert(s.medalistVersion)}</sub>`,
   );
   return out.join("\n") + "\n";
 }

@@ -110,6 +110,8 @@ export const SuiteResultsSchema = z.object({
     executor: z.string(),
     timeLimitSecs: z.number(),
     gpuModel: z.string().nullable().default(null),
+    /** The OCI runtime the agent's containers ran under (the Docker executor). */
+    runtime: z.string().max(64).optional(),
     /** Set when the agent ran with no sandbox: why (the local executor). */
     unsandboxed: z.string().optional(),
     node: z.string(),

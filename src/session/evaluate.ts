@@ -57,6 +57,7 @@ export function environmentFacts(head: SuiteResults): Record<string, string | nu
   return {
     agent: head.agent.imageDigest ?? head.agent.image ?? head.agent.description,
     executor: head.environment.executor,
+    ...(head.environment.runtime ? { runtime: head.environment.runtime } : {}),
     GPU: head.environment.gpuModel,
     "time limit": `${head.environment.timeLimitSecs}s`,
     ...(head.environment.unsandboxed

@@ -421,6 +421,7 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
       executor: executor.name,
       timeLimitSecs: config.limits.time,
       gpuModel: opts.gpuModel ?? executor.facts.gpuModel,
+      ...(executor.facts.runtime ? { runtime: executor.facts.runtime } : {}),
       ...(executor.facts.unsandboxed ? { unsandboxed: executor.facts.unsandboxed } : {}),
       node: process.version,
       platform: `${process.platform}-${process.arch}`,

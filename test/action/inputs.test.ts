@@ -51,6 +51,7 @@ describe("readSettings", () => {
       retentionDays: 30,
       trustPrConfig: false,
       allowUnsandboxedAgent: false,
+      allowRunc: false,
       runKey: "",
     });
   });

@@ -7,6 +7,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub } from "../fixtures/github/server.js";
 import { assertDist, runInProcess, type ActionRun } from "./harness.js";
 import { commitIn, errorLines, gitIn, prEvent, primeBaseline, runPr, seedRepo } from "./pr-repo.js";
+import { requireDocker } from "../docker/helpers.js";
+
+/** The runtime gate asks the daemon for its runtimes. */
+const dockerUp = await requireDocker();
 
 const T = 240_000;
 const token = "ghs_judgeToken42";
@@ -332,6 +336,27 @@ describe("the pull request cannot change its judge", () => {
     expect(existsSync(marker)).toBe(false);
     judgedByBase(r, ["externalGrader"]);
   });
+
+  it.skipIf(!dockerUp)(
+    "a pull request's agent under runc is refused with one sentence",
+    { timeout: T },
+    async () => {
+      // The base branch asks for runc by name: no sandboxing runtime, whatever the daemon has.
+      const runcConfig = baseConfig()
+        .replace("executor: local", "executor: docker\ndocker: { runtime: runc, network: none }")
+        .replace(
+          "  command: node weak/agent.mjs\n",
+          "  command: node weak/agent.mjs\n  image: medalist-test-node:1\n",
+        );
+      const base = commit(baseSha, { "medalist.yml": runcConfig });
+      const r = await pr({ "agents/weak/agent.mjs": "// a change\n" }, {}, { base });
+      expect(r.code).toBe(1);
+      expect(errorLines(r)).toHaveLength(1);
+      expect(errorLines(r)[0]).toMatch(
+        /^::error::medalist: refusing to run pull request #\d+'s agent under runc, which is no sandbox \(the Docker daemon has [a-z, -]+; Medalist needs runsc or sysbox-runc\): install gVisor .*, or set `allow-runc: true` to accept it$/,
+      );
+    },
+  );
 
   it("a build context holding the data folder is refused", { timeout: T }, async () => {
     const dockerConfig = (agent: string) =>

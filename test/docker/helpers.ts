@@ -101,3 +101,19 @@ export async function requireMlebenchEnv(docker: Docker | null): Promise<string 
     return null;
   }
 }
+
+/**
+ * The runtimes the runtime-parametrized tests run under: runc, and runsc (gVisor) when the daemon
+ * has it registered. With MEDALIST_REQUIRE_DOCKER=1 (CI) a daemon without runsc fails instead.
+ */
+export async function testRuntimes(docker: Docker | null): Promise<string[]> {
+  if (!docker) return [];
+  const runtimes = Object.keys(
+    ((await docker.info()) as { Runtimes?: Record<string, unknown> }).Runtimes ?? {},
+  );
+  if (runtimes.includes("runsc")) return ["runc", "runsc"];
+  const reason = `the Docker daemon has no runsc runtime (it has ${runtimes.join(", ")}); run scripts/ci-docker.sh as root`;
+  if (process.env.MEDALIST_REQUIRE_DOCKER === "1") throw new Error(`MEDALIST_REQUIRE_DOCKER=1 but ${reason}`);
+  console.warn(`[test/docker] runsc variants skipped: ${reason}`);
+  return ["runc"];
+}

@@ -4,13 +4,14 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/load.js";
 import { evaluate, openSession } from "../../src/session/evaluate.js";
-import { requireDocker, requireMlebenchEnv } from "./helpers.js";
+import { requireDocker, requireMlebenchEnv, testRuntimes } from "./helpers.js";
 
 // End to end: the project's own MLE-bench-style agent folder (test/fixtures/mlebench-agents/agents/toy-mle),
 // built FROM the offline stand-in base image (scripts/mlebench-standin-image.sh), run on the toy
 // competitions through `agent.mlebench` by the same evaluate() that `medalist run` calls.
 const docker = await requireDocker();
 const image = await requireMlebenchEnv(docker);
+const runtimes = await testRuntimes(docker);
 const root = join(import.meta.dirname, "..", "..");
 const work = mkdtempSync(join(tmpdir(), "medalist-mlebench-e2e-"));
 const dataDir = join(work, "data");
@@ -57,7 +58,11 @@ describe.skipIf(!image)("an MLE-bench agent folder through agent.mlebench", () =
   });
 
   it("runs every toy competition: completed, valid, graded, the validation answer in its log", async () => {
-    const config = configFor("mlebench-e2e", { competitions: { split: "toy" } });
+    // runc: the sidecar shares the agent's network namespace (runsc below, with its relay).
+    const config = configFor("mlebench-e2e", {
+      competitions: { split: "toy" },
+      docker: { runtime: "runc" },
+    });
     const { ev, headDir, lines, log } = await evaluateIn(config, "bridge");
     const runs = ev.head.runs;
     expect(runs.map((r) => r.competitionId).sort()).toEqual(["toy-churn", "toy-house-prices", "toy-species"]);
@@ -97,15 +102,29 @@ describe.skipIf(!image)("an MLE-bench agent folder through agent.mlebench", () =
     }
   }, 900_000);
 
-  it("with network none the sidecar still answers: nothing else is reachable", async () => {
-    const config = configFor("mlebench-e2e", {
-      competitions: { include: ["toy-churn"] },
-      docker: { network: "none" },
-    });
-    const { ev, log } = await evaluateIn(config, "none");
-    const [r] = ev.head.runs;
-    expect(r.outcome).toBe("completed");
-    expect(r.grade?.valid_submission).toBe(true);
-    expect(log(r.runId)).toMatch(/validation answer: \{.*"valid":true/);
-  }, 600_000);
+  for (const runtime of runtimes)
+    it(`with network none localhost:5000 still answers: nothing else is reachable (${runtime}, auto)`, async () => {
+      // docker.runtime: auto picks runsc when the daemon has it; runc is asked for by name.
+      const config = configFor("mlebench-e2e", {
+        competitions: { include: ["toy-churn"] },
+        docker: { network: "none", ...(runtime === "runc" ? { runtime: "runc" } : {}) },
+      });
+      const { ev, headDir, log } = await evaluateIn(config, `none-${runtime}`);
+      const [r] = ev.head.runs;
+      expect({ outcome: r.outcome, error: r.error ?? null }).toEqual({ outcome: "completed", error: null });
+      expect(r.grade?.valid_submission).toBe(true);
+      const text = log(r.runId);
+      // upstream's validate_submission.sh against localhost:5000, from inside the sandbox.
+      expect(text).toMatch(/validation answer: \{.*"valid":true/);
+      expect(text).toContain(`runtime: ${runtime} (`);
+      expect(text).toContain(
+        runtime === "runsc"
+          ? "Medalist's format check, through a relay Medalist started in the agent's own gVisor sandbox"
+          : "Medalist's format check, via sidecar",
+      );
+      expect(r.details?.runtime).toBe(runtime);
+      const results = JSON.parse(readFileSync(join(headDir, "results.json"), "utf8"));
+      expect(results.environment.runtime).toBe(runtime);
+      expect(readFileSync(ev.paths.report, "utf8")).toContain(`runtime: ${runtime}`);
+    }, 600_000);
 });

@@ -20,11 +20,13 @@ import {
   requireDocker,
   requireMlebenchEnv,
   TEST_IMAGE,
+  testRuntimes,
   uniqueSuite,
 } from "./helpers.js";
 
 const docker = await requireDocker();
 const image = await requireMlebenchEnv(docker);
+const runsc = (await testRuntimes(docker)).includes("runsc");
 
 /** Runs `script` in a container of `image` inside `networkMode`; resolves its output. */
 async function inside(d: Docker, networkMode: string, suite: string, script: string): Promise<string> {
@@ -184,34 +186,47 @@ describe.skipIf(!image)("the Docker executor with serveLocalhost5000", () => {
     }
   }, 180_000);
 
-  it("under gVisor (runsc) says localhost:5000 is not served instead of starting a sidecar", async () => {
-    const suite = uniqueSuite("sidecar-runsc");
-    const spec = await makeRun(suite, "r1");
-    const server = await startValidationServer();
-    const root = sidecarRoot();
-    try {
-      const executor = new DockerExecutor(docker!, {
-        image: image!,
-        command: ["true"],
-        limits: {},
-        network: "bridge",
-        stopGraceSecs: 1,
-        runtime: "runsc",
-        serveLocalhost5000: true,
-      });
-      executor.localValidate = { server, root: root.dir };
-      const sample = path.join(spec.publicDir, "sample_submission.csv");
-      await executor.execute({
-        ...spec,
-        validationUrl: server.register(spec.competitionId, sample, spec.runId),
-      });
-      const log = await readFile(path.join(spec.runDir, "run.log"), "utf8");
-      expect(log).toContain("localhost:5000 is not served under runtime runsc");
-      expect(log).toContain("$MEDALIST_VALIDATION_URL still answers");
-      expect(await containersOf(docker!, suite)).toEqual([]);
-    } finally {
-      await server.close();
-      root.remove();
-    }
-  }, 120_000);
+  it.skipIf(!runsc)(
+    "under gVisor (runsc) a relay in the agent's own sandbox serves localhost:5000, no sidecar",
+    async () => {
+      const suite = uniqueSuite("sidecar-runsc");
+      const spec = await makeRun(suite, "r1");
+      const server = await startValidationServer();
+      const root = sidecarRoot();
+      try {
+        const executor = new DockerExecutor(docker!, {
+          image: image!,
+          command: [
+            "bash",
+            "-c",
+            // The relay starts with the agent: wait until it answers, then post as validate_submission.sh does.
+            "for i in $(seq 100); do curl -sf localhost:5000/health >/dev/null && break; sleep 0.1; done; " +
+              "printf 'id,target\\n1,1\\n2,0\\n3,1\\n' > /tmp/s.csv; echo; curl -sS -F file=@/tmp/s.csv http://localhost:5000/validate",
+          ],
+          entrypoint: "none",
+          limits: {},
+          network: "none",
+          stopGraceSecs: 1,
+          runtime: "runsc",
+          serveLocalhost5000: true,
+        });
+        executor.localValidate = { server, root: root.dir };
+        const sample = path.join(spec.publicDir, "sample_submission.csv");
+        const r = await executor.execute({
+          ...spec,
+          validationUrl: server.register(spec.competitionId, sample, spec.runId),
+        });
+        const log = await readFile(path.join(spec.runDir, "run.log"), "utf8");
+        expect(r.outcome, log).toBe("completed");
+        expect(log).toContain("through a relay Medalist started in the agent's own gVisor sandbox");
+        expect(log).toMatch(/stdout \{.*"valid": ?true/);
+        expect(log).not.toContain("via sidecar");
+        expect(await containersOf(docker!, suite)).toEqual([]);
+      } finally {
+        await server.close();
+        root.remove();
+      }
+    },
+    120_000,
+  );
 });

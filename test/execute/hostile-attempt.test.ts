@@ -13,7 +13,7 @@ import { LocalExecutor } from "../../src/execute/local/executor.js";
 import { openSlurm, type SlurmExecutor } from "../../src/execute/slurm/index.js";
 import type { ExecResult, RunSpec } from "../../src/execute/types.js";
 import { submissionProblem } from "../../src/grade/grade.js";
-import { containersOf, requireDocker, shellSettings } from "../docker/helpers.js";
+import { containersOf, requireDocker, shellSettings, testRuntimes } from "../docker/helpers.js";
 import { lockCluster, queuedJobs, requireSlurm } from "../slurm/helpers.js";
 
 const SECRET = "sk-hostile-0123456789abcdef";
@@ -106,15 +106,20 @@ const local: Target = {
 
 const docker = await requireDocker();
 const dockerSuite = `hostile-${process.pid}-${Date.now().toString(36)}`;
-const dockerTarget: Target = {
-  name: "docker",
+/** The Docker executor under one OCI runtime (runc; runsc, gVisor, where the daemon has it). */
+const dockerTarget = (runtime: string): Target => ({
+  name: `docker (${runtime})`,
   async run(mode) {
     const s = spec(mkdtempSync(join(tmpdir(), "medalist-hostile-")), mode, dockerSuite);
-    const ex = new DockerExecutor(docker!, shellSettings(AGENT, { stopGraceSecs: 1, quotaPollMs: 200 }));
+    const ex = new DockerExecutor(
+      docker!,
+      shellSettings(AGENT, { stopGraceSecs: 1, quotaPollMs: 200, runtime, network: "none" }),
+    );
     return { r: await ex.execute(s), spec: s };
   },
   nothingLeft: async () => (await containersOf(docker!, dockerSuite)).length === 0,
-};
+});
+const dockerTargets = (await testRuntimes(docker)).map(dockerTarget);
 
 const node = requireSlurm();
 const shared = mkdtempSync(join(tmpdir(), "medalist-hostile-slurm-"));
@@ -181,7 +186,7 @@ function leaks(runDir: string): string[] {
   return out;
 }
 
-const targets = [local, ...(docker ? [dockerTarget] : []), ...(node ? [slurmTarget] : [])];
+const targets = [local, ...dockerTargets, ...(node ? [slurmTarget] : [])];
 
 describe.each(targets)("the same hostile attempt on $name", (t) => {
   it("a declared secret echoed to stdout/stderr (split across 64 KiB, base64) and written into logs/ is masked everywhere", async () => {

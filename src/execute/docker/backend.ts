@@ -24,7 +24,7 @@ export const dockerDescriptor: ExecutorDescriptor<"docker", typeof DockerSchema>
     return {
       network,
       ...(entrypoint !== undefined ? { entrypoint } : {}),
-      ...(runtime !== undefined ? { runtime } : {}),
+      ...(runtime !== undefined && runtime !== "auto" ? { runtime } : {}),
     };
   },
   async open(ctx) {
@@ -63,6 +63,7 @@ export const dockerDescriptor: ExecutorDescriptor<"docker", typeof DockerSchema>
         imageDigest: setup.image.digest,
         imageId: setup.image.id,
         gpuModel: setup.gpus.model,
+        runtime: setup.runtime.name,
       },
       validationUrl: validation
         ? (competitionId, sample, runId, grader) => validation.register(competitionId, sample, runId, grader)

@@ -37,7 +37,8 @@ export const DockerSchema = z.strictObject({
   entrypoint: z.union([z.enum(["image", "none"]), z.array(z.string()).min(1).max(64)]).optional(),
   /**
    * The OCI runtime of the containers, as registered with the daemon (e.g. "runsc" for gVisor,
-   * "sysbox-runc" as MLE-bench's default container config uses); default the daemon's own.
+   * "sysbox-runc" as MLE-bench's default container config uses). "auto" (the default, also when
+   * unset): runsc when the daemon has it, else sysbox-runc, else runc (runtime.ts).
    */
   runtime: z
     .string()

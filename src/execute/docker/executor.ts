@@ -1,4 +1,6 @@
 import type Docker from "dockerode";
+import { createHash } from "node:crypto";
+import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { runPaths, type ExecResult, type Executor, type RunSpec } from "../types.js";
 import {
@@ -22,7 +24,9 @@ import { DEFAULT_QUOTA } from "../quota.js";
 import { AgentBuildError, ImageMissingError, prepareImage, type ImageInfo } from "./image.js";
 import { demux } from "./demux.js";
 import type { ValidationServer } from "../validation-server.js";
-import { serveLocalhost5000, type ValidateSidecar } from "./validate-sidecar.js";
+import { serveLocalhost5000 } from "./validate-sidecar.js";
+import { startExecRelay, type ExecRelay } from "./validate-relay.js";
+import { isGvisor } from "./runtime.js";
 import { containerUser, entrypointNote, type DockerSettings } from "./settings.js";
 import { withWritableHome } from "./home-layer.js";
 import { imageUser, UserLookupError } from "./image-user.js";
@@ -40,6 +44,20 @@ export function oomCause(memory: number | undefined): string {
   return memory === undefined
     ? "oom: out of memory (no memory limit)"
     : `oom: memory limit ${sizeText(memory)}`;
+}
+
+/** How the kernel limits read under gVisor (measured on Debian's runsc, docs/docker.md). */
+export const GVISOR_LIMITS =
+  "under gVisor the limits hold but read differently: /tmp and /var/tmp are bounded inside the sandbox, yet a full one " +
+  "does not stop the run; a run killed at its memory limit ends with exit code 137, which Docker does not always report as " +
+  "out of memory; limits.pids counts the sandbox's own host threads, and a sandbox past it ends with exit code 2";
+
+/** A run's localhost:5000: a sidecar (runc) or a relay started in the agent's sandbox (gVisor). */
+interface LocalEndpoint {
+  /** Run once the agent's container started. */
+  afterStart?(container: Docker.Container): Promise<void>;
+  /** Never throws. */
+  stop(): Promise<void>;
 }
 
 /** What an agent in MLE-bench mode posts to (validate-sidecar.ts serves it). */
@@ -148,6 +166,9 @@ export class DockerExecutor implements Executor {
     details.container = name;
     if (spec.gpus.length > 0) details.gpus = spec.gpus.join(",");
     ctx.note(`attempt ${ctx.attempt}: container ${name}, image ${image.ref} (${image.digest})`);
+    if (this.settings.runtimeNote) ctx.note(this.settings.runtimeNote);
+    if (isGvisor(this.settings.runtime)) ctx.note(GVISOR_LIMITS);
+    details.runtime = this.settings.runtime ?? "the daemon's default";
     const entry = entrypointNote(image.entrypoint ?? null, this.settings);
     if (entry) ctx.note(entry);
     const folders = await this.mountFolders(spec, ctx);
@@ -189,6 +210,7 @@ export class DockerExecutor implements Executor {
         };
       return infra(`starting the container failed: ${errorMessage(e)}`);
     }
+    await sidecar?.afterStart?.(container);
     const logsDone = container
       .logs({ follow: true, stdout: true, stderr: true, timestamps: true })
       .then((stream) => demux(stream, (s, text) => ctx.output(s, text)))
@@ -300,21 +322,14 @@ export class DockerExecutor implements Executor {
     ctx: AttemptContext,
     opts: Docker.ContainerCreateOptions,
     imageId: string,
-  ): Promise<ValidateSidecar | null> {
+  ): Promise<LocalEndpoint | null> {
     if (!this.settings.serveLocalhost5000) return null;
     const local = this.localValidate;
     if (!local || !spec.validationUrl) {
       ctx.note("localhost:5000 is not served: the format-check endpoint did not start for this suite");
       return null;
     }
-    if (/runsc|gvisor/i.test(this.settings.runtime ?? "")) {
-      ctx.note(
-        `localhost:5000 is not served under runtime ${this.settings.runtime}: gVisor's own network stack keeps ` +
-          "the sandbox's loopback to itself" +
-          (this.settings.network === "bridge" ? `; $${VALIDATION_URL_VAR} still answers` : ""),
-      );
-      return null;
-    }
+    if (isGvisor(this.settings.runtime)) return this.relayFor(spec, ctx, opts);
     try {
       const sidecar = await serveLocalhost5000(this.docker, local.server, local.root, {
         image: imageId,
@@ -336,6 +351,53 @@ export class DockerExecutor implements Executor {
       ctx.note(`localhost:5000 is not served: ${errorMessage(e)}`);
       return null;
     }
+  }
+
+  /**
+   * Under gVisor: the run's socket on the format-check server now, and after the agent starts, a
+   * relay in its own sandbox (validate-relay.ts). Null, said in the run's log, when none.
+   */
+  private async relayFor(
+    spec: RunSpec,
+    ctx: AttemptContext,
+    opts: Docker.ContainerCreateOptions,
+  ): Promise<LocalEndpoint | null> {
+    const local = this.localValidate!;
+    const key = `${spec.suiteId}\0${spec.runId}\0${ctx.attempt}`;
+    const dir = path.join(local.root, createHash("sha256").update(key).digest("hex").slice(0, 12));
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { mode: 0o700 });
+    const socketPath = path.join(dir, "validate.sock");
+    let closeSocket: () => Promise<void>;
+    try {
+      closeSocket = await local.server.listenSocket(spec.validationUrl!, socketPath);
+    } catch (e) {
+      rmSync(dir, { recursive: true, force: true });
+      ctx.note(`localhost:5000 is not served: ${errorMessage(e)}`);
+      return null;
+    }
+    opts.Env = [
+      ...(opts.Env ?? []).filter((e) => !e.startsWith(`${VALIDATION_URL_VAR}=`)),
+      `${VALIDATION_URL_VAR}=${LOCAL_VALIDATE_URL}`,
+    ];
+    let relay: ExecRelay | null = null;
+    return {
+      afterStart: async (container) => {
+        try {
+          relay = await startExecRelay(container, { socketPath, note: (line) => ctx.note(line) });
+          ctx.note(
+            `${LOCAL_VALIDATE_URL} (and /health): Medalist's format check, through a relay Medalist started in the agent's own gVisor sandbox (docker exec, python3)`,
+          );
+        } catch (e) {
+          ctx.note(`localhost:5000 is not served: ${errorMessage(e)}`);
+        }
+      },
+      stop: async () => {
+        await relay?.stop();
+        await closeSocket().catch(() => {});
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   }
 
   /** The container's end: exit code, out of memory, or the runtime's own reason. */

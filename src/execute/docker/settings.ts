@@ -27,6 +27,8 @@ export interface DockerSettings {
   entrypoint?: "image" | "none" | string[];
   /** The OCI runtime the daemon starts the containers with (runsc, sysbox-runc); default the daemon's. */
   runtime?: string;
+  /** The run log's line on the runtime (setup sets it: which one and how it was chosen). */
+  runtimeNote?: string;
   /** The agent is an MLE-bench agent folder (agent.mlebench): /home is made writable as upstream's entrypoint does. */
   mlebench?: boolean;
   /** The network of the image build's RUN steps (docker.buildNetwork). Default the daemon's (bridge). */
@@ -133,7 +135,7 @@ export function dockerSettings(config: DockerSuiteConfig, baseDir: string): Dock
     user: docker.user ?? (mlebench ? MLEBENCH_USER : undefined),
     capAdd: docker.capAdd,
     entrypoint: docker.entrypoint ?? (mlebench ? "none" : undefined),
-    runtime: docker.runtime,
+    runtime: docker.runtime === "auto" ? undefined : docker.runtime,
     mlebench,
     serveLocalhost5000: mlebench,
   };

@@ -15,10 +15,13 @@ import { DEFAULT_ROOT, limitsNote, memoryReserve, runLimits } from "./limits.js"
 import { folderFsProblem } from "./folder-fs.js";
 import { sidecarRoot } from "./validate-sidecar.js";
 import { UserLookupError } from "./image-user.js";
+import { daemonRuntimes, isGvisor, pickRuntime, runtimeNote, type PickedRuntime } from "./runtime.js";
 
 export interface DockerSetup {
   docker: Docker;
   executor: DockerExecutor;
+  /** The OCI runtime the containers run under (docker.runtime, auto: the best the daemon has). */
+  runtime: PickedRuntime;
   image: ImageInfo;
   gpus: GpuDetection;
   /** Format checks for agents; null with network "none" or when it could not start. */
@@ -79,21 +82,7 @@ export function dockerResources(
 
 /** A UserError unless the daemon has the OCI runtime `name` registered. */
 export async function checkRuntime(docker: Docker, name: string): Promise<void> {
-  let runtimes: string[];
-  try {
-    runtimes = Object.keys(((await docker.info()) as { Runtimes?: Record<string, unknown> }).Runtimes ?? {});
-  } catch (e) {
-    throw new UserError(
-      `docker.runtime: cannot ask the Docker daemon for its runtimes (${errorMessage(e)})`,
-      1,
-    );
-  }
-  if (!runtimes.includes(name))
-    throw new UserError(
-      `docker.runtime: ${name} is not a runtime of this Docker daemon (it has ${runtimes.sort().join(", ") || "none listed"}); ` +
-        `install ${name} and register it under "runtimes" in /etc/docker/daemon.json, or leave docker.runtime out`,
-      1,
-    );
+  pickRuntime(name, await daemonRuntimes(docker));
 }
 
 /**
@@ -117,8 +106,11 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
         : "limits.gpus: all: this runner has no GPU, so the runs get none",
     );
 
-  if (config.docker.runtime !== undefined) await checkRuntime(docker, config.docker.runtime);
+  const runtime = pickRuntime(config.docker.runtime, await daemonRuntimes(docker));
+  log(runtimeNote(runtime));
   const settings = dockerSettings(config, opts.baseDir);
+  settings.runtime = runtime.name;
+  settings.runtimeNote = runtimeNote(runtime);
   // Every container gets memory, CPU, pids and /tmp limits: the config's, else derived from the runner.
   const shape = {
     totalMem: opts.hostMemory ?? os.totalmem(),
@@ -204,7 +196,10 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
   if (sockets && validation) {
     executor.localValidate = { server: validation, root: sockets.dir };
     log(
-      "localhost:5000/validate and /health: Medalist's format check, from a sidecar sharing each run's network " +
+      "localhost:5000/validate and /health: Medalist's format check, " +
+        (isGvisor(runtime.name)
+          ? "from a relay Medalist starts in each run's gVisor sandbox "
+          : "from a sidecar sharing each run's network ") +
         "(each run's log says whether it is served)" +
         (config.docker.network === "none" ? "; with network none the agent reaches nothing else" : ""),
     );
@@ -212,6 +207,7 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
   return {
     docker,
     executor,
+    runtime,
     image,
     gpus,
     validation,

@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { checkRuntimeGate, runtimeRefusal } from "../../src/action/runtime-gate.js";
+import { pickRuntime, runtimeNote } from "../../src/execute/docker/runtime.js";
+import { requireDocker, testRuntimes } from "../docker/helpers.js";
+
+const pr = { pr: { number: 7 } } as never;
+const push = { pr: null } as never;
+const docker = (runtime?: string) => ({ executor: "docker", docker: runtime ? { runtime } : {} }) as never;
+const plain = { names: ["runc"], default: "runc" };
+const withRunsc = { names: ["runc", "runsc"], default: "runc" };
+
+describe("docker.runtime: auto", () => {
+  it("picks runsc, else sysbox-runc, else runc, and says which and why", () => {
+    expect(pickRuntime(undefined, withRunsc)).toMatchObject({ name: "runsc", sandboxed: true, how: "auto" });
+    expect(pickRuntime("auto", { names: ["runc", "sysbox-runc"], default: "runc" }).name).toBe("sysbox-runc");
+    expect(pickRuntime("auto", { names: ["runc", "runsc", "sysbox-runc"], default: "runc" }).name).toBe(
+      "runsc",
+    );
+    const r = pickRuntime("auto", plain);
+    expect(r).toMatchObject({ name: "runc", sandboxed: false });
+    expect(runtimeNote(r)).toBe(
+      "runtime: runc (no sandbox beyond the container's namespaces: the agent's system calls reach the runner's kernel; chosen by docker.runtime: auto from the daemon's runc)",
+    );
+    expect(runtimeNote(pickRuntime("runsc", withRunsc))).toBe(
+      "runtime: runsc (gVisor: the agent's system calls go to gVisor's kernel, not the runner's; set by docker.runtime)",
+    );
+    expect(() => pickRuntime("sysbox-runc", withRunsc)).toThrow(
+      /^docker\.runtime: sysbox-runc is not a runtime of this Docker daemon \(it has runc, runsc\)/,
+    );
+  });
+});
+
+describe("a pull request's agent needs a sandboxing runtime", () => {
+  it("is refused under runc with one sentence naming the daemon's runtimes and how to get runsc", () => {
+    const refusal = runtimeRefusal(docker(), pr, { allowRunc: false }, plain);
+    expect(refusal).toBe(
+      "refusing to run pull request #7's agent under runc, which is no sandbox (the Docker daemon has runc; Medalist needs runsc or sysbox-runc): " +
+        'install gVisor (`apt-get install runsc`) and register it in /etc/docker/daemon.json as `"runtimes": {"runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--network=none"]}}`, then reload dockerd, ' +
+        "or set `allow-runc: true` to accept it",
+    );
+    // runc asked for by name, where the daemon has runsc: refused all the same.
+    expect(runtimeRefusal(docker("runc"), pr, { allowRunc: false }, withRunsc)).toMatch(
+      /under runc, which is no sandbox/,
+    );
+  });
+
+  it("passes with runsc, with allow-runc, off pull requests, and for other executors", () => {
+    expect(runtimeRefusal(docker(), pr, { allowRunc: false }, withRunsc)).toBeNull();
+    expect(runtimeRefusal(docker(), pr, { allowRunc: true }, plain)).toBeNull();
+    expect(runtimeRefusal(docker(), push, { allowRunc: false }, plain)).toBeNull();
+    expect(runtimeRefusal({ executor: "local" } as never, pr, { allowRunc: false }, plain)).toBeNull();
+  });
+});
+
+const daemon = await requireDocker();
+const runtimes = await testRuntimes(daemon);
+
+describe.skipIf(!daemon)("the gate against the real daemon", () => {
+  it("lets auto through where runsc is registered; refuses runc by name", async () => {
+    if (runtimes.includes("runsc"))
+      await expect(checkRuntimeGate(docker(), pr, { allowRunc: false }, daemon!)).resolves.toBeUndefined();
+    await expect(checkRuntimeGate(docker("runc"), pr, { allowRunc: false }, daemon!)).rejects.toThrow(
+      /^refusing to run pull request #7's agent under runc, which is no sandbox \(the Docker daemon has [a-z, -]*runc/,
+    );
+    await expect(checkRuntimeGate(docker("runc"), pr, { allowRunc: true }, daemon!)).resolves.toBeUndefined();
+  });
+});
