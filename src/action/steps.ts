@@ -1,5 +1,6 @@
 // The sub-actions plan/, run/ and report/: one suite sharded across runners (docs/action.md).
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
+import { writeAtomic } from "../util/atomic.js";
 import { join, resolve } from "node:path";
 import * as core from "@actions/core";
 import { parseDuration } from "../config/schema.js";
@@ -78,7 +79,7 @@ export async function planStep(settings: Settings, judged?: JudgedConfig): Promi
   const dir = resolve(settings.resultsDir);
   mkdirSync(dir, { recursive: true });
   const json = JSON.stringify(plan);
-  writeFileSync(join(dir, "plan.json"), json + "\n");
+  writeAtomic(join(dir, "plan.json"), json + "\n");
   core.setOutput("plan", json);
   core.setOutput("matrix", JSON.stringify(plan.matrix));
   core.setOutput("count", String(plan.count));

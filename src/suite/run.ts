@@ -34,7 +34,8 @@ import { runOne, type RunContext } from "./run-one.js";
 import { suiteInstructions } from "../mlebench/instructions.js";
 import { UserError } from "../errors.js";
 import { lockResultsDir } from "./lock.js";
-import { isDiskFull, removeTempFiles, reserveSpace, RESERVE_FILE } from "./disk.js";
+import { removeTempFiles, reserveSpace, RESERVE_FILE } from "./disk.js";
+import { isStorageFault, storageSentence } from "../util/atomic.js";
 import { rmSync } from "node:fs";
 import { VERSION } from "../version.js";
 import { expandMlebenchAgent } from "../mlebench/agent-folder.js";
@@ -208,7 +209,8 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
   try {
     freeReserve = reserveSpace(outDir);
   } catch (e) {
-    if (isDiskFull(e)) throw new UserError(`the disk holding ${outDir} is full: no run started`, 1);
+    if (isStorageFault(e))
+      throw new UserError(`${storageSentence("the results folder", outDir, e)}: no run started`, 1);
     throw e;
   }
 
@@ -329,6 +331,7 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
       : opts.signal,
     emit,
     record: (r) => results.set(r.runId, r),
+    storeFault: { sentence: null },
   };
   const results = new Map<string, RunResult>();
   // Aborted when the monitor has its verdict: the scheduler hands out no further run.
@@ -363,7 +366,7 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
   };
   const heartbeat = beatSecs > 0 ? setInterval(beat, beatSecs * 1000) : undefined;
   heartbeat?.unref();
-  let diskFull: Error | null = null;
+  let diskFull: string | null = null;
   try {
     const key = opts.priority ?? ((r: PlannedRun) => r.expectedSecs);
     await schedule(
@@ -380,9 +383,10 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
       opts.admit,
     );
   } catch (e) {
-    // A full disk ends the suite cleanly: finished runs kept, the rest marked not run.
-    if (!isDiskFull(e)) throw e;
-    diskFull = e as Error;
+    // A full or read-only disk ends the suite cleanly: finished runs kept, the rest marked not run.
+    if (!isStorageFault(e)) throw e;
+    // Said as it was when the write failed (before the reserve is freed below).
+    diskFull = storageSentence("the results folder", outDir, e);
   } finally {
     clearInterval(heartbeat);
     await executor.close();
@@ -438,18 +442,24 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
   };
   freeReserve();
   if (diskFull) {
-    const reason = `the disk filled up (${diskFull.message})`;
+    const what = diskFull;
     const listed = new Set(suite.runs.map((r) => r.runId));
     const notRun = runs
       .filter((r) => !listed.has(r.runId))
-      .map((r): RunResult => notRunResult(r, join("runs", r.runId), reason));
+      .map((r): RunResult => notRunResult(r, join("runs", r.runId), what));
     suite.runs = [...suite.runs, ...notRun];
     const removed = removeTempFiles(outDir);
     const file = join(outDir, "results.json");
-    writeResults(file, suite);
+    let written = `results written to ${file}`;
+    try {
+      writeResults(file, suite);
+    } catch (e) {
+      if (!isStorageFault(e)) throw e;
+      written = `${file} could not be written (${(e as NodeJS.ErrnoException).code}); the finished runs' sealed run.json records are reused when the suite resumes`;
+    }
     throw new UserError(
-      `disk full: the suite stopped; ${results.size} finished run(s) kept, ${notRun.length} not run; ` +
-        `results written to ${file}${removed ? `; ${removed} temporary file(s) removed` : ""}`,
+      `${what}: the suite stopped; ${results.size} finished run(s) kept, ${notRun.length} not run; ` +
+        `${written}${removed ? `; ${removed} temporary file(s) removed` : ""}`,
       1,
     );
   }
