@@ -36,10 +36,10 @@ import { UserError } from "../errors.js";
 import { lockResultsDir } from "./lock.js";
 import { removeTempFiles, reserveSpace, RESERVE_FILE } from "./disk.js";
 import { isStorageFault, storageSentence } from "../util/atomic.js";
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { VERSION } from "../version.js";
 import { expandMlebenchAgent } from "../mlebench/agent-folder.js";
-import { loadRunKey } from "./seal.js";
+import { loadRunKey, RUN_SEAL } from "./seal.js";
 
 export { readUsage } from "./run-files.js";
 
@@ -150,8 +150,8 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     return await runSuiteLocked(opts, disposers);
   } finally {
     for (const d of disposers) d();
-    // A suite stopped by an error before its end leaves no reserve behind.
-    rmSync(join(resolve(opts.outDir), RESERVE_FILE), { force: true });
+    // A suite stopped by an error before its end leaves no reserve behind (unless the disk became read-only).
+    quietRm(join(resolve(opts.outDir), RESERVE_FILE));
     release();
   }
 }
@@ -440,15 +440,20 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
       )
       .filter((r): r is RunResult => r !== undefined),
   };
-  freeReserve();
   if (diskFull) {
+    quietRm(join(outDir, RESERVE_FILE));
     const what = diskFull;
     const listed = new Set(suite.runs.map((r) => r.runId));
     const notRun = runs
       .filter((r) => !listed.has(r.runId))
       .map((r): RunResult => notRunResult(r, join("runs", r.runId), what));
     suite.runs = [...suite.runs, ...notRun];
-    const removed = removeTempFiles(outDir);
+    let removed = 0;
+    try {
+      removed = removeTempFiles(outDir);
+    } catch (e) {
+      if (!isStorageFault(e)) throw e;
+    }
     const file = join(outDir, "results.json");
     let written = `results written to ${file}`;
     try {
@@ -457,14 +462,29 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
       if (!isStorageFault(e)) throw e;
       written = `${file} could not be written (${(e as NodeJS.ErrnoException).code}); the finished runs' sealed run.json records are reused when the suite resumes`;
     }
+    // A run whose record could not be written is in results.json, but runs again when the suite resumes.
+    const unsealed = [...results.values()].filter(
+      (r) => !r.reused && !existsSync(join(outDir, "runs", r.runId, RUN_SEAL)),
+    ).length;
     throw new UserError(
-      `${what}: the suite stopped; ${results.size} finished run(s) kept, ${notRun.length} not run; ` +
+      `${what}: the suite stopped; ${results.size} finished run(s) kept` +
+        `${unsealed ? ` (${unsealed} without a sealed record: run again on resume)` : ""}, ${notRun.length} not run; ` +
         `${written}${removed ? `; ${removed} temporary file(s) removed` : ""}`,
       1,
     );
   }
+  freeReserve();
   // Written before anything else (compare, comment, upload) uses it.
   return writeResults(join(outDir, "results.json"), suite);
+}
+
+/** Removes a file; a read-only disk keeps it (nothing else can be done there). */
+function quietRm(file: string): void {
+  try {
+    rmSync(file, { force: true });
+  } catch (e) {
+    if (!isStorageFault(e)) throw e;
+  }
 }
 
 /** A run the cancellation stopped or kept from starting: not run, marked cancelled. */
