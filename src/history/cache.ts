@@ -50,7 +50,12 @@ export async function appendAndSave(
   now: Date = new Date(),
 ): Promise<{ history: History; problem: string | null }> {
   const next = appendEntry(history, entry);
-  writeAtomic(join(dir, HISTORY_FILE), JSON.stringify(next, null, 2) + "\n");
+  try {
+    writeAtomic(join(dir, HISTORY_FILE), JSON.stringify(next, null, 2) + "\n");
+  } catch (e) {
+    // The old history stays whole (atomic write); this head joins it next time.
+    return { history, problem: `history not saved: ${(e as Error).message}` };
+  }
   const key = `${historyKeyPrefix(suiteName)}${now.toISOString().replace(/[:.]/g, "-")}`;
   try {
     await cache.saveCache([dir], key);

@@ -204,6 +204,12 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
     config.competitions,
   );
 
+  // Temporary files of writes a killed process left (the lock says no other process writes here).
+  try {
+    removeTempFiles(outDir);
+  } catch (e) {
+    if (!isStorageFault(e)) throw e; // said below, where the reserve cannot be made either
+  }
   // Space kept back so that results.json can still be written when the agent fills the disk.
   let freeReserve: () => void;
   try {
