@@ -80,7 +80,7 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-describe("faults while records are written", () => {
+describe("faults while records are written", { timeout: 120_000 }, () => {
   it("the results folder full mid-suite: one sentence, finished records kept, nothing half-written; the resume re-runs the rest", async () => {
     const disk = tmpfs("3m");
     if (!disk) return;
@@ -241,5 +241,5 @@ describe("faults while records are written", () => {
     expect(sealed.length).toBeGreaterThanOrEqual(3);
     expect(suite.executed).toEqual(suite.runIds.filter((id) => !sealed.includes(id)));
     expect(resumed.runs.filter((r) => r.reused).map((r) => r.runId)).toEqual(sealed);
-  }, 120_000);
+  }, 180_000);
 });

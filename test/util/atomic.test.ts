@@ -47,7 +47,7 @@ describe("atomic record writes", () => {
       const doc = JSON.parse(readFileSync(file, "utf8")) as { i: number; pad: string };
       expect(doc.pad).toHaveLength(4 * 1024 * 1024);
     }
-  }, 60_000);
+  }, 180_000);
 
   it("a full disk keeps the old record, removes the temporary file, and names the file and the code", () => {
     const disk = tmpfs("1m");
