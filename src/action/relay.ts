@@ -1,7 +1,8 @@
 // The `workflow_run` half of the two-workflow pattern for fork pull requests: the evaluation
 // (read-only token, untrusted code) uploads its comment as an artifact; this half (trusted code,
 // write token, never runs the pull request's code) checks it and posts the sticky comment.
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { writeAtomic } from "../util/atomic.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
@@ -28,7 +29,7 @@ export const CommentFileSchema = z.strictObject({
 export type CommentFile = z.output<typeof CommentFileSchema>;
 
 export function writeCommentFile(path: string, c: CommentFile): void {
-  writeFileSync(path, JSON.stringify(c) + "\n");
+  writeAtomic(path, JSON.stringify(c) + "\n");
 }
 
 /** Artifact names of one suite's comment; the relay takes every name with the prefix. */

@@ -1,5 +1,6 @@
 // The sub-actions plan/, run/ and report/: one suite sharded across runners (docs/action.md).
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
+import { writeAtomic } from "../util/atomic.js";
 import { join, resolve } from "node:path";
 import * as core from "@actions/core";
 import { UserError } from "../errors.js";
@@ -45,7 +46,7 @@ export async function planStep(settings: Settings, judged?: JudgedConfig): Promi
   const dir = resolve(settings.resultsDir);
   mkdirSync(dir, { recursive: true });
   const json = JSON.stringify(plan);
-  writeFileSync(join(dir, "plan.json"), json + "\n");
+  writeAtomic(join(dir, "plan.json"), json + "\n");
   core.setOutput(PlanOutputs.Plan, json);
   core.setOutput(PlanOutputs.Matrix, JSON.stringify(plan.matrix));
   core.setOutput(PlanOutputs.Count, String(plan.count));

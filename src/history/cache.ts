@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
+import { writeAtomic } from "../util/atomic.js";
 import { join } from "node:path";
 import { appendEntry, emptyHistory, parseHistory, type History, type HistoryEntry } from "./history.js";
 
@@ -49,8 +50,12 @@ export async function appendAndSave(
   now: Date = new Date(),
 ): Promise<{ history: History; problem: string | null }> {
   const next = appendEntry(history, entry);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, HISTORY_FILE), JSON.stringify(next, null, 2) + "\n");
+  try {
+    writeAtomic(join(dir, HISTORY_FILE), JSON.stringify(next, null, 2) + "\n");
+  } catch (e) {
+    // The old history stays whole (atomic write); this head joins it next time.
+    return { history, problem: `history not saved: ${(e as Error).message}` };
+  }
   const key = `${historyKeyPrefix(suiteName)}${now.toISOString().replace(/[:.]/g, "-")}`;
   try {
     await cache.saveCache([dir], key);

@@ -1,4 +1,3 @@
-import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { compareRuns, summarize, type Comparison } from "../compare/compare.js";
 import { monitorHooks, SuiteMonitor } from "../compare/monitor.js";
@@ -256,7 +255,7 @@ function writeCancelled(
     const text =
       `${notices.join("\n\n")}\n\nThe head did not run: the suite was cancelled while the baseline ran. ` +
       `The baseline's runs so far:\n\n${renderResults(partial.base)}`;
-    writeFileSync(report, text);
+    writeAtomic(report, text);
     return { report, viewer: wrote };
   } catch (e) {
     input.log?.(`medalist: the report of the finished runs was not written: ${(e as Error).message}`);
@@ -310,7 +309,7 @@ function conclude(input: EvaluateInput, sides: Sides): Evaluation {
       { notices: input.notices, ...opts, gate: session.config.gate, trend: points },
       base,
     );
-  writeFileSync(paths.report, render({ viewerUrl: paths.viewer ? "viewer/index.html" : undefined }));
+  writeAtomic(paths.report, render({ viewerUrl: paths.viewer ? "viewer/index.html" : undefined }));
   return {
     base,
     head,

@@ -49,7 +49,12 @@ export async function lockResultsDir(
       writeSync(fd, JSON.stringify(me) + "\n");
       closeSync(fd);
       return () => {
-        if (readHolder(file)?.nonce === me.nonce) unlinkSync(file);
+        try {
+          if (readHolder(file)?.nonce === me.nonce) unlinkSync(file);
+        } catch (e) {
+          // A folder that became read-only keeps the lock; the next process takes it over (dead pid).
+          if ((e as NodeJS.ErrnoException).code !== "EROFS") throw e;
+        }
       };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;

@@ -15,7 +15,8 @@ import type { RunEvent } from "./progress.js";
 import { executeWithRetries, type RetryPolicy } from "./retry.js";
 import { gradeJson, readUsage } from "./run-files.js";
 import { decide, type Selection } from "./reuse.js";
-import { readStoredRun, saveRun } from "./store.js";
+import { readStoredRun, readStoredRunChecked, saveRun } from "./store.js";
+import { isStorageFault, storageSentence } from "../util/atomic.js";
 import { fetchRun, putRun } from "./run-store.js";
 import { runSealProblem, sealRun } from "./seal.js";
 import type { RunIdentity } from "./identity.js";
@@ -58,6 +59,11 @@ export interface RunContext {
   emit: (e: RunEvent) => void;
   /** Suite-level messages (store problems). */
   log?: (line: string) => void;
+  /**
+   * Set once the run store could not be written (full or read-only): said once, then no run is
+   * copied there for the rest of the suite (the results folder keeps every record).
+   */
+  storeFault?: { sentence: string | null };
 }
 
 /**
@@ -71,7 +77,10 @@ export async function runOne(ctx: RunContext, run: PlannedRun, gpus: string[]): 
 
   // Reuse: a finished run counts only while its identity matches (and the selection allows it).
   const identity = ctx.identities.get(run.competitionId)!;
-  let stored = readStoredRun(storePath);
+  const checked = readStoredRunChecked(storePath);
+  let stored = checked.stored;
+  /** A record that exists but cannot be read: never reused, said once in the run's start line. */
+  let unreadable = "problem" in checked ? checked.problem : null;
   // Only what this runner wrote and sealed counts: a record's identity is computable by anyone.
   let untrusted = stored ? (ctx.untrustedRecords ?? runSealProblem(runDir, run.runId, ctx.runKey)) : null;
   const usable = stored !== null && untrusted === null && stored.identity?.hash === identity.hash;
@@ -81,17 +90,20 @@ export async function runOne(ctx: RunContext, run: PlannedRun, gpus: string[]): 
       if (fetchRun(ctx.storeDir, run.runId, identity.hash, runDir)) {
         stored = readStoredRun(storePath);
         untrusted = stored ? runSealProblem(runDir, run.runId, ctx.runKey) : null;
+        if (stored) unreadable = null;
       }
     } catch (e) {
       ctx.log?.(`${run.runId}: could not read the run store ${ctx.storeDir}: ${(e as Error).message}`);
     }
   }
-  const decision = decide(
+  let decision = decide(
     run,
     stored ? { identity: stored.identity, outcome: stored.result.outcome, untrusted } : null,
     identity,
     ctx.selection,
   );
+  if (unreadable && decision.action === "run" && !stored)
+    decision = { action: "run", why: `its run.json is ${unreadable}, so it counts as not run` };
   if (decision.action === "skip") {
     ctx.emit({ kind: "skipped", runId: run.runId, why: decision.why });
     return null;
@@ -203,13 +215,20 @@ export async function runOne(ctx: RunContext, run: PlannedRun, gpus: string[]): 
   try {
     sealRun(runDir, run.runId, ctx.runKey);
   } catch (e) {
+    // A full or read-only results folder stops the suite (suite/run.ts); the unsealed record is re-run.
+    if (isStorageFault(e)) throw e;
     ctx.log?.(`${run.runId}: its record was not sealed, so it will not be reused: ${(e as Error).message}`);
   }
-  if (ctx.storeDir) {
+  if (ctx.storeDir && !ctx.storeFault?.sentence) {
     try {
       putRun(ctx.storeDir, run.runId, identity.hash, runDir);
     } catch (e) {
-      ctx.log?.(`${run.runId}: not saved to the run store ${ctx.storeDir}: ${(e as Error).message}`);
+      if (isStorageFault(e) && ctx.storeFault) {
+        ctx.storeFault.sentence = storageSentence("the run store", ctx.storeDir, e);
+        ctx.log?.(
+          `${ctx.storeFault.sentence}: no further run is copied there; every record stays in the results folder`,
+        );
+      } else ctx.log?.(`${run.runId}: not saved to the run store ${ctx.storeDir}: ${(e as Error).message}`);
     }
   }
   ctx.emit({ kind: "finished", runId: run.runId, exec, report, failure: result.failure ?? null });

@@ -3,6 +3,7 @@ import {
   constants,
   existsSync,
   fstatSync,
+  readdirSync,
   ftruncateSync,
   lstatSync,
   mkdirSync,
@@ -17,6 +18,7 @@ import {
 import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { walkTree } from "../util/runfiles.js";
+import { syncFile, syncFolder } from "../util/atomic.js";
 
 /**
  * A folder of finished runs outside the checkout, keyed by run id and identity, so that a re-run
@@ -142,6 +144,17 @@ function cpSparse(src: string, dest: string, budget: { left: number }): boolean 
   }
 }
 
+/** Whether a process with this id exists (a copy in progress is never removed). */
+function alive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 const bounds = (o: StoreOptions): Required<StoreOptions> => ({
   maxBytes: o.maxBytes ?? MAX_STORED_RUN_BYTES,
   maxEntries: o.maxEntries ?? MAX_STORED_RUN_ENTRIES,
@@ -184,12 +197,23 @@ export function putRun(
   const tmp = `${entry}.tmp-${process.pid}-${Date.now().toString(36)}`;
   if (!lstatSync(runDir, { throwIfNoEntry: false })?.isDirectory())
     throw new Error(`${runDir} is not a folder`);
+  // Copies a process killed mid-copy left of this entry: never an entry (no rename), only litter.
+  const name = storeKey(runId, identity);
+  for (const old of readdirSync(storeDir)) {
+    const pid = old.startsWith(`${name}.tmp-`) ? Number(old.slice(name.length + 5).split("-")[0]) : NaN;
+    if (Number.isInteger(pid) && !alive(pid)) rmSync(join(storeDir, old), { recursive: true, force: true });
+  }
   try {
     copyTree(runDir, tmp, bounds(opts));
+    // The record and its seal reach the disk before the entry's name does.
+    for (const f of ["run.json", "run.seal"]) if (existsSync(join(tmp, f))) syncFile(join(tmp, f));
+    syncFolder(tmp);
   } catch (e) {
     rmSync(tmp, { recursive: true, force: true });
     throw e;
   }
+  // Replaced in two steps; a kill between them leaves no entry (the run is executed again), never half.
   rmSync(entry, { recursive: true, force: true });
   renameSync(tmp, entry);
+  syncFolder(storeDir);
 }

@@ -34,11 +34,12 @@ import { runOne, type RunContext } from "./run-one.js";
 import { suiteInstructions } from "../mlebench/instructions.js";
 import { UserError } from "../errors.js";
 import { lockResultsDir } from "./lock.js";
-import { isDiskFull, removeTempFiles, reserveSpace, RESERVE_FILE } from "./disk.js";
-import { rmSync } from "node:fs";
+import { removeTempFiles, reserveSpace, RESERVE_FILE } from "./disk.js";
+import { isStorageFault, storageSentence } from "../util/atomic.js";
+import { existsSync, rmSync } from "node:fs";
 import { VERSION } from "../version.js";
 import { expandMlebenchAgent } from "../mlebench/agent-folder.js";
-import { loadRunKey } from "./seal.js";
+import { loadRunKey, RUN_SEAL } from "./seal.js";
 
 export { readUsage } from "./run-files.js";
 
@@ -149,8 +150,8 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
     return await runSuiteLocked(opts, disposers);
   } finally {
     for (const d of disposers) d();
-    // A suite stopped by an error before its end leaves no reserve behind.
-    rmSync(join(resolve(opts.outDir), RESERVE_FILE), { force: true });
+    // A suite stopped by an error before its end leaves no reserve behind (unless the disk became read-only).
+    quietRm(join(resolve(opts.outDir), RESERVE_FILE));
     release();
   }
 }
@@ -203,12 +204,19 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
     config.competitions,
   );
 
+  // Temporary files of writes a killed process left (the lock says no other process writes here).
+  try {
+    removeTempFiles(outDir);
+  } catch (e) {
+    if (!isStorageFault(e)) throw e; // said below, where the reserve cannot be made either
+  }
   // Space kept back so that results.json can still be written when the agent fills the disk.
   let freeReserve: () => void;
   try {
     freeReserve = reserveSpace(outDir);
   } catch (e) {
-    if (isDiskFull(e)) throw new UserError(`the disk holding ${outDir} is full: no run started`, 1);
+    if (isStorageFault(e))
+      throw new UserError(`${storageSentence("the results folder", outDir, e)}: no run started`, 1);
     throw e;
   }
 
@@ -329,6 +337,7 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
       : opts.signal,
     emit,
     record: (r) => results.set(r.runId, r),
+    storeFault: { sentence: null },
   };
   const results = new Map<string, RunResult>();
   // Aborted when the monitor has its verdict: the scheduler hands out no further run.
@@ -363,7 +372,7 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
   };
   const heartbeat = beatSecs > 0 ? setInterval(beat, beatSecs * 1000) : undefined;
   heartbeat?.unref();
-  let diskFull: Error | null = null;
+  let diskFull: string | null = null;
   try {
     const key = opts.priority ?? ((r: PlannedRun) => r.expectedSecs);
     await schedule(
@@ -380,9 +389,10 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
       opts.admit,
     );
   } catch (e) {
-    // A full disk ends the suite cleanly: finished runs kept, the rest marked not run.
-    if (!isDiskFull(e)) throw e;
-    diskFull = e as Error;
+    // A full or read-only disk ends the suite cleanly: finished runs kept, the rest marked not run.
+    if (!isStorageFault(e)) throw e;
+    // Said as it was when the write failed (before the reserve is freed below).
+    diskFull = storageSentence("the results folder", outDir, e);
   } finally {
     clearInterval(heartbeat);
     await executor.close();
@@ -437,25 +447,51 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
       )
       .filter((r): r is RunResult => r !== undefined),
   };
-  freeReserve();
   if (diskFull) {
-    const reason = `the disk filled up (${diskFull.message})`;
+    quietRm(join(outDir, RESERVE_FILE));
+    const what = diskFull;
     const listed = new Set(suite.runs.map((r) => r.runId));
     const notRun = runs
       .filter((r) => !listed.has(r.runId))
-      .map((r): RunResult => notRunResult(r, join("runs", r.runId), reason));
+      .map((r): RunResult => notRunResult(r, join("runs", r.runId), what));
     suite.runs = [...suite.runs, ...notRun];
-    const removed = removeTempFiles(outDir);
+    let removed = 0;
+    try {
+      removed = removeTempFiles(outDir);
+    } catch (e) {
+      if (!isStorageFault(e)) throw e;
+    }
     const file = join(outDir, "results.json");
-    writeResults(file, suite);
+    let written = `results written to ${file}`;
+    try {
+      writeResults(file, suite);
+    } catch (e) {
+      if (!isStorageFault(e)) throw e;
+      written = `${file} could not be written (${(e as NodeJS.ErrnoException).code}); the finished runs' sealed run.json records are reused when the suite resumes`;
+    }
+    // A run whose record could not be written is in results.json, but runs again when the suite resumes.
+    const unsealed = [...results.values()].filter(
+      (r) => !r.reused && !existsSync(join(outDir, "runs", r.runId, RUN_SEAL)),
+    ).length;
     throw new UserError(
-      `disk full: the suite stopped; ${results.size} finished run(s) kept, ${notRun.length} not run; ` +
-        `results written to ${file}${removed ? `; ${removed} temporary file(s) removed` : ""}`,
+      `${what}: the suite stopped; ${results.size} finished run(s) kept` +
+        `${unsealed ? ` (${unsealed} without a sealed record: run again on resume)` : ""}, ${notRun.length} not run; ` +
+        `${written}${removed ? `; ${removed} temporary file(s) removed` : ""}`,
       1,
     );
   }
+  freeReserve();
   // Written before anything else (compare, comment, upload) uses it.
   return writeResults(join(outDir, "results.json"), suite);
+}
+
+/** Removes a file; a read-only disk keeps it (nothing else can be done there). */
+function quietRm(file: string): void {
+  try {
+    rmSync(file, { force: true });
+  } catch (e) {
+    if (!isStorageFault(e)) throw e;
+  }
 }
 
 /** A run the cancellation stopped or kept from starting: not run, marked cancelled. */

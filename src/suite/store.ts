@@ -1,5 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from "node:fs";
-import { dirname } from "node:path";
+import { readFileSync, existsSync } from "node:fs";
 import { z } from "zod";
 import { IDENTITY_PARTS, type IdentityPart, type RunIdentity } from "./identity.js";
 import { SuiteResultsSchema, RunResultSchema, type RunResult, type SuiteResults } from "../results/schema.js";
@@ -7,19 +6,14 @@ import { formatZodError } from "../config/errors.js";
 import { UserError } from "../errors.js";
 import { migrate, MigrationError, type Migrated } from "../results/migrate.js";
 import { RESULTS_DOCUMENT, RUN_DOCUMENT, RUN_SCHEMA_VERSION } from "../results/versions.js";
+import { writeAtomic } from "../util/atomic.js";
 
 /** JSON with NaN scores written as "NaN" (JSON has no NaN). */
 export function toJson(value: unknown): string {
   return JSON.stringify(value, (_k, v) => (typeof v === "number" && Number.isNaN(v) ? "NaN" : v), 2) + "\n";
 }
 
-/** Writes a file atomically: a temporary file in the same folder, then rename. */
-export function writeAtomic(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
-}
+export { writeAtomic } from "../util/atomic.js";
 
 /** Validates and writes results.json; returns the document as written. */
 export function writeResults(path: string, results: SuiteResults): SuiteResults {
@@ -87,19 +81,34 @@ const StoredIdentity = z.object({
 });
 
 export function readStoredRun(path: string): StoredRun | null {
-  if (!existsSync(path)) return null;
+  const r = readStoredRunChecked(path);
+  return "stored" in r ? r.stored : null;
+}
+
+/**
+ * A run's record, or why it cannot be used: missing (absent), or unreadable — half-written by a
+ * process killed mid-write before writes were atomic, damaged, or not a run record. Either way it is
+ * never reused; `problem` says why, so the caller can say it once.
+ */
+export function readStoredRunChecked(
+  path: string,
+): { stored: StoredRun } | { stored: null; problem: string | null } {
+  if (!existsSync(path)) return { stored: null, problem: null };
   try {
     const raw = migrate(RUN_DOCUMENT, JSON.parse(readFileSync(path, "utf8"))).doc as unknown as StoredRun;
     const result = RunResultSchema.parse(raw.result);
     const id = StoredIdentity.safeParse(raw.identity);
     return {
-      suiteHash: String(raw.suiteHash),
-      agent: String(raw.agent),
-      identity: id.success ? id.data : null,
-      result,
+      stored: {
+        suiteHash: String(raw.suiteHash),
+        agent: String(raw.agent),
+        identity: id.success ? id.data : null,
+        result,
+      },
     };
-  } catch {
-    return null;
+  } catch (e) {
+    const why = e instanceof SyntaxError ? "not complete JSON" : "not a valid run record";
+    return { stored: null, problem: `${why}, half-written or damaged` };
   }
 }
 

@@ -157,7 +157,7 @@ describe.each([
       // their own (docker/folder-fs.ts) made on that disk before it starts: there the disk may be
       // full before the first run, and then no run finished. Either way nothing finished is lost.
       const m =
-        /^disk full: the suite stopped; (\d) finished run\(s\) kept, (\d) not run; results written to .*results\.json/.exec(
+        /^the results folder \S+ is full \(ENOSPC; [\d.]+ (?:bytes|KiB|MiB) free\)[^:]*: the suite stopped; (\d) finished run\(s\) kept(?: \(\d without a sealed record: run again on resume\))?, (\d) not run; results written to .*results\.json/.exec(
           err?.message ?? "",
         );
       expect(m, `${err?.message}\n${lines.join("\n")}`).not.toBeNull();

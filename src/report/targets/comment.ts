@@ -52,7 +52,7 @@ export function stickyCommentTarget(place: CommentPlace): ReportTarget {
       } catch (e) {
         const status = (e as { status?: number }).status;
         const problem =
-          status === 403
+          status === 403 && !/rate limit/i.test((e as Error).message)
             ? "could not comment on the pull request (403: the token is read-only, as for pull requests from forks); the report is in this job summary and the report artifact. See docs/action.md for the workflow_run pattern."
             : `could not comment on the pull request (${status ?? ""} ${(e as Error).message}); the report is in this job summary.`;
         d.warn(`medalist: ${problem}`);

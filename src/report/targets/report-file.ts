@@ -1,11 +1,11 @@
 // The report as a file (report.md, rewritten with the links the artifacts gave) or on stdout.
-import { writeFileSync } from "node:fs";
+import { writeAtomic } from "../../util/atomic.js";
 import type { ReportTarget } from "./target.js";
 
 /** report.md again, now with the links earlier targets learned. */
 export const reportFileTarget = (path: string): ReportTarget => ({
   name: "report.md",
-  deliver: async (d) => writeFileSync(path, d.report()),
+  deliver: async (d) => writeAtomic(path, d.report()),
 });
 
 /** The report on stdout (the CLI). */
