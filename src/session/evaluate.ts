@@ -74,6 +74,7 @@ export function renderEvaluation(
   base: SuiteResults | null = null,
 ): string {
   const gate = opts.gate ?? GATE_DEFAULTS;
+  const lost = incompleteNote(head, base);
   const viewer = opts.viewerUrl
     ? `\n[Open the trajectory viewer](${opts.viewerUrl}) (runs, logs, code).\n`
     : "";
@@ -85,8 +86,7 @@ export function renderEvaluation(
         viewerUrl: opts.viewerUrl,
         trend: opts.trend,
       })
-    : `> ⚠️ **No baseline**: ${baselineNote ?? "none was given"}. ${noBaselineRule(gate)}\n\n${renderResults(head, { links: opts.links })}${viewer}`;
-  const lost = incompleteNote(head, base);
+    : `> ⚠️ **No baseline**: ${baselineNote ?? "none was given"}. ${noBaselineRule(gate, lost !== null)}\n\n${renderResults(head, { links: opts.links })}${viewer}`;
   const first = opts.notices?.length ? `${opts.notices.join("\n\n")}\n\n` : "";
   return first + (lost ? `${text}\n> ⚠️ ${lost}\n` : text);
 }

@@ -27,7 +27,12 @@ export function incompleteNote(head: SuiteResults, base: SuiteResults | null): s
     const stopped = lost.filter((r) => r.details.cancelled === "started");
     const never = lost.filter((r) => r.details.cancelled !== "started");
     if (stopped.length) parts.push(`${runs(stopped.length, side.label)} cancelled before the end`);
-    if (never.length)
+    const setup = never.filter((r) => r.details.setup === "failed");
+    if (setup.length === never.length && never.length > 0)
+      parts.push(
+        `${runs(never.length, side.label)} never ran because the suite's ${never[0].error?.replace(/^not run: /, "")}`,
+      );
+    else if (never.length)
       parts.push(
         `${runs(never.length, side.label)} never ran (${never[0].error?.replace(/^not run: /, "")})`,
       );
@@ -79,10 +84,12 @@ export function decideGate(
 export const plainSentence = (d: GateDecision) => d.sentence.replace(/\*\*/g, "");
 
 /** What the gate does without a baseline, for the first line of such a report. */
-export function noBaselineRule(gate: GateConfig): string {
+export function noBaselineRule(gate: GateConfig, incomplete = false): string {
   return gate.failOn === "never"
     ? "The gate is off (fail-on: never)."
-    : gate.missingBaseline === "fail"
-      ? "The gate fails (gate.missingBaseline: fail)."
-      : "Nothing was compared, so the gate passes (gate.missingBaseline: pass).";
+    : incomplete
+      ? "The gate fails: runs are missing (below)."
+      : gate.missingBaseline === "fail"
+        ? "The gate fails (gate.missingBaseline: fail)."
+        : "Nothing was compared, so the gate passes (gate.missingBaseline: pass).";
 }
