@@ -15,6 +15,7 @@ import { mergeCommand } from "./merge.js";
 import { decideCommand } from "./decide.js";
 import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
+import { mlebenchEnvCommand } from "./mlebench-env.js";
 
 /** Every CLI command; each lives in its own file in this folder. */
 export const commands: Command[] = [
@@ -35,4 +36,5 @@ export const commands: Command[] = [
   migrateCommand,
   exportCommand,
   importCommand,
+  mlebenchEnvCommand,
 ];
