@@ -49,7 +49,7 @@ export function outcomeWhy(r: RunResult, timeLimitSecs: number): string {
       return `The agent was killed for running out of memory${r.exitCode !== null ? ` (exit code ${r.exitCode})` : ""}.`;
     case "infra_error":
       if (r.details.setup === "failed")
-        return `Not run: the suite's setup failed before any run started (${(r.error ?? "").replace(/^not run: setup failed: /, "")}). Not the agent's result: this run counts on neither side, and the gate fails.`;
+        return "Not run: the suite's setup failed before any run started (the cause above). Not the agent's result: this run counts on neither side, and the gate fails.";
       return `Infrastructure error, not the agent's: ${r.error ?? "unknown"}. This run counts on neither side.`;
   }
 }
@@ -170,7 +170,8 @@ export function renderRun(site: SiteData, run: RunData): string {
   parts.push(
     `<p class="muted">agent: ${esc(suite.agent.description)} · run ${esc(r.runId)} · started ${esc(r.startedAt)}</p>`,
   );
-  if (run.missingFolder)
+  // A run the setup kept from starting has no folder to find.
+  if (run.missingFolder && r.details.setup !== "failed")
     parts.push(
       `<p class="bad">The run folder ${esc(r.runDir)} was not found beside the results file: only the results are shown.</p>`,
     );
