@@ -110,6 +110,22 @@ describe.skipIf(!standin)("a suite whose setup fails", () => {
     );
   }, 300_000);
 
+  it("a shard whose setup fails exits 1 with the cause, its results written", async () => {
+    const { dir, config } = project("setup-pip", standin!);
+    const out = join(dir, "out");
+    const r = await runCli("run", "--config", config, "--out", out, "--shard", "1/1");
+    expect(r.code, r.all).toBe(1);
+    const lines = r.stderr.split("\n").filter((l) => l.trim() !== "");
+    expect(lines.filter((l) => l.includes("setup failed"))).toEqual([lines.at(-1)]);
+    expect(lines.at(-1)).toMatch(
+      /^medalist: Incomplete: 2 head runs never ran because the suite's setup failed: .*exec: pip: not found\. .* Exit code 1\.$/,
+    );
+    const results = SuiteResultsSchema.parse(
+      JSON.parse(readFileSync(join(out, "head", "results.json"), "utf8")),
+    );
+    expect(results.runs.map((x) => x.details.setup)).toEqual(["failed", "failed"]);
+  }, 300_000);
+
   it("mlebench-env build with a base image that is not here: one sentence, exit 2", async () => {
     const r = await runCli(
       "mlebench-env",

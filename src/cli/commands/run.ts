@@ -186,7 +186,9 @@ export async function runShardFromConfig(
       selection: opts.selection,
     });
     progress(`shard results: ${[paths.base, paths.head].filter(Boolean).join(", ")}`);
-    return 0;
+    if (!paths.setupFailed) return 0;
+    progress(`medalist: ${paths.setupFailed} Exit code 1.`);
+    return 1;
   } catch (e) {
     if (e instanceof Cancelled) return 130;
     throw e;
