@@ -2,7 +2,16 @@
 // suite's failure, said once: one line with the real cause, every run not run (never the agent's
 // failure, never in the medal rate), a non-zero exit without a baseline, the build log kept and
 // linked from the viewer. Real daemon; upstream's agents/dummy layout (the project's own fixture).
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -125,6 +134,20 @@ describe.skipIf(!standin)("a suite whose setup fails", () => {
     );
     expect(results.runs.map((x) => x.details.setup)).toEqual(["failed", "failed"]);
   }, 300_000);
+
+  it("mlebench-env build --from a checkout whose environment/Dockerfile cannot build offline: one sentence, exit 1", async () => {
+    const checkout = mkdtempSync(join(work, "mle-bench-"));
+    mkdirSync(join(checkout, "environment"));
+    writeFileSync(
+      join(checkout, "environment", "Dockerfile"),
+      "FROM medalist-test-absent-base:0\nRUN true\n",
+    );
+    const r = await runCli("mlebench-env", "build", "--from", checkout, "--tag", "medalist-test-unused:0");
+    expect(r.code, r.all).toBe(1);
+    expect(r.stderr.split("\n").at(-1)).toMatch(
+      /^medalist mlebench-env: upstream's environment\/Dockerfile did not build: the base image medalist-test-absent-base:0 \(FROM, step 1\/\d+\) is not on this runner and could not be pulled \(.+\); docker pull it where a registry is reachable, or docker load it on the runner; it needs the network \(Docker Hub, apt, Miniconda, PyPI\)\. Without one, run medalist mlebench-env build without --from$/,
+    );
+  }, 120_000);
 
   it("mlebench-env build with a base image that is not here: one sentence, exit 2", async () => {
     const r = await runCli(
