@@ -14,6 +14,7 @@ import { toJson, writeAtomic, writeResults } from "../suite/store.js";
 import { trend, type TrendPoint } from "../history/history.js";
 import { writeViewer } from "../view/write.js";
 import { decideGate, incompleteNote, noBaselineRule, type GateDecision } from "./gate.js";
+import { inert } from "../report/inert.js";
 
 export interface RenderOptions {
   /** Trajectory links by run directory. */
@@ -88,7 +89,7 @@ export function renderEvaluation(
       })
     : `> ⚠️ **No baseline**: ${baselineNote ?? "none was given"}. ${noBaselineRule(gate, lost !== null)}\n\n${renderResults(head, { links: opts.links })}${viewer}`;
   const first = opts.notices?.length ? `${opts.notices.join("\n\n")}\n\n` : "";
-  return first + (lost ? `${text}\n> ⚠️ ${lost}\n` : text);
+  return first + (lost ? `${text}\n> ⚠️ ${inert(lost, 4000)}\n` : text);
 }
 
 type Sides = {

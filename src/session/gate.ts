@@ -5,6 +5,7 @@ import type { Config } from "../config/schema.js";
 import { gateSentence } from "../report/verdict.js";
 import type { SuiteResults } from "../results/schema.js";
 import { notRun } from "./merge.js";
+import { inert } from "../report/inert.js";
 
 type GateConfig = Pick<Config["gate"], "failOn" | "missingBaseline">;
 
@@ -14,6 +15,8 @@ export interface GateDecision {
   reason: "off" | "incomplete" | "regressed" | "error" | "no-baseline" | "passed";
   /** One Markdown sentence ("**Gate: failed** — …") for the summary, the logs and the exit line. */
   sentence: string;
+  /** The sentence as plain text, when it holds text the agent controls (made inert in `sentence`). */
+  text?: string;
 }
 
 /** Why the evaluation is incomplete (runs of lost shards, or cancelled), or null. */
@@ -54,7 +57,13 @@ export function decideGate(
 ): GateDecision {
   const incomplete = incompleteNote(sides.head, sides.base);
   if (incomplete && gate.failOn !== "never")
-    return { fails: true, reason: "incomplete", sentence: `**Gate: failed** — ${incomplete}` };
+    return {
+      fails: true,
+      reason: "incomplete",
+      // A setup failure's cause quotes the agent's build output: inert in Markdown, as it is in plain text.
+      sentence: `**Gate: failed** — ${inert(incomplete, 4000)}`,
+      text: `Gate: failed — ${incomplete}`,
+    };
   if (!comparison) {
     if (gate.failOn === "never")
       return {
@@ -81,7 +90,7 @@ export function decideGate(
 }
 
 /** The gate's sentence as plain text (logs, annotations, stderr). */
-export const plainSentence = (d: GateDecision) => d.sentence.replace(/\*\*/g, "");
+export const plainSentence = (d: GateDecision) => d.text ?? d.sentence.replace(/\*\*/g, "");
 
 /** What the gate does without a baseline, for the first line of such a report. */
 export function noBaselineRule(gate: GateConfig, incomplete = false): string {

@@ -105,3 +105,24 @@ describe("a side whose setup failed (suite/run.ts: every run not run for one cau
     );
   });
 });
+
+describe("a setup failure's cause quotes the agent's build output", () => {
+  it("is inert in the Markdown sentence and as written in the plain one", () => {
+    const hostile =
+      "not run: setup failed: the agent image did not build: step 2/2 (RUN x) exited with code 1: <img src=x onerror=alert(1)> [win](http://evil.example) @acme/team <!-- medalist:sticky -->";
+    const head = fakeSuite("head", [
+      fakeRun("c0", 0, "none", {
+        outcome: "infra_error",
+        attempts: 0,
+        grade: null,
+        error: hostile,
+        details: { [NOT_RUN]: "true", setup: "failed" },
+      }),
+    ]);
+    const d = decideGate(null, GATE_DEFAULTS, { head, base: null });
+    // Escaped (\<img, \]), split (@\u200bacme) and stripped (the marker): shown as text, opening nothing.
+    expect(d.sentence).not.toMatch(/(?<!\\)<img|(?<!\\)\]\(http|<!--|@acme\/team/);
+    expect(d.sentence).toContain("\\<img src=x onerror=alert(1)\\>");
+    expect(plainSentence(d)).toContain("<img src=x onerror=alert(1)> [win](http://evil.example)");
+  });
+});
