@@ -58,10 +58,12 @@ describe.skipIf(!docker || !base)("docs/mlebench.md, Try it offline with upstrea
   const cwd = process.cwd();
   afterAll(async () => {
     process.chdir(cwd);
-    await docker!
-      .getImage("medalist-agent:dummy")
-      .remove({ force: true })
-      .catch(() => {});
+    // The dummy's image and the writable-/home layer over it (mlebench-env stays: the page builds it for the user).
+    for (const tag of ["medalist-agent:dummy-home", "medalist-agent:dummy"])
+      await docker!
+        .getImage(tag)
+        .remove({ force: true })
+        .catch(() => {});
     rmSync(work, { recursive: true, force: true });
   });
 
