@@ -161,6 +161,8 @@ export async function runStep(
   );
   if (notes.length) core.info(`medalist: shard results uploaded with changes: ${notesText(notes)}`);
   core.info(`shard results uploaded as ${name}${id !== undefined ? ` (artifact ${id})` : ""}`);
+  // Uploaded first (the report job fails closed on them too); the shard's check fails with the cause.
+  if (paths.setupFailed) core.setFailed(`medalist: ${paths.setupFailed}`);
 }
 
 /** report/: every shard's results downloaded and merged, compared once, one comment, the gate. */

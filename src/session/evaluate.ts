@@ -13,6 +13,7 @@ import { toJson, writeAtomic, writeResults } from "../suite/store.js";
 import { trend, type TrendPoint } from "../history/history.js";
 import { writeViewer } from "../view/write.js";
 import { decideGate, incompleteNote, noBaselineRule, type GateDecision } from "./gate.js";
+import { inert } from "../report/inert.js";
 
 export interface RenderOptions {
   /** Trajectory links by run directory. */
@@ -74,6 +75,7 @@ export function renderEvaluation(
   base: SuiteResults | null = null,
 ): string {
   const gate = opts.gate ?? GATE_DEFAULTS;
+  const lost = incompleteNote(head, base);
   const viewer = opts.viewerUrl
     ? `\n[Open the trajectory viewer](${opts.viewerUrl}) (runs, logs, code).\n`
     : "";
@@ -85,10 +87,9 @@ export function renderEvaluation(
         viewerUrl: opts.viewerUrl,
         trend: opts.trend,
       })
-    : `> ⚠️ **No baseline**: ${baselineNote ?? "none was given"}. ${noBaselineRule(gate)}\n\n${renderResults(head, { links: opts.links })}${viewer}`;
-  const lost = incompleteNote(head, base);
+    : `> ⚠️ **No baseline**: ${baselineNote ?? "none was given"}. ${noBaselineRule(gate, lost !== null)}\n\n${renderResults(head, { links: opts.links })}${viewer}`;
   const first = opts.notices?.length ? `${opts.notices.join("\n\n")}\n\n` : "";
-  return first + (lost ? `${text}\n> ⚠️ ${lost}\n` : text);
+  return first + (lost ? `${text}\n> ⚠️ ${inert(lost, 4000)}\n` : text);
 }
 
 type Sides = {

@@ -5,6 +5,7 @@ import type { Config } from "../config/schema.js";
 import { gateSentence } from "../report/verdict.js";
 import type { SuiteResults } from "../results/schema.js";
 import { notRun } from "./merge.js";
+import { inert } from "../report/inert.js";
 
 type GateConfig = Pick<Config["gate"], "failOn" | "missingBaseline">;
 
@@ -14,6 +15,8 @@ export interface GateDecision {
   reason: "off" | "incomplete" | "regressed" | "error" | "no-baseline" | "passed";
   /** One Markdown sentence ("**Gate: failed** — …") for the summary, the logs and the exit line. */
   sentence: string;
+  /** The sentence as plain text, when it holds text the agent controls (made inert in `sentence`). */
+  text?: string;
 }
 
 /** Why the evaluation is incomplete (runs of lost shards, or cancelled), or null. */
@@ -27,7 +30,12 @@ export function incompleteNote(head: SuiteResults, base: SuiteResults | null): s
     const stopped = lost.filter((r) => r.details.cancelled === "started");
     const never = lost.filter((r) => r.details.cancelled !== "started");
     if (stopped.length) parts.push(`${runs(stopped.length, side.label)} cancelled before the end`);
-    if (never.length)
+    const setup = never.filter((r) => r.details.setup === "failed");
+    if (setup.length === never.length && never.length > 0)
+      parts.push(
+        `${runs(never.length, side.label)} never ran because the suite's ${never[0].error?.replace(/^not run: /, "")}`,
+      );
+    else if (never.length)
       parts.push(
         `${runs(never.length, side.label)} never ran (${never[0].error?.replace(/^not run: /, "")})`,
       );
@@ -49,7 +57,13 @@ export function decideGate(
 ): GateDecision {
   const incomplete = incompleteNote(sides.head, sides.base);
   if (incomplete && gate.failOn !== "never")
-    return { fails: true, reason: "incomplete", sentence: `**Gate: failed** — ${incomplete}` };
+    return {
+      fails: true,
+      reason: "incomplete",
+      // A setup failure's cause quotes the agent's build output: inert in Markdown, as it is in plain text.
+      sentence: `**Gate: failed** — ${inert(incomplete, 4000)}`,
+      text: `Gate: failed — ${incomplete}`,
+    };
   if (!comparison) {
     if (gate.failOn === "never")
       return {
@@ -76,13 +90,15 @@ export function decideGate(
 }
 
 /** The gate's sentence as plain text (logs, annotations, stderr). */
-export const plainSentence = (d: GateDecision) => d.sentence.replace(/\*\*/g, "");
+export const plainSentence = (d: GateDecision) => d.text ?? d.sentence.replace(/\*\*/g, "");
 
 /** What the gate does without a baseline, for the first line of such a report. */
-export function noBaselineRule(gate: GateConfig): string {
+export function noBaselineRule(gate: GateConfig, incomplete = false): string {
   return gate.failOn === "never"
     ? "The gate is off (fail-on: never)."
-    : gate.missingBaseline === "fail"
-      ? "The gate fails (gate.missingBaseline: fail)."
-      : "Nothing was compared, so the gate passes (gate.missingBaseline: pass).";
+    : incomplete
+      ? "The gate fails: runs are missing (below)."
+      : gate.missingBaseline === "fail"
+        ? "The gate fails (gate.missingBaseline: fail)."
+        : "Nothing was compared, so the gate passes (gate.missingBaseline: pass).";
 }

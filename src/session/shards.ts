@@ -17,6 +17,7 @@ import {
 import type { PlannedRun } from "../plan/plan.js";
 import { MAX_STAGES, stageSeeds } from "../plan/stages.js";
 import { runSides, type EvaluateInput, type Session } from "./evaluate.js";
+import { incompleteNote } from "./gate.js";
 
 export interface PlanOptions {
   shards?: number;
@@ -246,15 +247,20 @@ export type ShardRunInput = Omit<EvaluateInput, "shard" | "head" | "history"> & 
  * One shard of each side that runs (the baseline only when it is run): its results on disk, no
  * comparison; the report job (or `medalist merge`) merges the shards and compares them once.
  */
-export async function runShard(input: ShardRunInput): Promise<{ head: string; base: string | null }> {
+export async function runShard(
+  input: ShardRunInput,
+): Promise<{ head: string; base: string | null; setupFailed: string | null }> {
   const { session, which } = input;
   const shard = shardOf(session, which.index, which.count, input.planFile, input.stage);
   const st = input.stage !== undefined ? `stage ${input.stage}, ` : "";
   input.log?.(`${st}shard ${shard.index}/${shard.count}: ${shard.runIds.length} runs`);
   const baseline = input.baseline.kind === "run" ? input.baseline : ({ kind: "none" } as const);
-  await runSides({ ...input, baseline, shard });
+  const sides = await runSides({ ...input, baseline, shard });
   const dir = resolve(input.resultsDir);
+  const failed = [sides.base, sides.head].some((s) => s?.runs.some((r) => r.details.setup === "failed"));
   return {
+    // A side whose setup failed ran nothing: the shard says so and fails (its results are still written).
+    setupFailed: failed ? incompleteNote(sides.head, sides.base) : null,
     head: join(dir, "head", "results.json"),
     base: baseline.kind === "run" ? join(dir, "base", "results.json") : null,
   };

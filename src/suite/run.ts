@@ -1,5 +1,5 @@
 import { stageBuildContext } from "../execute/build-context.js";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import {
   configDeprecations,
   envBytes,
@@ -40,6 +40,7 @@ import { existsSync, rmSync } from "node:fs";
 import { VERSION } from "../version.js";
 import { expandMlebenchAgent } from "../mlebench/agent-folder.js";
 import { loadRunKey, RUN_SEAL } from "./seal.js";
+import { SetupFailure } from "../execute/setup-failure.js";
 
 export { readUsage } from "./run-files.js";
 
@@ -234,9 +235,16 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
     log,
   };
   if (opts.signal) suiteCtx.signal = opts.signal;
-  const executor = opts.backend
-    ? await opts.backend.open(suiteCtx)
-    : await openExecutor(config.executor, suiteCtx);
+  let executor;
+  try {
+    executor = opts.backend
+      ? await opts.backend.open(suiteCtx)
+      : await openExecutor(config.executor, suiteCtx);
+  } catch (e) {
+    if (!(e instanceof SetupFailure)) throw e;
+    freeReserve();
+    return setupFailed(e, { opts, runs, plan: thePlan, agentText, startedAt, outDir });
+  }
 
   // Each run's identity: a finished run is reused only while it matches.
   const selection: Selection = {
@@ -522,4 +530,53 @@ function notRunResult(run: PlannedRun, runDir: string, reason: string): RunResul
     gpus: [],
     details: { notRun: "true" },
   };
+}
+
+/**
+ * The suite's setup failed (execute/setup-failure.ts): every run is recorded as not run for that
+ * one cause, never as the agent's failure, and the results say where the build log is (relative to
+ * the results folder) for the viewer. The gate fails closed on runs that never ran.
+ */
+function setupFailed(
+  e: SetupFailure,
+  s: {
+    opts: SuiteOptions;
+    runs: PlannedRun[];
+    plan: Plan;
+    agentText: string;
+    startedAt: string;
+    outDir: string;
+  },
+): SuiteResults {
+  const { opts, outDir } = s;
+  const buildLog = e.buildLog && dirname(resolve(e.buildLog)) === outDir ? basename(e.buildLog) : null;
+  const reason = `setup failed: ${e.line}`;
+  const suite: SuiteResults = {
+    schemaVersion: RESULTS_SCHEMA_VERSION,
+    medalistVersion: VERSION,
+    label: opts.label,
+    suite: {
+      name: opts.config.name,
+      hash: s.plan.suiteHash,
+      competitions: s.plan.competitions,
+      seeds: s.plan.seeds,
+    },
+    agent: { description: s.agentText, image: null, imageDigest: null },
+    git: opts.git ?? { sha: null, ref: null },
+    environment: {
+      executor: opts.config.executor,
+      timeLimitSecs: opts.config.limits.time,
+      gpuModel: opts.gpuModel ?? null,
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+    },
+    startedAt: s.startedAt,
+    finishedAt: new Date().toISOString(),
+    ...(opts.shard ? { shard: opts.shard } : {}),
+    runs: s.runs.map((r) => {
+      const run = notRunResult(r, join("runs", r.runId), reason);
+      return { ...run, details: { ...run.details, setup: "failed", ...(buildLog ? { buildLog } : {}) } };
+    }),
+  };
+  return writeResults(join(outDir, "results.json"), suite);
 }

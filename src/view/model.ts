@@ -31,6 +31,8 @@ export interface RunData {
   events: { file: string; events: TrajectoryEvent[] } | null;
   /** The run folder was not found beside the results file. */
   missingFolder: boolean;
+  /** The page of the image build log when the suite's setup failed (set by the writer). */
+  buildLog?: { page: string; name: string } | null;
   /** Links to the paired run, the code diff and the neighbouring runs (set by the writer). */
   nav?: RunNav;
 }

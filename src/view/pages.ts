@@ -48,6 +48,8 @@ export function outcomeWhy(r: RunResult, timeLimitSecs: number): string {
     case "oom":
       return `The agent was killed for running out of memory${r.exitCode !== null ? ` (exit code ${r.exitCode})` : ""}.`;
     case "infra_error":
+      if (r.details.setup === "failed")
+        return "Not run: the suite's setup failed before any run started (the cause above). Not the agent's result: this run counts on neither side, and the gate fails.";
       return `Infrastructure error, not the agent's: ${r.error ?? "unknown"}. This run counts on neither side.`;
   }
 }
@@ -151,6 +153,10 @@ export function renderRun(site: SiteData, run: RunData): string {
     `<p id="cause" class="cause ${cause.bad ? "bad" : "good"}">${lineText(cause.text, 4000, budget)}</p>` +
       `<p id="outcome" class="muted"><b>${esc(outcomeText(cellOf(r)))}</b> · ${lineText(outcomeWhy(r, suite.environment.timeLimitSecs), 4000, budget)}</p>`,
   );
+  if (run.buildLog)
+    parts.push(
+      `<p id="build-log">The image's build output: <a href="../${esc(run.buildLog.page)}">${esc(run.buildLog.name)}</a></p>`,
+    );
   // The agent's last stderr lines, as recorded with the cause (else the log's last error lines).
   const tail = r.failure?.stderrTail.length
     ? r.failure.stderrTail
@@ -164,7 +170,8 @@ export function renderRun(site: SiteData, run: RunData): string {
   parts.push(
     `<p class="muted">agent: ${esc(suite.agent.description)} · run ${esc(r.runId)} · started ${esc(r.startedAt)}</p>`,
   );
-  if (run.missingFolder)
+  // A run the setup kept from starting has no folder to find.
+  if (run.missingFolder && r.details.setup !== "failed")
     parts.push(
       `<p class="bad">The run folder ${esc(r.runDir)} was not found beside the results file: only the results are shown.</p>`,
     );

@@ -13,6 +13,7 @@ import { diffPageName, siteNav } from "./nav.js";
 import { compareRuns, type Comparison } from "../compare/compare.js";
 import { GATE_DEFAULTS } from "../config/schema.js";
 import { renderDiff } from "./diff-page.js";
+import { buildLogName, writeBuildLogPage, type BuildLogLink } from "./build-log.js";
 
 export interface ViewerInput {
   head: SuiteResults;
@@ -97,7 +98,8 @@ const light = (r: RunData): RunData => ({
  */
 export function writeViewer(input: ViewerInput): { index: string; runs: number; diffs: number } {
   const out = resolve(input.out);
-  for (const d of ["runs", "diffs"]) rmSync(join(out, d), { recursive: true, force: true });
+  for (const d of ["runs", "diffs", "build-base.html", "build-head.html"])
+    rmSync(join(out, d), { recursive: true, force: true });
   mkdirSync(join(out, "runs"), { recursive: true });
   mkdirSync(join(out, "diffs"), { recursive: true });
   const ids = [...new Set([...(input.base?.runs ?? []), ...input.head.runs].map((r) => r.competitionId))];
@@ -124,6 +126,14 @@ export function writeViewer(input: ViewerInput): { index: string; runs: number; 
       pairs.set(runKey(r), p);
     }
   let logBudget = LIMITS.siteLogBytes;
+  // A side whose setup failed: its build log's page, linked from each of its run pages.
+  const builds = new Map<string, BuildLogLink | null>();
+  const buildLink = (side: "base" | "head", r: RunResult, dir: string | undefined) => {
+    const name = buildLogName(r);
+    if (!name || dir === undefined) return null;
+    if (!builds.has(side)) builds.set(side, writeBuildLogPage(out, side, dir, name));
+    return builds.get(side) ?? null;
+  };
   const load = (side: "base" | "head", r: RunResult | undefined, dir: string | undefined): RunData | null => {
     if (!r) return null;
     const loaded = loadRun(side, r, dir ?? ".");
@@ -140,6 +150,7 @@ export function writeViewer(input: ViewerInput): { index: string; runs: number; 
       run.log = info;
     } else run.logDir = null;
     run.nav = nav.get(`${side}|${runKey(r)}`);
+    run.buildLog = buildLink(side, r, dir);
     writeFileSync(join(out, run.page), renderRun(site, run));
     site.runs.push(light(run));
     return run;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compareRuns } from "../../src/compare/compare.js";
 import { GATE_DEFAULTS } from "../../src/config/schema.js";
-import { decideGate, plainSentence } from "../../src/session/gate.js";
+import { decideGate, noBaselineRule, plainSentence } from "../../src/session/gate.js";
 import { NOT_RUN } from "../../src/session/merge.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
 
@@ -67,5 +67,62 @@ describe("the gate's one decision", () => {
       sentence: "**Gate: failed** — no baseline to compare with, and gate.missingBaseline is fail.",
     });
     expect(decideGate(null, { failOn: "never", missingBaseline: "fail" }, sides).fails).toBe(false);
+  });
+});
+
+describe("a side whose setup failed (suite/run.ts: every run not run for one cause)", () => {
+  const cause =
+    "not run: setup failed: the agent image did not build: step 4/4 (RUN pip install x) exited with code 127: exec: pip: not found";
+  const head = fakeSuite(
+    "head",
+    [0, 1].map((s) =>
+      fakeRun("c0", s, "none", {
+        outcome: "infra_error",
+        attempts: 0,
+        grade: null,
+        error: cause,
+        details: { [NOT_RUN]: "true", setup: "failed", buildLog: "head-build.log" },
+      }),
+    ),
+  );
+
+  it("fails the gate without a baseline, in one sentence with the cause", () => {
+    const d = decideGate(null, GATE_DEFAULTS, { head, base: null });
+    expect(d.fails).toBe(true);
+    expect(plainSentence(d)).toBe(
+      "Gate: failed — Incomplete: 2 head runs never ran because the suite's setup failed: the agent image did not build: step 4/4 (RUN pip install x) exited with code 127: exec: pip: not found. They count as not comparable and the gate does not pass.",
+    );
+    // Even when a missing baseline would pass.
+    expect(decideGate(null, { ...GATE_DEFAULTS, missingBaseline: "pass" }, { head, base: null }).fails).toBe(
+      true,
+    );
+  });
+
+  it("the no-baseline report does not say the gate passes", () => {
+    expect(noBaselineRule(GATE_DEFAULTS, true)).toBe("The gate fails: runs are missing (below).");
+    expect(noBaselineRule(GATE_DEFAULTS)).toBe(
+      "Nothing was compared, so the gate passes (gate.missingBaseline: pass).",
+    );
+  });
+});
+
+describe("a setup failure's cause quotes the agent's build output", () => {
+  it("is inert in the Markdown sentence and as written in the plain one", () => {
+    const hostile =
+      "not run: setup failed: the agent image did not build: step 2/2 (RUN x) exited with code 1: <img src=x onerror=alert(1)> [win](http://evil.example) @acme/team <!-- medalist:sticky -->";
+    const head = fakeSuite("head", [
+      fakeRun("c0", 0, "none", {
+        outcome: "infra_error",
+        attempts: 0,
+        grade: null,
+        error: hostile,
+        details: { [NOT_RUN]: "true", setup: "failed" },
+      }),
+    ]);
+    const d = decideGate(null, GATE_DEFAULTS, { head, base: null });
+    // Escaped (\<img, \]), split (@\u200bacme) and stripped (the marker): shown as text, opening nothing.
+    expect(d.sentence).not.toMatch(/(?<!\\)<img|(?<!\\)\]\(http|<!--|@acme\/team/);
+    expect(d.sentence).toContain("\\<img src=x onerror=alert(1)\\>");
+    expect(plainSentence(d)).toContain("<img src=x onerror=alert(1)> [win](http://evil.example)");
   });
 });

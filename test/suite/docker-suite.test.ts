@@ -74,9 +74,12 @@ describe.skipIf(!docker)("runSuite with the Docker executor (real daemon)", () =
     expect(left.filter((c) => (c.Labels["medalist.suite"] ?? "").startsWith("head-"))).toEqual([]);
   }, 240_000);
 
-  it("records the runs of an agent whose own Dockerfile does not build as failed, not infra", async () => {
+  it("records the runs of an agent whose own Dockerfile does not build as not run, never the agent's", async () => {
     const ctx = mkdtempSync(join(tmpdir(), "medalist-broken-agent-"));
-    writeFileSync(join(ctx, "Dockerfile"), `FROM ${NODE_IMAGE}\nRUN exit 3\n`);
+    writeFileSync(
+      join(ctx, "Dockerfile"),
+      `FROM ${NODE_IMAGE}\nRUN echo "step output"; echo "the real cause" >&2; exit 3\n`,
+    );
     const outDir = mkdtempSync(join(tmpdir(), "medalist-docker-out-"));
     const config = validateConfig(
       {
@@ -87,17 +90,21 @@ describe.skipIf(!docker)("runSuite with the Docker executor (real daemon)", () =
         agent: { build: { context: ctx } },
         limits: { time: 60 },
         dataDir: mkdtempSync(join(tmpdir(), "medalist-docker-data-")),
-        docker: { network: "none" },
+        docker: { network: "none", buildNetwork: "none" },
       },
       "test",
     );
     const results = await runSuite({ config, baseDir: root, outDir, label: "head" });
     expect(results.runs).toHaveLength(2);
     for (const run of results.runs) {
-      expect(run.outcome).toBe("failed");
-      expect(run.error).toMatch(/^the agent image did not build: .*non-zero code: 3/);
-      expect(run.grade?.any_medal).toBe(false);
-      expect(run.grade?.grader_error ?? false).toBe(false);
+      expect(run.outcome).toBe("infra_error");
+      expect(run.attempts).toBe(0);
+      expect(run.error).toMatch(
+        /^not run: setup failed: the agent image did not build: step 2\/\d \(RUN echo "step output"; echo "the real cause" >&2; exit 3\) exited with code 3: the real cause$/,
+      );
+      expect(run.grade).toBeNull();
+      expect(run.details).toMatchObject({ notRun: "true", setup: "failed", buildLog: "head-build.log" });
     }
+    expect(readFileSync(join(outDir, "head-build.log"), "utf8")).toContain("returned a non-zero code: 3");
   }, 240_000);
 });

@@ -16,6 +16,7 @@ import { decideCommand } from "./decide.js";
 import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
 import { trendCommand } from "./trend.js";
+import { mlebenchEnvCommand } from "./mlebench-env.js";
 
 /** Every CLI command; each lives in its own file in this folder. */
 export const commands: Command[] = [
@@ -37,4 +38,5 @@ export const commands: Command[] = [
   migrateCommand,
   exportCommand,
   importCommand,
+  mlebenchEnvCommand,
 ];

@@ -13,6 +13,7 @@ import { deliverAll, newDelivery } from "../../report/targets/target.js";
 import { parseCommandArgs, requireOption, stageOption, UserError, type Command } from "../command.js";
 import { defaultRegistryDir } from "../../registry/registry.js";
 import type { Config } from "../../config/schema.js";
+import type { SuiteResults } from "../../results/schema.js";
 import type { Outcome } from "../../execute/types.js";
 import { parseRerun } from "../../suite/reuse.js";
 import { defaultResultsDir } from "../../config/results-dir.js";
@@ -123,6 +124,7 @@ export async function runFromConfig(
     await deliverAll([stdoutTarget()], newDelivery(ev, {}, { warn: progress, info: progress }));
     progress(`results: ${[ev.paths.head, ev.paths.base].filter(Boolean).join(", ")}`);
     if (ev.paths.viewer) progress(`viewer:  ${join(ev.paths.viewer, "index.html")}`);
+    for (const log of buildLogs(ev)) progress(`build log: ${log}`);
     progress(`report:  ${ev.paths.report}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`);
     if (!ev.gate.fails) return 0;
     progress(`medalist: ${plainSentence(ev.gate)} Exit code 1.`);
@@ -130,6 +132,22 @@ export async function runFromConfig(
   } finally {
     cancel.dispose();
   }
+}
+
+/** The build logs of the sides whose setup failed (suite/run.ts records them with the runs). */
+function buildLogs(ev: {
+  head: SuiteResults;
+  base: SuiteResults | null;
+  paths: { head: string; base: string | null };
+}) {
+  const sides = [
+    [ev.base, ev.paths.base],
+    [ev.head, ev.paths.head],
+  ] as const;
+  return sides.flatMap(([side, file]) => {
+    const name = side?.runs.find((r) => r.details.setup === "failed")?.details.buildLog;
+    return side && file && name ? [join(dirname(file), name)] : [];
+  });
 }
 
 /** Runs one shard of each side that runs; writes the shard results, no comparison (merge does). */
@@ -168,7 +186,9 @@ export async function runShardFromConfig(
       selection: opts.selection,
     });
     progress(`shard results: ${[paths.base, paths.head].filter(Boolean).join(", ")}`);
-    return 0;
+    if (!paths.setupFailed) return 0;
+    progress(`medalist: ${paths.setupFailed} Exit code 1.`);
+    return 1;
   } catch (e) {
     if (e instanceof Cancelled) return 130;
     throw e;

@@ -4,6 +4,8 @@ import type { DockerSuiteConfig } from "./config.js";
 import { cleanupSuite, sweepStale } from "./cleanup.js";
 import { connectDocker } from "./client.js";
 import { checkDocker, DOCKER_DEFAULTS, DockerSchema } from "./config.js";
+import { existsSync } from "node:fs";
+import { SetupFailure } from "../setup-failure.js";
 import { AgentBuildError } from "./image.js";
 import { setupDocker } from "./setup.js";
 
@@ -32,21 +34,19 @@ export const dockerDescriptor: ExecutorDescriptor<"docker", typeof DockerSchema>
     const config = ctx.config as DockerSuiteConfig;
     const { agent, log } = ctx;
     let setup: Awaited<ReturnType<typeof setupDocker>>;
+    // Kept with the runs: the results folder's build.log (one per side: base-, head-).
+    const buildLogFile = ctx.outDir
+      ? join(ctx.outDir, `${ctx.label.replace(/[^A-Za-z0-9_.-]/g, "_")}-build.log`)
+      : undefined;
     try {
-      setup = await setupDocker(
-        { ...config, agent },
-        {
-          baseDir: ctx.baseDir,
-          log,
-          // Kept with the runs: the results folder's build.log (one per side: base-, head-).
-          ...(ctx.outDir
-            ? { buildLogFile: join(ctx.outDir, `${ctx.label.replace(/[^A-Za-z0-9_.-]/g, "_")}-build.log`) }
-            : {}),
-        },
-      );
+      setup = await setupDocker({ ...config, agent }, { baseDir: ctx.baseDir, log, buildLogFile });
     } catch (e) {
+      // The image did not build or cannot run: the suite's setup failed, no run is the agent's.
       if (e instanceof AgentBuildError)
-        return imageDidNotBuild(ctx.config.concurrency, `${e.what}: ${e.message}`);
+        throw new SetupFailure(
+          `${e.what}: ${e.message}`,
+          buildLogFile && existsSync(buildLogFile) ? buildLogFile : null,
+        );
       throw e;
     }
     const { docker, executor, validation } = setup;
@@ -87,18 +87,3 @@ export const dockerDescriptor: ExecutorDescriptor<"docker", typeof DockerSchema>
     return swept;
   },
 };
-
-/** The PR's own Dockerfile failed: every run is the agent's failure (no medal), not infrastructure. */
-function imageDidNotBuild(concurrency: number, reason: string) {
-  return {
-    name: "docker",
-    resources: { gpuIds: [], maxParallel: concurrency },
-    perRun: { gpus: 0 },
-    facts: { image: null, imageDigest: null, gpuModel: null },
-    driver: () => ({
-      graceSecs: 0,
-      start: async () => ({ ended: { code: null, agentFault: reason } }),
-    }),
-    close: async () => {},
-  };
-}

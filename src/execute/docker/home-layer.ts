@@ -45,6 +45,8 @@ export async function withWritableHome(
         { context: dir, dockerfile: "Dockerfile", args: {}, tag },
         () => {},
         limits,
+        // find and chmod need no network.
+        "none",
       );
     } catch (e) {
       if (!(e instanceof AgentBuildError)) throw e;

@@ -66,6 +66,69 @@ async function contextFiles(dir: string): Promise<string[]> {
     .map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join("/"));
 }
 
+/** How to get a base image that is not on the runner: mlebench-env has its own command. */
+export function baseImageHint(ref: string): string {
+  return ref.split(":")[0] === "mlebench-env"
+    ? "build it with: medalist mlebench-env build (docs/mlebench.md)"
+    : `docker pull it where a registry is reachable, or docker load it on the runner`;
+}
+
+// Docker's colour codes around a build step's stderr.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+/**
+ * The legacy builder's output, step by step, so that a failed build is said in one line: the
+ * failing step, its exit code and its own last output line (e.g. "exec: pip: not found"), or the
+ * missing base image with how to get it.
+ */
+export class BuildSteps {
+  private step: string | null = null;
+  private last: string | null = null;
+  /** The step's last stderr line (the builder colours stderr red), preferred over stdout's. */
+  private lastErr: string | null = null;
+  private inErr = false;
+
+  add(raw: string): void {
+    // Whether the line's text is stderr: the colour in force where its text starts.
+    let err = this.inErr;
+    let seen = false;
+    // eslint-disable-next-line no-control-regex
+    for (const piece of raw.split(/(\x1b\[[0-9;]*m)/)) {
+      if (piece.startsWith("\x1b[")) {
+        this.inErr = piece === "\x1b[91m";
+        if (!seen) err = this.inErr;
+      } else if (piece.trim() !== "") seen = true;
+    }
+    const line = raw.replace(ANSI, "").trim();
+    if (line === "") return;
+    if (/^Step \d+\/\d+ : /.test(line)) {
+      this.step = line;
+      this.last = this.lastErr = null;
+    } else if (!/^(---> |Removing intermediate container |Sending build context|Successfully )/.test(line)) {
+      this.last = line;
+      if (err) this.lastErr = line;
+    }
+  }
+
+  /** One line for the daemon's error `error`, in terms of the step that failed. */
+  cause(error: string): string {
+    const daemon = error.replace(ANSI, "").split("\n")[0].trim();
+    const m = this.step ? /^Step (\d+\/\d+) : (.*)$/.exec(this.step) : null;
+    if (!m) return daemon;
+    const [, at, instruction] = m;
+    const from = /^FROM\s+(?:--platform=\S+\s+)?(\S+)/i.exec(instruction);
+    if (from)
+      return `the base image ${from[1]} (FROM, step ${at}) is not on this runner and could not be pulled (${daemon}); ${baseImageHint(from[1])}`;
+    const code = /returned a non-zero code: (\d+)/.exec(daemon)?.[1];
+    const shown = instruction.replace(/\s+/g, " ");
+    const what = `step ${at} (${shown.length > 120 ? `${shown.slice(0, 119)}…` : shown})`;
+    const own = this.lastErr ?? this.last;
+    if (code === undefined) return `${what} failed: ${own ?? daemon}`;
+    return `${what} exited with code ${code}${own ? `: ${own}` : ""}`;
+  }
+}
+
 /** Builds the agent image, streaming the build output line by line to `log`. */
 export async function buildImage(
   docker: Docker,
@@ -95,19 +158,25 @@ export async function buildImage(
     rm: true,
     forcerm: true,
   } as Docker.ImageBuildOptions);
+  const steps = new BuildSteps();
   await new Promise<void>((resolve, reject) => {
     let failed: string | null = null;
     docker.modem.followProgress(
       stream,
       (err: Error | null) => {
         if (err) reject(err);
-        else if (failed !== null) reject(new AgentBuildError(failed));
+        else if (failed !== null) reject(new AgentBuildError(steps.cause(failed)));
         else resolve();
       },
       (event: { stream?: string; status?: string; error?: string; errorDetail?: { message?: string } }) => {
         if (event.error) failed = event.errorDetail?.message ?? event.error;
         const text = event.stream ?? event.status ?? event.error;
-        if (text) for (const line of text.split("\n")) if (line.trim() !== "") log(line.trimEnd());
+        if (text)
+          for (const line of text.split("\n")) {
+            if (line.trim() === "") continue;
+            log(line.trimEnd());
+            if (!event.error) steps.add(line);
+          }
       },
     );
   });
