@@ -1,3 +1,4 @@
+import { countOf } from "../util/count.js";
 import type { GradeReport } from "../grade/types.js";
 import type { ExecResult } from "../execute/types.js";
 import type { RunResult } from "../results/schema.js";
@@ -37,7 +38,6 @@ export interface Counter {
   stopped?: number;
 }
 
-const countOf = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** The suite's first line: "[head] 66 runs: 22 competitions × 3 seeds, agent: …" ("1 run", "1 seed"). */
 export function startLine(
