@@ -85,7 +85,7 @@ export function renderEvaluation(
         viewerUrl: opts.viewerUrl,
         trend: opts.trend,
       })
-    : `> ⚠️ **No baseline**: ${baselineNote ?? "none was given"}. ${noBaselineRule(gate)}\n\n${renderResults(head, { links: opts.links })}${viewer}`;
+    : `> ⚠️ **No baseline**: ${baselineNote ?? "none was given"}. ${noBaselineRule(gate, head)}\n\n${renderResults(head, { links: opts.links })}${viewer}`;
   const lost = incompleteNote(head, base);
   const first = opts.notices?.length ? `${opts.notices.join("\n\n")}\n\n` : "";
   return first + (lost ? `${text}\n> ⚠️ ${lost}\n` : text);

@@ -12,7 +12,8 @@ or every *grading_report.json in a run group folder (a submission graded twice c
 newest report), and writes a Medalist results document. metadata.json next to the reports, when
 present, names the run group, and its runs with "success": false become "failed". Each
 competition's runs become seeds 0, 1, … Compare it with a Medalist run:
-  medalist compare imported.json .medalist/out/head/results.json --allow-suite-mismatch
+  medalist compare imported.json .medalist/NAME/head/results.json --allow-suite-mismatch
+(.medalist/NAME is where \`medalist run\` wrote, NAME the config's name)
 (an imported suite has its own hash: it never claims to be the same suite).
 
 Options:
