@@ -108,8 +108,7 @@ export function progressLine(label: string, n: Counter, e: RunEvent): string {
 export function neverRanLine(label: string, executed: RunResult[]): string | null {
   if (executed.length === 0 || !executed.every((r) => r.details?.neverRan === "true")) return null;
   return (
-    `[${label}] every run (${executed.length}) ended within a second with no output and no submission: ` +
-    "the agent's command most likely never ran; each run.log says what the container ran " +
-    "(an image ENTRYPOINT that ignores the command is the usual cause: see docker.entrypoint)"
+    `[${label}] every run (${executed.length}) ended within a second with no output and no submission; ` +
+    "each run.log says what ran (with Docker, an image ENTRYPOINT that ignores the command ends runs this way: see docker.entrypoint)"
   );
 }
