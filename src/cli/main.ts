@@ -30,7 +30,10 @@ export async function main(argv: string[], all: Command[] = commands): Promise<n
   }
   const cmd = all.find((c) => c.name === name);
   if (!cmd) {
-    const near = closest(name, all.map((c) => c.name));
+    const near = closest(
+      name,
+      all.map((c) => c.name),
+    );
     console.error(
       `medalist: unknown command "${name}"${near ? `; did you mean "${near}"?` : "."} Commands: ${all.map((c) => c.name).join(", ")}`,
     );

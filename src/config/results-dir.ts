@@ -44,9 +44,7 @@ export function runResultsDirs(cwd: string = process.cwd()): string[] {
     .filter((d) => {
       try {
         // No link is followed: a folder and a file of their own.
-        return (
-          lstatSync(join(cwd, d)).isDirectory() && lstatSync(join(cwd, d, "results.json")).isFile()
-        );
+        return lstatSync(join(cwd, d)).isDirectory() && lstatSync(join(cwd, d, "results.json")).isFile();
       } catch {
         return false;
       }

@@ -5,7 +5,7 @@ import type { SuiteResults } from "../results/schema.js";
 import { countOf } from "../util/count.js";
 import { pct, points } from "./format.js";
 import { comparedRates, shortInterval, significanceMark } from "./markdown.js";
-import { levelText, VERDICT_TITLE } from "./verdict.js";
+import { levelText, VERDICT_MEANING, VERDICT_TITLE } from "./verdict.js";
 
 /** The most lines the summary prints (the run's progress lines come before it, on stderr). */
 export const SUMMARY_MAX_LINES = 15;
@@ -51,6 +51,7 @@ export function verdictWords(comparison: Comparison | null): string {
 export function terminalSummary(s: SummaryInput): string[] {
   const cmp = s.comparison;
   const lines: string[] = [`Medalist · ${s.head.suite.name} · ${verdictWords(cmp)}`];
+  if (cmp) lines.push(VERDICT_MEANING[cmp.verdict]);
   const a = cmp?.analysis ?? null;
   if (cmp && a) {
     const [base, head] = comparedRates(cmp, a.medal);

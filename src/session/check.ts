@@ -13,7 +13,7 @@ import { connectDocker, errorMessage } from "../execute/docker/client.js";
 import { ImageMissingError, inspectImage } from "../execute/docker/image.js";
 import { checkRuntime } from "../execute/docker/setup.js";
 import type { LocalConfig } from "../execute/local/config.js";
-import { bwrapProblem, resolveSandbox } from "../execute/local/sandbox.js";
+import { bwrapProblem } from "../execute/local/sandbox.js";
 import { hiddenCommandPath } from "../execute/local/visible.js";
 import { expandMlebenchAgent } from "../mlebench/agent-folder.js";
 import { notPrepared, prepareCommandFor } from "../suite/prepare.js";
@@ -55,7 +55,12 @@ export function baseImages(dockerfile: string): string[] {
     const m = /^\s*FROM\s+(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?/i.exec(line);
     if (!m) continue;
     const image = m[1];
-    if (!stages.has(image.toLowerCase()) && image !== "scratch" && !image.includes("$") && !out.includes(image))
+    if (
+      !stages.has(image.toLowerCase()) &&
+      image !== "scratch" &&
+      !image.includes("$") &&
+      !out.includes(image)
+    )
       out.push(image);
     if (m[2]) stages.add(m[2].toLowerCase());
   }
@@ -63,7 +68,7 @@ export function baseImages(dockerfile: string): string[] {
 }
 
 /** The agent's folder, script and build, as far as they can be checked without building. */
-function agentLines(loaded: LoadedConfig, session: Session): { lines: CheckLine[]; agent: AgentConfig | null } {
+function agentLines(loaded: LoadedConfig): { lines: CheckLine[]; agent: AgentConfig | null } {
   const { config, baseDir } = loaded;
   let agent: AgentConfig;
   const lines: CheckLine[] = [];
@@ -80,8 +85,14 @@ function agentLines(loaded: LoadedConfig, session: Session): { lines: CheckLine[
         text: `MLE-bench agent ${config.agent.mlebench.id} in ${config.agent.mlebench.agentsDir}: its start script and Dockerfile are there`,
       });
     } else if (config.executor === "local") {
-      if (agent.command === undefined) throw new UserError("agent.command: the local executor needs a command");
+      if (agent.command === undefined)
+        throw new UserError("agent.command: the local executor needs a command");
       const cwd = agentCwd(agent.cwd, baseDir);
+      // A file the command names that the sandbox will not show (where bubblewrap is what runs it).
+      const mode = (config.local as LocalConfig | undefined)?.sandbox ?? "auto";
+      const hidden =
+        mode !== "none" && bwrapProblem() === null ? hiddenCommandPath(agent.command, cwd) : null;
+      if (hidden) throw new UserError(hidden);
       lines.push({ what: "agent", ok: true, text: `command ${describe(agent.command)} in ${cwd}` });
     } else if (agent.build) {
       const context = checkBuildContext({
@@ -102,7 +113,6 @@ function agentLines(loaded: LoadedConfig, session: Session): { lines: CheckLine[
   } catch (e) {
     lines.push(failed("agent", e));
   }
-  void session;
   return { lines, agent };
 }
 
@@ -127,7 +137,7 @@ export function staticChecks(loaded: LoadedConfig): {
     ok: true,
     text: `${loaded.path}: suite ${config.name}, ${countOf(session.plan.runs.length, "run")} (${countOf(n, "competition")} × ${countOf(config.seeds, "seed")}), executor ${config.executor}`,
   };
-  const { lines, agent } = agentLines(loaded, session);
+  const { lines, agent } = agentLines(loaded);
   return { lines: [config_, ...lines], session, agent };
 }
 
@@ -137,7 +147,13 @@ function firstLine(file: string, args: string[]): Promise<string> {
     execFile(file, args, { timeout: 15_000 }, (err, stdout, stderr) => {
       if (err) {
         const said = String(stderr).trim().split("\n")[0];
-        fail(new Error((err as NodeJS.ErrnoException).code === "ENOENT" ? `${file} is not installed (not on PATH)` : said || err.message));
+        fail(
+          new Error(
+            (err as NodeJS.ErrnoException).code === "ENOENT"
+              ? `${file} is not installed (not on PATH)`
+              : said || err.message,
+          ),
+        );
       } else ok(String(stdout).trim().split("\n")[0] ?? "");
     }),
   );
@@ -183,11 +199,15 @@ async function machineChecks(
     } catch (e) {
       lines.push(failed("executor", e));
     }
-    lines.push(docker && agent ? await imageLine(docker, agent, baseDir) : {
-      what: "image",
-      ok: false,
-      text: "not checked: no Docker daemon answers",
-    });
+    lines.push(
+      docker && agent
+        ? await imageLine(docker, agent, baseDir)
+        : {
+            what: "image",
+            ok: false,
+            text: "not checked: no Docker daemon answers",
+          },
+    );
     lines.push({
       what: "sandbox",
       ok: true,
@@ -198,7 +218,11 @@ async function machineChecks(
       const said = await firstLine("scontrol", ["ping"]);
       lines.push({ what: "executor", ok: true, text: `slurm: ${said || "the controller answers"}` });
     } catch (e) {
-      lines.push({ what: "executor", ok: false, text: `slurm: the controller does not answer (scontrol ping: ${(e as Error).message})` });
+      lines.push({
+        what: "executor",
+        ok: false,
+        text: `slurm: the controller does not answer (scontrol ping: ${(e as Error).message})`,
+      });
     }
     lines.push({
       what: "sandbox",
@@ -208,19 +232,6 @@ async function machineChecks(
   } else {
     lines.push({ what: "executor", ok: true, text: "local: the agent runs as a process on this machine" });
     lines.push(sandboxLine(config.local as LocalConfig | undefined));
-    if (agent?.command !== undefined && config.executor === "local") {
-      const mode = (config.local as LocalConfig | undefined)?.sandbox ?? "auto";
-      if (resolveSandbox(mode) === "bwrap") {
-        let cwd: string | null = null;
-        try {
-          cwd = agentCwd(agent.cwd, baseDir);
-        } catch {
-          // Said on the agent's line already.
-        }
-        const hidden = cwd ? hiddenCommandPath(agent.command, cwd) : null;
-        if (hidden) lines.push({ what: "agent", ok: false, text: hidden });
-      }
-    }
   }
   return lines;
 }
@@ -229,9 +240,14 @@ async function machineChecks(
 function sandboxLine(local: LocalConfig | undefined): CheckLine {
   const mode = local?.sandbox ?? "auto";
   if (mode === "none")
-    return { what: "sandbox", ok: true, text: "none (local.sandbox: none): the agent runs as this machine's user" };
+    return {
+      what: "sandbox",
+      ok: true,
+      text: "none (local.sandbox: none): the agent runs as this machine's user",
+    };
   const problem = bwrapProblem();
-  if (problem === null) return { what: "sandbox", ok: true, text: "bubblewrap starts a sandbox on this machine" };
+  if (problem === null)
+    return { what: "sandbox", ok: true, text: "bubblewrap starts a sandbox on this machine" };
   return {
     what: "sandbox",
     ok: false,
@@ -273,7 +289,8 @@ async function imageLine(docker: Docker, agent: AgentConfig, baseDir: string): P
     const info = await inspectImage(docker, ref);
     return { what: "image", ok: true, text: `${ref} is on this machine (${info.id.slice(0, 19)})` };
   } catch (e) {
-    if (e instanceof ImageMissingError || e instanceof UserError) return { what: "image", ok: false, text: e.message };
+    if (e instanceof ImageMissingError || e instanceof UserError)
+      return { what: "image", ok: false, text: e.message };
     return { what: "image", ok: false, text: `cannot inspect the image (${errorMessage(e)})` };
   }
 }

@@ -38,7 +38,6 @@ export interface Counter {
   stopped?: number;
 }
 
-
 /** The suite's first line: "[head] 66 runs: 22 competitions × 3 seeds, agent: …" ("1 run", "1 seed"). */
 export function startLine(
   label: string,

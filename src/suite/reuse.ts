@@ -48,8 +48,7 @@ export function parseOnly(text: string, competitions: string[], seeds: number): 
       m && !competitions.includes(item)
         ? { competitionId: m[1], seed: Number(m[2]) }
         : { competitionId: item, seed: null };
-    if (!competitions.includes(sel.competitionId))
-    {
+    if (!competitions.includes(sel.competitionId)) {
       const near = closest(sel.competitionId, competitions);
       throw new UserError(
         `--only: "${sel.competitionId}" is not in this suite${near ? ` (did you mean "${near}"?)` : ""} (competitions: ${competitions.join(", ")})`,

@@ -15,9 +15,11 @@ import { mergeCommand } from "./merge.js";
 import { decideCommand } from "./decide.js";
 import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
+import { checkCommand } from "./check.js";
 
 /** Every CLI command; each lives in its own file in this folder. */
 export const commands: Command[] = [
+  checkCommand,
   planCommand,
   runCommand,
   mergeCommand,

@@ -134,7 +134,11 @@ export async function runFromConfig(
       comparison: ev.comparison,
       baselineNote: ev.baselineNote,
       gateSentence: plainSentence(ev.gate),
-      gate: ev.gate.fails ? ("failed" as const) : ev.gate.reason === "off" ? ("off" as const) : ("passed" as const),
+      gate: ev.gate.fails
+        ? ("failed" as const)
+        : ev.gate.reason === "off"
+          ? ("off" as const)
+          : ("passed" as const),
       exitCode: code,
       paths: {
         report: shown(ev.paths.report),

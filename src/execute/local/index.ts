@@ -43,7 +43,8 @@ export const localDescriptor: ExecutorDescriptor<"local", typeof LocalSchema> = 
     const cwd = agentCwd(agent.cwd, ctx.baseDir);
     const sandbox = checkSandbox(config.local as LocalConfig | undefined, cwd);
     // A file the command names that the sandbox will not show: one sentence now, not a failure per run.
-    const hidden = resolveSandbox(sandbox?.mode ?? "auto") === "bwrap" ? hiddenCommandPath(agent.command, cwd) : null;
+    const hidden =
+      resolveSandbox(sandbox?.mode ?? "auto") === "bwrap" ? hiddenCommandPath(agent.command, cwd) : null;
     if (hidden) throw new UserError(hidden);
     const executor = new LocalExecutor({
       command: agent.command,

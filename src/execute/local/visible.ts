@@ -4,7 +4,19 @@ import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
 
 /** What the sandbox shows of the runner's files besides the agent's folder (see sandbox.ts). */
-const SHOWN = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/proc", "/dev", "/sys"];
+const SHOWN = [
+  "/usr",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/etc",
+  "/proc",
+  "/dev",
+  "/sys",
+];
 
 const inside = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : dir + "/");
 
