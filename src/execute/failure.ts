@@ -50,7 +50,7 @@ export function causeLine(lines: string[]): string | null {
   for (let i = lines.length - 1; i >= 0; i--) {
     const l = lines[i].trim();
     if (l === "" || /^at\s/.test(l) || /^Node\.js v\d/.test(l) || /^[\^~\s]+$/.test(l)) continue;
-    if (/^[\]\[{}(),;\s]+$/.test(l)) continue;
+    if (/^[\][{}(),;\s]+$/.test(l)) continue;
     if (/^(Traceback|File ")/.test(l)) continue;
     return l;
   }
