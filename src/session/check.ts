@@ -19,6 +19,7 @@ import { expandMlebenchAgent } from "../mlebench/agent-folder.js";
 import { notPrepared, prepareCommandFor } from "../suite/prepare.js";
 import { agentCwd } from "../util/contained.js";
 import { countOf } from "../util/count.js";
+import { defaultResultsDir } from "../config/results-dir.js";
 import { openSession, type Session } from "./input.js";
 
 export interface CheckLine {
@@ -99,7 +100,8 @@ function agentLines(loaded: LoadedConfig): { lines: CheckLine[]; agent: AgentCon
         agent,
         baseDir,
         dataDir: resolve(baseDir, config.dataDir),
-        outDir: resolve(baseDir, ".medalist", "check"),
+        // Where `medalist run` writes this suite by default (the guard keeps it out of the context).
+        outDir: resolve(defaultResultsDir(config.name), "head"),
       })!;
       const dockerfile = resolve(context, agent.build.dockerfile);
       if (!lstatSync(context, { throwIfNoEntry: false })?.isDirectory())
