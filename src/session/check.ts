@@ -133,6 +133,22 @@ export function staticChecks(loaded: LoadedConfig): {
   } catch (e) {
     return { lines: [failed("config", e)], session: null, agent: null };
   }
+  // Competitions Medalist does not grade itself need the config's grader (as runSuite says).
+  const external = session.plan.competitions.filter(
+    (id) => session.registry.get(id)!.competition.grading === "external",
+  );
+  if (external.length > 0 && !config.externalGrader)
+    return {
+      lines: [
+        {
+          what: "config",
+          ok: false,
+          text: `externalGrader: ${external.join(", ")} ${external.length === 1 ? "is" : "are"} not graded natively; set externalGrader or exclude ${external.length === 1 ? "it" : "them"}`,
+        },
+      ],
+      session: null,
+      agent: null,
+    };
   const n = session.plan.competitions.length;
   const config_: CheckLine = {
     what: "config",

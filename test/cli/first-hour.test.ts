@@ -170,7 +170,7 @@ describe("then a config of one's own: check, plan, run, export, import", () => {
     writeFileSync(join(home, "elsewhere", "agent.mjs"), "");
     const cfg = config("bad.yml", [
       "name: bad",
-      "competitions: {include: [spaceship-titanic]}",
+      "competitions: {include: [aerial-cactus-identification]}",
       "seeds: 1",
       `agent: {command: node ${join(home, "elsewhere", "agent.mjs")}, cwd: ${AGENTS}}`,
       ...(bwrap ? [] : ["local: {sandbox: none}"]),
@@ -182,14 +182,26 @@ describe("then a config of one's own: check, plan, run, export, import", () => {
     expect(out).toContainEqual(
       expect.stringMatching(
         new RegExp(
-          `^✗ data: 1 competition not prepared in ${join(home, "data")} \\(spaceship-titanic\\): run medalist prepare --competition spaceship-titanic --data-dir `,
+          `^✗ data: 1 competition not prepared in ${join(home, "data")} \\(aerial-cactus-identification\\): run medalist prepare --competition aerial-cactus-identification --data-dir `,
         ),
       ),
     );
-    if (bwrap)
-      expect(out[1]).toBe(
-        `✗ agent: agent.command names ${join(home, "elsewhere", "agent.mjs")}, which the local sandbox (bubblewrap) does not show: it mounts agent.cwd (${AGENTS}), the system folders and the run's own folders only; set agent.cwd to a folder that holds agent.mjs (e.g. ${join(home, "elsewhere")}) and name it relative to that, or move it under ${AGENTS}`,
-      );
+    if (!bwrap) return;
+    // Before a run too: one sentence, exit 2, no run started.
+    const hidden = config("hidden.yml", [
+      "competitions: {include: [toy-species]}",
+      `agent: {command: node ${join(home, "elsewhere", "agent.mjs")}, cwd: ${AGENTS}}`,
+    ]);
+    const run = await runCli("run", "--config", hidden);
+    expect(run.code).toBe(2);
+    expect(lines(run.stderr)).toEqual([
+      expect.stringMatching(
+        /^medalist run: agent\.command names .*agent\.mjs, which the local sandbox \(bubblewrap\) does not show: /,
+      ),
+    ]);
+    expect(out[1]).toBe(
+      `✗ agent: agent.command names ${join(home, "elsewhere", "agent.mjs")}, which the local sandbox (bubblewrap) does not show: it mounts agent.cwd (${AGENTS}), the system folders and the run's own folders only; set agent.cwd to a folder that holds agent.mjs (e.g. ${join(home, "elsewhere")}) and name it relative to that, or move it under ${AGENTS}`,
+    );
   });
 });
 
@@ -219,10 +231,10 @@ describe("each message of the first hour", () => {
 
   it("executor: dockr is one sentence with the field and did you mean, not zod's words", async () => {
     const cfg = config("dockr.yml", ["competitions: {split: toy}", "executor: dockr", "agent: {command: x}"]);
-    const r = await runCli("check", "--config", cfg);
+    const r = await runCli("plan", "--config", cfg, "--shards", "1");
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      `medalist check: ${cfg}: executor: expected one of "local", "docker", "slurm", got the string "dockr" (did you mean "docker"?)`,
+      `medalist plan: ${cfg}: executor: expected one of "local", "docker", "slurm", got the string "dockr" (did you mean "docker"?)`,
     );
     expect(r.stderr).not.toContain("Invalid option");
   });
