@@ -152,7 +152,7 @@ describe("then a config of one's own: check, plan, run, export, import", () => {
     // export reads what run wrote: .medalist/<name>/head, not .medalist/out/head.
     const ex = await runCli("export", "--mlebench", "group", "--config", cfg);
     expect(ex.code).toBe(0);
-    expect(lines(ex.stderr)[0]).toBe(`wrote 1 run(s) as an MLE-bench run group in ${join(home, "group")}`);
+    expect(lines(ex.stderr)[0]).toBe(`wrote 1 run as an MLE-bench run group in ${join(home, "group")}`);
     expect(existsSync(join(home, "group", "metadata.json"))).toBe(true);
     // Two suites here now (demo and my-agent): without a name, one sentence says which exist.
     const two = await runCli("export", "--mlebench", "group2");

@@ -4,6 +4,7 @@ import { exportRunGroup } from "../../mlebench/export.js";
 import { loadRegistry } from "../../registry/registry.js";
 import { readResults } from "../../suite/store.js";
 import { loadConfig } from "../../config/load.js";
+import { countOf } from "../../util/count.js";
 import { defaultHeadResults } from "../../config/results-dir.js";
 import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
 
@@ -43,7 +44,7 @@ Exit codes: 0 written, 2 bad input.`,
     const results = readResults(file);
     const r = exportRunGroup(results, file, dir);
     console.error(
-      `wrote ${r.runs} run(s) as an MLE-bench run group in ${r.runGroupDir}` +
+      `wrote ${countOf(r.runs, "run")} as an MLE-bench run group in ${r.runGroupDir}` +
         (r.skipped > 0 ? ` (${r.skipped} link(s) or special file(s) not copied)` : ""),
     );
     console.error(

@@ -1,5 +1,6 @@
 import { importRunGroup } from "../../mlebench/import.js";
 import { writeResults } from "../../suite/store.js";
+import { countOf } from "../../util/count.js";
 import { numberOption, parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
 
 export const importCommand: Command = {
@@ -40,7 +41,7 @@ Exit codes: 0 written, 2 bad input (one sentence naming the file and the bad fie
     });
     writeResults(out, results);
     console.error(
-      `imported ${results.runs.length} run(s) of ${results.suite.competitions.length} competition(s) → ${out}`,
+      `imported ${countOf(results.runs.length, "run")} of ${countOf(results.suite.competitions.length, "competition")} → ${out}`,
     );
     return 0;
   },
