@@ -1,6 +1,7 @@
 import { VERSION } from "../version.js";
 import { UserError, type Command } from "./command.js";
 import { commands } from "./commands/index.js";
+import { closest } from "../config/errors.js";
 
 function overview(all: Command[]): string {
   const width = Math.max(...all.map((c) => c.name.length), 8);
@@ -29,7 +30,13 @@ export async function main(argv: string[], all: Command[] = commands): Promise<n
   }
   const cmd = all.find((c) => c.name === name);
   if (!cmd) {
-    console.error(`medalist: unknown command "${name}". Commands: ${all.map((c) => c.name).join(", ")}`);
+    const near = closest(
+      name,
+      all.map((c) => c.name),
+    );
+    console.error(
+      `medalist: unknown command "${name}"${near ? `; did you mean "${near}"?` : "."} Commands: ${all.map((c) => c.name).join(", ")}`,
+    );
     return 2;
   }
   if (rest.includes("--help") || rest.includes("-h")) {

@@ -133,6 +133,14 @@ function issueLine(issue: z.core.$ZodIssue, ctx: Context): string {
     if (expected.length > 0 && expected.every((e) => e !== undefined))
       return `${pathOf(issue.path)}: expected ${[...new Set(expected)].join(" or ")}${got}`;
   }
+  if (issue.code === "invalid_value" && issue.values.length > 0) {
+    // An enum field: the allowed words, and the nearest one to what was written.
+    const value = ctx.input !== undefined ? valueAt(ctx.input, issue.path) : undefined;
+    const words = issue.values.map((v) => String(v));
+    const near = typeof value === "string" ? closest(value, words) : undefined;
+    const one = words.length === 1;
+    return `${pathOf(issue.path)}: expected ${one ? "" : "one of "}${words.map((w) => JSON.stringify(w)).join(", ")}${got}${near ? ` (did you mean "${near}"?)` : ""}`;
+  }
   if (issue.code === "invalid_type") {
     const word = TYPE_WORDS[String(issue.expected)];
     if (word) return `${pathOf(issue.path)}: expected ${word}${got}`;

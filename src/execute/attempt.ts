@@ -308,11 +308,11 @@ async function supervise(
   return result;
 }
 
-/** Shorter than this, with no output and no submission, the agent's own code most likely never ran. */
+/** Shorter than this, with no output and no submission, the run is marked (its cause says what is known). */
 export const NEVER_RAN_MS = 1000;
 
 const NEVER_RAN =
-  "no output, no submission, and an exit within a second: the agent's command most likely never ran";
+  "no output, no submission, and an exit within a second (with Docker, an image ENTRYPOINT that ignores the command ends runs this way)";
 
 /** Whether a run that ended on its own looks like its command never ran (no submission, under a second). */
 function neverRan(r: ExecResult, f: ExitFacts, spec: RunSpec): boolean {

@@ -36,22 +36,35 @@ function clip(s: string): string {
   return s.length > MAX_LINE ? `${s.slice(0, MAX_LINE - 1)}…` : s;
 }
 
-/** The line that names the error: the last one that is not a stack frame or a runtime banner. */
+/** A line that names an error itself: "Error: …", "ValueError: …", "fatal: …", "panic: …". */
+const ERROR_LINE =
+  /^(?:Uncaught\s+)?(?:[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)|Error|error|ERROR|fatal|FATAL|panic)(?:\s*\[[^\]]*\])?:\s/;
+
+/**
+ * The line that names the error: the last line that says "SomethingError: …" (Node's and Python's
+ * error lines, with the stack and the error object's fields after them), else the last one that
+ * is not a stack frame, a runtime banner or punctuation (an object's closing "}").
+ */
 export function causeLine(lines: string[]): string | null {
+  for (let i = lines.length - 1; i >= 0; i--) if (ERROR_LINE.test(lines[i].trim())) return lines[i].trim();
   for (let i = lines.length - 1; i >= 0; i--) {
     const l = lines[i].trim();
     if (l === "" || /^at\s/.test(l) || /^Node\.js v\d/.test(l) || /^[\^~\s]+$/.test(l)) continue;
+    if (/^[\][{}(),;\s]+$/.test(l)) continue;
     if (/^(Traceback|File ")/.test(l)) continue;
     return l;
   }
   return null;
 }
 
-/** The cause of a run whose command most likely never ran (execute/attempt.ts marks it `neverRan`). */
+/**
+ * The cause of a run that ended within a second with no output and no submission (execute/attempt.ts
+ * marks it `neverRan`): what is known, and where to look; never a guess that its command did not run.
+ */
 export function neverRanCause(durationMs: number, exit: string | null): string {
   return (
-    `the agent produced no output and exited${exit ? ` (${exit})` : ""} in ${(durationMs / 1000).toFixed(1)} s without a submission: ` +
-    "its command (start.sh, for an MLE-bench agent) most likely never ran; run.log says what the container ran (an image ENTRYPOINT that ignores the command is the usual cause)"
+    `the agent wrote no output and no submission and exited${exit ? ` (${exit})` : ""} in ${(durationMs / 1000).toFixed(1)} s; ` +
+    "run.log says what ran (with Docker, an image ENTRYPOINT that ignores the command, start.sh for an MLE-bench agent, ends runs this way)"
   );
 }
 

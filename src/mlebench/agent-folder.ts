@@ -4,6 +4,7 @@ import { lstatSync, readdirSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import type { AgentConfig } from "../config/parts.js";
 import { UserError } from "../errors.js";
+import { closest } from "../config/errors.js";
 import { readInside } from "../util/runfiles.js";
 import { repositoryTop, resolveContained } from "../util/contained.js";
 import {
@@ -53,6 +54,11 @@ function readConfig(agentsDir: string, file: string, maxBytes: number): unknown 
   return parseAgentsYaml(r.data.toString("utf8"), file);
 }
 
+/** The entry ids of one config.yaml (its top-level keys; YAML anchors' helper keys included). */
+function entryIds(doc: unknown): string[] {
+  return doc !== null && typeof doc === "object" && !Array.isArray(doc) ? Object.keys(doc) : [];
+}
+
 /**
  * Which config.yaml holds `id`: the agent's own (see ownConfigFile) when it has the entry, read
  * alone; else every config.yaml under the folder, as upstream's registry looks, within SCAN_LIMITS
@@ -62,6 +68,8 @@ function findEntry(agentsDir: string, id: string): { file: string; doc: unknown 
   const own = ownConfigFile(id);
   const ownDoc = own ? readConfig(agentsDir, own, SCAN_LIMITS.fileBytes) : null;
   if (own && hasEntry(ownDoc, id)) return { file: own, doc: ownDoc };
+  // Every entry seen, for a did-you-mean when none is `id`.
+  const seen = new Set<string>(entryIds(ownDoc));
   const holders: { file: string; doc: unknown }[] = [];
   const unreadable: string[] = [];
   const started = Date.now();
@@ -84,6 +92,7 @@ function findEntry(agentsDir: string, id: string): { file: string; doc: unknown 
     try {
       const doc = readConfig(agentsDir, file, SCAN_LIMITS.fileBytes);
       if (hasEntry(doc, id)) holders.push({ file, doc });
+      for (const k of entryIds(doc)) seen.add(k);
     } catch (e) {
       unreadable.push((e as Error).message);
     }
@@ -92,9 +101,11 @@ function findEntry(agentsDir: string, id: string): { file: string; doc: unknown 
     throw new UserError(
       `agent.mlebench.id: ${id} is defined in ${holders.map((h) => h.file).join(" and ")} under ${agentsDir}; keep one`,
     );
+  const near = closest(id, [...seen]);
   if (holders.length === 0)
     throw new UserError(
       `agent.mlebench.id: no config.yaml under ${agentsDir} has an entry ${id}` +
+        (near ? ` (did you mean "${near}"?)` : "") +
         (unreadable.length > 0 ? ` (unreadable: ${unreadable.join("; ")})` : ""),
     );
   return holders[0];

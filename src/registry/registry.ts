@@ -104,15 +104,17 @@ function editDistance(a: string, b: string): number {
   return prev[b.length];
 }
 
+/** "unknown competition "x" in WHERE (did you mean "y"?); run `medalist competitions` …", one sentence. */
+export function unknownCompetition(registry: Registry, id: string, what: string): UserError {
+  const hint = closest(id, registry.keys());
+  return new UserError(
+    `unknown competition "${id}" in ${what}${hint ? ` (did you mean "${hint}"?)` : ""}; ` +
+      "run `medalist competitions` to list them",
+  );
+}
+
 function checkIds(registry: Registry, ids: string[], what: string): void {
-  for (const id of ids) {
-    if (registry.has(id)) continue;
-    const hint = closest(id, registry.keys());
-    throw new UserError(
-      `unknown competition "${id}" in ${what}${hint ? ` (did you mean "${hint}"?)` : ""}; ` +
-        "run `medalist competitions` to list them",
-    );
-  }
+  for (const id of ids) if (!registry.has(id)) throw unknownCompetition(registry, id, what);
 }
 
 /**

@@ -57,7 +57,7 @@ export interface ReportOptions {
 
 const VERDICT = VERDICT_TITLE;
 /** "−6.1 to +3.1 pts": an interval short enough for a table cell (its level is in the header). */
-function shortInterval(m: MetricAnalysis): string {
+export function shortInterval(m: MetricAnalysis): string {
   const b = m.interval;
   return b ? `${points(b.lower)} to ${points(b.upper)}` : "";
 }
@@ -286,7 +286,7 @@ const rateCell = (rate: number | null, x: number, n: number) => `${pct(rate)} ($
  * The medal rates the change is the difference of: means over the compared competitions (each
  * weighs the same), with the pooled counts; "mean over competitions" when the two differ.
  */
-function comparedRates(cmp: Comparison, m: MetricAnalysis): [string, string] {
+export function comparedRates(cmp: Comparison, m: MetricAnalysis): [string, string] {
   const rows = cmp.competitions.filter((r) => r.comparable);
   const count = (cells: RunCell[]) => {
     const ok = cells.filter((c) => c.comparable !== false);

@@ -87,7 +87,7 @@ export function renderEvaluation(
         viewerUrl: opts.viewerUrl,
         trend: opts.trend,
       })
-    : `> ⚠️ **No baseline**: ${baselineNote ?? "none was given"}. ${noBaselineRule(gate, lost !== null)}\n\n${renderResults(head, { links: opts.links })}${viewer}`;
+    : `> ⚠️ **No baseline**: ${baselineNote ?? "none was given"}. ${noBaselineRule(gate, lost !== null, head)}\n\n${renderResults(head, { links: opts.links })}${viewer}`;
   const first = opts.notices?.length ? `${opts.notices.join("\n\n")}\n\n` : "";
   return first + (lost ? `${text}\n> ⚠️ ${inert(lost, 4000)}\n` : text);
 }

@@ -65,6 +65,9 @@ export function decideGate(
       text: `Gate: failed — ${incomplete}`,
     };
   if (!comparison) {
+    const nothing = nothingWorked(sides.head);
+    if (nothing && gate.failOn !== "never")
+      return { fails: true, reason: "error", sentence: `**Gate: failed** — ${nothing}` };
     if (gate.failOn === "never")
       return {
         fails: false,
@@ -92,13 +95,26 @@ export function decideGate(
 /** The gate's sentence as plain text (logs, annotations, stderr). */
 export const plainSentence = (d: GateDecision) => d.text ?? d.sentence.replace(/\*\*/g, "");
 
+/**
+ * Why nothing of the head worked (every one of its runs ended without completing), or null: with
+ * no baseline to compare with, such a suite fails the gate instead of passing.
+ */
+export function nothingWorked(head: SuiteResults): string | null {
+  const runs = head.runs;
+  if (runs.length === 0 || runs.some((r) => r.outcome === "completed")) return null;
+  const outcomes = [...new Set(runs.map((r) => r.outcome.replace(/_/g, " ")))].join(", ");
+  return runs.length === 1
+    ? `the head's only run did not complete (${outcomes}): nothing worked.`
+    : `none of the head's ${runs.length} runs completed (${outcomes}): nothing worked.`;
+}
+
 /** What the gate does without a baseline, for the first line of such a report. */
-export function noBaselineRule(gate: GateConfig, incomplete = false): string {
-  return gate.failOn === "never"
-    ? "The gate is off (fail-on: never)."
-    : incomplete
-      ? "The gate fails: runs are missing (below)."
-      : gate.missingBaseline === "fail"
-        ? "The gate fails (gate.missingBaseline: fail)."
-        : "Nothing was compared, so the gate passes (gate.missingBaseline: pass).";
+export function noBaselineRule(gate: GateConfig, incomplete = false, head?: SuiteResults): string {
+  const nothing = head ? nothingWorked(head) : null;
+  if (gate.failOn === "never") return "The gate is off (fail-on: never).";
+  if (incomplete) return "The gate fails: runs are missing (below).";
+  if (nothing) return `The gate fails: ${nothing}`;
+  return gate.missingBaseline === "fail"
+    ? "The gate fails (gate.missingBaseline: fail)."
+    : "Nothing was compared, so the gate passes (gate.missingBaseline: pass).";
 }

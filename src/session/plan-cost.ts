@@ -1,3 +1,4 @@
+import { countOf } from "../util/count.js";
 import { readFileSync } from "node:fs";
 import { baseHistory, latestIdentities, parseHistory, type History } from "../history/history.js";
 import { UserError } from "../errors.js";
@@ -109,6 +110,6 @@ export function suitesToGo(runs: number[], minRuns: number | undefined, seeds: n
   const start =
     first === 0
       ? `it can start now (a competition has ${most})`
-      : `${plural(first)} of ${seeds} seeds before it starts (the most a competition has: ${most})`;
+      : `${plural(first)} of ${countOf(seeds, "seed")} before it starts (the most a competition has: ${most})`;
   return `History: ${rule}: ${start}${cover}. Only runs a default-branch suite executes count: runs reused by identity add none, and a change to the agent, its command, environment, limits, data or grader starts a new identity from 0.`;
 }

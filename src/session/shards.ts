@@ -1,3 +1,4 @@
+import { countOf } from "../util/count.js";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
@@ -154,7 +155,7 @@ const hours = (secs: number) =>
 export function describePlan(p: PlanFile): string {
   const e = p.expected;
   const lines = [
-    `Suite ${p.suite.name} (${p.suite.hash}): ${p.runs} runs${p.sides === 2 ? ", each run on both sides (baseline: run)" : ""}; expected durations from ${p.durationsFrom === "results" ? "earlier results where known, else " : ""}each competition's estimate in the registry, else the time limit.`,
+    `Suite ${p.suite.name} (${p.suite.hash}): ${countOf(p.runs, "run")}${p.sides === 2 ? ", each run on both sides (baseline: run)" : ""}; expected durations from ${p.durationsFrom === "results" ? "earlier results where known, else " : ""}each competition's estimate in the registry, else the time limit.`,
     p.gpusPerRun > 0
       ? `Expected GPU-hours: ${e.gpuHours < 10 ? e.gpuHours.toFixed(2) : e.gpuHours.toFixed(1)} (${p.gpusPerRun} GPU${p.gpusPerRun > 1 ? "s" : ""} per run${p.allGpus ? "; limits.gpus: all gives each run every GPU of its runner, so multiply by the GPUs of a runner" : ""}).`
       : `Expected runner-hours: ${(e.totalRunSecs / 3600).toFixed(1)} (runs use no GPU: limits.gpus is 0).`,
@@ -253,7 +254,7 @@ export async function runShard(
   const { session, which } = input;
   const shard = shardOf(session, which.index, which.count, input.planFile, input.stage);
   const st = input.stage !== undefined ? `stage ${input.stage}, ` : "";
-  input.log?.(`${st}shard ${shard.index}/${shard.count}: ${shard.runIds.length} runs`);
+  input.log?.(`${st}shard ${shard.index}/${shard.count}: ${countOf(shard.runIds.length, "run")}`);
   const baseline = input.baseline.kind === "run" ? input.baseline : ({ kind: "none" } as const);
   const sides = await runSides({ ...input, baseline, shard });
   const dir = resolve(input.resultsDir);

@@ -1,3 +1,4 @@
+import { countOf } from "../util/count.js";
 import type { GradeReport } from "../grade/types.js";
 import type { ExecResult } from "../execute/types.js";
 import type { RunResult } from "../results/schema.js";
@@ -36,8 +37,6 @@ export interface Counter {
   /** Started, then stopped in flight at the monitor's verdict. */
   stopped?: number;
 }
-
-const countOf = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** The suite's first line: "[head] 66 runs: 22 competitions × 3 seeds, agent: …" ("1 run", "1 seed"). */
 export function startLine(
@@ -108,8 +107,7 @@ export function progressLine(label: string, n: Counter, e: RunEvent): string {
 export function neverRanLine(label: string, executed: RunResult[]): string | null {
   if (executed.length === 0 || !executed.every((r) => r.details?.neverRan === "true")) return null;
   return (
-    `[${label}] every run (${executed.length}) ended within a second with no output and no submission: ` +
-    "the agent's command most likely never ran; each run.log says what the container ran " +
-    "(an image ENTRYPOINT that ignores the command is the usual cause: see docker.entrypoint)"
+    `[${label}] every run (${executed.length}) ended within a second with no output and no submission; ` +
+    "each run.log says what ran (with Docker, an image ENTRYPOINT that ignores the command ends runs this way: see docker.entrypoint)"
   );
 }

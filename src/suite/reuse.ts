@@ -1,6 +1,7 @@
 import type { Outcome } from "../execute/types.js";
 import { OutcomeSchema } from "../results/schema.js";
 import { UserError } from "../errors.js";
+import { closest } from "../config/errors.js";
 import { describeChange, type RunIdentity } from "./identity.js";
 
 /** Which runs execute again: --fresh, --rerun OUTCOMES, --only COMPETITION[.sSEED]. */
@@ -47,10 +48,12 @@ export function parseOnly(text: string, competitions: string[], seeds: number): 
       m && !competitions.includes(item)
         ? { competitionId: m[1], seed: Number(m[2]) }
         : { competitionId: item, seed: null };
-    if (!competitions.includes(sel.competitionId))
+    if (!competitions.includes(sel.competitionId)) {
+      const near = closest(sel.competitionId, competitions);
       throw new UserError(
-        `--only: "${sel.competitionId}" is not in this suite (competitions: ${competitions.join(", ")})`,
+        `--only: "${sel.competitionId}" is not in this suite${near ? ` (did you mean "${near}"?)` : ""} (competitions: ${competitions.join(", ")})`,
       );
+    }
     if (sel.seed !== null && sel.seed >= seeds)
       throw new UserError(`--only: ${item}: the suite has seeds 0..${seeds - 1}`);
     out.push(sel);

@@ -1,3 +1,4 @@
+import { countOf } from "../util/count.js";
 import type { Comparison, CompetitionRow, RunCell } from "../compare/compare.js";
 import { cellOf, summarize } from "../compare/compare.js";
 import type { RunResult, SuiteResults } from "../results/schema.js";
@@ -354,7 +355,7 @@ export function renderIndex(site: SiteData): string {
   const parts: string[] = [];
   parts.push(`<h1>${esc(head.suite.name)}</h1>`);
   parts.push(
-    `<p class="muted">${esc(head.suite.competitions.length)} competitions × ${esc(head.suite.seeds)} seeds · time limit ${esc(head.environment.timeLimitSecs)}s · executor ${esc(head.environment.executor)}${head.git.sha ? ` · head ${esc(head.git.sha.slice(0, 12))}` : ""}</p>`,
+    `<p class="muted">${esc(countOf(head.suite.competitions.length, "competition"))} × ${esc(countOf(head.suite.seeds, "seed"))} · time limit ${esc(head.environment.timeLimitSecs)}s · executor ${esc(head.environment.executor)}${head.git.sha ? ` · head ${esc(head.git.sha.slice(0, 12))}` : ""}</p>`,
   );
   if (cmp) parts.push(verdictHtml(cmp, site.comparisonNote ?? null));
   else

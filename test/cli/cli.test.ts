@@ -1,6 +1,6 @@
 import { describe, expect, it, vi, afterEach } from "vitest";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync, readFileSync, existsSync } from "node:fs";
+import { mkdtempSync, writeFileSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { toJson } from "../../src/suite/store.js";
@@ -59,8 +59,9 @@ describe("medalist CLI", () => {
     const r = await cli("run", "--config", cfg, "--out", join(dir, "out"));
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("[base] 2/2 toy-species.s1: completed");
-    expect(r.stdout).toMatch(/\| toy-species +\|/);
-    expect(existsSync(join(dir, "out", "report.md"))).toBe(true);
+    expect(readFileSync(join(dir, "out", "report.md"), "utf8")).toMatch(/\| toy-species +\|/);
+    // The terminal gets the summary; its last line is the verdict.
+    expect(r.stdout.split("\n").at(-1)).toMatch(/^Verdict: .*; exit code 0\.$/);
     const cmp = JSON.parse(readFileSync(join(dir, "out", "comparison.json"), "utf8"));
     expect(cmp.base.runs).toBe(2);
     expect(cmp.head.runs).toBe(2);
@@ -71,7 +72,7 @@ describe("medalist CLI", () => {
     const lines = [
       "competitions: {include: [toy-species]}",
       "seeds: 1",
-      `agent: {command: node examples/agents/weak/agent.mjs, cwd: ${root}/examples/agents}`,
+      `agent: {command: node weak/agent.mjs, cwd: ${root}/examples/agents}`,
       `dataDir: ${join(dir, "data")}`,
     ];
     writeFileSync(join(dir, "ci.yml"), [...lines, "baseline: {source: cache}"].join("\n"));
@@ -103,7 +104,7 @@ describe("medalist CLI", () => {
       base,
     );
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`Baseline: results file ${base}`);
+    expect(readFileSync(join(dir, "out", "report.md"), "utf8")).toContain(`Baseline: results file ${base}`);
   });
 
   it("without a baseline the report's first line says so; gate.missingBaseline decides the gate", async () => {
@@ -111,21 +112,27 @@ describe("medalist CLI", () => {
     const lines = [
       "competitions: {include: [toy-species]}",
       "seeds: 1",
-      `agent: {command: node examples/agents/weak/agent.mjs, cwd: ${root}/examples/agents}`,
+      `agent: {command: node weak/agent.mjs, cwd: ${root}/examples/agents}`,
       `dataDir: ${join(dir, "data")}`,
     ];
     writeFileSync(join(dir, "pass.yml"), lines.join("\n"));
     const pass = await cli("run", "--config", join(dir, "pass.yml"), "--out", join(dir, "out"));
     expect(pass.code).toBe(0);
-    expect(pass.stdout.split("\n")[0]).toBe(
+    expect(readFileSync(join(dir, "out", "report.md"), "utf8").split("\n")[0]).toBe(
       "> ⚠️ **No baseline**: baseline: none; only the head was evaluated. Nothing was compared, so the gate passes (gate.missingBaseline: pass).",
     );
     writeFileSync(join(dir, "fail.yml"), [...lines, "gate: {missingBaseline: fail}"].join("\n"));
     const fail = await cli("run", "--config", join(dir, "fail.yml"), "--out", join(dir, "out"));
     expect(fail.code).toBe(1);
-    expect(fail.stdout.split("\n")[0]).toContain("The gate fails (gate.missingBaseline: fail).");
-    expect(fail.stderr).toContain(
-      "medalist: Gate: failed — no baseline to compare with, and gate.missingBaseline is fail. Exit code 1.",
+    expect(readFileSync(join(dir, "out", "report.md"), "utf8").split("\n")[0]).toContain(
+      "The gate fails (gate.missingBaseline: fail).",
+    );
+    expect(fail.stdout.split("\n").slice(-2)).toEqual([
+      expect.stringMatching(/^took /),
+      "Verdict: no verdict (no baseline to compare with); gate failed; exit code 1.",
+    ]);
+    expect(fail.stdout).toContain(
+      "Gate: failed — no baseline to compare with, and gate.missingBaseline is fail.",
     );
   });
 

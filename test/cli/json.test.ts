@@ -61,6 +61,17 @@ const CASES: Record<string, () => Promise<string[][]>> = {
     return [["plan", "--config", cfg, "--shards", "2", "--usd-per-gpu-hour", "Infinity", "--json"]];
   },
   prepare: async () => [["prepare", "--competition", "toy-species", "--data-dir", data, "--json"]],
+  // A baseline with NaN and ±Infinity scores: the comparison on stdout holds them (verdict error: other suite).
+  run: async () => {
+    const cfg = join(dir, "run.yml");
+    const agents = join(import.meta.dirname, "..", "..", "examples", "agents");
+    writeFileSync(
+      cfg,
+      `competitions: {include: [toy-species]}\nseeds: 1\nagent: {command: node weak/agent.mjs, cwd: ${agents}}\ndataDir: ${data}\n`,
+    );
+    const [base] = nonFiniteResults();
+    return [["run", "--config", cfg, "--out", join(dir, "run-out"), "--baseline", base, "--json"]];
+  },
 };
 
 describe("every --json output parses as JSON", () => {

@@ -1,6 +1,6 @@
 // An MLE-bench-style agent folder (config.yaml, start.sh, a Dockerfile with upstream's build args)
 // through agent.mlebench on the real daemon: built, run as the image's `nonroot`, its ENTRYPOINT
-// bypassed and said so; with the ENTRYPOINT kept, the run says its command most likely never ran.
+// bypassed and said so; with the ENTRYPOINT kept, the run says what is known (no output, no submission, under a second).
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -127,7 +127,7 @@ describe.skipIf(!docker)("agent.mlebench against a real daemon", () => {
     expect(r.details?.neverRan, log).toBe("true");
     expect(log).toContain('the image\'s ENTRYPOINT ["/bin/true"] runs, with the command as its arguments');
     expect(describeFailure(r, log)?.cause).toMatch(
-      /^the agent produced no output and exited \(exit 0\) in 0\.\d s without a submission: its command \(start\.sh, for an MLE-bench agent\) most likely never ran/,
+      /^the agent wrote no output and no submission and exited \(exit 0\) in 0\.\d s; run\.log says what ran/,
     );
   }, 240_000);
 

@@ -170,7 +170,7 @@ describe("runAttempt", () => {
     expect(() => statSync(join(s.runDir, "submission", "submission.csv"))).toThrow();
   });
 
-  it("a silent exit within a second without a submission is marked: its command most likely never ran", async () => {
+  it("a silent exit within a second without a submission is marked, in what is known, never a guess", async () => {
     const silent = spec();
     const r = await runAttempt(
       silent,
@@ -179,10 +179,10 @@ describe("runAttempt", () => {
     );
     expect(r).toMatchObject({ outcome: "completed", details: { neverRan: "true" } });
     expect(readFileSync(join(silent.runDir, "run.log"), "utf8")).toContain(
-      "medalist no output, no submission, and an exit within a second: the agent's command most likely never ran",
+      "medalist no output, no submission, and an exit within a second (with Docker, an image ENTRYPOINT that ignores the command ends runs this way)",
     );
     expect(describeFailure(r, "")?.cause).toBe(
-      "the agent produced no output and exited (exit 0) in 0.3 s without a submission: its command (start.sh, for an MLE-bench agent) most likely never ran; run.log says what the container ran (an image ENTRYPOINT that ignores the command is the usual cause)",
+      "the agent wrote no output and no submission and exited (exit 0) in 0.3 s; run.log says what ran (with Docker, an image ENTRYPOINT that ignores the command, start.sh for an MLE-bench agent, ends runs this way)",
     );
     // Output, a submission, or a longer run: the command ran.
     const spoke = await runAttempt(
@@ -213,7 +213,7 @@ describe("runAttempt", () => {
     const run = (neverRan: boolean) =>
       ({ details: neverRan ? { neverRan: "true" } : {} }) as unknown as RunResult;
     expect(neverRanLine("head", [run(true), run(true)])).toMatch(
-      /^\[head\] every run \(2\) ended within a second with no output and no submission: the agent's command most likely never ran/,
+      /^\[head\] every run \(2\) ended within a second with no output and no submission; each run\.log says what ran/,
     );
     expect(neverRanLine("head", [run(true), run(false)])).toBeNull();
     expect(neverRanLine("head", [])).toBeNull();

@@ -17,9 +17,12 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
   --tolerance X   medal-rate drop tolerated, 0..1 (default 0.05)
   --alpha A       significance level (default 0.05)
   --out FILE      also write the output to FILE
-  --fail-on       regression: exit 1 when the verdict is "regressed" or "error" (default: never)
+  --fail-on       regression: exit 1 when the verdict is "regressed" or "error"; never: exit 0 whatever
+                  the verdict (default: exit 1 on "error" only, where nothing could be compared)
   --allow-suite-mismatch    compare suites that differ (hash, competitions, limits) instead of "error"
-  --percentile-tolerance X  also gate on the leaderboard percentile, tolerating a drop of X (0..1)`,
+  --percentile-tolerance X  also gate on the leaderboard percentile, tolerating a drop of X (0..1)
+
+Exit codes: 0 compared, 1 verdict error (or regressed with --fail-on regression), 2 bad input.`,
   async run(argv) {
     const { values, positionals } = parseCommandArgs(
       argv,
@@ -57,6 +60,14 @@ Pairs the two suites by competition and prints the Markdown report (or the compa
     if (values.out) writeFileSync(values.out, text);
     process.stdout.write(text);
     // Fails closed: runs of lost shards fail the gate whatever the verdict of the rest.
-    return decideGate(cmp, gate.data, { head, base }).fails ? 1 : 0;
+    if (decideGate(cmp, gate.data, { head, base }).fails) return 1;
+    // ⛔ error: nothing could be compared; only an explicit --fail-on never makes that a success.
+    if (cmp.verdict === "error" && values["fail-on"] === undefined) {
+      console.error(
+        "medalist compare: verdict error: the two results could not be compared (see the report); exit code 1 (--fail-on never exits 0)",
+      );
+      return 1;
+    }
+    return 0;
   },
 };

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
-import { loadRegistry } from "../../registry/registry.js";
+import { unknownCompetition, loadRegistry } from "../../registry/registry.js";
 import { grade } from "../../grade/grade.js";
 import { toCliJson } from "../../util/json.js";
 import type { GradeReport } from "../../grade/types.js";
@@ -65,7 +65,7 @@ export const gradeCommand: Command = {
     const dataDir = requireOption(values["data-dir"], "--data-dir");
     const registry = loadRegistry(values.registry ? resolve(values.registry) : undefined);
     const entry = registry.get(id);
-    if (!entry) throw new UserError(`unknown competition "${id}"`);
+    if (!entry) throw unknownCompetition(registry, id, "--competition");
     const ext = values["external-command"]?.trim();
     const privateDir = join(resolve(dataDir), id, "prepared", "private");
     // The answers first: without them every submission would read as invalid.

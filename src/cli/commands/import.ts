@@ -1,5 +1,6 @@
 import { importRunGroup } from "../../mlebench/import.js";
 import { writeResults } from "../../suite/store.js";
+import { countOf } from "../../util/count.js";
 import { numberOption, parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
 
 export const importCommand: Command = {
@@ -12,7 +13,8 @@ or every *grading_report.json in a run group folder (a submission graded twice c
 newest report), and writes a Medalist results document. metadata.json next to the reports, when
 present, names the run group, and its runs with "success": false become "failed". Each
 competition's runs become seeds 0, 1, … Compare it with a Medalist run:
-  medalist compare imported.json .medalist/out/head/results.json --allow-suite-mismatch
+  medalist compare imported.json .medalist/NAME/head/results.json --allow-suite-mismatch
+(.medalist/NAME is where \`medalist run\` wrote, NAME the config's name)
 (an imported suite has its own hash: it never claims to be the same suite).
 
 Options:
@@ -39,7 +41,7 @@ Exit codes: 0 written, 2 bad input (one sentence naming the file and the bad fie
     });
     writeResults(out, results);
     console.error(
-      `imported ${results.runs.length} run(s) of ${results.suite.competitions.length} competition(s) → ${out}`,
+      `imported ${countOf(results.runs.length, "run")} of ${countOf(results.suite.competitions.length, "competition")} → ${out}`,
     );
     return 0;
   },

@@ -17,9 +17,11 @@ import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
 import { trendCommand } from "./trend.js";
 import { mlebenchEnvCommand } from "./mlebench-env.js";
+import { checkCommand } from "./check.js";
 
 /** Every CLI command; each lives in its own file in this folder. */
 export const commands: Command[] = [
+  checkCommand,
   planCommand,
   runCommand,
   mergeCommand,

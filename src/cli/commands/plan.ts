@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { loadConfig } from "../../config/load.js";
 import { parseDuration } from "../../config/schema.js";
 import { openSession } from "../../session/evaluate.js";
+import { staticChecks } from "../../session/check.js";
 import { describePlan, planShards } from "../../session/shards.js";
 import { planCost, readHistoryFile } from "../../session/plan-cost.js";
 import { readResults } from "../../suite/store.js";
@@ -69,6 +70,9 @@ Options:
   --stages K               the staged workflow: K stages, each a block of seeds of every competition split
                            over the shards (medalist run --stage k, medalist decide; at most one stage per seed)
 
+Checks the config and the agent first, as \`medalist check\` does (its folder, start script,
+Dockerfile or command; not this machine's data, executor or sandbox: see \`medalist check\`).
+
 Exit codes: 0 ok, 2 bad input.`,
   async run(argv) {
     const { values } = parseCommandArgs(argv, {
@@ -103,6 +107,9 @@ Exit codes: 0 ok, 2 bad input.`,
     const usdPerGpuHour = usd === undefined ? undefined : numberOption(usd, "--usd-per-gpu-hour");
     if (usdPerGpuHour !== undefined && !(usdPerGpuHour >= 0))
       throw new UserError("--usd-per-gpu-hour expects a price of 0 or more");
+    // The checks that hold on any machine (the plan may be made where the runs do not run).
+    const problems = staticChecks(loaded).lines.filter((l) => !l.ok);
+    if (problems.length > 0) throw new UserError(problems.map((l) => l.text).join("; "));
     const session = openSession(loaded.config, loaded.baseDir);
     const durations = (values.durations ?? []).map((f) => readResults(f));
     const plan = planShards(session, {

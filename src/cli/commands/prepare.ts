@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { numberOption, parseCommandArgs, UserError, type Command } from "../command.js";
-import { loadRegistry, selectCompetitions } from "../../registry/registry.js";
+import { loadRegistry, selectCompetitions, unknownCompetition } from "../../registry/registry.js";
 import { prepareCompetitions } from "../../prepare/prepare.js";
 import { UPSTREAM_DESCRIPTIONS } from "../../prepare/description.js";
 import { toCliJson } from "../../util/json.js";
@@ -50,6 +50,8 @@ export const prepareCommand: Command = {
     if (!values.split && !values.competition?.length)
       throw new UserError("name a --split or --competition (see --help)");
     const registry = loadRegistry(values.registry);
+    for (const id of values.competition ?? [])
+      if (!registry.has(id)) throw unknownCompetition(registry, id, "--competition");
     const ids = selectCompetitions(registry, {
       split: values.split,
       include: values.competition ?? [],

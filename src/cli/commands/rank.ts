@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { numberOption, parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
 import { percentile, rankScore } from "../../grade/medals.js";
 import { boardFor, boardFromFile, type Board } from "../../grade/board.js";
-import { loadRegistry } from "../../registry/registry.js";
+import { unknownCompetition, loadRegistry } from "../../registry/registry.js";
 import { toCliJson } from "../../util/json.js";
 
 const usage = `Usage: medalist rank (--leaderboard FILE | --competition ID) --score X [--json]
@@ -104,7 +104,7 @@ function resolveRankBoard(values: {
   }
   const registry = loadRegistry(values.registry ? resolve(values.registry) : undefined);
   const entry = registry.get(values.competition);
-  if (!entry) throw new UserError(`unknown competition "${values.competition}"`);
+  if (!entry) throw unknownCompetition(registry, values.competition, "--competition");
   const dir = values["leaderboards-dir"] ? resolve(values["leaderboards-dir"]) : undefined;
   return boardFor(entry.competition, entry.dir, undefined, dir);
 }

@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { join, resolve, dirname } from "node:path";
+import { join, resolve, dirname, relative, isAbsolute } from "node:path";
 import { loadConfig, type LoadedConfig } from "../../config/load.js";
 import { Cancelled, evaluate, openSession } from "../../session/evaluate.js";
 import { resolveBaseline, type BaselineSource } from "../../session/baseline.js";
@@ -8,8 +8,8 @@ import type { History } from "../../history/history.js";
 import { cancelOnSignals } from "../../session/cancel.js";
 import { plainSentence } from "../../session/gate.js";
 import { parseShardText, readPlanFile, runShard } from "../../session/shards.js";
-import { stdoutTarget } from "../../report/targets/report-file.js";
-import { deliverAll, newDelivery } from "../../report/targets/target.js";
+import { runJson, terminalSummary } from "../../report/summary.js";
+import { toCliJson } from "../../util/json.js";
 import { parseCommandArgs, requireOption, stageOption, UserError, type Command } from "../command.js";
 import { defaultRegistryDir } from "../../registry/registry.js";
 import type { Config } from "../../config/schema.js";
@@ -59,6 +59,8 @@ export interface RunOptions {
   selection?: CliSelection;
   /** The default branch's history (--history FILE): the trend, and the history-informed plan. */
   history?: History;
+  /** Print the comparison as JSON (--json) instead of the summary. */
+  json?: boolean;
 }
 
 /** The run-selection flags as given; --only is checked against the suite's plan. */
@@ -80,6 +82,12 @@ function cliBaseline(config: Config, baseDir: string, baselineFile?: string): Ba
     );
   }
   return b.source === "file" ? { source: "file", path: resolve(baseDir, b.path), shown: b.path } : b;
+}
+
+/** A path as the user would type it here: relative to the working folder when inside it. */
+function shown(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
 }
 
 /** Evaluates base (when the config asks) and head, compares, writes report.md; returns the exit code. */
@@ -120,15 +128,32 @@ export async function runFromConfig(
     } finally {
       terminal.done();
     }
-    // The CLI's one report target: the report on stdout (report.md is on disk already).
-    await deliverAll([stdoutTarget()], newDelivery(ev, {}, { warn: progress, info: progress }));
-    progress(`results: ${[ev.paths.head, ev.paths.base].filter(Boolean).join(", ")}`);
-    if (ev.paths.viewer) progress(`viewer:  ${join(ev.paths.viewer, "index.html")}`);
-    for (const log of buildLogs(ev)) progress(`build log: ${log}`);
-    progress(`report:  ${ev.paths.report}\ntook ${((Date.now() - started) / 1000).toFixed(1)}s`);
-    if (!ev.gate.fails) return 0;
-    progress(`medalist: ${plainSentence(ev.gate)} Exit code 1.`);
-    return 1;
+    // report.md is on disk already; the terminal gets the summary (or the JSON), the verdict last.
+    for (const log of buildLogs(ev)) progress(`build log: ${shown(log)}`);
+    const code = ev.gate.fails ? 1 : 0;
+    const summary = {
+      head: ev.head,
+      comparison: ev.comparison,
+      baselineNote: ev.baselineNote,
+      gateSentence: plainSentence(ev.gate),
+      gate: ev.gate.fails
+        ? ("failed" as const)
+        : ev.gate.reason === "off"
+          ? ("off" as const)
+          : ("passed" as const),
+      exitCode: code,
+      paths: {
+        report: shown(ev.paths.report),
+        viewer: ev.paths.viewer ? shown(join(ev.paths.viewer, "index.html")) : null,
+        results: [ev.paths.head, ev.paths.base].filter((p): p is string => Boolean(p)).map(shown),
+      },
+      tookSecs: (Date.now() - started) / 1000,
+    };
+    if (opts.json) {
+      process.stdout.write(toCliJson(runJson(summary)) + "\n");
+      progress(terminalSummary(summary).at(-1)!);
+    } else console.log(terminalSummary(summary).join("\n"));
+    return code;
   } finally {
     cancel.dispose();
   }
@@ -207,11 +232,13 @@ function withDataDir(loaded: LoadedConfig, dataDir: string | undefined): LoadedC
 export const runCommand: Command = {
   name: "run",
   summary: "Run a suite from a config file, compare with the baseline, write results and report",
-  usage: `Usage: medalist run --config FILE [--out DIR] [--baseline FILE] [--fresh] [--rerun OUTCOMES] [--only RUNS]
+  usage: `Usage: medalist run --config FILE [--out DIR] [--baseline FILE] [--fresh] [--rerun OUTCOMES] [--only RUNS] [--json]
 
 Runs every (competition, seed) of the suite with the configured agent and executor, grades each
 submission, and writes DIR/head/results.json (and DIR/base/results.json when baseline.source is
-"run"), DIR/report.md, DIR/comparison.json and the HTML viewer DIR/viewer/index.html. Progress goes to stderr, the report to stdout.
+"run"), DIR/report.md (the full comment), DIR/comparison.json and the HTML viewer DIR/viewer/index.html.
+Progress goes to stderr; stdout gets a summary of at most 15 lines (the verdict, the medal rate, the
+paths to open) whose last line is the verdict and the exit code.
 Interrupted suites resume: finished runs are kept and skipped on the next run.
 
 A finished run is reused only when its identity matches: the agent's image id or the content
@@ -237,6 +264,7 @@ Options:
   --plan FILE          the plan from \`medalist plan --json\` (default: plan the shards here, by time limit)
   --stage k            with --shard and --plan: run shard i of the plan's stage k
   --data-dir DIR       prepared competition data (default: the config's dataDir), as for \`medalist prepare\`
+  --json               print the comparison, the gate and the paths as JSON on stdout instead of the summary
   --history FILE       the default branch's history.json (the Actions cache's): its trend in the report,
                        and with seeds { adaptive: true } the history-informed plan (docs/statistics.md)
 
@@ -254,6 +282,7 @@ Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input,
       stage: { type: "string" },
       "data-dir": { type: "string" },
       history: { type: "string" },
+      json: { type: "boolean" },
     });
     const selection: CliSelection = {
       fresh: values.fresh ?? false,
@@ -261,7 +290,7 @@ Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input,
       only: values.only ?? null,
     };
     const loaded = withDataDir(loadConfig(requireOption(values.config, "--config")), values["data-dir"]);
-    const opts: RunOptions = { baselineFile: values.baseline, selection };
+    const opts: RunOptions = { baselineFile: values.baseline, selection, json: values.json ?? false };
     if (values.history !== undefined) {
       if (values.shard !== undefined)
         throw new UserError("--history goes with a whole run, not with --shard (a shard is never monitored)");
@@ -270,6 +299,8 @@ Exit codes: 0 ok, 1 regressed (gate.failOn: regression) or failure, 2 bad input,
     // One folder per suite by default, so two configs never replace each other's results.
     const out = values.out ?? defaultResultsDir(loaded.config.name);
     const stage = values.stage === undefined ? undefined : stageOption(values.stage, "--stage");
+    if (values.shard !== undefined && values.json)
+      throw new UserError("--json goes with a whole run, not with --shard (merge and compare the shards)");
     if (values.shard !== undefined)
       return runShardFromConfig(loaded, out, values.shard, values.plan, opts, stage);
     if (values.plan !== undefined) throw new UserError("--plan goes with --shard i/N");

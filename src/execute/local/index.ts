@@ -5,6 +5,7 @@ import { checkLocal, LOCAL_DEFAULTS, LocalSchema, type LocalConfig } from "./con
 import { LocalExecutor, type LocalOptions } from "./executor.js";
 import { bwrapProblem, noSandboxWhy, resolveSandbox, sandboxProblem } from "./sandbox.js";
 import { agentCwd } from "../../util/contained.js";
+import { hiddenCommandPath } from "./visible.js";
 
 export { LocalExecutor, type LocalOptions } from "./executor.js";
 
@@ -41,6 +42,10 @@ export const localDescriptor: ExecutorDescriptor<"local", typeof LocalSchema> = 
     // otherwise mount the runner's whole file system into the sandbox.
     const cwd = agentCwd(agent.cwd, ctx.baseDir);
     const sandbox = checkSandbox(config.local as LocalConfig | undefined, cwd);
+    // A file the command names that the sandbox will not show: one sentence now, not a failure per run.
+    const hidden =
+      resolveSandbox(sandbox?.mode ?? "auto") === "bwrap" ? hiddenCommandPath(agent.command, cwd) : null;
+    if (hidden) throw new UserError(hidden);
     const executor = new LocalExecutor({
       command: agent.command,
       cwd,
