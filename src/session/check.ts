@@ -293,7 +293,7 @@ async function imageLine(docker: Docker, agent: AgentConfig, baseDir: string): P
         return {
           what: "image",
           ok: false,
-          text: `the Dockerfile's base image${absent.length > 1 ? "s" : ""} ${absent.join(", ")} ${absent.length > 1 ? "are" : "is"} not on this machine and no registry is asked: build or docker load ${absent.length > 1 ? "them" : "it"} first${absent.includes("mlebench-env") ? " (docs/mlebench.md: the mlebench-env base image)" : ""}`,
+          text: `the Dockerfile's base image${absent.length > 1 ? "s" : ""} ${absent.join(", ")} ${absent.length > 1 ? "are" : "is"} not on this machine and no registry is asked: build or docker load ${absent.length > 1 ? "them" : "it"} first${absent.includes("mlebench-env") ? " (mlebench-env: medalist mlebench-env build, see docs/mlebench.md)" : ""}`,
         };
       return {
         what: "image",
