@@ -2,8 +2,8 @@
 // docs/statistics.md ("Monitoring after every run") gives the reasoning; in short:
 //  - A look is taken after every finished head run once every competition has a comparable head
 //    run (or has finished all its planned runs): the estimand is the suite's, never a subset's.
-//  - Each claim (`regressed`, `no-regression`) is the fixed design's rule (t bound with the
-//    variance floor and score test, exact mid-p test) at the look's one-sided level a(t), t = comparable head
+//  - Each claim (`regressed`, `no-regression`) is the fixed design's rule (the score test
+//    at the tolerance, and for `regressed` the exact mid-p test) at the look's one-sided level a(t), t = comparable head
 //    runs ÷ planned head runs. For t < 1, a(t) = 1 − Φ(c1/√t): under the Brownian approximation
 //    of the paired estimate, crossing c1/√t at ANY time has probability 1 − Φ(2·c1 − c2) jointly
 //    with the final look at c2 (reflection principle), so continuous monitoring spends exactly
