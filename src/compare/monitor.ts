@@ -11,7 +11,8 @@
 //  - Infra errors: a competition is not comparable only when all its planned head runs finished
 //    without a comparable one; the infra-error test runs at the look's level (the same budget).
 //  - Futility (non-binding, only ever removes claims): stop when the projected chance that the
-//    final look reaches either verdict is below `futility`.
+//    final look reaches either verdict is below `futility`, each claim's z taken with its score
+//    test's standard error (the null's, at the tolerance).
 import type { PlannedRun } from "../plan/plan.js";
 import type { RunResult, SuiteResults } from "../results/schema.js";
 import { coveredIds, coveredTolerances, informedKey, type InformedPlan } from "../plan/informed.js";
@@ -26,7 +27,15 @@ import {
 } from "./compare.js";
 export type { MonitorDecision, MonitorRecord } from "./compare.js";
 import { normalCdf, normalQuantile } from "./distributions.js";
-import { medalVerdict, type ClaimTolerances, type Counts, type Levels, type Verdict } from "./stats.js";
+import { restrictedVariance } from "./score.js";
+import {
+  medalVerdict,
+  scorePrior,
+  type ClaimTolerances,
+  type Counts,
+  type Levels,
+  type Verdict,
+} from "./stats.js";
 
 export interface MonitorDesign {
   /** The gate's α: each claim is wrong at most α overall. */
@@ -120,11 +129,14 @@ export function decideLook(
     return stop("no-regression", "no-regression", v.delta);
   if (look.last) return stop("final", "inconclusive", v.delta);
   if (d.futility > 0 && v.interval) {
-    const se = v.interval.se;
-    const zR = (-claims.regressed - v.delta) / se;
+    // Each claim's z as its score test sees it: the standard error at the tolerance's null.
+    const prior = scorePrior(look.counts);
+    const se = (tol: number) => Math.sqrt(restrictedVariance(look.counts, -tol, prior));
+    const zR = (-claims.regressed - v.delta) / se(claims.regressed);
     const nr = gate.regressedOnly || claims.noRegression === null ? null : claims.noRegression;
     const chance =
-      projectedChance(d, look.t, zR) + (nr === null ? 0 : projectedChance(d, look.t, (v.delta + nr) / se));
+      projectedChance(d, look.t, zR) +
+      (nr === null ? 0 : projectedChance(d, look.t, (v.delta + nr) / se(nr)));
     if (chance < d.futility) return stop("futility", "inconclusive", v.delta);
   }
   return stop("continue", "inconclusive", v.delta);
