@@ -2,8 +2,8 @@
 // docs/statistics.md ("Monitoring after every run") gives the reasoning; in short:
 //  - A look is taken after every finished head run once every competition has a comparable head
 //    run (or has finished all its planned runs): the estimand is the suite's, never a subset's.
-//  - Each claim (`regressed`, `no-regression`) is the fixed design's rule (t bound with the
-//    variance floor and score test, exact mid-p test) at the look's one-sided level a(t), t = comparable head
+//  - Each claim (`regressed`, `no-regression`) is the fixed design's rule (the score test
+//    at the tolerance, and for `regressed` the exact mid-p test) at the look's one-sided level a(t), t = comparable head
 //    runs ÷ planned head runs. For t < 1, a(t) = 1 − Φ(c1/√t): under the Brownian approximation
 //    of the paired estimate, crossing c1/√t at ANY time has probability 1 − Φ(2·c1 − c2) jointly
 //    with the final look at c2 (reflection principle), so continuous monitoring spends exactly
@@ -11,7 +11,8 @@
 //  - Infra errors: a competition is not comparable only when all its planned head runs finished
 //    without a comparable one; the infra-error test runs at the look's level (the same budget).
 //  - Futility (non-binding, only ever removes claims): stop when the projected chance that the
-//    final look reaches either verdict is below `futility`.
+//    final look reaches either verdict is below `futility`, each claim's z taken with its score
+//    test's standard error (the null's, at the tolerance).
 import type { PlannedRun } from "../plan/plan.js";
 import type { RunResult, SuiteResults } from "../results/schema.js";
 import { coveredIds, coveredTolerances, informedKey, type InformedPlan } from "../plan/informed.js";
@@ -26,7 +27,15 @@ import {
 } from "./compare.js";
 export type { MonitorDecision, MonitorRecord } from "./compare.js";
 import { normalCdf, normalQuantile } from "./distributions.js";
-import { medalVerdict, type ClaimTolerances, type Counts, type Levels, type Verdict } from "./stats.js";
+import { restrictedVariance } from "./score.js";
+import {
+  medalVerdict,
+  scorePrior,
+  type ClaimTolerances,
+  type Counts,
+  type Levels,
+  type Verdict,
+} from "./stats.js";
 
 export interface MonitorDesign {
   /** The gate's α: each claim is wrong at most α overall. */
@@ -120,11 +129,14 @@ export function decideLook(
     return stop("no-regression", "no-regression", v.delta);
   if (look.last) return stop("final", "inconclusive", v.delta);
   if (d.futility > 0 && v.interval) {
-    const se = v.interval.se;
-    const zR = (-claims.regressed - v.delta) / se;
+    // Each claim's z as its score test sees it: the standard error at the tolerance's null.
+    const prior = scorePrior(look.counts);
+    const se = (tol: number) => Math.sqrt(restrictedVariance(look.counts, -tol, prior));
+    const zR = (-claims.regressed - v.delta) / se(claims.regressed);
     const nr = gate.regressedOnly || claims.noRegression === null ? null : claims.noRegression;
     const chance =
-      projectedChance(d, look.t, zR) + (nr === null ? 0 : projectedChance(d, look.t, (v.delta + nr) / se));
+      projectedChance(d, look.t, zR) +
+      (nr === null ? 0 : projectedChance(d, look.t, (v.delta + nr) / se(nr)));
     if (chance < d.futility) return stop("futility", "inconclusive", v.delta);
   }
   return stop("continue", "inconclusive", v.delta);

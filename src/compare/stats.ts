@@ -3,9 +3,10 @@
 // Unit of pairing: the competition. Each competition contributes its base runs and its head
 // runs (one value per run: 0/1 medal, or a percentile in [0, 1]).
 //  - estimate: mean over competitions of (head mean − base mean)
-//  - bounds:   one-sided t bounds over per-competition differences (df = competitions − 1), with a
-//              variance floor from the within-competition variance so they never collapse; for
-//              medals also a score test at the tolerance (score.ts), each claim needing both
+//  - bounds:   medals: the stratified score test at the tolerance (score.ts) with a Student-t
+//              critical value (df = competitions − 1), and its bound; percentiles: one-sided t
+//              bounds over per-competition differences with a variance floor from the
+//              within-competition variance so they never collapse
 //  - test:     one-sided permutation test within competitions; exact mid-p for medals,
 //              Monte Carlo for percentiles
 //  - verdict:  regressed (drop > tolerance shown at level α) | no-regression (drop > tolerance
@@ -106,8 +107,11 @@ export interface Bounds {
   /** Standard error used; `floored` when the within-competition floor replaced the observed spread. */
   se: number;
   floored: boolean;
-  /** Medals: "t+score" when the score bound (src/compare/score.ts) was the more conservative on a side. */
-  method?: "t" | "t+score";
+  /**
+   * "score": the medal bounds are the score bounds (src/compare/score.ts); "t+score": a percentile
+   * bound is the score bound, the more conservative of the two there; "t": the t bound's.
+   */
+  method?: "t" | "score" | "t+score";
 }
 
 export interface MetricAnalysis {
@@ -341,14 +345,22 @@ export function decide(
 }
 
 /**
- * The medal claims' bounds and verdict: each claim needs the t bound over the per-competition
- * differences AND the score test at the tolerance (src/compare/score.ts) — the t bound is accurate
- * when the differences vary, the score test where most of them are 0 (sparse medals), and taking
- * the more conservative of the two keeps the level wherever either is accurate. The printed bound
- * is the more conservative of the t bound and the score bound (bracketed at the tolerance, so it
- * lies beyond the tolerance exactly when the claim holds). It is computed with `invert: true` (the
- * analysis a report prints); without it the interval is the t bound's alone (the monitor's looks and
- * the simulations need only the verdict and the t bound's standard error).
+ * The score test's critical value for a one-sided level with `m` competitions: the Student-t
+ * quantile with m − 1 degrees of freedom (a small-sample correction of the normal quantile that
+ * keeps the level in suites of a few competitions; both agree as m grows).
+ */
+export function scoreCrit(level: number, m: number): number {
+  return studentTQuantile(1 - level, Math.max(1, m - 1));
+}
+
+/**
+ * The medal claims' bounds and verdict: each claim is the stratified score test at the tolerance
+ * (src/compare/score.ts), its variance the one the null implies per competition, with a Student-t
+ * critical value (`scoreCrit`); `regressed` also needs the exact mid-p test. The printed bound is
+ * the score bound, bracketed at the tolerance, so it lies beyond the tolerance exactly when the
+ * claim holds. It is computed with `invert: true` (the analysis a report prints); without it the
+ * interval is the t bound over the per-competition differences (the monitor's looks and the
+ * simulations need only the verdict, and the t bound's standard error for futility).
  */
 export function medalVerdict(
   counts: Counts[],
@@ -363,22 +375,19 @@ export function medalVerdict(
   if (!t) return { ...decide(pValue, null, levels, tolerance), pValue, interval: null, delta };
   const tolR = regressedTol(tolerance);
   const tolN = noRegressionTol(tolerance);
-  const critN = normalQuantile(1 - levels.noRegression);
-  const critR = normalQuantile(1 - levels.regressed);
+  const critN = scoreCrit(levels.noRegression, counts.length);
+  const critR = scoreCrit(levels.regressed, counts.length);
   const prior = scorePrior(counts);
-  const rulesOut = tolN !== null && t.lower > -tolN && scoreRejects(counts, -tolN, "lower", critN, prior);
-  const shows = t.upper < -tolR && scoreRejects(counts, -tolR, "upper", critR, prior);
+  const rulesOut = tolN !== null && scoreRejects(counts, -tolN, "lower", critN, prior);
+  const shows = scoreRejects(counts, -tolR, "upper", critR, prior);
   let interval: Bounds = { ...t, method: "t" };
-  if (opts.invert) {
-    const lower = Math.min(t.lower, scoreBound(counts, "lower", critN, -(tolN ?? tolR), prior));
-    const upper = Math.max(t.upper, scoreBound(counts, "upper", critR, -tolR, prior));
+  if (opts.invert)
     interval = {
       ...t,
-      lower,
-      upper,
-      method: lower < t.lower || upper > t.upper ? "t+score" : "t",
+      lower: scoreBound(counts, "lower", critN, -(tolN ?? tolR), prior),
+      upper: scoreBound(counts, "upper", critR, -tolR, prior),
+      method: "score",
     };
-  }
   return { ...decideClaims(pValue, rulesOut, shows, levels, tolerance), pValue, interval, delta };
 }
 
@@ -413,15 +422,12 @@ function decideClaims(
   return { verdict: "inconclusive", why: "open" };
 }
 
-/** Whether the verdict is `regressed`; the exact test runs only when the bounds allow it. */
+/** Whether the verdict is `regressed`; the exact test runs only when the score test allows it. */
 function isRegressed(counts: Counts[], levels: Levels, tolerance: Tolerance): boolean {
-  const d = counts.map((c) => c.xh / c.nh - c.xb / c.nb);
-  const b = bounds(d, medalFloor(counts), levels);
   const tolR = regressedTol(tolerance);
   return (
-    b !== null &&
-    b.upper < -tolR &&
-    scoreRejects(counts, -tolR, "upper", normalQuantile(1 - levels.regressed), scorePrior(counts)) &&
+    counts.length >= 2 &&
+    scoreRejects(counts, -tolR, "upper", scoreCrit(levels.regressed, counts.length), scorePrior(counts)) &&
     exactTest(counts).midP <= levels.regressed
   );
 }
@@ -561,9 +567,11 @@ export function analyzeMetric(
   }
 
   const d = samples.map((s) => mean(s.head) - mean(s.base));
-  const interval = bounds(d, continuousFloor(samples), o.levels);
+  const t = bounds(d, continuousFloor(samples), o.levels);
   const pValue = monteCarloPermutationPValue(samples, o.permutations, o.seed);
-  const { verdict, why } = decide(pValue, interval, o.levels, o.tolerance);
+  const claims = t ? percentileClaims(samples, t, pValue, o.levels, o.tolerance) : null;
+  const interval = claims ? claims.interval : t;
+  const { verdict, why } = claims ?? decide(pValue, t, o.levels, o.tolerance);
   // The smallest p-value any relabelling can give: above the level, no drop is ever flagged.
   const minP = Math.exp(
     -samples.reduce((a, s) => a + logChoose(s.base.length + s.head.length, s.head.length), 0),
@@ -584,6 +592,61 @@ export function analyzeMetric(
     powerMethod: "normal-approximation",
     verdict,
     why,
+  };
+}
+
+/**
+ * How far values in [0, 1] spread within a competition's side, as a share of the Bernoulli variance
+ * at their mean (quasi-binomial dispersion, at most 1): pooled within-side sum of squares over the
+ * pooled (n − 1)·x̄(1 − x̄), each with a pseudo-share of 0.05 that pulls it toward 1 when the runs
+ * carry little spread either way (all 0: exactly 1).
+ */
+export function dispersion(samples: CompetitionSample[]): number {
+  let ss = 0;
+  let bern = 0;
+  for (const s of samples)
+    for (const side of [s.base, s.head]) {
+      const mu = mean(side);
+      ss += side.reduce((a, x) => a + (x - mu) ** 2, 0);
+      bern += (side.length - 1) * mu * (1 - mu);
+    }
+  return Math.min(1, (ss + 0.05) / (bern + 0.05));
+}
+
+/**
+ * The percentile claims: the t bound AND the medal score test on each side's summed values (each
+ * competition's values as fractional counts), its variance scaled by the values' `dispersion`. A
+ * value in [0, 1] with mean μ has variance at most μ(1 − μ), the Bernoulli's at that mean; the
+ * score test evaluates it at the means the null implies, so it keeps the level where the values
+ * are mostly 0 (sparse leaderboard placings), which the t bound alone did not. The printed bounds are the more
+ * conservative of the two, bracketed at the tolerance, so they lie beyond it exactly when the claim holds.
+ */
+function percentileClaims(
+  samples: CompetitionSample[],
+  t: Bounds,
+  pValue: number,
+  levels: Levels,
+  tolerance: number,
+): { verdict: MetricVerdict; why: VerdictWhy; interval: Bounds } {
+  const sums: Counts[] = samples.map((s) => ({
+    nb: s.base.length,
+    xb: sum(s.base),
+    nh: s.head.length,
+    xh: sum(s.head),
+  }));
+  const prior = scorePrior(sums);
+  // Scaling the variance by k is scaling the critical value by √k.
+  const k = Math.sqrt(dispersion(samples));
+  const critN = k * scoreCrit(levels.noRegression, sums.length);
+  const critR = k * scoreCrit(levels.regressed, sums.length);
+  const rulesOut = t.lower > -tolerance && scoreRejects(sums, -tolerance, "lower", critN, prior);
+  const shows = t.upper < -tolerance && scoreRejects(sums, -tolerance, "upper", critR, prior);
+  const lower = Math.min(t.lower, scoreBound(sums, "lower", critN, -tolerance, prior));
+  const upper = Math.max(t.upper, scoreBound(sums, "upper", critR, -tolerance, prior));
+  const method = lower < t.lower || upper > t.upper ? "t+score" : "t";
+  return {
+    ...decideClaims(pValue, rulesOut, shows, levels, tolerance),
+    interval: { ...t, lower, upper, method },
   };
 }
 

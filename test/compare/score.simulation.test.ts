@@ -56,34 +56,52 @@ describe("simulation: the medal claims keep their level where medals are sparse"
       }
   }, 120_000);
 
-  it("ordinary suites keep their decisive rate: within 2 points of the t bound alone on the same draws", () => {
-    const agents: [string, (rng: () => number) => number][] = [
-      ["35% agent", (rng) => betaDraw(0.35 * (1 / 0.45 - 1), 0.65 * (1 / 0.45 - 1), rng)],
-      ["65% agent", (rng) => betaDraw(0.65 * (1 / 0.45 - 1), 0.35 * (1 / 0.45 - 1), rng)],
-      ["Beta(0.3, 0.9) agent", (rng) => 0.92 * betaDraw(0.3, 0.9, rng)],
+  it("ordinary suites at no change: within 2 points of the t bound alone's decisive rate, and above it overall", () => {
+    // At no change every claim made is `no-regression`, and right: these are the correct verdicts the
+    // t bound alone gave and the rule must keep (issue 30: the 10% agent lost 1.3–3.8 points when
+    // the score test was required besides the t bound).
+    const beta = (mu: number) => (rng: () => number) =>
+      betaDraw(mu * (1 / 0.45 - 1), (1 - mu) * (1 / 0.45 - 1), rng);
+    const agents: [string, (rng: () => number) => number, number][] = [
+      ["10% agent", beta(0.1), 0],
+      ["10% agent, 2% infra errors", beta(0.1), 0.02],
+      ["35% agent", beta(0.35), 0],
+      ["65% agent", beta(0.65), 0],
+      ["Beta(0.3, 0.9) agent", (rng) => 0.92 * betaDraw(0.3, 0.9, rng), 0],
     ];
-    for (const [k, [name, rate]] of agents.entries())
-      for (const drop of [0, 0.1, 0.2]) {
-        const rng = makeRng(2000 + 10 * k + drop * 100);
-        let old = 0;
-        let now = 0;
-        for (let r = 0; r < N; r++) {
-          const p = Array.from({ length: 22 }, () => rate(rng));
-          const mean = p.reduce((a, b) => a + b, 0) / 22;
-          const keep = Math.max(0, 1 - drop / mean);
-          const counts = draw(
-            p,
-            p.map((x) => x * keep),
-            rng,
+    const n = Math.max(N, 600);
+    let oldAll = 0;
+    let nowAll = 0;
+    for (const [k, [name, rate, infra]] of agents.entries()) {
+      const rng = makeRng(2000 + 10 * k);
+      let old = 0;
+      let now = 0;
+      for (let r = 0; r < n; r++) {
+        const p = Array.from({ length: 22 }, () => rate(rng));
+        const runs = (x: number) =>
+          Array.from({ length: 3 }, () => (rng() < infra ? null : rng() < x ? 1 : 0)).filter(
+            (v): v is 0 | 1 => v !== null,
           );
-          if (tOnly(counts, 0.05) !== "inconclusive") old++;
-          if (medalVerdict(counts, L, 0.05).verdict !== "inconclusive") now++;
-        }
-        console.log(
-          `${name}, ${drop * 100}-pt drop: decisive ${((100 * old) / N).toFixed(1)}% → ${((100 * now) / N).toFixed(1)}%`,
-        );
-        expect((old - now) / N).toBeLessThanOrEqual(0.02);
-        expect(now).toBeLessThanOrEqual(old); // the score test only ever removes a claim
+        const counts = p
+          .map((x) => [runs(x), runs(x)])
+          .filter(([b, h]) => b.length > 0 && h.length > 0)
+          .map(([b, h]) => ({
+            nb: b.length,
+            xb: b.reduce((a: number, v) => a + v, 0),
+            nh: h.length,
+            xh: h.reduce((a: number, v) => a + v, 0),
+          }));
+        if (tOnly(counts, 0.05) === "no-regression") old++;
+        if (medalVerdict(counts, L, 0.05).verdict === "no-regression") now++;
       }
-  }, 60_000);
+      console.log(
+        `${name}, no change: no-regression ${((100 * old) / n).toFixed(1)}% → ${((100 * now) / n).toFixed(1)}%`,
+      );
+      expect((old - now) / n).toBeLessThanOrEqual(0.02);
+      oldAll += old;
+      nowAll += now;
+    }
+    // Over all five agents at least as decisive as the t bound alone (requiring both was not).
+    expect(nowAll).toBeGreaterThanOrEqual(oldAll);
+  }, 120_000);
 });

@@ -229,18 +229,23 @@ describe("medalist run with monitoring: a seeded stochastic toy agent", () => {
     );
   });
 
-  it("a borderline case runs every planned run", { timeout: 300_000 }, async () => {
-    const out = join(dir, "out-borderline");
-    // Base 50% on every competition, head 40%: a drop near the tolerance that neither verdict settles.
-    await runFromConfig(
-      loadConfig(yml("borderline", { MEDAL_P: "0.4", SALT: "x" }, { MEDAL_P: "0.5", SALT: "b" })),
-      out,
-    );
-    const { head, base, cmp, report } = read(out);
-    expect(head.runs).toHaveLength(3 * M);
-    expect(base!.runs).toHaveLength(3 * M);
-    expect(report).toContain("the base ran all 3 seeds (36 of 36 base runs)");
-    expect(cmp.monitor!.decision).toBe("final");
-    expect(report).toContain(`the verdict stayed open, so ${3 * M} of ${3 * M} planned head runs ran`);
-  });
+  it(
+    "a 10-point drop (twice the tolerance) is flagged before the last look",
+    { timeout: 300_000 },
+    async () => {
+      const out = join(dir, "out-borderline");
+      // Base 50% on every competition, head 40%: a true drop of twice the tolerance. Before issue 30's
+      // second change (each medal claim also needed the t bound) these seeded runs ran to the end,
+      // inconclusive; the score test alone flags the drop in the last seed.
+      await runFromConfig(
+        loadConfig(yml("borderline", { MEDAL_P: "0.4", SALT: "x" }, { MEDAL_P: "0.5", SALT: "b" })),
+        out,
+      );
+      const { head, cmp } = read(out);
+      expect(cmp.verdict).toBe("regressed");
+      expect(cmp.monitor!.decision).toBe("regressed");
+      expect(head.runs.length).toBeGreaterThan(2 * M);
+      expect(head.runs.length).toBeLessThan(3 * M);
+    },
+  );
 });
