@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# A private Docker daemon for fault injection (bench/faults, test/docker/faults.test.ts): its own
+# data root, exec root, pid file and socket, no bridge and no iptables rules, so stopping or
+# restarting it disturbs no other daemon on the machine. Run as root.
+#   scripts/fault-docker.sh start     start it (idempotent) and load the test images into it
+#   scripts/fault-docker.sh restart   stop it (SIGTERM, as a service manager does) and start it again
+#   scripts/fault-docker.sh crash     kill -9 it (its containers stay with containerd) and start it again
+#   scripts/fault-docker.sh stop      stop it
+#   scripts/fault-docker.sh clean     stop it and remove its folders
+# Prints nothing on success but the socket path (start, restart).
+set -euo pipefail
+
+ROOT=${MEDALIST_FAULT_DOCKER_DIR:-/var/lib/medalist-faults}
+RUN=/run/medalist-faults
+SOCK=$RUN/docker.sock
+PIDFILE=$RUN/dockerd.pid
+IMAGES=${MEDALIST_FAULT_IMAGES:-medalist-test-busybox:1}
+export DOCKER_HOST=unix://$SOCK
+
+pid() { [ -f "$PIDFILE" ] && cat "$PIDFILE" 2>/dev/null || true; }
+alive() { local p; p=$(pid); [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
+
+start() {
+  mkdir -p "$ROOT/data" "$ROOT/exec" "$RUN"
+  if ! alive; then
+    [ -f "$ROOT/daemon.json" ] || echo '{}' >"$ROOT/daemon.json"
+    nohup dockerd --config-file "$ROOT/daemon.json" --data-root "$ROOT/data" --exec-root "$ROOT/exec" \
+      --pidfile "$PIDFILE" -H "unix://$SOCK" --bridge=none --iptables=false --ip-masq=false \
+      --ip-forward=false --storage-driver=overlay2 >>"$ROOT/dockerd.log" 2>&1 &
+  fi
+  for _ in $(seq 1 120); do
+    docker version >/dev/null 2>&1 && break
+    sleep 0.5
+  done
+  docker version >/dev/null 2>&1 || { echo "fault-docker: the daemon did not answer; see $ROOT/dockerd.log" >&2; exit 1; }
+  for img in $IMAGES; do
+    if ! docker image inspect "$img" >/dev/null 2>&1; then
+      DOCKER_HOST=unix:///var/run/docker.sock docker save "$img" | docker load >/dev/null
+    fi
+  done
+  echo "$SOCK"
+}
+
+stop() {
+  local p
+  p=$(pid)
+  [ -n "$p" ] || return 0
+  kill -TERM "$p" 2>/dev/null || true
+  for _ in $(seq 1 120); do
+    kill -0 "$p" 2>/dev/null || break
+    sleep 0.5
+  done
+  kill -KILL "$p" 2>/dev/null || true
+  rm -f "$PIDFILE"
+}
+
+case "${1:-start}" in
+  start) start ;;
+  restart) stop; start ;;
+  crash)
+    p=$(pid)
+    if [ -n "$p" ]; then
+      kill -KILL "$p" 2>/dev/null || true
+      while kill -0 "$p" 2>/dev/null; do sleep 0.1; done
+    fi
+    rm -f "$PIDFILE" "$SOCK"
+    start
+    ;;
+  stop) stop ;;
+  clean)
+    stop
+    # Its managed containerd ends with it; mounts left under the data root are unmounted first.
+    grep -o " $ROOT/[^ ]*" /proc/mounts | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+    rm -rf "$ROOT" "$RUN"
+    ;;
+  *) echo "usage: $0 start|restart|stop|clean" >&2; exit 2 ;;
+esac
