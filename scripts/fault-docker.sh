@@ -7,11 +7,14 @@
 #   scripts/fault-docker.sh crash     kill -9 it (its containers stay with containerd) and start it again
 #   scripts/fault-docker.sh stop      stop it
 #   scripts/fault-docker.sh clean     stop it and remove its folders
-# Prints nothing on success but the socket path (start, restart).
+# Prints nothing on success but the socket path (start, restart). MEDALIST_FAULT_DOCKER_NAME (default
+# medalist-faults) names the instance: /run/NAME/docker.sock, /var/lib/NAME; tests use their own.
 set -euo pipefail
 
-ROOT=${MEDALIST_FAULT_DOCKER_DIR:-/var/lib/medalist-faults}
-RUN=/run/medalist-faults
+NAME=${MEDALIST_FAULT_DOCKER_NAME:-medalist-faults}
+case "$NAME" in *[!a-z0-9-]* | "") echo "fault-docker: bad MEDALIST_FAULT_DOCKER_NAME" >&2; exit 2 ;; esac
+ROOT=/var/lib/$NAME
+RUN=/run/$NAME
 SOCK=$RUN/docker.sock
 PIDFILE=$RUN/dockerd.pid
 IMAGES=${MEDALIST_FAULT_IMAGES:-medalist-test-busybox:1}
