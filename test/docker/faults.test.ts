@@ -149,7 +149,7 @@ describe.skipIf(reason !== null)("Docker daemon faults (a private daemon, inject
       expect(r.outcome, msg).toBe("infra_error");
       expect(r.error, msg).toMatch(
         new RegExp(
-          `^the Docker daemon at ${SOCKET} did not answer for 3 s \\(run\\.reconnectSecs; last: .*\\): this run and the ones after it have no result`,
+          `^the Docker daemon at ${SOCKET} did not answer for \\d+ s \\(run\\.reconnectSecs: 3; last: .*\\): this run and the ones after it have no result`,
         ),
       );
       expect(r.error!.split(". ").length, "one sentence").toBe(1);

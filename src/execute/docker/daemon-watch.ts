@@ -161,8 +161,8 @@ export class DaemonWatch {
       }
       if (Date.now() - since >= this.boundSecs * 1000) {
         this.gone =
-          `the Docker daemon at ${this.address} did not answer for ${this.boundSecs} s ` +
-          `(run.reconnectSecs; last: ${last}): this run and the ones after it have no result ` +
+          `the Docker daemon at ${this.address} did not answer for ${Math.round((Date.now() - since) / 1000)} s ` +
+          `(run.reconnectSecs: ${this.boundSecs}; last: ${last}): this run and the ones after it have no result ` +
           "(run the suite again with --rerun infra_error once the daemon is back)";
         this.log(this.gone);
         return this.gone;
