@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A private single-node Slurm cluster for fault injection (bench/faults, test/slurm/faults.test.ts):
-# its own slurm.conf (cluster "medalistfaults", node "faultnode"), ports, state, spool and pid files,
+# its own slurm.conf (cluster "medalistfaults", node "medalistfaultsnode"), ports, state, spool and pid files,
 # so restarting its slurmctld or slurmd, or draining its node, disturbs no other cluster. It shares
 # munge and the machine's slurmdbd (scripts/ci-slurm.sh), where it registers its own cluster name.
 # Run as root; point the Slurm commands at it with SLURM_CONF=$(scripts/fault-slurm.sh conf).
@@ -9,8 +9,11 @@ set -euo pipefail
 
 DIR=${MEDALIST_FAULT_SLURM_DIR:-/tmp/medalist-fault-slurm}
 CONF=$DIR/etc/slurm.conf
-CLUSTER=medalistfaults
-NODE=faultnode
+# MEDALIST_FAULT_SLURM_NAME and _PORT keep two private clusters apart (the bench's, a test's).
+CLUSTER=${MEDALIST_FAULT_SLURM_NAME:-medalistfaults}
+NODE=${CLUSTER}node
+PORT=${MEDALIST_FAULT_SLURM_PORT:-6917}
+case "$CLUSTER$PORT" in *[!a-z0-9]*) echo "fault-slurm: bad name or port" >&2; exit 2 ;; esac
 export SLURM_CONF=$CONF
 
 pidof_file() { [ -f "$1" ] && cat "$1" 2>/dev/null || true; }
@@ -25,8 +28,8 @@ write_conf() {
   cat >"$CONF" <<CONF
 ClusterName=$CLUSTER
 SlurmctldHost=$(hostname -s)(127.0.0.1)
-SlurmctldPort=6917
-SlurmdPort=6918
+SlurmctldPort=$PORT
+SlurmdPort=$((PORT + 1))
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -86,7 +89,7 @@ case "${1:-start}" in
   start)
     command -v slurmctld >/dev/null || [ -x /usr/sbin/slurmctld ] || { echo "fault-slurm: no slurmctld (scripts/ci-slurm.sh)" >&2; exit 1; }
     [ -f "$CONF" ] || write_conf
-    sacctmgr -n list cluster format=cluster | grep -qw "$CLUSTER" || sacctmgr -i add cluster "$CLUSTER" >/dev/null
+    sacctmgr -n -P list cluster format=cluster | grep -qx "$CLUSTER" || sacctmgr -i add cluster "$CLUSTER" >/dev/null
     start_ctld
     start_d
     wait_idle
