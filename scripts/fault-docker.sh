@@ -73,7 +73,7 @@ case "${1:-start}" in
   clean)
     stop
     # Its managed containerd ends with it; mounts left under the data root are unmounted first.
-    grep -o " $ROOT/[^ ]*" /proc/mounts | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+    { grep -o " $ROOT/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
     rm -rf "$ROOT" "$RUN"
     ;;
   *) echo "usage: $0 start|restart|stop|clean" >&2; exit 2 ;;

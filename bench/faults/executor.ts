@@ -240,6 +240,52 @@ function dockerSuite(dir: string): string {
   return file;
 }
 
+/** The Slurm toy suite (command mode on the private cluster, head only): the Docker suite's agents. */
+function slurmSuite(dir: string): string {
+  coinSuite(dir, 2);
+  const file = join(dir, "faults-slurm.yml");
+  writeFileSync(
+    file,
+    [
+      "name: faults-slurm",
+      "competitions: { split: coin }",
+      "seeds: 2",
+      "executor: slurm",
+      `slurm: { sharedDir: ${dir}, poll: { minSecs: 1, maxSecs: 3 } }`,
+      `agent: { command: 'sleep 2; for w in toy-coin-00.0 toy-coin-00.1 toy-coin-01.0; do [ "$w" = "$COMPETITION_ID.$SEED" ] && cp "$DATA_DIR/sample_submission.csv" "$SUBMISSION_DIR/submission.csv"; done; true' }`,
+      "limits: { time: 120s }",
+      "dataDir: data",
+      "registryDir: registry",
+      "",
+    ].join("\n"),
+  );
+  return file;
+}
+
+const FAULT_SLURM = join(ROOT, "scripts", "fault-slurm.sh");
+const SLURM_NODE = "medalistfaultsnode";
+
+async function slurmFault(kind: "restart-ctld" | "ctld-down" | "node-down", atMs: number, downMs: number) {
+  await new Promise((r) => setTimeout(r, atMs));
+  if (kind === "restart-ctld") await run(FAULT_SLURM, ["restart-ctld"]);
+  else if (kind === "ctld-down") {
+    await run(FAULT_SLURM, ["stop-ctld"]);
+    await new Promise((r) => setTimeout(r, downMs));
+    await run(FAULT_SLURM, ["start-ctld"]);
+  } else {
+    const env = { ...process.env, SLURM_CONF: SLURM_CONF_FILE };
+    await run(
+      "scontrol",
+      ["update", `nodename=${SLURM_NODE}`, "state=down", "reason=medalist-faults-bench"],
+      { env },
+    );
+    await new Promise((r) => setTimeout(r, 2000));
+    await run("scontrol", ["update", `nodename=${SLURM_NODE}`, "state=resume"], { env }).catch(() => {});
+  }
+}
+
+const SLURM_CONF_FILE = "/tmp/medalist-fault-slurm/etc/slurm.conf";
+
 async function dockerFault(mode: "restart" | "crash", atMs: number): Promise<void> {
   await new Promise((r) => setTimeout(r, atMs));
   await run(FAULT_DOCKER, [mode]);
@@ -250,24 +296,27 @@ export async function faultRows(opts: FaultOptions): Promise<FaultRow[]> {
   const rows: FaultRow[] = [];
   try {
     const cli = await bundle(dir);
+    const want = (backend: string) =>
+      (process.env.MEDALIST_FAULT_BACKENDS ?? "local,docker,slurm").split(",").includes(backend);
     const local = localSuite(join(dir, "local"));
-    rows.push(
-      await trials(
-        {
-          fault: "medalist killed (kill -9) mid-suite, then resumed",
-          backend: "local",
-          config: local,
-          env: {},
-          inject: async (_at, child) => void (child.kill = true),
-        },
-        cli,
-        opts,
-        dir,
-      ),
-    );
-    let docker = true;
+    if (want("local"))
+      rows.push(
+        await trials(
+          {
+            fault: "medalist killed (kill -9) mid-suite, then resumed",
+            backend: "local",
+            config: local,
+            env: {},
+            inject: async (_at, child) => void (child.kill = true),
+          },
+          cli,
+          opts,
+          dir,
+        ),
+      );
+    let docker = want("docker");
     try {
-      await run(FAULT_DOCKER, ["start"]);
+      if (docker) await run(FAULT_DOCKER, ["start"]);
     } catch (e) {
       docker = false;
       console.error(
@@ -295,7 +344,42 @@ export async function faultRows(opts: FaultOptions): Promise<FaultRow[]> {
             dir,
           ),
         );
-      await run(FAULT_DOCKER, ["stop"]).catch(() => {});
+      await run(FAULT_DOCKER, ["clean"]).catch(() => {});
+    }
+    let slurm = want("slurm");
+    try {
+      if (slurm) await run(FAULT_SLURM, ["start"]);
+    } catch (e) {
+      slurm = false;
+      console.error(`faults: no private Slurm cluster (${(e as Error).message}); the Slurm rows are skipped`);
+    }
+    if (slurm) {
+      const config = slurmSuite(join(dir, "slurm"));
+      const rand = random(opts.seed + 7);
+      const kinds = [
+        ["restart-ctld", "slurmctld restarted while jobs run"],
+        ["ctld-down", "slurmctld down 10-30 s (submissions wait for it)"],
+        ["node-down", "the node set down (its jobs killed), then resumed"],
+      ] as const;
+      try {
+        for (const [kind, fault] of kinds)
+          rows.push(
+            await trials(
+              {
+                fault,
+                backend: "slurm",
+                config,
+                env: { SLURM_CONF: SLURM_CONF_FILE },
+                inject: (at) => slurmFault(kind, at, 10_000 + Math.round(rand() * 20_000)),
+              },
+              cli,
+              opts,
+              dir,
+            ),
+          );
+      } finally {
+        await run(FAULT_SLURM, ["clean"]).catch(() => {});
+      }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
