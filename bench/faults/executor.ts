@@ -241,7 +241,7 @@ function dockerSuite(dir: string): string {
 }
 
 /** The Slurm toy suite (command mode on the private cluster, head only): the Docker suite's agents. */
-function slurmSuite(dir: string): string {
+function slurmSuite(dir: string, shared: string): string {
   coinSuite(dir, 2);
   const file = join(dir, "faults-slurm.yml");
   writeFileSync(
@@ -251,7 +251,7 @@ function slurmSuite(dir: string): string {
       "competitions: { split: coin }",
       "seeds: 2",
       "executor: slurm",
-      `slurm: { sharedDir: ${dir}, poll: { minSecs: 1, maxSecs: 3 } }`,
+      `slurm: { sharedDir: ${shared}, poll: { minSecs: 1, maxSecs: 3 } }`,
       `agent: { command: 'sleep 2; for w in toy-coin-00.0 toy-coin-00.1 toy-coin-01.0; do [ "$w" = "$COMPETITION_ID.$SEED" ] && cp "$DATA_DIR/sample_submission.csv" "$SUBMISSION_DIR/submission.csv"; done; true' }`,
       "limits: { time: 120s }",
       "dataDir: data",
@@ -354,7 +354,7 @@ export async function faultRows(opts: FaultOptions): Promise<FaultRow[]> {
       console.error(`faults: no private Slurm cluster (${(e as Error).message}); the Slurm rows are skipped`);
     }
     if (slurm) {
-      const config = slurmSuite(join(dir, "slurm"));
+      const config = slurmSuite(join(dir, "slurm"), dir);
       const rand = random(opts.seed + 7);
       const kinds = [
         ["restart-ctld", "slurmctld restarted while jobs run"],
