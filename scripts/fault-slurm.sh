@@ -107,6 +107,7 @@ case "${1:-start}" in
     ;;
   clean)
     "$0" stop
+    sacctmgr -i delete cluster "$CLUSTER" >/dev/null 2>&1 || true
     rm -rf "$DIR"
     ;;
   *) echo "usage: $0 start|conf|restart-ctld|restart-d|stop-ctld|start-ctld|stop|clean" >&2; exit 2 ;;
