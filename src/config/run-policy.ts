@@ -6,6 +6,11 @@ export const RunPolicySchema = z.strictObject({
   retries: z.number().int().min(0).optional(),
   /** Seconds between SIGTERM and SIGKILL when the time limit is hit. */
   stopGraceSecs: z.number().int().min(0).max(3600).optional(),
+  /**
+   * Seconds an executor waits for its daemon or controller (dockerd, slurmctld, sacct) to answer
+   * again after it went away, before the runs not yet finished are reported as infrastructure errors.
+   */
+  reconnectSecs: z.number().int().min(0).max(86400).optional(),
 });
 
 /** The keys the policy is read from: run.*, and the deprecated docker.* ones. */
@@ -17,13 +22,18 @@ export interface PolicyKeys {
 export interface RunPolicy {
   retries: number;
   stopGraceSecs: number;
+  reconnectSecs: number;
 }
+
+/** How long an executor waits for its daemon or controller by default: a restart takes seconds to a minute. */
+export const DEFAULT_RECONNECT_SECS = 300;
 
 /** The run policy in force: run.*, else the deprecated docker.* keys, else the defaults. */
 export function runPolicy(config: PolicyKeys): RunPolicy {
   return {
     retries: config.run?.retries ?? config.docker.retries ?? 2,
     stopGraceSecs: config.run?.stopGraceSecs ?? config.docker.stopGraceSecs ?? 10,
+    reconnectSecs: config.run?.reconnectSecs ?? DEFAULT_RECONNECT_SECS,
   };
 }
 

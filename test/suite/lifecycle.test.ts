@@ -116,13 +116,14 @@ describe("the suite runner over the executor lifecycle", () => {
   });
 
   it("takes the run policy from run:, and still reads the old docker keys with a deprecation line", async () => {
-    expect(runPolicy(config({ run: { retries: 5, stopGraceSecs: 3 } }))).toEqual({
+    expect(runPolicy(config({ run: { retries: 5, stopGraceSecs: 3, reconnectSecs: 7 } }))).toEqual({
       retries: 5,
       stopGraceSecs: 3,
+      reconnectSecs: 7,
     });
-    expect(runPolicy(config())).toEqual({ retries: 2, stopGraceSecs: 10 });
+    expect(runPolicy(config())).toEqual({ retries: 2, stopGraceSecs: 10, reconnectSecs: 300 });
     const old = config({ docker: { retries: 0, stopGraceSecs: 1 } });
-    expect(runPolicy(old)).toEqual({ retries: 0, stopGraceSecs: 1 });
+    expect(runPolicy(old)).toEqual({ retries: 0, stopGraceSecs: 1, reconnectSecs: 300 });
     expect(configDeprecations(old)).toEqual([
       expect.stringContaining("docker.retries is deprecated"),
       expect.stringContaining("docker.stopGraceSecs is deprecated"),

@@ -1,8 +1,11 @@
 import { join } from "node:path";
+import type Docker from "dockerode";
 import type { ExecutorDescriptor } from "../descriptor.js";
 import type { DockerSuiteConfig } from "./config.js";
 import { cleanupSuite, sweepStale } from "./cleanup.js";
-import { connectDocker } from "./client.js";
+import { connectDocker, daemonAddress } from "./client.js";
+import { DaemonWatch } from "./daemon-watch.js";
+import { runPolicy } from "../../config/run-policy.js";
 import { checkDocker, DOCKER_DEFAULTS, DockerSchema } from "./config.js";
 import { existsSync } from "node:fs";
 import { SetupFailure } from "../setup-failure.js";
@@ -50,6 +53,15 @@ export const dockerDescriptor: ExecutorDescriptor<"docker", typeof DockerSchema>
       throw e;
     }
     const { docker, executor, validation } = setup;
+    const watch = new DaemonWatch(
+      docker,
+      ctx.suiteId,
+      runPolicy(config).reconnectSecs,
+      daemonAddress(docker.modem as Docker.DockerOptions),
+      log,
+    );
+    await watch.open();
+    executor.daemon = watch;
     const cleanup = () => cleanupSuite(docker, ctx.suiteId).catch(() => []);
     const onAbort = () => void cleanup();
     ctx.signal?.addEventListener("abort", onAbort, { once: true });
@@ -72,6 +84,7 @@ export const dockerDescriptor: ExecutorDescriptor<"docker", typeof DockerSchema>
       close: () =>
         (closed ??= (async () => {
           ctx.signal?.removeEventListener("abort", onAbort);
+          watch.close();
           await cleanup();
           await setup.close();
         })()),

@@ -31,6 +31,7 @@ import { containerUser, entrypointNote, type DockerSettings } from "./settings.j
 import { withWritableHome } from "./home-layer.js";
 import { imageUser, UserLookupError } from "./image-user.js";
 import { sizeText } from "./limits.js";
+import type { DaemonWatch } from "./daemon-watch.js";
 
 /** The folder the agent sees for each of the run's writable folders. */
 const CONTAINER_FOLDER: Record<string, string> = {
@@ -89,6 +90,13 @@ export class DockerExecutor implements Executor {
   folderFilesystems = false;
   /** Set by setup with serveLocalhost5000: the format-check server and the suite's socket folder. */
   localValidate: { server: ValidationServer; root: string } | null = null;
+  /**
+   * Set by the backend: the suite's view of the daemon (its event stream), so a container the
+   * daemon stopped is not the agent's failure and a lost daemon is waited for, within a bound.
+   */
+  daemon: DaemonWatch | null = null;
+  /** Milliseconds between checks that a container the wait call still waits for is running. */
+  alivePollMs = 5000;
 
   constructor(
     readonly docker: Docker,
@@ -153,6 +161,9 @@ export class DockerExecutor implements Executor {
     const infra = (error: string, retryable = true) => ({
       ended: { code: null, infra: { error, retryable } },
     });
+    // A daemon that went away is waited for (up to run.reconnectSecs) before anything is asked of it.
+    const gone = await this.daemon?.ready();
+    if (gone) return infra(gone, false);
     let image: ImageInfo;
     try {
       image = await this.prepareImage();
@@ -175,6 +186,8 @@ export class DockerExecutor implements Executor {
     const unmount = () => this.unmountFolders(folders, ctx);
     const sidecar = await this.sidecarFor(spec, ctx, opts, image.id);
     let container: Docker.Container;
+    // Which daemon connection the container starts under: another one at its end is a restart.
+    const epoch = this.daemon?.epoch ?? 0;
     try {
       await this.removeByName(name);
       container = await this.docker.createContainer(opts);
@@ -224,14 +237,21 @@ export class DockerExecutor implements Executor {
       if (!hit) return;
       clearInterval(watch.timer);
       ctx.note(`${hit.cause}: stopping the agent`);
+      this.daemon?.stopping(container.id);
       void container.kill().catch(() => {});
     }, this.settings.quotaPollMs ?? 1000);
     watch.timer.unref();
     return {
-      stop: (grace) => void container.stop({ t: grace }).catch(() => {}),
-      kill: () => void container.kill().catch(() => {}),
+      stop: (grace) => {
+        this.daemon?.stopping(container.id);
+        void container.stop({ t: grace }).catch(() => {});
+      },
+      kill: () => {
+        this.daemon?.stopping(container.id);
+        void container.kill().catch(() => {});
+      },
       wait: async () => {
-        const facts = await this.waitFor(container, logsDone);
+        const facts = await this.waitFor(container, logsDone, epoch);
         clearInterval(watch.timer);
         // A folder filled just before the exit, or left with more apparent bytes than its quota.
         hit ??= foldersFull(watched.folders ?? []);
@@ -401,12 +421,45 @@ export class DockerExecutor implements Executor {
   }
 
   /** The container's end: exit code, out of memory, or the runtime's own reason. */
-  private async waitFor(container: Docker.Container, logsDone: Promise<void>): Promise<ExitFacts> {
+  private async waitFor(
+    container: Docker.Container,
+    logsDone: Promise<void>,
+    epoch: number,
+  ): Promise<ExitFacts> {
     let waitCode: number | null;
+    const polling = { done: false };
     try {
-      waitCode = ((await container.wait()) as { StatusCode?: number }).StatusCode ?? null;
+      // The wait call's connection can outlive a daemon killed mid-run without ever answering:
+      // the poll reads the container's state from the daemon that answers now.
+      const first = await Promise.race([
+        container.wait().then((r) => ({ code: (r as { StatusCode?: number }).StatusCode ?? null })),
+        this.pollEnd(container, polling),
+      ]);
+      if ("vanished" in first) return { code: null, infra: { error: first.vanished, retryable: true } };
+      waitCode = first.code;
     } catch (e) {
-      return { code: null, infra: { error: `lost the container: ${errorMessage(e)}`, retryable: true } };
+      const error = `lost the container: the Docker daemon stopped answering while it ran (${errorMessage(e)})`;
+      return { code: null, infra: { error, retryable: true } };
+    } finally {
+      polling.done = true;
+    }
+    // Not zero and not Medalist's stop: did the daemon (shutting down, restarted) or an operator stop it?
+    if (waitCode !== 0 && this.daemon) {
+      const end = await this.daemon.endOf(container.id);
+      const exit = waitCode === null ? "" : `, exit ${waitCode}`;
+      if (end.stoppedBy !== undefined)
+        return {
+          code: null,
+          infra: {
+            error: `the container was stopped from outside Medalist (signal ${end.stoppedBy}${exit}): the Docker daemon shutting down, or a docker stop/kill`,
+            retryable: true,
+          },
+        };
+      if (end.daemonLost || this.daemon.epoch !== epoch)
+        return {
+          code: null,
+          infra: { error: `the Docker daemon went away while the container ran${exit}`, retryable: true },
+        };
     }
     let state: {
       ExitCode?: number;
@@ -429,6 +482,33 @@ export class DockerExecutor implements Executor {
     // The runtime's own reason when the command never ran (exec: "pythn3": executable file not found …).
     if (state.Error && code !== 0) return { code, cannotStart: { code, reason: state.Error }, ...timing };
     return { code, ...timing };
+  }
+
+  /**
+   * Resolves once the daemon says the container is no longer running (two polls apart, so the wait
+   * call answers first when it can) or no longer exists; never while `polling.done` is false and it runs.
+   */
+  private async pollEnd(
+    container: Docker.Container,
+    polling: { done: boolean },
+  ): Promise<{ code: number | null } | { vanished: string }> {
+    let stopped = 0;
+    for (;;) {
+      await sleep(this.alivePollMs);
+      if (polling.done) return new Promise(() => {});
+      try {
+        const state = (await container.inspect()).State;
+        stopped = state && !state.Running && !state.Restarting ? stopped + 1 : 0;
+        if (stopped >= 2) return { code: state?.ExitCode ?? null };
+      } catch (e) {
+        if (statusCode(e) === 404)
+          return {
+            vanished:
+              "the container vanished while it ran: removed outside Medalist, or lost by the Docker daemon",
+          };
+        // The daemon does not answer: the wait call or the watch's bound says what happened.
+      }
+    }
   }
 
   /** A container of the same name left by an earlier attempt or crash. */

@@ -52,6 +52,10 @@ function firstLine(s: string): string {
 const FIXED_SUBMIT_ERROR =
   /invalid|not available|unrecognized|unknown|not allowed|denied|does not exist|exceeds|too many/i;
 
+/** sbatch could not reach the controller (slurmctld restarting or down): worth waiting for. */
+export const CONTROLLER_UNREACHABLE =
+  /Unable to contact slurm controller|Socket timed out|Connection refused|Zero Bytes were transmitted|Communication connection failure/i;
+
 /** Reads the node facts without following a link, bounded. */
 function readFacts(runDir: string): NodeFacts | null {
   const path = `${runDir}/${FACTS_FILE}`;
@@ -86,6 +90,10 @@ export class SlurmExecutor implements OpenExecutor {
   /** Jobs submitted and not yet seen ended. */
   private readonly live = new Set<string>();
   private closed = false;
+  /** Since when sbatch has not reached the controller; null while it answers. */
+  private unreachableSince: number | null = null;
+  /** Set once the controller stayed away past run.reconnectSecs: every later attempt gets it. */
+  private gone: string | null = null;
 
   constructor(
     readonly settings: SlurmSettings,
@@ -151,7 +159,8 @@ export class SlurmExecutor implements OpenExecutor {
     } catch (e) {
       return infra(`writing the job script failed: ${(e as Error).message}`, false);
     }
-    const sub = await this.runner.run("sbatch", plan.args, { env: plan.env });
+    const sub = await this.submit(plan.args, plan.env);
+    if ("gone" in sub) return infra(sub.gone, false);
     const jobId = sub.code === 0 ? parseJobId(sub.stdout) : null;
     if (jobId === null) {
       const why = firstLine(sub.stderr) || firstLine(sub.stdout) || `exit code ${sub.code}`;
@@ -181,6 +190,37 @@ export class SlurmExecutor implements OpenExecutor {
         output.finish();
       },
     };
+  }
+
+  /**
+   * sbatch, waiting for a controller that does not answer (a slurmctld restart) up to
+   * run.reconnectSecs from when it stopped answering; past that, the one sentence every later
+   * attempt gets too.
+   */
+  private async submit(args: string[], env: Record<string, string>) {
+    let delay = 1000;
+    for (;;) {
+      if (this.gone !== null) return { gone: this.gone };
+      if (this.closed) return { code: 1, stdout: "", stderr: "the suite was stopped" };
+      const sub = await this.runner.run("sbatch", args, { env });
+      const why = firstLine(sub.stderr) || firstLine(sub.stdout);
+      if (sub.code === 0 || !CONTROLLER_UNREACHABLE.test(why)) {
+        this.unreachableSince = null;
+        return sub;
+      }
+      const since = (this.unreachableSince ??= Date.now());
+      const left = since + this.settings.reconnectSecs * 1000 - Date.now();
+      if (left <= 0) {
+        this.gone =
+          `the Slurm controller did not answer for ${Math.round((Date.now() - since) / 1000)} s ` +
+          `(run.reconnectSecs: ${this.settings.reconnectSecs}; last: ${why}): this run and the ones after it have no result ` +
+          "(run the suite again with --rerun infra_error once it is back)";
+        this.ctx.log(this.gone);
+        return { gone: this.gone };
+      }
+      await new Promise((r) => setTimeout(r, Math.min(delay, left)));
+      delay = Math.min(delay * 2, 10_000);
+    }
   }
 
   /** Follows one job until sacct says it ended; tells the wrapper when it starts running. */

@@ -20,6 +20,8 @@ export interface SlurmSettings extends Omit<SlurmConfig, "sharedDir"> {
   network: "bridge" | "none";
   /** Seconds between SIGTERM and SIGKILL when the time limit is hit. */
   stopGraceSecs: number;
+  /** Seconds to wait for a controller that does not answer before the runs left get no result (run.reconnectSecs). */
+  reconnectSecs: number;
   /** "<host>:<pid>" of this process, in every job's comment. */
   owner: string;
   /** Marker file in sharedDir written at open: a node that cannot see it fails the job with 97. */
@@ -45,6 +47,7 @@ export function slurmSettings(
     image: agent.image,
     network: config.docker.network,
     stopGraceSecs: runPolicy(config).stopGraceSecs,
+    reconnectSecs: runPolicy(config).reconnectSecs,
     owner,
   };
 }

@@ -72,16 +72,14 @@ export class JobTracker {
       const ids = [...this.listeners.keys()];
       this.polls++;
       const r = await this.runner.run("sacct", sacctArgs(ids));
-      if (r.code !== 0) {
-        // A busy controller or database: keep the jobs, try again later.
-        if (++failures % 5 === 1) this.log(`sacct failed (${r.stderr.trim().split("\n")[0]}); retrying`);
-        this.intervalSecs = Math.min(this.intervalSecs * 1.5, this.poll.maxSecs);
-        continue;
-      }
-      failures = 0;
+      // A busy controller or database: keep the jobs, try again later; a job unseen for too long
+      // is lost all the same, so a database that never answers again cannot hang the suite.
+      if (r.code !== 0 && ++failures % 5 === 1)
+        this.log(`sacct failed (${r.stderr.trim().split("\n")[0]}); retrying`);
+      if (r.code === 0) failures = 0;
       let changed = false;
       const now = Date.now();
-      const jobs = parseSacct(r.stdout);
+      const jobs = r.code === 0 ? parseSacct(r.stdout) : new Map<string, JobRecord>();
       for (const [id, job] of jobs) {
         const want = this.names.get(id);
         if (want !== undefined && job.name !== want) jobs.delete(id);
@@ -109,7 +107,8 @@ export class JobTracker {
         this.last.set(id, key);
         listener(job);
       }
-      this.intervalSecs = changed ? this.poll.minSecs : Math.min(this.intervalSecs * 1.5, this.poll.maxSecs);
+      this.intervalSecs =
+        changed && r.code === 0 ? this.poll.minSecs : Math.min(this.intervalSecs * 1.5, this.poll.maxSecs);
     }
   }
 }

@@ -1,0 +1,165 @@
+// The Slurm controller or node fails while a suite runs: slurmctld down while runs are submitted,
+// down past run.reconnectSecs, restarted mid-run, or the node set down (its jobs killed). Injected
+// for real into a private cluster (scripts/fault-slurm.sh: its own slurm.conf, ports, state and node
+// name), so the machine's shared cluster is never touched. A smaller version of `npm run bench -- faults`.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execFile, execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { runSuite } from "../../src/suite/run.js";
+import { validateConfig } from "../../src/config/load.js";
+import { loadRegistry } from "../../src/registry/registry.js";
+import type { SuiteResults } from "../../src/results/schema.js";
+import { coinSuite } from "../helpers/coin-suite.js";
+import { medal, random } from "../../bench/faults/executor.js";
+
+const root = resolve(import.meta.dirname, "..", "..");
+const SCRIPT = join(root, "scripts", "fault-slurm.sh");
+const DIR = join(tmpdir(), "medalist-fault-slurm-test");
+const CONF = join(DIR, "etc", "slurm.conf");
+const SEED = Number(process.env.MEDALIST_FAULT_SEED ?? 33);
+const NAME = "medalistfaultstest";
+const NODE = `${NAME}node`;
+const env = {
+  ...process.env,
+  MEDALIST_FAULT_SLURM_DIR: DIR,
+  MEDALIST_FAULT_SLURM_NAME: NAME,
+  MEDALIST_FAULT_SLURM_PORT: "6927",
+  SLURM_CONF: CONF,
+};
+const fault = (...args: string[]) => promisify(execFile)(SCRIPT, args, { env });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Why this machine cannot start a private cluster; null when it can. */
+function unavailable(): string | null {
+  if (process.getuid?.() !== 0) return "not root (a private slurmctld needs root)";
+  try {
+    execFileSync(
+      "sh",
+      ["-c", "command -v sbatch && test -x /usr/sbin/slurmctld && sacctmgr -n list cluster"],
+      {
+        stdio: "ignore",
+        timeout: 20_000,
+      },
+    );
+  } catch {
+    return "no Slurm with accounting (scripts/ci-slurm.sh)";
+  }
+  return null;
+}
+
+const reason = unavailable();
+if (reason && process.env.MEDALIST_REQUIRE_SLURM === "1")
+  throw new Error(`MEDALIST_REQUIRE_SLURM=1 but the Slurm fault tests cannot run: ${reason}`);
+if (reason) console.warn(`[test/slurm/faults] skipping: ${reason}`);
+
+const EXPECTED = {
+  "toy-coin-00.s0": "completed/gold",
+  "toy-coin-00.s1": "completed/none",
+  "toy-coin-01.s0": "completed/none",
+  "toy-coin-01.s1": "completed/gold",
+};
+
+const outcomes = (r: SuiteResults) =>
+  Object.fromEntries(r.runs.map((x) => [x.runId, `${x.outcome}/${medal(x.grade)}`]));
+
+/** Seed 0 of toy-coin-00 and seed 1 of toy-coin-01 win gold; every agent first sleeps `nap` seconds. */
+async function runSlurmSuite(nap: number, run: Record<string, number>, inject: () => Promise<unknown>) {
+  const shared = mkdtempSync(join(tmpdir(), "medalist-slurm-faults-"));
+  const coin = coinSuite(shared, 2);
+  const config = validateConfig(
+    {
+      name: "slurm-faults",
+      competitions: { include: coin.ids },
+      seeds: 2,
+      executor: "slurm",
+      agent: {
+        command: `sleep ${nap}; case "$COMPETITION_ID.$SEED" in toy-coin-00.0|toy-coin-01.1) cp "$DATA_DIR/sample_submission.csv" "$SUBMISSION_DIR/submission.csv";; esac; true`,
+      },
+      slurm: { sharedDir: shared, poll: { minSecs: 1, maxSecs: 3 } },
+      limits: { time: 120 },
+      dataDir: join(shared, "data"),
+      run: { stopGraceSecs: 2, ...run },
+    },
+    "test",
+  );
+  mkdirSync(join(shared, "out"));
+  const lines: string[] = [];
+  const injected = inject();
+  const results = await runSuite({
+    config,
+    baseDir: root,
+    outDir: join(shared, "out"),
+    label: "head",
+    registry: loadRegistry(join(shared, "registry")),
+    retryDelayMs: 200,
+    heartbeatSecs: 0,
+    log: (l) => lines.push(l),
+  });
+  await injected;
+  return { results, msg: lines.join("\n") };
+}
+
+describe.skipIf(reason !== null)("Slurm faults (a private cluster, injected for real)", () => {
+  const saved = process.env.SLURM_CONF;
+  beforeAll(async () => {
+    await fault("start");
+    process.env.SLURM_CONF = CONF;
+  }, 120_000);
+  afterAll(async () => {
+    if (saved === undefined) delete process.env.SLURM_CONF;
+    else process.env.SLURM_CONF = saved;
+    await fault("clean");
+  }, 120_000);
+
+  it("slurmctld down while the runs are submitted, back within run.reconnectSecs: sbatch waits, no retry is spent", async () => {
+    const downMs = 40_000 + Math.round(random(SEED)() * 5000);
+    const { results, msg } = await runSlurmSuite(1, { retries: 1 }, async () => {
+      await fault("stop-ctld");
+      await sleep(downMs);
+      await fault("start-ctld");
+    });
+    expect(outcomes(results), msg).toEqual(EXPECTED);
+    expect(
+      results.runs.map((r) => r.attempts),
+      msg,
+    ).toEqual([1, 1, 1, 1]);
+  }, 300_000);
+
+  it("slurmctld gone for longer than run.reconnectSecs: every run without a result says why in one sentence", async () => {
+    await fault("stop-ctld");
+    try {
+      const { results, msg } = await runSlurmSuite(1, { reconnectSecs: 3 }, async () => {});
+      for (const r of results.runs) {
+        expect(r.outcome, msg).toBe("infra_error");
+        expect(r.error, msg).toMatch(
+          /^the Slurm controller did not answer for \d+ s \(run\.reconnectSecs: 3; last: .*\): this run and the ones after it have no result/,
+        );
+      }
+      expect(results.runs.length, msg).toBe(4);
+    } finally {
+      await fault("start-ctld");
+    }
+  }, 300_000);
+
+  for (const kind of ["restart-ctld", "down"] as const)
+    it(`${kind === "down" ? "the node set down (its jobs killed)" : "slurmctld restarted"} mid-run: every run counted once, with its undisturbed outcome`, async () => {
+      const atMs = 1500 + Math.round(random(SEED + (kind === "down" ? 2 : 1))() * 2500);
+      const { results, msg } = await runSlurmSuite(4, {}, async () => {
+        await sleep(atMs);
+        if (kind === "restart-ctld") return fault("restart-ctld");
+        execFileSync("scontrol", ["update", `nodename=${NODE}`, "state=down", "reason=medalist-fault-test"], {
+          env,
+        });
+        await sleep(2000);
+        // ReturnToService may have brought it back already.
+        execFileSync("sh", ["-c", `scontrol update nodename=${NODE} state=resume 2>/dev/null || true`], {
+          env,
+        });
+      });
+      expect(results.runs.length, msg).toBe(4);
+      expect(outcomes(results), msg).toEqual(EXPECTED);
+    }, 300_000);
+});
