@@ -133,6 +133,9 @@ function issueLine(issue: z.core.$ZodIssue, ctx: Context): string {
     if (expected.length > 0 && expected.every((e) => e !== undefined))
       return `${pathOf(issue.path)}: expected ${[...new Set(expected)].join(" or ")}${got}`;
   }
+  // A schema's own message (a literal or enum given one) is said as written.
+  if (issue.code === "invalid_value" && !/^Invalid (input|option)\b/.test(issue.message))
+    return `${pathOf(issue.path)}: ${issue.message}`;
   if (issue.code === "invalid_value" && issue.values.length > 0) {
     // An enum field: the allowed words, and the nearest one to what was written.
     const value = ctx.input !== undefined ? valueAt(ctx.input, issue.path) : undefined;

@@ -60,7 +60,9 @@ describe("agent text in the action's comment", () => {
         "",
       ].join("\n");
     writeFileSync(join(ws, "a.yml"), config("suite-a", join(ws, "hostile.mjs")));
-    writeFileSync(join(ws, "b.yml"), config("suite-b", join(ROOT, "examples/agents/weak/agent.mjs")));
+    // Inside the workspace: the local sandbox shows the agent's cwd (the config's folder), not the repository.
+    cpSync(join(ROOT, "examples/agents"), join(ws, "agents"), { recursive: true });
+    writeFileSync(join(ws, "b.yml"), config("suite-b", join(ws, "agents", "weak", "agent.mjs")));
     cpSync(join(ROOT, "competitions", "toy-churn"), join(ws, "registry", "toy-churn"), { recursive: true });
     gh = new FakeGitHub();
     await gh.start();
@@ -72,7 +74,8 @@ describe("agent text in the action's comment", () => {
 
   it("renders the agent's stderr inert, and suite B's runs never touch suite A's comment", async () => {
     const a = await act("a.yml");
-    expect(a.code, a.stdout).toBe(0);
+    // Its only run failed and there is no baseline: nothing worked, so the gate fails (the comment is still posted).
+    expect(a.code, a.stdout).toBe(1);
     expect(thread()).toHaveLength(1);
     const mine = thread()[0];
     const [first, ...rest] = mine.body.split("\n");

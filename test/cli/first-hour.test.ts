@@ -66,7 +66,7 @@ describe("README's quick start, followed literally", () => {
       "Medalist · toy-demo · 🟡 inconclusive",
       "inconclusive: the runs neither show nor rule out a drop larger than the tolerance.",
       expect.stringMatching(
-        /^Medal rate: 0\.0% \(0\/6\) → 66\.7% \(4\/6\); \+66\.7 pts, not significant \(90% interval: −\d+\.\d pts to \+100\.0 pts\)$/,
+        /^Medal rate: 0\.0% \(0\/6\) → 66\.7% \(4\/6\); \+66\.7 pts, not significant \(90% interval: −\d+\.\d pts to \+\d+\.\d pts\)$/,
       ),
       expect.stringMatching(
         /^Mean percentile: \d+\.\d% → \d+\.\d%; \+\d+\.\d pts, 🟢 better \(90% interval: \+\d+\.\d pts to \+\d+\.\d pts\) \(not gated: the verdict is the medal rate's\)$/,

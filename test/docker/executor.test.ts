@@ -330,7 +330,8 @@ describe.skipIf(!docker)("agent images", () => {
       network: "none",
       stopGraceSecs: 1,
     });
-    await expect(ex.prepareImage()).rejects.toThrow(/returned a non-zero code: 7/);
+    // The failing step and its exit code, in the builder's own terms (image.ts: the cause line).
+    await expect(ex.prepareImage()).rejects.toThrow(/step 2\/\d+ \(RUN exit 7\) exited with code 7/);
     await expect(ex.prepareImage()).rejects.toBeInstanceOf(AgentBuildError);
   });
 });

@@ -66,16 +66,21 @@ describe.skipIf(!standin)("a suite whose setup fails", () => {
     const r = await runCli("run", "--config", config, "--out", out);
     expect(r.code, r.all).toBe(1);
     const lines = r.stderr.split("\n").filter((l) => l.trim() !== "");
-    // The one line that says why, last: the failing step, its exit code and its own error line.
-    const cause = lines.filter((l) => l.includes("setup failed"));
+    const summary = r.stdout.split("\n").filter((l) => l.trim() !== "");
+    // The one line that says why (in the terminal summary): the failing step, its exit code and its own error line.
+    const cause = [...lines, ...summary].filter((l) => l.includes("setup failed"));
     expect(cause).toHaveLength(1);
-    expect(lines.at(-1)).toBe(cause[0]);
     expect(cause[0]).toMatch(
-      /^medalist: Gate: failed — Incomplete: 2 head runs never ran because the suite's setup failed: the agent image did not build: step \d+\/\d+ \(RUN conda run -n \$\{CONDA_ENV_NAME\} pip install -r \$\{AGENT_DIR\}\/requirements\.txt && conda clean -afy\) exited with code 127: \S*conda: line \d+: exec: pip: not found\. They count as not comparable and the gate does not pass\. Exit code 1\.$/,
+      /^Gate: failed — Incomplete: 2 head runs never ran because the suite's setup failed: the agent image did not build: step \d+\/\d+ \(RUN conda run -n \$\{CONDA_ENV_NAME\} pip install -r \$\{AGENT_DIR\}\/requirements\.txt && conda clean -afy\) exited with code 127: \S*conda: line \d+: exec: pip: not found\. They count as not comparable and the gate does not pass\.$/,
     );
-    expect(lines).toContain(`build log: ${join(out, "head", "head-build.log")}`);
-    expect(r.stdout).not.toContain("Nothing was compared, so the gate passes");
-    expect(r.stdout).toContain("The gate fails: runs are missing (below).");
+    // The verdict is the summary's last line.
+    expect(summary.at(-1)).toMatch(/^Verdict: .*; gate failed; exit code 1\.$/);
+    expect(lines.some((l) => l.startsWith("build log: ") && l.endsWith(join("head", "head-build.log")))).toBe(
+      true,
+    );
+    const report = readFileSync(join(out, "report.md"), "utf8");
+    expect(report).not.toContain("Nothing was compared, so the gate passes");
+    expect(report).toContain("The gate fails: runs are missing (below).");
     // Every run not run for that cause: no grade, no attempt, outside the medal rate.
     const results = SuiteResultsSchema.parse(
       JSON.parse(readFileSync(join(out, "head", "results.json"), "utf8")),
@@ -112,10 +117,10 @@ describe.skipIf(!standin)("a suite whose setup fails", () => {
     const out = join(dir, "out");
     const r = await runCli("run", "--config", config, "--out", out);
     expect(r.code, r.all).toBe(1);
-    const cause = r.stderr.split("\n").filter((l) => l.includes("setup failed"));
+    const cause = (r.stderr + "\n" + r.stdout).split("\n").filter((l) => l.includes("setup failed"));
     expect(cause).toHaveLength(1);
     expect(cause[0]).toMatch(
-      /^medalist: Gate: failed — Incomplete: 2 head runs never ran because the suite's setup failed: the agent image did not build: the base image mlebench-env:medalist-test-absent \(FROM, step 1\/\d+\) is not on this runner and could not be pulled \(.+\); build it with: medalist mlebench-env build \(docs\/mlebench\.md\)\. They count as not comparable and the gate does not pass\. Exit code 1\.$/,
+      /^Gate: failed — Incomplete: 2 head runs never ran because the suite's setup failed: the agent image did not build: the base image mlebench-env:medalist-test-absent \(FROM, step 1\/\d+\) is not on this runner and could not be pulled \(.+\); build it with: medalist mlebench-env build \(docs\/mlebench\.md\)\. They count as not comparable and the gate does not pass\.$/,
     );
   }, 300_000);
 
