@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # A private Docker daemon for fault injection (bench/faults, test/docker/faults.test.ts): its own
-# data root, exec root, pid file and socket, its own bridge interface and no iptables rules, so
-# stopping or restarting it disturbs no other daemon on the machine. (With --bridge=none dockerd
-# deletes docker0 at start, cutting every other daemon's bridge network.) Run as root.
+# data root, exec root, pid file and socket, its own network namespace and no iptables rules, so
+# stopping or restarting it disturbs no other daemon on the machine. Run as root.
 #   scripts/fault-docker.sh start     start it (idempotent) and load the test images into it
 #   scripts/fault-docker.sh restart   stop it (SIGTERM, as a service manager does) and start it again
 #   scripts/fault-docker.sh crash     kill -9 it (its containers stay with containerd) and start it again
@@ -20,17 +19,14 @@ SOCK=$RUN/docker.sock
 PIDFILE=$RUN/dockerd.pid
 IMAGES=${MEDALIST_FAULT_IMAGES:-medalist-test-busybox:1}
 export DOCKER_HOST=unix://$SOCK
-# A bridge of its own (15 characters at most), on a /24 picked from the name.
-HASH=$(printf %s "$NAME" | md5sum | cut -c1-8)
-BRIDGE=mf$HASH
-SUBNET=10.251.$((16#${HASH:0:2})).1/24
+# Its own network namespace: with --bridge=none dockerd deletes the interface docker0 at start, so
+# it runs where no other daemon's docker0 is (a bridge of its own broke its restarts: libnetwork's
+# store). Its containers use network none.
+NETNS=/var/run/netns/$NAME
 
-bridge() {
-  if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
-    ip link add name "$BRIDGE" type bridge
-    ip addr add "$SUBNET" dev "$BRIDGE"
-  fi
-  ip link set "$BRIDGE" up
+netns() {
+  [ -e "$NETNS" ] || ip netns add "$NAME"
+  ip -n "$NAME" link set lo up
 }
 
 pid() { [ -f "$PIDFILE" ] && cat "$PIDFILE" 2>/dev/null || true; }
@@ -39,10 +35,10 @@ alive() { local p; p=$(pid); [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
 start() {
   mkdir -p "$ROOT/data" "$ROOT/exec" "$RUN"
   if ! alive; then
-    bridge
+    netns
     [ -f "$ROOT/daemon.json" ] || echo '{}' >"$ROOT/daemon.json"
-    nohup dockerd --config-file "$ROOT/daemon.json" --data-root "$ROOT/data" --exec-root "$ROOT/exec" \
-      --pidfile "$PIDFILE" -H "unix://$SOCK" --bridge="$BRIDGE" --iptables=false --ip-masq=false \
+    nohup nsenter --net="$NETNS" dockerd --config-file "$ROOT/daemon.json" --data-root "$ROOT/data" --exec-root "$ROOT/exec" \
+      --pidfile "$PIDFILE" -H "unix://$SOCK" --bridge=none --iptables=false --ip-masq=false \
       --ip-forward=false --storage-driver=overlay2 >>"$ROOT/dockerd.log" 2>&1 &
   fi
   for _ in $(seq 1 120); do
@@ -89,7 +85,7 @@ case "${1:-start}" in
     # Its managed containerd ends with it; mounts left under the data root are unmounted first.
     { grep -o " $ROOT/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
     rm -rf "$ROOT" "$RUN"
-    ip link del "$BRIDGE" 2>/dev/null || true
+    ip netns del "$NAME" 2>/dev/null || true
     ;;
   *) echo "usage: $0 start|restart|stop|clean" >&2; exit 2 ;;
 esac

@@ -23,9 +23,14 @@ interface Seen {
  * daemon to answer again — up to `boundSecs` from the loss, after which every later attempt gets
  * the same one sentence instead of a container.
  */
+/** How long after a container was stopped from outside the next start waits for the daemon to settle. */
+const SETTLE_MS = 8_000;
+
 export class DaemonWatch {
   private stream: NodeJS.ReadableStream | null = null;
   private lostAt: number | null = null;
+  /** When a container was last stopped from outside: a daemon shutting down does that first. */
+  private outsideStopAt = 0;
   private gone: string | null = null;
   /** How many times the stream was lost: a container that started under another count saw a restart. */
   epoch = 0;
@@ -126,7 +131,10 @@ export class DaemonWatch {
       clearTimeout(timer);
     }
     this.seen.delete(id);
-    if (s.kill !== undefined && !this.ours.has(id)) return { stoppedBy: s.kill };
+    if (s.kill !== undefined && !this.ours.has(id)) {
+      this.outsideStopAt = Date.now();
+      return { stoppedBy: s.kill };
+    }
     if (!s.died && this.stream === null) return { daemonLost: true };
     return {};
   }
@@ -135,7 +143,17 @@ export class DaemonWatch {
    * Null once the daemon answers (at once while its stream is up); after a loss, waits for it up
    * to the bound, then returns the sentence every later attempt gets too.
    */
-  ready(signal?: AbortSignal): Promise<string | null> {
+  async ready(signal?: AbortSignal): Promise<string | null> {
+    // Right after a stop from outside, the daemon may be shutting down while it still answers:
+    // give its event stream a few seconds to end before an attempt is spent on it.
+    while (this.stream !== null && !this.closed && Date.now() - this.outsideStopAt < SETTLE_MS) {
+      if (signal?.aborted) return null;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return this.readyNow(signal);
+  }
+
+  private readyNow(signal?: AbortSignal): Promise<string | null> {
     if (this.gone !== null) return Promise.resolve(this.gone);
     if (this.stream !== null || this.closed) return Promise.resolve(null);
     this.reconnecting ??= this.reconnect(signal).finally(() => (this.reconnecting = null));
