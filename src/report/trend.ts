@@ -309,28 +309,29 @@ export function trendTable(t: Trend): string {
     dollarsText(r),
     plain(r.source),
   ]);
-  return markdownTable(
-    [
-      [
-        "#",
-        "finished (UTC)",
-        "commit",
-        "suite",
-        "medal rate",
-        `${Math.round(t.level * 100)}% interval`,
-        "percentile",
-        "agent time",
-        "GPU-hours",
-        "cost",
-        "from",
-      ],
-      ...rows,
-    ],
-    { align: ["r", "l", "l", "c", "r", "r", "r", "r", "r", "r", "l"] },
-  );
+  return markdownTable([trendColumns(t), ...rows], {
+    align: ["r", "l", "l", "c", "r", "r", "r", "r", "r", "r", "l"],
+  });
 }
 
 /** The text `medalist trend` prints: the table, then the notes. */
 export function trendText(t: Trend): string {
   return [trendTable(t), "", ...trendNotes(t)].join("\n");
+}
+
+/** The trend table's column names (terminal and HTML alike). */
+export function trendColumns(t: Trend): string[] {
+  return [
+    "#",
+    "finished (UTC)",
+    "commit",
+    "suite",
+    "medal rate",
+    `${Math.round(t.level * 100)}% interval`,
+    "percentile",
+    "agent time",
+    "GPU-hours",
+    "cost",
+    "from",
+  ];
 }

@@ -1,5 +1,6 @@
 import { pct } from "../report/format.js";
 import {
+  trendColumns,
   agentTimeText,
   dollarsText,
   gpuText,
@@ -134,19 +135,7 @@ export function trendSvg(t: Trend): string {
 }
 
 function tableHtml(t: Trend): string {
-  const head = [
-    "#",
-    "finished (UTC)",
-    "commit",
-    "suite",
-    "medal rate",
-    `${Math.round(t.level * 100)}% interval`,
-    "percentile",
-    "agent time",
-    "GPU-hours",
-    "cost",
-    "from",
-  ];
+  const head = trendColumns(t);
   const body = t.rows
     .map((r, i) => {
       const other = r.suite !== "A";
