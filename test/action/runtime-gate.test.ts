@@ -60,7 +60,7 @@ describe.skipIf(!daemon)("the gate against the real daemon", () => {
     if (runtimes.includes("runsc"))
       await expect(checkRuntimeGate(docker(), pr, { allowRunc: false }, daemon!)).resolves.toBeUndefined();
     await expect(checkRuntimeGate(docker("runc"), pr, { allowRunc: false }, daemon!)).rejects.toThrow(
-      /^refusing to run pull request #7's agent under runc, which is no sandbox \(the Docker daemon has [a-z, -]*runc/,
+      /^refusing to run pull request #7's agent under runc, which is no sandbox \(the Docker daemon has [^()]*runc/,
     );
     await expect(checkRuntimeGate(docker("runc"), pr, { allowRunc: true }, daemon!)).resolves.toBeUndefined();
   });
