@@ -30,6 +30,13 @@ const M = Number(process.env.ADAPTIVE_COMPETITIONS ?? 22);
 /** seeds.cover: never-won competitions covered by a history bound instead of head runs. */
 const COVER = process.env.ADAPTIVE_COVER === "1";
 const SEEDS = 3;
+/** The monitored design's most seeds per side (`seeds: { max }`); its cached base has as many. */
+const MAX_SEEDS = Number(process.env.ADAPTIVE_MAX_SEEDS ?? 3);
+/** What the base's seeds beyond 3 cost on the default branch (mean run time 15.5 h), counted nowhere else. */
+const baseNote = () =>
+  MAX_SEEDS > SEEDS
+    ? `; the monitored design (\`seeds: { max: ${MAX_SEEDS} }\`, ADAPTIVE_MAX_SEEDS) compares with ${MAX_SEEDS} cached base seeds, so the default branch runs ${MAX_SEEDS - SEEDS} more seeds per suite than for fixed 3 (about ${Math.round(M * (MAX_SEEDS - SEEDS) * 15.5)} GPU-hours), not counted in the table`
+    : "";
 const GPUS = 8;
 const RHO = 0.45;
 const GATE = { tolerance: TOL, maxNotComparable: 0.1 };
@@ -52,7 +59,15 @@ interface SuiteDraw {
   hours: number[];
 }
 
-function draw(rate: number, drop: number, infra: number, rng: () => number, historyRuns = 0): SuiteDraw {
+function draw(
+  rate: number,
+  drop: number,
+  infra: number,
+  rng: () => number,
+  historyRuns = 0,
+  maxSeeds = SEEDS,
+  extraRng = rng,
+): SuiteDraw {
   const ab = 1 / RHO - 1;
   const p = Array.from({ length: M }, () => betaDraw(rate * ab, (1 - rate) * ab, rng));
   const mean = p.reduce((a, b) => a + b, 0) / M;
@@ -63,11 +78,21 @@ function draw(rate: number, drop: number, infra: number, rng: () => number, hist
     infra,
     rng,
     historyRuns,
+    maxSeeds,
+    extraRng,
   );
 }
 
 /** A suite from each competition's base rate `p` and head rate `q` (the stress corners set both). */
-function drawRates(p: number[], q: number[], infra: number, rng: () => number, historyRuns = 0): SuiteDraw {
+function drawRates(
+  p: number[],
+  q: number[],
+  infra: number,
+  rng: () => number,
+  historyRuns = 0,
+  maxSeeds = SEEDS,
+  extraRng = rng,
+): SuiteDraw {
   const hours = p.map(() => 7 + 17 * rng());
   const base = p.map((pi) =>
     Array.from({ length: SEEDS }, () => ({ medal: rng() < pi, infra: rng() < infra })),
@@ -79,22 +104,31 @@ function drawRates(p: number[], q: number[], infra: number, rng: () => number, h
     })),
   );
   const head: Run[] = [];
-  for (let seed = 0; seed < SEEDS; seed++)
+  const headSeed = (seed: number, r = rng) => {
     for (let comp = 0; comp < p.length; comp++)
       head.push({
         comp,
         seed,
-        hours: hours[comp] * (0.8 + 0.4 * rng()),
-        medal: rng() < q[comp],
-        infra: rng() < infra,
+        hours: hours[comp] * (0.8 + 0.4 * r()),
+        medal: r() < q[comp],
+        infra: r() < infra,
       });
+  };
+  for (let seed = 0; seed < SEEDS; seed++) headSeed(seed);
+  // Seeds beyond 3 (a larger `max`) come from their own stream, so the first 3 stay the same draws.
+  for (let seed = SEEDS; seed < maxSeeds; seed++) {
+    p.forEach((pi, comp) => base[comp].push({ medal: extraRng() < pi, infra: extraRng() < infra }));
+    headSeed(seed, extraRng);
+  }
   return { base, history, head, hours };
 }
 
 type Verdict = "regressed" | "no-regression" | "inconclusive" | "error";
 
-function baseCounts(s: SuiteDraw) {
-  return s.base.map((runs) => {
+/** The base's first `seeds` runs per competition (the cache holds as many seeds as the design's max). */
+function baseCounts(s: SuiteDraw, seeds = SEEDS) {
+  return s.base.map((all) => {
+    const runs = all.slice(0, seeds);
     const ok = runs.filter((r) => !r.infra);
     return { n: ok.length, x: ok.filter((r) => r.medal).length, err: runs.length - ok.length };
   });
@@ -104,18 +138,19 @@ function baseCounts(s: SuiteDraw) {
 function fixed(s: SuiteDraw, tol = TOL): { verdict: Verdict; hours: number } {
   const M = s.base.length;
   const b = baseCounts(s);
-  const hours = s.head.reduce((a, r) => a + r.hours, 0);
+  const runs = s.head.filter((r) => r.seed < SEEDS);
+  const hours = runs.reduce((a, r) => a + r.hours, 0);
   const counts: Counts[] = [];
   let lost = 0;
   for (let i = 0; i < M; i++) {
-    const h = s.head.filter((r) => r.comp === i && !r.infra);
+    const h = runs.filter((r) => r.comp === i && !r.infra);
     if (h.length === 0) lost++;
     else if (b[i].n > 0)
       counts.push({ nb: b[i].n, xb: b[i].x, nh: h.length, xh: h.filter((r) => r.medal).length });
   }
-  const headErr = s.head.filter((r) => r.infra).length;
+  const headErr = runs.filter((r) => r.infra).length;
   const baseErr = b.reduce((a, c) => a + c.err, 0);
-  if (lost / M > GATE.maxNotComparable || infraPValue(baseErr, M * SEEDS, headErr, s.head.length) <= ALPHA)
+  if (lost / M > GATE.maxNotComparable || infraPValue(baseErr, M * SEEDS, headErr, runs.length) <= ALPHA)
     return { verdict: "error", hours };
   if (counts.length === 0) return { verdict: "error", hours };
   const levels = { regressed: ALPHA, noRegression: ALPHA };
@@ -186,19 +221,24 @@ function monitored(
   d: MonitorDesign,
   inf?: Informed,
   tol = TOL,
+  maxSeeds = SEEDS,
 ): { verdict: Verdict; hours: number } {
   const M = s.base.length;
   const gate = { ...GATE, tolerance: tol };
-  const b = inf?.base ?? baseCounts(s);
+  // The history-informed plan keeps 3 seeds per side; the plain monitored design runs `maxSeeds`.
+  const most = inf ? SEEDS : maxSeeds;
+  const b = inf?.base ?? baseCounts(s, most);
   // The infra-error test compares with the base's current runs (the history records no infra errors).
-  const current = baseCounts(s);
+  const current = baseCounts(s, most);
   const baseErr = current.reduce((a, c) => a + c.err, 0);
-  const target = inf?.seeds ?? Array.from({ length: M }, () => SEEDS);
+  const target = inf?.seeds ?? Array.from({ length: M }, () => most);
   // Runs planned so far per competition: the informed plan replaces a run lost to an infra error
   // with the competition's next seed (while it has one), so a 1-seed competition is not lost to one.
   const seeds = [...target];
   const head = s.head.filter((r) => r.seed < seeds[r.comp]);
-  const spare = s.head.filter((r) => r.seed >= seeds[r.comp]).sort((x, y) => x.seed - y.seed);
+  const spare = s.head
+    .filter((r) => r.seed >= seeds[r.comp] && r.seed < most)
+    .sort((x, y) => x.seed - y.seed);
   const queue = inf
     ? [...head].sort((x, y) => inf.key(y) - inf.key(x))
     : [...head].sort((x, y) => x.seed - y.seed || y.hours - x.hours);
@@ -227,7 +267,7 @@ function monitored(
         seeds[next.run.comp]++;
       }
     }
-    const look = lookOf(done, b, baseErr, seeds, target, M * SEEDS);
+    const look = lookOf(done, b, baseErr, seeds, target, M * most);
     if (!look) continue;
     const out = inf?.claims
       ? decideLook(inf.design!, look, { ...gate, claims: inf.claims })
@@ -296,6 +336,8 @@ function perDecisive(t: Tally): { value: number; se: number } {
 const fmtHours = (x: { value: number; se: number }) =>
   Number.isFinite(x.value) ? `${Math.round(x.value)} ±${Math.round(x.se)}` : "∞ (none decisive)";
 
+export { perDecisive };
+
 export interface Cell {
   agent: number;
   drop: number;
@@ -312,6 +354,7 @@ export function simulate(
   design = monitorDesign(ALPHA),
   only: (agent: number, drop: number, infra: number) => boolean = () => true,
   historyRuns = 0,
+  maxSeeds = MAX_SEEDS,
 ): Cell[] {
   const cells: Cell[] = [];
   const plan: [number, number][] = [0, 0.05, 0.1, 0.2].map((d) => [d, 0]);
@@ -319,7 +362,8 @@ export function simulate(
   let seed = 1;
   for (const agent of [0.1, 0.35, 0.65])
     for (const [drop, infra] of plan) {
-      const rng = makeRng(seed++ * 7919);
+      const rng = makeRng(seed * 7919);
+      const extra = makeRng(seed++ * 7919 + 1);
       if (!only(agent, drop, infra)) continue;
       const cell: Cell = {
         agent,
@@ -330,9 +374,9 @@ export function simulate(
         informed: historyRuns > 0 ? tally() : null,
       };
       for (let k = 0; k < suites; k++) {
-        const s = draw(agent, drop, infra, rng, historyRuns);
+        const s = draw(agent, drop, infra, rng, historyRuns, maxSeeds, extra);
         add(cell.fixed, fixed(s));
-        add(cell.monitored, monitored(s, design));
+        add(cell.monitored, monitored(s, design, undefined, TOL, maxSeeds));
         if (cell.informed) add(cell.informed, monitored(s, design, informedOf(s)));
       }
       cells.push(cell);
@@ -418,9 +462,11 @@ export function stress(
   historyRuns = 30,
   design = monitorDesign(ALPHA),
   corners = STRESS_CORNERS,
+  maxSeeds = MAX_SEEDS,
 ): StressCell[] {
   return corners.map((corner, k) => {
     const rng = makeRng(104729 * (k + 1));
+    const extra = makeRng(104729 * (k + 1) + 1);
     const cell: StressCell = {
       corner,
       fixed: tally(),
@@ -428,9 +474,9 @@ export function stress(
       informed: historyRuns > 0 ? tally() : null,
     };
     for (let i = 0; i < suites; i++) {
-      const s = drawRates(corner.p, corner.q, 0, rng, historyRuns);
+      const s = drawRates(corner.p, corner.q, 0, rng, historyRuns, maxSeeds, extra);
       add(cell.fixed, fixed(s, corner.tol));
-      add(cell.monitored, monitored(s, design, undefined, corner.tol));
+      add(cell.monitored, monitored(s, design, undefined, corner.tol, maxSeeds));
       if (cell.informed) add(cell.informed, monitored(s, design, informedOf(s, corner.tol), corner.tol));
     }
     return cell;
@@ -488,7 +534,7 @@ function stressSection(suites: number, historyRuns: number, design: MonitorDesig
   return [
     "### Stress: sparse corners at a true drop equal to the tolerance",
     "",
-    `${suites} simulated suites per corner (ADAPTIVE_STRESS_SUITES; 0 leaves this out), the same draws for every design; tolerance 5 pts unless the corner says otherwise, α = 5%, no infra errors, base: 3 seeds from the cache (not counted; the history-informed design's ${historyRuns} history runs per competition are the default branch's, not counted either), head on ${GPUS} GPUs, run times as above; ${((Date.now() - started) / 1000).toFixed(0)} s. Every suite's true mean drop equals the corner's tolerance, so each claim is wrong whenever it is made: both rates must stay ≤ α + 2 Monte Carlo standard errors (${(100 * limit).toFixed(1)}%). ± is one Monte Carlo standard error.`,
+    `${suites} simulated suites per corner (ADAPTIVE_STRESS_SUITES; 0 leaves this out), the same draws for every design; tolerance 5 pts unless the corner says otherwise, α = 5%, no infra errors, base: 3 seeds from the cache (not counted; the history-informed design's ${historyRuns} history runs per competition are the default branch's, not counted either${baseNote()}), head on ${GPUS} GPUs, run times as above; ${((Date.now() - started) / 1000).toFixed(0)} s. Every suite's true mean drop equals the corner's tolerance, so each claim is wrong whenever it is made: both rates must stay ≤ α + 2 Monte Carlo standard errors (${(100 * limit).toFixed(1)}%). ± is one Monte Carlo standard error.`,
     "",
     table,
     "",
@@ -528,7 +574,7 @@ export async function benchAdaptive(): Promise<string> {
   return [
     "## Monitoring after every run and the history-informed plan vs fixed 3 seeds (bench/adaptive.ts)",
     "",
-    `${suites} simulated suites per cell (ADAPTIVE_SIM_SUITES), ${M === 22 ? "lite split (22 competitions)" : `${M} competitions (ADAPTIVE_COMPETITIONS)`}, base: 3 seeds from the cache (not counted), head on ${GPUS} GPUs, runs in flight at the verdict ${STOP_IN_FLIGHT ? "stopped there (seeds.inFlight: stop, the default)" : "finishing (ADAPTIVE_IN_FLIGHT=finish)"}; tolerance ${+(TOL * 100).toFixed(1)} pts, α = 5% (${design.interimShare * 100}% of it for the looks before the last), futility below a ${design.futility * 100}% projected chance; ${((Date.now() - started) / 1000).toFixed(0)} s. ± is one Monte Carlo standard error. "Saving" is 1 − the design's ÷ the fixed design's GPU-hours per decisive verdict (\`regressed\` or \`no-regression\`).`,
+    `${suites} simulated suites per cell (ADAPTIVE_SIM_SUITES), ${M === 22 ? "lite split (22 competitions)" : `${M} competitions (ADAPTIVE_COMPETITIONS)`}, base: 3 seeds from the cache (not counted${baseNote()}), head on ${GPUS} GPUs, runs in flight at the verdict ${STOP_IN_FLIGHT ? "stopped there (seeds.inFlight: stop, the default)" : "finishing (ADAPTIVE_IN_FLIGHT=finish)"}; tolerance ${+(TOL * 100).toFixed(1)} pts, α = 5% (${design.interimShare * 100}% of it for the looks before the last), futility below a ${design.futility * 100}% projected chance; ${((Date.now() - started) / 1000).toFixed(0)} s. ± is one Monte Carlo standard error. "Saving" is 1 − the design's ÷ the fixed design's GPU-hours per decisive verdict (\`regressed\` or \`no-regression\`).`,
     historyRuns > 0
       ? `History-informed: the base's default-branch history holds ${historyRuns} runs per competition of its current identity (ADAPTIVE_HISTORY_RUNS; its 3 current seeds among them, with the same infra-error rate); they plan the head only (the comparison's base side is the base's 3 current runs), each competition gets 1–3 head seeds by the spread of its history (plan/informed.ts), the most uncertain competitions start first within each seed, and the head is monitored after every run as above. ${COVER ? `Never-won competitions covered by a history bound (ADAPTIVE_COVER=1, seeds.cover): ${(coverCount.covered / Math.max(1, coverCount.plans)).toFixed(2)} per suite on average.` : "No competition is covered by a bound (seeds.cover is off by default; docs/statistics.md says why)."}`
       : "History-informed design left out (ADAPTIVE_HISTORY_RUNS=0).",
