@@ -2,7 +2,7 @@ import type Docker from "dockerode";
 import { createHash } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
-import { runPaths, type ExecResult, type Executor, type RunSpec } from "../types.js";
+import { runPaths, type ExecResult, type RunSpec } from "../types.js";
 import {
   runAttempt,
   type AgentHandle,
@@ -76,7 +76,7 @@ export interface DockerExecutorOptions {
  * creates, starts, stops and removes the container; everything else an attempt does is
  * runAttempt's. An infrastructure error says whether it is worth another attempt.
  */
-export class DockerExecutor implements Executor {
+export class DockerExecutor {
   readonly name = "docker";
   private image: Promise<ImageInfo> | null = null;
   /** The container user as "uid:gid" once the image is known (names resolved in it); "" the image's. */
