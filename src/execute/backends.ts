@@ -85,8 +85,13 @@ export function configView(name: string, config: { agent: AgentView }): Executor
  * Opens the named executor for one suite: first its sweep of a crashed suite's leftovers, then
  * open. Every attempt goes through execute/attempt.ts with the backend's driver.
  */
-export async function openExecutor(name: string, ctx: SuiteContext): Promise<OpenExecutor> {
-  const d = backendOf(name);
+export function openExecutor(name: string, ctx: SuiteContext): Promise<OpenExecutor> {
+  return openBackend(backendOf(name), ctx);
+}
+
+/** openExecutor for a backend in hand (the conformance suite's broken variants are not registered). */
+export async function openBackend(d: Backend<string, z.ZodType>, ctx: SuiteContext): Promise<OpenExecutor> {
+  const name = d.name;
   await d
     .sweep(ctx)
     .catch((e: unknown) => ctx.log(`could not sweep ${name} leftovers: ${(e as Error).message}`));
