@@ -20,7 +20,7 @@ import {
   inspectImage,
   ImageMissingError,
   type ImageInfo,
-} from "../execute/docker/image.js";
+} from "../execute/container/image.js";
 
 /**
  * `medalist mlebench-env build`: an offline `mlebench-env` base image that upstream's agent

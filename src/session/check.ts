@@ -10,7 +10,7 @@ import type { AgentConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { checkBuildContext } from "../execute/build-context.js";
 import { connectDocker, errorMessage } from "../execute/docker/client.js";
-import { ImageMissingError, inspectImage } from "../execute/docker/image.js";
+import { ImageMissingError, inspectImage } from "../execute/container/image.js";
 import { checkRuntime } from "../execute/docker/setup.js";
 import type { LocalConfig } from "../execute/local/config.js";
 import { bwrapProblem } from "../execute/local/sandbox.js";

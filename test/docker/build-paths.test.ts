@@ -17,7 +17,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/load.js";
 import { UserError } from "../../src/errors.js";
 import { stageBuildContext } from "../../src/execute/build-context.js";
-import { buildImage } from "../../src/execute/docker/image.js";
+import { buildImage } from "../../src/execute/container/image.js";
 import { runSuite } from "../../src/suite/run.js";
 import { requireDocker, TEST_IMAGE } from "./helpers.js";
 

@@ -12,7 +12,7 @@ import {
   SidecarUnavailableError,
   SIDECAR_ROLE,
   startValidateSidecar,
-} from "../../src/execute/docker/validate-sidecar.js";
+} from "../../src/execute/container/validate-sidecar.js";
 import { startValidationServer, type ValidationServer } from "../../src/execute/validation-server.js";
 import {
   containersOf,

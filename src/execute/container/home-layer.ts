@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import type Docker from "dockerode";
 import { AgentBuildError, buildImage, type ImageInfo } from "./image.js";
-import type { DockerSettings } from "./settings.js";
+import type { DockerSettings } from "../docker/settings.js";
 
 /** The layer's Dockerfile: chmod as root, then the image's own USER again. */
 export function homeLayerDockerfile(base: ImageInfo): string {

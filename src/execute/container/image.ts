@@ -1,8 +1,8 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import type Docker from "dockerode";
-import { errorMessage, statusCode } from "./client.js";
-import type { DockerSettings } from "./settings.js";
+import { errorMessage, statusCode } from "../docker/client.js";
+import type { DockerSettings } from "../docker/settings.js";
 
 export interface ImageInfo {
   /** The tag asked for (or built). */

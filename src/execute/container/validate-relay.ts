@@ -1,6 +1,6 @@
 import net from "node:net";
 import type Docker from "dockerode";
-import { errorMessage, sleep } from "./client.js";
+import { errorMessage, sleep } from "../docker/client.js";
 
 /**
  * `localhost:5000` under gVisor (runsc). gVisor gives each container its own network stack, so a

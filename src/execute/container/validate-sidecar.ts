@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import type Docker from "dockerode";
 import type { ValidationServer } from "../validation-server.js";
-import { errorMessage, sleep, statusCode } from "./client.js";
+import { errorMessage, sleep, statusCode } from "../docker/client.js";
 
 /**
  * `localhost:5000` inside the agent's container, as MLE-bench's image gives it (`POST /validate`

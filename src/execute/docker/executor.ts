@@ -21,14 +21,14 @@ import {
   type LimitWatchInput,
 } from "./kernel-limits.js";
 import { DEFAULT_QUOTA } from "../quota.js";
-import { AgentBuildError, ImageMissingError, prepareImage, type ImageInfo } from "./image.js";
+import { AgentBuildError, ImageMissingError, prepareImage, type ImageInfo } from "../container/image.js";
 import { demux } from "./demux.js";
 import type { ValidationServer } from "../validation-server.js";
-import { serveLocalhost5000 } from "./validate-sidecar.js";
-import { startExecRelay, type ExecRelay } from "./validate-relay.js";
+import { serveLocalhost5000 } from "../container/validate-sidecar.js";
+import { startExecRelay, type ExecRelay } from "../container/validate-relay.js";
 import { isGvisor } from "./runtime.js";
 import { containerUser, entrypointNote, type DockerSettings } from "./settings.js";
-import { withWritableHome } from "./home-layer.js";
+import { withWritableHome } from "../container/home-layer.js";
 import { imageUser, UserLookupError } from "./image-user.js";
 import { sizeText } from "./limits.js";
 import type { DaemonWatch } from "./daemon-watch.js";

@@ -9,7 +9,7 @@ import { runPolicy } from "../../config/run-policy.js";
 import { checkDocker, DOCKER_DEFAULTS, DockerSchema } from "./config.js";
 import { existsSync } from "node:fs";
 import { SetupFailure } from "../setup-failure.js";
-import { AgentBuildError } from "./image.js";
+import { AgentBuildError } from "../container/image.js";
 import { dockerSelfTest } from "./self-test.js";
 import { setupDocker } from "./setup.js";
 
