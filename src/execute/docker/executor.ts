@@ -29,6 +29,7 @@ import { startExecRelay, type ExecRelay } from "../container/validate-relay.js";
 import { isGvisor } from "./runtime.js";
 import { containerUser, entrypointNote, type DockerSettings } from "./settings.js";
 import { withWritableHome } from "../container/home-layer.js";
+import { imageEngine } from "./engine.js";
 import { imageUser, UserLookupError } from "./image-user.js";
 import { sizeText } from "./limits.js";
 import type { DaemonWatch } from "./daemon-watch.js";
@@ -120,9 +121,9 @@ export class DockerExecutor {
   }
 
   private async prepare(): Promise<ImageInfo> {
-    let image = await prepareImage(this.docker, this.settings, this.log);
+    let image = await prepareImage(imageEngine(this.docker), this.settings, this.log);
     if (this.settings.mlebench)
-      image = await withWritableHome(this.docker, image, this.log, this.settings.buildLimits);
+      image = await withWritableHome(imageEngine(this.docker), image, this.log, this.settings.buildLimits);
     const user = containerUser(this.settings);
     try {
       this.user = await imageUser(this.docker, image.id, user);

@@ -1,0 +1,48 @@
+/**
+ * What the shared container code (image builds, the home layer) needs of a container engine.
+ * docker/engine.ts implements it over the Docker API; another engine (podman) would implement
+ * the same few calls.
+ */
+
+/** One event of a build or pull stream: a line of output, a status, or the error that ended it. */
+export interface EngineEvent {
+  stream?: string;
+  status?: string;
+  id?: string;
+  error?: string;
+  errorDetail?: { message?: string };
+}
+
+/** An image as the engine describes it. */
+export interface EngineImage {
+  /** Content-addressed id (sha256:…). */
+  id: string;
+  /** Registry digests (repo@sha256:…), when it came from a registry. */
+  repoDigests: string[];
+  entrypoint: string[] | null;
+  /** The image's USER ("" or absent: root). */
+  user: string;
+}
+
+/** A build: the context's files (relative paths) and the build's settings. */
+export interface EngineBuild {
+  context: string;
+  files: string[];
+  tag: string;
+  dockerfile: string;
+  target?: string;
+  args?: Record<string, string>;
+  labels: Record<string, string>;
+  /** Bounds of each build step: bytes of memory (no swap) and CPUs. */
+  limits?: { memory: number; cpus: number };
+  network?: "none" | "bridge";
+}
+
+export interface ImageEngine {
+  /** The image, or null when the engine does not have it. */
+  inspect(ref: string): Promise<EngineImage | null>;
+  /** Builds, calling `onEvent` for each event; resolves at the end of the stream. */
+  build(build: EngineBuild, onEvent: (e: EngineEvent) => void): Promise<void>;
+  /** Pulls `ref`, calling `onEvent` for each event; resolves at the end of the stream. */
+  pull(ref: string, onEvent: (e: EngineEvent) => void): Promise<void>;
+}
