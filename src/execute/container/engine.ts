@@ -46,3 +46,24 @@ export interface ImageEngine {
   /** Pulls `ref`, calling `onEvent` for each event; resolves at the end of the stream. */
   pull(ref: string, onEvent: (e: EngineEvent) => void): Promise<void>;
 }
+
+/** A command started in a running container, its stdio attached (Docker's exec; podman's compat API). */
+export interface ContainerExec {
+  /** The attached stream: stdin in, stdout/stderr out in 8-byte-header frames (1 stdout, 2 stderr). */
+  start(opts: { hijack: true; stdin: true }): Promise<NodeJS.ReadWriteStream>;
+  /** The command's exit code once it ended (null or absent while it runs). */
+  inspect(): Promise<{ ExitCode?: number | null }>;
+}
+
+/** A running container a command can be started in (the validation relay's). */
+export interface ExecTarget {
+  exec(opts: {
+    Cmd: string[];
+    AttachStdin: boolean;
+    AttachStdout: boolean;
+    AttachStderr: boolean;
+    Tty: boolean;
+    Env: string[];
+    User?: string;
+  }): Promise<ContainerExec>;
+}
