@@ -67,3 +67,43 @@ export interface ExecTarget {
     User?: string;
   }): Promise<ContainerExec>;
 }
+
+/**
+ * A helper container beside the agent's (the localhost:5000 sidecar). The engine runs it
+ * hardened whatever the spec: no capabilities, no new privileges, read-only root filesystem, an
+ * init, swap no larger than its memory, a small log.
+ */
+export interface HelperSpec {
+  name: string;
+  image: string;
+  entrypoint: string[];
+  user: string;
+  workingDir: string;
+  env: string[];
+  labels: Record<string, string>;
+  /** One read-only bind mount. */
+  mount: { source: string; target: string };
+  /** The network ("none", "bridge", …). */
+  network: string;
+  /** The OCI runtime; default the engine's. */
+  runtime?: string;
+  memoryBytes: number;
+  pids: number;
+  cpus: number;
+}
+
+export interface HelperContainer {
+  readonly id: string;
+  start(): Promise<void>;
+  /** Removes it (running or not) with its volumes. */
+  remove(): Promise<void>;
+  state(): Promise<{ running: boolean; exitCode: number | null }>;
+  /** Its stdout and stderr so far. */
+  output(): Promise<string>;
+}
+
+export interface HelperEngine {
+  /** Removes the container of that name, when there is one. */
+  removeNamed(name: string): Promise<void>;
+  create(spec: HelperSpec): Promise<HelperContainer>;
+}

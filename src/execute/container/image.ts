@@ -53,7 +53,7 @@ export async function inspectImage(engine: ImageEngine, ref: string): Promise<Im
   };
 }
 
-/** Files of a build context, relative to it (dockerode applies .dockerignore to this list). */
+/** Files of a build context, relative to it (the engine applies .dockerignore to this list). */
 async function contextFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries
@@ -191,7 +191,7 @@ export async function prepareImage(
   try {
     await pullImage(engine, settings.image, log);
   } catch (e) {
-    // dockerode's "(HTTP code 500) server error - " says nothing the daemon's words do not.
+    // an engine's "(HTTP code 500) server error - " says nothing the daemon's words do not.
     const why = errorMessage(e)
       .split("\n")[0]
       .replace(/^\(HTTP code \d+\)[^-]*- /, "");

@@ -29,7 +29,7 @@ import { startExecRelay, type ExecRelay } from "../container/validate-relay.js";
 import { isGvisor } from "./runtime.js";
 import { containerUser, entrypointNote, type DockerSettings } from "./settings.js";
 import { withWritableHome } from "../container/home-layer.js";
-import { imageEngine } from "./engine.js";
+import { helperEngine, imageEngine } from "./engine.js";
 import { imageUser, UserLookupError } from "./image-user.js";
 import { sizeText } from "./limits.js";
 import type { DaemonWatch } from "./daemon-watch.js";
@@ -352,7 +352,7 @@ export class DockerExecutor {
     }
     if (isGvisor(this.settings.runtime)) return this.relayFor(spec, ctx, opts);
     try {
-      const sidecar = await serveLocalhost5000(this.docker, local.server, local.root, {
+      const sidecar = await serveLocalhost5000(helperEngine(this.docker), local.server, local.root, {
         image: imageId,
         network: this.settings.network,
         runtime: this.settings.runtime,
