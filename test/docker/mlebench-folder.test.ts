@@ -143,7 +143,7 @@ describe.skipIf(!docker)("agent.mlebench against a real daemon", () => {
     );
   }, 120_000);
 
-  it("an agent image without the user cannot run, said as such (a setup failure: docker/backend.ts)", async () => {
+  it("an agent image without the user cannot run, said as such (a setup failure: docker/index.ts)", async () => {
     const bare = agentsFolder();
     const file = path.join(bare, "agents", "tiny", "Dockerfile");
     writeFileSync(
