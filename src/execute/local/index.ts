@@ -79,6 +79,11 @@ export const localBackend: Backend<"local", typeof LocalSchema> = {
   // A child process of this runner: it runs wherever the runner does.
   selfTest: {
     unavailable: async () => null,
-    config: (agent) => ({ agent: { command: ["/bin/sh", "-c", agent.script] } }),
+    // In bubblewrap where it starts here, and with no sandbox.
+    variants: async () => (bwrapProblem() === null ? ["bwrap", "none"] : ["none"]),
+    config: (agent, sandbox) => ({
+      agent: { command: ["/bin/sh", "-c", agent.script] },
+      local: { sandbox },
+    }),
   },
 };
