@@ -8,7 +8,7 @@ import path from "node:path";
 import Docker from "dockerode";
 import { cleanupSuite } from "../src/execute/docker/cleanup.js";
 import { DockerExecutor } from "../src/execute/docker/executor.js";
-import { sidecarRoot } from "../src/execute/docker/validate-sidecar.js";
+import { sidecarRoot } from "../src/execute/container/validate-sidecar.js";
 import { runPaths, type RunSpec } from "../src/execute/types.js";
 import { startValidationServer } from "../src/execute/validation-server.js";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { configView, descriptorOf, EXECUTOR_NAMES, executorBlocks } from "../execute/backends.js";
+import { backendOf, configView, executorBlocks, executorNames } from "../execute/backends.js";
 import { RunPolicySchema } from "./run-policy.js";
 import { defaultDataDir } from "./data-dir.js";
 
@@ -120,7 +120,7 @@ export const ConfigSchema = z
     /** Folder with competition definitions; defaults to the bundled registry. */
     registryDir: z.string().optional(),
     /** Which executor runs the agent (execute/backends.ts lists them). */
-    executor: z.enum(EXECUTOR_NAMES).default("local"),
+    executor: z.enum(executorNames()).default("local"),
     /**
      * Grader for competitions Medalist does not grade natively (grading: "external"), e.g.
      * ["mlebench", "grade-sample", "{submission}", "{competition}"]. Placeholders: {submission},
@@ -139,7 +139,7 @@ export const ConfigSchema = z
   })
   // The chosen executor's own checks (execute/<name>/): one issue per missing piece, with its path.
   .superRefine((c, ctx) => {
-    for (const issue of descriptorOf(c.executor).check(configView(c.executor, c)))
+    for (const issue of backendOf(c.executor).check(configView(c.executor, c)))
       ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
     if (typeof c.seeds !== "number" && c.seeds.cover) {
       const why = !c.seeds.adaptive

@@ -1,62 +1,79 @@
 import type { z } from "zod";
 import { UserError } from "../errors.js";
 import { runAttempt } from "./attempt.js";
-import type { AgentView, ExecutorConfigView, ExecutorDescriptor } from "./descriptor.js";
-import { dockerDescriptor } from "./docker/backend.js";
+import type { AgentView, Backend, ExecutorConfigView } from "./backend.js";
+import { dockerBackend } from "./docker/index.js";
 import type { OpenExecutor, SuiteContext } from "./lifecycle.js";
-import { localDescriptor } from "./local/index.js";
-import { slurmDescriptor } from "./slurm/executor.js";
+import { localBackend } from "./local/index.js";
+import { slurmBackend } from "./slurm/index.js";
+
+/** The registered backends by name, in registration order. */
+const registry = new Map<string, Backend<string, z.ZodType>>();
 
 /**
- * Every executor, in one list. Adding one is a folder under execute/ with its descriptor, and one
- * line here: the config's `executor` names and blocks, the JSON schema, run identities and the
- * crash sweep follow from this list.
+ * Registers a backend: its `executor` name, config block, checks, identity facts, sweep and
+ * conformance suite follow from this call. A backend package registers before the config is
+ * loaded (the config's `executor` names and blocks are read when config/schema.ts loads).
  */
-export const BACKENDS = [localDescriptor, dockerDescriptor, slurmDescriptor] as const;
+export function registerBackend<N extends string, S extends z.ZodType>(backend: Backend<N, S>): void {
+  if (registry.has(backend.name)) throw new Error(`the executor "${backend.name}" is registered twice`);
+  registry.set(backend.name, backend as Backend<string, z.ZodType>);
+}
 
-type Backend = (typeof BACKENDS)[number];
-export type ExecutorName = Backend["name"];
+/** Every registered backend, in registration order. */
+export function registeredBackends(): Backend<string, z.ZodType>[] {
+  return [...registry.values()];
+}
 
-/** Config blocks by executor name, for the executors that have one. */
+/** The backends Medalist ships: registered like any other; the config's types name them. */
+const BUILT_IN = [localBackend, dockerBackend, slurmBackend] as const;
+for (const b of BUILT_IN) registerBackend<string, z.ZodType>(b);
+
+type BuiltIn = (typeof BUILT_IN)[number];
+export type ExecutorName = BuiltIn["name"];
+
+/** Config blocks by executor name, for the built-in executors that have one. */
 export type ExecutorBlocks = {
-  [D in Backend as NonNullable<D["configSchema"]> extends z.ZodNever ? never : D["name"]]: z.ZodDefault<
+  [D in BuiltIn as NonNullable<D["configSchema"]> extends z.ZodNever ? never : D["name"]]: z.ZodDefault<
     NonNullable<D["configSchema"]>
   >;
 };
 
-/** Every descriptor, as the loose type the registry's functions walk. */
-const ALL = BACKENDS as unknown as readonly ExecutorDescriptor<string, z.ZodType>[];
-
-export const EXECUTOR_NAMES = BACKENDS.map((b) => b.name) as [ExecutorName, ...ExecutorName[]];
-
-/** The config blocks of every executor that has one, each defaulted. */
-export function executorBlocks(): ExecutorBlocks {
-  const out: Record<string, z.ZodType> = {};
-  for (const b of ALL) if (b.configSchema) out[b.name] = b.configSchema.default(b.configDefault);
-  return out as unknown as ExecutorBlocks;
+/** The names `executor:` accepts: the backends registered when the config schema is built. */
+export function executorNames(): [ExecutorName, ...ExecutorName[]] {
+  return [...registry.keys()] as [ExecutorName, ...ExecutorName[]];
 }
 
-/** The descriptor of the named executor (a UserError naming the known ones otherwise). */
-export function descriptorOf(name: string): ExecutorDescriptor<string, z.ZodType> {
-  const d = ALL.find((b) => b.name === name);
-  if (!d) throw new UserError(`executor: unknown executor "${name}" (known: ${EXECUTOR_NAMES.join(", ")})`);
+/** The config blocks of every registered executor that has one, each defaulted. */
+export function executorBlocks(): ExecutorBlocks {
+  const out: Record<string, z.ZodType> = {};
+  for (const b of registry.values())
+    if (b.configSchema) out[b.name] = b.configSchema.default(b.configDefault);
+  return out as ExecutorBlocks;
+}
+
+/** The named backend (a UserError naming the registered ones otherwise). */
+export function backendOf(name: string): Backend<string, z.ZodType> {
+  const d = registry.get(name);
+  if (!d)
+    throw new UserError(`executor: unknown executor "${name}" (known: ${[...registry.keys()].join(", ")})`);
   return d;
 }
 
-/** The named executor's identity facts ({} for a backend outside the list: a test's stand-in). */
+/** The named executor's identity facts ({} for a backend outside the registry: a test's stand-in). */
 export function identityFactsOf(name: string, config: { agent: AgentView }): Record<string, unknown> {
-  const d = ALL.find((b) => b.name === name);
+  const d = registry.get(name);
   return d ? d.identityFacts(configView(name, config)) : {};
 }
 
 /** What would run a pull request's agent unsandboxed with this config ("executor: local"), or null. */
 export function unsandboxedBy(name: string, config: { agent: AgentView }): string | null {
-  return descriptorOf(name).unsandboxed(configView(name, config));
+  return backendOf(name).unsandboxed(configView(name, config));
 }
 
 /** Why a pull request's agent would run with no sandbox at all on this runner (a fallback), or null. */
 export function noSandboxBy(name: string, config: { agent: AgentView }): string | null {
-  return descriptorOf(name).noSandbox?.(configView(name, config)) ?? null;
+  return backendOf(name).noSandbox?.(configView(name, config)) ?? null;
 }
 
 /** The view an executor's checks and identity facts read: the agent and its own block. */
@@ -68,8 +85,13 @@ export function configView(name: string, config: { agent: AgentView }): Executor
  * Opens the named executor for one suite: first its sweep of a crashed suite's leftovers, then
  * open. Every attempt goes through execute/attempt.ts with the backend's driver.
  */
-export async function openExecutor(name: string, ctx: SuiteContext): Promise<OpenExecutor> {
-  const d = descriptorOf(name);
+export function openExecutor(name: string, ctx: SuiteContext): Promise<OpenExecutor> {
+  return openBackend(backendOf(name), ctx);
+}
+
+/** openExecutor for a backend in hand (the conformance suite's broken variants are not registered). */
+export async function openBackend(d: Backend<string, z.ZodType>, ctx: SuiteContext): Promise<OpenExecutor> {
+  const name = d.name;
   await d
     .sweep(ctx)
     .catch((e: unknown) => ctx.log(`could not sweep ${name} leftovers: ${(e as Error).message}`));

@@ -4,13 +4,14 @@ import type { Resources } from "./scheduler.js";
 import type { ExecResult, RunSpec } from "./types.js";
 import type { ContractPaths } from "./contract.js";
 import type { GraderSpec } from "../grade/spec.js";
+import type { AttemptDriver } from "./attempt.js";
 
 /**
  * The executor lifecycle: open (once per suite) → execute (once per run attempt) → close (once,
- * also on cancel). Every backend (local/, docker/, slurm/) describes itself in its own folder
- * (execute/descriptor.ts) and is registered by one line in execute/backends.ts; each attempt is
- * execute/attempt.ts's runAttempt with the backend's driver. Nothing outside the backend's folder
- * knows which backend runs.
+ * also on cancel). Every backend (local/, docker/, slurm/) describes itself in its own folder's
+ * index.ts (a Backend, execute/backend.ts) and is registered with registerBackend
+ * (execute/registry.ts); each attempt is execute/attempt.ts's runAttempt with the backend's
+ * driver. Nothing outside the backend's folder knows which backend runs.
  */
 /**
  * What of the suite's config an executor reads (config/schema.ts's Config has all of it). Each
@@ -56,8 +57,8 @@ export interface EnvironmentFacts {
   unsandboxed?: string;
 }
 
-/** A backend opened for one suite. */
-export interface OpenExecutor {
+/** A backend opened for one suite: what Backend.open gives. */
+export interface OpenBackend {
   readonly name: string;
   /** What the scheduler may hand out on this runner. */
   readonly resources: Resources;
@@ -76,18 +77,18 @@ export interface OpenExecutor {
     runId?: string,
     grader?: GraderSpec | null,
   ): string | undefined;
-  /**
-   * One attempt at one run (runAttempt with the backend's driver, for registered backends). Never
-   * grades, never retries: the caller retries infra errors marked `retryable` under one policy. A
-   * run stopped because the suite was cancelled has `cancelled`.
-   */
-  execute(spec: RunSpec, signal?: AbortSignal): Promise<ExecResult>;
+  /** The backend's part of each attempt; execute/attempt.ts does the rest. */
+  driver(): AttemptDriver;
   /** Releases everything the backend started (containers, jobs, servers). Idempotent. */
   close(): Promise<void>;
 }
 
-/** A backend given directly to runSuite (tests' stand-ins); registered ones are descriptors. */
-export interface ExecutorBackend {
-  readonly name: string;
-  open(ctx: SuiteContext): Promise<OpenExecutor>;
-}
+/**
+ * An opened backend as the suite runs it (execute/registry.ts's openExecutor): each attempt is
+ * runAttempt with the backend's driver. Never grades, never retries: the caller retries infra
+ * errors marked `retryable` under one policy. A run stopped because the suite was cancelled has
+ * `cancelled`. Tests hand runSuite stand-ins of this shape directly.
+ */
+export type OpenExecutor = Omit<OpenBackend, "driver"> & {
+  execute(spec: RunSpec, signal?: AbortSignal): Promise<ExecResult>;
+};

@@ -59,14 +59,6 @@ export interface ExecResult {
   retryable?: boolean;
 }
 
-/** An executor runs the agent for one RunSpec and reports how it ended. It never grades. */
-export interface Executor {
-  readonly name: string;
-  /** The paths the agent sees (for its instructions); the container paths when absent. */
-  agentPaths?(spec: RunSpec): ContractPaths;
-  execute(spec: RunSpec, signal?: AbortSignal): Promise<ExecResult>;
-}
-
 /** Paths inside a run directory, shared by every executor. */
 export function runPaths(runDir: string) {
   return {

@@ -25,7 +25,7 @@ import type { GraderSpec } from "../grade/spec.js";
  *   → 200 {"valid": bool, "result": "...", "errors": [...]}
  *
  * listenSocket() also serves one run's URL on a unix socket as plain `POST /validate` and
- * `GET /health` (what docker/validate-sidecar.ts forwards `localhost:5000` to).
+ * `GET /health` (what container/validate-sidecar.ts forwards `localhost:5000` to).
  *
  * The agent is hostile, so: a body limit derived from the sample's size, the body streamed to a
  * private spool file (constant memory) and read back keeping only the id column, one check at a

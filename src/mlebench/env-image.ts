@@ -14,13 +14,14 @@ import { spawnSync } from "node:child_process";
 import type Docker from "dockerode";
 import { UserError } from "../errors.js";
 import { errorMessage } from "../execute/docker/client.js";
+import { imageEngine } from "../execute/docker/engine.js";
 import {
   AgentBuildError,
   buildImage,
   inspectImage,
   ImageMissingError,
   type ImageInfo,
-} from "../execute/docker/image.js";
+} from "../execute/container/image.js";
 
 /**
  * `medalist mlebench-env build`: an offline `mlebench-env` base image that upstream's agent
@@ -284,7 +285,7 @@ async function baseImage(o: EnvBuildOptions): Promise<string> {
   const { docker, log } = o;
   if (o.base) {
     try {
-      await inspectImage(docker, o.base);
+      await inspectImage(imageEngine(docker), o.base);
     } catch (e) {
       if (e instanceof ImageMissingError)
         throw new UserError(
@@ -295,7 +296,7 @@ async function baseImage(o: EnvBuildOptions): Promise<string> {
     return o.base;
   }
   if (!o.rootfs) {
-    const kept = await inspectImage(docker, ROOTFS_BASE_TAG).catch(() => null);
+    const kept = await inspectImage(imageEngine(docker), ROOTFS_BASE_TAG).catch(() => null);
     if (kept) {
       log(`base: ${ROOTFS_BASE_TAG} (imported earlier)`);
       return ROOTFS_BASE_TAG;
@@ -334,7 +335,7 @@ export async function buildMlebenchEnv(o: EnvBuildOptions): Promise<ImageInfo> {
   try {
     writeEnvContext(dir, base, wheel);
     return await buildImage(
-      o.docker,
+      imageEngine(o.docker),
       { context: dir, dockerfile: "Dockerfile", tag: o.tag, args: {} },
       o.log,
       undefined,
@@ -361,7 +362,7 @@ async function buildUpstream(o: EnvBuildOptions, checkout: string): Promise<Imag
   );
   try {
     return await buildImage(
-      o.docker,
+      imageEngine(o.docker),
       {
         context: dir,
         dockerfile: "environment/Dockerfile",

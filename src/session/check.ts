@@ -10,7 +10,8 @@ import type { AgentConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { checkBuildContext } from "../execute/build-context.js";
 import { connectDocker, errorMessage } from "../execute/docker/client.js";
-import { ImageMissingError, inspectImage } from "../execute/docker/image.js";
+import { ImageMissingError, inspectImage } from "../execute/container/image.js";
+import { imageEngine } from "../execute/docker/engine.js";
 import { checkRuntime } from "../execute/docker/setup.js";
 import type { LocalConfig } from "../execute/local/config.js";
 import { bwrapProblem } from "../execute/local/sandbox.js";
@@ -285,7 +286,7 @@ async function imageLine(docker: Docker, agent: AgentConfig, baseDir: string): P
       const bases = baseImages(text);
       const absent: string[] = [];
       for (const ref of bases)
-        await inspectImage(docker, ref).catch((e: unknown) => {
+        await inspectImage(imageEngine(docker), ref).catch((e: unknown) => {
           if (e instanceof ImageMissingError) absent.push(ref);
           else throw e;
         });
@@ -304,7 +305,7 @@ async function imageLine(docker: Docker, agent: AgentConfig, baseDir: string): P
       };
     }
     const ref = agent.image!;
-    const info = await inspectImage(docker, ref);
+    const info = await inspectImage(imageEngine(docker), ref);
     return { what: "image", ok: true, text: `${ref} is on this machine (${info.id.slice(0, 19)})` };
   } catch (e) {
     if (e instanceof ImageMissingError || e instanceof UserError)

@@ -12,7 +12,7 @@ import { loadRegistry, defaultRegistryDir, type Registry } from "../registry/reg
 import { plan as planSuite, type Plan, type PlannedRun } from "../plan/plan.js";
 import { schedule } from "../execute/scheduler.js";
 import { openExecutor } from "../execute/backends.js";
-import type { ExecutorBackend, SuiteContext } from "../execute/lifecycle.js";
+import type { OpenExecutor, SuiteContext } from "../execute/lifecycle.js";
 import type { Outcome } from "../execute/types.js";
 import { agentFacts, competitionIdentity } from "./identity-facts.js";
 import { parseOnly, type Selection } from "./reuse.js";
@@ -54,8 +54,8 @@ export interface SuiteOptions {
   label: string;
   /** Agent to evaluate (defaults to config.agent). */
   agent?: AgentConfig;
-  /** Backend override (tests); default: the one named by config.executor. */
-  backend?: ExecutorBackend;
+  /** A stand-in that opens an executor itself (tests); default: the registered backend config.executor names. */
+  backend?: { readonly name: string; open(ctx: SuiteContext): Promise<OpenExecutor> };
   registry?: Registry;
   /** The plan, when the caller made it already (it is made from config and registry otherwise). */
   plan?: Plan;

@@ -17,7 +17,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/load.js";
 import { UserError } from "../../src/errors.js";
 import { stageBuildContext } from "../../src/execute/build-context.js";
-import { buildImage } from "../../src/execute/docker/image.js";
+import { buildImage } from "../../src/execute/container/image.js";
+import { imageEngine } from "../../src/execute/docker/engine.js";
 import { runSuite } from "../../src/suite/run.js";
 import { requireDocker, TEST_IMAGE } from "./helpers.js";
 
@@ -209,7 +210,7 @@ describe.skipIf(!docker)("build paths on the real daemon", () => {
         symlinkSync(".medalist/data", path.join(dir, "agent"));
         const lines: string[] = [];
         const image = await buildImage(
-          docker!,
+          imageEngine(docker!),
           { ...built.agent.build!, args: {}, tag: "medalist-agent:paths-swapped" },
           (l) => lines.push(l),
         );

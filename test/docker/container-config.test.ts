@@ -5,7 +5,7 @@ import { ConfigSchema } from "../../src/config/schema.js";
 import { validateConfig } from "../../src/config/load.js";
 import { containerOptions } from "../../src/execute/docker/container.js";
 import { firstTarFile, needsLookup, parsePasswd, resolveUser } from "../../src/execute/docker/image-user.js";
-import { homeLayerDockerfile, homeLayerTag } from "../../src/execute/docker/home-layer.js";
+import { homeLayerDockerfile, homeLayerTag } from "../../src/execute/container/home-layer.js";
 import { dockerSettings, entrypointNote } from "../../src/execute/docker/settings.js";
 import { dockerResources } from "../../src/execute/docker/setup.js";
 import type { DockerSuiteConfig } from "../../src/execute/docker/config.js";

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
 import { DockerExecutor } from "../../src/execute/docker/executor.js";
-import { AgentBuildError } from "../../src/execute/docker/image.js";
+import { AgentBuildError } from "../../src/execute/container/image.js";
 import { executeWithRetries } from "../../src/suite/retry.js";
 import { runPaths } from "../../src/execute/types.js";
 import { describeFailure } from "../../src/execute/failure.js";

@@ -9,7 +9,7 @@ import { validateConfig } from "../../src/config/load.js";
 import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
 import { DockerExecutor } from "../../src/execute/docker/executor.js";
 import { imageUser, UserLookupError } from "../../src/execute/docker/image-user.js";
-import { AgentBuildError } from "../../src/execute/docker/image.js";
+import { AgentBuildError } from "../../src/execute/container/image.js";
 import { dockerSettings } from "../../src/execute/docker/settings.js";
 import { checkRuntime } from "../../src/execute/docker/setup.js";
 import type { DockerSuiteConfig } from "../../src/execute/docker/config.js";
@@ -143,7 +143,7 @@ describe.skipIf(!docker)("agent.mlebench against a real daemon", () => {
     );
   }, 120_000);
 
-  it("an agent image without the user cannot run, said as such (a setup failure: docker/backend.ts)", async () => {
+  it("an agent image without the user cannot run, said as such (a setup failure: docker/index.ts)", async () => {
     const bare = agentsFolder();
     const file = path.join(bare, "agents", "tiny", "Dockerfile");
     writeFileSync(

@@ -5,7 +5,7 @@ import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
 import { LABEL } from "../../src/execute/docker/container.js";
-import { RelayUnavailableError, startExecRelay } from "../../src/execute/docker/validate-relay.js";
+import { RelayUnavailableError, startExecRelay } from "../../src/execute/container/validate-relay.js";
 import { startValidationServer, type ValidationServer } from "../../src/execute/validation-server.js";
 import { requireDocker, requireMlebenchEnv, TEST_IMAGE, testRuntimes, uniqueSuite } from "./helpers.js";
 

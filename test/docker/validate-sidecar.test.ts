@@ -6,13 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
 import { LABEL } from "../../src/execute/docker/container.js";
 import { DockerExecutor } from "../../src/execute/docker/executor.js";
+import { helperEngine } from "../../src/execute/docker/engine.js";
 import {
   serveLocalhost5000,
   sidecarRoot,
   SidecarUnavailableError,
   SIDECAR_ROLE,
   startValidateSidecar,
-} from "../../src/execute/docker/validate-sidecar.js";
+} from "../../src/execute/container/validate-sidecar.js";
 import { startValidationServer, type ValidationServer } from "../../src/execute/validation-server.js";
 import {
   containersOf,
@@ -72,7 +73,7 @@ describe.skipIf(!image)("localhost:5000 from a validation sidecar", () => {
 
   for (const network of ["none", "bridge"] as const) {
     it(`answers /validate and /health in the agent's namespace (network ${network})`, async () => {
-      const sidecar = await serveLocalhost5000(docker!, server, root.dir, {
+      const sidecar = await serveLocalhost5000(helperEngine(docker!), server, root.dir, {
         image: image!,
         network,
         runName: `${suite}-${network}`,
@@ -104,7 +105,7 @@ describe.skipIf(!image)("localhost:5000 from a validation sidecar", () => {
   }
 
   it("says why when the image has no python3", async () => {
-    const err = await startValidateSidecar(docker!, {
+    const err = await startValidateSidecar(helperEngine(docker!), {
       image: TEST_IMAGE,
       network: "none",
       socketDir: root.dir,
@@ -117,7 +118,7 @@ describe.skipIf(!image)("localhost:5000 from a validation sidecar", () => {
   }, 60_000);
 
   it("is removed with the suite's containers", async () => {
-    const sidecar = await startValidateSidecar(docker!, {
+    const sidecar = await startValidateSidecar(helperEngine(docker!), {
       image: image!,
       network: "none",
       socketDir: root.dir,

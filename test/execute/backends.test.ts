@@ -1,16 +1,25 @@
-// Every registered executor carries every duty of a backend, and none does an attempt's work
-// itself: that is execute/attempt.ts's (run folder, run.log and masking, quota, timers, sanitizing,
-// wording). Adding an executor that misses a duty fails here.
+// The registry (execute/backends.ts): names, config blocks and the JSON schema come from the
+// registered backends, and no backend folder does an attempt's work itself: that is
+// execute/attempt.ts's (run folder, run.log and masking, quota, timers, sanitizing, wording). What
+// each backend does with a hostile agent is test/execute/conformance.test.ts's.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { jsonSchemas } from "../../src/cli/commands/schema.js";
 import { ConfigSchema } from "../../src/config/schema.js";
-import { BACKENDS, EXECUTOR_NAMES, identityFactsOf, unsandboxedBy } from "../../src/execute/backends.js";
+import {
+  executorNames,
+  identityFactsOf,
+  registerBackend,
+  registeredBackends,
+  unsandboxedBy,
+} from "../../src/execute/backends.js";
+import { localBackend } from "../../src/execute/local/index.js";
 
 const root = join(import.meta.dirname, "..", "..");
-const DUTIES = ["check", "identityFacts", "unsandboxed", "open", "sweep"] as const;
+const BACKENDS = registeredBackends();
+const EXECUTOR_NAMES = executorNames();
 
 /** What only the attempt wrapper may do; a backend folder using these bypasses it. */
 const WRAPPER_ONLY = [
@@ -35,8 +44,11 @@ describe("the executor registry (execute/backends.ts)", () => {
     for (const b of BACKENDS) expect(existsSync(join(root, "src", "execute", b.name)), b.name).toBe(true);
   });
 
-  it.each(BACKENDS.map((b) => [b.name, b] as const))("%s has every duty", (_name, b) => {
-    for (const duty of DUTIES) expect(typeof b[duty], `${b.name}.${duty}`).toBe("function");
+  it("refuses a second backend of the same name", () => {
+    expect(() => registerBackend(localBackend)).toThrow('the executor "local" is registered twice');
+  });
+
+  it.each(BACKENDS.map((b) => [b.name, b] as const))("%s's config block and checks answer", (_name, b) => {
     if (b.configSchema) {
       // Its block's default parses, and its checks and identity facts answer for it.
       const block = b.configSchema.parse(b.configDefault);

@@ -1,7 +1,7 @@
-// The one line a failed image build is said in (execute/docker/image.ts BuildSteps): the failing
+// The one line a failed image build is said in (execute/container/image.ts BuildSteps): the failing
 // step, its exit code and its own last stderr line; a missing base image with how to get it.
 import { describe, expect, it } from "vitest";
-import { BuildSteps } from "../../src/execute/docker/image.js";
+import { BuildSteps } from "../../src/execute/container/image.js";
 
 const feed = (lines: string[]) => {
   const s = new BuildSteps();

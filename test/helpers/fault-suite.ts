@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { compareRuns } from "../../src/compare/compare.js";
 import { validateConfig } from "../../src/config/load.js";
 import type { Config } from "../../src/config/schema.js";
-import type { ExecutorBackend, OpenExecutor } from "../../src/execute/lifecycle.js";
+import type { OpenExecutor } from "../../src/execute/lifecycle.js";
 import type { RunSpec } from "../../src/execute/types.js";
 import type { SuiteResults } from "../../src/results/schema.js";
 import { runSuite, type SuiteOptions } from "../../src/suite/run.js";
@@ -24,7 +24,7 @@ export interface FaultSuite {
   executed: string[];
   /** Called inside each run before the agent "writes" its submission; where faults are injected. */
   hook: ((spec: RunSpec) => void | Promise<void>) | null;
-  backend: ExecutorBackend;
+  backend: NonNullable<SuiteOptions["backend"]>;
   run(outDir: string, extra?: Partial<SuiteOptions>): Promise<SuiteResults>;
 }
 

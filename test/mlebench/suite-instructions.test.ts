@@ -4,16 +4,15 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/load.js";
 import type { AgentConfig } from "../../src/config/schema.js";
-import type { ExecutorBackend } from "../../src/execute/lifecycle.js";
 import { runPaths } from "../../src/execute/types.js";
-import { runSuite } from "../../src/suite/run.js";
+import { runSuite, type SuiteOptions } from "../../src/suite/run.js";
 import { agentFacts } from "../../src/suite/identity-facts.js";
 
 const root = resolve(import.meta.dirname, "..", "..");
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), `medalist-${p}-`));
 
 /** A container-like backend (MLE-bench's paths) that keeps each run's instructions.txt. */
-function recording(seen: string[]): ExecutorBackend {
+function recording(seen: string[]): NonNullable<SuiteOptions["backend"]> {
   return {
     name: "recording",
     async open() {

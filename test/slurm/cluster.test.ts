@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/load.js";
 import type { SuiteContext } from "../../src/execute/lifecycle.js";
 import { schedule } from "../../src/execute/scheduler.js";
-import { jobComment, openSlurm, slurmDescriptor, type SlurmExecutor } from "../../src/execute/slurm/index.js";
+import { jobComment, openSlurm, slurmBackend, type SlurmExecutor } from "../../src/execute/slurm/index.js";
 import type { ExecResult, RunSpec } from "../../src/execute/types.js";
 import { runSuite } from "../../src/suite/run.js";
 import { lockCluster, queuedJobs, requireSlurm, resumeNode, sacctState, scontrol, until } from "./helpers.js";
@@ -260,7 +260,7 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
     const lines: string[] = [];
     const config = configFor();
     // The descriptor's sweep runs before open (execute/backends.ts), as for every executor.
-    await slurmDescriptor.sweep({ config, log: (l) => lines.push(l) });
+    await slurmBackend.sweep({ config, log: (l) => lines.push(l) });
     const ex = await openSlurm({
       config,
       agent: config.agent,

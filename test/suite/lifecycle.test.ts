@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { validateConfig } from "../../src/config/load.js";
 import { configDeprecations, runPolicy } from "../../src/config/schema.js";
-import type { ExecutorBackend, OpenExecutor } from "../../src/execute/lifecycle.js";
+import type { OpenExecutor } from "../../src/execute/lifecycle.js";
 import type { ExecResult, RunSpec } from "../../src/execute/types.js";
-import { runSuite } from "../../src/suite/run.js";
+import { runSuite, type SuiteOptions } from "../../src/suite/run.js";
 
 const root = resolve(import.meta.dirname, "..", "..");
 const dataDir = mkdtempSync(join(tmpdir(), "medalist-data-"));
@@ -28,7 +28,7 @@ const config = (extra: Record<string, unknown> = {}) =>
 /** A backend that answers each attempt from a script, and records the lifecycle calls. */
 function scripted(answer: (spec: RunSpec, signal?: AbortSignal) => Promise<ExecResult>) {
   const calls: string[] = [];
-  const backend: ExecutorBackend = {
+  const backend: NonNullable<SuiteOptions["backend"]> = {
     name: "scripted",
     async open(ctx): Promise<OpenExecutor> {
       calls.push(`open ${ctx.label}`);

@@ -2,7 +2,7 @@ import type Docker from "dockerode";
 import { createHash } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
-import { runPaths, type ExecResult, type Executor, type RunSpec } from "../types.js";
+import { runPaths, type ExecResult, type RunSpec } from "../types.js";
 import {
   runAttempt,
   type AgentHandle,
@@ -21,14 +21,15 @@ import {
   type LimitWatchInput,
 } from "./kernel-limits.js";
 import { DEFAULT_QUOTA } from "../quota.js";
-import { AgentBuildError, ImageMissingError, prepareImage, type ImageInfo } from "./image.js";
+import { AgentBuildError, ImageMissingError, prepareImage, type ImageInfo } from "../container/image.js";
 import { demux } from "./demux.js";
 import type { ValidationServer } from "../validation-server.js";
-import { serveLocalhost5000 } from "./validate-sidecar.js";
-import { startExecRelay, type ExecRelay } from "./validate-relay.js";
+import { serveLocalhost5000 } from "../container/validate-sidecar.js";
+import { startExecRelay, type ExecRelay } from "../container/validate-relay.js";
 import { isGvisor } from "./runtime.js";
 import { containerUser, entrypointNote, type DockerSettings } from "./settings.js";
-import { withWritableHome } from "./home-layer.js";
+import { withWritableHome } from "../container/home-layer.js";
+import { helperEngine, imageEngine } from "./engine.js";
 import { imageUser, UserLookupError } from "./image-user.js";
 import { sizeText } from "./limits.js";
 import type { DaemonWatch } from "./daemon-watch.js";
@@ -76,7 +77,7 @@ export interface DockerExecutorOptions {
  * creates, starts, stops and removes the container; everything else an attempt does is
  * runAttempt's. An infrastructure error says whether it is worth another attempt.
  */
-export class DockerExecutor implements Executor {
+export class DockerExecutor {
   readonly name = "docker";
   private image: Promise<ImageInfo> | null = null;
   /** The container user as "uid:gid" once the image is known (names resolved in it); "" the image's. */
@@ -120,9 +121,9 @@ export class DockerExecutor implements Executor {
   }
 
   private async prepare(): Promise<ImageInfo> {
-    let image = await prepareImage(this.docker, this.settings, this.log);
+    let image = await prepareImage(imageEngine(this.docker), this.settings, this.log);
     if (this.settings.mlebench)
-      image = await withWritableHome(this.docker, image, this.log, this.settings.buildLimits);
+      image = await withWritableHome(imageEngine(this.docker), image, this.log, this.settings.buildLimits);
     const user = containerUser(this.settings);
     try {
       this.user = await imageUser(this.docker, image.id, user);
@@ -351,7 +352,7 @@ export class DockerExecutor implements Executor {
     }
     if (isGvisor(this.settings.runtime)) return this.relayFor(spec, ctx, opts);
     try {
-      const sidecar = await serveLocalhost5000(this.docker, local.server, local.root, {
+      const sidecar = await serveLocalhost5000(helperEngine(this.docker), local.server, local.root, {
         image: imageId,
         network: this.settings.network,
         runtime: this.settings.runtime,

@@ -9,11 +9,11 @@ import { startValidationServer, type ValidationServer } from "../validation-serv
 import { startValidationServerForDocker } from "./gateway.js";
 import { connectDocker, errorMessage, type ConnectOptions } from "./client.js";
 import { DockerExecutor } from "./executor.js";
-import { AgentBuildError, ImageMissingError, type ImageInfo } from "./image.js";
+import { AgentBuildError, ImageMissingError, type ImageInfo } from "../container/image.js";
 import { dockerSettings } from "./settings.js";
 import { DEFAULT_ROOT, limitsNote, memoryReserve, runLimits } from "./limits.js";
 import { folderFsProblem } from "./folder-fs.js";
-import { sidecarRoot } from "./validate-sidecar.js";
+import { sidecarRoot } from "../container/validate-sidecar.js";
 import { UserLookupError } from "./image-user.js";
 import { daemonRuntimes, isGvisor, pickRuntime, runtimeNote, type PickedRuntime } from "./runtime.js";
 

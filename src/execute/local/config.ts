@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { bytes } from "../../config/units.js";
-import type { ConfigIssue, ExecutorConfigView } from "../descriptor.js";
+import type { ConfigIssue, ExecutorConfigView } from "../backend.js";
 
 /** The `local:` block: the local executor's sandbox (see docs/security.md). */
 export const LocalSchema = z.strictObject({

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import type { Executor, ExecResult, RunSpec } from "../types.js";
+import type { ExecResult, RunSpec } from "../types.js";
 import { contractEnv, hostPaths, type ContractPaths } from "../contract.js";
 import { runAttempt, type AgentHandle, type AttemptDriver, type ExitFacts } from "../attempt.js";
 import { RUN_TOKEN_VAR, RunProcesses, trackRun, untrackRun } from "../procs.js";
@@ -31,7 +31,7 @@ const PIPE_WAIT_MS = 2000;
  * stop() sends SIGTERM to every process of the run, however it detached; kill() and the agent's
  * own exit SIGKILL whatever is left. Everything else an attempt does is runAttempt's.
  */
-export class LocalExecutor implements Executor {
+export class LocalExecutor {
   readonly name = "local";
   constructor(private readonly opts: LocalOptions) {}
 

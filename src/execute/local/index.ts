@@ -1,6 +1,6 @@
 import { runPolicy } from "../../config/run-policy.js";
 import { UserError } from "../../errors.js";
-import type { ExecutorDescriptor } from "../descriptor.js";
+import type { Backend } from "../backend.js";
 import { checkLocal, LOCAL_DEFAULTS, LocalSchema, type LocalConfig } from "./config.js";
 import { LocalExecutor, type LocalOptions } from "./executor.js";
 import { bwrapProblem, noSandboxWhy, resolveSandbox, sandboxProblem } from "./sandbox.js";
@@ -23,7 +23,7 @@ function checkSandbox(local: LocalConfig | undefined, cwd: string): LocalOptions
 }
 
 /** The agent as a child process on this machine (in bubblewrap where it runs), `concurrency` at once. */
-export const localDescriptor: ExecutorDescriptor<"local", typeof LocalSchema> = {
+export const localBackend: Backend<"local", typeof LocalSchema> = {
   name: "local",
   configSchema: LocalSchema,
   configDefault: LOCAL_DEFAULTS,
@@ -76,4 +76,14 @@ export const localDescriptor: ExecutorDescriptor<"local", typeof LocalSchema> = 
   },
   // Local runs are known only to the process that started them: a crashed runner's are not found.
   sweep: async () => [],
+  // A child process of this runner: it runs wherever the runner does.
+  selfTest: {
+    unavailable: async () => null,
+    // In bubblewrap where it starts here, and with no sandbox.
+    variants: async () => (bwrapProblem() === null ? ["bwrap", "none"] : ["none"]),
+    config: (agent, sandbox) => ({
+      agent: { command: ["/bin/sh", "-c", agent.script] },
+      local: { sandbox },
+    }),
+  },
 };

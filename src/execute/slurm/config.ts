@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ConfigIssue, ExecutorConfigView } from "../descriptor.js";
+import type { ConfigIssue, ExecutorConfigView } from "../backend.js";
 import type { DockerConfig } from "../docker/config.js";
 import type { SuiteConfig } from "../lifecycle.js";
 

@@ -3,9 +3,8 @@ import { writeFile, unlink } from "node:fs/promises";
 import os from "node:os";
 import { relative, resolve, isAbsolute } from "node:path";
 import { UserError } from "../../errors.js";
-import type { ExecutorDescriptor } from "../descriptor.js";
-import type { EnvironmentFacts, OpenExecutor, SuiteContext } from "../lifecycle.js";
-import { checkSlurm, SLURM_DEFAULTS, SlurmSchema, type SlurmSuiteConfig } from "./config.js";
+import type { EnvironmentFacts, OpenBackend, SuiteContext } from "../lifecycle.js";
+import type { SlurmSuiteConfig } from "./config.js";
 import {
   runAttempt,
   type AgentHandle,
@@ -15,7 +14,6 @@ import {
 } from "../attempt.js";
 import { defaultAgentUser } from "../contract.js";
 import type { ExecResult, RunSpec } from "../types.js";
-import { sweepOrphans } from "./cleanup.js";
 import { FACTS_FILE, planJob } from "./job.js";
 import { JobOutput, OUTPUT_FILES } from "./output.js";
 import { spawnRunner, type CommandRunner } from "./runner.js";
@@ -81,7 +79,7 @@ export interface SlurmOpenOptions {
 }
 
 /** An open Slurm backend: submits one job per run attempt and follows all of them with sacct. */
-export class SlurmExecutor implements OpenExecutor {
+export class SlurmExecutor implements OpenBackend {
   readonly name = "slurm";
   readonly resources;
   readonly perRun = { gpus: 0 };
@@ -336,15 +334,3 @@ export async function openSlurm(ctx: SuiteContext, opts: SlurmOpenOptions = {}):
   ctx.signal?.addEventListener("abort", () => void ex.cancelAll(), { once: true });
   return ex;
 }
-
-/** Runs as Slurm jobs, files through a shared folder. */
-export const slurmDescriptor: ExecutorDescriptor<"slurm", typeof SlurmSchema> = {
-  name: "slurm",
-  configSchema: SlurmSchema,
-  configDefault: SLURM_DEFAULTS,
-  check: checkSlurm,
-  unsandboxed: (c) => (c.block.mode === "command" ? "slurm mode: command" : null),
-  identityFacts: () => ({}),
-  open: (ctx) => openSlurm(ctx),
-  sweep: (ctx) => sweepOrphans(spawnRunner(), ctx.log),
-};

@@ -1,6 +1,6 @@
 import net from "node:net";
-import type Docker from "dockerode";
-import { errorMessage, sleep } from "./client.js";
+import type { ContainerExec, ExecTarget } from "./engine.js";
+import { errorMessage, sleep } from "../docker/client.js";
 
 /**
  * `localhost:5000` under gVisor (runsc). gVisor gives each container its own network stack, so a
@@ -52,12 +52,9 @@ export interface ExecRelayOptions {
 export class RelayUnavailableError extends Error {}
 
 /** Starts the relay in `container` (running) and resolves once it listens. */
-export async function startExecRelay(
-  container: Docker.Container,
-  opts: ExecRelayOptions,
-): Promise<ExecRelay> {
+export async function startExecRelay(container: ExecTarget, opts: ExecRelayOptions): Promise<ExecRelay> {
   const maxRequest = opts.maxRequestBytes ?? MAX_RELAY_REQUEST;
-  let exec: Docker.Exec;
+  let exec: ContainerExec;
   let stream: NodeJS.ReadWriteStream & { destroy?: () => void; end: () => void };
   try {
     exec = await container.exec({

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type Docker from "dockerode";
-import type { ExecutorDescriptor } from "../descriptor.js";
+import type { Backend } from "../backend.js";
 import type { DockerSuiteConfig } from "./config.js";
 import { cleanupSuite, sweepStale } from "./cleanup.js";
 import { connectDocker, daemonAddress } from "./client.js";
@@ -9,7 +9,8 @@ import { runPolicy } from "../../config/run-policy.js";
 import { checkDocker, DOCKER_DEFAULTS, DockerSchema } from "./config.js";
 import { existsSync } from "node:fs";
 import { SetupFailure } from "../setup-failure.js";
-import { AgentBuildError } from "./image.js";
+import { AgentBuildError } from "../container/image.js";
+import { dockerSelfTest } from "./self-test.js";
 import { setupDocker } from "./setup.js";
 
 /**
@@ -17,7 +18,7 @@ import { setupDocker } from "./setup.js";
  * the format-check endpoint. close() (also on cancel) removes every container of the suite and
  * stops the endpoint. sweep() removes containers of crashed suites before open.
  */
-export const dockerDescriptor: ExecutorDescriptor<"docker", typeof DockerSchema> = {
+export const dockerBackend: Backend<"docker", typeof DockerSchema> = {
   name: "docker",
   configSchema: DockerSchema,
   configDefault: DOCKER_DEFAULTS,
@@ -99,4 +100,5 @@ export const dockerDescriptor: ExecutorDescriptor<"docker", typeof DockerSchema>
       ctx.log(`removed ${swept.length} container(s) left by an earlier suite: ${swept.join(", ")}`);
     return swept;
   },
+  selfTest: dockerSelfTest,
 };

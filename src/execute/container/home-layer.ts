@@ -5,9 +5,9 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type Docker from "dockerode";
 import { AgentBuildError, buildImage, type ImageInfo } from "./image.js";
-import type { DockerSettings } from "./settings.js";
+import type { DockerSettings } from "../docker/settings.js";
+import type { ImageEngine } from "./engine.js";
 
 /** The layer's Dockerfile: chmod as root, then the image's own USER again. */
 export function homeLayerDockerfile(base: ImageInfo): string {
@@ -29,7 +29,7 @@ export function homeLayerTag(ref: string): string {
 
 /** Builds the layer over `base`; the result keeps the agent's ENTRYPOINT (inspected again). */
 export async function withWritableHome(
-  docker: Docker,
+  engine: ImageEngine,
   base: ImageInfo,
   log: (line: string) => void,
   limits?: DockerSettings["buildLimits"],
@@ -41,7 +41,7 @@ export async function withWritableHome(
     log(`making /home writable for the agent's user as MLE-bench's entrypoint does: ${tag}`);
     try {
       return await buildImage(
-        docker,
+        engine,
         { context: dir, dockerfile: "Dockerfile", args: {}, tag },
         () => {},
         limits,

@@ -1,6 +1,5 @@
 import type { z } from "zod";
-import type { AttemptDriver } from "./attempt.js";
-import type { OpenExecutor, SuiteContext } from "./lifecycle.js";
+import type { OpenBackend, SuiteContext } from "./lifecycle.js";
 
 /** The parts of the agent's config an executor's checks read. */
 export interface AgentView {
@@ -23,18 +22,39 @@ export interface ConfigIssue {
   message: string;
 }
 
-/** An executor opened for one suite: the lifecycle's OpenExecutor, with runs going through a driver. */
-export type BackendExecutor = Omit<OpenExecutor, "execute"> & {
-  /** The backend's part of each attempt; execute/attempt.ts does the rest. */
-  driver(): AttemptDriver;
-};
+/** A shell agent for the conformance suite: what every backend must run the same way. */
+export interface ShellAgent {
+  /** The script `/bin/sh -c` runs. */
+  script: string;
+  /** An image with /bin/sh, for backends that run containers. */
+  image: string;
+  /** A folder the runner and every node see (dataDir and the run folders live inside it). */
+  sharedDir: string;
+}
 
 /**
- * Everything Medalist knows about one executor, in its own folder, registered by one line in
- * execute/backends.ts. The config's `executor` names, its blocks, the JSON schema, the run
- * identity and the crash sweep are all derived from the list.
+ * How the conformance suite (test/execute/conformance.test.ts) runs its hostile agent on a
+ * backend: every registered backend declares it, so no list of backends lives in the tests.
  */
-export interface ExecutorDescriptor<N extends string = string, S extends z.ZodType = z.ZodNever> {
+export interface SelfTest {
+  /** Why the backend cannot run on this machine now (no daemon, no cluster), or null. */
+  unavailable(): Promise<string | null>;
+  /** The variants the suite runs (docker: each OCI runtime the daemon has); one ("") when absent. */
+  variants?(): Promise<string[]>;
+  /** The config, before validation, that runs the agent here: its `agent` and the backend's block. */
+  config(agent: ShellAgent, variant: string): Record<string, unknown>;
+  /** What of a suite still runs on the backend (containers, jobs), by name; [] when nothing. */
+  running?(suiteId: string): Promise<string[]>;
+}
+
+/**
+ * One executor backend: everything Medalist knows about it, in its own folder
+ * (execute/<name>/index.ts), registered with registerBackend (execute/registry.ts). The config's
+ * `executor` names, its blocks, the JSON schema, the run identity, the crash sweep and the
+ * conformance suite are all derived from the registered backends. Each attempt is
+ * execute/attempt.ts's runAttempt with the driver of the opened backend.
+ */
+export interface Backend<N extends string = string, S extends z.ZodType = z.ZodNever> {
   /** The value of `executor:` in the config. */
   readonly name: N;
   /** The executor's own config block (the key is its name), or null when it has none. */
@@ -56,7 +76,9 @@ export interface ExecutorDescriptor<N extends string = string, S extends z.ZodTy
   /** Settings of this executor that change a run's result: part of every run's identity. */
   identityFacts(config: ExecutorConfigView<z.output<S>>): Record<string, unknown>;
   /** Opens the executor for one suite (daemon, image, queue, endpoint). */
-  open(ctx: SuiteContext): Promise<BackendExecutor>;
+  open(ctx: SuiteContext): Promise<OpenBackend>;
   /** Removes what a crashed earlier suite of this machine left running; the names removed. */
   sweep(ctx: Pick<SuiteContext, "config" | "log">): Promise<string[]>;
+  /** How the conformance suite runs its agent here. */
+  readonly selfTest: SelfTest;
 }

@@ -1,8 +1,8 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import type Docker from "dockerode";
-import { errorMessage, statusCode } from "./client.js";
-import type { DockerSettings } from "./settings.js";
+import { errorMessage } from "../docker/client.js";
+import type { DockerSettings } from "../docker/settings.js";
+import type { EngineEvent, ImageEngine } from "./engine.js";
 
 export interface ImageInfo {
   /** The tag asked for (or built). */
@@ -41,24 +41,19 @@ export class AgentBuildError extends Error {
   }
 }
 
-export async function inspectImage(docker: Docker, ref: string): Promise<ImageInfo> {
-  try {
-    const info = await docker.getImage(ref).inspect();
-    const entrypoint = info.Config?.Entrypoint;
-    return {
-      ref,
-      id: info.Id,
-      digest: info.RepoDigests?.[0] ?? info.Id,
-      entrypoint: Array.isArray(entrypoint) && entrypoint.length > 0 ? entrypoint : null,
-      user: info.Config?.User ?? "",
-    };
-  } catch (e) {
-    if (statusCode(e) === 404) throw new ImageMissingError(ref);
-    throw e;
-  }
+export async function inspectImage(engine: ImageEngine, ref: string): Promise<ImageInfo> {
+  const info = await engine.inspect(ref);
+  if (!info) throw new ImageMissingError(ref);
+  return {
+    ref,
+    id: info.id,
+    digest: info.repoDigests[0] ?? info.id,
+    entrypoint: info.entrypoint,
+    user: info.user,
+  };
 }
 
-/** Files of a build context, relative to it (dockerode applies .dockerignore to this list). */
+/** Files of a build context, relative to it (the engine applies .dockerignore to this list). */
 async function contextFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries
@@ -131,61 +126,45 @@ export class BuildSteps {
 
 /** Builds the agent image, streaming the build output line by line to `log`. */
 export async function buildImage(
-  docker: Docker,
+  engine: ImageEngine,
   build: NonNullable<DockerSettings["build"]>,
   log: (line: string) => void,
   limits?: DockerSettings["buildLimits"],
   network?: DockerSettings["buildNetwork"],
 ): Promise<ImageInfo> {
-  const src = await contextFiles(build.context);
-  // The build's steps run in containers too: bounded in memory (no swap) and CPU time.
-  const bounds = limits
-    ? {
-        memory: limits.memory,
-        memswap: limits.memory,
-        cpuperiod: 100_000,
-        cpuquota: Math.max(1000, Math.round(limits.cpus * 100_000)),
-      }
-    : {};
-  const stream = await docker.buildImage({ context: build.context, src }, {
-    ...bounds,
-    ...(network ? { networkmode: network } : {}),
-    t: build.tag,
-    dockerfile: build.dockerfile,
-    target: build.target,
-    buildargs: build.args,
-    labels: { "medalist.built": "true" },
-    rm: true,
-    forcerm: true,
-  } as Docker.ImageBuildOptions);
+  const files = await contextFiles(build.context);
   const steps = new BuildSteps();
-  await new Promise<void>((resolve, reject) => {
-    let failed: string | null = null;
-    docker.modem.followProgress(
-      stream,
-      (err: Error | null) => {
-        if (err) reject(err);
-        else if (failed !== null) reject(new AgentBuildError(steps.cause(failed)));
-        else resolve();
-      },
-      (event: { stream?: string; status?: string; error?: string; errorDetail?: { message?: string } }) => {
-        if (event.error) failed = event.errorDetail?.message ?? event.error;
-        const text = event.stream ?? event.status ?? event.error;
-        if (text)
-          for (const line of text.split("\n")) {
-            if (line.trim() === "") continue;
-            log(line.trimEnd());
-            if (!event.error) steps.add(line);
-          }
-      },
-    );
-  });
-  return inspectImage(docker, build.tag);
+  let failed: string | null = null;
+  await engine.build(
+    {
+      context: build.context,
+      files,
+      tag: build.tag,
+      dockerfile: build.dockerfile,
+      target: build.target,
+      args: build.args,
+      labels: { "medalist.built": "true" },
+      limits,
+      network,
+    },
+    (event: EngineEvent) => {
+      if (event.error) failed = event.errorDetail?.message ?? event.error;
+      const text = event.stream ?? event.status ?? event.error;
+      if (text)
+        for (const line of text.split("\n")) {
+          if (line.trim() === "") continue;
+          log(line.trimEnd());
+          if (!event.error) steps.add(line);
+        }
+    },
+  );
+  if (failed !== null) throw new AgentBuildError(steps.cause(failed));
+  return inspectImage(engine, build.tag);
 }
 
 /** The image for the runs: built when `settings.build` is given, else the existing tag. */
 export async function prepareImage(
-  docker: Docker,
+  engine: ImageEngine,
   settings: DockerSettings,
   log: (line: string) => void,
 ): Promise<ImageInfo> {
@@ -196,7 +175,7 @@ export async function prepareImage(
         (settings.network === "none" && net !== "none" ? ", although the runs get none" : ""),
     );
     try {
-      return await buildImage(docker, settings.build, log, settings.buildLimits, settings.buildNetwork);
+      return await buildImage(engine, settings.build, log, settings.buildLimits, settings.buildNetwork);
     } catch (e) {
       if (e instanceof AgentBuildError) throw e;
       throw new Error(`building the agent image failed: ${errorMessage(e)}`);
@@ -204,44 +183,42 @@ export async function prepareImage(
   }
   if (!settings.image) throw new Error("the docker executor needs agent.image or agent.build");
   try {
-    return await inspectImage(docker, settings.image);
+    return await inspectImage(engine, settings.image);
   } catch (e) {
     if (!(e instanceof ImageMissingError) || settings.pull === false) throw e;
   }
   // One line when the pull fails (the error says it was tried); the pull's own lines when it works.
   try {
-    await pullImage(docker, settings.image, log);
+    await pullImage(engine, settings.image, log);
   } catch (e) {
-    // dockerode's "(HTTP code 500) server error - " says nothing the daemon's words do not.
+    // an engine's "(HTTP code 500) server error - " says nothing the daemon's words do not.
     const why = errorMessage(e)
       .split("\n")[0]
       .replace(/^\(HTTP code \d+\)[^-]*- /, "");
     throw new ImageMissingError(settings.image, why);
   }
   log(`pulled ${settings.image}`);
-  return inspectImage(docker, settings.image);
+  return inspectImage(engine, settings.image);
 }
 
-async function pullImage(docker: Docker, ref: string, log: (line: string) => void): Promise<void> {
-  const stream = await docker.pull(ref);
-  await new Promise<void>((resolve, reject) => {
-    let last = "";
-    docker.modem.followProgress(
-      stream,
-      (err: Error | null) => (err ? reject(err) : resolve()),
-      (event: { status?: string; id?: string; error?: string }) => {
-        if (event.error) return reject(new Error(event.error));
-        // Layer progress repeats a lot: log each distinct status once.
-        const line = [event.id, event.status].filter(Boolean).join(": ");
-        if (
-          line &&
-          line !== last &&
-          !event.status?.startsWith("Downloading") &&
-          !event.status?.startsWith("Extracting")
-        )
-          log(line);
-        last = line;
-      },
-    );
+async function pullImage(engine: ImageEngine, ref: string, log: (line: string) => void): Promise<void> {
+  let last = "";
+  let failed: string | null = null;
+  await engine.pull(ref, (event: EngineEvent) => {
+    if (event.error) {
+      failed ??= event.error;
+      return;
+    }
+    // Layer progress repeats a lot: log each distinct status once.
+    const line = [event.id, event.status].filter(Boolean).join(": ");
+    if (
+      line &&
+      line !== last &&
+      !event.status?.startsWith("Downloading") &&
+      !event.status?.startsWith("Extracting")
+    )
+      log(line);
+    last = line;
   });
+  if (failed !== null) throw new Error(failed);
 }

@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type Docker from "dockerode";
 import type { ValidationServer } from "../validation-server.js";
-import { errorMessage, sleep, statusCode } from "./client.js";
+import { errorMessage, sleep } from "../docker/client.js";
+import type { HelperContainer, HelperEngine } from "./engine.js";
 
 /**
  * `localhost:5000` inside the agent's container, as MLE-bench's image gives it (`POST /validate`
@@ -29,11 +29,12 @@ import { errorMessage, sleep, statusCode } from "./client.js";
  * localhost:5000 is not served and runs the agent on its own network.
  *
  * API (stable):
- *   startValidateSidecar(docker, { image, network, socketDir, runName, labels, runtime?, user? })
+ *   startValidateSidecar(engine, { image, network, socketDir, runName, labels, runtime?, user? })
  *     → { id, name, networkMode, stop() }   (after the relay printed its ready line)
- *   serveLocalhost5000(docker, server, root, { runKey, validateUrl, ...sidecar options })
+ *   serveLocalhost5000(engine, server, root, { runKey, validateUrl, ...sidecar options })
  *     → the same, after server.listenSocket(validateUrl, <root>/<hash>/validate.sock); stop()
  *       also closes that socket. `root` comes from sidecarRoot() (one per suite).
+ * `engine` is a HelperEngine (container/engine.ts; docker/engine.ts's helperEngine over Docker).
  * Give `labels` the run's labels (container.ts LABEL.suite, owner, deadline): cleanupSuite and
  * sweepStale then remove a sidecar left behind exactly as they remove agent containers.
  */
@@ -75,43 +76,29 @@ export interface ValidateSidecar {
 
 /** Starts the sidecar and waits until localhost:5000 listens in its network namespace. */
 export async function startValidateSidecar(
-  docker: Docker,
+  engine: HelperEngine,
   opts: ValidateSidecarOptions,
 ): Promise<ValidateSidecar> {
   writeFileSync(path.join(opts.socketDir, "forward.py"), FORWARDER, { mode: 0o644 });
   const name = `${opts.runName}-validate`;
-  await docker
-    .getContainer(name)
-    .remove({ force: true, v: true })
-    .catch((e: unknown) => {
-      if (statusCode(e) !== 404) throw e;
-    });
-  const container = await docker.createContainer({
+  await engine.removeNamed(name);
+  const container = await engine.create({
     name,
-    Image: opts.image,
-    Entrypoint: ["python3", "/medalist/forward.py"],
-    User: opts.user ?? "65534:65534",
-    WorkingDir: "/",
-    Env: ["PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1"],
-    Labels: { ...opts.labels, [SIDECAR_ROLE.key]: SIDECAR_ROLE.value },
-    HostConfig: {
-      Mounts: [{ Type: "bind", Source: opts.socketDir, Target: "/medalist", ReadOnly: true }],
-      NetworkMode: opts.network,
-      Runtime: opts.runtime,
-      Privileged: false,
-      ReadonlyRootfs: true,
-      CapDrop: ["ALL"],
-      SecurityOpt: ["no-new-privileges:true"],
-      Init: true,
-      Memory: 128 * 1024 ** 2,
-      MemorySwap: 128 * 1024 ** 2,
-      PidsLimit: 64,
-      NanoCpus: 5e8,
-      LogConfig: { Type: "json-file", Config: { "max-size": "1m", "max-file": "1" } },
-    },
+    image: opts.image,
+    entrypoint: ["python3", "/medalist/forward.py"],
+    user: opts.user ?? "65534:65534",
+    workingDir: "/",
+    env: ["PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1"],
+    labels: { ...opts.labels, [SIDECAR_ROLE.key]: SIDECAR_ROLE.value },
+    mount: { source: opts.socketDir, target: "/medalist" },
+    network: opts.network,
+    runtime: opts.runtime,
+    memoryBytes: 128 * 1024 ** 2,
+    pids: 64,
+    cpus: 0.5,
   });
   const remove = () =>
-    container.remove({ force: true, v: true }).then(
+    container.remove().then(
       () => {},
       () => {},
     );
@@ -134,35 +121,23 @@ export async function startValidateSidecar(
 }
 
 /** Polls the sidecar's output for the ready line; its own words when it exits first. */
-async function waitReady(container: Docker.Container, timeoutMs: number): Promise<void> {
+async function waitReady(container: HelperContainer, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const text = await logText(container);
+    const text = await container.output();
     if (text.includes(SIDECAR_READY)) return;
-    const state = (await container.inspect()).State;
-    if (!state.Running) {
+    const state = await container.state();
+    if (!state.running) {
       const tail = text.trim().split("\n").slice(-3).join(" | ") || "no output";
       // 127: docker-init could not exec python3 (not in the image, or not on its PATH).
-      if (state.ExitCode === 127)
+      if (state.exitCode === 127)
         throw new SidecarUnavailableError(`the image has no python3 to run the forwarder (${tail})`);
-      throw new SidecarUnavailableError(`the forwarder exited with code ${state.ExitCode}: ${tail}`);
+      throw new SidecarUnavailableError(`the forwarder exited with code ${state.exitCode}: ${tail}`);
     }
     if (Date.now() > until)
       throw new SidecarUnavailableError(`the forwarder did not listen within ${timeoutMs / 1000} s`);
     await sleep(100);
   }
-}
-
-/** The container's output so far, frame headers removed. */
-async function logText(container: Docker.Container): Promise<string> {
-  const raw = (await container.logs({ stdout: true, stderr: true, follow: false })) as unknown as Buffer;
-  const parts: string[] = [];
-  for (let i = 0; i + 8 <= raw.length;) {
-    const size = raw.readUInt32BE(i + 4);
-    parts.push(raw.subarray(i + 8, i + 8 + size).toString("utf8"));
-    i += 8 + size;
-  }
-  return parts.join("");
 }
 
 /** One folder per suite for the runs' sockets (0711: a run's folder is found only by its name). */
@@ -181,7 +156,7 @@ export interface ServeOptions extends Omit<ValidateSidecarOptions, "socketDir"> 
 
 /** The run's socket on `server`, then its sidecar; stop() removes both. */
 export async function serveLocalhost5000(
-  docker: Docker,
+  engine: HelperEngine,
   server: ValidationServer,
   root: string,
   opts: ServeOptions,
@@ -198,7 +173,7 @@ export async function serveLocalhost5000(
   };
   let sidecar: ValidateSidecar;
   try {
-    sidecar = await startValidateSidecar(docker, { ...opts, socketDir });
+    sidecar = await startValidateSidecar(engine, { ...opts, socketDir });
   } catch (e) {
     await cleanup();
     throw e;
