@@ -106,8 +106,37 @@ const inodes = (bytes: number) => Math.min(100_000, Math.max(1024, Math.floor(by
  * into the filesystem), owned by `user` ("uid:gid"; "" keeps root) with mode 0777.
  */
 export async function mountFolder(dir: string, bytes: number, user: string): Promise<MountedFolder> {
-  const size = fsBytes(bytes);
-  const work = mkdtempSync(path.join(os.tmpdir(), "medalist-fs-"));
+  const { image, cleanupImage } = await makeFilesystem(fsBytes(bytes), user);
+  const before = `${dir}.medalist-pre`;
+  renameSync(dir, before);
+  mkdirSync(dir, { mode: 0o777 });
+  try {
+    await run("mount", ["-o", "loop,nosuid,nodev", image, dir]);
+  } catch (e) {
+    rmdirSync(dir);
+    renameSync(before, dir);
+    cleanupImage();
+    throw new Error(`mount -o loop failed: ${firstLine((e as Error).message)}`);
+  }
+  rmSync(path.join(dir, "lost+found"), { recursive: true, force: true });
+  chmodSync(dir, 0o777);
+  // What an earlier attempt left (logs/ and code/ stay on a retry) goes into the filesystem.
+  copyTree(before, dir, Infinity);
+  rmSync(before, { recursive: true, force: true });
+  let done: Promise<CopyReport> | null = null;
+  return {
+    dir,
+    bytes,
+    unmount: () => (done ??= copyBack(dir, image, bytes, cleanupImage)),
+  };
+}
+
+/** A sparse image file of `size` bytes with an empty ext4 filesystem, in its own temporary folder. */
+async function makeFilesystem(
+  size: number,
+  user: string,
+): Promise<{ work: string; image: string; cleanupImage: () => void }> {
+  const work = mkdtempSync(path.join(os.tmpdir(), SCRATCH_PREFIX));
   const image = path.join(work, "fs.img");
   const cleanupImage = () => rmSync(work, { recursive: true, force: true });
   const owner = user === "" ? "0:0" : user.includes(":") ? user : `${user}:${user}`;
@@ -131,28 +160,71 @@ export async function mountFolder(dir: string, bytes: number, user: string): Pro
     cleanupImage();
     throw new Error(`mkfs.ext4 failed: ${firstLine((e as Error).message)}`);
   }
-  const before = `${dir}.medalist-pre`;
-  renameSync(dir, before);
-  mkdirSync(dir, { mode: 0o777 });
-  try {
-    await run("mount", ["-o", "loop,nosuid,nodev", image, dir]);
-  } catch (e) {
-    rmdirSync(dir);
-    renameSync(before, dir);
-    cleanupImage();
-    throw new Error(`mount -o loop failed: ${firstLine((e as Error).message)}`);
+  return { work, image, cleanupImage };
+}
+
+/** The name every filesystem's temporary folder starts with (in os.tmpdir()). */
+export const SCRATCH_PREFIX = "medalist-fs-";
+
+/** A filesystem whose content is thrown away with it (the writable places of a read-only root). */
+export interface ScratchFs {
+  /** Its folder on the runner (the mount point), or a plain folder where none could be mounted. */
+  dir: string;
+  /** The folder that holds it and its image: what removeScratch(work) removes. */
+  work: string;
+  /** Unmounts it and removes its folder and image; null when done, else why it stays. Idempotent. */
+  remove(): Promise<string | null>;
+}
+
+/**
+ * An empty ext4 filesystem of `bytes` (plus ext4's tables) mounted at `<work>/mnt`; with `mount`
+ * false a plain folder there instead (unbounded: the caller says so).
+ */
+export async function scratchFs(bytes: number, mount = true): Promise<ScratchFs> {
+  let work: string;
+  let image: string | null = null;
+  if (mount) ({ work, image } = await makeFilesystem(fsBytes(bytes), ""));
+  else work = mkdtempSync(path.join(os.tmpdir(), SCRATCH_PREFIX));
+  const dir = path.join(work, "mnt");
+  mkdirSync(dir, { mode: 0o755 });
+  if (image !== null) {
+    try {
+      await run("mount", ["-o", "loop,nosuid,nodev", image, dir]);
+    } catch (e) {
+      rmSync(work, { recursive: true, force: true });
+      throw new Error(`mount -o loop failed: ${firstLine((e as Error).message)}`);
+    }
+    rmSync(path.join(dir, "lost+found"), { recursive: true, force: true });
   }
-  rmSync(path.join(dir, "lost+found"), { recursive: true, force: true });
-  chmodSync(dir, 0o777);
-  // What an earlier attempt left (logs/ and code/ stay on a retry) goes into the filesystem.
-  copyTree(before, dir, Infinity);
-  rmSync(before, { recursive: true, force: true });
-  let done: Promise<CopyReport> | null = null;
-  return {
-    dir,
-    bytes,
-    unmount: () => (done ??= copyBack(dir, image, bytes, cleanupImage)),
-  };
+  let done: Promise<string | null> | null = null;
+  return { dir, work, remove: () => (done ??= removeScratch(work)) };
+}
+
+/** Unmounts `<work>/mnt` when mounted and removes `work`; null when done, else why it stays. */
+export async function removeScratch(work: string): Promise<string | null> {
+  const dir = path.join(work, "mnt");
+  if (isMountPoint(dir)) {
+    try {
+      await run("umount", [dir]);
+    } catch {
+      try {
+        await run("umount", ["-l", dir]);
+      } catch (e) {
+        return `could not unmount ${dir}: ${firstLine((e as Error).message)}`;
+      }
+    }
+  }
+  rmSync(work, { recursive: true, force: true });
+  return null;
+}
+
+/** Whether `dir` is on another device than its parent (a mount point); false when missing. */
+function isMountPoint(dir: string): boolean {
+  try {
+    return lstatSync(dir).dev !== lstatSync(path.dirname(dir)).dev;
+  } catch {
+    return false;
+  }
 }
 
 async function copyBack(
