@@ -113,7 +113,14 @@ const dockerTarget = (runtime: string): Target => ({
     const s = spec(mkdtempSync(join(tmpdir(), "medalist-hostile-")), mode, dockerSuite);
     const ex = new DockerExecutor(
       docker!,
-      shellSettings(AGENT, { stopGraceSecs: 1, quotaPollMs: 200, runtime, network: "none" }),
+      // A read-only root, as the config's default gives, with a writable place the image lacks.
+      shellSettings(AGENT, {
+        stopGraceSecs: 1,
+        quotaPollMs: 200,
+        runtime,
+        network: "none",
+        readOnlyRoot: { bytes: 64 * 1024 ** 2, paths: ["/home/agent"] },
+      }),
     );
     return { r: await ex.execute(s), spec: s };
   },
