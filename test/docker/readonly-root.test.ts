@@ -2,7 +2,7 @@
 // it with the other default limits; a write to / fails; /home/agent and HOME keep the image's files
 // and are writable; filling them past limits.disk.root stops that run with the limit named while
 // another run of the suite completes; nothing (volume, mount) is left behind.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -13,9 +13,18 @@ import type { DockerSuiteConfig } from "../../src/execute/docker/config.js";
 import { folderFsProblem } from "../../src/execute/docker/folder-fs.js";
 import { DEFAULT_PIDS, DEFAULT_ROOT } from "../../src/execute/docker/limits.js";
 import { setupDocker } from "../../src/execute/docker/setup.js";
+import { DockerExecutor } from "../../src/execute/docker/executor.js";
 import { describeFailure } from "../../src/execute/failure.js";
 import { runPaths } from "../../src/execute/types.js";
-import { containersOf, makeRun, requireDocker, TEST_IMAGE, testRuntimes, uniqueSuite } from "./helpers.js";
+import {
+  containersOf,
+  makeRun,
+  requireDocker,
+  shellSettings,
+  TEST_IMAGE,
+  testRuntimes,
+  uniqueSuite,
+} from "./helpers.js";
 
 const docker = await requireDocker();
 const runtimes = await testRuntimes(docker);
@@ -157,6 +166,36 @@ describe.skipIf(!docker)("a read-only root by default (real daemon)", () => {
       T,
     );
   }
+
+  it(
+    "a run's volumes and their filesystem left behind (keepContainers) are removed by the suite's cleanup",
+    async () => {
+      const suite = uniqueSuite("rootfs-cleanup");
+      suites.push(suite);
+      const ex = new DockerExecutor(
+        docker!,
+        shellSettings("echo kept > /home/agent/k", {
+          keepContainers: true,
+          readOnlyRoot: { bytes: 16 * MiB, paths: ["/home/agent"] },
+        }),
+      );
+      ex.folderFilesystems = fsProblem === null;
+      const spec = await makeRun(suite, "kept");
+      const r = await ex.execute(spec);
+      expect(r.outcome).toBe("completed");
+      const [v] = await volumesOf(suite);
+      const work = v?.Labels?.["medalist.scratch"] ?? "";
+      expect(path.basename(work)).toMatch(/^medalist-fs-/);
+      expect(readFileSync(path.join(work, "mnt", "w0", "k"), "utf8")).toBe("kept\n");
+      if (fsProblem === null)
+        expect(await readFile("/proc/self/mountinfo", "utf8")).toContain(`${work}/mnt `);
+      await cleanupSuite(docker!, suite, { graceSecs: 0 });
+      expect(await volumesOf(suite)).toHaveLength(0);
+      expect(existsSync(work)).toBe(false);
+      expect(await readFile("/proc/self/mountinfo", "utf8")).not.toContain(work);
+    },
+    T,
+  );
 
   it(
     "defaults: a read-only root of 16 GiB; limits.disk.root: writable keeps the root writable",
