@@ -2,15 +2,15 @@
 // it with the other default limits; a write to / fails; /home/agent and HOME keep the image's files
 // and are writable; filling them past limits.disk.root stops that run with the limit named while
 // another run of the suite completes; nothing (volume, mount) is left behind.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../src/config/schema.js";
-import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
+import { cleanupSuite, sweepStale } from "../../src/execute/docker/cleanup.js";
 import type { DockerSuiteConfig } from "../../src/execute/docker/config.js";
-import { folderFsProblem } from "../../src/execute/docker/folder-fs.js";
+import { folderFsProblem, scratchFs } from "../../src/execute/docker/folder-fs.js";
 import { DEFAULT_PIDS, DEFAULT_ROOT } from "../../src/execute/docker/limits.js";
 import { setupDocker } from "../../src/execute/docker/setup.js";
 import { DockerExecutor } from "../../src/execute/docker/executor.js";
@@ -113,13 +113,19 @@ describe.skipIf(!docker)("a read-only root by default (real daemon)", () => {
             const [c] = (await containersOf(docker!, suite)).filter(
               (x) => x.Labels["medalist.run"] === "writes",
             );
-            if (c)
-              host = (await docker!.getContainer(c.Id).inspect()).HostConfig as unknown as Record<
-                string,
-                unknown
-              >;
+            const info = c
+              ? await docker!
+                  .getContainer(c.Id)
+                  .inspect()
+                  .catch(() => null)
+              : null;
+            if (info) host = info.HostConfig as unknown as Record<string, unknown>;
             else await new Promise((r) => setTimeout(r, 100));
           }
+          const volumesWhileRunning = (await volumesOf(suite)).length;
+          const [ok, fill] = await Promise.all([okRun, fillRun]);
+          const okLog = await readFile(runPaths(okSpec.runDir).logFile, "utf8");
+          expect(ok.outcome, okLog).toBe("completed");
           expect(host).toMatchObject({
             ReadonlyRootfs: true,
             Memory: 256 * MiB,
@@ -127,10 +133,7 @@ describe.skipIf(!docker)("a read-only root by default (real daemon)", () => {
             NanoCpus: 2e9,
             Runtime: runtime,
           });
-          expect(await volumesOf(suite)).not.toHaveLength(0);
-          const [ok, fill] = await Promise.all([okRun, fillRun]);
-          const okLog = await readFile(runPaths(okSpec.runDir).logFile, "utf8");
-          expect(ok.outcome, okLog).toBe("completed");
+          expect(volumesWhileRunning).toBeGreaterThan(0);
           expect(okLog).toContain("from-image");
           expect(okLog).toContain("cached");
           expect(okLog).toContain("wrote-places");
@@ -193,6 +196,32 @@ describe.skipIf(!docker)("a read-only root by default (real daemon)", () => {
       expect(await volumesOf(suite)).toHaveLength(0);
       expect(existsSync(work)).toBe(false);
       expect(await readFile("/proc/self/mountinfo", "utf8")).not.toContain(work);
+    },
+    T,
+  );
+
+  it(
+    "the sweep removes a dead Medalist's run volumes past their deadline, and unmounts their filesystem",
+    async () => {
+      const suite = uniqueSuite("rootfs-sweep");
+      const fs = await scratchFs(8 * MiB, fsProblem === null);
+      mkdirSync(path.join(fs.dir, "w0"));
+      await docker!.createVolume({
+        Name: `${suite}-w0`,
+        Driver: "local",
+        DriverOpts: { type: "none", o: "bind", device: path.join(fs.dir, "w0") },
+        Labels: {
+          "medalist.suite": suite,
+          "medalist.owner": "another-host:1",
+          "medalist.deadline": String(Date.now() - 1000),
+          "medalist.scratch": fs.work,
+        },
+      });
+      expect(await volumesOf(suite)).toHaveLength(1);
+      await sweepStale(docker!);
+      expect(await volumesOf(suite)).toHaveLength(0);
+      expect(existsSync(fs.work)).toBe(false);
+      expect(await readFile("/proc/self/mountinfo", "utf8")).not.toContain(fs.work);
     },
     T,
   );
