@@ -72,6 +72,42 @@ interface RootArea {
   bounded: boolean;
 }
 
+/** What the agent's command waits for under gVisor (/dev/shm: a tmpfs of the container's own, writable under a read-only root). */
+const RELAY_MARK = "/dev/shm/.medalist-relay-listens";
+
+/**
+ * Under gVisor the relay starts after the container does: the agent's command first waits (at
+ * most 30 s) for RELAY_MARK, which Medalist writes once the relay listens (or failed to start).
+ */
+const RELAY_WAIT = `i=0; while [ ! -e ${RELAY_MARK} ] && [ $i -lt 300 ]; do sleep 0.1 2>/dev/null || sleep 1; i=$((i+1)); done; exec "$@"`;
+
+/**
+ * Makes the container's command wait for the relay (changes `opts`); false, changing nothing, when
+ * the command is the image's CMD (not known here).
+ */
+function waitForRelay(opts: Docker.ContainerCreateOptions, imageEntrypoint: string[] | null): boolean {
+  if (!opts.Cmd || opts.Cmd.length === 0) return false;
+  const entry = opts.Entrypoint === undefined ? (imageEntrypoint ?? []) : opts.Entrypoint;
+  opts.Entrypoint = [
+    "/bin/sh",
+    "-c",
+    RELAY_WAIT,
+    "medalist-wait",
+    ...(Array.isArray(entry) ? entry : [entry]),
+  ];
+  return true;
+}
+
+/** Lets the waiting agent command go on. */
+async function releaseAgent(container: Docker.Container): Promise<void> {
+  const exec = await container.exec({
+    Cmd: ["/bin/sh", "-c", `: > ${RELAY_MARK}`],
+    AttachStdout: false,
+    AttachStderr: false,
+  });
+  await exec.start({ Detach: true });
+}
+
 /** The cause of a run the kernel stopped for memory: the limit and its value. */
 export function oomCause(memory: number | undefined): string {
   return memory === undefined
@@ -236,7 +272,7 @@ export class DockerExecutor implements Executor {
       return infra(`creating the writable places of the read-only root failed: ${errorMessage(e)}`);
     }
     const dropRoot = () => this.dropRootArea(root, ctx);
-    const sidecar = await this.sidecarFor(spec, ctx, opts, image.id);
+    const sidecar = await this.sidecarFor(spec, ctx, opts, image);
     let container: Docker.Container;
     // Which daemon connection the container starts under: another one at its end is a restart.
     const epoch = this.daemon?.epoch ?? 0;
@@ -477,15 +513,16 @@ export class DockerExecutor implements Executor {
     spec: RunSpec,
     ctx: AttemptContext,
     opts: Docker.ContainerCreateOptions,
-    imageId: string,
+    image: ImageInfo,
   ): Promise<LocalEndpoint | null> {
+    const imageId = image.id;
     if (!this.settings.serveLocalhost5000) return null;
     const local = this.localValidate;
     if (!local || !spec.validationUrl) {
       ctx.note("localhost:5000 is not served: the format-check endpoint did not start for this suite");
       return null;
     }
-    if (isGvisor(this.settings.runtime)) return this.relayFor(spec, ctx, opts);
+    if (isGvisor(this.settings.runtime)) return this.relayFor(spec, ctx, opts, image.entrypoint ?? null);
     try {
       const sidecar = await serveLocalhost5000(this.docker, local.server, local.root, {
         image: imageId,
@@ -517,6 +554,7 @@ export class DockerExecutor implements Executor {
     spec: RunSpec,
     ctx: AttemptContext,
     opts: Docker.ContainerCreateOptions,
+    imageEntrypoint: string[] | null,
   ): Promise<LocalEndpoint | null> {
     const local = this.localValidate!;
     const key = `${spec.suiteId}\0${spec.runId}\0${ctx.attempt}`;
@@ -537,16 +575,24 @@ export class DockerExecutor implements Executor {
       `${VALIDATION_URL_VAR}=${LOCAL_VALIDATE_URL}`,
     ];
     let relay: ExecRelay | null = null;
+    const waits = waitForRelay(opts, imageEntrypoint);
+    if (!waits)
+      ctx.note(
+        "the agent's command is the image's CMD: it starts with the relay, and a request to localhost:5000 in its first second may be refused",
+      );
     return {
       afterStart: async (container) => {
         try {
           relay = await startExecRelay(container, { socketPath, note: (line) => ctx.note(line) });
           ctx.note(
-            `${LOCAL_VALIDATE_URL} (and /health): Medalist's format check, through a relay Medalist started in the agent's own gVisor sandbox (docker exec, python3)`,
+            `${LOCAL_VALIDATE_URL} (and /health): Medalist's format check, through a relay Medalist started in the agent's own gVisor sandbox (docker exec, python3)` +
+              (waits ? "; the agent's command started once it listened" : ""),
           );
         } catch (e) {
           ctx.note(`localhost:5000 is not served: ${errorMessage(e)}`);
         }
+        // The agent's command waits for this file (RELAY_WAIT), also when the relay did not start.
+        if (waits) await releaseAgent(container).catch(() => {});
       },
       stop: async () => {
         await relay?.stop();
