@@ -135,6 +135,7 @@ export async function mountFolder(dir: string, bytes: number, user: string): Pro
 async function makeFilesystem(
   size: number,
   user: string,
+  inodeCount = inodes(size),
 ): Promise<{ work: string; image: string; cleanupImage: () => void }> {
   const work = mkdtempSync(path.join(os.tmpdir(), SCRATCH_PREFIX));
   const image = path.join(work, "fs.img");
@@ -151,7 +152,7 @@ async function makeFilesystem(
       "-m",
       "0",
       "-N",
-      String(inodes(size)),
+      String(inodeCount),
       "-E",
       `root_owner=${owner}`,
       image,
@@ -183,7 +184,9 @@ export interface ScratchFs {
 export async function scratchFs(bytes: number, mount = true): Promise<ScratchFs> {
   let work: string;
   let image: string | null = null;
-  if (mount) ({ work, image } = await makeFilesystem(fsBytes(bytes), ""));
+  // One inode per 16 KiB (at most 4 M): a conda environment or pip cache holds many small files.
+  const count = Math.min(4 * 1024 ** 2, Math.max(1024, Math.floor(fsBytes(bytes) / 16384)));
+  if (mount) ({ work, image } = await makeFilesystem(fsBytes(bytes), "", count));
   else work = mkdtempSync(path.join(os.tmpdir(), SCRATCH_PREFIX));
   const dir = path.join(work, "mnt");
   mkdirSync(dir, { mode: 0o755 });
