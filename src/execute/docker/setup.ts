@@ -170,11 +170,11 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
     // A read-only root: its writable places share one filesystem per run, bounded where it can be mounted.
     log(
       `read-only root filesystem; writable: ${writablePlaces(ro.paths).join(", ")}` +
-        (fsProblem === null
-          ? ` (${ro.paths.join(", ")} together limits.disk.root ${sizeText(ro.bytes)}, their own filesystem per run)`
-          : ro.paths.length > 0
-            ? `; ${ro.paths.join(", ")} are a plain folder per run on the runner's disk, not size-bounded (${fsProblem})`
-            : ""),
+        (ro.paths.length === 0
+          ? ""
+          : fsProblem === null
+            ? ` (${ro.paths.join(", ")} together limits.disk.root ${sizeText(ro.bytes)}, their own filesystem per run)`
+            : `; ${ro.paths.join(", ")} are a plain folder per run on the runner's disk, not size-bounded (${fsProblem})`),
     );
   } else {
     // limits.disk.root: writable: the writable layer, bounded where the storage driver can; else said once.
