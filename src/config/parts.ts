@@ -1,5 +1,6 @@
 // The agent's and the limits' schemas: a leaf module (zod only), so the executors can name these
 // types without importing the whole config (config/schema.ts derives its executor blocks from them).
+import path from "node:path";
 import { z } from "zod";
 import { bytes } from "./units.js";
 
@@ -111,6 +112,39 @@ export function envBytes(env: Record<string, string>): number {
   return n;
 }
 
+/** Paths the agent's own folders and the runner's mounts use: never a writable place of the root. */
+const RESERVED_PATHS = [
+  "/",
+  "/home",
+  "/home/data",
+  "/home/submission",
+  "/home/logs",
+  "/home/code",
+  "/tmp",
+  "/var/tmp",
+  "/dev",
+  "/proc",
+  "/sys",
+  "/etc",
+];
+
+/** An absolute, normalised path in the container for limits.disk.writable. */
+const writablePath = z
+  .string()
+  .refine(
+    (p) => p.startsWith("/") && path.posix.normalize(p) === p && !p.endsWith("/") && !p.includes("\0"),
+    {
+      error: (i) => `expected an absolute path like "/opt/conda/envs/agent", got ${JSON.stringify(i.input)}`,
+    },
+  )
+  .refine(
+    (p) => !RESERVED_PATHS.some((r) => p === r || (r !== "/" && r !== "/home" && p.startsWith(`${r}/`))),
+    {
+      error: (i) =>
+        `${JSON.stringify(i.input)} is a path Medalist mounts or the system needs; name a folder of the agent's own (e.g. /home/agent/venv)`,
+    },
+  );
+
 export const LimitsSchema = z.strictObject({
   time: duration.default(600),
   cpus: z.number().positive().optional(),
@@ -145,12 +179,15 @@ export const LimitsSchema = z.strictObject({
       /** Docker: the size of the container's /tmp and /var/tmp (each in memory); default docker/limits.ts. */
       tmp: bytes.optional(),
       /**
-       * Docker: the container's own writable layer (its root filesystem), where the daemon's storage
-       * driver can bound it (overlay2 on xfs with pquota); default 16 GiB there.
+       * Docker: the container's root filesystem is read-only and its writable places (HOME,
+       * /home/agent for an MLE-bench agent, `writable`) share one filesystem of this size (default
+       * 16 GiB); "writable" keeps the root writable (bounded only where the storage driver can).
        */
-      root: bytes.optional(),
+      root: z.union([z.literal("writable"), bytes]).optional(),
+      /** Docker: more absolute paths kept writable (with the image's content) under a read-only root. */
+      writable: z.array(writablePath).max(16).default([]),
     })
-    .default({ submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 }),
+    .default({ submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3, writable: [] }),
 });
 
 /**

@@ -103,7 +103,7 @@ export const ConfigSchema = z
     limits: LimitsSchema.default({
       time: 600,
       gpus: 0,
-      disk: { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 },
+      disk: { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3, writable: [] },
     }),
     /**
      * Prepared data (<dataDir>/<id>/prepared/). Default: MLE-bench's own folder

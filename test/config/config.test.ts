@@ -108,6 +108,31 @@ describe("config", () => {
     expect(e.message).toContain('agent: unknown field "comand" (did you mean "command"?)');
   });
 
+  it("limits.disk.root: a size or writable; limits.disk.writable: absolute folders of the agent's own, each error with its path", () => {
+    const disk = (d: object) =>
+      validateConfig(
+        { competitions: { split: "toy" }, agent: { command: "x" }, limits: { disk: d } },
+        "m.yml",
+      ).limits.disk;
+    expect(disk({})).toMatchObject({ writable: [] });
+    expect(disk({}).root).toBeUndefined();
+    expect(disk({ root: "8g", writable: ["/opt/conda/envs/agent"] })).toMatchObject({
+      root: 8 * 1024 ** 3,
+      writable: ["/opt/conda/envs/agent"],
+    });
+    expect(disk({ root: "writable" }).root).toBe("writable");
+    const refused = (d: object) => errorOf(() => disk(d)).message;
+    expect(refused({ root: "big" })).toContain("limits.disk.root:");
+    expect(refused({ writable: ["opt/x"] })).toContain(
+      'limits.disk.writable[0]: expected an absolute path like "/opt/conda/envs/agent", got "opt/x"',
+    );
+    expect(refused({ writable: ["/home/agent", "/opt/../etc"] })).toContain("limits.disk.writable[1]:");
+    expect(refused({ writable: ["/home/data/x"] })).toContain(
+      'limits.disk.writable[0]: "/home/data/x" is a path Medalist mounts or the system needs',
+    );
+    expect(refused({ writable: ["/"] })).toContain("limits.disk.writable[0]:");
+  });
+
   it("reports every problem, each with its path", () => {
     const e = errorOf(() =>
       validateConfig({ competitions: {}, seeds: 0, agent: { command: "x" }, gate: { alpha: 2 } }, "m.yml"),

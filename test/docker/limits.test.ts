@@ -83,17 +83,13 @@ describe.skipIf(!docker)("limits on every agent container (real daemon)", () => 
           "/var/tmp": `rw,nosuid,nodev,size=${GiB},mode=1777`,
         },
       });
-      // The writable layer: bounded where the storage driver can, else said once, with the daemon's words.
-      const rootLines = lines.filter((l) => l.includes("root filesystems"));
-      if (setup.executor.settings.limits.root !== undefined) {
-        expect(setup.executor.settings.limits.root).toBe(DEFAULT_ROOT);
-        expect(host).toMatchObject({ StorageOpt: { size: String(DEFAULT_ROOT) } });
-      } else
-        expect(rootLines).toEqual([
-          expect.stringMatching(
-            /^the containers' root filesystems are not size-bounded \(the daemon says: .+\); \/tmp, \/var\/tmp and the run's folders are$/,
-          ),
-        ]);
+      // The root filesystem is read-only; its writable places are listed once in the suite log.
+      expect(host).toMatchObject({ ReadonlyRootfs: true });
+      expect(host?.StorageOpt ?? null).toBeNull();
+      expect(setup.executor.settings.readOnlyRoot?.bytes).toBe(DEFAULT_ROOT);
+      expect(
+        lines.filter((l) => l.startsWith("read-only root filesystem; writable: /tmp, /var/tmp, /dev/shm,")),
+      ).toHaveLength(1);
       // Set values are kept as they are.
       const set = ConfigSchema.parse({
         ...input,

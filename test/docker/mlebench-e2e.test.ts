@@ -84,6 +84,11 @@ describe.skipIf(!image)("an MLE-bench agent folder through agent.mlebench", () =
       expect(text).toMatch(/ENTRYPOINT \["\/entrypoint\.sh"\] does not run/);
       expect(text).toContain("http://localhost:5000/validate (and /health): Medalist's format check");
       expect(text).toMatch(/user nonroot, home \/home\/nonroot, competition toy-/);
+      // A read-only root; /home/agent and HOME writable with the image's files (start.sh checks both).
+      expect(text).toContain("write to /: refused, as it should be");
+      expect(text).toMatch(
+        /read-only root filesystem: the agent can write only to .*\/home\/code, \/home\/agent, \/home\/nonroot; /,
+      );
     }
     expect(existsSync(join(headDir, "results.json"))).toBe(true);
     expect(existsSync(ev.paths.report)).toBe(true);
@@ -123,6 +128,7 @@ describe.skipIf(!image)("an MLE-bench agent folder through agent.mlebench", () =
           : "Medalist's format check, via sidecar",
       );
       expect(r.details?.runtime).toBe(runtime);
+      expect(text).toContain("write to /: refused, as it should be");
       const results = JSON.parse(readFileSync(join(headDir, "results.json"), "utf8"));
       expect(results.environment.runtime).toBe(runtime);
       expect(readFileSync(ev.paths.report, "utf8")).toContain(`runtime: ${runtime}`);

@@ -84,6 +84,43 @@ describe("container options", () => {
     expect(containerOptions({ ...spec, gpus: [] }, settings, "x").HostConfig!.DeviceRequests).toBeUndefined();
   });
 
+  it("a read-only root by default, its writable places as named volumes; limits.disk.root: writable opts out", () => {
+    expect(settings.readOnlyRoot).toEqual({ bytes: 16 * 1024 ** 3, paths: [] });
+    const volumes = [{ name: "v0", target: "/home/agent" }];
+    const h = containerOptions(spec, { ...settings, limits: { ...settings.limits, root: 1 } }, "x", {
+      volumes,
+    }).HostConfig!;
+    expect(h.ReadonlyRootfs).toBe(true);
+    expect(h.StorageOpt).toBeUndefined();
+    expect(h.Mounts).toContainEqual({ Type: "volume", Source: "v0", Target: "/home/agent", ReadOnly: false });
+    const mle = dockerSettings(
+      ConfigSchema.parse({
+        competitions: { include: ["x"] },
+        executor: "docker",
+        agent: { mlebench: { agentsDir: "agents", id: "aide" } },
+        limits: { disk: { root: "2g", writable: ["/opt/conda/envs/agent", "/home/agent"] } },
+      }),
+      "/repo",
+    );
+    expect(mle.readOnlyRoot).toEqual({
+      bytes: 2 * 1024 ** 3,
+      paths: ["/home/agent", "/opt/conda/envs/agent"],
+    });
+    const rw = dockerSettings(
+      ConfigSchema.parse({
+        competitions: { include: ["x"] },
+        executor: "docker",
+        agent: { image: "a:1", command: "x" },
+        limits: { disk: { root: "writable" } },
+      }),
+      "/repo",
+    );
+    expect(rw.readOnlyRoot).toBeUndefined();
+    const w = containerOptions(spec, { ...rw, limits: { root: 5 } }, "x").HostConfig!;
+    expect(w.ReadonlyRootfs).toBe(false);
+    expect(w.StorageOpt).toEqual({ size: "5" });
+  });
+
   it("passes only the contract's variables and spec.env; the contract wins", () => {
     expect(containerEnv(spec, "bridge").sort()).toEqual(
       [

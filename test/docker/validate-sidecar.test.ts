@@ -200,8 +200,8 @@ describe.skipIf(!image)("the Docker executor with serveLocalhost5000", () => {
           command: [
             "bash",
             "-c",
-            // The relay starts with the agent: wait until it answers, then post as validate_submission.sh does.
-            "for i in $(seq 100); do curl -sf localhost:5000/health >/dev/null && break; sleep 0.1; done; " +
+            // The agent's first request, at once: its command starts only once the relay listens.
+            "curl -sS localhost:5000/health && echo HEALTH-OK; " +
               "printf 'id,target\\n1,1\\n2,0\\n3,1\\n' > /tmp/s.csv; echo; curl -sS -F file=@/tmp/s.csv http://localhost:5000/validate",
           ],
           entrypoint: "none",
@@ -210,6 +210,8 @@ describe.skipIf(!image)("the Docker executor with serveLocalhost5000", () => {
           stopGraceSecs: 1,
           runtime: "runsc",
           serveLocalhost5000: true,
+          // As the config's default: a read-only root (the agent's wait needs no writable root).
+          readOnlyRoot: { bytes: 64 * 1024 ** 2, paths: [] },
         });
         executor.localValidate = { server, root: root.dir };
         const sample = path.join(spec.publicDir, "sample_submission.csv");
@@ -219,7 +221,10 @@ describe.skipIf(!image)("the Docker executor with serveLocalhost5000", () => {
         });
         const log = await readFile(path.join(spec.runDir, "run.log"), "utf8");
         expect(r.outcome, log).toBe("completed");
-        expect(log).toContain("through a relay Medalist started in the agent's own gVisor sandbox");
+        expect(log).toContain(
+          "through a relay Medalist started in the agent's own gVisor sandbox (docker exec, python3); the agent's command started once it listened",
+        );
+        expect(log).toContain("HEALTH-OK");
         expect(log).toMatch(/stdout \{.*"valid": ?true/);
         expect(log).not.toContain("via sidecar");
         expect(await containersOf(docker!, suite)).toEqual([]);

@@ -18,8 +18,8 @@ import { errorMessage, sleep } from "../docker/client.js";
  * answer); anything else ends the relay, said in the run's log. The server keeps its own limits
  * (body size per competition, a request budget per run, timeouts).
  *
- * The relay starts when the agent does (exec after start): it listens within about a second, and a
- * request made before then is refused.
+ * The relay starts when the agent does (exec after start): it listens within about a second; the
+ * executor makes the agent's command wait for it where it knows the command (executor.ts).
  */
 
 /** The relay's first line once it listens. */

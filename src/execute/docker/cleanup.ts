@@ -3,6 +3,8 @@ import type Docker from "dockerode";
 import { errorMessage } from "./client.js";
 import { LABEL } from "./container.js";
 import { pidAlive } from "../../util/process.js";
+import path from "node:path";
+import { removeScratch, SCRATCH_PREFIX } from "./folder-fs.js";
 
 /** Stops (with `graceSecs`) and removes containers; resolves the names removed. */
 async function removeAll(docker: Docker, list: Docker.ContainerInfo[], graceSecs: number): Promise<string[]> {
@@ -25,6 +27,35 @@ async function removeAll(docker: Docker, list: Docker.ContainerInfo[], graceSecs
   return removed;
 }
 
+/**
+ * Removes volumes (the writable places of read-only roots) and unmounts the filesystems that held
+ * them: only a folder named as scratchFs names them, in this runner's temporary folder.
+ */
+async function removeVolumes(docker: Docker, volumes: Docker.VolumeInspectInfo[]): Promise<void> {
+  const works = new Set<string>();
+  for (const v of volumes) {
+    await docker
+      .getVolume(v.Name)
+      .remove({ force: true })
+      .catch(() => {});
+    const work = v.Labels?.[LABEL.scratch] ?? "";
+    if (
+      path.isAbsolute(work) &&
+      path.dirname(work) === os.tmpdir() &&
+      path.basename(work).startsWith(SCRATCH_PREFIX)
+    )
+      works.add(work);
+  }
+  // A filesystem whose volumes all went (another run's volume may share none of them: one per run).
+  for (const w of works) await removeScratch(w).catch(() => {});
+}
+
+/** Medalist's volumes matching `label` filters. */
+async function listVolumes(docker: Docker, label: string): Promise<Docker.VolumeInspectInfo[]> {
+  const r = await docker.listVolumes({ filters: { label: [label] } }).catch(() => null);
+  return r?.Volumes ?? [];
+}
+
 /** Every container of this suite: stopped with a short grace, then removed. */
 export async function cleanupSuite(
   docker: Docker,
@@ -32,7 +63,9 @@ export async function cleanupSuite(
   opts: { graceSecs?: number } = {},
 ): Promise<string[]> {
   const list = await docker.listContainers({ all: true, filters: { label: [`${LABEL.suite}=${suiteId}`] } });
-  return removeAll(docker, list, opts.graceSecs ?? 5);
+  const removed = await removeAll(docker, list, opts.graceSecs ?? 5);
+  await removeVolumes(docker, await listVolumes(docker, `${LABEL.suite}=${suiteId}`));
+  return removed;
 }
 
 export interface SweepOptions {
@@ -53,18 +86,28 @@ export async function sweepStale(docker: Docker, opts: SweepOptions = {}): Promi
   const isAlive = opts.isAlive ?? pidAlive;
   const now = opts.now ?? Date.now();
   const list = await docker.listContainers({ all: true, filters: { label: [LABEL.suite] } });
-  const stale = list.filter((c) => {
-    const owner = c.Labels[LABEL.owner] ?? "";
+  const isStale = (labels: Record<string, string>) => {
+    const owner = labels[LABEL.owner] ?? "";
     const sep = owner.lastIndexOf(":");
     const pid = Number(owner.slice(sep + 1));
     if (sep > 0 && owner.slice(0, sep) === host && Number.isInteger(pid)) {
       if (pid === process.pid) return false;
       if (!isAlive(pid)) return true;
     }
-    const deadline = Number(c.Labels[LABEL.deadline]);
+    const deadline = Number(labels[LABEL.deadline]);
     return Number.isFinite(deadline) && now > deadline;
-  });
-  return removeAll(docker, stale, 0);
+  };
+  const removed = await removeAll(
+    docker,
+    list.filter((c) => isStale(c.Labels)),
+    0,
+  );
+  const volumes = await listVolumes(docker, LABEL.scratch);
+  await removeVolumes(
+    docker,
+    volumes.filter((v) => isStale(v.Labels ?? {})),
+  );
+  return removed;
 }
 
 export interface ShutdownOptions {

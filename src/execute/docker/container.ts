@@ -16,6 +16,8 @@ export const LABEL = {
   owner: "medalist.owner",
   /** Epoch ms after which the owner would have killed it: a later sweep may remove it. */
   deadline: "medalist.deadline",
+  /** On a run's volumes: the runner folder holding their filesystem (folder-fs.ts scratchFs). */
+  scratch: "medalist.scratch",
 } as const;
 
 /** The container's in-memory scratch folders, each limits.tmp in size. */
@@ -47,7 +49,12 @@ export function containerOptions(
   spec: RunSpec,
   settings: DockerSettings,
   image: string,
-  opts: { owner?: string; now?: number } = {},
+  opts: {
+    owner?: string;
+    now?: number;
+    /** Named volumes (the writable places of a read-only root), each mounted at its target. */
+    volumes?: { name: string; target: string }[];
+  } = {},
 ): Docker.ContainerCreateOptions {
   const p = runPaths(spec.runDir);
   const { limits } = settings;
@@ -66,7 +73,16 @@ export function containerOptions(
       bind(p.logsDir, CONTAINER_PATHS.logs, false),
       bind(p.codeDir, CONTAINER_PATHS.code, false),
       bind(p.instructionsFile, CONTAINER_PATHS.instructions, true),
+      // Docker copies the image's files at the target into an empty volume before the start.
+      ...(opts.volumes ?? []).map((v) => ({
+        Type: "volume" as const,
+        Source: v.name,
+        Target: v.target,
+        ReadOnly: false,
+      })),
     ],
+    // Writes go to the mounts above, /tmp, /var/tmp and /dev/shm; elsewhere they fail (EROFS).
+    ReadonlyRootfs: settings.readOnlyRoot !== undefined,
     NetworkMode: settings.network,
     Privileged: false,
     // The agent is hostile: no capabilities (no mknod, setuid, chown, raw sockets, …) unless added
@@ -92,7 +108,8 @@ export function containerOptions(
     hostConfig.Tmpfs = { [TMP_DIRS[0]]: tmpfs, [TMP_DIRS[1]]: tmpfs };
   }
   // The writable layer, where the storage driver can bound it (setup checks; else unset, said once).
-  if (limits.root !== undefined) hostConfig.StorageOpt = { size: String(limits.root) };
+  if (limits.root !== undefined && !settings.readOnlyRoot)
+    hostConfig.StorageOpt = { size: String(limits.root) };
   if (settings.runtime !== undefined) hostConfig.Runtime = settings.runtime;
   if (spec.gpus.length > 0) {
     hostConfig.DeviceRequests = [{ Driver: "nvidia", DeviceIDs: [...spec.gpus], Capabilities: [["gpu"]] }];

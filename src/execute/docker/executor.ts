@@ -1,6 +1,6 @@
 import type Docker from "dockerode";
 import { createHash } from "node:crypto";
-import { mkdirSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { runPaths, type ExecResult, type RunSpec } from "../types.js";
 import {
@@ -11,12 +11,21 @@ import {
   type ExitFacts,
 } from "../attempt.js";
 import { errorMessage, sleep, statusCode } from "./client.js";
-import { CONTAINER_PATHS, containerOptions, ownerLabel, TMP_DIRS, VALIDATION_URL_VAR } from "./container.js";
-import { mountFolder, type MountedFolder } from "./folder-fs.js";
+import {
+  CONTAINER_PATHS,
+  containerName,
+  containerOptions,
+  LABEL,
+  ownerLabel,
+  TMP_DIRS,
+  VALIDATION_URL_VAR,
+} from "./container.js";
+import { mountFolder, scratchFs, type MountedFolder, type ScratchFs } from "./folder-fs.js";
 import {
   checkLimits,
   foldersFull,
   pidsEventsFile,
+  rootFull,
   type LimitHit,
   type LimitWatchInput,
 } from "./kernel-limits.js";
@@ -30,7 +39,7 @@ import { isGvisor } from "./runtime.js";
 import { containerUser, entrypointNote, type DockerSettings } from "./settings.js";
 import { withWritableHome } from "../container/home-layer.js";
 import { helperEngine, imageEngine } from "./engine.js";
-import { imageUser, UserLookupError } from "./image-user.js";
+import { imageHome, imageUser, UserLookupError } from "./image-user.js";
 import { sizeText } from "./limits.js";
 import type { DaemonWatch } from "./daemon-watch.js";
 
@@ -40,6 +49,65 @@ const CONTAINER_FOLDER: Record<string, string> = {
   logs: CONTAINER_PATHS.logs,
   code: CONTAINER_PATHS.code,
 };
+
+/** Every place an agent can write under a read-only root: the in-memory ones, its folders, then `paths`. */
+export function writablePlaces(paths: string[]): string[] {
+  return [
+    ...TMP_DIRS,
+    "/dev/shm",
+    CONTAINER_PATHS.submission,
+    CONTAINER_PATHS.logs,
+    CONTAINER_PATHS.code,
+    ...paths,
+  ];
+}
+
+/** Where a HOME is not made a writable place of its own: in or at Medalist's mounts and the system's; /home itself. */
+const NOT_HOME = ["/nonexistent", "/dev", "/proc", "/sys", ...writablePlaces([]), CONTAINER_PATHS.data];
+
+/** The writable places of a read-only root for one run: a volume each, on one filesystem. */
+interface RootArea {
+  fs: ScratchFs;
+  volumes: string[];
+  /** Whether `fs` is its own filesystem of limits.disk.root (else a plain folder). */
+  bounded: boolean;
+}
+
+/** What the agent's command waits for under gVisor (/dev/shm: a tmpfs of the container's own, writable under a read-only root). */
+const RELAY_MARK = "/dev/shm/.medalist-relay-listens";
+
+/**
+ * Under gVisor the relay starts after the container does: the agent's command first waits (at
+ * most 30 s) for RELAY_MARK, which Medalist writes once the relay listens (or failed to start).
+ */
+const RELAY_WAIT = `i=0; while [ ! -e ${RELAY_MARK} ] && [ $i -lt 300 ]; do sleep 0.1 2>/dev/null || sleep 1; i=$((i+1)); done; exec "$@"`;
+
+/**
+ * Makes the container's command wait for the relay (changes `opts`); false, changing nothing, when
+ * the command is the image's CMD (not known here).
+ */
+function waitForRelay(opts: Docker.ContainerCreateOptions, imageEntrypoint: string[] | null): boolean {
+  if (!opts.Cmd || opts.Cmd.length === 0) return false;
+  const entry = opts.Entrypoint === undefined ? (imageEntrypoint ?? []) : opts.Entrypoint;
+  opts.Entrypoint = [
+    "/bin/sh",
+    "-c",
+    RELAY_WAIT,
+    "medalist-wait",
+    ...(Array.isArray(entry) ? entry : [entry]),
+  ];
+  return true;
+}
+
+/** Lets the waiting agent command go on. */
+async function releaseAgent(container: Docker.Container): Promise<void> {
+  const exec = await container.exec({
+    Cmd: ["/bin/sh", "-c", `: > ${RELAY_MARK}`],
+    AttachStdout: false,
+    AttachStderr: false,
+  });
+  await exec.start({ Detach: true });
+}
 
 /** The cause of a run the kernel stopped for memory: the limit and its value. */
 export function oomCause(memory: number | undefined): string {
@@ -134,6 +202,13 @@ export class DockerExecutor {
       throw e;
     }
     if (this.user !== user) this.log(`container user ${user} is ${this.user} in the image`);
+    // Under a read-only root the container user's HOME stays writable (pip, conda, ~/.cache).
+    const ro = this.settings.readOnlyRoot;
+    if (ro) {
+      const home = await imageHome(this.docker, image.id, this.user).catch(() => null);
+      const reserved = (h: string) => h === "/home" || NOT_HOME.some((r) => h === r || h.startsWith(`${r}/`));
+      if (home !== null && !ro.paths.includes(home) && !reserved(home)) ro.paths = [...ro.paths, home];
+    }
     return image;
   }
 
@@ -173,7 +248,12 @@ export class DockerExecutor {
     }
     const { details } = ctx;
     Object.assign(details, { image: image.ref, imageId: image.id, imageDigest: image.digest });
-    const opts = containerOptions(spec, this.runSettings(), image.id, { owner: this.owner });
+    const ro = this.settings.readOnlyRoot;
+    const volumes = (ro?.paths ?? []).map((target, i) => ({
+      name: `${containerName(spec.suiteId, spec.runId)}-w${i}`,
+      target,
+    }));
+    const opts = containerOptions(spec, this.runSettings(), image.id, { owner: this.owner, volumes });
     const name = opts.name!;
     details.container = name;
     if (spec.gpus.length > 0) details.gpus = spec.gpus.join(",");
@@ -185,7 +265,15 @@ export class DockerExecutor {
     if (entry) ctx.note(entry);
     const folders = await this.mountFolders(spec, ctx);
     const unmount = () => this.unmountFolders(folders, ctx);
-    const sidecar = await this.sidecarFor(spec, ctx, opts, image.id);
+    let root: RootArea | null = null;
+    try {
+      root = await this.rootArea(ctx, volumes, opts.Labels ?? {});
+    } catch (e) {
+      await unmount();
+      return infra(`creating the writable places of the read-only root failed: ${errorMessage(e)}`);
+    }
+    const dropRoot = () => this.dropRootArea(root, ctx);
+    const sidecar = await this.sidecarFor(spec, ctx, opts, image);
     let container: Docker.Container;
     // Which daemon connection the container starts under: another one at its end is a restart.
     const epoch = this.daemon?.epoch ?? 0;
@@ -195,6 +283,7 @@ export class DockerExecutor {
     } catch (e) {
       await sidecar?.stop();
       await unmount();
+      await dropRoot();
       return infra(`creating the container failed: ${errorMessage(e)}`, statusCode(e) !== 400);
     }
     details.containerId = container.id;
@@ -204,6 +293,7 @@ export class DockerExecutor {
       if (!this.settings.keepContainers) await container.remove({ force: true, v: true }).catch(() => {});
       await sidecar?.stop();
       await unmount();
+      await dropRoot();
     };
     try {
       await container.start();
@@ -231,6 +321,7 @@ export class DockerExecutor {
       .catch(() => {});
     // The kernel bounds processes, /tmp and the folders; its counters say when the agent hit one.
     const watched = await this.limitWatch(container, folders);
+    if (root?.bounded && ro) watched.root = { paths: ro.paths, path: root.fs.dir, bytes: ro.bytes };
     let hit: LimitHit | null = null;
     watch.timer = setInterval(() => {
       if (hit) return;
@@ -255,13 +346,94 @@ export class DockerExecutor {
         const facts = await this.waitFor(container, logsDone, epoch);
         clearInterval(watch.timer);
         // A folder filled just before the exit, or left with more apparent bytes than its quota.
-        hit ??= foldersFull(watched.folders ?? []);
+        hit ??= foldersFull(watched.folders ?? []) ?? rootFull(watched.root);
         const back = await unmount();
         hit ??= back;
         return hit && !facts.infra && facts.oom === undefined ? { ...facts, limit: hit } : facts;
       },
       release,
     };
+  }
+
+  /**
+   * Under a read-only root: one filesystem of limits.disk.root (a plain folder where the runner
+   * cannot mount one, said in the run's log) holding a named volume per writable place, which
+   * Docker fills with the image's files at that path when the container is created. Null when the
+   * root is writable. Says in the run's log what the agent can write.
+   */
+  private async rootArea(
+    ctx: AttemptContext,
+    volumes: { name: string; target: string }[],
+    labels: Record<string, string>,
+  ): Promise<RootArea | null> {
+    const ro = this.settings.readOnlyRoot;
+    if (!ro) return null;
+    const size = `limits.disk.root ${sizeText(ro.bytes)}`;
+    let fs: ScratchFs | null = null;
+    let bounded = this.folderFilesystems;
+    let why = "the runner cannot mount filesystems";
+    if (volumes.length > 0 && bounded) {
+      try {
+        fs = await scratchFs(ro.bytes);
+      } catch (e) {
+        bounded = false;
+        why = errorMessage(e);
+      }
+    }
+    if (volumes.length > 0 && fs === null) fs = await scratchFs(ro.bytes, false);
+    ctx.note(
+      `read-only root filesystem: the agent can write only to ${writablePlaces(ro.paths).join(", ")}; a write elsewhere fails with "Read-only file system"` +
+        (volumes.length === 0
+          ? ""
+          : bounded
+            ? ` (${ro.paths.join(", ")}: their image content kept, ${size} together)`
+            : ` (${ro.paths.join(", ")}: their image content kept, not size-bounded for this run: ${why})`) +
+        " (limits.disk.writable adds folders; limits.disk.root: writable keeps the root writable)",
+    );
+    if (fs === null) return null;
+    const area: RootArea = { fs, volumes: [], bounded };
+    const user = containerUser(this.runSettings());
+    const owner = /^(\d+)(?::(\d+))?$/.exec(user);
+    try {
+      for (const [i, v] of volumes.entries()) {
+        // Where the image has no folder at the target this stays as made: the agent's user's.
+        const dir = path.join(fs.dir, `w${i}`);
+        mkdirSync(dir, { mode: owner ? 0o755 : 0o777 });
+        if (owner && process.getuid?.() === 0) chownSync(dir, Number(owner[1]), Number(owner[2] ?? owner[1]));
+        else chmodSync(dir, 0o777);
+        await this.docker
+          .getVolume(v.name)
+          .remove({ force: true })
+          .catch(() => {});
+        await this.docker.createVolume({
+          Name: v.name,
+          Driver: "local",
+          DriverOpts: { type: "none", o: "bind", device: dir },
+          Labels: { ...labels, [LABEL.scratch]: fs.work },
+        });
+        area.volumes.push(v.name);
+      }
+    } catch (e) {
+      await this.dropRootArea(area, ctx);
+      throw e;
+    }
+    return area;
+  }
+
+  /** Removes the run's volumes and their filesystem (kept with docker.keepContainers). */
+  private async dropRootArea(area: RootArea | null, ctx: AttemptContext): Promise<void> {
+    if (!area) return;
+    if (this.settings.keepContainers) {
+      ctx.note(`kept (keepContainers): volumes ${area.volumes.join(", ")} at ${area.fs.dir}`);
+      return;
+    }
+    for (const v of area.volumes)
+      await this.docker
+        .getVolume(v)
+        .remove({ force: true })
+        .catch(() => {});
+    const stuck = await area.fs.remove();
+    if (stuck) ctx.note(stuck);
   }
 
   /** The run's writable folders, each on its own filesystem of its quota's size; [] when off. */
@@ -342,15 +514,16 @@ export class DockerExecutor {
     spec: RunSpec,
     ctx: AttemptContext,
     opts: Docker.ContainerCreateOptions,
-    imageId: string,
+    image: ImageInfo,
   ): Promise<LocalEndpoint | null> {
+    const imageId = image.id;
     if (!this.settings.serveLocalhost5000) return null;
     const local = this.localValidate;
     if (!local || !spec.validationUrl) {
       ctx.note("localhost:5000 is not served: the format-check endpoint did not start for this suite");
       return null;
     }
-    if (isGvisor(this.settings.runtime)) return this.relayFor(spec, ctx, opts);
+    if (isGvisor(this.settings.runtime)) return this.relayFor(spec, ctx, opts, image.entrypoint ?? null);
     try {
       const sidecar = await serveLocalhost5000(helperEngine(this.docker), local.server, local.root, {
         image: imageId,
@@ -382,6 +555,7 @@ export class DockerExecutor {
     spec: RunSpec,
     ctx: AttemptContext,
     opts: Docker.ContainerCreateOptions,
+    imageEntrypoint: string[] | null,
   ): Promise<LocalEndpoint | null> {
     const local = this.localValidate!;
     const key = `${spec.suiteId}\0${spec.runId}\0${ctx.attempt}`;
@@ -402,16 +576,24 @@ export class DockerExecutor {
       `${VALIDATION_URL_VAR}=${LOCAL_VALIDATE_URL}`,
     ];
     let relay: ExecRelay | null = null;
+    const waits = waitForRelay(opts, imageEntrypoint);
+    if (!waits)
+      ctx.note(
+        "the agent's command is the image's CMD: it starts with the relay, and a request to localhost:5000 in its first second may be refused",
+      );
     return {
       afterStart: async (container) => {
         try {
           relay = await startExecRelay(container, { socketPath, note: (line) => ctx.note(line) });
           ctx.note(
-            `${LOCAL_VALIDATE_URL} (and /health): Medalist's format check, through a relay Medalist started in the agent's own gVisor sandbox (docker exec, python3)`,
+            `${LOCAL_VALIDATE_URL} (and /health): Medalist's format check, through a relay Medalist started in the agent's own gVisor sandbox (docker exec, python3)` +
+              (waits ? "; the agent's command started once it listened" : ""),
           );
         } catch (e) {
           ctx.note(`localhost:5000 is not served: ${errorMessage(e)}`);
         }
+        // The agent's command waits for this file (RELAY_WAIT), also when the relay did not start.
+        if (waits) await releaseAgent(container).catch(() => {});
       },
       stop: async () => {
         await relay?.stop();

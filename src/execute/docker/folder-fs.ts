@@ -106,31 +106,7 @@ const inodes = (bytes: number) => Math.min(100_000, Math.max(1024, Math.floor(by
  * into the filesystem), owned by `user` ("uid:gid"; "" keeps root) with mode 0777.
  */
 export async function mountFolder(dir: string, bytes: number, user: string): Promise<MountedFolder> {
-  const size = fsBytes(bytes);
-  const work = mkdtempSync(path.join(os.tmpdir(), "medalist-fs-"));
-  const image = path.join(work, "fs.img");
-  const cleanupImage = () => rmSync(work, { recursive: true, force: true });
-  const owner = user === "" ? "0:0" : user.includes(":") ? user : `${user}:${user}`;
-  try {
-    writeFileSync(image, "");
-    await run("truncate", ["-s", String(size), image]);
-    await run("mkfs.ext4", [
-      "-q",
-      "-F",
-      "-O",
-      "^has_journal",
-      "-m",
-      "0",
-      "-N",
-      String(inodes(size)),
-      "-E",
-      `root_owner=${owner}`,
-      image,
-    ]);
-  } catch (e) {
-    cleanupImage();
-    throw new Error(`mkfs.ext4 failed: ${firstLine((e as Error).message)}`);
-  }
+  const { image, cleanupImage } = await makeFilesystem(fsBytes(bytes), user);
   const before = `${dir}.medalist-pre`;
   renameSync(dir, before);
   mkdirSync(dir, { mode: 0o777 });
@@ -153,6 +129,105 @@ export async function mountFolder(dir: string, bytes: number, user: string): Pro
     bytes,
     unmount: () => (done ??= copyBack(dir, image, bytes, cleanupImage)),
   };
+}
+
+/** A sparse image file of `size` bytes with an empty ext4 filesystem, in its own temporary folder. */
+async function makeFilesystem(
+  size: number,
+  user: string,
+  inodeCount = inodes(size),
+): Promise<{ work: string; image: string; cleanupImage: () => void }> {
+  const work = mkdtempSync(path.join(os.tmpdir(), SCRATCH_PREFIX));
+  const image = path.join(work, "fs.img");
+  const cleanupImage = () => rmSync(work, { recursive: true, force: true });
+  const owner = user === "" ? "0:0" : user.includes(":") ? user : `${user}:${user}`;
+  try {
+    writeFileSync(image, "");
+    await run("truncate", ["-s", String(size), image]);
+    await run("mkfs.ext4", [
+      "-q",
+      "-F",
+      "-O",
+      "^has_journal",
+      "-m",
+      "0",
+      "-N",
+      String(inodeCount),
+      "-E",
+      `root_owner=${owner}`,
+      image,
+    ]);
+  } catch (e) {
+    cleanupImage();
+    throw new Error(`mkfs.ext4 failed: ${firstLine((e as Error).message)}`);
+  }
+  return { work, image, cleanupImage };
+}
+
+/** The name every filesystem's temporary folder starts with (in os.tmpdir()). */
+export const SCRATCH_PREFIX = "medalist-fs-";
+
+/** A filesystem whose content is thrown away with it (the writable places of a read-only root). */
+export interface ScratchFs {
+  /** Its folder on the runner (the mount point), or a plain folder where none could be mounted. */
+  dir: string;
+  /** The folder that holds it and its image: what removeScratch(work) removes. */
+  work: string;
+  /** Unmounts it and removes its folder and image; null when done, else why it stays. Idempotent. */
+  remove(): Promise<string | null>;
+}
+
+/**
+ * An empty ext4 filesystem of `bytes` (plus ext4's tables) mounted at `<work>/mnt`; with `mount`
+ * false a plain folder there instead (unbounded: the caller says so).
+ */
+export async function scratchFs(bytes: number, mount = true): Promise<ScratchFs> {
+  let work: string;
+  let image: string | null = null;
+  // One inode per 16 KiB (at most 4 M): a conda environment or pip cache holds many small files.
+  const count = Math.min(4 * 1024 ** 2, Math.max(1024, Math.floor(fsBytes(bytes) / 16384)));
+  if (mount) ({ work, image } = await makeFilesystem(fsBytes(bytes), "", count));
+  else work = mkdtempSync(path.join(os.tmpdir(), SCRATCH_PREFIX));
+  const dir = path.join(work, "mnt");
+  mkdirSync(dir, { mode: 0o755 });
+  if (image !== null) {
+    try {
+      await run("mount", ["-o", "loop,nosuid,nodev", image, dir]);
+    } catch (e) {
+      rmSync(work, { recursive: true, force: true });
+      throw new Error(`mount -o loop failed: ${firstLine((e as Error).message)}`);
+    }
+    rmSync(path.join(dir, "lost+found"), { recursive: true, force: true });
+  }
+  let done: Promise<string | null> | null = null;
+  return { dir, work, remove: () => (done ??= removeScratch(work)) };
+}
+
+/** Unmounts `<work>/mnt` when mounted and removes `work`; null when done, else why it stays. */
+export async function removeScratch(work: string): Promise<string | null> {
+  const dir = path.join(work, "mnt");
+  if (isMountPoint(dir)) {
+    try {
+      await run("umount", [dir]);
+    } catch {
+      try {
+        await run("umount", ["-l", dir]);
+      } catch (e) {
+        return `could not unmount ${dir}: ${firstLine((e as Error).message)}`;
+      }
+    }
+  }
+  rmSync(work, { recursive: true, force: true });
+  return null;
+}
+
+/** Whether `dir` is on another device than its parent (a mount point); false when missing. */
+function isMountPoint(dir: string): boolean {
+  try {
+    return lstatSync(dir).dev !== lstatSync(path.dirname(dir)).dev;
+  } catch {
+    return false;
+  }
 }
 
 async function copyBack(

@@ -1,6 +1,7 @@
 // docker.user by name ("nonroot"): resolved to uid:gid from the image's own /etc/passwd and
 // /etc/group, read from a created (never started) container, so the run folders can be given to
 // that user and the agent's HOME and getpass.getuser() are the image's.
+import path from "node:path";
 import type Docker from "dockerode";
 import { errorMessage, statusCode } from "./client.js";
 import { LABEL, ownerLabel } from "./container.js";
@@ -144,4 +145,26 @@ export class UserLookupError extends Error {
     super(message);
     this.name = "UserLookupError";
   }
+}
+
+/**
+ * The HOME a container of `imageId` gets as `user` ("uid[:gid]", "" the image's USER): the image's
+ * ENV HOME, else the user's home in its /etc/passwd; null when neither names a folder other than "/".
+ */
+export async function imageHome(docker: Docker, imageId: string, user: string): Promise<string | null> {
+  const config = (await docker.getImage(imageId).inspect()).Config ?? {};
+  const env = (config.Env ?? []).find((e) => e.startsWith("HOME="));
+  const pick = (h: string | undefined) =>
+    h !== undefined && h.startsWith("/") && path.posix.normalize(h) !== "/"
+      ? path.posix.normalize(h).replace(/\/$/, "")
+      : null;
+  if (env !== undefined) return pick(env.slice(5));
+  const who = user === "" ? (config.User ?? "") : user;
+  const [u] = who.split(":");
+  const { passwd } = await readImageAccounts(docker, imageId);
+  const entries = parsePasswd(passwd ?? "");
+  const e = /^\d+$/.test(u)
+    ? entries.find((x) => x.uid === Number(u))
+    : entries.find((x) => x.name === (u || "root"));
+  return pick(e?.home);
 }

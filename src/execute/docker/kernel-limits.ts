@@ -47,6 +47,8 @@ export interface LimitWatchInput {
   tmp?: { label: string; path: string; bytes: number }[];
   /** The run's folders with their own filesystems (folder-fs.ts), by the name the agent sees. */
   folders?: { label: string; path: string; bytes: number }[];
+  /** The filesystem the writable places of a read-only root share (their paths in the container). */
+  root?: { paths: string[]; path: string; bytes: number };
 }
 
 /** The first limit reached, or null. */
@@ -63,7 +65,17 @@ export function checkLimits(w: LimitWatchInput): LimitHit | null {
         cause: `disk: ${t.label} limit ${sizeText(t.bytes)} reached (limits.disk.tmp; it is full)`,
       };
   }
-  return foldersFull(w.folders ?? []);
+  return foldersFull(w.folders ?? []) ?? rootFull(w.root);
+}
+
+/** The cause when the writable places of a read-only root filled their filesystem, or null. */
+export function rootFull(root: LimitWatchInput["root"]): LimitHit | null {
+  const why = root ? fullness(root.path) : null;
+  if (!root || !why) return null;
+  return {
+    name: "root",
+    cause: `disk: limits.disk.root ${sizeText(root.bytes)} reached (${root.paths.join(", ")}, the writable places of the read-only root: ${why})`,
+  };
 }
 
 /** The first of the run's own-filesystem folders that is full, or null. */

@@ -8,7 +8,10 @@ const MiB = 1024 ** 2;
 
 /** Processes and threads per container unless limits.pids says otherwise. */
 export const DEFAULT_PIDS = 4096;
-/** The container's writable layer where the storage driver can bound it, unless limits.disk.root says. */
+/**
+ * The filesystem the writable places of a read-only root share, or the writable layer where the
+ * storage driver can bound it (limits.disk.root: writable), unless limits.disk.root says.
+ */
 export const DEFAULT_ROOT = 16 * GiB;
 /** The largest default size of the container's /tmp and /var/tmp (each an in-memory folder). */
 export const MAX_DEFAULT_TMP = GiB;

@@ -3,6 +3,10 @@ import type { DockerSuiteConfig } from "./config.js";
 import { runPolicy } from "../../config/run-policy.js";
 import { defaultAgentUser } from "../contract.js";
 import { MLEBENCH_SHM_BYTES, MLEBENCH_USER } from "../../mlebench/agent-config.js";
+import { DEFAULT_ROOT } from "./limits.js";
+
+/** Where upstream's MLE-bench agents keep their own files (AGENT_DIR), writable under a read-only root. */
+export const MLEBENCH_AGENT_DIR = "/home/agent";
 
 /** What the Docker executor needs from the config, resolved (absolute paths, bytes, seconds). */
 export interface DockerSettings {
@@ -35,6 +39,12 @@ export interface DockerSettings {
   buildNetwork?: "bridge" | "none";
   /** The image build's memory (no swap) and CPUs; setup sets them from the runner. Default none. */
   buildLimits?: { memory: number; cpus: number };
+  /**
+   * A read-only root filesystem (the default): `paths` (absolute, in the container; the agent's
+   * HOME is added once the image is known) stay writable with the image's content, together on
+   * one filesystem of `bytes`. Undefined: the root stays writable (limits.disk.root: writable).
+   */
+  readOnlyRoot?: { bytes: number; paths: string[] };
   /** The container's limits; setup fills the unset ones from the runner (limits.ts). */
   limits: { cpus?: number; memory?: number; shmSize?: number; pids?: number; tmp?: number; root?: number };
   network: "bridge" | "none";
@@ -129,6 +139,13 @@ export function dockerSettings(config: DockerSuiteConfig, baseDir: string): Dock
       pids: limits.pids,
       tmp: limits.disk.tmp,
     },
+    readOnlyRoot:
+      limits.disk.root === "writable"
+        ? undefined
+        : {
+            bytes: limits.disk.root ?? DEFAULT_ROOT,
+            paths: [...new Set([...(mlebench ? [MLEBENCH_AGENT_DIR] : []), ...limits.disk.writable])],
+          },
     network: docker.network,
     buildNetwork: docker.buildNetwork,
     stopGraceSecs: runPolicy(config).stopGraceSecs,

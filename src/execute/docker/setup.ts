@@ -8,10 +8,10 @@ import type { Resources } from "../scheduler.js";
 import { startValidationServer, type ValidationServer } from "../validation-server.js";
 import { startValidationServerForDocker } from "./gateway.js";
 import { connectDocker, errorMessage, type ConnectOptions } from "./client.js";
-import { DockerExecutor } from "./executor.js";
+import { DockerExecutor, writablePlaces } from "./executor.js";
 import { AgentBuildError, ImageMissingError, type ImageInfo } from "../container/image.js";
 import { dockerSettings } from "./settings.js";
-import { DEFAULT_ROOT, limitsNote, memoryReserve, runLimits } from "./limits.js";
+import { DEFAULT_ROOT, limitsNote, memoryReserve, runLimits, sizeText } from "./limits.js";
 import { folderFsProblem } from "./folder-fs.js";
 import { sidecarRoot } from "../container/validate-sidecar.js";
 import { UserLookupError } from "./image-user.js";
@@ -165,18 +165,26 @@ export async function setupDocker(config: DockerSuiteConfig, opts: SetupOptions)
     throw new UserError(errorMessage(e), e instanceof UserLookupError ? 2 : 1);
   }
   log(`agent image ${image.ref} (${image.digest})`);
-  // The container's writable layer: bounded where the storage driver can; else said once.
-  const rootProblem = await rootQuotaProblem(docker, image.id);
-  if (rootProblem === null) executor.settings.limits.root = config.limits.disk.root ?? DEFAULT_ROOT;
-  else if (config.limits.disk.root !== undefined)
-    throw new UserError(
-      `limits.disk.root: this Docker daemon cannot bound a container's root filesystem (${rootProblem})`,
-      1,
-    );
-  else
+  const ro = executor.settings.readOnlyRoot;
+  if (ro) {
+    // A read-only root: its writable places share one filesystem per run, bounded where it can be mounted.
     log(
-      `the containers' root filesystems are not size-bounded (the daemon says: ${rootProblem}); /tmp, /var/tmp and the run's folders are`,
+      `read-only root filesystem; writable: ${writablePlaces(ro.paths).join(", ")}` +
+        (ro.paths.length === 0
+          ? ""
+          : fsProblem === null
+            ? ` (${ro.paths.join(", ")} together limits.disk.root ${sizeText(ro.bytes)}, their own filesystem per run)`
+            : `; ${ro.paths.join(", ")} are a plain folder per run on the runner's disk, not size-bounded (${fsProblem})`),
     );
+  } else {
+    // limits.disk.root: writable: the writable layer, bounded where the storage driver can; else said once.
+    const rootProblem = await rootQuotaProblem(docker, image.id);
+    if (rootProblem === null) executor.settings.limits.root = DEFAULT_ROOT;
+    else
+      log(
+        `limits.disk.root: writable: the containers' root filesystems are writable and not size-bounded (the daemon says: ${rootProblem}); /tmp, /var/tmp and the run's folders are`,
+      );
+  }
 
   const local = executor.settings.serveLocalhost5000 === true;
   let validation: ValidationServer | null = null;
