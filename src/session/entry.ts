@@ -37,15 +37,18 @@ export interface ShardJobInput extends Omit<ShardRunInput, "baseline" | "storeDi
   baseline: () => Promise<BaselineInput>;
   /** After the baseline: where finished runs persist, and why the results folder's records are not reused. */
   store?: () => { storeDir?: string | null; untrustedRecords?: string | null };
+  /** Wraps the shard's run (the action's log group). */
+  around?: <T>(run: () => Promise<T>) => Promise<T>;
 }
 
 /** One shard of each side that runs (`medalist run --shard`, the run sub-action): results on disk, no comparison. */
 export async function runShardJob(input: ShardJobInput) {
-  const { baselineSource, stageField, door, store, ...rest } = input;
+  const { baselineSource, stageField, door, store, around, ...rest } = input;
   refuseStagesWithRunBaseline(input.stage, baselineSource, stageField, door);
   mkdirSync(resolve(rest.resultsDir), { recursive: true });
   const baseline = await input.baseline();
-  return runShard({ ...rest, baseline, ...store?.() });
+  const run = { ...rest, baseline, ...store?.() };
+  return around ? around(() => runShard(run)) : runShard(run);
 }
 
 export interface ShardsReportInput extends Omit<EvaluateInput, "head" | "baseline" | "history" | "stages"> {
