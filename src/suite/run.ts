@@ -332,12 +332,9 @@ async function openSuite(opts: SuiteOptions, pre: Prepared) {
   return { executor, selection, identities, upstreamText };
 }
 
-/** Schedule: every run handed to the executor as resources allow, with progress and the heartbeat. */
-async function scheduleRuns(opts: SuiteOptions, pre: Prepared, opened: Opened) {
-  const { config, log, agent, registry, thePlan, runs, competitions, outDir } = pre;
-  const { agentText, prepared, suiteId, runKey, env } = pre;
-  const { executor, selection, identities, upstreamText } = opened;
-  log(startLine(opts.label, runs.length, competitions.length, thePlan.seeds, agentText));
+/** Each run's events counted and worded: the progress lines, the runs in flight, stopped and left out. */
+function runTally(opts: SuiteOptions, pre: Prepared) {
+  const { log, runs, outDir } = pre;
   const counter: Counter = { done: 0, total: runs.length, executed: 0, reused: 0, skipped: 0 };
   /** Runs in flight and when each started, for the heartbeat. */
   const running = new Map<string, number>();
@@ -378,6 +375,16 @@ async function scheduleRuns(opts: SuiteOptions, pre: Prepared, opened: Opened) {
     if (e.kind === "finished" && opts.runDone) opts.runDone(line, join(outDir, "runs", e.runId));
     else log(line);
   };
+  return { counter, running, leftOut, cancelled, stopRuns, halted, emit };
+}
+
+/** Schedule: every run handed to the executor as resources allow, with progress and the heartbeat. */
+async function scheduleRuns(opts: SuiteOptions, pre: Prepared, opened: Opened) {
+  const { config, log, agent, registry, thePlan, runs, competitions, outDir } = pre;
+  const { agentText, prepared, suiteId, runKey, env } = pre;
+  const { executor, selection, identities, upstreamText } = opened;
+  log(startLine(opts.label, runs.length, competitions.length, thePlan.seeds, agentText));
+  const { counter, running, leftOut, cancelled, stopRuns, halted, emit } = runTally(opts, pre);
   const ctx: RunContext = {
     config,
     agent,
