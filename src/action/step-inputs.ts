@@ -1,11 +1,11 @@
 // The sub-actions' own inputs (constants.ts StepInputs), read and checked once per sub-action.
 import { resolve } from "node:path";
 import * as core from "@actions/core";
-import { parseDuration } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { MAX_SHARDS } from "../plan/shards.js";
 import { MAX_STAGES } from "../plan/stages.js";
 import type { SuiteResults } from "../results/schema.js";
+import { stageNumber, targetWallSecs, wholeNumberIn } from "../session/rules.js";
 import { parseShardText, PlanFileSchema, type PlanFile } from "../session/shards.js";
 import { readResults } from "../suite/store.js";
 import { StepInputs as S } from "./constants.js";
@@ -25,11 +25,17 @@ export function readStep(read: Read = fromCore): Step {
 }
 
 /** A whole number from `min` to `max`; undefined when left empty. */
-function wholeInput(read: Read, name: string, min: number, max: number): number | undefined {
+function wholeInput(
+  read: Read,
+  name: string,
+  min: number,
+  max: number,
+  parse = (text: string) => wholeNumberIn(text, min, max),
+): number | undefined {
   const text = read(name).trim();
   if (text === "") return undefined;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min || n > max)
+  const n = parse(text);
+  if (n === null)
     throw new UserError(
       `input "${name}": expected a whole number from ${min} to ${max}, got ${JSON.stringify(text)}`,
     );
@@ -46,7 +52,9 @@ function amountInput(read: Read, name: string): number | undefined {
   return n;
 }
 
-const readStages = (read: Read) => wholeInput(read, S.Stages, 1, MAX_STAGES);
+/** A stage number (stages, stage): the rule's parser, the input's sentence. */
+const stageInput = (read: Read, name: string) => wholeInput(read, name, 1, MAX_STAGES, stageNumber);
+const readStages = (read: Read) => stageInput(read, S.Stages);
 const readShards = (read: Read) => wholeInput(read, S.Shards, 1, MAX_SHARDS);
 
 export interface PlanInputs {
@@ -60,8 +68,8 @@ export interface PlanInputs {
 
 export function readPlanInputs(read: Read = fromCore): PlanInputs {
   const target = read(S.TargetWall).trim();
-  const targetSecs = target === "" ? undefined : (parseDuration(target) ?? undefined);
-  if (target !== "" && !(targetSecs! > 0))
+  const targetSecs = target === "" ? undefined : (targetWallSecs(target) ?? undefined);
+  if (target !== "" && targetSecs === undefined)
     throw new UserError(
       `input "${S.TargetWall}": expected a duration like 6h or 90m, got ${JSON.stringify(target)}`,
     );
@@ -101,7 +109,7 @@ export function readRunInputs(read: Read = fromCore): RunInputs {
   }
   return {
     which: parseShardText(read(S.Shard), `input "${S.Shard}"`),
-    stage: wholeInput(read, S.Stage, 1, MAX_STAGES),
+    stage: stageInput(read, S.Stage),
     planFile,
   };
 }
@@ -122,7 +130,7 @@ export interface DecideInputs {
 
 export function readDecideInputs(read: Read = fromCore): DecideInputs {
   const stages = readStages(read);
-  const stage = wholeInput(read, S.Stage, 1, MAX_STAGES);
+  const stage = stageInput(read, S.Stage);
   if (stages === undefined || stage === undefined || stage > stages)
     throw new UserError(
       `decide: give "${S.Stages}" (the plan's) and "${S.Stage}" (1..${S.Stages}, the stage that finished)`,

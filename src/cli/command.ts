@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UserError } from "../errors.js";
 import { closest } from "../config/errors.js";
 import { MAX_STAGES } from "../plan/stages.js";
+import { stageNumber } from "../session/rules.js";
 
 export { UserError };
 
@@ -48,8 +49,8 @@ export function numberOption(value: string, flag: string, allowNaN = false): num
 
 /** A stage number of the staged workflow (1..MAX_STAGES), as `flag` gave it. */
 export function stageOption(text: string, flag: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_STAGES)
+  const n = stageNumber(text);
+  if (n === null)
     throw new UserError(
       `${flag} expects a whole number from 1 to ${MAX_STAGES}, got ${JSON.stringify(text)}`,
     );

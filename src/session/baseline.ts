@@ -1,6 +1,7 @@
 // The baseline a door asked for (its settings: none, a file, a run, the cache) turned into the
 // `BaselineInput` the evaluation takes. Each door supplies only what it alone can do: the action
 // restores the cache and checks out the base commit; the CLI runs the base from the head's folder.
+import { resolve } from "node:path";
 import { UserError } from "../errors.js";
 import type { AgentConfig, Config } from "../config/schema.js";
 import type { SuiteResults } from "../results/schema.js";
@@ -59,4 +60,18 @@ export async function resolveBaseline(b: BaselineSource, ctx: BaselineContext): 
     return ctx.restoreCache();
   }
   return { kind: "none", note: HEAD_ONLY };
+}
+
+/** The baseline on the command line: the config's, with --baseline FILE standing in for the cache. */
+export function cliBaseline(config: Config, baseDir: string, baselineFile?: string): BaselineSource {
+  if (baselineFile) return { source: "file", path: resolve(baselineFile), shown: baselineFile };
+  const b = config.baseline ?? { source: "none" as const };
+  if (b.source === "cache") {
+    throw new UserError(
+      'baseline.source: "cache" is the GitHub Actions cache, which the command line cannot read. ' +
+        "To reproduce the CI run, download the baseline's results.json (the report artifact of the default-branch run) " +
+        "and pass it: medalist run --config FILE --baseline results.json",
+    );
+  }
+  return b.source === "file" ? { source: "file", path: resolve(baseDir, b.path), shown: b.path } : b;
 }

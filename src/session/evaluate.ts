@@ -2,6 +2,7 @@ import { join, resolve } from "node:path";
 import { compareRuns, summarize, type Comparison } from "../compare/compare.js";
 import { monitorHooks, SuiteMonitor } from "../compare/monitor.js";
 import { stagedComparison } from "./stages.js";
+import { adaptive } from "./rules.js";
 import { historyInformed } from "./informed.js";
 import { runPaired } from "./paired.js";
 import { Cancelled, type EvaluateInput, type Git } from "./input.js";
@@ -144,7 +145,7 @@ export async function runSides(input: EvaluateInput): Promise<Sides> {
   const log = input.log ?? (() => {});
   const side = sideRunner(input);
   const { config } = session;
-  const monitored = input.monitor !== false && config.adaptiveSeeds && config.seeds > 1;
+  const monitored = input.monitor !== false && adaptive(config);
   if (baseline.kind === "run" && monitored && !input.head && !input.shard) {
     // The base runs seed by seed with the head and stops when the head's verdict is reached.
     if (input.history && config.historyPlan)

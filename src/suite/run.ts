@@ -158,6 +158,24 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResults> {
 }
 
 async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Promise<SuiteResults> {
+  const pre = await preflight(opts, disposers);
+  const opened = await openSuite(opts, pre);
+  if ("runs" in opened) return opened;
+  const ran = await scheduleRuns(opts, pre, opened);
+  return recordSuite(opts, pre, opened, ran);
+}
+
+type Opened = Exclude<Awaited<ReturnType<typeof openSuite>>, SuiteResults>;
+type Scheduled = Awaited<ReturnType<typeof scheduleRuns>>;
+
+/** What every phase of a suite run reads: the agent, the plan's runs, the folders, the suite's ids. */
+type Prepared = Awaited<ReturnType<typeof preflight>>;
+
+/**
+ * Preflight: the agent, the runs of this shard, the checks that need no executor (external
+ * grader, build context, prepared data), the results folder's reserve, and the data prepared.
+ */
+async function preflight(opts: SuiteOptions, disposers: (() => void)[]) {
   const { config } = opts;
   const log = opts.log ?? (() => {});
   // An MLE-bench agent folder becomes the image build and command every executor reads.
@@ -223,7 +241,35 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
 
   const prepared = new Map<string, PreparedPaths>();
   for (const id of competitions) prepared.set(id, await ensurePrepared(registry.get(id)!, dataDir, log));
+  return {
+    config,
+    log,
+    agent,
+    registry,
+    thePlan,
+    runs,
+    competitions,
+    dataDir,
+    outDir,
+    env,
+    runKey,
+    suiteId,
+    agentText,
+    startedAt,
+    built,
+    freeReserve,
+    prepared,
+  };
+}
 
+/**
+ * Open: the executor (daemon, image build, GPUs, validation endpoint), then each run's identity and
+ * the suite's instructions. A setup failure gives the suite's results at once (every run not run).
+ */
+async function openSuite(opts: SuiteOptions, pre: Prepared) {
+  const { config, log, agent, registry, thePlan, runs, competitions, dataDir, outDir, built, freeReserve } =
+    pre;
+  const { suiteId } = pre;
   // Checks and data first; the executor (daemon, image build, GPUs, validation endpoint) last.
   const suiteCtx: SuiteContext = {
     config,
@@ -243,7 +289,14 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
   } catch (e) {
     if (!(e instanceof SetupFailure)) throw e;
     freeReserve();
-    return setupFailed(e, { opts, runs, plan: thePlan, agentText, startedAt, outDir });
+    return setupFailed(e, {
+      opts,
+      runs,
+      plan: thePlan,
+      agentText: pre.agentText,
+      startedAt: pre.startedAt,
+      outDir,
+    });
   }
 
   // Each run's identity: a finished run is reused only while it matches.
@@ -276,8 +329,12 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
     await executor.close();
     throw e;
   }
+  return { executor, selection, identities, upstreamText };
+}
 
-  log(startLine(opts.label, runs.length, competitions.length, thePlan.seeds, agentText));
+/** Each run's events counted and worded: the progress lines, the runs in flight, stopped and left out. */
+function runTally(opts: SuiteOptions, pre: Prepared) {
+  const { log, runs, outDir } = pre;
   const counter: Counter = { done: 0, total: runs.length, executed: 0, reused: 0, skipped: 0 };
   /** Runs in flight and when each started, for the heartbeat. */
   const running = new Map<string, number>();
@@ -318,6 +375,16 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
     if (e.kind === "finished" && opts.runDone) opts.runDone(line, join(outDir, "runs", e.runId));
     else log(line);
   };
+  return { counter, running, leftOut, cancelled, stopRuns, halted, emit };
+}
+
+/** Schedule: every run handed to the executor as resources allow, with progress and the heartbeat. */
+async function scheduleRuns(opts: SuiteOptions, pre: Prepared, opened: Opened) {
+  const { config, log, agent, registry, thePlan, runs, competitions, outDir } = pre;
+  const { agentText, prepared, suiteId, runKey, env } = pre;
+  const { executor, selection, identities, upstreamText } = opened;
+  log(startLine(opts.label, runs.length, competitions.length, thePlan.seeds, agentText));
+  const { counter, running, leftOut, cancelled, stopRuns, halted, emit } = runTally(opts, pre);
   const ctx: RunContext = {
     config,
     agent,
@@ -405,7 +472,17 @@ async function runSuiteLocked(opts: SuiteOptions, disposers: (() => void)[]): Pr
     clearInterval(heartbeat);
     await executor.close();
   }
+  return { results, leftOut, cancelled, counter, diskFull };
+}
 
+/**
+ * Record: the suite's results (runs without a result recorded as cancelled or not run) written
+ * before anything else uses them; a full disk ends here with one sentence.
+ */
+function recordSuite(opts: SuiteOptions, pre: Prepared, opened: Opened, ran: Scheduled): SuiteResults {
+  const { config, log, agent, thePlan, runs, outDir, agentText, startedAt, freeReserve } = pre;
+  const { executor } = opened;
+  const { results, leftOut, cancelled, counter, diskFull } = ran;
   // Cancelled: every run without a result is recorded as not run, so the report and the viewer
   // of what finished say plainly what is missing (the next run executes them again).
   const stopped = opts.signal?.aborted

@@ -10,7 +10,7 @@ describe("the module graph of src/", () => {
 
   it("reads every module and its imports", () => {
     expect(graph.size).toBeGreaterThan(100);
-    expect(graph.get("src/action/main.ts")?.valueImports.has("src/session/evaluate.ts")).toBe(true);
+    expect(graph.get("src/action/steps/all.ts")?.valueImports.has("src/session/entry.ts")).toBe(true);
   });
 
   it("has no import cycle", () => {

@@ -1,9 +1,14 @@
 import { resolve } from "node:path";
 import { loadConfig } from "../../config/load.js";
-import { evaluate, openSession } from "../../session/evaluate.js";
+import { openSession } from "../../session/input.js";
 import { readPlanFile } from "../../session/shards.js";
-import { decideAfterStage, mergeStages, stagesOfShards } from "../../session/stages.js";
-import { readResults } from "../../suite/store.js";
+import {
+  decideStage,
+  reportStages,
+  stagedFileBaseline,
+  stagedPlan,
+  stagesFromFiles,
+} from "../../session/staged.js";
 import { plainSentence } from "../../session/gate.js";
 import { defaultResultsDir } from "../../config/results-dir.js";
 import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
@@ -49,52 +54,31 @@ Exit codes: 0 continue, or stop with the gate passing; 1 stop with the gate fail
       throw new UserError("give the head shard results of the stages that ran (see --help)");
     const { config } = loaded;
     const session = openSession(config, loaded.baseDir);
-    const planFile = readPlanFile(planPath);
-    if (!planFile.stages)
-      throw new UserError(`${planPath}: a plan without stages; plan them: medalist plan --stages K --json`);
-    if (planFile.suite.hash !== session.plan.suiteHash)
-      throw new UserError(
-        `${planPath} is for suite ${planFile.suite.hash} but this config is suite ${session.plan.suiteHash}: plan again`,
-      );
-    const planned = planFile.stages.length;
-    const stages = stagesOfShards(
-      positionals.map((f) => readResults(f)),
-      positionals,
-      config.seeds,
-      planFile.stages.map((st) => st.count),
-    );
-    const merged = mergeStages(stages, config.seeds, planned);
-    const k = stages.length;
+    const stageShards = stagedPlan(readPlanFile(planPath), planPath, session);
+    const planned = stageShards.length;
+    const merged = stagesFromFiles(session, stageShards, positionals);
+    const k = merged.ran;
     if (merged.missing.length)
       console.error(
         `medalist: ${merged.missing.length} run(s) of the stages that ran have no results (lost shards)`,
       );
-    const base = readResults(basePath);
-    const description = `file ${basePath}`;
-    const d = decideAfterStage({
+    const baseline = stagedFileBaseline(basePath);
+    const d = await decideStage({
+      session,
       stage: k,
       planned,
-      everyStageRuns:
-        config.adaptiveSeeds && config.seeds > 1
-          ? null
-          : "The config's seeds are not adaptive (seeds: { max: N, adaptive: true }): every stage runs.",
-      base,
-      baseDescription: description,
-      head: merged.results,
-      byStage: merged.byStage,
-      config,
-      plan: session.plan,
+      stages: merged,
+      baseline: async () => baseline,
     });
     console.log(`decision: ${d.decision}`);
     console.log(`After stage ${k} of ${planned}: ${d.why}`);
     if (d.decision === "continue") return 0;
-    const dir = resolve(values.out ?? defaultResultsDir(config.name));
-    const ev = await evaluate({
+    const { ev } = await reportStages({
       session,
-      resultsDir: dir,
-      baseline: { kind: "results", results: base, description },
-      head: merged.results,
-      stages: { byStage: merged.byStage, planned },
+      resultsDir: resolve(values.out ?? defaultResultsDir(config.name)),
+      stages: merged,
+      planned,
+      baseline,
       log: (line) => console.error(line),
     });
     console.error(`report: ${ev.paths.report}`);

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { loadConfig } from "../../config/load.js";
-import { parseDuration } from "../../config/schema.js";
 import { openSession } from "../../session/evaluate.js";
+import { targetWallSecs } from "../../session/rules.js";
 import { staticChecks } from "../../session/check.js";
 import { describePlan, planShards } from "../../session/shards.js";
 import { planCost, readHistoryFile } from "../../session/plan-cost.js";
@@ -94,8 +94,8 @@ Exit codes: 0 ok, 2 bad input.`,
       throw new UserError("give either --shards or --max-shards, not both");
     let targetSecs: number | undefined;
     if (values["target-wall"] !== undefined) {
-      const t = parseDuration(values["target-wall"]);
-      if (t === null || !(t > 0))
+      const t = targetWallSecs(values["target-wall"]);
+      if (t === null)
         throw new UserError(
           `--target-wall expects a duration like 6h or 90m, got ${JSON.stringify(values["target-wall"])}`,
         );
