@@ -4,7 +4,7 @@ import { writeAtomic } from "../util/atomic.js";
 import { join, resolve } from "node:path";
 import * as core from "@actions/core";
 import { UserError } from "../errors.js";
-import { attemptSuffix } from "../report/targets/artifacts.js";
+import { attemptSuffix } from "./targets/artifacts.js";
 import type { SuiteResults } from "../results/schema.js";
 import { evaluate } from "../session/evaluate.js";
 import { mergeShards } from "../session/merge.js";

@@ -2,7 +2,7 @@
 // true at the stated level; docs/statistics.md explains the rules they describe.
 import type { Comparison, Dropped, ErrorCause } from "../compare/compare.js";
 import type { MonitorRecord } from "../compare/monitor.js";
-import type { MetricAnalysis, Verdict } from "../compare/stats.js";
+import type { MetricAnalysis, Verdict } from "../stats/stats.js";
 import { duration, points } from "./format.js";
 import { inert } from "./inert.js";
 

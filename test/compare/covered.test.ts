@@ -2,8 +2,8 @@
 // STATS_TEST_SUITES (default 400); the bounds allow about 2.5 Monte Carlo standard errors.
 import { describe, expect, it } from "vitest";
 import { coveredVerdict } from "../../src/compare/covered.js";
-import { betaDraw, makeRng } from "../../src/compare/distributions.js";
-import type { Counts } from "../../src/compare/stats.js";
+import { betaDraw, makeRng } from "../../src/stats/distributions.js";
+import type { Counts } from "../../src/stats/stats.js";
 import { informedPlan } from "../../src/plan/informed.js";
 
 const N = Number(process.env.STATS_TEST_SUITES ?? 400);

@@ -9,9 +9,9 @@ import {
   uploadFolder,
   uploadRuns,
   type ArtifactApi,
-} from "../../action/artifacts.js";
-import { inert } from "../inert.js";
-import { commentArtifactName, writeCommentFile } from "../../action/relay.js";
+} from "../artifacts.js";
+import { inert } from "../../report/inert.js";
+import { commentArtifactName, writeCommentFile } from "../relay.js";
 import type { SuiteResults } from "../../results/schema.js";
 import type { Delivery, ReportTarget } from "./target.js";
 
