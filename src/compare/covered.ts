@@ -2,7 +2,13 @@
 // plan/informed.ts decides which; docs/statistics.md ("The history-informed plan") says why the
 // union bound keeps each claim at α: the runs' analysis at α − alphaHistory, the bounds at alphaHistory.
 import { coveredTolerances, type InformedPlan } from "../plan/informed.js";
-import { medalVerdict, type ClaimTolerances, type Counts, type Levels, type MetricVerdict } from "../stats/stats.js";
+import {
+  medalVerdict,
+  type ClaimTolerances,
+  type Counts,
+  type Levels,
+  type MetricVerdict,
+} from "../stats/stats.js";
 
 /**
  * Each claim on the run competitions' counts, at the tolerance that makes it a claim about the

@@ -3,13 +3,7 @@
 // that fails is a warning and the others still go (never keeping the report or comment back).
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import {
-  artifactName,
-  notesText,
-  uploadFolder,
-  uploadRuns,
-  type ArtifactApi,
-} from "../artifacts.js";
+import { artifactName, notesText, uploadFolder, uploadRuns, type ArtifactApi } from "../artifacts.js";
 import { inert } from "../../report/inert.js";
 import { commentArtifactName, writeCommentFile } from "../relay.js";
 import type { SuiteResults } from "../../results/schema.js";
