@@ -2,7 +2,7 @@ import path from "node:path";
 import type { DockerSuiteConfig } from "./config.js";
 import { runPolicy } from "../../config/run-policy.js";
 import { defaultAgentUser } from "../contract.js";
-import { MLEBENCH_SHM_BYTES, MLEBENCH_USER } from "../../mlebench/agent-config.js";
+import { MLEBENCH_SHM_BYTES, MLEBENCH_USER } from "../mlebench-container.js";
 
 /** What the Docker executor needs from the config, resolved (absolute paths, bytes, seconds). */
 export interface DockerSettings {
