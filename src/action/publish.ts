@@ -15,7 +15,7 @@ import { reportFileTarget } from "./targets/report-file.js";
 import { jobSummaryTarget } from "./targets/summary.js";
 import { deliverAll, newDelivery } from "./targets/target.js";
 import type { Evaluation, Session } from "../session/evaluate.js";
-import { plainSentence } from "../session/gate.js";
+import { plainSentence } from "../report/gate.js";
 import { saveToCache } from "./baseline.js";
 import { Outputs } from "./constants.js";
 import type { Deps } from "./deps.js";

@@ -10,7 +10,8 @@ import {
 } from "../../src/action/targets/artifacts.js";
 import { reportFileTarget } from "../../src/action/targets/report-file.js";
 import { deliverAll, newDelivery, type ReportTarget } from "../../src/action/targets/target.js";
-import type { Evaluation, RenderOptions } from "../../src/session/evaluate.js";
+import type { RenderOptions } from "../../src/report/evaluation.js";
+import type { Evaluation } from "../../src/session/evaluate.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
 
 const dir = mkdtempSync(join(tmpdir(), "medalist-targets-"));

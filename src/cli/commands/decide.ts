@@ -4,7 +4,7 @@ import { evaluate, openSession } from "../../session/evaluate.js";
 import { readPlanFile } from "../../session/shards.js";
 import { decideAfterStage, mergeStages, stagesOfShards } from "../../session/stages.js";
 import { readResults } from "../../suite/store.js";
-import { plainSentence } from "../../session/gate.js";
+import { plainSentence } from "../../report/gate.js";
 import { defaultResultsDir } from "../../config/results-dir.js";
 import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
 

@@ -6,7 +6,7 @@ import { resolveBaseline, type BaselineSource } from "../../session/baseline.js"
 import { readHistoryFile } from "../../session/plan-cost.js";
 import type { History } from "../../history/history.js";
 import { cancelOnSignals } from "../../session/cancel.js";
-import { plainSentence } from "../../session/gate.js";
+import { plainSentence } from "../../report/gate.js";
 import { parseShardText, readPlanFile, runShard } from "../../session/shards.js";
 import { runJson, terminalSummary } from "../../report/summary.js";
 import { toCliJson } from "../../util/json.js";
