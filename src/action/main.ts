@@ -8,7 +8,7 @@ import { UserError } from "../errors.js";
 import { createClient } from "../github/client.js";
 import { cancelOnSignals } from "../session/cancel.js";
 import { evaluate } from "../session/evaluate.js";
-import { readTail } from "../suite/heartbeat.js";
+import { readTail } from "../execute/run-log.js";
 import { Outputs } from "./constants.js";
 import { defaultDeps, type Deps } from "./deps.js";
 import { readEvent, type EventInfo } from "./event.js";

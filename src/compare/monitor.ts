@@ -25,7 +25,6 @@ import {
   type MonitorDecision,
   type MonitorRecord,
 } from "./compare.js";
-export type { MonitorDecision, MonitorRecord } from "./compare.js";
 import { normalCdf, normalQuantile } from "../stats/distributions.js";
 import { restrictedVariance } from "../stats/score.js";
 import {
