@@ -1,5 +1,5 @@
 // The action's front door: read the inputs, open the session, evaluate, hand the Evaluation to
-// the report targets (publish.ts). The sub-actions plan/, run/ and report/ are in steps.ts.
+// the report targets (publish.ts). The sub-actions plan/, run/, report/ and decide/ are in steps.ts.
 import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";

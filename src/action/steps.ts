@@ -1,4 +1,5 @@
-// The sub-actions plan/, run/ and report/: one suite sharded across runners (docs/action.md).
+// The sub-actions plan/, run/, report/ and decide/: one suite sharded across runners, and after
+// each stage of a staged suite the decision to go on or stop (docs/action.md).
 import { mkdirSync } from "node:fs";
 import { writeAtomic } from "../util/atomic.js";
 import { join, resolve } from "node:path";
