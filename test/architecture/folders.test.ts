@@ -1,7 +1,7 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { backArrows, folderOf, moduleGraph, PIPELINE } from "../../scripts/code-graph.js";
+import { backArrows, folderDrawing, folderOf, moduleGraph, PIPELINE } from "../../scripts/code-graph.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -49,5 +49,10 @@ describe("the folders of src/ in pipeline order", () => {
       .map((m) => folderOf(m.path));
     expect(users.length).toBeGreaterThan(0);
     expect([...new Set(users)].sort()).toEqual(["action", "github"]);
+  });
+
+  it("is drawn in docs/architecture.md as the code has it (npx tsx scripts/code-graph.ts prints it)", () => {
+    const doc = readFileSync(resolve(ROOT, "docs/architecture.md"), "utf8");
+    expect(doc).toContain("```\n" + folderDrawing(graph) + "\n```");
   });
 });
