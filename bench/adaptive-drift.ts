@@ -14,11 +14,11 @@
 // as before issue 30, copies counted as runs); and the history-informed design as it is now (copies
 // counted once, the drift check, the history planning the head's seeds and order, the comparison on
 // the current base runs).
-import { betaDraw, makeRng } from "../src/compare/distributions.js";
+import { betaDraw, makeRng } from "../src/stats/distributions.js";
 import { decideLook, monitorDesign, type MonitorDesign } from "../src/compare/monitor.js";
-import { medalVerdict, type Counts } from "../src/compare/stats.js";
+import { medalVerdict, type Counts } from "../src/stats/stats.js";
 import { informedKey, informedPlan } from "../src/plan/informed.js";
-import { driftCheck, type DriftInput } from "../src/history/drift.js";
+import { driftCheck, type DriftInput } from "../src/stats/drift.js";
 import { DRIFT_SHARE } from "../src/session/informed.js";
 import { add, tally, type Tally } from "./tally.js";
 

@@ -4,9 +4,9 @@
 //   npm run bench -- adaptive-paired        PAIRED_SUITES=2000 (default) suites per agent
 // Lite split (22 × 3), per-competition rates ~ Beta (mean 10%, 35%, 65%; ρ = 0.45), the head's true
 // drop equal to the tolerance (5 points), where both claims are errors; looks in seed-major order.
-import { betaDraw, makeRng } from "../src/compare/distributions.js";
+import { betaDraw, makeRng } from "../src/stats/distributions.js";
 import { decideLook, monitorDesign } from "../src/compare/monitor.js";
-import type { Counts } from "../src/compare/stats.js";
+import type { Counts } from "../src/stats/stats.js";
 
 const M = 22;
 const S = 3;

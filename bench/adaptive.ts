@@ -17,10 +17,10 @@
 // competitions near 0 or 1). Run time per competition 7–24 h (mean per competition uniform), each
 // run ±20%. A drop δ scales every competition's probability by 1 − δ/rate. Infra errors (after
 // retries) hit each run independently, on both sides.
-import { betaDraw, makeRng } from "../src/compare/distributions.js";
+import { betaDraw, makeRng } from "../src/stats/distributions.js";
 import { infraPValue } from "../src/compare/compare.js";
 import { decideLook, monitorDesign, type MonitorDesign } from "../src/compare/monitor.js";
-import { medalVerdict, type ClaimTolerances, type Counts } from "../src/compare/stats.js";
+import { medalVerdict, type ClaimTolerances, type Counts } from "../src/stats/stats.js";
 import { coveredTolerances, informedKey, informedPlan } from "../src/plan/informed.js";
 import { add, tally, type Tally } from "./tally.js";
 

@@ -7,8 +7,8 @@
 // by 1 − δ / (suite's medal rate), so the suite's rate falls by exactly δ (capped by the rate).
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { betaDraw, binomialDraw, makeRng, normalCdf, normalDraw } from "../src/compare/distributions.js";
-import { analyzeMetric, medalVerdict, type Counts, type Levels } from "../src/compare/stats.js";
+import { betaDraw, binomialDraw, makeRng, normalCdf, normalDraw } from "../src/stats/distributions.js";
+import { analyzeMetric, medalVerdict, type Counts, type Levels } from "../src/stats/stats.js";
 
 const ALPHA = 0.05;
 const TOL = 0.05;

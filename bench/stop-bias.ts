@@ -8,9 +8,9 @@
 // competitions of (head probability − base probability); the error is the reported change (the mean
 // over competitions of head rate − base rate, from the runs the verdict used) minus it, in points.
 // The fixed design's error on the same draws is the reference (unbiased).
-import { betaDraw, makeRng } from "../src/compare/distributions.js";
+import { betaDraw, makeRng } from "../src/stats/distributions.js";
 import { decideLook, monitorDesign } from "../src/compare/monitor.js";
-import type { Counts } from "../src/compare/stats.js";
+import type { Counts } from "../src/stats/stats.js";
 
 const M = 22;
 const SEEDS = 3;

@@ -1,5 +1,5 @@
 // Verdict counts and GPU-hours of simulated suites, shared by the adaptive benches.
-import type { Verdict } from "../src/compare/stats.js";
+import type { Verdict } from "../src/stats/stats.js";
 
 export interface Tally {
   n: number;

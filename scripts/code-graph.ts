@@ -1,5 +1,7 @@
 // The module graph of src/ read with the TypeScript compiler API: files, imports (value and
-// type-only), exports, and the strongly connected components (import cycles) of that graph.
+// type-only), exports, the strongly connected components (import cycles) of that graph, and the
+// folders of src/ in pipeline order with every import that runs back up it.
+// Run: npx tsx scripts/code-graph.ts   (prints the drawing of the folders, docs/architecture.md)
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
@@ -18,6 +20,8 @@ export interface ModuleInfo {
   exports: Set<string>;
   /** Exported names that only pass another module's export on (`export { x } from "./y.js"`). */
   reexports: Set<string>;
+  /** Packages this module imports ("@actions/core", "zod"; node: built-ins left out). */
+  packages: Set<string>;
 }
 
 export function listTs(dir: string): string[] {
@@ -53,6 +57,7 @@ function read(root: string, file: string): ModuleInfo {
     importedNames: new Map(),
     exports: new Set(),
     reexports: new Set(),
+    packages: new Set(),
   };
   const note = (target: string, names: string[], value: boolean) => {
     const rel = relative(root, target);
@@ -65,7 +70,17 @@ function read(root: string, file: string): ModuleInfo {
   for (const st of source.statements) {
     if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier)) {
       const target = resolveSpecifier(file, st.moduleSpecifier.text);
-      if (!target) continue;
+      if (!target) {
+        const spec = st.moduleSpecifier.text;
+        if (!spec.startsWith(".") && !spec.startsWith("node:"))
+          info.packages.add(
+            spec
+              .split("/")
+              .slice(0, spec.startsWith("@") ? 2 : 1)
+              .join("/"),
+          );
+        continue;
+      }
       const clause = st.importClause;
       if (!clause) {
         note(target, [], true); // side-effect import
@@ -162,4 +177,102 @@ export function importCycles(graph: Map<string, ModuleInfo>, kind: "value" | "al
   };
   for (const v of [...graph.keys()].sort()) if (!idx.has(v)) visit(v);
   return out.sort((a, b) => a[0].localeCompare(b[0]));
+}
+
+/**
+ * The folders of src/ (and its top-level files) in pipeline order: a module may import its own
+ * folder and any folder before it, never one after it. errors.ts and version.ts are leaves; the
+ * entry points (index.ts for the action, cli.ts) come last.
+ */
+export const PIPELINE = [
+  "errors.ts",
+  "version.ts",
+  "util",
+  "config",
+  "registry",
+  "results",
+  "tabular",
+  "grade",
+  "execute",
+  "mlebench",
+  "prepare",
+  "stats",
+  "plan",
+  "suite",
+  "compare",
+  "history",
+  "report",
+  "view",
+  "session",
+  "github",
+  "action",
+  "index.ts",
+  "cli",
+  "cli.ts",
+] as const;
+
+/** The pipeline place of a module: its folder under src/, or its own name for a top-level file. */
+export function folderOf(path: string): string {
+  const parts = path.split("/");
+  return parts[1];
+}
+
+export interface BackArrow {
+  from: string;
+  to: string;
+}
+
+/**
+ * Every import (types included) from a folder to a folder later in `order`, as module paths; a
+ * module of src/ whose folder has no place in `order` is an error (a new folder needs a place).
+ */
+export function backArrows(graph: Map<string, ModuleInfo>, order: readonly string[] = PIPELINE): BackArrow[] {
+  const rank = new Map(order.map((f, i) => [f, i]));
+  const rankOf = (path: string) => {
+    const r = rank.get(folderOf(path));
+    if (r === undefined)
+      throw new Error(`${path}: its folder "${folderOf(path)}" has no place in the pipeline`);
+    return r;
+  };
+  const out: BackArrow[] = [];
+  for (const m of [...graph.values()].sort((a, b) => a.path.localeCompare(b.path)))
+    for (const to of [...m.allImports].sort())
+      if (graph.has(to) && rankOf(to) > rankOf(m.path)) out.push({ from: m.path, to });
+  return out;
+}
+
+/** Which folders each folder imports (types included), both in pipeline order. */
+export function folderImports(
+  graph: Map<string, ModuleInfo>,
+  order: readonly string[] = PIPELINE,
+): Map<string, string[]> {
+  const rank = new Map(order.map((f, i) => [f, i]));
+  const sets = new Map<string, Set<string>>(order.map((f) => [f, new Set()]));
+  for (const m of graph.values())
+    for (const to of m.allImports) {
+      const a = folderOf(m.path);
+      const b = folderOf(to);
+      if (graph.has(to) && a !== b) sets.get(a)?.add(b);
+    }
+  const byRank = (x: string, y: string) => (rank.get(x) ?? 0) - (rank.get(y) ?? 0);
+  return new Map([...sets].map(([f, s]) => [f, [...s].sort(byRank)]));
+}
+
+/** The drawing of the folders: one line per folder, in pipeline order, with the folders it imports. */
+export function folderDrawing(graph: Map<string, ModuleInfo>, order: readonly string[] = PIPELINE): string {
+  const imports = folderImports(graph, order);
+  const leaves = new Set(["errors.ts", "version.ts"]);
+  const width = Math.max(...order.map((f) => f.length));
+  return order
+    .filter((f) => !leaves.has(f))
+    .map((f) => {
+      const to = (imports.get(f) ?? []).filter((t) => !leaves.has(t));
+      return `${f.padEnd(width)}${to.length ? ` ─► ${to.join(", ")}` : ""}`.trimEnd();
+    })
+    .join("\n");
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
+  const root = resolve(import.meta.dirname, "..");
+  console.log(folderDrawing(moduleGraph(root, ["src"])));
 }

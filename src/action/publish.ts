@@ -9,13 +9,13 @@ import {
   reportArtifactsTarget,
   trajectoriesTarget,
   type ArtifactPlace,
-} from "../report/targets/artifacts.js";
-import { stickyCommentTarget } from "../report/targets/comment.js";
-import { reportFileTarget } from "../report/targets/report-file.js";
-import { jobSummaryTarget } from "../report/targets/summary.js";
-import { deliverAll, newDelivery } from "../report/targets/target.js";
+} from "./targets/artifacts.js";
+import { stickyCommentTarget } from "./targets/comment.js";
+import { reportFileTarget } from "./targets/report-file.js";
+import { jobSummaryTarget } from "./targets/summary.js";
+import { deliverAll, newDelivery } from "./targets/target.js";
 import type { Evaluation, Session } from "../session/evaluate.js";
-import { plainSentence } from "../session/gate.js";
+import { plainSentence } from "../report/gate.js";
 import { saveToCache } from "./baseline.js";
 import { Outputs } from "./constants.js";
 import type { Deps } from "./deps.js";

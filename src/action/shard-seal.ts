@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { RunResult, SuiteResults } from "../results/schema.js";
-import { NOT_RUN } from "../session/merge.js";
+import { NOT_RUN } from "../results/not-run.js";
 import { loadRunKey, resultsSealProblem, sealResults } from "../suite/seal.js";
 import { readResults } from "../suite/store.js";
 

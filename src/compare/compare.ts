@@ -3,8 +3,8 @@ import { UserError } from "../errors.js";
 import type { GradeReportJson, RunResult, SuiteResults } from "../results/schema.js";
 import { medalOf, type Medal } from "../grade/types.js";
 import { usableAmount } from "../results/usage.js";
-import { hypergeometric } from "./distributions.js";
-import type { DriftCheck } from "../history/drift.js";
+import { hypergeometric } from "../stats/distributions.js";
+import type { DriftCheck } from "../stats/drift.js";
 import { coveredIds, coveredTolerances, type InformedPlan } from "../plan/informed.js";
 import {
   analyze,
@@ -13,7 +13,7 @@ import {
   type CompetitionSample,
   type Levels,
   type Verdict,
-} from "./stats.js";
+} from "../stats/stats.js";
 
 /** One run as the report shows it. */
 export interface RunCell {
@@ -152,7 +152,7 @@ export interface PairedRecord {
   plannedBaseRuns: number;
 }
 
-/** The drift check of the history-informed plan, as the report states it (history/drift.ts). */
+/** The drift check of the history-informed plan, as the report states it (stats/drift.ts). */
 export interface HistoryCheck extends DriftCheck {
   /** The check's level in all (a share of α). */
   level: number;

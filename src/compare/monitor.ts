@@ -25,9 +25,8 @@ import {
   type MonitorDecision,
   type MonitorRecord,
 } from "./compare.js";
-export type { MonitorDecision, MonitorRecord } from "./compare.js";
-import { normalCdf, normalQuantile } from "./distributions.js";
-import { restrictedVariance } from "./score.js";
+import { normalCdf, normalQuantile } from "../stats/distributions.js";
+import { restrictedVariance } from "../stats/score.js";
 import {
   medalVerdict,
   scorePrior,
@@ -35,7 +34,7 @@ import {
   type Counts,
   type Levels,
   type Verdict,
-} from "./stats.js";
+} from "../stats/stats.js";
 
 export interface MonitorDesign {
   /** The gate's α: each claim is wrong at most α overall. */

@@ -6,11 +6,8 @@ import { defaultDataDir } from "./data-dir.js";
 /** Values of `instructions`: Medalist's own text, or upstream MLE-bench's (plain or obfuscated). */
 export const INSTRUCTION_KINDS = ["medalist", "mlebench", "mlebench-obfuscated"] as const;
 
-export { parseBytes } from "./units.js";
 export * from "./parts.js";
 import { AgentSchema, LimitsSchema } from "./parts.js";
-
-export { configDeprecations, runPolicy, RunPolicySchema, type RunPolicy } from "./run-policy.js";
 
 export const CompetitionsSchema = z
   .strictObject({

@@ -10,8 +10,6 @@ export const CONTAINER_PATHS = {
   instructions: "/home/instructions.txt",
 } as const satisfies ContractPaths;
 
-export type { ContractPaths } from "./types.js";
-
 /** The paths a local agent gets: the run's own folders on the host. */
 export function hostPaths(spec: RunSpec): ContractPaths {
   const p = runPaths(spec.runDir);

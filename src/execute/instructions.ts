@@ -1,5 +1,6 @@
 import type { Competition } from "../registry/schema.js";
-import { CONTAINER_PATHS, type ContractPaths } from "./contract.js";
+import { CONTAINER_PATHS } from "./contract.js";
+import type { ContractPaths } from "./types.js";
 
 /** The task instructions given to the agent, naming the paths it really has, in MLE-bench's spirit. */
 export function instructions(

@@ -2,7 +2,7 @@ import type { AgentConfig, Limits } from "../config/parts.js";
 import type { PolicyKeys } from "../config/run-policy.js";
 import type { Resources } from "./scheduler.js";
 import type { ExecResult, RunSpec } from "./types.js";
-import type { ContractPaths } from "./contract.js";
+import type { ContractPaths } from "./types.js";
 import type { GraderSpec } from "../grade/spec.js";
 import type { AttemptDriver } from "./attempt.js";
 

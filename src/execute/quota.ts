@@ -2,8 +2,6 @@ import { runPaths, type DiskQuota } from "./types.js";
 import { lstatSync } from "node:fs";
 import { treeBytes, walkTree } from "../util/runfiles.js";
 
-export type { DiskQuota } from "./types.js";
-
 export const DEFAULT_QUOTA: DiskQuota = { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3 };
 
 export interface QuotaBreach {

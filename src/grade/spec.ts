@@ -82,7 +82,6 @@ export const GraderSpecSchema = z.discriminatedUnion("kind", [
 ]);
 
 export type GraderSpec = z.output<typeof GraderSpecSchema>;
-export type GraderKind = GraderSpec["kind"];
 
 /** Upstream's metric return type decides the rounding: scikit-learn AUC, kappa and accuracy return numpy floats. */
 export function roundingOf(spec: GraderSpec): "python" | "numpy" {

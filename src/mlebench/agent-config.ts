@@ -19,12 +19,6 @@ export const MLEBENCH_BUILD_ARGS = {
 /** What upstream's agents/run.py runs: `bash $AGENT_DIR/start.sh` whatever `start` names. */
 export const MLEBENCH_START = `${MLEBENCH_BUILD_ARGS.AGENT_DIR}/start.sh`;
 
-/** The user upstream runs start.sh as (`exec_run(…, user="nonroot")`). */
-export const MLEBENCH_USER = "nonroot";
-
-/** Upstream's default container config (environment/config/container_configs/default.json): shm_size 4G. */
-export const MLEBENCH_SHM_BYTES = 4 * 1024 ** 3;
-
 const KNOWN_KEYS = ["start", "dockerfile", "kwargs_type", "kwargs", "env_vars", "privileged"];
 
 /** A YAML scalar as PyYAML gives it (integers as bigint, so 1 and 1.0 stay apart as in Python). */

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { UserError } from "../errors.js";
-import { CONTAINER_PATHS, type ContractPaths } from "../execute/contract.js";
+import { CONTAINER_PATHS } from "../execute/contract.js";
+import type { ContractPaths } from "../execute/types.js";
 import type { RunSpec } from "../execute/types.js";
 
 /** The upstream texts Medalist can give the agent instead of its own. */

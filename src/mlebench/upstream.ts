@@ -65,7 +65,6 @@ export const GradingReportSchema = z.object({
   total_above_median: count,
   competition_reports: z.array(CompetitionReportSchema),
 });
-export type GradingReport = z.output<typeof GradingReportSchema>;
 
 /**
  * JSON as Python writes it: bare NaN, Infinity and -Infinity (outside strings) become "NaN",

@@ -4,8 +4,8 @@
 //  - the order the runs start in (the most informative first, within each seed),
 //  - which competitions are covered by a bound from the history instead of runs (opt-in).
 // docs/statistics.md ("The history-informed plan") says why each step keeps the verdict's level.
-import { logChoose } from "../compare/distributions.js";
-import type { ClaimTolerances } from "../compare/stats.js";
+import { logChoose } from "../stats/distributions.js";
+import type { ClaimTolerances } from "../stats/stats.js";
 
 export interface HistoryCounts {
   /** Comparable base runs of the base's current identity, and the medals among them. */

@@ -3,7 +3,7 @@ import type { Comparison, CompetitionRow, RunCell, SideSummary } from "../compar
 import type { TrendPoint } from "../history/history.js";
 import type { SuiteResults } from "../results/schema.js";
 import { cellOf, summarize } from "../compare/compare.js";
-import type { MetricAnalysis } from "../compare/stats.js";
+import type { MetricAnalysis } from "../stats/stats.js";
 import {
   MEDAL_ICON,
   cellWidth,

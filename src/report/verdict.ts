@@ -1,8 +1,8 @@
 // The sentences that state a verdict and the statistics behind it. Each one must be literally
 // true at the stated level; docs/statistics.md explains the rules they describe.
 import type { Comparison, Dropped, ErrorCause } from "../compare/compare.js";
-import type { MonitorRecord } from "../compare/monitor.js";
-import type { MetricAnalysis, Verdict } from "../compare/stats.js";
+import type { MonitorRecord } from "../compare/compare.js";
+import type { MetricAnalysis, Verdict } from "../stats/stats.js";
 import { duration, points } from "./format.js";
 import { inert } from "./inert.js";
 

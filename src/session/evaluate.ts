@@ -6,25 +6,16 @@ import { adaptive } from "./rules.js";
 import { historyInformed } from "./informed.js";
 import { runPaired } from "./paired.js";
 import { Cancelled, type EvaluateInput, type Git } from "./input.js";
-import { GATE_DEFAULTS, type AgentConfig, type Config } from "../config/schema.js";
-import { renderReport, renderResults } from "../report/markdown.js";
+import type { AgentConfig } from "../config/schema.js";
+import { renderResults } from "../report/markdown.js";
 import type { SuiteResults } from "../results/schema.js";
 import { runSuite, type SuiteOptions } from "../suite/run.js";
-import { toJson, writeAtomic, writeResults } from "../suite/store.js";
+import { toJson, writeResults } from "../suite/store.js";
+import { writeAtomic } from "../util/atomic.js";
 import { trend, type TrendPoint } from "../history/history.js";
 import { writeViewer } from "../view/write.js";
-import { decideGate, incompleteNote, noBaselineRule, type GateDecision } from "./gate.js";
-import { inert } from "../report/inert.js";
-
-export interface RenderOptions {
-  /** Trajectory links by run directory. */
-  links?: Record<string, string>;
-  fullReportUrl?: string;
-  /** Where the HTML viewer is (an artifact page, or a path). */
-  viewerUrl?: string;
-  /** A few lines shown before everything else (e.g. which config judged a pull request). */
-  notices?: string[];
-}
+import { decideGate, type GateDecision } from "../report/gate.js";
+import { renderEvaluation, type RenderOptions } from "../report/evaluation.js";
 
 export interface Evaluation {
   base: SuiteResults | null;
@@ -52,46 +43,6 @@ export interface Evaluation {
 }
 
 export { Cancelled, openSession, type BaselineInput, type EvaluateInput, type Session } from "./input.js";
-
-/** Environment facts for the report's footer, read from the head's results. */
-export function environmentFacts(head: SuiteResults): Record<string, string | null> {
-  return {
-    agent: head.agent.imageDigest ?? head.agent.image ?? head.agent.description,
-    executor: head.environment.executor,
-    ...(head.environment.runtime ? { runtime: head.environment.runtime } : {}),
-    GPU: head.environment.gpuModel,
-    "time limit": `${head.environment.timeLimitSecs}s`,
-    ...(head.environment.unsandboxed
-      ? { sandbox: `none, the agent ran unsandboxed (${head.environment.unsandboxed})` }
-      : {}),
-  };
-}
-
-/** The report for a comparison, or for the head alone (with the reason there is no baseline). */
-export function renderEvaluation(
-  head: SuiteResults,
-  comparison: Comparison | null,
-  baselineNote: string | null,
-  opts: RenderOptions & { gate?: Config["gate"]; trend?: TrendPoint[] } = {},
-  base: SuiteResults | null = null,
-): string {
-  const gate = opts.gate ?? GATE_DEFAULTS;
-  const lost = incompleteNote(head, base);
-  const viewer = opts.viewerUrl
-    ? `\n[Open the trajectory viewer](${opts.viewerUrl}) (runs, logs, code).\n`
-    : "";
-  const text = comparison
-    ? renderReport(comparison, {
-        links: opts.links,
-        environment: environmentFacts(head),
-        fullReportUrl: opts.fullReportUrl,
-        viewerUrl: opts.viewerUrl,
-        trend: opts.trend,
-      })
-    : `> ⚠️ **No baseline**: ${baselineNote ?? "none was given"}. ${noBaselineRule(gate, lost !== null, head)}\n\n${renderResults(head, { links: opts.links })}${viewer}`;
-  const first = opts.notices?.length ? `${opts.notices.join("\n\n")}\n\n` : "";
-  return first + (lost ? `${text}\n> ⚠️ ${inert(lost, 4000)}\n` : text);
-}
 
 type Sides = {
   base: SuiteResults | null;
@@ -208,7 +159,7 @@ export async function runSides(input: EvaluateInput): Promise<Sides> {
  * The one evaluation both front doors call: the baseline (given, or run first), then the head,
  * then the comparison, the gate's decision and the report. Everything lands on disk (results,
  * comparison.json, the viewer, report.md) before this returns; uploads and comments are the
- * door's report targets' (src/report/targets/).
+ * door's report targets' (src/action/targets/).
  */
 export async function evaluate(input: EvaluateInput): Promise<Evaluation> {
   let sides: Sides;

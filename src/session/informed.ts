@@ -1,6 +1,6 @@
 // The history-informed plan of a pull request's head (issues 21 and 30): from the default branch's
 // history, the earlier runs of the identity the base has now (each run counted once) are checked
-// against the base's current runs (history/drift.ts); when they agree, each competition's head seeds
+// against the base's current runs (stats/drift.ts); when they agree, each competition's head seeds
 // follow how much its outcome varies there and the most uncertain start first (plan/informed.ts).
 // The comparison's base side stays the base's current runs: the history plans, it never enters the
 // verdict's estimate, so a drift the check cannot see cannot bias the verdict.
@@ -8,7 +8,7 @@
 import type { HistoryCheck } from "../compare/compare.js";
 import type { MonitorHistory } from "../compare/monitor.js";
 import type { Config, Gate } from "../config/schema.js";
-import { driftCheck } from "../history/drift.js";
+import { driftCheck } from "../stats/drift.js";
 import { baseHistory, identitiesOf, runKeysOf, type History } from "../history/history.js";
 import { informedPlan } from "../plan/informed.js";
 import type { Plan } from "../plan/plan.js";

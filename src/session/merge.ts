@@ -1,9 +1,7 @@
 import { runIdOf } from "../plan/plan.js";
 import type { RunResult, SuiteResults } from "../results/schema.js";
 import { UserError } from "../errors.js";
-
-/** The `details` mark of a run that never ran because its shard's results are missing. */
-export const NOT_RUN = "notRun";
+import { NOT_RUN } from "../results/not-run.js";
 
 export interface Merged {
   results: SuiteResults;
@@ -116,9 +114,4 @@ export function mergeShards(docs: SuiteResults[], opts: { expectShards?: number 
     missing,
     missingShards,
   };
-}
-
-/** Runs of a results document that never ran (lost shards). */
-export function notRun(results: SuiteResults): RunResult[] {
-  return results.runs.filter((r) => r.details[NOT_RUN] === "true");
 }

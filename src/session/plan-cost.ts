@@ -3,8 +3,8 @@ import { readFileSync } from "node:fs";
 import { baseHistory, latestIdentities, parseHistory, type History } from "../history/history.js";
 import { UserError } from "../errors.js";
 import type { SuiteResults } from "../results/schema.js";
-import { expectedCost, type CostEstimate } from "../plan/expected.js";
-import { describeCost } from "../plan/expected-text.js";
+import { expectedCost, type CostEstimate } from "../compare/expected.js";
+import { describeCost } from "../compare/expected-text.js";
 import { durationsFrom, expectedRuns } from "../plan/shards.js";
 import type { Session } from "./evaluate.js";
 
@@ -30,7 +30,7 @@ export function readHistoryFile(path: string): History {
 }
 
 /**
- * The expected cost of the head's runs, fixed vs monitored (plan/expected.ts), for this session:
+ * The expected cost of the head's runs, fixed vs monitored (compare/expected.ts), for this session:
  * run times from earlier results, else the history, else the plan's estimates; base rates from the
  * history's runs of the identity the default branch last ran, else the stated assumption.
  */

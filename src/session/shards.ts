@@ -18,7 +18,7 @@ import {
 import type { PlannedRun } from "../plan/plan.js";
 import { MAX_STAGES, stageSeeds } from "../plan/stages.js";
 import { runSides, type EvaluateInput, type Session } from "./evaluate.js";
-import { incompleteNote } from "./gate.js";
+import { incompleteNote } from "../report/gate.js";
 
 export interface PlanOptions {
   shards?: number;

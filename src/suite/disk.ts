@@ -1,12 +1,6 @@
 import { closeSync, openSync, readdirSync, rmSync, writeSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 
-/** Error codes that mean the disk (or the user's quota on it) is full. */
-export function isDiskFull(e: unknown): boolean {
-  const code = (e as NodeJS.ErrnoException | null)?.code;
-  return code === "ENOSPC" || code === "EDQUOT";
-}
-
 export const RESERVE_FILE = ".medalist-reserve";
 
 /**

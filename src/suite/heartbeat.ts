@@ -38,7 +38,6 @@ export function statusLine(label: string, n: Counter, running: Running[], now: n
 }
 
 /** The tail reader of run.log (callers outside suite/ read it from here too). */
-export { readTail } from "../execute/run-log.js";
 
 /** The last non-empty line of a log tail, without run.log's timestamp, control characters or ANSI codes. */
 export function lastLineOf(tail: string, max = 100): string | null {

@@ -1,13 +1,7 @@
 import { stageBuildContext } from "../execute/build-context.js";
 import { basename, dirname, join, resolve } from "node:path";
-import {
-  configDeprecations,
-  envBytes,
-  MAX_ENV_BYTES,
-  runPolicy,
-  type AgentConfig,
-  type Config,
-} from "../config/schema.js";
+import { envBytes, MAX_ENV_BYTES, type AgentConfig, type Config } from "../config/schema.js";
+import { configDeprecations, runPolicy } from "../config/run-policy.js";
 import { loadRegistry, defaultRegistryDir, type Registry } from "../registry/registry.js";
 import { plan as planSuite, type Plan, type PlannedRun } from "../plan/plan.js";
 import { schedule } from "../execute/scheduler.js";
@@ -21,7 +15,8 @@ import type { RunResult, SuiteResults } from "../results/schema.js";
 import { RESULTS_SCHEMA_VERSION } from "../results/schema.js";
 import { checkPrepared, ensurePrepared, type PreparedPaths } from "./prepare.js";
 import { writeResults } from "./store.js";
-import { heartbeatLine, lastLineOf, readTail, statusLine, type Running } from "./heartbeat.js";
+import { heartbeatLine, lastLineOf, statusLine, type Running } from "./heartbeat.js";
+import { readTail } from "../execute/run-log.js";
 import {
   neverRanLine,
   progressLine,
@@ -41,8 +36,6 @@ import { VERSION } from "../version.js";
 import { expandMlebenchAgent } from "../mlebench/agent-folder.js";
 import { loadRunKey, RUN_SEAL } from "./seal.js";
 import { SetupFailure } from "../execute/setup-failure.js";
-
-export { readUsage } from "./run-files.js";
 
 export interface SuiteOptions {
   config: Config;

@@ -17,7 +17,7 @@ import os from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { UserError } from "../errors.js";
 import { openInside, readInside } from "../util/runfiles.js";
-import { writeAtomic } from "./store.js";
+import { writeAtomic } from "../util/atomic.js";
 
 /** The seal beside a run's run.json. */
 export const RUN_SEAL = "run.seal";

@@ -13,8 +13,6 @@ export function toJson(value: unknown): string {
   return JSON.stringify(value, (_k, v) => (typeof v === "number" && Number.isNaN(v) ? "NaN" : v), 2) + "\n";
 }
 
-export { writeAtomic } from "../util/atomic.js";
-
 /** Validates and writes results.json; returns the document as written. */
 export function writeResults(path: string, results: SuiteResults): SuiteResults {
   const parsed = SuiteResultsSchema.parse(results);

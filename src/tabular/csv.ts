@@ -983,10 +983,6 @@ export function readCsvFile(path: string, opts: ReadOptions = {}): Table {
   return readFrom(fileSource(path, opts.chunkSize ?? 4 * 1024 * 1024), path, opts, size);
 }
 
-export async function readCsv(path: string, opts: ReadOptions = {}): Promise<Table> {
-  return readCsvFile(path, opts);
-}
-
 /** Reads CSV text held in memory (tests, small files). */
 export function readCsvText(text: string | Buffer, source = "csv", opts: ReadOptions = {}): Table {
   const buf = typeof text === "string" ? Buffer.from(text, "utf8") : text;

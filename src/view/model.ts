@@ -53,7 +53,6 @@ export interface LeaderboardData {
   source: string;
 }
 
-export type { TrendPoint as HistoryPoint } from "../history/history.js";
 import type { TrendPoint } from "../history/history.js";
 
 export interface SiteData {

@@ -67,9 +67,6 @@ export function pairMark(base: RunResult | undefined, head: RunResult | undefine
       : `<span class="muted">= same</span>`;
 }
 
-export { diffPageName } from "./nav.js";
-export { renderIndex } from "./index-page.js";
-
 /** The run's headline: how it ended and the cause in the CLI's words, or its medal and score. */
 export function causeText(r: RunResult, timeLimitSecs: number): { text: string; bad: boolean } {
   const c = cellOf(r);

@@ -1,10 +1,30 @@
 // Covering competitions by history bounds keeps each claim's level (simulated). Sized by
 // STATS_TEST_SUITES (default 400); the bounds allow about 2.5 Monte Carlo standard errors.
 import { describe, expect, it } from "vitest";
-import { coveredVerdict } from "../../src/compare/covered.js";
-import { betaDraw, makeRng } from "../../src/compare/distributions.js";
-import type { Counts } from "../../src/compare/stats.js";
-import { informedPlan } from "../../src/plan/informed.js";
+import { betaDraw, makeRng } from "../../src/stats/distributions.js";
+import {
+  medalVerdict,
+  type ClaimTolerances,
+  type Counts,
+  type Levels,
+  type MetricVerdict,
+} from "../../src/stats/stats.js";
+import { coveredTolerances, informedPlan, type InformedPlan } from "../../src/plan/informed.js";
+
+/**
+ * The verdict when some competitions are covered by history bounds, at the claim tolerances
+ * compareRuns and the monitor pass to the analysis: each claim on the run competitions' counts, at
+ * the tolerance that makes it a claim about the whole suite (plan/informed.ts, coveredTolerances).
+ */
+function coveredVerdict(
+  counts: Counts[],
+  plan: InformedPlan,
+  levels: Levels,
+  tolerance: number,
+): { verdict: MetricVerdict; tolerances: ClaimTolerances } {
+  const t = coveredTolerances(plan, tolerance);
+  return { verdict: medalVerdict(counts, levels, t).verdict, tolerances: t };
+}
 
 const N = Number(process.env.STATS_TEST_SUITES ?? 400);
 const ALPHA = 0.05;

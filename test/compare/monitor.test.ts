@@ -1,6 +1,6 @@
 // Monitoring after every run (src/compare/monitor.ts): the boundary, the looks, the stop record.
 import { describe, expect, it } from "vitest";
-import { normalCdf } from "../../src/compare/distributions.js";
+import { normalCdf } from "../../src/stats/distributions.js";
 import {
   decideLook,
   levelAt,

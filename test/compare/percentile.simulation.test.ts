@@ -3,8 +3,8 @@
 // judged with a 4.5-point tolerance, so each claim is wrong whenever it is made. The t bound alone
 // said `no-regression` in about 14% of such suites. Sized by MEDALIST_STATS_SIM (default 300).
 import { describe, expect, it } from "vitest";
-import { makeRng } from "../../src/compare/distributions.js";
-import { analyzeMetric, type CompetitionSample } from "../../src/compare/stats.js";
+import { makeRng } from "../../src/stats/distributions.js";
+import { analyzeMetric, type CompetitionSample } from "../../src/stats/stats.js";
 
 const N = Number(process.env.MEDALIST_STATS_SIM ?? 300);
 const ALPHA = 0.05;

@@ -4,8 +4,8 @@
 // a loaded 2-core machine; the bounds are α + 2 Monte Carlo standard errors.
 import { describe, expect, it } from "vitest";
 import { STRESS_CORNERS, stress } from "../../bench/adaptive.js";
-import { betaDraw, binomialDraw, makeRng } from "../../src/compare/distributions.js";
-import { decide, exactTest, medalTBounds, medalVerdict, type Counts } from "../../src/compare/stats.js";
+import { betaDraw, binomialDraw, makeRng } from "../../src/stats/distributions.js";
+import { decide, exactTest, medalTBounds, medalVerdict, type Counts } from "../../src/stats/stats.js";
 
 const N = Number(process.env.MEDALIST_STATS_SIM ?? 300);
 const ALPHA = 0.05;

@@ -1,8 +1,8 @@
-// The medal claims' score test (src/compare/score.ts) where the t bound alone fails: sparse medals.
+// The medal claims' score test (src/stats/score.ts) where the t bound alone fails: sparse medals.
 import { describe, expect, it } from "vitest";
-import { makeRng } from "../../src/compare/distributions.js";
-import { restrictedVariance, tiltedRate } from "../../src/compare/score.js";
-import { analyzeMetric, medalTBounds, type CompetitionSample, type Counts } from "../../src/compare/stats.js";
+import { makeRng } from "../../src/stats/distributions.js";
+import { restrictedVariance, tiltedRate } from "../../src/stats/score.js";
+import { analyzeMetric, medalTBounds, type CompetitionSample, type Counts } from "../../src/stats/stats.js";
 
 const L = { regressed: 0.05, noRegression: 0.05 };
 

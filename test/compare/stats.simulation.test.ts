@@ -4,8 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { simulate } from "../../bench/adaptive.js";
 import { rate } from "../../bench/stats-sim.js";
-import { makeRng } from "../../src/compare/distributions.js";
-import { monteCarloPermutationPValue } from "../../src/compare/stats.js";
+import { makeRng } from "../../src/stats/distributions.js";
+import { monteCarloPermutationPValue } from "../../src/stats/stats.js";
 
 const N = Number(process.env.STATS_TEST_SUITES ?? 400);
 const ALPHA = 0.05;

@@ -6,7 +6,7 @@ import {
   normalCdf,
   normalQuantile,
   studentTQuantile,
-} from "../../src/compare/distributions.js";
+} from "../../src/stats/distributions.js";
 import {
   analyze,
   analyzeMetric,
@@ -16,7 +16,7 @@ import {
   exactPermutationPValue,
   monteCarloPermutationPValue,
   type CompetitionSample,
-} from "../../src/compare/stats.js";
+} from "../../src/stats/stats.js";
 
 const comp = (id: string, base: number[], head: number[]): CompetitionSample => ({
   competitionId: id,

@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, validateConfig } from "../../src/config/load.js";
-import { parseBytes, parseDuration } from "../../src/config/schema.js";
+import { parseDuration } from "../../src/config/schema.js";
+import { parseBytes } from "../../src/config/units.js";
 import { UserError } from "../../src/errors.js";
 
 function write(name: string, text: string): string {

@@ -1,30 +1,15 @@
 import { describe, expect, it } from "vitest";
+import { meanColumnAuc, rocAuc } from "../../src/grade/metrics/auc.js";
 import {
   accuracy,
-  averagePrecisionAtK,
   binaryF1,
-  binaryLogLoss,
-  dice,
-  EPS,
-  levenshtein,
-  levenshteinSimilarity,
   macroF1,
-  mae,
-  mapAtK,
-  meanColumnAuc,
-  meanColumnRmsle,
-  MetricError,
-  UndefinedMetricError,
   microF1,
-  multiclassLogLoss,
-  pearson,
   quadraticWeightedKappa,
-  rmse,
-  rmsle,
-  rocAuc,
-  spearman,
-  wordJaccard,
-} from "../../src/grade/metrics/index.js";
+} from "../../src/grade/metrics/classification.js";
+import { MetricError, UndefinedMetricError } from "../../src/grade/metrics/errors.js";
+import { binaryLogLoss, EPS, multiclassLogLoss } from "../../src/grade/metrics/logloss.js";
+import { mae, meanColumnRmsle, rmse, rmsle } from "../../src/grade/metrics/regression.js";
 import { pythonFloatRepr } from "../../src/grade/pystr.js";
 import { round5Numpy } from "../../src/grade/round.js";
 import { numpySum } from "../../src/grade/metrics/npsum.js";
@@ -140,41 +125,6 @@ describe("classification", () => {
     expect(macroF1(["a", "a", "b", "c"], ["a", "b", "b", "b"])).toBeCloseTo((2 / 3 + 0.5 + 0) / 3, 15);
     expect(microF1(["a", "a", "b", "c"], ["a", "b", "b", "b"])).toBe(0.5);
     expect(binaryF1([1, 1, 0, 0], [1, 0, 1, 0])).toBe(0.5);
-  });
-});
-
-describe("ranking and correlation", () => {
-  it("MAP@k", () => {
-    expect(averagePrecisionAtK([1, 2], [1, 3, 2], 3)).toBeCloseTo((1 + 2 / 3) / 2, 15);
-    expect(averagePrecisionAtK([1], [1, 1, 1], 3)).toBe(1); // repeats count once
-    expect(averagePrecisionAtK([], [1], 3)).toBe(0);
-    expect(mapAtK([[1], [2]], [[1], [3, 2]], 2)).toBe(0.75);
-  });
-  it("Pearson and Spearman", () => {
-    expect(pearson([1, 2, 3], [2, 4, 6])).toBe(1);
-    expect(pearson([1, 2, 3], [3, 2, 1])).toBe(-1);
-    expect(pearson([1, 1, 1], [1, 2, 3])).toBeNaN();
-    expect(spearman([1, 2, 3, 4], [1, 4, 9, 100])).toBe(1);
-    // ties get average ranks: x ranks 1.5 1.5 3, y ranks 1 2 3 → pearson
-    expect(spearman([5, 5, 7], [1, 2, 3])).toBeCloseTo(pearson([1.5, 1.5, 3], [1, 2, 3]), 15);
-  });
-});
-
-describe("text and masks", () => {
-  it("word Jaccard", () => {
-    expect(wordJaccard("The cat sat", "the CAT")).toBeCloseTo(2 / 3, 15);
-    expect(wordJaccard("", "")).toBe(0.5);
-    expect(wordJaccard("a", "")).toBe(0);
-  });
-  it("Levenshtein", () => {
-    expect(levenshtein("kitten", "sitting")).toBe(3);
-    expect(levenshtein("", "abc")).toBe(3);
-    expect(levenshteinSimilarity("abcd", "abce")).toBe(0.75);
-    expect(levenshteinSimilarity("", "")).toBe(1);
-  });
-  it("Dice", () => {
-    expect(dice([1, 1, 0, 0], [1, 0, 1, 0])).toBe(0.5);
-    expect(dice([0, 0], [0, 0])).toBe(1);
   });
 });
 

@@ -3,7 +3,7 @@
 // set of competitions) in between. Deterministic (seeded).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { makeRng } from "../../src/compare/distributions.js";
+import { makeRng } from "../../src/stats/distributions.js";
 import { writeResults } from "../../src/suite/store.js";
 import { competitionIds, fakeRun, fakeSuite } from "./results.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { makeRng } from "../../src/compare/distributions.js";
+import { makeRng } from "../../src/stats/distributions.js";
 import {
   binomialCdf,
   clopperPearson,

@@ -6,7 +6,7 @@ import { marked } from "marked";
 import { inert, stripMarkers } from "../../src/report/inert.js";
 import { renderResults } from "../../src/report/markdown.js";
 import { compareRuns } from "../../src/compare/compare.js";
-import { renderEvaluation } from "../../src/session/evaluate.js";
+import { renderEvaluation } from "../../src/report/evaluation.js";
 import { mergeShards } from "../../src/session/merge.js";
 import { relayComment } from "../../src/action/relay.js";
 import { createClient } from "../../src/github/client.js";

@@ -1,4 +1,4 @@
-// Issue 30: history that is tested before it is trusted. The drift check (history/drift.ts), what
+// Issue 30: history that is tested before it is trusted. The drift check (stats/drift.ts), what
 // session/informed.ts does with a history that drifted, the report's sentence, and a seeded
 // simulation of the levels with the history 5 points away from the base's rates today
 // (ADAPTIVE_DRIFT_TEST_SUITES sizes it).
@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { simulateDrift } from "../../bench/adaptive-drift.js";
 import { compareRuns, type HistoryCheck } from "../../src/compare/compare.js";
 import { SuiteMonitor } from "../../src/compare/monitor.js";
-import { driftCheck } from "../../src/history/drift.js";
+import { driftCheck } from "../../src/stats/drift.js";
 import type { History } from "../../src/history/history.js";
 import type { PlannedRun } from "../../src/plan/plan.js";
 import { checkSentence, historySentence, pBeside } from "../../src/report/informed.js";

@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { validateConfig } from "../../src/config/load.js";
-import { configDeprecations, runPolicy } from "../../src/config/schema.js";
+import { configDeprecations, runPolicy } from "../../src/config/run-policy.js";
 import type { OpenExecutor } from "../../src/execute/lifecycle.js";
 import type { ExecResult, RunSpec } from "../../src/execute/types.js";
 import { runSuite, type SuiteOptions } from "../../src/suite/run.js";

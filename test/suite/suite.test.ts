@@ -123,7 +123,7 @@ describe("runSuite with the local executor", () => {
 describe("readUsage", () => {
   it("reads logs/usage.json and ignores a malformed one", async () => {
     const { mkdirSync, writeFileSync } = await import("node:fs");
-    const { readUsage } = await import("../../src/suite/run.js");
+    const { readUsage } = await import("../../src/suite/run-files.js");
     const dir = mkdtempSync(join(tmpdir(), "medalist-usage-"));
     mkdirSync(join(dir, "logs"));
     expect(readUsage(dir)).toBeNull();

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { join, resolve } from "node:path";
 import * as core from "@actions/core";
 import { runEvaluation } from "../../session/entry.js";
-import { readTail } from "../../suite/heartbeat.js";
+import { readTail } from "../../execute/run-log.js";
 import type { Deps } from "../deps.js";
 import type { EventInfo } from "../event.js";
 import { runStoreDir } from "../inputs.js";

@@ -1,7 +1,7 @@
 // run/: one shard of each side that runs; its results uploaded as a uniquely named artifact.
 import { join, resolve } from "node:path";
 import * as core from "@actions/core";
-import { attemptSuffix } from "../../report/targets/artifacts.js";
+import { attemptSuffix } from "../targets/artifacts.js";
 import { runShardJob } from "../../session/entry.js";
 import { artifactName, filesUnder, notesText, uploadFiles, withheldBy } from "../artifacts.js";
 import { boundRuns, uploadBound } from "../bounded-upload.js";

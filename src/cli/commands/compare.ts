@@ -2,8 +2,8 @@ import { writeFileSync } from "node:fs";
 import { readResults } from "../../suite/store.js";
 import { toCliJson } from "../../util/json.js";
 import { compareRuns } from "../../compare/compare.js";
-import { renderEvaluation } from "../../session/evaluate.js";
-import { decideGate } from "../../session/gate.js";
+import { renderEvaluation } from "../../report/evaluation.js";
+import { decideGate } from "../../report/gate.js";
 import { GateSchema } from "../../config/schema.js";
 import { numberOption, parseCommandArgs, UserError, type Command } from "../command.js";
 

@@ -9,7 +9,7 @@ import {
   stagedPlan,
   stagesFromFiles,
 } from "../../session/staged.js";
-import { plainSentence } from "../../session/gate.js";
+import { plainSentence } from "../../report/gate.js";
 import { defaultResultsDir } from "../../config/results-dir.js";
 import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
 

@@ -3,7 +3,8 @@ import { migrate, type DocumentKind, type Json } from "../../results/migrate.js"
 import { RESULTS_DOCUMENT, RUN_DOCUMENT } from "../../results/versions.js";
 import { RunResultSchema, SuiteResultsSchema } from "../../results/schema.js";
 import { formatZodError } from "../../config/errors.js";
-import { toJson, writeAtomic } from "../../suite/store.js";
+import { toJson } from "../../suite/store.js";
+import { writeAtomic } from "../../util/atomic.js";
 import { parseCommandArgs, UserError, type Command } from "../command.js";
 
 const usage = `Usage: medalist migrate FILE... [--check]

@@ -7,7 +7,7 @@ import { runJson, terminalSummary } from "../../report/summary.js";
 import { cliBaseline, resolveBaseline } from "../../session/baseline.js";
 import { cancelOnSignals } from "../../session/cancel.js";
 import { buildLogs, runEvaluation } from "../../session/entry.js";
-import { plainSentence } from "../../session/gate.js";
+import { plainSentence } from "../../report/gate.js";
 import { Cancelled, openSession } from "../../session/input.js";
 import { toCliJson } from "../../util/json.js";
 import { terminal } from "../progress.js";

@@ -42,16 +42,6 @@ export async function connectDocker(opts: ConnectOptions = {}): Promise<Docker> 
   );
 }
 
-/** True when some daemon answers a single ping. */
-export async function dockerAvailable(docker = new Docker()): Promise<boolean> {
-  try {
-    await docker.ping();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export function errorMessage(e: unknown): string {
   if (e instanceof Error) {
     // dockerode puts the daemon's JSON reply in `json`: its message is the useful part.

@@ -1,7 +1,7 @@
 // Every agent container's limits: what the config says, else defaults derived from the runner and
 // how many runs share it (docs/docker.md, "Limits"). Pure: the caller passes the runner's shape.
 import type { Limits } from "../../config/parts.js";
-import { MLEBENCH_SHM_BYTES } from "../../mlebench/agent-config.js";
+import { MLEBENCH_SHM_BYTES } from "../mlebench-container.js";
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;

@@ -75,12 +75,3 @@ export function runtimeNote(r: PickedRuntime): string {
       : "set by docker.runtime";
   return `runtime: ${r.name} (${what}; ${chosen})`;
 }
-
-/** Why a pull request's agent may not run under `r` unless the workflow allows it, or null. */
-export function plainRuntimeProblem(r: PickedRuntime): string | null {
-  if (r.sandboxed) return null;
-  return (
-    `the Docker daemon's runtime for the agent would be ${r.name}, not a sandbox (the daemon has ${r.available.join(", ") || "none listed"}; ` +
-    `Medalist needs one of ${SANDBOX_RUNTIMES.join(", ")})`
-  );
-}

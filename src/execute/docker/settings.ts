@@ -2,7 +2,7 @@ import path from "node:path";
 import type { DockerSuiteConfig } from "./config.js";
 import { runPolicy } from "../../config/run-policy.js";
 import { defaultAgentUser } from "../contract.js";
-import { MLEBENCH_SHM_BYTES, MLEBENCH_USER } from "../../mlebench/agent-config.js";
+import { MLEBENCH_SHM_BYTES, MLEBENCH_USER } from "../mlebench-container.js";
 import { DEFAULT_ROOT } from "./limits.js";
 
 /** Where upstream's MLE-bench agents keep their own files (AGENT_DIR), writable under a read-only root. */

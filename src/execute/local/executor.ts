@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import type { ExecResult, RunSpec } from "../types.js";
-import { contractEnv, hostPaths, type ContractPaths } from "../contract.js";
+import { contractEnv, hostPaths } from "../contract.js";
+import type { ContractPaths } from "../types.js";
 import { runAttempt, type AgentHandle, type AttemptDriver, type ExitFacts } from "../attempt.js";
 import { RUN_TOKEN_VAR, RunProcesses, trackRun, untrackRun } from "../procs.js";
 import { sandboxLaunch, type SandboxMode } from "./sandbox.js";

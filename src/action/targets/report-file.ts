@@ -7,9 +7,3 @@ export const reportFileTarget = (path: string): ReportTarget => ({
   name: "report.md",
   deliver: async (d) => writeAtomic(path, d.report()),
 });
-
-/** The report on stdout (the CLI). */
-export const stdoutTarget = (write: (text: string) => void = (t) => console.log(t)): ReportTarget => ({
-  name: "the report on stdout",
-  deliver: async (d) => write(d.report()),
-});

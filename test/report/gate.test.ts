@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { compareRuns } from "../../src/compare/compare.js";
 import { GATE_DEFAULTS } from "../../src/config/schema.js";
-import { decideGate, noBaselineRule, plainSentence } from "../../src/session/gate.js";
-import { NOT_RUN } from "../../src/session/merge.js";
+import { decideGate, noBaselineRule, plainSentence } from "../../src/report/gate.js";
+import { NOT_RUN } from "../../src/results/not-run.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
 
 const ids = Array.from({ length: 12 }, (_, i) => `c${i}`);

@@ -7,10 +7,11 @@ import {
   reportArtifactsTarget,
   trajectoriesTarget,
   type ArtifactPlace,
-} from "../../src/report/targets/artifacts.js";
-import { reportFileTarget } from "../../src/report/targets/report-file.js";
-import { deliverAll, newDelivery, type ReportTarget } from "../../src/report/targets/target.js";
-import type { Evaluation, RenderOptions } from "../../src/session/evaluate.js";
+} from "../../src/action/targets/artifacts.js";
+import { reportFileTarget } from "../../src/action/targets/report-file.js";
+import { deliverAll, newDelivery, type ReportTarget } from "../../src/action/targets/target.js";
+import type { RenderOptions } from "../../src/report/evaluation.js";
+import type { Evaluation } from "../../src/session/evaluate.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
 
 const dir = mkdtempSync(join(tmpdir(), "medalist-targets-"));

@@ -3,10 +3,10 @@
 // The monitored design's cost depends on the outcomes, so it is simulated: each competition's base
 // medal rate from the default-branch history when known (runs of the base's identity), else drawn
 // from a stated assumption; run times from the plan. The same inputs give the same numbers.
-import { betaDraw, makeRng } from "../compare/distributions.js";
-import { decideLook, monitorDesign, type LookInput, type MonitorDesign } from "../compare/monitor.js";
-import { medalVerdict, type ClaimTolerances, type Counts } from "../compare/stats.js";
-import { coveredTolerances, informedPlan } from "./informed.js";
+import { betaDraw, makeRng } from "../stats/distributions.js";
+import { decideLook, monitorDesign, type LookInput, type MonitorDesign } from "./monitor.js";
+import { medalVerdict, type ClaimTolerances, type Counts } from "../stats/stats.js";
+import { coveredTolerances, informedPlan } from "../plan/informed.js";
 
 /** Assumed when the history has no base runs of a competition: the spread of MLE-bench's lite leaderboard. */
 export const ASSUMED_RATE = { mean: 0.35, rho: 0.45 } as const;

@@ -3,15 +3,9 @@
 // that fails is a warning and the others still go (never keeping the report or comment back).
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import {
-  artifactName,
-  notesText,
-  uploadFolder,
-  uploadRuns,
-  type ArtifactApi,
-} from "../../action/artifacts.js";
-import { inert } from "../inert.js";
-import { commentArtifactName, writeCommentFile } from "../../action/relay.js";
+import { artifactName, notesText, uploadFolder, uploadRuns, type ArtifactApi } from "../artifacts.js";
+import { inert } from "../../report/inert.js";
+import { commentArtifactName, writeCommentFile } from "../relay.js";
 import type { SuiteResults } from "../../results/schema.js";
 import type { Delivery, ReportTarget } from "./target.js";
 

@@ -108,7 +108,7 @@ export interface Bounds {
   se: number;
   floored: boolean;
   /**
-   * "score": the medal bounds are the score bounds (src/compare/score.ts); "t+score": a percentile
+   * "score": the medal bounds are the score bounds (src/stats/score.ts); "t+score": a percentile
    * bound is the score bound, the more conservative of the two there; "t": the t bound's.
    */
   method?: "t" | "score" | "t+score";
@@ -355,7 +355,7 @@ export function scoreCrit(level: number, m: number): number {
 
 /**
  * The medal claims' bounds and verdict: each claim is the stratified score test at the tolerance
- * (src/compare/score.ts), its variance the one the null implies per competition, with a Student-t
+ * (src/stats/score.ts), its variance the one the null implies per competition, with a Student-t
  * critical value (`scoreCrit`); `regressed` also needs the exact mid-p test. The printed bound is
  * the score bound, bracketed at the tolerance, so it lies beyond the tolerance exactly when the
  * claim holds. It is computed with `invert: true` (the analysis a report prints); without it the

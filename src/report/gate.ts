@@ -2,10 +2,10 @@
 // (the CLI's exit code, the action's failed step and summary) use this decision as it is.
 import { gateFails, type Comparison } from "../compare/compare.js";
 import type { Config } from "../config/schema.js";
-import { gateSentence } from "../report/verdict.js";
+import { gateSentence } from "./verdict.js";
 import type { SuiteResults } from "../results/schema.js";
-import { notRun } from "./merge.js";
-import { inert } from "../report/inert.js";
+import { notRun } from "../results/not-run.js";
+import { inert } from "./inert.js";
 
 type GateConfig = Pick<Config["gate"], "failOn" | "missingBaseline">;
 

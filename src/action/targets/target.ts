@@ -1,7 +1,8 @@
 // A report target takes the finished Evaluation somewhere: stdout or report.md, artifacts, the
 // pull request's sticky comment, the job summary. Targets run in order after everything is on
 // disk; what one learns (artifact links, the comment's URL, a problem to mention) the next ones see.
-import type { Evaluation, RenderOptions } from "../../session/evaluate.js";
+import type { RenderOptions } from "../../report/evaluation.js";
+import type { Evaluation } from "../../session/evaluate.js";
 
 export interface Delivery {
   ev: Evaluation;

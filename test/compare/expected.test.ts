@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { defaultSuites, expectedCost, type CompetitionProfile } from "../../src/plan/expected.js";
-import { describeCost, ratesSource } from "../../src/plan/expected-text.js";
+import { defaultSuites, expectedCost, type CompetitionProfile } from "../../src/compare/expected.js";
+import { describeCost, ratesSource } from "../../src/compare/expected-text.js";
 
 const SUITES = Number(process.env.MEDALIST_TEST_SIM_SUITES ?? 60);
 

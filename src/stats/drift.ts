@@ -9,7 +9,7 @@
 // The check's level is split: half on the overall test, half over the competitions (Bonferroni).
 // docs/statistics.md ("History drift") says what the check can and cannot see, and why the
 // verdict's base side is the current runs whatever the check says.
-import { convolve, hypergeometric } from "../compare/distributions.js";
+import { convolve, hypergeometric } from "./distributions.js";
 
 export interface DriftInput {
   id: string;

@@ -1,0 +1,58 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { backArrows, folderDrawing, folderOf, moduleGraph, PIPELINE } from "../../scripts/code-graph.js";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+// The folders of src/ in pipeline order (scripts/code-graph.ts, PIPELINE): a folder imports itself
+// and folders before it, never one after it. Every import counts, type-only ones included.
+describe("the folders of src/ in pipeline order", () => {
+  const graph = moduleGraph(ROOT, ["src"]);
+
+  it("gives every folder and top-level file of src/ one place", () => {
+    expect(new Set(PIPELINE).size).toBe(PIPELINE.length);
+    const present = readdirSync(resolve(ROOT, "src")).filter((n) => !n.endsWith(".d.ts"));
+    expect([...present].sort()).toEqual([...PIPELINE].sort());
+    for (const m of graph.values()) expect(PIPELINE).toContain(folderOf(m.path));
+  });
+
+  // The config's executor names and blocks are read from the executor list (config/schema.ts →
+  // execute/backends.ts) while the executors read the config's parts (agent, limits, run policy):
+  // the one arrow left, listed by module so that no other back-arrow can hide behind it.
+  const KNOWN = ["src/config/schema.ts → src/execute/backends.ts"];
+
+  it("has no import from a folder to a folder later in the pipeline", () => {
+    expect(backArrows(graph).map((a) => `${a.from} → ${a.to}`)).toEqual(KNOWN);
+  });
+
+  it("finds an import that runs back up the pipeline", () => {
+    const withArrow = new Map(graph);
+    const grade = graph.get("src/grade/grade.ts")!;
+    withArrow.set(grade.path, {
+      ...grade,
+      allImports: new Set([...grade.allImports, "src/session/evaluate.ts"]),
+    });
+    expect(backArrows(withArrow)).toContainEqual({ from: grade.path, to: "src/session/evaluate.ts" });
+  });
+
+  it("refuses a folder with no place in the pipeline", () => {
+    const withFolder = new Map(graph);
+    const m = graph.get("src/grade/grade.ts")!;
+    withFolder.set("src/newfolder/x.ts", { ...m, path: "src/newfolder/x.ts" });
+    expect(() => backArrows(withFolder)).toThrow(/"newfolder" has no place in the pipeline/);
+  });
+
+  it("keeps GitHub's toolkit at the door: only action/ and github/ import @actions/*", () => {
+    const users = [...graph.values()]
+      .filter((m) => [...m.packages].some((p) => p.startsWith("@actions/")))
+      .map((m) => folderOf(m.path));
+    expect(users.length).toBeGreaterThan(0);
+    expect([...new Set(users)].sort()).toEqual(["action", "github"]);
+  });
+
+  it("is drawn in docs/architecture.md as the code has it (npx tsx scripts/code-graph.ts prints it)", () => {
+    const doc = readFileSync(resolve(ROOT, "docs/architecture.md"), "utf8");
+    expect(doc).toContain("```\n" + folderDrawing(graph) + "\n```");
+  });
+});
