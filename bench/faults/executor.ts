@@ -193,6 +193,8 @@ async function trials(kind: Kind, cli: string, opts: FaultOptions, dir: string):
       );
     rmSync(out, { recursive: true, force: true });
   }
+  // Each row as soon as it is measured (a long bench stopped early keeps what it measured).
+  console.error(`faults: row ${JSON.stringify(row)}`);
   return row;
 }
 
