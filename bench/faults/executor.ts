@@ -291,7 +291,7 @@ async function runningJobs(): Promise<string[]> {
  * does when slurmdbd is unreachable; while `<flag>.lag` exists it answers without any job (records not
  * yet in the database); otherwise it is Slurm's own sacct. The shared slurmdbd is never stopped.
  */
-function sacctShim(dir: string): { path: string; flag: string } {
+export function sacctShim(dir: string): { path: string; flag: string } {
   const bin = join(dir, "sacct-shim");
   mkdirSync(bin, { recursive: true });
   const real = execFileSync("sh", ["-c", "command -v sacct"], { encoding: "utf8" }).trim();

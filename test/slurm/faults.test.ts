@@ -4,7 +4,7 @@
 // name), so the machine's shared cluster is never touched. A smaller version of `npm run bench -- faults`.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFile, execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -13,7 +13,7 @@ import { validateConfig } from "../../src/config/load.js";
 import { loadRegistry } from "../../src/registry/registry.js";
 import type { SuiteResults } from "../../src/results/schema.js";
 import { coinSuite } from "../helpers/coin-suite.js";
-import { medal, random } from "../../bench/faults/executor.js";
+import { medal, random, sacctShim } from "../../bench/faults/executor.js";
 
 const root = resolve(import.meta.dirname, "..", "..");
 const SCRIPT = join(root, "scripts", "fault-slurm.sh");
@@ -141,6 +141,67 @@ describe.skipIf(reason !== null)("Slurm faults (a private cluster, injected for 
       expect(results.runs.length, msg).toBe(4);
     } finally {
       await fault("start-ctld");
+    }
+  }, 300_000);
+
+  /** Waits (up to 60 s) for a running job of the suite; its id. */
+  async function runningJob(): Promise<string> {
+    for (let i = 0; i < 200; i++) {
+      const q = await promisify(execFile)("squeue", ["-h", "-t", "RUNNING", "-p", "faults", "-o", "%i"], {
+        env,
+      });
+      const id = q.stdout.split("\n").find((l) => /^\d+$/.test(l.trim()));
+      if (id) return id.trim();
+      await sleep(300);
+    }
+    throw new Error("no job of the suite ran within 60 s");
+  }
+
+  it("a running job cancelled from outside (scancel): an infra error naming the cause, retried, counted once", async () => {
+    let cancelled = "";
+    const { results, msg } = await runSlurmSuite(6, { retries: 1 }, async () => {
+      await sleep(Math.round(random(SEED + 3)() * 1000));
+      cancelled = await runningJob();
+      await promisify(execFile)("scancel", [cancelled], { env });
+    });
+    expect(outcomes(results), msg).toEqual(EXPECTED);
+    expect(msg).toMatch(
+      /the job was cancelled outside Medalist \(scancel by uid \d+, a user or an administrator\)[^;]*; retrying \(1\/1\)/,
+    );
+    expect(results.runs.filter((r) => r.attempts === 2).length, msg).toBe(1);
+  }, 300_000);
+
+  it("running jobs preempted by a higher-tier partition's job: retried, every run counted once", async () => {
+    const { results, msg } = await runSlurmSuite(8, { retries: 2 }, async () => {
+      await sleep(Math.round(random(SEED + 4)() * 1000));
+      await runningJob();
+      await fault("preempt", "3");
+    });
+    expect(outcomes(results), msg).toEqual(EXPECTED);
+    expect(msg).toMatch(/Slurm ended the job: PREEMPTED on [^)]*\); retrying/);
+  }, 300_000);
+
+  it("sacct failing for a while (slurmdbd unreachable): the runs wait, no retry is spent", async () => {
+    const shim = sacctShim(mkdtempSync(join(tmpdir(), "medalist-sacct-shim-")));
+    const path = process.env.PATH;
+    process.env.PATH = shim.path;
+    try {
+      const { results, msg } = await runSlurmSuite(2, {}, async () => {
+        // Once a job runs (the executor checked sacct when it opened).
+        await sleep(Math.round(random(SEED + 5)() * 1000));
+        await runningJob();
+        writeFileSync(`${shim.flag}.down`, "");
+        await sleep(10_000);
+        rmSync(`${shim.flag}.down`);
+      });
+      expect(outcomes(results), msg).toEqual(EXPECTED);
+      expect(msg).toMatch(/sacct failed \(sacct: error: .*Connection refused\); retrying/);
+      expect(
+        results.runs.map((r) => r.attempts),
+        msg,
+      ).toEqual([1, 1, 1, 1]);
+    } finally {
+      process.env.PATH = path;
     }
   }, 300_000);
 
