@@ -187,6 +187,10 @@ async function trials(kind: Kind, cli: string, opts: FaultOptions, dir: string):
       console.error(
         `faults: ${kind.fault} trial ${i} at ${atMs} ms: extra ${extra}\n${first.text}\n--- resume ---\n${again.text}`,
       );
+    // One line per trial: a bench stopped early still shows how many trials ran, and their counts.
+    console.error(
+      `faults: ${kind.backend}: ${kind.fault}: trial ${i + 1}/${opts.trials}: ${JSON.stringify({ ...t, extra })}`,
+    );
     if (t.lost + t.doubleCounted + t.different > 0)
       console.error(
         `faults: ${kind.fault} trial ${i} at ${atMs} ms: ${JSON.stringify(t)}\n${first.text.slice(-1500)}\n--- resume ---\n${again.text.slice(-1500)}`,

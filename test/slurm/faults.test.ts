@@ -205,6 +205,61 @@ describe.skipIf(reason !== null)("Slurm faults (a private cluster, injected for 
     }
   }, 300_000);
 
+  // Faults the runs ride out: no retry is spent, every run has its undisturbed outcome.
+  for (const [kind, nap, title] of [
+    ["restart-d", 5, "slurmd restarted while jobs run: the jobs go on"],
+    ["drain", 2, "the node drained 5 s, then resumed: queued jobs wait"],
+    ["requeue", 5, "a running job requeued from outside: Slurm refuses it (--no-requeue), the job goes on"],
+    ["sacct-lag", 2, "sacct lagging 10 s (answers without the jobs): the runs wait"],
+  ] as const)
+    it(
+      title,
+      async () => {
+        const shim = sacctShim(mkdtempSync(join(tmpdir(), "medalist-sacct-shim-")));
+        const path = process.env.PATH;
+        process.env.PATH = shim.path;
+        let refused = "";
+        try {
+          const { results, msg } = await runSlurmSuite(nap, {}, async () => {
+            await sleep(Math.round(random(SEED + 6)() * 1000));
+            if (kind === "drain") {
+              execFileSync(
+                "scontrol",
+                ["update", `nodename=${NODE}`, "state=drain", "reason=medalist-fault-test"],
+                {
+                  env,
+                },
+              );
+              await sleep(5000);
+              execFileSync("scontrol", ["update", `nodename=${NODE}`, "state=resume"], { env });
+              return;
+            }
+            const job = await runningJob();
+            if (kind === "restart-d") await fault("restart-d");
+            else if (kind === "requeue")
+              refused = await promisify(execFile)("scontrol", ["requeue", job], { env }).then(
+                () => "accepted",
+                (e: { stderr?: string }) => e.stderr ?? "",
+              );
+            else {
+              writeFileSync(`${shim.flag}.lag`, "");
+              await sleep(10_000);
+              rmSync(`${shim.flag}.lag`);
+            }
+          });
+          expect(outcomes(results), msg).toEqual(EXPECTED);
+          expect(
+            results.runs.map((r) => r.attempts),
+            msg,
+          ).toEqual([1, 1, 1, 1]);
+          if (kind === "requeue") expect(refused).toMatch(/Requested operation is presently disabled/);
+        } finally {
+          process.env.PATH = path;
+        }
+      },
+      300_000,
+    );
+
   for (const kind of ["restart-ctld", "down"] as const)
     it(`${kind === "down" ? "the node set down (its jobs killed)" : "slurmctld restarted"} mid-run: every run counted once, with its undisturbed outcome`, async () => {
       const atMs = 1500 + Math.round(random(SEED + (kind === "down" ? 2 : 1))() * 2500);
