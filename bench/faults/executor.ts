@@ -247,7 +247,7 @@ function dockerSuite(dir: string): string {
 }
 
 /** The Slurm toy suite (command mode on the private cluster, head only): the Docker suite's agents. */
-function slurmSuite(dir: string, shared: string, nap = 2): string {
+export function slurmSuite(dir: string, shared: string, nap = 2): string {
   coinSuite(dir, 2);
   const file = join(dir, `faults-slurm-${nap}.yml`);
   writeFileSync(

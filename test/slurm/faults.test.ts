@@ -3,7 +3,7 @@
 // for real into a private cluster (scripts/fault-slurm.sh: its own slurm.conf, ports, state and node
 // name), so the machine's shared cluster is never touched. A smaller version of `npm run bench -- faults`.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFile, execFileSync } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -13,7 +13,7 @@ import { validateConfig } from "../../src/config/load.js";
 import { loadRegistry } from "../../src/registry/registry.js";
 import type { SuiteResults } from "../../src/results/schema.js";
 import { coinSuite } from "../helpers/coin-suite.js";
-import { medal, random, sacctShim } from "../../bench/faults/executor.js";
+import { medal, random, readOutcome, sacctShim, slurmSuite, tally } from "../../bench/faults/executor.js";
 
 const root = resolve(import.meta.dirname, "..", "..");
 const SCRIPT = join(root, "scripts", "fault-slurm.sh");
@@ -259,6 +259,52 @@ describe.skipIf(reason !== null)("Slurm faults (a private cluster, injected for 
       },
       300_000,
     );
+
+  it("medalist run killed (kill -9) mid-suite, then run again: its jobs cancelled, every run counted once", async () => {
+    const shared = mkdtempSync(join(tmpdir(), "medalist-slurm-kill-"));
+    // Agents of 15 s: the killed run's jobs are still queued or running when the resume starts.
+    const config = slurmSuite(join(shared, "suite"), shared, 15);
+    /** `medalist run`; with `killMs`, SIGKILL that long after the first run started. */
+    const cli = (out: string, killMs?: number) =>
+      new Promise<string>((done) => {
+        const child = spawn(
+          process.execPath,
+          ["--import", "tsx", "src/cli.ts", "run", "--config", config, "--out", out],
+          {
+            cwd: root,
+            env: {
+              ...env,
+              MEDALIST_RUN_KEY: "faults-test-run-key-0123456789abcdef0123456789",
+              NO_COLOR: "1",
+            },
+            stdio: ["ignore", "pipe", "pipe"],
+          },
+        );
+        let text = "";
+        let armed = false;
+        const read = (b: Buffer) => {
+          text += b.toString();
+          if (killMs !== undefined && !armed && /: started/.test(text)) {
+            armed = true;
+            setTimeout(() => child.kill("SIGKILL"), killMs);
+          }
+        };
+        child.stdout.on("data", read);
+        child.stderr.on("data", read);
+        child.on("close", () => done(text));
+      });
+    const refText = await cli(join(shared, "ref"));
+    const expected = readOutcome(join(shared, "ref"));
+    expect(expected?.runs.length, refText).toBe(4);
+    const out = join(shared, "killed");
+    const first = await cli(out, Math.round(random(SEED + 7)() * 1000));
+    const again = await cli(out);
+    const msg = `${first}\n--- resume ---\n${again}`;
+    expect(tally(expected!, readOutcome(out)), msg).toEqual({ lost: 0, doubleCounted: 0, different: 0 });
+    expect(again, msg).toMatch(/cancelled [1-4] Slurm job\(s\) left by a crashed suite: /);
+    const q = execFileSync("squeue", ["-h", "-p", "faults", "-o", "%i"], { env, encoding: "utf8" });
+    expect(q.trim(), msg).toBe("");
+  }, 300_000);
 
   for (const kind of ["restart-ctld", "down"] as const)
     it(`${kind === "down" ? "the node set down (its jobs killed)" : "slurmctld restarted"} mid-run: every run counted once, with its undisturbed outcome`, async () => {
