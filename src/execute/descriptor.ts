@@ -58,5 +58,5 @@ export interface ExecutorDescriptor<N extends string = string, S extends z.ZodTy
   /** Opens the executor for one suite (daemon, image, queue, endpoint). */
   open(ctx: SuiteContext): Promise<BackendExecutor>;
   /** Removes what a crashed earlier suite of this machine left running; the names removed. */
-  sweep(ctx: Pick<SuiteContext, "config" | "log">): Promise<string[]>;
+  sweep(ctx: Pick<SuiteContext, "config" | "log" | "outDir">): Promise<string[]>;
 }
