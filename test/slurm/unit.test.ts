@@ -208,7 +208,8 @@ describe("sacct", () => {
     expect(classify(job("CANCELLED", { cancelledBy: "1001" }), ctx)).toEqual({
       outcome: "infra_error",
       exitCode: 0,
-      error: "the job was cancelled outside Medalist (scancel by uid 1001, a user or an administrator) on gpu01",
+      error:
+        "the job was cancelled outside Medalist (scancel by uid 1001, a user or an administrator) on gpu01",
       retryable: true,
     });
     expect(parseSacct("7|CANCELLED by 0|0:15|2|vm||medalist-f").get("7")).toMatchObject({
