@@ -32,8 +32,10 @@ export async function benchFaults(): Promise<string> {
   const opts = faultOptions();
   const rows: FaultRow[] = [];
   const failed: string[] = [];
+  // MEDALIST_FAULT_FILES: a comma list of the modules to run (e.g. "executor"); default all.
+  const files = process.env.MEDALIST_FAULT_FILES?.split(",").map((f) => `${f.trim()}.ts`);
   for (const file of readdirSync(dir)
-    .filter((f) => f.endsWith(".ts") && f !== "types.ts")
+    .filter((f) => f.endsWith(".ts") && f !== "types.ts" && (!files || files.includes(f)))
     .sort()) {
     const mod = (await import(pathToFileURL(join(dir, file)).href)) as {
       faultRows?: (o: FaultOptions) => Promise<FaultRow[]>;

@@ -3,8 +3,9 @@
 # its own slurm.conf (cluster "medalistfaults", node "medalistfaultsnode"), ports, state, spool and pid files,
 # so restarting its slurmctld or slurmd, or draining its node, disturbs no other cluster. It shares
 # munge and the machine's slurmdbd (scripts/ci-slurm.sh), where it registers its own cluster name.
-# Run as root; point the Slurm commands at it with SLURM_CONF=$(scripts/fault-slurm.sh conf).
-#   start | conf | restart-ctld | restart-d | stop-ctld | start-ctld | stop | clean
+# A second partition, <cluster>urgent, has a higher priority tier: a job there preempts (cancels) the
+# suite's jobs ("preempt"). Run as root; point the Slurm commands at it with SLURM_CONF=$(scripts/fault-slurm.sh conf).
+#   start | conf | restart-ctld | restart-d | stop-ctld | start-ctld | preempt SECS | stop | clean
 set -euo pipefail
 
 DIR=${MEDALIST_FAULT_SLURM_DIR:-/tmp/medalist-fault-slurm}
@@ -57,7 +58,10 @@ MessageTimeout=10
 SlurmctldTimeout=30
 SlurmdTimeout=30
 NodeName=$NODE NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=$mem_mb State=UNKNOWN
-PartitionName=faults Nodes=$NODE Default=YES MaxTime=INFINITE State=UP
+PreemptType=preempt/partition_prio
+PreemptMode=CANCEL
+PartitionName=faults Nodes=$NODE Default=YES MaxTime=INFINITE State=UP PriorityTier=1
+PartitionName=${CLUSTER}urgent Nodes=$NODE Default=NO MaxTime=INFINITE State=UP PriorityTier=10
 CONF
 }
 
@@ -99,6 +103,12 @@ case "${1:-start}" in
   restart-ctld) stop_pid "$DIR/slurmctld.pid"; start_ctld; wait_idle ;;
   restart-d) stop_pid "$DIR/slurmd.pid"; start_d; wait_idle ;;
   stop-ctld) stop_pid "$DIR/slurmctld.pid" ;;
+  # A job of the whole node in the urgent partition for SECS seconds: every running job is preempted.
+  preempt)
+    secs=${2:-5}
+    case "$secs" in '' | *[!0-9]*) echo "fault-slurm: preempt SECS" >&2; exit 2 ;; esac
+    sbatch --parsable -p "${CLUSTER}urgent" --exclusive --mem=0 -o /dev/null -J medalist-fault-preempt --wrap "sleep $secs"
+    ;;
   start-ctld) start_ctld; wait_idle ;;
   stop)
     scancel --cluster="$CLUSTER" -u root 2>/dev/null || true
@@ -110,5 +120,5 @@ case "${1:-start}" in
     sacctmgr -i delete cluster "$CLUSTER" >/dev/null 2>&1 || true
     rm -rf "$DIR"
     ;;
-  *) echo "usage: $0 start|conf|restart-ctld|restart-d|stop-ctld|start-ctld|stop|clean" >&2; exit 2 ;;
+  *) echo "usage: $0 start|conf|restart-ctld|restart-d|stop-ctld|start-ctld|preempt SECS|stop|clean" >&2; exit 2 ;;
 esac

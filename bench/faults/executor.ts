@@ -4,8 +4,8 @@
 // then runs the same command again (the resume), and compares every run and the verdict with one
 // undisturbed run of the same suite. The Docker faults hit a private daemon (scripts/fault-docker.sh),
 // never the machine's shared one.
-import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFile, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -187,12 +187,18 @@ async function trials(kind: Kind, cli: string, opts: FaultOptions, dir: string):
       console.error(
         `faults: ${kind.fault} trial ${i} at ${atMs} ms: extra ${extra}\n${first.text}\n--- resume ---\n${again.text}`,
       );
+    // One line per trial: a bench stopped early still shows how many trials ran, and their counts.
+    console.error(
+      `faults: ${kind.backend}: ${kind.fault}: trial ${i + 1}/${opts.trials}: ${JSON.stringify({ ...t, extra })}`,
+    );
     if (t.lost + t.doubleCounted + t.different > 0)
       console.error(
         `faults: ${kind.fault} trial ${i} at ${atMs} ms: ${JSON.stringify(t)}\n${first.text.slice(-1500)}\n--- resume ---\n${again.text.slice(-1500)}`,
       );
     rmSync(out, { recursive: true, force: true });
   }
+  // Each row as soon as it is measured (a long bench stopped early keeps what it measured).
+  console.error(`faults: row ${JSON.stringify(row)}`);
   return row;
 }
 
@@ -241,9 +247,9 @@ function dockerSuite(dir: string): string {
 }
 
 /** The Slurm toy suite (command mode on the private cluster, head only): the Docker suite's agents. */
-function slurmSuite(dir: string, shared: string): string {
+export function slurmSuite(dir: string, shared: string, nap = 2): string {
   coinSuite(dir, 2);
-  const file = join(dir, "faults-slurm.yml");
+  const file = join(dir, `faults-slurm-${nap}.yml`);
   writeFileSync(
     file,
     [
@@ -252,7 +258,7 @@ function slurmSuite(dir: string, shared: string): string {
       "seeds: 2",
       "executor: slurm",
       `slurm: { sharedDir: ${shared}, poll: { minSecs: 1, maxSecs: 3 } }`,
-      `agent: { command: 'sleep 2; for w in toy-coin-00.0 toy-coin-00.1 toy-coin-01.0; do [ "$w" = "$COMPETITION_ID.$SEED" ] && cp "$DATA_DIR/sample_submission.csv" "$SUBMISSION_DIR/submission.csv"; done; true' }`,
+      `agent: { command: 'sleep ${nap}; for w in toy-coin-00.0 toy-coin-00.1 toy-coin-01.0; do [ "$w" = "$COMPETITION_ID.$SEED" ] && cp "$DATA_DIR/sample_submission.csv" "$SUBMISSION_DIR/submission.csv"; done; true' }`,
       "limits: { time: 120s }",
       "dataDir: data",
       "registryDir: registry",
@@ -263,58 +269,166 @@ function slurmSuite(dir: string, shared: string): string {
 }
 
 const FAULT_SLURM = join(ROOT, "scripts", "fault-slurm.sh");
-const SLURM_NODE = "medalistfaultsnode";
+// MEDALIST_FAULT_SLURM_DIR, _NAME and _PORT pick the private cluster (scripts/fault-slurm.sh), so two
+// bench processes can each have their own.
+const SLURM_NAME = process.env.MEDALIST_FAULT_SLURM_NAME ?? "medalistfaults";
+const SLURM_NODE = `${SLURM_NAME}node`;
+const SLURM_CONF_FILE = join(
+  process.env.MEDALIST_FAULT_SLURM_DIR ?? "/tmp/medalist-fault-slurm",
+  "etc",
+  "slurm.conf",
+);
+const slurmEnv = () => ({ ...process.env, SLURM_CONF: SLURM_CONF_FILE });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function slurmFault(kind: "restart-ctld" | "ctld-down" | "node-down", atMs: number, downMs: number) {
-  await new Promise((r) => setTimeout(r, atMs));
-  if (kind === "restart-ctld") await run(FAULT_SLURM, ["restart-ctld"]);
-  else if (kind === "ctld-down") {
-    await run(FAULT_SLURM, ["stop-ctld"]);
-    await new Promise((r) => setTimeout(r, downMs));
-    await run(FAULT_SLURM, ["start-ctld"]);
-  } else {
-    const env = { ...process.env, SLURM_CONF: SLURM_CONF_FILE };
-    await run(
-      "scontrol",
-      ["update", `nodename=${SLURM_NODE}`, "state=down", "reason=medalist-faults-bench"],
-      { env },
-    );
-    await new Promise((r) => setTimeout(r, 2000));
-    await run("scontrol", ["update", `nodename=${SLURM_NODE}`, "state=resume"], { env }).catch(() => {});
-  }
+/** The ids of the cluster's running jobs of the suite (not the preempting job). */
+async function runningJobs(): Promise<string[]> {
+  const q = await run("squeue", ["-h", "-t", "RUNNING", "-p", "faults", "-o", "%i"], { env: slurmEnv() });
+  return q.stdout
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => /^\d+$/.test(l));
 }
 
-const SLURM_CONF_FILE = "/tmp/medalist-fault-slurm/etc/slurm.conf";
+/**
+ * The sacct the executor calls, on PATH ahead of Slurm's: while `<flag>.down` exists it fails as sacct
+ * does when slurmdbd is unreachable; while `<flag>.lag` exists it answers without any job (records not
+ * yet in the database); otherwise it is Slurm's own sacct. The shared slurmdbd is never stopped.
+ */
+export function sacctShim(dir: string): { path: string; flag: string } {
+  const bin = join(dir, "sacct-shim");
+  mkdirSync(bin, { recursive: true });
+  const real = execFileSync("sh", ["-c", "command -v sacct"], { encoding: "utf8" }).trim();
+  const flag = join(dir, "sacct-fault");
+  writeFileSync(
+    join(bin, "sacct"),
+    [
+      "#!/bin/sh",
+      `if [ -e '${flag}.down' ]; then`,
+      "  echo 'sacct: error: slurm_persist_conn_open_without_init: failed to open persistent connection to host:localhost:6819: Connection refused' >&2",
+      "  echo 'sacct: error: Problem talking to the database: Connection refused' >&2",
+      "  exit 1",
+      "fi",
+      `[ -e '${flag}.lag' ] && exit 0`,
+      `exec '${real}' "$@"`,
+      "",
+    ].join("\n"),
+    { mode: 0o755 },
+  );
+  return { path: `${bin}:${process.env.PATH ?? ""}`, flag };
+}
+
+export type SlurmKind =
+  | "restart-ctld"
+  | "ctld-down"
+  | "node-down"
+  | "restart-d"
+  | "drain"
+  | "requeue"
+  | "preempt"
+  | "scancel"
+  | "sacct-down"
+  | "sacct-lag";
+
+/** Injects one Slurm fault `atMs` after the start; `downMs` is how long an outage lasts. */
+async function slurmFault(kind: SlurmKind, atMs: number, downMs: number, flag: string) {
+  // The kinds that hit a running job start looking early (a toy job runs for seconds) and wait for one.
+  const hitsJob = kind === "requeue" || kind === "scancel" || kind === "preempt";
+  await sleep(hitsJob ? atMs % 3000 : atMs);
+  const env = slurmEnv();
+  const scontrol = (...args: string[]) => run("scontrol", args, { env });
+  switch (kind) {
+    case "restart-ctld":
+      await run(FAULT_SLURM, ["restart-ctld"], { env });
+      return;
+    case "restart-d":
+      await run(FAULT_SLURM, ["restart-d"], { env });
+      return;
+    case "ctld-down":
+      await run(FAULT_SLURM, ["stop-ctld"], { env });
+      await sleep(downMs);
+      await run(FAULT_SLURM, ["start-ctld"], { env });
+      return;
+    case "node-down":
+      await scontrol("update", `nodename=${SLURM_NODE}`, "state=down", "reason=medalist-faults-bench");
+      await sleep(2000);
+      await scontrol("update", `nodename=${SLURM_NODE}`, "state=resume").catch(() => {});
+      return;
+    case "drain":
+      await scontrol("update", `nodename=${SLURM_NODE}`, "state=drain", "reason=medalist-faults-bench");
+      await sleep(downMs);
+      await scontrol("update", `nodename=${SLURM_NODE}`, "state=resume").catch(() => {});
+      return;
+    case "requeue":
+    case "scancel":
+    case "preempt": {
+      // Up to 60 s for a running job of the suite; then the fault, from outside.
+      for (let i = 0; i < 200; i++) {
+        const [job] = await runningJobs();
+        if (job !== undefined) {
+          if (kind === "scancel") await run("scancel", [job], { env });
+          // Slurm refuses it for the suite's jobs (sbatch --no-requeue): the refusal is the fault's outcome.
+          else if (kind === "requeue") await scontrol("requeue", job).catch(() => {});
+          // A whole-node job in the higher tier: every running job of the suite is preempted (cancelled).
+          else await run(FAULT_SLURM, ["preempt", String(Math.max(2, Math.round(downMs / 5000)))], { env });
+          if (process.env.MEDALIST_FAULT_DEBUG)
+            console.error(`faults: ${kind} of job ${job} after ${i} polls`);
+          return;
+        }
+        await sleep(300);
+      }
+      console.error(`faults: ${kind}: no job of the suite was running within 60 s; nothing injected`);
+      return;
+    }
+    case "sacct-down":
+    case "sacct-lag": {
+      const f = `${flag}.${kind === "sacct-down" ? "down" : "lag"}`;
+      writeFileSync(f, "");
+      await sleep(downMs);
+      rmSync(f, { force: true });
+      return;
+    }
+  }
+}
 
 async function dockerFault(mode: "restart" | "crash", atMs: number): Promise<void> {
   await new Promise((r) => setTimeout(r, atMs));
   await run(FAULT_DOCKER, [mode]);
 }
 
+const KILLED = "medalist killed (kill -9) mid-suite, then resumed";
+
+/** The Slurm fault kinds, as the table names them. */
+export const SLURM_KINDS: [SlurmKind, string][] = [
+  ["restart-ctld", "slurmctld restarted while jobs run"],
+  ["ctld-down", "slurmctld down 10-30 s (submissions wait for it)"],
+  ["node-down", "the node set down (its jobs killed), then resumed"],
+  ["restart-d", "slurmd restarted while jobs run"],
+  ["drain", "the node drained 5-15 s, then resumed"],
+  ["requeue", "a running job requeued from outside (scontrol requeue)"],
+  ["preempt", "running jobs preempted by a higher-tier partition's job"],
+  ["scancel", "a running job cancelled from outside (scancel)"],
+  ["sacct-down", "sacct failing 5-15 s (as with slurmdbd unreachable)"],
+  ["sacct-lag", "sacct lagging 5-15 s (answers without the jobs)"],
+];
+
 export async function faultRows(opts: FaultOptions): Promise<FaultRow[]> {
   const dir = mkdtempSync(join(os.tmpdir(), "medalist-faults-exec-"));
   const rows: FaultRow[] = [];
+  // MEDALIST_FAULT_KINDS: a comma list of the kinds to inject (kill, restart, crash, and SLURM_KINDS' names).
+  const kinds = process.env.MEDALIST_FAULT_KINDS?.split(",");
+  const kindWanted = (k: string) => !kinds || kinds.includes(k);
+  const kill = { inject: async (_at: number, child: { kill: boolean }) => void (child.kill = true) };
   try {
     const cli = await bundle(dir);
     const want = (backend: string) =>
       (process.env.MEDALIST_FAULT_BACKENDS ?? "local,docker,slurm").split(",").includes(backend);
     const local = localSuite(join(dir, "local"));
-    if (want("local"))
+    if (want("local") && kindWanted("kill"))
       rows.push(
-        await trials(
-          {
-            fault: "medalist killed (kill -9) mid-suite, then resumed",
-            backend: "local",
-            config: local,
-            env: {},
-            inject: async (_at, child) => void (child.kill = true),
-          },
-          cli,
-          opts,
-          dir,
-        ),
+        await trials({ fault: KILLED, backend: "local", config: local, env: {}, ...kill }, cli, opts, dir),
       );
-    let docker = want("docker");
+    let docker = want("docker") && ["kill", "restart", "crash"].some(kindWanted);
     try {
       if (docker) await run(FAULT_DOCKER, ["start"]);
     } catch (e) {
@@ -326,27 +440,33 @@ export async function faultRows(opts: FaultOptions): Promise<FaultRow[]> {
     if (docker) {
       const config = dockerSuite(join(dir, "docker"));
       const env = { DOCKER_HOST: `unix://${FAULT_SOCKET}` };
-      for (const mode of ["restart", "crash"] as const)
-        rows.push(
-          await trials(
-            {
-              fault:
-                mode === "restart"
-                  ? "Docker daemon restarted (SIGTERM) while agents run"
-                  : "Docker daemon killed (kill -9) and started again while agents run",
-              backend: "docker",
-              config,
-              env,
-              inject: (at) => dockerFault(mode, at),
-            },
-            cli,
-            opts,
-            dir,
-          ),
-        );
-      await run(FAULT_DOCKER, ["clean"]).catch(() => {});
+      try {
+        if (kindWanted("kill"))
+          rows.push(await trials({ fault: KILLED, backend: "docker", config, env, ...kill }, cli, opts, dir));
+        for (const mode of ["restart", "crash"] as const)
+          if (kindWanted(mode))
+            rows.push(
+              await trials(
+                {
+                  fault:
+                    mode === "restart"
+                      ? "Docker daemon restarted (SIGTERM) while agents run"
+                      : "Docker daemon killed (kill -9) and started again while agents run",
+                  backend: "docker",
+                  config,
+                  env,
+                  inject: (at) => dockerFault(mode, at),
+                },
+                cli,
+                opts,
+                dir,
+              ),
+            );
+      } finally {
+        await run(FAULT_DOCKER, ["clean"]).catch(() => {});
+      }
     }
-    let slurm = want("slurm");
+    let slurm = want("slurm") && ["kill", ...SLURM_KINDS.map(([k]) => k)].some(kindWanted);
     try {
       if (slurm) await run(FAULT_SLURM, ["start"]);
     } catch (e) {
@@ -355,28 +475,34 @@ export async function faultRows(opts: FaultOptions): Promise<FaultRow[]> {
     }
     if (slurm) {
       const config = slurmSuite(join(dir, "slurm"), dir);
+      // Slurm preempts on its scheduling cycle (seconds): the kinds that hit a running job use 8 s agents.
+      const longConfig = slurmSuite(join(dir, "slurm"), dir, 8);
       const rand = random(opts.seed + 7);
-      const kinds = [
-        ["restart-ctld", "slurmctld restarted while jobs run"],
-        ["ctld-down", "slurmctld down 10-30 s (submissions wait for it)"],
-        ["node-down", "the node set down (its jobs killed), then resumed"],
-      ] as const;
+      const shim = sacctShim(dir);
+      const env = { SLURM_CONF: SLURM_CONF_FILE, PATH: shim.path };
       try {
-        for (const [kind, fault] of kinds)
-          rows.push(
-            await trials(
-              {
-                fault,
-                backend: "slurm",
-                config,
-                env: { SLURM_CONF: SLURM_CONF_FILE },
-                inject: (at) => slurmFault(kind, at, 10_000 + Math.round(rand() * 20_000)),
-              },
-              cli,
-              opts,
-              dir,
-            ),
-          );
+        if (kindWanted("kill"))
+          rows.push(await trials({ fault: KILLED, backend: "slurm", config, env, ...kill }, cli, opts, dir));
+        for (const [kind, fault] of SLURM_KINDS)
+          if (kindWanted(kind))
+            rows.push(
+              await trials(
+                {
+                  fault,
+                  backend: "slurm",
+                  config: ["requeue", "scancel", "preempt"].includes(kind) ? longConfig : config,
+                  env,
+                  inject: (at) => {
+                    // slurmctld down 10-30 s (as measured before); the newer outages 5-15 s.
+                    const down = kind === "ctld-down" ? 10_000 + rand() * 20_000 : 5_000 + rand() * 10_000;
+                    return slurmFault(kind, at, Math.round(down), shim.flag);
+                  },
+                },
+                cli,
+                opts,
+                dir,
+              ),
+            );
       } finally {
         await run(FAULT_SLURM, ["clean"]).catch(() => {});
       }

@@ -7,6 +7,7 @@ import type { RunResult, SuiteResults } from "../results/schema.js";
 import { NOT_RUN } from "../results/not-run.js";
 import { loadRunKey, resultsSealProblem, sealResults } from "../suite/seal.js";
 import { readResults } from "../suite/store.js";
+import { UserError } from "../errors.js";
 
 /** The workflow run a shard's seal belongs to: a seal from another run does not check here. */
 export const sealContext = (env: NodeJS.ProcessEnv) =>
@@ -35,7 +36,18 @@ export function readShardSide(folder: string, what: string, env: NodeJS.ProcessE
   const { key, source } = loadRunKey(env);
   // The seal first: an unsealed file is parsed only to name its runs as not run.
   const problem = resultsSealProblem(folder, key, sealContext(env));
-  const results = readResults(join(folder, "results.json"));
+  let results: SuiteResults;
+  try {
+    results = readResults(join(folder, "results.json"));
+  } catch (e) {
+    // A torn file (a write or transfer cut short): which runs it held is unknown, so nothing of it is
+    // counted; the report stops rather than guess (docs/reliability.md).
+    if (!(e instanceof UserError)) throw e;
+    throw new UserError(
+      `the results of ${what} cannot be read (${e.message}${problem ? `; ${problem}` : ""}): ` +
+        `the file is half-written or damaged, so none of its runs is counted; re-run that shard's job (a runner with a run store reuses its sealed runs), then this report`,
+    );
+  }
   if (problem === null) return { results, refused: null };
   const refused = `the results of ${what} were refused: ${problem} (run key: ${source === "MEDALIST_RUN_KEY" ? "input run-key" : source})`;
   const runs = results.runs.map((r): RunResult => ({

@@ -78,7 +78,7 @@ export interface Backend<N extends string = string, S extends z.ZodType = z.ZodN
   /** Opens the executor for one suite (daemon, image, queue, endpoint). */
   open(ctx: SuiteContext): Promise<OpenBackend>;
   /** Removes what a crashed earlier suite of this machine left running; the names removed. */
-  sweep(ctx: Pick<SuiteContext, "config" | "log">): Promise<string[]>;
+  sweep(ctx: Pick<SuiteContext, "config" | "log" | "outDir">): Promise<string[]>;
   /** How the conformance suite runs its agent here. */
   readonly selfTest: SelfTest;
 }

@@ -3,8 +3,8 @@
 // for real into a private cluster (scripts/fault-slurm.sh: its own slurm.conf, ports, state and node
 // name), so the machine's shared cluster is never touched. A smaller version of `npm run bench -- faults`.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFile, execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { execFile, execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -13,7 +13,7 @@ import { validateConfig } from "../../src/config/load.js";
 import { loadRegistry } from "../../src/registry/registry.js";
 import type { SuiteResults } from "../../src/results/schema.js";
 import { coinSuite } from "../helpers/coin-suite.js";
-import { medal, random } from "../../bench/faults/executor.js";
+import { medal, random, readOutcome, sacctShim, slurmSuite, tally } from "../../bench/faults/executor.js";
 
 const root = resolve(import.meta.dirname, "..", "..");
 const SCRIPT = join(root, "scripts", "fault-slurm.sh");
@@ -142,6 +142,168 @@ describe.skipIf(reason !== null)("Slurm faults (a private cluster, injected for 
     } finally {
       await fault("start-ctld");
     }
+  }, 300_000);
+
+  /** Waits (up to 60 s) for a running job of the suite; its id. */
+  async function runningJob(): Promise<string> {
+    for (let i = 0; i < 200; i++) {
+      const q = await promisify(execFile)("squeue", ["-h", "-t", "RUNNING", "-p", "faults", "-o", "%i"], {
+        env,
+      });
+      const id = q.stdout.split("\n").find((l) => /^\d+$/.test(l.trim()));
+      if (id) return id.trim();
+      await sleep(300);
+    }
+    throw new Error("no job of the suite ran within 60 s");
+  }
+
+  it("a running job cancelled from outside (scancel): an infra error naming the cause, retried, counted once", async () => {
+    let cancelled = "";
+    const { results, msg } = await runSlurmSuite(6, { retries: 1 }, async () => {
+      await sleep(Math.round(random(SEED + 3)() * 1000));
+      cancelled = await runningJob();
+      await promisify(execFile)("scancel", [cancelled], { env });
+    });
+    expect(outcomes(results), msg).toEqual(EXPECTED);
+    expect(msg).toMatch(
+      /the job was cancelled outside Medalist \(scancel by uid \d+, a user or an administrator\)[^;]*; retrying \(1\/1\)/,
+    );
+    expect(results.runs.filter((r) => r.attempts === 2).length, msg).toBe(1);
+  }, 300_000);
+
+  it("running jobs preempted by a higher-tier partition's job: retried, every run counted once", async () => {
+    const { results, msg } = await runSlurmSuite(8, { retries: 2 }, async () => {
+      await sleep(Math.round(random(SEED + 4)() * 1000));
+      await runningJob();
+      await fault("preempt", "3");
+    });
+    expect(outcomes(results), msg).toEqual(EXPECTED);
+    expect(msg).toMatch(/Slurm ended the job: PREEMPTED on [^)]*\); retrying/);
+  }, 300_000);
+
+  it("sacct failing for a while (slurmdbd unreachable): the runs wait, no retry is spent", async () => {
+    const shim = sacctShim(mkdtempSync(join(tmpdir(), "medalist-sacct-shim-")));
+    const path = process.env.PATH;
+    process.env.PATH = shim.path;
+    try {
+      const { results, msg } = await runSlurmSuite(2, {}, async () => {
+        // Once a job runs (the executor checked sacct when it opened).
+        await sleep(Math.round(random(SEED + 5)() * 1000));
+        await runningJob();
+        writeFileSync(`${shim.flag}.down`, "");
+        await sleep(10_000);
+        rmSync(`${shim.flag}.down`);
+      });
+      expect(outcomes(results), msg).toEqual(EXPECTED);
+      expect(msg).toMatch(/sacct failed \(sacct: error: .*Connection refused\); retrying/);
+      expect(
+        results.runs.map((r) => r.attempts),
+        msg,
+      ).toEqual([1, 1, 1, 1]);
+    } finally {
+      process.env.PATH = path;
+    }
+  }, 300_000);
+
+  // Faults the runs ride out: no retry is spent, every run has its undisturbed outcome.
+  for (const [kind, nap, title] of [
+    ["restart-d", 5, "slurmd restarted while jobs run: the jobs go on"],
+    ["drain", 2, "the node drained 5 s, then resumed: queued jobs wait"],
+    ["requeue", 5, "a running job requeued from outside: Slurm refuses it (--no-requeue), the job goes on"],
+    ["sacct-lag", 2, "sacct lagging 10 s (answers without the jobs): the runs wait"],
+  ] as const)
+    it(
+      title,
+      async () => {
+        const shim = sacctShim(mkdtempSync(join(tmpdir(), "medalist-sacct-shim-")));
+        const path = process.env.PATH;
+        process.env.PATH = shim.path;
+        let refused = "";
+        try {
+          const { results, msg } = await runSlurmSuite(nap, {}, async () => {
+            await sleep(Math.round(random(SEED + 6)() * 1000));
+            if (kind === "drain") {
+              execFileSync(
+                "scontrol",
+                ["update", `nodename=${NODE}`, "state=drain", "reason=medalist-fault-test"],
+                {
+                  env,
+                },
+              );
+              await sleep(5000);
+              execFileSync("scontrol", ["update", `nodename=${NODE}`, "state=resume"], { env });
+              return;
+            }
+            const job = await runningJob();
+            if (kind === "restart-d") await fault("restart-d");
+            else if (kind === "requeue")
+              refused = await promisify(execFile)("scontrol", ["requeue", job], { env }).then(
+                () => "accepted",
+                (e: { stderr?: string }) => e.stderr ?? "",
+              );
+            else {
+              writeFileSync(`${shim.flag}.lag`, "");
+              await sleep(10_000);
+              rmSync(`${shim.flag}.lag`);
+            }
+          });
+          expect(outcomes(results), msg).toEqual(EXPECTED);
+          expect(
+            results.runs.map((r) => r.attempts),
+            msg,
+          ).toEqual([1, 1, 1, 1]);
+          if (kind === "requeue") expect(refused).toMatch(/Requested operation is presently disabled/);
+        } finally {
+          process.env.PATH = path;
+        }
+      },
+      300_000,
+    );
+
+  it("medalist run killed (kill -9) mid-suite, then run again: its jobs cancelled, every run counted once", async () => {
+    const shared = mkdtempSync(join(tmpdir(), "medalist-slurm-kill-"));
+    // Agents of 15 s: the killed run's jobs are still queued or running when the resume starts.
+    const config = slurmSuite(join(shared, "suite"), shared, 15);
+    /** `medalist run`; with `killMs`, SIGKILL that long after the first run started. */
+    const cli = (out: string, killMs?: number) =>
+      new Promise<string>((done) => {
+        const child = spawn(
+          process.execPath,
+          ["--import", "tsx", "src/cli.ts", "run", "--config", config, "--out", out],
+          {
+            cwd: root,
+            env: {
+              ...env,
+              MEDALIST_RUN_KEY: "faults-test-run-key-0123456789abcdef0123456789",
+              NO_COLOR: "1",
+            },
+            stdio: ["ignore", "pipe", "pipe"],
+          },
+        );
+        let text = "";
+        let armed = false;
+        const read = (b: Buffer) => {
+          text += b.toString();
+          if (killMs !== undefined && !armed && /: started/.test(text)) {
+            armed = true;
+            setTimeout(() => child.kill("SIGKILL"), killMs);
+          }
+        };
+        child.stdout.on("data", read);
+        child.stderr.on("data", read);
+        child.on("close", () => done(text));
+      });
+    const refText = await cli(join(shared, "ref"));
+    const expected = readOutcome(join(shared, "ref"));
+    expect(expected?.runs.length, refText).toBe(4);
+    const out = join(shared, "killed");
+    const first = await cli(out, Math.round(random(SEED + 7)() * 1000));
+    const again = await cli(out);
+    const msg = `${first}\n--- resume ---\n${again}`;
+    expect(tally(expected!, readOutcome(out)), msg).toEqual({ lost: 0, doubleCounted: 0, different: 0 });
+    expect(again, msg).toMatch(/cancelled [1-4] Slurm job\(s\) left by a crashed suite: /);
+    const q = execFileSync("squeue", ["-h", "-p", "faults", "-o", "%i"], { env, encoding: "utf8" });
+    expect(q.trim(), msg).toBe("");
   }, 300_000);
 
   for (const kind of ["restart-ctld", "down"] as const)

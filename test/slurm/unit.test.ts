@@ -204,7 +204,18 @@ describe("sacct", () => {
     for (const s of ["NODE_FAIL", "BOOT_FAIL", "PREEMPTED"]) {
       expect(classify(job(s), ctx)).toMatchObject({ outcome: "infra_error", retryable: true });
     }
-    expect(classify(job("CANCELLED"), ctx)).toMatchObject({ outcome: "infra_error", retryable: false });
+    // A cancel from outside (Medalist's own are worded by the attempt wrapper): the cause named, retried.
+    expect(classify(job("CANCELLED", { cancelledBy: "1001" }), ctx)).toEqual({
+      outcome: "infra_error",
+      exitCode: 0,
+      error:
+        "the job was cancelled outside Medalist (scancel by uid 1001, a user or an administrator) on gpu01",
+      retryable: true,
+    });
+    expect(parseSacct("7|CANCELLED by 0|0:15|2|vm||medalist-f").get("7")).toMatchObject({
+      state: "CANCELLED",
+      cancelledBy: "0",
+    });
     // Accounting-based memory enforcement: SIGKILL at a peak over the limit.
     expect(classify(jobs.get("2")!, { ...ctx, memoryBytes: 100 * 2 ** 20 })).toMatchObject({
       outcome: "oom",

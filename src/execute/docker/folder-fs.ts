@@ -18,7 +18,9 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
+  readFileSync,
   readSync,
+  realpathSync,
   readlinkSync,
   renameSync,
   rmSync,
@@ -357,4 +359,52 @@ export function fullness(dir: string): string | null {
   if (s.bavail * s.bsize < MiB) return "its filesystem is full";
   if (s.ffree === 0) return `it holds as many files as its filesystem allows (${s.files})`;
   return null;
+}
+
+/** The run folders that get a filesystem of their own. */
+const MOUNTED_FOLDERS = new Set(["submission", "logs", "code"]);
+
+/**
+ * Run-folder filesystems left mounted under `root` by a process killed while its agents ran (kill -9
+ * skips the unmount), longest path first (a nested one before its parent), read from a mountinfo text. The caller holds the results
+ * folder's lock, so no live process of this suite owns them.
+ */
+export function leftoverMounts(root: string, mountinfo: string): string[] {
+  const prefix = root.endsWith("/") ? root : `${root}/`;
+  const out: string[] = [];
+  for (const line of mountinfo.split("\n")) {
+    const f = line.split(" ");
+    const sep = f.indexOf("-", 6);
+    if (f.length < 7 || sep < 0) continue;
+    const at = f[4].replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+    if (at.startsWith(prefix) && f[sep + 1] === "ext4" && MOUNTED_FOLDERS.has(path.basename(at)))
+      out.push(at);
+  }
+  return out.sort((a, b) => b.length - a.length);
+}
+
+/** Unmounts the filesystems `leftoverMounts` finds under `root`; the mount points unmounted. */
+export async function unmountLeftovers(root: string): Promise<string[]> {
+  let real: string;
+  let info: string;
+  try {
+    real = realpathSync(root);
+    info = readFileSync("/proc/self/mountinfo", "utf8");
+  } catch {
+    return [];
+  }
+  const done: string[] = [];
+  for (const dir of leftoverMounts(real, info)) {
+    // A container of the dead process may still hold it: detach it lazily then.
+    const ok = await run("umount", [dir]).then(
+      () => true,
+      () =>
+        run("umount", ["-l", dir]).then(
+          () => true,
+          () => false,
+        ),
+    );
+    if (ok) done.push(dir);
+  }
+  return done;
 }

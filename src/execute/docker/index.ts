@@ -12,6 +12,7 @@ import { SetupFailure } from "../setup-failure.js";
 import { AgentBuildError } from "../container/image.js";
 import { dockerSelfTest } from "./self-test.js";
 import { setupDocker } from "./setup.js";
+import { unmountLeftovers } from "./folder-fs.js";
 
 /**
  * Each run in its own container. open() does the per-suite work: daemon, GPUs, the agent image,
@@ -92,6 +93,14 @@ export const dockerBackend: Backend<"docker", typeof DockerSchema> = {
     };
   },
   async sweep(ctx) {
+    // A process killed mid-suite leaves its runs' folder filesystems mounted: the resume resets those folders.
+    if (ctx.outDir !== undefined) {
+      const left = await unmountLeftovers(ctx.outDir);
+      if (left.length > 0)
+        ctx.log(
+          `unmounted ${left.length} run folder filesystem(s) left by an earlier suite: ${left.join(", ")}`,
+        );
+    }
     // No daemon: nothing to sweep here, and open() says what is wrong in one line.
     const daemon = await connectDocker({ attempts: 1 }).catch(() => null);
     if (!daemon) return [];

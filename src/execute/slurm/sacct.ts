@@ -31,6 +31,8 @@ export interface JobRecord {
   name: string;
   /** Highest MaxRSS of the job's steps, bytes; null when none reported. */
   maxRssBytes: number | null;
+  /** Who cancelled it: the uid in "CANCELLED by 0". */
+  cancelledBy?: string;
 }
 
 const UNITS: Record<string, number> = { "": 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40 };
@@ -57,6 +59,7 @@ export function parseSacct(text: string): Map<string, JobRecord> {
     if (size !== null) rss.set(base, Math.max(rss.get(base) ?? 0, size));
     if (id !== base) continue;
     const ec = /^(\d+):(\d+)$/.exec(exit.trim());
+    const by = /^CANCELLED by (\d+)$/.exec(state.trim());
     jobs.set(id, {
       jobId: id,
       state: state.trim().split(/\s+/)[0] ?? "",
@@ -66,6 +69,7 @@ export function parseSacct(text: string): Map<string, JobRecord> {
       nodeList: nodeList.trim(),
       name,
       maxRssBytes: null,
+      ...(by ? { cancelledBy: by[1] } : {}),
     });
   }
   for (const [id, job] of jobs) job.maxRssBytes = rss.get(id) ?? null;
@@ -175,12 +179,15 @@ export function classify(job: JobRecord, ctx: ClassifyContext): Classified {
       retryable: true,
     };
   }
+  // Medalist's own cancels are worded by execute/attempt.ts: this one came from outside (a user, an
+  // administrator, a cleanup script). The job is gone, not the agent's doing: retried like a lost node.
   if (state === "CANCELLED") {
+    const by = job.cancelledBy !== undefined ? ` by uid ${job.cancelledBy}` : "";
     return {
       outcome: "infra_error",
       exitCode: code,
-      error: "the job was cancelled outside Medalist (scancel by a user or an administrator)",
-      retryable: false,
+      error: `the job was cancelled outside Medalist (scancel${by}, a user or an administrator)${where}`,
+      retryable: true,
     };
   }
   if (state === "LOST") {
