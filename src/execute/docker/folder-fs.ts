@@ -370,17 +370,44 @@ const MOUNTED_FOLDERS = new Set(["submission", "logs", "code"]);
  * folder's lock, so no live process of this suite owns them.
  */
 export function leftoverMounts(root: string, mountinfo: string): string[] {
+  return leftovers(root, mountinfo).map((m) => m.dir);
+}
+
+/** leftoverMounts with each one's source device (`/dev/loopN`). */
+function leftovers(root: string, mountinfo: string): { dir: string; source: string }[] {
   const prefix = root.endsWith("/") ? root : `${root}/`;
-  const out: string[] = [];
+  const out: { dir: string; source: string }[] = [];
   for (const line of mountinfo.split("\n")) {
     const f = line.split(" ");
     const sep = f.indexOf("-", 6);
     if (f.length < 7 || sep < 0) continue;
     const at = f[4].replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
     if (at.startsWith(prefix) && f[sep + 1] === "ext4" && MOUNTED_FOLDERS.has(path.basename(at)))
-      out.push(at);
+      out.push({ dir: at, source: f[sep + 2] ?? "" });
   }
-  return out.sort((a, b) => b.length - a.length);
+  return out.sort((a, b) => b.dir.length - a.dir.length);
+}
+
+/**
+ * The folder of a loop device's image file when it is one of Medalist's (`<tmp>/medalist-fs-…/fs.img`),
+ * else null: only such a folder is ever removed.
+ */
+export function imageFolderOf(source: string, tmp = os.tmpdir()): string | null {
+  const m = /^\/dev\/(loop\d+)$/.exec(source);
+  if (!m) return null;
+  let file: string;
+  try {
+    file = readFileSync(`/sys/block/${m[1]}/loop/backing_file`, "utf8").trim();
+    tmp = realpathSync(tmp);
+  } catch {
+    return null;
+  }
+  const dir = path.dirname(file);
+  const ok =
+    path.basename(file) === "fs.img" &&
+    path.dirname(dir) === tmp &&
+    path.basename(dir).startsWith(SCRATCH_PREFIX);
+  return ok ? dir : null;
 }
 
 /** Unmounts the filesystems `leftoverMounts` finds under `root`; the mount points unmounted. */
@@ -394,7 +421,8 @@ export async function unmountLeftovers(root: string): Promise<string[]> {
     return [];
   }
   const done: string[] = [];
-  for (const dir of leftoverMounts(real, info)) {
+  for (const { dir, source } of leftovers(real, info)) {
+    const images = imageFolderOf(source);
     // A container of the dead process may still hold it: detach it lazily then.
     const ok = await run("umount", [dir]).then(
       () => true,
@@ -404,7 +432,10 @@ export async function unmountLeftovers(root: string): Promise<string[]> {
           () => false,
         ),
     );
-    if (ok) done.push(dir);
+    if (!ok) continue;
+    done.push(dir);
+    // The image goes too (a lazily detached loop device keeps it until the last user leaves).
+    if (images) rmSync(images, { recursive: true, force: true });
   }
   return done;
 }
