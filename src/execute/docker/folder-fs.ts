@@ -209,18 +209,26 @@ export async function scratchFs(bytes: number, mount = true): Promise<ScratchFs>
 export async function removeScratch(work: string): Promise<string | null> {
   const dir = path.join(work, "mnt");
   if (isMountPoint(dir)) {
-    try {
-      await run("umount", [dir]);
-    } catch {
-      try {
-        await run("umount", ["-l", dir]);
-      } catch (e) {
-        return `could not unmount ${dir}: ${firstLine((e as Error).message)}`;
-      }
-    }
+    const stuck = await unmount(dir);
+    if (stuck) return stuck;
   }
   rmSync(work, { recursive: true, force: true });
   return null;
+}
+
+/** Unmounts `dir`, lazily when it is busy; null when done, else why it stays mounted. */
+async function unmount(dir: string): Promise<string | null> {
+  try {
+    await run("umount", [dir]);
+    return null;
+  } catch {
+    try {
+      await run("umount", ["-l", dir]);
+      return null;
+    } catch (e) {
+      return `could not unmount ${dir}: ${firstLine((e as Error).message)}`;
+    }
+  }
 }
 
 /** Whether `dir` is on another device than its parent (a mount point); false when missing. */
@@ -243,15 +251,10 @@ async function copyBack(
   mkdirSync(out, { mode: 0o777 });
   const st = lstatSync(dir);
   const report = copyTree(dir, out, bytes);
-  try {
-    await run("umount", [dir]);
-  } catch {
-    try {
-      await run("umount", ["-l", dir]);
-    } catch (e) {
-      rmSync(out, { recursive: true, force: true });
-      return { ...report, stuck: `could not unmount ${dir}: ${firstLine((e as Error).message)}` };
-    }
+  const stuck = await unmount(dir);
+  if (stuck) {
+    rmSync(out, { recursive: true, force: true });
+    return { ...report, stuck };
   }
   rmSync(dir, { recursive: true, force: true });
   renameSync(out, dir);
@@ -424,14 +427,7 @@ export async function unmountLeftovers(root: string): Promise<string[]> {
   for (const { dir, source } of leftovers(real, info)) {
     const images = imageFolderOf(source);
     // A container of the dead process may still hold it: detach it lazily then.
-    const ok = await run("umount", [dir]).then(
-      () => true,
-      () =>
-        run("umount", ["-l", dir]).then(
-          () => true,
-          () => false,
-        ),
-    );
+    const ok = (await unmount(dir)) === null;
     if (!ok) continue;
     done.push(dir);
     // The image goes too (a lazily detached loop device keeps it until the last user leaves).
