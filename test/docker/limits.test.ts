@@ -12,6 +12,7 @@ import { ConfigSchema } from "../../src/config/schema.js";
 import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
 import { DockerExecutor } from "../../src/execute/docker/executor.js";
 import { folderFsProblem } from "../../src/execute/docker/folder-fs.js";
+import { kernelRecords } from "../../src/execute/docker/kernel-log.js";
 import { DEFAULT_PIDS, DEFAULT_ROOT, memoryReserve } from "../../src/execute/docker/limits.js";
 import { setupDocker } from "../../src/execute/docker/setup.js";
 import type { DockerSuiteConfig } from "../../src/execute/docker/config.js";
@@ -181,6 +182,27 @@ describe.skipIf(!docker)("limits on every agent container (real daemon)", () => 
       expect(logs.error).toMatch(/^disk: \/home\/logs went over its 16\.0 MiB quota/);
     }
   }, 240_000);
+
+  it.skipIf(kernelRecords() === null)(
+    "an agent whose own shell dies on a refused fork (exit 2) is named from the kernel's log",
+    async () => {
+      const spec = await makeRun(suite, "shell-dies", { timeLimitSecs: 120 });
+      // busybox sh exits 2 ("can't fork") within milliseconds, before the once-a-second watch looks,
+      // and Docker removes the container's cgroup (and its pids.events) with it.
+      const r = await new DockerExecutor(
+        docker!,
+        shellSettings("while :; do sleep 60 & done", { limits: { memory: 256 * MiB, pids: 32, cpus: 1 } }),
+      ).execute(spec);
+      const log = await readFile(runPaths(spec.runDir).logFile, "utf8");
+      expect(r.outcome, log).toBe("failed");
+      expect(r.exitCode).toBe(2);
+      expect(r.error).toBe(
+        "pids: limit 32 reached (the agent tried to run more processes than limits.pids allows)",
+      );
+      expect(log).toContain("can't fork");
+    },
+    120_000,
+  );
 
   it("an image build runs with a memory limit (the runner less its reserve), no swap", async () => {
     const ctx = mkdtempSync(path.join(os.tmpdir(), "medalist-build-limits-"));

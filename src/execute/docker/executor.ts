@@ -25,7 +25,9 @@ import {
   checkLimits,
   foldersFull,
   pidsEventsFile,
+  pidsHit,
   rootFull,
+  tmpFsFull,
   type LimitHit,
   type LimitWatchInput,
 } from "./kernel-limits.js";
@@ -36,6 +38,7 @@ import type { ValidationServer } from "../validation-server.js";
 import { serveLocalhost5000 } from "../container/validate-sidecar.js";
 import { startExecRelay, type ExecRelay } from "../container/validate-relay.js";
 import { isGvisor } from "./runtime.js";
+import { kernelLimitEvents } from "./kernel-log.js";
 import { containerUser, entrypointNote, type DockerSettings } from "./settings.js";
 import { withWritableHome } from "../container/home-layer.js";
 import { helperEngine, imageEngine } from "./engine.js";
@@ -118,9 +121,10 @@ export function oomCause(memory: number | undefined): string {
 
 /** How the kernel limits read under gVisor (measured on Debian's runsc, docs/docker.md). */
 export const GVISOR_LIMITS =
-  "under gVisor the limits hold but read differently: /tmp and /var/tmp are bounded inside the sandbox, yet a full one " +
-  "does not stop the run; a run killed at its memory limit ends with exit code 137, which Docker does not always report as " +
-  "out of memory; limits.pids counts the sandbox's own host threads, and a sandbox past it ends with exit code 2";
+  "under gVisor the limits hold but some read differently: limits.pids counts the sandbox's own processes and threads on " +
+  "the runner (about 40 at rest, more with more mounts), not the agent's processes one for one, and the sandbox dies when " +
+  "the kernel refuses it a fork; a sandbox killed at its memory limit or past limits.pids is named from the kernel's log, " +
+  "where the runner can read it (root)";
 
 /** A run's localhost:5000: a sidecar (runc) or a relay started in the agent's sandbox (gVisor). */
 interface LocalEndpoint {
@@ -272,7 +276,19 @@ export class DockerExecutor {
       await unmount();
       return infra(`creating the writable places of the read-only root failed: ${errorMessage(e)}`);
     }
-    const dropRoot = () => this.dropRootArea(root, ctx);
+    // Under gVisor the runner cannot see into the sandbox's own tmpfs: /tmp and /var/tmp go on disk.
+    let tmp: RootArea[] = [];
+    try {
+      tmp = await this.tmpAreas(ctx, name, opts);
+    } catch (e) {
+      await unmount();
+      await this.dropRootArea(root, ctx);
+      return infra(`creating /tmp and /var/tmp failed: ${errorMessage(e)}`);
+    }
+    const dropRoot = async () => {
+      await this.dropRootArea(root, ctx);
+      for (const t of tmp) await this.dropRootArea(t, ctx);
+    };
     const sidecar = await this.sidecarFor(spec, ctx, opts, image);
     let container: Docker.Container;
     // Which daemon connection the container starts under: another one at its end is a restart.
@@ -312,6 +328,13 @@ export class DockerExecutor {
             cannotStart: { code: exec[1] === "permission denied" ? 126 : 127, reason: exec[0] },
           },
         };
+      // gVisor's sandbox needs host threads of its own (more with more mounts) before the agent runs.
+      const pids = this.settings.limits.pids;
+      if (isGvisor(this.settings.runtime) && pids !== undefined && kernelLimitEvents(container.id)?.pids)
+        return infra(
+          `starting the container failed: the kernel refused a fork to the gVisor sandbox at limits.pids ${pids}, before the agent ran (the sandbox's own threads count; raise limits.pids): ${errorMessage(e)}`,
+          false,
+        );
       return infra(`starting the container failed: ${errorMessage(e)}`);
     }
     await sidecar?.afterStart?.(container);
@@ -322,6 +345,14 @@ export class DockerExecutor {
     // The kernel bounds processes, /tmp and the folders; its counters say when the agent hit one.
     const watched = await this.limitWatch(container, folders);
     if (root?.bounded && ro) watched.root = { paths: ro.paths, path: root.fs.dir, bytes: ro.bytes };
+    if (tmp.length > 0) {
+      watched.tmp = [];
+      watched.tmpFs = tmp.map((t, i) => ({
+        label: TMP_DIRS[i],
+        path: t.fs.dir,
+        bytes: this.settings.limits.tmp!,
+      }));
+    }
     let hit: LimitHit | null = null;
     watch.timer = setInterval(() => {
       if (hit) return;
@@ -346,9 +377,24 @@ export class DockerExecutor {
         const facts = await this.waitFor(container, logsDone, epoch);
         clearInterval(watch.timer);
         // A folder filled just before the exit, or left with more apparent bytes than its quota.
-        hit ??= foldersFull(watched.folders ?? []) ?? rootFull(watched.root);
+        hit ??=
+          tmpFsFull(watched.tmpFs ?? []) ?? foldersFull(watched.folders ?? []) ?? rootFull(watched.root);
         const back = await unmount();
         hit ??= back;
+        if (!hit && !facts.infra && facts.oom === undefined && facts.code !== null && facts.code !== 0) {
+          // Ended before the watch saw a counter (gVisor's sandbox dies at either limit; a shell
+          // refused a fork exits): what the kernel logged for this container's cgroup says why.
+          const k = kernelLimitEvents(container.id);
+          if (k?.oom) {
+            ctx.note(`the kernel log shows an OOM kill in this container's memory cgroup`);
+            return { ...facts, oom: oomCause(this.settings.limits.memory) };
+          }
+          const pids = this.settings.limits.pids;
+          if (k?.pids && pids !== undefined) {
+            ctx.note(`the kernel log shows a fork refused in this container's pids cgroup`);
+            hit = pidsHit(pids, isGvisor(this.settings.runtime));
+          }
+        }
         return hit && !facts.infra && facts.oom === undefined ? { ...facts, limit: hit } : facts;
       },
       release,
@@ -418,6 +464,66 @@ export class DockerExecutor {
       throw e;
     }
     return area;
+  }
+
+  /**
+   * Under gVisor, where the runner can mount filesystems: /tmp and /var/tmp each a named volume on
+   * its own ext4 filesystem of limits.disk.tmp (mode 1777) instead of a tmpfs inside the sandbox,
+   * which the runner cannot see, so the watch can stop a run that fills one (`opts` is changed to
+   * say so). [] otherwise, or where a filesystem cannot be made (said in the run's log).
+   */
+  private async tmpAreas(
+    ctx: AttemptContext,
+    name: string,
+    opts: Docker.ContainerCreateOptions,
+  ): Promise<RootArea[]> {
+    const bytes = this.settings.limits.tmp;
+    if (!isGvisor(this.settings.runtime) || bytes === undefined) return [];
+    if (!this.folderFilesystems) {
+      ctx.note(
+        `/tmp and /var/tmp: ${sizeText(bytes)} each inside the gVisor sandbox, which the runner cannot see: a full one refuses writes but does not stop the run (the runner cannot mount filesystems)`,
+      );
+      return [];
+    }
+    const areas: RootArea[] = [];
+    try {
+      for (const i of TMP_DIRS.keys()) {
+        const fs = await scratchFs(bytes);
+        areas.push({ fs, volumes: [], bounded: true });
+        chmodSync(fs.dir, 0o1777);
+        const volume = `${name}-t${i}`;
+        await this.docker
+          .getVolume(volume)
+          .remove({ force: true })
+          .catch(() => {});
+        await this.docker.createVolume({
+          Name: volume,
+          Driver: "local",
+          DriverOpts: { type: "none", o: "bind", device: fs.dir },
+          Labels: { ...(opts.Labels ?? {}), [LABEL.scratch]: fs.work },
+        });
+        areas[i].volumes.push(volume);
+      }
+    } catch (e) {
+      for (const a of areas) await this.dropRootArea(a, ctx);
+      throw e;
+    }
+    const host = opts.HostConfig ?? {};
+    delete host.Tmpfs;
+    host.Mounts = [
+      ...(host.Mounts ?? []),
+      ...areas.map((a, i) => ({
+        Type: "volume" as const,
+        Source: a.volumes[0],
+        Target: TMP_DIRS[i],
+        ReadOnly: false,
+      })),
+    ];
+    opts.HostConfig = host;
+    ctx.note(
+      `/tmp and /var/tmp: ${sizeText(bytes)} each, each its own filesystem on the runner (under gVisor the runner cannot see into the sandbox's own tmpfs)`,
+    );
+    return areas;
   }
 
   /** Removes the run's volumes and their filesystem (kept with docker.keepContainers). */
@@ -494,7 +600,8 @@ export class DockerExecutor {
       })),
     };
     const file = limits.pids !== undefined ? pidsEventsFile(container.id) : null;
-    if (file && limits.pids !== undefined) w.pids = { file, limit: limits.pids };
+    if (file && limits.pids !== undefined)
+      w.pids = { file, limit: limits.pids, gvisor: isGvisor(this.settings.runtime) };
     if (limits.tmp !== undefined) {
       const pid = await container
         .inspect()

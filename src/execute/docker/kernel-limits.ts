@@ -41,23 +41,21 @@ export function pidsRefusals(file: string): number | null {
 }
 
 export interface LimitWatchInput {
-  /** pids.events of the container (pidsEventsFile), with the limit. */
-  pids?: { file: string; limit: number };
+  /** pids.events of the container (pidsEventsFile), with the limit; `gvisor`: the sandbox's own threads count. */
+  pids?: { file: string; limit: number; gvisor?: boolean };
   /** The container's in-memory folders as the runner reaches them (/proc/<pid>/root/tmp), sized. */
   tmp?: { label: string; path: string; bytes: number }[];
   /** The run's folders with their own filesystems (folder-fs.ts), by the name the agent sees. */
   folders?: { label: string; path: string; bytes: number }[];
+  /** /tmp and /var/tmp each on its own filesystem on the runner (under gVisor), sized. */
+  tmpFs?: { label: string; path: string; bytes: number }[];
   /** The filesystem the writable places of a read-only root share (their paths in the container). */
   root?: { paths: string[]; path: string; bytes: number };
 }
 
 /** The first limit reached, or null. */
 export function checkLimits(w: LimitWatchInput): LimitHit | null {
-  if (w.pids && (pidsRefusals(w.pids.file) ?? 0) > 0)
-    return {
-      name: "pids",
-      cause: `pids: limit ${w.pids.limit} reached (the agent tried to run more processes than limits.pids allows)`,
-    };
+  if (w.pids && (pidsRefusals(w.pids.file) ?? 0) > 0) return pidsHit(w.pids.limit, w.pids.gvisor === true);
   for (const t of w.tmp ?? []) {
     if (tmpFull(t.path, t.bytes))
       return {
@@ -65,7 +63,30 @@ export function checkLimits(w: LimitWatchInput): LimitHit | null {
         cause: `disk: ${t.label} limit ${sizeText(t.bytes)} reached (limits.disk.tmp; it is full)`,
       };
   }
-  return foldersFull(w.folders ?? []) ?? rootFull(w.root);
+  return tmpFsFull(w.tmpFs ?? []) ?? foldersFull(w.folders ?? []) ?? rootFull(w.root);
+}
+
+/** The first of /tmp and /var/tmp on a filesystem of its own (gVisor) that is full, or null. */
+export function tmpFsFull(tmp: NonNullable<LimitWatchInput["tmpFs"]>): LimitHit | null {
+  for (const t of tmp) {
+    const why = fullness(t.path);
+    if (why)
+      return {
+        name: t.label,
+        cause: `disk: ${t.label} limit ${sizeText(t.bytes)} reached (limits.disk.tmp; ${why})`,
+      };
+  }
+  return null;
+}
+
+/** The cause when the kernel refused a fork at limits.pids. */
+export function pidsHit(limit: number, gvisor: boolean): LimitHit {
+  return {
+    name: "pids",
+    cause: gvisor
+      ? `pids: limit ${limit} reached (the kernel refused a fork to the agent's gVisor sandbox, whose processes and threads limits.pids bounds)`
+      : `pids: limit ${limit} reached (the agent tried to run more processes than limits.pids allows)`,
+  };
 }
 
 /** The cause when the writable places of a read-only root filled their filesystem, or null. */
