@@ -4,6 +4,7 @@ import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { folderFsProblem } from "../../src/execute/docker/folder-fs.js";
+import { kernelLimitEvents, kernelRecords } from "../../src/execute/docker/kernel-log.js";
 import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
 import { DockerExecutor, GVISOR_LIMITS } from "../../src/execute/docker/executor.js";
 import { runPaths } from "../../src/execute/types.js";
@@ -99,6 +100,8 @@ describe.skipIf(!docker || !runsc)("DockerExecutor under runsc (gVisor)", () => 
       // Killed at the limit: named from the kernel's log (Docker does not always say OOMKilled under runsc).
       expect(oom, await logOf(oomSpec)).toMatchObject({ outcome: "oom", error: "oom: memory limit 64 MiB" });
       expect(oom.exitCode).toBe(137);
+      // The kernel's own record of it, which names the run's container cgroup when Docker does not.
+      if (kernelRecords() !== null) expect(kernelLimitEvents(oom.details!.containerId)?.oom).toBe(true);
 
       expect(bomb.outcome, await logOf(bombSpec)).toBe("failed");
       expect(bomb.error).toMatch(
@@ -125,6 +128,21 @@ describe.skipIf(!docker || !runsc)("DockerExecutor under runsc (gVisor)", () => 
           /No space left on device[\s\S]*rc=1/,
         );
       }
+    },
+  );
+
+  it.skipIf(kernelRecords() === null)(
+    "a limits.pids too small for the sandbox itself fails its start, naming limits.pids, and is not retried",
+    { timeout: T },
+    async () => {
+      const spec = await makeRun(suite, "pids-too-small");
+      const r = await under("echo never", { limits: { memory: 256 * 1024 ** 2, pids: 24 } }).execute(spec);
+      const log = await readFile(runPaths(spec.runDir).logFile, "utf8");
+      expect(r.outcome, log).toBe("infra_error");
+      expect(r.error).toMatch(
+        /^starting the container failed: the kernel refused a fork to the gVisor sandbox at limits\.pids 24, before the agent ran/,
+      );
+      expect(log).not.toContain("never");
     },
   );
 
