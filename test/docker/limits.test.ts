@@ -79,11 +79,34 @@ describe.skipIf(!docker)("limits on every agent container (real daemon)", () => 
         MemorySwap: memory,
         NanoCpus: 1e9,
         PidsLimit: DEFAULT_PIDS,
-        Tmpfs: {
-          "/tmp": `rw,nosuid,nodev,size=${GiB},mode=1777`,
-          "/var/tmp": `rw,nosuid,nodev,size=${GiB},mode=1777`,
-        },
       });
+      // runc: the container's own tmpfs; gVisor (auto picks runsc where the daemon has it): a tmpfs
+      // volume the daemon mounts on the runner, so the watch can see it. Either way sized in inspect.
+      if (setup.executor.settings.runtime === "runsc")
+        expect(
+          (host?.Mounts as { Target: string; VolumeOptions?: unknown }[]).filter((m) =>
+            m.Target.endsWith("tmp"),
+          ),
+        ).toEqual(
+          ["/tmp", "/var/tmp"].map((Target) =>
+            expect.objectContaining({
+              Target,
+              VolumeOptions: expect.objectContaining({
+                DriverConfig: {
+                  Name: "local",
+                  Options: { type: "tmpfs", device: "tmpfs", o: `size=${GiB},mode=1777,nosuid,nodev` },
+                },
+              }),
+            }),
+          ),
+        );
+      else
+        expect(host).toMatchObject({
+          Tmpfs: {
+            "/tmp": `rw,nosuid,nodev,size=${GiB},mode=1777`,
+            "/var/tmp": `rw,nosuid,nodev,size=${GiB},mode=1777`,
+          },
+        });
       // The root filesystem is read-only; its writable places are listed once in the suite log.
       expect(host).toMatchObject({ ReadonlyRootfs: true });
       expect(host?.StorageOpt ?? null).toBeNull();

@@ -3,6 +3,7 @@ import type Docker from "dockerode";
 import { runPaths, type RunSpec } from "../types.js";
 import { containerUser, entrypointOption, type DockerSettings } from "./settings.js";
 import { CONTAINER_PATHS, contractEnv, runName } from "../contract.js";
+import { isGvisor } from "./runtime.js";
 
 export { CONTAINER_PATHS };
 
@@ -105,7 +106,27 @@ export function containerOptions(
   // The agent's scratch folders are in-memory and sized: a writer gets "no space left" at the size.
   if (limits.tmp !== undefined) {
     const tmpfs = `rw,nosuid,nodev,size=${limits.tmp},mode=1777`;
-    hostConfig.Tmpfs = { [TMP_DIRS[0]]: tmpfs, [TMP_DIRS[1]]: tmpfs };
+    if (isGvisor(settings.runtime))
+      // gVisor keeps a container tmpfs inside its sandbox, out of the runner's sight: a tmpfs the
+      // daemon mounts on the runner instead (an anonymous volume, removed with the container), so
+      // the limit watch can see it fill. Still in memory, and counted in the container's memory.
+      hostConfig.Mounts!.push(
+        ...TMP_DIRS.map((Target) => ({
+          Type: "volume" as const,
+          Source: "", // anonymous
+          Target,
+          ReadOnly: false,
+          VolumeOptions: {
+            NoCopy: true,
+            Labels: {},
+            DriverConfig: {
+              Name: "local",
+              Options: { type: "tmpfs", device: "tmpfs", o: `size=${limits.tmp},mode=1777,nosuid,nodev` },
+            },
+          },
+        })),
+      );
+    else hostConfig.Tmpfs = { [TMP_DIRS[0]]: tmpfs, [TMP_DIRS[1]]: tmpfs };
   }
   // The writable layer, where the storage driver can bound it (setup checks; else unset, said once).
   if (limits.root !== undefined && !settings.readOnlyRoot)

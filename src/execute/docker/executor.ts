@@ -27,7 +27,6 @@ import {
   pidsEventsFile,
   pidsHit,
   rootFull,
-  tmpFsFull,
   type LimitHit,
   type LimitWatchInput,
 } from "./kernel-limits.js";
@@ -42,7 +41,7 @@ import { kernelLimitEvents } from "./kernel-log.js";
 import { containerUser, entrypointNote, type DockerSettings } from "./settings.js";
 import { withWritableHome } from "../container/home-layer.js";
 import { helperEngine, imageEngine } from "./engine.js";
-import { imageHome, imageUser, UserLookupError } from "./image-user.js";
+import { imageHas, imageHome, imageUser, UserLookupError } from "./image-user.js";
 import { sizeText } from "./limits.js";
 import type { DaemonWatch } from "./daemon-watch.js";
 
@@ -154,6 +153,8 @@ export class DockerExecutor {
   private image: Promise<ImageInfo> | null = null;
   /** The container user as "uid:gid" once the image is known (names resolved in it); "" the image's. */
   private user: string | null = null;
+  /** Under gVisor with localhost:5000 served: whether the image has /bin/sh (the agent's wait for the relay runs in it). */
+  private shell = true;
   private readonly log: (line: string) => void;
   private readonly owner: string;
   /**
@@ -206,6 +207,8 @@ export class DockerExecutor {
       throw e;
     }
     if (this.user !== user) this.log(`container user ${user} is ${this.user} in the image`);
+    if (isGvisor(this.settings.runtime) && this.settings.serveLocalhost5000)
+      this.shell = await imageHas(this.docker, image.id, "/bin/sh").catch(() => true);
     // Under a read-only root the container user's HOME stays writable (pip, conda, ~/.cache).
     const ro = this.settings.readOnlyRoot;
     if (ro) {
@@ -276,19 +279,7 @@ export class DockerExecutor {
       await unmount();
       return infra(`creating the writable places of the read-only root failed: ${errorMessage(e)}`);
     }
-    // Under gVisor the runner cannot see into the sandbox's own tmpfs: /tmp and /var/tmp go on disk.
-    let tmp: RootArea[] = [];
-    try {
-      tmp = await this.tmpAreas(ctx, name, opts);
-    } catch (e) {
-      await unmount();
-      await this.dropRootArea(root, ctx);
-      return infra(`creating /tmp and /var/tmp failed: ${errorMessage(e)}`);
-    }
-    const dropRoot = async () => {
-      await this.dropRootArea(root, ctx);
-      for (const t of tmp) await this.dropRootArea(t, ctx);
-    };
+    const dropRoot = () => this.dropRootArea(root, ctx);
     const sidecar = await this.sidecarFor(spec, ctx, opts, image);
     let container: Docker.Container;
     // Which daemon connection the container starts under: another one at its end is a restart.
@@ -345,14 +336,6 @@ export class DockerExecutor {
     // The kernel bounds processes, /tmp and the folders; its counters say when the agent hit one.
     const watched = await this.limitWatch(container, folders);
     if (root?.bounded && ro) watched.root = { paths: ro.paths, path: root.fs.dir, bytes: ro.bytes };
-    if (tmp.length > 0) {
-      watched.tmp = [];
-      watched.tmpFs = tmp.map((t, i) => ({
-        label: TMP_DIRS[i],
-        path: t.fs.dir,
-        bytes: this.settings.limits.tmp!,
-      }));
-    }
     let hit: LimitHit | null = null;
     watch.timer = setInterval(() => {
       if (hit) return;
@@ -377,8 +360,7 @@ export class DockerExecutor {
         const facts = await this.waitFor(container, logsDone, epoch);
         clearInterval(watch.timer);
         // A folder filled just before the exit, or left with more apparent bytes than its quota.
-        hit ??=
-          tmpFsFull(watched.tmpFs ?? []) ?? foldersFull(watched.folders ?? []) ?? rootFull(watched.root);
+        hit ??= foldersFull(watched.folders ?? []) ?? rootFull(watched.root);
         const back = await unmount();
         hit ??= back;
         if (!hit && !facts.infra && facts.oom === undefined && facts.code !== null && facts.code !== 0) {
@@ -466,66 +448,6 @@ export class DockerExecutor {
     return area;
   }
 
-  /**
-   * Under gVisor, where the runner can mount filesystems: /tmp and /var/tmp each a named volume on
-   * its own ext4 filesystem of limits.disk.tmp (mode 1777) instead of a tmpfs inside the sandbox,
-   * which the runner cannot see, so the watch can stop a run that fills one (`opts` is changed to
-   * say so). [] otherwise, or where a filesystem cannot be made (said in the run's log).
-   */
-  private async tmpAreas(
-    ctx: AttemptContext,
-    name: string,
-    opts: Docker.ContainerCreateOptions,
-  ): Promise<RootArea[]> {
-    const bytes = this.settings.limits.tmp;
-    if (!isGvisor(this.settings.runtime) || bytes === undefined) return [];
-    if (!this.folderFilesystems) {
-      ctx.note(
-        `/tmp and /var/tmp: ${sizeText(bytes)} each inside the gVisor sandbox, which the runner cannot see: a full one refuses writes but does not stop the run (the runner cannot mount filesystems)`,
-      );
-      return [];
-    }
-    const areas: RootArea[] = [];
-    try {
-      for (const i of TMP_DIRS.keys()) {
-        const fs = await scratchFs(bytes);
-        areas.push({ fs, volumes: [], bounded: true });
-        chmodSync(fs.dir, 0o1777);
-        const volume = `${name}-t${i}`;
-        await this.docker
-          .getVolume(volume)
-          .remove({ force: true })
-          .catch(() => {});
-        await this.docker.createVolume({
-          Name: volume,
-          Driver: "local",
-          DriverOpts: { type: "none", o: "bind", device: fs.dir },
-          Labels: { ...(opts.Labels ?? {}), [LABEL.scratch]: fs.work },
-        });
-        areas[i].volumes.push(volume);
-      }
-    } catch (e) {
-      for (const a of areas) await this.dropRootArea(a, ctx);
-      throw e;
-    }
-    const host = opts.HostConfig ?? {};
-    delete host.Tmpfs;
-    host.Mounts = [
-      ...(host.Mounts ?? []),
-      ...areas.map((a, i) => ({
-        Type: "volume" as const,
-        Source: a.volumes[0],
-        Target: TMP_DIRS[i],
-        ReadOnly: false,
-      })),
-    ];
-    opts.HostConfig = host;
-    ctx.note(
-      `/tmp and /var/tmp: ${sizeText(bytes)} each, each its own filesystem on the runner (under gVisor the runner cannot see into the sandbox's own tmpfs)`,
-    );
-    return areas;
-  }
-
   /** Removes the run's volumes and their filesystem (kept with docker.keepContainers). */
   private async dropRootArea(area: RootArea | null, ctx: AttemptContext): Promise<void> {
     if (!area) return;
@@ -603,12 +525,19 @@ export class DockerExecutor {
     if (file && limits.pids !== undefined)
       w.pids = { file, limit: limits.pids, gvisor: isGvisor(this.settings.runtime) };
     if (limits.tmp !== undefined) {
-      const pid = await container
-        .inspect()
-        .then((i) => i.State?.Pid ?? 0)
-        .catch(() => 0);
-      if (pid > 0)
-        w.tmp = TMP_DIRS.map((d) => ({ label: d, path: `/proc/${pid}/root${d}`, bytes: limits.tmp! }));
+      const info = await container.inspect().catch(() => null);
+      const pid = info?.State?.Pid ?? 0;
+      // Under gVisor a tmpfs the daemon mounted on the runner (a volume); under runc the container's own.
+      const at = (d: string) =>
+        isGvisor(this.settings.runtime)
+          ? info?.Mounts?.find((m) => m.Destination === d && m.Type === "volume")?.Source
+          : pid > 0
+            ? `/proc/${pid}/root${d}`
+            : undefined;
+      w.tmp = TMP_DIRS.flatMap((d) => {
+        const p = at(d);
+        return p ? [{ label: d, path: p, bytes: limits.tmp! }] : [];
+      });
     }
     return w;
   }
@@ -683,10 +612,10 @@ export class DockerExecutor {
       `${VALIDATION_URL_VAR}=${LOCAL_VALIDATE_URL}`,
     ];
     let relay: ExecRelay | null = null;
-    const waits = waitForRelay(opts, imageEntrypoint);
+    const waits = this.shell && waitForRelay(opts, imageEntrypoint);
     if (!waits)
       ctx.note(
-        "the agent's command is the image's CMD: it starts with the relay, and a request to localhost:5000 in its first second may be refused",
+        `${this.shell ? "the agent's command is the image's CMD" : "the image has no /bin/sh to wait in"}: it starts with the relay, and a request to localhost:5000 in its first second may be refused`,
       );
     return {
       afterStart: async (container) => {

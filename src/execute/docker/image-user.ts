@@ -99,10 +99,35 @@ async function archiveText(container: Docker.Container, path: string): Promise<s
 }
 
 /** /etc/passwd and /etc/group of an image (null for a file it lacks); nothing in the image runs. */
-export async function readImageAccounts(
+export function readImageAccounts(
   docker: Docker,
   imageId: string,
 ): Promise<{ passwd: string | null; group: string | null }> {
+  return inCreated(docker, imageId, async (container) => ({
+    passwd: await archiveText(container, "/etc/passwd"),
+    group: await archiveText(container, "/etc/group"),
+  }));
+}
+
+/** Whether the image has something at `file` (a link counts as it is); nothing in the image runs. */
+export function imageHas(docker: Docker, imageId: string, file: string): Promise<boolean> {
+  return inCreated(docker, imageId, async (container) => {
+    try {
+      await container.infoArchive({ path: file });
+      return true;
+    } catch (e) {
+      if (statusCode(e) === 404) return false;
+      throw e;
+    }
+  });
+}
+
+/** `read` on a created, never started container of the image, removed after. */
+async function inCreated<T>(
+  docker: Docker,
+  imageId: string,
+  read: (container: Docker.Container) => Promise<T>,
+): Promise<T> {
   const container = await docker.createContainer({
     Image: imageId,
     Entrypoint: ["/nonexistent"],
@@ -116,10 +141,7 @@ export async function readImageAccounts(
     HostConfig: { NetworkMode: "none" },
   });
   try {
-    return {
-      passwd: await archiveText(container, "/etc/passwd"),
-      group: await archiveText(container, "/etc/group"),
-    };
+    return await read(container);
   } finally {
     await container.remove({ force: true, v: true }).catch(() => {});
   }

@@ -43,12 +43,10 @@ export function pidsRefusals(file: string): number | null {
 export interface LimitWatchInput {
   /** pids.events of the container (pidsEventsFile), with the limit; `gvisor`: the sandbox's own threads count. */
   pids?: { file: string; limit: number; gvisor?: boolean };
-  /** The container's in-memory folders as the runner reaches them (/proc/<pid>/root/tmp), sized. */
+  /** The container's in-memory folders as the runner reaches them (/proc/<pid>/root/tmp; under gVisor the volume's tmpfs), sized. */
   tmp?: { label: string; path: string; bytes: number }[];
   /** The run's folders with their own filesystems (folder-fs.ts), by the name the agent sees. */
   folders?: { label: string; path: string; bytes: number }[];
-  /** /tmp and /var/tmp each on its own filesystem on the runner (under gVisor), sized. */
-  tmpFs?: { label: string; path: string; bytes: number }[];
   /** The filesystem the writable places of a read-only root share (their paths in the container). */
   root?: { paths: string[]; path: string; bytes: number };
 }
@@ -63,20 +61,7 @@ export function checkLimits(w: LimitWatchInput): LimitHit | null {
         cause: `disk: ${t.label} limit ${sizeText(t.bytes)} reached (limits.disk.tmp; it is full)`,
       };
   }
-  return tmpFsFull(w.tmpFs ?? []) ?? foldersFull(w.folders ?? []) ?? rootFull(w.root);
-}
-
-/** The first of /tmp and /var/tmp on a filesystem of its own (gVisor) that is full, or null. */
-export function tmpFsFull(tmp: NonNullable<LimitWatchInput["tmpFs"]>): LimitHit | null {
-  for (const t of tmp) {
-    const why = fullness(t.path);
-    if (why)
-      return {
-        name: t.label,
-        cause: `disk: ${t.label} limit ${sizeText(t.bytes)} reached (limits.disk.tmp; ${why})`,
-      };
-  }
-  return null;
+  return foldersFull(w.folders ?? []) ?? rootFull(w.root);
 }
 
 /** The cause when the kernel refused a fork at limits.pids. */
