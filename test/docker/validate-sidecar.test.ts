@@ -235,4 +235,54 @@ describe.skipIf(!image)("the Docker executor with serveLocalhost5000", () => {
     },
     120_000,
   );
+  it.skipIf(!runsc)(
+    "under gVisor an image without /bin/sh still runs its command (no wait for the relay), and localhost:5000 answers",
+    async () => {
+      const suite = uniqueSuite("relay-nosh");
+      const spec = await makeRun(suite, "r1");
+      const ctx = await mkdtemp(path.join(os.tmpdir(), "medalist-nosh-"));
+      await writeFile(path.join(ctx, "Dockerfile"), `FROM ${image}\nRUN rm /bin/sh\nENTRYPOINT []\n`);
+      const tag = "medalist-agent:test-nosh";
+      const server = await startValidationServer();
+      const root = sidecarRoot();
+      try {
+        const executor = new DockerExecutor(docker!, {
+          build: { context: ctx, dockerfile: "Dockerfile", args: {}, tag },
+          command: [
+            "bash",
+            "-c",
+            "test -e /bin/sh && echo HAS-SH || echo NO-SH; " +
+              "for i in $(seq 1 100); do curl -sS localhost:5000/health 2>/dev/null && echo HEALTH-OK && break; sleep 0.2; done",
+          ],
+          entrypoint: "none",
+          limits: {},
+          network: "none",
+          stopGraceSecs: 1,
+          runtime: "runsc",
+          serveLocalhost5000: true,
+        });
+        executor.localValidate = { server, root: root.dir };
+        const sample = path.join(spec.publicDir, "sample_submission.csv");
+        const r = await executor.execute({
+          ...spec,
+          validationUrl: server.register(spec.competitionId, sample, spec.runId),
+        });
+        const log = await readFile(path.join(spec.runDir, "run.log"), "utf8");
+        expect(r.outcome, log).toBe("completed");
+        expect(log).toContain("NO-SH");
+        expect(log).toContain(
+          "the image has no /bin/sh to wait in: it starts with the relay, and a request to localhost:5000 in its first second may be refused",
+        );
+        expect(log).toContain("HEALTH-OK");
+      } finally {
+        await server.close();
+        root.remove();
+        await docker!
+          .getImage(tag)
+          .remove({ force: true })
+          .catch(() => {});
+      }
+    },
+    180_000,
+  );
 });
