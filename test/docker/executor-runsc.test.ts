@@ -123,9 +123,12 @@ describe.skipIf(!docker || !runsc)("DockerExecutor under runsc (gVisor)", () => 
       if (kernelRecords() !== null) expect(kernelLimitEvents(oom.details!.containerId)?.oom).toBe(true);
 
       expect(bomb.outcome, await logOf(bombSpec)).toBe("failed");
-      expect(bomb.error).toMatch(
-        /^pids: limit 128 reached \(the kernel refused a fork to the agent's gVisor sandbox/,
-      );
+      if (kernelRecords() !== null)
+        expect(bomb.error).toMatch(
+          /^pids: limit 128 reached \(the kernel refused a fork to the agent's gVisor sandbox/,
+        );
+      // Without the kernel's log (not root) the sandbox's end is all there is.
+      else expect(bomb.error).toBe("agent exited with code 2");
 
       const tmpLog = await logOf(tmpSpec);
       // The size is the daemon's: a tmpfs volume it mounts on the runner, in docker inspect.
