@@ -146,10 +146,10 @@ function baseCounts(s: SuiteDraw, seeds = SEEDS) {
   });
 }
 
-/** The fixed design: all 66 head runs, the verdict at α (compareRuns' rules). */
 /** The medal verdict of issue 30's score test, or of the t bound alone (the rule before it) for comparison. */
 type Rule = "score" | "t";
 
+/** The fixed design: all 66 head runs, the verdict at α (compareRuns' rules). */
 function fixed(s: SuiteDraw, tol = TOL, rule: Rule = "score"): { verdict: Verdict; hours: number } {
   const M = s.base.length;
   const b = baseCounts(s);
