@@ -9,6 +9,8 @@
 //   ADAPTIVE_COVER=1                       the informed plan covers never-won competitions by a
 //                                          history bound (seeds.cover; off by default)
 //   ADAPTIVE_COMPETITIONS=75, ADAPTIVE_TOLERANCE=0.1   another suite size / gate tolerance
+//   ADAPTIVE_INFORMED_FLOOR=2              the history-informed plan gives every run competition at
+//                                          least 2 head seeds (an experiment; default 1: the plan's own)
 //   ADAPTIVE_STRESS_SUITES=400             suites per sparse corner of the stress section (0: left out;
 //                                          the corners set their own suite size and tolerance)
 // Profile: the lite split (22 competitions), 3 base seeds from the cache (not counted: both designs
@@ -20,9 +22,17 @@
 import { betaDraw, makeRng } from "../src/stats/distributions.js";
 import { infraPValue } from "../src/compare/compare.js";
 import { decideLook, monitorDesign, type MonitorDesign } from "../src/compare/monitor.js";
-import { medalVerdict, type ClaimTolerances, type Counts } from "../src/stats/stats.js";
+import {
+  decide,
+  exactTest,
+  medalTBounds,
+  medalVerdict,
+  type ClaimTolerances,
+  type Counts,
+} from "../src/stats/stats.js";
 import { coveredTolerances, informedKey, informedPlan } from "../src/plan/informed.js";
 import { add, tally, type Tally } from "./tally.js";
+import { percentileStress } from "./percentile-stress.js";
 
 const ALPHA = 0.05;
 const TOL = Number(process.env.ADAPTIVE_TOLERANCE ?? 0.05);
@@ -38,6 +48,8 @@ const baseNote = () =>
     ? `; the monitored design (\`seeds: { max: ${MAX_SEEDS} }\`, ADAPTIVE_MAX_SEEDS) compares with ${MAX_SEEDS} cached base seeds, so the default branch runs ${MAX_SEEDS - SEEDS} more seeds per suite than for fixed 3 (about ${Math.round(M * (MAX_SEEDS - SEEDS) * 15.5)} GPU-hours), not counted in the table`
     : "";
 const GPUS = 8;
+/** Head seeds at least this many per run competition in the history-informed plan (an experiment; 1: the plan's own). */
+const INFORMED_FLOOR = Number(process.env.ADAPTIVE_INFORMED_FLOOR ?? 1);
 const RHO = 0.45;
 const GATE = { tolerance: TOL, maxNotComparable: 0.1 };
 /** seeds.inFlight: runs in flight at the verdict stop there (their time left is not spent), or finish. */
@@ -134,8 +146,11 @@ function baseCounts(s: SuiteDraw, seeds = SEEDS) {
   });
 }
 
+/** The medal verdict of issue 30's score test, or of the t bound alone (the rule before it) for comparison. */
+type Rule = "score" | "t";
+
 /** The fixed design: all 66 head runs, the verdict at α (compareRuns' rules). */
-function fixed(s: SuiteDraw, tol = TOL): { verdict: Verdict; hours: number } {
+function fixed(s: SuiteDraw, tol = TOL, rule: Rule = "score"): { verdict: Verdict; hours: number } {
   const M = s.base.length;
   const b = baseCounts(s);
   const runs = s.head.filter((r) => r.seed < SEEDS);
@@ -154,6 +169,11 @@ function fixed(s: SuiteDraw, tol = TOL): { verdict: Verdict; hours: number } {
     return { verdict: "error", hours };
   if (counts.length === 0) return { verdict: "error", hours };
   const levels = { regressed: ALPHA, noRegression: ALPHA };
+  if (rule === "t")
+    return {
+      verdict: decide(exactTest(counts).midP, medalTBounds(counts, levels), levels, tol).verdict,
+      hours,
+    };
   return { verdict: medalVerdict(counts, levels, tol).verdict, hours };
 }
 
@@ -202,7 +222,7 @@ function informedOf(s: SuiteDraw, tol = TOL): Informed {
   coverCount.covered += covered;
   coverCount.plans++;
   return {
-    seeds: comps.map((c) => c.seeds),
+    seeds: comps.map((c) => (c.seeds > 0 ? Math.max(INFORMED_FLOOR, c.seeds) : c.seeds)),
     // The history plans; the comparison's base side is the base's current runs (issue 30).
     base: baseCounts(s),
     key: (r) => informedKey(comps[r.comp], r.seed, SEEDS, r.hours * 3600),
@@ -343,6 +363,8 @@ export interface Cell {
   drop: number;
   infra: number;
   fixed: Tally;
+  /** The fixed design judged by the t bound alone (the rule before issue 30), on the same draws. */
+  fixedT: Tally;
   monitored: Tally;
   /** The history-informed design (null without history runs). */
   informed: Tally | null;
@@ -370,12 +392,14 @@ export function simulate(
         drop,
         infra,
         fixed: tally(),
+        fixedT: tally(),
         monitored: tally(),
         informed: historyRuns > 0 ? tally() : null,
       };
       for (let k = 0; k < suites; k++) {
         const s = draw(agent, drop, infra, rng, historyRuns, maxSeeds, extra);
         add(cell.fixed, fixed(s));
+        add(cell.fixedT, fixed(s, TOL, "t"));
         add(cell.monitored, monitored(s, design, undefined, TOL, maxSeeds));
         if (cell.informed) add(cell.informed, monitored(s, design, informedOf(s)));
       }
@@ -541,6 +565,32 @@ function stressSection(suites: number, historyRuns: number, design: MonitorDesig
     over.length
       ? `Above α + 2 SE: ${over.join("; ")}.`
       : `Every rate ≤ α + 2 SE (${(100 * limit).toFixed(1)}%), in every corner and design.`,
+    "",
+    percentileSection(suites, limit),
+  ].join("\n");
+}
+
+/** The percentile claims (gate.percentileTolerance) in their own sparse corners, at a drop equal to the tolerance. */
+function percentileSection(suites: number, limit: number): string {
+  const started = Date.now();
+  const cells = percentileStress(suites);
+  const pct = (k: number) => {
+    const p = k / suites;
+    return `${(100 * p).toFixed(1)}% ±${(100 * Math.sqrt((p * (1 - p)) / suites)).toFixed(1)}`;
+  };
+  const over = cells.filter((c) => c.regressed / suites > limit || c.noRegression / suites > limit);
+  return [
+    "#### The percentile claims (with `gate.percentileTolerance`)",
+    "",
+    `${suites} simulated suites per corner, α = 5%, 999 relabellings for the permutation test; ${((Date.now() - started) / 1000).toFixed(0)} s. The percentile claims are analysed once, on the runs the suite ended with; these rows are the fixed design's (3 base × 3 head runs). Each true mean drop equals the corner's tolerance, so each claim is wrong whenever it is made.`,
+    "",
+    "| corner (drop = tolerance) | `regressed` | `no-regression` |",
+    "| --- | --- | --- |",
+    ...cells.map((c) => `| ${c.corner.name} | ${pct(c.regressed)} | ${pct(c.noRegression)} |`),
+    "",
+    over.length
+      ? `Above α + 2 SE: ${over.map((c) => c.corner.name).join("; ")}.`
+      : `Every rate ≤ α + 2 SE (${(100 * limit).toFixed(1)}%), in every corner.`,
   ].join("\n");
 }
 
@@ -576,7 +626,7 @@ export async function benchAdaptive(): Promise<string> {
     "",
     `${suites} simulated suites per cell (ADAPTIVE_SIM_SUITES), ${M === 22 ? "lite split (22 competitions)" : `${M} competitions (ADAPTIVE_COMPETITIONS)`}, base: 3 seeds from the cache (not counted${baseNote()}), head on ${GPUS} GPUs, runs in flight at the verdict ${STOP_IN_FLIGHT ? "stopped there (seeds.inFlight: stop, the default)" : "finishing (ADAPTIVE_IN_FLIGHT=finish)"}; tolerance ${+(TOL * 100).toFixed(1)} pts, α = 5% (${design.interimShare * 100}% of it for the looks before the last), futility below a ${design.futility * 100}% projected chance; ${((Date.now() - started) / 1000).toFixed(0)} s. ± is one Monte Carlo standard error. "Saving" is 1 − the design's ÷ the fixed design's GPU-hours per decisive verdict (\`regressed\` or \`no-regression\`).`,
     historyRuns > 0
-      ? `History-informed: the base's default-branch history holds ${historyRuns} runs per competition of its current identity (ADAPTIVE_HISTORY_RUNS; its 3 current seeds among them, with the same infra-error rate); they plan the head only (the comparison's base side is the base's 3 current runs), each competition gets 1–3 head seeds by the spread of its history (plan/informed.ts), the most uncertain competitions start first within each seed, and the head is monitored after every run as above. ${COVER ? `Never-won competitions covered by a history bound (ADAPTIVE_COVER=1, seeds.cover): ${(coverCount.covered / Math.max(1, coverCount.plans)).toFixed(2)} per suite on average.` : "No competition is covered by a bound (seeds.cover is off by default; docs/statistics.md says why)."}`
+      ? `History-informed: the base's default-branch history holds ${historyRuns} runs per competition of its current identity (ADAPTIVE_HISTORY_RUNS; its 3 current seeds among them, with the same infra-error rate); they plan the head only (the comparison's base side is the base's 3 current runs), each competition gets ${INFORMED_FLOOR > 1 ? `${INFORMED_FLOOR}–3 head seeds (at least ${INFORMED_FLOOR}: ADAPTIVE_INFORMED_FLOOR)` : "1–3 head seeds"} by the spread of its history (plan/informed.ts), the most uncertain competitions start first within each seed, and the head is monitored after every run as above. ${COVER ? `Never-won competitions covered by a history bound (ADAPTIVE_COVER=1, seeds.cover): ${(coverCount.covered / Math.max(1, coverCount.plans)).toFixed(2)} per suite on average.` : "No competition is covered by a bound (seeds.cover is off by default; docs/statistics.md says why)."}`
       : "History-informed design left out (ADAPTIVE_HISTORY_RUNS=0).",
     "",
     table,
@@ -587,8 +637,22 @@ export async function benchAdaptive(): Promise<string> {
     closing("Monitored (no history)", mon),
     "",
     "A drop larger than an agent's own rate cannot happen: the 10% agent's 10- and 20-point cells lose every medal (a drop of its drawn rate).",
+    "",
+    ruleLine(cells),
     ...(stressSuites > 0 ? ["", stressSection(stressSuites, historyRuns, design)] : []),
   ].join("\n");
+}
+
+/** The fixed design's decisive rate against the t bound alone on the same draws (issue 30's 2-point target). */
+function ruleLine(cells: Cell[]): string {
+  const pts = (t: Tally) => (100 * t.decisive.reduce((a, b) => a + b, 0)) / t.n;
+  const parts = cells.map((c) => {
+    const name = `${Math.round(c.agent * 100)}% agent, ${c.infra ? `no change, ${c.infra * 100}% infra errors` : c.drop ? `${c.drop * 100}-pt drop` : "no change"}`;
+    const d = pts(c.fixed) - pts(c.fixedT);
+    return `${name} ${pts(c.fixed).toFixed(1)}% vs ${pts(c.fixedT).toFixed(1)}% (${d >= 0 ? "+" : ""}${d.toFixed(1)} pts)`;
+  });
+  const within = cells.filter((c) => pts(c.fixed) - pts(c.fixedT) >= -2).length;
+  return `Fixed 3 seeds, the score test (today's rule) against the t bound alone (the rule before issue 30) on the same draws, decisive rate: ${parts.join("; ")}. ${within} of ${cells.length} cells are at most 2 points below the t bound alone.`;
 }
 
 function closing(name: string, misses: Misses): string {

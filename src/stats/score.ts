@@ -30,10 +30,14 @@ export function tiltedRate(n: number, x: number, lam: number): number {
   return Math.min(1, Math.max(0, p));
 }
 
-/** Pseudo-runs added to each competition's counts on each side: a medals, b without. */
+/**
+ * Pseudo-runs added to each competition's counts on each side: a medals, b without; `scale`
+ * multiplies the competition's variance (default 1: the Bernoulli variance at the null's rates).
+ */
 export interface Prior {
   a: number;
   b: number;
+  scale?: number;
 }
 
 /**
@@ -72,7 +76,7 @@ export function restrictedVariance(counts: Counts[], d0: number, priors: Prior[]
     const w = a + pb(i);
     const p = tiltedRate(c.nb + w, c.xb + a, lam);
     const q = tiltedRate(c.nh + w, c.xh + a, -lam);
-    v += (p * (1 - p)) / c.nb + (q * (1 - q)) / c.nh;
+    v += (priors[i]?.scale ?? 1) * ((p * (1 - p)) / c.nb + (q * (1 - q)) / c.nh);
   }
   return v / (m * m);
 }

@@ -97,6 +97,24 @@ describe("the score test on sparse medals", () => {
     // Under a drop the data do not show, 0/3 vs 0/3 has a variance (the drop's), not 0.
     expect(restrictedVariance([{ nb: 3, xb: 0, nh: 3, xh: 0 }], -0.05)).toBeGreaterThan(0.01);
   });
+
+  it("a competition's scale multiplies its own variance term only (the percentiles' per-competition dispersion)", () => {
+    // At the unrestricted estimate each term is its plug-in variance, so the scales weight them.
+    const c: Counts[] = [
+      { nb: 3, xb: 1, nh: 3, xh: 2 },
+      { nb: 3, xb: 2, nh: 3, xh: 2 },
+    ];
+    const est = (2 / 3 - 1 / 3 + 0) / 2;
+    const term = ((1 / 3) * (2 / 3) * 2) / 3; // each competition: p(1 − p)/3 on each side
+    const v = (a: number, b: number) =>
+      restrictedVariance(c, est, [
+        { a: 0, b: 0, scale: a },
+        { a: 0, b: 0, scale: b },
+      ]);
+    expect(v(1, 1)).toBeCloseTo((2 * term) / 4, 9);
+    expect(v(0.25, 1)).toBeCloseTo((1.25 * term) / 4, 9);
+    expect(v(1, 0)).toBeCloseTo(term / 4, 9);
+  });
 });
 
 function counts(s: CompetitionSample): Counts {
