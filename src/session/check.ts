@@ -13,7 +13,7 @@ import { connectDocker, errorMessage } from "../execute/docker/client.js";
 import { ImageMissingError, inspectImage } from "../execute/container/image.js";
 import { imageEngine } from "../execute/docker/engine.js";
 import { checkRuntime } from "../execute/docker/setup.js";
-import type { LocalConfig } from "../execute/local/config.js";
+import type { LocalConfig } from "../config/blocks/local.js";
 import { bwrapProblem } from "../execute/local/sandbox.js";
 import { hiddenCommandPath } from "../execute/local/visible.js";
 import { expandMlebenchAgent } from "../mlebench/agent-folder.js";

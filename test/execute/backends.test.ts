@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { jsonSchemas } from "../../src/cli/commands/schema.js";
 import { ConfigSchema } from "../../src/config/schema.js";
+import { executorConfigs } from "../../src/config/executors.js";
 import {
-  executorNames,
   identityFactsOf,
   registerBackend,
   registeredBackends,
@@ -19,7 +19,7 @@ import { localBackend } from "../../src/execute/local/index.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const BACKENDS = registeredBackends();
-const EXECUTOR_NAMES = executorNames();
+const EXECUTOR_NAMES = BACKENDS.map((b) => b.name);
 
 /** What only the attempt wrapper may do; a backend folder using these bypasses it. */
 const WRAPPER_ONLY = [
@@ -73,6 +73,8 @@ describe("the executor registry (execute/backends.ts)", () => {
   );
 
   it("derives the config's executor names, blocks and JSON schema from the list", () => {
+    // Each registered backend's part of the config is registered with config/executors.ts.
+    expect(executorConfigs().map((p) => p.name)).toEqual(EXECUTOR_NAMES);
     const shape = (ConfigSchema as unknown as { in: { shape: Record<string, z.ZodType> } }).in;
     const executor = shape.shape.executor as unknown as { unwrap(): { options: string[] } };
     expect(executor.unwrap().options).toEqual(EXECUTOR_NAMES);
