@@ -10,7 +10,9 @@ import {
   type AttemptDriver,
   type ExitFacts,
 } from "../attempt.js";
-import { errorMessage, sleep, statusCode } from "./client.js";
+import { statusCode } from "./client.js";
+import { errorMessage } from "../../util/error-message.js";
+import { sleep } from "../../util/sleep.js";
 import {
   CONTAINER_PATHS,
   containerName,
