@@ -13,7 +13,7 @@ import { runSuite, type SuiteOptions } from "../suite/run.js";
 import { toJson, writeResults } from "../suite/store.js";
 import { writeAtomic } from "../util/atomic.js";
 import { trend, type TrendPoint } from "../history/history.js";
-import { writeViewer } from "../view/write.js";
+import { writeSuiteViewer } from "./viewer.js";
 import { decideGate, type GateDecision } from "../report/gate.js";
 import { renderEvaluation, type RenderOptions } from "../report/evaluation.js";
 
@@ -194,7 +194,7 @@ function writeCancelled(
     const viewer = join(dir, "viewer");
     let wrote: string | null = viewer;
     try {
-      writeViewer({
+      writeSuiteViewer({
         head: partial.base,
         headDir: join(dir, "base"),
         out: viewer,
@@ -238,7 +238,7 @@ function conclude(input: EvaluateInput, sides: Sides): Evaluation {
   // The viewer beside report.md; results are already on disk, so a failure here only loses the viewer.
   let viewerProblem: string | null = null;
   try {
-    writeViewer({
+    writeSuiteViewer({
       head,
       headDir: join(dir, "head"),
       base,

@@ -46,6 +46,17 @@ describe("the folders of src/ in pipeline order", () => {
     expect([...new Set(users)].sort()).toEqual(["action", "github"]);
   });
 
+  it("has the viewer get the leaderboards from the session: view/ reads no registry or leaderboard file", () => {
+    const readers = [...graph.values()]
+      .filter((m) => folderOf(m.path) === "view")
+      .flatMap((m) =>
+        [...m.allImports]
+          .filter((to) => folderOf(to) === "registry" || to === "src/grade/medals.ts")
+          .map((to) => `${m.path} → ${to}`),
+      );
+    expect(readers).toEqual([]);
+  });
+
   it("is drawn in docs/architecture.md as the code has it (npx tsx scripts/code-graph.ts prints it)", () => {
     const doc = readFileSync(resolve(ROOT, "docs/architecture.md"), "utf8");
     expect(doc).toContain("```\n" + folderDrawing(graph) + "\n```");
