@@ -9,7 +9,6 @@ import { defaultDataDir } from "./data-dir.js";
 /** Values of `instructions`: Medalist's own text, or upstream MLE-bench's (plain or obfuscated). */
 export const INSTRUCTION_KINDS = ["medalist", "mlebench", "mlebench-obfuscated"] as const;
 
-export * from "./parts.js";
 import { AgentSchema, LimitsSchema } from "./parts.js";
 
 export const CompetitionsSchema = z

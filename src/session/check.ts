@@ -6,7 +6,7 @@ import { lstatSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type Docker from "dockerode";
 import type { LoadedConfig } from "../config/load.js";
-import type { AgentConfig } from "../config/schema.js";
+import type { AgentConfig } from "../config/parts.js";
 import { UserError } from "../errors.js";
 import { checkBuildContext } from "../execute/build-context.js";
 import { connectDocker } from "../execute/docker/client.js";

@@ -6,7 +6,7 @@ import { adaptive } from "./rules.js";
 import { historyInformed } from "./informed.js";
 import { runPaired } from "./paired.js";
 import { Cancelled, type EvaluateInput, type Git } from "./input.js";
-import type { AgentConfig } from "../config/schema.js";
+import type { AgentConfig } from "../config/parts.js";
 import { renderResults } from "../report/markdown.js";
 import type { SuiteResults } from "../results/schema.js";
 import { runSuite, type SuiteOptions } from "../suite/run.js";
@@ -41,8 +41,6 @@ export interface Evaluation {
   /** The report from the results documents alone (never from the config). */
   render(opts?: RenderOptions): string;
 }
-
-export { Cancelled, openSession, type BaselineInput, type EvaluateInput, type Session } from "./input.js";
 
 type Sides = {
   base: SuiteResults | null;

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { backArrows, folderDrawing, folderOf, moduleGraph, PIPELINE } from "../../scripts/code-graph.js";
 
@@ -55,6 +56,25 @@ describe("the folders of src/ in pipeline order", () => {
           .map((to) => `${m.path} → ${to}`),
       );
     expect(readers).toEqual([]);
+  });
+
+  it("passes on no name a module does not own: no re-export (`export { x } from`, `export * from`)", () => {
+    const passOn = (g: typeof graph) =>
+      [...g.values()]
+        .filter((m) => m.reexports.size > 0)
+        .map((m) => `${m.path}: ${[...m.reexports].join(", ")}`);
+    expect(passOn(graph)).toEqual([]);
+    // Both forms are found in a module's source.
+    const dir = mkdtempSync(join(tmpdir(), "medalist-reexports-"));
+    try {
+      mkdirSync(join(dir, "src"));
+      writeFileSync(join(dir, "src", "owner.ts"), "export const a = 1;\nexport const b = 2;\n");
+      writeFileSync(join(dir, "src", "all.ts"), 'export * from "./owner.js";\n');
+      writeFileSync(join(dir, "src", "named.ts"), 'export { b } from "./owner.js";\n');
+      expect(passOn(moduleGraph(dir, ["src"]))).toEqual(["src/all.ts: *", "src/named.ts: b"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("is drawn in docs/architecture.md as the code has it (npx tsx scripts/code-graph.ts prints it)", () => {

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/load.js";
 import { UserError } from "../../src/errors.js";
-import { LocalExecutor } from "../../src/execute/local/index.js";
+import { LocalExecutor } from "../../src/execute/local/executor.js";
 import { bwrapAvailable } from "../../src/execute/local/sandbox.js";
 import { runSuite } from "../../src/suite/run.js";
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LocalExecutor } from "../../src/execute/local/index.js";
+import { LocalExecutor } from "../../src/execute/local/executor.js";
 import { bwrapAvailable, type SandboxMode } from "../../src/execute/local/sandbox.js";
 import type { RunSpec } from "../../src/execute/types.js";
 

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LocalExecutor } from "../../src/execute/local/index.js";
+import { LocalExecutor } from "../../src/execute/local/executor.js";
 import { bwrapAvailable } from "../../src/execute/local/sandbox.js";
 import type { RunSpec } from "../../src/execute/types.js";
 import { defaultRunKeyFile, loadRunKey } from "../../src/suite/seal.js";

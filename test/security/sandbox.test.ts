@@ -11,7 +11,7 @@ import {
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LocalExecutor } from "../../src/execute/local/index.js";
+import { LocalExecutor } from "../../src/execute/local/executor.js";
 import {
   bwrapAvailable,
   resolveSandbox,

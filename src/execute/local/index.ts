@@ -7,8 +7,6 @@ import { bwrapProblem, noSandboxWhy, resolveSandbox, sandboxProblem } from "./sa
 import { agentCwd } from "../../util/contained.js";
 import { hiddenCommandPath } from "./visible.js";
 
-export { LocalExecutor, type LocalOptions } from "./executor.js";
-
 /** The sandbox settings for the executor; a UserError when they cannot hold on this machine. */
 function checkSandbox(local: LocalConfig | undefined, cwd: string): LocalOptions["sandbox"] {
   if (!local) return { mode: "auto" };

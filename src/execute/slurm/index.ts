@@ -5,14 +5,6 @@ import { openSlurm } from "./executor.js";
 import { spawnRunner } from "./runner.js";
 import { slurmSelfTest } from "./self-test.js";
 
-export { orphans, sweepOrphans } from "./cleanup.js";
-export { openSlurm, SlurmExecutor, type SlurmOpenOptions } from "./executor.js";
-export { jobComment, jobName, parseComment, planJob, type JobPlan } from "./job.js";
-export { spawnRunner, type CommandResult, type CommandRunner } from "./runner.js";
-export { classify, parseJobId, parseSacct, phaseOf, type JobRecord } from "./sacct.js";
-export { slurmSettings, type SlurmSettings } from "./settings.js";
-export { JobTracker } from "./tracker.js";
-
 /** Runs as Slurm jobs, files through a shared folder. */
 export const slurmBackend: Backend<"slurm", typeof SlurmSchema> = {
   ...SLURM_CONFIG,
