@@ -8,6 +8,7 @@ import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
 import { DockerExecutor, GVISOR_LIMITS } from "../../src/execute/docker/executor.js";
 import { runPaths } from "../../src/execute/types.js";
 import { containersOf, makeRun, requireDocker, shellSettings, testRuntimes, uniqueSuite } from "./helpers.js";
+import { attemptOn } from "../helpers/attempt.js";
 
 const docker = await requireDocker();
 const runsc = (await testRuntimes(docker)).includes("runsc");
@@ -24,9 +25,12 @@ describe.skipIf(!docker || !runsc)("DockerExecutor under runsc (gVisor)", () => 
 
   it("runs an agent that writes a submission, in gVisor's kernel", { timeout: T }, async () => {
     const spec = await makeRun(suite, "completes");
-    const r = await under(
-      "uname -r > /home/logs/kernel.txt; cp /home/data/sample_submission.csv /home/submission/submission.csv; echo done",
-    ).execute(spec);
+    const r = await attemptOn(
+      under(
+        "uname -r > /home/logs/kernel.txt; cp /home/data/sample_submission.csv /home/submission/submission.csv; echo done",
+      ),
+      spec,
+    );
     expect(r.outcome).toBe("completed");
     const p = runPaths(spec.runDir);
     expect(await readFile(p.submissionFile, "utf8")).toBe("id,target\n1,0\n2,0\n3,0\n");
@@ -37,11 +41,12 @@ describe.skipIf(!docker || !runsc)("DockerExecutor under runsc (gVisor)", () => 
   });
 
   it("reports a crash with its exit code, and a hang at its time limit", { timeout: T }, async () => {
-    const crash = await under("exit 3").execute(await makeRun(suite, "crashes"));
+    const crash = await attemptOn(under("exit 3"), await makeRun(suite, "crashes"));
     expect(crash).toMatchObject({ outcome: "failed", exitCode: 3 });
     const spec = await makeRun(suite, "hangs", { timeLimitSecs: 2 });
     const t0 = Date.now();
-    const hang = await under('trap "" TERM; while true; do sleep 1; done', { stopGraceSecs: 1 }).execute(
+    const hang = await attemptOn(
+      under('trap "" TERM; while true; do sleep 1; done', { stopGraceSecs: 1 }),
       spec,
     );
     expect(hang).toMatchObject({ outcome: "timed_out", exitCode: 137 });
@@ -56,7 +61,7 @@ describe.skipIf(!docker || !runsc)("DockerExecutor under runsc (gVisor)", () => 
       "grep -rl SECRET_ANSWER_1 /home /tmp /root /etc /var 2>/dev/null > grep.txt",
       "touch /home/data/x 2> ro.txt; echo rc=$? >> ro.txt",
     ].join("; ");
-    expect((await under(script).execute(spec)).outcome).toBe("completed");
+    expect((await attemptOn(under(script), spec)).outcome).toBe("completed");
     const read = (f: string) => readFile(path.join(runPaths(spec.runDir).logsDir, f), "utf8");
     expect(await read("direct.txt")).toMatch(/No such file[\s\S]*rc=1/);
     expect((await read("grep.txt")).trim()).toBe("");
@@ -68,17 +73,23 @@ describe.skipIf(!docker || !runsc)("DockerExecutor under runsc (gVisor)", () => 
     "holds the memory and /tmp limits; the run's log says how they read under gVisor",
     { timeout: T },
     async () => {
-      const oom = await under('x=0123456789abcdef; while true; do x="$x$x"; done', {
-        limits: { memory: 64 * 1024 ** 2 },
-      }).execute(await makeRun(suite, "oom"));
+      const oom = await attemptOn(
+        under('x=0123456789abcdef; while true; do x="$x$x"; done', {
+          limits: { memory: 64 * 1024 ** 2 },
+        }),
+        await makeRun(suite, "oom"),
+      );
       // Killed at the limit; Docker does not always say out of memory under runsc (GVISOR_LIMITS says so).
       expect(oom.exitCode).toBe(137);
       expect(["oom", "failed"]).toContain(oom.outcome);
       const spec = await makeRun(suite, "tmp");
-      const tmp = await under(
-        "dd if=/dev/zero of=/tmp/big bs=1M count=64 2> /home/logs/dd.txt; echo rc=$? >> /home/logs/dd.txt; du -m /tmp/big >> /home/logs/dd.txt",
-        { limits: { tmp: 16 * 1024 ** 2 } },
-      ).execute(spec);
+      const tmp = await attemptOn(
+        under(
+          "dd if=/dev/zero of=/tmp/big bs=1M count=64 2> /home/logs/dd.txt; echo rc=$? >> /home/logs/dd.txt; du -m /tmp/big >> /home/logs/dd.txt",
+          { limits: { tmp: 16 * 1024 ** 2 } },
+        ),
+        spec,
+      );
       expect(tmp.outcome).toBe("completed");
       const dd = await readFile(path.join(runPaths(spec.runDir).logsDir, "dd.txt"), "utf8");
       expect(dd).toMatch(/No space left on device[\s\S]*rc=1\n16\t\/tmp\/big/);
@@ -97,7 +108,7 @@ describe.skipIf(!docker || !runsc)("DockerExecutor under runsc (gVisor)", () => 
         quotaPollMs: 500,
       });
       ex.folderFilesystems = true;
-      const r = await ex.execute(spec);
+      const r = await attemptOn(ex, spec);
       expect(r.outcome).toBe("failed");
       expect(r.error).toMatch(/^disk: \/home\/logs (quota 16 MiB reached|went over its 16\.0 MiB quota)/);
       const logsDir = runPaths(spec.runDir).logsDir;
