@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { jsonSchemas } from "../../src/cli/commands/schema.js";
 import { ConfigSchema } from "../../src/config/schema.js";
-import { executorConfigs } from "../../src/config/executors.js";
+import { LOCAL_CONFIG } from "../../src/config/blocks/local.js";
+import { executorConfigs, registerExecutorConfig } from "../../src/config/executors.js";
 import {
   identityFactsOf,
   registerBackend,
@@ -91,6 +92,15 @@ describe("the executor registry (execute/backends.ts)", () => {
 
   it("refuses a second backend of the same name", () => {
     expect(() => registerBackend(localBackend)).toThrow('the executor "local" is registered twice');
+  });
+
+  it("registers each backend's part of the config once: the same part again is a no-op, another is refused", () => {
+    const before = executorConfigs();
+    registerExecutorConfig(LOCAL_CONFIG);
+    expect(executorConfigs()).toEqual(before);
+    expect(() => registerExecutorConfig({ ...LOCAL_CONFIG, check: () => [] })).toThrow(
+      'the executor "local" is registered twice',
+    );
   });
 
   it.each(BACKENDS.map((b) => [b.name, b] as const))("%s's config block and checks answer", (_name, b) => {
