@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import Docker from "dockerode";
 import { cleanupSuite } from "../src/execute/docker/cleanup.js";
+import { runAttempt } from "../src/execute/attempt.js";
 import { DockerExecutor } from "../src/execute/docker/executor.js";
 import { runPaths, type RunSpec } from "../src/execute/types.js";
 
@@ -62,7 +63,7 @@ export async function benchDocker(): Promise<string> {
       gpus: [],
     };
     const t0 = performance.now();
-    const r = await ex.execute(spec);
+    const r = await runAttempt(spec, undefined, ex.driver());
     const rows = await gradeStub(runPaths(spec.runDir).submissionFile);
     const ms = performance.now() - t0;
     if (r.outcome !== "completed" || rows !== 2)

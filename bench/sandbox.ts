@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import Docker from "dockerode";
 import { cleanupSuite } from "../src/execute/docker/cleanup.js";
+import { runAttempt } from "../src/execute/attempt.js";
 import { DockerExecutor } from "../src/execute/docker/executor.js";
 import { sidecarRoot } from "../src/execute/container/validate-sidecar.js";
 import { runPaths, type RunSpec } from "../src/execute/types.js";
@@ -126,7 +127,7 @@ export async function benchSandbox(): Promise<string> {
       false,
     );
     const t0 = performance.now();
-    const r = await ex.execute(spec());
+    const r = await runAttempt(spec(), undefined, ex.driver());
     if (r.outcome !== "completed") throw new Error(`no-op run under ${rt} ended ${r.outcome}: ${r.error}`);
     return performance.now() - t0;
   };
@@ -135,7 +136,7 @@ export async function benchSandbox(): Promise<string> {
     s.validationUrl = server.register("bench", sample, s.runId);
     await mkdir(s.runDir, { recursive: true });
     const ex = executor(rt, ["python3", "-c", WORKLOAD], true);
-    const r = await ex.execute(s);
+    const r = await runAttempt(s, undefined, ex.driver());
     const log = await readFile(runPaths(s.runDir).logFile, "utf8");
     const line = /BENCH (\{.*\})/.exec(log);
     if (r.outcome !== "completed" || !line)

@@ -18,7 +18,7 @@ export interface ModuleInfo {
   importedNames: Map<string, Set<string>>;
   /** Names this module exports. */
   exports: Set<string>;
-  /** Exported names that only pass another module's export on (`export { x } from "./y.js"`). */
+  /** Exported names that only pass another module's export on (`export { x } from "./y.js"`; "*" for `export *`). */
   reexports: Set<string>;
   /** Packages this module imports ("@actions/core", "zod"; node: built-ins left out). */
   packages: Set<string>;
@@ -118,7 +118,10 @@ function read(root: string, file: string): ModuleInfo {
             clause.elements.map((el) => (el.propertyName ?? el.name).text),
             !st.isTypeOnly && clause.elements.some((el) => !el.isTypeOnly),
           );
-      } else if (target) note(target, ["*"], !st.isTypeOnly);
+      } else if (target) {
+        info.reexports.add("*");
+        note(target, ["*"], !st.isTypeOnly);
+      }
     } else if (ts.isExportAssignment(st)) info.exports.add("default");
     else if (hasExport(st)) {
       if (ts.isVariableStatement(st))

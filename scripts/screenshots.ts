@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { writeViewer } from "../src/view/write.js";
+import { writeSuiteViewer } from "../src/session/viewer.js";
 import { renderReport } from "../src/report/markdown.js";
 import { compareRuns } from "../src/compare/compare.js";
 import { buildSite } from "../test/helpers/viewer-site.js";
@@ -34,7 +34,7 @@ try {
     { tolerance: 0.05, alpha: 0.05, failOn: "regression" },
     "cache (base commit 1a2b3c4)",
   );
-  writeViewer({ ...suite, out: suiteSite, comparison });
+  writeSuiteViewer({ ...suite, out: suiteSite, comparison });
   const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
   await page.goto(pathToFileURL(join(suiteSite, "index.html")).href);
   await page.screenshot({ path: join(outDir, "viewer-index.png") });
@@ -42,7 +42,7 @@ try {
   const s = buildSite(join(tmp, "in"));
   s.base.suite.name = s.head.suite.name = "toy suite"; // the fixture's name is an injection test
   const site = join(tmp, "site");
-  writeViewer({ head: s.head, headDir: s.headDir, base: s.base, baseDir: s.baseDir, out: site });
+  writeSuiteViewer({ head: s.head, headDir: s.headDir, base: s.base, baseDir: s.baseDir, out: site });
   await page.goto(pathToFileURL(join(site, "runs", "head-toy-churn.s0.html")).href);
   await page.locator("#log-view div").first().waitFor();
   await page.screenshot({

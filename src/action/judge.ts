@@ -4,7 +4,8 @@ import { lstatSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, posix, relative, resolve } from "node:path";
 import { loadConfig, parseConfigText, validateConfig, type LoadedConfig } from "../config/load.js";
-import type { AgentConfig, Config } from "../config/schema.js";
+import type { Config } from "../config/schema.js";
+import type { AgentConfig } from "../config/parts.js";
 import { checkAgentPaths, isInside, splitTrust } from "../config/trust.js";
 import { UserError } from "../errors.js";
 import {

@@ -6,7 +6,7 @@ import type { Config } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import type { SuiteResults } from "../results/schema.js";
 import { resolveBaseline, type BaselineSource } from "../session/baseline.js";
-import { openSession, type BaselineInput, type Session } from "../session/evaluate.js";
+import { openSession, type BaselineInput, type Session } from "../session/input.js";
 import { keysTried, restoreFromCache } from "./baseline.js";
 import type { Deps } from "./deps.js";
 import type { EventInfo } from "./event.js";

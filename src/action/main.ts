@@ -21,8 +21,6 @@ import { relayStep } from "./steps/relay.js";
 import { reportStep } from "./steps/report.js";
 import { runStep } from "./steps/run.js";
 
-export type { Deps } from "./deps.js";
-
 /** Refuses pull requests from forks on self-hosted runners unless the workflow opted in. */
 export function forkRefusal(event: EventInfo, settings: Settings): string | null {
   if (!event.pr?.isFork || settings.allowForkPrs) return null;

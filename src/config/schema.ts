@@ -1,12 +1,14 @@
 import { z } from "zod";
-import { backendOf, configView, executorBlocks, executorNames } from "../execute/backends.js";
+import { DOCKER_CONFIG } from "./blocks/docker.js";
+import { LOCAL_CONFIG } from "./blocks/local.js";
+import { SLURM_CONFIG } from "./blocks/slurm.js";
+import { configView, executorConfigOf, executorConfigs, registerExecutorConfig } from "./executors.js";
 import { RunPolicySchema } from "./run-policy.js";
 import { defaultDataDir } from "./data-dir.js";
 
 /** Values of `instructions`: Medalist's own text, or upstream MLE-bench's (plain or obfuscated). */
 export const INSTRUCTION_KINDS = ["medalist", "mlebench", "mlebench-obfuscated"] as const;
 
-export * from "./parts.js";
 import { AgentSchema, LimitsSchema } from "./parts.js";
 
 export const CompetitionsSchema = z
@@ -90,6 +92,29 @@ export const SeedsSchema = z.union([
   }),
 ]);
 
+/** The executors Medalist ships: their parts are registered here, so the config's types name them. */
+const BUILT_IN = [LOCAL_CONFIG, DOCKER_CONFIG, SLURM_CONFIG] as const;
+for (const p of BUILT_IN) registerExecutorConfig<string, z.ZodType>(p);
+
+type BuiltIn = (typeof BUILT_IN)[number];
+export type ExecutorName = BuiltIn["name"];
+
+/** Config blocks by executor name, for the built-in executors (each has one). */
+type ExecutorBlocks = { [P in BuiltIn as P["name"]]: z.ZodDefault<NonNullable<P["configSchema"]>> };
+
+/** The names `executor:` accepts: the executors registered when this module loads. */
+function executorNames(): [ExecutorName, ...ExecutorName[]] {
+  return executorConfigs().map((p) => p.name) as [ExecutorName, ...ExecutorName[]];
+}
+
+/** The config blocks of every registered executor that has one, each defaulted. */
+function executorBlocks(): ExecutorBlocks {
+  const out: Record<string, z.ZodType> = {};
+  for (const p of executorConfigs())
+    if (p.configSchema) out[p.name] = p.configSchema.default(p.configDefault);
+  return out as ExecutorBlocks;
+}
+
 export const ConfigSchema = z
   .strictObject({
     $schema: z.string().optional(),
@@ -116,7 +141,7 @@ export const ConfigSchema = z
     mlebenchDir: z.string().min(1).optional(),
     /** Folder with competition definitions; defaults to the bundled registry. */
     registryDir: z.string().optional(),
-    /** Which executor runs the agent (execute/backends.ts lists them). */
+    /** Which executor runs the agent (the registered ones: config/executors.ts). */
     executor: z.enum(executorNames()).default("local"),
     /**
      * Grader for competitions Medalist does not grade natively (grading: "external"), e.g.
@@ -136,7 +161,7 @@ export const ConfigSchema = z
   })
   // The chosen executor's own checks (execute/<name>/): one issue per missing piece, with its path.
   .superRefine((c, ctx) => {
-    for (const issue of backendOf(c.executor).check(configView(c.executor, c)))
+    for (const issue of executorConfigOf(c.executor)?.check(configView(c.executor, c)) ?? [])
       ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
     if (typeof c.seeds !== "number" && c.seeds.cover) {
       const why = !c.seeds.adaptive

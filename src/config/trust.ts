@@ -4,7 +4,8 @@ import { existsSync } from "node:fs";
 import { UserError } from "../errors.js";
 import { resolveContained } from "../util/contained.js";
 import { validateConfig } from "./load.js";
-import type { AgentConfig, Config } from "./schema.js";
+import type { Config } from "./schema.js";
+import type { AgentConfig } from "./parts.js";
 
 /**
  * The agent fields a pull request decides: what the agent is and how it is built. Everything else

@@ -1,26 +1,6 @@
 import type { z } from "zod";
+import type { ExecutorConfigPart, ExecutorConfigView } from "../config/executors.js";
 import type { OpenBackend, SuiteContext } from "./lifecycle.js";
-
-/** The parts of the agent's config an executor's checks read. */
-export interface AgentView {
-  command?: string | string[];
-  image?: string;
-  build?: unknown;
-  /** An MLE-bench agent folder (docker only): the image is built from it. */
-  mlebench?: unknown;
-}
-
-/** What an executor's checks and identity facts see: the agent and its own config block. */
-export interface ExecutorConfigView<C> {
-  agent: AgentView;
-  block: C;
-}
-
-/** One config mistake: the path of the bad field and one sentence. */
-export interface ConfigIssue {
-  path: (string | number)[];
-  message: string;
-}
 
 /** A shell agent for the conformance suite: what every backend must run the same way. */
 export interface ShellAgent {
@@ -49,20 +29,15 @@ export interface SelfTest {
 
 /**
  * One executor backend: everything Medalist knows about it, in its own folder
- * (execute/<name>/index.ts), registered with registerBackend (execute/registry.ts). The config's
+ * (execute/<name>/index.ts), registered with registerBackend (execute/backends.ts). The config's
  * `executor` names, its blocks, the JSON schema, the run identity, the crash sweep and the
  * conformance suite are all derived from the registered backends. Each attempt is
  * execute/attempt.ts's runAttempt with the driver of the opened backend.
  */
-export interface Backend<N extends string = string, S extends z.ZodType = z.ZodNever> {
-  /** The value of `executor:` in the config. */
-  readonly name: N;
-  /** The executor's own config block (the key is its name), or null when it has none. */
-  readonly configSchema: S | null;
-  /** The block's value when the config leaves it out. */
-  readonly configDefault: z.output<S> | null;
-  /** What this executor needs from the rest of the config (checked only when it is chosen). */
-  check(config: ExecutorConfigView<z.output<S>>): ConfigIssue[];
+export interface Backend<
+  N extends string = string,
+  S extends z.ZodType = z.ZodNever,
+> extends ExecutorConfigPart<N, S> {
   /**
    * What runs the agent outside a sandbox with this config ("executor: local"), or null: on a pull
    * request the action refuses it unless the workflow allows unsandboxed agents.

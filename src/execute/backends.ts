@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import { UserError } from "../errors.js";
 import { runAttempt } from "./attempt.js";
-import type { AgentView, Backend, ExecutorConfigView } from "./backend.js";
+import { configView, registerExecutorConfig, type AgentView } from "../config/executors.js";
+import type { Backend } from "./backend.js";
 import { dockerBackend } from "./docker/index.js";
 import type { OpenExecutor, SuiteContext } from "./lifecycle.js";
 import { localBackend } from "./local/index.js";
@@ -11,12 +12,14 @@ import { slurmBackend } from "./slurm/index.js";
 const registry = new Map<string, Backend<string, z.ZodType>>();
 
 /**
- * Registers a backend: its `executor` name, config block, checks, identity facts, sweep and
- * conformance suite follow from this call. A backend package registers before the config is
- * loaded (the config's `executor` names and blocks are read when config/schema.ts loads).
+ * Registers a backend: its identity facts, sweep and conformance suite follow from this call, and
+ * its part of the config (`executor` name, block, checks) is registered with config/executors.ts.
+ * A backend package registers before the config is loaded (the config's `executor` names and
+ * blocks are read when config/schema.ts loads).
  */
 export function registerBackend<N extends string, S extends z.ZodType>(backend: Backend<N, S>): void {
   if (registry.has(backend.name)) throw new Error(`the executor "${backend.name}" is registered twice`);
+  registerExecutorConfig(backend);
   registry.set(backend.name, backend as Backend<string, z.ZodType>);
 }
 
@@ -25,32 +28,8 @@ export function registeredBackends(): Backend<string, z.ZodType>[] {
   return [...registry.values()];
 }
 
-/** The backends Medalist ships: registered like any other; the config's types name them. */
-const BUILT_IN = [localBackend, dockerBackend, slurmBackend] as const;
-for (const b of BUILT_IN) registerBackend<string, z.ZodType>(b);
-
-type BuiltIn = (typeof BUILT_IN)[number];
-export type ExecutorName = BuiltIn["name"];
-
-/** Config blocks by executor name, for the built-in executors that have one. */
-export type ExecutorBlocks = {
-  [D in BuiltIn as NonNullable<D["configSchema"]> extends z.ZodNever ? never : D["name"]]: z.ZodDefault<
-    NonNullable<D["configSchema"]>
-  >;
-};
-
-/** The names `executor:` accepts: the backends registered when the config schema is built. */
-export function executorNames(): [ExecutorName, ...ExecutorName[]] {
-  return [...registry.keys()] as [ExecutorName, ...ExecutorName[]];
-}
-
-/** The config blocks of every registered executor that has one, each defaulted. */
-export function executorBlocks(): ExecutorBlocks {
-  const out: Record<string, z.ZodType> = {};
-  for (const b of registry.values())
-    if (b.configSchema) out[b.name] = b.configSchema.default(b.configDefault);
-  return out as ExecutorBlocks;
-}
+/** The backends Medalist ships: registered like any other (config/blocks/ holds their config parts). */
+for (const b of [localBackend, dockerBackend, slurmBackend]) registerBackend<string, z.ZodType>(b);
 
 /** The named backend (a UserError naming the registered ones otherwise). */
 export function backendOf(name: string): Backend<string, z.ZodType> {
@@ -74,11 +53,6 @@ export function unsandboxedBy(name: string, config: { agent: AgentView }): strin
 /** Why a pull request's agent would run with no sandbox at all on this runner (a fallback), or null. */
 export function noSandboxBy(name: string, config: { agent: AgentView }): string | null {
   return backendOf(name).noSandbox?.(configView(name, config)) ?? null;
-}
-
-/** The view an executor's checks and identity facts read: the agent and its own block. */
-export function configView(name: string, config: { agent: AgentView }): ExecutorConfigView<unknown> {
-  return { agent: config.agent, block: (config as Record<string, unknown>)[name] };
 }
 
 /**

@@ -13,7 +13,7 @@ import { basename, join, resolve } from "node:path";
 import { spawnSync } from "node:child_process";
 import type Docker from "dockerode";
 import { UserError } from "../errors.js";
-import { errorMessage } from "../execute/docker/client.js";
+import { errorMessage } from "../util/error-message.js";
 import { imageEngine } from "../execute/docker/engine.js";
 import {
   AgentBuildError,

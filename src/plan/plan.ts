@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { plannedGpus, type Config } from "../config/schema.js";
+import { type Config } from "../config/schema.js";
+import { plannedGpus } from "../config/parts.js";
 import type { Registry } from "../registry/registry.js";
 import { selectCompetitions } from "../registry/registry.js";
 

@@ -3,10 +3,11 @@
 // restores the cache and checks out the base commit; the CLI runs the base from the head's folder.
 import { resolve } from "node:path";
 import { UserError } from "../errors.js";
-import type { AgentConfig, Config } from "../config/schema.js";
+import type { Config } from "../config/schema.js";
+import type { AgentConfig } from "../config/parts.js";
 import type { SuiteResults } from "../results/schema.js";
 import { readResults } from "../suite/store.js";
-import type { BaselineInput } from "./evaluate.js";
+import type { BaselineInput } from "./input.js";
 
 /** Where the baseline comes from, as a door's settings name it (a file path is absolute or cwd-relative). */
 export type BaselineSource =

@@ -6,14 +6,14 @@ import { adaptive } from "./rules.js";
 import { historyInformed } from "./informed.js";
 import { runPaired } from "./paired.js";
 import { Cancelled, type EvaluateInput, type Git } from "./input.js";
-import type { AgentConfig } from "../config/schema.js";
+import type { AgentConfig } from "../config/parts.js";
 import { renderResults } from "../report/markdown.js";
 import type { SuiteResults } from "../results/schema.js";
 import { runSuite, type SuiteOptions } from "../suite/run.js";
 import { toJson, writeResults } from "../suite/store.js";
 import { writeAtomic } from "../util/atomic.js";
 import { trend, type TrendPoint } from "../history/history.js";
-import { writeViewer } from "../view/write.js";
+import { writeSuiteViewer } from "./viewer.js";
 import { decideGate, type GateDecision } from "../report/gate.js";
 import { renderEvaluation, type RenderOptions } from "../report/evaluation.js";
 
@@ -41,8 +41,6 @@ export interface Evaluation {
   /** The report from the results documents alone (never from the config). */
   render(opts?: RenderOptions): string;
 }
-
-export { Cancelled, openSession, type BaselineInput, type EvaluateInput, type Session } from "./input.js";
 
 type Sides = {
   base: SuiteResults | null;
@@ -194,7 +192,7 @@ function writeCancelled(
     const viewer = join(dir, "viewer");
     let wrote: string | null = viewer;
     try {
-      writeViewer({
+      writeSuiteViewer({
         head: partial.base,
         headDir: join(dir, "base"),
         out: viewer,
@@ -238,7 +236,7 @@ function conclude(input: EvaluateInput, sides: Sides): Evaluation {
   // The viewer beside report.md; results are already on disk, so a failure here only loses the viewer.
   let viewerProblem: string | null = null;
   try {
-    writeViewer({
+    writeSuiteViewer({
       head,
       headDir: join(dir, "head"),
       base,

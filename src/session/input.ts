@@ -1,7 +1,8 @@
 // What evaluate() takes: the session (config, registry, plan), the baseline and the door's settings;
 // a leaf of session/ so that the side runners (paired.ts) need not import evaluate.ts.
 import { resolve } from "node:path";
-import type { AgentConfig, Config } from "../config/schema.js";
+import type { Config } from "../config/schema.js";
+import type { AgentConfig } from "../config/parts.js";
 import { UserError } from "../errors.js";
 import { plan as planSuite, type Plan } from "../plan/plan.js";
 import { defaultRegistryDir, loadRegistry, type Registry } from "../registry/registry.js";

@@ -10,7 +10,7 @@ import { SuiteMonitor, monitorHooks } from "../compare/monitor.js";
 import type { RunResult, SuiteResults } from "../results/schema.js";
 import { writeResults } from "../suite/store.js";
 import type { SuiteOptions } from "../suite/run.js";
-import type { AgentConfig } from "../config/schema.js";
+import type { AgentConfig } from "../config/parts.js";
 import { join, resolve } from "node:path";
 import { Cancelled, type BaselineInput, type EvaluateInput } from "./input.js";
 import type { Comparison, PairedRecord } from "../compare/compare.js";

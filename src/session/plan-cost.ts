@@ -6,7 +6,7 @@ import type { SuiteResults } from "../results/schema.js";
 import { expectedCost, type CostEstimate } from "../compare/expected.js";
 import { describeCost } from "../compare/expected-text.js";
 import { durationsFrom, expectedRuns } from "../plan/shards.js";
-import type { Session } from "./evaluate.js";
+import type { Session } from "./input.js";
 
 export interface PlanCost {
   estimate: CostEstimate;

@@ -17,7 +17,8 @@ import {
 } from "../plan/shards.js";
 import type { PlannedRun } from "../plan/plan.js";
 import { MAX_STAGES, stageSeeds } from "../plan/stages.js";
-import { runSides, type EvaluateInput, type Session } from "./evaluate.js";
+import { runSides } from "./evaluate.js";
+import { type EvaluateInput, type Session } from "./input.js";
 import { incompleteNote } from "../report/gate.js";
 
 export interface PlanOptions {

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { AgentConfig, Config } from "../config/schema.js";
+import type { Config } from "../config/schema.js";
+import type { AgentConfig } from "../config/parts.js";
 import { identityFactsOf } from "../execute/backends.js";
 import { readManifest } from "../prepare/manifest.js";
 import { GRADER_VERSION } from "../grade/version.js";

@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import type { AgentConfig, Config } from "../config/schema.js";
+import type { Config } from "../config/schema.js";
+import type { AgentConfig } from "../config/parts.js";
 import type { OpenExecutor } from "../execute/lifecycle.js";
 import { instructions } from "../execute/instructions.js";
 import { runPaths } from "../execute/types.js";

@@ -1,6 +1,7 @@
 import { stageBuildContext } from "../execute/build-context.js";
 import { basename, dirname, join, resolve } from "node:path";
-import { envBytes, MAX_ENV_BYTES, type AgentConfig, type Config } from "../config/schema.js";
+import { type Config } from "../config/schema.js";
+import { envBytes, MAX_ENV_BYTES, type AgentConfig } from "../config/parts.js";
 import { configDeprecations, runPolicy } from "../config/run-policy.js";
 import { loadRegistry, defaultRegistryDir, type Registry } from "../registry/registry.js";
 import { plan as planSuite, type Plan, type PlannedRun } from "../plan/plan.js";

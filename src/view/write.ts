@@ -1,9 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { RunResult, SuiteResults } from "../results/schema.js";
-import { loadRegistry, type Registry } from "../registry/registry.js";
-import { defaultLeaderboardsDir, leaderboardPath } from "../registry/leaderboards.js";
-import { readLeaderboardScores } from "../grade/medals.js";
 import { loadRun } from "./load.js";
 import { writeLogPages } from "./log-pages.js";
 import { LIMITS } from "./read.js";
@@ -25,10 +22,11 @@ export interface ViewerInput {
   baseDir?: string;
   /** Output folder; its previous viewer files are replaced. */
   out: string;
-  registryDir?: string;
-  /** An already loaded registry (else it is read from registryDir or the bundled one). */
-  registry?: Registry;
-  leaderboardsDir?: string;
+  /**
+   * Leaderboard scores per competition of the suites (null: none known), as the session holds them
+   * (session/viewer.ts); the viewer reads no registry or leaderboard file itself.
+   */
+  leaderboards: Record<string, LeaderboardData | null>;
   history?: HistoryPoint[];
   /**
    * The comparison the report and the comment show (with the suite's gate). Without it, and with a
@@ -49,37 +47,6 @@ function comparisonOf(input: ViewerInput): { comparison: Comparison | null; note
   } catch (e) {
     return { comparison: null, note: `Base and head could not be compared: ${(e as Error).message}.` };
   }
-}
-
-/** Leaderboard scores per competition, where a leaderboard file is known; null otherwise. */
-function leaderboards(
-  ids: string[],
-  given: Registry | undefined,
-  registryDir?: string,
-  leaderboardsDir?: string,
-): Record<string, LeaderboardData | null> {
-  const out: Record<string, LeaderboardData | null> = {};
-  let registry: Registry;
-  try {
-    registry = given ?? loadRegistry(registryDir);
-  } catch {
-    registry = new Map();
-  }
-  for (const id of ids) {
-    const entry = registry.get(id);
-    const path = entry ? leaderboardPath(entry, leaderboardsDir ?? defaultLeaderboardsDir()) : undefined;
-    try {
-      out[id] = path
-        ? {
-            scores: readLeaderboardScores(path),
-            source: path.includes(entry!.dir) ? "bundled leaderboard.csv" : "fetched leaderboard.csv",
-          }
-        : null;
-    } catch {
-      out[id] = null;
-    }
-  }
-  return out;
 }
 
 /** A run's data without what only its own page needs (kept for the index and the diffs). */
@@ -104,13 +71,12 @@ export function writeViewer(input: ViewerInput): { index: string; runs: number; 
     rmSync(join(out, d), { recursive: true, force: true });
   mkdirSync(join(out, "runs"), { recursive: true });
   mkdirSync(join(out, "diffs"), { recursive: true });
-  const ids = [...new Set([...(input.base?.runs ?? []), ...input.head.runs].map((r) => r.competitionId))];
   const { comparison, note } = comparisonOf(input);
   const site: SiteData = {
     head: input.head,
     base: input.base ?? null,
     runs: [],
-    leaderboards: leaderboards(ids, input.registry, input.registryDir, input.leaderboardsDir),
+    leaderboards: input.leaderboards,
     history: input.history ?? [],
     comparison,
     comparisonNote: note,

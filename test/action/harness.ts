@@ -6,7 +6,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { vi } from "vitest";
-import { run, type Deps } from "../../src/action/main.js";
+import { run } from "../../src/action/main.js";
+import { type Deps } from "../../src/action/deps.js";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 /** The bundle under test; MEDALIST_ACTION_BUNDLE points elsewhere (e.g. a scratch build). */

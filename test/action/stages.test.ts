@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadConfig } from "../../src/config/load.js";
-import { openSession } from "../../src/session/evaluate.js";
+import { openSession } from "../../src/session/input.js";
 import { FakeArtifacts } from "../fixtures/actions/artifacts-server.js";
 import { FakeGitHub } from "../fixtures/github/server.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";

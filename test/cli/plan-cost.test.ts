@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import { appendEntry, emptyHistory, entryOf } from "../../src/history/history.js";
-import { openSession } from "../../src/session/evaluate.js";
+import { openSession } from "../../src/session/input.js";
 import { suitesToGo } from "../../src/session/plan-cost.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
 import { runCli } from "../helpers/cli.js";

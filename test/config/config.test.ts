@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, validateConfig } from "../../src/config/load.js";
-import { parseDuration } from "../../src/config/schema.js";
+import { parseDuration } from "../../src/config/parts.js";
 import { parseBytes } from "../../src/config/units.js";
 import { UserError } from "../../src/errors.js";
 

@@ -10,6 +10,7 @@ import { LABEL } from "../../src/execute/docker/container.js";
 import { schedule } from "../../src/execute/scheduler.js";
 import type { ExecResult } from "../../src/execute/types.js";
 import { containersOf, makeRun, requireDocker, shellSettings, TEST_IMAGE, uniqueSuite } from "./helpers.js";
+import { attemptOn } from "../helpers/attempt.js";
 
 const docker = await requireDocker();
 const until = async (cond: () => Promise<boolean>, ms = 20_000) => {
@@ -33,7 +34,8 @@ describe.skipIf(!docker)("cancelling a suite", () => {
       tasks,
       { gpuIds: [], maxParallel: 2 },
       async (t) => {
-        results[t.id] = await new DockerExecutor(docker!, settings).execute(
+        results[t.id] = await attemptOn(
+          new DockerExecutor(docker!, settings),
           await makeRun(suite, t.id),
           ac.signal,
         );

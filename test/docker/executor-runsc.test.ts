@@ -9,6 +9,7 @@ import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
 import { DockerExecutor, GVISOR_LIMITS } from "../../src/execute/docker/executor.js";
 import { runPaths } from "../../src/execute/types.js";
 import { containersOf, makeRun, requireDocker, shellSettings, testRuntimes, uniqueSuite } from "./helpers.js";
+import { attemptOn } from "../helpers/attempt.js";
 
 const docker = await requireDocker();
 const runsc = (await testRuntimes(docker)).includes("runsc");
@@ -25,9 +26,12 @@ describe.skipIf(!docker || !runsc)("DockerExecutor under runsc (gVisor)", () => 
 
   it("runs an agent that writes a submission, in gVisor's kernel", { timeout: T }, async () => {
     const spec = await makeRun(suite, "completes");
-    const r = await under(
-      "uname -r > /home/logs/kernel.txt; cp /home/data/sample_submission.csv /home/submission/submission.csv; echo done",
-    ).execute(spec);
+    const r = await attemptOn(
+      under(
+        "uname -r > /home/logs/kernel.txt; cp /home/data/sample_submission.csv /home/submission/submission.csv; echo done",
+      ),
+      spec,
+    );
     expect(r.outcome).toBe("completed");
     const p = runPaths(spec.runDir);
     expect(await readFile(p.submissionFile, "utf8")).toBe("id,target\n1,0\n2,0\n3,0\n");
@@ -38,11 +42,12 @@ describe.skipIf(!docker || !runsc)("DockerExecutor under runsc (gVisor)", () => 
   });
 
   it("reports a crash with its exit code, and a hang at its time limit", { timeout: T }, async () => {
-    const crash = await under("exit 3").execute(await makeRun(suite, "crashes"));
+    const crash = await attemptOn(under("exit 3"), await makeRun(suite, "crashes"));
     expect(crash).toMatchObject({ outcome: "failed", exitCode: 3 });
     const spec = await makeRun(suite, "hangs", { timeLimitSecs: 2 });
     const t0 = Date.now();
-    const hang = await under('trap "" TERM; while true; do sleep 1; done', { stopGraceSecs: 1 }).execute(
+    const hang = await attemptOn(
+      under('trap "" TERM; while true; do sleep 1; done', { stopGraceSecs: 1 }),
       spec,
     );
     expect(hang).toMatchObject({ outcome: "timed_out", exitCode: 137 });
@@ -57,7 +62,7 @@ describe.skipIf(!docker || !runsc)("DockerExecutor under runsc (gVisor)", () => 
       "grep -rl SECRET_ANSWER_1 /home /tmp /root /etc /var 2>/dev/null > grep.txt",
       "touch /home/data/x 2> ro.txt; echo rc=$? >> ro.txt",
     ].join("; ");
-    expect((await under(script).execute(spec)).outcome).toBe("completed");
+    expect((await attemptOn(under(script), spec)).outcome).toBe("completed");
     const read = (f: string) => readFile(path.join(runPaths(spec.runDir).logsDir, f), "utf8");
     expect(await read("direct.txt")).toMatch(/No such file[\s\S]*rc=1/);
     expect((await read("grep.txt")).trim()).toBe("");
@@ -83,9 +88,12 @@ describe.skipIf(!docker || !runsc)("DockerExecutor under runsc (gVisor)", () => 
       const oomSpec = await makeRun(suite, "oom", { timeLimitSecs: 120 });
       const bombSpec = await makeRun(suite, "fork-bomb", { timeLimitSecs: 120 });
       const okSpec = await makeRun(suite, "well-behaved", { timeLimitSecs: 120 });
-      const tmpRun = ex(
-        "dd if=/dev/zero of=/tmp/big bs=1M count=2048 2> /home/logs/dd.txt; echo rc=$? >> /home/logs/dd.txt; sleep 100",
-      ).execute(tmpSpec);
+      const tmpRun = attemptOn(
+        ex(
+          "dd if=/dev/zero of=/tmp/big bs=1M count=2048 2> /home/logs/dd.txt; echo rc=$? >> /home/logs/dd.txt; sleep 100",
+        ),
+        tmpSpec,
+      );
       // What Docker stored for the running container: its mounts, and the volumes made for /tmp and /var/tmp.
       let tmpMounts: unknown[] = [];
       let tmpVolumes: string[] = [];
@@ -106,12 +114,15 @@ describe.skipIf(!docker || !runsc)("DockerExecutor under runsc (gVisor)", () => 
       }
       const [tmp, oom, bomb, ok] = await Promise.all([
         tmpRun,
-        ex('x=0123456789abcdef; while true; do x="$x$x"; done', {
-          limits: { memory: 64 * MiB, pids: 128, tmp: 16 * MiB },
-        }).execute(oomSpec),
+        attemptOn(
+          ex('x=0123456789abcdef; while true; do x="$x$x"; done', {
+            limits: { memory: 64 * MiB, pids: 128, tmp: 16 * MiB },
+          }),
+          oomSpec,
+        ),
         // Under gVisor limits.pids counts the sandbox's own host threads and processes (about 40 at rest).
-        ex("i=0; while [ $i -lt 300 ]; do sleep 60 & i=$((i+1)); done; wait").execute(bombSpec),
-        ex("sleep 3; echo id,target > /home/submission/submission.csv").execute(okSpec),
+        attemptOn(ex("i=0; while [ $i -lt 300 ]; do sleep 60 & i=$((i+1)); done; wait"), bombSpec),
+        attemptOn(ex("sleep 3; echo id,target > /home/submission/submission.csv"), okSpec),
       ]);
       const logOf = (spec: { runDir: string }) => readFile(runPaths(spec.runDir).logFile, "utf8");
       expect(ok.outcome, await logOf(okSpec)).toBe("completed");
@@ -168,7 +179,7 @@ describe.skipIf(!docker || !runsc)("DockerExecutor under runsc (gVisor)", () => 
     { timeout: T },
     async () => {
       const spec = await makeRun(suite, "pids-too-small");
-      const r = await under("echo never", { limits: { memory: 256 * 1024 ** 2, pids: 24 } }).execute(spec);
+      const r = await attemptOn(under("echo never", { limits: { memory: 256 * 1024 ** 2, pids: 24 } }), spec);
       const log = await readFile(runPaths(spec.runDir).logFile, "utf8");
       expect(r.outcome, log).toBe("infra_error");
       expect(r.error).toMatch(
@@ -190,7 +201,7 @@ describe.skipIf(!docker || !runsc)("DockerExecutor under runsc (gVisor)", () => 
         quotaPollMs: 500,
       });
       ex.folderFilesystems = true;
-      const r = await ex.execute(spec);
+      const r = await attemptOn(ex, spec);
       expect(r.outcome).toBe("failed");
       expect(r.error).toMatch(/^disk: \/home\/logs (quota 16 MiB reached|went over its 16\.0 MiB quota)/);
       const logsDir = runPaths(spec.runDir).logsDir;

@@ -9,6 +9,7 @@ import { runPaths } from "../../src/execute/types.js";
 import { describeFailure } from "../../src/execute/failure.js";
 import { startValidationServerForDocker } from "../../src/execute/docker/gateway.js";
 import { containersOf, makeRun, requireDocker, shellSettings, uniqueSuite } from "./helpers.js";
+import { attemptOn } from "../helpers/attempt.js";
 
 const docker = await requireDocker();
 const suite = uniqueSuite("exec");
@@ -29,7 +30,7 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
           "cat /home/instructions.txt > /home/logs/seen-instructions.txt; echo 'print(1)' > /home/code/agent.py",
       ),
     );
-    const r = await ex.execute(spec);
+    const r = await attemptOn(ex, spec);
     expect(r.outcome).toBe("completed");
     expect(r.exitCode).toBe(0);
     expect(r.details?.imageDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
@@ -45,7 +46,10 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
 
   it("reports a crash as failed with its exit code", async () => {
     const spec = await makeRun(suite, "crashes");
-    const r = await new DockerExecutor(docker!, shellSettings("echo about to crash; exit 3")).execute(spec);
+    const r = await attemptOn(
+      new DockerExecutor(docker!, shellSettings("echo about to crash; exit 3")),
+      spec,
+    );
     expect(r.outcome).toBe("failed");
     expect(r.exitCode).toBe(3);
     expect(r.error).toContain("code 3");
@@ -53,17 +57,20 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
 
   it("a command typo is the agent's failure (exit 127) with its cause, not retryable", async () => {
     const viaShell = await makeRun(suite, "typo-shell");
-    const a = await new DockerExecutor(docker!, shellSettings("pythn3 agent.py")).execute(viaShell);
+    const a = await attemptOn(new DockerExecutor(docker!, shellSettings("pythn3 agent.py")), viaShell);
     expect(a).toMatchObject({ outcome: "failed", exitCode: 127 });
     expect(a.retryable).not.toBe(true);
     const failure = describeFailure(a, await readFile(runPaths(viaShell.runDir).logFile, "utf8"));
     expect(failure?.cause).toBe("/bin/sh: pythn3: not found (exit 127)");
     // No shell: the container's init cannot exec the command.
     const direct = await makeRun(suite, "typo-exec");
-    const b = await new DockerExecutor(docker!, {
-      ...shellSettings(""),
-      command: ["pythn3", "agent.py"],
-    }).execute(direct);
+    const b = await attemptOn(
+      new DockerExecutor(docker!, {
+        ...shellSettings(""),
+        command: ["pythn3", "agent.py"],
+      }),
+      direct,
+    );
     expect(b).toMatchObject({ outcome: "failed", exitCode: 127 });
     expect(b.retryable).not.toBe(true);
     const logB = await readFile(runPaths(direct.runDir).logFile, "utf8");
@@ -80,7 +87,7 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
       shellSettings('trap "" TERM; echo hanging; while true; do sleep 1; done', { stopGraceSecs: 1 }),
     );
     const t0 = Date.now();
-    const r = await ex.execute(spec);
+    const r = await attemptOn(ex, spec);
     expect(r.outcome).toBe("timed_out");
     expect(r.exitCode).toBe(137);
     expect(Date.now() - t0).toBeLessThan(20_000);
@@ -95,7 +102,7 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
         limits: { memory: 32 * 1024 ** 2 },
       }),
     );
-    const r = await ex.execute(spec);
+    const r = await attemptOn(ex, spec);
     expect(r.outcome).toBe("oom");
     expect(r.oomKilled).toBe(true);
     expect(r.exitCode).toBe(137);
@@ -111,7 +118,7 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
       "grep -rl SECRET_ANSWER_1 /home 2>/dev/null > grep.txt",
       "touch /home/data/x 2> ro.txt; echo rc=$? >> ro.txt",
     ].join("; ");
-    const r = await new DockerExecutor(docker!, shellSettings(script)).execute(spec);
+    const r = await attemptOn(new DockerExecutor(docker!, shellSettings(script)), spec);
     expect(r.outcome).toBe("completed");
     const logs = runPaths(spec.runDir).logsDir;
     const read = (f: string) => readFile(path.join(logs, f), "utf8");
@@ -131,10 +138,10 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
       secretEnv: ["OPENAI_API_KEY"],
       validationUrl: "http://172.17.0.1:1/x/validate",
     });
-    const r = await new DockerExecutor(
-      docker!,
-      shellSettings("env > /home/logs/env.txt; echo key=$OPENAI_API_KEY"),
-    ).execute(spec);
+    const r = await attemptOn(
+      new DockerExecutor(docker!, shellSettings("env > /home/logs/env.txt; echo key=$OPENAI_API_KEY")),
+      spec,
+    );
     delete process.env.MEDALIST_RUNNER_ONLY;
     expect(r.outcome).toBe("completed");
     const env = Object.fromEntries(
@@ -189,7 +196,7 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
         },
       ),
     );
-    const running = ex.execute(spec);
+    const running = attemptOn(ex, spec);
     let host: Record<string, unknown> | undefined;
     for (let i = 0; i < 50 && !host; i++) {
       const [c] = await containersOf(docker!, suite).then((l) =>
@@ -215,7 +222,7 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
   it("reports a missing image as infra_error without retrying", async () => {
     const spec = await makeRun(suite, "no-image");
     const ex = new DockerExecutor(docker!, shellSettings("true", { image: "medalist-no-such-image:0" }));
-    const { result: r, attempts } = await executeWithRetries((s) => ex.execute(s), spec, policy);
+    const { result: r, attempts } = await executeWithRetries((s) => attemptOn(ex, s), spec, policy);
     expect(r.outcome).toBe("infra_error");
     expect(attempts).toBe(1);
     expect(r.error).toContain("medalist-no-such-image:0");
@@ -227,7 +234,7 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
     const spec = await makeRun(suite, "no-start", { gpus: ["99"] });
     const lines: string[] = [];
     const ex = new DockerExecutor(docker!, shellSettings("true"));
-    const { result: r, attempts } = await executeWithRetries((s) => ex.execute(s), spec, policy, {
+    const { result: r, attempts } = await executeWithRetries((s) => attemptOn(ex, s), spec, policy, {
       onRetry: (n) => lines.push(`retry ${n}`),
     });
     expect(r.outcome).toBe("infra_error");
@@ -256,7 +263,7 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
         "printf 'id,target\\n1,0\\n9,1\\n' > /tmp/bad.csv",
         post("/tmp/bad.csv", "/home/logs/bad.txt"),
       ].join("; ");
-      const r = await new DockerExecutor(docker!, shellSettings(script)).execute(spec);
+      const r = await attemptOn(new DockerExecutor(docker!, shellSettings(script)), spec);
       expect(r.outcome).toBe("completed");
       const good = await readFile(path.join(runPaths(spec.runDir).logsDir, "good.txt"), "utf8");
       const bad = await readFile(path.join(runPaths(spec.runDir).logsDir, "bad.txt"), "utf8");
@@ -307,7 +314,7 @@ describe.skipIf(!docker)("agent images", () => {
     expect(image.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(lines.join("\n")).toMatch(/Step \d\/\d : RUN echo/);
     const spec = await makeRun(suite, "built");
-    const r = await ex.execute(spec);
+    const r = await attemptOn(ex, spec);
     expect(r.outcome).toBe("completed");
     expect(r.details?.imageDigest).toBe(image.digest);
     expect(await readFile(runPaths(spec.runDir).logFile, "utf8")).toContain("stdout built with hello");
@@ -376,7 +383,7 @@ describe.skipIf(!hasNode)("a Node agent", () => {
         image: NODE_IMAGE,
         command: ["node", "-e", agent],
       });
-      const r = await ex.execute(spec);
+      const r = await attemptOn(ex, spec);
       expect(r.outcome, await readFile(runPaths(spec.runDir).logFile, "utf8")).toBe("completed");
       const [first, second] = JSON.parse(
         await readFile(path.join(runPaths(spec.runDir).logsDir, "checks.json"), "utf8"),

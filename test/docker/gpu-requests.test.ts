@@ -6,6 +6,7 @@ import { DockerExecutor } from "../../src/execute/docker/executor.js";
 import { detectGpus } from "../../src/execute/gpu.js";
 import { schedule } from "../../src/execute/scheduler.js";
 import { makeRun, requireDocker, shellSettings, uniqueSuite } from "./helpers.js";
+import { attemptOn } from "../helpers/attempt.js";
 
 const docker = await requireDocker();
 const fakeBin = path.resolve("test/fixtures/docker/bin");
@@ -58,7 +59,7 @@ describe.skipIf(!docker)("GPU requests (fake nvidia-smi reporting 2 GPUs)", () =
     const tasks = ["r1", "r2", "r3", "r4"].map((id) => ({ id, expectedSecs: 60, gpus: 1 }));
     await schedule(tasks, { gpuIds: gpus.ids, maxParallel: 4 }, async (t, ids) => {
       const start = Date.now();
-      const r = await ex.execute(await makeRun(suite, t.id, { gpus: ids }));
+      const r = await attemptOn(ex, await makeRun(suite, t.id, { gpus: ids }));
       expect(r.outcome).toBe("completed");
       expect(r.details?.gpus).toBe(ids.join(","));
       spans.push({ run: t.id, gpu: ids[0], start, end: Date.now() });

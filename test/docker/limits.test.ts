@@ -17,8 +17,9 @@ import { DEFAULT_PIDS, DEFAULT_ROOT, memoryReserve } from "../../src/execute/doc
 import { setupDocker } from "../../src/execute/docker/setup.js";
 import type { DockerSuiteConfig } from "../../src/execute/docker/config.js";
 import { describeFailure } from "../../src/execute/failure.js";
-import { runPaths, type RunSpec } from "../../src/execute/types.js";
+import { runPaths, type ExecResult, type RunSpec } from "../../src/execute/types.js";
 import { containersOf, makeRun, requireDocker, shellSettings, TEST_IMAGE, uniqueSuite } from "./helpers.js";
+import { attemptOn } from "../helpers/attempt.js";
 
 const docker = await requireDocker();
 const suite = uniqueSuite("limits");
@@ -38,7 +39,7 @@ async function hostConfigOf(runId: string): Promise<Record<string, unknown> | un
   return undefined;
 }
 
-const failureOf = async (spec: RunSpec, r: Awaited<ReturnType<DockerExecutor["execute"]>>) =>
+const failureOf = async (spec: RunSpec, r: ExecResult) =>
   describeFailure(r, await readFile(runPaths(spec.runDir).logFile, "utf8"));
 
 describe.skipIf(!docker)("limits on every agent container (real daemon)", () => {
@@ -71,7 +72,7 @@ describe.skipIf(!docker)("limits on every agent container (real daemon)", () => 
         "limits per run: memory 7.2 GiB* (no swap), 1 CPU(s)*, 4096 processes*, /tmp and /var/tmp 1 GiB* each",
       );
       const spec = await makeRun(suite, "defaults");
-      const running = setup.executor.execute(spec);
+      const running = attemptOn(setup.executor, spec);
       const host = await hostConfigOf("defaults");
       expect((await running).outcome).toBe("completed");
       expect(host).toMatchObject({
@@ -146,16 +147,17 @@ describe.skipIf(!docker)("limits on every agent container (real daemon)", () => 
     const bombSpec = await makeRun(suite, "fork-bomb", { timeLimitSecs: 120 });
     const okSpec = await makeRun(suite, "well-behaved", { timeLimitSecs: 120 });
     const [tmp, logs, code, bomb, ok] = await Promise.all([
-      ex("dd if=/dev/zero of=/tmp/big bs=1M count=2048; sleep 100").execute(tmpSpec),
+      attemptOn(ex("dd if=/dev/zero of=/tmp/big bs=1M count=2048; sleep 100"), tmpSpec),
       // Full speed, past the quota, then a sparse file too: neither may land on the runner's disk.
-      ex(
-        "dd if=/dev/zero of=/home/logs/big bs=1M count=256; truncate -s 1G /home/logs/sparse; sleep 100",
-      ).execute(logsSpec),
-      ex("dd if=/dev/zero of=/home/code/big bs=1M count=256; sleep 100").execute(codeSpec),
+      attemptOn(
+        ex("dd if=/dev/zero of=/home/logs/big bs=1M count=256; truncate -s 1G /home/logs/sparse; sleep 100"),
+        logsSpec,
+      ),
+      attemptOn(ex("dd if=/dev/zero of=/home/code/big bs=1M count=256; sleep 100"), codeSpec),
       // The agent's own shell forks once (the bomb) and then runs builtins only: a fork it could not
       // make would end it with exit code 2 before the watch read pids.events (seen on a loaded runner).
-      ex("(f() { f | f & }; f) & while :; do :; done").execute(bombSpec),
-      ex("sleep 3; echo id,target > /home/submission/submission.csv").execute(okSpec),
+      attemptOn(ex("(f() { f | f & }; f) & while :; do :; done"), bombSpec),
+      attemptOn(ex("sleep 3; echo id,target > /home/submission/submission.csv"), okSpec),
     ]);
     expect(ok.outcome).toBe("completed");
 
@@ -212,10 +214,13 @@ describe.skipIf(!docker)("limits on every agent container (real daemon)", () => 
       const spec = await makeRun(suite, "shell-dies", { timeLimitSecs: 120 });
       // busybox sh exits 2 ("can't fork") within milliseconds, before the once-a-second watch looks,
       // and Docker removes the container's cgroup (and its pids.events) with it.
-      const r = await new DockerExecutor(
-        docker!,
-        shellSettings("while :; do sleep 60 & done", { limits: { memory: 256 * MiB, pids: 32, cpus: 1 } }),
-      ).execute(spec);
+      const r = await attemptOn(
+        new DockerExecutor(
+          docker!,
+          shellSettings("while :; do sleep 60 & done", { limits: { memory: 256 * MiB, pids: 32, cpus: 1 } }),
+        ),
+        spec,
+      );
       const log = await readFile(runPaths(spec.runDir).logFile, "utf8");
       expect(r.outcome, log).toBe("failed");
       expect(r.exitCode).toBe(2);
@@ -306,7 +311,7 @@ describe.skipIf(!docker)("limits on every agent container (real daemon)", () => 
         ),
       );
       ex.folderFilesystems = true;
-      const r = await ex.execute(spec);
+      const r = await attemptOn(ex, spec);
       expect(r.outcome).toBe("completed");
       expect(readFileSync(path.join(logs, "seen.txt"), "utf8")).toBe("from attempt 1\n");
       expect(readFileSync(path.join(logs, "first.txt"), "utf8")).toBe("from attempt 1\nagain\n");
@@ -325,7 +330,7 @@ describe.skipIf(!docker)("limits on every agent container (real daemon)", () => 
       docker!,
       shellSettings('x=0123456789abcdef; while true; do x="$x$x"; done', { limits: { memory: 32 * MiB } }),
     );
-    const r = await ex.execute(spec);
+    const r = await attemptOn(ex, spec);
     expect(r.outcome).toBe("oom");
     expect(r.error).toBe("oom: memory limit 32 MiB");
     expect((await failureOf(spec, r))?.cause).toBe("oom: memory limit 32 MiB (exit 137)");

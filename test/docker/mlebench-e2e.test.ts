@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/load.js";
-import { evaluate, openSession } from "../../src/session/evaluate.js";
+import { evaluate } from "../../src/session/evaluate.js";
+import { openSession } from "../../src/session/input.js";
 import { requireDocker, requireMlebenchEnv, testRuntimes } from "./helpers.js";
 
 // End to end: the project's own MLE-bench-style agent folder (test/fixtures/mlebench-agents/agents/toy-mle),

@@ -17,6 +17,7 @@ import { describeFailure } from "../../src/execute/failure.js";
 import { runPaths } from "../../src/execute/types.js";
 import { expandMlebenchAgent } from "../../src/mlebench/agent-folder.js";
 import { makeRun, requireDocker, TEST_IMAGE, uniqueSuite } from "./helpers.js";
+import { attemptOn } from "../helpers/attempt.js";
 
 const docker = await requireDocker();
 const suite = uniqueSuite("mlebench");
@@ -103,7 +104,7 @@ describe.skipIf(!docker)("agent.mlebench against a real daemon", () => {
     expect(settings.limits.shmSize).toBe(4 * 1024 ** 3);
     const ex = new DockerExecutor(docker!, settings);
     const spec = await makeRun(suite, "tiny-runs", { env });
-    const r = await ex.execute(spec);
+    const r = await attemptOn(ex, spec);
     const log = readFileSync(runPaths(spec.runDir).logFile, "utf8");
     expect(r.outcome, log).toBe("completed");
     imageId = r.details!.imageId;
@@ -121,7 +122,7 @@ describe.skipIf(!docker)("agent.mlebench against a real daemon", () => {
   it("with the ENTRYPOINT kept, a run that never reached start.sh says so", async () => {
     const ex = new DockerExecutor(docker!, settingsFor(dir, { entrypoint: "image" }).settings);
     const spec = await makeRun(suite, "tiny-never-ran");
-    const r = await ex.execute(spec);
+    const r = await attemptOn(ex, spec);
     const log = readFileSync(runPaths(spec.runDir).logFile, "utf8");
     expect(r.outcome, log).toBe("completed");
     expect(r.details?.neverRan, log).toBe("true");

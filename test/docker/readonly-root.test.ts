@@ -25,6 +25,7 @@ import {
   testRuntimes,
   uniqueSuite,
 } from "./helpers.js";
+import { attemptOn } from "../helpers/attempt.js";
 
 const docker = await requireDocker();
 const runtimes = await testRuntimes(docker);
@@ -105,8 +106,8 @@ describe.skipIf(!docker)("a read-only root by default (real daemon)", () => {
             timeLimitSecs: 120,
             env: { AGENT_SCRIPT: "dd if=/dev/zero of=/home/agent/big bs=1M count=200; sleep 100" },
           });
-          const okRun = exec.execute(okSpec);
-          const fillRun = exec.execute(fillSpec);
+          const okRun = attemptOn(exec, okSpec);
+          const fillRun = attemptOn(exec, fillSpec);
           // What Docker stored for the running container.
           let host: Record<string, unknown> | undefined;
           for (let i = 0; i < 300 && !host; i++) {
@@ -184,7 +185,7 @@ describe.skipIf(!docker)("a read-only root by default (real daemon)", () => {
       );
       ex.folderFilesystems = fsProblem === null;
       const spec = await makeRun(suite, "kept");
-      const r = await ex.execute(spec);
+      const r = await attemptOn(ex, spec);
       expect(r.outcome).toBe("completed");
       const [v] = await volumesOf(suite);
       const work = v?.Labels?.["medalist.scratch"] ?? "";
@@ -247,7 +248,7 @@ describe.skipIf(!docker)("a read-only root by default (real daemon)", () => {
         );
         try {
           const spec = await makeRun(suite, runId);
-          const r = await setup.executor.execute(spec);
+          const r = await attemptOn(setup.executor, spec);
           return { setup, r, log: await readFile(runPaths(spec.runDir).logFile, "utf8") };
         } finally {
           await setup.close();

@@ -12,6 +12,7 @@ import { RunLog } from "../../src/execute/run-log.js";
 import { buildTag, dockerSettings } from "../../src/execute/docker/settings.js";
 import { gpuModel, parseNvidiaSmi } from "../../src/execute/gpu.js";
 import type { RunSpec } from "../../src/execute/types.js";
+import { attemptOn } from "../helpers/attempt.js";
 
 const spec: RunSpec = {
   runId: "spaceship-titanic__seed1",
@@ -222,7 +223,7 @@ describe("executor without a daemon", () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "medalist-nodaemon-"));
     const { executeWithRetries } = await import("../../src/suite/retry.js");
     const { result: r, attempts } = await executeWithRetries(
-      (s) => ex.execute(s),
+      (s) => attemptOn(ex, s),
       { ...spec, runDir: dir, publicDir: dir, gpus: [] },
       { retries: 2, delayMs: 5 },
       { onRetry: (n) => lines.push(`retry ${n}`) },
@@ -244,7 +245,7 @@ describe("executor without a daemon", () => {
     });
     const ac = new AbortController();
     ac.abort();
-    const r = await ex.execute(spec, ac.signal);
+    const r = await attemptOn(ex, spec, ac.signal);
     expect(r).toMatchObject({
       outcome: "infra_error",
       error: "cancelled",

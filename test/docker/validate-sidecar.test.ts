@@ -24,6 +24,7 @@ import {
   testRuntimes,
   uniqueSuite,
 } from "./helpers.js";
+import { attemptOn } from "../helpers/attempt.js";
 
 const docker = await requireDocker();
 const image = await requireMlebenchEnv(docker);
@@ -163,7 +164,7 @@ describe.skipIf(!image)("the Docker executor with serveLocalhost5000", () => {
       });
       executor.localValidate = { server, root: root.dir };
       const sample = path.join(spec.publicDir, "sample_submission.csv");
-      const result = await executor.execute({
+      const result = await attemptOn(executor, {
         ...spec,
         validationUrl: server.register(spec.competitionId, sample, spec.runId),
       });
@@ -215,7 +216,7 @@ describe.skipIf(!image)("the Docker executor with serveLocalhost5000", () => {
         });
         executor.localValidate = { server, root: root.dir };
         const sample = path.join(spec.publicDir, "sample_submission.csv");
-        const r = await executor.execute({
+        const r = await attemptOn(executor, {
           ...spec,
           validationUrl: server.register(spec.competitionId, sample, spec.runId),
         });
@@ -263,7 +264,7 @@ describe.skipIf(!image)("the Docker executor with serveLocalhost5000", () => {
         });
         executor.localValidate = { server, root: root.dir };
         const sample = path.join(spec.publicDir, "sample_submission.csv");
-        const r = await executor.execute({
+        const r = await attemptOn(executor, {
           ...spec,
           validationUrl: server.register(spec.competitionId, sample, spec.runId),
         });

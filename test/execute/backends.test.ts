@@ -2,41 +2,87 @@
 // registered backends, and no backend folder does an attempt's work itself: that is
 // execute/attempt.ts's (run folder, run.log and masking, quota, timers, sanitizing, wording). What
 // each backend does with a hostile agent is test/execute/conformance.test.ts's.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { jsonSchemas } from "../../src/cli/commands/schema.js";
 import { ConfigSchema } from "../../src/config/schema.js";
+import { LOCAL_CONFIG } from "../../src/config/blocks/local.js";
+import { executorConfigs, registerExecutorConfig } from "../../src/config/executors.js";
 import {
-  executorNames,
   identityFactsOf,
   registerBackend,
   registeredBackends,
   unsandboxedBy,
 } from "../../src/execute/backends.js";
 import { localBackend } from "../../src/execute/local/index.js";
+import { moduleGraph, type ModuleInfo } from "../../scripts/code-graph.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const BACKENDS = registeredBackends();
-const EXECUTOR_NAMES = executorNames();
+const EXECUTOR_NAMES = BACKENDS.map((b) => b.name);
 
-/** What only the attempt wrapper may do; a backend folder using these bypasses it. */
-const WRAPPER_ONLY = [
-  /\bnew RunLog\(/,
-  /\bwatchQuota\(/,
-  /\bfinalQuotaCheck\(/,
-  /\bsanitizeRun\(/,
-  /\bmaskRunFolder\(/,
-  /\bnew Masker\(/,
-  /\bcreateWriteStream\([^)]*logFile/,
-];
+/** What only the attempt wrapper may do, by module: a backend folder importing these bypasses it. */
+const WRAPPER_ONLY: Record<string, string[]> = {
+  "src/execute/run-log.ts": ["RunLog"],
+  "src/execute/quota.ts": ["watchQuota", "finalQuotaCheck"],
+  "src/util/runfiles.ts": ["sanitizeRun"],
+  "src/execute/mask-folder.ts": ["maskRunFolder"],
+  "src/execute/mask.ts": ["Masker"],
+};
 
-function sources(dir: string): { file: string; text: string }[] {
-  return readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .filter((f) => f.endsWith(".ts"))
-    .map((f) => ({ file: f, text: readFileSync(join(dir, f), "utf8") }));
+const graph = moduleGraph(root, ["src"]);
+
+/** The backend folder (execute/<name>/) a module lies in, or null. */
+function backendFolder(path: string, names: string[]): string | null {
+  const m = /^src\/execute\/([^/]+)\//.exec(path);
+  return m && names.includes(m[1]) ? m[1] : null;
 }
+
+/**
+ * Imports of a backend folder's modules from outside that folder, but for execute/backends.ts
+ * registering its index.ts: what is backend-specific stays in its folder.
+ */
+function backendLeaks(g: Map<string, ModuleInfo>, names: string[]): string[] {
+  const out: string[] = [];
+  for (const m of [...g.values()].sort((a, b) => a.path.localeCompare(b.path)))
+    for (const to of [...m.allImports].sort()) {
+      const b = backendFolder(to, names);
+      if (b === null || backendFolder(m.path, names) === b) continue;
+      if (m.path === "src/execute/backends.ts" && to === `src/execute/${b}/index.ts`) continue;
+      out.push(`${m.path} → ${to}`);
+    }
+  return out;
+}
+
+/** Attempt duties a backend folder imports (it would bypass the wrapper): "module imports name from module". */
+function wrapperBypasses(g: Map<string, ModuleInfo>, name: string): string[] {
+  const out: string[] = [];
+  for (const m of g.values())
+    if (backendFolder(m.path, [name]) !== null)
+      for (const [from, names] of Object.entries(WRAPPER_ONLY))
+        for (const n of [...names, "*"])
+          if (m.importedNames.get(from)?.has(n)) out.push(`${m.path} imports ${n} from ${from}`);
+  return out;
+}
+
+/**
+ * The doors' checks and the MLE-bench environment image still reach into docker/ and local/ for
+ * Docker-only and bubblewrap-only facts (daemon, runtimes, sandbox): listed by module so that no
+ * other import of a backend's insides can hide behind them.
+ */
+const KNOWN_LEAKS = [
+  "src/action/runtime-gate.ts → src/execute/docker/client.ts",
+  "src/action/runtime-gate.ts → src/execute/docker/runtime.ts",
+  "src/cli/commands/mlebench-env.ts → src/execute/docker/client.ts",
+  "src/mlebench/env-image.ts → src/execute/docker/engine.ts",
+  "src/session/check.ts → src/execute/docker/client.ts",
+  "src/session/check.ts → src/execute/docker/engine.ts",
+  "src/session/check.ts → src/execute/docker/setup.ts",
+  "src/session/check.ts → src/execute/local/sandbox.ts",
+  "src/session/check.ts → src/execute/local/visible.ts",
+];
 
 describe("the executor registry (execute/backends.ts)", () => {
   it("names each executor once, each with its own folder", () => {
@@ -46,6 +92,15 @@ describe("the executor registry (execute/backends.ts)", () => {
 
   it("refuses a second backend of the same name", () => {
     expect(() => registerBackend(localBackend)).toThrow('the executor "local" is registered twice');
+  });
+
+  it("registers each backend's part of the config once: the same part again is a no-op, another is refused", () => {
+    const before = executorConfigs();
+    registerExecutorConfig(LOCAL_CONFIG);
+    expect(executorConfigs()).toEqual(before);
+    expect(() => registerExecutorConfig({ ...LOCAL_CONFIG, check: () => [] })).toThrow(
+      'the executor "local" is registered twice',
+    );
   });
 
   it.each(BACKENDS.map((b) => [b.name, b] as const))("%s's config block and checks answer", (_name, b) => {
@@ -61,18 +116,60 @@ describe("the executor registry (execute/backends.ts)", () => {
   it.each(BACKENDS.map((b) => [b.name] as const))(
     "%s's folder leaves every attempt duty to runAttempt",
     (name) => {
-      const files = sources(join(root, "src", "execute", name));
-      for (const { file, text } of files)
-        for (const re of WRAPPER_ONLY) expect(re.test(text), `${name}/${file} uses ${re.source}`).toBe(false);
-      // Its executor's attempts go through the wrapper with its driver.
+      const folder = [...graph.values()].filter((m) => backendFolder(m.path, [name]) !== null);
+      expect(folder.length, name).toBeGreaterThan(0);
+      expect(wrapperBypasses(graph, name)).toEqual([]);
+      // Its attempts go through the wrapper: it gives runAttempt an AttemptDriver.
       expect(
-        files.some(({ text }) => /runAttempt\(/.test(text) || /driver: \(\) =>/.test(text)),
+        folder.some((m) => m.importedNames.get("src/execute/attempt.ts")?.has("AttemptDriver")),
         name,
       ).toBe(true);
     },
   );
 
+  it("keeps what is backend-specific in its folder: only execute/backends.ts imports a backend, by its index.ts", () => {
+    const names = BACKENDS.map((b) => b.name);
+    expect(backendLeaks(graph, names)).toEqual(KNOWN_LEAKS);
+    // The shared container steps (execute/container/) import no backend's folder.
+    expect(backendLeaks(graph, names).filter((a) => a.startsWith("src/execute/container/"))).toEqual([]);
+  });
+
+  it("finds an import of a backend's insides from outside its folder", () => {
+    const names = BACKENDS.map((b) => b.name);
+    const withLeak = new Map(graph);
+    const image = graph.get("src/execute/container/image.ts")!;
+    withLeak.set(image.path, {
+      ...image,
+      allImports: new Set([...image.allImports, "src/execute/docker/client.ts"]),
+    });
+    expect(backendLeaks(withLeak, names)).toContain(
+      "src/execute/container/image.ts → src/execute/docker/client.ts",
+    );
+    // A module of the backend's own folder importing it is not a leak.
+    const setup = graph.get("src/execute/docker/setup.ts")!;
+    const inside = new Map(graph);
+    inside.set(setup.path, {
+      ...setup,
+      allImports: new Set([...setup.allImports, "src/execute/docker/runtime.ts"]),
+    });
+    expect(backendLeaks(inside, names)).toEqual(KNOWN_LEAKS);
+  });
+
+  it("finds a backend folder that imports an attempt duty", () => {
+    const ex = graph.get("src/execute/local/executor.ts")!;
+    const importedNames = new Map(ex.importedNames);
+    importedNames.set("src/execute/quota.ts", new Set(["watchQuota"]));
+    const withBypass = new Map(graph);
+    withBypass.set(ex.path, { ...ex, importedNames });
+    expect(wrapperBypasses(withBypass, "local")).toEqual([
+      "src/execute/local/executor.ts imports watchQuota from src/execute/quota.ts",
+    ]);
+    expect(wrapperBypasses(withBypass, "docker")).toEqual([]);
+  });
+
   it("derives the config's executor names, blocks and JSON schema from the list", () => {
+    // Each registered backend's part of the config is registered with config/executors.ts.
+    expect(executorConfigs().map((p) => p.name)).toEqual(EXECUTOR_NAMES);
     const shape = (ConfigSchema as unknown as { in: { shape: Record<string, z.ZodType> } }).in;
     const executor = shape.shape.executor as unknown as { unwrap(): { options: string[] } };
     expect(executor.unwrap().options).toEqual(EXECUTOR_NAMES);

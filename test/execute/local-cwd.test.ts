@@ -14,9 +14,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/load.js";
 import { UserError } from "../../src/errors.js";
-import { LocalExecutor } from "../../src/execute/local/index.js";
+import { LocalExecutor } from "../../src/execute/local/executor.js";
 import { bwrapAvailable } from "../../src/execute/local/sandbox.js";
 import { runSuite } from "../../src/suite/run.js";
+import { attemptOn } from "../helpers/attempt.js";
 
 const available = process.platform === "linux" && bwrapAvailable();
 const T = 120_000;
@@ -112,7 +113,7 @@ describe.skipIf(!available)("agent.cwd in the local sandbox", () => {
       graceSecs: 1,
       sandbox: { mode: "bwrap" },
     });
-    await expect(executor.execute(spec)).rejects.toThrow(
+    await expect(attemptOn(executor, spec)).rejects.toThrow(
       `the agent's working folder ${dir}/rootlink is, or goes through, a symbolic link: not mounted`,
     );
     expect(existsSync(marker)).toBe(false);

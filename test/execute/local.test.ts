@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalExecutor } from "../../src/execute/local/executor.js";
 import type { RunSpec } from "../../src/execute/types.js";
+import { attemptOn } from "../helpers/attempt.js";
 
 const fixtures = join(import.meta.dirname, "..", "fixtures", "agents");
 
@@ -44,7 +45,7 @@ function alive(pid: number): boolean {
 describe("local executor", () => {
   it("reports a crash as failed with its exit code and keeps the output in run.log", async () => {
     const s = spec();
-    const r = await agent("crash.mjs").execute(s);
+    const r = await attemptOn(agent("crash.mjs"), s);
     expect(r.outcome).toBe("failed");
     expect(r.exitCode).toBe(3);
     expect(readFileSync(join(s.runDir, "run.log"), "utf8")).toContain("about to crash");
@@ -54,7 +55,7 @@ describe("local executor", () => {
     const s = spec({ timeLimitSecs: 1 });
     const t0 = Date.now();
     // The child's pid is read from the host's /proc: no PID namespace (see sandbox.test.ts for bwrap).
-    const r = await agent("hang.mjs", "none").execute(s);
+    const r = await attemptOn(agent("hang.mjs", "none"), s);
     expect(r.outcome).toBe("timed_out");
     expect(Date.now() - t0).toBeLessThan(10_000);
     const childPid = Number(readFileSync(join(s.runDir, "logs", "child.pid"), "utf8"));
@@ -66,7 +67,7 @@ describe("local executor", () => {
   it("passes the contract's variables and not the runner's secrets", async () => {
     process.env.MEDALIST_TEST_SECRET = "do-not-leak";
     const s = spec({ env: { MY_VAR: "x" } });
-    const r = await agent("env.mjs").execute(s);
+    const r = await attemptOn(agent("env.mjs"), s);
     delete process.env.MEDALIST_TEST_SECRET;
     expect(r.outcome).toBe("completed");
     const env = JSON.parse(readFileSync(join(s.runDir, "logs", "env.json"), "utf8"));
@@ -85,7 +86,7 @@ describe("local executor", () => {
     const s = spec();
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 300);
-    const r = await agent("hang.mjs").execute(s, ac.signal);
+    const r = await attemptOn(agent("hang.mjs"), s, ac.signal);
     expect(r.outcome).toBe("infra_error");
     expect(r.error).toBe("cancelled");
   });
@@ -93,11 +94,14 @@ describe("local executor", () => {
   it("a command that cannot start is the agent's failure (exit 127), with the reason in run.log", async () => {
     const s = spec();
     // Spawning fails before anything runs (inside bwrap, bwrap reports it: see sandbox.test.ts).
-    const r = await new LocalExecutor({
-      command: ["/nonexistent/agent"],
-      cwd: fixtures,
-      sandbox: { mode: "none" },
-    }).execute(s);
+    const r = await attemptOn(
+      new LocalExecutor({
+        command: ["/nonexistent/agent"],
+        cwd: fixtures,
+        sandbox: { mode: "none" },
+      }),
+      s,
+    );
     expect(r).toMatchObject({ outcome: "failed", exitCode: 127 });
     expect(readFileSync(join(s.runDir, "run.log"), "utf8")).toMatch(
       /stderr \/nonexistent\/agent: cannot start: spawn \/nonexistent\/agent ENOENT/,
@@ -106,14 +110,14 @@ describe("local executor", () => {
 
   it("a shell command typo fails with exit 127 and the shell's message on stderr", async () => {
     const s = spec();
-    const r = await new LocalExecutor({ command: "pythn3 agent.py", cwd: fixtures }).execute(s);
+    const r = await attemptOn(new LocalExecutor({ command: "pythn3 agent.py", cwd: fixtures }), s);
     expect(r).toMatchObject({ outcome: "failed", exitCode: 127 });
     expect(readFileSync(join(s.runDir, "run.log"), "utf8")).toMatch(/ stderr .*pythn3: .*not found/);
   });
 
   it("masks secret values in run.log", async () => {
     const s = spec({ env: { KEY: "sekrit-value" }, secretEnv: ["KEY"] });
-    await new LocalExecutor({ command: "echo token=$KEY", cwd: fixtures }).execute(s);
+    await attemptOn(new LocalExecutor({ command: "echo token=$KEY", cwd: fixtures }), s);
     const log = readFileSync(join(s.runDir, "run.log"), "utf8");
     expect(log).toContain("stdout token=***");
     expect(log).not.toContain("sekrit-value");

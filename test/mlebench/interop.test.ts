@@ -10,7 +10,7 @@ import { readResults, writeResults } from "../../src/suite/store.js";
 import { SuiteResultsSchema } from "../../src/results/schema.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
 import { runCli } from "../helpers/cli.js";
-import { writeViewer } from "../../src/view/write.js";
+import { writeSuiteViewer } from "../../src/session/viewer.js";
 
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), `medalist-${p}-`));
 
@@ -314,7 +314,7 @@ describe("medalist import", () => {
     );
     // The viewer's headline says the same.
     const site = join(dirname(out), "site");
-    writeViewer({ head, headDir: dirname(out), base, baseDir: dirname(out), out: site });
+    writeSuiteViewer({ head, headDir: dirname(out), base, baseDir: dirname(out), out: site });
     const html = readFileSync(join(site, "index.html"), "utf8");
     const timeRow = /<tr><th>Agent time<\/th>.*?<\/tr>/.exec(html)?.[0];
     expect(timeRow).toBe(

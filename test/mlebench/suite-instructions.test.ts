@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/load.js";
-import type { AgentConfig } from "../../src/config/schema.js";
+import type { AgentConfig } from "../../src/config/parts.js";
 import { runPaths } from "../../src/execute/types.js";
 import { runSuite, type SuiteOptions } from "../../src/suite/run.js";
 import { agentFacts } from "../../src/suite/identity-facts.js";

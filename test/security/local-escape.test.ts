@@ -2,9 +2,10 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LocalExecutor } from "../../src/execute/local/index.js";
+import { LocalExecutor } from "../../src/execute/local/executor.js";
 import { bwrapAvailable, type SandboxMode } from "../../src/execute/local/sandbox.js";
 import type { RunSpec } from "../../src/execute/types.js";
+import { attemptOn } from "../helpers/attempt.js";
 
 function spec(over: Partial<RunSpec> = {}): RunSpec {
   const root = mkdtempSync(join(tmpdir(), "medalist-escape-"));
@@ -81,11 +82,14 @@ describe.skipIf(!onLinux)("local executor: a run's processes cannot outlive it",
       const mark = `escape-${process.pid}-a-${mode}`;
       const s = spec({ timeLimitSecs: 3, env: { MARK: mark } });
       const t0 = Date.now();
-      const r = await sh(
-        `trap "" TERM; setsid sh -c 'trap "" TERM; echo $$ > "$LOGS_DIR/gc.pid"; while true; do sleep 1; done' & ` +
-          "echo started; while true; do sleep 1; done",
-        { sandbox },
-      ).execute(s);
+      const r = await attemptOn(
+        sh(
+          `trap "" TERM; setsid sh -c 'trap "" TERM; echo $$ > "$LOGS_DIR/gc.pid"; while true; do sleep 1; done' & ` +
+            "echo started; while true; do sleep 1; done",
+          { sandbox },
+        ),
+        s,
+      );
       const took = Date.now() - t0;
       expect(r.outcome).toBe("timed_out");
       expect(took).toBeLessThan((3 + 1 + 5) * 1000);
@@ -98,10 +102,13 @@ describe.skipIf(!onLinux)("local executor: a run's processes cannot outlive it",
     it(`a detached grandchild with a cleared environment and output to /dev/null does not survive the run (sandbox ${mode})`, async () => {
       const s = spec({ timeLimitSecs: 60 });
       const nap = `1000.${process.pid}${mode === "none" ? 1 : 2}`;
-      const r = await sh(
-        `setsid env -i sh -c 'echo $$ > "${"$"}0"; exec sleep ${nap}' "$LOGS_DIR/gc.pid" >/dev/null 2>&1 < /dev/null & sleep 1; exit 0`,
-        { sandbox },
-      ).execute(s);
+      const r = await attemptOn(
+        sh(
+          `setsid env -i sh -c 'echo $$ > "${"$"}0"; exec sleep ${nap}' "$LOGS_DIR/gc.pid" >/dev/null 2>&1 < /dev/null & sleep 1; exit 0`,
+          { sandbox },
+        ),
+        s,
+      );
       expect(r.outcome).toBe("completed");
       const gc = Number(readFileSync(join(s.runDir, "logs", "gc.pid"), "utf8"));
       expect(gc).toBeGreaterThan(0);
@@ -115,7 +122,7 @@ describe.skipIf(!onLinux)("local executor: a run's processes cannot outlive it",
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 1000);
     const t0 = Date.now();
-    const r = await sh('trap "" TERM; while true; do sleep 1; done').execute(s, ac.signal);
+    const r = await attemptOn(sh('trap "" TERM; while true; do sleep 1; done'), s, ac.signal);
     expect(r.outcome).toBe("infra_error");
     expect(r.error).toBe("cancelled");
     expect(Date.now() - t0).toBeLessThan(10_000);
@@ -123,12 +130,12 @@ describe.skipIf(!onLinux)("local executor: a run's processes cannot outlive it",
 
   it("masks declared secrets in run.log and caps it like Docker", async () => {
     const s = spec({ env: { API_KEY: "sk-very-secret-123" }, secretEnv: ["API_KEY"] });
-    const r = await sh(
-      'echo "key is $API_KEY"; i=0; while [ $i -lt 2000 ]; do echo "line $i of noise"; i=$((i+1)); done',
-      {
+    const r = await attemptOn(
+      sh('echo "key is $API_KEY"; i=0; while [ $i -lt 2000 ]; do echo "line $i of noise"; i=$((i+1)); done', {
         logMaxBytes: 10_000,
-      },
-    ).execute(s);
+      }),
+      s,
+    );
     expect(r.outcome).toBe("completed");
     const log = readFileSync(join(s.runDir, "run.log"), "utf8");
     expect(log).toContain("key is ***");

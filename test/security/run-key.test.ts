@@ -4,10 +4,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LocalExecutor } from "../../src/execute/local/index.js";
+import { LocalExecutor } from "../../src/execute/local/executor.js";
 import { bwrapAvailable } from "../../src/execute/local/sandbox.js";
 import type { RunSpec } from "../../src/execute/types.js";
 import { defaultRunKeyFile, loadRunKey } from "../../src/suite/seal.js";
+import { attemptOn } from "../helpers/attempt.js";
 
 const available = process.platform === "linux" && bwrapAvailable();
 
@@ -55,13 +56,16 @@ describe.skipIf(!available)("the run key in the local sandbox", () => {
       'grep -rs . "$TOOLS" >> "$out" 2>&1',
       'echo "id,y" > "$SUBMISSION_DIR/submission.csv"',
     ].join("\n");
-    const r = await new LocalExecutor({
-      command: script,
-      cwd,
-      graceSecs: 1,
-      pollMs: 200,
-      sandbox: { mode: "bwrap" },
-    }).execute(spec);
+    const r = await attemptOn(
+      new LocalExecutor({
+        command: script,
+        cwd,
+        graceSecs: 1,
+        pollMs: 200,
+        sandbox: { mode: "bwrap" },
+      }),
+      spec,
+    );
     expect(r.outcome).toBe("completed");
     const probe = readFileSync(join(runDir, "logs", "probe.txt"), "utf8");
     // The tool cache is there (the agent may use installed tools); the key is not.

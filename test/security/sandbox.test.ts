@@ -11,7 +11,7 @@ import {
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LocalExecutor } from "../../src/execute/local/index.js";
+import { LocalExecutor } from "../../src/execute/local/executor.js";
 import {
   bwrapAvailable,
   resolveSandbox,
@@ -19,6 +19,7 @@ import {
   sandboxProblem,
 } from "../../src/execute/local/sandbox.js";
 import type { RunSpec } from "../../src/execute/types.js";
+import { attemptOn } from "../helpers/attempt.js";
 
 /**
  * The local agent inside bubblewrap. Skipped where bwrap cannot start a sandbox, unless
@@ -69,25 +70,28 @@ describe.skipIf(!available)("the local agent inside bubblewrap", () => {
   it("cannot read the runner's environment, its home, the private answers, .git or other runs", async () => {
     process.env.MEDALIST_RUNNER_CANARY = "runner-canary-value";
     const { root, spec } = layout({ env: { MY_VAR: "mine", RUNNER_HOME: homedir() } });
-    const r = await run(
-      root,
-      [
-        'out="$LOGS_DIR/probe.txt"',
-        'cat /proc/1/environ /proc/$PPID/environ >> "$out" 2>&1',
-        'for f in /proc/[0-9]*/environ; do cat "$f"; done >> "$out" 2>&1',
-        'ls -la "$RUNNER_HOME" >> "$out" 2>&1',
-        'cat "$DATA_DIR/../private/answers.csv" >> "$out" 2>&1',
-        'ls -laR "$DATA_DIR/../.." >> "$out" 2>&1',
-        'cat .git/config >> "$out" 2>&1; ls -la .git >> "$out" 2>&1',
-        'cat .medalist/results/runs/other.s0/submission/submission.csv >> "$out" 2>&1',
-        'grep -r . . >> "$out" 2>&1',
-        'env > "$LOGS_DIR/env.txt"',
-        'ls /proc | tr "\\n" " " > "$LOGS_DIR/procs.txt"',
-        'echo "id,y" > "$SUBMISSION_DIR/submission.csv"',
-        'echo written > "$CODE_DIR/code.txt"',
-        'touch ./in-cwd 2>> "$out"; echo home > "$HOME/h.txt" && echo home-ok >> "$out"',
-      ].join("\n"),
-    ).execute(spec);
+    const r = await attemptOn(
+      run(
+        root,
+        [
+          'out="$LOGS_DIR/probe.txt"',
+          'cat /proc/1/environ /proc/$PPID/environ >> "$out" 2>&1',
+          'for f in /proc/[0-9]*/environ; do cat "$f"; done >> "$out" 2>&1',
+          'ls -la "$RUNNER_HOME" >> "$out" 2>&1',
+          'cat "$DATA_DIR/../private/answers.csv" >> "$out" 2>&1',
+          'ls -laR "$DATA_DIR/../.." >> "$out" 2>&1',
+          'cat .git/config >> "$out" 2>&1; ls -la .git >> "$out" 2>&1',
+          'cat .medalist/results/runs/other.s0/submission/submission.csv >> "$out" 2>&1',
+          'grep -r . . >> "$out" 2>&1',
+          'env > "$LOGS_DIR/env.txt"',
+          'ls /proc | tr "\\n" " " > "$LOGS_DIR/procs.txt"',
+          'echo "id,y" > "$SUBMISSION_DIR/submission.csv"',
+          'echo written > "$CODE_DIR/code.txt"',
+          'touch ./in-cwd 2>> "$out"; echo home > "$HOME/h.txt" && echo home-ok >> "$out"',
+        ].join("\n"),
+      ),
+      spec,
+    );
     delete process.env.MEDALIST_RUNNER_CANARY;
     expect(r.outcome).toBe("completed");
     const probe = readFileSync(join(spec.runDir, "logs", "probe.txt"), "utf8");
@@ -115,10 +119,13 @@ describe.skipIf(!available)("the local agent inside bubblewrap", () => {
     writeFileSync(join(spec.runDir, "..", "..", "results.json"), "{}");
     mkdirSync(spec.runDir, { recursive: true });
     writeFileSync(join(spec.runDir, "instructions.txt"), "do your best\n");
-    const r = await run(
-      root,
-      'cat "$DATA_DIR/train.csv" "$INSTRUCTIONS_FILE" > "$LOGS_DIR/seen.txt"; echo x > "$INSTRUCTIONS_FILE" || echo ro >> "$LOGS_DIR/seen.txt"; ls "$LOGS_DIR/.." >> "$LOGS_DIR/seen.txt"',
-    ).execute(spec);
+    const r = await attemptOn(
+      run(
+        root,
+        'cat "$DATA_DIR/train.csv" "$INSTRUCTIONS_FILE" > "$LOGS_DIR/seen.txt"; echo x > "$INSTRUCTIONS_FILE" || echo ro >> "$LOGS_DIR/seen.txt"; ls "$LOGS_DIR/.." >> "$LOGS_DIR/seen.txt"',
+      ),
+      spec,
+    );
     expect(r.outcome).toBe("completed");
     const seen = readFileSync(join(spec.runDir, "logs", "seen.txt"), "utf8");
     expect(seen).toContain("id,x\n1,2\ndo your best\nro\n");
@@ -131,7 +138,8 @@ describe.skipIf(!available)("the local agent inside bubblewrap", () => {
     rmSync(join(root, ".git"), { recursive: true });
     writeFileSync(join(root, ".git"), "gitdir: GIT-TOKEN-PATH\n");
     symlinkSync(join(root, ".medalist", "data", "toy", "prepared", "private"), join(root, "answers-link"));
-    const r = await run(root, 'cat .git answers-link/answers.csv > "$LOGS_DIR/seen.txt" 2>&1; true').execute(
+    const r = await attemptOn(
+      run(root, 'cat .git answers-link/answers.csv > "$LOGS_DIR/seen.txt" 2>&1; true'),
       spec,
     );
     expect(r.outcome).toBe("completed");
@@ -144,10 +152,13 @@ describe.skipIf(!available)("the local agent inside bubblewrap", () => {
   it("ends every process of the run at the time limit", async () => {
     const { root, spec } = layout({ timeLimitSecs: 2 });
     const nap = `1000.${process.pid}7`;
-    const r = await run(
-      root,
-      `setsid sh -c 'trap "" TERM; exec sleep ${nap}' & trap "" TERM; while true; do sleep 1; done`,
-    ).execute(spec);
+    const r = await attemptOn(
+      run(
+        root,
+        `setsid sh -c 'trap "" TERM; exec sleep ${nap}' & trap "" TERM; while true; do sleep 1; done`,
+      ),
+      spec,
+    );
     expect(r.outcome).toBe("timed_out");
     const left = readdirSync("/proc").filter((p) => {
       try {
@@ -161,11 +172,14 @@ describe.skipIf(!available)("the local agent inside bubblewrap", () => {
 
   it("a program that does not exist fails the run, with bwrap's reason in run.log", async () => {
     const { root, spec } = layout();
-    const r = await new LocalExecutor({
-      command: ["/nonexistent/agent"],
-      cwd: root,
-      sandbox: { mode: "bwrap" },
-    }).execute(spec);
+    const r = await attemptOn(
+      new LocalExecutor({
+        command: ["/nonexistent/agent"],
+        cwd: root,
+        sandbox: { mode: "bwrap" },
+      }),
+      spec,
+    );
     expect(r.outcome).toBe("failed");
     expect(r.exitCode).not.toBe(0);
     expect(readFileSync(join(spec.runDir, "run.log"), "utf8")).toMatch(

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/load.js";
-import { Cancelled, evaluate, openSession } from "../../src/session/evaluate.js";
+import { evaluate } from "../../src/session/evaluate.js";
+import { Cancelled, openSession } from "../../src/session/input.js";
 import type { runSuite } from "../../src/suite/run.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
 

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runFromConfig } from "../../src/cli/commands/run.js";
+import { runFromConfig } from "../../src/cli/commands/run-suite.js";
 import { loadConfig } from "../../src/config/load.js";
 import { assertDist, ROOT, runAction } from "../action/harness.js";
 

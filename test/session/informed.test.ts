@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runFromConfig } from "../../src/cli/commands/run.js";
+import { runFromConfig } from "../../src/cli/commands/run-suite.js";
 import { loadConfig } from "../../src/config/load.js";
 import { competitionRecords, type History } from "../../src/history/history.js";
 import type { SuiteResults } from "../../src/results/schema.js";

@@ -3,7 +3,7 @@ import { validateConfig } from "../../src/config/load.js";
 import { stageOfSeed, stageSeeds } from "../../src/plan/stages.js";
 import type { SuiteResults } from "../../src/results/schema.js";
 import { monitorSentence } from "../../src/report/verdict.js";
-import { openSession } from "../../src/session/evaluate.js";
+import { openSession } from "../../src/session/input.js";
 import { describePlan, planShards } from "../../src/session/shards.js";
 import { mergeStages, stageDecision, stagedComparison } from "../../src/session/stages.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";

@@ -6,10 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/load.js";
 import type { SuiteContext } from "../../src/execute/lifecycle.js";
 import { schedule } from "../../src/execute/scheduler.js";
-import { jobComment, openSlurm, slurmBackend, type SlurmExecutor } from "../../src/execute/slurm/index.js";
+import { slurmBackend } from "../../src/execute/slurm/index.js";
+import { jobComment } from "../../src/execute/slurm/job.js";
+import { openSlurm, type SlurmExecutor } from "../../src/execute/slurm/executor.js";
 import type { ExecResult, RunSpec } from "../../src/execute/types.js";
 import { runSuite } from "../../src/suite/run.js";
 import { lockCluster, queuedJobs, requireSlurm, resumeNode, sacctState, scontrol, until } from "./helpers.js";
+import { attemptOn } from "../helpers/attempt.js";
 
 // The tests share one single-node cluster: they run one after another (one file, sequential).
 const node = requireSlurm();
@@ -121,7 +124,7 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
     const config = configFor({ agent: { command: "trap '' TERM; while :; do sleep 1; done" } });
     const { ex, suiteId } = await open(config);
     const t0 = Date.now();
-    const r = await ex.execute(spec(suiteId, "hang", { timeLimitSecs: 3 }));
+    const r = await attemptOn(ex, spec(suiteId, "hang", { timeLimitSecs: 3 }));
     expect(r).toMatchObject({ outcome: "timed_out", error: expect.stringContaining("time limit of 3s") });
     expect(Date.now() - t0).toBeLessThan(60_000);
     // Slurm may still list it as COMPLETING for a moment while it reaps the processes.
@@ -135,7 +138,7 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
       limits: { time: 60, memory: "100m" },
     });
     const { ex, suiteId } = await open(config);
-    const r = await ex.execute(spec(suiteId, "hog"));
+    const r = await attemptOn(ex, spec(suiteId, "hog"));
     expect(r.outcome).toBe("oom");
     expect(r.oomKilled).toBe(true);
     expect(r.error).toMatch(/peak memory, over the 100 MiB limit/);
@@ -195,7 +198,7 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
     const all = schedule(
       tasks,
       ex.resources,
-      async (t) => void results.push(await ex.execute(spec(suiteId, t.id), ac.signal)),
+      async (t) => void results.push(await attemptOn(ex, spec(suiteId, t.id), ac.signal)),
       ac.signal,
     );
     // Two run on the 2-CPU node, the third waits in the queue.
@@ -226,7 +229,7 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
     );
     const { ex, suiteId } = await open(config);
     const specs = [spec(suiteId, "g1"), spec(suiteId, "g2")];
-    const rs = await Promise.all(specs.map((s) => ex.execute(s)));
+    const rs = await Promise.all(specs.map((s) => attemptOn(ex, s)));
     expect(rs.map((r) => r.outcome)).toEqual(["completed", "completed"]);
     const span = specs.map((s) => {
       const [start, cvd] = readFileSync(join(s.runDir, "logs", "start"), "utf8")
@@ -288,7 +291,7 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
       const { ex, suiteId } = await open(config);
       const sp = spec(suiteId, "in-docker");
       writeFileSync(join(sp.publicDir, "sample.csv"), "id,y\n1,0\n");
-      const r = await ex.execute(sp);
+      const r = await attemptOn(ex, sp);
       expect(r.outcome).toBe("completed");
       expect(readFileSync(join(sp.runDir, "submission", "submission.csv"), "utf8")).toBe("id,y\n1,0\n");
       expect(readFileSync(join(sp.runDir, "logs", "ls"), "utf8").split("\n")).toEqual(
@@ -312,7 +315,7 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
         { mode: "docker" },
       );
       const { ex, suiteId } = await open(config);
-      const r = await ex.execute(spec(suiteId, "docker-hang", { timeLimitSecs: 3 }));
+      const r = await attemptOn(ex, spec(suiteId, "docker-hang", { timeLimitSecs: 3 }));
       expect(r.outcome).toBe("timed_out");
       await until(() => queuedJobs(`suite=${suiteId} `).length === 0, 15_000, "job gone");
       await until(
@@ -341,7 +344,7 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
         { mode: "docker" },
       );
       const { ex, suiteId } = await open(config);
-      const r = await ex.execute(spec(suiteId, "docker-hog"));
+      const r = await attemptOn(ex, spec(suiteId, "docker-hog"));
       expect(r).toMatchObject({
         outcome: "oom",
         error: expect.stringContaining("container ran out of memory"),
@@ -400,12 +403,12 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
 
   it("fails closed with the reason: a bad partition, a run folder or data outside sharedDir", async () => {
     const { ex, suiteId } = await open(configFor({}, { partition: "no-such-partition" }));
-    const r = await ex.execute(spec(suiteId, "bad-partition"));
+    const r = await attemptOn(ex, spec(suiteId, "bad-partition"));
     expect(r).toMatchObject({ outcome: "infra_error", retryable: false });
     expect(r.error).toMatch(/^sbatch failed: .*invalid partition/i);
 
     const outside = mkdtempSync(join(tmpdir(), "medalist-not-shared-"));
-    const r2 = await ex.execute({ ...spec(suiteId, "outside"), runDir: outside });
+    const r2 = await attemptOn(ex, { ...spec(suiteId, "outside"), runDir: outside });
     expect(r2).toMatchObject({ outcome: "infra_error", retryable: false });
     expect(r2.error).toContain(`the run folder ${outside} is not inside slurm.sharedDir`);
 

@@ -15,7 +15,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { writeViewer } from "../../src/view/write.js";
+import { writeSuiteViewer } from "../../src/session/viewer.js";
 import { LIMITS } from "../../src/view/read.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
 
@@ -78,7 +78,7 @@ describe("viewer pages are bounded in size", () => {
     const suite = fakeSuite("head", runs);
     hostileRun(join(dir, "one", runs[0].runDir), { log: MB, extras: true });
     const out = join(dir, "one-site");
-    writeViewer({ head: suite, headDir: join(dir, "one"), out });
+    writeSuiteViewer({ head: suite, headDir: join(dir, "one"), out });
     const page = join(out, "runs", "head-comp.s0.html");
     const html = readFileSync(page, "utf8");
     expect(sizeOf(page)).toBeLessThan(PAGE_BOUND);
@@ -111,7 +111,7 @@ describe("viewer pages are bounded in size", () => {
     }
     const out = join(dir, "many-site");
     const before = process.memoryUsage().rss;
-    writeViewer({ head: suite, headDir: join(dir, "many"), out });
+    writeSuiteViewer({ head: suite, headDir: join(dir, "many"), out });
     const grown = process.memoryUsage().rss - before;
     for (const f of readdirSync(join(out, "runs")).filter((f) => f.endsWith(".html")))
       expect(sizeOf(join(out, "runs", f)), f).toBeLessThan(PAGE_BOUND);

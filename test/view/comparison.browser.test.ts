@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { writeViewer } from "../../src/view/write.js";
+import { writeSuiteViewer } from "../../src/session/viewer.js";
 import { compareRuns } from "../../src/compare/compare.js";
 import { haveBrowser, launch, watchedPage } from "../helpers/browser.js";
 import { buildSuite, OOM_CAUSE, type GeneratedSuite } from "../helpers/viewer-suite.js";
@@ -22,7 +22,7 @@ const url = (p: string) => pathToFileURL(join(out, p)).href;
 beforeAll(async () => {
   s = buildSuite(join(dir, "in"));
   const cmp = compareRuns(s.base, s.head, { tolerance: 0.05, alpha: 0.05, failOn: "regression" }, "cache");
-  writeViewer({ ...s, out, comparison: cmp });
+  writeSuiteViewer({ ...s, out, comparison: cmp });
   if (haveBrowser) browser = await launch();
 }, 180_000);
 afterAll(async () => {
@@ -163,7 +163,7 @@ describe.skipIf(!haveBrowser)("the comparison viewer in Chromium", () => {
     await context.close();
 
     const solo = join(dir, "solo");
-    writeViewer({ head: s.head, headDir: s.headDir, out: solo, registry: s.registry });
+    writeSuiteViewer({ head: s.head, headDir: s.headDir, out: solo, registry: s.registry });
     const { page, errors } = await watchedPage(browser, 1000);
     await page.goto(pathToFileURL(join(solo, "index.html")).href);
     await expect(page.locator("#verdict").innerText()).resolves.toContain("No baseline");

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { writeViewer } from "../../src/view/write.js";
+import { writeSuiteViewer } from "../../src/session/viewer.js";
 import { placeLabels, textWidth } from "../../src/view/labels.js";
 import { mdInline } from "../../src/view/md-inline.js";
 import { compareRuns } from "../../src/compare/compare.js";
@@ -61,7 +61,7 @@ describe("the index of a 22 × 3 comparison", () => {
   const s = buildSuite(join(dir, "in"));
   const out = join(dir, "site");
   const cmp = compareRuns(s.base, s.head, { tolerance: 0.05, alpha: 0.05, failOn: "regression" }, "cache");
-  writeViewer({ ...s, out, comparison: cmp });
+  writeSuiteViewer({ ...s, out, comparison: cmp });
   const read = (p: string) => readFileSync(join(out, p), "utf8");
   const index = read("index.html");
   const runPages = readdirSync(join(out, "runs")).filter((f) => f.endsWith(".html"));
@@ -134,7 +134,7 @@ describe("the index of a 22 × 3 comparison", () => {
 
   it("without a baseline, says so and still lists the head's runs", () => {
     const solo = join(dir, "solo");
-    writeViewer({ head: s.head, headDir: s.headDir, out: solo, registry: s.registry });
+    writeSuiteViewer({ head: s.head, headDir: s.headDir, out: solo, registry: s.registry });
     const html = readFileSync(join(solo, "index.html"), "utf8");
     expect(html).toContain("No baseline: this page shows the head&#39;s runs only");
     expect([...html.matchAll(/<tr data-competition=/g)].length).toBe(22);
@@ -144,7 +144,7 @@ describe("the index of a 22 × 3 comparison", () => {
 
   it("computes the comparison itself, and says so, when none is given", () => {
     const own = join(dir, "own");
-    writeViewer({ ...s, out: own });
+    writeSuiteViewer({ ...s, out: own });
     const html = readFileSync(join(own, "index.html"), "utf8");
     expect(html).toContain("The viewer compared the two results files itself, at the default gate");
     expect(html).toContain(`data-group="not-comparable"`);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
-import { writeViewer } from "../../src/view/write.js";
+import { writeSuiteViewer } from "../../src/session/viewer.js";
 import { buildSite } from "../helpers/viewer-site.js";
 import { haveBrowser, launch, watchedPage } from "../helpers/browser.js";
 
@@ -24,7 +24,7 @@ describe.skipIf(!haveBrowser)("viewer in Chromium", () => {
   it("shows the runs, a run page with its charts and tree, the code diff; nothing leaves the page", async () => {
     const s = buildSite(join(dir, "in"));
     const out = join(dir, "site");
-    writeViewer({ head: s.head, headDir: s.headDir, base: s.base, baseDir: s.baseDir, out });
+    writeSuiteViewer({ head: s.head, headDir: s.headDir, base: s.base, baseDir: s.baseDir, out });
     const { page, requests, errors } = await watchedPage(browser);
     mkdirSync(shots, { recursive: true });
 
@@ -80,7 +80,7 @@ describe.skipIf(!haveBrowser)("viewer in Chromium", () => {
     const logPath = join(s.headDir, "runs", "toy-churn.s0", "run.log");
     writeFileSync(logPath, line.repeat(n) + "2026-01-01T00:00:01.000Z stderr NEEDLE found here\n");
     const out = join(dir, "bigsite");
-    writeViewer({ head: s.head, headDir: s.headDir, out });
+    writeSuiteViewer({ head: s.head, headDir: s.headDir, out });
     const { page, requests, errors } = await watchedPage(browser);
     await page.goto(pathToFileURL(join(out, "runs", "head-toy-churn.s0.html")).href);
     await page.locator("#log-view div").first().waitFor();

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { viewCommand } from "../../src/cli/commands/view.js";
-import { writeViewer } from "../../src/view/write.js";
+import { writeSuiteViewer } from "../../src/session/viewer.js";
 import { logPages } from "../../src/view/load.js";
 import { parseAideJournal, parseEvents, parseMetrics } from "../../src/view/parse.js";
 import { buildSite } from "../helpers/viewer-site.js";
@@ -14,7 +14,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe("writeViewer", () => {
   const s = buildSite(join(dir, "in"));
   const out = join(dir, "site");
-  const w = writeViewer({ head: s.head, headDir: s.headDir, base: s.base, baseDir: s.baseDir, out });
+  const w = writeSuiteViewer({ head: s.head, headDir: s.headDir, base: s.base, baseDir: s.baseDir, out });
   const read = (p: string) => readFileSync(join(out, p), "utf8");
   const all = () =>
     [

@@ -1,5 +1,6 @@
 import type { Command } from "../command.js";
-import { runCommand, demoCommand } from "./run.js";
+import { runCommand } from "./run.js";
+import { demoCommand } from "./demo.js";
 import { compareCommand } from "./compare.js";
 import { reportCommand } from "./report.js";
 import { schemaCommand } from "./schema.js";

@@ -1,4 +1,5 @@
-import { connectDocker, errorMessage } from "../../execute/docker/client.js";
+import { connectDocker } from "../../execute/docker/client.js";
+import { errorMessage } from "../../util/error-message.js";
 import {
   buildMlebenchEnv,
   cachedRootfs,

@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { loadConfig } from "../../config/load.js";
-import { openSession } from "../../session/evaluate.js";
+import { openSession } from "../../session/input.js";
 import { targetWallSecs } from "../../session/rules.js";
 import { staticChecks } from "../../session/check.js";
 import { describePlan, planShards } from "../../session/shards.js";

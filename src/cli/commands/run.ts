@@ -7,10 +7,6 @@ import { parseCommandArgs, requireOption, stageOption, UserError, type Command }
 import { runShardFromConfig } from "./run-shard.js";
 import { runFromConfig, type CliSelection, type RunOptions } from "./run-suite.js";
 
-export { runShardFromConfig } from "./run-shard.js";
-export { runFromConfig, type CliSelection, type RunOptions } from "./run-suite.js";
-export { demoCommand } from "./demo.js";
-
 /** The config with --data-dir (relative to the working folder) in place of its dataDir. */
 function withDataDir(loaded: LoadedConfig, dataDir: string | undefined): LoadedConfig {
   if (dataDir === undefined) return loaded;

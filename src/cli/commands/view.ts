@@ -1,6 +1,4 @@
-import { dirname, resolve } from "node:path";
-import { readResults } from "../../suite/store.js";
-import { writeViewer } from "../../view/write.js";
+import { viewResults } from "../../session/viewer.js";
 import { parseCommandArgs, requireOption, UserError, type Command } from "../command.js";
 
 export const viewCommand: Command = {
@@ -27,15 +25,7 @@ Options:
     );
     if (positionals.length !== 1) throw new UserError("expects one results file (see --help)");
     const out = requireOption(values.out, "--out");
-    const headPath = resolve(positionals[0]);
-    const basePath = values.base ? resolve(values.base) : undefined;
-    const written = writeViewer({
-      head: readResults(headPath),
-      headDir: dirname(headPath),
-      base: basePath ? readResults(basePath) : null,
-      baseDir: basePath ? dirname(basePath) : undefined,
-      out,
-    });
+    const written = viewResults(positionals[0], values.base, out);
     console.log(`viewer: ${written.index} (${written.runs} run pages, ${written.diffs} code diffs)`);
     return 0;
   },

@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { AgentBuildError, buildImage, type ImageInfo } from "./image.js";
-import type { DockerSettings } from "../docker/settings.js";
+import type { BuildLimits } from "./settings.js";
 import type { ImageEngine } from "./engine.js";
 
 /** The layer's Dockerfile: chmod as root, then the image's own USER again. */
@@ -32,7 +32,7 @@ export async function withWritableHome(
   engine: ImageEngine,
   base: ImageInfo,
   log: (line: string) => void,
-  limits?: DockerSettings["buildLimits"],
+  limits?: BuildLimits,
 ): Promise<ImageInfo> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "medalist-home-layer-"));
   try {

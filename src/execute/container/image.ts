@@ -1,7 +1,7 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { errorMessage } from "../docker/client.js";
-import type { DockerSettings } from "../docker/settings.js";
+import { errorMessage } from "../../util/error-message.js";
+import type { BuildLimits, ImageBuild, ImageSettings } from "./settings.js";
 import type { EngineEvent, ImageEngine } from "./engine.js";
 
 export interface ImageInfo {
@@ -127,10 +127,10 @@ export class BuildSteps {
 /** Builds the agent image, streaming the build output line by line to `log`. */
 export async function buildImage(
   engine: ImageEngine,
-  build: NonNullable<DockerSettings["build"]>,
+  build: ImageBuild,
   log: (line: string) => void,
-  limits?: DockerSettings["buildLimits"],
-  network?: DockerSettings["buildNetwork"],
+  limits?: BuildLimits,
+  network?: ImageSettings["buildNetwork"],
 ): Promise<ImageInfo> {
   const files = await contextFiles(build.context);
   const steps = new BuildSteps();
@@ -165,7 +165,7 @@ export async function buildImage(
 /** The image for the runs: built when `settings.build` is given, else the existing tag. */
 export async function prepareImage(
   engine: ImageEngine,
-  settings: DockerSettings,
+  settings: ImageSettings,
   log: (line: string) => void,
 ): Promise<ImageInfo> {
   if (settings.build) {

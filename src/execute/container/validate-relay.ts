@@ -1,6 +1,7 @@
 import net from "node:net";
 import type { ContainerExec, ExecTarget } from "./engine.js";
-import { errorMessage, sleep } from "../docker/client.js";
+import { errorMessage } from "../../util/error-message.js";
+import { sleep } from "../../util/sleep.js";
 
 /**
  * `localhost:5000` under gVisor (runsc). gVisor gives each container its own network stack, so a

@@ -3,7 +3,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import os from "node:os";
 import path from "node:path";
 import type { ValidationServer } from "../validation-server.js";
-import { errorMessage, sleep } from "../docker/client.js";
+import { errorMessage } from "../../util/error-message.js";
+import { sleep } from "../../util/sleep.js";
 import type { HelperContainer, HelperEngine } from "./engine.js";
 
 /**

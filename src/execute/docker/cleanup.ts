@@ -1,6 +1,6 @@
 import os from "node:os";
 import type Docker from "dockerode";
-import { errorMessage } from "./client.js";
+import { errorMessage } from "../../util/error-message.js";
 import { LABEL } from "./container.js";
 import { pidAlive } from "../../util/process.js";
 import path from "node:path";

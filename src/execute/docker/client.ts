@@ -1,5 +1,7 @@
 import Docker from "dockerode";
 import { UserError } from "../../errors.js";
+import { errorMessage } from "../../util/error-message.js";
+import { sleep } from "../../util/sleep.js";
 
 export interface ConnectOptions {
   /** Options for dockerode; default: DOCKER_HOST or /var/run/docker.sock. */
@@ -42,28 +44,6 @@ export async function connectDocker(opts: ConnectOptions = {}): Promise<Docker> 
   );
 }
 
-export function errorMessage(e: unknown): string {
-  if (e instanceof Error) {
-    // dockerode puts the daemon's JSON reply in `json`: its message is the useful part.
-    const json = (e as { json?: { message?: string } }).json;
-    return (json?.message ?? e.message).trim();
-  }
-  return String(e);
-}
-
 export function statusCode(e: unknown): number | undefined {
   return (e as { statusCode?: number } | null)?.statusCode;
-}
-
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }

@@ -1,6 +1,7 @@
 import type Docker from "dockerode";
 import { LABEL } from "./container.js";
-import { errorMessage, sleep } from "./client.js";
+import { errorMessage } from "../../util/error-message.js";
+import { sleep } from "../../util/sleep.js";
 
 /** How a container's end looked from the daemon's event stream. */
 export interface ContainerEnd {

@@ -2,15 +2,11 @@ import type Docker from "dockerode";
 import { createHash } from "node:crypto";
 import { chmodSync, chownSync, mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
-import { runPaths, type ExecResult, type RunSpec } from "../types.js";
-import {
-  runAttempt,
-  type AgentHandle,
-  type AttemptContext,
-  type AttemptDriver,
-  type ExitFacts,
-} from "../attempt.js";
-import { errorMessage, sleep, statusCode } from "./client.js";
+import { runPaths, type RunSpec } from "../types.js";
+import { type AgentHandle, type AttemptContext, type AttemptDriver, type ExitFacts } from "../attempt.js";
+import { statusCode } from "./client.js";
+import { errorMessage } from "../../util/error-message.js";
+import { sleep } from "../../util/sleep.js";
 import {
   CONTAINER_PATHS,
   containerName,
@@ -222,11 +218,6 @@ export class DockerExecutor {
   /** The settings a container is created with: the user resolved in the image. */
   private runSettings(): DockerSettings {
     return this.user === null ? this.settings : { ...this.settings, user: this.user };
-  }
-
-  /** One attempt at one run; the suite runner retries infrastructure errors marked `retryable`. */
-  execute(spec: RunSpec, signal?: AbortSignal): Promise<ExecResult> {
-    return runAttempt(spec, signal, this.driver());
   }
 
   driver(): AttemptDriver {

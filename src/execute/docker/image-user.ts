@@ -3,7 +3,8 @@
 // that user and the agent's HOME and getpass.getuser() are the image's.
 import path from "node:path";
 import type Docker from "dockerode";
-import { errorMessage, statusCode } from "./client.js";
+import { statusCode } from "./client.js";
+import { errorMessage } from "../../util/error-message.js";
 import { LABEL, ownerLabel } from "./container.js";
 
 export interface PasswdEntry {

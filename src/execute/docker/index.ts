@@ -6,7 +6,7 @@ import { cleanupSuite, sweepStale } from "./cleanup.js";
 import { connectDocker, daemonAddress } from "./client.js";
 import { DaemonWatch } from "./daemon-watch.js";
 import { runPolicy } from "../../config/run-policy.js";
-import { checkDocker, DOCKER_DEFAULTS, DockerSchema } from "./config.js";
+import { DOCKER_CONFIG, DockerSchema } from "../../config/blocks/docker.js";
 import { existsSync } from "node:fs";
 import { SetupFailure } from "../setup-failure.js";
 import { AgentBuildError } from "../container/image.js";
@@ -20,10 +20,7 @@ import { unmountLeftovers } from "./folder-fs.js";
  * stops the endpoint. sweep() removes containers of crashed suites before open.
  */
 export const dockerBackend: Backend<"docker", typeof DockerSchema> = {
-  name: "docker",
-  configSchema: DockerSchema,
-  configDefault: DOCKER_DEFAULTS,
-  check: checkDocker,
+  ...DOCKER_CONFIG,
   unsandboxed: () => null,
   // Settings that change what runs; the newer ones only when set, so earlier identities stay valid.
   identityFacts: (c) => {

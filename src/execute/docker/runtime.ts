@@ -3,7 +3,7 @@
 // space between the agent and the runner's kernel), else sysbox-runc; else the plain runc.
 import type Docker from "dockerode";
 import { UserError } from "../../errors.js";
-import { errorMessage } from "./client.js";
+import { errorMessage } from "../../util/error-message.js";
 
 /** The runtimes `auto` prefers, best first: each puts more than namespaces between agent and kernel. */
 export const SANDBOX_RUNTIMES = ["runsc", "sysbox-runc"] as const;

@@ -1,5 +1,6 @@
 import type { SelfTest } from "../backend.js";
-import { connectDocker, errorMessage } from "./client.js";
+import { connectDocker } from "./client.js";
+import { errorMessage } from "../../util/error-message.js";
 import { LABEL } from "./container.js";
 import { daemonRuntimes } from "./runtime.js";
 

@@ -4,24 +4,13 @@ import { runPolicy } from "../../config/run-policy.js";
 import { defaultAgentUser } from "../contract.js";
 import { MLEBENCH_SHM_BYTES, MLEBENCH_USER } from "../mlebench-container.js";
 import { DEFAULT_ROOT } from "./limits.js";
+import type { ImageSettings } from "../container/settings.js";
 
 /** Where upstream's MLE-bench agents keep their own files (AGENT_DIR), writable under a read-only root. */
 export const MLEBENCH_AGENT_DIR = "/home/agent";
 
 /** What the Docker executor needs from the config, resolved (absolute paths, bytes, seconds). */
-export interface DockerSettings {
-  /** An existing image tag; used when no build is given. */
-  image?: string;
-  /** Build the image from a Dockerfile; the result is tagged `build.tag`. */
-  build?: {
-    context: string;
-    dockerfile: string;
-    target?: string;
-    args: Record<string, string>;
-    tag: string;
-  };
-  /** Pull `image` when it is not on the runner. Default true. */
-  pull?: boolean;
+export interface DockerSettings extends ImageSettings {
   /** The container's command; undefined keeps the image's CMD/ENTRYPOINT. */
   command?: string[];
   /**
@@ -35,10 +24,6 @@ export interface DockerSettings {
   runtimeNote?: string;
   /** The agent is an MLE-bench agent folder (agent.mlebench): /home is made writable as upstream's entrypoint does. */
   mlebench?: boolean;
-  /** The network of the image build's RUN steps (docker.buildNetwork). Default the daemon's (bridge). */
-  buildNetwork?: "bridge" | "none";
-  /** The image build's memory (no swap) and CPUs; setup sets them from the runner. Default none. */
-  buildLimits?: { memory: number; cpus: number };
   /**
    * A read-only root filesystem (the default): `paths` (absolute, in the container; the agent's
    * HOME is added once the image is known) stay writable with the image's content, together on
@@ -47,7 +32,6 @@ export interface DockerSettings {
   readOnlyRoot?: { bytes: number; paths: string[] };
   /** The container's limits; setup fills the unset ones from the runner (limits.ts). */
   limits: { cpus?: number; memory?: number; shmSize?: number; pids?: number; tmp?: number; root?: number };
-  network: "bridge" | "none";
   /** Seconds between SIGTERM and SIGKILL at the time limit (config run.stopGraceSecs). */
   stopGraceSecs: number;
   /** Run docker-init as PID 1 (forwards signals, reaps zombies). Default true. */

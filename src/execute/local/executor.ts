@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import type { ExecResult, RunSpec } from "../types.js";
+import type { RunSpec } from "../types.js";
 import { contractEnv, hostPaths } from "../contract.js";
 import type { ContractPaths } from "../types.js";
-import { runAttempt, type AgentHandle, type AttemptDriver, type ExitFacts } from "../attempt.js";
+import { type AgentHandle, type AttemptDriver, type ExitFacts } from "../attempt.js";
 import { RUN_TOKEN_VAR, RunProcesses, trackRun, untrackRun } from "../procs.js";
 import { sandboxLaunch, type SandboxMode } from "./sandbox.js";
 
@@ -39,10 +39,6 @@ export class LocalExecutor {
   /** The agent works on the host: its instructions name the run's real folders. */
   agentPaths(spec: RunSpec): ContractPaths {
     return hostPaths(spec);
-  }
-
-  execute(spec: RunSpec, signal?: AbortSignal): Promise<ExecResult> {
-    return runAttempt(spec, signal, this.driver());
   }
 
   driver(): AttemptDriver {

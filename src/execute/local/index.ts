@@ -1,13 +1,11 @@
 import { runPolicy } from "../../config/run-policy.js";
 import { UserError } from "../../errors.js";
 import type { Backend } from "../backend.js";
-import { checkLocal, LOCAL_DEFAULTS, LocalSchema, type LocalConfig } from "./config.js";
+import { LOCAL_CONFIG, LocalSchema, type LocalConfig } from "../../config/blocks/local.js";
 import { LocalExecutor, type LocalOptions } from "./executor.js";
 import { bwrapProblem, noSandboxWhy, resolveSandbox, sandboxProblem } from "./sandbox.js";
 import { agentCwd } from "../../util/contained.js";
 import { hiddenCommandPath } from "./visible.js";
-
-export { LocalExecutor, type LocalOptions } from "./executor.js";
 
 /** The sandbox settings for the executor; a UserError when they cannot hold on this machine. */
 function checkSandbox(local: LocalConfig | undefined, cwd: string): LocalOptions["sandbox"] {
@@ -24,10 +22,7 @@ function checkSandbox(local: LocalConfig | undefined, cwd: string): LocalOptions
 
 /** The agent as a child process on this machine (in bubblewrap where it runs), `concurrency` at once. */
 export const localBackend: Backend<"local", typeof LocalSchema> = {
-  name: "local",
-  configSchema: LocalSchema,
-  configDefault: LOCAL_DEFAULTS,
-  check: checkLocal,
+  ...LOCAL_CONFIG,
   // Even inside bubblewrap the agent shares the runner's kernel, network and user (docs/security.md).
   unsandboxed: () => "executor: local",
   // auto where bubblewrap cannot start: no sandbox at all, which the config did not ask for.

@@ -5,15 +5,9 @@ import { relative, resolve, isAbsolute } from "node:path";
 import { UserError } from "../../errors.js";
 import type { EnvironmentFacts, OpenBackend, SuiteContext } from "../lifecycle.js";
 import type { SlurmSuiteConfig } from "./config.js";
-import {
-  runAttempt,
-  type AgentHandle,
-  type AttemptContext,
-  type AttemptDriver,
-  type ExitFacts,
-} from "../attempt.js";
+import { type AgentHandle, type AttemptContext, type AttemptDriver, type ExitFacts } from "../attempt.js";
 import { defaultAgentUser } from "../contract.js";
-import type { ExecResult, RunSpec } from "../types.js";
+import type { RunSpec } from "../types.js";
 import { FACTS_FILE, planJob } from "./job.js";
 import { JobOutput, OUTPUT_FILES } from "./output.js";
 import { spawnRunner, type CommandRunner } from "./runner.js";
@@ -110,11 +104,6 @@ export class SlurmExecutor implements OpenBackend {
     if (ids.length === 0) return;
     await this.runner.run("scancel", ids);
     this.tracker.nudge();
-  }
-
-  execute(spec: RunSpec, signal?: AbortSignal): Promise<ExecResult> {
-    if (this.closed) return runAttempt(spec, AbortSignal.abort(), this.driver());
-    return runAttempt(spec, signal, this.driver());
   }
 
   /** One job per attempt; the time limit runs from when the job runs, not from when it was queued. */

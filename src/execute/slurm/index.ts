@@ -1,24 +1,13 @@
 import type { Backend } from "../backend.js";
 import { sweepOrphans } from "./cleanup.js";
-import { checkSlurm, SLURM_DEFAULTS, SlurmSchema } from "./config.js";
+import { SLURM_CONFIG, SlurmSchema } from "../../config/blocks/slurm.js";
 import { openSlurm } from "./executor.js";
 import { spawnRunner } from "./runner.js";
 import { slurmSelfTest } from "./self-test.js";
 
-export { orphans, sweepOrphans } from "./cleanup.js";
-export { openSlurm, SlurmExecutor, type SlurmOpenOptions } from "./executor.js";
-export { jobComment, jobName, parseComment, planJob, type JobPlan } from "./job.js";
-export { spawnRunner, type CommandResult, type CommandRunner } from "./runner.js";
-export { classify, parseJobId, parseSacct, phaseOf, type JobRecord } from "./sacct.js";
-export { slurmSettings, type SlurmSettings } from "./settings.js";
-export { JobTracker } from "./tracker.js";
-
 /** Runs as Slurm jobs, files through a shared folder. */
 export const slurmBackend: Backend<"slurm", typeof SlurmSchema> = {
-  name: "slurm",
-  configSchema: SlurmSchema,
-  configDefault: SLURM_DEFAULTS,
-  check: checkSlurm,
+  ...SLURM_CONFIG,
   unsandboxed: (c) => (c.block.mode === "command" ? "slurm mode: command" : null),
   identityFacts: () => ({}),
   open: (ctx) => openSlurm(ctx),

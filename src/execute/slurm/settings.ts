@@ -1,7 +1,8 @@
 import { resolve } from "node:path";
 import type { AgentConfig, Limits } from "../../config/parts.js";
 import { runPolicy } from "../../config/run-policy.js";
-import type { SlurmConfig, SlurmSuiteConfig } from "./config.js";
+import type { SlurmConfig } from "../../config/blocks/slurm.js";
+import type { SlurmSuiteConfig } from "./config.js";
 import { UserError } from "../../errors.js";
 
 /** Everything one suite's jobs need, resolved from the config once at open. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { bytes } from "../../config/units.js";
-import type { ConfigIssue, ExecutorConfigView } from "../backend.js";
+import { bytes } from "../units.js";
+import type { ConfigIssue, ExecutorConfigPart, ExecutorConfigView } from "../executors.js";
 
 /** The `local:` block: the local executor's sandbox (see docs/security.md). */
 export const LocalSchema = z.strictObject({
@@ -24,3 +24,11 @@ export function checkLocal(c: ExecutorConfigView<LocalConfig>): ConfigIssue[] {
     ? [{ path: ["agent", "command"], message: "the local executor needs agent.command" }]
     : [];
 }
+
+/** The local executor's part of the config. */
+export const LOCAL_CONFIG: ExecutorConfigPart<"local", typeof LocalSchema> = {
+  name: "local",
+  configSchema: LocalSchema,
+  configDefault: LOCAL_DEFAULTS,
+  check: checkLocal,
+};
