@@ -87,7 +87,7 @@ export function tally(ref: SuiteOutcome, got: SuiteOutcome | null) {
 }
 
 /** The CLI bundled once (a tsx start costs seconds per process on a loaded runner). */
-async function bundle(dir: string): Promise<string> {
+export async function bundle(dir: string): Promise<string> {
   const outfile = join(dir, "cli.mjs");
   await build({
     entryPoints: [join(ROOT, "src", "cli.ts")],

@@ -32,6 +32,10 @@ export const actionsCache: CacheApi = {
   available: () => cache.isFeatureAvailable(),
 };
 
+/** Why a job cannot use the Actions cache (CacheApi.available() is false). */
+export const NO_CACHE_SERVICE =
+  "this job has no Actions cache service (neither ACTIONS_CACHE_URL nor ACTIONS_RESULTS_URL is set)";
+
 /** Decodes a workflow command's escaped message (%25, %0D, %0A). */
 const unescape = (s: string) => s.replace(/%0D/g, "\r").replace(/%0A/g, "\n").replace(/%25/g, "%");
 
@@ -96,8 +100,7 @@ export async function restoreFromCache(
   rmSync(CACHE_DIR, { recursive: true, force: true });
   if (api.available && !api.available()) {
     throw new UserError(
-      "baseline: cache: this job has no Actions cache service (neither ACTIONS_CACHE_URL nor ACTIONS_RESULTS_URL is set); " +
-        "use `baseline: run` or `baseline: file:<path>`",
+      `baseline: cache: ${NO_CACHE_SERVICE}; use \`baseline: run\` or \`baseline: file:<path>\``,
       1,
     );
   }

@@ -3,7 +3,7 @@
 import { join, resolve } from "node:path";
 import * as core from "@actions/core";
 import { appendAndSave, restoreHistory } from "../history/cache.js";
-import { entryOf, type History } from "../history/history.js";
+import { emptyHistory, entryOf, type History } from "../history/history.js";
 import {
   attemptSuffix,
   reportArtifactsTarget,
@@ -17,7 +17,7 @@ import { deliverAll, newDelivery } from "./targets/target.js";
 import type { Evaluation } from "../session/evaluate.js";
 import type { Session } from "../session/input.js";
 import { plainSentence } from "../report/gate.js";
-import { saveToCache } from "./baseline.js";
+import { NO_CACHE_SERVICE, saveToCache } from "./baseline.js";
 import { Outputs } from "./constants.js";
 import type { Deps } from "./deps.js";
 import { isGhes, runUrl, type EventInfo } from "./event.js";
@@ -32,6 +32,11 @@ const fmt = (x: number | null | undefined) =>
 
 /** The default branch's history (the cache), for the trend; a missing or broken history only warns. */
 export async function loadHistory(deps: Deps, suite: string): Promise<History> {
+  // Without a cache service, @actions/cache would only fail after a retry (10 s): say so at once.
+  if (deps.cache.available?.() === false) {
+    core.warning(`medalist: history not restored: ${NO_CACHE_SERVICE}`);
+    return emptyHistory();
+  }
   const restored = await restoreHistory(deps.cache, resolve(HISTORY_DIR), suite);
   if (restored.problem) core.warning(`medalist: ${restored.problem}`);
   return restored.history;
@@ -127,6 +132,11 @@ async function saveForDefaultBranch(p: PublishInput): Promise<void> {
   const { deps, event, settings, ev } = p;
   const { config, plan } = p.session;
   if (!event.onDefaultBranch) return;
+  if (deps.cache.available?.() === false) {
+    const what = settings.baseline.source === "none" ? "history" : "history and baseline";
+    core.warning(`medalist: ${what} not saved to the cache: ${NO_CACHE_SERVICE}`);
+    return;
+  }
   const saved = await appendAndSave(
     deps.cache,
     resolve(HISTORY_DIR),

@@ -119,6 +119,43 @@ describe("cache baseline through run()", () => {
     }
   });
 
+  it("a job without a cache service: the history is neither restored nor saved, one warning says why", async () => {
+    // @actions/cache itself would retry each call once, 5 s apart, before it failed.
+    const calls: string[] = [];
+    const none = {
+      ...fakeCache(),
+      available: () => false,
+      restoreCache: async (_p: string[], key: string) => void calls.push(`restore ${key}`),
+      saveCache: async (_p: string[], key: string) => (calls.push(`save ${key}`), -1),
+    };
+    const writes: string[] = [];
+    const write = process.stdout.write;
+    process.stdout.write = ((chunk: string) => (writes.push(String(chunk)), true)) as typeof write;
+    let r: Awaited<ReturnType<typeof actionRun>>;
+    try {
+      r = await actionRun(w.ws, w.saved, none, {
+        GITHUB_EVENT_NAME: "push",
+        GITHUB_EVENT_PATH: join(w.ws, "push.json"),
+        GITHUB_REF: "refs/heads/main",
+        GITHUB_SHA: "89abcdef0123456789abcdef0123456789abcdef",
+      });
+    } finally {
+      process.stdout.write = write;
+    }
+    expect(r.code, writes.join("")).toBeUndefined();
+    expect(calls).toEqual([]);
+    const warnings = writes
+      .join("")
+      .split("\n")
+      .filter((l) => l.startsWith("::warning::medalist:") && l.includes("cache"));
+    const why =
+      "this job has no Actions cache service (neither ACTIONS_CACHE_URL nor ACTIONS_RESULTS_URL is set)";
+    expect(warnings).toEqual([
+      `::warning::medalist: history not restored: ${why}`,
+      `::warning::medalist: history and baseline not saved to the cache: ${why}`,
+    ]);
+  });
+
   it("uploads the viewer as an artifact beside the trajectories and links it in the report", async () => {
     const uploads: { name: string; files: string[] }[] = [];
     const artifacts = (): ArtifactApi => ({

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { scoreSubmission } from "../../src/grade/grade.js";
 // A seeded generator: failures are reproducible from the printed seed.
 import { rng } from "../../src/prepare/random.js";
+import { breather } from "../helpers/breathe.js";
 import { columnsUsed } from "../../src/grade/graders.js";
 import { loadGraderSpec, type GraderSpec } from "../../src/grade/spec.js";
 import { parseCsvRows, readCsvText } from "../../src/tabular/csv.js";
@@ -203,11 +204,13 @@ describe("the format endpoint and the grader agree", () => {
     expect(r.errors[0]).toMatch(/^cannot check the format: the sample submission lacks .*"churned"/);
   });
 
-  it(`fuzz: ${CASES} mutated submissions on the toy competitions`, { timeout: 120_000 }, () => {
+  it(`fuzz: ${CASES} mutated submissions on the toy competitions`, { timeout: 120_000 }, async () => {
+    const breathe = breather();
     const seed = Number(process.env.MEDALIST_FUZZ_SEED ?? 20261203);
     const r = rng(seed);
     const seen = new Map<string, { valid: number; invalid: number }>();
     for (let c = 0; c < CASES; c++) {
+      await breathe();
       const toy = toys[c % toys.length];
       const n = 4 + Math.floor(r() * 20);
       const textIds = r() < 0.5;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { breather } from "../helpers/breathe.js";
 import { mkdtempSync, writeFileSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -131,27 +132,33 @@ const setups = files.map((f) => {
 const CASES = Number(process.env.MEDALIST_FUZZ_CASES ?? 2_000);
 
 describe("fuzz: mutated submissions are valid or invalid, never a crash", () => {
-  it(`${CASES} mutations across the 22 lite graders (MEDALIST_FUZZ_CASES)`, { timeout: 300_000 }, () => {
-    const rand = prng(20261202);
-    const perCompetition = Math.ceil(CASES / setups.length);
-    let valid = 0,
-      invalid = 0;
-    for (const s of setups) {
-      for (let k = 0; k < perCompetition; k++) {
-        const r = scoreSubmissionText(s.spec, mutate(s.base, rand), s.answers);
-        if (r.valid) {
-          valid++;
-          expect(typeof r.score).toBe("number");
-        } else {
-          invalid++;
-          expect(r.error, `${s.id}: invalid without a reason`).toMatch(/\S/);
+  it(
+    `${CASES} mutations across the 22 lite graders (MEDALIST_FUZZ_CASES)`,
+    { timeout: 300_000 },
+    async () => {
+      const breathe = breather();
+      const rand = prng(20261202);
+      const perCompetition = Math.ceil(CASES / setups.length);
+      let valid = 0,
+        invalid = 0;
+      for (const s of setups) {
+        for (let k = 0; k < perCompetition; k++) {
+          await breathe();
+          const r = scoreSubmissionText(s.spec, mutate(s.base, rand), s.answers);
+          if (r.valid) {
+            valid++;
+            expect(typeof r.score).toBe("number");
+          } else {
+            invalid++;
+            expect(r.error, `${s.id}: invalid without a reason`).toMatch(/\S/);
+          }
         }
       }
-    }
-    expect(valid + invalid).toBeGreaterThanOrEqual(CASES);
-    expect(valid).toBeGreaterThan(CASES / 100);
-    expect(invalid).toBeGreaterThan(CASES / 100);
-  });
+      expect(valid + invalid).toBeGreaterThanOrEqual(CASES);
+      expect(valid).toBeGreaterThan(CASES / 100);
+      expect(invalid).toBeGreaterThan(CASES / 100);
+    },
+  );
 });
 
 interface RefCase {

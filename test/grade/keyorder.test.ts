@@ -6,6 +6,7 @@ import { readCsvText, type Column } from "../../src/tabular/csv.js";
 import { keyOrder } from "../../src/grade/keyorder.js";
 import { pandasSortOrder } from "../../src/grade/npsort.js";
 import { rng } from "../../src/prepare/random.js";
+import { breather } from "../helpers/breathe.js";
 
 const CASES = Number(process.env.MEDALIST_FUZZ_CASES ?? 2_000);
 const SEED = Number(process.env.MEDALIST_FUZZ_SEED ?? 22);
@@ -74,12 +75,14 @@ function randomColumn(rand: () => number): { col: Column; keys: Float64Array | (
 }
 
 describe("fast key order equals numpy's quicksort emulation", () => {
-  it(`${CASES} random id columns (MEDALIST_FUZZ_CASES)`, { timeout: 300_000 }, () => {
+  it(`${CASES} random id columns (MEDALIST_FUZZ_CASES)`, { timeout: 300_000 }, async () => {
     const rand = rng(SEED);
+    const breathe = breather();
     let ties = 0,
       unique = 0,
       wide = 0;
     for (let c = 0; c < CASES; c++) {
+      await breathe();
       const { col, keys } = randomColumn(rand);
       const skip = rand() < 0.3;
       const want = pandasSortOrder(keys, skip);

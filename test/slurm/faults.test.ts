@@ -13,7 +13,15 @@ import { validateConfig } from "../../src/config/load.js";
 import { loadRegistry } from "../../src/registry/registry.js";
 import type { SuiteResults } from "../../src/results/schema.js";
 import { coinSuite } from "../helpers/coin-suite.js";
-import { medal, random, readOutcome, sacctShim, slurmSuite, tally } from "../../bench/faults/executor.js";
+import {
+  bundle,
+  medal,
+  random,
+  readOutcome,
+  sacctShim,
+  slurmSuite,
+  tally,
+} from "../../bench/faults/executor.js";
 
 const root = resolve(import.meta.dirname, "..", "..");
 const SCRIPT = join(root, "scripts", "fault-slurm.sh");
@@ -115,7 +123,9 @@ describe.skipIf(reason !== null)("Slurm faults (a private cluster, injected for 
   }, 120_000);
 
   it("slurmctld down while the runs are submitted, back within run.reconnectSecs: sbatch waits, no retry is spent", async () => {
-    const downMs = 40_000 + Math.round(random(SEED)() * 5000);
+    // Longer than sbatch's own wait for the controller (MessageTimeout=10 s in fault-slurm.sh), so
+    // sbatch fails at least once and the executor's backoff is what waits.
+    const downMs = 20_000 + Math.round(random(SEED)() * 5000);
     const { results, msg } = await runSlurmSuite(1, { retries: 1 }, async () => {
       await fault("stop-ctld");
       await sleep(downMs);
@@ -262,24 +272,24 @@ describe.skipIf(reason !== null)("Slurm faults (a private cluster, injected for 
 
   it("medalist run killed (kill -9) mid-suite, then run again: its jobs cancelled, every run counted once", async () => {
     const shared = mkdtempSync(join(tmpdir(), "medalist-slurm-kill-"));
+    // The reference: the same agents undisturbed, without their nap (it does not change an outcome).
+    const reference = slurmSuite(join(shared, "suite"), shared, 0);
     // Agents of 15 s: the killed run's jobs are still queued or running when the resume starts.
     const config = slurmSuite(join(shared, "suite"), shared, 15);
+    // src/cli.ts bundled once: a tsx start costs seconds per process on a loaded runner.
+    const bundled = await bundle(shared);
     /** `medalist run`; with `killMs`, SIGKILL that long after the first run started. */
-    const cli = (out: string, killMs?: number) =>
+    const cli = (out: string, killMs?: number, file = config) =>
       new Promise<string>((done) => {
-        const child = spawn(
-          process.execPath,
-          ["--import", "tsx", "src/cli.ts", "run", "--config", config, "--out", out],
-          {
-            cwd: root,
-            env: {
-              ...env,
-              MEDALIST_RUN_KEY: "faults-test-run-key-0123456789abcdef0123456789",
-              NO_COLOR: "1",
-            },
-            stdio: ["ignore", "pipe", "pipe"],
+        const child = spawn(process.execPath, [bundled, "run", "--config", file, "--out", out], {
+          cwd: root,
+          env: {
+            ...env,
+            MEDALIST_RUN_KEY: "faults-test-run-key-0123456789abcdef0123456789",
+            NO_COLOR: "1",
           },
-        );
+          stdio: ["ignore", "pipe", "pipe"],
+        });
         let text = "";
         let armed = false;
         const read = (b: Buffer) => {
@@ -293,7 +303,7 @@ describe.skipIf(reason !== null)("Slurm faults (a private cluster, injected for 
         child.stderr.on("data", read);
         child.on("close", () => done(text));
       });
-    const refText = await cli(join(shared, "ref"));
+    const refText = await cli(join(shared, "ref"), undefined, reference);
     const expected = readOutcome(join(shared, "ref"));
     expect(expected?.runs.length, refText).toBe(4);
     const out = join(shared, "killed");
