@@ -7,7 +7,8 @@ import { validateConfig } from "../../src/config/load.js";
 import type { SuiteContext } from "../../src/execute/lifecycle.js";
 import { schedule } from "../../src/execute/scheduler.js";
 import { slurmBackend } from "../../src/execute/slurm/index.js";
-import { jobComment, jobName } from "../../src/execute/slurm/job.js";
+import { jobComment, jobName, planJob } from "../../src/execute/slurm/job.js";
+import { slurmSettings } from "../../src/execute/slurm/settings.js";
 import { defaultAgentUser } from "../../src/execute/contract.js";
 import { openSlurm, type SlurmExecutor } from "../../src/execute/slurm/executor.js";
 import type { ExecResult, RunSpec } from "../../src/execute/types.js";
@@ -412,6 +413,40 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
       }
     },
     240_000,
+  );
+
+  it.skipIf(!hasDocker)(
+    "docker mode: the job script finds HOME from the image's ENV HOME, and none for a HOME of /",
+    () => {
+      const ctx = mkdtempSync(join(tmpdir(), "medalist-slurm-home-"));
+      const lookup = (env: string) => {
+        const tag = `medalist-test-slurm-home:${process.pid}`;
+        writeFileSync(join(ctx, "Dockerfile"), `FROM ${image}\nENV HOME=${env}\n`);
+        const built = spawnSync("docker", ["build", "--network", "none", "-q", "-t", tag, ctx], {
+          encoding: "utf8",
+        });
+        expect(built.status, built.stderr).toBe(0);
+        try {
+          const s = slurmSettings(
+            configFor({ agent: { image: tag, command: "true" } }, { mode: "docker" }) as never,
+            { image: tag, command: "true" } as never,
+            root,
+            "h:1",
+            "s",
+          );
+          const lines = planJob(spec("s", "home"), s).script.split("\n");
+          const from = lines.findIndex((l) => l.startsWith("image="));
+          const to = lines.findLastIndex((l) => l.startsWith('case "$home"'));
+          const body = `${lines.slice(from, to + 1).join("\n")}\nprintf %s "$home"`;
+          return execFileSync("/bin/sh", ["-c", body], { encoding: "utf8" });
+        } finally {
+          spawnSync("docker", ["rmi", "-f", tag]);
+        }
+      };
+      expect(lookup("/work/me/")).toBe("/work/me");
+      expect(lookup("/")).toBe("");
+    },
+    120_000,
   );
 
   it.skipIf(!hasDocker)(
