@@ -7,7 +7,9 @@ import { validateConfig } from "../../src/config/load.js";
 import type { SuiteContext } from "../../src/execute/lifecycle.js";
 import { schedule } from "../../src/execute/scheduler.js";
 import { slurmBackend } from "../../src/execute/slurm/index.js";
-import { jobComment } from "../../src/execute/slurm/job.js";
+import { jobComment, jobName, planJob } from "../../src/execute/slurm/job.js";
+import { slurmSettings } from "../../src/execute/slurm/settings.js";
+import { defaultAgentUser } from "../../src/execute/contract.js";
 import { openSlurm, type SlurmExecutor } from "../../src/execute/slurm/executor.js";
 import type { ExecResult, RunSpec } from "../../src/execute/types.js";
 import { runSuite } from "../../src/suite/run.js";
@@ -303,6 +305,146 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
       expect(
         spawnSync("docker", ["ps", "-aq", "--filter", `label=medalist.suite=${suiteId}`]).stdout.toString(),
       ).toBe("");
+    },
+    120_000,
+  );
+
+  it.skipIf(!hasDocker)(
+    "docker mode: a read-only root; /home/agent and HOME keep the image's files and are writable; /tmp is refused at its size; the volumes go with the container",
+    async () => {
+      // An MLE-bench-style image: files of its own in /home/agent and in the container user's HOME
+      // (from /etc/passwd: the job runs as the runner's uid, or 65534 for root).
+      const [uid, gid] = defaultAgentUser().split(":");
+      const tag = `medalist-test-slurm-ro:${process.pid}`;
+      const ctx = mkdtempSync(join(tmpdir(), "medalist-slurm-ro-"));
+      writeFileSync(
+        join(ctx, "Dockerfile"),
+        [
+          `FROM ${image}`,
+          "RUN mkdir -p /home/agent/sub /home/me/.cache && echo from-image > /home/agent/sub/f && echo cached > /home/me/.cache/c" +
+            ` && { echo 'me:x:${uid}:${gid}::/home/me:/bin/sh'; grep -v '^[^:]*:[^:]*:${uid}:' /etc/passwd; } > /p && cat /p > /etc/passwd && rm /p` +
+            ` && chown -R ${uid}:${gid} /home/agent /home/me`,
+          "",
+        ].join("\n"),
+      );
+      const built = spawnSync("docker", ["build", "--network", "none", "-q", "-t", tag, ctx], {
+        encoding: "utf8",
+      });
+      expect(built.status, built.stderr).toBe(0);
+      try {
+        const agent = [
+          "cat /home/agent/sub/f $HOME/.cache/c > /home/logs/kept",
+          "echo new > /home/agent/new && echo h > $HOME/h && echo ok > /home/logs/places",
+          "touch /x 2>/dev/null || echo / >> /home/logs/refused",
+          "touch /etc/x 2>/dev/null || echo /etc >> /home/logs/refused",
+          "touch /usr/x 2>/dev/null || echo /usr >> /home/logs/refused",
+          "head -c 40m /dev/zero > /tmp/big 2>/home/logs/tmp-err; echo $? > /home/logs/tmp-rc; wc -c < /tmp/big > /home/logs/tmp-size",
+          "cp /home/data/sample.csv /home/submission/submission.csv",
+          "echo ready > /home/logs/ready",
+          // The test inspects the running container, then lets it end.
+          "i=0; while [ ! -e /home/code/go ] && [ $i -lt 900 ]; do sleep 0.1; i=$((i+1)); done",
+        ].join("; ");
+        const config = configFor(
+          {
+            agent: { image: tag, command: ["/bin/sh", "-c", agent] },
+            limits: { time: 120, memory: "256m", disk: { tmp: "16m" } },
+          },
+          { mode: "docker" },
+        );
+        const { ex, suiteId } = await open(config);
+        const sp = spec(suiteId, "docker-ro", { timeLimitSecs: 120 });
+        writeFileSync(join(sp.publicDir, "sample.csv"), "id,y\n1,0\n");
+        const running = attemptOn(ex, sp);
+        await until(() => existsSync(join(sp.runDir, "logs", "ready")), 90_000, "agent ready");
+        const name = jobName(suiteId, sp.runId);
+        const inspect = spawnSync(
+          "docker",
+          [
+            "inspect",
+            "-f",
+            "{{.HostConfig.ReadonlyRootfs}}|{{range .Mounts}}{{.Type}}={{.Destination}}={{.Name}} {{end}}|{{json .HostConfig.Tmpfs}}",
+            name,
+          ],
+          { encoding: "utf8" },
+        );
+        expect(inspect.status, inspect.stderr).toBe(0);
+        const [readOnly, mounts, tmpfs] = inspect.stdout.trim().split("|");
+        expect(readOnly).toBe("true");
+        const volumes = mounts
+          .split(" ")
+          .filter((m) => m.startsWith("volume="))
+          .map((m) => m.split("="));
+        expect(volumes.map((v) => v[1]).sort()).toEqual(["/home/agent", "/home/me"]);
+        expect(JSON.parse(tmpfs)).toEqual({
+          "/tmp": "rw,nosuid,nodev,size=16777216,mode=1777",
+          "/var/tmp": "rw,nosuid,nodev,size=16777216,mode=1777",
+        });
+        writeFileSync(join(sp.runDir, "code", "go"), "");
+        const r = await running;
+        expect(r.outcome).toBe("completed");
+        const logs = (f: string) => readFileSync(join(sp.runDir, "logs", f), "utf8");
+        expect(logs("kept")).toBe("from-image\ncached\n");
+        expect(logs("places")).toBe("ok\n");
+        expect(logs("refused").split("\n").filter(Boolean)).toEqual(["/", "/etc", "/usr"]);
+        expect(logs("tmp-rc").trim()).not.toBe("0");
+        // busybox's head says "I/O error"; the write stopped at the size: /tmp is full at 16 MiB.
+        expect(logs("tmp-err")).toMatch(/error/i);
+        expect(Number(logs("tmp-size").trim())).toBeLessThanOrEqual(16 * 1024 ** 2);
+        expect(Number(logs("tmp-size").trim())).toBeGreaterThan(15 * 1024 ** 2);
+        expect(readFileSync(join(sp.runDir, "run.log"), "utf8")).toContain(
+          "read-only root filesystem: the agent can write only to /tmp, /var/tmp, /dev/shm, /home/submission, /home/logs, /home/code, /home/agent, /home/me",
+        );
+        // The container and its volumes are gone after the job.
+        await until(
+          () =>
+            spawnSync("docker", [
+              "ps",
+              "-aq",
+              "--filter",
+              `label=medalist.suite=${suiteId}`,
+            ]).stdout.toString() === "",
+          15_000,
+          "container gone",
+        );
+        for (const [, , vol] of volumes)
+          expect(spawnSync("docker", ["volume", "inspect", vol]).status).not.toBe(0);
+      } finally {
+        spawnSync("docker", ["rmi", "-f", tag]);
+      }
+    },
+    240_000,
+  );
+
+  it.skipIf(!hasDocker)(
+    "docker mode: the job script finds HOME from the image's ENV HOME, and none for a HOME of /",
+    () => {
+      const ctx = mkdtempSync(join(tmpdir(), "medalist-slurm-home-"));
+      const lookup = (env: string) => {
+        const tag = `medalist-test-slurm-home:${process.pid}`;
+        writeFileSync(join(ctx, "Dockerfile"), `FROM ${image}\nENV HOME=${env}\n`);
+        const built = spawnSync("docker", ["build", "--network", "none", "-q", "-t", tag, ctx], {
+          encoding: "utf8",
+        });
+        expect(built.status, built.stderr).toBe(0);
+        try {
+          const s = slurmSettings(
+            configFor({ agent: { image: tag, command: "true" } }, { mode: "docker" }) as never,
+            { image: tag, command: "true" } as never,
+            root,
+            "h:1",
+            "s",
+          );
+          const lines = planJob(spec("s", "home"), s).script.split("\n");
+          const from = lines.findIndex((l) => l.startsWith("image="));
+          const to = lines.findLastIndex((l) => l.startsWith('case "$home"'));
+          const body = `${lines.slice(from, to + 1).join("\n")}\nprintf %s "$home"`;
+          return execFileSync("/bin/sh", ["-c", body], { encoding: "utf8" });
+        } finally {
+          spawnSync("docker", ["rmi", "-f", tag]);
+        }
+      };
+      expect(lookup("/work/me/")).toBe("/work/me");
+      expect(lookup("/")).toBe("");
     },
     120_000,
   );

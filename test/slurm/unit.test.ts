@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../src/config/schema.js";
 import { orphans } from "../../src/execute/slurm/cleanup.js";
@@ -138,6 +139,62 @@ describe("sbatch arguments", () => {
     // Locked down as with the Docker executor: no capabilities, no new privileges, not root.
     expect(p.script).toContain("--security-opt no-new-privileges --cap-drop ALL --user ");
     expect(p.script).not.toMatch(/--user 0(:|\s)/);
+  });
+
+  it("docker mode: a read-only root with sized /tmp and /var/tmp and volumes for the writable places; limits.disk.root: writable keeps the root", () => {
+    const img = { image: "agent:1", env: {} } as never;
+    const p = planJob(
+      spec,
+      settings({ mode: "docker" }, { memory: "2g", disk: { writable: ["/opt/venv"] } }, img),
+    );
+    // /tmp defaults to a quarter of the memory limit, at most 1 GiB (as the Docker executor's).
+    expect(p.script).toContain(
+      "--read-only --tmpfs '/tmp:rw,nosuid,nodev,size=536870912,mode=1777' --tmpfs '/var/tmp:rw,nosuid,nodev,size=536870912,mode=1777'" +
+        " --mount 'type=volume,\"dst=/home/agent\"' --mount 'type=volume,\"dst=/opt/venv\"' ${home:+--mount type=volume,dst=$home}",
+    );
+    // The container's anonymous volumes are removed with it.
+    expect(p.script.match(/docker rm -f -v "\$name"/g)).toHaveLength(2);
+    const sized = planJob(spec, settings({ mode: "docker" }, { disk: { tmp: "64m" } }, img));
+    expect(sized.script).toContain("--tmpfs '/tmp:rw,nosuid,nodev,size=67108864,mode=1777'");
+    const writable = planJob(spec, settings({ mode: "docker" }, { disk: { root: "writable" } }, img));
+    expect(writable.script).not.toContain("--read-only");
+    expect(writable.script).not.toContain("--tmpfs");
+    expect(writable.script).not.toContain("$home");
+  });
+
+  it("docker mode: the image's HOME gets a place of its own only when it is a plain absolute path not already writable or reserved", () => {
+    const img = { image: "agent:1", env: {} } as never;
+    const p = planJob(spec, settings({ mode: "docker" }, { disk: { writable: ["/opt/venv"] } }, img));
+    const lines = p.script.split("\n");
+    const from = lines.findIndex((l) => l.startsWith('while [ "${home%/}"'));
+    const to = lines.findLastIndex((l) => l.startsWith('case "$home"'));
+    expect(from).toBeGreaterThan(0);
+    const filter = lines.slice(from, to + 1).join("\n");
+    const picked = (home: string) =>
+      execFileSync("/bin/sh", ["-c", `home=$1\n${filter}\nprintf %s "$home"`, "sh", home], {
+        encoding: "utf8",
+      });
+    expect(picked("/home/me/")).toBe("/home/me");
+    expect(picked("/root")).toBe("/root");
+    for (const h of [
+      "/",
+      "/home",
+      "/home/agent",
+      "/opt/venv",
+      "/tmp",
+      "/tmp/x",
+      "/home/logs/h",
+      "/home/data",
+      "/dev/shm",
+      "/nonexistent",
+      "relative",
+      "/home/../etc",
+      "/a,b",
+      "/a b",
+      "/x;touch /pwned",
+      "/$(id)",
+    ])
+      expect(picked(h), h).toBe("");
   });
 
   it("apptainer and pyxis modes", () => {

@@ -4,6 +4,7 @@ import { runPaths, type RunSpec } from "../types.js";
 import { containerUser, entrypointOption, type DockerSettings } from "./settings.js";
 import { CONTAINER_PATHS, contractEnv, runName } from "../contract.js";
 import { isGvisor } from "./runtime.js";
+import { TMP_DIRS } from "../container/writable.js";
 
 export { CONTAINER_PATHS };
 
@@ -20,9 +21,6 @@ export const LABEL = {
   /** On a run's volumes: the runner folder holding their filesystem (folder-fs.ts scratchFs). */
   scratch: "medalist.scratch",
 } as const;
-
-/** The container's in-memory scratch folders, each limits.tmp in size. */
-export const TMP_DIRS = ["/tmp", "/var/tmp"] as const;
 
 export const VALIDATION_URL_VAR = "MEDALIST_VALIDATION_URL";
 

@@ -13,7 +13,6 @@ import {
   containerOptions,
   LABEL,
   ownerLabel,
-  TMP_DIRS,
   VALIDATION_URL_VAR,
 } from "./container.js";
 import { mountFolder, scratchFs, type MountedFolder, type ScratchFs } from "./folder-fs.js";
@@ -36,6 +35,7 @@ import { isGvisor } from "./runtime.js";
 import { kernelLimitEvents } from "./kernel-log.js";
 import { containerUser, entrypointNote, type DockerSettings } from "./settings.js";
 import { withWritableHome } from "../container/home-layer.js";
+import { reservedHome, TMP_DIRS, writablePlaces } from "../container/writable.js";
 import { helperEngine, imageEngine } from "./engine.js";
 import { imageHas, imageHome, imageUser, UserLookupError } from "./image-user.js";
 import { sizeText } from "./limits.js";
@@ -47,21 +47,6 @@ const CONTAINER_FOLDER: Record<string, string> = {
   logs: CONTAINER_PATHS.logs,
   code: CONTAINER_PATHS.code,
 };
-
-/** Every place an agent can write under a read-only root: the in-memory ones, its folders, then `paths`. */
-export function writablePlaces(paths: string[]): string[] {
-  return [
-    ...TMP_DIRS,
-    "/dev/shm",
-    CONTAINER_PATHS.submission,
-    CONTAINER_PATHS.logs,
-    CONTAINER_PATHS.code,
-    ...paths,
-  ];
-}
-
-/** Where a HOME is not made a writable place of its own: in or at Medalist's mounts and the system's; /home itself. */
-const NOT_HOME = ["/nonexistent", "/dev", "/proc", "/sys", ...writablePlaces([]), CONTAINER_PATHS.data];
 
 /** The writable places of a read-only root for one run: a volume each, on one filesystem. */
 interface RootArea {
@@ -209,8 +194,7 @@ export class DockerExecutor {
     const ro = this.settings.readOnlyRoot;
     if (ro) {
       const home = await imageHome(this.docker, image.id, this.user).catch(() => null);
-      const reserved = (h: string) => h === "/home" || NOT_HOME.some((r) => h === r || h.startsWith(`${r}/`));
-      if (home !== null && !ro.paths.includes(home) && !reserved(home)) ro.paths = [...ro.paths, home];
+      if (home !== null && !ro.paths.includes(home) && !reservedHome(home)) ro.paths = [...ro.paths, home];
     }
     return image;
   }

@@ -2,6 +2,7 @@
 // how many runs share it (docs/docker.md, "Limits"). Pure: the caller passes the runner's shape.
 import type { Limits } from "../../config/parts.js";
 import { MLEBENCH_SHM_BYTES } from "../mlebench-container.js";
+import { defaultTmp } from "../container/writable.js";
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
@@ -13,8 +14,6 @@ export const DEFAULT_PIDS = 4096;
  * storage driver can bound it (limits.disk.root: writable), unless limits.disk.root says.
  */
 export const DEFAULT_ROOT = 16 * GiB;
-/** The largest default size of the container's /tmp and /var/tmp (each an in-memory folder). */
-export const MAX_DEFAULT_TMP = GiB;
 
 /** What the defaults are derived from. */
 export interface RunnerShape {
@@ -61,7 +60,7 @@ export function runLimits(
   const cpus = limits.cpus ?? Math.max(0.1, Math.floor((shape.cpus / parallel) * 100) / 100);
   const shmSize =
     limits.shmSize ?? (shape.mlebench ? Math.min(MLEBENCH_SHM_BYTES, Math.floor(memory / 2)) : undefined);
-  const tmp = limits.disk?.tmp ?? Math.min(MAX_DEFAULT_TMP, Math.floor(memory / 4 / MiB) * MiB);
+  const tmp = limits.disk?.tmp ?? defaultTmp(memory);
   return { cpus, memory, pids: limits.pids ?? DEFAULT_PIDS, shmSize, tmp };
 }
 

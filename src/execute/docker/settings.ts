@@ -4,10 +4,8 @@ import { runPolicy } from "../../config/run-policy.js";
 import { defaultAgentUser } from "../contract.js";
 import { MLEBENCH_SHM_BYTES, MLEBENCH_USER } from "../mlebench-container.js";
 import { DEFAULT_ROOT } from "./limits.js";
+import { configuredWritable } from "../container/writable.js";
 import type { ImageSettings } from "../container/settings.js";
-
-/** Where upstream's MLE-bench agents keep their own files (AGENT_DIR), writable under a read-only root. */
-export const MLEBENCH_AGENT_DIR = "/home/agent";
 
 /** What the Docker executor needs from the config, resolved (absolute paths, bytes, seconds). */
 export interface DockerSettings extends ImageSettings {
@@ -128,7 +126,7 @@ export function dockerSettings(config: DockerSuiteConfig, baseDir: string): Dock
         ? undefined
         : {
             bytes: limits.disk.root ?? DEFAULT_ROOT,
-            paths: [...new Set([...(mlebench ? [MLEBENCH_AGENT_DIR] : []), ...limits.disk.writable])],
+            paths: configuredWritable(limits.disk.writable, mlebench),
           },
     network: docker.network,
     buildNetwork: docker.buildNetwork,

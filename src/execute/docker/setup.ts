@@ -9,7 +9,8 @@ import { startValidationServer, type ValidationServer } from "../validation-serv
 import { startValidationServerForDocker } from "./gateway.js";
 import { connectDocker, type ConnectOptions } from "./client.js";
 import { errorMessage } from "../../util/error-message.js";
-import { DockerExecutor, writablePlaces } from "./executor.js";
+import { DockerExecutor } from "./executor.js";
+import { writablePlaces } from "../container/writable.js";
 import { AgentBuildError, ImageMissingError, type ImageInfo } from "../container/image.js";
 import { dockerSettings } from "./settings.js";
 import { DEFAULT_ROOT, limitsNote, memoryReserve, runLimits, sizeText } from "./limits.js";

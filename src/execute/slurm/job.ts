@@ -2,6 +2,8 @@ import { CONTAINER_PATHS, contractEnv, defaultAgentUser, hostPaths, runName } fr
 import { runPaths, type RunSpec } from "../types.js";
 import { OUTPUT_FILES } from "./output.js";
 import type { SlurmSettings } from "./settings.js";
+import { formatBytes } from "../../util/atomic.js";
+import { configuredWritable, defaultTmp, NOT_HOME, TMP_DIRS, writablePlaces } from "../container/writable.js";
 
 /** Prefix of every job's comment: leftovers of a crashed suite are found by it. */
 export const COMMENT_PREFIX = "medalist";
@@ -111,6 +113,63 @@ function commandWords(command: string | string[] | undefined): string[] {
   return typeof command === "string" ? ["/bin/sh", "-c", command] : command;
 }
 
+/** An anonymous volume at `dst` as one sh word for `docker run`: Docker copies the image's files there. */
+function volumeArg(dst: string): string {
+  return `--mount ${sh(`type=volume,"dst=${dst.replace(/"/g, '""')}"`)}`;
+}
+
+/**
+ * mode: docker's read-only root (unless limits.disk.root: writable): `docker run` arguments, the
+ * writable places known before the image is (HOME is looked up on the node) and the job log's line.
+ */
+export function readOnlyRoot(s: SlurmSettings): { args: string[]; paths: string[]; note: string[] } | null {
+  const disk = s.limits.disk;
+  if (disk.root === "writable") return null;
+  const tmp = disk.tmp ?? defaultTmp(s.limits.memory);
+  // The image is not known on the runner: /home/agent (MLE-bench's agent folder) always.
+  const paths = configuredWritable(disk.writable, true);
+  const tmpfs = `rw,nosuid,nodev,size=${tmp},mode=1777`;
+  const args = [
+    "--read-only",
+    ...TMP_DIRS.map((d) => `--tmpfs ${sh(`${d}:${tmpfs}`)}`),
+    ...paths.map(volumeArg),
+    // $home has only [A-Za-z0-9_./-] (homeLookup): unquoted, it splits into exactly these two words.
+    "${home:+--mount type=volume,dst=$home}",
+  ];
+  const note = [
+    `[medalist] read-only root filesystem: the agent can write only to ${writablePlaces(paths).join(", ")}`,
+    ` (/tmp and /var/tmp: ${formatBytes(tmp)} each, in memory, counted in the memory limit; ${paths.join(", ")}`,
+    ", with the image's files: Docker volumes on the node's Docker storage, not size-bounded, removed with the container)",
+  ];
+  return { args, paths, note };
+}
+
+/**
+ * sh lines that set $home to the container user's HOME in the image (its ENV HOME, else its
+ * /etc/passwd entry for the user's uid) when that needs a writable place of its own, else to ""
+ * (as the Docker executor decides, container/writable.ts).
+ */
+function homeLookup(s: SlurmSettings, spec: RunSpec, paths: string[]): string[] {
+  const uid = defaultAgentUser().split(":")[0];
+  const skip = [...["/", "/home", ...paths].map(sh), ...NOT_HOME.flatMap((r) => [sh(r), `${sh(r)}/*`])];
+  return [
+    `image=${sh(s.image ?? "")}`,
+    `home=$(docker image inspect -f '{{range .Config.Env}}{{println .}}{{end}}' "$image" 2>/dev/null | sed -n 's/^HOME=//p' | head -n 1)`,
+    'if [ -z "$home" ]; then',
+    `  c=$(docker create --label medalist.suite=${sh(spec.suiteId)} --label medalist.run=${sh(spec.runId)} "$image" 2>/dev/null)`,
+    '  if [ -n "$c" ]; then',
+    `    home=$(docker cp "$c:/etc/passwd" - 2>/dev/null | tar -xOf - 2>/dev/null | awk -F: -v u=${uid} '$3 == u { print $6; exit }')`,
+    '    docker rm -f "$c" >/dev/null 2>&1',
+    "  fi",
+    "fi",
+    'while [ "${home%/}" != "$home" ]; do home=${home%/}; done',
+    // Only a plain absolute path of its own (no "..", no characters --mount would read).
+    'case "$home" in /*) ;; *) home= ;; esac',
+    `case "$home" in *[!A-Za-z0-9_./-]*|*/./*|*/../*|*/.|*/..|*//*) home= ;; esac`,
+    `case "$home" in ${skip.join("|")}) home= ;; esac`,
+  ];
+}
+
 function jobScript(spec: RunSpec, s: SlurmSettings, envNames: string[]): string {
   const p = runPaths(spec.runDir);
   const lines = [
@@ -145,6 +204,14 @@ function jobScript(spec: RunSpec, s: SlurmSettings, envNames: string[]): string 
       break;
     case "docker": {
       const l = s.limits;
+      const ro = readOnlyRoot(s);
+      if (ro) {
+        const [places, sizes, volumes] = ro.note;
+        lines.push(
+          ...homeLookup(s, spec, ro.paths),
+          `echo ${sh(places)}"\${home:+, $home}"${sh(sizes)}"\${home:+, $home (HOME)}"${sh(volumes)}`,
+        );
+      }
       const run = [
         "docker run",
         '--name "$name"',
@@ -161,6 +228,7 @@ function jobScript(spec: RunSpec, s: SlurmSettings, envNames: string[]): string 
         ...(l.pids !== undefined ? [`--pids-limit ${l.pids}`] : []),
         ...(l.shmSize !== undefined ? [`--shm-size ${l.shmSize}`] : []),
         ...(gpus ? ['--gpus "device=$CUDA_VISIBLE_DEVICES"'] : []),
+        ...(ro ? ro.args : []),
         ...mounts.map(([src, dst, ro]) => `-v ${sh(`${src}:${dst}${ro ? ":ro" : ""}`)}`),
         ...envNames.map((n) => `-e ${n}`),
         sh(s.image ?? ""),
@@ -169,14 +237,15 @@ function jobScript(spec: RunSpec, s: SlurmSettings, envNames: string[]): string 
       lines.push(
         `name=${sh(jobName(spec.suiteId, spec.runId))}`,
         `trap 'docker stop -t ${s.stopGraceSecs} "$name" >/dev/null 2>&1' TERM INT`,
-        'docker rm -f "$name" >/dev/null 2>&1',
+        // -v: the container's anonymous volumes (the writable places of a read-only root) go with it.
+        'docker rm -f -v "$name" >/dev/null 2>&1',
         `${run.join(" ")} &`,
         "pid=$!",
         // wait returns early when a trapped signal arrives: wait until docker run really ended.
         'wait "$pid"; rc=$?',
         'while kill -0 "$pid" 2>/dev/null; do wait "$pid"; rc=$?; done',
         `echo "container_oom=$(docker inspect -f '{{.State.OOMKilled}}' "$name" 2>/dev/null)" >>"$facts"`,
-        'docker rm -f "$name" >/dev/null 2>&1',
+        'docker rm -f -v "$name" >/dev/null 2>&1',
         'exit "$rc"',
       );
       break;
