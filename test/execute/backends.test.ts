@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { jsonSchemas } from "../../src/cli/commands/schema.js";
-import { ConfigSchema } from "../../src/config/schema.js";
+import { configSchema } from "../../src/config/schema.js";
 import { LOCAL_CONFIG } from "../../src/config/blocks/local.js";
 import { executorConfigs, registerExecutorConfig } from "../../src/config/executors.js";
 import {
@@ -170,7 +170,7 @@ describe("the executor registry (execute/backends.ts)", () => {
   it("derives the config's executor names, blocks and JSON schema from the list", () => {
     // Each registered backend's part of the config is registered with config/executors.ts.
     expect(executorConfigs().map((p) => p.name)).toEqual(EXECUTOR_NAMES);
-    const shape = (ConfigSchema as unknown as { in: { shape: Record<string, z.ZodType> } }).in;
+    const shape = (configSchema() as unknown as { in: { shape: Record<string, z.ZodType> } }).in;
     const executor = shape.shape.executor as unknown as { unwrap(): { options: string[] } };
     expect(executor.unwrap().options).toEqual(EXECUTOR_NAMES);
     const schema = jsonSchemas()["medalist.schema.json"] as { properties: Record<string, unknown> };
@@ -180,14 +180,14 @@ describe("the executor registry (execute/backends.ts)", () => {
 
   it("checks only the chosen executor's needs, with the path of the missing field", () => {
     const base = { competitions: { split: "toy" }, agent: { image: "x" } };
-    const r = ConfigSchema.safeParse({ ...base, executor: "local" });
+    const r = configSchema().safeParse({ ...base, executor: "local" });
     expect(r.success).toBe(false);
     expect(r.error!.issues[0]).toMatchObject({ path: ["agent", "command"] });
-    expect(ConfigSchema.safeParse({ ...base, executor: "docker" }).success).toBe(true);
+    expect(configSchema().safeParse({ ...base, executor: "docker" }).success).toBe(true);
   });
 
   it("puts each executor's identity facts into run identities (docker: its network)", () => {
-    const config = ConfigSchema.parse({
+    const config = configSchema().parse({
       competitions: { split: "toy" },
       agent: { image: "x" },
       executor: "docker",
@@ -201,7 +201,7 @@ describe("the executor registry (execute/backends.ts)", () => {
 
   it("says which configs run a pull request's agent unsandboxed (the action refuses them on a PR)", () => {
     const config = (over: object) =>
-      ConfigSchema.parse({ competitions: { split: "toy" }, agent: { command: "x", image: "x" }, ...over });
+      configSchema().parse({ competitions: { split: "toy" }, agent: { command: "x", image: "x" }, ...over });
     expect(unsandboxedBy("local", config({ executor: "local" }))).toBe("executor: local");
     expect(unsandboxedBy("docker", config({ executor: "docker" }))).toBeNull();
     expect(
