@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { ExecutorConfigPart, ExecutorConfigView } from "../config/executors.js";
+import type { AgentConfig } from "../config/parts.js";
 import type { OpenBackend, SuiteContext } from "./lifecycle.js";
 
 /** A shell agent for the conformance suite: what every backend must run the same way. */
@@ -25,6 +26,20 @@ export interface SelfTest {
   config(agent: ShellAgent, variant: string): Record<string, unknown>;
   /** What of a suite still runs on the backend (containers, jobs), by name; [] when nothing. */
   running?(suiteId: string): Promise<string[]>;
+}
+
+/** One line of `medalist check`: what was checked (agent, executor, image, sandbox), ok, one sentence. */
+export interface CheckLine {
+  what: string;
+  ok: boolean;
+  text: string;
+}
+
+/** What a backend's `medalist check` hooks read: the agent, its own config block, the config's folder. */
+export interface CheckContext<B> {
+  agent: AgentConfig;
+  block: B;
+  baseDir: string;
 }
 
 /**
@@ -54,6 +69,18 @@ export interface Backend<
   open(ctx: SuiteContext): Promise<OpenBackend>;
   /** Removes what a crashed earlier suite of this machine left running; the names removed. */
   sweep(ctx: Pick<SuiteContext, "config" | "log" | "outDir">): Promise<string[]>;
+  /**
+   * `medalist check`'s agent line where this executor runs the agent's command itself (local):
+   * its text, or a UserError saying what is wrong. Absent: the line names the image or its build.
+   */
+  agentCheck?(ctx: CheckContext<z.output<S>>): string;
+  /**
+   * `medalist check` on this machine: its executor, image and sandbox lines (nothing runs or is
+   * built). Absent: one line saying the executor is not checked here.
+   */
+  machineCheck?(
+    ctx: Omit<CheckContext<z.output<S>>, "agent"> & { agent: AgentConfig | null },
+  ): Promise<CheckLine[]>;
   /** How the conformance suite runs its agent here. */
   readonly selfTest: SelfTest;
 }

@@ -77,11 +77,6 @@ const KNOWN_LEAKS = [
   "src/action/runtime-gate.ts → src/execute/docker/runtime.ts",
   "src/cli/commands/mlebench-env.ts → src/execute/docker/client.ts",
   "src/mlebench/env-image.ts → src/execute/docker/engine.ts",
-  "src/session/check.ts → src/execute/docker/client.ts",
-  "src/session/check.ts → src/execute/docker/engine.ts",
-  "src/session/check.ts → src/execute/docker/setup.ts",
-  "src/session/check.ts → src/execute/local/sandbox.ts",
-  "src/session/check.ts → src/execute/local/visible.ts",
 ];
 
 describe("the executor registry (execute/backends.ts)", () => {

@@ -12,6 +12,7 @@ import { SetupFailure } from "../setup-failure.js";
 import { AgentBuildError } from "../container/image.js";
 import { dockerSelfTest } from "./self-test.js";
 import { setupDocker } from "./setup.js";
+import { dockerMachineCheck } from "./check.js";
 import { unmountLeftovers } from "./folder-fs.js";
 
 /**
@@ -31,6 +32,7 @@ export const dockerBackend: Backend<"docker", typeof DockerSchema> = {
       ...(runtime !== undefined && runtime !== "auto" ? { runtime } : {}),
     };
   },
+  machineCheck: dockerMachineCheck,
   async open(ctx) {
     // The schema gives every config this executor's block (defaulted), so the cast only names it.
     const config = ctx.config as DockerSuiteConfig;
