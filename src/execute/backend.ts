@@ -63,6 +63,12 @@ export interface Backend<
    * that cannot start on this runner), or null: on a pull request the action refuses it.
    */
   noSandbox?(config: ExecutorConfigView<z.output<S>>): string | null;
+  /**
+   * Why a pull request's agent would run here under a sandbox too weak for it ("under runc, which
+   * is no sandbox (…): how to get one"), or null: the action refuses the run unless the workflow
+   * accepts it (allow-runc). Absent: nothing to say.
+   */
+  weakSandbox?(config: ExecutorConfigView<z.output<S>>): Promise<string | null>;
   /** Settings of this executor that change a run's result: part of every run's identity. */
   identityFacts(config: ExecutorConfigView<z.output<S>>): Record<string, unknown>;
   /** Opens the executor for one suite (daemon, image, queue, endpoint). */

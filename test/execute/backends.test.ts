@@ -73,8 +73,6 @@ function wrapperBypasses(g: Map<string, ModuleInfo>, name: string): string[] {
  * other import of a backend's insides can hide behind them.
  */
 const KNOWN_LEAKS = [
-  "src/action/runtime-gate.ts → src/execute/docker/client.ts",
-  "src/action/runtime-gate.ts → src/execute/docker/runtime.ts",
   "src/cli/commands/mlebench-env.ts → src/execute/docker/client.ts",
   "src/mlebench/env-image.ts → src/execute/docker/engine.ts",
 ];

@@ -13,6 +13,7 @@ import { AgentBuildError } from "../container/image.js";
 import { dockerSelfTest } from "./self-test.js";
 import { setupDocker } from "./setup.js";
 import { dockerMachineCheck } from "./check.js";
+import { weakRuntimeOf } from "./pr-gate.js";
 import { unmountLeftovers } from "./folder-fs.js";
 
 /**
@@ -33,6 +34,7 @@ export const dockerBackend: Backend<"docker", typeof DockerSchema> = {
     };
   },
   machineCheck: dockerMachineCheck,
+  weakSandbox: (c) => weakRuntimeOf(c.block),
   async open(ctx) {
     // The schema gives every config this executor's block (defaulted), so the cast only names it.
     const config = ctx.config as DockerSuiteConfig;
