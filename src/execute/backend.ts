@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ExecutorConfigPart, ExecutorConfigView } from "../config/executors.js";
 import type { AgentConfig } from "../config/parts.js";
+import type { ImageEngine } from "./container/engine.js";
 import type { OpenBackend, SuiteContext } from "./lifecycle.js";
 
 /** A shell agent for the conformance suite: what every backend must run the same way. */
@@ -87,6 +88,11 @@ export interface Backend<
   machineCheck?(
     ctx: Omit<CheckContext<z.output<S>>, "agent"> & { agent: AgentConfig | null },
   ): Promise<CheckLine[]>;
+  /**
+   * The container engine this backend builds images in on this machine, connected (a thrown
+   * error says why not), for the image commands (medalist mlebench-env build). Absent: none.
+   */
+  imageEngine?(): Promise<ImageEngine>;
   /** How the conformance suite runs its agent here. */
   readonly selfTest: SelfTest;
 }

@@ -14,6 +14,7 @@ import { dockerSelfTest } from "./self-test.js";
 import { setupDocker } from "./setup.js";
 import { dockerMachineCheck } from "./check.js";
 import { weakRuntimeOf } from "./pr-gate.js";
+import { imageEngine } from "./engine.js";
 import { unmountLeftovers } from "./folder-fs.js";
 
 /**
@@ -35,6 +36,7 @@ export const dockerBackend: Backend<"docker", typeof DockerSchema> = {
   },
   machineCheck: dockerMachineCheck,
   weakSandbox: (c) => weakRuntimeOf(c.block),
+  imageEngine: async () => imageEngine(await connectDocker({ attempts: 2 })),
   async open(ctx) {
     // The schema gives every config this executor's block (defaulted), so the cast only names it.
     const config = ctx.config as DockerSuiteConfig;
