@@ -1,9 +1,13 @@
 // A backend registered after Medalist's modules loaded (as a separate package would) is accepted:
 // the config schema is built on first use from the registry and rebuilt when it grows.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { jsonSchemas } from "../../src/cli/commands/schema.js";
 import { validateConfig } from "../../src/config/load.js";
 import { configSchema } from "../../src/config/schema.js";
+import { checkSuite, checkText } from "../../src/session/check.js";
 
 const base = { competitions: { split: "toy" }, agent: { command: "echo hi" } };
 
@@ -46,5 +50,22 @@ describe("an executor registered late", () => {
     expect(schema.properties.sh).toBeDefined();
     // Built once per registry: the same schema while nothing registers.
     expect(configSchema()).toBe(configSchema());
+  });
+
+  it("gets medalist check's lines without a branch of its own: no machine check is said as such", async () => {
+    await import("../execute/fixtures/sh-backend.js");
+    const dir = mkdtempSync(join(tmpdir(), "medalist-late-"));
+    const config = validateConfig(
+      { ...base, competitions: { include: ["toy-churn"] }, executor: "sh", dataDir: join(dir, "data") },
+      "medalist.yml",
+    );
+    const lines = await checkSuite(
+      { config, baseDir: dir, path: join(dir, "medalist.yml") },
+      { machine: true },
+    );
+    expect(lines.map(checkText)).toContain(
+      "✓ executor: sh: not checked on this machine (the executor has no check of its own)",
+    );
+    expect(lines.map((l) => l.what)).toEqual(["config", "agent", "data", "executor"]);
   });
 });
