@@ -41,9 +41,10 @@ export interface ExecutorConfigPart<N extends string = string, S extends z.ZodTy
 const parts = new Map<string, ExecutorConfigPart<string, z.ZodType>>();
 
 /**
- * Registers an executor's part of the config. The config schema (config/schema.ts) is built from
- * the parts registered when it loads. The same part again is a no-op (a backend registers the
- * part config/ registered for it); another part under a taken name is refused.
+ * Registers an executor's part of the config. The config schema (config/schema.ts's
+ * configSchema()) is built from the parts registered when it is used. The same part again is a
+ * no-op (a backend registers the part config/ registered for it); another part under a taken name
+ * is refused.
  */
 export function registerExecutorConfig<N extends string, S extends z.ZodType>(
   part: ExecutorConfigPart<N, S>,

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { dirname, resolve, extname } from "node:path";
 import { parse as parseYaml, type YAMLParseError } from "yaml";
-import { ConfigSchema, type Config } from "./schema.js";
+import { configSchema, type Config } from "./schema.js";
 import { formatZodError } from "./errors.js";
 import { UserError } from "../errors.js";
 
@@ -47,9 +47,9 @@ export function parseConfigText(text: string, path: string): unknown {
 /** Validates raw config data; a bad field is reported with its path. */
 export function validateConfig(raw: unknown, where: string): Config {
   if (raw === null || raw === undefined) throw new UserError(`${where}: the file is empty`);
-  const parsed = ConfigSchema.safeParse(raw);
-  if (!parsed.success)
-    throw new UserError(formatZodError(parsed.error, where, { schema: ConfigSchema, input: raw }));
+  const schema = configSchema();
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new UserError(formatZodError(parsed.error, where, { schema, input: raw }));
   return parsed.data;
 }
 

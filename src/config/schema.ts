@@ -102,7 +102,7 @@ export type ExecutorName = BuiltIn["name"];
 /** Config blocks by executor name, for the built-in executors (each has one). */
 type ExecutorBlocks = { [P in BuiltIn as P["name"]]: z.ZodDefault<NonNullable<P["configSchema"]>> };
 
-/** The names `executor:` accepts: the executors registered when this module loads. */
+/** The names `executor:` accepts: the executors registered now. */
 function executorNames(): [ExecutorName, ...ExecutorName[]] {
   return executorConfigs().map((p) => p.name) as [ExecutorName, ...ExecutorName[]];
 }
@@ -115,80 +115,104 @@ function executorBlocks(): ExecutorBlocks {
   return out as ExecutorBlocks;
 }
 
-export const ConfigSchema = z
-  .strictObject({
-    $schema: z.string().optional(),
-    name: z.string().min(1).default("default"),
-    competitions: CompetitionsSchema,
-    seeds: SeedsSchema.default(3),
-    agent: AgentSchema,
-    limits: LimitsSchema.default({
-      time: 600,
-      gpus: 0,
-      disk: { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3, writable: [] },
-    }),
-    /**
-     * Prepared data (<dataDir>/<id>/prepared/). Default: MLE-bench's own folder
-     * (~/.cache/mle-bench/data) when it holds prepared competitions, else .medalist/data.
-     */
-    dataDir: z.string().min(1).optional(),
-    /**
-     * The task text written to /home/instructions.txt: Medalist's own, or upstream MLE-bench's
-     * environment/instructions.txt (or its obfuscated variant), read from mlebenchDir or fetched pinned.
-     */
-    instructions: z.enum(INSTRUCTION_KINDS).default("medalist"),
-    /** A checkout of MLE-bench (holds environment/instructions.txt), relative to the config file. */
-    mlebenchDir: z.string().min(1).optional(),
-    /** Folder with competition definitions; defaults to the bundled registry. */
-    registryDir: z.string().optional(),
-    /** Which executor runs the agent (the registered ones: config/executors.ts). */
-    executor: z.enum(executorNames()).default("local"),
-    /**
-     * Grader for competitions Medalist does not grade natively (grading: "external"), e.g.
-     * ["mlebench", "grade-sample", "{submission}", "{competition}"]. Placeholders: {submission},
-     * {competition}, {private_dir}. It must print MLE-bench's JSON report.
-     */
-    externalGrader: z.array(z.string().min(1)).min(1).optional(),
-    /** Runs at once (local executor); docker schedules by CPUs and GPUs. */
-    concurrency: z.number().int().min(1).default(1),
-    run: RunPolicySchema.default({}),
-    /** Each executor's own block (docker:, slurm:, …), defaulted. */
-    ...executorBlocks(),
-    upload: UploadSchema.default({ binaryFiles: false }),
-    /** Absent: the CLI runs without a baseline; the action uses its `baseline` input (default cache). */
-    baseline: BaselineSchema.optional(),
-    gate: GateSchema.default(GATE_DEFAULTS),
-  })
-  // The chosen executor's own checks (execute/<name>/): one issue per missing piece, with its path.
-  .superRefine((c, ctx) => {
-    for (const issue of executorConfigOf(c.executor)?.check(configView(c.executor, c)) ?? [])
-      ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
-    if (typeof c.seeds !== "number" && c.seeds.cover) {
-      const why = !c.seeds.adaptive
-        ? "needs adaptive: true (covering is part of the history-informed plan)"
-        : !c.seeds.history
-          ? "needs history: true (the bounds come from the default branch's history)"
-          : c.gate.percentileTolerance !== undefined
-            ? "cannot be used with gate.percentileTolerance (a covered competition has no head percentile to gate)"
-            : null;
-      if (why) ctx.addIssue({ code: "custom", path: ["seeds", "cover"], message: `cover ${why}` });
-    }
-  })
-  // `seeds` becomes the number of seeds per side (the most, when adaptive) and `adaptiveSeeds`.
-  .transform(({ seeds, dataDir, ...c }) => ({
-    ...c,
-    dataDir: dataDir ?? defaultDataDir(),
-    seeds: typeof seeds === "number" ? seeds : seeds.max,
-    adaptiveSeeds: typeof seeds === "number" ? false : seeds.adaptive,
-    /** The history-informed plan's setting (adaptive seeds only); null: off. */
-    historyPlan:
-      typeof seeds !== "number" && seeds.adaptive && seeds.history
-        ? { minRuns: seeds.historyRuns, cover: seeds.cover }
-        : null,
-    /** Stop the head's runs in flight at the monitor's verdict (adaptive seeds only). */
-    stopInFlight: typeof seeds !== "number" && seeds.adaptive && seeds.inFlight === "stop",
-  }));
+/**
+ * The config schema over the executors registered now. Build it with configSchema(): a backend
+ * registered after Medalist's modules loaded (a separate package's registerBackend) is accepted.
+ */
+function buildConfigSchema() {
+  return (
+    z
+      .strictObject({
+        $schema: z.string().optional(),
+        name: z.string().min(1).default("default"),
+        competitions: CompetitionsSchema,
+        seeds: SeedsSchema.default(3),
+        agent: AgentSchema,
+        limits: LimitsSchema.default({
+          time: 600,
+          gpus: 0,
+          disk: { submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3, writable: [] },
+        }),
+        /**
+         * Prepared data (<dataDir>/<id>/prepared/). Default: MLE-bench's own folder
+         * (~/.cache/mle-bench/data) when it holds prepared competitions, else .medalist/data.
+         */
+        dataDir: z.string().min(1).optional(),
+        /**
+         * The task text written to /home/instructions.txt: Medalist's own, or upstream MLE-bench's
+         * environment/instructions.txt (or its obfuscated variant), read from mlebenchDir or fetched pinned.
+         */
+        instructions: z.enum(INSTRUCTION_KINDS).default("medalist"),
+        /** A checkout of MLE-bench (holds environment/instructions.txt), relative to the config file. */
+        mlebenchDir: z.string().min(1).optional(),
+        /** Folder with competition definitions; defaults to the bundled registry. */
+        registryDir: z.string().optional(),
+        /** Which executor runs the agent (the registered ones: config/executors.ts). */
+        executor: z.enum(executorNames()).default("local"),
+        /**
+         * Grader for competitions Medalist does not grade natively (grading: "external"), e.g.
+         * ["mlebench", "grade-sample", "{submission}", "{competition}"]. Placeholders: {submission},
+         * {competition}, {private_dir}. It must print MLE-bench's JSON report.
+         */
+        externalGrader: z.array(z.string().min(1)).min(1).optional(),
+        /** Runs at once (local executor); docker schedules by CPUs and GPUs. */
+        concurrency: z.number().int().min(1).default(1),
+        run: RunPolicySchema.default({}),
+        /** Each executor's own block (docker:, slurm:, …), defaulted. */
+        ...executorBlocks(),
+        upload: UploadSchema.default({ binaryFiles: false }),
+        /** Absent: the CLI runs without a baseline; the action uses its `baseline` input (default cache). */
+        baseline: BaselineSchema.optional(),
+        gate: GateSchema.default(GATE_DEFAULTS),
+      })
+      // The chosen executor's own checks (execute/<name>/): one issue per missing piece, with its path.
+      .superRefine((c, ctx) => {
+        for (const issue of executorConfigOf(c.executor)?.check(configView(c.executor, c)) ?? [])
+          ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+        if (typeof c.seeds !== "number" && c.seeds.cover) {
+          const why = !c.seeds.adaptive
+            ? "needs adaptive: true (covering is part of the history-informed plan)"
+            : !c.seeds.history
+              ? "needs history: true (the bounds come from the default branch's history)"
+              : c.gate.percentileTolerance !== undefined
+                ? "cannot be used with gate.percentileTolerance (a covered competition has no head percentile to gate)"
+                : null;
+          if (why) ctx.addIssue({ code: "custom", path: ["seeds", "cover"], message: `cover ${why}` });
+        }
+      })
+      // `seeds` becomes the number of seeds per side (the most, when adaptive) and `adaptiveSeeds`.
+      .transform(({ seeds, dataDir, ...c }) => ({
+        ...c,
+        dataDir: dataDir ?? defaultDataDir(),
+        seeds: typeof seeds === "number" ? seeds : seeds.max,
+        adaptiveSeeds: typeof seeds === "number" ? false : seeds.adaptive,
+        /** The history-informed plan's setting (adaptive seeds only); null: off. */
+        historyPlan:
+          typeof seeds !== "number" && seeds.adaptive && seeds.history
+            ? { minRuns: seeds.historyRuns, cover: seeds.cover }
+            : null,
+        /** Stop the head's runs in flight at the monitor's verdict (adaptive seeds only). */
+        stopInFlight: typeof seeds !== "number" && seeds.adaptive && seeds.inFlight === "stop",
+      }))
+  );
+}
 
-export type Config = z.output<typeof ConfigSchema>;
+type ConfigSchemaType = ReturnType<typeof buildConfigSchema>;
+
+/** The schema last built, and how many executors were registered then. */
+let built: { executors: number; schema: ConfigSchemaType } | null = null;
+
+/**
+ * The config schema, built on first use from the registered executors (config/executors.ts) and
+ * rebuilt after another registers (registrations only add, so their count tells a change).
+ * Its types name the built-in executors; a registered one's name and block are accepted as well.
+ */
+export function configSchema(): ConfigSchemaType {
+  const executors = executorConfigs().length;
+  if (built?.executors !== executors) built = { executors, schema: buildConfigSchema() };
+  return built.schema;
+}
+
+export type Config = z.output<ConfigSchemaType>;
 export type Gate = z.output<typeof GateSchema>;
-export type ConfigInput = z.input<typeof ConfigSchema>;
+export type ConfigInput = z.input<ConfigSchemaType>;

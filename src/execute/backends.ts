@@ -14,8 +14,8 @@ const registry = new Map<string, Backend<string, z.ZodType>>();
 /**
  * Registers a backend: its identity facts, sweep and conformance suite follow from this call, and
  * its part of the config (`executor` name, block, checks) is registered with config/executors.ts.
- * A backend package registers before the config is loaded (the config's `executor` names and
- * blocks are read when config/schema.ts loads).
+ * A backend package may register at any time before its config is loaded: config/schema.ts's
+ * configSchema() follows the registry.
  */
 export function registerBackend<N extends string, S extends z.ZodType>(backend: Backend<N, S>): void {
   if (registry.has(backend.name)) throw new Error(`the executor "${backend.name}" is registered twice`);

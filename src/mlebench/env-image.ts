@@ -1,6 +1,5 @@
 import {
   copyFileSync,
-  createReadStream,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -11,10 +10,9 @@ import {
 import { homedir, tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { spawnSync } from "node:child_process";
-import type Docker from "dockerode";
 import { UserError } from "../errors.js";
 import { errorMessage } from "../util/error-message.js";
-import { imageEngine } from "../execute/docker/engine.js";
+import type { ImageEngine } from "../execute/container/engine.js";
 import {
   AgentBuildError,
   buildImage,
@@ -255,7 +253,8 @@ export function writeEnvContext(dir: string, base: string, pipWheel: string | nu
 }
 
 export interface EnvBuildOptions {
-  docker: Docker;
+  /** The container engine the image is built in (the docker backend's daemon). */
+  engine: ImageEngine;
   tag: string;
   /** A local image to build on (bash, python3). */
   base?: string;
@@ -268,24 +267,12 @@ export interface EnvBuildOptions {
   log: (line: string) => void;
 }
 
-/** Imports a root filesystem tarball as `tag`. */
-async function importRootfs(docker: Docker, file: string, tag: string): Promise<void> {
-  const [repo, version] = tag.split(":");
-  const stream = await docker.importImage(createReadStream(file) as unknown as string, {
-    repo,
-    tag: version,
-  });
-  await new Promise<void>((done, fail) =>
-    docker.modem.followProgress(stream, (err: Error | null) => (err ? fail(err) : done())),
-  );
-}
-
 /** The base image to build on: --base, else a rootfs imported once (--rootfs, or the cached one). */
 async function baseImage(o: EnvBuildOptions): Promise<string> {
-  const { docker, log } = o;
+  const { engine, log } = o;
   if (o.base) {
     try {
-      await inspectImage(imageEngine(docker), o.base);
+      await inspectImage(engine, o.base);
     } catch (e) {
       if (e instanceof ImageMissingError)
         throw new UserError(
@@ -296,7 +283,7 @@ async function baseImage(o: EnvBuildOptions): Promise<string> {
     return o.base;
   }
   if (!o.rootfs) {
-    const kept = await inspectImage(imageEngine(docker), ROOTFS_BASE_TAG).catch(() => null);
+    const kept = await inspectImage(engine, ROOTFS_BASE_TAG).catch(() => null);
     if (kept) {
       log(`base: ${ROOTFS_BASE_TAG} (imported earlier)`);
       return ROOTFS_BASE_TAG;
@@ -313,7 +300,7 @@ async function baseImage(o: EnvBuildOptions): Promise<string> {
     );
   log(`base: importing the root filesystem ${file} as ${ROOTFS_BASE_TAG}`);
   try {
-    await importRootfs(docker, file, ROOTFS_BASE_TAG);
+    await engine.importRootfs(file, ROOTFS_BASE_TAG);
   } catch (e) {
     throw new UserError(`importing ${file} failed: ${errorMessage(e)}`, 1);
   }
@@ -335,7 +322,7 @@ export async function buildMlebenchEnv(o: EnvBuildOptions): Promise<ImageInfo> {
   try {
     writeEnvContext(dir, base, wheel);
     return await buildImage(
-      imageEngine(o.docker),
+      o.engine,
       { context: dir, dockerfile: "Dockerfile", tag: o.tag, args: {} },
       o.log,
       undefined,
@@ -362,7 +349,7 @@ async function buildUpstream(o: EnvBuildOptions, checkout: string): Promise<Imag
   );
   try {
     return await buildImage(
-      imageEngine(o.docker),
+      o.engine,
       {
         context: dir,
         dockerfile: "environment/Dockerfile",

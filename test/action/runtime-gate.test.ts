@@ -1,11 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { checkRuntimeGate, runtimeRefusal } from "../../src/action/runtime-gate.js";
+import { weakRuntime, weakRuntimeOf } from "../../src/execute/docker/pr-gate.js";
 import { pickRuntime, runtimeNote } from "../../src/execute/docker/runtime.js";
 import { requireDocker, testRuntimes } from "../docker/helpers.js";
 
 const pr = { pr: { number: 7 } } as never;
 const push = { pr: null } as never;
-const docker = (runtime?: string) => ({ executor: "docker", docker: runtime ? { runtime } : {} }) as never;
+const docker = (runtime?: string) =>
+  ({ executor: "docker", agent: { image: "x" }, docker: runtime ? { runtime } : {} }) as never;
+/** The refusal the action words, with the docker executor's reason from these daemon runtimes. */
+const refusal = (runtime: string | undefined, event: never, allowRunc: boolean, daemon: typeof plain) =>
+  runtimeRefusal(event, { allowRunc }, weakRuntime(runtime, daemon));
 const plain = { names: ["runc"], default: "runc" };
 const withRunsc = { names: ["runc", "runsc"], default: "runc" };
 
@@ -32,23 +37,23 @@ describe("docker.runtime: auto", () => {
 
 describe("a pull request's agent needs a sandboxing runtime", () => {
   it("is refused under runc with one sentence naming the daemon's runtimes and how to get runsc", () => {
-    const refusal = runtimeRefusal(docker(), pr, { allowRunc: false }, plain);
-    expect(refusal).toBe(
+    expect(refusal(undefined, pr, false, plain)).toBe(
       "refusing to run pull request #7's agent under runc, which is no sandbox (the Docker daemon has runc; Medalist needs runsc or sysbox-runc): " +
         'install gVisor (`apt-get install runsc`) and register it in /etc/docker/daemon.json as `"runtimes": {"runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--network=none"]}}`, then reload dockerd, ' +
         "or set `allow-runc: true` to accept it",
     );
     // runc asked for by name, where the daemon has runsc: refused all the same.
-    expect(runtimeRefusal(docker("runc"), pr, { allowRunc: false }, withRunsc)).toMatch(
-      /under runc, which is no sandbox/,
-    );
+    expect(refusal("runc", pr, false, withRunsc)).toMatch(/under runc, which is no sandbox/);
   });
 
-  it("passes with runsc, with allow-runc, off pull requests, and for other executors", () => {
-    expect(runtimeRefusal(docker(), pr, { allowRunc: false }, withRunsc)).toBeNull();
-    expect(runtimeRefusal(docker(), pr, { allowRunc: true }, plain)).toBeNull();
-    expect(runtimeRefusal(docker(), push, { allowRunc: false }, plain)).toBeNull();
-    expect(runtimeRefusal({ executor: "local" } as never, pr, { allowRunc: false }, plain)).toBeNull();
+  it("passes with runsc, with allow-runc, off pull requests, and for other executors", async () => {
+    expect(refusal(undefined, pr, false, withRunsc)).toBeNull();
+    expect(refusal(undefined, pr, true, plain)).toBeNull();
+    expect(refusal(undefined, push, false, plain)).toBeNull();
+    // Another executor has no weak sandbox to name: nothing is asked of any daemon.
+    await expect(
+      checkRuntimeGate({ executor: "local", agent: { command: "x" } } as never, pr, { allowRunc: false }),
+    ).resolves.toBeUndefined();
   });
 });
 
@@ -57,11 +62,14 @@ const runtimes = await testRuntimes(daemon);
 
 describe.skipIf(!daemon)("the gate against the real daemon", () => {
   it("lets auto through where runsc is registered; refuses runc by name", async () => {
-    if (runtimes.includes("runsc"))
-      await expect(checkRuntimeGate(docker(), pr, { allowRunc: false }, daemon!)).resolves.toBeUndefined();
-    await expect(checkRuntimeGate(docker("runc"), pr, { allowRunc: false }, daemon!)).rejects.toThrow(
+    if (runtimes.includes("runsc")) expect(await weakRuntimeOf(undefined, daemon!)).toBeNull();
+    expect(await weakRuntimeOf({ runtime: "runc" } as never, daemon!)).toMatch(
+      /^under runc, which is no sandbox \(the Docker daemon has [^()]*runc/,
+    );
+    // The action's gate asks the docker backend, which asks the daemon the executor would use.
+    await expect(checkRuntimeGate(docker("runc"), pr, { allowRunc: false })).rejects.toThrow(
       /^refusing to run pull request #7's agent under runc, which is no sandbox \(the Docker daemon has [^()]*runc/,
     );
-    await expect(checkRuntimeGate(docker("runc"), pr, { allowRunc: true }, daemon!)).resolves.toBeUndefined();
+    await expect(checkRuntimeGate(docker("runc"), pr, { allowRunc: true })).resolves.toBeUndefined();
   });
 });

@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
 import { main } from "../../src/cli/main.js";
-import { ConfigSchema } from "../../src/config/schema.js";
+import { configSchema } from "../../src/config/schema.js";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const DOCS = [
@@ -95,7 +95,7 @@ describe("the README's setup", () => {
   it("shows a config for an agent repository that the schema accepts", () => {
     const block = /```yaml\n(# medalist\.yml, at the repository's root[\s\S]*?)```/.exec(readme);
     expect(block).not.toBeNull();
-    const parsed = ConfigSchema.safeParse(parse(block![1]));
+    const parsed = configSchema().safeParse(parse(block![1]));
     expect(parsed.error?.issues ?? []).toEqual([]);
   });
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type Docker from "dockerode";
 import { requireDocker, TEST_IMAGE } from "./helpers.js";
 import { runCli } from "../helpers/cli.js";
-import { baseImages } from "../../src/session/check.js";
+import { baseImages } from "../../src/execute/docker/check.js";
 
 let docker: Docker | null = null;
 let dir: string;

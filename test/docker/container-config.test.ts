@@ -1,7 +1,7 @@
 // Container-config parity with MLE-bench (pure: no daemon): runtime, shm, entrypoint, GPUs "all",
 // user names, and the sentences for the knobs Medalist refuses.
 import { describe, expect, it } from "vitest";
-import { ConfigSchema } from "../../src/config/schema.js";
+import { configSchema } from "../../src/config/schema.js";
 import { validateConfig } from "../../src/config/load.js";
 import { containerOptions } from "../../src/execute/docker/container.js";
 import { firstTarFile, needsLookup, parsePasswd, resolveUser } from "../../src/execute/docker/image-user.js";
@@ -25,7 +25,7 @@ const spec: RunSpec = {
 };
 
 const parse = (over: Record<string, unknown>) =>
-  ConfigSchema.parse({
+  configSchema().parse({
     competitions: { include: ["toy"] },
     executor: "docker",
     agent: { image: "agent:1", command: ["python", "run.py"] },

@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 
 import { afterAll, describe, expect, it } from "vitest";
-import { ConfigSchema } from "../../src/config/schema.js";
+import { configSchema } from "../../src/config/schema.js";
 import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
 import { DockerExecutor } from "../../src/execute/docker/executor.js";
 import { folderFsProblem } from "../../src/execute/docker/folder-fs.js";
@@ -55,7 +55,7 @@ describe.skipIf(!docker)("limits on every agent container (real daemon)", () => 
       agent: { image: TEST_IMAGE, command: "sleep 2" },
       docker: { gpuIds: [] },
     };
-    const config = ConfigSchema.parse(input) as unknown as DockerSuiteConfig;
+    const config = configSchema().parse(input) as unknown as DockerSuiteConfig;
     const lines: string[] = [];
     const total = 16 * GiB;
     const setup = await setupDocker(config, {
@@ -116,7 +116,7 @@ describe.skipIf(!docker)("limits on every agent container (real daemon)", () => 
         lines.filter((l) => l.startsWith("read-only root filesystem; writable: /tmp, /var/tmp, /dev/shm,")),
       ).toHaveLength(1);
       // Set values are kept as they are.
-      const set = ConfigSchema.parse({
+      const set = configSchema().parse({
         ...input,
         limits: { memory: "300m", cpus: 0.5, pids: 100, disk: { tmp: "8m" } },
       }) as unknown as DockerSuiteConfig;
@@ -240,7 +240,7 @@ describe.skipIf(!docker)("limits on every agent container (real daemon)", () => 
     );
     const total = 8 * GiB;
     const lines: string[] = [];
-    const config = ConfigSchema.parse({
+    const config = configSchema().parse({
       competitions: { include: ["toy-comp"] },
       executor: "docker",
       agent: { build: { context: ctx }, command: "true" },
@@ -267,7 +267,7 @@ describe.skipIf(!docker)("limits on every agent container (real daemon)", () => 
       );
       const lines: string[] = [];
       const file = path.join(ctx, `build-${Object.keys(docker).length}.log`);
-      const config = ConfigSchema.parse({
+      const config = configSchema().parse({
         competitions: { include: ["toy-comp"] },
         executor: "docker",
         agent: { build: { context: ctx }, command: "true" },

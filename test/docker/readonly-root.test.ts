@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConfigSchema } from "../../src/config/schema.js";
+import { configSchema } from "../../src/config/schema.js";
 import { cleanupSuite, sweepStale } from "../../src/execute/docker/cleanup.js";
 import type { DockerSuiteConfig } from "../../src/execute/docker/config.js";
 import { folderFsProblem, scratchFs } from "../../src/execute/docker/folder-fs.js";
@@ -51,7 +51,7 @@ function agentContext(): string {
 }
 
 function config(runtime: string, over: Record<string, unknown> = {}): DockerSuiteConfig {
-  return ConfigSchema.parse({
+  return configSchema().parse({
     competitions: { include: ["toy-comp"] },
     executor: "docker",
     agent: { build: { context: agentContext() }, command: 'eval "$AGENT_SCRIPT"' },
@@ -240,7 +240,7 @@ describe.skipIf(!docker)("a read-only root by default (real daemon)", () => {
       };
       const run = async (over: Record<string, unknown>, runId: string) => {
         const setup = await setupDocker(
-          ConfigSchema.parse({ ...base, ...over }) as unknown as DockerSuiteConfig,
+          configSchema().parse({ ...base, ...over }) as unknown as DockerSuiteConfig,
           {
             baseDir: ".",
             validation: false,

@@ -1,11 +1,11 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigSchema, type ConfigInput } from "../../src/config/schema.js";
+import { configSchema, type ConfigInput } from "../../src/config/schema.js";
 import { dockerResources, setupDocker } from "../../src/execute/docker/setup.js";
 import { requireDocker, TEST_IMAGE } from "./helpers.js";
 
 const config = (over: Partial<ConfigInput> = {}) =>
-  ConfigSchema.parse({
+  configSchema().parse({
     competitions: { include: ["x"] },
     executor: "docker",
     agent: { image: TEST_IMAGE },

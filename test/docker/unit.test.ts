@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { ConfigSchema } from "../../src/config/schema.js";
+import { configSchema } from "../../src/config/schema.js";
 import { containerEnv, containerName, containerOptions } from "../../src/execute/docker/container.js";
 import { demux } from "../../src/execute/docker/demux.js";
 import { Masker } from "../../src/execute/mask.js";
@@ -28,7 +28,7 @@ const spec: RunSpec = {
 };
 
 const settings = dockerSettings(
-  ConfigSchema.parse({
+  configSchema().parse({
     competitions: { include: ["spaceship-titanic"] },
     executor: "docker",
     agent: { image: "agent:1", command: "python run.py" },
@@ -95,7 +95,7 @@ describe("container options", () => {
     expect(h.StorageOpt).toBeUndefined();
     expect(h.Mounts).toContainEqual({ Type: "volume", Source: "v0", Target: "/home/agent", ReadOnly: false });
     const mle = dockerSettings(
-      ConfigSchema.parse({
+      configSchema().parse({
         competitions: { include: ["x"] },
         executor: "docker",
         agent: { mlebench: { agentsDir: "agents", id: "aide" } },
@@ -108,7 +108,7 @@ describe("container options", () => {
       paths: ["/home/agent", "/opt/conda/envs/agent"],
     });
     const rw = dockerSettings(
-      ConfigSchema.parse({
+      configSchema().parse({
         competitions: { include: ["x"] },
         executor: "docker",
         agent: { image: "a:1", command: "x" },

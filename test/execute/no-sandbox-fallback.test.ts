@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { unsandboxedRefusal } from "../../src/action/judge.js";
-import { ConfigSchema } from "../../src/config/schema.js";
+import { configSchema } from "../../src/config/schema.js";
 import { openExecutor } from "../../src/execute/backends.js";
 import { renderResults } from "../../src/report/markdown.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
@@ -25,7 +25,7 @@ const WHY =
   "local.sandbox is auto and bubblewrap cannot start on this runner: bwrap: setting up uid map: Permission denied";
 
 const config = (local: Record<string, unknown> = {}) =>
-  ConfigSchema.parse({
+  configSchema().parse({
     competitions: { include: ["toy-churn"] },
     executor: "local",
     agent: { command: "echo hi" },

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { ConfigSchema } from "../../src/config/schema.js";
+import { configSchema } from "../../src/config/schema.js";
 import { orphans } from "../../src/execute/slurm/cleanup.js";
 import { jobComment, parseComment, planJob } from "../../src/execute/slurm/job.js";
 import type { CommandRunner } from "../../src/execute/slurm/runner.js";
@@ -21,7 +21,7 @@ function settings(
   limits: Record<string, unknown> = {},
   agent = base.agent,
 ) {
-  const config = ConfigSchema.parse({
+  const config = configSchema().parse({
     ...base,
     agent,
     limits: { time: 600, ...limits },
@@ -45,18 +45,18 @@ const spec: RunSpec = {
 
 describe("config", () => {
   it("executor slurm needs a shared folder and reports its path", () => {
-    const r = ConfigSchema.safeParse({ ...base, slurm: {} });
+    const r = configSchema().safeParse({ ...base, slurm: {} });
     expect(r.success).toBe(false);
     expect(r.error!.issues.map((i) => i.path.join("."))).toContain("slurm.sharedDir");
   });
 
   it("container modes need an image", () => {
-    const r = ConfigSchema.safeParse({ ...base, slurm: { sharedDir: "/s", mode: "docker" } });
+    const r = configSchema().safeParse({ ...base, slurm: { sharedDir: "/s", mode: "docker" } });
     expect(r.error!.issues.map((i) => i.path.join("."))).toContain("agent.image");
   });
 
   it("rejects an unknown key in the slurm block with its path", () => {
-    const r = ConfigSchema.safeParse({ ...base, slurm: { sharedDir: "/s", partion: "gpu" } });
+    const r = configSchema().safeParse({ ...base, slurm: { sharedDir: "/s", partion: "gpu" } });
     expect(r.success).toBe(false);
     expect(JSON.stringify(r.error!.issues)).toContain("partion");
   });

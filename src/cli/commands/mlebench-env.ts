@@ -1,4 +1,4 @@
-import { connectDocker } from "../../execute/docker/client.js";
+import { backendOf } from "../../execute/backends.js";
 import { errorMessage } from "../../util/error-message.js";
 import {
   buildMlebenchEnv,
@@ -67,13 +67,14 @@ Exit codes: 0 built, 1 the build failed, 2 bad input.`,
       throw new UserError(
         `--tag ${JSON.stringify(tag)} is not a Docker image tag (name[:version], lower case)`,
       );
-    const docker = await connectDocker({ attempts: 2 }).catch((e: unknown) => {
+    // The image is built in the docker executor's engine: the daemon its agent images build in.
+    const engine = await backendOf("docker").imageEngine!().catch((e: unknown) => {
       throw new UserError(`no Docker daemon answers (${errorMessage(e)}): start Docker first`, 1);
     });
     const started = Date.now();
     const log = (line: string) => console.error(line);
     const image = await buildMlebenchEnv({
-      docker,
+      engine,
       tag,
       base: values.base,
       rootfs: values.rootfs,

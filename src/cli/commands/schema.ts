@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { ConfigSchema } from "../../config/schema.js";
+import { configSchema } from "../../config/schema.js";
 import { SuiteResultsSchema } from "../../results/schema.js";
 import { parseCommandArgs, type Command } from "../command.js";
 
@@ -10,7 +10,7 @@ export function jsonSchemas(): Record<string, unknown> {
   return {
     "medalist.schema.json": {
       title: "Medalist configuration (medalist.yml)",
-      ...z.toJSONSchema(ConfigSchema, { io: "input", unrepresentable: "any" }),
+      ...z.toJSONSchema(configSchema(), { io: "input", unrepresentable: "any" }),
     },
     "results.schema.json": {
       title: "Medalist suite results (results.json)",

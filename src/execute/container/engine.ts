@@ -45,6 +45,8 @@ export interface ImageEngine {
   build(build: EngineBuild, onEvent: (e: EngineEvent) => void): Promise<void>;
   /** Pulls `ref`, calling `onEvent` for each event; resolves at the end of the stream. */
   pull(ref: string, onEvent: (e: EngineEvent) => void): Promise<void>;
+  /** Imports a root filesystem tarball as the image `tag` (name:version). */
+  importRootfs(file: string, tag: string): Promise<void>;
 }
 
 /** A command started in a running container, its stdio attached (Docker's exec; podman's compat API). */

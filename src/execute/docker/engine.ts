@@ -1,3 +1,4 @@
+import { createReadStream } from "node:fs";
 import type Docker from "dockerode";
 import type { EngineEvent, HelperEngine, ImageEngine } from "../container/engine.js";
 import { statusCode } from "./client.js";
@@ -56,6 +57,14 @@ export function imageEngine(docker: Docker): ImageEngine {
     },
     async pull(ref, onEvent) {
       await follow(docker, await docker.pull(ref), onEvent);
+    },
+    async importRootfs(file, tag) {
+      const [repo, version] = tag.split(":");
+      const stream = await docker.importImage(createReadStream(file) as unknown as string, {
+        repo,
+        tag: version,
+      });
+      await follow(docker, stream, () => {});
     },
   };
 }

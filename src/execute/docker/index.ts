@@ -12,6 +12,9 @@ import { SetupFailure } from "../setup-failure.js";
 import { AgentBuildError } from "../container/image.js";
 import { dockerSelfTest } from "./self-test.js";
 import { setupDocker } from "./setup.js";
+import { dockerMachineCheck } from "./check.js";
+import { weakRuntimeOf } from "./pr-gate.js";
+import { imageEngine } from "./engine.js";
 import { unmountLeftovers } from "./folder-fs.js";
 
 /**
@@ -31,6 +34,9 @@ export const dockerBackend: Backend<"docker", typeof DockerSchema> = {
       ...(runtime !== undefined && runtime !== "auto" ? { runtime } : {}),
     };
   },
+  machineCheck: dockerMachineCheck,
+  weakSandbox: (c) => weakRuntimeOf(c.block),
+  imageEngine: async () => imageEngine(await connectDocker({ attempts: 2 })),
   async open(ctx) {
     // The schema gives every config this executor's block (defaulted), so the cast only names it.
     const config = ctx.config as DockerSuiteConfig;

@@ -6,6 +6,7 @@ import { LocalExecutor, type LocalOptions } from "./executor.js";
 import { bwrapProblem, noSandboxWhy, resolveSandbox, sandboxProblem } from "./sandbox.js";
 import { agentCwd } from "../../util/contained.js";
 import { hiddenCommandPath } from "./visible.js";
+import { localAgentCheck, localMachineCheck } from "./check.js";
 
 /** The sandbox settings for the executor; a UserError when they cannot hold on this machine. */
 function checkSandbox(local: LocalConfig | undefined, cwd: string): LocalOptions["sandbox"] {
@@ -30,6 +31,8 @@ export const localBackend: Backend<"local", typeof LocalSchema> = {
     (c.block?.sandbox ?? "auto") === "auto" && bwrapProblem() !== null ? noSandboxWhy("auto") : null,
   // The sandbox is not part of a run's identity (it was not before it existed either).
   identityFacts: () => ({}),
+  agentCheck: localAgentCheck,
+  machineCheck: localMachineCheck,
   async open(ctx) {
     const { agent, config } = ctx;
     if (agent.command === undefined) throw new UserError("agent.command: the local executor needs a command");

@@ -112,16 +112,19 @@ export async function openTarget(b: Backend<string, z.ZodType>, variant: string)
     run: { stopGraceSecs: 1 },
     ...b.selfTest.config({ script: AGENT, image: SHELL_IMAGE, sharedDir: shared }, variant),
   };
-  // Validated as any config; the backend's own block and checks as the config would for it (a
-  // backend registered after the config schema was built is not among its `executor` names).
-  const { [b.name]: block, ...rest } = raw;
-  const config = validateConfig({ ...rest, executor: "local" }, "conformance") as Config &
-    Record<string, unknown>;
-  config.executor = b.name as Config["executor"];
-  if (b.configSchema) config[b.name] = b.configSchema.parse(block ?? b.configDefault);
-  const issues = b.check(configView(b.name, config));
-  if (issues.length > 0)
-    throw new Error(`${b.name}: its selfTest config fails its checks: ${JSON.stringify(issues)}`);
+  // Validated as any config. A registered backend is one of its `executor` names (the schema
+  // follows the registry); a broken variant, not registered, gets its block and checks here.
+  let config: Config & Record<string, unknown>;
+  if (registeredBackends().includes(b)) config = validateConfig({ ...raw, executor: b.name }, "conformance");
+  else {
+    const { [b.name]: block, ...rest } = raw;
+    config = validateConfig({ ...rest, executor: "local" }, "conformance");
+    config.executor = b.name as Config["executor"];
+    if (b.configSchema) config[b.name] = b.configSchema.parse(block ?? b.configDefault);
+    const issues = b.check(configView(b.name, config));
+    if (issues.length > 0)
+      throw new Error(`${b.name}: its selfTest config fails its checks: ${JSON.stringify(issues)}`);
+  }
   const suiteId = `conformance-${b.name}-${process.pid}-${Date.now().toString(36)}`;
   const agentDir = join(shared, "agent");
   mkdirSync(agentDir, { recursive: true });
