@@ -176,15 +176,16 @@ export const LimitsSchema = z.strictObject({
       submission: bytes.default(1024 ** 3),
       logs: bytes.default(1024 ** 3),
       code: bytes.default(1024 ** 3),
-      /** Docker: the size of the container's /tmp and /var/tmp (each in memory); default docker/limits.ts. */
+      /** Docker, Slurm's mode docker: the size of the container's /tmp and /var/tmp (each in memory). */
       tmp: bytes.optional(),
       /**
        * Docker: the container's root filesystem is read-only and its writable places (HOME,
        * /home/agent for an MLE-bench agent, `writable`) share one filesystem of this size (default
        * 16 GiB); "writable" keeps the root writable (bounded only where the storage driver can).
+       * Slurm's mode docker: read-only too, but its writable places are unsized volumes (docs/slurm.md).
        */
       root: z.union([z.literal("writable"), bytes]).optional(),
-      /** Docker: more absolute paths kept writable (with the image's content) under a read-only root. */
+      /** Docker, Slurm's mode docker: more paths kept writable (with the image's content) under a read-only root. */
       writable: z.array(writablePath).max(16).default([]),
     })
     .default({ submission: 1024 ** 3, logs: 1024 ** 3, code: 1024 ** 3, writable: [] }),

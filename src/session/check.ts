@@ -1,7 +1,6 @@
 // `medalist check` (and the part of it `plan` runs): each thing a suite needs before its first run,
 // one line each, checked without running or building anything. The doors print the lines; the
 // action can call the same checks.
-import { execFile } from "node:child_process";
 import { lstatSync } from "node:fs";
 import { resolve } from "node:path";
 import type { LoadedConfig } from "../config/load.js";
@@ -119,24 +118,6 @@ export function staticChecks(loaded: LoadedConfig): {
   return { lines: [config_, ...lines], session, agent };
 }
 
-/** Runs `file args`, resolving with its first output line, or rejecting with its first error line. */
-function firstLine(file: string, args: string[]): Promise<string> {
-  return new Promise((ok, fail) =>
-    execFile(file, args, { timeout: 15_000 }, (err, stdout, stderr) => {
-      if (err) {
-        const said = String(stderr).trim().split("\n")[0];
-        fail(
-          new Error(
-            (err as NodeJS.ErrnoException).code === "ENOENT"
-              ? `${file} is not installed (not on PATH)`
-              : said || err.message,
-          ),
-        );
-      } else ok(String(stdout).trim().split("\n")[0] ?? "");
-    }),
-  );
-}
-
 /** Data, executor, image and sandbox on this machine. */
 async function machineChecks(
   loaded: LoadedConfig,
@@ -163,24 +144,7 @@ async function machineChecks(
         },
   );
   const backend = backendOf(config.executor);
-  // Slurm's lines have not moved into its folder's machineCheck yet (docs/architecture.md).
-  if (config.executor === "slurm") {
-    try {
-      const said = await firstLine("scontrol", ["ping"]);
-      lines.push({ what: "executor", ok: true, text: `slurm: ${said || "the controller answers"}` });
-    } catch (e) {
-      lines.push({
-        what: "executor",
-        ok: false,
-        text: `slurm: the controller does not answer (scontrol ping: ${(e as Error).message})`,
-      });
-    }
-    lines.push({
-      what: "sandbox",
-      ok: true,
-      text: `slurm.mode ${config.slurm.mode} decides how the agent runs on the node (docs/slurm.md)`,
-    });
-  } else if (backend.machineCheck) {
+  if (backend.machineCheck) {
     const block = configView(config.executor, config).block;
     lines.push(...(await backend.machineCheck({ agent, block, baseDir })));
   } else {
