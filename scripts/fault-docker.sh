@@ -32,20 +32,37 @@ netns() {
 pid() { [ -f "$PIDFILE" ] && cat "$PIDFILE" 2>/dev/null || true; }
 alive() { local p; p=$(pid); [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
 
+launch() {
+  netns
+  [ -f "$ROOT/daemon.json" ] || echo '{}' >"$ROOT/daemon.json"
+  nohup nsenter --net="$NETNS" dockerd --config-file "$ROOT/daemon.json" --data-root "$ROOT/data" --exec-root "$ROOT/exec" \
+    --pidfile "$PIDFILE" -H "unix://$SOCK" --bridge=none --iptables=false --ip-masq=false \
+    --ip-forward=false --storage-driver=overlay2 >>"$ROOT/dockerd.log" 2>&1 &
+  echo $! >"$RUN/launched.pid"
+}
+
 start() {
   mkdir -p "$ROOT/data" "$ROOT/exec" "$RUN"
-  if ! alive; then
-    netns
-    [ -f "$ROOT/daemon.json" ] || echo '{}' >"$ROOT/daemon.json"
-    nohup nsenter --net="$NETNS" dockerd --config-file "$ROOT/daemon.json" --data-root "$ROOT/data" --exec-root "$ROOT/exec" \
-      --pidfile "$PIDFILE" -H "unix://$SOCK" --bridge=none --iptables=false --ip-masq=false \
-      --ip-forward=false --storage-driver=overlay2 >>"$ROOT/dockerd.log" 2>&1 &
-  fi
-  for _ in $(seq 1 120); do
+  alive || launch
+  # Up to 120 s (a loaded runner after a kill -9: the old containerd is still being replaced); a
+  # dockerd that exited during its start (found the killed one's containerd or pid file) is
+  # launched again, at most twice.
+  local relaunched=0
+  for _ in $(seq 1 240); do
     docker version >/dev/null 2>&1 && break
+    if [ "$relaunched" -lt 2 ] && ! kill -0 "$(cat "$RUN/launched.pid" 2>/dev/null || echo 0)" 2>/dev/null && ! alive; then
+      echo "fault-docker: dockerd exited during its start; launching it again" >>"$ROOT/dockerd.log"
+      relaunched=$((relaunched + 1))
+      rm -f "$PIDFILE"
+      launch
+    fi
     sleep 0.5
   done
-  docker version >/dev/null 2>&1 || { echo "fault-docker: the daemon did not answer; see $ROOT/dockerd.log" >&2; exit 1; }
+  docker version >/dev/null 2>&1 || {
+    echo "fault-docker: the daemon did not answer; the end of $ROOT/dockerd.log:" >&2
+    tail -n 20 "$ROOT/dockerd.log" >&2
+    exit 1
+  }
   for img in $IMAGES; do
     if ! docker image inspect "$img" >/dev/null 2>&1; then
       DOCKER_HOST=unix:///var/run/docker.sock docker save "$img" | docker load >/dev/null
