@@ -66,17 +66,20 @@ export const GATE_DEFAULTS = {
   allowSuiteMismatch: false,
 } as const satisfies z.output<typeof GateSchema>;
 
-/** `seeds: 3`, or `{ max: 3, adaptive: true }`: the head is monitored after every run and stops at the verdict (src/compare/monitor.ts). */
+/**
+ * `seeds: 3` (fixed), or `{ max: 3, adaptive: true }`: the head is monitored after every run and stops at
+ * the verdict (src/compare/monitor.ts). Absent: `{ max: 3, adaptive: true }` (SEEDS_DEFAULT).
+ */
 export const SeedsSchema = z.union([
   z.number().int().min(1).max(100),
   z.strictObject({
     max: z.number().int().min(1).max(100),
     adaptive: z.boolean().default(false),
     /**
-     * With adaptive seeds on a pull request: plan the head's seeds from the default branch's
-     * history and count its earlier runs of the base's identity on the base side (session/informed.ts).
+     * With adaptive seeds on a pull request: plan the head's seeds from the default branch's history
+     * (session/informed.ts). Off by default: measured less decisive than monitoring alone (docs/statistics.md).
      */
-    history: z.boolean().default(true),
+    history: z.boolean().default(false),
     /** Runs of the base's identity a competition needs in the history before it plans its seeds. */
     historyRuns: z.number().int().min(10).max(10_000).default(20),
     /**
@@ -91,6 +94,12 @@ export const SeedsSchema = z.union([
     cover: z.boolean().default(false),
   }),
 ]);
+
+/**
+ * The default when `seeds` is absent: 3 seeds, monitored after every run (issue 30: it holds both claims'
+ * levels in the stress grid). Only a pull request's head stops early in the action.
+ */
+export const SEEDS_DEFAULT = { max: 3, adaptive: true } as const;
 
 /** The executors Medalist ships: their parts are registered here, so the config's types name them. */
 const BUILT_IN = [LOCAL_CONFIG, DOCKER_CONFIG, SLURM_CONFIG] as const;
@@ -126,7 +135,7 @@ function buildConfigSchema() {
         $schema: z.string().optional(),
         name: z.string().min(1).default("default"),
         competitions: CompetitionsSchema,
-        seeds: SeedsSchema.default(3),
+        seeds: SeedsSchema.prefault(SEEDS_DEFAULT),
         agent: AgentSchema,
         limits: LimitsSchema.default({
           time: 600,

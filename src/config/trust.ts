@@ -38,7 +38,7 @@ function asWritten(c: Config): Json {
   const { adaptiveSeeds, historyPlan, stopInFlight, seeds, $schema: _schema, ...rest } = c;
   if (!adaptiveSeeds) return { ...rest, seeds };
   const history = historyPlan
-    ? { historyRuns: historyPlan.minRuns, ...(historyPlan.cover ? { cover: true } : {}) }
+    ? { history: true, historyRuns: historyPlan.minRuns, ...(historyPlan.cover ? { cover: true } : {}) }
     : { history: false };
   const inFlight = stopInFlight ? {} : { inFlight: "finish" };
   return { ...rest, seeds: { max: seeds, adaptive: true, ...history, ...inFlight } };

@@ -7,6 +7,7 @@ import { expectedCost, type CostEstimate } from "../compare/expected.js";
 import { describeCost } from "../compare/expected-text.js";
 import { durationsFrom, expectedRuns } from "../plan/shards.js";
 import type { Session } from "./input.js";
+import { adaptive } from "./rules.js";
 
 export interface PlanCost {
   estimate: CostEstimate;
@@ -68,11 +69,14 @@ export function planCost(
     stopInFlight: config.stopInFlight,
   });
   const historyRuns = competitions.reduce((a, c) => a + (c.history?.runs ?? 0), 0);
-  const wait = suitesToGo(
-    competitions.map((c) => c.history?.runs ?? 0),
-    config.historyPlan?.minRuns,
-    config.seeds,
-  );
+  const wait =
+    adaptive(config) && !config.historyPlan
+      ? HISTORY_OFF
+      : suitesToGo(
+          competitions.map((c) => c.history?.runs ?? 0),
+          config.historyPlan?.minRuns,
+          config.seeds,
+        );
   const text = [
     describeCost(estimate, {
       stopInFlight: config.stopInFlight,
@@ -86,6 +90,10 @@ export function planCost(
   ].join("\n");
   return { estimate, historyRuns, slots, text };
 }
+
+/** `medalist plan`'s history line when adaptive seeds run without the history-informed plan. */
+export const HISTORY_OFF =
+  "History: the history-informed plan is off (seeds.history: false, the default; it was measured less decisive than monitoring alone, docs/statistics.md). With seeds.history: true this line says how many default-branch suites it still needs.";
 
 /**
  * How many more default-branch suites the history needs before a pull request's head can use the

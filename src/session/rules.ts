@@ -21,7 +21,7 @@ export function everyStageRuns(config: Pick<Config, "adaptiveSeeds" | "seeds">, 
   if (stopsEarly(config, pr)) return null;
   return pr === false
     ? "Not a pull request: every stage runs, so the results saved as later baselines are whole."
-    : "The config's seeds are not adaptive (seeds: { max: N, adaptive: true }): every stage runs.";
+    : "The config's seeds are fixed (seeds: N; the default, { max: 3, adaptive: true }, stops early): every stage runs.";
 }
 
 /** How a door names the baseline settings in the stage rule's sentence. */

@@ -17,7 +17,7 @@ describe("the history-informed plan through run()", () => {
     [
       "name: informed",
       "competitions: { include: [toy-churn, toy-species] }",
-      "seeds: { max: 3, adaptive: true, historyRuns: 10 }",
+      "seeds: { max: 3, adaptive: true, history: true, historyRuns: 10 }",
       `agent: { command: node ${join(ROOT, "examples/agents/weak/agent.mjs")}, cwd: ${join(ROOT, "examples/agents")} }`,
       "dataDir: data",
       "registryDir: registry",

@@ -94,7 +94,7 @@ describe("doors that only dispatch", () => {
     const rules = [
       /adaptiveSeeds &&/,
       /stages need a baseline/,
-      /seeds are not adaptive/,
+      /seeds are fixed/,
       /Not a pull request: every stage/,
     ];
     const bad = sources

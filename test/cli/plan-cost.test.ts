@@ -5,7 +5,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import { appendEntry, emptyHistory, entryOf } from "../../src/history/history.js";
 import { openSession } from "../../src/session/input.js";
-import { suitesToGo } from "../../src/session/plan-cost.js";
+import { HISTORY_OFF, suitesToGo } from "../../src/session/plan-cost.js";
 import { fakeRun, fakeSuite } from "../helpers/results.js";
 import { runCli } from "../helpers/cli.js";
 
@@ -25,7 +25,7 @@ describe("medalist plan: expected cost, fixed vs monitored", () => {
     [
       "name: cost",
       "competitions: { split: toy }",
-      "seeds: { max: 3, adaptive: true }",
+      "seeds: { max: 3, adaptive: true, history: true }",
       "agent: { command: 'true' }",
       "limits: { time: 2h, gpus: 1 }",
       "concurrency: 4",
@@ -133,6 +133,37 @@ describe("medalist plan: expected cost, fixed vs monitored", () => {
     const bad = await cli("plan", "--config", config, "--shards", "1", "--history", join(ws, "bad.json"));
     expect(bad.code).toBe(2);
     expect(bad.out).toMatch(/--history .*bad\.json: history version/);
+  });
+});
+
+describe("medalist plan with the default seeds", () => {
+  it("prices the monitored design and says the history-informed plan is off (issue 30)", async () => {
+    const config = join(ws, "default-seeds.yml");
+    writeFileSync(
+      config,
+      [
+        "name: dflt",
+        "competitions: { split: toy }",
+        "agent: { command: 'true' }",
+        "limits: { time: 1h }",
+        "",
+      ].join("\n"),
+    );
+    const r = await cli("plan", "--config", config, "--shards", "1", "--simulations", "20");
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(
+      /Monitored after every run \(seeds: \{ max: 3, adaptive: true \}[^)]*\), no change: /,
+    );
+    expect(r.out).toContain(HISTORY_OFF);
+    writeFileSync(
+      config,
+      ["name: fixed", "competitions: { split: toy }", "seeds: 3", "agent: { command: 'true' }", ""].join(
+        "\n",
+      ),
+    );
+    expect((await cli("plan", "--config", config, "--shards", "1", "--simulations", "20")).out).not.toContain(
+      "History:",
+    );
   });
 });
 

@@ -113,7 +113,7 @@ describe("medalist plan --stages, run --stage, decide", () => {
     const r = await decide(fixedCfg, planFile, s1);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      "decision: continue\nAfter stage 1 of 3: The config's seeds are not adaptive (seeds: { max: N, adaptive: true }): every stage runs.",
+      "decision: continue\nAfter stage 1 of 3: The config's seeds are fixed (seeds: N; the default, { max: 3, adaptive: true }, stops early): every stage runs.",
     );
   });
 

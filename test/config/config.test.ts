@@ -40,7 +40,15 @@ describe("config", () => {
       maxNotComparable: 0.1,
       allowSuiteMismatch: false,
     });
-    expect(config.adaptiveSeeds).toBe(false);
+    // Issue 30: monitoring after every run is the default; the history-informed plan is opt-in.
+    expect(config.adaptiveSeeds).toBe(true);
+    expect(config.stopInFlight).toBe(true);
+    expect(config.historyPlan).toBeNull();
+    // A number keeps the fixed design.
+    expect(
+      loadConfig(write("f.yml", "competitions: {split: toy}\nagent: {command: node a.mjs}\nseeds: 3\n"))
+        .config.adaptiveSeeds,
+    ).toBe(false);
   });
 
   it("reads JSON too", () => {
@@ -78,9 +86,14 @@ describe("config", () => {
 
   it("seeds.cover: off by default, on only with the history-informed plan and no percentile gate", () => {
     const base = { competitions: { include: ["toy-churn"] }, agent: { command: "x" } };
-    const seeds = (extra: object) => ({ ...base, seeds: { max: 3, adaptive: true, ...extra } });
+    const seeds = (extra: object) => ({
+      ...base,
+      seeds: { max: 3, adaptive: true, history: true, ...extra },
+    });
     expect(validateConfig(seeds({}), "m.yml").historyPlan).toEqual({ minRuns: 20, cover: false });
     expect(validateConfig(seeds({ cover: true }), "m.yml").historyPlan).toEqual({ minRuns: 20, cover: true });
+    // The history-informed plan itself is off unless asked for.
+    expect(validateConfig({ ...base, seeds: { max: 3, adaptive: true } }, "m.yml").historyPlan).toBeNull();
     const refused = (input: object) => errorOf(() => validateConfig(input, "m.yml")).message;
     expect(refused({ ...base, seeds: { max: 3, cover: true } })).toContain(
       "seeds.cover: cover needs adaptive: true (covering is part of the history-informed plan)",

@@ -53,8 +53,8 @@ describe("splitTrust: the base judges, the head brings its agent", () => {
   });
 
   it("keeps the base's seeds.cover: a pull request cannot turn covering on or off", () => {
-    const base = cfg({ seeds: { max: 3, adaptive: true } });
-    const head = cfg({ seeds: { max: 3, adaptive: true, cover: true } });
+    const base = cfg({ seeds: { max: 3, adaptive: true, history: true } });
+    const head = cfg({ seeds: { max: 3, adaptive: true, history: true, cover: true } });
     const judged = splitTrust(base, head);
     expect(judged.config.historyPlan).toEqual({ minRuns: 20, cover: false });
     expect(judged.ignored).toEqual(["seeds.cover"]);

@@ -24,7 +24,11 @@ export interface CoinSuite {
   yml(name: string, head: Record<string, string>, base?: Record<string, string>, extra?: string[]): string;
 }
 
-export function coinSuite(dir: string, m: number): CoinSuite {
+export function coinSuite(
+  dir: string,
+  m: number,
+  seedsLine = "seeds: { max: 3, adaptive: true }",
+): CoinSuite {
   const root = join(import.meta.dirname, "..", "..");
   const ids = Array.from({ length: m }, (_, i) => `toy-coin-${String(i).padStart(2, "0")}`);
   for (const id of ids) {
@@ -76,7 +80,7 @@ export function coinSuite(dir: string, m: number): CoinSuite {
       [
         `name: ${name}`,
         "competitions: { split: coin }",
-        ...(extra.some((l) => l.startsWith("seeds:")) ? [] : ["seeds: { max: 3, adaptive: true }"]),
+        ...(extra.some((l) => l.startsWith("seeds:")) ? [] : [seedsLine]),
         "executor: local",
         `agent: ${agent(head)}`,
         "limits: { time: 60s }",

@@ -17,7 +17,7 @@ describe("medalist run with the history-informed plan", () => {
   const dir = mkdtempSync(join(tmpdir(), "medalist-informed-e2e-"));
   afterAll(() => (process.env.KEEP ? undefined : rmSync(dir, { recursive: true, force: true })));
   const M = 12;
-  const { ids, yml } = coinSuite(dir, M);
+  const { ids, yml } = coinSuite(dir, M, "seeds: { max: 3, adaptive: true, history: true }");
   const p = (i: number) => (i < 4 ? 1 : i < 8 ? 0 : 0.5);
   const baseEnv: Record<string, string> = { SALT: "b" };
   ids.forEach((id, i) => (baseEnv[`MEDAL_P_${id.replace(/-/g, "_")}`] = String(p(i))));
@@ -132,7 +132,7 @@ describe("medalist run with the history-informed plan", () => {
       // A 25-point tolerance over 12 competitions leaves room for two bounds (plan/informed.ts).
       const headEnv: Record<string, string> = { ...baseEnv, SALT: "c" };
       const cfg = yml("cover", headEnv, undefined, [
-        "seeds: { max: 3, adaptive: true, cover: true }",
+        "seeds: { max: 3, adaptive: true, history: true, cover: true }",
         "gate: { tolerance: 0.25 }",
       ]);
       const res = await runCli(

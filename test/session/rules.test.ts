@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { validateConfig } from "../../src/config/load.js";
 import {
   adaptive,
   everyStageRuns,
@@ -22,9 +23,21 @@ describe("the doors' rules", () => {
     expect(stopsEarly(fixed, true)).toBe(false);
   });
 
+  it("by default a pull request's head stops early and the default branch runs every seed (issue 30)", () => {
+    const config = validateConfig({ competitions: { split: "toy" }, agent: { command: "x" } }, "m.yml");
+    expect(stopsEarly(config, true)).toBe(true);
+    expect(stopsEarly(config, false)).toBe(false);
+    expect(config.historyPlan).toBeNull();
+    const pinned = validateConfig(
+      { competitions: { split: "toy" }, agent: { command: "x" }, seeds: 3 },
+      "m.yml",
+    );
+    expect(stopsEarly(pinned, true)).toBe(false);
+  });
+
   it("says why every stage runs, as the decide step did", () => {
     const notAdaptive =
-      "The config's seeds are not adaptive (seeds: { max: N, adaptive: true }): every stage runs.";
+      "The config's seeds are fixed (seeds: N; the default, { max: 3, adaptive: true }, stops early): every stage runs.";
     expect(everyStageRuns(adaptiveThree)).toBeNull();
     expect(everyStageRuns(adaptiveThree, true)).toBeNull();
     expect(everyStageRuns(fixed)).toBe(notAdaptive);
