@@ -17,7 +17,8 @@ for (const file of readdirSync(dir)
   .filter((f) => f.endsWith(".ts") && f !== "index.ts")
   .sort()) {
   const name = file.replace(/\.ts$/, "");
-  if (only.length && !only.includes(name)) continue;
+  // A name selects its file and the files that extend it: `adaptive` runs adaptive-drift, … too.
+  if (only.length && !only.some((o) => name === o || name.startsWith(`${o}-`))) continue;
   const mod = (await import(pathToFileURL(join(dir, file)).href)) as Record<string, unknown>;
   const fn = Object.entries(mod).find(([k, v]) => /^bench[A-Z]/.test(k) && typeof v === "function")?.[1] as
     (() => Promise<string>) | undefined;
