@@ -168,10 +168,10 @@ function summary(cells: string[], even: Map<string, number>, greedy: Map<string,
   const none = cells.filter((c) => !greedy.has(c));
   const everyCell = greedyMiss.length === 0 && none.length === 0 && greedy.size > 0;
   return [
-    `- Even allocation (seeds in turn, as Medalist's designs run them), best over the maxima: ${evenReach.length ? `**50% or more in ${evenReach.join("; ")}**` : `below 50% in every cell (largest ${pct(top(even))})`}.`,
+    `- Even allocation (seeds in turn, as the monitored designs run them), best over the maxima: ${evenReach.length ? `**50% or more in ${evenReach.join("; ")}**` : `below 50% in every cell (largest ${pct(top(even))})`}.`,
     greedy.size
       ? `- Greedy allocation (mean over the drawn suites), best over the maxima: ${greedyReach.length ? `**50% or more in ${greedyReach.length} of ${cells.length} cells** (${greedyReach.join("; ")})` : "below 50% in every cell"}${greedyMiss.length ? `; below 50% in ${greedyMiss.join("; ")}` : ""}${none.length ? `; no comparison in ${none.join("; ")}` : ""}.`
       : "- Greedy allocation left out (ADAPTIVE_BOUND_SUITES=0).",
-    `- Any cell at 50% or more, even to this oracle: ${evenReach.length || greedyReach.length ? `**yes** (${evenReach.length ? "even allocation" : "greedy allocation only"})` : "no"}. Every cell at once (the target): ${everyCell ? "**yes, with the greedy allocation**" : "no, not even for this oracle"}.`,
+    `- Any cell at 50% or more, even to this oracle: ${evenReach.length || greedyReach.length ? `**yes** (${evenReach.length ? "even allocation" : "greedy allocation only"})` : "no"}. Every cell at once (the target): ${everyCell ? "**yes, with the greedy allocation**" : "no, not even for this oracle with the greedy allocation"}.`,
   ].join("\n");
 }
