@@ -80,19 +80,22 @@ function draw(
   maxSeeds = SEEDS,
   extraRng = rng,
 ): SuiteDraw {
+  const { p, q } = drawAgent(rate, drop, rng);
+  return drawRates(p, q, infra, rng, historyRuns, maxSeeds, extraRng);
+}
+
+/** Each competition's base medal rate (Beta, mean `rate`, ρ) and head rate (scaled by the drop). */
+export function drawAgent(
+  rate: number,
+  drop: number,
+  rng: () => number,
+  m = M,
+): { p: number[]; q: number[] } {
   const ab = 1 / RHO - 1;
-  const p = Array.from({ length: M }, () => betaDraw(rate * ab, (1 - rate) * ab, rng));
-  const mean = p.reduce((a, b) => a + b, 0) / M;
+  const p = Array.from({ length: m }, () => betaDraw(rate * ab, (1 - rate) * ab, rng));
+  const mean = p.reduce((a, b) => a + b, 0) / m;
   const keep = mean > 0 ? Math.max(0, 1 - drop / mean) : 1;
-  return drawRates(
-    p,
-    p.map((pi) => pi * keep),
-    infra,
-    rng,
-    historyRuns,
-    maxSeeds,
-    extraRng,
-  );
+  return { p, q: p.map((pi) => pi * keep) };
 }
 
 /** A suite from each competition's base rate `p` and head rate `q` (the stress corners set both). */
@@ -356,7 +359,7 @@ function perDecisive(t: Tally): { value: number; se: number } {
 const fmtHours = (x: { value: number; se: number }) =>
   Number.isFinite(x.value) ? `${Math.round(x.value)} ±${Math.round(x.se)}` : "∞ (none decisive)";
 
-export { perDecisive };
+export { perDecisive, draw, fixed };
 
 export interface Cell {
   agent: number;
