@@ -8,7 +8,15 @@ import { kernelLimitEvents, kernelRecords } from "../../src/execute/docker/kerne
 import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
 import { DockerExecutor, GVISOR_LIMITS } from "../../src/execute/docker/executor.js";
 import { runPaths } from "../../src/execute/types.js";
-import { containersOf, makeRun, requireDocker, shellSettings, testRuntimes, uniqueSuite } from "./helpers.js";
+import {
+  containersOf,
+  inspectWhileRunning,
+  makeRun,
+  requireDocker,
+  shellSettings,
+  testRuntimes,
+  uniqueSuite,
+} from "./helpers.js";
 import { attemptOn } from "../helpers/attempt.js";
 
 const docker = await requireDocker();
@@ -95,23 +103,11 @@ describe.skipIf(!docker || !runsc)("DockerExecutor under runsc (gVisor)", () => 
         tmpSpec,
       );
       // What Docker stored for the running container: its mounts, and the volumes made for /tmp and /var/tmp.
-      let tmpMounts: unknown[] = [];
-      let tmpVolumes: string[] = [];
-      for (let i = 0; i < 300 && tmpVolumes.length === 0; i++) {
-        const [c] = (await containersOf(docker!, suite)).filter(
-          (x) => x.Labels["medalist.run"] === "fill-tmp",
-        );
-        const info = c
-          ? await docker!
-              .getContainer(c.Id)
-              .inspect()
-              .catch(() => null)
-          : null;
-        if (info) {
-          tmpMounts = (info.HostConfig.Mounts ?? []).filter((m) => m.Target.endsWith("tmp"));
-          tmpVolumes = info.Mounts.filter((m) => m.Destination.endsWith("tmp")).map((m) => m.Name ?? "");
-        } else await new Promise((r) => setTimeout(r, 100));
-      }
+      const info = await inspectWhileRunning(docker!, suite, "fill-tmp");
+      const tmpMounts = (info?.HostConfig.Mounts ?? []).filter((m) => m.Target.endsWith("tmp"));
+      const tmpVolumes = (info?.Mounts ?? [])
+        .filter((m) => m.Destination.endsWith("tmp"))
+        .map((m) => m.Name ?? "");
       const [tmp, oom, bomb, ok] = await Promise.all([
         tmpRun,
         attemptOn(

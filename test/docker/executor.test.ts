@@ -8,7 +8,14 @@ import { executeWithRetries } from "../../src/suite/retry.js";
 import { runPaths } from "../../src/execute/types.js";
 import { describeFailure } from "../../src/execute/failure.js";
 import { startValidationServerForDocker } from "../../src/execute/docker/gateway.js";
-import { containersOf, makeRun, requireDocker, shellSettings, uniqueSuite } from "./helpers.js";
+import {
+  containersOf,
+  inspectWhileRunning,
+  makeRun,
+  requireDocker,
+  shellSettings,
+  uniqueSuite,
+} from "./helpers.js";
 import { attemptOn } from "../helpers/attempt.js";
 
 const docker = await requireDocker();
@@ -197,15 +204,7 @@ describe.skipIf(!docker)("DockerExecutor against a real daemon", () => {
       ),
     );
     const running = attemptOn(ex, spec);
-    let host: Record<string, unknown> | undefined;
-    for (let i = 0; i < 50 && !host; i++) {
-      const [c] = await containersOf(docker!, suite).then((l) =>
-        l.filter((x) => x.Labels["medalist.run"] === "limits"),
-      );
-      if (c)
-        host = (await docker!.getContainer(c.Id).inspect()).HostConfig as unknown as Record<string, unknown>;
-      else await new Promise((r) => setTimeout(r, 100));
-    }
+    const host = (await inspectWhileRunning(docker!, suite, "limits"))?.HostConfig;
     expect((await running).outcome).toBe("completed");
     expect(host).toMatchObject({
       NanoCpus: 5e8,

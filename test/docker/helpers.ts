@@ -80,6 +80,29 @@ export async function containersOf(docker: Docker, suiteId: string) {
   return docker.listContainers({ all: true, filters: { label: [`medalist.suite=${suiteId}`] } });
 }
 
+/**
+ * What Docker stored for run `runId`'s container of `suiteId`, read while it runs: polls up to 30 s
+ * for the container to appear (undefined if it never did).
+ */
+export async function inspectWhileRunning(
+  docker: Docker,
+  suiteId: string,
+  runId: string,
+): Promise<Docker.ContainerInspectInfo | undefined> {
+  for (let i = 0; i < 300; i++) {
+    const [c] = (await containersOf(docker, suiteId)).filter((x) => x.Labels["medalist.run"] === runId);
+    const info = c
+      ? await docker
+          .getContainer(c.Id)
+          .inspect()
+          .catch(() => null)
+      : null;
+    if (info) return info;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return undefined;
+}
+
 export const uniqueSuite = (tag: string) => `test-${tag}-${process.pid}-${Date.now().toString(36)}`;
 
 export const MLEBENCH_ENV_IMAGE = process.env.MEDALIST_MLEBENCH_ENV_IMAGE ?? "medalist-test-mlebench-env:1";

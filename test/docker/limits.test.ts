@@ -18,7 +18,14 @@ import { setupDocker } from "../../src/execute/docker/setup.js";
 import type { DockerSuiteConfig } from "../../src/execute/docker/config.js";
 import { describeFailure } from "../../src/execute/failure.js";
 import { runPaths, type ExecResult, type RunSpec } from "../../src/execute/types.js";
-import { containersOf, makeRun, requireDocker, shellSettings, TEST_IMAGE, uniqueSuite } from "./helpers.js";
+import {
+  inspectWhileRunning,
+  makeRun,
+  requireDocker,
+  shellSettings,
+  TEST_IMAGE,
+  uniqueSuite,
+} from "./helpers.js";
 import { attemptOn } from "../helpers/attempt.js";
 
 const docker = await requireDocker();
@@ -29,15 +36,9 @@ const GiB = 1024 ** 3;
 const fsProblem = docker ? await folderFsProblem() : "no daemon";
 
 /** The HostConfig Docker stored for the run's container, read while it runs. */
-async function hostConfigOf(runId: string): Promise<Record<string, unknown> | undefined> {
-  for (let i = 0; i < 300; i++) {
-    const [c] = (await containersOf(docker!, suite)).filter((x) => x.Labels["medalist.run"] === runId);
-    if (c)
-      return (await docker!.getContainer(c.Id).inspect()).HostConfig as unknown as Record<string, unknown>;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return undefined;
-}
+const hostConfigOf = async (runId: string) =>
+  (await inspectWhileRunning(docker!, suite, runId))?.HostConfig as unknown as
+    Record<string, unknown> | undefined;
 
 const failureOf = async (spec: RunSpec, r: ExecResult) =>
   describeFailure(r, await readFile(runPaths(spec.runDir).logFile, "utf8"));

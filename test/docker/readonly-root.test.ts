@@ -17,7 +17,7 @@ import { DockerExecutor } from "../../src/execute/docker/executor.js";
 import { describeFailure } from "../../src/execute/failure.js";
 import { runPaths } from "../../src/execute/types.js";
 import {
-  containersOf,
+  inspectWhileRunning,
   makeRun,
   requireDocker,
   shellSettings,
@@ -109,20 +109,7 @@ describe.skipIf(!docker)("a read-only root by default (real daemon)", () => {
           const okRun = attemptOn(exec, okSpec);
           const fillRun = attemptOn(exec, fillSpec);
           // What Docker stored for the running container.
-          let host: Record<string, unknown> | undefined;
-          for (let i = 0; i < 300 && !host; i++) {
-            const [c] = (await containersOf(docker!, suite)).filter(
-              (x) => x.Labels["medalist.run"] === "writes",
-            );
-            const info = c
-              ? await docker!
-                  .getContainer(c.Id)
-                  .inspect()
-                  .catch(() => null)
-              : null;
-            if (info) host = info.HostConfig as unknown as Record<string, unknown>;
-            else await new Promise((r) => setTimeout(r, 100));
-          }
+          const host = (await inspectWhileRunning(docker!, suite, "writes"))?.HostConfig;
           const volumesWhileRunning = (await volumesOf(suite)).length;
           const [ok, fill] = await Promise.all([okRun, fillRun]);
           const okLog = await readFile(runPaths(okSpec.runDir).logFile, "utf8");

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanupSuite } from "../../src/execute/docker/cleanup.js";
 import { LABEL } from "../../src/execute/docker/container.js";
 import { DockerExecutor } from "../../src/execute/docker/executor.js";
+import type { DockerSettings } from "../../src/execute/docker/settings.js";
 import { helperEngine } from "../../src/execute/docker/engine.js";
 import {
   serveLocalhost5000,
@@ -54,6 +55,41 @@ async function inside(d: Docker, networkMode: string, suite: string, script: str
 
 const POST = (csv: string) =>
   `printf '${csv}' > /tmp/s.csv && curl -sS -F file=@/tmp/s.csv http://localhost:5000/validate && curl -sS localhost:5000/health`;
+
+/**
+ * One attempt of a Docker executor with `options` behind Medalist's validation server on
+ * localhost:5000 (`serveLocalhost5000`); resolves its outcome and run.log, then removes the server,
+ * the sidecar's folder and the image `tag` built for it.
+ */
+async function servedAttempt(suite: string, options: Partial<DockerSettings>, tag?: string) {
+  const spec = await makeRun(suite, "r1");
+  const server = await startValidationServer();
+  const root = sidecarRoot();
+  try {
+    const executor = new DockerExecutor(docker!, {
+      limits: {},
+      network: "none",
+      stopGraceSecs: 1,
+      serveLocalhost5000: true,
+      ...options,
+    } as DockerSettings);
+    executor.localValidate = { server, root: root.dir };
+    const sample = path.join(spec.publicDir, "sample_submission.csv");
+    const result = await attemptOn(executor, {
+      ...spec,
+      validationUrl: server.register(spec.competitionId, sample, spec.runId),
+    });
+    return { result, log: await readFile(path.join(spec.runDir, "run.log"), "utf8") };
+  } finally {
+    await server.close();
+    root.remove();
+    if (tag)
+      await docker!
+        .getImage(tag)
+        .remove({ force: true })
+        .catch(() => {});
+  }
+}
 
 describe.skipIf(!image)("localhost:5000 from a validation sidecar", () => {
   const suite = uniqueSuite("sidecar");
@@ -135,15 +171,13 @@ describe.skipIf(!image)("localhost:5000 from a validation sidecar", () => {
 describe.skipIf(!image)("the Docker executor with serveLocalhost5000", () => {
   it("starts the sidecar first, the agent posts to localhost:5000, both are removed", async () => {
     const suite = uniqueSuite("sidecar-exec");
-    const spec = await makeRun(suite, "r1");
     // The stand-in's ENTRYPOINT is its root grading-server stand-in: this agent image drops it.
     const ctx = await mkdtemp(path.join(os.tmpdir(), "medalist-build-"));
     await writeFile(path.join(ctx, "Dockerfile"), `FROM ${image}\nENTRYPOINT []\n`);
     const tag = "medalist-agent:test-sidecar";
-    const server = await startValidationServer();
-    const root = sidecarRoot();
-    try {
-      const executor = new DockerExecutor(docker!, {
+    const { result, log } = await servedAttempt(
+      suite,
+      {
         build: { context: ctx, dockerfile: "Dockerfile", args: {}, tag },
         command: [
           "bash",
@@ -156,98 +190,59 @@ describe.skipIf(!image)("the Docker executor with serveLocalhost5000", () => {
             "grep -ls 'forward[.]py' /proc/[0-9]*/cmdline && echo SEES_RELAY || echo NO_RELAY; " +
             "find / -xdev -name validate.sock 2>/dev/null | grep -q . && echo SEES_SOCKET || echo NO_SOCKET",
         ],
-        limits: {},
-        network: "none",
-        stopGraceSecs: 1,
         user: "65534:65534",
-        serveLocalhost5000: true,
-      });
-      executor.localValidate = { server, root: root.dir };
-      const sample = path.join(spec.publicDir, "sample_submission.csv");
-      const result = await attemptOn(executor, {
-        ...spec,
-        validationUrl: server.register(spec.competitionId, sample, spec.runId),
-      });
-      const log = await readFile(path.join(spec.runDir, "run.log"), "utf8");
-      expect(log).toContain(
-        "http://localhost:5000/validate (and /health): Medalist's format check, via sidecar",
-      );
-      expect(log).toContain('"valid":true');
-      // The sidecar shares only its network namespace: no /medalist, no relay process, no socket.
-      for (const word of ["NO_MEDALIST", "NO_RELAY", "NO_SOCKET"]) expect(log).toContain(word);
-      expect(log).not.toMatch(/SEES_/);
-      expect(result.outcome).toBe("completed");
-      expect(await containersOf(docker!, suite)).toEqual([]);
-    } finally {
-      await server.close();
-      root.remove();
-      await docker!
-        .getImage(tag)
-        .remove({ force: true })
-        .catch(() => {});
-    }
+      },
+      tag,
+    );
+    expect(log).toContain(
+      "http://localhost:5000/validate (and /health): Medalist's format check, via sidecar",
+    );
+    expect(log).toContain('"valid":true');
+    // The sidecar shares only its network namespace: no /medalist, no relay process, no socket.
+    for (const word of ["NO_MEDALIST", "NO_RELAY", "NO_SOCKET"]) expect(log).toContain(word);
+    expect(log).not.toMatch(/SEES_/);
+    expect(result.outcome).toBe("completed");
+    expect(await containersOf(docker!, suite)).toEqual([]);
   }, 180_000);
 
   it.skipIf(!runsc)(
     "under gVisor (runsc) a relay in the agent's own sandbox serves localhost:5000, no sidecar",
     async () => {
       const suite = uniqueSuite("sidecar-runsc");
-      const spec = await makeRun(suite, "r1");
-      const server = await startValidationServer();
-      const root = sidecarRoot();
-      try {
-        const executor = new DockerExecutor(docker!, {
-          image: image!,
-          command: [
-            "bash",
-            "-c",
-            // The agent's first request, at once: its command starts only once the relay listens.
-            "curl -sS localhost:5000/health && echo HEALTH-OK; " +
-              "printf 'id,target\\n1,1\\n2,0\\n3,1\\n' > /tmp/s.csv; echo; curl -sS -F file=@/tmp/s.csv http://localhost:5000/validate",
-          ],
-          entrypoint: "none",
-          limits: {},
-          network: "none",
-          stopGraceSecs: 1,
-          runtime: "runsc",
-          serveLocalhost5000: true,
-          // As the config's default: a read-only root (the agent's wait needs no writable root).
-          readOnlyRoot: { bytes: 64 * 1024 ** 2, paths: [] },
-        });
-        executor.localValidate = { server, root: root.dir };
-        const sample = path.join(spec.publicDir, "sample_submission.csv");
-        const r = await attemptOn(executor, {
-          ...spec,
-          validationUrl: server.register(spec.competitionId, sample, spec.runId),
-        });
-        const log = await readFile(path.join(spec.runDir, "run.log"), "utf8");
-        expect(r.outcome, log).toBe("completed");
-        expect(log).toContain(
-          "through a relay Medalist started in the agent's own gVisor sandbox (docker exec, python3); the agent's command started once it listened",
-        );
-        expect(log).toContain("HEALTH-OK");
-        expect(log).toMatch(/stdout \{.*"valid": ?true/);
-        expect(log).not.toContain("via sidecar");
-        expect(await containersOf(docker!, suite)).toEqual([]);
-      } finally {
-        await server.close();
-        root.remove();
-      }
+      const { result, log } = await servedAttempt(suite, {
+        image: image!,
+        command: [
+          "bash",
+          "-c",
+          // The agent's first request, at once: its command starts only once the relay listens.
+          "curl -sS localhost:5000/health && echo HEALTH-OK; " +
+            "printf 'id,target\\n1,1\\n2,0\\n3,1\\n' > /tmp/s.csv; echo; curl -sS -F file=@/tmp/s.csv http://localhost:5000/validate",
+        ],
+        entrypoint: "none",
+        runtime: "runsc",
+        // As the config's default: a read-only root (the agent's wait needs no writable root).
+        readOnlyRoot: { bytes: 64 * 1024 ** 2, paths: [] },
+      });
+      expect(result.outcome, log).toBe("completed");
+      expect(log).toContain(
+        "through a relay Medalist started in the agent's own gVisor sandbox (docker exec, python3); the agent's command started once it listened",
+      );
+      expect(log).toContain("HEALTH-OK");
+      expect(log).toMatch(/stdout \{.*"valid": ?true/);
+      expect(log).not.toContain("via sidecar");
+      expect(await containersOf(docker!, suite)).toEqual([]);
     },
     120_000,
   );
   it.skipIf(!runsc)(
     "under gVisor an image without /bin/sh still runs its command (no wait for the relay), and localhost:5000 answers",
     async () => {
-      const suite = uniqueSuite("relay-nosh");
-      const spec = await makeRun(suite, "r1");
       const ctx = await mkdtemp(path.join(os.tmpdir(), "medalist-nosh-"));
       await writeFile(path.join(ctx, "Dockerfile"), `FROM ${image}\nRUN rm /bin/sh\nENTRYPOINT []\n`);
       const tag = "medalist-agent:test-nosh";
-      const server = await startValidationServer();
-      const root = sidecarRoot();
-      try {
-        const executor = new DockerExecutor(docker!, {
+      const { result, log } = await servedAttempt(
+        uniqueSuite("relay-nosh"),
+        {
           build: { context: ctx, dockerfile: "Dockerfile", args: {}, tag },
           command: [
             "bash",
@@ -256,33 +251,16 @@ describe.skipIf(!image)("the Docker executor with serveLocalhost5000", () => {
               "for i in $(seq 1 100); do curl -sS localhost:5000/health 2>/dev/null && echo HEALTH-OK && break; sleep 0.2; done",
           ],
           entrypoint: "none",
-          limits: {},
-          network: "none",
-          stopGraceSecs: 1,
           runtime: "runsc",
-          serveLocalhost5000: true,
-        });
-        executor.localValidate = { server, root: root.dir };
-        const sample = path.join(spec.publicDir, "sample_submission.csv");
-        const r = await attemptOn(executor, {
-          ...spec,
-          validationUrl: server.register(spec.competitionId, sample, spec.runId),
-        });
-        const log = await readFile(path.join(spec.runDir, "run.log"), "utf8");
-        expect(r.outcome, log).toBe("completed");
-        expect(log).toContain("NO-SH");
-        expect(log).toContain(
-          "the image has no /bin/sh to wait in: it starts with the relay, and a request to localhost:5000 in its first second may be refused",
-        );
-        expect(log).toContain("HEALTH-OK");
-      } finally {
-        await server.close();
-        root.remove();
-        await docker!
-          .getImage(tag)
-          .remove({ force: true })
-          .catch(() => {});
-      }
+        },
+        tag,
+      );
+      expect(result.outcome, log).toBe("completed");
+      expect(log).toContain("NO-SH");
+      expect(log).toContain(
+        "the image has no /bin/sh to wait in: it starts with the relay, and a request to localhost:5000 in its first second may be refused",
+      );
+      expect(log).toContain("HEALTH-OK");
     },
     180_000,
   );

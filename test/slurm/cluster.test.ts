@@ -80,6 +80,14 @@ function spec(suiteId: string, runId: string, over: Partial<RunSpec> = {}): RunS
   };
 }
 
+/** The suite's containers on this machine's Docker daemon (ids, one per line; "" when none). */
+const dockerContainers = (suiteId: string) =>
+  spawnSync("docker", ["ps", "-aq", "--filter", `label=medalist.suite=${suiteId}`]).stdout.toString();
+
+/** Waits until the suite's containers are gone. */
+const containersGone = (suiteId: string) =>
+  until(() => dockerContainers(suiteId) === "", 15_000, "container gone");
+
 let unlock = () => {};
 beforeAll(async () => {
   if (node) unlock = await lockCluster();
@@ -302,9 +310,7 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
       expect(existsSync(join(sp.runDir, "logs", "data"))).toBe(false);
       expect(readFileSync(join(sp.runDir, "logs", "cid"), "utf8").trim()).toBe("toy-churn");
       // The container is gone after the job.
-      expect(
-        spawnSync("docker", ["ps", "-aq", "--filter", `label=medalist.suite=${suiteId}`]).stdout.toString(),
-      ).toBe("");
+      expect(dockerContainers(suiteId)).toBe("");
     },
     120_000,
   );
@@ -395,17 +401,7 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
           "read-only root filesystem: the agent can write only to /tmp, /var/tmp, /dev/shm, /home/submission, /home/logs, /home/code, /home/agent, /home/me",
         );
         // The container and its volumes are gone after the job.
-        await until(
-          () =>
-            spawnSync("docker", [
-              "ps",
-              "-aq",
-              "--filter",
-              `label=medalist.suite=${suiteId}`,
-            ]).stdout.toString() === "",
-          15_000,
-          "container gone",
-        );
+        await containersGone(suiteId);
         for (const [, , vol] of volumes)
           expect(spawnSync("docker", ["volume", "inspect", vol]).status).not.toBe(0);
       } finally {
@@ -460,17 +456,7 @@ describe.skipIf(!node)("executor slurm on a real cluster", () => {
       const r = await attemptOn(ex, spec(suiteId, "docker-hang", { timeLimitSecs: 3 }));
       expect(r.outcome).toBe("timed_out");
       await until(() => queuedJobs(`suite=${suiteId} `).length === 0, 15_000, "job gone");
-      await until(
-        () =>
-          spawnSync("docker", [
-            "ps",
-            "-aq",
-            "--filter",
-            `label=medalist.suite=${suiteId}`,
-          ]).stdout.toString() === "",
-        15_000,
-        "container gone",
-      );
+      await containersGone(suiteId);
     },
     120_000,
   );
