@@ -7,81 +7,21 @@
 import { describe, expect, it } from "vitest";
 import { makeRng } from "../../src/stats/distributions.js";
 import { analyzeMetric, type CompetitionSample } from "../../src/stats/stats.js";
+import { PERCENTILE_CORNERS } from "../../bench/percentile-stress.js";
 
 const N = Number(process.env.MEDALIST_STATS_SIM ?? 300);
 const ALPHA = 0.05;
 const limit = ALPHA + 2 * Math.sqrt((ALPHA * (1 - ALPHA)) / N);
 
 describe("simulation: the percentile claims keep their level where placings are sparse", () => {
-  it("22 × 3 at the 90th percentile 5% of the time → never, tolerance 4.5 points: each claim ≤ α + 2 SE", () => {
-    const rng = makeRng(3030);
-    const v = { regressed: 0, "no-regression": 0 };
-    for (let r = 0; r < N; r++) {
-      const samples: CompetitionSample[] = Array.from({ length: 22 }, (_, i) => ({
-        competitionId: `c${i}`,
-        base: [0, 1, 2].map(() => (rng() < 0.05 ? 0.9 : 0)),
-        head: [0, 0, 0],
-      }));
-      const a = analyzeMetric("percentile", samples, {
-        alpha: ALPHA,
-        tolerance: 0.045,
-        simulations: 0,
-        permutations: 199,
-        seed: r + 1,
-      });
-      if (a.verdict !== "inconclusive") v[a.verdict]++;
-      // The printed bound lies beyond the tolerance exactly when the claim holds.
-      expect(a.interval!.lower > -0.045).toBe(a.verdict === "no-regression");
-    }
-    console.log(
-      `no-regression ${((100 * v["no-regression"]) / N).toFixed(1)}%, regressed ${((100 * v.regressed) / N).toFixed(1)}% (limit ${(100 * limit).toFixed(1)}%)`,
-    );
-    expect(v["no-regression"] / N).toBeLessThanOrEqual(limit);
-    expect(v.regressed / N).toBeLessThanOrEqual(limit);
-  }, 120_000);
-
-  const rep = (k: number, f: () => number) => Array.from({ length: k }, f);
-  const corners: { name: string; tol: number; make: (rng: () => number, i: number) => CompetitionSample }[] =
-    [
-      {
-        // 16 competitions placed at 50% ± 1 point on both sides; 6 at the 90th percentile 18.3% of
-        // the time (else 0) that the head never places: a 4.5-point drop.
-        name: "16 at 50% ± 1 point unchanged, 6 at 90% 18.3% of the time → never, tolerance 4.5 points",
-        tol: 0.045,
-        make: (rng, i) => ({
-          competitionId: `c${i}`,
-          base: rep(3, () => (i < 16 ? 0.49 + 0.02 * rng() : rng() < 0.1833 ? 0.9 : 0)),
-          head: rep(3, () => (i < 16 ? 0.49 + 0.02 * rng() : 0)),
-        }),
-      },
-      {
-        // 11 always at the 95th percentile whose head runs drop to 0 one time in ten; 11 never placed.
-        name: "11 at 95% always → 90% of the time, 11 never, tolerance 4.75 points",
-        tol: 0.0475,
-        make: (rng, i) => ({
-          competitionId: `c${i}`,
-          base: rep(3, () => (i < 11 ? 0.95 : 0)),
-          head: rep(3, () => (i < 11 && rng() < 0.9 ? 0.95 : 0)),
-        }),
-      },
-      {
-        name: "11 at 50% always → 90% of the time, 11 never, tolerance 2.5 points",
-        tol: 0.025,
-        make: (rng, i) => ({
-          competitionId: `c${i}`,
-          base: rep(3, () => (i < 11 ? 0.5 : 0)),
-          head: rep(3, () => (i < 11 && rng() < 0.9 ? 0.5 : 0)),
-        }),
-      },
-    ];
-
-  it.each(corners)(
+  // The bench's corners (bench/percentile-stress.ts), the 22-competition ones, with fewer relabellings.
+  it.each(PERCENTILE_CORNERS.filter((c) => c.m === 22))(
     "$name: each claim ≤ α + 2 SE",
-    ({ tol, make }) => {
+    ({ tol, m, make }) => {
       const rng = makeRng(3032);
       const v = { regressed: 0, "no-regression": 0 };
       for (let r = 0; r < N; r++) {
-        const samples = Array.from({ length: 22 }, (_, i) => make(rng, i));
+        const samples = Array.from({ length: m }, (_, i) => make(rng, i));
         const a = analyzeMetric("percentile", samples, {
           alpha: ALPHA,
           tolerance: tol,
@@ -90,6 +30,7 @@ describe("simulation: the percentile claims keep their level where placings are 
           seed: r + 1,
         });
         if (a.verdict !== "inconclusive") v[a.verdict]++;
+        // The printed bound lies beyond the tolerance exactly when the claim holds.
         expect(a.interval!.lower > -tol).toBe(a.verdict === "no-regression");
       }
       console.log(
