@@ -13,8 +13,12 @@ const N = Number(process.env.MEDALIST_STATS_SIM ?? 300);
 const ALPHA = 0.05;
 const limit = ALPHA + 2 * Math.sqrt((ALPHA * (1 - ALPHA)) / N);
 
+/** The percentile analysis with 199 relabellings (the bench uses 999). */
+const analyze = (samples: CompetitionSample[], tolerance: number, seed: number) =>
+  analyzeMetric("percentile", samples, { alpha: ALPHA, tolerance, simulations: 0, permutations: 199, seed });
+
 describe("simulation: the percentile claims keep their level where placings are sparse", () => {
-  // The bench's corners (bench/percentile-stress.ts), the 22-competition ones, with fewer relabellings.
+  // The bench's corners (bench/percentile-stress.ts), the 22-competition ones.
   it.each(PERCENTILE_CORNERS.filter((c) => c.m === 22))(
     "$name: each claim ≤ α + 2 SE",
     ({ tol, m, make }) => {
@@ -22,13 +26,7 @@ describe("simulation: the percentile claims keep their level where placings are 
       const v = { regressed: 0, "no-regression": 0 };
       for (let r = 0; r < N; r++) {
         const samples = Array.from({ length: m }, (_, i) => make(rng, i));
-        const a = analyzeMetric("percentile", samples, {
-          alpha: ALPHA,
-          tolerance: tol,
-          simulations: 0,
-          permutations: 199,
-          seed: r + 1,
-        });
+        const a = analyze(samples, tol, r + 1);
         if (a.verdict !== "inconclusive") v[a.verdict]++;
         // The printed bound lies beyond the tolerance exactly when the claim holds.
         expect(a.interval!.lower > -tol).toBe(a.verdict === "no-regression");
@@ -56,13 +54,7 @@ describe("simulation: the percentile claims keep their level where placings are 
           const draw = () => Math.min(1, Math.max(0, mu + 0.15 * (rng() - 0.5)));
           return { competitionId: `c${i}`, base: [draw(), draw(), draw()], head: [draw(), draw(), draw()] };
         });
-        const a = analyzeMetric("percentile", samples, {
-          alpha: ALPHA,
-          tolerance: tol,
-          simulations: 0,
-          permutations: 199,
-          seed: r + 1,
-        });
+        const a = analyze(samples, tol, r + 1);
         if (a.verdict === "no-regression") claims++;
       }
       console.log(`no-regression ${((100 * claims) / n).toFixed(1)}% at no change`);
