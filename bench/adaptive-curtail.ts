@@ -15,6 +15,7 @@ import { makeRng } from "../src/stats/distributions.js";
 import { medalVerdict, type Counts, type Verdict } from "../src/stats/stats.js";
 import { draw, perDecisive } from "./adaptive.js";
 import { add, tally, type Tally } from "./tally.js";
+import { simulatePool } from "../src/compare/pool.js";
 
 const ALPHA = 0.05;
 const TOL = 0.05;
@@ -52,24 +53,11 @@ export function curtailed(s: Suite): Curtailed {
   const queue = [...runs].sort((x, y) => x.seed - y.seed || y.hours - x.hours);
   const won = Array<number>(m).fill(0);
   const ran = Array<number>(m).fill(0);
-  const running: { run: (typeof runs)[number]; end: number }[] = [];
-  let now = 0;
-  let hours = 0;
-  let settled: Verdict | null = null;
+  let settled = null as Verdict | null; // set by `ended`
   let settledAt: Curtailed["settledAt"] = null;
-  for (;;) {
-    while (settled === null && running.length < GPUS && queue.length) {
-      const run = queue.shift()!;
-      running.push({ run, end: now + run.hours });
-      hours += run.hours;
-    }
-    if (running.length === 0) break;
-    running.sort((x, y) => x.end - y.end);
-    const next = running.shift()!;
-    now = next.end;
-    if (settled !== null) continue;
-    ran[next.run.comp]++;
-    if (next.run.medal) won[next.run.comp]++;
+  const ended = (run: (typeof runs)[number]): boolean => {
+    ran[run.comp]++;
+    if (run.medal) won[run.comp]++;
     const low = verdictWith(s, won);
     if (
       low !==
@@ -78,12 +66,12 @@ export function curtailed(s: Suite): Curtailed {
         won.map((x, i) => x + SEEDS - ran[i]),
       )
     )
-      continue;
+      return false;
     settled = low;
-    if (queue.length || running.length) settledAt = { won: [...won], ran: [...ran] };
-    for (const r of running) hours -= r.end - now;
-    running.length = 0;
-  }
+    if (ran.some((k) => k < SEEDS)) settledAt = { won: [...won], ran: [...ran] };
+    return true;
+  };
+  const hours = simulatePool(queue, GPUS, (r) => r.hours, ended, true).paid;
   return { verdict: settled!, hours, full: runs.reduce((a, r) => a + r.hours, 0), settledAt };
 }
 

@@ -21,6 +21,7 @@ import { informedKey, informedPlan } from "../src/plan/informed.js";
 import { driftCheck, type DriftInput } from "../src/stats/drift.js";
 import { DRIFT_SHARE } from "../src/session/informed.js";
 import { add, tally, type Tally } from "./tally.js";
+import { simulatePool } from "../src/compare/pool.js";
 
 const ALPHA = 0.05;
 const TOL = 0.05;
@@ -99,37 +100,21 @@ function monitored(s: Draw, d: MonitorDesign, side: Side): { verdict: Verdict; h
     .filter((r) => r.seed < side.seeds[r.comp])
     .sort(side.key ? (x, y) => side.key!(y) - side.key!(x) : (x, y) => x.seed - y.seed || y.hours - x.hours);
   const target = side.seeds.reduce((a, k) => a + k, 0);
-  const running: { run: Run; end: number }[] = [];
   const done: Run[] = [];
-  let now = 0;
-  let hours = 0;
-  let verdict: Verdict | null = null;
-  for (;;) {
-    while (verdict === null && running.length < GPUS && queue.length) {
-      const run = queue.shift()!;
-      running.push({ run, end: now + run.hours });
-      hours += run.hours;
-    }
-    if (running.length === 0) break;
-    running.sort((x, y) => x.end - y.end);
-    const next = running.shift()!;
-    now = next.end;
-    if (verdict !== null) continue;
-    done.push(next.run);
+  let verdict = null as Verdict | null; // set by `ended`
+  const ended = (run: Run): boolean => {
+    done.push(run);
     const counts: Counts[] = [];
-    let waiting = false;
     for (let i = 0; i < M; i++) {
       const h = done.filter((r) => r.comp === i);
-      if (h.length === 0) waiting = true;
-      else
-        counts.push({
-          nb: side.base[i].n,
-          xb: side.base[i].x,
-          nh: h.length,
-          xh: h.filter((r) => r.medal).length,
-        });
+      if (h.length === 0) return false;
+      counts.push({
+        nb: side.base[i].n,
+        xb: side.base[i].x,
+        nh: h.length,
+        xh: h.filter((r) => r.medal).length,
+      });
     }
-    if (waiting) continue;
     const look = {
       counts,
       notComparable: 0,
@@ -139,12 +124,10 @@ function monitored(s: Draw, d: MonitorDesign, side: Side): { verdict: Verdict; h
       last: done.length === target,
     };
     const out = decideLook(d, look, GATE);
-    if (out.decision !== "continue") {
-      verdict = out.verdict;
-      for (const r of running) hours -= r.end - now;
-      running.length = 0;
-    }
-  }
+    if (out.decision !== "continue") verdict = out.verdict;
+    return verdict !== null;
+  };
+  const hours = simulatePool(queue, GPUS, (r) => r.hours, ended, true).paid;
   return { verdict: verdict ?? "inconclusive", hours };
 }
 

@@ -32,6 +32,7 @@ import {
 } from "../src/stats/stats.js";
 import { coveredTolerances, informedKey, informedPlan } from "../src/plan/informed.js";
 import { add, tally, type Tally } from "./tally.js";
+import { simulatePool } from "../src/compare/pool.js";
 import { percentileStress } from "./percentile-stress.js";
 
 const ALPHA = 0.05;
@@ -265,44 +266,28 @@ function monitored(
   const queue = inf
     ? [...head].sort((x, y) => inf.key(y) - inf.key(x))
     : [...head].sort((x, y) => x.seed - y.seed || y.hours - x.hours);
-  const running: { run: Run; end: number }[] = [];
   const done: Run[] = [];
-  let now = 0;
-  let hours = 0;
-  let verdict: Verdict | null = null;
-  for (;;) {
-    while (verdict === null && running.length < GPUS && queue.length) {
-      const run = queue.shift()!;
-      running.push({ run, end: now + run.hours });
-      hours += run.hours; // paid in full, less its time left if it is stopped at the verdict
-    }
-    if (running.length === 0) break;
-    running.sort((x, y) => x.end - y.end);
-    const next = running.shift()!;
-    now = next.end;
-    if (verdict !== null) continue;
-    done.push(next.run);
-    if (inf && next.run.infra) {
-      const i = spare.findIndex((r) => r.comp === next.run.comp);
+  let verdict = null as Verdict | null; // set by `ended`
+  const ended = (run: Run): boolean => {
+    done.push(run);
+    if (inf && run.infra) {
+      const i = spare.findIndex((r) => r.comp === run.comp);
       if (i >= 0) {
         queue.push(spare.splice(i, 1)[0]);
         queue.sort((x, y) => inf.key(y) - inf.key(x));
-        seeds[next.run.comp]++;
+        seeds[run.comp]++;
       }
     }
     const look = lookOf(done, b, baseErr, seeds, target, M * most);
-    if (!look) continue;
+    if (!look) return false;
     const out = inf?.claims
       ? decideLook(inf.design!, look, { ...gate, claims: inf.claims })
       : decideLook(d, look, gate);
-    if (out.decision !== "continue") {
-      verdict = out.verdict;
-      if (STOP_IN_FLIGHT) {
-        for (const r of running) hours -= r.end - now;
-        running.length = 0;
-      }
-    }
-  }
+    if (out.decision !== "continue") verdict = out.verdict;
+    return verdict !== null;
+  };
+  // Each run is paid in full, less its time left if it is stopped at the verdict.
+  const hours = simulatePool(queue, GPUS, (r) => r.hours, ended, STOP_IN_FLIGHT).paid;
   return { verdict: verdict ?? "inconclusive", hours };
 }
 

@@ -11,6 +11,7 @@
 import { betaDraw, makeRng } from "../src/stats/distributions.js";
 import { decideLook, monitorDesign } from "../src/compare/monitor.js";
 import type { Counts } from "../src/stats/stats.js";
+import { simulatePool } from "../src/compare/pool.js";
 
 const M = 22;
 const SEEDS = 3;
@@ -65,30 +66,21 @@ function cell(rate: number, drop: number, suites: number, seed: number) {
     };
     fixed.push(change(countsOf(head)!) - truth);
     const queue = [...head].sort((x, y) => x.seed - y.seed || y.hours - x.hours);
-    const running: { run: HeadRun; end: number }[] = [];
     const done: HeadRun[] = [];
-    let now = 0;
-    for (;;) {
-      while (running.length < GPUS && queue.length) {
-        const run = queue.shift()!;
-        running.push({ run, end: now + run.hours });
-      }
-      if (!running.length) break;
-      running.sort((x, y) => x.end - y.end);
-      const next = running.shift()!;
-      now = next.end;
-      done.push(next.run);
+    const ended = (run: HeadRun): boolean => {
+      done.push(run);
       const counts = countsOf(done);
-      if (!counts) continue;
+      if (!counts) return false;
       const last = done.length === head.length;
       const infra = { base: 0, baseRuns: M * SEEDS, head: 0, headRuns: done.length };
       const look = { counts, notComparable: 0, competitions: M, infra, t: done.length / head.length, last };
       const out = decideLook(design, look, { tolerance: TOLERANCE, maxNotComparable: 0.1 });
-      if (out.decision === "continue") continue;
+      if (out.decision === "continue") return false;
       if (!last && (out.decision === "regressed" || out.decision === "no-regression"))
         early[out.decision].push(change(counts) - truth);
-      break;
-    }
+      return true;
+    };
+    simulatePool(queue, GPUS, (r) => r.hours, ended, true);
   }
   return { fixed, early };
 }

@@ -7,6 +7,7 @@ import { betaDraw, makeRng } from "../stats/distributions.js";
 import { decideLook, monitorDesign, type LookInput, type MonitorDesign } from "./monitor.js";
 import { medalVerdict, type ClaimTolerances, type Counts } from "../stats/stats.js";
 import { coveredTolerances, informedPlan } from "../plan/informed.js";
+import { simulatePool } from "./pool.js";
 
 /** Assumed when the history has no base runs of a competition: the spread of MLE-bench's lite leaderboard. */
 export const ASSUMED_RATE = { mean: 0.35, rho: 0.45 } as const;
@@ -132,37 +133,17 @@ function runSuite(
     runs.filter((r) => r.seed < seeds[r.comp]),
     design !== null,
   );
-  const running: { run: HeadRun; end: number }[] = [];
   const runsDone = new Array<number>(m).fill(0);
   const medals = new Array<number>(m).fill(0);
-  let now = 0;
-  let secs = 0;
-  let verdict: string | null = null;
-  for (;;) {
-    while (verdict === null && running.length < input.slots && queue.length) {
-      const run = queue.shift()!;
-      running.push({ run, end: now + run.secs });
-      secs += run.secs;
-    }
-    if (running.length === 0) break;
-    running.sort((a, b) => a.end - b.end);
-    const next = running.shift()!;
-    now = next.end;
-    if (verdict !== null) continue;
-    runsDone[next.run.comp]++;
-    if (next.run.medal) medals[next.run.comp]++;
+  let verdict = null as string | null; // set by `ended`
+  const ended = (run: HeadRun): boolean => {
+    runsDone[run.comp]++;
+    if (run.medal) medals[run.comp]++;
     const l = look(runsDone, medals, base, seeds);
-    if (!l) continue;
+    if (!l) return false;
     if (design) {
       const out = decideLook(design, l, gate);
-      if (out.decision !== "continue") {
-        verdict = out.verdict;
-        if (input.stopInFlight) {
-          // The runs in flight stop here: their time left is not spent.
-          for (const r of running) secs -= r.end - now;
-          running.length = 0;
-        }
-      }
+      if (out.decision !== "continue") verdict = out.verdict;
     } else if (l.last) {
       // The fixed design decides once, at full α.
       verdict = medalVerdict(
@@ -171,8 +152,11 @@ function runSuite(
         input.tolerance,
       ).verdict;
     }
-  }
-  return { secs, wall: now, decisive: verdict === "regressed" || verdict === "no-regression" };
+    return verdict !== null;
+  };
+  // The runs in flight at the verdict stop there (seeds.inFlight: stop): their time left is not spent.
+  const { paid, wall } = simulatePool(queue, input.slots, (r) => r.secs, ended, input.stopInFlight === true);
+  return { secs: paid, wall, decisive: verdict === "regressed" || verdict === "no-regression" };
 }
 
 function summary(xs: { secs: number; wall: number; decisive: boolean }[], gpus: number): ScenarioCost {
