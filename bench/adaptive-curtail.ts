@@ -25,14 +25,12 @@ const LEVELS = { regressed: ALPHA, noRegression: ALPHA };
 
 type Suite = ReturnType<typeof draw>;
 
+/** The base's medals per competition (its first 3 seeds). */
+const baseWins = (s: Suite) => s.base.map((runs) => runs.slice(0, SEEDS).filter((r) => r.medal).length);
+
 /** The fixed design's medal verdict when competition i's head has won `xh[i]` of its 3 runs. */
-export function verdictWith(s: Suite, xh: number[]): Verdict {
-  const counts: Counts[] = s.base.map((runs, i) => ({
-    nb: SEEDS,
-    xb: runs.slice(0, SEEDS).filter((r) => r.medal).length,
-    nh: SEEDS,
-    xh: xh[i],
-  }));
+export function verdictWith(s: Suite, xh: number[], xb = baseWins(s)): Verdict {
+  const counts: Counts[] = xb.map((x, i) => ({ nb: SEEDS, xb: x, nh: SEEDS, xh: xh[i] }));
   return medalVerdict(counts, LEVELS, TOL).verdict;
 }
 
@@ -53,17 +51,19 @@ export function curtailed(s: Suite): Curtailed {
   const queue = [...runs].sort((x, y) => x.seed - y.seed || y.hours - x.hours);
   const won = Array<number>(m).fill(0);
   const ran = Array<number>(m).fill(0);
+  const xb = baseWins(s);
   let settled = null as Verdict | null; // set by `ended`
   let settledAt: Curtailed["settledAt"] = null;
   const ended = (run: (typeof runs)[number]): boolean => {
     ran[run.comp]++;
     if (run.medal) won[run.comp]++;
-    const low = verdictWith(s, won);
+    const low = verdictWith(s, won, xb);
     if (
       low !==
       verdictWith(
         s,
         won.map((x, i) => x + SEEDS - ran[i]),
+        xb,
       )
     )
       return false;
