@@ -25,7 +25,7 @@ import {
   normalQuantile,
   studentTQuantile,
 } from "./distributions.js";
-import { scoreBound, scoreRejects, type Counts } from "./score.js";
+import { discreteness, scoreBound, scoreRejects, type Counts } from "./score.js";
 
 /** `error`: the head could not be evaluated (see compare.ts); never produced by the statistics. */
 export type Verdict = "regressed" | "no-regression" | "inconclusive" | "error";
@@ -356,7 +356,8 @@ export function scoreCrit(level: number, m: number): number {
 /**
  * The medal claims' bounds and verdict: each claim is the stratified score test at the tolerance
  * (src/stats/score.ts), its variance the one the null implies per competition, with a Student-t
- * critical value (`scoreCrit`); `regressed` also needs the exact mid-p test. The printed bound is
+ * critical value (`scoreCrit`) and the continuity correction of few runs a side (`discreteness`);
+ * `regressed` also needs the exact mid-p test. The printed bound is
  * the score bound, bracketed at the tolerance, so it lies beyond the tolerance exactly when the
  * claim holds. It is computed with `invert: true` (the analysis a report prints); without it the
  * interval is the t bound over the per-competition differences (the monitor's looks and the
@@ -378,14 +379,15 @@ export function medalVerdict(
   const critN = scoreCrit(levels.noRegression, counts.length);
   const critR = scoreCrit(levels.regressed, counts.length);
   const prior = scorePrior(counts);
-  const rulesOut = tolN !== null && scoreRejects(counts, -tolN, "lower", critN, prior);
-  const shows = scoreRejects(counts, -tolR, "upper", critR, prior);
+  const cc = discreteness(counts);
+  const rulesOut = tolN !== null && scoreRejects(counts, -tolN, "lower", critN, prior, cc);
+  const shows = scoreRejects(counts, -tolR, "upper", critR, prior, cc);
   let interval: Bounds = { ...t, method: "t" };
   if (opts.invert)
     interval = {
       ...t,
-      lower: scoreBound(counts, "lower", critN, -(tolN ?? tolR), prior),
-      upper: scoreBound(counts, "upper", critR, -tolR, prior),
+      lower: scoreBound(counts, "lower", critN, -(tolN ?? tolR), prior, cc),
+      upper: scoreBound(counts, "upper", critR, -tolR, prior, cc),
       method: "score",
     };
   return { ...decideClaims(pValue, rulesOut, shows, levels, tolerance), pValue, interval, delta };
@@ -427,7 +429,14 @@ function isRegressed(counts: Counts[], levels: Levels, tolerance: Tolerance): bo
   const tolR = regressedTol(tolerance);
   return (
     counts.length >= 2 &&
-    scoreRejects(counts, -tolR, "upper", scoreCrit(levels.regressed, counts.length), scorePrior(counts)) &&
+    scoreRejects(
+      counts,
+      -tolR,
+      "upper",
+      scoreCrit(levels.regressed, counts.length),
+      scorePrior(counts),
+      discreteness(counts),
+    ) &&
     exactTest(counts).midP <= levels.regressed
   );
 }

@@ -1,0 +1,358 @@
+// The medal claims' exact level: every outcome of the runs summed, nothing simulated (issue 30,
+// docs/statistics.md "The guarantee, literally").
+//   npm run bench -- exact-level
+//   EXACT_LEVEL_ITERS=3000 …   rate configurations tried per small design (default 1500)
+//   EXACT_LEVEL_STEP=0.0025 …  grid step of the equal-rates search (default 0.005)
+//   EXACT_LEVEL_SUITES=50000 … simulated suites per Beta-agent row (default 20000)
+// A claim's level at given rates is P(claim) summed over every outcome of the runs, each outcome's
+// verdict computed by medalVerdict. Two ways to enumerate:
+//  - small suites: every vector of per-competition counts ((nb+1)(nh+1))^m, then the worst case over
+//    rate configurations is searched (random corners, then perturbations of the worst so far);
+//  - every competition at the same rates: the verdict depends only on the multiset of counts, so
+//    multisets weighted by their multinomial probability; the worst over a grid of base rates.
+// Both look at a true drop equal to the tolerance (mean of base − head rates), where each claim is
+// wrong whenever it is made. Search is not proof: a worst case printed here is a lower bound on the
+// claim's worst level over all rates.
+import { betaDraw, binomialDraw, logChoose, makeRng } from "../src/stats/distributions.js";
+import { medalVerdict, type Counts, type Levels } from "../src/stats/stats.js";
+
+const ALPHA = 0.05;
+const LEVELS: Levels = { regressed: ALPHA, noRegression: ALPHA };
+
+export interface Design {
+  /** Competitions. */
+  m: number;
+  /** Runs per competition on the base and head side. */
+  nb: number;
+  nh: number;
+}
+
+export interface ClaimLevels {
+  regressed: number;
+  noRegression: number;
+}
+
+const types = (d: Design) => (d.nb + 1) * (d.nh + 1);
+/** Count type c of one competition: xb = c mod (nb + 1), xh = c div (nb + 1). */
+const countsOf = (d: Design, c: number): Counts => ({
+  nb: d.nb,
+  xb: c % (d.nb + 1),
+  nh: d.nh,
+  xh: Math.floor(c / (d.nb + 1)),
+});
+
+/** 1 for a `regressed`, 2 for a `no-regression` verdict, 0 otherwise; one entry per outcome. */
+export interface VerdictTable {
+  design: Design;
+  verdicts: Uint8Array;
+}
+
+const CODE = { regressed: 1, "no-regression": 2 } as Record<string, number>;
+
+/** The verdict of every outcome: competition i's count type is digit i of the index in base T. */
+export function verdictTable(d: Design, tolerance: number, levels = LEVELS): VerdictTable {
+  const T = types(d);
+  const verdicts = new Uint8Array(T ** d.m);
+  for (let o = 0; o < verdicts.length; o++) {
+    const counts: Counts[] = [];
+    for (let i = 0, r = o; i < d.m; i++, r = Math.floor(r / T)) counts.push(countsOf(d, r % T));
+    verdicts[o] = CODE[medalVerdict(counts, levels, tolerance).verdict] ?? 0;
+  }
+  return { design: d, verdicts };
+}
+
+/** P(xb) · P(xh) for each count type of one competition with base rate p and head rate q. */
+function typeProbabilities(d: Design, p: number, q: number): Float64Array {
+  const bin = (n: number, r: number, x: number) =>
+    Math.exp(logChoose(n, x)) * (x === 0 ? 1 : r ** x) * (x === n ? 1 : (1 - r) ** (n - x));
+  const out = new Float64Array(types(d));
+  for (let c = 0; c < out.length; c++) {
+    const { xb, xh } = countsOf(d, c);
+    out[c] = bin(d.nb, p, xb) * bin(d.nh, q, xh);
+  }
+  return out;
+}
+
+/** Each claim's exact probability at per-competition rates p (base) and q (head). */
+export function tableLevels(table: VerdictTable, p: number[], q: number[]): ClaimLevels {
+  const d = table.design;
+  const T = types(d);
+  // Both claims' indicators side by side; sum out the competitions from the last (the most
+  // significant digit) to the first.
+  let cur = new Float64Array(2 * table.verdicts.length);
+  table.verdicts.forEach((v, o) => {
+    if (v) cur[2 * o + v - 1] = 1;
+  });
+  for (let i = d.m - 1; i >= 0; i--) {
+    const w = typeProbabilities(d, p[i], q[i]);
+    const size = 2 * T ** i;
+    const next = new Float64Array(size);
+    for (let c = 0; c < T; c++) {
+      if (w[c] === 0) continue;
+      const off = c * size;
+      for (let s = 0; s < size; s++) next[s] += w[c] * cur[off + s];
+    }
+    cur = next;
+  }
+  return { regressed: cur[0], noRegression: cur[1] };
+}
+
+/** Rates moved (each side by half the gap, within [0, 1]) so that mean(p − q) = drop; false if it cannot. */
+function atDrop(p: number[], q: number[], drop: number): boolean {
+  const m = p.length;
+  for (let it = 0; it < 60; it++) {
+    const gap = p.reduce((a, x, i) => a + x - q[i], 0) / m - drop;
+    if (Math.abs(gap) < 1e-12) return true;
+    for (let i = 0; i < m; i++) {
+      p[i] = Math.min(1, Math.max(0, p[i] - gap / 2));
+      q[i] = Math.min(1, Math.max(0, q[i] + gap / 2));
+    }
+  }
+  return false;
+}
+
+export interface Worst {
+  level: number;
+  p: number[];
+  q: number[];
+}
+
+/**
+ * The worst level of each claim found over rate configurations with mean(p − q) = tolerance:
+ * random configurations from corners (0, 2%, …, 100%), then perturbations of the worst so far.
+ */
+export function searchWorst(
+  table: VerdictTable,
+  tolerance: number,
+  iters: number,
+  seed = 1,
+): { regressed: Worst; noRegression: Worst } {
+  const rng = makeRng(seed);
+  const m = table.design.m;
+  const corners = [0, 0.02, 0.05, 0.1, 0.3, 0.5, 0.7, 0.9, 0.95, 1];
+  const worst = {
+    regressed: { level: -1, p: [] as number[], q: [] as number[] },
+    noRegression: { level: -1, p: [] as number[], q: [] as number[] },
+  };
+  for (let it = 0; it < iters; it++) {
+    const claim = it % 2 === 0 ? "regressed" : "noRegression";
+    const w = worst[claim];
+    let p: number[];
+    let q: number[];
+    if (w.level >= 0 && rng() < 0.6) {
+      const s = 0.2 * rng() ** 2;
+      const jiggle = (x: number) => Math.min(1, Math.max(0, x + s * (rng() - 0.5)));
+      p = w.p.map(jiggle);
+      q = w.q.map(jiggle);
+    } else {
+      p = Array.from({ length: m }, () => corners[Math.floor(rng() * corners.length)]);
+      q = p.map((x) => Math.max(0, x - tolerance * (0.5 + rng())));
+    }
+    if (!atDrop(p, q, tolerance)) continue;
+    const l = tableLevels(table, p, q);
+    for (const c of ["regressed", "noRegression"] as const)
+      if (l[c] > worst[c].level) worst[c] = { level: l[c], p, q };
+  }
+  return worst;
+}
+
+/** Multisets of count types (how many competitions have each), with their verdict. */
+export interface MultisetTable {
+  design: Design;
+  decisive: { n: number[]; logCoef: number; code: number }[];
+  all: number;
+}
+
+/** Every multiset of m count types and its verdict; only the decisive ones are kept. */
+export function multisetTable(d: Design, tolerance: number, levels = LEVELS): MultisetTable {
+  const T = types(d);
+  const n = new Array<number>(T).fill(0);
+  const decisive: MultisetTable["decisive"] = [];
+  let all = 0;
+  const lf = [0]; // log k!
+  for (let k = 1; k <= d.m; k++) lf.push(lf[k - 1] + Math.log(k));
+  const walk = (t: number, left: number) => {
+    if (t === T - 1) {
+      n[t] = left;
+      all++;
+      const counts: Counts[] = [];
+      n.forEach((k, c) => {
+        for (let j = 0; j < k; j++) counts.push(countsOf(d, c));
+      });
+      const code = CODE[medalVerdict(counts, levels, tolerance).verdict] ?? 0;
+      if (code) decisive.push({ n: [...n], logCoef: lf[d.m] - n.reduce((a, k) => a + lf[k], 0), code });
+      return;
+    }
+    for (let k = 0; k <= left; k++) {
+      n[t] = k;
+      walk(t + 1, left - k);
+    }
+  };
+  walk(0, d.m);
+  return { design: d, decisive, all };
+}
+
+/** Each claim's exact probability when every competition has base rate p and head rate q. */
+export function equalRateLevels(table: MultisetTable, p: number, q: number): ClaimLevels {
+  const lw = Array.from(typeProbabilities(table.design, p, q), Math.log);
+  const out: ClaimLevels = { regressed: 0, noRegression: 0 };
+  for (const s of table.decisive) {
+    let l = s.logCoef;
+    s.n.forEach((k, c) => {
+      if (k) l += k * lw[c];
+    });
+    if (s.code === 1) out.regressed += Math.exp(l);
+    else out.noRegression += Math.exp(l);
+  }
+  return out;
+}
+
+/** The worst of each claim over base rates p on a grid (head p − tolerance). */
+export function equalRateWorst(table: MultisetTable, tolerance: number, step: number) {
+  const worst = { regressed: { level: 0, p: 0 }, noRegression: { level: 0, p: 0 } };
+  for (let p = tolerance + step / 2; p < 1; p += step) {
+    const l = equalRateLevels(table, p, p - tolerance);
+    for (const c of ["regressed", "noRegression"] as const)
+      if (l[c] > worst[c].level) worst[c] = { level: l[c], p };
+  }
+  return worst;
+}
+
+/**
+ * Beta agents (the audit's and the bench's model: rates Beta with mean `rate` and ρ, every head
+ * rate scaled by 1 − drop/mean): each claim's share of suites, over all suites and over those whose
+ * drop equals the tolerance. When the drawn mean is below the tolerance the scaling stops at 0, the
+ * true drop is the whole mean, smaller than the tolerance, and `no-regression` is right there.
+ */
+export function betaAgentLevels(
+  d: Design,
+  rate: number,
+  rho: number,
+  tolerance: number,
+  suites: number,
+  seed = 5,
+): { all: ClaimLevels; atTolerance: ClaimLevels; shareAtTolerance: number } {
+  const rng = makeRng(seed);
+  const ab = 1 / rho - 1;
+  const all = { regressed: 0, noRegression: 0 };
+  const at = { regressed: 0, noRegression: 0 };
+  let nAt = 0;
+  for (let s = 0; s < suites; s++) {
+    const p = Array.from({ length: d.m }, () => betaDraw(rate * ab, (1 - rate) * ab, rng));
+    const mean = p.reduce((a, b) => a + b, 0) / d.m;
+    const keep = Math.max(0, 1 - tolerance / mean);
+    const counts: Counts[] = p.map((pi) => ({
+      nb: d.nb,
+      xb: binomialDraw(d.nb, pi, rng),
+      nh: d.nh,
+      xh: binomialDraw(d.nh, pi * keep, rng),
+    }));
+    const code = CODE[medalVerdict(counts, LEVELS, tolerance).verdict] ?? 0;
+    const exact = mean >= tolerance;
+    if (exact) nAt++;
+    for (const [t, counted] of [
+      [all, true],
+      [at, exact],
+    ] as const) {
+      if (!counted) continue;
+      if (code === 1) t.regressed++;
+      if (code === 2) t.noRegression++;
+    }
+  }
+  const share = (t: ClaimLevels, n: number) => ({
+    regressed: t.regressed / n,
+    noRegression: t.noRegression / n,
+  });
+  return { all: share(all, suites), atTolerance: share(at, nAt), shareAtTolerance: nAt / suites };
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
+const rates = (xs: number[]) => xs.map((x) => `${Math.round(100 * x)}`).join("/");
+const flag = (x: number) => (x > ALPHA ? ` **> α**` : "");
+
+export async function benchExactLevel(): Promise<string> {
+  const started = Date.now();
+  const iters = Number(process.env.EXACT_LEVEL_ITERS ?? 1500);
+  const step = Number(process.env.EXACT_LEVEL_STEP ?? 0.005);
+  const suites = Number(process.env.EXACT_LEVEL_SUITES ?? 20000);
+  const TOL = 0.05;
+  const out = [
+    "## The medal claims' exact level (bench/exact-level.ts)",
+    "",
+    `Each claim's probability at a true drop equal to the tolerance (${TOL * 100} pts), summed over every outcome of the runs (no simulation), α = 5% one-sided for each claim, fixed runs per side. A level above α is marked.`,
+    "",
+    `### Small suites, every rate configuration searched (${iters} configurations each)`,
+    "",
+    "| design (competitions × base runs × head runs) | outcomes | worst `regressed` | at rates (base → head, %) | worst false `no-regression` | at rates |",
+    "| --- | --- | --- | --- | --- | --- |",
+  ];
+  const small: Design[] = [
+    { m: 3, nb: 3, nh: 3 },
+    { m: 4, nb: 3, nh: 3 },
+    { m: 5, nb: 2, nh: 2 },
+    { m: 6, nb: 2, nh: 2 },
+    { m: 8, nb: 1, nh: 1 },
+    { m: 4, nb: 3, nh: 1 },
+  ];
+  for (const d of small) {
+    console.error(`exact-level: ${d.m} × ${d.nb} × ${d.nh} …`);
+    const table = verdictTable(d, TOL);
+    const w = searchWorst(table, TOL, iters);
+    out.push(
+      `| ${d.m} × ${d.nb} × ${d.nh} | ${table.verdicts.length} | ${pct(w.regressed.level)}${flag(w.regressed.level)} | ${rates(w.regressed.p)} → ${rates(w.regressed.q)} | ${pct(w.noRegression.level)}${flag(w.noRegression.level)} | ${rates(w.noRegression.p)} → ${rates(w.noRegression.q)} |`,
+    );
+  }
+  out.push(
+    "",
+    `### Every competition at the same rates (base rate on a grid of step ${step}, head ${TOL * 100} pts lower)`,
+    "",
+    "| design | multisets (decisive) | worst `regressed` | at base rate | worst false `no-regression` | at base rate |",
+    "| --- | --- | --- | --- | --- | --- |",
+  );
+  const equal: Design[] = [
+    { m: 6, nb: 3, nh: 3 },
+    { m: 8, nb: 3, nh: 3 },
+    { m: 10, nb: 2, nh: 2 },
+    { m: 14, nb: 2, nh: 2 },
+    { m: 14, nb: 3, nh: 1 },
+    { m: 10, nb: 1, nh: 1 },
+    { m: 22, nb: 1, nh: 1 },
+    { m: 40, nb: 1, nh: 1 },
+    { m: 75, nb: 1, nh: 1 },
+  ];
+  for (const d of equal) {
+    console.error(`exact-level: equal rates ${d.m} × ${d.nb} × ${d.nh} …`);
+    const table = multisetTable(d, TOL);
+    const w = equalRateWorst(table, TOL, step);
+    out.push(
+      `| ${d.m} × ${d.nb} × ${d.nh} | ${table.all} (${table.decisive.length}) | ${pct(w.regressed.level)}${flag(w.regressed.level)} | ${w.regressed.p.toFixed(4)} | ${pct(w.noRegression.level)}${flag(w.noRegression.level)} | ${w.noRegression.p.toFixed(4)} |`,
+    );
+  }
+  out.push(
+    "",
+    `### Beta agents at a drop equal to the tolerance (simulated, ${suites} suites per row; ± one standard error)`,
+    "",
+    'The audit\'s model scales every head rate by 1 − drop/mean; when a suite\'s drawn mean rate is below the tolerance the head rates stop at 0 and the true drop is the mean, smaller than the tolerance, where `no-regression` is right. "All suites" counts those as errors anyway; "drop = tolerance" keeps only the suites where the claim is wrong whenever it is made.',
+    "",
+    "| agent | design | suites whose drop = tolerance | false `no-regression`: all suites | drop = tolerance | `regressed`: all suites | drop = tolerance |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+  );
+  const se = (x: number, n: number) => `±${(100 * Math.sqrt((x * (1 - x)) / n)).toFixed(2)}`;
+  for (const [rate, rho, d] of [
+    [0.1, 0.8, { m: 22, nb: 3, nh: 3 }],
+    [0.1, 0.8, { m: 75, nb: 3, nh: 3 }],
+    [0.1, 0.45, { m: 22, nb: 3, nh: 3 }],
+    [0.1, 0.8, { m: 22, nb: 30, nh: 1 }],
+    [0.1, 0.8, { m: 75, nb: 30, nh: 1 }],
+    [0.1, 0.45, { m: 75, nb: 30, nh: 1 }],
+  ] as const) {
+    console.error(`exact-level: Beta agent ${rate} ρ ${rho} ${d.m} × ${d.nb} × ${d.nh} …`);
+    const r = betaAgentLevels(d, rate, rho, TOL, suites);
+    const nAt = Math.round(r.shareAtTolerance * suites);
+    out.push(
+      `| ${rate * 100}%, ρ = ${rho} | ${d.m} × ${d.nb} × ${d.nh} | ${pct(r.shareAtTolerance)} | ${pct(r.all.noRegression)} ${se(r.all.noRegression, suites)} | ${pct(r.atTolerance.noRegression)} ${se(r.atTolerance.noRegression, nAt)} | ${pct(r.all.regressed)} ${se(r.all.regressed, suites)} | ${pct(r.atTolerance.regressed)} ${se(r.atTolerance.regressed, nAt)} |`,
+    );
+  }
+  out.push("", `${((Date.now() - started) / 1000).toFixed(0)} s.`);
+  return out.join("\n");
+}
