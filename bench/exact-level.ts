@@ -270,6 +270,20 @@ const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
 const rates = (xs: number[]) => xs.map((x) => `${Math.round(100 * x)}`).join("/");
 const flag = (x: number) => (x > ALPHA ? ` **> α**` : "");
 
+/** One table row per design: its size, then each claim's worst level (marked above α) and where. */
+function designRows(
+  designs: Design[],
+  what: string,
+  measure: (d: Design) => [string, number, string, number, string],
+): string[] {
+  return designs.map((d) => {
+    const name = `${d.m} × ${d.nb} × ${d.nh}`;
+    console.error(`exact-level: ${what}${name} …`);
+    const [size, regressed, rAt, noRegression, nAt] = measure(d);
+    return `| ${name} | ${size} | ${pct(regressed)}${flag(regressed)} | ${rAt} | ${pct(noRegression)}${flag(noRegression)} | ${nAt} |`;
+  });
+}
+
 export async function benchExactLevel(): Promise<string> {
   const started = Date.now();
   const iters = Number(process.env.EXACT_LEVEL_ITERS ?? 1500);
@@ -294,14 +308,20 @@ export async function benchExactLevel(): Promise<string> {
     { m: 8, nb: 1, nh: 1 },
     { m: 4, nb: 3, nh: 1 },
   ];
-  for (const d of small) {
-    console.error(`exact-level: ${d.m} × ${d.nb} × ${d.nh} …`);
-    const table = verdictTable(d, TOL);
-    const w = searchWorst(table, TOL, iters);
-    out.push(
-      `| ${d.m} × ${d.nb} × ${d.nh} | ${table.verdicts.length} | ${pct(w.regressed.level)}${flag(w.regressed.level)} | ${rates(w.regressed.p)} → ${rates(w.regressed.q)} | ${pct(w.noRegression.level)}${flag(w.noRegression.level)} | ${rates(w.noRegression.p)} → ${rates(w.noRegression.q)} |`,
-    );
-  }
+  out.push(
+    ...designRows(small, "", (d) => {
+      const table = verdictTable(d, TOL);
+      const w = searchWorst(table, TOL, iters);
+      const at = (x: Worst) => `${rates(x.p)} → ${rates(x.q)}`;
+      return [
+        String(table.verdicts.length),
+        w.regressed.level,
+        at(w.regressed),
+        w.noRegression.level,
+        at(w.noRegression),
+      ];
+    }),
+  );
   out.push(
     "",
     `### Every competition at the same rates (base rate on a grid of step ${step}, head ${TOL * 100} pts lower)`,
@@ -320,14 +340,19 @@ export async function benchExactLevel(): Promise<string> {
     { m: 40, nb: 1, nh: 1 },
     { m: 75, nb: 1, nh: 1 },
   ];
-  for (const d of equal) {
-    console.error(`exact-level: equal rates ${d.m} × ${d.nb} × ${d.nh} …`);
-    const table = multisetTable(d, TOL);
-    const w = equalRateWorst(table, TOL, step);
-    out.push(
-      `| ${d.m} × ${d.nb} × ${d.nh} | ${table.all} (${table.decisive.length}) | ${pct(w.regressed.level)}${flag(w.regressed.level)} | ${w.regressed.p.toFixed(4)} | ${pct(w.noRegression.level)}${flag(w.noRegression.level)} | ${w.noRegression.p.toFixed(4)} |`,
-    );
-  }
+  out.push(
+    ...designRows(equal, "equal rates ", (d) => {
+      const table = multisetTable(d, TOL);
+      const w = equalRateWorst(table, TOL, step);
+      return [
+        `${table.all} (${table.decisive.length})`,
+        w.regressed.level,
+        w.regressed.p.toFixed(4),
+        w.noRegression.level,
+        w.noRegression.p.toFixed(4),
+      ];
+    }),
+  );
   out.push(
     "",
     `### Beta agents at a drop equal to the tolerance (simulated, ${suites} suites per row; ± one standard error)`,

@@ -1,7 +1,7 @@
 // The medal claims' score test (src/stats/score.ts) where the t bound alone fails: sparse medals.
 import { describe, expect, it } from "vitest";
 import { makeRng } from "../../src/stats/distributions.js";
-import { restrictedVariance, tiltedRate } from "../../src/stats/score.js";
+import { discreteness, restrictedVariance, tiltedRate } from "../../src/stats/score.js";
 import { analyzeMetric, medalTBounds, type CompetitionSample, type Counts } from "../../src/stats/stats.js";
 
 const L = { regressed: 0.05, noRegression: 0.05 };
@@ -70,6 +70,21 @@ describe("the score test on sparse medals", () => {
       }
     }
     expect(claims).toBeGreaterThan(10);
+  });
+
+  it("the continuity correction: a quarter step with one run a side, none with three or more", () => {
+    const design = (m: number, nb: number, nh: number): Counts[] =>
+      Array.from({ length: m }, () => ({ nb, xb: 0, nh, xh: 0 }));
+    // The estimate moves in steps of 1/(m·n) with n runs a side.
+    expect(discreteness(design(22, 1, 1))).toBeCloseTo(1 / (4 * 22), 12);
+    expect(discreteness(design(22, 2, 2))).toBeCloseTo(1 / (16 * 22), 12);
+    expect(discreteness(design(22, 3, 1))).toBeCloseTo(1 / (8 * 22), 12);
+    expect(discreteness(design(22, 3, 3))).toBe(0);
+    expect(discreteness(design(22, 30, 5))).toBe(0);
+    // A competition's weight counts once in m: one single-run competition among 22 full ones.
+    const mixed = [...design(21, 3, 3), { nb: 1, xb: 0, nh: 1, xh: 0 }];
+    expect(discreteness(mixed)).toBeCloseTo(1 / (4 * 22 * 22), 12);
+    expect(discreteness([])).toBe(0);
   });
 
   it("the restricted rates meet the null and maximize each side's likelihood", () => {
