@@ -266,7 +266,7 @@ export function betaAgentLevels(
   return { all: share(all, suites), atTolerance: share(at, nAt), shareAtTolerance: nAt / suites };
 }
 
-const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
+const pct = (x: number) => `${x < 0.001 && x > 0 ? (100 * x).toPrecision(2) : (100 * x).toFixed(2)}%`;
 const rates = (xs: number[]) => xs.map((x) => `${Math.round(100 * x)}`).join("/");
 const flag = (x: number) => (x > ALPHA ? ` **> α**` : "");
 
@@ -353,6 +353,27 @@ export async function benchExactLevel(): Promise<string> {
       ];
     }),
   );
+  out.push(
+    "",
+    "### Smaller levels (the monitor's looks before the last spend α in parts)",
+    "",
+    "Every competition at the same rates, as above, both claims at the one-sided level shown.",
+    "",
+    "| design | level | worst `regressed` | at base rate | worst false `no-regression` | at base rate |",
+    "| --- | --- | --- | --- | --- | --- |",
+  );
+  for (const d of [
+    { m: 14, nb: 3, nh: 1 },
+    { m: 22, nb: 1, nh: 1 },
+  ])
+    for (const level of [0.01, 0.001]) {
+      console.error(`exact-level: level ${level} ${d.m} × ${d.nb} × ${d.nh} …`);
+      const w = equalRateWorst(multisetTable(d, TOL, { regressed: level, noRegression: level }), TOL, step);
+      const mark = (x: number) => `${pct(x)}${x > level ? " **> level**" : ""}`;
+      out.push(
+        `| ${d.m} × ${d.nb} × ${d.nh} | ${level * 100}% | ${mark(w.regressed.level)} | ${w.regressed.p.toFixed(4)} | ${mark(w.noRegression.level)} | ${w.noRegression.p.toFixed(4)} |`,
+      );
+    }
   out.push(
     "",
     `### Beta agents at a drop equal to the tolerance (simulated, ${suites} suites per row; ± one standard error)`,

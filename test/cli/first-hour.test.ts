@@ -80,8 +80,10 @@ describe("README's quick start, followed literally", () => {
     ]);
     // No "🟢 better" beside the medal rate while the interval allows a drop: the mark follows the interval.
     expect(out[2]).not.toContain("🟢");
-    // What README shows is what it prints (timings and the exact bounds aside).
-    for (const line of out.filter((l) => /^(Medalist|inconclusive|report|viewer|results|Verdict)/.test(l)))
+    // What README shows is what it prints, the bounds included (timings aside).
+    for (const line of out.filter((l) =>
+      /^(Medalist|inconclusive|Medal rate|Mean percentile|report|viewer|results|Verdict)/.test(l),
+    ))
       expect(README).toContain(line);
     // The full comment is on disk, where the summary says.
     expect(readFileSync(join(home, ".medalist/demo/report.md"), "utf8")).toMatch(
