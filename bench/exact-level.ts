@@ -15,6 +15,7 @@
 // claim's worst level over all rates.
 import { betaDraw, binomialDraw, logChoose, makeRng } from "../src/stats/distributions.js";
 import { medalVerdict, type Counts, type Levels } from "../src/stats/stats.js";
+import { STRESS_CORNERS } from "./adaptive.js";
 
 const ALPHA = 0.05;
 const LEVELS: Levels = { regressed: ALPHA, noRegression: ALPHA };
@@ -219,6 +220,71 @@ export function equalRateWorst(table: MultisetTable, tolerance: number, step: nu
 }
 
 /**
+ * Each claim's exact probability when competitions come in groups of equal rates: within a group
+ * only the count types its rates can produce, as multisets; across groups every combination. Exact
+ * for the sparse corners of issue 30, where most groups have a rate of 0 or 1 on a side.
+ */
+export function groupedLevels(
+  d: Omit<Design, "m">,
+  groups: { m: number; p: number; q: number }[],
+  tolerance: number,
+) {
+  const per = groups.map((g) => {
+    const dm = { ...d, m: g.m };
+    const w = typeProbabilities(dm, g.p, g.q);
+    const live = [...w.keys()].filter((c) => w[c] > 0);
+    const lf = [0];
+    for (let k = 1; k <= g.m; k++) lf.push(lf[k - 1] + Math.log(k));
+    // Every multiset of g.m count types among the live ones, with its log probability.
+    const sets: { counts: Counts[]; logP: number }[] = [];
+    const n = new Array<number>(live.length).fill(0);
+    const walk = (t: number, left: number) => {
+      if (t === live.length - 1) {
+        n[t] = left;
+        let logP = lf[g.m];
+        const counts: Counts[] = [];
+        n.forEach((k, j) => {
+          logP += k * Math.log(w[live[j]]) - lf[k];
+          for (let r = 0; r < k; r++) counts.push(countsOf(dm, live[j]));
+        });
+        sets.push({ counts, logP });
+        return;
+      }
+      for (let k = 0; k <= left; k++) {
+        n[t] = k;
+        walk(t + 1, left - k);
+      }
+    };
+    walk(0, g.m);
+    return sets;
+  });
+  const out: ClaimLevels = { regressed: 0, noRegression: 0 };
+  const combine = (i: number, counts: Counts[], logP: number) => {
+    if (i === per.length) {
+      const code = CODE[medalVerdict(counts, LEVELS, tolerance).verdict] ?? 0;
+      if (code === 1) out.regressed += Math.exp(logP);
+      if (code === 2) out.noRegression += Math.exp(logP);
+      return;
+    }
+    for (const s of per[i]) combine(i + 1, [...counts, ...s.counts], logP + s.logP);
+  };
+  combine(0, [], 0);
+  return out;
+}
+
+/** A corner's competitions grouped by equal (base, head) rates. */
+export function groupsOf(p: number[], q: number[]): { m: number; p: number; q: number }[] {
+  const groups = new Map<string, { m: number; p: number; q: number }>();
+  p.forEach((pi, i) => {
+    const key = `${pi}/${q[i]}`;
+    const g = groups.get(key) ?? { m: 0, p: pi, q: q[i] };
+    g.m++;
+    groups.set(key, g);
+  });
+  return [...groups.values()];
+}
+
+/**
  * Beta agents (the audit's and the bench's model: rates Beta with mean `rate` and ρ, every head
  * rate scaled by 1 − drop/mean): each claim's share of suites, over all suites and over those whose
  * drop equals the tolerance. When the drawn mean is below the tolerance the scaling stops at 0, the
@@ -353,6 +419,53 @@ export async function benchExactLevel(): Promise<string> {
       ];
     }),
   );
+  out.push(
+    "",
+    "### The sparse corners of issue 30, fixed 3 × 3 runs (exact)",
+    "",
+    "The stress corners of `npm run bench -- adaptive`, each at a true drop equal to its tolerance, summed over every outcome of the fixed design's runs (the bench simulates them; here there is no Monte Carlo error).",
+    "",
+    "| corner | groups of equal rates | `regressed` | false `no-regression` |",
+    "| --- | --- | --- | --- |",
+  );
+  for (const c of STRESS_CORNERS) {
+    console.error(`exact-level: corner ${c.name} …`);
+    const groups = groupsOf(c.p, c.q);
+    const l = groupedLevels({ nb: 3, nh: 3 }, groups, c.tol);
+    out.push(
+      `| ${c.name} | ${groups.map((g) => g.m).join(" + ")} competitions | ${pct(l.regressed)}${flag(l.regressed)} | ${pct(l.noRegression)}${flag(l.noRegression)} |`,
+    );
+  }
+  out.push(
+    "",
+    "### A family of sparse suites, fixed 3 × 3 runs (exact)",
+    "",
+    "`k` of `m` competitions always won on the base, their head rate lowered so that the suite drops by exactly the tolerance, the other `m − k` never won on either side; the worst `k` (every `k` for 22 and 40 competitions, the listed ones for 75).",
+    "",
+    "| competitions | tolerance | worst false `no-regression` | at k (head rate) | worst `regressed` | at k (head rate) |",
+    "| --- | --- | --- | --- | --- | --- |",
+  );
+  for (const [m, ks] of [
+    [22, null],
+    [40, null],
+    [75, [20, 30, 45, 60, 74]],
+  ] as const)
+    for (const tol of [0.025, 0.05, 0.1]) {
+      console.error(`exact-level: always-won family ${m} × 3, tolerance ${tol} …`);
+      const worst = { nr: { level: 0, k: 0 }, rg: { level: 0, k: 0 } };
+      for (const k of ks ?? Array.from({ length: m }, (_, i) => i + 1)) {
+        const q = 1 - (tol * m) / k;
+        if (q < 0) continue;
+        const groups = [{ m: k, p: 1, q }, ...(k < m ? [{ m: m - k, p: 0, q: 0 }] : [])];
+        const l = groupedLevels({ nb: 3, nh: 3 }, groups, tol);
+        if (l.noRegression > worst.nr.level) worst.nr = { level: l.noRegression, k };
+        if (l.regressed > worst.rg.level) worst.rg = { level: l.regressed, k };
+      }
+      const at = (k: number) => (k ? `${k} (${(100 * (1 - (tol * m) / k)).toFixed(1)}%)` : "—");
+      out.push(
+        `| ${m} | ${tol * 100} pts | ${pct(worst.nr.level)}${flag(worst.nr.level)} | ${at(worst.nr.k)} | ${pct(worst.rg.level)}${flag(worst.rg.level)} | ${at(worst.rg.k)} |`,
+      );
+    }
   out.push(
     "",
     "### Smaller levels (the monitor's looks before the last spend α in parts)",

@@ -2,9 +2,12 @@
 // literally"): every outcome of the runs summed. The rate searches are sized by MEDALIST_STATS_SIM
 // (default 300 configurations per design).
 import { describe, expect, it } from "vitest";
+import { STRESS_CORNERS } from "../../bench/adaptive.js";
 import {
   equalRateLevels,
   equalRateWorst,
+  groupedLevels,
+  groupsOf,
   multisetTable,
   searchWorst,
   tableLevels,
@@ -84,5 +87,20 @@ describe("the medal claims' exact level", () => {
     expect(w.noRegression.level).toBeGreaterThan(0.03);
     expect(w.regressed.level).toBeLessThanOrEqual(ALPHA);
     expect(w.noRegression.level).toBeLessThanOrEqual(ALPHA);
+  });
+
+  it("the 22-competition sparse corners of issue 30, fixed 3 × 3 runs: both claims within α, exactly", () => {
+    const corners = STRESS_CORNERS.filter((c) => c.p.length === 22);
+    expect(corners.length).toBe(4);
+    for (const c of corners) {
+      const l = groupedLevels({ nb: 3, nh: 3 }, groupsOf(c.p, c.q), c.tol);
+      expect(l.regressed, c.name).toBeLessThanOrEqual(ALPHA);
+      expect(l.noRegression, c.name).toBeLessThanOrEqual(ALPHA);
+    }
+    // The grouping is exact: one group of equal rates gives what the equal-rate multisets give.
+    const eq = groupedLevels({ nb: 2, nh: 2 }, [{ m: 6, p: 0.55, q: 0.5 }], TOL);
+    const ms = equalRateLevels(multisetTable({ m: 6, nb: 2, nh: 2 }, TOL), 0.55, 0.5);
+    expect(eq.regressed).toBeCloseTo(ms.regressed, 12);
+    expect(eq.noRegression).toBeCloseTo(ms.noRegression, 12);
   });
 });
