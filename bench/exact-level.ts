@@ -336,18 +336,31 @@ const pct = (x: number) => `${x < 0.001 && x > 0 ? (100 * x).toPrecision(2) : (1
 const rates = (xs: number[]) => xs.map((x) => `${Math.round(100 * x)}`).join("/");
 const flag = (x: number) => (x > ALPHA ? ` **> α**` : "");
 
-/** One table row per design: its size, then each claim's worst level (marked above α) and where. */
-function designRows(
+/**
+ * A table with one row per design under `heading`: its size, then each claim's worst level
+ * (marked above α) and where.
+ */
+function designTable(
+  heading: string,
+  columns: [size: string, where: string],
   designs: Design[],
   what: string,
   measure: (d: Design) => [string, number, string, number, string],
 ): string[] {
-  return designs.map((d) => {
-    const name = `${d.m} × ${d.nb} × ${d.nh}`;
-    console.error(`exact-level: ${what}${name} …`);
-    const [size, regressed, rAt, noRegression, nAt] = measure(d);
-    return `| ${name} | ${size} | ${pct(regressed)}${flag(regressed)} | ${rAt} | ${pct(noRegression)}${flag(noRegression)} | ${nAt} |`;
-  });
+  const [size, where] = columns;
+  return [
+    "",
+    heading,
+    "",
+    `| design (competitions × base runs × head runs) | ${size} | worst \`regressed\` | ${where} | worst false \`no-regression\` | ${where} |`,
+    "| --- | --- | --- | --- | --- | --- |",
+    ...designs.map((d) => {
+      const name = `${d.m} × ${d.nb} × ${d.nh}`;
+      console.error(`exact-level: ${what}${name} …`);
+      const [n, regressed, rAt, noRegression, nAt] = measure(d);
+      return `| ${name} | ${n} | ${pct(regressed)}${flag(regressed)} | ${rAt} | ${pct(noRegression)}${flag(noRegression)} | ${nAt} |`;
+    }),
+  ];
 }
 
 export async function benchExactLevel(): Promise<string> {
@@ -360,11 +373,6 @@ export async function benchExactLevel(): Promise<string> {
     "## The medal claims' exact level (bench/exact-level.ts)",
     "",
     `Each claim's probability at a true drop equal to the tolerance (${TOL * 100} pts), summed over every outcome of the runs (no simulation), α = 5% one-sided for each claim, fixed runs per side. A level above α is marked.`,
-    "",
-    `### Small suites, every rate configuration searched (${iters} configurations each)`,
-    "",
-    "| design (competitions × base runs × head runs) | outcomes | worst `regressed` | at rates (base → head, %) | worst false `no-regression` | at rates |",
-    "| --- | --- | --- | --- | --- | --- |",
   ];
   const small: Design[] = [
     { m: 3, nb: 3, nh: 3 },
@@ -375,25 +383,24 @@ export async function benchExactLevel(): Promise<string> {
     { m: 4, nb: 3, nh: 1 },
   ];
   out.push(
-    ...designRows(small, "", (d) => {
-      const table = verdictTable(d, TOL);
-      const w = searchWorst(table, TOL, iters);
-      const at = (x: Worst) => `${rates(x.p)} → ${rates(x.q)}`;
-      return [
-        String(table.verdicts.length),
-        w.regressed.level,
-        at(w.regressed),
-        w.noRegression.level,
-        at(w.noRegression),
-      ];
-    }),
-  );
-  out.push(
-    "",
-    `### Every competition at the same rates (base rate on a grid of step ${step}, head ${TOL * 100} pts lower)`,
-    "",
-    "| design | multisets (decisive) | worst `regressed` | at base rate | worst false `no-regression` | at base rate |",
-    "| --- | --- | --- | --- | --- | --- |",
+    ...designTable(
+      `### Small suites, every rate configuration searched (${iters} configurations each)`,
+      ["outcomes", "at rates (base → head, %)"],
+      small,
+      "",
+      (d) => {
+        const table = verdictTable(d, TOL);
+        const w = searchWorst(table, TOL, iters);
+        const at = (x: Worst) => `${rates(x.p)} → ${rates(x.q)}`;
+        return [
+          String(table.verdicts.length),
+          w.regressed.level,
+          at(w.regressed),
+          w.noRegression.level,
+          at(w.noRegression),
+        ];
+      },
+    ),
   );
   const equal: Design[] = [
     { m: 6, nb: 3, nh: 3 },
@@ -407,17 +414,23 @@ export async function benchExactLevel(): Promise<string> {
     { m: 75, nb: 1, nh: 1 },
   ];
   out.push(
-    ...designRows(equal, "equal rates ", (d) => {
-      const table = multisetTable(d, TOL);
-      const w = equalRateWorst(table, TOL, step);
-      return [
-        `${table.all} (${table.decisive.length})`,
-        w.regressed.level,
-        w.regressed.p.toFixed(4),
-        w.noRegression.level,
-        w.noRegression.p.toFixed(4),
-      ];
-    }),
+    ...designTable(
+      `### Every competition at the same rates (base rate on a grid of step ${step}, head ${TOL * 100} pts lower)`,
+      ["multisets (decisive)", "at base rate"],
+      equal,
+      "equal rates ",
+      (d) => {
+        const table = multisetTable(d, TOL);
+        const w = equalRateWorst(table, TOL, step);
+        return [
+          `${table.all} (${table.decisive.length})`,
+          w.regressed.level,
+          w.regressed.p.toFixed(4),
+          w.noRegression.level,
+          w.noRegression.p.toFixed(4),
+        ];
+      },
+    ),
   );
   out.push(
     "",

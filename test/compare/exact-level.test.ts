@@ -20,6 +20,17 @@ const ALPHA = 0.05;
 const TOL = 0.05;
 const ITERS = Number(process.env.MEDALIST_STATS_SIM ?? 300);
 
+/** Each claim made somewhere (above `floor`, or the check proves nothing) and never above α. */
+function expectWithinAlpha(
+  w: { regressed: { level: number }; noRegression: { level: number } },
+  floor: number,
+) {
+  for (const claim of [w.regressed.level, w.noRegression.level]) {
+    expect(claim).toBeGreaterThan(floor);
+    expect(claim).toBeLessThanOrEqual(ALPHA);
+  }
+}
+
 describe("the medal claims' exact level", () => {
   it("both enumerations give the same probabilities, and simulation agrees with them", () => {
     const d = { m: 3, nb: 2, nh: 2 };
@@ -63,30 +74,17 @@ describe("the medal claims' exact level", () => {
 
   it("small suites with 3 runs a side keep both claims within α at every rate configuration searched", () => {
     for (const m of [3, 4]) {
-      const w = searchWorst(verdictTable({ m, nb: 3, nh: 3 }, TOL), TOL, ITERS, m);
-      // Some configuration must make each claim at all, or the check proves nothing.
-      expect(w.regressed.level).toBeGreaterThan(0.001);
-      expect(w.noRegression.level).toBeGreaterThan(0.001);
-      expect(w.regressed.level).toBeLessThanOrEqual(ALPHA);
-      expect(w.noRegression.level).toBeLessThanOrEqual(ALPHA);
+      expectWithinAlpha(searchWorst(verdictTable({ m, nb: 3, nh: 3 }, TOL), TOL, ITERS, m), 0.001);
     }
   });
 
   it("six competitions at the same rates with 3 runs a side keep both claims within α at every base rate", () => {
-    const w = equalRateWorst(multisetTable({ m: 6, nb: 3, nh: 3 }, TOL), TOL, 0.01);
-    expect(w.regressed.level).toBeGreaterThan(0.005);
-    expect(w.noRegression.level).toBeGreaterThan(0.005);
-    expect(w.regressed.level).toBeLessThanOrEqual(ALPHA);
-    expect(w.noRegression.level).toBeLessThanOrEqual(ALPHA);
+    expectWithinAlpha(equalRateWorst(multisetTable({ m: 6, nb: 3, nh: 3 }, TOL), TOL, 0.01), 0.005);
   });
 
   it("one run a side: the continuity correction keeps both claims within α at every equal base rate", () => {
     // Without it (discreteness, src/stats/score.ts) `regressed` reached 5.10% here.
-    const w = equalRateWorst(multisetTable({ m: 22, nb: 1, nh: 1 }, TOL), TOL, 0.0025);
-    expect(w.regressed.level).toBeGreaterThan(0.03);
-    expect(w.noRegression.level).toBeGreaterThan(0.03);
-    expect(w.regressed.level).toBeLessThanOrEqual(ALPHA);
-    expect(w.noRegression.level).toBeLessThanOrEqual(ALPHA);
+    expectWithinAlpha(equalRateWorst(multisetTable({ m: 22, nb: 1, nh: 1 }, TOL), TOL, 0.0025), 0.03);
   });
 
   it("the 22-competition sparse corners of issue 30, fixed 3 × 3 runs: both claims within α, exactly", () => {
