@@ -115,6 +115,21 @@ export class DaemonWatch {
     for (const s of this.seen.values()) for (const w of s.waiters.splice(0)) w();
   }
 
+  /**
+   * True when `e` says the daemon's socket did not answer (refused, missing, cut mid-call): the
+   * watch then counts the daemon as lost from now, so the next `ready()` waits for it within the
+   * bound instead of an attempt being spent on a socket that is gone.
+   */
+  unreachable(e: unknown): boolean {
+    if (!isConnectionError(e)) return false;
+    const s = this.stream as unknown as { destroy?: () => void } | null;
+    if (s !== null) {
+      this.lost(this.stream);
+      s.destroy?.();
+    } else this.lostAt ??= Date.now();
+    return true;
+  }
+
   /** Medalist is about to stop or kill this container: its kill events are not someone else's. */
   stopping(id: string): void {
     this.ours.add(id);
@@ -198,6 +213,18 @@ export class DaemonWatch {
     s?.destroy?.();
     for (const e of this.seen.values()) for (const w of e.waiters.splice(0)) w();
   }
+}
+
+const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOENT", "ENOTSOCK"]);
+
+/** A socket-level failure (no HTTP status): the daemon is not there to answer. */
+export function isConnectionError(e: unknown): boolean {
+  if (typeof e !== "object" || e === null) return false;
+  const { code, syscall, statusCode } = e as { code?: unknown; syscall?: unknown; statusCode?: unknown };
+  if (typeof statusCode === "number") return false;
+  if (typeof code === "string" && CONNECTION_CODES.has(code))
+    return code !== "ENOENT" || syscall === "connect";
+  return /^(connect (ECONNREFUSED|ENOENT)|socket hang up)/.test(errorMessage(e));
 }
 
 function secs(ms: number): string {

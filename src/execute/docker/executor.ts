@@ -219,6 +219,13 @@ export class DockerExecutor {
     const infra = (error: string, retryable = true) => ({
       ended: { code: null, infra: { error, retryable } },
     });
+    // A call the daemon's socket did not answer: wait for it (within run.reconnectSecs) before the
+    // attempt is given back, so that a daemon gone for good ends in the watch's one sentence.
+    const failed = async (error: string, e: unknown, retryable = true) => {
+      if (!this.daemon?.unreachable(e)) return infra(error, retryable);
+      const gone = await this.daemon.ready();
+      return gone ? infra(gone, false) : infra(error, true);
+    };
     // A daemon that went away is waited for (up to run.reconnectSecs) before anything is asked of it.
     const gone = await this.daemon?.ready();
     if (gone) return infra(gone, false);
@@ -226,7 +233,7 @@ export class DockerExecutor {
     try {
       image = await this.prepareImage();
     } catch (e) {
-      return infra(errorMessage(e), !(e instanceof ImageMissingError || e instanceof UserLookupError));
+      return failed(errorMessage(e), e, !(e instanceof ImageMissingError || e instanceof UserLookupError));
     }
     const { details } = ctx;
     Object.assign(details, { image: image.ref, imageId: image.id, imageDigest: image.digest });
@@ -252,7 +259,7 @@ export class DockerExecutor {
       root = await this.rootArea(ctx, volumes, opts.Labels ?? {});
     } catch (e) {
       await unmount();
-      return infra(`creating the writable places of the read-only root failed: ${errorMessage(e)}`);
+      return failed(`creating the writable places of the read-only root failed: ${errorMessage(e)}`, e);
     }
     const dropRoot = () => this.dropRootArea(root, ctx);
     const sidecar = await this.sidecarFor(spec, ctx, opts, image);
@@ -266,7 +273,7 @@ export class DockerExecutor {
       await sidecar?.stop();
       await unmount();
       await dropRoot();
-      return infra(`creating the container failed: ${errorMessage(e)}`, statusCode(e) !== 400);
+      return failed(`creating the container failed: ${errorMessage(e)}`, e, statusCode(e) !== 400);
     }
     details.containerId = container.id;
     const watch: { timer?: NodeJS.Timeout } = {};
@@ -301,7 +308,7 @@ export class DockerExecutor {
           `starting the container failed: the kernel refused a fork to the gVisor sandbox at limits.pids ${pids}, before the agent ran (the sandbox's own threads count; raise limits.pids): ${errorMessage(e)}`,
           false,
         );
-      return infra(`starting the container failed: ${errorMessage(e)}`);
+      return failed(`starting the container failed: ${errorMessage(e)}`, e);
     }
     await sidecar?.afterStart?.(container);
     const logsDone = container
@@ -632,6 +639,7 @@ export class DockerExecutor {
       if ("vanished" in first) return { code: null, infra: { error: first.vanished, retryable: true } };
       waitCode = first.code;
     } catch (e) {
+      this.daemon?.unreachable(e);
       const error = `lost the container: the Docker daemon stopped answering while it ran (${errorMessage(e)})`;
       return { code: null, infra: { error, retryable: true } };
     } finally {
