@@ -10,6 +10,9 @@
 //    the drop the null says is there, which a variance estimated from the observed runs lacks; the
 //    pseudo-runs keep the restricted rates from piling that drop onto the few competitions that
 //    happened to medal (which would understate it) when the rates spread no more than noise.
+//  - For the medal claims the head side also gets two pseudo-runs at the rate the null gives it
+//    (its base rate less the null's share, `NULL_RUNS`): the restricted fit alone left the head
+//    rates of competitions always won unequal, and their variance too small, in sparse suites.
 
 /** Medal counts of one competition: x of n runs on each side. */
 export interface Counts {
@@ -38,6 +41,37 @@ export interface Prior {
   a: number;
   b: number;
   scale?: number;
+  /**
+   * The competition's base rate as the base runs alone estimate it (the medal claims). When every
+   * competition has one, the head side also gets `NULL_RUNS` pseudo-runs at the null's rate for it.
+   */
+  base?: number;
+}
+
+/**
+ * Pseudo-runs on each competition's head side at the rate the null gives it: its base rate less
+ * the null's share, the same share of every competition's base rate, q0 = p·(1 + m·d0/Σp).
+ * Without them the restricted fit puts the null's drop on the competitions whose head runs missed;
+ * when few did, those whose head runs all won keep rates near 1, and Σ q(1 − q) of such unequal
+ * rates falls below that of the equal rates that produced them (false `no-regression` up to 7.8%
+ * in suites of 40–75 competitions almost all always or never won, `npm run bench -- exact-level`).
+ * Two, the fewest that bring those within α; they also pull a head rate toward its base one, which
+ * at no change is where it lies.
+ */
+export const NULL_RUNS = 2;
+
+/** Each competition's head pseudo-runs (weight, medals) at the null d0; none without base rates. */
+function nullRuns(counts: Counts[], d0: number, priors: Prior[]): { w: number; x: number }[] {
+  const m = counts.length;
+  const base = priors.map((p) => p.base);
+  if (m === 0 || base.length !== m || base.some((b) => b === undefined))
+    return counts.map(() => ({ w: 0, x: 0 }));
+  const total = (base as number[]).reduce((a, p) => a + p, 0);
+  const share = total > 0 ? Math.max(0, 1 + (m * d0) / total) : 1;
+  return (base as number[]).map((p) => ({
+    w: NULL_RUNS,
+    x: NULL_RUNS * Math.min(1, Math.max(0, share * p)),
+  }));
 }
 
 /**
@@ -50,12 +84,13 @@ export function restrictedVariance(counts: Counts[], d0: number, priors: Prior[]
   const pa = (i: number) => priors[i]?.a ?? 0;
   const pb = (i: number) => priors[i]?.b ?? 0;
   const target = m * d0;
+  const head = nullRuns(counts, d0, priors);
   const gap = (lam: number) => {
     let s = 0;
     counts.forEach((c, i) => {
       const a = pa(i);
       const w = a + pb(i);
-      s += tiltedRate(c.nh + w, c.xh + a, -lam) - tiltedRate(c.nb + w, c.xb + a, lam);
+      s += tiltedRate(c.nh + w + head[i].w, c.xh + a + head[i].x, -lam) - tiltedRate(c.nb + w, c.xb + a, lam);
     });
     return s - target; // decreasing in lam
   };
@@ -75,7 +110,7 @@ export function restrictedVariance(counts: Counts[], d0: number, priors: Prior[]
     const a = pa(i);
     const w = a + pb(i);
     const p = tiltedRate(c.nb + w, c.xb + a, lam);
-    const q = tiltedRate(c.nh + w, c.xh + a, -lam);
+    const q = tiltedRate(c.nh + w + head[i].w, c.xh + a + head[i].x, -lam);
     v += (priors[i]?.scale ?? 1) * ((p * (1 - p)) / c.nb + (q * (1 - q)) / c.nh);
   }
   return v / (m * m);

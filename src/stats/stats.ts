@@ -25,7 +25,7 @@ import {
   normalQuantile,
   studentTQuantile,
 } from "./distributions.js";
-import { discreteness, scoreBound, scoreRejects, type Counts } from "./score.js";
+import { discreteness, scoreBound, scoreRejects, type Counts, type Prior } from "./score.js";
 
 /** `error`: the head could not be evaluated (see compare.ts); never produced by the statistics. */
 export type Verdict = "regressed" | "no-regression" | "inconclusive" | "error";
@@ -399,13 +399,15 @@ export function medalVerdict(
  * that it counts once per competition), plus half a run at the competition's own empirical-Bayes
  * rate. The first keeps the restricted rates from piling the null's drop onto the few competitions
  * that happened to medal when the rates spread no more than binomial noise; the second keeps a
- * competition whose head runs all missed from having no variance under the null.
+ * competition whose head runs all missed from having no variance under the null. `base`, the
+ * competition's rate from its base runs alone, places the head's pseudo-runs at the null's rate
+ * (`NULL_RUNS`, src/stats/score.ts).
  */
-export function scorePrior(counts: Counts[]): { a: number; b: number }[] {
+export function scorePrior(counts: Counts[]): Prior[] {
   const p = pooledPrior(counts);
   return counts.map((c) => {
     const r = (c.xb + c.xh + p.a) / (c.nb + c.nh + p.a + p.b);
-    return { a: (p.a + r) / 2, b: (p.b + 1 - r) / 2 };
+    return { a: (p.a + r) / 2, b: (p.b + 1 - r) / 2, base: (c.xb + p.a) / (c.nb + p.a + p.b) };
   });
 }
 
@@ -648,7 +650,7 @@ function percentileClaims(
   }));
   // Each competition's variance at the null's rates, scaled by its own dispersion (not the
   // suite's: competitions whose placings barely move must not shrink a sparse one's variance).
-  const prior = scorePrior(sums).map((p, i) => ({ ...p, scale: dispersion([samples[i]]) }));
+  const prior = scorePrior(sums).map((p, i) => ({ a: p.a, b: p.b, scale: dispersion([samples[i]]) }));
   const critN = scoreCrit(levels.noRegression, sums.length);
   const critR = scoreCrit(levels.regressed, sums.length);
   const rulesOut = t.lower > -tolerance && scoreRejects(sums, -tolerance, "lower", critN, prior);

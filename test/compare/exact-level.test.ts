@@ -101,4 +101,25 @@ describe("the medal claims' exact level", () => {
     expect(eq.regressed).toBeCloseTo(ms.regressed, 12);
     expect(eq.noRegression).toBeCloseTo(ms.noRegression, 12);
   });
+
+  it("the sparse family, 40 competitions × 3 × 3: k always won, their head rate lowered to a drop of the tolerance, the rest never won, within α exactly", () => {
+    // Before the head's pseudo-runs at the null's rate (NULL_RUNS, src/stats/score.ts) these were
+    // the family's worst points at 40 competitions: false `no-regression` 5.74% and 7.41%.
+    for (const [k, tol] of [
+      [39, 0.05],
+      [29, 0.1],
+    ]) {
+      const q = 1 - (tol * 40) / k;
+      const l = groupedLevels(
+        { nb: 3, nh: 3 },
+        [
+          { m: k, p: 1, q },
+          { m: 40 - k, p: 0, q: 0 },
+        ],
+        tol,
+      );
+      expect(l.noRegression, `k ${k}, tolerance ${tol}`).toBeLessThanOrEqual(ALPHA);
+      expect(l.regressed, `k ${k}, tolerance ${tol}`).toBeLessThanOrEqual(ALPHA);
+    }
+  });
 });
