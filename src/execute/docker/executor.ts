@@ -222,7 +222,16 @@ export class DockerExecutor {
     // A call the daemon's socket did not answer: wait for it (within run.reconnectSecs) before the
     // attempt is given back, so that a daemon gone for good ends in the watch's one sentence.
     const failed = async (error: string, e: unknown, retryable = true) => {
-      if (!this.daemon?.unreachable(e)) return infra(error, retryable);
+      if (!this.daemon) return infra(error, retryable);
+      // A daemon answering 5xx may be shutting down: if it no longer answers a ping, it is gone.
+      const sign =
+        (statusCode(e) ?? 0) >= 500
+          ? await this.docker.ping().then(
+              () => e,
+              (p: unknown) => p,
+            )
+          : e;
+      if (!this.daemon.unreachable(sign)) return infra(error, retryable);
       const gone = await this.daemon.ready();
       return gone ? infra(gone, false) : infra(error, true);
     };
