@@ -63,15 +63,11 @@ export const NULL_RUNS = 2;
 /** Each competition's head pseudo-runs (weight, medals) at the null d0; none without base rates. */
 function nullRuns(counts: Counts[], d0: number, priors: Prior[]): { w: number; x: number }[] {
   const m = counts.length;
-  const base = priors.map((p) => p.base);
-  if (m === 0 || base.length !== m || base.some((b) => b === undefined))
-    return counts.map(() => ({ w: 0, x: 0 }));
-  const total = (base as number[]).reduce((a, p) => a + p, 0);
+  const base = priors.flatMap((p) => (p.base === undefined ? [] : [p.base]));
+  if (m === 0 || priors.length !== m || base.length !== m) return counts.map(() => ({ w: 0, x: 0 }));
+  const total = base.reduce((a, p) => a + p, 0);
   const share = total > 0 ? Math.max(0, 1 + (m * d0) / total) : 1;
-  return (base as number[]).map((p) => ({
-    w: NULL_RUNS,
-    x: NULL_RUNS * Math.min(1, Math.max(0, share * p)),
-  }));
+  return base.map((p) => ({ w: NULL_RUNS, x: NULL_RUNS * Math.min(1, Math.max(0, share * p)) }));
 }
 
 /**
@@ -82,16 +78,16 @@ function nullRuns(counts: Counts[], d0: number, priors: Prior[]): { w: number; x
 export function restrictedVariance(counts: Counts[], d0: number, priors: Prior[] = []): number {
   const m = counts.length;
   const pa = (i: number) => priors[i]?.a ?? 0;
-  const pb = (i: number) => priors[i]?.b ?? 0;
-  const target = m * d0;
+  const pw = (i: number) => pa(i) + (priors[i]?.b ?? 0);
   const head = nullRuns(counts, d0, priors);
+  // Each competition's fitted rates at multiplier lam (with the pseudo-runs of both sides).
+  const baseRate = (i: number, lam: number) => tiltedRate(counts[i].nb + pw(i), counts[i].xb + pa(i), lam);
+  const headRate = (i: number, lam: number) =>
+    tiltedRate(counts[i].nh + pw(i) + head[i].w, counts[i].xh + pa(i) + head[i].x, -lam);
+  const target = m * d0;
   const gap = (lam: number) => {
     let s = 0;
-    counts.forEach((c, i) => {
-      const a = pa(i);
-      const w = a + pb(i);
-      s += tiltedRate(c.nh + w + head[i].w, c.xh + a + head[i].x, -lam) - tiltedRate(c.nb + w, c.xb + a, lam);
-    });
+    for (let i = 0; i < m; i++) s += headRate(i, lam) - baseRate(i, lam);
     return s - target; // decreasing in lam
   };
   let lo = -1;
@@ -106,12 +102,9 @@ export function restrictedVariance(counts: Counts[], d0: number, priors: Prior[]
   const lam = (lo + hi) / 2;
   let v = 0;
   for (let i = 0; i < m; i++) {
-    const c = counts[i];
-    const a = pa(i);
-    const w = a + pb(i);
-    const p = tiltedRate(c.nb + w, c.xb + a, lam);
-    const q = tiltedRate(c.nh + w + head[i].w, c.xh + a + head[i].x, -lam);
-    v += (priors[i]?.scale ?? 1) * ((p * (1 - p)) / c.nb + (q * (1 - q)) / c.nh);
+    const p = baseRate(i, lam);
+    const q = headRate(i, lam);
+    v += (priors[i]?.scale ?? 1) * ((p * (1 - p)) / counts[i].nb + (q * (1 - q)) / counts[i].nh);
   }
   return v / (m * m);
 }
